@@ -1,0 +1,43 @@
+/**
+ * `make run`: start the built server on a skills folder, talk to it as an MCP
+ * client would, and show how to connect a real client. Usage: demo.ts BINARY DIR
+ */
+import { resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [binary = "dist/skillhub", dir = "skills-example"] = process.argv.slice(2);
+const bin = resolve(binary);
+const skills = resolve(dir);
+const say = (text = "") => process.stdout.write(`${text}\n`);
+
+const transport = new StdioClientTransport({
+  command: bin,
+  args: ["--skills-dir", skills, "--no-watch"],
+  env: { ...(process.env as Record<string, string>), LOG_LEVEL: "WARN" },
+  stderr: "inherit",
+});
+const client = new Client({ name: "skillhub-demo", version: "1.0.0" });
+const started = performance.now();
+await client.connect(transport);
+const info = client.getServerVersion();
+say(`Connected to ${info?.name} ${info?.version} over stdio in ${(performance.now() - started).toFixed(0)} ms (${bin}).`);
+const { tools } = await client.listTools();
+say(`Tools: ${tools.map((t) => t.name).join(", ")}`);
+const skill = tools.find((t) => t.name === "skill");
+const names = [...(skill?.description ?? "").matchAll(/<name>([^<]+)<\/name>/g)].map((m) => m[1]);
+say(`Skills in ${dir}/: ${names.join(", ")}`);
+const first = names.includes("pdf-invoice-extractor") ? "pdf-invoice-extractor" : names[0];
+if (first) {
+  const result = await client.callTool({ name: "skill", arguments: { name: first } });
+  const text = (result.content as { type: string; text?: string }[])[0]?.text ?? "";
+  say(`\nskill(name: "${first}") returned ${text.length} characters:\n`);
+  say(text.split("\n").slice(0, 8).map((l) => `  | ${l}`).join("\n"));
+  say("  | ...");
+}
+await client.close();
+say(`
+Point your MCP client at it (the binary's absolute path; see also ${binary} print-config CLIENT):
+  Claude Code:     claude mcp add skillhub -- ${bin} --skills-dir ${skills}
+  Claude Desktop:  ${binary} print-config claude-desktop
+Run the bare stdio server yourself with: make serve`);

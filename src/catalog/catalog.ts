@@ -1,0 +1,136 @@
+import { type Diagnostic, diagnostic } from "../skills/diagnostic.ts";
+import type { Skill } from "../skills/skill.ts";
+import type { Source } from "../sources/source-list.ts";
+
+/** What one source yielded in a scan. */
+export interface SourceScan {
+  source: Source;
+  exists: boolean;
+  dirCount: number;
+  /** Parsed skills in walk order, source fields filled in. */
+  skills: Skill[];
+  diagnostics: Diagnostic[];
+}
+
+export interface SourceStatus {
+  label: string;
+  dir: string;
+  location: Source["location"];
+  exists: boolean;
+  /** Skills served from this source. */
+  served: number;
+  /** Skills of this source hidden by a source earlier in the order. */
+  shadowed: number;
+  dirCount: number;
+}
+
+export interface ShadowedSkill {
+  skill: Skill;
+  /** The skill that took its name. */
+  by: Skill;
+}
+
+/**
+ * An immutable snapshot of every skill: built once, swapped in one
+ * assignment, never changed in place. Lookups go only through maps: a name
+ * is never turned into a path.
+ */
+export class Catalog {
+  readonly skills: readonly Skill[];
+  readonly shadowed: readonly ShadowedSkill[];
+  readonly diagnostics: readonly Diagnostic[];
+  readonly sources: readonly SourceStatus[];
+  /** Changes whenever what a client sees in a listing changes (names, descriptions, locations). */
+  readonly visibleHash: string;
+  /** Changes whenever any skill file changes. */
+  readonly contentHash: string;
+  private readonly byKey = new Map<string, Skill>();
+  private readonly byId = new Map<string, Skill>();
+
+  constructor(
+    scans: readonly SourceScan[],
+    readonly generation = 0,
+  ) {
+    const skills: Skill[] = [];
+    const shadowed: ShadowedSkill[] = [];
+    const diagnostics: Diagnostic[] = [];
+    const sources: SourceStatus[] = [];
+    for (const scan of scans) {
+      let served = 0;
+      let hidden = 0;
+      for (const d of scan.diagnostics) diagnostics.push(d.source ? d : { ...d, source: scan.source.label });
+      for (const skill of scan.skills) {
+        const winner = this.byKey.get(skill.key);
+        if (winner) {
+          hidden++;
+          shadowed.push({ skill, by: winner });
+          const sameSource = winner.source === skill.source;
+          diagnostics.push({
+            ...diagnostic(
+              sameSource ? "duplicate-name" : "shadowed",
+              sameSource ? "warning" : "info",
+              skill.file,
+              sameSource
+                ? `another skill named '${skill.name}' in the same source (${winner.dir}) comes first; this one is not served.`
+                : `skill '${skill.name}' is shadowed by ${winner.dir} (source ${winner.source}); load it as '${skill.id}'.`,
+            ),
+            source: skill.source,
+          });
+          if (!sameSource && !this.byId.has(skill.id.toLowerCase())) this.byId.set(skill.id.toLowerCase(), skill);
+          continue;
+        }
+        served++;
+        skills.push(skill);
+        this.byKey.set(skill.key, skill);
+        this.byId.set(skill.id.toLowerCase(), skill);
+      }
+      sources.push({
+        label: scan.source.label,
+        dir: scan.source.dir,
+        location: scan.source.location,
+        exists: scan.exists,
+        served,
+        shadowed: hidden,
+        dirCount: scan.dirCount,
+      });
+    }
+    this.skills = skills;
+    this.shadowed = shadowed;
+    this.diagnostics = diagnostics;
+    this.sources = sources;
+    let visible = "";
+    let content = "";
+    for (const s of skills) {
+      visible += `${s.name}\u0000${s.description}\u0000${s.location}\u0000${s.alwaysApply}\u0001`;
+      content += `${s.id}\u0000${s.hash}\u0001`;
+    }
+    this.visibleHash = Bun.hash(visible).toString(16);
+    this.contentHash = Bun.hash(content + visible).toString(16);
+  }
+
+  static empty(): Catalog {
+    return new Catalog([], 0);
+  }
+
+  /**
+   * A served skill by name (case-insensitive), or any skill, shadowed ones
+   * included, by qualified name `<source>:<name>`.
+   */
+  get(name: string): Skill | undefined {
+    const key = name.trim().toLowerCase();
+    return this.byKey.get(key) ?? this.byId.get(key);
+  }
+
+  /** All names a client may use: served names and qualified names of shadowed skills. */
+  get size(): number {
+    return this.skills.length;
+  }
+
+  diagnosticsFor(file: string): Diagnostic[] {
+    return this.diagnostics.filter((d) => d.file === file);
+  }
+
+  errorCount(): number {
+    return this.diagnostics.filter((d) => d.severity === "error").length;
+  }
+}

@@ -1,0 +1,28 @@
+import type { Skill } from "../skills/skill.ts";
+
+export interface SkillFilter {
+  /** Lower-cased names; when non-empty only these are enabled (SKILLHUB_ENABLED_SKILLS). */
+  skills: readonly string[];
+  /** Lower-cased categories; used when `skills` is empty (SKILLHUB_ENABLED_CATEGORIES). */
+  categories: readonly string[];
+}
+
+/**
+ * Server-level filter of seed 000 §8.3: names first, else categories, else all.
+ * The catalog and the index keep every skill; tools ask this before answering.
+ */
+export function isEnabled(skill: Skill, filter: SkillFilter): boolean {
+  if (filter.skills.length > 0) return filter.skills.includes(skill.key);
+  if (filter.categories.length > 0) return skill.category !== undefined && filter.categories.includes(skill.category);
+  return true;
+}
+
+export function filterActive(filter: SkillFilter): boolean {
+  return filter.skills.length > 0 || filter.categories.length > 0;
+}
+
+export function describeFilter(filter: SkillFilter): string {
+  if (filter.skills.length > 0) return `SKILLHUB_ENABLED_SKILLS=${filter.skills.join(",")}`;
+  if (filter.categories.length > 0) return `SKILLHUB_ENABLED_CATEGORIES=${filter.categories.join(",")}`;
+  return "none (all skills enabled)";
+}

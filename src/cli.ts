@@ -1,0 +1,113 @@
+#!/usr/bin/env bun
+import { homedir } from "node:os";
+import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
+import { loadConfig } from "./config/load.ts";
+import type { CommandContext, CommandRun } from "./commands/context.ts";
+import { runDoctor } from "./commands/doctor.ts";
+import { runList } from "./commands/list.ts";
+import { runPrintConfig } from "./commands/print-config.ts";
+import { runServe } from "./commands/serve.ts";
+import { runShow } from "./commands/show.ts";
+import { ConfigError, errorMessage } from "./util/errors.ts";
+import { createLogger } from "./util/logger.ts";
+import { VERSION } from "./version.ts";
+
+export const HELP = `SkillHub ${VERSION}: one MCP server for every Agent Skill you have.
+
+Usage:
+  skillhub [serve] [options]          run the MCP server on stdio (what MCP clients start)
+  skillhub list [--json] [--all]      skills found, with location and source (--all: shadowed too)
+  skillhub show NAME                  what the skill tool returns for NAME
+  skillhub doctor [--json]            project root, sources, counts, shadowing, diagnostics, config
+  skillhub print-config CLIENT        config snippet for claude-desktop, claude-code, cursor,
+                                      vscode, windsurf, codex or gemini [--project DIR] [--http URL]
+  skillhub --version | --help
+
+Options (every command):
+  --skills-dir DIR       extra skills folder, searched first (repeatable; also SKILLS_DIR)
+  --project DIR          project root for .agents/.claude skills (else CLAUDE_PROJECT_DIR,
+                         MCP roots, or the working directory)
+  --tools PROFILE|LIST   auto (default), skill, hub, tree, sk, all, or a comma list of tools
+  --no-watch             no file watcher (the 30 s rescan still runs)
+  --log-level LEVEL      DEBUG, INFO, WARN or ERROR (also LOG_LEVEL); logs go to stderr
+  --home DIR             SkillHub's own folder (default ~/.skillhub; also SKILLHUB_HOME)
+  --config FILE          read settings from FILE after ~/.skillhub/config.yaml
+
+Skills are read from, in order: --skills-dir/SKILLS_DIR, <project>/.agents/skills,
+<project>/.agent/skills, ~/.agents/skills, ~/.agent/skills, <project>/.claude/skills,
+~/.claude/skills, ~/.skillhub/skills. The first folder holding a name wins.
+
+Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
+`;
+
+const COMMANDS: Partial<Record<Command, CommandRun>> = {
+  serve: runServe,
+  list: runList,
+  show: runShow,
+  doctor: runDoctor,
+  "print-config": runPrintConfig,
+};
+
+/** argv → config → command. Returns the exit code; `main` is the only caller of process.exit. */
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Working directory. Default process.cwd(). */
+  cwd?: string;
+}
+
+export async function run(argv: string[], env: Record<string, string | undefined>, io: CliIo = { out: stdout, err: stderr }): Promise<number> {
+  let args: ParsedArgs;
+  try {
+    args = parseCommandLine(argv);
+  } catch (error) {
+    io.err(`skillhub: ${errorMessage(error)}\nRun 'skillhub --help' for usage.\n`);
+    return 2;
+  }
+  if (args.options.help) {
+    io.out(HELP);
+    return 0;
+  }
+  if (args.options.version) {
+    io.out(`${VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[args.command];
+  if (!command) {
+    io.err(`skillhub: the ${args.command} command is not part of this build.\n`);
+    return 2;
+  }
+  const homeDir = env.HOME || env.USERPROFILE || homedir();
+  const cwd = io.cwd ?? process.cwd();
+  let ctx: CommandContext;
+  try {
+    const { config, warnings } = loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config });
+    const logger = createLogger({ level: config.log_level, write: io.err });
+    ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err };
+    return await command(ctx);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`skillhub: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+function stdout(text: string): void {
+  process.stdout.write(text);
+}
+
+function stderr(text: string): void {
+  process.stderr.write(text);
+}
+
+async function main(): Promise<void> {
+  // Last line of defence: log to stderr and keep serving; stdout stays the protocol's.
+  process.on("uncaughtException", (error) => stderr(`skillhub: unexpected error: ${error.stack ?? error.message}\n`));
+  process.on("unhandledRejection", (reason) => stderr(`skillhub: unexpected rejection: ${errorMessage(reason)}\n`));
+  const code = await run(process.argv.slice(2), process.env);
+  process.exit(code);
+}
+
+if (import.meta.main) await main();

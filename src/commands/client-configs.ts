@@ -1,0 +1,89 @@
+/**
+ * MCP client configuration snippets: one table, used by `print-config` and
+ * by the README's "Connect your client" section (a test keeps them equal).
+ */
+export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex", "gemini"] as const;
+export type Client = (typeof CLIENTS)[number];
+
+export interface Launch {
+  /** Absolute path of the executable. */
+  command: string;
+  args: string[];
+}
+
+export interface Snippet {
+  /** Where the snippet goes. */
+  where: string;
+  /** Text to paste or run. */
+  text: string;
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const tomlString = (s: string) => JSON.stringify(s);
+
+/** Snippets for a local (stdio) server started by the client. */
+export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
+  const entry = { command: launch.command, args: launch.args };
+  switch (client) {
+    case "claude-desktop":
+      return [
+        {
+          where: "claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\)",
+          text: json({ mcpServers: { skillhub: entry } }),
+        },
+      ];
+    case "claude-code":
+      return [
+        { where: "run once (user scope; drop --scope user to add it to this project only)", text: `claude mcp add --scope user skillhub -- ${shellWords([launch.command, ...launch.args])}` },
+        { where: "or commit .mcp.json at the project root", text: json({ mcpServers: { skillhub: entry } }) },
+      ];
+    case "cursor":
+      return [{ where: "~/.cursor/mcp.json (or .cursor/mcp.json in a project)", text: json({ mcpServers: { skillhub: entry } }) }];
+    case "vscode":
+      return [{ where: ".vscode/mcp.json in a workspace (or the user mcp.json)", text: json({ servers: { skillhub: { type: "stdio", ...entry } } }) }];
+    case "windsurf":
+      return [{ where: "~/.codeium/windsurf/mcp_config.json", text: json({ mcpServers: { skillhub: entry } }) }];
+    case "codex":
+      return [
+        {
+          where: "~/.codex/config.toml",
+          text: `[mcp_servers.skillhub]\ncommand = ${tomlString(launch.command)}\nargs = [${launch.args.map(tomlString).join(", ")}]`,
+        },
+      ];
+    case "gemini":
+      return [{ where: "~/.gemini/settings.json (or .gemini/settings.json in a project)", text: json({ mcpServers: { skillhub: entry } }) }];
+  }
+}
+
+/** Snippets for a shared server reached over Streamable HTTP. */
+export function httpSnippets(client: Client, url: string): Snippet[] {
+  switch (client) {
+    case "claude-desktop":
+      return [
+        {
+          where: "claude_desktop_config.json (Claude Desktop starts local servers only; mcp-remote bridges to HTTP)",
+          text: json({ mcpServers: { skillhub: { command: "npx", args: ["-y", "mcp-remote", url] } } }),
+        },
+      ];
+    case "claude-code":
+      return [
+        { where: "run once", text: `claude mcp add --transport http skillhub ${url}` },
+        { where: "or commit .mcp.json at the project root", text: json({ mcpServers: { skillhub: { type: "http", url } } }) },
+      ];
+    case "cursor":
+      return [{ where: "~/.cursor/mcp.json", text: json({ mcpServers: { skillhub: { url } } }) }];
+    case "vscode":
+      return [{ where: ".vscode/mcp.json", text: json({ servers: { skillhub: { type: "http", url } } }) }];
+    case "windsurf":
+      return [{ where: "~/.codeium/windsurf/mcp_config.json", text: json({ mcpServers: { skillhub: { serverUrl: url } } }) }];
+    case "codex":
+      return [{ where: "~/.codex/config.toml", text: `[mcp_servers.skillhub]\nurl = ${tomlString(url)}` }];
+    case "gemini":
+      return [{ where: "~/.gemini/settings.json", text: json({ mcpServers: { skillhub: { httpUrl: url } } }) }];
+  }
+}
+
+/** Quote words for a POSIX shell only when they need it. */
+export function shellWords(words: readonly string[]): string {
+  return words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)).join(" ");
+}

@@ -1,0 +1,29 @@
+import type { ParsedArgs } from "../config/args.ts";
+import type { Config } from "../config/schema.ts";
+import { Hub } from "../server/hub.ts";
+import type { Logger } from "../util/logger.ts";
+
+/** Everything a command needs; output goes through `out`/`err` so tests can capture it. */
+export interface CommandContext {
+  args: ParsedArgs;
+  config: Config;
+  /** Non-fatal remarks from loading the configuration (unknown keys). */
+  configWarnings: string[];
+  env: Record<string, string | undefined>;
+  homeDir: string;
+  cwd: string;
+  logger: Logger;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** A command returns its exit code; only cli.ts exits. */
+export type CommandRun = (ctx: CommandContext) => Promise<number>;
+
+/** A hub for one-shot commands: no watchers, no timer, scanned once. */
+export function scannedHub(ctx: CommandContext): Hub {
+  const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
+  const hub = new Hub({ config, logger: ctx.logger, env: ctx.env, homeDir: ctx.homeDir, cwd: ctx.cwd, announceDiagnostics: false });
+  hub.scanNow();
+  return hub;
+}

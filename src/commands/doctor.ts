@@ -1,0 +1,61 @@
+import { describeFilter } from "../catalog/filters.ts";
+import { formatDiagnostic } from "../skills/diagnostic.ts";
+import { VERSION } from "../version.ts";
+import { type CommandRun, scannedHub } from "./context.ts";
+
+/** `skillhub doctor`: where skills come from, what was found, and what is wrong. */
+export const runDoctor: CommandRun = async (ctx) => {
+  const hub = scannedHub(ctx);
+  const catalog = hub.catalog;
+  const root = hub.projectRoot;
+  const c = ctx.config;
+  const tools = hub.tools().map((t) => t.name);
+  if (ctx.args.options.json) {
+    ctx.out(
+      `${JSON.stringify(
+        {
+          version: VERSION,
+          projectRoot: root,
+          sources: catalog.sources,
+          shadowed: catalog.shadowed.map(({ skill, by }) => ({ name: skill.name, qualified: skill.id, path: skill.dir, shadowedBy: by.dir })),
+          diagnostics: catalog.diagnostics,
+          configWarnings: ctx.configWarnings,
+          tools,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return 0;
+  }
+  const lines: string[] = [`SkillHub ${VERSION}`, ""];
+  lines.push(`Project root: ${root.dir ?? "(none)"}`, `  found by: ${root.how}`);
+  if (c.server.transport === "http") {
+    lines.push("  note: over HTTP the server is shared, so client roots are ignored; pass --project DIR for project skills.");
+  } else if (!c.sources.project) {
+    lines.push("  note: when a client reports MCP roots, its first file:// root replaces the working directory.");
+  }
+  lines.push("", "Sources (searched in this order; the first one holding a name wins):");
+  catalog.sources.forEach((s, i) => {
+    const state = s.exists ? `${s.served} skill${s.served === 1 ? "" : "s"}${s.shadowed ? `, ${s.shadowed} shadowed` : ""}` : "not present";
+    lines.push(`  ${String(i + 1).padStart(2)}. ${s.label.padEnd(15)} ${s.location.padEnd(8)} ${s.dir}  (${state})`);
+  });
+  lines.push("", `Skills served: ${catalog.skills.length}`);
+  if (catalog.shadowed.length > 0) {
+    lines.push("", `Shadowed skills (${catalog.shadowed.length}; load them by qualified name):`);
+    for (const { skill, by } of catalog.shadowed) lines.push(`  ${skill.id}  ${skill.dir}  (hidden by ${by.dir})`);
+  }
+  const problems = catalog.diagnostics.filter((d) => d.code !== "shadowed");
+  const errors = problems.filter((d) => d.severity === "error").length;
+  lines.push("", `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (skills not served), ${problems.length - errors} warning${problems.length - errors === 1 ? "" : "s"}`);
+  for (const d of problems) lines.push(`  ${formatDiagnostic(d)}`);
+  for (const w of ctx.configWarnings) lines.push(`  warning config ${w}`);
+  lines.push("", "Configuration:");
+  lines.push(`  tools: ${c.server.tools}${c.server.tools === "auto" ? ` → ${tools.join(", ")}` : ""}`);
+  lines.push(`  filters: ${describeFilter(hub.filter)}`);
+  lines.push(`  rescan: ${c.sources.rescan_seconds > 0 ? `every ${c.sources.rescan_seconds} s` : "off"}; watcher: ${c.sources.watch ? "on" : "off"}`);
+  lines.push(`  home: ${c.home}`);
+  lines.push(`  log level: ${c.log_level}`);
+  ctx.out(`${lines.join("\n")}\n`);
+  return 0;
+};

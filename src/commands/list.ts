@@ -1,0 +1,40 @@
+import { isEnabled } from "../catalog/filters.ts";
+import { oneLine, truncate } from "../tools/skill-catalog.ts";
+import { type CommandRun, scannedHub } from "./context.ts";
+
+/** `skillhub list [--json] [--all]`: served skills with location and source; --all adds shadowed ones. */
+export const runList: CommandRun = async (ctx) => {
+  const hub = scannedHub(ctx);
+  const catalog = hub.catalog;
+  const skills = catalog.skills.map((s) => ({
+    name: s.name,
+    description: s.description,
+    location: s.location,
+    source: s.source,
+    path: s.dir,
+    enabled: isEnabled(s, hub.filter),
+    ...(s.category ? { category: s.category } : {}),
+  }));
+  const shadowed = catalog.shadowed.map(({ skill, by }) => ({ name: skill.name, qualified: skill.id, path: skill.dir, shadowedBy: by.dir }));
+  const errors = catalog.diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = catalog.diagnostics.filter((d) => d.severity === "warning").length;
+  if (ctx.args.options.json) {
+    ctx.out(`${JSON.stringify({ skills, ...(ctx.args.options.all ? { shadowed } : {}), diagnostics: { errors, warnings } }, null, 2)}\n`);
+    return 0;
+  }
+  if (skills.length === 0) {
+    ctx.out("No skills found. Run `skillhub doctor` to see which folders were searched.\n");
+    return 0;
+  }
+  const width = Math.min(40, Math.max(...skills.map((s) => s.name.length)));
+  for (const s of skills) {
+    const flag = s.enabled ? "" : " [disabled]";
+    ctx.out(`${s.name.padEnd(width)}  ${s.source.padEnd(14)} ${truncate(oneLine(s.description), 80)}${flag}\n`);
+  }
+  if (ctx.args.options.all) for (const s of shadowed) ctx.out(`${s.qualified.padEnd(width)}  shadowed by ${s.shadowedBy}\n`);
+  const notes = [`${skills.length} skill${skills.length === 1 ? "" : "s"}`];
+  if (shadowed.length > 0) notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
+  if (errors + warnings > 0) notes.push(`${errors} skipped with errors, ${warnings} warnings (skillhub doctor)`);
+  ctx.out(`\n${notes.join(", ")}\n`);
+  return 0;
+};

@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { ConfigError, errorMessage } from "../util/errors.ts";
+import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
+
+export interface LoadOptions {
+  env: Record<string, string | undefined>;
+  flags?: Record<string, unknown>;
+  homeDir: string;
+  cwd: string;
+  /** --config FILE: read after ~/.skillhub/config.yaml, must exist. */
+  configFile?: string;
+  /** Config files found at source roots (seed 003 §11), lowest precedence first. */
+  sourceFiles?: string[];
+}
+
+/** The thin shell around resolveConfig: finds and reads the config files. */
+export function loadConfig(options: LoadOptions): Resolved {
+  const base = { env: options.env, flags: options.flags, homeDir: options.homeDir, cwd: options.cwd, pathDelimiter: delimiter };
+  // First pass: only to learn where SkillHub's home (and so its config file) is.
+  const { config: first } = resolveConfig(base);
+  const files: ConfigFile[] = [];
+  const homeFile = join(first.home, "config.yaml");
+  if (existsSync(homeFile)) files.push(readConfigFile(homeFile));
+  for (const path of options.sourceFiles ?? []) if (existsSync(path)) files.push(readConfigFile(path));
+  if (options.configFile !== undefined) {
+    if (!existsSync(options.configFile)) {
+      throw new ConfigError(`Invalid configuration: --config ${options.configFile}: no such file.`, { key: "--config", value: options.configFile });
+    }
+    files.push(readConfigFile(options.configFile));
+  }
+  return resolveConfig({ ...base, files });
+}
+
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: cannot read ${path}: ${errorMessage(error)}.`, { key: path });
+  }
+  try {
+    return { path, data: parseYaml(text, { maxAliasCount: 100 }) };
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${path} is not valid YAML: ${errorMessage(error).split("\n")[0]}.`, { key: path });
+  }
+}

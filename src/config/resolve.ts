@@ -1,0 +1,259 @@
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import type { z } from "zod";
+import { ConfigError } from "../util/errors.ts";
+import { LOG_LEVELS } from "../util/logger.ts";
+import { Config } from "./schema.ts";
+import { ENV_SETTINGS, FLAG_SETTINGS, type Setting, type ValueKind } from "./settings.ts";
+
+/** A config file already read and parsed (YAML → plain value). */
+export interface ConfigFile {
+  path: string;
+  data: unknown;
+}
+
+export interface ResolveInput {
+  /** Process environment. */
+  env: Record<string, string | undefined>;
+  /** Parsed flags, keyed by flag name without dashes (see settings.ts). */
+  flags?: Record<string, unknown>;
+  /** Config files, lowest precedence first (~/.skillhub/config.yaml, then a source root's). */
+  files?: ConfigFile[];
+  /** The user's home directory. */
+  homeDir: string;
+  /** Base for relative paths. */
+  cwd: string;
+  /** path.delimiter of the platform (":" or ";"). Default ":". */
+  pathDelimiter?: string;
+}
+
+export interface Resolved {
+  config: Config;
+  /** Unknown keys in config files and similar non-fatal remarks. */
+  warnings: string[];
+}
+
+interface Assignment {
+  path: string[];
+  value: unknown;
+  origin: string;
+  secret?: boolean;
+}
+
+/**
+ * Merge defaults < files < environment < flags and validate once.
+ * Pure: reads nothing but its input. Throws ConfigError naming the key,
+ * the value and what is allowed.
+ */
+export function resolveConfig(input: ResolveInput): Resolved {
+  const warnings: string[] = [];
+  const assignments: Assignment[] = [];
+  const delimiter = input.pathDelimiter ?? ":";
+
+  for (const file of input.files ?? []) assignments.push(...fileAssignments(file, warnings));
+
+  const envDirs: string[] = [];
+  for (const [name, setting] of Object.entries(ENV_SETTINGS)) {
+    const raw = input.env[name];
+    if (raw === undefined || raw === "") continue;
+    const origin = `${name} (environment variable)`;
+    const value = convert(raw, setting, origin, delimiter);
+    if (setting.key === "sources.dirs") {
+      envDirs.push(...(value as string[]));
+      continue;
+    }
+    assignments.push({ path: setting.key.split("."), value, origin, secret: setting.secret });
+    for (const [key, implied] of Object.entries(setting.implies ?? {})) {
+      assignments.push({ path: key.split("."), value: implied, origin });
+    }
+  }
+
+  const flagDirs: string[] = [];
+  for (const [name, raw] of Object.entries(input.flags ?? {})) {
+    const setting = FLAG_SETTINGS[name];
+    if (!setting || raw === undefined || raw === false) continue;
+    const origin = `--${name}`;
+    if (setting.key === "sources.dirs") {
+      flagDirs.push(...(raw as string[]));
+      continue;
+    }
+    // --no-watch is the one negative flag.
+    const value = name === "no-watch" ? false : typeof raw === "string" ? convert(raw, setting, origin, delimiter) : raw;
+    assignments.push({ path: setting.key.split("."), value, origin, secret: setting.secret });
+  }
+  if (flagDirs.length + envDirs.length > 0) {
+    assignments.push({ path: ["sources", "dirs"], value: [...flagDirs, ...envDirs], origin: "--skills-dir / SKILLS_DIR" });
+  }
+
+  // Start from the defaults so that maps (scripts.runners) merge key by key.
+  const raw = structuredClone(Config.parse({ home: join(input.homeDir, ".skillhub") })) as Record<string, unknown>;
+  const origins = new Map<string, Assignment>();
+  for (const a of assignments) {
+    setDeep(raw, a.path, a.value);
+    origins.set(a.path.join("."), a);
+  }
+
+  const parsed = Config.safeParse(raw);
+  if (!parsed.success) throw toConfigError(parsed.error, raw, origins);
+  return { config: normalisePaths(parsed.data, input), warnings };
+}
+
+function normalisePaths(config: Config, input: ResolveInput): Config {
+  const abs = (p: string) => {
+    const expanded = p === "~" ? input.homeDir : p.startsWith("~/") ? join(input.homeDir, p.slice(2)) : p;
+    return isAbsolute(expanded) ? expanded : resolvePath(input.cwd, expanded);
+  };
+  return {
+    ...config,
+    home: abs(config.home),
+    cache_path: config.cache_path === undefined ? undefined : abs(config.cache_path),
+    sources: {
+      ...config.sources,
+      dirs: config.sources.dirs.map(abs),
+      project: config.sources.project === undefined ? undefined : abs(config.sources.project),
+    },
+    filters: {
+      enabled_skills: config.filters.enabled_skills.map((s) => s.trim().toLowerCase()).filter(Boolean),
+      enabled_categories: config.filters.enabled_categories.map((s) => s.trim().toLowerCase()).filter(Boolean),
+    },
+    analytics: { ...config.analytics, file: config.analytics.file ? abs(config.analytics.file) : "" },
+  };
+}
+
+const TRUE = new Set(["1", "true", "yes", "on"]);
+const FALSE = new Set(["0", "false", "no", "off"]);
+
+function convert(text: string, setting: Setting, origin: string, delimiter: string): unknown {
+  const value = text.trim();
+  const fail = (allowed: string) =>
+    new ConfigError(`Invalid configuration: ${origin} = ${shown(text, setting.secret)}: expected ${allowed}.`, {
+      key: origin,
+      value: setting.secret ? "<redacted>" : text,
+      allowed,
+    });
+  const kinds: Record<ValueKind, () => unknown> = {
+    string: () => value,
+    int: () => {
+      if (!/^-?\d+$/.test(value)) throw fail("a whole number");
+      return Number(value);
+    },
+    number: () => {
+      const n = Number(value);
+      if (value === "" || !Number.isFinite(n)) throw fail("a number");
+      return n;
+    },
+    bool: () => {
+      const lower = value.toLowerCase();
+      if (TRUE.has(lower)) return true;
+      if (FALSE.has(lower)) return false;
+      throw fail("one of 1, true, yes, on, 0, false, no, off");
+    },
+    list: () =>
+      value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    pathlist: () =>
+      value
+        .split(delimiter)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    loglevel: () => {
+      const upper = value.toUpperCase() === "WARNING" ? "WARN" : value.toUpperCase();
+      if (!(LOG_LEVELS as readonly string[]).includes(upper)) throw fail(`one of ${LOG_LEVELS.join(", ")}`);
+      return upper;
+    },
+  };
+  return kinds[setting.kind]();
+}
+
+function shown(value: unknown, secret?: boolean): string {
+  if (secret) return "<redacted>";
+  return JSON.stringify(value);
+}
+
+/** Turn a file's nested object into leaf assignments; unknown keys become warnings. */
+function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
+  const out: Assignment[] = [];
+  if (file.data === null || file.data === undefined) return out;
+  if (!isPlainObject(file.data)) {
+    throw new ConfigError(`Invalid configuration: ${file.path} must hold a YAML mapping of settings, not ${typeName(file.data)}.`, {
+      key: file.path,
+    });
+  }
+  const walk = (value: Record<string, unknown>, path: string[], shape: z.ZodType | undefined) => {
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = [...path, key];
+      const childSchema = objectShape(shape)?.[key];
+      if (!childSchema) {
+        warnings.push(`${file.path}: unknown key "${childPath.join(".")}" ignored.`);
+        continue;
+      }
+      const childShape = objectShape(childSchema);
+      if (childShape && isPlainObject(child)) walk(child, childPath, childSchema);
+      else if (isRecordSchema(childSchema) && isPlainObject(child)) {
+        for (const [k, v] of Object.entries(child)) out.push({ path: [...childPath, k], value: v, origin: `${childPath.join(".")}.${k} in ${file.path}` });
+      } else out.push({ path: childPath, value: child, origin: `${childPath.join(".")} in ${file.path}` });
+    }
+  };
+  walk(file.data, [], Config);
+  return out;
+}
+
+type Def = { innerType?: z.ZodType; type?: string; shape?: Record<string, z.ZodType> };
+const defOf = (schema: z.ZodType | undefined): Def | undefined => (schema as unknown as { _zod?: { def: Def } })?._zod?.def;
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let current = schema;
+  while (defOf(current)?.innerType) current = defOf(current)?.innerType;
+  return current;
+}
+
+function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
+  const def = defOf(unwrap(schema));
+  return def?.type === "object" ? def.shape : undefined;
+}
+
+function isRecordSchema(schema: z.ZodType): boolean {
+  return defOf(unwrap(schema))?.type === "record";
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function typeName(value: unknown): string {
+  return Array.isArray(value) ? "a list" : value === null ? "null" : `a ${typeof value}`;
+}
+
+function setDeep(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (!isPlainObject(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  const last = path[path.length - 1];
+  if (last !== undefined) node[last] = value;
+}
+
+function getDeep(target: unknown, path: PropertyKey[]): unknown {
+  let node = target;
+  for (const key of path) node = isPlainObject(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+  return node;
+}
+
+function toConfigError(error: z.ZodError, raw: Record<string, unknown>, origins: Map<string, Assignment>): ConfigError {
+  const issue = error.issues[0];
+  const path = (issue?.path ?? []).map(String);
+  let origin: Assignment | undefined;
+  for (let n = path.length; n > 0 && !origin; n--) origin = origins.get(path.slice(0, n).join("."));
+  const key = path.join(".") || "(root)";
+  const value = getDeep(raw, issue?.path ?? []);
+  const where = origin ? `${origin.origin}${origin.origin.includes(key) ? "" : ` (config key ${key})`}` : key;
+  const allowed = (issue?.message ?? "a valid value").replace(/^Invalid input: /, "");
+  return new ConfigError(`Invalid configuration: ${where} = ${shown(value, origin?.secret)}: ${allowed}.`, {
+    key,
+    value: origin?.secret ? "<redacted>" : value,
+    allowed,
+  });
+}

@@ -1,0 +1,204 @@
+import { z } from "zod";
+import { LOG_LEVELS } from "../util/logger.ts";
+
+/**
+ * The whole configuration: one schema, one set of defaults. Keys are the
+ * config-file keys (snake_case, as seed 003's config.yaml); environment
+ * variables and flags are mapped onto them in `sources.ts`.
+ */
+
+const positiveInt = z.number().int().min(1);
+const nonNegativeInt = z.number().int().min(0);
+const fraction = z.number().min(0).max(1);
+const stringList = z.array(z.string());
+
+export const TRANSPORTS = ["stdio", "http"] as const;
+export const SEARCH_MODES = ["fts", "vector", "hybrid"] as const;
+export const EMBEDDING_PROVIDERS = ["none", "openai", "gemini", "openai-compatible"] as const;
+
+export const SourcesConfig = z
+  .object({
+    /** Explicit skill folders (--skills-dir, then SKILLS_DIR), searched first. */
+    dirs: stringList.default([]),
+    /** Project root (--project / SKILLHUB_PROJECT_DIR). Unset: CLAUDE_PROJECT_DIR, MCP roots, cwd. */
+    project: z.string().optional(),
+    /** Replace the default source list (project/global folders) with `dirs` only. Default false. */
+    only_dirs: z.boolean().default(false),
+    /** Seconds between stat-based rescans; 0 = off. Default 30. */
+    rescan_seconds: nonNegativeInt.default(30),
+    /** Recursive file watcher with a 500 ms debounce. Default true. */
+    watch: z.boolean().default(true),
+    /** Watcher debounce in milliseconds. Default 500. */
+    debounce_ms: nonNegativeInt.default(500),
+    /** Deepest folder level scanned below a source root. Default 8. */
+    max_depth: positiveInt.default(8),
+    /** Most folders scanned per source. Default 20,000. */
+    max_dirs: positiveInt.default(20_000),
+  })
+  .strict();
+
+export const ServerConfig = z
+  .object({
+    transport: z.enum(TRANSPORTS).default("stdio"),
+    host: z.string().min(1).default("127.0.0.1"),
+    port: z.number().int().min(0).max(65_535).default(8000),
+    /** Streamable HTTP without sessions (JSON responses). Default false. */
+    stateless: z.boolean().default(false),
+    /** Bearer token for HTTP (SKILLHUB_HTTP_TOKEN); required on a non-loopback host. */
+    token: z.string().optional(),
+    /** Extra allowed Origin values for HTTP. */
+    allowed_origins: stringList.default([]),
+    /** Extra allowed Host values for HTTP. */
+    allowed_hosts: stringList.default([]),
+    /** Minutes before an idle HTTP session is closed. Default 30. */
+    session_idle_minutes: positiveInt.default(30),
+    /** Tool profile (auto, skill, hub, tree, sk, all) or a comma list of tool names. Default auto. */
+    tools: z.string().min(1).default("auto"),
+    /** Characters allowed for the skill tool's catalog; unset = 2,000 for Claude Code, else 6,000. */
+    catalog_budget: z.number().int().min(200).optional(),
+    /** Seconds to wait for the client's roots/list answer. Default 2. */
+    roots_timeout_seconds: z.number().min(0).default(2),
+  })
+  .strict();
+
+export const SearchConfig = z
+  .object({
+    /** Default number of results (SEARCH_LIMIT). Default 10. */
+    limit: positiveInt.max(100).default(10),
+    /** Keep hits with score/top >= threshold when more than 5 (SEARCH_THRESHOLD). Default 0.2. */
+    threshold: fraction.default(0.2),
+    /** fts, vector or hybrid (SEARCH_MODE). Unset: hybrid with embeddings, else fts. */
+    mode: z.enum(SEARCH_MODES).optional(),
+    /** Force an index rebuild at start-up (--reindex). */
+    reindex: z.boolean().default(false),
+    /** Use the persisted index as it is (--skip-auto-reindex). */
+    skip_auto_reindex: z.boolean().default(false),
+  })
+  .strict();
+
+export const EmbeddingConfig = z
+  .object({
+    provider: z.enum(EMBEDDING_PROVIDERS).default("none"),
+    model: z.string().optional(),
+    base_url: z.string().optional(),
+    api_key: z.string().optional(),
+    timeout_seconds: z.number().min(0.1).default(10),
+    batch_size: positiveInt.default(64),
+  })
+  .strict();
+
+export const FiltersConfig = z
+  .object({
+    /** Only these skill names are usable (SKILLHUB_ENABLED_SKILLS). Empty = all. */
+    enabled_skills: stringList.default([]),
+    /** Else only these categories (SKILLHUB_ENABLED_CATEGORIES, lower-cased). Empty = all. */
+    enabled_categories: stringList.default([]),
+  })
+  .strict();
+
+export const FilesConfig = z
+  .object({
+    /** read_skill_file returns at most this many bytes (MAX_FILE_BYTES). Default 65,536. */
+    max_file_bytes: positiveInt.default(65_536),
+  })
+  .strict();
+
+export const CommandsConfig = z
+  .object({
+    /** Register run_skill_command (--enable-commands / SKILLHUB_ENABLE_COMMANDS). Default false. */
+    enabled: z.boolean().default(false),
+    /** ALLOWED_COMMANDS. */
+    allowed: stringList.default(["python", "uv", "node", "cat", "ls", "grep"]),
+    /** EXEC_TIMEOUT_SECONDS. Default 60. */
+    timeout_seconds: positiveInt.default(60),
+    /** EXEC_MAX_OUTPUT_BYTES. Default 65,536. */
+    max_output_bytes: positiveInt.default(65_536),
+  })
+  .strict();
+
+export const MatchingConfig = z
+  .object({
+    min_score: fraction.default(0.2),
+    max_results: positiveInt.default(3),
+    ambiguity_threshold: fraction.default(0.1),
+  })
+  .strict();
+
+export const RefreshConfig = z
+  .object({
+    enabled: z.boolean().default(true),
+    interval_minutes: positiveInt.default(15),
+  })
+  .strict();
+
+export const ScriptsConfig = z
+  .object({
+    enabled: z.boolean().default(true),
+    timeout_seconds: positiveInt.default(60),
+    max_output_bytes: positiveInt.default(1_048_576),
+    allowed_extensions: stringList.default([".sh", ".ts", ".js", ".py"]),
+    runners: z.record(z.string(), z.string()).default({
+      ".sh": "bash",
+      ".ts": "skillhub",
+      ".js": "skillhub",
+      ".py": "python3",
+    }),
+  })
+  .strict();
+
+export const AssetsConfig = z
+  .object({
+    max_size_bytes: positiveInt.default(1_048_576),
+    inline_text_max_bytes: positiveInt.default(10_240),
+  })
+  .strict();
+
+export const AnalyticsConfig = z
+  .object({
+    enabled: z.boolean().default(false),
+    endpoint: z.string().default(""),
+    /** Local JSONL file; enables analytics without an endpoint. */
+    file: z.string().default(""),
+    /** Seconds between POSTs (SKILLHUB_ANALYTICS_FLUSH_SECONDS). Default 30. */
+    flush_seconds: z.number().min(0.05).default(30),
+    /** Most events kept in memory before new ones are dropped (and counted). Default 10,000. */
+    max_queue: positiveInt.default(10_000),
+  })
+  .strict();
+
+export const GitConfig = z
+  .object({
+    /** SKILLS_REPO (comma list) or `repos:`. */
+    repos: stringList.default([]),
+    branch: z.string().min(1).default("main"),
+    token: z.string().optional(),
+    sparse_checkout: z.boolean().default(false),
+  })
+  .strict();
+
+export const Config = z
+  .object({
+    /** SkillHub's own folder: caches, repos, analytics buffer (SKILLHUB_HOME). Default ~/.skillhub. */
+    home: z.string().min(1),
+    /** Persisted index location (DB_PATH). Default <home>/index. */
+    cache_path: z.string().optional(),
+    log_level: z.enum(LOG_LEVELS).default("INFO"),
+    /** Names of further environment variables to strip from child processes. */
+    secrets: stringList.default([]),
+    sources: SourcesConfig.default(SourcesConfig.parse({})),
+    server: ServerConfig.default(ServerConfig.parse({})),
+    search: SearchConfig.default(SearchConfig.parse({})),
+    embedding: EmbeddingConfig.default(EmbeddingConfig.parse({})),
+    filters: FiltersConfig.default(FiltersConfig.parse({})),
+    files: FilesConfig.default(FilesConfig.parse({})),
+    commands: CommandsConfig.default(CommandsConfig.parse({})),
+    matching: MatchingConfig.default(MatchingConfig.parse({})),
+    refresh: RefreshConfig.default(RefreshConfig.parse({})),
+    scripts: ScriptsConfig.default(ScriptsConfig.parse({})),
+    assets: AssetsConfig.default(AssetsConfig.parse({})),
+    analytics: AnalyticsConfig.default(AnalyticsConfig.parse({})),
+    git: GitConfig.default(GitConfig.parse({})),
+  })
+  .strict();
+
+export type Config = z.infer<typeof Config>;

@@ -1,0 +1,158 @@
+import { type FSWatcher, watch as fsWatch } from "node:fs";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { CatalogStore } from "../catalog/store.ts";
+import type { Source } from "../sources/source-list.ts";
+import type { WalkLimits } from "../sources/walk.ts";
+import { errorMessage } from "../util/errors.ts";
+import type { Logger } from "../util/logger.ts";
+import type { Scanner } from "./scanner.ts";
+
+export type WatchFn = (dir: string, onChange: () => void) => { close(): void };
+
+export interface RefresherOptions {
+  store: CatalogStore;
+  scanner: Scanner;
+  logger: Logger;
+  /** The current source list (it changes when the project root does). */
+  sources: () => readonly Source[];
+  limits: WalkLimits;
+  /** Seconds between rescans; 0 = no timer. */
+  rescanSeconds: number;
+  /** Start file watchers on the source folders. */
+  watch: boolean;
+  /** Watcher debounce. Default 500 ms. */
+  debounceMs?: number;
+  /** Injected for tests. */
+  watchFn?: WatchFn;
+  setInterval?: (fn: () => void, ms: number) => unknown;
+  clearInterval?: (handle: unknown) => void;
+  now?: () => number;
+}
+
+/**
+ * Keeps the catalog fresh: an initial scan, a stat-based rescan timer, and
+ * recursive watchers with a debounce. Scans never overlap: a request during
+ * a scan runs once more after it, however many requests came in.
+ */
+export class Refresher {
+  /** Resolves when the first catalog is installed. */
+  readonly ready: Promise<void>;
+  private markReady!: () => void;
+  private running?: Promise<void>;
+  private queued?: Promise<void>;
+  private watchers = new Map<string, { close(): void }>();
+  private timer: unknown;
+  private debounce?: ReturnType<typeof setTimeout>;
+  private lastScanEnd = 0;
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: RefresherOptions) {
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Watch first, then scan: a skill created while the first scan runs triggers one more scan, so it is not lost. */
+  start(): Promise<void> {
+    if (this.options.watch) this.syncWatchers();
+    const first = this.rescan("startup").then(() => this.markReady());
+    const seconds = this.options.rescanSeconds;
+    if (seconds > 0) {
+      const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
+      this.timer = set(() => void this.rescan("timer"), seconds * 1000);
+    }
+    return first;
+  }
+
+  /** Install a catalog built elsewhere (synchronous CLI scans) and mark ready. */
+  installed(): void {
+    this.lastScanEnd = this.now();
+    this.markReady();
+  }
+
+  /** Rescan now; concurrent calls share one follow-up scan. */
+  rescan(reason: string): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (!this.running) {
+      this.running = this.run(reason).finally(() => (this.running = undefined));
+      return this.running;
+    }
+    this.queued ??= this.running.then(() => {
+      this.queued = undefined;
+      return this.rescan(reason);
+    });
+    return this.queued;
+  }
+
+  /**
+   * Called when a name is not found: a skill added a moment ago should load
+   * even if no watcher saw it. Rate-limited so misses cannot become a scan storm.
+   */
+  async refreshForMiss(minIntervalMs = 1000): Promise<boolean> {
+    if (this.running) {
+      await this.running;
+      return true;
+    }
+    if (this.now() - this.lastScanEnd < minIntervalMs) return false;
+    await this.rescan("lookup miss");
+    return true;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
+    if (this.debounce) clearTimeout(this.debounce);
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+  }
+
+  private async run(reason: string): Promise<void> {
+    const started = this.now();
+    let catalog: Catalog;
+    try {
+      catalog = await this.options.scanner.scanAsync(this.options.sources(), this.options.limits);
+    } catch (error) {
+      // A bug in scanning must not take the server down; keep serving the last catalog.
+      this.options.logger.error(`scan failed (${reason}): ${errorMessage(error)}`);
+      return;
+    }
+    this.lastScanEnd = this.now();
+    const change = this.options.store.swap(catalog);
+    this.options.logger.debug(`scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`);
+    if (this.options.watch && !this.stopped) this.syncWatchers();
+  }
+
+  /** One recursive watcher per existing source folder; folders that appear later get one after the next scan. */
+  private syncWatchers(): void {
+    const wanted = new Set(this.options.store.catalog.sources.filter((s) => s.exists).map((s) => s.dir));
+    if (this.options.store.catalog.generation === 0) for (const s of this.options.sources()) wanted.add(s.dir);
+    for (const [dir, w] of this.watchers) {
+      if (!wanted.has(dir)) {
+        w.close();
+        this.watchers.delete(dir);
+      }
+    }
+    for (const dir of wanted) {
+      if (this.watchers.has(dir)) continue;
+      try {
+        this.watchers.set(dir, (this.options.watchFn ?? defaultWatch)(dir, () => this.changed()));
+      } catch (error) {
+        // Missing folders throw ENOENT; too many watches throw ENOSPC. The timer still rescans.
+        const message = errorMessage(error);
+        if (!/ENOENT|no such file/i.test(message)) this.options.logger.warn(`cannot watch ${dir} (${message}); relying on the ${this.options.rescanSeconds} s rescan.`);
+      }
+    }
+  }
+
+  private changed(): void {
+    if (this.stopped) return;
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => void this.rescan("file change"), this.options.debounceMs ?? 500);
+  }
+}
+
+function defaultWatch(dir: string, onChange: () => void): { close(): void } {
+  const watcher: FSWatcher = fsWatch(dir, { recursive: true, persistent: false }, () => onChange());
+  watcher.on("error", () => watcher.close());
+  return watcher;
+}

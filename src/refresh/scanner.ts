@@ -1,0 +1,132 @@
+import { readFileSync } from "node:fs";
+import { Catalog, type SourceScan } from "../catalog/catalog.ts";
+import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
+import { diagnostic } from "../skills/diagnostic.ts";
+import type { Skill } from "../skills/skill.ts";
+import type { Source } from "../sources/source-list.ts";
+import { type SkillDirEntry, type WalkLimits, type WalkResult, Walker } from "../sources/walk.ts";
+import { errnoCode, errorMessage } from "../util/errors.ts";
+
+/** A SKILL.md larger than this is not parsed (it would flood any context it is loaded into). */
+export const MAX_SKILL_FILE_BYTES = 1_048_576;
+
+interface CachedParse {
+  mtimeMs: number;
+  size: number;
+  result: ParseResult;
+}
+
+export interface ScanOptions extends WalkLimits {
+  /** Pause to let the event loop run (async scans). */
+  tick?: () => Promise<void>;
+}
+
+/**
+ * Turns source folders into a Catalog. Parses a file only when its mtime or
+ * size changed since the last scan, so a rescan of an unchanged tree is a
+ * walk of stats.
+ */
+export class Scanner {
+  private parses = new Map<string, CachedParse>();
+  private generation = 0;
+  private readonly walker: Walker;
+
+  constructor(
+    walker: Walker = new Walker(),
+    private readonly readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
+  ) {
+    this.walker = walker;
+  }
+
+  /** Scan synchronously (CLI commands, tests). */
+  scan(sources: readonly Source[], limits: WalkLimits): Catalog {
+    const scans = sources.map((source) => this.collect(source, this.walker.walk(source.dir, limits)));
+    return this.finish(scans);
+  }
+
+  /** Scan, pausing every few hundred folders and files so requests keep being answered. */
+  async scanAsync(sources: readonly Source[], options: ScanOptions): Promise<Catalog> {
+    const tick = options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
+    const scans: SourceScan[] = [];
+    for (const source of sources) {
+      const steps = this.walker.steps(source.dir, options);
+      let step = steps.next();
+      while (!step.done) {
+        await tick();
+        step = steps.next();
+      }
+      scans.push(await this.collectAsync(source, step.value, tick));
+    }
+    return this.finish(scans);
+  }
+
+  private finish(scans: SourceScan[]): Catalog {
+    this.walker.endRescan();
+    const seen = new Set<string>();
+    for (const scan of scans) for (const s of scan.skills) seen.add(s.file);
+    for (const file of this.parses.keys()) if (!seen.has(file)) this.dropIfGone(file, scans);
+    return new Catalog(scans, ++this.generation);
+  }
+
+  private dropIfGone(file: string, scans: SourceScan[]): void {
+    // Keep cached parses of skipped (diagnostic-only) files that are still walked.
+    for (const scan of scans) for (const d of scan.diagnostics) if (d.file === file) return;
+    this.parses.delete(file);
+  }
+
+  private collect(source: Source, walk: WalkResult): SourceScan {
+    const scan = this.emptyScan(source, walk);
+    for (const entry of walk.skills) this.addSkill(scan, source, entry);
+    return scan;
+  }
+
+  private async collectAsync(source: Source, walk: WalkResult, tick: () => Promise<void>): Promise<SourceScan> {
+    const scan = this.emptyScan(source, walk);
+    let n = 0;
+    for (const entry of walk.skills) {
+      this.addSkill(scan, source, entry);
+      if (++n % 200 === 0) await tick();
+    }
+    return scan;
+  }
+
+  private emptyScan(source: Source, walk: WalkResult): SourceScan {
+    return { source, exists: walk.exists, dirCount: walk.dirCount, skills: [], diagnostics: walk.diagnostics.map((d) => ({ ...d, source: source.label })) };
+  }
+
+  private addSkill(scan: SourceScan, source: Source, entry: SkillDirEntry): void {
+    const result = this.parse(entry);
+    for (const d of result.diagnostics) scan.diagnostics.push({ ...d, source: source.label });
+    if (!result.skill) return;
+    const skill: Skill = { ...result.skill, id: `${source.label}:${result.skill.name}`, source: source.label, location: source.location, root: source.dir };
+    scan.skills.push(skill);
+  }
+
+  private parse(entry: SkillDirEntry): ParseResult {
+    const cached = this.parses.get(entry.file);
+    if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size) return cached.result;
+    const result = this.parseFresh(entry);
+    // A permission error can be fixed without touching mtime: do not remember it.
+    if (!result.diagnostics.some((d) => d.code === "unreadable")) {
+      this.parses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, result });
+    }
+    return result;
+  }
+
+  private parseFresh(entry: SkillDirEntry): ParseResult {
+    if (entry.size > MAX_SKILL_FILE_BYTES) {
+      return {
+        diagnostics: [
+          diagnostic("file-too-large", "error", entry.file, `SKILL.md is ${entry.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES}. Move detail into separate files. Skill not served.`),
+        ],
+      };
+    }
+    let text: string;
+    try {
+      text = this.readText(entry.file);
+    } catch (error) {
+      return { diagnostics: [diagnostic("unreadable", "error", entry.file, `cannot read (${errnoCode(error) ?? errorMessage(error)}). Skill not served.`)] };
+    }
+    return parseAgentSkill({ file: entry.file, dir: entry.dir, text, size: entry.size, mtimeMs: entry.mtimeMs });
+  }
+}

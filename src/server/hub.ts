@@ -1,0 +1,190 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { SkillFilter } from "../catalog/filters.ts";
+import { CatalogStore } from "../catalog/store.ts";
+import type { Config } from "../config/schema.ts";
+import { Refresher, type WatchFn } from "../refresh/refresher.ts";
+import { Scanner } from "../refresh/scanner.ts";
+import { formatDiagnostic } from "../skills/diagnostic.ts";
+import type { Skill } from "../skills/skill.ts";
+import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
+import { type Source, buildSourceList } from "../sources/source-list.ts";
+import type { ToolDeps } from "../tools/definition.ts";
+import { type ToolSelection, parseToolSelection, selectTools } from "../tools/index.ts";
+import type { Logger } from "../util/logger.ts";
+
+export interface HubOptions {
+  config: Config;
+  logger: Logger;
+  env: Record<string, string | undefined>;
+  homeDir: string;
+  cwd: string;
+  /** Whether MCP roots may set the project root (stdio: yes; a shared HTTP server: no). Default true. */
+  acceptRoots?: boolean;
+  /** Log skipped skills and a summary when the catalog changes (servers). Default true. */
+  announceDiagnostics?: boolean;
+  watchFn?: WatchFn;
+  /** Injected for tests that must fake file-system failures. */
+  scanner?: Scanner;
+  now?: () => number;
+}
+
+/**
+ * The running state shared by every connection: configuration, the current
+ * catalog, and what keeps it fresh. Tools see it through `ToolDeps`.
+ */
+export class Hub implements ToolDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store = new CatalogStore();
+  readonly filter: SkillFilter;
+  readonly usage = new Map<string, number>();
+  readonly selection: ToolSelection;
+  readonly refresher: Refresher;
+  readonly acceptRoots: boolean;
+  private root: ProjectRoot;
+  private readonly scanner: Scanner;
+  private readonly options: HubOptions;
+
+  constructor(options: HubOptions) {
+    this.options = options;
+    this.scanner = options.scanner ?? new Scanner();
+    this.config = options.config;
+    this.logger = options.logger;
+    this.acceptRoots = options.acceptRoots ?? true;
+    this.selection = parseToolSelection(options.config.server.tools);
+    this.filter = { skills: options.config.filters.enabled_skills, categories: options.config.filters.enabled_categories };
+    this.root = this.computeRoot(undefined);
+    this.refresher = new Refresher({
+      store: this.store,
+      scanner: this.scanner,
+      logger: this.logger,
+      sources: () => this.sources(),
+      limits: this.limits(),
+      rescanSeconds: options.config.sources.rescan_seconds,
+      watch: options.config.sources.watch,
+      debounceMs: options.config.sources.debounce_ms,
+      watchFn: options.watchFn,
+      now: options.now,
+    });
+    if (options.announceDiagnostics ?? true) this.store.onChange(({ previous, next }) => this.logNewDiagnostics(previous, next));
+  }
+
+  get catalog(): Catalog {
+    return this.store.catalog;
+  }
+
+  get projectRoot(): ProjectRoot {
+    return this.root;
+  }
+
+  get ready(): Promise<void> {
+    return this.refresher.ready;
+  }
+
+  /** The sources in precedence order for the current project root. */
+  sources(): Source[] {
+    return buildSourceList({
+      dirs: this.config.sources.dirs,
+      onlyDirs: this.config.sources.only_dirs,
+      projectDir: this.root.dir,
+      homeDir: this.options.homeDir,
+      hubHome: this.config.home,
+    });
+  }
+
+  /** Start background scanning (servers). */
+  start(): Promise<void> {
+    return this.refresher.start();
+  }
+
+  /** Scan once, synchronously, and install the result (CLI commands). */
+  scanNow(): Catalog {
+    const catalog = this.scanner.scan(this.sources(), this.limits());
+    this.store.swap(catalog);
+    this.refresher.installed();
+    return catalog;
+  }
+
+  /** The client reported its roots: the first file:// one may become the project root (DESIGN §2). */
+  setClientRoots(uris: readonly string[]): void {
+    if (!this.acceptRoots) return;
+    const next = this.computeRoot(uris);
+    if (next.dir === this.root.dir) return;
+    this.logger.info(`project root is now ${next.dir ?? "(none)"} (${next.how})`);
+    this.root = next;
+    void this.refresher.rescan("project root changed");
+  }
+
+  async findSkill(name: string): Promise<Skill | undefined> {
+    await this.ready;
+    const found = this.store.catalog.get(name);
+    if (found) return found;
+    // Created a moment ago and not yet seen by a watcher? A folder of that name settles it at once;
+    // otherwise one rate-limited rescan.
+    const probable = this.sources().some((source) => folderMayHold(source.dir, name));
+    if (await this.refresher.refreshForMiss(probable ? 0 : 1000)) return this.store.catalog.get(name);
+    return undefined;
+  }
+
+  /** The tools offered now (profile `auto` follows the catalog). */
+  tools() {
+    return selectTools(this.selection, this.store.catalog, this.config);
+  }
+
+  close(): void {
+    this.refresher.stop();
+  }
+
+  private computeRoot(roots: readonly string[] | undefined): ProjectRoot {
+    return resolveProjectRoot({
+      configured: this.config.sources.project,
+      env: this.options.env,
+      roots,
+      cwd: this.options.cwd,
+      homeDir: this.options.homeDir,
+    });
+  }
+
+  private limits() {
+    return { maxDepth: this.config.sources.max_depth, maxDirs: this.config.sources.max_dirs };
+  }
+
+  /**
+   * Seed 004: a skipped skill is logged to stderr (once per new problem);
+   * warnings are summed up in one line and listed at DEBUG and by `doctor`.
+   */
+  private logNewDiagnostics(previous: Catalog, next: Catalog): void {
+    const seen = new Set(previous.diagnostics.map((d) => `${d.code}\u0000${d.file}\u0000${d.message}`));
+    let warnings = 0;
+    for (const d of next.diagnostics) {
+      if (seen.has(`${d.code}\u0000${d.file}\u0000${d.message}`)) continue;
+      if (d.code === "unreadable") this.logger.error(formatDiagnostic(d));
+      else if (d.severity === "error") this.logger.warn(formatDiagnostic(d));
+      else {
+        if (d.severity === "warning") warnings++;
+        this.logger.debug(formatDiagnostic(d));
+      }
+    }
+    const skipped = next.errorCount();
+    if (previous.generation === 0 || warnings > 0) {
+      this.logger.info(
+        `${next.skills.length} skills served from ${next.sources.filter((s) => s.exists).length} folders; ${skipped} skipped, ${warnings} new warnings${skipped + warnings > 0 ? " (`skillhub doctor` lists them)" : ""}.`,
+      );
+    }
+  }
+}
+
+/** A plain folder-like name: letters, digits, dot, underscore, hyphen; no leading dot. */
+const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Whether `<dir>/<name>/SKILL.md` exists. Security: only a single plain
+ * segment is ever joined (no separators, no "..", no NUL), and only to test
+ * existence; the skill itself is still found through the rebuilt catalog.
+ */
+function folderMayHold(dir: string, name: string): boolean {
+  if (!SAFE_SEGMENT.test(name) || name.includes("..")) return false;
+  return existsSync(join(dir, name, "SKILL.md"));
+}

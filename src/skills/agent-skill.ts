@@ -1,0 +1,165 @@
+import { basename } from "node:path";
+import { type Diagnostic, diagnostic } from "./diagnostic.ts";
+import { splitFrontmatter } from "./frontmatter.ts";
+import { parseLenientYaml } from "./lenient-yaml.ts";
+import type { ParsedSkill } from "./skill.ts";
+
+/** Agent Skills specification: lower-case letters, digits, single hyphens, 1–64 chars. */
+export const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const MAX_NAME_LENGTH = 64;
+export const MAX_DESCRIPTION_LENGTH = 1024;
+export const MAX_BODY_LINES = 500;
+
+export interface SkillFileInput {
+  /** Absolute path of SKILL.md. */
+  file: string;
+  /** Its folder. */
+  dir: string;
+  text: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface ParseResult {
+  /** Undefined when the skill cannot be served; the diagnostics say why. */
+  skill?: ParsedSkill;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Parse one SKILL.md leniently (DESIGN §4.1): serve whatever can be served,
+ * and say what was wrong. Pure: takes the text, touches nothing.
+ */
+export function parseAgentSkill(input: SkillFileInput): ParseResult {
+  const { file, dir } = input;
+  const diagnostics: Diagnostic[] = [];
+  const split = splitFrontmatter(input.text);
+  if (split.kind === "none") {
+    diagnostics.push(
+      diagnostic("no-frontmatter", "error", file, "no YAML frontmatter: the file must start with a '---' line, then name and description, then '---'. Skill not served."),
+    );
+    return { diagnostics };
+  }
+  if (split.kind === "unclosed") {
+    diagnostics.push(diagnostic("unclosed-frontmatter", "error", file, "the frontmatter has no closing '---' line. Skill not served."));
+    return { diagnostics };
+  }
+  const yaml = parseLenientYaml(split.frontmatter);
+  if (!yaml.ok) {
+    diagnostics.push(diagnostic("yaml-error", "error", file, `frontmatter is not valid YAML (${yaml.error}). Skill not served.`));
+    return { diagnostics };
+  }
+  if (yaml.recovered.length > 0) {
+    diagnostics.push(
+      diagnostic(
+        "yaml-recovered",
+        "warning",
+        file,
+        `frontmatter value of ${yaml.recovered.map((k) => `'${k}'`).join(", ")} contains ': ' and must be quoted; read as a quoted string.`,
+      ),
+    );
+  }
+  const data = yaml.data;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    diagnostics.push(diagnostic("invalid-frontmatter", "error", file, "frontmatter must be a mapping of keys (name: ..., description: ...). Skill not served."));
+    return { diagnostics };
+  }
+  const fm = data as Record<string, unknown>;
+  const folder = basename(dir);
+
+  const description = scalarText(fm.description)?.trim() ?? "";
+  if (description === "") {
+    diagnostics.push(diagnostic("missing-description", "error", file, "frontmatter has no description; agents choose skills by it. Skill not served."));
+    return { diagnostics };
+  }
+
+  let name = scalarText(fm.name)?.trim() ?? "";
+  if (name === "") {
+    diagnostics.push(diagnostic("missing-name", "warning", file, `frontmatter has no name; using the folder name '${folder}'.`));
+    name = folder;
+  } else {
+    if (!NAME_PATTERN.test(name) || name.length > MAX_NAME_LENGTH) {
+      diagnostics.push(
+        diagnostic("invalid-name", "warning", file, `name '${name}' is not 1-64 lower-case letters, digits and single hyphens; served as is.`),
+      );
+    }
+    if (name !== folder) {
+      diagnostics.push(diagnostic("name-mismatch", "warning", file, `name '${name}' differs from its folder '${folder}'; served as '${name}'.`));
+    }
+  }
+  if (description.length > MAX_DESCRIPTION_LENGTH) {
+    diagnostics.push(
+      diagnostic("description-too-long", "warning", file, `description is ${description.length} characters; the limit is ${MAX_DESCRIPTION_LENGTH}.`),
+    );
+  }
+  const bodyLines = split.body === "" ? 0 : split.body.split("\n").length;
+  if (bodyLines > MAX_BODY_LINES) {
+    diagnostics.push(diagnostic("body-too-long", "warning", file, `body has ${bodyLines} lines; keep SKILL.md under ${MAX_BODY_LINES} and move detail to files.`));
+  }
+
+  const hub = skillhubMetadata(fm.metadata);
+  return {
+    skill: {
+      kind: "agent-skill",
+      name,
+      key: name.toLowerCase(),
+      description,
+      category: hub.category,
+      tags: hub.tags,
+      keywords: [],
+      alwaysApply: hub.alwaysApply,
+      frontmatter: fm,
+      headings: headingsOf(split.body),
+      bodyLines,
+      dir,
+      file,
+      hash: Bun.hash(input.text).toString(16),
+      size: input.size,
+      mtimeMs: input.mtimeMs,
+    },
+    diagnostics,
+  };
+}
+
+/** The body without frontmatter, newlines kept (seed 000 load_skill). */
+export function skillBody(text: string): string {
+  const split = splitFrontmatter(text);
+  return split.body;
+}
+
+function scalarText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}
+
+interface HubMetadata {
+  category?: string;
+  tags: string[];
+  alwaysApply: boolean;
+}
+
+/** metadata.skillhub.{category,tags,alwaysApply}, lower-cased and trimmed (seed 000 §5.2). */
+function skillhubMetadata(metadata: unknown): HubMetadata {
+  const hub = (metadata as { skillhub?: unknown } | null | undefined)?.skillhub;
+  if (typeof hub !== "object" || hub === null) return { tags: [], alwaysApply: false };
+  const h = hub as Record<string, unknown>;
+  const category = scalarText(h.category)?.trim().toLowerCase() || undefined;
+  const rawTags = Array.isArray(h.tags) ? h.tags : typeof h.tags === "string" ? h.tags.split(",") : [];
+  const tags = [...new Set(rawTags.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
+  const alwaysApply = h.alwaysApply === true || (typeof h.alwaysApply === "string" && h.alwaysApply.trim().toLowerCase() === "true");
+  return { category, tags, alwaysApply };
+}
+
+function headingsOf(body: string): string[] {
+  const out: string[] = [];
+  let fenced = false;
+  for (const line of body.split("\n")) {
+    if (line.startsWith("```") || line.startsWith("~~~")) fenced = !fenced;
+    else if (!fenced && line.startsWith("#")) {
+      const heading = line.replace(/^#+\s*/, "").trim();
+      if (heading) out.push(heading);
+    }
+  }
+  return out;
+}

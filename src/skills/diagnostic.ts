@@ -1,0 +1,50 @@
+/**
+ * Every problem found while reading skills is a Diagnostic: a stable code,
+ * the file, and a sentence. Errors mean the skill is not served; warnings
+ * mean it is served anyway. Nothing is dropped silently.
+ */
+export type Severity = "error" | "warning" | "info";
+
+export const DIAGNOSTIC_CODES = [
+  "no-frontmatter",
+  "unclosed-frontmatter",
+  "yaml-error",
+  "yaml-recovered",
+  "invalid-frontmatter",
+  "missing-name",
+  "missing-description",
+  "name-mismatch",
+  "invalid-name",
+  "description-too-long",
+  "body-too-long",
+  "file-too-large",
+  "shadowed",
+  "duplicate-name",
+  "unreadable",
+  "symlink-loop",
+  "depth-limit",
+  "dir-limit",
+  "missing-keywords",
+  "missing-file",
+  "unknown-key",
+] as const;
+export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
+
+export interface Diagnostic {
+  code: DiagnosticCode;
+  severity: Severity;
+  /** Absolute path of the file or folder concerned. */
+  file: string;
+  message: string;
+  /** Label of the source the file belongs to, when known. */
+  source?: string;
+}
+
+export function diagnostic(code: DiagnosticCode, severity: Severity, file: string, message: string): Diagnostic {
+  return { code, severity, file, message };
+}
+
+/** One line for logs and the CLI: "warning yaml-recovered /x/SKILL.md: ...". */
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.severity} ${d.code} ${d.file}: ${d.message}`;
+}

@@ -1,0 +1,35 @@
+/**
+ * Split a Markdown file into YAML frontmatter and body. The frontmatter ends at
+ * the *first* closing `---` line: bodies often contain more `---` lines
+ * (horizontal rules), so splitting the whole file on `---` is wrong.
+ */
+export type Split =
+  | { kind: "ok"; frontmatter: string; body: string }
+  | { kind: "none"; body: string }
+  | { kind: "unclosed"; body: string };
+
+const BOM = "\uFEFF";
+
+export function stripBom(text: string): string {
+  return text.startsWith(BOM) ? text.slice(1) : text;
+}
+
+export function splitFrontmatter(input: string): Split {
+  const text = stripBom(input).replace(/\r\n?/g, "\n");
+  const firstEnd = text.indexOf("\n");
+  const firstLine = firstEnd === -1 ? text : text.slice(0, firstEnd);
+  if (firstLine.trimEnd() !== "---") return { kind: "none", body: text };
+  let at = firstEnd + 1;
+  while (firstEnd !== -1 && at <= text.length) {
+    const end = text.indexOf("\n", at);
+    const line = end === -1 ? text.slice(at) : text.slice(at, end);
+    if (line.trimEnd() === "---") {
+      const frontmatter = text.slice(firstEnd + 1, at);
+      const body = end === -1 ? "" : text.slice(end + 1);
+      return { kind: "ok", frontmatter, body: body.replace(/^\n+/, "") };
+    }
+    if (end === -1) break;
+    at = end + 1;
+  }
+  return { kind: "unclosed", body: text };
+}

@@ -1,0 +1,48 @@
+/** Where a source sits in the precedence table (DESIGN §3). */
+export type Location = "explicit" | "project" | "global" | "remote";
+
+/**
+ * One served skill, as the catalog holds it. Bodies are not kept in memory:
+ * they are read from `file` when a skill is loaded, so the catalog stays small
+ * at 10,000 skills and a load always returns what is on disk.
+ */
+export interface Skill {
+  kind: "agent-skill" | "tree-node";
+  /** Display name: frontmatter `name`, else the folder name; for tree nodes the skill path. */
+  name: string;
+  /** Lower-cased name: the lookup key. */
+  key: string;
+  /** `<source-label>:<name>`, unique in a catalog. */
+  id: string;
+  description: string;
+  /** metadata.skillhub.category, lower-cased. */
+  category?: string;
+  /** metadata.skillhub.tags, lower-cased. */
+  tags: string[];
+  /** Tree-node keywords (seed 003); empty for Agent Skills. */
+  keywords: string[];
+  /** metadata.skillhub.alwaysApply: listed first in the skill catalog. */
+  alwaysApply: boolean;
+  /** The whole parsed frontmatter, verbatim. */
+  frontmatter: Record<string, unknown>;
+  /** Markdown headings of the body (for search). */
+  headings: string[];
+  /** Number of body lines. */
+  bodyLines: number;
+  /** Source label (project, global, claude-project, dir1, ...). */
+  source: string;
+  location: Location;
+  /** The source's root folder. */
+  root: string;
+  /** Absolute folder of the skill. */
+  dir: string;
+  /** Absolute path of SKILL.md (or the tree node's .md). */
+  file: string;
+  /** Content hash of the file (hex). */
+  hash: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** What the parser produces; the scanner adds the source fields. */
+export type ParsedSkill = Omit<Skill, "id" | "source" | "location" | "root">;

@@ -1,0 +1,43 @@
+import { join, resolve } from "node:path";
+import type { Location } from "../skills/skill.ts";
+
+/** A folder that holds skills, with its label and place in the precedence order. */
+export interface Source {
+  /** Unique label: dir1.., project, agent-project, global, agent-global, claude-project, claude-global, hub, or a repo name. */
+  label: string;
+  dir: string;
+  location: Location;
+}
+
+export interface SourceListInput {
+  /** Explicit folders: --skills-dir flags, then SKILLS_DIR. */
+  dirs: readonly string[];
+  /** Use only the explicit folders (config `sources.only_dirs`). */
+  onlyDirs?: boolean;
+  projectDir: string | null;
+  homeDir: string;
+  /** SkillHub's home (~/.skillhub). */
+  hubHome: string;
+  /** Synced repositories (DESIGN §12), after the local folders. */
+  repos?: readonly { label: string; dir: string }[];
+}
+
+/** The sources in precedence order (DESIGN §3); the first one holding a name wins. */
+export function buildSourceList(input: SourceListInput): Source[] {
+  const list: Source[] = input.dirs.map((dir, i) => ({ label: `dir${i + 1}`, dir: resolve(dir), location: "explicit" }));
+  if (!input.onlyDirs) {
+    const p = input.projectDir;
+    const h = input.homeDir;
+    if (p) list.push({ label: "project", dir: join(p, ".agents", "skills"), location: "project" });
+    if (p) list.push({ label: "agent-project", dir: join(p, ".agent", "skills"), location: "project" });
+    list.push({ label: "global", dir: join(h, ".agents", "skills"), location: "global" });
+    list.push({ label: "agent-global", dir: join(h, ".agent", "skills"), location: "global" });
+    if (p) list.push({ label: "claude-project", dir: join(p, ".claude", "skills"), location: "project" });
+    list.push({ label: "claude-global", dir: join(h, ".claude", "skills"), location: "global" });
+    list.push({ label: "hub", dir: join(input.hubHome, "skills"), location: "global" });
+  }
+  for (const repo of input.repos ?? []) list.push({ label: repo.label, dir: repo.dir, location: "remote" });
+  // The same folder twice (SKILLS_DIR=~/.claude/skills) is scanned once, at its first place.
+  const seen = new Set<string>();
+  return list.filter((s) => (seen.has(s.dir) ? false : (seen.add(s.dir), true)));
+}

@@ -1,0 +1,214 @@
+import * as nodeFs from "node:fs";
+import { join, relative } from "node:path";
+import { type Diagnostic, diagnostic } from "../skills/diagnostic.ts";
+import { errnoCode, errorMessage } from "../util/errors.ts";
+
+/** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
+export const SKIPPED_DIRS = new Set([".git", "node_modules", "__pycache__", ".venv"]);
+export const SKILL_FILE = "SKILL.md";
+
+export interface FileEntry {
+  /** Absolute path. */
+  file: string;
+  /** Path relative to the source root, with "/" separators. */
+  rel: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface SkillDirEntry extends FileEntry {
+  /** Absolute folder holding SKILL.md. */
+  dir: string;
+}
+
+export interface WalkResult {
+  /** Folders holding a SKILL.md, in walk order (sorted by name at each level). */
+  skills: SkillDirEntry[];
+  /** `.md` files outside any skill folder: candidate tree nodes (seed 003). */
+  markdown: FileEntry[];
+  /** `config.yaml` at the source root, if present. */
+  configFile?: string;
+  /** Whether the root folder exists. */
+  exists: boolean;
+  dirCount: number;
+  diagnostics: Diagnostic[];
+}
+
+export interface WalkLimits {
+  maxDepth: number;
+  maxDirs: number;
+}
+
+/** The few file-system calls the walker makes, injectable for tests. */
+export interface WalkFs {
+  statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean; isFile(): boolean };
+  readdirSync(path: string, options: { withFileTypes: true }): { name: string; isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }[];
+  realpathSync(path: string): string;
+}
+
+type EntryKind = "dir" | "file" | "link";
+interface DirListing {
+  mtimeMs: number;
+  entries: { name: string; kind: EntryKind }[];
+}
+
+/**
+ * Walks source folders. Keeps each folder's listing keyed by its mtime, so a
+ * rescan of an unchanged tree costs one stat per folder and per skill file
+ * instead of a readdir: an added or removed entry changes its folder's mtime.
+ */
+export class Walker {
+  private listings = new Map<string, DirListing>();
+  private nextListings = new Map<string, DirListing>();
+
+  constructor(private readonly fs: WalkFs = nodeFs as unknown as WalkFs) {}
+
+  /** Walk to completion, synchronously. */
+  walk(root: string, limits: WalkLimits): WalkResult {
+    const steps = this.steps(root, limits);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    return step.value;
+  }
+
+  /**
+   * The walk as a generator that pauses every `chunk` folders, so an async
+   * driver can let the event loop answer requests during a long first scan.
+   */
+  *steps(root: string, limits: WalkLimits, chunk = 256): Generator<void, WalkResult, void> {
+    const result: WalkResult = { skills: [], markdown: [], exists: false, dirCount: 0, diagnostics: [] };
+    let rootReal: string;
+    try {
+      if (!this.fs.statSync(root).isDirectory()) return result;
+      rootReal = this.fs.realpathSync(root);
+    } catch (error) {
+      this.noteUnreadable(result, root, error);
+      return result;
+    }
+    result.exists = true;
+    const visited = new Set<string>();
+    let depthWarned = false;
+    // Depth-first with an explicit stack: [path, real path, depth, inside a skill folder].
+    const stack: [string, string, number, boolean][] = [[root, rootReal, 0, false]];
+    while (stack.length > 0) {
+      const [dir, real, depth, insideSkill] = stack.pop() as [string, string, number, boolean];
+      if (visited.has(real)) {
+        if (dir !== root) result.diagnostics.push(diagnostic("symlink-loop", "warning", dir, `already scanned as ${real} (symlink loop or duplicate link); skipped.`));
+        continue;
+      }
+      visited.add(real);
+      if (result.dirCount >= limits.maxDirs) {
+        result.diagnostics.push(
+          diagnostic("dir-limit", "warning", root, `stopped after ${limits.maxDirs} folders; skills in the rest of this source are not served.`),
+        );
+        break;
+      }
+      result.dirCount++;
+      if (result.dirCount % chunk === 0) yield;
+      const listing = this.list(dir, result);
+      if (!listing) continue;
+      const hasSkill = listing.entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
+      if (hasSkill) {
+        const file = join(dir, SKILL_FILE);
+        const stat = this.statFile(file, result);
+        if (stat) result.skills.push({ dir, file, rel: toRel(root, file), size: stat.size, mtimeMs: stat.mtimeMs });
+      }
+      const children: [string, string, number, boolean][] = [];
+      for (const entry of listing.entries) {
+        const path = join(dir, entry.name);
+        if (entry.kind === "file") {
+          if (depth === 0 && entry.name === "config.yaml") result.configFile = path;
+          if (!hasSkill && !insideSkill && entry.name.endsWith(".md") && entry.name !== SKILL_FILE) {
+            const stat = this.statFile(path, result);
+            if (stat) result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
+          }
+          continue;
+        }
+        if (SKIPPED_DIRS.has(entry.name)) continue;
+        let childReal = `${real}/${entry.name}`;
+        if (entry.kind === "link") {
+          // Installers (npx skills) link skill folders in; follow them, but by real path so loops end.
+          try {
+            if (!this.fs.statSync(path).isDirectory()) {
+              if (!hasSkill && !insideSkill && entry.name.endsWith(".md")) {
+                const stat = this.statFile(path, result);
+                if (stat) result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
+              }
+              continue;
+            }
+            childReal = this.fs.realpathSync(path);
+          } catch (error) {
+            if (errnoCode(error) !== "ENOENT") this.noteUnreadable(result, path, error);
+            continue;
+          }
+        }
+        if (depth + 1 > limits.maxDepth) {
+          if (!depthWarned) {
+            result.diagnostics.push(
+              diagnostic("depth-limit", "warning", path, `deeper than ${limits.maxDepth} levels below ${root}; not scanned.`),
+            );
+            depthWarned = true;
+          }
+          continue;
+        }
+        children.push([path, childReal, depth + 1, insideSkill || hasSkill]);
+      }
+      // Reverse so that popping visits children in name order.
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as [string, string, number, boolean]);
+    }
+    return result;
+  }
+
+  /** Forget listings of folders not seen in the walks since the last call (call once per full rescan). */
+  endRescan(): void {
+    this.listings = this.nextListings;
+    this.nextListings = new Map();
+  }
+
+  private list(dir: string, result: WalkResult): DirListing | undefined {
+    let mtimeMs: number;
+    try {
+      mtimeMs = this.fs.statSync(dir).mtimeMs;
+    } catch (error) {
+      this.noteUnreadable(result, dir, error);
+      return undefined;
+    }
+    const cached = this.listings.get(dir) ?? this.nextListings.get(dir);
+    if (cached && cached.mtimeMs === mtimeMs) {
+      this.nextListings.set(dir, cached);
+      return cached;
+    }
+    try {
+      const entries = this.fs
+        .readdirSync(dir, { withFileTypes: true })
+        .map((e) => ({ name: e.name, kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : "file") as EntryKind }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const listing = { mtimeMs, entries };
+      this.nextListings.set(dir, listing);
+      return listing;
+    } catch (error) {
+      this.noteUnreadable(result, dir, error);
+      return undefined;
+    }
+  }
+
+  private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {
+    try {
+      const stat = this.fs.statSync(file);
+      return { size: stat.size, mtimeMs: stat.mtimeMs };
+    } catch (error) {
+      if (errnoCode(error) !== "ENOENT") this.noteUnreadable(result, file, error);
+      return undefined;
+    }
+  }
+
+  private noteUnreadable(result: WalkResult, path: string, error: unknown): void {
+    const code = errnoCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return;
+    result.diagnostics.push(diagnostic("unreadable", "warning", path, `cannot read (${code ?? errorMessage(error)}); skipped.`));
+  }
+}
+
+function toRel(root: string, path: string): string {
+  return relative(root, path).split("\\").join("/");
+}

@@ -1,0 +1,53 @@
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { SkillFilter } from "../catalog/filters.ts";
+import type { CatalogStore } from "../catalog/store.ts";
+import type { Config } from "../config/schema.ts";
+import type { Skill } from "../skills/skill.ts";
+import type { Logger } from "../util/logger.ts";
+
+/** What tools need from the running hub. The server provides it; tests build one from temp folders. */
+export interface ToolDeps {
+  config: Config;
+  logger: Logger;
+  store: CatalogStore;
+  filter: SkillFilter;
+  /** A skill by name or qualified name in the current snapshot; rescans once on a miss. */
+  findSkill(name: string): Promise<Skill | undefined>;
+  /** Loads per skill id in this process: "most used" for the catalog budget. */
+  usage: Map<string, number>;
+}
+
+/** Per-connection facts: who the client is. */
+export interface SessionInfo {
+  clientName(): string | undefined;
+}
+
+export interface ToolContext {
+  deps: ToolDeps;
+  session: SessionInfo;
+  /** Abort signal of the request. */
+  signal?: AbortSignal;
+  /** Whether another tool is offered in this session (descriptions refer to it only then). */
+  hasTool?: (name: string) => boolean;
+}
+
+/** One tool: metadata, schemas and a handler. Descriptions may depend on the catalog (the skill tool's does). */
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: (catalog: Catalog, ctx: ToolContext) => string;
+  inputSchema: Input;
+  outputSchema?: z.ZodObject;
+  annotations: ToolAnnotations;
+  handler: (args: z.infer<Input>, ctx: ToolContext) => Promise<CallToolResult>;
+}
+
+/** Annotations of a tool that only reads (DESIGN §8). */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** Erase the input type so tools of different shapes share one list. */
+export function defineTool<Input extends z.ZodObject>(tool: ToolDefinition<Input>): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}

@@ -1,0 +1,67 @@
+import type { Catalog } from "../catalog/catalog.ts";
+import type { Config } from "../config/schema.ts";
+import { ConfigError } from "../util/errors.ts";
+import type { ToolDefinition } from "./definition.ts";
+import { skillTool } from "./skill.ts";
+
+/** Every tool this build offers, by name. */
+export const TOOLS: ReadonlyMap<string, ToolDefinition> = new Map([skillTool].map((t) => [t.name, t]));
+
+/** Named profiles (DESIGN §8). `auto` is computed from the catalog and the config. */
+export const PROFILES: Readonly<Record<string, readonly string[]>> = {
+  skill: ["skill"],
+  hub: ["search_skills", "load_skill", "read_skill_file", "run_skill_command"],
+  tree: ["get_skill", "list_skills", "get_asset", "run_script", "report_usage", "refresh_skills"],
+  sk: ["skills.list", "skills.search"],
+  all: [
+    "skill",
+    "search_skills",
+    "load_skill",
+    "read_skill_file",
+    "list_skills",
+    "get_skill",
+    "get_asset",
+    "run_script",
+    "run_skill_command",
+    "report_usage",
+    "refresh_skills",
+  ],
+};
+
+const AUTO_BASE = ["skill", "search_skills", "load_skill", "read_skill_file", "list_skills", "refresh_skills"];
+
+export type ToolSelection = { kind: "auto" } | { kind: "fixed"; names: readonly string[] };
+
+/** `--tools` / SKILLHUB_TOOLS → a selection. Unknown names are a usage error (exit 2). */
+export function parseToolSelection(spec: string): ToolSelection {
+  const trimmed = spec.trim();
+  if (trimmed === "auto") return { kind: "auto" };
+  const profile = PROFILES[trimmed];
+  if (profile) return { kind: "fixed", names: profile };
+  const names = trimmed
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !TOOLS.has(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: --tools / SKILLHUB_TOOLS = ${JSON.stringify(spec)}: ${unknown.length > 0 ? `unknown tool ${unknown.map((n) => `'${n}'`).join(", ")}` : "empty"}; expected a profile (auto, ${Object.keys(PROFILES).join(", ")}) or a comma list of: ${[...TOOLS.keys()].join(", ")}.`,
+      { key: "server.tools", value: spec },
+    );
+  }
+  return { kind: "fixed", names };
+}
+
+/** The tools offered now. `auto` follows the catalog, so the set can change with it. */
+export function selectTools(selection: ToolSelection, catalog: Catalog, config: Config): ToolDefinition[] {
+  const names = selection.kind === "fixed" ? selection.names : autoNames(catalog, config);
+  return names.map((n) => TOOLS.get(n)).filter((t): t is ToolDefinition => t !== undefined);
+}
+
+function autoNames(catalog: Catalog, config: Config): string[] {
+  const names = [...AUTO_BASE];
+  if (catalog.skills.some((s) => s.kind === "tree-node")) names.push("get_skill", "get_asset");
+  if (config.analytics.enabled) names.push("report_usage");
+  if (config.commands.enabled) names.push("run_skill_command");
+  return names;
+}

@@ -1,0 +1,110 @@
+import type { Skill } from "../skills/skill.ts";
+
+/** Seed 004's description template; `${dynamicSkillsList}` is replaced by the listing. */
+export const SKILL_TOOL_TEMPLATE = `Execute a skill within the main conversation
+
+<skills_instructions>
+When users ask you to perform tasks, check if any of the available skills below can help complete the task more effectively. Skills provide specialized capabilities and domain knowledge.
+
+How to use skills:
+- Invoke skills using this tool with the skill name only (no arguments)
+- When you invoke a skill, you will see <command-message>The "{name}" skill is loading</command-message>
+- The skill's prompt will expand and provide detailed instructions on how to complete the task
+- Examples:
+  - \`command: "pdf"\` - invoke the pdf skill
+  - \`command: "xlsx"\` - invoke the xlsx skill
+  - \`command: "ms-office-suite:pdf"\` - invoke using fully qualified name
+
+Important:
+- Only use skills listed in <available_skills> below
+- Do not invoke a skill that is already running
+- Do not use this tool for built-in CLI commands (like /help, /clear, etc.)
+</skills_instructions>
+
+<available_skills>
+\${dynamicSkillsList}
+</available_skills>`;
+
+/** Claude Code cuts tool descriptions at 2,048 characters. */
+export const CLAUDE_CODE_BUDGET = 2000;
+export const DEFAULT_BUDGET = 6000;
+
+export interface CatalogListingOptions {
+  /** Most characters for the whole description. */
+  budget: number;
+  /** Loads per skill id, for "most used" when not everything fits. */
+  usage?: ReadonlyMap<string, number>;
+  /** Whether search_skills is offered, for the "…and N more" hint. */
+  hasSearch: boolean;
+}
+
+/**
+ * The skill tool's description: seed 004's template with the skills filled
+ * in, within the budget. Over budget, in order: shorten descriptions, list
+ * names only, then list the alwaysApply and most-used skills and say how many
+ * more there are (DESIGN §8.1). Pure.
+ */
+export function renderSkillToolDescription(skills: readonly Skill[], options: CatalogListingOptions): string {
+  const ordered = [...skills.filter((s) => s.alwaysApply), ...skills.filter((s) => !s.alwaysApply)];
+  const fill = (list: string) => SKILL_TOOL_TEMPLATE.replace("${dynamicSkillsList}", list);
+  // Room for the listing: the template minus its placeholder. Lengths are summed, not rendered, to stay linear.
+  const room = options.budget - (SKILL_TOOL_TEMPLATE.length - "${dynamicSkillsList}".length);
+  const joinedLength = (lines: readonly string[]) => lines.reduce((n, l) => n + l.length + 1, 0) - (lines.length > 0 ? 1 : 0);
+  const attempt = (lines: string[]) => (joinedLength(lines) <= room ? fill(lines.join("\n")) : undefined);
+
+  const names = ordered.map(nameEntry);
+  // Names only is the shortest full listing: when even that does not fit, skip the longer tries.
+  if (joinedLength(names) <= room) {
+    const full = attempt(ordered.map((s) => entry(s, oneLine(s.description))));
+    if (full) return full;
+    for (const max of [240, 160, 100, 60, 30]) {
+      const shortened = attempt(ordered.map((s) => entry(s, truncate(oneLine(s.description), max))));
+      if (shortened) return shortened;
+    }
+    return fill(names.join("\n"));
+  }
+
+  // Not even every name fits: alwaysApply first, then the most used, then catalog order.
+  const usage = options.usage ?? new Map<string, number>();
+  const ranked = [...ordered].sort((a, b) => Number(b.alwaysApply) - Number(a.alwaysApply) || (usage.get(b.id) ?? 0) - (usage.get(a.id) ?? 0));
+  const lines: string[] = [];
+  let used = 0;
+  for (const skill of ranked) {
+    const line = nameEntry(skill);
+    const more = moreLine(ranked.length - lines.length - 1, options.hasSearch);
+    if (used + line.length + 1 + more.length > room) break;
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return fill([...lines, moreLine(ranked.length - lines.length, options.hasSearch)].join("\n"));
+}
+
+function entry(skill: Skill, description: string): string {
+  return `<skill>\n<name>${xml(skill.name)}</name>\n<description>${xml(description)}</description>\n<location>${skill.location}</location>\n</skill>`;
+}
+
+function nameEntry(skill: Skill): string {
+  return `<skill><name>${xml(skill.name)}</name></skill>`;
+}
+
+function moreLine(count: number, hasSearch: boolean): string {
+  return hasSearch
+    ? `…and ${count} more: use search_skills to find them (any skill name works with this tool).`
+    : `…and ${count} more (any skill name works with this tool).`;
+}
+
+/** Collapse whitespace: block-scalar descriptions span lines. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
+}
+
+function xml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

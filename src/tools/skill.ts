@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import type { Catalog } from "../catalog/catalog.ts";
+import { describeFilter, isEnabled } from "../catalog/filters.ts";
+import { closeNames } from "../catalog/suggest.ts";
+import { stripBom } from "../skills/frontmatter.ts";
+import type { Skill } from "../skills/skill.ts";
+import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
+import { READ_ONLY, type ToolDeps, defineTool } from "./definition.ts";
+import { errorResult, textResult } from "./results.ts";
+
+const Input = z
+  .object({
+    name: z.string().min(1, "Skill name cannot be empty").describe("Name of the skill to load (case-insensitive)"),
+  })
+  .strict();
+
+/** Most entries in the not-found listing; the rest are counted. */
+const NOT_FOUND_LIST_MAX = 40;
+
+/** Seed 004's `skill` tool: the description lists the skills; a call returns one SKILL.md. */
+export const skillTool = defineTool({
+  name: "skill",
+  title: "Load Skill",
+  annotations: READ_ONLY,
+  inputSchema: Input,
+  description: (catalog, ctx) => {
+    const budget = ctx.deps.config.server.catalog_budget ?? (isClaudeCode(ctx.session.clientName()) ? CLAUDE_CODE_BUDGET : DEFAULT_BUDGET);
+    return renderSkillToolDescription(enabledSkills(catalog, ctx.deps), {
+      budget,
+      usage: ctx.deps.usage,
+      hasSearch: ctx.hasTool?.("search_skills") ?? false,
+    });
+  },
+  handler: async ({ name }, ctx) => {
+    const { deps } = ctx;
+    const skill = await deps.findSkill(name);
+    if (!skill) return notFound(name, deps.store.catalog, deps);
+    if (!isEnabled(skill, deps.filter)) {
+      return errorResult(
+        "SKILL_DISABLED",
+        `Skill '${skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}). Use one of the enabled skills listed in this tool's description.`,
+        { skill: skill.name },
+      );
+    }
+    let text: string;
+    try {
+      text = stripBom(readFileSync(skill.file, "utf8"));
+    } catch {
+      // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
+      return notFound(name, deps.store.catalog, deps);
+    }
+    deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
+    return textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);
+  },
+});
+
+export function isClaudeCode(clientName: string | undefined): boolean {
+  return clientName !== undefined && /claude[\s_-]?code/i.test(clientName);
+}
+
+export function enabledSkills(catalog: Catalog, deps: Pick<ToolDeps, "filter">): Skill[] {
+  return catalog.skills.filter((s) => isEnabled(s, deps.filter));
+}
+
+/** Seed 004's not-found text, close matches first (DESIGN §8.1). */
+function notFound(requested: string, catalog: Catalog, deps: ToolDeps) {
+  const skills = enabledSkills(catalog, deps);
+  const close = closeNames(
+    requested,
+    skills.map((s) => s.name),
+  );
+  const byName = new Map(skills.map((s) => [s.name, s]));
+  const ordered = [...close.map((n) => byName.get(n) as Skill), ...skills.filter((s) => !close.includes(s.name))];
+  const shown = ordered.slice(0, NOT_FOUND_LIST_MAX).map((s) => `- ${s.name}: ${truncate(oneLine(s.description), 120)}`);
+  if (ordered.length > shown.length) shown.push(`- …and ${ordered.length - shown.length} more (search_skills finds them by topic)`);
+  if (shown.length === 0) shown.push("- (none: no skills are installed; see `skillhub doctor`)");
+  const text = `Skill '${requested}' not found.\n\nAvailable skills:\n${shown.join("\n")}\n\nUse the exact skill name (case-insensitive) to load a skill.`;
+  return errorResult("SKILL_NOT_FOUND", `Skill '${requested}' not found.`, { suggestions: close }, text);
+}

@@ -1,0 +1,79 @@
+import { describe, expect, test } from "bun:test";
+import { Catalog, type SourceScan } from "../../src/catalog/catalog.ts";
+import { isEnabled } from "../../src/catalog/filters.ts";
+import { CatalogStore } from "../../src/catalog/store.ts";
+import { closeNames, editDistance } from "../../src/catalog/suggest.ts";
+import { fakeSkill } from "../helpers/skill.ts";
+
+const scan = (label: string, names: string[], location: "project" | "global" = "project"): SourceScan => ({
+  source: { label, dir: `/${label}`, location },
+  exists: true,
+  dirCount: names.length,
+  skills: names.map((n) => fakeSkill(n, { source: label, id: `${label}:${n}`, dir: `/${label}/${n}`, file: `/${label}/${n}/SKILL.md`, location })),
+  diagnostics: [],
+});
+
+describe("Catalog", () => {
+  test("first source wins; the loser is kept as shadowed and reachable by qualified name", () => {
+    const catalog = new Catalog([scan("project", ["git", "pdf"]), scan("global", ["Git", "xlsx"], "global")]);
+    expect(catalog.skills.map((s) => s.id)).toEqual(["project:git", "project:pdf", "global:xlsx"]);
+    expect(catalog.get("GIT")?.id).toBe("project:git");
+    expect(catalog.get("global:git")?.dir).toBe("/global/Git");
+    expect(catalog.shadowed.map((s) => [s.skill.id, s.by.id])).toEqual([["global:Git", "project:git"]]);
+    expect(catalog.diagnostics.map((d) => [d.code, d.source])).toEqual([["shadowed", "global"]]);
+    expect(catalog.sources.map((s) => [s.label, s.served, s.shadowed])).toEqual([
+      ["project", 2, 0],
+      ["global", 1, 1],
+    ]);
+  });
+
+  test("names are only looked up, never used as paths", () => {
+    const catalog = new Catalog([scan("project", ["git"])]);
+    for (const hostile of ["../../../etc/passwd", ".ssh/id_rsa", "git/../git", "git\u0000", "/etc/passwd"]) {
+      expect(catalog.get(hostile)).toBeUndefined();
+    }
+  });
+
+  test("the visible hash changes with names and descriptions, not with content only", () => {
+    const a = new Catalog([scan("p", ["git"])]);
+    const b = new Catalog([{ ...scan("p", ["git"]), skills: [fakeSkill("git", { source: "p", id: "p:git", hash: "changed", location: "project" })] }]);
+    expect(a.visibleHash).toBe(b.visibleHash);
+    expect(a.contentHash).not.toBe(b.contentHash);
+    const c = new Catalog([{ ...scan("p", ["git"]), skills: [fakeSkill("git", { source: "p", id: "p:git", description: "new", location: "project" })] }]);
+    expect(c.visibleHash).not.toBe(a.visibleHash);
+  });
+});
+
+describe("CatalogStore", () => {
+  test("swap notifies only when something changed", () => {
+    const store = new CatalogStore();
+    const changes: boolean[] = [];
+    store.onChange((c) => changes.push(c.visibleChanged));
+    store.swap(new Catalog([scan("p", ["git"])]));
+    store.swap(new Catalog([scan("p", ["git"])]));
+    store.swap(new Catalog([scan("p", ["git", "pdf"])]));
+    expect(changes).toEqual([true, true]);
+  });
+});
+
+describe("filters", () => {
+  test("names first, else categories, else everything", () => {
+    const pdf = fakeSkill("pdf", { category: "documents" });
+    expect(isEnabled(pdf, { skills: [], categories: [] })).toBe(true);
+    expect(isEnabled(pdf, { skills: ["git"], categories: ["documents"] })).toBe(false);
+    expect(isEnabled(pdf, { skills: ["pdf"], categories: [] })).toBe(true);
+    expect(isEnabled(pdf, { skills: [], categories: ["documents"] })).toBe(true);
+    expect(isEnabled(fakeSkill("x"), { skills: [], categories: ["documents"] })).toBe(false);
+  });
+});
+
+describe("closeNames", () => {
+  test("typos and partial names come first", () => {
+    const names = ["git", "github-actions", "postgres", "pdf", "xlsx"];
+    expect(closeNames("gti", names)).toEqual(["git"]);
+    expect(closeNames("postgre", names)).toEqual(["postgres"]);
+    expect(closeNames("git", names).slice(0, 2)).toEqual(["git", "github-actions"]);
+    expect(closeNames("zzzzzz", names)).toEqual([]);
+    expect(editDistance("kitten", "sitting")).toBe(3);
+  });
+});

@@ -1,0 +1,125 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { run } from "../src/cli.ts";
+import { binary } from "./helpers/binary.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "./helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+async function cli(argv: string[], env: Record<string, string> = {}) {
+  let out = "";
+  let err = "";
+  const home = env.HOME ?? tempDir("skillhub-cli-home-");
+  // Run from the home folder: not a project, so only explicit folders and global ones count.
+  const code = await run(argv, { HOME: home, ...env }, { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home });
+  return { code, out, err };
+}
+
+function skills() {
+  const dir = tempDir();
+  writeSkill(dir, "git", { description: "Git workflow" });
+  writeSkill(dir, "pdf", { description: "PDF tools" });
+  write(join(dir, "broken", "SKILL.md"), "---\nname: broken\n---\n");
+  return dir;
+}
+
+describe("skillhub CLI", () => {
+  test("--help and --version print to stdout and exit 0", async () => {
+    const help = await cli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain("skillhub doctor");
+    expect(help.err).toBe("");
+    const version = await cli(["--version"]);
+    expect(version.out).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test("usage errors go to stderr with exit 2", async () => {
+    const flag = await cli(["--frobnicate"]);
+    expect(flag).toMatchObject({ code: 2, out: "" });
+    expect(flag.err).toContain("unknown option --frobnicate");
+    expect(flag.err).toContain("skillhub --help");
+    expect((await cli(["frobnicate"])).code).toBe(2);
+    const config = await cli(["list"], { SEARCH_THRESHOLD: "lots" });
+    expect(config.code).toBe(2);
+    expect(config.err).toContain("SEARCH_THRESHOLD");
+    expect((await cli(["list", "--tools", "skill,bogus"])).err).toContain("unknown tool 'bogus'");
+  });
+
+  test("list shows skills, sources and problems; --json is machine-readable", async () => {
+    const dir = skills();
+    const text = await cli(["list", "--skills-dir", dir]);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain("git");
+    expect(text.out).toContain("1 skipped with errors");
+    const json = JSON.parse((await cli(["list", "--json", "--skills-dir", dir])).out);
+    expect(json.skills.map((s: { name: string }) => s.name)).toEqual(["git", "pdf"]);
+    expect(json.diagnostics).toEqual({ errors: 1, warnings: 0 });
+  });
+
+  test("an empty skills folder says what to do", async () => {
+    const empty = await cli(["list", "--skills-dir", tempDir()]);
+    expect(empty.out).toContain("No skills found");
+    expect(empty.out).toContain("skillhub doctor");
+  });
+
+  test("show prints what the skill tool returns; an unknown name exits 1", async () => {
+    const dir = skills();
+    const shown = await cli(["show", "GIT", "--skills-dir", dir]);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toStartWith(`Loading: git\nBase directory: ${join(dir, "git")}\n\n---\nname: git`);
+    const missing = await cli(["show", "gti", "--skills-dir", dir]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("Skill 'gti' not found.\n\nAvailable skills:\n- git");
+    expect((await cli(["show"])).code).toBe(2);
+  });
+
+  test("doctor shows the project root, every source, shadowing and diagnostics", async () => {
+    const dir = skills();
+    const home = tempDir();
+    writeSkill(join(home, ".claude", "skills"), "git", { description: "global git" });
+    const project = tempDir();
+    const doctor = await cli(["doctor", "--skills-dir", dir, "--project", project], { HOME: home });
+    expect(doctor.code).toBe(0);
+    expect(doctor.out).toContain(`Project root: ${project}`);
+    expect(doctor.out).toContain("--project / SKILLHUB_PROJECT_DIR");
+    expect(doctor.out).toContain(`dir1            explicit ${dir}  (2 skills)`);
+    expect(doctor.out).toContain("claude-global");
+    expect(doctor.out).toContain("not present");
+    expect(doctor.out).toContain("claude-global:git");
+    expect(doctor.out).toContain("error missing-description");
+    const json = JSON.parse((await cli(["doctor", "--json", "--skills-dir", dir])).out);
+    expect(json.sources[0]).toMatchObject({ label: "dir1", served: 2 });
+  });
+
+  test("doctor says when no project root applies", async () => {
+    const home = tempDir();
+    const { code, out } = await cli(["doctor"], { HOME: home });
+    expect(code).toBe(0);
+    expect(out).toContain("Project root: (none)");
+  });
+
+  test("print-config gives each client's snippet with an absolute command", async () => {
+    for (const client of ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex", "gemini"]) {
+      const { code, out } = await cli(["print-config", client]);
+      expect(code).toBe(0);
+      expect(out).toContain(process.execPath);
+    }
+    expect((await cli(["print-config", "vscode"])).out).toContain('"servers"');
+    expect((await cli(["print-config", "codex"])).out).toContain("[mcp_servers.skillhub]");
+    expect((await cli(["print-config", "claude-code", "--http", "http://127.0.0.1:8000/mcp"])).out).toContain("claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp");
+    expect((await cli(["print-config", "emacs"])).code).toBe(2);
+  });
+
+  test("the binary: --version, --help and a wrong flag", async () => {
+    const bin = binary();
+    const version = Bun.spawnSync([bin, "--version"]);
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout.toString()).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const wrong = Bun.spawnSync([bin, "--wat"]);
+    expect(wrong.exitCode).toBe(2);
+    expect(wrong.stdout.toString()).toBe("");
+    expect(wrong.stderr.toString()).toContain("unknown option --wat");
+    const config = Bun.spawnSync([bin, "print-config", "claude-desktop"]);
+    expect(config.stdout.toString()).toContain(`"command": "${bin}"`);
+  });
+});

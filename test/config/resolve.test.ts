@@ -1,0 +1,140 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { parseCommandLine } from "../../src/config/args.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { resolveConfig } from "../../src/config/resolve.ts";
+import { ConfigError } from "../../src/util/errors.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { afterAll } from "bun:test";
+
+afterAll(cleanupTemp);
+const resolve = (env: Record<string, string> = {}, flags: Record<string, unknown> = {}, files: { path: string; data: unknown }[] = []) =>
+  resolveConfig({ env, flags, files, homeDir: "/home/u", cwd: "/work" });
+const failure = (fn: () => unknown): ConfigError => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+};
+
+describe("resolveConfig", () => {
+  test("defaults follow the seeds", () => {
+    const { config } = resolve();
+    expect(config.home).toBe("/home/u/.skillhub");
+    expect(config.search).toMatchObject({ limit: 10, threshold: 0.2 });
+    expect(config.commands).toMatchObject({ enabled: false, allowed: ["python", "uv", "node", "cat", "ls", "grep"], timeout_seconds: 60, max_output_bytes: 65536 });
+    expect(config.files.max_file_bytes).toBe(65536);
+    expect(config.matching).toEqual({ min_score: 0.2, max_results: 3, ambiguity_threshold: 0.1 });
+    expect(config.sources).toMatchObject({ rescan_seconds: 30, watch: true, max_depth: 8, max_dirs: 20000 });
+    expect(config.server).toMatchObject({ transport: "stdio", host: "127.0.0.1", port: 8000, tools: "auto" });
+    expect(config.git.branch).toBe("main");
+    expect(config.refresh.interval_minutes).toBe(15);
+    expect(config.log_level).toBe("INFO");
+  });
+
+  test("environment variables named in the seeds are honoured", () => {
+    const { config } = resolve({
+      SKILLS_DIR: "/a:~/b",
+      SEARCH_LIMIT: "5",
+      SEARCH_THRESHOLD: "0.5",
+      LOG_LEVEL: "debug",
+      SKILLHUB_ENABLED_SKILLS: "PDF, git",
+      SKILLHUB_ENABLED_CATEGORIES: "Dev",
+      MAX_FILE_BYTES: "1000",
+      ALLOWED_COMMANDS: "python,ls",
+      SKILLHUB_SKIP_AUTO_REINDEX: "1",
+      ANALYTICS_ENDPOINT: "http://127.0.0.1:9/x",
+      REFRESH_INTERVAL_MINUTES: "5",
+      SKILLS_REPO: "file:///r1.git, file:///r2.git",
+      DB_PATH: "cache",
+    });
+    expect(config.sources.dirs).toEqual(["/a", "/home/u/b"]);
+    expect(config.search).toMatchObject({ limit: 5, threshold: 0.5, skip_auto_reindex: true });
+    expect(config.log_level).toBe("DEBUG");
+    expect(config.filters).toEqual({ enabled_skills: ["pdf", "git"], enabled_categories: ["dev"] });
+    expect(config.files.max_file_bytes).toBe(1000);
+    expect(config.commands.allowed).toEqual(["python", "ls"]);
+    expect(config.analytics).toMatchObject({ enabled: true, endpoint: "http://127.0.0.1:9/x" });
+    expect(config.refresh).toEqual({ enabled: true, interval_minutes: 5 });
+    expect(config.git.repos).toEqual(["file:///r1.git", "file:///r2.git"]);
+    expect(config.cache_path).toBe("/work/cache");
+  });
+
+  test("flags beat the environment, which beats files; --skills-dir comes before SKILLS_DIR", () => {
+    const { config } = resolve(
+      { SKILLHUB_TOOLS: "hub", SKILLS_DIR: "/env" },
+      { tools: "skill", "skills-dir": ["/flag"], "no-watch": true },
+      [{ path: "/c.yaml", data: { server: { tools: "all", port: 9 }, matching: { min_score: 0.5 } } }],
+    );
+    expect(config.server.tools).toBe("skill");
+    expect(config.server.port).toBe(9);
+    expect(config.matching.min_score).toBe(0.5);
+    expect(config.sources.dirs).toEqual(["/flag", "/env"]);
+    expect(config.sources.watch).toBe(false);
+  });
+
+  test("a bad value names the key, the value and what is allowed", () => {
+    expect(failure(() => resolve({ SEARCH_LIMIT: "ten" })).message).toBe(
+      'Invalid configuration: SEARCH_LIMIT (environment variable) = "ten": expected a whole number.',
+    );
+    const port = failure(() => resolve({ SKILLHUB_PORT: "70000" })).message;
+    expect(port).toContain("SKILLHUB_PORT");
+    expect(port).toContain("70000");
+    expect(port).toContain("65535");
+    const transport = failure(() => resolve({}, { transport: "carrier-pigeon" })).message;
+    expect(transport).toContain("--transport");
+    expect(transport).toContain('"carrier-pigeon"');
+    expect(transport).toContain("stdio");
+    expect(failure(() => resolve({ SKILLHUB_WATCH: "maybe" })).message).toContain("one of 1, true");
+    const file = failure(() => resolve({}, {}, [{ path: "/c.yaml", data: { matching: { min_score: "high" } } }])).message;
+    expect(file).toContain("matching.min_score in /c.yaml");
+    expect(file).toContain("expected number");
+  });
+
+  test("secrets are never echoed", () => {
+    const message = failure(() => resolve({ SKILLHUB_HTTP_TOKEN: "s3cret", SKILLHUB_PORT: "x" })).message;
+    expect(message).not.toContain("s3cret");
+  });
+
+  test("unknown keys in a config file are warnings, not errors", () => {
+    const { warnings, config } = resolve({}, {}, [{ path: "/c.yaml", data: { matching: { min_score: 0.3, fuzzy: true }, colour: "blue" } }]);
+    expect(config.matching.min_score).toBe(0.3);
+    expect(warnings).toEqual(['/c.yaml: unknown key "matching.fuzzy" ignored.', '/c.yaml: unknown key "colour" ignored.']);
+  });
+});
+
+describe("loadConfig", () => {
+  test("reads ~/.skillhub/config.yaml (under SKILLHUB_HOME) and --config", () => {
+    const home = tempDir();
+    write(join(home, "hub", "config.yaml"), "search:\n  limit: 7\nscripts:\n  runners:\n    '.rb': ruby\n");
+    const extra = write(join(home, "extra.yaml"), "search:\n  threshold: 0.4\n");
+    const { config } = loadConfig({ env: { SKILLHUB_HOME: join(home, "hub") }, homeDir: home, cwd: home, configFile: extra });
+    expect(config.search).toMatchObject({ limit: 7, threshold: 0.4 });
+    expect(config.scripts.runners).toMatchObject({ ".rb": "ruby", ".sh": "bash" });
+  });
+
+  test("invalid YAML and a missing --config file are configuration errors", () => {
+    const home = tempDir();
+    const bad = write(join(home, "bad.yaml"), "search: [unclosed\n");
+    expect(failure(() => loadConfig({ env: {}, homeDir: home, cwd: home, configFile: bad })).message).toContain("is not valid YAML");
+    expect(failure(() => loadConfig({ env: {}, homeDir: home, cwd: home, configFile: join(home, "none.yaml") })).message).toContain("no such file");
+  });
+});
+
+describe("parseCommandLine", () => {
+  test("no command means serve; flags are split into config flags and options", () => {
+    const parsed = parseCommandLine(["--skills-dir", "/a", "--skills-dir", "/b", "--json"]);
+    expect(parsed.command).toBe("serve");
+    expect(parsed.flags["skills-dir"]).toEqual(["/a", "/b"]);
+    expect(parsed.options.json).toBe(true);
+  });
+
+  test("unknown options and commands are usage errors", () => {
+    expect(failure(() => parseCommandLine(["--frobnicate"])).message).toBe("unknown option --frobnicate.");
+    expect(failure(() => parseCommandLine(["frobnicate"])).message).toContain('unknown command "frobnicate"');
+    expect(failure(() => parseCommandLine(["--port"])).message).toContain("needs a value");
+  });
+});

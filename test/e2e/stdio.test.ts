@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { binary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { eventually } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+const bin = binary();
+
+/** A temp HOME with global skills and a temp project with project skills. */
+function world() {
+  const home = tempDir("skillhub-e2e-home-");
+  const project = tempDir("skillhub-e2e-project-");
+  writeSkill(join(home, ".claude", "skills"), "global-only", { description: "From the user's Claude folder" });
+  writeSkill(join(project, ".agents", "skills"), "git", { description: "Git workflow" });
+  writeSkill(join(project, ".claude", "skills"), "git", { description: "Shadowed git" });
+  write(join(project, ".agents", "skills", "broken", "SKILL.md"), "no frontmatter here");
+  const env = { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG" };
+  return { home, project, env };
+}
+
+async function start(w: ReturnType<typeof world>, args: string[] = []) {
+  const transport = new StdioClientTransport({ command: bin, args, env: w.env, cwd: w.project, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk) => (stderr += String(chunk)));
+  const client = new Client({ name: "e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr };
+}
+
+describe("the compiled binary over stdio", () => {
+  test("initialize, tools/list and the skill tool, with project before global", async () => {
+    const w = world();
+    const { client, stderr } = await start(w);
+    expect(client.getServerVersion()?.name).toBe("skillhub");
+    expect(client.getInstructions()?.length ?? 0).toBeGreaterThan(20);
+    expect(client.getInstructions()?.length ?? 999).toBeLessThan(512);
+    const { tools } = await client.listTools();
+    const skill = tools.find((t) => t.name === "skill");
+    expect(skill?.description).toContain("<name>git</name>\n<description>Git workflow</description>\n<location>project</location>");
+    expect(skill?.description).toContain("<name>global-only</name>");
+    const result = (await client.callTool({ name: "skill", arguments: { name: "GIT" } })) as CallToolResult;
+    expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining(`Base directory: ${join(w.project, ".agents", "skills", "git")}`) });
+    const missing = (await client.callTool({ name: "skill", arguments: { name: "gti" } })) as CallToolResult;
+    expect(missing.isError).toBe(true);
+    await client.close();
+    expect(stderr()).toContain("no-frontmatter");
+  });
+
+  test("a skill added while running loads by name within a second", async () => {
+    const w = world();
+    const { client } = await start(w);
+    await client.listTools();
+    writeSkill(join(w.project, ".agents", "skills"), "brand-new", { description: "Added later" });
+    const started = Date.now();
+    await eventually(async () => !((await client.callTool({ name: "skill", arguments: { name: "brand-new" } })) as CallToolResult).isError, 2000);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await client.close();
+  });
+
+  test("stdout carries only JSON-RPC; stdin end and SIGTERM exit 0", async () => {
+    const w = world();
+    const proc = Bun.spawn([bin], { cwd: w.project, env: w.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const send = (msg: object) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    proc.stdin.write("this is not json\n");
+    send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "skill", arguments: { name: "git" } } });
+    send({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "skill", arguments: { name: "../../etc/passwd" } } });
+    await proc.stdin.flush();
+    proc.stdin.end();
+    const code = await proc.exited;
+    expect(code).toBe(0);
+    const lines = (await new Response(proc.stdout).text()).trim().split("\n");
+    const messages = lines.map((l) => JSON.parse(l));
+    for (const m of messages) expect(m.jsonrpc).toBe("2.0");
+    expect(messages.map((m) => m.id)).toEqual([1, 2, 3, 4]);
+    expect(messages[3].result.isError).toBe(true);
+
+    const second = Bun.spawn([bin], { cwd: w.project, env: w.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    await Bun.sleep(300);
+    second.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+});

@@ -1,0 +1,81 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { resolveConfig } from "../../src/config/resolve.ts";
+import type { Config } from "../../src/config/schema.ts";
+import { createServer } from "../../src/server/create-server.ts";
+import { Hub, type HubOptions } from "../../src/server/hub.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
+import { tempDir } from "./fs.ts";
+
+export interface TestHubOptions {
+  /** Environment variables for the config (SKILLS_DIR, SEARCH_LIMIT, ...). */
+  env?: Record<string, string>;
+  /** Flags, as parsed (e.g. { "skills-dir": [dir] }). */
+  flags?: Record<string, unknown>;
+  home?: string;
+  cwd?: string;
+  hub?: Partial<HubOptions>;
+}
+
+/** A Hub over temp folders with no timer and no watcher unless asked. */
+export function testHub(options: TestHubOptions = {}) {
+  const home = options.home ?? tempDir("skillhub-home-");
+  const env = { SKILLHUB_RESCAN_SECONDS: "0", SKILLHUB_WATCH: "0", ...options.env };
+  const { config } = resolveConfig({ env, flags: options.flags, homeDir: home, cwd: options.cwd ?? home });
+  const logger = createMemoryLogger();
+  const hub = new Hub({ config, logger, env, homeDir: home, cwd: options.cwd ?? home, ...options.hub });
+  return { hub, logger, home, config: config as Config };
+}
+
+export interface ConnectOptions extends TestHubOptions {
+  clientName?: string;
+  /** Roots the client reports (enables the roots capability). */
+  roots?: string[];
+}
+
+/** An SDK Client connected in memory to a started hub. */
+export async function connect(options: ConnectOptions = {}) {
+  const { hub, logger, home } = testHub(options);
+  const server = createServer(hub, { version: "test" });
+  const client = new Client(
+    { name: options.clientName ?? "test-client", version: "1.0.0" },
+    { capabilities: options.roots ? { roots: { listChanged: true } } : {} },
+  );
+  const notifications: string[] = [];
+  client.fallbackNotificationHandler = async (n) => {
+    notifications.push(n.method);
+  };
+  if (options.roots) {
+    const { ListRootsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: (options.roots ?? []).map((uri) => ({ uri })) }));
+  }
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  void hub.start();
+  await client.connect(clientTransport);
+  await hub.ready;
+  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const close = async () => {
+    hub.close();
+    await client.close();
+  };
+  return { client, server, hub, logger, home, notifications, call, close };
+}
+
+/** The text of a tool result. */
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+}
+
+/** Poll until `check` returns a truthy value or `ms` elapse. */
+export async function eventually<T>(check: () => T | Promise<T>, ms = 3000, step = 20): Promise<T> {
+  const end = Date.now() + ms;
+  let last: T | undefined;
+  while (Date.now() < end) {
+    last = await check();
+    if (last) return last;
+    await Bun.sleep(step);
+  }
+  throw new Error(`condition not met within ${ms} ms (last value: ${String(last)})`);
+}

@@ -1,0 +1,27 @@
+import type { Skill } from "../../src/skills/skill.ts";
+
+/** A catalog Skill value for pure tests. */
+export function fakeSkill(name: string, over: Partial<Skill> = {}): Skill {
+  return {
+    kind: "agent-skill",
+    name,
+    key: name.toLowerCase(),
+    id: `${over.source ?? "dir1"}:${name}`,
+    description: `Helps with ${name}.`,
+    tags: [],
+    keywords: [],
+    alwaysApply: false,
+    frontmatter: {},
+    headings: [],
+    bodyLines: 1,
+    source: "dir1",
+    location: "explicit",
+    root: "/skills",
+    dir: `/skills/${name}`,
+    file: `/skills/${name}/SKILL.md`,
+    hash: name,
+    size: 10,
+    mtimeMs: 1,
+    ...over,
+  };
+}

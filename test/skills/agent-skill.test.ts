@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { parseAgentSkill, skillBody } from "../../src/skills/agent-skill.ts";
+
+const parse = (text: string, dir = "/skills/pdf") => parseAgentSkill({ file: `${dir}/SKILL.md`, dir, text, size: text.length, mtimeMs: 1 });
+const codes = (text: string, dir?: string) => parse(text, dir).diagnostics.map((d) => d.code);
+
+describe("parseAgentSkill", () => {
+  test("reads name, description and skillhub metadata", () => {
+    const { skill, diagnostics } = parse(
+      "---\nname: pdf\ndescription: PDF tools\nmetadata:\n  skillhub:\n    category: ' Documents '\n    tags: [PDF, Extract]\n    alwaysApply: true\n---\n# PDF\n## Usage\n```\n# not a heading\n```\n",
+    );
+    expect(diagnostics).toEqual([]);
+    expect(skill?.name).toBe("pdf");
+    expect(skill?.key).toBe("pdf");
+    expect(skill?.category).toBe("documents");
+    expect(skill?.tags).toEqual(["pdf", "extract"]);
+    expect(skill?.alwaysApply).toBe(true);
+    expect(skill?.headings).toEqual(["PDF", "Usage"]);
+  });
+
+  test("no frontmatter, unclosed frontmatter, bad YAML and a missing description skip the skill with a diagnostic", () => {
+    expect(parse("# no frontmatter").skill).toBeUndefined();
+    expect(codes("# no frontmatter")).toEqual(["no-frontmatter"]);
+    expect(codes("---\nname: pdf\n")).toEqual(["unclosed-frontmatter"]);
+    expect(codes("---\nname: [pdf\n---\n")).toEqual(["yaml-error"]);
+    expect(codes("---\nname: pdf\n---\n")).toEqual(["missing-description"]);
+    expect(codes("---\nname: pdf\ndescription: '   '\n---\n")).toEqual(["missing-description"]);
+    expect(codes("---\n- a\n- b\n---\n")).toEqual(["invalid-frontmatter"]);
+    for (const text of ["# x", "---\nname: pdf\n---\n"]) {
+      for (const d of parse(text).diagnostics) {
+        expect(d.severity).toBe("error");
+        expect(d.file).toBe("/skills/pdf/SKILL.md");
+        expect(d.message).toContain("not served");
+      }
+    }
+  });
+
+  test("a missing name falls back to the folder name, with a warning", () => {
+    const { skill, diagnostics } = parse("---\ndescription: x\n---\nbody");
+    expect(skill?.name).toBe("pdf");
+    expect(diagnostics.map((d) => [d.code, d.severity])).toEqual([["missing-name", "warning"]]);
+  });
+
+  test("names breaking the spec or the folder are served with warnings", () => {
+    const { skill } = parse("---\nname: Ahrefs Automation\ndescription: x\n---\n", "/s/ahrefs-automation");
+    expect(skill?.name).toBe("Ahrefs Automation");
+    expect(skill?.key).toBe("ahrefs automation");
+    expect(codes("---\nname: Ahrefs Automation\ndescription: x\n---\n", "/s/ahrefs-automation")).toEqual(["invalid-name", "name-mismatch"]);
+    expect(codes("---\nname: -21risk-automation\ndescription: x\n---\n", "/s/-21risk-automation")).toEqual(["invalid-name"]);
+    expect(codes("---\nname: a--b\ndescription: x\n---\n", "/s/a--b")).toEqual(["invalid-name"]);
+  });
+
+  test("unquoted ': ' is recovered with a warning and the skill is served", () => {
+    const { skill, diagnostics } = parse("---\nname: pdf\ndescription: Use when: you have PDFs\n---\n");
+    expect(skill?.description).toBe("Use when: you have PDFs");
+    expect(diagnostics.map((d) => d.code)).toEqual(["yaml-recovered"]);
+  });
+
+  test("long descriptions and bodies are warnings", () => {
+    const long = `---\nname: pdf\ndescription: ${"x".repeat(1100)}\n---\n${"line\n".repeat(600)}`;
+    expect(codes(long)).toEqual(["description-too-long", "body-too-long"]);
+    expect(parse(long).skill).toBeDefined();
+  });
+
+  test("unknown keys used by real clients are kept in the frontmatter", () => {
+    const { skill, diagnostics } = parse("---\nname: pdf\ndescription: x\nmodel: opus\nuser-invocable: false\nallowed-tools: Read Write\n---\n");
+    expect(diagnostics).toEqual([]);
+    expect(skill?.frontmatter).toMatchObject({ model: "opus", "user-invocable": false, "allowed-tools": "Read Write" });
+  });
+
+  test("skillBody returns the body without frontmatter, newlines kept", () => {
+    expect(skillBody("---\nname: a\ndescription: b\n---\n\n# Title\n\ntext\n")).toBe("# Title\n\ntext\n");
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test";
+import { parseLenientYaml } from "../../src/skills/lenient-yaml.ts";
+
+describe("parseLenientYaml", () => {
+  test("plain YAML parses without recovery", () => {
+    expect(parseLenientYaml("name: a\ndescription: b\n")).toEqual({ ok: true, data: { name: "a", description: "b" }, recovered: [] });
+  });
+
+  test("an unquoted ': ' inside a value is recovered and reported", () => {
+    const result = parseLenientYaml("name: pdf\ndescription: Use when: the user has a PDF\n");
+    expect(result).toEqual({ ok: true, data: { name: "pdf", description: "Use when: the user has a PDF" }, recovered: ["description"] });
+  });
+
+  test("values starting with a reserved character are recovered", () => {
+    const result = parseLenientYaml("name: x\ndescription: @mentions in Slack\n");
+    expect(result.ok && result.data).toEqual({ name: "x", description: "@mentions in Slack" });
+  });
+
+  test("broken YAML that cannot be repaired is an error with a message", () => {
+    const result = parseLenientYaml("name: [unclosed\ndescription: x\n");
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.length).toBeGreaterThan(5);
+  });
+
+  test("a YAML alias bomb is refused, not expanded", () => {
+    const bomb = [
+      "a: &a [x, x, x, x, x, x, x, x, x]",
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]",
+      "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]",
+      "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]",
+      "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]",
+      "description: boom",
+    ].join("\n");
+    const result = parseLenientYaml(bomb);
+    expect(result.ok).toBe(false);
+  });
+
+  test("block scalars and quoted strings keep their text", () => {
+    const result = parseLenientYaml('name: "x"\ndescription: |\n  line one\n  line two\n');
+    expect(result.ok && result.data).toEqual({ name: "x", description: "line one\nline two\n" });
+  });
+});

@@ -1,0 +1,86 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { Walker } from "../../src/sources/walk.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+const limits = { maxDepth: 8, maxDirs: 20_000 };
+const rels = (root: string) => new Walker().walk(root, limits).skills.map((s) => s.rel);
+
+describe("Walker", () => {
+  test("finds skills at any depth, in hidden folders, and nested inside other skills", () => {
+    const root = tempDir();
+    writeSkill(root, "a");
+    writeSkill(root, ".curated/b");
+    writeSkill(root, ".system/deep/c");
+    writeSkill(root, "a/nested");
+    write(join(root, "a", "references", "notes.md"), "# not a skill");
+    expect(rels(root).sort()).toEqual([".curated/b/SKILL.md", ".system/deep/c/SKILL.md", "a/SKILL.md", "a/nested/SKILL.md"]);
+  });
+
+  test("skips .git, node_modules, __pycache__ and .venv", () => {
+    const root = tempDir();
+    for (const skip of [".git", "node_modules", "__pycache__", ".venv"]) writeSkill(root, `${skip}/x`);
+    writeSkill(root, "kept");
+    expect(rels(root)).toEqual(["kept/SKILL.md"]);
+  });
+
+  test("follows symlinked folders and stops at loops", () => {
+    const root = tempDir();
+    const elsewhere = tempDir();
+    writeSkill(elsewhere, "linked");
+    symlinkSync(join(elsewhere, "linked"), join(root, "linked"));
+    mkdirSync(join(root, "loop"));
+    symlinkSync(root, join(root, "loop", "back"));
+    const result = new Walker().walk(root, limits);
+    expect(result.skills.map((s) => s.rel)).toEqual(["linked/SKILL.md"]);
+    expect(result.diagnostics.map((d) => d.code)).toContain("symlink-loop");
+  });
+
+  test("stops at the depth limit and at the folder limit, with warnings", () => {
+    const root = tempDir();
+    writeSkill(root, "1/2/3/deep");
+    writeSkill(root, "shallow");
+    const deep = new Walker().walk(root, { maxDepth: 2, maxDirs: 100 });
+    expect(deep.skills.map((s) => s.rel)).toEqual(["shallow/SKILL.md"]);
+    expect(deep.diagnostics.map((d) => d.code)).toEqual(["depth-limit"]);
+    const few = new Walker().walk(root, { maxDepth: 8, maxDirs: 3 });
+    expect(few.dirCount).toBe(3);
+    expect(few.diagnostics.map((d) => d.code)).toEqual(["dir-limit"]);
+  });
+
+  test("a missing root is no error", () => {
+    const result = new Walker().walk("/nonexistent/skills", limits);
+    expect(result).toMatchObject({ exists: false, skills: [], diagnostics: [] });
+  });
+
+  test("collects loose Markdown outside skill folders and the root config.yaml", () => {
+    const root = tempDir();
+    write(join(root, "_root.md"), "---\nkeywords: [a]\n---\n");
+    write(join(root, "ui", "_index.md"), "x");
+    write(join(root, "config.yaml"), "matching: {}");
+    writeSkill(root, "skill");
+    write(join(root, "skill", "guide.md"), "part of the skill");
+    const result = new Walker().walk(root, limits);
+    expect(result.markdown.map((m) => m.rel).sort()).toEqual(["_root.md", "ui/_index.md"]);
+    expect(result.configFile).toBe(join(root, "config.yaml"));
+  });
+
+  test("a rescan reuses unchanged folder listings but sees new folders and edited files", () => {
+    const root = tempDir();
+    writeSkill(root, "a");
+    let readdirs = 0;
+    const fs = require("node:fs");
+    const walker = new Walker({ ...fs, readdirSync: (...args: unknown[]) => (readdirs++, fs.readdirSync(...args)) });
+    walker.walk(root, limits);
+    walker.endRescan();
+    const before = readdirs;
+    walker.walk(root, limits);
+    walker.endRescan();
+    expect(readdirs).toBe(before);
+    writeSkill(root, "b");
+    const again = walker.walk(root, limits);
+    expect(again.skills.map((s) => s.rel)).toEqual(["a/SKILL.md", "b/SKILL.md"]);
+  });
+});

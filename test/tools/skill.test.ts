@@ -1,0 +1,206 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Scanner } from "../../src/refresh/scanner.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect, textOf } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers) await close();
+  closers = [];
+});
+
+/** A project and a home, each with .agent/skills (seed 004's universal folders). */
+function layout() {
+  const home = tempDir("skillhub-home-");
+  const project = tempDir("skillhub-project-");
+  const projectSkills = join(project, ".agent", "skills");
+  const globalSkills = join(home, ".agent", "skills");
+  return { home, project, projectSkills, globalSkills };
+}
+
+async function open(l: ReturnType<typeof layout>, extra: Parameters<typeof connect>[0] = {}) {
+  const session = await connect({ home: l.home, flags: { project: l.project }, ...extra });
+  closers.push(session.close);
+  return session;
+}
+
+describe("skill tool: seed 004 testing scenarios", () => {
+  test("1. load existing skill: 'Loading:', 'Base directory:', then SKILL.md verbatim", async () => {
+    const l = layout();
+    const file = writeSkill(l.projectSkills, "git", { description: "Git deployment workflow skill", body: "# Git Deployment GitOps\n\n## Overview\n\nManage commits.\n" });
+    const { call } = await open(l);
+    const result = await call("skill", { name: "git" });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe(`Loading: git\nBase directory: ${join(l.projectSkills, "git")}\n\n${readFileSync(file, "utf8")}`);
+  });
+
+  test("2. case-insensitive match: 'Git' finds 'git', 'MCP-Builder' finds 'mcp-builder'", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "git");
+    writeSkill(l.globalSkills, "mcp-builder");
+    const { call } = await open(l);
+    expect(textOf(await call("skill", { name: "Git" }))).toStartWith("Loading: git\n");
+    expect(textOf(await call("skill", { name: "MCP-Builder" }))).toStartWith("Loading: mcp-builder\n");
+  });
+
+  test("3. skill not found: seed 004's text, close matches first, then the available skills", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "git", { description: "Git workflow" });
+    writeSkill(l.projectSkills, "mcp-builder", { description: "MCP development" });
+    writeSkill(l.projectSkills, "postgres", { description: "PostgreSQL database operations" });
+    const { call } = await open(l);
+    const result = await call("skill", { name: "postgress" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      "Skill 'postgress' not found.\n\nAvailable skills:\n- postgres: PostgreSQL database operations\n- git: Git workflow\n- mcp-builder: MCP development\n\nUse the exact skill name (case-insensitive) to load a skill.",
+    );
+    expect(result.structuredContent).toEqual({ error: { code: "SKILL_NOT_FOUND", message: "Skill 'postgress' not found.", suggestions: ["postgres"] } });
+  });
+
+  test("4. empty name: a validation error naming the field", async () => {
+    const l = layout();
+    const { call } = await open(l);
+    const result = await call("skill", { name: "" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("INVALID_ARGUMENT");
+    expect(textOf(result)).toContain("Skill name cannot be empty");
+    const extra = await call("skill", { name: "git", other: 1 });
+    expect(extra.isError).toBe(true);
+    expect(textOf(extra)).toContain("other");
+  });
+
+  test("5. priority resolution: a project skill overrides the global one", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "git", { description: "project git" });
+    writeSkill(l.globalSkills, "git", { description: "global git" });
+    writeSkill(join(l.project, ".claude", "skills"), "git", { description: "claude project git" });
+    const { call, client } = await open(l);
+    expect(textOf(await call("skill", { name: "git" }))).toContain("description: project git");
+    expect(textOf(await call("skill", { name: "agent-global:git" }))).toContain("description: global git");
+    const { tools } = await client.listTools();
+    const description = tools.find((t) => t.name === "skill")?.description ?? "";
+    expect(description).toContain("<description>project git</description>\n<location>project</location>");
+    expect(description).not.toContain("global git");
+  });
+
+  test("6. refresh detection: a new skill appears at the next rescan, and loads by name at once", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "git");
+    const { call, client, hub } = await open(l);
+    writeSkill(l.projectSkills, "fresh", { description: "Brand new" });
+    // Even before any rescan, a call by name finds it (one quick rescan on a miss).
+    expect(textOf(await call("skill", { name: "fresh" }))).toStartWith("Loading: fresh\n");
+    await hub.refresher.rescan("test");
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === "skill")?.description).toContain("<name>fresh</name>");
+  });
+
+  test("7. missing directories: no error, other folders still served", async () => {
+    const l = layout();
+    writeSkill(l.globalSkills, "only-global");
+    const { call, hub } = await open(l, { flags: { project: l.project, "skills-dir": ["/definitely/not/here"] } });
+    expect(textOf(await call("skill", { name: "only-global" }))).toStartWith("Loading: only-global\n");
+    expect(hub.catalog.sources.find((s) => s.label === "dir1")?.exists).toBe(false);
+    expect(hub.catalog.diagnostics).toEqual([]);
+  });
+
+  test("8. malformed frontmatter: skipped, warning logged, the rest served", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "good");
+    write(join(l.projectSkills, "broken", "SKILL.md"), "---\nname: [broken\ndescription: x\n---\nbody");
+    const { call, logger, hub } = await open(l);
+    expect(textOf(await call("skill", { name: "good" }))).toStartWith("Loading: good\n");
+    expect((await call("skill", { name: "broken" })).isError).toBe(true);
+    expect(logger.lines.some((line) => line.includes("WARN") && line.includes("yaml-error") && line.includes("broken"))).toBe(true);
+    expect(hub.catalog.diagnostics.map((d) => d.code)).toEqual(["yaml-error"]);
+  });
+
+  test("9. missing required field: skipped with a diagnostic", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "nodesc", { description: null });
+    writeSkill(l.projectSkills, "good");
+    const { call, hub } = await open(l);
+    expect((await call("skill", { name: "nodesc" })).isError).toBe(true);
+    expect(hub.catalog.diagnostics.map((d) => [d.code, d.file])).toEqual([["missing-description", join(l.projectSkills, "nodesc", "SKILL.md")]]);
+  });
+
+  test("10. permission denied: skipped, error logged, the rest served", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "good");
+    const locked = writeSkill(l.projectSkills, "locked");
+    // Tests may run as root, which reads any file: deny the read through the scanner's reader instead of chmod.
+    const scanner = new Scanner(undefined, (file) => {
+      if (file === locked) throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+      return readFileSync(file, "utf8");
+    });
+    const { call, logger } = await open(l, { hub: { scanner } });
+    expect(textOf(await call("skill", { name: "good" }))).toStartWith("Loading: good\n");
+    expect((await call("skill", { name: "locked" })).isError).toBe(true);
+    expect(logger.lines.some((line) => line.includes("ERROR") && line.includes("unreadable") && line.includes("EACCES"))).toBe(true);
+  });
+});
+
+describe("skill tool: SkillHub additions", () => {
+  test("title, annotations and a strict input schema", async () => {
+    const l = layout();
+    const { client } = await open(l);
+    const tool = (await client.listTools()).tools.find((t) => t.name === "skill");
+    expect(tool?.title).toBe("Load Skill");
+    expect(tool?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(tool?.inputSchema).toMatchObject({
+      type: "object",
+      properties: { name: { type: "string", minLength: 1, description: "Name of the skill to load (case-insensitive)" } },
+      required: ["name"],
+      additionalProperties: false,
+    });
+  });
+
+  test("the catalog fits Claude Code's 2,048-character cut", async () => {
+    const l = layout();
+    for (let i = 0; i < 200; i++) writeSkill(l.projectSkills, `skill-${i}`, { description: `A fairly long description for skill number ${i}, explaining when to use it.` });
+    const { client } = await open(l, { clientName: "claude-code" });
+    const description = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+    expect(description.length).toBeLessThanOrEqual(2048);
+    expect(description).toMatch(/…and \d+ more/);
+  });
+
+  test("any current name works even if the listing is stale or cut", async () => {
+    const l = layout();
+    for (let i = 0; i < 300; i++) writeSkill(l.projectSkills, `skill-${i}`);
+    const { call } = await open(l, { clientName: "claude-code" });
+    expect(textOf(await call("skill", { name: "skill-299" }))).toStartWith("Loading: skill-299\n");
+  });
+
+  test("hostile names never escape the catalog", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "git");
+    const { call } = await open(l);
+    for (const name of ["../../../etc/passwd", ".ssh/id_rsa", "git/../../x", "/etc/passwd", "C:\\Windows", "git\u0000"]) {
+      const result = await call("skill", { name });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).not.toContain("root:");
+    }
+  });
+
+  test("a disabled skill answers SKILL_DISABLED and is not listed", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "git");
+    writeSkill(l.projectSkills, "pdf");
+    const { call, client } = await open(l, { env: { SKILLHUB_ENABLED_SKILLS: "pdf" } });
+    const result = await call("skill", { name: "git" });
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as { error: { code: string } }).error.code).toBe("SKILL_DISABLED");
+    const description = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+    expect(description).toContain("<name>pdf</name>");
+    expect(description).not.toContain("<name>git</name>");
+  });
+
+  test("an unknown tool is a protocol error, not a crash", async () => {
+    const l = layout();
+    const { client } = await open(l);
+    await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toThrow(/Unknown tool 'nope'/);
+  });
+});
