@@ -10,7 +10,7 @@ import { formatDiagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
 import { type Source, buildSourceList } from "../sources/source-list.ts";
-import type { ToolDeps } from "../tools/definition.ts";
+import type { EventType, ToolDeps } from "../tools/definition.ts";
 import { type ToolSelection, parseToolSelection, selectTools } from "../tools/index.ts";
 import type { Logger } from "../util/logger.ts";
 
@@ -127,6 +127,9 @@ export class Hub implements ToolDeps {
     if (await this.refresher.refreshForMiss(probable ? 0 : 1000)) return this.store.catalog.get(name);
     return undefined;
   }
+
+  /** Analytics: a no-op until a tracker is configured (DESIGN §13). */
+  track(_type: EventType, _data: Record<string, unknown>): void {}
 
   /** The tools offered now (profile `auto` follows the catalog). */
   tools() {

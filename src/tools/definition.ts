@@ -7,6 +7,18 @@ import type { Config } from "../config/schema.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Logger } from "../util/logger.ts";
 
+/** Analytics event types (seed 003 §10.2, plus skill_loaded and search for the other tools). */
+export type EventType =
+  | "skill_served"
+  | "no_match"
+  | "ambiguous"
+  | "asset_served"
+  | "script_executed"
+  | "skill_feedback"
+  | "refresh"
+  | "skill_loaded"
+  | "search";
+
 /** What tools need from the running hub. The server provides it; tests build one from temp folders. */
 export interface ToolDeps {
   config: Config;
@@ -17,6 +29,8 @@ export interface ToolDeps {
   findSkill(name: string): Promise<Skill | undefined>;
   /** Loads per skill id in this process: "most used" for the catalog budget. */
   usage: Map<string, number>;
+  /** Record an analytics event; never blocks, never throws (a no-op when analytics is off). */
+  track(type: EventType, data: Record<string, unknown>): void;
 }
 
 /** Per-connection facts: who the client is. */

@@ -51,6 +51,7 @@ export const skillTool = defineTool({
       return notFound(name, deps.store.catalog, deps);
     }
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
+    deps.track("skill_loaded", { tool: "skill", skill: skill.name, source: skill.source });
     return textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);
   },
 });
