@@ -2,12 +2,18 @@
 import { homedir } from "node:os";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
+import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { runDoctor } from "./commands/doctor.ts";
 import { runList } from "./commands/list.ts";
 import { runPrintConfig } from "./commands/print-config.ts";
+import { runSearch } from "./commands/search.ts";
 import { runServe } from "./commands/serve.ts";
 import { runShow } from "./commands/show.ts";
+import { runStats } from "./commands/stats.ts";
+import { runSync } from "./commands/sync.ts";
+import { runValidate } from "./commands/validate.ts";
+import { repoConfigFiles } from "./refresh/git-sync.ts";
 import { ConfigError, errorMessage } from "./util/errors.ts";
 import { createLogger } from "./util/logger.ts";
 import { VERSION } from "./version.ts";
@@ -16,9 +22,20 @@ export const HELP = `SkillHub ${VERSION}: one MCP server for every Agent Skill y
 
 Usage:
   skillhub [serve] [options]          run the MCP server on stdio (what MCP clients start)
+  skillhub serve --transport http [--host ADDR] [--port N] [--stateless]
+                                      a shared server over Streamable HTTP at /mcp (+ /healthz)
   skillhub list [--json] [--all]      skills found, with location and source (--all: shadowed too)
   skillhub show NAME                  what the skill tool returns for NAME
+  skillhub search QUERY [--limit N] [--json]
+                                      what search_skills returns for QUERY
   skillhub doctor [--json]            project root, sources, counts, shadowing, diagnostics, config
+  skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees (seed 003)
+                                      in DIR (default: the working directory); exit 1 on errors
+  skillhub sync [--json]              pull the team's skill repositories (SKILLS_REPO) now; progress
+                                      on stderr, exit 1 if a repository cannot be synced
+  skillhub stats [--json] [--since DATE] [FILE...]
+                                      usage summary from the local analytics file (or FILEs):
+                                      most/never used skills, failed requests, feedback, scripts
   skillhub print-config CLIENT        config snippet for claude-desktop, claude-code, cursor,
                                       vscode, windsurf, codex or gemini [--project DIR] [--http URL]
   skillhub --version | --help
@@ -33,6 +50,13 @@ Options (every command):
   --home DIR             SkillHub's own folder (default ~/.skillhub; also SKILLHUB_HOME)
   --config FILE          read settings from FILE after ~/.skillhub/config.yaml
 
+Options (serve):
+  --transport stdio|http stdio (default) or Streamable HTTP (also SKILLHUB_TRANSPORT)
+  --host ADDR            HTTP address to bind (default 127.0.0.1, this machine only); any
+                         other address needs a token in SKILLHUB_HTTP_TOKEN
+  --port N               HTTP port (default 8000; 0 picks a free one, logged to stderr)
+  --stateless            HTTP without sessions: every POST is answered in JSON, no GET stream
+
 Skills are read from, in order: --skills-dir/SKILLS_DIR, <project>/.agents/skills,
 <project>/.agent/skills, ~/.agents/skills, ~/.agent/skills, <project>/.claude/skills,
 ~/.claude/skills, ~/.skillhub/skills. The first folder holding a name wins.
@@ -46,6 +70,10 @@ const COMMANDS: Partial<Record<Command, CommandRun>> = {
   show: runShow,
   doctor: runDoctor,
   "print-config": runPrintConfig,
+  search: runSearch,
+  sync: runSync,
+  stats: runStats,
+  validate: runValidate,
 };
 
 /** argv → config → command. Returns the exit code; `main` is the only caller of process.exit. */
@@ -81,7 +109,13 @@ export async function run(argv: string[], env: Record<string, string | undefined
   const cwd = io.cwd ?? process.cwd();
   let ctx: CommandContext;
   try {
-    const { config, warnings } = loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config });
+    const load = (sourceFiles?: string[]) => loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles });
+    let { config, warnings } = load();
+    // Skills folders' config.yaml (seed 003 §11.3): synced repositories' copies on disk, then the
+    // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
+    // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
+    const sourceFiles = [...repoConfigFiles(config), ...explicitSourceConfigFiles(config)];
+    if (sourceFiles.length > 0) ({ config, warnings } = load(sourceFiles));
     const logger = createLogger({ level: config.log_level, write: io.err });
     ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err };
     return await command(ctx);
@@ -94,8 +128,11 @@ export async function run(argv: string[], env: Record<string, string | undefined
   }
 }
 
+/** Resolves once stdout has taken everything written so far (set when a write is buffered). */
+let stdoutDrained: Promise<unknown> = Promise.resolve();
+
 function stdout(text: string): void {
-  process.stdout.write(text);
+  if (!process.stdout.write(text)) stdoutDrained = new Promise((resolve) => process.stdout.once("drain", resolve));
 }
 
 function stderr(text: string): void {
@@ -106,7 +143,16 @@ async function main(): Promise<void> {
   // Last line of defence: log to stderr and keep serving; stdout stays the protocol's.
   process.on("uncaughtException", (error) => stderr(`skillhub: unexpected error: ${error.stack ?? error.message}\n`));
   process.on("unhandledRejection", (reason) => stderr(`skillhub: unexpected rejection: ${errorMessage(reason)}\n`));
+  // A client may stop us before the server is up (a slow disk, a big catalog): exit 0 then too.
+  // Once a transport listens for the signal it does the graceful shutdown instead.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(0);
+    });
+  }
   const code = await run(process.argv.slice(2), process.env);
+  // A pipe takes 64 KiB at a time: let pending output (validate --json, list --json) drain before exiting.
+  await stdoutDrained;
   process.exit(code);
 }
 

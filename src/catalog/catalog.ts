@@ -121,6 +121,12 @@ export class Catalog {
     return this.byKey.get(key) ?? this.byId.get(key);
   }
 
+  /** A skill by its exact qualified id (`<source>:<name>`), shadowed ones included. */
+  getById(id: string): Skill | undefined {
+    const skill = this.byId.get(id.toLowerCase());
+    return skill?.id === id ? skill : undefined;
+  }
+
   /** All names a client may use: served names and qualified names of shadowed skills. */
   get size(): number {
     return this.skills.length;

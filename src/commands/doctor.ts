@@ -2,6 +2,7 @@ import { describeFilter } from "../catalog/filters.ts";
 import { formatDiagnostic } from "../skills/diagnostic.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { teamJson, teamLines } from "./team-status.ts";
 
 /** `skillhub doctor`: where skills come from, what was found, and what is wrong. */
 export const runDoctor: CommandRun = async (ctx) => {
@@ -21,6 +22,7 @@ export const runDoctor: CommandRun = async (ctx) => {
           diagnostics: catalog.diagnostics,
           configWarnings: ctx.configWarnings,
           tools,
+          ...teamJson(hub),
         },
         null,
         2,
@@ -31,7 +33,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   const lines: string[] = [`SkillHub ${VERSION}`, ""];
   lines.push(`Project root: ${root.dir ?? "(none)"}`, `  found by: ${root.how}`);
   if (c.server.transport === "http") {
-    lines.push("  note: over HTTP the server is shared, so client roots are ignored; pass --project DIR for project skills.");
+    if (!c.sources.project) lines.push("  note: over HTTP one server is shared by every client, so client roots are ignored; pass --project DIR to serve a project's skills.");
   } else if (!c.sources.project) {
     lines.push("  note: when a client reports MCP roots, its first file:// root replaces the working directory.");
   }
@@ -40,6 +42,7 @@ export const runDoctor: CommandRun = async (ctx) => {
     const state = s.exists ? `${s.served} skill${s.served === 1 ? "" : "s"}${s.shadowed ? `, ${s.shadowed} shadowed` : ""}` : "not present";
     lines.push(`  ${String(i + 1).padStart(2)}. ${s.label.padEnd(15)} ${s.location.padEnd(8)} ${s.dir}  (${state})`);
   });
+  lines.push(...teamLines(hub));
   lines.push("", `Skills served: ${catalog.skills.length}`);
   if (catalog.shadowed.length > 0) {
     lines.push("", `Shadowed skills (${catalog.shadowed.length}; load them by qualified name):`);

@@ -1,10 +1,13 @@
 import { Hub } from "../server/hub.ts";
+import { serveHttp } from "../transports/http.ts";
 import { serveStdio } from "../transports/stdio.ts";
+import { ConfigError, SkillHubError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import type { CommandRun } from "./context.ts";
+import type { CommandContext, CommandRun } from "./context.ts";
 
-/** `skillhub [serve]`: the MCP server. Logs go to stderr; stdout is the protocol. */
+/** `skillhub [serve]`: the MCP server on stdio (default) or Streamable HTTP. Logs go to stderr. */
 export const runServe: CommandRun = async (ctx) => {
+  if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub = new Hub({ config: ctx.config, logger: ctx.logger, env: ctx.env, homeDir: ctx.homeDir, cwd: ctx.cwd });
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(`SkillHub ${VERSION} on stdio; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how})`);
@@ -12,3 +15,32 @@ export const runServe: CommandRun = async (ctx) => {
   ctx.logger.info(`stopping: ${why}`);
   return 0;
 };
+
+/**
+ * A shared server: every client sees the same catalog, so client roots must
+ * not move the project root (one client's project would become everyone's).
+ */
+async function runHttp(ctx: CommandContext): Promise<number> {
+  const s = ctx.config.server;
+  const hub = new Hub({ config: ctx.config, logger: ctx.logger, env: ctx.env, homeDir: ctx.homeDir, cwd: ctx.cwd, acceptRoots: false });
+  for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
+  ctx.logger.info(`SkillHub ${VERSION} over Streamable HTTP; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how}; client roots are ignored, --project sets it)`);
+  try {
+    const why = await serveHttp(hub, {
+      host: s.host,
+      port: s.port,
+      token: s.token || undefined,
+      allowedHosts: s.allowed_hosts,
+      allowedOrigins: s.allowed_origins,
+      stateless: s.stateless,
+      sessionIdleMinutes: s.session_idle_minutes,
+    });
+    ctx.logger.info(`stopping: ${why}`);
+    return 0;
+  } catch (error) {
+    hub.close();
+    if (error instanceof ConfigError || !(error instanceof SkillHubError)) throw error;
+    ctx.logger.error(error.message);
+    return 1;
+  }
+}

@@ -3,6 +3,7 @@ import { delimiter, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { ConfigError, errorMessage } from "../util/errors.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
+import { restrictSourceConfig } from "./source-config.ts";
 
 export interface LoadOptions {
   env: Record<string, string | undefined>;
@@ -11,7 +12,7 @@ export interface LoadOptions {
   cwd: string;
   /** --config FILE: read after ~/.skillhub/config.yaml, must exist. */
   configFile?: string;
-  /** Config files found at source roots (seed 003 §11), lowest precedence first. */
+  /** Config files found at source roots (seed 003 §11), lowest precedence first; only their seed-003 sections apply. */
   sourceFiles?: string[];
 }
 
@@ -23,14 +24,21 @@ export function loadConfig(options: LoadOptions): Resolved {
   const files: ConfigFile[] = [];
   const homeFile = join(first.home, "config.yaml");
   if (existsSync(homeFile)) files.push(readConfigFile(homeFile));
-  for (const path of options.sourceFiles ?? []) if (existsSync(path)) files.push(readConfigFile(path));
+  const sourceWarnings: string[] = [];
+  for (const path of options.sourceFiles ?? []) {
+    if (!existsSync(path)) continue;
+    const restricted = restrictSourceConfig(readConfigFile(path));
+    files.push(restricted.file);
+    sourceWarnings.push(...restricted.warnings);
+  }
   if (options.configFile !== undefined) {
     if (!existsSync(options.configFile)) {
       throw new ConfigError(`Invalid configuration: --config ${options.configFile}: no such file.`, { key: "--config", value: options.configFile });
     }
     files.push(readConfigFile(options.configFile));
   }
-  return resolveConfig({ ...base, files });
+  const resolved = resolveConfig({ ...base, files });
+  return sourceWarnings.length === 0 ? resolved : { ...resolved, warnings: [...sourceWarnings, ...resolved.warnings] };
 }
 
 export function readConfigFile(path: string): ConfigFile {

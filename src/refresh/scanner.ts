@@ -3,8 +3,10 @@ import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
 import { diagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
+import { type TreeFile, type TreeProbe, assembleTree, fsProbe } from "../skills/tree-assemble.ts";
+import { type TreeParse, parseTreeNode } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
-import { type SkillDirEntry, type WalkLimits, type WalkResult, Walker } from "../sources/walk.ts";
+import { type FileEntry, type SkillDirEntry, type WalkLimits, type WalkResult, Walker } from "../sources/walk.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 
 /** A SKILL.md larger than this is not parsed (it would flood any context it is loaded into). */
@@ -14,6 +16,12 @@ interface CachedParse {
   mtimeMs: number;
   size: number;
   result: ParseResult;
+}
+
+interface CachedTreeParse {
+  mtimeMs: number;
+  size: number;
+  parse: TreeParse;
 }
 
 export interface ScanOptions extends WalkLimits {
@@ -28,12 +36,16 @@ export interface ScanOptions extends WalkLimits {
  */
 export class Scanner {
   private parses = new Map<string, CachedParse>();
+  /** Parses of loose `.md` files (candidate tree nodes), by file; pruned to the files walked in each scan. */
+  private treeParses = new Map<string, CachedTreeParse>();
+  private treeFilesSeen = new Set<string>();
   private generation = 0;
   private readonly walker: Walker;
 
   constructor(
     walker: Walker = new Walker(),
     private readonly readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
+    private readonly treeProbe: TreeProbe = fsProbe,
   ) {
     this.walker = walker;
   }
@@ -65,6 +77,8 @@ export class Scanner {
     const seen = new Set<string>();
     for (const scan of scans) for (const s of scan.skills) seen.add(s.file);
     for (const file of this.parses.keys()) if (!seen.has(file)) this.dropIfGone(file, scans);
+    for (const file of this.treeParses.keys()) if (!this.treeFilesSeen.has(file)) this.treeParses.delete(file);
+    this.treeFilesSeen = new Set();
     return new Catalog(scans, ++this.generation);
   }
 
@@ -77,6 +91,7 @@ export class Scanner {
   private collect(source: Source, walk: WalkResult): SourceScan {
     const scan = this.emptyScan(source, walk);
     for (const entry of walk.skills) this.addSkill(scan, source, entry);
+    this.addTree(scan, source, walk.markdown.map((entry) => this.treeFile(entry)));
     return scan;
   }
 
@@ -87,6 +102,12 @@ export class Scanner {
       this.addSkill(scan, source, entry);
       if (++n % 200 === 0) await tick();
     }
+    const files: TreeFile[] = [];
+    for (const entry of walk.markdown) {
+      files.push(this.treeFile(entry));
+      if (++n % 200 === 0) await tick();
+    }
+    this.addTree(scan, source, files);
     return scan;
   }
 
@@ -100,6 +121,33 @@ export class Scanner {
     if (!result.skill) return;
     const skill: Skill = { ...result.skill, id: `${source.label}:${result.skill.name}`, source: source.label, location: source.location, root: source.dir };
     scan.skills.push(skill);
+  }
+
+  /** Tree nodes of one source (seed 003 §4), after its Agent Skills; parents and resource folders are resolved on every scan. */
+  private addTree(scan: SourceScan, source: Source, files: TreeFile[]): void {
+    if (files.length === 0) return;
+    const { nodes, diagnostics } = assembleTree(source.dir, files, this.treeProbe);
+    for (const d of diagnostics) scan.diagnostics.push({ ...d, source: source.label });
+    for (const node of nodes) scan.skills.push({ ...node, id: `${source.label}:${node.name}`, source: source.label, location: source.location, root: source.dir });
+  }
+
+  private treeFile(entry: FileEntry): TreeFile {
+    this.treeFilesSeen.add(entry.file);
+    const cached = this.treeParses.get(entry.file);
+    if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size) return { ...entry, parse: cached.parse };
+    let parse: TreeParse;
+    if (entry.size > MAX_SKILL_FILE_BYTES) {
+      parse = { kind: "other", diagnostics: [diagnostic("file-too-large", "warning", entry.file, `${entry.size} bytes; Markdown files over ${MAX_SKILL_FILE_BYTES} bytes are not read as tree nodes.`)] };
+    } else {
+      try {
+        parse = parseTreeNode(entry.file, this.readText(entry.file));
+      } catch (error) {
+        // Not cached: a permission error can be fixed without touching mtime.
+        return { ...entry, parse: { kind: "other", diagnostics: [diagnostic("unreadable", "warning", entry.file, `cannot read (${errnoCode(error) ?? errorMessage(error)}); skipped.`)] } };
+      }
+    }
+    this.treeParses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, parse });
+    return { ...entry, parse };
   }
 
   private parse(entry: SkillDirEntry): ParseResult {

@@ -3,9 +3,13 @@ import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
 import { CatalogStore } from "../catalog/store.ts";
+import { type Analytics, type AnalyticsOverrides, createAnalytics } from "../analytics/setup.ts";
 import type { Config } from "../config/schema.ts";
+import { type RefreshOutcome, forceRefresh } from "../refresh/force-refresh.ts";
+import { GitSync, type GitSyncOptions } from "../refresh/git-sync.ts";
 import { Refresher, type WatchFn } from "../refresh/refresher.ts";
 import { Scanner } from "../refresh/scanner.ts";
+import { SearchService } from "../search/service.ts";
 import { formatDiagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
@@ -28,6 +32,10 @@ export interface HubOptions {
   /** Injected for tests that must fake file-system failures. */
   scanner?: Scanner;
   now?: () => number;
+  /** Overrides for git sync (interval, spawn, environment) in tests. */
+  git?: Partial<GitSyncOptions>;
+  /** Overrides for the analytics publisher (fetch, timers, clock) in tests. */
+  analytics?: AnalyticsOverrides;
 }
 
 /**
@@ -42,10 +50,16 @@ export class Hub implements ToolDeps {
   readonly usage = new Map<string, number>();
   readonly selection: ToolSelection;
   readonly refresher: Refresher;
+  /** The team repositories (DESIGN §12); undefined when none is configured. */
+  readonly git?: GitSync;
+  readonly analytics: Analytics;
+  readonly search: SearchService;
   readonly acceptRoots: boolean;
   private root: ProjectRoot;
   private readonly scanner: Scanner;
   private readonly options: HubOptions;
+  private closed = false;
+  private closing?: Promise<unknown>;
 
   constructor(options: HubOptions) {
     this.options = options;
@@ -56,6 +70,8 @@ export class Hub implements ToolDeps {
     this.selection = parseToolSelection(options.config.server.tools);
     this.filter = { skills: options.config.filters.enabled_skills, categories: options.config.filters.enabled_categories };
     this.root = this.computeRoot(undefined);
+    this.git = GitSync.fromConfig(options.config, this.logger, { runner: { env: options.env }, ...options.git });
+    this.analytics = createAnalytics(options.config, options.env, this.logger, options.analytics);
     this.refresher = new Refresher({
       store: this.store,
       scanner: this.scanner,
@@ -67,6 +83,19 @@ export class Hub implements ToolDeps {
       debounceMs: options.config.sources.debounce_ms,
       watchFn: options.watchFn,
       now: options.now,
+    });
+    this.search = new SearchService({
+      store: this.store,
+      logger: this.logger,
+      cacheDir: options.config.cache_path ?? join(options.config.home, "index"),
+      sourceDirs: () => this.sources().map((s) => s.dir),
+      settings: `${options.config.embedding.provider}:${options.config.embedding.model ?? ""}`,
+      reindex: options.config.search.reindex,
+      skipAutoReindex: options.config.search.skip_auto_reindex,
+    });
+    // A sync that changed files rebuilds the catalog, which sends tools/list_changed.
+    this.git?.onSynced((outcome) => {
+      if (outcome.changed && !this.closed) void this.refresher.rescan("git sync");
     });
     if (options.announceDiagnostics ?? true) this.store.onChange(({ previous, next }) => this.logNewDiagnostics(previous, next));
   }
@@ -91,12 +120,18 @@ export class Hub implements ToolDeps {
       projectDir: this.root.dir,
       homeDir: this.options.homeDir,
       hubHome: this.config.home,
+      repos: this.git?.sources(),
     });
   }
 
-  /** Start background scanning (servers). */
+  /** Start background scanning and indexing (servers). */
   start(): Promise<void> {
-    return this.refresher.start();
+    this.analytics.publisher?.start();
+    // A reachable repository is synced before the first catalog (DESIGN §12).
+    const scanned = this.startGit().then(() => (this.closed ? undefined : this.refresher.start()));
+    // Index in the background only when search is offered: a skill-only server never pays for it.
+    if (this.tools().some((t) => t.name === "search_skills")) void this.search.start(this.refresher.ready);
+    return scanned;
   }
 
   /** Scan once, synchronously, and install the result (CLI commands). */
@@ -128,8 +163,20 @@ export class Hub implements ToolDeps {
     return undefined;
   }
 
-  /** Analytics: a no-op until a tracker is configured (DESIGN §13). */
-  track(_type: EventType, _data: Record<string, unknown>): void {}
+  async ensureFresh(maxAgeMs: number): Promise<void> {
+    await this.ready;
+    await this.refresher.refreshForMiss(maxAgeMs);
+  }
+
+  /** Analytics (DESIGN §13): queued in memory, sent by the publisher; a no-op when analytics is off. */
+  track(type: EventType, data: Record<string, unknown>): void {
+    this.analytics.tracker.track(type, data);
+  }
+
+  /** `refresh_skills` / `skillhub sync`: pull the repositories (if any), then rescan every folder. */
+  refreshSkills(): Promise<RefreshOutcome> {
+    return forceRefresh({ git: this.git, refresher: this.refresher, store: this.store });
+  }
 
   /** The tools offered now (profile `auto` follows the catalog). */
   tools() {
@@ -137,7 +184,23 @@ export class Hub implements ToolDeps {
   }
 
   close(): void {
+    this.closed = true;
+    this.git?.stop();
+    this.closing ??= this.analytics.publisher?.close();
     this.refresher.stop();
+    this.search.close();
+  }
+
+  /** close(), then wait for the final analytics flush (stdio and HTTP shutdown). */
+  async shutdown(): Promise<void> {
+    this.close();
+    await this.closing;
+  }
+
+  private async startGit(): Promise<void> {
+    if (!this.git) return;
+    await this.git.initialize();
+    if (!this.closed) this.git.start();
   }
 
   private computeRoot(roots: readonly string[] | undefined): ProjectRoot {

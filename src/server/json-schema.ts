@@ -2,29 +2,52 @@ import { z } from "zod";
 
 type JsonSchema = Record<string, unknown> & { type: "object" };
 
-/** A zod object as the draft-07 JSON Schema MCP clients expect, without the `$schema` noise. */
+const inputCache = new WeakMap<z.ZodType, JsonSchema>();
+const outputCache = new WeakMap<z.ZodType, JsonSchema>();
+
+/** A zod object as the draft-07 JSON Schema MCP clients expect, without the `$schema` noise. Cached. */
 export function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "input"): JsonSchema {
+  const cache = io === "input" ? inputCache : outputCache;
+  const hit = cache.get(schema);
+  if (hit) return hit;
   const json = z.toJSONSchema(schema, { target: "draft-7", io }) as Record<string, unknown>;
   delete json.$schema;
-  return { ...json, type: "object" };
+  const result = { ...json, type: "object" } as JsonSchema;
+  cache.set(schema, result);
+  return result;
 }
 
-/** The error shape every tool may return with `isError` (DESIGN §8). */
-export const ErrorOutput = z.object({
-  error: z
-    .object({
-      code: z.string().describe("Stable error code, e.g. SKILL_NOT_FOUND"),
-      message: z.string().describe("What went wrong and what to do instead"),
-    })
-    .passthrough(),
-});
+/** The error shape every tool may return with `isError` (DESIGN §8), written compactly. */
+const ERROR_OUTPUT = {
+  type: "object",
+  required: ["error"],
+  properties: { error: { type: "object", required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" } } } },
+};
+
+const outputSchemas = new WeakMap<z.ZodType, JsonSchema>();
 
 /**
- * An output schema that admits the success shape or the error shape: clients
- * validate structuredContent even on error results.
+ * An output schema that admits the success shape or the error shape (clients
+ * validate structuredContent even on error results). Descriptions and
+ * `additionalProperties` are dropped: the shape is what a client checks, and
+ * tools/list stays small (DESIGN: under 12 KB).
  */
 export function outputJsonSchema(success: z.ZodType): JsonSchema {
-  const ok = toJsonSchema(success, "output");
-  const err = toJsonSchema(ErrorOutput, "output");
-  return { type: "object", anyOf: [ok, err] };
+  const hit = outputSchemas.get(success);
+  if (hit) return hit;
+  const result: JsonSchema = { type: "object", anyOf: [compact(toJsonSchema(success, "output")), ERROR_OUTPUT] };
+  outputSchemas.set(success, result);
+  return result;
+}
+
+function compact(value: unknown): any {
+  if (Array.isArray(value)) return value.map(compact);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === "description" || key === "additionalProperties") continue;
+    // Inside `properties`, keys are field names: a field called "description" must stay.
+    out[key] = key === "properties" ? Object.fromEntries(Object.entries(child as object).map(([k, v]) => [k, compact(v)])) : compact(child);
+  }
+  return out;
 }

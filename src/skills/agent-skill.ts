@@ -151,7 +151,8 @@ function skillhubMetadata(metadata: unknown): HubMetadata {
   return { category, tags, alwaysApply };
 }
 
-function headingsOf(body: string): string[] {
+/** Markdown headings outside code fences (for search). */
+export function headingsOf(body: string): string[] {
   const out: string[] = [];
   let fenced = false;
   for (const line of body.split("\n")) {

@@ -27,6 +27,11 @@ export const DIAGNOSTIC_CODES = [
   "missing-keywords",
   "missing-file",
   "unknown-key",
+  "invalid-field",
+  "unsafe-path",
+  "in-resource-folder",
+  "missing-parent",
+  "compatibility-too-long",
 ] as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 

@@ -1,3 +1,5 @@
+import type { TreeData } from "./tree-node.ts";
+
 /** Where a source sits in the precedence table (DESIGN §3). */
 export type Location = "explicit" | "project" | "global" | "remote";
 
@@ -34,7 +36,7 @@ export interface Skill {
   location: Location;
   /** The source's root folder. */
   root: string;
-  /** Absolute folder of the skill. */
+  /** Absolute folder of the skill; for a tree node, its resource folder ("auth.md" → "auth/"), which may not exist. */
   dir: string;
   /** Absolute path of SKILL.md (or the tree node's .md). */
   file: string;
@@ -42,6 +44,8 @@ export interface Skill {
   hash: string;
   size: number;
   mtimeMs: number;
+  /** Tree-node data (seed 003 §4): skill path, parent, inherit, priority, assets, scripts. Only for kind "tree-node". */
+  tree?: TreeData;
 }
 
 /** What the parser produces; the scanner adds the source fields. */

@@ -3,21 +3,15 @@ import type { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
 import type { CatalogStore } from "../catalog/store.ts";
+import type { EventType } from "../analytics/event.ts";
 import type { Config } from "../config/schema.ts";
+import type { RefreshOutcome } from "../refresh/force-refresh.ts";
+import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Logger } from "../util/logger.ts";
 
 /** Analytics event types (seed 003 §10.2, plus skill_loaded and search for the other tools). */
-export type EventType =
-  | "skill_served"
-  | "no_match"
-  | "ambiguous"
-  | "asset_served"
-  | "script_executed"
-  | "skill_feedback"
-  | "refresh"
-  | "skill_loaded"
-  | "search";
+export type { EventType } from "../analytics/event.ts";
 
 /** What tools need from the running hub. The server provides it; tests build one from temp folders. */
 export interface ToolDeps {
@@ -27,10 +21,18 @@ export interface ToolDeps {
   filter: SkillFilter;
   /** A skill by name or qualified name in the current snapshot; rescans once on a miss. */
   findSkill(name: string): Promise<Skill | undefined>;
+  /** The project root, when one applies (DESIGN §2). */
+  readonly projectRoot: { dir: string | null };
+  /** Rescan first when the catalog is older than `maxAgeMs` (seed 001 lists the disk as it is now). */
+  ensureFresh(maxAgeMs: number): Promise<void>;
+  /** Full-text search over the current catalog. */
+  search: SearchService;
   /** Loads per skill id in this process: "most used" for the catalog budget. */
   usage: Map<string, number>;
   /** Record an analytics event; never blocks, never throws (a no-op when analytics is off). */
   track(type: EventType, data: Record<string, unknown>): void;
+  /** Pull the team repositories when configured, then rescan every folder (refresh_skills). */
+  refreshSkills(): Promise<RefreshOutcome>;
 }
 
 /** Per-connection facts: who the client is. */

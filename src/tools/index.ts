@@ -2,10 +2,35 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { Config } from "../config/schema.ts";
 import { ConfigError } from "../util/errors.ts";
 import type { ToolDefinition } from "./definition.ts";
+import { getAssetTool } from "./get-asset.ts";
+import { getSkillTool } from "./get-skill.ts";
+import { listSkillsTool } from "./list-skills.ts";
+import { loadSkillTool } from "./load-skill.ts";
+import { refreshSkillsTool } from "./refresh-skills.ts";
+import { reportUsageTool } from "./report-usage.ts";
+import { readSkillFileTool } from "./read-skill-file.ts";
+import { searchSkillsTool } from "./search-skills.ts";
+import { skListTool } from "./sk-list.ts";
+import { skSearchTool } from "./sk-search.ts";
 import { skillTool } from "./skill.ts";
 
+/** Every tool this build offers (one per line, so additions do not collide). */
+const ALL_TOOLS: ToolDefinition[] = [
+  skillTool,
+  searchSkillsTool,
+  loadSkillTool,
+  readSkillFileTool,
+  skListTool,
+  skSearchTool,
+  refreshSkillsTool,
+  reportUsageTool,
+  getSkillTool,
+  getAssetTool,
+  listSkillsTool,
+];
+
 /** Every tool this build offers, by name. */
-export const TOOLS: ReadonlyMap<string, ToolDefinition> = new Map([skillTool].map((t) => [t.name, t]));
+export const TOOLS: ReadonlyMap<string, ToolDefinition> = new Map(ALL_TOOLS.map((t) => [t.name, t]));
 
 /** Named profiles (DESIGN §8). `auto` is computed from the catalog and the config. */
 export const PROFILES: Readonly<Record<string, readonly string[]>> = {

@@ -1,13 +1,12 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter, isEnabled } from "../catalog/filters.ts";
 import { closeNames } from "../catalog/suggest.ts";
-import { stripBom } from "../skills/frontmatter.ts";
 import type { Skill } from "../skills/skill.ts";
 import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
 import { READ_ONLY, type ToolDeps, defineTool } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
+import { readInstructions, readSkillText } from "./skill-text.ts";
 
 const Input = z
   .object({
@@ -26,7 +25,9 @@ export const skillTool = defineTool({
   inputSchema: Input,
   description: (catalog, ctx) => {
     const budget = ctx.deps.config.server.catalog_budget ?? (isClaudeCode(ctx.session.clientName()) ? CLAUDE_CODE_BUDGET : DEFAULT_BUDGET);
-    return renderSkillToolDescription(enabledSkills(catalog, ctx.deps), {
+    // Tree nodes are routed by get_skill when it is offered; listing _root and _index nodes here would be noise.
+    const routed = ctx.hasTool?.("get_skill") ?? false;
+    return renderSkillToolDescription(enabledSkills(catalog, ctx.deps).filter((s) => !routed || s.kind !== "tree-node"), {
       budget,
       usage: ctx.deps.usage,
       hasSearch: ctx.hasTool?.("search_skills") ?? false,
@@ -43,13 +44,10 @@ export const skillTool = defineTool({
         { skill: skill.name },
       );
     }
-    let text: string;
-    try {
-      text = stripBom(readFileSync(skill.file, "utf8"));
-    } catch {
-      // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
-      return notFound(name, deps.store.catalog, deps);
-    }
+    // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
+    const text = skill.kind === "tree-node" ? readInstructions(deps.store.catalog, skill) : readSkillText(skill);
+    // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
+    if (text === undefined) return notFound(name, deps.store.catalog, deps);
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
     deps.track("skill_loaded", { tool: "skill", skill: skill.name, source: skill.source });
     return textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);

@@ -33,7 +33,8 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   void hub.start();
   const why = await done;
   for (const signal of options.signals ?? (["SIGINT", "SIGTERM", "SIGHUP"] as const)) process.off(signal, onSignal);
-  hub.close();
+  // Stops the timers and sends the last analytics events (bounded by a short timeout).
+  await hub.shutdown();
   await server.close().catch(() => undefined);
   return why;
 }

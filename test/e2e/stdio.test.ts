@@ -50,6 +50,23 @@ describe("the compiled binary over stdio", () => {
     expect(stderr()).toContain("no-frontmatter");
   });
 
+  test("every seed-000 tool answers over stdio: search_skills, load_skill, read_skill_file", async () => {
+    const w = world();
+    write(join(w.project, ".agents", "skills", "git", "templates", "commit.txt"), "feat(scope): subject\n");
+    const { client } = await start(w);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    for (const name of ["skill", "search_skills", "load_skill", "read_skill_file", "list_skills"]) expect(names).toContain(name);
+    const search = (await client.callTool({ name: "search_skills", arguments: { query: "git workflow" } })) as CallToolResult;
+    expect((search.structuredContent as { skills: { name: string }[] }).skills[0]?.name).toBe("git");
+    const loaded = (await client.callTool({ name: "load_skill", arguments: { skill_name: "git" } })) as CallToolResult;
+    expect(loaded.structuredContent).toMatchObject({ name: "git", path: join(w.project, ".agents", "skills", "git"), files: [{ path: "templates/commit.txt", size: 21 }] });
+    const file = (await client.callTool({ name: "read_skill_file", arguments: { skill_name: "git", file_path: "templates/commit.txt" } })) as CallToolResult;
+    expect(file.structuredContent).toEqual({ content: "feat(scope): subject\n", encoding: "utf-8", truncated: false, size_bytes: 21 });
+    const escape = (await client.callTool({ name: "read_skill_file", arguments: { skill_name: "git", file_path: "../../../etc/passwd" } })) as CallToolResult;
+    expect((escape.structuredContent as { error: { code: string } }).error.code).toBe("PATH_OUTSIDE_SKILL");
+    await client.close();
+  });
+
   test("a skill added while running loads by name within a second", async () => {
     const w = world();
     const { client } = await start(w);
@@ -81,8 +98,12 @@ describe("the compiled binary over stdio", () => {
     expect(messages.map((m) => m.id)).toEqual([1, 2, 3, 4]);
     expect(messages[3].result.isError).toBe(true);
 
+    // SIGTERM once the server is answering (on a loaded machine start-up alone can take a while).
     const second = Bun.spawn([bin], { cwd: w.project, env: w.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    await Bun.sleep(300);
+    second.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } })}\n`);
+    await second.stdin.flush();
+    const reader = second.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('"id":1');
     second.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   });

@@ -1,0 +1,105 @@
+/**
+ * `make eval`: search quality on bench/eval/queries.json over the real corpora
+ * (../shared/corpora or SKILLHUB_CORPORA). Prints recall@1, recall@3 and MRR per
+ * corpus for SkillHub's ranking, next to a plain BM25 over name + description
+ * computed here on the same catalog.
+ */
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import MiniSearch from "minisearch";
+import type { Catalog } from "../src/catalog/catalog.ts";
+import { Scanner } from "../src/refresh/scanner.ts";
+import { skillBody } from "../src/skills/agent-skill.ts";
+import { rank } from "../src/search/engine.ts";
+import { FullTextIndex } from "../src/search/fulltext.ts";
+import { buildSourceList } from "../src/sources/source-list.ts";
+
+interface Query {
+  query: string;
+  expected: string[];
+  corpus: string;
+}
+
+export type Ranker = (query: string) => string[];
+
+export interface Scores {
+  n: number;
+  r1: number;
+  r3: number;
+  mrr: number;
+}
+
+const root = process.env.SKILLHUB_CORPORA ?? join(import.meta.dir, "..", "..", "shared", "corpora");
+const queries = JSON.parse(readFileSync(join(import.meta.dir, "eval", "queries.json"), "utf8")) as Query[];
+
+export function loadCorpora(): Catalog {
+  if (!existsSync(root)) throw new Error(`corpora not found at ${root} (set SKILLHUB_CORPORA)`);
+  const dirs = readdirSync(root, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join(root, e.name))
+    .sort();
+  const sources = buildSourceList({ dirs, onlyDirs: true, projectDir: null, homeDir: "/nonexistent", hubHome: "/nonexistent" });
+  return new Scanner().scan(sources, { maxDepth: 8, maxDirs: 20_000 });
+}
+
+/** SkillHub's ranking, as search_skills computes it (no threshold cut, so ranks below the top are visible). */
+export function skillhubRanker(catalog: Catalog): Ranker {
+  const index = FullTextIndex.empty();
+  index.sync(catalog.skills, (s) => skillBody(readFileSync(s.file, "utf8")));
+  return (q) => rank(index, catalog, q, { limit: 10, threshold: 0 }).map((h) => h.skill.name);
+}
+
+/** The baseline: BM25 over name and description, default tokenizer, no boosts, no prefix or fuzzy matching. */
+export function baselineRanker(catalog: Catalog): Ranker {
+  const mini = new MiniSearch({ fields: ["name", "description"], idField: "id" });
+  mini.addAll(catalog.skills.map((s) => ({ id: s.id, name: s.name, description: s.description })));
+  const byId = new Map(catalog.skills.map((s) => [s.id, s.name]));
+  return (q) => mini.search(q).slice(0, 10).map((r) => byId.get(String(r.id)) ?? "");
+}
+
+export function score(ranker: Ranker, list: readonly Query[]): Scores {
+  let r1 = 0;
+  let r3 = 0;
+  let mrr = 0;
+  for (const q of list) {
+    const ranked = ranker(q.query);
+    const position = ranked.findIndex((name) => q.expected.includes(name));
+    if (position === 0) r1++;
+    if (position >= 0 && position < 3) r3++;
+    if (position >= 0) mrr += 1 / (position + 1);
+  }
+  const n = list.length || 1;
+  return { n: list.length, r1: r1 / n, r3: r3 / n, mrr: mrr / n };
+}
+
+export function misses(ranker: Ranker, list: readonly Query[]): string[] {
+  return list
+    .map((q) => ({ q, ranked: ranker(q.query) }))
+    .filter(({ q, ranked }) => ranked.findIndex((n) => q.expected.includes(n)) !== 0)
+    .map(({ q, ranked }) => `  ${q.expected[0]} ← "${q.query}"\n      got: ${ranked.slice(0, 3).join(", ")}`);
+}
+
+if (import.meta.main) {
+  const started = performance.now();
+  const catalog = loadCorpora();
+  const rankers: [string, Ranker][] = [
+    ["skillhub", skillhubRanker(catalog)],
+    ["bm25 name+desc", baselineRanker(catalog)],
+  ];
+  const corpora = [...new Set(queries.map((q) => q.corpus))].sort();
+  const fmt = (n: number) => n.toFixed(3);
+  const out: string[] = [];
+  out.push(`Search evaluation: ${queries.length} queries over ${catalog.skills.length} skills (${root})`, "");
+  out.push(`${"corpus".padEnd(26)} ${"n".padStart(3)}  ${rankers.map(([name]) => `${name.padEnd(16)}R@1    R@3    MRR  `).join(" ")}`);
+  for (const corpus of [...corpora, "ALL"]) {
+    const list = corpus === "ALL" ? queries : queries.filter((q) => q.corpus === corpus);
+    const cells = rankers.map(([, ranker]) => {
+      const s = score(ranker, list);
+      return `${"".padEnd(16)}${fmt(s.r1)}  ${fmt(s.r3)}  ${fmt(s.mrr)}`;
+    });
+    out.push(`${corpus.padEnd(26)} ${String(list.length).padStart(3)}  ${cells.join(" ")}`);
+  }
+  if (process.argv.includes("--misses")) out.push("", "SkillHub misses at rank 1:", ...misses(rankers[0]?.[1] as Ranker, queries));
+  out.push("", `(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  process.stdout.write(`${out.join("\n")}\n`);
+}

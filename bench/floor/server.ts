@@ -1,0 +1,15 @@
+/**
+ * The floor: the smallest useful MCP server (the SDK, stdio, one trivial tool),
+ * compiled exactly like skillhub. SkillHub's figures are read against it.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+
+const server = new McpServer({ name: "floor", version: "1.0.0" });
+server.registerTool("echo", { description: "Echo the text back", inputSchema: { text: z.string() } }, async ({ text }) => ({
+  content: [{ type: "text", text }],
+}));
+await server.connect(new StdioServerTransport());
+process.stdin.on("end", () => process.exit(0));
+process.on("SIGTERM", () => process.exit(0));

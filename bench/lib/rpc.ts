@@ -1,0 +1,90 @@
+/**
+ * A minimal JSON-RPC-over-stdio client for benchmarks: timestamps without the
+ * SDK client's own overhead, the same for SkillHub and the floor.
+ */
+import type { Subprocess } from "bun";
+
+export interface Spawned {
+  proc: Subprocess<"pipe", "pipe", "pipe">;
+  /** ms from spawn to now. */
+  since(): number;
+  request(method: string, params?: unknown): Promise<{ result?: any; error?: any; bytes: number }>;
+  notify(method: string, params?: unknown): void;
+  /** Peak resident set size so far (kB), from /proc. */
+  peakRssKb(): number;
+  close(): Promise<void>;
+}
+
+export function spawnServer(cmd: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Spawned {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { cwd: options.cwd, env: options.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const pending = new Map<number, (msg: { result?: unknown; error?: unknown; bytes: number }) => void>();
+  let nextId = 1;
+  // Drain stderr so the child never blocks on a full pipe.
+  void new Response(proc.stderr).text();
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of proc.stdout) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let nl = buffer.indexOf("\n");
+      while (nl >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf("\n");
+        if (!line.trim()) continue;
+        const msg = JSON.parse(line);
+        if (msg.id !== undefined && pending.has(msg.id)) {
+          pending.get(msg.id)?.({ result: msg.result, error: msg.error, bytes: line.length });
+          pending.delete(msg.id);
+        }
+      }
+    }
+  })();
+  const send = (msg: object) => {
+    proc.stdin.write(`${JSON.stringify(msg)}\n`);
+    proc.stdin.flush();
+  };
+  return {
+    proc,
+    since: () => performance.now() - started,
+    request(method, params) {
+      const id = nextId++;
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        send({ jsonrpc: "2.0", id, method, params });
+      });
+    },
+    notify(method, params) {
+      send({ jsonrpc: "2.0", method, params });
+    },
+    peakRssKb() {
+      try {
+        const status = require("node:fs").readFileSync(`/proc/${proc.pid}/status`, "utf8") as string;
+        return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      } catch {
+        return 0;
+      }
+    },
+    async close() {
+      proc.stdin.end();
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 3000);
+      await proc.exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export const INITIALIZE = {
+  protocolVersion: "2025-06-18",
+  capabilities: {},
+  clientInfo: { name: "skillhub-bench", version: "1.0.0" },
+};
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+export const median = (values: readonly number[]) => percentile(values, 50);

@@ -1,0 +1,212 @@
+/**
+ * `make bench`: SkillHub against a floor (the smallest SDK server, compiled the
+ * same way), measured in the same run, at 0, 1,000 and 10,000 skills.
+ * Usage: bun bench/run.ts [--sizes 0,1000,10000] [--runs 7] [--calls 300] [--json FILE]
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { compile } from "../scripts/build.ts";
+import { INITIALIZE, median, percentile, spawnServer } from "./lib/rpc.ts";
+import { generateSkills } from "./lib/skills.ts";
+import { inProcessFigures } from "./lib/in-process.ts";
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "0,1000,10000" },
+    runs: { type: "string", default: "7" },
+    calls: { type: "string", default: "300" },
+    json: { type: "string" },
+    "skip-http": { type: "boolean" },
+  },
+});
+const sizes = values.sizes.split(",").map(Number);
+const runs = Number(values.runs);
+const calls = Number(values.calls);
+const root = resolve(import.meta.dir, "..");
+const work = mkdtempSync(join(tmpdir(), "skillhub-bench-"));
+const say = (text = "") => process.stdout.write(`${text}\n`);
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+const queries = (await Bun.file(join(import.meta.dir, "eval", "queries.json")).json()).map((q: { query: string }) => q.query) as string[];
+
+const skillhub = join(root, "dist", "skillhub");
+const floor = join(work, "floor");
+say("Compiling the floor (bench/floor/server.ts) with skillhub's flags...");
+if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0) throw new Error("floor build failed");
+
+interface Figures {
+  initMs: number;
+  listMs: number;
+  listBytes: number;
+  callP50: number;
+  callP95: number;
+  rssMb: number;
+  searchP50?: number;
+  searchP95?: number;
+  firstSearchMs?: number;
+}
+
+/** Spawn → initialize and → first tools/list (medians), then call latency and peak RSS in one process. */
+async function measure(cmd: string[], env: Record<string, string>, cwd: string, call: () => { name: string; arguments: object }, search: boolean): Promise<Figures> {
+  const init: number[] = [];
+  const list: number[] = [];
+  let listBytes = 0;
+  for (let r = 0; r < runs; r++) {
+    const s = spawnServer(cmd, { env, cwd });
+    await s.request("initialize", INITIALIZE);
+    init.push(s.since());
+    s.notify("notifications/initialized");
+    const listed = await s.request("tools/list");
+    list.push(s.since());
+    listBytes = listed.bytes;
+    await s.close();
+  }
+  const s = spawnServer(cmd, { env, cwd });
+  await s.request("initialize", INITIALIZE);
+  s.notify("notifications/initialized");
+  await s.request("tools/list");
+  const latencies: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    const reply = await s.request("tools/call", call());
+    latencies.push(performance.now() - started);
+    if (reply.error || reply.result?.isError) throw new Error(`call failed: ${JSON.stringify(reply).slice(0, 300)}`);
+  }
+  const figures: Figures = {
+    initMs: median(init),
+    listMs: median(list),
+    listBytes,
+    callP50: percentile(latencies, 50),
+    callP95: percentile(latencies, 95),
+    rssMb: 0,
+  };
+  if (search) {
+    const searches: number[] = [];
+    for (let i = 0; i < Math.min(calls, 200); i++) {
+      const started = performance.now();
+      const reply = await s.request("tools/call", { name: "search_skills", arguments: { query: queries[i % queries.length] } });
+      searches.push(performance.now() - started);
+      if (i === 0) figures.firstSearchMs = searches[0];
+      if (reply.error || reply.result?.isError) throw new Error(`search failed: ${JSON.stringify(reply).slice(0, 300)}`);
+    }
+    figures.searchP50 = percentile(searches.slice(1), 50);
+    figures.searchP95 = percentile(searches.slice(1), 95);
+  }
+  figures.rssMb = s.peakRssKb() / 1024;
+  await s.close();
+  return figures;
+}
+
+/** How long until a skill created now is loadable by name: by its folder name, and by a name only a rescan can find. */
+async function freshness(dir: string, env: Record<string, string>, cwd: string): Promise<{ byFolderMs: number; byRescanMs: number; searchableMs: number }> {
+  const s = spawnServer([skillhub, "--skills-dir", dir], { env, cwd });
+  await s.request("initialize", INITIALIZE);
+  s.notify("notifications/initialized");
+  await s.request("tools/list");
+  await s.request("tools/call", { name: "search_skills", arguments: { query: "warm up the index" } });
+  const wait = async (name: string, started: number, tool = "skill", args: object = { name }) => {
+    for (;;) {
+      const reply = await s.request("tools/call", { name: tool, arguments: args });
+      const ok = tool === "skill" ? !reply.result?.isError : (reply.result?.structuredContent?.skills ?? []).some((h: { name: string }) => h.name === name);
+      if (ok) return performance.now() - started;
+      if (performance.now() - started > 60_000) return Number.NaN;
+      await Bun.sleep(10);
+    }
+  };
+  const write = (folder: string, name: string, word: string) =>
+    Bun.write(join(dir, folder, "SKILL.md"), `---\nname: ${name}\ndescription: Freshly added ${word} skill for the benchmark.\n---\n\n# ${word}\n`);
+  let started = performance.now();
+  await write("fresh-by-folder", "fresh-by-folder", "zanzibar");
+  const byFolderMs = await wait("fresh-by-folder", started);
+  started = performance.now();
+  await write("folder-differs", "fresh-by-rescan", "quokka");
+  const byRescanMs = await wait("fresh-by-rescan", started);
+  started = performance.now();
+  await write("fresh-search", "fresh-search", "xylophonist");
+  const searchableMs = await wait("fresh-search", started, "search_skills", { query: "xylophonist" });
+  await s.close();
+  return { byFolderMs, byRescanMs, searchableMs };
+}
+
+/** Spawn → first search_skills answer, with the persisted index (a second start) and without (--reindex). */
+async function persistedStart(dir: string, env: Record<string, string>, cwd: string): Promise<{ persistedMs: number; reindexMs: number; floorFirstCallMs: number }> {
+  const first = async (args: string[]) => {
+    const s = spawnServer([skillhub, "--skills-dir", dir, ...args], { env, cwd });
+    await s.request("initialize", INITIALIZE);
+    s.notify("notifications/initialized");
+    await s.request("tools/call", { name: "search_skills", arguments: { query: "analyse single-cell RNA data" } });
+    const t = s.since();
+    await s.close();
+    return t;
+  };
+  await first([]); // builds and (on close) saves the index
+  const persisted: number[] = [];
+  const reindex: number[] = [];
+  const floorCalls: number[] = [];
+  for (let r = 0; r < Math.max(3, Math.floor(runs / 2)); r++) {
+    persisted.push(await first([]));
+    reindex.push(await first(["--reindex"]));
+    const f = spawnServer([floor], { env, cwd });
+    await f.request("initialize", INITIALIZE);
+    f.notify("notifications/initialized");
+    await f.request("tools/call", { name: "echo", arguments: { text: "hi" } });
+    floorCalls.push(f.since());
+    await f.close();
+  }
+  return { persistedMs: median(persisted), reindexMs: median(reindex), floorFirstCallMs: median(floorCalls) };
+}
+
+const results: Record<string, unknown> = { date: new Date().toISOString(), runs, calls, sizes: {} };
+const floorCall = () => ({ name: "echo", arguments: { text: "hello" } });
+for (const size of sizes) {
+  const home = join(work, `home-${size}`);
+  const dir = join(work, `skills-${size}`);
+  const names = generateSkills(dir, size);
+  mkdirSync(home, { recursive: true });
+  const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
+  say(`\n== ${size} skills`);
+  const floorFigures = await measure([floor], env, home, floorCall, false);
+  let n = 0;
+  const skillCall = () => ({ name: "skill", arguments: { name: names.length > 0 ? (names[(n++ * 7919) % names.length] as string) : "none" } });
+  // With no skills there is nothing to load: time list_skills instead.
+  const hub = await measure([skillhub, "--skills-dir", dir], env, home, size === 0 ? () => ({ name: "list_skills", arguments: {} }) : skillCall, size > 0);
+  const row: Record<string, unknown> = { floor: floorFigures, skillhub: hub };
+  say(`start-up (spawn → initialize):   skillhub ${ms(hub.initMs)}   floor ${ms(floorFigures.initMs)}   ratio ${(hub.initMs / floorFigures.initMs).toFixed(2)}`);
+  say(`spawn → first tools/list:        skillhub ${ms(hub.listMs)}   floor ${ms(floorFigures.listMs)}   ratio ${(hub.listMs / floorFigures.listMs).toFixed(2)}`);
+  say(`tools/list size:                 skillhub ${hub.listBytes} B   floor ${floorFigures.listBytes} B`);
+  say(`tool call p50 / p95:             skillhub ${ms(hub.callP50)} / ${ms(hub.callP95)}   floor ${ms(floorFigures.callP50)} / ${ms(floorFigures.callP95)}   p50 ratio ${(hub.callP50 / floorFigures.callP50).toFixed(2)}`);
+  say(`peak RSS:                        skillhub ${hub.rssMb.toFixed(1)} MB   floor ${floorFigures.rssMb.toFixed(1)} MB   (+${(hub.rssMb - floorFigures.rssMb).toFixed(1)} MB)`);
+  if (hub.searchP50 !== undefined) say(`search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}   (first search, index ready: ${ms(hub.firstSearchMs ?? 0)})`);
+  if (size > 0) {
+    const fresh = await freshness(dir, env, home);
+    row.freshness = fresh;
+    say(`new skill loadable:              by folder name ${ms(fresh.byFolderMs)}, by a name only a rescan finds ${ms(fresh.byRescanMs)}, searchable ${ms(fresh.searchableMs)}`);
+  }
+  if (size >= 10_000) {
+    const persisted = await persistedStart(dir, env, home);
+    row.persistedStart = persisted;
+    say(`spawn → first search_skills:     persisted index ${ms(persisted.persistedMs)}, --reindex ${ms(persisted.reindexMs)}, floor first call ${ms(persisted.floorFirstCallMs)}   ratio ${(persisted.persistedMs / persisted.floorFirstCallMs).toFixed(2)}`);
+  }
+  if (size > 0) {
+    const inProcess = await inProcessFigures(dir);
+    row.inProcess = inProcess;
+    say(`first scan ${ms(inProcess.firstScanMs)}; unchanged rescan ${ms(inProcess.rescanCpuMs)} CPU (${ms(inProcess.rescanWallMs)} wall); index build ${ms(inProcess.indexBuildMs)}`);
+  }
+  (results.sizes as Record<string, unknown>)[size] = row;
+}
+
+if (!values["skip-http"]) {
+  try {
+    const http = (await import("./http.ts")) as { benchHttp?: (options: Record<string, unknown>) => Promise<unknown> };
+    if (http.benchHttp) {
+      say("\n== HTTP (Streamable HTTP, 10 concurrent clients, loopback)");
+      results.http = await http.benchHttp({ binary: skillhub, print: say });
+    }
+  } catch (error) {
+    say(`HTTP figures skipped: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));
+rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,65 @@
+/**
+ * Pinned command-line tools from the npm registry, installed on first use into
+ * .tools/npm/<name>@<version>/ (never into package.json). Used by
+ * `make conformance` and the MCP Inspector test.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+
+/** The versions `make conformance` runs; change them here only. */
+export const PINNED = {
+  conformance: { name: "@modelcontextprotocol/conformance", version: "0.1.16" },
+  inspector: { name: "@modelcontextprotocol/inspector", version: "2.12.0" },
+  /** The conformance suite and the Inspector want Node >= 22.19; the registry has it as node-<os>-<arch>. */
+  node: { version: "22.23.3", minimum: [22, 19] as const },
+} as const;
+
+/** The package folder of `name@version`, installed with npm when missing. */
+export function ensureNpmTool(name: string, version: string): string {
+  const prefix = join(ROOT, ".tools", "npm", `${name.replace("/", "+")}@${version}`);
+  const dir = join(prefix, "node_modules", name);
+  if (installedVersion(dir) === version) return dir;
+  process.stderr.write(`Installing ${name}@${version} from the npm registry into ${prefix} ...\n`);
+  const npm = Bun.spawnSync(["npm", "install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", `${name}@${version}`], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  if (npm.exitCode !== 0 || installedVersion(dir) !== version) throw new Error(`npm could not install ${name}@${version}`);
+  return dir;
+}
+
+/** A bin script of an installed package, by its bin name. */
+export function binOf(packageDir: string, bin: string): string {
+  const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
+  const rel = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.[bin];
+  if (!rel) throw new Error(`${packageDir} has no bin ${bin}`);
+  return join(packageDir, rel);
+}
+
+/**
+ * A Node >= 22.19: the one on PATH when recent enough, else the pinned
+ * node-<os>-<arch> package from the npm registry.
+ */
+export function ensureNode22(): string {
+  const onPath = Bun.which("node");
+  if (onPath && recentEnough(Bun.spawnSync([onPath, "--version"]).stdout.toString())) return onPath;
+  const arch = process.arch === "x64" || process.arch === "arm64" ? process.arch : undefined;
+  const os = process.platform === "linux" || process.platform === "darwin" ? process.platform : undefined;
+  if (!arch || !os) throw new Error(`no Node 22 package for ${process.platform}-${process.arch}; put Node >= 22.19 on PATH`);
+  const dir = ensureNpmTool(`node-${os}-${arch}`, PINNED.node.version);
+  return join(dir, "bin", "node");
+}
+
+function recentEnough(versionText: string): boolean {
+  const [major = 0, minor = 0] = versionText.trim().replace(/^v/, "").split(".").map(Number);
+  const [wantMajor, wantMinor] = PINNED.node.minimum;
+  return major > wantMajor || (major === wantMajor && minor >= wantMinor);
+}
+
+function installedVersion(dir: string): string | undefined {
+  const file = join(dir, "package.json");
+  if (!existsSync(file)) return undefined;
+  return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version;
+}

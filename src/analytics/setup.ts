@@ -1,0 +1,54 @@
+import { join } from "node:path";
+import type { Config } from "../config/schema.ts";
+import type { Logger } from "../util/logger.ts";
+import { serverId } from "./event.ts";
+import { Publisher, type PublisherOptions, safeOrigin } from "./publisher.ts";
+import { Tracker } from "./tracker.ts";
+
+export interface Analytics {
+  tracker: Tracker;
+  /** Present when events go somewhere (an endpoint or a file). */
+  publisher?: Publisher;
+  /** One line for logs and `doctor`. */
+  describe: string;
+}
+
+export interface AnalyticsOverrides extends Partial<Omit<PublisherOptions, "tracker" | "logger">> {
+  now?: () => number;
+}
+
+/** `<home>/analytics-buffer.jsonl` (seed 003 §10.4). */
+export function bufferFile(config: Config): string {
+  return join(config.home, "analytics-buffer.jsonl");
+}
+
+/**
+ * The local JSONL file: `analytics.file`, else `<home>/analytics.jsonl` when
+ * analytics is enabled without an endpoint (events must go somewhere).
+ */
+export function localFile(config: Config): string | undefined {
+  const a = config.analytics;
+  if (a.file) return a.file;
+  return a.enabled && !a.endpoint ? join(config.home, "analytics.jsonl") : undefined;
+}
+
+/** Tracker and publisher from the configuration (DESIGN §13: off unless configured). */
+export function createAnalytics(config: Config, env: Record<string, string | undefined>, logger: Logger, overrides: AnalyticsOverrides = {}): Analytics {
+  const a = config.analytics;
+  const enabled = a.enabled;
+  const tracker = new Tracker({ enabled, maxQueue: a.max_queue, serverId: serverId(env), logger, now: overrides.now });
+  if (!enabled) return { tracker, describe: "off (set ANALYTICS_ENDPOINT, SKILLHUB_ANALYTICS_FILE or analytics.file to turn it on)" };
+  const endpoint = a.endpoint || undefined;
+  const file = localFile(config);
+  const publisher = new Publisher({
+    tracker,
+    logger,
+    endpoint,
+    file,
+    bufferFile: bufferFile(config),
+    flushMs: a.flush_seconds * 1000,
+    ...overrides,
+  });
+  const where = [endpoint ? `POST to ${safeOrigin(endpoint)}` : "", file ? `file ${file}` : ""].filter(Boolean).join(" and ");
+  return { tracker, publisher, describe: `on: ${where}, every ${a.flush_seconds} s, as ${serverId(env)}` };
+}

@@ -1,0 +1,50 @@
+import { readFileSync } from "node:fs";
+import { splitFrontmatter } from "../skills/frontmatter.ts";
+import type { Skill } from "../skills/skill.ts";
+import { sectionHeader } from "../skills/tree-paths.ts";
+import type { Catalog } from "./catalog.ts";
+import { effectiveChain } from "./tree-chain.ts";
+
+export interface ContentSection {
+  /** Skill path ("ui/react/auth"). */
+  path: string;
+  /** File path under the source root ("ui/react/auth.md"). */
+  rel: string;
+  /** Markdown body without frontmatter. */
+  body: string;
+}
+
+/**
+ * Seed 003 §6.2: one section per node, most general first, each under
+ * `=== HEADER (from file) ===` and a blank line, sections separated by a
+ * blank line. Pure.
+ */
+export function renderTreeContent(sections: readonly ContentSection[]): string {
+  return sections.map((s) => `=== ${sectionHeader(s.path)} (from ${s.rel}) ===\n\n${s.body.trimEnd()}`).join("\n\n");
+}
+
+/**
+ * What `get_skill` / `load_skill` return as a tree node's instructions: with
+ * `inherit: true` the bodies of `_root` … node under their headers; with
+ * `inherit: false` only the node's own body, without header. An Agent Skill
+ * gives its body. Reads the files now (the catalog keeps no bodies); an
+ * unreadable ancestor is left out; an unreadable node throws (the caller
+ * answers as for a skill that has just been deleted).
+ */
+export function resolveTreeContent(catalog: Catalog, skill: Skill, readText: (file: string) => string = (file) => readFileSync(file, "utf8")): string {
+  const body = (s: Skill) => splitFrontmatter(readText(s.file)).body;
+  if (skill.kind !== "tree-node" || !skill.tree) return body(skill);
+  if (!skill.tree.inherit) return body(skill).trimEnd();
+  const sections: ContentSection[] = [];
+  for (const node of effectiveChain(catalog, skill)) {
+    let text: string;
+    try {
+      text = body(node);
+    } catch (error) {
+      if (node === skill) throw error;
+      continue;
+    }
+    sections.push({ path: node.tree?.path ?? node.name, rel: node.tree?.rel ?? node.name, body: text });
+  }
+  return renderTreeContent(sections);
+}

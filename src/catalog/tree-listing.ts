@@ -1,0 +1,97 @@
+import type { Skill } from "../skills/skill.ts";
+import { INDEX_SEGMENT, ROOT_PATH, nodeDisplayName } from "../skills/tree-paths.ts";
+import type { Catalog } from "./catalog.ts";
+
+/** One node of list_skills' tree (seed 003 §8.2). */
+export interface SkillTreeNode {
+  name: string;
+  /** Skill path; "" for the synthetic root above several trees, or for a folder without `_index.md`. */
+  path: string;
+  description: string;
+  keywords: string[];
+  assetCount: number;
+  scriptCount: number;
+  children: SkillTreeNode[];
+}
+
+export type SubtreeResult =
+  | { kind: "ok"; tree: SkillTreeNode }
+  | { kind: "none" }
+  | { kind: "not-found"; top: string[] }
+  | { kind: "disabled"; skill: Skill };
+
+/** Normalise a list_skills `path` argument: trim, no leading/trailing "/", no ".md". */
+export function normaliseTreePath(path: string): string {
+  return path.trim().replace(/^\/+|\/+$/g, "").replace(/\.md$/i, "");
+}
+
+const byPath = (a: SkillTreeNode, b: SkillTreeNode) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/**
+ * The served tree nodes as one tree, optionally cut at `path` ("" / "_root" /
+ * "root": everything; "ui": `ui/_index` and below, or everything under "ui/"
+ * when it has no `_index.md`). Disabled nodes are left out and their enabled
+ * descendants move up to the nearest enabled ancestor. Pure.
+ */
+export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => boolean, path = ""): SubtreeResult {
+  const nodes = catalog.skills.filter((s) => s.kind === "tree-node" && s.tree);
+  if (nodes.length === 0) return { kind: "none" };
+  const served = new Map(nodes.map((s) => [s.id.toLowerCase(), s]));
+  const children = new Map<string, Skill[]>();
+  const tops: Skill[] = [];
+  for (const s of nodes) {
+    const parentId = s.tree?.parent === undefined ? undefined : `${s.source}:${s.tree.parent}`.toLowerCase();
+    if (parentId === undefined || !served.has(parentId)) tops.push(s);
+    else children.set(parentId, [...(children.get(parentId) ?? []), s]);
+  }
+  const view = (s: Skill): SkillTreeNode[] => {
+    const kids = (children.get(s.id.toLowerCase()) ?? []).flatMap(view).sort(byPath);
+    if (!enabled(s)) return kids;
+    return [
+      {
+        name: nodeDisplayName(s.tree?.path ?? s.name),
+        path: s.tree?.path ?? s.name,
+        description: s.description,
+        keywords: s.keywords,
+        assetCount: s.tree?.assets.length ?? 0,
+        scriptCount: s.tree?.scripts.length ?? 0,
+        children: kids,
+      },
+    ];
+  };
+  const container = (name: string, p: string, kids: SkillTreeNode[]): SkillTreeNode => ({
+    name,
+    path: p,
+    description: "",
+    keywords: [],
+    assetCount: 0,
+    scriptCount: 0,
+    children: kids.sort(byPath),
+  });
+
+  const wanted = normaliseTreePath(path);
+  if (wanted === "" || wanted === ROOT_PATH || wanted === "root") {
+    const all = tops.flatMap(view);
+    const [only] = all;
+    return { kind: "ok", tree: all.length === 1 && only?.path === ROOT_PATH ? only : container("root", "", all) };
+  }
+  const key = wanted.toLowerCase();
+  const exact = nodes.find((s) => s.key === key) ?? nodes.find((s) => s.key === `${key}/${INDEX_SEGMENT}`);
+  if (exact) {
+    if (!enabled(exact)) return { kind: "disabled", skill: exact };
+    const [tree] = view(exact);
+    return tree ? { kind: "ok", tree } : { kind: "disabled", skill: exact };
+  }
+  // A folder without `_index.md`: its topmost nodes, under a container named after it.
+  const under = nodes.filter((s) => s.key.startsWith(`${key}/`));
+  const underIds = new Set(under.map((s) => s.id.toLowerCase()));
+  const heads = under.filter((s) => {
+    const parentId = s.tree?.parent === undefined ? undefined : `${s.source}:${s.tree.parent}`.toLowerCase();
+    return parentId === undefined || !underIds.has(parentId);
+  });
+  const kids = heads.flatMap(view);
+  if (kids.length === 0) {
+    return { kind: "not-found", top: [...new Set(nodes.filter((s) => enabled(s)).map((s) => (s.tree?.path ?? s.name).split("/")[0] as string))].sort() };
+  }
+  return { kind: "ok", tree: container(wanted.split("/").pop() ?? wanted, wanted, kids) };
+}

@@ -1,0 +1,44 @@
+import { searchSkillsTool } from "../tools/search-skills.ts";
+import { oneLine, truncate } from "../tools/skill-catalog.ts";
+import { type CommandRun, scannedHub } from "./context.ts";
+
+interface Hit {
+  name: string;
+  description: string;
+  score: number;
+  excerpt: string;
+  location: string;
+}
+
+/** `skillhub search QUERY [--limit N] [--json]`: what search_skills returns, from the command line. */
+export const runSearch: CommandRun = async (ctx) => {
+  const query = ctx.args.positionals.join(" ").trim();
+  if (query === "") {
+    ctx.err('skillhub search: give a query, e.g. `skillhub search "extract tables from a PDF"`.\n');
+    return 2;
+  }
+  const limitText = ctx.args.options.limit;
+  const limit = limitText === undefined ? undefined : Number(limitText);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
+    ctx.err(`skillhub search: --limit ${limitText}: expected a whole number from 1 to 100.\n`);
+    return 2;
+  }
+  const hub = scannedHub(ctx);
+  await hub.search.start(Promise.resolve());
+  const result = await searchSkillsTool.handler({ query, limit }, { deps: hub, session: { clientName: () => undefined } });
+  hub.search.close();
+  const skills = (result.structuredContent as { skills: Hit[] }).skills;
+  if (ctx.args.options.json) {
+    ctx.out(`${JSON.stringify({ skills }, null, 2)}\n`);
+    return 0;
+  }
+  if (skills.length === 0) {
+    ctx.out(`No skill matches "${query}". \`skillhub list\` shows every skill.\n`);
+    return 0;
+  }
+  for (const [i, s] of skills.entries()) {
+    ctx.out(`${String(i + 1).padStart(2)}. ${s.name}  (${s.score.toFixed(2)}, ${s.location})\n    ${truncate(oneLine(s.description), 110)}\n`);
+    if (s.excerpt && !s.description.startsWith(s.excerpt.slice(0, 40))) ctx.out(`    “${s.excerpt}”\n`);
+  }
+  return 0;
+};

@@ -1,0 +1,118 @@
+import { statSync } from "node:fs";
+import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
+import type { Catalog } from "../catalog/catalog.ts";
+import { Scanner } from "../refresh/scanner.ts";
+import type { Diagnostic } from "../skills/diagnostic.ts";
+import { lintAgentSkill, lintTreeNode, strictSeverity } from "../skills/lint.ts";
+import type { Skill } from "../skills/skill.ts";
+import { buildSourceList } from "../sources/source-list.ts";
+import { SKILL_FILE } from "../sources/walk.ts";
+import type { CommandRun } from "./context.ts";
+
+export interface ValidateReport {
+  dirs: string[];
+  summary: {
+    agent_skills: number;
+    tree_nodes: number;
+    errors: number;
+    warnings: number;
+    files_with_errors: number;
+    files_with_warnings: number;
+    /** Diagnostics per code, sorted by code. */
+    by_code: Record<string, number>;
+  };
+  /** Files with at least one diagnostic, sorted by path. */
+  files: { file: string; diagnostics: { severity: "error" | "warning" | "info"; code: string; message: string }[] }[];
+}
+
+/**
+ * `skillhub validate [DIR...] [--json]`: lint Agent Skills against the
+ * specification and skill trees against seed 003, for CI of skill
+ * repositories. Exit 1 when any error, 0 otherwise; 2 for a missing folder.
+ */
+export const runValidate: CommandRun = async (ctx) => {
+  const dirs: string[] = [];
+  for (const arg of ctx.args.positionals.length > 0 ? ctx.args.positionals : ["."]) {
+    const path = isAbsolute(arg) ? arg : resolve(ctx.cwd, arg);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) {
+      ctx.err(`skillhub validate: no such folder: ${arg}\n`);
+      return 2;
+    }
+    // A SKILL.md (or any file) names its folder.
+    dirs.push(stat.isDirectory() ? path : dirname(path));
+  }
+  const sources = buildSourceList({ dirs, onlyDirs: true, projectDir: null, homeDir: ctx.homeDir, hubHome: ctx.config.home });
+  const catalog = new Scanner().scan(sources, { maxDepth: ctx.config.sources.max_depth, maxDirs: ctx.config.sources.max_dirs });
+  const report = validateCatalog(catalog, dirs, (file) => shownPath(file, ctx.cwd));
+  if (ctx.args.options.json) ctx.out(`${JSON.stringify(report, null, 2)}\n`);
+  else ctx.out(renderReport(report));
+  return report.summary.errors > 0 ? 1 : 0;
+};
+
+/** Strict diagnostics of a scanned catalog, grouped by file. Pure. */
+export function validateCatalog(catalog: Catalog, dirs: string[], show: (file: string) => string = (f) => f): ValidateReport {
+  const all: Skill[] = [...catalog.skills, ...catalog.shadowed.map((s) => s.skill)];
+  const nodePaths = new Set(all.filter((s) => s.tree).map((s) => `${s.source}:${s.tree?.path}`));
+  const diagnostics: Diagnostic[] = catalog.diagnostics.filter((d) => d.code !== "shadowed").map(strictSeverity);
+  for (const skill of all) {
+    if (skill.kind === "agent-skill") diagnostics.push(...lintAgentSkill(skill));
+    else diagnostics.push(...lintTreeNode(skill, (p) => nodePaths.has(`${skill.source}:${p}`)));
+  }
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const d of diagnostics) byFile.set(d.file, [...(byFile.get(d.file) ?? []), d]);
+  const rank = { error: 0, warning: 1, info: 2 } as const;
+  const files = [...byFile]
+    .map(([file, list]) => ({
+      file: show(file),
+      diagnostics: list
+        .sort((a, b) => rank[a.severity] - rank[b.severity] || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+        .map((d) => ({ severity: d.severity, code: d.code, message: d.message })),
+    }))
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const byCode: Record<string, number> = {};
+  for (const d of [...diagnostics].sort((a, b) => (a.code < b.code ? -1 : 1))) byCode[d.code] = (byCode[d.code] ?? 0) + 1;
+  const has = (severity: string) => files.filter((f) => f.diagnostics.some((d) => d.severity === severity)).length;
+  return {
+    dirs,
+    summary: {
+      agent_skills: all.filter((s) => s.kind === "agent-skill").length + notServed(diagnostics, all),
+      tree_nodes: all.filter((s) => s.kind === "tree-node").length,
+      errors: diagnostics.filter((d) => d.severity === "error").length,
+      warnings: diagnostics.filter((d) => d.severity === "warning").length,
+      files_with_errors: has("error"),
+      files_with_warnings: has("warning"),
+      by_code: byCode,
+    },
+    files,
+  };
+}
+
+/** SKILL.md files that were found but could not be parsed into a skill. */
+function notServed(diagnostics: Diagnostic[], parsed: Skill[]): number {
+  const known = new Set(parsed.map((s) => s.file));
+  return new Set(diagnostics.filter((d) => d.severity === "error" && basename(d.file) === SKILL_FILE && !known.has(d.file)).map((d) => d.file)).size;
+}
+
+/** Human output: one block per file, then a summary line. */
+export function renderReport(report: ValidateReport): string {
+  const lines: string[] = [];
+  for (const f of report.files) {
+    lines.push(f.file);
+    for (const d of f.diagnostics) lines.push(`  ${d.severity.padEnd(7)} ${d.code.padEnd(22)} ${d.message}`);
+    lines.push("");
+  }
+  const s = report.summary;
+  const what = `${s.agent_skills} Agent Skill${s.agent_skills === 1 ? "" : "s"} and ${s.tree_nodes} tree node${s.tree_nodes === 1 ? "" : "s"} in ${report.dirs.length} folder${report.dirs.length === 1 ? "" : "s"}`;
+  const found =
+    s.errors + s.warnings === 0
+      ? "no problems."
+      : `${s.errors} error${s.errors === 1 ? "" : "s"} in ${s.files_with_errors} file${s.files_with_errors === 1 ? "" : "s"}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"} in ${s.files_with_warnings} file${s.files_with_warnings === 1 ? "" : "s"}.`;
+  lines.push(`Checked ${what}: ${found}`);
+  return `${lines.join("\n")}\n`;
+}
+
+function shownPath(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? file : rel;
+}

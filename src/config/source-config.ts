@@ -1,0 +1,41 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { ConfigFile } from "./resolve.ts";
+import type { Config } from "./schema.ts";
+
+/**
+ * The sections a skills folder's own `config.yaml` may set (seed 003 §11.2,
+ * plus seed 002's `git`). Server, source and command settings stay with the
+ * user (flags, environment, ~/.skillhub/config.yaml): a folder of skills,
+ * possibly synced from a team repository, must not open an HTTP port,
+ * enable run_skill_command or add folders.
+ */
+export const SOURCE_CONFIG_SECTIONS: readonly string[] = ["matching", "refresh", "scripts", "assets", "analytics", "git"];
+
+export const SOURCE_CONFIG_FILE = "config.yaml";
+
+/**
+ * `config.yaml` at the root of each explicit skills folder (--skills-dir,
+ * then SKILLS_DIR), lowest precedence first: the first folder wins for skill
+ * names, so its settings win too. The default folders (.agents, .claude,
+ * ~/.skillhub/skills) carry none: ~/.skillhub/config.yaml is the user's file.
+ */
+export function explicitSourceConfigFiles(config: Config, exists: (path: string) => boolean = existsSync): string[] {
+  return [...config.sources.dirs]
+    .reverse()
+    .map((dir) => join(dir, SOURCE_CONFIG_FILE))
+    .filter((path) => exists(path));
+}
+
+/** Keep only the allowed sections of a skills folder's config.yaml; say what was dropped. Pure. */
+export function restrictSourceConfig(file: ConfigFile): { file: ConfigFile; warnings: string[] } {
+  const data = file.data;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return { file, warnings: [] };
+  const kept: Record<string, unknown> = {};
+  const warnings: string[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    if (SOURCE_CONFIG_SECTIONS.includes(key)) kept[key] = value;
+    else warnings.push(`${file.path}: key "${key}" ignored: a skills folder's config.yaml may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`);
+  }
+  return { file: { path: file.path, data: kept }, warnings };
+}

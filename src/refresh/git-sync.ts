@@ -1,0 +1,265 @@
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../config/schema.ts";
+import { ConfigError, errorMessage } from "../util/errors.ts";
+import type { Logger } from "../util/logger.ts";
+import { type RepoAuth, repoAuth } from "./git-auth.ts";
+import { GitError } from "./git-errors.ts";
+import { type RepoState, type RepoTarget, readState, syncRepo } from "./git-repo.ts";
+import { GitRunner, type GitRunnerOptions } from "./git-runner.ts";
+import { parseRepo } from "./git-url.ts";
+
+export interface GitSyncOptions {
+  /** Repository URLs (SKILLS_REPO / `repos:`). */
+  repos: readonly string[];
+  branch: string;
+  /** GITHUB_TOKEN: sent to https:// repositories only. */
+  token?: string;
+  /** SkillHub's home: copies go to `<home>/repos/<slug>`. */
+  home: string;
+  logger: Logger;
+  /** Milliseconds between background syncs; 0 = none. */
+  intervalMs: number;
+  /** Start-up waits this long for the first sync, then serves what is on disk. Default 30,000. */
+  startupWaitMs?: number;
+  /** Network commands are killed after this long. Default 120,000. */
+  timeoutMs?: number;
+  /** Progress lines (cloning…, fetching…). Default: logger.debug. */
+  progress?: (line: string) => void;
+  /** Environment and spawn for git; see GitRunner. */
+  runner?: GitRunnerOptions;
+  now?: () => number;
+  setInterval?: (fn: () => void, ms: number) => unknown;
+  clearInterval?: (handle: unknown) => void;
+}
+
+/** One repository's part of a sync. */
+export interface RepoReport {
+  name: string;
+  url: string;
+  dir: string;
+  success: boolean;
+  changed: boolean;
+  commit_hash: string | null;
+  files_changed: number;
+  error?: { code: string; message: string };
+  warnings: string[];
+}
+
+export interface SyncOutcome {
+  /** Every repository synced. False also when another sync was running (`busy`). */
+  success: boolean;
+  /** Another sync was already running; nothing was done (seed 003 §9.5). */
+  busy: boolean;
+  /** Some repository's files changed. */
+  changed: boolean;
+  repos: RepoReport[];
+  /** ISO time of the last successful sync of all repositories, if any. */
+  last_sync: string | null;
+}
+
+/** Source labels a repository must not take (DESIGN §3's fixed labels). */
+const RESERVED = new Set(["project", "agent-project", "global", "agent-global", "claude-project", "claude-global", "hub"]);
+const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;
+
+/**
+ * Keeps local copies of the team's skill repositories (DESIGN §12, seed 003
+ * §9): a first sync at start-up, then one every `intervalMs`, never two at
+ * once. Listeners hear about every completed sync.
+ */
+export class GitSync {
+  readonly targets: readonly RepoTarget[];
+  private readonly git: GitRunner;
+  private readonly auth = new Map<string, RepoAuth>();
+  private readonly listeners = new Set<(outcome: SyncOutcome) => void>();
+  private readonly failing = new Set<string>();
+  private running?: Promise<SyncOutcome>;
+  private timer: unknown;
+  private lastSync: string | null = null;
+  private readonly now: () => number;
+
+  constructor(private readonly options: GitSyncOptions) {
+    if (!BRANCH.test(options.branch)) {
+      throw new ConfigError(`Invalid configuration: SKILLS_BRANCH / git.branch = ${JSON.stringify(options.branch)}: expected a branch name.`, { key: "git.branch" });
+    }
+    this.now = options.now ?? Date.now;
+    this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
+    const used = new Set<string>();
+    const targets: RepoTarget[] = [];
+    for (const raw of options.repos) {
+      if (raw.trim().startsWith("-")) {
+        throw new ConfigError(`Invalid configuration: SKILLS_REPO / repos entry ${JSON.stringify(raw)}: expected a git URL.`, { key: "git.repos" });
+      }
+      const spec = parseRepo(raw);
+      if (targets.some((t) => t.spec.slug === spec.slug)) continue;
+      const wanted = RESERVED.has(spec.name) || /^dir\d+$/.test(spec.name) ? `repo-${spec.name}` : spec.name;
+      let label = wanted;
+      for (let n = 2; used.has(label); n++) label = `${wanted}-${n}`;
+      used.add(label);
+      const target = { spec, label, dir: join(options.home, "repos", spec.slug), branch: options.branch };
+      targets.push(target);
+      this.auth.set(spec.slug, repoAuth(spec, options.token));
+      const state = readState(target.dir);
+      if (state && (this.lastSync === null || state.last_sync < this.lastSync)) this.lastSync = state.last_sync;
+    }
+    this.targets = targets;
+  }
+
+  /** Build one from the configuration, or undefined when no repository is configured. */
+  static fromConfig(config: Config, logger: Logger, overrides: Partial<GitSyncOptions> = {}): GitSync | undefined {
+    if (config.git.repos.length === 0) return undefined;
+    return new GitSync({
+      repos: config.git.repos,
+      branch: config.git.branch,
+      token: config.git.token,
+      home: config.home,
+      logger,
+      intervalMs: config.refresh.enabled ? config.refresh.interval_minutes * 60_000 : 0,
+      ...overrides,
+    });
+  }
+
+  /** Each copy's skills folder: `skills/` when present, else its root (after the local folders, DESIGN §3). */
+  sources(): { label: string; dir: string }[] {
+    return this.targets.map((t) => ({ label: t.label, dir: skillsDir(t.dir) }));
+  }
+
+  /** Each copy's `config.yaml` (seed 002 §1.3: at the repository root). */
+  configFiles(): string[] {
+    return this.targets.map((t) => join(t.dir, "config.yaml"));
+  }
+
+  /** What is on disk now, for `doctor`. */
+  status(): { name: string; url: string; dir: string; branch: string; state?: RepoState }[] {
+    return this.targets.map((t) => ({ name: t.label, url: t.spec.url, dir: t.dir, branch: t.branch, state: readState(t.dir) }));
+  }
+
+  get lastSyncTime(): string | null {
+    return this.lastSync;
+  }
+
+  onSynced(listener: (outcome: SyncOutcome) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The start-up sync: waits for it (a reachable remote is synced before the
+   * first catalog), but no longer than `startupWaitMs`; a slower sync goes on
+   * and its listeners rebuild the catalog when it ends.
+   */
+  async initialize(): Promise<void> {
+    const sync = this.refresh("startup");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const wait = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), this.options.startupWaitMs ?? 30_000)));
+    const first = await Promise.race([sync, wait]);
+    clearTimeout(timer);
+    if (first === "late") this.options.logger.warn("git sync is taking long; serving the local copies until it ends.");
+  }
+
+  /** Background syncs every `intervalMs` (a tick while a sync runs is skipped). */
+  start(): void {
+    if (this.options.intervalMs <= 0 || this.timer !== undefined) return;
+    const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
+    this.timer = set(() => void this.refresh("timer"), this.options.intervalMs);
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Sync every repository now. A call while one runs returns `{ success: false, busy: true }` at once. */
+  refresh(reason: string): Promise<SyncOutcome> {
+    if (this.running) {
+      this.options.logger.debug(`git sync (${reason}) skipped: one is already running.`);
+      return Promise.resolve({ success: false, busy: true, changed: false, repos: [], last_sync: this.lastSync });
+    }
+    this.running = this.run(reason).finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async run(reason: string): Promise<SyncOutcome> {
+    const repos = await Promise.all(this.targets.map((t) => this.syncOne(t, reason)));
+    const success = repos.every((r) => r.success);
+    if (success) this.lastSync = new Date(this.now()).toISOString();
+    const outcome: SyncOutcome = { success, busy: false, changed: repos.some((r) => r.changed), repos, last_sync: this.lastSync };
+    for (const listener of this.listeners) {
+      try {
+        listener(outcome);
+      } catch (error) {
+        this.options.logger.error(`git sync listener failed: ${errorMessage(error)}`);
+      }
+    }
+    return outcome;
+  }
+
+  private async syncOne(target: RepoTarget, reason: string): Promise<RepoReport> {
+    const base = { name: target.label, url: target.spec.url, dir: target.dir };
+    const log = this.options.logger;
+    try {
+      const result = await syncRepo(target, {
+        git: this.git,
+        auth: this.auth.get(target.spec.slug) ?? { config: [], secrets: [] },
+        now: this.now,
+        progress: this.options.progress ?? ((line) => log.debug(line)),
+        timeoutMs: this.options.timeoutMs ?? 120_000,
+      });
+      for (const w of result.warnings) log.warn(`repo ${target.label}: ${w}`);
+      const short = result.commit.slice(0, 7);
+      if (result.cloned) log.info(`repo ${target.label}: cloned ${target.spec.url} at ${short} (${result.filesChanged} file${result.filesChanged === 1 ? "" : "s"}).`);
+      else if (result.changed) log.info(`repo ${target.label}: updated ${result.previous?.slice(0, 7)} → ${short}, ${result.filesChanged} files changed.`);
+      else if (this.failing.has(target.label)) log.info(`repo ${target.label}: reachable again, up to date at ${short}.`);
+      else log.debug(`repo ${target.label}: up to date at ${short} (${reason}).`);
+      this.failing.delete(target.label);
+      return { ...base, success: true, changed: result.changed, commit_hash: result.commit, files_changed: result.filesChanged, warnings: result.warnings };
+    } catch (error) {
+      const failure = error instanceof GitError ? error : new GitError("GIT_FAILED", errorMessage(error), { cause: error });
+      this.reportFailure(target, failure, reason);
+      const state = readState(target.dir);
+      return { ...base, success: false, changed: false, commit_hash: state?.commit ?? null, files_changed: 0, error: { code: failure.code, message: failure.message }, warnings: [] };
+    }
+  }
+
+  /** Seed 003 §13: warn, keep serving the local copy, retry at the next interval. Repeats of the same failure go to DEBUG. */
+  private reportFailure(target: RepoTarget, error: GitError, reason: string): void {
+    const state = readState(target.dir);
+    const copy = existsSync(join(target.dir, ".git"));
+    const next = this.options.intervalMs > 0 ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min` : "background sync is off";
+    const serving = copy
+      ? `serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
+      : "there is no local copy yet, so this repository's skills are unavailable until a sync succeeds";
+    const line = `repo ${target.label}: ${error.message} ${capitalise(serving)}; ${next} (or call refresh_skills, or run \`skillhub sync\`).`;
+    const auth = error.code === "GIT_AUTH_FAILED" || error.code === "GIT_BRANCH_NOT_FOUND" || error.code === "GIT_NOT_FOUND";
+    if (this.failing.has(target.label) && reason === "timer" && !auth) log(this.options.logger, "debug", line);
+    else log(this.options.logger, auth ? "error" : "warn", line);
+    this.failing.add(target.label);
+  }
+}
+
+/** The `config.yaml` of each configured repository's local copy that exists (read at start-up). */
+export function repoConfigFiles(config: Config): string[] {
+  return config.git.repos
+    .filter((raw) => !raw.trim().startsWith("-"))
+    .map((raw) => join(config.home, "repos", parseRepo(raw).slug, "config.yaml"))
+    .filter((file) => existsSync(file));
+}
+
+/** `<copy>/skills` when it is a folder, else the copy itself. */
+export function skillsDir(copy: string): string {
+  const skills = join(copy, "skills");
+  try {
+    if (statSync(skills).isDirectory()) return skills;
+  } catch {
+    // No skills/ folder: the root holds the skills.
+  }
+  return copy;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function log(logger: Logger, level: "debug" | "warn" | "error", line: string): void {
+  logger[level](line);
+}

@@ -1,0 +1,86 @@
+import { createHash } from "node:crypto";
+
+/** One configured repository (SKILLS_REPO entry or `repos:` item). */
+export interface RepoSpec {
+  /** The URL with any password removed: safe to log, to show and to store. */
+  url: string;
+  /** Repository name (last path segment without `.git`), lower-cased: the source label. */
+  name: string;
+  /** Folder under `<home>/repos`: `<name>-<8 hex of the normalised URL>`. */
+  slug: string;
+  /** Only https:// URLs ever receive a token. */
+  https: boolean;
+  /** Credentials written in the configured URL, moved out so git never stores them. */
+  credentials?: { username: string; password: string };
+}
+
+const SCP_LIKE = /^(?:([^@/\s]+)@)?([^:/\s]+):(?!\/\/)(.+)$/;
+
+/**
+ * Parse a repository URL: https://, http://, ssh://, file://, scp-like
+ * `git@host:org/repo.git`, or a local path.
+ */
+export function parseRepo(raw: string): RepoSpec {
+  const input = raw.trim();
+  let url = input;
+  let https = false;
+  let credentials: RepoSpec["credentials"];
+  let path = input;
+  let identity = input;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) {
+    const parsed = safeUrl(input);
+    if (parsed) {
+      https = parsed.protocol === "https:";
+      // Security: a user:password (or a bare token) in an http(s) URL would end up in .git/config
+      // and in git's messages; it is taken out and sent as a header instead (see git-auth.ts).
+      if ((parsed.protocol === "https:" || parsed.protocol === "http:") && (parsed.username || parsed.password)) {
+        credentials = { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+        parsed.username = "";
+        parsed.password = "";
+      }
+      url = parsed.href;
+      path = parsed.pathname;
+      identity = `${parsed.protocol}//${parsed.host.toLowerCase()}${parsed.pathname}`;
+    }
+  } else {
+    const scp = SCP_LIKE.exec(input);
+    if (scp && !/^[A-Za-z]:[\\/]/.test(input)) {
+      path = scp[3] ?? "";
+      identity = `ssh://${(scp[2] ?? "").toLowerCase()}/${path}`;
+    }
+  }
+  const name = repoName(path);
+  const normalised = identity.replace(/\/+$/, "").replace(/\.git$/i, "");
+  const hash = createHash("sha256").update(normalised).digest("hex").slice(0, 8);
+  return { url, name, slug: `${name}-${hash}`, https, credentials };
+}
+
+/** Last path segment without `.git`, restricted to [a-z0-9._-]; "repo" when nothing is left. */
+export function repoName(path: string): string {
+  const segment = path.replace(/[\\/]+$/, "").split(/[\\/:]/).pop() ?? "";
+  const name = segment
+    .replace(/\.git$/i, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[.-]+|-+$/g, "");
+  return name.slice(0, 64) || "repo";
+}
+
+/**
+ * Security: hide credentials in any text (git's stderr, error messages,
+ * logs): the given secrets wherever they appear, and the user-info part of
+ * http(s) URLs.
+ */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("***");
+  return out.replace(/\b(https?:\/\/)[^/@\s'"]+@/gi, "$1***@");
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}

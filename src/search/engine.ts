@@ -1,0 +1,109 @@
+import type { Catalog } from "../catalog/catalog.ts";
+import type { Skill } from "../skills/skill.ts";
+import { FullTextIndex } from "./fulltext.ts";
+import { acronyms, normaliseQuery } from "./text.ts";
+
+export interface RankedHit {
+  skill: Skill;
+  /** 0..1: 1 means the best possible match for every query term. */
+  score: number;
+  /** Processed query terms that matched (for excerpts). */
+  terms: string[];
+}
+
+export interface RankOptions {
+  /** Results wanted (seed 000: SEARCH_LIMIT, default 10). */
+  limit: number;
+  /** Keep hits with score/top >= threshold when there are more than 5 (SEARCH_THRESHOLD, 0.2). */
+  threshold: number;
+  /** Only skills passing this are considered (server filters, category). */
+  accept?: (skill: Skill) => boolean;
+  /** Exponent on the share of query terms a skill matches (tuned on bench/eval). */
+  coveragePower?: number;
+
+}
+
+/** Exponent on query-term coverage (tuned on bench/eval: 0.5 beat 0, 1 and 2). */
+export const COVERAGE_POWER = 0.5;
+
+/** Extra 0..1 signal (the keyword matcher for tree nodes), fused with full text: query → skill → value. */
+export type Signal = (queryText: string) => (skill: Skill) => number;
+
+/**
+ * Ranking over the full-text index, fused with optional extra signals, then
+ * seed 000 §3.2's rules: `limit*4` candidates, the relative threshold when
+ * there are more than 5, the top `limit`.
+ */
+export function rank(index: FullTextIndex, catalog: Catalog, query: string, options: RankOptions, signals: readonly Signal[] = []): RankedHit[] {
+  const asked = normaliseQuery(query);
+  const expansions = acronyms(asked);
+  const text = [asked, ...expansions.map((e) => e.acronym)].join(" ");
+  const terms = FullTextIndex.queryTerms(text);
+  if (terms.length === 0) return [];
+  const units = coverageUnits(terms, expansions);
+  const accept = options.accept ?? (() => true);
+  const scored = new Map<string, RankedHit>();
+  const raw = index.search(text);
+  // Document frequency of each query term, read off the hits themselves (an OR search returns every match).
+  const df = new Map<string, number>();
+  for (const hit of raw) for (const t of hit.queryTerms) df.set(t, (df.get(t) ?? 0) + 1);
+  const idf = (t: string) => Math.log(1 + index.size / (1 + (df.get(t) ?? 0)));
+  const weight = units.map((unit) => Math.max(...unit.map(idf)));
+  const total = weight.reduce((a, b) => a + b, 0) || 1;
+  let top = 0;
+  const kept: { skill: Skill; raw: number; coverage: number; terms: string[] }[] = [];
+  for (const hit of raw) {
+    const skill = catalog.getById(hit.id);
+    // A persisted index may know skills the catalog no longer has, or shadowed ones; the catalog decides.
+    if (!skill || catalog.get(skill.name) !== skill || !accept(skill)) continue;
+    top = Math.max(top, hit.raw);
+    // Coverage weighs rare terms more: matching "ynab" says more than matching "account".
+    let covered = 0;
+    units.forEach((unit, i) => {
+      if (unit.some((t) => hit.queryTerms.includes(t))) covered += weight[i] ?? 0;
+    });
+    kept.push({ skill, raw: hit.raw, coverage: covered / total, terms: hit.queryTerms });
+  }
+  const power = options.coveragePower ?? COVERAGE_POWER;
+  // 0..1: only the top raw score matching every query term reaches 1.
+  for (const k of kept) scored.set(k.skill.id, { skill: k.skill, score: (k.raw / (top || 1)) * k.coverage ** power, terms: k.terms });
+  if (signals.length > 0) {
+    const scorers = signals.map((signal) => signal(asked));
+    for (const skill of catalog.skills) {
+      if (!accept(skill)) continue;
+      for (const scorer of scorers) {
+        const value = scorer(skill);
+        if (value <= 0) continue;
+        const current = scored.get(skill.id);
+        // Fusion: a strong keyword route lifts a weak full-text score, never the reverse.
+        const fused = current ? Math.max(current.score, 0.5 * current.score + 0.5 * value) : 0.5 * value;
+        scored.set(skill.id, { skill, score: fused, terms: current?.terms ?? terms });
+      }
+    }
+  }
+  const ordered = [...scored.values()].sort((a, b) => b.score - a.score || a.skill.name.localeCompare(b.skill.name));
+  let candidates = ordered.slice(0, options.limit * 4);
+  const best = candidates[0]?.score ?? 0;
+  if (candidates.length > 5 && best > 0) candidates = candidates.filter((c) => c.score / best >= options.threshold);
+  return candidates.slice(0, options.limit).map((c) => ({ ...c, score: round(c.score) }));
+}
+
+/**
+ * What coverage counts: each query term on its own, except that a
+ * capitalised phrase and its acronym count once ("You Need A Budget" = "ynab").
+ */
+function coverageUnits(terms: readonly string[], expansions: readonly { acronym: string; words: string[] }[]): string[][] {
+  const grouped = new Set<string>();
+  const units: string[][] = [];
+  for (const { acronym, words } of expansions) {
+    const unit = [acronym, ...FullTextIndex.queryTerms(words.join(" "))];
+    for (const t of unit) grouped.add(t);
+    units.push(unit);
+  }
+  for (const t of terms) if (!grouped.has(t)) units.push([t]);
+  return units;
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

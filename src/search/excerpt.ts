@@ -1,0 +1,64 @@
+import { processTerm } from "./text.ts";
+
+/** Characters in an excerpt (seed 001: about 160). */
+export const EXCERPT_CHARS = 160;
+
+/**
+ * About 160 characters of `text` around its best match: the window holding
+ * the most distinct query terms (the earliest such window). The start of the
+ * text when nothing matches. Pure.
+ */
+export function excerptAround(text: string, terms: readonly string[], size = EXCERPT_CHARS): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= size) return flat;
+  const hits = matches(flat, terms);
+  if (hits.length === 0) return `${flat.slice(0, size - 1).replace(/\s+\S*$/, "")}…`;
+  let at = hits[0]?.index ?? 0;
+  let best = 0;
+  for (let i = 0; i < hits.length; i++) {
+    const seen = new Set<string>();
+    for (let j = i; j < hits.length && (hits[j]?.index ?? 0) - (hits[i]?.index ?? 0) < size * 0.8; j++) seen.add(hits[j]?.term ?? "");
+    if (seen.size > best) {
+      best = seen.size;
+      at = hits[i]?.index ?? 0;
+    }
+  }
+  let start = Math.max(0, at - Math.floor(size / 5));
+  let end = Math.min(flat.length, start + size);
+  start = Math.max(0, end - size);
+  // Cut at word boundaries, and say where text was cut.
+  if (start > 0) start = flat.indexOf(" ", start) + 1 || start;
+  if (end < flat.length) end = flat.lastIndexOf(" ", end) > start ? flat.lastIndexOf(" ", end) : end;
+  return `${start > 0 ? "…" : ""}${flat.slice(start, end)}${end < flat.length ? "…" : ""}`;
+}
+
+/** Index of the first word of `text` whose processed form matches a query term, or -1. */
+export function firstMatch(text: string, terms: readonly string[]): number {
+  return matches(text, terms, 1)[0]?.index ?? -1;
+}
+
+/** Words of `text` whose processed form matches a query term (prefix either way), in order. */
+function matches(text: string, terms: readonly string[], max = Number.POSITIVE_INFINITY): { index: number; term: string }[] {
+  const out: { index: number; term: string }[] = [];
+  if (terms.length === 0) return out;
+  const word = /[\p{L}\p{N}]+/gu;
+  for (let m = word.exec(text); m && out.length < max; m = word.exec(text)) {
+    const processed = processTerm(m[0]);
+    const term = processed ? terms.find((t) => processed === t || processed.startsWith(t) || t.startsWith(processed)) : undefined;
+    if (term) out.push({ index: m.index, term });
+  }
+  return out;
+}
+
+/**
+ * Seed 001's excerpt: ~160 characters around the first occurrence of a
+ * literal (lower-cased) token.
+ */
+export function excerptAtToken(text: string, tokens: readonly string[], size = EXCERPT_CHARS): string {
+  const lower = text.toLowerCase();
+  const positions = tokens.map((t) => lower.indexOf(t)).filter((p) => p >= 0);
+  const at = positions.length > 0 ? Math.min(...positions) : 0;
+  const start = Math.max(0, Math.min(at - Math.floor(size / 3), text.length - size));
+  const end = Math.min(text.length, start + size);
+  return `${start > 0 ? "…" : ""}${text.slice(start, end).replace(/\s+/g, " ").trim()}${end < text.length ? "…" : ""}`;
+}

@@ -1,0 +1,171 @@
+import { readFileSync } from "node:fs";
+import type { CatalogStore } from "../catalog/store.ts";
+import { skillBody } from "../skills/agent-skill.ts";
+import type { Skill } from "../skills/skill.ts";
+import { errorMessage } from "../util/errors.ts";
+import type { Logger } from "../util/logger.ts";
+import { type RankOptions, type RankedHit, type Signal, rank } from "./engine.ts";
+import { FullTextIndex } from "./fulltext.ts";
+import { keywordSignal } from "./keyword-signal.ts";
+import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile } from "./persist.ts";
+
+export interface SearchServiceOptions {
+  store: CatalogStore;
+  logger: Logger;
+  /** Folder for the persisted index; undefined = keep it in memory only. */
+  cacheDir?: string;
+  /** The source folders, to key the cache file. */
+  sourceDirs: () => readonly string[];
+  /** Embedding settings that invalidate a persisted index when they change. */
+  settings?: string;
+  /** --reindex: ignore any persisted index. */
+  reindex?: boolean;
+  /** --skip-auto-reindex: use the persisted index as it is, even if the skills changed. */
+  skipAutoReindex?: boolean;
+  /** Extra ranking signals. Default: the keyword matcher for tree nodes. */
+  signals?: readonly Signal[];
+  /** Body text of a skill, for indexing. Default: read its file. */
+  readBody?: (skill: Skill) => string;
+  /** Milliseconds to wait before saving after a change. Default 2,000. */
+  saveDelayMs?: number;
+  tick?: () => Promise<void>;
+}
+
+export interface IndexStatus {
+  documents: number;
+  /** How the index was obtained at start-up. */
+  origin: "built" | "persisted" | "persisted+updated" | "pending";
+  buildMs: number;
+  file?: string;
+}
+
+/**
+ * The search index, kept in step with the catalog: loaded from disk when
+ * its fingerprint matches (seed 000 §4.2), updated incrementally on every
+ * catalog change, saved in the background.
+ */
+export class SearchService {
+  private index = FullTextIndex.empty();
+  private readyPromise?: Promise<void>;
+  private syncing: Promise<void> = Promise.resolve();
+  private saveTimer?: ReturnType<typeof setTimeout>;
+  private dirty = false;
+  private unsubscribe?: () => void;
+  private state: IndexStatus = { documents: 0, origin: "pending", buildMs: 0 };
+
+  constructor(private readonly options: SearchServiceOptions) {}
+
+  /** Begin once the first catalog is ready. Idempotent. */
+  start(catalogReady: Promise<void>): Promise<void> {
+    this.readyPromise ??= catalogReady.then(() => this.initialise());
+    return this.readyPromise;
+  }
+
+  get ready(): Promise<void> {
+    return this.readyPromise ?? Promise.resolve();
+  }
+
+  get status(): IndexStatus {
+    return { ...this.state, documents: this.index.size };
+  }
+
+  /** Ranked hits over the current catalog (builds or loads the index on first use). */
+  async search(query: string, options: RankOptions): Promise<RankedHit[]> {
+    await this.start(Promise.resolve());
+    await this.syncing;
+    return rank(this.index, this.options.store.catalog, query, options, this.options.signals ?? [keywordSignal]);
+  }
+
+  /** Save now if there are unsaved changes (shutdown). */
+  close(): void {
+    this.unsubscribe?.();
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    if (this.dirty) this.save();
+  }
+
+  private async initialise(): Promise<void> {
+    const started = performance.now();
+    const catalog = this.options.store.catalog;
+    const fingerprint = catalogFingerprint(catalog, this.options.settings ?? "");
+    const file = this.file();
+    let origin: IndexStatus["origin"] = "built";
+    if (file && !this.options.reindex) {
+      const loaded = loadIndexFile(file);
+      if (loaded.ok) {
+        try {
+          this.index = FullTextIndex.fromJSON(loaded.value.data);
+          origin = "persisted";
+          if (loaded.value.fingerprint !== fingerprint && !this.options.skipAutoReindex) {
+            const stats = await this.index.syncAsync(catalog.skills, this.body, this.tick);
+            origin = "persisted+updated";
+            this.dirty = stats.added + stats.updated + stats.removed > 0;
+          }
+        } catch (error) {
+          this.options.logger.warn(`search index ${file} could not be loaded (${errorMessage(error)}); rebuilding it.`);
+          this.index = FullTextIndex.empty();
+          origin = "built";
+        }
+      } else if (!loaded.missing) {
+        this.options.logger.warn(`${loaded.reason}; ignoring it and rebuilding the search index.`);
+      }
+    }
+    if (origin === "built") {
+      await this.index.syncAsync(catalog.skills, this.body, this.tick);
+      this.dirty = true;
+    }
+    this.state = { documents: this.index.size, origin, buildMs: Math.round(performance.now() - started), file };
+    this.options.logger.debug(`search index: ${this.index.size} skills, ${origin}, ${this.state.buildMs} ms`);
+    this.unsubscribe = this.options.store.onChange(() => this.queueSync());
+    // A change that landed while we were building (unless told to use the persisted index as it is).
+    if (!(this.options.skipAutoReindex && origin === "persisted")) this.queueSync();
+    if (this.dirty) this.scheduleSave();
+  }
+
+  private queueSync(): void {
+    this.syncing = this.syncing.then(async () => {
+      try {
+        const stats = await this.index.syncAsync(this.options.store.catalog.skills, this.body, this.tick);
+        if (stats.added + stats.updated + stats.removed > 0) {
+          this.dirty = true;
+          this.scheduleSave();
+        }
+      } catch (error) {
+        this.options.logger.error(`search index update failed: ${errorMessage(error)}`);
+      }
+    });
+  }
+
+  private scheduleSave(): void {
+    if (!this.file()) return;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.save(), this.options.saveDelayMs ?? 2000);
+    (this.saveTimer as { unref?: () => void }).unref?.();
+  }
+
+  private save(): void {
+    const file = this.file();
+    if (!file) return;
+    try {
+      saveIndexFile(file, catalogFingerprint(this.options.store.catalog, this.options.settings ?? ""), this.index.toJSON());
+      this.dirty = false;
+    } catch (error) {
+      this.options.logger.warn(`could not save the search index to ${file}: ${errorMessage(error)}`);
+    }
+  }
+
+  private file(): string | undefined {
+    return this.options.cacheDir ? indexFilePath(this.options.cacheDir, this.options.sourceDirs()) : undefined;
+  }
+
+  private readonly tick = () => (this.options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve))))();
+
+  private readonly body = (skill: Skill): string => {
+    if (this.options.readBody) return this.options.readBody(skill);
+    try {
+      return skillBody(readFileSync(skill.file, "utf8"));
+    } catch {
+      // Gone since the scan: index what the catalog knows; the next scan drops it.
+      return "";
+    }
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Text processing shared by indexing and querying: normalisation, stop words
+ * and a light English stemmer, so that "extracting tables from PDFs" meets
+ * "pdf table extraction".
+ */
+
+/** Trim and collapse whitespace (seed 000 §3.2). */
+export function normaliseQuery(query: string): string {
+  return query.replace(/\s+/g, " ").trim();
+}
+
+/** Words that carry no topic in a request to an agent. */
+export const STOP_WORDS = new Set(
+  (
+    "a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been being " +
+    "it its this that these those there here i me my mine we us our ours you your yours he she they them their " +
+    "do does did doing done have has had having can could would should will shall may might must " +
+    "what which who whom whose when where why how all any each some such no not only own same so than too very just " +
+    "please want wants need needs help like get got let lets make sure also using use used via"
+  ).split(" "),
+);
+
+/**
+ * A light suffix stripper (not a full Porter stemmer): plural, -ing, -ed,
+ * doubled consonants and a final e. Applied to both documents and queries,
+ * so only consistency matters, not linguistic accuracy.
+ */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith("sses")) w = w.slice(0, -2);
+  else if (w.endsWith("s") && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith("ing") && w.length - 3 >= 3) w = w.slice(0, -3);
+  else if (w.endsWith("ed") && w.length - 2 >= 3) w = w.slice(0, -2);
+  if (w.length > 3 && w[w.length - 1] === w[w.length - 2] && !/[aeioulsz]/.test(w[w.length - 1] as string)) w = w.slice(0, -1);
+  if (w.endsWith("e") && w.length > 4) w = w.slice(0, -1);
+  return w;
+}
+
+const processed = new Map<string, string | null>();
+const PROCESSED_CACHE_MAX = 200_000;
+
+/**
+ * MiniSearch term processing: lower-case, drop stop words, stem. Returns null
+ * to drop a term. Memoised: indexing meets the same words over and over.
+ */
+export function processTerm(term: string): string | null {
+  let result = processed.get(term);
+  if (result === undefined) {
+    result = processFresh(term);
+    if (processed.size >= PROCESSED_CACHE_MAX) processed.clear();
+    processed.set(term, result);
+  }
+  return result;
+}
+
+function processFresh(term: string): string | null {
+  const lower = term.toLowerCase();
+  // Single letters are noise (the "s" of "month's"); single digits are not.
+  if (lower.length === 0 || (lower.length === 1 && !/\d/.test(lower)) || STOP_WORDS.has(lower)) return null;
+  return stem(lower);
+}
+
+/** Split like MiniSearch's default tokenizer: whitespace and punctuation (hyphens and underscores included). */
+export function splitWords(text: string): string[] {
+  return text.split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
+}
+
+/**
+ * Initials of capitalised multi-word names, so "You Need A Budget" also
+ * searches "ynab" and "Amazon Web Services" "aws". Three to six words.
+ */
+export function acronyms(text: string): { acronym: string; words: string[] }[] {
+  const out: { acronym: string; words: string[] }[] = [];
+  for (const match of text.matchAll(/\b(?:[A-Z][\p{L}\p{N}]*[\s-]+){2,5}[A-Z][\p{L}\p{N}]*\b/gu)) {
+    const words = match[0].split(/[\s-]+/);
+    const acronym = words
+      .map((w) => w[0])
+      .join("")
+      .toLowerCase();
+    if (acronym.length >= 3) out.push({ acronym, words });
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+import { type Diagnostic, type DiagnosticCode, diagnostic } from "./diagnostic.ts";
+import type { Skill } from "./skill.ts";
+import { ROOT_PATH, resolveParentPath } from "./tree-paths.ts";
+
+/**
+ * `skillhub validate`'s strict checks, on top of the lenient parser's
+ * diagnostics: serving forgives what the Agent Skills specification forbids;
+ * a CI lint must not. Pure.
+ */
+
+/** Top-level keys of the Agent Skills specification. */
+export const SPEC_KEYS: readonly string[] = ["name", "description", "license", "compatibility", "allowed-tools", "metadata"];
+
+/** Keys Claude Code reads from SKILL.md besides the specification's. */
+export const CLAUDE_CODE_KEYS: readonly string[] = [
+  "when_to_use",
+  "argument-hint",
+  "arguments",
+  "disable-model-invocation",
+  "user-invocable",
+  "model",
+  "effort",
+  "context",
+  "agent",
+  "hooks",
+  "paths",
+  "shell",
+];
+
+export const MAX_COMPATIBILITY_LENGTH = 500;
+
+/** Parser warnings that break the specification or a tree's declarations: errors under validate. */
+export const STRICT_ERROR_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
+  "invalid-name",
+  "name-mismatch",
+  "missing-name",
+  "description-too-long",
+  "yaml-recovered",
+  "missing-file",
+  "unsafe-path",
+  "invalid-field",
+]);
+
+/** A parser diagnostic with validate's severity. */
+export function strictSeverity(d: Diagnostic): Diagnostic {
+  return d.severity === "warning" && STRICT_ERROR_CODES.has(d.code) ? { ...d, severity: "error" } : d;
+}
+
+/** Checks the parser does not make: `compatibility` length and unknown top-level keys. */
+export function lintAgentSkill(skill: Skill): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const fm = skill.frontmatter;
+  const compatibility = fm.compatibility;
+  if (compatibility !== undefined && compatibility !== null) {
+    if (typeof compatibility !== "string") out.push(diagnostic("invalid-field", "error", skill.file, "compatibility must be a string."));
+    else if (compatibility.length > MAX_COMPATIBILITY_LENGTH) {
+      out.push(diagnostic("compatibility-too-long", "error", skill.file, `compatibility is ${compatibility.length} characters; the limit is ${MAX_COMPATIBILITY_LENGTH}.`));
+    }
+  }
+  for (const key of Object.keys(fm)) {
+    if (SPEC_KEYS.includes(key) || CLAUDE_CODE_KEYS.includes(key)) continue;
+    out.push(
+      diagnostic("unknown-key", "warning", skill.file, `unknown top-level key '${key}'; the specification keeps extra data under metadata (metadata.${key}).`),
+    );
+  }
+  return out;
+}
+
+/**
+ * A tree node whose folders lack `_index.md` between it and its parent:
+ * served (seed 003 §4.4 skips missing intermediates), but worth saying.
+ * `exists` answers for skill paths of the same source.
+ */
+export function lintTreeNode(skill: Skill, exists: (path: string) => boolean): Diagnostic[] {
+  const path = skill.tree?.path;
+  if (path === undefined) return [];
+  const { parent, skipped } = resolveParentPath(path, exists);
+  const missing = skipped.filter((p) => p !== ROOT_PATH);
+  if (missing.length === 0) return [];
+  const inherits = parent === undefined ? "it has no parent" : `it inherits from ${parent}`;
+  return [diagnostic("missing-parent", "warning", skill.file, `parent chain: ${missing.map((p) => `${p}.md`).join(", ")} missing, so ${inherits}.`)];
+}

@@ -1,0 +1,229 @@
+import { z } from "zod";
+import { headingsOf } from "./agent-skill.ts";
+import { type Diagnostic, diagnostic } from "./diagnostic.ts";
+import { splitFrontmatter } from "./frontmatter.ts";
+import { parseLenientYaml } from "./lenient-yaml.ts";
+import { checkRelativePath } from "../util/safe-path.ts";
+
+/** Asset kinds of seed 002 §1.2; anything else reads as "other". */
+export const ASSET_TYPES = ["template", "config", "example", "schema", "image", "other"] as const;
+/** claude: the agent fetches the script with get_asset and runs it; server: run_script runs it. */
+export const EXECUTION_MODES = ["claude", "server"] as const;
+
+export const AssetDecl = z.object({
+  file: z.string().describe("Path relative to the skill's resource folder, e.g. assets/Form.tsx.template"),
+  description: z.string().describe("When to use this file"),
+  type: z.enum(ASSET_TYPES).describe("template, config, example, schema, image or other"),
+});
+export type AssetDecl = z.infer<typeof AssetDecl>;
+
+export const ScriptArg = z.object({
+  name: z.string().describe("Argument name; run_script passes it as SKILL_ARG_<NAME>"),
+  description: z.string().describe("What the argument is"),
+  required: z.boolean().describe("Whether the argument must be given (default true)"),
+  default: z.string().optional().describe("Value used when an optional argument is not given"),
+});
+export type ScriptArg = z.infer<typeof ScriptArg>;
+
+export const ScriptDecl = z.object({
+  file: z.string().describe("Path relative to the skill's resource folder, e.g. scripts/setup.sh"),
+  description: z.string().describe("What the script does"),
+  execution: z.enum(EXECUTION_MODES).describe("claude: fetch it with get_asset and run it yourself; server: run it with run_script"),
+  args: z.array(ScriptArg).describe("Arguments the script accepts"),
+});
+export type ScriptDecl = z.infer<typeof ScriptDecl>;
+
+/** What a tree node adds to a Skill (seed 003 §4). */
+export interface TreeData {
+  /** Skill path: the file's path under the source root without ".md" ("ui/react/auth", "ui/_index", "_root"). */
+  path: string;
+  /** The file's path under the source root ("ui/react/auth.md"), shown in content headers. */
+  rel: string;
+  /** Skill path of the parent in the same source, after skipping missing intermediates; none for a top node. */
+  parent?: string;
+  inherit: boolean;
+  priority: number;
+  assets: AssetDecl[];
+  scripts: ScriptDecl[];
+  /** Absolute resource folder ("auth.md" → "auth/"), when it exists. */
+  resourceDir?: string;
+}
+
+/** The frontmatter fields of a valid node, plus what the catalog keeps of the body. */
+export interface TreeNodeFields {
+  keywords: string[];
+  description: string;
+  inherit: boolean;
+  priority: number;
+  assets: AssetDecl[];
+  scripts: ScriptDecl[];
+  frontmatter: Record<string, unknown>;
+  headings: string[];
+  bodyLines: number;
+  hash: string;
+}
+
+/**
+ * `node`: a servable tree node. `invalid`: declares `keywords` but cannot be
+ * served (errors say why). `other`: not a tree node at all; its diagnostics
+ * are reported only when the file sits inside a tree.
+ */
+export type TreeParse =
+  | { kind: "node"; node: TreeNodeFields; diagnostics: Diagnostic[] }
+  | { kind: "invalid"; diagnostics: Diagnostic[] }
+  | { kind: "other"; diagnostics: Diagnostic[] };
+
+/**
+ * Parse one Markdown file as a tree node (seed 003 §4.2): `keywords` must be
+ * a non-empty list and `description` a non-empty string; `inherit` defaults
+ * to true, `priority` to 0, `assets`/`scripts` to []. Lenient: a bad optional
+ * field is a warning and its default is used. Pure.
+ */
+export function parseTreeNode(file: string, text: string): TreeParse {
+  const split = splitFrontmatter(text);
+  if (split.kind === "none") return other(file, "no-frontmatter", "no YAML frontmatter (keywords and description); not a tree node, skipped.");
+  if (split.kind === "unclosed") return other(file, "unclosed-frontmatter", "the frontmatter has no closing '---' line; skipped.");
+  const yaml = parseLenientYaml(split.frontmatter);
+  if (!yaml.ok) return other(file, "yaml-error", `frontmatter is not valid YAML (${yaml.error}); skipped.`);
+  if (typeof yaml.data !== "object" || yaml.data === null || Array.isArray(yaml.data)) {
+    return other(file, "invalid-frontmatter", "frontmatter must be a mapping (keywords: [...], description: ...); skipped.");
+  }
+  const fm = yaml.data as Record<string, unknown>;
+  if (!("keywords" in fm)) return other(file, "missing-keywords", "frontmatter has no keywords list, so this is not a tree node; skipped.");
+  const diagnostics: Diagnostic[] = [];
+  if (yaml.recovered.length > 0) {
+    diagnostics.push(
+      diagnostic("yaml-recovered", "warning", file, `frontmatter value of ${yaml.recovered.map((k) => `'${k}'`).join(", ")} contains ': ' and must be quoted; read as a quoted string.`),
+    );
+  }
+  const warn = (message: string) => diagnostics.push(diagnostic("invalid-field", "warning", file, message));
+  const keywords = keywordList(fm.keywords, warn);
+  const description = scalar(fm.description)?.trim() ?? "";
+  if (keywords.length === 0) diagnostics.push(diagnostic("missing-keywords", "error", file, "keywords must be a non-empty list of words. Node not served."));
+  if (description === "") diagnostics.push(diagnostic("missing-description", "error", file, "frontmatter has no description; get_skill shows it to choose between nodes. Node not served."));
+  if (keywords.length === 0 || description === "") return { kind: "invalid", diagnostics };
+  const unsafe = (what: string, path: string, reason: string) =>
+    diagnostics.push(diagnostic("unsafe-path", "warning", file, `${what} '${path}' ${reason}; ignored (paths are relative to the node's resource folder).`));
+  const bodyLines = split.body === "" ? 0 : split.body.split("\n").length;
+  return {
+    kind: "node",
+    node: {
+      keywords,
+      description,
+      inherit: inheritFlag(fm.inherit, warn),
+      priority: priorityOf(fm.priority, warn),
+      assets: entries(fm.assets, "assets", warn).flatMap((e) => assetOf(e, warn, unsafe)),
+      scripts: entries(fm.scripts, "scripts", warn).flatMap((e) => scriptOf(e, warn, unsafe)),
+      frontmatter: fm,
+      headings: headingsOf(split.body),
+      bodyLines,
+      hash: Bun.hash(text).toString(16),
+    },
+    diagnostics,
+  };
+}
+
+function other(file: string, code: Diagnostic["code"], message: string): TreeParse {
+  return { kind: "other", diagnostics: [diagnostic(code, "warning", file, message)] };
+}
+
+type Warn = (message: string) => void;
+
+function scalar(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}
+
+/** A list of words, lower-cased, trimmed, de-duplicated; "a, b" is read as a list too. */
+function keywordList(value: unknown, warn: Warn): string[] {
+  const raw = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : value == null ? [] : [value];
+  if (!Array.isArray(value) && typeof value !== "string" && value != null) warn("keywords must be a list of words.");
+  const out: string[] = [];
+  for (const item of raw) {
+    const text = scalar(item);
+    if (text === undefined) {
+      warn(`keyword ${JSON.stringify(item)} is not a word; ignored.`);
+      continue;
+    }
+    const keyword = text.trim().toLowerCase();
+    if (keyword !== "" && !out.includes(keyword)) out.push(keyword);
+  }
+  return out;
+}
+
+function inheritFlag(value: unknown, warn: Warn): boolean {
+  if (value === undefined || value === null || value === true) return true;
+  if (value === false) return false;
+  if (typeof value === "string" && ["false", "no", "off"].includes(value.trim().toLowerCase())) return false;
+  if (typeof value === "string" && ["true", "yes", "on"].includes(value.trim().toLowerCase())) return true;
+  warn(`inherit must be true or false, not ${JSON.stringify(value)}; using true.`);
+  return true;
+}
+
+function priorityOf(value: unknown, warn: Warn): number {
+  if (value === undefined || value === null) return 0;
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof n === "number" && Number.isFinite(n)) return n;
+  warn(`priority must be a number, not ${JSON.stringify(value)}; using 0.`);
+  return 0;
+}
+
+function entries(value: unknown, key: string, warn: Warn): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return value;
+  warn(`${key} must be a list of {file, description} entries; ignored.`);
+  return [];
+}
+
+/** `{file, description}` from an entry; a bare string is a file without description. */
+function fileEntry(entry: unknown, kind: string, warn: Warn): { file: string; description: string; fields: Record<string, unknown> } | undefined {
+  const fields = typeof entry === "string" ? { file: entry } : typeof entry === "object" && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : undefined;
+  const file = scalar(fields?.file)?.trim();
+  if (!fields || !file) {
+    warn(`${kind} entry ${JSON.stringify(entry)} has no file; ignored.`);
+    return undefined;
+  }
+  return { file, description: scalar(fields.description)?.trim() ?? "", fields };
+}
+
+type Unsafe = (what: string, path: string, reason: string) => void;
+
+function assetOf(entry: unknown, warn: Warn, unsafe: Unsafe): AssetDecl[] {
+  const e = fileEntry(entry, "asset", warn);
+  if (!e) return [];
+  const checked = checkRelativePath(e.file);
+  if (!checked.ok) {
+    unsafe("asset", e.file, checked.reason);
+    return [];
+  }
+  const rawType = scalar(e.fields.type)?.trim().toLowerCase();
+  const type = (ASSET_TYPES as readonly string[]).includes(rawType ?? "") ? (rawType as AssetDecl["type"]) : "other";
+  if (rawType !== undefined && type !== rawType) warn(`asset '${e.file}' has type '${rawType}'; expected one of ${ASSET_TYPES.join(", ")}; using other.`);
+  return [{ file: checked.path, description: e.description, type }];
+}
+
+function scriptOf(entry: unknown, warn: Warn, unsafe: Unsafe): ScriptDecl[] {
+  const e = fileEntry(entry, "script", warn);
+  if (!e) return [];
+  const checked = checkRelativePath(e.file);
+  if (!checked.ok) {
+    unsafe("script", e.file, checked.reason);
+    return [];
+  }
+  const rawExecution = scalar(e.fields.execution)?.trim().toLowerCase();
+  const execution = rawExecution === "server" ? "server" : "claude";
+  if (rawExecution !== undefined && rawExecution !== execution) warn(`script '${e.file}' has execution '${rawExecution}'; expected claude or server; using claude.`);
+  const args: ScriptArg[] = [];
+  for (const arg of entries(e.fields.args, `script '${e.file}' args`, warn)) {
+    const a = typeof arg === "object" && arg !== null && !Array.isArray(arg) ? (arg as Record<string, unknown>) : {};
+    const name = scalar(a.name)?.trim();
+    if (!name) {
+      warn(`script '${e.file}' has an argument without a name; ignored.`);
+      continue;
+    }
+    const fallback = scalar(a.default);
+    args.push({ name, description: scalar(a.description)?.trim() ?? "", required: a.required !== false, ...(fallback === undefined ? {} : { default: fallback }) });
+  }
+  return [{ file: checked.path, description: e.description, execution, args }];
+}

@@ -1,0 +1,78 @@
+import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { SKIPPED_DIRS, SKILL_FILE } from "./walk.ts";
+
+export interface SkillFileEntry {
+  /** Relative to the skill folder, "/" separators. */
+  path: string;
+  size: number;
+}
+
+export interface SkillFileList {
+  files: SkillFileEntry[];
+  /** True when the listing stopped at `max`. */
+  truncated: boolean;
+}
+
+/**
+ * The files of one skill, for load_skill: every regular file under its
+ * folder except SKILL.md, skipping nested skills (they are skills of their
+ * own), tooling folders, and links that lead outside the skill.
+ */
+export function listSkillFiles(dir: string, max = 500, maxDepth = 8): SkillFileList {
+  const files: SkillFileEntry[] = [];
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    return { files, truncated: false };
+  }
+  const visit = (folder: string, depth: number): boolean => {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    } catch {
+      return true;
+    }
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (SKIPPED_DIRS.has(entry.name) || depth >= maxDepth || isSkillFolder(path)) continue;
+        if (!visit(path, depth + 1)) return false;
+        continue;
+      }
+      if (depth === 0 && entry.name === SKILL_FILE) continue;
+      const size = fileSize(path, entry.isSymbolicLink(), real);
+      if (size === undefined) continue;
+      if (files.length >= max) return false;
+      files.push({ path: relative(dir, path).split(sep).join("/"), size });
+    }
+    return true;
+  };
+  const complete = visit(dir, 0);
+  return { files, truncated: !complete };
+}
+
+function isSkillFolder(path: string): boolean {
+  try {
+    return statSync(join(path, SKILL_FILE)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Size of a regular file; a link counts only when it resolves to a file inside the skill. */
+function fileSize(path: string, isLink: boolean, realRoot: string): number | undefined {
+  try {
+    if (!isLink) {
+      const stat = lstatSync(path);
+      return stat.isFile() ? stat.size : undefined;
+    }
+    const target = realpathSync(path);
+    if (target !== realRoot && !target.startsWith(realRoot + sep)) return undefined;
+    const stat = statSync(target);
+    return stat.isFile() ? stat.size : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import type { Catalog } from "../catalog/catalog.ts";
+import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
+import type { Skill } from "../skills/skill.ts";
+import { checkRelativePath } from "../util/safe-path.ts";
+import { locateFile, readAsset } from "./asset-read.ts";
+import { READ_ONLY, defineTool } from "./definition.ts";
+import { errorResult, structuredResult } from "./results.ts";
+import { lookupSkillPath } from "./tree-lookup.ts";
+
+const Input = z
+  .object({
+    skill_path: z.string().trim().min(1, "skill_path cannot be empty").describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth' (an Agent Skill's name works too)"),
+    file: z
+      .string()
+      .min(1, "file cannot be empty")
+      .describe("File path relative to the skill's resource folder, exactly as get_skill lists it, e.g. 'assets/AuthProvider.tsx.template'"),
+  })
+  .strict();
+
+const Output = z.object({
+  skill_path: z.string(),
+  resolved_from: z.string().optional().describe("Set when the file is inherited: the ancestor's skill path that declares it"),
+  file: z.string(),
+  content: z.string().optional().describe("Text files: the content, UTF-8"),
+  content_base64: z.string().optional().describe("Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64"),
+  size_bytes: z.number().int(),
+  type: z.string().describe("The asset's declared type (template, config, example, schema, image, other), or 'script'"),
+  mime_type: z.string().optional().describe("Binary files: the MIME type"),
+});
+
+/** Seed 003 §8.3: a declared asset or script of a tree node (inherited ones resolved up the chain), or a file of an Agent Skill. */
+export const getAssetTool = defineTool({
+  name: "get_asset",
+  title: "Get Skill Asset",
+  annotations: READ_ONLY,
+  inputSchema: Input,
+  outputSchema: Output,
+  description: () =>
+    "Return the content of an asset or script of a skill: a file listed by get_skill in assets, scripts, inherited_assets or " +
+    "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`; images, fonts, " +
+    "PDF and other binary files in `content_base64` with `mime_type`. Files over the size limit (1 MiB by default) are refused. " +
+    "Scripts with execution 'claude' are meant to be fetched here and run by you.",
+  handler: async ({ skill_path, file }, { deps }) => {
+    const found = await lookupSkillPath(skill_path, deps);
+    if (found.error) return found.error;
+    const skill = found.skill;
+    const checked = checkRelativePath(file);
+    if (!checked.ok) {
+      return errorResult("PATH_OUTSIDE_SKILL", `File path '${file}' ${checked.reason}. Give a path relative to the skill's resource folder, as get_skill lists it.`, {
+        skill_path: skill.name,
+        file,
+      });
+    }
+    const catalog = deps.store.catalog;
+    let owner = skill;
+    let resolvedFrom: string | undefined;
+    let type = "other";
+    if (skill.kind === "tree-node") {
+      const hit = findFileInChain(catalog, skill, checked.path);
+      const ancestor = hit?.from === undefined ? skill : catalog.get(`${skill.source}:${hit.from}`);
+      if (!hit || !ancestor) {
+        const listed = declaredFiles(catalog, skill);
+        return errorResult(
+          "FILE_NOT_FOUND",
+          `Asset '${checked.path}' not found for skill '${skill.name}'. ${listed.length > 0 ? `Declared files: ${listed.join(", ")}.` : "It declares no assets or scripts."} Only files declared in the skill's frontmatter are served.`,
+          { skill_path: skill.name, file: checked.path, available: listed },
+        );
+      }
+      owner = ancestor;
+      resolvedFrom = hit.from;
+      type = hit.kind === "script" ? "script" : (hit.decl as { type: string }).type;
+    }
+    const located = locateFile(owner, checked.path);
+    if (!located.ok) {
+      const message =
+        located.code === "PATH_OUTSIDE_SKILL"
+          ? `'${checked.path}' resolves outside the skill's folder and is not served.`
+          : skill.kind === "tree-node"
+            ? `Asset '${checked.path}' is declared by '${owner.name}' but missing on disk (${located.reason}). The skill is still usable without it.`
+            : `File '${checked.path}' not found in skill '${skill.name}' (${located.reason}).`;
+      return errorResult(located.code, message, { skill_path: skill.name, file: checked.path });
+    }
+    const read = readAsset(located.real, checked.path, deps.config.assets.max_size_bytes);
+    if (!read.ok) {
+      return errorResult(read.code, read.message, { skill_path: skill.name, file: checked.path, ...(read.size === undefined ? {} : { size_bytes: read.size, max_bytes: deps.config.assets.max_size_bytes }) });
+    }
+    deps.track("asset_served", { skill_path: skill.name, file: checked.path, asset_type: type, is_inherited: resolvedFrom !== undefined, size_bytes: read.size });
+    return structuredResult({
+      skill_path: skill.name,
+      ...(resolvedFrom === undefined ? {} : { resolved_from: resolvedFrom }),
+      file: checked.path,
+      ...(read.binary ? { content_base64: read.base64 } : { content: read.text }),
+      size_bytes: read.size,
+      type,
+      ...(read.binary ? { mime_type: read.mimeType } : {}),
+    });
+  },
+});
+
+/** Every file get_asset would accept for a node: own and inherited declarations. */
+function declaredFiles(catalog: Catalog, skill: Skill): string[] {
+  const f = chainFiles(catalog, skill);
+  return [...new Set([...f.assets, ...f.scripts, ...f.inheritedAssets, ...f.inheritedScripts].map((d) => d.file))].sort();
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { listSkillFiles } from "../sources/skill-files.ts";
+import { READ_ONLY, defineTool } from "./definition.ts";
+import { structuredResult } from "./results.ts";
+import { lookupSkill, notFound } from "./skill-lookup.ts";
+import { readInstructions } from "./skill-text.ts";
+
+const Input = z.object({
+  skill_name: z.string().min(1).describe("Skill name from search_skills (case-insensitive), or <source>:<name> for a shadowed one"),
+});
+
+const Output = z.object({
+  name: z.string(),
+  instructions: z.string().describe("The SKILL.md body without frontmatter (a tree node: its inherited content); follow it"),
+  path: z.string().describe("Absolute skill folder: relative paths in the instructions start here"),
+  files: z
+    .array(z.object({ path: z.string().describe("Relative to the skill folder"), size: z.number().describe("Bytes") }))
+    .describe("The skill's other files; read them with read_skill_file"),
+  files_truncated: z.boolean().optional().describe("True when the skill has more files than listed"),
+});
+
+/** Seed 000 `load_skill`: a skill's instructions, its folder and its file list. */
+export const loadSkillTool = defineTool({
+  name: "load_skill",
+  title: "Load Skill Instructions",
+  annotations: READ_ONLY,
+  inputSchema: Input,
+  outputSchema: Output,
+  description: () =>
+    "Load one skill's instructions (SKILL.md without frontmatter) by name, with its folder path and file list. " +
+    "Use a name from search_skills; read listed files with read_skill_file.",
+  handler: async ({ skill_name }, { deps }) => {
+    const { skill, error } = await lookupSkill(skill_name, deps);
+    if (error) return error;
+    const instructions = readInstructions(deps.store.catalog, skill);
+    if (instructions === undefined) return notFound(skill_name, deps);
+    const { files, truncated } = listSkillFiles(skill.dir);
+    deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
+    deps.track("skill_loaded", { tool: "load_skill", skill: skill.name, source: skill.source });
+    return structuredResult({ name: skill.name, instructions, path: skill.dir, files, ...(truncated ? { files_truncated: true } : {}) });
+  },
+});

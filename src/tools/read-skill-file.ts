@@ -1,0 +1,94 @@
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { z } from "zod";
+import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
+import { resolveInside } from "../util/safe-path.ts";
+import { READ_ONLY, defineTool } from "./definition.ts";
+import { errorResult, structuredResult } from "./results.ts";
+import { lookupSkill } from "./skill-lookup.ts";
+
+const Input = z.object({
+  skill_name: z.string().min(1).describe("Skill name (case-insensitive), as given by search_skills or load_skill"),
+  file_path: z.string().min(1).describe("Path relative to the skill folder, e.g. 'templates/invoice.txt' (from load_skill's files)"),
+});
+
+const Output = z.object({
+  content: z.string().describe("The text, or base64 for binary files"),
+  encoding: z.enum(["utf-8", "base64"]),
+  truncated: z.boolean().describe("True when only the first MAX_FILE_BYTES bytes are returned"),
+  size_bytes: z.number().describe("Size of the whole file"),
+  mime_type: z.string().optional().describe("For binary files"),
+});
+
+/** Seed 000 `read_skill_file`: one file of a skill, never anything outside it (DESIGN §11). */
+export const readSkillFileTool = defineTool({
+  name: "read_skill_file",
+  title: "Read Skill File",
+  annotations: READ_ONLY,
+  inputSchema: Input,
+  outputSchema: Output,
+  description: () =>
+    "Read a file that belongs to a skill (template, reference, example, script) by its path relative to the skill folder. " +
+    "Text comes back as UTF-8 (the first MAX_FILE_BYTES bytes of large files), binary files as base64 with a MIME type.",
+  handler: async ({ skill_name, file_path }, { deps }) => {
+    const { skill, error } = await lookupSkill(skill_name, deps);
+    if (error) return error;
+    const resolved = resolveInside(skill.dir, file_path);
+    if (!resolved.ok) {
+      const advice =
+        resolved.code === "PATH_OUTSIDE_SKILL"
+          ? "Only files inside the skill's folder can be read; use a relative path from load_skill's file list."
+          : `load_skill('${skill.name}') lists the skill's files.`;
+      return errorResult(resolved.code, `${resolved.reason}. ${advice}`, { skill: skill.name, file_path });
+    }
+    const stat = statSync(resolved.real);
+    if (!stat.isFile()) {
+      return errorResult("FILE_NOT_FOUND", `'${file_path}' is a folder, not a file. load_skill('${skill.name}') lists the skill's files.`, { skill: skill.name, file_path });
+    }
+    const max = deps.config.files.max_file_bytes;
+    const bytes = readHead(resolved.real, Math.min(stat.size, max));
+    const truncated = stat.size > bytes.length;
+    deps.track("asset_served", { tool: "read_skill_file", skill_path: skill.name, file: file_path, size_bytes: stat.size, truncated });
+    if (isBinaryFile(resolved.real, bytes)) {
+      if (truncated) {
+        return errorResult(
+          "FILE_TOO_LARGE",
+          `'${file_path}' is a ${stat.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES), and a cut binary file is useless. Its path on disk is ${resolved.real}.`,
+          { skill: skill.name, file_path, size_bytes: stat.size, max_bytes: max },
+        );
+      }
+      return structuredResult({ content: Buffer.from(bytes).toString("base64"), encoding: "base64", truncated: false, size_bytes: stat.size, mime_type: mimeTypeFor(resolved.real) });
+    }
+    return structuredResult({ content: decodeUtf8Prefix(bytes, truncated), encoding: "utf-8", truncated, size_bytes: stat.size });
+  },
+});
+
+/** The first `length` bytes of a file, without reading the rest. */
+function readHead(path: string, length: number): Uint8Array {
+  const buffer = new Uint8Array(length);
+  const fd = openSync(path, "r");
+  try {
+    let read = 0;
+    while (read < length) {
+      const n = readSync(fd, buffer, read, length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** UTF-8 text of a byte prefix; a character cut in half at the end is dropped, not turned into garbage. */
+function decodeUtf8Prefix(bytes: Uint8Array, cut: boolean): string {
+  let end = bytes.length;
+  if (cut) {
+    // Step back over continuation bytes (10xxxxxx) to the start of the last character, and drop it if incomplete.
+    let start = end - 1;
+    while (start > 0 && start > end - 4 && ((bytes[start] ?? 0) & 0xc0) === 0x80) start--;
+    const lead = bytes[start] ?? 0;
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (end - start < need) end = start;
+  }
+  return new TextDecoder("utf-8").decode(bytes.subarray(0, end));
+}

@@ -1,0 +1,101 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { RefreshOutcome } from "../refresh/force-refresh.ts";
+import { defineTool } from "./definition.ts";
+
+const Input = z.object({}).strict();
+
+const RepoResult = z.object({
+  name: z.string().describe("Source label of the repository"),
+  url: z.string().describe("Repository URL (credentials removed)"),
+  success: z.boolean(),
+  changed: z.boolean().describe("Whether its files changed"),
+  commit_hash: z.string().nullable(),
+  files_changed: z.number().int(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  warnings: z.array(z.string()).optional(),
+});
+
+const Output = z.object({
+  success: z.boolean().describe("The sync (git mode) or the rescan (local mode) succeeded"),
+  mode: z.enum(["git", "local"]).optional().describe("git: repositories were pulled; local: folders only"),
+  commit_hash: z.string().nullable().optional().describe("Commit of the (first) repository after the sync"),
+  files_changed: z.number().int().optional().describe("Files changed by the sync, all repositories together"),
+  skills_reindexed: z.number().int().optional().describe("Skills in the catalog after the rescan"),
+  last_sync: z.string().nullable().optional().describe("ISO time of the last successful sync"),
+  message: z.string().optional(),
+  repos: z.array(RepoResult).optional().describe("Per repository, when several are configured or one failed"),
+  error: z.object({ code: z.string(), message: z.string() }).passthrough().optional(),
+});
+
+/** Seed 003 §8.6's message for local mode. */
+export const LOCAL_MESSAGE = "Reindexed from local directory (no git sync configured).";
+
+/** Seed 003 §8.6: force a git pull (when repositories are configured) and a rescan. */
+export const refreshSkillsTool = defineTool({
+  name: "refresh_skills",
+  title: "Refresh Skills",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  inputSchema: Input,
+  outputSchema: Output,
+  description: (_catalog, ctx) =>
+    ctx.deps.config.git.repos.length > 0
+      ? "Pull the team's skill repositories now and re-read every skill folder, then report the commit, the files changed and the number of skills. Use it after a skill was changed in the repository and you need it before the next automatic sync (every few minutes)."
+      : "Re-read every skill folder now and report the number of skills. Use it when a skill was just added or edited and does not show up yet (folders are also rescanned automatically).",
+  handler: async (_args, { deps }) => {
+    const outcome = await deps.refreshSkills();
+    const result = toResult(outcome);
+    deps.track("refresh", {
+      mode: outcome.mode,
+      success: outcome.success,
+      commit_hash: outcome.mode === "git" ? outcome.commit_hash : null,
+      files_changed: outcome.mode === "git" ? outcome.files_changed : 0,
+      skills_reindexed: outcome.skills_reindexed,
+    });
+    return result;
+  },
+});
+
+function toResult(outcome: RefreshOutcome): CallToolResult {
+  if (outcome.mode === "local") {
+    const data = { success: true, mode: "local", skills_reindexed: outcome.skills_reindexed, message: LOCAL_MESSAGE };
+    return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
+  }
+  const base = {
+    success: outcome.success,
+    mode: "git",
+    commit_hash: outcome.commit_hash,
+    files_changed: outcome.files_changed,
+    skills_reindexed: outcome.skills_reindexed,
+    last_sync: outcome.last_sync,
+  };
+  if (outcome.busy) {
+    const message = "A refresh is already running; its result will be in the catalog in a moment. Call refresh_skills again later if needed.";
+    const data = { success: false, mode: "git", message, error: { code: "REFRESH_IN_PROGRESS", message } };
+    return { isError: true, content: [{ type: "text", text: `REFRESH_IN_PROGRESS: ${message}` }], structuredContent: data };
+  }
+  const repos = outcome.repos.map((r) => ({
+    name: r.name,
+    url: r.url,
+    success: r.success,
+    changed: r.changed,
+    commit_hash: r.commit_hash,
+    files_changed: r.files_changed,
+    ...(r.error ? { error: r.error } : {}),
+    ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+  }));
+  const failed = outcome.repos.filter((r) => r.error);
+  const showRepos = outcome.repos.length > 1 || failed.length > 0 || repos.some((r) => r.warnings);
+  if (failed.length === 0) {
+    const data = { ...base, ...(showRepos ? { repos } : {}) };
+    return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
+  }
+  // The local copies are still served: say so, and what to do about the failure.
+  const served = failed.every((r) => r.commit_hash)
+    ? "The last synced copies are still served."
+    : "A repository with no local copy yet adds no skills until a sync succeeds.";
+  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served} ${outcome.skills_reindexed} skills are indexed.`;
+  const first = failed[0]?.error ?? { code: "GIT_FAILED", message };
+  const data = { ...base, message, repos, error: { code: first.code, message } };
+  return { isError: true, content: [{ type: "text", text: `${first.code}: ${message}` }], structuredContent: data };
+}

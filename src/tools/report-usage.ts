@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { defineTool } from "./definition.ts";
+import { structuredResult } from "./results.ts";
+
+const Input = z
+  .object({
+    skill_path: z.string().trim().min(1, "skill_path cannot be empty").max(512).describe("Path or name of the skill you used (e.g. ui/react/auth, or pdf)"),
+    useful: z.boolean().describe("Whether the skill helped with the task"),
+    comment: z.string().max(4000).optional().describe("What was missing, wrong or superfluous (optional, but it is what helps fix a skill)"),
+  })
+  .strict();
+
+const Output = z.object({
+  recorded: z.boolean().describe("Always true: the feedback was taken"),
+  message: z.string(),
+});
+
+/** Seed 003 §8.5: feedback on a skill, tracked as `skill_feedback`. */
+export const reportUsageTool = defineTool({
+  name: "report_usage",
+  title: "Report Skill Usefulness",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  inputSchema: Input,
+  outputSchema: Output,
+  description: () =>
+    "Report whether a skill you used was useful. Call it once after using a skill; when it was not useful, say in `comment` what was missing or wrong: the team uses this to improve its skills.",
+  handler: async ({ skill_path, useful, comment }, { deps }) => {
+    const note = comment?.trim() ? `: ${JSON.stringify(comment.trim().slice(0, 300))}` : "";
+    deps.logger.info(`feedback on ${JSON.stringify(skill_path)}: ${useful ? "useful" : "not useful"}${note}`);
+    deps.track("skill_feedback", { skill_path, useful, comment: comment?.trim() || null });
+    return structuredResult({ recorded: true, message: `Feedback recorded for ${skill_path}` });
+  },
+});

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { isEnabled } from "../catalog/filters.ts";
+import { excerptAround, firstMatch } from "../search/excerpt.ts";
+import type { Skill } from "../skills/skill.ts";
+import { oneLine } from "./skill-catalog.ts";
+import { READ_ONLY, defineTool } from "./definition.ts";
+import { structuredResult } from "./results.ts";
+import { readSkillBody } from "./skill-text.ts";
+
+const Input = z.object({
+  query: z
+    .string()
+    .refine((q) => q.trim().length > 0, "query must contain words describing the task, e.g. 'extract tables from a PDF'")
+    .describe("What the user wants to do, in natural language (e.g. 'extract invoice numbers from PDFs')"),
+  limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default SEARCH_LIMIT, 10)"),
+  category: z.string().optional().describe("Only skills in this category (metadata.skillhub.category, case-insensitive)"),
+});
+
+const Hit = z.object({
+  name: z.string().describe("Skill name: pass it to load_skill or skill"),
+  description: z.string(),
+  score: z.number().describe("Relevance from 0 to 1"),
+  category: z.string().optional(),
+  tags: z.array(z.string()),
+  location: z.string().describe("explicit, project, global or remote"),
+  excerpt: z.string().describe("About 160 characters around the best match"),
+});
+
+export const Output = z.object({ skills: z.array(Hit) });
+
+/** Seed 000 `search_skills`: ranked skills for a natural-language query. */
+export const searchSkillsTool = defineTool({
+  name: "search_skills",
+  title: "Search Skills",
+  annotations: READ_ONLY,
+  inputSchema: Input,
+  outputSchema: Output,
+  description: () =>
+    "Find skills (expert instructions for specific tasks) relevant to a task. Describe the task in natural language; " +
+    "results are ranked by relevance (score 0-1) with a short excerpt. Then load the best one with load_skill (or skill).",
+  handler: async ({ query, limit, category }, { deps }) => {
+    const wanted = category?.trim().toLowerCase();
+    const hits = await deps.search.search(query, {
+      limit: limit ?? deps.config.search.limit,
+      threshold: deps.config.search.threshold,
+      accept: (s) => isEnabled(s, deps.filter) && (wanted === undefined || wanted === "" || s.category === wanted),
+    });
+    const skills = hits.map(({ skill, score, terms }) => ({
+      name: skill.name,
+      description: skill.description,
+      score,
+      ...(skill.category ? { category: skill.category } : {}),
+      tags: skill.tags,
+      location: skill.location,
+      excerpt: excerptFor(skill, terms),
+    }));
+    deps.track("search", { tool: "search_skills", query, results: skills.length, top: skills[0]?.name ?? null });
+    return structuredResult({ skills });
+  },
+});
+
+/** Around the best match in the body (the description is already in the result), else the description. */
+function excerptFor(skill: Skill, terms: readonly string[]): string {
+  const body = readSkillBody(skill) ?? "";
+  return firstMatch(body, terms) >= 0 ? excerptAround(body, terms) : excerptAround(oneLine(skill.description), terms);
+}

@@ -1,0 +1,234 @@
+import { randomUUID } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createServer } from "../server/create-server.ts";
+import type { Hub } from "../server/hub.ts";
+import { errorMessage } from "../util/errors.ts";
+import { VERSION } from "../version.ts";
+import { RPC, isJsonContentType, json, readJsonBody, rpcError } from "./http-responses.ts";
+import { bearerAllowed, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
+import { type Session, SessionTable } from "./http-sessions.ts";
+
+/** 4 MiB: far above any JSON-RPC message SkillHub expects, far below what could hurt the process. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface HttpHandlerOptions {
+  /** The address the server binds; its names pass the Host and Origin checks. */
+  host: string;
+  /** Bearer token clients must send; undefined = none required. */
+  token?: string;
+  /** Extra Host values (server.allowed_hosts). */
+  allowedHosts?: readonly string[];
+  /** Extra Origin values (server.allowed_origins). */
+  allowedOrigins?: readonly string[];
+  /** This machine's addresses, allowed as Host when `host` is a wildcard. Default none. */
+  localAddresses?: readonly string[];
+  /** No sessions: each POST gets a fresh server and a JSON answer. Default false. */
+  stateless?: boolean;
+  /** Idle time before a session is closed (ms). Default 30 minutes. */
+  sessionIdleMs?: number;
+  /** Most open sessions. Default 1,000. */
+  maxSessions?: number;
+  /** Largest request body (bytes). Default MAX_BODY_BYTES. */
+  maxBodyBytes?: number;
+  /** Clock for session expiry (ms). Default Date.now. */
+  now?: () => number;
+  /** serverInfo.version and /healthz version. Default the build's version. */
+  version?: string;
+  /** SSE keep-alive comment interval (ms) for the SDK transport. Default the SDK's (15 s). */
+  keepAliveMs?: number;
+}
+
+/** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */
+export interface RequestHooks {
+  /** The request is authenticated and about to reach MCP: it may stream for a long time. */
+  longLived?: () => void;
+}
+
+export interface HttpHandler {
+  /** Request → Response; never throws. */
+  handle(request: Request, hooks?: RequestHooks): Promise<Response>;
+  readonly sessions: SessionTable;
+  /** Close idle sessions now; returns their ids. */
+  sweep(): Promise<string[]>;
+  /** Close every session. */
+  close(): Promise<void>;
+}
+
+const MCP_METHODS = ["GET", "POST", "DELETE"];
+
+/**
+ * The Streamable HTTP endpoint as a pure `Request → Response` function:
+ * `/mcp` (POST, GET, DELETE) and `/healthz`. Security checks run first, then
+ * routing, then the SDK's web-standard transport, one per session, each with
+ * its own SDK server over the one shared hub.
+ */
+export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHandler {
+  const policy = hostPolicy({
+    bound: options.host,
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+    localAddresses: options.localAddresses,
+  });
+  const sessions = new SessionTable({ idleMs: options.sessionIdleMs ?? 30 * 60_000, maxSessions: options.maxSessions, now: options.now });
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const version = options.version ?? VERSION;
+  const log = hub.logger;
+  let ready = false;
+  void hub.ready.then(
+    () => (ready = true),
+    () => undefined,
+  );
+
+  const newServer = () => createServer(hub, { version });
+
+  async function route(request: Request, hooks: RequestHooks): Promise<Response> {
+    const host = request.headers.get("host");
+    if (!hostAllowed(host, policy)) {
+      return rpcError(403, RPC.SERVER_ERROR, `Forbidden: Host ${JSON.stringify(host)} is not a name of this server. If it is, add it to SKILLHUB_ALLOWED_HOSTS.`);
+    }
+    const origin = request.headers.get("origin");
+    if (!originAllowed(origin, policy)) {
+      return rpcError(403, RPC.SERVER_ERROR, `Forbidden: Origin ${JSON.stringify(origin)} may not call this server. If it should, add it to SKILLHUB_ALLOWED_ORIGINS.`);
+    }
+    const path = new URL(request.url).pathname;
+    if (path === "/healthz") return health(request);
+    if (path !== "/mcp") return rpcError(404, RPC.SERVER_ERROR, `Not found: ${path}. SkillHub serves MCP at /mcp and a health check at /healthz.`);
+    if (!MCP_METHODS.includes(request.method)) {
+      return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: ${request.method} /mcp. Use POST, GET or DELETE.`, { Allow: MCP_METHODS.join(", ") });
+    }
+    if (!bearerAllowed(request.headers.get("authorization"), options.token)) {
+      return rpcError(401, RPC.SERVER_ERROR, "Unauthorized: send the server's token as \"Authorization: Bearer <token>\".", {
+        "WWW-Authenticate": 'Bearer realm="skillhub"',
+      });
+    }
+    if (options.stateless) return stateless(request, hooks);
+    if (request.method === "POST") return post(request, hooks);
+    const session = findSession(request);
+    if (session instanceof Response) return session;
+    if (request.method === "GET") hooks.longLived?.();
+    return forward(session, request);
+  }
+
+  function health(request: Request): Response {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: ${request.method} /healthz. Use GET.`, { Allow: "GET, HEAD" });
+    }
+    return json(200, { status: ready ? "ok" : "starting", version, skills: hub.catalog.skills.length });
+  }
+
+  /** The session a request names: 400 without an id, 404 for an unknown or expired one. */
+  function findSession(request: Request): Session | Response {
+    const id = request.headers.get("mcp-session-id");
+    if (!id) return rpcError(400, RPC.SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required. Send initialize first to open a session.");
+    return sessions.lookup(id) ?? rpcError(404, RPC.SESSION_NOT_FOUND, "Session not found: it expired or was closed. Start a new session with initialize.");
+  }
+
+  /** Body checks shared by both modes: JSON, bounded, parseable. */
+  async function readBody(request: Request): Promise<{ value: unknown } | Response> {
+    if (!isJsonContentType(request.headers.get("content-type"))) {
+      return rpcError(415, RPC.SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json.");
+    }
+    const body = await readJsonBody(request, maxBody);
+    if (body.kind === "too-large") return rpcError(413, RPC.SERVER_ERROR, `Payload Too Large: the body must not exceed ${maxBody} bytes.`);
+    if (body.kind === "invalid") return rpcError(400, RPC.PARSE_ERROR, `Parse error: ${body.reason}.`);
+    return { value: body.value };
+  }
+
+  async function post(request: Request, hooks: RequestHooks): Promise<Response> {
+    const named = request.headers.has("mcp-session-id") ? findSession(request) : undefined;
+    if (named instanceof Response) return named;
+    const body = await readBody(request);
+    if (body instanceof Response) return body;
+    hooks.longLived?.();
+    if (named) return forward(named, request, body.value);
+    const messages = Array.isArray(body.value) ? body.value : [body.value];
+    if (!messages.some((m) => isInitializeRequest(m))) {
+      return rpcError(400, RPC.SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required. Send initialize first to open a session.");
+    }
+    if (sessions.full) await sweep();
+    if (sessions.full) return rpcError(503, RPC.SERVER_ERROR, `Service Unavailable: ${sessions.maxSessions} sessions are open. Retry later.`, { "Retry-After": "60" });
+    return open(request, body.value);
+  }
+
+  /** A new session: its own SDK server and transport; kept only if initialize succeeds. */
+  async function open(request: Request, parsedBody: unknown): Promise<Response> {
+    const server = newServer();
+    let session: Session | undefined;
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        session = sessions.add(id, server, transport);
+        log.debug(`http: session ${id.slice(0, 8)} opened (${sessions.size} open)`);
+      },
+      keepAliveMs: options.keepAliveMs,
+    });
+    // Set before connect: the SDK chains these with its own. DELETE, expiry and shutdown all end here.
+    transport.onclose = () => {
+      if (!session) return;
+      sessions.remove(session.id);
+      log.debug(`http: session ${session.id.slice(0, 8)} closed (${sessions.size} open)`);
+    };
+    transport.onerror = (error) => log.debug(`http: ${errorMessage(error)}`);
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody });
+    if (!session) {
+      // Refused before a session existed (e.g. 406 for a wrong Accept header): nothing to keep.
+      await server.close().catch(() => undefined);
+      return response;
+    }
+    return tracked(session, response);
+  }
+
+  async function forward(session: Session, request: Request, parsedBody?: unknown): Promise<Response> {
+    const response = await session.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    return tracked(session, response);
+  }
+
+  function tracked(session: Session, response: Response): Response {
+    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+    return new Response(sessions.track(session, response.body), { status: response.status, headers: response.headers });
+  }
+
+  /** Stateless: a fresh server and transport per POST, JSON answers, no sessions, no GET stream. */
+  async function stateless(request: Request, hooks: RequestHooks): Promise<Response> {
+    if (request.method !== "POST") {
+      return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: this server runs stateless (no sessions, no GET stream); use POST.`, { Allow: "POST" });
+    }
+    const body = await readBody(request);
+    if (body instanceof Response) return body;
+    hooks.longLived?.();
+    const server = newServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    transport.onerror = (error) => log.debug(`http: ${errorMessage(error)}`);
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, { parsedBody: body.value });
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  }
+
+  async function sweep(): Promise<string[]> {
+    const expired = await sessions.sweep();
+    if (expired.length > 0) log.info(`http: closed ${expired.length} idle session${expired.length === 1 ? "" : "s"} (${sessions.size} open)`);
+    return expired;
+  }
+
+  return {
+    sessions,
+    sweep,
+    close: () => sessions.closeAll(),
+    async handle(request, hooks = {}) {
+      try {
+        const response = await route(request, hooks);
+        if (log.level === "DEBUG") log.debug(`http: ${request.method} ${new URL(request.url).pathname} → ${response.status}`);
+        return response;
+      } catch (error) {
+        // A bug must not take the server down or leak a stack to the client.
+        log.error(`http: ${request.method} ${new URL(request.url).pathname} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        return rpcError(500, RPC.INTERNAL_ERROR, "Internal error: SkillHub failed on this request; its log has the details.");
+      }
+    },
+  };
+}

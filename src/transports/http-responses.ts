@@ -1,0 +1,87 @@
+/**
+ * HTTP answers that never reach the MCP server: JSON-RPC error bodies with
+ * the status the Streamable HTTP spec asks for, and the bounded body reader.
+ * JSON-RPC numbers appear here, at the protocol edge, and nowhere else.
+ */
+
+/** JSON-RPC error codes used at the HTTP edge. */
+export const RPC = {
+  /** Invalid JSON. */
+  PARSE_ERROR: -32700,
+  INTERNAL_ERROR: -32603,
+  /** Transport-level refusals (the SDK uses the same code). */
+  SERVER_ERROR: -32000,
+  /** Unknown or expired session (the SDK's "Session not found"). */
+  SESSION_NOT_FOUND: -32001,
+} as const;
+
+/** A JSON-RPC error response with `id: null`, as the SDK's transport sends them. */
+export function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
+}
+
+export function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+}
+
+export type BodyResult = { kind: "ok"; value: unknown } | { kind: "too-large" } | { kind: "invalid"; reason: string };
+
+/**
+ * Read and parse a JSON request body, stopping as soon as more than `maxBytes`
+ * have arrived. Security: a declared Content-Length over the limit is refused
+ * before anything is read, and a chunked body cannot grow past the limit in
+ * memory either.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<BodyResult> {
+  const length = request.headers.get("content-length");
+  if (length !== null && Number(length) > maxBytes) return { kind: "too-large" };
+  if (request.body === null) return { kind: "invalid", reason: "empty body" };
+  // A declared length within the limit bounds the body on the wire (HTTP framing): read it in one go,
+  // and still check the size, in case the caller built the Request by hand.
+  if (length !== null && /^\d+$/.test(length)) {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await request.arrayBuffer());
+    } catch (error) {
+      return { kind: "invalid", reason: `the body could not be read (${error instanceof Error ? error.message : String(error)})` };
+    }
+    return bytes.byteLength > maxBytes ? { kind: "too-large" } : parse(bytes);
+  }
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  const reader = request.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return { kind: "too-large" };
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    return { kind: "invalid", reason: `the body could not be read (${error instanceof Error ? error.message : String(error)})` };
+  }
+  return parse(Buffer.concat(chunks));
+}
+
+function parse(bytes: Uint8Array): BodyResult {
+  const text = new TextDecoder().decode(bytes);
+  try {
+    return { kind: "ok", value: JSON.parse(text) };
+  } catch {
+    return { kind: "invalid", reason: text.trim() === "" ? "empty body" : "not valid JSON" };
+  }
+}
+
+/** Whether a Content-Type names JSON (parameters such as charset allowed). */
+export function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  const type = value.split(";")[0]?.trim().toLowerCase();
+  return type === "application/json";
+}

@@ -1,0 +1,140 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+
+/** One MCP session: its own SDK server over the shared hub, and the transport that holds its streams. */
+export interface Session {
+  readonly id: string;
+  readonly server: Server;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** When the last request arrived or the last stream ended (ms, from the table's clock). */
+  lastSeen: number;
+  /** Streaming responses still open (the GET stream, POST streams of calls in progress). */
+  openStreams: number;
+}
+
+export interface SessionTableOptions {
+  /** A session with no request and no open stream for this long is closed (ms). */
+  idleMs: number;
+  /** Most sessions at once; the next initialize is refused until one ends. Default 1,000. */
+  maxSessions?: number;
+  /** Clock (ms). Default Date.now. */
+  now?: () => number;
+}
+
+/**
+ * Open sessions by Mcp-Session-Id. A session is idle when no request has
+ * arrived for `idleMs` and none of its streams is open: a client holding its
+ * GET stream is still connected, even when it has nothing to ask.
+ */
+export class SessionTable {
+  private readonly sessions = new Map<string, Session>();
+  private readonly idleMs: number;
+  readonly maxSessions: number;
+  readonly now: () => number;
+
+  constructor(options: SessionTableOptions) {
+    this.idleMs = options.idleMs;
+    this.maxSessions = options.maxSessions ?? 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get full(): boolean {
+    return this.sessions.size >= this.maxSessions;
+  }
+
+  /** The open sessions (for health reports and tests). */
+  list(): readonly Session[] {
+    return [...this.sessions.values()];
+  }
+
+  add(id: string, server: Server, transport: WebStandardStreamableHTTPServerTransport): Session {
+    const session: Session = { id, server, transport, lastSeen: this.now(), openStreams: 0 };
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  /**
+   * The session for an id, marked as seen now; undefined when unknown or idle
+   * past the limit (an expired session is closed here rather than waiting for
+   * the next sweep, so expiry does not depend on the sweep's timing).
+   */
+  lookup(id: string): Session | undefined {
+    const session = this.sessions.get(id);
+    if (!session) return undefined;
+    if (this.idle(session)) {
+      this.sessions.delete(id);
+      void closeQuietly(session);
+      return undefined;
+    }
+    session.lastSeen = this.now();
+    return session;
+  }
+
+  /** Forget a session (its transport closed itself, e.g. after DELETE). */
+  remove(id: string): void {
+    this.sessions.delete(id);
+  }
+
+  /**
+   * Wrap a streaming response body so the session counts as active while it
+   * is open; the idle clock restarts when it ends or the client goes away.
+   */
+  track(session: Session, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    session.openStreams++;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      session.openStreams--;
+      session.lastSeen = this.now();
+    };
+    const reader = body.getReader();
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            end();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          end();
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        end();
+        return reader.cancel(reason);
+      },
+    });
+  }
+
+  /** Close sessions idle for longer than the limit; returns their ids. */
+  async sweep(): Promise<string[]> {
+    const expired = [...this.sessions.values()].filter((s) => this.idle(s));
+    for (const s of expired) this.sessions.delete(s.id);
+    await Promise.all(expired.map((s) => closeQuietly(s)));
+    return expired.map((s) => s.id);
+  }
+
+  private idle(session: Session): boolean {
+    return session.openStreams === 0 && this.now() - session.lastSeen >= this.idleMs;
+  }
+
+  /** Close every session (shutdown). */
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => closeQuietly(s)));
+  }
+}
+
+async function closeQuietly(session: Session): Promise<void> {
+  // Closing the transport ends its streams and, through the SDK, the server (which unsubscribes from the hub).
+  await session.transport.close().catch(() => undefined);
+  await session.server.close().catch(() => undefined);
+}

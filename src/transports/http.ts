@@ -1,0 +1,134 @@
+import { hostname, networkInterfaces } from "node:os";
+import type { Hub } from "../server/hub.ts";
+import { ConfigError, SkillHubError, errorMessage } from "../util/errors.ts";
+import { type HttpHandler, MAX_BODY_BYTES, createHttpHandler } from "./http-handler.ts";
+import { RPC, rpcError } from "./http-responses.ts";
+import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind } from "./http-security.ts";
+
+export interface HttpServeOptions {
+  /** Address to bind. Default 127.0.0.1 (this machine only). */
+  host?: string;
+  /** TCP port; 0 picks a free one. Default 8000. */
+  port?: number;
+  /** Bearer token (SKILLHUB_HTTP_TOKEN); required when `host` is not loopback. */
+  token?: string;
+  allowedHosts?: readonly string[];
+  allowedOrigins?: readonly string[];
+  /** No sessions, JSON answers. Default false. */
+  stateless?: boolean;
+  /** Minutes before an idle session is closed. Default 30. */
+  sessionIdleMinutes?: number;
+  /** Clock for session expiry (ms). Default Date.now. */
+  now?: () => number;
+  /** SSE keep-alive interval (ms). Default the SDK's 15 s. */
+  keepAliveMs?: number;
+  /** Signals that stop `serveHttp`. Default SIGINT, SIGTERM. */
+  signals?: readonly NodeJS.Signals[];
+}
+
+export interface RunningHttpServer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:8000/mcp. */
+  url: string;
+  port: number;
+  handler: HttpHandler;
+  /** Close every session, then the socket. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Seconds a connection may sit silent before it is admitted to MCP (headers,
+ * body). Admitted requests lift the limit: SSE streams and long tool calls
+ * are silent for longer, and the SDK's keep-alive comments do not count.
+ */
+const IDLE_TIMEOUT_SECONDS = 30;
+
+/**
+ * Bind `Bun.serve` around the HTTP handler. Throws ConfigError (exit 2) when
+ * asked to bind a non-loopback address without a token, and SkillHubError
+ * LISTEN_FAILED when the address cannot be bound.
+ */
+export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): RunningHttpServer {
+  const host = options.host ?? "127.0.0.1";
+  const refusal = refuseToBind(host, options.token);
+  if (refusal) throw new ConfigError(refusal, { key: "server.token" });
+  const idleMs = (options.sessionIdleMinutes ?? 30) * 60_000;
+  const handler = createHttpHandler(hub, {
+    host,
+    token: options.token,
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+    localAddresses: isWildcardHost(host) ? localAddresses() : [],
+    stateless: options.stateless,
+    sessionIdleMs: idleMs,
+    now: options.now,
+    keepAliveMs: options.keepAliveMs,
+  });
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: host,
+      port: options.port ?? 8000,
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      // Headroom over the handler's own limit, so the handler (not Bun) answers most oversized bodies with JSON-RPC.
+      maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024,
+      development: false,
+      fetch: (request, srv) => handler.handle(request, { longLived: () => srv.timeout(request, 0) }),
+      error: (error) => {
+        hub.logger.error(`http: ${error.stack ?? error.message}`);
+        return rpcError(500, RPC.INTERNAL_ERROR, "Internal error: SkillHub failed on this request; its log has the details.");
+      },
+    });
+  } catch (error) {
+    throw new SkillHubError("LISTEN_FAILED", `cannot listen on ${host}:${options.port ?? 8000}: ${errorMessage(error)}. Is another server using the port? Pick another with --port.`, {
+      cause: error,
+    });
+  }
+  const sweeper = setInterval(() => void handler.sweep(), Math.min(idleMs, 60_000));
+  sweeper.unref?.();
+  const port = server.port ?? options.port ?? 8000;
+  return {
+    url: `http://${urlHost(host)}:${port}/mcp`,
+    port,
+    handler,
+    async stop() {
+      clearInterval(sweeper);
+      await handler.close();
+      await server.stop(true);
+    },
+  };
+}
+
+/**
+ * Serve MCP over Streamable HTTP until SIGINT or SIGTERM. Logs the listening
+ * URL (never the token) to stderr. Resolves with why it stopped.
+ */
+export async function serveHttp(hub: Hub, options: HttpServeOptions = {}): Promise<string> {
+  const running = startHttpServer(hub, options);
+  const host = options.host ?? "127.0.0.1";
+  const mode = options.stateless ? "stateless" : `sessions expire after ${options.sessionIdleMinutes ?? 30} idle min`;
+  hub.logger.info(`listening on ${running.url} (${mode}; token ${options.token ? "required" : "not required"}; ${isLoopbackHost(host) ? "this machine only" : "reachable from the network"})`);
+  if (options.token !== undefined && options.token.length < 16) hub.logger.warn("SKILLHUB_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`).");
+  void hub.start();
+  let finish!: (why: string) => void;
+  const done = new Promise<string>((resolve) => (finish = resolve));
+  const onSignal = (signal: NodeJS.Signals) => finish(signal);
+  const signals = options.signals ?? (["SIGINT", "SIGTERM"] as const);
+  for (const signal of signals) process.on(signal, onSignal);
+  const why = await done;
+  for (const signal of signals) process.off(signal, onSignal);
+  await running.stop();
+  // Stops the timers and sends the last analytics events (bounded by a short timeout).
+  await hub.shutdown();
+  return why;
+}
+
+/** This machine's addresses and name: what a client may put in Host when the server binds every interface. */
+function localAddresses(): string[] {
+  const addresses = [hostname()];
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) addresses.push(a.address);
+  return addresses;
+}
+
+function urlHost(host: string): string {
+  return normalizeHostname(host);
+}

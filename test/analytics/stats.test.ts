@@ -1,0 +1,106 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { AnalyticsEvent, EventType } from "../../src/analytics/event.ts";
+import { summarize } from "../../src/analytics/stats.ts";
+import { run } from "../../src/cli.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+let clock = Date.UTC(2026, 1, 10);
+function ev(type: EventType, data: Record<string, unknown>, at?: string): AnalyticsEvent {
+  clock += 60_000;
+  return { type, timestamp: at ?? new Date(clock).toISOString(), server_id: "dev-alice", data };
+}
+
+const EVENTS: AnalyticsEvent[] = [
+  ev("skill_served", { context: "react auth component", skill_path: "ui/react/auth", score: 0.8, matched_keywords: ["react", "auth"], was_ambiguous: false }),
+  ev("skill_served", { context: "auth in react", skill_path: "ui/react/auth", score: 0.6 }),
+  ev("skill_loaded", { tool: "skill", skill: "pdf", source: "dir1" }),
+  ev("skill_loaded", { tool: "load_skill", skill: "ui/react/auth" }),
+  ev("no_match", { context: "configure nginx reverse proxy", closest_candidate: "deploy/docker", closest_score: 0.12 }),
+  ev("no_match", { context: "Configure  nginx reverse proxy" }),
+  ev("search", { tool: "search_skills", query: "kubernetes helm", results: 0 }),
+  ev("search", { tool: "search_skills", query: "pdf", results: 2 }),
+  ev("ambiguous", { context: "auth", candidates: ["ui/react/auth", "api/auth"] }),
+  ev("skill_feedback", { skill_path: "ui/react/auth", useful: false, comment: "Ne couvre pas le cas SSO" }),
+  ev("skill_feedback", { skill_path: "ui/react/auth", useful: true, comment: null }),
+  ev("skill_feedback", { skill_path: "pdf", useful: true }),
+  ev("asset_served", { skill_path: "ui/react/auth", file: "assets/AuthProvider.tsx.template", asset_type: "template", is_inherited: false, size_bytes: 2340 }),
+  ev("script_executed", { skill_path: "deploy/docker", file: "scripts/setup.sh", execution_mode: "server", success: false, exit_code: 1, duration_ms: 300 }),
+  ev("script_executed", { skill_path: "deploy/docker", file: "scripts/setup.sh", execution_mode: "server", success: true, exit_code: 0, duration_ms: 100 }),
+  ev("refresh", { mode: "git", success: true }),
+];
+
+describe("usage summary (seed 002 §3.3)", () => {
+  test("derives the metrics local events support", () => {
+    const s = summarize(EVENTS, { catalog: ["pdf", "ui/react/auth", "git", "deploy/docker"] });
+    expect(s.events).toBe(16);
+    expect(s.most_used).toEqual([
+      { skill: "ui/react/auth", uses: 3, served: 2, loaded: 1, average_score: 0.7 },
+      { skill: "pdf", uses: 1, served: 0, loaded: 1, average_score: null },
+    ]);
+    expect(s.never_used).toEqual(["deploy/docker", "git"]);
+    expect(s.no_match).toEqual([{ context: "configure nginx reverse proxy", count: 2, closest: "deploy/docker" }]);
+    expect(s.failed_searches).toEqual([{ query: "kubernetes helm", count: 1 }]);
+    expect(s.ambiguous).toEqual([{ context: "auth", count: 1, candidates: ["ui/react/auth", "api/auth"] }]);
+    expect(s.feedback[0]).toEqual({ skill: "ui/react/auth", useful: 1, not_useful: 1, not_useful_rate: 0.5, comments: ["Ne couvre pas le cas SSO"] });
+    expect(s.assets).toEqual([{ skill: "ui/react/auth", file: "assets/AuthProvider.tsx.template", count: 1 }]);
+    expect(s.scripts).toEqual([{ skill: "deploy/docker", file: "scripts/setup.sh", runs: 2, failures: 1, failure_rate: 0.5, average_duration_ms: 200 }]);
+    expect(s.execution_modes).toEqual({ server: 2 });
+    expect(s.period.from).toBe(EVENTS[0]?.timestamp ?? "");
+  });
+});
+
+describe("skillhub stats", () => {
+  async function cli(argv: string[], env: Record<string, string>) {
+    let out = "";
+    let err = "";
+    const home = tempDir("skillhub-cli-home-");
+    const code = await run(argv, { HOME: home, ...env }, { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home });
+    return { code, out, err };
+  }
+
+  function setup() {
+    const dir = tempDir();
+    writeSkill(dir, "pdf");
+    writeSkill(dir, "git");
+    const file = join(tempDir(), "events.jsonl");
+    write(file, `${EVENTS.map((e) => JSON.stringify(e)).join("\n")}\nnot json\n`);
+    return { dir, file };
+  }
+
+  test("prints most and never used skills, failed requests, negative feedback and script failure rates", async () => {
+    const { dir, file } = setup();
+    const { code, out } = await cli(["stats", "--skills-dir", dir], { SKILLHUB_ANALYTICS_FILE: file });
+    expect(code).toBe(0);
+    expect(out).toContain("16 events from 2026-02-10T00:01:00.000Z");
+    expect(out).toContain("(1 unreadable lines skipped)");
+    expect(out).toMatch(/Most used skills:\n\s+3  ui\/react\/auth  \(average match score 0.7\)\n\s+1  pdf/);
+    expect(out).toMatch(/Never used skills \(1\):\n\s+git\n/);
+    expect(out).toContain('2  "configure nginx reverse proxy"  (closest: deploy/docker)');
+    expect(out).toContain('1  "kubernetes helm"');
+    expect(out).toContain("1  ui/react/auth  (50% of 2 reports not useful)\n         - Ne couvre pas le cas SSO");
+    expect(out).toContain("50%  deploy/docker: scripts/setup.sh  (1/2 failed, 200 ms on average)");
+  });
+
+  test("--json, --since, and files given on the command line", async () => {
+    const { dir, file } = setup();
+    const json = JSON.parse((await cli(["stats", "--json", "--skills-dir", dir, file], {})).out);
+    expect(json).toMatchObject({ events: 16, malformed_lines: 1, files: [file], never_used: ["git"] });
+    const since = EVENTS[13]?.timestamp ?? "";
+    const recent = JSON.parse((await cli(["stats", "--json", "--since", since, file], {})).out);
+    expect(recent.events).toBe(3);
+    expect(recent.by_type).toEqual({ script_executed: 2, refresh: 1 });
+    const bad = await cli(["stats", "--since", "last tuesday", file], {});
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--since");
+  });
+
+  test("with no data it says how to turn local analytics on", async () => {
+    const { code, out } = await cli(["stats"], {});
+    expect(code).toBe(0);
+    expect(out).toContain("No analytics events");
+    expect(out).toContain("SKILLHUB_ANALYTICS_FILE");
+  });
+});

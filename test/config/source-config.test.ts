@@ -1,0 +1,75 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { run } from "../../src/cli.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { explicitSourceConfigFiles, restrictSourceConfig } from "../../src/config/source-config.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+/** What cli.ts does: resolve once to learn the folders, then again with their config.yaml. */
+function load(options: { env?: Record<string, string>; flags?: Record<string, unknown>; home: string; configFile?: string }) {
+  const base = { env: options.env ?? {}, flags: options.flags, homeDir: options.home, cwd: options.home, configFile: options.configFile };
+  const first = loadConfig(base);
+  return loadConfig({ ...base, sourceFiles: explicitSourceConfigFiles(first.config) });
+}
+
+describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
+  test("defaults < ~/.skillhub/config.yaml < a skills folder's config.yaml < --config < environment", () => {
+    const home = tempDir();
+    const skills = tempDir();
+    write(join(home, ".skillhub/config.yaml"), "matching:\n  min_score: 0.3\n  max_results: 5\nassets:\n  max_size_bytes: 10\n");
+    write(join(skills, "config.yaml"), "matching:\n  min_score: 0.5\nassets:\n  max_size_bytes: 2048\nanalytics:\n  endpoint: https://from-file\n");
+    const extra = write(join(tempDir(), "extra.yaml"), "assets:\n  max_size_bytes: 4096\n");
+    const { config, warnings } = load({ home, flags: { "skills-dir": [skills] }, env: { ANALYTICS_ENDPOINT: "https://from-env" }, configFile: extra });
+    expect(config.matching).toEqual({ min_score: 0.5, max_results: 5, ambiguity_threshold: 0.1 });
+    expect(config.assets.max_size_bytes).toBe(4096);
+    expect(config.analytics).toMatchObject({ enabled: true, endpoint: "https://from-env" });
+    expect(warnings).toEqual([]);
+  });
+
+  test("with several folders the first one's settings win", () => {
+    const home = tempDir();
+    const first = tempDir();
+    const second = tempDir();
+    write(join(first, "config.yaml"), "matching:\n  min_score: 0.4\n");
+    write(join(second, "config.yaml"), "matching:\n  min_score: 0.9\n  ambiguity_threshold: 0.2\n");
+    const { config } = load({ home, flags: { "skills-dir": [first, second] } });
+    expect(config.matching).toEqual({ min_score: 0.4, max_results: 3, ambiguity_threshold: 0.2 });
+  });
+
+  test("a skills folder may only set matching, refresh, scripts, assets, analytics and git", () => {
+    const home = tempDir();
+    const skills = tempDir();
+    write(join(skills, "config.yaml"), "server:\n  host: 0.0.0.0\ncommands:\n  enabled: true\nscripts:\n  timeout_seconds: 5\n");
+    const { config, warnings } = load({ home, flags: { "skills-dir": [skills] } });
+    expect(config.server.host).toBe("127.0.0.1");
+    expect(config.commands.enabled).toBe(false);
+    expect(config.scripts.timeout_seconds).toBe(5);
+    expect(warnings).toEqual([
+      `${join(skills, "config.yaml")}: key "server" ignored: a skills folder's config.yaml may only set matching, refresh, scripts, assets, analytics, git.`,
+      `${join(skills, "config.yaml")}: key "commands" ignored: a skills folder's config.yaml may only set matching, refresh, scripts, assets, analytics, git.`,
+    ]);
+    expect(restrictSourceConfig({ path: "x", data: null })).toEqual({ file: { path: "x", data: null }, warnings: [] });
+  });
+
+  test("CLI: an unknown key is a warning (doctor shows it); a wrong type stops with the key and the expected type (exit 2)", async () => {
+    const home = tempDir();
+    const skills = tempDir();
+    const io = () => {
+      const out: string[] = [];
+      const err: string[] = [];
+      return { out, err, io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), cwd: home } };
+    };
+    write(join(skills, "config.yaml"), "matching:\n  min_scor: 0.5\n");
+    const a = io();
+    expect(await run(["doctor", "--json", "--skills-dir", skills], { HOME: home }, a.io)).toBe(0);
+    expect(JSON.parse(a.out.join("")).configWarnings).toEqual([`${join(skills, "config.yaml")}: unknown key "matching.min_scor" ignored.`]);
+    write(join(skills, "config.yaml"), "matching:\n  max_results: many\n");
+    const b = io();
+    expect(await run(["list", "--skills-dir", skills], { HOME: home }, b.io)).toBe(2);
+    expect(b.err.join("")).toBe(
+      `skillhub: Invalid configuration: matching.max_results in ${join(skills, "config.yaml")} = "many": expected number, received string.\n`,
+    );
+  });
+});

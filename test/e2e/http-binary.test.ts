@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { binary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { startHttpBinary } from "../helpers/http-binary.ts";
+
+afterAll(cleanupTemp);
+const bin = binary();
+
+function world() {
+  const home = tempDir("skillhub-http-bin-home-");
+  const skills = tempDir("skillhub-http-bin-skills-");
+  writeSkill(skills, "git-helper", { description: "Git workflow helper" });
+  return { home, skills, env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG" } };
+}
+
+describe("the compiled binary over Streamable HTTP", () => {
+  test("serve --transport http --port 0: reports its URL, serves MCP and /healthz, exits 0 on SIGTERM; the token is never logged", async () => {
+    const w = world();
+    const token = "tok-0123456789abcdef0123456789";
+    const server = await startHttpBinary(bin, ["--skills-dir", w.skills], {
+      env: { ...w.env, SKILLHUB_HTTP_TOKEN: token },
+      cwd: w.home,
+      logLevel: "DEBUG",
+    });
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const health = await fetch(`${server.base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: "ok", skills: 1 });
+    const client = new Client({ name: "binary-http", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const result = (await client.callTool({ name: "skill", arguments: { name: "git-helper" } })) as CallToolResult;
+    expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("Loading: git-helper") });
+    await client.close();
+    const refused = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", host: "evil.example.com" }, body: "{}" });
+    expect(refused.status).toBe(403);
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toContain("token required");
+    expect(server.stderr()).not.toContain(token);
+  });
+
+  test("a non-loopback address without a token: refuses to start, exit 2, says what to do", async () => {
+    const w = world();
+    const proc = Bun.spawn([bin, "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "0", "--skills-dir", w.skills], {
+      env: w.env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await proc.exited).toBe(2);
+    const stderr = await new Response(proc.stderr).text();
+    expect(stderr).toContain("refusing to serve HTTP on 0.0.0.0 without a token");
+    expect(stderr).toContain("SKILLHUB_HTTP_TOKEN");
+    expect(await new Response(proc.stdout).text()).toBe("");
+  });
+
+  test("--help documents the HTTP options", () => {
+    const help = Bun.spawnSync([bin, "--help"]).stdout.toString();
+    for (const flag of ["--transport stdio|http", "--host ADDR", "--port N", "--stateless", "SKILLHUB_HTTP_TOKEN"]) expect(help).toContain(flag);
+  });
+
+  test("SIGINT with an open GET stream still exits 0", async () => {
+    const w = world();
+    const server = await startHttpBinary(bin, ["--skills-dir", w.skills, "--no-watch"], { env: w.env });
+    const client = new Client({ name: "binary-http", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    await client.listTools();
+    server.proc.kill("SIGINT");
+    expect(await server.proc.exited).toBe(0);
+    await client.close().catch(() => undefined);
+  });
+});

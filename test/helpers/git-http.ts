@@ -1,0 +1,82 @@
+import type { Server } from "bun";
+import { dirname } from "node:path";
+import { GIT_ENV } from "./git.ts";
+
+export interface GitHttpServer {
+  /** https://127.0.0.1:<port>/ */
+  base: string;
+  /** Authorization headers received, in order (null when absent). */
+  authorizations: (string | null)[];
+  stop(): void;
+}
+
+/**
+ * A real smart-HTTP git server over HTTPS: Bun.serve in front of
+ * `git http-backend` (CGI), serving the bare repositories in `root`.
+ * `authorized` decides from the Authorization header; a refusal is a 401.
+ */
+export function serveGitHttps(root: string, tls: { cert: string; key: string }, authorized: (header: string | null) => boolean): GitHttpServer {
+  const authorizations: (string | null)[] = [];
+  const server: Server<undefined> = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    tls,
+    async fetch(request) {
+      const header = request.headers.get("authorization");
+      authorizations.push(header);
+      if (!authorized(header)) return new Response("Unauthorized\n", { status: 401, headers: { "www-authenticate": 'Basic realm="git"' } });
+      const url = new URL(request.url);
+      const body = new Uint8Array(await request.arrayBuffer());
+      const proc = Bun.spawn(["git", "http-backend"], {
+        env: {
+          ...GIT_ENV,
+          GIT_PROJECT_ROOT: root,
+          GIT_HTTP_EXPORT_ALL: "1",
+          PATH_INFO: url.pathname,
+          QUERY_STRING: url.search.slice(1),
+          REQUEST_METHOD: request.method,
+          CONTENT_TYPE: request.headers.get("content-type") ?? "",
+          CONTENT_LENGTH: String(body.length),
+          HTTP_CONTENT_ENCODING: request.headers.get("content-encoding") ?? "",
+          HTTP_GIT_PROTOCOL: request.headers.get("git-protocol") ?? "",
+          REMOTE_ADDR: "127.0.0.1",
+        },
+        stdin: body,
+        stdout: "pipe",
+        stderr: "ignore",
+      });
+      const output = new Uint8Array(await new Response(proc.stdout).arrayBuffer());
+      await proc.exited;
+      return cgiResponse(output);
+    },
+  });
+  return { base: `https://127.0.0.1:${server.port}/`, authorizations, stop: () => server.stop(true) };
+}
+
+/** Split a CGI answer into headers (with `Status:`) and body. */
+function cgiResponse(output: Uint8Array): Response {
+  let end = -1;
+  for (let i = 0; i + 3 < output.length; i++) {
+    if (output[i] === 13 && output[i + 1] === 10 && output[i + 2] === 13 && output[i + 3] === 10) {
+      end = i;
+      break;
+    }
+  }
+  if (end < 0) return new Response("bad CGI output", { status: 502 });
+  const headers = new Headers();
+  let status = 200;
+  for (const line of new TextDecoder().decode(output.subarray(0, end)).split("\r\n")) {
+    const colon = line.indexOf(":");
+    if (colon < 0) continue;
+    const name = line.slice(0, colon).trim();
+    const value = line.slice(colon + 1).trim();
+    if (name.toLowerCase() === "status") status = Number.parseInt(value, 10) || 200;
+    else headers.append(name, value);
+  }
+  return new Response(output.subarray(end + 4), { status, headers });
+}
+
+/** The folder holding a bare repository, for GIT_PROJECT_ROOT. */
+export function projectRoot(bare: string): string {
+  return dirname(bare);
+}

@@ -1,0 +1,116 @@
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { type HttpHandlerOptions, createHttpHandler } from "../../src/transports/http-handler.ts";
+import { tempDir, writeSkill } from "./fs.ts";
+import { testHub } from "./hub.ts";
+
+export const ORIGIN = "http://127.0.0.1:8000";
+
+/** An initialize request body. */
+export function initialize(protocolVersion: string = LATEST_PROTOCOL_VERSION, id: number | string = 1) {
+  return { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "handler-test", version: "1.0.0" } } };
+}
+
+export interface RequestSpec {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Session id header. */
+  session?: string;
+}
+
+/** A Request as a well-behaved client on this machine sends it; `headers` override or (with "") remove. */
+export function mcpRequest(method: string, path = "/mcp", spec: RequestSpec = {}): Request {
+  const headers: Record<string, string> = {
+    host: "127.0.0.1:8000",
+    accept: "application/json, text/event-stream",
+    ...(spec.body !== undefined ? { "content-type": "application/json" } : {}),
+    ...(spec.session ? { "mcp-session-id": spec.session } : {}),
+    ...spec.headers,
+  };
+  for (const [k, v] of Object.entries(headers)) if (v === "") delete headers[k];
+  const body = spec.body === undefined ? undefined : typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
+  return new Request(`${ORIGIN}${path}`, { method, headers, body });
+}
+
+/** The JSON-RPC messages in a response: a JSON body, or the data lines of an SSE body. */
+export async function messages(response: Response): Promise<Array<Record<string, any>>> {
+  const text = await response.text();
+  if (response.headers.get("content-type")?.startsWith("application/json")) {
+    const value = JSON.parse(text);
+    return Array.isArray(value) ? value : [value];
+  }
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith("data: ") && l.length > 6)
+    .map((l) => JSON.parse(l.slice(6)));
+}
+
+/** A handler over a hub with two skills, a controllable clock, and helpers to open sessions. */
+export function handlerWorld(options: Partial<HttpHandlerOptions> = {}) {
+  const dir = tempDir("skillhub-http-");
+  writeSkill(dir, "git-helper", { description: "Git workflow helper" });
+  writeSkill(dir, "pdf-tools", { description: "Work with PDF files" });
+  const { hub, logger } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
+  let clock = 1_000_000;
+  const handler = createHttpHandler(hub, { host: "127.0.0.1", now: () => clock, version: "test", ...options });
+  void hub.start();
+  const open = async (protocolVersion?: string) => {
+    const response = await handler.handle(mcpRequest("POST", "/mcp", { body: initialize(protocolVersion) }));
+    const id = response.headers.get("mcp-session-id");
+    const [init] = await messages(response);
+    if (!id || !init) throw new Error(`no session (status ${response.status})`);
+    await handler.handle(mcpRequest("POST", "/mcp", { session: id, body: { jsonrpc: "2.0", method: "notifications/initialized" } }));
+    return { id, init };
+  };
+  const close = async () => {
+    await handler.close();
+    hub.close();
+  };
+  return {
+    dir,
+    hub,
+    logger,
+    handler,
+    open,
+    close,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
+}
+
+/** Read JSON-RPC messages from an SSE response one at a time (keep-alive comments skipped). */
+export function sseReader(response: Response) {
+  const reader = response.body?.getReader();
+  if (!reader) throw new Error("no body");
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    async next(timeoutMs = 3000): Promise<Record<string, any>> {
+      const read = async () => {
+        for (;;) {
+          const end = buffer.indexOf("\n\n");
+          if (end >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = block.split("\n").find((l) => l.startsWith("data: "));
+            if (data && data.length > 6) return JSON.parse(data.slice(6));
+            continue;
+          }
+          const { done, value } = await reader.read();
+          if (done) throw new Error("stream ended");
+          buffer += decoder.decode(value, { stream: true });
+        }
+      };
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no SSE message within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        return await Promise.race([read(), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    cancel: () => reader.cancel(),
+  };
+}

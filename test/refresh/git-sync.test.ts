@@ -1,0 +1,225 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import { run } from "../../src/cli.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { GitSync, repoConfigFiles } from "../../src/refresh/git-sync.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
+import { type ConnectOptions, connect, eventually, textOf } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** A session whose hub syncs `repos`; git runs without the developer's own config. */
+async function session(repos: string, options: ConnectOptions & { interval?: number } = {}) {
+  const s = await connect({
+    ...options,
+    env: { SKILLS_REPO: repos, ...options.env },
+    hub: { git: { runner: { env: GIT_ENV }, intervalMs: options.interval ?? 0 }, ...options.hub },
+  });
+  closers.push(s.close);
+  return s;
+}
+
+const listChanged = (notifications: string[]) => notifications.filter((n) => n === "notifications/tools/list_changed").length;
+
+function teamRemote() {
+  return remoteRepo("team-skills", {
+    "skills/alpha/SKILL.md": skillText("alpha", "Alpha from the team repository."),
+    "skills/shared/SKILL.md": skillText("shared", "The team's version."),
+    "config.yaml": "matching:\n  min_score: 0.3\n",
+    "README.md": "# Team skills\n",
+  });
+}
+
+describe("git sync (DESIGN §12, seed 003 §9)", () => {
+  test("first start clones shallow into <home>/repos/<slug>; skills/ is a source after the local folders", async () => {
+    const remote = teamRemote();
+    const local = tempDir();
+    writeSkill(local, "shared", { description: "My local version." });
+    const { hub, call } = await session(remote.url, { flags: { "skills-dir": [local] } });
+    const last = hub.sources().at(-1);
+    expect(last?.label).toBe("team-skills");
+    expect(last?.location).toBe("remote");
+    expect(last?.dir).toMatch(new RegExp(`^${join(hub.config.home, "repos")}/team-skills-[0-9a-f]{8}/skills$`));
+    const copy = join(last?.dir ?? "", "..");
+    expect(existsSync(join(copy, ".git", "shallow"))).toBe(true);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(git(["rev-parse", "HEAD"], remote.work));
+    const alpha = await call("skill", { name: "alpha" });
+    expect(textOf(alpha)).toContain(`Base directory: ${join(last?.dir ?? "", "alpha")}`);
+    // Local folders come first: the repository's "shared" is shadowed, still reachable by qualified name.
+    expect(hub.catalog.get("shared")?.source).toBe("dir1");
+    expect(hub.catalog.get("team-skills:shared")?.description).toBe("The team's version.");
+  });
+
+  test("the copy's root config.yaml is a config source once synced (seed 003 §11.3)", async () => {
+    const remote = teamRemote();
+    const { hub } = await session(remote.url);
+    const env = { HOME: join(hub.config.home, ".."), SKILLS_REPO: remote.url };
+    const first = loadConfig({ env, homeDir: env.HOME, cwd: env.HOME });
+    expect(first.config.matching.min_score).toBe(0.2);
+    const files = repoConfigFiles(first.config);
+    expect(files).toEqual([join(hub.sources().at(-1)?.dir ?? "", "..", "config.yaml")]);
+    expect(loadConfig({ env, homeDir: env.HOME, cwd: env.HOME, sourceFiles: files }).config.matching.min_score).toBe(0.3);
+  });
+
+  test("a pushed commit is picked up by refresh_skills, with seed 003 §8.6's fields and one list_changed", async () => {
+    const remote = teamRemote();
+    const { client, call, notifications, hub } = await session(remote.url);
+    await client.listTools();
+    remote.write("skills/beta/SKILL.md", skillText("beta"));
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Alpha, revised."));
+    const hash = remote.push("add beta");
+    const result = await call("refresh_skills");
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ success: true, mode: "git", commit_hash: hash, files_changed: 2, skills_reindexed: 3 });
+    expect(Date.parse(String(result.structuredContent?.last_sync))).toBeGreaterThan(Date.now() - 60_000);
+    expect(textOf(await call("skill", { name: "beta" }))).toStartWith("Loading: beta\n");
+    expect(hub.catalog.get("alpha")?.description).toBe("Alpha, revised.");
+    await eventually(() => listChanged(notifications) === 1);
+    const again = await call("refresh_skills");
+    expect(again.structuredContent).toMatchObject({ success: true, commit_hash: hash, files_changed: 0, skills_reindexed: 3 });
+  });
+
+  test("the periodic refresh picks up a pushed commit by itself", async () => {
+    const remote = teamRemote();
+    const { hub } = await session(remote.url, { interval: 150 });
+    expect(hub.catalog.get("gamma")).toBeUndefined();
+    remote.write("skills/gamma/SKILL.md", skillText("gamma"));
+    remote.push("add gamma");
+    await eventually(() => hub.catalog.get("gamma"), 5000);
+  });
+
+  test("offline start serves the cached copy with a warning; refresh_skills says the remote is unreachable", async () => {
+    const remote = teamRemote();
+    const home = tempDir("skillhub-home-");
+    const first = await session(remote.url, { home });
+    const cached = git(["rev-parse", "HEAD"], remote.work);
+    await first.close();
+    renameSync(remote.bare, `${remote.bare}.gone`);
+    const { call, logger } = await session(remote.url, { home });
+    expect(textOf(await call("skill", { name: "alpha" }))).toStartWith("Loading: alpha\n");
+    expect(logger.lines.some((l) => l.includes("WARN") && l.includes("cannot reach") && l.includes("Serving the local copy"))).toBe(true);
+    const result = await call("refresh_skills");
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ success: false, mode: "git", commit_hash: cached, skills_reindexed: 2, error: { code: "GIT_UNREACHABLE" } });
+  });
+
+  test("an unreachable remote with no copy yet: local skills are served, the log and doctor say why", async () => {
+    const local = tempDir();
+    writeSkill(local, "mine");
+    const url = "file:///nonexistent/skillhub/team.git";
+    const { call, logger, home } = await session(url, { flags: { "skills-dir": [local] } });
+    expect(textOf(await call("skill", { name: "mine" }))).toStartWith("Loading: mine\n");
+    expect(logger.lines.some((l) => l.includes("no local copy yet"))).toBe(true);
+    let out = "";
+    const code = await run(["doctor", "--skills-dir", local], { HOME: home, SKILLS_REPO: url }, { out: (t) => void (out += t), err: () => undefined, cwd: home });
+    expect(code).toBe(0);
+    expect(out).toContain("not synced yet: no local copy, so no skills from this repository");
+  });
+
+  test("a second refresh while one runs returns { success: false } at once", async () => {
+    const remote = teamRemote();
+    const { call } = await session(remote.url);
+    const [a, b] = await Promise.all([call("refresh_skills"), call("refresh_skills")]);
+    const results = [a, b].map((r) => r.structuredContent);
+    expect(results.filter((r) => r?.success === true)).toHaveLength(1);
+    const busy = results.find((r) => r?.success === false);
+    expect(busy).toMatchObject({ success: false, error: { code: "REFRESH_IN_PROGRESS" } });
+  });
+
+  test("GitSync.refresh itself never overlaps", async () => {
+    const remote = teamRemote();
+    const sync = new GitSync({ repos: [remote.url], branch: "main", home: tempDir(), logger: createMemoryLogger(), intervalMs: 0, runner: { env: GIT_ENV } });
+    const first = sync.refresh("a");
+    const second = await sync.refresh("b");
+    expect(second).toMatchObject({ success: false, busy: true });
+    expect((await first).success).toBe(true);
+  });
+
+  test("a dirty or diverged copy is reset to the remote with a warning", async () => {
+    const remote = teamRemote();
+    const { call, hub, logger } = await session(remote.url);
+    const copy = join(hub.sources().at(-1)?.dir ?? "", "..");
+    // A local edit, an untracked file and a local commit.
+    write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Edited in the cache."));
+    write(join(copy, "stray.txt"), "x");
+    git(["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "local"], copy);
+    write(join(copy, "README.md"), "dirty\n");
+    // And the remote history is rewritten.
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Alpha after a force-push."));
+    git(["add", "-A"], remote.work);
+    git(["commit", "-q", "--amend", "-m", "rewritten"], remote.work);
+    git(["push", "-q", "--force", "origin", "main"], remote.work);
+    const result = await call("refresh_skills");
+    expect(result.structuredContent).toMatchObject({ success: true, commit_hash: git(["rev-parse", "HEAD"], remote.work) });
+    const warnings = (result.structuredContent?.repos as { warnings: string[] }[])[0]?.warnings ?? [];
+    expect(warnings.join(" ")).toContain("local changes");
+    expect(warnings.join(" ")).toContain("reset to the remote");
+    expect(logger.lines.filter((l) => l.includes("WARN") && l.includes("repo team-skills")).length).toBeGreaterThanOrEqual(2);
+    expect(readFileSync(join(copy, "README.md"), "utf8")).toBe("# Team skills\n");
+    expect(existsSync(join(copy, "stray.txt"))).toBe(false);
+    expect(hub.catalog.get("alpha")?.description).toBe("Alpha after a force-push.");
+  });
+
+  test("a repository without skills/ serves its root; a missing branch is an explicit error", async () => {
+    const remote = remoteRepo("flat", { "tool/SKILL.md": skillText("tool") });
+    const { hub, call } = await session(remote.url);
+    expect(hub.sources().at(-1)?.dir).toMatch(/\/flat-[0-9a-f]{8}$/);
+    expect(hub.catalog.get("tool")?.source).toBe("flat");
+    const other = await session(remote.url, { env: { SKILLS_BRANCH: "release" } });
+    const result = await other.call("refresh_skills");
+    expect(result.structuredContent).toMatchObject({ success: false, error: { code: "GIT_BRANCH_NOT_FOUND" } });
+    expect(textOf(result)).toContain("SKILLS_BRANCH");
+    expect((await call("refresh_skills")).isError).toBeFalsy();
+  });
+
+  test("several repositories: unique labels, every one synced", async () => {
+    const a = remoteRepo("skills", { "skills/one/SKILL.md": skillText("one") });
+    const b = remoteRepo("skills", { "skills/two/SKILL.md": skillText("two") });
+    const { hub, call } = await session(`${a.url},${b.url}`);
+    expect(hub.sources().slice(-2).map((s) => s.label)).toEqual(["skills", "skills-2"]);
+    expect(hub.catalog.get("two")?.source).toBe("skills-2");
+    const result = await call("refresh_skills");
+    expect((result.structuredContent?.repos as unknown[]).length).toBe(2);
+  });
+});
+
+describe("skillhub sync", () => {
+  async function cli(argv: string[], env: Record<string, string>) {
+    let out = "";
+    let err = "";
+    const home = env.HOME ?? tempDir("skillhub-cli-home-");
+    const code = await run(argv, { HOME: home, ...env }, { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home });
+    return { code, out, err, home };
+  }
+
+  test("clones with progress on stderr and a summary on stdout; a failure exits 1", async () => {
+    const remote = teamRemote();
+    const first = await cli(["sync"], { SKILLS_REPO: remote.url });
+    expect(first.err).toContain("sync: cloning");
+    expect(first.out).toMatch(/^team-skills\s+[0-9a-f]{7}\s+updated, 4 files changed/m);
+    expect(first.out).toContain("2 skills indexed");
+    expect(first.code).toBe(0);
+    const again = await cli(["sync", "--json"], { SKILLS_REPO: remote.url, HOME: first.home });
+    expect(JSON.parse(again.out)).toMatchObject({ mode: "git", success: true, files_changed: 0 });
+    expect(again.err).toContain("sync: fetching");
+    const failed = await cli(["sync"], { SKILLS_REPO: "file:///nonexistent/skillhub/x.git" });
+    expect(failed.code).toBe(1);
+    expect(failed.out).toContain("FAILED: cannot reach");
+  });
+
+  test("without repositories it rescans the local folders", async () => {
+    const local = tempDir();
+    writeSkill(local, "solo");
+    const result = await cli(["sync", "--skills-dir", local], {});
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("No git repository is configured");
+    expect(result.out).toContain("1 skills");
+  });
+});

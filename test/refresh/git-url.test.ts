@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { repoAuth } from "../../src/refresh/git-auth.ts";
+import { GitSync } from "../../src/refresh/git-sync.ts";
+import { parseRepo, scrub } from "../../src/refresh/git-url.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
+import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+describe("repository URLs", () => {
+  test("name and slug: readable, stable, and the same for equivalent URLs", () => {
+    const a = parseRepo("https://github.com/Acme/Skills-Content.git");
+    expect(a).toMatchObject({ url: "https://github.com/Acme/Skills-Content.git", name: "skills-content", https: true });
+    expect(a.slug).toMatch(/^skills-content-[0-9a-f]{8}$/);
+    expect(parseRepo("https://GitHub.com/Acme/Skills-Content/").slug).toBe(a.slug);
+    expect(parseRepo("https://github.com/other/skills-content.git").slug).not.toBe(a.slug);
+    expect(parseRepo("git@github.com:acme/skills.git")).toMatchObject({ name: "skills", https: false, url: "git@github.com:acme/skills.git" });
+    expect(parseRepo("file:///srv/git/team.git")).toMatchObject({ name: "team", https: false });
+    expect(parseRepo("/srv/git/Team Skills.git").name).toBe("team-skills");
+  });
+
+  test("credentials in an https URL are moved out of it and into a header scoped to its origin", () => {
+    const spec = parseRepo("https://x-access-token:s3cr3t%2Fvalue@github.com/acme/skills.git");
+    expect(spec.url).toBe("https://github.com/acme/skills.git");
+    expect(spec.credentials).toEqual({ username: "x-access-token", password: "s3cr3t/value" });
+    const auth = repoAuth(spec, "ignored-when-the-url-has-credentials");
+    expect(auth.config).toEqual([
+      { key: "http.https://github.com/.extraHeader", value: `Authorization: Basic ${Buffer.from("x-access-token:s3cr3t/value").toString("base64")}` },
+    ]);
+    expect(auth.secrets).toContain("s3cr3t/value");
+  });
+
+  test("GITHUB_TOKEN goes to https repositories only", () => {
+    expect(repoAuth(parseRepo("https://github.com/a/b.git"), "tok-123456").config).toHaveLength(1);
+    expect(repoAuth(parseRepo("http://example.com/a/b.git"), "tok-123456").config).toEqual([]);
+    expect(repoAuth(parseRepo("git@github.com:a/b.git"), "tok-123456").config).toEqual([]);
+    expect(repoAuth(parseRepo("https://github.com/a/b.git"), undefined).config).toEqual([]);
+  });
+
+  test("scrub hides secrets and URL passwords", () => {
+    expect(scrub("fatal: https://u:pw@host/x and tok-123456 again tok-123456", ["tok-123456"])).toBe("fatal: https://***@host/x and *** again ***");
+  });
+});
+
+describe("GitSync configuration", () => {
+  const base = { home: "/tmp/h", logger: createMemoryLogger(), intervalMs: 0 };
+
+  test("labels are unique and never take a built-in source label; a URL starting with '-' or a bad branch is refused", () => {
+    const sync = new GitSync({ ...base, branch: "main", repos: ["https://a.example/x/hub.git", "https://b.example/y/hub.git", "https://c.example/dir1.git"] });
+    expect(sync.targets.map((t) => t.label)).toEqual(["repo-hub", "repo-hub-2", "repo-dir1"]);
+    expect(() => new GitSync({ ...base, branch: "main", repos: ["--upload-pack=touch /tmp/x"] })).toThrow("expected a git URL");
+    expect(() => new GitSync({ ...base, branch: "a..b", repos: [] })).toThrow("SKILLS_BRANCH");
+    expect(() => new GitSync({ ...base, branch: "-x", repos: [] })).toThrow("SKILLS_BRANCH");
+    expect(new GitSync({ ...base, branch: "release/2.x", repos: [] }).targets).toEqual([]);
+  });
+
+  test("no git executable: an error that says to install git", async () => {
+    const sync = new GitSync({ ...base, home: tempDir(), branch: "main", repos: ["https://example.com/a.git"], runner: { git: "git-does-not-exist-skillhub" } });
+    const outcome = await sync.refresh("test");
+    expect(outcome.repos[0]?.error).toMatchObject({ code: "GIT_NOT_FOUND", message: expect.stringContaining("install git") });
+  });
+});

@@ -1,0 +1,87 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CatalogStore } from "../../src/catalog/store.ts";
+import { Scanner } from "../../src/refresh/scanner.ts";
+import { SearchService } from "../../src/search/service.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+const limits = { maxDepth: 8, maxDirs: 1000 };
+
+/** A catalog of `dir` and a search service persisting under `cache`. */
+async function service(dir: string, cache: string, flags: { reindex?: boolean; skipAutoReindex?: boolean } = {}) {
+  const store = new CatalogStore();
+  store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+  const logger = createMemoryLogger();
+  const search = new SearchService({ store, logger, cacheDir: cache, sourceDirs: () => [dir], saveDelayMs: 0, ...flags });
+  await search.start(Promise.resolve());
+  return { search, logger, store };
+}
+
+const names = async (s: SearchService, q: string) => (await s.search(q, { limit: 5, threshold: 0 })).map((h) => h.skill.name);
+
+describe("persisted search index (seed 000 §4.2)", () => {
+  test("built once, then loaded when the fingerprint matches, updated when a skill changed", async () => {
+    const dir = tempDir();
+    const cache = tempDir();
+    writeSkill(dir, "tables", { description: "Extract tables from spreadsheets" });
+    writeSkill(dir, "charts", { description: "Draw bar charts" });
+    const first = await service(dir, cache);
+    expect(first.search.status.origin).toBe("built");
+    first.search.close();
+    expect(readdirSync(cache).filter((f) => f.startsWith("search-index-")).length).toBe(1);
+
+    const second = await service(dir, cache);
+    expect(second.search.status.origin).toBe("persisted");
+    expect(await names(second.search, "spreadsheet tables")).toEqual(["tables"]);
+    second.search.close();
+
+    writeSkill(dir, "charts", { description: "Draw pie charts and spreadsheets summaries" });
+    const third = await service(dir, cache);
+    expect(third.search.status.origin).toBe("persisted+updated");
+    expect(await names(third.search, "pie")).toEqual(["charts"]);
+    third.search.close();
+  });
+
+  test("--reindex ignores the file; --skip-auto-reindex uses it as it is", async () => {
+    const dir = tempDir();
+    const cache = tempDir();
+    writeSkill(dir, "alpha", { description: "first words" });
+    (await service(dir, cache)).search.close();
+    writeSkill(dir, "beta", { description: "second words" });
+    const skipped = await service(dir, cache, { skipAutoReindex: true });
+    expect(skipped.search.status.origin).toBe("persisted");
+    expect(await names(skipped.search, "second")).toEqual([]);
+    const rebuilt = await service(dir, cache, { reindex: true });
+    expect(rebuilt.search.status.origin).toBe("built");
+    expect(await names(rebuilt.search, "second")).toEqual(["beta"]);
+  });
+
+  test("a corrupt or foreign file is ignored with a warning and rebuilt", async () => {
+    const dir = tempDir();
+    const cache = tempDir();
+    writeSkill(dir, "alpha", { description: "first words" });
+    (await service(dir, cache)).search.close();
+    const file = join(cache, readdirSync(cache)[0] as string);
+    for (const junk of ["{not json", JSON.stringify({ format: "something-else" })]) {
+      writeFileSync(file, junk);
+      const again = await service(dir, cache);
+      expect(again.search.status.origin).toBe("built");
+      expect(again.logger.lines.some((l) => l.includes("WARN") && l.includes("rebuilding"))).toBe(true);
+      expect(await names(again.search, "first")).toEqual(["alpha"]);
+      again.search.close();
+    }
+  });
+
+  test("catalog changes update the index incrementally", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "alpha", { description: "first words" });
+    const { search, store } = await service(dir, tempDir());
+    writeSkill(dir, "gamma", { description: "third words" });
+    store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+    expect(await names(search, "third")).toEqual(["gamma"]);
+    search.close();
+  });
+});

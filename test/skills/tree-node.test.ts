@@ -1,0 +1,90 @@
+import { describe, expect, test } from "bun:test";
+import { parseTreeNode } from "../../src/skills/tree-node.ts";
+
+const parse = (frontmatter: string, body = "Body.\n") => parseTreeNode("/t/x.md", `---\n${frontmatter}\n---\n\n${body}`);
+const codes = (r: ReturnType<typeof parse>) => r.diagnostics.map((d) => `${d.severity} ${d.code}`);
+
+describe("tree node frontmatter (seed 003 §4.2)", () => {
+  test("defaults: inherit true, priority 0, no assets or scripts; keywords lower-cased and de-duplicated", () => {
+    const r = parse("keywords: [React, hook, react]\ndescription: React rules");
+    expect(r.kind).toBe("node");
+    if (r.kind !== "node") return;
+    expect(r.node).toMatchObject({ keywords: ["react", "hook"], description: "React rules", inherit: true, priority: 0, assets: [], scripts: [] });
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  test("asset and script defaults: type other, execution claude, args required unless said", () => {
+    const r = parse(
+      [
+        "keywords: [a]",
+        "description: d",
+        "inherit: false",
+        "priority: 7",
+        "assets:",
+        "  - file: ./assets/x.json",
+        "    description: X",
+        "scripts:",
+        "  - file: scripts/run.sh",
+        "    description: Run",
+        "    args:",
+        "      - name: dir",
+        "        description: Where",
+        "      - name: mode",
+        "        description: How",
+        "        required: false",
+        "        default: 3",
+      ].join("\n"),
+    );
+    expect(r.kind === "node" && r.node).toMatchObject({
+      inherit: false,
+      priority: 7,
+      assets: [{ file: "assets/x.json", description: "X", type: "other" }],
+      scripts: [
+        {
+          file: "scripts/run.sh",
+          description: "Run",
+          execution: "claude",
+          args: [
+            { name: "dir", description: "Where", required: true },
+            { name: "mode", description: "How", required: false, default: "3" },
+          ],
+        },
+      ],
+    });
+  });
+
+  test("keywords must be a non-empty list, description a non-empty string: otherwise an error, not served", () => {
+    expect(codes(parse("keywords: []\ndescription: d"))).toEqual(["error missing-keywords"]);
+    expect(parse("keywords: []\ndescription: d").kind).toBe("invalid");
+    expect(codes(parse("keywords: [a]"))).toEqual(["error missing-description"]);
+    expect(codes(parse('keywords: [a]\ndescription: "  "'))).toEqual(["error missing-description"]);
+  });
+
+  test("not a tree node: no frontmatter, broken YAML, no keywords key (reported only inside a tree)", () => {
+    expect(parseTreeNode("/t/x.md", "# Just a README\n")).toMatchObject({ kind: "other", diagnostics: [{ code: "no-frontmatter", severity: "warning" }] });
+    expect(parse("title: [unclosed")).toMatchObject({ kind: "other", diagnostics: [{ code: "yaml-error" }] });
+    expect(parse("title: Guide")).toMatchObject({ kind: "other", diagnostics: [{ code: "missing-keywords", severity: "warning" }] });
+  });
+
+  test("lenient optional fields: bad values are warnings and fall back to defaults", () => {
+    const r = parse(
+      'keywords: a, b\ndescription: d\ninherit: "no"\npriority: high\nassets:\n  - file: x.png\n    type: picture\n  - description: no file\nscripts:\n  - file: s.sh\n    execution: remote',
+    );
+    expect(r.kind === "node" && r.node).toMatchObject({
+      keywords: ["a", "b"],
+      inherit: false,
+      priority: 0,
+      assets: [{ file: "x.png", description: "", type: "other" }],
+      scripts: [{ file: "s.sh", execution: "claude" }],
+    });
+    expect(codes(r)).toEqual(["warning invalid-field", "warning invalid-field", "warning invalid-field", "warning invalid-field"]);
+  });
+
+  test("Security: traversal, absolute, drive-letter and NUL paths in declarations are dropped with a warning", () => {
+    const r = parse(
+      'keywords: [a]\ndescription: d\nassets:\n  - file: ../../etc/passwd\n  - file: /etc/passwd\n  - file: "C:\\\\Windows\\\\win.ini"\n  - file: "a\\0b"\n  - file: ok.txt',
+    );
+    expect(r.kind === "node" && r.node.assets.map((a) => a.file)).toEqual(["ok.txt"]);
+    expect(codes(r)).toEqual(["warning unsafe-path", "warning unsafe-path", "warning unsafe-path", "warning unsafe-path"]);
+  });
+});

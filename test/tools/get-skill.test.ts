@@ -1,0 +1,178 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { connect } from "../helpers/hub.ts";
+import { writeNode, writeSeedTree } from "../helpers/tree.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers) await close();
+  closers = [];
+});
+
+/** A client on `dir` with every tool, output schemas cached (so the SDK validates structuredContent), events recorded. */
+async function open(dir: string, env: Record<string, string> = {}) {
+  const session = await connect({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all", ...env } });
+  closers.push(session.close);
+  const events: { type: string; data: Record<string, unknown> }[] = [];
+  session.hub.track = (type, data) => void events.push({ type, data });
+  await session.client.listTools();
+  return { ...session, events };
+}
+
+describe("get_skill (seed 003 §8.1)", () => {
+  test("seed 002 checklist: the right skill for 10 varied requests, English and French", async () => {
+    const { call } = await open(writeSeedTree(tempDir()));
+    const cases: [string, string][] = [
+      ["Create a React component for the authentication", "ui/react/auth"],
+      ["testing react components with vitest and jest", "ui/react/testing"],
+      ["JWT middleware for the API", "api/auth"],
+      ["add a SQL migration", "api/database"],
+      ["write a Dockerfile and a docker compose file", "deploy/docker"],
+      ["Vue composition API setup", "ui/vue/composition"],
+      ["créer un composant React", "ui/react/_index"],
+      ["release deployment checklist", "deploy/_index"],
+      ["a standalone isolated task", "no-inherit"],
+      ["global conventions and rules", "_root"],
+    ];
+    const got: [string, unknown][] = [];
+    for (const [context] of cases) got.push([context, (await call("get_skill", { context })).structuredContent?.skill_path]);
+    expect(got).toEqual(cases);
+  });
+
+  test("a single match: score, matched keywords, inherited content, own and inherited assets and scripts", async () => {
+    const { call } = await open(writeSeedTree(tempDir()));
+    const result = await call("get_skill", { context: "Create a React component for the authentication" });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      skill_path: "ui/react/auth",
+      kind: "tree-node",
+      score: 0.81,
+      matched_keywords: ["react", "auth", "authentication", "component"],
+      content:
+        "=== GLOBAL RULES (from _root.md) ===\n\nGlobal rules.\n\n=== UI (from ui/_index.md) ===\n\nUI rules.\n\n=== UI > REACT (from ui/react/_index.md) ===\n\nReact rules.\n\n=== UI > REACT > AUTH (from ui/react/auth.md) ===\n\nAuth rules.",
+      assets: [
+        { file: "assets/AuthProvider.tsx.template", description: "Base AuthProvider template", type: "template" },
+        { file: "assets/auth-config.example.ts", description: "Complete auth config example", type: "example" },
+        { file: "assets/auth-flow.svg", description: "Auth flow diagram", type: "image" },
+        { file: "assets/component-base.tsx.template", description: "Auth-specific base component", type: "template" },
+      ],
+      scripts: [
+        {
+          file: "scripts/scaffold-auth.sh",
+          description: "Generate the auth structure",
+          execution: "claude",
+          args: [
+            { name: "project_dir", description: "Project root", required: true },
+            { name: "provider", description: "firebase, auth0 or custom", required: false, default: "custom" },
+          ],
+        },
+        {
+          file: "scripts/validate-auth-config.ts",
+          description: "Check the auth config",
+          execution: "server",
+          args: [{ name: "config_path", description: "Path to the auth config", required: true }],
+        },
+      ],
+      inherited_assets: [{ file: "assets/hooks.md", description: "Hook conventions", type: "other", from: "ui/react/_index" }],
+      inherited_scripts: [{ file: "scripts/lint-component.sh", description: "Lint a React component", execution: "claude", args: [], from: "ui/react/_index" }],
+    });
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent as Record<string, unknown>);
+  });
+
+  test("inherit: false → only the node's content and no inherited files", async () => {
+    const { call } = await open(writeSeedTree(tempDir()));
+    expect((await call("get_skill", { context: "standalone" })).structuredContent).toMatchObject({
+      skill_path: "no-inherit",
+      content: "Standalone only.",
+      inherited_assets: [],
+      inherited_scripts: [],
+    });
+  });
+
+  test("ambiguity: candidates with descriptions, best first; the chosen skill_path as context selects it", async () => {
+    const { call, events } = await open(writeSeedTree(tempDir()));
+    const result = await call("get_skill", { context: "login jwt" });
+    expect(result.structuredContent).toEqual({
+      ambiguous: true,
+      candidates: [
+        { skill_path: "ui/react/auth", score: 0.21, description: "React authentication components and patterns", matched_keywords: ["login"] },
+        { skill_path: "api/auth", score: 0.2, description: "API authentication with JWT middleware", matched_keywords: ["jwt"] },
+      ],
+      message: "Multiple skills match. Specify your need or pick a skill_path.",
+    });
+    expect((await call("get_skill", { context: "api/auth" })).structuredContent).toMatchObject({ skill_path: "api/auth", score: 1, matched_keywords: [] });
+    expect(events.map((e) => e.type)).toEqual(["ambiguous", "skill_served"]);
+    expect(events[0]?.data).toEqual({ context: "login jwt", candidates: ["ui/react/auth", "api/auth"] });
+  });
+
+  test("no match, and the analytics events of each outcome", async () => {
+    const { call, events } = await open(writeSeedTree(tempDir()));
+    expect((await call("get_skill", { context: "quantum chromodynamics" })).structuredContent).toEqual({ no_match: true, message: "No skill matches the given context." });
+    await call("get_skill", { context: "JWT middleware for the API" });
+    expect(events).toEqual([
+      { type: "no_match", data: { context: "quantum chromodynamics" } },
+      { type: "skill_served", data: { context: "JWT middleware for the API", skill_path: "api/auth", score: 0.6, matched_keywords: ["api", "jwt", "middleware"], was_ambiguous: false } },
+    ]);
+  });
+
+  test("no_match reports the closest candidate below min_score; an empty source always answers no_match", async () => {
+    const dir = tempDir();
+    writeNode(dir, "big.md", { keywords: ["a1x", "b2x", "c3x", "d4x", "e5x", "f6x"] });
+    const { call } = await open(dir);
+    expect((await call("get_skill", { context: "a1x" })).structuredContent).toEqual({
+      no_match: true,
+      message: "No skill matches the given context.",
+      closest: { skill_path: "big", score: 0.1667, description: "About big.md", matched_keywords: ["a1x"] },
+    });
+    const empty = await open(tempDir());
+    expect((await empty.call("get_skill", { context: "anything" })).structuredContent).toEqual({ no_match: true, message: "No skill matches the given context." });
+  });
+
+  test("Agent Skills are reachable through their name, tags and description", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "pdf-invoice-extractor", { description: "Extract totals from invoice PDFs", extra: "metadata:\n  skillhub:\n    tags: [accounting]" });
+    writeSkill(dir, "git-workflow", { description: "Branching, commits and pull requests", body: "# Git\n\nUse branches.\n" });
+    const { call } = await open(dir);
+    expect((await call("get_skill", { context: "pdf invoice" })).structuredContent).toMatchObject({ skill_path: "pdf-invoice-extractor", kind: "agent-skill", score: 0.8, matched_keywords: ["pdf", "invoice"] });
+    expect((await call("get_skill", { context: "accounting" })).structuredContent).toMatchObject({ skill_path: "pdf-invoice-extractor" });
+    expect((await call("get_skill", { context: "open pull requests" })).structuredContent).toEqual({
+      skill_path: "git-workflow",
+      kind: "agent-skill",
+      score: 0.5333,
+      matched_keywords: ["pull", "requests"],
+      content: "# Git\n\nUse branches.\n",
+      assets: [],
+      scripts: [],
+      inherited_assets: [],
+      inherited_scripts: [],
+    });
+  });
+
+  test("declared files missing on disk are left out of the answer; the node is still served", async () => {
+    const root = writeSeedTree(tempDir());
+    rmSync(join(root, "ui/react/auth/assets/auth-flow.svg"));
+    rmSync(join(root, "ui/react/_index/assets/hooks.md"));
+    const { call, hub } = await open(root);
+    const result = await call("get_skill", { context: "Create a React component for the authentication" });
+    const files = (key: string) => (result.structuredContent?.[key] as { file: string }[]).map((a) => a.file);
+    expect(files("assets")).not.toContain("assets/auth-flow.svg");
+    expect(files("inherited_assets")).toEqual([]);
+    expect(hub.catalog.diagnostics.map((d) => d.code)).toEqual(["missing-file", "missing-file"]);
+  });
+
+  test("server filters: a disabled skill is never routed to", async () => {
+    const { call } = await open(writeSeedTree(tempDir()), { SKILLHUB_ENABLED_SKILLS: "api/auth" });
+    expect((await call("get_skill", { context: "react authentication component" })).structuredContent).toMatchObject({ skill_path: "api/auth" });
+    expect((await call("get_skill", { context: "ui/react/testing" })).structuredContent).toMatchObject({ no_match: true });
+  });
+
+  test("an empty context is an invalid argument", async () => {
+    const { call } = await open(writeSeedTree(tempDir()));
+    const result = await call("get_skill", { context: "  " });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });
+  });
+});

@@ -1,0 +1,87 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect, textOf } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers) await close();
+  closers = [];
+});
+
+const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+
+async function setup(env: Record<string, string> = {}) {
+  const dir = tempDir();
+  const skill = join(dir, "pdf");
+  writeSkill(dir, "pdf", { description: "PDF tools" });
+  write(join(skill, "templates", "invoice.txt"), "invoice_number:\n");
+  write(join(skill, "images", "logo.png"), PNG);
+  write(join(skill, "data.bin"), Uint8Array.from([1, 2, 0, 3]));
+  write(join(skill, "big.md"), `${"é".repeat(40_000)}`);
+  const secret = write(join(tempDir(), "secret.txt"), "root:x:0:0");
+  symlinkSync(secret, join(skill, "escape.txt"));
+  symlinkSync(join(skill, "templates", "invoice.txt"), join(skill, "inside-link.txt"));
+  const session = await connect({ flags: { "skills-dir": [dir] }, env });
+  closers.push(session.close);
+  return session;
+}
+
+const code = (r: { structuredContent?: unknown }) => (r.structuredContent as { error?: { code: string } }).error?.code;
+
+describe("read_skill_file", () => {
+  test("a text file, whole", async () => {
+    const { call } = await setup();
+    const result = await call("read_skill_file", { skill_name: "PDF", file_path: "templates/invoice.txt" });
+    expect(result.structuredContent).toEqual({ content: "invoice_number:\n", encoding: "utf-8", truncated: false, size_bytes: 16 });
+    expect((await call("read_skill_file", { skill_name: "pdf", file_path: "./templates//invoice.txt" })).isError).toBeFalsy();
+    expect((await call("read_skill_file", { skill_name: "pdf", file_path: "inside-link.txt" })).isError).toBeFalsy();
+  });
+
+  test("text over MAX_FILE_BYTES: the first bytes, cut on a character boundary, truncated: true", async () => {
+    const { call } = await setup({ MAX_FILE_BYTES: "1001" });
+    const result = await call("read_skill_file", { skill_name: "pdf", file_path: "big.md" });
+    const body = result.structuredContent as { content: string; truncated: boolean; size_bytes: number };
+    expect(body.truncated).toBe(true);
+    expect(body.size_bytes).toBe(80_000);
+    expect(body.content).toBe("é".repeat(500));
+  });
+
+  test("binary files come back as base64 with a MIME type (by extension or NUL bytes)", async () => {
+    const { call } = await setup();
+    const png = await call("read_skill_file", { skill_name: "pdf", file_path: "images/logo.png" });
+    expect(png.structuredContent).toEqual({ content: Buffer.from(PNG).toString("base64"), encoding: "base64", truncated: false, size_bytes: 12, mime_type: "image/png" });
+    const bin = await call("read_skill_file", { skill_name: "pdf", file_path: "data.bin" });
+    expect(bin.structuredContent).toMatchObject({ encoding: "base64", mime_type: "application/octet-stream" });
+  });
+
+  test("hostile paths are PATH_OUTSIDE_SKILL and read nothing", async () => {
+    const { call } = await setup();
+    for (const file_path of ["../../etc/passwd", "templates/../../x", "/etc/passwd", "C:\\Windows\\win.ini", "c:foo", "..\\..\\x", "invoice.txt\u0000.png", "escape.txt"]) {
+      const result = await call("read_skill_file", { skill_name: "pdf", file_path });
+      expect(result.isError).toBe(true);
+      expect(code(result)).toBe("PATH_OUTSIDE_SKILL");
+      expect(textOf(result)).not.toContain("root:x");
+    }
+  });
+
+  test("missing files and folders are FILE_NOT_FOUND; unknown skills SKILL_NOT_FOUND", async () => {
+    const { call } = await setup();
+    expect(code(await call("read_skill_file", { skill_name: "pdf", file_path: "nope.txt" }))).toBe("FILE_NOT_FOUND");
+    expect(code(await call("read_skill_file", { skill_name: "pdf", file_path: "templates" }))).toBe("FILE_NOT_FOUND");
+    expect(code(await call("read_skill_file", { skill_name: "nope", file_path: "a.txt" }))).toBe("SKILL_NOT_FOUND");
+  });
+
+  test("a binary file over the limit is FILE_TOO_LARGE, not a broken prefix", async () => {
+    const { call } = await setup({ MAX_FILE_BYTES: "5" });
+    const result = await call("read_skill_file", { skill_name: "pdf", file_path: "images/logo.png" });
+    expect(code(result)).toBe("FILE_TOO_LARGE");
+  });
+
+  test("a disabled skill's files are not readable", async () => {
+    const { call } = await setup({ SKILLHUB_ENABLED_SKILLS: "other" });
+    expect(code(await call("read_skill_file", { skill_name: "pdf", file_path: "templates/invoice.txt" }))).toBe("SKILL_DISABLED");
+  });
+});

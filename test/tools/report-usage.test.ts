@@ -1,0 +1,82 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { type ConnectOptions, connect, textOf } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function open(options: ConnectOptions = {}) {
+  const dir = tempDir();
+  writeSkill(dir, "pdf");
+  const s = await connect({ flags: { "skills-dir": [dir] }, ...options });
+  closers.push(s.close);
+  return s;
+}
+
+describe("report_usage (seed 003 §8.5)", () => {
+  test("records feedback: seed 003's response, a stderr line and a skill_feedback event", async () => {
+    const { call, logger, hub } = await open({ env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" } });
+    const result = await call("report_usage", { skill_path: "ui/react/auth", useful: false, comment: "Ne couvre pas le cas SSO" });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ recorded: true, message: "Feedback recorded for ui/react/auth" });
+    expect(JSON.parse(textOf(result))).toEqual({ recorded: true, message: "Feedback recorded for ui/react/auth" });
+    expect(logger.lines.some((l) => l.includes('feedback on "ui/react/auth": not useful: "Ne couvre pas le cas SSO"'))).toBe(true);
+    const [event] = hub.analytics.tracker.drain();
+    expect(event).toMatchObject({ type: "skill_feedback", data: { skill_path: "ui/react/auth", useful: false, comment: "Ne couvre pas le cas SSO" } });
+  });
+
+  test("repeated negative feedback on one skill logs a warning at the third report", async () => {
+    const { call, logger } = await open({ flags: { tools: "tree" } });
+    const warnings = () => logger.lines.filter((l) => l.includes("WARN") && l.includes("reported \"not useful\""));
+    await call("report_usage", { skill_path: "pdf", useful: false });
+    await call("report_usage", { skill_path: "pdf", useful: true });
+    await call("report_usage", { skill_path: "other", useful: false });
+    await call("report_usage", { skill_path: "pdf", useful: false });
+    expect(warnings()).toHaveLength(0);
+    await call("report_usage", { skill_path: "pdf", useful: false, comment: "Still no OCR." });
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toContain('skill "pdf" was reported "not useful" 3 times');
+    expect(warnings()[0]).toContain("Still no OCR.");
+  });
+
+  test("validation: useful is required, the schema describes every field, annotations say it writes", async () => {
+    const { call, client } = await open({ flags: { tools: "all" } });
+    const result = await call("report_usage", { skill_path: "pdf" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("INVALID_ARGUMENT");
+    expect(textOf(result)).toContain("useful");
+    const tool = (await client.listTools()).tools.find((t) => t.name === "report_usage");
+    expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    for (const field of ["skill_path", "useful", "comment"]) expect((tool?.inputSchema.properties?.[field] as { description?: string }).description).toBeTruthy();
+    expect(tool?.inputSchema.required).toEqual(["skill_path", "useful"]);
+  });
+});
+
+describe("refresh_skills without repositories (seed 003 §8.6, local mode)", () => {
+  test("rescans the folders and answers seed 003's local shape", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "one");
+    const { call, client } = await open({ flags: { "skills-dir": [dir] } });
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("refresh_skills");
+    writeSkill(dir, "two");
+    const result = await call("refresh_skills");
+    expect(result.structuredContent).toEqual({
+      success: true,
+      mode: "local",
+      skills_reindexed: 2,
+      message: "Reindexed from local directory (no git sync configured).",
+    });
+    expect(textOf(await call("skill", { name: "two" }))).toStartWith("Loading: two\n");
+  });
+
+  test("emits a refresh event", async () => {
+    const { call, hub } = await open({ env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/e.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" } });
+    await call("refresh_skills");
+    expect(hub.analytics.tracker.drain()).toMatchObject([
+      { type: "refresh", data: { mode: "local", success: true, commit_hash: null, files_changed: 0, skills_reindexed: 1 } },
+    ]);
+  });
+});

@@ -1,0 +1,168 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect, textOf } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers) await close();
+  closers = [];
+});
+
+function skills() {
+  const dir = tempDir();
+  writeSkill(dir, "pdf-invoice-extractor", {
+    description: "Extract invoice numbers and totals from invoice PDFs.",
+    extra: "metadata:\n  skillhub:\n    category: Documents\n    tags: [pdf, invoice]",
+    body: `# PDF invoices\n\n${"Background text. ".repeat(20)}Run scripts/extract.py on the PDF to get the invoice number.\n`,
+  });
+  writeSkill(dir, "postgres-query-tuning", { description: "Speed up slow PostgreSQL queries with EXPLAIN.", extra: "metadata:\n  skillhub:\n    category: databases" });
+  writeSkill(dir, "git-commit-messages", { description: "Write commit messages.", extra: "metadata:\n  skillhub:\n    category: development" });
+  write(join(dir, "pdf-invoice-extractor", "templates", "invoice.txt"), "invoice_number:\n");
+  write(join(dir, "pdf-invoice-extractor", "scripts", "extract.py"), "print('x')\n");
+  writeSkill(dir, "pdf-invoice-extractor/nested-helper", { description: "A nested skill of its own." });
+  return dir;
+}
+
+async function open(options: Parameters<typeof connect>[0] = {}) {
+  const session = await connect(options);
+  closers.push(session.close);
+  return session;
+}
+
+describe("search_skills", () => {
+  test("seed 000's result shape plus category, tags, location and an excerpt", async () => {
+    const { call } = await open({ flags: { "skills-dir": [skills()] } });
+    const result = await call("search_skills", { query: "get the invoice number out of a PDF" });
+    const { skills: hits } = result.structuredContent as { skills: Record<string, unknown>[] };
+    expect(hits[0]).toMatchObject({
+      name: "pdf-invoice-extractor",
+      description: "Extract invoice numbers and totals from invoice PDFs.",
+      category: "documents",
+      tags: ["pdf", "invoice"],
+      location: "explicit",
+    });
+    expect(hits[0]?.score).toBeGreaterThan(0.5);
+    expect(hits[0]?.score).toBeLessThanOrEqual(1);
+    expect(String(hits[0]?.excerpt)).toContain("invoice number");
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent as object);
+  });
+
+  test("limit and category narrow the results; disabled skills never appear", async () => {
+    const dir = skills();
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    const byCategory = await call("search_skills", { query: "slow queries invoice commit", category: "DATABASES" });
+    expect((byCategory.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name)).toEqual(["postgres-query-tuning"]);
+    const limited = await call("search_skills", { query: "slow queries invoice commit", limit: 1 });
+    expect((limited.structuredContent as { skills: unknown[] }).skills.length).toBe(1);
+    const filtered = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_ENABLED_CATEGORIES: "development" } });
+    const hits = await filtered.call("search_skills", { query: "slow queries invoice commit" });
+    expect((hits.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name)).toEqual(["git-commit-messages"]);
+  });
+
+  test("SEARCH_LIMIT is the default limit", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 12; i++) writeSkill(dir, `widget-${i}`, { description: "widget tools" });
+    const { call } = await open({ flags: { "skills-dir": [dir] }, env: { SEARCH_LIMIT: "3" } });
+    expect((((await call("search_skills", { query: "widget" })).structuredContent as { skills: unknown[] }).skills).length).toBe(3);
+  });
+
+  test("an empty or blank query is INVALID_ARGUMENT", async () => {
+    const { call } = await open({ flags: { "skills-dir": [skills()] } });
+    for (const query of ["", "   \n"]) {
+      const result = await call("search_skills", { query });
+      expect(result.isError).toBe(true);
+      expect((result.structuredContent as { error: { code: string } }).error.code).toBe("INVALID_ARGUMENT");
+    }
+  });
+
+  test("a skill added while running is searchable", async () => {
+    const dir = skills();
+    const { call, hub } = await open({ flags: { "skills-dir": [dir] } });
+    writeSkill(dir, "kubernetes-debugging", { description: "Debug crashing Kubernetes pods." });
+    await hub.refresher.rescan("test");
+    const result = await call("search_skills", { query: "my pods keep crashing on kubernetes" });
+    expect((result.structuredContent as { skills: { name: string }[] }).skills[0]?.name).toBe("kubernetes-debugging");
+  });
+});
+
+describe("load_skill", () => {
+  test("body without frontmatter, absolute path, and the file list without nested skills", async () => {
+    const dir = skills();
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    const result = await call("load_skill", { skill_name: "PDF-Invoice-Extractor" });
+    expect(result.structuredContent).toMatchObject({
+      name: "pdf-invoice-extractor",
+      path: join(dir, "pdf-invoice-extractor"),
+      files: [
+        { path: "scripts/extract.py", size: 11 },
+        { path: "templates/invoice.txt", size: 16 },
+      ],
+    });
+    const instructions = (result.structuredContent as { instructions: string }).instructions;
+    expect(instructions.startsWith("# PDF invoices\n\n")).toBe(true);
+    expect(instructions).not.toContain("description:");
+  });
+
+  test("unknown and disabled skills are errors with a code and a way forward", async () => {
+    const dir = skills();
+    const { call } = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_ENABLED_SKILLS: "git-commit-messages" } });
+    const unknown = await call("load_skill", { skill_name: "pdf-invoice" });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain("SKILL_NOT_FOUND");
+    expect(textOf(unknown)).toContain("search_skills");
+    const disabled = await call("load_skill", { skill_name: "pdf-invoice-extractor" });
+    expect((disabled.structuredContent as { error: { code: string } }).error.code).toBe("SKILL_DISABLED");
+    expect(textOf(disabled)).not.toContain("invoice number");
+  });
+});
+
+describe("profile sk: skills.list and skills.search (seed 001)", () => {
+  test("dotted tools only, with seed 001's schemas", async () => {
+    const { client } = await open({ flags: { "skills-dir": [skills()], tools: "sk" } });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["skills.list", "skills.search"]);
+    expect(tools[0]?.inputSchema).toMatchObject({ additionalProperties: false, properties: { query: { type: "string" }, includeBody: { type: "boolean" } } });
+    expect(tools[1]?.inputSchema).toMatchObject({
+      additionalProperties: false,
+      required: ["query"],
+      properties: { query: { type: "string", minLength: 1 }, limit: { type: "integer", minimum: 1, maximum: 25, default: 10 } },
+    });
+  });
+
+  test("skills.list: substring filter over install name, name and description; body on request", async () => {
+    const dir = skills();
+    const { call } = await open({ flags: { "skills-dir": [dir], tools: "sk", project: dir } });
+    const all = await call("skills.list", {});
+    const listed = (all.structuredContent as { skills: { installName: string }[] }).skills;
+    expect(listed.map((s) => s.installName)).toEqual(["git-commit-messages", "pdf-invoice-extractor", "nested-helper", "postgres-query-tuning"]);
+    expect(textOf(all)).toStartWith("4 skills matched");
+    const filtered = await call("skills.list", { query: "POSTGRESQL", includeBody: true });
+    expect(filtered.structuredContent).toEqual({
+      skills: [
+        {
+          installName: "postgres-query-tuning",
+          meta: { name: "postgres-query-tuning", description: "Speed up slow PostgreSQL queries with EXPLAIN." },
+          skillPath: "postgres-query-tuning",
+          skillFile: "postgres-query-tuning/SKILL.md",
+          body: "# postgres-query-tuning\n\nInstructions for postgres-query-tuning.\n",
+        },
+      ],
+    });
+  });
+
+  test("skills.search: every token must be present; score = matched tokens; excerpt around the match", async () => {
+    const { call } = await open({ flags: { "skills-dir": [skills()], tools: "sk" } });
+    const result = await call("skills.search", { query: "invoice EXTRACT.PY" });
+    expect(result.structuredContent).toMatchObject({ query: "invoice EXTRACT.PY", limit: 10, total: 1 });
+    const hit = (result.structuredContent as { results: { meta: { name: string }; score: number; excerpt: string }[] }).results[0];
+    expect(hit?.meta.name).toBe("pdf-invoice-extractor");
+    expect(hit?.score).toBe(2);
+    expect(hit?.excerpt.length).toBeLessThanOrEqual(162);
+    const none = await call("skills.search", { query: "invoice kubernetes" });
+    expect(none.structuredContent).toMatchObject({ total: 0, results: [] });
+    const bad = await call("skills.search", { query: "x", limit: 26 });
+    expect(bad.isError).toBe(true);
+  });
+});

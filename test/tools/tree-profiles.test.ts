@@ -1,0 +1,56 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { PROFILES, TOOLS } from "../../src/tools/index.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { connect, eventually } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers) await close();
+  closers = [];
+});
+
+async function open(dir: string, tools?: string) {
+  const session = await connect({ flags: { "skills-dir": [dir], ...(tools ? { tools } : {}) } });
+  closers.push(session.close);
+  return session;
+}
+
+const names = async (session: Awaited<ReturnType<typeof open>>) => (await session.client.listTools()).tools.map((t) => t.name);
+
+describe("tool profiles with skill trees", () => {
+  test("tree: seed 003's six tools, those this build has", async () => {
+    const session = await open(tempDir(), "tree");
+    expect(await names(session)).toEqual(PROFILES.tree?.filter((n) => TOOLS.has(n)) ?? []);
+    expect(await names(session)).toEqual(expect.arrayContaining(["get_skill", "list_skills", "get_asset"]));
+  });
+
+  test("auto: get_skill and get_asset appear once the catalog holds a tree node", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "git");
+    const session = await open(dir);
+    const before = await names(session);
+    expect(before).toContain("list_skills");
+    expect(before).not.toContain("get_skill");
+    expect(before).not.toContain("get_asset");
+    writeNode(dir, "_root.md", { keywords: ["global"] });
+    await session.hub.refresher.rescan("test");
+    expect(await names(session)).toEqual(expect.arrayContaining(["get_skill", "get_asset", "list_skills"]));
+    await eventually(() => session.notifications.includes("notifications/tools/list_changed"));
+  });
+
+  test("every tree tool: title, read-only annotations, described inputs, an output schema", async () => {
+    const session = await open(tempDir(), "get_skill,get_asset,list_skills");
+    const { tools } = await session.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["get_skill", "get_asset", "list_skills"]);
+    for (const tool of tools) {
+      expect(tool.title?.length).toBeGreaterThan(3);
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+      expect(tool.outputSchema).toBeDefined();
+      for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        expect(`${tool.name}.${field}: ${(schema as { description?: string }).description ?? ""}`.length).toBeGreaterThan(`${tool.name}.${field}: `.length + 10);
+      }
+    }
+  });
+});

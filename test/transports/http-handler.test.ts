@@ -1,0 +1,280 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { cleanupTemp, writeSkill } from "../helpers/fs.ts";
+import { handlerWorld, initialize, mcpRequest, messages, sseReader } from "../helpers/http.ts";
+
+afterAll(cleanupTemp);
+const worlds: Array<ReturnType<typeof handlerWorld>> = [];
+afterEach(async () => {
+  while (worlds.length > 0) await worlds.pop()?.close();
+});
+function world(options: Parameters<typeof handlerWorld>[0] = {}) {
+  const w = handlerWorld(options);
+  worlds.push(w);
+  return w;
+}
+
+const listTools = (id = 2) => ({ jsonrpc: "2.0", id, method: "tools/list" });
+
+async function errorOf(response: Response) {
+  const body = (await response.json()) as { error: { code: number; message: string } };
+  return body.error;
+}
+
+describe("routing", () => {
+  test("GET /healthz answers status, version and skill count", async () => {
+    const w = world();
+    await w.hub.ready;
+    const response = await w.handler.handle(mcpRequest("GET", "/healthz"));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok", version: "test", skills: 2 });
+  });
+
+  test("other paths are 404 and wrong methods 405 with Allow", async () => {
+    const w = world();
+    const missing = await w.handler.handle(mcpRequest("GET", "/nope"));
+    expect(missing.status).toBe(404);
+    expect((await errorOf(missing)).message).toContain("/mcp");
+    const put = await w.handler.handle(mcpRequest("PUT", "/mcp", { body: {} }));
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, POST, DELETE");
+    const postHealth = await w.handler.handle(mcpRequest("POST", "/healthz", { body: {} }));
+    expect(postHealth.status).toBe(405);
+    expect(postHealth.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
+
+describe("security", () => {
+  test("a foreign Host is refused with 403, loopback names pass", async () => {
+    const w = world();
+    for (const host of ["evil.example.com", "evil.example.com:8000", "127.0.0.1.evil.example", ""]) {
+      const response = await w.handler.handle(mcpRequest("GET", "/healthz", { headers: { host } }));
+      expect(response.status, host).toBe(403);
+    }
+    for (const host of ["127.0.0.1:8000", "localhost:8000", "LOCALHOST", "[::1]:8000"]) {
+      const response = await w.handler.handle(mcpRequest("GET", "/healthz", { headers: { host } }));
+      expect(response.status, host).toBe(200);
+    }
+  });
+
+  test("the DNS-rebinding probe of the conformance suite is refused before MCP sees it", async () => {
+    const w = world();
+    const response = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body: initialize(), headers: { host: "evil.example.com", origin: "http://evil.example.com" } }),
+    );
+    expect(response.status).toBe(403);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect(w.handler.sessions.size).toBe(0);
+  });
+
+  test("Origin: absent or local passes; foreign or null is 403; allowed_origins and allowed_hosts extend the lists", async () => {
+    const w = world({ allowedOrigins: ["https://tools.example.com"], allowedHosts: ["skills.example.com"] });
+    const status = async (headers: Record<string, string>) => (await w.handler.handle(mcpRequest("GET", "/healthz", { headers }))).status;
+    expect(await status({})).toBe(200);
+    expect(await status({ origin: "http://localhost:6274" })).toBe(200);
+    expect(await status({ origin: "https://tools.example.com" })).toBe(200);
+    expect(await status({ origin: "https://evil.example.com" })).toBe(403);
+    expect(await status({ origin: "null" })).toBe(403);
+    expect(await status({ host: "skills.example.com" })).toBe(200);
+    expect(await status({ host: "skills.example.com", origin: "https://skills.example.com" })).toBe(200);
+  });
+
+  test("with a token, /mcp needs the bearer; the token never reaches the log", async () => {
+    const token = "s3cret-token-0123456789abcdef";
+    const w = world({ token });
+    const missing = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toContain("Bearer");
+    const wrong = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Bearer ${token}x` } }));
+    expect(wrong.status).toBe(401);
+    const basic = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Basic ${btoa(`u:${token}`)}` } }));
+    expect(basic.status).toBe(401);
+    const right = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `bearer ${token}` } }));
+    expect(right.status).toBe(200);
+    expect(right.headers.get("mcp-session-id")).toBeTruthy();
+    // Health checks (load balancers) need no token.
+    expect((await w.handler.handle(mcpRequest("GET", "/healthz"))).status).toBe(200);
+    expect(w.logger.lines.join("\n")).not.toContain(token);
+  });
+
+  test("a body over 4 MiB is 413, whether declared or streamed", async () => {
+    const w = world();
+    const big = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(4 * 1024 * 1024)}"}}`;
+    const declared = await w.handler.handle(mcpRequest("POST", "/mcp", { body: big }));
+    expect(declared.status).toBe(413);
+    const chunk = new TextEncoder().encode("x".repeat(1024 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 6) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const streamed = new Request("http://127.0.0.1:8000/mcp", {
+      method: "POST",
+      headers: { host: "127.0.0.1:8000", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: stream,
+    });
+    const response = await w.handler.handle(streamed);
+    expect(response.status).toBe(413);
+    expect(sent).toBeLessThan(7);
+    // A Content-Length that understates the body does not get it past the limit either.
+    const lying = await w.handler.handle(mcpRequest("POST", "/mcp", { body: big, headers: { "content-length": "100" } }));
+    expect(lying.status).toBe(413);
+  });
+
+  test("a body with a Content-Length within the limit is read and served", async () => {
+    const w = world();
+    const body = JSON.stringify(initialize());
+    const response = await w.handler.handle(mcpRequest("POST", "/mcp", { body, headers: { "content-length": String(Buffer.byteLength(body)) } }));
+    expect(response.status).toBe(200);
+    expect((await messages(response))[0]?.result.serverInfo.name).toBe("skillhub");
+  });
+
+  test("malformed JSON is a JSON-RPC parse error, and the handler keeps serving", async () => {
+    const w = world();
+    for (const body of ["{not json", "", "\u0000\u0001"]) {
+      const response = await w.handler.handle(mcpRequest("POST", "/mcp", { body, headers: { "content-type": "application/json" } }));
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).code).toBe(-32700);
+    }
+    const { id } = await w.open();
+    const garbage = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: '{"jsonrpc":"2.0","id":' }));
+    expect((await errorOf(garbage)).code).toBe(-32700);
+    const notRpc = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: { hello: "world" } }));
+    expect(notRpc.status).toBe(400);
+    const wrongType = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: "{}", headers: { "content-type": "text/plain" } }));
+    expect(wrongType.status).toBe(415);
+    const list = await messages(await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() })));
+    expect(list[0]?.result.tools.map((t: { name: string }) => t.name)).toContain("skill");
+  });
+});
+
+describe("sessions", () => {
+  test("initialize issues an Mcp-Session-Id; requests without one are 400, unknown ones 404", async () => {
+    const w = world();
+    const { id, init } = await w.open();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(init.result.serverInfo.name).toBe("skillhub");
+    const missing = await w.handler.handle(mcpRequest("POST", "/mcp", { body: listTools() }));
+    expect(missing.status).toBe(400);
+    expect((await errorOf(missing)).message).toContain("Mcp-Session-Id");
+    const unknown = await w.handler.handle(mcpRequest("POST", "/mcp", { session: "00000000-0000-0000-0000-000000000000", body: listTools() }));
+    expect(unknown.status).toBe(404);
+    expect((await errorOf(unknown)).code).toBe(-32001);
+    expect((await w.handler.handle(mcpRequest("GET", "/mcp", { headers: { accept: "text/event-stream" } }))).status).toBe(400);
+    expect((await w.handler.handle(mcpRequest("DELETE", "/mcp"))).status).toBe(400);
+    const ok = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }));
+    expect(ok.status).toBe(200);
+  });
+
+  test("protocol versions 2025-03-26, 2025-06-18 and 2025-11-25 are each accepted as asked", async () => {
+    const w = world();
+    for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
+      const { id, init } = await w.open(version);
+      expect(init.result.protocolVersion).toBe(version);
+      const list = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: { "mcp-protocol-version": version } }));
+      expect(list.status).toBe(200);
+    }
+    const { id } = await w.open();
+    const bad = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: { "mcp-protocol-version": "1999-01-01" } }));
+    expect(bad.status).toBe(400);
+  });
+
+  test("each session has its own server over the one hub", async () => {
+    const w = world();
+    const a = await w.open();
+    const b = await w.open();
+    expect(a.id).not.toBe(b.id);
+    expect(w.handler.sessions.size).toBe(2);
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "skill", arguments: { name: "git-helper" } } };
+    for (const s of [a, b]) {
+      const [reply] = await messages(await w.handler.handle(mcpRequest("POST", "/mcp", { session: s.id, body: call })));
+      expect(reply?.result.content[0].text).toContain("Loading: git-helper");
+    }
+  });
+
+  test("DELETE ends a session: 200, then 404", async () => {
+    const w = world();
+    const { id } = await w.open();
+    const deleted = await w.handler.handle(mcpRequest("DELETE", "/mcp", { session: id }));
+    expect(deleted.status).toBe(200);
+    expect(w.handler.sessions.size).toBe(0);
+    expect((await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }))).status).toBe(404);
+  });
+
+  test("an idle session expires; one holding its GET stream does not", async () => {
+    const w = world({ sessionIdleMs: 60_000 });
+    const idle = await w.open();
+    const listening = await w.open();
+    const stream = await w.handler.handle(mcpRequest("GET", "/mcp", { session: listening.id, headers: { accept: "text/event-stream" } }));
+    expect(stream.headers.get("content-type")).toBe("text/event-stream");
+    w.advance(59_000);
+    expect(await w.handler.sweep()).toEqual([]);
+    w.advance(2_000);
+    expect(await w.handler.sweep()).toEqual([idle.id]);
+    expect((await w.handler.handle(mcpRequest("POST", "/mcp", { session: idle.id, body: listTools() }))).status).toBe(404);
+    const stillThere = await w.handler.handle(mcpRequest("POST", "/mcp", { session: listening.id, body: listTools() }));
+    expect(stillThere.status).toBe(200);
+    await stillThere.text();
+    // The client hangs up: the idle clock starts from then.
+    await stream.body?.cancel();
+    w.advance(61_000);
+    expect((await w.handler.handle(mcpRequest("POST", "/mcp", { session: listening.id, body: listTools() }))).status).toBe(404);
+    expect(w.handler.sessions.size).toBe(0);
+  });
+
+  test("tools/list_changed reaches every session with a GET stream", async () => {
+    const w = world();
+    await w.hub.ready;
+    const readers = [];
+    for (let i = 0; i < 2; i++) {
+      const { id } = await w.open();
+      await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() })).then((r) => r.text());
+      const stream = await w.handler.handle(mcpRequest("GET", "/mcp", { session: id, headers: { accept: "text/event-stream" } }));
+      readers.push(sseReader(stream));
+    }
+    writeSkill(w.dir, "brand-new", { description: "Added while serving" });
+    await w.hub.refresher.rescan("test");
+    for (const reader of readers) {
+      const message = await reader.next();
+      expect(message.method).toBe("notifications/tools/list_changed");
+      await reader.cancel();
+    }
+  });
+
+  test("the number of sessions is bounded: 503 with Retry-After", async () => {
+    const w = world({ maxSessions: 1 });
+    await w.open();
+    const refused = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("60");
+  });
+
+  test("an initialize the SDK refuses (wrong Accept) leaves no session behind", async () => {
+    const w = world();
+    const response = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { accept: "application/json" } }));
+    expect(response.status).toBe(406);
+    expect(w.handler.sessions.size).toBe(0);
+  });
+});
+
+describe("stateless mode", () => {
+  test("each POST is answered in JSON without a session; GET and DELETE are 405", async () => {
+    const w = world({ stateless: true });
+    const init = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize("2025-06-18") }));
+    expect(init.status).toBe(200);
+    expect(init.headers.get("content-type")).toContain("application/json");
+    expect(init.headers.get("mcp-session-id")).toBeNull();
+    expect((await messages(init))[0]?.result.protocolVersion).toBe("2025-06-18");
+    const list = await w.handler.handle(mcpRequest("POST", "/mcp", { body: listTools() }));
+    expect(list.headers.get("content-type")).toContain("application/json");
+    const [reply] = await messages(list);
+    expect(reply?.result.tools.some((t: { name: string }) => t.name === "skill")).toBe(true);
+    const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "skill", arguments: { name: "pdf-tools" } } };
+    const [called] = await messages(await w.handler.handle(mcpRequest("POST", "/mcp", { body: call })));
+    expect(called?.result.content[0].text).toContain("Loading: pdf-tools");
+    expect((await w.handler.handle(mcpRequest("GET", "/mcp", { headers: { accept: "text/event-stream" } }))).status).toBe(405);
+    expect((await w.handler.handle(mcpRequest("DELETE", "/mcp"))).status).toBe(405);
+    expect(w.handler.sessions.size).toBe(0);
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, test } from "bun:test";
+import {
+  bearerAllowed,
+  hostAllowed,
+  hostPolicy,
+  isLoopbackHost,
+  originAllowed,
+  refuseToBind,
+} from "../../src/transports/http-security.ts";
+
+describe("isLoopbackHost", () => {
+  test("127.0.0.0/8, ::1 and localhost are loopback; wildcards and LAN addresses are not", () => {
+    for (const h of ["127.0.0.1", "127.1.2.3", "localhost", "LocalHost", "::1", "[::1]"]) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.2", "example.com", "127.0.0.1.nip.io", "localhost.example.com"]) {
+      expect(isLoopbackHost(h), h).toBe(false);
+    }
+  });
+});
+
+describe("refuseToBind", () => {
+  test("a non-loopback address without a token is refused with a message that says what to do", () => {
+    const reason = refuseToBind("0.0.0.0", undefined);
+    expect(reason).toContain("SKILLHUB_HTTP_TOKEN");
+    expect(reason).toContain("--host 127.0.0.1");
+    expect(refuseToBind("10.0.0.5", "")).toBeDefined();
+    expect(refuseToBind("0.0.0.0", "a-long-random-token")).toBeUndefined();
+    expect(refuseToBind("127.0.0.1", undefined)).toBeUndefined();
+  });
+});
+
+describe("hostAllowed", () => {
+  const loopback = hostPolicy({ bound: "127.0.0.1" });
+
+  test("loopback names pass with any port; other names and malformed values do not", () => {
+    for (const h of ["127.0.0.1", "127.0.0.1:8000", "localhost:1", "[::1]:8000"]) expect(hostAllowed(h, loopback), h).toBe(true);
+    for (const h of [null, "", "evil.example.com", "evil.example.com:8000", "localhost.evil.example", "user@localhost", "localhost/x", "10.0.0.5:8000"]) {
+      expect(hostAllowed(h, loopback), String(h)).toBe(false);
+    }
+  });
+
+  test("a specific bound address and allowed_hosts entries pass; a port in an entry pins it", () => {
+    const policy = hostPolicy({ bound: "10.0.0.5", allowedHosts: ["Skills.Example.com", "proxy.example.com:443"] });
+    expect(hostAllowed("10.0.0.5:8000", policy)).toBe(true);
+    expect(hostAllowed("skills.example.com", policy)).toBe(true);
+    expect(hostAllowed("proxy.example.com:443", policy)).toBe(true);
+    expect(hostAllowed("proxy.example.com:8443", policy)).toBe(false);
+    expect(hostAllowed("10.0.0.6:8000", policy)).toBe(false);
+  });
+
+  test("a wildcard bind allows this machine's addresses, not every name", () => {
+    const policy = hostPolicy({ bound: "0.0.0.0", localAddresses: ["buildbox", "10.1.2.3", "fe80::1"] });
+    expect(hostAllowed("buildbox:8000", policy)).toBe(true);
+    expect(hostAllowed("10.1.2.3:8000", policy)).toBe(true);
+    expect(hostAllowed("[fe80::1]:8000", policy)).toBe(true);
+    expect(hostAllowed("0.0.0.0:8000", policy)).toBe(false);
+    expect(hostAllowed("evil.example.com", policy)).toBe(false);
+  });
+});
+
+describe("originAllowed", () => {
+  const policy = hostPolicy({ bound: "127.0.0.1", allowedOrigins: ["https://tools.example.com/"] });
+
+  test("no Origin passes (not a browser); local pages and listed origins pass; others and null are refused", () => {
+    expect(originAllowed(null, policy)).toBe(true);
+    expect(originAllowed("http://localhost:6274", policy)).toBe(true);
+    expect(originAllowed("http://127.0.0.1:8000", policy)).toBe(true);
+    expect(originAllowed("https://tools.example.com", policy)).toBe(true);
+    for (const o of ["null", "https://evil.example.com", "https://tools.example.com.evil.example", "file:///tmp/x.html", "not a url", "chrome-extension://abc"]) {
+      expect(originAllowed(o, policy), o).toBe(false);
+    }
+  });
+});
+
+describe("bearerAllowed", () => {
+  test("without a configured token everything passes", () => {
+    expect(bearerAllowed(null, undefined)).toBe(true);
+  });
+
+  test("only the exact token in a Bearer header passes", () => {
+    const token = "0123456789abcdef0123456789abcdef";
+    expect(bearerAllowed(`Bearer ${token}`, token)).toBe(true);
+    expect(bearerAllowed(`bearer   ${token} `, token)).toBe(true);
+    for (const h of [null, "", "Bearer", `Bearer ${token.slice(0, -1)}`, `Bearer ${token}0`, `Basic ${token}`, `Bearer ${token} extra`, token]) {
+      expect(bearerAllowed(h, token), String(h)).toBe(false);
+    }
+  });
+});

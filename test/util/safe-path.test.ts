@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { hasNulByte, isBinaryFile, mimeTypeFor } from "../../src/util/file-kind.ts";
+import { checkRelativePath, isInside, resolveInside } from "../../src/util/safe-path.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+describe("checkRelativePath", () => {
+  test.each([
+    ["assets/x.json", "assets/x.json"],
+    ["./assets//x.json", "assets/x.json"],
+    ["assets\\x.json", "assets/x.json"],
+    ["a/./b", "a/b"],
+    ["..hidden/x", "..hidden/x"],
+  ])("accepts %p as %p", (input, path) => expect(checkRelativePath(input)).toEqual({ ok: true, path }));
+
+  test.each([
+    ["../x", "contains '..'"],
+    ["assets/../../x", "contains '..'"],
+    ["assets\\..\\..\\x", "contains '..'"],
+    ["/etc/passwd", "is absolute; give a path relative to the skill's folder"],
+    ["\\\\server\\share", "is absolute; give a path relative to the skill's folder"],
+    ["C:\\Windows\\win.ini", "starts with a drive letter; give a path relative to the skill's folder"],
+    ["c:foo", "starts with a drive letter; give a path relative to the skill's folder"],
+    ["a\0b", "contains a NUL byte"],
+    ["", "is empty"],
+    ["./", "names the folder itself, not a file"],
+  ])("refuses %p: %s", (input, reason) => expect(checkRelativePath(input)).toEqual({ ok: false, reason }));
+
+  test("isInside compares whole segments", () => {
+    expect(isInside("/a/b", "/a/b/c")).toBe(true);
+    expect(isInside("/a/b", "/a/b")).toBe(true);
+    expect(isInside("/a/b", "/a/bc")).toBe(false);
+  });
+});
+
+describe("resolveInside (real folders)", () => {
+  test("a file inside resolves; a symlink escaping the folder is refused; a missing file is not found", () => {
+    const root = tempDir();
+    const base = join(root, "skill");
+    write(join(base, "assets/ok.txt"), "ok");
+    write(join(root, "secret.txt"), "secret");
+    symlinkSync(join(root, "secret.txt"), join(base, "assets/escape.txt"));
+    symlinkSync(join(base, "assets/ok.txt"), join(base, "assets/alias.txt"));
+    expect(resolveInside(base, "assets/ok.txt")).toMatchObject({ ok: true, path: join(base, "assets/ok.txt") });
+    expect(resolveInside(base, "assets/alias.txt")).toMatchObject({ ok: true });
+    expect(resolveInside(base, "assets/escape.txt")).toEqual({ ok: false, code: "PATH_OUTSIDE_SKILL", reason: "'assets/escape.txt' resolves outside the skill's folder" });
+    expect(resolveInside(base, "../secret.txt")).toEqual({ ok: false, code: "PATH_OUTSIDE_SKILL", reason: "'../secret.txt' contains '..'" });
+    expect(resolveInside(base, "assets/none.txt")).toEqual({ ok: false, code: "FILE_NOT_FOUND", reason: "'assets/none.txt' does not exist" });
+  });
+});
+
+describe("binary detection and MIME types (seed 003 §7.2, DESIGN §11)", () => {
+  test.each([
+    ["a.png", "image/png"],
+    ["a.JPG", "image/jpeg"],
+    ["a.jpeg", "image/jpeg"],
+    ["a.gif", "image/gif"],
+    ["a.svg", "image/svg+xml"],
+    ["a.pdf", "application/pdf"],
+    ["a.zip", "application/zip"],
+    ["a.woff", "font/woff"],
+    ["a.woff2", "font/woff2"],
+    ["a.ico", "application/octet-stream"],
+    ["a.bin", "application/octet-stream"],
+  ])("%p → %p", (file, mime) => expect(mimeTypeFor(file)).toBe(mime));
+
+  test("binary by extension, or by a NUL byte in the first KiB", () => {
+    const text = new TextEncoder().encode("plain text");
+    expect(isBinaryFile("x.webp", text)).toBe(true);
+    expect(isBinaryFile("x.template", text)).toBe(false);
+    expect(isBinaryFile("x.dat", new Uint8Array([65, 0, 66]))).toBe(true);
+    const late = new Uint8Array(2048).fill(65);
+    late[1500] = 0;
+    expect(hasNulByte(late)).toBe(false);
+  });
+});
