@@ -2,7 +2,9 @@
  * `make eval`: search quality on bench/eval/queries.json over the real corpora
  * (../shared/corpora or SKILLHUB_CORPORA). Prints recall@1, recall@3 and MRR per
  * corpus for SkillHub's ranking, next to a plain BM25 over name + description
- * computed here on the same catalog.
+ * computed here on the same catalog. With an embedding provider (EMBEDDING_PROVIDER
+ * as for the server, or --provider local-hash, a test double) the vector and
+ * hybrid modes are printed beside full text.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +15,7 @@ import { skillBody } from "../src/skills/agent-skill.ts";
 import { rank } from "../src/search/engine.ts";
 import { FullTextIndex } from "../src/search/fulltext.ts";
 import { buildSourceList } from "../src/sources/source-list.ts";
+import { embeddingEval } from "./lib/eval-embeddings.ts";
 
 interface Query {
   query: string;
@@ -20,7 +23,7 @@ interface Query {
   corpus: string;
 }
 
-export type Ranker = (query: string) => string[];
+export type Ranker = (query: string) => string[] | Promise<string[]>;
 
 export interface Scores {
   n: number;
@@ -32,21 +35,28 @@ export interface Scores {
 const root = process.env.SKILLHUB_CORPORA ?? join(import.meta.dir, "..", "..", "shared", "corpora");
 const queries = JSON.parse(readFileSync(join(import.meta.dir, "eval", "queries.json"), "utf8")) as Query[];
 
-export function loadCorpora(): Catalog {
+export function corpusDirs(): string[] {
   if (!existsSync(root)) throw new Error(`corpora not found at ${root} (set SKILLHUB_CORPORA)`);
-  const dirs = readdirSync(root, { withFileTypes: true })
+  return readdirSync(root, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => join(root, e.name))
     .sort();
+}
+
+export function loadCorpora(dirs = corpusDirs()): Catalog {
   const sources = buildSourceList({ dirs, onlyDirs: true, projectDir: null, homeDir: "/nonexistent", hubHome: "/nonexistent" });
   return new Scanner().scan(sources, { maxDepth: 8, maxDirs: 20_000 });
 }
 
 /** SkillHub's ranking, as search_skills computes it (no threshold cut, so ranks below the top are visible). */
-export function skillhubRanker(catalog: Catalog): Ranker {
+export function skillhubRanker(catalog: Catalog, index = fullTextIndex(catalog)): Ranker {
+  return (q) => rank(index, catalog, q, { limit: 10, threshold: 0 }).map((h) => h.skill.name);
+}
+
+export function fullTextIndex(catalog: Catalog): FullTextIndex {
   const index = FullTextIndex.empty();
   index.sync(catalog.skills, (s) => skillBody(readFileSync(s.file, "utf8")));
-  return (q) => rank(index, catalog, q, { limit: 10, threshold: 0 }).map((h) => h.skill.name);
+  return index;
 }
 
 /** The baseline: BM25 over name and description, default tokenizer, no boosts, no prefix or fuzzy matching. */
@@ -57,12 +67,12 @@ export function baselineRanker(catalog: Catalog): Ranker {
   return (q) => mini.search(q).slice(0, 10).map((r) => byId.get(String(r.id)) ?? "");
 }
 
-export function score(ranker: Ranker, list: readonly Query[]): Scores {
+export async function score(ranker: Ranker, list: readonly Query[]): Promise<Scores> {
   let r1 = 0;
   let r3 = 0;
   let mrr = 0;
   for (const q of list) {
-    const ranked = ranker(q.query);
+    const ranked = await ranker(q.query);
     const position = ranked.findIndex((name) => q.expected.includes(name));
     if (position === 0) r1++;
     if (position >= 0 && position < 3) r3++;
@@ -72,20 +82,34 @@ export function score(ranker: Ranker, list: readonly Query[]): Scores {
   return { n: list.length, r1: r1 / n, r3: r3 / n, mrr: mrr / n };
 }
 
-export function misses(ranker: Ranker, list: readonly Query[]): string[] {
-  return list
-    .map((q) => ({ q, ranked: ranker(q.query) }))
+export async function misses(ranker: Ranker, list: readonly Query[]): Promise<string[]> {
+  const ranked = await Promise.all(list.map(async (q) => ({ q, ranked: await ranker(q.query) })));
+  return ranked
     .filter(({ q, ranked }) => ranked.findIndex((n) => q.expected.includes(n)) !== 0)
     .map(({ q, ranked }) => `  ${q.expected[0]} ← "${q.query}"\n      got: ${ranked.slice(0, 3).join(", ")}`);
 }
 
 if (import.meta.main) {
   const started = performance.now();
-  const catalog = loadCorpora();
-  const rankers: [string, Ranker][] = [
-    ["skillhub", skillhubRanker(catalog)],
-    ["bm25 name+desc", baselineRanker(catalog)],
-  ];
+  const dirs = corpusDirs();
+  const catalog = loadCorpora(dirs);
+  const index = fullTextIndex(catalog);
+  const embeddings = await embeddingEval(catalog, index, dirs, process.argv).catch((error: Error) => {
+    // A bad EMBEDDING_* setting or --provider value: say it as the server would, exit 2.
+    process.stderr.write(`eval: ${error.message}\n`);
+    process.exit(2);
+  });
+  const rankers: [string, Ranker][] = embeddings.rankers
+    ? [
+        ["skillhub fts", skillhubRanker(catalog, index)],
+        ["vector", embeddings.rankers.vector],
+        ["hybrid", embeddings.rankers.hybrid],
+        ["bm25 name+desc", baselineRanker(catalog)],
+      ]
+    : [
+        ["skillhub", skillhubRanker(catalog, index)],
+        ["bm25 name+desc", baselineRanker(catalog)],
+      ];
   const corpora = [...new Set(queries.map((q) => q.corpus))].sort();
   const fmt = (n: number) => n.toFixed(3);
   const out: string[] = [];
@@ -93,13 +117,18 @@ if (import.meta.main) {
   out.push(`${"corpus".padEnd(26)} ${"n".padStart(3)}  ${rankers.map(([name]) => `${name.padEnd(16)}R@1    R@3    MRR  `).join(" ")}`);
   for (const corpus of [...corpora, "ALL"]) {
     const list = corpus === "ALL" ? queries : queries.filter((q) => q.corpus === corpus);
-    const cells = rankers.map(([, ranker]) => {
-      const s = score(ranker, list);
-      return `${"".padEnd(16)}${fmt(s.r1)}  ${fmt(s.r3)}  ${fmt(s.mrr)}`;
-    });
+    const cells: string[] = [];
+    for (const [, ranker] of rankers) {
+      const s = await score(ranker, list);
+      cells.push(`${"".padEnd(16)}${fmt(s.r1)}  ${fmt(s.r3)}  ${fmt(s.mrr)}`);
+    }
     out.push(`${corpus.padEnd(26)} ${String(list.length).padStart(3)}  ${cells.join(" ")}`);
   }
-  if (process.argv.includes("--misses")) out.push("", "SkillHub misses at rank 1:", ...misses(rankers[0]?.[1] as Ranker, queries));
+  out.push("", embeddings.label);
+  if (process.argv.includes("--misses")) {
+    for (const [name, ranker] of rankers.slice(0, -1)) out.push("", `${name} misses at rank 1:`, ...(await misses(ranker, queries)));
+  }
+  embeddings.close();
   out.push("", `(${((performance.now() - started) / 1000).toFixed(1)} s)`);
   process.stdout.write(`${out.join("\n")}\n`);
 }

@@ -1,4 +1,5 @@
 import { describeFilter } from "../catalog/filters.ts";
+import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { formatDiagnostic } from "../skills/diagnostic.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
@@ -57,6 +58,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   lines.push(`  tools: ${c.server.tools}${c.server.tools === "auto" ? ` → ${tools.join(", ")}` : ""}`);
   lines.push(`  filters: ${describeFilter(hub.filter)}`);
   lines.push(`  rescan: ${c.sources.rescan_seconds > 0 ? `every ${c.sources.rescan_seconds} s` : "off"}; watcher: ${c.sources.watch ? "on" : "off"}`);
+  lines.push(`  search: ${searchMode(c)}; embeddings: ${describeEmbedding(embeddingSettings(c.embedding))}`);
   lines.push(`  home: ${c.home}`);
   lines.push(`  log level: ${c.log_level}`);
   ctx.out(`${lines.join("\n")}\n`);

@@ -25,13 +25,16 @@ export const runSearch: CommandRun = async (ctx) => {
   }
   const hub = scannedHub(ctx);
   await hub.search.start(Promise.resolve());
+  // A one-shot search may wait for embeddings (cached vectors make this instant); a server never does.
+  await hub.search.vectorsSettled();
   const result = await searchSkillsTool.handler({ query, limit }, { deps: hub, session: { clientName: () => undefined } });
   hub.search.close();
-  const skills = (result.structuredContent as { skills: Hit[] }).skills;
+  const { skills, search_mode, fallback_reason } = result.structuredContent as { skills: Hit[]; search_mode?: string; fallback_reason?: string };
   if (ctx.args.options.json) {
-    ctx.out(`${JSON.stringify({ skills }, null, 2)}\n`);
+    ctx.out(`${JSON.stringify({ skills, search_mode, fallback_reason }, null, 2)}\n`);
     return 0;
   }
+  if (fallback_reason) ctx.err(`skillhub search: full-text results: ${fallback_reason}\n`);
   if (skills.length === 0) {
     ctx.out(`No skill matches "${query}". \`skillhub list\` shows every skill.\n`);
     return 0;

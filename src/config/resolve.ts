@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
 import { Config } from "./schema.ts";
-import { ENV_SETTINGS, FLAG_SETTINGS, type Setting, type ValueKind } from "./settings.ts";
+import { ENV_SETTINGS, FLAG_SETTINGS, SECRET_KEYS, type Setting, type ValueKind } from "./settings.ts";
 
 /** A config file already read and parsed (YAML → plain value). */
 export interface ConfigFile {
@@ -251,9 +251,11 @@ function toConfigError(error: z.ZodError, raw: Record<string, unknown>, origins:
   const value = getDeep(raw, issue?.path ?? []);
   const where = origin ? `${origin.origin}${origin.origin.includes(key) ? "" : ` (config key ${key})`}` : key;
   const allowed = (issue?.message ?? "a valid value").replace(/^Invalid input: /, "");
-  return new ConfigError(`Invalid configuration: ${where} = ${shown(value, origin?.secret)}: ${allowed}.`, {
+  // Security: a key set in a config file is as secret as one from the environment.
+  const secret = origin?.secret || SECRET_KEYS.has(key);
+  return new ConfigError(`Invalid configuration: ${where} = ${shown(value, secret)}: ${allowed}.`, {
     key,
-    value: origin?.secret ? "<redacted>" : value,
+    value: secret ? "<redacted>" : value,
     allowed,
   });
 }

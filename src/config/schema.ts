@@ -11,6 +11,7 @@ const positiveInt = z.number().int().min(1);
 const nonNegativeInt = z.number().int().min(0);
 const fraction = z.number().min(0).max(1);
 const stringList = z.array(z.string());
+const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+/i, "expected an http:// or https:// URL");
 
 export const TRANSPORTS = ["stdio", "http"] as const;
 export const SEARCH_MODES = ["fts", "vector", "hybrid"] as const;
@@ -76,16 +77,46 @@ export const SearchConfig = z
   })
   .strict();
 
+/**
+ * Optional embeddings (DESIGN §7.3). A provider other than `none` sends skill
+ * metadata and queries to an embedding API; the refinement below stops start-up
+ * (exit 2) when the chosen provider lacks its key or base URL. Messages never
+ * contain a key: they name the variables to set.
+ */
 export const EmbeddingConfig = z
   .object({
+    /** none (default: nothing leaves the machine), openai, gemini or openai-compatible (EMBEDDING_PROVIDER). */
     provider: z.enum(EMBEDDING_PROVIDERS).default("none"),
-    model: z.string().optional(),
-    base_url: z.string().optional(),
-    api_key: z.string().optional(),
+    /** EMBEDDING_MODEL. Unset: text-embedding-3-small (openai), gemini-embedding-001 (gemini), the server's default (openai-compatible). */
+    model: z.string().min(1).optional(),
+    /** EMBEDDING_BASE_URL: the API's base URL; required for openai-compatible, overrides the others' default. */
+    base_url: httpUrl.optional(),
+    /** EMBEDDING_API_KEY: a key for any provider; wins over the provider's own variable. */
+    api_key: z.string().min(1).optional(),
+    /** OPENAI_API_KEY: the openai provider's key. */
+    openai_api_key: z.string().min(1).optional(),
+    /** GEMINI_API_KEY: the gemini provider's key. */
+    gemini_api_key: z.string().min(1).optional(),
+    /** OPENAI_BASE_URL: the openai provider's base URL. Default https://api.openai.com/v1. */
+    openai_base_url: httpUrl.optional(),
+    /** Seconds one embedding request may take (EMBEDDING_TIMEOUT_SECONDS). Default 10. */
     timeout_seconds: z.number().min(0.1).default(10),
-    batch_size: positiveInt.default(64),
+    /** Texts sent per request (EMBEDDING_BATCH_SIZE). Default 64. */
+    batch_size: positiveInt.max(2048).default(64),
   })
-  .strict();
+  .strict()
+  .superRefine((e, ctx) => {
+    const missing = (message: string) => ctx.addIssue({ code: "custom", path: ["provider"], message });
+    if (e.provider === "openai" && !e.api_key && !e.openai_api_key) {
+      missing("the openai provider needs an API key: set OPENAI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local");
+    }
+    if (e.provider === "gemini" && !e.api_key && !e.gemini_api_key) {
+      missing("the gemini provider needs an API key: set GEMINI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local");
+    }
+    if (e.provider === "openai-compatible" && !e.base_url) {
+      missing("the openai-compatible provider needs the server's URL: set EMBEDDING_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama)");
+    }
+  });
 
 export const FiltersConfig = z
   .object({

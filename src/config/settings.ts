@@ -43,6 +43,12 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   EMBEDDING_PROVIDER: { key: "embedding.provider", kind: "string" },
   EMBEDDING_MODEL: { key: "embedding.model", kind: "string" },
   EMBEDDING_BASE_URL: { key: "embedding.base_url", kind: "string" },
+  EMBEDDING_API_KEY: { key: "embedding.api_key", kind: "string", secret: true },
+  OPENAI_API_KEY: { key: "embedding.openai_api_key", kind: "string", secret: true },
+  OPENAI_BASE_URL: { key: "embedding.openai_base_url", kind: "string" },
+  GEMINI_API_KEY: { key: "embedding.gemini_api_key", kind: "string", secret: true },
+  EMBEDDING_TIMEOUT_SECONDS: { key: "embedding.timeout_seconds", kind: "number" },
+  EMBEDDING_BATCH_SIZE: { key: "embedding.batch_size", kind: "int" },
   SKILLHUB_ENABLED_SKILLS: { key: "filters.enabled_skills", kind: "list" },
   SKILLHUB_ENABLED_CATEGORIES: { key: "filters.enabled_categories", kind: "list" },
   MAX_FILE_BYTES: { key: "files.max_file_bytes", kind: "int" },
@@ -58,6 +64,13 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   SKILLHUB_ANALYTICS_FLUSH_SECONDS: { key: "analytics.flush_seconds", kind: "number" },
   REFRESH_INTERVAL_MINUTES: { key: "refresh.interval_minutes", kind: "int", implies: { "refresh.enabled": true } },
 };
+
+/** Config keys whose values are secrets, wherever they come from (a config file too): never echoed. */
+export const SECRET_KEYS: ReadonlySet<string> = new Set(
+  Object.values(ENV_SETTINGS)
+    .filter((s) => s.secret)
+    .map((s) => s.key),
+);
 
 /** Flags shared by every command (parsed by `args.ts`), mapped to config keys. */
 export const FLAG_SETTINGS: Record<string, Setting> = {

@@ -1,4 +1,5 @@
 import { errnoCode } from "../util/errors.ts";
+import { withoutSecrets } from "../util/secret-env.ts";
 import type { GitConfigEntry } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
 import { scrub } from "./git-url.ts";
@@ -39,9 +40,6 @@ export interface GitOutput {
   stderr: string;
   timedOut: boolean;
 }
-
-/** Environment variables that are SkillHub's secrets and none of git's business. */
-const DROPPED_ENV = ["GITHUB_TOKEN", "SKILLHUB_HTTP_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY"];
 
 /** Runs the system git with a clean, non-interactive environment and a timeout. */
 export class GitRunner {
@@ -84,8 +82,8 @@ export class GitRunner {
   }
 
   private async exec(args: readonly string[], call: GitCall, extraEnv: Record<string, string> = {}): Promise<GitOutput> {
-    const env: Record<string, string | undefined> = { ...(this.options.env ?? process.env) };
-    for (const name of DROPPED_ENV) delete env[name];
+    // Security: SkillHub's secrets are none of git's business (the token reaches git only as scoped config).
+    const env: Record<string, string | undefined> = withoutSecrets(this.options.env ?? process.env);
     // Never wait for a password on a terminal the server does not have; English messages to classify.
     Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "" }, extraEnv);
     let child: GitProcess;

@@ -8,6 +8,9 @@ import { type TreeParse, parseTreeNode } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, type WalkLimits, type WalkResult, Walker } from "../sources/walk.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
+import { digestSkillFile } from "./skill-digest.ts";
+
+const readUtf8 = (file: string) => readFileSync(file, "utf8");
 
 /** A SKILL.md larger than this is not parsed (it would flood any context it is loaded into). */
 export const MAX_SKILL_FILE_BYTES = 1_048_576;
@@ -16,7 +19,13 @@ interface CachedParse {
   mtimeMs: number;
   size: number;
   result: ParseResult;
+  /** The catalog Skill built from it last time, and for which source: reused while both hold. */
+  skill?: Skill;
+  source?: Source;
 }
+
+/** Every Nth rescan is a full pass (see WalkLimits.quick); the others trust leaf skill folders. */
+export const FULL_PASS_EVERY = 10;
 
 interface CachedTreeParse {
   mtimeMs: number;
@@ -40,11 +49,19 @@ export class Scanner {
   private treeParses = new Map<string, CachedTreeParse>();
   private treeFilesSeen = new Set<string>();
   private generation = 0;
+  private passes = 0;
+  /** Set during a scan when anything differs from the previous one. */
+  private dirty = true;
+  private last?: { catalog: Catalog; sources: readonly Source[]; skills: number; diagnostics: number };
   private readonly walker: Walker;
 
+  /** One read buffer for every SKILL.md (files over its size are refused anyway). */
+  private buffer?: Uint8Array;
+
+  /** `readText` replaces the compact reader for tests that fake file-system failures. */
   constructor(
     walker: Walker = new Walker(),
-    private readonly readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
+    private readonly readText?: (file: string) => string,
     private readonly treeProbe: TreeProbe = fsProbe,
   ) {
     this.walker = walker;
@@ -52,16 +69,18 @@ export class Scanner {
 
   /** Scan synchronously (CLI commands, tests). */
   scan(sources: readonly Source[], limits: WalkLimits): Catalog {
-    const scans = sources.map((source) => this.collect(source, this.walker.walk(source.dir, limits)));
-    return this.finish(scans);
+    const pass = this.beginPass(limits);
+    const scans = sources.map((source) => this.collect(source, this.walker.walk(source.dir, pass)));
+    return this.finish(sources, scans);
   }
 
   /** Scan, pausing every few hundred folders and files so requests keep being answered. */
   async scanAsync(sources: readonly Source[], options: ScanOptions): Promise<Catalog> {
     const tick = options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
+    const pass = this.beginPass(options);
     const scans: SourceScan[] = [];
     for (const source of sources) {
-      const steps = this.walker.steps(source.dir, options);
+      const steps = this.walker.steps(source.dir, pass);
       let step = steps.next();
       while (!step.done) {
         await tick();
@@ -69,17 +88,31 @@ export class Scanner {
       }
       scans.push(await this.collectAsync(source, step.value, tick));
     }
-    return this.finish(scans);
+    return this.finish(sources, scans);
   }
 
-  private finish(scans: SourceScan[]): Catalog {
+  private beginPass(limits: WalkLimits): WalkLimits {
+    this.dirty = false;
+    return { ...limits, quick: this.passes++ % FULL_PASS_EVERY !== 0 };
+  }
+
+  private finish(sources: readonly Source[], scans: SourceScan[]): Catalog {
     this.walker.endRescan();
+    const skills = scans.reduce((n, s) => n + s.skills.length, 0);
+    const diagnostics = scans.reduce((n, s) => n + s.diagnostics.length, 0);
+    const last = this.last;
+    // Nothing changed on disk: keep the catalog (and everything keyed on it) as it is.
+    if (!this.dirty && last && last.skills === skills && last.diagnostics === diagnostics && sameSources(last.sources, sources)) {
+      return last.catalog;
+    }
     const seen = new Set<string>();
     for (const scan of scans) for (const s of scan.skills) seen.add(s.file);
     for (const file of this.parses.keys()) if (!seen.has(file)) this.dropIfGone(file, scans);
     for (const file of this.treeParses.keys()) if (!this.treeFilesSeen.has(file)) this.treeParses.delete(file);
     this.treeFilesSeen = new Set();
-    return new Catalog(scans, ++this.generation);
+    const catalog = new Catalog(scans, ++this.generation);
+    this.last = { catalog, sources: [...sources], skills, diagnostics };
+    return catalog;
   }
 
   private dropIfGone(file: string, scans: SourceScan[]): void {
@@ -89,6 +122,7 @@ export class Scanner {
   }
 
   private collect(source: Source, walk: WalkResult): SourceScan {
+    if (walk.reread > 0) this.dirty = true;
     const scan = this.emptyScan(source, walk);
     for (const entry of walk.skills) this.addSkill(scan, source, entry);
     this.addTree(scan, source, walk.markdown.map((entry) => this.treeFile(entry)));
@@ -96,6 +130,7 @@ export class Scanner {
   }
 
   private async collectAsync(source: Source, walk: WalkResult, tick: () => Promise<void>): Promise<SourceScan> {
+    if (walk.reread > 0) this.dirty = true;
     const scan = this.emptyScan(source, walk);
     let n = 0;
     for (const entry of walk.skills) {
@@ -119,7 +154,16 @@ export class Scanner {
     const result = this.parse(entry);
     for (const d of result.diagnostics) scan.diagnostics.push({ ...d, source: source.label });
     if (!result.skill) return;
+    const cached = this.parses.get(entry.file);
+    if (cached?.skill && cached.source && sameSource(cached.source, source)) {
+      scan.skills.push(cached.skill);
+      return;
+    }
     const skill: Skill = { ...result.skill, id: `${source.label}:${result.skill.name}`, source: source.label, location: source.location, root: source.dir };
+    if (cached) {
+      cached.skill = skill;
+      cached.source = source;
+    }
     scan.skills.push(skill);
   }
 
@@ -135,12 +179,13 @@ export class Scanner {
     this.treeFilesSeen.add(entry.file);
     const cached = this.treeParses.get(entry.file);
     if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size) return { ...entry, parse: cached.parse };
+    this.dirty = true;
     let parse: TreeParse;
     if (entry.size > MAX_SKILL_FILE_BYTES) {
       parse = { kind: "other", diagnostics: [diagnostic("file-too-large", "warning", entry.file, `${entry.size} bytes; Markdown files over ${MAX_SKILL_FILE_BYTES} bytes are not read as tree nodes.`)] };
     } else {
       try {
-        parse = parseTreeNode(entry.file, this.readText(entry.file));
+        parse = parseTreeNode(entry.file, (this.readText ?? readUtf8)(entry.file));
       } catch (error) {
         // Not cached: a permission error can be fixed without touching mtime.
         return { ...entry, parse: { kind: "other", diagnostics: [diagnostic("unreadable", "warning", entry.file, `cannot read (${errnoCode(error) ?? errorMessage(error)}); skipped.`)] } };
@@ -153,6 +198,7 @@ export class Scanner {
   private parse(entry: SkillDirEntry): ParseResult {
     const cached = this.parses.get(entry.file);
     if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size) return cached.result;
+    this.dirty = true;
     const result = this.parseFresh(entry);
     // A permission error can be fixed without touching mtime: do not remember it.
     if (!result.diagnostics.some((d) => d.code === "unreadable")) {
@@ -169,12 +215,21 @@ export class Scanner {
         ],
       };
     }
-    let text: string;
     try {
-      text = this.readText(entry.file);
+      const base = { file: entry.file, dir: entry.dir, size: entry.size, mtimeMs: entry.mtimeMs };
+      if (this.readText) return parseAgentSkill({ ...base, text: this.readText(entry.file) });
+      this.buffer ??= new Uint8Array(MAX_SKILL_FILE_BYTES);
+      return parseAgentSkill({ ...base, ...digestSkillFile(entry.file, entry.size, this.buffer) });
     } catch (error) {
       return { diagnostics: [diagnostic("unreadable", "error", entry.file, `cannot read (${errnoCode(error) ?? errorMessage(error)}). Skill not served.`)] };
     }
-    return parseAgentSkill({ file: entry.file, dir: entry.dir, text, size: entry.size, mtimeMs: entry.mtimeMs });
   }
+}
+
+function sameSource(a: Source, b: Source): boolean {
+  return a.label === b.label && a.dir === b.dir && a.location === b.location;
+}
+
+function sameSources(a: readonly Source[], b: readonly Source[]): boolean {
+  return a.length === b.length && a.every((s, i) => sameSource(s, b[i] as Source));
 }

@@ -35,6 +35,11 @@ export type Signal = (queryText: string) => (skill: Skill) => number;
  * there are more than 5, the top `limit`.
  */
 export function rank(index: FullTextIndex, catalog: Catalog, query: string, options: RankOptions, signals: readonly Signal[] = []): RankedHit[] {
+  return cutCandidates(scoreFullText(index, catalog, query, options, signals), options);
+}
+
+/** Every full-text hit with its 0..1 score, best first, before seed 000's cut (hybrid search fuses this list). */
+export function scoreFullText(index: FullTextIndex, catalog: Catalog, query: string, options: Omit<RankOptions, "limit" | "threshold">, signals: readonly Signal[] = []): RankedHit[] {
   const asked = normaliseQuery(query);
   const expansions = acronyms(asked);
   const text = [asked, ...expansions.map((e) => e.acronym)].join(" ");
@@ -81,7 +86,15 @@ export function rank(index: FullTextIndex, catalog: Catalog, query: string, opti
       }
     }
   }
-  const ordered = [...scored.values()].sort((a, b) => b.score - a.score || a.skill.name.localeCompare(b.skill.name));
+  return [...scored.values()].sort((a, b) => b.score - a.score || a.skill.name.localeCompare(b.skill.name));
+}
+
+/**
+ * Seed 000 §3.2's rules on hits ordered best first, whichever path scored
+ * them: `limit*4` candidates; with more than 5, keep `score / top >= threshold`;
+ * return the top `limit`, scores rounded to 3 decimals.
+ */
+export function cutCandidates(ordered: readonly RankedHit[], options: Pick<RankOptions, "limit" | "threshold">): RankedHit[] {
   let candidates = ordered.slice(0, options.limit * 4);
   const best = candidates[0]?.score ?? 0;
   if (candidates.length > 5 && best > 0) candidates = candidates.filter((c) => c.score / best >= options.threshold);

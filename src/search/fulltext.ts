@@ -3,7 +3,7 @@ import type { Skill } from "../skills/skill.ts";
 import { processTerm } from "./text.ts";
 
 /** Bump when fields, boosts or term processing change: persisted indexes of another version are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 4;
+export const INDEX_SCHEMA_VERSION = 5;
 
 /** Body characters indexed per skill at most (tuned on bench/eval: 3,000 beat 1,000–2,000 and 6,000). */
 export const BODY_CHARS = 3000;

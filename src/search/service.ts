@@ -4,9 +4,11 @@ import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
-import { type RankOptions, type RankedHit, type Signal, rank } from "./engine.ts";
+import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
+import { type RankOptions, type RankedHit, type Signal, scoreFullText } from "./engine.ts";
 import { FullTextIndex } from "./fulltext.ts";
 import { keywordSignal } from "./keyword-signal.ts";
+import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
 import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile } from "./persist.ts";
 
 export interface SearchServiceOptions {
@@ -18,6 +20,10 @@ export interface SearchServiceOptions {
   sourceDirs: () => readonly string[];
   /** Embedding settings that invalidate a persisted index when they change. */
   settings?: string;
+  /** fts (default), vector or hybrid (SEARCH_MODE). */
+  mode?: SearchMode;
+  /** The skills' vectors; undefined with EMBEDDING_PROVIDER=none (vector and hybrid then fall back to full text). */
+  vectors?: VectorIndex;
   /** --reindex: ignore any persisted index. */
   reindex?: boolean;
   /** --skip-auto-reindex: use the persisted index as it is, even if the skills changed. */
@@ -37,6 +43,10 @@ export interface IndexStatus {
   origin: "built" | "persisted" | "persisted+updated" | "pending";
   buildMs: number;
   file?: string;
+  /** The search mode configured (a search may still fall back to fts). */
+  mode: SearchMode;
+  /** Embedding progress, when a provider is configured. */
+  vectors?: VectorStatus;
 }
 
 /**
@@ -51,7 +61,7 @@ export class SearchService {
   private saveTimer?: ReturnType<typeof setTimeout>;
   private dirty = false;
   private unsubscribe?: () => void;
-  private state: IndexStatus = { documents: 0, origin: "pending", buildMs: 0 };
+  private state: Omit<IndexStatus, "mode" | "vectors"> = { documents: 0, origin: "pending", buildMs: 0 };
 
   constructor(private readonly options: SearchServiceOptions) {}
 
@@ -66,21 +76,42 @@ export class SearchService {
   }
 
   get status(): IndexStatus {
-    return { ...this.state, documents: this.index.size };
+    const vectors = this.options.vectors?.status;
+    return { ...this.state, documents: this.index.size, mode: this.options.mode ?? "fts", ...(vectors ? { vectors } : {}) };
   }
 
-  /** Ranked hits over the current catalog (builds or loads the index on first use). */
+  /** Ranked hits over the current catalog (builds or loads the index on first use), by the configured mode. */
   async search(query: string, options: RankOptions): Promise<RankedHit[]> {
+    return (await this.query(query, options)).hits;
+  }
+
+  /** `search`, saying which path answered and why full text did when another mode was configured. */
+  async query(query: string, options: RankOptions): Promise<SearchOutcome> {
     await this.start(Promise.resolve());
     await this.syncing;
-    return rank(this.index, this.options.store.catalog, query, options, this.options.signals ?? [keywordSignal]);
+    const catalog = this.options.store.catalog;
+    return searchByMode({
+      mode: this.options.mode ?? "fts",
+      query,
+      options,
+      skills: catalog.skills,
+      fullText: () => scoreFullText(this.index, catalog, query, options, this.options.signals ?? [keywordSignal]),
+      vectors: this.options.vectors,
+    });
   }
 
-  /** Save now if there are unsaved changes (shutdown). */
+  /** Resolves when the skills' vectors are complete or their embedding failed (at once without a provider). */
+  async vectorsSettled(): Promise<void> {
+    await this.start(Promise.resolve());
+    await this.options.vectors?.settled();
+  }
+
+  /** Save now if there are unsaved changes (shutdown); stop embedding. */
   close(): void {
     this.unsubscribe?.();
     if (this.saveTimer) clearTimeout(this.saveTimer);
     if (this.dirty) this.save();
+    this.options.vectors?.close();
   }
 
   private async initialise(): Promise<void> {
@@ -116,6 +147,8 @@ export class SearchService {
     this.state = { documents: this.index.size, origin, buildMs: Math.round(performance.now() - started), file };
     this.options.logger.debug(`search index: ${this.index.size} skills, ${origin}, ${this.state.buildMs} ms`);
     this.unsubscribe = this.options.store.onChange(() => this.queueSync());
+    // In the background: full text answers until the vectors are ready.
+    void this.options.vectors?.sync(this.options.store.catalog.skills);
     // A change that landed while we were building (unless told to use the persisted index as it is).
     if (!(this.options.skipAutoReindex && origin === "persisted")) this.queueSync();
     if (this.dirty) this.scheduleSave();
@@ -123,6 +156,7 @@ export class SearchService {
 
   private queueSync(): void {
     this.syncing = this.syncing.then(async () => {
+      void this.options.vectors?.sync(this.options.store.catalog.skills);
       try {
         const stats = await this.index.syncAsync(this.options.store.catalog.skills, this.body, this.tick);
         if (stats.added + stats.updated + stats.removed > 0) {

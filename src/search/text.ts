@@ -1,3 +1,5 @@
+import { detach } from "../util/detach.ts";
+
 /**
  * Text processing shared by indexing and querying: normalisation, stop words
  * and a light English stemmer, so that "extracting tables from PDFs" meets
@@ -48,9 +50,12 @@ const PROCESSED_CACHE_MAX = 200_000;
 export function processTerm(term: string): string | null {
   let result = processed.get(term);
   if (result === undefined) {
-    result = processFresh(term);
+    // Terms are slices of whole skill bodies: keep copies, or the index pins every body it has seen.
+    const own = detach(term);
+    const value = processFresh(own);
+    result = value === null ? null : detach(value);
     if (processed.size >= PROCESSED_CACHE_MAX) processed.clear();
-    processed.set(term, result);
+    processed.set(own, result);
   }
   return result;
 }

@@ -17,6 +17,9 @@ import type { Hub } from "./hub.ts";
 import { serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 
+/** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
+export const TOOLS_LIST_BUDGET = 12_000;
+
 export interface CreateServerOptions {
   /** serverInfo.version. Default: the build's version. */
   version?: string;
@@ -58,7 +61,12 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     await hub.ready;
     const ctx = context();
     announced = signature();
-    return { tools: hub.tools().map((tool) => describe(tool, ctx)) };
+    // Every other tool first: the skill tool's catalog gets the room they leave under the list budget.
+    const tools = hub.tools();
+    const others = tools.filter((t) => t.name !== "skill").map((tool) => describe(tool, ctx));
+    const room = TOOLS_LIST_BUDGET - others.reduce((n, t) => n + JSON.stringify(t).length, 0);
+    const described = new Map(others.map((t) => [t.name, t]));
+    return { tools: tools.map((tool) => described.get(tool.name) ?? describe(tool, { ...ctx, room })) };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -122,7 +130,7 @@ function describe(tool: ToolDefinition, ctx: ToolContext): Tool {
     description: tool.description(ctx.deps.store.catalog, ctx),
     inputSchema: toJsonSchema(tool.inputSchema),
     ...(tool.outputSchema ? { outputSchema: outputJsonSchema(tool.outputSchema) } : {}),
-    annotations: { title: tool.title, ...tool.annotations },
+    annotations: tool.annotations,
   };
 }
 

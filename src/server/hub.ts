@@ -5,10 +5,16 @@ import type { SkillFilter } from "../catalog/filters.ts";
 import { CatalogStore } from "../catalog/store.ts";
 import { type Analytics, type AnalyticsOverrides, createAnalytics } from "../analytics/setup.ts";
 import type { Config } from "../config/schema.ts";
+import { type ExecHost, execHost } from "../exec/host.ts";
 import { type RefreshOutcome, forceRefresh } from "../refresh/force-refresh.ts";
 import { GitSync, type GitSyncOptions } from "../refresh/git-sync.ts";
 import { Refresher, type WatchFn } from "../refresh/refresher.ts";
 import { Scanner } from "../refresh/scanner.ts";
+import { type HttpDeps, defaultHttpDeps } from "../search/embeddings/http.ts";
+import { createProvider } from "../search/embeddings/provider.ts";
+import { embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
+import { vectorCachePath } from "../search/embeddings/vector-cache.ts";
+import { VectorIndex } from "../search/embeddings/vector-index.ts";
 import { SearchService } from "../search/service.ts";
 import { formatDiagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -34,8 +40,12 @@ export interface HubOptions {
   now?: () => number;
   /** Overrides for git sync (interval, spawn, environment) in tests. */
   git?: Partial<GitSyncOptions>;
+  /** Overrides for embedding requests (fetch, sleep, clock, timers) and the vector index in tests. */
+  embedding?: Partial<HttpDeps> & { retryAfterFailureMs?: number; saveDelayMs?: number };
   /** Overrides for the analytics publisher (fetch, timers, clock) in tests. */
   analytics?: AnalyticsOverrides;
+  /** Overrides for script and command execution (environment, grace period, spawn) in tests. */
+  exec?: Partial<ExecHost>;
 }
 
 /**
@@ -55,6 +65,8 @@ export class Hub implements ToolDeps {
   readonly analytics: Analytics;
   readonly search: SearchService;
   readonly acceptRoots: boolean;
+  /** run_script / run_skill_command: the machine they run on (DESIGN §10). */
+  readonly exec: ExecHost;
   private root: ProjectRoot;
   private readonly scanner: Scanner;
   private readonly options: HubOptions;
@@ -67,6 +79,7 @@ export class Hub implements ToolDeps {
     this.config = options.config;
     this.logger = options.logger;
     this.acceptRoots = options.acceptRoots ?? true;
+    this.exec = execHost({ cwd: options.cwd, ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);
     this.filter = { skills: options.config.filters.enabled_skills, categories: options.config.filters.enabled_categories };
     this.root = this.computeRoot(undefined);
@@ -84,14 +97,18 @@ export class Hub implements ToolDeps {
       watchFn: options.watchFn,
       now: options.now,
     });
+    const cacheDir = options.config.cache_path ?? join(options.config.home, "index");
+    const sourceDirs = () => this.sources().map((s) => s.dir);
     this.search = new SearchService({
       store: this.store,
       logger: this.logger,
-      cacheDir: options.config.cache_path ?? join(options.config.home, "index"),
-      sourceDirs: () => this.sources().map((s) => s.dir),
+      cacheDir,
+      sourceDirs,
       settings: `${options.config.embedding.provider}:${options.config.embedding.model ?? ""}`,
       reindex: options.config.search.reindex,
       skipAutoReindex: options.config.search.skip_auto_reindex,
+      mode: searchMode(options.config),
+      vectors: this.vectorIndex(() => vectorCachePath(cacheDir, sourceDirs())),
     });
     // A sync that changed files rebuilds the catalog, which sends tools/list_changed.
     this.git?.onSynced((outcome) => {
@@ -189,12 +206,34 @@ export class Hub implements ToolDeps {
     this.closing ??= this.analytics.publisher?.close();
     this.refresher.stop();
     this.search.close();
+    // A script still running when the server closes is ended with its whole process group.
+    this.exec.groups.killAll();
   }
 
   /** close(), then wait for the final analytics flush (stdio and HTTP shutdown). */
   async shutdown(): Promise<void> {
     this.close();
     await this.closing;
+  }
+
+  /** The skills' vectors when embeddings are configured and used; none otherwise, so nothing can be sent. */
+  private vectorIndex(cacheFile: () => string): VectorIndex | undefined {
+    const settings = embeddingSettings(this.config.embedding);
+    const mode = searchMode(this.config);
+    if (!settings) {
+      if (mode !== "fts") this.logger.warn(`SEARCH_MODE=${mode} needs an embedding provider (EMBEDDING_PROVIDER); search_skills uses full text.`);
+      return undefined;
+    }
+    if (mode === "fts") return undefined;
+    const { retryAfterFailureMs, saveDelayMs, ...http } = this.options.embedding ?? {};
+    return new VectorIndex({
+      provider: createProvider(settings, { ...defaultHttpDeps, ...http }),
+      logger: this.logger,
+      cacheFile,
+      now: http.now,
+      retryAfterFailureMs,
+      saveDelayMs,
+    });
   }
 
   private async startGit(): Promise<void> {

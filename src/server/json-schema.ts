@@ -35,19 +35,26 @@ const outputSchemas = new WeakMap<z.ZodType, JsonSchema>();
 export function outputJsonSchema(success: z.ZodType): JsonSchema {
   const hit = outputSchemas.get(success);
   if (hit) return hit;
-  const result: JsonSchema = { type: "object", anyOf: [compact(toJsonSchema(success, "output")), ERROR_OUTPUT] };
+  const result: JsonSchema = { type: "object", anyOf: [compact(toJsonSchema(success, "output"), 0), ERROR_OUTPUT] };
   outputSchemas.set(success, result);
   return result;
 }
 
-function compact(value: unknown): any {
-  if (Array.isArray(value)) return value.map(compact);
+/** Object levels kept in an output schema; deeper objects are only "an object" (tools/list stays small). */
+const MAX_OUTPUT_DEPTH = 2;
+
+function compact(value: unknown, depth: number): any {
+  if (Array.isArray(value)) return value.map((v) => compact(v, depth));
   if (typeof value !== "object" || value === null) return value;
+  const node = value as Record<string, unknown>;
+  if (node.properties && depth >= MAX_OUTPUT_DEPTH) return { type: "object" };
   const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
+  for (const [key, child] of Object.entries(node)) {
     if (key === "description" || key === "additionalProperties") continue;
+    // zod's int() bounds (±2^53-1) say nothing a client needs.
+    if ((key === "minimum" || key === "maximum") && Math.abs(child as number) === Number.MAX_SAFE_INTEGER) continue;
     // Inside `properties`, keys are field names: a field called "description" must stay.
-    out[key] = key === "properties" ? Object.fromEntries(Object.entries(child as object).map(([k, v]) => [k, compact(v)])) : compact(child);
+    out[key] = key === "properties" ? Object.fromEntries(Object.entries(child as object).map(([k, v]) => [k, compact(v, depth + 1)])) : compact(child, depth);
   }
   return out;
 }

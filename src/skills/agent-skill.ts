@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { detach } from "../util/detach.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
@@ -18,6 +19,10 @@ export interface SkillFileInput {
   text: string;
   size: number;
   mtimeMs: number;
+  /** Set when `text` is a digest (frontmatter + heading lines, see refresh/skill-digest.ts): the real body's line count. */
+  bodyLines?: number;
+  /** Set with a digest: the hash of the whole file. */
+  hash?: string;
 }
 
 export interface ParseResult {
@@ -92,7 +97,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       diagnostic("description-too-long", "warning", file, `description is ${description.length} characters; the limit is ${MAX_DESCRIPTION_LENGTH}.`),
     );
   }
-  const bodyLines = split.body === "" ? 0 : split.body.split("\n").length;
+  const bodyLines = input.bodyLines ?? countLines(split.body);
   if (bodyLines > MAX_BODY_LINES) {
     diagnostics.push(diagnostic("body-too-long", "warning", file, `body has ${bodyLines} lines; keep SKILL.md under ${MAX_BODY_LINES} and move detail to files.`));
   }
@@ -113,7 +118,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       bodyLines,
       dir,
       file,
-      hash: Bun.hash(input.text).toString(16),
+      hash: input.hash ?? Bun.hash(input.text).toString(16),
       size: input.size,
       mtimeMs: input.mtimeMs,
     },
@@ -155,12 +160,21 @@ function skillhubMetadata(metadata: unknown): HubMetadata {
 export function headingsOf(body: string): string[] {
   const out: string[] = [];
   let fenced = false;
-  for (const line of body.split("\n")) {
-    if (line.startsWith("```") || line.startsWith("~~~")) fenced = !fenced;
-    else if (!fenced && line.startsWith("#")) {
-      const heading = line.replace(/^#+\s*/, "").trim();
-      if (heading) out.push(heading);
+  // Only lines that start a fence or a heading matter: match those instead of splitting every line.
+  for (const m of body.matchAll(/^(?:(```|~~~)[^\n]*|#+[ \t]*(.*))$/gm)) {
+    if (m[1]) fenced = !fenced;
+    else if (!fenced) {
+      const heading = (m[2] ?? "").trim();
+      if (heading) out.push(detach(heading));
     }
   }
   return out;
+}
+
+/** Lines in a text, counted without splitting it. */
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  return lines;
 }

@@ -1,4 +1,5 @@
 import { parse as parseStrict } from "yaml";
+import { detach } from "../util/detach.ts";
 
 export type YamlResult =
   | { ok: true; data: unknown; recovered: string[] }
@@ -15,7 +16,9 @@ const RESERVED_START = /^[@`%]/;
  * `: ` inside a value is the most common real-world breakage — and report
  * which keys were recovered. Never throws.
  */
-export function parseLenientYaml(text: string): YamlResult {
+export function parseLenientYaml(input: string): YamlResult {
+  // The frontmatter is a slice of the whole file: parse a copy so kept values do not pin the file.
+  const text = detach(input);
   const first = tryParse(text);
   if (first.ok) return { ok: true, data: first.data, recovered: [] };
   const { text: repaired, keys } = quoteBrokenValues(text);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { headingsOf } from "./agent-skill.ts";
+import { countLines, headingsOf } from "./agent-skill.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
@@ -104,7 +104,7 @@ export function parseTreeNode(file: string, text: string): TreeParse {
   if (keywords.length === 0 || description === "") return { kind: "invalid", diagnostics };
   const unsafe = (what: string, path: string, reason: string) =>
     diagnostics.push(diagnostic("unsafe-path", "warning", file, `${what} '${path}' ${reason}; ignored (paths are relative to the node's resource folder).`));
-  const bodyLines = split.body === "" ? 0 : split.body.split("\n").length;
+  const bodyLines = countLines(split.body);
   return {
     kind: "node",
     node: {

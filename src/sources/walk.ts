@@ -1,5 +1,5 @@
 import * as nodeFs from "node:fs";
-import { join, relative } from "node:path";
+import { relative, sep } from "node:path";
 import { type Diagnostic, diagnostic } from "../skills/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 
@@ -31,12 +31,21 @@ export interface WalkResult {
   /** Whether the root folder exists. */
   exists: boolean;
   dirCount: number;
+  /** Folder listings read from disk (not reused) in this walk: 0 means no folder changed. */
+  reread: number;
   diagnostics: Diagnostic[];
 }
 
 export interface WalkLimits {
   maxDepth: number;
   maxDirs: number;
+  /**
+   * Trust the remembered listing of leaf skill folders (a SKILL.md and no
+   * subfolders) without a stat: the parent's listing still shows added and
+   * removed skills and each SKILL.md is still statted, so only a folder newly
+   * created inside a skill waits for the next full pass (or the watcher).
+   */
+  quick?: boolean;
 }
 
 /** The few file-system calls the walker makes, injectable for tests. */
@@ -50,6 +59,8 @@ type EntryKind = "dir" | "file" | "link";
 interface DirListing {
   mtimeMs: number;
   entries: { name: string; kind: EntryKind }[];
+  /** Holds SKILL.md and no folders or links: see WalkLimits.quick. */
+  leafSkill: boolean;
 }
 
 /**
@@ -76,7 +87,7 @@ export class Walker {
    * driver can let the event loop answer requests during a long first scan.
    */
   *steps(root: string, limits: WalkLimits, chunk = 256): Generator<void, WalkResult, void> {
-    const result: WalkResult = { skills: [], markdown: [], exists: false, dirCount: 0, diagnostics: [] };
+    const result: WalkResult = { skills: [], markdown: [], exists: false, dirCount: 0, reread: 0, diagnostics: [] };
     let rootReal: string;
     try {
       if (!this.fs.statSync(root).isDirectory()) return result;
@@ -105,17 +116,17 @@ export class Walker {
       }
       result.dirCount++;
       if (result.dirCount % chunk === 0) yield;
-      const listing = this.list(dir, result);
+      const listing = this.list(dir, result, limits.quick === true);
       if (!listing) continue;
       const hasSkill = listing.entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
       if (hasSkill) {
-        const file = join(dir, SKILL_FILE);
+        const file = childPath(dir, SKILL_FILE);
         const stat = this.statFile(file, result);
         if (stat) result.skills.push({ dir, file, rel: toRel(root, file), size: stat.size, mtimeMs: stat.mtimeMs });
       }
       const children: [string, string, number, boolean][] = [];
       for (const entry of listing.entries) {
-        const path = join(dir, entry.name);
+        const path = childPath(dir, entry.name);
         if (entry.kind === "file") {
           if (depth === 0 && entry.name === "config.yaml") result.configFile = path;
           if (!hasSkill && !insideSkill && entry.name.endsWith(".md") && entry.name !== SKILL_FILE) {
@@ -165,7 +176,12 @@ export class Walker {
     this.nextListings = new Map();
   }
 
-  private list(dir: string, result: WalkResult): DirListing | undefined {
+  private list(dir: string, result: WalkResult, quick: boolean): DirListing | undefined {
+    const known = this.listings.get(dir) ?? this.nextListings.get(dir);
+    if (quick && known?.leafSkill) {
+      this.nextListings.set(dir, known);
+      return known;
+    }
     let mtimeMs: number;
     try {
       mtimeMs = this.fs.statSync(dir).mtimeMs;
@@ -173,18 +189,19 @@ export class Walker {
       this.noteUnreadable(result, dir, error);
       return undefined;
     }
-    const cached = this.listings.get(dir) ?? this.nextListings.get(dir);
-    if (cached && cached.mtimeMs === mtimeMs) {
-      this.nextListings.set(dir, cached);
-      return cached;
+    if (known && known.mtimeMs === mtimeMs) {
+      this.nextListings.set(dir, known);
+      return known;
     }
     try {
       const entries = this.fs
         .readdirSync(dir, { withFileTypes: true })
         .map((e) => ({ name: e.name, kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : "file") as EntryKind }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const listing = { mtimeMs, entries };
+      const leafSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file") && !entries.some((e) => e.kind !== "file");
+      const listing = { mtimeMs, entries, leafSkill };
       this.nextListings.set(dir, listing);
+      result.reread++;
       return listing;
     } catch (error) {
       this.noteUnreadable(result, dir, error);
@@ -209,6 +226,13 @@ export class Walker {
   }
 }
 
+/** `dir/name` without path.join's normalisation: both parts are already clean (hot path at 10,000 skills). */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
+}
+
 function toRel(root: string, path: string): string {
-  return relative(root, path).split("\\").join("/");
+  // Paths under the root are built by childPath, so a prefix cut is exact.
+  const rel = path.startsWith(root + sep) ? path.slice(root.length + 1) : relative(root, path);
+  return sep === "/" ? rel : rel.split(sep).join("/");
 }

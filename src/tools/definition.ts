@@ -5,6 +5,7 @@ import type { SkillFilter } from "../catalog/filters.ts";
 import type { CatalogStore } from "../catalog/store.ts";
 import type { EventType } from "../analytics/event.ts";
 import type { Config } from "../config/schema.ts";
+import type { ExecHost } from "../exec/host.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -33,6 +34,8 @@ export interface ToolDeps {
   track(type: EventType, data: Record<string, unknown>): void;
   /** Pull the team repositories when configured, then rescan every folder (refresh_skills). */
   refreshSkills(): Promise<RefreshOutcome>;
+  /** Child processes of run_script and run_skill_command: environment, spawn, clock, running groups. */
+  readonly exec: ExecHost;
 }
 
 /** Per-connection facts: who the client is. */
@@ -47,6 +50,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Whether another tool is offered in this session (descriptions refer to it only then). */
   hasTool?: (name: string) => boolean;
+  /** Characters of tools/list left for this tool's definition by the others (the skill catalog adapts). */
+  room?: number;
 }
 
 /** One tool: metadata, schemas and a handler. Descriptions may depend on the catalog (the skill tool's does). */

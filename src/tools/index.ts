@@ -1,4 +1,5 @@
 import type { Catalog } from "../catalog/catalog.ts";
+import { isEnabled } from "../catalog/filters.ts";
 import type { Config } from "../config/schema.ts";
 import { ConfigError } from "../util/errors.ts";
 import type { ToolDefinition } from "./definition.ts";
@@ -8,6 +9,8 @@ import { listSkillsTool } from "./list-skills.ts";
 import { loadSkillTool } from "./load-skill.ts";
 import { refreshSkillsTool } from "./refresh-skills.ts";
 import { reportUsageTool } from "./report-usage.ts";
+import { runScriptTool } from "./run-script.ts";
+import { runSkillCommandTool } from "./run-skill-command.ts";
 import { readSkillFileTool } from "./read-skill-file.ts";
 import { searchSkillsTool } from "./search-skills.ts";
 import { skListTool } from "./sk-list.ts";
@@ -27,6 +30,8 @@ const ALL_TOOLS: ToolDefinition[] = [
   getSkillTool,
   getAssetTool,
   listSkillsTool,
+  runScriptTool,
+  runSkillCommandTool,
 ];
 
 /** Every tool this build offers, by name. */
@@ -80,13 +85,22 @@ export function parseToolSelection(spec: string): ToolSelection {
 /** The tools offered now. `auto` follows the catalog, so the set can change with it. */
 export function selectTools(selection: ToolSelection, catalog: Catalog, config: Config): ToolDefinition[] {
   const names = selection.kind === "fixed" ? selection.names : autoNames(catalog, config);
-  return names.map((n) => TOOLS.get(n)).filter((t): t is ToolDefinition => t !== undefined);
+  // Security: run_skill_command exists only when enabled explicitly (seed 000 §3.5), whatever the profile or list says.
+  const offered = config.commands.enabled ? names : names.filter((n) => n !== "run_skill_command");
+  return offered.map((n) => TOOLS.get(n)).filter((t): t is ToolDefinition => t !== undefined);
 }
 
 function autoNames(catalog: Catalog, config: Config): string[] {
   const names = [...AUTO_BASE];
   if (catalog.skills.some((s) => s.kind === "tree-node")) names.push("get_skill", "get_asset");
   if (config.analytics.enabled) names.push("report_usage");
+  if (config.scripts.enabled && declaresServerScript(catalog, config)) names.push("run_script");
   if (config.commands.enabled) names.push("run_skill_command");
   return names;
+}
+
+/** Whether an enabled tree node declares a script with `execution: server` (DESIGN §8: then `auto` offers run_script). */
+function declaresServerScript(catalog: Catalog, config: Config): boolean {
+  const filter = { skills: config.filters.enabled_skills, categories: config.filters.enabled_categories };
+  return catalog.skills.some((s) => s.kind === "tree-node" && isEnabled(s, filter) && (s.tree?.scripts.some((d) => d.execution === "server") ?? false));
 }

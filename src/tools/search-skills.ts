@@ -26,7 +26,11 @@ const Hit = z.object({
   excerpt: z.string().describe("About 160 characters around the best match"),
 });
 
-export const Output = z.object({ skills: z.array(Hit) });
+export const Output = z.object({
+  skills: z.array(Hit),
+  search_mode: z.enum(["fts", "vector", "hybrid"]).optional().describe("Which search answered: fts (full text), vector (embeddings) or hybrid (both, fused)"),
+  fallback_reason: z.string().optional().describe("Why full text answered although vector or hybrid search is configured"),
+});
 
 /** Seed 000 `search_skills`: ranked skills for a natural-language query. */
 export const searchSkillsTool = defineTool({
@@ -40,7 +44,7 @@ export const searchSkillsTool = defineTool({
     "results are ranked by relevance (score 0-1) with a short excerpt. Then load the best one with load_skill (or skill).",
   handler: async ({ query, limit, category }, { deps }) => {
     const wanted = category?.trim().toLowerCase();
-    const hits = await deps.search.search(query, {
+    const { hits, mode, fallbackReason } = await deps.search.query(query, {
       limit: limit ?? deps.config.search.limit,
       threshold: deps.config.search.threshold,
       accept: (s) => isEnabled(s, deps.filter) && (wanted === undefined || wanted === "" || s.category === wanted),
@@ -55,7 +59,7 @@ export const searchSkillsTool = defineTool({
       excerpt: excerptFor(skill, terms),
     }));
     deps.track("search", { tool: "search_skills", query, results: skills.length, top: skills[0]?.name ?? null });
-    return structuredResult({ skills });
+    return structuredResult({ skills, search_mode: mode, ...(fallbackReason ? { fallback_reason: fallbackReason } : {}) });
   },
 });
 

@@ -4,7 +4,7 @@ import { describeFilter, isEnabled } from "../catalog/filters.ts";
 import { closeNames } from "../catalog/suggest.ts";
 import type { Skill } from "../skills/skill.ts";
 import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
-import { READ_ONLY, type ToolDeps, defineTool } from "./definition.ts";
+import { READ_ONLY, type ToolContext, type ToolDeps, defineTool } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
 import { readInstructions, readSkillText } from "./skill-text.ts";
 
@@ -24,7 +24,7 @@ export const skillTool = defineTool({
   annotations: READ_ONLY,
   inputSchema: Input,
   description: (catalog, ctx) => {
-    const budget = ctx.deps.config.server.catalog_budget ?? (isClaudeCode(ctx.session.clientName()) ? CLAUDE_CODE_BUDGET : DEFAULT_BUDGET);
+    const budget = ctx.deps.config.server.catalog_budget ?? defaultBudget(ctx);
     // Tree nodes are routed by get_skill when it is offered; listing _root and _index nodes here would be noise.
     const routed = ctx.hasTool?.("get_skill") ?? false;
     return renderSkillToolDescription(enabledSkills(catalog, ctx.deps).filter((s) => !routed || s.kind !== "tree-node"), {
@@ -53,6 +53,19 @@ export const skillTool = defineTool({
     return textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);
   },
 });
+
+/**
+ * 2,000 characters for Claude Code (it cuts descriptions at 2,048); else 6,000,
+ * less when the other tools leave less room under the tools/list budget (never under 2,000).
+ */
+function defaultBudget(ctx: ToolContext): number {
+  if (isClaudeCode(ctx.session.clientName())) return CLAUDE_CODE_BUDGET;
+  const room = ctx.room === undefined ? DEFAULT_BUDGET : ctx.room - SKILL_TOOL_OVERHEAD;
+  return Math.max(CLAUDE_CODE_BUDGET, Math.min(DEFAULT_BUDGET, room));
+}
+
+/** The skill tool's definition besides its description (name, title, schema, annotations), in bytes. */
+const SKILL_TOOL_OVERHEAD = 600;
 
 export function isClaudeCode(clientName: string | undefined): boolean {
   return clientName !== undefined && /claude[\s_-]?code/i.test(clientName);

@@ -1,0 +1,94 @@
+import { lstatSync, realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { isInside } from "../util/safe-path.ts";
+
+/**
+ * Checks on what run_skill_command is asked to run: the command must be a
+ * bare allow-listed name, and arguments that are file paths must stay inside
+ * the skill's folder. Pure apart from `realpath`/`exists`, which are injectable.
+ */
+
+export type ArgCheck = { ok: true } | { ok: false; reason: string };
+
+/**
+ * A bare command name ("python", "ls"), or why not.
+ *
+ * Security: the allow-list holds names, so anything that is a path —
+ * "/bin/sh", "./x", "../x", "bin/x", "C:\\x" — is refused before the list is
+ * consulted: otherwise "./python" (a file the skill ships) or "/tmp/ls" would
+ * pass for an allowed name.
+ */
+export function checkCommandName(command: string): ArgCheck {
+  if (command.includes("\0")) return { ok: false, reason: "contains a NUL byte" };
+  if (command.trim() !== command || command === "") return { ok: false, reason: "must be a bare command name without spaces around it" };
+  if (/[\\/]/.test(command) || /^[A-Za-z]:/.test(command)) return { ok: false, reason: "is a path; give a bare command name from the allow-list (e.g. python, ls)" };
+  if (command === "." || command === "..") return { ok: false, reason: "is not a command name" };
+  return { ok: true };
+}
+
+export interface PathCheckIo {
+  realpath?: (path: string) => string;
+  /** Whether the path exists; default lstat, so a dangling symlink counts. */
+  exists?: (path: string) => boolean;
+}
+
+/**
+ * The first argument that reaches outside `skillDir`, or ok. What is checked
+ * (the command resolves its arguments against the skill's folder, its cwd):
+ * - every argument, and the value of `--option=value`;
+ * - absolute paths ("/etc/passwd", "C:\\x", "\\\\host\\share") are refused;
+ * - a ".." segment anywhere ("../x", "a/../../b") is refused, even when it would come back in;
+ * - an argument naming something that exists (or whose nearest existing parent exists) under
+ *   the skill's folder must resolve, symlinks followed, inside the skill's real folder.
+ * Not checked: text inside an argument (`python -c "open('/etc/x')"`), `-o/path` glued to a short
+ * option, or what an interpreter does at run time — allow-listing an interpreter trusts it.
+ */
+export function checkPathArgs(args: readonly string[], skillDir: string, io: PathCheckIo = {}): ArgCheck {
+  const realpath = io.realpath ?? realpathSync;
+  const exists = io.exists ?? lexists;
+  let base: string;
+  try {
+    base = realpath(skillDir);
+  } catch {
+    return { ok: false, reason: `the skill's folder ${skillDir} does not exist` };
+  }
+  for (const arg of args) {
+    // Security: a NUL byte would cut the argument short in the kernel's exec call.
+    if (arg.includes("\0")) return { ok: false, reason: `argument ${JSON.stringify(arg)} contains a NUL byte` };
+    const candidates = [arg];
+    const eq = arg.indexOf("=");
+    if (arg.startsWith("-") && eq > 0) candidates.push(arg.slice(eq + 1));
+    for (const candidate of candidates) {
+      if (arg.startsWith("-") && candidate === arg) continue;
+      const problem = pathProblem(candidate, skillDir, base, realpath, exists);
+      if (problem) return { ok: false, reason: `argument '${arg}' ${problem}` };
+    }
+  }
+  return { ok: true };
+}
+
+/** Whether the path itself exists, a dangling symlink included. */
+function lexists(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
+function pathProblem(text: string, skillDir: string, base: string, realpath: (p: string) => string, exists: (p: string) => boolean): string | undefined {
+  if (text === "") return undefined;
+  // Security: absolute paths (POSIX, Windows drive or UNC) ignore the working directory altogether.
+  if (text.startsWith("/") || text.startsWith("\\") || /^[A-Za-z]:/.test(text)) return "is an absolute path; only paths inside the skill's folder are allowed";
+  // Security: ".." climbs out of the skill's folder.
+  if (text.split(/[\\/]+/).includes("..")) return "contains '..'; only paths inside the skill's folder are allowed";
+  // Security: a symlink inside the folder may point anywhere; check the nearest existing part of the path.
+  const root = join(skillDir);
+  let probe = join(skillDir, text);
+  while (!exists(probe) && probe !== root && dirname(probe) !== probe) probe = dirname(probe);
+  let real: string;
+  try {
+    real = realpath(probe);
+  } catch {
+    // Security: it exists (lstat) but does not resolve: a dangling symlink, which a write would follow anywhere.
+    return "is a symlink that leads nowhere inside the skill's folder";
+  }
+  if (!isInside(base, real)) return "resolves (through a symlink) outside the skill's folder";
+  return undefined;
+}

@@ -1,0 +1,40 @@
+import type { Config } from "../config/schema.ts";
+import { withoutSecrets } from "../util/secret-env.ts";
+
+/**
+ * The environment of a script or command: the server's environment without
+ * its secrets, plus the script's arguments as SKILL_ARG_<NAME> variables.
+ */
+
+/** The secrets a configuration holds: names from `secrets`, values of the tokens and of every `*api_key`. */
+export function configSecrets(config: Config): { names: readonly string[]; values: readonly (string | undefined)[] } {
+  const keys = Object.entries(config.embedding as Record<string, unknown>)
+    .filter(([key, value]) => key.endsWith("api_key") && typeof value === "string")
+    .map(([, value]) => value as string);
+  return { names: config.secrets, values: [config.git.token, config.server.token, ...keys] };
+}
+
+/** `config_path` → `SKILL_ARG_CONFIG_PATH`; characters outside [A-Z0-9_] become `_`. Pure. */
+export function argVariable(name: string): string {
+  return `SKILL_ARG_${name.toUpperCase().replace(/[^A-Z0-9_]/g, "_")}`;
+}
+
+/**
+ * The child's whole environment. `base` is the server's environment; `args`
+ * are passed as SKILL_ARG_* variables, `extra` (BUN_BE_BUN=1) last. Pure.
+ *
+ * Security: variables already named SKILL_ARG_* in the server's environment
+ * are dropped, so a script only ever sees the arguments of this call; the
+ * server's secrets are removed (util/secret-env.ts).
+ */
+export function childEnv(
+  base: Readonly<Record<string, string | undefined>>,
+  config: Config,
+  args: Readonly<Record<string, string>> = {},
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env = withoutSecrets(base, configSecrets(config));
+  for (const name of Object.keys(env)) if (name.toUpperCase().startsWith("SKILL_ARG_")) delete env[name];
+  for (const [name, value] of Object.entries(args)) env[argVariable(name)] = value;
+  return Object.assign(env, extra);
+}

@@ -1,0 +1,46 @@
+import { type ProcessResult, type RunSpec, type SpawnFn, DEFAULT_GRACE_MS, defaultSpawn, runProcess } from "./process.ts";
+import { type KillFn, RunningGroups, defaultKill } from "./process-group.ts";
+import { defaultWhich } from "./runners.ts";
+
+/**
+ * Everything run_script and run_skill_command need from the machine, with
+ * production defaults; tests replace parts (environment, grace period, spawn).
+ */
+export interface ExecHost {
+  /** The server's environment, before secrets are removed. Default process.env. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The running executable (the skillhub binary; bun when running from source). Default process.execPath. */
+  execPath: string;
+  /** Working folder of run_script when no `cwd` is given and no project root applies. Default process.cwd(). */
+  cwd: string;
+  spawn: SpawnFn;
+  kill: KillFn;
+  /** Clock for durations, in milliseconds. Default performance.now. */
+  now: () => number;
+  /** Milliseconds between SIGTERM and SIGKILL. Default 5,000. */
+  graceMs: number;
+  /** An executable's absolute path on a PATH, or null. */
+  which: (command: string, path: string | undefined) => string | null;
+  /** Groups running now; killed when the hub closes. */
+  groups: RunningGroups;
+}
+
+export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
+  return {
+    env: process.env,
+    execPath: process.execPath,
+    cwd: process.cwd(),
+    spawn: defaultSpawn,
+    kill: defaultKill,
+    now: () => performance.now(),
+    graceMs: DEFAULT_GRACE_MS,
+    which: defaultWhich,
+    groups: new RunningGroups(),
+    ...overrides,
+  };
+}
+
+/** runProcess with the host's spawn, kill, clock, grace period and group registry. */
+export function runOnHost(host: ExecHost, spec: RunSpec): Promise<ProcessResult> {
+  return runProcess(spec, { spawn: host.spawn, kill: host.kill, now: host.now, graceMs: host.graceMs, groups: host.groups });
+}

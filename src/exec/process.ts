@@ -1,0 +1,171 @@
+import { constants } from "node:os";
+import { SkillHubError, errnoCode, errorMessage } from "../util/errors.ts";
+import { type Captured, captureStream } from "./capture.ts";
+import { type KillFn, RunningGroups, defaultKill, signalGroup } from "./process-group.ts";
+
+/**
+ * One child process under full control (DESIGN §10): its own process group,
+ * no stdin, no shell, output capped while it streams, a timeout that ends the
+ * whole group (SIGTERM, then SIGKILL after a grace period), and nothing of the
+ * group left behind once the call returns. The server's event loop is never
+ * blocked: everything here is asynchronous.
+ */
+
+/** What the runner needs from a child (Bun.Subprocess has it). */
+export interface ChildProcess {
+  readonly pid: number;
+  readonly exited: Promise<number>;
+  readonly exitCode: number | null;
+  readonly signalCode: string | null;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+}
+
+export type SpawnFn = (argv: string[], options: { cwd: string; env: Record<string, string> }) => ChildProcess;
+
+/**
+ * Bun.spawn with an argv (never a shell), stdin closed, and `detached`: the
+ * child calls setsid() and leads a new process group, so the group can be
+ * signalled as one and it does not share the server's terminal signals.
+ */
+export const defaultSpawn: SpawnFn = (argv, options) =>
+  Bun.spawn(argv, { cwd: options.cwd, env: options.env, detached: true, stdin: "ignore", stdout: "pipe", stderr: "pipe" }) as unknown as ChildProcess;
+
+/** Exit code reported for a run that hit its timeout: 128 + SIGKILL, as seed 003 §8.4 shows. */
+export const TIMEOUT_EXIT_CODE = 137;
+
+/** Milliseconds between SIGTERM and SIGKILL (DESIGN §10). */
+export const DEFAULT_GRACE_MS = 5_000;
+/** How often a terminated group is checked for survivors, in milliseconds. */
+const POLL_MS = 25;
+/** How long output is still read once the group is gone (a writer that left the group with setsid), in milliseconds. */
+const DRAIN_MS = 1_000;
+
+export interface RunSpec {
+  /** Executable (absolute path) and its arguments; run without a shell. */
+  argv: string[];
+  cwd: string;
+  /** The child's whole environment (already cleaned). */
+  env: Record<string, string>;
+  /** Milliseconds before the group is terminated. */
+  timeoutMs: number;
+  /** Most bytes kept of stdout, and of stderr, each. */
+  maxOutputBytes: number;
+  /** The request's abort signal: a cancelled call ends the group too. */
+  signal?: AbortSignal;
+}
+
+export interface ProcessOptions {
+  spawn?: SpawnFn;
+  kill?: KillFn;
+  /** Clock for duration_ms, in milliseconds. Default performance.now. */
+  now?: () => number;
+  /** Milliseconds between SIGTERM and SIGKILL. Default 5,000. */
+  graceMs?: number;
+  /** Where the running group is registered while it runs (the hub kills them all when it closes). */
+  groups?: RunningGroups;
+}
+
+export interface ProcessResult {
+  /** The child's exit code; 128 + signal number when a signal ended it; 137 after a timeout. */
+  exitCode: number;
+  /** The signal that ended the child, if one did. */
+  signal?: string;
+  timedOut: boolean;
+  /** The request was cancelled before the child finished. */
+  aborted: boolean;
+  stdout: Captured;
+  stderr: Captured;
+  /** From spawn to the child's exit, in milliseconds. */
+  durationMs: number;
+}
+
+/** Run one child to completion under the rules above. Throws SkillHubError SPAWN_FAILED when it cannot start. */
+export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): Promise<ProcessResult> {
+  const spawn = options.spawn ?? defaultSpawn;
+  const kill = options.kill ?? defaultKill;
+  const now = options.now ?? (() => performance.now());
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const started = now();
+  let child: ChildProcess;
+  try {
+    child = spawn(spec.argv, { cwd: spec.cwd, env: spec.env });
+  } catch (error) {
+    throw new SkillHubError("SPAWN_FAILED", `cannot start ${spec.argv[0]}: ${errorMessage(error)}`, { cause: error, details: { errno: errnoCode(error) } });
+  }
+  const group = child.pid;
+  const groups = options.groups ?? new RunningGroups();
+  groups.add(group, kill);
+  const stdout = captureStream(child.stdout, spec.maxOutputBytes);
+  const stderr = captureStream(child.stderr, spec.maxOutputBytes);
+
+  let timedOut = false;
+  let aborted = false;
+  let termAt: number | undefined;
+  let killed = false;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const killNow = () => {
+    clearTimeout(killTimer);
+    if (killed) return;
+    killed = true;
+    signalGroup(group, "SIGKILL", kill);
+  };
+  /** SIGTERM to the whole group now, SIGKILL after the grace period (once). */
+  const terminate = () => {
+    if (termAt !== undefined) return;
+    termAt = Date.now();
+    // A group with no process left answers ESRCH: nothing to follow up.
+    if (!signalGroup(group, "SIGTERM", kill)) {
+      killed = true;
+      return;
+    }
+    killTimer = setTimeout(killNow, graceMs);
+  };
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    terminate();
+  }, spec.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    terminate();
+  };
+  spec.signal?.addEventListener("abort", onAbort, { once: true });
+  if (spec.signal?.aborted) onAbort();
+
+  await child.exited;
+  const durationMs = Math.max(0, Math.round(now() - started));
+  clearTimeout(timeout);
+  spec.signal?.removeEventListener("abort", onAbort);
+  // Security: the script is done; whatever it left running in its group (a `sleep &`, a server) goes too:
+  // SIGTERM, and SIGKILL for what is still there after the grace period, before the call returns. (A killed
+  // orphan stays a group member until PID 1 reaps it; where PID 1 never does, this waits the grace period.)
+  terminate();
+  while (!killed && signalGroup(group, 0, kill)) {
+    if (Date.now() >= (termAt ?? 0) + graceMs) killNow();
+    else await Bun.sleep(POLL_MS);
+  }
+  clearTimeout(killTimer);
+  groups.delete(group);
+
+  // The pipes close when the last writer dies; one that escaped the group (setsid) must not hold the call.
+  const drained = Promise.all([stdout.done, stderr.done]);
+  let drainTimer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    drainTimer = setTimeout(() => resolve("late"), DRAIN_MS);
+  });
+  if ((await Promise.race([drained, late])) === "late") {
+    stdout.stop();
+    stderr.stop();
+  }
+  clearTimeout(drainTimer);
+  const [out, err] = await drained;
+
+  const signal = child.signalCode ?? undefined;
+  const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (child.exitCode ?? 128 + signalNumber(signal));
+  return { exitCode, ...(signal ? { signal } : {}), timedOut, aborted, stdout: out, stderr: err, durationMs };
+}
+
+function signalNumber(name: string | undefined): number {
+  const n = name ? (constants.signals as Record<string, number>)[name] : undefined;
+  return n ?? 9;
+}

@@ -1,0 +1,99 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, isAbsolute } from "node:path";
+
+/**
+ * What runs a script (by extension, from `scripts.runners`) or a command
+ * (run_skill_command): always an absolute executable path and an argv, never
+ * a shell command line.
+ */
+
+/** The runner name that means "this very binary, acting as Bun" (DESIGN §10). */
+export const SELF_RUNNER = "skillhub";
+
+export interface RunnerHost {
+  /** The running executable: the skillhub binary, or bun when running from source. */
+  execPath: string;
+  /** An executable's absolute path on `PATH`, or null. Default: Bun.which over absolute PATH entries only. */
+  which?: (command: string, path: string | undefined) => string | null;
+}
+
+export interface Runner {
+  /** Absolute executable, then its fixed arguments; the script or the command's arguments follow. */
+  argv: string[];
+  /** Variables the runner needs (BUN_BE_BUN=1 for the self runner). */
+  env: Record<string, string>;
+  /** How the configuration names it, for messages. */
+  configured: string;
+}
+
+export type RunnerLookup = { ok: true; runner: Runner } | { ok: false; reason: "none" | "missing"; configured?: string; executable?: string };
+
+/**
+ * The runner for a script extension (".ts") from `scripts.runners`. The value
+ * is split on whitespace into an executable and fixed arguments ("npx tsx");
+ * `skillhub` is the running binary with BUN_BE_BUN=1, so .ts and .js need
+ * neither Node nor tsx (from source, execPath is bun itself, which runs them
+ * the same way). `--no-env-file`: a .env file in the working directory must
+ * not add variables behind the server's back.
+ */
+export function scriptRunner(extension: string, runners: Readonly<Record<string, string>>, host: RunnerHost, path: string | undefined): RunnerLookup {
+  const configured = (runners[extension] ?? runners[extension.toLowerCase()] ?? "").trim();
+  if (configured === "") return { ok: false, reason: "none" };
+  const [command = "", ...fixed] = configured.split(/\s+/);
+  if (command === SELF_RUNNER) {
+    return { ok: true, runner: { argv: [host.execPath, "--no-env-file", ...fixed], env: { BUN_BE_BUN: "1" }, configured } };
+  }
+  const executable = findExecutable(command, path, host.which);
+  if (!executable) return { ok: false, reason: "missing", configured, executable: command };
+  return { ok: true, runner: { argv: [executable, ...fixed], env: {}, configured } };
+}
+
+/**
+ * A command of run_skill_command → its argv prefix (seed 000 §3.5):
+ * `python`/`python3` run as `uv run python` when uv is on PATH (PEP 723
+ * inline dependencies), else as `python3`; any other name as itself.
+ */
+export function commandRunner(command: string, host: RunnerHost, path: string | undefined): RunnerLookup {
+  if (command === "python" || command === "python3") {
+    const uv = findExecutable("uv", path, host.which);
+    if (uv) return { ok: true, runner: { argv: [uv, "run", "python"], env: {}, configured: "uv run python" } };
+    const python = findExecutable("python3", path, host.which);
+    if (python) return { ok: true, runner: { argv: [python], env: {}, configured: "python3" } };
+    return { ok: false, reason: "missing", configured: command, executable: "uv or python3" };
+  }
+  const executable = findExecutable(command, path, host.which);
+  if (!executable) return { ok: false, reason: "missing", configured: command, executable: command };
+  return { ok: true, runner: { argv: [executable], env: {}, configured: command } };
+}
+
+/**
+ * An executable's absolute path. A name is looked up on `path`; a configured
+ * absolute path (an operator's choice in config.yaml) is taken as it is when
+ * it is an executable file.
+ */
+export function findExecutable(command: string, path: string | undefined, which: RunnerHost["which"] = defaultWhich): string | null {
+  if (command.includes("/") || command.includes("\\")) {
+    if (!isAbsolute(command)) return null;
+    try {
+      if (!statSync(command).isFile()) return null;
+      accessSync(command, constants.X_OK);
+      return command;
+    } catch {
+      return null;
+    }
+  }
+  return which(command, path);
+}
+
+/**
+ * Bun.which over the absolute entries of PATH only.
+ *
+ * Security: an empty or relative PATH entry ("", ".", "bin") would be looked
+ * up from the working directory, which is a skill's folder for
+ * run_skill_command: a skill could ship its own `cat`. Such entries are skipped.
+ */
+export function defaultWhich(command: string, path: string | undefined): string | null {
+  const entries = (path ?? "").split(delimiter).filter((entry) => entry !== "" && isAbsolute(entry));
+  if (entries.length === 0) return null;
+  return Bun.which(command, { PATH: entries.join(delimiter) });
+}

@@ -1,0 +1,201 @@
+import { statSync } from "node:fs";
+import { extname } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
+import { childEnv } from "../exec/env.ts";
+import { runOnHost } from "../exec/host.ts";
+import { scriptRunner } from "../exec/runners.ts";
+import { scriptOutcome } from "../exec/script-result.ts";
+import { resolveWorkingDir } from "../exec/working-dir.ts";
+import type { ScriptDecl } from "../skills/tree-node.ts";
+import { SkillHubError } from "../util/errors.ts";
+import { checkRelativePath } from "../util/safe-path.ts";
+import { locateFile } from "./asset-read.ts";
+import { defineTool } from "./definition.ts";
+import { errorResult, structuredResult } from "./results.ts";
+import { lookupSkillPath } from "./tree-lookup.ts";
+
+const Input = z
+  .object({
+    skill_path: z.string().trim().min(1, "skill_path cannot be empty").describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth'"),
+    file: z.string().min(1, "file cannot be empty").describe("Script path exactly as get_skill lists it in scripts or inherited_scripts, e.g. 'scripts/validate-auth-config.ts'"),
+    args: z
+      .record(z.string(), z.string())
+      .describe("The script's named arguments as get_skill lists them, e.g. {\"config_path\": \"./src/auth/config.ts\"}; {} when it takes none. Passed as SKILL_ARG_<NAME> environment variables"),
+    cwd: z.string().optional().describe("Working folder for the script, absolute or relative to the project root; it must exist. Default: the project root"),
+  })
+  .strict();
+
+const Output = z.object({
+  success: z.boolean().describe("true when the script exited with code 0 within its timeout"),
+  exit_code: z.number().int().describe("The script's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
+  stdout: z.string().describe("Standard output, at most scripts.max_output_bytes"),
+  stderr: z.string().describe("Standard error, at most scripts.max_output_bytes, followed by [skills-mcp] notes on truncation or timeout"),
+  duration_ms: z.number().int(),
+  script: z.string().describe("The script that ran"),
+});
+
+/** Seed 003 §8.4: run a script a tree node declares with `execution: server`, after its whole validation cascade. */
+export const runScriptTool = defineTool({
+  name: "run_script",
+  title: "Run Skill Script",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  inputSchema: Input,
+  outputSchema: Output,
+  description: () =>
+    "Run a script of a skill on the server and return its exit code and output. Only scripts that get_skill lists with " +
+    "execution 'server' can run here; scripts with execution 'claude' must be fetched with get_asset and run by you with bash. " +
+    "Pass the script's arguments by name in `args` (required ones must be given). The script runs without a shell, " +
+    "with no input, a timeout and an output cap; nothing it starts outlives it.",
+  handler: async ({ skill_path, file, args, cwd }, { deps, signal }) => {
+    const config = deps.config.scripts;
+    // Security: the global kill switch comes before anything else is looked at (seed 003 §12.2).
+    if (!config.enabled) {
+      return errorResult(
+        "SCRIPTS_DISABLED",
+        "Script execution is disabled on this server (scripts.enabled: false). Fetch the script with get_asset and run it yourself if appropriate.",
+      );
+    }
+    const found = await lookupSkillPath(skill_path, deps);
+    if (found.error) return found.error;
+    const skill = found.skill;
+    const checked = checkRelativePath(file);
+    if (!checked.ok) {
+      return errorResult("PATH_OUTSIDE_SKILL", `Script path '${file}' ${checked.reason}. Give the path exactly as get_skill lists it.`, { skill_path: skill.name, file });
+    }
+    const path = checked.path;
+    const catalog = deps.store.catalog;
+    // Security: only a file the skill's frontmatter declares as a script can run; a file merely present in the folder cannot.
+    const hit = skill.kind === "tree-node" ? findFileInChain(catalog, skill, path) : undefined;
+    if (hit?.kind !== "script") {
+      const declared = skill.kind === "tree-node" ? declaredScripts(chainFiles(catalog, skill)) : [];
+      const listing = declared.length > 0 ? `Declared scripts: ${declared.map((s) => `${s.file} (execution: ${s.execution})`).join(", ")}.` : "It declares no scripts.";
+      return errorResult("SCRIPT_NOT_DECLARED", `Script '${path}' not found for skill '${skill.name}'. ${listing} Only scripts declared in the skill's frontmatter can run.`, {
+        skill_path: skill.name,
+        file: path,
+        available: declared.map((s) => s.file),
+      });
+    }
+    const decl = hit.decl as ScriptDecl;
+    // Security: `execution: server` is the skill author's explicit opt-in to server-side execution.
+    if (decl.execution !== "server") {
+      return errorResult(
+        "SCRIPT_NOT_SERVER",
+        `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. Use get_asset to fetch its content and run it yourself with bash.`,
+        { skill_path: skill.name, file: path, execution: decl.execution },
+      );
+    }
+    const argCheck = checkArgs(decl, args);
+    if (argCheck) return argCheck(skill.name, path);
+    const extension = extname(path).toLowerCase();
+    const allowed = config.allowed_extensions.map((e) => (e.startsWith(".") ? e : `.${e}`).toLowerCase());
+    // Security: an operator's extension allow-list, whatever a skill declares.
+    if (!allowed.includes(extension)) {
+      return errorResult(
+        "EXTENSION_NOT_ALLOWED",
+        `Script '${path}' has the extension '${extension || "(none)"}', which this server does not run. Allowed extensions: ${allowed.join(", ")} (scripts.allowed_extensions).`,
+        { skill_path: skill.name, file: path, extension, allowed },
+      );
+    }
+    const owner = hit.owner;
+    const located = locateFile(owner, path);
+    if (!located.ok || !statSync(located.real, { throwIfNoEntry: false })?.isFile()) {
+      const code = located.ok ? "FILE_NOT_FOUND" : located.code;
+      const reason = located.ok ? `'${path}' is not a file` : located.reason;
+      const message =
+        code === "PATH_OUTSIDE_SKILL"
+          ? `Script '${path}' resolves outside the resource folder of '${owner.name}' and does not run.`
+          : `Script '${path}' is declared by '${owner.name}' but missing on disk (${reason}).`;
+      return errorResult(code, message, { skill_path: skill.name, file: path });
+    }
+    const host = deps.exec;
+    const runner = scriptRunner(extension, config.runners, host, host.env.PATH);
+    if (!runner.ok) {
+      const message =
+        runner.reason === "none"
+          ? `No runner is configured for '${extension}' scripts (scripts.runners). Fetch the script with get_asset and run it yourself.`
+          : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine ('${runner.executable}' is not on PATH).`;
+      return errorResult("NO_RUNNER", message, { skill_path: skill.name, file: path, extension });
+    }
+    const workDir = resolveWorkingDir(cwd, deps.projectRoot.dir ?? host.cwd);
+    if (!workDir.ok) return errorResult("INVALID_ARGUMENT", `${workDir.reason}. Give an existing folder as cwd, or leave it out to run in the project root.`, { cwd });
+    const maxBytes = config.max_output_bytes;
+    let result: Awaited<ReturnType<typeof runOnHost>>;
+    try {
+      result = await runOnHost(host, {
+        argv: [...runner.runner.argv, located.real],
+        cwd: workDir.dir,
+        env: childEnv(host.env, deps.config, withDefaults(decl, args), runner.runner.env),
+        timeoutMs: config.timeout_seconds * 1000,
+        maxOutputBytes: maxBytes,
+        signal,
+      });
+    } catch (error) {
+      if (!(error instanceof SkillHubError)) throw error;
+      return errorResult("NO_RUNNER", `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}.`, { skill_path: skill.name, file: path });
+    }
+    const outcome = scriptOutcome(result, maxBytes);
+    deps.track("script_executed", {
+      skill_path: skill.name,
+      file: path,
+      execution_mode: "server",
+      success: outcome.success,
+      exit_code: outcome.exit_code,
+      duration_ms: outcome.duration_ms,
+      args_provided: Object.keys(args),
+    });
+    return structuredResult({ ...outcome, script: path });
+  },
+});
+
+function declaredScripts(files: ReturnType<typeof chainFiles>): ScriptDecl[] {
+  return [...files.scripts, ...files.inheritedScripts].sort((a, b) => a.file.localeCompare(b.file));
+}
+
+type ArgRefusal = (skillPath: string, file: string) => CallToolResult;
+
+/**
+ * Seed 003's "required args present?" step: MISSING_ARGS lists every missing
+ * argument with its description. Then (not in the seed) arguments the script
+ * does not declare, or values with a NUL byte, are refused rather than
+ * silently dropped or mangled.
+ */
+function checkArgs(decl: ScriptDecl, args: Readonly<Record<string, string>>): ArgRefusal | undefined {
+  const missing = decl.args.filter((a) => a.required && a.default === undefined && !Object.hasOwn(args, a.name));
+  if (missing.length > 0) {
+    return (skillPath, file) =>
+      errorResult(
+        "MISSING_ARGS",
+        `Script '${file}' needs ${missing.length === 1 ? "this argument" : "these arguments"}: ${missing.map((a) => `${a.name} (${a.description || "no description"})`).join("; ")}. Pass ${missing.length === 1 ? "it" : "them"} by name in args.`,
+        { skill_path: skillPath, file, missing: missing.map((a) => ({ name: a.name, description: a.description })) },
+      );
+  }
+  const known = new Set(decl.args.map((a) => a.name));
+  const unknown = Object.keys(args).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    const accepted = decl.args.map((a) => a.name);
+    return (skillPath, file) =>
+      errorResult(
+        "INVALID_ARGUMENT",
+        `Script '${file}' does not declare ${unknown.map((n) => `'${n}'`).join(", ")}. ${accepted.length > 0 ? `It accepts: ${accepted.join(", ")}.` : "It takes no arguments: pass {}."}`,
+        { skill_path: skillPath, file, unknown, accepted },
+      );
+  }
+  // Security: an environment value cannot hold a NUL byte; refusing beats passing a cut value.
+  const withNul = Object.keys(args).filter((name) => args[name]?.includes("\0"));
+  if (withNul.length > 0) {
+    return (skillPath, file) => errorResult("INVALID_ARGUMENT", `Argument ${withNul.map((n) => `'${n}'`).join(", ")} contains a NUL byte.`, { skill_path: skillPath, file });
+  }
+  return undefined;
+}
+
+/** The given arguments, plus the defaults of optional ones left out. */
+function withDefaults(decl: ScriptDecl, args: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const a of decl.args) {
+    const value = Object.hasOwn(args, a.name) ? args[a.name] : a.default;
+    if (value !== undefined) out[a.name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { checkCommandName, checkPathArgs } from "../exec/command-args.ts";
+import { childEnv } from "../exec/env.ts";
+import { runOnHost } from "../exec/host.ts";
+import { commandRunner } from "../exec/runners.ts";
+import { SkillHubError } from "../util/errors.ts";
+import { defineTool } from "./definition.ts";
+import { errorResult, structuredResult } from "./results.ts";
+import { lookupSkill } from "./skill-lookup.ts";
+
+const Input = z
+  .object({
+    skill_name: z.string().trim().min(1, "skill_name cannot be empty").describe("Name of the skill whose folder the command runs in (from search_skills or load_skill)"),
+    command: z.string().min(1, "command cannot be empty").describe("A bare command name from the server's allow-list (ALLOWED_COMMANDS), e.g. 'python' or 'ls'; never a path"),
+    args: z
+      .array(z.string())
+      .optional()
+      .describe("Arguments, each passed as it is (no shell: no globbing, pipes or variables); file paths must stay inside the skill's folder"),
+  })
+  .strict();
+
+const Output = z.object({
+  stdout: z.string().describe("Standard output, at most EXEC_MAX_OUTPUT_BYTES"),
+  stderr: z.string().describe("Standard error, at most EXEC_MAX_OUTPUT_BYTES"),
+  exit_code: z.number().int().describe("The command's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
+  timeout: z.boolean().describe("true when the command was killed at EXEC_TIMEOUT_SECONDS"),
+  truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
+});
+
+/**
+ * Seed 000 §3.5: run an allow-listed command in a skill's folder. Offered
+ * only when enabled explicitly (--enable-commands / SKILLHUB_ENABLE_COMMANDS=1);
+ * src/tools/index.ts leaves it out otherwise.
+ */
+export const runSkillCommandTool = defineTool({
+  name: "run_skill_command",
+  title: "Run Command in Skill Folder",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  inputSchema: Input,
+  outputSchema: Output,
+  description: (_catalog, { deps }) =>
+    "Run an allow-listed command with the skill's folder as working directory and return its output " +
+    `(allowed: ${deps.config.commands.allowed.join(", ") || "none"}). python runs through 'uv run python' when uv is installed. ` +
+    "No shell; paths in arguments must stay inside the skill's folder. Prefer running a skill's scripts yourself from the " +
+    "path load_skill returns, so that their output lands in the user's project.",
+  handler: async ({ skill_name, command, args = [] }, { deps, signal }) => {
+    const config = deps.config.commands;
+    // Security: never offered unless enabled; a direct call on a server that did not enable it is refused too.
+    if (!config.enabled) {
+      return errorResult("COMMANDS_DISABLED", "run_skill_command is disabled on this server (start it with --enable-commands or SKILLHUB_ENABLE_COMMANDS=1).");
+    }
+    const found = await lookupSkill(skill_name, deps);
+    if (found.error) return found.error;
+    const skill = found.skill;
+    const name = checkCommandName(command);
+    if (!name.ok) {
+      return errorResult("COMMAND_NOT_ALLOWED", `Command '${command}' ${name.reason}. Allowed commands: ${config.allowed.join(", ") || "none"}.`, { command, allowed: config.allowed });
+    }
+    // Security: exact names only (ALLOWED_COMMANDS); "python3" is not "python".
+    if (!config.allowed.includes(command)) {
+      return errorResult(
+        "COMMAND_NOT_ALLOWED",
+        `Command '${command}' is not allowed on this server. Allowed commands: ${config.allowed.join(", ") || "none"} (ALLOWED_COMMANDS).`,
+        { command, allowed: config.allowed },
+      );
+    }
+    const dir = skill.kind === "tree-node" ? skill.tree?.resourceDir : skill.dir;
+    if (dir === undefined) {
+      return errorResult("FILE_NOT_FOUND", `Skill '${skill.name}' has no folder to run a command in (its resource folder ${skill.dir}/ does not exist).`, { skill: skill.name });
+    }
+    const paths = checkPathArgs(args, dir);
+    if (!paths.ok) {
+      return errorResult("PATH_OUTSIDE_SKILL", `${capitalise(paths.reason)}. Commands run in the skill's folder; give paths relative to it, without '..'.`, { skill: skill.name });
+    }
+    const host = deps.exec;
+    const runner = commandRunner(command, host, host.env.PATH);
+    if (!runner.ok) {
+      return errorResult("NO_RUNNER", `Command '${command}' is allowed but not installed on this machine ('${runner.executable}' is not on PATH).`, { command });
+    }
+    let result: Awaited<ReturnType<typeof runOnHost>>;
+    try {
+      result = await runOnHost(host, {
+        argv: [...runner.runner.argv, ...args],
+        cwd: dir,
+        env: childEnv(host.env, deps.config),
+        timeoutMs: config.timeout_seconds * 1000,
+        maxOutputBytes: config.max_output_bytes,
+        signal,
+      });
+    } catch (error) {
+      if (!(error instanceof SkillHubError)) throw error;
+      return errorResult("NO_RUNNER", `Command '${command}' could not start: ${error.message}.`, { command });
+    }
+    deps.track("script_executed", {
+      skill_path: skill.name,
+      file: command,
+      execution_mode: "command",
+      success: result.exitCode === 0 && !result.timedOut,
+      exit_code: result.exitCode,
+      duration_ms: result.durationMs,
+      args_provided: args,
+    });
+    return structuredResult({
+      stdout: result.stdout.text,
+      stderr: result.stderr.text,
+      exit_code: result.exitCode,
+      timeout: result.timedOut,
+      truncated: { stdout: result.stdout.truncated, stderr: result.stderr.truncated },
+    });
+  },
+});
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

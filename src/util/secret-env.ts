@@ -1,0 +1,38 @@
+/**
+ * Environment hygiene for every child process SkillHub starts (git, run_script,
+ * run_skill_command): the server's own secrets never reach a child.
+ */
+
+/** Variables that hold SkillHub's secrets (git token, HTTP bearer token, embedding API keys). */
+export const SERVER_SECRET_ENV: readonly string[] = ["GITHUB_TOKEN", "SKILLHUB_HTTP_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY", "EMBEDDING_API_KEY"];
+
+/** Secret values shorter than this are not matched by value (too likely to collide with ordinary values). */
+const MIN_SECRET_VALUE = 8;
+
+export interface SecretSpec {
+  /** Further variable names to drop (config `secrets` / SKILLHUB_SECRETS). */
+  names?: readonly string[];
+  /** Secret values the server holds (tokens, API keys from the config): any variable carrying one is dropped too. */
+  values?: readonly (string | undefined)[];
+}
+
+/**
+ * A copy of `env` without the server's secrets. Pure.
+ *
+ * Security: names are compared case-insensitively (Windows environments are),
+ * and a variable is also dropped when its value is one of the secrets the
+ * server holds, so a token copied under another name (GH_TOKEN, a config
+ * file's api_key exported by a wrapper) does not leak either.
+ */
+export function withoutSecrets(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): Record<string, string> {
+  const names = new Set([...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()).filter(Boolean));
+  const values = new Set((spec.values ?? []).filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_VALUE));
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (names.has(name.toUpperCase())) continue;
+    if (values.has(value)) continue;
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,71 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { binary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { writeNode } from "../helpers/tree.ts";
+
+afterAll(cleanupTemp);
+const bin = binary();
+const EXAMPLE = join(import.meta.dir, "..", "..", "skills-example");
+
+/** A tree node with a TypeScript and a JavaScript server script that report how they were run. */
+function world() {
+  const skills = tempDir("skillhub-e2e-scripts-");
+  const scripts = ["ts", "js"].flatMap((ext) => [
+    `  - file: scripts/probe.${ext}`,
+    `    description: Reports its runtime (${ext})`,
+    "    execution: server",
+    "    args:",
+    "      - name: who",
+    "        description: A name to echo",
+  ]);
+  writeNode(skills, "probe.md", { keywords: ["probe", "runtime"], extra: ["scripts:", ...scripts].join("\n") });
+  const probe = (typed: boolean) =>
+    [
+      typed ? "const who: string = process.env.SKILL_ARG_WHO ?? '';" : "const who = process.env.SKILL_ARG_WHO ?? '';",
+      "console.log(JSON.stringify({ who, bun: typeof Bun !== 'undefined', execPath: process.execPath, beBun: process.env.BUN_BE_BUN,",
+      "  node: Bun.which('node'), tsx: Bun.which('tsx'), token: process.env.GITHUB_TOKEN ?? null }));",
+    ].join("\n");
+  write(join(skills, "probe/scripts/probe.ts"), `${probe(true)}\n`);
+  write(join(skills, "probe/scripts/probe.js"), `${probe(false)}\n`);
+  // No PATH at all: neither Node nor tsx (nor bash) can be found; the binary runs TypeScript by itself.
+  const env = { PATH: tempDir("skillhub-empty-path-"), HOME: tempDir("skillhub-e2e-home-"), GITHUB_TOKEN: "ghp_e2e_secret_token" };
+  return { skills, env };
+}
+
+async function start(dirs: string[], env: Record<string, string>) {
+  const transport = new StdioClientTransport({ command: bin, args: [...dirs.flatMap((d) => ["--skills-dir", d]), "--no-watch"], env, cwd: env.HOME, stderr: "pipe" });
+  const client = new Client({ name: "e2e-scripts", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+describe("run_script through the compiled binary", () => {
+  test("a .ts and a .js script run with the skillhub binary itself (BUN_BE_BUN=1), without Node, tsx or the token", async () => {
+    const { skills, env } = world();
+    const client = await start([skills], env);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("run_script");
+    for (const ext of ["ts", "js"]) {
+      const result = (await client.callTool({ name: "run_script", arguments: { skill_path: "probe", file: `scripts/probe.${ext}`, args: { who: "Ada" } } })) as CallToolResult;
+      const content = result.structuredContent as { success: boolean; stdout: string; stderr: string };
+      expect(content.stderr).toBe("");
+      expect(content.success).toBe(true);
+      expect(JSON.parse(content.stdout)).toEqual({ who: "Ada", bun: true, execPath: bin, beBun: "1", node: null, tsx: null, token: null });
+    }
+    await client.close();
+  });
+
+  test("skills-example's backend/rest-endpoints script checks a route", async () => {
+    const { env } = world();
+    const client = await start([EXAMPLE], env);
+    const ok = (await client.callTool({ name: "run_script", arguments: { skill_path: "backend/rest-endpoints", file: "scripts/check-route.ts", args: { route: "/invoices/{id}" } } })) as CallToolResult;
+    expect(ok.structuredContent).toMatchObject({ success: true, exit_code: 0, stdout: "✓ GET /invoices/{id} follows the REST endpoint rules\n" });
+    const bad = (await client.callTool({ name: "run_script", arguments: { skill_path: "backend/rest-endpoints", file: "scripts/check-route.ts", args: { route: "/createInvoice", method: "post" } } })) as CallToolResult;
+    expect(bad.structuredContent).toMatchObject({ success: false, exit_code: 1 });
+    expect((bad.structuredContent as { stderr: string }).stderr).toContain("reads as a verb");
+    await client.close();
+  });
+});

@@ -1,0 +1,57 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { checkCommandName, checkPathArgs } from "../../src/exec/command-args.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+describe("checkCommandName: bare names only", () => {
+  test.each(["python", "ls", "uv", "grep", "node22", "python3.12"])("%s is a name", (name) => {
+    expect(checkCommandName(name)).toEqual({ ok: true });
+  });
+
+  test.each(["/bin/sh", "./python", "../x", "bin/ls", "..\\x", "C:\\Windows\\cmd.exe", "c:cmd", ".", "..", " ls", "ls\0", ""])("%p is refused", (name) => {
+    expect(checkCommandName(name).ok).toBe(false);
+  });
+});
+
+describe("checkPathArgs: paths stay inside the skill's folder", () => {
+  function skill() {
+    const root = tempDir("skillhub-args-");
+    const dir = join(root, "pdf");
+    write(join(dir, "extract.py"), "print(1)\n");
+    write(join(root, "secret.txt"), "secret\n");
+    mkdirSync(join(dir, "out"));
+    symlinkSync(join(root, "secret.txt"), join(dir, "leak.txt"));
+    symlinkSync(root, join(dir, "up"));
+    symlinkSync(join(root, "missing-target"), join(dir, "dangling"));
+    symlinkSync(join(dir, "extract.py"), join(dir, "alias.py"));
+    return dir;
+  }
+
+  test("plain arguments, relative paths inside, new files, options and inside symlinks pass", () => {
+    const dir = skill();
+    expect(checkPathArgs(["extract.py", "-v", "--format=json", "out/result.txt", "new/file.txt", ".", "alias.py", "^api$", "a b"], dir)).toEqual({ ok: true });
+  });
+
+  test.each([
+    [["/etc/passwd"], "is an absolute path"],
+    [["../secret.txt"], "contains '..'"],
+    [["out/../../secret.txt"], "contains '..'"],
+    [["..\\secret.txt"], "contains '..'"],
+    [["C:\\x"], "is an absolute path"],
+    [["--input=/etc/passwd"], "is an absolute path"],
+    [["--input=../x"], "contains '..'"],
+    [["leak.txt"], "outside the skill's folder"],
+    [["up/secret.txt"], "outside the skill's folder"],
+    [["up/new-file"], "outside the skill's folder"],
+    [["--out=leak.txt"], "outside the skill's folder"],
+    [["dangling"], "leads nowhere"],
+    [["a\0b"], "NUL"],
+  ])("%p is refused (%s)", (args, reason) => {
+    const result = checkPathArgs(args, skill());
+    expect(result.ok).toBe(false);
+    expect(result.ok ? "" : result.reason).toContain(reason);
+  });
+});

@@ -1,0 +1,116 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { decodeUtf8Prefix } from "../../src/exec/capture.ts";
+import { RunningGroups } from "../../src/exec/process-group.ts";
+import { TIMEOUT_EXIT_CODE, runProcess } from "../../src/exec/process.ts";
+import { SkillHubError } from "../../src/util/errors.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { survivors } from "../helpers/process.ts";
+
+afterAll(cleanupTemp);
+
+const BASH = Bun.which("bash") as string;
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+
+function spec(script: string, more: Partial<Parameters<typeof runProcess>[0]> = {}) {
+  const dir = tempDir("skillhub-exec-");
+  const file = write(join(dir, "s.sh"), script);
+  return { argv: [BASH, file], cwd: dir, env, timeoutMs: 10_000, maxOutputBytes: 1_048_576, ...more };
+}
+
+/** The pids a script printed as "pid <n>" lines. */
+const pidsIn = (text: string) => [...text.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
+
+describe("runProcess: one child under full control", () => {
+  test("exit code, both streams, duration; no shell between the argv and the child", async () => {
+    const result = await runProcess(spec('echo "out $1"; echo err >&2; exit 3', { argv: [BASH, "-c", 'echo "out $1"; echo err >&2; exit 3', "x", "a;b $(id)"] }));
+    expect(result).toMatchObject({ exitCode: 3, timedOut: false, aborted: false });
+    expect(result.stdout).toEqual({ text: "out a;b $(id)\n", truncated: false, totalBytes: 14 });
+    expect(result.stderr.text).toBe("err\n");
+    expect(result.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  test("stdin is closed: a reader gets end of file at once", async () => {
+    const result = await runProcess(spec("cat; echo done"));
+    expect(result.stdout.text).toBe("done\n");
+  });
+
+  test("a child ended by a signal reports 128 + its number", async () => {
+    const result = await runProcess(spec("kill -SEGV $$"));
+    expect(result.exitCode).toBe(128 + 11);
+    expect(result.signal).toBe("SIGSEGV");
+  });
+
+  test("timeout: SIGTERM to the whole group, a sleeping grandchild too; partial output kept; exit code 137", async () => {
+    const result = await runProcess(spec("sleep 30 &\necho pid $!\necho pid $$\necho partial >&2\nsleep 30\n", { timeoutMs: 400 }));
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBe(TIMEOUT_EXIT_CODE);
+    expect(result.stderr.text).toBe("partial\n");
+    const pids = pidsIn(result.stdout.text);
+    expect(pids).toHaveLength(2);
+    expect(await survivors(pids, 500)).toEqual([]);
+    expect(result.durationMs).toBeLessThan(3000);
+  });
+
+  test("a group that ignores SIGTERM gets SIGKILL after the grace period", async () => {
+    const started = Date.now();
+    const result = await runProcess(spec("trap '' TERM\nsleep 30 &\necho pid $!\necho pid $$\nwhile :; do sleep 0.05; done\n", { timeoutMs: 300 }), { graceMs: 400 });
+    expect(result.exitCode).toBe(TIMEOUT_EXIT_CODE);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(650);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(await survivors(pidsIn(result.stdout.text), 500)).toEqual([]);
+  });
+
+  test("nothing outlives a script that exits normally: its background processes are ended", async () => {
+    const result = await runProcess(spec("sleep 30 >/dev/null 2>&1 &\necho pid $!\nexit 0\n"), { graceMs: 400 });
+    expect(result.exitCode).toBe(0);
+    expect(await survivors(pidsIn(result.stdout.text), 500)).toEqual([]);
+  });
+
+  test("output is capped while streaming: 10 MB printed, the cap kept, the rest counted and dropped", async () => {
+    const result = await runProcess(spec("head -c 10485760 /dev/zero | tr '\\0' 'x'; echo tail >&2", { maxOutputBytes: 65_536 }));
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.text.length).toBe(65_536);
+    expect(result.stdout.truncated).toBe(true);
+    expect(result.stdout.totalBytes).toBe(10_485_760);
+    expect(result.stderr).toEqual({ text: "tail\n", truncated: false, totalBytes: 5 });
+  });
+
+  test("an aborted request ends the group", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const result = await runProcess(spec("echo pid $$\nsleep 30\n", { signal: controller.signal }));
+    expect(result.aborted).toBe(true);
+    expect(result.timedOut).toBe(false);
+    expect(result.exitCode).toBe(128 + 15);
+    expect(await survivors(pidsIn(result.stdout.text), 500)).toEqual([]);
+  });
+
+  test("running groups are registered until they end; killAll ends them (server shutdown)", async () => {
+    const groups = new RunningGroups();
+    const running = runProcess(spec("echo pid $$\nsleep 30\n"), { groups });
+    await Bun.sleep(150);
+    expect(groups.list()).toHaveLength(1);
+    expect(groups.killAll()).toBe(1);
+    const result = await running;
+    expect(result.exitCode).toBe(128 + 9);
+    expect(groups.list()).toEqual([]);
+  });
+
+  test("an executable that cannot start is a SPAWN_FAILED error", async () => {
+    const error = await runProcess({ ...spec("true"), argv: ["/nonexistent/runner"] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SkillHubError);
+    expect((error as SkillHubError).code).toBe("SPAWN_FAILED");
+  });
+});
+
+describe("decodeUtf8Prefix", () => {
+  test("a character cut by the cap is dropped whole", () => {
+    const bytes = new TextEncoder().encode("aé€😀");
+    expect(decodeUtf8Prefix(bytes)).toBe("aé€😀");
+    expect(decodeUtf8Prefix(bytes.subarray(0, 2))).toBe("a");
+    expect(decodeUtf8Prefix(bytes.subarray(0, 5))).toBe("aé");
+    expect(decodeUtf8Prefix(bytes.subarray(0, 9))).toBe("aé€");
+    expect(decodeUtf8Prefix(bytes.subarray(0, 10))).toBe("aé€😀");
+  });
+});

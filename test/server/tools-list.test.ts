@@ -1,0 +1,51 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers) await close();
+  closers = [];
+});
+
+async function listBytes(dir: string, clientName?: string) {
+  const session = await connect({ flags: { "skills-dir": [dir] }, clientName });
+  closers.push(session.close);
+  const { tools } = await session.client.listTools();
+  return { bytes: JSON.stringify({ tools }).length, tools };
+}
+
+describe("tools/list stays small whatever the catalog size", () => {
+  test("Agent Skills only: under 12 KB at 0, 50 and 2,000 skills, for any client", async () => {
+    for (const count of [0, 50, 2000]) {
+      const dir = tempDir();
+      for (let i = 0; i < count; i++) writeSkill(dir, `skill-${i}`, { description: `Does the task number ${i} for you, with a description of realistic length.` });
+      for (const client of [undefined, "claude-code"]) {
+        const { bytes, tools } = await listBytes(dir, client);
+        expect(bytes).toBeLessThan(12_000);
+        expect(tools.find((t) => t.name === "skill")?.description?.length ?? 0).toBeLessThanOrEqual(client ? 2000 : 6000);
+      }
+    }
+  });
+
+  test("with a skill tree the tree tools are added and the skill catalog shrinks to make room", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 500; i++) writeSkill(dir, `skill-${i}`);
+    write(join(dir, "team", "_root.md"), "---\nkeywords: [team]\ndescription: Team rules\n---\nBe kind.\n");
+    const { bytes, tools } = await listBytes(dir);
+    expect(tools.map((t) => t.name)).toContain("get_skill");
+    expect(bytes).toBeLessThan(16_000);
+  });
+
+  test("output schemas admit the error shape; integer bounds and descriptions are left out", async () => {
+    const { tools } = await listBytes(tempDir());
+    const search = tools.find((t) => t.name === "search_skills");
+    const json = JSON.stringify(search?.outputSchema);
+    expect(json).toContain('"required":["error"]');
+    expect(json).not.toContain("9007199254740991");
+    // "description" remains only as a field name, never as documentation.
+    expect(json).not.toContain('"description":"');
+  });
+});

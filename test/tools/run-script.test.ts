@@ -1,0 +1,270 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { type ConnectOptions, connect, eventually, textOf } from "../helpers/hub.ts";
+import { survivors } from "../helpers/process.ts";
+import { writeScriptTree } from "../helpers/scripts.ts";
+import { writeNode } from "../helpers/tree.ts";
+
+afterAll(cleanupTemp);
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers) await close();
+  closers = [];
+});
+
+async function open(dir = writeScriptTree(tempDir()), options: ConnectOptions = {}) {
+  const session = await connect({ ...options, flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all", ...options.env } });
+  closers.push(session.close);
+  const events: { type: string; data: Record<string, unknown> }[] = [];
+  session.hub.track = (type, data) => void events.push({ type, data });
+  await session.client.listTools();
+  const run = (file: string, args: Record<string, string> = {}, more: Record<string, unknown> = {}) =>
+    session.call("run_script", { skill_path: "tools/echo", file, args, ...more });
+  return { ...session, dir, events, run };
+}
+
+type Err = { error: { code: string; message: string; [k: string]: unknown } };
+const error = (r: { structuredContent?: unknown }) => (r.structuredContent as Err).error;
+
+describe("run_script: seed 003 §8.4's validation cascade, in its order", () => {
+  test("each refusal has its code, and an earlier check wins over a later one", async () => {
+    const { call, run, hub } = await open();
+    hub.config.scripts.enabled = false;
+    expect(error(await call("run_script", { skill_path: "nope", file: "../x", args: {} })).code).toBe("SCRIPTS_DISABLED");
+    hub.config.scripts.enabled = true;
+    expect(error(await call("run_script", { skill_path: "nope", file: "../x", args: {} })).code).toBe("SKILL_NOT_FOUND");
+    expect(error(await run("../x.sh")).code).toBe("PATH_OUTSIDE_SKILL");
+    expect(error(await run("/etc/passwd")).code).toBe("PATH_OUTSIDE_SKILL");
+    expect(error(await run("scripts/undeclared.sh")).code).toBe("SCRIPT_NOT_DECLARED");
+    expect(error(await run("scripts/local.sh")).code).toBe("SCRIPT_NOT_SERVER");
+    expect(error(await run("scripts/tool.rb")).code).toBe("MISSING_ARGS");
+    expect(error(await run("scripts/tool.rb", { name: "x" })).code).toBe("EXTENSION_NOT_ALLOWED");
+    expect(error(await run("scripts/gone.rb", { name: "x" })).code).toBe("EXTENSION_NOT_ALLOWED");
+    expect(error(await run("scripts/gone.sh", { name: "x" })).code).toBe("FILE_NOT_FOUND");
+    hub.config.scripts.allowed_extensions.push(".lua");
+    expect(error(await run("scripts/gone.lua")).code).toBe("FILE_NOT_FOUND");
+    expect(error(await run("scripts/run.lua")).code).toBe("NO_RUNNER");
+  });
+
+  test("the refusals' texts say what to do instead", async () => {
+    const { run, hub } = await open();
+    expect(error(await run("scripts/local.sh"))).toEqual({
+      code: "SCRIPT_NOT_SERVER",
+      message: "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Use get_asset to fetch its content and run it yourself with bash.",
+      skill_path: "tools/echo",
+      file: "scripts/local.sh",
+      execution: "claude",
+    });
+    const missing = await run("scripts/args.sh", { greeting: "hi" });
+    expect(missing.isError).toBe(true);
+    expect(error(missing)).toEqual({
+      code: "MISSING_ARGS",
+      message: "Script 'scripts/args.sh' needs this argument: name (Who to greet). Pass it by name in args.",
+      skill_path: "tools/echo",
+      file: "scripts/args.sh",
+      missing: [{ name: "name", description: "Who to greet" }],
+    });
+    expect(error(await run("scripts/tool.rb", { name: "x" })).message).toBe(
+      "Script 'scripts/tool.rb' has the extension '.rb', which this server does not run. Allowed extensions: .sh, .ts, .js, .py (scripts.allowed_extensions).",
+    );
+    const undeclared = error(await run("scripts/undeclared.sh"));
+    expect(undeclared.message).toStartWith("Script 'scripts/undeclared.sh' not found for skill 'tools/echo'. Declared scripts: scripts/args.js (execution: server),");
+    expect(undeclared.message).toContain("scripts/whoami.sh (execution: server)");
+    expect(undeclared.message).toEndWith("Only scripts declared in the skill's frontmatter can run.");
+    hub.config.scripts.enabled = false;
+    expect(textOf(await run("scripts/args.sh"))).toBe(
+      "SCRIPTS_DISABLED: Script execution is disabled on this server (scripts.enabled: false). Fetch the script with get_asset and run it yourself if appropriate.",
+    );
+    hub.config.scripts.enabled = true;
+    hub.config.scripts.allowed_extensions.push(".lua");
+    expect(error(await run("scripts/run.lua")).message).toBe("No runner is configured for '.lua' scripts (scripts.runners). Fetch the script with get_asset and run it yourself.");
+    hub.config.scripts.runners[".lua"] = "lua-not-installed-here";
+    expect(error(await run("scripts/run.lua")).message).toBe(
+      "The runner 'lua-not-installed-here' for '.lua' scripts is not installed on this machine ('lua-not-installed-here' is not on PATH).",
+    );
+  });
+
+  test("undeclared arguments are refused, listing the accepted ones; an Agent Skill declares no scripts; a disabled skill is refused", async () => {
+    const dir = writeScriptTree(tempDir());
+    writeSkill(dir, "pdf");
+    const { run, call } = await open(dir);
+    expect(error(await run("scripts/args.sh", { name: "a", nam: "typo" }))).toMatchObject({ code: "INVALID_ARGUMENT", message: "Script 'scripts/args.sh' does not declare 'nam'. It accepts: name, greeting." });
+    expect(error(await call("run_script", { skill_path: "pdf", file: "scripts/x.sh", args: {} }))).toMatchObject({ code: "SCRIPT_NOT_DECLARED", available: [] });
+    const filtered = await open(dir, { env: { SKILLHUB_ENABLED_SKILLS: "pdf" } });
+    expect(error(await filtered.run("scripts/args.sh", { name: "a" })).code).toBe("SKILL_DISABLED");
+  });
+  test("a declared script that is a symlink leading out of the resource folder does not run", async () => {
+    const dir = writeScriptTree(tempDir());
+    const outside = write(join(tempDir("skillhub-outside-"), "evil.sh"), "echo evil\n");
+    symlinkSync(outside, join(dir, "tools/echo/scripts/gone.sh"));
+    const { run } = await open(dir);
+    expect(error(await run("scripts/gone.sh", { name: "x" }))).toMatchObject({
+      code: "PATH_OUTSIDE_SKILL",
+      message: "Script 'scripts/gone.sh' resolves outside the resource folder of 'tools/echo' and does not run.",
+    });
+  });
+});
+
+describe("run_script: runners and arguments", () => {
+  test.each([
+    ["scripts/args.sh", "sh"],
+    ["scripts/args.py", "py"],
+    ["scripts/args.js", "js"],
+    ["scripts/args.ts", "ts"],
+  ])("%s receives its arguments as SKILL_ARG_*, defaults applied", async (file, tag) => {
+    const { run, events } = await open();
+    const result = await run(file, { name: "Ada" });
+    const content = result.structuredContent as Record<string, unknown>;
+    expect(content).toMatchObject({ success: true, exit_code: 0, stderr: "", script: file });
+    expect(Object.keys(content).sort()).toEqual(["duration_ms", "exit_code", "script", "stderr", "stdout", "success"]);
+    expect(String(content.stdout)).toStartWith(`${tag} name=Ada greeting=hello`);
+    if (tag === "ts") expect(String(content.stdout)).toContain("runtime=bun");
+    expect(typeof content.duration_ms).toBe("number");
+    expect(events).toEqual([
+      { type: "script_executed", data: { skill_path: "tools/echo", file, execution_mode: "server", success: true, exit_code: 0, duration_ms: content.duration_ms, args_provided: ["name"] } },
+    ]);
+  });
+
+  test("arguments are data, never code: quotes and $( ) reach the script verbatim", async () => {
+    const { run } = await open();
+    const result = await run("scripts/args.sh", { name: "$(touch /tmp/pwned); `id` 'x' \"y\"", greeting: "a;b" });
+    expect((result.structuredContent as { stdout: string }).stdout).toStartWith("sh name=$(touch /tmp/pwned); `id` 'x' \"y\" greeting=a;b");
+  });
+
+  test("an inherited script resolves up the chain and runs from its owner's folder", async () => {
+    const { run } = await open();
+    expect((await run("scripts/whoami.sh")).structuredContent).toMatchObject({ success: true, stdout: "root script in _root\n", script: "scripts/whoami.sh" });
+  });
+
+  test("cwd: default the project root (else the server's folder); relative to it; must be an existing folder", async () => {
+    const project = tempDir("skillhub-project-");
+    mkdirSync(join(project, "sub"));
+    const { run } = await open(undefined, { flags: {}, cwd: project, env: { SKILLHUB_PROJECT_DIR: project } });
+    expect(String((await run("scripts/args.sh", { name: "a" })).structuredContent?.stdout)).toContain(`cwd=${project}\n`);
+    expect(String((await run("scripts/args.sh", { name: "a" }, { cwd: "sub" })).structuredContent?.stdout)).toContain(`cwd=${join(project, "sub")}\n`);
+    const bad = await run("scripts/args.sh", { name: "a" }, { cwd: "missing" });
+    expect(error(bad)).toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: `cwd 'missing' (${join(project, "missing")}) does not exist. Give an existing folder as cwd, or leave it out to run in the project root.`,
+    });
+  });
+
+  test("a failing script is a result, not an error: success false with its exit code and stderr", async () => {
+    const dir = writeScriptTree(tempDir());
+    writeNode(dir, "fail.md", { keywords: ["fail"], extra: "scripts:\n  - file: scripts/fail.sh\n    description: fails\n    execution: server" });
+    write(join(dir, "fail/scripts/fail.sh"), "echo \"Error: Missing required field 'clientId'\" >&2\nexit 1\n");
+    const { call } = await open(dir);
+    const result = await call("run_script", { skill_path: "fail", file: "scripts/fail.sh", args: {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ success: false, exit_code: 1, stdout: "", stderr: "Error: Missing required field 'clientId'\n", script: "scripts/fail.sh" });
+  });
+
+  test("the server's secrets are not in the script's environment", async () => {
+    const secrets = { GITHUB_TOKEN: "ghp_secret1", SKILLHUB_HTTP_TOKEN: "http-secret2", OPENAI_API_KEY: "sk-secret3", GEMINI_API_KEY: "gem-secret4", EMBEDDING_API_KEY: "emb-secret5", TEAM_DB_PASSWORD: "db-secret6" };
+    const { run } = await open(undefined, { env: { SKILLHUB_SECRETS: "TEAM_DB_PASSWORD" }, hub: { exec: { env: { ...process.env, ...secrets, KEEP_ME: "visible" } } } });
+    const stdout = String((await run("scripts/env.sh")).structuredContent?.stdout);
+    expect(stdout).toContain("KEEP_ME=visible");
+    for (const [name, value] of Object.entries(secrets)) {
+      expect(stdout).not.toContain(name);
+      expect(stdout).not.toContain(value);
+    }
+  });
+});
+
+describe("run_script: process control", () => {
+  test("timeout: the script and its sleeping grandchild are gone; partial output and seed 003's timeout text; exit code 137", async () => {
+    const { run, hub, events } = await open(undefined, { hub: { exec: { graceMs: 1000 } } });
+    hub.config.scripts.timeout_seconds = 1;
+    const result = await run("scripts/slow.sh");
+    const content = result.structuredContent as { stdout: string; stderr: string; exit_code: number; success: boolean; duration_ms: number };
+    expect(content).toMatchObject({ success: false, exit_code: 137, stderr: "partial-err\n[skills-mcp] Script killed: timeout exceeded.", script: "scripts/slow.sh" });
+    const pids = [...content.stdout.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
+    expect(pids).toHaveLength(2);
+    expect(await survivors(pids, 500)).toEqual([]);
+    expect(content.duration_ms).toBeGreaterThanOrEqual(1000);
+    expect(events[0]?.data).toMatchObject({ success: false, exit_code: 137 });
+  });
+
+  test("10 MB of output: capped at max_output_bytes while streaming, with a note on stderr", async () => {
+    const { run, hub } = await open();
+    hub.config.scripts.max_output_bytes = 65_536;
+    const content = (await run("scripts/big.sh")).structuredContent as { stdout: string; stderr: string; success: boolean };
+    expect(content.success).toBe(true);
+    expect(content.stdout).toBe("x".repeat(65_536));
+    expect(content.stderr).toBe("[skills-mcp] stdout truncated at 65536 bytes (scripts.max_output_bytes).");
+  });
+
+  test("server memory stays flat: 100 MB streamed through it raise its peak RSS by far less than the output", async () => {
+    const { run, hub } = await open();
+    hub.config.scripts.max_output_bytes = 65_536;
+    await run("scripts/big.sh");
+    Bun.gc(true);
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 2);
+    const result = await run("scripts/big.sh", { mb: "100" });
+    clearInterval(sampler);
+    expect((result.structuredContent as { stdout: string }).stdout.length).toBe(65_536);
+    // Bun hands over each pipe read in a fresh buffer, so garbage exists until the GC runs: 0-20 MB of peak
+    // here, whatever the volume. Buffering the output would need the whole 100 MB.
+    expect(peak - before).toBeLessThan(40 * 1024 * 1024);
+  });
+
+  test("a server that closes mid-script ends the script's whole group", async () => {
+    const { run, hub } = await open();
+    const pending = run("scripts/slow.sh").catch(() => undefined);
+    await eventually(() => hub.exec.groups.list().length === 1);
+    const group = hub.exec.groups.list()[0] as number;
+    hub.close();
+    expect(await survivors([group], 1000)).toEqual([]);
+    await pending;
+  });
+
+  test("the server stays responsive: a skill call is not delayed by a running script", async () => {
+    const { run, call } = await open();
+    const started = Date.now();
+    const script = run("scripts/wait.sh");
+    await Bun.sleep(100);
+    const before = Date.now();
+    const skill = await call("skill", { name: "tools/echo" });
+    const routed = await call("get_skill", { context: "echo arguments" });
+    const listed = await call("list_skills", {});
+    const skillMs = Date.now() - before;
+    expect(skill.isError).toBeFalsy();
+    expect(routed.isError).toBeFalsy();
+    expect(listed.isError).toBeFalsy();
+    expect(skillMs).toBeLessThan(500);
+    const result = await script;
+    expect(result.structuredContent).toMatchObject({ success: true, stdout: "waited\n" });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+  });
+});
+
+describe("run_script in tools/list", () => {
+  const names = async (s: Awaited<ReturnType<typeof open>>) => (await s.client.listTools()).tools.map((t) => t.name);
+
+  test("auto: offered when scripts are enabled and an enabled tree node declares a server script", async () => {
+    const withServer = await open(undefined, { env: { SKILLHUB_TOOLS: "auto" } });
+    expect(await names(withServer)).toContain("run_script");
+    withServer.hub.config.scripts.enabled = false;
+    expect(await names(withServer)).not.toContain("run_script");
+    const claudeOnly = tempDir();
+    writeNode(claudeOnly, "a.md", { keywords: ["a"], extra: "scripts:\n  - file: s.sh\n    description: mine" });
+    expect(await names(await open(claudeOnly, { env: { SKILLHUB_TOOLS: "auto" } }))).not.toContain("run_script");
+    const filtered = await open(undefined, { env: { SKILLHUB_TOOLS: "auto", SKILLHUB_ENABLED_SKILLS: "tools/_index" } });
+    expect(await names(filtered)).not.toContain("run_script");
+  });
+
+  test("tree and all offer it (answering SCRIPTS_DISABLED when scripts are off); its schema describes every field", async () => {
+    const tree = await open(undefined, { env: { SKILLHUB_TOOLS: "tree" } });
+    const tool = (await tree.client.listTools()).tools.find((t) => t.name === "run_script");
+    expect(tool?.inputSchema.required).toEqual(["skill_path", "file", "args"]);
+    for (const field of ["skill_path", "file", "args", "cwd"]) expect((tool?.inputSchema.properties?.[field] as { description?: string }).description?.length).toBeGreaterThan(20);
+    expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(tool?.outputSchema).toBeDefined();
+  });
+});
