@@ -4,7 +4,8 @@
 set -eu
 want="${BUN_VERSION:?BUN_VERSION is not set}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-if command -v bun >/dev/null 2>&1 && [ "$(bun --version 2>/dev/null)" = "$want" ]; then
+# SKILLHUB_LOCAL_BUN=1 ignores a bun on PATH (to rehearse CI's clean machine on a developer's).
+if [ -z "${SKILLHUB_LOCAL_BUN:-}" ] && command -v bun >/dev/null 2>&1 && [ "$(bun --version 2>/dev/null)" = "$want" ]; then
   command -v bun
   exit 0
 fi
