@@ -56,6 +56,9 @@ Options (serve):
                          other address needs a token in SKILLHUB_HTTP_TOKEN
   --port N               HTTP port (default 8000; 0 picks a free one, logged to stderr)
   --stateless            HTTP without sessions: every POST is answered in JSON, no GET stream
+  --reindex              rebuild the persisted search index instead of loading it
+  --skip-auto-reindex    use the persisted search index as it is, even if skills changed
+  --enable-commands      offer run_skill_command (off by default; ALLOWED_COMMANDS applies)
 
 Skills are read from, in order: --skills-dir/SKILLS_DIR, <project>/.agents/skills,
 <project>/.agent/skills, ~/.agents/skills, ~/.agent/skills, <project>/.claude/skills,
@@ -63,6 +66,9 @@ Skills are read from, in order: --skills-dir/SKILLS_DIR, <project>/.agents/skill
 
 Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
+
+/** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
+const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync"]);
 
 const COMMANDS: Partial<Record<Command, CommandRun>> = {
   serve: runServe,
@@ -99,6 +105,12 @@ export async function run(argv: string[], env: Record<string, string | undefined
   if (args.options.version) {
     io.out(`${VERSION}\n`);
     return 0;
+  }
+  const stray = NO_POSITIONALS.has(args.command) ? args.positionals[0] : undefined;
+  if (stray !== undefined) {
+    const hint = args.command === "serve" || args.command === "list" || args.command === "doctor" ? ` (did you mean --skills-dir ${stray}?)` : "";
+    io.err(`skillhub: unexpected argument '${stray}' for ${args.command}${hint}\nRun 'skillhub --help' for usage.\n`);
+    return 2;
   }
   const command = COMMANDS[args.command];
   if (!command) {

@@ -13,7 +13,15 @@ export function treeParent(catalog: Catalog, skill: Skill): Skill | undefined {
   return found?.kind === "tree-node" && found.source === skill.source && found.tree?.path === parent ? found : undefined;
 }
 
-/** The node and its ancestors, root first (seed 003 §6.1), whatever `inherit` says. */
+/**
+ * The node and its ancestors, root first (seed 003 §6.1), whatever `inherit` says.
+ *
+ * Server filters (SKILLHUB_ENABLED_SKILLS / _CATEGORIES) are deliberately not
+ * applied here: an enabled node carries its ancestors' content and inherited
+ * assets and scripts even when those ancestors are disabled, because they are
+ * part of what the node means. The filter decides which nodes can be asked
+ * for and listed (tools check it on the node asked for), not what a node is.
+ */
 export function treeChain(catalog: Catalog, skill: Skill): Skill[] {
   const chain: Skill[] = [skill];
   const seen = new Set([skill.id]);

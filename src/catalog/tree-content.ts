@@ -29,7 +29,8 @@ export function renderTreeContent(sections: readonly ContentSection[]): string {
  * `inherit: false` only the node's own body, without header. An Agent Skill
  * gives its body. Reads the files now (the catalog keeps no bodies); an
  * unreadable ancestor is left out; an unreadable node throws (the caller
- * answers as for a skill that has just been deleted).
+ * answers as for a skill that has just been deleted). Ancestors disabled by
+ * the server filters are included: see treeChain.
  */
 export function resolveTreeContent(catalog: Catalog, skill: Skill, readText: (file: string) => string = (file) => readFileSync(file, "utf8")): string {
   const body = (s: Skill) => splitFrontmatter(readText(s.file)).body;

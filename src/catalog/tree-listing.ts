@@ -30,8 +30,9 @@ const byPath = (a: SkillTreeNode, b: SkillTreeNode) => (a.path < b.path ? -1 : a
 /**
  * The served tree nodes as one tree, optionally cut at `path` ("" / "_root" /
  * "root": everything; "ui": `ui/_index` and below, or everything under "ui/"
- * when it has no `_index.md`). Disabled nodes are left out and their enabled
- * descendants move up to the nearest enabled ancestor. Pure.
+ * when it has no `_index.md` or it is disabled). Disabled nodes are left out
+ * and their enabled descendants move up to the nearest enabled ancestor; a
+ * disabled node asked for by its own path is `disabled`. Pure.
  */
 export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => boolean, path = ""): SubtreeResult {
   const nodes = catalog.skills.filter((s) => s.kind === "tree-node" && s.tree);
@@ -76,13 +77,19 @@ export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => bool
     return { kind: "ok", tree: all.length === 1 && only?.path === ROOT_PATH ? only : container("root", "", all) };
   }
   const key = wanted.toLowerCase();
-  const exact = nodes.find((s) => s.key === key) ?? nodes.find((s) => s.key === `${key}/${INDEX_SEGMENT}`);
+  // Asking for a node by its own path ("api/auth", "api/_index"): that node, or SKILL_DISABLED.
+  const exact = nodes.find((s) => s.key === key);
   if (exact) {
-    if (!enabled(exact)) return { kind: "disabled", skill: exact };
     const [tree] = view(exact);
-    return tree ? { kind: "ok", tree } : { kind: "disabled", skill: exact };
+    return tree && enabled(exact) ? { kind: "ok", tree } : { kind: "disabled", skill: exact };
   }
-  // A folder without `_index.md`: its topmost nodes, under a container named after it.
+  // A folder ("api"): its `_index` node when enabled; otherwise, as for a folder without
+  // `_index.md`, its enabled nodes under a container named after it.
+  const index = nodes.find((s) => s.key === `${key}/${INDEX_SEGMENT}`);
+  if (index && enabled(index)) {
+    const [tree] = view(index);
+    if (tree) return { kind: "ok", tree };
+  }
   const under = nodes.filter((s) => s.key.startsWith(`${key}/`));
   const underIds = new Set(under.map((s) => s.id.toLowerCase()));
   const heads = under.filter((s) => {
@@ -90,6 +97,7 @@ export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => bool
     return parentId === undefined || !underIds.has(parentId);
   });
   const kids = heads.flatMap(view);
+  if (kids.length === 0 && index) return { kind: "disabled", skill: index };
   if (kids.length === 0) {
     return { kind: "not-found", top: [...new Set(nodes.filter((s) => enabled(s)).map((s) => (s.tree?.path ?? s.name).split("/")[0] as string))].sort() };
   }

@@ -16,8 +16,12 @@ export const runPrintConfig: CommandRun = async (ctx) => {
     return 2;
   }
   const launch = selfLaunch();
+  // The printed config starts the server the way this command was asked for.
+  for (const dir of (ctx.args.flags["skills-dir"] as string[] | undefined) ?? []) launch.args.push("--skills-dir", resolve(ctx.cwd, dir));
   const project = ctx.args.flags.project as string | undefined;
   if (project) launch.args.push("--project", resolve(ctx.cwd, project));
+  const tools = ctx.args.flags.tools as string | undefined;
+  if (tools) launch.args.push("--tools", tools);
   const url = ctx.args.options.http;
   const snippets = url ? httpSnippets(client as Client, url) : stdioSnippets(client as Client, launch);
   ctx.out(snippets.map((s) => `# ${s.where}\n${s.text}\n`).join("\n"));

@@ -25,7 +25,7 @@ export const runSync: CommandRun = async (ctx) => {
     }
     if (outcome.mode === "local") {
       ctx.out(
-        `No git repository is configured (set SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml).\nRescanned the local folders: ${outcome.skills_reindexed} skills.\n`,
+        `No git repository is configured (set SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
       );
       return 0;
     }
@@ -41,9 +41,13 @@ export const runSync: CommandRun = async (ctx) => {
       ctx.out(`${r.name.padEnd(width)}  ${commit}  ${state}${r.error ? "" : `  ${sources.get(r.name) ?? r.dir}`}\n`);
       for (const w of r.warnings) ctx.out(`${"".padEnd(width)}  warning: ${w}\n`);
     }
-    ctx.out(`${outcome.skills_reindexed} skills indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`);
+    ctx.out(`${skills(outcome.skills_reindexed)} indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`);
     return outcome.success ? 0 : 1;
   } finally {
     hub.close();
   }
 };
+
+function skills(count: number): string {
+  return `${count} skill${count === 1 ? "" : "s"}`;
+}

@@ -77,7 +77,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   let positionals = parsed.positionals;
   if (first !== undefined) {
     if (!(COMMANDS as readonly string[]).includes(first)) {
-      throw new ConfigError(`unknown command "${first}". Commands: ${COMMANDS.join(", ")}.`);
+      const folder = /[/\\.~]/.test(first) ? ` To serve a skills folder: skillhub --skills-dir ${first}` : "";
+      throw new ConfigError(`unknown command "${first}". Commands: ${COMMANDS.join(", ")}.${folder}`);
     }
     command = first as Command;
     positionals = rest;

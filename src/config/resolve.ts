@@ -37,6 +37,8 @@ interface Assignment {
   value: unknown;
   origin: string;
   secret?: boolean;
+  /** Set as a consequence of another key (settings.ts `implies`), not by the user. */
+  implied?: boolean;
 }
 
 /**
@@ -63,7 +65,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
     }
     assignments.push({ path: setting.key.split("."), value, origin, secret: setting.secret });
     for (const [key, implied] of Object.entries(setting.implies ?? {})) {
-      assignments.push({ path: key.split("."), value: implied, origin });
+      assignments.push({ path: key.split("."), value: implied, origin, implied: true });
     }
   }
 
@@ -89,12 +91,28 @@ export function resolveConfig(input: ResolveInput): Resolved {
   const origins = new Map<string, Assignment>();
   for (const a of assignments) {
     setDeep(raw, a.path, a.value);
-    origins.set(a.path.join("."), a);
+    const key = a.path.join(".");
+    if (!a.implied || !origins.has(key)) origins.set(key, a);
   }
+  impliedAnalytics(raw, assignments);
 
   const parsed = Config.safeParse(raw);
   if (!parsed.success) throw toConfigError(parsed.error, raw, origins);
   return { config: normalisePaths(parsed.data, input), warnings };
+}
+
+/**
+ * DESIGN §13: analytics is on when an endpoint or a file is configured, from
+ * any layer (a config file's analytics.file too, not only the environment).
+ * An `analytics.enabled` set explicitly anywhere, `false` included, wins.
+ */
+function impliedAnalytics(raw: Record<string, unknown>, assignments: readonly Assignment[]): void {
+  const analytics = raw.analytics;
+  if (!isPlainObject(analytics)) return;
+  const explicit = assignments.findLast((a) => !a.implied && a.path.join(".") === "analytics.enabled");
+  const set = (value: unknown) => typeof value === "string" && value.trim() !== "";
+  // The environment's implied `true` (ANALYTICS_ENDPOINT) does not override an explicit value from a file.
+  analytics.enabled = explicit ? explicit.value : set(analytics.endpoint) || set(analytics.file);
 }
 
 function normalisePaths(config: Config, input: ResolveInput): Config {

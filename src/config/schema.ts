@@ -56,7 +56,7 @@ export const ServerConfig = z
     /** Tool profile (auto, skill, hub, tree, sk, all) or a comma list of tool names. Default auto. */
     tools: z.string().min(1).default("auto"),
     /** Characters allowed for the skill tool's catalog; unset = 2,000 for Claude Code, else 6,000. */
-    catalog_budget: z.number().int().min(200).optional(),
+    catalog_budget: z.number().int().min(1200).optional(),
     /** Seconds to wait for the client's roots/list answer. Default 2. */
     roots_timeout_seconds: z.number().min(0).default(2),
   })
@@ -168,6 +168,11 @@ export const ScriptsConfig = z
     timeout_seconds: positiveInt.default(60),
     max_output_bytes: positiveInt.default(1_048_576),
     allowed_extensions: stringList.default([".sh", ".ts", ".js", ".py"]),
+    /**
+     * Run server scripts declared by skills in the project's own folders (.agents, .claude)?
+     * Off: a cloned repository could carry them. --skills-dir, global and team-repo skills run.
+     */
+    allow_project: z.boolean().default(false),
     runners: z.record(z.string(), z.string()).default({
       ".sh": "bash",
       ".ts": "skillhub",

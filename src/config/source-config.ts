@@ -12,6 +12,15 @@ import type { Config } from "./schema.ts";
  */
 export const SOURCE_CONFIG_SECTIONS: readonly string[] = ["matching", "refresh", "scripts", "assets", "analytics", "git"];
 
+/**
+ * Keys inside those sections that stay with the user too. Security: a synced
+ * repository's config.yaml must not replace the list of repositories synced
+ * (git.repos), their branch or credentials, nor choose where usage events go
+ * (analytics.file could name ~/.bashrc and append lines holding user queries;
+ * analytics.endpoint would send them to any server).
+ */
+export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = ["git.repos", "git.token", "git.branch", "analytics.file", "analytics.endpoint", "scripts.allow_project"];
+
 export const SOURCE_CONFIG_FILE = "config.yaml";
 
 /**
@@ -27,15 +36,34 @@ export function explicitSourceConfigFiles(config: Config, exists: (path: string)
     .filter((path) => exists(path));
 }
 
-/** Keep only the allowed sections of a skills folder's config.yaml; say what was dropped. Pure. */
+/** Keep only the allowed sections and keys of a skills folder's config.yaml; say what was dropped. Pure. */
 export function restrictSourceConfig(file: ConfigFile): { file: ConfigFile; warnings: string[] } {
   const data = file.data;
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return { file, warnings: [] };
+  if (!isMapping(data)) return { file, warnings: [] };
   const kept: Record<string, unknown> = {};
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(data)) {
-    if (SOURCE_CONFIG_SECTIONS.includes(key)) kept[key] = value;
-    else warnings.push(`${file.path}: key "${key}" ignored: a skills folder's config.yaml may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`);
+    if (!SOURCE_CONFIG_SECTIONS.includes(key)) {
+      warnings.push(`${file.path}: key "${key}" ignored: a skills folder's config.yaml may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`);
+      continue;
+    }
+    if (!isMapping(value)) {
+      // A wrong type is reported by the schema, naming the file.
+      kept[key] = value;
+      continue;
+    }
+    const section: Record<string, unknown> = {};
+    for (const [child, childValue] of Object.entries(value)) {
+      const dotted = `${key}.${child}`;
+      if (SOURCE_CONFIG_FORBIDDEN_KEYS.includes(dotted)) {
+        warnings.push(`${file.path}: key "${dotted}" ignored: a skills folder's config.yaml may not set ${SOURCE_CONFIG_FORBIDDEN_KEYS.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`);
+      } else section[child] = childValue;
+    }
+    kept[key] = section;
   }
   return { file: { path: file.path, data: kept }, warnings };
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -6,6 +6,8 @@ export type GitErrorCode =
   | "GIT_UNREACHABLE"
   | "GIT_BRANCH_NOT_FOUND"
   | "GIT_TIMEOUT"
+  /** Another SkillHub process held the copy's lock too long (reported, never thrown; see git-lock.ts). */
+  | "GIT_LOCKED"
   | "GIT_FAILED";
 
 /** A git sync failure. Messages never contain a credential (they are built from scrubbed text). */

@@ -3,6 +3,7 @@ import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { RepoAuth } from "./git-auth.ts";
 import { GitError, classifyFailure, gitMessage } from "./git-errors.ts";
+import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import type { GitRunner } from "./git-runner.ts";
 import type { RepoSpec } from "./git-url.ts";
 
@@ -89,8 +90,8 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<Re
 async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): Promise<RepoSyncResult> {
   const parent = dirname(target.dir);
   mkdirSync(parent, { recursive: true });
-  // Clone beside the final folder and rename: an interrupted clone never looks like a copy.
-  const temp = join(parent, `.${target.spec.slug}.clone-${process.pid}-${ctx.now()}`);
+  // Clone beside the final folder and rename: an interrupted clone never looks like a copy (git-leftovers.ts).
+  const temp = tempCloneDir(parent, target.spec.slug, ctx.now());
   ctx.progress(`cloning ${target.spec.url} (${target.branch}) into ${target.dir}`);
   try {
     await network(target, ctx, ["clone", "--quiet", "--depth", "1", "--branch", target.branch, "--single-branch", "--no-tags", "--", target.spec.url, temp]);
@@ -100,6 +101,7 @@ async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): 
     });
   } finally {
     await rm(temp, { recursive: true, force: true });
+    finishTempClone(temp);
   }
   const commit = await head(target, ctx);
   if (commit === null) throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} has no commit on ${target.branch}.`);

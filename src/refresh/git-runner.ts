@@ -1,27 +1,29 @@
-import { errnoCode } from "../util/errors.ts";
+import { tmpdir } from "node:os";
+import { type KillFn, RunningGroups, defaultKill } from "../exec/process-group.ts";
+import { type ProcessResult, type SpawnFn, defaultSpawn, runProcess } from "../exec/process.ts";
+import { SkillHubError, errnoCode } from "../util/errors.ts";
 import { withoutSecrets } from "../util/secret-env.ts";
 import type { GitConfigEntry } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
 import { scrub } from "./git-url.ts";
 
-/** What the runner needs from a child process (Bun.Subprocess has it). */
-export interface GitProcess {
-  exited: Promise<number>;
-  stdout: ReadableStream<Uint8Array>;
-  stderr: ReadableStream<Uint8Array>;
-  kill(signal?: number | NodeJS.Signals): void;
-}
+export type { SpawnFn } from "../exec/process.ts";
 
-export type SpawnFn = (cmd: string[], options: { cwd?: string; env: Record<string, string | undefined> }) => GitProcess;
+/** Most bytes kept of one git command's stdout (ls-files of a very large repository fits). */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 export interface GitRunnerOptions {
   /** Base environment of git children. Default process.env. */
   env?: Record<string, string | undefined>;
   /** The git executable. Default "git" (the one on PATH, so the user's SSH keys and credential helpers work). */
   git?: string;
-  /** Kill a git command after this many milliseconds. Default 120,000. */
+  /** End a git command (its whole process group) after this many milliseconds. Default 120,000. */
   timeoutMs?: number;
+  /** Milliseconds between SIGTERM and SIGKILL of a timed-out git's group. Default 1,000. */
+  graceMs?: number;
+  /** Starts git leading its own process group (exec/process.ts's defaultSpawn). */
   spawn?: SpawnFn;
+  kill?: KillFn;
 }
 
 export interface GitCall {
@@ -41,14 +43,18 @@ export interface GitOutput {
   timedOut: boolean;
 }
 
-/** Runs the system git with a clean, non-interactive environment and a timeout. */
+/**
+ * Runs the system git with a clean, non-interactive environment and a
+ * timeout. Each git leads its own process group (exec/process.ts), so a
+ * timeout or close() ends its helpers too (git-remote-https, ssh), and the
+ * pipes they hold open are drained for a moment only.
+ */
 export class GitRunner {
   private version?: Promise<number[] | undefined>;
-  private readonly spawn: SpawnFn;
+  private readonly groups = new RunningGroups();
+  private closed = false;
 
-  constructor(private readonly options: GitRunnerOptions = {}) {
-    this.spawn = options.spawn ?? ((cmd, o) => Bun.spawn(cmd, { cwd: o.cwd, env: o.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" }));
-  }
+  constructor(private readonly options: GitRunnerOptions = {}) {}
 
   /** `git --version` as numbers, or undefined when git cannot be run. Cached. */
   gitVersion(): Promise<number[] | undefined> {
@@ -57,6 +63,12 @@ export class GitRunner {
       () => undefined,
     );
     return this.version;
+  }
+
+  /** SIGKILL every git still running with its group, and refuse new commands (server shutdown). */
+  close(): void {
+    this.closed = true;
+    this.groups.killAll();
   }
 
   /** Run git; a non-zero exit is a result, not an exception. Throws GitError GIT_NOT_FOUND when git is missing. */
@@ -82,32 +94,41 @@ export class GitRunner {
   }
 
   private async exec(args: readonly string[], call: GitCall, extraEnv: Record<string, string> = {}): Promise<GitOutput> {
+    if (this.closed) throw new GitError("GIT_FAILED", "git sync stopped: SkillHub is shutting down.");
     // Security: SkillHub's secrets are none of git's business (the token reaches git only as scoped config).
     const env: Record<string, string | undefined> = withoutSecrets(this.options.env ?? process.env);
     // Never wait for a password on a terminal the server does not have; English messages to classify.
     Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "" }, extraEnv);
-    let child: GitProcess;
+    const git = this.options.git ?? "git";
+    let result: ProcessResult;
     try {
-      child = this.spawn([this.options.git ?? "git", ...args], { cwd: call.cwd, env });
+      result = await runProcess(
+        {
+          argv: [git, ...args],
+          // Not process.cwd(): the server's folder may be gone, and clone and --version need none.
+          cwd: call.cwd ?? tmpdir(),
+          env: defined(env),
+          timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? 120_000,
+          maxOutputBytes: MAX_OUTPUT_BYTES,
+        },
+        { spawn: this.options.spawn ?? defaultSpawn, kill: this.options.kill ?? defaultKill, graceMs: this.options.graceMs ?? 1_000, groups: this.groups },
+      );
     } catch (error) {
-      const code = errnoCode(error);
-      if (code === "ENOENT" || /not found/i.test(String(error))) {
+      const cause = error instanceof SkillHubError && error.code === "SPAWN_FAILED" ? (error.cause ?? error) : error;
+      if (errnoCode(cause) === "ENOENT" || /not found/i.test(String(cause))) {
         throw new GitError("GIT_NOT_FOUND", "the git executable was not found on PATH; install git (https://git-scm.com) to sync skill repositories.", { cause: error });
       }
-      throw new GitError("GIT_FAILED", `cannot run git: ${scrub(String(error), call.secrets ?? [])}`, { cause: error });
+      throw new GitError("GIT_FAILED", `cannot run git: ${scrub(String(cause), call.secrets ?? [])}`, { cause: error });
     }
-    let timedOut = false;
-    const timeout = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, call.timeoutMs ?? this.options.timeoutMs ?? 120_000);
-    try {
-      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-      return { code, stdout, stderr: scrub(stderr, call.secrets ?? []), timedOut };
-    } finally {
-      clearTimeout(timeout);
-    }
+    return { code: result.exitCode, stdout: result.stdout.text, stderr: scrub(result.stderr.text, call.secrets ?? []), timedOut: result.timedOut };
   }
+}
+
+/** The environment without unset entries (a child's environment holds strings only). */
+function defined(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
 }
 
 function atLeast(version: number[], wanted: number[]): boolean {

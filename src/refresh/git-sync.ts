@@ -5,6 +5,8 @@ import { ConfigError, errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { type RepoAuth, repoAuth } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
+import { removeLeftoverClones } from "./git-leftovers.ts";
+import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
 import { type RepoState, type RepoTarget, readState, syncRepo } from "./git-repo.ts";
 import { GitRunner, type GitRunnerOptions } from "./git-runner.ts";
 import { parseRepo } from "./git-url.ts";
@@ -20,8 +22,13 @@ export interface GitSyncOptions {
   logger: Logger;
   /** Milliseconds between background syncs; 0 = none. */
   intervalMs: number;
-  /** Start-up waits this long for the first sync, then serves what is on disk. Default 30,000. */
+  /**
+   * Start-up waits this long for the first sync, then serves the local folders and any existing copy;
+   * the sync goes on and its end rescans. Default 3,000.
+   */
   startupWaitMs?: number;
+  /** A copy another SkillHub is syncing is waited for this long, then skipped (GIT_LOCKED). Default 5,000. */
+  lockWaitMs?: number;
   /** Network commands are killed after this long. Default 120,000. */
   timeoutMs?: number;
   /** Progress lines (cloning…, fetching…). Default: logger.debug. */
@@ -75,6 +82,7 @@ export class GitSync {
   private readonly failing = new Set<string>();
   private running?: Promise<SyncOutcome>;
   private timer: unknown;
+  private leftoversRemoved = false;
   private lastSync: string | null = null;
   private readonly now: () => number;
 
@@ -151,7 +159,7 @@ export class GitSync {
   async initialize(): Promise<void> {
     const sync = this.refresh("startup");
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const wait = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), this.options.startupWaitMs ?? 30_000)));
+    const wait = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), this.options.startupWaitMs ?? 3_000)));
     const first = await Promise.race([sync, wait]);
     clearTimeout(timer);
     if (first === "late") this.options.logger.warn("git sync is taking long; serving the local copies until it ends.");
@@ -169,6 +177,12 @@ export class GitSync {
     this.timer = undefined;
   }
 
+  /** Server shutdown: no more syncs, and every git still running is ended with its helpers (its process group). */
+  close(): void {
+    this.stop();
+    this.git.close();
+  }
+
   /** Sync every repository now. A call while one runs returns `{ success: false, busy: true }` at once. */
   refresh(reason: string): Promise<SyncOutcome> {
     if (this.running) {
@@ -180,6 +194,10 @@ export class GitSync {
   }
 
   private async run(reason: string): Promise<SyncOutcome> {
+    if (!this.leftoversRemoved) {
+      this.leftoversRemoved = true;
+      await removeLeftoverClones(join(this.options.home, "repos"), { now: this.now, logger: this.options.logger });
+    }
     const repos = await Promise.all(this.targets.map((t) => this.syncOne(t, reason)));
     const success = repos.every((r) => r.success);
     if (success) this.lastSync = new Date(this.now()).toISOString();
@@ -197,18 +215,28 @@ export class GitSync {
   private async syncOne(target: RepoTarget, reason: string): Promise<RepoReport> {
     const base = { name: target.label, url: target.spec.url, dir: target.dir };
     const log = this.options.logger;
+    const timeoutMs = this.options.timeoutMs ?? 120_000;
+    let release: (() => void) | undefined;
     try {
+      // Several SkillHub processes (one per MCP client) share the copies: one sync of a copy at a time.
+      const lock = await lockCopy(target.dir, { waitMs: this.options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, staleMs: Math.max(5 * 60_000, 2 * timeoutMs + 60_000) });
+      release = lock.release;
+      if (!lock.release) {
+        const message = `another SkillHub${lock.heldBy ? ` (pid ${lock.heldBy})` : ""} is syncing ${target.dir}; skipped this time: call refresh_skills again in a moment.`;
+        log.info(`repo ${target.label}: ${message}`);
+        return { ...base, success: false, changed: false, commit_hash: readState(target.dir)?.commit ?? null, files_changed: 0, error: { code: "GIT_LOCKED", message }, warnings: [] };
+      }
       const result = await syncRepo(target, {
         git: this.git,
         auth: this.auth.get(target.spec.slug) ?? { config: [], secrets: [] },
         now: this.now,
         progress: this.options.progress ?? ((line) => log.debug(line)),
-        timeoutMs: this.options.timeoutMs ?? 120_000,
+        timeoutMs,
       });
       for (const w of result.warnings) log.warn(`repo ${target.label}: ${w}`);
       const short = result.commit.slice(0, 7);
       if (result.cloned) log.info(`repo ${target.label}: cloned ${target.spec.url} at ${short} (${result.filesChanged} file${result.filesChanged === 1 ? "" : "s"}).`);
-      else if (result.changed) log.info(`repo ${target.label}: updated ${result.previous?.slice(0, 7)} → ${short}, ${result.filesChanged} files changed.`);
+      else if (result.changed) log.info(`repo ${target.label}: updated ${result.previous?.slice(0, 7)} → ${short}, ${result.filesChanged} file${result.filesChanged === 1 ? "" : "s"} changed.`);
       else if (this.failing.has(target.label)) log.info(`repo ${target.label}: reachable again, up to date at ${short}.`);
       else log.debug(`repo ${target.label}: up to date at ${short} (${reason}).`);
       this.failing.delete(target.label);
@@ -218,6 +246,8 @@ export class GitSync {
       this.reportFailure(target, failure, reason);
       const state = readState(target.dir);
       return { ...base, success: false, changed: false, commit_hash: state?.commit ?? null, files_changed: 0, error: { code: failure.code, message: failure.message }, warnings: [] };
+    } finally {
+      release?.();
     }
   }
 
@@ -231,8 +261,7 @@ export class GitSync {
       : "there is no local copy yet, so this repository's skills are unavailable until a sync succeeds";
     const line = `repo ${target.label}: ${error.message} ${capitalise(serving)}; ${next} (or call refresh_skills, or run \`skillhub sync\`).`;
     const auth = error.code === "GIT_AUTH_FAILED" || error.code === "GIT_BRANCH_NOT_FOUND" || error.code === "GIT_NOT_FOUND";
-    if (this.failing.has(target.label) && reason === "timer" && !auth) log(this.options.logger, "debug", line);
-    else log(this.options.logger, auth ? "error" : "warn", line);
+    this.options.logger[this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"](line);
     this.failing.add(target.label);
   }
 }
@@ -258,8 +287,4 @@ export function skillsDir(copy: string): string {
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function log(logger: Logger, level: "debug" | "warn" | "error", line: string): void {
-  logger[level](line);
 }

@@ -89,8 +89,9 @@ export class Refresher {
    * even if no watcher saw it. Rate-limited so misses cannot become a scan storm.
    */
   async refreshForMiss(minIntervalMs = 1000): Promise<boolean> {
+    // A scan under way may already have passed the new skill's folder: queue the follow-up and wait for it.
     if (this.running) {
-      await this.running;
+      await this.rescan("lookup miss");
       return true;
     }
     if (this.now() - this.lastScanEnd < minIntervalMs) return false;
@@ -110,7 +111,8 @@ export class Refresher {
     const started = this.now();
     let catalog: Catalog;
     try {
-      catalog = await this.options.scanner.scanAsync(this.options.sources(), this.options.limits);
+      // Only the timer may take the quick path; a watcher event, a refresh or a miss look at everything.
+      catalog = await this.options.scanner.scanAsync(this.options.sources(), { ...this.options.limits, quick: reason === "timer" });
     } catch (error) {
       // A bug in scanning must not take the server down; keep serving the last catalog.
       this.options.logger.error(`scan failed (${reason}): ${errorMessage(error)}`);

@@ -24,7 +24,7 @@ interface CachedParse {
   source?: Source;
 }
 
-/** Every Nth rescan is a full pass (see WalkLimits.quick); the others trust leaf skill folders. */
+/** Every Nth timer rescan is a full pass (see WalkLimits.quick); the others trust leaf skill folders. */
 export const FULL_PASS_EVERY = 10;
 
 interface CachedTreeParse {
@@ -91,9 +91,11 @@ export class Scanner {
     return this.finish(sources, scans);
   }
 
+  /** A quick pass only when asked (the rescan timer), and even then a full one every FULL_PASS_EVERY-th time. */
   private beginPass(limits: WalkLimits): WalkLimits {
     this.dirty = false;
-    return { ...limits, quick: this.passes++ % FULL_PASS_EVERY !== 0 };
+    const quick = limits.quick === true && ++this.passes % FULL_PASS_EVERY !== 0;
+    return { ...limits, quick };
   }
 
   private finish(sources: readonly Source[], scans: SourceScan[]): Catalog {

@@ -29,7 +29,7 @@ export interface IndexedDoc {
 
 /** Field weights: the name strongest, the body weakest (DESIGN §7.1); tuned on bench/eval. */
 export const BOOSTS: Record<keyof Omit<IndexedDoc, "id">, number> = {
-  name: 3,
+  name: 4,
   tags: 3,
   keywords: 3,
   category: 2,

@@ -15,7 +15,8 @@ export interface PersistedIndex {
   data: { index: unknown; hashes: Record<string, string> };
 }
 
-export type LoadResult = { ok: true; value: PersistedIndex } | { ok: false; missing: boolean; reason: string };
+/** `stale`: ours, from another SkillHub version — rebuilt without a warning. */
+export type LoadResult = { ok: true; value: PersistedIndex } | { ok: false; missing: boolean; stale?: boolean; reason: string };
 
 /**
  * Seed 000 §4.2's fingerprint: every served skill file's path, mtime and size,
@@ -42,7 +43,9 @@ export function loadIndexFile(path: string): LoadResult {
   try {
     const value = JSON.parse(text) as Partial<PersistedIndex>;
     if (value.format !== FORMAT) return { ok: false, missing: false, reason: `${path} is not a SkillHub search index` };
-    if (value.schema !== INDEX_SCHEMA_VERSION) return { ok: false, missing: false, reason: `${path} has index schema ${value.schema}, this version uses ${INDEX_SCHEMA_VERSION}` };
+    if (value.schema !== INDEX_SCHEMA_VERSION) {
+      return { ok: false, missing: false, stale: true, reason: `${path} has index schema ${value.schema}, this version uses ${INDEX_SCHEMA_VERSION}` };
+    }
     if (!value.data || typeof value.data !== "object" || typeof value.fingerprint !== "string") {
       return { ok: false, missing: false, reason: `${path} is incomplete` };
     }

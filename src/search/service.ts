@@ -136,6 +136,8 @@ export class SearchService {
           this.index = FullTextIndex.empty();
           origin = "built";
         }
+      } else if (loaded.stale) {
+        this.options.logger.info(`${loaded.reason}; rebuilding the search index.`);
       } else if (!loaded.missing) {
         this.options.logger.warn(`${loaded.reason}; ignoring it and rebuilding the search index.`);
       }

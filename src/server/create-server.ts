@@ -35,7 +35,10 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
       capabilities: { tools: { listChanged: true } },
-      instructions: serverInstructions(hub.tools().map((t) => t.name)),
+      instructions: serverInstructions(
+        hub.tools().map((t) => t.name),
+        hub.selection.kind === "auto" ? ["get_skill"] : [],
+      ),
     },
   );
   let initialized = false;

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
@@ -69,6 +69,8 @@ export class Hub implements ToolDeps {
   readonly exec: ExecHost;
   private root: ProjectRoot;
   private readonly scanner: Scanner;
+  /** Names already answered by an immediate rescan for this catalog generation. */
+  private probed = { generation: -1, names: new Set<string>() };
   private readonly options: HubOptions;
   private closed = false;
   private closing?: Promise<unknown>;
@@ -114,7 +116,10 @@ export class Hub implements ToolDeps {
     this.git?.onSynced((outcome) => {
       if (outcome.changed && !this.closed) void this.refresher.rescan("git sync");
     });
-    if (options.announceDiagnostics ?? true) this.store.onChange(({ previous, next }) => this.logNewDiagnostics(previous, next));
+    if (options.announceDiagnostics ?? true) {
+      this.store.onChange(({ previous, next }) => this.logNewDiagnostics(previous, next));
+      void this.refresher.ready.then(() => this.logFirstCatalog());
+    }
   }
 
   get catalog(): Catalog {
@@ -144,7 +149,9 @@ export class Hub implements ToolDeps {
   /** Start background scanning and indexing (servers). */
   start(): Promise<void> {
     this.analytics.publisher?.start();
-    // A reachable repository is synced before the first catalog (DESIGN §12).
+    // A reachable repository is synced before the first catalog (DESIGN §12), but a slow one is waited for
+    // 3 s at most (GitSync.initialize): then the local folders and any existing copy are served, and the
+    // sync's end rescans (onSynced above), which sends tools/list_changed.
     const scanned = this.startGit().then(() => (this.closed ? undefined : this.refresher.start()));
     // Index in the background only when search is offered: a skill-only server never pays for it.
     if (this.tools().some((t) => t.name === "search_skills")) void this.search.start(this.refresher.ready);
@@ -173,9 +180,14 @@ export class Hub implements ToolDeps {
     await this.ready;
     const found = this.store.catalog.get(name);
     if (found) return found;
-    // Created a moment ago and not yet seen by a watcher? A folder of that name settles it at once;
+    // Created a moment ago and not yet seen by a watcher? A folder of that name settles it with one
+    // immediate rescan (once per name and catalog, so a broken folder cannot cause a scan per call);
     // otherwise one rate-limited rescan.
-    const probable = this.sources().some((source) => folderMayHold(source.dir, name));
+    const catalog = this.store.catalog;
+    if (this.probed.generation !== catalog.generation) this.probed = { generation: catalog.generation, names: new Set() };
+    const key = name.trim().toLowerCase();
+    const probable = !this.probed.names.has(key) && this.sources().some((source) => hasSkillFolder(source.dir, name.trim()));
+    if (probable) this.probed.names.add(key);
     if (await this.refresher.refreshForMiss(probable ? 0 : 1000)) return this.store.catalog.get(name);
     return undefined;
   }
@@ -202,7 +214,8 @@ export class Hub implements ToolDeps {
 
   close(): void {
     this.closed = true;
-    this.git?.stop();
+    // Ends a clone or fetch still running, with its helpers (git-remote-https, ssh).
+    this.git?.close();
     this.closing ??= this.analytics.publisher?.close();
     this.refresher.stop();
     this.search.close();
@@ -272,12 +285,25 @@ export class Hub implements ToolDeps {
         this.logger.debug(formatDiagnostic(d));
       }
     }
-    const skipped = next.errorCount();
-    if (previous.generation === 0 || warnings > 0) {
-      this.logger.info(
-        `${next.skills.length} skills served from ${next.sources.filter((s) => s.exists).length} folders; ${skipped} skipped, ${warnings} new warnings${skipped + warnings > 0 ? " (`skillhub doctor` lists them)" : ""}.`,
-      );
+    if (previous.generation !== 0 && warnings > 0) this.logSummary(next, warnings);
+  }
+
+  /** After the first scan: what is served, and the explicit folders that do not exist (a typo, most often). */
+  private logFirstCatalog(): void {
+    const catalog = this.store.catalog;
+    this.logSummary(catalog, catalog.diagnostics.filter((d) => d.severity === "warning").length);
+    for (const source of catalog.sources) {
+      if (source.location === "explicit" && !source.exists) this.logger.warn(`skills folder ${source.dir} (--skills-dir / SKILLS_DIR) does not exist.`);
     }
+    if (catalog.skills.length === 0) this.logger.warn("no skills found; `skillhub doctor` shows which folders were searched.");
+  }
+
+  private logSummary(catalog: Catalog, warnings: number): void {
+    const skipped = catalog.errorCount();
+    const folders = catalog.sources.filter((s) => s.exists).length;
+    this.logger.info(
+      `${catalog.skills.length} skill${catalog.skills.length === 1 ? "" : "s"} served from ${folders} folder${folders === 1 ? "" : "s"}; ${skipped} skipped, ${warnings} warning${warnings === 1 ? "" : "s"}${skipped + warnings > 0 ? " (`skillhub doctor` lists them)" : ""}.`,
+    );
   }
 }
 
@@ -285,11 +311,11 @@ export class Hub implements ToolDeps {
 const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 
 /**
- * Whether `<dir>/<name>/SKILL.md` exists. Security: only a single plain
- * segment is ever joined (no separators, no "..", no NUL), and only to test
- * existence; the skill itself is still found through the rebuilt catalog.
+ * Whether `<dir>/<name>/SKILL.md` exists. Security: only a
+ * single plain segment is ever joined (no separators, no "..", no NUL), and
+ * only to stat it; the skill itself is still found through the rebuilt catalog.
  */
-function folderMayHold(dir: string, name: string): boolean {
+function hasSkillFolder(dir: string, name: string): boolean {
   if (!SAFE_SEGMENT.test(name) || name.includes("..")) return false;
-  return existsSync(join(dir, name, "SKILL.md"));
+  return statSync(join(dir, name, "SKILL.md"), { throwIfNoEntry: false })?.isFile() ?? false;
 }

@@ -22,6 +22,7 @@ export const DIAGNOSTIC_CODES = [
   "duplicate-name",
   "unreadable",
   "symlink-loop",
+  "symlink-outside",
   "depth-limit",
   "dir-limit",
   "missing-keywords",

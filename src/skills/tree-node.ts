@@ -57,6 +57,10 @@ export interface TreeNodeFields {
   priority: number;
   assets: AssetDecl[];
   scripts: ScriptDecl[];
+  /** Top-level `category`, else `metadata.skillhub.category`; lower-cased. Matched by SKILLHUB_ENABLED_CATEGORIES. */
+  category?: string;
+  /** Top-level `tags`, else `metadata.skillhub.tags`; lower-cased, de-duplicated. */
+  tags: string[];
   frontmatter: Record<string, unknown>;
   headings: string[];
   bodyLines: number;
@@ -105,6 +109,7 @@ export function parseTreeNode(file: string, text: string): TreeParse {
   const unsafe = (what: string, path: string, reason: string) =>
     diagnostics.push(diagnostic("unsafe-path", "warning", file, `${what} '${path}' ${reason}; ignored (paths are relative to the node's resource folder).`));
   const bodyLines = countLines(split.body);
+  const category = categoryOf(fm, warn);
   return {
     kind: "node",
     node: {
@@ -114,6 +119,8 @@ export function parseTreeNode(file: string, text: string): TreeParse {
       priority: priorityOf(fm.priority, warn),
       assets: entries(fm.assets, "assets", warn).flatMap((e) => assetOf(e, warn, unsafe)),
       scripts: entries(fm.scripts, "scripts", warn).flatMap((e) => scriptOf(e, warn, unsafe)),
+      ...(category === undefined ? {} : { category }),
+      tags: tagsOf(fm, warn),
       frontmatter: fm,
       headings: headingsOf(split.body),
       bodyLines,
@@ -150,6 +157,33 @@ function keywordList(value: unknown, warn: Warn): string[] {
     if (keyword !== "" && !out.includes(keyword)) out.push(keyword);
   }
   return out;
+}
+
+/** `metadata.skillhub`, the place Agent Skills keep category and tags (seed 000 §5.2). */
+function hubMetadata(fm: Record<string, unknown>): Record<string, unknown> {
+  const hub = (fm.metadata as { skillhub?: unknown } | null | undefined)?.skillhub;
+  return typeof hub === "object" && hub !== null && !Array.isArray(hub) ? (hub as Record<string, unknown>) : {};
+}
+
+/** A tree node's own `category:` wins over `metadata.skillhub.category` (the Agent-Skill spelling, accepted too). */
+function categoryOf(fm: Record<string, unknown>, warn: Warn): string | undefined {
+  const value = fm.category ?? hubMetadata(fm).category;
+  if (value === undefined || value === null) return undefined;
+  const text = scalar(value)?.trim().toLowerCase();
+  if (text === undefined) warn(`category must be a word, not ${JSON.stringify(value)}; ignored.`);
+  return text || undefined;
+}
+
+/** Top-level `tags`, else `metadata.skillhub.tags`: a list, or "a, b". */
+function tagsOf(fm: Record<string, unknown>, warn: Warn): string[] {
+  const value = fm.tags ?? hubMetadata(fm).tags;
+  if (value === undefined || value === null) return [];
+  const raw = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : undefined;
+  if (raw === undefined) {
+    warn(`tags must be a list of words, not ${JSON.stringify(value)}; ignored.`);
+    return [];
+  }
+  return [...new Set(raw.map((t) => scalar(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
 }
 
 function inheritFlag(value: unknown, warn: Warn): boolean {

@@ -56,6 +56,8 @@ export interface WalkFs {
 }
 
 type EntryKind = "dir" | "file" | "link";
+/** [path, real path, depth, inside a skill folder, real folder that links must stay in]. */
+type Frame = [string, string, number, boolean, string];
 interface DirListing {
   mtimeMs: number;
   entries: { name: string; kind: EntryKind }[];
@@ -99,10 +101,10 @@ export class Walker {
     result.exists = true;
     const visited = new Set<string>();
     let depthWarned = false;
-    // Depth-first with an explicit stack: [path, real path, depth, inside a skill folder].
-    const stack: [string, string, number, boolean][] = [[root, rootReal, 0, false]];
+    // Depth-first with an explicit stack: [path, real path, depth, inside a skill folder, confining real folder].
+    const stack: Frame[] = [[root, rootReal, 0, false, rootReal]];
     while (stack.length > 0) {
-      const [dir, real, depth, insideSkill] = stack.pop() as [string, string, number, boolean];
+      const [dir, real, depth, insideSkill, base] = stack.pop() as Frame;
       if (visited.has(real)) {
         if (dir !== root) result.diagnostics.push(diagnostic("symlink-loop", "warning", dir, `already scanned as ${real} (symlink loop or duplicate link); skipped.`));
         continue;
@@ -124,7 +126,7 @@ export class Walker {
         const stat = this.statFile(file, result);
         if (stat) result.skills.push({ dir, file, rel: toRel(root, file), size: stat.size, mtimeMs: stat.mtimeMs });
       }
-      const children: [string, string, number, boolean][] = [];
+      const children: Frame[] = [];
       for (const entry of listing.entries) {
         const path = childPath(dir, entry.name);
         if (entry.kind === "file") {
@@ -137,6 +139,8 @@ export class Walker {
         }
         if (SKIPPED_DIRS.has(entry.name)) continue;
         let childReal = `${real}/${entry.name}`;
+        // Inside a skill, links may not leave that skill's own folder.
+        let childBase = hasSkill ? real : base;
         if (entry.kind === "link") {
           // Installers (npx skills) link skill folders in; follow them, but by real path so loops end.
           try {
@@ -152,6 +156,14 @@ export class Walker {
             if (errnoCode(error) !== "ENOENT") this.noteUnreadable(result, path, error);
             continue;
           }
+          // Security: outside skills, a link is an installed skill or collection and may live anywhere
+          // (npx skills creates such links). Inside a skill, a link is followed only while it stays in
+          // that skill's folder, so a link to / in a skill cannot turn the scan loose on the whole disk.
+          if (!insideSkill && !hasSkill) childBase = childReal;
+          else if (!isWithin(childBase, childReal)) {
+            result.diagnostics.push(diagnostic("symlink-outside", "warning", path, `links to ${childReal}, outside its skill's folder ${childBase}; not followed.`));
+            continue;
+          }
         }
         if (depth + 1 > limits.maxDepth) {
           if (!depthWarned) {
@@ -162,10 +174,10 @@ export class Walker {
           }
           continue;
         }
-        children.push([path, childReal, depth + 1, insideSkill || hasSkill]);
+        children.push([path, childReal, depth + 1, insideSkill || hasSkill, childBase]);
       }
       // Reverse so that popping visits children in name order.
-      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as [string, string, number, boolean]);
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Frame);
     }
     return result;
   }
@@ -224,6 +236,10 @@ export class Walker {
     if (code === "ENOENT" || code === "ENOTDIR") return;
     result.diagnostics.push(diagnostic("unreadable", "warning", path, `cannot read (${code ?? errorMessage(error)}); skipped.`));
   }
+}
+
+function isWithin(parent: string, child: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
 
 /** `dir/name` without path.join's normalisation: both parts are already clean (hot path at 10,000 skills). */

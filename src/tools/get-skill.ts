@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
+import { describeFilter } from "../catalog/filters.ts";
 import { chainFiles } from "../catalog/tree-chain.ts";
 import { resolveTreeContent } from "../catalog/tree-content.ts";
 import { type Scored, roundScore } from "../search/keyword-matcher.ts";
@@ -10,7 +11,7 @@ import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import { errnoCode } from "../util/errors.ts";
 import { isServable } from "./asset-read.ts";
 import { READ_ONLY, defineTool } from "./definition.ts";
-import { structuredResult } from "./results.ts";
+import { errorResult, structuredResult } from "./results.ts";
 import { routeContext } from "./skill-routing.ts";
 
 const Input = z
@@ -71,6 +72,14 @@ export const getSkillTool = defineTool({
       deps.track("no_match", { context });
       const closest = routed.closest ? { closest: candidate(routed.closest) } : {};
       return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE, ...closest });
+    }
+    if (routed.kind === "disabled") {
+      deps.track("no_match", { context });
+      return errorResult(
+        "SKILL_DISABLED",
+        `Skill '${routed.skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}). Describe the task in words, or use list_skills to find an enabled skill.`,
+        { skill: routed.skill.name },
+      );
     }
     if (routed.kind === "ambiguous") {
       deps.track("ambiguous", { context, candidates: routed.candidates.map((c) => c.item.name) });

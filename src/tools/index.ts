@@ -92,7 +92,9 @@ export function selectTools(selection: ToolSelection, catalog: Catalog, config: 
 
 function autoNames(catalog: Catalog, config: Config): string[] {
   const names = [...AUTO_BASE];
-  if (catalog.skills.some((s) => s.kind === "tree-node")) names.push("get_skill", "get_asset");
+  const filter = { skills: config.filters.enabled_skills, categories: config.filters.enabled_categories };
+  // Only an enabled node can be asked for: a tree that the filters hide entirely gets no tree tools.
+  if (catalog.skills.some((s) => s.kind === "tree-node" && isEnabled(s, filter))) names.push("get_skill", "get_asset");
   if (config.analytics.enabled) names.push("report_usage");
   if (config.scripts.enabled && declaresServerScript(catalog, config)) names.push("run_script");
   if (config.commands.enabled) names.push("run_skill_command");
@@ -102,5 +104,11 @@ function autoNames(catalog: Catalog, config: Config): string[] {
 /** Whether an enabled tree node declares a script with `execution: server` (DESIGN §8: then `auto` offers run_script). */
 function declaresServerScript(catalog: Catalog, config: Config): boolean {
   const filter = { skills: config.filters.enabled_skills, categories: config.filters.enabled_categories };
-  return catalog.skills.some((s) => s.kind === "tree-node" && isEnabled(s, filter) && (s.tree?.scripts.some((d) => d.execution === "server") ?? false));
+  return catalog.skills.some(
+    (s) =>
+      s.kind === "tree-node" &&
+      isEnabled(s, filter) &&
+      (s.location !== "project" || config.scripts.allow_project) &&
+      (s.tree?.scripts.some((d) => d.execution === "server") ?? false),
+  );
 }

@@ -31,6 +31,9 @@ const Output = z.object({
 /** Seed 003 §8.6's message for local mode. */
 export const LOCAL_MESSAGE = "Reindexed from local directory (no git sync configured).";
 
+/** Seed 003 §9.5: a refresh while one runs returns `{ success: false }` at once; not an error, just "later". */
+export const BUSY_MESSAGE = "A refresh is already running; try again in a moment.";
+
 /** Seed 003 §8.6: force a git pull (when repositories are configured) and a rescan. */
 export const refreshSkillsTool = defineTool({
   name: "refresh_skills",
@@ -70,9 +73,8 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
     last_sync: outcome.last_sync,
   };
   if (outcome.busy) {
-    const message = "A refresh is already running; its result will be in the catalog in a moment. Call refresh_skills again later if needed.";
-    const data = { success: false, mode: "git", message, error: { code: "REFRESH_IN_PROGRESS", message } };
-    return { isError: true, content: [{ type: "text", text: `REFRESH_IN_PROGRESS: ${message}` }], structuredContent: data };
+    const data = { success: false, message: BUSY_MESSAGE };
+    return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
   }
   const repos = outcome.repos.map((r) => ({
     name: r.name,
@@ -94,7 +96,8 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
   const served = failed.every((r) => r.commit_hash)
     ? "The last synced copies are still served."
     : "A repository with no local copy yet adds no skills until a sync succeeds.";
-  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served} ${outcome.skills_reindexed} skills are indexed.`;
+  const count = outcome.skills_reindexed;
+  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served} ${count} skill${count === 1 ? " is" : "s are"} indexed.`;
   const first = failed[0]?.error ?? { code: "GIT_FAILED", message };
   const data = { ...base, message, repos, error: { code: first.code, message } };
   return { isError: true, content: [{ type: "text", text: `${first.code}: ${message}` }], structuredContent: data };

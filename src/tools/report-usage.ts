@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./definition.ts";
 import { structuredResult } from "./results.ts";
+import { lookupSkillPath } from "./tree-lookup.ts";
 
 const Input = z
   .object({
@@ -11,11 +12,11 @@ const Input = z
   .strict();
 
 const Output = z.object({
-  recorded: z.boolean().describe("Always true: the feedback was taken"),
+  recorded: z.boolean().describe("Always true: the feedback was taken (an unknown or disabled skill is an error instead)"),
   message: z.string(),
 });
 
-/** Seed 003 §8.5: feedback on a skill, tracked as `skill_feedback`. */
+/** Seed 003 §8.5: feedback on a skill of the catalog, tracked as `skill_feedback`. */
 export const reportUsageTool = defineTool({
   name: "report_usage",
   title: "Report Skill Usefulness",
@@ -25,9 +26,13 @@ export const reportUsageTool = defineTool({
   description: () =>
     "Report whether a skill you used was useful. Call it once after using a skill; when it was not useful, say in `comment` what was missing or wrong: the team uses this to improve its skills.",
   handler: async ({ skill_path, useful, comment }, { deps }) => {
+    // Only skills this server serves: feedback on a mistyped or invented path would pollute the stats and the warnings.
+    const found = await lookupSkillPath(skill_path, deps);
+    if (found.error) return found.error;
+    const path = found.skill.name;
     const note = comment?.trim() ? `: ${JSON.stringify(comment.trim().slice(0, 300))}` : "";
-    deps.logger.info(`feedback on ${JSON.stringify(skill_path)}: ${useful ? "useful" : "not useful"}${note}`);
-    deps.track("skill_feedback", { skill_path, useful, comment: comment?.trim() || null });
-    return structuredResult({ recorded: true, message: `Feedback recorded for ${skill_path}` });
+    deps.logger.info(`feedback on ${JSON.stringify(path)}: ${useful ? "useful" : "not useful"}${note}`);
+    deps.track("skill_feedback", { skill_path: path, useful, comment: comment?.trim() || null });
+    return structuredResult({ recorded: true, message: `Feedback recorded for ${path}` });
   },
 });

@@ -16,7 +16,6 @@ export type ErrorCode =
   | "MISSING_ARGS"
   | "EXECUTION_TIMEOUT"
   | "NO_RUNNER"
-  | "REFRESH_IN_PROGRESS"
   | "INVALID_ARGUMENT"
   | "INTERNAL_ERROR";
 

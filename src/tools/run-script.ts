@@ -86,6 +86,15 @@ export const runScriptTool = defineTool({
         { skill_path: skill.name, file: path, execution: decl.execution },
       );
     }
+    // Security: a repository the user merely opened could declare server scripts in its .agents/.claude
+    // folders; those run only when the user says so. Skills the user installed or syncs are trusted.
+    if (hit.owner.location === "project" && !config.allow_project) {
+      return errorResult(
+        "SCRIPTS_DISABLED",
+        `Script '${path}' belongs to '${hit.owner.name}' in this project's own skill folder, and server scripts from project folders do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Fetch it with get_asset and run it yourself if the user agrees.`,
+        { skill_path: skill.name, file: path, location: "project" },
+      );
+    }
     const argCheck = checkArgs(decl, args);
     if (argCheck) return argCheck(skill.name, path);
     const extension = extname(path).toLowerCase();

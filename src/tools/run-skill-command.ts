@@ -98,7 +98,8 @@ export const runSkillCommandTool = defineTool({
       success: result.exitCode === 0 && !result.timedOut,
       exit_code: result.exitCode,
       duration_ms: result.durationMs,
-      args_provided: args,
+      // Privacy: the count only; argument values can hold file names, queries or tokens (seed 002 records names only).
+      args_count: args.length,
     });
     return structuredResult({
       stdout: result.stdout.text,

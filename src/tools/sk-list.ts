@@ -34,6 +34,7 @@ export const skListTool = defineTool({
       }
     }
     const text = `${skills.length} skill${skills.length === 1 ? "" : "s"} matched${needle ? ` "${query}"` : ""}: ${skills.map((s) => s.meta.name).join(", ") || "none"}.`;
-    return structuredResult({ skills }, `${text}\n\n${JSON.stringify({ skills }, null, 2)}`);
+    // Seed 001: the text is a human-friendly summary; the structured payload carries the data.
+    return structuredResult({ skills }, text);
   },
 });

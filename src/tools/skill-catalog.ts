@@ -36,6 +36,8 @@ export interface CatalogListingOptions {
   usage?: ReadonlyMap<string, number>;
   /** Whether search_skills is offered, for the "…and N more" hint. */
   hasSearch: boolean;
+  /** Seed 004's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
+  location?: (skill: Skill) => "project" | "global";
 }
 
 /**
@@ -55,7 +57,10 @@ export function renderSkillToolDescription(skills: readonly Skill[], options: Ca
   const names = ordered.map(nameEntry);
   // Names only is the shortest full listing: when even that does not fit, skip the longer tries.
   if (joinedLength(names) <= room) {
-    const full = attempt(ordered.map((s) => entry(s, oneLine(s.description))));
+    const where = options.location ?? ((s: Skill) => (s.location === "project" ? "project" : "global"));
+  const entry = (skill: Skill, description: string) =>
+    `<skill>\n<name>${xml(skill.name)}</name>\n<description>${xml(description)}</description>\n<location>${where(skill)}</location>\n</skill>`;
+  const full = attempt(ordered.map((s) => entry(s, oneLine(s.description))));
     if (full) return full;
     for (const max of [240, 160, 100, 60, 30]) {
       const shortened = attempt(ordered.map((s) => entry(s, truncate(oneLine(s.description), max))));
@@ -77,10 +82,6 @@ export function renderSkillToolDescription(skills: readonly Skill[], options: Ca
     used += line.length + 1;
   }
   return fill([...lines, moreLine(ranked.length - lines.length, options.hasSearch)].join("\n"));
-}
-
-function entry(skill: Skill, description: string): string {
-  return `<skill>\n<name>${xml(skill.name)}</name>\n<description>${xml(description)}</description>\n<location>${skill.location}</location>\n</skill>`;
 }
 
 function nameEntry(skill: Skill): string {

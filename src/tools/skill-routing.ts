@@ -54,20 +54,28 @@ function scoreEntry(entry: RoutingEntry, tokens: string[]): Scored<Skill> {
     : { item: entry.skill, ...byKeywords };
 }
 
-export type Routed = MatchOutcome<Skill> | { kind: "direct"; skill: Skill };
+export type Routed = MatchOutcome<Skill> | { kind: "direct"; skill: Skill } | { kind: "disabled"; skill: Skill };
 
 /**
  * get_skill's routing over the enabled skills of a snapshot. A context that
  * is exactly a skill path or name ("ui/react/auth", as the ambiguous answer
- * invites) selects that skill directly.
+ * invites) selects that skill directly. When it names a disabled skill, the
+ * enabled ones are still routed to; only when none fits is the answer
+ * `disabled` (SKILL_DISABLED), so the model learns why, not just "no match".
  */
 export function routeContext(catalog: Catalog, context: string, filter: SkillFilter, matching: MatchingOptions): Routed {
-  const direct = catalog.get(context);
-  if (direct && isEnabled(direct, filter) && context.trim().toLowerCase() === direct.key) return { kind: "direct", skill: direct };
+  const found = catalog.get(context);
+  const direct = found && context.trim().toLowerCase() === found.key ? found : undefined;
+  if (direct && isEnabled(direct, filter)) return { kind: "direct", skill: direct };
   const tokens = tokenize(context);
-  if (tokens.length === 0) return { kind: "no_match" };
-  const scored = routingEntries(catalog)
-    .filter((e) => isEnabled(e.skill, filter))
-    .map((e) => scoreEntry(e, tokens));
-  return decideMatch(scored, matching);
+  const outcome: MatchOutcome<Skill> =
+    tokens.length === 0
+      ? { kind: "no_match" }
+      : decideMatch(
+          routingEntries(catalog)
+            .filter((e) => isEnabled(e.skill, filter))
+            .map((e) => scoreEntry(e, tokens)),
+          matching,
+        );
+  return outcome.kind === "no_match" && direct ? { kind: "disabled", skill: direct } : outcome;
 }

@@ -1,3 +1,4 @@
+import { sep } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter, isEnabled } from "../catalog/filters.ts";
@@ -31,12 +32,14 @@ export const skillTool = defineTool({
       budget,
       usage: ctx.deps.usage,
       hasSearch: ctx.hasTool?.("search_skills") ?? false,
+      location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
     });
   },
   handler: async ({ name }, ctx) => {
     const { deps } = ctx;
     const skill = await deps.findSkill(name);
-    if (!skill) return notFound(name, deps.store.catalog, deps);
+    const hasSearch = ctx.hasTool?.("search_skills") ?? false;
+    if (!skill) return notFound(name, deps.store.catalog, deps, hasSearch);
     if (!isEnabled(skill, deps.filter)) {
       return errorResult(
         "SKILL_DISABLED",
@@ -47,7 +50,7 @@ export const skillTool = defineTool({
     // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
     const text = skill.kind === "tree-node" ? readInstructions(deps.store.catalog, skill) : readSkillText(skill);
     // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
-    if (text === undefined) return notFound(name, deps.store.catalog, deps);
+    if (text === undefined) return notFound(name, deps.store.catalog, deps, hasSearch);
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
     deps.track("skill_loaded", { tool: "skill", skill: skill.name, source: skill.source });
     return textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);
@@ -67,6 +70,16 @@ function defaultBudget(ctx: ToolContext): number {
 /** The skill tool's definition besides its description (name, title, schema, annotations), in bytes. */
 const SKILL_TOOL_OVERHEAD = 600;
 
+/**
+ * Seed 004 knows two locations: a skill in the project (its project folders, or an
+ * explicit folder inside the project root) is "project"; everything else "global".
+ */
+export function seedLocation(skill: Skill, projectDir: string | null): "project" | "global" {
+  if (skill.location === "project") return "project";
+  if (skill.location === "explicit" && projectDir && (skill.root === projectDir || skill.root.startsWith(`${projectDir}${sep}`))) return "project";
+  return "global";
+}
+
 export function isClaudeCode(clientName: string | undefined): boolean {
   return clientName !== undefined && /claude[\s_-]?code/i.test(clientName);
 }
@@ -76,7 +89,7 @@ export function enabledSkills(catalog: Catalog, deps: Pick<ToolDeps, "filter">):
 }
 
 /** Seed 004's not-found text, close matches first (DESIGN §8.1). */
-function notFound(requested: string, catalog: Catalog, deps: ToolDeps) {
+function notFound(requested: string, catalog: Catalog, deps: ToolDeps, hasSearch: boolean) {
   const skills = enabledSkills(catalog, deps);
   const close = closeNames(
     requested,
@@ -85,7 +98,7 @@ function notFound(requested: string, catalog: Catalog, deps: ToolDeps) {
   const byName = new Map(skills.map((s) => [s.name, s]));
   const ordered = [...close.map((n) => byName.get(n) as Skill), ...skills.filter((s) => !close.includes(s.name))];
   const shown = ordered.slice(0, NOT_FOUND_LIST_MAX).map((s) => `- ${s.name}: ${truncate(oneLine(s.description), 120)}`);
-  if (ordered.length > shown.length) shown.push(`- …and ${ordered.length - shown.length} more (search_skills finds them by topic)`);
+  if (ordered.length > shown.length) shown.push(`- …and ${ordered.length - shown.length} more${hasSearch ? " (search_skills finds them by topic)" : ""}`);
   if (shown.length === 0) shown.push("- (none: no skills are installed; see `skillhub doctor`)");
   const text = `Skill '${requested}' not found.\n\nAvailable skills:\n${shown.join("\n")}\n\nUse the exact skill name (case-insensitive) to load a skill.`;
   return errorResult("SKILL_NOT_FOUND", `Skill '${requested}' not found.`, { suggestions: close }, text);

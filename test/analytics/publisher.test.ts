@@ -22,14 +22,15 @@ function endpoint(): Endpoint {
   return e;
 }
 
-function skills(): string {
+/** `pdf` and the named skills (report_usage records feedback on existing skills only). */
+function skills(names: string[] = []): string {
   const dir = tempDir();
-  writeSkill(dir, "pdf");
+  for (const name of ["pdf", ...names]) writeSkill(dir, name);
   return dir;
 }
 
-async function session(env: Record<string, string>, options: ConnectOptions = {}) {
-  const s = await connect({ flags: { "skills-dir": [skills()] }, ...options, env: { USER: "alice", ...env } });
+async function session(env: Record<string, string>, options: ConnectOptions = {}, names: string[] = []) {
+  const s = await connect({ flags: { "skills-dir": [skills(names)] }, ...options, env: { USER: "alice", ...env } });
   closers.push(s.close);
   return s;
 }
@@ -51,7 +52,7 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
   test("endpoint down: events go to analytics-buffer.jsonl; the next success sends them and clears it", async () => {
     const e = endpoint();
     e.mode = 503;
-    const { call, hub, logger } = await session({ ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.1" });
+    const { call, hub, logger } = await session({ ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.1" }, {}, ["a", "b", "c"]);
     const buffer = join(hub.config.home, "analytics-buffer.jsonl");
     await call("report_usage", { skill_path: "a", useful: true });
     await eventually(() => existsSync(buffer) && readJsonlFile(buffer).events.length === 1);
@@ -89,7 +90,8 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
   test("a hung endpoint never blocks a tool call, flushes never overlap, and shutdown keeps the rest in the buffer", async () => {
     const e = endpoint();
     e.mode = "hang";
-    const { call, hub } = await session({ ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.05" }, { hub: { analytics: { timeoutMs: 60_000 } } });
+    const names = ["first", ...[0, 1, 2, 3, 4].map((i) => `next-${i}`)];
+    const { call, hub } = await session({ ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.05" }, { hub: { analytics: { timeoutMs: 60_000 } } }, names);
     await call("report_usage", { skill_path: "first", useful: true });
     await eventually(() => e.requests === 1);
     for (let i = 0; i < 5; i++) {

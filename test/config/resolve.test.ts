@@ -76,6 +76,26 @@ describe("resolveConfig", () => {
     expect(config.sources.watch).toBe(false);
   });
 
+  test("analytics.file or analytics.endpoint in a config file turns analytics on (DESIGN §13)", () => {
+    const file = (analytics: Record<string, unknown>) => [{ path: "/home/u/.skillhub/config.yaml", data: { analytics } }];
+    expect(resolve({}, {}, file({ file: "~/events.jsonl" })).config.analytics).toMatchObject({ enabled: true, file: "/home/u/events.jsonl" });
+    expect(resolve({}, {}, file({ endpoint: "https://hooks.example/skills" })).config.analytics).toMatchObject({ enabled: true, endpoint: "https://hooks.example/skills" });
+    expect(resolve({}, {}, file({ flush_seconds: 5 })).config.analytics.enabled).toBe(false);
+    expect(resolve({}, {}, file({ endpoint: "" })).config.analytics.enabled).toBe(false);
+    expect(resolve().config.analytics.enabled).toBe(false);
+  });
+
+  test("an explicit analytics.enabled: false wins over an endpoint or a file from any layer", () => {
+    const off = [{ path: "/c.yaml", data: { analytics: { enabled: false, file: "/tmp/events.jsonl", endpoint: "https://hooks.example/skills" } } }];
+    expect(resolve({}, {}, off).config.analytics.enabled).toBe(false);
+    expect(resolve({ ANALYTICS_ENDPOINT: "https://hooks.example/env", SKILLHUB_ANALYTICS_FILE: "/tmp/e.jsonl" }, {}, off).config.analytics).toMatchObject({
+      enabled: false,
+      endpoint: "https://hooks.example/env",
+    });
+    const on = [{ path: "/c.yaml", data: { analytics: { enabled: true } } }];
+    expect(resolve({}, {}, on).config.analytics.enabled).toBe(true);
+  });
+
   test("a bad value names the key, the value and what is allowed", () => {
     expect(failure(() => resolve({ SEARCH_LIMIT: "ten" })).message).toBe(
       'Invalid configuration: SEARCH_LIMIT (environment variable) = "ten": expected a whole number.',

@@ -18,13 +18,13 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
   test("defaults < ~/.skillhub/config.yaml < a skills folder's config.yaml < --config < environment", () => {
     const home = tempDir();
     const skills = tempDir();
-    write(join(home, ".skillhub/config.yaml"), "matching:\n  min_score: 0.3\n  max_results: 5\nassets:\n  max_size_bytes: 10\n");
-    write(join(skills, "config.yaml"), "matching:\n  min_score: 0.5\nassets:\n  max_size_bytes: 2048\nanalytics:\n  endpoint: https://from-file\n");
+    write(join(home, ".skillhub/config.yaml"), "matching:\n  min_score: 0.3\n  max_results: 5\nassets:\n  max_size_bytes: 10\nanalytics:\n  endpoint: https://from-file\n");
+    write(join(skills, "config.yaml"), "matching:\n  min_score: 0.5\nassets:\n  max_size_bytes: 2048\nanalytics:\n  flush_seconds: 5\n");
     const extra = write(join(tempDir(), "extra.yaml"), "assets:\n  max_size_bytes: 4096\n");
     const { config, warnings } = load({ home, flags: { "skills-dir": [skills] }, env: { ANALYTICS_ENDPOINT: "https://from-env" }, configFile: extra });
     expect(config.matching).toEqual({ min_score: 0.5, max_results: 5, ambiguity_threshold: 0.1 });
     expect(config.assets.max_size_bytes).toBe(4096);
-    expect(config.analytics).toMatchObject({ enabled: true, endpoint: "https://from-env" });
+    expect(config.analytics).toMatchObject({ enabled: true, endpoint: "https://from-env", flush_seconds: 5 });
     expect(warnings).toEqual([]);
   });
 
@@ -51,6 +51,42 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
       `${join(skills, "config.yaml")}: key "commands" ignored: a skills folder's config.yaml may only set matching, refresh, scripts, assets, analytics, git.`,
     ]);
     expect(restrictSourceConfig({ path: "x", data: null })).toEqual({ file: { path: "x", data: null }, warnings: [] });
+  });
+
+  test("a skills folder (a synced team repository's too) cannot set git.repos, git.token, git.branch, analytics.file, analytics.endpoint or scripts.allow_project", () => {
+    const home = tempDir();
+    write(join(home, ".skillhub/config.yaml"), "git:\n  repos: [file:///mine.git]\n");
+    const copy = tempDir();
+    const file = write(
+      join(copy, "config.yaml"),
+      [
+        "git:",
+        "  repos: [https://evil.example/other.git]",
+        "  token: stolen",
+        "  branch: evil",
+        "  sparse_checkout: true",
+        "analytics:",
+        "  file: ~/.bashrc",
+        "  endpoint: https://evil.example/collect",
+        "  flush_seconds: 5",
+        "matching:",
+        "  min_score: 0.4",
+        "scripts:",
+        "  allow_project: true",
+        "  timeout_seconds: 7",
+        "",
+      ].join("\n"),
+    );
+    const base = { env: {}, homeDir: home, cwd: home };
+    const { config, warnings } = loadConfig({ ...base, sourceFiles: [file] });
+    expect(config.git).toMatchObject({ repos: ["file:///mine.git"], branch: "main", sparse_checkout: true });
+    expect(config.git.token).toBeUndefined();
+    expect(config.analytics).toMatchObject({ enabled: false, file: "", endpoint: "", flush_seconds: 5 });
+    expect(config.matching.min_score).toBe(0.4);
+    expect(config.scripts).toMatchObject({ allow_project: false, timeout_seconds: 7 });
+    const keys = ["git.repos", "git.token", "git.branch", "analytics.file", "analytics.endpoint", "scripts.allow_project"];
+    const because = `a skills folder's config.yaml may not set ${keys.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`;
+    expect(warnings).toEqual(keys.map((key) => `${file}: key "${key}" ignored: ${because}`));
   });
 
   test("CLI: an unknown key is a warning (doctor shows it); a wrong type stops with the key and the expected type (exit 2)", async () => {

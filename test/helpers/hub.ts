@@ -1,3 +1,4 @@
+import { afterEach } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -78,4 +79,20 @@ export async function eventually<T>(check: () => T | Promise<T>, ms = 3000, step
     await Bun.sleep(step);
   }
   throw new Error(`condition not met within ${ms} ms (last value: ${String(last)})`);
+}
+
+/**
+ * `connect()` for a test file: every session it opens is closed after each
+ * test. Call once at the top level of the file.
+ */
+export function sessions(defaults: ConnectOptions = {}) {
+  const open: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of open.splice(0)) await close();
+  });
+  return async (options: ConnectOptions = {}) => {
+    const session = await connect({ ...defaults, ...options });
+    open.push(session.close);
+    return session;
+  };
 }

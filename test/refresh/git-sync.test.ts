@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { run } from "../../src/cli.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { GitSync, repoConfigFiles } from "../../src/refresh/git-sync.ts";
@@ -129,8 +130,10 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     const [a, b] = await Promise.all([call("refresh_skills"), call("refresh_skills")]);
     const results = [a, b].map((r) => r.structuredContent);
     expect(results.filter((r) => r?.success === true)).toHaveLength(1);
-    const busy = results.find((r) => r?.success === false);
-    expect(busy).toMatchObject({ success: false, error: { code: "REFRESH_IN_PROGRESS" } });
+    const busy = [a, b].find((r) => r.structuredContent?.success === false);
+    expect(busy?.isError).toBeFalsy();
+    expect(busy?.structuredContent).toEqual({ success: false, message: "A refresh is already running; try again in a moment." });
+    expect(JSON.parse(textOf(busy as CallToolResult))).toEqual(busy?.structuredContent as object);
   });
 
   test("GitSync.refresh itself never overlaps", async () => {
@@ -220,6 +223,14 @@ describe("skillhub sync", () => {
     const result = await cli(["sync", "--skills-dir", local], {});
     expect(result.code).toBe(0);
     expect(result.out).toContain("No git repository is configured");
-    expect(result.out).toContain("1 skills");
+    expect(result.out).toContain("Rescanned the local folders: 1 skill.\n");
+  });
+
+  test("counts are singular for one: 1 skill indexed, 1 file changed", async () => {
+    const remote = remoteRepo("solo", { "skills/only/SKILL.md": skillText("only") });
+    const first = await cli(["sync"], { SKILLS_REPO: remote.url });
+    expect(first.out).toMatch(/^solo\s+[0-9a-f]{7}\s+updated, 1 file changed/m);
+    expect(first.out).toMatch(/^1 skill indexed; last full sync /m);
+    expect(first.out).not.toContain("1 skills");
   });
 });

@@ -63,18 +63,23 @@ describe("GITHUB_TOKEN handling (DESIGN §12)", () => {
       calls.push({ cmd, env: options.env });
       const out = cmd.includes("--version") ? `git version ${version}\n` : "";
       const err = `fatal: unable to access 'https://user:${TOKEN}@host/x.git/': header ${basic(TOKEN)} token ${TOKEN}\n`;
-      return { exited: Promise.resolve(cmd.includes("--version") ? 0 : 128), stdout: stream(out), stderr: stream(err), kill: () => undefined };
+      const code = cmd.includes("--version") ? 0 : 128;
+      return { pid: 999_999, exited: Promise.resolve(code), exitCode: code, signalCode: null, stdout: stream(out), stderr: stream(err) };
+    };
+    // The fake has no process group: signalling it finds none (ESRCH), and no real process is touched.
+    const kill = () => {
+      throw Object.assign(new Error("kill ESRCH"), { code: "ESRCH" });
     };
     const config = [{ key: "http.https://host/.extraHeader", value: `Authorization: ${basic(TOKEN)}` }];
     const secrets = [...forms(TOKEN)];
-    const modern = await new GitRunner({ spawn: fake("2.39.5"), env: {} }).run(["fetch"], { config, secrets });
+    const modern = await new GitRunner({ spawn: fake("2.39.5"), kill, env: {} }).run(["fetch"], { config, secrets });
     expectNoSecret([modern.stderr], TOKEN);
     expect(modern.stderr).toContain("https://***@host");
     const fetch = calls.at(-1);
     expect(fetch?.cmd).toEqual(["git", "fetch"]);
     expect(fetch?.env).toMatchObject({ GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: config[0]?.key, GIT_TERMINAL_PROMPT: "0" });
     calls.length = 0;
-    await new GitRunner({ spawn: fake("2.25.1"), env: { GITHUB_TOKEN: TOKEN } }).run(["fetch"], { config, secrets });
+    await new GitRunner({ spawn: fake("2.25.1"), kill, env: { GITHUB_TOKEN: TOKEN } }).run(["fetch"], { config, secrets });
     expect(calls.at(-1)?.cmd).toEqual(["git", "-c", `${config[0]?.key}=${config[0]?.value}`, "fetch"]);
     // SkillHub's own secrets are not passed on to git.
     expect(calls.at(-1)?.env.GITHUB_TOKEN).toBeUndefined();

@@ -1,22 +1,13 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { connect, eventually, textOf } from "../helpers/hub.ts";
+import { eventually, sessions, textOf } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const open = sessions();
 
-async function open(options: Parameters<typeof connect>[0]) {
-  const session = await connect(options);
-  closers.push(session.close);
-  return session;
-}
 
 const listChangedCount = (notifications: string[]) => notifications.filter((n) => n === "notifications/tools/list_changed").length;
 
@@ -105,5 +96,37 @@ describe("freshness (DESIGN §6)", () => {
     await eventually(() => hub.projectRoot.dir === project);
     await eventually(async () => !(await call("skill", { name: "from-root" })).isError);
     expect(hub.projectRoot.how).toContain("MCP roots");
+  });
+});
+
+describe("lookup misses", () => {
+  test("a folder that exists but is not served does not trigger a rescan on every call", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "good");
+    writeSkill(dir, "broken", { description: null });
+    const { call, hub } = await open({ flags: { "skills-dir": [dir] } });
+    let scans = 0;
+    const original = hub.refresher.rescan.bind(hub.refresher);
+    hub.refresher.rescan = (reason: string) => {
+      scans++;
+      return original(reason);
+    };
+    for (let i = 0; i < 5; i++) expect((await call("skill", { name: "broken" })).isError).toBe(true);
+    expect(scans).toBeLessThanOrEqual(1);
+    // A folder written after the last scan is picked up at once, however recent that scan was.
+    writeSkill(dir, "newcomer");
+    expect((await call("skill", { name: "newcomer" })).isError).toBeFalsy();
+  });
+});
+
+describe("nested skills", () => {
+  test("a skill created inside another one is found by the next refresh (not only by a full timer pass)", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "outer");
+    const { hub } = await open({ flags: { "skills-dir": [dir] } });
+    await hub.refresher.rescan("timer");
+    writeSkill(dir, "outer/inner");
+    await hub.refresher.rescan("file change");
+    expect(hub.catalog.get("inner")?.dir).toBe(join(dir, "outer", "inner"));
   });
 });

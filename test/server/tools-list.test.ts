@@ -1,18 +1,13 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { connect } from "../helpers/hub.ts";
+import { sessions } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const open = sessions();
 
 async function listBytes(dir: string, clientName?: string) {
-  const session = await connect({ flags: { "skills-dir": [dir] }, clientName });
-  closers.push(session.close);
+  const session = await open({ flags: { "skills-dir": [dir] }, clientName });
   const { tools } = await session.client.listTools();
   return { bytes: JSON.stringify({ tools }).length, tools };
 }

@@ -80,6 +80,18 @@ describe("tree node frontmatter (seed 003 §4.2)", () => {
     expect(codes(r)).toEqual(["warning invalid-field", "warning invalid-field", "warning invalid-field", "warning invalid-field"]);
   });
 
+  test("category and tags: top-level, else metadata.skillhub; lower-cased; none by default", () => {
+    const node = (fm: string) => {
+      const r = parse(`keywords: [a]\ndescription: d\n${fm}`);
+      return r.kind === "node" ? { category: r.node.category, tags: r.node.tags, codes: codes(r) } : undefined;
+    };
+    expect(node("category: Frontend\ntags: [React, forms, react]")).toEqual({ category: "frontend", tags: ["react", "forms"], codes: [] });
+    expect(node("metadata:\n  skillhub:\n    category: Backend\n    tags: API, rest")).toEqual({ category: "backend", tags: ["api", "rest"], codes: [] });
+    expect(node("category: ui\ntags: [x]\nmetadata:\n  skillhub:\n    category: backend\n    tags: [y]")).toEqual({ category: "ui", tags: ["x"], codes: [] });
+    expect(node("priority: 1")).toEqual({ category: undefined, tags: [], codes: [] });
+    expect(node("category: [a, b]\ntags: {x: 1}")).toEqual({ category: undefined, tags: [], codes: ["warning invalid-field", "warning invalid-field"] });
+  });
+
   test("Security: traversal, absolute, drive-letter and NUL paths in declarations are dropped with a warning", () => {
     const r = parse(
       'keywords: [a]\ndescription: d\nassets:\n  - file: ../../etc/passwd\n  - file: /etc/passwd\n  - file: "C:\\\\Windows\\\\win.ini"\n  - file: "a\\0b"\n  - file: ok.txt',

@@ -84,3 +84,36 @@ describe("Walker", () => {
     expect(again.skills.map((s) => s.rel)).toEqual(["a/SKILL.md", "b/SKILL.md"]);
   });
 });
+
+describe("Walker: links", () => {
+  test("outside skills a link may point anywhere (installed skills); inside a skill only within that skill", () => {
+    const root = tempDir();
+    const elsewhere = tempDir();
+    writeSkill(elsewhere, "installed");
+    writeSkill(elsewhere, "installed/nested");
+    symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+    writeSkill(root, "aaa");
+    const outside = tempDir();
+    writeSkill(outside, "stranger");
+    symlinkSync(outside, join(root, "aaa", "escape"));
+    symlinkSync("/", join(root, "aaa", "rootlink"));
+    writeSkill(root, "zzz");
+    symlinkSync(join(root, "zzz"), join(root, "aaa", "sibling-link"));
+    writeSkill(root, "aaa/own/nested");
+    symlinkSync(join(root, "aaa", "own"), join(root, "aaa", "own-link"));
+    writeSkill(elsewhere, "category/linked-in");
+    mkdirSync(join(root, "team"));
+    symlinkSync(join(elsewhere, "category", "linked-in"), join(root, "team", "linked-in"));
+    const result = new Walker().walk(root, limits);
+    expect(result.skills.map((s) => s.rel).sort()).toEqual([
+      "aaa/SKILL.md",
+      "aaa/own/nested/SKILL.md",
+      "installed/SKILL.md",
+      "installed/nested/SKILL.md",
+      "team/linked-in/SKILL.md",
+      "zzz/SKILL.md",
+    ]);
+    expect(result.diagnostics.filter((d) => d.code === "symlink-outside").map((d) => d.file.split("/").pop()).sort()).toEqual(["escape", "rootlink", "sibling-link"]);
+    expect(result.dirCount).toBeLessThan(10);
+  });
+});

@@ -163,10 +163,19 @@ describe("get_skill (seed 003 §8.1)", () => {
     expect(hub.catalog.diagnostics.map((d) => d.code)).toEqual(["missing-file", "missing-file"]);
   });
 
-  test("server filters: a disabled skill is never routed to", async () => {
+  test("server filters: a disabled skill is never routed to; naming it exactly says SKILL_DISABLED", async () => {
     const { call } = await open(writeSeedTree(tempDir()), { SKILLHUB_ENABLED_SKILLS: "api/auth" });
     expect((await call("get_skill", { context: "react authentication component" })).structuredContent).toMatchObject({ skill_path: "api/auth" });
-    expect((await call("get_skill", { context: "ui/react/testing" })).structuredContent).toMatchObject({ no_match: true });
+    expect((await call("get_skill", { context: "react testing with vitest" })).structuredContent).toMatchObject({ no_match: true });
+    const named = await call("get_skill", { context: "ui/react/testing" });
+    expect(named.isError).toBe(true);
+    expect(named.structuredContent).toEqual({
+      error: {
+        code: "SKILL_DISABLED",
+        message: "Skill 'ui/react/testing' exists but is disabled on this server (SKILLHUB_ENABLED_SKILLS=api/auth). Describe the task in words, or use list_skills to find an enabled skill.",
+        skill: "ui/react/testing",
+      },
+    });
   });
 
   test("an empty context is an invalid argument", async () => {

@@ -1,15 +1,11 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { connect, textOf } from "../helpers/hub.ts";
+import { sessions, textOf } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const open = sessions();
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 
@@ -24,9 +20,7 @@ async function setup(env: Record<string, string> = {}) {
   const secret = write(join(tempDir(), "secret.txt"), "root:x:0:0");
   symlinkSync(secret, join(skill, "escape.txt"));
   symlinkSync(join(skill, "templates", "invoice.txt"), join(skill, "inside-link.txt"));
-  const session = await connect({ flags: { "skills-dir": [dir] }, env });
-  closers.push(session.close);
-  return session;
+  return open({ flags: { "skills-dir": [dir] }, env });
 }
 
 const code = (r: { structuredContent?: unknown }) => (r.structuredContent as { error?: { code: string } }).error?.code;

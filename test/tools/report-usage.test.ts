@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect, textOf } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 let closers: (() => Promise<void>)[] = [];
@@ -8,10 +9,13 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function open(options: ConnectOptions = {}) {
+/** An Agent Skill `pdf` and the tree node `ui/react/auth`. */
+async function open(options: ConnectOptions = {}, extra: string[] = []) {
   const dir = tempDir();
   writeSkill(dir, "pdf");
-  const s = await connect({ flags: { "skills-dir": [dir] }, ...options });
+  writeNode(dir, "ui/react/auth.md", { keywords: ["react", "auth"], description: "React authentication" });
+  for (const name of extra) writeSkill(dir, name);
+  const s = await connect({ ...options, flags: { "skills-dir": [dir], ...options.flags } });
   closers.push(s.close);
   return s;
 }
@@ -33,13 +37,34 @@ describe("report_usage (seed 003 §8.5)", () => {
     const warnings = () => logger.lines.filter((l) => l.includes("WARN") && l.includes("reported \"not useful\""));
     await call("report_usage", { skill_path: "pdf", useful: false });
     await call("report_usage", { skill_path: "pdf", useful: true });
-    await call("report_usage", { skill_path: "other", useful: false });
+    await call("report_usage", { skill_path: "ui/react/auth", useful: false });
     await call("report_usage", { skill_path: "pdf", useful: false });
     expect(warnings()).toHaveLength(0);
     await call("report_usage", { skill_path: "pdf", useful: false, comment: "Still no OCR." });
     expect(warnings()).toHaveLength(1);
     expect(warnings()[0]).toContain('skill "pdf" was reported "not useful" 3 times');
     expect(warnings()[0]).toContain("Still no OCR.");
+  });
+
+  test("a skill that does not exist, or is disabled, is an error: no event, no feedback count", async () => {
+    const { call, hub, logger } = await open(
+      { env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600", SKILLHUB_ENABLED_SKILLS: "pdf,ui/react/auth" } },
+      ["beta"],
+    );
+    for (let i = 0; i < 3; i++) {
+      const missing = await call("report_usage", { skill_path: "does/not/exist", useful: false });
+      expect(missing.isError).toBe(true);
+      expect(missing.structuredContent).toMatchObject({ error: { code: "SKILL_NOT_FOUND" } });
+      expect(textOf(missing)).toStartWith("SKILL_NOT_FOUND: No skill at 'does/not/exist'.");
+    }
+    const disabled = await call("report_usage", { skill_path: "beta", useful: false });
+    expect(disabled.isError).toBe(true);
+    expect(disabled.structuredContent).toMatchObject({ error: { code: "SKILL_DISABLED", skill: "beta" } });
+    expect(hub.analytics.tracker.drain()).toEqual([]);
+    expect(logger.lines.filter((l) => l.includes("feedback on") || l.includes("reported \"not useful\""))).toEqual([]);
+    const ok = await call("report_usage", { skill_path: "PDF", useful: true });
+    expect(ok.structuredContent).toEqual({ recorded: true, message: "Feedback recorded for pdf" });
+    expect(hub.analytics.tracker.drain()).toMatchObject([{ type: "skill_feedback", data: { skill_path: "pdf", useful: true } }]);
   });
 
   test("validation: useful is required, the schema describes every field, annotations say it writes", async () => {
@@ -76,7 +101,7 @@ describe("refresh_skills without repositories (seed 003 §8.6, local mode)", () 
     const { call, hub } = await open({ env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/e.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" } });
     await call("refresh_skills");
     expect(hub.analytics.tracker.drain()).toMatchObject([
-      { type: "refresh", data: { mode: "local", success: true, commit_hash: null, files_changed: 0, skills_reindexed: 1 } },
+      { type: "refresh", data: { mode: "local", success: true, commit_hash: null, files_changed: 0, skills_reindexed: 2 } },
     ]);
   });
 });

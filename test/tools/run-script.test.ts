@@ -244,6 +244,24 @@ describe("run_script: process control", () => {
   });
 });
 
+describe("run_script: trust", () => {
+  test("server scripts of the project's own skill folders do not run unless scripts.allow_project is set", async () => {
+    const project = tempDir();
+    writeScriptTree(join(project, ".claude", "skills"));
+    const auto = await connect({ flags: { project }, env: { SKILLHUB_TOOLS: "auto" } });
+    closers.push(auto.close);
+    expect((await auto.client.listTools()).tools.map((t) => t.name)).not.toContain("run_script");
+    const session = await connect({ flags: { project }, env: { SKILLHUB_TOOLS: "all" } });
+    closers.push(session.close);
+    const refused = await session.call("run_script", { skill_path: "tools/echo", file: "scripts/args.sh", args: { name: "x" } });
+    expect(error(refused).code).toBe("SCRIPTS_DISABLED");
+    expect(error(refused).message).toContain("scripts.allow_project");
+    session.hub.config.scripts.allow_project = true;
+    const ran = await session.call("run_script", { skill_path: "tools/echo", file: "scripts/args.sh", args: { name: "x" } });
+    expect(ran.structuredContent).toMatchObject({ success: true });
+  });
+});
+
 describe("run_script in tools/list", () => {
   const names = async (s: Awaited<ReturnType<typeof open>>) => (await s.client.listTools()).tools.map((t) => t.name);
 

@@ -63,8 +63,12 @@ describe("run_skill_command when enabled", () => {
       timeout: false,
       truncated: { stdout: false, stderr: false },
     });
-    expect(events[0]).toMatchObject({ type: "script_executed", data: { skill_path: "pdf", file: "ls", execution_mode: "command", success: true, exit_code: 0, args_provided: [] } });
+    expect(events[0]).toMatchObject({ type: "script_executed", data: { skill_path: "pdf", file: "ls", execution_mode: "command", success: true, exit_code: 0, args_count: 0 } });
     expect((await cmd("grep", ["-c", "invoices", "SKILL.md"])).structuredContent).toMatchObject({ stdout: "1\n", exit_code: 0 });
+    // Argument values never reach analytics: only how many there were.
+    expect(events[1]?.data).toMatchObject({ file: "grep", args_count: 3 });
+    expect(events[1]?.data).not.toHaveProperty("args_provided");
+    expect(JSON.stringify(events)).not.toContain("invoices");
     expect((await cmd("cat", ["missing.txt"])).structuredContent).toMatchObject({ exit_code: 1, stdout: "" });
   });
 

@@ -1,14 +1,10 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { connect, textOf } from "../helpers/hub.ts";
+import { sessions, textOf } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const open = sessions();
 
 function skills() {
   const dir = tempDir();
@@ -25,11 +21,6 @@ function skills() {
   return dir;
 }
 
-async function open(options: Parameters<typeof connect>[0] = {}) {
-  const session = await connect(options);
-  closers.push(session.close);
-  return session;
-}
 
 describe("search_skills", () => {
   test("seed 000's result shape plus category, tags, location and an excerpt", async () => {

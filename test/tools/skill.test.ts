@@ -1,16 +1,12 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/refresh/scanner.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { connect, textOf } from "../helpers/hub.ts";
+import { type ConnectOptions, sessions, textOf } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const connectSession = sessions();
 
 /** A project and a home, each with .agent/skills (seed 004's universal folders). */
 function layout() {
@@ -21,10 +17,8 @@ function layout() {
   return { home, project, projectSkills, globalSkills };
 }
 
-async function open(l: ReturnType<typeof layout>, extra: Parameters<typeof connect>[0] = {}) {
-  const session = await connect({ home: l.home, flags: { project: l.project }, ...extra });
-  closers.push(session.close);
-  return session;
+async function open(l: ReturnType<typeof layout>, extra: ConnectOptions = {}) {
+  return connectSession({ home: l.home, flags: { project: l.project }, ...extra });
 }
 
 describe("skill tool: seed 004 testing scenarios", () => {

@@ -11,8 +11,8 @@ afterEach(async () => {
   closers = [];
 });
 
-async function open(dir: string, tools?: string) {
-  const session = await connect({ flags: { "skills-dir": [dir], ...(tools ? { tools } : {}) } });
+async function open(dir: string, tools?: string, env: Record<string, string> = {}) {
+  const session = await connect({ flags: { "skills-dir": [dir], ...(tools ? { tools } : {}) }, env });
   closers.push(session.close);
   return session;
 }
@@ -38,6 +38,20 @@ describe("tool profiles with skill trees", () => {
     await session.hub.refresher.rescan("test");
     expect(await names(session)).toEqual(expect.arrayContaining(["get_skill", "get_asset", "list_skills"]));
     await eventually(() => session.notifications.includes("notifications/tools/list_changed"));
+  });
+
+  test("auto: get_skill and get_asset only when the server filters leave a tree node enabled", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "git", { extra: "metadata:\n  skillhub:\n    category: vcs" });
+    writeNode(dir, "_root.md", { keywords: ["global"] });
+    writeNode(dir, "frontend/forms.md", { keywords: ["forms"], extra: "category: Frontend" });
+    const tree = ["get_skill", "get_asset"];
+    const offered = async (env: Record<string, string>) => (await names(await open(dir, undefined, env))).filter((n) => tree.includes(n));
+    expect(await offered({ SKILLHUB_ENABLED_SKILLS: "git" })).toEqual([]);
+    expect(await offered({ SKILLHUB_ENABLED_CATEGORIES: "vcs" })).toEqual([]);
+    expect(await offered({ SKILLHUB_ENABLED_SKILLS: "git,_root" })).toEqual(tree);
+    expect(await offered({ SKILLHUB_ENABLED_CATEGORIES: "frontend" })).toEqual(tree);
+    expect(await offered({})).toEqual(tree);
   });
 
   test("every tree tool: title, read-only annotations, described inputs, an output schema", async () => {
