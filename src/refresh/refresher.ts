@@ -7,6 +7,9 @@ import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import type { Scanner } from "./scanner.ts";
 
+/** Scans that may take the quick path (WalkLimits.quick); watcher events, refreshes and misses never do. */
+const QUICK_REASONS = new Set(["timer", "watchers started"]);
+
 export type WatchFn = (dir: string, onChange: () => void) => { close(): void };
 
 export interface RefresherOptions {
@@ -44,6 +47,8 @@ export class Refresher {
   private timer: unknown;
   private debounce?: ReturnType<typeof setTimeout>;
   private lastScanEnd = 0;
+  /** Watchers are set up after the first scan; later scans keep them in step with the sources. */
+  private watching = false;
   private stopped = false;
   private readonly now: () => number;
 
@@ -53,9 +58,24 @@ export class Refresher {
   }
 
   /** Watch first, then scan: a skill created while the first scan runs triggers one more scan, so it is not lost. */
+  /**
+   * Scan, then watch: the first catalog is not held up by setting up a
+   * recursive watcher (thousands of inotify watches at 10,000 skills). A skill
+   * created before the watcher existed is caught by one quick rescan right
+   * after it is set up.
+   */
   start(): Promise<void> {
-    if (this.options.watch) this.syncWatchers();
-    const first = this.rescan("startup").then(() => this.markReady());
+    const first = this.rescan("startup").then(() => {
+      this.markReady();
+      if (this.options.watch && !this.stopped) {
+        setTimeout(() => {
+          if (this.stopped) return;
+          this.watching = true;
+          this.syncWatchers();
+          void this.rescan("watchers started");
+        }, 0);
+      }
+    });
     const seconds = this.options.rescanSeconds;
     if (seconds > 0) {
       const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
@@ -112,7 +132,7 @@ export class Refresher {
     let catalog: Catalog;
     try {
       // Only the timer may take the quick path; a watcher event, a refresh or a miss look at everything.
-      catalog = await this.options.scanner.scanAsync(this.options.sources(), { ...this.options.limits, quick: reason === "timer" });
+      catalog = await this.options.scanner.scanAsync(this.options.sources(), { ...this.options.limits, quick: QUICK_REASONS.has(reason) });
     } catch (error) {
       // A bug in scanning must not take the server down; keep serving the last catalog.
       this.options.logger.error(`scan failed (${reason}): ${errorMessage(error)}`);
@@ -121,13 +141,12 @@ export class Refresher {
     this.lastScanEnd = this.now();
     const change = this.options.store.swap(catalog);
     this.options.logger.debug(`scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`);
-    if (this.options.watch && !this.stopped) this.syncWatchers();
+    if (this.watching && !this.stopped) this.syncWatchers();
   }
 
   /** One recursive watcher per existing source folder; folders that appear later get one after the next scan. */
   private syncWatchers(): void {
     const wanted = new Set(this.options.store.catalog.sources.filter((s) => s.exists).map((s) => s.dir));
-    if (this.options.store.catalog.generation === 0) for (const s of this.options.sources()) wanted.add(s.dir);
     for (const [dir, w] of this.watchers) {
       if (!wanted.has(dir)) {
         w.close();

@@ -1,9 +1,16 @@
 import MiniSearch, { type Options, type SearchOptions } from "minisearch";
 import type { Skill } from "../skills/skill.ts";
+import { type EncodedIndex, decodeIndex, encodeIndex } from "./index-codec.ts";
 import { processTerm } from "./text.ts";
 
+/** What is persisted: the index and the content hash of every skill in it. */
+export interface PersistedData {
+  index: EncodedIndex;
+  hashes: Record<string, string>;
+}
+
 /** Bump when fields, boosts or term processing change: persisted indexes of another version are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 5;
+export const INDEX_SCHEMA_VERSION = 6;
 
 /** Body characters indexed per skill at most (tuned on bench/eval: 3,000 beat 1,000–2,000 and 6,000). */
 export const BODY_CHARS = 3000;
@@ -90,14 +97,14 @@ export class FullTextIndex {
     return new FullTextIndex(new MiniSearch(options), new Map(), tuning.bodyChars);
   }
 
-  /** Restore a persisted index; undefined when the text is not one of ours. */
-  static fromJSON(json: { index: unknown; hashes: Record<string, string> }): FullTextIndex {
-    const mini = MiniSearch.loadJS(json.index as Parameters<typeof MiniSearch.loadJS>[0], OPTIONS) as MiniSearch<IndexedDoc>;
+  /** Restore a persisted index (see index-codec.ts), yielding between batches. */
+  static async fromJSON(json: PersistedData, tick: () => Promise<void> = () => new Promise((r) => setTimeout(r, 0))): Promise<FullTextIndex> {
+    const mini = await decodeIndex<IndexedDoc>(json.index, OPTIONS, tick);
     return new FullTextIndex(mini, new Map(Object.entries(json.hashes)));
   }
 
-  toJSON(): { index: unknown; hashes: Record<string, string> } {
-    return { index: this.mini.toJSON(), hashes: Object.fromEntries(this.hashes) };
+  toJSON(): PersistedData {
+    return { index: encodeIndex(this.mini as MiniSearch<unknown>), hashes: Object.fromEntries(this.hashes) };
   }
 
   get size(): number {
@@ -117,7 +124,7 @@ export class FullTextIndex {
   }
 
   /** `sync` in batches, pausing between them so a large first build does not stall requests. */
-  async syncAsync(skills: readonly Skill[], body: (skill: Skill) => string, tick: () => Promise<void>, batch = 250): Promise<SyncStats> {
+  async syncAsync(skills: readonly Skill[], body: (skill: Skill) => string, tick: () => Promise<void>, batch = 50): Promise<SyncStats> {
     const { stats, fresh } = this.plan(skills);
     const chars = this.bodyShare(skills.length);
     for (let i = 0; i < fresh.length; i += batch) {

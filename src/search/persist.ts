@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
-import { INDEX_SCHEMA_VERSION } from "./fulltext.ts";
+import { INDEX_SCHEMA_VERSION, type PersistedData } from "./fulltext.ts";
 
 const FORMAT = "skillhub-search-index";
 
@@ -12,7 +12,7 @@ export interface PersistedIndex {
   /** catalogFingerprint() of the catalog it was built from. */
   fingerprint: string;
   savedAt: string;
-  data: { index: unknown; hashes: Record<string, string> };
+  data: PersistedData;
 }
 
 /** `stale`: ours, from another SkillHub version — rebuilt without a warning. */

@@ -124,7 +124,7 @@ export class SearchService {
       const loaded = loadIndexFile(file);
       if (loaded.ok) {
         try {
-          this.index = FullTextIndex.fromJSON(loaded.value.data);
+          this.index = await FullTextIndex.fromJSON(loaded.value.data);
           origin = "persisted";
           if (loaded.value.fingerprint !== fingerprint && !this.options.skipAutoReindex) {
             const stats = await this.index.syncAsync(catalog.skills, this.body, this.tick);

@@ -154,7 +154,14 @@ export class Hub implements ToolDeps {
     // sync's end rescans (onSynced above), which sends tools/list_changed.
     const scanned = this.startGit().then(() => (this.closed ? undefined : this.refresher.start()));
     // Index in the background only when search is offered: a skill-only server never pays for it.
-    if (this.tools().some((t) => t.name === "search_skills")) void this.search.start(this.refresher.ready);
+    // It starts a moment after the first catalog, so that a client's first tools/list is not kept
+    // waiting behind it; a search that comes sooner starts it at once.
+    if (this.tools().some((t) => t.name === "search_skills")) {
+      void this.refresher.ready.then(() => {
+        const timer = setTimeout(() => void this.search.start(Promise.resolve()), INDEX_START_DELAY_MS);
+        timer.unref?.();
+      });
+    }
     return scanned;
   }
 
@@ -306,6 +313,9 @@ export class Hub implements ToolDeps {
     );
   }
 }
+
+/** Milliseconds between the first catalog and the start of background indexing. */
+const INDEX_START_DELAY_MS = 500;
 
 /** A plain folder-like name: letters, digits, dot, underscore, hyphen; no leading dot. */
 const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
