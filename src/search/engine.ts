@@ -55,23 +55,30 @@ export function scoreFullText(index: FullTextIndex, catalog: Catalog, query: str
   const idf = (t: string) => Math.log(1 + index.size / (1 + (df.get(t) ?? 0)));
   const weight = units.map((unit) => Math.max(...unit.map(idf)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
+  const power = options.coveragePower ?? COVERAGE_POWER;
+  // MiniSearch returns hits best raw score first, and a final score never exceeds raw / top: once
+  // KEEP_HITS scores beat the next hit's raw / top, no later hit can enter the list (10,000 skills
+  // make thousands of OR hits; scoring them all is most of a search's time).
   let top = 0;
-  const kept: { skill: Skill; raw: number; coverage: number; terms: string[] }[] = [];
+  let floor = 0;
+  const finals: number[] = [];
   for (const hit of raw) {
+    if (top > 0 && finals.length >= KEEP_HITS && hit.raw / top <= floor) break;
     const skill = catalog.getById(hit.id);
     // A persisted index may know skills the catalog no longer has, or shadowed ones; the catalog decides.
     if (!skill || catalog.get(skill.name) !== skill || !accept(skill)) continue;
-    top = Math.max(top, hit.raw);
+    if (top === 0) top = hit.raw;
     // Coverage weighs rare terms more: matching "ynab" says more than matching "account".
     let covered = 0;
     units.forEach((unit, i) => {
       if (unit.some((t) => hit.queryTerms.includes(t))) covered += weight[i] ?? 0;
     });
-    kept.push({ skill, raw: hit.raw, coverage: covered / total, terms: hit.queryTerms });
+    // 0..1: only the top raw score matching every query term reaches 1.
+    const score = (hit.raw / top) * (covered / total) ** power;
+    scored.set(skill.id, { skill, score, terms: hit.queryTerms });
+    finals.push(score);
+    if (finals.length >= KEEP_HITS && finals.length % 32 === 0) floor = kthLargest(finals, KEEP_HITS);
   }
-  const power = options.coveragePower ?? COVERAGE_POWER;
-  // 0..1: only the top raw score matching every query term reaches 1.
-  for (const k of kept) scored.set(k.skill.id, { skill: k.skill, score: (k.raw / (top || 1)) * k.coverage ** power, terms: k.terms });
   if (signals.length > 0) {
     const scorers = signals.map((signal) => signal(asked));
     for (const skill of catalog.skills) {
@@ -115,6 +122,14 @@ function coverageUnits(terms: readonly string[], expansions: readonly { acronym:
   }
   for (const t of terms) if (!grouped.has(t)) units.push([t]);
   return units;
+}
+
+/** Full-text hits scored per query at most, beyond the ones that cannot be beaten (see scoreFullText). */
+const KEEP_HITS = 200;
+
+/** The k-th largest value (k ≤ values.length). */
+function kthLargest(values: readonly number[], k: number): number {
+  return [...values].sort((a, b) => b - a)[k - 1] ?? 0;
 }
 
 function round(n: number): number {

@@ -9,10 +9,19 @@ export const EXCERPT_CHARS = 160;
  * text when nothing matches. Pure.
  */
 export function excerptAround(text: string, terms: readonly string[], size = EXCERPT_CHARS): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (flat.length <= size) return flat;
+  return matchedExcerpt(text, terms, size) ?? start(text.replace(/\s+/g, " ").trim(), size);
+}
+
+function start(flat: string, size: number): string {
+  return flat.length <= size ? flat : `${flat.slice(0, size - 1).replace(/\s+\S*$/, "")}…`;
+}
+
+/** Like excerptAround, but undefined when no word of `text` matches. Looks at the first 20,000 characters only. */
+export function matchedExcerpt(text: string, terms: readonly string[], size = EXCERPT_CHARS): string | undefined {
+  const flat = text.slice(0, 20_000).replace(/\s+/g, " ").trim();
   const hits = matches(flat, terms);
-  if (hits.length === 0) return `${flat.slice(0, size - 1).replace(/\s+\S*$/, "")}…`;
+  if (hits.length === 0) return undefined;
+  if (flat.length <= size) return flat;
   let at = hits[0]?.index ?? 0;
   let best = 0;
   for (let i = 0; i < hits.length; i++) {

@@ -61,6 +61,8 @@ type Frame = [string, string, number, boolean, string];
 interface DirListing {
   mtimeMs: number;
   entries: { name: string; kind: EntryKind }[];
+  /** Holds a SKILL.md file. */
+  hasSkill: boolean;
   /** Holds SKILL.md and no folders or links: see WalkLimits.quick. */
   leafSkill: boolean;
 }
@@ -120,7 +122,7 @@ export class Walker {
       if (result.dirCount % chunk === 0) yield;
       const listing = this.list(dir, result, limits.quick === true);
       if (!listing) continue;
-      const hasSkill = listing.entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
+      const hasSkill = listing.hasSkill;
       if (hasSkill) {
         const file = childPath(dir, SKILL_FILE);
         const stat = this.statFile(file, result);
@@ -210,8 +212,9 @@ export class Walker {
         .readdirSync(dir, { withFileTypes: true })
         .map((e) => ({ name: e.name, kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : "file") as EntryKind }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const leafSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file") && !entries.some((e) => e.kind !== "file");
-      const listing = { mtimeMs, entries, leafSkill };
+      const hasSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
+      const leafSkill = hasSkill && !entries.some((e) => e.kind !== "file");
+      const listing = { mtimeMs, entries, hasSkill, leafSkill };
       this.nextListings.set(dir, listing);
       result.reread++;
       return listing;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
-import { excerptAround, firstMatch } from "../search/excerpt.ts";
+import { excerptAround, matchedExcerpt } from "../search/excerpt.ts";
 import type { Skill } from "../skills/skill.ts";
 import { oneLine } from "./skill-catalog.ts";
 import { READ_ONLY, defineTool } from "./definition.ts";
@@ -65,6 +65,5 @@ export const searchSkillsTool = defineTool({
 
 /** Around the best match in the body (the description is already in the result), else the description. */
 function excerptFor(skill: Skill, terms: readonly string[]): string {
-  const body = readSkillBody(skill) ?? "";
-  return firstMatch(body, terms) >= 0 ? excerptAround(body, terms) : excerptAround(oneLine(skill.description), terms);
+  return matchedExcerpt(readSkillBody(skill) ?? "", terms) ?? excerptAround(oneLine(skill.description), terms);
 }
