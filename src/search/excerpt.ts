@@ -48,8 +48,29 @@ export function firstMatch(text: string, terms: readonly string[]): number {
 
 /** Words of `text` whose processed form matches a query term (prefix either way), in order. */
 function matches(text: string, terms: readonly string[], max = Number.POSITIVE_INFINITY): { index: number; term: string }[] {
+  if (terms.length === 0) return [];
+  const fast = wordStarts(text, terms, max);
+  return fast.length > 0 ? fast : processedMatches(text, terms, max);
+}
+
+/**
+ * Fast path: stems are usually prefixes of the words they came from
+ * ("invoic" of "invoices"), so find them with indexOf at word starts.
+ */
+function wordStarts(text: string, terms: readonly string[], max: number): { index: number; term: string }[] {
+  const lower = text.toLowerCase();
   const out: { index: number; term: string }[] = [];
-  if (terms.length === 0) return out;
+  for (const term of terms) {
+    for (let at = lower.indexOf(term); at !== -1 && out.length < max * terms.length; at = lower.indexOf(term, at + 1)) {
+      if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1] as string)) out.push({ index: at, term });
+    }
+  }
+  return out.sort((a, b) => a.index - b.index).slice(0, max);
+}
+
+/** Slow path: every word through the same processing as the index (stems that are not prefixes). */
+function processedMatches(text: string, terms: readonly string[], max: number): { index: number; term: string }[] {
+  const out: { index: number; term: string }[] = [];
   const word = /[\p{L}\p{N}]+/gu;
   for (let m = word.exec(text); m && out.length < max; m = word.exec(text)) {
     const processed = processTerm(m[0]);
