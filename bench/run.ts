@@ -211,15 +211,12 @@ for (const size of sizes) {
 }
 
 if (!values["skip-http"]) {
-  try {
-    const http = (await import("./http.ts")) as { benchHttp?: (options: Record<string, unknown>) => Promise<unknown> };
-    if (http.benchHttp) {
-      say("\n== HTTP (Streamable HTTP, 10 concurrent clients, loopback)");
-      results.http = await http.benchHttp({ binary: skillhub, print: say });
-    }
-  } catch (error) {
-    say(`HTTP figures skipped: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  // bench/http.ts: search_skills over Streamable HTTP, 10 concurrent sessions on loopback, beside stdio above.
+  const { benchHttp, formatHttpBench } = await import("./http.ts");
+  say("\n== HTTP (Streamable HTTP, 10 concurrent clients, loopback, skills-example/)");
+  const http = [await benchHttp({ bin: skillhub }), await benchHttp({ bin: skillhub, stateless: true })];
+  for (const r of http) say(formatHttpBench(r));
+  results.http = http;
 }
 
 if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));
