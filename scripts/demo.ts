@@ -39,5 +39,5 @@ await client.close();
 say(`
 Point your MCP client at it (the binary's absolute path; see also ${binary} print-config CLIENT):
   Claude Code:     claude mcp add skillhub -- ${bin} --skills-dir ${skills}
-  Claude Desktop:  ${binary} print-config claude-desktop
+  Claude Desktop:  ${binary} print-config claude-desktop --skills-dir ${skills}
 Run the bare stdio server yourself with: make serve`);
