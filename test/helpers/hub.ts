@@ -96,3 +96,18 @@ export function sessions(defaults: ConnectOptions = {}) {
     return session;
   };
 }
+
+/**
+ * sessions() on one skills folder with every tool: analytics events are
+ * recorded, and tools are listed first so the client validates outputs.
+ */
+export function recordingSessions() {
+  const open = sessions();
+  return async (dir: string, env: Record<string, string> = {}) => {
+    const session = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all", ...env } });
+    const events: { type: string; data: Record<string, unknown> }[] = [];
+    session.hub.track = (type, data) => void events.push({ type, data });
+    await session.client.listTools();
+    return { ...session, events };
+  };
+}

@@ -1,26 +1,13 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { connect } from "../helpers/hub.ts";
+import { recordingSessions } from "../helpers/hub.ts";
 import { writeNode, writeSeedTree } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
-
-/** A client on `dir` with every tool, output schemas cached (so the SDK validates structuredContent), events recorded. */
-async function open(dir: string, env: Record<string, string> = {}) {
-  const session = await connect({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all", ...env } });
-  closers.push(session.close);
-  const events: { type: string; data: Record<string, unknown> }[] = [];
-  session.hub.track = (type, data) => void events.push({ type, data });
-  await session.client.listTools();
-  return { ...session, events };
-}
+/** A client on a folder with every tool, output schemas cached (so the SDK validates structuredContent), events recorded. */
+const open = recordingSessions();
 
 describe("get_skill (seed 003 §8.1)", () => {
   test("seed 002 checklist: the right skill for 10 varied requests, English and French", async () => {
