@@ -16,13 +16,13 @@ import { embeddingSettings, searchMode } from "../search/embeddings/settings.ts"
 import { vectorCachePath } from "../search/embeddings/vector-cache.ts";
 import { VectorIndex } from "../search/embeddings/vector-index.ts";
 import { SearchService } from "../search/service.ts";
-import { formatDiagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
 import { type Source, buildSourceList } from "../sources/source-list.ts";
 import type { EventType, ToolDeps } from "../tools/definition.ts";
 import { type ToolSelection, parseToolSelection, selectTools } from "../tools/index.ts";
 import type { Logger } from "../util/logger.ts";
+import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 
 export interface HubOptions {
   config: Config;
@@ -117,8 +117,8 @@ export class Hub implements ToolDeps {
       if (outcome.changed && !this.closed) void this.refresher.rescan("git sync");
     });
     if (options.announceDiagnostics ?? true) {
-      this.store.onChange(({ previous, next }) => this.logNewDiagnostics(previous, next));
-      void this.refresher.ready.then(() => this.logFirstCatalog());
+      this.store.onChange(({ previous, next }) => logNewDiagnostics(this.logger, previous, next));
+      void this.refresher.ready.then(() => logFirstCatalog(this.logger, this.store.catalog));
     }
   }
 
@@ -274,43 +274,6 @@ export class Hub implements ToolDeps {
 
   private limits() {
     return { maxDepth: this.config.sources.max_depth, maxDirs: this.config.sources.max_dirs };
-  }
-
-  /**
-   * Seed 004: a skipped skill is logged to stderr (once per new problem);
-   * warnings are summed up in one line and listed at DEBUG and by `doctor`.
-   */
-  private logNewDiagnostics(previous: Catalog, next: Catalog): void {
-    const seen = new Set(previous.diagnostics.map((d) => `${d.code}\u0000${d.file}\u0000${d.message}`));
-    let warnings = 0;
-    for (const d of next.diagnostics) {
-      if (seen.has(`${d.code}\u0000${d.file}\u0000${d.message}`)) continue;
-      if (d.code === "unreadable") this.logger.error(formatDiagnostic(d));
-      else if (d.severity === "error") this.logger.warn(formatDiagnostic(d));
-      else {
-        if (d.severity === "warning") warnings++;
-        this.logger.debug(formatDiagnostic(d));
-      }
-    }
-    if (previous.generation !== 0 && warnings > 0) this.logSummary(next, warnings);
-  }
-
-  /** After the first scan: what is served, and the explicit folders that do not exist (a typo, most often). */
-  private logFirstCatalog(): void {
-    const catalog = this.store.catalog;
-    this.logSummary(catalog, catalog.diagnostics.filter((d) => d.severity === "warning").length);
-    for (const source of catalog.sources) {
-      if (source.location === "explicit" && !source.exists) this.logger.warn(`skills folder ${source.dir} (--skills-dir / SKILLS_DIR) does not exist.`);
-    }
-    if (catalog.skills.length === 0) this.logger.warn("no skills found; `skillhub doctor` shows which folders were searched.");
-  }
-
-  private logSummary(catalog: Catalog, warnings: number): void {
-    const skipped = catalog.errorCount();
-    const folders = catalog.sources.filter((s) => s.exists).length;
-    this.logger.info(
-      `${catalog.skills.length} skill${catalog.skills.length === 1 ? "" : "s"} served from ${folders} folder${folders === 1 ? "" : "s"}; ${skipped} skipped, ${warnings} warning${warnings === 1 ? "" : "s"}${skipped + warnings > 0 ? " (`skillhub doctor` lists them)" : ""}.`,
-    );
   }
 }
 
