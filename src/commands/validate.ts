@@ -47,6 +47,10 @@ export const runValidate: CommandRun = async (ctx) => {
   const report = validateCatalog(catalog, dirs, (file) => shownPath(file, ctx.cwd));
   if (ctx.args.options.json) ctx.out(`${JSON.stringify(report, null, 2)}\n`);
   else ctx.out(renderReport(report));
+  // An empty folder passes, but in CI it usually means the wrong path: say so on stderr.
+  if (report.summary.agent_skills + report.summary.tree_nodes === 0) {
+    ctx.err(`skillhub validate: no skills found in ${dirs.join(", ")} (no SKILL.md and no tree node); is this the right folder?\n`);
+  }
   return report.summary.errors > 0 ? 1 : 0;
 };
 

@@ -40,6 +40,14 @@ describe("skillhub validate", () => {
     expect(result).toEqual({ code: 0, out: "Checked 1 Agent Skill and 1 tree node in 1 folder: no problems.\n", err: "" });
   });
 
+  test("an empty folder passes but says on stderr that no skills were found", async () => {
+    const root = tempDir();
+    const result = await validate([], root);
+    expect(result.code).toBe(0);
+    expect(result.out).toBe("Checked 0 Agent Skills and 0 tree nodes in 1 folder: no problems.\n");
+    expect(result.err).toContain("no skills found");
+  });
+
   test("human output grouped by file, errors first; exit 1", async () => {
     const root = brokenRepo();
     const result = await validate(["."], root);
