@@ -7,18 +7,36 @@ import { errorResult } from "./results.ts";
 
 export type Lookup = { skill: Skill; error?: undefined } | { skill?: undefined; error: CallToolResult };
 
+/** How a family of tools words its misses: what the argument is, and where to look instead. */
+export interface LookupWords {
+  /** "No skill named 'x'." / "No skill at 'x'." */
+  missing: (name: string) => string;
+  /** Sentence ending the not-found message. */
+  whereToLook: string;
+  /** Sentence ending the disabled message. */
+  pickAnother: string;
+}
+
+/** Seed 000's tools: skills by name, found with search_skills. */
+export const BY_NAME: LookupWords = {
+  missing: (name) => `No skill named '${name}'.`,
+  whereToLook: "Use search_skills to find skills by topic.",
+  pickAnother: "Pick an enabled skill with search_skills.",
+};
+
 /**
  * A name → an enabled skill of the current catalog, or the error result a
  * model can act on: SKILL_NOT_FOUND with close names, or SKILL_DISABLED.
+ * Lookup is through the catalog's maps only: a name is never joined to a folder.
  */
-export async function lookupSkill(name: string, deps: ToolDeps): Promise<Lookup> {
+export async function lookupSkill(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): Promise<Lookup> {
   const skill = await deps.findSkill(name);
-  if (!skill) return { error: notFound(name, deps) };
+  if (!skill) return { error: notFound(name, deps, words) };
   if (!isEnabled(skill, deps.filter)) {
     return {
       error: errorResult(
         "SKILL_DISABLED",
-        `Skill '${skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}). Pick an enabled skill with search_skills.`,
+        `Skill '${skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}). ${words.pickAnother}`,
         { skill: skill.name },
       ),
     };
@@ -26,9 +44,9 @@ export async function lookupSkill(name: string, deps: ToolDeps): Promise<Lookup>
   return { skill };
 }
 
-export function notFound(name: string, deps: ToolDeps): CallToolResult {
+export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): CallToolResult {
   const enabled = deps.store.catalog.skills.filter((s) => isEnabled(s, deps.filter)).map((s) => s.name);
   const suggestions = closeNames(name, enabled);
   const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(", ")}?` : "";
-  return errorResult("SKILL_NOT_FOUND", `No skill named '${name}'.${hint} Use search_skills to find skills by topic.`, { suggestions });
+  return errorResult("SKILL_NOT_FOUND", `${words.missing(name)}${hint} ${words.whereToLook}`, { suggestions });
 }

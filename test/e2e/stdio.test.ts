@@ -67,6 +67,21 @@ describe("the compiled binary over stdio", () => {
     await client.close();
   });
 
+  test("list_skills, and seed 001's skills.list / skills.search in profile sk", async () => {
+    const w = world();
+    const auto = await start(w);
+    const listed = (await auto.client.callTool({ name: "list_skills", arguments: {} })) as CallToolResult;
+    expect(JSON.stringify(listed.structuredContent)).toContain('"git"');
+    await auto.client.close();
+    const sk = await start(w, ["--tools", "sk"]);
+    expect((await sk.client.listTools()).tools.map((t) => t.name)).toEqual(["skills.list", "skills.search"]);
+    const list = (await sk.client.callTool({ name: "skills.list", arguments: { query: "git" } })) as CallToolResult;
+    expect((list.structuredContent as { skills: { installName: string }[] }).skills.map((s) => s.installName)).toEqual(["git"]);
+    const search = (await sk.client.callTool({ name: "skills.search", arguments: { query: "git workflow" } })) as CallToolResult;
+    expect(search.structuredContent).toMatchObject({ query: "git workflow", total: 1 });
+    await sk.client.close();
+  });
+
   test("a skill added while running loads by name within a second", async () => {
     const w = world();
     const { client } = await start(w);
