@@ -5,7 +5,7 @@ export BUN_VERSION
 
 BUN = $(shell BUN_VERSION=$(BUN_VERSION) ./scripts/ensure-bun.sh)
 
-.PHONY: all run serve test check typecheck build bench eval clean
+.PHONY: all run serve test check lint format typecheck build bench eval clean
 
 all: build
 
@@ -28,11 +28,19 @@ serve: build
 typecheck: deps
 	$(BUN) x tsc --noEmit
 
-## make test (= make check): type-check, then every test (unit, in-memory client, binary end-to-end).
+## make test: type-check, then every test (unit, in-memory client, binary end-to-end).
 test: typecheck build dist-tools
 	$(BUN) test
 
-check: test
+## make lint: Biome (pinned) checks formatting, import order and lint rules; make format fixes them.
+lint: deps
+	$(BUN) x biome ci .
+
+format: deps
+	$(BUN) x biome check --write .
+
+## make check: lint, then make test.
+check: lint test
 
 build: dist/skillhub
 

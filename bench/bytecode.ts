@@ -53,11 +53,13 @@ async function startup(bin: string): Promise<number> {
   return elapsed;
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 
 try {
   for (const v of variants) {
-    if ((await compile({ outfile: v.path, bytecode: v.bytecode }, true)) !== 0) throw new Error(`build failed: ${v.name}`);
+    if ((await compile({ outfile: v.path, bytecode: v.bytecode }, true)) !== 0)
+      throw new Error(`build failed: ${v.name}`);
   }
   for (const v of variants) await startup(v.path); // warm the page cache for both
   const times = new Map<string, number[]>(variants.map((v) => [v.name, []]));
@@ -67,7 +69,9 @@ try {
   for (const v of variants) {
     const t = (times.get(v.name) ?? []).sort((a, b) => a - b);
     const mb = (statSync(v.path).size / 1e6).toFixed(1);
-    const cells = [quantile(t, 0.5), quantile(t, 0.9), t[0] ?? Number.NaN].map((ms) => `${ms.toFixed(1)} ms`.padStart(10));
+    const cells = [quantile(t, 0.5), quantile(t, 0.9), t[0] ?? Number.NaN].map((ms) =>
+      `${ms.toFixed(1)} ms`.padStart(10),
+    );
     say(`${v.name.padEnd(13)}${cells.join("")}  ${mb.padStart(6)} MB`);
   }
 } finally {

@@ -6,14 +6,14 @@
  * as for the server, or --provider local-hash, a test double) the vector and
  * hybrid modes are printed beside full text.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import MiniSearch from "minisearch";
 import type { Catalog } from "../src/catalog/catalog.ts";
 import { Scanner } from "../src/refresh/scanner.ts";
-import { skillBody } from "../src/skills/agent-skill.ts";
 import { rank } from "../src/search/engine.ts";
 import { FullTextIndex } from "../src/search/fulltext.ts";
+import { skillBody } from "../src/skills/agent-skill.ts";
 import { buildSourceList } from "../src/sources/source-list.ts";
 import { embeddingEval } from "./lib/eval-embeddings.ts";
 
@@ -44,7 +44,13 @@ export function corpusDirs(): string[] {
 }
 
 export function loadCorpora(dirs = corpusDirs()): Catalog {
-  const sources = buildSourceList({ dirs, onlyDirs: true, projectDir: null, homeDir: "/nonexistent", hubHome: "/nonexistent" });
+  const sources = buildSourceList({
+    dirs,
+    onlyDirs: true,
+    projectDir: null,
+    homeDir: "/nonexistent",
+    hubHome: "/nonexistent",
+  });
   return new Scanner().scan(sources, { maxDepth: 8, maxDirs: 20_000 });
 }
 
@@ -64,7 +70,11 @@ export function baselineRanker(catalog: Catalog): Ranker {
   const mini = new MiniSearch({ fields: ["name", "description"], idField: "id" });
   mini.addAll(catalog.skills.map((s) => ({ id: s.id, name: s.name, description: s.description })));
   const byId = new Map(catalog.skills.map((s) => [s.id, s.name]));
-  return (q) => mini.search(q).slice(0, 10).map((r) => byId.get(String(r.id)) ?? "");
+  return (q) =>
+    mini
+      .search(q)
+      .slice(0, 10)
+      .map((r) => byId.get(String(r.id)) ?? "");
 }
 
 export async function score(ranker: Ranker, list: readonly Query[]): Promise<Scores> {
@@ -114,7 +124,9 @@ if (import.meta.main) {
   const fmt = (n: number) => n.toFixed(3);
   const out: string[] = [];
   out.push(`Search evaluation: ${queries.length} queries over ${catalog.skills.length} skills (${root})`, "");
-  out.push(`${"corpus".padEnd(26)} ${"n".padStart(3)}  ${rankers.map(([name]) => `${name.padEnd(16)}R@1    R@3    MRR  `).join(" ")}`);
+  out.push(
+    `${"corpus".padEnd(26)} ${"n".padStart(3)}  ${rankers.map(([name]) => `${name.padEnd(16)}R@1    R@3    MRR  `).join(" ")}`,
+  );
   for (const corpus of [...corpora, "ALL"]) {
     const list = corpus === "ALL" ? queries : queries.filter((q) => q.corpus === corpus);
     const cells: string[] = [];
@@ -126,7 +138,8 @@ if (import.meta.main) {
   }
   out.push("", embeddings.label);
   if (process.argv.includes("--misses")) {
-    for (const [name, ranker] of rankers.slice(0, -1)) out.push("", `${name} misses at rank 1:`, ...(await misses(ranker, queries)));
+    for (const [name, ranker] of rankers.slice(0, -1))
+      out.push("", `${name} misses at rank 1:`, ...(await misses(ranker, queries)));
   }
   embeddings.close();
   out.push("", `(${((performance.now() - started) / 1000).toFixed(1)} s)`);

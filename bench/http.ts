@@ -42,7 +42,15 @@ export interface HttpBenchResult {
   p99Ms: number;
 }
 
-const QUERIES = ["git commit message", "slow postgres query", "pdf invoice", "docker compose", "release notes", "code review", "api documentation"];
+const QUERIES = [
+  "git commit message",
+  "slow postgres query",
+  "pdf invoice",
+  "docker compose",
+  "release notes",
+  "code review",
+  "api documentation",
+];
 
 /** Start the binary over HTTP, open `clients` sessions, call the tool in a loop for `durationMs`; the binary is stopped after. */
 export async function benchHttp(options: HttpBenchOptions = {}): Promise<HttpBenchResult> {
@@ -50,17 +58,26 @@ export async function benchHttp(options: HttpBenchOptions = {}): Promise<HttpBen
   const durationMs = options.durationMs ?? 5000;
   const home = mkdtempSync(join(tmpdir(), "skillhub-bench-http-"));
   const skillsDir = options.skillsDir ?? join(import.meta.dir, "..", "skills-example");
-  const server = await startHttpBinary(options.bin ?? binary(), ["--skills-dir", skillsDir, "--no-watch", ...(options.stateless ? ["--stateless"] : [])], {
-    env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "WARN" },
-    cwd: home,
-  });
+  const server = await startHttpBinary(
+    options.bin ?? binary(),
+    ["--skills-dir", skillsDir, "--no-watch", ...(options.stateless ? ["--stateless"] : [])],
+    {
+      env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "WARN" },
+      cwd: home,
+    },
+  );
   const sessions: BenchSession[] = [];
   try {
     for (let i = 0; i < clients; i++) sessions.push(await BenchSession.open(server.url, `bench-${i}`));
     const first = sessions[0] as BenchSession;
-    const tools = ((await first.request("tools/list")).result?.tools ?? []) as Array<{ name: string; description?: string }>;
+    const tools = ((await first.request("tools/list")).result?.tools ?? []) as Array<{
+      name: string;
+      description?: string;
+    }>;
     const search = tools.some((t) => t.name === "search_skills");
-    const names = [...(tools.find((t) => t.name === "skill")?.description ?? "").matchAll(/<name>([^<]+)<\/name>/g)].map((m) => m[1] as string);
+    const names = [
+      ...(tools.find((t) => t.name === "skill")?.description ?? "").matchAll(/<name>([^<]+)<\/name>/g),
+    ].map((m) => m[1] as string);
     const call = (s: BenchSession, i: number) =>
       s.request(
         "tools/call",
@@ -123,7 +140,12 @@ class BenchSession {
 
   static async open(url: string, name: string): Promise<BenchSession> {
     const s = new BenchSession(url, null);
-    const init = await s.post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name, version: "1.0.0" } } });
+    const init = await s.post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name, version: "1.0.0" } },
+    });
     s.session = init.headers.get("mcp-session-id");
     await init.text();
     await (await s.post({ jsonrpc: "2.0", method: "notifications/initialized" })).text();
@@ -134,13 +156,19 @@ class BenchSession {
     const response = await this.post({ jsonrpc: "2.0", id: this.nextId++, method, params });
     const text = await response.text();
     // An SSE answer carries the message on its data line; a JSON answer is the message.
-    const data = response.headers.get("content-type")?.startsWith("text/event-stream") ? text.split("\n").find((l) => l.startsWith("data: "))?.slice(6) : text;
+    const data = response.headers.get("content-type")?.startsWith("text/event-stream")
+      ? text
+          .split("\n")
+          .find((l) => l.startsWith("data: "))
+          ?.slice(6)
+      : text;
     if (!response.ok || !data) throw new Error(`HTTP ${response.status}`);
     return JSON.parse(data) as Reply;
   }
 
   async close(): Promise<void> {
-    if (this.session) await fetch(this.url, { method: "DELETE", headers: { "mcp-session-id": this.session } }).catch(() => undefined);
+    if (this.session)
+      await fetch(this.url, { method: "DELETE", headers: { "mcp-session-id": this.session } }).catch(() => undefined);
   }
 
   private post(message: unknown): Promise<Response> {
@@ -169,7 +197,12 @@ export function formatHttpBench(r: HttpBenchResult): string {
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { "skills-dir": { type: "string" }, clients: { type: "string" }, seconds: { type: "string" }, stateless: { type: "boolean" } },
+    options: {
+      "skills-dir": { type: "string" },
+      clients: { type: "string" },
+      seconds: { type: "string" },
+      stateless: { type: "boolean" },
+    },
   });
   const base: HttpBenchOptions = {
     skillsDir: values["skills-dir"],

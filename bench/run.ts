@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
+import { inProcessFigures } from "./lib/in-process.ts";
 import { INITIALIZE, median, percentile, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
-import { inProcessFigures } from "./lib/in-process.ts";
 
 const { values } = parseArgs({
   options: {
@@ -28,12 +28,15 @@ const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "skillhub-bench-"));
 const say = (text = "") => process.stdout.write(`${text}\n`);
 const ms = (n: number) => `${n.toFixed(1)} ms`;
-const queries = (await Bun.file(join(import.meta.dir, "eval", "queries.json")).json()).map((q: { query: string }) => q.query) as string[];
+const queries = (await Bun.file(join(import.meta.dir, "eval", "queries.json")).json()).map(
+  (q: { query: string }) => q.query,
+) as string[];
 
 const skillhub = join(root, "dist", "skillhub");
 const floor = join(work, "floor");
 say("Compiling the floor (bench/floor/server.ts) with skillhub's flags...");
-if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0) throw new Error("floor build failed");
+if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
+  throw new Error("floor build failed");
 
 interface Figures {
   initMs: number;
@@ -48,7 +51,13 @@ interface Figures {
 }
 
 /** Spawn → initialize and → first tools/list (medians), then call latency and peak RSS in one process. */
-async function measure(cmd: string[], env: Record<string, string>, cwd: string, call: () => { name: string; arguments: object }, search: boolean): Promise<Figures> {
+async function measure(
+  cmd: string[],
+  env: Record<string, string>,
+  cwd: string,
+  call: () => { name: string; arguments: object },
+  search: boolean,
+): Promise<Figures> {
   const init: number[] = [];
   const list: number[] = [];
   let listBytes = 0;
@@ -93,9 +102,13 @@ async function measure(cmd: string[], env: Record<string, string>, cwd: string, 
     const searches: number[] = [];
     for (let i = 0; i < Math.min(calls, 200); i++) {
       const started = performance.now();
-      const reply = await s.request("tools/call", { name: "search_skills", arguments: { query: queries[i % queries.length] } });
+      const reply = await s.request("tools/call", {
+        name: "search_skills",
+        arguments: { query: queries[i % queries.length] },
+      });
       searches.push(performance.now() - started);
-      if (reply.error || reply.result?.isError) throw new Error(`search failed: ${JSON.stringify(reply).slice(0, 300)}`);
+      if (reply.error || reply.result?.isError)
+        throw new Error(`search failed: ${JSON.stringify(reply).slice(0, 300)}`);
     }
     figures.searchP50 = percentile(searches, 50);
     figures.searchP95 = percentile(searches, 95);
@@ -106,7 +119,11 @@ async function measure(cmd: string[], env: Record<string, string>, cwd: string, 
 }
 
 /** How long until a skill created now is loadable by name: by its folder name, and by a name only a rescan can find. */
-async function freshness(dir: string, env: Record<string, string>, cwd: string): Promise<{ byFolderMs: number; byRescanMs: number; searchableMs: number }> {
+async function freshness(
+  dir: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ byFolderMs: number; byRescanMs: number; searchableMs: number }> {
   const s = spawnServer([skillhub, "--skills-dir", dir], { env, cwd });
   await s.request("initialize", INITIALIZE);
   s.notify("notifications/initialized");
@@ -115,14 +132,20 @@ async function freshness(dir: string, env: Record<string, string>, cwd: string):
   const wait = async (name: string, started: number, tool = "skill", args: object = { name }) => {
     for (;;) {
       const reply = await s.request("tools/call", { name: tool, arguments: args });
-      const ok = tool === "skill" ? !reply.result?.isError : (reply.result?.structuredContent?.skills ?? []).some((h: { name: string }) => h.name === name);
+      const ok =
+        tool === "skill"
+          ? !reply.result?.isError
+          : (reply.result?.structuredContent?.skills ?? []).some((h: { name: string }) => h.name === name);
       if (ok) return performance.now() - started;
       if (performance.now() - started > 60_000) return Number.NaN;
       await Bun.sleep(10);
     }
   };
   const write = (folder: string, name: string, word: string) =>
-    Bun.write(join(dir, folder, "SKILL.md"), `---\nname: ${name}\ndescription: Freshly added ${word} skill for the benchmark.\n---\n\n# ${word}\n`);
+    Bun.write(
+      join(dir, folder, "SKILL.md"),
+      `---\nname: ${name}\ndescription: Freshly added ${word} skill for the benchmark.\n---\n\n# ${word}\n`,
+    );
   let started = performance.now();
   await write("fresh-by-folder", "fresh-by-folder", "zanzibar");
   const byFolderMs = await wait("fresh-by-folder", started);
@@ -137,7 +160,11 @@ async function freshness(dir: string, env: Record<string, string>, cwd: string):
 }
 
 /** Spawn → first search_skills answer, with the persisted index (a second start) and without (--reindex). */
-async function persistedStart(dir: string, env: Record<string, string>, cwd: string): Promise<{ persistedMs: number; reindexMs: number; floorFirstCallMs: number }> {
+async function persistedStart(
+  dir: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ persistedMs: number; reindexMs: number; floorFirstCallMs: number }> {
   const first = async (args: string[]) => {
     const s = spawnServer([skillhub, "--skills-dir", dir, ...args], { env, cwd });
     await s.request("initialize", INITIALIZE);
@@ -175,30 +202,56 @@ for (const size of sizes) {
   say(`\n== ${size} skills`);
   const floorFigures = await measure([floor], env, home, floorCall, false);
   let n = 0;
-  const skillCall = () => ({ name: "skill", arguments: { name: names.length > 0 ? (names[(n++ * 7919) % names.length] as string) : "none" } });
+  const skillCall = () => ({
+    name: "skill",
+    arguments: { name: names.length > 0 ? (names[(n++ * 7919) % names.length] as string) : "none" },
+  });
   // With no skills there is nothing to load: time list_skills instead.
-  const hub = await measure([skillhub, "--skills-dir", dir], env, home, size === 0 ? () => ({ name: "list_skills", arguments: {} }) : skillCall, size > 0);
+  const hub = await measure(
+    [skillhub, "--skills-dir", dir],
+    env,
+    home,
+    size === 0 ? () => ({ name: "list_skills", arguments: {} }) : skillCall,
+    size > 0,
+  );
   const row: Record<string, unknown> = { floor: floorFigures, skillhub: hub };
-  say(`start-up (spawn → initialize):   skillhub ${ms(hub.initMs)}   floor ${ms(floorFigures.initMs)}   ratio ${(hub.initMs / floorFigures.initMs).toFixed(2)}`);
-  say(`spawn → first tools/list:        skillhub ${ms(hub.listMs)}   floor ${ms(floorFigures.listMs)}   ratio ${(hub.listMs / floorFigures.listMs).toFixed(2)}`);
+  say(
+    `start-up (spawn → initialize):   skillhub ${ms(hub.initMs)}   floor ${ms(floorFigures.initMs)}   ratio ${(hub.initMs / floorFigures.initMs).toFixed(2)}`,
+  );
+  say(
+    `spawn → first tools/list:        skillhub ${ms(hub.listMs)}   floor ${ms(floorFigures.listMs)}   ratio ${(hub.listMs / floorFigures.listMs).toFixed(2)}`,
+  );
   say(`tools/list size:                 skillhub ${hub.listBytes} B   floor ${floorFigures.listBytes} B`);
-  say(`tool call p50 / p95:             skillhub ${ms(hub.callP50)} / ${ms(hub.callP95)}   floor ${ms(floorFigures.callP50)} / ${ms(floorFigures.callP95)}   p50 ratio ${(hub.callP50 / floorFigures.callP50).toFixed(2)}`);
-  say(`peak RSS:                        skillhub ${hub.rssMb.toFixed(1)} MB   floor ${floorFigures.rssMb.toFixed(1)} MB   (+${(hub.rssMb - floorFigures.rssMb).toFixed(1)} MB)`);
-  if (hub.searchP50 !== undefined) say(`search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}   (first search, waiting for the index: ${ms(hub.firstSearchMs ?? 0)})`);
+  say(
+    `tool call p50 / p95:             skillhub ${ms(hub.callP50)} / ${ms(hub.callP95)}   floor ${ms(floorFigures.callP50)} / ${ms(floorFigures.callP95)}   p50 ratio ${(hub.callP50 / floorFigures.callP50).toFixed(2)}`,
+  );
+  say(
+    `peak RSS:                        skillhub ${hub.rssMb.toFixed(1)} MB   floor ${floorFigures.rssMb.toFixed(1)} MB   (+${(hub.rssMb - floorFigures.rssMb).toFixed(1)} MB)`,
+  );
+  if (hub.searchP50 !== undefined)
+    say(
+      `search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}   (first search, waiting for the index: ${ms(hub.firstSearchMs ?? 0)})`,
+    );
   if (size > 0) {
     const skillOnly = await measure([skillhub, "--skills-dir", dir, "--tools", "skill"], env, home, skillCall, false);
     row.skillProfile = skillOnly;
-    say(`--tools skill (no search index): call p50 ${ms(skillOnly.callP50)}, peak RSS ${skillOnly.rssMb.toFixed(1)} MB (+${(skillOnly.rssMb - floorFigures.rssMb).toFixed(1)} MB over the floor)`);
+    say(
+      `--tools skill (no search index): call p50 ${ms(skillOnly.callP50)}, peak RSS ${skillOnly.rssMb.toFixed(1)} MB (+${(skillOnly.rssMb - floorFigures.rssMb).toFixed(1)} MB over the floor)`,
+    );
   }
   if (size > 0) {
     const fresh = await freshness(dir, env, home);
     row.freshness = fresh;
-    say(`new skill loadable:              by folder name ${ms(fresh.byFolderMs)}, by a name only a rescan finds ${ms(fresh.byRescanMs)}, searchable ${ms(fresh.searchableMs)}`);
+    say(
+      `new skill loadable:              by folder name ${ms(fresh.byFolderMs)}, by a name only a rescan finds ${ms(fresh.byRescanMs)}, searchable ${ms(fresh.searchableMs)}`,
+    );
   }
   if (size >= 10_000) {
     const persisted = await persistedStart(dir, env, home);
     row.persistedStart = persisted;
-    say(`spawn → first search_skills:     persisted index ${ms(persisted.persistedMs)}, --reindex ${ms(persisted.reindexMs)}, floor first call ${ms(persisted.floorFirstCallMs)}   ratio ${(persisted.persistedMs / persisted.floorFirstCallMs).toFixed(2)}`);
+    say(
+      `spawn → first search_skills:     persisted index ${ms(persisted.persistedMs)}, --reindex ${ms(persisted.reindexMs)}, floor first call ${ms(persisted.floorFirstCallMs)}   ratio ${(persisted.persistedMs / persisted.floorFirstCallMs).toFixed(2)}`,
+    );
   }
   if (size > 0) {
     const inProcess = await inProcessFigures(dir);

@@ -5,12 +5,12 @@
  * the scenarios a tools server must pass did pass.
  * Usage: bun scripts/conformance.ts [--verbose]
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binary } from "../test/helpers/binary.ts";
 import { startHttpBinary } from "../test/helpers/http-binary.ts";
-import { PINNED, binOf, ensureNode22, ensureNpmTool } from "./npm-tools.ts";
+import { binOf, ensureNode22, ensureNpmTool, PINNED } from "./npm-tools.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const EXPECTED = join(ROOT, "test", "conformance", "expected-failures.yml");
@@ -32,12 +32,28 @@ const server = await startHttpBinary(binary(), ["--skills-dir", join(ROOT, "skil
 });
 let code = 1;
 try {
-  process.stderr.write(`conformance ${PINNED.conformance.version} (Node ${Bun.spawnSync([node, "--version"]).stdout.toString().trim()}) against ${server.url}\n`);
-  const run = Bun.spawn([node, suite, "server", "--url", server.url, "--expected-failures", EXPECTED, "-o", out, ...(process.argv.includes("--verbose") ? ["--verbose"] : [])], {
-    stdout: "inherit",
-    stderr: "inherit",
-    cwd: home,
-  });
+  process.stderr.write(
+    `conformance ${PINNED.conformance.version} (Node ${Bun.spawnSync([node, "--version"]).stdout.toString().trim()}) against ${server.url}\n`,
+  );
+  const run = Bun.spawn(
+    [
+      node,
+      suite,
+      "server",
+      "--url",
+      server.url,
+      "--expected-failures",
+      EXPECTED,
+      "-o",
+      out,
+      ...(process.argv.includes("--verbose") ? ["--verbose"] : []),
+    ],
+    {
+      stdout: "inherit",
+      stderr: "inherit",
+      cwd: home,
+    },
+  );
   code = await run.exited;
   const failed = REQUIRED.filter((s) => !scenarioPassed(out, s));
   if (failed.length > 0) {
@@ -66,7 +82,9 @@ process.exit(inspector.exitCode ?? 1);
 /** Whether every check of a scenario's latest run succeeded (results/server-<name>-<time>/checks.json). */
 function scenarioPassed(dir: string, scenario: string): boolean {
   if (!existsSync(dir)) return false;
-  const runs = readdirSync(dir).filter((d) => d.startsWith(`server-${scenario}-`) && /-\d{4}-\d{2}-\d{2}T/.test(d.slice(`server-${scenario}`.length)));
+  const runs = readdirSync(dir).filter(
+    (d) => d.startsWith(`server-${scenario}-`) && /-\d{4}-\d{2}-\d{2}T/.test(d.slice(`server-${scenario}`.length)),
+  );
   const latest = runs.sort().at(-1);
   if (!latest) return false;
   const checks = JSON.parse(readFileSync(join(dir, latest, "checks.json"), "utf8")) as Array<{ status: string }>;

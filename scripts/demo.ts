@@ -21,7 +21,9 @@ const client = new Client({ name: "skillhub-demo", version: "1.0.0" });
 const started = performance.now();
 await client.connect(transport);
 const info = client.getServerVersion();
-say(`Connected to ${info?.name} ${info?.version} over stdio in ${(performance.now() - started).toFixed(0)} ms (${bin}).`);
+say(
+  `Connected to ${info?.name} ${info?.version} over stdio in ${(performance.now() - started).toFixed(0)} ms (${bin}).`,
+);
 const { tools } = await client.listTools();
 say(`Tools: ${tools.map((t) => t.name).join(", ")}`);
 const skill = tools.find((t) => t.name === "skill");
@@ -32,7 +34,13 @@ if (first) {
   const result = await client.callTool({ name: "skill", arguments: { name: first } });
   const text = (result.content as { type: string; text?: string }[])[0]?.text ?? "";
   say(`\nskill(name: "${first}") returned ${text.length} characters:\n`);
-  say(text.split("\n").slice(0, 8).map((l) => `  | ${l}`).join("\n"));
+  say(
+    text
+      .split("\n")
+      .slice(0, 8)
+      .map((l) => `  | ${l}`)
+      .join("\n"),
+  );
   say("  | ...");
 }
 await client.close();

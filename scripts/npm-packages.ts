@@ -6,11 +6,20 @@
  * Usage: bun scripts/npm-packages.ts [--release dist/release] [--out dist/npm] [--version X.Y.Z]
  * Publish the platform packages first, then skillhub: `npm publish --access public` in each folder.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pkg from "../package.json" with { type: "json" };
-import { HOMEPAGE, NPM_SCOPE, REPOSITORY, TARGETS, type Target, checkVersion } from "./release/targets.ts";
+import { checkVersion, HOMEPAGE, NPM_SCOPE, REPOSITORY, TARGETS, type Target } from "./release/targets.ts";
 
 const LAUNCHER = join(import.meta.dir, "release", "npm-launcher.js");
 
@@ -74,7 +83,10 @@ export function writePackages(options: { release: string; out: string; version: 
     copyFileSync(join(release, "bin", target.id, `skillhub${target.exe}`), binary);
     chmodSync(binary, 0o755);
     writeFileSync(join(dir, "package.json"), json(platformManifest(version, target)));
-    writeFileSync(join(dir, "README.md"), `# ${npmName(target)}\n\nThe SkillHub binary for ${target.id}. Install [skillhub](https://www.npmjs.com/package/skillhub) instead.\n`);
+    writeFileSync(
+      join(dir, "README.md"),
+      `# ${npmName(target)}\n\nThe SkillHub binary for ${target.id}. Install [skillhub](https://www.npmjs.com/package/skillhub) instead.\n`,
+    );
     written.push(dir);
   }
   const main = join(out, "skillhub");
@@ -98,12 +110,17 @@ function releaseVersion(release: string): string | undefined {
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { release: { type: "string", default: "dist/release" }, out: { type: "string", default: "dist/npm" }, version: { type: "string" } },
+    options: {
+      release: { type: "string", default: "dist/release" },
+      out: { type: "string", default: "dist/npm" },
+      version: { type: "string" },
+    },
   });
   try {
     const release = values.release ?? "dist/release";
     const version = checkVersion(values.version ?? releaseVersion(release) ?? "");
-    for (const dir of writePackages({ release, out: values.out ?? "dist/npm", version })) process.stdout.write(`wrote ${dir}\n`);
+    for (const dir of writePackages({ release, out: values.out ?? "dist/npm", version }))
+      process.stdout.write(`wrote ${dir}\n`);
   } catch (error) {
     process.stderr.write(`npm-packages: ${(error as Error).message}\n`);
     process.exit(1);

@@ -22,17 +22,34 @@ export function ensureNpmTool(name: string, version: string): string {
   const dir = join(prefix, "node_modules", name);
   if (installedVersion(dir) === version) return dir;
   process.stderr.write(`Installing ${name}@${version} from the npm registry into ${prefix} ...\n`);
-  const npm = Bun.spawnSync(["npm", "install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", `${name}@${version}`], {
-    stdout: "inherit",
-    stderr: "inherit",
-  });
-  if (npm.exitCode !== 0 || installedVersion(dir) !== version) throw new Error(`npm could not install ${name}@${version}`);
+  const npm = Bun.spawnSync(
+    [
+      "npm",
+      "install",
+      "--prefix",
+      prefix,
+      "--no-save",
+      "--no-package-lock",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      `${name}@${version}`,
+    ],
+    {
+      stdout: "inherit",
+      stderr: "inherit",
+    },
+  );
+  if (npm.exitCode !== 0 || installedVersion(dir) !== version)
+    throw new Error(`npm could not install ${name}@${version}`);
   return dir;
 }
 
 /** A bin script of an installed package, by its bin name. */
 export function binOf(packageDir: string, bin: string): string {
-  const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
+    bin?: string | Record<string, string>;
+  };
   const rel = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.[bin];
   if (!rel) throw new Error(`${packageDir} has no bin ${bin}`);
   return join(packageDir, rel);
@@ -47,7 +64,8 @@ export function ensureNode22(): string {
   if (onPath && recentEnough(Bun.spawnSync([onPath, "--version"]).stdout.toString())) return onPath;
   const arch = process.arch === "x64" || process.arch === "arm64" ? process.arch : undefined;
   const os = process.platform === "linux" || process.platform === "darwin" ? process.platform : undefined;
-  if (!arch || !os) throw new Error(`no Node 22 package for ${process.platform}-${process.arch}; put Node >= 22.19 on PATH`);
+  if (!arch || !os)
+    throw new Error(`no Node 22 package for ${process.platform}-${process.arch}; put Node >= 22.19 on PATH`);
   const dir = ensureNpmTool(`node-${os}-${arch}`, PINNED.node.version);
   return join(dir, "bin", "node");
 }

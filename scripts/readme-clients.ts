@@ -56,8 +56,14 @@ if (import.meta.main) {
       process.stderr.write(`readme-clients: README.md has no ${BEGIN} … ${END} block to replace\n`);
       process.exit(1);
     }
-    if (current !== block) writeFileSync(README, text.replace(current, () => block));
-    process.stdout.write(current === block ? "README.md is up to date\n" : "README.md: client configuration regenerated\n");
+    if (current !== block)
+      writeFileSync(
+        README,
+        text.replace(current, () => block),
+      );
+    process.stdout.write(
+      current === block ? "README.md is up to date\n" : "README.md: client configuration regenerated\n",
+    );
   } else {
     process.stdout.write(`${block}\n`);
   }

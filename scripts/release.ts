@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "./build.ts";
 import { pack, writeSums } from "./release/pack.ts";
-import { TARGETS, type Target, archiveName, checkVersion, hostTarget, targetById } from "./release/targets.ts";
+import { archiveName, checkVersion, hostTarget, TARGETS, type Target, targetById } from "./release/targets.ts";
 import { smoke } from "./smoke.ts";
 
 const { values } = parseArgs({
@@ -50,7 +50,10 @@ async function build(version: string, out: string, targets: readonly Target[]): 
       mkdirSync(join(out, "bin", target.id), { recursive: true });
       const executablePath = values["executable-dir"] ? runtimeFor(values["executable-dir"], target) : undefined;
       // Bun appends .exe itself for Windows targets.
-      const code = await compile({ version, target: target.bun, outfile: outfile.replace(/\.exe$/, ""), executablePath }, true);
+      const code = await compile(
+        { version, target: target.bun, outfile: outfile.replace(/\.exe$/, ""), executablePath },
+        true,
+      );
       if (code !== 0 || !existsSync(outfile)) throw new Error(`compiling ${target.id} (${target.bun}) failed`);
       say(`built   ${target.id.padEnd(15)} ${mb(outfile)}`);
     }),
@@ -59,7 +62,8 @@ async function build(version: string, out: string, targets: readonly Target[]): 
 
 async function packAll(version: string, out: string, targets: readonly Target[]): Promise<void> {
   // Archives of another version or a dropped target must not end up in SHA256SUMS.
-  for (const name of readdirSync(out)) if (name.startsWith("skillhub-") || name === "SHA256SUMS") rmSync(join(out, name));
+  for (const name of readdirSync(out))
+    if (name.startsWith("skillhub-") || name === "SHA256SUMS") rmSync(join(out, name));
   await Promise.all(
     targets.map(async (target) => {
       const binary = binaryPath(out, target);
@@ -87,7 +91,9 @@ if (import.meta.main) {
       await smoke(binaryPath(out, host), version);
       say(`smoke   ${host.id}: --version = ${version}, initialize and tools/list over stdio`);
     }
-    say(`release ${version}: ${targets.length} targets in ${((performance.now() - started) / 1000).toFixed(1)} s → ${out}`);
+    say(
+      `release ${version}: ${targets.length} targets in ${((performance.now() - started) / 1000).toFixed(1)} s → ${out}`,
+    );
   } catch (error) {
     process.stderr.write(`release: ${(error as Error).message}\n`);
     process.exit(1);

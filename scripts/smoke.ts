@@ -20,12 +20,23 @@ export async function smoke(binary: string, version: string, timeoutMs = 20_000)
     const printed = Bun.spawnSync([bin, "--version"], { env, stdout: "pipe", stderr: "pipe" });
     const got = printed.stdout.toString().trim();
     if (printed.exitCode !== 0 || got !== version) {
-      throw new Error(`${bin} --version: exit ${printed.exitCode}, printed "${got}", expected "${version}" ${printed.stderr.toString()}`);
+      throw new Error(
+        `${bin} --version: exit ${printed.exitCode}, printed "${got}", expected "${version}" ${printed.stderr.toString()}`,
+      );
     }
     const skills = join(home, "skills");
     mkdirSync(join(skills, "smoke-check"), { recursive: true });
-    writeFileSync(join(skills, "smoke-check", "SKILL.md"), "---\nname: smoke-check\ndescription: Checks that a release binary serves skills.\n---\nHello.\n");
-    const proc = Bun.spawn([bin, "--skills-dir", skills, "--no-watch"], { cwd: home, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    writeFileSync(
+      join(skills, "smoke-check", "SKILL.md"),
+      "---\nname: smoke-check\ndescription: Checks that a release binary serves skills.\n---\nHello.\n",
+    );
+    const proc = Bun.spawn([bin, "--skills-dir", skills, "--no-watch"], {
+      cwd: home,
+      env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const timer = setTimeout(() => proc.kill(), timeoutMs);
     const send = (message: object) => {
       proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
@@ -43,15 +54,21 @@ export async function smoke(binary: string, version: string, timeoutMs = 20_000)
       }
     };
     try {
-      send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } } });
+      send({
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } },
+      });
       const init = await reply(1);
       const server = init.serverInfo as { name?: string; version?: string } | undefined;
-      if (server?.version !== version) throw new Error(`initialize reported ${JSON.stringify(server)}, expected version ${version}`);
+      if (server?.version !== version)
+        throw new Error(`initialize reported ${JSON.stringify(server)}, expected version ${version}`);
       send({ method: "notifications/initialized" });
       send({ id: 2, method: "tools/list", params: {} });
       const tools = ((await reply(2)).tools as { name: string; description?: string }[]) ?? [];
       const skill = tools.find((t) => t.name === "skill");
-      if (!skill?.description?.includes("smoke-check")) throw new Error(`tools/list has no skill tool listing smoke-check: ${tools.map((t) => t.name).join(", ")}`);
+      if (!skill?.description?.includes("smoke-check"))
+        throw new Error(`tools/list has no skill tool listing smoke-check: ${tools.map((t) => t.name).join(", ")}`);
     } catch (error) {
       const stderr = proc.killed ? "(killed after timeout)" : "";
       throw new Error(`${(error as Error).message} ${stderr}`);

@@ -1,8 +1,5 @@
 #!/usr/bin/env bun
 import { homedir } from "node:os";
-import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
-import { loadConfig } from "./config/load.ts";
-import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { runDoctor } from "./commands/doctor.ts";
 import { runList } from "./commands/list.ts";
@@ -13,6 +10,9 @@ import { runShow } from "./commands/show.ts";
 import { runStats } from "./commands/stats.ts";
 import { runSync } from "./commands/sync.ts";
 import { runValidate } from "./commands/validate.ts";
+import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
+import { loadConfig } from "./config/load.ts";
+import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import { repoConfigFiles } from "./refresh/git-sync.ts";
 import { ConfigError, errorMessage } from "./util/errors.ts";
 import { createLogger } from "./util/logger.ts";
@@ -90,7 +90,11 @@ export interface CliIo {
   cwd?: string;
 }
 
-export async function run(argv: string[], env: Record<string, string | undefined>, io: CliIo = { out: stdout, err: stderr }): Promise<number> {
+export async function run(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIo = { out: stdout, err: stderr },
+): Promise<number> {
   let args: ParsedArgs;
   try {
     args = parseCommandLine(argv);
@@ -108,7 +112,10 @@ export async function run(argv: string[], env: Record<string, string | undefined
   }
   const stray = NO_POSITIONALS.has(args.command) ? args.positionals[0] : undefined;
   if (stray !== undefined) {
-    const hint = args.command === "serve" || args.command === "list" || args.command === "doctor" ? ` (did you mean --skills-dir ${stray}?)` : "";
+    const hint =
+      args.command === "serve" || args.command === "list" || args.command === "doctor"
+        ? ` (did you mean --skills-dir ${stray}?)`
+        : "";
     io.err(`skillhub: unexpected argument '${stray}' for ${args.command}${hint}\nRun 'skillhub --help' for usage.\n`);
     return 2;
   }
@@ -121,7 +128,8 @@ export async function run(argv: string[], env: Record<string, string | undefined
   const cwd = io.cwd ?? process.cwd();
   let ctx: CommandContext;
   try {
-    const load = (sourceFiles?: string[]) => loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles });
+    const load = (sourceFiles?: string[]) =>
+      loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles });
     let { config, warnings } = load();
     // Skills folders' config.yaml (seed 003 §11.3): synced repositories' copies on disk, then the
     // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on

@@ -11,7 +11,11 @@ async function cli(argv: string[], env: Record<string, string> = {}) {
   let err = "";
   const home = env.HOME ?? tempDir("skillhub-cli-home-");
   // Run from the home folder: not a project, so only explicit folders and global ones count.
-  const code = await run(argv, { HOME: home, ...env }, { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home });
+  const code = await run(
+    argv,
+    { HOME: home, ...env },
+    { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home },
+  );
   return { code, out, err };
 }
 
@@ -106,7 +110,9 @@ describe("skillhub CLI", () => {
     }
     expect((await cli(["print-config", "vscode"])).out).toContain('"servers"');
     expect((await cli(["print-config", "codex"])).out).toContain("[mcp_servers.skillhub]");
-    expect((await cli(["print-config", "claude-code", "--http", "http://127.0.0.1:8000/mcp"])).out).toContain("claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp");
+    expect((await cli(["print-config", "claude-code", "--http", "http://127.0.0.1:8000/mcp"])).out).toContain(
+      "claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp",
+    );
     expect((await cli(["print-config", "emacs"])).code).toBe(2);
   });
 

@@ -11,16 +11,29 @@ if (!dir) console.warn("corpora test skipped: ../shared/corpora is absent (set S
 describe.skipIf(!dir)("real SKILL.md corpora", () => {
   const root = dir as string;
   const folders = dir ? corpusFolders(root) : [];
-  const catalog = new Scanner().scan(buildSourceList({ dirs: folders, onlyDirs: true, projectDir: null, homeDir: "/nonexistent", hubHome: "/nonexistent" }), {
-    maxDepth: 8,
-    maxDirs: 20_000,
-  });
+  const catalog = new Scanner().scan(
+    buildSourceList({
+      dirs: folders,
+      onlyDirs: true,
+      projectDir: null,
+      homeDir: "/nonexistent",
+      hubHome: "/nonexistent",
+    }),
+    {
+      maxDepth: 8,
+      maxDirs: 20_000,
+    },
+  );
   const files = [...new Glob("**/SKILL.md").scanSync({ cwd: root, dot: true, absolute: true })];
 
   test("every SKILL.md is served by name or has a diagnostic saying why not", () => {
     expect(files.length).toBeGreaterThan(1000);
     const served = new Set(catalog.skills.map((s) => s.file));
-    const explained = new Set(catalog.diagnostics.filter((d) => ["shadowed", "duplicate-name"].includes(d.code) || d.severity === "error").map((d) => d.file));
+    const explained = new Set(
+      catalog.diagnostics
+        .filter((d) => ["shadowed", "duplicate-name"].includes(d.code) || d.severity === "error")
+        .map((d) => d.file),
+    );
     const lost = files.filter((f) => !served.has(f) && !explained.has(f));
     expect(lost).toEqual([]);
     for (const skill of catalog.skills) expect(catalog.get(skill.name)?.file).toBe(skill.file);
@@ -43,7 +56,9 @@ describe.skipIf(!dir)("real SKILL.md corpora", () => {
   });
 
   test("skill-creator exists in three corpora: the first wins, the others are shadowed and reachable", () => {
-    const copies = [...catalog.skills, ...catalog.shadowed.map((s) => s.skill)].filter((s) => s.key === "skill-creator");
+    const copies = [...catalog.skills, ...catalog.shadowed.map((s) => s.skill)].filter(
+      (s) => s.key === "skill-creator",
+    );
     expect(copies.length).toBe(3);
     for (const copy of copies) expect(catalog.get(copy.id)?.file).toBe(copy.file);
   });

@@ -7,9 +7,13 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { z } from "zod";
 
 const server = new McpServer({ name: "floor", version: "1.0.0" });
-server.registerTool("echo", { description: "Echo the text back", inputSchema: { text: z.string() } }, async ({ text }) => ({
-  content: [{ type: "text", text }],
-}));
+server.registerTool(
+  "echo",
+  { description: "Echo the text back", inputSchema: { text: z.string() } },
+  async ({ text }) => ({
+    content: [{ type: "text", text }],
+  }),
+);
 await server.connect(new StdioServerTransport());
 process.stdin.on("end", () => process.exit(0));
 process.on("SIGTERM", () => process.exit(0));

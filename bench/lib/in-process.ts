@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { Scanner } from "../../src/refresh/scanner.ts";
-import { skillBody } from "../../src/skills/agent-skill.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
+import { skillBody } from "../../src/skills/agent-skill.ts";
 
 export interface InProcessFigures {
   firstScanMs: number;

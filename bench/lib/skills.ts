@@ -11,9 +11,15 @@ const corpora = process.env.SKILLHUB_CORPORA ?? join(import.meta.dir, "..", ".."
 
 function samples(): string[] {
   if (!existsSync(corpora)) {
-    return Array.from({ length: 50 }, (_, i) => `---\nname: x\ndescription: Synthetic skill ${i} about topic ${i % 7} for benchmarks.\n---\n\n# Topic ${i}\n\n${"Some instructions. ".repeat(200)}\n`);
+    return Array.from(
+      { length: 50 },
+      (_, i) =>
+        `---\nname: x\ndescription: Synthetic skill ${i} about topic ${i % 7} for benchmarks.\n---\n\n# Topic ${i}\n\n${"Some instructions. ".repeat(200)}\n`,
+    );
   }
-  return [...new Glob("**/SKILL.md").scanSync({ cwd: corpora, dot: true, absolute: true })].sort().map((f) => readFileSync(f, "utf8"));
+  return [...new Glob("**/SKILL.md").scanSync({ cwd: corpora, dot: true, absolute: true })]
+    .sort()
+    .map((f) => readFileSync(f, "utf8"));
 }
 
 /** Write `count` skills under `root`, named skill-00000..; returns their names. */

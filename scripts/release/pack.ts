@@ -4,10 +4,20 @@
  * symlink and MCP clients spawn .exe files, not shims). Archives are made with GNU tar and Info-ZIP
  * with fixed owners, order and times, so the same binaries give the same checksums.
  */
-import { chmodSync, copyFileSync, lutimesSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  lutimesSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { type Target, archiveName } from "./targets.ts";
+import { archiveName, type Target } from "./targets.ts";
 
 export interface PackOptions {
   version: string;
@@ -46,7 +56,21 @@ export async function pack(options: PackOptions): Promise<string> {
       await run(["zip", "-q", "-X", out, main, alias], stage);
     } else {
       const tar = join(stage, "a.tar");
-      await run(["tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", `--mtime=@${epoch}`, "-cf", tar, main, alias], stage);
+      await run(
+        [
+          "tar",
+          "--sort=name",
+          "--owner=0",
+          "--group=0",
+          "--numeric-owner",
+          `--mtime=@${epoch}`,
+          "-cf",
+          tar,
+          main,
+          alias,
+        ],
+        stage,
+      );
       // -n: no name or time in the gzip header. Level 6: -9 saves 0.6% for twice the time.
       await run(["gzip", "-n", tar], stage);
       copyFileSync(`${tar}.gz`, out);
@@ -64,7 +88,9 @@ export async function sha256File(path: string): Promise<string> {
 
 /** `sha256sum`-compatible lines ("<hex>  <name>") for every archive in `dir`, sorted by name. */
 export async function writeSums(dir: string): Promise<string> {
-  const names = readdirSync(dir).filter((n) => n.startsWith("skillhub-") && (n.endsWith(".tar.gz") || n.endsWith(".zip"))).sort();
+  const names = readdirSync(dir)
+    .filter((n) => n.startsWith("skillhub-") && (n.endsWith(".tar.gz") || n.endsWith(".zip")))
+    .sort();
   const lines = await Promise.all(names.map(async (n) => `${await sha256File(join(dir, n))}  ${n}\n`));
   const path = join(dir, "SHA256SUMS");
   writeFileSync(path, lines.join(""));

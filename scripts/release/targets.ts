@@ -33,9 +33,25 @@ export interface Target {
 }
 
 export const TARGETS: readonly Target[] = [
-  { id: "linux-x64", bun: "bun-linux-x64-baseline", os: "linux", arch: "x64", libc: "glibc", exe: "", archive: ".tar.gz" },
+  {
+    id: "linux-x64",
+    bun: "bun-linux-x64-baseline",
+    os: "linux",
+    arch: "x64",
+    libc: "glibc",
+    exe: "",
+    archive: ".tar.gz",
+  },
   { id: "linux-arm64", bun: "bun-linux-arm64", os: "linux", arch: "arm64", libc: "glibc", exe: "", archive: ".tar.gz" },
-  { id: "linux-x64-musl", bun: "bun-linux-x64-musl-baseline", os: "linux", arch: "x64", libc: "musl", exe: "", archive: ".tar.gz" },
+  {
+    id: "linux-x64-musl",
+    bun: "bun-linux-x64-musl-baseline",
+    os: "linux",
+    arch: "x64",
+    libc: "musl",
+    exe: "",
+    archive: ".tar.gz",
+  },
   { id: "darwin-x64", bun: "bun-darwin-x64", os: "darwin", arch: "x64", exe: "", archive: ".tar.gz" },
   { id: "darwin-arm64", bun: "bun-darwin-arm64", os: "darwin", arch: "arm64", exe: "", archive: ".tar.gz" },
   { id: "windows-x64", bun: "bun-windows-x64-baseline", os: "windows", arch: "x64", exe: ".exe", archive: ".zip" },
@@ -55,8 +71,12 @@ export function targetById(id: string): Target {
 /** The target this machine runs, if it is one we release for (glibc assumed on Linux unless musl is seen). */
 export function hostTarget(): Target | undefined {
   const os = process.platform === "win32" ? "windows" : process.platform;
-  const musl = process.platform === "linux" && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime;
-  return TARGETS.find((t) => t.os === os && t.arch === process.arch && (t.os !== "linux" || (t.libc === "musl") === musl));
+  const musl =
+    process.platform === "linux" &&
+    !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime;
+  return TARGETS.find(
+    (t) => t.os === os && t.arch === process.arch && (t.os !== "linux" || (t.libc === "musl") === musl),
+  );
 }
 
 /** Semver without a leading "v"; rejects anything else so that names and URLs stay predictable. */

@@ -87,7 +87,8 @@ export class Publisher {
   async close(graceMs = 2_000): Promise<FlushResult> {
     if (!this.closed) {
       this.closed = true;
-      if (this.timer !== undefined) (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
+      if (this.timer !== undefined)
+        (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
       this.timer = undefined;
     }
     if (this.inFlight) {
@@ -99,7 +100,12 @@ export class Publisher {
       const events = this.options.tracker.drain();
       if (this.options.file) await appendJsonl(this.options.file, events).catch(() => undefined);
       const dropped = this.options.endpoint ? await this.buffer.append(events).catch(() => events.length) : 0;
-      return { drained: events.length, sent: 0, buffered: this.options.endpoint ? events.length - dropped : 0, dropped };
+      return {
+        drained: events.length,
+        sent: 0,
+        buffered: this.options.endpoint ? events.length - dropped : 0,
+        dropped,
+      };
     }
     return this.flush(Math.min(this.options.timeoutMs ?? graceMs, graceMs));
   }
@@ -118,7 +124,12 @@ export class Publisher {
     return result;
   }
 
-  private async post(endpoint: string, events: AnalyticsEvent[], result: FlushResult, timeoutMs: number): Promise<void> {
+  private async post(
+    endpoint: string,
+    events: AnalyticsEvent[],
+    result: FlushResult,
+    timeoutMs: number,
+  ): Promise<void> {
     const claim = await this.buffer.claim();
     const all = claim ? [...claim.events, ...events] : events;
     if (all.length === 0) {
@@ -150,7 +161,10 @@ export class Publisher {
       else this.options.logger.warn(line);
       this.failing = true;
     } else {
-      if (this.failing || (claim?.events.length ?? 0) > 0) this.options.logger.info(`analytics: sent ${sent} events to ${where}, including ${claim?.events.length ?? 0} buffered ones.`);
+      if (this.failing || (claim?.events.length ?? 0) > 0)
+        this.options.logger.info(
+          `analytics: sent ${sent} events to ${where}, including ${claim?.events.length ?? 0} buffered ones.`,
+        );
       this.failing = false;
     }
   }

@@ -33,11 +33,20 @@ export function localFile(config: Config): string | undefined {
 }
 
 /** Tracker and publisher from the configuration (DESIGN §13: off unless configured). */
-export function createAnalytics(config: Config, env: Record<string, string | undefined>, logger: Logger, overrides: AnalyticsOverrides = {}): Analytics {
+export function createAnalytics(
+  config: Config,
+  env: Record<string, string | undefined>,
+  logger: Logger,
+  overrides: AnalyticsOverrides = {},
+): Analytics {
   const a = config.analytics;
   const enabled = a.enabled;
   const tracker = new Tracker({ enabled, maxQueue: a.max_queue, serverId: serverId(env), logger, now: overrides.now });
-  if (!enabled) return { tracker, describe: "off (set ANALYTICS_ENDPOINT, SKILLHUB_ANALYTICS_FILE or analytics.file to turn it on)" };
+  if (!enabled)
+    return {
+      tracker,
+      describe: "off (set ANALYTICS_ENDPOINT, SKILLHUB_ANALYTICS_FILE or analytics.file to turn it on)",
+    };
   const endpoint = a.endpoint || undefined;
   const file = localFile(config);
   const publisher = new Publisher({
@@ -49,6 +58,8 @@ export function createAnalytics(config: Config, env: Record<string, string | und
     flushMs: a.flush_seconds * 1000,
     ...overrides,
   });
-  const where = [endpoint ? `POST to ${safeOrigin(endpoint)}` : "", file ? `file ${file}` : ""].filter(Boolean).join(" and ");
+  const where = [endpoint ? `POST to ${safeOrigin(endpoint)}` : "", file ? `file ${file}` : ""]
+    .filter(Boolean)
+    .join(" and ");
   return { tracker, publisher, describe: `on: ${where}, every ${a.flush_seconds} s, as ${serverId(env)}` };
 }

@@ -17,7 +17,14 @@ export interface UsageSummary {
   /** Per skill: how often it was useful, and the comments of negative reports. */
   feedback: { skill: string; useful: number; not_useful: number; not_useful_rate: number; comments: string[] }[];
   assets: { skill: string; file: string; count: number }[];
-  scripts: { skill: string; file: string; runs: number; failures: number; failure_rate: number; average_duration_ms: number | null }[];
+  scripts: {
+    skill: string;
+    file: string;
+    runs: number;
+    failures: number;
+    failure_rate: number;
+    average_duration_ms: number | null;
+  }[];
   /** run_script executions by mode (server vs claude). */
   execution_modes: Record<string, number>;
 }
@@ -57,7 +64,10 @@ export function summarize(events: readonly AnalyticsEvent[], options: SummaryOpt
   const ambiguous = new Map<string, { context: string; count: number; candidates: string[] }>();
   const feedback = new Map<string, { skill: string; useful: number; not_useful: number; comments: string[] }>();
   const assets = new Map<string, { skill: string; file: string; count: number }>();
-  const scripts = new Map<string, { skill: string; file: string; runs: number; failures: number; durations: number[] }>();
+  const scripts = new Map<
+    string,
+    { skill: string; file: string; runs: number; failures: number; durations: number[] }
+  >();
   const modes: Record<string, number> = {};
   let from: string | null = null;
   let to: string | null = null;
@@ -82,13 +92,18 @@ export function summarize(events: readonly AnalyticsEvent[], options: SummaryOpt
       case "no_match": {
         const context = str(d.context);
         if (!context) break;
-        const n = count(noMatch, key(context), () => ({ context, count: 0, closest: str(d.closest_candidate) ?? null }));
+        const n = count(noMatch, key(context), () => ({
+          context,
+          count: 0,
+          closest: str(d.closest_candidate) ?? null,
+        }));
         n.count++;
         break;
       }
       case "search": {
         const query = str(d.query);
-        const results = num(d.results) ?? num(d.result_count) ?? (Array.isArray(d.results) ? d.results.length : undefined);
+        const results =
+          num(d.results) ?? num(d.result_count) ?? (Array.isArray(d.results) ? d.results.length : undefined);
         if (!query || results !== 0) break;
         count(searches, key(query), () => ({ query, count: 0 })).count++;
         break;
@@ -96,7 +111,9 @@ export function summarize(events: readonly AnalyticsEvent[], options: SummaryOpt
       case "ambiguous": {
         const context = str(d.context);
         if (!context) break;
-        const candidates = Array.isArray(d.candidates) ? d.candidates.filter((c): c is string => typeof c === "string") : [];
+        const candidates = Array.isArray(d.candidates)
+          ? d.candidates.filter((c): c is string => typeof c === "string")
+          : [];
         count(ambiguous, key(context), () => ({ context, count: 0, candidates })).count++;
         break;
       }
@@ -119,7 +136,13 @@ export function summarize(events: readonly AnalyticsEvent[], options: SummaryOpt
       case "script_executed": {
         const file = str(d.file);
         if (!skill || !file) break;
-        const s = count(scripts, `${key(skill)}\u0000${file}`, () => ({ skill, file, runs: 0, failures: 0, durations: [] as number[] }));
+        const s = count(scripts, `${key(skill)}\u0000${file}`, () => ({
+          skill,
+          file,
+          runs: 0,
+          failures: 0,
+          durations: [] as number[],
+        }));
         s.runs++;
         if (d.success === false) s.failures++;
         const ms = num(d.duration_ms);
@@ -133,21 +156,42 @@ export function summarize(events: readonly AnalyticsEvent[], options: SummaryOpt
     }
   }
 
-  const average = (xs: number[]) => (xs.length === 0 ? null : Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 1000) / 1000);
+  const average = (xs: number[]) =>
+    xs.length === 0 ? null : Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 1000) / 1000;
   const rate = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 1000) / 1000);
-  const byCount = <T extends { count: number }>(xs: Iterable<T>) => [...xs].sort((a, b) => b.count - a.count).slice(0, limit);
+  const byCount = <T extends { count: number }>(xs: Iterable<T>) =>
+    [...xs].sort((a, b) => b.count - a.count).slice(0, limit);
 
   const mostUsed = [...used.values()]
-    .map((u) => ({ skill: u.skill, uses: u.served + u.loaded, served: u.served, loaded: u.loaded, average_score: average(u.scores) }))
+    .map((u) => ({
+      skill: u.skill,
+      uses: u.served + u.loaded,
+      served: u.served,
+      loaded: u.loaded,
+      average_score: average(u.scores),
+    }))
     .sort((a, b) => b.uses - a.uses || a.skill.localeCompare(b.skill))
     .slice(0, limit);
   const neverUsed = (options.catalog ?? []).filter((name) => !used.has(key(name))).sort();
   const feedbackList = [...feedback.values()]
-    .map((f) => ({ skill: f.skill, useful: f.useful, not_useful: f.not_useful, not_useful_rate: rate(f.not_useful, f.useful + f.not_useful), comments: f.comments }))
+    .map((f) => ({
+      skill: f.skill,
+      useful: f.useful,
+      not_useful: f.not_useful,
+      not_useful_rate: rate(f.not_useful, f.useful + f.not_useful),
+      comments: f.comments,
+    }))
     .sort((a, b) => b.not_useful - a.not_useful || b.not_useful_rate - a.not_useful_rate)
     .slice(0, limit);
   const scriptList = [...scripts.values()]
-    .map((s) => ({ skill: s.skill, file: s.file, runs: s.runs, failures: s.failures, failure_rate: rate(s.failures, s.runs), average_duration_ms: average(s.durations) }))
+    .map((s) => ({
+      skill: s.skill,
+      file: s.file,
+      runs: s.runs,
+      failures: s.failures,
+      failure_rate: rate(s.failures, s.runs),
+      average_duration_ms: average(s.durations),
+    }))
     .sort((a, b) => b.failure_rate - a.failure_rate || b.runs - a.runs)
     .slice(0, limit);
 

@@ -51,18 +51,29 @@ export class Tracker {
   track(type: EventType, data: Record<string, unknown>): void {
     try {
       if (type === "skill_feedback" && typeof data.skill_path === "string") {
-        this.feedback.record(data.skill_path, data.useful !== false, typeof data.comment === "string" ? data.comment : undefined);
+        this.feedback.record(
+          data.skill_path,
+          data.useful !== false,
+          typeof data.comment === "string" ? data.comment : undefined,
+        );
       }
       if (!this.options.enabled) return;
       if (this.queue.length >= this.options.maxQueue) {
         if (this.droppedSinceDrain === 0) {
-          this.options.logger.warn(`analytics queue is full (${this.options.maxQueue} events; analytics.max_queue); dropping new events until the next flush.`);
+          this.options.logger.warn(
+            `analytics queue is full (${this.options.maxQueue} events; analytics.max_queue); dropping new events until the next flush.`,
+          );
         }
         this.droppedSinceDrain++;
         this.droppedTotal++;
         return;
       }
-      this.queue.push({ type, timestamp: new Date(this.now()).toISOString(), server_id: this.options.serverId, data: { ...data } });
+      this.queue.push({
+        type,
+        timestamp: new Date(this.now()).toISOString(),
+        server_id: this.options.serverId,
+        data: { ...data },
+      });
     } catch (error) {
       // Analytics must never break a tool call.
       this.options.logger.debug(`analytics event ${type} not recorded: ${errorMessage(error)}`);
@@ -73,7 +84,8 @@ export class Tracker {
   drain(): AnalyticsEvent[] {
     const events = this.queue;
     this.queue = [];
-    if (this.droppedSinceDrain > 0) this.options.logger.warn(`analytics: ${this.droppedSinceDrain} events were dropped while the queue was full.`);
+    if (this.droppedSinceDrain > 0)
+      this.options.logger.warn(`analytics: ${this.droppedSinceDrain} events were dropped while the queue was full.`);
     this.droppedSinceDrain = 0;
     return events;
   }

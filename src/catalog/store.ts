@@ -28,7 +28,8 @@ export class CatalogStore {
   swap(next: Catalog): CatalogChange | undefined {
     const previous = this.current;
     this.current = next;
-    if (previous.contentHash === next.contentHash && previous.diagnostics.length === next.diagnostics.length) return undefined;
+    if (previous.contentHash === next.contentHash && previous.diagnostics.length === next.diagnostics.length)
+      return undefined;
     const change = { previous, next, visibleChanged: previous.visibleHash !== next.visibleHash };
     for (const listener of this.listeners) listener(change);
     return change;

@@ -10,7 +10,9 @@ export function treeParent(catalog: Catalog, skill: Skill): Skill | undefined {
   const parent = skill.tree?.parent;
   if (parent === undefined) return undefined;
   const found = catalog.get(`${skill.source}:${parent}`);
-  return found?.kind === "tree-node" && found.source === skill.source && found.tree?.path === parent ? found : undefined;
+  return found?.kind === "tree-node" && found.source === skill.source && found.tree?.path === parent
+    ? found
+    : undefined;
 }
 
 /**
@@ -25,7 +27,11 @@ export function treeParent(catalog: Catalog, skill: Skill): Skill | undefined {
 export function treeChain(catalog: Catalog, skill: Skill): Skill[] {
   const chain: Skill[] = [skill];
   const seen = new Set([skill.id]);
-  for (let node = treeParent(catalog, skill); node && !seen.has(node.id) && chain.length < MAX_CHAIN; node = treeParent(catalog, node)) {
+  for (
+    let node = treeParent(catalog, skill);
+    node && !seen.has(node.id) && chain.length < MAX_CHAIN;
+    node = treeParent(catalog, node)
+  ) {
     seen.add(node.id);
     chain.push(node);
   }
@@ -60,14 +66,24 @@ export function chainFiles(catalog: Catalog, skill: Skill): ChainFiles {
     place(assets, node.tree?.assets ?? [], from);
     place(scripts, node.tree?.scripts ?? [], from);
   }
-  const own = <T>(map: Map<string, { decl: T; from?: string }>) => [...map.values()].filter((v) => v.from === undefined).map((v) => v.decl);
+  const own = <T>(map: Map<string, { decl: T; from?: string }>) =>
+    [...map.values()].filter((v) => v.from === undefined).map((v) => v.decl);
   const inherited = <T>(map: Map<string, { decl: T; from?: string }>) =>
     [...map.values()].filter((v) => v.from !== undefined).map((v) => ({ ...v.decl, from: v.from as string }));
-  return { assets: own(assets), scripts: own(scripts), inheritedAssets: inherited(assets), inheritedScripts: inherited(scripts) };
+  return {
+    assets: own(assets),
+    scripts: own(scripts),
+    inheritedAssets: inherited(assets),
+    inheritedScripts: inherited(scripts),
+  };
 }
 
 /** delete + set: a winner takes the place of its own level, so own files keep their declared order. */
-function place<T extends { file: string }>(map: Map<string, { decl: T; from?: string }>, list: readonly T[], from: string | undefined): void {
+function place<T extends { file: string }>(
+  map: Map<string, { decl: T; from?: string }>,
+  list: readonly T[],
+  from: string | undefined,
+): void {
   for (const decl of list) {
     map.delete(decl.file);
     map.set(decl.file, { decl, from });

@@ -32,7 +32,11 @@ export function renderTreeContent(sections: readonly ContentSection[]): string {
  * answers as for a skill that has just been deleted). Ancestors disabled by
  * the server filters are included: see treeChain.
  */
-export function resolveTreeContent(catalog: Catalog, skill: Skill, readText: (file: string) => string = (file) => readFileSync(file, "utf8")): string {
+export function resolveTreeContent(
+  catalog: Catalog,
+  skill: Skill,
+  readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
+): string {
   const body = (s: Skill) => splitFrontmatter(readText(s.file)).body;
   if (skill.kind !== "tree-node" || !skill.tree) return body(skill);
   if (!skill.tree.inherit) return body(skill).trimEnd();

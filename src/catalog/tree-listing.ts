@@ -1,5 +1,5 @@
 import type { Skill } from "../skills/skill.ts";
-import { INDEX_SEGMENT, ROOT_PATH, nodeDisplayName } from "../skills/tree-paths.ts";
+import { INDEX_SEGMENT, nodeDisplayName, ROOT_PATH } from "../skills/tree-paths.ts";
 import type { Catalog } from "./catalog.ts";
 
 /** One node of list_skills' tree (seed 003 §8.2). */
@@ -22,7 +22,10 @@ export type SubtreeResult =
 
 /** Normalise a list_skills `path` argument: trim, no leading/trailing "/", no ".md". */
 export function normaliseTreePath(path: string): string {
-  return path.trim().replace(/^\/+|\/+$/g, "").replace(/\.md$/i, "");
+  return path
+    .trim()
+    .replace(/^\/+|\/+$/g, "")
+    .replace(/\.md$/i, "");
 }
 
 const byPath = (a: SkillTreeNode, b: SkillTreeNode) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
@@ -99,7 +102,12 @@ export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => bool
   const kids = heads.flatMap(view);
   if (kids.length === 0 && index) return { kind: "disabled", skill: index };
   if (kids.length === 0) {
-    return { kind: "not-found", top: [...new Set(nodes.filter((s) => enabled(s)).map((s) => (s.tree?.path ?? s.name).split("/")[0] as string))].sort() };
+    return {
+      kind: "not-found",
+      top: [
+        ...new Set(nodes.filter((s) => enabled(s)).map((s) => (s.tree?.path ?? s.name).split("/")[0] as string)),
+      ].sort(),
+    };
   }
   return { kind: "ok", tree: container(wanted.split("/").pop() ?? wanted, wanted, kids) };
 }

@@ -28,19 +28,33 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
     case "claude-desktop":
       return [
         {
-          where: "claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\)",
+          where:
+            "claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\)",
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
     case "claude-code":
       return [
-        { where: "run once (user scope; drop --scope user to add it to this project only)", text: `claude mcp add --scope user skillhub -- ${shellWords([launch.command, ...launch.args])}` },
+        {
+          where: "run once (user scope; drop --scope user to add it to this project only)",
+          text: `claude mcp add --scope user skillhub -- ${shellWords([launch.command, ...launch.args])}`,
+        },
         { where: "or commit .mcp.json at the project root", text: json({ mcpServers: { skillhub: entry } }) },
       ];
     case "cursor":
-      return [{ where: "~/.cursor/mcp.json (or .cursor/mcp.json in a project)", text: json({ mcpServers: { skillhub: entry } }) }];
+      return [
+        {
+          where: "~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
+          text: json({ mcpServers: { skillhub: entry } }),
+        },
+      ];
     case "vscode":
-      return [{ where: ".vscode/mcp.json in a workspace (or the user mcp.json)", text: json({ servers: { skillhub: { type: "stdio", ...entry } } }) }];
+      return [
+        {
+          where: ".vscode/mcp.json in a workspace (or the user mcp.json)",
+          text: json({ servers: { skillhub: { type: "stdio", ...entry } } }),
+        },
+      ];
     case "windsurf":
       return [{ where: "~/.codeium/windsurf/mcp_config.json", text: json({ mcpServers: { skillhub: entry } }) }];
     case "codex":
@@ -51,7 +65,12 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
         },
       ];
     case "gemini":
-      return [{ where: "~/.gemini/settings.json (or .gemini/settings.json in a project)", text: json({ mcpServers: { skillhub: entry } }) }];
+      return [
+        {
+          where: "~/.gemini/settings.json (or .gemini/settings.json in a project)",
+          text: json({ mcpServers: { skillhub: entry } }),
+        },
+      ];
   }
 }
 
@@ -68,14 +87,19 @@ export function httpSnippets(client: Client, url: string): Snippet[] {
     case "claude-code":
       return [
         { where: "run once", text: `claude mcp add --transport http skillhub ${url}` },
-        { where: "or commit .mcp.json at the project root", text: json({ mcpServers: { skillhub: { type: "http", url } } }) },
+        {
+          where: "or commit .mcp.json at the project root",
+          text: json({ mcpServers: { skillhub: { type: "http", url } } }),
+        },
       ];
     case "cursor":
       return [{ where: "~/.cursor/mcp.json", text: json({ mcpServers: { skillhub: { url } } }) }];
     case "vscode":
       return [{ where: ".vscode/mcp.json", text: json({ servers: { skillhub: { type: "http", url } } }) }];
     case "windsurf":
-      return [{ where: "~/.codeium/windsurf/mcp_config.json", text: json({ mcpServers: { skillhub: { serverUrl: url } } }) }];
+      return [
+        { where: "~/.codeium/windsurf/mcp_config.json", text: json({ mcpServers: { skillhub: { serverUrl: url } } }) },
+      ];
     case "codex":
       return [{ where: "~/.codex/config.toml", text: `[mcp_servers.skillhub]\nurl = ${tomlString(url)}` }];
     case "gemini":

@@ -23,7 +23,14 @@ export type CommandRun = (ctx: CommandContext) => Promise<number>;
 /** A hub for one-shot commands: no watchers, no timer, scanned once. */
 export function scannedHub(ctx: CommandContext): Hub {
   const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
-  const hub = new Hub({ config, logger: ctx.logger, env: ctx.env, homeDir: ctx.homeDir, cwd: ctx.cwd, announceDiagnostics: false });
+  const hub = new Hub({
+    config,
+    logger: ctx.logger,
+    env: ctx.env,
+    homeDir: ctx.homeDir,
+    cwd: ctx.cwd,
+    announceDiagnostics: false,
+  });
   hub.scanNow();
   return hub;
 }

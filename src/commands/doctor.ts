@@ -19,7 +19,12 @@ export const runDoctor: CommandRun = async (ctx) => {
           version: VERSION,
           projectRoot: root,
           sources: catalog.sources,
-          shadowed: catalog.shadowed.map(({ skill, by }) => ({ name: skill.name, qualified: skill.id, path: skill.dir, shadowedBy: by.dir })),
+          shadowed: catalog.shadowed.map(({ skill, by }) => ({
+            name: skill.name,
+            qualified: skill.id,
+            path: skill.dir,
+            shadowedBy: by.dir,
+          })),
           diagnostics: catalog.diagnostics,
           configWarnings: ctx.configWarnings,
           tools,
@@ -34,13 +39,18 @@ export const runDoctor: CommandRun = async (ctx) => {
   const lines: string[] = [`SkillHub ${VERSION}`, ""];
   lines.push(`Project root: ${root.dir ?? "(none)"}`, `  found by: ${root.how}`);
   if (c.server.transport === "http") {
-    if (!c.sources.project) lines.push("  note: over HTTP one server is shared by every client, so client roots are ignored; pass --project DIR to serve a project's skills.");
+    if (!c.sources.project)
+      lines.push(
+        "  note: over HTTP one server is shared by every client, so client roots are ignored; pass --project DIR to serve a project's skills.",
+      );
   } else if (!c.sources.project) {
     lines.push("  note: when a client reports MCP roots, its first file:// root replaces the working directory.");
   }
   lines.push("", "Sources (searched in this order; the first one holding a name wins):");
   catalog.sources.forEach((s, i) => {
-    const state = s.exists ? `${s.served} skill${s.served === 1 ? "" : "s"}${s.shadowed ? `, ${s.shadowed} shadowed` : ""}` : "not present";
+    const state = s.exists
+      ? `${s.served} skill${s.served === 1 ? "" : "s"}${s.shadowed ? `, ${s.shadowed} shadowed` : ""}`
+      : "not present";
     lines.push(`  ${String(i + 1).padStart(2)}. ${s.label.padEnd(15)} ${s.location.padEnd(8)} ${s.dir}  (${state})`);
   });
   lines.push(...teamLines(hub));
@@ -51,13 +61,18 @@ export const runDoctor: CommandRun = async (ctx) => {
   }
   const problems = catalog.diagnostics.filter((d) => d.code !== "shadowed");
   const errors = problems.filter((d) => d.severity === "error").length;
-  lines.push("", `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (skills not served), ${problems.length - errors} warning${problems.length - errors === 1 ? "" : "s"}`);
+  lines.push(
+    "",
+    `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (skills not served), ${problems.length - errors} warning${problems.length - errors === 1 ? "" : "s"}`,
+  );
   for (const d of problems) lines.push(`  ${formatDiagnostic(d)}`);
   for (const w of ctx.configWarnings) lines.push(`  warning config ${w}`);
   lines.push("", "Configuration:");
   lines.push(`  tools: ${c.server.tools}${c.server.tools === "auto" ? ` → ${tools.join(", ")}` : ""}`);
   lines.push(`  filters: ${describeFilter(hub.filter)}`);
-  lines.push(`  rescan: ${c.sources.rescan_seconds > 0 ? `every ${c.sources.rescan_seconds} s` : "off"}; watcher: ${c.sources.watch ? "on" : "off"}`);
+  lines.push(
+    `  rescan: ${c.sources.rescan_seconds > 0 ? `every ${c.sources.rescan_seconds} s` : "off"}; watcher: ${c.sources.watch ? "on" : "off"}`,
+  );
   lines.push(`  search: ${searchMode(c)}; embeddings: ${describeEmbedding(embeddingSettings(c.embedding))}`);
   lines.push(`  home: ${c.home}`);
   lines.push(`  log level: ${c.log_level}`);

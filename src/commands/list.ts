@@ -15,11 +15,18 @@ export const runList: CommandRun = async (ctx) => {
     enabled: isEnabled(s, hub.filter),
     ...(s.category ? { category: s.category } : {}),
   }));
-  const shadowed = catalog.shadowed.map(({ skill, by }) => ({ name: skill.name, qualified: skill.id, path: skill.dir, shadowedBy: by.dir }));
+  const shadowed = catalog.shadowed.map(({ skill, by }) => ({
+    name: skill.name,
+    qualified: skill.id,
+    path: skill.dir,
+    shadowedBy: by.dir,
+  }));
   const errors = catalog.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = catalog.diagnostics.filter((d) => d.severity === "warning").length;
   if (ctx.args.options.json) {
-    ctx.out(`${JSON.stringify({ skills, ...(ctx.args.options.all ? { shadowed } : {}), diagnostics: { errors, warnings } }, null, 2)}\n`);
+    ctx.out(
+      `${JSON.stringify({ skills, ...(ctx.args.options.all ? { shadowed } : {}), diagnostics: { errors, warnings } }, null, 2)}\n`,
+    );
     return 0;
   }
   if (skills.length === 0) {
@@ -31,9 +38,11 @@ export const runList: CommandRun = async (ctx) => {
     const flag = s.enabled ? "" : " [disabled]";
     ctx.out(`${s.name.padEnd(width)}  ${s.source.padEnd(14)} ${truncate(oneLine(s.description), 80)}${flag}\n`);
   }
-  if (ctx.args.options.all) for (const s of shadowed) ctx.out(`${s.qualified.padEnd(width)}  shadowed by ${s.shadowedBy}\n`);
+  if (ctx.args.options.all)
+    for (const s of shadowed) ctx.out(`${s.qualified.padEnd(width)}  shadowed by ${s.shadowedBy}\n`);
   const notes = [`${skills.length} skill${skills.length === 1 ? "" : "s"}`];
-  if (shadowed.length > 0) notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
+  if (shadowed.length > 0)
+    notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
   if (errors + warnings > 0) notes.push(`${errors} skipped with errors, ${warnings} warnings (skillhub doctor)`);
   ctx.out(`\n${notes.join(", ")}\n`);
   return 0;

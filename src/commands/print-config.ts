@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { CLIENTS, type Client, type Launch, httpSnippets, stdioSnippets } from "./client-configs.ts";
+import { CLIENTS, type Client, httpSnippets, type Launch, stdioSnippets } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
 
 /** How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout. */
@@ -12,12 +12,15 @@ export function selfLaunch(): Launch {
 export const runPrintConfig: CommandRun = async (ctx) => {
   const client = ctx.args.positionals[0];
   if (!client || !(CLIENTS as readonly string[]).includes(client)) {
-    ctx.err(`skillhub print-config: ${client ? `unknown client "${client}"` : "name a client"}. Clients: ${CLIENTS.join(", ")}.\n`);
+    ctx.err(
+      `skillhub print-config: ${client ? `unknown client "${client}"` : "name a client"}. Clients: ${CLIENTS.join(", ")}.\n`,
+    );
     return 2;
   }
   const launch = selfLaunch();
   // The printed config starts the server the way this command was asked for.
-  for (const dir of (ctx.args.flags["skills-dir"] as string[] | undefined) ?? []) launch.args.push("--skills-dir", resolve(ctx.cwd, dir));
+  for (const dir of (ctx.args.flags["skills-dir"] as string[] | undefined) ?? [])
+    launch.args.push("--skills-dir", resolve(ctx.cwd, dir));
   const project = ctx.args.flags.project as string | undefined;
   if (project) launch.args.push("--project", resolve(ctx.cwd, project));
   const tools = ctx.args.flags.tools as string | undefined;

@@ -27,9 +27,16 @@ export const runSearch: CommandRun = async (ctx) => {
   await hub.search.start(Promise.resolve());
   // A one-shot search may wait for embeddings (cached vectors make this instant); a server never does.
   await hub.search.vectorsSettled();
-  const result = await searchSkillsTool.handler({ query, limit }, { deps: hub, session: { clientName: () => undefined } });
+  const result = await searchSkillsTool.handler(
+    { query, limit },
+    { deps: hub, session: { clientName: () => undefined } },
+  );
   hub.search.close();
-  const { skills, search_mode, fallback_reason } = result.structuredContent as { skills: Hit[]; search_mode?: string; fallback_reason?: string };
+  const { skills, search_mode, fallback_reason } = result.structuredContent as {
+    skills: Hit[];
+    search_mode?: string;
+    fallback_reason?: string;
+  };
   if (ctx.args.options.json) {
     ctx.out(`${JSON.stringify({ skills, search_mode, fallback_reason }, null, 2)}\n`);
     return 0;
@@ -40,7 +47,9 @@ export const runSearch: CommandRun = async (ctx) => {
     return 0;
   }
   for (const [i, s] of skills.entries()) {
-    ctx.out(`${String(i + 1).padStart(2)}. ${s.name}  (${s.score.toFixed(2)}, ${s.location})\n    ${truncate(oneLine(s.description), 110)}\n`);
+    ctx.out(
+      `${String(i + 1).padStart(2)}. ${s.name}  (${s.score.toFixed(2)}, ${s.location})\n    ${truncate(oneLine(s.description), 110)}\n`,
+    );
     if (s.excerpt && !s.description.startsWith(s.excerpt.slice(0, 40))) ctx.out(`    “${s.excerpt}”\n`);
   }
   return 0;

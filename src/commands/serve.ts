@@ -10,7 +10,9 @@ export const runServe: CommandRun = async (ctx) => {
   if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub = new Hub({ config: ctx.config, logger: ctx.logger, env: ctx.env, homeDir: ctx.homeDir, cwd: ctx.cwd });
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
-  ctx.logger.info(`SkillHub ${VERSION} on stdio; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how})`);
+  ctx.logger.info(
+    `SkillHub ${VERSION} on stdio; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how})`,
+  );
   const why = await serveStdio(hub);
   ctx.logger.info(`stopping: ${why}`);
   return 0;
@@ -22,9 +24,18 @@ export const runServe: CommandRun = async (ctx) => {
  */
 async function runHttp(ctx: CommandContext): Promise<number> {
   const s = ctx.config.server;
-  const hub = new Hub({ config: ctx.config, logger: ctx.logger, env: ctx.env, homeDir: ctx.homeDir, cwd: ctx.cwd, acceptRoots: false });
+  const hub = new Hub({
+    config: ctx.config,
+    logger: ctx.logger,
+    env: ctx.env,
+    homeDir: ctx.homeDir,
+    cwd: ctx.cwd,
+    acceptRoots: false,
+  });
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
-  ctx.logger.info(`SkillHub ${VERSION} over Streamable HTTP; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how}; client roots are ignored, --project sets it)`);
+  ctx.logger.info(
+    `SkillHub ${VERSION} over Streamable HTTP; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how}; client roots are ignored, --project sets it)`,
+  );
   try {
     const why = await serveHttp(hub, {
       host: s.host,

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { AnalyticsEvent } from "../analytics/event.ts";
 import { readJsonlFile } from "../analytics/jsonl.ts";
 import { bufferFile, localFile } from "../analytics/setup.ts";
-import { type UsageSummary, summarize } from "../analytics/stats.ts";
+import { summarize, type UsageSummary } from "../analytics/stats.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
 /**
@@ -15,10 +15,13 @@ export const runStats: CommandRun = async (ctx) => {
   const since = ctx.args.options.since;
   const sinceMs = since === undefined ? undefined : Date.parse(since);
   if (since !== undefined && (sinceMs === undefined || Number.isNaN(sinceMs))) {
-    ctx.err(`skillhub stats: --since ${JSON.stringify(since)} is not a date; use e.g. 2026-02-01 or 2026-02-01T09:00:00Z.\n`);
+    ctx.err(
+      `skillhub stats: --since ${JSON.stringify(since)} is not a date; use e.g. 2026-02-01 or 2026-02-01T09:00:00Z.\n`,
+    );
     return 2;
   }
-  const files = ctx.args.positionals.length > 0 ? ctx.args.positionals.map((f) => resolve(ctx.cwd, f)) : defaultFiles(ctx.config);
+  const files =
+    ctx.args.positionals.length > 0 ? ctx.args.positionals.map((f) => resolve(ctx.cwd, f)) : defaultFiles(ctx.config);
   const missing = ctx.args.positionals.length > 0 ? files.filter((f) => !existsSync(f)) : [];
   if (missing.length > 0) {
     ctx.err(`skillhub stats: no such file: ${missing.join(", ")}.\n`);
@@ -33,10 +36,15 @@ export const runStats: CommandRun = async (ctx) => {
   }
   if (sinceMs !== undefined) events = events.filter((e) => Date.parse(e.timestamp) >= sinceMs);
   const hub = scannedHub(ctx);
-  const summary = summarize(events, { catalog: hub.catalog.skills.map((s) => s.name), limit: ctx.args.options.json ? 100 : 10 });
+  const summary = summarize(events, {
+    catalog: hub.catalog.skills.map((s) => s.name),
+    limit: ctx.args.options.json ? 100 : 10,
+  });
   hub.close();
   if (ctx.args.options.json) {
-    ctx.out(`${JSON.stringify({ files: files.filter((f) => existsSync(f)), malformed_lines: malformed, ...summary }, null, 2)}\n`);
+    ctx.out(
+      `${JSON.stringify({ files: files.filter((f) => existsSync(f)), malformed_lines: malformed, ...summary }, null, 2)}\n`,
+    );
     return 0;
   }
   if (summary.events === 0) {
@@ -59,25 +67,75 @@ function render(s: UsageSummary, files: string[], malformed: number): string {
   const lines: string[] = [];
   const pct = (r: number) => `${Math.round(r * 100)}%`;
   lines.push(`${s.events} events from ${s.period.from} to ${s.period.to}`);
-  lines.push(`  ${Object.entries(s.by_type).map(([t, n]) => `${t} ${n}`).join(", ")}`);
+  lines.push(
+    `  ${Object.entries(s.by_type)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(", ")}`,
+  );
   lines.push(`  files: ${files.join(", ")}${malformed > 0 ? ` (${malformed} unreadable lines skipped)` : ""}`);
-  section(lines, "Most used skills", s.most_used, (u) => `${String(u.uses).padStart(5)}  ${u.skill}${u.average_score === null ? "" : `  (average match score ${u.average_score})`}`);
-  section(lines, `Never used skills (${s.never_used.length})`, s.never_used.slice(0, 30), (name) => `       ${name}`, s.never_used.length > 30 ? `       …and ${s.never_used.length - 30} more (--json lists them all)` : undefined);
-  section(lines, "Requests with no matching skill (get_skill)", s.no_match, (n) => `${String(n.count).padStart(5)}  ${JSON.stringify(n.context)}${n.closest ? `  (closest: ${n.closest})` : ""}`);
-  section(lines, "Searches with no result", s.failed_searches, (q) => `${String(q.count).padStart(5)}  ${JSON.stringify(q.query)}`);
-  section(lines, "Ambiguous requests", s.ambiguous, (a) => `${String(a.count).padStart(5)}  ${JSON.stringify(a.context)} → ${a.candidates.join(", ")}`);
+  section(
+    lines,
+    "Most used skills",
+    s.most_used,
+    (u) =>
+      `${String(u.uses).padStart(5)}  ${u.skill}${u.average_score === null ? "" : `  (average match score ${u.average_score})`}`,
+  );
+  section(
+    lines,
+    `Never used skills (${s.never_used.length})`,
+    s.never_used.slice(0, 30),
+    (name) => `       ${name}`,
+    s.never_used.length > 30 ? `       …and ${s.never_used.length - 30} more (--json lists them all)` : undefined,
+  );
+  section(
+    lines,
+    "Requests with no matching skill (get_skill)",
+    s.no_match,
+    (n) =>
+      `${String(n.count).padStart(5)}  ${JSON.stringify(n.context)}${n.closest ? `  (closest: ${n.closest})` : ""}`,
+  );
+  section(
+    lines,
+    "Searches with no result",
+    s.failed_searches,
+    (q) => `${String(q.count).padStart(5)}  ${JSON.stringify(q.query)}`,
+  );
+  section(
+    lines,
+    "Ambiguous requests",
+    s.ambiguous,
+    (a) => `${String(a.count).padStart(5)}  ${JSON.stringify(a.context)} → ${a.candidates.join(", ")}`,
+  );
   const negative = s.feedback.filter((f) => f.not_useful > 0);
   section(lines, "Negative feedback", negative, (f) => {
     const head = `${String(f.not_useful).padStart(5)}  ${f.skill}  (${pct(f.not_useful_rate)} of ${f.useful + f.not_useful} reports not useful)`;
     return [head, ...f.comments.slice(-5).map((c) => `         - ${c.replace(/\s+/g, " ").slice(0, 200)}`)].join("\n");
   });
   section(lines, "Most retrieved assets", s.assets, (a) => `${String(a.count).padStart(5)}  ${a.skill}: ${a.file}`);
-  section(lines, "Scripts (failure rate)", s.scripts, (x) => `${pct(x.failure_rate).padStart(5)}  ${x.skill}: ${x.file}  (${x.failures}/${x.runs} failed${x.average_duration_ms === null ? "" : `, ${Math.round(x.average_duration_ms)} ms on average`})`);
-  if (Object.keys(s.execution_modes).length > 0) lines.push("", `Script executions by mode: ${Object.entries(s.execution_modes).map(([m, n]) => `${m} ${n}`).join(", ")}`);
+  section(
+    lines,
+    "Scripts (failure rate)",
+    s.scripts,
+    (x) =>
+      `${pct(x.failure_rate).padStart(5)}  ${x.skill}: ${x.file}  (${x.failures}/${x.runs} failed${x.average_duration_ms === null ? "" : `, ${Math.round(x.average_duration_ms)} ms on average`})`,
+  );
+  if (Object.keys(s.execution_modes).length > 0)
+    lines.push(
+      "",
+      `Script executions by mode: ${Object.entries(s.execution_modes)
+        .map(([m, n]) => `${m} ${n}`)
+        .join(", ")}`,
+    );
   return `${lines.join("\n")}\n`;
 }
 
-function section<T>(lines: string[], title: string, items: readonly T[], line: (item: T) => string, more?: string): void {
+function section<T>(
+  lines: string[],
+  title: string,
+  items: readonly T[],
+  line: (item: T) => string,
+  more?: string,
+): void {
   if (items.length === 0) return;
   lines.push("", `${title}:`);
   for (const item of items) lines.push(line(item));

@@ -41,7 +41,9 @@ export const runSync: CommandRun = async (ctx) => {
       ctx.out(`${r.name.padEnd(width)}  ${commit}  ${state}${r.error ? "" : `  ${sources.get(r.name) ?? r.dir}`}\n`);
       for (const w of r.warnings) ctx.out(`${"".padEnd(width)}  warning: ${w}\n`);
     }
-    ctx.out(`${skills(outcome.skills_reindexed)} indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`);
+    ctx.out(
+      `${skills(outcome.skills_reindexed)} indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`,
+    );
     return outcome.success ? 0 : 1;
   } finally {
     hub.close();

@@ -28,8 +28,12 @@ export function teamLines(hub: Hub): string[] {
   const c = hub.config;
   if (hub.git) {
     const every = c.refresh.enabled ? `synced every ${c.refresh.interval_minutes} min` : "background sync off";
-    lines.push("", `Git repositories (branch ${c.git.branch}; ${every}; token: ${c.git.token ? "GITHUB_TOKEN set" : "none, git credential helpers and SSH keys apply"}):`);
-    if (!Bun.which("git")) lines.push("  problem: the git executable is not on PATH; install git to sync these repositories.");
+    lines.push(
+      "",
+      `Git repositories (branch ${c.git.branch}; ${every}; token: ${c.git.token ? "GITHUB_TOKEN set" : "none, git credential helpers and SSH keys apply"}):`,
+    );
+    if (!Bun.which("git"))
+      lines.push("  problem: the git executable is not on PATH; install git to sync these repositories.");
     for (const r of hub.git.status()) {
       lines.push(`  ${r.name}  ${r.url}`);
       lines.push(
@@ -40,6 +44,9 @@ export function teamLines(hub: Hub): string[] {
     }
   }
   const buffered = bufferedEvents(hub);
-  lines.push("", `Analytics: ${hub.analytics.describe}${buffered > 0 ? `; ${buffered} events waiting in ${bufferFile(c)}` : ""}`);
+  lines.push(
+    "",
+    `Analytics: ${hub.analytics.describe}${buffered > 0 ? `; ${buffered} events waiting in ${bufferFile(c)}` : ""}`,
+  );
   return lines;
 }

@@ -42,20 +42,35 @@ export const runValidate: CommandRun = async (ctx) => {
     // A SKILL.md (or any file) names its folder.
     dirs.push(stat.isDirectory() ? path : dirname(path));
   }
-  const sources = buildSourceList({ dirs, onlyDirs: true, projectDir: null, homeDir: ctx.homeDir, hubHome: ctx.config.home });
-  const catalog = new Scanner().scan(sources, { maxDepth: ctx.config.sources.max_depth, maxDirs: ctx.config.sources.max_dirs });
+  const sources = buildSourceList({
+    dirs,
+    onlyDirs: true,
+    projectDir: null,
+    homeDir: ctx.homeDir,
+    hubHome: ctx.config.home,
+  });
+  const catalog = new Scanner().scan(sources, {
+    maxDepth: ctx.config.sources.max_depth,
+    maxDirs: ctx.config.sources.max_dirs,
+  });
   const report = validateCatalog(catalog, dirs, (file) => shownPath(file, ctx.cwd));
   if (ctx.args.options.json) ctx.out(`${JSON.stringify(report, null, 2)}\n`);
   else ctx.out(renderReport(report));
   // An empty folder passes, but in CI it usually means the wrong path: say so on stderr.
   if (report.summary.agent_skills + report.summary.tree_nodes === 0) {
-    ctx.err(`skillhub validate: no skills found in ${dirs.join(", ")} (no SKILL.md and no tree node); is this the right folder?\n`);
+    ctx.err(
+      `skillhub validate: no skills found in ${dirs.join(", ")} (no SKILL.md and no tree node); is this the right folder?\n`,
+    );
   }
   return report.summary.errors > 0 ? 1 : 0;
 };
 
 /** Strict diagnostics of a scanned catalog, grouped by file. Pure. */
-export function validateCatalog(catalog: Catalog, dirs: string[], show: (file: string) => string = (f) => f): ValidateReport {
+export function validateCatalog(
+  catalog: Catalog,
+  dirs: string[],
+  show: (file: string) => string = (f) => f,
+): ValidateReport {
   const all: Skill[] = [...catalog.skills, ...catalog.shadowed.map((s) => s.skill)];
   const nodePaths = new Set(all.filter((s) => s.tree).map((s) => `${s.source}:${s.tree?.path}`));
   const diagnostics: Diagnostic[] = catalog.diagnostics.filter((d) => d.code !== "shadowed").map(strictSeverity);
@@ -75,7 +90,8 @@ export function validateCatalog(catalog: Catalog, dirs: string[], show: (file: s
     }))
     .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const byCode: Record<string, number> = {};
-  for (const d of [...diagnostics].sort((a, b) => (a.code < b.code ? -1 : 1))) byCode[d.code] = (byCode[d.code] ?? 0) + 1;
+  for (const d of [...diagnostics].sort((a, b) => (a.code < b.code ? -1 : 1)))
+    byCode[d.code] = (byCode[d.code] ?? 0) + 1;
   const has = (severity: string) => files.filter((f) => f.diagnostics.some((d) => d.severity === severity)).length;
   return {
     dirs,
@@ -95,7 +111,11 @@ export function validateCatalog(catalog: Catalog, dirs: string[], show: (file: s
 /** SKILL.md files that were found but could not be parsed into a skill. */
 function notServed(diagnostics: Diagnostic[], parsed: Skill[]): number {
   const known = new Set(parsed.map((s) => s.file));
-  return new Set(diagnostics.filter((d) => d.severity === "error" && basename(d.file) === SKILL_FILE && !known.has(d.file)).map((d) => d.file)).size;
+  return new Set(
+    diagnostics
+      .filter((d) => d.severity === "error" && basename(d.file) === SKILL_FILE && !known.has(d.file))
+      .map((d) => d.file),
+  ).size;
 }
 
 /** Human output: one block per file, then a summary line. */

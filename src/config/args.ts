@@ -1,7 +1,17 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../util/errors.ts";
 
-export const COMMANDS = ["serve", "list", "search", "show", "validate", "doctor", "sync", "stats", "print-config"] as const;
+export const COMMANDS = [
+  "serve",
+  "list",
+  "search",
+  "show",
+  "validate",
+  "doctor",
+  "sync",
+  "stats",
+  "print-config",
+] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {

@@ -18,7 +18,13 @@ export interface LoadOptions {
 
 /** The thin shell around resolveConfig: finds and reads the config files. */
 export function loadConfig(options: LoadOptions): Resolved {
-  const base = { env: options.env, flags: options.flags, homeDir: options.homeDir, cwd: options.cwd, pathDelimiter: delimiter };
+  const base = {
+    env: options.env,
+    flags: options.flags,
+    homeDir: options.homeDir,
+    cwd: options.cwd,
+    pathDelimiter: delimiter,
+  };
   // First pass: only to learn where SkillHub's home (and so its config file) is.
   const { config: first } = resolveConfig(base);
   const files: ConfigFile[] = [];
@@ -33,7 +39,10 @@ export function loadConfig(options: LoadOptions): Resolved {
   }
   if (options.configFile !== undefined) {
     if (!existsSync(options.configFile)) {
-      throw new ConfigError(`Invalid configuration: --config ${options.configFile}: no such file.`, { key: "--config", value: options.configFile });
+      throw new ConfigError(`Invalid configuration: --config ${options.configFile}: no such file.`, {
+        key: "--config",
+        value: options.configFile,
+      });
     }
     files.push(readConfigFile(options.configFile));
   }
@@ -51,6 +60,8 @@ export function readConfigFile(path: string): ConfigFile {
   try {
     return { path, data: parseYaml(text, { maxAliasCount: 100 }) };
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${path} is not valid YAML: ${errorMessage(error).split("\n")[0]}.`, { key: path });
+    throw new ConfigError(`Invalid configuration: ${path} is not valid YAML: ${errorMessage(error).split("\n")[0]}.`, {
+      key: path,
+    });
   }
 }

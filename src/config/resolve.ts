@@ -79,11 +79,16 @@ export function resolveConfig(input: ResolveInput): Resolved {
       continue;
     }
     // --no-watch is the one negative flag.
-    const value = name === "no-watch" ? false : typeof raw === "string" ? convert(raw, setting, origin, delimiter) : raw;
+    const value =
+      name === "no-watch" ? false : typeof raw === "string" ? convert(raw, setting, origin, delimiter) : raw;
     assignments.push({ path: setting.key.split("."), value, origin, secret: setting.secret });
   }
   if (flagDirs.length + envDirs.length > 0) {
-    assignments.push({ path: ["sources", "dirs"], value: [...flagDirs, ...envDirs], origin: "--skills-dir / SKILLS_DIR" });
+    assignments.push({
+      path: ["sources", "dirs"],
+      value: [...flagDirs, ...envDirs],
+      origin: "--skills-dir / SKILLS_DIR",
+    });
   }
 
   // Start from the defaults so that maps (scripts.runners) merge key by key.
@@ -194,9 +199,12 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
   const out: Assignment[] = [];
   if (file.data === null || file.data === undefined) return out;
   if (!isPlainObject(file.data)) {
-    throw new ConfigError(`Invalid configuration: ${file.path} must hold a YAML mapping of settings, not ${typeName(file.data)}.`, {
-      key: file.path,
-    });
+    throw new ConfigError(
+      `Invalid configuration: ${file.path} must hold a YAML mapping of settings, not ${typeName(file.data)}.`,
+      {
+        key: file.path,
+      },
+    );
   }
   const walk = (value: Record<string, unknown>, path: string[], shape: z.ZodType | undefined) => {
     for (const [key, child] of Object.entries(value)) {
@@ -209,7 +217,8 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
       const childShape = objectShape(childSchema);
       if (childShape && isPlainObject(child)) walk(child, childPath, childSchema);
       else if (isRecordSchema(childSchema) && isPlainObject(child)) {
-        for (const [k, v] of Object.entries(child)) out.push({ path: [...childPath, k], value: v, origin: `${childPath.join(".")}.${k} in ${file.path}` });
+        for (const [k, v] of Object.entries(child))
+          out.push({ path: [...childPath, k], value: v, origin: `${childPath.join(".")}.${k} in ${file.path}` });
       } else out.push({ path: childPath, value: child, origin: `${childPath.join(".")} in ${file.path}` });
     }
   };
@@ -218,7 +227,8 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
 }
 
 type Def = { innerType?: z.ZodType; type?: string; shape?: Record<string, z.ZodType> };
-const defOf = (schema: z.ZodType | undefined): Def | undefined => (schema as unknown as { _zod?: { def: Def } })?._zod?.def;
+const defOf = (schema: z.ZodType | undefined): Def | undefined =>
+  (schema as unknown as { _zod?: { def: Def } })?._zod?.def;
 
 function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   let current = schema;
@@ -256,7 +266,8 @@ function setDeep(target: Record<string, unknown>, path: string[], value: unknown
 
 function getDeep(target: unknown, path: PropertyKey[]): unknown {
   let node = target;
-  for (const key of path) node = isPlainObject(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    node = isPlainObject(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
   return node;
 }
 

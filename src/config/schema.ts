@@ -108,13 +108,19 @@ export const EmbeddingConfig = z
   .superRefine((e, ctx) => {
     const missing = (message: string) => ctx.addIssue({ code: "custom", path: ["provider"], message });
     if (e.provider === "openai" && !e.api_key && !e.openai_api_key) {
-      missing("the openai provider needs an API key: set OPENAI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local");
+      missing(
+        "the openai provider needs an API key: set OPENAI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local",
+      );
     }
     if (e.provider === "gemini" && !e.api_key && !e.gemini_api_key) {
-      missing("the gemini provider needs an API key: set GEMINI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local");
+      missing(
+        "the gemini provider needs an API key: set GEMINI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local",
+      );
     }
     if (e.provider === "openai-compatible" && !e.base_url) {
-      missing("the openai-compatible provider needs the server's URL: set EMBEDDING_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama)");
+      missing(
+        "the openai-compatible provider needs the server's URL: set EMBEDDING_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama)",
+      );
     }
   });
 

@@ -10,7 +10,14 @@ import type { Config } from "./schema.ts";
  * possibly synced from a team repository, must not open an HTTP port,
  * enable run_skill_command or add folders.
  */
-export const SOURCE_CONFIG_SECTIONS: readonly string[] = ["matching", "refresh", "scripts", "assets", "analytics", "git"];
+export const SOURCE_CONFIG_SECTIONS: readonly string[] = [
+  "matching",
+  "refresh",
+  "scripts",
+  "assets",
+  "analytics",
+  "git",
+];
 
 /**
  * Keys inside those sections that stay with the user too. Security: a synced
@@ -19,7 +26,14 @@ export const SOURCE_CONFIG_SECTIONS: readonly string[] = ["matching", "refresh",
  * (analytics.file could name ~/.bashrc and append lines holding user queries;
  * analytics.endpoint would send them to any server).
  */
-export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = ["git.repos", "git.token", "git.branch", "analytics.file", "analytics.endpoint", "scripts.allow_project"];
+export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
+  "git.repos",
+  "git.token",
+  "git.branch",
+  "analytics.file",
+  "analytics.endpoint",
+  "scripts.allow_project",
+];
 
 export const SOURCE_CONFIG_FILE = "config.yaml";
 
@@ -44,7 +58,9 @@ export function restrictSourceConfig(file: ConfigFile): { file: ConfigFile; warn
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (!SOURCE_CONFIG_SECTIONS.includes(key)) {
-      warnings.push(`${file.path}: key "${key}" ignored: a skills folder's config.yaml may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`);
+      warnings.push(
+        `${file.path}: key "${key}" ignored: a skills folder's config.yaml may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`,
+      );
       continue;
     }
     if (!isMapping(value)) {
@@ -56,7 +72,9 @@ export function restrictSourceConfig(file: ConfigFile): { file: ConfigFile; warn
     for (const [child, childValue] of Object.entries(value)) {
       const dotted = `${key}.${child}`;
       if (SOURCE_CONFIG_FORBIDDEN_KEYS.includes(dotted)) {
-        warnings.push(`${file.path}: key "${dotted}" ignored: a skills folder's config.yaml may not set ${SOURCE_CONFIG_FORBIDDEN_KEYS.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`);
+        warnings.push(
+          `${file.path}: key "${dotted}" ignored: a skills folder's config.yaml may not set ${SOURCE_CONFIG_FORBIDDEN_KEYS.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`,
+        );
       } else section[child] = childValue;
     }
     kept[key] = section;

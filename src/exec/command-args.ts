@@ -20,8 +20,10 @@ export type ArgCheck = { ok: true } | { ok: false; reason: string };
  */
 export function checkCommandName(command: string): ArgCheck {
   if (command.includes("\0")) return { ok: false, reason: "contains a NUL byte" };
-  if (command.trim() !== command || command === "") return { ok: false, reason: "must be a bare command name without spaces around it" };
-  if (/[\\/]/.test(command) || /^[A-Za-z]:/.test(command)) return { ok: false, reason: "is a path; give a bare command name from the allow-list (e.g. python, ls)" };
+  if (command.trim() !== command || command === "")
+    return { ok: false, reason: "must be a bare command name without spaces around it" };
+  if (/[\\/]/.test(command) || /^[A-Za-z]:/.test(command))
+    return { ok: false, reason: "is a path; give a bare command name from the allow-list (e.g. python, ls)" };
   if (command === "." || command === "..") return { ok: false, reason: "is not a command name" };
   return { ok: true };
 }
@@ -72,10 +74,17 @@ function lexists(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
-function pathProblem(text: string, skillDir: string, base: string, realpath: (p: string) => string, exists: (p: string) => boolean): string | undefined {
+function pathProblem(
+  text: string,
+  skillDir: string,
+  base: string,
+  realpath: (p: string) => string,
+  exists: (p: string) => boolean,
+): string | undefined {
   if (text === "") return undefined;
   // Security: absolute paths (POSIX, Windows drive or UNC) ignore the working directory altogether.
-  if (text.startsWith("/") || text.startsWith("\\") || /^[A-Za-z]:/.test(text)) return "is an absolute path; only paths inside the skill's folder are allowed";
+  if (text.startsWith("/") || text.startsWith("\\") || /^[A-Za-z]:/.test(text))
+    return "is an absolute path; only paths inside the skill's folder are allowed";
   // Security: ".." climbs out of the skill's folder.
   if (text.split(/[\\/]+/).includes("..")) return "contains '..'; only paths inside the skill's folder are allowed";
   // Security: a symlink inside the folder may point anywhere; check the nearest existing part of the path.

@@ -1,5 +1,12 @@
-import { type ProcessResult, type RunSpec, type SpawnFn, DEFAULT_GRACE_MS, defaultSpawn, runProcess } from "./process.ts";
-import { type KillFn, RunningGroups, defaultKill } from "./process-group.ts";
+import {
+  DEFAULT_GRACE_MS,
+  defaultSpawn,
+  type ProcessResult,
+  type RunSpec,
+  runProcess,
+  type SpawnFn,
+} from "./process.ts";
+import { defaultKill, type KillFn, RunningGroups } from "./process-group.ts";
 import { defaultWhich } from "./runners.ts";
 
 /**
@@ -42,5 +49,11 @@ export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
 
 /** runProcess with the host's spawn, kill, clock, grace period and group registry. */
 export function runOnHost(host: ExecHost, spec: RunSpec): Promise<ProcessResult> {
-  return runProcess(spec, { spawn: host.spawn, kill: host.kill, now: host.now, graceMs: host.graceMs, groups: host.groups });
+  return runProcess(spec, {
+    spawn: host.spawn,
+    kill: host.kill,
+    now: host.now,
+    graceMs: host.graceMs,
+    groups: host.groups,
+  });
 }

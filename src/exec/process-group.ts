@@ -36,7 +36,8 @@ function signalWindowsTree(pid: number, signal: NodeJS.Signals | 0): boolean {
   } catch {
     return false;
   }
-  if (signal !== 0) Bun.spawnSync(["taskkill", "/PID", String(pid), "/T", "/F"], { stdout: "ignore", stderr: "ignore" });
+  if (signal !== 0)
+    Bun.spawnSync(["taskkill", "/PID", String(pid), "/T", "/F"], { stdout: "ignore", stderr: "ignore" });
   return true;
 }
 

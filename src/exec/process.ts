@@ -1,7 +1,7 @@
 import { constants } from "node:os";
-import { SkillHubError, errnoCode, errorMessage } from "../util/errors.ts";
+import { errnoCode, errorMessage, SkillHubError } from "../util/errors.ts";
 import { type Captured, captureStream } from "./capture.ts";
-import { type KillFn, RunningGroups, defaultKill, signalGroup } from "./process-group.ts";
+import { defaultKill, type KillFn, RunningGroups, signalGroup } from "./process-group.ts";
 
 /**
  * One child process under full control (DESIGN §10): its own process group,
@@ -29,7 +29,14 @@ export type SpawnFn = (argv: string[], options: { cwd: string; env: Record<strin
  * signalled as one and it does not share the server's terminal signals.
  */
 export const defaultSpawn: SpawnFn = (argv, options) =>
-  Bun.spawn(argv, { cwd: options.cwd, env: options.env, detached: true, stdin: "ignore", stdout: "pipe", stderr: "pipe" }) as unknown as ChildProcess;
+  Bun.spawn(argv, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  }) as unknown as ChildProcess;
 
 /** Exit code reported for a run that hit its timeout: 128 + SIGKILL, as seed 003 §8.4 shows. */
 export const TIMEOUT_EXIT_CODE = 137;
@@ -91,7 +98,10 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   try {
     child = spawn(spec.argv, { cwd: spec.cwd, env: spec.env });
   } catch (error) {
-    throw new SkillHubError("SPAWN_FAILED", `cannot start ${spec.argv[0]}: ${errorMessage(error)}`, { cause: error, details: { errno: errnoCode(error) } });
+    throw new SkillHubError("SPAWN_FAILED", `cannot start ${spec.argv[0]}: ${errorMessage(error)}`, {
+      cause: error,
+      details: { errno: errnoCode(error) },
+    });
   }
   const group = child.pid;
   const groups = options.groups ?? new RunningGroups();

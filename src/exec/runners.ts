@@ -26,7 +26,9 @@ export interface Runner {
   configured: string;
 }
 
-export type RunnerLookup = { ok: true; runner: Runner } | { ok: false; reason: "none" | "missing"; configured?: string; executable?: string };
+export type RunnerLookup =
+  | { ok: true; runner: Runner }
+  | { ok: false; reason: "none" | "missing"; configured?: string; executable?: string };
 
 /**
  * The runner for a script extension (".ts") from `scripts.runners`. The value
@@ -36,12 +38,20 @@ export type RunnerLookup = { ok: true; runner: Runner } | { ok: false; reason: "
  * the same way). `--no-env-file`: a .env file in the working directory must
  * not add variables behind the server's back.
  */
-export function scriptRunner(extension: string, runners: Readonly<Record<string, string>>, host: RunnerHost, path: string | undefined): RunnerLookup {
+export function scriptRunner(
+  extension: string,
+  runners: Readonly<Record<string, string>>,
+  host: RunnerHost,
+  path: string | undefined,
+): RunnerLookup {
   const configured = (runners[extension] ?? runners[extension.toLowerCase()] ?? "").trim();
   if (configured === "") return { ok: false, reason: "none" };
   const [command = "", ...fixed] = configured.split(/\s+/);
   if (command === SELF_RUNNER) {
-    return { ok: true, runner: { argv: [host.execPath, "--no-env-file", ...fixed], env: { BUN_BE_BUN: "1" }, configured } };
+    return {
+      ok: true,
+      runner: { argv: [host.execPath, "--no-env-file", ...fixed], env: { BUN_BE_BUN: "1" }, configured },
+    };
   }
   const executable = findExecutable(command, path, host.which);
   if (!executable) return { ok: false, reason: "missing", configured, executable: command };
@@ -71,7 +81,11 @@ export function commandRunner(command: string, host: RunnerHost, path: string | 
  * absolute path (an operator's choice in config.yaml) is taken as it is when
  * it is an executable file.
  */
-export function findExecutable(command: string, path: string | undefined, which: RunnerHost["which"] = defaultWhich): string | null {
+export function findExecutable(
+  command: string,
+  path: string | undefined,
+  which: RunnerHost["which"] = defaultWhich,
+): string | null {
   if (command.includes("/") || command.includes("\\")) {
     if (!isAbsolute(command)) return null;
     try {

@@ -14,7 +14,11 @@ export type GitErrorCode =
 export class GitError extends SkillHubError {
   declare readonly code: GitErrorCode;
 
-  constructor(code: GitErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: GitErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(code, message, options);
     this.name = "GitError";
   }
@@ -43,16 +47,28 @@ export function classifyFailure(ctx: FailureContext): GitError {
   const detail = gitMessage(ctx.stderr);
   const details = { url: ctx.url, branch: ctx.branch, git: detail };
   if (ctx.timedOut) {
-    return new GitError("GIT_TIMEOUT", `git gave no answer from ${ctx.url} within ${Math.round(ctx.timeoutMs / 1000)} s; check the network or proxy, the next refresh tries again.`, { details });
+    return new GitError(
+      "GIT_TIMEOUT",
+      `git gave no answer from ${ctx.url} within ${Math.round(ctx.timeoutMs / 1000)} s; check the network or proxy, the next refresh tries again.`,
+      { details },
+    );
   }
   if (BRANCH.test(ctx.stderr)) {
-    return new GitError("GIT_BRANCH_NOT_FOUND", `branch '${ctx.branch}' does not exist in ${ctx.url}; set SKILLS_BRANCH (or git.branch in config.yaml) to an existing branch.`, { details });
+    return new GitError(
+      "GIT_BRANCH_NOT_FOUND",
+      `branch '${ctx.branch}' does not exist in ${ctx.url}; set SKILLS_BRANCH (or git.branch in config.yaml) to an existing branch.`,
+      { details },
+    );
   }
   if (AUTH.test(ctx.stderr)) {
     const fix = ctx.withCredentials
       ? "the token was rejected: it is expired, revoked, or has no read access to this repository. Create a new one with read access to the repository's contents (GitHub: Settings → Developer settings → Personal access tokens), put it in GITHUB_TOKEN in the MCP server's environment, then restart the server or call refresh_skills."
       : "for a private repository set GITHUB_TOKEN (a token with read access to its contents) in the MCP server's environment, or set up a git credential helper or an SSH key for this host, then restart the server or call refresh_skills.";
-    return new GitError("GIT_AUTH_FAILED", `authentication to ${ctx.url} failed (or the repository does not exist): ${fix}`, { details });
+    return new GitError(
+      "GIT_AUTH_FAILED",
+      `authentication to ${ctx.url} failed (or the repository does not exist): ${fix}`,
+      { details },
+    );
   }
   if (UNREACHABLE.test(ctx.stderr)) {
     return new GitError("GIT_UNREACHABLE", `cannot reach ${ctx.url}: ${detail || "no answer"}.`, { details });

@@ -65,6 +65,9 @@ export async function removeLeftoverClones(reposDir: string, options: LeftoverOp
       options.logger?.debug(`cannot remove the unfinished clone ${dir}: ${errorMessage(error)}`);
     }
   }
-  if (removed.length > 0) options.logger?.debug(`removed ${removed.length} unfinished clone${removed.length === 1 ? "" : "s"} in ${reposDir}: ${removed.join(", ")}`);
+  if (removed.length > 0)
+    options.logger?.debug(
+      `removed ${removed.length} unfinished clone${removed.length === 1 ? "" : "s"} in ${reposDir}: ${removed.join(", ")}`,
+    );
   return removed;
 }

@@ -1,4 +1,15 @@
-import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { errnoCode } from "../util/errors.ts";
 
@@ -23,7 +34,9 @@ export interface CopyLockOptions {
   sleep?: (ms: number) => Promise<unknown>;
 }
 
-export type CopyLock = { release: () => void; heldBy?: undefined } | { release?: undefined; heldBy: number | undefined };
+export type CopyLock =
+  | { release: () => void; heldBy?: undefined }
+  | { release?: undefined; heldBy: number | undefined };
 
 export const DEFAULT_LOCK_WAIT_MS = 5_000;
 const DEFAULT_STALE_MS = 5 * 60_000;
@@ -100,7 +113,11 @@ function readHolder(file: string): Holder | undefined {
   try {
     const stat = statSync(file);
     const pid = Number.parseInt(readFileSync(file, "utf8").trim(), 10);
-    return { pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined, ino: stat.ino, ageMs: Date.now() - stat.mtimeMs };
+    return {
+      pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined,
+      ino: stat.ino,
+      ageMs: Date.now() - stat.mtimeMs,
+    };
   } catch {
     // Released between our create and this read: the next try takes it.
     return undefined;

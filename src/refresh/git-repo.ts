@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { RepoAuth } from "./git-auth.ts";
-import { GitError, classifyFailure, gitMessage } from "./git-errors.ts";
+import { classifyFailure, GitError, gitMessage } from "./git-errors.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import type { GitRunner } from "./git-runner.ts";
 import type { RepoSpec } from "./git-url.ts";
@@ -63,17 +63,32 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<Re
   const remoteRef = `refs/remotes/origin/${branch}`;
   ctx.progress(`fetching ${target.spec.url} (${branch})`);
   // Not --depth: the server sends only the commits since the last sync, and their ancestry stays known.
-  await network(target, ctx, ["fetch", "--no-tags", "--quiet", target.spec.url, `+refs/heads/${branch}:${remoteRef}`], target.dir);
+  await network(
+    target,
+    ctx,
+    ["fetch", "--no-tags", "--quiet", target.spec.url, `+refs/heads/${branch}:${remoteRef}`],
+    target.dir,
+  );
   const tip = (await local(target, ctx, ["rev-parse", "--verify", `${remoteRef}^{commit}`])).trim();
   const dirty = (await local(target, ctx, ["status", "--porcelain"])).trim() !== "";
-  const current = (await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })).stdout.trim();
+  const current = (
+    await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
+  ).stdout.trim();
   if (tip === previous && !dirty && current === branch) {
     writeState(target, tip, ctx.now);
     return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, warnings };
   }
-  const fastForward = tip === previous || (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
-  if (dirty) warnings.push(`local changes in ${target.dir} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`);
-  if (!fastForward) warnings.push(`the copy in ${target.dir} had commits that are not on ${target.spec.url} (${branch}), e.g. after a force-push; it was reset to the remote.`);
+  const fastForward =
+    tip === previous ||
+    (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
+  if (dirty)
+    warnings.push(
+      `local changes in ${target.dir} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
+    );
+  if (!fastForward)
+    warnings.push(
+      `the copy in ${target.dir} had commits that are not on ${target.spec.url} (${branch}), e.g. after a force-push; it was reset to the remote.`,
+    );
   if (fastForward && !dirty && current === branch) {
     await local(target, ctx, ["merge", "--ff-only", "--quiet", tip]);
   } else {
@@ -81,8 +96,15 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<Re
     if (dirty) await local(target, ctx, ["clean", "-ffdq"]);
   }
   const commit = await head(target, ctx);
-  if (commit === null) throw new GitError("GIT_FAILED", `the copy in ${target.dir} has no commit after the update; delete it and sync again.`);
-  const filesChanged = commit === previous ? 0 : countLines(await local(target, ctx, ["diff", "--name-only", "-z", previous, commit]), "\0");
+  if (commit === null)
+    throw new GitError(
+      "GIT_FAILED",
+      `the copy in ${target.dir} has no commit after the update; delete it and sync again.`,
+    );
+  const filesChanged =
+    commit === previous
+      ? 0
+      : countLines(await local(target, ctx, ["diff", "--name-only", "-z", previous, commit]), "\0");
   writeState(target, commit, ctx.now);
   return { commit, previous, changed: commit !== previous, filesChanged, cloned: false, warnings };
 }
@@ -94,7 +116,19 @@ async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): 
   const temp = tempCloneDir(parent, target.spec.slug, ctx.now());
   ctx.progress(`cloning ${target.spec.url} (${target.branch}) into ${target.dir}`);
   try {
-    await network(target, ctx, ["clone", "--quiet", "--depth", "1", "--branch", target.branch, "--single-branch", "--no-tags", "--", target.spec.url, temp]);
+    await network(target, ctx, [
+      "clone",
+      "--quiet",
+      "--depth",
+      "1",
+      "--branch",
+      target.branch,
+      "--single-branch",
+      "--no-tags",
+      "--",
+      target.spec.url,
+      temp,
+    ]);
     await rename(temp, target.dir).catch((error) => {
       // Another SkillHub (one per MCP client) cloned it a moment earlier: use that copy.
       if (!existsSync(join(target.dir, ".git"))) throw error;
@@ -104,7 +138,8 @@ async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): 
     finishTempClone(temp);
   }
   const commit = await head(target, ctx);
-  if (commit === null) throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} has no commit on ${target.branch}.`);
+  if (commit === null)
+    throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} has no commit on ${target.branch}.`);
   const files = countLines(await local(target, ctx, ["ls-files", "-z"]), "\0");
   writeState(target, commit, ctx.now);
   return { commit, previous: null, changed: true, filesChanged: files, cloned: true, warnings };
@@ -112,7 +147,12 @@ async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): 
 
 /** A command that talks to the remote: credentials, a timeout, and a classified failure. */
 async function network(target: RepoTarget, ctx: SyncContext, args: string[], cwd?: string): Promise<void> {
-  const out = await ctx.git.run(args, { cwd, config: ctx.auth.config, secrets: ctx.auth.secrets, timeoutMs: ctx.timeoutMs });
+  const out = await ctx.git.run(args, {
+    cwd,
+    config: ctx.auth.config,
+    secrets: ctx.auth.secrets,
+    timeoutMs: ctx.timeoutMs,
+  });
   if (out.code === 0) return;
   throw classifyFailure({
     url: target.spec.url,
@@ -127,7 +167,11 @@ async function network(target: RepoTarget, ctx: SyncContext, args: string[], cwd
 /** A local command that must succeed. */
 async function local(target: RepoTarget, ctx: SyncContext, args: string[]): Promise<string> {
   const out = await ctx.git.run(args, { cwd: target.dir, secrets: ctx.auth.secrets });
-  if (out.code !== 0) throw new GitError("GIT_FAILED", `git ${args[0]} failed in ${target.dir}: ${gitMessage(out.stderr) || `exit ${out.code}`}.`);
+  if (out.code !== 0)
+    throw new GitError(
+      "GIT_FAILED",
+      `git ${args[0]} failed in ${target.dir}: ${gitMessage(out.stderr) || `exit ${out.code}`}.`,
+    );
   return out.stdout;
 }
 
@@ -145,7 +189,8 @@ function countLines(text: string, separator: string): number {
 async function removeCopy(dir: string): Promise<void> {
   const root = resolve(dirname(dir));
   const rel = relative(root, resolve(dir));
-  if (rel === "" || rel.startsWith("..") || rel.includes(sep)) throw new GitError("GIT_FAILED", `refusing to remove ${dir}: not a repository copy.`);
+  if (rel === "" || rel.startsWith("..") || rel.includes(sep))
+    throw new GitError("GIT_FAILED", `refusing to remove ${dir}: not a repository copy.`);
   await rm(dir, { recursive: true, force: true });
 }
 
@@ -154,7 +199,12 @@ function stateFile(dir: string): string {
 }
 
 function writeState(target: RepoTarget, commit: string, now: () => number): void {
-  const state: RepoState = { url: target.spec.url, branch: target.branch, commit, last_sync: new Date(now()).toISOString() };
+  const state: RepoState = {
+    url: target.spec.url,
+    branch: target.branch,
+    commit,
+    last_sync: new Date(now()).toISOString(),
+  };
   try {
     writeFileSync(stateFile(target.dir), `${JSON.stringify(state, null, 2)}\n`);
   } catch {

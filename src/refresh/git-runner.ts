@@ -1,7 +1,7 @@
 import { tmpdir } from "node:os";
-import { type KillFn, RunningGroups, defaultKill } from "../exec/process-group.ts";
-import { type ProcessResult, type SpawnFn, defaultSpawn, runProcess } from "../exec/process.ts";
-import { SkillHubError, errnoCode } from "../util/errors.ts";
+import { defaultSpawn, type ProcessResult, runProcess, type SpawnFn } from "../exec/process.ts";
+import { defaultKill, type KillFn, RunningGroups } from "../exec/process-group.ts";
+import { errnoCode, SkillHubError } from "../util/errors.ts";
 import { withoutSecrets } from "../util/secret-env.ts";
 import type { GitConfigEntry } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
@@ -59,7 +59,13 @@ export class GitRunner {
   /** `git --version` as numbers, or undefined when git cannot be run. Cached. */
   gitVersion(): Promise<number[] | undefined> {
     this.version ??= this.exec(["--version"], {}).then(
-      (out) => (out.code === 0 ? (/(\d+)\.(\d+)(?:\.(\d+))?/.exec(out.stdout)?.slice(1).map((n) => Number(n ?? 0)) ?? [0]) : undefined),
+      (out) =>
+        out.code === 0
+          ? (/(\d+)\.(\d+)(?:\.(\d+))?/
+              .exec(out.stdout)
+              ?.slice(1)
+              .map((n) => Number(n ?? 0)) ?? [0])
+          : undefined,
       () => undefined,
     );
     return this.version;
@@ -93,7 +99,11 @@ export class GitRunner {
     return this.exec([...prefix, ...args], call, extraEnv);
   }
 
-  private async exec(args: readonly string[], call: GitCall, extraEnv: Record<string, string> = {}): Promise<GitOutput> {
+  private async exec(
+    args: readonly string[],
+    call: GitCall,
+    extraEnv: Record<string, string> = {},
+  ): Promise<GitOutput> {
     if (this.closed) throw new GitError("GIT_FAILED", "git sync stopped: SkillHub is shutting down.");
     // Security: SkillHub's secrets are none of git's business (the token reaches git only as scoped config).
     const env: Record<string, string | undefined> = withoutSecrets(this.options.env ?? process.env);
@@ -111,16 +121,30 @@ export class GitRunner {
           timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? 120_000,
           maxOutputBytes: MAX_OUTPUT_BYTES,
         },
-        { spawn: this.options.spawn ?? defaultSpawn, kill: this.options.kill ?? defaultKill, graceMs: this.options.graceMs ?? 1_000, groups: this.groups },
+        {
+          spawn: this.options.spawn ?? defaultSpawn,
+          kill: this.options.kill ?? defaultKill,
+          graceMs: this.options.graceMs ?? 1_000,
+          groups: this.groups,
+        },
       );
     } catch (error) {
       const cause = error instanceof SkillHubError && error.code === "SPAWN_FAILED" ? (error.cause ?? error) : error;
       if (errnoCode(cause) === "ENOENT" || /not found/i.test(String(cause))) {
-        throw new GitError("GIT_NOT_FOUND", "the git executable was not found on PATH; install git (https://git-scm.com) to sync skill repositories.", { cause: error });
+        throw new GitError(
+          "GIT_NOT_FOUND",
+          "the git executable was not found on PATH; install git (https://git-scm.com) to sync skill repositories.",
+          { cause: error },
+        );
       }
       throw new GitError("GIT_FAILED", `cannot run git: ${scrub(String(cause), call.secrets ?? [])}`, { cause: error });
     }
-    return { code: result.exitCode, stdout: result.stdout.text, stderr: scrub(result.stderr.text, call.secrets ?? []), timedOut: result.timedOut };
+    return {
+      code: result.exitCode,
+      stdout: result.stdout.text,
+      stderr: scrub(result.stderr.text, call.secrets ?? []),
+      timedOut: result.timedOut,
+    };
   }
 }
 

@@ -66,7 +66,15 @@ export interface SyncOutcome {
 }
 
 /** Source labels a repository must not take (DESIGN §3's fixed labels). */
-const RESERVED = new Set(["project", "agent-project", "global", "agent-global", "claude-project", "claude-global", "hub"]);
+const RESERVED = new Set([
+  "project",
+  "agent-project",
+  "global",
+  "agent-global",
+  "claude-project",
+  "claude-global",
+  "hub",
+]);
 const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;
 
 /**
@@ -88,7 +96,10 @@ export class GitSync {
 
   constructor(private readonly options: GitSyncOptions) {
     if (!BRANCH.test(options.branch)) {
-      throw new ConfigError(`Invalid configuration: SKILLS_BRANCH / git.branch = ${JSON.stringify(options.branch)}: expected a branch name.`, { key: "git.branch" });
+      throw new ConfigError(
+        `Invalid configuration: SKILLS_BRANCH / git.branch = ${JSON.stringify(options.branch)}: expected a branch name.`,
+        { key: "git.branch" },
+      );
     }
     this.now = options.now ?? Date.now;
     this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
@@ -96,7 +107,10 @@ export class GitSync {
     const targets: RepoTarget[] = [];
     for (const raw of options.repos) {
       if (raw.trim().startsWith("-")) {
-        throw new ConfigError(`Invalid configuration: SKILLS_REPO / repos entry ${JSON.stringify(raw)}: expected a git URL.`, { key: "git.repos" });
+        throw new ConfigError(
+          `Invalid configuration: SKILLS_REPO / repos entry ${JSON.stringify(raw)}: expected a git URL.`,
+          { key: "git.repos" },
+        );
       }
       const spec = parseRepo(raw);
       if (targets.some((t) => t.spec.slug === spec.slug)) continue;
@@ -139,7 +153,13 @@ export class GitSync {
 
   /** What is on disk now, for `doctor`. */
   status(): { name: string; url: string; dir: string; branch: string; state?: RepoState }[] {
-    return this.targets.map((t) => ({ name: t.label, url: t.spec.url, dir: t.dir, branch: t.branch, state: readState(t.dir) }));
+    return this.targets.map((t) => ({
+      name: t.label,
+      url: t.spec.url,
+      dir: t.dir,
+      branch: t.branch,
+      state: readState(t.dir),
+    }));
   }
 
   get lastSyncTime(): string | null {
@@ -159,7 +179,9 @@ export class GitSync {
   async initialize(): Promise<void> {
     const sync = this.refresh("startup");
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const wait = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), this.options.startupWaitMs ?? 3_000)));
+    const wait = new Promise<"late">(
+      (resolve) => (timer = setTimeout(() => resolve("late"), this.options.startupWaitMs ?? 3_000)),
+    );
     const first = await Promise.race([sync, wait]);
     clearTimeout(timer);
     if (first === "late") this.options.logger.warn("git sync is taking long; serving the local copies until it ends.");
@@ -173,7 +195,8 @@ export class GitSync {
   }
 
   stop(): void {
-    if (this.timer !== undefined) (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
+    if (this.timer !== undefined)
+      (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
     this.timer = undefined;
   }
 
@@ -201,7 +224,13 @@ export class GitSync {
     const repos = await Promise.all(this.targets.map((t) => this.syncOne(t, reason)));
     const success = repos.every((r) => r.success);
     if (success) this.lastSync = new Date(this.now()).toISOString();
-    const outcome: SyncOutcome = { success, busy: false, changed: repos.some((r) => r.changed), repos, last_sync: this.lastSync };
+    const outcome: SyncOutcome = {
+      success,
+      busy: false,
+      changed: repos.some((r) => r.changed),
+      repos,
+      last_sync: this.lastSync,
+    };
     for (const listener of this.listeners) {
       try {
         listener(outcome);
@@ -219,12 +248,23 @@ export class GitSync {
     let release: (() => void) | undefined;
     try {
       // Several SkillHub processes (one per MCP client) share the copies: one sync of a copy at a time.
-      const lock = await lockCopy(target.dir, { waitMs: this.options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, staleMs: Math.max(5 * 60_000, 2 * timeoutMs + 60_000) });
+      const lock = await lockCopy(target.dir, {
+        waitMs: this.options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+        staleMs: Math.max(5 * 60_000, 2 * timeoutMs + 60_000),
+      });
       release = lock.release;
       if (!lock.release) {
         const message = `another SkillHub${lock.heldBy ? ` (pid ${lock.heldBy})` : ""} is syncing ${target.dir}; skipped this time: call refresh_skills again in a moment.`;
         log.info(`repo ${target.label}: ${message}`);
-        return { ...base, success: false, changed: false, commit_hash: readState(target.dir)?.commit ?? null, files_changed: 0, error: { code: "GIT_LOCKED", message }, warnings: [] };
+        return {
+          ...base,
+          success: false,
+          changed: false,
+          commit_hash: readState(target.dir)?.commit ?? null,
+          files_changed: 0,
+          error: { code: "GIT_LOCKED", message },
+          warnings: [],
+        };
       }
       const result = await syncRepo(target, {
         git: this.git,
@@ -235,17 +275,40 @@ export class GitSync {
       });
       for (const w of result.warnings) log.warn(`repo ${target.label}: ${w}`);
       const short = result.commit.slice(0, 7);
-      if (result.cloned) log.info(`repo ${target.label}: cloned ${target.spec.url} at ${short} (${result.filesChanged} file${result.filesChanged === 1 ? "" : "s"}).`);
-      else if (result.changed) log.info(`repo ${target.label}: updated ${result.previous?.slice(0, 7)} → ${short}, ${result.filesChanged} file${result.filesChanged === 1 ? "" : "s"} changed.`);
-      else if (this.failing.has(target.label)) log.info(`repo ${target.label}: reachable again, up to date at ${short}.`);
+      if (result.cloned)
+        log.info(
+          `repo ${target.label}: cloned ${target.spec.url} at ${short} (${result.filesChanged} file${result.filesChanged === 1 ? "" : "s"}).`,
+        );
+      else if (result.changed)
+        log.info(
+          `repo ${target.label}: updated ${result.previous?.slice(0, 7)} → ${short}, ${result.filesChanged} file${result.filesChanged === 1 ? "" : "s"} changed.`,
+        );
+      else if (this.failing.has(target.label))
+        log.info(`repo ${target.label}: reachable again, up to date at ${short}.`);
       else log.debug(`repo ${target.label}: up to date at ${short} (${reason}).`);
       this.failing.delete(target.label);
-      return { ...base, success: true, changed: result.changed, commit_hash: result.commit, files_changed: result.filesChanged, warnings: result.warnings };
+      return {
+        ...base,
+        success: true,
+        changed: result.changed,
+        commit_hash: result.commit,
+        files_changed: result.filesChanged,
+        warnings: result.warnings,
+      };
     } catch (error) {
-      const failure = error instanceof GitError ? error : new GitError("GIT_FAILED", errorMessage(error), { cause: error });
+      const failure =
+        error instanceof GitError ? error : new GitError("GIT_FAILED", errorMessage(error), { cause: error });
       this.reportFailure(target, failure, reason);
       const state = readState(target.dir);
-      return { ...base, success: false, changed: false, commit_hash: state?.commit ?? null, files_changed: 0, error: { code: failure.code, message: failure.message }, warnings: [] };
+      return {
+        ...base,
+        success: false,
+        changed: false,
+        commit_hash: state?.commit ?? null,
+        files_changed: 0,
+        error: { code: failure.code, message: failure.message },
+        warnings: [],
+      };
     } finally {
       release?.();
     }
@@ -255,13 +318,19 @@ export class GitSync {
   private reportFailure(target: RepoTarget, error: GitError, reason: string): void {
     const state = readState(target.dir);
     const copy = existsSync(join(target.dir, ".git"));
-    const next = this.options.intervalMs > 0 ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min` : "background sync is off";
+    const next =
+      this.options.intervalMs > 0
+        ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min`
+        : "background sync is off";
     const serving = copy
       ? `serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
       : "there is no local copy yet, so this repository's skills are unavailable until a sync succeeds";
     const line = `repo ${target.label}: ${error.message} ${capitalise(serving)}; ${next} (or call refresh_skills, or run \`skillhub sync\`).`;
-    const auth = error.code === "GIT_AUTH_FAILED" || error.code === "GIT_BRANCH_NOT_FOUND" || error.code === "GIT_NOT_FOUND";
-    this.options.logger[this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"](line);
+    const auth =
+      error.code === "GIT_AUTH_FAILED" || error.code === "GIT_BRANCH_NOT_FOUND" || error.code === "GIT_NOT_FOUND";
+    this.options.logger[
+      this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"
+    ](line);
     this.failing.add(target.label);
   }
 }

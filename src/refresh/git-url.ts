@@ -57,7 +57,11 @@ export function parseRepo(raw: string): RepoSpec {
 
 /** Last path segment without `.git`, restricted to [a-z0-9._-]; "repo" when nothing is left. */
 export function repoName(path: string): string {
-  const segment = path.replace(/[\\/]+$/, "").split(/[\\/:]/).pop() ?? "";
+  const segment =
+    path
+      .replace(/[\\/]+$/, "")
+      .split(/[\\/:]/)
+      .pop() ?? "";
   const name = segment
     .replace(/\.git$/i, "")
     .toLowerCase()

@@ -121,7 +121,8 @@ export class Refresher {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer !== undefined) (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
+    if (this.timer !== undefined)
+      (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
     if (this.debounce) clearTimeout(this.debounce);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
@@ -132,7 +133,10 @@ export class Refresher {
     let catalog: Catalog;
     try {
       // Only the timer may take the quick path; a watcher event, a refresh or a miss look at everything.
-      catalog = await this.options.scanner.scanAsync(this.options.sources(), { ...this.options.limits, quick: QUICK_REASONS.has(reason) });
+      catalog = await this.options.scanner.scanAsync(this.options.sources(), {
+        ...this.options.limits,
+        quick: QUICK_REASONS.has(reason),
+      });
     } catch (error) {
       // A bug in scanning must not take the server down; keep serving the last catalog.
       this.options.logger.error(`scan failed (${reason}): ${errorMessage(error)}`);
@@ -140,7 +144,9 @@ export class Refresher {
     }
     this.lastScanEnd = this.now();
     const change = this.options.store.swap(catalog);
-    this.options.logger.debug(`scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`);
+    this.options.logger.debug(
+      `scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`,
+    );
     if (this.watching && !this.stopped) this.syncWatchers();
   }
 
@@ -156,11 +162,17 @@ export class Refresher {
     for (const dir of wanted) {
       if (this.watchers.has(dir)) continue;
       try {
-        this.watchers.set(dir, (this.options.watchFn ?? defaultWatch)(dir, () => this.changed()));
+        this.watchers.set(
+          dir,
+          (this.options.watchFn ?? defaultWatch)(dir, () => this.changed()),
+        );
       } catch (error) {
         // Missing folders throw ENOENT; too many watches throw ENOSPC. The timer still rescans.
         const message = errorMessage(error);
-        if (!/ENOENT|no such file/i.test(message)) this.options.logger.warn(`cannot watch ${dir} (${message}); relying on the ${this.options.rescanSeconds} s rescan.`);
+        if (!/ENOENT|no such file/i.test(message))
+          this.options.logger.warn(
+            `cannot watch ${dir} (${message}); relying on the ${this.options.rescanSeconds} s rescan.`,
+          );
       }
     }
   }

@@ -3,10 +3,10 @@ import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
 import { diagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
-import { type TreeFile, type TreeProbe, assembleTree, fsProbe } from "../skills/tree-assemble.ts";
-import { type TreeParse, parseTreeNode } from "../skills/tree-node.ts";
+import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/tree-assemble.ts";
+import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
-import { type FileEntry, type SkillDirEntry, type WalkLimits, type WalkResult, Walker } from "../sources/walk.ts";
+import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { digestSkillFile } from "./skill-digest.ts";
 
@@ -104,7 +104,13 @@ export class Scanner {
     const diagnostics = scans.reduce((n, s) => n + s.diagnostics.length, 0);
     const last = this.last;
     // Nothing changed on disk: keep the catalog (and everything keyed on it) as it is.
-    if (!this.dirty && last && last.skills === skills && last.diagnostics === diagnostics && sameSources(last.sources, sources)) {
+    if (
+      !this.dirty &&
+      last &&
+      last.skills === skills &&
+      last.diagnostics === diagnostics &&
+      sameSources(last.sources, sources)
+    ) {
       return last.catalog;
     }
     const seen = new Set<string>();
@@ -127,7 +133,11 @@ export class Scanner {
     if (walk.reread > 0) this.dirty = true;
     const scan = this.emptyScan(source, walk);
     for (const entry of walk.skills) this.addSkill(scan, source, entry);
-    this.addTree(scan, source, walk.markdown.map((entry) => this.treeFile(entry)));
+    this.addTree(
+      scan,
+      source,
+      walk.markdown.map((entry) => this.treeFile(entry)),
+    );
     return scan;
   }
 
@@ -149,7 +159,13 @@ export class Scanner {
   }
 
   private emptyScan(source: Source, walk: WalkResult): SourceScan {
-    return { source, exists: walk.exists, dirCount: walk.dirCount, skills: [], diagnostics: walk.diagnostics.map((d) => ({ ...d, source: source.label })) };
+    return {
+      source,
+      exists: walk.exists,
+      dirCount: walk.dirCount,
+      skills: [],
+      diagnostics: walk.diagnostics.map((d) => ({ ...d, source: source.label })),
+    };
   }
 
   private addSkill(scan: SourceScan, source: Source, entry: SkillDirEntry): void {
@@ -161,7 +177,13 @@ export class Scanner {
       scan.skills.push(cached.skill);
       return;
     }
-    const skill: Skill = { ...result.skill, id: `${source.label}:${result.skill.name}`, source: source.label, location: source.location, root: source.dir };
+    const skill: Skill = {
+      ...result.skill,
+      id: `${source.label}:${result.skill.name}`,
+      source: source.label,
+      location: source.location,
+      root: source.dir,
+    };
     if (cached) {
       cached.skill = skill;
       cached.source = source;
@@ -174,23 +196,54 @@ export class Scanner {
     if (files.length === 0) return;
     const { nodes, diagnostics } = assembleTree(source.dir, files, this.treeProbe);
     for (const d of diagnostics) scan.diagnostics.push({ ...d, source: source.label });
-    for (const node of nodes) scan.skills.push({ ...node, id: `${source.label}:${node.name}`, source: source.label, location: source.location, root: source.dir });
+    for (const node of nodes)
+      scan.skills.push({
+        ...node,
+        id: `${source.label}:${node.name}`,
+        source: source.label,
+        location: source.location,
+        root: source.dir,
+      });
   }
 
   private treeFile(entry: FileEntry): TreeFile {
     this.treeFilesSeen.add(entry.file);
     const cached = this.treeParses.get(entry.file);
-    if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size) return { ...entry, parse: cached.parse };
+    if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size)
+      return { ...entry, parse: cached.parse };
     this.dirty = true;
     let parse: TreeParse;
     if (entry.size > MAX_SKILL_FILE_BYTES) {
-      parse = { kind: "other", diagnostics: [diagnostic("file-too-large", "warning", entry.file, `${entry.size} bytes; Markdown files over ${MAX_SKILL_FILE_BYTES} bytes are not read as tree nodes.`)] };
+      parse = {
+        kind: "other",
+        diagnostics: [
+          diagnostic(
+            "file-too-large",
+            "warning",
+            entry.file,
+            `${entry.size} bytes; Markdown files over ${MAX_SKILL_FILE_BYTES} bytes are not read as tree nodes.`,
+          ),
+        ],
+      };
     } else {
       try {
         parse = parseTreeNode(entry.file, (this.readText ?? readUtf8)(entry.file));
       } catch (error) {
         // Not cached: a permission error can be fixed without touching mtime.
-        return { ...entry, parse: { kind: "other", diagnostics: [diagnostic("unreadable", "warning", entry.file, `cannot read (${errnoCode(error) ?? errorMessage(error)}); skipped.`)] } };
+        return {
+          ...entry,
+          parse: {
+            kind: "other",
+            diagnostics: [
+              diagnostic(
+                "unreadable",
+                "warning",
+                entry.file,
+                `cannot read (${errnoCode(error) ?? errorMessage(error)}); skipped.`,
+              ),
+            ],
+          },
+        };
       }
     }
     this.treeParses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, parse });
@@ -213,7 +266,12 @@ export class Scanner {
     if (entry.size > MAX_SKILL_FILE_BYTES) {
       return {
         diagnostics: [
-          diagnostic("file-too-large", "error", entry.file, `SKILL.md is ${entry.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES}. Move detail into separate files. Skill not served.`),
+          diagnostic(
+            "file-too-large",
+            "error",
+            entry.file,
+            `SKILL.md is ${entry.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES}. Move detail into separate files. Skill not served.`,
+          ),
         ],
       };
     }
@@ -223,7 +281,16 @@ export class Scanner {
       this.buffer ??= new Uint8Array(MAX_SKILL_FILE_BYTES);
       return parseAgentSkill({ ...base, ...digestSkillFile(entry.file, entry.size, this.buffer) });
     } catch (error) {
-      return { diagnostics: [diagnostic("unreadable", "error", entry.file, `cannot read (${errnoCode(error) ?? errorMessage(error)}). Skill not served.`)] };
+      return {
+        diagnostics: [
+          diagnostic(
+            "unreadable",
+            "error",
+            entry.file,
+            `cannot read (${errnoCode(error) ?? errorMessage(error)}). Skill not served.`,
+          ),
+        ],
+      };
     }
   }
 }

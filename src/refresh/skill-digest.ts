@@ -49,7 +49,10 @@ export function digestBytes(bytes: Uint8Array): SkillDigest {
     const stop = end < 0 ? bytes.length : end;
     lines++;
     const c = bytes[at];
-    if (c === 0x23 /* # */ || ((c === 0x60 || c === 0x7e) && bytes[at + 1] === c && bytes[at + 2] === c) /* ``` ~~~ */) {
+    if (
+      c === 0x23 /* # */ ||
+      ((c === 0x60 || c === 0x7e) && bytes[at + 1] === c && bytes[at + 2] === c) /* ``` ~~~ */
+    ) {
       kept.push(decoder.decode(bytes.subarray(at, stop > at && bytes[stop - 1] === CR ? stop - 1 : stop)));
     }
     if (end < 0) break;

@@ -20,7 +20,6 @@ export interface RankOptions {
   accept?: (skill: Skill) => boolean;
   /** Exponent on the share of query terms a skill matches (tuned on bench/eval). */
   coveragePower?: number;
-
 }
 
 /** Exponent on query-term coverage (tuned on bench/eval: 0.5 beat 0, 1 and 2). */
@@ -34,12 +33,24 @@ export type Signal = (queryText: string) => (skill: Skill) => number;
  * seed 000 §3.2's rules: `limit*4` candidates, the relative threshold when
  * there are more than 5, the top `limit`.
  */
-export function rank(index: FullTextIndex, catalog: Catalog, query: string, options: RankOptions, signals: readonly Signal[] = []): RankedHit[] {
+export function rank(
+  index: FullTextIndex,
+  catalog: Catalog,
+  query: string,
+  options: RankOptions,
+  signals: readonly Signal[] = [],
+): RankedHit[] {
   return cutCandidates(scoreFullText(index, catalog, query, options, signals), options);
 }
 
 /** Every full-text hit with its 0..1 score, best first, before seed 000's cut (hybrid search fuses this list). */
-export function scoreFullText(index: FullTextIndex, catalog: Catalog, query: string, options: Omit<RankOptions, "limit" | "threshold">, signals: readonly Signal[] = []): RankedHit[] {
+export function scoreFullText(
+  index: FullTextIndex,
+  catalog: Catalog,
+  query: string,
+  options: Omit<RankOptions, "limit" | "threshold">,
+  signals: readonly Signal[] = [],
+): RankedHit[] {
   const asked = normaliseQuery(query);
   const expansions = acronyms(asked);
   const text = [asked, ...expansions.map((e) => e.acronym)].join(" ");
@@ -101,7 +112,10 @@ export function scoreFullText(index: FullTextIndex, catalog: Catalog, query: str
  * them: `limit*4` candidates; with more than 5, keep `score / top >= threshold`;
  * return the top `limit`, scores rounded to 3 decimals.
  */
-export function cutCandidates(ordered: readonly RankedHit[], options: Pick<RankOptions, "limit" | "threshold">): RankedHit[] {
+export function cutCandidates(
+  ordered: readonly RankedHit[],
+  options: Pick<RankOptions, "limit" | "threshold">,
+): RankedHit[] {
   let candidates = ordered.slice(0, options.limit * 4);
   const best = candidates[0]?.score ?? 0;
   if (candidates.length > 5 && best > 0) candidates = candidates.filter((c) => c.score / best >= options.threshold);
@@ -112,7 +126,10 @@ export function cutCandidates(ordered: readonly RankedHit[], options: Pick<RankO
  * What coverage counts: each query term on its own, except that a
  * capitalised phrase and its acronym count once ("You Need A Budget" = "ynab").
  */
-function coverageUnits(terms: readonly string[], expansions: readonly { acronym: string; words: string[] }[]): string[][] {
+function coverageUnits(
+  terms: readonly string[],
+  expansions: readonly { acronym: string; words: string[] }[],
+): string[][] {
   const grouped = new Set<string>();
   const units: string[][] = [];
   for (const { acronym, words } of expansions) {

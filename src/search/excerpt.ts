@@ -26,7 +26,8 @@ export function matchedExcerpt(text: string, terms: readonly string[], size = EX
   let best = 0;
   for (let i = 0; i < hits.length; i++) {
     const seen = new Set<string>();
-    for (let j = i; j < hits.length && (hits[j]?.index ?? 0) - (hits[i]?.index ?? 0) < size * 0.8; j++) seen.add(hits[j]?.term ?? "");
+    for (let j = i; j < hits.length && (hits[j]?.index ?? 0) - (hits[i]?.index ?? 0) < size * 0.8; j++)
+      seen.add(hits[j]?.term ?? "");
     if (seen.size > best) {
       best = seen.size;
       at = hits[i]?.index ?? 0;
@@ -47,7 +48,11 @@ export function firstMatch(text: string, terms: readonly string[]): number {
 }
 
 /** Words of `text` whose processed form matches a query term (prefix either way), in order. */
-function matches(text: string, terms: readonly string[], max = Number.POSITIVE_INFINITY): { index: number; term: string }[] {
+function matches(
+  text: string,
+  terms: readonly string[],
+  max = Number.POSITIVE_INFINITY,
+): { index: number; term: string }[] {
   if (terms.length === 0) return [];
   const fast = wordStarts(text, terms, max);
   return fast.length > 0 ? fast : processedMatches(text, terms, max);
@@ -74,7 +79,9 @@ function processedMatches(text: string, terms: readonly string[], max: number): 
   const word = /[\p{L}\p{N}]+/gu;
   for (let m = word.exec(text); m && out.length < max; m = word.exec(text)) {
     const processed = processTerm(m[0]);
-    const term = processed ? terms.find((t) => processed === t || processed.startsWith(t) || t.startsWith(processed)) : undefined;
+    const term = processed
+      ? terms.find((t) => processed === t || processed.startsWith(t) || t.startsWith(processed))
+      : undefined;
     if (term) out.push({ index: m.index, term });
   }
   return out;

@@ -12,7 +12,11 @@ export const RRF_DEPTH = 100;
  * need no calibration against each other. Terms (for excerpts) come from the
  * first list holding the skill.
  */
-export function reciprocalRankFusion(lists: readonly (readonly RankedHit[])[], k = RRF_K, depth = RRF_DEPTH): RankedHit[] {
+export function reciprocalRankFusion(
+  lists: readonly (readonly RankedHit[])[],
+  k = RRF_K,
+  depth = RRF_DEPTH,
+): RankedHit[] {
   const best = lists.length / (k + 1);
   const fused = new Map<string, RankedHit>();
   for (const list of lists) {

@@ -34,7 +34,10 @@ interface Internals {
   _idToShortId: Map<string, number>;
   _fieldLength: Map<number, number[]>;
   _storedFields: Map<number, unknown>;
-  _index: { set(term: string, value: Map<number, Map<number, number>>): void; [Symbol.iterator](): Iterator<[string, Map<number, Map<number, number>>]> };
+  _index: {
+    set(term: string, value: Map<number, Map<number, number>>): void;
+    [Symbol.iterator](): Iterator<[string, Map<number, Map<number, number>>]>;
+  };
 }
 
 const internals = (mini: MiniSearch<unknown>) => mini as unknown as Internals;
@@ -64,7 +67,11 @@ export function encodeIndex(mini: MiniSearch<unknown>): EncodedIndex {
 }
 
 /** Rebuild a MiniSearch from `encodeIndex`'s output, yielding now and then so requests are answered meanwhile. */
-export async function decodeIndex<T>(data: EncodedIndex, options: Options<T>, tick: () => Promise<void>): Promise<MiniSearch<T>> {
+export async function decodeIndex<T>(
+  data: EncodedIndex,
+  options: Options<T>,
+  tick: () => Promise<void>,
+): Promise<MiniSearch<T>> {
   const mini = MiniSearch.loadJS<T>(
     {
       documentCount: data.documentCount,

@@ -38,7 +38,10 @@ const EPSILON = 1e-9;
  * tokens and "l'authentification" gives "authentification".
  */
 export function tokenize(text: string): string[] {
-  const cleaned = text.normalize("NFC").toLowerCase().replace(/[^\p{L}\p{M}\p{N}\s-]+/gu, " ");
+  const cleaned = text
+    .normalize("NFC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\s-]+/gu, " ");
   const tokens: string[] = [];
   const seen = new Set<string>();
   for (const raw of cleaned.split(/\s+/)) {
@@ -69,7 +72,11 @@ export function keywordMatches(token: string, keyword: string): boolean {
  * returned lower-cased in `matched`, in keyword order. No keywords → only the
  * priority part (never NaN).
  */
-export function scoreKeywords(tokens: string[], keywords: string[], priority: number): { score: number; matched: string[] } {
+export function scoreKeywords(
+  tokens: string[],
+  keywords: string[],
+  priority: number,
+): { score: number; matched: string[] } {
   const matched: string[] = [];
   for (const raw of keywords) {
     const keyword = raw.trim().toLowerCase();

@@ -7,5 +7,8 @@ import { scoreKeywords, tokenize } from "./keyword-matcher.ts";
  */
 export const keywordSignal: Signal = (queryText) => {
   const tokens = tokenize(queryText);
-  return (skill) => (skill.keywords.length === 0 || tokens.length === 0 ? 0 : Math.min(1, scoreKeywords(tokens, skill.keywords, 0).score));
+  return (skill) =>
+    skill.keywords.length === 0 || tokens.length === 0
+      ? 0
+      : Math.min(1, scoreKeywords(tokens, skill.keywords, 0).score);
 };

@@ -1,8 +1,8 @@
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
-import type { SimilarHit } from "./embeddings/vector-index.ts";
 import type { SearchMode } from "./embeddings/settings.ts";
-import { type RankOptions, type RankedHit, cutCandidates } from "./engine.ts";
+import type { SimilarHit } from "./embeddings/vector-index.ts";
+import { cutCandidates, type RankedHit, type RankOptions } from "./engine.ts";
 import { FullTextIndex } from "./fulltext.ts";
 import { reciprocalRankFusion } from "./fusion.ts";
 import { normaliseQuery } from "./text.ts";

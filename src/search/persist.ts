@@ -16,7 +16,9 @@ export interface PersistedIndex {
 }
 
 /** `stale`: ours, from another SkillHub version — rebuilt without a warning. */
-export type LoadResult = { ok: true; value: PersistedIndex } | { ok: false; missing: boolean; stale?: boolean; reason: string };
+export type LoadResult =
+  | { ok: true; value: PersistedIndex }
+  | { ok: false; missing: boolean; stale?: boolean; reason: string };
 
 /**
  * Seed 000 §4.2's fingerprint: every served skill file's path, mtime and size,
@@ -38,13 +40,22 @@ export function loadIndexFile(path: string): LoadResult {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const missing = errnoCode(error) === "ENOENT";
-    return { ok: false, missing, reason: missing ? "no persisted index yet" : `cannot read ${path}: ${errorMessage(error)}` };
+    return {
+      ok: false,
+      missing,
+      reason: missing ? "no persisted index yet" : `cannot read ${path}: ${errorMessage(error)}`,
+    };
   }
   try {
     const value = JSON.parse(text) as Partial<PersistedIndex>;
     if (value.format !== FORMAT) return { ok: false, missing: false, reason: `${path} is not a SkillHub search index` };
     if (value.schema !== INDEX_SCHEMA_VERSION) {
-      return { ok: false, missing: false, stale: true, reason: `${path} has index schema ${value.schema}, this version uses ${INDEX_SCHEMA_VERSION}` };
+      return {
+        ok: false,
+        missing: false,
+        stale: true,
+        reason: `${path} has index schema ${value.schema}, this version uses ${INDEX_SCHEMA_VERSION}`,
+      };
     }
     if (!value.data || typeof value.data !== "object" || typeof value.fingerprint !== "string") {
       return { ok: false, missing: false, reason: `${path} is incomplete` };
@@ -57,7 +68,13 @@ export function loadIndexFile(path: string): LoadResult {
 
 /** Write atomically: a reader never sees half a file. */
 export function saveIndexFile(path: string, fingerprint: string, data: PersistedIndex["data"]): void {
-  const value: PersistedIndex = { format: FORMAT, schema: INDEX_SCHEMA_VERSION, fingerprint, savedAt: new Date().toISOString(), data };
+  const value: PersistedIndex = {
+    format: FORMAT,
+    schema: INDEX_SCHEMA_VERSION,
+    fingerprint,
+    savedAt: new Date().toISOString(),
+    data,
+  };
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(value));

@@ -5,7 +5,7 @@ import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
-import { type RankOptions, type RankedHit, type Signal, scoreFullText } from "./engine.ts";
+import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
 import { FullTextIndex } from "./fulltext.ts";
 import { keywordSignal } from "./keyword-signal.ts";
 import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
@@ -77,7 +77,12 @@ export class SearchService {
 
   get status(): IndexStatus {
     const vectors = this.options.vectors?.status;
-    return { ...this.state, documents: this.index.size, mode: this.options.mode ?? "fts", ...(vectors ? { vectors } : {}) };
+    return {
+      ...this.state,
+      documents: this.index.size,
+      mode: this.options.mode ?? "fts",
+      ...(vectors ? { vectors } : {}),
+    };
   }
 
   /** Ranked hits over the current catalog (builds or loads the index on first use), by the configured mode. */
@@ -182,7 +187,11 @@ export class SearchService {
     const file = this.file();
     if (!file) return;
     try {
-      saveIndexFile(file, catalogFingerprint(this.options.store.catalog, this.options.settings ?? ""), this.index.toJSON());
+      saveIndexFile(
+        file,
+        catalogFingerprint(this.options.store.catalog, this.options.settings ?? ""),
+        this.index.toJSON(),
+      );
       this.dirty = false;
     } catch (error) {
       this.options.logger.warn(`could not save the search index to ${file}: ${errorMessage(error)}`);

@@ -35,7 +35,8 @@ export function stem(word: string): string {
   else if (w.endsWith("s") && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
   if (w.endsWith("ing") && w.length - 3 >= 3) w = w.slice(0, -3);
   else if (w.endsWith("ed") && w.length - 2 >= 3) w = w.slice(0, -2);
-  if (w.length > 3 && w[w.length - 1] === w[w.length - 2] && !/[aeioulsz]/.test(w[w.length - 1] as string)) w = w.slice(0, -1);
+  if (w.length > 3 && w[w.length - 1] === w[w.length - 2] && !/[aeioulsz]/.test(w[w.length - 1] as string))
+    w = w.slice(0, -1);
   if (w.endsWith("e") && w.length > 4) w = w.slice(0, -1);
   return w;
 }

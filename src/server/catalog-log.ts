@@ -25,7 +25,8 @@ export function logNewDiagnostics(logger: Logger, previous: Catalog, next: Catal
 export function logFirstCatalog(logger: Logger, catalog: Catalog): void {
   logSummary(logger, catalog, catalog.diagnostics.filter((d) => d.severity === "warning").length);
   for (const source of catalog.sources) {
-    if (source.location === "explicit" && !source.exists) logger.warn(`skills folder ${source.dir} (--skills-dir / SKILLS_DIR) does not exist.`);
+    if (source.location === "explicit" && !source.exists)
+      logger.warn(`skills folder ${source.dir} (--skills-dir / SKILLS_DIR) does not exist.`);
   }
   if (catalog.skills.length === 0) logger.warn("no skills found; `skillhub doctor` shows which folders were searched.");
 }

@@ -77,7 +77,13 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     const name = request.params.name;
     const tool = hub.tools().find((t) => t.name === name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${name}'. Tools offered: ${hub.tools().map((t) => t.name).join(", ")}.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool '${name}'. Tools offered: ${hub
+          .tools()
+          .map((t) => t.name)
+          .join(", ")}.`,
+      );
     }
     const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return invalidArguments(tool, parsed.error);
@@ -85,8 +91,13 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
       return await tool.handler(parsed.data, context(extra.signal));
     } catch (error) {
       // A bug must not reach the client as a crash: report it as a tool error and log it.
-      hub.logger.error(`tool ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return errorResult("INTERNAL_ERROR", `SkillHub failed while running ${name}: ${errorMessage(error)}. Retry, or report this with the server's stderr log.`);
+      hub.logger.error(
+        `tool ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      return errorResult(
+        "INTERNAL_ERROR",
+        `SkillHub failed while running ${name}: ${errorMessage(error)}. Retry, or report this with the server's stderr log.`,
+      );
     }
   });
 
@@ -106,7 +117,9 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
       const { roots } = await server.listRoots(undefined, { timeout });
       hub.setClientRoots(roots.map((r) => r.uri));
     } catch (error) {
-      hub.logger.debug(`roots/list gave no answer (${errorMessage(error)}); keeping the project root ${hub.projectRoot.dir ?? "(none)"}.`);
+      hub.logger.debug(
+        `roots/list gave no answer (${errorMessage(error)}); keeping the project root ${hub.projectRoot.dir ?? "(none)"}.`,
+      );
     }
   }
 

@@ -1,16 +1,16 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { type Analytics, type AnalyticsOverrides, createAnalytics } from "../analytics/setup.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
 import { CatalogStore } from "../catalog/store.ts";
-import { type Analytics, type AnalyticsOverrides, createAnalytics } from "../analytics/setup.ts";
 import type { Config } from "../config/schema.ts";
 import { type ExecHost, execHost } from "../exec/host.ts";
-import { type RefreshOutcome, forceRefresh } from "../refresh/force-refresh.ts";
+import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync, type GitSyncOptions } from "../refresh/git-sync.ts";
 import { Refresher, type WatchFn } from "../refresh/refresher.ts";
 import { Scanner } from "../refresh/scanner.ts";
-import { type HttpDeps, defaultHttpDeps } from "../search/embeddings/http.ts";
+import { defaultHttpDeps, type HttpDeps } from "../search/embeddings/http.ts";
 import { createProvider } from "../search/embeddings/provider.ts";
 import { embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { vectorCachePath } from "../search/embeddings/vector-cache.ts";
@@ -18,9 +18,9 @@ import { VectorIndex } from "../search/embeddings/vector-index.ts";
 import { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
-import { type Source, buildSourceList } from "../sources/source-list.ts";
+import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDeps } from "../tools/definition.ts";
-import { type ToolSelection, parseToolSelection, selectTools } from "../tools/index.ts";
+import { parseToolSelection, selectTools, type ToolSelection } from "../tools/index.ts";
 import type { Logger } from "../util/logger.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 
@@ -83,7 +83,10 @@ export class Hub implements ToolDeps {
     this.acceptRoots = options.acceptRoots ?? true;
     this.exec = execHost({ cwd: options.cwd, ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);
-    this.filter = { skills: options.config.filters.enabled_skills, categories: options.config.filters.enabled_categories };
+    this.filter = {
+      skills: options.config.filters.enabled_skills,
+      categories: options.config.filters.enabled_categories,
+    };
     this.root = this.computeRoot(undefined);
     this.git = GitSync.fromConfig(options.config, this.logger, { runner: { env: options.env }, ...options.git });
     this.analytics = createAnalytics(options.config, options.env, this.logger, options.analytics);
@@ -191,9 +194,11 @@ export class Hub implements ToolDeps {
     // immediate rescan (once per name and catalog, so a broken folder cannot cause a scan per call);
     // otherwise one rate-limited rescan.
     const catalog = this.store.catalog;
-    if (this.probed.generation !== catalog.generation) this.probed = { generation: catalog.generation, names: new Set() };
+    if (this.probed.generation !== catalog.generation)
+      this.probed = { generation: catalog.generation, names: new Set() };
     const key = name.trim().toLowerCase();
-    const probable = !this.probed.names.has(key) && this.sources().some((source) => hasSkillFolder(source.dir, name.trim()));
+    const probable =
+      !this.probed.names.has(key) && this.sources().some((source) => hasSkillFolder(source.dir, name.trim()));
     if (probable) this.probed.names.add(key);
     if (await this.refresher.refreshForMiss(probable ? 0 : 1000)) return this.store.catalog.get(name);
     return undefined;
@@ -241,7 +246,10 @@ export class Hub implements ToolDeps {
     const settings = embeddingSettings(this.config.embedding);
     const mode = searchMode(this.config);
     if (!settings) {
-      if (mode !== "fts") this.logger.warn(`SEARCH_MODE=${mode} needs an embedding provider (EMBEDDING_PROVIDER); search_skills uses full text.`);
+      if (mode !== "fts")
+        this.logger.warn(
+          `SEARCH_MODE=${mode} needs an embedding provider (EMBEDDING_PROVIDER); search_skills uses full text.`,
+        );
       return undefined;
     }
     if (mode === "fts") return undefined;

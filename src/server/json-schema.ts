@@ -21,7 +21,13 @@ export function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "input"
 const ERROR_OUTPUT = {
   type: "object",
   required: ["error"],
-  properties: { error: { type: "object", required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" } } } },
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: { code: { type: "string" }, message: { type: "string" } },
+    },
+  },
 };
 
 const outputSchemas = new WeakMap<z.ZodType, JsonSchema>();
@@ -35,7 +41,10 @@ const outputSchemas = new WeakMap<z.ZodType, JsonSchema>();
 export function outputJsonSchema(success: z.ZodType): JsonSchema {
   const hit = outputSchemas.get(success);
   if (hit) return hit;
-  const result: JsonSchema = { type: "object", anyOf: [compact(toJsonSchema(success, "output"), 0), ERROR_OUTPUT] };
+  const result: JsonSchema = {
+    type: "object",
+    anyOf: [compact(toJsonSchema(success, "output"), 0) as JsonSchema, ERROR_OUTPUT],
+  };
   outputSchemas.set(success, result);
   return result;
 }
@@ -43,7 +52,7 @@ export function outputJsonSchema(success: z.ZodType): JsonSchema {
 /** Object levels kept in an output schema; deeper objects are only "an object" (tools/list stays small). */
 const MAX_OUTPUT_DEPTH = 2;
 
-function compact(value: unknown, depth: number): any {
+function compact(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((v) => compact(v, depth));
   if (typeof value !== "object" || value === null) return value;
   const node = value as Record<string, unknown>;
@@ -54,7 +63,10 @@ function compact(value: unknown, depth: number): any {
     // zod's int() bounds (±2^53-1) say nothing a client needs.
     if ((key === "minimum" || key === "maximum") && Math.abs(child as number) === Number.MAX_SAFE_INTEGER) continue;
     // Inside `properties`, keys are field names: a field called "description" must stay.
-    out[key] = key === "properties" ? Object.fromEntries(Object.entries(child as object).map(([k, v]) => [k, compact(v, depth + 1)])) : compact(child, depth);
+    out[key] =
+      key === "properties"
+        ? Object.fromEntries(Object.entries(child as object).map(([k, v]) => [k, compact(v, depth + 1)]))
+        : compact(child, depth);
   }
   return out;
 }

@@ -41,17 +41,26 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
   const split = splitFrontmatter(input.text);
   if (split.kind === "none") {
     diagnostics.push(
-      diagnostic("no-frontmatter", "error", file, "no YAML frontmatter: the file must start with a '---' line, then name and description, then '---'. Skill not served."),
+      diagnostic(
+        "no-frontmatter",
+        "error",
+        file,
+        "no YAML frontmatter: the file must start with a '---' line, then name and description, then '---'. Skill not served.",
+      ),
     );
     return { diagnostics };
   }
   if (split.kind === "unclosed") {
-    diagnostics.push(diagnostic("unclosed-frontmatter", "error", file, "the frontmatter has no closing '---' line. Skill not served."));
+    diagnostics.push(
+      diagnostic("unclosed-frontmatter", "error", file, "the frontmatter has no closing '---' line. Skill not served."),
+    );
     return { diagnostics };
   }
   const yaml = parseLenientYaml(split.frontmatter);
   if (!yaml.ok) {
-    diagnostics.push(diagnostic("yaml-error", "error", file, `frontmatter is not valid YAML (${yaml.error}). Skill not served.`));
+    diagnostics.push(
+      diagnostic("yaml-error", "error", file, `frontmatter is not valid YAML (${yaml.error}). Skill not served.`),
+    );
     return { diagnostics };
   }
   if (yaml.recovered.length > 0) {
@@ -66,7 +75,14 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
   }
   const data = yaml.data;
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    diagnostics.push(diagnostic("invalid-frontmatter", "error", file, "frontmatter must be a mapping of keys (name: ..., description: ...). Skill not served."));
+    diagnostics.push(
+      diagnostic(
+        "invalid-frontmatter",
+        "error",
+        file,
+        "frontmatter must be a mapping of keys (name: ..., description: ...). Skill not served.",
+      ),
+    );
     return { diagnostics };
   }
   const fm = data as Record<string, unknown>;
@@ -74,32 +90,65 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
 
   const description = scalarText(fm.description)?.trim() ?? "";
   if (description === "") {
-    diagnostics.push(diagnostic("missing-description", "error", file, "frontmatter has no description; agents choose skills by it. Skill not served."));
+    diagnostics.push(
+      diagnostic(
+        "missing-description",
+        "error",
+        file,
+        "frontmatter has no description; agents choose skills by it. Skill not served.",
+      ),
+    );
     return { diagnostics };
   }
 
   let name = scalarText(fm.name)?.trim() ?? "";
   if (name === "") {
-    diagnostics.push(diagnostic("missing-name", "warning", file, `frontmatter has no name; using the folder name '${folder}'.`));
+    diagnostics.push(
+      diagnostic("missing-name", "warning", file, `frontmatter has no name; using the folder name '${folder}'.`),
+    );
     name = folder;
   } else {
     if (!NAME_PATTERN.test(name) || name.length > MAX_NAME_LENGTH) {
       diagnostics.push(
-        diagnostic("invalid-name", "warning", file, `name '${name}' is not 1-64 lower-case letters, digits and single hyphens; served as is.`),
+        diagnostic(
+          "invalid-name",
+          "warning",
+          file,
+          `name '${name}' is not 1-64 lower-case letters, digits and single hyphens; served as is.`,
+        ),
       );
     }
     if (name !== folder) {
-      diagnostics.push(diagnostic("name-mismatch", "warning", file, `name '${name}' differs from its folder '${folder}'; served as '${name}'.`));
+      diagnostics.push(
+        diagnostic(
+          "name-mismatch",
+          "warning",
+          file,
+          `name '${name}' differs from its folder '${folder}'; served as '${name}'.`,
+        ),
+      );
     }
   }
   if (description.length > MAX_DESCRIPTION_LENGTH) {
     diagnostics.push(
-      diagnostic("description-too-long", "warning", file, `description is ${description.length} characters; the limit is ${MAX_DESCRIPTION_LENGTH}.`),
+      diagnostic(
+        "description-too-long",
+        "warning",
+        file,
+        `description is ${description.length} characters; the limit is ${MAX_DESCRIPTION_LENGTH}.`,
+      ),
     );
   }
   const bodyLines = input.bodyLines ?? countLines(split.body);
   if (bodyLines > MAX_BODY_LINES) {
-    diagnostics.push(diagnostic("body-too-long", "warning", file, `body has ${bodyLines} lines; keep SKILL.md under ${MAX_BODY_LINES} and move detail to files.`));
+    diagnostics.push(
+      diagnostic(
+        "body-too-long",
+        "warning",
+        file,
+        `body has ${bodyLines} lines; keep SKILL.md under ${MAX_BODY_LINES} and move detail to files.`,
+      ),
+    );
   }
 
   const hub = skillhubMetadata(fm.metadata);
@@ -152,7 +201,8 @@ function skillhubMetadata(metadata: unknown): HubMetadata {
   const category = scalarText(h.category)?.trim().toLowerCase() || undefined;
   const rawTags = Array.isArray(h.tags) ? h.tags : typeof h.tags === "string" ? h.tags.split(",") : [];
   const tags = [...new Set(rawTags.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
-  const alwaysApply = h.alwaysApply === true || (typeof h.alwaysApply === "string" && h.alwaysApply.trim().toLowerCase() === "true");
+  const alwaysApply =
+    h.alwaysApply === true || (typeof h.alwaysApply === "string" && h.alwaysApply.trim().toLowerCase() === "true");
   return { category, tags, alwaysApply };
 }
 

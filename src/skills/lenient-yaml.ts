@@ -1,9 +1,7 @@
 import { parse as parseStrict } from "yaml";
 import { detach } from "../util/detach.ts";
 
-export type YamlResult =
-  | { ok: true; data: unknown; recovered: string[] }
-  | { ok: false; error: string };
+export type YamlResult = { ok: true; data: unknown; recovered: string[] } | { ok: false; error: string };
 
 /** Anchors and aliases are where YAML bombs live; such text goes to the strict parser with an alias cap. */
 const MAY_ALIAS = /(^|[\s[{,:-])[&*][^\s]/;

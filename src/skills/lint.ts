@@ -9,7 +9,14 @@ import { ROOT_PATH, resolveParentPath } from "./tree-paths.ts";
  */
 
 /** Top-level keys of the Agent Skills specification. */
-export const SPEC_KEYS: readonly string[] = ["name", "description", "license", "compatibility", "allowed-tools", "metadata"];
+export const SPEC_KEYS: readonly string[] = [
+  "name",
+  "description",
+  "license",
+  "compatibility",
+  "allowed-tools",
+  "metadata",
+];
 
 /** Keys Claude Code reads from SKILL.md besides the specification's. */
 export const CLAUDE_CODE_KEYS: readonly string[] = [
@@ -52,15 +59,28 @@ export function lintAgentSkill(skill: Skill): Diagnostic[] {
   const fm = skill.frontmatter;
   const compatibility = fm.compatibility;
   if (compatibility !== undefined && compatibility !== null) {
-    if (typeof compatibility !== "string") out.push(diagnostic("invalid-field", "error", skill.file, "compatibility must be a string."));
+    if (typeof compatibility !== "string")
+      out.push(diagnostic("invalid-field", "error", skill.file, "compatibility must be a string."));
     else if (compatibility.length > MAX_COMPATIBILITY_LENGTH) {
-      out.push(diagnostic("compatibility-too-long", "error", skill.file, `compatibility is ${compatibility.length} characters; the limit is ${MAX_COMPATIBILITY_LENGTH}.`));
+      out.push(
+        diagnostic(
+          "compatibility-too-long",
+          "error",
+          skill.file,
+          `compatibility is ${compatibility.length} characters; the limit is ${MAX_COMPATIBILITY_LENGTH}.`,
+        ),
+      );
     }
   }
   for (const key of Object.keys(fm)) {
     if (SPEC_KEYS.includes(key) || CLAUDE_CODE_KEYS.includes(key)) continue;
     out.push(
-      diagnostic("unknown-key", "warning", skill.file, `unknown top-level key '${key}'; the specification keeps extra data under metadata (metadata.${key}).`),
+      diagnostic(
+        "unknown-key",
+        "warning",
+        skill.file,
+        `unknown top-level key '${key}'; the specification keeps extra data under metadata (metadata.${key}).`,
+      ),
     );
   }
   return out;
@@ -78,5 +98,12 @@ export function lintTreeNode(skill: Skill, exists: (path: string) => boolean): D
   const missing = skipped.filter((p) => p !== ROOT_PATH);
   if (missing.length === 0) return [];
   const inherits = parent === undefined ? "it has no parent" : `it inherits from ${parent}`;
-  return [diagnostic("missing-parent", "warning", skill.file, `parent chain: ${missing.map((p) => `${p}.md`).join(", ")} missing, so ${inherits}.`)];
+  return [
+    diagnostic(
+      "missing-parent",
+      "warning",
+      skill.file,
+      `parent chain: ${missing.map((p) => `${p}.md`).join(", ")} missing, so ${inherits}.`,
+    ),
+  ];
 }

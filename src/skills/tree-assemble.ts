@@ -38,7 +38,22 @@ export const fsProbe: TreeProbe = {
 };
 
 /** Documentation files that are never warned about when they are not tree nodes. */
-const DOC_NAMES = new Set(["readme", "changelog", "changes", "history", "license", "licence", "notice", "authors", "contributing", "code_of_conduct", "security", "claude", "agents", "gemini"]);
+const DOC_NAMES = new Set([
+  "readme",
+  "changelog",
+  "changes",
+  "history",
+  "license",
+  "licence",
+  "notice",
+  "authors",
+  "contributing",
+  "code_of_conduct",
+  "security",
+  "claude",
+  "agents",
+  "gemini",
+]);
 
 export interface AssembledTree {
   nodes: ParsedSkill[];
@@ -69,13 +84,19 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
     if (prefix === undefined) kept.push(f);
     else if (f.parse.kind !== "other") {
       diagnostics.push(
-        diagnostic("in-resource-folder", "warning", f.file, `inside the resource folder of ${prefix.slice(0, -1)}.md, so it is one of that node's files, not a tree node.`),
+        diagnostic(
+          "in-resource-folder",
+          "warning",
+          f.file,
+          `inside the resource folder of ${prefix.slice(0, -1)}.md, so it is one of that node's files, not a tree node.`,
+        ),
       );
     }
   }
 
   const treeDirs = new Set<string>();
-  for (const f of kept) if (f.parse.kind !== "other" || isTreeMarker(basename(f.rel))) treeDirs.add(posix.dirname(f.rel));
+  for (const f of kept)
+    if (f.parse.kind !== "other" || isTreeMarker(basename(f.rel))) treeDirs.add(posix.dirname(f.rel));
   const inTree = (rel: string) => {
     for (let dir = posix.dirname(rel); ; dir = posix.dirname(dir)) {
       if (treeDirs.has(dir)) return true;
@@ -89,7 +110,8 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
       nodes.set(skillPathOf(f.rel), f as TreeFile & { parse: Extract<TreeParse, { kind: "node" }> });
       diagnostics.push(...f.parse.diagnostics);
     } else if (f.parse.kind === "invalid") diagnostics.push(...f.parse.diagnostics);
-    else if (isTreeMarker(basename(f.rel)) || (inTree(f.rel) && !silent(f.rel))) diagnostics.push(...f.parse.diagnostics);
+    else if (isTreeMarker(basename(f.rel)) || (inTree(f.rel) && !silent(f.rel)))
+      diagnostics.push(...f.parse.diagnostics);
   }
 
   const out: ParsedSkill[] = [];
@@ -98,7 +120,10 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
     const { parent } = resolveParentPath(path, (p) => nodes.has(p));
     const dir = join(root, path);
     const resourceDir = probe.isDirectory(dir) ? dir : undefined;
-    for (const [what, declared] of [["asset", n.assets], ["script", n.scripts]] as const) {
+    for (const [what, declared] of [
+      ["asset", n.assets],
+      ["script", n.scripts],
+    ] as const) {
       for (const d of declared) diagnostics.push(...checkDeclared(f.file, path, what, d.file, resourceDir, probe));
     }
     out.push({
@@ -136,22 +161,57 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
 /** README.md, LICENSE.md, … and anything under a dot-folder (.github/) are documentation, not nodes. */
 function silent(rel: string): boolean {
   const name = basename(rel).replace(/\.md$/i, "").toLowerCase();
-  return DOC_NAMES.has(name) || rel.split("/").slice(0, -1).some((s) => s.startsWith("."));
+  return (
+    DOC_NAMES.has(name) ||
+    rel
+      .split("/")
+      .slice(0, -1)
+      .some((s) => s.startsWith("."))
+  );
 }
 
 /** A declared asset or script must exist, as a file, inside the node's real resource folder. */
-function checkDeclared(file: string, path: string, what: string, rel: string, resourceDir: string | undefined, probe: TreeProbe): Diagnostic[] {
+function checkDeclared(
+  file: string,
+  path: string,
+  what: string,
+  rel: string,
+  resourceDir: string | undefined,
+  probe: TreeProbe,
+): Diagnostic[] {
   const folder = `${path}/`;
   if (resourceDir === undefined) {
-    return [diagnostic("missing-file", "warning", file, `declares ${what} '${rel}' but the resource folder ${folder} does not exist; served without it.`)];
+    return [
+      diagnostic(
+        "missing-file",
+        "warning",
+        file,
+        `declares ${what} '${rel}' but the resource folder ${folder} does not exist; served without it.`,
+      ),
+    ];
   }
   const target = join(resourceDir, rel);
-  if (!probe.isFile(target)) return [diagnostic("missing-file", "warning", file, `declares ${what} '${rel}' but ${folder}${rel} does not exist; served without it.`)];
+  if (!probe.isFile(target))
+    return [
+      diagnostic(
+        "missing-file",
+        "warning",
+        file,
+        `declares ${what} '${rel}' but ${folder}${rel} does not exist; served without it.`,
+      ),
+    ];
   const baseReal = probe.realpath(resourceDir);
   const real = probe.realpath(target);
   // Security: a symlinked asset pointing outside the resource folder is never served; say so at scan time.
   if (!baseReal || !real || !isInside(baseReal, real)) {
-    return [diagnostic("unsafe-path", "warning", file, `${what} '${rel}' resolves outside ${folder} (symlink); it will not be served.`)];
+    return [
+      diagnostic(
+        "unsafe-path",
+        "warning",
+        file,
+        `${what} '${rel}' resolves outside ${folder} (symlink); it will not be served.`,
+      ),
+    ];
   }
   return [];
 }

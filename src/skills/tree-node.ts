@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { checkRelativePath } from "../util/safe-path.ts";
 import { countLines, headingsOf } from "./agent-skill.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
-import { checkRelativePath } from "../util/safe-path.ts";
 
 /** Asset kinds of seed 002 §1.2; anything else reads as "other". */
 export const ASSET_TYPES = ["template", "config", "example", "schema", "image", "other"] as const;
@@ -28,7 +28,9 @@ export type ScriptArg = z.infer<typeof ScriptArg>;
 export const ScriptDecl = z.object({
   file: z.string().describe("Path relative to the skill's resource folder, e.g. scripts/setup.sh"),
   description: z.string().describe("What the script does"),
-  execution: z.enum(EXECUTION_MODES).describe("claude: fetch it with get_asset and run it yourself; server: run it with run_script"),
+  execution: z
+    .enum(EXECUTION_MODES)
+    .describe("claude: fetch it with get_asset and run it yourself; server: run it with run_script"),
   args: z.array(ScriptArg).describe("Arguments the script accepts"),
 });
 export type ScriptDecl = z.infer<typeof ScriptDecl>;
@@ -85,29 +87,59 @@ export type TreeParse =
  */
 export function parseTreeNode(file: string, text: string): TreeParse {
   const split = splitFrontmatter(text);
-  if (split.kind === "none") return other(file, "no-frontmatter", "no YAML frontmatter (keywords and description); not a tree node, skipped.");
-  if (split.kind === "unclosed") return other(file, "unclosed-frontmatter", "the frontmatter has no closing '---' line; skipped.");
+  if (split.kind === "none")
+    return other(file, "no-frontmatter", "no YAML frontmatter (keywords and description); not a tree node, skipped.");
+  if (split.kind === "unclosed")
+    return other(file, "unclosed-frontmatter", "the frontmatter has no closing '---' line; skipped.");
   const yaml = parseLenientYaml(split.frontmatter);
   if (!yaml.ok) return other(file, "yaml-error", `frontmatter is not valid YAML (${yaml.error}); skipped.`);
   if (typeof yaml.data !== "object" || yaml.data === null || Array.isArray(yaml.data)) {
-    return other(file, "invalid-frontmatter", "frontmatter must be a mapping (keywords: [...], description: ...); skipped.");
+    return other(
+      file,
+      "invalid-frontmatter",
+      "frontmatter must be a mapping (keywords: [...], description: ...); skipped.",
+    );
   }
   const fm = yaml.data as Record<string, unknown>;
-  if (!("keywords" in fm)) return other(file, "missing-keywords", "frontmatter has no keywords list, so this is not a tree node; skipped.");
+  if (!("keywords" in fm))
+    return other(file, "missing-keywords", "frontmatter has no keywords list, so this is not a tree node; skipped.");
   const diagnostics: Diagnostic[] = [];
   if (yaml.recovered.length > 0) {
     diagnostics.push(
-      diagnostic("yaml-recovered", "warning", file, `frontmatter value of ${yaml.recovered.map((k) => `'${k}'`).join(", ")} contains ': ' and must be quoted; read as a quoted string.`),
+      diagnostic(
+        "yaml-recovered",
+        "warning",
+        file,
+        `frontmatter value of ${yaml.recovered.map((k) => `'${k}'`).join(", ")} contains ': ' and must be quoted; read as a quoted string.`,
+      ),
     );
   }
   const warn = (message: string) => diagnostics.push(diagnostic("invalid-field", "warning", file, message));
   const keywords = keywordList(fm.keywords, warn);
   const description = scalar(fm.description)?.trim() ?? "";
-  if (keywords.length === 0) diagnostics.push(diagnostic("missing-keywords", "error", file, "keywords must be a non-empty list of words. Node not served."));
-  if (description === "") diagnostics.push(diagnostic("missing-description", "error", file, "frontmatter has no description; get_skill shows it to choose between nodes. Node not served."));
+  if (keywords.length === 0)
+    diagnostics.push(
+      diagnostic("missing-keywords", "error", file, "keywords must be a non-empty list of words. Node not served."),
+    );
+  if (description === "")
+    diagnostics.push(
+      diagnostic(
+        "missing-description",
+        "error",
+        file,
+        "frontmatter has no description; get_skill shows it to choose between nodes. Node not served.",
+      ),
+    );
   if (keywords.length === 0 || description === "") return { kind: "invalid", diagnostics };
   const unsafe = (what: string, path: string, reason: string) =>
-    diagnostics.push(diagnostic("unsafe-path", "warning", file, `${what} '${path}' ${reason}; ignored (paths are relative to the node's resource folder).`));
+    diagnostics.push(
+      diagnostic(
+        "unsafe-path",
+        "warning",
+        file,
+        `${what} '${path}' ${reason}; ignored (paths are relative to the node's resource folder).`,
+      ),
+    );
   const bodyLines = countLines(split.body);
   const category = categoryOf(fm, warn);
   return {
@@ -144,7 +176,13 @@ function scalar(value: unknown): string | undefined {
 
 /** A list of words, lower-cased, trimmed, de-duplicated; "a, b" is read as a list too. */
 function keywordList(value: unknown, warn: Warn): string[] {
-  const raw = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : value == null ? [] : [value];
+  const raw = Array.isArray(value)
+    ? value
+    : typeof value === "string"
+      ? value.split(",")
+      : value == null
+        ? []
+        : [value];
   if (!Array.isArray(value) && typeof value !== "string" && value != null) warn("keywords must be a list of words.");
   const out: string[] = [];
   for (const item of raw) {
@@ -211,8 +249,17 @@ function entries(value: unknown, key: string, warn: Warn): unknown[] {
 }
 
 /** `{file, description}` from an entry; a bare string is a file without description. */
-function fileEntry(entry: unknown, kind: string, warn: Warn): { file: string; description: string; fields: Record<string, unknown> } | undefined {
-  const fields = typeof entry === "string" ? { file: entry } : typeof entry === "object" && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : undefined;
+function fileEntry(
+  entry: unknown,
+  kind: string,
+  warn: Warn,
+): { file: string; description: string; fields: Record<string, unknown> } | undefined {
+  const fields =
+    typeof entry === "string"
+      ? { file: entry }
+      : typeof entry === "object" && entry !== null && !Array.isArray(entry)
+        ? (entry as Record<string, unknown>)
+        : undefined;
   const file = scalar(fields?.file)?.trim();
   if (!fields || !file) {
     warn(`${kind} entry ${JSON.stringify(entry)} has no file; ignored.`);
@@ -233,7 +280,8 @@ function assetOf(entry: unknown, warn: Warn, unsafe: Unsafe): AssetDecl[] {
   }
   const rawType = scalar(e.fields.type)?.trim().toLowerCase();
   const type = (ASSET_TYPES as readonly string[]).includes(rawType ?? "") ? (rawType as AssetDecl["type"]) : "other";
-  if (rawType !== undefined && type !== rawType) warn(`asset '${e.file}' has type '${rawType}'; expected one of ${ASSET_TYPES.join(", ")}; using other.`);
+  if (rawType !== undefined && type !== rawType)
+    warn(`asset '${e.file}' has type '${rawType}'; expected one of ${ASSET_TYPES.join(", ")}; using other.`);
   return [{ file: checked.path, description: e.description, type }];
 }
 
@@ -247,7 +295,8 @@ function scriptOf(entry: unknown, warn: Warn, unsafe: Unsafe): ScriptDecl[] {
   }
   const rawExecution = scalar(e.fields.execution)?.trim().toLowerCase();
   const execution = rawExecution === "server" ? "server" : "claude";
-  if (rawExecution !== undefined && rawExecution !== execution) warn(`script '${e.file}' has execution '${rawExecution}'; expected claude or server; using claude.`);
+  if (rawExecution !== undefined && rawExecution !== execution)
+    warn(`script '${e.file}' has execution '${rawExecution}'; expected claude or server; using claude.`);
   const args: ScriptArg[] = [];
   for (const arg of entries(e.fields.args, `script '${e.file}' args`, warn)) {
     const a = typeof arg === "object" && arg !== null && !Array.isArray(arg) ? (arg as Record<string, unknown>) : {};
@@ -257,7 +306,12 @@ function scriptOf(entry: unknown, warn: Warn, unsafe: Unsafe): ScriptDecl[] {
       continue;
     }
     const fallback = scalar(a.default);
-    args.push({ name, description: scalar(a.description)?.trim() ?? "", required: a.required !== false, ...(fallback === undefined ? {} : { default: fallback }) });
+    args.push({
+      name,
+      description: scalar(a.description)?.trim() ?? "",
+      required: a.required !== false,
+      ...(fallback === undefined ? {} : { default: fallback }),
+    });
   }
   return [{ file: checked.path, description: e.description, execution, args }];
 }

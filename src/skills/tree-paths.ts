@@ -28,7 +28,10 @@ export function deriveParentPath(path: string): string | null {
  * exist derive again from it (missing intermediates are skipped).
  * `skipped` lists the derived parents that did not exist, nearest first.
  */
-export function resolveParentPath(path: string, exists: (path: string) => boolean): { parent?: string; skipped: string[] } {
+export function resolveParentPath(
+  path: string,
+  exists: (path: string) => boolean,
+): { parent?: string; skipped: string[] } {
   const skipped: string[] = [];
   let candidate = deriveParentPath(path);
   while (candidate !== null && !exists(candidate)) {

@@ -19,7 +19,18 @@ export interface ProjectRootInput {
 }
 
 // Claude Desktop starts servers in "/", some Windows clients in System32: never a project.
-const SYSTEM_PREFIXES = ["/usr", "/bin", "/sbin", "/etc", "/System", "/Library", "/Applications", "/proc", "/sys", "/dev"];
+const SYSTEM_PREFIXES = [
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/etc",
+  "/System",
+  "/Library",
+  "/Applications",
+  "/proc",
+  "/sys",
+  "/dev",
+];
 
 /** Project root, in the order of DESIGN §2. Pure. */
 export function resolveProjectRoot(input: ProjectRootInput): ProjectRoot {
@@ -51,5 +62,5 @@ export function isProjectCandidate(dir: string, homeDir: string): boolean {
   const abs = resolve(dir);
   if (abs === sep || abs === resolve(homeDir)) return false;
   if (/^[A-Za-z]:\\?$/.test(abs) || /^[A-Za-z]:\\Windows(\\|$)/i.test(abs)) return false;
-  return !SYSTEM_PREFIXES.some((prefix) => abs === prefix || abs.startsWith(prefix + "/"));
+  return !SYSTEM_PREFIXES.some((prefix) => abs === prefix || abs.startsWith(`${prefix}/`));
 }

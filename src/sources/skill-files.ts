@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { SKIPPED_DIRS, SKILL_FILE } from "./walk.ts";
+import { SKILL_FILE, SKIPPED_DIRS } from "./walk.ts";
 
 export interface SkillFileEntry {
   /** Relative to the skill folder, "/" separators. */
@@ -30,7 +30,9 @@ export function listSkillFiles(dir: string, max = 500, maxDepth = 8): SkillFileL
   const visit = (folder: string, depth: number): boolean => {
     let entries: import("node:fs").Dirent[];
     try {
-      entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
     } catch {
       return true;
     }

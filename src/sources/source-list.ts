@@ -24,7 +24,11 @@ export interface SourceListInput {
 
 /** The sources in precedence order (DESIGN §3); the first one holding a name wins. */
 export function buildSourceList(input: SourceListInput): Source[] {
-  const list: Source[] = input.dirs.map((dir, i) => ({ label: `dir${i + 1}`, dir: resolve(dir), location: "explicit" }));
+  const list: Source[] = input.dirs.map((dir, i) => ({
+    label: `dir${i + 1}`,
+    dir: resolve(dir),
+    location: "explicit",
+  }));
   if (!input.onlyDirs) {
     const p = input.projectDir;
     const h = input.homeDir;
@@ -39,5 +43,9 @@ export function buildSourceList(input: SourceListInput): Source[] {
   for (const repo of input.repos ?? []) list.push({ label: repo.label, dir: repo.dir, location: "remote" });
   // The same folder twice (SKILLS_DIR=~/.claude/skills) is scanned once, at its first place.
   const seen = new Set<string>();
-  return list.filter((s) => (seen.has(s.dir) ? false : (seen.add(s.dir), true)));
+  return list.filter((s) => {
+    if (seen.has(s.dir)) return false;
+    seen.add(s.dir);
+    return true;
+  });
 }

@@ -51,7 +51,10 @@ export interface WalkLimits {
 /** The few file-system calls the walker makes, injectable for tests. */
 export interface WalkFs {
   statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean; isFile(): boolean };
-  readdirSync(path: string, options: { withFileTypes: true }): { name: string; isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }[];
+  readdirSync(
+    path: string,
+    options: { withFileTypes: true },
+  ): { name: string; isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }[];
   realpathSync(path: string): string;
 }
 
@@ -108,13 +111,26 @@ export class Walker {
     while (stack.length > 0) {
       const [dir, real, depth, insideSkill, base] = stack.pop() as Frame;
       if (visited.has(real)) {
-        if (dir !== root) result.diagnostics.push(diagnostic("symlink-loop", "warning", dir, `already scanned as ${real} (symlink loop or duplicate link); skipped.`));
+        if (dir !== root)
+          result.diagnostics.push(
+            diagnostic(
+              "symlink-loop",
+              "warning",
+              dir,
+              `already scanned as ${real} (symlink loop or duplicate link); skipped.`,
+            ),
+          );
         continue;
       }
       visited.add(real);
       if (result.dirCount >= limits.maxDirs) {
         result.diagnostics.push(
-          diagnostic("dir-limit", "warning", root, `stopped after ${limits.maxDirs} folders; skills in the rest of this source are not served.`),
+          diagnostic(
+            "dir-limit",
+            "warning",
+            root,
+            `stopped after ${limits.maxDirs} folders; skills in the rest of this source are not served.`,
+          ),
         );
         break;
       }
@@ -135,7 +151,8 @@ export class Walker {
           if (depth === 0 && entry.name === "config.yaml") result.configFile = path;
           if (!hasSkill && !insideSkill && entry.name.endsWith(".md") && entry.name !== SKILL_FILE) {
             const stat = this.statFile(path, result);
-            if (stat) result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
+            if (stat)
+              result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
           }
           continue;
         }
@@ -149,7 +166,8 @@ export class Walker {
             if (!this.fs.statSync(path).isDirectory()) {
               if (!hasSkill && !insideSkill && entry.name.endsWith(".md")) {
                 const stat = this.statFile(path, result);
-                if (stat) result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
+                if (stat)
+                  result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
               }
               continue;
             }
@@ -163,14 +181,26 @@ export class Walker {
           // that skill's folder, so a link to / in a skill cannot turn the scan loose on the whole disk.
           if (!insideSkill && !hasSkill) childBase = childReal;
           else if (!isWithin(childBase, childReal)) {
-            result.diagnostics.push(diagnostic("symlink-outside", "warning", path, `links to ${childReal}, outside its skill's folder ${childBase}; not followed.`));
+            result.diagnostics.push(
+              diagnostic(
+                "symlink-outside",
+                "warning",
+                path,
+                `links to ${childReal}, outside its skill's folder ${childBase}; not followed.`,
+              ),
+            );
             continue;
           }
         }
         if (depth + 1 > limits.maxDepth) {
           if (!depthWarned) {
             result.diagnostics.push(
-              diagnostic("depth-limit", "warning", path, `deeper than ${limits.maxDepth} levels below ${root}; not scanned.`),
+              diagnostic(
+                "depth-limit",
+                "warning",
+                path,
+                `deeper than ${limits.maxDepth} levels below ${root}; not scanned.`,
+              ),
             );
             depthWarned = true;
           }
@@ -210,7 +240,10 @@ export class Walker {
     try {
       const entries = this.fs
         .readdirSync(dir, { withFileTypes: true })
-        .map((e) => ({ name: e.name, kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : "file") as EntryKind }))
+        .map((e) => ({
+          name: e.name,
+          kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : "file") as EntryKind,
+        }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const hasSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
       const leafSkill = hasSkill && !entries.some((e) => e.kind !== "file");
@@ -237,7 +270,9 @@ export class Walker {
   private noteUnreadable(result: WalkResult, path: string, error: unknown): void {
     const code = errnoCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return;
-    result.diagnostics.push(diagnostic("unreadable", "warning", path, `cannot read (${code ?? errorMessage(error)}); skipped.`));
+    result.diagnostics.push(
+      diagnostic("unreadable", "warning", path, `cannot read (${code ?? errorMessage(error)}); skipped.`),
+    );
   }
 }
 

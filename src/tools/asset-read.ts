@@ -13,7 +13,8 @@ export function filesBase(skill: Skill): string | undefined {
 /** Where a declared file is, refusing anything outside the owner's real folder. */
 export function locateFile(owner: Skill, file: string): InsideResult {
   const base = filesBase(owner);
-  if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", reason: `the resource folder ${owner.dir}/ does not exist` };
+  if (base === undefined)
+    return { ok: false, code: "FILE_NOT_FOUND", reason: `the resource folder ${owner.dir}/ does not exist` };
   return resolveInside(base, file);
 }
 
@@ -80,7 +81,14 @@ export function readAsset(real: string, shownAs: string, maxBytes: number, io: A
     // Security: the size above may be stale; one byte past the limit proves the file is over it.
     const bytes = readAtMost(fd, maxBytes + 1, stat.size);
     if (bytes.length > maxBytes) return tooLarge(shownAs, Math.max(bytes.length, fstatSync(fd).size), maxBytes);
-    if (isBinaryFile(shownAs, bytes)) return { ok: true, size: bytes.length, base64: bytes.toString("base64"), mimeType: mimeTypeFor(shownAs), binary: true };
+    if (isBinaryFile(shownAs, bytes))
+      return {
+        ok: true,
+        size: bytes.length,
+        base64: bytes.toString("base64"),
+        mimeType: mimeTypeFor(shownAs),
+        binary: true,
+      };
     return { ok: true, size: bytes.length, text: new TextDecoder().decode(bytes), binary: false };
   } finally {
     closeSync(fd);
@@ -88,5 +96,10 @@ export function readAsset(real: string, shownAs: string, maxBytes: number, io: A
 }
 
 function tooLarge(shownAs: string, size: number, maxBytes: number): AssetContent {
-  return { ok: false, code: "FILE_TOO_LARGE", message: `'${shownAs}' is ${size} bytes; get_asset serves at most ${maxBytes} bytes (assets.max_size_bytes).`, size };
+  return {
+    ok: false,
+    code: "FILE_TOO_LARGE",
+    message: `'${shownAs}' is ${size} bytes; get_asset serves at most ${maxBytes} bytes (assets.max_size_bytes).`,
+    size,
+  };
 }

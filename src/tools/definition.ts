@@ -1,9 +1,9 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
+import type { EventType } from "../analytics/event.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
 import type { CatalogStore } from "../catalog/store.ts";
-import type { EventType } from "../analytics/event.ts";
 import type { Config } from "../config/schema.ts";
 import type { ExecHost } from "../exec/host.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
@@ -66,7 +66,12 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
 }
 
 /** Annotations of a tool that only reads (DESIGN §8). */
-export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 /** Erase the input type so tools of different shapes share one list. */
 export function defineTool<Input extends z.ZodObject>(tool: ToolDefinition<Input>): ToolDefinition {

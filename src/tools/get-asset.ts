@@ -4,26 +4,38 @@ import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { locateFile, readAsset } from "./asset-read.ts";
-import { READ_ONLY, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { lookupSkillPath } from "./tree-lookup.ts";
 
 const Input = z
   .object({
-    skill_path: z.string().trim().min(1, "skill_path cannot be empty").describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth' (an Agent Skill's name works too)"),
+    skill_path: z
+      .string()
+      .trim()
+      .min(1, "skill_path cannot be empty")
+      .describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth' (an Agent Skill's name works too)"),
     file: z
       .string()
       .min(1, "file cannot be empty")
-      .describe("File path relative to the skill's resource folder, exactly as get_skill lists it, e.g. 'assets/AuthProvider.tsx.template'"),
+      .describe(
+        "File path relative to the skill's resource folder, exactly as get_skill lists it, e.g. 'assets/AuthProvider.tsx.template'",
+      ),
   })
   .strict();
 
 const Output = z.object({
   skill_path: z.string(),
-  resolved_from: z.string().optional().describe("Set when the file is inherited: the ancestor's skill path that declares it"),
+  resolved_from: z
+    .string()
+    .optional()
+    .describe("Set when the file is inherited: the ancestor's skill path that declares it"),
   file: z.string(),
   content: z.string().optional().describe("Text files: the content, UTF-8"),
-  content_base64: z.string().optional().describe("Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64"),
+  content_base64: z
+    .string()
+    .optional()
+    .describe("Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64"),
   size_bytes: z.number().int(),
   type: z.string().describe("The asset's declared type (template, config, example, schema, image, other), or 'script'"),
   mime_type: z.string().optional().describe("Binary files: the MIME type"),
@@ -47,10 +59,14 @@ export const getAssetTool = defineTool({
     const skill = found.skill;
     const checked = checkRelativePath(file);
     if (!checked.ok) {
-      return errorResult("PATH_OUTSIDE_SKILL", `File path '${file}' ${checked.reason}. Give a path relative to the skill's resource folder, as get_skill lists it.`, {
-        skill_path: skill.name,
-        file,
-      });
+      return errorResult(
+        "PATH_OUTSIDE_SKILL",
+        `File path '${file}' ${checked.reason}. Give a path relative to the skill's resource folder, as get_skill lists it.`,
+        {
+          skill_path: skill.name,
+          file,
+        },
+      );
     }
     const catalog = deps.store.catalog;
     let owner = skill;
@@ -83,9 +99,19 @@ export const getAssetTool = defineTool({
     }
     const read = readAsset(located.real, checked.path, deps.config.assets.max_size_bytes);
     if (!read.ok) {
-      return errorResult(read.code, read.message, { skill_path: skill.name, file: checked.path, ...(read.size === undefined ? {} : { size_bytes: read.size, max_bytes: deps.config.assets.max_size_bytes }) });
+      return errorResult(read.code, read.message, {
+        skill_path: skill.name,
+        file: checked.path,
+        ...(read.size === undefined ? {} : { size_bytes: read.size, max_bytes: deps.config.assets.max_size_bytes }),
+      });
     }
-    deps.track("asset_served", { skill_path: skill.name, file: checked.path, asset_type: type, is_inherited: resolvedFrom !== undefined, size_bytes: read.size });
+    deps.track("asset_served", {
+      skill_path: skill.name,
+      file: checked.path,
+      asset_type: type,
+      is_inherited: resolvedFrom !== undefined,
+      size_bytes: read.size,
+    });
     return structuredResult({
       skill_path: skill.name,
       ...(resolvedFrom === undefined ? {} : { resolved_from: resolvedFrom }),
@@ -101,5 +127,7 @@ export const getAssetTool = defineTool({
 /** Every file get_asset would accept for a node: own and inherited declarations. */
 function declaredFiles(catalog: Catalog, skill: Skill): string[] {
   const f = chainFiles(catalog, skill);
-  return [...new Set([...f.assets, ...f.scripts, ...f.inheritedAssets, ...f.inheritedScripts].map((d) => d.file))].sort();
+  return [
+    ...new Set([...f.assets, ...f.scripts, ...f.inheritedAssets, ...f.inheritedScripts].map((d) => d.file)),
+  ].sort();
 }

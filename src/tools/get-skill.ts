@@ -4,13 +4,13 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter } from "../catalog/filters.ts";
 import { chainFiles } from "../catalog/tree-chain.ts";
 import { resolveTreeContent } from "../catalog/tree-content.ts";
-import { type Scored, roundScore } from "../search/keyword-matcher.ts";
+import { roundScore, type Scored } from "../search/keyword-matcher.ts";
 import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import { errnoCode } from "../util/errors.ts";
 import { isServable } from "./asset-read.ts";
-import { READ_ONLY, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { routeContext } from "./skill-routing.ts";
 
@@ -21,7 +21,9 @@ const Input = z
       .trim()
       .min(1, "Describe the task in a few words")
       .max(2000)
-      .describe("Free-text description of the task, e.g. 'create a React form with validation'; or a skill_path from an earlier answer"),
+      .describe(
+        "Free-text description of the task, e.g. 'create a React form with validation'; or a skill_path from an earlier answer",
+      ),
   })
   .strict();
 
@@ -42,10 +44,16 @@ const Output = z.object({
   kind: z.enum(["tree-node", "agent-skill"]).optional(),
   score: z.number().optional(),
   matched_keywords: z.array(z.string()).optional(),
-  content: z.string().optional().describe("Match: the instructions, with inherited rules first under === headers === for a tree node"),
+  content: z
+    .string()
+    .optional()
+    .describe("Match: the instructions, with inherited rules first under === headers === for a tree node"),
   assets: z.array(AssetDecl).optional().describe("Match: the node's own assets (fetch with get_asset)"),
   scripts: z.array(ScriptDecl).optional().describe("Match: the node's own scripts"),
-  inherited_assets: z.array(AssetDecl.extend({ from: z.string() })).optional().describe("Assets of ancestors, most specific kept; `from` is their skill path"),
+  inherited_assets: z
+    .array(AssetDecl.extend({ from: z.string() }))
+    .optional()
+    .describe("Assets of ancestors, most specific kept; `from` is their skill path"),
   inherited_scripts: z.array(ScriptDecl.extend({ from: z.string() })).optional(),
 });
 
@@ -83,7 +91,11 @@ export const getSkillTool = defineTool({
     }
     if (routed.kind === "ambiguous") {
       deps.track("ambiguous", { context, candidates: routed.candidates.map((c) => c.item.name) });
-      return structuredResult({ ambiguous: true, candidates: routed.candidates.map(candidate), message: AMBIGUOUS_MESSAGE });
+      return structuredResult({
+        ambiguous: true,
+        candidates: routed.candidates.map(candidate),
+        message: AMBIGUOUS_MESSAGE,
+      });
     }
     const best = routed.kind === "direct" ? { item: routed.skill, score: 1, matched: [] } : routed.best;
     let served: Record<string, unknown>;
@@ -96,21 +108,44 @@ export const getSkillTool = defineTool({
       return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE });
     }
     deps.usage.set(best.item.id, (deps.usage.get(best.item.id) ?? 0) + 1);
-    deps.track("skill_served", { context, skill_path: best.item.name, score: roundScore(best.score), matched_keywords: best.matched, was_ambiguous: false });
+    deps.track("skill_served", {
+      context,
+      skill_path: best.item.name,
+      score: roundScore(best.score),
+      matched_keywords: best.matched,
+      was_ambiguous: false,
+    });
     return structuredResult(served);
   },
 });
 
 function candidate(s: Scored<Skill>) {
-  return { skill_path: s.item.name, score: roundScore(s.score), description: s.item.description, matched_keywords: s.matched };
+  return {
+    skill_path: s.item.name,
+    score: roundScore(s.score),
+    description: s.item.description,
+    matched_keywords: s.matched,
+  };
 }
 
 /** The single-match answer. Declared files missing on disk are left out (each has a diagnostic). */
 function serve(catalog: Catalog, best: Scored<Skill>): Record<string, unknown> {
   const skill = best.item;
-  const head = { skill_path: skill.name, kind: skill.kind, score: roundScore(best.score), matched_keywords: best.matched };
+  const head = {
+    skill_path: skill.name,
+    kind: skill.kind,
+    score: roundScore(best.score),
+    matched_keywords: best.matched,
+  };
   if (skill.kind !== "tree-node") {
-    return { ...head, content: skillBody(readFileSync(skill.file, "utf8")), assets: [], scripts: [], inherited_assets: [], inherited_scripts: [] };
+    return {
+      ...head,
+      content: skillBody(readFileSync(skill.file, "utf8")),
+      assets: [],
+      scripts: [],
+      inherited_assets: [],
+      inherited_scripts: [],
+    };
   }
   const content = resolveTreeContent(catalog, skill);
   const files = chainFiles(catalog, skill);

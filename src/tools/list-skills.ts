@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import { basename, relative } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
-import { type SkillFilter, describeFilter, isEnabled } from "../catalog/filters.ts";
+import { describeFilter, isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { buildSkillTree } from "../catalog/tree-listing.ts";
 import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
-import { READ_ONLY, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 
 const Input = z
@@ -14,9 +14,17 @@ const Input = z
     path: z
       .string()
       .optional()
-      .describe("Skill-tree mode: a sub-tree to show, e.g. 'ui' or 'api/_index'; '' or '/' for every tree. Leave out for the flat list of all skills"),
-    query: z.string().optional().describe("Flat mode: case-insensitive substring filter on folder name, name and description"),
-    include_body: z.boolean().optional().describe("Flat mode: include each skill's Markdown body (without frontmatter). Default false"),
+      .describe(
+        "Skill-tree mode: a sub-tree to show, e.g. 'ui' or 'api/_index'; '' or '/' for every tree. Leave out for the flat list of all skills",
+      ),
+    query: z
+      .string()
+      .optional()
+      .describe("Flat mode: case-insensitive substring filter on folder name, name and description"),
+    include_body: z
+      .boolean()
+      .optional()
+      .describe("Flat mode: include each skill's Markdown body (without frontmatter). Default false"),
   })
   .strict();
 
@@ -30,7 +38,9 @@ const Entry = z.object({
   path: z.string().describe("Path under its source folder: the skill's folder, or a tree node's skill path"),
   file: z.string().describe("Absolute path of SKILL.md or of the node's .md file"),
   kind: z.enum(["agent-skill", "tree-node"]),
-  shadowed: z.boolean().describe("True when a skill of the same name in an earlier folder wins; load it by qualified_name"),
+  shadowed: z
+    .boolean()
+    .describe("True when a skill of the same name in an earlier folder wins; load it by qualified_name"),
   shadowed_by: z.string().optional().describe("Qualified name of the skill that wins"),
   qualified_name: z.string().describe("<source>:<name>, always unique"),
   body: z.string().optional(),
@@ -50,7 +60,9 @@ const Output = z.object({
   skills: z.array(Entry).optional().describe("Flat mode: served skills, then shadowed ones"),
   total: z.number().int().optional().describe("Flat mode: number of entries"),
   tree: TreeNode.optional().describe("Tree mode: the (sub-)tree"),
-  diagnostics: z.object({ errors: z.number().int(), warnings: z.number().int() }).describe("Problems found while reading skills (skillhub doctor lists them)"),
+  diagnostics: z
+    .object({ errors: z.number().int(), warnings: z.number().int() })
+    .describe("Problems found while reading skills (skillhub doctor lists them)"),
 });
 
 /** Seed 001 `skills.list` semantics without `path`; seed 003 §8.2's tree with `path`. */
@@ -64,7 +76,7 @@ export const listSkillsTool = defineTool({
     "List the skills this server offers. Without `path`: a flat list of every skill (name, description, location, source, " +
     "category, tags, kind), filtered by `query` (substring of folder name, name or description), with `include_body` for the " +
     "instructions; shadowed skills are marked. With `path`: the skill tree (keyword-routed skills) as nested nodes with " +
-    "keywords and asset/script counts; `path: \"\"` shows every tree, `path: \"ui\"` one branch.",
+    'keywords and asset/script counts; `path: ""` shows every tree, `path: "ui"` one branch.',
   handler: async ({ path, query, include_body }, { deps }) => {
     const catalog = deps.store.catalog;
     const diagnostics = counts(catalog);
@@ -72,7 +84,11 @@ export const listSkillsTool = defineTool({
       const result = buildSkillTree(catalog, (s) => isEnabled(s, deps.filter), path);
       if (result.kind === "ok") return structuredResult({ tree: result.tree, diagnostics });
       if (result.kind === "disabled") {
-        return errorResult("SKILL_DISABLED", `Skill '${result.skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}).`, { skill: result.skill.name });
+        return errorResult(
+          "SKILL_DISABLED",
+          `Skill '${result.skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}).`,
+          { skill: result.skill.name },
+        );
       }
       const message =
         result.kind === "none"
@@ -98,7 +114,8 @@ function counts(catalog: Catalog): { errors: number; warnings: number } {
 function flatEntries(catalog: Catalog, filter: SkillFilter, query: string, includeBody: boolean) {
   const q = query.trim().toLowerCase();
   const matches = (s: Skill) =>
-    isEnabled(s, filter) && (q === "" || [installName(s), s.name, s.description].some((text) => text.toLowerCase().includes(q)));
+    isEnabled(s, filter) &&
+    (q === "" || [installName(s), s.name, s.description].some((text) => text.toLowerCase().includes(q)));
   const entry = (s: Skill, by?: Skill) => {
     const body = includeBody ? bodyOf(s) : undefined;
     return {
@@ -117,7 +134,10 @@ function flatEntries(catalog: Catalog, filter: SkillFilter, query: string, inclu
       ...(body === undefined ? {} : { body }),
     };
   };
-  return [...catalog.skills.filter(matches).map((s) => entry(s)), ...catalog.shadowed.filter(({ skill }) => matches(skill)).map(({ skill, by }) => entry(skill, by))];
+  return [
+    ...catalog.skills.filter(matches).map((s) => entry(s)),
+    ...catalog.shadowed.filter(({ skill }) => matches(skill)).map(({ skill, by }) => entry(skill, by)),
+  ];
 }
 
 /** Seed 001's install name: the skill's folder name; a tree node's file name. */

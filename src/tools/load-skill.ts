@@ -1,17 +1,22 @@
 import { z } from "zod";
 import { listSkillFiles } from "../sources/skill-files.ts";
-import { READ_ONLY, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { lookupSkill, notFound } from "./skill-lookup.ts";
 import { readInstructions } from "./skill-text.ts";
 
 const Input = z.object({
-  skill_name: z.string().min(1).describe("Skill name from search_skills (case-insensitive), or <source>:<name> for a shadowed one"),
+  skill_name: z
+    .string()
+    .min(1)
+    .describe("Skill name from search_skills (case-insensitive), or <source>:<name> for a shadowed one"),
 });
 
 const Output = z.object({
   name: z.string(),
-  instructions: z.string().describe("The SKILL.md body without frontmatter (a tree node: its inherited content); follow it"),
+  instructions: z
+    .string()
+    .describe("The SKILL.md body without frontmatter (a tree node: its inherited content); follow it"),
   path: z.string().describe("Absolute skill folder: relative paths in the instructions start here"),
   files: z
     .array(z.object({ path: z.string().describe("Relative to the skill folder"), size: z.number().describe("Bytes") }))
@@ -37,6 +42,12 @@ export const loadSkillTool = defineTool({
     const { files, truncated } = listSkillFiles(skill.dir);
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
     deps.track("skill_loaded", { tool: "load_skill", skill: skill.name, source: skill.source });
-    return structuredResult({ name: skill.name, instructions, path: skill.dir, files, ...(truncated ? { files_truncated: true } : {}) });
+    return structuredResult({
+      name: skill.name,
+      instructions,
+      path: skill.dir,
+      files,
+      ...(truncated ? { files_truncated: true } : {}),
+    });
   },
 });

@@ -2,13 +2,16 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { z } from "zod";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { resolveInside } from "../util/safe-path.ts";
-import { READ_ONLY, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { lookupSkill } from "./skill-lookup.ts";
 
 const Input = z.object({
   skill_name: z.string().min(1).describe("Skill name (case-insensitive), as given by search_skills or load_skill"),
-  file_path: z.string().min(1).describe("Path relative to the skill folder, e.g. 'templates/invoice.txt' (from load_skill's files)"),
+  file_path: z
+    .string()
+    .min(1)
+    .describe("Path relative to the skill folder, e.g. 'templates/invoice.txt' (from load_skill's files)"),
 });
 
 const Output = z.object({
@@ -42,12 +45,22 @@ export const readSkillFileTool = defineTool({
     }
     const stat = statSync(resolved.real);
     if (!stat.isFile()) {
-      return errorResult("FILE_NOT_FOUND", `'${file_path}' is a folder, not a file. load_skill('${skill.name}') lists the skill's files.`, { skill: skill.name, file_path });
+      return errorResult(
+        "FILE_NOT_FOUND",
+        `'${file_path}' is a folder, not a file. load_skill('${skill.name}') lists the skill's files.`,
+        { skill: skill.name, file_path },
+      );
     }
     const max = deps.config.files.max_file_bytes;
     const bytes = readHead(resolved.real, Math.min(stat.size, max));
     const truncated = stat.size > bytes.length;
-    deps.track("asset_served", { tool: "read_skill_file", skill_path: skill.name, file: file_path, size_bytes: stat.size, truncated });
+    deps.track("asset_served", {
+      tool: "read_skill_file",
+      skill_path: skill.name,
+      file: file_path,
+      size_bytes: stat.size,
+      truncated,
+    });
     if (isBinaryFile(resolved.real, bytes)) {
       if (truncated) {
         return errorResult(
@@ -56,9 +69,20 @@ export const readSkillFileTool = defineTool({
           { skill: skill.name, file_path, size_bytes: stat.size, max_bytes: max },
         );
       }
-      return structuredResult({ content: Buffer.from(bytes).toString("base64"), encoding: "base64", truncated: false, size_bytes: stat.size, mime_type: mimeTypeFor(resolved.real) });
+      return structuredResult({
+        content: Buffer.from(bytes).toString("base64"),
+        encoding: "base64",
+        truncated: false,
+        size_bytes: stat.size,
+        mime_type: mimeTypeFor(resolved.real),
+      });
     }
-    return structuredResult({ content: decodeUtf8Prefix(bytes, truncated), encoding: "utf-8", truncated, size_bytes: stat.size });
+    return structuredResult({
+      content: decodeUtf8Prefix(bytes, truncated),
+      encoding: "utf-8",
+      truncated,
+      size_bytes: stat.size,
+    });
   },
 });
 

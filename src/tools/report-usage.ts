@@ -5,14 +5,25 @@ import { lookupSkillPath } from "./tree-lookup.ts";
 
 const Input = z
   .object({
-    skill_path: z.string().trim().min(1, "skill_path cannot be empty").max(512).describe("Path or name of the skill you used (e.g. ui/react/auth, or pdf)"),
+    skill_path: z
+      .string()
+      .trim()
+      .min(1, "skill_path cannot be empty")
+      .max(512)
+      .describe("Path or name of the skill you used (e.g. ui/react/auth, or pdf)"),
     useful: z.boolean().describe("Whether the skill helped with the task"),
-    comment: z.string().max(4000).optional().describe("What was missing, wrong or superfluous (optional, but it is what helps fix a skill)"),
+    comment: z
+      .string()
+      .max(4000)
+      .optional()
+      .describe("What was missing, wrong or superfluous (optional, but it is what helps fix a skill)"),
   })
   .strict();
 
 const Output = z.object({
-  recorded: z.boolean().describe("Always true: the feedback was taken (an unknown or disabled skill is an error instead)"),
+  recorded: z
+    .boolean()
+    .describe("Always true: the feedback was taken (an unknown or disabled skill is an error instead)"),
   message: z.string(),
 });
 

@@ -34,7 +34,12 @@ export function structuredResult(data: Record<string, unknown>, text?: string): 
  * and a text a model can act on. `text` overrides the text (seed 004's
  * not-found listing).
  */
-export function errorResult(code: ErrorCode, message: string, details: Record<string, unknown> = {}, text?: string): CallToolResult {
+export function errorResult(
+  code: ErrorCode,
+  message: string,
+  details: Record<string, unknown> = {},
+  text?: string,
+): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: text ?? `${code}: ${message}` }],

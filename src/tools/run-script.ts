@@ -18,20 +18,43 @@ import { lookupSkillPath } from "./tree-lookup.ts";
 
 const Input = z
   .object({
-    skill_path: z.string().trim().min(1, "skill_path cannot be empty").describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth'"),
-    file: z.string().min(1, "file cannot be empty").describe("Script path exactly as get_skill lists it in scripts or inherited_scripts, e.g. 'scripts/validate-auth-config.ts'"),
+    skill_path: z
+      .string()
+      .trim()
+      .min(1, "skill_path cannot be empty")
+      .describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth'"),
+    file: z
+      .string()
+      .min(1, "file cannot be empty")
+      .describe(
+        "Script path exactly as get_skill lists it in scripts or inherited_scripts, e.g. 'scripts/validate-auth-config.ts'",
+      ),
     args: z
       .record(z.string(), z.string())
-      .describe("The script's named arguments as get_skill lists them, e.g. {\"config_path\": \"./src/auth/config.ts\"}; {} when it takes none. Passed as SKILL_ARG_<NAME> environment variables"),
-    cwd: z.string().optional().describe("Working folder for the script, absolute or relative to the project root; it must exist. Default: the project root"),
+      .describe(
+        'The script\'s named arguments as get_skill lists them, e.g. {"config_path": "./src/auth/config.ts"}; {} when it takes none. Passed as SKILL_ARG_<NAME> environment variables',
+      ),
+    cwd: z
+      .string()
+      .optional()
+      .describe(
+        "Working folder for the script, absolute or relative to the project root; it must exist. Default: the project root",
+      ),
   })
   .strict();
 
 const Output = z.object({
   success: z.boolean().describe("true when the script exited with code 0 within its timeout"),
-  exit_code: z.number().int().describe("The script's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
+  exit_code: z
+    .number()
+    .int()
+    .describe("The script's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
   stdout: z.string().describe("Standard output, at most scripts.max_output_bytes"),
-  stderr: z.string().describe("Standard error, at most scripts.max_output_bytes, followed by [skills-mcp] notes on truncation or timeout"),
+  stderr: z
+    .string()
+    .describe(
+      "Standard error, at most scripts.max_output_bytes, followed by [skills-mcp] notes on truncation or timeout",
+    ),
   duration_ms: z.number().int(),
   script: z.string().describe("The script that ran"),
 });
@@ -62,7 +85,11 @@ export const runScriptTool = defineTool({
     const skill = found.skill;
     const checked = checkRelativePath(file);
     if (!checked.ok) {
-      return errorResult("PATH_OUTSIDE_SKILL", `Script path '${file}' ${checked.reason}. Give the path exactly as get_skill lists it.`, { skill_path: skill.name, file });
+      return errorResult(
+        "PATH_OUTSIDE_SKILL",
+        `Script path '${file}' ${checked.reason}. Give the path exactly as get_skill lists it.`,
+        { skill_path: skill.name, file },
+      );
     }
     const path = checked.path;
     const catalog = deps.store.catalog;
@@ -70,12 +97,19 @@ export const runScriptTool = defineTool({
     const hit = skill.kind === "tree-node" ? findFileInChain(catalog, skill, path) : undefined;
     if (hit?.kind !== "script") {
       const declared = skill.kind === "tree-node" ? declaredScripts(chainFiles(catalog, skill)) : [];
-      const listing = declared.length > 0 ? `Declared scripts: ${declared.map((s) => `${s.file} (execution: ${s.execution})`).join(", ")}.` : "It declares no scripts.";
-      return errorResult("SCRIPT_NOT_DECLARED", `Script '${path}' not found for skill '${skill.name}'. ${listing} Only scripts declared in the skill's frontmatter can run.`, {
-        skill_path: skill.name,
-        file: path,
-        available: declared.map((s) => s.file),
-      });
+      const listing =
+        declared.length > 0
+          ? `Declared scripts: ${declared.map((s) => `${s.file} (execution: ${s.execution})`).join(", ")}.`
+          : "It declares no scripts.";
+      return errorResult(
+        "SCRIPT_NOT_DECLARED",
+        `Script '${path}' not found for skill '${skill.name}'. ${listing} Only scripts declared in the skill's frontmatter can run.`,
+        {
+          skill_path: skill.name,
+          file: path,
+          available: declared.map((s) => s.file),
+        },
+      );
     }
     const decl = hit.decl as ScriptDecl;
     // Security: `execution: server` is the skill author's explicit opt-in to server-side execution.
@@ -128,7 +162,12 @@ export const runScriptTool = defineTool({
       return errorResult("NO_RUNNER", message, { skill_path: skill.name, file: path, extension });
     }
     const workDir = resolveWorkingDir(cwd, deps.projectRoot.dir ?? host.cwd);
-    if (!workDir.ok) return errorResult("INVALID_ARGUMENT", `${workDir.reason}. Give an existing folder as cwd, or leave it out to run in the project root.`, { cwd });
+    if (!workDir.ok)
+      return errorResult(
+        "INVALID_ARGUMENT",
+        `${workDir.reason}. Give an existing folder as cwd, or leave it out to run in the project root.`,
+        { cwd },
+      );
     const maxBytes = config.max_output_bytes;
     let result: Awaited<ReturnType<typeof runOnHost>>;
     try {
@@ -142,7 +181,11 @@ export const runScriptTool = defineTool({
       });
     } catch (error) {
       if (!(error instanceof SkillHubError)) throw error;
-      return errorResult("NO_RUNNER", `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}.`, { skill_path: skill.name, file: path });
+      return errorResult(
+        "NO_RUNNER",
+        `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}.`,
+        { skill_path: skill.name, file: path },
+      );
     }
     const outcome = scriptOutcome(result, maxBytes);
     deps.track("script_executed", {
@@ -194,7 +237,11 @@ function checkArgs(decl: ScriptDecl, args: Readonly<Record<string, string>>): Ar
   // Security: an environment value cannot hold a NUL byte; refusing beats passing a cut value.
   const withNul = Object.keys(args).filter((name) => args[name]?.includes("\0"));
   if (withNul.length > 0) {
-    return (skillPath, file) => errorResult("INVALID_ARGUMENT", `Argument ${withNul.map((n) => `'${n}'`).join(", ")} contains a NUL byte.`, { skill_path: skillPath, file });
+    return (skillPath, file) =>
+      errorResult("INVALID_ARGUMENT", `Argument ${withNul.map((n) => `'${n}'`).join(", ")} contains a NUL byte.`, {
+        skill_path: skillPath,
+        file,
+      });
   }
   return undefined;
 }

@@ -10,21 +10,37 @@ import { lookupSkill } from "./skill-lookup.ts";
 
 const Input = z
   .object({
-    skill_name: z.string().trim().min(1, "skill_name cannot be empty").describe("Name of the skill whose folder the command runs in (from search_skills or load_skill)"),
-    command: z.string().min(1, "command cannot be empty").describe("A bare command name from the server's allow-list (ALLOWED_COMMANDS), e.g. 'python' or 'ls'; never a path"),
+    skill_name: z
+      .string()
+      .trim()
+      .min(1, "skill_name cannot be empty")
+      .describe("Name of the skill whose folder the command runs in (from search_skills or load_skill)"),
+    command: z
+      .string()
+      .min(1, "command cannot be empty")
+      .describe(
+        "A bare command name from the server's allow-list (ALLOWED_COMMANDS), e.g. 'python' or 'ls'; never a path",
+      ),
     args: z
       .array(z.string())
       .optional()
-      .describe("Arguments, each passed as it is (no shell: no globbing, pipes or variables); file paths must stay inside the skill's folder"),
+      .describe(
+        "Arguments, each passed as it is (no shell: no globbing, pipes or variables); file paths must stay inside the skill's folder",
+      ),
   })
   .strict();
 
 const Output = z.object({
   stdout: z.string().describe("Standard output, at most EXEC_MAX_OUTPUT_BYTES"),
   stderr: z.string().describe("Standard error, at most EXEC_MAX_OUTPUT_BYTES"),
-  exit_code: z.number().int().describe("The command's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
+  exit_code: z
+    .number()
+    .int()
+    .describe("The command's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
   timeout: z.boolean().describe("true when the command was killed at EXEC_TIMEOUT_SECONDS"),
-  truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
+  truncated: z
+    .object({ stdout: z.boolean(), stderr: z.boolean() })
+    .describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
 });
 
 /**
@@ -47,14 +63,21 @@ export const runSkillCommandTool = defineTool({
     const config = deps.config.commands;
     // Security: never offered unless enabled; a direct call on a server that did not enable it is refused too.
     if (!config.enabled) {
-      return errorResult("COMMANDS_DISABLED", "run_skill_command is disabled on this server (start it with --enable-commands or SKILLHUB_ENABLE_COMMANDS=1).");
+      return errorResult(
+        "COMMANDS_DISABLED",
+        "run_skill_command is disabled on this server (start it with --enable-commands or SKILLHUB_ENABLE_COMMANDS=1).",
+      );
     }
     const found = await lookupSkill(skill_name, deps);
     if (found.error) return found.error;
     const skill = found.skill;
     const name = checkCommandName(command);
     if (!name.ok) {
-      return errorResult("COMMAND_NOT_ALLOWED", `Command '${command}' ${name.reason}. Allowed commands: ${config.allowed.join(", ") || "none"}.`, { command, allowed: config.allowed });
+      return errorResult(
+        "COMMAND_NOT_ALLOWED",
+        `Command '${command}' ${name.reason}. Allowed commands: ${config.allowed.join(", ") || "none"}.`,
+        { command, allowed: config.allowed },
+      );
     }
     // Security: exact names only (ALLOWED_COMMANDS); "python3" is not "python".
     if (!config.allowed.includes(command)) {
@@ -66,16 +89,28 @@ export const runSkillCommandTool = defineTool({
     }
     const dir = skill.kind === "tree-node" ? skill.tree?.resourceDir : skill.dir;
     if (dir === undefined) {
-      return errorResult("FILE_NOT_FOUND", `Skill '${skill.name}' has no folder to run a command in (its resource folder ${skill.dir}/ does not exist).`, { skill: skill.name });
+      return errorResult(
+        "FILE_NOT_FOUND",
+        `Skill '${skill.name}' has no folder to run a command in (its resource folder ${skill.dir}/ does not exist).`,
+        { skill: skill.name },
+      );
     }
     const paths = checkPathArgs(args, dir);
     if (!paths.ok) {
-      return errorResult("PATH_OUTSIDE_SKILL", `${capitalise(paths.reason)}. Commands run in the skill's folder; give paths relative to it, without '..'.`, { skill: skill.name });
+      return errorResult(
+        "PATH_OUTSIDE_SKILL",
+        `${capitalise(paths.reason)}. Commands run in the skill's folder; give paths relative to it, without '..'.`,
+        { skill: skill.name },
+      );
     }
     const host = deps.exec;
     const runner = commandRunner(command, host, host.env.PATH);
     if (!runner.ok) {
-      return errorResult("NO_RUNNER", `Command '${command}' is allowed but not installed on this machine ('${runner.executable}' is not on PATH).`, { command });
+      return errorResult(
+        "NO_RUNNER",
+        `Command '${command}' is allowed but not installed on this machine ('${runner.executable}' is not on PATH).`,
+        { command },
+      );
     }
     let result: Awaited<ReturnType<typeof runOnHost>>;
     try {

@@ -2,18 +2,24 @@ import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { excerptAround, matchedExcerpt } from "../search/excerpt.ts";
 import type { Skill } from "../skills/skill.ts";
-import { oneLine } from "./skill-catalog.ts";
-import { READ_ONLY, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
+import { oneLine } from "./skill-catalog.ts";
 import { readSkillBody } from "./skill-text.ts";
 
 const Input = z.object({
   query: z
     .string()
-    .refine((q) => q.trim().length > 0, "query must contain words describing the task, e.g. 'extract tables from a PDF'")
+    .refine(
+      (q) => q.trim().length > 0,
+      "query must contain words describing the task, e.g. 'extract tables from a PDF'",
+    )
     .describe("What the user wants to do, in natural language (e.g. 'extract invoice numbers from PDFs')"),
   limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default SEARCH_LIMIT, 10)"),
-  category: z.string().optional().describe("Only skills in this category (metadata.skillhub.category, case-insensitive)"),
+  category: z
+    .string()
+    .optional()
+    .describe("Only skills in this category (metadata.skillhub.category, case-insensitive)"),
 });
 
 const Hit = z.object({
@@ -28,8 +34,14 @@ const Hit = z.object({
 
 export const Output = z.object({
   skills: z.array(Hit),
-  search_mode: z.enum(["fts", "vector", "hybrid"]).optional().describe("Which search answered: fts (full text), vector (embeddings) or hybrid (both, fused)"),
-  fallback_reason: z.string().optional().describe("Why full text answered although vector or hybrid search is configured"),
+  search_mode: z
+    .enum(["fts", "vector", "hybrid"])
+    .optional()
+    .describe("Which search answered: fts (full text), vector (embeddings) or hybrid (both, fused)"),
+  fallback_reason: z
+    .string()
+    .optional()
+    .describe("Why full text answered although vector or hybrid search is configured"),
 });
 
 /** Seed 000 `search_skills`: ranked skills for a natural-language query. */
@@ -59,7 +71,11 @@ export const searchSkillsTool = defineTool({
       excerpt: excerptFor(skill, terms),
     }));
     deps.track("search", { tool: "search_skills", query, results: skills.length, top: skills[0]?.name ?? null });
-    return structuredResult({ skills, search_mode: mode, ...(fallbackReason ? { fallback_reason: fallbackReason } : {}) });
+    return structuredResult({
+      skills,
+      search_mode: mode,
+      ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
+    });
   },
 });
 

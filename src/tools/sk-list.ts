@@ -1,14 +1,20 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
-import { READ_ONLY, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./sk-summary.ts";
 import { readSkillBody } from "./skill-text.ts";
 
 const Input = z
   .object({
-    query: z.string().optional().describe("Optional substring filter applied to install name, meta.name, or description"),
-    includeBody: z.boolean().optional().describe("Include the SKILL.md body (minus YAML front-matter) in the structured payload"),
+    query: z
+      .string()
+      .optional()
+      .describe("Optional substring filter applied to install name, meta.name, or description"),
+    includeBody: z
+      .boolean()
+      .optional()
+      .describe("Include the SKILL.md body (minus YAML front-matter) in the structured payload"),
   })
   .strict();
 
@@ -19,14 +25,19 @@ export const skListTool = defineTool({
   annotations: READ_ONLY,
   inputSchema: Input,
   outputSchema: z.object({ skills: z.array(SkillSummary) }),
-  description: () => "Enumerate every skill (SKILL.md) with its metadata; optionally filter by a substring and include bodies. Prefer this for exhaustive metadata.",
+  description: () =>
+    "Enumerate every skill (SKILL.md) with its metadata; optionally filter by a substring and include bodies. Prefer this for exhaustive metadata.",
   handler: async ({ query, includeBody }, { deps }) => {
     await deps.ensureFresh(SK_FRESHNESS_MS);
     const needle = query?.trim().toLowerCase() ?? "";
     const skills = deps.store.catalog.skills
       .filter((s) => isEnabled(s, deps.filter))
       .map((s) => summarise(s, deps.projectRoot.dir))
-      .filter((s) => needle === "" || [s.installName, s.meta.name, s.meta.description].some((f) => f.toLowerCase().includes(needle)));
+      .filter(
+        (s) =>
+          needle === "" ||
+          [s.installName, s.meta.name, s.meta.description].some((f) => f.toLowerCase().includes(needle)),
+      );
     if (includeBody) {
       for (const summary of skills) {
         const skill = deps.store.catalog.get(summary.meta.name);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { excerptAtToken } from "../search/excerpt.ts";
-import { READ_ONLY, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./sk-summary.ts";
 import { readSkillBody } from "./skill-text.ts";
@@ -28,10 +28,14 @@ export const skSearchTool = defineTool({
   annotations: READ_ONLY,
   inputSchema: Input,
   outputSchema: z.object({ query: z.string(), limit: z.number(), total: z.number(), results: z.array(Hit) }),
-  description: () => "Keyword search across install name, metadata and SKILL.md body; every token must be present. Use for targeted lookups.",
+  description: () =>
+    "Keyword search across install name, metadata and SKILL.md body; every token must be present. Use for targeted lookups.",
   handler: async ({ query, limit }, { deps }) => {
     await deps.ensureFresh(SK_FRESHNESS_MS);
-    const tokens = query.toLowerCase().split(/[ \t\n\r\f\v]+/).filter(Boolean);
+    const tokens = query
+      .toLowerCase()
+      .split(/[ \t\n\r\f\v]+/)
+      .filter(Boolean);
     const hits: (z.infer<typeof Hit> & { inMeta: number })[] = [];
     for (const skill of deps.store.catalog.skills) {
       if (!isEnabled(skill, deps.filter)) continue;
@@ -41,7 +45,12 @@ export const skSearchTool = defineTool({
       const haystack = `${meta}\n${body}`.toLowerCase();
       if (tokens.length === 0 || !tokens.every((t) => haystack.includes(t))) continue;
       const metaLower = meta.toLowerCase();
-      hits.push({ ...summary, score: tokens.length, excerpt: excerptAtToken(`${meta}\n${body}`, tokens), inMeta: tokens.filter((t) => metaLower.includes(t)).length });
+      hits.push({
+        ...summary,
+        score: tokens.length,
+        excerpt: excerptAtToken(`${meta}\n${body}`, tokens),
+        inMeta: tokens.filter((t) => metaLower.includes(t)).length,
+      });
     }
     // Equal scores by construction: skills matching in their metadata come first, then by name.
     hits.sort((a, b) => b.score - a.score || b.inMeta - a.inMeta || a.meta.name.localeCompare(b.meta.name));

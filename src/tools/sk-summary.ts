@@ -26,6 +26,7 @@ export function summarise(skill: Skill, projectDir: string | null, body?: string
 }
 
 function shown(path: string, projectDir: string | null): string {
-  if (projectDir && (path === projectDir || path.startsWith(projectDir + sep))) return relative(projectDir, path).split(sep).join("/") || ".";
+  if (projectDir && (path === projectDir || path.startsWith(projectDir + sep)))
+    return relative(projectDir, path).split(sep).join("/") || ".";
   return path;
 }

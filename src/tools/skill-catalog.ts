@@ -51,16 +51,17 @@ export function renderSkillToolDescription(skills: readonly Skill[], options: Ca
   const fill = (list: string) => SKILL_TOOL_TEMPLATE.replace("${dynamicSkillsList}", list);
   // Room for the listing: the template minus its placeholder. Lengths are summed, not rendered, to stay linear.
   const room = options.budget - (SKILL_TOOL_TEMPLATE.length - "${dynamicSkillsList}".length);
-  const joinedLength = (lines: readonly string[]) => lines.reduce((n, l) => n + l.length + 1, 0) - (lines.length > 0 ? 1 : 0);
+  const joinedLength = (lines: readonly string[]) =>
+    lines.reduce((n, l) => n + l.length + 1, 0) - (lines.length > 0 ? 1 : 0);
   const attempt = (lines: string[]) => (joinedLength(lines) <= room ? fill(lines.join("\n")) : undefined);
 
   const names = ordered.map(nameEntry);
   // Names only is the shortest full listing: when even that does not fit, skip the longer tries.
   if (joinedLength(names) <= room) {
     const where = options.location ?? ((s: Skill) => (s.location === "project" ? "project" : "global"));
-  const entry = (skill: Skill, description: string) =>
-    `<skill>\n<name>${xml(skill.name)}</name>\n<description>${xml(description)}</description>\n<location>${where(skill)}</location>\n</skill>`;
-  const full = attempt(ordered.map((s) => entry(s, oneLine(s.description))));
+    const entry = (skill: Skill, description: string) =>
+      `<skill>\n<name>${xml(skill.name)}</name>\n<description>${xml(description)}</description>\n<location>${where(skill)}</location>\n</skill>`;
+    const full = attempt(ordered.map((s) => entry(s, oneLine(s.description))));
     if (full) return full;
     for (const max of [240, 160, 100, 60, 30]) {
       const shortened = attempt(ordered.map((s) => entry(s, truncate(oneLine(s.description), max))));
@@ -71,7 +72,9 @@ export function renderSkillToolDescription(skills: readonly Skill[], options: Ca
 
   // Not even every name fits: alwaysApply first, then the most used, then catalog order.
   const usage = options.usage ?? new Map<string, number>();
-  const ranked = [...ordered].sort((a, b) => Number(b.alwaysApply) - Number(a.alwaysApply) || (usage.get(b.id) ?? 0) - (usage.get(a.id) ?? 0));
+  const ranked = [...ordered].sort(
+    (a, b) => Number(b.alwaysApply) - Number(a.alwaysApply) || (usage.get(b.id) ?? 0) - (usage.get(a.id) ?? 0),
+  );
   const lines: string[] = [];
   let used = 0;
   for (const skill of ranked) {

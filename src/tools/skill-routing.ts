@@ -1,6 +1,13 @@
 import type { Catalog } from "../catalog/catalog.ts";
-import { type SkillFilter, isEnabled } from "../catalog/filters.ts";
-import { type MatchOutcome, type MatchingOptions, type Scored, decideMatch, scoreKeywords, tokenize } from "../search/keyword-matcher.ts";
+import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
+import {
+  decideMatch,
+  type MatchingOptions,
+  type MatchOutcome,
+  type Scored,
+  scoreKeywords,
+  tokenize,
+} from "../search/keyword-matcher.ts";
 import type { Skill } from "../skills/skill.ts";
 
 /**
@@ -30,7 +37,12 @@ function routingEntries(catalog: Catalog): RoutingEntry[] {
     .map((skill): RoutingEntry => {
       if (skill.kind === "tree-node") return { skill, keywords: skill.keywords, priority: skill.tree?.priority ?? 0 };
       const nameWords = tokenize(skill.name.replace(/[-_.:]+/g, " "));
-      return { skill, keywords: [...new Set([...nameWords, ...skill.tags])], priority: 0, descriptionTokens: tokenize(skill.description) };
+      return {
+        skill,
+        keywords: [...new Set([...nameWords, ...skill.tags])],
+        priority: 0,
+        descriptionTokens: tokenize(skill.description),
+      };
     });
   entriesByCatalog.set(catalog, entries);
   return entries;
@@ -63,7 +75,12 @@ export type Routed = MatchOutcome<Skill> | { kind: "direct"; skill: Skill } | { 
  * enabled ones are still routed to; only when none fits is the answer
  * `disabled` (SKILL_DISABLED), so the model learns why, not just "no match".
  */
-export function routeContext(catalog: Catalog, context: string, filter: SkillFilter, matching: MatchingOptions): Routed {
+export function routeContext(
+  catalog: Catalog,
+  context: string,
+  filter: SkillFilter,
+  matching: MatchingOptions,
+): Routed {
   const found = catalog.get(context);
   const direct = found && context.trim().toLowerCase() === found.key ? found : undefined;
   if (direct && isEnabled(direct, filter)) return { kind: "direct", skill: direct };

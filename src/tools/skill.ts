@@ -4,9 +4,9 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter, isEnabled } from "../catalog/filters.ts";
 import { closeNames } from "../catalog/suggest.ts";
 import type { Skill } from "../skills/skill.ts";
-import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
-import { READ_ONLY, type ToolContext, type ToolDeps, defineTool } from "./definition.ts";
+import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
+import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
 import { readInstructions, readSkillText } from "./skill-text.ts";
 
 const Input = z
@@ -28,12 +28,15 @@ export const skillTool = defineTool({
     const budget = ctx.deps.config.server.catalog_budget ?? defaultBudget(ctx);
     // Tree nodes are routed by get_skill when it is offered; listing _root and _index nodes here would be noise.
     const routed = ctx.hasTool?.("get_skill") ?? false;
-    return renderSkillToolDescription(enabledSkills(catalog, ctx.deps).filter((s) => !routed || s.kind !== "tree-node"), {
-      budget,
-      usage: ctx.deps.usage,
-      hasSearch: ctx.hasTool?.("search_skills") ?? false,
-      location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
-    });
+    return renderSkillToolDescription(
+      enabledSkills(catalog, ctx.deps).filter((s) => !routed || s.kind !== "tree-node"),
+      {
+        budget,
+        usage: ctx.deps.usage,
+        hasSearch: ctx.hasTool?.("search_skills") ?? false,
+        location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
+      },
+    );
   },
   handler: async ({ name }, ctx) => {
     const { deps } = ctx;
@@ -76,7 +79,12 @@ const SKILL_TOOL_OVERHEAD = 600;
  */
 export function seedLocation(skill: Skill, projectDir: string | null): "project" | "global" {
   if (skill.location === "project") return "project";
-  if (skill.location === "explicit" && projectDir && (skill.root === projectDir || skill.root.startsWith(`${projectDir}${sep}`))) return "project";
+  if (
+    skill.location === "explicit" &&
+    projectDir &&
+    (skill.root === projectDir || skill.root.startsWith(`${projectDir}${sep}`))
+  )
+    return "project";
   return "global";
 }
 
@@ -97,8 +105,13 @@ function notFound(requested: string, catalog: Catalog, deps: ToolDeps, hasSearch
   );
   const byName = new Map(skills.map((s) => [s.name, s]));
   const ordered = [...close.map((n) => byName.get(n) as Skill), ...skills.filter((s) => !close.includes(s.name))];
-  const shown = ordered.slice(0, NOT_FOUND_LIST_MAX).map((s) => `- ${s.name}: ${truncate(oneLine(s.description), 120)}`);
-  if (ordered.length > shown.length) shown.push(`- …and ${ordered.length - shown.length} more${hasSearch ? " (search_skills finds them by topic)" : ""}`);
+  const shown = ordered
+    .slice(0, NOT_FOUND_LIST_MAX)
+    .map((s) => `- ${s.name}: ${truncate(oneLine(s.description), 120)}`);
+  if (ordered.length > shown.length)
+    shown.push(
+      `- …and ${ordered.length - shown.length} more${hasSearch ? " (search_skills finds them by topic)" : ""}`,
+    );
   if (shown.length === 0) shown.push("- (none: no skills are installed; see `skillhub doctor`)");
   const text = `Skill '${requested}' not found.\n\nAvailable skills:\n${shown.join("\n")}\n\nUse the exact skill name (case-insensitive) to load a skill.`;
   return errorResult("SKILL_NOT_FOUND", `Skill '${requested}' not found.`, { suggestions: close }, text);

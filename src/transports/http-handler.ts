@@ -5,7 +5,7 @@ import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { RPC, isJsonContentType, json, readJsonBody, rpcError } from "./http-responses.ts";
+import { isJsonContentType, json, RPC, readJsonBody, rpcError } from "./http-responses.ts";
 import { bearerAllowed, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
 
@@ -70,7 +70,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     allowedOrigins: options.allowedOrigins,
     localAddresses: options.localAddresses,
   });
-  const sessions = new SessionTable({ idleMs: options.sessionIdleMs ?? 30 * 60_000, maxSessions: options.maxSessions, now: options.now });
+  const sessions = new SessionTable({
+    idleMs: options.sessionIdleMs ?? 30 * 60_000,
+    maxSessions: options.maxSessions,
+    now: options.now,
+  });
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const version = options.version ?? VERSION;
   const log = hub.logger;
@@ -85,22 +89,42 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   async function route(request: Request, hooks: RequestHooks): Promise<Response> {
     const host = request.headers.get("host");
     if (!hostAllowed(host, policy)) {
-      return rpcError(403, RPC.SERVER_ERROR, `Forbidden: Host ${JSON.stringify(host)} is not a name of this server. If it is, add it to SKILLHUB_ALLOWED_HOSTS.`);
+      return rpcError(
+        403,
+        RPC.SERVER_ERROR,
+        `Forbidden: Host ${JSON.stringify(host)} is not a name of this server. If it is, add it to SKILLHUB_ALLOWED_HOSTS.`,
+      );
     }
     const origin = request.headers.get("origin");
     if (!originAllowed(origin, policy)) {
-      return rpcError(403, RPC.SERVER_ERROR, `Forbidden: Origin ${JSON.stringify(origin)} may not call this server. If it should, add it to SKILLHUB_ALLOWED_ORIGINS.`);
+      return rpcError(
+        403,
+        RPC.SERVER_ERROR,
+        `Forbidden: Origin ${JSON.stringify(origin)} may not call this server. If it should, add it to SKILLHUB_ALLOWED_ORIGINS.`,
+      );
     }
     const path = new URL(request.url).pathname;
     if (path === "/healthz") return health(request);
-    if (path !== "/mcp") return rpcError(404, RPC.SERVER_ERROR, `Not found: ${path}. SkillHub serves MCP at /mcp and a health check at /healthz.`);
+    if (path !== "/mcp")
+      return rpcError(
+        404,
+        RPC.SERVER_ERROR,
+        `Not found: ${path}. SkillHub serves MCP at /mcp and a health check at /healthz.`,
+      );
     if (!MCP_METHODS.includes(request.method)) {
-      return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: ${request.method} /mcp. Use POST, GET or DELETE.`, { Allow: MCP_METHODS.join(", ") });
+      return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: ${request.method} /mcp. Use POST, GET or DELETE.`, {
+        Allow: MCP_METHODS.join(", "),
+      });
     }
     if (!bearerAllowed(request.headers.get("authorization"), options.token)) {
-      return rpcError(401, RPC.SERVER_ERROR, "Unauthorized: send the server's token as \"Authorization: Bearer <token>\".", {
-        "WWW-Authenticate": 'Bearer realm="skillhub"',
-      });
+      return rpcError(
+        401,
+        RPC.SERVER_ERROR,
+        'Unauthorized: send the server\'s token as "Authorization: Bearer <token>".',
+        {
+          "WWW-Authenticate": 'Bearer realm="skillhub"',
+        },
+      );
     }
     if (options.stateless) return stateless(request, hooks);
     if (request.method === "POST") return post(request, hooks);
@@ -112,7 +136,9 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
 
   function health(request: Request): Response {
     if (request.method !== "GET" && request.method !== "HEAD") {
-      return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: ${request.method} /healthz. Use GET.`, { Allow: "GET, HEAD" });
+      return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: ${request.method} /healthz. Use GET.`, {
+        Allow: "GET, HEAD",
+      });
     }
     return json(200, { status: ready ? "ok" : "starting", version, skills: hub.catalog.skills.length });
   }
@@ -120,8 +146,20 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   /** The session a request names: 400 without an id, 404 for an unknown or expired one. */
   function findSession(request: Request): Session | Response {
     const id = request.headers.get("mcp-session-id");
-    if (!id) return rpcError(400, RPC.SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required. Send initialize first to open a session.");
-    return sessions.lookup(id) ?? rpcError(404, RPC.SESSION_NOT_FOUND, "Session not found: it expired or was closed. Start a new session with initialize.");
+    if (!id)
+      return rpcError(
+        400,
+        RPC.SERVER_ERROR,
+        "Bad Request: Mcp-Session-Id header is required. Send initialize first to open a session.",
+      );
+    return (
+      sessions.lookup(id) ??
+      rpcError(
+        404,
+        RPC.SESSION_NOT_FOUND,
+        "Session not found: it expired or was closed. Start a new session with initialize.",
+      )
+    );
   }
 
   /** Body checks shared by both modes: JSON, bounded, parseable. */
@@ -130,7 +168,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       return rpcError(415, RPC.SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json.");
     }
     const body = await readJsonBody(request, maxBody);
-    if (body.kind === "too-large") return rpcError(413, RPC.SERVER_ERROR, `Payload Too Large: the body must not exceed ${maxBody} bytes.`);
+    if (body.kind === "too-large")
+      return rpcError(413, RPC.SERVER_ERROR, `Payload Too Large: the body must not exceed ${maxBody} bytes.`);
     if (body.kind === "invalid") return rpcError(400, RPC.PARSE_ERROR, `Parse error: ${body.reason}.`);
     return { value: body.value };
   }
@@ -144,10 +183,20 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     if (named) return forward(named, request, body.value);
     const messages = Array.isArray(body.value) ? body.value : [body.value];
     if (!messages.some((m) => isInitializeRequest(m))) {
-      return rpcError(400, RPC.SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required. Send initialize first to open a session.");
+      return rpcError(
+        400,
+        RPC.SERVER_ERROR,
+        "Bad Request: Mcp-Session-Id header is required. Send initialize first to open a session.",
+      );
     }
     if (sessions.full) await sweep();
-    if (sessions.full) return rpcError(503, RPC.SERVER_ERROR, `Service Unavailable: ${sessions.maxSessions} sessions are open. Retry later.`, { "Retry-After": "60" });
+    if (sessions.full)
+      return rpcError(
+        503,
+        RPC.SERVER_ERROR,
+        `Service Unavailable: ${sessions.maxSessions} sessions are open. Retry later.`,
+        { "Retry-After": "60" },
+      );
     return open(request, body.value);
   }
 
@@ -181,7 +230,10 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   async function forward(session: Session, request: Request, parsedBody?: unknown): Promise<Response> {
-    const response = await session.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    const response = await session.transport.handleRequest(
+      request,
+      parsedBody === undefined ? undefined : { parsedBody },
+    );
     return tracked(session, response);
   }
 
@@ -193,13 +245,21 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   /** Stateless: a fresh server and transport per POST, JSON answers, no sessions, no GET stream. */
   async function stateless(request: Request, hooks: RequestHooks): Promise<Response> {
     if (request.method !== "POST") {
-      return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: this server runs stateless (no sessions, no GET stream); use POST.`, { Allow: "POST" });
+      return rpcError(
+        405,
+        RPC.SERVER_ERROR,
+        `Method not allowed: this server runs stateless (no sessions, no GET stream); use POST.`,
+        { Allow: "POST" },
+      );
     }
     const body = await readBody(request);
     if (body instanceof Response) return body;
     hooks.longLived?.();
     const server = newServer();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     transport.onerror = (error) => log.debug(`http: ${errorMessage(error)}`);
     await server.connect(transport);
     try {
@@ -211,7 +271,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
 
   async function sweep(): Promise<string[]> {
     const expired = await sessions.sweep();
-    if (expired.length > 0) log.info(`http: closed ${expired.length} idle session${expired.length === 1 ? "" : "s"} (${sessions.size} open)`);
+    if (expired.length > 0)
+      log.info(`http: closed ${expired.length} idle session${expired.length === 1 ? "" : "s"} (${sessions.size} open)`);
     return expired;
   }
 
@@ -222,12 +283,19 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     async handle(request, hooks = {}) {
       try {
         const response = await route(request, hooks);
-        if (log.level === "DEBUG") log.debug(`http: ${request.method} ${new URL(request.url).pathname} → ${response.status}`);
+        if (log.level === "DEBUG")
+          log.debug(`http: ${request.method} ${new URL(request.url).pathname} → ${response.status}`);
         return response;
       } catch (error) {
         // A bug must not take the server down or leak a stack to the client.
-        log.error(`http: ${request.method} ${new URL(request.url).pathname} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        return rpcError(500, RPC.INTERNAL_ERROR, "Internal error: SkillHub failed on this request; its log has the details.");
+        log.error(
+          `http: ${request.method} ${new URL(request.url).pathname} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+        return rpcError(
+          500,
+          RPC.INTERNAL_ERROR,
+          "Internal error: SkillHub failed on this request; its log has the details.",
+        );
       }
     },
   };

@@ -16,7 +16,12 @@ export const RPC = {
 } as const;
 
 /** A JSON-RPC error response with `id: null`, as the SDK's transport sends them. */
-export function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+export function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "Content-Type": "application/json", ...headers },
@@ -46,7 +51,10 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     try {
       bytes = new Uint8Array(await request.arrayBuffer());
     } catch (error) {
-      return { kind: "invalid", reason: `the body could not be read (${error instanceof Error ? error.message : String(error)})` };
+      return {
+        kind: "invalid",
+        reason: `the body could not be read (${error instanceof Error ? error.message : String(error)})`,
+      };
     }
     return bytes.byteLength > maxBytes ? { kind: "too-large" } : parse(bytes);
   }
@@ -65,7 +73,10 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
       chunks.push(value);
     }
   } catch (error) {
-    return { kind: "invalid", reason: `the body could not be read (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      kind: "invalid",
+      reason: `the body could not be read (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
   return parse(Buffer.concat(chunks));
 }

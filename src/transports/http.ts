@@ -1,7 +1,7 @@
 import { hostname, networkInterfaces } from "node:os";
 import type { Hub } from "../server/hub.ts";
-import { ConfigError, SkillHubError, errorMessage } from "../util/errors.ts";
-import { type HttpHandler, MAX_BODY_BYTES, createHttpHandler } from "./http-handler.ts";
+import { ConfigError, errorMessage, SkillHubError } from "../util/errors.ts";
+import { createHttpHandler, type HttpHandler, MAX_BODY_BYTES } from "./http-handler.ts";
 import { RPC, rpcError } from "./http-responses.ts";
 import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind } from "./http-security.ts";
 
@@ -75,13 +75,21 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
       fetch: (request, srv) => handler.handle(request, { longLived: () => srv.timeout(request, 0) }),
       error: (error) => {
         hub.logger.error(`http: ${error.stack ?? error.message}`);
-        return rpcError(500, RPC.INTERNAL_ERROR, "Internal error: SkillHub failed on this request; its log has the details.");
+        return rpcError(
+          500,
+          RPC.INTERNAL_ERROR,
+          "Internal error: SkillHub failed on this request; its log has the details.",
+        );
       },
     });
   } catch (error) {
-    throw new SkillHubError("LISTEN_FAILED", `cannot listen on ${host}:${options.port ?? 8000}: ${errorMessage(error)}. Is another server using the port? Pick another with --port.`, {
-      cause: error,
-    });
+    throw new SkillHubError(
+      "LISTEN_FAILED",
+      `cannot listen on ${host}:${options.port ?? 8000}: ${errorMessage(error)}. Is another server using the port? Pick another with --port.`,
+      {
+        cause: error,
+      },
+    );
   }
   const sweeper = setInterval(() => void handler.sweep(), Math.min(idleMs, 60_000));
   sweeper.unref?.();
@@ -106,8 +114,13 @@ export async function serveHttp(hub: Hub, options: HttpServeOptions = {}): Promi
   const running = startHttpServer(hub, options);
   const host = options.host ?? "127.0.0.1";
   const mode = options.stateless ? "stateless" : `sessions expire after ${options.sessionIdleMinutes ?? 30} idle min`;
-  hub.logger.info(`listening on ${running.url} (${mode}; token ${options.token ? "required" : "not required"}; ${isLoopbackHost(host) ? "this machine only" : "reachable from the network"})`);
-  if (options.token !== undefined && options.token.length < 16) hub.logger.warn("SKILLHUB_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`).");
+  hub.logger.info(
+    `listening on ${running.url} (${mode}; token ${options.token ? "required" : "not required"}; ${isLoopbackHost(host) ? "this machine only" : "reachable from the network"})`,
+  );
+  if (options.token !== undefined && options.token.length < 16)
+    hub.logger.warn(
+      "SKILLHUB_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`).",
+    );
   void hub.start();
   let finish!: (why: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));

@@ -1,7 +1,19 @@
 import { extname } from "node:path";
 
 /** Extensions served as base64 (seed 003 §7.2). */
-export const BINARY_EXTENSIONS: ReadonlySet<string> = new Set([".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".pdf", ".zip", ".woff", ".woff2"]);
+export const BINARY_EXTENSIONS: ReadonlySet<string> = new Set([
+  ".png",
+  ".jpg",
+  ".jpeg",
+  ".gif",
+  ".svg",
+  ".ico",
+  ".webp",
+  ".pdf",
+  ".zip",
+  ".woff",
+  ".woff2",
+]);
 
 /** MIME types of binary files (seed 003 §7.2); anything else is application/octet-stream. */
 export const MIME_TYPES: Readonly<Record<string, string>> = {

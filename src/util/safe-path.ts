@@ -19,9 +19,11 @@ export function checkRelativePath(input: string): RelativePathCheck {
   const text = input.trim();
   if (text === "") return { ok: false, reason: "is empty" };
   // Security: absolute paths (POSIX "/x", Windows "\x", UNC "\\host") would ignore the base folder.
-  if (text.startsWith("/") || text.startsWith("\\")) return { ok: false, reason: "is absolute; give a path relative to the skill's folder" };
+  if (text.startsWith("/") || text.startsWith("\\"))
+    return { ok: false, reason: "is absolute; give a path relative to the skill's folder" };
   // Security: "C:foo" and "C:\foo" name another drive on Windows, whatever the base folder.
-  if (/^[A-Za-z]:/.test(text)) return { ok: false, reason: "starts with a drive letter; give a path relative to the skill's folder" };
+  if (/^[A-Za-z]:/.test(text))
+    return { ok: false, reason: "starts with a drive letter; give a path relative to the skill's folder" };
   // Backslashes are separators on Windows: treat them as such everywhere, so "..\\x" is caught too.
   const segments = text.split(/[\\/]+/).filter((s) => s !== "" && s !== ".");
   // Security: ".." climbs out of the base folder; refused even when it would climb back in.
@@ -45,7 +47,11 @@ export type InsideResult =
  * Resolve `rel` under `base` and make sure the real file stays inside the
  * real `base`. `realpath` is injectable for tests; it throws for a missing path.
  */
-export function resolveInside(base: string, rel: string, realpath: (path: string) => string = realpathSync): InsideResult {
+export function resolveInside(
+  base: string,
+  rel: string,
+  realpath: (path: string) => string = realpathSync,
+): InsideResult {
   const checked = checkRelativePath(rel);
   if (!checked.ok) return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `'${rel}' ${checked.reason}` };
   let baseReal: string;
@@ -62,6 +68,7 @@ export function resolveInside(base: string, rel: string, realpath: (path: string
     return { ok: false, code: "FILE_NOT_FOUND", reason: `'${checked.path}' does not exist` };
   }
   // Security: a symlink inside the folder may point anywhere (/etc/passwd, ~/.ssh); only its target counts.
-  if (!isInside(baseReal, real)) return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `'${checked.path}' resolves outside the skill's folder` };
+  if (!isInside(baseReal, real))
+    return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `'${checked.path}' resolves outside the skill's folder` };
   return { ok: true, path, real };
 }

@@ -4,7 +4,13 @@
  */
 
 /** Variables that hold SkillHub's secrets (git token, HTTP bearer token, embedding API keys). */
-export const SERVER_SECRET_ENV: readonly string[] = ["GITHUB_TOKEN", "SKILLHUB_HTTP_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY", "EMBEDDING_API_KEY"];
+export const SERVER_SECRET_ENV: readonly string[] = [
+  "GITHUB_TOKEN",
+  "SKILLHUB_HTTP_TOKEN",
+  "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "EMBEDDING_API_KEY",
+];
 
 /** Secret values shorter than this are not matched by value (too likely to collide with ordinary values). */
 const MIN_SECRET_VALUE = 8;
@@ -24,9 +30,16 @@ export interface SecretSpec {
  * server holds, so a token copied under another name (GH_TOKEN, a config
  * file's api_key exported by a wrapper) does not leak either.
  */
-export function withoutSecrets(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): Record<string, string> {
-  const names = new Set([...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()).filter(Boolean));
-  const values = new Set((spec.values ?? []).filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_VALUE));
+export function withoutSecrets(
+  env: Readonly<Record<string, string | undefined>>,
+  spec: SecretSpec = {},
+): Record<string, string> {
+  const names = new Set(
+    [...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()).filter(Boolean),
+  );
+  const values = new Set(
+    (spec.values ?? []).filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_VALUE),
+  );
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;

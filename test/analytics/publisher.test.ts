@@ -6,12 +6,12 @@ import { readJsonlFile } from "../../src/analytics/jsonl.ts";
 import { Tracker } from "../../src/analytics/tracker.ts";
 import { serveStdio } from "../../src/transports/stdio.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
-import { type Endpoint, analyticsEndpoint } from "../helpers/endpoint.ts";
+import { analyticsEndpoint, type Endpoint } from "../helpers/endpoint.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect, eventually, testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void> | void)[] = [];
+const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
@@ -44,22 +44,38 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
     await call("report_usage", { skill_path: "pdf", useful: false, comment: "No OCR." });
     await eventually(() => e.events().length >= 2);
     const [loaded, feedback] = e.events();
-    expect(loaded).toMatchObject({ type: "skill_loaded", server_id: "dev-alice", data: { tool: "skill", skill: "pdf" } });
+    expect(loaded).toMatchObject({
+      type: "skill_loaded",
+      server_id: "dev-alice",
+      data: { tool: "skill", skill: "pdf" },
+    });
     expect(new Date(String(loaded?.timestamp)).toISOString()).toBe(String(loaded?.timestamp));
-    expect(feedback).toMatchObject({ type: "skill_feedback", server_id: "dev-alice", data: { skill_path: "pdf", useful: false, comment: "No OCR." } });
+    expect(feedback).toMatchObject({
+      type: "skill_feedback",
+      server_id: "dev-alice",
+      data: { skill_path: "pdf", useful: false, comment: "No OCR." },
+    });
   });
 
   test("endpoint down: events go to analytics-buffer.jsonl; the next success sends them and clears it", async () => {
     const e = endpoint();
     e.mode = 503;
-    const { call, hub, logger } = await session({ ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.1" }, {}, ["a", "b", "c"]);
+    const { call, hub, logger } = await session(
+      { ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.1" },
+      {},
+      ["a", "b", "c"],
+    );
     const buffer = join(hub.config.home, "analytics-buffer.jsonl");
     await call("report_usage", { skill_path: "a", useful: true });
     await eventually(() => existsSync(buffer) && readJsonlFile(buffer).events.length === 1);
     await call("report_usage", { skill_path: "b", useful: true });
     await eventually(() => readJsonlFile(buffer).events.length === 2);
     // The endpoint's secret query string never reaches the log.
-    expect(logger.lines.some((l) => l.includes("WARN") && l.includes("http://127.0.0.1") && l.includes("analytics-buffer.jsonl"))).toBe(true);
+    expect(
+      logger.lines.some(
+        (l) => l.includes("WARN") && l.includes("http://127.0.0.1") && l.includes("analytics-buffer.jsonl"),
+      ),
+    ).toBe(true);
     expect(logger.lines.join("\n")).not.toContain("secret-in-query");
     e.mode = 200;
     await call("report_usage", { skill_path: "c", useful: true });
@@ -70,28 +86,47 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
 
   test("shutdown flushes what is left, through the stdio shutdown path", async () => {
     const e = endpoint();
-    const { hub } = testHub({ env: { ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600", USER: "bob" }, flags: { "skills-dir": [skills()] } });
+    const { hub } = testHub({
+      env: { ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600", USER: "bob" },
+      flags: { "skills-dir": [skills()] },
+    });
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     let output = "";
     stdout.on("data", (chunk) => (output += chunk.toString()));
     const served = serveStdio(hub, { stdin, stdout, signals: [] });
     const send = (message: object) => stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "report_usage", arguments: { skill_path: "pdf", useful: true } } });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "report_usage", arguments: { skill_path: "pdf", useful: true } },
+    });
     await eventually(() => output.includes('"id":2'));
     expect(e.requests).toBe(0);
     stdin.end();
     expect(await served).toBe("stdin ended");
-    expect(e.events()).toMatchObject([{ type: "skill_feedback", server_id: "dev-bob", data: { skill_path: "pdf", useful: true } }]);
+    expect(e.events()).toMatchObject([
+      { type: "skill_feedback", server_id: "dev-bob", data: { skill_path: "pdf", useful: true } },
+    ]);
   });
 
   test("a hung endpoint never blocks a tool call, flushes never overlap, and shutdown keeps the rest in the buffer", async () => {
     const e = endpoint();
     e.mode = "hang";
     const names = ["first", ...[0, 1, 2, 3, 4].map((i) => `next-${i}`)];
-    const { call, hub } = await session({ ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.05" }, { hub: { analytics: { timeoutMs: 60_000 } } }, names);
+    const { call, hub } = await session(
+      { ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.05" },
+      { hub: { analytics: { timeoutMs: 60_000 } } },
+      names,
+    );
     await call("report_usage", { skill_path: "first", useful: true });
     await eventually(() => e.requests === 1);
     for (let i = 0; i < 5; i++) {
@@ -104,7 +139,9 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
     const started = performance.now();
     await hub.analytics.publisher?.close(300);
     expect(performance.now() - started).toBeLessThan(1500);
-    const buffered = readJsonlFile(join(hub.config.home, "analytics-buffer.jsonl")).events.map((x) => x.data.skill_path);
+    const buffered = readJsonlFile(join(hub.config.home, "analytics-buffer.jsonl")).events.map(
+      (x) => x.data.skill_path,
+    );
     expect(buffered).toEqual(["next-0", "next-1", "next-2", "next-3", "next-4"]);
   });
 
@@ -113,7 +150,9 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
     const { call, hub } = await session({ SKILLHUB_ANALYTICS_FILE: file, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.05" });
     await call("skill", { name: "pdf" });
     await eventually(() => readJsonlFile(file).events.length === 1);
-    expect(readFileSync(file, "utf8")).toMatch(/^\{"type":"skill_loaded","timestamp":"[^"]+","server_id":"dev-alice","data":\{/);
+    expect(readFileSync(file, "utf8")).toMatch(
+      /^\{"type":"skill_loaded","timestamp":"[^"]+","server_id":"dev-alice","data":\{/,
+    );
     expect(existsSync(join(hub.config.home, "analytics-buffer.jsonl"))).toBe(false);
     const off = await session({});
     expect(off.hub.analytics.publisher).toBeUndefined();
@@ -126,14 +165,25 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
 describe("tracker queue (DESIGN §13)", () => {
   test("the queue is capped: further events are dropped, counted and reported once", () => {
     const logger = createMemoryLogger();
-    const tracker = new Tracker({ enabled: true, maxQueue: 3, serverId: "dev-x", logger, now: () => Date.UTC(2026, 1, 18, 14, 30) });
+    const tracker = new Tracker({
+      enabled: true,
+      maxQueue: 3,
+      serverId: "dev-x",
+      logger,
+      now: () => Date.UTC(2026, 1, 18, 14, 30),
+    });
     for (let i = 0; i < 5; i++) tracker.track("search", { query: `q${i}`, results: 1 });
     expect(tracker.pending).toBe(3);
     expect(tracker.dropped).toBe(2);
     expect(logger.lines.filter((l) => l.includes("queue is full"))).toHaveLength(1);
     const events = tracker.drain();
     expect(events.map((e) => e.data.query)).toEqual(["q0", "q1", "q2"]);
-    expect(events[0]).toEqual({ type: "search", timestamp: "2026-02-18T14:30:00.000Z", server_id: "dev-x", data: { query: "q0", results: 1 } });
+    expect(events[0]).toEqual({
+      type: "search",
+      timestamp: "2026-02-18T14:30:00.000Z",
+      server_id: "dev-x",
+      data: { query: "q0", results: 1 },
+    });
     expect(logger.lines.some((l) => l.includes("2 events were dropped"))).toBe(true);
     tracker.track("search", { query: "again", results: 0 });
     expect(tracker.pending).toBe(1);

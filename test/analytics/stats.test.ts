@@ -14,7 +14,13 @@ function ev(type: EventType, data: Record<string, unknown>, at?: string): Analyt
 }
 
 const EVENTS: AnalyticsEvent[] = [
-  ev("skill_served", { context: "react auth component", skill_path: "ui/react/auth", score: 0.8, matched_keywords: ["react", "auth"], was_ambiguous: false }),
+  ev("skill_served", {
+    context: "react auth component",
+    skill_path: "ui/react/auth",
+    score: 0.8,
+    matched_keywords: ["react", "auth"],
+    was_ambiguous: false,
+  }),
   ev("skill_served", { context: "auth in react", skill_path: "ui/react/auth", score: 0.6 }),
   ev("skill_loaded", { tool: "skill", skill: "pdf", source: "dir1" }),
   ev("skill_loaded", { tool: "load_skill", skill: "ui/react/auth" }),
@@ -26,9 +32,29 @@ const EVENTS: AnalyticsEvent[] = [
   ev("skill_feedback", { skill_path: "ui/react/auth", useful: false, comment: "Ne couvre pas le cas SSO" }),
   ev("skill_feedback", { skill_path: "ui/react/auth", useful: true, comment: null }),
   ev("skill_feedback", { skill_path: "pdf", useful: true }),
-  ev("asset_served", { skill_path: "ui/react/auth", file: "assets/AuthProvider.tsx.template", asset_type: "template", is_inherited: false, size_bytes: 2340 }),
-  ev("script_executed", { skill_path: "deploy/docker", file: "scripts/setup.sh", execution_mode: "server", success: false, exit_code: 1, duration_ms: 300 }),
-  ev("script_executed", { skill_path: "deploy/docker", file: "scripts/setup.sh", execution_mode: "server", success: true, exit_code: 0, duration_ms: 100 }),
+  ev("asset_served", {
+    skill_path: "ui/react/auth",
+    file: "assets/AuthProvider.tsx.template",
+    asset_type: "template",
+    is_inherited: false,
+    size_bytes: 2340,
+  }),
+  ev("script_executed", {
+    skill_path: "deploy/docker",
+    file: "scripts/setup.sh",
+    execution_mode: "server",
+    success: false,
+    exit_code: 1,
+    duration_ms: 300,
+  }),
+  ev("script_executed", {
+    skill_path: "deploy/docker",
+    file: "scripts/setup.sh",
+    execution_mode: "server",
+    success: true,
+    exit_code: 0,
+    duration_ms: 100,
+  }),
   ev("refresh", { mode: "git", success: true }),
 ];
 
@@ -44,9 +70,24 @@ describe("usage summary (seed 002 §3.3)", () => {
     expect(s.no_match).toEqual([{ context: "configure nginx reverse proxy", count: 2, closest: "deploy/docker" }]);
     expect(s.failed_searches).toEqual([{ query: "kubernetes helm", count: 1 }]);
     expect(s.ambiguous).toEqual([{ context: "auth", count: 1, candidates: ["ui/react/auth", "api/auth"] }]);
-    expect(s.feedback[0]).toEqual({ skill: "ui/react/auth", useful: 1, not_useful: 1, not_useful_rate: 0.5, comments: ["Ne couvre pas le cas SSO"] });
+    expect(s.feedback[0]).toEqual({
+      skill: "ui/react/auth",
+      useful: 1,
+      not_useful: 1,
+      not_useful_rate: 0.5,
+      comments: ["Ne couvre pas le cas SSO"],
+    });
     expect(s.assets).toEqual([{ skill: "ui/react/auth", file: "assets/AuthProvider.tsx.template", count: 1 }]);
-    expect(s.scripts).toEqual([{ skill: "deploy/docker", file: "scripts/setup.sh", runs: 2, failures: 1, failure_rate: 0.5, average_duration_ms: 200 }]);
+    expect(s.scripts).toEqual([
+      {
+        skill: "deploy/docker",
+        file: "scripts/setup.sh",
+        runs: 2,
+        failures: 1,
+        failure_rate: 0.5,
+        average_duration_ms: 200,
+      },
+    ]);
     expect(s.execution_modes).toEqual({ server: 2 });
     expect(s.period.from).toBe(EVENTS[0]?.timestamp ?? "");
   });
@@ -57,7 +98,11 @@ describe("skillhub stats", () => {
     let out = "";
     let err = "";
     const home = tempDir("skillhub-cli-home-");
-    const code = await run(argv, { HOME: home, ...env }, { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home });
+    const code = await run(
+      argv,
+      { HOME: home, ...env },
+      { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home },
+    );
     return { code, out, err };
   }
 
@@ -76,7 +121,7 @@ describe("skillhub stats", () => {
     expect(code).toBe(0);
     expect(out).toContain("16 events from 2026-02-10T00:01:00.000Z");
     expect(out).toContain("(1 unreadable lines skipped)");
-    expect(out).toMatch(/Most used skills:\n\s+3  ui\/react\/auth  \(average match score 0.7\)\n\s+1  pdf/);
+    expect(out).toMatch(/Most used skills:\n\s+3 {2}ui\/react\/auth {2}\(average match score 0.7\)\n\s+1 {2}pdf/);
     expect(out).toMatch(/Never used skills \(1\):\n\s+git\n/);
     expect(out).toContain('2  "configure nginx reverse proxy"  (closest: deploy/docker)');
     expect(out).toContain('1  "kubernetes helm"');

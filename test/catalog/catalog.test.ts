@@ -9,7 +9,15 @@ const scan = (label: string, names: string[], location: "project" | "global" = "
   source: { label, dir: `/${label}`, location },
   exists: true,
   dirCount: names.length,
-  skills: names.map((n) => fakeSkill(n, { source: label, id: `${label}:${n}`, dir: `/${label}/${n}`, file: `/${label}/${n}/SKILL.md`, location })),
+  skills: names.map((n) =>
+    fakeSkill(n, {
+      source: label,
+      id: `${label}:${n}`,
+      dir: `/${label}/${n}`,
+      file: `/${label}/${n}/SKILL.md`,
+      location,
+    }),
+  ),
   diagnostics: [],
 });
 
@@ -36,10 +44,20 @@ describe("Catalog", () => {
 
   test("the visible hash changes with names and descriptions, not with content only", () => {
     const a = new Catalog([scan("p", ["git"])]);
-    const b = new Catalog([{ ...scan("p", ["git"]), skills: [fakeSkill("git", { source: "p", id: "p:git", hash: "changed", location: "project" })] }]);
+    const b = new Catalog([
+      {
+        ...scan("p", ["git"]),
+        skills: [fakeSkill("git", { source: "p", id: "p:git", hash: "changed", location: "project" })],
+      },
+    ]);
     expect(a.visibleHash).toBe(b.visibleHash);
     expect(a.contentHash).not.toBe(b.contentHash);
-    const c = new Catalog([{ ...scan("p", ["git"]), skills: [fakeSkill("git", { source: "p", id: "p:git", description: "new", location: "project" })] }]);
+    const c = new Catalog([
+      {
+        ...scan("p", ["git"]),
+        skills: [fakeSkill("git", { source: "p", id: "p:git", description: "new", location: "project" })],
+      },
+    ]);
     expect(c.visibleHash).not.toBe(a.visibleHash);
   });
 });

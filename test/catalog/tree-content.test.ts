@@ -13,7 +13,10 @@ import { writeNode, writeSeedTree } from "../helpers/tree.ts";
 afterAll(cleanupTemp);
 
 function catalogOf(root: string): Catalog {
-  return new Scanner().scan(buildSourceList({ dirs: [root], onlyDirs: true, projectDir: null, homeDir: "/x", hubHome: "/x" }), { maxDepth: 8, maxDirs: 1000 });
+  return new Scanner().scan(
+    buildSourceList({ dirs: [root], onlyDirs: true, projectDir: null, homeDir: "/x", hubHome: "/x" }),
+    { maxDepth: 8, maxDirs: 1000 },
+  );
 }
 const node = (catalog: Catalog, path: string) => catalog.get(path) as Skill;
 
@@ -39,7 +42,9 @@ describe("content resolution (seed 003 §6)", () => {
         "Auth rules.",
       ].join("\n"),
     );
-    expect(resolveTreeContent(catalog, node(catalog, "_root"))).toBe("=== GLOBAL RULES (from _root.md) ===\n\nGlobal rules.");
+    expect(resolveTreeContent(catalog, node(catalog, "_root"))).toBe(
+      "=== GLOBAL RULES (from _root.md) ===\n\nGlobal rules.",
+    );
   });
 
   test("inherit: false → only the node's own content, no header", () => {
@@ -59,7 +64,9 @@ describe("content resolution (seed 003 §6)", () => {
   });
 
   test("renderTreeContent is pure", () => {
-    expect(renderTreeContent([{ path: "x/_index", rel: "x/_index.md", body: "X\n\n" }])).toBe("=== X (from x/_index.md) ===\n\nX");
+    expect(renderTreeContent([{ path: "x/_index", rel: "x/_index.md", body: "X\n\n" }])).toBe(
+      "=== X (from x/_index.md) ===\n\nX",
+    );
   });
 });
 
@@ -73,17 +80,42 @@ describe("assets and scripts along the chain (seed 003 §7.3, §7.5)", () => {
       "assets/auth-flow.svg",
       "assets/component-base.tsx.template",
     ]);
-    expect(files.inheritedAssets).toEqual([{ file: "assets/hooks.md", description: "Hook conventions", type: "other", from: "ui/react/_index" }]);
-    expect(files.inheritedScripts).toEqual([{ file: "scripts/lint-component.sh", description: "Lint a React component", execution: "claude", args: [], from: "ui/react/_index" }]);
-    expect(chainFiles(catalog, node(catalog, "no-inherit"))).toEqual({ assets: [], scripts: [], inheritedAssets: [], inheritedScripts: [] });
+    expect(files.inheritedAssets).toEqual([
+      { file: "assets/hooks.md", description: "Hook conventions", type: "other", from: "ui/react/_index" },
+    ]);
+    expect(files.inheritedScripts).toEqual([
+      {
+        file: "scripts/lint-component.sh",
+        description: "Lint a React component",
+        execution: "claude",
+        args: [],
+        from: "ui/react/_index",
+      },
+    ]);
+    expect(chainFiles(catalog, node(catalog, "no-inherit"))).toEqual({
+      assets: [],
+      scripts: [],
+      inheritedAssets: [],
+      inheritedScripts: [],
+    });
   });
 
   test("chain lookup: own first, then up the parents; nothing inherited with inherit: false", () => {
     const catalog = catalogOf(writeSeedTree(tempDir()));
     const auth = node(catalog, "ui/react/auth");
-    expect(findFileInChain(catalog, auth, "assets/component-base.tsx.template")).toMatchObject({ kind: "asset", owner: { name: "ui/react/auth" }, from: undefined });
-    expect(findFileInChain(catalog, auth, "scripts/lint-component.sh")).toMatchObject({ kind: "script", owner: { name: "ui/react/_index" }, from: "ui/react/_index" });
+    expect(findFileInChain(catalog, auth, "assets/component-base.tsx.template")).toMatchObject({
+      kind: "asset",
+      owner: { name: "ui/react/auth" },
+      from: undefined,
+    });
+    expect(findFileInChain(catalog, auth, "scripts/lint-component.sh")).toMatchObject({
+      kind: "script",
+      owner: { name: "ui/react/_index" },
+      from: "ui/react/_index",
+    });
     expect(findFileInChain(catalog, auth, "assets/nothing")).toBeUndefined();
-    expect(findFileInChain(catalog, node(catalog, "api/auth"), "assets/api-schema.openapi.yaml")?.from).toBe("api/_index");
+    expect(findFileInChain(catalog, node(catalog, "api/auth"), "assets/api-schema.openapi.yaml")?.from).toBe(
+      "api/_index",
+    );
   });
 });

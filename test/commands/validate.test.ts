@@ -11,20 +11,29 @@ async function validate(args: string[], cwd: string) {
   let out = "";
   let err = "";
   const home = tempDir("skillhub-home-");
-  const code = await run(["validate", ...args], { HOME: home }, { out: (t) => void (out += t), err: (t) => void (err += t), cwd });
+  const code = await run(
+    ["validate", ...args],
+    { HOME: home },
+    { out: (t) => void (out += t), err: (t) => void (err += t), cwd },
+  );
   return { code, out, err };
 }
 
 /** One file per problem validate knows. */
 function brokenRepo(): string {
   const root = tempDir();
-  writeSkill(root, "good", { extra: "allowed-tools: Read Grep\nmodel: haiku\ncontext: fork\nuser-invocable: false\nlicense: MIT" });
+  writeSkill(root, "good", {
+    extra: "allowed-tools: Read Grep\nmodel: haiku\ncontext: fork\nuser-invocable: false\nlicense: MIT",
+  });
   writeSkill(root, "Bad_Name", { name: "Bad_Name" });
   writeSkill(root, "folder", { name: "other-name" });
   writeSkill(root, "long", { description: "x".repeat(1025), extra: `compatibility: ${"y".repeat(501)}` });
   writeSkill(root, "extra", { extra: "requires:\n  mcp: [rube]", body: "line\n".repeat(501) });
   write(join(root, "nodesc/SKILL.md"), "---\nname: nodesc\n---\n");
-  writeNode(root, "tree/_index.md", { keywords: ["tree"], extra: "assets:\n  - file: gone.json\n    description: Gone" });
+  writeNode(root, "tree/_index.md", {
+    keywords: ["tree"],
+    extra: "assets:\n  - file: gone.json\n    description: Gone",
+  });
   writeNode(root, "tree/deep/leaf.md", { keywords: ["leaf"] });
   writeNode(root, "tree/empty.md", { keywords: [] });
   write(join(root, "tree/notes.md"), "no frontmatter\n");
@@ -37,7 +46,11 @@ describe("skillhub validate", () => {
     writeSkill(root, "git");
     writeNode(root, "_root.md");
     const result = await validate([], root);
-    expect(result).toEqual({ code: 0, out: "Checked 1 Agent Skill and 1 tree node in 1 folder: no problems.\n", err: "" });
+    expect(result).toEqual({
+      code: 0,
+      out: "Checked 1 Agent Skill and 1 tree node in 1 folder: no problems.\n",
+      err: "",
+    });
   });
 
   test("an empty folder passes but says on stderr that no skills were found", async () => {
@@ -118,7 +131,13 @@ describe("skillhub validate", () => {
     });
     expect(report.files[0]).toEqual({
       file: join(root, "Bad_Name/SKILL.md"),
-      diagnostics: [{ severity: "error", code: "invalid-name", message: "name 'Bad_Name' is not 1-64 lower-case letters, digits and single hyphens; served as is." }],
+      diagnostics: [
+        {
+          severity: "error",
+          code: "invalid-name",
+          message: "name 'Bad_Name' is not 1-64 lower-case letters, digits and single hyphens; served as is.",
+        },
+      ],
     });
   });
 
@@ -126,9 +145,15 @@ describe("skillhub validate", () => {
     const root = tempDir();
     writeSkill(root, "extra", { extra: "version: 1.0.0" });
     expect((await validate([root], root)).code).toBe(0);
-    expect(await validate(["nowhere"], root)).toEqual({ code: 2, out: "", err: "skillhub validate: no such folder: nowhere\n" });
+    expect(await validate(["nowhere"], root)).toEqual({
+      code: 2,
+      out: "",
+      err: "skillhub validate: no such folder: nowhere\n",
+    });
     const single = await validate([join(root, "extra/SKILL.md")], root);
-    expect(single.out).toEndWith("Checked 1 Agent Skill and 0 tree nodes in 1 folder: 0 errors in 0 files, 1 warning in 1 file.\n");
+    expect(single.out).toEndWith(
+      "Checked 1 Agent Skill and 0 tree nodes in 1 folder: 0 errors in 0 files, 1 warning in 1 file.\n",
+    );
   });
 });
 

@@ -1,15 +1,17 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { parseCommandLine } from "../../src/config/args.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { ConfigError } from "../../src/util/errors.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
-import { afterAll } from "bun:test";
 
 afterAll(cleanupTemp);
-const resolve = (env: Record<string, string> = {}, flags: Record<string, unknown> = {}, files: { path: string; data: unknown }[] = []) =>
-  resolveConfig({ env, flags, files, homeDir: "/home/u", cwd: "/work" });
+const resolve = (
+  env: Record<string, string> = {},
+  flags: Record<string, unknown> = {},
+  files: { path: string; data: unknown }[] = [],
+) => resolveConfig({ env, flags, files, homeDir: "/home/u", cwd: "/work" });
 const failure = (fn: () => unknown): ConfigError => {
   try {
     fn();
@@ -25,7 +27,12 @@ describe("resolveConfig", () => {
     const { config } = resolve();
     expect(config.home).toBe("/home/u/.skillhub");
     expect(config.search).toMatchObject({ limit: 10, threshold: 0.2 });
-    expect(config.commands).toMatchObject({ enabled: false, allowed: ["python", "uv", "node", "cat", "ls", "grep"], timeout_seconds: 60, max_output_bytes: 65536 });
+    expect(config.commands).toMatchObject({
+      enabled: false,
+      allowed: ["python", "uv", "node", "cat", "ls", "grep"],
+      timeout_seconds: 60,
+      max_output_bytes: 65536,
+    });
     expect(config.files.max_file_bytes).toBe(65536);
     expect(config.matching).toEqual({ min_score: 0.2, max_results: 3, ambiguity_threshold: 0.1 });
     expect(config.sources).toMatchObject({ rescan_seconds: 30, watch: true, max_depth: 8, max_dirs: 20000 });
@@ -77,18 +84,34 @@ describe("resolveConfig", () => {
   });
 
   test("analytics.file or analytics.endpoint in a config file turns analytics on (DESIGN §13)", () => {
-    const file = (analytics: Record<string, unknown>) => [{ path: "/home/u/.skillhub/config.yaml", data: { analytics } }];
-    expect(resolve({}, {}, file({ file: "~/events.jsonl" })).config.analytics).toMatchObject({ enabled: true, file: "/home/u/events.jsonl" });
-    expect(resolve({}, {}, file({ endpoint: "https://hooks.example/skills" })).config.analytics).toMatchObject({ enabled: true, endpoint: "https://hooks.example/skills" });
+    const file = (analytics: Record<string, unknown>) => [
+      { path: "/home/u/.skillhub/config.yaml", data: { analytics } },
+    ];
+    expect(resolve({}, {}, file({ file: "~/events.jsonl" })).config.analytics).toMatchObject({
+      enabled: true,
+      file: "/home/u/events.jsonl",
+    });
+    expect(resolve({}, {}, file({ endpoint: "https://hooks.example/skills" })).config.analytics).toMatchObject({
+      enabled: true,
+      endpoint: "https://hooks.example/skills",
+    });
     expect(resolve({}, {}, file({ flush_seconds: 5 })).config.analytics.enabled).toBe(false);
     expect(resolve({}, {}, file({ endpoint: "" })).config.analytics.enabled).toBe(false);
     expect(resolve().config.analytics.enabled).toBe(false);
   });
 
   test("an explicit analytics.enabled: false wins over an endpoint or a file from any layer", () => {
-    const off = [{ path: "/c.yaml", data: { analytics: { enabled: false, file: "/tmp/events.jsonl", endpoint: "https://hooks.example/skills" } } }];
+    const off = [
+      {
+        path: "/c.yaml",
+        data: { analytics: { enabled: false, file: "/tmp/events.jsonl", endpoint: "https://hooks.example/skills" } },
+      },
+    ];
     expect(resolve({}, {}, off).config.analytics.enabled).toBe(false);
-    expect(resolve({ ANALYTICS_ENDPOINT: "https://hooks.example/env", SKILLHUB_ANALYTICS_FILE: "/tmp/e.jsonl" }, {}, off).config.analytics).toMatchObject({
+    expect(
+      resolve({ ANALYTICS_ENDPOINT: "https://hooks.example/env", SKILLHUB_ANALYTICS_FILE: "/tmp/e.jsonl" }, {}, off)
+        .config.analytics,
+    ).toMatchObject({
       enabled: false,
       endpoint: "https://hooks.example/env",
     });
@@ -109,7 +132,9 @@ describe("resolveConfig", () => {
     expect(transport).toContain('"carrier-pigeon"');
     expect(transport).toContain("stdio");
     expect(failure(() => resolve({ SKILLHUB_WATCH: "maybe" })).message).toContain("one of 1, true");
-    const file = failure(() => resolve({}, {}, [{ path: "/c.yaml", data: { matching: { min_score: "high" } } }])).message;
+    const file = failure(() =>
+      resolve({}, {}, [{ path: "/c.yaml", data: { matching: { min_score: "high" } } }]),
+    ).message;
     expect(file).toContain("matching.min_score in /c.yaml");
     expect(file).toContain("expected number");
   });
@@ -120,9 +145,14 @@ describe("resolveConfig", () => {
   });
 
   test("unknown keys in a config file are warnings, not errors", () => {
-    const { warnings, config } = resolve({}, {}, [{ path: "/c.yaml", data: { matching: { min_score: 0.3, fuzzy: true }, colour: "blue" } }]);
+    const { warnings, config } = resolve({}, {}, [
+      { path: "/c.yaml", data: { matching: { min_score: 0.3, fuzzy: true }, colour: "blue" } },
+    ]);
     expect(config.matching.min_score).toBe(0.3);
-    expect(warnings).toEqual(['/c.yaml: unknown key "matching.fuzzy" ignored.', '/c.yaml: unknown key "colour" ignored.']);
+    expect(warnings).toEqual([
+      '/c.yaml: unknown key "matching.fuzzy" ignored.',
+      '/c.yaml: unknown key "colour" ignored.',
+    ]);
   });
 });
 
@@ -131,7 +161,12 @@ describe("loadConfig", () => {
     const home = tempDir();
     write(join(home, "hub", "config.yaml"), "search:\n  limit: 7\nscripts:\n  runners:\n    '.rb': ruby\n");
     const extra = write(join(home, "extra.yaml"), "search:\n  threshold: 0.4\n");
-    const { config } = loadConfig({ env: { SKILLHUB_HOME: join(home, "hub") }, homeDir: home, cwd: home, configFile: extra });
+    const { config } = loadConfig({
+      env: { SKILLHUB_HOME: join(home, "hub") },
+      homeDir: home,
+      cwd: home,
+      configFile: extra,
+    });
     expect(config.search).toMatchObject({ limit: 7, threshold: 0.4 });
     expect(config.scripts.runners).toMatchObject({ ".rb": "ruby", ".sh": "bash" });
   });
@@ -139,8 +174,12 @@ describe("loadConfig", () => {
   test("invalid YAML and a missing --config file are configuration errors", () => {
     const home = tempDir();
     const bad = write(join(home, "bad.yaml"), "search: [unclosed\n");
-    expect(failure(() => loadConfig({ env: {}, homeDir: home, cwd: home, configFile: bad })).message).toContain("is not valid YAML");
-    expect(failure(() => loadConfig({ env: {}, homeDir: home, cwd: home, configFile: join(home, "none.yaml") })).message).toContain("no such file");
+    expect(failure(() => loadConfig({ env: {}, homeDir: home, cwd: home, configFile: bad })).message).toContain(
+      "is not valid YAML",
+    );
+    expect(
+      failure(() => loadConfig({ env: {}, homeDir: home, cwd: home, configFile: join(home, "none.yaml") })).message,
+    ).toContain("no such file");
   });
 });
 

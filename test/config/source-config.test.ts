@@ -8,8 +8,19 @@ import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 afterAll(cleanupTemp);
 
 /** What cli.ts does: resolve once to learn the folders, then again with their config.yaml. */
-function load(options: { env?: Record<string, string>; flags?: Record<string, unknown>; home: string; configFile?: string }) {
-  const base = { env: options.env ?? {}, flags: options.flags, homeDir: options.home, cwd: options.home, configFile: options.configFile };
+function load(options: {
+  env?: Record<string, string>;
+  flags?: Record<string, unknown>;
+  home: string;
+  configFile?: string;
+}) {
+  const base = {
+    env: options.env ?? {},
+    flags: options.flags,
+    homeDir: options.home,
+    cwd: options.home,
+    configFile: options.configFile,
+  };
   const first = loadConfig(base);
   return loadConfig({ ...base, sourceFiles: explicitSourceConfigFiles(first.config) });
 }
@@ -18,10 +29,21 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
   test("defaults < ~/.skillhub/config.yaml < a skills folder's config.yaml < --config < environment", () => {
     const home = tempDir();
     const skills = tempDir();
-    write(join(home, ".skillhub/config.yaml"), "matching:\n  min_score: 0.3\n  max_results: 5\nassets:\n  max_size_bytes: 10\nanalytics:\n  endpoint: https://from-file\n");
-    write(join(skills, "config.yaml"), "matching:\n  min_score: 0.5\nassets:\n  max_size_bytes: 2048\nanalytics:\n  flush_seconds: 5\n");
+    write(
+      join(home, ".skillhub/config.yaml"),
+      "matching:\n  min_score: 0.3\n  max_results: 5\nassets:\n  max_size_bytes: 10\nanalytics:\n  endpoint: https://from-file\n",
+    );
+    write(
+      join(skills, "config.yaml"),
+      "matching:\n  min_score: 0.5\nassets:\n  max_size_bytes: 2048\nanalytics:\n  flush_seconds: 5\n",
+    );
     const extra = write(join(tempDir(), "extra.yaml"), "assets:\n  max_size_bytes: 4096\n");
-    const { config, warnings } = load({ home, flags: { "skills-dir": [skills] }, env: { ANALYTICS_ENDPOINT: "https://from-env" }, configFile: extra });
+    const { config, warnings } = load({
+      home,
+      flags: { "skills-dir": [skills] },
+      env: { ANALYTICS_ENDPOINT: "https://from-env" },
+      configFile: extra,
+    });
     expect(config.matching).toEqual({ min_score: 0.5, max_results: 5, ambiguity_threshold: 0.1 });
     expect(config.assets.max_size_bytes).toBe(4096);
     expect(config.analytics).toMatchObject({ enabled: true, endpoint: "https://from-env", flush_seconds: 5 });
@@ -41,7 +63,10 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
   test("a skills folder may only set matching, refresh, scripts, assets, analytics and git", () => {
     const home = tempDir();
     const skills = tempDir();
-    write(join(skills, "config.yaml"), "server:\n  host: 0.0.0.0\ncommands:\n  enabled: true\nscripts:\n  timeout_seconds: 5\n");
+    write(
+      join(skills, "config.yaml"),
+      "server:\n  host: 0.0.0.0\ncommands:\n  enabled: true\nscripts:\n  timeout_seconds: 5\n",
+    );
     const { config, warnings } = load({ home, flags: { "skills-dir": [skills] } });
     expect(config.server.host).toBe("127.0.0.1");
     expect(config.commands.enabled).toBe(false);
@@ -84,7 +109,14 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     expect(config.analytics).toMatchObject({ enabled: false, file: "", endpoint: "", flush_seconds: 5 });
     expect(config.matching.min_score).toBe(0.4);
     expect(config.scripts).toMatchObject({ allow_project: false, timeout_seconds: 7 });
-    const keys = ["git.repos", "git.token", "git.branch", "analytics.file", "analytics.endpoint", "scripts.allow_project"];
+    const keys = [
+      "git.repos",
+      "git.token",
+      "git.branch",
+      "analytics.file",
+      "analytics.endpoint",
+      "scripts.allow_project",
+    ];
     const because = `a skills folder's config.yaml may not set ${keys.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`;
     expect(warnings).toEqual(keys.map((key) => `${file}: key "${key}" ignored: ${because}`));
   });
@@ -95,12 +127,18 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     const io = () => {
       const out: string[] = [];
       const err: string[] = [];
-      return { out, err, io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), cwd: home } };
+      return {
+        out,
+        err,
+        io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), cwd: home },
+      };
     };
     write(join(skills, "config.yaml"), "matching:\n  min_scor: 0.5\n");
     const a = io();
     expect(await run(["doctor", "--json", "--skills-dir", skills], { HOME: home }, a.io)).toBe(0);
-    expect(JSON.parse(a.out.join("")).configWarnings).toEqual([`${join(skills, "config.yaml")}: unknown key "matching.min_scor" ignored.`]);
+    expect(JSON.parse(a.out.join("")).configWarnings).toEqual([
+      `${join(skills, "config.yaml")}: unknown key "matching.min_scor" ignored.`,
+    ]);
     write(join(skills, "config.yaml"), "matching:\n  max_results: many\n");
     const b = io();
     expect(await run(["list", "--skills-dir", skills], { HOME: home }, b.io)).toBe(2);

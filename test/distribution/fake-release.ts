@@ -8,12 +8,21 @@ import { TARGETS, type Target } from "../../scripts/release/targets.ts";
  * version for --version and their target otherwise, so installers can run what they installed.
  * `script` replaces that stand-in, e.g. with one that cannot run.
  */
-export async function fakeRelease(dir: string, version: string, targets: readonly Target[] = TARGETS, script?: string): Promise<string> {
+export async function fakeRelease(
+  dir: string,
+  version: string,
+  targets: readonly Target[] = TARGETS,
+  script?: string,
+): Promise<string> {
   mkdirSync(dir, { recursive: true });
   for (const target of targets) {
     const binary = join(dir, "bin", target.id, `skillhub${target.exe}`);
     mkdirSync(join(dir, "bin", target.id), { recursive: true });
-    writeFileSync(binary, script ?? `#!/bin/sh\nif [ "$1" = --version ]; then echo ${version}; else echo "fake skillhub ${target.id} $*"; fi\n`);
+    writeFileSync(
+      binary,
+      script ??
+        `#!/bin/sh\nif [ "$1" = --version ]; then echo ${version}; else echo "fake skillhub ${target.id} $*"; fi\n`,
+    );
     chmodSync(binary, 0o755);
     await pack({ version, target, binary, outDir: dir, epoch: 0 });
   }

@@ -18,7 +18,8 @@ function run(argv: string[], cwd = ROOT) {
 }
 
 /** The real generator, as `make formula` runs it. */
-const generate = (dir: string, out: string) => run([process.execPath, "scripts/formula.ts", "--release", dir, "--out", out, "--base-url", BASE]);
+const generate = (dir: string, out: string) =>
+  run([process.execPath, "scripts/formula.ts", "--release", dir, "--out", out, "--base-url", BASE]);
 
 beforeAll(async () => {
   release = await fakeRelease(tempDir("skillhub-formula-release-"), VERSION);

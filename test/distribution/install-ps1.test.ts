@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLIENTS } from "../../src/commands/client-configs.ts";
 import { HOMEPAGE, targetById } from "../../scripts/release/targets.ts";
+import { CLIENTS } from "../../src/commands/client-configs.ts";
 
 // No PowerShell here: install.ps1 is reviewed by hand and run by users; these checks keep it in step
 // with the release layout and with install.sh.

@@ -25,7 +25,12 @@ beforeAll(async () => {
   const bytes = readFileSync(archive);
   bytes[bytes.length - 20] = (bytes[bytes.length - 20] ?? 0) ^ 0xff;
   writeFileSync(archive, bytes);
-  broken = await fakeRelease(tempDir("skillhub-install-broken-"), VERSION, undefined, "#!/bin/sh\necho 'Error loading shared library libstdc++.so.6' >&2\nexit 127\n");
+  broken = await fakeRelease(
+    tempDir("skillhub-install-broken-"),
+    VERSION,
+    undefined,
+    "#!/bin/sh\necho 'Error loading shared library libstdc++.so.6' >&2\nexit 127\n",
+  );
   server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -34,7 +39,8 @@ beforeAll(async () => {
       requests.push(path);
       const [, which, name] = path.split("/");
       const dir = ({ good, tampered, broken } as Record<string, string>)[which ?? ""];
-      if (!dir || !name || name.includes("..") || !existsSync(join(dir, name))) return new Response("not found", { status: 404 });
+      if (!dir || !name || name.includes("..") || !existsSync(join(dir, name)))
+        return new Response("not found", { status: 404 });
       return new Response(Bun.file(join(dir, name)));
     },
   });
@@ -61,11 +67,16 @@ async function install(env: Record<string, string>, release = "good") {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [code, out, err] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
   return { code, out, err, installDir: env.INSTALL_DIR ?? installDir };
 }
 
-const runInstalled = (path: string, arg: string) => Bun.spawnSync([path, arg], { stdout: "pipe" }).stdout.toString().trim();
+const runInstalled = (path: string, arg: string) =>
+  Bun.spawnSync([path, arg], { stdout: "pipe" }).stdout.toString().trim();
 
 describe("install.sh", () => {
   test("installs the latest release for this platform into ~/.local/bin and says what to do next", async () => {
@@ -112,7 +123,9 @@ describe("install.sh", () => {
     const before = requests.length;
     const os = await install({ SKILLHUB_UNAME_S: "SunOS" });
     expect(os.code).toBe(1);
-    expect(os.err).toBe("skillhub install: unsupported operating system: SunOS. SkillHub has builds for Linux, macOS and Windows.\n");
+    expect(os.err).toBe(
+      "skillhub install: unsupported operating system: SunOS. SkillHub has builds for Linux, macOS and Windows.\n",
+    );
     const cpu = await install({ SKILLHUB_UNAME_M: "riscv64" });
     expect(cpu.err).toContain("unsupported CPU architecture: riscv64");
     const muslArm = await install({ SKILLHUB_UNAME_M: "aarch64", SKILLHUB_LIBC: "musl" });
@@ -139,7 +152,9 @@ describe("install.sh", () => {
   test("refuses a binary that does not run here, and says why", async () => {
     const r = await install({ SKILLHUB_LIBC: "musl" }, "broken");
     expect(r.code).toBe(1);
-    expect(r.err).toContain("the downloaded binary does not run on this machine: Error loading shared library libstdc++.so.6");
+    expect(r.err).toContain(
+      "the downloaded binary does not run on this machine: Error loading shared library libstdc++.so.6",
+    );
     expect(r.err).toContain("apk add libstdc++ libgcc");
     expect(existsSync(join(r.installDir, "skillhub"))).toBe(false);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { npmName } from "../../scripts/npm-packages.ts";
-import { TARGETS, hostTarget } from "../../scripts/release/targets.ts";
+import { hostTarget, TARGETS } from "../../scripts/release/targets.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 import { fakeRelease } from "./fake-release.ts";
 
@@ -11,13 +11,24 @@ const VERSION = "0.9.1";
 let out: string;
 let release: string;
 
-type Manifest = { name: string; version: string; os?: string[]; cpu?: string[]; libc?: string[]; bin?: Record<string, string>; optionalDependencies?: Record<string, string> };
+type Manifest = {
+  name: string;
+  version: string;
+  os?: string[];
+  cpu?: string[];
+  libc?: string[];
+  bin?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
 const manifest = (dir: string) => JSON.parse(readFileSync(join(out, dir, "package.json"), "utf8")) as Manifest;
 
 beforeAll(async () => {
   release = await fakeRelease(tempDir("skillhub-npm-release-"), VERSION);
   out = join(tempDir("skillhub-npm-out-"), "npm");
-  const made = Bun.spawnSync([process.execPath, "scripts/npm-packages.ts", "--release", release, "--out", out], { cwd: ROOT, stderr: "pipe" });
+  const made = Bun.spawnSync([process.execPath, "scripts/npm-packages.ts", "--release", release, "--out", out], {
+    cwd: ROOT,
+    stderr: "pipe",
+  });
   expect(made.stderr.toString()).toBe("");
   expect(made.exitCode).toBe(0);
 });
@@ -28,12 +39,19 @@ function installed(targetIds: string[]): string {
   const project = tempDir("skillhub-npm-project-");
   cpSync(join(out, "skillhub"), join(project, "node_modules", "skillhub"), { recursive: true });
   mkdirSync(join(project, "node_modules", "@skillhub-dev"), { recursive: true });
-  for (const id of targetIds) cpSync(join(out, `skillhub-${id}`), join(project, "node_modules", "@skillhub-dev", `skillhub-${id}`), { recursive: true });
+  for (const id of targetIds)
+    cpSync(join(out, `skillhub-${id}`), join(project, "node_modules", "@skillhub-dev", `skillhub-${id}`), {
+      recursive: true,
+    });
   return join(project, "node_modules", "skillhub", "bin", "skillhub.js");
 }
 
 function node(launcher: string, args: string[]) {
-  const proc = Bun.spawnSync(["node", launcher, ...args], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "" } });
+  const proc = Bun.spawnSync(["node", launcher, ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "" },
+  });
   return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() };
 }
 
@@ -55,7 +73,9 @@ describe("make npm-packages", () => {
       expect(m.libc).toEqual(target.libc ? [target.libc] : undefined);
       const binary = join(out, `skillhub-${target.id}`, "bin", `skillhub${target.exe}`);
       expect(statSync(binary).mode & 0o111).not.toBe(0);
-      expect(readFileSync(binary, "utf8")).toBe(readFileSync(join(release, "bin", target.id, `skillhub${target.exe}`), "utf8"));
+      expect(readFileSync(binary, "utf8")).toBe(
+        readFileSync(join(release, "bin", target.id, `skillhub${target.exe}`), "utf8"),
+      );
     }
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { clientsBlock, PLACEHOLDER, README, readmeBlock } from "../../scripts/readme-clients.ts";
 import { CLIENTS, stdioSnippets } from "../../src/commands/client-configs.ts";
-import { PLACEHOLDER, README, clientsBlock, readmeBlock } from "../../scripts/readme-clients.ts";
 
 const readme = () => readFileSync(README, "utf8");
 
@@ -14,7 +14,8 @@ describe("README", () => {
     const block = clientsBlock();
     for (const client of CLIENTS) {
       expect(block).toContain(`skillhub print-config ${client}`);
-      for (const snippet of stdioSnippets(client, { command: PLACEHOLDER, args: [] })) expect(block).toContain(snippet.text);
+      for (const snippet of stdioSnippets(client, { command: PLACEHOLDER, args: [] }))
+        expect(block).toContain(snippet.text);
     }
   });
 

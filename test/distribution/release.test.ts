@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
 import { compileArgs } from "../../scripts/build.ts";
 import { readSums, sha256File } from "../../scripts/release/pack.ts";
-import { TARGETS, archiveName, checkVersion, targetById } from "../../scripts/release/targets.ts";
+import { archiveName, checkVersion, TARGETS, targetById } from "../../scripts/release/targets.ts";
 import { smoke } from "../../scripts/smoke.ts";
-import pkg from "../../package.json" with { type: "json" };
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 import { fakeRelease } from "./fake-release.ts";
@@ -20,7 +20,14 @@ const sh = (argv: string[], cwd?: string) => {
 describe("release archives", () => {
   test("one archive per target, named skillhub-<version>-<os>-<arch>, listed in a sha256sum-compatible SHA256SUMS", async () => {
     const dir = await fakeRelease(tempDir("skillhub-release-"), "1.2.3");
-    expect(TARGETS.map((t) => t.id)).toEqual(["linux-x64", "linux-arm64", "linux-x64-musl", "darwin-x64", "darwin-arm64", "windows-x64"]);
+    expect(TARGETS.map((t) => t.id)).toEqual([
+      "linux-x64",
+      "linux-arm64",
+      "linux-x64-musl",
+      "darwin-x64",
+      "darwin-arm64",
+      "windows-x64",
+    ]);
     const sums = readSums(join(dir, "SHA256SUMS"));
     expect([...sums.keys()].sort()).toEqual(TARGETS.map((t) => archiveName("1.2.3", t)).sort());
     for (const [name, sha] of sums) expect(await sha256File(join(dir, name))).toBe(sha);
@@ -31,7 +38,9 @@ describe("release archives", () => {
 
   test(".tar.gz holds the executable and a skillhub-mcp symlink, owned by root, with no top folder", async () => {
     const dir = await fakeRelease(tempDir("skillhub-release-"), "1.2.3", [targetById("linux-arm64")]);
-    const listing = sh(["tar", "-tvzf", join(dir, "skillhub-1.2.3-linux-arm64.tar.gz")]).out.trim().split("\n");
+    const listing = sh(["tar", "-tvzf", join(dir, "skillhub-1.2.3-linux-arm64.tar.gz")])
+      .out.trim()
+      .split("\n");
     expect(listing).toHaveLength(2);
     expect(listing[0]).toMatch(/^-rwxr-xr-x 0\/0 .* skillhub$/);
     expect(listing[1]).toMatch(/^lrwxrwxrwx 0\/0 .* skillhub-mcp -> skillhub$/);
@@ -39,7 +48,9 @@ describe("release archives", () => {
 
   test(".zip for Windows holds skillhub.exe and a skillhub-mcp.exe copy", async () => {
     const dir = await fakeRelease(tempDir("skillhub-release-"), "1.2.3", [targetById("windows-x64")]);
-    const listing = sh(["unzip", "-Z1", join(dir, "skillhub-1.2.3-windows-x64.zip")]).out.trim().split("\n");
+    const listing = sh(["unzip", "-Z1", join(dir, "skillhub-1.2.3-windows-x64.zip")])
+      .out.trim()
+      .split("\n");
     expect(listing).toEqual(["skillhub.exe", "skillhub-mcp.exe"]);
   });
 

@@ -30,11 +30,19 @@ describe("the compiled binary over Streamable HTTP", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "ok", skills: 1 });
     const client = new Client({ name: "binary-http", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
     const result = (await client.callTool({ name: "skill", arguments: { name: "git-helper" } })) as CallToolResult;
     expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("Loading: git-helper") });
     await client.close();
-    const refused = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", host: "evil.example.com" }, body: "{}" });
+    const refused = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", host: "evil.example.com" },
+      body: "{}",
+    });
     expect(refused.status).toBe(403);
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).toContain("token required");
@@ -43,11 +51,14 @@ describe("the compiled binary over Streamable HTTP", () => {
 
   test("a non-loopback address without a token: refuses to start, exit 2, says what to do", async () => {
     const w = world();
-    const proc = Bun.spawn([bin, "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "0", "--skills-dir", w.skills], {
-      env: w.env,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = Bun.spawn(
+      [bin, "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "0", "--skills-dir", w.skills],
+      {
+        env: w.env,
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     expect(await proc.exited).toBe(2);
     const stderr = await new Response(proc.stderr).text();
     expect(stderr).toContain("refusing to serve HTTP on 0.0.0.0 without a token");
@@ -57,7 +68,8 @@ describe("the compiled binary over Streamable HTTP", () => {
 
   test("--help documents the HTTP options", () => {
     const help = Bun.spawnSync([bin, "--help"]).stdout.toString();
-    for (const flag of ["--transport stdio|http", "--host ADDR", "--port N", "--stateless", "SKILLHUB_HTTP_TOKEN"]) expect(help).toContain(flag);
+    for (const flag of ["--transport stdio|http", "--host ADDR", "--port N", "--stateless", "SKILLHUB_HTTP_TOKEN"])
+      expect(help).toContain(flag);
   });
 
   test("SIGINT with an open GET stream still exits 0", async () => {

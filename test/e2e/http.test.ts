@@ -5,8 +5,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { eventually, testHub } from "../helpers/hub.ts";
 import { initialize } from "../helpers/http.ts";
+import { eventually, testHub } from "../helpers/hub.ts";
 
 /**
  * Sample arguments for every tool SkillHub may list. A tool that tools/list
@@ -25,7 +25,10 @@ const SAMPLE_ARGUMENTS: Record<string, Record<string, unknown>> = {
 afterAll(cleanupTemp);
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.().catch(() => undefined);
+  while (cleanups.length > 0)
+    await cleanups
+      .pop()?.()
+      .catch(() => undefined);
 });
 
 /** A real server on 127.0.0.1 port 0 over a hub with two skills; its clock is ours. */
@@ -69,7 +72,11 @@ async function rawSession(url: string): Promise<string> {
 async function listWith(url: string, session: string): Promise<number> {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": session },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": session,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
   });
   await response.text();
@@ -86,7 +93,10 @@ describe("Streamable HTTP on a real socket with the SDK client", () => {
     const names = tools.map((t) => t.name);
     expect(names).toContain("skill");
     const missing = names.filter((n) => !(n in SAMPLE_ARGUMENTS));
-    expect(missing, `tools/list offers tools with no sample arguments in test/e2e/http.test.ts: ${missing.join(", ")}`).toEqual([]);
+    expect(
+      missing,
+      `tools/list offers tools with no sample arguments in test/e2e/http.test.ts: ${missing.join(", ")}`,
+    ).toEqual([]);
     for (const name of names) {
       const result = (await client.callTool({ name, arguments: SAMPLE_ARGUMENTS[name] })) as CallToolResult;
       const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { dirname } from "node:path";
-import { PINNED, binOf, ensureNode22, ensureNpmTool } from "../../scripts/npm-tools.ts";
+import { binOf, ensureNode22, ensureNpmTool, PINNED } from "../../scripts/npm-tools.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { startHttpBinary } from "../helpers/http-binary.ts";
@@ -15,36 +15,50 @@ const enabled = process.env.SKILLHUB_NPM_TOOLS === "1";
 afterAll(cleanupTemp);
 
 describe.skipIf(!enabled)("MCP Inspector CLI over Streamable HTTP", () => {
-  test(
-    "--cli URL --method tools/list (strict schema checks) and tools/call, with a bearer token",
-    async () => {
-      const node = ensureNode22();
-      const inspector = binOf(ensureNpmTool(PINNED.inspector.name, PINNED.inspector.version), "mcp-inspector");
-      const home = tempDir("skillhub-inspector-home-");
-      const skills = tempDir("skillhub-inspector-skills-");
-      writeSkill(skills, "git-helper", { description: "Git workflow helper" });
-      const token = "inspector-token-0123456789abcdef";
-      const env = { PATH: `${dirname(node)}:${process.env.PATH ?? ""}`, HOME: home };
-      const server = await startHttpBinary(binary(), ["--skills-dir", skills, "--no-watch"], { env: { ...env, SKILLHUB_HTTP_TOKEN: token } });
-      try {
-        const run = (args: string[]) => {
-          const proc = Bun.spawnSync([node, inspector, "--cli", server.url, "--transport", "http", "--header", `Authorization: Bearer ${token}`, ...args], { env, cwd: home });
-          return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() };
-        };
-        // --strict exits non-zero on tool-schema portability errors (warnings are printed only).
-        const list = run(["--method", "tools/list", "--strict"]);
-        expect(list.code, list.err).toBe(0);
-        const tools = (JSON.parse(list.out) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
-        expect(tools).toContain("skill");
-        const call = run(["--method", "tools/call", "--tool-name", "skill", "--tool-arg", "name=git-helper"]);
-        expect(call.code, call.err).toBe(0);
-        expect(call.out).toContain("Loading: git-helper");
-        const unauthorized = Bun.spawnSync([node, inspector, "--cli", server.url, "--transport", "http", "--method", "tools/list"], { env, cwd: home });
-        expect(unauthorized.exitCode).not.toBe(0);
-      } finally {
-        expect(await server.stop()).toBe(0);
-      }
-    },
-    180_000,
-  );
+  test("--cli URL --method tools/list (strict schema checks) and tools/call, with a bearer token", async () => {
+    const node = ensureNode22();
+    const inspector = binOf(ensureNpmTool(PINNED.inspector.name, PINNED.inspector.version), "mcp-inspector");
+    const home = tempDir("skillhub-inspector-home-");
+    const skills = tempDir("skillhub-inspector-skills-");
+    writeSkill(skills, "git-helper", { description: "Git workflow helper" });
+    const token = "inspector-token-0123456789abcdef";
+    const env = { PATH: `${dirname(node)}:${process.env.PATH ?? ""}`, HOME: home };
+    const server = await startHttpBinary(binary(), ["--skills-dir", skills, "--no-watch"], {
+      env: { ...env, SKILLHUB_HTTP_TOKEN: token },
+    });
+    try {
+      const run = (args: string[]) => {
+        const proc = Bun.spawnSync(
+          [
+            node,
+            inspector,
+            "--cli",
+            server.url,
+            "--transport",
+            "http",
+            "--header",
+            `Authorization: Bearer ${token}`,
+            ...args,
+          ],
+          { env, cwd: home },
+        );
+        return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() };
+      };
+      // --strict exits non-zero on tool-schema portability errors (warnings are printed only).
+      const list = run(["--method", "tools/list", "--strict"]);
+      expect(list.code, list.err).toBe(0);
+      const tools = (JSON.parse(list.out) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+      expect(tools).toContain("skill");
+      const call = run(["--method", "tools/call", "--tool-name", "skill", "--tool-arg", "name=git-helper"]);
+      expect(call.code, call.err).toBe(0);
+      expect(call.out).toContain("Loading: git-helper");
+      const unauthorized = Bun.spawnSync(
+        [node, inspector, "--cli", server.url, "--transport", "http", "--method", "tools/list"],
+        { env, cwd: home },
+      );
+      expect(unauthorized.exitCode).not.toBe(0);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 180_000);
 });

@@ -32,12 +32,22 @@ function world() {
   write(join(skills, "probe/scripts/probe.ts"), `${probe(true)}\n`);
   write(join(skills, "probe/scripts/probe.js"), `${probe(false)}\n`);
   // No PATH at all: neither Node nor tsx (nor bash) can be found; the binary runs TypeScript by itself.
-  const env = { PATH: tempDir("skillhub-empty-path-"), HOME: tempDir("skillhub-e2e-home-"), GITHUB_TOKEN: "ghp_e2e_secret_token" };
+  const env = {
+    PATH: tempDir("skillhub-empty-path-"),
+    HOME: tempDir("skillhub-e2e-home-"),
+    GITHUB_TOKEN: "ghp_e2e_secret_token",
+  };
   return { skills, env };
 }
 
 async function start(dirs: string[], env: Record<string, string>) {
-  const transport = new StdioClientTransport({ command: bin, args: [...dirs.flatMap((d) => ["--skills-dir", d]), "--no-watch"], env, cwd: env.HOME, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: [...dirs.flatMap((d) => ["--skills-dir", d]), "--no-watch"],
+    env,
+    cwd: env.HOME,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "e2e-scripts", version: "1.0.0" });
   await client.connect(transport);
   return client;
@@ -49,11 +59,22 @@ describe("run_script through the compiled binary", () => {
     const client = await start([skills], env);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("run_script");
     for (const ext of ["ts", "js"]) {
-      const result = (await client.callTool({ name: "run_script", arguments: { skill_path: "probe", file: `scripts/probe.${ext}`, args: { who: "Ada" } } })) as CallToolResult;
+      const result = (await client.callTool({
+        name: "run_script",
+        arguments: { skill_path: "probe", file: `scripts/probe.${ext}`, args: { who: "Ada" } },
+      })) as CallToolResult;
       const content = result.structuredContent as { success: boolean; stdout: string; stderr: string };
       expect(content.stderr).toBe("");
       expect(content.success).toBe(true);
-      expect(JSON.parse(content.stdout)).toEqual({ who: "Ada", bun: true, execPath: bin, beBun: "1", node: null, tsx: null, token: null });
+      expect(JSON.parse(content.stdout)).toEqual({
+        who: "Ada",
+        bun: true,
+        execPath: bin,
+        beBun: "1",
+        node: null,
+        tsx: null,
+        token: null,
+      });
     }
     await client.close();
   });
@@ -61,9 +82,27 @@ describe("run_script through the compiled binary", () => {
   test("skills-example's backend/rest-endpoints script checks a route", async () => {
     const { env } = world();
     const client = await start([EXAMPLE], env);
-    const ok = (await client.callTool({ name: "run_script", arguments: { skill_path: "backend/rest-endpoints", file: "scripts/check-route.ts", args: { route: "/invoices/{id}" } } })) as CallToolResult;
-    expect(ok.structuredContent).toMatchObject({ success: true, exit_code: 0, stdout: "✓ GET /invoices/{id} follows the REST endpoint rules\n" });
-    const bad = (await client.callTool({ name: "run_script", arguments: { skill_path: "backend/rest-endpoints", file: "scripts/check-route.ts", args: { route: "/createInvoice", method: "post" } } })) as CallToolResult;
+    const ok = (await client.callTool({
+      name: "run_script",
+      arguments: {
+        skill_path: "backend/rest-endpoints",
+        file: "scripts/check-route.ts",
+        args: { route: "/invoices/{id}" },
+      },
+    })) as CallToolResult;
+    expect(ok.structuredContent).toMatchObject({
+      success: true,
+      exit_code: 0,
+      stdout: "✓ GET /invoices/{id} follows the REST endpoint rules\n",
+    });
+    const bad = (await client.callTool({
+      name: "run_script",
+      arguments: {
+        skill_path: "backend/rest-endpoints",
+        file: "scripts/check-route.ts",
+        args: { route: "/createInvoice", method: "post" },
+      },
+    })) as CallToolResult;
     expect(bad.structuredContent).toMatchObject({ success: false, exit_code: 1 });
     expect((bad.structuredContent as { stderr: string }).stderr).toContain("reads as a verb");
     await client.close();

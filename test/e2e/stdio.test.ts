@@ -40,10 +40,15 @@ describe("the compiled binary over stdio", () => {
     expect(client.getInstructions()?.length ?? 999).toBeLessThan(512);
     const { tools } = await client.listTools();
     const skill = tools.find((t) => t.name === "skill");
-    expect(skill?.description).toContain("<name>git</name>\n<description>Git workflow</description>\n<location>project</location>");
+    expect(skill?.description).toContain(
+      "<name>git</name>\n<description>Git workflow</description>\n<location>project</location>",
+    );
     expect(skill?.description).toContain("<name>global-only</name>");
     const result = (await client.callTool({ name: "skill", arguments: { name: "GIT" } })) as CallToolResult;
-    expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining(`Base directory: ${join(w.project, ".agents", "skills", "git")}`) });
+    expect(result.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringContaining(`Base directory: ${join(w.project, ".agents", "skills", "git")}`),
+    });
     const missing = (await client.callTool({ name: "skill", arguments: { name: "gti" } })) as CallToolResult;
     expect(missing.isError).toBe(true);
     await client.close();
@@ -55,14 +60,33 @@ describe("the compiled binary over stdio", () => {
     write(join(w.project, ".agents", "skills", "git", "templates", "commit.txt"), "feat(scope): subject\n");
     const { client } = await start(w);
     const names = (await client.listTools()).tools.map((t) => t.name);
-    for (const name of ["skill", "search_skills", "load_skill", "read_skill_file", "list_skills"]) expect(names).toContain(name);
-    const search = (await client.callTool({ name: "search_skills", arguments: { query: "git workflow" } })) as CallToolResult;
+    for (const name of ["skill", "search_skills", "load_skill", "read_skill_file", "list_skills"])
+      expect(names).toContain(name);
+    const search = (await client.callTool({
+      name: "search_skills",
+      arguments: { query: "git workflow" },
+    })) as CallToolResult;
     expect((search.structuredContent as { skills: { name: string }[] }).skills[0]?.name).toBe("git");
     const loaded = (await client.callTool({ name: "load_skill", arguments: { skill_name: "git" } })) as CallToolResult;
-    expect(loaded.structuredContent).toMatchObject({ name: "git", path: join(w.project, ".agents", "skills", "git"), files: [{ path: "templates/commit.txt", size: 21 }] });
-    const file = (await client.callTool({ name: "read_skill_file", arguments: { skill_name: "git", file_path: "templates/commit.txt" } })) as CallToolResult;
-    expect(file.structuredContent).toEqual({ content: "feat(scope): subject\n", encoding: "utf-8", truncated: false, size_bytes: 21 });
-    const escape = (await client.callTool({ name: "read_skill_file", arguments: { skill_name: "git", file_path: "../../../etc/passwd" } })) as CallToolResult;
+    expect(loaded.structuredContent).toMatchObject({
+      name: "git",
+      path: join(w.project, ".agents", "skills", "git"),
+      files: [{ path: "templates/commit.txt", size: 21 }],
+    });
+    const file = (await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "git", file_path: "templates/commit.txt" },
+    })) as CallToolResult;
+    expect(file.structuredContent).toEqual({
+      content: "feat(scope): subject\n",
+      encoding: "utf-8",
+      truncated: false,
+      size_bytes: 21,
+    });
+    const escape = (await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "git", file_path: "../../../etc/passwd" },
+    })) as CallToolResult;
     expect((escape.structuredContent as { error: { code: string } }).error.code).toBe("PATH_OUTSIDE_SKILL");
     await client.close();
   });
@@ -76,8 +100,13 @@ describe("the compiled binary over stdio", () => {
     const sk = await start(w, ["--tools", "sk"]);
     expect((await sk.client.listTools()).tools.map((t) => t.name)).toEqual(["skills.list", "skills.search"]);
     const list = (await sk.client.callTool({ name: "skills.list", arguments: { query: "git" } })) as CallToolResult;
-    expect((list.structuredContent as { skills: { installName: string }[] }).skills.map((s) => s.installName)).toEqual(["git"]);
-    const search = (await sk.client.callTool({ name: "skills.search", arguments: { query: "git workflow" } })) as CallToolResult;
+    expect((list.structuredContent as { skills: { installName: string }[] }).skills.map((s) => s.installName)).toEqual([
+      "git",
+    ]);
+    const search = (await sk.client.callTool({
+      name: "skills.search",
+      arguments: { query: "git workflow" },
+    })) as CallToolResult;
     expect(search.structuredContent).toMatchObject({ query: "git workflow", total: 1 });
     await sk.client.close();
   });
@@ -88,7 +117,11 @@ describe("the compiled binary over stdio", () => {
     await client.listTools();
     writeSkill(join(w.project, ".agents", "skills"), "brand-new", { description: "Added later" });
     const started = Date.now();
-    await eventually(async () => !((await client.callTool({ name: "skill", arguments: { name: "brand-new" } })) as CallToolResult).isError, 2000);
+    await eventually(
+      async () =>
+        !((await client.callTool({ name: "skill", arguments: { name: "brand-new" } })) as CallToolResult).isError,
+      2000,
+    );
     expect(Date.now() - started).toBeLessThan(1000);
     await client.close();
   });
@@ -97,12 +130,22 @@ describe("the compiled binary over stdio", () => {
     const w = world();
     const proc = Bun.spawn([bin], { cwd: w.project, env: w.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     const send = (msg: object) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     proc.stdin.write("this is not json\n");
     send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "skill", arguments: { name: "git" } } });
-    send({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "skill", arguments: { name: "../../etc/passwd" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "skill", arguments: { name: "../../etc/passwd" } },
+    });
     await proc.stdin.flush();
     proc.stdin.end();
     const code = await proc.exited;
@@ -115,7 +158,9 @@ describe("the compiled binary over stdio", () => {
 
     // SIGTERM once the server is answering (on a loaded machine start-up alone can take a while).
     const second = Bun.spawn([bin], { cwd: w.project, env: w.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    second.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } })}\n`);
+    second.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } })}\n`,
+    );
     await second.stdin.flush();
     const reader = second.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain('"id":1');

@@ -11,7 +11,20 @@ describe("checkCommandName: bare names only", () => {
     expect(checkCommandName(name)).toEqual({ ok: true });
   });
 
-  test.each(["/bin/sh", "./python", "../x", "bin/ls", "..\\x", "C:\\Windows\\cmd.exe", "c:cmd", ".", "..", " ls", "ls\0", ""])("%p is refused", (name) => {
+  test.each([
+    "/bin/sh",
+    "./python",
+    "../x",
+    "bin/ls",
+    "..\\x",
+    "C:\\Windows\\cmd.exe",
+    "c:cmd",
+    ".",
+    "..",
+    " ls",
+    "ls\0",
+    "",
+  ])("%p is refused", (name) => {
     expect(checkCommandName(name).ok).toBe(false);
   });
 });
@@ -32,7 +45,12 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
 
   test("plain arguments, relative paths inside, new files, options and inside symlinks pass", () => {
     const dir = skill();
-    expect(checkPathArgs(["extract.py", "-v", "--format=json", "out/result.txt", "new/file.txt", ".", "alias.py", "^api$", "a b"], dir)).toEqual({ ok: true });
+    expect(
+      checkPathArgs(
+        ["extract.py", "-v", "--format=json", "out/result.txt", "new/file.txt", ".", "alias.py", "^api$", "a b"],
+        dir,
+      ),
+    ).toEqual({ ok: true });
   });
 
   test.each([

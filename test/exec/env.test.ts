@@ -7,24 +7,58 @@ const config = (env: Record<string, string> = {}) => resolveConfig({ env, homeDi
 
 describe("environment hygiene", () => {
   test("the server's secrets are dropped by name, case-insensitively, and configured names too", () => {
-    const env = { PATH: "/bin", HOME: "/h", GITHUB_TOKEN: "a", github_token: "b", SKILLHUB_HTTP_TOKEN: "c", OPENAI_API_KEY: "d", GEMINI_API_KEY: "e", EMBEDDING_API_KEY: "f", MY_DB_PASSWORD: "g" };
+    const env = {
+      PATH: "/bin",
+      HOME: "/h",
+      GITHUB_TOKEN: "a",
+      github_token: "b",
+      SKILLHUB_HTTP_TOKEN: "c",
+      OPENAI_API_KEY: "d",
+      GEMINI_API_KEY: "e",
+      EMBEDDING_API_KEY: "f",
+      MY_DB_PASSWORD: "g",
+    };
     expect(withoutSecrets(env, { names: ["my_db_password"] })).toEqual({ PATH: "/bin", HOME: "/h" });
-    expect(SERVER_SECRET_ENV).toEqual(["GITHUB_TOKEN", "SKILLHUB_HTTP_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY", "EMBEDDING_API_KEY"]);
+    expect(SERVER_SECRET_ENV).toEqual([
+      "GITHUB_TOKEN",
+      "SKILLHUB_HTTP_TOKEN",
+      "OPENAI_API_KEY",
+      "GEMINI_API_KEY",
+      "EMBEDDING_API_KEY",
+    ]);
   });
 
   test("a variable carrying a secret's value under another name is dropped too (short values are not matched)", () => {
-    expect(withoutSecrets({ GH_TOKEN: "ghp_0123456789", SHORT: "abc", OTHER: "x" }, { values: ["ghp_0123456789", "abc", undefined] })).toEqual({ SHORT: "abc", OTHER: "x" });
+    expect(
+      withoutSecrets(
+        { GH_TOKEN: "ghp_0123456789", SHORT: "abc", OTHER: "x" },
+        { values: ["ghp_0123456789", "abc", undefined] },
+      ),
+    ).toEqual({ SHORT: "abc", OTHER: "x" });
   });
 
   test("childEnv: secrets from the environment and the config gone, stale SKILL_ARG_* gone, arguments and runner variables added", () => {
     const cfg = config({ SKILLHUB_SECRETS: "DB_URL", GITHUB_TOKEN: "ghp_secret_value" });
     const env = childEnv(
-      { PATH: "/bin", GITHUB_TOKEN: "ghp_secret_value", COPY: "ghp_secret_value", DB_URL: "postgres://", SKILL_ARG_STALE: "old", LANG: "C" },
+      {
+        PATH: "/bin",
+        GITHUB_TOKEN: "ghp_secret_value",
+        COPY: "ghp_secret_value",
+        DB_URL: "postgres://",
+        SKILL_ARG_STALE: "old",
+        LANG: "C",
+      },
       cfg,
       { config_path: "./a.ts", "dry-run": "yes" },
       { BUN_BE_BUN: "1" },
     );
-    expect(env).toEqual({ PATH: "/bin", LANG: "C", SKILL_ARG_CONFIG_PATH: "./a.ts", SKILL_ARG_DRY_RUN: "yes", BUN_BE_BUN: "1" });
+    expect(env).toEqual({
+      PATH: "/bin",
+      LANG: "C",
+      SKILL_ARG_CONFIG_PATH: "./a.ts",
+      SKILL_ARG_DRY_RUN: "yes",
+      BUN_BE_BUN: "1",
+    });
   });
 
   test("argVariable: upper case, anything but [A-Z0-9_] becomes _", () => {

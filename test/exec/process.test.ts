@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { decodeUtf8Prefix } from "../../src/exec/capture.ts";
+import { runProcess, TIMEOUT_EXIT_CODE } from "../../src/exec/process.ts";
 import { RunningGroups } from "../../src/exec/process-group.ts";
-import { TIMEOUT_EXIT_CODE, runProcess } from "../../src/exec/process.ts";
 import { SkillHubError } from "../../src/util/errors.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { survivors } from "../helpers/process.ts";
@@ -23,7 +23,11 @@ const pidsIn = (text: string) => [...text.matchAll(/pid (\d+)/g)].map((m) => Num
 
 describe("runProcess: one child under full control", () => {
   test("exit code, both streams, duration; no shell between the argv and the child", async () => {
-    const result = await runProcess(spec('echo "out $1"; echo err >&2; exit 3', { argv: [BASH, "-c", 'echo "out $1"; echo err >&2; exit 3', "x", "a;b $(id)"] }));
+    const result = await runProcess(
+      spec('echo "out $1"; echo err >&2; exit 3', {
+        argv: [BASH, "-c", 'echo "out $1"; echo err >&2; exit 3', "x", "a;b $(id)"],
+      }),
+    );
     expect(result).toMatchObject({ exitCode: 3, timedOut: false, aborted: false });
     expect(result.stdout).toEqual({ text: "out a;b $(id)\n", truncated: false, totalBytes: 14 });
     expect(result.stderr.text).toBe("err\n");
@@ -42,7 +46,9 @@ describe("runProcess: one child under full control", () => {
   });
 
   test("timeout: SIGTERM to the whole group, a sleeping grandchild too; partial output kept; exit code 137", async () => {
-    const result = await runProcess(spec("sleep 30 &\necho pid $!\necho pid $$\necho partial >&2\nsleep 30\n", { timeoutMs: 400 }));
+    const result = await runProcess(
+      spec("sleep 30 &\necho pid $!\necho pid $$\necho partial >&2\nsleep 30\n", { timeoutMs: 400 }),
+    );
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBe(TIMEOUT_EXIT_CODE);
     expect(result.stderr.text).toBe("partial\n");
@@ -54,7 +60,10 @@ describe("runProcess: one child under full control", () => {
 
   test("a group that ignores SIGTERM gets SIGKILL after the grace period", async () => {
     const started = Date.now();
-    const result = await runProcess(spec("trap '' TERM\nsleep 30 &\necho pid $!\necho pid $$\nwhile :; do sleep 0.05; done\n", { timeoutMs: 300 }), { graceMs: 400 });
+    const result = await runProcess(
+      spec("trap '' TERM\nsleep 30 &\necho pid $!\necho pid $$\nwhile :; do sleep 0.05; done\n", { timeoutMs: 300 }),
+      { graceMs: 400 },
+    );
     expect(result.exitCode).toBe(TIMEOUT_EXIT_CODE);
     expect(Date.now() - started).toBeGreaterThanOrEqual(650);
     expect(Date.now() - started).toBeLessThan(4000);
@@ -68,7 +77,9 @@ describe("runProcess: one child under full control", () => {
   });
 
   test("output is capped while streaming: 10 MB printed, the cap kept, the rest counted and dropped", async () => {
-    const result = await runProcess(spec("head -c 10485760 /dev/zero | tr '\\0' 'x'; echo tail >&2", { maxOutputBytes: 65_536 }));
+    const result = await runProcess(
+      spec("head -c 10485760 /dev/zero | tr '\\0' 'x'; echo tail >&2", { maxOutputBytes: 65_536 }),
+    );
     expect(result.exitCode).toBe(0);
     expect(result.stdout.text.length).toBe(65_536);
     expect(result.stdout.truncated).toBe(true);

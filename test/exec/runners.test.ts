@@ -7,7 +7,14 @@ import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
-const runners = { ".sh": "bash", ".ts": "skillhub", ".js": "skillhub", ".py": "python3", ".mjs": "npx tsx --quiet", ".rb": "/opt/none/ruby" };
+const runners = {
+  ".sh": "bash",
+  ".ts": "skillhub",
+  ".js": "skillhub",
+  ".py": "python3",
+  ".mjs": "npx tsx --quiet",
+  ".rb": "/opt/none/ruby",
+};
 const fakeWhich = (found: Record<string, string>) => (command: string) => found[command] ?? null;
 
 describe("scriptRunner", () => {
@@ -21,10 +28,21 @@ describe("scriptRunner", () => {
 
   test("a name is found on PATH; fixed arguments follow; an unconfigured extension has no runner; a missing one says so", () => {
     const host = { execPath: "/x", which: fakeWhich({ bash: "/usr/bin/bash", npx: "/usr/bin/npx" }) };
-    expect(scriptRunner(".sh", runners, host, "/usr/bin")).toMatchObject({ ok: true, runner: { argv: ["/usr/bin/bash"], env: {} } });
-    expect(scriptRunner(".mjs", runners, host, "/usr/bin")).toMatchObject({ ok: true, runner: { argv: ["/usr/bin/npx", "tsx", "--quiet"] } });
+    expect(scriptRunner(".sh", runners, host, "/usr/bin")).toMatchObject({
+      ok: true,
+      runner: { argv: ["/usr/bin/bash"], env: {} },
+    });
+    expect(scriptRunner(".mjs", runners, host, "/usr/bin")).toMatchObject({
+      ok: true,
+      runner: { argv: ["/usr/bin/npx", "tsx", "--quiet"] },
+    });
     expect(scriptRunner(".lua", runners, host, "/usr/bin")).toEqual({ ok: false, reason: "none" });
-    expect(scriptRunner(".py", runners, host, "/usr/bin")).toEqual({ ok: false, reason: "missing", configured: "python3", executable: "python3" });
+    expect(scriptRunner(".py", runners, host, "/usr/bin")).toEqual({
+      ok: false,
+      reason: "missing",
+      configured: "python3",
+      executable: "python3",
+    });
     expect(scriptRunner(".rb", runners, host, "/usr/bin")).toMatchObject({ ok: false, reason: "missing" });
   });
 });
@@ -34,11 +52,22 @@ describe("commandRunner (seed 000 §3.5)", () => {
     const withUv = { execPath: "/x", which: fakeWhich({ uv: "/bin/uv", python3: "/bin/python3" }) };
     const withoutUv = { execPath: "/x", which: fakeWhich({ python3: "/bin/python3" }) };
     for (const name of ["python", "python3"]) {
-      expect(commandRunner(name, withUv, "/bin")).toMatchObject({ ok: true, runner: { argv: ["/bin/uv", "run", "python"] } });
+      expect(commandRunner(name, withUv, "/bin")).toMatchObject({
+        ok: true,
+        runner: { argv: ["/bin/uv", "run", "python"] },
+      });
       expect(commandRunner(name, withoutUv, "/bin")).toMatchObject({ ok: true, runner: { argv: ["/bin/python3"] } });
     }
-    expect(commandRunner("python", { execPath: "/x", which: fakeWhich({}) }, "/bin")).toMatchObject({ ok: false, reason: "missing" });
-    expect(commandRunner("ls", withUv, "/bin")).toEqual({ ok: false, reason: "missing", configured: "ls", executable: "ls" });
+    expect(commandRunner("python", { execPath: "/x", which: fakeWhich({}) }, "/bin")).toMatchObject({
+      ok: false,
+      reason: "missing",
+    });
+    expect(commandRunner("ls", withUv, "/bin")).toEqual({
+      ok: false,
+      reason: "missing",
+      configured: "ls",
+      executable: "ls",
+    });
   });
 });
 
@@ -59,7 +88,13 @@ describe("resolveWorkingDir", () => {
     expect(resolveWorkingDir(undefined, base)).toEqual({ ok: true, dir: base });
     expect(resolveWorkingDir("sub", base)).toEqual({ ok: true, dir: join(base, "sub") });
     expect(resolveWorkingDir(join(base, "sub"), "/")).toEqual({ ok: true, dir: join(base, "sub") });
-    expect(resolveWorkingDir("nope", base)).toEqual({ ok: false, reason: `cwd 'nope' (${join(base, "nope")}) does not exist` });
-    expect(resolveWorkingDir("sub/file.txt", base)).toEqual({ ok: false, reason: `cwd 'sub/file.txt' (${join(base, "sub", "file.txt")}) is not a folder` });
+    expect(resolveWorkingDir("nope", base)).toEqual({
+      ok: false,
+      reason: `cwd 'nope' (${join(base, "nope")}) does not exist`,
+    });
+    expect(resolveWorkingDir("sub/file.txt", base)).toEqual({
+      ok: false,
+      reason: `cwd 'sub/file.txt' (${join(base, "sub", "file.txt")}) is not a folder`,
+    });
   });
 });

@@ -32,7 +32,9 @@ export interface EmbeddingServerOptions {
   delayMs?: number;
 }
 
-const STOP = new Set("a an and are as at be by for from how i in into is it of on or the to with what when use using".split(" "));
+const STOP = new Set(
+  "a an and are as at be by for from how i in into is it of on or the to with what when use using".split(" "),
+);
 
 /** The double's vector for `text` under `model` (another model gives other vectors). */
 export function hashEmbedding(text: string, model = "", dims = 256): number[] {
@@ -66,16 +68,26 @@ export function embeddingServer(options: EmbeddingServerOptions = {}) {
       const url = new URL(request.url);
       const gemini = /\/models\/([^/:]+):batchEmbedContents$/.exec(url.pathname);
       const openai = url.pathname.endsWith("/embeddings");
-      if (request.method !== "POST" || (!gemini && !openai)) return Response.json({ error: { message: "not found" } }, { status: 404 });
+      if (request.method !== "POST" || (!gemini && !openai))
+        return Response.json({ error: { message: "not found" } }, { status: 404 });
       const body = (await request.json()) as Record<string, unknown>;
-      const record: RecordedRequest = gemini ? geminiRecord(url.pathname, gemini[1] as string, body, request) : openAiRecord(url.pathname, body, request);
+      const record: RecordedRequest = gemini
+        ? geminiRecord(url.pathname, gemini[1] as string, body, request)
+        : openAiRecord(url.pathname, body, request);
       requests.push(record);
       // A client that gave up (timeout) ends the wait, so stopping the server is not held up.
-      if (state.delayMs > 0) await Promise.race([Bun.sleep(state.delayMs), new Promise((resolve) => request.signal.addEventListener("abort", resolve))]);
+      if (state.delayMs > 0)
+        await Promise.race([
+          Bun.sleep(state.delayMs),
+          new Promise((resolve) => request.signal.addEventListener("abort", resolve)),
+        ]);
       const next = script.shift();
       if (next) {
         const headers: Record<string, string> = next.retryAfter === undefined ? {} : { "retry-after": next.retryAfter };
-        return new Response(next.body ?? JSON.stringify({ error: { message: `scripted ${next.status}` } }), { status: next.status, headers });
+        return new Response(next.body ?? JSON.stringify({ error: { message: `scripted ${next.status}` } }), {
+          status: next.status,
+          headers,
+        });
       }
       if (options.key !== undefined && record.credential !== (gemini ? options.key : `Bearer ${options.key}`)) {
         return Response.json({ error: { message: "invalid API key" } }, { status: 401 });
@@ -114,11 +126,22 @@ export type EmbeddingServer = ReturnType<typeof embeddingServer>;
 function openAiRecord(path: string, body: Record<string, unknown>, request: Request): RecordedRequest {
   const input = body.input;
   const inputs = Array.isArray(input) ? input.map(String) : [String(input)];
-  return { format: "openai", path, model: typeof body.model === "string" ? body.model : undefined, inputs, taskTypes: [], credential: request.headers.get("authorization") };
+  return {
+    format: "openai",
+    path,
+    model: typeof body.model === "string" ? body.model : undefined,
+    inputs,
+    taskTypes: [],
+    credential: request.headers.get("authorization"),
+  };
 }
 
 function geminiRecord(path: string, model: string, body: Record<string, unknown>, request: Request): RecordedRequest {
-  const items = (Array.isArray(body.requests) ? body.requests : []) as { model?: string; content?: { parts?: { text?: string }[] }; taskType?: string }[];
+  const items = (Array.isArray(body.requests) ? body.requests : []) as {
+    model?: string;
+    content?: { parts?: { text?: string }[] };
+    taskType?: string;
+  }[];
   return {
     format: "gemini",
     path,

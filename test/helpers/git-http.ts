@@ -1,5 +1,5 @@
-import type { Server } from "bun";
 import { dirname } from "node:path";
+import type { Server } from "bun";
 import { GIT_ENV } from "./git.ts";
 
 export interface GitHttpServer {
@@ -15,7 +15,11 @@ export interface GitHttpServer {
  * `git http-backend` (CGI), serving the bare repositories in `root`.
  * `authorized` decides from the Authorization header; a refusal is a 401.
  */
-export function serveGitHttps(root: string, tls: { cert: string; key: string }, authorized: (header: string | null) => boolean): GitHttpServer {
+export function serveGitHttps(
+  root: string,
+  tls: { cert: string; key: string },
+  authorized: (header: string | null) => boolean,
+): GitHttpServer {
   const authorizations: (string | null)[] = [];
   const server: Server<undefined> = Bun.serve({
     port: 0,
@@ -24,7 +28,8 @@ export function serveGitHttps(root: string, tls: { cert: string; key: string }, 
     async fetch(request) {
       const header = request.headers.get("authorization");
       authorizations.push(header);
-      if (!authorized(header)) return new Response("Unauthorized\n", { status: 401, headers: { "www-authenticate": 'Basic realm="git"' } });
+      if (!authorized(header))
+        return new Response("Unauthorized\n", { status: 401, headers: { "www-authenticate": 'Basic realm="git"' } });
       const url = new URL(request.url);
       const body = new Uint8Array(await request.arrayBuffer());
       const proc = Bun.spawn(["git", "http-backend"], {

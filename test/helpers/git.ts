@@ -83,7 +83,24 @@ export function selfSignedCert(): { cert: string; key: string } | undefined {
   if (!Bun.which("openssl")) return undefined;
   const dir = tempDir("skillhub-tls-");
   const proc = Bun.spawnSync(
-    ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")],
+    [
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
     { stdout: "ignore", stderr: "ignore" },
   );
   if (proc.exitCode !== 0) return undefined;

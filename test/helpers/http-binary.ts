@@ -26,13 +26,16 @@ export async function startHttpBinary(
   options: { env: Record<string, string>; cwd?: string; timeoutMs?: number; logLevel?: "DEBUG" | "INFO" },
 ): Promise<HttpBinary> {
   // The URL is logged at INFO: a quieter LOG_LEVEL in `env` must not hide it.
-  const proc = Bun.spawn([bin, "serve", "--transport", "http", "--port", "0", "--log-level", options.logLevel ?? "INFO", ...args], {
-    env: options.env,
-    cwd: options.cwd,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [bin, "serve", "--transport", "http", "--port", "0", "--log-level", options.logLevel ?? "INFO", ...args],
+    {
+      env: options.env,
+      cwd: options.cwd,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
   let text = "";
   const reader = proc.stderr.getReader();
   const decoder = new TextDecoder();

@@ -1,5 +1,5 @@
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { type HttpHandlerOptions, createHttpHandler } from "../../src/transports/http-handler.ts";
+import { createHttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
 import { tempDir, writeSkill } from "./fs.ts";
 import { testHub } from "./hub.ts";
 
@@ -7,7 +7,12 @@ export const ORIGIN = "http://127.0.0.1:8000";
 
 /** An initialize request body. */
 export function initialize(protocolVersion: string = LATEST_PROTOCOL_VERSION, id: number | string = 1) {
-  return { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "handler-test", version: "1.0.0" } } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: "handler-test", version: "1.0.0" } },
+  };
 }
 
 export interface RequestSpec {
@@ -27,7 +32,8 @@ export function mcpRequest(method: string, path = "/mcp", spec: RequestSpec = {}
     ...spec.headers,
   };
   for (const [k, v] of Object.entries(headers)) if (v === "") delete headers[k];
-  const body = spec.body === undefined ? undefined : typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
+  const body =
+    spec.body === undefined ? undefined : typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
   return new Request(`${ORIGIN}${path}`, { method, headers, body });
 }
 
@@ -58,7 +64,9 @@ export function handlerWorld(options: Partial<HttpHandlerOptions> = {}) {
     const id = response.headers.get("mcp-session-id");
     const [init] = await messages(response);
     if (!id || !init) throw new Error(`no session (status ${response.status})`);
-    await handler.handle(mcpRequest("POST", "/mcp", { session: id, body: { jsonrpc: "2.0", method: "notifications/initialized" } }));
+    await handler.handle(
+      mcpRequest("POST", "/mcp", { session: id, body: { jsonrpc: "2.0", method: "notifications/initialized" } }),
+    );
     return { id, init };
   };
   const close = async () => {

@@ -49,14 +49,17 @@ export async function connect(options: ConnectOptions = {}) {
   };
   if (options.roots) {
     const { ListRootsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: (options.roots ?? []).map((uri) => ({ uri })) }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: (options.roots ?? []).map((uri) => ({ uri })),
+    }));
   }
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   void hub.start();
   await client.connect(clientTransport);
   await hub.ready;
-  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const call = (name: string, args: Record<string, unknown> = {}) =>
+    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
   const close = async () => {
     hub.close();
     await client.close();

@@ -59,8 +59,14 @@ export function writeScriptTree(root: string): string {
   });
   const dir = join(root, "tools/echo/scripts");
   write(join(dir, "args.sh"), 'echo "sh name=$SKILL_ARG_NAME greeting=$SKILL_ARG_GREETING cwd=$PWD"\n');
-  write(join(dir, "args.py"), 'import os\nprint("py name=" + os.environ["SKILL_ARG_NAME"] + " greeting=" + os.environ["SKILL_ARG_GREETING"])\n');
-  write(join(dir, "args.js"), 'console.log("js name=" + process.env.SKILL_ARG_NAME + " greeting=" + process.env.SKILL_ARG_GREETING);\n');
+  write(
+    join(dir, "args.py"),
+    'import os\nprint("py name=" + os.environ["SKILL_ARG_NAME"] + " greeting=" + os.environ["SKILL_ARG_GREETING"])\n',
+  );
+  write(
+    join(dir, "args.js"),
+    'console.log("js name=" + process.env.SKILL_ARG_NAME + " greeting=" + process.env.SKILL_ARG_GREETING);\n',
+  );
   write(
     join(dir, "args.ts"),
     'const name: string = process.env.SKILL_ARG_NAME ?? "";\nconst runtime: string = typeof Bun === "undefined" ? "node" : "bun";\nconsole.log(`ts name=${name} greeting=${process.env.SKILL_ARG_GREETING} runtime=${runtime}`);\n',

@@ -23,8 +23,16 @@ export function writeNode(root: string, rel: string, spec: NodeSpec = {}): strin
 
 /** The tree of seed 002 §1.1 (a subset with every feature), as skills/ of a content repo. */
 export function writeSeedTree(root: string): string {
-  writeNode(root, "_root.md", { keywords: ["global", "rules", "conventions"], description: "Universal project rules", body: "Global rules.\n" });
-  writeNode(root, "ui/_index.md", { keywords: ["ui", "frontend", "interface"], description: "Frontend development and components", body: "UI rules.\n" });
+  writeNode(root, "_root.md", {
+    keywords: ["global", "rules", "conventions"],
+    description: "Universal project rules",
+    body: "Global rules.\n",
+  });
+  writeNode(root, "ui/_index.md", {
+    keywords: ["ui", "frontend", "interface"],
+    description: "Frontend development and components",
+    body: "UI rules.\n",
+  });
   writeNode(root, "ui/react/_index.md", {
     keywords: ["react", "jsx", "tsx", "hook", "composant"],
     description: "General React rules",
@@ -87,25 +95,46 @@ export function writeSeedTree(root: string): string {
   write(join(root, "ui/react/auth/assets/component-base.tsx.template"), "// auth base\n");
   write(join(root, "ui/react/auth/scripts/scaffold-auth.sh"), "#!/bin/sh\necho scaffold\n");
   write(join(root, "ui/react/auth/scripts/validate-auth-config.ts"), "console.log('ok');\n");
-  writeNode(root, "ui/react/testing.md", { keywords: ["react", "testing", "jest", "vitest"], description: "Testing React components" });
+  writeNode(root, "ui/react/testing.md", {
+    keywords: ["react", "testing", "jest", "vitest"],
+    description: "Testing React components",
+  });
   writeNode(root, "ui/vue/_index.md", { keywords: ["vue", "frontend"], description: "General Vue rules" });
-  writeNode(root, "ui/vue/composition.md", { keywords: ["vue", "composition", "setup"], description: "Vue Composition API" });
+  writeNode(root, "ui/vue/composition.md", {
+    keywords: ["vue", "composition", "setup"],
+    description: "Vue Composition API",
+  });
   writeNode(root, "api/_index.md", {
     keywords: ["api", "backend", "endpoint"],
     description: "API domain rules",
-    extra: "assets:\n  - file: assets/api-schema.openapi.yaml\n    description: OpenAPI schema\n    type: schema\nscripts:\n  - file: scripts/generate-endpoint.sh\n    description: Generate an endpoint",
+    extra:
+      "assets:\n  - file: assets/api-schema.openapi.yaml\n    description: OpenAPI schema\n    type: schema\nscripts:\n  - file: scripts/generate-endpoint.sh\n    description: Generate an endpoint",
   });
   write(join(root, "api/_index/assets/api-schema.openapi.yaml"), "openapi: 3.1.0\n");
   write(join(root, "api/_index/scripts/generate-endpoint.sh"), "#!/bin/sh\n");
-  writeNode(root, "api/auth.md", { keywords: ["api", "auth", "jwt", "middleware", "token"], description: "API authentication with JWT middleware" });
-  writeNode(root, "api/database.md", { keywords: ["database", "sql", "migration", "orm"], description: "Database access and migrations" });
-  writeNode(root, "deploy/_index.md", { keywords: ["deploy", "deployment", "release"], description: "Deployment rules" });
+  writeNode(root, "api/auth.md", {
+    keywords: ["api", "auth", "jwt", "middleware", "token"],
+    description: "API authentication with JWT middleware",
+  });
+  writeNode(root, "api/database.md", {
+    keywords: ["database", "sql", "migration", "orm"],
+    description: "Database access and migrations",
+  });
+  writeNode(root, "deploy/_index.md", {
+    keywords: ["deploy", "deployment", "release"],
+    description: "Deployment rules",
+  });
   writeNode(root, "deploy/docker.md", {
     keywords: ["docker", "container", "dockerfile", "compose"],
     description: "Docker images and compose",
     extra: "assets:\n  - file: assets/Dockerfile.template\n    description: Base Dockerfile\n    type: template",
   });
   write(join(root, "deploy/docker/assets/Dockerfile.template"), "FROM scratch\n");
-  writeNode(root, "no-inherit.md", { keywords: ["standalone", "isolated"], description: "A standalone node", extra: "inherit: false", body: "Standalone only.\n" });
+  writeNode(root, "no-inherit.md", {
+    keywords: ["standalone", "isolated"],
+    description: "A standalone node",
+    extra: "inherit: false",
+    body: "Standalone only.\n",
+  });
   return root;
 }

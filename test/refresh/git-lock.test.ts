@@ -32,8 +32,21 @@ function overlapDetector() {
   );
 }
 
-function gitSync(home: string, url: string, env: Record<string, string | undefined>, extra: Partial<ConstructorParameters<typeof GitSync>[0]> = {}) {
-  const sync = new GitSync({ repos: [url], branch: "main", home, logger: createMemoryLogger(), intervalMs: 0, runner: { env }, ...extra });
+function gitSync(
+  home: string,
+  url: string,
+  env: Record<string, string | undefined>,
+  extra: Partial<ConstructorParameters<typeof GitSync>[0]> = {},
+) {
+  const sync = new GitSync({
+    repos: [url],
+    branch: "main",
+    home,
+    logger: createMemoryLogger(),
+    intervalMs: 0,
+    runner: { env },
+    ...extra,
+  });
   closers.push(() => sync.close());
   return sync;
 }

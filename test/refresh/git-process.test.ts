@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { GitSync } from "../../src/refresh/git-sync.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
-import { HANGING_GIT, type FakeGit, fakeGit, killRecorded, within } from "../helpers/fake-git.ts";
+import { type FakeGit, fakeGit, HANGING_GIT, killRecorded, within } from "../helpers/fake-git.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { connect, eventually, textOf } from "../helpers/hub.ts";
@@ -23,13 +23,26 @@ function fake(body: string): FakeGit {
   return f;
 }
 
-function gitSync(home: string, env: Record<string, string | undefined>, extra: Partial<ConstructorParameters<typeof GitSync>[0]> = {}) {
-  const sync = new GitSync({ repos: ["file:///nonexistent/team/skills.git"], branch: "main", home, logger: createMemoryLogger(), intervalMs: 0, runner: { env }, ...extra });
+function gitSync(
+  home: string,
+  env: Record<string, string | undefined>,
+  extra: Partial<ConstructorParameters<typeof GitSync>[0]> = {},
+) {
+  const sync = new GitSync({
+    repos: ["file:///nonexistent/team/skills.git"],
+    branch: "main",
+    home,
+    logger: createMemoryLogger(),
+    intervalMs: 0,
+    runner: { env },
+    ...extra,
+  });
   closers.push(() => sync.close());
   return sync;
 }
 
-const tempClones = (home: string) => (existsSync(join(home, "repos")) ? readdirSync(join(home, "repos")).filter((n) => n.includes(".clone-")) : []);
+const tempClones = (home: string) =>
+  existsSync(join(home, "repos")) ? readdirSync(join(home, "repos")).filter((n) => n.includes(".clone-")) : [];
 
 describe("git processes are bounded (DESIGN §12)", () => {
   test("a timed-out git is ended with its helpers: the call returns promptly and the next refresh is not stuck busy", async () => {
@@ -70,7 +83,10 @@ describe("git processes are bounded (DESIGN §12)", () => {
     const live = Bun.spawn(["sleep", "30"]);
     closers.push(() => live.kill("SIGKILL"));
     const repos = join(home, "repos");
-    write(join(repos, `.team-skills-0123abcd.clone-${gone.pid}-${Date.now()}`, ".git", "HEAD"), "ref: refs/heads/main\n");
+    write(
+      join(repos, `.team-skills-0123abcd.clone-${gone.pid}-${Date.now()}`, ".git", "HEAD"),
+      "ref: refs/heads/main\n",
+    );
     write(join(repos, `.team-skills-0123abcd.clone-${live.pid}-${Date.now() - 7_200_000}`, "x"), "old\n");
     const kept = `.team-skills-0123abcd.clone-${live.pid}-${Date.now()}`;
     mkdirSync(join(repos, kept), { recursive: true });
@@ -87,7 +103,11 @@ describe("start-up with a slow repository (DESIGN §12)", () => {
     writeSkill(local, "mine");
     const started = Date.now();
     const session = await within(
-      connect({ flags: { "skills-dir": [local] }, env: { SKILLS_REPO: "https://example.invalid/team/skills.git" }, hub: { git: { runner: { env: git.env }, intervalMs: 0 } } }),
+      connect({
+        flags: { "skills-dir": [local] },
+        env: { SKILLS_REPO: "https://example.invalid/team/skills.git" },
+        hub: { git: { runner: { env: git.env }, intervalMs: 0 } },
+      }),
       8000,
       "start-up",
     );
@@ -107,7 +127,11 @@ describe("start-up with a slow repository (DESIGN §12)", () => {
     const git = fake('[ "$1" = clone ] && sleep 1\nexec "$REAL_GIT" "$@"');
     const local = tempDir();
     writeSkill(local, "mine");
-    const session = await connect({ flags: { "skills-dir": [local] }, env: { SKILLS_REPO: remote.url }, hub: { git: { runner: { env: git.env }, intervalMs: 0, startupWaitMs: 100 } } });
+    const session = await connect({
+      flags: { "skills-dir": [local] },
+      env: { SKILLS_REPO: remote.url },
+      hub: { git: { runner: { env: git.env }, intervalMs: 0, startupWaitMs: 100 } },
+    });
     closers.push(session.close);
     expect(session.hub.catalog.get("mine")).toBeDefined();
     expect(session.hub.catalog.get("alpha")).toBeUndefined();

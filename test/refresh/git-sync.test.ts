@@ -11,7 +11,7 @@ import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
 import { type ConnectOptions, connect, eventually, textOf } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
+const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
@@ -27,7 +27,8 @@ async function session(repos: string, options: ConnectOptions & { interval?: num
   return s;
 }
 
-const listChanged = (notifications: string[]) => notifications.filter((n) => n === "notifications/tools/list_changed").length;
+const listChanged = (notifications: string[]) =>
+  notifications.filter((n) => n === "notifications/tools/list_changed").length;
 
 function teamRemote() {
   return remoteRepo("team-skills", {
@@ -66,7 +67,9 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     expect(first.config.matching.min_score).toBe(0.2);
     const files = repoConfigFiles(first.config);
     expect(files).toEqual([join(hub.sources().at(-1)?.dir ?? "", "..", "config.yaml")]);
-    expect(loadConfig({ env, homeDir: env.HOME, cwd: env.HOME, sourceFiles: files }).config.matching.min_score).toBe(0.3);
+    expect(loadConfig({ env, homeDir: env.HOME, cwd: env.HOME, sourceFiles: files }).config.matching.min_score).toBe(
+      0.3,
+    );
   });
 
   test("a pushed commit is picked up by refresh_skills, with seed 003 §8.6's fields and one list_changed", async () => {
@@ -78,13 +81,24 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     const hash = remote.push("add beta");
     const result = await call("refresh_skills");
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ success: true, mode: "git", commit_hash: hash, files_changed: 2, skills_reindexed: 3 });
+    expect(result.structuredContent).toMatchObject({
+      success: true,
+      mode: "git",
+      commit_hash: hash,
+      files_changed: 2,
+      skills_reindexed: 3,
+    });
     expect(Date.parse(String(result.structuredContent?.last_sync))).toBeGreaterThan(Date.now() - 60_000);
     expect(textOf(await call("skill", { name: "beta" }))).toStartWith("Loading: beta\n");
     expect(hub.catalog.get("alpha")?.description).toBe("Alpha, revised.");
     await eventually(() => listChanged(notifications) === 1);
     const again = await call("refresh_skills");
-    expect(again.structuredContent).toMatchObject({ success: true, commit_hash: hash, files_changed: 0, skills_reindexed: 3 });
+    expect(again.structuredContent).toMatchObject({
+      success: true,
+      commit_hash: hash,
+      files_changed: 0,
+      skills_reindexed: 3,
+    });
   });
 
   test("the periodic refresh picks up a pushed commit by itself", async () => {
@@ -105,10 +119,20 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     renameSync(remote.bare, `${remote.bare}.gone`);
     const { call, logger } = await session(remote.url, { home });
     expect(textOf(await call("skill", { name: "alpha" }))).toStartWith("Loading: alpha\n");
-    expect(logger.lines.some((l) => l.includes("WARN") && l.includes("cannot reach") && l.includes("Serving the local copy"))).toBe(true);
+    expect(
+      logger.lines.some(
+        (l) => l.includes("WARN") && l.includes("cannot reach") && l.includes("Serving the local copy"),
+      ),
+    ).toBe(true);
     const result = await call("refresh_skills");
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ success: false, mode: "git", commit_hash: cached, skills_reindexed: 2, error: { code: "GIT_UNREACHABLE" } });
+    expect(result.structuredContent).toMatchObject({
+      success: false,
+      mode: "git",
+      commit_hash: cached,
+      skills_reindexed: 2,
+      error: { code: "GIT_UNREACHABLE" },
+    });
   });
 
   test("an unreachable remote with no copy yet: local skills are served, the log and doctor say why", async () => {
@@ -119,7 +143,11 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     expect(textOf(await call("skill", { name: "mine" }))).toStartWith("Loading: mine\n");
     expect(logger.lines.some((l) => l.includes("no local copy yet"))).toBe(true);
     let out = "";
-    const code = await run(["doctor", "--skills-dir", local], { HOME: home, SKILLS_REPO: url }, { out: (t) => void (out += t), err: () => undefined, cwd: home });
+    const code = await run(
+      ["doctor", "--skills-dir", local],
+      { HOME: home, SKILLS_REPO: url },
+      { out: (t) => void (out += t), err: () => undefined, cwd: home },
+    );
     expect(code).toBe(0);
     expect(out).toContain("not synced yet: no local copy, so no skills from this repository");
   });
@@ -132,13 +160,23 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     expect(results.filter((r) => r?.success === true)).toHaveLength(1);
     const busy = [a, b].find((r) => r.structuredContent?.success === false);
     expect(busy?.isError).toBeFalsy();
-    expect(busy?.structuredContent).toEqual({ success: false, message: "A refresh is already running; try again in a moment." });
+    expect(busy?.structuredContent).toEqual({
+      success: false,
+      message: "A refresh is already running; try again in a moment.",
+    });
     expect(JSON.parse(textOf(busy as CallToolResult))).toEqual(busy?.structuredContent as object);
   });
 
   test("GitSync.refresh itself never overlaps", async () => {
     const remote = teamRemote();
-    const sync = new GitSync({ repos: [remote.url], branch: "main", home: tempDir(), logger: createMemoryLogger(), intervalMs: 0, runner: { env: GIT_ENV } });
+    const sync = new GitSync({
+      repos: [remote.url],
+      branch: "main",
+      home: tempDir(),
+      logger: createMemoryLogger(),
+      intervalMs: 0,
+      runner: { env: GIT_ENV },
+    });
     const first = sync.refresh("a");
     const second = await sync.refresh("b");
     expect(second).toMatchObject({ success: false, busy: true });
@@ -160,11 +198,16 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     git(["commit", "-q", "--amend", "-m", "rewritten"], remote.work);
     git(["push", "-q", "--force", "origin", "main"], remote.work);
     const result = await call("refresh_skills");
-    expect(result.structuredContent).toMatchObject({ success: true, commit_hash: git(["rev-parse", "HEAD"], remote.work) });
+    expect(result.structuredContent).toMatchObject({
+      success: true,
+      commit_hash: git(["rev-parse", "HEAD"], remote.work),
+    });
     const warnings = (result.structuredContent?.repos as { warnings: string[] }[])[0]?.warnings ?? [];
     expect(warnings.join(" ")).toContain("local changes");
     expect(warnings.join(" ")).toContain("reset to the remote");
-    expect(logger.lines.filter((l) => l.includes("WARN") && l.includes("repo team-skills")).length).toBeGreaterThanOrEqual(2);
+    expect(
+      logger.lines.filter((l) => l.includes("WARN") && l.includes("repo team-skills")).length,
+    ).toBeGreaterThanOrEqual(2);
     expect(readFileSync(join(copy, "README.md"), "utf8")).toBe("# Team skills\n");
     expect(existsSync(join(copy, "stray.txt"))).toBe(false);
     expect(hub.catalog.get("alpha")?.description).toBe("Alpha after a force-push.");
@@ -186,7 +229,12 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     const a = remoteRepo("skills", { "skills/one/SKILL.md": skillText("one") });
     const b = remoteRepo("skills", { "skills/two/SKILL.md": skillText("two") });
     const { hub, call } = await session(`${a.url},${b.url}`);
-    expect(hub.sources().slice(-2).map((s) => s.label)).toEqual(["skills", "skills-2"]);
+    expect(
+      hub
+        .sources()
+        .slice(-2)
+        .map((s) => s.label),
+    ).toEqual(["skills", "skills-2"]);
     expect(hub.catalog.get("two")?.source).toBe("skills-2");
     const result = await call("refresh_skills");
     expect((result.structuredContent?.repos as unknown[]).length).toBe(2);
@@ -198,7 +246,11 @@ describe("skillhub sync", () => {
     let out = "";
     let err = "";
     const home = env.HOME ?? tempDir("skillhub-cli-home-");
-    const code = await run(argv, { HOME: home, ...env }, { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home });
+    const code = await run(
+      argv,
+      { HOME: home, ...env },
+      { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home },
+    );
     return { code, out, err, home };
   }
 

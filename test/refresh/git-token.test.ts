@@ -1,14 +1,14 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { GitRunner, type SpawnFn } from "../../src/refresh/git-runner.ts";
 import { cleanupTemp } from "../helpers/fs.ts";
-import { GIT_ENV, closedPort, git, remoteRepo, selfSignedCert, skillText } from "../helpers/git.ts";
+import { closedPort, GIT_ENV, git, remoteRepo, selfSignedCert, skillText } from "../helpers/git.ts";
 import { type GitHttpServer, projectRoot, serveGitHttps } from "../helpers/git-http.ts";
 import { connect, textOf } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void> | void)[] = [];
+const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
@@ -50,22 +50,35 @@ describe("GITHUB_TOKEN handling (DESIGN §12)", () => {
 
   test("credentials written in the URL are taken out of it everywhere", async () => {
     const port = closedPort();
-    const { call, logger, hub } = await session({ SKILLS_REPO: `https://x-access-token:${TOKEN}@127.0.0.1:${port}/org/team.git` });
+    const { call, logger, hub } = await session({
+      SKILLS_REPO: `https://x-access-token:${TOKEN}@127.0.0.1:${port}/org/team.git`,
+    });
     const result = await call("refresh_skills");
-    expect((result.structuredContent?.repos as { url: string }[])[0]?.url).toBe(`https://127.0.0.1:${port}/org/team.git`);
+    expect((result.structuredContent?.repos as { url: string }[])[0]?.url).toBe(
+      `https://127.0.0.1:${port}/org/team.git`,
+    );
     expectNoSecret([JSON.stringify(result), ...logger.lines, JSON.stringify(hub.sources())], TOKEN);
   });
 
   test("git's stderr is scrubbed, and old git gets the header through -c instead of the environment", async () => {
     const calls: { cmd: string[]; env: Record<string, string | undefined> }[] = [];
     const stream = (text: string) => new Response(text).body as ReadableStream<Uint8Array>;
-    const fake = (version: string): SpawnFn => (cmd, options) => {
-      calls.push({ cmd, env: options.env });
-      const out = cmd.includes("--version") ? `git version ${version}\n` : "";
-      const err = `fatal: unable to access 'https://user:${TOKEN}@host/x.git/': header ${basic(TOKEN)} token ${TOKEN}\n`;
-      const code = cmd.includes("--version") ? 0 : 128;
-      return { pid: 999_999, exited: Promise.resolve(code), exitCode: code, signalCode: null, stdout: stream(out), stderr: stream(err) };
-    };
+    const fake =
+      (version: string): SpawnFn =>
+      (cmd, options) => {
+        calls.push({ cmd, env: options.env });
+        const out = cmd.includes("--version") ? `git version ${version}\n` : "";
+        const err = `fatal: unable to access 'https://user:${TOKEN}@host/x.git/': header ${basic(TOKEN)} token ${TOKEN}\n`;
+        const code = cmd.includes("--version") ? 0 : 128;
+        return {
+          pid: 999_999,
+          exited: Promise.resolve(code),
+          exitCode: code,
+          signalCode: null,
+          stdout: stream(out),
+          stderr: stream(err),
+        };
+      };
     // The fake has no process group: signalling it finds none (ESRCH), and no real process is touched.
     const kill = () => {
       throw Object.assign(new Error("kill ESRCH"), { code: "ESRCH" });
@@ -77,9 +90,16 @@ describe("GITHUB_TOKEN handling (DESIGN §12)", () => {
     expect(modern.stderr).toContain("https://***@host");
     const fetch = calls.at(-1);
     expect(fetch?.cmd).toEqual(["git", "fetch"]);
-    expect(fetch?.env).toMatchObject({ GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: config[0]?.key, GIT_TERMINAL_PROMPT: "0" });
+    expect(fetch?.env).toMatchObject({
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: config[0]?.key,
+      GIT_TERMINAL_PROMPT: "0",
+    });
     calls.length = 0;
-    await new GitRunner({ spawn: fake("2.25.1"), kill, env: { GITHUB_TOKEN: TOKEN } }).run(["fetch"], { config, secrets });
+    await new GitRunner({ spawn: fake("2.25.1"), kill, env: { GITHUB_TOKEN: TOKEN } }).run(["fetch"], {
+      config,
+      secrets,
+    });
     expect(calls.at(-1)?.cmd).toEqual(["git", "-c", `${config[0]?.key}=${config[0]?.value}`, "fetch"]);
     // SkillHub's own secrets are not passed on to git.
     expect(calls.at(-1)?.env.GITHUB_TOKEN).toBeUndefined();
@@ -91,7 +111,11 @@ describe("GITHUB_TOKEN handling (DESIGN §12)", () => {
 
     function server(): { remote: ReturnType<typeof remoteRepo>; http: GitHttpServer; url: string } {
       const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-      const http = serveGitHttps(projectRoot(remote.bare), tls as { cert: string; key: string }, (header) => header === basic(TOKEN));
+      const http = serveGitHttps(
+        projectRoot(remote.bare),
+        tls as { cert: string; key: string },
+        (header) => header === basic(TOKEN),
+      );
       closers.push(() => http.stop());
       return { remote, http, url: `${http.base}team.git` };
     }

@@ -14,7 +14,11 @@ describe("repository URLs", () => {
     expect(a.slug).toMatch(/^skills-content-[0-9a-f]{8}$/);
     expect(parseRepo("https://GitHub.com/Acme/Skills-Content/").slug).toBe(a.slug);
     expect(parseRepo("https://github.com/other/skills-content.git").slug).not.toBe(a.slug);
-    expect(parseRepo("git@github.com:acme/skills.git")).toMatchObject({ name: "skills", https: false, url: "git@github.com:acme/skills.git" });
+    expect(parseRepo("git@github.com:acme/skills.git")).toMatchObject({
+      name: "skills",
+      https: false,
+      url: "git@github.com:acme/skills.git",
+    });
     expect(parseRepo("file:///srv/git/team.git")).toMatchObject({ name: "team", https: false });
     expect(parseRepo("/srv/git/Team Skills.git").name).toBe("team-skills");
   });
@@ -25,7 +29,10 @@ describe("repository URLs", () => {
     expect(spec.credentials).toEqual({ username: "x-access-token", password: "s3cr3t/value" });
     const auth = repoAuth(spec, "ignored-when-the-url-has-credentials");
     expect(auth.config).toEqual([
-      { key: "http.https://github.com/.extraHeader", value: `Authorization: Basic ${Buffer.from("x-access-token:s3cr3t/value").toString("base64")}` },
+      {
+        key: "http.https://github.com/.extraHeader",
+        value: `Authorization: Basic ${Buffer.from("x-access-token:s3cr3t/value").toString("base64")}`,
+      },
     ]);
     expect(auth.secrets).toContain("s3cr3t/value");
   });
@@ -38,7 +45,9 @@ describe("repository URLs", () => {
   });
 
   test("scrub hides secrets and URL passwords", () => {
-    expect(scrub("fatal: https://u:pw@host/x and tok-123456 again tok-123456", ["tok-123456"])).toBe("fatal: https://***@host/x and *** again ***");
+    expect(scrub("fatal: https://u:pw@host/x and tok-123456 again tok-123456", ["tok-123456"])).toBe(
+      "fatal: https://***@host/x and *** again ***",
+    );
   });
 });
 
@@ -46,17 +55,32 @@ describe("GitSync configuration", () => {
   const base = { home: "/tmp/h", logger: createMemoryLogger(), intervalMs: 0 };
 
   test("labels are unique and never take a built-in source label; a URL starting with '-' or a bad branch is refused", () => {
-    const sync = new GitSync({ ...base, branch: "main", repos: ["https://a.example/x/hub.git", "https://b.example/y/hub.git", "https://c.example/dir1.git"] });
+    const sync = new GitSync({
+      ...base,
+      branch: "main",
+      repos: ["https://a.example/x/hub.git", "https://b.example/y/hub.git", "https://c.example/dir1.git"],
+    });
     expect(sync.targets.map((t) => t.label)).toEqual(["repo-hub", "repo-hub-2", "repo-dir1"]);
-    expect(() => new GitSync({ ...base, branch: "main", repos: ["--upload-pack=touch /tmp/x"] })).toThrow("expected a git URL");
+    expect(() => new GitSync({ ...base, branch: "main", repos: ["--upload-pack=touch /tmp/x"] })).toThrow(
+      "expected a git URL",
+    );
     expect(() => new GitSync({ ...base, branch: "a..b", repos: [] })).toThrow("SKILLS_BRANCH");
     expect(() => new GitSync({ ...base, branch: "-x", repos: [] })).toThrow("SKILLS_BRANCH");
     expect(new GitSync({ ...base, branch: "release/2.x", repos: [] }).targets).toEqual([]);
   });
 
   test("no git executable: an error that says to install git", async () => {
-    const sync = new GitSync({ ...base, home: tempDir(), branch: "main", repos: ["https://example.com/a.git"], runner: { git: "git-does-not-exist-skillhub" } });
+    const sync = new GitSync({
+      ...base,
+      home: tempDir(),
+      branch: "main",
+      repos: ["https://example.com/a.git"],
+      runner: { git: "git-does-not-exist-skillhub" },
+    });
     const outcome = await sync.refresh("test");
-    expect(outcome.repos[0]?.error).toMatchObject({ code: "GIT_NOT_FOUND", message: expect.stringContaining("install git") });
+    expect(outcome.repos[0]?.error).toMatchObject({
+      code: "GIT_NOT_FOUND",
+      message: expect.stringContaining("install git"),
+    });
   });
 });

@@ -8,20 +8,26 @@ import { eventually, sessions, textOf } from "../helpers/hub.ts";
 afterAll(cleanupTemp);
 const open = sessions();
 
-
-const listChangedCount = (notifications: string[]) => notifications.filter((n) => n === "notifications/tools/list_changed").length;
+const listChangedCount = (notifications: string[]) =>
+  notifications.filter((n) => n === "notifications/tools/list_changed").length;
 
 describe("freshness (DESIGN §6)", () => {
   test("with the watcher, a new skill is listed and loadable within a second, with one list_changed", async () => {
     const dir = tempDir();
     writeSkill(dir, "first");
-    const { client, call, notifications } = await open({ env: { SKILLHUB_WATCH: "1" }, flags: { "skills-dir": [dir] } });
+    const { client, call, notifications } = await open({
+      env: { SKILLHUB_WATCH: "1" },
+      flags: { "skills-dir": [dir] },
+    });
     await client.listTools();
     const started = Date.now();
     // Several files in one burst: one change for the client.
     writeSkill(dir, "second");
     writeSkill(dir, "third");
-    await eventually(async () => (await client.listTools()).tools[0]?.description?.includes("<name>third</name>"), 2000);
+    await eventually(
+      async () => (await client.listTools()).tools[0]?.description?.includes("<name>third</name>"),
+      2000,
+    );
     expect(Date.now() - started).toBeLessThan(1000);
     expect(textOf(await call("skill", { name: "second" }))).toStartWith("Loading: second\n");
     await Bun.sleep(700);
@@ -36,7 +42,10 @@ describe("freshness (DESIGN §6)", () => {
     await client.listTools();
     writeSkill(dir, "keep", { description: "new words, longer than before" });
     rmSync(join(dir, "gone"), { recursive: true });
-    await eventually(() => hub.catalog.get("keep")?.description === "new words, longer than before" && !hub.catalog.get("gone"), 3000);
+    await eventually(
+      () => hub.catalog.get("keep")?.description === "new words, longer than before" && !hub.catalog.get("gone"),
+      3000,
+    );
   });
 
   test("no list_changed when nothing a client sees changed, and none before initialized", async () => {

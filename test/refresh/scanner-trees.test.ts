@@ -11,7 +11,10 @@ afterAll(cleanupTemp);
 
 const LIMITS = { maxDepth: 8, maxDirs: 20_000 };
 const scan = (dirs: string[], scanner = new Scanner()) =>
-  scanner.scan(buildSourceList({ dirs, onlyDirs: true, projectDir: null, homeDir: "/nonexistent", hubHome: "/nonexistent" }), LIMITS);
+  scanner.scan(
+    buildSourceList({ dirs, onlyDirs: true, projectDir: null, homeDir: "/nonexistent", hubHome: "/nonexistent" }),
+    LIMITS,
+  );
 const problems = (catalog: ReturnType<typeof scan>, root: string) =>
   catalog.diagnostics.map((d) => `${d.severity} ${d.code} ${d.file.slice(root.length + 1)}`).sort();
 
@@ -39,8 +42,19 @@ describe("tree nodes in the scanner (seed 003 §4)", () => {
     ]);
     expect(catalog.get("git")?.kind).toBe("agent-skill");
     const auth = catalog.get("UI/React/Auth");
-    expect(auth).toMatchObject({ id: "dir1:ui/react/auth", file: join(root, "ui/react/auth.md"), dir: join(root, "ui/react/auth"), keywords: ["react", "auth", "authentication", "login", "component"] });
-    expect(auth?.tree).toMatchObject({ path: "ui/react/auth", rel: "ui/react/auth.md", inherit: true, priority: 10, resourceDir: join(root, "ui/react/auth") });
+    expect(auth).toMatchObject({
+      id: "dir1:ui/react/auth",
+      file: join(root, "ui/react/auth.md"),
+      dir: join(root, "ui/react/auth"),
+      keywords: ["react", "auth", "authentication", "login", "component"],
+    });
+    expect(auth?.tree).toMatchObject({
+      path: "ui/react/auth",
+      rel: "ui/react/auth.md",
+      inherit: true,
+      priority: 10,
+      resourceDir: join(root, "ui/react/auth"),
+    });
     expect(catalog.get("ui/react/_index")?.tree?.resourceDir).toBe(join(root, "ui/react/_index"));
     expect(catalog.get("ui/react/testing")?.tree?.resourceDir).toBeUndefined();
     expect(catalog.get("no-inherit")?.tree?.inherit).toBe(false);
@@ -67,7 +81,11 @@ describe("tree nodes in the scanner (seed 003 §4)", () => {
     write(join(root, "elsewhere/_index.md"), "no frontmatter\n");
     const catalog = scan([root]);
     expect(catalog.skills.map((s) => s.name)).toEqual(["_root"]);
-    expect(problems(catalog, root)).toEqual(["warning missing-keywords ui/guide.md", "warning no-frontmatter elsewhere/_index.md", "warning no-frontmatter ui/notes.md"]);
+    expect(problems(catalog, root)).toEqual([
+      "warning missing-keywords ui/guide.md",
+      "warning no-frontmatter elsewhere/_index.md",
+      "warning no-frontmatter ui/notes.md",
+    ]);
   });
 
   test("a node declaring keywords without description is an error and is not served; the rest is", () => {
@@ -99,7 +117,11 @@ describe("tree nodes in the scanner (seed 003 §4)", () => {
     const catalog = scan([root]);
     expect(catalog.get("ui/react/forms/login")?.tree?.parent).toBe("ui/_index");
     expect(catalog.get("api/auth")?.tree?.parent).toBe("_root");
-    expect(treeChain(catalog, catalog.get("ui/react/forms/login") as never).map((s) => s.name)).toEqual(["_root", "ui/_index", "ui/react/forms/login"]);
+    expect(treeChain(catalog, catalog.get("ui/react/forms/login") as never).map((s) => s.name)).toEqual([
+      "_root",
+      "ui/_index",
+      "ui/react/forms/login",
+    ]);
   });
 
   test("declared but missing files: a warning each, the node is still served", () => {

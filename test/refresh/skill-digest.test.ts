@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseAgentSkill } from "../../src/skills/agent-skill.ts";
 import { digestBytes } from "../../src/refresh/skill-digest.ts";
+import { parseAgentSkill } from "../../src/skills/agent-skill.ts";
 
 const enc = new TextEncoder();
 /** The digest path and the plain-text path must parse a file the same way. */
@@ -17,7 +17,7 @@ describe("SKILL.md digests", () => {
     "\uFEFF---\r\nname: x\r\ndescription: d\r\n---\r\n\r\n# Title\r\nline\r\n",
     "---\nname: x\ndescription: d\n---\n\n\nbody without headings\n---\nmore after a rule\n",
     "---\nname: x\ndescription: d\n---",
-    "---\nname: x\ndescription: d\n---\n" + "line\n".repeat(600),
+    `---\nname: x\ndescription: d\n---\n${"line\n".repeat(600)}`,
     "# no frontmatter\n",
     "---\nname: x\n",
     "---\nname: x\ndescription: Use when: broken yaml\n---\n~~~\n# fenced\n~~~\n# Real é heading\n",

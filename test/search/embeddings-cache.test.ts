@@ -19,7 +19,11 @@ function server() {
 }
 
 function skills(dir = tempDir()) {
-  writeSkill(dir, "pdf-invoices", { description: "Extract invoice numbers from PDF files", extra: "metadata:\n  skillhub:\n    category: Documents\n    tags: [pdf, invoice]", body: "# Steps\n\nBODY-ONLY-WORDS: run /opt/secret/extract.py\n" });
+  writeSkill(dir, "pdf-invoices", {
+    description: "Extract invoice numbers from PDF files",
+    extra: "metadata:\n  skillhub:\n    category: Documents\n    tags: [pdf, invoice]",
+    body: "# Steps\n\nBODY-ONLY-WORDS: run /opt/secret/extract.py\n",
+  });
   writeSkill(dir, "sql-tuning", { description: "Speed up slow SQL queries" });
   writeSkill(dir, "git-commits", { description: "Write good commit messages" });
   writeSkill(dir, "charts", { description: "Draw bar and line charts" });
@@ -29,14 +33,24 @@ function skills(dir = tempDir()) {
 
 /** A started hub on `dir` with openai-compatible embeddings at `url`; resolves once the vectors are settled. */
 async function run(dir: string, home: string, env: Record<string, string>) {
-  const { hub, logger } = testHub({ home, flags: { "skills-dir": [dir] }, env, hub: { embedding: { saveDelayMs: 0 } } });
+  const { hub, logger } = testHub({
+    home,
+    flags: { "skills-dir": [dir] },
+    env,
+    hub: { embedding: { saveDelayMs: 0 } },
+  });
   void hub.start();
   await hub.ready;
   await hub.search.vectorsSettled();
   return { hub, logger };
 }
 
-const local = (url: string, over: Record<string, string> = {}) => ({ EMBEDDING_PROVIDER: "openai-compatible", EMBEDDING_BASE_URL: `${url}/v1`, EMBEDDING_BATCH_SIZE: "2", ...over });
+const local = (url: string, over: Record<string, string> = {}) => ({
+  EMBEDDING_PROVIDER: "openai-compatible",
+  EMBEDDING_BASE_URL: `${url}/v1`,
+  EMBEDDING_BATCH_SIZE: "2",
+  ...over,
+});
 
 describe("vector cache (seed 000 §4.2)", () => {
   test("batches of EMBEDDING_BATCH_SIZE; a restart embeds nothing again; a changed skill alone is re-embedded", async () => {
@@ -47,7 +61,9 @@ describe("vector cache (seed 000 §4.2)", () => {
     expect(s.requests.map((r) => r.inputs.length)).toEqual([2, 2, 1]);
     expect(first.hub.search.status.vectors).toMatchObject({ state: "ready", embedded: 5, total: 5, fromCache: 0 });
     first.hub.close();
-    expect(readdirSync(join(home, ".skillhub", "index")).filter((f) => f.startsWith("vectors-") && f.endsWith(".bin"))).toHaveLength(1);
+    expect(
+      readdirSync(join(home, ".skillhub", "index")).filter((f) => f.startsWith("vectors-") && f.endsWith(".bin")),
+    ).toHaveLength(1);
 
     s.reset();
     const second = await run(dir, home, local(s.url));
@@ -73,7 +89,9 @@ describe("vector cache (seed 000 §4.2)", () => {
     await hub.search.query("extract invoice numbers", { limit: 3, threshold: 0 });
     hub.close();
     const sent = s.inputs();
-    expect(sent).toContain("pdf-invoices\nExtract invoice numbers from PDF files\ntags: pdf, invoice\ncategory: documents");
+    expect(sent).toContain(
+      "pdf-invoices\nExtract invoice numbers from PDF files\ntags: pdf, invoice\ncategory: documents",
+    );
     expect(sent).toContain("sql-tuning\nSpeed up slow SQL queries");
     expect(sent).toContain("extract invoice numbers");
     expect(sent.join("\n")).not.toMatch(/BODY-ONLY|secret|SKILL\.md|\/tmp/);
@@ -92,7 +110,12 @@ describe("vector cache (seed 000 §4.2)", () => {
     expect(other.logger.lines.some((l) => l.includes("made with openai-compatible/nomic-embed-text"))).toBe(true);
     other.hub.close();
     s.reset();
-    const gemini = await run(dir, home, { EMBEDDING_PROVIDER: "gemini", EMBEDDING_BASE_URL: `${s.url}/v1beta`, GEMINI_API_KEY: "g-key-123456", EMBEDDING_MODEL: "mxbai-embed-large" });
+    const gemini = await run(dir, home, {
+      EMBEDDING_PROVIDER: "gemini",
+      EMBEDDING_BASE_URL: `${s.url}/v1beta`,
+      GEMINI_API_KEY: "g-key-123456",
+      EMBEDDING_MODEL: "mxbai-embed-large",
+    });
     expect(s.requests.every((r) => r.format === "gemini")).toBe(true);
     expect(s.inputs()).toHaveLength(5);
     gemini.hub.close();
@@ -111,7 +134,7 @@ describe("vector cache (seed 000 §4.2)", () => {
     expect(s.inputs()).toHaveLength(5);
     expect(again.logger.lines.some((l) => l.includes("WARN") && l.includes("vector cache"))).toBe(true);
     again.hub.close();
-    expect(loadVectorCache(file, "openai-compatible/(server default)@" + `${s.url}/v1`).ok).toBe(true);
+    expect(loadVectorCache(file, `openai-compatible/(server default)@${s.url}/v1`).ok).toBe(true);
   });
 
   test("the file holds float32 vectors and is refused under another identity", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type RankedHit, cutCandidates } from "../../src/search/engine.ts";
+import { cutCandidates, type RankedHit } from "../../src/search/engine.ts";
 import { reciprocalRankFusion } from "../../src/search/fusion.ts";
 import { searchByMode } from "../../src/search/modes.ts";
 import { fakeSkill } from "../helpers/skill.ts";
@@ -20,7 +20,10 @@ describe("reciprocal rank fusion", () => {
   });
 
   test("only ranks count, not the lists' score scales", () => {
-    const a = reciprocalRankFusion([[hit("a", 100), hit("b", 1)], [hit("b", 0.9), hit("a", 0.89)]]);
+    const a = reciprocalRankFusion([
+      [hit("a", 100), hit("b", 1)],
+      [hit("b", 0.9), hit("a", 0.89)],
+    ]);
     expect(a[0]?.score).toBe(a[1]?.score as number);
   });
 });
@@ -29,7 +32,13 @@ describe("seed 000's cut applies to every mode", () => {
   test("limit*4 candidates; over 5, score/top >= threshold; top limit, rounded", () => {
     const ordered = ["a", "b", "c", "d", "e", "f", "g"].map((n, i) => hit(n, 1 - i * 0.15 + 0.00001));
     expect(names(cutCandidates(ordered, { limit: 10, threshold: 0.2 }))).toEqual(["a", "b", "c", "d", "e", "f"]);
-    expect(names(cutCandidates(ordered.slice(0, 5), { limit: 10, threshold: 0.99 }))).toEqual(["a", "b", "c", "d", "e"]);
+    expect(names(cutCandidates(ordered.slice(0, 5), { limit: 10, threshold: 0.99 }))).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+      "e",
+    ]);
     expect(cutCandidates(ordered, { limit: 2, threshold: 0 }).map((h) => h.score)).toEqual([1, 0.85]);
   });
 
@@ -46,7 +55,13 @@ describe("seed 000's cut applies to every mode", () => {
         ];
       },
     };
-    const input = { query: " b  things ", options: { limit: 10, threshold: 0 }, skills, fullText: () => [hit("a", 0.7)], vectors };
+    const input = {
+      query: " b  things ",
+      options: { limit: 10, threshold: 0 },
+      skills,
+      fullText: () => [hit("a", 0.7)],
+      vectors,
+    };
     expect(await searchByMode({ ...input, mode: "fts" })).toMatchObject({ mode: "fts", hits: [{ score: 0.7 }] });
     expect(asked).toBe(0);
     const vector = await searchByMode({ ...input, mode: "vector" });
@@ -58,8 +73,14 @@ describe("seed 000's cut applies to every mode", () => {
     expect(vector.hits[0]?.terms).toEqual(["thing"]);
     expect((await searchByMode({ ...input, mode: "hybrid" })).mode).toBe("hybrid");
     const failing = { ...vectors, similar: async () => Promise.reject(new Error("HTTP 500 from x")) };
-    expect(await searchByMode({ ...input, mode: "vector", vectors: failing })).toMatchObject({ mode: "fts", fallbackReason: "query embedding failed: HTTP 500 from x" });
+    expect(await searchByMode({ ...input, mode: "vector", vectors: failing })).toMatchObject({
+      mode: "fts",
+      fallbackReason: "query embedding failed: HTTP 500 from x",
+    });
     const notReady = { ...vectors, unavailable: () => "vectors not ready yet (0 of 2 skills embedded)" };
-    expect(await searchByMode({ ...input, mode: "hybrid", vectors: notReady })).toMatchObject({ mode: "fts", fallbackReason: "vectors not ready yet (0 of 2 skills embedded)" });
+    expect(await searchByMode({ ...input, mode: "hybrid", vectors: notReady })).toMatchObject({
+      mode: "fts",
+      fallbackReason: "vectors not ready yet (0 of 2 skills embedded)",
+    });
   });
 });

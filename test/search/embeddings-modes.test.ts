@@ -18,7 +18,10 @@ function server(options: Parameters<typeof embeddingServer>[0] = {}) {
 
 function skills() {
   const dir = tempDir();
-  writeSkill(dir, "pdf-invoices", { description: "Extract invoice numbers from PDF files", extra: "metadata:\n  skillhub:\n    category: documents\n    tags: [pdf, invoice]" });
+  writeSkill(dir, "pdf-invoices", {
+    description: "Extract invoice numbers from PDF files",
+    extra: "metadata:\n  skillhub:\n    category: documents\n    tags: [pdf, invoice]",
+  });
   writeSkill(dir, "sql-tuning", { description: "Speed up slow SQL queries with EXPLAIN" });
   writeSkill(dir, "git-commits", { description: "Write clear git commit messages" });
   writeSkill(dir, "bar-charts", { description: "Draw bar charts from spreadsheets" });
@@ -33,13 +36,22 @@ interface Answer {
 
 /** An in-memory MCP session; `waitForVectors` resolves when the background embedding is over. */
 async function open(env: Record<string, string>, hub: ConnectOptions["hub"] = {}) {
-  const session = await connect({ flags: { "skills-dir": [skills()] }, env, hub: { ...hub, embedding: { sleep: async () => {}, ...hub?.embedding } } });
+  const session = await connect({
+    flags: { "skills-dir": [skills()] },
+    env,
+    hub: { ...hub, embedding: { sleep: async () => {}, ...hub?.embedding } },
+  });
   closers.push(session.close);
-  const search = async (query: string, args: Record<string, unknown> = {}) => (await session.call("search_skills", { query, ...args })).structuredContent as unknown as Answer;
+  const search = async (query: string, args: Record<string, unknown> = {}) =>
+    (await session.call("search_skills", { query, ...args })).structuredContent as unknown as Answer;
   return { ...session, search, waitForVectors: () => session.hub.search.vectorsSettled() };
 }
 
-const local = (url: string, over: Record<string, string> = {}) => ({ EMBEDDING_PROVIDER: "openai-compatible", EMBEDDING_BASE_URL: `${url}/v1`, ...over });
+const local = (url: string, over: Record<string, string> = {}) => ({
+  EMBEDDING_PROVIDER: "openai-compatible",
+  EMBEDDING_BASE_URL: `${url}/v1`,
+  ...over,
+});
 
 describe("search modes (SEARCH_MODE)", () => {
   test("hybrid is the default with a provider; full text answers, and says why, until the vectors are ready", async () => {
@@ -78,14 +90,18 @@ describe("search modes (SEARCH_MODE)", () => {
     s.fail({ status: 500 }, { status: 500 });
     const failed = await search("bar charts");
     expect(failed.search_mode).toBe("fts");
-    expect(failed.fallback_reason).toMatch(/^query embedding failed: HTTP 500 from http:\/\/127\.0\.0\.1:\d+: scripted 500$/);
+    expect(failed.fallback_reason).toMatch(
+      /^query embedding failed: HTTP 500 from http:\/\/127\.0\.0\.1:\d+: scripted 500$/,
+    );
     expect(failed.skills[0]?.name).toBe("bar-charts");
     expect((await search("bar charts")).search_mode).toBe("hybrid");
   });
 
   test("a query over EMBEDDING_TIMEOUT_SECONDS falls back to full text", async () => {
     const s = server();
-    const { search, waitForVectors } = await open(local(s.url, { EMBEDDING_TIMEOUT_SECONDS: "0.2", SEARCH_MODE: "vector" }));
+    const { search, waitForVectors } = await open(
+      local(s.url, { EMBEDDING_TIMEOUT_SECONDS: "0.2", SEARCH_MODE: "vector" }),
+    );
     await waitForVectors();
     s.setDelay(2000);
     const started = performance.now();
@@ -112,7 +128,9 @@ describe("search modes (SEARCH_MODE)", () => {
     const s = server();
     s.fail({ status: 429, retryAfter: "1" });
     const waits: number[] = [];
-    const { search, waitForVectors } = await open(local(s.url), { embedding: { sleep: async (ms: number) => void waits.push(ms) } });
+    const { search, waitForVectors } = await open(local(s.url), {
+      embedding: { sleep: async (ms: number) => void waits.push(ms) },
+    });
     await waitForVectors();
     expect(waits).toEqual([1000]);
     expect((await search("slow sql")).search_mode).toBe("hybrid");
@@ -122,7 +140,11 @@ describe("search modes (SEARCH_MODE)", () => {
 describe("EMBEDDING_PROVIDER=none: nothing leaves the machine", () => {
   test("the default makes no request, even with a base URL and keys in the environment", async () => {
     const s = server();
-    const { search } = await open({ EMBEDDING_BASE_URL: `${s.url}/v1`, OPENAI_BASE_URL: `${s.url}/v1`, OPENAI_API_KEY: "sk-unused-123456" });
+    const { search } = await open({
+      EMBEDDING_BASE_URL: `${s.url}/v1`,
+      OPENAI_BASE_URL: `${s.url}/v1`,
+      OPENAI_API_KEY: "sk-unused-123456",
+    });
     const answer = await search("invoice numbers");
     expect(answer).toMatchObject({ search_mode: "fts" });
     expect(answer.fallback_reason).toBeUndefined();
@@ -135,7 +157,10 @@ describe("EMBEDDING_PROVIDER=none: nothing leaves the machine", () => {
     const s = server();
     const { search, logger } = await open({ SEARCH_MODE: "hybrid", EMBEDDING_BASE_URL: `${s.url}/v1` });
     const answer = await search("invoice numbers");
-    expect(answer).toMatchObject({ search_mode: "fts", fallback_reason: "no embedding provider is configured (EMBEDDING_PROVIDER=none)" });
+    expect(answer).toMatchObject({
+      search_mode: "fts",
+      fallback_reason: "no embedding provider is configured (EMBEDDING_PROVIDER=none)",
+    });
     expect(logger.lines.some((l) => l.includes("SEARCH_MODE=hybrid needs an embedding provider"))).toBe(true);
     expect(s.hits).toBe(0);
   });
@@ -153,17 +178,32 @@ describe("providers through the server", () => {
   test("openai: OPENAI_BASE_URL and OPENAI_API_KEY are used; the key is never logged", async () => {
     const key = "sk-proj-SECRET-0123456789";
     const s = server({ key });
-    const { search, waitForVectors, logger } = await open({ EMBEDDING_PROVIDER: "openai", OPENAI_API_KEY: key, OPENAI_BASE_URL: `${s.url}/v1`, LOG_LEVEL: "DEBUG" });
+    const { search, waitForVectors, logger } = await open({
+      EMBEDDING_PROVIDER: "openai",
+      OPENAI_API_KEY: key,
+      OPENAI_BASE_URL: `${s.url}/v1`,
+      LOG_LEVEL: "DEBUG",
+    });
     await waitForVectors();
     expect((await search("commit messages")).search_mode).toBe("hybrid");
-    expect(s.requests.every((r) => r.format === "openai" && r.model === "text-embedding-3-small" && r.credential === `Bearer ${key}`)).toBe(true);
-    expect(logger.lines.some((l) => l.includes("embeddings: openai text-embedding-3-small at http://127.0.0.1"))).toBe(true);
+    expect(
+      s.requests.every(
+        (r) => r.format === "openai" && r.model === "text-embedding-3-small" && r.credential === `Bearer ${key}`,
+      ),
+    ).toBe(true);
+    expect(logger.lines.some((l) => l.includes("embeddings: openai text-embedding-3-small at http://127.0.0.1"))).toBe(
+      true,
+    );
     expect(logger.lines.join("\n")).not.toContain(key);
   });
 
   test("gemini: batchEmbedContents with GEMINI_API_KEY", async () => {
     const s = server({ key: "g-key-0123456789" });
-    const { search, waitForVectors } = await open({ EMBEDDING_PROVIDER: "gemini", GEMINI_API_KEY: "g-key-0123456789", EMBEDDING_BASE_URL: `${s.url}/v1beta` });
+    const { search, waitForVectors } = await open({
+      EMBEDDING_PROVIDER: "gemini",
+      GEMINI_API_KEY: "g-key-0123456789",
+      EMBEDDING_BASE_URL: `${s.url}/v1beta`,
+    });
     await waitForVectors();
     const answer = await search("charts from spreadsheets");
     expect(answer.search_mode).toBe("hybrid");

@@ -1,9 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { EmbeddingConfig } from "../../src/config/schema.ts";
 import { EmbeddingError } from "../../src/search/embeddings/errors.ts";
-import { BACKGROUND_RETRY, type HttpDeps, QUERY_RETRY, defaultHttpDeps, retryAfter } from "../../src/search/embeddings/http.ts";
+import {
+  BACKGROUND_RETRY,
+  defaultHttpDeps,
+  type HttpDeps,
+  QUERY_RETRY,
+  retryAfter,
+} from "../../src/search/embeddings/http.ts";
 import { createProvider } from "../../src/search/embeddings/provider.ts";
 import { type EmbeddingSettings, embeddingSettings } from "../../src/search/embeddings/settings.ts";
-import { EmbeddingConfig } from "../../src/config/schema.ts";
 import { embeddingServer, hashEmbedding } from "../helpers/embedding-server.ts";
 
 const servers: { stop: () => void }[] = [];
@@ -40,11 +46,27 @@ describe("provider settings", () => {
   test("defaults per provider; openai-compatible sends only EMBEDDING_API_KEY, never OPENAI_API_KEY", () => {
     const parse = (v: unknown) => embeddingSettings(EmbeddingConfig.parse(v));
     expect(parse({})).toBeUndefined();
-    expect(parse({ provider: "openai", openai_api_key: "sk-1" })).toMatchObject({ model: "text-embedding-3-small", baseUrl: "https://api.openai.com/v1", apiKey: "sk-1" });
-    expect(parse({ provider: "openai", openai_api_key: "sk-1", openai_base_url: "http://proxy/v1/" })?.baseUrl).toBe("http://proxy/v1");
-    expect(parse({ provider: "gemini", gemini_api_key: "g-1" })).toMatchObject({ model: "gemini-embedding-001", baseUrl: "https://generativelanguage.googleapis.com/v1beta", apiKey: "g-1" });
-    expect(parse({ provider: "gemini", gemini_api_key: "g-1", model: "models/text-embedding-004" })?.model).toBe("text-embedding-004");
-    const local = parse({ provider: "openai-compatible", base_url: "http://127.0.0.1:11434/v1", openai_api_key: "sk-1" });
+    expect(parse({ provider: "openai", openai_api_key: "sk-1" })).toMatchObject({
+      model: "text-embedding-3-small",
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: "sk-1",
+    });
+    expect(parse({ provider: "openai", openai_api_key: "sk-1", openai_base_url: "http://proxy/v1/" })?.baseUrl).toBe(
+      "http://proxy/v1",
+    );
+    expect(parse({ provider: "gemini", gemini_api_key: "g-1" })).toMatchObject({
+      model: "gemini-embedding-001",
+      baseUrl: "https://generativelanguage.googleapis.com/v1beta",
+      apiKey: "g-1",
+    });
+    expect(parse({ provider: "gemini", gemini_api_key: "g-1", model: "models/text-embedding-004" })?.model).toBe(
+      "text-embedding-004",
+    );
+    const local = parse({
+      provider: "openai-compatible",
+      base_url: "http://127.0.0.1:11434/v1",
+      openai_api_key: "sk-1",
+    });
     expect(local).toMatchObject({ model: undefined, apiKey: undefined, baseUrl: "http://127.0.0.1:11434/v1" });
     expect(parse({ provider: "openai", openai_api_key: "sk-1", api_key: "sk-2" })?.apiKey).toBe("sk-2");
   });
@@ -56,21 +78,36 @@ describe("OpenAI format", () => {
     const provider = createProvider(settings({ baseUrl: `${s.url}/v1`, apiKey: "sk-test-123456" }), defaultHttpDeps);
     const vectors = await provider.embed(["pdf tables", "git commits"], doc);
     expect(s.requests).toHaveLength(1);
-    expect(s.requests[0]).toMatchObject({ path: "/v1/embeddings", model: "text-embedding-3-small", inputs: ["pdf tables", "git commits"], credential: "Bearer sk-test-123456" });
-    expect(Array.from(vectors[0] as Float32Array)).toEqual(hashEmbedding("pdf tables", "text-embedding-3-small").map(Math.fround));
-    expect(Array.from(vectors[1] as Float32Array)).toEqual(hashEmbedding("git commits", "text-embedding-3-small").map(Math.fround));
+    expect(s.requests[0]).toMatchObject({
+      path: "/v1/embeddings",
+      model: "text-embedding-3-small",
+      inputs: ["pdf tables", "git commits"],
+      credential: "Bearer sk-test-123456",
+    });
+    expect(Array.from(vectors[0] as Float32Array)).toEqual(
+      hashEmbedding("pdf tables", "text-embedding-3-small").map(Math.fround),
+    );
+    expect(Array.from(vectors[1] as Float32Array)).toEqual(
+      hashEmbedding("git commits", "text-embedding-3-small").map(Math.fround),
+    );
   });
 
   test("openai-compatible without a model or key sends neither", async () => {
     const s = server();
-    const provider = createProvider(settings({ provider: "openai-compatible", model: undefined, baseUrl: `${s.url}/v1` }), defaultHttpDeps);
+    const provider = createProvider(
+      settings({ provider: "openai-compatible", model: undefined, baseUrl: `${s.url}/v1` }),
+      defaultHttpDeps,
+    );
     await provider.embed(["x"], doc);
     expect(s.requests[0]).toMatchObject({ model: undefined, credential: null });
   });
 
   test("a 401 is not retried, and the key never appears in the error, even when echoed", async () => {
     const s = server();
-    s.fail({ status: 401, body: JSON.stringify({ error: { message: "Incorrect API key provided: sk-live-abcdef123456" } }) });
+    s.fail({
+      status: 401,
+      body: JSON.stringify({ error: { message: "Incorrect API key provided: sk-live-abcdef123456" } }),
+    });
     const { deps, waits } = fastDeps();
     const provider = createProvider(settings({ baseUrl: s.url, apiKey: "sk-live-abcdef123456" }), deps);
     const error = (await provider.embed(["x"], doc).catch((e) => e)) as EmbeddingError;
@@ -85,7 +122,10 @@ describe("OpenAI format", () => {
 
   test("a wrong answer shape is EMBEDDING_BAD_RESPONSE", async () => {
     const s = server();
-    s.fail({ status: 200, body: JSON.stringify({ data: [{ index: 0, embedding: [1, "x"] }] }) }, { status: 200, body: "<html>" });
+    s.fail(
+      { status: 200, body: JSON.stringify({ data: [{ index: 0, embedding: [1, "x"] }] }) },
+      { status: 200, body: "<html>" },
+    );
     const provider = createProvider(settings({ baseUrl: s.url }), defaultHttpDeps);
     expect(((await provider.embed(["x"], doc).catch((e) => e)) as EmbeddingError).code).toBe("EMBEDDING_BAD_RESPONSE");
     expect(((await provider.embed(["x"], doc).catch((e) => e)) as EmbeddingError).code).toBe("EMBEDDING_BAD_RESPONSE");
@@ -95,7 +135,15 @@ describe("OpenAI format", () => {
 describe("Gemini format", () => {
   test("batchEmbedContents with models/{model}, parts text and task types; key in x-goog-api-key, not the URL", async () => {
     const s = server({ key: "g-key-123456" });
-    const provider = createProvider(settings({ provider: "gemini", model: "gemini-embedding-001", baseUrl: `${s.url}/v1beta`, apiKey: "g-key-123456" }), defaultHttpDeps);
+    const provider = createProvider(
+      settings({
+        provider: "gemini",
+        model: "gemini-embedding-001",
+        baseUrl: `${s.url}/v1beta`,
+        apiKey: "g-key-123456",
+      }),
+      defaultHttpDeps,
+    );
     const docs = await provider.embed(["invoice pdf", "slow sql"], doc);
     await provider.embed(["find invoices"], query);
     expect(s.requests[0]).toMatchObject({
@@ -107,7 +155,9 @@ describe("Gemini format", () => {
     });
     expect(s.requests[1]?.taskTypes).toEqual(["RETRIEVAL_QUERY"]);
     expect(s.requests[0]?.path).not.toContain("key");
-    expect(Array.from(docs[1] as Float32Array)).toEqual(hashEmbedding("slow sql", "gemini-embedding-001").map(Math.fround));
+    expect(Array.from(docs[1] as Float32Array)).toEqual(
+      hashEmbedding("slow sql", "gemini-embedding-001").map(Math.fround),
+    );
   });
 });
 
@@ -136,7 +186,12 @@ describe("time limits and retries", () => {
     const now = Date.parse("2030-01-01T00:00:00Z");
     const { deps, waits } = fastDeps({ now: () => now });
     const provider = createProvider(settings({ baseUrl: s.url }), deps);
-    s.fail({ status: 429, retryAfter: "3" }, { status: 429, retryAfter: "Tue, 01 Jan 2030 00:00:07 GMT" }, { status: 503 }, { status: 500 });
+    s.fail(
+      { status: 429, retryAfter: "3" },
+      { status: 429, retryAfter: "Tue, 01 Jan 2030 00:00:07 GMT" },
+      { status: 503 },
+      { status: 500 },
+    );
     const vectors = await provider.embed(["pdf"], doc);
     expect(vectors).toHaveLength(1);
     expect(waits).toEqual([3000, 7000, 2000, 4000]);

@@ -1,24 +1,33 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Catalog } from "../../src/catalog/catalog.ts";
 import { Scanner } from "../../src/refresh/scanner.ts";
-import { skillBody } from "../../src/skills/agent-skill.ts";
 import { rank } from "../../src/search/engine.ts";
 import { excerptAround, excerptAtToken } from "../../src/search/excerpt.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import { acronyms } from "../../src/search/text.ts";
+import { skillBody } from "../../src/skills/agent-skill.ts";
 import { fakeSkill } from "../helpers/skill.ts";
-import { Catalog } from "../../src/catalog/catalog.ts";
 
 const fixture = join(import.meta.dir, "..", "fixtures", "ranking");
-const catalog = new Scanner().scan([{ label: "dir1", dir: fixture, location: "explicit" }], { maxDepth: 8, maxDirs: 1000 });
+const catalog = new Scanner().scan([{ label: "dir1", dir: fixture, location: "explicit" }], {
+  maxDepth: 8,
+  maxDirs: 1000,
+});
 const index = FullTextIndex.empty();
 index.sync(catalog.skills, (s) => skillBody(readFileSync(s.file, "utf8")));
-const names = (query: string, threshold = 0.2) => rank(index, catalog, query, { limit: 10, threshold }).map((h) => h.skill.name);
+const names = (query: string, threshold = 0.2) =>
+  rank(index, catalog, query, { limit: 10, threshold }).map((h) => h.skill.name);
 
 describe("ranking on a fixed corpus (pinned)", () => {
   test("natural-language queries find the right skill first, in a stable order", () => {
-    expect(names("pull the totals out of a stack of invoices")).toEqual(["pdf-invoice-extractor", "release-notes", "code-review-checklist", "house-style"]);
+    expect(names("pull the totals out of a stack of invoices")).toEqual([
+      "pdf-invoice-extractor",
+      "release-notes",
+      "code-review-checklist",
+      "house-style",
+    ]);
     expect(names("why is my SQL query so slow")).toEqual(["postgres-query-tuning", "code-review-checklist"]);
     expect(names("write up what changed in this version")[0]).toBe("release-notes");
     expect(names("describe our REST endpoints")).toEqual(["api-docs", "postgres-query-tuning"]);
@@ -32,7 +41,9 @@ describe("ranking on a fixed corpus (pinned)", () => {
     expect(hits[0]?.score).toBe(1);
     for (const h of hits) expect(h.score).toBeGreaterThanOrEqual(0);
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
-    expect(rank(index, catalog, "pull the totals out of invoices", { limit: 10, threshold: 0 })[0]!.score).toBeLessThan(1);
+    expect(rank(index, catalog, "pull the totals out of invoices", { limit: 10, threshold: 0 })[0]!.score).toBeLessThan(
+      1,
+    );
   });
 
   test("a query of stop words only finds nothing", () => {
@@ -43,9 +54,14 @@ describe("ranking on a fixed corpus (pinned)", () => {
 describe("seed 000 candidate rules", () => {
   // 30 skills share the word "widget"; their scores fall off with fewer matches.
   const skills = Array.from({ length: 30 }, (_, i) =>
-    fakeSkill(`widget-${String(i).padStart(2, "0")}`, { description: i < 3 ? "widget gadget gizmo" : i < 10 ? "widget gadget" : "widget", hash: String(i) }),
+    fakeSkill(`widget-${String(i).padStart(2, "0")}`, {
+      description: i < 3 ? "widget gadget gizmo" : i < 10 ? "widget gadget" : "widget",
+      hash: String(i),
+    }),
   );
-  const many = new Catalog([{ source: { label: "dir1", dir: "/s", location: "explicit" }, exists: true, dirCount: 30, skills, diagnostics: [] }]);
+  const many = new Catalog([
+    { source: { label: "dir1", dir: "/s", location: "explicit" }, exists: true, dirCount: 30, skills, diagnostics: [] },
+  ]);
   const idx = FullTextIndex.empty();
   idx.sync(many.skills, () => "");
 
@@ -60,7 +76,15 @@ describe("seed 000 candidate rules", () => {
   });
 
   test("5 or fewer hits are returned whatever their scores", () => {
-    const few = new Catalog([{ source: { label: "dir1", dir: "/s", location: "explicit" }, exists: true, dirCount: 2, skills: skills.slice(0, 2).concat(skills.slice(20, 23)), diagnostics: [] }]);
+    const few = new Catalog([
+      {
+        source: { label: "dir1", dir: "/s", location: "explicit" },
+        exists: true,
+        dirCount: 2,
+        skills: skills.slice(0, 2).concat(skills.slice(20, 23)),
+        diagnostics: [],
+      },
+    ]);
     const small = FullTextIndex.empty();
     small.sync(few.skills, () => "");
     expect(rank(small, few, "widget gadget gizmo", { limit: 10, threshold: 0.99 }).length).toBe(5);
@@ -80,7 +104,11 @@ describe("incremental index", () => {
     let reads = 0;
     const body = () => (reads++, "");
     expect(idx.sync([a, b], body)).toEqual({ added: 2, updated: 0, removed: 0 });
-    expect(idx.sync([a, { ...b, hash: "changed", description: "changed words" }], body)).toEqual({ added: 0, updated: 1, removed: 0 });
+    expect(idx.sync([a, { ...b, hash: "changed", description: "changed words" }], body)).toEqual({
+      added: 0,
+      updated: 1,
+      removed: 0,
+    });
     expect(reads).toBe(3);
     expect(idx.sync([a], body)).toEqual({ added: 0, updated: 0, removed: 1 });
     expect(idx.search("letter").map((h) => h.id)).toEqual([a.id]);

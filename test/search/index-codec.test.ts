@@ -2,11 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/refresh/scanner.ts";
-import { skillBody } from "../../src/skills/agent-skill.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
+import { skillBody } from "../../src/skills/agent-skill.ts";
 
 const fixture = join(import.meta.dir, "..", "fixtures", "ranking");
-const catalog = new Scanner().scan([{ label: "dir1", dir: fixture, location: "explicit" }], { maxDepth: 8, maxDirs: 1000 });
+const catalog = new Scanner().scan([{ label: "dir1", dir: fixture, location: "explicit" }], {
+  maxDepth: 8,
+  maxDirs: 1000,
+});
 
 describe("persisted index form (guards the pinned minisearch internals)", () => {
   test("a round trip through JSON gives the same results, and keeps updating incrementally", async () => {
@@ -16,7 +19,13 @@ describe("persisted index form (guards the pinned minisearch internals)", () => 
     // Only arrays and string keys: no objects keyed by document numbers.
     expect(JSON.stringify(json)).not.toMatch(/\{"\d+":/);
     const loaded = await FullTextIndex.fromJSON(json, async () => {});
-    for (const query of ["invoice totals", "slow sql query", "commit message", "containers database", "review pull request"]) {
+    for (const query of [
+      "invoice totals",
+      "slow sql query",
+      "commit message",
+      "containers database",
+      "review pull request",
+    ]) {
       expect(loaded.search(query)).toEqual(built.search(query));
     }
     expect(loaded.size).toBe(built.size);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type Scored, decideMatch, keywordMatches, scoreKeywords, tokenize } from "../../src/search/keyword-matcher.ts";
+import { decideMatch, keywordMatches, type Scored, scoreKeywords, tokenize } from "../../src/search/keyword-matcher.ts";
 
 const DEFAULTS = { min_score: 0.2, max_results: 3, ambiguity_threshold: 0.1 };
 
@@ -37,8 +37,20 @@ describe("keyword matching (seed 003 §5.2 table)", () => {
 describe("scoreKeywords (seed 003 §5.2 formula)", () => {
   test.each([
     // tokens, keywords, priority, score, matched
-    [["create", "react", "component", "authentication"], ["react", "auth", "component", "login"], 0, 0.75, ["react", "auth", "component"]],
-    [["create", "react", "component", "authentication"], ["react", "auth", "component", "login"], 10, 0.76, ["react", "auth", "component"]],
+    [
+      ["create", "react", "component", "authentication"],
+      ["react", "auth", "component", "login"],
+      0,
+      0.75,
+      ["react", "auth", "component"],
+    ],
+    [
+      ["create", "react", "component", "authentication"],
+      ["react", "auth", "component", "login"],
+      10,
+      0.76,
+      ["react", "auth", "component"],
+    ],
     [["react"], ["React", "JSX"], 0, 0.5, ["react"]],
     [["go"], ["golang", "go"], 0, 0.5, ["go"]],
     [["vue"], ["react", "jsx"], 0, 0, []],
@@ -57,10 +69,22 @@ describe("scoreKeywords (seed 003 §5.2 formula)", () => {
 
 describe("decideMatch (seed 003 §5.3)", () => {
   const scored = (entries: [string, number, number?][]): Scored<string>[] =>
-    entries.map(([item, score, matched = 1]) => ({ item, score, matched: Array.from({ length: matched }, (_, i) => `k${i}`) }));
+    entries.map(([item, score, matched = 1]) => ({
+      item,
+      score,
+      matched: Array.from({ length: matched }, (_, i) => `k${i}`),
+    }));
 
   test("no candidate at or above min_score → no_match, with the closest one", () => {
-    expect(decideMatch(scored([["a", 0.19], ["b", 0.1]]), DEFAULTS)).toEqual({ kind: "no_match", closest: scored([["a", 0.19]])[0] });
+    expect(
+      decideMatch(
+        scored([
+          ["a", 0.19],
+          ["b", 0.1],
+        ]),
+        DEFAULTS,
+      ),
+    ).toEqual({ kind: "no_match", closest: scored([["a", 0.19]])[0] });
     expect(decideMatch([], DEFAULTS)).toEqual({ kind: "no_match" });
   });
 
@@ -71,21 +95,51 @@ describe("decideMatch (seed 003 §5.3)", () => {
 
   test("one result → match; gap >= threshold → match; gap < threshold → ambiguous, up to max_results", () => {
     expect(decideMatch(scored([["a", 0.5]]), DEFAULTS)).toMatchObject({ kind: "match", best: { item: "a" } });
-    expect(decideMatch(scored([["b", 0.5], ["a", 0.6]]), DEFAULTS)).toMatchObject({ kind: "match", best: { item: "a" } });
-    const ambiguous = decideMatch(scored([["a", 0.55], ["b", 0.5], ["c", 0.5], ["d", 0.45], ["e", 0.1]]), DEFAULTS);
+    expect(
+      decideMatch(
+        scored([
+          ["b", 0.5],
+          ["a", 0.6],
+        ]),
+        DEFAULTS,
+      ),
+    ).toMatchObject({ kind: "match", best: { item: "a" } });
+    const ambiguous = decideMatch(
+      scored([
+        ["a", 0.55],
+        ["b", 0.5],
+        ["c", 0.5],
+        ["d", 0.45],
+        ["e", 0.1],
+      ]),
+      DEFAULTS,
+    );
     expect(ambiguous.kind).toBe("ambiguous");
     expect(ambiguous.kind === "ambiguous" && ambiguous.candidates.map((c) => c.item)).toEqual(["a", "b", "c"]);
   });
 
   test("priority breaks a tie: 0.751 vs 0.75 is still ambiguous (gap 0.001), but wins the order", () => {
-    const out = decideMatch(scored([["low", 0.75], ["high", 0.751]]), DEFAULTS);
+    const out = decideMatch(
+      scored([
+        ["low", 0.75],
+        ["high", 0.751],
+      ]),
+      DEFAULTS,
+    );
     expect(out.kind === "ambiguous" && out.candidates.map((c) => c.item)).toEqual(["high", "low"]);
   });
 
   test("thresholds come from config.matching", () => {
     const strict = { min_score: 0.6, max_results: 2, ambiguity_threshold: 0.3 };
     expect(decideMatch(scored([["a", 0.5]]), strict).kind).toBe("no_match");
-    const out = decideMatch(scored([["a", 0.9], ["b", 0.7], ["c", 0.65]]), strict);
+    const out = decideMatch(
+      scored([
+        ["a", 0.9],
+        ["b", 0.7],
+        ["c", 0.65],
+      ]),
+      strict,
+    );
     expect(out.kind === "ambiguous" && out.candidates.map((c) => c.item)).toEqual(["a", "b"]);
   });
 });

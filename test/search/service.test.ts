@@ -15,12 +15,20 @@ async function service(dir: string, cache: string, flags: { reindex?: boolean; s
   const store = new CatalogStore();
   store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
   const logger = createMemoryLogger();
-  const search = new SearchService({ store, logger, cacheDir: cache, sourceDirs: () => [dir], saveDelayMs: 0, ...flags });
+  const search = new SearchService({
+    store,
+    logger,
+    cacheDir: cache,
+    sourceDirs: () => [dir],
+    saveDelayMs: 0,
+    ...flags,
+  });
   await search.start(Promise.resolve());
   return { search, logger, store };
 }
 
-const names = async (s: SearchService, q: string) => (await s.search(q, { limit: 5, threshold: 0 })).map((h) => h.skill.name);
+const names = async (s: SearchService, q: string) =>
+  (await s.search(q, { limit: 5, threshold: 0 })).map((h) => h.skill.name);
 
 describe("persisted search index (seed 000 §4.2)", () => {
   test("built once, then loaded when the fingerprint matches, updated when a skill changed", async () => {

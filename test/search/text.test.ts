@@ -22,10 +22,23 @@ describe("search text", () => {
   });
 
   test("stop words are dropped, other terms lower-cased and stemmed", () => {
-    expect(["I", "want", "to", "Extracting", "tables"].map(processTerm)).toEqual([null, null, null, "extract", processTerm("table")]);
+    expect(["I", "want", "to", "Extracting", "tables"].map(processTerm)).toEqual([
+      null,
+      null,
+      null,
+      "extract",
+      processTerm("table"),
+    ]);
   });
 
   test("words split on punctuation, hyphens and underscores", () => {
-    expect(splitWords("pdf-invoice_extractor: v2.0 (beta)")).toEqual(["pdf", "invoice", "extractor", "v2", "0", "beta"]);
+    expect(splitWords("pdf-invoice_extractor: v2.0 (beta)")).toEqual([
+      "pdf",
+      "invoice",
+      "extractor",
+      "v2",
+      "0",
+      "beta",
+    ]);
   });
 });

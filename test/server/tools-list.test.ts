@@ -16,11 +16,16 @@ describe("tools/list stays small whatever the catalog size", () => {
   test("Agent Skills only: under 12 KB at 0, 50 and 2,000 skills, for any client", async () => {
     for (const count of [0, 50, 2000]) {
       const dir = tempDir();
-      for (let i = 0; i < count; i++) writeSkill(dir, `skill-${i}`, { description: `Does the task number ${i} for you, with a description of realistic length.` });
+      for (let i = 0; i < count; i++)
+        writeSkill(dir, `skill-${i}`, {
+          description: `Does the task number ${i} for you, with a description of realistic length.`,
+        });
       for (const client of [undefined, "claude-code"]) {
         const { bytes, tools } = await listBytes(dir, client);
         expect(bytes).toBeLessThan(12_000);
-        expect(tools.find((t) => t.name === "skill")?.description?.length ?? 0).toBeLessThanOrEqual(client ? 2000 : 6000);
+        expect(tools.find((t) => t.name === "skill")?.description?.length ?? 0).toBeLessThanOrEqual(
+          client ? 2000 : 6000,
+        );
       }
     }
   });

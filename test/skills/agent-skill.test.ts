@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { parseAgentSkill, skillBody } from "../../src/skills/agent-skill.ts";
 
-const parse = (text: string, dir = "/skills/pdf") => parseAgentSkill({ file: `${dir}/SKILL.md`, dir, text, size: text.length, mtimeMs: 1 });
+const parse = (text: string, dir = "/skills/pdf") =>
+  parseAgentSkill({ file: `${dir}/SKILL.md`, dir, text, size: text.length, mtimeMs: 1 });
 const codes = (text: string, dir?: string) => parse(text, dir).diagnostics.map((d) => d.code);
 
 describe("parseAgentSkill", () => {
@@ -45,8 +46,13 @@ describe("parseAgentSkill", () => {
     const { skill } = parse("---\nname: Ahrefs Automation\ndescription: x\n---\n", "/s/ahrefs-automation");
     expect(skill?.name).toBe("Ahrefs Automation");
     expect(skill?.key).toBe("ahrefs automation");
-    expect(codes("---\nname: Ahrefs Automation\ndescription: x\n---\n", "/s/ahrefs-automation")).toEqual(["invalid-name", "name-mismatch"]);
-    expect(codes("---\nname: -21risk-automation\ndescription: x\n---\n", "/s/-21risk-automation")).toEqual(["invalid-name"]);
+    expect(codes("---\nname: Ahrefs Automation\ndescription: x\n---\n", "/s/ahrefs-automation")).toEqual([
+      "invalid-name",
+      "name-mismatch",
+    ]);
+    expect(codes("---\nname: -21risk-automation\ndescription: x\n---\n", "/s/-21risk-automation")).toEqual([
+      "invalid-name",
+    ]);
     expect(codes("---\nname: a--b\ndescription: x\n---\n", "/s/a--b")).toEqual(["invalid-name"]);
   });
 
@@ -63,7 +69,9 @@ describe("parseAgentSkill", () => {
   });
 
   test("unknown keys used by real clients are kept in the frontmatter", () => {
-    const { skill, diagnostics } = parse("---\nname: pdf\ndescription: x\nmodel: opus\nuser-invocable: false\nallowed-tools: Read Write\n---\n");
+    const { skill, diagnostics } = parse(
+      "---\nname: pdf\ndescription: x\nmodel: opus\nuser-invocable: false\nallowed-tools: Read Write\n---\n",
+    );
     expect(diagnostics).toEqual([]);
     expect(skill?.frontmatter).toMatchObject({ model: "opus", "user-invocable": false, "allowed-tools": "Read Write" });
   });

@@ -4,7 +4,11 @@ import { splitFrontmatter } from "../../src/skills/frontmatter.ts";
 describe("splitFrontmatter", () => {
   test("stops at the first closing --- so horizontal rules in the body survive", () => {
     const split = splitFrontmatter("---\nname: a\ndescription: b\n---\n# Title\n\n---\n\nmore\n---\nend");
-    expect(split).toEqual({ kind: "ok", frontmatter: "name: a\ndescription: b\n", body: "# Title\n\n---\n\nmore\n---\nend" });
+    expect(split).toEqual({
+      kind: "ok",
+      frontmatter: "name: a\ndescription: b\n",
+      body: "# Title\n\n---\n\nmore\n---\nend",
+    });
   });
 
   test("handles CRLF and a byte-order mark", () => {

@@ -3,12 +3,20 @@ import { parseLenientYaml } from "../../src/skills/lenient-yaml.ts";
 
 describe("parseLenientYaml", () => {
   test("plain YAML parses without recovery", () => {
-    expect(parseLenientYaml("name: a\ndescription: b\n")).toEqual({ ok: true, data: { name: "a", description: "b" }, recovered: [] });
+    expect(parseLenientYaml("name: a\ndescription: b\n")).toEqual({
+      ok: true,
+      data: { name: "a", description: "b" },
+      recovered: [],
+    });
   });
 
   test("an unquoted ': ' inside a value is recovered and reported", () => {
     const result = parseLenientYaml("name: pdf\ndescription: Use when: the user has a PDF\n");
-    expect(result).toEqual({ ok: true, data: { name: "pdf", description: "Use when: the user has a PDF" }, recovered: ["description"] });
+    expect(result).toEqual({
+      ok: true,
+      data: { name: "pdf", description: "Use when: the user has a PDF" },
+      recovered: ["description"],
+    });
   });
 
   test("values starting with a reserved character are recovered", () => {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { parseTreeNode } from "../../src/skills/tree-node.ts";
 
-const parse = (frontmatter: string, body = "Body.\n") => parseTreeNode("/t/x.md", `---\n${frontmatter}\n---\n\n${body}`);
+const parse = (frontmatter: string, body = "Body.\n") =>
+  parseTreeNode("/t/x.md", `---\n${frontmatter}\n---\n\n${body}`);
 const codes = (r: ReturnType<typeof parse>) => r.diagnostics.map((d) => `${d.severity} ${d.code}`);
 
 describe("tree node frontmatter (seed 003 §4.2)", () => {
@@ -9,7 +10,14 @@ describe("tree node frontmatter (seed 003 §4.2)", () => {
     const r = parse("keywords: [React, hook, react]\ndescription: React rules");
     expect(r.kind).toBe("node");
     if (r.kind !== "node") return;
-    expect(r.node).toMatchObject({ keywords: ["react", "hook"], description: "React rules", inherit: true, priority: 0, assets: [], scripts: [] });
+    expect(r.node).toMatchObject({
+      keywords: ["react", "hook"],
+      description: "React rules",
+      inherit: true,
+      priority: 0,
+      assets: [],
+      scripts: [],
+    });
     expect(r.diagnostics).toEqual([]);
   });
 
@@ -61,9 +69,15 @@ describe("tree node frontmatter (seed 003 §4.2)", () => {
   });
 
   test("not a tree node: no frontmatter, broken YAML, no keywords key (reported only inside a tree)", () => {
-    expect(parseTreeNode("/t/x.md", "# Just a README\n")).toMatchObject({ kind: "other", diagnostics: [{ code: "no-frontmatter", severity: "warning" }] });
+    expect(parseTreeNode("/t/x.md", "# Just a README\n")).toMatchObject({
+      kind: "other",
+      diagnostics: [{ code: "no-frontmatter", severity: "warning" }],
+    });
     expect(parse("title: [unclosed")).toMatchObject({ kind: "other", diagnostics: [{ code: "yaml-error" }] });
-    expect(parse("title: Guide")).toMatchObject({ kind: "other", diagnostics: [{ code: "missing-keywords", severity: "warning" }] });
+    expect(parse("title: Guide")).toMatchObject({
+      kind: "other",
+      diagnostics: [{ code: "missing-keywords", severity: "warning" }],
+    });
   });
 
   test("lenient optional fields: bad values are warnings and fall back to defaults", () => {
@@ -77,7 +91,12 @@ describe("tree node frontmatter (seed 003 §4.2)", () => {
       assets: [{ file: "x.png", description: "", type: "other" }],
       scripts: [{ file: "s.sh", execution: "claude" }],
     });
-    expect(codes(r)).toEqual(["warning invalid-field", "warning invalid-field", "warning invalid-field", "warning invalid-field"]);
+    expect(codes(r)).toEqual([
+      "warning invalid-field",
+      "warning invalid-field",
+      "warning invalid-field",
+      "warning invalid-field",
+    ]);
   });
 
   test("category and tags: top-level, else metadata.skillhub; lower-cased; none by default", () => {
@@ -85,11 +104,27 @@ describe("tree node frontmatter (seed 003 §4.2)", () => {
       const r = parse(`keywords: [a]\ndescription: d\n${fm}`);
       return r.kind === "node" ? { category: r.node.category, tags: r.node.tags, codes: codes(r) } : undefined;
     };
-    expect(node("category: Frontend\ntags: [React, forms, react]")).toEqual({ category: "frontend", tags: ["react", "forms"], codes: [] });
-    expect(node("metadata:\n  skillhub:\n    category: Backend\n    tags: API, rest")).toEqual({ category: "backend", tags: ["api", "rest"], codes: [] });
-    expect(node("category: ui\ntags: [x]\nmetadata:\n  skillhub:\n    category: backend\n    tags: [y]")).toEqual({ category: "ui", tags: ["x"], codes: [] });
+    expect(node("category: Frontend\ntags: [React, forms, react]")).toEqual({
+      category: "frontend",
+      tags: ["react", "forms"],
+      codes: [],
+    });
+    expect(node("metadata:\n  skillhub:\n    category: Backend\n    tags: API, rest")).toEqual({
+      category: "backend",
+      tags: ["api", "rest"],
+      codes: [],
+    });
+    expect(node("category: ui\ntags: [x]\nmetadata:\n  skillhub:\n    category: backend\n    tags: [y]")).toEqual({
+      category: "ui",
+      tags: ["x"],
+      codes: [],
+    });
     expect(node("priority: 1")).toEqual({ category: undefined, tags: [], codes: [] });
-    expect(node("category: [a, b]\ntags: {x: 1}")).toEqual({ category: undefined, tags: [], codes: ["warning invalid-field", "warning invalid-field"] });
+    expect(node("category: [a, b]\ntags: {x: 1}")).toEqual({
+      category: undefined,
+      tags: [],
+      codes: ["warning invalid-field", "warning invalid-field"],
+    });
   });
 
   test("Security: traversal, absolute, drive-letter and NUL paths in declarations are dropped with a warning", () => {
@@ -97,6 +132,11 @@ describe("tree node frontmatter (seed 003 §4.2)", () => {
       'keywords: [a]\ndescription: d\nassets:\n  - file: ../../etc/passwd\n  - file: /etc/passwd\n  - file: "C:\\\\Windows\\\\win.ini"\n  - file: "a\\0b"\n  - file: ok.txt',
     );
     expect(r.kind === "node" && r.node.assets.map((a) => a.file)).toEqual(["ok.txt"]);
-    expect(codes(r)).toEqual(["warning unsafe-path", "warning unsafe-path", "warning unsafe-path", "warning unsafe-path"]);
+    expect(codes(r)).toEqual([
+      "warning unsafe-path",
+      "warning unsafe-path",
+      "warning unsafe-path",
+      "warning unsafe-path",
+    ]);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { deriveParentPath, nodeDisplayName, resolveParentPath, sectionHeader, skillPathOf } from "../../src/skills/tree-paths.ts";
+import {
+  deriveParentPath,
+  nodeDisplayName,
+  resolveParentPath,
+  sectionHeader,
+  skillPathOf,
+} from "../../src/skills/tree-paths.ts";
 
 describe("skill paths (seed 003 §4.3)", () => {
   test.each([
@@ -32,7 +38,10 @@ describe("parent resolution (seed 003 §4.4)", () => {
 
   test("missing intermediates: walk up until an existing node, or none", () => {
     const has = (p: string) => ["_root", "ui/_index"].includes(p);
-    expect(resolveParentPath("ui/react/forms/login", has)).toEqual({ parent: "ui/_index", skipped: ["ui/react/forms/_index", "ui/react/_index"] });
+    expect(resolveParentPath("ui/react/forms/login", has)).toEqual({
+      parent: "ui/_index",
+      skipped: ["ui/react/forms/_index", "ui/react/_index"],
+    });
     expect(resolveParentPath("api/auth", (p) => p === "_root")).toEqual({ parent: "_root", skipped: ["api/_index"] });
     expect(resolveParentPath("api/auth", () => false)).toEqual({ skipped: ["api/_index", "_root"] });
   });
@@ -49,6 +58,11 @@ describe("section headers (seed 003 §6.2)", () => {
   ])("%p → %p", (path, header) => expect(sectionHeader(path)).toBe(header));
 
   test("list_skills names: root, the folder of an _index, else the file", () => {
-    expect(["_root", "ui/_index", "ui/react/auth", "no-inherit"].map(nodeDisplayName)).toEqual(["root", "ui", "auth", "no-inherit"]);
+    expect(["_root", "ui/_index", "ui/react/auth", "no-inherit"].map(nodeDisplayName)).toEqual([
+      "root",
+      "ui",
+      "auth",
+      "no-inherit",
+    ]);
   });
 });

@@ -5,7 +5,9 @@ const base = { env: {}, cwd: "/work/app", homeDir: "/home/u" };
 
 describe("resolveProjectRoot (DESIGN §2)", () => {
   test("--project wins over everything", () => {
-    expect(resolveProjectRoot({ ...base, configured: "/p", env: { CLAUDE_PROJECT_DIR: "/c" }, roots: ["file:///r"] }).dir).toBe("/p");
+    expect(
+      resolveProjectRoot({ ...base, configured: "/p", env: { CLAUDE_PROJECT_DIR: "/c" }, roots: ["file:///r"] }).dir,
+    ).toBe("/p");
   });
 
   test("then CLAUDE_PROJECT_DIR, then the first file:// root, then the working directory", () => {

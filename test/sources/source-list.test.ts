@@ -18,12 +18,24 @@ describe("buildSourceList (DESIGN §3)", () => {
   });
 
   test("without a project root the project rows are left out; a folder listed twice is scanned once", () => {
-    const list = buildSourceList({ dirs: ["/h/.claude/skills"], projectDir: null, homeDir: "/h", hubHome: "/h/.skillhub" });
+    const list = buildSourceList({
+      dirs: ["/h/.claude/skills"],
+      projectDir: null,
+      homeDir: "/h",
+      hubHome: "/h/.skillhub",
+    });
     expect(list.map((s) => s.label)).toEqual(["dir1", "global", "agent-global", "hub"]);
   });
 
   test("only_dirs keeps the explicit folders; repositories come last", () => {
-    const list = buildSourceList({ dirs: ["/x"], onlyDirs: true, projectDir: "/p", homeDir: "/h", hubHome: "/hub", repos: [{ label: "team", dir: "/r" }] });
+    const list = buildSourceList({
+      dirs: ["/x"],
+      onlyDirs: true,
+      projectDir: "/p",
+      homeDir: "/h",
+      hubHome: "/hub",
+      repos: [{ label: "team", dir: "/r" }],
+    });
     expect(list.map((s) => [s.label, s.location])).toEqual([
       ["dir1", "explicit"],
       ["team", "remote"],

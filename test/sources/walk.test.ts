@@ -16,7 +16,12 @@ describe("Walker", () => {
     writeSkill(root, ".system/deep/c");
     writeSkill(root, "a/nested");
     write(join(root, "a", "references", "notes.md"), "# not a skill");
-    expect(rels(root).sort()).toEqual([".curated/b/SKILL.md", ".system/deep/c/SKILL.md", "a/SKILL.md", "a/nested/SKILL.md"]);
+    expect(rels(root).sort()).toEqual([
+      ".curated/b/SKILL.md",
+      ".system/deep/c/SKILL.md",
+      "a/SKILL.md",
+      "a/nested/SKILL.md",
+    ]);
   });
 
   test("skips .git, node_modules, __pycache__ and .venv", () => {
@@ -113,7 +118,12 @@ describe("Walker: links", () => {
       "team/linked-in/SKILL.md",
       "zzz/SKILL.md",
     ]);
-    expect(result.diagnostics.filter((d) => d.code === "symlink-outside").map((d) => d.file.split("/").pop()).sort()).toEqual(["escape", "rootlink", "sibling-link"]);
+    expect(
+      result.diagnostics
+        .filter((d) => d.code === "symlink-outside")
+        .map((d) => d.file.split("/").pop())
+        .sort(),
+    ).toEqual(["escape", "rootlink", "sibling-link"]);
     expect(result.dirCount).toBeLessThan(10);
   });
 });

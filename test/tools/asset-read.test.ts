@@ -34,7 +34,12 @@ describe("get_asset's bounded reader", () => {
       },
     };
     const result = readAsset(file, "grows.txt", 50, growing);
-    expect(result).toEqual({ ok: false, code: "FILE_TOO_LARGE", message: "'grows.txt' is 106 bytes; get_asset serves at most 50 bytes (assets.max_size_bytes).", size: 106 });
+    expect(result).toEqual({
+      ok: false,
+      code: "FILE_TOO_LARGE",
+      message: "'grows.txt' is 106 bytes; get_asset serves at most 50 bytes (assets.max_size_bytes).",
+      size: 106,
+    });
   });
 
   test("under, at and over the limit; a file gone since it was located", () => {

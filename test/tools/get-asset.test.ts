@@ -21,13 +21,24 @@ describe("get_asset (seed 003 §8.3)", () => {
       type: "template",
     });
     expect(events).toEqual([
-      { type: "asset_served", data: { skill_path: "ui/react/auth", file: "assets/AuthProvider.tsx.template", asset_type: "template", is_inherited: false, size_bytes: 27 } },
+      {
+        type: "asset_served",
+        data: {
+          skill_path: "ui/react/auth",
+          file: "assets/AuthProvider.tsx.template",
+          asset_type: "template",
+          is_inherited: false,
+          size_bytes: 27,
+        },
+      },
     ]);
   });
 
   test("an image: base64 with its MIME type", async () => {
     const { call } = await open(writeSeedTree(tempDir()));
-    expect((await call("get_asset", { skill_path: "ui/react/auth", file: "assets/auth-flow.svg" })).structuredContent).toEqual({
+    expect(
+      (await call("get_asset", { skill_path: "ui/react/auth", file: "assets/auth-flow.svg" })).structuredContent,
+    ).toEqual({
       skill_path: "ui/react/auth",
       file: "assets/auth-flow.svg",
       content_base64: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>\n').toString("base64"),
@@ -39,7 +50,9 @@ describe("get_asset (seed 003 §8.3)", () => {
 
   test("an inherited asset or script: resolved up the chain, with resolved_from; the node's own copy wins", async () => {
     const { call, events } = await open(writeSeedTree(tempDir()));
-    expect((await call("get_asset", { skill_path: "ui/react/auth", file: "./assets/hooks.md" })).structuredContent).toEqual({
+    expect(
+      (await call("get_asset", { skill_path: "ui/react/auth", file: "./assets/hooks.md" })).structuredContent,
+    ).toEqual({
       skill_path: "ui/react/auth",
       resolved_from: "ui/react/_index",
       file: "assets/hooks.md",
@@ -47,9 +60,17 @@ describe("get_asset (seed 003 §8.3)", () => {
       size_bytes: 8,
       type: "other",
     });
-    expect((await call("get_asset", { skill_path: "ui/react/auth", file: "scripts/lint-component.sh" })).structuredContent).toMatchObject({ resolved_from: "ui/react/_index", type: "script" });
-    expect((await call("get_asset", { skill_path: "ui/react/auth", file: "assets/component-base.tsx.template" })).structuredContent).toMatchObject({ content: "// auth base\n" });
-    expect((await call("get_asset", { skill_path: "ui/react/testing", file: "assets/component-base.tsx.template" })).structuredContent).toMatchObject({ content: "// parent base\n" });
+    expect(
+      (await call("get_asset", { skill_path: "ui/react/auth", file: "scripts/lint-component.sh" })).structuredContent,
+    ).toMatchObject({ resolved_from: "ui/react/_index", type: "script" });
+    expect(
+      (await call("get_asset", { skill_path: "ui/react/auth", file: "assets/component-base.tsx.template" }))
+        .structuredContent,
+    ).toMatchObject({ content: "// auth base\n" });
+    expect(
+      (await call("get_asset", { skill_path: "ui/react/testing", file: "assets/component-base.tsx.template" }))
+        .structuredContent,
+    ).toMatchObject({ content: "// parent base\n" });
     expect(events[0]?.data.is_inherited).toBe(true);
   });
 
@@ -58,9 +79,18 @@ describe("get_asset (seed 003 §8.3)", () => {
     writeNode(root, "_root.md", { extra: "assets:\n  - file: global.css\n    description: Global CSS" });
     write(join(root, "_root/global.css"), "body{}\n");
     const { call } = await open(root);
-    expect((await call("get_asset", { skill_path: "ui/react/auth", file: "global.css" })).structuredContent).toMatchObject({ resolved_from: "_root" });
+    expect(
+      (await call("get_asset", { skill_path: "ui/react/auth", file: "global.css" })).structuredContent,
+    ).toMatchObject({ resolved_from: "_root" });
     expect((await call("get_asset", { skill_path: "no-inherit", file: "global.css" })).structuredContent).toEqual({
-      error: { code: "FILE_NOT_FOUND", message: "Asset 'global.css' not found for skill 'no-inherit'. It declares no assets or scripts. Only files declared in the skill's frontmatter are served.", skill_path: "no-inherit", file: "global.css", available: [] },
+      error: {
+        code: "FILE_NOT_FOUND",
+        message:
+          "Asset 'global.css' not found for skill 'no-inherit'. It declares no assets or scripts. Only files declared in the skill's frontmatter are served.",
+        skill_path: "no-inherit",
+        file: "global.css",
+        available: [],
+      },
     });
   });
 
@@ -72,7 +102,14 @@ describe("get_asset (seed 003 §8.3)", () => {
     const result = await call("get_asset", { skill_path: "big", file: "big.txt" });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toEqual({
-      error: { code: "FILE_TOO_LARGE", message: "'big.txt' is 1048577 bytes; get_asset serves at most 1048576 bytes (assets.max_size_bytes).", skill_path: "big", file: "big.txt", size_bytes: 1048577, max_bytes: 1048576 },
+      error: {
+        code: "FILE_TOO_LARGE",
+        message: "'big.txt' is 1048577 bytes; get_asset serves at most 1048576 bytes (assets.max_size_bytes).",
+        skill_path: "big",
+        file: "big.txt",
+        size_bytes: 1048577,
+        max_bytes: 1048576,
+      },
     });
   });
 
@@ -88,7 +125,14 @@ describe("get_asset (seed 003 §8.3)", () => {
       expect(result.structuredContent).toMatchObject({ error: { code: "PATH_OUTSIDE_SKILL" } });
     }
     const escape = await call("get_asset", { skill_path: "leak", file: "link.txt" });
-    expect(escape.structuredContent).toEqual({ error: { code: "PATH_OUTSIDE_SKILL", message: "'link.txt' resolves outside the skill's folder and is not served.", skill_path: "leak", file: "link.txt" } });
+    expect(escape.structuredContent).toEqual({
+      error: {
+        code: "PATH_OUTSIDE_SKILL",
+        message: "'link.txt' resolves outside the skill's folder and is not served.",
+        skill_path: "leak",
+        file: "link.txt",
+      },
+    });
     expect(textOf(escape)).not.toContain("secret");
   });
 
@@ -109,10 +153,13 @@ describe("get_asset (seed 003 §8.3)", () => {
       "scripts/scaffold-auth.sh",
       "scripts/validate-auth-config.ts",
     ]);
-    expect((await call("get_asset", { skill_path: "ui/react/auth", file: "assets/auth-flow.svg" })).structuredContent).toEqual({
+    expect(
+      (await call("get_asset", { skill_path: "ui/react/auth", file: "assets/auth-flow.svg" })).structuredContent,
+    ).toEqual({
       error: {
         code: "FILE_NOT_FOUND",
-        message: "Asset 'assets/auth-flow.svg' is declared by 'ui/react/auth' but missing on disk ('assets/auth-flow.svg' does not exist). The skill is still usable without it.",
+        message:
+          "Asset 'assets/auth-flow.svg' is declared by 'ui/react/auth' but missing on disk ('assets/auth-flow.svg' does not exist). The skill is still usable without it.",
         skill_path: "ui/react/auth",
         file: "assets/auth-flow.svg",
       },
@@ -142,7 +189,9 @@ describe("get_asset (seed 003 §8.3)", () => {
     expect((await call("get_asset", { skill_path: "ui/react/auht", file: "x" })).structuredContent).toMatchObject({
       error: { code: "SKILL_NOT_FOUND", suggestions: ["ui/react/auth"] },
     });
-    expect((await call("get_asset", { skill_path: "api/auth", file: "x" })).structuredContent).toMatchObject({ error: { code: "SKILL_DISABLED" } });
+    expect((await call("get_asset", { skill_path: "api/auth", file: "x" })).structuredContent).toMatchObject({
+      error: { code: "SKILL_DISABLED" },
+    });
     expect((await call("get_asset", { skill_path: "pdf", file: "scripts/extract.py" })).structuredContent).toEqual({
       skill_path: "pdf",
       file: "scripts/extract.py",

@@ -25,7 +25,8 @@ describe("get_skill (seed 003 §8.1)", () => {
       ["global conventions and rules", "_root"],
     ];
     const got: [string, unknown][] = [];
-    for (const [context] of cases) got.push([context, (await call("get_skill", { context })).structuredContent?.skill_path]);
+    for (const [context] of cases)
+      got.push([context, (await call("get_skill", { context })).structuredContent?.skill_path]);
     expect(got).toEqual(cases);
   });
 
@@ -63,10 +64,22 @@ describe("get_skill (seed 003 §8.1)", () => {
           args: [{ name: "config_path", description: "Path to the auth config", required: true }],
         },
       ],
-      inherited_assets: [{ file: "assets/hooks.md", description: "Hook conventions", type: "other", from: "ui/react/_index" }],
-      inherited_scripts: [{ file: "scripts/lint-component.sh", description: "Lint a React component", execution: "claude", args: [], from: "ui/react/_index" }],
+      inherited_assets: [
+        { file: "assets/hooks.md", description: "Hook conventions", type: "other", from: "ui/react/_index" },
+      ],
+      inherited_scripts: [
+        {
+          file: "scripts/lint-component.sh",
+          description: "Lint a React component",
+          execution: "claude",
+          args: [],
+          from: "ui/react/_index",
+        },
+      ],
     });
-    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent as Record<string, unknown>);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(
+      result.structuredContent as Record<string, unknown>,
+    );
   });
 
   test("inherit: false → only the node's content and no inherited files", async () => {
@@ -85,23 +98,49 @@ describe("get_skill (seed 003 §8.1)", () => {
     expect(result.structuredContent).toEqual({
       ambiguous: true,
       candidates: [
-        { skill_path: "ui/react/auth", score: 0.21, description: "React authentication components and patterns", matched_keywords: ["login"] },
-        { skill_path: "api/auth", score: 0.2, description: "API authentication with JWT middleware", matched_keywords: ["jwt"] },
+        {
+          skill_path: "ui/react/auth",
+          score: 0.21,
+          description: "React authentication components and patterns",
+          matched_keywords: ["login"],
+        },
+        {
+          skill_path: "api/auth",
+          score: 0.2,
+          description: "API authentication with JWT middleware",
+          matched_keywords: ["jwt"],
+        },
       ],
       message: "Multiple skills match. Specify your need or pick a skill_path.",
     });
-    expect((await call("get_skill", { context: "api/auth" })).structuredContent).toMatchObject({ skill_path: "api/auth", score: 1, matched_keywords: [] });
+    expect((await call("get_skill", { context: "api/auth" })).structuredContent).toMatchObject({
+      skill_path: "api/auth",
+      score: 1,
+      matched_keywords: [],
+    });
     expect(events.map((e) => e.type)).toEqual(["ambiguous", "skill_served"]);
     expect(events[0]?.data).toEqual({ context: "login jwt", candidates: ["ui/react/auth", "api/auth"] });
   });
 
   test("no match, and the analytics events of each outcome", async () => {
     const { call, events } = await open(writeSeedTree(tempDir()));
-    expect((await call("get_skill", { context: "quantum chromodynamics" })).structuredContent).toEqual({ no_match: true, message: "No skill matches the given context." });
+    expect((await call("get_skill", { context: "quantum chromodynamics" })).structuredContent).toEqual({
+      no_match: true,
+      message: "No skill matches the given context.",
+    });
     await call("get_skill", { context: "JWT middleware for the API" });
     expect(events).toEqual([
       { type: "no_match", data: { context: "quantum chromodynamics" } },
-      { type: "skill_served", data: { context: "JWT middleware for the API", skill_path: "api/auth", score: 0.6, matched_keywords: ["api", "jwt", "middleware"], was_ambiguous: false } },
+      {
+        type: "skill_served",
+        data: {
+          context: "JWT middleware for the API",
+          skill_path: "api/auth",
+          score: 0.6,
+          matched_keywords: ["api", "jwt", "middleware"],
+          was_ambiguous: false,
+        },
+      },
     ]);
   });
 
@@ -115,16 +154,32 @@ describe("get_skill (seed 003 §8.1)", () => {
       closest: { skill_path: "big", score: 0.1667, description: "About big.md", matched_keywords: ["a1x"] },
     });
     const empty = await open(tempDir());
-    expect((await empty.call("get_skill", { context: "anything" })).structuredContent).toEqual({ no_match: true, message: "No skill matches the given context." });
+    expect((await empty.call("get_skill", { context: "anything" })).structuredContent).toEqual({
+      no_match: true,
+      message: "No skill matches the given context.",
+    });
   });
 
   test("Agent Skills are reachable through their name, tags and description", async () => {
     const dir = tempDir();
-    writeSkill(dir, "pdf-invoice-extractor", { description: "Extract totals from invoice PDFs", extra: "metadata:\n  skillhub:\n    tags: [accounting]" });
-    writeSkill(dir, "git-workflow", { description: "Branching, commits and pull requests", body: "# Git\n\nUse branches.\n" });
+    writeSkill(dir, "pdf-invoice-extractor", {
+      description: "Extract totals from invoice PDFs",
+      extra: "metadata:\n  skillhub:\n    tags: [accounting]",
+    });
+    writeSkill(dir, "git-workflow", {
+      description: "Branching, commits and pull requests",
+      body: "# Git\n\nUse branches.\n",
+    });
     const { call } = await open(dir);
-    expect((await call("get_skill", { context: "pdf invoice" })).structuredContent).toMatchObject({ skill_path: "pdf-invoice-extractor", kind: "agent-skill", score: 0.8, matched_keywords: ["pdf", "invoice"] });
-    expect((await call("get_skill", { context: "accounting" })).structuredContent).toMatchObject({ skill_path: "pdf-invoice-extractor" });
+    expect((await call("get_skill", { context: "pdf invoice" })).structuredContent).toMatchObject({
+      skill_path: "pdf-invoice-extractor",
+      kind: "agent-skill",
+      score: 0.8,
+      matched_keywords: ["pdf", "invoice"],
+    });
+    expect((await call("get_skill", { context: "accounting" })).structuredContent).toMatchObject({
+      skill_path: "pdf-invoice-extractor",
+    });
     expect((await call("get_skill", { context: "open pull requests" })).structuredContent).toEqual({
       skill_path: "git-workflow",
       kind: "agent-skill",
@@ -152,14 +207,19 @@ describe("get_skill (seed 003 §8.1)", () => {
 
   test("server filters: a disabled skill is never routed to; naming it exactly says SKILL_DISABLED", async () => {
     const { call } = await open(writeSeedTree(tempDir()), { SKILLHUB_ENABLED_SKILLS: "api/auth" });
-    expect((await call("get_skill", { context: "react authentication component" })).structuredContent).toMatchObject({ skill_path: "api/auth" });
-    expect((await call("get_skill", { context: "react testing with vitest" })).structuredContent).toMatchObject({ no_match: true });
+    expect((await call("get_skill", { context: "react authentication component" })).structuredContent).toMatchObject({
+      skill_path: "api/auth",
+    });
+    expect((await call("get_skill", { context: "react testing with vitest" })).structuredContent).toMatchObject({
+      no_match: true,
+    });
     const named = await call("get_skill", { context: "ui/react/testing" });
     expect(named.isError).toBe(true);
     expect(named.structuredContent).toEqual({
       error: {
         code: "SKILL_DISABLED",
-        message: "Skill 'ui/react/testing' exists but is disabled on this server (SKILLHUB_ENABLED_SKILLS=api/auth). Describe the task in words, or use list_skills to find an enabled skill.",
+        message:
+          "Skill 'ui/react/testing' exists but is disabled on this server (SKILLHUB_ENABLED_SKILLS=api/auth). Describe the task in words, or use list_skills to find an enabled skill.",
         skill: "ui/react/testing",
       },
     });

@@ -21,14 +21,29 @@ async function open(dirs: string[], env: Record<string, string> = {}) {
 /** A tiny tree: _root, api/_index with one leaf, and a leaf in a folder without _index. */
 function smallTree(root: string): string {
   writeNode(root, "_root.md", { keywords: ["global"], description: "Global rules" });
-  writeNode(root, "api/_index.md", { keywords: ["api"], description: "API rules", extra: "scripts:\n  - file: gen.sh\n    description: Generate" });
-  writeNode(root, "api/auth.md", { keywords: ["auth", "jwt"], description: "API auth", extra: "assets:\n  - file: a.json\n    description: A\n  - file: b.json\n    description: B" });
+  writeNode(root, "api/_index.md", {
+    keywords: ["api"],
+    description: "API rules",
+    extra: "scripts:\n  - file: gen.sh\n    description: Generate",
+  });
+  writeNode(root, "api/auth.md", {
+    keywords: ["auth", "jwt"],
+    description: "API auth",
+    extra: "assets:\n  - file: a.json\n    description: A\n  - file: b.json\n    description: B",
+  });
   writeNode(root, "docs/howto/write.md", { keywords: ["docs"], description: "Writing docs" });
   for (const file of ["api/_index/gen.sh", "api/auth/a.json", "api/auth/b.json"]) write(join(root, file), "x");
   return root;
 }
 
-const leaf = (name: string, path: string, description: string, keywords: string[], assetCount = 0, scriptCount = 0) => ({ name, path, description, keywords, assetCount, scriptCount, children: [] });
+const leaf = (
+  name: string,
+  path: string,
+  description: string,
+  keywords: string[],
+  assetCount = 0,
+  scriptCount = 0,
+) => ({ name, path, description, keywords, assetCount, scriptCount, children: [] });
 
 describe("list_skills with path: the tree (seed 003 §8.2)", () => {
   test("the whole tree: recursive nodes with name, path, description, keywords, counts, children", async () => {
@@ -43,43 +58,71 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
         assetCount: 0,
         scriptCount: 0,
         children: [
-          { ...leaf("api", "api/_index", "API rules", ["api"], 0, 1), children: [leaf("auth", "api/auth", "API auth", ["auth", "jwt"], 2, 0)] },
+          {
+            ...leaf("api", "api/_index", "API rules", ["api"], 0, 1),
+            children: [leaf("auth", "api/auth", "API auth", ["auth", "jwt"], 2, 0)],
+          },
           leaf("write", "docs/howto/write", "Writing docs", ["docs"]),
         ],
       },
       diagnostics: { errors: 0, warnings: 0 },
     });
-    for (const path of ["/", "_root", "root"]) expect((await call("list_skills", { path })).structuredContent).toEqual(result.structuredContent as Record<string, unknown>);
+    for (const path of ["/", "_root", "root"])
+      expect((await call("list_skills", { path })).structuredContent).toEqual(
+        result.structuredContent as Record<string, unknown>,
+      );
   });
 
   test("filtered by path: a domain, an _index path, a leaf, a folder without _index", async () => {
     const { call } = await open([smallTree(tempDir())]);
-    const api = { ...leaf("api", "api/_index", "API rules", ["api"], 0, 1), children: [leaf("auth", "api/auth", "API auth", ["auth", "jwt"], 2, 0)] };
+    const api = {
+      ...leaf("api", "api/_index", "API rules", ["api"], 0, 1),
+      children: [leaf("auth", "api/auth", "API auth", ["auth", "jwt"], 2, 0)],
+    };
     expect((await call("list_skills", { path: "api" })).structuredContent?.tree).toEqual(api);
     expect((await call("list_skills", { path: "api/_index" })).structuredContent?.tree).toEqual(api);
-    expect((await call("list_skills", { path: "/api/auth.md" })).structuredContent?.tree).toEqual(leaf("auth", "api/auth", "API auth", ["auth", "jwt"], 2, 0));
-    expect((await call("list_skills", { path: "docs" })).structuredContent?.tree).toEqual({ ...leaf("docs", "docs", "", []), children: [leaf("write", "docs/howto/write", "Writing docs", ["docs"])] });
+    expect((await call("list_skills", { path: "/api/auth.md" })).structuredContent?.tree).toEqual(
+      leaf("auth", "api/auth", "API auth", ["auth", "jwt"], 2, 0),
+    );
+    expect((await call("list_skills", { path: "docs" })).structuredContent?.tree).toEqual({
+      ...leaf("docs", "docs", "", []),
+      children: [leaf("write", "docs/howto/write", "Writing docs", ["docs"])],
+    });
   });
 
   test("unknown path, no trees at all, and a disabled node", async () => {
     const { call } = await open([smallTree(tempDir())], { SKILLHUB_ENABLED_SKILLS: "_root,api/auth" });
     expect((await call("list_skills", { path: "ui" })).structuredContent).toEqual({
-      error: { code: "SKILL_NOT_FOUND", message: `No node or folder 'ui' in the skill tree. Top level: _root, api. Use path "" for the whole tree.`, path: "ui" },
+      error: {
+        code: "SKILL_NOT_FOUND",
+        message: `No node or folder 'ui' in the skill tree. Top level: _root, api. Use path "" for the whole tree.`,
+        path: "ui",
+      },
     });
-    expect((await call("list_skills", { path: "api/_index" })).structuredContent).toMatchObject({ error: { code: "SKILL_DISABLED" } });
+    expect((await call("list_skills", { path: "api/_index" })).structuredContent).toMatchObject({
+      error: { code: "SKILL_DISABLED" },
+    });
     // A disabled node's enabled children move up to the nearest enabled ancestor.
     const tree = (await call("list_skills", { path: "" })).structuredContent?.tree as { children: { path: string }[] };
     expect(tree.children.map((c) => c.path)).toEqual(["api/auth"]);
     const plain = tempDir();
     writeSkill(plain, "git");
     const other = await open([plain]);
-    expect((await other.call("list_skills", { path: "" })).structuredContent).toMatchObject({ error: { code: "SKILL_NOT_FOUND", message: expect.stringContaining("no skill trees") } });
+    expect((await other.call("list_skills", { path: "" })).structuredContent).toMatchObject({
+      error: { code: "SKILL_NOT_FOUND", message: expect.stringContaining("no skill trees") },
+    });
   });
 
   test("seed 002's tree: complete, and filtered on ui", async () => {
     const { call } = await open([writeSeedTree(tempDir())]);
-    const paths = (node: { path: string; children: unknown[] }): string[] => [node.path, ...node.children.flatMap((c) => paths(c as typeof node))];
-    const all = (await call("list_skills", { path: "" })).structuredContent?.tree as { path: string; children: unknown[] };
+    const paths = (node: { path: string; children: unknown[] }): string[] => [
+      node.path,
+      ...node.children.flatMap((c) => paths(c as typeof node)),
+    ];
+    const all = (await call("list_skills", { path: "" })).structuredContent?.tree as {
+      path: string;
+      children: unknown[];
+    };
     expect(paths(all)).toEqual([
       "_root",
       "api/_index",
@@ -95,8 +138,18 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
       "ui/vue/_index",
       "ui/vue/composition",
     ]);
-    const ui = (await call("list_skills", { path: "ui" })).structuredContent?.tree as { path: string; children: unknown[] };
-    expect(paths(ui)).toEqual(["ui/_index", "ui/react/_index", "ui/react/auth", "ui/react/testing", "ui/vue/_index", "ui/vue/composition"]);
+    const ui = (await call("list_skills", { path: "ui" })).structuredContent?.tree as {
+      path: string;
+      children: unknown[];
+    };
+    expect(paths(ui)).toEqual([
+      "ui/_index",
+      "ui/react/_index",
+      "ui/react/auth",
+      "ui/react/testing",
+      "ui/vue/_index",
+      "ui/vue/composition",
+    ]);
   });
 });
 
@@ -104,7 +157,10 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
   test("every skill with its fields, shadowed ones marked, diagnostics counted", async () => {
     const first = tempDir();
     const second = tempDir();
-    writeSkill(first, "git", { description: "Git workflow", extra: "metadata:\n  skillhub:\n    category: VCS\n    tags: [Git, Flow]" });
+    writeSkill(first, "git", {
+      description: "Git workflow",
+      extra: "metadata:\n  skillhub:\n    category: VCS\n    tags: [Git, Flow]",
+    });
     writeNode(first, "api.md", { keywords: ["api"], description: "API rules" });
     writeSkill(second, "git", { description: "Other git" });
     writeSkill(second, "tools/pdf", { description: "PDF tools" });
@@ -112,10 +168,59 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
     const { call } = await open([first, second]);
     expect((await call("list_skills", {})).structuredContent).toEqual({
       skills: [
-        { name: "git", description: "Git workflow", location: "explicit", source: "dir1", category: "vcs", tags: ["git", "flow"], path: "git", file: join(first, "git/SKILL.md"), kind: "agent-skill", shadowed: false, qualified_name: "dir1:git" },
-        { name: "api", description: "API rules", location: "explicit", source: "dir1", category: null, tags: [], path: "api", file: join(first, "api.md"), kind: "tree-node", shadowed: false, qualified_name: "dir1:api" },
-        { name: "pdf", description: "PDF tools", location: "explicit", source: "dir2", category: null, tags: [], path: "tools/pdf", file: join(second, "tools/pdf/SKILL.md"), kind: "agent-skill", shadowed: false, qualified_name: "dir2:pdf" },
-        { name: "git", description: "Other git", location: "explicit", source: "dir2", category: null, tags: [], path: "git", file: join(second, "git/SKILL.md"), kind: "agent-skill", shadowed: true, shadowed_by: "dir1:git", qualified_name: "dir2:git" },
+        {
+          name: "git",
+          description: "Git workflow",
+          location: "explicit",
+          source: "dir1",
+          category: "vcs",
+          tags: ["git", "flow"],
+          path: "git",
+          file: join(first, "git/SKILL.md"),
+          kind: "agent-skill",
+          shadowed: false,
+          qualified_name: "dir1:git",
+        },
+        {
+          name: "api",
+          description: "API rules",
+          location: "explicit",
+          source: "dir1",
+          category: null,
+          tags: [],
+          path: "api",
+          file: join(first, "api.md"),
+          kind: "tree-node",
+          shadowed: false,
+          qualified_name: "dir1:api",
+        },
+        {
+          name: "pdf",
+          description: "PDF tools",
+          location: "explicit",
+          source: "dir2",
+          category: null,
+          tags: [],
+          path: "tools/pdf",
+          file: join(second, "tools/pdf/SKILL.md"),
+          kind: "agent-skill",
+          shadowed: false,
+          qualified_name: "dir2:pdf",
+        },
+        {
+          name: "git",
+          description: "Other git",
+          location: "explicit",
+          source: "dir2",
+          category: null,
+          tags: [],
+          path: "git",
+          file: join(second, "git/SKILL.md"),
+          kind: "agent-skill",
+          shadowed: true,
+          shadowed_by: "dir1:git",
+          qualified_name: "dir2:git",
+        },
       ],
       total: 4,
       diagnostics: { errors: 1, warnings: 0 },
@@ -128,12 +233,16 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
     writeSkill(dir, "pdf", { description: "Read PDF files" });
     writeNode(dir, "api.md", { keywords: ["api"], description: "API rules", body: "Node body.\n" });
     const { call } = await open([dir]);
-    const names = async (args: Record<string, unknown>) => ((await call("list_skills", args)).structuredContent?.skills as { name: string }[]).map((s) => s.name);
+    const names = async (args: Record<string, unknown>) =>
+      ((await call("list_skills", args)).structuredContent?.skills as { name: string }[]).map((s) => s.name);
     expect(await names({ query: "RENAMED" })).toEqual(["git"]);
     expect(await names({ query: "pdf" })).toEqual(["pdf"]);
     expect(await names({ query: "control" })).toEqual(["git"]);
     expect(await names({ query: "nothing-like-this" })).toEqual([]);
-    const bodies = (await call("list_skills", { query: "r", include_body: true })).structuredContent?.skills as { name: string; body: string }[];
+    const bodies = (await call("list_skills", { query: "r", include_body: true })).structuredContent?.skills as {
+      name: string;
+      body: string;
+    }[];
     expect(bodies.map((s) => [s.name, s.body])).toEqual([
       ["pdf", "# pdf\n\nInstructions for pdf.\n"],
       ["git", "# Git body\n"],
@@ -146,6 +255,8 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
     writeSkill(dir, "git");
     writeSkill(dir, "pdf");
     const { call } = await open([dir], { SKILLHUB_ENABLED_SKILLS: "pdf" });
-    expect(((await call("list_skills", {})).structuredContent?.skills as { name: string }[]).map((s) => s.name)).toEqual(["pdf"]);
+    expect(
+      ((await call("list_skills", {})).structuredContent?.skills as { name: string }[]).map((s) => s.name),
+    ).toEqual(["pdf"]);
   });
 });

@@ -29,8 +29,15 @@ describe("read_skill_file", () => {
   test("a text file, whole", async () => {
     const { call } = await setup();
     const result = await call("read_skill_file", { skill_name: "PDF", file_path: "templates/invoice.txt" });
-    expect(result.structuredContent).toEqual({ content: "invoice_number:\n", encoding: "utf-8", truncated: false, size_bytes: 16 });
-    expect((await call("read_skill_file", { skill_name: "pdf", file_path: "./templates//invoice.txt" })).isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      content: "invoice_number:\n",
+      encoding: "utf-8",
+      truncated: false,
+      size_bytes: 16,
+    });
+    expect(
+      (await call("read_skill_file", { skill_name: "pdf", file_path: "./templates//invoice.txt" })).isError,
+    ).toBeFalsy();
     expect((await call("read_skill_file", { skill_name: "pdf", file_path: "inside-link.txt" })).isError).toBeFalsy();
   });
 
@@ -46,14 +53,29 @@ describe("read_skill_file", () => {
   test("binary files come back as base64 with a MIME type (by extension or NUL bytes)", async () => {
     const { call } = await setup();
     const png = await call("read_skill_file", { skill_name: "pdf", file_path: "images/logo.png" });
-    expect(png.structuredContent).toEqual({ content: Buffer.from(PNG).toString("base64"), encoding: "base64", truncated: false, size_bytes: 12, mime_type: "image/png" });
+    expect(png.structuredContent).toEqual({
+      content: Buffer.from(PNG).toString("base64"),
+      encoding: "base64",
+      truncated: false,
+      size_bytes: 12,
+      mime_type: "image/png",
+    });
     const bin = await call("read_skill_file", { skill_name: "pdf", file_path: "data.bin" });
     expect(bin.structuredContent).toMatchObject({ encoding: "base64", mime_type: "application/octet-stream" });
   });
 
   test("hostile paths are PATH_OUTSIDE_SKILL and read nothing", async () => {
     const { call } = await setup();
-    for (const file_path of ["../../etc/passwd", "templates/../../x", "/etc/passwd", "C:\\Windows\\win.ini", "c:foo", "..\\..\\x", "invoice.txt\u0000.png", "escape.txt"]) {
+    for (const file_path of [
+      "../../etc/passwd",
+      "templates/../../x",
+      "/etc/passwd",
+      "C:\\Windows\\win.ini",
+      "c:foo",
+      "..\\..\\x",
+      "invoice.txt\u0000.png",
+      "escape.txt",
+    ]) {
       const result = await call("read_skill_file", { skill_name: "pdf", file_path });
       expect(result.isError).toBe(true);
       expect(code(result)).toBe("PATH_OUTSIDE_SKILL");
@@ -76,6 +98,8 @@ describe("read_skill_file", () => {
 
   test("a disabled skill's files are not readable", async () => {
     const { call } = await setup({ SKILLHUB_ENABLED_SKILLS: "other" });
-    expect(code(await call("read_skill_file", { skill_name: "pdf", file_path: "templates/invoice.txt" }))).toBe("SKILL_DISABLED");
+    expect(code(await call("read_skill_file", { skill_name: "pdf", file_path: "templates/invoice.txt" }))).toBe(
+      "SKILL_DISABLED",
+    );
   });
 });

@@ -4,7 +4,7 @@ import { type ConnectOptions, connect, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
+const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
@@ -22,19 +22,30 @@ async function open(options: ConnectOptions = {}, extra: string[] = []) {
 
 describe("report_usage (seed 003 §8.5)", () => {
   test("records feedback: seed 003's response, a stderr line and a skill_feedback event", async () => {
-    const { call, logger, hub } = await open({ env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" } });
-    const result = await call("report_usage", { skill_path: "ui/react/auth", useful: false, comment: "Ne couvre pas le cas SSO" });
+    const { call, logger, hub } = await open({
+      env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" },
+    });
+    const result = await call("report_usage", {
+      skill_path: "ui/react/auth",
+      useful: false,
+      comment: "Ne couvre pas le cas SSO",
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ recorded: true, message: "Feedback recorded for ui/react/auth" });
     expect(JSON.parse(textOf(result))).toEqual({ recorded: true, message: "Feedback recorded for ui/react/auth" });
-    expect(logger.lines.some((l) => l.includes('feedback on "ui/react/auth": not useful: "Ne couvre pas le cas SSO"'))).toBe(true);
+    expect(
+      logger.lines.some((l) => l.includes('feedback on "ui/react/auth": not useful: "Ne couvre pas le cas SSO"')),
+    ).toBe(true);
     const [event] = hub.analytics.tracker.drain();
-    expect(event).toMatchObject({ type: "skill_feedback", data: { skill_path: "ui/react/auth", useful: false, comment: "Ne couvre pas le cas SSO" } });
+    expect(event).toMatchObject({
+      type: "skill_feedback",
+      data: { skill_path: "ui/react/auth", useful: false, comment: "Ne couvre pas le cas SSO" },
+    });
   });
 
   test("repeated negative feedback on one skill logs a warning at the third report", async () => {
     const { call, logger } = await open({ flags: { tools: "tree" } });
-    const warnings = () => logger.lines.filter((l) => l.includes("WARN") && l.includes("reported \"not useful\""));
+    const warnings = () => logger.lines.filter((l) => l.includes("WARN") && l.includes('reported "not useful"'));
     await call("report_usage", { skill_path: "pdf", useful: false });
     await call("report_usage", { skill_path: "pdf", useful: true });
     await call("report_usage", { skill_path: "ui/react/auth", useful: false });
@@ -48,7 +59,13 @@ describe("report_usage (seed 003 §8.5)", () => {
 
   test("a skill that does not exist, or is disabled, is an error: no event, no feedback count", async () => {
     const { call, hub, logger } = await open(
-      { env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600", SKILLHUB_ENABLED_SKILLS: "pdf,ui/react/auth" } },
+      {
+        env: {
+          SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`,
+          SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600",
+          SKILLHUB_ENABLED_SKILLS: "pdf,ui/react/auth",
+        },
+      },
       ["beta"],
     );
     for (let i = 0; i < 3; i++) {
@@ -61,10 +78,12 @@ describe("report_usage (seed 003 §8.5)", () => {
     expect(disabled.isError).toBe(true);
     expect(disabled.structuredContent).toMatchObject({ error: { code: "SKILL_DISABLED", skill: "beta" } });
     expect(hub.analytics.tracker.drain()).toEqual([]);
-    expect(logger.lines.filter((l) => l.includes("feedback on") || l.includes("reported \"not useful\""))).toEqual([]);
+    expect(logger.lines.filter((l) => l.includes("feedback on") || l.includes('reported "not useful"'))).toEqual([]);
     const ok = await call("report_usage", { skill_path: "PDF", useful: true });
     expect(ok.structuredContent).toEqual({ recorded: true, message: "Feedback recorded for pdf" });
-    expect(hub.analytics.tracker.drain()).toMatchObject([{ type: "skill_feedback", data: { skill_path: "pdf", useful: true } }]);
+    expect(hub.analytics.tracker.drain()).toMatchObject([
+      { type: "skill_feedback", data: { skill_path: "pdf", useful: true } },
+    ]);
   });
 
   test("validation: useful is required, the schema describes every field, annotations say it writes", async () => {
@@ -75,7 +94,8 @@ describe("report_usage (seed 003 §8.5)", () => {
     expect(textOf(result)).toContain("useful");
     const tool = (await client.listTools()).tools.find((t) => t.name === "report_usage");
     expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
-    for (const field of ["skill_path", "useful", "comment"]) expect((tool?.inputSchema.properties?.[field] as { description?: string }).description).toBeTruthy();
+    for (const field of ["skill_path", "useful", "comment"])
+      expect((tool?.inputSchema.properties?.[field] as { description?: string }).description).toBeTruthy();
     expect(tool?.inputSchema.required).toEqual(["skill_path", "useful"]);
   });
 });
@@ -98,10 +118,15 @@ describe("refresh_skills without repositories (seed 003 §8.6, local mode)", () 
   });
 
   test("emits a refresh event", async () => {
-    const { call, hub } = await open({ env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/e.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" } });
+    const { call, hub } = await open({
+      env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/e.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" },
+    });
     await call("refresh_skills");
     expect(hub.analytics.tracker.drain()).toMatchObject([
-      { type: "refresh", data: { mode: "local", success: true, commit_hash: null, files_changed: 0, skills_reindexed: 2 } },
+      {
+        type: "refresh",
+        data: { mode: "local", success: true, commit_hash: null, files_changed: 0, skills_reindexed: 2 },
+      },
     ]);
   });
 });

@@ -15,7 +15,11 @@ afterEach(async () => {
 });
 
 async function open(dir = writeScriptTree(tempDir()), options: ConnectOptions = {}) {
-  const session = await connect({ ...options, flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all", ...options.env } });
+  const session = await connect({
+    ...options,
+    flags: { "skills-dir": [dir] },
+    env: { SKILLHUB_TOOLS: "all", ...options.env },
+  });
   closers.push(session.close);
   const events: { type: string; data: Record<string, unknown> }[] = [];
   session.hub.track = (type, data) => void events.push({ type, data });
@@ -32,9 +36,13 @@ describe("run_script: seed 003 §8.4's validation cascade, in its order", () => 
   test("each refusal has its code, and an earlier check wins over a later one", async () => {
     const { call, run, hub } = await open();
     hub.config.scripts.enabled = false;
-    expect(error(await call("run_script", { skill_path: "nope", file: "../x", args: {} })).code).toBe("SCRIPTS_DISABLED");
+    expect(error(await call("run_script", { skill_path: "nope", file: "../x", args: {} })).code).toBe(
+      "SCRIPTS_DISABLED",
+    );
     hub.config.scripts.enabled = true;
-    expect(error(await call("run_script", { skill_path: "nope", file: "../x", args: {} })).code).toBe("SKILL_NOT_FOUND");
+    expect(error(await call("run_script", { skill_path: "nope", file: "../x", args: {} })).code).toBe(
+      "SKILL_NOT_FOUND",
+    );
     expect(error(await run("../x.sh")).code).toBe("PATH_OUTSIDE_SKILL");
     expect(error(await run("/etc/passwd")).code).toBe("PATH_OUTSIDE_SKILL");
     expect(error(await run("scripts/undeclared.sh")).code).toBe("SCRIPT_NOT_DECLARED");
@@ -52,7 +60,8 @@ describe("run_script: seed 003 §8.4's validation cascade, in its order", () => 
     const { run, hub } = await open();
     expect(error(await run("scripts/local.sh"))).toEqual({
       code: "SCRIPT_NOT_SERVER",
-      message: "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Use get_asset to fetch its content and run it yourself with bash.",
+      message:
+        "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Use get_asset to fetch its content and run it yourself with bash.",
       skill_path: "tools/echo",
       file: "scripts/local.sh",
       execution: "claude",
@@ -70,7 +79,9 @@ describe("run_script: seed 003 §8.4's validation cascade, in its order", () => 
       "Script 'scripts/tool.rb' has the extension '.rb', which this server does not run. Allowed extensions: .sh, .ts, .js, .py (scripts.allowed_extensions).",
     );
     const undeclared = error(await run("scripts/undeclared.sh"));
-    expect(undeclared.message).toStartWith("Script 'scripts/undeclared.sh' not found for skill 'tools/echo'. Declared scripts: scripts/args.js (execution: server),");
+    expect(undeclared.message).toStartWith(
+      "Script 'scripts/undeclared.sh' not found for skill 'tools/echo'. Declared scripts: scripts/args.js (execution: server),",
+    );
     expect(undeclared.message).toContain("scripts/whoami.sh (execution: server)");
     expect(undeclared.message).toEndWith("Only scripts declared in the skill's frontmatter can run.");
     hub.config.scripts.enabled = false;
@@ -79,7 +90,9 @@ describe("run_script: seed 003 §8.4's validation cascade, in its order", () => 
     );
     hub.config.scripts.enabled = true;
     hub.config.scripts.allowed_extensions.push(".lua");
-    expect(error(await run("scripts/run.lua")).message).toBe("No runner is configured for '.lua' scripts (scripts.runners). Fetch the script with get_asset and run it yourself.");
+    expect(error(await run("scripts/run.lua")).message).toBe(
+      "No runner is configured for '.lua' scripts (scripts.runners). Fetch the script with get_asset and run it yourself.",
+    );
     hub.config.scripts.runners[".lua"] = "lua-not-installed-here";
     expect(error(await run("scripts/run.lua")).message).toBe(
       "The runner 'lua-not-installed-here' for '.lua' scripts is not installed on this machine ('lua-not-installed-here' is not on PATH).",
@@ -90,8 +103,14 @@ describe("run_script: seed 003 §8.4's validation cascade, in its order", () => 
     const dir = writeScriptTree(tempDir());
     writeSkill(dir, "pdf");
     const { run, call } = await open(dir);
-    expect(error(await run("scripts/args.sh", { name: "a", nam: "typo" }))).toMatchObject({ code: "INVALID_ARGUMENT", message: "Script 'scripts/args.sh' does not declare 'nam'. It accepts: name, greeting." });
-    expect(error(await call("run_script", { skill_path: "pdf", file: "scripts/x.sh", args: {} }))).toMatchObject({ code: "SCRIPT_NOT_DECLARED", available: [] });
+    expect(error(await run("scripts/args.sh", { name: "a", nam: "typo" }))).toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: "Script 'scripts/args.sh' does not declare 'nam'. It accepts: name, greeting.",
+    });
+    expect(error(await call("run_script", { skill_path: "pdf", file: "scripts/x.sh", args: {} }))).toMatchObject({
+      code: "SCRIPT_NOT_DECLARED",
+      available: [],
+    });
     const filtered = await open(dir, { env: { SKILLHUB_ENABLED_SKILLS: "pdf" } });
     expect(error(await filtered.run("scripts/args.sh", { name: "a" })).code).toBe("SKILL_DISABLED");
   });
@@ -123,27 +142,48 @@ describe("run_script: runners and arguments", () => {
     if (tag === "ts") expect(String(content.stdout)).toContain("runtime=bun");
     expect(typeof content.duration_ms).toBe("number");
     expect(events).toEqual([
-      { type: "script_executed", data: { skill_path: "tools/echo", file, execution_mode: "server", success: true, exit_code: 0, duration_ms: content.duration_ms, args_provided: ["name"] } },
+      {
+        type: "script_executed",
+        data: {
+          skill_path: "tools/echo",
+          file,
+          execution_mode: "server",
+          success: true,
+          exit_code: 0,
+          duration_ms: content.duration_ms,
+          args_provided: ["name"],
+        },
+      },
     ]);
   });
 
   test("arguments are data, never code: quotes and $( ) reach the script verbatim", async () => {
     const { run } = await open();
     const result = await run("scripts/args.sh", { name: "$(touch /tmp/pwned); `id` 'x' \"y\"", greeting: "a;b" });
-    expect((result.structuredContent as { stdout: string }).stdout).toStartWith("sh name=$(touch /tmp/pwned); `id` 'x' \"y\" greeting=a;b");
+    expect((result.structuredContent as { stdout: string }).stdout).toStartWith(
+      "sh name=$(touch /tmp/pwned); `id` 'x' \"y\" greeting=a;b",
+    );
   });
 
   test("an inherited script resolves up the chain and runs from its owner's folder", async () => {
     const { run } = await open();
-    expect((await run("scripts/whoami.sh")).structuredContent).toMatchObject({ success: true, stdout: "root script in _root\n", script: "scripts/whoami.sh" });
+    expect((await run("scripts/whoami.sh")).structuredContent).toMatchObject({
+      success: true,
+      stdout: "root script in _root\n",
+      script: "scripts/whoami.sh",
+    });
   });
 
   test("cwd: default the project root (else the server's folder); relative to it; must be an existing folder", async () => {
     const project = tempDir("skillhub-project-");
     mkdirSync(join(project, "sub"));
     const { run } = await open(undefined, { flags: {}, cwd: project, env: { SKILLHUB_PROJECT_DIR: project } });
-    expect(String((await run("scripts/args.sh", { name: "a" })).structuredContent?.stdout)).toContain(`cwd=${project}\n`);
-    expect(String((await run("scripts/args.sh", { name: "a" }, { cwd: "sub" })).structuredContent?.stdout)).toContain(`cwd=${join(project, "sub")}\n`);
+    expect(String((await run("scripts/args.sh", { name: "a" })).structuredContent?.stdout)).toContain(
+      `cwd=${project}\n`,
+    );
+    expect(String((await run("scripts/args.sh", { name: "a" }, { cwd: "sub" })).structuredContent?.stdout)).toContain(
+      `cwd=${join(project, "sub")}\n`,
+    );
     const bad = await run("scripts/args.sh", { name: "a" }, { cwd: "missing" });
     expect(error(bad)).toMatchObject({
       code: "INVALID_ARGUMENT",
@@ -153,17 +193,36 @@ describe("run_script: runners and arguments", () => {
 
   test("a failing script is a result, not an error: success false with its exit code and stderr", async () => {
     const dir = writeScriptTree(tempDir());
-    writeNode(dir, "fail.md", { keywords: ["fail"], extra: "scripts:\n  - file: scripts/fail.sh\n    description: fails\n    execution: server" });
+    writeNode(dir, "fail.md", {
+      keywords: ["fail"],
+      extra: "scripts:\n  - file: scripts/fail.sh\n    description: fails\n    execution: server",
+    });
     write(join(dir, "fail/scripts/fail.sh"), "echo \"Error: Missing required field 'clientId'\" >&2\nexit 1\n");
     const { call } = await open(dir);
     const result = await call("run_script", { skill_path: "fail", file: "scripts/fail.sh", args: {} });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ success: false, exit_code: 1, stdout: "", stderr: "Error: Missing required field 'clientId'\n", script: "scripts/fail.sh" });
+    expect(result.structuredContent).toMatchObject({
+      success: false,
+      exit_code: 1,
+      stdout: "",
+      stderr: "Error: Missing required field 'clientId'\n",
+      script: "scripts/fail.sh",
+    });
   });
 
   test("the server's secrets are not in the script's environment", async () => {
-    const secrets = { GITHUB_TOKEN: "ghp_secret1", SKILLHUB_HTTP_TOKEN: "http-secret2", OPENAI_API_KEY: "sk-secret3", GEMINI_API_KEY: "gem-secret4", EMBEDDING_API_KEY: "emb-secret5", TEAM_DB_PASSWORD: "db-secret6" };
-    const { run } = await open(undefined, { env: { SKILLHUB_SECRETS: "TEAM_DB_PASSWORD" }, hub: { exec: { env: { ...process.env, ...secrets, KEEP_ME: "visible" } } } });
+    const secrets = {
+      GITHUB_TOKEN: "ghp_secret1",
+      SKILLHUB_HTTP_TOKEN: "http-secret2",
+      OPENAI_API_KEY: "sk-secret3",
+      GEMINI_API_KEY: "gem-secret4",
+      EMBEDDING_API_KEY: "emb-secret5",
+      TEAM_DB_PASSWORD: "db-secret6",
+    };
+    const { run } = await open(undefined, {
+      env: { SKILLHUB_SECRETS: "TEAM_DB_PASSWORD" },
+      hub: { exec: { env: { ...process.env, ...secrets, KEEP_ME: "visible" } } },
+    });
     const stdout = String((await run("scripts/env.sh")).structuredContent?.stdout);
     expect(stdout).toContain("KEEP_ME=visible");
     for (const [name, value] of Object.entries(secrets)) {
@@ -178,8 +237,19 @@ describe("run_script: process control", () => {
     const { run, hub, events } = await open(undefined, { hub: { exec: { graceMs: 1000 } } });
     hub.config.scripts.timeout_seconds = 1;
     const result = await run("scripts/slow.sh");
-    const content = result.structuredContent as { stdout: string; stderr: string; exit_code: number; success: boolean; duration_ms: number };
-    expect(content).toMatchObject({ success: false, exit_code: 137, stderr: "partial-err\n[skills-mcp] Script killed: timeout exceeded.", script: "scripts/slow.sh" });
+    const content = result.structuredContent as {
+      stdout: string;
+      stderr: string;
+      exit_code: number;
+      success: boolean;
+      duration_ms: number;
+    };
+    expect(content).toMatchObject({
+      success: false,
+      exit_code: 137,
+      stderr: "partial-err\n[skills-mcp] Script killed: timeout exceeded.",
+      script: "scripts/slow.sh",
+    });
     const pids = [...content.stdout.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
     expect(pids).toHaveLength(2);
     expect(await survivors(pids, 500)).toEqual([]);
@@ -190,7 +260,11 @@ describe("run_script: process control", () => {
   test("10 MB of output: capped at max_output_bytes while streaming, with a note on stderr", async () => {
     const { run, hub } = await open();
     hub.config.scripts.max_output_bytes = 65_536;
-    const content = (await run("scripts/big.sh")).structuredContent as { stdout: string; stderr: string; success: boolean };
+    const content = (await run("scripts/big.sh")).structuredContent as {
+      stdout: string;
+      stderr: string;
+      success: boolean;
+    };
     expect(content.success).toBe(true);
     expect(content.stdout).toBe("x".repeat(65_536));
     expect(content.stderr).toBe("[skills-mcp] stdout truncated at 65536 bytes (scripts.max_output_bytes).");
@@ -253,11 +327,19 @@ describe("run_script: trust", () => {
     expect((await auto.client.listTools()).tools.map((t) => t.name)).not.toContain("run_script");
     const session = await connect({ flags: { project }, env: { SKILLHUB_TOOLS: "all" } });
     closers.push(session.close);
-    const refused = await session.call("run_script", { skill_path: "tools/echo", file: "scripts/args.sh", args: { name: "x" } });
+    const refused = await session.call("run_script", {
+      skill_path: "tools/echo",
+      file: "scripts/args.sh",
+      args: { name: "x" },
+    });
     expect(error(refused).code).toBe("SCRIPTS_DISABLED");
     expect(error(refused).message).toContain("scripts.allow_project");
     session.hub.config.scripts.allow_project = true;
-    const ran = await session.call("run_script", { skill_path: "tools/echo", file: "scripts/args.sh", args: { name: "x" } });
+    const ran = await session.call("run_script", {
+      skill_path: "tools/echo",
+      file: "scripts/args.sh",
+      args: { name: "x" },
+    });
     expect(ran.structuredContent).toMatchObject({ success: true });
   });
 });
@@ -273,7 +355,9 @@ describe("run_script in tools/list", () => {
     const claudeOnly = tempDir();
     writeNode(claudeOnly, "a.md", { keywords: ["a"], extra: "scripts:\n  - file: s.sh\n    description: mine" });
     expect(await names(await open(claudeOnly, { env: { SKILLHUB_TOOLS: "auto" } }))).not.toContain("run_script");
-    const filtered = await open(undefined, { env: { SKILLHUB_TOOLS: "auto", SKILLHUB_ENABLED_SKILLS: "tools/_index" } });
+    const filtered = await open(undefined, {
+      env: { SKILLHUB_TOOLS: "auto", SKILLHUB_ENABLED_SKILLS: "tools/_index" },
+    });
     expect(await names(filtered)).not.toContain("run_script");
   });
 
@@ -281,7 +365,10 @@ describe("run_script in tools/list", () => {
     const tree = await open(undefined, { env: { SKILLHUB_TOOLS: "tree" } });
     const tool = (await tree.client.listTools()).tools.find((t) => t.name === "run_script");
     expect(tool?.inputSchema.required).toEqual(["skill_path", "file", "args"]);
-    for (const field of ["skill_path", "file", "args", "cwd"]) expect((tool?.inputSchema.properties?.[field] as { description?: string }).description?.length).toBeGreaterThan(20);
+    for (const field of ["skill_path", "file", "args", "cwd"])
+      expect((tool?.inputSchema.properties?.[field] as { description?: string }).description?.length).toBeGreaterThan(
+        20,
+      );
     expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tool?.outputSchema).toBeDefined();
   });

@@ -15,7 +15,10 @@ afterEach(async () => {
 function skills(): string {
   const dir = tempDir("skillhub-cmd-");
   writeSkill(dir, "pdf", { description: "Extract invoices from PDF files" });
-  write(join(dir, "pdf", "extract.py"), "import os, sys\nprint('cwd=' + os.getcwd())\nprint('args=' + ' '.join(sys.argv[1:]))\n");
+  write(
+    join(dir, "pdf", "extract.py"),
+    "import os, sys\nprint('cwd=' + os.getcwd())\nprint('args=' + ' '.join(sys.argv[1:]))\n",
+  );
   write(join(dir, "pdf", "notes.txt"), "0123456789abcdefghij\n");
   writeSkill(dir, "other", { description: "Another skill" });
   symlinkSync(join(dir, "other", "SKILL.md"), join(dir, "pdf", "escape.md"));
@@ -29,7 +32,8 @@ async function open(env: Record<string, string> = {}, options: ConnectOptions = 
   const events: { type: string; data: Record<string, unknown> }[] = [];
   session.hub.track = (type, data) => void events.push({ type, data });
   const names = async () => (await session.client.listTools()).tools.map((t) => t.name);
-  const cmd = (command: string, args?: string[], skill = "pdf") => session.call("run_skill_command", { skill_name: skill, command, ...(args ? { args } : {}) });
+  const cmd = (command: string, args?: string[], skill = "pdf") =>
+    session.call("run_skill_command", { skill_name: skill, command, ...(args ? { args } : {}) });
   return { ...session, dir, events, names, cmd };
 }
 
@@ -37,20 +41,29 @@ type Err = { error: { code: string; message: string } };
 const error = (r: { structuredContent?: unknown }) => (r.structuredContent as Err).error;
 
 describe("run_skill_command: off unless enabled (seed 000 §3.5)", () => {
-  test.each(["auto", "hub", "all", "run_skill_command,skill"])("profile %s: not listed, and a call is the SDK's unknown tool", async (tools) => {
-    const { names, cmd } = await open({ SKILLHUB_TOOLS: tools });
-    expect(await names()).not.toContain("run_skill_command");
-    await expect(cmd("ls")).rejects.toThrow(/Unknown tool 'run_skill_command'/);
-  });
+  test.each(["auto", "hub", "all", "run_skill_command,skill"])(
+    "profile %s: not listed, and a call is the SDK's unknown tool",
+    async (tools) => {
+      const { names, cmd } = await open({ SKILLHUB_TOOLS: tools });
+      expect(await names()).not.toContain("run_skill_command");
+      await expect(cmd("ls")).rejects.toThrow(/Unknown tool 'run_skill_command'/);
+    },
+  );
 
   test("--enable-commands or SKILLHUB_ENABLE_COMMANDS=1: listed in auto and hub", async () => {
     expect(await (await open({ SKILLHUB_ENABLE_COMMANDS: "1" })).names()).toContain("run_skill_command");
-    expect(await (await open({ SKILLHUB_TOOLS: "hub" }, { flags: { "enable-commands": true } })).names()).toEqual(["search_skills", "load_skill", "read_skill_file", "run_skill_command"]);
+    expect(await (await open({ SKILLHUB_TOOLS: "hub" }, { flags: { "enable-commands": true } })).names()).toEqual([
+      "search_skills",
+      "load_skill",
+      "read_skill_file",
+      "run_skill_command",
+    ]);
   });
 });
 
 describe("run_skill_command when enabled", () => {
-  const on = (env: Record<string, string> = {}, options: ConnectOptions = {}) => open({ SKILLHUB_ENABLE_COMMANDS: "1", ...env }, options);
+  const on = (env: Record<string, string> = {}, options: ConnectOptions = {}) =>
+    open({ SKILLHUB_ENABLE_COMMANDS: "1", ...env }, options);
 
   test("runs an allowed command in the skill's folder: seed 000's result shape; a script_executed event", async () => {
     const { cmd, events } = await on();
@@ -63,8 +76,14 @@ describe("run_skill_command when enabled", () => {
       timeout: false,
       truncated: { stdout: false, stderr: false },
     });
-    expect(events[0]).toMatchObject({ type: "script_executed", data: { skill_path: "pdf", file: "ls", execution_mode: "command", success: true, exit_code: 0, args_count: 0 } });
-    expect((await cmd("grep", ["-c", "invoices", "SKILL.md"])).structuredContent).toMatchObject({ stdout: "1\n", exit_code: 0 });
+    expect(events[0]).toMatchObject({
+      type: "script_executed",
+      data: { skill_path: "pdf", file: "ls", execution_mode: "command", success: true, exit_code: 0, args_count: 0 },
+    });
+    expect((await cmd("grep", ["-c", "invoices", "SKILL.md"])).structuredContent).toMatchObject({
+      stdout: "1\n",
+      exit_code: 0,
+    });
     // Argument values never reach analytics: only how many there were.
     expect(events[1]?.data).toMatchObject({ file: "grep", args_count: 3 });
     expect(events[1]?.data).not.toHaveProperty("args_provided");
@@ -77,20 +96,45 @@ describe("run_skill_command when enabled", () => {
     const uv = write(join(fakeBin, "uv"), '#!/bin/sh\necho "uv $*"\n');
     chmodSync(uv, 0o755);
     const withUv = await on({}, { hub: { exec: { env: { ...process.env, PATH: `${fakeBin}:${process.env.PATH}` } } } });
-    expect((await withUv.cmd("python", ["extract.py", "in.pdf"])).structuredContent).toMatchObject({ stdout: "uv run python extract.py in.pdf\n", exit_code: 0 });
-    const plain = await on({}, { hub: { exec: { env: { ...process.env, PATH: (process.env.PATH ?? "").split(":").filter((p) => !Bun.which("uv", { PATH: p })).join(":") } } } });
+    expect((await withUv.cmd("python", ["extract.py", "in.pdf"])).structuredContent).toMatchObject({
+      stdout: "uv run python extract.py in.pdf\n",
+      exit_code: 0,
+    });
+    const plain = await on(
+      {},
+      {
+        hub: {
+          exec: {
+            env: {
+              ...process.env,
+              PATH: (process.env.PATH ?? "")
+                .split(":")
+                .filter((p) => !Bun.which("uv", { PATH: p }))
+                .join(":"),
+            },
+          },
+        },
+      },
+    );
     const result = await plain.cmd("python", ["extract.py", "in.pdf"]);
-    expect(result.structuredContent).toMatchObject({ stdout: `cwd=${realpathSync(join(plain.dir, "pdf"))}\nargs=in.pdf\n`, exit_code: 0 });
+    expect(result.structuredContent).toMatchObject({
+      stdout: `cwd=${realpathSync(join(plain.dir, "pdf"))}\nargs=in.pdf\n`,
+      exit_code: 0,
+    });
   });
 
   test("COMMAND_NOT_ALLOWED: a name off the allow-list, or any command given as a path", async () => {
     const { cmd } = await on();
     expect(error(await cmd("bash", ["-c", "id"]))).toMatchObject({
       code: "COMMAND_NOT_ALLOWED",
-      message: "Command 'bash' is not allowed on this server. Allowed commands: python, uv, node, cat, ls, grep (ALLOWED_COMMANDS).",
+      message:
+        "Command 'bash' is not allowed on this server. Allowed commands: python, uv, node, cat, ls, grep (ALLOWED_COMMANDS).",
     });
-    for (const command of ["/bin/ls", "./ls", "../ls", "bin/cat", "python3"]) expect(error(await cmd(command)).code).toBe("COMMAND_NOT_ALLOWED");
-    expect(error(await cmd("/bin/ls")).message).toBe("Command '/bin/ls' is a path; give a bare command name from the allow-list (e.g. python, ls). Allowed commands: python, uv, node, cat, ls, grep.");
+    for (const command of ["/bin/ls", "./ls", "../ls", "bin/cat", "python3"])
+      expect(error(await cmd(command)).code).toBe("COMMAND_NOT_ALLOWED");
+    expect(error(await cmd("/bin/ls")).message).toBe(
+      "Command '/bin/ls' is a path; give a bare command name from the allow-list (e.g. python, ls). Allowed commands: python, uv, node, cat, ls, grep.",
+    );
     const custom = await on({ ALLOWED_COMMANDS: "cat,bash" });
     expect((await custom.cmd("bash", ["-c", "echo hi"])).structuredContent).toMatchObject({ stdout: "hi\n" });
     expect(error(await custom.cmd("ls")).code).toBe("COMMAND_NOT_ALLOWED");
@@ -98,7 +142,13 @@ describe("run_skill_command when enabled", () => {
 
   test("PATH_OUTSIDE_SKILL: '..', absolute paths and symlinks leading out of the skill's folder", async () => {
     const { cmd } = await on();
-    for (const args of [["../other/SKILL.md"], ["/etc/passwd"], ["escape.md"], ["--file=../other/SKILL.md"], ["notes.txt", "../other/SKILL.md"]]) {
+    for (const args of [
+      ["../other/SKILL.md"],
+      ["/etc/passwd"],
+      ["escape.md"],
+      ["--file=../other/SKILL.md"],
+      ["notes.txt", "../other/SKILL.md"],
+    ]) {
       expect(error(await cmd("cat", args)).code).toBe("PATH_OUTSIDE_SKILL");
     }
     expect(error(await cmd("cat", ["../other/SKILL.md"])).message).toBe(
@@ -116,15 +166,33 @@ describe("run_skill_command when enabled", () => {
   test("EXEC_TIMEOUT_SECONDS: killed, timeout true, exit code 137; EXEC_MAX_OUTPUT_BYTES: truncated flags", async () => {
     const { cmd } = await on({ ALLOWED_COMMANDS: "sleep,cat", EXEC_TIMEOUT_SECONDS: "1", EXEC_MAX_OUTPUT_BYTES: "10" });
     const slow = await cmd("sleep", ["30"]);
-    expect(slow.structuredContent).toEqual({ stdout: "", stderr: "", exit_code: 137, timeout: true, truncated: { stdout: false, stderr: false } });
+    expect(slow.structuredContent).toEqual({
+      stdout: "",
+      stderr: "",
+      exit_code: 137,
+      timeout: true,
+      truncated: { stdout: false, stderr: false },
+    });
     const long = await cmd("cat", ["notes.txt", "missing"]);
-    expect(long.structuredContent).toMatchObject({ stdout: "0123456789", exit_code: 1, timeout: false, truncated: { stdout: true, stderr: true } });
+    expect(long.structuredContent).toMatchObject({
+      stdout: "0123456789",
+      exit_code: 1,
+      timeout: false,
+      truncated: { stdout: true, stderr: true },
+    });
     expect(String(long.structuredContent?.stderr)).toHaveLength(10);
   });
 
   test("an allowed command that is not installed: NO_RUNNER; the server's secrets never reach the command", async () => {
-    const secrets = { GITHUB_TOKEN: "ghp_cmdsecret1", OPENAI_API_KEY: "sk-cmdsecret2", SKILLHUB_HTTP_TOKEN: "http-cmdsecret3" };
-    const { cmd } = await on({ ALLOWED_COMMANDS: "env,no-such-command-here" }, { hub: { exec: { env: { ...process.env, ...secrets } } } });
+    const secrets = {
+      GITHUB_TOKEN: "ghp_cmdsecret1",
+      OPENAI_API_KEY: "sk-cmdsecret2",
+      SKILLHUB_HTTP_TOKEN: "http-cmdsecret3",
+    };
+    const { cmd } = await on(
+      { ALLOWED_COMMANDS: "env,no-such-command-here" },
+      { hub: { exec: { env: { ...process.env, ...secrets } } } },
+    );
     expect(error(await cmd("no-such-command-here")).code).toBe("NO_RUNNER");
     const stdout = String((await cmd("env")).structuredContent?.stdout);
     expect(stdout).toContain("PATH=");

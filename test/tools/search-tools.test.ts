@@ -13,14 +13,19 @@ function skills() {
     extra: "metadata:\n  skillhub:\n    category: Documents\n    tags: [pdf, invoice]",
     body: `# PDF invoices\n\n${"Background text. ".repeat(20)}Run scripts/extract.py on the PDF to get the invoice number.\n`,
   });
-  writeSkill(dir, "postgres-query-tuning", { description: "Speed up slow PostgreSQL queries with EXPLAIN.", extra: "metadata:\n  skillhub:\n    category: databases" });
-  writeSkill(dir, "git-commit-messages", { description: "Write commit messages.", extra: "metadata:\n  skillhub:\n    category: development" });
+  writeSkill(dir, "postgres-query-tuning", {
+    description: "Speed up slow PostgreSQL queries with EXPLAIN.",
+    extra: "metadata:\n  skillhub:\n    category: databases",
+  });
+  writeSkill(dir, "git-commit-messages", {
+    description: "Write commit messages.",
+    extra: "metadata:\n  skillhub:\n    category: development",
+  });
   write(join(dir, "pdf-invoice-extractor", "templates", "invoice.txt"), "invoice_number:\n");
   write(join(dir, "pdf-invoice-extractor", "scripts", "extract.py"), "print('x')\n");
   writeSkill(dir, "pdf-invoice-extractor/nested-helper", { description: "A nested skill of its own." });
   return dir;
 }
-
 
 describe("search_skills", () => {
   test("seed 000's result shape plus category, tags, location and an excerpt", async () => {
@@ -44,19 +49,28 @@ describe("search_skills", () => {
     const dir = skills();
     const { call } = await open({ flags: { "skills-dir": [dir] } });
     const byCategory = await call("search_skills", { query: "slow queries invoice commit", category: "DATABASES" });
-    expect((byCategory.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name)).toEqual(["postgres-query-tuning"]);
+    expect((byCategory.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name)).toEqual([
+      "postgres-query-tuning",
+    ]);
     const limited = await call("search_skills", { query: "slow queries invoice commit", limit: 1 });
     expect((limited.structuredContent as { skills: unknown[] }).skills.length).toBe(1);
-    const filtered = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_ENABLED_CATEGORIES: "development" } });
+    const filtered = await open({
+      flags: { "skills-dir": [dir] },
+      env: { SKILLHUB_ENABLED_CATEGORIES: "development" },
+    });
     const hits = await filtered.call("search_skills", { query: "slow queries invoice commit" });
-    expect((hits.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name)).toEqual(["git-commit-messages"]);
+    expect((hits.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name)).toEqual([
+      "git-commit-messages",
+    ]);
   });
 
   test("SEARCH_LIMIT is the default limit", async () => {
     const dir = tempDir();
     for (let i = 0; i < 12; i++) writeSkill(dir, `widget-${i}`, { description: "widget tools" });
     const { call } = await open({ flags: { "skills-dir": [dir] }, env: { SEARCH_LIMIT: "3" } });
-    expect((((await call("search_skills", { query: "widget" })).structuredContent as { skills: unknown[] }).skills).length).toBe(3);
+    expect(
+      ((await call("search_skills", { query: "widget" })).structuredContent as { skills: unknown[] }).skills.length,
+    ).toBe(3);
   });
 
   test("an empty or blank query is INVALID_ARGUMENT", async () => {
@@ -98,7 +112,10 @@ describe("load_skill", () => {
 
   test("unknown and disabled skills are errors with a code and a way forward", async () => {
     const dir = skills();
-    const { call } = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_ENABLED_SKILLS: "git-commit-messages" } });
+    const { call } = await open({
+      flags: { "skills-dir": [dir] },
+      env: { SKILLHUB_ENABLED_SKILLS: "git-commit-messages" },
+    });
     const unknown = await call("load_skill", { skill_name: "pdf-invoice" });
     expect(unknown.isError).toBe(true);
     expect(textOf(unknown)).toContain("SKILL_NOT_FOUND");
@@ -114,11 +131,17 @@ describe("profile sk: skills.list and skills.search (seed 001)", () => {
     const { client } = await open({ flags: { "skills-dir": [skills()], tools: "sk" } });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["skills.list", "skills.search"]);
-    expect(tools[0]?.inputSchema).toMatchObject({ additionalProperties: false, properties: { query: { type: "string" }, includeBody: { type: "boolean" } } });
+    expect(tools[0]?.inputSchema).toMatchObject({
+      additionalProperties: false,
+      properties: { query: { type: "string" }, includeBody: { type: "boolean" } },
+    });
     expect(tools[1]?.inputSchema).toMatchObject({
       additionalProperties: false,
       required: ["query"],
-      properties: { query: { type: "string", minLength: 1 }, limit: { type: "integer", minimum: 1, maximum: 25, default: 10 } },
+      properties: {
+        query: { type: "string", minLength: 1 },
+        limit: { type: "integer", minimum: 1, maximum: 25, default: 10 },
+      },
     });
   });
 
@@ -127,7 +150,12 @@ describe("profile sk: skills.list and skills.search (seed 001)", () => {
     const { call } = await open({ flags: { "skills-dir": [dir], tools: "sk", project: dir } });
     const all = await call("skills.list", {});
     const listed = (all.structuredContent as { skills: { installName: string }[] }).skills;
-    expect(listed.map((s) => s.installName)).toEqual(["git-commit-messages", "pdf-invoice-extractor", "nested-helper", "postgres-query-tuning"]);
+    expect(listed.map((s) => s.installName)).toEqual([
+      "git-commit-messages",
+      "pdf-invoice-extractor",
+      "nested-helper",
+      "postgres-query-tuning",
+    ]);
     expect(textOf(all)).toStartWith("4 skills matched");
     const filtered = await call("skills.list", { query: "POSTGRESQL", includeBody: true });
     expect(filtered.structuredContent).toEqual({
@@ -147,7 +175,8 @@ describe("profile sk: skills.list and skills.search (seed 001)", () => {
     const { call } = await open({ flags: { "skills-dir": [skills()], tools: "sk" } });
     const result = await call("skills.search", { query: "invoice EXTRACT.PY" });
     expect(result.structuredContent).toMatchObject({ query: "invoice EXTRACT.PY", limit: 10, total: 1 });
-    const hit = (result.structuredContent as { results: { meta: { name: string }; score: number; excerpt: string }[] }).results[0];
+    const hit = (result.structuredContent as { results: { meta: { name: string }; score: number; excerpt: string }[] })
+      .results[0];
     expect(hit?.meta.name).toBe("pdf-invoice-extractor");
     expect(hit?.score).toBe(2);
     expect(hit?.excerpt.length).toBeLessThanOrEqual(162);

@@ -1,19 +1,37 @@
 import { describe, expect, test } from "bun:test";
-import { CLAUDE_CODE_BUDGET, SKILL_TOOL_TEMPLATE, renderSkillToolDescription } from "../../src/tools/skill-catalog.ts";
+import { CLAUDE_CODE_BUDGET, renderSkillToolDescription, SKILL_TOOL_TEMPLATE } from "../../src/tools/skill-catalog.ts";
 import { fakeSkill } from "../helpers/skill.ts";
 
-const many = (n: number) => Array.from({ length: n }, (_, i) => fakeSkill(`skill-${String(i).padStart(4, "0")}`, { description: `Does task number ${i} with care and precision. `.repeat(3) }));
+const many = (n: number) =>
+  Array.from({ length: n }, (_, i) =>
+    fakeSkill(`skill-${String(i).padStart(4, "0")}`, {
+      description: `Does task number ${i} with care and precision. `.repeat(3),
+    }),
+  );
 
 describe("renderSkillToolDescription", () => {
   test("uses seed 004's template and XML entries with name, description and location", () => {
-    const text = renderSkillToolDescription([fakeSkill("git", { description: "Git <workflow> & more", location: "project" })], { budget: 6000, hasSearch: true });
+    const text = renderSkillToolDescription(
+      [fakeSkill("git", { description: "Git <workflow> & more", location: "project" })],
+      { budget: 6000, hasSearch: true },
+    );
     expect(text.startsWith("Execute a skill within the main conversation\n\n<skills_instructions>")).toBe(true);
-    expect(text).toContain("<available_skills>\n<skill>\n<name>git</name>\n<description>Git &lt;workflow&gt; &amp; more</description>\n<location>project</location>\n</skill>\n</available_skills>");
-    expect(text).toBe(SKILL_TOOL_TEMPLATE.replace("${dynamicSkillsList}", "<skill>\n<name>git</name>\n<description>Git &lt;workflow&gt; &amp; more</description>\n<location>project</location>\n</skill>"));
+    expect(text).toContain(
+      "<available_skills>\n<skill>\n<name>git</name>\n<description>Git &lt;workflow&gt; &amp; more</description>\n<location>project</location>\n</skill>\n</available_skills>",
+    );
+    expect(text).toBe(
+      SKILL_TOOL_TEMPLATE.replace(
+        "${dynamicSkillsList}",
+        "<skill>\n<name>git</name>\n<description>Git &lt;workflow&gt; &amp; more</description>\n<location>project</location>\n</skill>",
+      ),
+    );
   });
 
   test("alwaysApply skills are listed first", () => {
-    const text = renderSkillToolDescription([fakeSkill("b"), fakeSkill("a", { alwaysApply: true })], { budget: 6000, hasSearch: false });
+    const text = renderSkillToolDescription([fakeSkill("b"), fakeSkill("a", { alwaysApply: true })], {
+      budget: 6000,
+      hasSearch: false,
+    });
     expect(text.indexOf("<name>a</name>")).toBeLessThan(text.indexOf("<name>b</name>"));
   });
 
@@ -36,7 +54,11 @@ describe("renderSkillToolDescription", () => {
     const skills = many(1000);
     const core = fakeSkill("core-rules", { alwaysApply: true });
     const favourite = skills[777]!;
-    const text = renderSkillToolDescription([...skills, core], { budget: 2000, hasSearch: false, usage: new Map([[favourite.id, 5]]) });
+    const text = renderSkillToolDescription([...skills, core], {
+      budget: 2000,
+      hasSearch: false,
+      usage: new Map([[favourite.id, 5]]),
+    });
     expect(text).toContain("<name>core-rules</name>");
     expect(text).toContain(`<name>${favourite.name}</name>`);
     expect(text.indexOf("core-rules")).toBeLessThan(text.indexOf(favourite.name));

@@ -24,11 +24,16 @@ async function open(l: ReturnType<typeof layout>, extra: ConnectOptions = {}) {
 describe("skill tool: seed 004 testing scenarios", () => {
   test("1. load existing skill: 'Loading:', 'Base directory:', then SKILL.md verbatim", async () => {
     const l = layout();
-    const file = writeSkill(l.projectSkills, "git", { description: "Git deployment workflow skill", body: "# Git Deployment GitOps\n\n## Overview\n\nManage commits.\n" });
+    const file = writeSkill(l.projectSkills, "git", {
+      description: "Git deployment workflow skill",
+      body: "# Git Deployment GitOps\n\n## Overview\n\nManage commits.\n",
+    });
     const { call } = await open(l);
     const result = await call("skill", { name: "git" });
     expect(result.isError).toBeFalsy();
-    expect(textOf(result)).toBe(`Loading: git\nBase directory: ${join(l.projectSkills, "git")}\n\n${readFileSync(file, "utf8")}`);
+    expect(textOf(result)).toBe(
+      `Loading: git\nBase directory: ${join(l.projectSkills, "git")}\n\n${readFileSync(file, "utf8")}`,
+    );
   });
 
   test("2. case-insensitive match: 'Git' finds 'git', 'MCP-Builder' finds 'mcp-builder'", async () => {
@@ -51,7 +56,9 @@ describe("skill tool: seed 004 testing scenarios", () => {
     expect(textOf(result)).toBe(
       "Skill 'postgress' not found.\n\nAvailable skills:\n- postgres: PostgreSQL database operations\n- git: Git workflow\n- mcp-builder: MCP development\n\nUse the exact skill name (case-insensitive) to load a skill.",
     );
-    expect(result.structuredContent).toEqual({ error: { code: "SKILL_NOT_FOUND", message: "Skill 'postgress' not found.", suggestions: ["postgres"] } });
+    expect(result.structuredContent).toEqual({
+      error: { code: "SKILL_NOT_FOUND", message: "Skill 'postgress' not found.", suggestions: ["postgres"] },
+    });
   });
 
   test("4. empty name: a validation error naming the field", async () => {
@@ -108,7 +115,9 @@ describe("skill tool: seed 004 testing scenarios", () => {
     const { call, logger, hub } = await open(l);
     expect(textOf(await call("skill", { name: "good" }))).toStartWith("Loading: good\n");
     expect((await call("skill", { name: "broken" })).isError).toBe(true);
-    expect(logger.lines.some((line) => line.includes("WARN") && line.includes("yaml-error") && line.includes("broken"))).toBe(true);
+    expect(
+      logger.lines.some((line) => line.includes("WARN") && line.includes("yaml-error") && line.includes("broken")),
+    ).toBe(true);
     expect(hub.catalog.diagnostics.map((d) => d.code)).toEqual(["yaml-error"]);
   });
 
@@ -118,7 +127,9 @@ describe("skill tool: seed 004 testing scenarios", () => {
     writeSkill(l.projectSkills, "good");
     const { call, hub } = await open(l);
     expect((await call("skill", { name: "nodesc" })).isError).toBe(true);
-    expect(hub.catalog.diagnostics.map((d) => [d.code, d.file])).toEqual([["missing-description", join(l.projectSkills, "nodesc", "SKILL.md")]]);
+    expect(hub.catalog.diagnostics.map((d) => [d.code, d.file])).toEqual([
+      ["missing-description", join(l.projectSkills, "nodesc", "SKILL.md")],
+    ]);
   });
 
   test("10. permission denied: skipped, error logged, the rest served", async () => {
@@ -133,7 +144,9 @@ describe("skill tool: seed 004 testing scenarios", () => {
     const { call, logger } = await open(l, { hub: { scanner } });
     expect(textOf(await call("skill", { name: "good" }))).toStartWith("Loading: good\n");
     expect((await call("skill", { name: "locked" })).isError).toBe(true);
-    expect(logger.lines.some((line) => line.includes("ERROR") && line.includes("unreadable") && line.includes("EACCES"))).toBe(true);
+    expect(
+      logger.lines.some((line) => line.includes("ERROR") && line.includes("unreadable") && line.includes("EACCES")),
+    ).toBe(true);
   });
 });
 
@@ -143,10 +156,17 @@ describe("skill tool: SkillHub additions", () => {
     const { client } = await open(l);
     const tool = (await client.listTools()).tools.find((t) => t.name === "skill");
     expect(tool?.title).toBe("Load Skill");
-    expect(tool?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(tool?.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(tool?.inputSchema).toMatchObject({
       type: "object",
-      properties: { name: { type: "string", minLength: 1, description: "Name of the skill to load (case-insensitive)" } },
+      properties: {
+        name: { type: "string", minLength: 1, description: "Name of the skill to load (case-insensitive)" },
+      },
       required: ["name"],
       additionalProperties: false,
     });
@@ -154,7 +174,10 @@ describe("skill tool: SkillHub additions", () => {
 
   test("the catalog fits Claude Code's 2,048-character cut", async () => {
     const l = layout();
-    for (let i = 0; i < 200; i++) writeSkill(l.projectSkills, `skill-${i}`, { description: `A fairly long description for skill number ${i}, explaining when to use it.` });
+    for (let i = 0; i < 200; i++)
+      writeSkill(l.projectSkills, `skill-${i}`, {
+        description: `A fairly long description for skill number ${i}, explaining when to use it.`,
+      });
     const { client } = await open(l, { clientName: "claude-code" });
     const description = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
     expect(description.length).toBeLessThanOrEqual(2048);
@@ -172,7 +195,14 @@ describe("skill tool: SkillHub additions", () => {
     const l = layout();
     writeSkill(l.projectSkills, "git");
     const { call } = await open(l);
-    for (const name of ["../../../etc/passwd", ".ssh/id_rsa", "git/../../x", "/etc/passwd", "C:\\Windows", "git\u0000"]) {
+    for (const name of [
+      "../../../etc/passwd",
+      ".ssh/id_rsa",
+      "git/../../x",
+      "/etc/passwd",
+      "C:\\Windows",
+      "git\u0000",
+    ]) {
       const result = await call("skill", { name });
       expect(result.isError).toBe(true);
       expect(textOf(result)).not.toContain("root:");

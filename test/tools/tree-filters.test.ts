@@ -20,7 +20,12 @@ async function open(dir: string, env: Record<string, string>) {
 
 /** The README's example tree: _root → frontend/_index → frontend/react-forms, each with a file. */
 function frontendTree(root: string): string {
-  writeNode(root, "_root.md", { keywords: ["global"], description: "Global rules", body: "Global rules.\n", extra: "assets:\n  - file: style.md\n    description: Style" });
+  writeNode(root, "_root.md", {
+    keywords: ["global"],
+    description: "Global rules",
+    body: "Global rules.\n",
+    extra: "assets:\n  - file: style.md\n    description: Style",
+  });
   writeNode(root, "frontend/_index.md", {
     keywords: ["frontend", "ui"],
     description: "Frontend rules",
@@ -40,7 +45,8 @@ function frontendTree(root: string): string {
   return root;
 }
 
-const INHERITED = "=== GLOBAL RULES (from _root.md) ===\n\nGlobal rules.\n\n=== FRONTEND (from frontend/_index.md) ===\n\nFrontend rules.\n\n=== FRONTEND > REACT-FORMS (from frontend/react-forms.md) ===\n\nForms rules.";
+const INHERITED =
+  "=== GLOBAL RULES (from _root.md) ===\n\nGlobal rules.\n\n=== FRONTEND (from frontend/_index.md) ===\n\nFrontend rules.\n\n=== FRONTEND > REACT-FORMS (from frontend/react-forms.md) ===\n\nForms rules.";
 const ONLY_FORMS = { SKILLHUB_ENABLED_SKILLS: "frontend/react-forms" };
 
 describe("server filters and inheritance: an enabled node carries its disabled ancestors", () => {
@@ -56,13 +62,17 @@ describe("server filters and inheritance: an enabled node carries its disabled a
         { file: "assets/tokens.json", from: "frontend/_index" },
       ],
     });
-    expect((await call("load_skill", { skill_name: "frontend/react-forms" })).structuredContent).toMatchObject({ instructions: INHERITED });
+    expect((await call("load_skill", { skill_name: "frontend/react-forms" })).structuredContent).toMatchObject({
+      instructions: INHERITED,
+    });
     expect(textOf(await call("skill", { name: "frontend/react-forms" }))).toEndWith(`\n\n${INHERITED}`);
   });
 
   test("get_asset serves an inherited file of a disabled ancestor through the enabled node, never through the ancestor", async () => {
     const { call } = await open(frontendTree(tempDir()), ONLY_FORMS);
-    expect((await call("get_asset", { skill_path: "frontend/react-forms", file: "assets/tokens.json" })).structuredContent).toEqual({
+    expect(
+      (await call("get_asset", { skill_path: "frontend/react-forms", file: "assets/tokens.json" })).structuredContent,
+    ).toEqual({
       skill_path: "frontend/react-forms",
       resolved_from: "frontend/_index",
       file: "assets/tokens.json",
@@ -82,8 +92,12 @@ describe("server filters and inheritance: an enabled node carries its disabled a
 
   test("asking for a disabled node directly is SKILL_DISABLED in every tool", async () => {
     const { call } = await open(frontendTree(tempDir()), ONLY_FORMS);
-    const code = async (tool: string, args: Record<string, unknown>) => (await call(tool, args)).structuredContent?.error;
-    expect(await code("get_skill", { context: "frontend/_index" })).toMatchObject({ code: "SKILL_DISABLED", skill: "frontend/_index" });
+    const code = async (tool: string, args: Record<string, unknown>) =>
+      (await call(tool, args)).structuredContent?.error;
+    expect(await code("get_skill", { context: "frontend/_index" })).toMatchObject({
+      code: "SKILL_DISABLED",
+      skill: "frontend/_index",
+    });
     expect(await code("load_skill", { skill_name: "frontend/_index" })).toMatchObject({ code: "SKILL_DISABLED" });
     expect(await code("skill", { name: "_root" })).toMatchObject({ code: "SKILL_DISABLED" });
     expect(await code("list_skills", { path: "frontend/_index" })).toMatchObject({ code: "SKILL_DISABLED" });
@@ -94,14 +108,41 @@ describe("server filters and inheritance: an enabled node carries its disabled a
     const root = frontendTree(tempDir());
     writeNode(root, "frontend/forms.md", { keywords: ["forms", "legacy"], description: "Old forms" });
     const { call } = await open(root, ONLY_FORMS);
-    expect((await call("get_skill", { context: "frontend/forms" })).structuredContent).toMatchObject({ skill_path: "frontend/react-forms", matched_keywords: ["forms"] });
+    expect((await call("get_skill", { context: "frontend/forms" })).structuredContent).toMatchObject({
+      skill_path: "frontend/react-forms",
+      matched_keywords: ["forms"],
+    });
   });
 
   test("list_skills lists only enabled nodes; a folder whose _index is disabled shows its enabled nodes", async () => {
     const { call } = await open(frontendTree(tempDir()), ONLY_FORMS);
-    const forms = { name: "react-forms", path: "frontend/react-forms", description: "React forms", keywords: ["react", "forms", "validation"], assetCount: 1, scriptCount: 0, children: [] };
-    expect((await call("list_skills", { path: "" })).structuredContent?.tree).toEqual({ name: "root", path: "", description: "", keywords: [], assetCount: 0, scriptCount: 0, children: [forms] });
-    expect((await call("list_skills", { path: "frontend" })).structuredContent?.tree).toEqual({ name: "frontend", path: "frontend", description: "", keywords: [], assetCount: 0, scriptCount: 0, children: [forms] });
+    const forms = {
+      name: "react-forms",
+      path: "frontend/react-forms",
+      description: "React forms",
+      keywords: ["react", "forms", "validation"],
+      assetCount: 1,
+      scriptCount: 0,
+      children: [],
+    };
+    expect((await call("list_skills", { path: "" })).structuredContent?.tree).toEqual({
+      name: "root",
+      path: "",
+      description: "",
+      keywords: [],
+      assetCount: 0,
+      scriptCount: 0,
+      children: [forms],
+    });
+    expect((await call("list_skills", { path: "frontend" })).structuredContent?.tree).toEqual({
+      name: "frontend",
+      path: "frontend",
+      description: "",
+      keywords: [],
+      assetCount: 0,
+      scriptCount: 0,
+      children: [forms],
+    });
     expect((await call("list_skills", { path: "frontend/react-forms" })).structuredContent?.tree).toEqual(forms);
     expect((await call("list_skills", {})).structuredContent?.skills).toMatchObject([{ name: "frontend/react-forms" }]);
   });
@@ -114,14 +155,28 @@ describe("SKILLHUB_ENABLED_CATEGORIES and tree nodes", () => {
       keywords: ["react", "forms", "validation"],
       description: "React forms",
       body: "Forms rules.\n",
-      extra: "category: Frontend\ntags: [React]\nassets:\n  - file: assets/Form.tsx.template\n    description: Form\n    type: template",
+      extra:
+        "category: Frontend\ntags: [React]\nassets:\n  - file: assets/Form.tsx.template\n    description: Form\n    type: template",
     });
-    writeNode(root, "backend/api.md", { keywords: ["api", "endpoint"], description: "API rules", extra: "metadata:\n  skillhub:\n    category: backend" });
+    writeNode(root, "backend/api.md", {
+      keywords: ["api", "endpoint"],
+      description: "API rules",
+      extra: "metadata:\n  skillhub:\n    category: backend",
+    });
     const { call } = await open(root, { SKILLHUB_ENABLED_CATEGORIES: "frontend" });
-    expect((await call("get_skill", { context: "react forms" })).structuredContent).toMatchObject({ skill_path: "frontend/react-forms", content: INHERITED });
-    expect((await call("get_asset", { skill_path: "frontend/react-forms", file: "assets/tokens.json" })).structuredContent).toMatchObject({ resolved_from: "frontend/_index" });
-    expect((await call("list_skills", {})).structuredContent?.skills).toMatchObject([{ name: "frontend/react-forms", category: "frontend", tags: ["react"] }]);
+    expect((await call("get_skill", { context: "react forms" })).structuredContent).toMatchObject({
+      skill_path: "frontend/react-forms",
+      content: INHERITED,
+    });
+    expect(
+      (await call("get_asset", { skill_path: "frontend/react-forms", file: "assets/tokens.json" })).structuredContent,
+    ).toMatchObject({ resolved_from: "frontend/_index" });
+    expect((await call("list_skills", {})).structuredContent?.skills).toMatchObject([
+      { name: "frontend/react-forms", category: "frontend", tags: ["react"] },
+    ]);
     expect((await call("get_skill", { context: "api endpoint" })).structuredContent).toMatchObject({ no_match: true });
-    expect((await call("get_asset", { skill_path: "backend/api", file: "x" })).structuredContent).toMatchObject({ error: { code: "SKILL_DISABLED" } });
+    expect((await call("get_asset", { skill_path: "backend/api", file: "x" })).structuredContent).toMatchObject({
+      error: { code: "SKILL_DISABLED" },
+    });
   });
 });

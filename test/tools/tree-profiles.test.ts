@@ -17,7 +17,8 @@ async function open(dir: string, tools?: string, env: Record<string, string> = {
   return session;
 }
 
-const names = async (session: Awaited<ReturnType<typeof open>>) => (await session.client.listTools()).tools.map((t) => t.name);
+const names = async (session: Awaited<ReturnType<typeof open>>) =>
+  (await session.client.listTools()).tools.map((t) => t.name);
 
 describe("tool profiles with skill trees", () => {
   test("tree: seed 003's six tools, those this build has", async () => {
@@ -46,7 +47,8 @@ describe("tool profiles with skill trees", () => {
     writeNode(dir, "_root.md", { keywords: ["global"] });
     writeNode(dir, "frontend/forms.md", { keywords: ["forms"], extra: "category: Frontend" });
     const tree = ["get_skill", "get_asset"];
-    const offered = async (env: Record<string, string>) => (await names(await open(dir, undefined, env))).filter((n) => tree.includes(n));
+    const offered = async (env: Record<string, string>) =>
+      (await names(await open(dir, undefined, env))).filter((n) => tree.includes(n));
     expect(await offered({ SKILLHUB_ENABLED_SKILLS: "git" })).toEqual([]);
     expect(await offered({ SKILLHUB_ENABLED_CATEGORIES: "vcs" })).toEqual([]);
     expect(await offered({ SKILLHUB_ENABLED_SKILLS: "git,_root" })).toEqual(tree);
@@ -63,7 +65,9 @@ describe("tool profiles with skill trees", () => {
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
       expect(tool.outputSchema).toBeDefined();
       for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
-        expect(`${tool.name}.${field}: ${(schema as { description?: string }).description ?? ""}`.length).toBeGreaterThan(`${tool.name}.${field}: `.length + 10);
+        expect(
+          `${tool.name}.${field}: ${(schema as { description?: string }).description ?? ""}`.length,
+        ).toBeGreaterThan(`${tool.name}.${field}: `.length + 10);
       }
     }
   });

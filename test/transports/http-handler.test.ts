@@ -59,7 +59,10 @@ describe("security", () => {
   test("the DNS-rebinding probe of the conformance suite is refused before MCP sees it", async () => {
     const w = world();
     const response = await w.handler.handle(
-      mcpRequest("POST", "/mcp", { body: initialize(), headers: { host: "evil.example.com", origin: "http://evil.example.com" } }),
+      mcpRequest("POST", "/mcp", {
+        body: initialize(),
+        headers: { host: "evil.example.com", origin: "http://evil.example.com" },
+      }),
     );
     expect(response.status).toBe(403);
     expect(response.headers.get("mcp-session-id")).toBeNull();
@@ -68,7 +71,8 @@ describe("security", () => {
 
   test("Origin: absent or local passes; foreign or null is 403; allowed_origins and allowed_hosts extend the lists", async () => {
     const w = world({ allowedOrigins: ["https://tools.example.com"], allowedHosts: ["skills.example.com"] });
-    const status = async (headers: Record<string, string>) => (await w.handler.handle(mcpRequest("GET", "/healthz", { headers }))).status;
+    const status = async (headers: Record<string, string>) =>
+      (await w.handler.handle(mcpRequest("GET", "/healthz", { headers }))).status;
     expect(await status({})).toBe(200);
     expect(await status({ origin: "http://localhost:6274" })).toBe(200);
     expect(await status({ origin: "https://tools.example.com" })).toBe(200);
@@ -84,11 +88,17 @@ describe("security", () => {
     const missing = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
     expect(missing.status).toBe(401);
     expect(missing.headers.get("www-authenticate")).toContain("Bearer");
-    const wrong = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Bearer ${token}x` } }));
+    const wrong = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Bearer ${token}x` } }),
+    );
     expect(wrong.status).toBe(401);
-    const basic = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Basic ${btoa(`u:${token}`)}` } }));
+    const basic = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Basic ${btoa(`u:${token}`)}` } }),
+    );
     expect(basic.status).toBe(401);
-    const right = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `bearer ${token}` } }));
+    const right = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `bearer ${token}` } }),
+    );
     expect(right.status).toBe(200);
     expect(right.headers.get("mcp-session-id")).toBeTruthy();
     // Health checks (load balancers) need no token.
@@ -111,21 +121,29 @@ describe("security", () => {
     });
     const streamed = new Request("http://127.0.0.1:8000/mcp", {
       method: "POST",
-      headers: { host: "127.0.0.1:8000", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        host: "127.0.0.1:8000",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: stream,
     });
     const response = await w.handler.handle(streamed);
     expect(response.status).toBe(413);
     expect(sent).toBeLessThan(7);
     // A Content-Length that understates the body does not get it past the limit either.
-    const lying = await w.handler.handle(mcpRequest("POST", "/mcp", { body: big, headers: { "content-length": "100" } }));
+    const lying = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body: big, headers: { "content-length": "100" } }),
+    );
     expect(lying.status).toBe(413);
   });
 
   test("a body with a Content-Length within the limit is read and served", async () => {
     const w = world();
     const body = JSON.stringify(initialize());
-    const response = await w.handler.handle(mcpRequest("POST", "/mcp", { body, headers: { "content-length": String(Buffer.byteLength(body)) } }));
+    const response = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body, headers: { "content-length": String(Buffer.byteLength(body)) } }),
+    );
     expect(response.status).toBe(200);
     expect((await messages(response))[0]?.result.serverInfo.name).toBe("skillhub");
   });
@@ -133,7 +151,9 @@ describe("security", () => {
   test("malformed JSON is a JSON-RPC parse error, and the handler keeps serving", async () => {
     const w = world();
     for (const body of ["{not json", "", "\u0000\u0001"]) {
-      const response = await w.handler.handle(mcpRequest("POST", "/mcp", { body, headers: { "content-type": "application/json" } }));
+      const response = await w.handler.handle(
+        mcpRequest("POST", "/mcp", { body, headers: { "content-type": "application/json" } }),
+      );
       expect(response.status).toBe(400);
       expect((await errorOf(response)).code).toBe(-32700);
     }
@@ -142,7 +162,9 @@ describe("security", () => {
     expect((await errorOf(garbage)).code).toBe(-32700);
     const notRpc = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: { hello: "world" } }));
     expect(notRpc.status).toBe(400);
-    const wrongType = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: "{}", headers: { "content-type": "text/plain" } }));
+    const wrongType = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { session: id, body: "{}", headers: { "content-type": "text/plain" } }),
+    );
     expect(wrongType.status).toBe(415);
     const list = await messages(await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() })));
     expect(list[0]?.result.tools.map((t: { name: string }) => t.name)).toContain("skill");
@@ -158,10 +180,14 @@ describe("sessions", () => {
     const missing = await w.handler.handle(mcpRequest("POST", "/mcp", { body: listTools() }));
     expect(missing.status).toBe(400);
     expect((await errorOf(missing)).message).toContain("Mcp-Session-Id");
-    const unknown = await w.handler.handle(mcpRequest("POST", "/mcp", { session: "00000000-0000-0000-0000-000000000000", body: listTools() }));
+    const unknown = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { session: "00000000-0000-0000-0000-000000000000", body: listTools() }),
+    );
     expect(unknown.status).toBe(404);
     expect((await errorOf(unknown)).code).toBe(-32001);
-    expect((await w.handler.handle(mcpRequest("GET", "/mcp", { headers: { accept: "text/event-stream" } }))).status).toBe(400);
+    expect(
+      (await w.handler.handle(mcpRequest("GET", "/mcp", { headers: { accept: "text/event-stream" } }))).status,
+    ).toBe(400);
     expect((await w.handler.handle(mcpRequest("DELETE", "/mcp"))).status).toBe(400);
     const ok = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }));
     expect(ok.status).toBe(200);
@@ -172,11 +198,15 @@ describe("sessions", () => {
     for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
       const { id, init } = await w.open(version);
       expect(init.result.protocolVersion).toBe(version);
-      const list = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: { "mcp-protocol-version": version } }));
+      const list = await w.handler.handle(
+        mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: { "mcp-protocol-version": version } }),
+      );
       expect(list.status).toBe(200);
     }
     const { id } = await w.open();
-    const bad = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: { "mcp-protocol-version": "1999-01-01" } }));
+    const bad = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: { "mcp-protocol-version": "1999-01-01" } }),
+    );
     expect(bad.status).toBe(400);
   });
 
@@ -186,7 +216,12 @@ describe("sessions", () => {
     const b = await w.open();
     expect(a.id).not.toBe(b.id);
     expect(w.handler.sessions.size).toBe(2);
-    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "skill", arguments: { name: "git-helper" } } };
+    const call = {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "skill", arguments: { name: "git-helper" } },
+    };
     for (const s of [a, b]) {
       const [reply] = await messages(await w.handler.handle(mcpRequest("POST", "/mcp", { session: s.id, body: call })));
       expect(reply?.result.content[0].text).toContain("Loading: git-helper");
@@ -206,20 +241,26 @@ describe("sessions", () => {
     const w = world({ sessionIdleMs: 60_000 });
     const idle = await w.open();
     const listening = await w.open();
-    const stream = await w.handler.handle(mcpRequest("GET", "/mcp", { session: listening.id, headers: { accept: "text/event-stream" } }));
+    const stream = await w.handler.handle(
+      mcpRequest("GET", "/mcp", { session: listening.id, headers: { accept: "text/event-stream" } }),
+    );
     expect(stream.headers.get("content-type")).toBe("text/event-stream");
     w.advance(59_000);
     expect(await w.handler.sweep()).toEqual([]);
     w.advance(2_000);
     expect(await w.handler.sweep()).toEqual([idle.id]);
-    expect((await w.handler.handle(mcpRequest("POST", "/mcp", { session: idle.id, body: listTools() }))).status).toBe(404);
+    expect((await w.handler.handle(mcpRequest("POST", "/mcp", { session: idle.id, body: listTools() }))).status).toBe(
+      404,
+    );
     const stillThere = await w.handler.handle(mcpRequest("POST", "/mcp", { session: listening.id, body: listTools() }));
     expect(stillThere.status).toBe(200);
     await stillThere.text();
     // The client hangs up: the idle clock starts from then.
     await stream.body?.cancel();
     w.advance(61_000);
-    expect((await w.handler.handle(mcpRequest("POST", "/mcp", { session: listening.id, body: listTools() }))).status).toBe(404);
+    expect(
+      (await w.handler.handle(mcpRequest("POST", "/mcp", { session: listening.id, body: listTools() }))).status,
+    ).toBe(404);
     expect(w.handler.sessions.size).toBe(0);
   });
 
@@ -230,7 +271,9 @@ describe("sessions", () => {
     for (let i = 0; i < 2; i++) {
       const { id } = await w.open();
       await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() })).then((r) => r.text());
-      const stream = await w.handler.handle(mcpRequest("GET", "/mcp", { session: id, headers: { accept: "text/event-stream" } }));
+      const stream = await w.handler.handle(
+        mcpRequest("GET", "/mcp", { session: id, headers: { accept: "text/event-stream" } }),
+      );
       readers.push(sseReader(stream));
     }
     writeSkill(w.dir, "brand-new", { description: "Added while serving" });
@@ -252,7 +295,9 @@ describe("sessions", () => {
 
   test("an initialize the SDK refuses (wrong Accept) leaves no session behind", async () => {
     const w = world();
-    const response = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { accept: "application/json" } }));
+    const response = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body: initialize(), headers: { accept: "application/json" } }),
+    );
     expect(response.status).toBe(406);
     expect(w.handler.sessions.size).toBe(0);
   });
@@ -270,10 +315,17 @@ describe("stateless mode", () => {
     expect(list.headers.get("content-type")).toContain("application/json");
     const [reply] = await messages(list);
     expect(reply?.result.tools.some((t: { name: string }) => t.name === "skill")).toBe(true);
-    const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "skill", arguments: { name: "pdf-tools" } } };
+    const call = {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "skill", arguments: { name: "pdf-tools" } },
+    };
     const [called] = await messages(await w.handler.handle(mcpRequest("POST", "/mcp", { body: call })));
     expect(called?.result.content[0].text).toContain("Loading: pdf-tools");
-    expect((await w.handler.handle(mcpRequest("GET", "/mcp", { headers: { accept: "text/event-stream" } }))).status).toBe(405);
+    expect(
+      (await w.handler.handle(mcpRequest("GET", "/mcp", { headers: { accept: "text/event-stream" } }))).status,
+    ).toBe(405);
     expect((await w.handler.handle(mcpRequest("DELETE", "/mcp"))).status).toBe(405);
     expect(w.handler.sessions.size).toBe(0);
   });

@@ -10,8 +10,17 @@ import {
 
 describe("isLoopbackHost", () => {
   test("127.0.0.0/8, ::1 and localhost are loopback; wildcards and LAN addresses are not", () => {
-    for (const h of ["127.0.0.1", "127.1.2.3", "localhost", "LocalHost", "::1", "[::1]"]) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.2", "example.com", "127.0.0.1.nip.io", "localhost.example.com"]) {
+    for (const h of ["127.0.0.1", "127.1.2.3", "localhost", "LocalHost", "::1", "[::1]"])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of [
+      "0.0.0.0",
+      "::",
+      "10.0.0.5",
+      "192.168.1.2",
+      "example.com",
+      "127.0.0.1.nip.io",
+      "localhost.example.com",
+    ]) {
       expect(isLoopbackHost(h), h).toBe(false);
     }
   });
@@ -32,8 +41,18 @@ describe("hostAllowed", () => {
   const loopback = hostPolicy({ bound: "127.0.0.1" });
 
   test("loopback names pass with any port; other names and malformed values do not", () => {
-    for (const h of ["127.0.0.1", "127.0.0.1:8000", "localhost:1", "[::1]:8000"]) expect(hostAllowed(h, loopback), h).toBe(true);
-    for (const h of [null, "", "evil.example.com", "evil.example.com:8000", "localhost.evil.example", "user@localhost", "localhost/x", "10.0.0.5:8000"]) {
+    for (const h of ["127.0.0.1", "127.0.0.1:8000", "localhost:1", "[::1]:8000"])
+      expect(hostAllowed(h, loopback), h).toBe(true);
+    for (const h of [
+      null,
+      "",
+      "evil.example.com",
+      "evil.example.com:8000",
+      "localhost.evil.example",
+      "user@localhost",
+      "localhost/x",
+      "10.0.0.5:8000",
+    ]) {
       expect(hostAllowed(h, loopback), String(h)).toBe(false);
     }
   });
@@ -65,7 +84,14 @@ describe("originAllowed", () => {
     expect(originAllowed("http://localhost:6274", policy)).toBe(true);
     expect(originAllowed("http://127.0.0.1:8000", policy)).toBe(true);
     expect(originAllowed("https://tools.example.com", policy)).toBe(true);
-    for (const o of ["null", "https://evil.example.com", "https://tools.example.com.evil.example", "file:///tmp/x.html", "not a url", "chrome-extension://abc"]) {
+    for (const o of [
+      "null",
+      "https://evil.example.com",
+      "https://tools.example.com.evil.example",
+      "file:///tmp/x.html",
+      "not a url",
+      "chrome-extension://abc",
+    ]) {
       expect(originAllowed(o, policy), o).toBe(false);
     }
   });
@@ -80,7 +106,16 @@ describe("bearerAllowed", () => {
     const token = "0123456789abcdef0123456789abcdef";
     expect(bearerAllowed(`Bearer ${token}`, token)).toBe(true);
     expect(bearerAllowed(`bearer   ${token} `, token)).toBe(true);
-    for (const h of [null, "", "Bearer", `Bearer ${token.slice(0, -1)}`, `Bearer ${token}0`, `Basic ${token}`, `Bearer ${token} extra`, token]) {
+    for (const h of [
+      null,
+      "",
+      "Bearer",
+      `Bearer ${token.slice(0, -1)}`,
+      `Bearer ${token}0`,
+      `Basic ${token}`,
+      `Bearer ${token} extra`,
+      token,
+    ]) {
       expect(bearerAllowed(h, token), String(h)).toBe(false);
     }
   });

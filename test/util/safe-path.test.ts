@@ -46,9 +46,21 @@ describe("resolveInside (real folders)", () => {
     symlinkSync(join(base, "assets/ok.txt"), join(base, "assets/alias.txt"));
     expect(resolveInside(base, "assets/ok.txt")).toMatchObject({ ok: true, path: join(base, "assets/ok.txt") });
     expect(resolveInside(base, "assets/alias.txt")).toMatchObject({ ok: true });
-    expect(resolveInside(base, "assets/escape.txt")).toEqual({ ok: false, code: "PATH_OUTSIDE_SKILL", reason: "'assets/escape.txt' resolves outside the skill's folder" });
-    expect(resolveInside(base, "../secret.txt")).toEqual({ ok: false, code: "PATH_OUTSIDE_SKILL", reason: "'../secret.txt' contains '..'" });
-    expect(resolveInside(base, "assets/none.txt")).toEqual({ ok: false, code: "FILE_NOT_FOUND", reason: "'assets/none.txt' does not exist" });
+    expect(resolveInside(base, "assets/escape.txt")).toEqual({
+      ok: false,
+      code: "PATH_OUTSIDE_SKILL",
+      reason: "'assets/escape.txt' resolves outside the skill's folder",
+    });
+    expect(resolveInside(base, "../secret.txt")).toEqual({
+      ok: false,
+      code: "PATH_OUTSIDE_SKILL",
+      reason: "'../secret.txt' contains '..'",
+    });
+    expect(resolveInside(base, "assets/none.txt")).toEqual({
+      ok: false,
+      code: "FILE_NOT_FOUND",
+      reason: "'assets/none.txt' does not exist",
+    });
   });
 });
 

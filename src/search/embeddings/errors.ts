@@ -5,13 +5,21 @@ import { SkillHubError } from "../../util/errors.ts";
  * and `EMBEDDING_HTTP_ERROR` with status 429 or 5xx are worth retrying;
  * `EMBEDDING_BAD_RESPONSE` and other HTTP statuses are not.
  */
-export type EmbeddingErrorCode = "EMBEDDING_TIMEOUT" | "EMBEDDING_UNREACHABLE" | "EMBEDDING_HTTP_ERROR" | "EMBEDDING_BAD_RESPONSE" | "EMBEDDING_ABORTED";
+export type EmbeddingErrorCode =
+  | "EMBEDDING_TIMEOUT"
+  | "EMBEDDING_UNREACHABLE"
+  | "EMBEDDING_HTTP_ERROR"
+  | "EMBEDDING_BAD_RESPONSE"
+  | "EMBEDDING_ABORTED";
 
 export class EmbeddingError extends SkillHubError {
   declare readonly code: EmbeddingErrorCode;
 
   constructor(code: EmbeddingErrorCode, message: string, options: { cause?: unknown; status?: number } = {}) {
-    super(code, message, { cause: options.cause, details: options.status === undefined ? {} : { status: options.status } });
+    super(code, message, {
+      cause: options.cause,
+      details: options.status === undefined ? {} : { status: options.status },
+    });
     this.name = "EmbeddingError";
   }
 

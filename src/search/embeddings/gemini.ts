@@ -23,9 +23,16 @@ export function geminiProvider(settings: EmbeddingSettings, deps: HttpDeps): Emb
     settings,
     async embed(texts: readonly string[], call: EmbedCall): Promise<Float32Array[]> {
       const taskType = call.purpose === "query" ? "RETRIEVAL_QUERY" : "RETRIEVAL_DOCUMENT";
-      const body = { requests: texts.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] }, taskType })) };
-      const json = (await postJson({ url, headers, body, timeoutMs: settings.timeoutMs, secrets: [settings.apiKey], signal: call.signal }, call.policy, deps)) as GeminiResponse;
-      if (!Array.isArray(json?.embeddings)) throw new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${url} answered without an embeddings list`);
+      const body = {
+        requests: texts.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] }, taskType })),
+      };
+      const json = (await postJson(
+        { url, headers, body, timeoutMs: settings.timeoutMs, secrets: [settings.apiKey], signal: call.signal },
+        call.policy,
+        deps,
+      )) as GeminiResponse;
+      if (!Array.isArray(json?.embeddings))
+        throw new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${url} answered without an embeddings list`);
       return toVectors(
         json.embeddings.map((e) => e.values),
         texts.length,

@@ -32,7 +32,12 @@ export interface RetryPolicy {
 }
 
 /** Background embedding of skills: patient (nobody waits for it; full text answers meanwhile). */
-export const BACKGROUND_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxDelayMs: 30_000, retryTransport: true };
+export const BACKGROUND_RETRY: RetryPolicy = {
+  attempts: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  retryTransport: true,
+};
 /** Embedding a query: someone is waiting, so one quick retry on 429/5xx, then full text. */
 export const QUERY_RETRY: RetryPolicy = { attempts: 2, baseDelayMs: 200, maxDelayMs: 1_000, retryTransport: false };
 
@@ -95,15 +100,34 @@ async function attemptOnce(req: JsonPost, io: HttpDeps): Promise<Attempt> {
     try {
       return { ok: true, value: JSON.parse(text) };
     } catch (cause) {
-      return { ok: false, retryable: false, error: new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${where} answered with something other than JSON`, { cause }) };
+      return {
+        ok: false,
+        retryable: false,
+        error: new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${where} answered with something other than JSON`, {
+          cause,
+        }),
+      };
     }
   } catch (cause) {
-    if (req.signal?.aborted) return { ok: false, retryable: false, error: new EmbeddingError("EMBEDDING_ABORTED", "embedding request cancelled", { cause }) };
+    if (req.signal?.aborted)
+      return {
+        ok: false,
+        retryable: false,
+        error: new EmbeddingError("EMBEDDING_ABORTED", "embedding request cancelled", { cause }),
+      };
     if (timedOut) {
-      const error = new EmbeddingError("EMBEDDING_TIMEOUT", `${where} did not answer within ${formatSeconds(req.timeoutMs)} (EMBEDDING_TIMEOUT_SECONDS)`, { cause });
+      const error = new EmbeddingError(
+        "EMBEDDING_TIMEOUT",
+        `${where} did not answer within ${formatSeconds(req.timeoutMs)} (EMBEDDING_TIMEOUT_SECONDS)`,
+        { cause },
+      );
       return { ok: false, error, retryable: true, transport: true };
     }
-    const error = new EmbeddingError("EMBEDDING_UNREACHABLE", scrubSecrets(`cannot reach ${where}: ${errorMessage(cause)}`, req.secrets), { cause });
+    const error = new EmbeddingError(
+      "EMBEDDING_UNREACHABLE",
+      scrubSecrets(`cannot reach ${where}: ${errorMessage(cause)}`, req.secrets),
+      { cause },
+    );
     return { ok: false, error, retryable: true, transport: true };
   } finally {
     io.clearTimeout(timer);

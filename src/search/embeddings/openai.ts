@@ -20,8 +20,13 @@ export function openAiProvider(settings: EmbeddingSettings, deps: HttpDeps): Emb
     settings,
     async embed(texts: readonly string[], call: EmbedCall): Promise<Float32Array[]> {
       const body = { ...(settings.model ? { model: settings.model } : {}), input: texts, encoding_format: "float" };
-      const json = (await postJson({ url, headers, body, timeoutMs: settings.timeoutMs, secrets: [settings.apiKey], signal: call.signal }, call.policy, deps)) as OpenAiResponse;
-      if (!Array.isArray(json?.data)) throw new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${url} answered without a data list`);
+      const json = (await postJson(
+        { url, headers, body, timeoutMs: settings.timeoutMs, secrets: [settings.apiKey], signal: call.signal },
+        call.policy,
+        deps,
+      )) as OpenAiResponse;
+      if (!Array.isArray(json?.data))
+        throw new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${url} answered without a data list`);
       // The API keeps input order, but says so through `index`: trust the index.
       const ordered = [...json.data].sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0));
       return toVectors(

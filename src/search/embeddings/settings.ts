@@ -54,7 +54,13 @@ export function embeddingSettings(config: Config["embedding"]): EmbeddingSetting
     case "openai-compatible":
       // The schema requires base_url for this provider. Security: only EMBEDDING_API_KEY is sent to
       // such a server, never OPENAI_API_KEY, which belongs to another service.
-      return { ...common, provider: "openai-compatible", model: config.model, baseUrl: trim(config.base_url ?? ""), apiKey: config.api_key };
+      return {
+        ...common,
+        provider: "openai-compatible",
+        model: config.model,
+        baseUrl: trim(config.base_url ?? ""),
+        apiKey: config.api_key,
+      };
   }
 }
 
@@ -70,7 +76,9 @@ export function searchMode(config: Config): SearchMode {
  */
 export function vectorIdentity(settings: EmbeddingSettings): string {
   const model = settings.model ?? "(server default)";
-  return settings.provider === "openai-compatible" ? `${settings.provider}/${model}@${settings.baseUrl}` : `${settings.provider}/${model}`;
+  return settings.provider === "openai-compatible"
+    ? `${settings.provider}/${model}@${settings.baseUrl}`
+    : `${settings.provider}/${model}`;
 }
 
 /** For logs and `doctor`: provider, model and where requests go; never the key. */

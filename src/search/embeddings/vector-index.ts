@@ -105,7 +105,10 @@ export class VectorIndex {
     this.retryIfDue();
     const vector = await this.embedQuery(query);
     if (this.dims !== undefined && vector.length !== this.dims) {
-      throw new EmbeddingError("EMBEDDING_BAD_RESPONSE", `the query vector has ${vector.length} dimensions, the skills' have ${this.dims}; was the model changed?`);
+      throw new EmbeddingError(
+        "EMBEDDING_BAD_RESPONSE",
+        `the query vector has ${vector.length} dimensions, the skills' have ${this.dims}; was the model changed?`,
+      );
     }
     const hits: SimilarHit[] = [];
     for (const skill of skills) {
@@ -132,7 +135,11 @@ export class VectorIndex {
       return cached;
     }
     this.state.requests++;
-    const [vector] = await this.options.provider.embed([query], { purpose: "query", policy: QUERY_RETRY, signal: this.abort.signal });
+    const [vector] = await this.options.provider.embed([query], {
+      purpose: "query",
+      policy: QUERY_RETRY,
+      signal: this.abort.signal,
+    });
     const unit = normalise(vector as Float32Array);
     this.queries.set(query, unit);
     const max = this.options.queryCacheSize ?? 256;
@@ -188,13 +195,18 @@ export class VectorIndex {
       this.failure = undefined;
       this.everReady = true;
       this.state.state = "ready";
-      if (todo.length > 0) this.options.logger.info(`embeddings: ${todo.length} skills embedded (${describeEmbedding(this.options.provider.settings)}); vector search is ready.`);
+      if (todo.length > 0)
+        this.options.logger.info(
+          `embeddings: ${todo.length} skills embedded (${describeEmbedding(this.options.provider.settings)}); vector search is ready.`,
+        );
     } catch (error) {
       if (this.abort.signal.aborted) return;
       this.failure = { message: errorMessage(error), at: this.now() };
       this.state.state = "failed";
       const retry = Math.round((this.options.retryAfterFailureMs ?? 60_000) / 1000);
-      this.options.logger.warn(`embeddings: ${this.failure.message}; search_skills answers with full text (a retry follows in ${retry} s or on the next change).`);
+      this.options.logger.warn(
+        `embeddings: ${this.failure.message}; search_skills answers with full text (a retry follows in ${retry} s or on the next change).`,
+      );
     } finally {
       if (this.dirty) this.scheduleSave();
     }
@@ -204,13 +216,17 @@ export class VectorIndex {
     const dims = vectors[0]?.length;
     if (dims !== undefined && this.dims !== undefined && dims !== this.dims) {
       // The server now serves vectors of another size (its model changed): the old ones are useless.
-      this.options.logger.warn(`embeddings: vectors now have ${dims} dimensions instead of ${this.dims}; embedding every skill again.`);
+      this.options.logger.warn(
+        `embeddings: vectors now have ${dims} dimensions instead of ${this.dims}; embedding every skill again.`,
+      );
       this.vectors.clear();
       this.queries.clear();
       this.latest ??= this.lastSkills;
     }
     this.dims = dims ?? this.dims;
-    slice.forEach(([key], i) => this.vectors.set(key, normalise(vectors[i] as Float32Array)));
+    slice.forEach(([key], i) => {
+      this.vectors.set(key, normalise(vectors[i] as Float32Array));
+    });
     this.dirty = true;
   }
 
@@ -236,7 +252,9 @@ export class VectorIndex {
 
   private load(): void {
     this.loaded = true;
-    this.options.logger.info(`embeddings: ${describeEmbedding(this.options.provider.settings)}; skill names, descriptions, tags, categories and search queries are sent there.`);
+    this.options.logger.info(
+      `embeddings: ${describeEmbedding(this.options.provider.settings)}; skill names, descriptions, tags, categories and search queries are sent there.`,
+    );
     const file = this.options.cacheFile?.();
     if (!file) return;
     const loaded = loadVectorCache(file, vectorIdentity(this.options.provider.settings));

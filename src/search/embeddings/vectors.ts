@@ -3,7 +3,10 @@ import { EmbeddingError } from "./errors.ts";
 /** Lists of numbers → Float32Arrays, checking there is one per text and all have the same length. */
 export function toVectors(lists: readonly unknown[], expected: number, where: string): Float32Array[] {
   if (lists.length !== expected) {
-    throw new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${where} returned ${lists.length} vectors for ${expected} texts`);
+    throw new EmbeddingError(
+      "EMBEDDING_BAD_RESPONSE",
+      `${where} returned ${lists.length} vectors for ${expected} texts`,
+    );
   }
   const vectors = lists.map((list) => {
     if (!Array.isArray(list) || list.length === 0 || !list.every((n) => typeof n === "number" && Number.isFinite(n))) {
@@ -12,7 +15,8 @@ export function toVectors(lists: readonly unknown[], expected: number, where: st
     return Float32Array.from(list as number[]);
   });
   const dims = vectors[0]?.length;
-  if (vectors.some((v) => v.length !== dims)) throw new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${where} returned vectors of different lengths`);
+  if (vectors.some((v) => v.length !== dims))
+    throw new EmbeddingError("EMBEDDING_BAD_RESPONSE", `${where} returned vectors of different lengths`);
   return vectors;
 }
 
