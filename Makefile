@@ -84,9 +84,12 @@ formula:
 npm-packages:
 	$(BUN) scripts/npm-packages.ts
 
-## make readme: regenerate the README's "Connect your client" snippets from print-config's table.
-readme:
+## make readme: regenerate the generated parts of the docs: the README's "Connect your client"
+## snippets (from print-config's table) and docs/configuration.md's settings table (from
+## src/config/settings.ts and the schema). test/distribution fails when either is stale.
+readme: node_modules/.installed
 	$(BUN) scripts/readme-clients.ts --write
+	$(BUN) scripts/config-doc.ts --write
 
 ## make bench-bytecode: start-up (spawn → initialize response) with and without bun build --bytecode.
 bench-bytecode: node_modules/.installed

@@ -1,11 +1,22 @@
 /**
  * Where each configuration key can come from: environment variables and
- * command-line flags, with the type their text is converted to.
+ * command-line flags, with the type their text is converted to, and what each
+ * key means. docs/configuration.md's table is generated from this file and the
+ * schema's defaults (scripts/config-doc.ts, `make readme`); a test fails when
+ * the two drift, so a new setting needs its `description` here.
  */
 
 export type ValueKind = "string" | "int" | "number" | "bool" | "list" | "pathlist" | "loglevel";
 
-export interface Setting {
+/** What the documentation says about a key. */
+export interface SettingDoc {
+  /** What the key does, for a user: one or two sentences, Markdown allowed. */
+  description: string;
+  /** The default as the docs show it, when the schema has none or computes it (e.g. "2,000 for Claude Code, else 6,000"). */
+  default?: string;
+}
+
+export interface Setting extends SettingDoc {
   /** Dotted config key, e.g. "search.limit". */
   key: string;
   kind: ValueKind;
@@ -15,54 +26,239 @@ export interface Setting {
   secret?: boolean;
 }
 
-/** Environment variables, in the order they are applied. Every variable named in the seeds is here. */
+/** Environment variables, in the order they are applied. */
 export const ENV_SETTINGS: Record<string, Setting> = {
-  SKILLHUB_HOME: { key: "home", kind: "string" },
-  DB_PATH: { key: "cache_path", kind: "string" },
-  LOG_LEVEL: { key: "log_level", kind: "loglevel" },
-  SKILLHUB_SECRETS: { key: "secrets", kind: "list" },
-  SKILLS_DIR: { key: "sources.dirs", kind: "pathlist" },
-  SKILLHUB_PROJECT_DIR: { key: "sources.project", kind: "string" },
-  SKILLHUB_RESCAN_SECONDS: { key: "sources.rescan_seconds", kind: "int" },
-  SKILLHUB_WATCH: { key: "sources.watch", kind: "bool" },
-  SKILLHUB_TRANSPORT: { key: "server.transport", kind: "string" },
-  SKILLHUB_HOST: { key: "server.host", kind: "string" },
-  SKILLHUB_PORT: { key: "server.port", kind: "int" },
-  SKILLHUB_STATELESS: { key: "server.stateless", kind: "bool" },
-  SKILLHUB_HTTP_TOKEN: { key: "server.token", kind: "string", secret: true },
-  SKILLHUB_ALLOWED_ORIGINS: { key: "server.allowed_origins", kind: "list" },
-  SKILLHUB_ALLOWED_HOSTS: { key: "server.allowed_hosts", kind: "list" },
-  SKILLHUB_SESSION_IDLE_MINUTES: { key: "server.session_idle_minutes", kind: "int" },
-  SKILLHUB_TOOLS: { key: "server.tools", kind: "string" },
-  SKILLHUB_CATALOG_BUDGET: { key: "server.catalog_budget", kind: "int" },
-  SEARCH_LIMIT: { key: "search.limit", kind: "int" },
-  SEARCH_THRESHOLD: { key: "search.threshold", kind: "number" },
-  SEARCH_MODE: { key: "search.mode", kind: "string" },
-  SKILLHUB_REINDEX: { key: "search.reindex", kind: "bool" },
-  SKILLHUB_SKIP_AUTO_REINDEX: { key: "search.skip_auto_reindex", kind: "bool" },
-  EMBEDDING_PROVIDER: { key: "embedding.provider", kind: "string" },
-  EMBEDDING_MODEL: { key: "embedding.model", kind: "string" },
-  EMBEDDING_BASE_URL: { key: "embedding.base_url", kind: "string" },
-  EMBEDDING_API_KEY: { key: "embedding.api_key", kind: "string", secret: true },
-  OPENAI_API_KEY: { key: "embedding.openai_api_key", kind: "string", secret: true },
-  OPENAI_BASE_URL: { key: "embedding.openai_base_url", kind: "string" },
-  GEMINI_API_KEY: { key: "embedding.gemini_api_key", kind: "string", secret: true },
-  EMBEDDING_TIMEOUT_SECONDS: { key: "embedding.timeout_seconds", kind: "number" },
-  EMBEDDING_BATCH_SIZE: { key: "embedding.batch_size", kind: "int" },
-  SKILLHUB_ENABLED_SKILLS: { key: "filters.enabled_skills", kind: "list" },
-  SKILLHUB_ENABLED_CATEGORIES: { key: "filters.enabled_categories", kind: "list" },
-  MAX_FILE_BYTES: { key: "files.max_file_bytes", kind: "int" },
-  SKILLHUB_ENABLE_COMMANDS: { key: "commands.enabled", kind: "bool" },
-  ALLOWED_COMMANDS: { key: "commands.allowed", kind: "list" },
-  EXEC_TIMEOUT_SECONDS: { key: "commands.timeout_seconds", kind: "int" },
-  EXEC_MAX_OUTPUT_BYTES: { key: "commands.max_output_bytes", kind: "int" },
-  SKILLS_REPO: { key: "git.repos", kind: "list" },
-  SKILLS_BRANCH: { key: "git.branch", kind: "string" },
-  GITHUB_TOKEN: { key: "git.token", kind: "string", secret: true },
-  ANALYTICS_ENDPOINT: { key: "analytics.endpoint", kind: "string", implies: { "analytics.enabled": true } },
-  SKILLHUB_ANALYTICS_FILE: { key: "analytics.file", kind: "string", implies: { "analytics.enabled": true } },
-  SKILLHUB_ANALYTICS_FLUSH_SECONDS: { key: "analytics.flush_seconds", kind: "number" },
-  REFRESH_INTERVAL_MINUTES: { key: "refresh.interval_minutes", kind: "int", implies: { "refresh.enabled": true } },
+  SKILLHUB_HOME: {
+    key: "home",
+    kind: "string",
+    default: "`~/.skillhub`",
+    description: "SkillHub's own folder: `config.yaml`, the search index, synced repositories, `skills/`.",
+  },
+  DB_PATH: {
+    key: "cache_path",
+    kind: "string",
+    default: "`<home>/index`",
+    description: "Where the search index and the embedding vectors are kept.",
+  },
+  LOG_LEVEL: {
+    key: "log_level",
+    kind: "loglevel",
+    description: "`DEBUG`, `INFO`, `WARN` or `ERROR`; logs go to stderr.",
+  },
+  SKILLHUB_SECRETS: {
+    key: "secrets",
+    kind: "list",
+    description: "Further environment variable names never passed to scripts, commands or git (comma list).",
+  },
+  SKILLS_DIR: {
+    key: "sources.dirs",
+    kind: "pathlist",
+    description: "Extra skill folders, searched first (`:`-separated; `;` on Windows). `--skills-dir` ones come first.",
+  },
+  SKILLHUB_PROJECT_DIR: {
+    key: "sources.project",
+    kind: "string",
+    default: "`CLAUDE_PROJECT_DIR`, the client's roots, or the working folder",
+    description: "The project root, whose `.agents/skills` and `.claude/skills` are served.",
+  },
+  SKILLHUB_RESCAN_SECONDS: {
+    key: "sources.rescan_seconds",
+    kind: "int",
+    description: "Seconds between stat-based rescans of the skill folders; 0 turns them off.",
+  },
+  SKILLHUB_WATCH: {
+    key: "sources.watch",
+    kind: "bool",
+    description: "Watch the skill folders for changes (500 ms debounce).",
+  },
+  SKILLHUB_TRANSPORT: {
+    key: "server.transport",
+    kind: "string",
+    description: "`stdio` (started by an MCP client) or `http` (a shared server, see [http.md](http.md)).",
+  },
+  SKILLHUB_HOST: {
+    key: "server.host",
+    kind: "string",
+    description: "Address the HTTP server binds; anything but loopback needs `SKILLHUB_HTTP_TOKEN`.",
+  },
+  SKILLHUB_PORT: { key: "server.port", kind: "int", description: "HTTP port; 0 picks a free one (logged to stderr)." },
+  SKILLHUB_STATELESS: {
+    key: "server.stateless",
+    kind: "bool",
+    description: "HTTP without sessions: every POST gets a JSON answer, no event stream.",
+  },
+  SKILLHUB_HTTP_TOKEN: {
+    key: "server.token",
+    kind: "string",
+    secret: true,
+    description: "Bearer token HTTP clients must send; required on a non-loopback address. Never logged.",
+  },
+  SKILLHUB_ALLOWED_ORIGINS: {
+    key: "server.allowed_origins",
+    kind: "list",
+    description: "Further `Origin` values the HTTP server accepts (exact origins, comma list).",
+  },
+  SKILLHUB_ALLOWED_HOSTS: {
+    key: "server.allowed_hosts",
+    kind: "list",
+    description: "Further `Host` values the HTTP server accepts (comma list; `name:port` pins the port).",
+  },
+  SKILLHUB_SESSION_IDLE_MINUTES: {
+    key: "server.session_idle_minutes",
+    kind: "int",
+    description: "Minutes after which an idle HTTP session with no open stream is closed.",
+  },
+  SKILLHUB_TOOLS: {
+    key: "server.tools",
+    kind: "string",
+    description: "Tool profile (`auto`, `skill`, `hub`, `tree`, `sk`, `all`) or a comma list of tool names.",
+  },
+  SKILLHUB_CATALOG_BUDGET: {
+    key: "server.catalog_budget",
+    kind: "int",
+    default: "2,000 for Claude Code, else 6,000",
+    description: "Characters for the `skill` tool's catalog of skills (at least 1,200).",
+  },
+  SEARCH_LIMIT: { key: "search.limit", kind: "int", description: "Default number of `search_skills` results (1–100)." },
+  SEARCH_THRESHOLD: {
+    key: "search.threshold",
+    kind: "number",
+    description: "With more than 5 hits, keep those scoring at least this fraction of the top score.",
+  },
+  SEARCH_MODE: {
+    key: "search.mode",
+    kind: "string",
+    default: "`hybrid` with an embedding provider, else `fts`",
+    description: "`fts` (full text), `vector` or `hybrid`; see [search.md](search.md).",
+  },
+  SKILLHUB_REINDEX: {
+    key: "search.reindex",
+    kind: "bool",
+    description: "Rebuild the search index from scratch at start-up.",
+  },
+  SKILLHUB_SKIP_AUTO_REINDEX: {
+    key: "search.skip_auto_reindex",
+    kind: "bool",
+    description: "Use the saved search index as it is, even when skills changed since.",
+  },
+  EMBEDDING_PROVIDER: {
+    key: "embedding.provider",
+    kind: "string",
+    description:
+      "`none` (nothing leaves the machine), `openai`, `gemini` or `openai-compatible`; see [search.md](search.md).",
+  },
+  EMBEDDING_MODEL: {
+    key: "embedding.model",
+    kind: "string",
+    default: "per provider",
+    description:
+      "Embedding model: `text-embedding-3-small` (openai), `gemini-embedding-001` (gemini), the server's (openai-compatible).",
+  },
+  EMBEDDING_BASE_URL: {
+    key: "embedding.base_url",
+    kind: "string",
+    description: "The embedding server's URL; required for `openai-compatible`, overrides the others' URL.",
+  },
+  EMBEDDING_API_KEY: {
+    key: "embedding.api_key",
+    kind: "string",
+    secret: true,
+    description: "A key for any provider, used instead of the provider's own variable. Never logged.",
+  },
+  OPENAI_API_KEY: {
+    key: "embedding.openai_api_key",
+    kind: "string",
+    secret: true,
+    description: "The `openai` provider's key (required with it). Never logged.",
+  },
+  OPENAI_BASE_URL: {
+    key: "embedding.openai_base_url",
+    kind: "string",
+    default: "`https://api.openai.com/v1`",
+    description: "Where `openai` requests go (a proxy or gateway).",
+  },
+  GEMINI_API_KEY: {
+    key: "embedding.gemini_api_key",
+    kind: "string",
+    secret: true,
+    description: "The `gemini` provider's key (required with it). Never logged.",
+  },
+  EMBEDDING_TIMEOUT_SECONDS: {
+    key: "embedding.timeout_seconds",
+    kind: "number",
+    description: "Time limit of one embedding request, in seconds.",
+  },
+  EMBEDDING_BATCH_SIZE: { key: "embedding.batch_size", kind: "int", description: "Texts sent per embedding request." },
+  SKILLHUB_ENABLED_SKILLS: {
+    key: "filters.enabled_skills",
+    kind: "list",
+    description: "Only these skills (names or tree paths, comma list) are listed, searched and loaded; empty = all.",
+  },
+  SKILLHUB_ENABLED_CATEGORIES: {
+    key: "filters.enabled_categories",
+    kind: "list",
+    description: "When no skill list is given, only skills in these categories are usable; empty = all.",
+  },
+  MAX_FILE_BYTES: {
+    key: "files.max_file_bytes",
+    kind: "int",
+    description: "Most bytes `read_skill_file` returns; longer text is cut, a larger binary file refused.",
+  },
+  SKILLHUB_ENABLE_COMMANDS: {
+    key: "commands.enabled",
+    kind: "bool",
+    description: "Offer `run_skill_command` (off unless set here, by the flag or in your own config file).",
+  },
+  ALLOWED_COMMANDS: {
+    key: "commands.allowed",
+    kind: "list",
+    description: "Bare command names `run_skill_command` may run (comma list, exact match).",
+  },
+  EXEC_TIMEOUT_SECONDS: {
+    key: "commands.timeout_seconds",
+    kind: "int",
+    description: "Time limit of one `run_skill_command` run, in seconds.",
+  },
+  EXEC_MAX_OUTPUT_BYTES: {
+    key: "commands.max_output_bytes",
+    kind: "int",
+    description: "Output kept per stream of one `run_skill_command` run; the rest is dropped.",
+  },
+  SKILLS_REPO: {
+    key: "git.repos",
+    kind: "list",
+    description: "Team skill repositories to sync: one git URL or a comma list; see [team.md](team.md).",
+  },
+  SKILLS_BRANCH: { key: "git.branch", kind: "string", description: "Branch the team repositories follow." },
+  GITHUB_TOKEN: {
+    key: "git.token",
+    kind: "string",
+    secret: true,
+    description: "Token for private `https://` repositories, sent as a header to that host only. Never stored.",
+  },
+  ANALYTICS_ENDPOINT: {
+    key: "analytics.endpoint",
+    kind: "string",
+    implies: { "analytics.enabled": true },
+    description: "POST usage events to this URL (turns analytics on).",
+  },
+  SKILLHUB_ANALYTICS_FILE: {
+    key: "analytics.file",
+    kind: "string",
+    implies: { "analytics.enabled": true },
+    description: "Append usage events to this JSONL file (turns analytics on).",
+  },
+  SKILLHUB_ANALYTICS_FLUSH_SECONDS: {
+    key: "analytics.flush_seconds",
+    kind: "number",
+    description: "Seconds between writes or POSTs of the usage event queue.",
+  },
+  REFRESH_INTERVAL_MINUTES: {
+    key: "refresh.interval_minutes",
+    kind: "int",
+    implies: { "refresh.enabled": true },
+    description: "Minutes between background syncs of the team repositories.",
+  },
 };
 
 /** Config keys whose values are secrets, wherever they come from (a config file too): never echoed. */
@@ -74,17 +270,51 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set(
 
 /** Flags shared by every command (parsed by `args.ts`), mapped to config keys. */
 export const FLAG_SETTINGS: Record<string, Setting> = {
-  "skills-dir": { key: "sources.dirs", kind: "pathlist" },
-  project: { key: "sources.project", kind: "string" },
-  "no-watch": { key: "sources.watch", kind: "bool" },
-  transport: { key: "server.transport", kind: "string" },
-  host: { key: "server.host", kind: "string" },
-  port: { key: "server.port", kind: "int" },
-  stateless: { key: "server.stateless", kind: "bool" },
-  tools: { key: "server.tools", kind: "string" },
-  reindex: { key: "search.reindex", kind: "bool" },
-  "skip-auto-reindex": { key: "search.skip_auto_reindex", kind: "bool" },
-  "enable-commands": { key: "commands.enabled", kind: "bool" },
-  "log-level": { key: "log_level", kind: "loglevel" },
-  home: { key: "home", kind: "string" },
+  "skills-dir": { key: "sources.dirs", kind: "pathlist", description: "An extra skills folder (repeatable)." },
+  project: { key: "sources.project", kind: "string", description: "The project root." },
+  "no-watch": { key: "sources.watch", kind: "bool", description: "No file watcher (the rescan timer still runs)." },
+  transport: { key: "server.transport", kind: "string", description: "`stdio` or `http`." },
+  host: { key: "server.host", kind: "string", description: "Address the HTTP server binds." },
+  port: { key: "server.port", kind: "int", description: "HTTP port." },
+  stateless: { key: "server.stateless", kind: "bool", description: "HTTP without sessions." },
+  tools: { key: "server.tools", kind: "string", description: "Tool profile or comma list of tools." },
+  reindex: { key: "search.reindex", kind: "bool", description: "Rebuild the search index." },
+  "skip-auto-reindex": { key: "search.skip_auto_reindex", kind: "bool", description: "Use the saved index as it is." },
+  "enable-commands": { key: "commands.enabled", kind: "bool", description: "Offer `run_skill_command`." },
+  "log-level": { key: "log_level", kind: "loglevel", description: "Log level." },
+  home: { key: "home", kind: "string", description: "SkillHub's own folder." },
+};
+
+/**
+ * Keys only a config file can set (no variable, no flag). With ENV_SETTINGS and
+ * FLAG_SETTINGS this covers every key of the schema; a test checks it does.
+ */
+export const FILE_SETTINGS: Record<string, SettingDoc> = {
+  "sources.only_dirs": { description: "Serve only the explicit folders (`dirs`), not the project and global ones." },
+  "sources.debounce_ms": { description: "Milliseconds the watcher waits for changes to settle." },
+  "sources.max_depth": { description: "Deepest folder level scanned below a skills folder." },
+  "sources.max_dirs": { description: "Most folders scanned per skills folder (a warning says when it stops)." },
+  "server.roots_timeout_seconds": { description: "Seconds to wait for the client's answer to `roots/list`." },
+  "matching.min_score": { description: "`get_skill` drops matches scoring under this." },
+  "matching.max_results": { description: "Most candidates an ambiguous `get_skill` answer lists." },
+  "matching.ambiguity_threshold": {
+    description: "When the two best `get_skill` scores are closer than this, the answer is ambiguous.",
+  },
+  "refresh.enabled": { description: "Background sync of the team repositories." },
+  "scripts.enabled": { description: "`run_script` at all (a kill switch)." },
+  "scripts.timeout_seconds": { description: "Time limit of one `run_script` run, in seconds." },
+  "scripts.max_output_bytes": { description: "Output kept per stream of one `run_script` run; the rest is dropped." },
+  "scripts.allowed_extensions": { description: "Script extensions `run_script` runs." },
+  "scripts.allow_project": {
+    description:
+      "Run server scripts declared in the project's own folders (`.agents`, `.claude`); only in your own config file.",
+  },
+  "scripts.runners": {
+    description: "The program that runs each extension; `skillhub` is the SkillHub binary's embedded Bun.",
+  },
+  "assets.max_size_bytes": { description: "Largest file `get_asset` serves." },
+  "assets.inline_text_max_bytes": { description: "Accepted for skill-tree config files; SkillHub does not use it." },
+  "analytics.enabled": { description: "Usage analytics; on by itself when an endpoint or a file is set." },
+  "analytics.max_queue": { description: "Most usage events held in memory; further ones are dropped and counted." },
+  "git.sparse_checkout": { description: "Accepted for skill-tree config files; SkillHub does not use it." },
 };
