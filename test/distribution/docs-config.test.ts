@@ -3,7 +3,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_DOC, configBlock, configRows, MARKERS, schemaKeys, showDefault } from "../../scripts/config-doc.ts";
 import { currentBlock } from "../../scripts/doc-blocks.ts";
+import { parse as parseYaml } from "yaml";
 import { parseCommandLine } from "../../src/config/args.ts";
+import { resolveConfig } from "../../src/config/resolve.ts";
+import { restrictSourceConfig } from "../../src/config/source-config.ts";
 import { ENV_SETTINGS, FILE_SETTINGS, FLAG_SETTINGS } from "../../src/config/settings.ts";
 
 const doc = () => readFileSync(CONFIG_DOC, "utf8");
@@ -71,5 +74,21 @@ describe("docs/configuration.md", () => {
     const flags = [...(set ?? "").matchAll(/"([^"]+)"/g)].map((m) => m[1]);
     expect(flags.length).toBeGreaterThan(5);
     expect(flags.sort()).toEqual(Object.keys(FLAG_SETTINGS).sort());
+  });
+
+  test("its config.yaml examples are valid: no error, no warning, and the values land", () => {
+    const examples = [...doc().matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseYaml(m[1] ?? ""));
+    expect(examples.length).toBe(2);
+    const resolve = (data: unknown) =>
+      resolveConfig({ env: {}, files: [{ path: "config.yaml", data }], homeDir: "/home/u", cwd: "/" });
+    const user = resolve(examples[0]);
+    expect(user.warnings).toEqual([]);
+    expect(user.config.search.limit).toBe(5);
+    expect(user.config.scripts.runners[".rb"]).toBe("ruby");
+    expect(user.config.scripts.runners[".sh"]).toBe("bash");
+    // The second is a skills folder's file: it passes the folder restrictions untouched.
+    const folder = restrictSourceConfig({ path: "config.yaml", data: examples[1] });
+    expect(folder.warnings).toEqual([]);
+    expect(resolve(folder.file.data).config.matching.max_results).toBe(5);
   });
 });
