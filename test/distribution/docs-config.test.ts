@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { CONFIG_DOC, configBlock, configRows, MARKERS, schemaKeys, showDefault } from "../../scripts/config-doc.ts";
 import { currentBlock } from "../../scripts/doc-blocks.ts";
-import { parse as parseYaml } from "yaml";
 import { parseCommandLine } from "../../src/config/args.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
-import { restrictSourceConfig } from "../../src/config/source-config.ts";
 import { ENV_SETTINGS, FILE_SETTINGS, FLAG_SETTINGS } from "../../src/config/settings.ts";
+import { restrictSourceConfig } from "../../src/config/source-config.ts";
 
 const doc = () => readFileSync(CONFIG_DOC, "utf8");
 const tables = () => ({ env: { ...ENV_SETTINGS }, flags: { ...FLAG_SETTINGS }, file: { ...FILE_SETTINGS } });
