@@ -143,7 +143,14 @@ export function configBlock(rows: KeyRow[] = configRows()): string {
 }
 
 if (import.meta.main) {
-  const block = configBlock();
+  let block: string;
+  try {
+    block = configBlock();
+  } catch (error) {
+    // A missing description is the usual cause: say which key and where, without a stack trace.
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
   if (process.argv.includes("--write")) {
     if (!writeBlock(CONFIG_DOC, MARKERS, block)) process.exit(1);
   } else {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { CONFIG_DOC, configBlock, configRows, MARKERS, schemaKeys, showDefault } from "../../scripts/config-doc.ts";
 import { currentBlock } from "../../scripts/doc-blocks.ts";
+import { HELP } from "../../src/cli.ts";
 import { parseCommandLine } from "../../src/config/args.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { ENV_SETTINGS, FILE_SETTINGS, FLAG_SETTINGS } from "../../src/config/settings.ts";
@@ -74,6 +75,8 @@ describe("docs/configuration.md", () => {
     const flags = [...(set ?? "").matchAll(/"([^"]+)"/g)].map((m) => m[1]);
     expect(flags.length).toBeGreaterThan(5);
     expect(flags.sort()).toEqual(Object.keys(FLAG_SETTINGS).sort());
+    // `skillhub --help` names each of them too.
+    for (const name of Object.keys(FLAG_SETTINGS)) expect(HELP).toContain(`--${name}`);
   });
 
   test("its config.yaml examples are valid: no error, no warning, and the values land", () => {
