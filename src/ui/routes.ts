@@ -54,6 +54,8 @@ export function isUiPath(pathname: string): boolean {
 
 /** Per hub: parsed analytics files, so that polling does not re-read them. */
 const eventFiles = new WeakMap<Hub, EventFiles>();
+/** Per hub: the last usage answer, reused while the files, the catalog and the range are unchanged. */
+const usageCache = new WeakMap<Hub, { key: string; value: unknown }>();
 
 /**
  * The page and its read-only JSON API, as `Request → Response`. The HTTP
@@ -153,8 +155,15 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
     }
     case "tree":
       return treeView(hub);
-    case "usage":
-      return usage(hub, Math.min(366, Math.max(7, int("days", 30))));
+    case "usage": {
+      const days = Math.min(366, Math.max(7, int("days", 30)));
+      const key = `${days}:${catalog.generation}:${events(hub).stamp(analyticsFiles(hub.config))}`;
+      const cached = usageCache.get(hub);
+      if (cached?.key === key) return cached.value;
+      const value = usage(hub, days);
+      usageCache.set(hub, { key, value });
+      return value;
+    }
     default:
       return problem(404, "NOT_FOUND", `No such API: /ui/api/${name}.`);
   }

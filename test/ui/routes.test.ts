@@ -151,7 +151,9 @@ describe("the API", () => {
     expect(s.html).toContain("&lt;script&gt;");
     expect(s.html).not.toContain('href="javascript');
     expect(s.files.map((f: any) => f.path)).toContain(HOSTILE_FILE);
-    const file = await body(`/ui/api/file?id=${encodeURIComponent(`dir1:${HOSTILE_NAME}`)}&path=${encodeURIComponent(HOSTILE_FILE)}`);
+    const file = await body(
+      `/ui/api/file?id=${encodeURIComponent(`dir1:${HOSTILE_NAME}`)}&path=${encodeURIComponent(HOSTILE_FILE)}`,
+    );
     expect(file.html).toBe("<p>&lt;script&gt;window.__pwned = 8&lt;/script&gt;</p>");
   });
 
@@ -176,8 +178,12 @@ describe("the API", () => {
     expect(u.days).toHaveLength(7);
     expect(u.days[6]).toBe("2026-11-22");
     const pdf = u.series.find((s: any) => s.skill === "pdf-invoices");
-    expect(pdf.counts.slice(4)).toEqual([1, 3, 5]);
-    expect(u.summary.most_used[0]).toMatchObject({ skill: "pdf-invoices", uses: 9 });
+    expect(pdf.counts.slice(4)).toEqual([2, 3, 4]);
+    expect(u.summary.most_used.map((m: any) => [m.skill, m.uses])).toEqual([
+      ["pdf-invoices", 40],
+      ["git-commits", 13],
+      ["ui/react", 7],
+    ]);
     expect(u.misses[0]).toEqual({ label: "search: kubernetes helm chart", value: 2 });
     expect(u.svg.loads).toStartWith('<svg xmlns="http://www.w3.org/2000/svg"');
     expect(u.svg.misses).toContain("&lt;script&gt;");

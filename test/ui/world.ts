@@ -48,7 +48,10 @@ export function uiWorld() {
   });
   writeSkill(second, "git-commits", { description: "An older copy of the commit skill, shadowed by the first." });
   writeSkill(first, "broken-skill", { description: null, body: "No description, so not served.\n" });
-  writeSkill(first, HOSTILE_NAME, { description: "Tries <script>window.__pwned=7</script> in its description.", body: HOSTILE_BODY });
+  writeSkill(first, HOSTILE_NAME, {
+    description: "Tries <script>window.__pwned=7</script> in its description.",
+    body: HOSTILE_BODY,
+  });
   write(join(first, HOSTILE_NAME, HOSTILE_FILE), "<script>window.__pwned = 8</script>\n");
   writeNode(trees, "_root.md", { keywords: ["global", "rules"], description: "Universal project rules" });
   writeNode(trees, "ui/_index.md", { keywords: ["ui", "frontend"], description: "Frontend rules" });
@@ -64,19 +67,23 @@ export function uiWorld() {
   return { home, first, second, trees, outside, analytics };
 }
 
-/** Loads over three days, and searches that found nothing. */
+/** Two weeks of loads (three skills, one a tree node), and searches that found nothing. */
 function recordedEvents(): string {
   const event = (type: string, timestamp: string, data: Record<string, unknown>) =>
     JSON.stringify({ type, timestamp, server_id: "dev-test", data });
   const lines: string[] = [];
-  const days = ["2026-11-20", "2026-11-21", "2026-11-22"];
-  days.forEach((day, i) => {
-    for (let n = 0; n <= i * 2; n++) lines.push(event("skill_loaded", `${day}T10:0${n % 10}:00Z`, { skill: "pdf-invoices" }));
-    lines.push(event("skill_loaded", `${day}T11:00:00Z`, { skill: "git-commits" }));
-  });
+  const last = Date.parse("2026-11-22T00:00:00Z");
+  for (let i = 0; i < 14; i++) {
+    const day = new Date(last - (13 - i) * 86_400_000).toISOString().slice(0, 10);
+    const at = (n: number) => `${day}T${String(8 + (n % 10)).padStart(2, "0")}:00:00Z`;
+    for (let n = 0; n < (i % 5) + 1; n++) lines.push(event("skill_loaded", at(n), { skill: "pdf-invoices" }));
+    for (let n = 0; n < i % 3; n++) lines.push(event("skill_loaded", at(n), { skill: "git-commits" }));
+    for (let n = 0; n < i % 2; n++) lines.push(event("skill_served", at(n), { skill_path: "ui/react", score: 0.8 }));
+  }
   lines.push(event("search", "2026-11-22T12:00:00Z", { query: "kubernetes helm chart", results: 0 }));
   lines.push(event("search", "2026-11-22T12:01:00Z", { query: "kubernetes helm chart", results: 0 }));
   lines.push(event("search", "2026-11-22T12:02:00Z", { query: "<script>alert(1)</script>", results: 0 }));
   lines.push(event("search", "2026-11-22T12:03:00Z", { query: "pdf", results: 1 }));
+  lines.push(event("no_match", "2026-11-21T12:03:00Z", { context: "terraform modules", closest_candidate: null }));
   return `${lines.join("\n")}\n`;
 }

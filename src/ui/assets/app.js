@@ -67,7 +67,7 @@ function announce(text) {
 /** Replace the main region's content; a stale render (a newer route started) is dropped. */
 function show(seq, ...nodes) {
   if (seq !== renderSeq) return false;
-  main.replaceChildren(...nodes);
+  main.replaceChildren(...nodes.flat(2).filter((n) => n !== null && n !== undefined && n !== false));
   return true;
 }
 
