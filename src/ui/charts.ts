@@ -70,7 +70,7 @@ export function barsSvg(
     const width = ((W - labelW - 60) * item.value) / max;
     const y = 4 + i * row;
     return (
-      `<text class="label" x="${labelW - 8}" y="${y + 17}" text-anchor="end">${escapeHtml(clip(item.label, 36))}<title>${escapeHtml(item.label)}</title></text>` +
+      `<text class="label" x="${labelW - 8}" y="${y + 17}" text-anchor="end">${escapeHtml(clip(item.label, 30))}<title>${escapeHtml(item.label)}</title></text>` +
       `<rect x="${labelW}" y="${y + 4}" width="${Math.max(1, width).toFixed(1)}" height="${row - 8}" fill="${colour}"/>` +
       `<text class="value" x="${(labelW + width + 6).toFixed(1)}" y="${y + 17}">${item.value}</text>`
     );

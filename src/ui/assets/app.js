@@ -464,6 +464,44 @@ async function renderTrees(seq) {
   );
 }
 
+/** A chart's numbers as a table, folded: readable at any width and by screen readers. */
+function dataTable(caption, head, rows) {
+  return h(
+    "details",
+    {},
+    h("summary", {}, `${caption}: data table`),
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        {},
+        h("caption", { class: "visually-hidden" }, caption),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            head.map((t) => h("th", { scope: "col" }, t)),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          rows.map((r) =>
+            h(
+              "tr",
+              {},
+              r.map((c) => h("td", {}, String(c))),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 async function renderUsage(seq) {
   const data = await api("usage", { days: "30" });
   const s = data.summary;
@@ -496,19 +534,36 @@ async function renderUsage(seq) {
             h("li", {}, h("span", { class: `swatch c${i % 7}` }), `${series.skill} (${series.total})`),
           ),
         ),
+        dataTable(
+          "Loads per day",
+          ["Day", ...data.series.map((x) => x.skill)],
+          data.days.map((day, i) => [day, ...data.series.map((x) => x.counts[i])]),
+        ),
       ),
       h(
         "section",
         { "aria-labelledby": "top-h" },
         h("h2", { id: "top-h" }, "Top skills"),
         setTrustedHtml(h("div", { id: "chart-top" }), data.svg.top),
+        dataTable(
+          "Top skills",
+          ["Skill", "Uses", "Loaded", "Served by get_skill"],
+          s.most_used.map((u) => [u.skill, u.uses, u.loaded, u.served]),
+        ),
       ),
       h(
         "section",
         { "aria-labelledby": "miss-h" },
         h("h2", { id: "miss-h" }, "Searches without a hit"),
         data.misses.length
-          ? setTrustedHtml(h("div", { id: "chart-misses" }), data.svg.misses)
+          ? [
+              setTrustedHtml(h("div", { id: "chart-misses" }), data.svg.misses),
+              dataTable(
+                "Searches without a hit",
+                ["Request", "Times"],
+                data.misses.map((m) => [m.label, m.value]),
+              ),
+            ]
           : h("p", {}, "None recorded."),
       ),
     ),
@@ -633,7 +688,7 @@ async function poll() {
     if (lastGeneration !== null && key !== lastGeneration) {
       await render({ keepFocus: true });
       announce("Updated: the skills changed on the server.");
-      document.getElementById("foot-updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+      document.getElementById("foot-updated").textContent = `· updated ${new Date().toLocaleTimeString()}`;
     }
     lastGeneration = key;
   } catch {
