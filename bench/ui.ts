@@ -129,7 +129,7 @@ async function browserLoads(base: string): Promise<void> {
       const page = await context.newPage();
       await page.goto(`${base}/`, { waitUntil: "commit" });
       // Checked every animation frame in the page; performance.now() counts from the navigation's start.
-      await page.waitForFunction(() => document.querySelector("main h1")?.textContent?.startsWith("Skills ("), null, {
+      await page.waitForFunction('document.querySelector("main h1")?.textContent?.startsWith("Skills (")', null, {
         polling: "raf",
         timeout: 30_000,
       });
