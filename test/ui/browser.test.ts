@@ -75,6 +75,15 @@ suite("the page in Chromium", () => {
     await page.locator("#skill-body strong", { hasText: "totals" }).waitFor(WAIT);
     expect(await page.locator("main > h1").textContent()).toBe("pdf-invoices");
     await page.screenshot({ path: join(SCREENSHOTS, "skill.png"), fullPage: true });
+    // Keyboard: the first Tab reaches the skip link, which moves focus to the content and keeps the route.
+    const route = page.url();
+    await page.reload();
+    await page.locator("#skill-body").waitFor(WAIT);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Skip to content");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate<string>("document.activeElement.id")).toBe("main");
+    expect(page.url()).toBe(route);
     await page.locator("#skill-body").getByRole("link", { name: "the reference" }).click();
     await page.locator("#file-body code", { hasText: "number" }).waitFor(WAIT);
     expect(errors).toEqual([]);

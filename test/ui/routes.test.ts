@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
+import { overview } from "../../src/ui/hub-view.ts";
 import { CONTENT_SECURITY_POLICY } from "../../src/ui/routes.ts";
 import { cleanupTemp } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
@@ -194,5 +195,24 @@ describe("the API", () => {
     const g = await body("/ui/api/generation");
     expect(typeof g.generation).toBe("number");
     expect(typeof g.content).toBe("string");
+  });
+});
+
+describe("git sync status", () => {
+  test("repositories with their local copy's state; credentials in a URL are never shown", () => {
+    const { hub } = testHub({ env: { SKILLS_REPO: "https://someone:s3cret-token@git.example.com/team/skills.git" } });
+    try {
+      const git = overview(hub).git;
+      expect(git).toMatchObject({ configured: true, branch: "main", lastSync: null });
+      expect(git.repos).toHaveLength(1);
+      expect(git.repos[0]).toMatchObject({
+        url: "https://git.example.com/team/skills.git",
+        commit: null,
+        lastSync: null,
+      });
+      expect(JSON.stringify(git)).not.toContain("s3cret");
+    } finally {
+      hub.close();
+    }
   });
 });

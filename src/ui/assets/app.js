@@ -714,6 +714,11 @@ document.getElementById("search-form").addEventListener("submit", (event) => {
   clearTimeout(searchTimer);
   location.hash = `#/search?${new URLSearchParams({ q: searchInput.value })}`;
 });
+// The skip link must not change the hash: the hash is the page's route.
+document.querySelector(".skip").addEventListener("click", (event) => {
+  event.preventDefault();
+  main.focus();
+});
 window.addEventListener("hashchange", () => render({ keepFocus: document.activeElement === searchInput }));
 render({ keepFocus: true });
 setInterval(poll, POLL_MS);
