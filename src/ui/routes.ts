@@ -1,8 +1,11 @@
 import type { Hub } from "../server/hub.ts";
 import { errorMessage } from "../util/errors.ts";
 import appJs from "./assets/app.js" with { type: "text" };
+import domJs from "./assets/dom.js" with { type: "text" };
 import pageHtml from "./assets/page.html" with { type: "text" };
 import styleCss from "./assets/style.css" with { type: "text" };
+import viewsHubJs from "./assets/views-hub.js" with { type: "text" };
+import viewsSkillsJs from "./assets/views-skills.js" with { type: "text" };
 import { barsSvg, dailyLoadsSvg, PALETTE } from "./charts.ts";
 import { diagnosticsPage, overview, treeView } from "./hub-view.ts";
 import { searchView } from "./search-view.ts";
@@ -43,7 +46,11 @@ const SECURITY_HEADERS: Record<string, string> = {
 // Bun's types call an .html import an HTMLBundle; imported `with { type: "text" }` it is the file's text.
 const ASSETS: Record<string, { body: string; type: string }> = {
   "/": { body: pageHtml as unknown as string, type: "text/html; charset=utf-8" },
+  // ES modules: app.js imports the others by relative URL.
   "/ui/app.js": { body: appJs, type: "text/javascript; charset=utf-8" },
+  "/ui/dom.js": { body: domJs, type: "text/javascript; charset=utf-8" },
+  "/ui/views-skills.js": { body: viewsSkillsJs, type: "text/javascript; charset=utf-8" },
+  "/ui/views-hub.js": { body: viewsHubJs, type: "text/javascript; charset=utf-8" },
   "/ui/style.css": { body: styleCss, type: "text/css; charset=utf-8" },
 };
 

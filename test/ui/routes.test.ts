@@ -54,7 +54,12 @@ describe("the page and its security rules", () => {
     expect(CONTENT_SECURITY_POLICY).not.toContain("unsafe");
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     const html = await response.text();
-    expect(html).toContain('<script src="/ui/app.js" defer></script>');
+    expect(html).toContain('<script type="module" src="/ui/app.js"></script>');
+    for (const script of ["app", "dom", "views-skills", "views-hub"]) {
+      const js = await get(`/ui/${script}.js`, { authorization: "" });
+      expect(js.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+      expect((await js.text()).length).toBeGreaterThan(1000);
+    }
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
   });
 
