@@ -44,7 +44,8 @@ check: lint test
 
 build: dist/skillhub
 
-dist/skillhub: node_modules/.installed $(shell find src -name '*.ts') package.json
+# Every file under src/: the web page's .html, .css and .js are embedded in the binary too.
+dist/skillhub: node_modules/.installed $(shell find src -type f) package.json
 	$(BUN) scripts/build.ts --version $(VERSION)
 
 ## make bench: start-up, tools/list size, latency, RSS, freshness at 0/1k/10k skills, beside a floor.
@@ -56,7 +57,7 @@ bench: build
 eval: node_modules/.installed
 	$(BUN) bench/eval.ts
 
-.PHONY: conformance bench-http
+.PHONY: conformance bench-http bench-ui
 
 ## make conformance: the MCP conformance suite (pinned, Node 22 from the npm registry, both
 ## installed into .tools/) against the binary over Streamable HTTP, then the MCP Inspector CLI.
@@ -67,6 +68,11 @@ conformance: build
 ## make bench-http: requests/second and p50/p99 latency over Streamable HTTP, 10 clients on loopback.
 bench-http: build
 	$(BUN) bench/http.ts
+
+## make bench-ui: the web page at 10,000 skills: each request's p50/p95 (goal: under 200 ms) and, when
+## /usr/bin/chromium is installed, a real page load in headless Chromium.
+bench-ui: build
+	$(BUN) bench/ui.ts
 
 .PHONY: release formula readme bench-bytecode npm-packages lint-dist dist-tools
 

@@ -9,6 +9,7 @@ import { runServe } from "./commands/serve.ts";
 import { runShow } from "./commands/show.ts";
 import { runStats } from "./commands/stats.ts";
 import { runSync } from "./commands/sync.ts";
+import { runUi } from "./commands/ui.ts";
 import { runValidate } from "./commands/validate.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
@@ -23,7 +24,8 @@ export const HELP = `SkillHub ${VERSION}: one MCP server for every Agent Skill y
 Usage:
   skillhub [serve] [options]          run the MCP server on stdio (what MCP clients start)
   skillhub serve --transport http [--host ADDR] [--port N] [--stateless]
-                                      a shared server over Streamable HTTP at /mcp (+ /healthz)
+                                      a shared server over Streamable HTTP at /mcp (+ /healthz,
+                                      and a read-only web page at /)
   skillhub list [--json] [--all]      skills found, with location and source (--all: shadowed too)
   skillhub show NAME                  what the skill tool returns for NAME
   skillhub search QUERY [--limit N] [--json]
@@ -36,6 +38,8 @@ Usage:
   skillhub stats [--json] [--since DATE] [FILE...]
                                       usage summary from the local analytics file (or FILEs):
                                       most/never used skills, failed requests, feedback, scripts
+  skillhub ui [--open] [--port N]     a read-only web page for this project's skills (search,
+                                      read, trees, diagnostics, usage) on 127.0.0.1; prints its URL
   skillhub print-config CLIENT        config snippet for claude-desktop, claude-code, cursor,
                                       vscode, windsurf, codex or gemini [--project DIR] [--http URL]
   skillhub --version | --help
@@ -68,7 +72,7 @@ Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
 
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
-const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync"]);
+const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync", "ui"]);
 
 const COMMANDS: Partial<Record<Command, CommandRun>> = {
   serve: runServe,
@@ -80,6 +84,7 @@ const COMMANDS: Partial<Record<Command, CommandRun>> = {
   sync: runSync,
   stats: runStats,
   validate: runValidate,
+  ui: runUi,
 };
 
 /** argv → config → command. Returns the exit code; `main` is the only caller of process.exit. */

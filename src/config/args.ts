@@ -11,6 +11,7 @@ export const COMMANDS = [
   "sync",
   "stats",
   "print-config",
+  "ui",
 ] as const;
 export type Command = (typeof COMMANDS)[number];
 
@@ -36,6 +37,7 @@ const OPTIONS = {
   limit: { type: "string" },
   http: { type: "string" },
   since: { type: "string" },
+  open: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -53,6 +55,8 @@ export interface ParsedArgs {
     limit?: string;
     http?: string;
     since?: string;
+    /** `ui --open`: open the page in the default browser. */
+    open: boolean;
     help: boolean;
     version: boolean;
   };
@@ -107,6 +111,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       limit: values.limit as string | undefined,
       http: values.http as string | undefined,
       since: values.since as string | undefined,
+      open: values.open === true,
       help: values.help === true,
       version: values.version === true,
     },

@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
+import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { isJsonContentType, json, RPC, readJsonBody, rpcError } from "./http-responses.ts";
@@ -104,6 +105,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       );
     }
     const path = new URL(request.url).pathname;
+    if (isUiPath(path))
+      return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
     if (path === "/healthz") return health(request);
     if (path !== "/mcp")
       return rpcError(

@@ -1,0 +1,88 @@
+import { Hub } from "../server/hub.ts";
+import { startHttpServer } from "../transports/http.ts";
+import { ConfigError, SkillHubError } from "../util/errors.ts";
+import type { CommandRun } from "./context.ts";
+
+/** How `--open` starts the user's browser, per platform; injectable for tests. */
+export type OpenUrl = (url: string) => void;
+
+function defaultOpener(platform = process.platform): OpenUrl {
+  const command = platform === "darwin" ? ["open"] : platform === "win32" ? ["cmd", "/c", "start", '""'] : ["xdg-open"];
+  return (url) => {
+    // No shell: the URL is one argument. A missing opener only costs the convenience; the URL is printed.
+    try {
+      Bun.spawn([...command, url], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).unref();
+    } catch {
+      // Printed below already.
+    }
+  };
+}
+
+export interface UiCommandOptions {
+  open?: OpenUrl;
+  /** Signals that stop the server. Default SIGINT, SIGTERM. */
+  signals?: readonly NodeJS.Signals[];
+  /** Called with the page's URL once it listens (tests). */
+  onListening?: (url: string) => void;
+  /** Resolves to stop the server instead of a signal (tests). */
+  until?: Promise<unknown>;
+}
+
+/**
+ * `skillhub ui [--open] [--port N]`: the page for the current project on this
+ * machine. The same HTTP server as `serve --transport http` (the page at /,
+ * MCP at /mcp) on 127.0.0.1 and a free port unless --port is given; the URL
+ * goes to stdout, logs to stderr.
+ */
+export function uiCommand(options: UiCommandOptions = {}): CommandRun {
+  return async (ctx) => {
+    const s = ctx.config.server;
+    const hub = new Hub({
+      config: ctx.config,
+      logger: ctx.logger,
+      env: ctx.env,
+      homeDir: ctx.homeDir,
+      cwd: ctx.cwd,
+      acceptRoots: false,
+    });
+    for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
+    let running: ReturnType<typeof startHttpServer>;
+    try {
+      running = startHttpServer(hub, {
+        host: s.host,
+        // A fixed default port would collide with a running `serve --transport http`; the OS picks one.
+        port: ctx.args.flags.port === undefined ? 0 : s.port,
+        token: s.token || undefined,
+        allowedHosts: s.allowed_hosts,
+        allowedOrigins: s.allowed_origins,
+      });
+    } catch (error) {
+      hub.close();
+      if (error instanceof ConfigError || !(error instanceof SkillHubError)) throw error;
+      ctx.logger.error(error.message);
+      return 1;
+    }
+    void hub.start();
+    const url = running.url.replace(/\/mcp$/, "/");
+    ctx.out(`SkillHub page: ${url}\n`);
+    ctx.logger.info(
+      `serving the page for project ${hub.projectRoot.dir ?? "(none)"} at ${url} (MCP at ${running.url}); press Ctrl-C to stop.`,
+    );
+    if (ctx.args.options.open) (options.open ?? defaultOpener())(url);
+    options.onListening?.(url);
+    const signals = options.signals ?? (["SIGINT", "SIGTERM"] as const);
+    let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
+    const stopped = new Promise<string>((resolve) => {
+      onSignal = resolve;
+      for (const signal of signals) process.on(signal, onSignal);
+    });
+    const why = await Promise.race([stopped, options.until?.then(() => "stopped") ?? new Promise<never>(() => {})]);
+    for (const signal of signals) process.off(signal, onSignal);
+    await running.stop();
+    await hub.shutdown();
+    ctx.logger.info(`stopping: ${why}`);
+    return 0;
+  };
+}
+
+export const runUi: CommandRun = uiCommand();

@@ -1,0 +1,3 @@
+/** The page's script, imported by routes.ts `with { type: "text" }`: its source text. */
+declare const source: string;
+export default source;

@@ -1,0 +1,3 @@
+/** The page script dom.js, imported by routes.ts `with { type: "text" }`: its source text. */
+declare const source: string;
+export default source;

@@ -1,0 +1,3 @@
+/** The page script views-hub.js, imported by routes.ts `with { type: "text" }`: its source text. */
+declare const source: string;
+export default source;

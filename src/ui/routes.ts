@@ -1,0 +1,236 @@
+import type { Hub } from "../server/hub.ts";
+import { errorMessage } from "../util/errors.ts";
+import appJs from "./assets/app.js" with { type: "text" };
+import domJs from "./assets/dom.js" with { type: "text" };
+import pageHtml from "./assets/page.html" with { type: "text" };
+import styleCss from "./assets/style.css" with { type: "text" };
+import viewsHubJs from "./assets/views-hub.js" with { type: "text" };
+import viewsSkillsJs from "./assets/views-skills.js" with { type: "text" };
+import { barsSvg, dailyLoadsSvg, PALETTE } from "./charts.ts";
+import { diagnosticsPage, overview, treeView } from "./hub-view.ts";
+import { searchView } from "./search-view.ts";
+import { findSkill, skillDetail } from "./skill-detail.ts";
+import { readFileView } from "./skill-file.ts";
+import { listSkills } from "./skill-list.ts";
+import { analyticsFiles, EventFiles, usageView } from "./usage.ts";
+
+/** What the page needs from the server it runs in. */
+export interface UiDeps {
+  hub: Hub;
+  /**
+   * Whether the request carries the server's bearer token, or none is needed: the HTTP layer
+   * checks it as for /mcp. The API needs it; the page's own files (no data) do not.
+   */
+  authorized: boolean;
+}
+
+/**
+ * Security: the page's policy. Scripts, styles and fetches only from this
+ * server; no inline script or style, no plugins, no frames, no forms that
+ * submit anywhere, no base URL changes. A SKILL.md that slipped markup past
+ * the renderer would still not run.
+ */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};
+
+// Bun's types call an .html import an HTMLBundle; imported `with { type: "text" }` it is the file's text.
+const ASSETS: Record<string, { body: string; type: string }> = {
+  "/": { body: pageHtml as unknown as string, type: "text/html; charset=utf-8" },
+  // ES modules: app.js imports the others by relative URL.
+  "/ui/app.js": { body: appJs, type: "text/javascript; charset=utf-8" },
+  "/ui/dom.js": { body: domJs, type: "text/javascript; charset=utf-8" },
+  "/ui/views-skills.js": { body: viewsSkillsJs, type: "text/javascript; charset=utf-8" },
+  "/ui/views-hub.js": { body: viewsHubJs, type: "text/javascript; charset=utf-8" },
+  "/ui/style.css": { body: styleCss, type: "text/css; charset=utf-8" },
+};
+
+/** Whether a path belongs to the page: `/`, its files under `/ui/`, its API under `/ui/api/`. */
+export function isUiPath(pathname: string): boolean {
+  return pathname === "/" || pathname === "/favicon.ico" || pathname === "/ui" || pathname.startsWith("/ui/");
+}
+
+/** Per hub: parsed analytics files, so that polling does not re-read them. */
+const eventFiles = new WeakMap<Hub, EventFiles>();
+/** Per hub: the last usage answer, reused while the files, the catalog and the range are unchanged. */
+const usageCache = new WeakMap<Hub, { key: string; value: unknown }>();
+
+/**
+ * The page and its read-only JSON API, as `Request → Response`. The HTTP
+ * handler calls it after its Host and Origin checks; the API then applies
+ * the same bearer token as /mcp. Only GET and HEAD: nothing here changes
+ * anything.
+ */
+export async function handleUi(request: Request, deps: UiDeps): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname;
+  if (request.method !== "GET" && request.method !== "HEAD")
+    return problem(405, "METHOD_NOT_ALLOWED", `${request.method} ${path}: the page is read-only; use GET.`, {
+      Allow: "GET, HEAD",
+    });
+  if (path === "/favicon.ico") return new Response(null, { status: 204, headers: SECURITY_HEADERS });
+  if (path === "/ui") return new Response(null, { status: 308, headers: { ...SECURITY_HEADERS, Location: "/" } });
+  const asset = ASSETS[path];
+  if (asset)
+    return new Response(request.method === "HEAD" ? null : asset.body, {
+      headers: { ...SECURITY_HEADERS, "Content-Type": asset.type, "Cache-Control": "no-cache" },
+    });
+  if (!path.startsWith("/ui/api/"))
+    return problem(404, "NOT_FOUND", `Not found: ${path}. The page is at /, MCP at /mcp.`);
+  if (!deps.authorized)
+    return problem(
+      401,
+      "UNAUTHORIZED",
+      "This server needs its token: enter it on the page (or send it as a bearer token).",
+      {
+        "WWW-Authenticate": 'Bearer realm="skillhub"',
+      },
+    );
+  try {
+    await deps.hub.ready;
+    const answer = await api(path.slice("/ui/api/".length), url.searchParams, deps.hub);
+    return answer instanceof Response ? answer : json(200, answer);
+  } catch (error) {
+    deps.hub.logger.error(
+      `ui: ${path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    return problem(
+      500,
+      "INTERNAL_ERROR",
+      `SkillHub failed on ${path} (${errorMessage(error)}); its log has the details.`,
+    );
+  }
+}
+
+async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown> {
+  const catalog = hub.catalog;
+  const int = (key: string, fallback: number) => {
+    const n = Number.parseInt(q.get(key) ?? "", 10);
+    return Number.isFinite(n) ? n : fallback;
+  };
+  switch (name) {
+    case "generation":
+      return {
+        generation: catalog.generation,
+        content: catalog.contentHash,
+        usage: events(hub).stamp(analyticsFiles(hub.config)),
+      };
+    case "overview":
+      return overview(hub);
+    case "skills":
+      return listSkills(catalog, hub.filter, {
+        filter: q.get("q") ?? "",
+        show: q.get("show") ?? "all",
+        page: int("page", 1),
+        perPage: int("per", 50),
+      });
+    case "diagnostics":
+      return diagnosticsPage(catalog.diagnostics, q.get("severity") ?? undefined, int("page", 1));
+    case "search": {
+      const query = (q.get("q") ?? "").trim();
+      if (query === "") return { hits: [], mode: "fts" };
+      if (query.length > 500) return problem(400, "INVALID_ARGUMENT", "The query is longer than 500 characters.");
+      return searchView(hub, query, int("limit", 20));
+    }
+    case "skill": {
+      const skill = findSkill(catalog, q.get("id") ?? "");
+      const detail = skill && skillDetail(catalog, hub.filter, skill);
+      return detail ?? notFound(q.get("id") ?? "");
+    }
+    case "file": {
+      const id = q.get("id") ?? "";
+      const skill = findSkill(catalog, id);
+      const detail = skill && skillDetail(catalog, hub.filter, skill);
+      if (!skill || !detail) return notFound(id);
+      if (!detail.skill.enabled)
+        return problem(
+          403,
+          "SKILL_DISABLED",
+          `${skill.name} is disabled by the server's filter; its files are not served.`,
+        );
+      const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes);
+      return view.ok ? view : problem(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);
+    }
+    case "tree":
+      return treeView(hub);
+    case "usage": {
+      const days = Math.min(366, Math.max(7, int("days", 30)));
+      const key = `${days}:${catalog.generation}:${events(hub).stamp(analyticsFiles(hub.config))}`;
+      const cached = usageCache.get(hub);
+      if (cached?.key === key) return cached.value;
+      const value = usage(hub, days);
+      usageCache.set(hub, { key, value });
+      return value;
+    }
+    default:
+      return problem(404, "NOT_FOUND", `No such API: /ui/api/${name}.`);
+  }
+}
+
+function events(hub: Hub): EventFiles {
+  let files = eventFiles.get(hub);
+  if (!files) {
+    files = new EventFiles();
+    eventFiles.set(hub, files);
+  }
+  return files;
+}
+
+function usage(hub: Hub, days: number) {
+  const read = events(hub).read(analyticsFiles(hub.config));
+  const names = hub.catalog.skills.map((s) => s.name);
+  const view = usageView(read, names, days);
+  const s = view.summary;
+  const misses = [
+    ...s.failed_searches.map((f) => ({ label: `search: ${f.query}`, value: f.count })),
+    ...s.no_match.map((n) => ({ label: `get_skill: ${n.context}`, value: n.count })),
+  ]
+    .sort((a, b) => b.value - a.value)
+    .slice(0, 10);
+  return {
+    analytics: hub.analytics.describe,
+    ...view,
+    summary: { ...s, never_used: s.never_used.slice(0, 50), never_used_count: s.never_used.length },
+    palette: PALETTE,
+    misses,
+    svg: {
+      loads: dailyLoadsSvg(view.days, view.series, `Skill loads per day, last ${days} days`),
+      top: barsSvg(
+        s.most_used.map((u) => ({ label: u.skill, value: u.uses })),
+        "Most used skills",
+      ),
+      misses: barsSvg(misses, "Searches and requests without a hit", PALETTE[1]),
+    },
+  };
+}
+
+function notFound(id: string): Response {
+  return problem(
+    404,
+    "SKILL_NOT_FOUND",
+    `No skill with id ${JSON.stringify(id)}; it may have been removed or renamed.`,
+  );
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...SECURITY_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}
+
+/** An error answer: `{ error: { code, message } }`, as the tools' errors look. */
+function problem(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+  const response = json(status, { error: { code, message } });
+  for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
+  return response;
+}

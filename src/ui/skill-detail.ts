@@ -1,0 +1,146 @@
+import type { Catalog } from "../catalog/catalog.ts";
+import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
+import { chainFiles, treeChain } from "../catalog/tree-chain.ts";
+import type { Diagnostic } from "../skills/diagnostic.ts";
+import type { Skill } from "../skills/skill.ts";
+import { listSkillFiles } from "../sources/skill-files.ts";
+import { readSkillBody } from "../tools/skill-text.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { listIndex, type SkillRow } from "./skill-list.ts";
+
+/** A file the page lists for a skill; tree nodes' inherited files name the node they come from. */
+export interface FileEntry {
+  path: string;
+  size?: number;
+  kind?: "asset" | "script";
+  description?: string;
+  from?: string;
+}
+
+export interface SkillDetail {
+  skill: SkillRow & {
+    file: string;
+    frontmatter: Record<string, unknown>;
+    bodyLines: number;
+    sizeBytes: number;
+    modified: string;
+  };
+  diagnostics: Diagnostic[];
+  /** The body rendered by the safe renderer; absent when the skill is disabled or its file vanished. */
+  html?: string;
+  /** Why there is no `html`. */
+  notice?: string;
+  files: FileEntry[];
+  filesTruncated: boolean;
+  tree?: {
+    path: string;
+    inherit: boolean;
+    priority: number;
+    keywords: string[];
+    /** Root first, ending with this node; `inherit: false` nodes use only themselves. */
+    chain: { id: string; path: string }[];
+    children: { id: string; path: string; description: string }[];
+  };
+}
+
+/** Bodies larger than this are shown cut: a 10 MB SKILL.md must not freeze the page. */
+export const MAX_RENDERED_CHARS = 512 * 1024;
+
+/** The page's href for a file of a skill (hash routing; the page fetches it through /ui/api/file). */
+export function fileHref(id: string, path: string): string {
+  return `#/skill/${encodeURIComponent(id)}/file/${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/** A skill by its exact id (shadowed ones included), else by name. */
+export function findSkill(catalog: Catalog, id: string): Skill | undefined {
+  return catalog.getById(id) ?? catalog.get(id);
+}
+
+/**
+ * Everything the skill page shows. A disabled skill shows its metadata and
+ * diagnostics but not its content, as the tools refuse it (SKILL_DISABLED).
+ * Undefined for a skill that is not in this catalog's list.
+ */
+export function skillDetail(catalog: Catalog, filter: SkillFilter, skill: Skill): SkillDetail | undefined {
+  const index = listIndex(catalog, filter);
+  const row = index.rows.find((r) => r.id === skill.id);
+  if (!row) return undefined;
+  const enabled = isEnabled(skill, filter);
+  let html: string | undefined;
+  let notice: string | undefined;
+  if (!enabled) {
+    notice =
+      "This skill is disabled by the server's filter (SKILLHUB_ENABLED_SKILLS or _CATEGORIES); its content is not served.";
+  } else {
+    const body = readSkillBody(skill);
+    if (body === undefined) notice = `${skill.file} could not be read; it may have been removed since the last scan.`;
+    else {
+      const cut = body.length > MAX_RENDERED_CHARS;
+      html = renderMarkdown(cut ? body.slice(0, MAX_RENDERED_CHARS) : body, {
+        file: (path) => fileHref(skill.id, path),
+      });
+      if (cut) notice = `Only the first ${MAX_RENDERED_CHARS} characters are shown.`;
+    }
+  }
+  const { files, truncated } = enabled ? filesOf(catalog, skill) : { files: [], truncated: false };
+  return {
+    skill: {
+      ...row,
+      file: skill.file,
+      frontmatter: skill.frontmatter,
+      bodyLines: skill.bodyLines,
+      sizeBytes: skill.size,
+      modified: new Date(skill.mtimeMs).toISOString(),
+    },
+    diagnostics: index.byFile.get(skill.file) ?? [],
+    ...(html === undefined ? {} : { html }),
+    ...(notice ? { notice } : {}),
+    files,
+    filesTruncated: truncated,
+    ...(skill.tree ? { tree: treeInfo(catalog, skill) } : {}),
+  };
+}
+
+/** An Agent Skill's files on disk (as load_skill lists them); a tree node's declared assets and scripts, inherited ones too. */
+function filesOf(catalog: Catalog, skill: Skill): { files: FileEntry[]; truncated: boolean } {
+  if (skill.kind !== "tree-node") {
+    const listed = listSkillFiles(skill.dir);
+    return { files: listed.files, truncated: listed.truncated };
+  }
+  const chain = chainFiles(catalog, skill);
+  const files: FileEntry[] = [
+    ...chain.assets.map((a) => ({ path: a.file, kind: "asset" as const, description: a.description })),
+    ...chain.scripts.map((s) => ({ path: s.file, kind: "script" as const, description: s.description })),
+    ...chain.inheritedAssets.map((a) => ({
+      path: a.file,
+      kind: "asset" as const,
+      description: a.description,
+      from: a.from,
+    })),
+    ...chain.inheritedScripts.map((s) => ({
+      path: s.file,
+      kind: "script" as const,
+      description: s.description,
+      from: s.from,
+    })),
+  ];
+  return { files, truncated: false };
+}
+
+function treeInfo(catalog: Catalog, skill: Skill): SkillDetail["tree"] {
+  const tree = skill.tree;
+  if (!tree) return undefined;
+  const chain = tree.inherit === false ? [skill] : treeChain(catalog, skill);
+  const children = catalog.skills
+    .filter((s) => s.kind === "tree-node" && s.source === skill.source && s.tree?.parent === tree.path)
+    .map((s) => ({ id: s.id, path: s.tree?.path ?? s.name, description: s.description }))
+    .sort((a, b) => a.path.localeCompare(b.path));
+  return {
+    path: tree.path,
+    inherit: tree.inherit,
+    priority: tree.priority,
+    keywords: skill.keywords,
+    chain: chain.map((s) => ({ id: s.id, path: s.tree?.path ?? s.name })),
+    children,
+  };
+}

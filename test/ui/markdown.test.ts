@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test";
+import { externalUrl } from "../../src/ui/escape.ts";
+import { renderMarkdown } from "../../src/ui/markdown.ts";
+
+const files = { file: (p: string) => `#/skill/x/file/${p}` };
+
+describe("renderMarkdown: what skills use", () => {
+  test("headings, paragraphs, emphasis, code", () => {
+    expect(renderMarkdown("# Title\n\nSome **bold** and *it* and `a<b>`.")).toBe(
+      "<h1>Title</h1>\n<p>Some <strong>bold</strong> and <em>it</em> and <code>a&lt;b&gt;</code>.</p>",
+    );
+  });
+
+  test("fenced code keeps its text, escaped, with a cleaned language class", () => {
+    expect(renderMarkdown('```js"><x\nif (a < b) alert("x")\n```')).toBe(
+      '<pre><code class="language-jsx">if (a &lt; b) alert(&quot;x&quot;)</code></pre>',
+    );
+  });
+
+  test("lists, nested lists, ordered start", () => {
+    expect(renderMarkdown("- a\n- b\n  - c\n\n3. x\n4. y")).toBe(
+      '<ul>\n<li>a</li>\n<li>b\n<ul>\n<li>c</li>\n</ul></li>\n</ul>\n<ol start="3">\n<li>x</li>\n<li>y</li>\n</ol>',
+    );
+  });
+
+  test("tables, quotes, rules", () => {
+    const html = renderMarkdown("| a | b |\n|---|--:|\n| 1 | 2 |\n\n> note\n\n---");
+    expect(html).toContain("<th>a</th>");
+    expect(html).toContain('<td class="align-right">2</td>');
+    expect(html).toContain("<blockquote><p>note</p></blockquote>");
+    expect(html).toContain("<hr>");
+  });
+
+  test("relative links go to the skill's file view; external ones open a new unrelated page", () => {
+    expect(renderMarkdown("[ref](docs/ref.md) and [site](https://example.com/a?b=1&c=2)", files)).toBe(
+      '<p><a href="#/skill/x/file/docs/ref.md">ref</a> and <a href="https://example.com/a?b=1&amp;c=2" rel="noopener noreferrer nofollow" target="_blank">site</a></p>',
+    );
+  });
+});
+
+describe("renderMarkdown: hostile skills render as text", () => {
+  const hostile = [
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(1)">',
+    "<iframe src=javascript:alert(1)></iframe>",
+    '<a href="javascript:alert(1)">x</a>',
+    "[click](javascript:alert(1))",
+    "[click](JaVaScRiPt:alert(1))",
+    "[click](java\tscript:alert(1))",
+    "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "[click](vbscript:msgbox)",
+    "[x](//evil.example/)",
+    "![x](javascript:alert(1))",
+    '**<svg onload="alert(1)">**',
+    "`</code><script>alert(1)</script>`",
+    "| <b onmouseover=alert(1)> | b |\n|---|---|\n| <script> | x |",
+    "<!-- --><style>body{display:none}</style>",
+    '[a](https://ok.example/" onmouseover="alert(1))',
+  ];
+
+  for (const input of hostile) {
+    test(JSON.stringify(input), () => {
+      const html = renderMarkdown(input, files);
+      // No tag the renderer did not write itself, no event handler, no script URL as an attribute.
+      const tags = [...html.matchAll(/<\/?([a-z0-9]+)/gi)].map((m) => m[1]?.toLowerCase());
+      for (const tag of tags)
+        expect(["p", "strong", "em", "code", "pre", "a", "table", "thead", "tbody", "tr", "th", "td", "div"]).toContain(
+          tag as string,
+        );
+      expect(html).not.toMatch(/<[^>]*\son\w+=/i);
+      expect(html).not.toMatch(/href="(?!https?:|#\/skill\/)/i);
+    });
+  }
+
+  test("markup in text is shown as the characters it is made of", () => {
+    expect(renderMarkdown("<script>alert(1)</script>")).toBe("<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>");
+  });
+
+  test("deep nesting and huge inputs stay bounded", () => {
+    expect(renderMarkdown(`${"> ".repeat(200)}deep`)).toContain("deep");
+    expect(renderMarkdown(`${"- ".repeat(200)}deep`)).toContain("deep");
+    const big = renderMarkdown("**a ".repeat(5000));
+    expect(big.length).toBeGreaterThan(5000);
+  });
+});
+
+describe("externalUrl", () => {
+  test("only http(s) and mailto", () => {
+    expect(externalUrl("https://example.com")).toBe("https://example.com/");
+    expect(externalUrl("mailto:a@b.c")).toBe("mailto:a@b.c");
+    expect(externalUrl("javascript:alert(1)")).toBeUndefined();
+    expect(externalUrl("https://exa mple.com")).toBeUndefined();
+    expect(externalUrl("//evil.example")).toBeUndefined();
+  });
+});
