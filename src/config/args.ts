@@ -9,6 +9,8 @@ export const COMMANDS = [
   "validate",
   "doctor",
   "sync",
+  "lock",
+  "verify",
   "stats",
   "print-config",
 ] as const;
@@ -29,6 +31,7 @@ const OPTIONS = {
   "enable-commands": { type: "boolean" },
   "log-level": { type: "string" },
   home: { type: "string" },
+  frozen: { type: "boolean" },
   // Command options.
   config: { type: "string" },
   json: { type: "boolean" },
@@ -36,6 +39,7 @@ const OPTIONS = {
   limit: { type: "string" },
   http: { type: "string" },
   since: { type: "string" },
+  update: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -53,6 +57,8 @@ export interface ParsedArgs {
     limit?: string;
     http?: string;
     since?: string;
+    /** sync: move pinned sources to their refs' current commits and rewrite the lock. */
+    update: boolean;
     help: boolean;
     version: boolean;
   };
@@ -72,6 +78,7 @@ const CONFIG_FLAGS = new Set([
   "enable-commands",
   "log-level",
   "home",
+  "frozen",
 ]);
 
 /** argv (without node and script) → command, positionals and flags. Throws ConfigError on a usage error. */
@@ -107,6 +114,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       limit: values.limit as string | undefined,
       http: values.http as string | undefined,
       since: values.since as string | undefined,
+      update: values.update === true,
       help: values.help === true,
       version: values.version === true,
     },

@@ -63,6 +63,12 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   SKILLHUB_ANALYTICS_FILE: { key: "analytics.file", kind: "string", implies: { "analytics.enabled": true } },
   SKILLHUB_ANALYTICS_FLUSH_SECONDS: { key: "analytics.flush_seconds", kind: "number" },
   REFRESH_INTERVAL_MINUTES: { key: "refresh.interval_minutes", kind: "int", implies: { "refresh.enabled": true } },
+  // Lockfile, pinning, trust, plugin skills (issue 17).
+  SKILLS_REF: { key: "git.ref", kind: "string" },
+  SKILLHUB_LOCK: { key: "lock.file", kind: "string" },
+  SKILLHUB_FROZEN: { key: "lock.frozen", kind: "bool" },
+  SKILLHUB_ALLOWED_SIGNERS: { key: "trust.allowed_signers", kind: "string" },
+  SKILLHUB_PLUGINS: { key: "plugins.enabled", kind: "bool" },
 };
 
 /** Config keys whose values are secrets, wherever they come from (a config file too): never echoed. */
@@ -87,4 +93,5 @@ export const FLAG_SETTINGS: Record<string, Setting> = {
   "enable-commands": { key: "commands.enabled", kind: "bool" },
   "log-level": { key: "log_level", kind: "loglevel" },
   home: { key: "home", kind: "string" },
+  frozen: { key: "lock.frozen", kind: "bool" },
 };

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import type { RepoAuth } from "./git-auth.ts";
 import { classifyFailure, GitError, gitMessage } from "./git-errors.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
-import type { GitRunner } from "./git-runner.ts";
+import type { GitOutput, GitRunner } from "./git-runner.ts";
 import type { RepoSpec } from "./git-url.ts";
 
 /** One configured repository and where its copy lives. */
@@ -15,6 +15,16 @@ export interface RepoTarget {
   /** `<home>/repos/<slug>`. */
   dir: string;
   branch: string;
+  /** A pinned tag or full commit hash (SKILLS_REF / git.ref); unset = follow `branch`. */
+  ref?: string;
+}
+
+/** What this sync must bring the copy to, beyond the target's own ref. */
+export interface SyncWant {
+  /** Stay at (or go back to) this commit: the lock's, for a pinned source or in frozen mode. */
+  commit?: string;
+  /** SSH allowed-signers file: the commit checked out must be signed by a key it lists. */
+  allowedSigners?: string;
 }
 
 export interface RepoSyncResult {
@@ -31,6 +41,8 @@ export interface RepoSyncResult {
 export interface RepoState {
   url: string;
   branch: string;
+  /** The pinned tag or commit, when one is configured. */
+  ref?: string;
   commit: string;
   last_sync: string;
 }
@@ -44,37 +56,41 @@ export interface SyncContext {
   timeoutMs: number;
 }
 
+/** A full commit hash (SHA-1 or SHA-256): a ref that names a commit rather than a tag. */
+export const FULL_COMMIT = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** The ref a copy follows, as the lock records it: the pinned tag or commit, else the branch. */
+export function refOf(target: RepoTarget): string {
+  return target.ref ?? target.branch;
+}
+
 /**
- * Bring one local copy to the remote branch's tip: a shallow clone the first
- * time, then fetch and fast-forward. The copy is a cache: local edits or
+ * Bring one local copy to the commit it should serve: the remote branch's tip,
+ * or the pinned tag or commit, or `want.commit` (the lock's). A first sync
+ * clones (shallow); later ones fetch. The copy is a cache: local edits or
  * commits are discarded (with a warning) so that it always equals the remote.
- * Throws GitError.
+ * With `want.allowedSigners`, a commit not signed by a listed key is refused
+ * and the copy keeps its last good checkout. Throws GitError.
  */
-export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<RepoSyncResult> {
-  const previous = existsSync(join(target.dir, ".git")) ? await head(target, ctx) : null;
+export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncWant = {}): Promise<RepoSyncResult> {
+  const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
   const warnings: string[] = [];
   if (previous === null && existsSync(target.dir)) {
     warnings.push(`${target.dir} was not a usable git copy; it was removed and cloned again.`);
     await removeCopy(target.dir);
   }
-  if (previous === null) return clone(target, ctx, warnings);
+  if (previous === null) return clone(target, ctx, want, warnings);
 
+  const tip = await fetchWanted(target, ctx, target.dir, want, false);
+  await verifySigned(target, ctx, target.dir, tip, want);
+  const following = !target.ref && !want.commit;
   const branch = target.branch;
-  const remoteRef = `refs/remotes/origin/${branch}`;
-  ctx.progress(`fetching ${target.spec.url} (${branch})`);
-  // Not --depth: the server sends only the commits since the last sync, and their ancestry stays known.
-  await network(
-    target,
-    ctx,
-    ["fetch", "--no-tags", "--quiet", target.spec.url, `+refs/heads/${branch}:${remoteRef}`],
-    target.dir,
-  );
-  const tip = (await local(target, ctx, ["rev-parse", "--verify", `${remoteRef}^{commit}`])).trim();
   const dirty = (await local(target, ctx, ["status", "--porcelain"])).trim() !== "";
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
   ).stdout.trim();
-  if (tip === previous && !dirty && current === branch) {
+  const placed = following ? current === branch : current === "";
+  if (tip === previous && !dirty && placed) {
     writeState(target, tip, ctx.now);
     return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, warnings };
   }
@@ -85,17 +101,18 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<Re
     warnings.push(
       `local changes in ${target.dir} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
     );
-  if (!fastForward)
+  if (following && !fastForward)
     warnings.push(
       `the copy in ${target.dir} had commits that are not on ${target.spec.url} (${branch}), e.g. after a force-push; it was reset to the remote.`,
     );
-  if (fastForward && !dirty && current === branch) {
+  if (following && fastForward && !dirty && placed) {
     await local(target, ctx, ["merge", "--ff-only", "--quiet", tip]);
   } else {
-    await local(target, ctx, ["checkout", "--quiet", "--force", "-B", branch, tip]);
+    // A pinned tag or commit is checked out detached: nothing may move it but a new pin.
+    await local(target, ctx, ["checkout", "--quiet", "--force", ...(following ? ["-B", branch] : ["--detach"]), tip]);
     if (dirty) await local(target, ctx, ["clean", "-ffdq"]);
   }
-  const commit = await head(target, ctx);
+  const commit = await head(target.dir, ctx);
   if (commit === null)
     throw new GitError(
       "GIT_FAILED",
@@ -109,25 +126,32 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<Re
   return { commit, previous, changed: commit !== previous, filesChanged, cloned: false, warnings };
 }
 
-async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): Promise<RepoSyncResult> {
+async function clone(
+  target: RepoTarget,
+  ctx: SyncContext,
+  want: SyncWant,
+  warnings: string[],
+): Promise<RepoSyncResult> {
   const parent = dirname(target.dir);
   mkdirSync(parent, { recursive: true });
   // Clone beside the final folder and rename: an interrupted clone never looks like a copy (git-leftovers.ts).
   const temp = tempCloneDir(parent, target.spec.slug, ctx.now());
-  ctx.progress(`cloning ${target.spec.url} (${target.branch}) into ${target.dir}`);
+  ctx.progress(`cloning ${target.spec.url} (${want.commit?.slice(0, 12) ?? refOf(target)}) into ${target.dir}`);
   try {
-    await network(target, ctx, [
-      "clone",
+    // init + fetch of exactly one commit (shallow) + checkout: the same for a branch, a tag and a commit.
+    await local({ ...target, dir: temp }, ctx, ["init", "--quiet", temp], parent);
+    // As `git clone` would: origin is the URL without credentials (tools and people look for it).
+    await local({ ...target, dir: temp }, ctx, ["remote", "add", "origin", target.spec.url], temp);
+    const tip = await fetchWanted(target, ctx, temp, want, true);
+    // Security: an unsigned or wrongly signed commit never becomes a copy.
+    await verifySigned(target, ctx, temp, tip, want);
+    const following = !target.ref && !want.commit;
+    await local({ ...target, dir: temp }, ctx, [
+      "checkout",
       "--quiet",
-      "--depth",
-      "1",
-      "--branch",
-      target.branch,
-      "--single-branch",
-      "--no-tags",
-      "--",
-      target.spec.url,
-      temp,
+      "--force",
+      ...(following ? ["-B", target.branch] : ["--detach"]),
+      tip,
     ]);
     await rename(temp, target.dir).catch((error) => {
       // Another SkillHub (one per MCP client) cloned it a moment earlier: use that copy.
@@ -137,26 +161,119 @@ async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): 
     await rm(temp, { recursive: true, force: true });
     finishTempClone(temp);
   }
-  const commit = await head(target, ctx);
+  const commit = await head(target.dir, ctx);
   if (commit === null)
-    throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} has no commit on ${target.branch}.`);
+    throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} has no commit on ${refOf(target)}.`);
   const files = countLines(await local(target, ctx, ["ls-files", "-z"]), "\0");
   writeState(target, commit, ctx.now);
   return { commit, previous: null, changed: true, filesChanged: files, cloned: true, warnings };
 }
 
-/** A command that talks to the remote: credentials, a timeout, and a classified failure. */
-async function network(target: RepoTarget, ctx: SyncContext, args: string[], cwd?: string): Promise<void> {
-  const out = await ctx.git.run(args, {
-    cwd,
+/**
+ * Fetch what the copy should serve into `dir` and return its commit: the
+ * wanted commit (no network when it is already there), the pinned commit or
+ * tag, or the branch tip.
+ */
+async function fetchWanted(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  want: SyncWant,
+  shallow: boolean,
+): Promise<string> {
+  const depth = shallow ? ["--depth", "1"] : [];
+  const commit = want.commit ?? (target.ref && FULL_COMMIT.test(target.ref) ? target.ref : undefined);
+  if (commit) {
+    if (await hasCommit(dir, commit, ctx)) return commit;
+    ctx.progress(`fetching ${target.spec.url} (commit ${commit.slice(0, 12)})`);
+    const out = await ctx.git.run(["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit], {
+      cwd: dir,
+      config: ctx.auth.config,
+      secrets: ctx.auth.secrets,
+      timeoutMs: ctx.timeoutMs,
+    });
+    if (out.code !== 0) {
+      if (MISSING_OBJECT.test(out.stderr)) {
+        const why = want.commit
+          ? `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in ${target.spec.url} any more (force-pushed or deleted?); review the repository, then run \`skillhub sync --update\` to lock its current state.`
+          : `commit ${commit} (SKILLS_REF / git.ref) is not in ${target.spec.url}; check the hash.`;
+        throw new GitError("GIT_REF_NOT_FOUND", why, { details: { url: target.spec.url, commit } });
+      }
+      throw failure(target, ctx, out, commit);
+    }
+    if (!(await hasCommit(dir, commit, ctx)))
+      throw new GitError("GIT_REF_NOT_FOUND", `${target.spec.url} did not send commit ${commit}.`);
+    return commit;
+  }
+  const [source, local_] = target.ref
+    ? [`refs/tags/${target.ref}`, `refs/tags/${target.ref}`]
+    : [`refs/heads/${target.branch}`, `refs/remotes/origin/${target.branch}`];
+  ctx.progress(`fetching ${target.spec.url} (${refOf(target)})`);
+  // Not --depth on an existing copy: the server sends only the commits since the last sync, and their ancestry stays known.
+  const out = await ctx.git.run(["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, `+${source}:${local_}`], {
+    cwd: dir,
     config: ctx.auth.config,
     secrets: ctx.auth.secrets,
     timeoutMs: ctx.timeoutMs,
   });
+  if (out.code !== 0) {
+    if (target.ref && MISSING_OBJECT.test(out.stderr))
+      throw new GitError(
+        "GIT_REF_NOT_FOUND",
+        `tag '${target.ref}' (SKILLS_REF / git.ref) does not exist in ${target.spec.url}; pin an existing tag or a full commit hash.`,
+        { details: { url: target.spec.url, ref: target.ref } },
+      );
+    throw failure(target, ctx, out, refOf(target));
+  }
+  const tip = (
+    await ctx.git.run(["rev-parse", "--verify", "--quiet", `${local_}^{commit}`], { cwd: dir })
+  ).stdout.trim();
+  if (!FULL_COMMIT.test(tip)) throw new GitError("GIT_FAILED", `${source} of ${target.spec.url} is not a commit.`);
+  return tip;
+}
+
+/** git's words when a wanted ref or object is not on the server. */
+const MISSING_OBJECT =
+  /couldn't find remote ref|not our ref|no such remote ref|unadvertised object|remote error: upload-pack/i;
+
+/**
+ * Security (trust.allowed_signers): the commit must carry an SSH signature by
+ * a key of the allowed-signers file. `git verify-commit` does the check, with
+ * gpg.format=ssh and that file; any failure refuses the commit.
+ */
+async function verifySigned(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  commit: string,
+  want: SyncWant,
+): Promise<void> {
+  const signers = want.allowedSigners;
+  if (!signers) return;
+  if (!existsSync(signers))
+    throw new GitError(
+      "GIT_SIGNATURE_INVALID",
+      `the allowed-signers file ${signers} (trust.allowed_signers) does not exist, so no commit of ${target.spec.url} can be trusted; fix the path. The last good checkout is kept.`,
+    );
+  const out = await ctx.git.run(
+    ["-c", "gpg.format=ssh", "-c", `gpg.ssh.allowedSignersFile=${resolve(signers)}`, "verify-commit", commit],
+    { cwd: dir },
+  );
   if (out.code === 0) return;
-  throw classifyFailure({
+  const why = /no signature found/i.test(out.stderr)
+    ? "it is not signed"
+    : `its signature is not by a key in ${signers} (${gitMessage(out.stderr) || `exit ${out.code}`})`;
+  throw new GitError(
+    "GIT_SIGNATURE_INVALID",
+    `refused commit ${commit.slice(0, 12)} of ${target.spec.url}: ${why}. trust.allowed_signers accepts only commits signed by a listed key; the last good checkout is kept.`,
+    { details: { url: target.spec.url, commit } },
+  );
+}
+
+function failure(target: RepoTarget, ctx: SyncContext, out: GitOutput, ref: string): GitError {
+  return classifyFailure({
     url: target.spec.url,
-    branch: target.branch,
+    branch: ref,
     withCredentials: ctx.auth.config.length > 0,
     stderr: out.stderr,
     timedOut: out.timedOut,
@@ -164,9 +281,19 @@ async function network(target: RepoTarget, ctx: SyncContext, args: string[], cwd
   });
 }
 
+async function hasCommit(dir: string, commit: string, ctx: SyncContext): Promise<boolean> {
+  const out = await ctx.git.run(["cat-file", "-e", `${commit}^{commit}`], { cwd: dir });
+  return out.code === 0;
+}
+
 /** A local command that must succeed. */
-async function local(target: RepoTarget, ctx: SyncContext, args: string[]): Promise<string> {
-  const out = await ctx.git.run(args, { cwd: target.dir, secrets: ctx.auth.secrets });
+async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd = target.dir): Promise<string> {
+  const out = await ctx.git.run(args, { cwd, secrets: ctx.auth.secrets });
+  if (out.timedOut)
+    throw new GitError(
+      "GIT_TIMEOUT",
+      `git ${args[0]} gave no answer within ${Math.round(ctx.timeoutMs / 1000)} s in ${cwd}; the next refresh tries again.`,
+    );
   if (out.code !== 0)
     throw new GitError(
       "GIT_FAILED",
@@ -175,8 +302,9 @@ async function local(target: RepoTarget, ctx: SyncContext, args: string[]): Prom
   return out.stdout;
 }
 
-async function head(target: RepoTarget, ctx: SyncContext): Promise<string | null> {
-  const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: target.dir });
+/** The commit checked out in `dir`, or null. */
+export async function head(dir: string, ctx: Pick<SyncContext, "git">): Promise<string | null> {
+  const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: dir });
   const hash = out.stdout.trim();
   return out.code === 0 && /^[0-9a-f]{40,64}$/.test(hash) ? hash : null;
 }
@@ -202,6 +330,7 @@ function writeState(target: RepoTarget, commit: string, now: () => number): void
   const state: RepoState = {
     url: target.spec.url,
     branch: target.branch,
+    ...(target.ref ? { ref: target.ref } : {}),
     commit,
     last_sync: new Date(now()).toISOString(),
   };

@@ -41,7 +41,23 @@ export async function lookupSkill(name: string, deps: ToolDeps, words: LookupWor
       ),
     };
   }
+  const refused = frozenRefusal(skill, deps);
+  if (refused) return { error: refused };
   return { skill };
+}
+
+/**
+ * Frozen mode (issue 17): the one check that a skill's files still match
+ * skillhub.lock, for every tool that serves a skill's content. undefined = serve it.
+ */
+export function frozenRefusal(skill: Skill, deps: ToolDeps): CallToolResult | undefined {
+  const refusal = deps.frozen?.check(skill);
+  if (!refusal) return undefined;
+  return errorResult(refusal.code, refusal.message, {
+    skill: skill.name,
+    ...(refusal.lockError ? { lock_error: refusal.lockError } : {}),
+    changes: refusal.changes.map((c) => ({ kind: c.kind, file: c.file ?? null, detail: c.detail })),
+  });
 }
 
 export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): CallToolResult {
