@@ -260,7 +260,8 @@ async function verifySigned(
     { cwd: dir },
   );
   if (out.code === 0) return;
-  const why = /no signature found/i.test(out.stderr)
+  const raw = await ctx.git.run(["cat-file", "commit", commit], { cwd: dir });
+  const why = !/^gpgsig(-sha256)? /m.test(raw.stdout)
     ? "it is not signed"
     : `its signature is not by a key in ${signers} (${gitMessage(out.stderr) || `exit ${out.code}`})`;
   throw new GitError(
