@@ -1,4 +1,4 @@
-import { type GitHead, buildLockfile } from "../lock/build.ts";
+import { buildLockfile, type GitHead } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
 import type { Lockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
