@@ -83,7 +83,7 @@ export class FrozenGuard {
     const files = changes.map((c) => c.file ?? c.detail).join(", ");
     return {
       code: "SKILL_LOCK_MISMATCH",
-      message: `Skill '${skill.name}' changed since it was reviewed (${files} differ from ${file}), and this server runs frozen (SKILLHUB_FROZEN / --frozen): it is not served. Tell the user; they can review the change and run \`skillhub lock\`, or restore the files.`,
+      message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${file}), and this server runs frozen (SKILLHUB_FROZEN / --frozen): it is not served. Tell the user; they can review the change and run \`skillhub lock\`, or restore the files.`,
       changes,
     };
   }

@@ -1,6 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeFilter, isEnabled } from "../catalog/filters.ts";
 import { closeNames } from "../catalog/suggest.ts";
+import { effectiveChain } from "../catalog/tree-chain.ts";
+import type { FrozenRefusal } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { ToolDeps } from "./definition.ts";
 import { errorResult } from "./results.ts";
@@ -51,7 +53,11 @@ export async function lookupSkill(name: string, deps: ToolDeps, words: LookupWor
  * skillhub.lock, for every tool that serves a skill's content. undefined = serve it.
  */
 export function frozenRefusal(skill: Skill, deps: ToolDeps): CallToolResult | undefined {
-  const refusal = deps.frozen?.check(skill);
+  if (!deps.frozen) return undefined;
+  // A tree node serves its ancestors' content and files too: each of them must match the lock.
+  const chain = skill.kind === "tree-node" ? effectiveChain(deps.store.catalog, skill).reverse() : [skill];
+  const frozen = deps.frozen;
+  const refusal = chain.reduce<FrozenRefusal | undefined>((found, node) => found ?? frozen.check(node), undefined);
   if (!refusal) return undefined;
   return errorResult(refusal.code, refusal.message, {
     skill: skill.name,
