@@ -1,24 +1,17 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
-import { ConfigError, errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { type RepoAuth, repoAuth } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
-import {
-  FULL_COMMIT,
-  head,
-  type RepoState,
-  type RepoTarget,
-  readState,
-  refOf,
-  type SyncWant,
-  syncRepo,
-} from "./git-repo.ts";
+import { head, type RepoState, readState, syncRepo } from "./git-repo.ts";
 import { GitRunner, type GitRunnerOptions } from "./git-runner.ts";
+import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
 import { parseRepo } from "./git-url.ts";
+import { repoTargets } from "./repo-targets.ts";
 
 export interface GitSyncOptions {
   /** Repository URLs (SKILLS_REPO / `repos:`). */
@@ -86,20 +79,6 @@ export interface SyncOutcome {
   last_sync: string | null;
 }
 
-/** Source labels a repository must not take (DESIGN §3's fixed labels). */
-const RESERVED = new Set([
-  "project",
-  "agent-project",
-  "global",
-  "agent-global",
-  "claude-project",
-  "claude-global",
-  "hub",
-]);
-const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;
-/** A tag name git accepts (and that cannot be read as an option), or a full commit hash. */
-const REF = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/+@-]{1,200}(?<![./])$/;
-
 /**
  * Keeps local copies of the team's skill repositories (DESIGN §12, seed 003
  * §9): a first sync at start-up, then one every `intervalMs`, never two at
@@ -118,51 +97,14 @@ export class GitSync {
   private readonly now: () => number;
 
   constructor(private readonly options: GitSyncOptions) {
-    if (!BRANCH.test(options.branch)) {
-      throw new ConfigError(
-        `Invalid configuration: SKILLS_BRANCH / git.branch = ${JSON.stringify(options.branch)}: expected a branch name.`,
-        { key: "git.branch" },
-      );
-    }
-    if (options.ref !== undefined && !REF.test(options.ref) && !FULL_COMMIT.test(options.ref)) {
-      throw new ConfigError(
-        `Invalid configuration: SKILLS_REF / git.ref = ${JSON.stringify(options.ref)}: expected a tag name or a full commit hash (40 hex).`,
-        { key: "git.ref" },
-      );
-    }
     this.now = options.now ?? Date.now;
     this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
-    const used = new Set<string>();
-    const targets: RepoTarget[] = [];
-    for (const raw of options.repos) {
-      if (raw.trim().startsWith("-")) {
-        throw new ConfigError(
-          `Invalid configuration: SKILLS_REPO / repos entry ${JSON.stringify(raw)}: expected a git URL.`,
-          { key: "git.repos" },
-        );
-      }
-      const spec = parseRepo(raw);
-      if (targets.some((t) => t.spec.slug === spec.slug)) continue;
-      const wanted = RESERVED.has(spec.name) || /^dir\d+$/.test(spec.name) ? `repo-${spec.name}` : spec.name;
-      let label = wanted;
-      for (let n = 2; used.has(label); n++) label = `${wanted}-${n}`;
-      used.add(label);
-      const target: RepoTarget = {
-        spec,
-        label,
-        dir: join(options.home, "repos", spec.slug),
-        branch: options.branch,
-        // A commit hash is compared with git's (lower-case) output.
-        ...(options.ref
-          ? { ref: FULL_COMMIT.test(options.ref.toLowerCase()) ? options.ref.toLowerCase() : options.ref }
-          : {}),
-      };
-      targets.push(target);
-      this.auth.set(spec.slug, repoAuth(spec, options.token));
+    this.targets = repoTargets(options);
+    for (const target of this.targets) {
+      this.auth.set(target.spec.slug, repoAuth(target.spec, options.token));
       const state = readState(target.dir);
       if (state && (this.lastSync === null || state.last_sync < this.lastSync)) this.lastSync = state.last_sync;
     }
-    this.targets = targets;
   }
 
   /** Build one from the configuration, or undefined when no repository is configured. */
