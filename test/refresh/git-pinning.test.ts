@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp } from "../helpers/fs.ts";
-import { git, remoteRepo, skillText } from "../helpers/git.ts";
+import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
+import { connect } from "../helpers/hub.ts";
 import { cli, type Machine, machine } from "../lock/cli.ts";
 
 afterAll(cleanupTemp);
@@ -57,6 +58,18 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
     expect(update.out).toContain(`changed source team: commit ${v1.slice(0, 12)} → ${v3.slice(0, 12)}`);
     expect(update.out).toContain("changed skill team:alpha file SKILL.md");
     expect((await cli(m, ["verify"], env)).code).toBe(0);
+    // The copies live under the home folder; the lock names the repository by URL only.
+    const text = readFileSync(m.lock, "utf8");
+    expect(text).not.toContain(m.home);
+    expect(text).not.toContain(m.project);
+
+    // Changing the configured ref is an explicit move: no --update needed.
+    git(["tag", "v2", v1], remote.work);
+    git(["push", "--quiet", "origin", "v2"], remote.work);
+    const v2 = await cli(m, ["sync"], { ...env, SKILLS_REF: "v2" });
+    expect(v2.code).toBe(0);
+    expect(copyHead(m)).toBe(v1);
+    expect(lockOf(m).sources.team).toEqual({ url: remote.url, ref: "v2", commit: v1 });
   });
 
   test("a full commit hash is checked out detached; a missing tag or commit is an explicit error", async () => {
@@ -126,5 +139,34 @@ describe("a force-pushed branch", () => {
     expect(moved.out).toContain("e.g. after a force-push; it was reset to the remote");
     expect(moved.out).toContain("changed skill team:alpha file SKILL.md");
     expect(lockOf(m).sources.team.commit).toBe(rewritten);
+  });
+});
+
+describe("the running server keeps pins too", () => {
+  test("refresh_skills leaves a pinned repository at its locked commit when the tag moves", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed text.") });
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLS_REF: "v1" };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Moved tag text."));
+    remote.push("moved");
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    const s = await connect({
+      home: m.home,
+      cwd: m.project,
+      env,
+      flags: { project: m.project },
+      hub: { env: GIT_ENV, git: { runner: { env: GIT_ENV }, intervalMs: 0 } },
+    });
+    try {
+      const result = await s.call("refresh_skills", {});
+      expect(result.isError).toBeFalsy();
+      expect(s.hub.catalog.get("alpha")?.description).toBe("Reviewed text.");
+    } finally {
+      await s.close();
+    }
   });
 });
