@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { runDoctor } from "./commands/doctor.ts";
 import { runList } from "./commands/list.ts";
+import { runLock } from "./commands/lock.ts";
 import { runPrintConfig } from "./commands/print-config.ts";
 import { runSearch } from "./commands/search.ts";
 import { runServe } from "./commands/serve.ts";
@@ -11,6 +12,7 @@ import { runStats } from "./commands/stats.ts";
 import { runSync } from "./commands/sync.ts";
 import { runUi } from "./commands/ui.ts";
 import { runValidate } from "./commands/validate.ts";
+import { runVerify } from "./commands/verify.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
@@ -33,8 +35,14 @@ Usage:
   skillhub doctor [--json]            project root, sources, counts, shadowing, diagnostics, config
   skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees (seed 003)
                                       in DIR (default: the working directory); exit 1 on errors
-  skillhub sync [--json]              pull the team's skill repositories (SKILLS_REPO) now; progress
-                                      on stderr, exit 1 if a repository cannot be synced
+  skillhub sync [--json] [--update] [--frozen]
+                                      pull the team's skill repositories (SKILLS_REPO) now and write
+                                      skillhub.lock; pinned repositories (SKILLS_REF) stay at their
+                                      locked commit unless --update; --frozen checks, never moves;
+                                      progress on stderr, exit 1 if a repository cannot be synced
+  skillhub lock [--json]              record what would be served now in skillhub.lock
+  skillhub verify [--json]            compare what would be served with skillhub.lock; exit 1
+                                      naming every added, removed or changed skill and file
   skillhub stats [--json] [--since DATE] [FILE...]
                                       usage summary from the local analytics file (or FILEs):
                                       most/never used skills, failed requests, feedback, scripts
@@ -53,6 +61,7 @@ Options (every command):
   --log-level LEVEL      DEBUG, INFO, WARN or ERROR (also LOG_LEVEL); logs go to stderr
   --home DIR             SkillHub's own folder (default ~/.skillhub; also SKILLHUB_HOME)
   --config FILE          read settings from FILE after ~/.skillhub/config.yaml
+  --frozen               serve and sync only what skillhub.lock records (also SKILLHUB_FROZEN=1)
 
 Options (serve):
   --transport stdio|http stdio (default) or Streamable HTTP (also SKILLHUB_TRANSPORT)
@@ -72,7 +81,7 @@ Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
 
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
-const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync", "ui"]);
+const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync", "ui", "lock", "verify"]);
 
 const COMMANDS: Partial<Record<Command, CommandRun>> = {
   serve: runServe,
@@ -82,6 +91,8 @@ const COMMANDS: Partial<Record<Command, CommandRun>> = {
   "print-config": runPrintConfig,
   search: runSearch,
   sync: runSync,
+  lock: runLock,
+  verify: runVerify,
   stats: runStats,
   validate: runValidate,
   ui: runUi,

@@ -9,6 +9,7 @@ import type { CommandContext, CommandRun } from "./context.ts";
 export const runServe: CommandRun = async (ctx) => {
   if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub = new Hub({ config: ctx.config, logger: ctx.logger, env: ctx.env, homeDir: ctx.homeDir, cwd: ctx.cwd });
+  if (!frozenLockReadable(hub, ctx)) return 2;
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(
     `SkillHub ${VERSION} on stdio; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how})`,
@@ -32,6 +33,7 @@ async function runHttp(ctx: CommandContext): Promise<number> {
     cwd: ctx.cwd,
     acceptRoots: false,
   });
+  if (!frozenLockReadable(hub, ctx)) return 2;
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(
     `SkillHub ${VERSION} over Streamable HTTP; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how}; client roots are ignored, --project sets it)`,
@@ -54,4 +56,13 @@ async function runHttp(ctx: CommandContext): Promise<number> {
     ctx.logger.error(error.message);
     return 1;
   }
+}
+
+/** Frozen mode without a readable lock would refuse every skill: stop at start-up instead, saying why. */
+function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
+  const error = hub.frozen?.load().error;
+  if (!error) return true;
+  hub.close();
+  ctx.err(`skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): ${error.message}\n`);
+  return false;
 }

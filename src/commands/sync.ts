@@ -1,12 +1,25 @@
+import { compareLocks } from "../lock/compare.ts";
+import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
+import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import { Hub } from "../server/hub.ts";
 import type { CommandRun } from "./context.ts";
+import { changeLines, currentLock, plural } from "./lock-state.ts";
 
 /**
- * `skillhub sync [--json]`: what refresh_skills does, from the command line.
- * Progress goes to stderr, the summary to stdout; exit 1 when a repository
- * could not be synced.
+ * `skillhub sync [--update] [--frozen] [--json]`: what refresh_skills does,
+ * from the command line, then the lock. A pinned repository (SKILLS_REF) stays
+ * at its locked commit unless `--update`; `--frozen` keeps every repository at
+ * its locked commit and checks the result against the lock instead of writing
+ * it. Progress goes to stderr, the summary to stdout; exit 1 when a repository
+ * could not be synced or (frozen) something differs from the lock.
  */
 export const runSync: CommandRun = async (ctx) => {
+  const frozen = ctx.config.lock.frozen;
+  const update = ctx.args.options.update;
+  if (frozen && update) {
+    ctx.err("skillhub: --update moves the pins and --frozen keeps them: use one of them.\n");
+    return 2;
+  }
   const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
   const hub = new Hub({
     config,
@@ -15,40 +28,74 @@ export const runSync: CommandRun = async (ctx) => {
     homeDir: ctx.homeDir,
     cwd: ctx.cwd,
     announceDiagnostics: false,
-    git: { progress: (line) => ctx.err(`sync: ${line}…\n`), intervalMs: 0 },
+    git: {
+      progress: (line) => ctx.err(`sync: ${line}…\n`),
+      intervalMs: 0,
+      // --update: sync to the configured refs, whatever the lock says.
+      ...(update ? { pins: () => new Map() } : {}),
+    },
   });
   try {
+    const file = hub.lockFile();
+    let previous: Lockfile | undefined;
+    try {
+      previous = readLockfile(file);
+    } catch (error) {
+      if (!(error instanceof LockError)) throw error;
+      if (frozen || error.code !== "LOCK_MISSING") {
+        ctx.err(`skillhub: ${error.message}\n`);
+        return 2;
+      }
+    }
     const outcome = await hub.refreshSkills();
+    const { lock, heads } = await currentLock(hub);
+    const changes = previous ? compareLocks(previous, lock, heads) : [];
+    // The lock records a complete sync only: after a failure it would pin a half-updated state.
+    const written = !frozen && outcome.success && (previous === undefined || changes.length > 0);
+    if (written) writeLockfile(file, lock);
+    const lockReport = { file, written, frozen, changes };
     if (ctx.args.options.json) {
-      ctx.out(`${JSON.stringify(outcome, null, 2)}\n`);
-      return outcome.success ? 0 : 1;
+      ctx.out(`${JSON.stringify({ ...outcome, lock: lockReport }, null, 2)}\n`);
+      return outcome.success && !(frozen && changes.length > 0) ? 0 : 1;
     }
-    if (outcome.mode === "local") {
-      ctx.out(
-        `No git repository is configured (set SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
-      );
-      return 0;
-    }
-    const width = Math.max(...outcome.repos.map((r) => r.name.length), 4);
-    const sources = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
-    for (const r of outcome.repos) {
-      const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
-      const state = r.error
-        ? `FAILED: ${r.error.message}${r.commit_hash ? " (the local copy is still served)" : ""}`
-        : r.changed
-          ? `updated, ${r.files_changed} file${r.files_changed === 1 ? "" : "s"} changed`
-          : "up to date";
-      ctx.out(`${r.name.padEnd(width)}  ${commit}  ${state}${r.error ? "" : `  ${sources.get(r.name) ?? r.dir}`}\n`);
-      for (const w of r.warnings) ctx.out(`${"".padEnd(width)}  warning: ${w}\n`);
-    }
-    ctx.out(
-      `${skills(outcome.skills_reindexed)} indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`,
-    );
-    return outcome.success ? 0 : 1;
+    printOutcome(ctx, hub, outcome);
+    if (frozen) {
+      if (changes.length === 0) ctx.out(`${file}: verified (frozen).\n`);
+      else
+        ctx.out(`${file}: ${plural(changes.length, "difference")} (frozen, lock unchanged):\n${changeLines(changes)}`);
+    } else if (!outcome.success) ctx.out(`${file}: not written, a repository could not be synced.\n`);
+    else if (!written) ctx.out(`${file}: up to date.\n`);
+    else if (previous) ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
+    else ctx.out(`${file}: written (${plural(Object.keys(lock.skills).length, "skill")}).\n`);
+    return outcome.success && !(frozen && changes.length > 0) ? 0 : 1;
   } finally {
     hub.close();
   }
 };
+
+function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: RefreshOutcome): void {
+  if (outcome.mode === "local") {
+    ctx.out(
+      `No git repository is configured (set SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
+    );
+    return;
+  }
+  const width = Math.max(...outcome.repos.map((r) => r.name.length), 4);
+  const sources = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
+  for (const r of outcome.repos) {
+    const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
+    const state = r.error
+      ? `FAILED: ${r.error.message}${r.commit_hash ? " (the local copy is still served)" : ""}`
+      : r.changed
+        ? `updated, ${r.files_changed} file${r.files_changed === 1 ? "" : "s"} changed`
+        : "up to date";
+    ctx.out(`${r.name.padEnd(width)}  ${commit}  ${state}${r.error ? "" : `  ${sources.get(r.name) ?? r.dir}`}\n`);
+    for (const w of r.warnings) ctx.out(`${"".padEnd(width)}  warning: ${w}\n`);
+  }
+  ctx.out(
+    `${skills(outcome.skills_reindexed)} indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`,
+  );
+}
 
 function skills(count: number): string {
   return `${count} skill${count === 1 ? "" : "s"}`;

@@ -9,6 +9,8 @@ export const COMMANDS = [
   "validate",
   "doctor",
   "sync",
+  "lock",
+  "verify",
   "stats",
   "print-config",
   "ui",
@@ -30,6 +32,7 @@ const OPTIONS = {
   "enable-commands": { type: "boolean" },
   "log-level": { type: "string" },
   home: { type: "string" },
+  frozen: { type: "boolean" },
   // Command options.
   config: { type: "string" },
   json: { type: "boolean" },
@@ -38,6 +41,7 @@ const OPTIONS = {
   http: { type: "string" },
   since: { type: "string" },
   open: { type: "boolean" },
+  update: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -57,6 +61,8 @@ export interface ParsedArgs {
     since?: string;
     /** `ui --open`: open the page in the default browser. */
     open: boolean;
+    /** sync: move pinned sources to their refs' current commits and rewrite the lock. */
+    update: boolean;
     help: boolean;
     version: boolean;
   };
@@ -76,6 +82,7 @@ const CONFIG_FLAGS = new Set([
   "enable-commands",
   "log-level",
   "home",
+  "frozen",
 ]);
 
 /** argv (without node and script) → command, positionals and flags. Throws ConfigError on a usage error. */
@@ -112,6 +119,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       http: values.http as string | undefined,
       since: values.since as string | undefined,
       open: values.open === true,
+      update: values.update === true,
       help: values.help === true,
       version: values.version === true,
     },

@@ -215,6 +215,35 @@ export const GitConfig = z
     branch: z.string().min(1).default("main"),
     token: z.string().optional(),
     sparse_checkout: z.boolean().default(false),
+    /** SKILLS_REF: pin every repository to a tag or a commit (7–64 hex) instead of following `branch`. */
+    ref: z.string().min(1).optional(),
+  })
+  .strict();
+
+// --- Lockfile, pinning, trust and plugin skills (issue 17; docs/lockfile.md) ---
+
+export const LockConfig = z
+  .object({
+    /** SKILLHUB_LOCK: the lockfile. Unset: <project>/skillhub.lock, else <home>/skillhub.lock. */
+    file: z.string().min(1).optional(),
+    /** --frozen / SKILLHUB_FROZEN: serve only skills whose digests match the lock; sync keeps every locked commit. */
+    frozen: z.boolean().default(false),
+  })
+  .strict();
+
+export const TrustConfig = z
+  .object({
+    /** SKILLHUB_ALLOWED_SIGNERS: an SSH allowed-signers file; sync then accepts only commits signed by a listed key. */
+    allowed_signers: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const PluginsConfig = z
+  .object({
+    /** SKILLHUB_PLUGINS: serve the skills of installed Claude Code plugins (lowest priority). Default true. */
+    enabled: z.boolean().default(true),
+    /** Claude Code's plugins folder. Default ~/.claude/plugins. */
+    dir: z.string().min(1).optional(),
   })
   .strict();
 
@@ -240,6 +269,9 @@ export const Config = z
     assets: AssetsConfig.default(AssetsConfig.parse({})),
     analytics: AnalyticsConfig.default(AnalyticsConfig.parse({})),
     git: GitConfig.default(GitConfig.parse({})),
+    lock: LockConfig.default(LockConfig.parse({})),
+    trust: TrustConfig.default(TrustConfig.parse({})),
+    plugins: PluginsConfig.default(PluginsConfig.parse({})),
   })
   .strict();
 

@@ -259,6 +259,32 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     implies: { "refresh.enabled": true },
     description: "Minutes between background syncs of the team repositories.",
   },
+  SKILLS_REF: {
+    key: "git.ref",
+    kind: "string",
+    description: "Pin every synced repository to a tag or a full commit instead of following `git.branch`.",
+  },
+  SKILLHUB_LOCK: {
+    key: "lock.file",
+    kind: "string",
+    default: "`<project>/skillhub.lock`, else `<home>/skillhub.lock`",
+    description: "The lockfile written by `skillhub sync` and `skillhub lock` and checked by `verify` and `--frozen`.",
+  },
+  SKILLHUB_FROZEN: {
+    key: "lock.frozen",
+    kind: "bool",
+    description: "Serve only skills whose digests match the lock; `sync` keeps every locked commit.",
+  },
+  SKILLHUB_ALLOWED_SIGNERS: {
+    key: "trust.allowed_signers",
+    kind: "string",
+    description: "An SSH allowed-signers file: sync accepts only commits signed by a listed key.",
+  },
+  SKILLHUB_PLUGINS: {
+    key: "plugins.enabled",
+    kind: "bool",
+    description: "Serve the skills of installed Claude Code plugins (lowest priority); `0` turns them off.",
+  },
 };
 
 /** Config keys whose values are secrets, wherever they come from (a config file too): never echoed. */
@@ -283,6 +309,7 @@ export const FLAG_SETTINGS: Record<string, Setting> = {
   "enable-commands": { key: "commands.enabled", kind: "bool", description: "Offer `run_skill_command`." },
   "log-level": { key: "log_level", kind: "loglevel", description: "Log level." },
   home: { key: "home", kind: "string", description: "SkillHub's own folder." },
+  frozen: { key: "lock.frozen", kind: "bool", description: "Serve only what `skillhub.lock` records." },
 };
 
 /**
@@ -290,6 +317,10 @@ export const FLAG_SETTINGS: Record<string, Setting> = {
  * FLAG_SETTINGS this covers every key of the schema; a test checks it does.
  */
 export const FILE_SETTINGS: Record<string, SettingDoc> = {
+  "plugins.dir": {
+    description: "Claude Code's plugins folder, read for plugin skills.",
+    default: "`~/.claude/plugins`",
+  },
   "sources.only_dirs": { description: "Serve only the explicit folders (`dirs`), not the project and global ones." },
   "sources.debounce_ms": { description: "Milliseconds the watcher waits for changes to settle." },
   "sources.max_depth": { description: "Deepest folder level scanned below a skills folder." },

@@ -30,6 +30,8 @@ export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
   "git.repos",
   "git.token",
   "git.branch",
+  // A repository must not choose its own pin (issue 17): the user's lock and config do.
+  "git.ref",
   "analytics.file",
   "analytics.endpoint",
   "scripts.allow_project",

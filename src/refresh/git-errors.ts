@@ -6,6 +6,10 @@ export type GitErrorCode =
   | "GIT_UNREACHABLE"
   | "GIT_BRANCH_NOT_FOUND"
   | "GIT_TIMEOUT"
+  /** The pinned tag or commit (or the lock's commit) is not in the repository. */
+  | "GIT_REF_NOT_FOUND"
+  /** trust.allowed_signers: the commit is unsigned or signed by a key not listed. */
+  | "GIT_SIGNATURE_INVALID"
   /** Another SkillHub process held the copy's lock too long (reported, never thrown; see git-lock.ts). */
   | "GIT_LOCKED"
   | "GIT_FAILED";

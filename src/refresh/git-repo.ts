@@ -1,21 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import type { RepoAuth } from "./git-auth.ts";
-import { classifyFailure, GitError, gitMessage } from "./git-errors.ts";
+import { GitError, gitMessage } from "./git-errors.ts";
+import { fetchWanted, verifySigned } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
-import type { GitRunner } from "./git-runner.ts";
-import type { RepoSpec } from "./git-url.ts";
+import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 
-/** One configured repository and where its copy lives. */
-export interface RepoTarget {
-  spec: RepoSpec;
-  /** Source label (the repository's name, made unique). */
-  label: string;
-  /** `<home>/repos/<slug>`. */
-  dir: string;
-  branch: string;
-}
+export type { RepoTarget, SyncContext, SyncWant } from "./git-target.ts";
+export { FULL_COMMIT, refOf } from "./git-target.ts";
 
 export interface RepoSyncResult {
   commit: string;
@@ -31,50 +23,39 @@ export interface RepoSyncResult {
 export interface RepoState {
   url: string;
   branch: string;
+  /** The pinned tag or commit, when one is configured. */
+  ref?: string;
   commit: string;
   last_sync: string;
 }
 
-export interface SyncContext {
-  git: GitRunner;
-  auth: RepoAuth;
-  now: () => number;
-  progress: (line: string) => void;
-  /** Network commands are killed after this long. */
-  timeoutMs: number;
-}
-
 /**
- * Bring one local copy to the remote branch's tip: a shallow clone the first
- * time, then fetch and fast-forward. The copy is a cache: local edits or
+ * Bring one local copy to the commit it should serve: the remote branch's tip,
+ * or the pinned tag or commit, or `want.commit` (the lock's). A first sync
+ * clones (shallow); later ones fetch. The copy is a cache: local edits or
  * commits are discarded (with a warning) so that it always equals the remote.
- * Throws GitError.
+ * With `want.allowedSigners`, a commit not signed by a listed key is refused
+ * and the copy keeps its last good checkout. Throws GitError.
  */
-export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<RepoSyncResult> {
-  const previous = existsSync(join(target.dir, ".git")) ? await head(target, ctx) : null;
+export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncWant = {}): Promise<RepoSyncResult> {
+  const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
   const warnings: string[] = [];
   if (previous === null && existsSync(target.dir)) {
     warnings.push(`${target.dir} was not a usable git copy; it was removed and cloned again.`);
     await removeCopy(target.dir);
   }
-  if (previous === null) return clone(target, ctx, warnings);
+  if (previous === null) return clone(target, ctx, want, warnings);
 
+  const tip = await fetchWanted(target, ctx, target.dir, want, false);
+  await verifySigned(target, ctx, target.dir, tip, want);
+  const following = !target.ref && !want.commit;
   const branch = target.branch;
-  const remoteRef = `refs/remotes/origin/${branch}`;
-  ctx.progress(`fetching ${target.spec.url} (${branch})`);
-  // Not --depth: the server sends only the commits since the last sync, and their ancestry stays known.
-  await network(
-    target,
-    ctx,
-    ["fetch", "--no-tags", "--quiet", target.spec.url, `+refs/heads/${branch}:${remoteRef}`],
-    target.dir,
-  );
-  const tip = (await local(target, ctx, ["rev-parse", "--verify", `${remoteRef}^{commit}`])).trim();
   const dirty = (await local(target, ctx, ["status", "--porcelain"])).trim() !== "";
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
   ).stdout.trim();
-  if (tip === previous && !dirty && current === branch) {
+  const placed = following ? current === branch : current === "";
+  if (tip === previous && !dirty && placed) {
     writeState(target, tip, ctx.now);
     return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, warnings };
   }
@@ -85,17 +66,18 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<Re
     warnings.push(
       `local changes in ${target.dir} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
     );
-  if (!fastForward)
+  if (following && !fastForward)
     warnings.push(
       `the copy in ${target.dir} had commits that are not on ${target.spec.url} (${branch}), e.g. after a force-push; it was reset to the remote.`,
     );
-  if (fastForward && !dirty && current === branch) {
+  if (following && fastForward && !dirty && placed) {
     await local(target, ctx, ["merge", "--ff-only", "--quiet", tip]);
   } else {
-    await local(target, ctx, ["checkout", "--quiet", "--force", "-B", branch, tip]);
+    // A pinned tag or commit is checked out detached: nothing may move it but a new pin.
+    await local(target, ctx, ["checkout", "--quiet", "--force", ...(following ? ["-B", branch] : ["--detach"]), tip]);
     if (dirty) await local(target, ctx, ["clean", "-ffdq"]);
   }
-  const commit = await head(target, ctx);
+  const commit = await head(target.dir, ctx);
   if (commit === null)
     throw new GitError(
       "GIT_FAILED",
@@ -109,25 +91,32 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext): Promise<Re
   return { commit, previous, changed: commit !== previous, filesChanged, cloned: false, warnings };
 }
 
-async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): Promise<RepoSyncResult> {
+async function clone(
+  target: RepoTarget,
+  ctx: SyncContext,
+  want: SyncWant,
+  warnings: string[],
+): Promise<RepoSyncResult> {
   const parent = dirname(target.dir);
   mkdirSync(parent, { recursive: true });
   // Clone beside the final folder and rename: an interrupted clone never looks like a copy (git-leftovers.ts).
   const temp = tempCloneDir(parent, target.spec.slug, ctx.now());
-  ctx.progress(`cloning ${target.spec.url} (${target.branch}) into ${target.dir}`);
+  ctx.progress(`cloning ${target.spec.url} (${want.commit?.slice(0, 12) ?? refOf(target)}) into ${target.dir}`);
   try {
-    await network(target, ctx, [
-      "clone",
+    // init + fetch of exactly one commit (shallow) + checkout: the same for a branch, a tag and a commit.
+    await local({ ...target, dir: temp }, ctx, ["init", "--quiet", temp], parent);
+    // As `git clone` would: origin is the URL without credentials (tools and people look for it).
+    await local({ ...target, dir: temp }, ctx, ["remote", "add", "origin", target.spec.url], temp);
+    const tip = await fetchWanted(target, ctx, temp, want, true);
+    // Security: an unsigned or wrongly signed commit never becomes a copy.
+    await verifySigned(target, ctx, temp, tip, want);
+    const following = !target.ref && !want.commit;
+    await local({ ...target, dir: temp }, ctx, [
+      "checkout",
       "--quiet",
-      "--depth",
-      "1",
-      "--branch",
-      target.branch,
-      "--single-branch",
-      "--no-tags",
-      "--",
-      target.spec.url,
-      temp,
+      "--force",
+      ...(following ? ["-B", target.branch] : ["--detach"]),
+      tip,
     ]);
     await rename(temp, target.dir).catch((error) => {
       // Another SkillHub (one per MCP client) cloned it a moment earlier: use that copy.
@@ -137,36 +126,22 @@ async function clone(target: RepoTarget, ctx: SyncContext, warnings: string[]): 
     await rm(temp, { recursive: true, force: true });
     finishTempClone(temp);
   }
-  const commit = await head(target, ctx);
+  const commit = await head(target.dir, ctx);
   if (commit === null)
-    throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} has no commit on ${target.branch}.`);
+    throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} has no commit on ${refOf(target)}.`);
   const files = countLines(await local(target, ctx, ["ls-files", "-z"]), "\0");
   writeState(target, commit, ctx.now);
   return { commit, previous: null, changed: true, filesChanged: files, cloned: true, warnings };
 }
 
-/** A command that talks to the remote: credentials, a timeout, and a classified failure. */
-async function network(target: RepoTarget, ctx: SyncContext, args: string[], cwd?: string): Promise<void> {
-  const out = await ctx.git.run(args, {
-    cwd,
-    config: ctx.auth.config,
-    secrets: ctx.auth.secrets,
-    timeoutMs: ctx.timeoutMs,
-  });
-  if (out.code === 0) return;
-  throw classifyFailure({
-    url: target.spec.url,
-    branch: target.branch,
-    withCredentials: ctx.auth.config.length > 0,
-    stderr: out.stderr,
-    timedOut: out.timedOut,
-    timeoutMs: ctx.timeoutMs,
-  });
-}
-
 /** A local command that must succeed. */
-async function local(target: RepoTarget, ctx: SyncContext, args: string[]): Promise<string> {
-  const out = await ctx.git.run(args, { cwd: target.dir, secrets: ctx.auth.secrets });
+async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd = target.dir): Promise<string> {
+  const out = await ctx.git.run(args, { cwd, secrets: ctx.auth.secrets });
+  if (out.timedOut)
+    throw new GitError(
+      "GIT_TIMEOUT",
+      `git ${args[0]} gave no answer within ${Math.round(ctx.timeoutMs / 1000)} s in ${cwd}; the next refresh tries again.`,
+    );
   if (out.code !== 0)
     throw new GitError(
       "GIT_FAILED",
@@ -175,8 +150,9 @@ async function local(target: RepoTarget, ctx: SyncContext, args: string[]): Prom
   return out.stdout;
 }
 
-async function head(target: RepoTarget, ctx: SyncContext): Promise<string | null> {
-  const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: target.dir });
+/** The commit checked out in `dir`, or null. */
+export async function head(dir: string, ctx: Pick<SyncContext, "git">): Promise<string | null> {
+  const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: dir });
   const hash = out.stdout.trim();
   return out.code === 0 && /^[0-9a-f]{40,64}$/.test(hash) ? hash : null;
 }
@@ -202,6 +178,7 @@ function writeState(target: RepoTarget, commit: string, now: () => number): void
   const state: RepoState = {
     url: target.spec.url,
     branch: target.branch,
+    ...(target.ref ? { ref: target.ref } : {}),
     commit,
     last_sync: new Date(now()).toISOString(),
   };

@@ -1,20 +1,34 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
-import { ConfigError, errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { type RepoAuth, repoAuth } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
-import { type RepoState, type RepoTarget, readState, syncRepo } from "./git-repo.ts";
+import { head, type RepoState, readState, syncRepo } from "./git-repo.ts";
 import { GitRunner, type GitRunnerOptions } from "./git-runner.ts";
+import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
 import { parseRepo } from "./git-url.ts";
+import { repoTargets } from "./repo-targets.ts";
 
 export interface GitSyncOptions {
   /** Repository URLs (SKILLS_REPO / `repos:`). */
   repos: readonly string[];
   branch: string;
+  /** SKILLS_REF / git.ref: pin every repository to this tag or full commit hash instead of following `branch`. */
+  ref?: string;
+  /**
+   * The lock's commits by repository URL, read at each sync (skillhub.lock). A
+   * pinned repository (a `ref`) stays at its locked commit, and so does every
+   * repository when `frozen`, until `skillhub sync --update`. Default: none.
+   */
+  pins?: () => ReadonlyMap<string, { ref: string; commit: string }>;
+  /** Frozen mode: every repository in the lock stays at its locked commit. Default false. */
+  frozen?: boolean;
+  /** trust.allowed_signers: accept only commits signed by a key of this SSH allowed-signers file. */
+  allowedSigners?: string;
   /** GITHUB_TOKEN: sent to https:// repositories only. */
   token?: string;
   /** SkillHub's home: copies go to `<home>/repos/<slug>`. */
@@ -65,18 +79,6 @@ export interface SyncOutcome {
   last_sync: string | null;
 }
 
-/** Source labels a repository must not take (DESIGN §3's fixed labels). */
-const RESERVED = new Set([
-  "project",
-  "agent-project",
-  "global",
-  "agent-global",
-  "claude-project",
-  "claude-global",
-  "hub",
-]);
-const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;
-
 /**
  * Keeps local copies of the team's skill repositories (DESIGN §12, seed 003
  * §9): a first sync at start-up, then one every `intervalMs`, never two at
@@ -95,36 +97,14 @@ export class GitSync {
   private readonly now: () => number;
 
   constructor(private readonly options: GitSyncOptions) {
-    if (!BRANCH.test(options.branch)) {
-      throw new ConfigError(
-        `Invalid configuration: SKILLS_BRANCH / git.branch = ${JSON.stringify(options.branch)}: expected a branch name.`,
-        { key: "git.branch" },
-      );
-    }
     this.now = options.now ?? Date.now;
     this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
-    const used = new Set<string>();
-    const targets: RepoTarget[] = [];
-    for (const raw of options.repos) {
-      if (raw.trim().startsWith("-")) {
-        throw new ConfigError(
-          `Invalid configuration: SKILLS_REPO / repos entry ${JSON.stringify(raw)}: expected a git URL.`,
-          { key: "git.repos" },
-        );
-      }
-      const spec = parseRepo(raw);
-      if (targets.some((t) => t.spec.slug === spec.slug)) continue;
-      const wanted = RESERVED.has(spec.name) || /^dir\d+$/.test(spec.name) ? `repo-${spec.name}` : spec.name;
-      let label = wanted;
-      for (let n = 2; used.has(label); n++) label = `${wanted}-${n}`;
-      used.add(label);
-      const target = { spec, label, dir: join(options.home, "repos", spec.slug), branch: options.branch };
-      targets.push(target);
-      this.auth.set(spec.slug, repoAuth(spec, options.token));
+    this.targets = repoTargets(options);
+    for (const target of this.targets) {
+      this.auth.set(target.spec.slug, repoAuth(target.spec, options.token));
       const state = readState(target.dir);
       if (state && (this.lastSync === null || state.last_sync < this.lastSync)) this.lastSync = state.last_sync;
     }
-    this.targets = targets;
   }
 
   /** Build one from the configuration, or undefined when no repository is configured. */
@@ -133,6 +113,9 @@ export class GitSync {
     return new GitSync({
       repos: config.git.repos,
       branch: config.git.branch,
+      ref: config.git.ref,
+      allowedSigners: config.trust.allowed_signers,
+      frozen: config.lock.frozen,
       token: config.git.token,
       home: config.home,
       logger,
@@ -152,14 +135,27 @@ export class GitSync {
   }
 
   /** What is on disk now, for `doctor`. */
-  status(): { name: string; url: string; dir: string; branch: string; state?: RepoState }[] {
+  status(): { name: string; url: string; dir: string; branch: string; ref?: string; state?: RepoState }[] {
     return this.targets.map((t) => ({
       name: t.label,
       url: t.spec.url,
       dir: t.dir,
       branch: t.branch,
+      ...(t.ref ? { ref: t.ref } : {}),
       state: readState(t.dir),
     }));
+  }
+
+  /** Each repository's copy as it is on disk: label, URL, ref and checked-out commit (null without a copy). For the lock. */
+  async heads(): Promise<{ label: string; url: string; ref: string; commit: string | null }[]> {
+    return Promise.all(
+      this.targets.map(async (t) => ({
+        label: t.label,
+        url: t.spec.url,
+        ref: refOf(t),
+        commit: existsSync(join(t.dir, ".git")) ? await head(t.dir, { git: this.git }) : null,
+      })),
+    );
   }
 
   get lastSyncTime(): string | null {
@@ -221,7 +217,8 @@ export class GitSync {
       this.leftoversRemoved = true;
       await removeLeftoverClones(join(this.options.home, "repos"), { now: this.now, logger: this.options.logger });
     }
-    const repos = await Promise.all(this.targets.map((t) => this.syncOne(t, reason)));
+    const pins = this.readPins();
+    const repos = await Promise.all(this.targets.map((t) => this.syncOne(t, reason, this.want(t, pins))));
     const success = repos.every((r) => r.success);
     if (success) this.lastSync = new Date(this.now()).toISOString();
     const outcome: SyncOutcome = {
@@ -241,7 +238,28 @@ export class GitSync {
     return outcome;
   }
 
-  private async syncOne(target: RepoTarget, reason: string): Promise<RepoReport> {
+  private readPins(): ReadonlyMap<string, { ref: string; commit: string }> {
+    try {
+      return this.options.pins?.() ?? new Map();
+    } catch (error) {
+      this.options.logger.warn(
+        `git sync: the lock's commits cannot be used (${errorMessage(error)}); syncing to the refs.`,
+      );
+      return new Map();
+    }
+  }
+
+  /** A pinned repository (or any, when frozen) stays at the lock's commit for its ref. */
+  private want(target: RepoTarget, pins: ReadonlyMap<string, { ref: string; commit: string }>): SyncWant {
+    const pin = pins.get(target.spec.url);
+    const held = pin && pin.ref === refOf(target) && (this.options.frozen || target.ref !== undefined);
+    return {
+      ...(held ? { commit: pin.commit } : {}),
+      ...(this.options.allowedSigners ? { allowedSigners: this.options.allowedSigners } : {}),
+    };
+  }
+
+  private async syncOne(target: RepoTarget, reason: string, want: SyncWant): Promise<RepoReport> {
     const base = { name: target.label, url: target.spec.url, dir: target.dir };
     const log = this.options.logger;
     const timeoutMs = this.options.timeoutMs ?? 120_000;
@@ -266,13 +284,17 @@ export class GitSync {
           warnings: [],
         };
       }
-      const result = await syncRepo(target, {
-        git: this.git,
-        auth: this.auth.get(target.spec.slug) ?? { config: [], secrets: [] },
-        now: this.now,
-        progress: this.options.progress ?? ((line) => log.debug(line)),
-        timeoutMs,
-      });
+      const result = await syncRepo(
+        target,
+        {
+          git: this.git,
+          auth: this.auth.get(target.spec.slug) ?? { config: [], secrets: [] },
+          now: this.now,
+          progress: this.options.progress ?? ((line) => log.debug(line)),
+          timeoutMs,
+        },
+        want,
+      );
       for (const w of result.warnings) log.warn(`repo ${target.label}: ${w}`);
       const short = result.commit.slice(0, 7);
       if (result.cloned)
@@ -327,7 +349,11 @@ export class GitSync {
       : "there is no local copy yet, so this repository's skills are unavailable until a sync succeeds";
     const line = `repo ${target.label}: ${error.message} ${capitalise(serving)}; ${next} (or call refresh_skills, or run \`skillhub sync\`).`;
     const auth =
-      error.code === "GIT_AUTH_FAILED" || error.code === "GIT_BRANCH_NOT_FOUND" || error.code === "GIT_NOT_FOUND";
+      error.code === "GIT_AUTH_FAILED" ||
+      error.code === "GIT_BRANCH_NOT_FOUND" ||
+      error.code === "GIT_NOT_FOUND" ||
+      error.code === "GIT_REF_NOT_FOUND" ||
+      error.code === "GIT_SIGNATURE_INVALID";
     this.options.logger[
       this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"
     ](line);

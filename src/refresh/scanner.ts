@@ -179,7 +179,7 @@ export class Scanner {
     }
     const skill: Skill = {
       ...result.skill,
-      id: `${source.label}:${result.skill.name}`,
+      id: `${source.qualifier ?? source.label}:${result.skill.name}`,
       source: source.label,
       location: source.location,
       root: source.dir,
@@ -199,7 +199,7 @@ export class Scanner {
     for (const node of nodes)
       scan.skills.push({
         ...node,
-        id: `${source.label}:${node.name}`,
+        id: `${source.qualifier ?? source.label}:${node.name}`,
         source: source.label,
         location: source.location,
         root: source.dir,
@@ -296,7 +296,7 @@ export class Scanner {
 }
 
 function sameSource(a: Source, b: Source): boolean {
-  return a.label === b.label && a.dir === b.dir && a.location === b.location;
+  return a.label === b.label && a.dir === b.dir && a.location === b.location && a.qualifier === b.qualifier;
 }
 
 function sameSources(a: readonly Source[], b: readonly Source[]): boolean {

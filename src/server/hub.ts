@@ -6,6 +6,9 @@ import type { SkillFilter } from "../catalog/filters.ts";
 import { CatalogStore } from "../catalog/store.ts";
 import type { Config } from "../config/schema.ts";
 import { type ExecHost, execHost } from "../exec/host.ts";
+import { FrozenGuard } from "../lock/frozen.ts";
+import { lockPath } from "../lock/location.ts";
+import { lockedPins } from "../lock/pins.ts";
 import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync, type GitSyncOptions } from "../refresh/git-sync.ts";
 import { Refresher, type WatchFn } from "../refresh/refresher.ts";
@@ -17,6 +20,7 @@ import { vectorCachePath } from "../search/embeddings/vector-cache.ts";
 import { VectorIndex } from "../search/embeddings/vector-index.ts";
 import { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
+import { findPluginSources } from "../sources/plugin-sources.ts";
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
 import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDeps } from "../tools/definition.ts";
@@ -67,6 +71,8 @@ export class Hub implements ToolDeps {
   readonly acceptRoots: boolean;
   /** run_script / run_skill_command: the machine they run on (DESIGN §10). */
   readonly exec: ExecHost;
+  /** Frozen mode (issue 17): serve only what skillhub.lock records. */
+  readonly frozen?: FrozenGuard;
   private root: ProjectRoot;
   private readonly scanner: Scanner;
   /** Names already answered by an immediate rescan for this catalog generation. */
@@ -88,7 +94,13 @@ export class Hub implements ToolDeps {
       categories: options.config.filters.enabled_categories,
     };
     this.root = this.computeRoot(undefined);
-    this.git = GitSync.fromConfig(options.config, this.logger, { runner: { env: options.env }, ...options.git });
+    this.git = GitSync.fromConfig(options.config, this.logger, {
+      runner: { env: options.env },
+      pins: () => lockedPins(this.lockFile()),
+      ...options.git,
+    });
+    if (options.config.lock.frozen)
+      this.frozen = new FrozenGuard({ lockFile: () => this.lockFile(), logger: this.logger });
     this.analytics = createAnalytics(options.config, options.env, this.logger, options.analytics);
     this.refresher = new Refresher({
       store: this.store,
@@ -146,6 +158,23 @@ export class Hub implements ToolDeps {
       homeDir: this.options.homeDir,
       hubHome: this.config.home,
       repos: this.git?.sources(),
+      plugins: this.config.plugins.enabled
+        ? findPluginSources({
+            pluginsDir: this.config.plugins.dir ?? join(this.options.homeDir, ".claude", "plugins"),
+            settingsFile: join(this.options.homeDir, ".claude", "settings.json"),
+            projectDir: this.root.dir,
+          })
+        : [],
+    });
+  }
+
+  /** skillhub.lock for the current project root (lock/location.ts). */
+  lockFile(): string {
+    return lockPath({
+      file: this.config.lock.file,
+      projectDir: this.root.dir,
+      home: this.config.home,
+      cwd: this.options.cwd,
     });
   }
 

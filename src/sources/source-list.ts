@@ -7,6 +7,8 @@ export interface Source {
   label: string;
   dir: string;
   location: Location;
+  /** Prefix of the qualified names of its skills (`<qualifier>:<skill>`). Default: the label. */
+  qualifier?: string;
 }
 
 export interface SourceListInput {
@@ -20,6 +22,8 @@ export interface SourceListInput {
   hubHome: string;
   /** Synced repositories (DESIGN §12), after the local folders. */
   repos?: readonly { label: string; dir: string }[];
+  /** Installed Claude Code plugins' skill folders (plugin-sources.ts): last, below every folder and repository. */
+  plugins?: readonly Source[];
 }
 
 /** The sources in precedence order (DESIGN §3); the first one holding a name wins. */
@@ -41,6 +45,7 @@ export function buildSourceList(input: SourceListInput): Source[] {
     list.push({ label: "hub", dir: join(input.hubHome, "skills"), location: "global" });
   }
   for (const repo of input.repos ?? []) list.push({ label: repo.label, dir: repo.dir, location: "remote" });
+  if (!input.onlyDirs) list.push(...(input.plugins ?? []));
   // The same folder twice (SKILLS_DIR=~/.claude/skills) is scanned once, at its first place.
   const seen = new Set<string>();
   return list.filter((s) => {

@@ -6,6 +6,7 @@ import type { SkillFilter } from "../catalog/filters.ts";
 import type { CatalogStore } from "../catalog/store.ts";
 import type { Config } from "../config/schema.ts";
 import type { ExecHost } from "../exec/host.ts";
+import type { FrozenGuard } from "../lock/frozen.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -36,6 +37,8 @@ export interface ToolDeps {
   refreshSkills(): Promise<RefreshOutcome>;
   /** Child processes of run_script and run_skill_command: environment, spawn, clock, running groups. */
   readonly exec: ExecHost;
+  /** Frozen mode (--frozen / SKILLHUB_FROZEN): serve only skills that match skillhub.lock. Unset: off. */
+  readonly frozen?: FrozenGuard;
 }
 
 /** Per-connection facts: who the client is. */

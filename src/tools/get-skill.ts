@@ -12,6 +12,7 @@ import { errnoCode } from "../util/errors.ts";
 import { isServable } from "./asset-read.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
+import { frozenRefusal } from "./skill-lookup.ts";
 import { routeContext } from "./skill-routing.ts";
 
 const Input = z
@@ -98,6 +99,8 @@ export const getSkillTool = defineTool({
       });
     }
     const best = routed.kind === "direct" ? { item: routed.skill, score: 1, matched: [] } : routed.best;
+    const refused = frozenRefusal(best.item, deps);
+    if (refused) return refused;
     let served: Record<string, unknown>;
     try {
       served = serve(catalog, best);

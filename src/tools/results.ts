@@ -17,7 +17,11 @@ export type ErrorCode =
   | "EXECUTION_TIMEOUT"
   | "NO_RUNNER"
   | "INVALID_ARGUMENT"
-  | "INTERNAL_ERROR";
+  | "INTERNAL_ERROR"
+  // Frozen mode (issue 17): not in skillhub.lock, differs from it, or the lock cannot be read.
+  | "SKILL_NOT_LOCKED"
+  | "SKILL_LOCK_MISMATCH"
+  | "LOCK_UNAVAILABLE";
 
 /** A plain text result (the `skill` tool, seed 004). */
 export function textResult(text: string): CallToolResult {

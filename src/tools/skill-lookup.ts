@@ -1,6 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeFilter, isEnabled } from "../catalog/filters.ts";
 import { closeNames } from "../catalog/suggest.ts";
+import { effectiveChain } from "../catalog/tree-chain.ts";
+import type { FrozenRefusal } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { ToolDeps } from "./definition.ts";
 import { errorResult } from "./results.ts";
@@ -41,7 +43,27 @@ export async function lookupSkill(name: string, deps: ToolDeps, words: LookupWor
       ),
     };
   }
+  const refused = frozenRefusal(skill, deps);
+  if (refused) return { error: refused };
   return { skill };
+}
+
+/**
+ * Frozen mode (issue 17): the one check that a skill's files still match
+ * skillhub.lock, for every tool that serves a skill's content. undefined = serve it.
+ */
+export function frozenRefusal(skill: Skill, deps: ToolDeps): CallToolResult | undefined {
+  if (!deps.frozen) return undefined;
+  // A tree node serves its ancestors' content and files too: each of them must match the lock.
+  const chain = skill.kind === "tree-node" ? effectiveChain(deps.store.catalog, skill).reverse() : [skill];
+  const frozen = deps.frozen;
+  const refusal = chain.reduce<FrozenRefusal | undefined>((found, node) => found ?? frozen.check(node), undefined);
+  if (!refusal) return undefined;
+  return errorResult(refusal.code, refusal.message, {
+    skill: skill.name,
+    ...(refusal.lockError ? { lock_error: refusal.lockError } : {}),
+    changes: refusal.changes.map((c) => ({ kind: c.kind, file: c.file ?? null, detail: c.detail })),
+  });
 }
 
 export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): CallToolResult {

@@ -7,6 +7,7 @@ import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
 import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
+import { frozenRefusal } from "./skill-lookup.ts";
 import { readInstructions, readSkillText } from "./skill-text.ts";
 
 const Input = z
@@ -50,6 +51,8 @@ export const skillTool = defineTool({
         { skill: skill.name },
       );
     }
+    const refused = frozenRefusal(skill, deps);
+    if (refused) return refused;
     // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
     const text = skill.kind === "tree-node" ? readInstructions(deps.store.catalog, skill) : readSkillText(skill);
     // Deleted since the last scan: the next scan drops it; answer as for an unknown name.

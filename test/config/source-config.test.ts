@@ -117,7 +117,8 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
       "analytics.endpoint",
       "scripts.allow_project",
     ];
-    const because = `a skills folder's config.yaml may not set ${keys.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`;
+    const forbidden = [...keys.slice(0, 3), "git.ref", ...keys.slice(3)];
+    const because = `a skills folder's config.yaml may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`;
     expect(warnings).toEqual(keys.map((key) => `${file}: key "${key}" ignored: ${because}`));
   });
 

@@ -124,7 +124,7 @@ describe("start-up with a slow repository (DESIGN §12)", () => {
 
   test("a sync that ends after the wait rescans: the repository's skills appear with tools/list_changed", async () => {
     const remote = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha") });
-    const git = fake('[ "$1" = clone ] && sleep 1\nexec "$REAL_GIT" "$@"');
+    const git = fake('[ "$1" = fetch ] && sleep 1\nexec "$REAL_GIT" "$@"');
     const local = tempDir();
     writeSkill(local, "mine");
     const session = await connect({

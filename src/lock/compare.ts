@@ -1,0 +1,106 @@
+import { compareText } from "../catalog/digests.ts";
+import type { GitHead } from "./build.ts";
+import type { LockedSkill, Lockfile } from "./lockfile.ts";
+
+/** One difference between the lock and what would be served. */
+export interface LockChange {
+  kind: "added" | "removed" | "changed";
+  /** What differs: a git source, a skill, or one file of a skill. */
+  subject: "source" | "skill" | "file";
+  /** Source label (subject "source") or qualified skill id. */
+  id: string;
+  /** For files: the path inside the skill folder ("SKILL.md" for the skill's own file). */
+  file?: string;
+  /** One sentence for people: "commit 1a2b3c4 → 5d6e7f8", "sha256:ab12… → sha256:cd34…". */
+  detail: string;
+}
+
+/** Differences of one skill's entries (lock → now): its file and every added, removed or changed file. Pure. */
+export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill): LockChange[] {
+  const changes: LockChange[] = [];
+  const main = now.path.split("/").pop() ?? "SKILL.md";
+  if (locked.path !== now.path)
+    changes.push({ kind: "changed", subject: "skill", id, detail: `moved: ${locked.path} → ${now.path}` });
+  if (locked.skill_md !== now.skill_md)
+    changes.push({
+      kind: "changed",
+      subject: "file",
+      id,
+      file: main,
+      detail: digestChange(locked.skill_md, now.skill_md),
+    });
+  const paths = new Set([...Object.keys(locked.files), ...Object.keys(now.files)]);
+  for (const file of [...paths].sort(compareText)) {
+    const before = locked.files[file];
+    const after = now.files[file];
+    if (before === after) continue;
+    if (!before) changes.push({ kind: "added", subject: "file", id, file, detail: `new file (${short(after)})` });
+    else if (!after)
+      changes.push({ kind: "removed", subject: "file", id, file, detail: `file removed (was ${short(before)})` });
+    else changes.push({ kind: "changed", subject: "file", id, file, detail: digestChange(before, after) });
+  }
+  return changes;
+}
+
+/**
+ * Everything that differs between `lock` and `now` (a lock built from what
+ * would be served): git sources first, then skills by id. Empty = verified. Pure.
+ */
+export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitHead[] = []): LockChange[] {
+  const changes: LockChange[] = [];
+  const missing = new Set(heads.filter((h) => h.commit === null).map((h) => h.label));
+  const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing]);
+  for (const label of [...labels].sort(compareText)) {
+    const before = lock.sources[label];
+    const after = now.sources[label];
+    if (before && !after)
+      changes.push({
+        kind: "removed",
+        subject: "source",
+        id: label,
+        detail: missing.has(label)
+          ? `no local copy of ${before.url}; run \`skillhub sync\``
+          : `${before.url} is no longer configured`,
+      });
+    else if (!before && after)
+      changes.push({
+        kind: "added",
+        subject: "source",
+        id: label,
+        detail: `${after.url} (${after.ref}) is not in the lock`,
+      });
+    else if (before && after) {
+      const what: string[] = [];
+      if (before.url !== after.url) what.push(`url ${before.url} → ${after.url}`);
+      if (before.ref !== after.ref) what.push(`ref ${before.ref} → ${after.ref}`);
+      if (before.commit !== after.commit)
+        what.push(`commit ${before.commit.slice(0, 12)} → ${after.commit.slice(0, 12)}`);
+      if (what.length > 0) changes.push({ kind: "changed", subject: "source", id: label, detail: what.join(", ") });
+    }
+  }
+  const ids = new Set([...Object.keys(lock.skills), ...Object.keys(now.skills)]);
+  for (const id of [...ids].sort(compareText)) {
+    const before = lock.skills[id];
+    const after = now.skills[id];
+    if (before && !after)
+      changes.push({ kind: "removed", subject: "skill", id, detail: `not served any more (was ${before.path})` });
+    else if (!before && after)
+      changes.push({ kind: "added", subject: "skill", id, detail: `served but not in the lock (${after.path})` });
+    else if (before && after) changes.push(...compareSkill(id, before, after));
+  }
+  return changes;
+}
+
+/** "changed skill project:pdf file SKILL.md: sha256:… → sha256:…" */
+export function describeChange(c: LockChange): string {
+  const what = c.subject === "file" ? `skill ${c.id} file ${c.file}` : `${c.subject} ${c.id}`;
+  return `${c.kind} ${what}: ${c.detail}`;
+}
+
+function digestChange(before: string, after: string): string {
+  return `${short(before)} → ${short(after)}`;
+}
+
+function short(digest: string | undefined): string {
+  return digest ? `${digest.slice(0, 19)}…` : "-";
+}

@@ -1,0 +1,96 @@
+import { statSync } from "node:fs";
+import type { Skill } from "../skills/skill.ts";
+import type { Logger } from "../util/logger.ts";
+import { lockSkill } from "./build.ts";
+import { compareSkill, describeChange, type LockChange } from "./compare.ts";
+import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
+
+/** Why a frozen server does not serve a skill: a tool error code, a sentence a model can act on, the differences. */
+export interface FrozenRefusal {
+  /** LOCK_UNAVAILABLE: the lock is missing, unreadable or invalid (`lockError` says which). */
+  code: "SKILL_NOT_LOCKED" | "SKILL_LOCK_MISMATCH" | "LOCK_UNAVAILABLE";
+  lockError?: string;
+  message: string;
+  changes: LockChange[];
+}
+
+export interface FrozenGuardOptions {
+  /** The lock's path now (it follows the project root). */
+  lockFile: () => string;
+  logger: Logger;
+}
+
+/**
+ * Frozen mode (--frozen, SKILLHUB_FROZEN=1): a skill is served only when its
+ * files hash to what skillhub.lock records, so CI and teams serve exactly
+ * what was reviewed. The skill's files are hashed at every lookup (a change
+ * made a second ago is caught); the lock is re-read when its file changes.
+ */
+export class FrozenGuard {
+  private cached?: { file: string; mtimeMs: number; size: number; lock?: Lockfile; error?: LockError };
+  /** Refusals already logged (one stderr diagnostic per skill and content). */
+  private readonly logged = new Set<string>();
+
+  constructor(private readonly options: FrozenGuardOptions) {}
+
+  /** The lock, or the LockError that keeps every skill from being served. */
+  load(): { lock?: Lockfile; error?: LockError; file: string } {
+    const file = this.options.lockFile();
+    const stat = statSync(file, { throwIfNoEntry: false });
+    const c = this.cached;
+    if (c && c.file === file && stat && c.mtimeMs === stat.mtimeMs && c.size === stat.size) return { ...c };
+    let next: NonNullable<typeof this.cached>;
+    try {
+      next = { file, mtimeMs: stat?.mtimeMs ?? -1, size: stat?.size ?? -1, lock: readLockfile(file) };
+    } catch (error) {
+      if (!(error instanceof LockError)) throw error;
+      next = { file, mtimeMs: stat?.mtimeMs ?? -1, size: stat?.size ?? -1, error };
+    }
+    // A missing lock is looked for again at every call (it may be written in a moment).
+    this.cached = stat ? next : undefined;
+    return { ...next };
+  }
+
+  /** undefined when `skill` may be served; else why not. */
+  check(skill: Skill): FrozenRefusal | undefined {
+    const { lock, error, file } = this.load();
+    if (!lock) {
+      const refusal: FrozenRefusal = {
+        code: "LOCK_UNAVAILABLE",
+        lockError: error?.code ?? "LOCK_INVALID",
+        message: `This server runs frozen (SKILLHUB_FROZEN / --frozen) and serves only skills recorded in its lock, but ${error?.message ?? "the lock cannot be read."} Ask the user to fix the lock; no skill is served until then.`,
+        changes: [],
+      };
+      this.log(`lock:${error?.message}`, `frozen: ${error?.message ?? `cannot read ${file}`}`);
+      return refusal;
+    }
+    const locked = lock.skills[skill.id];
+    if (!locked) {
+      const message = `Skill '${skill.name}' (${skill.id}) is not in ${file}, and this server runs frozen (SKILLHUB_FROZEN / --frozen): it serves only reviewed skills. Ask the user to review it and run \`skillhub lock\`, or use a locked skill.`;
+      this.log(`new:${skill.id}:${skill.hash}`, `frozen: refused ${skill.id}: not in the lock ${file}.`);
+      return { code: "SKILL_NOT_LOCKED", message, changes: [] };
+    }
+    const now = lockSkill(skill);
+    // Deleted since the scan: the tool answers as for any vanished skill.
+    if (!now) return undefined;
+    const changes = compareSkill(skill.id, locked, now);
+    if (changes.length === 0) return undefined;
+    const list = changes.map(describeChange);
+    this.log(
+      `changed:${skill.id}:${list.join("|")}`,
+      `frozen: refused ${skill.id}: its files differ from ${file}: ${list.join("; ")}. Review the change and run \`skillhub lock\`, or restore the files (\`skillhub verify\` lists every difference).`,
+    );
+    const files = changes.map((c) => c.file ?? c.detail).join(", ");
+    return {
+      code: "SKILL_LOCK_MISMATCH",
+      message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${file}), and this server runs frozen (SKILLHUB_FROZEN / --frozen): it is not served. Tell the user; they can review the change and run \`skillhub lock\`, or restore the files.`,
+      changes,
+    };
+  }
+
+  private log(key: string, line: string): void {
+    if (this.logged.has(key)) return;
+    this.logged.add(key);
+    this.options.logger.warn(line);
+  }
+}

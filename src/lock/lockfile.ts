@@ -1,0 +1,133 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { z } from "zod";
+import { compareText, SHA256 } from "../catalog/digests.ts";
+import { errorMessage, SkillHubError } from "../util/errors.ts";
+
+/**
+ * skillhub.lock: what was reviewed. JSON with sorted keys and two-space
+ * indentation, so that a change is a readable diff; no machine paths (skill
+ * paths are relative to their source, sources are named by label and URL), so
+ * the same lock verifies on every teammate's machine and in CI.
+ */
+
+export const LOCKFILE_NAME = "skillhub.lock";
+export const LOCKFILE_VERSION = 1;
+
+const Digest = z.string().regex(SHA256, "expected sha256:<64 lower-case hex>");
+const Commit = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "expected a full commit hash");
+
+/** One git source: where it comes from, what it follows, and the commit reviewed. */
+export const LockedSource = z
+  .object({
+    /** The repository URL without credentials. */
+    url: z.string().min(1),
+    /** The configured tag, commit or (when nothing is pinned) branch. */
+    ref: z.string().min(1),
+    commit: Commit,
+  })
+  .strict();
+export type LockedSource = z.infer<typeof LockedSource>;
+
+/** One served skill: its source, its path inside the source, and the digests of its files. */
+export const LockedSkill = z
+  .object({
+    name: z.string().min(1),
+    source: z.string().min(1),
+    kind: z.enum(["agent-skill", "tree-node"]),
+    /** The skill's file relative to its source root ("/" separators), e.g. `pdf/SKILL.md`. */
+    path: z.string().min(1),
+    skill_md: Digest,
+    /** Relative "/" path inside the skill's folder → digest. */
+    files: z.record(z.string(), Digest),
+  })
+  .strict();
+export type LockedSkill = z.infer<typeof LockedSkill>;
+
+export const Lockfile = z
+  .object({
+    lockfile_version: z.literal(LOCKFILE_VERSION),
+    /** Git sources by source label. */
+    sources: z.record(z.string(), LockedSource),
+    /** Served skills by qualified id (`<source>:<name>`). */
+    skills: z.record(z.string(), LockedSkill),
+  })
+  .strict();
+export type Lockfile = z.infer<typeof Lockfile>;
+
+/** LOCK_MISSING, LOCK_INVALID (not JSON, wrong shape, newer version) or LOCK_UNREADABLE, with a sentence that says what to do. */
+export class LockError extends SkillHubError {
+  constructor(code: "LOCK_MISSING" | "LOCK_INVALID" | "LOCK_UNREADABLE", message: string, cause?: unknown) {
+    super(code, message, { cause });
+    this.name = "LockError";
+  }
+}
+
+/** Parse a lock's text. Throws LockError LOCK_INVALID naming the first bad entry. Pure. */
+export function parseLockfile(text: string, file: string): Lockfile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new LockError(
+      "LOCK_INVALID",
+      `${file} is not valid JSON (${errorMessage(error)}); restore it from version control or run \`skillhub lock\` to write it again.`,
+      error,
+    );
+  }
+  const version = (data as { lockfile_version?: unknown } | null)?.lockfile_version;
+  if (typeof version === "number" && version > LOCKFILE_VERSION) {
+    throw new LockError(
+      "LOCK_INVALID",
+      `${file} has lockfile_version ${version}, newer than this SkillHub understands (${LOCKFILE_VERSION}); update SkillHub.`,
+    );
+  }
+  const parsed = Lockfile.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.map(String).join(".") : "(top level)";
+    throw new LockError(
+      "LOCK_INVALID",
+      `${file} is not a valid SkillHub lock: at ${where}: ${issue?.message ?? "invalid"}; restore it from version control or run \`skillhub lock\` to write it again.`,
+    );
+  }
+  return parsed.data;
+}
+
+/** Read and parse a lock. Throws LockError (LOCK_MISSING when there is no file). */
+export function readLockfile(file: string): Lockfile {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if (!existsSync(file))
+      throw new LockError(
+        "LOCK_MISSING",
+        `no lock at ${file}; run \`skillhub lock\` (or \`skillhub sync\`) to write one.`,
+        error,
+      );
+    throw new LockError("LOCK_UNREADABLE", `cannot read ${file}: ${errorMessage(error)}.`, error);
+  }
+  return parseLockfile(text, file);
+}
+
+/** The lock as text: keys sorted at every level, two-space indentation, final newline. Pure. */
+export function formatLockfile(lock: Lockfile): string {
+  return `${JSON.stringify(sortKeys(lock), null, 2)}\n`;
+}
+
+/** Write the lock atomically (temporary file + rename): a reader never sees half a lock. */
+export function writeLockfile(file: string, lock: Lockfile): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, formatLockfile(lock));
+  renameSync(temp, file);
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort(compareText)) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+  return out;
+}

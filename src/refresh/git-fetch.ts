@@ -1,0 +1,123 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { classifyFailure, GitError, gitMessage } from "./git-errors.ts";
+import type { GitOutput } from "./git-runner.ts";
+import { FULL_COMMIT, type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
+
+/**
+ * Fetch what the copy should serve into `dir` and return its commit: the
+ * wanted commit (no network when it is already there), the pinned commit or
+ * tag, or the branch tip.
+ */
+export async function fetchWanted(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  want: SyncWant,
+  shallow: boolean,
+): Promise<string> {
+  const depth = shallow ? ["--depth", "1"] : [];
+  const commit = want.commit ?? (target.ref && FULL_COMMIT.test(target.ref) ? target.ref : undefined);
+  if (commit) {
+    if (await hasCommit(dir, commit, ctx)) return commit;
+    ctx.progress(`fetching ${target.spec.url} (commit ${commit.slice(0, 12)})`);
+    const out = await ctx.git.run(["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit], {
+      cwd: dir,
+      config: ctx.auth.config,
+      secrets: ctx.auth.secrets,
+      timeoutMs: ctx.timeoutMs,
+    });
+    if (out.code !== 0) {
+      if (MISSING_OBJECT.test(out.stderr)) {
+        const why = want.commit
+          ? `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in ${target.spec.url} any more (force-pushed or deleted?); review the repository, then run \`skillhub sync --update\` to lock its current state.`
+          : `commit ${commit} (SKILLS_REF / git.ref) is not in ${target.spec.url}; check the hash.`;
+        throw new GitError("GIT_REF_NOT_FOUND", why, { details: { url: target.spec.url, commit } });
+      }
+      throw failure(target, ctx, out, commit);
+    }
+    if (!(await hasCommit(dir, commit, ctx)))
+      throw new GitError("GIT_REF_NOT_FOUND", `${target.spec.url} did not send commit ${commit}.`);
+    return commit;
+  }
+  const [source, local_] = target.ref
+    ? [`refs/tags/${target.ref}`, `refs/tags/${target.ref}`]
+    : [`refs/heads/${target.branch}`, `refs/remotes/origin/${target.branch}`];
+  ctx.progress(`fetching ${target.spec.url} (${refOf(target)})`);
+  // Not --depth on an existing copy: the server sends only the commits since the last sync, and their ancestry stays known.
+  const out = await ctx.git.run(["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, `+${source}:${local_}`], {
+    cwd: dir,
+    config: ctx.auth.config,
+    secrets: ctx.auth.secrets,
+    timeoutMs: ctx.timeoutMs,
+  });
+  if (out.code !== 0) {
+    if (target.ref && MISSING_OBJECT.test(out.stderr))
+      throw new GitError(
+        "GIT_REF_NOT_FOUND",
+        `tag '${target.ref}' (SKILLS_REF / git.ref) does not exist in ${target.spec.url}; pin an existing tag or a full commit hash.`,
+        { details: { url: target.spec.url, ref: target.ref } },
+      );
+    throw failure(target, ctx, out, refOf(target));
+  }
+  const tip = (
+    await ctx.git.run(["rev-parse", "--verify", "--quiet", `${local_}^{commit}`], { cwd: dir })
+  ).stdout.trim();
+  if (!FULL_COMMIT.test(tip)) throw new GitError("GIT_FAILED", `${source} of ${target.spec.url} is not a commit.`);
+  return tip;
+}
+
+/** git's words when a wanted ref or object is not on the server. */
+const MISSING_OBJECT =
+  /couldn't find remote ref|not our ref|no such remote ref|unadvertised object|remote error: upload-pack/i;
+
+/**
+ * Security (trust.allowed_signers): the commit must carry an SSH signature by
+ * a key of the allowed-signers file. `git verify-commit` does the check, with
+ * gpg.format=ssh and that file; any failure refuses the commit.
+ */
+export async function verifySigned(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  commit: string,
+  want: SyncWant,
+): Promise<void> {
+  const signers = want.allowedSigners;
+  if (!signers) return;
+  if (!existsSync(signers))
+    throw new GitError(
+      "GIT_SIGNATURE_INVALID",
+      `the allowed-signers file ${signers} (trust.allowed_signers) does not exist, so no commit of ${target.spec.url} can be trusted; fix the path. The last good checkout is kept.`,
+    );
+  const out = await ctx.git.run(
+    ["-c", "gpg.format=ssh", "-c", `gpg.ssh.allowedSignersFile=${resolve(signers)}`, "verify-commit", commit],
+    { cwd: dir },
+  );
+  if (out.code === 0) return;
+  const raw = await ctx.git.run(["cat-file", "commit", commit], { cwd: dir });
+  const why = !/^gpgsig(-sha256)? /m.test(raw.stdout)
+    ? "it is not signed"
+    : `its signature is not by a key in ${signers} (${gitMessage(out.stderr) || `exit ${out.code}`})`;
+  throw new GitError(
+    "GIT_SIGNATURE_INVALID",
+    `refused commit ${commit.slice(0, 12)} of ${target.spec.url}: ${why}. trust.allowed_signers accepts only commits signed by a listed key; the last good checkout is kept.`,
+    { details: { url: target.spec.url, commit } },
+  );
+}
+
+function failure(target: RepoTarget, ctx: SyncContext, out: GitOutput, ref: string): GitError {
+  return classifyFailure({
+    url: target.spec.url,
+    branch: ref,
+    withCredentials: ctx.auth.config.length > 0,
+    stderr: out.stderr,
+    timedOut: out.timedOut,
+    timeoutMs: ctx.timeoutMs,
+  });
+}
+
+async function hasCommit(dir: string, commit: string, ctx: SyncContext): Promise<boolean> {
+  const out = await ctx.git.run(["cat-file", "-e", `${commit}^{commit}`], { cwd: dir });
+  return out.code === 0;
+}

@@ -1,0 +1,40 @@
+import type { RepoAuth } from "./git-auth.ts";
+import type { GitRunner } from "./git-runner.ts";
+import type { RepoSpec } from "./git-url.ts";
+
+/** One configured repository and where its copy lives. */
+export interface RepoTarget {
+  spec: RepoSpec;
+  /** Source label (the repository's name, made unique). */
+  label: string;
+  /** `<home>/repos/<slug>`. */
+  dir: string;
+  branch: string;
+  /** A pinned tag or full commit hash (SKILLS_REF / git.ref); unset = follow `branch`. */
+  ref?: string;
+}
+
+/** What this sync must bring the copy to, beyond the target's own ref. */
+export interface SyncWant {
+  /** Stay at (or go back to) this commit: the lock's, for a pinned source or in frozen mode. */
+  commit?: string;
+  /** SSH allowed-signers file: the commit checked out must be signed by a key it lists. */
+  allowedSigners?: string;
+}
+
+export interface SyncContext {
+  git: GitRunner;
+  auth: RepoAuth;
+  now: () => number;
+  progress: (line: string) => void;
+  /** Network commands are killed after this long. */
+  timeoutMs: number;
+}
+
+/** A full commit hash (SHA-1 or SHA-256): a ref that names a commit rather than a tag. */
+export const FULL_COMMIT = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** The ref a copy follows, as the lock records it: the pinned tag or commit, else the branch. */
+export function refOf(target: RepoTarget): string {
+  return target.ref ?? target.branch;
+}

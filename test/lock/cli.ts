@@ -1,0 +1,31 @@
+import { join } from "node:path";
+import { run } from "../../src/cli.ts";
+import { tempDir } from "../helpers/fs.ts";
+import { GIT_ENV } from "../helpers/git.ts";
+
+/** One simulated machine: its own home folder and project folder. */
+export interface Machine {
+  home: string;
+  project: string;
+  /** <project>/.agents/skills */
+  skills: string;
+  lock: string;
+}
+
+export function machine(): Machine {
+  const home = tempDir("skillhub-lock-home-");
+  const project = tempDir("skillhub-lock-project-");
+  return { home, project, skills: join(project, ".agents", "skills"), lock: join(project, "skillhub.lock") };
+}
+
+/** Run the CLI on `m` (project root = its project), git without the developer's config. */
+export async function cli(m: Machine, argv: string[], env: Record<string, string> = {}) {
+  let out = "";
+  let err = "";
+  const code = await run(
+    [...argv, "--project", m.project],
+    { ...GIT_ENV, HOME: m.home, SKILLHUB_WATCH: "0", ...env },
+    { out: (t) => void (out += t), err: (t) => void (err += t), cwd: m.project },
+  );
+  return { code, out, err };
+}

@@ -1,0 +1,116 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { digestFile, sha256Of } from "../../src/catalog/digests.ts";
+import { compareLocks } from "../../src/lock/compare.ts";
+import { formatLockfile, LockError, type Lockfile, parseLockfile, readLockfile } from "../../src/lock/lockfile.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+const D = (c: string) => `sha256:${c.repeat(64)}`;
+
+function sample(): Lockfile {
+  return {
+    lockfile_version: 1,
+    sources: { team: { url: "https://example.com/team.git", ref: "v1", commit: "a".repeat(40) } },
+    skills: {
+      "project:zeta": {
+        name: "zeta",
+        source: "project",
+        kind: "agent-skill",
+        path: "zeta/SKILL.md",
+        skill_md: D("1"),
+        files: { "b.md": D("2"), "a.md": D("3") },
+      },
+      "project:alpha": {
+        name: "alpha",
+        source: "project",
+        kind: "agent-skill",
+        path: "alpha/SKILL.md",
+        skill_md: D("4"),
+        files: {},
+      },
+    },
+  };
+}
+
+describe("digests (one module for the lock and the skills extension)", () => {
+  test("sha256:<hex> of the bytes, with the size; streamed files equal in-memory digests", () => {
+    expect(sha256Of("abc")).toBe("sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const dir = tempDir();
+    const big = new Uint8Array(700_000).map((_, i) => i % 251);
+    const file = write(join(dir, "big.bin"), big);
+    expect(digestFile(file)).toEqual({ digest: sha256Of(big), size: 700_000 });
+    expect(digestFile(join(dir, "missing"))).toBeUndefined();
+    expect(digestFile(dir)).toBeUndefined();
+  });
+});
+
+describe("skillhub.lock format", () => {
+  test("keys are sorted at every level, so the text does not depend on scan order", () => {
+    const text = formatLockfile(sample());
+    expect(text.indexOf('"project:alpha"')).toBeLessThan(text.indexOf('"project:zeta"'));
+    expect(text.indexOf('"a.md"')).toBeLessThan(text.indexOf('"b.md"'));
+    expect(text.endsWith("}\n")).toBe(true);
+    const reordered = { ...sample(), skills: Object.fromEntries(Object.entries(sample().skills).reverse()) };
+    expect(formatLockfile(reordered)).toBe(text);
+    expect(parseLockfile(text, "x")).toEqual(sample());
+  });
+
+  test("a corrupt lock is a LockError with the file, the place and what to do, never a crash", () => {
+    const cases: [string, RegExp][] = [
+      ["{ not json", /skillhub\.lock is not valid JSON .*run `skillhub lock`/],
+      ["[]", /not a valid SkillHub lock: at \(top level\)/],
+      [
+        JSON.stringify({ ...sample(), lockfile_version: 9 }),
+        /lockfile_version 9, newer than this SkillHub understands/,
+      ],
+      [
+        JSON.stringify({ ...sample(), skills: { "p:x": { ...sample().skills["project:alpha"], skill_md: "md5:00" } } }),
+        /at skills\.p:x\.skill_md: expected sha256:<64 lower-case hex>/,
+      ],
+      [
+        JSON.stringify({ ...sample(), sources: { t: { url: "u", ref: "r", commit: "abc" } } }),
+        /at sources\.t\.commit: expected a full commit hash/,
+      ],
+      [JSON.stringify({ ...sample(), extra: 1 }), /not a valid SkillHub lock/],
+    ];
+    for (const [text, message] of cases) {
+      let error: unknown;
+      try {
+        parseLockfile(text, "/p/skillhub.lock");
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(LockError);
+      expect((error as LockError).code).toBe("LOCK_INVALID");
+      expect((error as LockError).message).toMatch(message);
+    }
+    const dir = tempDir();
+    expect(() => readLockfile(join(dir, "skillhub.lock"))).toThrow(/no lock at .*run `skillhub lock`/);
+  });
+
+  test("compare names every added, removed and changed source, skill and file", () => {
+    const before = sample();
+    const after = sample();
+    after.sources.team = { ...after.sources.team!, commit: "b".repeat(40) };
+    after.skills["project:zeta"] = {
+      ...after.skills["project:zeta"]!,
+      skill_md: D("9"),
+      files: { "a.md": D("3"), "c.md": D("5") },
+    };
+    delete after.skills["project:alpha"];
+    after.skills["project:new"] = { ...before.skills["project:alpha"]!, name: "new", path: "new/SKILL.md" };
+    const changes = compareLocks(before, after);
+    expect(changes.map((c) => [c.kind, c.subject, c.id, c.file ?? ""])).toEqual([
+      ["changed", "source", "team", ""],
+      ["removed", "skill", "project:alpha", ""],
+      ["added", "skill", "project:new", ""],
+      ["changed", "file", "project:zeta", "SKILL.md"],
+      ["removed", "file", "project:zeta", "b.md"],
+      ["added", "file", "project:zeta", "c.md"],
+    ]);
+    expect(changes[0]?.detail).toBe(`commit ${"a".repeat(12)} → ${"b".repeat(12)}`);
+    expect(compareLocks(before, sample())).toEqual([]);
+  });
+});

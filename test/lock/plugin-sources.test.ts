@@ -1,0 +1,103 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { findPluginSources } from "../../src/sources/plugin-sources.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect, textOf } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** A home with Claude Code's plugin layout: installed_plugins.json and cache/<marketplace>/<plugin>/<version>/skills. */
+function claudeHome() {
+  const home = tempDir("skillhub-claude-home-");
+  const plugins = join(home, ".claude", "plugins");
+  const install = (marketplace: string, plugin: string, version: string, skills: string[]) => {
+    const dir = join(plugins, "cache", marketplace, plugin, version);
+    write(join(dir, ".claude-plugin", "plugin.json"), JSON.stringify({ name: plugin, version }));
+    for (const s of skills) writeSkill(join(dir, "skills"), s, { description: `${s} from plugin ${plugin}.` });
+    return dir;
+  };
+  return { home, plugins, install };
+}
+
+describe("Claude Code plugin skills as a source", () => {
+  test("installed plugins' skills are served, labelled plugin:<plugin>, qualified <plugin>:<skill>, below every folder", async () => {
+    const { home, plugins, install } = claudeHome();
+    const docs = install("acme", "docs-kit", "1.2.0", ["pdf", "writer"]);
+    // An older version left in the cache is not the installed one.
+    install("acme", "docs-kit", "1.0.0", ["ancient"]);
+    const off = install("acme", "noisy", "0.1.0", ["noise"]);
+    const elsewhere = install("acme", "other-project", "1.0.0", ["theirs"]);
+    write(
+      join(plugins, "installed_plugins.json"),
+      JSON.stringify({
+        version: 2,
+        plugins: {
+          "docs-kit@acme": [{ scope: "user", installPath: docs, version: "1.2.0" }],
+          "noisy@acme": [{ scope: "user", installPath: off, version: "0.1.0" }],
+          "other-project@acme": [{ scope: "project", projectPath: "/somewhere/else", installPath: elsewhere }],
+        },
+      }),
+    );
+    write(join(home, ".claude", "settings.json"), JSON.stringify({ enabledPlugins: { "noisy@acme": false } }));
+    // A personal skill of the same name wins over the plugin's.
+    writeSkill(join(home, ".claude", "skills"), "pdf", { description: "My own pdf skill." });
+
+    const s = await connect({ home });
+    closers.push(s.close);
+    const labels = s.hub.catalog.sources.map((src) => src.label);
+    expect(labels.at(-1)).toBe("plugin:docs-kit");
+    expect(labels.filter((l) => l.startsWith("plugin:"))).toEqual(["plugin:docs-kit"]);
+    expect(s.hub.catalog.get("writer")?.id).toBe("docs-kit:writer");
+    expect(s.hub.catalog.get("pdf")?.description).toBe("My own pdf skill.");
+    expect(s.hub.catalog.get("ancient")).toBeUndefined();
+    expect(s.hub.catalog.get("noise")).toBeUndefined();
+    expect(s.hub.catalog.get("theirs")).toBeUndefined();
+    // The shadowed plugin skill stays reachable by Claude Code's name for it.
+    const loaded = await s.call("skill", { name: "docs-kit:pdf" });
+    expect(textOf(loaded)).toContain("pdf from plugin docs-kit.");
+    const shadowed = s.hub.catalog.diagnostics.find((d) => d.code === "shadowed");
+    expect(shadowed?.message).toContain("load it as 'docs-kit:pdf'");
+  });
+
+  test("without installed_plugins.json the newest cached version of each plugin is used; SKILLHUB_PLUGINS=0 turns it off", async () => {
+    const { home, plugins, install } = claudeHome();
+    install("acme", "docs-kit", "1.9.0", ["old-one"]);
+    install("acme", "docs-kit", "1.10.0", ["new-one"]);
+    install("zeta", "tools", "2.0.0", ["hammer"]);
+    const found = findPluginSources({ pluginsDir: plugins, projectDir: null });
+    expect(found.map((f) => [f.label, f.qualifier, f.dir])).toEqual([
+      ["plugin:docs-kit", "docs-kit", join(plugins, "cache", "acme", "docs-kit", "1.10.0", "skills")],
+      ["plugin:tools", "tools", join(plugins, "cache", "zeta", "tools", "2.0.0", "skills")],
+    ]);
+    const off = await connect({ home, env: { SKILLHUB_PLUGINS: "0" } });
+    closers.push(off.close);
+    expect(off.hub.catalog.get("hammer")).toBeUndefined();
+  });
+
+  test("a broken installed_plugins.json or plugin folder is no error; a plugin named like a fixed source keeps its prefix", () => {
+    const { plugins, install } = claudeHome();
+    write(join(plugins, "installed_plugins.json"), "{ broken");
+    install("acme", "project", "1.0.0", ["x"]);
+    expect(findPluginSources({ pluginsDir: plugins, projectDir: null })).toEqual([
+      {
+        label: "plugin:project",
+        qualifier: "plugin:project",
+        dir: join(plugins, "cache", "acme", "project", "1.0.0", "skills"),
+        location: "global",
+      },
+    ]);
+    write(
+      join(plugins, "installed_plugins.json"),
+      JSON.stringify({
+        version: 2,
+        plugins: { "../evil@x": [{ installPath: "/" }], "p@m": "nonsense", "q@m": [null] },
+      }),
+    );
+    expect(findPluginSources({ pluginsDir: plugins, projectDir: null })).toEqual([]);
+    expect(findPluginSources({ pluginsDir: join(plugins, "missing"), projectDir: null })).toEqual([]);
+  });
+});

@@ -1,0 +1,172 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemp } from "../helpers/fs.ts";
+import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
+import { connect } from "../helpers/hub.ts";
+import { cli, type Machine, machine } from "../lock/cli.ts";
+
+afterAll(cleanupTemp);
+
+/** The commit checked out in the machine's copy of the repository (its only one). */
+function copyHead(m: Machine): string {
+  const repos = join(m.home, ".skillhub", "repos");
+  const [slug] = readRepos(repos);
+  return git(["rev-parse", "HEAD"], join(repos, slug as string));
+}
+
+function readRepos(dir: string): string[] {
+  return readdirSync(dir).filter((n) => !n.startsWith("."));
+}
+
+function lockOf(m: Machine) {
+  return JSON.parse(readFileSync(m.lock, "utf8"));
+}
+
+describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
+  test("a tag is checked out, new commits do not move it, a moved tag moves only with sync --update", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Version one.") });
+    const v1 = git(["rev-parse", "HEAD"], remote.work);
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Version two, on main only."));
+    remote.push("two");
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLS_REF: "v1" };
+    const first = await cli(m, ["sync"], env);
+    expect(first.code).toBe(0);
+    expect(copyHead(m)).toBe(v1);
+    expect(lockOf(m).sources.team).toEqual({ url: remote.url, ref: "v1", commit: v1 });
+    expect(lockOf(m).skills["team:alpha"].path).toBe("alpha/SKILL.md");
+
+    // Someone moves the tag: sync keeps the reviewed commit.
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Version three, tag moved."));
+    const v3 = remote.push("three");
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    const again = await cli(m, ["sync"], env);
+    expect(again.code).toBe(0);
+    expect(copyHead(m)).toBe(v1);
+    expect(again.out).toContain("up to date.\n");
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+
+    // --update moves the pin and rewrites the lock, naming the changes.
+    const update = await cli(m, ["sync", "--update"], env);
+    expect(update.code).toBe(0);
+    expect(copyHead(m)).toBe(v3);
+    expect(lockOf(m).sources.team.commit).toBe(v3);
+    expect(update.out).toContain(`changed source team: commit ${v1.slice(0, 12)} → ${v3.slice(0, 12)}`);
+    expect(update.out).toContain("changed skill team:alpha file SKILL.md");
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+    // The copies live under the home folder; the lock names the repository by URL only.
+    const text = readFileSync(m.lock, "utf8");
+    expect(text).not.toContain(m.home);
+    expect(text).not.toContain(m.project);
+
+    // Changing the configured ref is an explicit move: no --update needed.
+    git(["tag", "v2", v1], remote.work);
+    git(["push", "--quiet", "origin", "v2"], remote.work);
+    const v2 = await cli(m, ["sync"], { ...env, SKILLS_REF: "v2" });
+    expect(v2.code).toBe(0);
+    expect(copyHead(m)).toBe(v1);
+    expect(lockOf(m).sources.team).toEqual({ url: remote.url, ref: "v2", commit: v1 });
+  });
+
+  test("a full commit hash is checked out detached; a missing tag or commit is an explicit error", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const first = git(["rev-parse", "HEAD"], remote.work);
+    remote.write("skills/beta/SKILL.md", skillText("beta"));
+    remote.push("beta");
+    const m = machine();
+    const pinned = await cli(m, ["sync", "--json"], { SKILLS_REPO: remote.url, SKILLS_REF: first });
+    expect(JSON.parse(pinned.out)).toMatchObject({ success: true, commit_hash: first });
+    expect(Object.keys(lockOf(m).skills)).toEqual(["team:alpha"]);
+
+    const noTag = await cli(machine(), ["sync", "--json"], { SKILLS_REPO: remote.url, SKILLS_REF: "v9" });
+    expect(noTag.code).toBe(1);
+    expect(JSON.parse(noTag.out).repos[0].error).toEqual({
+      code: "GIT_REF_NOT_FOUND",
+      message: `tag 'v9' (SKILLS_REF / git.ref) does not exist in ${remote.url}; pin an existing tag or a full commit hash.`,
+    });
+    const bad = await cli(machine(), ["sync"], { SKILLS_REPO: remote.url, SKILLS_REF: "--upload-pack=x" });
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("SKILLS_REF / git.ref");
+  });
+});
+
+describe("a force-pushed branch", () => {
+  test("--frozen keeps the locked commit (even on a fresh machine while it exists), sync moves on with a warning", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const reviewed = lockOf(m).sources.team.commit;
+
+    // History rewritten: the reviewed commit is gone from the branch.
+    git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten by someone else."));
+    git(["add", "-A"], remote.work);
+    git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+    const rewritten = git(["rev-parse", "HEAD"], remote.work);
+
+    const frozen = await cli(m, ["sync", "--frozen"], env);
+    expect(frozen.code).toBe(0);
+    expect(copyHead(m)).toBe(reviewed);
+    expect(frozen.out).toContain("verified (frozen)");
+    expect(lockOf(m).sources.team.commit).toBe(reviewed);
+
+    // A fresh machine with the committed lock: once the server has dropped the old commit (gc),
+    // it is an explicit error, not a silent move.
+    git(["reflog", "expire", "--expire=now", "--all"], remote.bare);
+    git(["gc", "--quiet", "--prune=now"], remote.bare);
+    const other = machine();
+    writeFileSync(other.lock, readFileSync(m.lock));
+    const fresh = await cli(other, ["sync", "--frozen", "--json"], env);
+    expect(fresh.code).toBe(1);
+    const error = JSON.parse(fresh.out).repos[0].error;
+    expect(error.code).toBe("GIT_REF_NOT_FOUND");
+    expect(error.message).toContain(
+      `commit ${reviewed.slice(0, 12)} recorded in skillhub.lock is not in ${remote.url}`,
+    );
+    expect(existsSync(join(other.home, ".skillhub", "repos"))).toBe(true);
+    expect(readRepos(join(other.home, ".skillhub", "repos"))).toEqual([]);
+
+    // Not frozen, not pinned: the branch is followed, the copy reset with a warning, the lock shows the change.
+    const moved = await cli(m, ["sync"], env);
+    expect(moved.code).toBe(0);
+    expect(copyHead(m)).toBe(rewritten);
+    expect(moved.out).toContain("e.g. after a force-push; it was reset to the remote");
+    expect(moved.out).toContain("changed skill team:alpha file SKILL.md");
+    expect(lockOf(m).sources.team.commit).toBe(rewritten);
+  });
+});
+
+describe("the running server keeps pins too", () => {
+  test("refresh_skills leaves a pinned repository at its locked commit when the tag moves", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed text.") });
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLS_REF: "v1" };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Moved tag text."));
+    remote.push("moved");
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    const s = await connect({
+      home: m.home,
+      cwd: m.project,
+      env,
+      flags: { project: m.project },
+      hub: { env: GIT_ENV, git: { runner: { env: GIT_ENV }, intervalMs: 0 } },
+    });
+    try {
+      const result = await s.call("refresh_skills", {});
+      expect(result.isError).toBeFalsy();
+      expect(s.hub.catalog.get("alpha")?.description).toBe("Reviewed text.");
+    } finally {
+      await s.close();
+    }
+  });
+});
