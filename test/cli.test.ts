@@ -110,9 +110,11 @@ describe("skillhub CLI", () => {
     }
     expect((await cli(["print-config", "vscode"])).out).toContain('"servers"');
     expect((await cli(["print-config", "codex"])).out).toContain("[mcp_servers.skillhub]");
-    expect((await cli(["print-config", "claude-code", "--http", "http://127.0.0.1:8000/mcp"])).out).toContain(
-      "claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp",
-    );
+    const http = await cli(["print-config", "claude-code", "--http", "http://127.0.0.1:8000/mcp"]);
+    expect(JSON.parse(http.out)).toEqual({
+      mcpServers: { skillhub: { type: "http", url: "http://127.0.0.1:8000/mcp" } },
+    });
+    expect(http.err).toContain("claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp");
     expect((await cli(["print-config", "emacs"])).code).toBe(2);
   });
 

@@ -76,6 +76,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set(
 export const FLAG_SETTINGS: Record<string, Setting> = {
   "skills-dir": { key: "sources.dirs", kind: "pathlist" },
   project: { key: "sources.project", kind: "string" },
+  root: { key: "sources.project_skills", kind: "string" },
   "no-watch": { key: "sources.watch", kind: "bool" },
   transport: { key: "server.transport", kind: "string" },
   host: { key: "server.host", kind: "string" },

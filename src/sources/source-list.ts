@@ -18,6 +18,11 @@ export interface SourceListInput {
   homeDir: string;
   /** SkillHub's home (~/.skillhub). */
   hubHome: string;
+  /**
+   * Seed 001's skills root under the project (`--root`, default `skills` in the sk profile): read right
+   * after the explicit folders, even with `onlyDirs`. Relative to the project root; absolute as it is.
+   */
+  projectSkills?: string;
   /** Synced repositories (DESIGN §12), after the local folders. */
   repos?: readonly { label: string; dir: string }[];
 }
@@ -29,6 +34,8 @@ export function buildSourceList(input: SourceListInput): Source[] {
     dir: resolve(dir),
     location: "explicit",
   }));
+  if (input.projectSkills !== undefined && input.projectDir)
+    list.push({ label: "skills", dir: resolve(input.projectDir, input.projectSkills), location: "project" });
   if (!input.onlyDirs) {
     const p = input.projectDir;
     const h = input.homeDir;
