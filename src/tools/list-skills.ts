@@ -102,7 +102,7 @@ export const listSkillsTool = defineTool({
         // No tree (yet: an empty content repository answers this too): an empty root, and where the skills are.
         const message =
           agentSkills > 0
-            ? `There is no skill tree here (no Markdown files with keywords). ${agentSkills} Agent Skill${agentSkills === 1 ? "" : "s"} (SKILL.md) are served: list them with flat: true, or find one with search_skills.`
+            ? `There is no skill tree here (no Markdown files with keywords). ${agentSkills} Agent Skill${agentSkills === 1 ? "" : "s"} (SKILL.md) ${agentSkills === 1 ? "is" : "are"} served: list them with flat: true, or find one with search_skills.`
             : "There are no skills here yet. skillhub doctor shows which folders are read.";
         return structuredResult({ tree: emptyRoot(), agent_skills: agentSkills, message, diagnostics });
       }

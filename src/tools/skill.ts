@@ -31,10 +31,15 @@ const Input = z
     message: "give the skill's name in `name` (or `command`)",
     path: ["name"],
   })
-  .refine((a) => a.name === undefined || a.command === undefined || a.name === a.command, {
+  .refine((a) => a.name === undefined || a.command === undefined || same(a.name, a.command), {
     message: "`name` and `command` name different skills; give one of them",
     path: ["command"],
   });
+
+/** Names match case-insensitively (seed 004 §2). */
+function same(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
 
 /** The seed-004 template promises this line when a skill loads; it follows the seed's "Loading: …" text. */
 export function commandMessage(name: string): string {
