@@ -26,16 +26,19 @@ export interface BudgetCut {
  * bodies. The node's own section is served first, then its ancestors from the
  * nearest to `_root`: the most specific rules are the ones the model asked for,
  * and `_root` is the most generic. A section that does not fit whole is cut
- * at a line end with a marker line; one that gets nothing is dropped. Pure;
- * `maxChars` 0 or less means no limit.
+ * at a line end with a marker line (counted in the budget); one that gets
+ * nothing is dropped. `overhead` is what rendering adds around the bodies
+ * (headers, blank lines), taken from the budget first. Pure; `maxChars` 0 or
+ * less means no limit.
  */
 export function fitSections(
   sections: readonly ContentSection[],
   maxChars: number,
+  overhead = 0,
 ): { sections: ContentSection[]; cuts: BudgetCut[] } {
   const total = sections.reduce((n, s) => n + s.body.length, 0);
-  if (maxChars <= 0 || total <= maxChars) return { sections: [...sections], cuts: [] };
-  let left = maxChars;
+  if (maxChars <= 0 || total + overhead <= maxChars) return { sections: [...sections], cuts: [] };
+  let left = maxChars - overhead;
   const kept = new Array<ContentSection | undefined>(sections.length);
   const cuts: BudgetCut[] = [];
   for (let i = sections.length - 1; i >= 0; i--) {
@@ -45,12 +48,15 @@ export function fitSections(
       left -= section.body.length;
       continue;
     }
-    const body = cutAtLine(section.body, left);
+    const marker = (cut: number) =>
+      `\n\n[… ${cut} characters of ${section.rel} cut: the content is over the size limit …]`;
+    // The marker line counts against the budget too.
+    const body = cutAtLine(section.body, left - marker(section.body.length).length);
     cuts.push({ rel: section.rel, kept: body.length, total: section.body.length });
-    left -= body.length;
     if (body.length > 0) {
-      const marker = `\n\n[… ${section.body.length - body.length} characters of ${section.rel} cut: the content is over the size limit …]`;
-      kept[i] = { ...section, body: `${body}${marker}` };
+      const shown = `${body}${marker(section.body.length - body.length)}`;
+      kept[i] = { ...section, body: shown };
+      left -= shown.length;
     }
   }
   return { sections: kept.filter((s): s is ContentSection => s !== undefined), cuts: cuts.reverse() };

@@ -11,7 +11,7 @@ import {
 import type { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { listChangedReason } from "../tools/list-changed-reason.ts";
-import { errorResult } from "../tools/results.ts";
+import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import type { Hub } from "./hub.ts";
@@ -90,7 +90,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
       );
     }
     const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) return invalidArguments(tool, parsed.error);
+    // Seed 003 §8: the tree tools' errors carry JSON text too, argument errors included.
+    if (!parsed.success)
+      return JSON_TEXT_TOOLS.has(name)
+        ? withJsonText(invalidArguments(tool, parsed.error))
+        : invalidArguments(tool, parsed.error);
     try {
       return await tool.handler(parsed.data, context(extra.signal));
     } catch (error) {

@@ -187,7 +187,11 @@ interface Served {
 function serve(catalog: Catalog, best: Scored<Skill>, config: Config): Served {
   const skill = best.item;
   const resolved = resolveTreeSections(catalog, skill);
-  const fitted = fitSections(resolved.sections, config.content.max_tokens * CHARS_PER_TOKEN);
+  // What rendering adds around the bodies (=== headers ===, blank lines) counts against the limit too.
+  const overhead = resolved.headed
+    ? renderSections({ ...resolved, sections: resolved.sections.map((x) => ({ ...x, body: "" })) }).length
+    : 0;
+  const fitted = fitSections(resolved.sections, config.content.max_tokens * CHARS_PER_TOKEN, overhead);
   const content = renderSections({ sections: fitted.sections, headed: resolved.headed });
   const ownPath = skill.tree?.path ?? skill.name;
   const inheritedFrom = resolved.headed ? resolved.sections.map((s) => s.path).filter((p) => p !== ownPath) : [];

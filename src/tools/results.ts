@@ -59,6 +59,16 @@ export function withJsonText(result: CallToolResult): CallToolResult {
   return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
 }
 
+/** The tree-family tools of seed 003 §8, whose every answer (argument errors included) has the JSON text. */
+export const JSON_TEXT_TOOLS: ReadonlySet<string> = new Set([
+  "get_skill",
+  "get_asset",
+  "list_skills",
+  "run_script",
+  "report_usage",
+  "refresh_skills",
+]);
+
 /** Wrap a tree-family tool's handler so that every answer it gives carries the JSON text of seed 003 §8. */
 export function jsonTextHandler<A extends unknown[]>(
   handler: (...args: A) => Promise<CallToolResult>,
