@@ -139,8 +139,7 @@ function dashHint(argv: readonly string[], error: unknown): string | undefined {
   const end = argv.indexOf("--");
   const words = end === -1 ? argv : argv.slice(0, end);
   const known = new Set(Object.keys(OPTIONS).map((o) => `--${o}`));
-  for (const [name, spec] of Object.entries(OPTIONS))
-    if ("short" in spec) known.add(`-${(spec as { short: string }).short}`);
+  for (const spec of Object.values(OPTIONS)) if ("short" in spec) known.add(`-${(spec as { short: string }).short}`);
   // "-21risk-automation" (one dash, a word) looks like a name; "--frobnicate" is just an unknown option.
   const odd = words.find((w) => /^-[^-].+/.test(w) && !known.has(w));
   if (odd === undefined) return undefined;

@@ -44,7 +44,7 @@ describe("seed 001: the sk profile", () => {
     writeSkill(join(project, "skills"), "second", { description: "Second" });
     await hub.refresher.rescan("test");
     const changed = await eventually(() => seen.find((n) => n.method === "notifications/tools/list_changed"));
-    expect(changed.params).toEqual({ reason: "skills changed: 1 added (second)" });
+    expect(changed?.params).toEqual({ reason: "skills changed: 1 added (second)" });
     // An edited body (same name and description) is a change too for seed 001's tools.
     writeSkill(join(project, "skills"), "second", { description: "Second", body: "New body.\n" });
     await hub.refresher.rescan("test");
