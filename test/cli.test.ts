@@ -71,6 +71,7 @@ describe("skillhub CLI", () => {
     const shown = await cli(["show", "GIT", "--skills-dir", dir]);
     expect(shown.code).toBe(0);
     expect(shown.out).toStartWith(`Loading: git\nBase directory: ${join(dir, "git")}\n\n---\nname: git`);
+    expect(shown.out).toEndWith('\n<command-message>The "git" skill is loading</command-message>\n');
     const missing = await cli(["show", "gti", "--skills-dir", dir]);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain("Skill 'gti' not found.\n\nAvailable skills:\n- git");
