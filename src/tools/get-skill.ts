@@ -97,7 +97,7 @@ export const getSkillTool = defineTool({
     "(a tree node's inherited rules first), plus its assets and scripts, own and inherited (`from`): fetch those with get_asset. " +
     "`ambiguous` lists candidates with descriptions: call again with a more specific context, or with a candidate's skill_path as the context. " +
     "`no_match` means no node fits; list_skills shows the tree. Agent Skills are not routed here (search_skills finds them).",
-  handler: jsonTextHandler(async ({ context }, { deps }) => {
+  handler: jsonTextHandler(async ({ context }, { deps, hasTool }) => {
     const catalog = deps.store.catalog;
     const routed = routeContext(catalog, context, deps.filter, deps.config.matching);
     if (routed.kind === "no_match") {
@@ -112,7 +112,7 @@ export const getSkillTool = defineTool({
         no_match: true,
         message: NO_MATCH_MESSAGE,
         ...closest,
-        ...agentSkillHint(catalog, deps),
+        ...agentSkillHint(catalog, deps, hasTool?.("search_skills") ?? false),
       });
     }
     if (routed.kind === "disabled") {
@@ -156,11 +156,14 @@ export const getSkillTool = defineTool({
 });
 
 /** No match while Agent Skills are served: they are not routed by keywords (skill-routing.ts), so say where they are. */
-function agentSkillHint(catalog: Catalog, deps: ToolDeps): { hint?: string } {
+function agentSkillHint(catalog: Catalog, deps: ToolDeps, hasSearch: boolean): { hint?: string } {
   const count = catalog.skills.filter((s) => !isRouted(s) && isEnabled(s, deps.filter)).length;
   if (count === 0) return {};
+  const how = hasSearch
+    ? "find one by topic with search_skills, or pass its exact name as the context"
+    : "pass its exact name as the context";
   return {
-    hint: `get_skill routes by the keywords of skill-tree nodes only. ${count} Agent Skill${count === 1 ? "" : "s"} (SKILL.md) ${count === 1 ? "is" : "are"} served too: find one by topic with search_skills, or pass its exact name as the context.`,
+    hint: `get_skill routes by the keywords of skill-tree nodes only. ${count} Agent Skill${count === 1 ? "" : "s"} (SKILL.md) ${count === 1 ? "is" : "are"} served too: ${how}.`,
   };
 }
 
