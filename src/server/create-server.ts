@@ -102,10 +102,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
       hub.logger.error(
         `tool ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );
-      return errorResult(
+      const failed = errorResult(
         "INTERNAL_ERROR",
         `SkillHub failed while running ${name}: ${errorMessage(error)}. Retry, or report this with the server's stderr log.`,
       );
+      return JSON_TEXT_TOOLS.has(name) ? withJsonText(failed) : failed;
     }
   });
 
