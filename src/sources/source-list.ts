@@ -3,7 +3,7 @@ import type { Location } from "../skills/skill.ts";
 
 /** A folder that holds skills, with its label and place in the precedence order. */
 export interface Source {
-  /** Unique label: dir1.., project, agent-project, global, agent-global, claude-project, claude-global, hub, or a repo name. */
+  /** Unique label: dir1.., project-skills, project, agent-project, global, agent-global, claude-project, claude-global, hub, or a repo name. */
   label: string;
   dir: string;
   location: Location;
@@ -35,7 +35,7 @@ export function buildSourceList(input: SourceListInput): Source[] {
     location: "explicit",
   }));
   if (input.projectSkills !== undefined && input.projectDir)
-    list.push({ label: "skills", dir: resolve(input.projectDir, input.projectSkills), location: "project" });
+    list.push({ label: "project-skills", dir: resolve(input.projectDir, input.projectSkills), location: "project" });
   if (!input.onlyDirs) {
     const p = input.projectDir;
     const h = input.homeDir;
