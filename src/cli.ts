@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { runDoctor } from "./commands/doctor.ts";
@@ -15,8 +16,10 @@ import { runValidate } from "./commands/validate.ts";
 import { runVerify } from "./commands/verify.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
+import type { Config } from "./config/schema.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import { repoConfigFiles } from "./refresh/git-sync.ts";
+import { SK_DEFAULT_ROOT } from "./tools/sk-summary.ts";
 import { ConfigError, errorMessage } from "./util/errors.ts";
 import { createLogger } from "./util/logger.ts";
 import { VERSION } from "./version.ts";
@@ -48,14 +51,19 @@ Usage:
                                       most/never used skills, failed requests, feedback, scripts
   skillhub ui [--open] [--port N]     a read-only web page for this project's skills (search,
                                       read, trees, diagnostics, usage) on 127.0.0.1; prints its URL
-  skillhub print-config CLIENT        config snippet for claude-desktop, claude-code, cursor,
-                                      vscode, windsurf, codex or gemini [--project DIR] [--http URL]
+  skillhub print-config CLIENT        config file for claude-desktop, claude-code, cursor, vscode,
+                                      windsurf, codex or gemini on stdout (where it goes: stderr)
+                                      [--project DIR] [--http URL]
+  skillhub mcp-server [--root DIR]    the stdio server with skills.list and skills.search over
+                                      <project>/DIR only (default ./skills)
   skillhub --version | --help
 
 Options (every command):
   --skills-dir DIR       extra skills folder, searched first (repeatable; also SKILLS_DIR)
   --project DIR          project root for .agents/.claude skills (else CLAUDE_PROJECT_DIR,
                          MCP roots, or the working directory)
+  --root DIR             a skills folder under the project root, read after --skills-dir
+                         (the sk profile and mcp-server read ./skills when not given)
   --tools PROFILE|LIST   auto (default), skill, hub, tree, sk, all, or a comma list of tools
   --no-watch             no file watcher (the 30 s rescan still runs)
   --log-level LEVEL      DEBUG, INFO, WARN or ERROR (also LOG_LEVEL); logs go to stderr
@@ -81,10 +89,12 @@ Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
 
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
-const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync", "ui", "lock", "verify"]);
+const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync", "ui", "lock", "verify", "mcp-server"]);
 
 const COMMANDS: Partial<Record<Command, CommandRun>> = {
   serve: runServe,
+  // Seed 001's command line: `sk mcp-server [--root ./skills]` (see mcpServerSettings).
+  "mcp-server": runServe,
   list: runList,
   show: runShow,
   doctor: runDoctor,
@@ -144,14 +154,22 @@ export async function run(
   const cwd = io.cwd ?? process.cwd();
   let ctx: CommandContext;
   try {
-    const load = (sourceFiles?: string[]) =>
-      loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles });
+    const load = (sourceFiles?: string[], repoFiles?: string[]) =>
+      loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles, repoFiles });
+    if (args.command === "mcp-server") args.flags.tools ??= "sk";
     let { config, warnings } = load();
     // Skills folders' config.yaml (seed 003 §11.3): synced repositories' copies on disk, then the
     // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
     // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
-    const sourceFiles = [...repoConfigFiles(config), ...explicitSourceConfigFiles(config)];
-    if (sourceFiles.length > 0) ({ config, warnings } = load(sourceFiles));
+    // A content repository the user configured may set more than a folder (source-config.ts).
+    const repoFiles = repoConfigFiles(config);
+    const sourceFiles = [...repoFiles, ...explicitSourceConfigFiles(config)];
+    if (sourceFiles.length > 0) ({ config, warnings } = load(sourceFiles, repoFiles));
+    if (args.command === "mcp-server") config = mcpServerSettings(config);
+    for (const dir of config.sources.dirs) {
+      // A folder the user named that is not there is a typo more often than not: say so (it is still skipped).
+      if (!existsSync(dir)) io.err(`skillhub: warning: skills folder ${dir} does not exist; it is skipped.\n`);
+    }
     const logger = createLogger({ level: config.log_level, write: io.err });
     ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err };
     return await command(ctx);
@@ -162,6 +180,18 @@ export async function run(
     }
     throw error;
   }
+}
+
+/**
+ * Seed 001: `mcp-server` walks `<project-root>/<root>` (default `./skills`) and nothing else, over stdio,
+ * with the sk profile unless --tools says otherwise.
+ */
+function mcpServerSettings(config: Config): Config {
+  return {
+    ...config,
+    sources: { ...config.sources, only_dirs: true, project_skills: config.sources.project_skills ?? SK_DEFAULT_ROOT },
+    server: { ...config.server, transport: "stdio" },
+  };
 }
 
 /** Resolves once stdout has taken everything written so far (set when a write is buffered). */

@@ -71,6 +71,7 @@ describe("skillhub CLI", () => {
     const shown = await cli(["show", "GIT", "--skills-dir", dir]);
     expect(shown.code).toBe(0);
     expect(shown.out).toStartWith(`Loading: git\nBase directory: ${join(dir, "git")}\n\n---\nname: git`);
+    expect(shown.out).toEndWith('\n<command-message>The "git" skill is loading</command-message>\n');
     const missing = await cli(["show", "gti", "--skills-dir", dir]);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain("Skill 'gti' not found.\n\nAvailable skills:\n- git");
@@ -110,9 +111,11 @@ describe("skillhub CLI", () => {
     }
     expect((await cli(["print-config", "vscode"])).out).toContain('"servers"');
     expect((await cli(["print-config", "codex"])).out).toContain("[mcp_servers.skillhub]");
-    expect((await cli(["print-config", "claude-code", "--http", "http://127.0.0.1:8000/mcp"])).out).toContain(
-      "claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp",
-    );
+    const http = await cli(["print-config", "claude-code", "--http", "http://127.0.0.1:8000/mcp"]);
+    expect(JSON.parse(http.out)).toEqual({
+      mcpServers: { skillhub: { type: "http", url: "http://127.0.0.1:8000/mcp" } },
+    });
+    expect(http.err).toContain("claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp");
     expect((await cli(["print-config", "emacs"])).code).toBe(2);
   });
 

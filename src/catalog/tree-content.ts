@@ -24,22 +24,27 @@ export function renderTreeContent(sections: readonly ContentSection[]): string {
 }
 
 /**
- * What `get_skill` / `load_skill` return as a tree node's instructions: with
- * `inherit: true` the bodies of `_root` … node under their headers; with
- * `inherit: false` only the node's own body, without header. An Agent Skill
- * gives its body. Reads the files now (the catalog keeps no bodies); an
- * unreadable ancestor is left out; an unreadable node throws (the caller
- * answers as for a skill that has just been deleted). Ancestors disabled by
- * the server filters are included: see treeChain.
+ * A node's content as sections, most general first: with `inherit: true` the
+ * bodies of `_root` … node (`headed`: rendered under === headers ===); with
+ * `inherit: false`, or for an Agent Skill, only its own body (`headed`
+ * false). Reads the files now (the catalog keeps no bodies); an unreadable
+ * ancestor is left out; an unreadable node throws (the caller answers as for
+ * a skill that has just been deleted). Ancestors disabled by the server
+ * filters are included: see treeChain.
  */
-export function resolveTreeContent(
+export function resolveTreeSections(
   catalog: Catalog,
   skill: Skill,
   readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
-): string {
+): { sections: ContentSection[]; headed: boolean } {
   const body = (s: Skill) => splitFrontmatter(readText(s.file)).body;
-  if (skill.kind !== "tree-node" || !skill.tree) return body(skill);
-  if (!skill.tree.inherit) return body(skill).trimEnd();
+  const own = (text: string): ContentSection => ({
+    path: skill.tree?.path ?? skill.name,
+    rel: skill.tree?.rel ?? skill.name,
+    body: text,
+  });
+  if (skill.kind !== "tree-node" || !skill.tree) return { sections: [own(body(skill))], headed: false };
+  if (!skill.tree.inherit) return { sections: [own(body(skill).trimEnd())], headed: false };
   const sections: ContentSection[] = [];
   for (const node of effectiveChain(catalog, skill)) {
     let text: string;
@@ -51,5 +56,24 @@ export function resolveTreeContent(
     }
     sections.push({ path: node.tree?.path ?? node.name, rel: node.tree?.rel ?? node.name, body: text });
   }
-  return renderTreeContent(sections);
+  return { sections, headed: true };
+}
+
+/** Sections as get_skill / load_skill show them: under headers when inherited, else the body alone. Pure. */
+export function renderSections(resolved: { sections: readonly ContentSection[]; headed: boolean }): string {
+  return resolved.headed ? renderTreeContent(resolved.sections) : resolved.sections.map((s) => s.body).join("");
+}
+
+/**
+ * What `get_skill` / `load_skill` return as a tree node's instructions: with
+ * `inherit: true` the bodies of `_root` … node under their headers; with
+ * `inherit: false` only the node's own body, without header. An Agent Skill
+ * gives its body.
+ */
+export function resolveTreeContent(
+  catalog: Catalog,
+  skill: Skill,
+  readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
+): string {
+  return renderSections(resolveTreeSections(catalog, skill, readText));
 }

@@ -16,6 +16,8 @@ export interface Snippet {
   where: string;
   /** Text to paste or run. */
   text: string;
+  /** A command to run once instead of a file's content: print-config sends it to stderr as an alternative. */
+  command?: true;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -38,6 +40,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
         {
           where: "run once (user scope; drop --scope user to add it to this project only)",
           text: `claude mcp add --scope user skillhub -- ${shellWords([launch.command, ...launch.args])}`,
+          command: true,
         },
         { where: "or commit .mcp.json at the project root", text: json({ mcpServers: { skillhub: entry } }) },
       ];
@@ -74,36 +77,63 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
   }
 }
 
-/** Snippets for a shared server reached over Streamable HTTP. */
-export function httpSnippets(client: Client, url: string): Snippet[] {
+/**
+ * Snippets for a shared server reached over Streamable HTTP. With a token
+ * (SKILLHUB_HTTP_TOKEN), each carries `Authorization: Bearer <token>` in the
+ * form that client reads.
+ */
+export function httpSnippets(client: Client, url: string, token?: string): Snippet[] {
+  const auth = token ? `Bearer ${token}` : undefined;
+  const headers = auth ? { headers: { Authorization: auth } } : {};
   switch (client) {
     case "claude-desktop":
       return [
         {
           where: "claude_desktop_config.json (Claude Desktop starts local servers only; mcp-remote bridges to HTTP)",
-          text: json({ mcpServers: { skillhub: { command: "npx", args: ["-y", "mcp-remote", url] } } }),
+          text: json({
+            mcpServers: {
+              skillhub: {
+                command: "npx",
+                args: ["-y", "mcp-remote", url, ...(auth ? ["--header", `Authorization: ${auth}`] : [])],
+              },
+            },
+          }),
         },
       ];
     case "claude-code":
       return [
-        { where: "run once", text: `claude mcp add --transport http skillhub ${url}` },
+        {
+          where: "run once",
+          text: `claude mcp add --transport http skillhub ${shellWords([url])}${auth ? ` --header ${shellWords([`Authorization: ${auth}`])}` : ""}`,
+          command: true,
+        },
         {
           where: "or commit .mcp.json at the project root",
-          text: json({ mcpServers: { skillhub: { type: "http", url } } }),
+          text: json({ mcpServers: { skillhub: { type: "http", url, ...headers } } }),
         },
       ];
     case "cursor":
-      return [{ where: "~/.cursor/mcp.json", text: json({ mcpServers: { skillhub: { url } } }) }];
+      return [{ where: "~/.cursor/mcp.json", text: json({ mcpServers: { skillhub: { url, ...headers } } }) }];
     case "vscode":
-      return [{ where: ".vscode/mcp.json", text: json({ servers: { skillhub: { type: "http", url } } }) }];
+      return [{ where: ".vscode/mcp.json", text: json({ servers: { skillhub: { type: "http", url, ...headers } } }) }];
     case "windsurf":
       return [
-        { where: "~/.codeium/windsurf/mcp_config.json", text: json({ mcpServers: { skillhub: { serverUrl: url } } }) },
+        {
+          where: "~/.codeium/windsurf/mcp_config.json",
+          text: json({ mcpServers: { skillhub: { serverUrl: url, ...headers } } }),
+        },
       ];
     case "codex":
-      return [{ where: "~/.codex/config.toml", text: `[mcp_servers.skillhub]\nurl = ${tomlString(url)}` }];
+      return [
+        {
+          where: "~/.codex/config.toml",
+          text: `[mcp_servers.skillhub]\nurl = ${tomlString(url)}${auth ? `\nhttp_headers = { Authorization = ${tomlString(auth)} }` : ""}`,
+        },
+      ];
     case "gemini":
-      return [{ where: "~/.gemini/settings.json", text: json({ mcpServers: { skillhub: { httpUrl: url } } }) }];
+      return [
+        { where: "~/.gemini/settings.json", text: json({ mcpServers: { skillhub: { httpUrl: url, ...headers } } }) },
+      ];
   }
 }
 

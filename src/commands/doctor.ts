@@ -13,27 +13,23 @@ export const runDoctor: CommandRun = async (ctx) => {
   const c = ctx.config;
   const tools = hub.tools().map((t) => t.name);
   if (ctx.args.options.json) {
-    ctx.out(
-      `${JSON.stringify(
-        {
-          version: VERSION,
-          projectRoot: root,
-          sources: catalog.sources,
-          shadowed: catalog.shadowed.map(({ skill, by }) => ({
-            name: skill.name,
-            qualified: skill.id,
-            path: skill.dir,
-            shadowedBy: by.dir,
-          })),
-          diagnostics: catalog.diagnostics,
-          configWarnings: ctx.configWarnings,
-          tools,
-          ...teamJson(hub),
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    // One key style for every --json output (validate's, and the config keys): snake_case.
+    const report = snakeKeys({
+      version: VERSION,
+      project_root: root,
+      sources: catalog.sources,
+      shadowed: catalog.shadowed.map(({ skill, by }) => ({
+        name: skill.name,
+        qualified: skill.id,
+        path: skill.dir,
+        shadowed_by: by.dir,
+      })),
+      diagnostics: catalog.diagnostics,
+      config_warnings: ctx.configWarnings,
+      tools,
+      ...teamJson(hub),
+    });
+    ctx.out(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
   }
   const lines: string[] = [`SkillHub ${VERSION}`, ""];
@@ -79,3 +75,12 @@ export const runDoctor: CommandRun = async (ctx) => {
   ctx.out(`${lines.join("\n")}\n`);
   return 0;
 };
+
+/** Object keys in snake_case, deeply (camelCase → camel_case); values untouched. Pure. */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase(), snakeKeys(v)]),
+  );
+}

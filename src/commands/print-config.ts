@@ -26,7 +26,30 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   const tools = ctx.args.flags.tools as string | undefined;
   if (tools) launch.args.push("--tools", tools);
   const url = ctx.args.options.http;
-  const snippets = url ? httpSnippets(client as Client, url) : stdioSnippets(client as Client, launch);
-  ctx.out(snippets.map((s) => `# ${s.where}\n${s.text}\n`).join("\n"));
+  if (url !== undefined && !isHttpUrl(url)) {
+    ctx.err(
+      `skillhub print-config: --http ${JSON.stringify(url)} is not an http:// or https:// URL. Give the server's MCP endpoint, e.g. --http http://127.0.0.1:8000/mcp.\n`,
+    );
+    return 2;
+  }
+  const token = ctx.config.server.token;
+  const snippets = url ? httpSnippets(client as Client, url, token) : stdioSnippets(client as Client, launch);
+  // stdout is exactly one file's content (`print-config cursor > ~/.cursor/mcp.json` works); where it goes,
+  // and any alternative (a command to run instead), go to stderr.
+  const file = snippets.find((s) => !s.command) ?? (snippets[0] as (typeof snippets)[number]);
+  ctx.err(`# ${file.where}\n`);
+  for (const other of snippets.filter((s) => s !== file)) ctx.err(`# ${other.where}:\n${other.text}\n`);
+  if (url && token) ctx.err("# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n");
+  ctx.out(`${file.text}\n`);
   return 0;
 };
+
+/** An absolute http(s) URL with a host. */
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}

@@ -10,7 +10,10 @@ export const runShow: CommandRun = async (ctx) => {
   }
   const hub = scannedHub(ctx);
   const result = await skillTool.handler({ name }, { deps: hub, session: { clientName: () => undefined } });
-  const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+  // Each content item on its own line: the skill text, then the <command-message> line.
+  const text = result.content
+    .map((c) => (c.type === "text" ? c.text : ""))
+    .reduce((all, part) => (all === "" || all.endsWith("\n") ? all + part : `${all}\n${part}`), "");
   if (result.isError) {
     ctx.err(`${text}\n`);
     return 1;

@@ -14,6 +14,7 @@ export const COMMANDS = [
   "stats",
   "print-config",
   "ui",
+  "mcp-server",
 ] as const;
 export type Command = (typeof COMMANDS)[number];
 
@@ -21,6 +22,7 @@ const OPTIONS = {
   // Shared by every command; mapped onto config keys (settings.ts FLAG_SETTINGS).
   "skills-dir": { type: "string", multiple: true },
   project: { type: "string" },
+  root: { type: "string" },
   "no-watch": { type: "boolean" },
   transport: { type: "string" },
   host: { type: "string" },
@@ -71,6 +73,7 @@ export interface ParsedArgs {
 const CONFIG_FLAGS = new Set([
   "skills-dir",
   "project",
+  "root",
   "no-watch",
   "transport",
   "host",
@@ -91,7 +94,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new ConfigError(usageMessage(error));
+    throw new ConfigError(dashHint(argv, error) ?? usageMessage(error));
   }
   const [first, ...rest] = parsed.positionals;
   let command: Command = "serve";
@@ -99,7 +102,12 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   if (first !== undefined) {
     if (!(COMMANDS as readonly string[]).includes(first)) {
       const folder = /[/\\.~]/.test(first) ? ` To serve a skills folder: skillhub --skills-dir ${first}` : "";
-      throw new ConfigError(`unknown command "${first}". Commands: ${COMMANDS.join(", ")}.${folder}`);
+      const close = closestCommand(first);
+      const guess = close && !folder ? ` Did you mean '${close}'?` : "";
+      throw new ConfigError(`unknown command "${first}".${guess} Commands: ${COMMANDS.join(", ")}.${folder}`, {
+        key: "command",
+        value: first,
+      });
     }
     command = first as Command;
     positionals = rest;
@@ -133,4 +141,54 @@ function usageMessage(error: unknown): string {
   const missing = /Option '([^']+)' argument missing/.exec(message);
   if (missing) return `option ${missing[1]?.split(",").pop()?.trim()} needs a value.`;
   return message.split(". ")[0] ?? message;
+}
+
+/**
+ * A word that starts with "-" but is no option is usually a name
+ * (`skillhub show -21risk-automation`): say that `--` ends the options.
+ */
+function dashHint(argv: readonly string[], error: unknown): string | undefined {
+  if (!/Unknown option/.test(error instanceof Error ? error.message : String(error))) return undefined;
+  const end = argv.indexOf("--");
+  const words = end === -1 ? argv : argv.slice(0, end);
+  const known = new Set(Object.keys(OPTIONS).map((o) => `--${o}`));
+  for (const spec of Object.values(OPTIONS)) if ("short" in spec) known.add(`-${(spec as { short: string }).short}`);
+  // "-21risk-automation" (one dash, a word) looks like a name; "--frobnicate" is just an unknown option.
+  const odd = words.find((w) => /^-[^-].+/.test(w) && !known.has(w));
+  if (odd === undefined) return undefined;
+  const [command] = words.filter((w) => !w.startsWith("-"));
+  const shown =
+    command && (COMMANDS as readonly string[]).includes(command)
+      ? `skillhub ${command} -- ${odd}`
+      : `skillhub show -- ${odd}`;
+  return `unknown option ${odd}. If it is a name, not an option, put -- before it: ${shown}`;
+}
+
+/** The command nearest a mistyped one (edit distance at most 2, or a shared prefix), if any. */
+function closestCommand(word: string): string | undefined {
+  const w = word.toLowerCase();
+  let best: { name: string; d: number } | undefined;
+  for (const name of COMMANDS) {
+    const d = name.startsWith(w) || w.startsWith(name) ? 0 : distance(w, name);
+    if (d <= 2 && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance (short words only). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current.push(
+        Math.min(
+          (previous[j] ?? 0) + 1,
+          (current[j - 1] ?? 0) + 1,
+          (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+        ),
+      );
+    previous = current;
+  }
+  return previous[b.length] ?? Number.POSITIVE_INFINITY;
 }

@@ -3,7 +3,7 @@ import { delimiter, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { ConfigError, errorMessage } from "../util/errors.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
-import { restrictSourceConfig } from "./source-config.ts";
+import { dropUnsupportedKeys, restrictSourceConfig } from "./source-config.ts";
 
 export interface LoadOptions {
   env: Record<string, string | undefined>;
@@ -14,6 +14,8 @@ export interface LoadOptions {
   configFile?: string;
   /** Config files found at source roots (seed 003 §11), lowest precedence first; only their seed-003 sections apply. */
   sourceFiles?: string[];
+  /** Those of `sourceFiles` that belong to a content repository the user configured (SKILLS_REPO): they may set more. */
+  repoFiles?: readonly string[];
 }
 
 /** The thin shell around resolveConfig: finds and reads the config files. */
@@ -29,11 +31,12 @@ export function loadConfig(options: LoadOptions): Resolved {
   const { config: first } = resolveConfig(base);
   const files: ConfigFile[] = [];
   const homeFile = join(first.home, "config.yaml");
-  if (existsSync(homeFile)) files.push(readConfigFile(homeFile));
   const sourceWarnings: string[] = [];
+  if (existsSync(homeFile)) files.push(userFile(homeFile, sourceWarnings));
   for (const path of options.sourceFiles ?? []) {
     if (!existsSync(path)) continue;
-    const restricted = restrictSourceConfig(readConfigFile(path));
+    const origin = options.repoFiles?.includes(path) ? "repository" : "folder";
+    const restricted = restrictSourceConfig(readConfigFile(path), origin);
     files.push(restricted.file);
     sourceWarnings.push(...restricted.warnings);
   }
@@ -44,10 +47,17 @@ export function loadConfig(options: LoadOptions): Resolved {
         value: options.configFile,
       });
     }
-    files.push(readConfigFile(options.configFile));
+    files.push(userFile(options.configFile, sourceWarnings));
   }
   const resolved = resolveConfig({ ...base, files });
   return sourceWarnings.length === 0 ? resolved : { ...resolved, warnings: [...sourceWarnings, ...resolved.warnings] };
+}
+
+/** The user's own file: every key applies, except the unsupported ones (dropped with their reason). */
+function userFile(path: string, warnings: string[]): ConfigFile {
+  const dropped = dropUnsupportedKeys(readConfigFile(path));
+  warnings.push(...dropped.warnings);
+  return dropped.file;
 }
 
 export function readConfigFile(path: string): ConfigFile {

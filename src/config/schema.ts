@@ -23,6 +23,8 @@ export const SourcesConfig = z
     dirs: stringList.default([]),
     /** Project root (--project / SKILLHUB_PROJECT_DIR). Unset: CLAUDE_PROJECT_DIR, MCP roots, cwd. */
     project: z.string().optional(),
+    /** Seed 001's skills root under the project root (--root); the sk profile reads `skills` when unset. */
+    project_skills: z.string().min(1).optional(),
     /** Replace the default source list (project/global folders) with `dirs` only. Default false. */
     only_dirs: z.boolean().default(false),
     /** Seconds between stat-based rescans; 0 = off. Default 30. */
@@ -191,7 +193,8 @@ export const ScriptsConfig = z
 export const AssetsConfig = z
   .object({
     max_size_bytes: positiveInt.default(1_048_576),
-    inline_text_max_bytes: positiveInt.default(10_240),
+    /** get_skill inlines the content of declared text assets up to this size, in bytes; 0 = never. Default 10,240. */
+    inline_text_max_bytes: nonNegativeInt.default(10_240),
   })
   .strict();
 
@@ -214,7 +217,9 @@ export const GitConfig = z
     repos: stringList.default([]),
     branch: z.string().min(1).default("main"),
     token: z.string().optional(),
-    sparse_checkout: z.boolean().default(false),
+    // No `sparse_checkout`: copies are shallow, single-branch clones and only skills/ and config.yaml are read,
+    // so a sparse checkout would save little disk and no network. The key is accepted and ignored with a
+    // warning (UNSUPPORTED_KEYS in source-config.ts) so that seed 002's config.yaml still loads.
     /** SKILLS_REF: pin every repository to a tag or a commit (7–64 hex) instead of following `branch`. */
     ref: z.string().min(1).optional(),
   })
@@ -247,6 +252,20 @@ export const PluginsConfig = z
   })
   .strict();
 
+/**
+ * What get_skill returns as content (seed 002 §6). Kept in one block: other
+ * settings are added beside it by other changes.
+ */
+export const ContentConfig = z
+  .object({
+    /**
+     * get_skill truncates a node's aggregated content (its own rules, then its ancestors') over this many
+     * estimated tokens (characters / 4), with a warning in the result; 0 = never. Default 8,000.
+     */
+    max_tokens: nonNegativeInt.default(8_000),
+  })
+  .strict();
+
 export const Config = z
   .object({
     /** SkillHub's own folder: caches, repos, analytics buffer (SKILLHUB_HOME). Default ~/.skillhub. */
@@ -272,6 +291,7 @@ export const Config = z
     lock: LockConfig.default(LockConfig.parse({})),
     trust: TrustConfig.default(TrustConfig.parse({})),
     plugins: PluginsConfig.default(PluginsConfig.parse({})),
+    content: ContentConfig.default(ContentConfig.parse({})),
   })
   .strict();
 

@@ -298,6 +298,12 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set(
 export const FLAG_SETTINGS: Record<string, Setting> = {
   "skills-dir": { key: "sources.dirs", kind: "pathlist", description: "An extra skills folder (repeatable)." },
   project: { key: "sources.project", kind: "string", description: "The project root." },
+  root: {
+    key: "sources.project_skills",
+    kind: "string",
+    default: "`skills`",
+    description: "The folder under the project root that the `sk` profile and `skillhub mcp-server` read.",
+  },
   "no-watch": { key: "sources.watch", kind: "bool", description: "No file watcher (the rescan timer still runs)." },
   transport: { key: "server.transport", kind: "string", description: "`stdio` or `http`." },
   host: { key: "server.host", kind: "string", description: "Address the HTTP server binds." },
@@ -344,8 +350,13 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
     description: "The program that runs each extension; `skillhub` is the SkillHub binary's embedded Bun.",
   },
   "assets.max_size_bytes": { description: "Largest file `get_asset` serves." },
-  "assets.inline_text_max_bytes": { description: "Accepted for skill-tree config files; SkillHub does not use it." },
+  "assets.inline_text_max_bytes": {
+    description: "Text assets up to this size come back inline in `get_skill`'s result; 0 = never.",
+  },
+  "content.max_tokens": {
+    description:
+      "`get_skill` truncates a node's inherited content over this many estimated tokens (characters / 4), with a warning; 0 = never.",
+  },
   "analytics.enabled": { description: "Usage analytics; on by itself when an endpoint or a file is set." },
   "analytics.max_queue": { description: "Most usage events held in memory; further ones are dropped and counted." },
-  "git.sparse_checkout": { description: "Accepted for skill-tree config files; SkillHub does not use it." },
 };

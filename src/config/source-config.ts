@@ -5,10 +5,11 @@ import type { Config } from "./schema.ts";
 
 /**
  * The sections a skills folder's own `config.yaml` may set (seed 003 §11.2,
- * plus seed 002's `git`). Server, source and command settings stay with the
- * user (flags, environment, ~/.skillhub/config.yaml): a folder of skills,
- * possibly synced from a team repository, must not open an HTTP port,
- * enable run_skill_command or add folders.
+ * plus seed 002's `git` and the `content` size limit). Server, source and
+ * command settings stay with the user (flags, environment,
+ * ~/.skillhub/config.yaml): a folder of skills, possibly synced from a team
+ * repository, must not open an HTTP port, enable run_skill_command or add
+ * folders.
  */
 export const SOURCE_CONFIG_SECTIONS: readonly string[] = [
   "matching",
@@ -17,11 +18,13 @@ export const SOURCE_CONFIG_SECTIONS: readonly string[] = [
   "assets",
   "analytics",
   "git",
+  "content",
 ];
 
 /**
- * Keys inside those sections that stay with the user too. Security: a synced
- * repository's config.yaml must not replace the list of repositories synced
+ * Keys inside those sections that stay with the user. Security: a skills
+ * folder named with --skills-dir / SKILLS_DIR may sit inside any checkout, so
+ * its config.yaml must not replace the list of repositories synced
  * (git.repos), their branch or credentials, nor choose where usage events go
  * (analytics.file could name ~/.bashrc and append lines holding user queries;
  * analytics.endpoint would send them to any server).
@@ -36,6 +39,27 @@ export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
   "analytics.endpoint",
   "scripts.allow_project",
 ];
+
+/**
+ * Seed 002 §1.3: the content repository the user configured (SKILLS_REPO /
+ * `git.repos`) is the team's own, chosen by the user, so its config.yaml may
+ * also set where the team's usage events go and which branch is followed.
+ * It still cannot change the list of repositories, their token, or let a
+ * project's own scripts run.
+ */
+export const REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = ["git.repos", "git.token", "scripts.allow_project"];
+
+/**
+ * Keys that seeds name but SkillHub does not implement, with the reason; a
+ * file that sets one loads, with this warning (never an error).
+ */
+export const UNSUPPORTED_KEYS: Readonly<Record<string, string>> = {
+  "git.sparse_checkout":
+    "SkillHub keeps a shallow, single-branch clone and reads only its skills/ folder and config.yaml, so a sparse checkout would save no network and little disk",
+};
+
+/** Where a source config file comes from: a content repository the user configured, or a skills folder. */
+export type SourceConfigOrigin = "repository" | "folder";
 
 export const SOURCE_CONFIG_FILE = "config.yaml";
 
@@ -52,16 +76,26 @@ export function explicitSourceConfigFiles(config: Config, exists: (path: string)
     .filter((path) => exists(path));
 }
 
-/** Keep only the allowed sections and keys of a skills folder's config.yaml; say what was dropped. Pure. */
-export function restrictSourceConfig(file: ConfigFile): { file: ConfigFile; warnings: string[] } {
+/**
+ * Keep only the allowed sections and keys of a source's config.yaml; say what
+ * was dropped. A repository's `analytics.file` must name a `.jsonl` file:
+ * events are appended as JSON lines, and a path such as ~/.bashrc must not
+ * receive them. Pure.
+ */
+export function restrictSourceConfig(
+  file: ConfigFile,
+  origin: SourceConfigOrigin = "folder",
+): { file: ConfigFile; warnings: string[] } {
   const data = file.data;
   if (!isMapping(data)) return { file, warnings: [] };
+  const forbidden = origin === "repository" ? REPO_CONFIG_FORBIDDEN_KEYS : SOURCE_CONFIG_FORBIDDEN_KEYS;
+  const who = origin === "repository" ? "a content repository's" : "a skills folder's";
   const kept: Record<string, unknown> = {};
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (!SOURCE_CONFIG_SECTIONS.includes(key)) {
       warnings.push(
-        `${file.path}: key "${key}" ignored: a skills folder's config.yaml may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`,
+        `${file.path}: key "${key}" ignored: ${who} config.yaml may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`,
       );
       continue;
     }
@@ -73,15 +107,42 @@ export function restrictSourceConfig(file: ConfigFile): { file: ConfigFile; warn
     const section: Record<string, unknown> = {};
     for (const [child, childValue] of Object.entries(value)) {
       const dotted = `${key}.${child}`;
-      if (SOURCE_CONFIG_FORBIDDEN_KEYS.includes(dotted)) {
+      if (forbidden.includes(dotted)) {
         warnings.push(
-          `${file.path}: key "${dotted}" ignored: a skills folder's config.yaml may not set ${SOURCE_CONFIG_FORBIDDEN_KEYS.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`,
+          `${file.path}: key "${dotted}" ignored: ${who} config.yaml may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`,
+        );
+      } else if (
+        dotted === "analytics.file" &&
+        typeof childValue === "string" &&
+        !/\.jsonl$/i.test(childValue.trim())
+      ) {
+        warnings.push(
+          `${file.path}: key "analytics.file" ignored: ${JSON.stringify(childValue)} does not end in .jsonl (events are appended as JSON lines; name a .jsonl file).`,
         );
       } else section[child] = childValue;
     }
     kept[key] = section;
   }
-  return { file: { path: file.path, data: kept }, warnings };
+  return dropUnsupportedKeys({ path: file.path, data: kept }, warnings);
+}
+
+/** Remove UNSUPPORTED_KEYS from any config file, each with its reason as a warning. Pure. */
+export function dropUnsupportedKeys(
+  file: ConfigFile,
+  warnings: string[] = [],
+): { file: ConfigFile; warnings: string[] } {
+  const data = file.data;
+  if (!isMapping(data)) return { file, warnings };
+  const copy: Record<string, unknown> = { ...data };
+  for (const [dotted, reason] of Object.entries(UNSUPPORTED_KEYS)) {
+    const [section, key] = dotted.split(".") as [string, string];
+    const value = copy[section];
+    if (!isMapping(value) || !Object.hasOwn(value, key)) continue;
+    const { [key]: _, ...rest } = value;
+    copy[section] = rest;
+    warnings.push(`${file.path}: key "${dotted}" ignored: not supported (${reason}).`);
+  }
+  return { file: { path: file.path, data: copy }, warnings };
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {

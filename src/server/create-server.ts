@@ -10,7 +10,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
-import { errorResult } from "../tools/results.ts";
+import { listChangedReason } from "../tools/list-changed-reason.ts";
+import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import type { Hub } from "./hub.ts";
@@ -56,8 +57,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
 
   /** What a client's tools/list shows; a change is worth one list_changed. */
   const signature = () => {
-    const tools = hub.tools();
-    return `${tools.map((t) => t.name).join(",")}|${tools.some((t) => t.name === "skill") ? hub.catalog.visibleHash : ""}`;
+    const names = hub.tools().map((t) => t.name);
+    // The skill tool's description lists the skills; seed 001's tools announce any change on disk.
+    const listed = names.includes("skill") ? hub.catalog.visibleHash : "";
+    const sk = names.some((n) => n.startsWith("skills.")) ? hub.catalog.contentHash : "";
+    return `${names.join(",")}|${listed}|${sk}`;
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -86,7 +90,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
       );
     }
     const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) return invalidArguments(tool, parsed.error);
+    // Seed 003 §8: the tree tools' errors carry JSON text too, argument errors included.
+    if (!parsed.success)
+      return JSON_TEXT_TOOLS.has(name)
+        ? withJsonText(invalidArguments(tool, parsed.error))
+        : invalidArguments(tool, parsed.error);
     try {
       return await tool.handler(parsed.data, context(extra.signal));
     } catch (error) {
@@ -94,10 +102,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
       hub.logger.error(
         `tool ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );
-      return errorResult(
+      const failed = errorResult(
         "INTERNAL_ERROR",
         `SkillHub failed while running ${name}: ${errorMessage(error)}. Retry, or report this with the server's stderr log.`,
       );
+      return JSON_TEXT_TOOLS.has(name) ? withJsonText(failed) : failed;
     }
   });
 
@@ -123,13 +132,19 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     }
   }
 
-  const unsubscribe = hub.store.onChange(() => {
+  const unsubscribe = hub.store.onChange(({ previous, next }) => {
     // Never before initialized; and a client that has not listed yet will see the new list when it does.
     if (!initialized || announced === undefined) return;
     const now = signature();
     if (now === announced) return;
     announced = now;
-    server.sendToolListChanged().catch((error) => hub.logger.debug(`list_changed not sent: ${errorMessage(error)}`));
+    // Seed 001: with a short reason string (an extra param, which clients may ignore).
+    server
+      .notification({
+        method: "notifications/tools/list_changed",
+        params: { reason: listChangedReason(previous, next) },
+      })
+      .catch((error) => hub.logger.debug(`list_changed not sent: ${errorMessage(error)}`));
   });
   const previousOnClose = server.onclose;
   server.onclose = () => {

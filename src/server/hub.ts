@@ -25,6 +25,7 @@ import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts
 import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDeps } from "../tools/definition.ts";
 import { parseToolSelection, selectTools, type ToolSelection } from "../tools/index.ts";
+import { skProjectRoot } from "../tools/sk-summary.ts";
 import type { Logger } from "../util/logger.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 
@@ -157,6 +158,10 @@ export class Hub implements ToolDeps {
       projectDir: this.root.dir,
       homeDir: this.options.homeDir,
       hubHome: this.config.home,
+      projectSkills: skProjectRoot(
+        this.config.sources.project_skills,
+        this.tools().map((t) => t.name),
+      ),
       repos: this.git?.sources(),
       plugins: this.config.plugins.enabled
         ? findPluginSources({

@@ -158,7 +158,8 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       name,
       key: name.toLowerCase(),
       description,
-      category: hub.category,
+      // metadata.skillhub.category first (seed 000); a top-level `category:` (seen in real collections) counts too.
+      category: hub.category ?? (scalarText(fm.category)?.trim().toLowerCase() || undefined),
       tags: hub.tags,
       keywords: [],
       alwaysApply: hub.alwaysApply,

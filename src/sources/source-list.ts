@@ -3,7 +3,7 @@ import type { Location } from "../skills/skill.ts";
 
 /** A folder that holds skills, with its label and place in the precedence order. */
 export interface Source {
-  /** Unique label: dir1.., project, agent-project, global, agent-global, claude-project, claude-global, hub, or a repo name. */
+  /** Unique label: dir1.., project-skills, project, agent-project, global, agent-global, claude-project, claude-global, hub, or a repo name. */
   label: string;
   dir: string;
   location: Location;
@@ -20,6 +20,11 @@ export interface SourceListInput {
   homeDir: string;
   /** SkillHub's home (~/.skillhub). */
   hubHome: string;
+  /**
+   * Seed 001's skills root under the project (`--root`, default `skills` in the sk profile): read right
+   * after the explicit folders, even with `onlyDirs`. Relative to the project root; absolute as it is.
+   */
+  projectSkills?: string;
   /** Synced repositories (DESIGN §12), after the local folders. */
   repos?: readonly { label: string; dir: string }[];
   /** Installed Claude Code plugins' skill folders (plugin-sources.ts): last, below every folder and repository. */
@@ -33,6 +38,8 @@ export function buildSourceList(input: SourceListInput): Source[] {
     dir: resolve(dir),
     location: "explicit",
   }));
+  if (input.projectSkills !== undefined && input.projectDir)
+    list.push({ label: "project-skills", dir: resolve(input.projectDir, input.projectSkills), location: "project" });
   if (!input.onlyDirs) {
     const p = input.projectDir;
     const h = input.homeDir;

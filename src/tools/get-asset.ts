@@ -5,7 +5,7 @@ import type { Skill } from "../skills/skill.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { locateFile, readAsset } from "./asset-read.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
-import { errorResult, structuredResult } from "./results.ts";
+import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { lookupSkillPath } from "./tree-lookup.ts";
 
 const Input = z
@@ -53,7 +53,7 @@ export const getAssetTool = defineTool({
     "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`; images, fonts, " +
     "PDF and other binary files in `content_base64` with `mime_type`. Files over the size limit (1 MiB by default) are refused. " +
     "Scripts with execution 'claude' are meant to be fetched here and run by you.",
-  handler: async ({ skill_path, file }, { deps }) => {
+  handler: jsonTextHandler(async ({ skill_path, file }, { deps }) => {
     const found = await lookupSkillPath(skill_path, deps);
     if (found.error) return found.error;
     const skill = found.skill;
@@ -121,7 +121,7 @@ export const getAssetTool = defineTool({
       type,
       ...(read.binary ? { mime_type: read.mimeType } : {}),
     });
-  },
+  }),
 });
 
 /** Every file get_asset would accept for a node: own and inherited declarations. */

@@ -1,19 +1,20 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
-import { describeFilter } from "../catalog/filters.ts";
+import { describeFilter, isEnabled } from "../catalog/filters.ts";
+import { type BudgetCut, CHARS_PER_TOKEN, estimateTokens, fitSections } from "../catalog/tree-budget.ts";
 import { chainFiles } from "../catalog/tree-chain.ts";
-import { resolveTreeContent } from "../catalog/tree-content.ts";
+import { type ContentSection, renderSections, resolveTreeSections } from "../catalog/tree-content.ts";
+import type { Config } from "../config/schema.ts";
 import { roundScore, type Scored } from "../search/keyword-matcher.ts";
-import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import { errnoCode } from "../util/errors.ts";
-import { isServable } from "./asset-read.ts";
-import { defineTool, READ_ONLY } from "./definition.ts";
-import { errorResult, structuredResult } from "./results.ts";
+import { isBinaryExtension } from "../util/file-kind.ts";
+import { isServable, locateFile, readAsset } from "./asset-read.ts";
+import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
+import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { frozenRefusal } from "./skill-lookup.ts";
-import { routeContext } from "./skill-routing.ts";
+import { isRouted, routeContext } from "./skill-routing.ts";
 
 const Input = z
   .object({
@@ -35,12 +36,25 @@ const Candidate = z.object({
   matched_keywords: z.array(z.string()),
 });
 
+const InlinedAsset = AssetDecl.extend({
+  content: z
+    .string()
+    .optional()
+    .describe(
+      "Text assets up to assets.inline_text_max_bytes (10 KiB by default): the content, so no get_asset is needed",
+    ),
+});
+
 const Output = z.object({
   no_match: z.boolean().optional().describe("True when no skill scored min_score or more"),
   ambiguous: z.boolean().optional().describe("True when the top scores are closer than ambiguity_threshold"),
   candidates: z.array(Candidate).optional().describe("Ambiguous: the best candidates, highest score first"),
   closest: Candidate.optional().describe("No match: the best candidate below min_score, if any keyword matched at all"),
   message: z.string().optional(),
+  hint: z
+    .string()
+    .optional()
+    .describe("No match: where else to look (Agent Skills are found with search_skills, not routed here)"),
   skill_path: z.string().optional().describe("Match: the skill's path (tree node) or name (Agent Skill)"),
   kind: z.enum(["tree-node", "agent-skill"]).optional(),
   score: z.number().optional(),
@@ -49,10 +63,20 @@ const Output = z.object({
     .string()
     .optional()
     .describe("Match: the instructions, with inherited rules first under === headers === for a tree node"),
-  assets: z.array(AssetDecl).optional().describe("Match: the node's own assets (fetch with get_asset)"),
+  content_length_tokens: z
+    .number()
+    .int()
+    .optional()
+    .describe("Match: estimated tokens of `content` as returned (characters / 4)"),
+  truncated: z.boolean().optional().describe("Match: true when `content` was cut to content.max_tokens"),
+  warning: z.string().optional().describe("Match: what was cut and why, when `truncated`"),
+  assets: z
+    .array(InlinedAsset)
+    .optional()
+    .describe("Match: the node's own assets (fetch with get_asset; small text ones carry `content`)"),
   scripts: z.array(ScriptDecl).optional().describe("Match: the node's own scripts"),
   inherited_assets: z
-    .array(AssetDecl.extend({ from: z.string() }))
+    .array(InlinedAsset.extend({ from: z.string() }))
     .optional()
     .describe("Assets of ancestors, most specific kept; `from` is their skill path"),
   inherited_scripts: z.array(ScriptDecl.extend({ from: z.string() })).optional(),
@@ -69,18 +93,28 @@ export const getSkillTool = defineTool({
   inputSchema: Input,
   outputSchema: Output,
   description: () =>
-    "Find the skill that fits a task by keyword matching (deterministic, no model involved) and return it. " +
+    "Find the skill-tree node that fits a task by its declared keywords (deterministic, no model involved) and return it. " +
     "Describe the task in a few words (English or French). A clear match returns the instructions in `content` " +
     "(a tree node's inherited rules first), plus its assets and scripts, own and inherited (`from`): fetch those with get_asset. " +
     "`ambiguous` lists candidates with descriptions: call again with a more specific context, or with a candidate's skill_path as the context. " +
-    "`no_match` means no skill fits; list_skills shows what exists.",
-  handler: async ({ context }, { deps }) => {
+    "`no_match` means no node fits; list_skills shows the tree. Agent Skills are not routed here (search_skills finds them).",
+  handler: jsonTextHandler(async ({ context }, { deps, hasTool }) => {
     const catalog = deps.store.catalog;
     const routed = routeContext(catalog, context, deps.filter, deps.config.matching);
     if (routed.kind === "no_match") {
-      deps.track("no_match", { context });
+      deps.track("no_match", {
+        context,
+        // Seed 002 §3.1: the nearest miss tells the team which keywords to add.
+        closest_candidate: routed.closest?.item.name ?? null,
+        closest_score: routed.closest ? roundScore(routed.closest.score) : null,
+      });
       const closest = routed.closest ? { closest: candidate(routed.closest) } : {};
-      return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE, ...closest });
+      return structuredResult({
+        no_match: true,
+        message: NO_MATCH_MESSAGE,
+        ...closest,
+        ...agentSkillHint(catalog, deps, hasTool?.("search_skills") ?? false),
+      });
     }
     if (routed.kind === "disabled") {
       deps.track("no_match", { context });
@@ -101,9 +135,9 @@ export const getSkillTool = defineTool({
     const best = routed.kind === "direct" ? { item: routed.skill, score: 1, matched: [] } : routed.best;
     const refused = frozenRefusal(best.item, deps);
     if (refused) return refused;
-    let served: Record<string, unknown>;
+    let served: Served;
     try {
-      served = serve(catalog, best);
+      served = serve(catalog, best, deps.config);
     } catch (error) {
       // Deleted or unreadable since the last scan: nothing to serve. Anything else is a bug.
       if (errnoCode(error) === undefined) throw error;
@@ -117,10 +151,24 @@ export const getSkillTool = defineTool({
       score: roundScore(best.score),
       matched_keywords: best.matched,
       was_ambiguous: false,
+      inherited_from: served.inheritedFrom,
+      content_length_tokens: served.result.content_length_tokens,
     });
-    return structuredResult(served);
-  },
+    return structuredResult(served.result);
+  }),
 });
+
+/** No match while Agent Skills are served: they are not routed by keywords (skill-routing.ts), so say where they are. */
+function agentSkillHint(catalog: Catalog, deps: ToolDeps, hasSearch: boolean): { hint?: string } {
+  const count = catalog.skills.filter((s) => !isRouted(s) && isEnabled(s, deps.filter)).length;
+  if (count === 0) return {};
+  const how = hasSearch
+    ? "find one by topic with search_skills, or pass its exact name as the context"
+    : "pass its exact name as the context";
+  return {
+    hint: `get_skill routes by the keywords of skill-tree nodes only. ${count} Agent Skill${count === 1 ? "" : "s"} (SKILL.md) ${count === 1 ? "is" : "are"} served too: ${how}.`,
+  };
+}
 
 function candidate(s: Scored<Skill>) {
   return {
@@ -131,26 +179,45 @@ function candidate(s: Scored<Skill>) {
   };
 }
 
-/** The single-match answer. Declared files missing on disk are left out (each has a diagnostic). */
-function serve(catalog: Catalog, best: Scored<Skill>): Record<string, unknown> {
+interface Served {
+  result: Record<string, unknown> & { content_length_tokens: number };
+  /** Skill paths whose content was included before the node's own, most general first (seed 002 §3.1). */
+  inheritedFrom: string[];
+}
+
+/**
+ * The single-match answer. Declared files missing on disk are left out (each
+ * has a diagnostic); small text assets are inlined; content over
+ * content.max_tokens is cut, the node's own rules kept first (tree-budget.ts).
+ */
+function serve(catalog: Catalog, best: Scored<Skill>, config: Config): Served {
   const skill = best.item;
+  const resolved = resolveTreeSections(catalog, skill);
+  // What rendering adds around the bodies (=== headers ===, blank lines) counts against the limit too.
+  const overhead = resolved.headed
+    ? renderSections({ ...resolved, sections: resolved.sections.map((x) => ({ ...x, body: "" })) }).length
+    : 0;
+  const fitted = fitSections(resolved.sections, config.content.max_tokens * CHARS_PER_TOKEN, overhead);
+  const content = renderSections({ sections: fitted.sections, headed: resolved.headed });
+  const ownPath = skill.tree?.path ?? skill.name;
+  const inheritedFrom = resolved.headed ? resolved.sections.map((s) => s.path).filter((p) => p !== ownPath) : [];
   const head = {
     skill_path: skill.name,
     kind: skill.kind,
     score: roundScore(best.score),
     matched_keywords: best.matched,
+    content,
+    content_length_tokens: estimateTokens(content),
+    ...(fitted.cuts.length > 0
+      ? { truncated: true, warning: truncationWarning(resolved.sections, fitted.cuts, config) }
+      : {}),
   };
   if (skill.kind !== "tree-node") {
     return {
-      ...head,
-      content: skillBody(readFileSync(skill.file, "utf8")),
-      assets: [],
-      scripts: [],
-      inherited_assets: [],
-      inherited_scripts: [],
+      result: { ...head, assets: [], scripts: [], inherited_assets: [], inherited_scripts: [] },
+      inheritedFrom,
     };
   }
-  const content = resolveTreeContent(catalog, skill);
   const files = chainFiles(catalog, skill);
   const ownerOf = (from: string | undefined) => (from === undefined ? skill : catalog.get(`${skill.source}:${from}`));
   const available = <T extends { file: string; from?: string }>(list: T[]) =>
@@ -158,12 +225,41 @@ function serve(catalog: Catalog, best: Scored<Skill>): Record<string, unknown> {
       const owner = ownerOf(d.from);
       return owner !== undefined && isServable(owner, d.file);
     });
+  const inlined = <T extends { file: string; from?: string }>(list: T[]) =>
+    available(list).map((d) => {
+      const owner = ownerOf(d.from);
+      const text = owner && inlineText(owner, d.file, config.assets.inline_text_max_bytes);
+      return text === undefined ? d : { ...d, content: text };
+    });
   return {
-    ...head,
-    content,
-    assets: available(files.assets),
-    scripts: available(files.scripts),
-    inherited_assets: available(files.inheritedAssets),
-    inherited_scripts: available(files.inheritedScripts),
+    result: {
+      ...head,
+      assets: inlined(files.assets),
+      scripts: available(files.scripts),
+      inherited_assets: inlined(files.inheritedAssets),
+      inherited_scripts: available(files.inheritedScripts),
+    },
+    inheritedFrom,
   };
+}
+
+/**
+ * Seed 002 §1.3 `assets.inline_text_max_bytes`: a declared text asset up to
+ * that size comes with its content; larger or binary ones are fetched with
+ * get_asset. Read through the same bounded, confined reader as get_asset.
+ */
+function inlineText(owner: Skill, file: string, maxBytes: number): string | undefined {
+  if (maxBytes <= 0 || isBinaryExtension(file)) return undefined;
+  const located = locateFile(owner, file);
+  if (!located.ok) return undefined;
+  const read = readAsset(located.real, file, maxBytes);
+  return read.ok && !read.binary ? read.text : undefined;
+}
+
+function truncationWarning(sections: readonly ContentSection[], cuts: readonly BudgetCut[], config: Config): string {
+  const total = estimateTokens(sections.map((s) => s.body).join(""));
+  const what = cuts
+    .map((c) => (c.kept === 0 ? `${c.rel} left out` : `${c.rel} cut to ${c.kept} of ${c.total} characters`))
+    .join("; ");
+  return `Content truncated: about ${total} tokens (estimated as characters / 4) is over the limit of ${config.content.max_tokens} (content.max_tokens). The skill's own rules are kept first, then its nearest parents; ${what}.`;
 }

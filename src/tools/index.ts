@@ -93,8 +93,10 @@ export function selectTools(selection: ToolSelection, catalog: Catalog, config: 
 function autoNames(catalog: Catalog, config: Config): string[] {
   const names = [...AUTO_BASE];
   const filter = { skills: config.filters.enabled_skills, categories: config.filters.enabled_categories };
-  // Only an enabled node can be asked for: a tree that the filters hide entirely gets no tree tools.
-  if (catalog.skills.some((s) => s.kind === "tree-node" && isEnabled(s, filter))) names.push("get_skill", "get_asset");
+  // Only an enabled node can be asked for: a tree that the filters hide entirely gets no tree tools. A content
+  // repository configured but empty (yet) gets them too: they answer no_match until it has nodes (seed 003 §13).
+  if (config.git.repos.length > 0 || catalog.skills.some((s) => s.kind === "tree-node" && isEnabled(s, filter)))
+    names.push("get_skill", "get_asset");
   if (config.analytics.enabled) names.push("report_usage");
   if (config.scripts.enabled && declaresServerScript(catalog, config)) names.push("run_script");
   if (config.commands.enabled) names.push("run_skill_command");

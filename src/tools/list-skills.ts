@@ -3,28 +3,32 @@ import { basename, relative } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter, isEnabled, type SkillFilter } from "../catalog/filters.ts";
-import { buildSkillTree } from "../catalog/tree-listing.ts";
+import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
 import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
-import { errorResult, structuredResult } from "./results.ts";
+import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
+
+/** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
+export const FLAT_DEFAULT_LIMIT = 50;
+export const FLAT_MAX_LIMIT = 200;
+/** Flat mode: a page also stops once its entries reach this many bytes of JSON (bodies can be long); at least one entry. */
+export const FLAT_MAX_BYTES = 256 * 1024;
 
 const Input = z
   .object({
-    path: z
-      .string()
+    path: z.string().optional().describe("Sub-tree to show, e.g. 'ui' or 'api/_index'. Default: the whole tree"),
+    flat: z.boolean().optional().describe("true: a flat, paged list of every skill instead of the tree"),
+    query: z.string().optional().describe("Flat list: substring filter on folder name, name and description"),
+    include_body: z.boolean().optional().describe("Flat list: include each skill's body"),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(FLAT_MAX_LIMIT)
       .optional()
-      .describe(
-        "Skill-tree mode: a sub-tree to show, e.g. 'ui' or 'api/_index'; '' or '/' for every tree. Leave out for the flat list of all skills",
-      ),
-    query: z
-      .string()
-      .optional()
-      .describe("Flat mode: case-insensitive substring filter on folder name, name and description"),
-    include_body: z
-      .boolean()
-      .optional()
-      .describe("Flat mode: include each skill's Markdown body (without frontmatter). Default false"),
+      .describe(`Flat list: entries per page. Default ${FLAT_DEFAULT_LIMIT}`),
+    cursor: z.string().optional().describe("Flat list: next_cursor of the previous page"),
   })
   .strict();
 
@@ -33,7 +37,7 @@ const Entry = z.object({
   description: z.string(),
   location: z.enum(["explicit", "project", "global", "remote"]),
   source: z.string().describe("Label of the folder it comes from (project, global, dir1, …)"),
-  category: z.string().nullable(),
+  category: z.string().optional().describe("Category, when the skill declares one"),
   tags: z.array(z.string()),
   path: z.string().describe("Path under its source folder: the skill's folder, or a tree node's skill path"),
   file: z.string().describe("Absolute path of SKILL.md or of the node's .md file"),
@@ -57,15 +61,22 @@ const TreeNode = z.object({
 });
 
 const Output = z.object({
-  skills: z.array(Entry).optional().describe("Flat mode: served skills, then shadowed ones"),
-  total: z.number().int().optional().describe("Flat mode: number of entries"),
-  tree: TreeNode.optional().describe("Tree mode: the (sub-)tree"),
+  tree: TreeNode.optional().describe("Tree mode (the default): the (sub-)tree"),
+  agent_skills: z
+    .number()
+    .int()
+    .optional()
+    .describe("Tree mode: enabled Agent Skills (SKILL.md), which are not part of the tree; list them with flat: true"),
+  skills: z.array(Entry).optional().describe("Flat list: this page of served skills, then shadowed ones"),
+  total: z.number().int().optional().describe("Flat list: entries matching, all pages together"),
+  next_cursor: z.string().optional().describe("Flat list: pass as `cursor` for the next page; absent on the last one"),
+  message: z.string().optional().describe("What the answer holds and how to get the rest"),
   diagnostics: z
     .object({ errors: z.number().int(), warnings: z.number().int() })
     .describe("Problems found while reading skills (skillhub doctor lists them)"),
 });
 
-/** Seed 001 `skills.list` semantics without `path`; seed 003 §8.2's tree with `path`. */
+/** Seed 002/003 §8.2: the tree by default (or the sub-tree at `path`); seed 001's flat list on request, paged. */
 export const listSkillsTool = defineTool({
   name: "list_skills",
   title: "List Skills",
@@ -73,16 +84,28 @@ export const listSkillsTool = defineTool({
   inputSchema: Input,
   outputSchema: Output,
   description: () =>
-    "List the skills this server offers. Without `path`: a flat list of every skill (name, description, location, source, " +
-    "category, tags, kind), filtered by `query` (substring of folder name, name or description), with `include_body` for the " +
-    "instructions; shadowed skills are marked. With `path`: the skill tree (keyword-routed skills) as nested nodes with " +
-    'keywords and asset/script counts; `path: ""` shows every tree, `path: "ui"` one branch.',
-  handler: async ({ path, query, include_body }, { deps }) => {
+    "Browse the skills. By default: the skill tree (keyword-routed skills) as nested nodes with description, keywords " +
+    'and asset/script counts; `path: "ui"` shows one branch. `flat: true` (or `query`, `include_body`): every skill ' +
+    "(Agent Skills too) in pages; pass `next_cursor` back as `cursor` for the next one.",
+  handler: jsonTextHandler(async ({ path, flat, query, include_body, limit, cursor }, { deps }) => {
     const catalog = deps.store.catalog;
     const diagnostics = counts(catalog);
-    if (path !== undefined) {
-      const result = buildSkillTree(catalog, (s) => isEnabled(s, deps.filter), path);
-      if (result.kind === "ok") return structuredResult({ tree: result.tree, diagnostics });
+    const flatMode =
+      path === undefined &&
+      (flat === true || query !== undefined || include_body !== undefined || cursor !== undefined);
+    if (!flatMode) {
+      const enabled = (s: Skill) => isEnabled(s, deps.filter);
+      const agentSkills = catalog.skills.filter((s) => s.kind !== "tree-node" && enabled(s)).length;
+      const result = buildSkillTree(catalog, enabled, path ?? "");
+      if (result.kind === "ok") return structuredResult({ tree: result.tree, agent_skills: agentSkills, diagnostics });
+      if (result.kind === "none" && (path === undefined || normaliseTreePath(path) === "")) {
+        // No tree (yet: an empty content repository answers this too): an empty root, and where the skills are.
+        const message =
+          agentSkills > 0
+            ? `There is no skill tree here (no Markdown files with keywords). ${agentSkills} Agent Skill${agentSkills === 1 ? "" : "s"} (SKILL.md) ${agentSkills === 1 ? "is" : "are"} served: list them with flat: true, or find one with search_skills.`
+            : "There are no skills here yet. skillhub doctor shows which folders are read.";
+        return structuredResult({ tree: emptyRoot(), agent_skills: agentSkills, message, diagnostics });
+      }
       if (result.kind === "disabled") {
         return errorResult(
           "SKILL_DISABLED",
@@ -92,14 +115,66 @@ export const listSkillsTool = defineTool({
       }
       const message =
         result.kind === "none"
-          ? "There are no skill trees here (no Markdown files with keywords). Call list_skills without path for the flat list of skills."
-          : `No node or folder '${path}' in the skill tree. Top level: ${result.top.join(", ") || "(nothing enabled)"}. Use path "" for the whole tree.`;
+          ? "There are no skill trees here (no Markdown files with keywords). Call list_skills with flat: true for the list of skills."
+          : `No node or folder '${path}' in the skill tree. Top level: ${result.top.join(", ") || "(nothing enabled)"}. Leave path out for the whole tree.`;
       return errorResult("SKILL_NOT_FOUND", message, { path });
     }
-    const skills = flatEntries(catalog, deps.filter, query ?? "", include_body ?? false);
-    return structuredResult({ skills, total: skills.length, diagnostics });
-  },
+    const all = flatEntries(catalog, deps.filter, query ?? "");
+    const start = cursor === undefined ? 0 : parseCursor(cursor, all.length);
+    if (start === undefined) {
+      return errorResult(
+        "INVALID_ARGUMENT",
+        `cursor '${cursor}' is not one this list gave. Leave cursor out for the first page, then pass each answer's next_cursor.`,
+        { cursor },
+      );
+    }
+    const page = pageOf(all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true);
+    const end = start + page.length;
+    const rest = all.length - end;
+    const message =
+      rest > 0
+        ? `Entries ${start + 1}-${end} of ${all.length}; ${rest} more: call list_skills again with cursor "${end}"${query ? " and the same query" : ""}.`
+        : `Entries ${all.length === 0 ? 0 : start + 1}-${end} of ${all.length}.`;
+    return structuredResult({
+      skills: page,
+      total: all.length,
+      ...(rest > 0 ? { next_cursor: String(end) } : {}),
+      message,
+      diagnostics,
+    });
+  }),
 });
+
+/** The tree of a catalog that holds no tree node: a root with no children. */
+function emptyRoot() {
+  return { name: "root", path: "", description: "", keywords: [], assetCount: 0, scriptCount: 0, children: [] };
+}
+
+/** A cursor is the offset of the next entry, as text; anything else (or past the end) is refused. */
+function parseCursor(cursor: string, total: number): number | undefined {
+  if (!/^\d{1,9}$/.test(cursor.trim())) return undefined;
+  const n = Number(cursor.trim());
+  return n <= total ? n : undefined;
+}
+
+type FlatEntry = ReturnType<typeof flatEntries>[number];
+
+/**
+ * Up to `limit` entries from `start`, bodies read only for those, stopping
+ * before FLAT_MAX_BYTES of JSON (one entry at least, so paging always moves).
+ */
+function pageOf(all: FlatEntry[], start: number, limit: number, includeBody: boolean): FlatEntry[] {
+  const page: FlatEntry[] = [];
+  let bytes = 0;
+  for (const entry of all.slice(start, start + limit)) {
+    const shown = includeBody ? { ...entry, body: bodyOf(entry.file) } : entry;
+    const size = JSON.stringify(shown).length;
+    if (page.length > 0 && bytes + size > FLAT_MAX_BYTES) break;
+    page.push(shown);
+    bytes += size;
+  }
+  return page;
+}
 
 function counts(catalog: Catalog): { errors: number; warnings: number } {
   let errors = 0;
@@ -111,19 +186,18 @@ function counts(catalog: Catalog): { errors: number; warnings: number } {
   return { errors, warnings };
 }
 
-function flatEntries(catalog: Catalog, filter: SkillFilter, query: string, includeBody: boolean) {
+function flatEntries(catalog: Catalog, filter: SkillFilter, query: string) {
   const q = query.trim().toLowerCase();
   const matches = (s: Skill) =>
     isEnabled(s, filter) &&
     (q === "" || [installName(s), s.name, s.description].some((text) => text.toLowerCase().includes(q)));
   const entry = (s: Skill, by?: Skill) => {
-    const body = includeBody ? bodyOf(s) : undefined;
     return {
       name: s.name,
       description: s.description,
       location: s.location,
       source: s.source,
-      category: s.category ?? null,
+      ...(s.category ? { category: s.category } : {}),
       tags: s.tags,
       path: s.kind === "tree-node" ? (s.tree?.path ?? s.name) : relative(s.root, s.dir).split("\\").join("/") || ".",
       file: s.file,
@@ -131,7 +205,6 @@ function flatEntries(catalog: Catalog, filter: SkillFilter, query: string, inclu
       shadowed: by !== undefined,
       ...(by ? { shadowed_by: by.id } : {}),
       qualified_name: s.id,
-      ...(body === undefined ? {} : { body }),
     };
   };
   return [
@@ -145,9 +218,9 @@ function installName(s: Skill): string {
   return s.kind === "tree-node" ? basename(s.file).replace(/\.md$/i, "") : basename(s.dir);
 }
 
-function bodyOf(s: Skill): string {
+function bodyOf(file: string): string {
   try {
-    return skillBody(readFileSync(s.file, "utf8"));
+    return skillBody(readFileSync(file, "utf8"));
   } catch {
     return "";
   }

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import { defineTool } from "./definition.ts";
+import { jsonTextHandler } from "./results.ts";
 
 const Input = z.object({}).strict();
 
@@ -10,7 +11,7 @@ const RepoResult = z.object({
   url: z.string().describe("Repository URL (credentials removed)"),
   success: z.boolean(),
   changed: z.boolean().describe("Whether its files changed"),
-  commit_hash: z.string().nullable(),
+  commit_hash: z.string().optional().describe("Commit after the sync; absent while there is no local copy"),
   files_changed: z.number().int(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   warnings: z.array(z.string()).optional(),
@@ -19,10 +20,10 @@ const RepoResult = z.object({
 const Output = z.object({
   success: z.boolean().describe("The sync (git mode) or the rescan (local mode) succeeded"),
   mode: z.enum(["git", "local"]).optional().describe("git: repositories were pulled; local: folders only"),
-  commit_hash: z.string().nullable().optional().describe("Commit of the (first) repository after the sync"),
+  commit_hash: z.string().optional().describe("Commit of the (first) repository after the sync"),
   files_changed: z.number().int().optional().describe("Files changed by the sync, all repositories together"),
   skills_reindexed: z.number().int().optional().describe("Skills in the catalog after the rescan"),
-  last_sync: z.string().nullable().optional().describe("ISO time of the last successful sync"),
+  last_sync: z.string().optional().describe("ISO time of the last successful sync; absent before the first one"),
   message: z.string().optional(),
   repos: z.array(RepoResult).optional().describe("Per repository, when several are configured or one failed"),
   error: z.object({ code: z.string(), message: z.string() }).passthrough().optional(),
@@ -45,7 +46,7 @@ export const refreshSkillsTool = defineTool({
     ctx.deps.config.git.repos.length > 0
       ? "Pull the team's skill repositories now and re-read every skill folder, then report the commit, the files changed and the number of skills. Use it after a skill was changed in the repository and you need it before the next automatic sync (every few minutes)."
       : "Re-read every skill folder now and report the number of skills. Use it when a skill was just added or edited and does not show up yet (folders are also rescanned automatically).",
-  handler: async (_args, { deps }) => {
+  handler: jsonTextHandler(async (_args, { deps }) => {
     const outcome = await deps.refreshSkills();
     const result = toResult(outcome);
     deps.track("refresh", {
@@ -56,7 +57,7 @@ export const refreshSkillsTool = defineTool({
       skills_reindexed: outcome.skills_reindexed,
     });
     return result;
-  },
+  }),
 });
 
 function toResult(outcome: RefreshOutcome): CallToolResult {
@@ -67,10 +68,11 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
   const base = {
     success: outcome.success,
     mode: "git",
-    commit_hash: outcome.commit_hash,
+    // Output schemas avoid `null` (a ["string", "null"] type makes strict validators warn): unknown is absent.
+    ...(outcome.commit_hash ? { commit_hash: outcome.commit_hash } : {}),
     files_changed: outcome.files_changed,
     skills_reindexed: outcome.skills_reindexed,
-    last_sync: outcome.last_sync,
+    ...(outcome.last_sync ? { last_sync: outcome.last_sync } : {}),
   };
   if (outcome.busy) {
     const data = { success: false, message: BUSY_MESSAGE };
@@ -81,7 +83,7 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
     url: r.url,
     success: r.success,
     changed: r.changed,
-    commit_hash: r.commit_hash,
+    ...(r.commit_hash ? { commit_hash: r.commit_hash } : {}),
     files_changed: r.files_changed,
     ...(r.error ? { error: r.error } : {}),
     ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),

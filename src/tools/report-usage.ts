@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./definition.ts";
-import { structuredResult } from "./results.ts";
+import { jsonTextHandler, structuredResult } from "./results.ts";
 import { lookupSkillPath } from "./tree-lookup.ts";
 
 const Input = z
@@ -36,7 +36,7 @@ export const reportUsageTool = defineTool({
   outputSchema: Output,
   description: () =>
     "Report whether a skill you used was useful. Call it once after using a skill; when it was not useful, say in `comment` what was missing or wrong: the team uses this to improve its skills.",
-  handler: async ({ skill_path, useful, comment }, { deps }) => {
+  handler: jsonTextHandler(async ({ skill_path, useful, comment }, { deps }) => {
     // Only skills this server serves: feedback on a mistyped or invented path would pollute the stats and the warnings.
     const found = await lookupSkillPath(skill_path, deps);
     if (found.error) return found.error;
@@ -45,5 +45,5 @@ export const reportUsageTool = defineTool({
     deps.logger.info(`feedback on ${JSON.stringify(path)}: ${useful ? "useful" : "not useful"}${note}`);
     deps.track("skill_feedback", { skill_path: path, useful, comment: comment?.trim() || null });
     return structuredResult({ recorded: true, message: `Feedback recorded for ${path}` });
-  },
+  }),
 });

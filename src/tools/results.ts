@@ -50,3 +50,32 @@ export function errorResult(
     structuredContent: { error: { code, message, ...details } },
   };
 }
+
+/**
+ * Seed 003 §8: the tree-family tools (get_skill, get_asset, list_skills,
+ * run_script, report_usage, refresh_skills) put `JSON.stringify(result)` in
+ * their text content, errors included, so a client written against the seed
+ * can `JSON.parse` the text. `isError` and the structured content are kept.
+ * A result without structured content is returned as it is.
+ */
+export function withJsonText(result: CallToolResult): CallToolResult {
+  if (result.structuredContent === undefined) return result;
+  return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
+}
+
+/** The tree-family tools of seed 003 §8, whose every answer (argument errors included) has the JSON text. */
+export const JSON_TEXT_TOOLS: ReadonlySet<string> = new Set([
+  "get_skill",
+  "get_asset",
+  "list_skills",
+  "run_script",
+  "report_usage",
+  "refresh_skills",
+]);
+
+/** Wrap a tree-family tool's handler so that every answer it gives carries the JSON text of seed 003 §8. */
+export function jsonTextHandler<A extends unknown[]>(
+  handler: (...args: A) => Promise<CallToolResult>,
+): (...args: A) => Promise<CallToolResult> {
+  return async (...args) => withJsonText(await handler(...args));
+}

@@ -13,7 +13,7 @@ import { SkillHubError } from "../util/errors.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { locateFile } from "./asset-read.ts";
 import { defineTool } from "./definition.ts";
-import { errorResult, structuredResult } from "./results.ts";
+import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { lookupSkillPath } from "./tree-lookup.ts";
 
 const Input = z
@@ -31,8 +31,9 @@ const Input = z
       ),
     args: z
       .record(z.string(), z.string())
+      .default({})
       .describe(
-        'The script\'s named arguments as get_skill lists them, e.g. {"config_path": "./src/auth/config.ts"}; {} when it takes none. Passed as SKILL_ARG_<NAME> environment variables',
+        'The script\'s named arguments as get_skill lists them, e.g. {"config_path": "./src/auth/config.ts"}; leave out when it takes none. Passed as SKILL_ARG_<NAME> environment variables',
       ),
     cwd: z
       .string()
@@ -71,7 +72,7 @@ export const runScriptTool = defineTool({
     "execution 'server' can run here; scripts with execution 'claude' must be fetched with get_asset and run by you with bash. " +
     "Pass the script's arguments by name in `args` (required ones must be given). The script runs without a shell, " +
     "with no input, a timeout and an output cap; nothing it starts outlives it.",
-  handler: async ({ skill_path, file, args, cwd }, { deps, signal }) => {
+  handler: jsonTextHandler(async ({ skill_path, file, args, cwd }, { deps, signal }) => {
     const config = deps.config.scripts;
     // Security: the global kill switch comes before anything else is looked at (seed 003 §12.2).
     if (!config.enabled) {
@@ -198,7 +199,7 @@ export const runScriptTool = defineTool({
       args_provided: Object.keys(args),
     });
     return structuredResult({ ...outcome, script: path });
-  },
+  }),
 });
 
 function declaredScripts(files: ReturnType<typeof chainFiles>): ScriptDecl[] {

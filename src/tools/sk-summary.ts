@@ -30,3 +30,16 @@ function shown(path: string, projectDir: string | null): string {
     return relative(projectDir, path).split(sep).join("/") || ".";
   return path;
 }
+
+/** Seed 001's default skills root, under the project root. */
+export const SK_DEFAULT_ROOT = "skills";
+
+/**
+ * The project-relative skills root to read: `--root` when given, else
+ * `skills` when seed 001's tools are offered (they walk `<project>/skills`),
+ * else none.
+ */
+export function skProjectRoot(configured: string | undefined, toolNames: readonly string[]): string | undefined {
+  if (configured !== undefined) return configured;
+  return toolNames.some((n) => n === "skills.list" || n === "skills.search") ? SK_DEFAULT_ROOT : undefined;
+}

@@ -10,11 +10,42 @@ import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription
 import { frozenRefusal } from "./skill-lookup.ts";
 import { readInstructions, readSkillText } from "./skill-text.ts";
 
+/**
+ * Seed 004's `name`, plus `command` as an alias: the seed's own description
+ * shows calls as `command: "pdf"`, and models copy it.
+ */
 const Input = z
   .object({
-    name: z.string().min(1, "Skill name cannot be empty").describe("Name of the skill to load (case-insensitive)"),
+    name: z
+      .string()
+      .min(1, "Skill name cannot be empty")
+      .optional()
+      .describe("Name of the skill to load (case-insensitive)"),
+    command: z
+      .string()
+      .min(1, "Skill name cannot be empty")
+      .optional()
+      .describe("Same as name (the form the examples above use); give one of the two"),
   })
-  .strict();
+  .strict()
+  .refine((a) => a.name !== undefined || a.command !== undefined, {
+    message: "give the skill's name in `name` (or `command`)",
+    path: ["name"],
+  })
+  .refine((a) => a.name === undefined || a.command === undefined || same(a.name, a.command), {
+    message: "`name` and `command` name different skills; give one of them",
+    path: ["command"],
+  });
+
+/** Names match case-insensitively (seed 004 §2). */
+function same(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+/** The seed-004 template promises this line when a skill loads; it follows the seed's "Loading: …" text. */
+export function commandMessage(name: string): string {
+  return `<command-message>The "${name}" skill is loading</command-message>`;
+}
 
 /** Most entries in the not-found listing; the rest are counted. */
 const NOT_FOUND_LIST_MAX = 40;
@@ -39,8 +70,9 @@ export const skillTool = defineTool({
       },
     );
   },
-  handler: async ({ name }, ctx) => {
+  handler: async (args, ctx) => {
     const { deps } = ctx;
+    const name = (args.name ?? args.command) as string;
     const skill = await deps.findSkill(name);
     const hasSearch = ctx.hasTool?.("search_skills") ?? false;
     if (!skill) return notFound(name, deps.store.catalog, deps, hasSearch);
@@ -59,7 +91,10 @@ export const skillTool = defineTool({
     if (text === undefined) return notFound(name, deps.store.catalog, deps, hasSearch);
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
     deps.track("skill_loaded", { tool: "skill", skill: skill.name, source: skill.source });
-    return textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);
+    // The seed's text stays the first (and, for clients that read one, the only) content item; the
+    // description's promise of a <command-message> is kept by a second one.
+    const result = textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);
+    return { ...result, content: [...result.content, { type: "text", text: commandMessage(skill.name) }] };
   },
 });
 

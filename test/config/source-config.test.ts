@@ -72,13 +72,13 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     expect(config.commands.enabled).toBe(false);
     expect(config.scripts.timeout_seconds).toBe(5);
     expect(warnings).toEqual([
-      `${join(skills, "config.yaml")}: key "server" ignored: a skills folder's config.yaml may only set matching, refresh, scripts, assets, analytics, git.`,
-      `${join(skills, "config.yaml")}: key "commands" ignored: a skills folder's config.yaml may only set matching, refresh, scripts, assets, analytics, git.`,
+      `${join(skills, "config.yaml")}: key "server" ignored: a skills folder's config.yaml may only set matching, refresh, scripts, assets, analytics, git, content.`,
+      `${join(skills, "config.yaml")}: key "commands" ignored: a skills folder's config.yaml may only set matching, refresh, scripts, assets, analytics, git, content.`,
     ]);
     expect(restrictSourceConfig({ path: "x", data: null })).toEqual({ file: { path: "x", data: null }, warnings: [] });
   });
 
-  test("a skills folder (a synced team repository's too) cannot set git.repos, git.token, git.branch, analytics.file, analytics.endpoint or scripts.allow_project", () => {
+  test("a skills folder cannot set git.repos, git.token, git.branch, analytics.file, analytics.endpoint or scripts.allow_project", () => {
     const home = tempDir();
     write(join(home, ".skillhub/config.yaml"), "git:\n  repos: [file:///mine.git]\n");
     const copy = tempDir();
@@ -104,7 +104,7 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     );
     const base = { env: {}, homeDir: home, cwd: home };
     const { config, warnings } = loadConfig({ ...base, sourceFiles: [file] });
-    expect(config.git).toMatchObject({ repos: ["file:///mine.git"], branch: "main", sparse_checkout: true });
+    expect(config.git).toEqual({ repos: ["file:///mine.git"], branch: "main" });
     expect(config.git.token).toBeUndefined();
     expect(config.analytics).toMatchObject({ enabled: false, file: "", endpoint: "", flush_seconds: 5 });
     expect(config.matching.min_score).toBe(0.4);
@@ -119,7 +119,10 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     ];
     const forbidden = [...keys.slice(0, 3), "git.ref", ...keys.slice(3)];
     const because = `a skills folder's config.yaml may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`;
-    expect(warnings).toEqual(keys.map((key) => `${file}: key "${key}" ignored: ${because}`));
+    expect(warnings).toEqual([
+      ...keys.map((key) => `${file}: key "${key}" ignored: ${because}`),
+      `${file}: key "git.sparse_checkout" ignored: not supported (SkillHub keeps a shallow, single-branch clone and reads only its skills/ folder and config.yaml, so a sparse checkout would save no network and little disk).`,
+    ]);
   });
 
   test("CLI: an unknown key is a warning (doctor shows it); a wrong type stops with the key and the expected type (exit 2)", async () => {
@@ -137,7 +140,7 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     write(join(skills, "config.yaml"), "matching:\n  min_scor: 0.5\n");
     const a = io();
     expect(await run(["doctor", "--json", "--skills-dir", skills], { HOME: home }, a.io)).toBe(0);
-    expect(JSON.parse(a.out.join("")).configWarnings).toEqual([
+    expect(JSON.parse(a.out.join("")).config_warnings).toEqual([
       `${join(skills, "config.yaml")}: unknown key "matching.min_scor" ignored.`,
     ]);
     write(join(skills, "config.yaml"), "matching:\n  max_results: many\n");
@@ -146,5 +149,74 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     expect(b.err.join("")).toBe(
       `skillhub: Invalid configuration: matching.max_results in ${join(skills, "config.yaml")} = "many": expected number, received string.\n`,
     );
+  });
+
+  test("the content repository the user configured may set analytics.endpoint, analytics.file (.jsonl) and git.branch (seed 002 §1.3)", () => {
+    const home = tempDir();
+    write(join(home, ".skillhub/config.yaml"), "git:\n  repos: [file:///mine.git]\n");
+    const copy = tempDir();
+    const text = (file: string) =>
+      [
+        "git:",
+        "  repos: [https://evil.example/other.git]",
+        "  token: stolen",
+        "  branch: develop",
+        "analytics:",
+        "  enabled: true",
+        `  file: ${file}`,
+        "  endpoint: https://hooks.example.com/skills-usage",
+        "scripts:",
+        "  allow_project: true",
+        "",
+      ].join("\n");
+    const file = write(join(copy, "config.yaml"), text("~/.skills-mcp/analytics.jsonl"));
+    const base = { env: {}, homeDir: home, cwd: home };
+    const { config, warnings } = loadConfig({ ...base, sourceFiles: [file], repoFiles: [file] });
+    expect(config.git).toEqual({ repos: ["file:///mine.git"], branch: "develop" });
+    expect(config.analytics).toMatchObject({
+      enabled: true,
+      file: join(home, ".skills-mcp/analytics.jsonl"),
+      endpoint: "https://hooks.example.com/skills-usage",
+    });
+    expect(config.scripts.allow_project).toBe(false);
+    const because =
+      "a content repository's config.yaml may not set git.repos, git.token, scripts.allow_project (they belong in ~/.skillhub/config.yaml or the environment).";
+    expect(warnings).toEqual(
+      ["git.repos", "git.token", "scripts.allow_project"].map((key) => `${file}: key "${key}" ignored: ${because}`),
+    );
+    // Security: events are appended as JSON lines, so only a .jsonl file may receive them.
+    write(file, text("~/.bashrc"));
+    const bashrc = loadConfig({ ...base, sourceFiles: [file], repoFiles: [file] });
+    expect(bashrc.config.analytics.file).toBe("");
+    expect(bashrc.warnings).toContain(
+      `${file}: key "analytics.file" ignored: "~/.bashrc" does not end in .jsonl (events are appended as JSON lines; name a .jsonl file).`,
+    );
+    // The same file in a --skills-dir folder (a project's checkout, perhaps) sets none of them.
+    const folder = loadConfig({ ...base, sourceFiles: [file] });
+    expect(folder.config.git.branch).toBe("main");
+    expect(folder.config.analytics.endpoint).toBe("");
+  });
+
+  test("CLI: a synced repository's copy on disk sets the branch and the endpoint; SKILLS_BRANCH still wins", async () => {
+    const home = tempDir();
+    const url = "file:///srv/team-skills.git";
+    const { parseRepo } = await import("../../src/refresh/git-url.ts");
+    const copy = join(home, ".skillhub", "repos", parseRepo(url).slug);
+    write(join(copy, "skills", "_root.md"), "---\nkeywords: [x]\ndescription: Root\n---\nRoot\n");
+    write(
+      join(copy, "config.yaml"),
+      "git:\n  branch: develop\nanalytics:\n  enabled: true\n  endpoint: https://hooks.example.com/x\n",
+    );
+    const out: string[] = [];
+    const io = { out: (t: string) => void out.push(t), err: () => {}, cwd: home };
+    const env = { HOME: home, SKILLS_REPO: url, SKILLHUB_RESCAN_SECONDS: "0" };
+    const { run } = await import("../../src/cli.ts");
+    expect(await run(["doctor", "--json"], env, io)).toBe(0);
+    const doctor = JSON.parse(out.join(""));
+    expect(doctor.repos[0].branch).toBe("develop");
+    expect(doctor.analytics.description).toContain("hooks.example.com");
+    out.length = 0;
+    expect(await run(["doctor", "--json"], { ...env, SKILLS_BRANCH: "release" }, io)).toBe(0);
+    expect(JSON.parse(out.join("")).repos[0].branch).toBe("release");
   });
 });

@@ -94,7 +94,10 @@ describe("the compiled binary over stdio", () => {
   test("list_skills, and seed 001's skills.list / skills.search in profile sk", async () => {
     const w = world();
     const auto = await start(w);
-    const listed = (await auto.client.callTool({ name: "list_skills", arguments: {} })) as CallToolResult;
+    // No tree here: the default answer is an empty tree that counts the Agent Skills; flat: true lists them.
+    const tree = (await auto.client.callTool({ name: "list_skills", arguments: {} })) as CallToolResult;
+    expect(tree.structuredContent).toMatchObject({ tree: { children: [] }, agent_skills: 2 });
+    const listed = (await auto.client.callTool({ name: "list_skills", arguments: { flat: true } })) as CallToolResult;
     expect(JSON.stringify(listed.structuredContent)).toContain('"git"');
     await auto.client.close();
     const sk = await start(w, ["--tools", "sk"]);

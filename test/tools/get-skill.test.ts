@@ -41,11 +41,28 @@ describe("get_skill (seed 003 §8.1)", () => {
       matched_keywords: ["react", "auth", "authentication", "component"],
       content:
         "=== GLOBAL RULES (from _root.md) ===\n\nGlobal rules.\n\n=== UI (from ui/_index.md) ===\n\nUI rules.\n\n=== UI > REACT (from ui/react/_index.md) ===\n\nReact rules.\n\n=== UI > REACT > AUTH (from ui/react/auth.md) ===\n\nAuth rules.",
+      content_length_tokens: 55,
+      // Small text assets come inline (assets.inline_text_max_bytes); the image does not.
       assets: [
-        { file: "assets/AuthProvider.tsx.template", description: "Base AuthProvider template", type: "template" },
-        { file: "assets/auth-config.example.ts", description: "Complete auth config example", type: "example" },
+        {
+          file: "assets/AuthProvider.tsx.template",
+          description: "Base AuthProvider template",
+          type: "template",
+          content: "import React from 'react';\n",
+        },
+        {
+          file: "assets/auth-config.example.ts",
+          description: "Complete auth config example",
+          type: "example",
+          content: "export const config = {};\n",
+        },
         { file: "assets/auth-flow.svg", description: "Auth flow diagram", type: "image" },
-        { file: "assets/component-base.tsx.template", description: "Auth-specific base component", type: "template" },
+        {
+          file: "assets/component-base.tsx.template",
+          description: "Auth-specific base component",
+          type: "template",
+          content: "// auth base\n",
+        },
       ],
       scripts: [
         {
@@ -65,7 +82,13 @@ describe("get_skill (seed 003 §8.1)", () => {
         },
       ],
       inherited_assets: [
-        { file: "assets/hooks.md", description: "Hook conventions", type: "other", from: "ui/react/_index" },
+        {
+          file: "assets/hooks.md",
+          description: "Hook conventions",
+          type: "other",
+          from: "ui/react/_index",
+          content: "# Hooks\n",
+        },
       ],
       inherited_scripts: [
         {
@@ -130,7 +153,10 @@ describe("get_skill (seed 003 §8.1)", () => {
     });
     await call("get_skill", { context: "JWT middleware for the API" });
     expect(events).toEqual([
-      { type: "no_match", data: { context: "quantum chromodynamics" } },
+      {
+        type: "no_match",
+        data: { context: "quantum chromodynamics", closest_candidate: null, closest_score: null },
+      },
       {
         type: "skill_served",
         data: {
@@ -139,6 +165,9 @@ describe("get_skill (seed 003 §8.1)", () => {
           score: 0.6,
           matched_keywords: ["api", "jwt", "middleware"],
           was_ambiguous: false,
+          // Seed 002 §3.1's fields.
+          inherited_from: ["_root", "api/_index"],
+          content_length_tokens: 43,
         },
       },
     ]);
@@ -160,7 +189,7 @@ describe("get_skill (seed 003 §8.1)", () => {
     });
   });
 
-  test("Agent Skills are reachable through their name, tags and description", async () => {
+  test("Agent Skills are not routed by keywords (search_skills finds them); an exact name still selects one", async () => {
     const dir = tempDir();
     writeSkill(dir, "pdf-invoice-extractor", {
       description: "Extract totals from invoice PDFs",
@@ -171,21 +200,20 @@ describe("get_skill (seed 003 §8.1)", () => {
       body: "# Git\n\nUse branches.\n",
     });
     const { call } = await open(dir);
-    expect((await call("get_skill", { context: "pdf invoice" })).structuredContent).toMatchObject({
-      skill_path: "pdf-invoice-extractor",
-      kind: "agent-skill",
-      score: 0.8,
-      matched_keywords: ["pdf", "invoice"],
-    });
-    expect((await call("get_skill", { context: "accounting" })).structuredContent).toMatchObject({
-      skill_path: "pdf-invoice-extractor",
-    });
-    expect((await call("get_skill", { context: "open pull requests" })).structuredContent).toEqual({
+    for (const context of ["pdf invoice", "accounting", "open pull requests"]) {
+      expect((await call("get_skill", { context })).structuredContent).toEqual({
+        no_match: true,
+        message: "No skill matches the given context.",
+        hint: "get_skill routes by the keywords of skill-tree nodes only. 2 Agent Skills (SKILL.md) are served too: find one by topic with search_skills, or pass its exact name as the context.",
+      });
+    }
+    expect((await call("get_skill", { context: "git-workflow" })).structuredContent).toEqual({
       skill_path: "git-workflow",
       kind: "agent-skill",
-      score: 0.5333,
-      matched_keywords: ["pull", "requests"],
+      score: 1,
+      matched_keywords: [],
       content: "# Git\n\nUse branches.\n",
+      content_length_tokens: 6,
       assets: [],
       scripts: [],
       inherited_assets: [],

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { corporaDir } from "../helpers/corpora.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { connect } from "../helpers/hub.ts";
+import { connect, textOf } from "../helpers/hub.ts";
 import { writeNode, writeSeedTree } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -65,8 +66,13 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
           leaf("write", "docs/howto/write", "Writing docs", ["docs"]),
         ],
       },
+      agent_skills: 0,
       diagnostics: { errors: 0, warnings: 0 },
     });
+    // Seeds 002/003: no path is the whole tree; the text is JSON.stringify(result).
+    const whole = await call("list_skills", {});
+    expect(whole.structuredContent).toEqual(result.structuredContent as Record<string, unknown>);
+    expect(whole.content).toEqual([{ type: "text", text: JSON.stringify(result.structuredContent) }]);
     for (const path of ["/", "_root", "root"])
       expect((await call("list_skills", { path })).structuredContent).toEqual(
         result.structuredContent as Record<string, unknown>,
@@ -95,7 +101,7 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
     expect((await call("list_skills", { path: "ui" })).structuredContent).toEqual({
       error: {
         code: "SKILL_NOT_FOUND",
-        message: `No node or folder 'ui' in the skill tree. Top level: _root, api. Use path "" for the whole tree.`,
+        message: `No node or folder 'ui' in the skill tree. Top level: _root, api. Leave path out for the whole tree.`,
         path: "ui",
       },
     });
@@ -108,7 +114,17 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
     const plain = tempDir();
     writeSkill(plain, "git");
     const other = await open([plain]);
-    expect((await other.call("list_skills", { path: "" })).structuredContent).toMatchObject({
+    // No tree at all: the default answer is an empty root that says where the skills are, not an error.
+    const none = await other.call("list_skills", {});
+    expect(none.isError).toBeFalsy();
+    expect(none.structuredContent).toEqual({
+      tree: { name: "root", path: "", description: "", keywords: [], assetCount: 0, scriptCount: 0, children: [] },
+      agent_skills: 1,
+      message:
+        "There is no skill tree here (no Markdown files with keywords). 1 Agent Skill (SKILL.md) is served: list them with flat: true, or find one with search_skills.",
+      diagnostics: { errors: 0, warnings: 0 },
+    });
+    expect((await other.call("list_skills", { path: "api" })).structuredContent).toMatchObject({
       error: { code: "SKILL_NOT_FOUND", message: expect.stringContaining("no skill trees") },
     });
   });
@@ -153,7 +169,51 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
   });
 });
 
-describe("list_skills without path: the flat list (seed 001 semantics)", () => {
+describe("list_skills with flat: true: the flat list (seed 001 semantics)", () => {
+  test("bounded: pages of `limit` entries with next_cursor and an 'N more' message, over the real corpora too", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 7; i++) writeSkill(dir, `skill-${i}`, { description: `Skill number ${i}` });
+    const { call } = await open([dir]);
+    const first = await call("list_skills", { flat: true, limit: 3 });
+    expect(first.structuredContent).toMatchObject({
+      total: 7,
+      next_cursor: "3",
+      message: 'Entries 1-3 of 7; 4 more: call list_skills again with cursor "3".',
+    });
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await call("list_skills", { limit: 3, ...(cursor ? { cursor } : { flat: true }) }))
+        .structuredContent as { skills: { name: string }[]; next_cursor?: string };
+      names.push(...page.skills.map((s) => s.name));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(names).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `skill-${i}`));
+    const last = await call("list_skills", { cursor: "6", limit: 3 });
+    expect(last.structuredContent).toMatchObject({ total: 7, message: "Entries 7-7 of 7." });
+    expect(last.structuredContent?.next_cursor).toBeUndefined();
+    for (const cursor of ["abc", "-1", "8"]) {
+      const bad = await call("list_skills", { cursor });
+      expect(bad.isError).toBe(true);
+      expect(JSON.parse(textOf(bad))).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });
+    }
+    expect((await call("list_skills", { flat: true, limit: 500 })).structuredContent).toMatchObject({
+      error: { code: "INVALID_ARGUMENT" },
+    });
+    const corpora = corporaDir();
+    if (!corpora) {
+      console.warn("list_skills corpus bound: ../shared/corpora is absent; skipped");
+      return;
+    }
+    const big = await open([corpora]);
+    const text = textOf(await big.call("list_skills", { flat: true }));
+    expect(text.length).toBeLessThan(100_000);
+    expect(JSON.parse(text)).toMatchObject({ next_cursor: "50" });
+    const bodies = textOf(await big.call("list_skills", { flat: true, include_body: true, limit: 200 }));
+    expect(bodies.length).toBeLessThan(300 * 1024);
+    expect(JSON.parse(bodies).message).toContain("more: call list_skills again with cursor");
+  });
+
   test("every skill with its fields, shadowed ones marked, diagnostics counted", async () => {
     const first = tempDir();
     const second = tempDir();
@@ -166,7 +226,7 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
     writeSkill(second, "tools/pdf", { description: "PDF tools" });
     write(join(second, "broken/SKILL.md"), "---\nname: broken\n---\n");
     const { call } = await open([first, second]);
-    expect((await call("list_skills", {})).structuredContent).toEqual({
+    expect((await call("list_skills", { flat: true })).structuredContent).toEqual({
       skills: [
         {
           name: "git",
@@ -186,7 +246,6 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
           description: "API rules",
           location: "explicit",
           source: "dir1",
-          category: null,
           tags: [],
           path: "api",
           file: join(first, "api.md"),
@@ -199,7 +258,6 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
           description: "PDF tools",
           location: "explicit",
           source: "dir2",
-          category: null,
           tags: [],
           path: "tools/pdf",
           file: join(second, "tools/pdf/SKILL.md"),
@@ -212,7 +270,6 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
           description: "Other git",
           location: "explicit",
           source: "dir2",
-          category: null,
           tags: [],
           path: "git",
           file: join(second, "git/SKILL.md"),
@@ -223,6 +280,7 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
         },
       ],
       total: 4,
+      message: "Entries 1-4 of 4.",
       diagnostics: { errors: 1, warnings: 0 },
     });
   });
@@ -256,7 +314,7 @@ describe("list_skills without path: the flat list (seed 001 semantics)", () => {
     writeSkill(dir, "pdf");
     const { call } = await open([dir], { SKILLHUB_ENABLED_SKILLS: "pdf" });
     expect(
-      ((await call("list_skills", {})).structuredContent?.skills as { name: string }[]).map((s) => s.name),
+      ((await call("list_skills", { flat: true })).structuredContent?.skills as { name: string }[]).map((s) => s.name),
     ).toEqual(["pdf"]);
   });
 });

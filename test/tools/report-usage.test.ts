@@ -72,7 +72,8 @@ describe("report_usage (seed 003 §8.5)", () => {
       const missing = await call("report_usage", { skill_path: "does/not/exist", useful: false });
       expect(missing.isError).toBe(true);
       expect(missing.structuredContent).toMatchObject({ error: { code: "SKILL_NOT_FOUND" } });
-      expect(textOf(missing)).toStartWith("SKILL_NOT_FOUND: No skill at 'does/not/exist'.");
+      // Seed 003 §8: the text is JSON.stringify of the result, errors included.
+      expect(JSON.parse(textOf(missing))).toEqual(missing.structuredContent as Record<string, unknown>);
     }
     const disabled = await call("report_usage", { skill_path: "beta", useful: false });
     expect(disabled.isError).toBe(true);

@@ -85,9 +85,13 @@ describe("run_script: seed 003 §8.4's validation cascade, in its order", () => 
     expect(undeclared.message).toContain("scripts/whoami.sh (execution: server)");
     expect(undeclared.message).toEndWith("Only scripts declared in the skill's frontmatter can run.");
     hub.config.scripts.enabled = false;
-    expect(textOf(await run("scripts/args.sh"))).toBe(
-      "SCRIPTS_DISABLED: Script execution is disabled on this server (scripts.enabled: false). Fetch the script with get_asset and run it yourself if appropriate.",
-    );
+    expect(JSON.parse(textOf(await run("scripts/args.sh")))).toEqual({
+      error: {
+        code: "SCRIPTS_DISABLED",
+        message:
+          "Script execution is disabled on this server (scripts.enabled: false). Fetch the script with get_asset and run it yourself if appropriate.",
+      },
+    });
     hub.config.scripts.enabled = true;
     hub.config.scripts.allowed_extensions.push(".lua");
     expect(error(await run("scripts/run.lua")).message).toBe(
@@ -364,7 +368,8 @@ describe("run_script in tools/list", () => {
   test("tree and all offer it (answering SCRIPTS_DISABLED when scripts are off); its schema describes every field", async () => {
     const tree = await open(undefined, { env: { SKILLHUB_TOOLS: "tree" } });
     const tool = (await tree.client.listTools()).tools.find((t) => t.name === "run_script");
-    expect(tool?.inputSchema.required).toEqual(["skill_path", "file", "args"]);
+    // `args` may be left out when the script takes none.
+    expect(tool?.inputSchema.required).toEqual(["skill_path", "file"]);
     for (const field of ["skill_path", "file", "args", "cwd"])
       expect((tool?.inputSchema.properties?.[field] as { description?: string }).description?.length).toBeGreaterThan(
         20,

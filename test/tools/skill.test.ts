@@ -31,9 +31,14 @@ describe("skill tool: seed 004 testing scenarios", () => {
     const { call } = await open(l);
     const result = await call("skill", { name: "git" });
     expect(result.isError).toBeFalsy();
-    expect(textOf(result)).toBe(
-      `Loading: git\nBase directory: ${join(l.projectSkills, "git")}\n\n${readFileSync(file, "utf8")}`,
-    );
+    // The seed's text is the first content item, exactly; the description's <command-message> promise follows.
+    expect(result.content).toEqual([
+      {
+        type: "text",
+        text: `Loading: git\nBase directory: ${join(l.projectSkills, "git")}\n\n${readFileSync(file, "utf8")}`,
+      },
+      { type: "text", text: '<command-message>The "git" skill is loading</command-message>' },
+    ]);
   });
 
   test("2. case-insensitive match: 'Git' finds 'git', 'MCP-Builder' finds 'mcp-builder'", async () => {
@@ -166,10 +171,33 @@ describe("skill tool: SkillHub additions", () => {
       type: "object",
       properties: {
         name: { type: "string", minLength: 1, description: "Name of the skill to load (case-insensitive)" },
+        command: { type: "string", minLength: 1 },
       },
-      required: ["name"],
       additionalProperties: false,
     });
+  });
+
+  test("`command` is an alias of `name` (the description's own examples use it)", async () => {
+    const l = layout();
+    writeSkill(l.projectSkills, "pdf", { description: "PDF tools" });
+    const { call, client } = await open(l);
+    const description = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+    expect(description).toContain('`command: "pdf"` - invoke the pdf skill');
+    expect(description).toContain('<command-message>The "{name}" skill is loading</command-message>');
+    const byCommand = await call("skill", { command: "pdf" });
+    expect(byCommand.isError).toBeFalsy();
+    expect(textOf(byCommand)).toStartWith("Loading: pdf\n");
+    expect(textOf(byCommand)).toEndWith('<command-message>The "pdf" skill is loading</command-message>');
+    expect(textOf(await call("skill", { name: "pdf", command: "PDF" }))).toStartWith("Loading: pdf\n");
+    expect(textOf(await call("skill", { name: "pdf", command: "git" }))).toContain(
+      "`name` and `command` name different skills; give one of them",
+    );
+    for (const args of [{}, { command: "" }, { name: "pdf", command: "git" }]) {
+      const bad = await call("skill", args);
+      expect(bad.isError).toBe(true);
+      expect(bad.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });
+    }
+    expect(textOf(await call("skill", {}))).toContain("give the skill's name in `name` (or `command`)");
   });
 
   test("the catalog fits Claude Code's 2,048-character cut", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
-import { connect, textOf } from "../helpers/hub.ts";
+import { connect } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -65,7 +65,8 @@ describe("server filters and inheritance: an enabled node carries its disabled a
     expect((await call("load_skill", { skill_name: "frontend/react-forms" })).structuredContent).toMatchObject({
       instructions: INHERITED,
     });
-    expect(textOf(await call("skill", { name: "frontend/react-forms" }))).toEndWith(`\n\n${INHERITED}`);
+    const loaded = await call("skill", { name: "frontend/react-forms" });
+    expect((loaded.content[0] as { text: string }).text).toEndWith(`\n\n${INHERITED}`);
   });
 
   test("get_asset serves an inherited file of a disabled ancestor through the enabled node, never through the ancestor", async () => {
@@ -144,7 +145,9 @@ describe("server filters and inheritance: an enabled node carries its disabled a
       children: [forms],
     });
     expect((await call("list_skills", { path: "frontend/react-forms" })).structuredContent?.tree).toEqual(forms);
-    expect((await call("list_skills", {})).structuredContent?.skills).toMatchObject([{ name: "frontend/react-forms" }]);
+    expect((await call("list_skills", { flat: true })).structuredContent?.skills).toMatchObject([
+      { name: "frontend/react-forms" },
+    ]);
   });
 });
 
@@ -171,7 +174,7 @@ describe("SKILLHUB_ENABLED_CATEGORIES and tree nodes", () => {
     expect(
       (await call("get_asset", { skill_path: "frontend/react-forms", file: "assets/tokens.json" })).structuredContent,
     ).toMatchObject({ resolved_from: "frontend/_index" });
-    expect((await call("list_skills", {})).structuredContent?.skills).toMatchObject([
+    expect((await call("list_skills", { flat: true })).structuredContent?.skills).toMatchObject([
       { name: "frontend/react-forms", category: "frontend", tags: ["react"] },
     ]);
     expect((await call("get_skill", { context: "api endpoint" })).structuredContent).toMatchObject({ no_match: true });

@@ -1,0 +1,118 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { run } from "../../src/cli.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+async function cli(argv: string[], env: Record<string, string> = {}) {
+  let out = "";
+  let err = "";
+  const home = env.HOME ?? tempDir("skillhub-cli-home-");
+  const code = await run(
+    argv,
+    { HOME: home, ...env },
+    { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home },
+  );
+  return { code, out, err };
+}
+
+const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex", "gemini"];
+const parseFile = (client: string, text: string) => (client === "codex" ? Bun.TOML.parse(text) : JSON.parse(text));
+const URL_ = "http://127.0.0.1:8000/mcp";
+
+describe("print-config CLIENT > file writes a valid file", () => {
+  test("stdio: stdout parses as the client's file format; where it goes is on stderr", async () => {
+    for (const client of CLIENTS) {
+      const { code, out, err } = await cli(["print-config", client]);
+      expect(code).toBe(0);
+      expect(out).not.toContain("#");
+      expect(JSON.stringify(parseFile(client, out))).toContain(JSON.stringify(process.execPath).slice(1, -1));
+      expect(err).toStartWith("# ");
+    }
+  });
+
+  test("--http: every client's file carries Authorization when SKILLHUB_HTTP_TOKEN is set, none otherwise", async () => {
+    const auth = "Bearer s3cret";
+    for (const client of CLIENTS) {
+      const plain = await cli(["print-config", client, "--http", URL_]);
+      expect(plain.code).toBe(0);
+      expect(plain.out).not.toContain("Authorization");
+      const withToken = await cli(["print-config", client, "--http", URL_], { SKILLHUB_HTTP_TOKEN: "s3cret" });
+      expect(withToken.code).toBe(0);
+      const file = parseFile(client, withToken.out) as Record<string, Record<string, Record<string, unknown>>>;
+      const entry = (file.mcpServers ?? file.servers ?? file.mcp_servers)?.skillhub as Record<string, unknown>;
+      if (client === "claude-desktop")
+        expect(entry.args).toEqual(["-y", "mcp-remote", URL_, "--header", `Authorization: ${auth}`]);
+      else if (client === "codex") expect(entry.http_headers).toEqual({ Authorization: auth });
+      else expect(entry.headers).toEqual({ Authorization: auth });
+      expect(withToken.err).toContain("keep the file private");
+    }
+    const code = await cli(["print-config", "claude-code", "--http", URL_], { SKILLHUB_HTTP_TOKEN: "s3cret" });
+    expect(code.err).toContain(`--header 'Authorization: ${auth}'`);
+  });
+
+  test("a malformed --http URL is refused with exit 2 and nothing on stdout", async () => {
+    for (const bad of ["localhost:8000/mcp", "ftp://host/mcp", "http://", "not a url"]) {
+      const { code, out, err } = await cli(["print-config", "cursor", "--http", bad]);
+      expect(code).toBe(2);
+      expect(out).toBe("");
+      expect(err).toContain("is not an http:// or https:// URL");
+    }
+  });
+});
+
+describe("first contact with the command line", () => {
+  test("a name starting with '-' suggests --; -- makes it a name", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "-21risk-automation", { description: "Risk" });
+    const wrong = await cli(["show", "-21risk-automation", "--skills-dir", dir]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toContain(
+      "unknown option -21risk-automation. If it is a name, not an option, put -- before it: skillhub show -- -21risk-automation",
+    );
+    const right = await cli(["show", "--skills-dir", dir, "--", "-21risk-automation"]);
+    expect(right.code).toBe(0);
+    expect(right.out).toStartWith("Loading: -21risk-automation");
+  });
+
+  test("an unknown subcommand suggests the closest one", async () => {
+    for (const [typo, meant] of [
+      ["doctr", "doctor"],
+      ["lsit", "list"],
+      ["serch", "search"],
+      ["valdate", "validate"],
+    ]) {
+      const { code, err } = await cli([typo as string]);
+      expect(code).toBe(2);
+      expect(err).toContain(`unknown command "${typo}". Did you mean '${meant}'?`);
+    }
+    expect((await cli(["zzzzzz"])).err).not.toContain("Did you mean");
+  });
+
+  test("a --skills-dir folder that does not exist is named on stderr", async () => {
+    const missing = join(tempDir(), "nope");
+    const { code, err } = await cli(["list", "--skills-dir", missing]);
+    expect(code).toBe(0);
+    expect(err).toContain(`skills folder ${missing} does not exist; it is skipped.`);
+  });
+
+  test("doctor --json and validate --json use snake_case keys only", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "git", { description: "Git workflow" });
+    const keys = (value: unknown, into: string[] = []): string[] => {
+      if (Array.isArray(value)) for (const v of value) keys(v, into);
+      else if (typeof value === "object" && value !== null)
+        for (const [k, v] of Object.entries(value)) {
+          into.push(k);
+          keys(v, into);
+        }
+      return into;
+    };
+    const doctor = JSON.parse((await cli(["doctor", "--json", "--skills-dir", dir])).out);
+    const validate = JSON.parse((await cli(["validate", "--json", dir])).out);
+    expect(Object.keys(doctor)).toContain("project_root");
+    expect(Object.keys(doctor)).toContain("config_warnings");
+    for (const key of [...keys(doctor), ...keys(validate)]) expect(key).toMatch(/^[a-z0-9_]+$/);
+  });
+});
