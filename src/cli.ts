@@ -19,7 +19,7 @@ import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import { repoConfigFiles } from "./refresh/git-sync.ts";
-import { SK_DEFAULT_ROOT } from "./tools/sk-summary.ts";
+import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errorMessage } from "./util/errors.ts";
 import { createLogger } from "./util/logger.ts";
 import { VERSION } from "./version.ts";

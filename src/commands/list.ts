@@ -1,5 +1,5 @@
 import { isEnabled } from "../catalog/filters.ts";
-import { oneLine, truncate } from "../tools/skill-catalog.ts";
+import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
 /** `skillhub list [--json] [--all]`: served skills with location and source; --all adds shadowed ones. */

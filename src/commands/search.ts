@@ -1,5 +1,5 @@
 import { searchSkillsTool } from "../tools/search-skills.ts";
-import { oneLine, truncate } from "../tools/skill-catalog.ts";
+import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
 interface Hit {

@@ -10,8 +10,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
-import { listChangedReason } from "../tools/list-changed-reason.ts";
 import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
+import { listChangedReason } from "../tools/support/list-changed-reason.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import type { Hub } from "./hub.ts";

@@ -25,7 +25,7 @@ import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts
 import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDeps } from "../tools/definition.ts";
 import { parseToolSelection, selectTools, type ToolSelection } from "../tools/index.ts";
-import { skProjectRoot } from "../tools/sk-summary.ts";
+import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import type { Logger } from "../util/logger.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 

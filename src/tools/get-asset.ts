@@ -3,10 +3,10 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
-import { locateFile, readAsset } from "./asset-read.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
-import { lookupSkillPath } from "./tree-lookup.ts";
+import { locateFile, readAsset } from "./support/asset-read.ts";
+import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = z
   .object({

@@ -6,15 +6,15 @@ import { chainFiles } from "../catalog/tree-chain.ts";
 import { type ContentSection, renderSections, resolveTreeSections } from "../catalog/tree-content.ts";
 import type { Config } from "../config/schema.ts";
 import { roundScore, type Scored } from "../search/keyword-matcher.ts";
+import { isRouted, routeContext } from "../search/skill-routing.ts";
 import type { Skill } from "../skills/skill.ts";
 import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import { errnoCode } from "../util/errors.ts";
 import { isBinaryExtension } from "../util/file-kind.ts";
-import { isServable, locateFile, readAsset } from "./asset-read.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
-import { frozenRefusal } from "./skill-lookup.ts";
-import { isRouted, routeContext } from "./skill-routing.ts";
+import { isServable, locateFile, readAsset } from "./support/asset-read.ts";
+import { frozenRefusal } from "./support/skill-lookup.ts";
 
 const Input = z
   .object({

@@ -13,9 +13,9 @@ import { reportUsageTool } from "./report-usage.ts";
 import { runScriptTool } from "./run-script.ts";
 import { runSkillCommandTool } from "./run-skill-command.ts";
 import { searchSkillsTool } from "./search-skills.ts";
-import { skListTool } from "./sk-list.ts";
-import { skSearchTool } from "./sk-search.ts";
 import { skillTool } from "./skill.ts";
+import { skListTool } from "./skills-list.ts";
+import { skSearchTool } from "./skills-search.ts";
 
 /** Every tool this build offers (one per line, so additions do not collide). */
 const ALL_TOOLS: ToolDefinition[] = [

@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { readInstructions } from "../catalog/skill-text.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { lookupSkill, notFound } from "./skill-lookup.ts";
-import { readInstructions } from "./skill-text.ts";
+import { lookupSkill, notFound } from "./support/skill-lookup.ts";
 
 const Input = z.object({
   skill_name: z

@@ -4,7 +4,7 @@ import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { resolveInside } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
-import { lookupSkill } from "./skill-lookup.ts";
+import { lookupSkill } from "./support/skill-lookup.ts";
 
 const Input = z.object({
   skill_name: z.string().min(1).describe("Skill name (case-insensitive), as given by search_skills or load_skill"),

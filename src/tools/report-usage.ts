@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
-import { lookupSkillPath } from "./tree-lookup.ts";
+import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = z
   .object({

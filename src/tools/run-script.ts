@@ -11,10 +11,10 @@ import { resolveWorkingDir } from "../exec/working-dir.ts";
 import type { ScriptDecl } from "../skills/tree-node.ts";
 import { SkillHubError } from "../util/errors.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
-import { locateFile } from "./asset-read.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
-import { lookupSkillPath } from "./tree-lookup.ts";
+import { locateFile } from "./support/asset-read.ts";
+import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = z
   .object({

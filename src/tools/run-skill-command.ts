@@ -6,7 +6,7 @@ import { commandRunner } from "../exec/runners.ts";
 import { SkillHubError } from "../util/errors.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
-import { lookupSkill } from "./skill-lookup.ts";
+import { lookupSkill } from "./support/skill-lookup.ts";
 
 const Input = z
   .object({

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
+import { readSkillBody } from "../catalog/skill-text.ts";
 import { excerptAround, matchedExcerpt } from "../search/excerpt.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { oneLine } from "./skill-catalog.ts";
-import { readSkillBody } from "./skill-text.ts";
+import { oneLine } from "./support/skill-catalog.ts";
 
 const Input = z.object({
   query: z

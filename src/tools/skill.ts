@@ -2,13 +2,19 @@ import { sep } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter, isEnabled } from "../catalog/filters.ts";
+import { readInstructions, readSkillText } from "../catalog/skill-text.ts";
 import { closeNames } from "../catalog/suggest.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
-import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
-import { frozenRefusal } from "./skill-lookup.ts";
-import { readInstructions, readSkillText } from "./skill-text.ts";
+import {
+  CLAUDE_CODE_BUDGET,
+  DEFAULT_BUDGET,
+  oneLine,
+  renderSkillToolDescription,
+  truncate,
+} from "./support/skill-catalog.ts";
+import { frozenRefusal } from "./support/skill-lookup.ts";
 
 /**
  * Seed 004's `name`, plus `command` as an alias: the seed's own description

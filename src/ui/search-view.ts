@@ -1,9 +1,9 @@
 import { isEnabled } from "../catalog/filters.ts";
+import { readSkillBody } from "../catalog/skill-text.ts";
 import { excerptAround, matchedExcerpt } from "../search/excerpt.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Skill } from "../skills/skill.ts";
-import { oneLine } from "../tools/skill-catalog.ts";
-import { readSkillBody } from "../tools/skill-text.ts";
+import { oneLine } from "../tools/support/skill-catalog.ts";
 
 export interface SearchHitView {
   id: string;

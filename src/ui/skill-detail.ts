@@ -1,10 +1,10 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
+import { readSkillBody } from "../catalog/skill-text.ts";
 import { chainFiles, treeChain } from "../catalog/tree-chain.ts";
 import type { Diagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
-import { readSkillBody } from "../tools/skill-text.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { listIndex, type SkillRow } from "./skill-list.ts";
 

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync } from "node:fs";
 import type { Catalog } from "../catalog/catalog.ts";
 import { findFileInChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
-import { locateFile, readAtMost } from "../tools/asset-read.ts";
+import { locateFile, readAtMost } from "../tools/support/asset-read.ts";
 import { errnoCode } from "../util/errors.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath, type InsideResult, resolveInside } from "../util/safe-path.ts";

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { CLAUDE_CODE_BUDGET, renderSkillToolDescription, SKILL_TOOL_TEMPLATE } from "../../src/tools/skill-catalog.ts";
+import {
+  CLAUDE_CODE_BUDGET,
+  renderSkillToolDescription,
+  SKILL_TOOL_TEMPLATE,
+} from "../../src/tools/support/skill-catalog.ts";
 import { fakeSkill } from "../helpers/skill.ts";
 
 const many = (n: number) =>

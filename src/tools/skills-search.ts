@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
+import { readSkillBody } from "../catalog/skill-text.ts";
 import { excerptAtToken } from "../search/excerpt.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./sk-summary.ts";
-import { readSkillBody } from "./skill-text.ts";
+import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./support/sk-summary.ts";
 
 const Input = z
   .object({

@@ -1,5 +1,6 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
+import type { Skill } from "../skills/skill.ts";
 import {
   decideMatch,
   type MatchingOptions,
@@ -7,8 +8,7 @@ import {
   type Scored,
   scoreKeywords,
   tokenize,
-} from "../search/keyword-matcher.ts";
-import type { Skill } from "../skills/skill.ts";
+} from "./keyword-matcher.ts";
 
 /**
  * Which skills get_skill routes to: tree nodes only, by the keywords they

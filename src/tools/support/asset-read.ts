@@ -1,9 +1,9 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
-import type { Skill } from "../skills/skill.ts";
-import { errnoCode } from "../util/errors.ts";
-import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
-import { type InsideResult, resolveInside } from "../util/safe-path.ts";
-import type { ErrorCode } from "./results.ts";
+import type { Skill } from "../../skills/skill.ts";
+import { errnoCode } from "../../util/errors.ts";
+import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
+import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
+import type { ErrorCode } from "../results.ts";
 
 /** The folder a node's declared files live in: its resource folder (seed 003 §4.5); an Agent Skill's own folder. */
 export function filesBase(skill: Skill): string | undefined {

@@ -1,6 +1,6 @@
 import { basename, relative, sep } from "node:path";
 import { z } from "zod";
-import type { Skill } from "../skills/skill.ts";
+import type { Skill } from "../../skills/skill.ts";
 
 /** Seed 001's SkillSummary. */
 export const SkillSummary = z.object({

@@ -1,4 +1,4 @@
-import type { Catalog } from "../catalog/catalog.ts";
+import type { Catalog } from "../../catalog/catalog.ts";
 
 /**
  * Seed 001 (incremental refresh): `notifications/tools/list_changed` carries

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import type { Catalog } from "../catalog/catalog.ts";
-import { resolveTreeContent } from "../catalog/tree-content.ts";
 import { skillBody } from "../skills/agent-skill.ts";
 import { stripBom } from "../skills/frontmatter.ts";
 import type { Skill } from "../skills/skill.ts";
+import type { Catalog } from "./catalog.ts";
+import { resolveTreeContent } from "./tree-content.ts";
 
 /** The whole SKILL.md as on disk (BOM removed), or undefined when it vanished since the scan. */
 export function readSkillText(skill: Skill): string | undefined {

@@ -1,11 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { describeFilter, isEnabled } from "../catalog/filters.ts";
-import { closeNames } from "../catalog/suggest.ts";
-import { effectiveChain } from "../catalog/tree-chain.ts";
-import type { FrozenRefusal } from "../lock/frozen.ts";
-import type { Skill } from "../skills/skill.ts";
-import type { ToolDeps } from "./definition.ts";
-import { errorResult } from "./results.ts";
+import { describeFilter, isEnabled } from "../../catalog/filters.ts";
+import { closeNames } from "../../catalog/suggest.ts";
+import { effectiveChain } from "../../catalog/tree-chain.ts";
+import type { FrozenRefusal } from "../../lock/frozen.ts";
+import type { Skill } from "../../skills/skill.ts";
+import type { ToolDeps } from "../definition.ts";
+import { errorResult } from "../results.ts";
 
 export type Lookup = { skill: Skill; error?: undefined } | { skill?: undefined; error: CallToolResult };
 

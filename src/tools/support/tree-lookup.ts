@@ -1,4 +1,4 @@
-import type { ToolDeps } from "./definition.ts";
+import type { ToolDeps } from "../definition.ts";
 import { type Lookup, type LookupWords, lookupSkill } from "./skill-lookup.ts";
 
 /** Seed 003's tools: skills by path, browsed with list_skills or routed with get_skill. */

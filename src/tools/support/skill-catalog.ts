@@ -1,4 +1,4 @@
-import type { Skill } from "../skills/skill.ts";
+import type { Skill } from "../../skills/skill.ts";
 
 /** Seed 004's description template; `${dynamicSkillsList}` is replaced by the listing. */
 export const SKILL_TOOL_TEMPLATE = `Execute a skill within the main conversation
