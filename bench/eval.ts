@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import MiniSearch from "minisearch";
 import type { Catalog } from "../src/catalog/catalog.ts";
-import { Scanner } from "../src/refresh/scanner.ts";
+import { Scanner } from "../src/catalog/scanner.ts";
 import { rank } from "../src/search/engine.ts";
 import { FullTextIndex } from "../src/search/fulltext.ts";
 import { skillBody } from "../src/skills/agent-skill.ts";

@@ -18,7 +18,7 @@ import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.t
 import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
-import { repoConfigFiles } from "./refresh/git-sync.ts";
+import { repoConfigFiles } from "./refresh/git/git-sync.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errorMessage } from "./util/errors.ts";
 import { createLogger } from "./util/logger.ts";

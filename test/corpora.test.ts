@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Glob } from "bun";
-import { Scanner } from "../src/refresh/scanner.ts";
+import { Scanner } from "../src/catalog/scanner.ts";
 import { buildSourceList } from "../src/sources/source-list.ts";
 import { corporaDir, corpusFolders } from "./helpers/corpora.ts";
 

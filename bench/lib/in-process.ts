@@ -4,7 +4,7 @@
  * full-text index build.
  */
 import { readFileSync } from "node:fs";
-import { Scanner } from "../../src/refresh/scanner.ts";
+import { Scanner } from "../../src/catalog/scanner.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
 

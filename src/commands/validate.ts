@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
-import { Scanner } from "../refresh/scanner.ts";
+import { Scanner } from "../catalog/scanner.ts";
 import type { Diagnostic } from "../skills/diagnostic.ts";
 import { lintAgentSkill, lintTreeNode, strictSeverity } from "../skills/lint.ts";
 import type { Skill } from "../skills/skill.ts";

@@ -1,5 +1,5 @@
 import type { CatalogStore } from "../catalog/store.ts";
-import type { GitSync, RepoReport } from "./git-sync.ts";
+import type { GitSync, RepoReport } from "./git/git-sync.ts";
 import type { Refresher } from "./refresher.ts";
 
 /** What `refresh_skills` and `skillhub sync` report (seed 003 §8.6). */

@@ -1,11 +1,11 @@
 import { type FSWatcher, watch as fsWatch } from "node:fs";
 import type { Catalog } from "../catalog/catalog.ts";
+import type { Scanner } from "../catalog/scanner.ts";
 import type { CatalogStore } from "../catalog/store.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { WalkLimits } from "../sources/walk.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
-import type { Scanner } from "./scanner.ts";
 
 /** Scans that may take the quick path (WalkLimits.quick); watcher events, refreshes and misses never do. */
 const QUICK_REASONS = new Set(["timer", "watchers started"]);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { ConfigError } from "../util/errors.ts";
-import { FULL_COMMIT, type RepoTarget } from "./git-target.ts";
-import { parseRepo } from "./git-url.ts";
+import { FULL_COMMIT, type RepoTarget } from "./git/git-target.ts";
+import { parseRepo } from "./git/git-url.ts";
 
 /** Source labels a repository must not take (DESIGN §3's fixed labels). */
 const RESERVED = new Set([

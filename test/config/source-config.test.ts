@@ -200,7 +200,7 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
   test("CLI: a synced repository's copy on disk sets the branch and the endpoint; SKILLS_BRANCH still wins", async () => {
     const home = tempDir();
     const url = "file:///srv/team-skills.git";
-    const { parseRepo } = await import("../../src/refresh/git-url.ts");
+    const { parseRepo } = await import("../../src/refresh/git/git-url.ts");
     const copy = join(home, ".skillhub", "repos", parseRepo(url).slug);
     write(join(copy, "skills", "_root.md"), "---\nkeywords: [x]\ndescription: Root\n---\nRoot\n");
     write(

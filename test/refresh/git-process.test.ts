@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { GitSync } from "../../src/refresh/git-sync.ts";
+import { GitSync } from "../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { type FakeGit, fakeGit, HANGING_GIT, killRecorded, within } from "../helpers/fake-git.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";

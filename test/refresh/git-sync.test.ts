@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { run } from "../../src/cli.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { GitSync, repoConfigFiles } from "../../src/refresh/git-sync.ts";
+import { GitSync, repoConfigFiles } from "../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { Scanner } from "../../src/catalog/scanner.ts";
 import { treeChain } from "../../src/catalog/tree-chain.ts";
-import { Scanner } from "../../src/refresh/scanner.ts";
 import { buildSourceList } from "../../src/sources/source-list.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { writeNode, writeSeedTree } from "../helpers/tree.ts";

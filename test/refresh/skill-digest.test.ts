@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { digestBytes } from "../../src/refresh/skill-digest.ts";
+import { digestBytes } from "../../src/catalog/skill-digest.ts";
 import { parseAgentSkill } from "../../src/skills/agent-skill.ts";
 
 const enc = new TextEncoder();

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Catalog } from "../../src/catalog/catalog.ts";
-import { Scanner } from "../../src/refresh/scanner.ts";
+import { Scanner } from "../../src/catalog/scanner.ts";
 import { rank } from "../../src/search/engine.ts";
 import { excerptAround, excerptAtToken } from "../../src/search/excerpt.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Scanner } from "../../src/refresh/scanner.ts";
+import { Scanner } from "../../src/catalog/scanner.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
-import { Scanner } from "../../src/refresh/scanner.ts";
 import { SearchService } from "../../src/search/service.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";

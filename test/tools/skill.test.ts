@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Scanner } from "../../src/refresh/scanner.ts";
+import { Scanner } from "../../src/catalog/scanner.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, sessions, textOf } from "../helpers/hub.ts";
 

@@ -11,7 +11,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { errnoCode } from "../util/errors.ts";
+import { errnoCode } from "../../util/errors.ts";
 
 /**
  * One sync of a repository copy at a time, across SkillHub processes (one per

@@ -1,8 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Config } from "../config/schema.ts";
-import { errorMessage } from "../util/errors.ts";
-import type { Logger } from "../util/logger.ts";
+import type { Config } from "../../config/schema.ts";
+import { errorMessage } from "../../util/errors.ts";
+import type { Logger } from "../../util/logger.ts";
+import { repoTargets } from "../repo-targets.ts";
 import { type RepoAuth, repoAuth } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
@@ -11,7 +12,6 @@ import { head, type RepoState, readState, syncRepo } from "./git-repo.ts";
 import { GitRunner, type GitRunnerOptions } from "./git-runner.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
 import { parseRepo } from "./git-url.ts";
-import { repoTargets } from "./repo-targets.ts";
 
 export interface GitSyncOptions {
   /** Repository URLs (SKILLS_REPO / `repos:`). */

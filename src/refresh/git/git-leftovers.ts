@@ -1,8 +1,8 @@
 import { readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { errorMessage } from "../util/errors.ts";
-import type { Logger } from "../util/logger.ts";
+import { errorMessage } from "../../util/errors.ts";
+import type { Logger } from "../../util/logger.ts";
 import { processAlive } from "./git-lock.ts";
 
 /**

@@ -1,13 +1,13 @@
 import { tmpdir } from "node:os";
-import { defaultSpawn, type ProcessResult, runProcess, type SpawnFn } from "../exec/process.ts";
-import { defaultKill, type KillFn, RunningGroups } from "../exec/process-group.ts";
-import { errnoCode, SkillHubError } from "../util/errors.ts";
-import { withoutSecrets } from "../util/secret-env.ts";
+import { defaultSpawn, type ProcessResult, runProcess, type SpawnFn } from "../../exec/process.ts";
+import { defaultKill, type KillFn, RunningGroups } from "../../exec/process-group.ts";
+import { errnoCode, SkillHubError } from "../../util/errors.ts";
+import { withoutSecrets } from "../../util/secret-env.ts";
 import type { GitConfigEntry } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
 import { scrub } from "./git-url.ts";
 
-export type { SpawnFn } from "../exec/process.ts";
+export type { SpawnFn } from "../../exec/process.ts";
 
 /** Most bytes kept of one git command's stdout (ls-files of a very large repository fits). */
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import { SkillHubError } from "../util/errors.ts";
+import { SkillHubError } from "../../util/errors.ts";
 
 export type GitErrorCode =
   | "GIT_NOT_FOUND"

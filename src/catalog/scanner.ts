@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
 import { diagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -8,6 +7,7 @@ import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
+import { Catalog, type SourceScan } from "./catalog.ts";
 import { digestSkillFile } from "./skill-digest.ts";
 
 const readUtf8 = (file: string) => readFileSync(file, "utf8");
