@@ -5,8 +5,11 @@ import type { Skill } from "../skills/skill.ts";
 import type { Catalog } from "./catalog.ts";
 import { resolveTreeContent } from "./tree-content.ts";
 
-/** The whole SKILL.md as on disk (BOM removed), or undefined when it vanished since the scan. */
-export function readSkillText(skill: Skill): string | undefined {
+/**
+ * The one reader of a skill's text (the tools, search and the web page all read through here).
+ * The whole SKILL.md as on disk (BOM removed), or undefined when it vanished since the scan.
+ */
+export function readSkillText(skill: Pick<Skill, "file">): string | undefined {
   try {
     return stripBom(readFileSync(skill.file, "utf8"));
   } catch {
@@ -15,7 +18,7 @@ export function readSkillText(skill: Skill): string | undefined {
 }
 
 /** The body without frontmatter, or undefined when the file vanished. */
-export function readSkillBody(skill: Skill): string | undefined {
+export function readSkillBody(skill: Pick<Skill, "file">): string | undefined {
   const text = readSkillText(skill);
   return text === undefined ? undefined : skillBody(text);
 }

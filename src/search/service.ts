@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readSkillBody } from "../catalog/skill-text.ts";
 import type { CatalogStore } from "../catalog/store.ts";
-import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
@@ -206,11 +205,7 @@ export class SearchService {
 
   private readonly body = (skill: Skill): string => {
     if (this.options.readBody) return this.options.readBody(skill);
-    try {
-      return skillBody(readFileSync(skill.file, "utf8"));
-    } catch {
-      // Gone since the scan: index what the catalog knows; the next scan drops it.
-      return "";
-    }
+    // Gone since the scan: index what the catalog knows; the next scan drops it.
+    return readSkillBody(skill) ?? "";
   };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
-import { describeFilter, isEnabled } from "../catalog/filters.ts";
+import { isEnabled } from "../catalog/filters.ts";
 import { type BudgetCut, CHARS_PER_TOKEN, estimateTokens, fitSections } from "../catalog/tree-budget.ts";
 import { chainFiles } from "../catalog/tree-chain.ts";
 import { type ContentSection, renderSections, resolveTreeSections } from "../catalog/tree-content.ts";
@@ -12,9 +12,9 @@ import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import { errnoCode } from "../util/errors.ts";
 import { isBinaryExtension } from "../util/file-kind.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
-import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
+import { jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable, locateFile, readAsset } from "./support/asset-read.ts";
-import { frozenRefusal } from "./support/skill-lookup.ts";
+import { disabledError, frozenRefusal, recordLoad } from "./support/skill-lookup.ts";
 
 const Input = z
   .object({
@@ -118,10 +118,10 @@ export const getSkillTool = defineTool({
     }
     if (routed.kind === "disabled") {
       deps.track("no_match", { context });
-      return errorResult(
-        "SKILL_DISABLED",
-        `Skill '${routed.skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}). Describe the task in words, or use list_skills to find an enabled skill.`,
-        { skill: routed.skill.name },
+      return disabledError(
+        routed.skill,
+        deps,
+        "Describe the task in words, or use list_skills to find an enabled skill.",
       );
     }
     if (routed.kind === "ambiguous") {
@@ -144,15 +144,17 @@ export const getSkillTool = defineTool({
       deps.track("no_match", { context });
       return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE });
     }
-    deps.usage.set(best.item.id, (deps.usage.get(best.item.id) ?? 0) + 1);
-    deps.track("skill_served", {
-      context,
-      skill_path: best.item.name,
-      score: roundScore(best.score),
-      matched_keywords: best.matched,
-      was_ambiguous: false,
-      inherited_from: served.inheritedFrom,
-      content_length_tokens: served.result.content_length_tokens,
+    recordLoad(deps, best.item, {
+      type: "skill_served",
+      data: {
+        context,
+        skill_path: best.item.name,
+        score: roundScore(best.score),
+        matched_keywords: best.matched,
+        was_ambiguous: false,
+        inherited_from: served.inheritedFrom,
+        content_length_tokens: served.result.content_length_tokens,
+      },
     });
     return structuredResult(served.result);
   }),

@@ -1,13 +1,13 @@
-import { readFileSync } from "node:fs";
 import { basename, relative } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
-import { describeFilter, isEnabled, type SkillFilter } from "../catalog/filters.ts";
+import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
+import { readSkillBody } from "../catalog/skill-text.ts";
 import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
-import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
+import { disabledError } from "./support/skill-lookup.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
 export const FLAT_DEFAULT_LIMIT = 50;
@@ -107,11 +107,7 @@ export const listSkillsTool = defineTool({
         return structuredResult({ tree: emptyRoot(), agent_skills: agentSkills, message, diagnostics });
       }
       if (result.kind === "disabled") {
-        return errorResult(
-          "SKILL_DISABLED",
-          `Skill '${result.skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}).`,
-          { skill: result.skill.name },
-        );
+        return disabledError(result.skill, deps);
       }
       const message =
         result.kind === "none"
@@ -167,7 +163,7 @@ function pageOf(all: FlatEntry[], start: number, limit: number, includeBody: boo
   const page: FlatEntry[] = [];
   let bytes = 0;
   for (const entry of all.slice(start, start + limit)) {
-    const shown = includeBody ? { ...entry, body: bodyOf(entry.file) } : entry;
+    const shown = includeBody ? { ...entry, body: readSkillBody(entry) ?? "" } : entry;
     const size = JSON.stringify(shown).length;
     if (page.length > 0 && bytes + size > FLAT_MAX_BYTES) break;
     page.push(shown);
@@ -216,12 +212,4 @@ function flatEntries(catalog: Catalog, filter: SkillFilter, query: string) {
 /** Seed 001's install name: the skill's folder name; a tree node's file name. */
 function installName(s: Skill): string {
   return s.kind === "tree-node" ? basename(s.file).replace(/\.md$/i, "") : basename(s.dir);
-}
-
-function bodyOf(file: string): string {
-  try {
-    return skillBody(readFileSync(file, "utf8"));
-  } catch {
-    return "";
-  }
 }

@@ -3,7 +3,7 @@ import { readInstructions } from "../catalog/skill-text.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { lookupSkill, notFound } from "./support/skill-lookup.ts";
+import { lookupSkill, notFound, recordLoad } from "./support/skill-lookup.ts";
 
 const Input = z.object({
   skill_name: z
@@ -40,8 +40,7 @@ export const loadSkillTool = defineTool({
     const instructions = readInstructions(deps.store.catalog, skill);
     if (instructions === undefined) return notFound(skill_name, deps);
     const { files, truncated } = listSkillFiles(skill.dir);
-    deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
-    deps.track("skill_loaded", { tool: "load_skill", skill: skill.name, source: skill.source });
+    recordLoad(deps, skill, "load_skill");
     return structuredResult({
       name: skill.name,
       instructions,

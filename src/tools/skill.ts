@@ -1,7 +1,7 @@
 import { sep } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
-import { describeFilter, isEnabled } from "../catalog/filters.ts";
+import { isEnabled } from "../catalog/filters.ts";
 import { readInstructions, readSkillText } from "../catalog/skill-text.ts";
 import { closeNames } from "../catalog/suggest.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -14,7 +14,7 @@ import {
   renderSkillToolDescription,
   truncate,
 } from "./support/skill-catalog.ts";
-import { frozenRefusal } from "./support/skill-lookup.ts";
+import { BY_NAME, type LookupWords, lookupSkill, recordLoad } from "./support/skill-lookup.ts";
 
 /**
  * Seed 004's `name`, plus `command` as an alias: the seed's own description
@@ -79,24 +79,20 @@ export const skillTool = defineTool({
   handler: async (args, ctx) => {
     const { deps } = ctx;
     const name = (args.name ?? args.command) as string;
-    const skill = await deps.findSkill(name);
     const hasSearch = ctx.hasTool?.("search_skills") ?? false;
-    if (!skill) return notFound(name, deps.store.catalog, deps, hasSearch);
-    if (!isEnabled(skill, deps.filter)) {
-      return errorResult(
-        "SKILL_DISABLED",
-        `Skill '${skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}). Use one of the enabled skills listed in this tool's description.`,
-        { skill: skill.name },
-      );
-    }
-    const refused = frozenRefusal(skill, deps);
-    if (refused) return refused;
+    const missing = (requested: string) => notFound(requested, deps.store.catalog, deps, hasSearch);
+    const words: LookupWords = {
+      ...BY_NAME,
+      pickAnother: "Use one of the enabled skills listed in this tool's description.",
+      notFound: missing,
+    };
+    const { skill, error } = await lookupSkill(name, deps, words);
+    if (error) return error;
     // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
     const text = skill.kind === "tree-node" ? readInstructions(deps.store.catalog, skill) : readSkillText(skill);
     // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
-    if (text === undefined) return notFound(name, deps.store.catalog, deps, hasSearch);
-    deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
-    deps.track("skill_loaded", { tool: "skill", skill: skill.name, source: skill.source });
+    if (text === undefined) return missing(name);
+    recordLoad(deps, skill, "skill");
     // The seed's text stays the first (and, for clients that read one, the only) content item; the
     // description's promise of a <command-message> is kept by a second one.
     const result = textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);

@@ -4,7 +4,7 @@ import { closeNames } from "../../catalog/suggest.ts";
 import { effectiveChain } from "../../catalog/tree-chain.ts";
 import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
-import type { ToolDeps } from "../definition.ts";
+import type { EventType, ToolDeps } from "../definition.ts";
 import { errorResult } from "../results.ts";
 
 export type Lookup = { skill: Skill; error?: undefined } | { skill?: undefined; error: CallToolResult };
@@ -17,6 +17,8 @@ export interface LookupWords {
   whereToLook: string;
   /** Sentence ending the disabled message. */
   pickAnother: string;
+  /** A family whose not-found answer is more than a sentence (the `skill` tool lists the skills) gives it here. */
+  notFound?: (name: string, deps: ToolDeps) => CallToolResult;
 }
 
 /** Seed 000's tools: skills by name, found with search_skills. */
@@ -27,25 +29,29 @@ export const BY_NAME: LookupWords = {
 };
 
 /**
- * A name → an enabled skill of the current catalog, or the error result a
- * model can act on: SKILL_NOT_FOUND with close names, or SKILL_DISABLED.
- * Lookup is through the catalog's maps only: a name is never joined to a folder.
+ * A name → an enabled skill of the current catalog that matches the lock in
+ * frozen mode, or the error result a model can act on: SKILL_NOT_FOUND with
+ * close names, SKILL_DISABLED, or the frozen refusal. Every tool family looks
+ * skills up here. Lookup is through the catalog's maps only: a name is never
+ * joined to a folder.
  */
 export async function lookupSkill(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): Promise<Lookup> {
   const skill = await deps.findSkill(name);
   if (!skill) return { error: notFound(name, deps, words) };
-  if (!isEnabled(skill, deps.filter)) {
-    return {
-      error: errorResult(
-        "SKILL_DISABLED",
-        `Skill '${skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}). ${words.pickAnother}`,
-        { skill: skill.name },
-      ),
-    };
-  }
+  if (!isEnabled(skill, deps.filter)) return { error: disabledError(skill, deps, words.pickAnother) };
   const refused = frozenRefusal(skill, deps);
   if (refused) return { error: refused };
   return { skill };
+}
+
+/** SKILL_DISABLED: the one wording of "exists but is disabled", with the filter that hides it and what to do instead. */
+export function disabledError(skill: Skill, deps: Pick<ToolDeps, "filter">, pickAnother?: string): CallToolResult {
+  const then = pickAnother ? ` ${pickAnother}` : "";
+  return errorResult(
+    "SKILL_DISABLED",
+    `Skill '${skill.name}' exists but is disabled on this server (${describeFilter(deps.filter)}).${then}`,
+    { skill: skill.name },
+  );
 }
 
 /**
@@ -66,9 +72,25 @@ export function frozenRefusal(skill: Skill, deps: ToolDeps): CallToolResult | un
   });
 }
 
+/** SKILL_NOT_FOUND in the family's words (close names first). */
 export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): CallToolResult {
+  if (words.notFound) return words.notFound(name, deps);
   const enabled = deps.store.catalog.skills.filter((s) => isEnabled(s, deps.filter)).map((s) => s.name);
   const suggestions = closeNames(name, enabled);
   const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(", ")}?` : "";
   return errorResult("SKILL_NOT_FOUND", `${words.missing(name)}${hint} ${words.whereToLook}`, { suggestions });
+}
+
+/**
+ * The bookkeeping of a served skill: its load count (the skill catalog puts the most used
+ * first) and the analytics event. `tool` alone records `skill_loaded` for that tool.
+ */
+export function recordLoad(
+  deps: ToolDeps,
+  skill: Skill,
+  event: string | { type: EventType; data: Record<string, unknown> },
+): void {
+  deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
+  if (typeof event === "string") deps.track("skill_loaded", { tool: event, skill: skill.name, source: skill.source });
+  else deps.track(event.type, event.data);
 }
