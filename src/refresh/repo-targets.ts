@@ -1,18 +1,9 @@
 import { join } from "node:path";
+import { isReservedLabel } from "../sources/source-list.ts";
 import { ConfigError } from "../util/errors.ts";
 import { FULL_COMMIT, type RepoTarget } from "./git/git-target.ts";
 import { parseRepo } from "./git/git-url.ts";
 
-/** Source labels a repository must not take (DESIGN §3's fixed labels). */
-const RESERVED = new Set([
-  "project",
-  "agent-project",
-  "global",
-  "agent-global",
-  "claude-project",
-  "claude-global",
-  "hub",
-]);
 const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;
 /** A tag name git accepts (and that cannot be read as an option), or a full commit hash. */
 const REF = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/+@-]{1,200}(?<![./])$/;
@@ -51,7 +42,8 @@ export function repoTargets(options: {
     }
     const spec = parseRepo(raw);
     if (targets.some((t) => t.spec.slug === spec.slug)) continue;
-    const wanted = RESERVED.has(spec.name) || /^dir\d+$/.test(spec.name) ? `repo-${spec.name}` : spec.name;
+    // A repository never takes a fixed source's label (DESIGN §3).
+    const wanted = isReservedLabel(spec.name) ? `repo-${spec.name}` : spec.name;
     let label = wanted;
     for (let n = 2; used.has(label); n++) label = `${wanted}-${n}`;
     used.add(label);

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Source } from "./source-list.ts";
+import { isReservedLabel, type Source } from "./source-list.ts";
 
 /**
  * Skills of installed Claude Code plugins as sources (issue 17). Claude Code
@@ -24,8 +24,6 @@ export interface PluginSourceInput {
   projectDir: string | null;
 }
 
-/** Labels of the fixed sources: a plugin of that name keeps `plugin:<name>` as its qualifier. */
-const FIXED = new Set(["project", "agent-project", "global", "agent-global", "claude-project", "claude-global", "hub"]);
 const PLUGIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The plugin skill folders that exist, in a stable order (plugin name, then marketplace). Never throws. */
@@ -44,7 +42,8 @@ export function findPluginSources(input: PluginSourceInput): Source[] {
       label: `plugin:${p.plugin}`,
       dir,
       location: "global",
-      qualifier: FIXED.has(p.plugin) || /^dir\d+$/.test(p.plugin) ? `plugin:${p.plugin}` : p.plugin,
+      // A plugin named like a fixed source keeps `plugin:<name>` as its qualifier.
+      qualifier: isReservedLabel(p.plugin) ? `plugin:${p.plugin}` : p.plugin,
     });
   }
   return out;

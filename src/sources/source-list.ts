@@ -31,6 +31,28 @@ export interface SourceListInput {
   plugins?: readonly Source[];
 }
 
+/**
+ * The labels of the fixed sources, in precedence order: the one list (a repository
+ * or a plugin of such a name takes another label, so qualified names stay unique).
+ */
+export const SOURCE_LABELS = [
+  "project-skills",
+  "project",
+  "agent-project",
+  "global",
+  "agent-global",
+  "claude-project",
+  "claude-global",
+  "hub",
+] as const;
+
+const FIXED_LABELS: ReadonlySet<string> = new Set(SOURCE_LABELS);
+
+/** Whether a name is taken by a fixed source or an explicit folder (`dir1`, `dir2`, …). */
+export function isReservedLabel(name: string): boolean {
+  return FIXED_LABELS.has(name) || /^dir\d+$/.test(name);
+}
+
 /** The sources in precedence order (DESIGN §3); the first one holding a name wins. */
 export function buildSourceList(input: SourceListInput): Source[] {
   const list: Source[] = input.dirs.map((dir, i) => ({

@@ -58,9 +58,14 @@ describe("GitSync configuration", () => {
     const sync = new GitSync({
       ...base,
       branch: "main",
-      repos: ["https://a.example/x/hub.git", "https://b.example/y/hub.git", "https://c.example/dir1.git"],
+      repos: [
+        "https://a.example/x/hub.git",
+        "https://b.example/y/hub.git",
+        "https://c.example/dir1.git",
+        "https://d.example/z/project-skills.git",
+      ],
     });
-    expect(sync.targets.map((t) => t.label)).toEqual(["repo-hub", "repo-hub-2", "repo-dir1"]);
+    expect(sync.targets.map((t) => t.label)).toEqual(["repo-hub", "repo-hub-2", "repo-dir1", "repo-project-skills"]);
     expect(() => new GitSync({ ...base, branch: "main", repos: ["--upload-pack=touch /tmp/x"] })).toThrow(
       "expected a git URL",
     );
