@@ -1,8 +1,8 @@
 import { basename } from "node:path";
-import { detach } from "../util/detach.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
+import { countLines, headingsOf } from "./markdown.ts";
 import type { ParsedSkill } from "./skill.ts";
 
 /** Agent Skills specification: lower-case letters, digits, single hyphens, 1–64 chars. */
@@ -205,27 +205,4 @@ function skillhubMetadata(metadata: unknown): HubMetadata {
   const alwaysApply =
     h.alwaysApply === true || (typeof h.alwaysApply === "string" && h.alwaysApply.trim().toLowerCase() === "true");
   return { category, tags, alwaysApply };
-}
-
-/** Markdown headings outside code fences (for search). */
-export function headingsOf(body: string): string[] {
-  const out: string[] = [];
-  let fenced = false;
-  // Only lines that start a fence or a heading matter: match those instead of splitting every line.
-  for (const m of body.matchAll(/^(?:(```|~~~)[^\n]*|#+[ \t]*(.*))$/gm)) {
-    if (m[1]) fenced = !fenced;
-    else if (!fenced) {
-      const heading = (m[2] ?? "").trim();
-      if (heading) out.push(detach(heading));
-    }
-  }
-  return out;
-}
-
-/** Lines in a text, counted without splitting it. */
-export function countLines(text: string): number {
-  if (text === "") return 0;
-  let lines = 1;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-  return lines;
 }

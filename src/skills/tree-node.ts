@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { checkRelativePath } from "../util/safe-path.ts";
-import { countLines, headingsOf } from "./agent-skill.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
+import { countLines, headingsOf } from "./markdown.ts";
 
 /** Asset kinds of seed 002 §1.2; anything else reads as "other". */
 export const ASSET_TYPES = ["template", "config", "example", "schema", "image", "other"] as const;
