@@ -1,7 +1,6 @@
 import { EmbeddingError } from "./errors.ts";
 import { type HttpDeps, postJson } from "./http.ts";
-import type { EmbedCall, EmbeddingProvider } from "./provider.ts";
-import type { EmbeddingSettings } from "./settings.ts";
+import type { EmbedCall, EmbeddingProvider, EmbeddingSettings } from "./provider-api.ts";
 import { toVectors } from "./vectors.ts";
 
 interface OpenAiResponse {

@@ -4,7 +4,7 @@ import type { Logger } from "../../util/logger.ts";
 import { embeddingText, textKey } from "./document-text.ts";
 import { EmbeddingError } from "./errors.ts";
 import { BACKGROUND_RETRY, QUERY_RETRY } from "./http.ts";
-import type { EmbeddingProvider } from "./provider.ts";
+import type { EmbeddingProvider } from "./provider-api.ts";
 import { describeEmbedding, vectorIdentity } from "./settings.ts";
 import { loadVectorCache, saveVectorCache } from "./vector-cache.ts";
 import { dot, normalise } from "./vectors.ts";
