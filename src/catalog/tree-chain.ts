@@ -1,4 +1,4 @@
-import type { Skill } from "../skills/skill.ts";
+import type { Skill, TreeNode } from "../skills/skill.ts";
 import type { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import type { Catalog } from "./catalog.ts";
 
@@ -6,13 +6,11 @@ import type { Catalog } from "./catalog.ts";
 const MAX_CHAIN = 64;
 
 /** A tree node's parent in the same source (seed 003 §4.4), shadowed or not; undefined for a top node. */
-export function treeParent(catalog: Catalog, skill: Skill): Skill | undefined {
-  const parent = skill.tree?.parent;
+export function treeParent(catalog: Catalog, skill: TreeNode): TreeNode | undefined {
+  const parent = skill.tree.parent;
   if (parent === undefined) return undefined;
   const found = catalog.get(`${skill.source}:${parent}`);
-  return found?.kind === "tree-node" && found.source === skill.source && found.tree?.path === parent
-    ? found
-    : undefined;
+  return found?.kind === "tree-node" && found.source === skill.source && found.tree.path === parent ? found : undefined;
 }
 
 /**
@@ -24,8 +22,8 @@ export function treeParent(catalog: Catalog, skill: Skill): Skill | undefined {
  * part of what the node means. The filter decides which nodes can be asked
  * for and listed (tools check it on the node asked for), not what a node is.
  */
-export function treeChain(catalog: Catalog, skill: Skill): Skill[] {
-  const chain: Skill[] = [skill];
+export function treeChain(catalog: Catalog, skill: TreeNode): TreeNode[] {
+  const chain: TreeNode[] = [skill];
   const seen = new Set([skill.id]);
   for (
     let node = treeParent(catalog, skill);
@@ -38,9 +36,14 @@ export function treeChain(catalog: Catalog, skill: Skill): Skill[] {
   return chain.reverse();
 }
 
-/** The chain that counts for content and files: the whole chain with `inherit: true`, only the node without. */
+/**
+ * The chain that counts for content and files: the whole chain with `inherit: true`, only the node
+ * without (and an Agent Skill alone).
+ */
+export function effectiveChain(catalog: Catalog, skill: TreeNode): TreeNode[];
+export function effectiveChain(catalog: Catalog, skill: Skill): Skill[];
 export function effectiveChain(catalog: Catalog, skill: Skill): Skill[] {
-  return skill.tree?.inherit === false ? [skill] : treeChain(catalog, skill);
+  return skill.kind === "tree-node" && skill.tree.inherit ? treeChain(catalog, skill) : [skill];
 }
 
 export type InheritedAsset = AssetDecl & { from: string };
@@ -58,13 +61,13 @@ export interface ChainFiles {
  * specific node's declaration replaces an ancestor's. Own files have no
  * `from`; inherited ones say which node (skill path) they come from.
  */
-export function chainFiles(catalog: Catalog, skill: Skill): ChainFiles {
+export function chainFiles(catalog: Catalog, skill: TreeNode): ChainFiles {
   const assets = new Map<string, { decl: AssetDecl; from?: string }>();
   const scripts = new Map<string, { decl: ScriptDecl; from?: string }>();
   for (const node of effectiveChain(catalog, skill)) {
-    const from = node === skill ? undefined : node.tree?.path;
-    place(assets, node.tree?.assets ?? [], from);
-    place(scripts, node.tree?.scripts ?? [], from);
+    const from = node === skill ? undefined : node.tree.path;
+    place(assets, node.tree.assets, from);
+    place(scripts, node.tree.scripts, from);
   }
   const own = <T>(map: Map<string, { decl: T; from?: string }>) =>
     [...map.values()].filter((v) => v.from === undefined).map((v) => v.decl);
@@ -94,7 +97,7 @@ export interface ChainHit {
   kind: "asset" | "script";
   decl: AssetDecl | ScriptDecl;
   /** The node that declares the file. */
-  owner: Skill;
+  owner: TreeNode;
   /** The owner's skill path when it is an ancestor; undefined when the queried node declares it. */
   from?: string;
 }
@@ -104,13 +107,13 @@ export interface ChainHit {
  * then (with `inherit: true`) each ancestor up to the root. `file` is a
  * normalised relative path ("assets/x.json").
  */
-export function findFileInChain(catalog: Catalog, skill: Skill, file: string): ChainHit | undefined {
+export function findFileInChain(catalog: Catalog, skill: TreeNode, file: string): ChainHit | undefined {
   const chain = effectiveChain(catalog, skill).reverse();
   for (const node of chain) {
-    const from = node === skill ? undefined : node.tree?.path;
-    const asset = node.tree?.assets.find((a) => a.file === file);
+    const from = node === skill ? undefined : node.tree.path;
+    const asset = node.tree.assets.find((a) => a.file === file);
     if (asset) return { kind: "asset", decl: asset, owner: node, from };
-    const script = node.tree?.scripts.find((s) => s.file === file);
+    const script = node.tree.scripts.find((s) => s.file === file);
     if (script) return { kind: "script", decl: script, owner: node, from };
   }
   return undefined;

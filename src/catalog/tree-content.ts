@@ -38,12 +38,9 @@ export function resolveTreeSections(
   readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
 ): { sections: ContentSection[]; headed: boolean } {
   const body = (s: Skill) => splitFrontmatter(readText(s.file)).body;
-  const own = (text: string): ContentSection => ({
-    path: skill.tree?.path ?? skill.name,
-    rel: skill.tree?.rel ?? skill.name,
-    body: text,
-  });
-  if (skill.kind !== "tree-node" || !skill.tree) return { sections: [own(body(skill))], headed: false };
+  if (skill.kind !== "tree-node")
+    return { sections: [{ path: skill.name, rel: skill.name, body: body(skill) }], headed: false };
+  const own = (text: string): ContentSection => ({ path: skill.tree.path, rel: skill.tree.rel, body: text });
   if (!skill.tree.inherit) return { sections: [own(body(skill).trimEnd())], headed: false };
   const sections: ContentSection[] = [];
   for (const node of effectiveChain(catalog, skill)) {
@@ -54,7 +51,7 @@ export function resolveTreeSections(
       if (node === skill) throw error;
       continue;
     }
-    sections.push({ path: node.tree?.path ?? node.name, rel: node.tree?.rel ?? node.name, body: text });
+    sections.push({ path: node.tree.path, rel: node.tree.rel, body: text });
   }
   return { sections, headed: true };
 }

@@ -1,4 +1,4 @@
-import type { Skill } from "../skills/skill.ts";
+import type { Skill, TreeNode } from "../skills/skill.ts";
 import { INDEX_SEGMENT, nodeDisplayName, ROOT_PATH } from "../skills/tree-paths.ts";
 import type { Catalog } from "./catalog.ts";
 
@@ -38,27 +38,27 @@ const byPath = (a: SkillTreeNode, b: SkillTreeNode) => (a.path < b.path ? -1 : a
  * disabled node asked for by its own path is `disabled`. Pure.
  */
 export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => boolean, path = ""): SubtreeResult {
-  const nodes = catalog.skills.filter((s) => s.kind === "tree-node" && s.tree);
+  const nodes = catalog.skills.filter((s): s is TreeNode => s.kind === "tree-node");
   if (nodes.length === 0) return { kind: "none" };
   const served = new Map(nodes.map((s) => [s.id.toLowerCase(), s]));
-  const children = new Map<string, Skill[]>();
-  const tops: Skill[] = [];
+  const children = new Map<string, TreeNode[]>();
+  const tops: TreeNode[] = [];
   for (const s of nodes) {
-    const parentId = s.tree?.parent === undefined ? undefined : `${s.source}:${s.tree.parent}`.toLowerCase();
+    const parentId = s.tree.parent === undefined ? undefined : `${s.source}:${s.tree.parent}`.toLowerCase();
     if (parentId === undefined || !served.has(parentId)) tops.push(s);
     else children.set(parentId, [...(children.get(parentId) ?? []), s]);
   }
-  const view = (s: Skill): SkillTreeNode[] => {
+  const view = (s: TreeNode): SkillTreeNode[] => {
     const kids = (children.get(s.id.toLowerCase()) ?? []).flatMap(view).sort(byPath);
     if (!enabled(s)) return kids;
     return [
       {
-        name: nodeDisplayName(s.tree?.path ?? s.name),
-        path: s.tree?.path ?? s.name,
+        name: nodeDisplayName(s.tree.path),
+        path: s.tree.path,
         description: s.description,
         keywords: s.keywords,
-        assetCount: s.tree?.assets.length ?? 0,
-        scriptCount: s.tree?.scripts.length ?? 0,
+        assetCount: s.tree.assets.length,
+        scriptCount: s.tree.scripts.length,
         children: kids,
       },
     ];
@@ -96,7 +96,7 @@ export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => bool
   const under = nodes.filter((s) => s.key.startsWith(`${key}/`));
   const underIds = new Set(under.map((s) => s.id.toLowerCase()));
   const heads = under.filter((s) => {
-    const parentId = s.tree?.parent === undefined ? undefined : `${s.source}:${s.tree.parent}`.toLowerCase();
+    const parentId = s.tree.parent === undefined ? undefined : `${s.source}:${s.tree.parent}`.toLowerCase();
     return parentId === undefined || !underIds.has(parentId);
   });
   const kids = heads.flatMap(view);
@@ -104,9 +104,7 @@ export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => bool
   if (kids.length === 0) {
     return {
       kind: "not-found",
-      top: [
-        ...new Set(nodes.filter((s) => enabled(s)).map((s) => (s.tree?.path ?? s.name).split("/")[0] as string)),
-      ].sort(),
+      top: [...new Set(nodes.filter((s) => enabled(s)).map((s) => s.tree.path.split("/")[0] as string))].sort(),
     };
   }
   return { kind: "ok", tree: container(wanted.split("/").pop() ?? wanted, wanted, kids) };

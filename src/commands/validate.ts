@@ -72,7 +72,7 @@ export function validateCatalog(
   show: (file: string) => string = (f) => f,
 ): ValidateReport {
   const all: Skill[] = [...catalog.skills, ...catalog.shadowed.map((s) => s.skill)];
-  const nodePaths = new Set(all.filter((s) => s.tree).map((s) => `${s.source}:${s.tree?.path}`));
+  const nodePaths = new Set(all.flatMap((s) => (s.kind === "tree-node" ? [`${s.source}:${s.tree.path}`] : [])));
   const diagnostics: Diagnostic[] = catalog.diagnostics.filter((d) => d.code !== "shadowed").map(strictSeverity);
   for (const skill of all) {
     if (skill.kind === "agent-skill") diagnostics.push(...lintAgentSkill(skill));

@@ -1,6 +1,7 @@
 import MiniSearch, { type Options, type SearchOptions } from "minisearch";
 import type { Skill } from "../skills/skill.ts";
 import { decodeIndex, type EncodedIndex, encodeIndex } from "./index-codec.ts";
+import { searchName } from "./search-name.ts";
 import { processTerm } from "./text.ts";
 
 /** What is persisted: the index and the content hash of every skill in it. */
@@ -195,7 +196,7 @@ export class FullTextIndex {
 function toDoc(skill: Skill, body: string, bodyChars: number): IndexedDoc {
   return {
     id: skill.id,
-    name: skill.kind === "tree-node" ? skill.name.replace(/\/_index$/, "").replace(/_/g, " ") : skill.name,
+    name: searchName(skill),
     description: skill.description,
     tags: skill.tags.join(" "),
     category: skill.category ?? "",

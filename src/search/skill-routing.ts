@@ -1,6 +1,6 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
-import type { Skill } from "../skills/skill.ts";
+import type { Skill, TreeNode } from "../skills/skill.ts";
 import {
   decideMatch,
   type MatchingOptions,
@@ -23,7 +23,7 @@ import {
  * router of a tree. An exact skill name or path as the context still selects
  * that skill directly, whatever its kind.
  */
-export function isRouted(skill: Skill): boolean {
+export function isRouted(skill: Skill): skill is TreeNode {
   return skill.kind === "tree-node";
 }
 
@@ -42,7 +42,7 @@ function routingEntries(catalog: Catalog): RoutingEntry[] {
   const entries = catalog.skills
     .filter(isRouted)
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map((skill): RoutingEntry => ({ skill, keywords: skill.keywords, priority: skill.tree?.priority ?? 0 }));
+    .map((skill): RoutingEntry => ({ skill, keywords: skill.keywords, priority: skill.tree.priority }));
   entriesByCatalog.set(catalog, entries);
   return entries;
 }

@@ -1,5 +1,5 @@
 import { type Diagnostic, type DiagnosticCode, diagnostic } from "./diagnostic.ts";
-import type { Skill } from "./skill.ts";
+import type { Skill, TreeNode } from "./skill.ts";
 import { ROOT_PATH, resolveParentPath } from "./tree-paths.ts";
 
 /**
@@ -91,9 +91,8 @@ export function lintAgentSkill(skill: Skill): Diagnostic[] {
  * served (seed 003 §4.4 skips missing intermediates), but worth saying.
  * `exists` answers for skill paths of the same source.
  */
-export function lintTreeNode(skill: Skill, exists: (path: string) => boolean): Diagnostic[] {
-  const path = skill.tree?.path;
-  if (path === undefined) return [];
+export function lintTreeNode(skill: TreeNode, exists: (path: string) => boolean): Diagnostic[] {
+  const path = skill.tree.path;
   const { parent, skipped } = resolveParentPath(path, exists);
   const missing = skipped.filter((p) => p !== ROOT_PATH);
   if (missing.length === 0) return [];

@@ -3,13 +3,8 @@ import type { TreeData } from "./tree-node.ts";
 /** Where a source sits in the precedence table (DESIGN §3). */
 export type Location = "explicit" | "project" | "global" | "remote";
 
-/**
- * One served skill, as the catalog holds it. Bodies are not kept in memory:
- * they are read from `file` when a skill is loaded, so the catalog stays small
- * at 10,000 skills and a load always returns what is on disk.
- */
-export interface Skill {
-  kind: "agent-skill" | "tree-node";
+/** What every skill has, whatever its kind. */
+interface SkillFields {
   /** Display name: frontmatter `name`, else the folder name; for tree nodes the skill path. */
   name: string;
   /** Lower-cased name: the lookup key. */
@@ -44,9 +39,31 @@ export interface Skill {
   hash: string;
   size: number;
   mtimeMs: number;
-  /** Tree-node data (seed 003 §4): skill path, parent, inherit, priority, assets, scripts. Only for kind "tree-node". */
-  tree?: TreeData;
 }
 
+/** A folder with a SKILL.md (the Agent Skills format). */
+export interface AgentSkill extends SkillFields {
+  kind: "agent-skill";
+  tree?: undefined;
+}
+
+/** A Markdown file of a skill tree (seed 003), routed by its keywords. */
+export interface TreeNode extends SkillFields {
+  kind: "tree-node";
+  /** Tree-node data (seed 003 §4): skill path, parent, inherit, priority, assets, scripts. */
+  tree: TreeData;
+}
+
+/**
+ * One served skill, as the catalog holds it. Bodies are not kept in memory:
+ * they are read from `file` when a skill is loaded, so the catalog stays small
+ * at 10,000 skills and a load always returns what is on disk. `kind` tells the
+ * two apart, and proves `tree` on a tree node.
+ */
+export type Skill = AgentSkill | TreeNode;
+
+/** Omit over each member of a union (a plain Omit would merge the members and lose `kind`). */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** What the parser produces; the scanner adds the source fields. */
-export type ParsedSkill = Omit<Skill, "id" | "source" | "location" | "root">;
+export type ParsedSkill = OmitEach<Skill, "id" | "source" | "location" | "root">;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
-import type { Skill } from "../skills/skill.ts";
+import type { Skill, TreeNode } from "../skills/skill.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
@@ -125,7 +125,7 @@ export const getAssetTool = defineTool({
 });
 
 /** Every file get_asset would accept for a node: own and inherited declarations. */
-function declaredFiles(catalog: Catalog, skill: Skill): string[] {
+function declaredFiles(catalog: Catalog, skill: TreeNode): string[] {
   const f = chainFiles(catalog, skill);
   return [
     ...new Set([...f.assets, ...f.scripts, ...f.inheritedAssets, ...f.inheritedScripts].map((d) => d.file)),

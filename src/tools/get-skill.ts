@@ -201,7 +201,7 @@ function serve(catalog: Catalog, best: Scored<Skill>, config: Config): Served {
     : 0;
   const fitted = fitSections(resolved.sections, config.content.max_tokens * CHARS_PER_TOKEN, overhead);
   const content = renderSections({ sections: fitted.sections, headed: resolved.headed });
-  const ownPath = skill.tree?.path ?? skill.name;
+  const ownPath = skill.name;
   const inheritedFrom = resolved.headed ? resolved.sections.map((s) => s.path).filter((p) => p !== ownPath) : [];
   const head = {
     skill_path: skill.name,

@@ -111,6 +111,6 @@ function declaresServerScript(catalog: Catalog, config: Config): boolean {
       s.kind === "tree-node" &&
       isEnabled(s, filter) &&
       (s.location !== "project" || config.scripts.allow_project) &&
-      (s.tree?.scripts.some((d) => d.execution === "server") ?? false),
+      s.tree.scripts.some((d) => d.execution === "server"),
   );
 }

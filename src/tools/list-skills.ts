@@ -195,7 +195,7 @@ function flatEntries(catalog: Catalog, filter: SkillFilter, query: string) {
       source: s.source,
       ...(s.category ? { category: s.category } : {}),
       tags: s.tags,
-      path: s.kind === "tree-node" ? (s.tree?.path ?? s.name) : relative(s.root, s.dir).split("\\").join("/") || ".",
+      path: s.kind === "tree-node" ? s.tree.path : relative(s.root, s.dir).split("\\").join("/") || ".",
       file: s.file,
       kind: s.kind,
       shadowed: by !== undefined,

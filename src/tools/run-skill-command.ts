@@ -6,6 +6,7 @@ import { commandRunner } from "../exec/runners.ts";
 import { SkillHubError } from "../util/errors.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
+import { filesBase } from "./support/asset-read.ts";
 import { lookupSkill } from "./support/skill-lookup.ts";
 
 const Input = z
@@ -87,7 +88,7 @@ export const runSkillCommandTool = defineTool({
         { command, allowed: config.allowed },
       );
     }
-    const dir = skill.kind === "tree-node" ? skill.tree?.resourceDir : skill.dir;
+    const dir = filesBase(skill);
     if (dir === undefined) {
       return errorResult(
         "FILE_NOT_FOUND",

@@ -99,15 +99,13 @@ export function treeView(hub: Hub): { tree?: TreeViewNode } {
   const catalog = hub.catalog;
   const built = buildSkillTree(catalog, (s) => isEnabled(s, hub.filter));
   if (built.kind !== "ok") return {};
-  const byPath = new Map(
-    catalog.skills.filter((s) => s.kind === "tree-node").map((s) => [s.tree?.path ?? s.name, s] as const),
-  );
+  const byPath = new Map(catalog.skills.filter((s) => s.kind === "tree-node").map((s) => [s.tree.path, s] as const));
   const decorate = (node: SkillTreeNode): TreeViewNode => {
     const skill = node.path === "" ? undefined : byPath.get(node.path);
     return {
       ...node,
-      ...(skill ? { id: skill.id, inherit: skill.tree?.inherit ?? true } : {}),
-      chain: skill ? effectiveChain(catalog, skill).map((s) => s.tree?.path ?? s.name) : [],
+      ...(skill ? { id: skill.id, inherit: skill.tree.inherit } : {}),
+      chain: skill ? effectiveChain(catalog, skill).map((s) => s.tree.path) : [],
       children: node.children.map(decorate),
     };
   };

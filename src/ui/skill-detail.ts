@@ -1,9 +1,9 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { readSkillBody } from "../catalog/skill-text.ts";
-import { chainFiles, treeChain } from "../catalog/tree-chain.ts";
+import { chainFiles, effectiveChain } from "../catalog/tree-chain.ts";
 import type { Diagnostic } from "../skills/diagnostic.ts";
-import type { Skill } from "../skills/skill.ts";
+import type { Skill, TreeNode } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { listIndex, type SkillRow } from "./skill-list.ts";
@@ -97,7 +97,7 @@ export function skillDetail(catalog: Catalog, filter: SkillFilter, skill: Skill)
     ...(notice ? { notice } : {}),
     files,
     filesTruncated: truncated,
-    ...(skill.tree ? { tree: treeInfo(catalog, skill) } : {}),
+    ...(skill.kind === "tree-node" ? { tree: treeInfo(catalog, skill) } : {}),
   };
 }
 
@@ -127,20 +127,19 @@ function filesOf(catalog: Catalog, skill: Skill): { files: FileEntry[]; truncate
   return { files, truncated: false };
 }
 
-function treeInfo(catalog: Catalog, skill: Skill): SkillDetail["tree"] {
+function treeInfo(catalog: Catalog, skill: TreeNode): SkillDetail["tree"] {
   const tree = skill.tree;
-  if (!tree) return undefined;
-  const chain = tree.inherit === false ? [skill] : treeChain(catalog, skill);
+  const chain = effectiveChain(catalog, skill);
   const children = catalog.skills
-    .filter((s) => s.kind === "tree-node" && s.source === skill.source && s.tree?.parent === tree.path)
-    .map((s) => ({ id: s.id, path: s.tree?.path ?? s.name, description: s.description }))
+    .filter((s): s is TreeNode => s.kind === "tree-node" && s.source === skill.source && s.tree.parent === tree.path)
+    .map((s) => ({ id: s.id, path: s.tree.path, description: s.description }))
     .sort((a, b) => a.path.localeCompare(b.path));
   return {
     path: tree.path,
     inherit: tree.inherit,
     priority: tree.priority,
     keywords: skill.keywords,
-    chain: chain.map((s) => ({ id: s.id, path: s.tree?.path ?? s.name })),
+    chain: chain.map((s) => ({ id: s.id, path: s.tree.path })),
     children,
   };
 }

@@ -5,7 +5,7 @@ import type { Catalog } from "../../src/catalog/catalog.ts";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { chainFiles, findFileInChain } from "../../src/catalog/tree-chain.ts";
 import { renderTreeContent, resolveTreeContent } from "../../src/catalog/tree-content.ts";
-import type { Skill } from "../../src/skills/skill.ts";
+import type { Skill, TreeNode } from "../../src/skills/skill.ts";
 import { buildSourceList } from "../../src/sources/source-list.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { writeNode, writeSeedTree } from "../helpers/tree.ts";
@@ -18,7 +18,7 @@ function catalogOf(root: string): Catalog {
     { maxDepth: 8, maxDirs: 1000 },
   );
 }
-const node = (catalog: Catalog, path: string) => catalog.get(path) as Skill;
+const node = (catalog: Catalog, path: string) => catalog.get(path) as TreeNode;
 
 describe("content resolution (seed 003 §6)", () => {
   test("the aggregation format: most general first, one header per level, (from file)", () => {

@@ -1,6 +1,6 @@
 import type { Skill } from "../../src/skills/skill.ts";
 
-/** A catalog Skill value for pure tests. */
+/** A catalog Skill value for pure tests (a tree node when `over` gives kind "tree-node" and its `tree`). */
 export function fakeSkill(name: string, over: Partial<Skill> = {}): Skill {
   return {
     kind: "agent-skill",
@@ -23,5 +23,5 @@ export function fakeSkill(name: string, over: Partial<Skill> = {}): Skill {
     size: 10,
     mtimeMs: 1,
     ...over,
-  };
+  } as Skill;
 }

@@ -1,4 +1,5 @@
 import type { Skill } from "../../skills/skill.ts";
+import { searchName } from "../search-name.ts";
 
 /** Characters of description embedded at most (a model's input limit is a few thousand tokens). */
 export const MAX_DESCRIPTION_CHARS = 4000;
@@ -9,8 +10,7 @@ export const MAX_DESCRIPTION_CHARS = 4000;
  * path or any file.
  */
 export function embeddingText(skill: Skill): string {
-  const name = skill.kind === "tree-node" ? skill.name.replace(/\/_index$/, "").replace(/[_/]/g, " ") : skill.name;
-  const lines = [name, skill.description.replace(/\s+/g, " ").trim().slice(0, MAX_DESCRIPTION_CHARS)];
+  const lines = [searchName(skill), skill.description.replace(/\s+/g, " ").trim().slice(0, MAX_DESCRIPTION_CHARS)];
   if (skill.tags.length > 0) lines.push(`tags: ${skill.tags.join(", ")}`);
   if (skill.category) lines.push(`category: ${skill.category}`);
   return lines.filter(Boolean).join("\n");

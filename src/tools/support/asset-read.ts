@@ -7,7 +7,7 @@ import type { ErrorCode } from "../results.ts";
 
 /** The folder a node's declared files live in: its resource folder (seed 003 §4.5); an Agent Skill's own folder. */
 export function filesBase(skill: Skill): string | undefined {
-  return skill.kind === "tree-node" ? skill.tree?.resourceDir : skill.dir;
+  return skill.kind === "tree-node" ? skill.tree.resourceDir : skill.dir;
 }
 
 /** Where a declared file is, refusing anything outside the owner's real folder. */

@@ -61,7 +61,7 @@ export function disabledError(skill: Skill, deps: Pick<ToolDeps, "filter">, pick
 export function frozenRefusal(skill: Skill, deps: ToolDeps): CallToolResult | undefined {
   if (!deps.frozen) return undefined;
   // A tree node serves its ancestors' content and files too: each of them must match the lock.
-  const chain = skill.kind === "tree-node" ? effectiveChain(deps.store.catalog, skill).reverse() : [skill];
+  const chain = effectiveChain(deps.store.catalog, skill).reverse();
   const frozen = deps.frozen;
   const refusal = chain.reduce<FrozenRefusal | undefined>((found, node) => found ?? frozen.check(node), undefined);
   if (!refusal) return undefined;
