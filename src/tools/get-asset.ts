@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
-import type { Skill, TreeNode } from "../skills/skill.ts";
+import type { TreeNode } from "../skills/skill.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";

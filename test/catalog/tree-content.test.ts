@@ -5,7 +5,7 @@ import type { Catalog } from "../../src/catalog/catalog.ts";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { chainFiles, findFileInChain } from "../../src/catalog/tree-chain.ts";
 import { renderTreeContent, resolveTreeContent } from "../../src/catalog/tree-content.ts";
-import type { Skill, TreeNode } from "../../src/skills/skill.ts";
+import type { TreeNode } from "../../src/skills/skill.ts";
 import { buildSourceList } from "../../src/sources/source-list.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { writeNode, writeSeedTree } from "../helpers/tree.ts";
