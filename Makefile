@@ -32,12 +32,9 @@ typecheck: deps
 ## system package: tests that need zip, unzip or ruby are skipped, with one line saying so, when absent.
 ## The timeout is given here because Bun 1.3.14 ignores bunfig.toml's [test] timeout; it is a hang
 ## detector for a busy 2-core machine, not a speed budget (no test asserts on wall-clock speed).
-## Temp files go to a fresh folder from scripts/ensure-test-tmpdir.sh (memory-backed where it can be),
-## removed afterwards.
 TEST_TIMEOUT_MS ?= 60000
 test: typecheck build
-	@tmp="$$(./scripts/ensure-test-tmpdir.sh)"; echo "TMPDIR=$$tmp $(BUN) test --timeout $(TEST_TIMEOUT_MS)"; \
-	  TMPDIR="$$tmp" $(BUN) test --timeout $(TEST_TIMEOUT_MS); status=$$?; rm -rf "$$tmp"; exit $$status
+	$(BUN) test --timeout $(TEST_TIMEOUT_MS)
 
 ## make lint: Biome (pinned) checks formatting, import order and lint rules; make format fixes them.
 lint: deps
