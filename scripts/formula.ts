@@ -46,6 +46,7 @@ class Skillhub < Formula
   desc "${pkg.description.replace(/"/g, '\\"')}"
   homepage "${HOMEPAGE}"
   version "${version}"
+  license "${pkg.license}"
 
   on_macos do
 ${block("darwin", "arm64")}

@@ -22,12 +22,15 @@ import pkg from "../package.json" with { type: "json" };
 import { checkVersion, HOMEPAGE, NPM_SCOPE, REPOSITORY, TARGETS, type Target } from "./release/targets.ts";
 
 const LAUNCHER = join(import.meta.dir, "release", "npm-launcher.js");
+/** The project's LICENSE, shipped in every package (npm includes it whatever `files` says). */
+const LICENSE = join(import.meta.dir, "..", "LICENSE");
 
 /** npm's name for a target's package. */
 export const npmName = (target: Target) => `${NPM_SCOPE}/skillhub-${target.id}`;
 
 const common = (version: string) => ({
   version,
+  license: pkg.license,
   homepage: HOMEPAGE,
   repository: { type: "git", url: `git+${HOMEPAGE}.git` },
   bugs: `${HOMEPAGE}/issues`,
@@ -83,6 +86,7 @@ export function writePackages(options: { release: string; out: string; version: 
     copyFileSync(join(release, "bin", target.id, `skillhub${target.exe}`), binary);
     chmodSync(binary, 0o755);
     writeFileSync(join(dir, "package.json"), json(platformManifest(version, target)));
+    copyFileSync(LICENSE, join(dir, "LICENSE"));
     writeFileSync(
       join(dir, "README.md"),
       `# ${npmName(target)}\n\nThe SkillHub binary for ${target.id}. Install [skillhub](https://www.npmjs.com/package/skillhub) instead.\n`,
@@ -94,6 +98,7 @@ export function writePackages(options: { release: string; out: string; version: 
   writeFileSync(join(main, "bin", "skillhub.js"), launcherSource(targets));
   chmodSync(join(main, "bin", "skillhub.js"), 0o755);
   writeFileSync(join(main, "package.json"), json(mainManifest(version, targets)));
+  copyFileSync(LICENSE, join(main, "LICENSE"));
   writeFileSync(
     join(main, "README.md"),
     `# skillhub\n\n${pkg.description}.\n\nIn an MCP client's configuration: \`{"command": "npx", "args": ["-y", "skillhub"]}\`.\nInstalling the binary is faster to start: see ${HOMEPAGE}#install. Source: github.com/${REPOSITORY}.\n`,

@@ -60,6 +60,8 @@ export class SearchService {
   private saveTimer?: ReturnType<typeof setTimeout>;
   private dirty = false;
   private unsubscribe?: () => void;
+  /** Set by close(): a build still under way then ends without subscribing or saving. */
+  private closed = false;
   private state: Omit<IndexStatus, "mode" | "vectors"> = { documents: 0, origin: "pending", buildMs: 0 };
 
   constructor(private readonly options: SearchServiceOptions) {}
@@ -112,6 +114,7 @@ export class SearchService {
 
   /** Save now if there are unsaved changes (shutdown); stop embedding. */
   close(): void {
+    this.closed = true;
     this.unsubscribe?.();
     if (this.saveTimer) clearTimeout(this.saveTimer);
     if (this.dirty) this.save();
@@ -152,6 +155,7 @@ export class SearchService {
     }
     this.state = { documents: this.index.size, origin, buildMs: Math.round(performance.now() - started), file };
     this.options.logger.debug(`search index: ${this.index.size} skills, ${origin}, ${this.state.buildMs} ms`);
+    if (this.closed) return;
     this.unsubscribe = this.options.store.onChange(() => this.queueSync());
     // In the background: full text answers until the vectors are ready.
     void this.options.vectors?.sync(this.options.store.catalog.skills);
@@ -176,7 +180,7 @@ export class SearchService {
   }
 
   private scheduleSave(): void {
-    if (!this.file()) return;
+    if (this.closed || !this.file()) return;
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => this.save(), this.options.saveDelayMs ?? 2000);
     (this.saveTimer as { unref?: () => void }).unref?.();

@@ -81,6 +81,8 @@ export class Hub implements ToolDeps {
   private readonly options: HubOptions;
   private closed = false;
   private closing?: Promise<unknown>;
+  /** The delayed start of background indexing; cleared by close() so a closed hub never starts it. */
+  private indexTimer?: ReturnType<typeof setTimeout>;
 
   constructor(options: HubOptions) {
     this.options = options;
@@ -195,8 +197,9 @@ export class Hub implements ToolDeps {
     // waiting behind it; a search that comes sooner starts it at once.
     if (this.tools().some((t) => t.name === "search_skills")) {
       void this.refresher.ready.then(() => {
-        const timer = setTimeout(() => void this.search.start(Promise.resolve()), INDEX_START_DELAY_MS);
-        timer.unref?.();
+        if (this.closed) return;
+        this.indexTimer = setTimeout(() => void this.search.start(Promise.resolve()), INDEX_START_DELAY_MS);
+        this.indexTimer.unref?.();
       });
     }
     return scanned;
@@ -264,6 +267,7 @@ export class Hub implements ToolDeps {
     this.git?.close();
     this.closing ??= this.analytics.publisher?.close();
     this.refresher.stop();
+    clearTimeout(this.indexTimer);
     this.search.close();
     // A script still running when the server closes is ended with its whole process group.
     this.exec.groups.killAll();

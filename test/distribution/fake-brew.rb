@@ -28,6 +28,7 @@ class Formula
     def spec = (@spec ||= { urls: [], sha256s: [] })
     def desc(text) = (spec[:desc] = text)
     def homepage(text) = (spec[:homepage] = text)
+    def license(spdx) = (spec[:license] = spdx)
     def version(text = nil) = text ? (spec[:version] = text) : spec[:version]
     def url(text) = spec[:urls] << text
     def sha256(text) = spec[:sha256s] << text

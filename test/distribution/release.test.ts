@@ -7,10 +7,14 @@ import { readSums, sha256File } from "../../scripts/release/pack.ts";
 import { archiveName, checkVersion, TARGETS, targetById } from "../../scripts/release/targets.ts";
 import { smoke } from "../../scripts/smoke.ts";
 import { binary } from "../helpers/binary.ts";
+import { haveTools } from "../helpers/dist-tools.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 import { fakeRelease } from "./fake-release.ts";
 
 afterAll(cleanupTemp);
+// Every target means a Windows .zip too.
+const zip = haveTools("zip");
+const unzip = haveTools("zip", "unzip");
 
 const sh = (argv: string[], cwd?: string) => {
   const proc = Bun.spawnSync(argv, { cwd, stdout: "pipe", stderr: "pipe" });
@@ -18,23 +22,26 @@ const sh = (argv: string[], cwd?: string) => {
 };
 
 describe("release archives", () => {
-  test("one archive per target, named skillhub-<version>-<os>-<arch>, listed in a sha256sum-compatible SHA256SUMS", async () => {
-    const dir = await fakeRelease(tempDir("skillhub-release-"), "1.2.3");
-    expect(TARGETS.map((t) => t.id)).toEqual([
-      "linux-x64",
-      "linux-arm64",
-      "linux-x64-musl",
-      "darwin-x64",
-      "darwin-arm64",
-      "windows-x64",
-    ]);
-    const sums = readSums(join(dir, "SHA256SUMS"));
-    expect([...sums.keys()].sort()).toEqual(TARGETS.map((t) => archiveName("1.2.3", t)).sort());
-    for (const [name, sha] of sums) expect(await sha256File(join(dir, name))).toBe(sha);
-    const checked = sh(["sha256sum", "-c", "SHA256SUMS"], dir);
-    expect(checked.code).toBe(0);
-    expect(checked.out).toContain("skillhub-1.2.3-windows-x64.zip: OK");
-  });
+  test.if(zip)(
+    "one archive per target, named skillhub-<version>-<os>-<arch>, listed in a sha256sum-compatible SHA256SUMS",
+    async () => {
+      const dir = await fakeRelease(tempDir("skillhub-release-"), "1.2.3");
+      expect(TARGETS.map((t) => t.id)).toEqual([
+        "linux-x64",
+        "linux-arm64",
+        "linux-x64-musl",
+        "darwin-x64",
+        "darwin-arm64",
+        "windows-x64",
+      ]);
+      const sums = readSums(join(dir, "SHA256SUMS"));
+      expect([...sums.keys()].sort()).toEqual(TARGETS.map((t) => archiveName("1.2.3", t)).sort());
+      for (const [name, sha] of sums) expect(await sha256File(join(dir, name))).toBe(sha);
+      const checked = sh(["sha256sum", "-c", "SHA256SUMS"], dir);
+      expect(checked.code).toBe(0);
+      expect(checked.out).toContain("skillhub-1.2.3-windows-x64.zip: OK");
+    },
+  );
 
   test(".tar.gz holds the executable and a skillhub-mcp symlink, owned by root, with no top folder", async () => {
     const dir = await fakeRelease(tempDir("skillhub-release-"), "1.2.3", [targetById("linux-arm64")]);
@@ -46,7 +53,7 @@ describe("release archives", () => {
     expect(listing[1]).toMatch(/^lrwxrwxrwx 0\/0 .* skillhub-mcp -> skillhub$/);
   });
 
-  test(".zip for Windows holds skillhub.exe and a skillhub-mcp.exe copy", async () => {
+  test.if(unzip)(".zip for Windows holds skillhub.exe and a skillhub-mcp.exe copy", async () => {
     const dir = await fakeRelease(tempDir("skillhub-release-"), "1.2.3", [targetById("windows-x64")]);
     const listing = sh(["unzip", "-Z1", join(dir, "skillhub-1.2.3-windows-x64.zip")])
       .out.trim()
@@ -54,7 +61,7 @@ describe("release archives", () => {
     expect(listing).toEqual(["skillhub.exe", "skillhub-mcp.exe"]);
   });
 
-  test("the same binaries give byte-identical archives", async () => {
+  test.if(zip)("the same binaries give byte-identical archives", async () => {
     const a = await fakeRelease(tempDir("skillhub-release-a-"), "1.2.3");
     await Bun.sleep(1100); // a later mtime on the inputs must not leak into the archives
     const b = await fakeRelease(tempDir("skillhub-release-b-"), "1.2.3");

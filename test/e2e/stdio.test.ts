@@ -5,7 +5,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { eventually } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const bin = binary();
@@ -114,18 +113,14 @@ describe("the compiled binary over stdio", () => {
     await sk.client.close();
   });
 
-  test("a skill added while running loads by name within a second", async () => {
+  test("a skill added while running loads by name on the very first call", async () => {
     const w = world();
     const { client } = await start(w);
     await client.listTools();
     writeSkill(join(w.project, ".agents", "skills"), "brand-new", { description: "Added later" });
-    const started = Date.now();
-    await eventually(
-      async () =>
-        !((await client.callTool({ name: "skill", arguments: { name: "brand-new" } })) as CallToolResult).isError,
-      2000,
-    );
-    expect(Date.now() - started).toBeLessThan(1000);
+    // No waiting for the watcher: a miss on a folder that exists rescans at once.
+    const loaded = (await client.callTool({ name: "skill", arguments: { name: "brand-new" } })) as CallToolResult;
+    expect(loaded.isError).toBeFalsy();
     await client.close();
   });
 

@@ -44,15 +44,6 @@ export function fakeGit(body: string): FakeGit {
 /** A git whose every command hangs in a helper child that keeps stdout and stderr open (like git-remote-https). */
 export const HANGING_GIT = 'sleep 300 &\necho $! >> "$FAKE_GIT_DIR/children"\nwait';
 
-/** Reject when `promise` has not settled within `ms`, so a hang fails the test instead of stalling it. */
-export function within<T>(promise: Promise<T>, ms: number, what = "the call"): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not return within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 /** SIGKILL the pids a fake recorded (test cleanup; each one is a process this test started). */
 export function killRecorded(fake: FakeGit): void {
   for (const pid of fake.children()) {

@@ -46,7 +46,7 @@ export async function startHttpBinary(
       text += decoder.decode(value, { stream: true });
     }
   })();
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let url: string | undefined;
   while (!url) {
     url = LISTENING.exec(text)?.[1];

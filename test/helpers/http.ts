@@ -93,7 +93,7 @@ export function sseReader(response: Response) {
   const decoder = new TextDecoder();
   let buffer = "";
   return {
-    async next(timeoutMs = 3000): Promise<Record<string, any>> {
+    async next(timeoutMs = 20_000): Promise<Record<string, any>> {
       const read = async () => {
         for (;;) {
           const end = buffer.indexOf("\n\n");

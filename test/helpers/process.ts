@@ -19,8 +19,11 @@ export function isGone(pid: number): boolean {
   }
 }
 
-/** Poll until every pid is gone or `ms` elapse; returns those still running. */
-export async function survivors(pids: readonly number[], ms = 2000): Promise<number[]> {
+/**
+ * Poll until every pid is gone or `ms` elapse; returns those still running. The cap is long (10 s)
+ * so that a busy machine cannot fail a test; a process that was really left running is still found.
+ */
+export async function survivors(pids: readonly number[], ms = 10_000): Promise<number[]> {
   const end = Date.now() + ms;
   let alive = pids.filter((p) => !isGone(p));
   while (alive.length > 0 && Date.now() < end) {

@@ -74,7 +74,8 @@ export function writeScriptTree(root: string): string {
   write(join(dir, "env.sh"), "env\n");
   write(join(dir, "slow.sh"), "sleep 30 &\necho pid $!\necho pid $$\necho partial-err >&2\nsleep 30\n");
   write(join(dir, "big.sh"), "head -c $((SKILL_ARG_MB * 1048576)) /dev/zero | tr '\\0' x\n");
-  write(join(dir, "wait.sh"), "sleep 1.5\necho waited\n");
+  // Runs until the test writes scripts/release beside it (then a run's length never depends on the clock).
+  write(join(dir, "wait.sh"), 'while [ ! -e "$(dirname "$0")/release" ]; do sleep 0.05; done\necho waited\n');
   write(join(dir, "tool.rb"), "puts 1\n");
   write(join(dir, "run.lua"), "print(1)\n");
   write(join(dir, "local.sh"), "echo local\n");

@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { GitSync } from "../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
-import { type FakeGit, fakeGit, HANGING_GIT, killRecorded, within } from "../helpers/fake-git.ts";
+import { type FakeGit, fakeGit, HANGING_GIT, killRecorded } from "../helpers/fake-git.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
-import { connect, eventually, textOf } from "../helpers/hub.ts";
-import { survivors } from "../helpers/process.ts";
+import { connect, eventually, textOf, within } from "../helpers/hub.ts";
+import { isGone, survivors } from "../helpers/process.ts";
 
 afterAll(cleanupTemp);
 const fakes: FakeGit[] = [];
@@ -49,17 +49,16 @@ describe("git processes are bounded (DESIGN §12)", () => {
     const git = fake(HANGING_GIT);
     const home = tempDir("skillhub-home-");
     const sync = gitSync(home, git.env, { timeoutMs: 300 });
-    const started = Date.now();
-    const first = await within(sync.refresh("first"), 4000, "a timed-out sync");
-    expect(Date.now() - started).toBeLessThan(3000);
+    // The helper sleeps 300 s: returning at all means it was ended (the cap only turns a hang into a failure).
+    const first = await within(sync.refresh("first"), 30_000, "a timed-out sync");
     expect(first.repos[0]?.error?.code).toBe("GIT_TIMEOUT");
     expect(git.children()).toHaveLength(1);
     expect(await survivors(git.children())).toEqual([]);
-    const second = await within(sync.refresh("second"), 4000, "the next sync");
+    const second = await within(sync.refresh("second"), 30_000, "the next sync");
     expect(second.busy).toBe(false);
     expect(second.repos[0]?.error?.code).toBe("GIT_TIMEOUT");
     expect(tempClones(home)).toEqual([]);
-  }, 15_000);
+  });
 
   test("close() ends a clone still running, and no later git starts", async () => {
     const git = fake(HANGING_GIT);
@@ -68,12 +67,12 @@ describe("git processes are bounded (DESIGN §12)", () => {
     const running = sync.refresh("startup");
     await eventually(() => git.children().length === 1);
     sync.close();
-    const outcome = await within(running, 4000, "the sync after close()");
+    const outcome = await within(running, 30_000, "the sync after close()");
     expect(outcome.success).toBe(false);
     expect(await survivors(git.children())).toEqual([]);
     expect(git.children()).toHaveLength(1);
     expect(tempClones(home)).toEqual([]);
-  }, 15_000);
+  });
 
   test("leftover .clone-* folders of processes that are gone are removed at start; a live process's is kept", async () => {
     const remote = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha") });
@@ -97,30 +96,29 @@ describe("git processes are bounded (DESIGN §12)", () => {
 });
 
 describe("start-up with a slow repository (DESIGN §12)", () => {
-  test("a hanging git delays tools/list by about 3 s at most; local skills are served; closing ends the clone", async () => {
+  test("a hanging git does not hold tools/list back: local skills are served while the clone runs; closing ends it", async () => {
     const git = fake(HANGING_GIT);
     const local = tempDir();
     writeSkill(local, "mine");
-    const started = Date.now();
     const session = await within(
       connect({
         flags: { "skills-dir": [local] },
         env: { SKILLS_REPO: "https://example.invalid/team/skills.git" },
         hub: { git: { runner: { env: git.env }, intervalMs: 0 } },
       }),
-      8000,
+      30_000,
       "start-up",
     );
     closers.push(session.close);
-    const tools = await within(session.client.listTools(), 8000, "tools/list");
-    expect(Date.now() - started).toBeLessThan(6000);
+    const tools = await within(session.client.listTools(), 30_000, "tools/list");
     expect(tools.tools.map((t) => t.name)).toContain("skill");
     expect(textOf(await session.call("skill", { name: "mine" }))).toStartWith("Loading: mine\n");
     expect(session.logger.lines.some((l) => l.includes("taking long"))).toBe(true);
-    expect(git.children().length).toBeGreaterThanOrEqual(1);
+    // Served while the clone still hangs (its helper sleeps 300 s): the start-up wait gave up on it.
+    expect(git.children().filter((pid) => !isGone(pid)).length).toBeGreaterThanOrEqual(1);
     await session.hub.shutdown();
     expect(await survivors(git.children())).toEqual([]);
-  }, 20_000);
+  });
 
   test("a sync that ends after the wait rescans: the repository's skills appear with tools/list_changed", async () => {
     const remote = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha") });
@@ -136,7 +134,7 @@ describe("start-up with a slow repository (DESIGN §12)", () => {
     expect(session.hub.catalog.get("mine")).toBeDefined();
     expect(session.hub.catalog.get("alpha")).toBeUndefined();
     await session.client.listTools();
-    await eventually(() => session.hub.catalog.get("alpha"), 5000);
+    await eventually(() => session.hub.catalog.get("alpha"));
     await eventually(() => session.notifications.includes("notifications/tools/list_changed"));
-  }, 15_000);
+  });
 });

@@ -107,7 +107,7 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     expect(hub.catalog.get("gamma")).toBeUndefined();
     remote.write("skills/gamma/SKILL.md", skillText("gamma"));
     remote.push("add gamma");
-    await eventually(() => hub.catalog.get("gamma"), 5000);
+    await eventually(() => hub.catalog.get("gamma"));
   });
 
   test("offline start serves the cached copy with a warning; refresh_skills says the remote is unreachable", async () => {

@@ -12,7 +12,8 @@ const listChangedCount = (notifications: string[]) =>
   notifications.filter((n) => n === "notifications/tools/list_changed").length;
 
 describe("freshness (DESIGN §6)", () => {
-  test("with the watcher, a new skill is listed and loadable within a second, with one list_changed", async () => {
+  // How soon (DESIGN §6: within a second) is measured by `make bench` (freshness), not asserted here.
+  test("with the watcher, new skills are listed and loadable without any rescan call, with one list_changed", async () => {
     const dir = tempDir();
     writeSkill(dir, "first");
     const { client, call, notifications } = await open({
@@ -20,15 +21,10 @@ describe("freshness (DESIGN §6)", () => {
       flags: { "skills-dir": [dir] },
     });
     await client.listTools();
-    const started = Date.now();
     // Several files in one burst: one change for the client.
     writeSkill(dir, "second");
     writeSkill(dir, "third");
-    await eventually(
-      async () => (await client.listTools()).tools[0]?.description?.includes("<name>third</name>"),
-      2000,
-    );
-    expect(Date.now() - started).toBeLessThan(1000);
+    await eventually(async () => (await client.listTools()).tools[0]?.description?.includes("<name>third</name>"));
     expect(textOf(await call("skill", { name: "second" }))).toStartWith("Loading: second\n");
     await Bun.sleep(700);
     expect(listChangedCount(notifications)).toBe(1);
@@ -44,7 +40,6 @@ describe("freshness (DESIGN §6)", () => {
     rmSync(join(dir, "gone"), { recursive: true });
     await eventually(
       () => hub.catalog.get("keep")?.description === "new words, longer than before" && !hub.catalog.get("gone"),
-      3000,
     );
   });
 
@@ -94,7 +89,7 @@ describe("freshness (DESIGN §6)", () => {
     await Bun.sleep(1);
     writeSkill(dir, "aaa-late");
     await started;
-    await eventually(() => hub.catalog.get("aaa-late"), 3000);
+    await eventually(() => hub.catalog.get("aaa-late"));
     hub.close();
   });
 

@@ -103,10 +103,9 @@ describe("search modes (SEARCH_MODE)", () => {
       local(s.url, { EMBEDDING_TIMEOUT_SECONDS: "0.2", SEARCH_MODE: "vector" }),
     );
     await waitForVectors();
-    s.setDelay(2000);
-    const started = performance.now();
+    // The server would answer after 10 s: a full-text answer with this reason means the query gave up first.
+    s.setDelay(10_000);
     const answer = await search("git commit messages");
-    expect(performance.now() - started).toBeLessThan(1500);
     expect(answer.search_mode).toBe("fts");
     expect(answer.fallback_reason).toContain("did not answer within 0.2 s");
   });

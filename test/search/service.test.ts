@@ -31,6 +31,31 @@ const names = async (s: SearchService, q: string) =>
   (await s.search(q, { limit: 5, threshold: 0 })).map((h) => h.skill.name);
 
 describe("persisted search index (seed 000 §4.2)", () => {
+  test("closed before its first build ran (a server shut down at once): no file is saved and no change followed", async () => {
+    const dir = tempDir();
+    const cache = tempDir();
+    writeSkill(dir, "alpha", { description: "first words" });
+    const store = new CatalogStore();
+    const scan = () => store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+    scan();
+    const search = new SearchService({
+      store,
+      logger: createMemoryLogger(),
+      cacheDir: cache,
+      sourceDirs: () => [dir],
+      saveDelayMs: 0,
+    });
+    const building = search.start(Promise.resolve());
+    search.close();
+    await building;
+    writeSkill(dir, "beta", { description: "second words" });
+    scan();
+    // A save would have been due at once (saveDelayMs 0): its timer comes before this one.
+    await Bun.sleep(50);
+    expect(readdirSync(cache)).toEqual([]);
+    expect(search.status.documents).toBe(1);
+  });
+
   test("built once, then loaded when the fingerprint matches, updated when a skill changed", async () => {
     const dir = tempDir();
     const cache = tempDir();

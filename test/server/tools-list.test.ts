@@ -1,15 +1,19 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { sessions } from "../helpers/hub.ts";
+import { connect } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const open = sessions();
 
+/** tools/list of a fresh session, closed at once so its hub never starts indexing thousands of skills. */
 async function listBytes(dir: string, clientName?: string) {
-  const session = await open({ flags: { "skills-dir": [dir] }, clientName });
-  const { tools } = await session.client.listTools();
-  return { bytes: JSON.stringify({ tools }).length, tools };
+  const session = await connect({ flags: { "skills-dir": [dir] }, clientName });
+  try {
+    const { tools } = await session.client.listTools();
+    return { bytes: JSON.stringify({ tools }).length, tools };
+  } finally {
+    await session.close();
+  }
 }
 
 describe("tools/list stays small whatever the catalog size", () => {
