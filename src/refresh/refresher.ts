@@ -57,7 +57,6 @@ export class Refresher {
     this.now = options.now ?? Date.now;
   }
 
-  /** Watch first, then scan: a skill created while the first scan runs triggers one more scan, so it is not lost. */
   /**
    * Scan, then watch: the first catalog is not held up by setting up a
    * recursive watcher (thousands of inotify watches at 10,000 skills). A skill
@@ -132,7 +131,7 @@ export class Refresher {
     const started = this.now();
     let catalog: Catalog;
     try {
-      // Only the timer may take the quick path; a watcher event, a refresh or a miss look at everything.
+      // Only QUICK_REASONS take the quick path; a watcher event, a refresh or a miss look at everything.
       catalog = await this.options.scanner.scanAsync(this.options.sources(), {
         ...this.options.limits,
         quick: QUICK_REASONS.has(reason),

@@ -42,11 +42,6 @@ export function matchedExcerpt(text: string, terms: readonly string[], size = EX
   return `${start > 0 ? "…" : ""}${flat.slice(start, end)}${end < flat.length ? "…" : ""}`;
 }
 
-/** Index of the first word of `text` whose processed form matches a query term, or -1. */
-export function firstMatch(text: string, terms: readonly string[]): number {
-  return matches(text, terms, 1)[0]?.index ?? -1;
-}
-
 /** Words of `text` whose processed form matches a query term (prefix either way), in order. */
 function matches(
   text: string,

@@ -19,7 +19,7 @@ export interface SkillFileInput {
   text: string;
   size: number;
   mtimeMs: number;
-  /** Set when `text` is a digest (frontmatter + heading lines, see refresh/skill-digest.ts): the real body's line count. */
+  /** Set when `text` is a digest (frontmatter + heading lines, see catalog/skill-digest.ts): the real body's line count. */
   bodyLines?: number;
   /** Set with a digest: the hash of the whole file. */
   hash?: string;

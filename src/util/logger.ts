@@ -50,5 +50,3 @@ export function createMemoryLogger(level: LogLevel = "DEBUG"): Logger & { lines:
   const logger = createLogger({ level, write: (line) => lines.push(line.trimEnd()) });
   return Object.assign(logger, { lines });
 }
-
-export const silentLogger: Logger = createLogger({ level: "SILENT" });

@@ -8,9 +8,7 @@ const BY_PATH: LookupWords = {
   pickAnother: "Use get_skill or list_skills to find an enabled one.",
 };
 
-export type TreeLookup = Lookup;
-
 /** A skill path (or Agent Skill name) → an enabled skill, or SKILL_NOT_FOUND / SKILL_DISABLED worded for the tree tools. */
-export function lookupSkillPath(skillPath: string, deps: ToolDeps): Promise<TreeLookup> {
+export function lookupSkillPath(skillPath: string, deps: ToolDeps): Promise<Lookup> {
   return lookupSkill(skillPath, deps, BY_PATH);
 }
