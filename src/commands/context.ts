@@ -1,6 +1,6 @@
 import type { ParsedArgs } from "../config/args.ts";
 import type { Config } from "../config/schema.ts";
-import { Hub } from "../server/hub.ts";
+import { Hub, type HubOptions } from "../server/hub.ts";
 import type { Logger } from "../util/logger.ts";
 
 /** Everything a command needs; output goes through `out`/`err` so tests can capture it. */
@@ -20,17 +20,27 @@ export interface CommandContext {
 /** A command returns its exit code; only cli.ts exits. */
 export type CommandRun = (ctx: CommandContext) => Promise<number>;
 
-/** A hub for one-shot commands: no watchers, no timer, scanned once. */
-export function scannedHub(ctx: CommandContext): Hub {
-  const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
-  const hub = new Hub({
-    config,
+/** The command's hub: its configuration, logger, environment and folders, plus `options`. */
+export function hubFor(ctx: CommandContext, options: Partial<HubOptions> = {}): Hub {
+  return new Hub({
+    config: ctx.config,
     logger: ctx.logger,
     env: ctx.env,
     homeDir: ctx.homeDir,
     cwd: ctx.cwd,
-    announceDiagnostics: false,
+    ...options,
   });
+}
+
+/** A hub for one-shot commands: no watchers, no timer, no diagnostics on stderr; not scanned yet. */
+export function oneShotHub(ctx: CommandContext, options: Partial<HubOptions> = {}): Hub {
+  const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
+  return hubFor(ctx, { config, announceDiagnostics: false, ...options });
+}
+
+/** A one-shot hub, scanned once. */
+export function scannedHub(ctx: CommandContext): Hub {
+  const hub = oneShotHub(ctx);
   hub.scanNow();
   return hub;
 }

@@ -1,14 +1,14 @@
-import { Hub } from "../server/hub.ts";
+import type { Hub } from "../server/hub.ts";
 import { serveHttp } from "../transports/http.ts";
 import { serveStdio } from "../transports/stdio.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import type { CommandContext, CommandRun } from "./context.ts";
+import { type CommandContext, type CommandRun, hubFor } from "./context.ts";
 
 /** `skillhub [serve]`: the MCP server on stdio (default) or Streamable HTTP. Logs go to stderr. */
 export const runServe: CommandRun = async (ctx) => {
   if (ctx.config.server.transport === "http") return runHttp(ctx);
-  const hub = new Hub({ config: ctx.config, logger: ctx.logger, env: ctx.env, homeDir: ctx.homeDir, cwd: ctx.cwd });
+  const hub = hubFor(ctx);
   if (!frozenLockReadable(hub, ctx)) return 2;
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(
@@ -25,14 +25,7 @@ export const runServe: CommandRun = async (ctx) => {
  */
 async function runHttp(ctx: CommandContext): Promise<number> {
   const s = ctx.config.server;
-  const hub = new Hub({
-    config: ctx.config,
-    logger: ctx.logger,
-    env: ctx.env,
-    homeDir: ctx.homeDir,
-    cwd: ctx.cwd,
-    acceptRoots: false,
-  });
+  const hub = hubFor(ctx, { acceptRoots: false });
   if (!frozenLockReadable(hub, ctx)) return 2;
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(

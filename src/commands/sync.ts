@@ -1,8 +1,8 @@
 import { compareLocks } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
-import { Hub } from "../server/hub.ts";
-import type { CommandRun } from "./context.ts";
+import type { Hub } from "../server/hub.ts";
+import { type CommandRun, oneShotHub } from "./context.ts";
 import { changeLines, currentLock, plural } from "./lock-state.ts";
 
 /**
@@ -20,14 +20,7 @@ export const runSync: CommandRun = async (ctx) => {
     ctx.err("skillhub: --update moves the pins and --frozen keeps them: use one of them.\n");
     return 2;
   }
-  const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
-  const hub = new Hub({
-    config,
-    logger: ctx.logger,
-    env: ctx.env,
-    homeDir: ctx.homeDir,
-    cwd: ctx.cwd,
-    announceDiagnostics: false,
+  const hub = oneShotHub(ctx, {
     git: {
       progress: (line) => ctx.err(`sync: ${line}…\n`),
       intervalMs: 0,

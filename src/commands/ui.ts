@@ -1,7 +1,7 @@
 import { Hub } from "../server/hub.ts";
 import { startHttpServer } from "../transports/http.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
-import type { CommandRun } from "./context.ts";
+import { type CommandRun, hubFor } from "./context.ts";
 
 /** How `--open` starts the user's browser, per platform; injectable for tests. */
 export type OpenUrl = (url: string) => void;
@@ -37,14 +37,7 @@ export interface UiCommandOptions {
 export function uiCommand(options: UiCommandOptions = {}): CommandRun {
   return async (ctx) => {
     const s = ctx.config.server;
-    const hub = new Hub({
-      config: ctx.config,
-      logger: ctx.logger,
-      env: ctx.env,
-      homeDir: ctx.homeDir,
-      cwd: ctx.cwd,
-      acceptRoots: false,
-    });
+    const hub = hubFor(ctx, { acceptRoots: false });
     for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
     let running: ReturnType<typeof startHttpServer>;
     try {

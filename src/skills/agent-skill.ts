@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { type Diagnostic, diagnostic } from "./diagnostic.ts";
+import { type Diagnostic, diagnostic, recoveredDiagnostic } from "./diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines, headingsOf } from "./markdown.ts";
@@ -63,16 +63,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
     );
     return { diagnostics };
   }
-  if (yaml.recovered.length > 0) {
-    diagnostics.push(
-      diagnostic(
-        "yaml-recovered",
-        "warning",
-        file,
-        `frontmatter value of ${yaml.recovered.map((k) => `'${k}'`).join(", ")} contains ': ' and must be quoted; read as a quoted string.`,
-      ),
-    );
-  }
+  if (yaml.recovered.length > 0) diagnostics.push(recoveredDiagnostic(file, yaml.recovered));
   const data = yaml.data;
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     diagnostics.push(

@@ -50,6 +50,16 @@ export function diagnostic(code: DiagnosticCode, severity: Severity, file: strin
   return { code, severity, file, message };
 }
 
+/** Both parsers' warning for frontmatter values that lenient-yaml.ts had to quote. */
+export function recoveredDiagnostic(file: string, keys: readonly string[]): Diagnostic {
+  return diagnostic(
+    "yaml-recovered",
+    "warning",
+    file,
+    `frontmatter value of ${keys.map((k) => `'${k}'`).join(", ")} contains ': ' and must be quoted; read as a quoted string.`,
+  );
+}
+
 /** One line for logs and the CLI: "warning yaml-recovered /x/SKILL.md: ...". */
 export function formatDiagnostic(d: Diagnostic): string {
   return `${d.severity} ${d.code} ${d.file}: ${d.message}`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkRelativePath } from "../util/safe-path.ts";
-import { type Diagnostic, diagnostic } from "./diagnostic.ts";
+import { type Diagnostic, diagnostic, recoveredDiagnostic } from "./diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines, headingsOf } from "./markdown.ts";
@@ -104,16 +104,7 @@ export function parseTreeNode(file: string, text: string): TreeParse {
   if (!("keywords" in fm))
     return other(file, "missing-keywords", "frontmatter has no keywords list, so this is not a tree node; skipped.");
   const diagnostics: Diagnostic[] = [];
-  if (yaml.recovered.length > 0) {
-    diagnostics.push(
-      diagnostic(
-        "yaml-recovered",
-        "warning",
-        file,
-        `frontmatter value of ${yaml.recovered.map((k) => `'${k}'`).join(", ")} contains ': ' and must be quoted; read as a quoted string.`,
-      ),
-    );
-  }
+  if (yaml.recovered.length > 0) diagnostics.push(recoveredDiagnostic(file, yaml.recovered));
   const warn = (message: string) => diagnostics.push(diagnostic("invalid-field", "warning", file, message));
   const keywords = keywordList(fm.keywords, warn);
   const description = scalar(fm.description)?.trim() ?? "";

@@ -6,15 +6,14 @@ import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
+import { skillPathArg } from "./support/skill-path-arg.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = z
   .object({
-    skill_path: z
-      .string()
-      .trim()
-      .min(1, "skill_path cannot be empty")
-      .describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth' (an Agent Skill's name works too)"),
+    skill_path: skillPathArg().describe(
+      "Skill path from get_skill or list_skills, e.g. 'ui/react/auth' (an Agent Skill's name works too)",
+    ),
     file: z
       .string()
       .min(1, "file cannot be empty")

@@ -1,16 +1,12 @@
 import { z } from "zod";
 import { defineTool } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
+import { skillPathArg } from "./support/skill-path-arg.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = z
   .object({
-    skill_path: z
-      .string()
-      .trim()
-      .min(1, "skill_path cannot be empty")
-      .max(512)
-      .describe("Path or name of the skill you used (e.g. ui/react/auth, or pdf)"),
+    skill_path: skillPathArg().max(512).describe("Path or name of the skill you used (e.g. ui/react/auth, or pdf)"),
     useful: z.boolean().describe("Whether the skill helped with the task"),
     comment: z
       .string()

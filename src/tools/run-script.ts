@@ -14,15 +14,12 @@ import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
+import { skillPathArg } from "./support/skill-path-arg.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = z
   .object({
-    skill_path: z
-      .string()
-      .trim()
-      .min(1, "skill_path cannot be empty")
-      .describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth'"),
+    skill_path: skillPathArg().describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth'"),
     file: z
       .string()
       .min(1, "file cannot be empty")
