@@ -1,13 +1,13 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { GitSync } from "../../src/refresh/git/git-sync.ts";
-import { createMemoryLogger } from "../../src/util/logger.ts";
-import { type FakeGit, fakeGit, HANGING_GIT, killRecorded } from "../helpers/fake-git.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
-import { connect, eventually, textOf, within } from "../helpers/hub.ts";
-import { isGone, survivors } from "../helpers/process.ts";
+import { GitSync } from "../../../src/refresh/git/git-sync.ts";
+import { createMemoryLogger } from "../../../src/util/logger.ts";
+import { type FakeGit, fakeGit, HANGING_GIT, killRecorded } from "../../helpers/fake-git.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../../helpers/fs.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../../helpers/git.ts";
+import { connect, eventually, textOf, within } from "../../helpers/hub.ts";
+import { isGone, survivors } from "../../helpers/process.ts";
 
 afterAll(cleanupTemp);
 const fakes: FakeGit[] = [];

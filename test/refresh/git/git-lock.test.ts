@@ -1,12 +1,12 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { GitSync } from "../../src/refresh/git/git-sync.ts";
-import { createMemoryLogger } from "../../src/util/logger.ts";
-import { fakeGit } from "../helpers/fake-git.ts";
-import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
-import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
-import { within } from "../helpers/hub.ts";
+import { GitSync } from "../../../src/refresh/git/git-sync.ts";
+import { createMemoryLogger } from "../../../src/util/logger.ts";
+import { fakeGit } from "../../helpers/fake-git.ts";
+import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
+import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
+import { within } from "../../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => unknown)[] = [];

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { GitRunner, type SpawnFn } from "../../src/refresh/git/git-runner.ts";
-import { cleanupTemp } from "../helpers/fs.ts";
-import { closedPort, GIT_ENV, git, remoteRepo, selfSignedCert, skillText } from "../helpers/git.ts";
-import { type GitHttpServer, projectRoot, serveGitHttps } from "../helpers/git-http.ts";
-import { connect, textOf } from "../helpers/hub.ts";
+import { GitRunner, type SpawnFn } from "../../../src/refresh/git/git-runner.ts";
+import { cleanupTemp } from "../../helpers/fs.ts";
+import { closedPort, GIT_ENV, git, remoteRepo, selfSignedCert, skillText } from "../../helpers/git.ts";
+import { type GitHttpServer, projectRoot, serveGitHttps } from "../../helpers/git-http.ts";
+import { connect, textOf } from "../../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void> | void)[] = [];

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { repoAuth } from "../../src/refresh/git/git-auth.ts";
-import { GitSync } from "../../src/refresh/git/git-sync.ts";
-import { parseRepo, scrub } from "../../src/refresh/git/git-url.ts";
-import { createMemoryLogger } from "../../src/util/logger.ts";
-import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { repoAuth } from "../../../src/refresh/git/git-auth.ts";
+import { GitSync } from "../../../src/refresh/git/git-sync.ts";
+import { parseRepo, scrub } from "../../../src/refresh/git/git-url.ts";
+import { createMemoryLogger } from "../../../src/util/logger.ts";
+import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 

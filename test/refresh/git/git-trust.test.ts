@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupTemp, tempDir } from "../helpers/fs.ts";
-import { git, type Remote, remoteRepo, skillText } from "../helpers/git.ts";
-import { cli, type Machine, machine } from "../lock/cli.ts";
+import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
+import { git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { cli, type Machine, machine } from "../../lock/cli.ts";
 
 afterAll(cleanupTemp);
 

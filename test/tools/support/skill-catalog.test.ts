@@ -3,8 +3,8 @@ import {
   CLAUDE_CODE_BUDGET,
   renderSkillToolDescription,
   SKILL_TOOL_TEMPLATE,
-} from "../../src/tools/support/skill-catalog.ts";
-import { fakeSkill } from "../helpers/skill.ts";
+} from "../../../src/tools/support/skill-catalog.ts";
+import { fakeSkill } from "../../helpers/skill.ts";
 
 const many = (n: number) =>
   Array.from({ length: n }, (_, i) =>

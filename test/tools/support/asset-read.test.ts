@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, closeSync, fstatSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { readAsset, readAtMost } from "../../src/tools/support/asset-read.ts";
-import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { readAsset, readAtMost } from "../../../src/tools/support/asset-read.ts";
+import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 

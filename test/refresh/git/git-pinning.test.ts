@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupTemp } from "../helpers/fs.ts";
-import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
-import { connect } from "../helpers/hub.ts";
-import { cli, type Machine, machine } from "../lock/cli.ts";
+import { cleanupTemp } from "../../helpers/fs.ts";
+import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
+import { connect } from "../../helpers/hub.ts";
+import { cli, type Machine, machine } from "../../lock/cli.ts";
 
 afterAll(cleanupTemp);
 
