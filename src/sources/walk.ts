@@ -46,6 +46,12 @@ export interface WalkLimits {
    * created inside a skill waits for the next full pass (or the watcher).
    */
   quick?: boolean;
+  /**
+   * Refuse every symlink whose target leaves the source's real folder (synced
+   * repositories). Without it, links outside skills may point anywhere
+   * (installers link skills in) and links inside a skill stay in that skill.
+   */
+  confineLinks?: boolean;
 }
 
 /** The few file-system calls the walker makes, injectable for tests. */
@@ -58,7 +64,8 @@ export interface WalkFs {
   realpathSync(path: string): string;
 }
 
-type EntryKind = "dir" | "file" | "link";
+/** "special": a FIFO, socket or device, never read (opening one can block the scan on another process). */
+type EntryKind = "dir" | "file" | "link" | "special";
 /** [path, real path, depth, inside a skill folder, real folder that links must stay in]. */
 type Frame = [string, string, number, boolean, string];
 interface DirListing {
@@ -147,6 +154,10 @@ export class Walker {
       const children: Frame[] = [];
       for (const entry of listing.entries) {
         const path = childPath(dir, entry.name);
+        if (entry.kind === "special") {
+          noteSpecial(result, path);
+          continue;
+        }
         if (entry.kind === "file") {
           if (depth === 0 && entry.name === "config.yaml") result.configFile = path;
           if (!hasSkill && !insideSkill && entry.name.endsWith(".md") && entry.name !== SKILL_FILE) {
@@ -163,8 +174,15 @@ export class Walker {
         if (entry.kind === "link") {
           // Installers (npx skills) link skill folders in; follow them, but by real path so loops end.
           try {
-            if (!this.fs.statSync(path).isDirectory()) {
+            const target = this.fs.statSync(path);
+            if (!target.isDirectory() && !target.isFile()) {
+              // Security: a link to /dev/zero, /dev/stdin or a FIFO would make a read block or never end.
+              noteSpecial(result, path);
+              continue;
+            }
+            if (!target.isDirectory()) {
               if (!hasSkill && !insideSkill && entry.name.endsWith(".md")) {
+                if (limits.confineLinks && !this.linkInside(path, base, result)) continue;
                 const stat = this.statFile(path, result);
                 if (stat)
                   result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
@@ -179,8 +197,22 @@ export class Walker {
           // Security: outside skills, a link is an installed skill or collection and may live anywhere
           // (npx skills creates such links). Inside a skill, a link is followed only while it stays in
           // that skill's folder, so a link to / in a skill cannot turn the scan loose on the whole disk.
-          if (!insideSkill && !hasSkill) childBase = childReal;
-          else if (!isWithin(childBase, childReal)) {
+          if (limits.confineLinks && !isWithin(base, childReal)) {
+            // Security: a synced repository is someone else's content; a link in it must not reach
+            // the operator's files (~/.claude/skills, /): only targets inside the repository are followed.
+            result.diagnostics.push(
+              diagnostic(
+                "symlink-outside",
+                "warning",
+                path,
+                `links to ${childReal}, outside the repository ${base}; not followed (synced repositories are confined to themselves).`,
+              ),
+            );
+            continue;
+          }
+          if (!insideSkill && !hasSkill) {
+            if (!limits.confineLinks) childBase = childReal;
+          } else if (!isWithin(childBase, childReal)) {
             result.diagnostics.push(
               diagnostic(
                 "symlink-outside",
@@ -242,7 +274,7 @@ export class Walker {
         .readdirSync(dir, { withFileTypes: true })
         .map((e) => ({
           name: e.name,
-          kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : "file") as EntryKind,
+          kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : e.isFile() ? "file" : "special") as EntryKind,
         }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const hasSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
@@ -255,6 +287,26 @@ export class Walker {
       this.noteUnreadable(result, dir, error);
       return undefined;
     }
+  }
+
+  /** Whether a file link's target stays inside `base` (confined sources); a diagnostic otherwise. */
+  private linkInside(path: string, base: string, result: WalkResult): boolean {
+    let real: string;
+    try {
+      real = this.fs.realpathSync(path);
+    } catch {
+      return false;
+    }
+    if (isWithin(base, real)) return true;
+    result.diagnostics.push(
+      diagnostic(
+        "symlink-outside",
+        "warning",
+        path,
+        `links to ${real}, outside the repository ${base}; not read (synced repositories are confined to themselves).`,
+      ),
+    );
+    return false;
   }
 
   private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {
@@ -274,6 +326,18 @@ export class Walker {
       diagnostic("unreadable", "warning", path, `cannot read (${code ?? errorMessage(error)}); skipped.`),
     );
   }
+}
+
+/** Security: FIFOs, sockets and devices are skipped, never opened, and said so. */
+function noteSpecial(result: WalkResult, path: string): void {
+  result.diagnostics.push(
+    diagnostic(
+      "special-file",
+      "warning",
+      path,
+      "is a FIFO, socket or device (or a link to one); never read, so it cannot hold up the scan. Skipped.",
+    ),
+  );
 }
 
 function isWithin(parent: string, child: string): boolean {

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter } from "../catalog/filters.ts";
@@ -8,11 +7,12 @@ import { roundScore, type Scored } from "../search/keyword-matcher.ts";
 import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
-import { errnoCode } from "../util/errors.ts";
+import { errnoCode, SkillHubError } from "../util/errors.ts";
 import { isServable } from "./asset-read.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { routeContext } from "./skill-routing.ts";
+import { readSkillFileText, unreadableSkill } from "./skill-text.ts";
 
 const Input = z
   .object({
@@ -104,6 +104,8 @@ export const getSkillTool = defineTool({
     } catch (error) {
       // Deleted or unreadable since the last scan: nothing to serve. Anything else is a bug.
       if (errnoCode(error) === undefined) throw error;
+      if (error instanceof SkillHubError && error.code !== "FILE_NOT_FOUND")
+        return unreadableSkill(best.item, { ok: false, code: error.code as "FILE_CHANGED", reason: error.message }, deps);
       deps.track("no_match", { context });
       return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE });
     }
@@ -140,7 +142,7 @@ function serve(catalog: Catalog, best: Scored<Skill>): Record<string, unknown> {
   if (skill.kind !== "tree-node") {
     return {
       ...head,
-      content: skillBody(readFileSync(skill.file, "utf8")),
+      content: skillBody(servedText(skill)),
       assets: [],
       scripts: [],
       inherited_assets: [],
@@ -163,4 +165,11 @@ function serve(catalog: Catalog, best: Scored<Skill>): Record<string, unknown> {
     inherited_assets: available(files.inheritedAssets),
     inherited_scripts: available(files.inheritedScripts),
   };
+}
+
+/** SKILL.md through the confined reader; throws its code (caught by the handler) when it cannot be served. */
+function servedText(skill: Skill): string {
+  const read = readSkillFileText(skill);
+  if (!read.ok) throw new SkillHubError(read.code, read.reason);
+  return read.text;
 }

@@ -1,13 +1,12 @@
-import { readFileSync } from "node:fs";
 import { basename, relative } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter, isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { buildSkillTree } from "../catalog/tree-listing.ts";
-import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
+import { readSkillBody } from "./skill-text.ts";
 
 const Input = z
   .object({
@@ -146,9 +145,5 @@ function installName(s: Skill): string {
 }
 
 function bodyOf(s: Skill): string {
-  try {
-    return skillBody(readFileSync(s.file, "utf8"));
-  } catch {
-    return "";
-  }
+  return readSkillBody(s) ?? "";
 }

@@ -17,6 +17,10 @@ export type ErrorCode =
   | "EXECUTION_TIMEOUT"
   | "NO_RUNNER"
   | "INVALID_ARGUMENT"
+  | "PERMISSION_DENIED"
+  | "NOT_A_REGULAR_FILE"
+  | "FILE_CHANGED"
+  | "READ_TIMEOUT"
   | "INTERNAL_ERROR";
 
 /** A plain text result (the `skill` tool, seed 004). */

@@ -7,7 +7,7 @@ import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
 import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
-import { readInstructions, readSkillText } from "./skill-text.ts";
+import { readInstructionsChecked, readSkillFileText, unreadableSkill } from "./skill-text.ts";
 
 const Input = z
   .object({
@@ -51,9 +51,12 @@ export const skillTool = defineTool({
       );
     }
     // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
-    const text = skill.kind === "tree-node" ? readInstructions(deps.store.catalog, skill) : readSkillText(skill);
+    const read =
+      skill.kind === "tree-node" ? readInstructionsChecked(deps.store.catalog, skill) : readSkillFileText(skill);
     // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
-    if (text === undefined) return notFound(name, deps.store.catalog, deps, hasSearch);
+    if (!read.ok && read.code === "FILE_NOT_FOUND") return notFound(name, deps.store.catalog, deps, hasSearch);
+    if (!read.ok) return unreadableSkill(skill, read, deps);
+    const text = read.text;
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
     deps.track("skill_loaded", { tool: "skill", skill: skill.name, source: skill.source });
     return textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);
