@@ -1,6 +1,6 @@
 import { splitFrontmatter } from "../skills/frontmatter.ts";
-import { readSkillSource } from "../skills/skill-read.ts";
 import type { Skill } from "../skills/skill.ts";
+import { readSkillSource } from "../skills/skill-read.ts";
 import { sectionHeader } from "../skills/tree-paths.ts";
 import { SkillHubError } from "../util/errors.ts";
 import type { Catalog } from "./catalog.ts";

@@ -6,8 +6,8 @@ import { readSkillSource, readSkillSourceBytes } from "../skills/skill-read.ts";
 import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/tree-assemble.ts";
 import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
-import { type ConfinedFailure, MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
+import { type ConfinedFailure, MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { digestBytes } from "./skill-digest.ts";
 
@@ -224,10 +224,19 @@ export class Scanner {
     } else {
       const read = this.readText
         ? readInjected(this.readText, entry.file)
-        : readSkillSource({ kind: "tree-node", dir: entry.file, file: entry.file, root: source.dir, location: source.location });
+        : readSkillSource({
+            kind: "tree-node",
+            dir: entry.file,
+            file: entry.file,
+            root: source.dir,
+            location: source.location,
+          });
       if (!read.ok) {
         // Not cached: a permission error can be fixed without touching mtime.
-        return { ...entry, parse: { kind: "other", diagnostics: [unreadable(entry.file, read, "warning", "skipped")] } };
+        return {
+          ...entry,
+          parse: { kind: "other", diagnostics: [unreadable(entry.file, read, "warning", "skipped")] },
+        };
       }
       parse = parseTreeNode(entry.file, read.text);
     }

@@ -66,7 +66,10 @@ export function readSkillSource(
 }
 
 /** A skill's own file as bytes (for the scanner's digest). */
-export function readSkillSourceBytes(skill: SkillPlace, maxBytes = MAX_INSTRUCTIONS_BYTES): ConfinedFile | ConfinedFailure {
+export function readSkillSourceBytes(
+  skill: SkillPlace,
+  maxBytes = MAX_INSTRUCTIONS_BYTES,
+): ConfinedFile | ConfinedFailure {
   const root = skillReadRoot(skill);
   if (!root.ok) return root;
   return readConfined({ root: root.root, rootIsReal: true, file: basename(skill.file), maxBytes });

@@ -105,7 +105,11 @@ export const getSkillTool = defineTool({
       // Deleted or unreadable since the last scan: nothing to serve. Anything else is a bug.
       if (errnoCode(error) === undefined) throw error;
       if (error instanceof SkillHubError && error.code !== "FILE_NOT_FOUND")
-        return unreadableSkill(best.item, { ok: false, code: error.code as "FILE_CHANGED", reason: error.message }, deps);
+        return unreadableSkill(
+          best.item,
+          { ok: false, code: error.code as "FILE_CHANGED", reason: error.message },
+          deps,
+        );
       deps.track("no_match", { context });
       return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE });
     }

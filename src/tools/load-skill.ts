@@ -38,7 +38,8 @@ export const loadSkillTool = defineTool({
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
     const read = readInstructionsChecked(deps.store.catalog, skill);
-    if (!read.ok) return read.code === "FILE_NOT_FOUND" ? notFound(skill_name, deps) : unreadableSkill(skill, read, deps);
+    if (!read.ok)
+      return read.code === "FILE_NOT_FOUND" ? notFound(skill_name, deps) : unreadableSkill(skill, read, deps);
     const instructions = read.text;
     const { files, truncated } = listSkillFiles(skill.dir);
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);

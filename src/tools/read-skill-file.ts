@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { realFolder } from "../skills/skill-read.ts";
-import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { readConfined } from "../util/confined-read.ts";
+import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { lookupSkill } from "./skill-lookup.ts";

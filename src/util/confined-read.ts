@@ -108,9 +108,13 @@ export function readConfined(options: ConfinedReadOptions): ConfinedRead {
       return fail("PATH_OUTSIDE_SKILL", `'${shown}' resolves outside the skill's folder and is not served.`);
     if (stat.isDirectory()) return fail("FILE_NOT_FOUND", `'${shown}' is a folder, not a file.`);
     // Security: FIFOs, sockets and devices never reach a read (one could block or never end).
-    if (!stat.isFile()) return fail("NOT_A_REGULAR_FILE", `'${shown}' is not a regular file (a FIFO, socket or device).`);
+    if (!stat.isFile())
+      return fail("NOT_A_REGULAR_FILE", `'${shown}' is not a regular file (a FIFO, socket or device).`);
     if (stat.size > maxBytes && options.overflow !== "truncate")
-      return { ...fail("FILE_TOO_LARGE", `'${shown}' is ${stat.size} bytes; the limit is ${maxBytes}.`), size: stat.size };
+      return {
+        ...fail("FILE_TOO_LARGE", `'${shown}' is ${stat.size} bytes; the limit is ${maxBytes}.`),
+        size: stat.size,
+      };
     const read = readBounded(fd, maxBytes + 1, stat.size, options);
     if (read === undefined) return fail("READ_TIMEOUT", `'${shown}' took too long to read; try again.`);
     let bytes = read;
