@@ -101,3 +101,47 @@ function pathProblem(
   if (!isInside(base, real)) return "resolves (through a symlink) outside the skill's folder";
   return undefined;
 }
+
+/**
+ * Options that make an allowed command follow symlinks on its own, past the
+ * path checks above (`grep -R` walks into a link to ~/.ssh; `find -L`,
+ * `ls -L`, `cp -L`, `tar -h`, `rg --follow`): short letters per command,
+ * long options for every command.
+ */
+const LINK_SHORT: Record<string, string> = {
+  grep: "R",
+  egrep: "R",
+  fgrep: "R",
+  rg: "L",
+  ls: "LH",
+  find: "LH",
+  cp: "LH",
+  du: "LH",
+  tar: "h",
+  tree: "l",
+  chmod: "LH",
+  chown: "LH",
+  stat: "L",
+  rsync: "LkK",
+};
+const LINK_LONG = /^--(dereference|follow|copy-links|copy-dirlinks|keep-dirlinks|dereference-recursive)(=|$|-)/;
+const LINK_WORDS = new Set(["-follow", "-L", "-H"]);
+
+/**
+ * Security: refuse arguments that make `command` follow symbolic links (see
+ * LINK_SHORT), since a link inside the skill may lead anywhere. Pure.
+ */
+export function checkLinkFlags(command: string, args: readonly string[]): ArgCheck {
+  const name = command.toLowerCase().replace(/\.exe$/, "");
+  const short = LINK_SHORT[name] ?? "";
+  for (const arg of args) {
+    if (arg === "--") break;
+    if (LINK_LONG.test(arg))
+      return { ok: false, reason: `option '${arg}' makes ${command} follow symlinks, which may lead out of the skill` };
+    if (name === "find" && LINK_WORDS.has(arg))
+      return { ok: false, reason: `option '${arg}' makes find follow symlinks, which may lead out of the skill` };
+    if (short && /^-[A-Za-z]+$/.test(arg) && [...arg.slice(1)].some((c) => short.includes(c)))
+      return { ok: false, reason: `option '${arg}' makes ${command} follow symlinks, which may lead out of the skill` };
+  }
+  return { ok: true };
+}

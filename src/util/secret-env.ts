@@ -1,3 +1,5 @@
+import { scrubUrlCredentials } from "./url-credentials.ts";
+
 /**
  * Environment hygiene for every child process SkillHub starts (git, run_script,
  * run_skill_command): the server's own secrets never reach a child.
@@ -20,6 +22,8 @@ export interface SecretSpec {
   names?: readonly string[];
   /** Secret values the server holds (tokens, API keys from the config): any variable carrying one is dropped too. */
   values?: readonly (string | undefined)[];
+  /** Keep credentials in *_proxy variables (git needs its proxy; scripts do not). Default false. */
+  keepProxyCredentials?: boolean;
 }
 
 /**
@@ -45,7 +49,25 @@ export function withoutSecrets(
     if (value === undefined) continue;
     if (names.has(name.toUpperCase())) continue;
     if (values.has(value)) continue;
-    out[name] = value;
+    // Security: a secret inside a longer value ("Bearer <token>", a URL with the token) drops the variable too.
+    if (containsAny(value, values)) continue;
+    // Security: credentials written in a URL in any variable (SKILLS_REPO, a proxy, a pip index) are hidden.
+    out[name] = spec.keepProxyCredentials && /_proxy$/i.test(name) ? value : scrubUrlCredentials(value);
   }
   return out;
+}
+
+/** Whether the secret values the server holds appear anywhere in the process environment or a text. */
+export function containsAny(text: string, values: ReadonlySet<string>): boolean {
+  for (const v of values) if (text.includes(v)) return true;
+  return false;
+}
+
+/**
+ * Names of the variables of `env` that hold a secret: a secret name, a
+ * secret value (whole or inside), or a URL with credentials. Pure.
+ */
+export function secretVariables(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): string[] {
+  const kept = withoutSecrets(env, spec);
+  return Object.keys(env).filter((name) => env[name] !== undefined && kept[name] !== env[name]);
 }
