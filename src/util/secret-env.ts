@@ -41,9 +41,8 @@ export function withoutSecrets(
   const names = new Set(
     [...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()).filter(Boolean),
   );
-  const values = new Set(
-    (spec.values ?? []).filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_VALUE),
-  );
+  // The values of secret-named variables count as secret values too: a copy under another name goes as well.
+  const values = new Set(knownSecretValues(env, spec));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
@@ -70,4 +69,21 @@ export function containsAny(text: string, values: ReadonlySet<string>): boolean 
 export function secretVariables(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): string[] {
   const kept = withoutSecrets(env, spec);
   return Object.keys(env).filter((name) => env[name] !== undefined && kept[name] !== env[name]);
+}
+
+/** The secret values the server holds: `spec.values` and the values of secret-named variables of `env`. Pure. */
+export function knownSecretValues(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): string[] {
+  const names = new Set([...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()));
+  const out = new Set<string>();
+  for (const v of spec.values ?? []) if (typeof v === "string" && v.length >= MIN_SECRET_VALUE) out.add(v);
+  for (const [name, v] of Object.entries(env))
+    if (v && v.length >= MIN_SECRET_VALUE && names.has(name.toUpperCase())) out.add(v);
+  return [...out];
+}
+
+/** `text` with every known secret value, and every URL's credentials, replaced by `***`. Pure. */
+export function scrubSecretText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= MIN_SECRET_VALUE) out = out.split(secret).join("***");
+  return scrubUrlCredentials(out);
 }

@@ -142,8 +142,12 @@ describe("the scan on hostile trees", () => {
     expect(hub.catalog.get("fine")).toBeDefined();
     const special = hub.catalog.diagnostics.filter((d) => d.code === "special-file").map((d) => d.file);
     expect(special.sort()).toEqual(
-      [join(skills, "fifo-skill/SKILL.md"), join(skills, "node.md"), join(skills, "stdin.md"), join(skills, "zero.md")].sort(),
+      [
+        join(skills, "fifo-skill/SKILL.md"),
+        join(skills, "node.md"),
+        join(skills, "stdin.md"),
+        join(skills, "zero.md"),
+      ].sort(),
     );
   });
-
 });
