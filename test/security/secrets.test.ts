@@ -21,7 +21,10 @@ describe("credentials in URLs, every form", () => {
     ["ssh://deploy:PASS1234@git.example.com/r.git", "ssh://deploy:***@git.example.com/r.git"],
     ["git+https://u:PASS1234@h/r", "git+https://***@h/r"],
     ["git://u:PASS1234@h/r", "git://u:***@h/r"],
-    ["fatal: could not read from 'ssh://a:b@h/r' (exit 128)", "fatal: could not read from 'ssh://a:***@h/r' (exit 128)"],
+    [
+      "fatal: could not read from 'ssh://a:b@h/r' (exit 128)",
+      "fatal: could not read from 'ssh://a:***@h/r' (exit 128)",
+    ],
     ["ssh://git@github.com/o/r", "ssh://git@github.com/o/r"],
     ["git@github.com:o/r.git", "git@github.com:o/r.git"],
   ])("%s", (input, expected) => {
