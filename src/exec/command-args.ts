@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isInside } from "../util/safe-path.ts";
 
@@ -69,6 +69,12 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
   return { ok: true };
 }
 
+/** Whether `path` is neither a regular file nor a folder (stat never blocks, even on a FIFO). */
+function isSpecial(path: string): boolean {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat !== undefined && !stat.isFile() && !stat.isDirectory();
+}
+
 /** Whether the path itself exists, a dangling symlink included. */
 function lexists(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
@@ -99,6 +105,8 @@ function pathProblem(
     return "is a symlink that leads nowhere inside the skill's folder";
   }
   if (!isInside(base, real)) return "resolves (through a symlink) outside the skill's folder";
+  // Security: a FIFO, socket or device would make the command wait on another process (or read forever).
+  if (isSpecial(real)) return "is a FIFO, socket or device, not a regular file or folder";
   return undefined;
 }
 
