@@ -58,7 +58,12 @@ export async function httpCases(suite: Suite, base: string, answers: string[]): 
         method: "POST",
         headers,
         signal: timeout(),
-        body: JSON.stringify({ jsonrpc: "2.0", id: id++, method: "tools/call", params: { name: call.tool, arguments: call.args } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: id++,
+          method: "tools/call",
+          params: { name: call.tool, arguments: call.args },
+        }),
       });
       answers.push(...(await messages(response)));
       must(response.status < 500, `HTTP ${response.status}`);
@@ -77,7 +82,10 @@ export async function httpCases(suite: Suite, base: string, answers: string[]): 
       return response.status >= 400 && response.status < 500;
     });
   }
-  await suite.check("http: still healthy after the garbage", async () => (await fetch(`${base}/healthz`, { signal: timeout() })).ok);
+  await suite.check(
+    "http: still healthy after the garbage",
+    async () => (await fetch(`${base}/healthz`, { signal: timeout() })).ok,
+  );
 }
 
 /**
@@ -91,7 +99,7 @@ export async function halfSentBody(port: number): Promise<{ end(): void }> {
     socket: { data() {}, error() {} },
   });
   socket.write(
-    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{\"jsonrpc\":",
+    'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{"jsonrpc":',
   );
   return { end: () => socket.end() };
 }

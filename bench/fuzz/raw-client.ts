@@ -44,11 +44,15 @@ export class RawStdio {
   }
 
   async initialize(): Promise<boolean> {
-    const init = await this.request("initialize", {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "skillhub-fuzz", version: "1" },
-    }, 30_000);
+    const init = await this.request(
+      "initialize",
+      {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "skillhub-fuzz", version: "1" },
+      },
+      30_000,
+    );
     this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     return init !== "timeout" && init.result !== undefined;
   }

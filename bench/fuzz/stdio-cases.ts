@@ -62,7 +62,10 @@ export function hostileCalls(): { tool: string; args: Record<string, unknown> }[
     ["-r", "--dereference-recursive", "needle"],
     ["-L", "outdir"],
   ])
-    calls.push({ tool: "run_skill_command", args: { skill_name: "tools", command: args[0] === "-L" ? "ls" : "grep", args } });
+    calls.push({
+      tool: "run_skill_command",
+      args: { skill_name: "tools", command: args[0] === "-L" ? "ls" : "grep", args },
+    });
   calls.push({ tool: "run_skill_command", args: { skill_name: "tools", command: "/bin/sh", args: ["-c", "env"] } });
   calls.push({ tool: "list_skills", args: { include_body: true } });
   calls.push({ tool: "refresh_skills", args: {} });
@@ -150,7 +153,11 @@ export async function stdioCases(suite: Suite, client: RawStdio, world: FuzzWorl
     return flips > 0;
   });
   await suite.check("stdio: a file replaced by a FIFO during calls is refused at once", async () => {
-    const answer = await client.request("tools/call", { name: "read_skill_file", arguments: { skill_name: "tools", file_path: "pipe" } }, 10_000);
+    const answer = await client.request(
+      "tools/call",
+      { name: "read_skill_file", arguments: { skill_name: "tools", file_path: "pipe" } },
+      10_000,
+    );
     record(answer);
     return answer !== "timeout" && JSON.stringify(answer).includes("NOT_A_REGULAR_FILE");
   });

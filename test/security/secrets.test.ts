@@ -105,6 +105,10 @@ describe("children's environment", () => {
     const result = await call("run_skill_command", { skill_name: "tool", command: "grep", args: ["-R", "x", "."] });
     expect(result.isError).toBe(true);
     expect((result.structuredContent as { error: { code: string } }).error.code).toBe("PATH_OUTSIDE_SKILL");
+    // A FIFO argument would make the command wait on another process until its timeout: refused at once.
+    expect(Bun.spawnSync(["mkfifo", join(skills, "tool/pipe")]).exitCode).toBe(0);
+    const fifo = await call("run_skill_command", { skill_name: "tool", command: "grep", args: ["x", "pipe"] });
+    expect((fifo.structuredContent as { error: { code: string } }).error.code).toBe("PATH_OUTSIDE_SKILL");
   });
 });
 
