@@ -20,7 +20,7 @@ export const RUN_MARKER_VARIABLE = "SKILLHUB_RUN_ID";
 
 export interface ProcessTable {
   /** Every pid with its parent pid and, when readable, its initial environment. */
-  list(): { pid: number; ppid: number; environ?: string }[];
+  list(): { pid: number; ppid: number; pgid?: number; environ?: string }[];
 }
 
 /** The live table from /proc; empty where there is no /proc. */
@@ -32,15 +32,18 @@ export const procTable: ProcessTable = {
     } catch {
       return [];
     }
-    const out: { pid: number; ppid: number; environ?: string }[] = [];
+    const out: { pid: number; ppid: number; pgid?: number; environ?: string }[] = [];
     for (const name of names) {
       if (!/^\d+$/.test(name)) continue;
       const pid = Number(name);
       let ppid = 0;
+      let pgid = 0;
       try {
-        // "pid (comm) state ppid …": comm may hold spaces and parentheses, so cut at the last ")".
-        const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-        ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so cut at the last ")".
+        const fields = readFileSync(`/proc/${name}/stat`, "latin1");
+        const rest = fields.slice(fields.lastIndexOf(")") + 2).split(" ");
+        ppid = Number(rest[1]);
+        pgid = Number(rest[2]);
       } catch {
         continue;
       }
@@ -50,7 +53,7 @@ export const procTable: ProcessTable = {
       } catch {
         // Another user's process: not ours to find or kill.
       }
-      out.push({ pid, ppid, environ });
+      out.push({ pid, ppid, pgid, environ });
     }
     return out;
   },
@@ -83,8 +86,12 @@ export function runProcesses(table: ProcessTable, root: number | undefined, mark
   return [...members].sort((a, b) => a - b);
 }
 
-/** Signal every process of the run outside its group; returns how many were signalled. */
+/**
+ * Signal every process of the run that left its group `group` (the group
+ * itself is signalled by signalGroup, all at once); returns how many were signalled.
+ */
 export function signalRun(
+  group: number,
   root: number | undefined,
   marker: string,
   signal: NodeJS.Signals,
@@ -92,7 +99,11 @@ export function signalRun(
   table: ProcessTable = procTable,
 ): number {
   let count = 0;
-  for (const pid of runProcesses(table, root, marker)) {
+  const rows = table.list();
+  const inGroup = new Set(rows.filter((r) => r.pgid === group).map((r) => r.pid));
+  const snapshot = { list: () => rows };
+  for (const pid of runProcesses(snapshot, root, marker)) {
+    if (inGroup.has(pid)) continue;
     try {
       kill(pid, signal);
       count++;

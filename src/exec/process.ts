@@ -127,18 +127,19 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     if (killed) return;
     killed = true;
     signalGroup(group, "SIGKILL", kill);
-    signalRun(exited ? undefined : group, marker, "SIGKILL", kill, table);
+    signalRun(group, exited ? undefined : group, marker, "SIGKILL", kill, table);
   };
   /** SIGTERM to the whole group now, SIGKILL after the grace period (once). */
   const terminate = () => {
     if (termAt !== undefined) return;
     termAt = Date.now();
-    signalRun(exited ? undefined : group, marker, "SIGTERM", kill, table);
     // A group with no process left answers ESRCH: nothing to follow up.
     if (!signalGroup(group, "SIGTERM", kill)) {
       killed = true;
       return;
     }
+    // Then whatever left the group (setsid): the group first, so a shell dies before it can report its children.
+    signalRun(group, exited ? undefined : group, marker, "SIGTERM", kill, table);
     killTimer = setTimeout(killNow, graceMs);
   };
   const timeout = setTimeout(() => {
@@ -167,7 +168,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   }
   clearTimeout(killTimer);
   // Whatever escaped the group (setsid) and is still there now gets no grace of its own.
-  signalRun(undefined, marker, "SIGKILL", kill, table);
+  signalRun(group, undefined, marker, "SIGKILL", kill, table);
   groups.delete(group);
 
   // The pipes close when the last writer dies; one that escaped the group (setsid) must not hold the call.

@@ -1,68 +1,14 @@
 import * as nodeFs from "node:fs";
-import { relative, sep } from "node:path";
-import { type Diagnostic, diagnostic } from "../skills/diagnostic.ts";
+import { diagnostic } from "../skills/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
+import { childPath, isWithin, toRel } from "./walk-paths.ts";
+import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
 export const SKIPPED_DIRS = new Set([".git", "node_modules", "__pycache__", ".venv"]);
 export const SKILL_FILE = "SKILL.md";
 
-export interface FileEntry {
-  /** Absolute path. */
-  file: string;
-  /** Path relative to the source root, with "/" separators. */
-  rel: string;
-  size: number;
-  mtimeMs: number;
-}
-
-export interface SkillDirEntry extends FileEntry {
-  /** Absolute folder holding SKILL.md. */
-  dir: string;
-}
-
-export interface WalkResult {
-  /** Folders holding a SKILL.md, in walk order (sorted by name at each level). */
-  skills: SkillDirEntry[];
-  /** `.md` files outside any skill folder: candidate tree nodes (seed 003). */
-  markdown: FileEntry[];
-  /** `config.yaml` at the source root, if present. */
-  configFile?: string;
-  /** Whether the root folder exists. */
-  exists: boolean;
-  dirCount: number;
-  /** Folder listings read from disk (not reused) in this walk: 0 means no folder changed. */
-  reread: number;
-  diagnostics: Diagnostic[];
-}
-
-export interface WalkLimits {
-  maxDepth: number;
-  maxDirs: number;
-  /**
-   * Trust the remembered listing of leaf skill folders (a SKILL.md and no
-   * subfolders) without a stat: the parent's listing still shows added and
-   * removed skills and each SKILL.md is still statted, so only a folder newly
-   * created inside a skill waits for the next full pass (or the watcher).
-   */
-  quick?: boolean;
-  /**
-   * Refuse every symlink whose target leaves the source's real folder (synced
-   * repositories). Without it, links outside skills may point anywhere
-   * (installers link skills in) and links inside a skill stay in that skill.
-   */
-  confineLinks?: boolean;
-}
-
-/** The few file-system calls the walker makes, injectable for tests. */
-export interface WalkFs {
-  statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean; isFile(): boolean };
-  readdirSync(
-    path: string,
-    options: { withFileTypes: true },
-  ): { name: string; isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }[];
-  realpathSync(path: string): string;
-}
+export type { FileEntry, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** "special": a FIFO, socket or device, never read (opening one can block the scan on another process). */
 type EntryKind = "dir" | "file" | "link" | "special";
@@ -338,19 +284,4 @@ function noteSpecial(result: WalkResult, path: string): void {
       "is a FIFO, socket or device (or a link to one); never read, so it cannot hold up the scan. Skipped.",
     ),
   );
-}
-
-function isWithin(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
-
-/** `dir/name` without path.join's normalisation: both parts are already clean (hot path at 10,000 skills). */
-function childPath(dir: string, name: string): string {
-  return dir.endsWith(sep) ? dir + name : dir + sep + name;
-}
-
-function toRel(root: string, path: string): string {
-  // Paths under the root are built by childPath, so a prefix cut is exact.
-  const rel = path.startsWith(root + sep) ? path.slice(root.length + 1) : relative(root, path);
-  return sep === "/" ? rel : rel.split(sep).join("/");
 }
