@@ -7,8 +7,8 @@ import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/
 import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
-import { type ConfinedFailure, MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
-import { errnoCode, errorMessage } from "../util/errors.ts";
+import { MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
+import { readInjected, tooLarge, unreadable, walkLimits } from "./scan-read.ts";
 import { digestBytes } from "./skill-digest.ts";
 
 /** A SKILL.md larger than this is not parsed (it would flood any context it is loaded into). */
@@ -290,39 +290,6 @@ export class Scanner {
     // What was read is what is parsed and hashed: its size and mtime, not the walk's, describe it.
     return parseAgentSkill({ ...base, size: read.bytes.length, mtimeMs: read.mtimeMs, ...digestBytes(read.bytes) });
   }
-}
-
-/** Synced repositories keep their links inside themselves (DESIGN §3, issue 13); local folders follow links. */
-function walkLimits(limits: WalkLimits, source: Source): WalkLimits {
-  return source.location === "remote" ? { ...limits, confineLinks: true } : limits;
-}
-
-/** A test's injected reader, as a confined read's result. */
-function readInjected(readText: (file: string) => string, file: string): { ok: true; text: string } | ConfinedFailure {
-  try {
-    return { ok: true, text: readText(file) };
-  } catch (error) {
-    const code = errnoCode(error);
-    return {
-      ok: false,
-      code: code === "EACCES" || code === "EPERM" ? "PERMISSION_DENIED" : "FILE_NOT_FOUND",
-      reason: `cannot read (${code ?? errorMessage(error)})`,
-    };
-  }
-}
-
-function unreadable(file: string, failure: ConfinedFailure, severity: "warning" | "error", then: string) {
-  const reason = failure.reason.replace(/\.$/, "");
-  return diagnostic("unreadable", severity, file, `cannot read (${failure.code}: ${reason}); ${then}.`);
-}
-
-function tooLarge(file: string, size: number) {
-  return diagnostic(
-    "file-too-large",
-    "error",
-    file,
-    `SKILL.md is ${size} bytes; the limit is ${MAX_SKILL_FILE_BYTES}. Move detail into separate files. Skill not served.`,
-  );
 }
 
 function sameSource(a: Source, b: Source): boolean {

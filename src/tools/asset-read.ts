@@ -1,4 +1,4 @@
-import { readSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { Skill } from "../skills/skill.ts";
 import { realFolder } from "../skills/skill-read.ts";
 import { type ConfinedReadOptions, readConfined } from "../util/confined-read.ts";
@@ -29,28 +29,6 @@ export type AssetContent =
   | { ok: true; size: number; text: string; binary: false }
   | { ok: true; size: number; base64: string; mimeType: string; binary: true }
   | { ok: false; code: ErrorCode; message: string; size?: number };
-
-/**
- * Read at most `limit` bytes from an open descriptor, from offset 0, stopping
- * early at end of file. The buffer starts at `expected` + 1 bytes (the size
- * the caller saw; one more to meet end of file without growing) and grows,
- * never past `limit`, whatever the file's size is now.
- */
-export function readAtMost(fd: number, limit: number, expected = limit): Buffer {
-  let buffer = Buffer.alloc(Math.max(0, Math.min(limit, expected + 1)));
-  let filled = 0;
-  while (filled < limit) {
-    if (filled === buffer.length) {
-      const bigger = Buffer.alloc(Math.min(limit, Math.max(buffer.length * 2, 4096)));
-      buffer.copy(bigger, 0, 0, filled);
-      buffer = bigger;
-    }
-    const n = readSync(fd, buffer, filled, buffer.length - filled, filled);
-    if (n === 0) break;
-    filled += n;
-  }
-  return filled === buffer.length ? buffer : buffer.subarray(0, filled);
-}
 
 /**
  * Read a declared file for get_asset (seed 003 §7.4) through the confined

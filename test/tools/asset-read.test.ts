@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, closeSync, openSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Skill } from "../../src/skills/skill.ts";
-import { readAsset, readAtMost } from "../../src/tools/asset-read.ts";
+import { readAsset } from "../../src/tools/asset-read.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -11,22 +11,6 @@ afterAll(cleanupTemp);
 const owner = (dir: string) => ({ kind: "agent-skill", dir, root: dir, location: "explicit" }) as Skill;
 
 describe("get_asset's bounded reader", () => {
-  test("readAtMost reads up to the limit and stops there, or at end of file", () => {
-    const file = write(join(tempDir(), "data.txt"), "0123456789".repeat(10));
-    const fd = openSync(file, "r");
-    try {
-      expect(readAtMost(fd, 11).toString()).toBe("01234567890");
-      expect(readAtMost(fd, 100).length).toBe(100);
-      expect(readAtMost(fd, 1000).length).toBe(100);
-      expect(readAtMost(fd, 0).length).toBe(0);
-      // A stale expected size (the file was 5 bytes when checked): the buffer grows, never past the limit.
-      expect(readAtMost(fd, 51, 5).toString()).toBe("0123456789".repeat(5).concat("0"));
-      expect(readAtMost(fd, 1000, 5).length).toBe(100);
-    } finally {
-      closeSync(fd);
-    }
-  });
-
   test("a file that grows between the size check and the read is refused with FILE_TOO_LARGE", () => {
     const dir = tempDir();
     const file = write(join(dir, "grows.txt"), "small\n");
