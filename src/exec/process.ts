@@ -111,7 +111,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   }
   const group = child.pid;
   const groups = options.groups ?? new RunningGroups();
-  groups.add(group, kill);
+  groups.add(group, kill, marker);
   const stdout = captureStream(child.stdout, spec.maxOutputBytes);
   const stderr = captureStream(child.stderr, spec.maxOutputBytes);
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { runProcess } from "../../src/exec/process.ts";
+import { RunningGroups } from "../../src/exec/process-group.ts";
 import { RUN_MARKER_VARIABLE, runProcesses } from "../../src/exec/process-tree.ts";
 
 /** Alive and not a zombie (a killed orphan may wait for a PID 1 that never reaps it). */
@@ -25,6 +26,34 @@ describe("every descendant of a script dies at timeout (process tree + marker)",
         { graceMs: 300 },
       );
       expect(result.timedOut).toBe(true);
+      const pid = Number(result.stdout.text.trim());
+      expect(pid).toBeGreaterThan(0);
+      const deadline = Date.now() + 10_000;
+      while (running(pid) && Date.now() < deadline) await Bun.sleep(50);
+      expect(running(pid)).toBe(false);
+    },
+    30_000,
+  );
+
+  test.skipIf(process.platform !== "linux")(
+    "server shutdown (killAll) also ends a setsid child of a running script",
+    async () => {
+      const groups = new RunningGroups();
+      const run = runProcess(
+        {
+          argv: ["bash", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!; sleep 300"],
+          cwd: "/tmp",
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+          timeoutMs: 60_000,
+          maxOutputBytes: 10_000,
+        },
+        { graceMs: 300, groups },
+      );
+      const started = Date.now() + 10_000;
+      while (groups.list().length === 0 && Date.now() < started) await Bun.sleep(20);
+      await Bun.sleep(300);
+      expect(groups.killAll()).toBe(1);
+      const result = await run;
       const pid = Number(result.stdout.text.trim());
       expect(pid).toBeGreaterThan(0);
       const deadline = Date.now() + 10_000;
