@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import type { CatalogStore } from "../catalog/store.ts";
 import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
+import { readSkillSource } from "../skills/skill-read.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
@@ -210,11 +210,8 @@ export class SearchService {
 
   private readonly body = (skill: Skill): string => {
     if (this.options.readBody) return this.options.readBody(skill);
-    try {
-      return skillBody(readFileSync(skill.file, "utf8"));
-    } catch {
-      // Gone since the scan: index what the catalog knows; the next scan drops it.
-      return "";
-    }
+    // Confined and capped like every read of skill content; gone since the scan → index what the catalog knows.
+    const read = readSkillSource(skill);
+    return read.ok ? skillBody(read.text) : "";
   };
 }

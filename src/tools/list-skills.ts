@@ -1,10 +1,8 @@
-import { readFileSync } from "node:fs";
 import { basename, relative } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { describeFilter, isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
-import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
@@ -14,6 +12,8 @@ export const FLAT_DEFAULT_LIMIT = 50;
 export const FLAT_MAX_LIMIT = 200;
 /** Flat mode: a page also stops once its entries reach this many bytes of JSON (bodies can be long); at least one entry. */
 export const FLAT_MAX_BYTES = 256 * 1024;
+
+import { readSkillBody } from "./skill-text.ts";
 
 const Input = z
   .object({
@@ -128,7 +128,7 @@ export const listSkillsTool = defineTool({
         { cursor },
       );
     }
-    const page = pageOf(all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true);
+    const page = pageOf(catalog, all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true);
     const end = start + page.length;
     const rest = all.length - end;
     const message =
@@ -163,11 +163,11 @@ type FlatEntry = ReturnType<typeof flatEntries>[number];
  * Up to `limit` entries from `start`, bodies read only for those, stopping
  * before FLAT_MAX_BYTES of JSON (one entry at least, so paging always moves).
  */
-function pageOf(all: FlatEntry[], start: number, limit: number, includeBody: boolean): FlatEntry[] {
+function pageOf(catalog: Catalog, all: FlatEntry[], start: number, limit: number, includeBody: boolean): FlatEntry[] {
   const page: FlatEntry[] = [];
   let bytes = 0;
   for (const entry of all.slice(start, start + limit)) {
-    const shown = includeBody ? { ...entry, body: bodyOf(entry.file) } : entry;
+    const shown = includeBody ? { ...entry, body: bodyOf(catalog, entry.qualified_name) } : entry;
     const size = JSON.stringify(shown).length;
     if (page.length > 0 && bytes + size > FLAT_MAX_BYTES) break;
     page.push(shown);
@@ -218,10 +218,8 @@ function installName(s: Skill): string {
   return s.kind === "tree-node" ? basename(s.file).replace(/\.md$/i, "") : basename(s.dir);
 }
 
-function bodyOf(file: string): string {
-  try {
-    return skillBody(readFileSync(file, "utf8"));
-  } catch {
-    return "";
-  }
+/** The body through the confined reader; "" when the skill is gone or cannot be read since the scan. */
+function bodyOf(catalog: Catalog, id: string): string {
+  const skill = catalog.get(id);
+  return skill ? (readSkillBody(skill) ?? "") : "";
 }

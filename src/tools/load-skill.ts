@@ -3,7 +3,7 @@ import { listSkillFiles } from "../sources/skill-files.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { lookupSkill, notFound } from "./skill-lookup.ts";
-import { readInstructions } from "./skill-text.ts";
+import { readInstructionsChecked, unreadableSkill } from "./skill-text.ts";
 
 const Input = z.object({
   skill_name: z
@@ -37,8 +37,10 @@ export const loadSkillTool = defineTool({
   handler: async ({ skill_name }, { deps }) => {
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
-    const instructions = readInstructions(deps.store.catalog, skill);
-    if (instructions === undefined) return notFound(skill_name, deps);
+    const read = readInstructionsChecked(deps.store.catalog, skill);
+    if (!read.ok)
+      return read.code === "FILE_NOT_FOUND" ? notFound(skill_name, deps) : unreadableSkill(skill, read, deps);
+    const instructions = read.text;
     const { files, truncated } = listSkillFiles(skill.dir);
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
     deps.track("skill_loaded", { tool: "load_skill", skill: skill.name, source: skill.source });

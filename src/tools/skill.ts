@@ -8,7 +8,7 @@ import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./defini
 import { errorResult, textResult } from "./results.ts";
 import { CLAUDE_CODE_BUDGET, DEFAULT_BUDGET, oneLine, renderSkillToolDescription, truncate } from "./skill-catalog.ts";
 import { frozenRefusal } from "./skill-lookup.ts";
-import { readInstructions, readSkillText } from "./skill-text.ts";
+import { readInstructionsChecked, readSkillFileText, unreadableSkill } from "./skill-text.ts";
 
 /**
  * Seed 004's `name`, plus `command` as an alias: the seed's own description
@@ -86,9 +86,12 @@ export const skillTool = defineTool({
     const refused = frozenRefusal(skill, deps);
     if (refused) return refused;
     // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
-    const text = skill.kind === "tree-node" ? readInstructions(deps.store.catalog, skill) : readSkillText(skill);
+    const read =
+      skill.kind === "tree-node" ? readInstructionsChecked(deps.store.catalog, skill) : readSkillFileText(skill);
     // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
-    if (text === undefined) return notFound(name, deps.store.catalog, deps, hasSearch);
+    if (!read.ok && read.code === "FILE_NOT_FOUND") return notFound(name, deps.store.catalog, deps, hasSearch);
+    if (!read.ok) return unreadableSkill(skill, read, deps);
+    const text = read.text;
     deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
     deps.track("skill_loaded", { tool: "skill", skill: skill.name, source: skill.source });
     // The seed's text stays the first (and, for clients that read one, the only) content item; the

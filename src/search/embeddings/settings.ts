@@ -1,4 +1,5 @@
 import type { Config } from "../../config/schema.ts";
+import { trimEndChar } from "../../util/trim-char.ts";
 
 export type SearchMode = "fts" | "vector" | "hybrid";
 export type RemoteProvider = "openai" | "gemini" | "openai-compatible";
@@ -33,7 +34,7 @@ export interface EmbeddingSettings {
 export function embeddingSettings(config: Config["embedding"]): EmbeddingSettings | undefined {
   if (config.provider === "none") return undefined;
   const common = { timeoutMs: Math.round(config.timeout_seconds * 1000), batchSize: config.batch_size };
-  const trim = (url: string) => url.replace(/\/+$/, "");
+  const trim = (url: string) => trimEndChar(url, "/");
   switch (config.provider) {
     case "openai":
       return {
