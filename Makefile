@@ -61,7 +61,17 @@ bench: build
 eval: node_modules/.installed
 	$(BUN) bench/eval.ts
 
-.PHONY: conformance bench-http bench-ui
+.PHONY: conformance bench-http bench-ui bench-parse fuzz
+
+## make bench-parse: the parsers on 1 MiB adversarial lines (bench/fuzz/adversarial-text.ts) beside a
+## floor measured in the same run (a benign 1 MiB description); exits 1 when a case is over budget.
+bench-parse: node_modules/.installed
+	$(BUN) bench/parse-adversarial.ts
+
+## make fuzz: the adversarial suite (bench/fuzz/) against dist/skillhub over stdio and HTTP, loopback
+## only, bounded in time (FUZZ_SECONDS, default 240). Prints "N passed, N failed"; exits 1 on a failure.
+fuzz: build
+	$(BUN) bench/fuzz/run.ts
 
 ## make conformance: the MCP conformance suite (pinned, Node 22 from the npm registry, both
 ## installed into .tools/) against the binary over Streamable HTTP, then the MCP Inspector CLI.

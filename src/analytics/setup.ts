@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../util/logger.ts";
+import { knownSecretValues } from "../util/secret-env.ts";
 import { serverId } from "./event.ts";
 import { Publisher, type PublisherOptions, safeOrigin } from "./publisher.ts";
 import { Tracker } from "./tracker.ts";
@@ -41,7 +42,24 @@ export function createAnalytics(
 ): Analytics {
   const a = config.analytics;
   const enabled = a.enabled;
-  const tracker = new Tracker({ enabled, maxQueue: a.max_queue, serverId: serverId(env), logger, now: overrides.now });
+  const secrets = knownSecretValues(env, {
+    names: config.secrets,
+    values: [
+      config.git.token,
+      config.server.token,
+      ...Object.entries(config.embedding as Record<string, unknown>)
+        .filter(([key]) => key.endsWith("api_key"))
+        .map(([, value]) => (typeof value === "string" ? value : undefined)),
+    ],
+  });
+  const tracker = new Tracker({
+    enabled,
+    maxQueue: a.max_queue,
+    serverId: serverId(env),
+    logger,
+    now: overrides.now,
+    secrets,
+  });
   if (!enabled)
     return {
       tracker,

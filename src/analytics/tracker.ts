@@ -1,5 +1,6 @@
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { scrubSecretText } from "../util/secret-env.ts";
 import type { AnalyticsEvent, EventType } from "./event.ts";
 import { FeedbackWatch } from "./feedback-watch.ts";
 
@@ -15,6 +16,8 @@ export interface TrackerOptions {
   now?: () => number;
   /** "Not useful" reports on one skill before a warning. Default 3. */
   negativeFeedbackThreshold?: number;
+  /** Secret values the server holds: scrubbed from every text an event carries (feedback comments). */
+  secrets?: readonly string[];
 }
 
 /**
@@ -48,8 +51,10 @@ export class Tracker {
     return this.droppedTotal;
   }
 
-  track(type: EventType, data: Record<string, unknown>): void {
+  track(type: EventType, input: Record<string, unknown>): void {
     try {
+      // Security: a comment may quote a token (pasted by a model that saw it); nothing secret is queued or written.
+      const data = scrubStrings(input, this.options.secrets ?? []);
       if (type === "skill_feedback" && typeof data.skill_path === "string") {
         this.feedback.record(
           data.skill_path,
@@ -89,4 +94,12 @@ export class Tracker {
     this.droppedSinceDrain = 0;
     return events;
   }
+}
+
+/** A copy of `data` whose top-level strings are scrubbed of `secrets` and URL credentials. */
+function scrubStrings(data: Record<string, unknown>, secrets: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data))
+    out[key] = typeof value === "string" ? scrubSecretText(value, secrets) : value;
+  return out;
 }

@@ -1,19 +1,18 @@
-import { readFileSync } from "node:fs";
 import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
 import { diagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
+import { readSkillSource, readSkillSourceBytes } from "../skills/skill-read.ts";
 import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/tree-assemble.ts";
 import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
-import { errnoCode, errorMessage } from "../util/errors.ts";
+import { MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
-import { digestSkillFile } from "./skill-digest.ts";
-
-const readUtf8 = (file: string) => readFileSync(file, "utf8");
+import { readInjected, tooLarge, unreadable, walkLimits } from "./scan-read.ts";
+import { digestBytes } from "./skill-digest.ts";
 
 /** A SKILL.md larger than this is not parsed (it would flood any context it is loaded into). */
-export const MAX_SKILL_FILE_BYTES = 1_048_576;
+export const MAX_SKILL_FILE_BYTES = MAX_INSTRUCTIONS_BYTES;
 
 interface CachedParse {
   mtimeMs: number;
@@ -55,9 +54,6 @@ export class Scanner {
   private last?: { catalog: Catalog; sources: readonly Source[]; skills: number; diagnostics: number };
   private readonly walker: Walker;
 
-  /** One read buffer for every SKILL.md (files over its size are refused anyway). */
-  private buffer?: Uint8Array;
-
   /** `readText` replaces the compact reader for tests that fake file-system failures. */
   constructor(
     walker: Walker = new Walker(),
@@ -70,7 +66,7 @@ export class Scanner {
   /** Scan synchronously (CLI commands, tests). */
   scan(sources: readonly Source[], limits: WalkLimits): Catalog {
     const pass = this.beginPass(limits);
-    const scans = sources.map((source) => this.collect(source, this.walker.walk(source.dir, pass)));
+    const scans = sources.map((source) => this.collect(source, this.walker.walk(source.dir, walkLimits(pass, source))));
     return this.finish(sources, scans);
   }
 
@@ -80,7 +76,7 @@ export class Scanner {
     const pass = this.beginPass(options);
     const scans: SourceScan[] = [];
     for (const source of sources) {
-      const steps = this.walker.steps(source.dir, pass);
+      const steps = this.walker.steps(source.dir, walkLimits(pass, source));
       let step = steps.next();
       while (!step.done) {
         await tick();
@@ -136,7 +132,7 @@ export class Scanner {
     this.addTree(
       scan,
       source,
-      walk.markdown.map((entry) => this.treeFile(entry)),
+      walk.markdown.map((entry) => this.treeFile(entry, source)),
     );
     return scan;
   }
@@ -151,7 +147,7 @@ export class Scanner {
     }
     const files: TreeFile[] = [];
     for (const entry of walk.markdown) {
-      files.push(this.treeFile(entry));
+      files.push(this.treeFile(entry, source));
       if (++n % 200 === 0) await tick();
     }
     this.addTree(scan, source, files);
@@ -169,7 +165,7 @@ export class Scanner {
   }
 
   private addSkill(scan: SourceScan, source: Source, entry: SkillDirEntry): void {
-    const result = this.parse(entry);
+    const result = this.parse(entry, source);
     for (const d of result.diagnostics) scan.diagnostics.push({ ...d, source: source.label });
     if (!result.skill) return;
     const cached = this.parses.get(entry.file);
@@ -206,7 +202,7 @@ export class Scanner {
       });
   }
 
-  private treeFile(entry: FileEntry): TreeFile {
+  private treeFile(entry: FileEntry, source: Source): TreeFile {
     this.treeFilesSeen.add(entry.file);
     const cached = this.treeParses.get(entry.file);
     if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size)
@@ -226,35 +222,33 @@ export class Scanner {
         ],
       };
     } else {
-      try {
-        parse = parseTreeNode(entry.file, (this.readText ?? readUtf8)(entry.file));
-      } catch (error) {
+      const read = this.readText
+        ? readInjected(this.readText, entry.file)
+        : readSkillSource({
+            kind: "tree-node",
+            dir: entry.file,
+            file: entry.file,
+            root: source.dir,
+            location: source.location,
+          });
+      if (!read.ok) {
         // Not cached: a permission error can be fixed without touching mtime.
         return {
           ...entry,
-          parse: {
-            kind: "other",
-            diagnostics: [
-              diagnostic(
-                "unreadable",
-                "warning",
-                entry.file,
-                `cannot read (${errnoCode(error) ?? errorMessage(error)}); skipped.`,
-              ),
-            ],
-          },
+          parse: { kind: "other", diagnostics: [unreadable(entry.file, read, "warning", "skipped")] },
         };
       }
+      parse = parseTreeNode(entry.file, read.text);
     }
     this.treeParses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, parse });
     return { ...entry, parse };
   }
 
-  private parse(entry: SkillDirEntry): ParseResult {
+  private parse(entry: SkillDirEntry, source: Source): ParseResult {
     const cached = this.parses.get(entry.file);
     if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size) return cached.result;
     this.dirty = true;
-    const result = this.parseFresh(entry);
+    const result = this.parseFresh(entry, source);
     // A permission error can be fixed without touching mtime: do not remember it.
     if (!result.diagnostics.some((d) => d.code === "unreadable")) {
       this.parses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, result });
@@ -262,7 +256,7 @@ export class Scanner {
     return result;
   }
 
-  private parseFresh(entry: SkillDirEntry): ParseResult {
+  private parseFresh(entry: SkillDirEntry, source: Source): ParseResult {
     if (entry.size > MAX_SKILL_FILE_BYTES) {
       return {
         diagnostics: [
@@ -275,23 +269,26 @@ export class Scanner {
         ],
       };
     }
-    try {
-      const base = { file: entry.file, dir: entry.dir, size: entry.size, mtimeMs: entry.mtimeMs };
-      if (this.readText) return parseAgentSkill({ ...base, text: this.readText(entry.file) });
-      this.buffer ??= new Uint8Array(MAX_SKILL_FILE_BYTES);
-      return parseAgentSkill({ ...base, ...digestSkillFile(entry.file, entry.size, this.buffer) });
-    } catch (error) {
-      return {
-        diagnostics: [
-          diagnostic(
-            "unreadable",
-            "error",
-            entry.file,
-            `cannot read (${errnoCode(error) ?? errorMessage(error)}). Skill not served.`,
-          ),
-        ],
-      };
+    const base = { file: entry.file, dir: entry.dir, size: entry.size, mtimeMs: entry.mtimeMs };
+    if (this.readText) {
+      const read = readInjected(this.readText, entry.file);
+      if (!read.ok) return { diagnostics: [unreadable(entry.file, read, "error", "Skill not served")] };
+      return parseAgentSkill({ ...base, text: read.text });
     }
+    // Security: the one confined reader (inside the skill's real folder, regular file, at most 1 MiB, never blocks).
+    const read = readSkillSourceBytes({
+      kind: "agent-skill",
+      dir: entry.dir,
+      file: entry.file,
+      root: source.dir,
+      location: source.location,
+    });
+    if (!read.ok) {
+      if (read.code === "FILE_TOO_LARGE") return { diagnostics: [tooLarge(entry.file, read.size ?? entry.size)] };
+      return { diagnostics: [unreadable(entry.file, read, "error", "Skill not served")] };
+    }
+    // What was read is what is parsed and hashed: its size and mtime, not the walk's, describe it.
+    return parseAgentSkill({ ...base, size: read.bytes.length, mtimeMs: read.mtimeMs, ...digestBytes(read.bytes) });
   }
 }
 

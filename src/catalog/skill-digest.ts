@@ -1,5 +1,3 @@
-import { closeSync, openSync, readSync } from "node:fs";
-
 /**
  * What the scanner needs of a SKILL.md without turning the whole file into
  * a string: the frontmatter and the body's heading and fence lines as text,
@@ -16,22 +14,6 @@ export interface SkillDigest {
 const NL = 0x0a;
 const CR = 0x0d;
 const decoder = new TextDecoder("utf-8");
-
-/** Reads `file` into `buffer` (which must hold `size` bytes) and digests it. */
-export function digestSkillFile(file: string, size: number, buffer: Uint8Array): SkillDigest {
-  const fd = openSync(file, "r");
-  let n = 0;
-  try {
-    while (n < size) {
-      const read = readSync(fd, buffer, n, size - n, n);
-      if (read === 0) break;
-      n += read;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return digestBytes(buffer.subarray(0, n));
-}
 
 /** Pure part: see SkillDigest. */
 export function digestBytes(bytes: Uint8Array): SkillDigest {

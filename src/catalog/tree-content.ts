@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
 import { splitFrontmatter } from "../skills/frontmatter.ts";
 import type { Skill } from "../skills/skill.ts";
+import { readSkillSource } from "../skills/skill-read.ts";
 import { sectionHeader } from "../skills/tree-paths.ts";
+import { SkillHubError } from "../util/errors.ts";
 import type { Catalog } from "./catalog.ts";
 import { effectiveChain } from "./tree-chain.ts";
 
@@ -35,9 +36,9 @@ export function renderTreeContent(sections: readonly ContentSection[]): string {
 export function resolveTreeSections(
   catalog: Catalog,
   skill: Skill,
-  readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
+  readText: (skill: Skill) => string = readConfinedOrThrow,
 ): { sections: ContentSection[]; headed: boolean } {
-  const body = (s: Skill) => splitFrontmatter(readText(s.file)).body;
+  const body = (s: Skill) => splitFrontmatter(readText(s)).body;
   if (skill.kind !== "tree-node")
     return { sections: [{ path: skill.name, rel: skill.name, body: body(skill) }], headed: false };
   const own = (text: string): ContentSection => ({ path: skill.tree.path, rel: skill.tree.rel, body: text });
@@ -70,7 +71,14 @@ export function renderSections(resolved: { sections: readonly ContentSection[]; 
 export function resolveTreeContent(
   catalog: Catalog,
   skill: Skill,
-  readText: (file: string) => string = (file) => readFileSync(file, "utf8"),
+  readText: (skill: Skill) => string = readConfinedOrThrow,
 ): string {
   return renderSections(resolveTreeSections(catalog, skill, readText));
+}
+
+/** A node's file through the confined reader (inside its folder, regular, at most 1 MiB); throws its code otherwise. */
+function readConfinedOrThrow(skill: Skill): string {
+  const read = readSkillSource(skill);
+  if (!read.ok) throw new SkillHubError(read.code, read.reason);
+  return read.text;
 }

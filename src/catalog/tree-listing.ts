@@ -1,5 +1,6 @@
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { INDEX_SEGMENT, nodeDisplayName, ROOT_PATH } from "../skills/tree-paths.ts";
+import { trimChar } from "../util/trim-char.ts";
 import type { Catalog } from "./catalog.ts";
 
 /** One node of list_skills' tree (seed 003 §8.2). */
@@ -22,10 +23,7 @@ export type SubtreeResult =
 
 /** Normalise a list_skills `path` argument: trim, no leading/trailing "/", no ".md". */
 export function normaliseTreePath(path: string): string {
-  return path
-    .trim()
-    .replace(/^\/+|\/+$/g, "")
-    .replace(/\.md$/i, "");
+  return trimChar(path.trim(), "/").replace(/\.md$/i, "");
 }
 
 const byPath = (a: SkillTreeNode, b: SkillTreeNode) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);

@@ -1,12 +1,17 @@
+import { configSecrets } from "../exec/env.ts";
+import { hideFromInitialEnviron } from "../exec/initial-environ.ts";
 import type { Hub } from "../server/hub.ts";
 import { serveHttp } from "../transports/http.ts";
 import { serveStdio } from "../transports/stdio.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
+import { secretVariables } from "../util/secret-env.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, type CommandRun, hubFor } from "./context.ts";
 
 /** `skillhub [serve]`: the MCP server on stdio (default) or Streamable HTTP. Logs go to stderr. */
 export const runServe: CommandRun = async (ctx) => {
+  // Security: secrets out of /proc/<pid>/environ before any child can start (exec/initial-environ.ts).
+  await hideFromInitialEnviron(secretVariables(process.env, configSecrets(ctx.config)), ctx.logger);
   if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub = hubFor(ctx);
   if (!frozenLockReadable(hub, ctx)) return 2;

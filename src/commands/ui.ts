@@ -1,4 +1,3 @@
-import { Hub } from "../server/hub.ts";
 import { startHttpServer } from "../transports/http.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
 import { type CommandRun, hubFor } from "./context.ts";

@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isInside } from "../util/safe-path.ts";
 
@@ -69,6 +69,12 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
   return { ok: true };
 }
 
+/** Whether `path` is neither a regular file nor a folder (stat never blocks, even on a FIFO). */
+function isSpecial(path: string): boolean {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat !== undefined && !stat.isFile() && !stat.isDirectory();
+}
+
 /** Whether the path itself exists, a dangling symlink included. */
 function lexists(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
@@ -99,5 +105,51 @@ function pathProblem(
     return "is a symlink that leads nowhere inside the skill's folder";
   }
   if (!isInside(base, real)) return "resolves (through a symlink) outside the skill's folder";
+  // Security: a FIFO, socket or device would make the command wait on another process (or read forever).
+  if (isSpecial(real)) return "is a FIFO, socket or device, not a regular file or folder";
   return undefined;
+}
+
+/**
+ * Options that make an allowed command follow symlinks on its own, past the
+ * path checks above (`grep -R` walks into a link to ~/.ssh; `find -L`,
+ * `ls -L`, `cp -L`, `tar -h`, `rg --follow`): short letters per command,
+ * long options for every command.
+ */
+const LINK_SHORT: Record<string, string> = {
+  grep: "R",
+  egrep: "R",
+  fgrep: "R",
+  rg: "L",
+  ls: "LH",
+  find: "LH",
+  cp: "LH",
+  du: "LH",
+  tar: "h",
+  tree: "l",
+  chmod: "LH",
+  chown: "LH",
+  stat: "L",
+  rsync: "LkK",
+};
+const LINK_LONG = /^--(dereference|follow|copy-links|copy-dirlinks|keep-dirlinks|dereference-recursive)(=|$|-)/;
+const LINK_WORDS = new Set(["-follow", "-L", "-H"]);
+
+/**
+ * Security: refuse arguments that make `command` follow symbolic links (see
+ * LINK_SHORT), since a link inside the skill may lead anywhere. Pure.
+ */
+export function checkLinkFlags(command: string, args: readonly string[]): ArgCheck {
+  const name = command.toLowerCase().replace(/\.exe$/, "");
+  const short = LINK_SHORT[name] ?? "";
+  for (const arg of args) {
+    if (arg === "--") break;
+    if (LINK_LONG.test(arg))
+      return { ok: false, reason: `option '${arg}' makes ${command} follow symlinks, which may lead out of the skill` };
+    if (name === "find" && LINK_WORDS.has(arg))
+      return { ok: false, reason: `option '${arg}' makes find follow symlinks, which may lead out of the skill` };
+    if (short && /^-[A-Za-z]+$/.test(arg) && [...arg.slice(1)].some((c) => short.includes(c)))
+      return { ok: false, reason: `option '${arg}' makes ${command} follow symlinks, which may lead out of the skill` };
+  }
+  return { ok: true };
 }

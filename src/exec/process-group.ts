@@ -1,4 +1,5 @@
 import { errnoCode } from "../util/errors.ts";
+import { signalRun } from "./process-tree.ts";
 
 /** Signals to a child's whole process group, and the groups still running. */
 
@@ -44,13 +45,17 @@ function signalWindowsTree(pid: number, signal: NodeJS.Signals | 0): boolean {
 /** The groups a hub has started and not yet seen end, so a server that closes mid-script leaves nothing behind. */
 export class RunningGroups {
   private readonly running = new Map<number, KillFn>();
+  /** Each run's marker (process-tree.ts), so descendants that left the group die at shutdown too. */
+  private readonly markers = new Map<number, string>();
 
-  add(group: number, kill: KillFn): void {
+  add(group: number, kill: KillFn, marker?: string): void {
     this.running.set(group, kill);
+    if (marker) this.markers.set(group, marker);
   }
 
   delete(group: number): void {
     this.running.delete(group);
+    this.markers.delete(group);
   }
 
   /** Groups of scripts and commands running now. */
@@ -61,8 +66,13 @@ export class RunningGroups {
   /** SIGKILL every group still running (server shutdown); returns how many were signalled. */
   killAll(): number {
     let count = 0;
-    for (const [group, kill] of this.running) if (signalGroup(group, "SIGKILL", kill)) count++;
+    for (const [group, kill] of this.running) {
+      if (signalGroup(group, "SIGKILL", kill)) count++;
+      const marker = this.markers.get(group);
+      if (marker) signalRun(group, undefined, marker, "SIGKILL", kill);
+    }
     this.running.clear();
+    this.markers.clear();
     return count;
   }
 }

@@ -2,6 +2,7 @@ import { constants } from "node:os";
 import { errnoCode, errorMessage, SkillHubError } from "../util/errors.ts";
 import { type Captured, captureStream } from "./capture.ts";
 import { defaultKill, type KillFn, RunningGroups, signalGroup } from "./process-group.ts";
+import { type ProcessTable, procTable, RUN_MARKER_VARIABLE, signalRun } from "./process-tree.ts";
 
 /**
  * One child process under full control (DESIGN §10): its own process group,
@@ -71,6 +72,8 @@ export interface ProcessOptions {
   graceMs?: number;
   /** Where the running group is registered while it runs (the hub kills them all when it closes). */
   groups?: RunningGroups;
+  /** The process table searched for the run's escaped descendants (setsid). Default /proc. */
+  processTable?: ProcessTable;
 }
 
 export interface ProcessResult {
@@ -94,9 +97,12 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const now = options.now ?? (() => performance.now());
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const started = now();
+  const table = options.processTable ?? procTable;
+  // Security: every descendant inherits the marker, so one that leaves the group (setsid) is still found.
+  const marker = crypto.randomUUID();
   let child: ChildProcess;
   try {
-    child = spawn(spec.argv, { cwd: spec.cwd, env: spec.env });
+    child = spawn(spec.argv, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });
   } catch (error) {
     throw new SkillHubError("SPAWN_FAILED", `cannot start ${spec.argv[0]}: ${errorMessage(error)}`, {
       cause: error,
@@ -105,7 +111,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   }
   const group = child.pid;
   const groups = options.groups ?? new RunningGroups();
-  groups.add(group, kill);
+  groups.add(group, kill, marker);
   const stdout = captureStream(child.stdout, spec.maxOutputBytes);
   const stderr = captureStream(child.stderr, spec.maxOutputBytes);
 
@@ -113,12 +119,15 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   let aborted = false;
   let termAt: number | undefined;
   let killed = false;
+  /** Reaped: its pid may now belong to a stranger, so only the marker finds the run's processes. */
+  let exited = false;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const killNow = () => {
     clearTimeout(killTimer);
     if (killed) return;
     killed = true;
     signalGroup(group, "SIGKILL", kill);
+    signalRun(group, exited ? undefined : group, marker, "SIGKILL", kill, table);
   };
   /** SIGTERM to the whole group now, SIGKILL after the grace period (once). */
   const terminate = () => {
@@ -129,6 +138,8 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
       killed = true;
       return;
     }
+    // Then whatever left the group (setsid): the group first, so a shell dies before it can report its children.
+    signalRun(group, exited ? undefined : group, marker, "SIGTERM", kill, table);
     killTimer = setTimeout(killNow, graceMs);
   };
   const timeout = setTimeout(() => {
@@ -143,6 +154,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   if (spec.signal?.aborted) onAbort();
 
   await child.exited;
+  exited = true;
   const durationMs = Math.max(0, Math.round(now() - started));
   clearTimeout(timeout);
   spec.signal?.removeEventListener("abort", onAbort);
@@ -155,6 +167,8 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     else await Bun.sleep(POLL_MS);
   }
   clearTimeout(killTimer);
+  // Whatever escaped the group (setsid) and is still there now gets no grace of its own.
+  signalRun(group, undefined, marker, "SIGKILL", kill, table);
   groups.delete(group);
 
   // The pipes close when the last writer dies; one that escaped the group (setsid) must not hold the call.

@@ -25,6 +25,8 @@ export interface RefresherOptions {
   watch: boolean;
   /** Watcher debounce. Default 500 ms. */
   debounceMs?: number;
+  /** Longest a rescan waits under a steady stream of changes, in ms. Default max(4 × debounce, 2,000). */
+  maxWaitMs?: number;
   /** Injected for tests. */
   watchFn?: WatchFn;
   setInterval?: (fn: () => void, ms: number) => unknown;
@@ -46,6 +48,8 @@ export class Refresher {
   private watchers = new Map<string, { close(): void }>();
   private timer: unknown;
   private debounce?: ReturnType<typeof setTimeout>;
+  /** When the first change not yet scanned arrived (the debounce's maximum wait counts from it). */
+  private pendingSince?: number;
   private lastScanEnd = 0;
   /** Watchers are set up after the first scan; later scans keep them in step with the sources. */
   private watching = false;
@@ -179,7 +183,17 @@ export class Refresher {
   private changed(): void {
     if (this.stopped) return;
     if (this.debounce) clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => void this.rescan("file change"), this.options.debounceMs ?? 500);
+    // A file written every 25 ms would push a plain debounce back forever: past the maximum wait, scan anyway.
+    const debounceMs = this.options.debounceMs ?? 500;
+    const maxWaitMs = this.options.maxWaitMs ?? Math.max(4 * debounceMs, 2_000);
+    const now = this.now();
+    this.pendingSince ??= now;
+    const delay = Math.max(0, Math.min(debounceMs, this.pendingSince + maxWaitMs - now));
+    this.debounce = setTimeout(() => {
+      this.debounce = undefined;
+      this.pendingSince = undefined;
+      void this.rescan("file change");
+    }, delay);
   }
 }
 

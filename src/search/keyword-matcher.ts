@@ -1,3 +1,5 @@
+import { trimChar } from "../util/trim-char.ts";
+
 /**
  * The deterministic keyword matcher of seed 003 §5: tokenise a free-text
  * context, score a keyword list against it, then pick one match, report an
@@ -46,7 +48,7 @@ export function tokenize(text: string): string[] {
   const seen = new Set<string>();
   for (const raw of cleaned.split(/\s+/)) {
     // Hyphens join words ("front-end"); alone or at an edge ("- item", "--flag") they are punctuation.
-    const token = raw.replace(/^-+|-+$/g, "");
+    const token = trimChar(raw, "-");
     if (token === "" || STOP_WORDS.has(token) || seen.has(token)) continue;
     seen.add(token);
     tokens.push(token);

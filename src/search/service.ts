@@ -209,7 +209,7 @@ export class SearchService {
 
   private readonly body = (skill: Skill): string => {
     if (this.options.readBody) return this.options.readBody(skill);
-    // Gone since the scan: index what the catalog knows; the next scan drops it.
+    // Confined and capped like every read of skill content; gone since the scan → index what the catalog knows.
     return readSkillBody(skill) ?? "";
   };
 }

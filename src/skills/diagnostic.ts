@@ -23,6 +23,7 @@ export const DIAGNOSTIC_CODES = [
   "unreadable",
   "symlink-loop",
   "symlink-outside",
+  "special-file",
   "depth-limit",
   "dir-limit",
   "missing-keywords",

@@ -27,12 +27,29 @@ export function parseLenientYaml(input: string): YamlResult {
   return { ok: false, error: first.error };
 }
 
+/**
+ * Largest frontmatter the `yaml` package parses. It is superlinear on some
+ * hostile inputs (1 MiB of `*a &b` takes minutes), while real frontmatter is
+ * a few KiB (the largest in the 1,000-skill corpus is 2 KiB). Larger
+ * frontmatter goes to Bun's native parser only.
+ */
+export const STRICT_PARSER_MAX_CHARS = 16_384;
+
 function tryParse(text: string): { ok: true; data: unknown } | { ok: false; error: string } {
+  const mayAlias = MAY_ALIAS.test(text);
   try {
-    if (!MAY_ALIAS.test(text)) return { ok: true, data: Bun.YAML.parse(text) };
+    if (!mayAlias) return { ok: true, data: Bun.YAML.parse(text) };
   } catch {
     // Bun's messages carry no position; ask the strict parser for a better one below.
   }
+  // Security: bounded time. Anchors in a huge frontmatter are refused rather than expanded or parsed slowly.
+  if (text.length > STRICT_PARSER_MAX_CHARS)
+    return {
+      ok: false,
+      error: mayAlias
+        ? `frontmatter over ${STRICT_PARSER_MAX_CHARS} characters uses YAML anchors or aliases; not parsed`
+        : `invalid YAML in a frontmatter over ${STRICT_PARSER_MAX_CHARS} characters (no position given)`,
+    };
   try {
     return { ok: true, data: parseStrict(text, { maxAliasCount: 50, prettyErrors: true }) };
   } catch (error) {
@@ -41,13 +58,24 @@ function tryParse(text: string): { ok: true; data: unknown } | { ok: false; erro
   }
 }
 
-/** Quote top-level and nested `key: value` lines whose plain value YAML cannot read. */
-function quoteBrokenValues(text: string): { text: string; keys: string[] } {
+/** `key:` at the start of a line (after indentation and an optional list dash): anchored, no nested quantifiers. */
+const KEY_HEAD = /^([ \t]*(?:-[ \t]+)?)([A-Za-z0-9_][\w.-]*):[ \t]+/;
+
+/**
+ * Quote top-level and nested `key: value` lines whose plain value YAML cannot read.
+ *
+ * Security: linear in the line's length. The value is cut with trimEnd, not a
+ * regex: `(.+?)\s*$` retried the lazy group at every position of a run of
+ * spaces, so one line of 150,000 spaces held up the scan for 44 s (issue 13).
+ */
+export function quoteBrokenValues(text: string): { text: string; keys: string[] } {
   const keys: string[] = [];
   const lines = text.split("\n").map((line) => {
-    const match = /^(\s*(?:-\s+)?)([A-Za-z0-9_][\w.-]*):[ \t]+(.+?)\s*$/.exec(line);
+    const match = KEY_HEAD.exec(line);
     if (!match) return line;
-    const [, indent = "", key = "", value = ""] = match;
+    const [head, indent = "", key = ""] = match;
+    const value = line.slice(head.length).trimEnd();
+    if (value === "") return line;
     if (/^["'[{|>!&*#]/.test(value)) return line;
     if (!value.includes(": ") && !value.endsWith(":") && !RESERVED_START.test(value)) return line;
     keys.push(key);

@@ -18,9 +18,14 @@ export interface SkillFileList {
  * The files of one skill, for load_skill: every regular file under its
  * folder except SKILL.md, skipping nested skills (they are skills of their
  * own), tooling folders, and links that lead outside the skill.
+ *
+ * Security: `max` bounds the work, not only the answer: folders count against
+ * it too, so a skill of 30,000 empty folders costs `max` readdirs per call,
+ * not 30,000.
  */
 export function listSkillFiles(dir: string, max = 500, maxDepth = 8): SkillFileList {
   const files: SkillFileEntry[] = [];
+  let folders = 0;
   let real: string;
   try {
     real = realpathSync(dir);
@@ -39,14 +44,16 @@ export function listSkillFiles(dir: string, max = 500, maxDepth = 8): SkillFileL
     for (const entry of entries) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) {
-        if (SKIPPED_DIRS.has(entry.name) || depth >= maxDepth || isSkillFolder(path)) continue;
+        if (SKIPPED_DIRS.has(entry.name) || depth >= maxDepth) continue;
+        if (++folders + files.length > max) return false;
+        if (isSkillFolder(path)) continue;
         if (!visit(path, depth + 1)) return false;
         continue;
       }
       if (depth === 0 && entry.name === SKILL_FILE) continue;
       const size = fileSize(path, entry.isSymbolicLink(), real);
       if (size === undefined) continue;
-      if (files.length >= max) return false;
+      if (files.length + folders >= max) return false;
       files.push({ path: relative(dir, path).split(sep).join("/"), size });
     }
     return true;

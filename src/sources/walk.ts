@@ -1,64 +1,17 @@
 import * as nodeFs from "node:fs";
-import { relative, sep } from "node:path";
-import { type Diagnostic, diagnostic } from "../skills/diagnostic.ts";
+import { diagnostic } from "../skills/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
+import { childPath, isWithin, toRel } from "./walk-paths.ts";
+import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
 export const SKIPPED_DIRS = new Set([".git", "node_modules", "__pycache__", ".venv"]);
 export const SKILL_FILE = "SKILL.md";
 
-export interface FileEntry {
-  /** Absolute path. */
-  file: string;
-  /** Path relative to the source root, with "/" separators. */
-  rel: string;
-  size: number;
-  mtimeMs: number;
-}
+export type { FileEntry, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
-export interface SkillDirEntry extends FileEntry {
-  /** Absolute folder holding SKILL.md. */
-  dir: string;
-}
-
-export interface WalkResult {
-  /** Folders holding a SKILL.md, in walk order (sorted by name at each level). */
-  skills: SkillDirEntry[];
-  /** `.md` files outside any skill folder: candidate tree nodes (seed 003). */
-  markdown: FileEntry[];
-  /** `config.yaml` at the source root, if present. */
-  configFile?: string;
-  /** Whether the root folder exists. */
-  exists: boolean;
-  dirCount: number;
-  /** Folder listings read from disk (not reused) in this walk: 0 means no folder changed. */
-  reread: number;
-  diagnostics: Diagnostic[];
-}
-
-export interface WalkLimits {
-  maxDepth: number;
-  maxDirs: number;
-  /**
-   * Trust the remembered listing of leaf skill folders (a SKILL.md and no
-   * subfolders) without a stat: the parent's listing still shows added and
-   * removed skills and each SKILL.md is still statted, so only a folder newly
-   * created inside a skill waits for the next full pass (or the watcher).
-   */
-  quick?: boolean;
-}
-
-/** The few file-system calls the walker makes, injectable for tests. */
-export interface WalkFs {
-  statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean; isFile(): boolean };
-  readdirSync(
-    path: string,
-    options: { withFileTypes: true },
-  ): { name: string; isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }[];
-  realpathSync(path: string): string;
-}
-
-type EntryKind = "dir" | "file" | "link";
+/** "special": a FIFO, socket or device, never read (opening one can block the scan on another process). */
+type EntryKind = "dir" | "file" | "link" | "special";
 /** [path, real path, depth, inside a skill folder, real folder that links must stay in]. */
 type Frame = [string, string, number, boolean, string];
 interface DirListing {
@@ -147,6 +100,10 @@ export class Walker {
       const children: Frame[] = [];
       for (const entry of listing.entries) {
         const path = childPath(dir, entry.name);
+        if (entry.kind === "special") {
+          noteSpecial(result, path);
+          continue;
+        }
         if (entry.kind === "file") {
           if (depth === 0 && entry.name === "config.yaml") result.configFile = path;
           if (!hasSkill && !insideSkill && entry.name.endsWith(".md") && entry.name !== SKILL_FILE) {
@@ -163,8 +120,15 @@ export class Walker {
         if (entry.kind === "link") {
           // Installers (npx skills) link skill folders in; follow them, but by real path so loops end.
           try {
-            if (!this.fs.statSync(path).isDirectory()) {
+            const target = this.fs.statSync(path);
+            if (!target.isDirectory() && !target.isFile()) {
+              // Security: a link to /dev/zero, /dev/stdin or a FIFO would make a read block or never end.
+              noteSpecial(result, path);
+              continue;
+            }
+            if (!target.isDirectory()) {
               if (!hasSkill && !insideSkill && entry.name.endsWith(".md")) {
+                if (limits.confineLinks && !this.linkInside(path, base, result)) continue;
                 const stat = this.statFile(path, result);
                 if (stat)
                   result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
@@ -179,8 +143,22 @@ export class Walker {
           // Security: outside skills, a link is an installed skill or collection and may live anywhere
           // (npx skills creates such links). Inside a skill, a link is followed only while it stays in
           // that skill's folder, so a link to / in a skill cannot turn the scan loose on the whole disk.
-          if (!insideSkill && !hasSkill) childBase = childReal;
-          else if (!isWithin(childBase, childReal)) {
+          if (limits.confineLinks && !isWithin(base, childReal)) {
+            // Security: a synced repository is someone else's content; a link in it must not reach
+            // the operator's files (~/.claude/skills, /): only targets inside the repository are followed.
+            result.diagnostics.push(
+              diagnostic(
+                "symlink-outside",
+                "warning",
+                path,
+                `links to ${childReal}, outside the repository ${base}; not followed (synced repositories are confined to themselves).`,
+              ),
+            );
+            continue;
+          }
+          if (!insideSkill && !hasSkill) {
+            if (!limits.confineLinks) childBase = childReal;
+          } else if (!isWithin(childBase, childReal)) {
             result.diagnostics.push(
               diagnostic(
                 "symlink-outside",
@@ -242,7 +220,7 @@ export class Walker {
         .readdirSync(dir, { withFileTypes: true })
         .map((e) => ({
           name: e.name,
-          kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : "file") as EntryKind,
+          kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : e.isFile() ? "file" : "special") as EntryKind,
         }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const hasSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
@@ -255,6 +233,26 @@ export class Walker {
       this.noteUnreadable(result, dir, error);
       return undefined;
     }
+  }
+
+  /** Whether a file link's target stays inside `base` (confined sources); a diagnostic otherwise. */
+  private linkInside(path: string, base: string, result: WalkResult): boolean {
+    let real: string;
+    try {
+      real = this.fs.realpathSync(path);
+    } catch {
+      return false;
+    }
+    if (isWithin(base, real)) return true;
+    result.diagnostics.push(
+      diagnostic(
+        "symlink-outside",
+        "warning",
+        path,
+        `links to ${real}, outside the repository ${base}; not read (synced repositories are confined to themselves).`,
+      ),
+    );
+    return false;
   }
 
   private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {
@@ -276,17 +274,14 @@ export class Walker {
   }
 }
 
-function isWithin(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
-
-/** `dir/name` without path.join's normalisation: both parts are already clean (hot path at 10,000 skills). */
-function childPath(dir: string, name: string): string {
-  return dir.endsWith(sep) ? dir + name : dir + sep + name;
-}
-
-function toRel(root: string, path: string): string {
-  // Paths under the root are built by childPath, so a prefix cut is exact.
-  const rel = path.startsWith(root + sep) ? path.slice(root.length + 1) : relative(root, path);
-  return sep === "/" ? rel : rel.split(sep).join("/");
+/** Security: FIFOs, sockets and devices are skipped, never opened, and said so. */
+function noteSpecial(result: WalkResult, path: string): void {
+  result.diagnostics.push(
+    diagnostic(
+      "special-file",
+      "warning",
+      path,
+      "is a FIFO, socket or device (or a link to one); never read, so it cannot hold up the scan. Skipped.",
+    ),
+  );
 }

@@ -9,12 +9,12 @@ import { roundScore, type Scored } from "../search/keyword-matcher.ts";
 import { isRouted, routeContext } from "../search/skill-routing.ts";
 import type { Skill } from "../skills/skill.ts";
 import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
-import { errnoCode } from "../util/errors.ts";
+import { errnoCode, SkillHubError } from "../util/errors.ts";
 import { isBinaryExtension } from "../util/file-kind.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
-import { isServable, locateFile, readAsset } from "./support/asset-read.ts";
-import { disabledError, frozenRefusal, recordLoad } from "./support/skill-lookup.ts";
+import { isServable, readAsset } from "./support/asset-read.ts";
+import { disabledError, frozenRefusal, recordLoad, unreadableSkill } from "./support/skill-lookup.ts";
 
 const Input = z
   .object({
@@ -141,6 +141,12 @@ export const getSkillTool = defineTool({
     } catch (error) {
       // Deleted or unreadable since the last scan: nothing to serve. Anything else is a bug.
       if (errnoCode(error) === undefined) throw error;
+      if (error instanceof SkillHubError && error.code !== "FILE_NOT_FOUND")
+        return unreadableSkill(
+          best.item,
+          { ok: false, code: error.code as "FILE_CHANGED", reason: error.message },
+          deps,
+        );
       deps.track("no_match", { context });
       return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE });
     }
@@ -252,9 +258,7 @@ function serve(catalog: Catalog, best: Scored<Skill>, config: Config): Served {
  */
 function inlineText(owner: Skill, file: string, maxBytes: number): string | undefined {
   if (maxBytes <= 0 || isBinaryExtension(file)) return undefined;
-  const located = locateFile(owner, file);
-  if (!located.ok) return undefined;
-  const read = readAsset(located.real, file, maxBytes);
+  const read = readAsset(owner, file, maxBytes);
   return read.ok && !read.binary ? read.text : undefined;
 }
 

@@ -124,7 +124,7 @@ export const listSkillsTool = defineTool({
         { cursor },
       );
     }
-    const page = pageOf(all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true);
+    const page = pageOf(catalog, all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true);
     const end = start + page.length;
     const rest = all.length - end;
     const message =
@@ -159,11 +159,11 @@ type FlatEntry = ReturnType<typeof flatEntries>[number];
  * Up to `limit` entries from `start`, bodies read only for those, stopping
  * before FLAT_MAX_BYTES of JSON (one entry at least, so paging always moves).
  */
-function pageOf(all: FlatEntry[], start: number, limit: number, includeBody: boolean): FlatEntry[] {
+function pageOf(catalog: Catalog, all: FlatEntry[], start: number, limit: number, includeBody: boolean): FlatEntry[] {
   const page: FlatEntry[] = [];
   let bytes = 0;
   for (const entry of all.slice(start, start + limit)) {
-    const shown = includeBody ? { ...entry, body: readSkillBody(entry) ?? "" } : entry;
+    const shown = includeBody ? { ...entry, body: bodyOf(catalog, entry.qualified_name) } : entry;
     const size = JSON.stringify(shown).length;
     if (page.length > 0 && bytes + size > FLAT_MAX_BYTES) break;
     page.push(shown);
@@ -212,4 +212,10 @@ function flatEntries(catalog: Catalog, filter: SkillFilter, query: string) {
 /** Seed 001's install name: the skill's folder name; a tree node's file name. */
 function installName(s: Skill): string {
   return s.kind === "tree-node" ? basename(s.file).replace(/\.md$/i, "") : basename(s.dir);
+}
+
+/** The body through the confined reader; "" when the skill is gone or cannot be read since the scan. */
+function bodyOf(catalog: Catalog, id: string): string {
+  const skill = catalog.get(id);
+  return skill ? (readSkillBody(skill) ?? "") : "";
 }

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { readInstructions } from "../catalog/skill-text.ts";
+import { readInstructionsChecked } from "../catalog/skill-text.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { lookupSkill, notFound, recordLoad } from "./support/skill-lookup.ts";
+import { lookupSkill, readFailure, recordLoad } from "./support/skill-lookup.ts";
 
 const Input = z.object({
   skill_name: z
@@ -37,8 +37,9 @@ export const loadSkillTool = defineTool({
   handler: async ({ skill_name }, { deps }) => {
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
-    const instructions = readInstructions(deps.store.catalog, skill);
-    if (instructions === undefined) return notFound(skill_name, deps);
+    const read = readInstructionsChecked(deps.store.catalog, skill);
+    if (!read.ok) return readFailure(skill_name, skill, read, deps);
+    const instructions = read.text;
     const { files, truncated } = listSkillFiles(skill.dir);
     recordLoad(deps, skill, "load_skill");
     return structuredResult({

@@ -1,7 +1,7 @@
-import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { z } from "zod";
+import { realFolder } from "../skills/skill-read.ts";
+import { readConfined } from "../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
-import { resolveInside } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { lookupSkill } from "./support/skill-lookup.ts";
@@ -35,25 +35,22 @@ export const readSkillFileTool = defineTool({
   handler: async ({ skill_name, file_path }, { deps }) => {
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
-    const resolved = resolveInside(skill.dir, file_path);
-    if (!resolved.ok) {
+    const max = deps.config.files.max_file_bytes;
+    // One confined read (util/confined-read.ts): the opened file must be inside the skill's real folder.
+    const folder = realFolder(skill.dir, skill);
+    const read = folder.ok
+      ? readConfined({ root: folder.root, rootIsReal: true, file: file_path, maxBytes: max, overflow: "truncate" })
+      : folder;
+    if (!read.ok) {
       const advice =
-        resolved.code === "PATH_OUTSIDE_SKILL"
+        read.code === "PATH_OUTSIDE_SKILL"
           ? "Only files inside the skill's folder can be read; use a relative path from load_skill's file list."
           : `load_skill('${skill.name}') lists the skill's files.`;
-      return errorResult(resolved.code, `${resolved.reason}. ${advice}`, { skill: skill.name, file_path });
+      return errorResult(read.code, `${read.reason.replace(/\.$/, "")}. ${advice}`, { skill: skill.name, file_path });
     }
-    const stat = statSync(resolved.real);
-    if (!stat.isFile()) {
-      return errorResult(
-        "FILE_NOT_FOUND",
-        `'${file_path}' is a folder, not a file. load_skill('${skill.name}') lists the skill's files.`,
-        { skill: skill.name, file_path },
-      );
-    }
-    const max = deps.config.files.max_file_bytes;
-    const bytes = readHead(resolved.real, Math.min(stat.size, max));
-    const truncated = stat.size > bytes.length;
+    const bytes = read.bytes;
+    const stat = { size: read.size };
+    const truncated = read.truncated;
     deps.track("asset_served", {
       tool: "read_skill_file",
       skill_path: skill.name,
@@ -61,11 +58,11 @@ export const readSkillFileTool = defineTool({
       size_bytes: stat.size,
       truncated,
     });
-    if (isBinaryFile(resolved.real, bytes)) {
+    if (isBinaryFile(read.real, bytes)) {
       if (truncated) {
         return errorResult(
           "FILE_TOO_LARGE",
-          `'${file_path}' is a ${stat.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES), and a cut binary file is useless. Its path on disk is ${resolved.real}.`,
+          `'${file_path}' is a ${stat.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES), and a cut binary file is useless. Its path on disk is ${read.real}.`,
           { skill: skill.name, file_path, size_bytes: stat.size, max_bytes: max },
         );
       }
@@ -74,7 +71,7 @@ export const readSkillFileTool = defineTool({
         encoding: "base64",
         truncated: false,
         size_bytes: stat.size,
-        mime_type: mimeTypeFor(resolved.real),
+        mime_type: mimeTypeFor(read.real),
       });
     }
     return structuredResult({
@@ -85,23 +82,6 @@ export const readSkillFileTool = defineTool({
     });
   },
 });
-
-/** The first `length` bytes of a file, without reading the rest. */
-function readHead(path: string, length: number): Uint8Array {
-  const buffer = new Uint8Array(length);
-  const fd = openSync(path, "r");
-  try {
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, buffer, read, length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** UTF-8 text of a byte prefix; a character cut in half at the end is dropped, not turned into garbage. */
 function decodeUtf8Prefix(bytes: Uint8Array, cut: boolean): string {

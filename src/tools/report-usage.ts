@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { configSecrets } from "../exec/env.ts";
+import { knownSecretValues, scrubSecretText } from "../util/secret-env.ts";
 import { defineTool } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
@@ -37,7 +39,9 @@ export const reportUsageTool = defineTool({
     const found = await lookupSkillPath(skill_path, deps);
     if (found.error) return found.error;
     const path = found.skill.name;
-    const note = comment?.trim() ? `: ${JSON.stringify(comment.trim().slice(0, 300))}` : "";
+    // Security: the log line gets the comment scrubbed of the server's secrets, as the event does (tracker.ts).
+    const secrets = knownSecretValues(deps.exec.env, configSecrets(deps.config));
+    const note = comment?.trim() ? `: ${JSON.stringify(scrubSecretText(comment.trim(), secrets).slice(0, 300))}` : "";
     deps.logger.info(`feedback on ${JSON.stringify(path)}: ${useful ? "useful" : "not useful"}${note}`);
     deps.track("skill_feedback", { skill_path: path, useful, comment: comment?.trim() || null });
     return structuredResult({ recorded: true, message: `Feedback recorded for ${path}` });

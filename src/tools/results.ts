@@ -17,6 +17,10 @@ export type ErrorCode =
   | "EXECUTION_TIMEOUT"
   | "NO_RUNNER"
   | "INVALID_ARGUMENT"
+  | "PERMISSION_DENIED"
+  | "NOT_A_REGULAR_FILE"
+  | "FILE_CHANGED"
+  | "READ_TIMEOUT"
   | "INTERNAL_ERROR"
   // Frozen mode (issue 17): not in skillhub.lock, differs from it, or the lock cannot be read.
   | "SKILL_NOT_LOCKED"

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkCommandName, checkPathArgs } from "../exec/command-args.ts";
+import { checkCommandName, checkLinkFlags, checkPathArgs } from "../exec/command-args.ts";
 import { childEnv } from "../exec/env.ts";
 import { runOnHost } from "../exec/host.ts";
 import { commandRunner } from "../exec/runners.ts";
@@ -96,7 +96,9 @@ export const runSkillCommandTool = defineTool({
         { skill: skill.name },
       );
     }
-    const paths = checkPathArgs(args, dir);
+    // Security: options that follow symlinks (grep -R, find -L) are refused like paths that leave the skill.
+    const links = checkLinkFlags(command, args);
+    const paths = links.ok ? checkPathArgs(args, dir) : links;
     if (!paths.ok) {
       return errorResult(
         "PATH_OUTSIDE_SKILL",

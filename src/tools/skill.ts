@@ -2,7 +2,7 @@ import { sep } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
-import { readInstructions, readSkillText } from "../catalog/skill-text.ts";
+import { readInstructionsChecked, readSkillFileText } from "../catalog/skill-text.ts";
 import { closeNames } from "../catalog/suggest.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
@@ -14,7 +14,7 @@ import {
   renderSkillToolDescription,
   truncate,
 } from "./support/skill-catalog.ts";
-import { BY_NAME, type LookupWords, lookupSkill, recordLoad } from "./support/skill-lookup.ts";
+import { BY_NAME, type LookupWords, lookupSkill, readFailure, recordLoad } from "./support/skill-lookup.ts";
 
 /**
  * Seed 004's `name`, plus `command` as an alias: the seed's own description
@@ -89,9 +89,11 @@ export const skillTool = defineTool({
     const { skill, error } = await lookupSkill(name, deps, words);
     if (error) return error;
     // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
-    const text = skill.kind === "tree-node" ? readInstructions(deps.store.catalog, skill) : readSkillText(skill);
+    const read =
+      skill.kind === "tree-node" ? readInstructionsChecked(deps.store.catalog, skill) : readSkillFileText(skill);
     // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
-    if (text === undefined) return missing(name);
+    if (!read.ok) return readFailure(name, skill, read, deps, words);
+    const text = read.text;
     recordLoad(deps, skill, "skill");
     // The seed's text stays the first (and, for clients that read one, the only) content item; the
     // description's promise of a <command-message> is kept by a second one.

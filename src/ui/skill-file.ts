@@ -1,11 +1,11 @@
-import { closeSync, constants, fstatSync, openSync } from "node:fs";
 import type { Catalog } from "../catalog/catalog.ts";
 import { findFileInChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
-import { locateFile, readAtMost } from "../tools/support/asset-read.ts";
-import { errnoCode } from "../util/errors.ts";
+import { realFolder } from "../skills/skill-read.ts";
+import { filesBase } from "../tools/support/asset-read.ts";
+import { readConfined } from "../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
-import { checkRelativePath, type InsideResult, resolveInside } from "../util/safe-path.ts";
+import { checkRelativePath } from "../util/safe-path.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { fileHref } from "./skill-detail.ts";
 
@@ -34,7 +34,7 @@ export type FileView =
 export function readFileView(catalog: Catalog, skill: Skill, requested: string, maxBytes: number): FileView {
   const checked = checkRelativePath(requested);
   if (!checked.ok) return { ok: false, code: "PATH_OUTSIDE_SKILL", message: `'${requested}' ${checked.reason}.` };
-  let located: InsideResult;
+  let owner: Skill = skill;
   if (skill.kind === "tree-node") {
     // Security: a tree node's files are only those it (or an ancestor) declares, as get_asset serves them.
     const hit = findFileInChain(catalog, skill, checked.path);
@@ -44,51 +44,45 @@ export function readFileView(catalog: Catalog, skill: Skill, requested: string, 
         code: "FILE_NOT_FOUND",
         message: `'${checked.path}' is not declared by ${skill.name} or the nodes it inherits from.`,
       };
-    located = locateFile(hit.owner, checked.path);
-  } else {
-    located = resolveInside(skill.dir, checked.path);
+    owner = hit.owner;
   }
-  if (!located.ok) return { ok: false, code: located.code, message: `${located.reason}.` };
-  let fd: number;
-  try {
-    // Security: O_NONBLOCK so that a FIFO in the file's place cannot hang the request on open.
-    fd = openSync(located.real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    return { ok: false, code: "FILE_NOT_FOUND", message: `'${checked.path}' cannot be opened (${errnoCode(error)}).` };
+  const base = filesBase(owner);
+  if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${checked.path}' does not exist.` };
+  const root = realFolder(base, owner);
+  if (!root.ok) return { ok: false, code: "FILE_NOT_FOUND", message: `${root.reason}` };
+  // Security: the same confined reader as read_skill_file and get_asset: inside the real folder, a regular
+  // file opened without blocking, read once, at most maxBytes (a longer file is shown truncated).
+  const read = readConfined({ root: root.root, rootIsReal: true, file: checked.path, maxBytes, overflow: "truncate" });
+  if (!read.ok) {
+    const code = read.code === "PATH_OUTSIDE_SKILL" ? "PATH_OUTSIDE_SKILL" : "FILE_NOT_FOUND";
+    return { ok: false, code, message: read.reason };
   }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { ok: false, code: "FILE_NOT_FOUND", message: `'${checked.path}' is not a file.` };
-    const bytes = readAtMost(fd, maxBytes, stat.size);
-    const truncated = stat.size > bytes.length;
-    if (isBinaryFile(located.real, bytes))
-      return {
-        ok: true,
-        path: checked.path,
-        sizeBytes: stat.size,
-        truncated,
-        binary: true,
-        mimeType: mimeTypeFor(located.real),
-      };
-    const text = new TextDecoder().decode(bytes);
-    const markdown = /\.(md|markdown)$/i.test(checked.path);
-    const dir = checked.path.includes("/") ? checked.path.slice(0, checked.path.lastIndexOf("/") + 1) : "";
+  const bytes = read.bytes;
+  if (isBinaryFile(checked.path, bytes))
     return {
       ok: true,
       path: checked.path,
-      sizeBytes: stat.size,
-      truncated,
-      binary: false,
-      text,
-      ...(markdown
-        ? {
-            html: renderMarkdown(text, {
-              file: (p) => (skill.kind === "tree-node" ? undefined : fileHref(skill.id, dir + p)),
-            }),
-          }
-        : {}),
+      sizeBytes: read.size,
+      truncated: read.truncated,
+      binary: true,
+      mimeType: mimeTypeFor(checked.path),
     };
-  } finally {
-    closeSync(fd);
-  }
+  const text = new TextDecoder().decode(bytes);
+  const markdown = /\.(md|markdown)$/i.test(checked.path);
+  const dir = checked.path.includes("/") ? checked.path.slice(0, checked.path.lastIndexOf("/") + 1) : "";
+  return {
+    ok: true,
+    path: checked.path,
+    sizeBytes: read.size,
+    truncated: read.truncated,
+    binary: false,
+    text,
+    ...(markdown
+      ? {
+          html: renderMarkdown(text, {
+            file: (p) => (skill.kind === "tree-node" ? undefined : fileHref(skill.id, dir + p)),
+          }),
+        }
+      : {}),
+  };
 }

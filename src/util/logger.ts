@@ -1,3 +1,5 @@
+import { scrubUrlCredentials } from "./url-credentials.ts";
+
 /**
  * The one logger. Everything goes to stderr: on stdio, stdout carries JSON-RPC only.
  */
@@ -33,7 +35,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const name = options.name ?? "skillhub";
   const emit = (at: LogLevel, message: string) => {
     if (rank[at] < rank[level]) return;
-    write(`${new Date(now()).toISOString()} ${name} ${at.padEnd(5)} ${message}\n`);
+    // Security: a URL with credentials (a repository URL in an error) never reaches the log.
+    write(`${new Date(now()).toISOString()} ${name} ${at.padEnd(5)} ${scrubUrlCredentials(message)}\n`);
   };
   return {
     level,

@@ -1,3 +1,5 @@
+import { scrubUrlCredentials } from "./url-credentials.ts";
+
 /**
  * Environment hygiene for every child process SkillHub starts (git, run_script,
  * run_skill_command): the server's own secrets never reach a child.
@@ -20,6 +22,8 @@ export interface SecretSpec {
   names?: readonly string[];
   /** Secret values the server holds (tokens, API keys from the config): any variable carrying one is dropped too. */
   values?: readonly (string | undefined)[];
+  /** Keep credentials in *_proxy variables (git needs its proxy; scripts do not). Default false. */
+  keepProxyCredentials?: boolean;
 }
 
 /**
@@ -37,15 +41,49 @@ export function withoutSecrets(
   const names = new Set(
     [...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()).filter(Boolean),
   );
-  const values = new Set(
-    (spec.values ?? []).filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_VALUE),
-  );
+  // The values of secret-named variables count as secret values too: a copy under another name goes as well.
+  const values = new Set(knownSecretValues(env, spec));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     if (names.has(name.toUpperCase())) continue;
     if (values.has(value)) continue;
-    out[name] = value;
+    // Security: a secret inside a longer value ("Bearer <token>", a URL with the token) drops the variable too.
+    if (containsAny(value, values)) continue;
+    // Security: credentials written in a URL in any variable (SKILLS_REPO, a proxy, a pip index) are hidden.
+    out[name] = spec.keepProxyCredentials && /_proxy$/i.test(name) ? value : scrubUrlCredentials(value);
   }
   return out;
+}
+
+/** Whether the secret values the server holds appear anywhere in the process environment or a text. */
+export function containsAny(text: string, values: ReadonlySet<string>): boolean {
+  for (const v of values) if (text.includes(v)) return true;
+  return false;
+}
+
+/**
+ * Names of the variables of `env` that hold a secret: a secret name, a
+ * secret value (whole or inside), or a URL with credentials. Pure.
+ */
+export function secretVariables(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): string[] {
+  const kept = withoutSecrets(env, spec);
+  return Object.keys(env).filter((name) => env[name] !== undefined && kept[name] !== env[name]);
+}
+
+/** The secret values the server holds: `spec.values` and the values of secret-named variables of `env`. Pure. */
+export function knownSecretValues(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): string[] {
+  const names = new Set([...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()));
+  const out = new Set<string>();
+  for (const v of spec.values ?? []) if (typeof v === "string" && v.length >= MIN_SECRET_VALUE) out.add(v);
+  for (const [name, v] of Object.entries(env))
+    if (v && v.length >= MIN_SECRET_VALUE && names.has(name.toUpperCase())) out.add(v);
+  return [...out];
+}
+
+/** `text` with every known secret value, and every URL's credentials, replaced by `***`. Pure. */
+export function scrubSecretText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= MIN_SECRET_VALUE) out = out.split(secret).join("***");
+  return scrubUrlCredentials(out);
 }

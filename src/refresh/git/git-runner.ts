@@ -106,7 +106,9 @@ export class GitRunner {
   ): Promise<GitOutput> {
     if (this.closed) throw new GitError("GIT_FAILED", "git sync stopped: SkillHub is shutting down.");
     // Security: SkillHub's secrets are none of git's business (the token reaches git only as scoped config).
-    const env: Record<string, string | undefined> = withoutSecrets(this.options.env ?? process.env);
+    const env: Record<string, string | undefined> = withoutSecrets(this.options.env ?? process.env, {
+      keepProxyCredentials: true,
+    });
     // Never wait for a password on a terminal the server does not have; English messages to classify.
     Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "" }, extraEnv);
     const git = this.options.git ?? "git";

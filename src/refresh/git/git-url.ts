@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { scrubUrlCredentials } from "../../util/url-credentials.ts";
 
 /** One configured repository (SKILLS_REPO entry or `repos:` item). */
 export interface RepoSpec {
@@ -37,6 +38,10 @@ export function parseRepo(raw: string): RepoSpec {
         credentials = { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
         parsed.username = "";
         parsed.password = "";
+      } else if (parsed.password) {
+        // Security: ssh:// (and other) URLs cannot carry a password to git anyway (ssh asks for it);
+        // keep the user name, drop the password so it is never shown, logged or stored.
+        parsed.password = "";
       }
       url = parsed.href;
       path = parsed.pathname;
@@ -72,13 +77,13 @@ export function repoName(path: string): string {
 
 /**
  * Security: hide credentials in any text (git's stderr, error messages,
- * logs): the given secrets wherever they appear, and the user-info part of
- * http(s) URLs.
+ * logs): the given secrets wherever they appear, and the credentials of
+ * every URL (http(s), ssh, git+…: util/url-credentials.ts).
  */
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("***");
-  return out.replace(/\b(https?:\/\/)[^/@\s'"]+@/gi, "$1***@");
+  return scrubUrlCredentials(out);
 }
 
 function safeUrl(text: string): URL | undefined {

@@ -1,4 +1,5 @@
 import type { Config } from "../../config/schema.ts";
+import { trimEndChar } from "../../util/trim-char.ts";
 import { PROVIDERS } from "./provider.ts";
 import type { EmbeddingSettings } from "./provider-api.ts";
 
@@ -14,7 +15,7 @@ export function embeddingSettings(config: Config["embedding"]): EmbeddingSetting
   return {
     provider: config.provider,
     model: model !== undefined && entry.modelName ? entry.modelName(model) : model,
-    baseUrl: entry.baseUrl(config).replace(/\/+$/, ""),
+    baseUrl: trimEndChar(entry.baseUrl(config), "/"),
     apiKey: entry.apiKey(config),
     timeoutMs: Math.round(config.timeout_seconds * 1000),
     batchSize: config.batch_size,

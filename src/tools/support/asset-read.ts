@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { Skill } from "../../skills/skill.ts";
-import { errnoCode } from "../../util/errors.ts";
+import { realFolder } from "../../skills/skill-read.ts";
+import { type ConfinedReadOptions, readConfined } from "../../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import type { ErrorCode } from "../results.ts";
@@ -29,70 +30,33 @@ export type AssetContent =
   | { ok: true; size: number; base64: string; mimeType: string; binary: true }
   | { ok: false; code: ErrorCode; message: string; size?: number };
 
-/** The descriptor calls readAsset makes; injectable so tests can change the file between them. */
-export interface AssetIo {
-  fstat(fd: number): { size: number; isFile(): boolean };
-}
-
-const nodeIo: AssetIo = { fstat: (fd) => fstatSync(fd) };
-
 /**
- * Read at most `limit` bytes from an open descriptor, from offset 0, stopping
- * early at end of file. The buffer starts at `expected` + 1 bytes (the size
- * the caller saw; one more to meet end of file without growing) and grows,
- * never past `limit`, whatever the file's size is now.
- */
-export function readAtMost(fd: number, limit: number, expected = limit): Buffer {
-  let buffer = Buffer.alloc(Math.max(0, Math.min(limit, expected + 1)));
-  let filled = 0;
-  while (filled < limit) {
-    if (filled === buffer.length) {
-      const bigger = Buffer.alloc(Math.min(limit, Math.max(buffer.length * 2, 4096)));
-      buffer.copy(bigger, 0, 0, filled);
-      buffer = bigger;
-    }
-    const n = readSync(fd, buffer, filled, buffer.length - filled, filled);
-    if (n === 0) break;
-    filled += n;
-  }
-  return filled === buffer.length ? buffer : buffer.subarray(0, filled);
-}
-
-/**
- * Read a located file for get_asset (seed 003 §7.4): size checked on the
- * opened descriptor, then at most `maxBytes` + 1 bytes read from it, so a file
- * that grew or was swapped after the check is still refused (FILE_TOO_LARGE);
+ * Read a declared file for get_asset (seed 003 §7.4) through the confined
+ * reader: inside the owner's real folder (the opened file, not only the name),
+ * a regular file opened without blocking, at most `maxBytes` read once
+ * (FILE_TOO_LARGE otherwise, even for a file that grows after the check);
  * binary by extension or NUL bytes in the first KiB → base64 with a MIME
  * type; otherwise UTF-8 text.
  */
-export function readAsset(real: string, shownAs: string, maxBytes: number, io: AssetIo = nodeIo): AssetContent {
-  let fd: number;
-  try {
-    // Security: O_NONBLOCK so that a FIFO put in the file's place cannot block the server on open.
-    fd = openSync(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    if (errnoCode(error) === undefined) throw error;
-    return { ok: false, code: "FILE_NOT_FOUND", message: `'${shownAs}' cannot be opened (${errnoCode(error)}).` };
+export function readAsset(
+  owner: Skill,
+  rel: string,
+  maxBytes: number,
+  options: Pick<ConfinedReadOptions, "now"> = {},
+): AssetContent {
+  const base = filesBase(owner);
+  if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${rel}' does not exist.` };
+  const root = realFolder(base, owner);
+  if (!root.ok) return { ok: false, code: root.code, message: root.reason };
+  const read = readConfined({ root: root.root, rootIsReal: true, file: rel, maxBytes, ...options });
+  if (!read.ok) {
+    if (read.code === "FILE_TOO_LARGE") return tooLarge(rel, read.size ?? maxBytes + 1, maxBytes);
+    return { ok: false, code: read.code, message: read.reason };
   }
-  try {
-    const stat = io.fstat(fd);
-    if (!stat.isFile()) return { ok: false, code: "FILE_NOT_FOUND", message: `'${shownAs}' is not a file.` };
-    if (stat.size > maxBytes) return tooLarge(shownAs, stat.size, maxBytes);
-    // Security: the size above may be stale; one byte past the limit proves the file is over it.
-    const bytes = readAtMost(fd, maxBytes + 1, stat.size);
-    if (bytes.length > maxBytes) return tooLarge(shownAs, Math.max(bytes.length, fstatSync(fd).size), maxBytes);
-    if (isBinaryFile(shownAs, bytes))
-      return {
-        ok: true,
-        size: bytes.length,
-        base64: bytes.toString("base64"),
-        mimeType: mimeTypeFor(shownAs),
-        binary: true,
-      };
-    return { ok: true, size: bytes.length, text: new TextDecoder().decode(bytes), binary: false };
-  } finally {
-    closeSync(fd);
-  }
+  const bytes = read.bytes;
+  if (isBinaryFile(rel, bytes))
+    return { ok: true, size: bytes.length, base64: bytes.toString("base64"), mimeType: mimeTypeFor(rel), binary: true };
+  return { ok: true, size: bytes.length, text: new TextDecoder().decode(bytes), binary: false };
 }
 
 function tooLarge(shownAs: string, size: number, maxBytes: number): AssetContent {

@@ -4,8 +4,9 @@ import { closeNames } from "../../catalog/suggest.ts";
 import { effectiveChain } from "../../catalog/tree-chain.ts";
 import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
+import type { ConfinedFailure } from "../../util/confined-read.ts";
 import type { EventType, ToolDeps } from "../definition.ts";
-import { errorResult } from "../results.ts";
+import { type ErrorCode, errorResult } from "../results.ts";
 
 export type Lookup = { skill: Skill; error?: undefined } | { skill?: undefined; error: CallToolResult };
 
@@ -93,4 +94,32 @@ export function recordLoad(
   deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
   if (typeof event === "string") deps.track("skill_loaded", { tool: event, skill: skill.name, source: skill.source });
   else deps.track(event.type, event.data);
+}
+
+/** A failed read of a found skill: deleted since the scan answers as an unknown name; anything else as unreadableSkill. */
+export function readFailure(
+  name: string,
+  skill: Skill,
+  failure: ConfinedFailure,
+  deps: ToolDeps,
+  words: LookupWords = BY_NAME,
+): CallToolResult {
+  return failure.code === "FILE_NOT_FOUND" ? notFound(name, deps, words) : unreadableSkill(skill, failure, deps);
+}
+
+/**
+ * The tool result for a skill file that is no longer what the catalog saw
+ * (replaced by a link out of the skill, a FIFO, grown past 1 MiB, unreadable):
+ * a clear error, and a rescan so the catalog catches up. FILE_NOT_FOUND is
+ * left to the caller (it answers as for an unknown name).
+ */
+export function unreadableSkill(skill: Skill, failure: ConfinedFailure, deps: ToolDeps): CallToolResult {
+  // The catalog is stale for this skill: rescan now, without making this call wait for it.
+  void deps.ensureFresh(0).catch(() => undefined);
+  deps.logger.warn(`skill '${skill.name}' not served: ${failure.code} (${failure.reason})`);
+  return errorResult(
+    failure.code as ErrorCode,
+    `Skill '${skill.name}' cannot be served: ${failure.reason} It changed since the last scan; the catalog is being rescanned, so try again in a moment or pick another skill.`,
+    { skill: skill.name },
+  );
 }

@@ -1,0 +1,76 @@
+import { realpathSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import {
+  type ConfinedFailure,
+  type ConfinedFile,
+  MAX_INSTRUCTIONS_BYTES,
+  readConfined,
+  readConfinedText,
+} from "../util/confined-read.ts";
+import { errnoCode } from "../util/errors.ts";
+import { isInside } from "../util/safe-path.ts";
+import type { Skill } from "./skill.ts";
+
+/** What of a Skill decides where its files may be read from. */
+export type SkillPlace = Pick<Skill, "kind" | "dir" | "file" | "root" | "location">;
+
+/**
+ * The real folder a skill's own file (SKILL.md, a tree node's .md) must be
+ * read from: an Agent Skill's folder; for a tree node, the folder holding its
+ * .md. For a synced repository (location "remote") that folder must also be
+ * inside the repository's real path.
+ *
+ * Security: local folders may be symlinked in from anywhere (installers do
+ * that), so their real folder is the confinement; a repository is someone
+ * else's content and may not link out of itself.
+ */
+export function skillReadRoot(skill: SkillPlace): { ok: true; root: string } | ConfinedFailure {
+  return realFolder(skill.kind === "tree-node" ? dirname(skill.file) : skill.dir, skill);
+}
+
+/** The real path of `folder` (a skill's folder or resource folder), confined to its repository for synced skills. */
+export function realFolder(
+  folder: string,
+  skill: Pick<Skill, "root" | "location">,
+): { ok: true; root: string } | ConfinedFailure {
+  let real: string;
+  try {
+    real = realpathSync(folder);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "EACCES" || code === "EPERM")
+      return { ok: false, code: "PERMISSION_DENIED", reason: `the skill's folder cannot be read: permission denied.` };
+    return { ok: false, code: "FILE_NOT_FOUND", reason: `the skill's folder no longer exists.` };
+  }
+  if (skill.location === "remote") {
+    let repo: string;
+    try {
+      repo = realpathSync(skill.root);
+    } catch {
+      return { ok: false, code: "FILE_NOT_FOUND", reason: `the repository's folder no longer exists.` };
+    }
+    if (!isInside(repo, real))
+      return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `the skill's folder now links outside its repository.` };
+  }
+  return { ok: true, root: real };
+}
+
+/** A skill's own file (SKILL.md or tree node), as text, confined and capped at 1 MiB. */
+export function readSkillSource(
+  skill: SkillPlace,
+  maxBytes = MAX_INSTRUCTIONS_BYTES,
+): (Omit<ConfinedFile, "bytes"> & { text: string }) | ConfinedFailure {
+  const root = skillReadRoot(skill);
+  if (!root.ok) return root;
+  return readConfinedText({ root: root.root, rootIsReal: true, file: basename(skill.file), maxBytes });
+}
+
+/** A skill's own file as bytes (for the scanner's digest). */
+export function readSkillSourceBytes(
+  skill: SkillPlace,
+  maxBytes = MAX_INSTRUCTIONS_BYTES,
+): ConfinedFile | ConfinedFailure {
+  const root = skillReadRoot(skill);
+  if (!root.ok) return root;
+  return readConfined({ root: root.root, rootIsReal: true, file: basename(skill.file), maxBytes });
+}

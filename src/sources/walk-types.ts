@@ -1,0 +1,60 @@
+import type { Diagnostic } from "../skills/diagnostic.ts";
+
+/** What the walker takes and gives (walk.ts). */
+
+export interface FileEntry {
+  /** Absolute path. */
+  file: string;
+  /** Path relative to the source root, with "/" separators. */
+  rel: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface SkillDirEntry extends FileEntry {
+  /** Absolute folder holding SKILL.md. */
+  dir: string;
+}
+
+export interface WalkResult {
+  /** Folders holding a SKILL.md, in walk order (sorted by name at each level). */
+  skills: SkillDirEntry[];
+  /** `.md` files outside any skill folder: candidate tree nodes (seed 003). */
+  markdown: FileEntry[];
+  /** `config.yaml` at the source root, if present. */
+  configFile?: string;
+  /** Whether the root folder exists. */
+  exists: boolean;
+  dirCount: number;
+  /** Folder listings read from disk (not reused) in this walk: 0 means no folder changed. */
+  reread: number;
+  diagnostics: Diagnostic[];
+}
+
+export interface WalkLimits {
+  maxDepth: number;
+  maxDirs: number;
+  /**
+   * Trust the remembered listing of leaf skill folders (a SKILL.md and no
+   * subfolders) without a stat: the parent's listing still shows added and
+   * removed skills and each SKILL.md is still statted, so only a folder newly
+   * created inside a skill waits for the next full pass (or the watcher).
+   */
+  quick?: boolean;
+  /**
+   * Refuse every symlink whose target leaves the source's real folder (synced
+   * repositories). Without it, links outside skills may point anywhere
+   * (installers link skills in) and links inside a skill stay in that skill.
+   */
+  confineLinks?: boolean;
+}
+
+/** The few file-system calls the walker makes, injectable for tests. */
+export interface WalkFs {
+  statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean; isFile(): boolean };
+  readdirSync(
+    path: string,
+    options: { withFileTypes: true },
+  ): { name: string; isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }[];
+  realpathSync(path: string): string;
+}

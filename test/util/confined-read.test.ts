@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { readConfined, readConfinedText } from "../../src/util/confined-read.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+function world() {
+  const outside = tempDir("skillhub-cr-out-");
+  write(join(outside, "secret.txt"), "SECRET\n");
+  const root = tempDir("skillhub-cr-");
+  write(join(root, "a.txt"), "hello\n");
+  write(join(root, "sub/b.txt"), "b\n");
+  symlinkSync(join(root, "a.txt"), join(root, "alias.txt"));
+  symlinkSync(join(outside, "secret.txt"), join(root, "escape.txt"));
+  symlinkSync(outside, join(root, "outdir"));
+  return { root, outside };
+}
+
+describe("readConfined", () => {
+  test("a file inside: bytes, size, sha256 of what was read; a link that stays inside is fine", () => {
+    const { root } = world();
+    const read = readConfined({ root, file: "a.txt" });
+    expect(read).toMatchObject({ ok: true, size: 6, truncated: false });
+    if (!read.ok) throw new Error("unreachable");
+    expect(read.bytes.toString()).toBe("hello\n");
+    expect(read.sha256).toBe(createHash("sha256").update("hello\n").digest("hex"));
+    expect(readConfinedText({ root, file: "alias.txt" })).toMatchObject({ ok: true, text: "hello\n" });
+  });
+
+  test("every way out is PATH_OUTSIDE_SKILL: links to a file or a folder outside, '..', absolute, NUL", () => {
+    const { root } = world();
+    for (const file of ["escape.txt", "outdir/secret.txt", "../x", "/etc/passwd", "a\0b", "C:\\x"])
+      expect(readConfined({ root, file })).toMatchObject({ ok: false, code: "PATH_OUTSIDE_SKILL" });
+  });
+
+  test("missing, folder, FIFO, device link: FILE_NOT_FOUND, FILE_NOT_FOUND, NOT_A_REGULAR_FILE, PATH_OUTSIDE_SKILL", () => {
+    const { root } = world();
+    mkdirSync(join(root, "folder"));
+    expect(Bun.spawnSync(["mkfifo", join(root, "pipe")]).exitCode).toBe(0);
+    symlinkSync("/dev/zero", join(root, "zero"));
+    expect(readConfined({ root, file: "nope" })).toMatchObject({ ok: false, code: "FILE_NOT_FOUND" });
+    expect(readConfined({ root, file: "folder" })).toMatchObject({ ok: false, code: "FILE_NOT_FOUND" });
+    expect(readConfined({ root, file: "pipe" })).toMatchObject({ ok: false, code: "NOT_A_REGULAR_FILE" });
+    expect(readConfined({ root, file: "zero" })).toMatchObject({ ok: false, code: "PATH_OUTSIDE_SKILL" });
+  });
+
+  test("size cap: refuse (FILE_TOO_LARGE with the size) or truncate", () => {
+    const { root } = world();
+    write(join(root, "big.txt"), "x".repeat(100));
+    expect(readConfined({ root, file: "big.txt", maxBytes: 10 })).toMatchObject({
+      ok: false,
+      code: "FILE_TOO_LARGE",
+      size: 100,
+    });
+    const cut = readConfined({ root, file: "big.txt", maxBytes: 10, overflow: "truncate" });
+    expect(cut).toMatchObject({ ok: true, size: 100, truncated: true });
+    expect(cut.ok && cut.bytes.length).toBe(10);
+  });
+
+  test("a read over its time budget is READ_TIMEOUT, not a hang", () => {
+    const { root } = world();
+    write(join(root, "slow.txt"), "y".repeat(200_000));
+    let t = 0;
+    const now = () => (t += 1000);
+    expect(readConfined({ root, file: "slow.txt", timeBudgetMs: 1500, now })).toMatchObject({
+      ok: false,
+      code: "READ_TIMEOUT",
+    });
+  });
+});
