@@ -1,10 +1,9 @@
 import { errnoCode } from "../util/errors.ts";
-import { signalRun } from "./process-tree.ts";
+import { type KillFn, signalRun } from "./process-tree.ts";
 
 /** Signals to a child's whole process group, and the groups still running. */
 
-/** process.kill's shape; a negative pid names a process group (POSIX). */
-export type KillFn = (pid: number, signal: NodeJS.Signals | 0) => void;
+export type { KillFn } from "./process-tree.ts";
 
 export const defaultKill: KillFn = (pid, signal) => {
   process.kill(pid, signal);

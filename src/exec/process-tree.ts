@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from "node:fs";
-import type { KillFn } from "./process-group.ts";
 
 /**
  * Security: every process a script started, found again at its end. Killing
@@ -17,6 +16,9 @@ import type { KillFn } from "./process-group.ts";
  */
 
 export const RUN_MARKER_VARIABLE = "SKILLHUB_RUN_ID";
+
+/** process.kill's shape; a negative pid names a process group (POSIX). */
+export type KillFn = (pid: number, signal: NodeJS.Signals | 0) => void;
 
 export interface ProcessTable {
   /** Every pid with its parent pid and, when readable, its initial environment. */
