@@ -2,6 +2,7 @@ import { type FSWatcher, watch as fsWatch } from "node:fs";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Scanner } from "../catalog/scanner.ts";
 import type { CatalogStore } from "../catalog/store.ts";
+import type { Config } from "../config/schema.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { WalkLimits } from "../sources/walk.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -34,6 +35,11 @@ export interface RefresherOptions {
   now?: () => number;
 }
 
+/** The walk limits of the configuration (sources.max_depth, sources.max_dirs). */
+export function walkLimitsOf(config: Config): WalkLimits {
+  return { maxDepth: config.sources.max_depth, maxDirs: config.sources.max_dirs };
+}
+
 /**
  * Keeps the catalog fresh: an initial scan, a stat-based rescan timer, and
  * recursive watchers with a debounce. Scans never overlap: a request during
@@ -55,6 +61,20 @@ export class Refresher {
   private watching = false;
   private stopped = false;
   private readonly now: () => number;
+
+  /** A refresher with the configuration's timer, watcher and walk limits (sources.*). */
+  static fromConfig(
+    config: Config,
+    deps: Pick<RefresherOptions, "store" | "scanner" | "logger" | "sources" | "watchFn" | "now">,
+  ): Refresher {
+    return new Refresher({
+      ...deps,
+      limits: walkLimitsOf(config),
+      rescanSeconds: config.sources.rescan_seconds,
+      watch: config.sources.watch,
+      debounceMs: config.sources.debounce_ms,
+    });
+  }
 
   constructor(private readonly options: RefresherOptions) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
