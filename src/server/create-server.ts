@@ -1,18 +1,16 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  RootsListChangedNotificationSchema,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult } from "../tools/results.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
+import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
 import { serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
@@ -23,6 +21,16 @@ export const TOOLS_LIST_BUDGET = 12_000;
 export interface CreateServerOptions {
   /** serverInfo.version. Default: the build's version. */
   version?: string;
+  /**
+   * Send list_changed from this instance when the catalog changes. Default true. Off for the
+   * per-request instances of stateless HTTP: there the handler publishes one event per change.
+   */
+  notifyChanges?: boolean;
+}
+
+/** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
+export function isModernRevision(version: string | undefined): boolean {
+  return version !== undefined && version >= "2026-";
 }
 
 /**
@@ -30,8 +38,8 @@ export interface CreateServerOptions {
  * transport. Tool descriptions and the tool set are computed per request
  * from the current catalog, so they are never stale.
  */
-export function createServer(hub: Hub, options: CreateServerOptions = {}): Server {
-  const server = new Server(
+export function createServer(hub: Hub, options: CreateServerOptions = {}): McpServer {
+  const mcp = new McpServer(
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
       capabilities: { tools: { listChanged: true } },
@@ -41,6 +49,8 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
       ),
     },
   );
+  // Tools are computed per request from the catalog, so they are answered at the protocol layer.
+  const server = mcp.server;
   let initialized = false;
   let announced: string | undefined;
 
@@ -54,13 +64,9 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     };
   };
 
-  /** What a client's tools/list shows; a change is worth one list_changed. */
-  const signature = () => {
-    const tools = hub.tools();
-    return `${tools.map((t) => t.name).join(",")}|${tools.some((t) => t.name === "skill") ? hub.catalog.visibleHash : ""}`;
-  };
+  const signature = () => toolsSignature(hub);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler("tools/list", async () => {
     await hub.ready;
     const ctx = context();
     announced = signature();
@@ -72,13 +78,13 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     return { tools: tools.map((tool) => described.get(tool.name) ?? describe(tool, { ...ctx, room })) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     await hub.ready;
     const name = request.params.name;
     const tool = hub.tools().find((t) => t.name === name);
     if (!tool) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool '${name}'. Tools offered: ${hub
           .tools()
           .map((t) => t.name)
@@ -88,7 +94,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return invalidArguments(tool, parsed.error);
     try {
-      return await tool.handler(parsed.data, context(extra.signal));
+      return await tool.handler(parsed.data, context(ctx.mcpReq.signal));
     } catch (error) {
       // A bug must not reach the client as a crash: report it as a tool error and log it.
       hub.logger.error(
@@ -106,12 +112,14 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     void fetchRoots();
   };
 
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+  server.setNotificationHandler("notifications/roots/list_changed", async () => {
     await fetchRoots();
   });
 
   async function fetchRoots(): Promise<void> {
+    // Roots are a 2025 feature: a 2026 server sends no requests of its own.
     if (!hub.acceptRoots || hub.config.sources.project || !server.getClientCapabilities()?.roots) return;
+    if (isModernRevision(server.getNegotiatedProtocolVersion())) return;
     try {
       const timeout = hub.config.server.roots_timeout_seconds * 1000;
       const { roots } = await server.listRoots(undefined, { timeout });
@@ -123,9 +131,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     }
   }
 
+  if (options.notifyChanges === false) return mcp;
   const unsubscribe = hub.store.onChange(() => {
     // Never before initialized; and a client that has not listed yet will see the new list when it does.
-    if (!initialized || announced === undefined) return;
+    if (announced === undefined) return;
+    if (!initialized && !isModernRevision(server.getNegotiatedProtocolVersion())) return;
     const now = signature();
     if (now === announced) return;
     announced = now;
@@ -136,7 +146,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     unsubscribe();
     previousOnClose?.();
   };
-  return server;
+  return mcp;
 }
 
 function describe(tool: ToolDefinition, ctx: ToolContext): Tool {

@@ -8,6 +8,8 @@
 export const RPC = {
   /** Invalid JSON. */
   PARSE_ERROR: -32700,
+  /** Valid JSON that is not a JSON-RPC message, or a message over the size limit. */
+  INVALID_REQUEST: -32600,
   INTERNAL_ERROR: -32603,
   /** Transport-level refusals (the SDK uses the same code). */
   SERVER_ERROR: -32000,
