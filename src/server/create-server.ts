@@ -14,9 +14,19 @@ import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
 import { serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
+import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
 /** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
 export const TOOLS_LIST_BUDGET = 12_000;
+
+/** The 2026-07-28 results that carry cache fields (all of them lists or discovery). */
+const CACHEABLE = [
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "server/discover",
+] as const;
 
 export interface CreateServerOptions {
   /** serverInfo.version. Default: the build's version. */
@@ -42,13 +52,20 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   const mcp = new McpServer(
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+      // 2026-07-28 list results carry ttlMs/cacheScope: a user's skills are private; change notifications
+      // (subscriptions/listen) tell a listening client sooner than the TTL.
+      cacheHints: Object.fromEntries(
+        CACHEABLE.map((method) => [method, { ttlMs: LIST_TTL_MS, cacheScope: "private" as const }]),
+      ),
       instructions: serverInstructions(
         hub.tools().map((t) => t.name),
         hub.selection.kind === "auto" ? ["get_skill"] : [],
       ),
     },
   );
+  // Skills as resources (SEP-2640): skills/list, skills/get, resources/*, the extension capability.
+  skillsExtension(hub).attach(mcp);
   // Tools are computed per request from the catalog, so they are answered at the protocol layer.
   const server = mcp.server;
   let initialized = false;
