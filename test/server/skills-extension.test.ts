@@ -143,13 +143,7 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
       description: "Git workflow helper",
       body: "# Changed\n\nNew instructions, longer.\n",
     });
-    const error = await rpcError(
-      (skills as unknown as { client?: Client }).client ?? (await w.connect(revision)).client,
-      "resources/read",
-      {
-        uri: "skill://git-helper/SKILL.md",
-      },
-    );
+    const error = await rpcError(client, "resources/read", { uri: "skill://git-helper/SKILL.md" });
     expect(error?.message).toContain("changed since it was listed");
     const fresh = await skills.get("skill://git-helper/SKILL.md");
     const after = fresh.skill.resources === "dynamic" ? undefined : fresh.skill.resources[0];
