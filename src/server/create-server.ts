@@ -10,10 +10,12 @@ import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult } from "../tools/results.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
+import { type Announced, announceChanges } from "./announce-changes.ts";
 import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
 import { serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
+import { promptsEnabled, registerPrompts } from "./prompts.ts";
 import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
 /** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
@@ -52,7 +54,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   const mcp = new McpServer(
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        ...(promptsEnabled(hub) ? { prompts: { listChanged: true } } : {}),
+      },
       // 2026-07-28 list results carry ttlMs/cacheScope: a user's skills are private; change notifications
       // (subscriptions/listen) tell a listening client sooner than the TTL.
       cacheHints: Object.fromEntries(
@@ -68,8 +74,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   skillsExtension(hub).attach(mcp);
   // Tools are computed per request from the catalog, so they are answered at the protocol layer.
   const server = mcp.server;
-  let initialized = false;
-  let announced: string | undefined;
+  const seen: Announced = { initialized: false };
 
   const context = (signal?: AbortSignal): ToolContext => {
     const names = new Set(hub.tools().map((t) => t.name));
@@ -81,12 +86,12 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
     };
   };
 
-  const signature = () => toolsSignature(hub);
+  if (promptsEnabled(hub)) registerPrompts(mcp, hub, () => context());
 
   server.setRequestHandler("tools/list", async () => {
     await hub.ready;
     const ctx = context();
-    announced = signature();
+    seen.tools = toolsSignature(hub);
     // Every other tool first: the skill tool's catalog gets the room they leave under the list budget.
     const tools = hub.tools();
     const others = tools.filter((t) => t.name !== "skill").map((tool) => describe(tool, ctx));
@@ -125,7 +130,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   });
 
   server.oninitialized = () => {
-    initialized = true;
+    seen.initialized = true;
     void fetchRoots();
   };
 
@@ -149,15 +154,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   }
 
   if (options.notifyChanges === false) return mcp;
-  const unsubscribe = hub.store.onChange(() => {
-    // Never before initialized; and a client that has not listed yet will see the new list when it does.
-    if (announced === undefined) return;
-    if (!initialized && !isModernRevision(server.getNegotiatedProtocolVersion())) return;
-    const now = signature();
-    if (now === announced) return;
-    announced = now;
-    server.sendToolListChanged().catch((error) => hub.logger.debug(`list_changed not sent: ${errorMessage(error)}`));
-  });
+  const unsubscribe = announceChanges(server, hub, seen, () => isModernRevision(server.getNegotiatedProtocolVersion()));
   const previousOnClose = server.onclose;
   server.onclose = () => {
     unsubscribe();

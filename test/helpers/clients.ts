@@ -14,14 +14,22 @@ export type Revision = (typeof REVISIONS)[number];
 export async function httpClient(
   handler: HttpHandler,
   revision: Revision,
-  options: { listChanged?: () => void; name?: string } = {},
+  options: { onChanged?: (kind: "tools" | "prompts" | "resources") => void; name?: string } = {},
 ): Promise<Client> {
   const modern = revision >= "2026-";
   const client = new Client(
     { name: options.name ?? `test-${revision}`, version: "1.0.0" },
     {
       ...(modern ? { versionNegotiation: { mode: { pin: revision } } } : { supportedProtocolVersions: [revision] }),
-      ...(options.listChanged ? { listChanged: { tools: { onChanged: () => options.listChanged?.() } } } : {}),
+      ...(options.onChanged
+        ? {
+            listChanged: {
+              tools: { onChanged: () => options.onChanged?.("tools") },
+              prompts: { onChanged: () => options.onChanged?.("prompts") },
+              resources: { onChanged: () => options.onChanged?.("resources") },
+            },
+          }
+        : {}),
     },
   );
   const transport = new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8000/mcp"), {

@@ -3,8 +3,8 @@ import { type SkillReadResult, type SkillSource, SkillsExtension } from "@modelc
 import { isEnabled } from "../../catalog/filters.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Hub } from "../hub.ts";
+import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
-import { paginate } from "./paging.ts";
 import { invalidate, type Publication, publication } from "./publication.ts";
 import { readSkillFile } from "./skill-files.ts";
 import { uriKey } from "./uris.ts";
