@@ -6,6 +6,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { z } from "zod";
+import { isEnabled } from "../catalog/filters.ts";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult } from "../tools/results.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -64,10 +65,12 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       cacheHints: Object.fromEntries(
         CACHEABLE.map((method) => [method, { ttlMs: LIST_TTL_MS, cacheScope: "private" as const }]),
       ),
-      instructions: serverInstructions(
-        hub.tools().map((t) => t.name),
-        hub.selection.kind === "auto" ? ["get_skill"] : [],
-      ),
+      instructions: serverInstructions({
+        tools: hub.tools().map((t) => t.name),
+        mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
+        skills: hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
+        usage: hub.usage,
+      }),
     },
   );
   // Skills as resources (SEP-2640): skills/list, skills/get, resources/*, the extension capability.

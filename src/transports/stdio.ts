@@ -5,6 +5,9 @@ import { errorMessage } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
 import { LineTransport } from "./stdio-lines.ts";
 
+/** How long the first answer waits for the first scan, so the instructions can name skills (ms). */
+const INSTRUCTIONS_WAIT_MS = 1500;
+
 export interface StdioOptions {
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;
@@ -31,7 +34,13 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     maxLineBytes: options.maxLineBytes,
     onRejected: (reason) => hub.logger.warn(`stdin: ${reason}`),
   });
-  const handle = sdkServeStdio(() => createServer(hub), {
+  // The first scan is usually done by the time a client opens; waiting for it (briefly) lets the
+  // instructions name the skills.
+  const factory = async () => {
+    await bounded(hub.ready, INSTRUCTIONS_WAIT_MS);
+    return createServer(hub);
+  };
+  const handle = sdkServeStdio(factory, {
     transport,
     onerror: (error) => hub.logger.debug(`stdio: ${errorMessage(error)}`),
   });

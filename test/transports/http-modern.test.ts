@@ -68,7 +68,7 @@ describe("the 2026-07-28 revision over HTTP (stateless, no initialize)", () => {
   test("Mcp-Method and Mcp-Name headers are validated against the body; the error carries the request id", async () => {
     const w = handlerWorld();
     worlds.push(w);
-    const cases = [
+    const cases: { body: ReturnType<typeof modern>; headers: Record<string, string> }[] = [
       { body: modern(4, "tools/list"), headers: { "mcp-method": "tools/call" } },
       { body: modern(5, "tools/list"), headers: {} },
       {
