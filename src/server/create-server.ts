@@ -17,6 +17,7 @@ import type { Hub } from "./hub.ts";
 import { serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
+import { withSearchHint } from "./search-hints.ts";
 import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
 /** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
@@ -170,7 +171,7 @@ function describe(tool: ToolDefinition, ctx: ToolContext): Tool {
   return {
     name: tool.name,
     title: tool.title,
-    description: tool.description(ctx.deps.store.catalog, ctx),
+    description: withSearchHint(tool.name, tool.description(ctx.deps.store.catalog, ctx)),
     inputSchema: toJsonSchema(tool.inputSchema),
     ...(tool.outputSchema ? { outputSchema: outputJsonSchema(tool.outputSchema) } : {}),
     annotations: tool.annotations,
