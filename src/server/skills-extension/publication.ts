@@ -107,7 +107,8 @@ async function publishOne(skill: Skill, prefix: string[]): Promise<Outcome> {
     frontmatter = strict.frontmatter;
   } catch (error) {
     const problems = (error as { problems?: { message: string }[] }).problems;
-    return { reason: problems ? problems.map((p) => p.message).join("; ") : errorMessage(error) };
+    const why = problems ? problems.map((p) => p.message).join("; ") : errorMessage(error);
+    return { reason: `${why} (the extension serves frontmatter verbatim, so it must pass the strict check)` };
   }
   const walk = walkSkillFolder(skill.dir, { maxFiles: SKILL_LIMITS.files, maxBytes: SKILL_LIMITS.bytes });
   if (walk.kind === "refused") return { reason: `not published: ${walk.reason}` };
