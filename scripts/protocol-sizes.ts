@@ -14,7 +14,9 @@ const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["skills
 const clients = ["claude-code", "codex", "vscode", "cursor"];
 const profiles = ["auto", "skill", "hub", "all"];
 const queries = ["skill", "how do i", "pdf", "git"];
-console.log("| client | profile | tools | tools/list bytes | instructions bytes | tool-search hits (skill / how do I / pdf / git) |");
+console.log(
+  "| client | profile | tools | tools/list bytes | instructions bytes | tool-search hits (skill / how do I / pdf / git) |",
+);
 console.log("|---|---|---|---|---|---|");
 for (const clientName of clients) {
   for (const profile of profiles) {

@@ -9,7 +9,7 @@ import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { isJsonContentType, json, RPC, readJsonBody, rpcError } from "./http-responses.ts";
+import { isJsonContentType, json, pathOf, RPC, readJsonBody, rpcError } from "./http-responses.ts";
 import { bearerAllowed, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
 import { publishChanges } from "./publish-changes.ts";
@@ -317,18 +317,4 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       }
     },
   };
-}
-
-/**
- * The request's path, never throwing: a malformed Host header makes
- * `request.url` unparseable, and such a request must get its 403, not a 500
- * from the log line that describes it.
- */
-function pathOf(request: Request): string {
-  try {
-    return new URL(request.url).pathname;
-  } catch {
-    const match = /^[a-z]+:\/\/[^/]*(\/[^?#]*)?/i.exec(request.url);
-    return match?.[1] ?? "/";
-  }
 }

@@ -98,3 +98,17 @@ export function isJsonContentType(value: string | null): boolean {
   const type = value.split(";")[0]?.trim().toLowerCase();
   return type === "application/json";
 }
+
+/**
+ * The request's path, never throwing: a malformed Host header makes
+ * `request.url` unparseable, and such a request must get its 403, not a 500
+ * from the log line that describes it.
+ */
+export function pathOf(request: Request): string {
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    const match = /^[a-z]+:\/\/[^/]*(\/[^?#]*)?/i.exec(request.url);
+    return match?.[1] ?? "/";
+  }
+}
