@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.ts";
 import { resolveTreeContent } from "../catalog/tree-content.ts";
 import { skillBody } from "../skills/agent-skill.ts";
