@@ -1,11 +1,14 @@
 /**
- * `make conformance`: run the MCP conformance suite against the compiled binary
- * over Streamable HTTP, then the MCP Inspector CLI test. Exit 0 only when every
- * scenario passes except those in test/conformance/expected-failures.yml, and
- * the scenarios a tools server must pass did pass.
+ * `make conformance`: run the MCP conformance suite (pinned) against the
+ * compiled binary over Streamable HTTP, scenario by scenario, for every
+ * scenario that applies to a skills server (SCENARIOS), on the real skills in
+ * ../shared/corpora when present (skills-example otherwise), then the MCP
+ * Inspector CLI test (which includes `skills/list --verify` over stdio).
+ * Exit 0 only when every scenario passes except those listed in
+ * test/conformance/expected-failures.yml, and the required ones did pass.
  * Usage: bun scripts/conformance.ts [--verbose]
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binary } from "../test/helpers/binary.ts";
@@ -15,7 +18,41 @@ import { binOf, ensureNode22, ensureNpmTool, PINNED } from "./npm-tools.ts";
 const ROOT = join(import.meta.dir, "..");
 const EXPECTED = join(ROOT, "test", "conformance", "expected-failures.yml");
 /** Scenarios that apply to a tools server: never allowed in the expected failures. */
-const REQUIRED = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "server-sse-multiple-streams"];
+const REQUIRED = [
+  "server-initialize",
+  "ping",
+  "tools-list",
+  "dns-rebinding-protection",
+  "server-sse-multiple-streams",
+  "http-header-validation",
+  "caching",
+  "resources-list",
+  "sep-2164-resource-not-found",
+];
+/**
+ * Every scenario that applies to a skills server: the 2025 ones, the 2026-07-28 ones, and the skills
+ * extension's. Left out: fixture-tool scenarios (test_* tools), tasks and input_required (a skills
+ * server asks the client nothing), and custom-header tools (no tool declares x-mcp-header).
+ */
+const SCENARIOS = [
+  ...REQUIRED,
+  "server-session-lifecycle",
+  "server-stateless",
+  "json-schema-2020-12",
+  "server-sse-polling",
+  "resources-read-text",
+  "prompts-list",
+  "sep-2640-skills-enumeration",
+  "sep-2640-skills-manifest",
+  "sep-2640-skills-directory",
+];
+/** Real skills when the shared corpora are here; the example skills otherwise. */
+const CORPORA = join(ROOT, "..", "shared", "corpora");
+const SKILL_DIRS = existsSync(CORPORA)
+  ? readdirSync(CORPORA, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => join(CORPORA, d.name))
+  : [join(ROOT, "skills-example")];
 
 const node = ensureNode22();
 const suite = binOf(ensureNpmTool(PINNED.conformance.name, PINNED.conformance.version), "conformance");
@@ -24,8 +61,17 @@ const listedRequired = REQUIRED.filter((s) => new RegExp(`^\\s*-\\s*${s}\\b`, "m
 if (listedRequired.length > 0) fail(`${EXPECTED} lists scenarios that must pass: ${listedRequired.join(", ")}`);
 
 const home = mkdtempSync(join(tmpdir(), "skillhub-conformance-"));
+// Failures marked [example-only] happen only on skills-example, [corpora-only] only on the corpora.
+const expectedFile = join(home, "expected-failures.yml");
+writeFileSync(
+  expectedFile,
+  expected
+    .split("\n")
+    .filter((l) => !l.includes(existsSync(CORPORA) ? "[example-only]" : "[corpora-only]"))
+    .join("\n"),
+);
 const out = join(home, "results");
-const server = await startHttpBinary(binary(), ["--skills-dir", join(ROOT, "skills-example"), "--no-watch"], {
+const server = await startHttpBinary(binary(), [...SKILL_DIRS.flatMap((d) => ["--skills-dir", d]), "--no-watch"], {
   env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "WARN" },
   logLevel: "INFO",
   cwd: home,
@@ -35,26 +81,32 @@ try {
   process.stderr.write(
     `conformance ${PINNED.conformance.version} (Node ${Bun.spawnSync([node, "--version"]).stdout.toString().trim()}) against ${server.url}\n`,
   );
-  const run = Bun.spawn(
-    [
-      node,
-      suite,
-      "server",
-      "--url",
-      server.url,
-      "--expected-failures",
-      EXPECTED,
-      "-o",
-      out,
-      ...(process.argv.includes("--verbose") ? ["--verbose"] : []),
-    ],
-    {
-      stdout: "inherit",
-      stderr: "inherit",
-      cwd: home,
-    },
-  );
-  code = await run.exited;
+  process.stderr.write(`skills from: ${SKILL_DIRS.join(", ")}\n`);
+  code = 0;
+  for (const scenario of SCENARIOS) {
+    const run = Bun.spawn(
+      [
+        node,
+        suite,
+        "server",
+        "--url",
+        server.url,
+        "--scenario",
+        scenario,
+        "--expected-failures",
+        expectedFile,
+        "-o",
+        out,
+        ...(process.argv.includes("--verbose") ? ["--verbose"] : []),
+      ],
+      { stdout: "inherit", stderr: "inherit", cwd: home },
+    );
+    const exit = await run.exited;
+    if (exit !== 0) {
+      process.stderr.write(`scenario ${scenario}: exit ${exit}\n`);
+      code = 1;
+    }
+  }
   const failed = REQUIRED.filter((s) => !scenarioPassed(out, s));
   if (failed.length > 0) {
     process.stderr.write(`required scenarios did not pass: ${failed.join(", ")}\n`);

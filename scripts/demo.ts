@@ -3,8 +3,8 @@
  * client would, and show how to connect a real client. Usage: demo.ts BINARY DIR
  */
 import { resolve } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 const [binary = "dist/skillhub", dir = "skills-example"] = process.argv.slice(2);
 const bin = resolve(binary);

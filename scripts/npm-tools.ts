@@ -10,7 +10,7 @@ const ROOT = join(import.meta.dir, "..");
 
 /** The versions `make conformance` runs; change them here only. */
 export const PINNED = {
-  conformance: { name: "@modelcontextprotocol/conformance", version: "0.1.16" },
+  conformance: { name: "@modelcontextprotocol/conformance", version: "0.2.0-alpha.12" },
   inspector: { name: "@modelcontextprotocol/inspector", version: "2.12.0" },
   /** The conformance suite and the Inspector want Node >= 22.19; the registry has it as node-<os>-<arch>. */
   node: { version: "22.23.3", minimum: [22, 19] as const },

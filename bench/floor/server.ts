@@ -2,8 +2,8 @@
  * The floor: the smallest useful MCP server (the SDK, stdio, one trivial tool),
  * compiled exactly like skillhub. SkillHub's figures are read against it.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
 const server = new McpServer({ name: "floor", version: "1.0.0" });

@@ -1,5 +1,6 @@
 import { describeFilter } from "../catalog/filters.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
+import { publicationReport } from "../server/skills-extension/report.ts";
 import { formatDiagnostic } from "../skills/diagnostic.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
@@ -51,6 +52,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   });
   lines.push(...teamLines(hub));
   lines.push("", `Skills served: ${catalog.skills.length}`);
+  lines.push(...(await publicationReport(hub)));
   if (catalog.shadowed.length > 0) {
     lines.push("", `Shadowed skills (${catalog.shadowed.length}; load them by qualified name):`);
     for (const { skill, by } of catalog.shadowed) lines.push(`  ${skill.id}  ${skill.dir}  (hidden by ${by.dir})`);

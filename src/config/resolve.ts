@@ -80,7 +80,11 @@ export function resolveConfig(input: ResolveInput): Resolved {
     }
     // --no-watch is the one negative flag.
     const value =
-      name === "no-watch" ? false : typeof raw === "string" ? convert(raw, setting, origin, delimiter) : raw;
+      name === "no-watch" || name === "no-prompts"
+        ? false
+        : typeof raw === "string"
+          ? convert(raw, setting, origin, delimiter)
+          : raw;
     assignments.push({ path: setting.key.split("."), value, origin, secret: setting.secret });
   }
   if (flagDirs.length + envDirs.length > 0) {

@@ -47,6 +47,10 @@ export const ServerConfig = z
     port: z.number().int().min(0).max(65_535).default(8000),
     /** Streamable HTTP without sessions (JSON responses). Default false. */
     stateless: z.boolean().default(false),
+    /** One MCP prompt per served skill. Default true; --no-prompts turns them off. */
+    prompts: z.boolean().default(true),
+    /** SKILLHUB_NO_PROMPTS=1: the environment's way to turn prompts off. Default false. */
+    no_prompts: z.boolean().default(false),
     /** Bearer token for HTTP (SKILLHUB_HTTP_TOKEN); required on a non-loopback host. */
     token: z.string().optional(),
     /** Extra allowed Origin values for HTTP. */

@@ -87,6 +87,11 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     kind: "bool",
     description: "HTTP without sessions: every POST gets a JSON answer, no event stream.",
   },
+  SKILLHUB_NO_PROMPTS: {
+    key: "server.no_prompts",
+    kind: "bool",
+    description: "Offer no MCP prompts (by default every served skill is also a prompt, `/skill-name` in clients).",
+  },
   SKILLHUB_HTTP_TOKEN: {
     key: "server.token",
     kind: "string",
@@ -305,6 +310,11 @@ export const FLAG_SETTINGS: Record<string, Setting> = {
     description: "The folder under the project root that the `sk` profile and `skillhub mcp-server` read.",
   },
   "no-watch": { key: "sources.watch", kind: "bool", description: "No file watcher (the rescan timer still runs)." },
+  "no-prompts": {
+    key: "server.prompts",
+    kind: "bool",
+    description: "Offer no MCP prompts (one per skill by default).",
+  },
   transport: { key: "server.transport", kind: "string", description: "`stdio` or `http`." },
   host: { key: "server.host", kind: "string", description: "Address the HTTP server binds." },
   port: { key: "server.port", kind: "int", description: "HTTP port." },

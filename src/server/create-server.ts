@@ -1,29 +1,50 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  RootsListChangedNotificationSchema,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
+import { isEnabled } from "../catalog/filters.ts";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
-import { listChangedReason } from "../tools/support/list-changed-reason.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
+import { type Announced, announceChanges } from "./announce-changes.ts";
+import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
 import { serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
+import { promptsEnabled, registerPrompts } from "./prompts.ts";
+import { withSearchHint } from "./search-hints.ts";
+import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
 /** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
 export const TOOLS_LIST_BUDGET = 12_000;
 
+/** The 2026-07-28 results that carry cache fields (all of them lists or discovery). */
+const CACHEABLE = [
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "server/discover",
+] as const;
+
 export interface CreateServerOptions {
   /** serverInfo.version. Default: the build's version. */
   version?: string;
+  /**
+   * Send list_changed from this instance when the catalog changes. Default true. Off for the
+   * per-request instances of stateless HTTP: there the handler publishes one event per change.
+   */
+  notifyChanges?: boolean;
+}
+
+/** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
+export function isModernRevision(version: string | undefined): boolean {
+  return version !== undefined && version >= "2026-";
 }
 
 /**
@@ -31,19 +52,33 @@ export interface CreateServerOptions {
  * transport. Tool descriptions and the tool set are computed per request
  * from the current catalog, so they are never stale.
  */
-export function createServer(hub: Hub, options: CreateServerOptions = {}): Server {
-  const server = new Server(
+export function createServer(hub: Hub, options: CreateServerOptions = {}): McpServer {
+  const mcp = new McpServer(
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
-      capabilities: { tools: { listChanged: true } },
-      instructions: serverInstructions(
-        hub.tools().map((t) => t.name),
-        hub.selection.kind === "auto" ? ["get_skill"] : [],
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        ...(promptsEnabled(hub) ? { prompts: { listChanged: true } } : {}),
+      },
+      // 2026-07-28 list results carry ttlMs/cacheScope: a user's skills are private; change notifications
+      // (subscriptions/listen) tell a listening client sooner than the TTL.
+      cacheHints: Object.fromEntries(
+        CACHEABLE.map((method) => [method, { ttlMs: LIST_TTL_MS, cacheScope: "private" as const }]),
       ),
+      instructions: serverInstructions({
+        tools: hub.tools().map((t) => t.name),
+        mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
+        skills: hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
+        usage: hub.usage,
+      }),
     },
   );
-  let initialized = false;
-  let announced: string | undefined;
+  // Skills as resources (SEP-2640): skills/list, skills/get, resources/*, the extension capability.
+  skillsExtension(hub).attach(mcp);
+  // Tools are computed per request from the catalog, so they are answered at the protocol layer.
+  const server = mcp.server;
+  const seen: Announced = { initialized: false };
 
   const context = (signal?: AbortSignal): ToolContext => {
     const names = new Set(hub.tools().map((t) => t.name));
@@ -55,19 +90,12 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     };
   };
 
-  /** What a client's tools/list shows; a change is worth one list_changed. */
-  const signature = () => {
-    const names = hub.tools().map((t) => t.name);
-    // The skill tool's description lists the skills; seed 001's tools announce any change on disk.
-    const listed = names.includes("skill") ? hub.catalog.visibleHash : "";
-    const sk = names.some((n) => n.startsWith("skills.")) ? hub.catalog.contentHash : "";
-    return `${names.join(",")}|${listed}|${sk}`;
-  };
+  if (promptsEnabled(hub)) registerPrompts(mcp, hub, () => context());
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler("tools/list", async () => {
     await hub.ready;
     const ctx = context();
-    announced = signature();
+    seen.tools = toolsSignature(hub);
     // Every other tool first: the skill tool's catalog gets the room they leave under the list budget.
     const tools = hub.tools();
     const others = tools.filter((t) => t.name !== "skill").map((tool) => describe(tool, ctx));
@@ -76,13 +104,13 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     return { tools: tools.map((tool) => described.get(tool.name) ?? describe(tool, { ...ctx, room })) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     await hub.ready;
     const name = request.params.name;
     const tool = hub.tools().find((t) => t.name === name);
     if (!tool) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool '${name}'. Tools offered: ${hub
           .tools()
           .map((t) => t.name)
@@ -96,7 +124,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
         ? withJsonText(invalidArguments(tool, parsed.error))
         : invalidArguments(tool, parsed.error);
     try {
-      return await tool.handler(parsed.data, context(extra.signal));
+      return await tool.handler(parsed.data, context(ctx.mcpReq.signal));
     } catch (error) {
       // A bug must not reach the client as a crash: report it as a tool error and log it.
       hub.logger.error(
@@ -111,16 +139,18 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
   });
 
   server.oninitialized = () => {
-    initialized = true;
+    seen.initialized = true;
     void fetchRoots();
   };
 
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+  server.setNotificationHandler("notifications/roots/list_changed", async () => {
     await fetchRoots();
   });
 
   async function fetchRoots(): Promise<void> {
+    // Roots are a 2025 feature: a 2026 server sends no requests of its own.
     if (!hub.acceptRoots || hub.config.sources.project || !server.getClientCapabilities()?.roots) return;
+    if (isModernRevision(server.getNegotiatedProtocolVersion())) return;
     try {
       const timeout = hub.config.server.roots_timeout_seconds * 1000;
       const { roots } = await server.listRoots(undefined, { timeout });
@@ -132,33 +162,21 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): Serve
     }
   }
 
-  const unsubscribe = hub.store.onChange(({ previous, next }) => {
-    // Never before initialized; and a client that has not listed yet will see the new list when it does.
-    if (!initialized || announced === undefined) return;
-    const now = signature();
-    if (now === announced) return;
-    announced = now;
-    // Seed 001: with a short reason string (an extra param, which clients may ignore).
-    server
-      .notification({
-        method: "notifications/tools/list_changed",
-        params: { reason: listChangedReason(previous, next) },
-      })
-      .catch((error) => hub.logger.debug(`list_changed not sent: ${errorMessage(error)}`));
-  });
+  if (options.notifyChanges === false) return mcp;
+  const unsubscribe = announceChanges(server, hub, seen, () => isModernRevision(server.getNegotiatedProtocolVersion()));
   const previousOnClose = server.onclose;
   server.onclose = () => {
     unsubscribe();
     previousOnClose?.();
   };
-  return server;
+  return mcp;
 }
 
 function describe(tool: ToolDefinition, ctx: ToolContext): Tool {
   return {
     name: tool.name,
     title: tool.title,
-    description: tool.description(ctx.deps.store.catalog, ctx),
+    description: withSearchHint(tool.name, tool.description(ctx.deps.store.catalog, ctx)),
     inputSchema: toJsonSchema(tool.inputSchema),
     ...(tool.outputSchema ? { outputSchema: outputJsonSchema(tool.outputSchema) } : {}),
     annotations: tool.annotations,

@@ -1,25 +1,74 @@
+import type { Skill } from "../skills/skill.ts";
+
+/** Bytes the instructions stay under: Claude Code cuts server instructions at 2 KB. */
+export const INSTRUCTIONS_BUDGET = 2048;
+
+/** Most skills the instructions name (the rest are found with search_skills or the skill tool). */
+const NAMED_SKILLS_MAX = 12;
+
+export interface InstructionsInput {
+  /** Tools offered in this session. */
+  tools: readonly string[];
+  /** Tools the `auto` profile adds once the catalog calls for them (not scanned yet at initialize). */
+  mayOffer?: readonly string[];
+  /** Served skills, for naming the most useful ones. Default none. */
+  skills?: readonly Skill[];
+  /** Loads per skill id in this process (most used first). */
+  usage?: ReadonlyMap<string, number>;
+}
+
 /**
- * `initialize` instructions: under 512 characters, self-contained, naming
- * only the tools this session offers (DESIGN §9). `mayOffer` are tools the
- * `auto` profile adds once the catalog calls for them (it is not scanned yet
- * when a client initializes).
+ * `initialize` / `server/discover` instructions. Hosts that defer tool
+ * schemas behind tool search (Claude Code, Codex, VS Code) show a model the
+ * tool names and these instructions only, so they say how to find and load a
+ * skill and name the most useful skills, within INSTRUCTIONS_BUDGET bytes.
  */
-export function serverInstructions(tools: readonly string[], mayOffer: readonly string[] = []): string {
-  const has = (name: string) => tools.includes(name);
-  const parts = ["SkillHub serves skills: expert instructions for specific tasks."];
-  if (has("search_skills"))
-    parts.push("Before a specialised task, call search_skills with a short description of the task.");
-  if (has("skill"))
-    parts.push(
-      `Load a skill by name with skill (its description lists them)${has("load_skill") ? " or load_skill." : "."}`,
-    );
+export function serverInstructions(input: InstructionsInput): string {
+  const has = (name: string) => input.tools.includes(name);
+  const parts = [
+    'SkillHub serves skills: expert, tested instructions for specific tasks. When a task matches a skill (or you wonder "how do I..."), load the skill first and follow it.',
+  ];
+  if (has("search_skills")) parts.push("Find one with search_skills (a short description of the task).");
+  if (has("skill")) parts.push(`Load one by name with skill${has("load_skill") ? " or load_skill" : ""}.`);
   else if (has("load_skill")) parts.push("Load one with load_skill.");
   if (has("read_skill_file")) parts.push("Read files a skill mentions with read_skill_file.");
   if (has("get_skill"))
     parts.push("For team skill trees, call get_skill with the task context; fetch listed files with get_asset.");
-  else if (mayOffer.includes("get_skill"))
+  else if (input.mayOffer?.includes("get_skill"))
     parts.push("If get_skill is listed (team skill trees), call it with the task context.");
   if (has("skills.search")) parts.push("Use skills.search for targeted lookups and skills.list for everything.");
-  parts.push("Follow a loaded skill's instructions.");
-  return parts.join(" ");
+  parts.push("Skills are also MCP prompts and skill:// resources.");
+  const head = parts.join(" ");
+  return withSkills(head, input);
+}
+
+/** The head, then as many of the most useful skills as fit the budget. */
+function withSkills(head: string, input: InstructionsInput): string {
+  const skills = [...(input.skills ?? [])].filter((s) => s.kind === "agent-skill" || !s.name.includes("/_"));
+  if (skills.length === 0) return head;
+  const usage = input.usage ?? new Map();
+  skills.sort(
+    (a, b) =>
+      Number(b.alwaysApply) - Number(a.alwaysApply) ||
+      (usage.get(b.id) ?? 0) - (usage.get(a.id) ?? 0) ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+  const lines: string[] = [];
+  const bytes = (text: string) => Buffer.byteLength(text, "utf8");
+  const render = (more: number) =>
+    `${head}\nSkills include:\n${lines.join("\n")}${more > 0 ? `\n(${more} more; search or list them.)` : ""}`;
+  for (const skill of skills.slice(0, NAMED_SKILLS_MAX)) {
+    const line = `- ${skill.name}: ${shorten(skill.description, 90)}`;
+    lines.push(line);
+    if (bytes(render(skills.length - lines.length)) > INSTRUCTIONS_BUDGET) {
+      lines.pop();
+      break;
+    }
+  }
+  return lines.length === 0 ? head : render(skills.length - lines.length);
+}
+
+function shorten(text: string, max: number): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  return one.length <= max ? one : `${one.slice(0, max - 1).trimEnd()}…`;
 }

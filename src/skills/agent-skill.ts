@@ -185,11 +185,21 @@ interface HubMetadata {
   alwaysApply: boolean;
 }
 
-/** metadata.skillhub.{category,tags,alwaysApply}, lower-cased and trimmed (seed 000 §5.2). */
+/**
+ * metadata.skillhub.{category,tags,alwaysApply}, lower-cased and trimmed (seed 000 §5.2). The Agent Skills
+ * spec makes `metadata` a map of strings, so the same keys are also read flat as `skillhub.category`,
+ * `skillhub.tags` (comma list) and `skillhub.alwaysApply`: a skill written that way stays strictly valid
+ * and is published by the skills extension too.
+ */
 function skillhubMetadata(metadata: unknown): HubMetadata {
-  const hub = (metadata as { skillhub?: unknown } | null | undefined)?.skillhub;
-  if (typeof hub !== "object" || hub === null) return { tags: [], alwaysApply: false };
-  const h = hub as Record<string, unknown>;
+  if (typeof metadata !== "object" || metadata === null) return { tags: [], alwaysApply: false };
+  const m = metadata as Record<string, unknown>;
+  const nested = typeof m.skillhub === "object" && m.skillhub !== null ? (m.skillhub as Record<string, unknown>) : {};
+  const h: Record<string, unknown> = {
+    category: nested.category ?? m["skillhub.category"],
+    tags: nested.tags ?? m["skillhub.tags"],
+    alwaysApply: nested.alwaysApply ?? m["skillhub.alwaysApply"],
+  };
   const category = scalarText(h.category)?.trim().toLowerCase() || undefined;
   const rawTags = Array.isArray(h.tags) ? h.tags : typeof h.tags === "string" ? h.tags.split(",") : [];
   const tags = [...new Set(rawTags.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];

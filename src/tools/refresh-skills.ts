@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import { defineTool } from "./definition.ts";

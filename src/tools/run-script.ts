@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { extname } from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import { childEnv } from "../exec/env.ts";

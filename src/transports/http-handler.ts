@@ -1,14 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { isJsonContentType, json, RPC, readJsonBody, rpcError } from "./http-responses.ts";
+import { isJsonContentType, json, pathOf, RPC, readJsonBody, rpcError } from "./http-responses.ts";
 import { bearerAllowed, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
+import { publishChanges } from "./publish-changes.ts";
 
 /** 4 MiB: far above any JSON-RPC message SkillHub expects, far below what could hurt the process. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -86,6 +91,15 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   );
 
   const newServer = () => createServer(hub, { version });
+  // 2026-07-28 requests: stateless by design (no initialize, no session), one server per request, change
+  // notifications on subscriptions/listen streams. 2025 requests keep the sessions below (or stateless mode).
+  const modern = createMcpHandler(() => createServer(hub, { version, notifyChanges: false }), {
+    legacy: "reject",
+    maxRequestBodySize: maxBody,
+    keepAliveMs: options.keepAliveMs,
+    onerror: (error) => log.debug(`http: ${errorMessage(error)}`),
+  });
+  const unpublish = publishChanges(hub, modern.notify);
 
   async function route(request: Request, hooks: RequestHooks): Promise<Response> {
     const host = request.headers.get("host");
@@ -104,7 +118,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         `Forbidden: Origin ${JSON.stringify(origin)} may not call this server. If it should, add it to SKILLHUB_ALLOWED_ORIGINS.`,
       );
     }
-    const path = new URL(request.url).pathname;
+    const path = pathOf(request);
     if (isUiPath(path))
       return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
     if (path === "/healthz") return health(request);
@@ -129,8 +143,15 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         },
       );
     }
-    if (options.stateless) return stateless(request, hooks);
-    if (request.method === "POST") return post(request, hooks);
+    if (request.method === "POST") {
+      const body = await readBody(request);
+      if (body instanceof Response) return body;
+      hooks.longLived?.();
+      if (!(await isLegacyRequest(request, body.value))) return modern.fetch(request, { parsedBody: body.value });
+      if (options.stateless) return stateless(request, body.value);
+      return post(request, body.value);
+    }
+    if (options.stateless) return stateless(request);
     const session = findSession(request);
     if (session instanceof Response) return session;
     if (request.method === "GET") hooks.longLived?.();
@@ -177,14 +198,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     return { value: body.value };
   }
 
-  async function post(request: Request, hooks: RequestHooks): Promise<Response> {
+  async function post(request: Request, parsedBody: unknown): Promise<Response> {
     const named = request.headers.has("mcp-session-id") ? findSession(request) : undefined;
     if (named instanceof Response) return named;
-    const body = await readBody(request);
-    if (body instanceof Response) return body;
-    hooks.longLived?.();
-    if (named) return forward(named, request, body.value);
-    const messages = Array.isArray(body.value) ? body.value : [body.value];
+    if (named) return forward(named, request, parsedBody);
+    const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
     if (!messages.some((m) => isInitializeRequest(m))) {
       return rpcError(
         400,
@@ -200,7 +218,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         `Service Unavailable: ${sessions.maxSessions} sessions are open. Retry later.`,
         { "Retry-After": "60" },
       );
-    return open(request, body.value);
+    return open(request, parsedBody);
   }
 
   /** A new session: its own SDK server and transport; kept only if initialize succeeds. */
@@ -246,8 +264,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   /** Stateless: a fresh server and transport per POST, JSON answers, no sessions, no GET stream. */
-  async function stateless(request: Request, hooks: RequestHooks): Promise<Response> {
-    if (request.method !== "POST") {
+  async function stateless(request: Request, parsedBody?: unknown): Promise<Response> {
+    if (parsedBody === undefined) {
       return rpcError(
         405,
         RPC.SERVER_ERROR,
@@ -255,9 +273,6 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         { Allow: "POST" },
       );
     }
-    const body = await readBody(request);
-    if (body instanceof Response) return body;
-    hooks.longLived?.();
     const server = newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -266,7 +281,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     transport.onerror = (error) => log.debug(`http: ${errorMessage(error)}`);
     await server.connect(transport);
     try {
-      return await transport.handleRequest(request, { parsedBody: body.value });
+      return await transport.handleRequest(request, { parsedBody });
     } finally {
       await server.close().catch(() => undefined);
     }
@@ -282,17 +297,20 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   return {
     sessions,
     sweep,
-    close: () => sessions.closeAll(),
+    async close() {
+      unpublish();
+      await modern.close().catch(() => undefined);
+      await sessions.closeAll();
+    },
     async handle(request, hooks = {}) {
       try {
         const response = await route(request, hooks);
-        if (log.level === "DEBUG")
-          log.debug(`http: ${request.method} ${new URL(request.url).pathname} → ${response.status}`);
+        if (log.level === "DEBUG") log.debug(`http: ${request.method} ${pathOf(request)} → ${response.status}`);
         return response;
       } catch (error) {
         // A bug must not take the server down or leak a stack to the client.
         log.error(
-          `http: ${request.method} ${new URL(request.url).pathname} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+          `http: ${request.method} ${pathOf(request)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
         );
         return rpcError(
           500,

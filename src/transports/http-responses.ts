@@ -8,6 +8,8 @@
 export const RPC = {
   /** Invalid JSON. */
   PARSE_ERROR: -32700,
+  /** Valid JSON that is not a JSON-RPC message, or a message over the size limit. */
+  INVALID_REQUEST: -32600,
   INTERNAL_ERROR: -32603,
   /** Transport-level refusals (the SDK uses the same code). */
   SERVER_ERROR: -32000,
@@ -95,4 +97,18 @@ export function isJsonContentType(value: string | null): boolean {
   if (!value) return false;
   const type = value.split(";")[0]?.trim().toLowerCase();
   return type === "application/json";
+}
+
+/**
+ * The request's path, never throwing: a malformed Host header makes
+ * `request.url` unparseable, and such a request must get its 403, not a 500
+ * from the log line that describes it.
+ */
+export function pathOf(request: Request): string {
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    const match = /^[a-z]+:\/\/[^/]*(\/[^?#]*)?/i.exec(request.url);
+    return match?.[1] ?? "/";
+  }
 }

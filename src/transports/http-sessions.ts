@@ -1,10 +1,9 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 
 /** One MCP session: its own SDK server over the shared hub, and the transport that holds its streams. */
 export interface Session {
   readonly id: string;
-  readonly server: Server;
+  readonly server: McpServer;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   /** When the last request arrived or the last stream ended (ms, from the table's clock). */
   lastSeen: number;
@@ -51,7 +50,7 @@ export class SessionTable {
     return [...this.sessions.values()];
   }
 
-  add(id: string, server: Server, transport: WebStandardStreamableHTTPServerTransport): Session {
+  add(id: string, server: McpServer, transport: WebStandardStreamableHTTPServerTransport): Session {
     const session: Session = { id, server, transport, lastSeen: this.now(), openStreams: 0 };
     this.sessions.set(id, session);
     return session;

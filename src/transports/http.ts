@@ -1,6 +1,7 @@
 import { hostname, networkInterfaces } from "node:os";
 import type { Hub } from "../server/hub.ts";
 import { ConfigError, errorMessage, SkillHubError } from "../util/errors.ts";
+import { bounded } from "./bounded.ts";
 import { createHttpHandler, type HttpHandler, MAX_BODY_BYTES } from "./http-handler.ts";
 import { RPC, rpcError } from "./http-responses.ts";
 import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind } from "./http-security.ts";
@@ -69,6 +70,8 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
       hostname: host,
       port: options.port ?? 8000,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
+      // Security and sanity: never share the port with another process (a second `skillhub serve` must fail).
+      reusePort: false,
       // Headroom over the handler's own limit, so the handler (not Bun) answers most oversized bodies with JSON-RPC.
       maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024,
       development: false,
@@ -83,6 +86,13 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
       },
     });
   } catch (error) {
+    const port = options.port ?? 8000;
+    if ((error as { code?: string }).code === "EADDRINUSE")
+      throw new SkillHubError(
+        "PORT_IN_USE",
+        `port ${port} is in use on ${host}: another server (perhaps another skillhub serve) holds it. Stop it, or pick another port with --port.`,
+        { cause: error },
+      );
     throw new SkillHubError(
       "LISTEN_FAILED",
       `cannot listen on ${host}:${options.port ?? 8000}: ${errorMessage(error)}. Is another server using the port? Pick another with --port.`,
@@ -129,9 +139,14 @@ export async function serveHttp(hub: Hub, options: HttpServeOptions = {}): Promi
   for (const signal of signals) process.on(signal, onSignal);
   const why = await done;
   for (const signal of signals) process.off(signal, onSignal);
-  await running.stop();
-  // Stops the timers and sends the last analytics events (bounded by a short timeout).
-  await hub.shutdown();
+  // Bounded: streams, half-sent bodies and slow endpoints must not hold the process past a signal.
+  await bounded(
+    (async () => {
+      await running.stop();
+      // Stops the timers and sends the last analytics events.
+      await hub.shutdown();
+    })(),
+  );
   return why;
 }
 

@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { startHttpBinary } from "../helpers/http-binary.ts";
@@ -81,5 +80,84 @@ describe("the compiled binary over Streamable HTTP", () => {
     server.proc.kill("SIGINT");
     expect(await server.proc.exited).toBe(0);
     await client.close().catch(() => undefined);
+  });
+});
+
+/** One raw HTTP/1.1 exchange over TCP: for what fetch will not send (a bad Host, half a body). */
+async function rawRequest(port: number, text: string): Promise<{ status: number; socket: { end(): void } }> {
+  let received = "";
+  let resolveStatus!: (status: number) => void;
+  const status = new Promise<number>((resolve) => (resolveStatus = resolve));
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_socket, chunk) {
+        received += new TextDecoder().decode(chunk);
+        const match = /^HTTP\/1\.1 (\d{3})/.exec(received);
+        if (match) resolveStatus(Number(match[1]));
+      },
+      close() {
+        resolveStatus(0);
+      },
+    },
+  });
+  socket.write(text);
+  return { status: await status, socket };
+}
+
+describe("the binary's HTTP edge under bad input and signals", () => {
+  test("a malformed Host header gets 403 at DEBUG, not 500", async () => {
+    const w = world();
+    const server = await startHttpBinary(bin, ["--skills-dir", w.skills], {
+      env: w.env,
+      cwd: w.home,
+      logLevel: "DEBUG",
+    });
+    const port = Number(new URL(server.url).port);
+    for (const host of ["exa mple:1", "[::1", "a@b"]) {
+      const { status, socket } = await rawRequest(
+        port,
+        `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      );
+      socket.end();
+      expect(status).toBeGreaterThanOrEqual(400);
+      expect(status).toBeLessThan(500);
+    }
+    expect(await server.stop()).toBe(0);
+  });
+
+  test("SIGTERM ends the server promptly while a client holds a half-sent POST body", async () => {
+    const w = world();
+    const server = await startHttpBinary(bin, ["--skills-dir", w.skills], { env: w.env, cwd: w.home });
+    const port = Number(new URL(server.url).port);
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 5000\r\n\r\n{"jsonrpc":"2.0",`,
+    );
+    await Bun.sleep(200);
+    server.proc.kill("SIGTERM");
+    // Hang detection only: the budget is 5 s; a loaded machine gets generous slack.
+    const code = await Promise.race([server.proc.exited, Bun.sleep(20_000).then(() => "hung")]);
+    socket.end();
+    expect(code).toBe(0);
+  });
+
+  test("a second serve on a busy port refuses to start: non-zero exit, 'port N is in use'", async () => {
+    const w = world();
+    const first = await startHttpBinary(bin, ["--skills-dir", w.skills], { env: w.env, cwd: w.home });
+    const port = new URL(first.url).port;
+    const second = Bun.spawn([bin, "serve", "--transport", "http", "--port", port, "--skills-dir", w.skills], {
+      env: w.env,
+      cwd: w.home,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    const code = await second.exited;
+    const stderr = await new Response(second.stderr).text();
+    expect(code).not.toBe(0);
+    expect(stderr).toContain(`port ${port} is in use`);
+    expect(await first.stop()).toBe(0);
   });
 });

@@ -1,8 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { initialize } from "../helpers/http.ts";
@@ -112,7 +111,7 @@ describe("Streamable HTTP on a real socket with the SDK client", () => {
     await hub.ready;
     const { client } = await connect(server.url);
     let changed = 0;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    client.setNotificationHandler("notifications/tools/list_changed", async () => {
       changed++;
     });
     const before = await client.listTools();

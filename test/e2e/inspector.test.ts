@@ -61,4 +61,34 @@ describe.skipIf(!enabled)("MCP Inspector CLI over Streamable HTTP", () => {
       expect(await server.stop()).toBe(0);
     }
   }, 180_000);
+
+  test("over stdio: --method skills/list --verify finds the skills extension and verifies every entry", () => {
+    const node = ensureNode22();
+    const inspector = binOf(ensureNpmTool(PINNED.inspector.name, PINNED.inspector.version), "mcp-inspector");
+    const home = tempDir("skillhub-inspector-home-");
+    const skills = tempDir("skillhub-inspector-skills-");
+    writeSkill(skills, "git-helper", { description: "Git workflow helper" });
+    writeSkill(skills, "pdf-tools", { description: "Work with PDF files" });
+    const env = { PATH: `${dirname(node)}:${process.env.PATH ?? ""}`, HOME: home };
+    const proc = Bun.spawnSync(
+      [
+        node,
+        inspector,
+        "--cli",
+        "-e",
+        `SKILLS_DIR=${skills}`,
+        "-e",
+        `HOME=${home}`,
+        binary(),
+        "--method",
+        "skills/list",
+        "--verify",
+      ],
+      { env, cwd: home },
+    );
+    const out = proc.stdout.toString();
+    expect(proc.exitCode, `${out}\n${proc.stderr.toString()}`).toBe(0);
+    expect(out).toContain("skill://git-helper/SKILL.md");
+    expect(out).toContain("skill://pdf-tools/SKILL.md");
+  }, 180_000);
 });

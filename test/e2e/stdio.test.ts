@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
@@ -21,11 +22,14 @@ function world() {
   return { home, project, env };
 }
 
-async function start(w: ReturnType<typeof world>, args: string[] = []) {
+async function start(w: ReturnType<typeof world>, args: string[] = [], revision?: "2026-07-28") {
   const transport = new StdioClientTransport({ command: bin, args, env: w.env, cwd: w.project, stderr: "pipe" });
   let stderr = "";
   transport.stderr?.on("data", (chunk) => (stderr += String(chunk)));
-  const client = new Client({ name: "e2e", version: "1.0.0" });
+  const client = new Client(
+    { name: "e2e", version: "1.0.0" },
+    revision ? { versionNegotiation: { mode: { pin: revision } } } : {},
+  );
   await client.connect(transport);
   return { client, transport, stderr: () => stderr };
 }
@@ -36,7 +40,9 @@ describe("the compiled binary over stdio", () => {
     const { client, stderr } = await start(w);
     expect(client.getServerVersion()?.name).toBe("skillhub");
     expect(client.getInstructions()?.length ?? 0).toBeGreaterThan(20);
-    expect(client.getInstructions()?.length ?? 999).toBeLessThan(512);
+    // Under 2 KB (Claude Code cuts there), naming the served skills (seen before tool schemas are).
+    expect(Buffer.byteLength(client.getInstructions() ?? "x".repeat(4096))).toBeLessThanOrEqual(2048);
+    expect(client.getInstructions()).toContain("- git: Git workflow");
     const { tools } = await client.listTools();
     const skill = tools.find((t) => t.name === "skill");
     expect(skill?.description).toContain(
@@ -151,8 +157,11 @@ describe("the compiled binary over stdio", () => {
     const lines = (await new Response(proc.stdout).text()).trim().split("\n");
     const messages = lines.map((l) => JSON.parse(l));
     for (const m of messages) expect(m.jsonrpc).toBe("2.0");
-    expect(messages.map((m) => m.id)).toEqual([1, 2, 3, 4]);
-    expect(messages[3].result.isError).toBe(true);
+    // The line that is not JSON gets a parse error (id null); every request is still answered.
+    expect(messages.filter((m) => m.id === null).map((m) => m.error.code)).toEqual([-32700]);
+    const answers = messages.filter((m) => m.id !== null);
+    expect(answers.map((m) => m.id)).toEqual([1, 2, 3, 4]);
+    expect(answers[3].result.isError).toBe(true);
 
     // SIGTERM once the server is answering (on a loaded machine start-up alone can take a while).
     const second = Bun.spawn([bin], { cwd: w.project, env: w.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
@@ -164,5 +173,22 @@ describe("the compiled binary over stdio", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toContain('"id":1');
     second.kill("SIGTERM");
     expect(await second.exited).toBe(0);
+  });
+
+  test("a 2026-07-28 client: no initialize, the same tools, skills/list, prompts and resources", async () => {
+    const w = world();
+    const { client } = await start(w, [], "2026-07-28");
+    expect(client.getProtocolEra()).toBe("modern");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("skill");
+    const loaded = (await client.callTool({ name: "skill", arguments: { name: "git" } })) as CallToolResult;
+    expect(loaded.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("Git workflow") });
+    const ext = new SkillsClient(client);
+    const listing = await ext.list();
+    expect(listing.skills.map((s) => s.uri)).toContain("skill://git/SKILL.md");
+    const git = listing.skills.find((s) => s.uri === "skill://git/SKILL.md");
+    expect((await ext.read(git as never)).verified).toBe(true);
+    expect((await client.getPrompt({ name: "git" })).messages[0]?.content).toMatchObject({ type: "text" });
+    await client.close();
   });
 });

@@ -1,4 +1,4 @@
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
 import { createHttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
 import { tempDir, writeSkill } from "./fs.ts";
 import { testHub } from "./hub.ts";

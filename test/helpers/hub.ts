@@ -1,7 +1,5 @@
 import { afterEach } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, InMemoryTransport, type CallToolResult as SdkCallToolResult } from "@modelcontextprotocol/client";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { createServer } from "../../src/server/create-server.ts";
@@ -48,8 +46,7 @@ export async function connect(options: ConnectOptions = {}) {
     notifications.push(n.method);
   };
   if (options.roots) {
-    const { ListRootsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    client.setRequestHandler("roots/list", async () => ({
       roots: (options.roots ?? []).map((uri) => ({ uri })),
     }));
   }
@@ -67,8 +64,16 @@ export async function connect(options: ConnectOptions = {}) {
   return { client, server, hub, logger, home, notifications, call, close };
 }
 
+/**
+ * A tool result as tests read it: SDK 2.x types structuredContent as `{}`, and
+ * tests index into it freely.
+ */
+export type CallToolResult = SdkCallToolResult & {
+  structuredContent?: Record<string, any>;
+};
+
 /** The text of a tool result. */
-export function textOf(result: CallToolResult): string {
+export function textOf(result: SdkCallToolResult): string {
   return result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";

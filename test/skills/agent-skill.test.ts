@@ -19,6 +19,16 @@ describe("parseAgentSkill", () => {
     expect(skill?.headings).toEqual(["PDF", "Usage"]);
   });
 
+  test("the flat, strictly valid form: skillhub.category, skillhub.tags (comma list), skillhub.alwaysApply", () => {
+    const { skill, diagnostics } = parse(
+      '---\nname: pdf\ndescription: PDF tools\nmetadata:\n  skillhub.category: Documents\n  skillhub.tags: "PDF, extract"\n  skillhub.alwaysApply: "true"\n---\n# PDF\n',
+    );
+    expect(diagnostics).toEqual([]);
+    expect(skill?.category).toBe("documents");
+    expect(skill?.tags).toEqual(["pdf", "extract"]);
+    expect(skill?.alwaysApply).toBe(true);
+  });
+
   test("no frontmatter, unclosed frontmatter, bad YAML and a missing description skip the skill with a diagnostic", () => {
     expect(parse("# no frontmatter").skill).toBeUndefined();
     expect(codes("# no frontmatter")).toEqual(["no-frontmatter"]);

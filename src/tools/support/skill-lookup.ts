@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { describeFilter, isEnabled } from "../../catalog/filters.ts";
 import { closeNames } from "../../catalog/suggest.ts";
 import { effectiveChain } from "../../catalog/tree-chain.ts";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { run } from "../../../src/cli.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { GitSync, repoConfigFiles } from "../../../src/refresh/git/git-sync.ts";

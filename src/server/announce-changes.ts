@@ -1,0 +1,47 @@
+import type { Server } from "@modelcontextprotocol/server";
+import { listChangedReason } from "../tools/support/list-changed-reason.ts";
+import { errorMessage } from "../util/errors.ts";
+import { toolsSignature } from "./change-signatures.ts";
+import type { Hub } from "./hub.ts";
+import { promptsEnabled, promptsSignature } from "./prompts.ts";
+
+/** What this connection's client has seen: tools/list answers set `tools`. */
+export interface Announced {
+  tools?: string;
+  initialized: boolean;
+}
+
+/**
+ * One list_changed per kind of change for one connection (2025: sent
+ * directly; 2026 over stdio: the SDK routes them onto subscriptions/listen).
+ * Tools are announced only to a client that has listed them (it sees the new
+ * list when it does); prompts and resources whenever the served skills'
+ * names or descriptions change. Returns the unsubscribe function.
+ */
+export function announceChanges(server: Server, hub: Hub, seen: Announced, modern: () => boolean): () => void {
+  let skills: string | undefined;
+  void hub.ready.then(
+    () => (skills ??= hub.catalog.visibleHash),
+    () => undefined,
+  );
+  const send = (what: string, sending: () => Promise<void>) =>
+    sending().catch((error) => hub.logger.debug(`${what} list_changed not sent: ${errorMessage(error)}`));
+  return hub.store.onChange(({ previous, next }) => {
+    if (!seen.initialized && !modern()) return;
+    const tools = toolsSignature(hub);
+    if (seen.tools !== undefined && tools !== seen.tools) {
+      seen.tools = tools;
+      // With a short reason (an extra param, which clients may ignore): the skills.* tools' contract.
+      const reason = listChangedReason(previous, next);
+      void send("tools", () => server.notification({ method: "notifications/tools/list_changed", params: { reason } }));
+    }
+    const now = hub.catalog.visibleHash;
+    if (skills === undefined || now === skills) {
+      skills = now;
+      return;
+    }
+    skills = now;
+    void send("resources", () => server.sendResourceListChanged());
+    if (promptsEnabled(hub) && promptsSignature(hub) !== "") void send("prompts", () => server.sendPromptListChanged());
+  });
+}

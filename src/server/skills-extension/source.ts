@@ -1,0 +1,103 @@
+import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
+import { type SkillReadResult, type SkillSource, SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
+import { isEnabled } from "../../catalog/filters.ts";
+import { errorMessage } from "../../util/errors.ts";
+import type { Hub } from "../hub.ts";
+import { paginate } from "../paging.ts";
+import { fileDigest } from "./digest.ts";
+import { invalidate, type Publication, publication } from "./publication.ts";
+import { readSkillFile } from "./skill-files.ts";
+import { uriKey } from "./uris.ts";
+
+/** Entries per skills/list and directory page. */
+export const SKILLS_PAGE_SIZE = 100;
+
+/** How long a client may reuse an answer (ms): change notifications tell it sooner. */
+export const LIST_TTL_MS = 30_000;
+
+/**
+ * The SEP-2640 skills extension over the hub's catalog: the SDK's
+ * `SkillsExtension` speaks the wire format (skills/list, skills/get,
+ * resources/directory/read, the skill:// resource template, the capability);
+ * this source answers from the current snapshot's publication.
+ */
+export function skillsExtension(hub: Hub): SkillsExtension {
+  return new SkillsExtension({
+    source: skillSource(hub),
+    cacheHint: { ttlMs: LIST_TTL_MS, cacheScope: "private" },
+    onWarning: (w) => hub.logger.warn(`skills extension: ${w.path}: ${w.message}`),
+  });
+}
+
+/** The publication of the current snapshot, with the configured filters applied. */
+async function current(hub: Hub): Promise<Publication> {
+  await hub.ready;
+  return publication(hub.catalog, (skill) => isEnabled(skill, hub.filter));
+}
+
+export function skillSource(hub: Hub): SkillSource {
+  return {
+    async list({ cursor }) {
+      const pub = await current(hub);
+      const page = paginate(pub.skills, cursor, SKILLS_PAGE_SIZE, (s) => s.entry.uri);
+      return { skills: page.items.map((s) => s.entry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+    async get(uri) {
+      return (await current(hub)).bySkillUri.get(uriKey(uri))?.entry;
+    },
+    async read(uri) {
+      const pub = await current(hub);
+      const file = pub.files.get(uriKey(uri));
+      if (!file) {
+        if (pub.dirs.has(uriKey(uri)))
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `${uri} is a directory; list it with resources/directory/read.`,
+          );
+        return undefined;
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = readSkillFile(file.dir, file.path);
+      } catch (error) {
+        throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} could not be read: ${errorMessage(error)}.`);
+      }
+      if (bytes.byteLength !== file.size || fileDigest(bytes) !== file.digest) {
+        // The file changed after it was published: drop this snapshot's publication and rescan, so the
+        // next skills/get (and the tools) see the new content with its new digest together.
+        invalidate(hub.catalog);
+        void hub.refresher.rescan("a skill file changed");
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `${uri} changed since it was listed; call skills/get for its current digest, then read it again.`,
+        );
+      }
+      return contents(bytes, file.mimeType);
+    },
+    async readDirectory(uri, { cursor }) {
+      const children = (await current(hub)).dirs.get(uriKey(uri));
+      if (!children) return undefined;
+      const page = paginate(children, cursor, SKILLS_PAGE_SIZE, (r: Resource) => r.uri);
+      return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+    async listResources() {
+      return (await current(hub)).skills.map(({ entry }) => ({
+        uri: entry.uri,
+        name: entry.frontmatter.name,
+        description: entry.frontmatter.description,
+        mimeType: "text/markdown",
+      }));
+    },
+  };
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Text when the bytes are UTF-8 (served as `text`), else bytes (served as a base64 `blob`). */
+function contents(bytes: Uint8Array, mimeType: string): SkillReadResult {
+  try {
+    return { text: strictUtf8.decode(bytes), mimeType };
+  } catch {
+    return { bytes, mimeType };
+  }
+}

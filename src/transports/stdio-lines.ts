@@ -1,0 +1,165 @@
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
+import { RPC } from "./http-responses.ts";
+
+/** 4 MiB: the same ceiling as an HTTP body; far above any JSON-RPC message SkillHub expects. */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+export interface LineTransportOptions {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  /** Longest message line (bytes, newline excluded). Default MAX_LINE_BYTES. */
+  maxLineBytes?: number;
+  /** Told about each line answered with an error (for the log). */
+  onRejected?: (reason: string) => void;
+  /** How long stdin's end waits for requests in flight to be answered (ms). Default 5,000. */
+  drainMs?: number;
+}
+
+/**
+ * Newline-delimited JSON-RPC over stdin/stdout, written here rather than
+ * taken from the SDK because the SDK's stdio transport skips a non-JSON line
+ * without a word and closes the connection on an oversized one. This one
+ * answers both with a JSON-RPC error (-32700, -32600) and keeps serving the
+ * next line; stdin's end closes it (`onclose`).
+ */
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private readonly stdin: NodeJS.ReadableStream;
+  private readonly stdout: NodeJS.WritableStream;
+  private readonly maxLineBytes: number;
+  private readonly onRejected?: (reason: string) => void;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** Bytes of an oversized line are dropped until its newline. */
+  private discarding = false;
+  private closed = false;
+  /** Requests read and not yet answered: stdin's end waits for them (bounded by `drainMs`). */
+  private readonly pending = new Set<string | number>();
+  private readonly drainMs: number;
+  private drained?: () => void;
+
+  constructor(options: LineTransportOptions) {
+    this.stdin = options.stdin;
+    this.stdout = options.stdout;
+    this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.onRejected = options.onRejected;
+    this.drainMs = options.drainMs ?? 5000;
+  }
+
+  async start(): Promise<void> {
+    this.stdin.on("data", this.onData);
+    this.stdin.on("end", this.onEnd);
+    this.stdin.on("close", this.onEnd);
+    this.stdin.on("error", this.onEnd);
+  }
+
+  private readonly onData = (chunk: Buffer | string) => {
+    let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    for (;;) {
+      const newline = data.indexOf(0x0a);
+      const part = newline < 0 ? data : data.subarray(0, newline);
+      if (!this.discarding) {
+        if (this.size + part.length > this.maxLineBytes) {
+          this.discarding = true;
+          this.chunks = [];
+          this.size = 0;
+          this.reject(
+            RPC.INVALID_REQUEST,
+            `Request too large: a message must not exceed ${this.maxLineBytes} bytes; it was dropped.`,
+            null,
+          );
+        } else {
+          this.chunks.push(part);
+          this.size += part.length;
+        }
+      }
+      if (newline < 0) return;
+      if (!this.discarding) this.line(Buffer.concat(this.chunks).toString("utf8"));
+      this.discarding = false;
+      this.chunks = [];
+      this.size = 0;
+      data = data.subarray(newline + 1);
+    }
+  };
+
+  private line(text: string): void {
+    const trimmed = text.replace(/\r$/, "");
+    if (trimmed.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch {
+      this.reject(
+        RPC.PARSE_ERROR,
+        "Parse error: the line is not valid JSON. Send one JSON-RPC message per line.",
+        null,
+      );
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      const id = (value as { id?: unknown } | null)?.id;
+      this.reject(
+        RPC.INVALID_REQUEST,
+        "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message.",
+        typeof id === "string" || typeof id === "number" ? id : null,
+      );
+      return;
+    }
+    if ("method" in message && "id" in message) this.pending.add(message.id);
+    this.onmessage?.(message);
+  }
+
+  private reject(code: number, message: string, id: string | number | null): void {
+    this.onRejected?.(message);
+    this.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`).catch(() => undefined);
+  }
+
+  /** The client closed stdin: answer what it already asked (a client may send, then close), then close. */
+  private readonly onEnd = () => {
+    if (this.closed) return;
+    if (this.pending.size === 0) {
+      void this.close();
+      return;
+    }
+    const timer = setTimeout(() => void this.close(), this.drainMs);
+    this.drained = () => {
+      clearTimeout(timer);
+      void this.close();
+    };
+  };
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.write(`${JSON.stringify(message)}\n`);
+    if (!("method" in message) && "id" in message && message.id !== undefined) {
+      this.pending.delete(message.id);
+      if (this.pending.size === 0) this.drained?.();
+    }
+  }
+
+  private write(text: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      try {
+        this.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+      } catch (error) {
+        reject(error);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off("data", this.onData);
+    this.stdin.off("end", this.onEnd);
+    this.stdin.off("close", this.onEnd);
+    this.stdin.off("error", this.onEnd);
+    this.onclose?.();
+  }
+}

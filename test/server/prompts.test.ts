@@ -1,0 +1,116 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import type { Client } from "@modelcontextprotocol/client";
+import { z } from "zod";
+import { createHttpHandler } from "../../src/transports/http-handler.ts";
+import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { connect, eventually, testHub, textOf } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+const open: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of open.splice(0)) await close();
+});
+
+async function world(count = 2, env: Record<string, string> = {}, flags: Record<string, unknown> = {}) {
+  const dir = tempDir("skillhub-prompts-");
+  writeSkill(dir, "git-helper", { description: "Git workflow helper" });
+  for (let i = 1; i < count; i++) writeSkill(dir, `skill-${String(i).padStart(3, "0")}`, { description: `Skill ${i}` });
+  const { hub } = testHub({ flags: { "skills-dir": [dir], ...flags }, env, hub: { acceptRoots: false } });
+  const handler = createHttpHandler(hub, { host: "127.0.0.1" });
+  void hub.start();
+  await hub.ready;
+  open.push(async () => {
+    await handler.close();
+    hub.close();
+  });
+  const client = async (revision: Revision, onChanged?: (kind: string) => void) => {
+    const c = await httpClient(handler, revision, { onChanged });
+    open.unshift(() => c.close());
+    return c;
+  };
+  return { dir, hub, client };
+}
+
+function page(client: Client, cursor?: string) {
+  return client.request(
+    { method: "prompts/list", params: cursor ? { cursor } : {} } as never,
+    z.looseObject({}) as never,
+  ) as Promise<{ prompts: { name: string; description?: string }[]; nextCursor?: string }>;
+}
+
+describe.each([...REVISIONS])("prompts on %s", (revision) => {
+  test("one prompt per served skill; getting it returns what the skill tool returns", async () => {
+    const w = await world();
+    const client = await w.client(revision);
+    expect(client.getServerCapabilities()?.prompts).toBeDefined();
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(["git-helper", "skill-001"]);
+    expect(prompts[0]?.description).toBe("Git workflow helper");
+    const prompt = await client.getPrompt({ name: "git-helper" });
+    const tool = await client.callTool({ name: "skill", arguments: { name: "git-helper" } });
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: textOf(tool as never) } }]);
+    const error = await client.getPrompt({ name: "no-such-skill" }).catch((e) => e);
+    expect(error.code).toBe(-32602);
+  });
+
+  test("prompts/list is paginated", async () => {
+    const w = await world(230);
+    const client = await w.client(revision);
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const result = await page(client, cursor);
+      names.push(...result.prompts.map((p) => p.name));
+      cursor = result.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(new Set(names).size).toBe(230);
+  });
+});
+
+describe("turning prompts off, and change notifications", () => {
+  test("--no-prompts and SKILLHUB_NO_PROMPTS: no prompts capability", async () => {
+    for (const w of [await world(2, {}, { "no-prompts": true }), await world(2, { SKILLHUB_NO_PROMPTS: "1" })]) {
+      const client = await w.client("2025-11-25");
+      expect(client.getServerCapabilities()?.prompts).toBeUndefined();
+      expect((await client.listPrompts()).prompts).toEqual([]);
+    }
+  });
+
+  test("2025 (in memory): one prompts/list_changed and one resources/list_changed per catalog change", async () => {
+    const dir = tempDir("skillhub-prompts-mem-");
+    writeSkill(dir, "git-helper", { description: "Git workflow helper" });
+    const s = await connect({ flags: { "skills-dir": [dir] } });
+    open.push(s.close);
+    await s.client.listPrompts();
+    writeSkill(dir, "new-skill", { description: "Added while running" });
+    await s.hub.refresher.rescan("test");
+    await eventually(() => s.notifications.includes("notifications/prompts/list_changed"));
+    await s.hub.refresher.rescan("test again, nothing changed");
+    await Bun.sleep(100);
+    expect(s.notifications.filter((n) => n === "notifications/prompts/list_changed")).toHaveLength(1);
+    expect(s.notifications.filter((n) => n === "notifications/resources/list_changed")).toHaveLength(1);
+  });
+
+  test("2026-07-28 over HTTP: changes arrive through subscriptions/listen, once per change", async () => {
+    const w = await world();
+    const changes: string[] = [];
+    const client = await w.client("2026-07-28", (kind) => changes.push(kind));
+    await client.listTools();
+    await Bun.sleep(200);
+    writeSkill(w.dir, "new-skill", { description: "Added while running" });
+    await w.hub.refresher.rescan("test");
+    await eventually(
+      () => changes.includes("prompts") && changes.includes("resources") && changes.includes("tools"),
+      10_000,
+    );
+    await w.hub.refresher.rescan("nothing changed");
+    await Bun.sleep(200);
+    expect(changes.filter((c) => c === "prompts")).toHaveLength(1);
+    expect(changes.filter((c) => c === "resources")).toHaveLength(1);
+    expect(changes.filter((c) => c === "tools")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,202 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { z } from "zod";
+import { publication } from "../../src/server/skills-extension/publication.ts";
+import { createHttpHandler } from "../../src/transports/http-handler.ts";
+import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { testHub, textOf } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+const open: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of open.splice(0)) await close();
+});
+
+/** Two skill folders (project shadows global), a handler, and clients on any revision. */
+async function world(build?: (dirs: { a: string; b: string }) => void) {
+  const a = tempDir("skillhub-ext-a-");
+  const b = tempDir("skillhub-ext-b-");
+  writeSkill(a, "pdf-processing", { description: "Extract and fill PDF forms" });
+  write(join(a, "pdf-processing", "references", "FORMS.md"), "# Forms\n");
+  write(join(a, "pdf-processing", "templates", "regional", "eu.md"), "# EU invoice\n");
+  write(join(a, "pdf-processing", "scripts", "logo.bin"), new Uint8Array([0xff, 0xfe, 0x00, 0x01]));
+  writeSkill(a, "git-helper", { description: "Git workflow helper" });
+  writeSkill(b, "git-helper", { description: "The other git helper" });
+  build?.({ a, b });
+  const { hub } = testHub({ flags: { "skills-dir": [a, b] }, hub: { acceptRoots: false } });
+  const handler = createHttpHandler(hub, { host: "127.0.0.1" });
+  void hub.start();
+  await hub.ready;
+  open.push(async () => {
+    await handler.close();
+    hub.close();
+  });
+  const connect = async (revision: Revision) => {
+    const client = await httpClient(handler, revision);
+    open.unshift(() => client.close());
+    return { client, skills: new SkillsClient(client) };
+  };
+  return { a, b, hub, handler, connect };
+}
+
+/** A raw request, for extension methods the typed client has no verb for. */
+function request(client: Client, method: string, params: Record<string, unknown>): Promise<Record<string, any>> {
+  return client.request({ method, params } as never, z.looseObject({}) as never) as Promise<Record<string, any>>;
+}
+
+/** The JSON-RPC error of a raw request (`undefined` when it succeeded). */
+async function rpcError(client: Client, method: string, params: Record<string, unknown>) {
+  try {
+    await request(client, method, params);
+    return undefined;
+  } catch (error) {
+    return error as { code: number; message: string };
+  }
+}
+
+describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) => {
+  test("declares the extension with directoryRead, and resources", async () => {
+    const w = await world();
+    const { client, skills } = await w.connect(revision);
+    const caps = client.getServerCapabilities();
+    expect(caps?.extensions?.["io.modelcontextprotocol/skills"]).toEqual({ directoryRead: true });
+    expect(caps?.resources).toBeDefined();
+    expect(skills.supported).toBe(true);
+  });
+
+  test("skills/list: complete manifests with sha256 digests and sizes; the shadowed skill keeps its own URI", async () => {
+    const w = await world();
+    const { skills } = await w.connect(revision);
+    const listing = await skills.list();
+    expect(listing.invalid).toEqual([]);
+    // Sorted by URI: the shadowed git-helper is listed under its source's label.
+    expect(listing.skills.map((s) => s.uri)).toEqual([
+      expect.stringMatching(/^skill:\/\/dir2\/git-helper\/SKILL\.md$/),
+      "skill://git-helper/SKILL.md",
+      "skill://pdf-processing/SKILL.md",
+    ]);
+    const pdf = listing.skills.find((s) => s.uri === "skill://pdf-processing/SKILL.md");
+    expect(pdf?.frontmatter).toEqual({ name: "pdf-processing", description: "Extract and fill PDF forms" });
+    const files = pdf?.resources === "dynamic" ? [] : (pdf?.resources ?? []);
+    expect(files.map((f) => f.uri)).toEqual([
+      "skill://pdf-processing/SKILL.md",
+      "skill://pdf-processing/references/FORMS.md",
+      "skill://pdf-processing/scripts/logo.bin",
+      "skill://pdf-processing/templates/regional/eu.md",
+    ]);
+    const forms = files.find((f) => f.uri.endsWith("FORMS.md"));
+    expect(forms?.size).toBe(8);
+    expect(forms?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const shadowed = listing.skills[0];
+    expect(shadowed?.frontmatter.description).toBe("The other git helper");
+    // Every file reads back and verifies against its entry, text and binary alike.
+    for (const f of files) expect((await skills.read(pdf as never, f.uri)).verified).toBe(true);
+    expect((await skills.read(shadowed as never)).text).toContain("The other git helper");
+  });
+
+  test("skills/get, resources/list and directory reads; -32602 for unknown URIs, `..` and non-directories", async () => {
+    const w = await world();
+    const { client, skills } = await w.connect(revision);
+    expect((await skills.get("skill://git-helper/SKILL.md")).skill.frontmatter.name).toBe("git-helper");
+    const resources = await client.listResources();
+    expect(resources.resources).toContainEqual(
+      expect.objectContaining({
+        uri: "skill://pdf-processing/SKILL.md",
+        name: "pdf-processing",
+        description: "Extract and fill PDF forms",
+        mimeType: "text/markdown",
+      }),
+    );
+    const root = await skills.readDirectory("skill://pdf-processing");
+    expect(root.resources.map((r) => [r.name, r.mimeType])).toEqual([
+      ["references", "inode/directory"],
+      ["scripts", "inode/directory"],
+      ["templates", "inode/directory"],
+      ["SKILL.md", "text/markdown"],
+    ]);
+    expect((await skills.readDirectory("skill://pdf-processing/templates")).resources.map((r) => r.uri)).toEqual([
+      "skill://pdf-processing/templates/regional",
+    ]);
+    for (const [method, uri] of [
+      ["skills/get", "skill://nope/SKILL.md"],
+      ["skills/get", "skill://pdf-processing/../git-helper/SKILL.md"],
+      ["resources/directory/read", "skill://pdf-processing/SKILL.md"],
+      ["resources/directory/read", "skill://nope"],
+      ["resources/read", "skill://pdf-processing/../git-helper/SKILL.md"],
+      ["resources/read", "skill://pdf-processing/references/../../git-helper/SKILL.md"],
+      ["resources/read", "skill://pdf-processing/missing.md"],
+    ] as const) {
+      const error = await rpcError(client, method, { uri });
+      expect({ method, uri, code: error?.code }).toEqual({ method, uri, code: -32602 });
+    }
+  });
+
+  test("a file changed between skills/list and resources/read fails the read; skills/get then has the new digest", async () => {
+    const w = await world();
+    const { client, skills } = await w.connect(revision);
+    const [git] = (await skills.list()).skills;
+    const before = git?.resources === "dynamic" ? undefined : git?.resources[0];
+    writeSkill(w.a, "git-helper", {
+      description: "Git workflow helper",
+      body: "# Changed\n\nNew instructions, longer.\n",
+    });
+    const error = await rpcError(client, "resources/read", { uri: "skill://git-helper/SKILL.md" });
+    expect(error?.message).toContain("changed since it was listed");
+    const fresh = await skills.get("skill://git-helper/SKILL.md");
+    const after = fresh.skill.resources === "dynamic" ? undefined : fresh.skill.resources[0];
+    expect(after?.digest).not.toBe(before?.digest);
+    const file = await skills.read(fresh.skill);
+    expect(file.verified).toBe(true);
+    expect(file.text).toContain("New instructions");
+  });
+});
+
+describe("what the extension publishes", () => {
+  test("only strictly parsed skills with Agent Skills names; the tools still serve the rest; the reasons are kept", async () => {
+    const w = await world(({ a }) => {
+      writeSkill(a, "Bad_Name", { description: "A name the rules refuse" });
+      writeSkill(a, "colon-skill", { description: "Use it: when things break" });
+      writeSkill(a, "big-skill", { description: "Too many files" });
+      for (let i = 0; i < 512; i++) write(join(a, "big-skill", "files", `f${i}.txt`), `${i}`);
+    });
+    const { client, skills } = await w.connect("2025-11-25");
+    const uris = (await skills.list()).skills.map((s) => s.uri);
+    expect(uris.some((u) => /bad_name|colon-skill|big-skill/i.test(u))).toBe(false);
+    const pub = await publication(w.hub.catalog);
+    const reasons = Object.fromEntries(pub.unpublished.map((u) => [u.skill.name, u.reason]));
+    expect(reasons.Bad_Name).toContain("lowercase");
+    expect(reasons["colon-skill"]).toContain("quote the value");
+    expect(reasons["big-skill"]).toContain("more than 512 files");
+    const loaded = await client.callTool({ name: "skill", arguments: { name: "big-skill" } });
+    expect(textOf(loaded as never)).toContain("big-skill");
+  });
+
+  test("skills/list pages through a large catalog without repeating or skipping", async () => {
+    const w = await world(({ a }) => {
+      for (let i = 0; i < 230; i++) writeSkill(a, `skill-${String(i).padStart(3, "0")}`, { description: `Skill ${i}` });
+    });
+    const { client } = await w.connect("2026-07-28");
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = (await request(client, "skills/list", cursor ? { cursor } : {})) as {
+        skills: { uri: string }[];
+        nextCursor?: string;
+        ttlMs: number;
+        cacheScope: string;
+      };
+      expect(page.ttlMs).toBeGreaterThanOrEqual(0);
+      expect(page.cacheScope).toBe("private");
+      seen.push(...page.skills.map((s) => s.uri));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toHaveLength(233);
+  });
+});
