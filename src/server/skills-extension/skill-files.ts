@@ -1,5 +1,8 @@
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
-import { join, sep } from "node:path";
+import { lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { SKILL_LIMITS } from "@modelcontextprotocol/server/ext/skills";
+import { readConfined } from "../../util/confined-read.ts";
+import { SkillHubError } from "../../util/errors.ts";
 
 /** One file of a skill folder: its path under the folder (`/`-separated) and its size. */
 export interface SkillFileRef {
@@ -63,12 +66,19 @@ export function walkSkillFolder(dir: string, limits: { maxFiles: number; maxByte
 
 /**
  * THE read of the skills extension: every byte it serves or digests comes
- * through here (one place to confine and bound reads). `path` is a
- * `/`-separated path under the skill folder `dir`, taken from a walk, never
- * from a client. Security: a path that climbs out is refused even so.
+ * through here, and through the server's one confined reader
+ * (util/confined-read.ts). `path` is a `/`-separated path under the skill
+ * folder `dir`, taken from a walk, never from a client. Security: a path that
+ * climbs out, a link out of the folder, anything but a regular file, or a file
+ * past the extension's 16 MiB per skill is refused even so. Throws with the reason.
  */
 export function readSkillFile(dir: string, path: string): Uint8Array {
-  if (path.split("/").some((s) => s === ".." || s === "") || path.includes(sep === "\\" ? "\\" : "\u0000"))
-    throw new Error(`refusing to read ${JSON.stringify(path)}: not a plain path under the skill folder`);
-  return readFileSync(join(dir, path));
+  const read = readConfined({ root: dir, file: path, maxBytes: SKILL_LIMITS.bytes });
+  if (!read.ok) throw new SkillHubError(read.code, `refusing to read ${JSON.stringify(path)}: ${read.reason}`);
+  if (read.truncated)
+    throw new SkillHubError(
+      "FILE_TOO_LARGE",
+      `refusing to read ${JSON.stringify(path)}: over ${SKILL_LIMITS.bytes} bytes`,
+    );
+  return read.bytes;
 }
