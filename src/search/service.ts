@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import type { CatalogStore } from "../catalog/store.ts";
 import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -6,10 +5,11 @@ import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
 import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
-import { FullTextIndex } from "./fulltext.ts";
+import { FullTextIndex, INDEX_READ_BYTES } from "./fulltext.ts";
 import { keywordSignal } from "./keyword-signal.ts";
 import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
 import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile } from "./persist.ts";
+import { readPrefix } from "./read-prefix.ts";
 
 export interface SearchServiceOptions {
   store: CatalogStore;
@@ -207,7 +207,7 @@ export class SearchService {
   private readonly body = (skill: Skill): string => {
     if (this.options.readBody) return this.options.readBody(skill);
     try {
-      return skillBody(readFileSync(skill.file, "utf8"));
+      return skillBody(readPrefix(skill.file, INDEX_READ_BYTES));
     } catch {
       // Gone since the scan: index what the catalog knows; the next scan drops it.
       return "";

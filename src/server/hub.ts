@@ -73,6 +73,7 @@ export class Hub implements ToolDeps {
   private probed = { generation: -1, names: new Set<string>() };
   private readonly options: HubOptions;
   private closed = false;
+  private toolCache?: { catalog: Catalog; tools: ReturnType<typeof selectTools> };
   private closing?: Promise<unknown>;
 
   constructor(options: HubOptions) {
@@ -219,9 +220,15 @@ export class Hub implements ToolDeps {
     return forceRefresh({ git: this.git, refresher: this.refresher, store: this.store });
   }
 
-  /** The tools offered now (profile `auto` follows the catalog). */
-  tools() {
-    return selectTools(this.selection, this.store.catalog, this.config);
+  /**
+   * The tools offered now (profile `auto` follows the catalog). Computed once per catalog
+   * generation: selecting scans every skill for tree nodes, and each request asks several times.
+   */
+  tools(): ReturnType<typeof selectTools> {
+    const catalog = this.store.catalog;
+    if (this.toolCache?.catalog !== catalog)
+      this.toolCache = { catalog, tools: selectTools(this.selection, catalog, this.config) };
+    return this.toolCache.tools;
   }
 
   close(): void {
