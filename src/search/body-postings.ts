@@ -94,7 +94,10 @@ export class BodyPostings {
         this.newTerms.push(term);
       }
       let list = this.pending.get(termId);
-      if (!list) this.pending.set(termId, (list = []));
+      if (!list) {
+        list = [];
+        this.pending.set(termId, list);
+      }
       list.push(slot, Math.min(tf, MAX_TF));
       this.pendingCount++;
     }
@@ -214,7 +217,7 @@ export class BodyPostings {
     p.lengths.set(lengths);
     for (const [, slot] of p.slots) p.totalLength += lengths[slot] as number;
     p.vocabulary = json.vocabulary === "" ? [] : json.vocabulary.split("\n");
-    p.vocabulary.forEach((term, id) => p.termIds.set(term, id));
+    for (let id = 0; id < p.vocabulary.length; id++) p.termIds.set(p.vocabulary[id] as string, id);
     p.sorted = [...p.vocabulary].sort();
     p.offsets = new Uint32Array(bytes(json.offsets));
     p.docs = new Uint32Array(bytes(json.docs));
