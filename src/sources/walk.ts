@@ -7,6 +7,12 @@ import { errnoCode, errorMessage } from "../util/errors.ts";
 export const SKIPPED_DIRS = new Set([".git", "node_modules", "__pycache__", ".venv"]);
 export const SKILL_FILE = "SKILL.md";
 
+/**
+ * Diagnostics of a limit that stopped a scan: skills past it are not served, so each one is
+ * logged as a warning, listed by `doctor` and shown by `list`, never silent (issue 16).
+ */
+export const SCAN_LIMIT_CODES: ReadonlySet<string> = new Set(["dir-limit", "depth-limit"]);
+
 export interface FileEntry {
   /** Absolute path. */
   file: string;
@@ -129,7 +135,7 @@ export class Walker {
             "dir-limit",
             "warning",
             root,
-            `stopped after ${limits.maxDirs} folders; skills in the rest of this source are not served.`,
+            `stopped after ${limits.maxDirs} folders; skills in the rest of this source are not served. Raise sources.max_dirs (SKILLHUB config) or point the source at a smaller folder.`,
           ),
         );
         break;
@@ -199,7 +205,7 @@ export class Walker {
                 "depth-limit",
                 "warning",
                 path,
-                `deeper than ${limits.maxDepth} levels below ${root}; not scanned.`,
+                `deeper than ${limits.maxDepth} levels below ${root}; not scanned. Raise sources.max_depth to serve skills there.`,
               ),
             );
             depthWarned = true;
