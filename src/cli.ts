@@ -1,15 +1,6 @@
 #!/usr/bin/env bun
 import { homedir } from "node:os";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
-import { runDoctor } from "./commands/doctor.ts";
-import { runList } from "./commands/list.ts";
-import { runPrintConfig } from "./commands/print-config.ts";
-import { runSearch } from "./commands/search.ts";
-import { runServe } from "./commands/serve.ts";
-import { runShow } from "./commands/show.ts";
-import { runStats } from "./commands/stats.ts";
-import { runSync } from "./commands/sync.ts";
-import { runValidate } from "./commands/validate.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
@@ -70,16 +61,20 @@ Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
 const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync"]);
 
+/**
+ * Each command's module is loaded when it runs: the server does not pay for validate's linter or
+ * stats' readers at start-up (issue 16), nor a CLI command for the server's transports.
+ */
 const COMMANDS: Partial<Record<Command, CommandRun>> = {
-  serve: runServe,
-  list: runList,
-  show: runShow,
-  doctor: runDoctor,
-  "print-config": runPrintConfig,
-  search: runSearch,
-  sync: runSync,
-  stats: runStats,
-  validate: runValidate,
+  serve: async (ctx) => (await import("./commands/serve.ts")).runServe(ctx),
+  list: async (ctx) => (await import("./commands/list.ts")).runList(ctx),
+  show: async (ctx) => (await import("./commands/show.ts")).runShow(ctx),
+  doctor: async (ctx) => (await import("./commands/doctor.ts")).runDoctor(ctx),
+  "print-config": async (ctx) => (await import("./commands/print-config.ts")).runPrintConfig(ctx),
+  search: async (ctx) => (await import("./commands/search.ts")).runSearch(ctx),
+  sync: async (ctx) => (await import("./commands/sync.ts")).runSync(ctx),
+  stats: async (ctx) => (await import("./commands/stats.ts")).runStats(ctx),
+  validate: async (ctx) => (await import("./commands/validate.ts")).runValidate(ctx),
 };
 
 /** argv → config → command. Returns the exit code; `main` is the only caller of process.exit. */

@@ -140,6 +140,14 @@ export class BodyPostings {
     return byId;
   }
 
+  /**
+   * After a batch of changes: freeze when the overflow has grown enough to slow queries (its new
+   * terms are scanned linearly for prefixes); a single edited skill stays in the overflow.
+   */
+  settle(): void {
+    if (this.newTerms.length > 256 || this.pendingCount > 10_000 || this.dead > 256) this.freeze();
+  }
+
   /** Fold the overflow and removals into the typed arrays. */
   freeze(): void {
     const terms = this.vocabulary.length;

@@ -138,6 +138,7 @@ export class FullTextIndex {
   sync(skills: readonly Skill[], body: (skill: Skill) => string): SyncStats {
     const { stats, fresh } = this.plan(skills);
     for (const skill of fresh) this.add(skill, body(skill));
+    this.body.settle();
     return stats;
   }
 
@@ -153,6 +154,7 @@ export class FullTextIndex {
       for (const skill of fresh.slice(i, i + batch)) this.add(skill, body(skill));
       await tick();
     }
+    this.body.settle();
     return stats;
   }
 
