@@ -157,8 +157,7 @@ function corpus(dir: string, size: number): string[] {
   try {
     const names = generateSkills(dir, size);
     const written = size === 0 ? 0 : readdirSync(dir).length;
-    if (names.length !== size || written !== size)
-      throw new Error(`${written} of ${size} skill folders were written`);
+    if (names.length !== size || written !== size) throw new Error(`${written} of ${size} skill folders were written`);
     return names;
   } catch (error) {
     process.stderr.write(`bench: cannot generate ${size} skills in ${dir}: ${(error as Error).message}\n`);
