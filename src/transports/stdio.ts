@@ -30,34 +30,11 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   // A client that vanished mid-write: nothing left to talk to.
   stdout.on("error", () => finish("stdout closed"));
   await server.connect(transport);
-  startAfterFirstMessage(transport, hub);
+  void hub.start();
   const why = await done;
   for (const signal of options.signals ?? (["SIGINT", "SIGTERM", "SIGHUP"] as const)) process.off(signal, onSignal);
   // Stops the timers and sends the last analytics events (bounded by a short timeout).
   await hub.shutdown();
   await server.close().catch(() => undefined);
   return why;
-}
-
-/**
- * Start scanning once the first message has been handled (its reply written), so `initialize`
- * is not answered behind the first scan (issue 16: ×1.69 → ×1.42 the floor at 10,000 skills).
- * A request that needs the catalog waits for it as before; with no message at all the scan
- * starts after a second anyway, so git sync and analytics are not held back.
- */
-function startAfterFirstMessage(transport: StdioServerTransport, hub: Hub): void {
-  let started = false;
-  const begin = () => {
-    if (started) return;
-    started = true;
-    clearTimeout(timer);
-    void hub.start();
-  };
-  const timer = setTimeout(begin, 1000);
-  const handle = transport.onmessage;
-  transport.onmessage = (...args: Parameters<NonNullable<typeof handle>>) => {
-    handle?.(...args);
-    // After the handler's microtasks: the reply to this message is already on its way.
-    if (!started) setImmediate(begin);
-  };
 }
