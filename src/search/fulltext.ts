@@ -24,8 +24,12 @@ export const INDEX_SCHEMA_VERSION = 8;
  * (long bodies match every query word). The postings live in typed arrays (body-postings.ts).
  */
 export const BODY_CHARS = 3000;
-/** Bytes of a SKILL.md read for indexing: frontmatter plus BODY_CHARS, never a whole large file. */
-export const INDEX_READ_BYTES = 64 * 1024;
+/**
+ * Bytes of a SKILL.md read for indexing: frontmatter plus BODY_CHARS (UTF-8 up to 4 bytes a
+ * character), never a whole large file. Each read becomes a string twice its size; 64 KiB reads
+ * made over a gigabyte of garbage per build at 10,000 skills.
+ */
+export const INDEX_READ_BYTES = 16 * 1024;
 /** Fuzzy matching is on up to this many skills (see FullTextIndex.search). */
 export const FUZZY_MAX_DOCUMENTS = 5000;
 /** Headings indexed per skill. */

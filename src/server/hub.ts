@@ -73,7 +73,7 @@ export class Hub implements ToolDeps {
   private probed = { generation: -1, names: new Set<string>() };
   private readonly options: HubOptions;
   private closed = false;
-  private toolCache?: { catalog: Catalog; tools: ReturnType<typeof selectTools> };
+  private toolCache?: { catalog: Catalog; key: string; tools: ReturnType<typeof selectTools> };
   private closing?: Promise<unknown>;
 
   constructor(options: HubOptions) {
@@ -226,8 +226,12 @@ export class Hub implements ToolDeps {
    */
   tools(): ReturnType<typeof selectTools> {
     const catalog = this.store.catalog;
-    if (this.toolCache?.catalog !== catalog)
-      this.toolCache = { catalog, tools: selectTools(this.selection, catalog, this.config) };
+    // The settings selectTools reads are part of the key: cheap to compare, and a test or a future
+    // reload that changes them must not see a stale list.
+    const c = this.config;
+    const key = `${c.scripts.enabled}|${c.scripts.allow_project}|${c.commands.enabled}|${c.analytics.enabled}|${c.filters.enabled_skills}|${c.filters.enabled_categories}`;
+    if (this.toolCache?.catalog !== catalog || this.toolCache.key !== key)
+      this.toolCache = { catalog, key, tools: selectTools(this.selection, catalog, c) };
     return this.toolCache.tools;
   }
 
