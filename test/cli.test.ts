@@ -98,7 +98,8 @@ describe("skillhub CLI", () => {
     writeSkill(join(home, ".claude", "skills"), "git", { description: "global git" });
     const project = tempDir();
     const doctor = await cli(["doctor", "--skills-dir", dir, "--project", project], { HOME: home });
-    expect(doctor.code).toBe(0);
+    // A skill that cannot be served (missing description) is a problem: exit 1, as --help says.
+    expect(doctor.code).toBe(1);
     expect(doctor.out).toContain(`Project root: ${project}`);
     expect(doctor.out).toContain("--project / SKILLHUB_PROJECT_DIR");
     expect(doctor.out).toContain(`dir1            explicit ${dir}  (2 skills)`);
