@@ -27,10 +27,17 @@ export function readSkillText(skill: Skill): string | undefined {
   return read.ok ? read.text : undefined;
 }
 
-/** The body without frontmatter, or undefined when it cannot be served. */
-export function readSkillBody(skill: Skill): string | undefined {
-  const text = readSkillText(skill);
-  return text === undefined ? undefined : skillBody(text);
+/**
+ * The body without frontmatter, or undefined when it cannot be served. With `prefixBytes`, only
+ * that much of the file is read (the search index keeps a few thousand characters of a body).
+ */
+export function readSkillBody(skill: Skill, prefixBytes?: number): string | undefined {
+  if (prefixBytes === undefined) {
+    const text = readSkillText(skill);
+    return text === undefined ? undefined : skillBody(text);
+  }
+  const read = readSkillSource(skill, prefixBytes, "truncate");
+  return read.ok ? skillBody(read.text) : undefined;
 }
 
 /**

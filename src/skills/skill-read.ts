@@ -55,14 +55,18 @@ export function realFolder(
   return { ok: true, root: real };
 }
 
-/** A skill's own file (SKILL.md or tree node), as text, confined and capped at 1 MiB. */
+/**
+ * A skill's own file (SKILL.md or tree node), as text, confined and capped at 1 MiB. `overflow`:
+ * refuse a larger file (default), or read its first `maxBytes` (the search index's prefix).
+ */
 export function readSkillSource(
   skill: SkillPlace,
   maxBytes = MAX_INSTRUCTIONS_BYTES,
+  overflow: "refuse" | "truncate" = "refuse",
 ): (Omit<ConfinedFile, "bytes"> & { text: string }) | ConfinedFailure {
   const root = skillReadRoot(skill);
   if (!root.ok) return root;
-  return readConfinedText({ root: root.root, rootIsReal: true, file: basename(skill.file), maxBytes });
+  return readConfinedText({ root: root.root, rootIsReal: true, file: basename(skill.file), maxBytes, overflow });
 }
 
 /** A skill's own file as bytes (for the scanner's digest). */

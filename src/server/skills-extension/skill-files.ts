@@ -2,7 +2,6 @@ import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SKILL_LIMITS } from "@modelcontextprotocol/server/ext/skills";
 import { readConfined } from "../../util/confined-read.ts";
-import { SkillHubError } from "../../util/errors.ts";
 
 /** One file of a skill folder: its path under the folder (`/`-separated) and its size. */
 export interface SkillFileRef {
@@ -66,19 +65,14 @@ export function walkSkillFolder(dir: string, limits: { maxFiles: number; maxByte
 
 /**
  * THE read of the skills extension: every byte it serves or digests comes
- * through here, and through the server's one confined reader
- * (util/confined-read.ts). `path` is a `/`-separated path under the skill
- * folder `dir`, taken from a walk, never from a client. Security: a path that
- * climbs out, a link out of the folder, anything but a regular file, or a file
- * past the extension's 16 MiB per skill is refused even so. Throws with the reason.
+ * through here (one place to confine and bound reads). `path` is a
+ * `/`-separated path under the skill folder `dir`, taken from a walk, never
+ * from a client. Security: a path that climbs out is refused even so.
  */
 export function readSkillFile(dir: string, path: string): Uint8Array {
+  // Security: the one confined reader of everything served: the opened file's real path must stay in the
+  // skill's real folder, a regular file opened without blocking, read once, within the spec's 16 MiB.
   const read = readConfined({ root: dir, file: path, maxBytes: SKILL_LIMITS.bytes });
-  if (!read.ok) throw new SkillHubError(read.code, `refusing to read ${JSON.stringify(path)}: ${read.reason}`);
-  if (read.truncated)
-    throw new SkillHubError(
-      "FILE_TOO_LARGE",
-      `refusing to read ${JSON.stringify(path)}: over ${SKILL_LIMITS.bytes} bytes`,
-    );
+  if (!read.ok) throw new Error(`${read.code}: ${read.reason}`);
   return read.bytes;
 }
