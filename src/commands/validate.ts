@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { Scanner } from "../catalog/scanner.ts";
+import { walkLimitsOf } from "../refresh/refresher.ts";
 import type { Diagnostic } from "../skills/diagnostic.ts";
 import { lintAgentSkill, lintTreeNode, strictSeverity } from "../skills/lint.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -49,10 +50,7 @@ export const runValidate: CommandRun = async (ctx) => {
     homeDir: ctx.homeDir,
     hubHome: ctx.config.home,
   });
-  const catalog = new Scanner().scan(sources, {
-    maxDepth: ctx.config.sources.max_depth,
-    maxDirs: ctx.config.sources.max_dirs,
-  });
+  const catalog = new Scanner().scan(sources, walkLimitsOf(ctx.config));
   const report = validateCatalog(catalog, dirs, (file) => shownPath(file, ctx.cwd));
   if (ctx.args.options.json) ctx.out(`${JSON.stringify(report, null, 2)}\n`);
   else ctx.out(renderReport(report));

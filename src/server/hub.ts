@@ -12,13 +12,9 @@ import { lockPath } from "../lock/location.ts";
 import { lockedPins } from "../lock/pins.ts";
 import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync, type GitSyncOptions } from "../refresh/git/git-sync.ts";
-import { Refresher, type WatchFn } from "../refresh/refresher.ts";
-import { defaultHttpDeps, type HttpDeps } from "../search/embeddings/http.ts";
-import { createProvider } from "../search/embeddings/provider.ts";
-import { embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
-import { vectorCachePath } from "../search/embeddings/vector-cache.ts";
-import { VectorIndex } from "../search/embeddings/vector-index.ts";
-import { SearchService } from "../search/service.ts";
+import { Refresher, type WatchFn, walkLimitsOf } from "../refresh/refresher.ts";
+import { createSearch, type EmbeddingOverrides } from "../search/create-search.ts";
+import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
 import { findPluginSources } from "../sources/plugin-sources.ts";
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
@@ -46,7 +42,7 @@ export interface HubOptions {
   /** Overrides for git sync (interval, spawn, environment) in tests. */
   git?: Partial<GitSyncOptions>;
   /** Overrides for embedding requests (fetch, sleep, clock, timers) and the vector index in tests. */
-  embedding?: Partial<HttpDeps> & { retryAfterFailureMs?: number; saveDelayMs?: number };
+  embedding?: EmbeddingOverrides;
   /** Overrides for the analytics publisher (fetch, timers, clock) in tests. */
   analytics?: AnalyticsOverrides;
   /** Overrides for script and command execution (environment, grace period, spawn) in tests. */
@@ -106,30 +102,20 @@ export class Hub implements ToolDeps {
     if (options.config.lock.frozen)
       this.frozen = new FrozenGuard({ lockFile: () => this.lockFile(), logger: this.logger });
     this.analytics = createAnalytics(options.config, options.env, this.logger, options.analytics);
-    this.refresher = new Refresher({
+    this.refresher = Refresher.fromConfig(options.config, {
       store: this.store,
       scanner: this.scanner,
       logger: this.logger,
       sources: () => this.sources(),
-      limits: this.limits(),
-      rescanSeconds: options.config.sources.rescan_seconds,
-      watch: options.config.sources.watch,
-      debounceMs: options.config.sources.debounce_ms,
       watchFn: options.watchFn,
       now: options.now,
     });
-    const cacheDir = options.config.cache_path ?? join(options.config.home, "index");
-    const sourceDirs = () => this.sources().map((s) => s.dir);
-    this.search = new SearchService({
+    this.search = createSearch({
+      config: options.config,
       store: this.store,
       logger: this.logger,
-      cacheDir,
-      sourceDirs,
-      settings: `${options.config.embedding.provider}:${options.config.embedding.model ?? ""}`,
-      reindex: options.config.search.reindex,
-      skipAutoReindex: options.config.search.skip_auto_reindex,
-      mode: searchMode(options.config),
-      vectors: this.vectorIndex(() => vectorCachePath(cacheDir, sourceDirs())),
+      sourceDirs: () => this.sources().map((s) => s.dir),
+      embedding: options.embedding,
     });
     // A sync that changed files rebuilds the catalog, which sends tools/list_changed.
     this.git?.onSynced((outcome) => {
@@ -208,7 +194,7 @@ export class Hub implements ToolDeps {
 
   /** Scan once, synchronously, and install the result (CLI commands). */
   scanNow(): Catalog {
-    const catalog = this.scanner.scan(this.sources(), this.limits());
+    const catalog = this.scanner.scan(this.sources(), walkLimitsOf(this.config));
     this.store.swap(catalog);
     this.refresher.installed();
     return catalog;
@@ -290,29 +276,6 @@ export class Hub implements ToolDeps {
     await this.closing;
   }
 
-  /** The skills' vectors when embeddings are configured and used; none otherwise, so nothing can be sent. */
-  private vectorIndex(cacheFile: () => string): VectorIndex | undefined {
-    const settings = embeddingSettings(this.config.embedding);
-    const mode = searchMode(this.config);
-    if (!settings) {
-      if (mode !== "fts")
-        this.logger.warn(
-          `SEARCH_MODE=${mode} needs an embedding provider (EMBEDDING_PROVIDER); search_skills uses full text.`,
-        );
-      return undefined;
-    }
-    if (mode === "fts") return undefined;
-    const { retryAfterFailureMs, saveDelayMs, ...http } = this.options.embedding ?? {};
-    return new VectorIndex({
-      provider: createProvider(settings, { ...defaultHttpDeps, ...http }),
-      logger: this.logger,
-      cacheFile,
-      now: http.now,
-      retryAfterFailureMs,
-      saveDelayMs,
-    });
-  }
-
   private async startGit(): Promise<void> {
     if (!this.git) return;
     await this.git.initialize();
@@ -327,10 +290,6 @@ export class Hub implements ToolDeps {
       cwd: this.options.cwd,
       homeDir: this.options.homeDir,
     });
-  }
-
-  private limits() {
-    return { maxDepth: this.config.sources.max_depth, maxDirs: this.config.sources.max_dirs };
   }
 }
 
