@@ -57,9 +57,3 @@ export function readInstructionsChecked(catalog: Catalog, skill: Skill): SkillRe
     throw error;
   }
 }
-
-/** readInstructionsChecked, undefined when it cannot be served. */
-export function readInstructions(catalog: Catalog, skill: Skill): string | undefined {
-  const read = readInstructionsChecked(catalog, skill);
-  return read.ok ? read.text : undefined;
-}

@@ -22,8 +22,3 @@ export function scrubUrlCredentials(text: string): string {
     return httpish ? `${scheme}***@` : whole;
   });
 }
-
-/** Whether `text` holds a URL with credentials (what scrubUrlCredentials would change). Pure. */
-export function hasUrlCredentials(text: string): boolean {
-  return scrubUrlCredentials(text) !== text;
-}
