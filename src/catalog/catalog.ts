@@ -1,6 +1,6 @@
-import { type Diagnostic, diagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
+import { type Diagnostic, diagnostic } from "../util/diagnostic.ts";
 
 /** What one source yielded in a scan. */
 export interface SourceScan {

@@ -1,7 +1,7 @@
-import { diagnostic } from "../skills/diagnostic.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { WalkLimits } from "../sources/walk.ts";
 import { type ConfinedFailure, MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
+import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 
 /** How the scanner reads: which walk limits a source gets, and the diagnostics of files it cannot read. */

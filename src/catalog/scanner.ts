@@ -1,5 +1,4 @@
 import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
-import { diagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
 import { readSkillSource, readSkillSourceBytes } from "../skills/skill-read.ts";
 import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/tree-assemble.ts";
@@ -7,6 +6,7 @@ import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import { MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
+import { diagnostic } from "../util/diagnostic.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
 import { readInjected, tooLarge, unreadable, walkLimits } from "./scan-read.ts";
 import { digestBytes } from "./skill-digest.ts";

@@ -1,7 +1,7 @@
 import { describeFilter } from "../catalog/filters.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { publicationReport } from "../server/skills-extension/report.ts";
-import { formatDiagnostic } from "../skills/diagnostic.ts";
+import { formatDiagnostic } from "../util/diagnostic.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { teamJson, teamLines } from "./team-status.ts";

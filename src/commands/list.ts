@@ -1,7 +1,7 @@
 import { isEnabled } from "../catalog/filters.ts";
-import { formatDiagnostic } from "../skills/diagnostic.ts";
 import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
+import { formatDiagnostic } from "../util/diagnostic.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
 /** `skillhub list [--json] [--all]`: served skills with location and source; --all adds shadowed ones. */

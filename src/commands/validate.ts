@@ -3,11 +3,11 @@ import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { Scanner } from "../catalog/scanner.ts";
 import { walkLimitsOf } from "../refresh/refresher.ts";
-import type { Diagnostic } from "../skills/diagnostic.ts";
 import { lintAgentSkill, lintTreeNode, strictSeverity } from "../skills/lint.ts";
 import type { Skill } from "../skills/skill.ts";
 import { buildSourceList } from "../sources/source-list.ts";
 import { SKILL_FILE } from "../sources/walk.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 import type { CommandRun } from "./context.ts";
 
 export interface ValidateReport {

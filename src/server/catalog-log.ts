@@ -1,6 +1,6 @@
 import type { Catalog } from "../catalog/catalog.ts";
-import { formatDiagnostic } from "../skills/diagnostic.ts";
 import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
+import { formatDiagnostic } from "../util/diagnostic.ts";
 import type { Logger } from "../util/logger.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { type Diagnostic, diagnostic, recoveredDiagnostic } from "./diagnostic.ts";
+import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines, headingsOf } from "./markdown.ts";

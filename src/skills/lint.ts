@@ -1,4 +1,4 @@
-import { type Diagnostic, type DiagnosticCode, diagnostic } from "./diagnostic.ts";
+import { type Diagnostic, type DiagnosticCode, diagnostic } from "../util/diagnostic.ts";
 import type { Skill, TreeNode } from "./skill.ts";
 import { ROOT_PATH, resolveParentPath } from "./tree-paths.ts";
 

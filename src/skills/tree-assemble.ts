@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { basename, join, posix } from "node:path";
+import { type Diagnostic, diagnostic } from "../util/diagnostic.ts";
 import { isInside } from "../util/safe-path.ts";
-import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import type { ParsedSkill } from "./skill.ts";
 import type { TreeParse } from "./tree-node.ts";
 import { isTreeMarker, resolveParentPath, skillPathOf } from "./tree-paths.ts";

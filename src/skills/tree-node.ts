@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
-import { type Diagnostic, diagnostic, recoveredDiagnostic } from "./diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines, headingsOf } from "./markdown.ts";

@@ -1,4 +1,4 @@
-import type { Diagnostic } from "../skills/diagnostic.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 
 /** What the walker takes and gives (walk.ts). */
 

@@ -1,5 +1,5 @@
 import * as nodeFs from "node:fs";
-import { diagnostic } from "../skills/diagnostic.ts";
+import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";

@@ -3,7 +3,7 @@ import { effectiveChain } from "../catalog/tree-chain.ts";
 import { buildSkillTree, type SkillTreeNode } from "../catalog/tree-listing.ts";
 import { searchMode } from "../search/embeddings/settings.ts";
 import type { Hub } from "../server/hub.ts";
-import type { Diagnostic } from "../skills/diagnostic.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 import { VERSION } from "../version.ts";
 
 /** What the overview shows: where skills come from, counts, git sync, analytics, the hub's settings. */

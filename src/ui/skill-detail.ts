@@ -2,9 +2,9 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { readSkillBody } from "../catalog/skill-text.ts";
 import { chainFiles, effectiveChain } from "../catalog/tree-chain.ts";
-import type { Diagnostic } from "../skills/diagnostic.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { listIndex, type SkillRow } from "./skill-list.ts";
 

@@ -1,8 +1,8 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
 import { isEnabled } from "../catalog/filters.ts";
-import type { Diagnostic } from "../skills/diagnostic.ts";
 import type { Skill } from "../skills/skill.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 
 /** One row of the page's skill list. */
 export interface SkillRow {
