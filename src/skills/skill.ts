@@ -1,7 +1,5 @@
+import type { Location } from "../sources/source-list.ts";
 import type { TreeData } from "./tree-node.ts";
-
-/** Where a source sits in the precedence table (DESIGN §3). */
-export type Location = "explicit" | "project" | "global" | "remote";
 
 /** What every skill has, whatever its kind. */
 interface SkillFields {

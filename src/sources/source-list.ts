@@ -1,5 +1,7 @@
 import { join, resolve } from "node:path";
-import type { Location } from "../skills/skill.ts";
+
+/** Where a source sits in the precedence table (DESIGN §3). */
+export type Location = "explicit" | "project" | "global" | "remote";
 
 /** A folder that holds skills, with its label and place in the precedence order. */
 export interface Source {
