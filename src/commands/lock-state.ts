@@ -9,6 +9,8 @@ export interface TargetLock extends LockTarget {
   lock: Lockfile;
   /** The repositories this lock records (the first target's), with their checkouts. */
   heads: GitHead[];
+  /** Whether this lock records the git sources (the first target does). */
+  recordsSources: boolean;
 }
 
 /**
@@ -21,7 +23,7 @@ export async function currentLocks(hub: Hub): Promise<TargetLock[]> {
   return hub.lockTargets().map((target, i) => {
     const own = i === 0 ? heads : [];
     const lock = buildLockfile(hub.catalog, own, (skill) => hub.lockTargetOf(skill).file === target.file);
-    return { ...target, lock, heads: own };
+    return { ...target, lock, heads: own, recordsSources: i === 0 };
   });
 }
 
@@ -30,9 +32,16 @@ export function hasEntries(lock: Lockfile): boolean {
   return Object.keys(lock.skills).length > 0 || Object.keys(lock.sources).length > 0;
 }
 
-/** The differences between `locked` and what would be served now. */
+/**
+ * The differences between `locked` and what would be served now. A global
+ * lock read inside a project ignores the repositories (and their skills) it
+ * recorded when it was written outside any project: the project lock holds
+ * them now.
+ */
 export function lockChanges(target: TargetLock, locked: Lockfile): LockChange[] {
-  return compareLocks(locked, target.lock, target.heads);
+  if (target.recordsSources) return compareLocks(locked, target.lock, target.heads);
+  const skills = Object.entries(locked.skills).filter(([, s]) => !Object.hasOwn(locked.sources, s.source));
+  return compareLocks({ ...locked, sources: {}, skills: Object.fromEntries(skills) }, target.lock, target.heads);
 }
 
 /** One line per change, indented, for the text output of verify and sync. */

@@ -1,9 +1,8 @@
-import { compareLocks } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import { Hub } from "../server/hub.ts";
 import type { CommandRun } from "./context.ts";
-import { changeLines, currentLocks, hasEntries, plural } from "./lock-state.ts";
+import { changeLines, currentLocks, hasEntries, lockChanges, plural } from "./lock-state.ts";
 
 /**
  * `skillhub sync [--update] [--frozen] [--json]`: what refresh_skills does,
@@ -54,7 +53,7 @@ export const runSync: CommandRun = async (ctx) => {
     const anyEntries = targets.some((t) => hasEntries(t.lock));
     const reports = targets.map((t, i) => {
       const before = previous.get(t.file);
-      const changes = before ? compareLocks(before, t.lock, t.heads) : [];
+      const changes = before ? lockChanges(t, before) : [];
       const wanted = before ? changes.length > 0 : hasEntries(t.lock) || (i === 0 && !anyEntries);
       // The lock records a complete sync only: after a failure it would pin a half-updated state.
       const written = !frozen && outcome.success && wanted;

@@ -5,7 +5,6 @@ import { changeLines, currentLocks, hasEntries, lockChanges, plural, type Target
 
 interface Checked {
   target: TargetLock;
-  locked: Lockfile;
   changes: LockChange[];
 }
 
@@ -41,7 +40,7 @@ export const runVerify: CommandRun = async (ctx) => {
         }
         continue;
       }
-      checked.push({ target, locked, changes: lockChanges(target, locked) });
+      checked.push({ target, changes: lockChanges(target, locked) });
     }
     // Nothing at all to compare with: as before the split, that is a missing lock.
     const unread = notes[0]?.file ?? targets[0]?.file;
@@ -64,10 +63,11 @@ export const runVerify: CommandRun = async (ctx) => {
       return changes.length === 0 ? 0 : 1;
     }
     for (const n of notes) ctx.err(`skillhub: ${n.note}\n`);
-    for (const { target, locked, changes: own } of checked) {
+    for (const { target, changes: own } of checked) {
+      // No difference: what would be served is what the lock records (less what another lock covers now).
       if (own.length === 0)
         ctx.out(
-          `${target.file}: verified, ${plural(Object.keys(locked.skills).length, "skill")} and ${plural(Object.keys(locked.sources).length, "git source")} match.\n`,
+          `${target.file}: verified, ${plural(Object.keys(target.lock.skills).length, "skill")} and ${plural(Object.keys(target.lock.sources).length, "git source")} match.\n`,
         );
       else
         ctx.out(`${target.file}: ${plural(own.length, "difference")} from what would be served:\n${changeLines(own)}`);

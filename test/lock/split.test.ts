@@ -1,9 +1,10 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { run } from "../../src/cli.ts";
 import { covers, lockTargets } from "../../src/lock/location.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
-import { GIT_ENV } from "../helpers/git.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { connect } from "../helpers/hub.ts";
 import { cli, type Machine, machine } from "./cli.ts";
 
@@ -130,5 +131,28 @@ describe("one lock per place: the project's skills and the user's own", () => {
     expect(lockTargets({ projectDir: null, home: "/h/.skillhub", cwd: "/" })).toEqual([
       { scope: "all", file: "/h/.skillhub/skillhub.lock" },
     ]);
+  });
+});
+
+describe("a global lock written outside any project, then used inside one", () => {
+  test("its repositories are the project lock's business: verify in the project does not report them", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    writeSkill(m.skills, "review");
+    const env = { ...GIT_ENV, HOME: m.home, SKILLHUB_WATCH: "0", SKILLS_REPO: remote.url };
+    // No project root (the working directory is the home folder): one lock in SkillHub's home, repository included.
+    const code = await run(["sync"], env, { out: () => {}, err: () => {}, cwd: m.home });
+    expect(code).toBe(0);
+    const home = JSON.parse(readFileSync(globalLock(m), "utf8"));
+    expect(Object.keys(home.sources)).toHaveLength(1);
+    expect(Object.keys(home.skills)).toHaveLength(1);
+    // In the project: the project lock takes the repository; the global one, with nothing personal, is not rewritten.
+    const locked = await cli(m, ["lock"], { SKILLS_REPO: remote.url });
+    expect(locked.out).toBe(`Wrote ${m.lock}: 2 skills, 1 git source.\n`);
+    const verified = await cli(m, ["verify"], { SKILLS_REPO: remote.url });
+    expect(verified.out).toBe(
+      `${m.lock}: verified, 2 skills and 1 git source match.\n${globalLock(m)}: verified, 0 skills and 0 git sources match.\n`,
+    );
+    expect(verified.code).toBe(0);
   });
 });
