@@ -5,7 +5,7 @@ export BUN_VERSION
 
 BUN = $(shell BUN_VERSION=$(BUN_VERSION) ./scripts/ensure-bun.sh)
 
-.PHONY: all run serve test check lint format typecheck build bench eval clean
+.PHONY: all run serve test check lint format typecheck build bench eval eval-scale clean
 
 all: build
 
@@ -52,7 +52,8 @@ build: dist/skillhub
 dist/skillhub: node_modules/.installed $(shell find src -type f) package.json
 	$(BUN) scripts/build.ts --version $(VERSION)
 
-## make bench: start-up, tools/list size, latency, RSS, freshness at 0/1k/10k skills, beside a floor.
+## make bench: start-up, tools/list size, latency, peak and settled RSS, idle CPU, freshness at
+## 0/1k/10k/20k skills, beside a floor (and a fair floor that reads the same SKILL.md); medians of 5.
 bench: build
 	$(BUN) bench/run.ts
 
@@ -61,7 +62,11 @@ bench: build
 eval: node_modules/.installed
 	$(BUN) bench/eval.ts
 
-.PHONY: conformance bench-http bench-ui bench-parse fuzz
+## make eval-scale: make eval with 10,000 distractor skills added (11,000 in all), to read beside make eval.
+eval-scale: node_modules/.installed
+	$(BUN) bench/eval.ts --scale
+
+.PHONY: conformance bench-http bench-ui bench-parse fuzz eval-scale
 
 ## make bench-parse: the parsers on 1 MiB adversarial lines (bench/fuzz/adversarial-text.ts) beside a
 ## floor measured in the same run (a benign 1 MiB description); exits 1 when a case is over budget.

@@ -1,9 +1,9 @@
 /**
  * `make bench`: SkillHub against a floor (the smallest SDK server, compiled the
- * same way), measured in the same run, at 0, 1,000 and 10,000 skills.
- * Usage: bun bench/run.ts [--sizes 0,1000,10000] [--runs 7] [--calls 300] [--json FILE]
+ * same way), measured in the same run, at 0, 1,000, 10,000 and 20,000 skills.
+ * Usage: bun bench/run.ts [--sizes 0,1000,10000,20000] [--runs 5] [--calls 300] [--json FILE]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -14,8 +14,8 @@ import { generateSkills } from "./lib/skills.ts";
 
 const { values } = parseArgs({
   options: {
-    sizes: { type: "string", default: "0,1000,10000" },
-    runs: { type: "string", default: "7" },
+    sizes: { type: "string", default: "0,1000,10000,20000" },
+    runs: { type: "string", default: "5" },
     calls: { type: "string", default: "300" },
     json: { type: "string" },
     "skip-http": { type: "boolean" },
@@ -44,7 +44,10 @@ interface Figures {
   listBytes: number;
   callP50: number;
   callP95: number;
+  /** Peak RSS (VmHWM) over the whole session. */
   rssMb: number;
+  /** RSS once the index is built, saved and the server idle (SETTLE_MS after the last call). */
+  settledMb: number;
   searchP50?: number;
   searchP95?: number;
   firstSearchMs?: number;
@@ -96,6 +99,7 @@ async function measure(
     callP50: percentile(latencies, 50),
     callP95: percentile(latencies, 95),
     rssMb: 0,
+    settledMb: 0,
     firstSearchMs,
   };
   if (search) {
@@ -113,9 +117,53 @@ async function measure(
     figures.searchP50 = percentile(searches, 50);
     figures.searchP95 = percentile(searches, 95);
   }
+  // Settled: the background build and the save (2 s after a change) are over; what a client lives with.
+  await Bun.sleep(SETTLE_MS);
+  figures.settledMb = s.rssKb() / 1024;
   figures.rssMb = s.peakRssKb() / 1024;
   await s.close();
   return figures;
+}
+
+const SETTLE_MS = 4000;
+
+/** CPU used over one idle window longer than the 30 s rescan timer, SkillHub and the floor side by side. */
+async function idleCpu(
+  dir: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ skillhubMs: number; floorMs: number; windowMs: number }> {
+  const windowMs = 31_000;
+  const servers = [spawnServer([skillhub, "--skills-dir", dir], { env, cwd }), spawnServer([floor], { env, cwd })];
+  for (const s of servers) {
+    await s.request("initialize", INITIALIZE);
+    s.notify("notifications/initialized");
+    await s.request("tools/list");
+  }
+  await (servers[0] as (typeof servers)[0]).request("tools/call", {
+    name: "search_skills",
+    arguments: { query: "warm up" },
+  });
+  await Bun.sleep(SETTLE_MS);
+  const before = servers.map((s) => s.cpuMs());
+  await Bun.sleep(windowMs);
+  const used = servers.map((s, i) => s.cpuMs() - (before[i] as number));
+  for (const s of servers) await s.close();
+  return { skillhubMs: used[0] as number, floorMs: used[1] as number, windowMs };
+}
+
+/** Generate the skills or stop the benchmark with the reason: figures over a partial corpus would mislead. */
+function corpus(dir: string, size: number): string[] {
+  try {
+    const names = generateSkills(dir, size);
+    const written = size === 0 ? 0 : readdirSync(dir).length;
+    if (names.length !== size || written !== size) throw new Error(`${written} of ${size} skill folders were written`);
+    return names;
+  } catch (error) {
+    process.stderr.write(`bench: cannot generate ${size} skills in ${dir}: ${(error as Error).message}\n`);
+    rmSync(work, { recursive: true, force: true });
+    process.exit(1);
+  }
 }
 
 /** How long until a skill created now is loadable by name: by its folder name, and by a name only a rescan can find. */
@@ -196,7 +244,7 @@ const floorCall = () => ({ name: "echo", arguments: { text: "hello" } });
 for (const size of sizes) {
   const home = join(work, `home-${size}`);
   const dir = join(work, `skills-${size}`);
-  const names = generateSkills(dir, size);
+  const names = corpus(dir, size);
   mkdirSync(home, { recursive: true });
   const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
   say(`\n== ${size} skills`);
@@ -228,10 +276,32 @@ for (const size of sizes) {
   say(
     `peak RSS:                        skillhub ${hub.rssMb.toFixed(1)} MB   floor ${floorFigures.rssMb.toFixed(1)} MB   (+${(hub.rssMb - floorFigures.rssMb).toFixed(1)} MB)`,
   );
+  say(
+    `settled RSS:                     skillhub ${hub.settledMb.toFixed(1)} MB   floor ${floorFigures.settledMb.toFixed(1)} MB   (+${(hub.settledMb - floorFigures.settledMb).toFixed(1)} MB)`,
+  );
   if (hub.searchP50 !== undefined)
     say(
       `search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}   (first search, waiting for the index: ${ms(hub.firstSearchMs ?? 0)})`,
     );
+  if (size > 0) {
+    let m = 0;
+    const readCall = () => ({
+      name: "read",
+      arguments: { path: join(dir, names[(m++ * 7919) % names.length] as string, "SKILL.md") },
+    });
+    const fair = await measure([floor], env, home, readCall, false);
+    row.fairFloor = fair;
+    say(
+      `skill vs fair floor (reads the same SKILL.md): p50 ${ms(hub.callP50)} vs ${ms(fair.callP50)}   ratio ${(hub.callP50 / fair.callP50).toFixed(2)}`,
+    );
+  }
+  if (size === 10_000) {
+    const idle = await idleCpu(dir, env, home);
+    row.idleCpu = idle;
+    say(
+      `idle CPU over ${(idle.windowMs / 1000).toFixed(0)} s:            skillhub ${ms(idle.skillhubMs)}   floor ${ms(idle.floorMs)}`,
+    );
+  }
   if (size > 0) {
     const skillOnly = await measure([skillhub, "--skills-dir", dir, "--tools", "skill"], env, home, skillCall, false);
     row.skillProfile = skillOnly;
@@ -254,10 +324,13 @@ for (const size of sizes) {
     );
   }
   if (size > 0) {
-    const inProcess = await inProcessFigures(dir);
+    const inProcess = await inProcessFigures(dir, queries);
     row.inProcess = inProcess;
     say(
       `first scan ${ms(inProcess.firstScanMs)}; unchanged timer rescan ${ms(inProcess.rescanCpuMs)} CPU (${ms(inProcess.rescanWallMs)} wall), full pass ${ms(inProcess.fullRescanCpuMs)} CPU; index build ${ms(inProcess.indexBuildMs)}`,
+    );
+    say(
+      `index in process: ${inProcess.bodyPostings} body postings; save ${ms(inProcess.indexSaveMs)}, load ${ms(inProcess.indexLoadMs)}, ${(inProcess.indexBytes / 1e6).toFixed(1)} MB; search p50 ${ms(inProcess.searchP50Ms)}`,
     );
   }
   (results.sizes as Record<string, unknown>)[size] = row;

@@ -2,18 +2,6 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
-import { runDoctor } from "./commands/doctor.ts";
-import { runList } from "./commands/list.ts";
-import { runLock } from "./commands/lock.ts";
-import { runPrintConfig } from "./commands/print-config.ts";
-import { runSearch } from "./commands/search.ts";
-import { runServe } from "./commands/serve.ts";
-import { runShow } from "./commands/show.ts";
-import { runStats } from "./commands/stats.ts";
-import { runSync } from "./commands/sync.ts";
-import { runUi } from "./commands/ui.ts";
-import { runValidate } from "./commands/validate.ts";
-import { runVerify } from "./commands/verify.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
@@ -92,21 +80,25 @@ Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
 const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync", "ui", "lock", "verify", "mcp-server"]);
 
+/**
+ * Each command's module is loaded when it runs: the server does not pay for validate's linter or
+ * stats' readers at start-up (issue 16), nor a CLI command for the server's transports.
+ */
 const COMMANDS: Partial<Record<Command, CommandRun>> = {
-  serve: runServe,
+  serve: async (ctx) => (await import("./commands/serve.ts")).runServe(ctx),
   // Seed 001's command line: `sk mcp-server [--root ./skills]` (see mcpServerSettings).
-  "mcp-server": runServe,
-  list: runList,
-  show: runShow,
-  doctor: runDoctor,
-  "print-config": runPrintConfig,
-  search: runSearch,
-  sync: runSync,
-  lock: runLock,
-  verify: runVerify,
-  stats: runStats,
-  validate: runValidate,
-  ui: runUi,
+  "mcp-server": async (ctx) => (await import("./commands/serve.ts")).runServe(ctx),
+  list: async (ctx) => (await import("./commands/list.ts")).runList(ctx),
+  show: async (ctx) => (await import("./commands/show.ts")).runShow(ctx),
+  doctor: async (ctx) => (await import("./commands/doctor.ts")).runDoctor(ctx),
+  "print-config": async (ctx) => (await import("./commands/print-config.ts")).runPrintConfig(ctx),
+  search: async (ctx) => (await import("./commands/search.ts")).runSearch(ctx),
+  sync: async (ctx) => (await import("./commands/sync.ts")).runSync(ctx),
+  lock: async (ctx) => (await import("./commands/lock.ts")).runLock(ctx),
+  verify: async (ctx) => (await import("./commands/verify.ts")).runVerify(ctx),
+  stats: async (ctx) => (await import("./commands/stats.ts")).runStats(ctx),
+  validate: async (ctx) => (await import("./commands/validate.ts")).runValidate(ctx),
+  ui: async (ctx) => (await import("./commands/ui.ts")).runUi(ctx),
 };
 
 /** argv → config → command. Returns the exit code; `main` is the only caller of process.exit. */

@@ -60,6 +60,20 @@ describe("skillhub CLI", () => {
     expect(json.diagnostics).toEqual({ errors: 1, warnings: 0 });
   });
 
+  test("a folder limit that stops the scan is a line in list, list --json and doctor (issue 16: never silent)", async () => {
+    const dir = tempDir();
+    for (const name of ["alpha", "beta", "gamma", "delta"]) writeSkill(dir, name);
+    const config = join(tempDir(), "config.yaml");
+    write(config, "sources:\n  max_dirs: 3\n");
+    const text = await cli(["list", "--skills-dir", dir, "--config", config]);
+    expect(text.out).toContain("dir-limit");
+    expect(text.out).toContain("stopped after 3 folders");
+    const json = JSON.parse((await cli(["list", "--json", "--skills-dir", dir, "--config", config])).out);
+    expect(json.diagnostics.limits.map((d: { code: string }) => d.code)).toEqual(["dir-limit"]);
+    const doctor = await cli(["doctor", "--skills-dir", dir, "--config", config]);
+    expect(doctor.out + doctor.err).toContain("stopped after 3 folders");
+  });
+
   test("an empty skills folder says what to do", async () => {
     const empty = await cli(["list", "--skills-dir", tempDir()]);
     expect(empty.out).toContain("No skills found");
@@ -84,7 +98,8 @@ describe("skillhub CLI", () => {
     writeSkill(join(home, ".claude", "skills"), "git", { description: "global git" });
     const project = tempDir();
     const doctor = await cli(["doctor", "--skills-dir", dir, "--project", project], { HOME: home });
-    expect(doctor.code).toBe(0);
+    // A skill that cannot be served (missing description) is a problem: exit 1, as --help says.
+    expect(doctor.code).toBe(1);
     expect(doctor.out).toContain(`Project root: ${project}`);
     expect(doctor.out).toContain("--project / SKILLHUB_PROJECT_DIR");
     expect(doctor.out).toContain(`dir1            explicit ${dir}  (2 skills)`);

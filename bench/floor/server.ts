@@ -1,6 +1,7 @@
 /**
  * The floor: the smallest useful MCP server (the SDK, stdio, one trivial tool),
- * compiled exactly like skillhub. SkillHub's figures are read against it.
+ * compiled exactly like skillhub, plus `read` (return a file: the fair floor for
+ * `skill`). SkillHub's figures are read against it.
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
@@ -12,6 +13,14 @@ server.registerTool(
   { description: "Echo the text back", inputSchema: { text: z.string() } },
   async ({ text }) => ({
     content: [{ type: "text", text }],
+  }),
+);
+// The fair floor for `skill`: read a SKILL.md and return it, nothing more (issue 16).
+server.registerTool(
+  "read",
+  { description: "Return a file's text", inputSchema: { path: z.string() } },
+  async ({ path }) => ({
+    content: [{ type: "text", text: await Bun.file(path).text() }],
   }),
 );
 await server.connect(new StdioServerTransport());

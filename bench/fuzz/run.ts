@@ -7,7 +7,6 @@
  * answered within a deadline), no non-JSON stdout, no byte from outside a
  * skill (a canary file), no secret in any output (canary secrets in the
  * server's environment). Prints `N passed, N failed`; exits 1 on a failure.
- * Cases that wait for the transports work are expected failures, with the reason.
  */
 import { join } from "node:path";
 import { freePort, halfSentBody, httpCases, malformedHost } from "./http-cases.ts";
@@ -17,7 +16,6 @@ import { must, Suite } from "./suite.ts";
 import { buildWorld } from "./world.ts";
 
 const BINARY = process.env.SKILLHUB_BINARY ?? join(import.meta.dir, "..", "..", "dist", "skillhub");
-const TRANSPORTS_PENDING = "transports engineer, pending the MCP SDK 2.x merge";
 const suite = new Suite(Number(process.env.FUZZ_SECONDS ?? 240));
 const world = buildWorld();
 const answers: string[] = [];
@@ -44,7 +42,6 @@ try {
       big.send(`{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"${"x".repeat(11 * 1_048_576)}"}}`);
       return big.alive(15_000);
     },
-    `issue 13 item 4 (${TRANSPORTS_PENDING})`,
   );
   big.proc.kill("SIGKILL");
   answers.push(big.stdoutText, big.stderrText);
@@ -66,26 +63,18 @@ try {
     await Bun.sleep(100);
   }
   await httpCases(suite, base, answers);
-  await suite.check(
-    "http: a malformed Host header at DEBUG level gets a 4xx",
-    async () => {
-      const status = await malformedHost(port);
-      return status >= 400 && status < 500;
-    },
-    `issue 13 item 8, Host part (${TRANSPORTS_PENDING})`,
-  );
-  await suite.check(
-    "http: SIGTERM exits within 5 s while a request body is half sent",
-    async () => {
-      const half = await halfSentBody(port);
-      await Bun.sleep(200);
-      http.kill("SIGTERM");
-      const code = await Promise.race([http.exited, Bun.sleep(5_000).then(() => "hang" as const)]);
-      half.end();
-      return code !== "hang";
-    },
-    `issue 13 item 7 (${TRANSPORTS_PENDING})`,
-  );
+  await suite.check("http: a malformed Host header at DEBUG level gets a 4xx", async () => {
+    const status = await malformedHost(port);
+    return status >= 400 && status < 500;
+  });
+  await suite.check("http: SIGTERM exits within 5 s while a request body is half sent", async () => {
+    const half = await halfSentBody(port);
+    await Bun.sleep(200);
+    http.kill("SIGTERM");
+    const code = await Promise.race([http.exited, Bun.sleep(5_000).then(() => "hang" as const)]);
+    half.end();
+    return code !== "hang";
+  });
   http.kill("SIGKILL");
   await http.exited;
   answers.push(await httpStdout, await httpStderr);

@@ -12,6 +12,10 @@ export interface Spawned {
   notify(method: string, params?: unknown): void;
   /** Peak resident set size so far (kB), from /proc. */
   peakRssKb(): number;
+  /** Resident set size now (kB), from /proc. */
+  rssKb(): number;
+  /** CPU time used so far (ms, user + system), from /proc. */
+  cpuMs(): number;
   close(): Promise<void>;
 }
 
@@ -58,12 +62,16 @@ export function spawnServer(cmd: string[], options: { cwd?: string; env?: Record
     notify(method, params) {
       send({ jsonrpc: "2.0", method, params });
     },
-    peakRssKb() {
+    peakRssKb: () => procStatus(proc.pid, "VmHWM"),
+    rssKb: () => procStatus(proc.pid, "VmRSS"),
+    cpuMs() {
       try {
-        const status = require("node:fs").readFileSync(`/proc/${proc.pid}/status`, "utf8") as string;
-        return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        const stat = require("node:fs").readFileSync(`/proc/${proc.pid}/stat`, "utf8") as string;
+        // Fields after the command name: utime and stime are the 14th and 15th of the line.
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
       } catch {
-        return 0;
+        return Number.NaN;
       }
     },
     async close() {
@@ -73,6 +81,15 @@ export function spawnServer(cmd: string[], options: { cwd?: string; env?: Record
       clearTimeout(timer);
     },
   };
+}
+
+function procStatus(pid: number, key: string): number {
+  try {
+    const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
+    return Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
 }
 
 export const INITIALIZE = {

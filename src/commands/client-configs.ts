@@ -108,7 +108,10 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
           command: true,
         },
         {
-          where: "or commit .mcp.json at the project root",
+          // Security: a file holding the token is never one to commit.
+          where: auth
+            ? "or .mcp.json at the project root (it holds the token: keep it out of git)"
+            : "or commit .mcp.json at the project root",
           text: json({ mcpServers: { skillhub: { type: "http", url, ...headers } } }),
         },
       ];

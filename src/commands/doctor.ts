@@ -31,7 +31,7 @@ export const runDoctor: CommandRun = async (ctx) => {
       ...teamJson(hub),
     });
     ctx.out(`${JSON.stringify(report, null, 2)}\n`);
-    return 0;
+    return catalog.diagnostics.some((d) => d.severity === "error") ? 1 : 0;
   }
   const lines: string[] = [`SkillHub ${VERSION}`, ""];
   lines.push(`Project root: ${root.dir ?? "(none)"}`, `  found by: ${root.how}`);
@@ -59,9 +59,11 @@ export const runDoctor: CommandRun = async (ctx) => {
   }
   const problems = catalog.diagnostics.filter((d) => d.code !== "shadowed");
   const errors = problems.filter((d) => d.severity === "error").length;
+  // Config warnings are warnings too: counted with the skills' ones.
+  const warnings = problems.length - errors + ctx.configWarnings.length;
   lines.push(
     "",
-    `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (skills not served), ${problems.length - errors} warning${problems.length - errors === 1 ? "" : "s"}`,
+    `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (skills not served), ${warnings} warning${warnings === 1 ? "" : "s"}`,
   );
   for (const d of problems) lines.push(`  ${formatDiagnostic(d)}`);
   for (const w of ctx.configWarnings) lines.push(`  warning config ${w}`);
@@ -75,7 +77,8 @@ export const runDoctor: CommandRun = async (ctx) => {
   lines.push(`  home: ${c.home}`);
   lines.push(`  log level: ${c.log_level}`);
   ctx.out(`${lines.join("\n")}\n`);
-  return 0;
+  // As --help says: 1 when the command found a problem (a skill that cannot be served).
+  return errors > 0 ? 1 : 0;
 };
 
 /** Object keys in snake_case, deeply (camelCase → camel_case); values untouched. Pure. */

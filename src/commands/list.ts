@@ -1,4 +1,6 @@
 import { isEnabled } from "../catalog/filters.ts";
+import { formatDiagnostic } from "../skills/diagnostic.ts";
+import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
 import { oneLine, truncate } from "../tools/skill-catalog.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
@@ -23,9 +25,12 @@ export const runList: CommandRun = async (ctx) => {
   }));
   const errors = catalog.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = catalog.diagnostics.filter((d) => d.severity === "warning").length;
+  const limits = catalog.diagnostics
+    .filter((d) => SCAN_LIMIT_CODES.has(d.code))
+    .map((d) => ({ code: d.code, file: d.file, message: d.message }));
   if (ctx.args.options.json) {
     ctx.out(
-      `${JSON.stringify({ skills, ...(ctx.args.options.all ? { shadowed } : {}), diagnostics: { errors, warnings } }, null, 2)}\n`,
+      `${JSON.stringify({ skills, ...(ctx.args.options.all ? { shadowed } : {}), diagnostics: { errors, warnings, ...(limits.length > 0 ? { limits } : {}) } }, null, 2)}\n`,
     );
     return 0;
   }
@@ -45,5 +50,7 @@ export const runList: CommandRun = async (ctx) => {
     notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
   if (errors + warnings > 0) notes.push(`${errors} skipped with errors, ${warnings} warnings (skillhub doctor)`);
   ctx.out(`\n${notes.join(", ")}\n`);
+  // A limit that stopped the scan hides skills: say so here too, not only in doctor.
+  for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);
   return 0;
 };

@@ -13,8 +13,16 @@ export const runLock: CommandRun = async (ctx) => {
   try {
     const { lock, heads } = await currentLock(hub);
     const file = hub.lockFile();
-    writeLockfile(file, lock);
     const missing = heads.filter((h) => h.commit === null).map((h) => h.label);
+    // A lock without a configured repository would let `verify` pass over skills nobody reviewed: write none.
+    if (missing.length > 0) {
+      for (const label of missing)
+        ctx.err(
+          `skillhub lock: repository ${label} has no local copy yet, so no lock was written; run \`skillhub sync\` (it fetches, then writes the lock).\n`,
+        );
+      return 1;
+    }
+    writeLockfile(file, lock);
     if (ctx.args.options.json) {
       ctx.out(
         `${JSON.stringify({ file, skills: Object.keys(lock.skills).length, sources: Object.keys(lock.sources).length, missing_copies: missing }, null, 2)}\n`,
@@ -23,10 +31,8 @@ export const runLock: CommandRun = async (ctx) => {
       ctx.out(
         `Wrote ${file}: ${plural(Object.keys(lock.skills).length, "skill")}, ${plural(Object.keys(lock.sources).length, "git source")}.\n`,
       );
-      for (const label of missing)
-        ctx.err(`skillhub: repository ${label} has no local copy yet and is not in the lock; run \`skillhub sync\`.\n`);
     }
-    return missing.length > 0 ? 1 : 0;
+    return 0;
   } finally {
     hub.close();
   }

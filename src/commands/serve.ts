@@ -19,6 +19,11 @@ export const runServe: CommandRun = async (ctx) => {
   ctx.logger.info(
     `SkillHub ${VERSION} on stdio; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how})`,
   );
+  // A person at a terminal, not an MCP client: say what this is waiting for (stderr, never stdout).
+  if (process.stdin.isTTY)
+    ctx.err(
+      "skillhub is an MCP server: it is waiting for an MCP client on stdin. Put it in your client's config (`skillhub print-config CLIENT`), or try `skillhub list`, `skillhub doctor` or `skillhub --help`. Ctrl-C stops it.\n",
+    );
   const why = await serveStdio(hub);
   ctx.logger.info(`stopping: ${why}`);
   return 0;

@@ -35,8 +35,11 @@ export const SourcesConfig = z
     debounce_ms: nonNegativeInt.default(500),
     /** Deepest folder level scanned below a source root. Default 8. */
     max_depth: positiveInt.default(8),
-    /** Most folders scanned per source. Default 20,000. */
-    max_dirs: positiveInt.default(20_000),
+    /**
+     * Most folders scanned per source. Default 250,000: 50,000 skills with a few resource folders
+     * each; reaching it is a warning in the log, `doctor` and `list` (dir-limit).
+     */
+    max_dirs: positiveInt.default(250_000),
   })
   .strict();
 

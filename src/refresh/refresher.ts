@@ -133,6 +133,9 @@ export class Refresher {
   }
 
   private async run(reason: string): Promise<void> {
+    // The first scan waits one turn of the event loop: a client's `initialize`, already in the pipe
+    // when the server starts, is answered before the scan competes for the CPU (issue 16).
+    if (reason === "startup") await new Promise<void>((resolve) => setImmediate(resolve));
     const started = this.now();
     let catalog: Catalog;
     try {

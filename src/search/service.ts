@@ -1,12 +1,14 @@
+import { basename } from "node:path";
 import type { CatalogStore } from "../catalog/store.ts";
 import { skillBody } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
-import { readSkillSource } from "../skills/skill-read.ts";
+import { skillReadRoot } from "../skills/skill-read.ts";
+import { readConfinedText } from "../util/confined-read.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
 import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
-import { FullTextIndex } from "./fulltext.ts";
+import { FullTextIndex, INDEX_READ_BYTES } from "./fulltext.ts";
 import { keywordSignal } from "./keyword-signal.ts";
 import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
 import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile } from "./persist.ts";
@@ -36,6 +38,9 @@ export interface SearchServiceOptions {
   saveDelayMs?: number;
   tick?: () => Promise<void>;
 }
+
+/** Indexing batches (of 50 skills) between full collections during a build. */
+const GC_EVERY_TICKS = 10;
 
 export interface IndexStatus {
   documents: number;
@@ -197,6 +202,8 @@ export class SearchService {
         this.index.toJSON(),
       );
       this.dirty = false;
+      // The encoded index was a string of several MB and its parts: give the memory back now.
+      Bun.gc(true);
     } catch (error) {
       this.options.logger.warn(`could not save the search index to ${file}: ${errorMessage(error)}`);
     }
@@ -206,12 +213,32 @@ export class SearchService {
     return this.options.cacheDir ? indexFilePath(this.options.cacheDir, this.options.sourceDirs()) : undefined;
   }
 
-  private readonly tick = () => (this.options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve))))();
+  private ticks = 0;
+
+  /**
+   * Between indexing batches: let requests in, and every GC_EVERY_TICKS batches collect. Building
+   * makes garbage (file text, token arrays) far faster than JavaScriptCore collects it on its own;
+   * measured at 10,000 skills, RSS grew +215 MB during a build whose live index is +59 MB, and
+   * +79 MB with a full collection every 500 skills (each a pause of a few ms at this heap size).
+   */
+  private readonly tick = () => {
+    if (++this.ticks % GC_EVERY_TICKS === 0) Bun.gc(true);
+    return (this.options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve))))();
+  };
 
   private readonly body = (skill: Skill): string => {
     if (this.options.readBody) return this.options.readBody(skill);
-    // Confined and capped like every read of skill content; gone since the scan → index what the catalog knows.
-    const read = readSkillSource(skill);
+    // Confined like every read of skill content, and only the prefix that is indexed (never a whole large
+    // SKILL.md); gone or unreadable since the scan → index what the catalog knows.
+    const root = skillReadRoot(skill);
+    if (!root.ok) return "";
+    const read = readConfinedText({
+      root: root.root,
+      rootIsReal: true,
+      file: basename(skill.file),
+      maxBytes: INDEX_READ_BYTES,
+      overflow: "truncate",
+    });
     return read.ok ? skillBody(read.text) : "";
   };
 }

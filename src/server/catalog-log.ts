@@ -1,5 +1,6 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { formatDiagnostic } from "../skills/diagnostic.ts";
+import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
 import type { Logger } from "../util/logger.ts";
 
 /**
@@ -12,7 +13,7 @@ export function logNewDiagnostics(logger: Logger, previous: Catalog, next: Catal
   for (const d of next.diagnostics) {
     if (seen.has(`${d.code}\u0000${d.file}\u0000${d.message}`)) continue;
     if (d.code === "unreadable") logger.error(formatDiagnostic(d));
-    else if (d.severity === "error") logger.warn(formatDiagnostic(d));
+    else if (d.severity === "error" || SCAN_LIMIT_CODES.has(d.code)) logger.warn(formatDiagnostic(d));
     else {
       if (d.severity === "warning") warnings++;
       logger.debug(formatDiagnostic(d));

@@ -80,6 +80,7 @@ export class Hub implements ToolDeps {
   private probed = { generation: -1, names: new Set<string>() };
   private readonly options: HubOptions;
   private closed = false;
+  private toolCache?: { catalog: Catalog; key: string; tools: ReturnType<typeof selectTools> };
   private closing?: Promise<unknown>;
   /** The delayed start of background indexing; cleared by close() so a closed hub never starts it. */
   private indexTimer?: ReturnType<typeof setTimeout>;
@@ -256,9 +257,19 @@ export class Hub implements ToolDeps {
     return forceRefresh({ git: this.git, refresher: this.refresher, store: this.store });
   }
 
-  /** The tools offered now (profile `auto` follows the catalog). */
-  tools() {
-    return selectTools(this.selection, this.store.catalog, this.config);
+  /**
+   * The tools offered now (profile `auto` follows the catalog). Computed once per catalog
+   * generation: selecting scans every skill for tree nodes, and each request asks several times.
+   */
+  tools(): ReturnType<typeof selectTools> {
+    const catalog = this.store.catalog;
+    // The settings selectTools reads are part of the key: cheap to compare, and a test or a future
+    // reload that changes them must not see a stale list.
+    const c = this.config;
+    const key = `${c.scripts.enabled}|${c.scripts.allow_project}|${c.commands.enabled}|${c.analytics.enabled}|${c.filters.enabled_skills}|${c.filters.enabled_categories}`;
+    if (this.toolCache?.catalog !== catalog || this.toolCache.key !== key)
+      this.toolCache = { catalog, key, tools: selectTools(this.selection, catalog, c) };
+    return this.toolCache.tools;
   }
 
   close(): void {

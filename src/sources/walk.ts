@@ -9,6 +9,11 @@ export const SKIPPED_DIRS = new Set([".git", "node_modules", "__pycache__", ".ve
 export const SKILL_FILE = "SKILL.md";
 
 export type { FileEntry, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
+/**
+ * Diagnostics of a limit that stopped a scan: skills past it are not served, so each one is
+ * logged as a warning, listed by `doctor` and shown by `list`, never silent (issue 16).
+ */
+export const SCAN_LIMIT_CODES: ReadonlySet<string> = new Set(["dir-limit", "depth-limit"]);
 
 /** "special": a FIFO, socket or device, never read (opening one can block the scan on another process). */
 type EntryKind = "dir" | "file" | "link" | "special";
@@ -82,7 +87,7 @@ export class Walker {
             "dir-limit",
             "warning",
             root,
-            `stopped after ${limits.maxDirs} folders; skills in the rest of this source are not served.`,
+            `stopped after ${limits.maxDirs} folders; skills in the rest of this source are not served. Raise sources.max_dirs (SKILLHUB config) or point the source at a smaller folder.`,
           ),
         );
         break;
@@ -177,7 +182,7 @@ export class Walker {
                 "depth-limit",
                 "warning",
                 path,
-                `deeper than ${limits.maxDepth} levels below ${root}; not scanned.`,
+                `deeper than ${limits.maxDepth} levels below ${root}; not scanned. Raise sources.max_depth to serve skills there.`,
               ),
             );
             depthWarned = true;

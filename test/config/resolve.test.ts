@@ -35,7 +35,7 @@ describe("resolveConfig", () => {
     });
     expect(config.files.max_file_bytes).toBe(65536);
     expect(config.matching).toEqual({ min_score: 0.2, max_results: 3, ambiguity_threshold: 0.1 });
-    expect(config.sources).toMatchObject({ rescan_seconds: 30, watch: true, max_depth: 8, max_dirs: 20000 });
+    expect(config.sources).toMatchObject({ rescan_seconds: 30, watch: true, max_depth: 8, max_dirs: 250_000 });
     expect(config.server).toMatchObject({ transport: "stdio", host: "127.0.0.1", port: 8000, tools: "auto" });
     expect(config.git.branch).toBe("main");
     expect(config.refresh.interval_minutes).toBe(15);

@@ -51,7 +51,7 @@ describe("docs/configuration.md", () => {
   test("defaults come from the schema unless settings.ts gives a display text", () => {
     const rows = new Map(configRows().map((r) => [r.key, r]));
     expect(rows.get("server.port")?.default).toBe("8000");
-    expect(rows.get("sources.max_dirs")?.default).toBe("20,000");
+    expect(rows.get("sources.max_dirs")?.default).toBe("250,000");
     expect(rows.get("search.threshold")?.default).toBe("0.2");
     expect(rows.get("commands.allowed")?.default).toContain("`python`");
     expect(rows.get("server.catalog_budget")?.default).toBe("2,000 for Claude Code, else 6,000");

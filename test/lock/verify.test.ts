@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
-import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
 import { cli, machine } from "./cli.ts";
 
@@ -72,6 +72,16 @@ describe("skillhub lock and skillhub verify", () => {
     // Accepting the change: lock again, verify passes.
     expect((await cli(m, ["lock"])).code).toBe(0);
     expect((await cli(m, ["verify"])).code).toBe(0);
+  });
+
+  test("lock writes nothing while a configured repository has no local copy (verify would pass over it)", async () => {
+    const m = machine();
+    writeSkill(m.skills, "pdf");
+    const { code, out, err } = await cli(m, ["lock"], { SKILLS_REPO: `file://${tempDir()}/nowhere.git` });
+    expect(code).toBe(1);
+    expect(out).toBe("");
+    expect(err).toContain("has no local copy yet, so no lock was written; run `skillhub sync`");
+    expect(existsSync(m.lock)).toBe(false);
   });
 
   test("a lock written on one machine verifies on another: no machine path is in it", async () => {

@@ -56,3 +56,20 @@ describe("tools/list stays small whatever the catalog size", () => {
     expect(json).not.toContain('"description":"');
   });
 });
+
+describe("the tool list is computed once per catalog generation (issue 16)", () => {
+  test("the same list until the catalog changes; a new catalog gets a new list", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "alpha");
+    const session = await connect({ flags: { "skills-dir": [dir] } });
+    await session.client.listTools();
+    const first = session.hub.tools();
+    expect(session.hub.tools()).toBe(first);
+    write(join(dir, "team", "_root.md"), "---\nkeywords: [team]\ndescription: Team rules\n---\nBe kind.\n");
+    await session.hub.refreshSkills();
+    const next = session.hub.tools();
+    expect(next).not.toBe(first);
+    expect(next.map((t) => t.name)).toContain("get_skill");
+    expect(session.hub.tools()).toBe(next);
+  });
+});

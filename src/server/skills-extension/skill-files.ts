@@ -1,5 +1,7 @@
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
-import { join, sep } from "node:path";
+import { lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { SKILL_LIMITS } from "@modelcontextprotocol/server/ext/skills";
+import { readConfined } from "../../util/confined-read.ts";
 
 /** One file of a skill folder: its path under the folder (`/`-separated) and its size. */
 export interface SkillFileRef {
@@ -68,7 +70,9 @@ export function walkSkillFolder(dir: string, limits: { maxFiles: number; maxByte
  * from a client. Security: a path that climbs out is refused even so.
  */
 export function readSkillFile(dir: string, path: string): Uint8Array {
-  if (path.split("/").some((s) => s === ".." || s === "") || path.includes(sep === "\\" ? "\\" : "\u0000"))
-    throw new Error(`refusing to read ${JSON.stringify(path)}: not a plain path under the skill folder`);
-  return readFileSync(join(dir, path));
+  // Security: the one confined reader of everything served: the opened file's real path must stay in the
+  // skill's real folder, a regular file opened without blocking, read once, within the spec's 16 MiB.
+  const read = readConfined({ root: dir, file: path, maxBytes: SKILL_LIMITS.bytes });
+  if (!read.ok) throw new Error(`${read.code}: ${read.reason}`);
+  return read.bytes;
 }
