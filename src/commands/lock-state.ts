@@ -1,18 +1,47 @@
 import { buildLockfile, type GitHead } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
+import type { LockTarget } from "../lock/location.ts";
 import type { Lockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 
-/** What would be served now, as a lock: the hub's current catalog and its repositories' checkouts. */
-export async function currentLock(hub: Hub): Promise<{ lock: Lockfile; heads: GitHead[] }> {
-  const heads = (await hub.git?.heads()) ?? [];
-  return { lock: buildLockfile(hub.catalog, heads), heads };
+/** One lock file's share of what would be served now. */
+export interface TargetLock extends LockTarget {
+  lock: Lockfile;
+  /** The repositories this lock records (the first target's), with their checkouts. */
+  heads: GitHead[];
+  /** Whether this lock records the git sources (the first target does). */
+  recordsSources: boolean;
 }
 
-/** The differences between `locked` and what would be served now. */
-export async function lockChanges(hub: Hub, locked: Lockfile): Promise<LockChange[]> {
-  const { lock, heads } = await currentLock(hub);
-  return compareLocks(locked, lock, heads);
+/**
+ * What would be served now, as locks: for each lock file (project, global;
+ * lock/location.ts) the skills of the hub's current catalog it covers, and
+ * for the first one the repositories' checkouts.
+ */
+export async function currentLocks(hub: Hub): Promise<TargetLock[]> {
+  const heads = (await hub.git?.heads()) ?? [];
+  return hub.lockTargets().map((target, i) => {
+    const own = i === 0 ? heads : [];
+    const lock = buildLockfile(hub.catalog, own, (skill) => hub.lockTargetOf(skill).file === target.file);
+    return { ...target, lock, heads: own, recordsSources: i === 0 };
+  });
+}
+
+/** Whether a lock records anything (a skill or a git source). */
+export function hasEntries(lock: Lockfile): boolean {
+  return Object.keys(lock.skills).length > 0 || Object.keys(lock.sources).length > 0;
+}
+
+/**
+ * The differences between `locked` and what would be served now. A global
+ * lock read inside a project ignores the repositories (and their skills) it
+ * recorded when it was written outside any project: the project lock holds
+ * them now.
+ */
+export function lockChanges(target: TargetLock, locked: Lockfile): LockChange[] {
+  if (target.recordsSources) return compareLocks(locked, target.lock, target.heads);
+  const skills = Object.entries(locked.skills).filter(([, s]) => !Object.hasOwn(locked.sources, s.source));
+  return compareLocks({ ...locked, sources: {}, skills: Object.fromEntries(skills) }, target.lock, target.heads);
 }
 
 /** One line per change, indented, for the text output of verify and sync. */

@@ -1,19 +1,20 @@
 import { writeLockfile } from "../lock/lockfile.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { currentLock, plural } from "./lock-state.ts";
+import { currentLocks, hasEntries, plural } from "./lock-state.ts";
 
 /**
- * `skillhub lock [--json]`: record what would be served now in skillhub.lock
- * (no network: the repositories' copies as they are). The review step: run it
- * after checking a change, commit the lock, and `verify` / `--frozen` hold
- * everyone to it.
+ * `skillhub lock [--json]`: record what would be served now (no network: the
+ * repositories' copies as they are). The project's skills and repositories go
+ * to `<project>/skillhub.lock`, to commit; the user's own (global folders,
+ * plugins) to `~/.skillhub/skillhub.lock`, so a teammate without them still
+ * verifies (lock/location.ts). Each file is written only when it has something
+ * to record (with nothing at all, the first, so `verify` finds a lock).
  */
 export const runLock: CommandRun = async (ctx) => {
   const hub = scannedHub(ctx);
   try {
-    const { lock, heads } = await currentLock(hub);
-    const file = hub.lockFile();
-    const missing = heads.filter((h) => h.commit === null).map((h) => h.label);
+    const targets = await currentLocks(hub);
+    const missing = targets.flatMap((t) => t.heads.filter((h) => h.commit === null).map((h) => h.label));
     // A lock without a configured repository would let `verify` pass over skills nobody reviewed: write none.
     if (missing.length > 0) {
       for (const label of missing)
@@ -22,15 +23,21 @@ export const runLock: CommandRun = async (ctx) => {
         );
       return 1;
     }
-    writeLockfile(file, lock);
+    const withEntries = targets.filter((t) => hasEntries(t.lock));
+    const written = withEntries.length > 0 ? withEntries : targets.slice(0, 1);
+    for (const t of written) writeLockfile(t.file, t.lock);
+    const counts = written.map((t) => ({
+      file: t.file,
+      scope: t.scope,
+      skills: Object.keys(t.lock.skills).length,
+      sources: Object.keys(t.lock.sources).length,
+    }));
     if (ctx.args.options.json) {
-      ctx.out(
-        `${JSON.stringify({ file, skills: Object.keys(lock.skills).length, sources: Object.keys(lock.sources).length, missing_copies: missing }, null, 2)}\n`,
-      );
+      const first = counts[0];
+      ctx.out(`${JSON.stringify({ ...first, missing_copies: missing, locks: counts }, null, 2)}\n`);
     } else {
-      ctx.out(
-        `Wrote ${file}: ${plural(Object.keys(lock.skills).length, "skill")}, ${plural(Object.keys(lock.sources).length, "git source")}.\n`,
-      );
+      for (const c of counts)
+        ctx.out(`Wrote ${c.file}: ${plural(c.skills, "skill")}, ${plural(c.sources, "git source")}.\n`);
     }
     return 0;
   } finally {

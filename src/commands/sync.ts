@@ -1,9 +1,8 @@
-import { compareLocks } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import { Hub } from "../server/hub.ts";
 import type { CommandRun } from "./context.ts";
-import { changeLines, currentLock, plural } from "./lock-state.ts";
+import { changeLines, currentLocks, hasEntries, lockChanges, plural } from "./lock-state.ts";
 
 /**
  * `skillhub sync [--update] [--frozen] [--json]`: what refresh_skills does,
@@ -36,38 +35,55 @@ export const runSync: CommandRun = async (ctx) => {
     },
   });
   try {
-    const file = hub.lockFile();
-    let previous: Lockfile | undefined;
-    try {
-      previous = readLockfile(file);
-    } catch (error) {
-      if (!(error instanceof LockError)) throw error;
-      if (frozen || error.code !== "LOCK_MISSING") {
-        ctx.err(`skillhub: ${error.message}\n`);
-        return 2;
+    // Read before syncing: a corrupt lock stops the sync; frozen, the lock of the repositories must exist.
+    const previous = new Map<string, Lockfile>();
+    for (const [i, target] of hub.lockTargets().entries()) {
+      try {
+        previous.set(target.file, readLockfile(target.file));
+      } catch (error) {
+        if (!(error instanceof LockError)) throw error;
+        if ((frozen && i === 0) || error.code !== "LOCK_MISSING") {
+          ctx.err(`skillhub: ${error.message}\n`);
+          return 2;
+        }
       }
     }
     const outcome = await hub.refreshSkills();
-    const { lock, heads } = await currentLock(hub);
-    const changes = previous ? compareLocks(previous, lock, heads) : [];
-    // The lock records a complete sync only: after a failure it would pin a half-updated state.
-    const written = !frozen && outcome.success && (previous === undefined || changes.length > 0);
-    if (written) writeLockfile(file, lock);
-    const lockReport = { file, written, frozen, changes };
+    const targets = await currentLocks(hub);
+    const anyEntries = targets.some((t) => hasEntries(t.lock));
+    const reports = targets.map((t, i) => {
+      const before = previous.get(t.file);
+      const changes = before ? lockChanges(t, before) : [];
+      const wanted = before ? changes.length > 0 : hasEntries(t.lock) || (i === 0 && !anyEntries);
+      // The lock records a complete sync only: after a failure it would pin a half-updated state.
+      const written = !frozen && outcome.success && wanted;
+      if (written) writeLockfile(t.file, t.lock);
+      return { target: t, before, report: { file: t.file, scope: t.scope, written, frozen, changes } };
+    });
+    const differs = frozen && reports.some((r) => r.report.changes.length > 0);
     if (ctx.args.options.json) {
-      ctx.out(`${JSON.stringify({ ...outcome, lock: lockReport }, null, 2)}\n`);
-      return outcome.success && !(frozen && changes.length > 0) ? 0 : 1;
+      const locks = reports.map((r) => r.report);
+      ctx.out(`${JSON.stringify({ ...outcome, lock: locks[0], locks }, null, 2)}\n`);
+      return outcome.success && !differs ? 0 : 1;
     }
     printOutcome(ctx, hub, outcome);
-    if (frozen) {
-      if (changes.length === 0) ctx.out(`${file}: verified (frozen).\n`);
-      else
-        ctx.out(`${file}: ${plural(changes.length, "difference")} (frozen, lock unchanged):\n${changeLines(changes)}`);
-    } else if (!outcome.success) ctx.out(`${file}: not written, a repository could not be synced.\n`);
-    else if (!written) ctx.out(`${file}: up to date.\n`);
-    else if (previous) ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
-    else ctx.out(`${file}: written (${plural(Object.keys(lock.skills).length, "skill")}).\n`);
-    return outcome.success && !(frozen && changes.length > 0) ? 0 : 1;
+    for (const { target, before, report } of reports) {
+      const { file, changes, written } = report;
+      if (frozen) {
+        if (!before) {
+          if (hasEntries(target.lock)) ctx.out(`${file}: no lock, not checked (run \`skillhub lock\` to write it).\n`);
+        } else if (changes.length === 0) ctx.out(`${file}: verified (frozen).\n`);
+        else
+          ctx.out(
+            `${file}: ${plural(changes.length, "difference")} (frozen, lock unchanged):\n${changeLines(changes)}`,
+          );
+      } else if (!outcome.success) ctx.out(`${file}: not written, a repository could not be synced.\n`);
+      else if (!written) {
+        if (before) ctx.out(`${file}: up to date.\n`);
+      } else if (before) ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
+      else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
+    }
+    return outcome.success && !differs ? 0 : 1;
   } finally {
     hub.close();
   }

@@ -1,41 +1,78 @@
-import { LockError, readLockfile } from "../lock/lockfile.ts";
+import type { LockChange } from "../lock/compare.ts";
+import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { changeLines, lockChanges, plural } from "./lock-state.ts";
+import { changeLines, currentLocks, hasEntries, lockChanges, plural, type TargetLock } from "./lock-state.ts";
+
+interface Checked {
+  target: TargetLock;
+  changes: LockChange[];
+}
 
 /**
  * `skillhub verify [--json]`: compare what is on disk, and what would be
- * served, with skillhub.lock. Exit 0 when they match, 1 naming every added,
- * removed or changed source, skill and file, 2 when the lock is missing or
- * cannot be read.
+ * served, with the locks (project and global, lock/location.ts). Exit 0 when
+ * they match, 1 naming every added, removed or changed source, skill and file,
+ * 2 when a needed lock is missing or cannot be read. A missing global lock is
+ * a note, not a failure: personal skills are not the project's business, and
+ * CI has none.
  */
 export const runVerify: CommandRun = async (ctx) => {
   const hub = scannedHub(ctx);
   try {
-    const file = hub.lockFile();
-    let locked: ReturnType<typeof readLockfile>;
-    try {
-      locked = readLockfile(file);
-    } catch (error) {
-      if (!(error instanceof LockError)) throw error;
-      if (ctx.args.options.json)
-        ctx.out(
-          `${JSON.stringify({ ok: false, lock: file, error: { code: error.code, message: error.message } }, null, 2)}\n`,
-        );
-      else ctx.err(`skillhub: ${error.message}\n`);
-      return 2;
+    const json = ctx.args.options.json;
+    const targets = await currentLocks(hub);
+    const checked: Checked[] = [];
+    const notes: { scope: string; file: string; note: string }[] = [];
+    const missing = new Map<string, LockError>();
+    for (const target of targets) {
+      let locked: Lockfile;
+      try {
+        locked = readLockfile(target.file);
+      } catch (error) {
+        if (!(error instanceof LockError)) throw error;
+        const needed = error.code !== "LOCK_MISSING" || (target.scope !== "global" && hasEntries(target.lock));
+        if (needed) return fail(ctx, json, target.file, error);
+        missing.set(target.file, error);
+        if (hasEntries(target.lock)) {
+          const n = Object.keys(target.lock.skills).length;
+          const note = `${plural(n, "personal skill")} (global folders, plugins) not verified: no lock at ${target.file}; run \`skillhub lock\` to write it.`;
+          notes.push({ scope: target.scope, file: target.file, note });
+        }
+        continue;
+      }
+      checked.push({ target, changes: lockChanges(target, locked) });
     }
-    const changes = await lockChanges(hub, locked);
-    if (ctx.args.options.json) {
-      ctx.out(`${JSON.stringify({ ok: changes.length === 0, lock: file, changes }, null, 2)}\n`);
+    // Nothing at all to compare with: as before the split, that is a missing lock.
+    const unread = notes[0]?.file ?? targets[0]?.file;
+    const error = unread ? missing.get(unread) : undefined;
+    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, error);
+    const changes = checked.flatMap((c) => c.changes);
+    if (json) {
+      const locks = [
+        ...checked.map((c) => ({
+          scope: c.target.scope,
+          file: c.target.file,
+          ok: c.changes.length === 0,
+          changes: c.changes,
+        })),
+        ...notes,
+      ];
+      ctx.out(
+        `${JSON.stringify({ ok: changes.length === 0, lock: checked[0]?.target.file, changes, locks }, null, 2)}\n`,
+      );
       return changes.length === 0 ? 0 : 1;
     }
-    if (changes.length === 0) {
-      ctx.out(
-        `${file}: verified, ${plural(Object.keys(locked.skills).length, "skill")} and ${plural(Object.keys(locked.sources).length, "git source")} match.\n`,
-      );
-      return 0;
+    for (const n of notes) ctx.err(`skillhub: ${n.note}\n`);
+    for (const { target, changes: own } of checked) {
+      // No difference: what would be served is what the lock records (less what another lock covers now).
+      if (own.length === 0)
+        ctx.out(
+          `${target.file}: verified, ${plural(Object.keys(target.lock.skills).length, "skill")} and ${plural(Object.keys(target.lock.sources).length, "git source")} match.\n`,
+        );
+      else
+        ctx.out(`${target.file}: ${plural(own.length, "difference")} from what would be served:\n${changeLines(own)}`);
     }
-    ctx.out(`${file}: ${plural(changes.length, "difference")} from what would be served:\n${changeLines(changes)}`);
+    if (changes.length === 0) return 0;
     ctx.out(
       "Review them, then run `skillhub lock` to accept, or restore the files (`skillhub sync` for repositories).\n",
     );
@@ -44,3 +81,12 @@ export const runVerify: CommandRun = async (ctx) => {
     hub.close();
   }
 };
+
+function fail(ctx: Parameters<CommandRun>[0], json: unknown, file: string, error: LockError): number {
+  if (json)
+    ctx.out(
+      `${JSON.stringify({ ok: false, lock: file, error: { code: error.code, message: error.message } }, null, 2)}\n`,
+    );
+  else ctx.err(`skillhub: ${error.message}\n`);
+  return 2;
+}

@@ -33,13 +33,19 @@ export function lockSkill(
 
 /**
  * The lock for what would be served now: every served skill of `catalog`
- * with its digests, and every git source with a copy at its commit.
+ * (those `covered` when given: one lock's share) with its digests, and every
+ * git source with a copy at its commit (none when `heads` is empty).
  */
-export function buildLockfile(catalog: Catalog, heads: readonly GitHead[]): Lockfile {
+export function buildLockfile(
+  catalog: Catalog,
+  heads: readonly GitHead[],
+  covered: (skill: Skill) => boolean = () => true,
+): Lockfile {
   const sources: Record<string, LockedSource> = {};
   for (const h of heads) if (h.commit) sources[h.label] = { url: h.url, ref: h.ref, commit: h.commit };
   const skills: Record<string, LockedSkill> = {};
   for (const skill of catalog.skills) {
+    if (!covered(skill)) continue;
     const entry = lockSkill(skill);
     if (entry) skills[skill.id] = entry;
   }

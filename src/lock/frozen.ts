@@ -15,9 +15,19 @@ export interface FrozenRefusal {
 }
 
 export interface FrozenGuardOptions {
-  /** The lock's path now (it follows the project root). */
+  /** The main lock's path now (it follows the project root): the one a frozen server needs to start. */
   lockFile: () => string;
+  /** The lock that covers `skill` (project or global, lock/location.ts); the main lock when not given. */
+  lockFor?: (skill: Skill) => string;
   logger: Logger;
+}
+
+interface CachedLock {
+  file: string;
+  mtimeMs: number;
+  size: number;
+  lock?: Lockfile;
+  error?: LockError;
 }
 
 /**
@@ -27,19 +37,19 @@ export interface FrozenGuardOptions {
  * made a second ago is caught); the lock is re-read when its file changes.
  */
 export class FrozenGuard {
-  private cached?: { file: string; mtimeMs: number; size: number; lock?: Lockfile; error?: LockError };
+  /** By file: a project's skills and a user's global skills are checked against different locks. */
+  private readonly cached = new Map<string, CachedLock>();
   /** Refusals already logged (one stderr diagnostic per skill and content). */
   private readonly logged = new Set<string>();
 
   constructor(private readonly options: FrozenGuardOptions) {}
 
-  /** The lock, or the LockError that keeps every skill from being served. */
-  load(): { lock?: Lockfile; error?: LockError; file: string } {
-    const file = this.options.lockFile();
+  /** The lock at `file` (the main lock by default), or the LockError that keeps its skills from being served. */
+  load(file: string = this.options.lockFile()): { lock?: Lockfile; error?: LockError; file: string } {
     const stat = statSync(file, { throwIfNoEntry: false });
-    const c = this.cached;
-    if (c && c.file === file && stat && c.mtimeMs === stat.mtimeMs && c.size === stat.size) return { ...c };
-    let next: NonNullable<typeof this.cached>;
+    const c = this.cached.get(file);
+    if (c && stat && c.mtimeMs === stat.mtimeMs && c.size === stat.size) return { ...c };
+    let next: CachedLock;
     try {
       next = { file, mtimeMs: stat?.mtimeMs ?? -1, size: stat?.size ?? -1, lock: readLockfile(file) };
     } catch (error) {
@@ -47,13 +57,14 @@ export class FrozenGuard {
       next = { file, mtimeMs: stat?.mtimeMs ?? -1, size: stat?.size ?? -1, error };
     }
     // A missing lock is looked for again at every call (it may be written in a moment).
-    this.cached = stat ? next : undefined;
+    if (stat) this.cached.set(file, next);
+    else this.cached.delete(file);
     return { ...next };
   }
 
   /** undefined when `skill` may be served; else why not. */
   check(skill: Skill): FrozenRefusal | undefined {
-    const { lock, error, file } = this.load();
+    const { lock, error, file } = this.load(this.options.lockFor?.(skill));
     if (!lock) {
       const refusal: FrozenRefusal = {
         code: "LOCK_UNAVAILABLE",

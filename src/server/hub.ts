@@ -7,7 +7,7 @@ import { CatalogStore } from "../catalog/store.ts";
 import type { Config } from "../config/schema.ts";
 import { type ExecHost, execHost } from "../exec/host.ts";
 import { FrozenGuard } from "../lock/frozen.ts";
-import { lockPath } from "../lock/location.ts";
+import { covers, type LockTarget, lockPath, lockTargets } from "../lock/location.ts";
 import { lockedPins } from "../lock/pins.ts";
 import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync, type GitSyncOptions } from "../refresh/git-sync.ts";
@@ -104,7 +104,11 @@ export class Hub implements ToolDeps {
       ...options.git,
     });
     if (options.config.lock.frozen)
-      this.frozen = new FrozenGuard({ lockFile: () => this.lockFile(), logger: this.logger });
+      this.frozen = new FrozenGuard({
+        lockFile: () => this.lockFile(),
+        lockFor: (skill) => this.lockTargetOf(skill).file,
+        logger: this.logger,
+      });
     this.analytics = createAnalytics(options.config, options.env, this.logger, options.analytics);
     this.refresher = new Refresher({
       store: this.store,
@@ -176,14 +180,24 @@ export class Hub implements ToolDeps {
     });
   }
 
-  /** skillhub.lock for the current project root (lock/location.ts). */
+  /** The skillhub.lock that records the git sources, for the current project root (lock/location.ts). */
   lockFile(): string {
-    return lockPath({
-      file: this.config.lock.file,
-      projectDir: this.root.dir,
-      home: this.config.home,
-      cwd: this.options.cwd,
-    });
+    return lockPath(this.lockPlace());
+  }
+
+  /** Every lock file for the current project root, the one of lockFile() first. */
+  lockTargets(): LockTarget[] {
+    return lockTargets(this.lockPlace());
+  }
+
+  /** The lock that covers `skill`: the project's for its own skills, SkillHub's home for personal ones. */
+  lockTargetOf(skill: Pick<Skill, "location" | "root">): LockTarget {
+    const targets = this.lockTargets();
+    return targets.find((t) => covers(t, skill, this.root.dir)) ?? (targets[0] as LockTarget);
+  }
+
+  private lockPlace() {
+    return { file: this.config.lock.file, projectDir: this.root.dir, home: this.config.home, cwd: this.options.cwd };
   }
 
   /** Start background scanning and indexing (servers). */
