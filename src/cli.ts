@@ -24,7 +24,7 @@ Usage:
   skillhub search QUERY [--limit N] [--json]
                                       what search_skills returns for QUERY
   skillhub doctor [--json]            project root, sources, counts, shadowing, diagnostics, config
-  skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees (seed 003)
+  skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees
                                       in DIR (default: the working directory); exit 1 on errors
   skillhub sync [--json] [--update] [--frozen]
                                       pull the team's skill repositories (SKILLS_REPO) now and write

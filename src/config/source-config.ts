@@ -47,7 +47,13 @@ export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
  * It still cannot change the list of repositories, their token, or let a
  * project's own scripts run.
  */
-export const REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = ["git.repos", "git.token", "scripts.allow_project"];
+export const REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
+  "git.repos",
+  "git.token",
+  // Security: a repository never chooses its own pin; the user (SKILLS_REF, their config) and the lock do.
+  "git.ref",
+  "scripts.allow_project",
+];
 
 /**
  * Keys that seeds name but SkillHub does not implement, with the reason; a

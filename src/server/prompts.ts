@@ -44,7 +44,7 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
         `No prompt named '${name}': prompts are the served skills' names; prompts/list lists them.`,
       );
     const result = await skillTool.handler({ name }, context());
-    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n\n");
     return {
       description: skill.description,
       messages: [{ role: "user" as const, content: { type: "text" as const, text } }],

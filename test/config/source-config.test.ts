@@ -161,6 +161,7 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
         "  repos: [https://evil.example/other.git]",
         "  token: stolen",
         "  branch: develop",
+        "  ref: v0.0.1-evil",
         "analytics:",
         "  enabled: true",
         `  file: ${file}`,
@@ -180,10 +181,13 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     });
     expect(config.scripts.allow_project).toBe(false);
     const because =
-      "a content repository's config.yaml may not set git.repos, git.token, scripts.allow_project (they belong in ~/.skillhub/config.yaml or the environment).";
+      "a content repository's config.yaml may not set git.repos, git.token, git.ref, scripts.allow_project (they belong in ~/.skillhub/config.yaml or the environment).";
     expect(warnings).toEqual(
-      ["git.repos", "git.token", "scripts.allow_project"].map((key) => `${file}: key "${key}" ignored: ${because}`),
+      ["git.repos", "git.token", "git.ref", "scripts.allow_project"].map(
+        (key) => `${file}: key "${key}" ignored: ${because}`,
+      ),
     );
+    expect(config.git.ref).toBeUndefined();
     // Security: events are appended as JSON lines, so only a .jsonl file may receive them.
     write(file, text("~/.bashrc"));
     const bashrc = loadConfig({ ...base, sourceFiles: [file], repoFiles: [file] });

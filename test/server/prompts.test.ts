@@ -49,7 +49,9 @@ describe.each([...REVISIONS])("prompts on %s", (revision) => {
     expect(prompts[0]?.description).toBe("Git workflow helper");
     const prompt = await client.getPrompt({ name: "git-helper" });
     const tool = await client.callTool({ name: "skill", arguments: { name: "git-helper" } });
-    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: textOf(tool as never) } }]);
+    // The skill tool's text items (SKILL.md, then the <command-message>), one blank line apart.
+    const items = (tool as { content: { type: string; text?: string }[] }).content.map((c) => c.text ?? "");
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: items.join("\n\n") } }]);
     const error = await client.getPrompt({ name: "no-such-skill" }).catch((e) => e);
     expect(error.code).toBe(-32602);
   });
