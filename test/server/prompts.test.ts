@@ -4,7 +4,7 @@ import { z } from "zod";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { connect, eventually, testHub, textOf } from "../helpers/hub.ts";
+import { connect, eventually, testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const open: (() => Promise<void>)[] = [];
