@@ -14,7 +14,7 @@ import { VERSION } from "../version.ts";
 import { type Announced, announceChanges } from "./announce-changes.ts";
 import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
-import { serverInstructions } from "./instructions.ts";
+import { type NamedSkill, serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
 import { withSearchHint } from "./search-hints.ts";
@@ -40,6 +40,8 @@ export interface CreateServerOptions {
    * per-request instances of stateless HTTP: there the handler publishes one event per change.
    */
   notifyChanges?: boolean;
+  /** Skills the instructions name when the first scan has not ended yet (kept from the last run). */
+  namedSkills?: readonly NamedSkill[];
 }
 
 /** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
@@ -69,7 +71,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       instructions: serverInstructions({
         tools: hub.tools().map((t) => t.name),
         mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
-        skills: hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
+        skills: options.namedSkills ?? hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
         usage: hub.usage,
       }),
     },

@@ -1,5 +1,8 @@
 import type { Skill } from "../skills/skill.ts";
 
+/** What the instructions need of a skill (a catalog skill, or one kept from the last run). */
+export type NamedSkill = Pick<Skill, "id" | "kind" | "name" | "description" | "alwaysApply">;
+
 /** Bytes the instructions stay under: Claude Code cuts server instructions at 2 KB. */
 export const INSTRUCTIONS_BUDGET = 2048;
 
@@ -12,7 +15,7 @@ export interface InstructionsInput {
   /** Tools the `auto` profile adds once the catalog calls for them (not scanned yet at initialize). */
   mayOffer?: readonly string[];
   /** Served skills, for naming the most useful ones. Default none. */
-  skills?: readonly Skill[];
+  skills?: readonly NamedSkill[];
   /** Loads per skill id in this process (most used first). */
   usage?: ReadonlyMap<string, number>;
 }

@@ -1,6 +1,7 @@
 import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
+import { loadNamedSkills, namedSkillsFile, saveNamedSkills } from "../server/named-skills.ts";
 import { errorMessage } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
 import { LineTransport } from "./stdio-lines.ts";
@@ -34,9 +35,21 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     maxLineBytes: options.maxLineBytes,
     onRejected: (reason) => hub.logger.warn(`stdin: ${reason}`),
   });
-  // The first scan is usually done by the time a client opens; waiting for it (briefly) lets the
-  // instructions name the skills.
+  // The instructions name skills. With the names kept by the last run, answer at once (the first scan of a
+  // large catalog must not delay initialize); on a first run, wait briefly for the first scan instead.
+  const namedFile = namedSkillsFile(hub);
+  const kept = loadNamedSkills(namedFile);
+  let scanned = false;
+  void hub.ready.then(
+    () => {
+      scanned = true;
+      saveNamedSkills(hub, namedFile);
+    },
+    () => undefined,
+  );
+  const unkeep = hub.store.onChange(() => saveNamedSkills(hub, namedFile));
   const factory = async () => {
+    if (kept && !scanned) return createServer(hub, { namedSkills: kept });
     await bounded(hub.ready, INSTRUCTIONS_WAIT_MS);
     return createServer(hub);
   };
@@ -57,6 +70,7 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   void hub.start();
   const why = await done;
   for (const signal of signals) process.off(signal, onSignal);
+  unkeep();
   // Bounded: a signal must end the process within seconds whatever is still running.
   await bounded(
     (async () => {
