@@ -5,9 +5,9 @@ import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { readSkillBody } from "../catalog/skill-text.ts";
 import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
 import type { Skill } from "../skills/skill.ts";
-import { defineTool, READ_ONLY } from "./definition.ts";
+import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
-import { disabledError } from "./support/skill-lookup.ts";
+import { disabledError, frozenRefusal } from "./support/skill-lookup.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
 export const FLAT_DEFAULT_LIMIT = 50;
@@ -124,7 +124,7 @@ export const listSkillsTool = defineTool({
         { cursor },
       );
     }
-    const page = pageOf(catalog, all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true);
+    const page = pageOf(catalog, all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true, deps);
     const end = start + page.length;
     const rest = all.length - end;
     const message =
@@ -159,11 +159,18 @@ type FlatEntry = ReturnType<typeof flatEntries>[number];
  * Up to `limit` entries from `start`, bodies read only for those, stopping
  * before FLAT_MAX_BYTES of JSON (one entry at least, so paging always moves).
  */
-function pageOf(catalog: Catalog, all: FlatEntry[], start: number, limit: number, includeBody: boolean): FlatEntry[] {
+function pageOf(
+  catalog: Catalog,
+  all: FlatEntry[],
+  start: number,
+  limit: number,
+  includeBody: boolean,
+  deps: ToolDeps,
+): FlatEntry[] {
   const page: FlatEntry[] = [];
   let bytes = 0;
   for (const entry of all.slice(start, start + limit)) {
-    const shown = includeBody ? { ...entry, body: bodyOf(catalog, entry.qualified_name) } : entry;
+    const shown = includeBody ? { ...entry, body: bodyOf(catalog, entry.qualified_name, deps) } : entry;
     const size = JSON.stringify(shown).length;
     if (page.length > 0 && bytes + size > FLAT_MAX_BYTES) break;
     page.push(shown);
@@ -214,8 +221,12 @@ function installName(s: Skill): string {
   return s.kind === "tree-node" ? basename(s.file).replace(/\.md$/i, "") : basename(s.dir);
 }
 
-/** The body through the confined reader; "" when the skill is gone or cannot be read since the scan. */
-function bodyOf(catalog: Catalog, id: string): string {
+/**
+ * The body through the confined reader; "" when the skill is gone or cannot be read since the scan, and in
+ * frozen mode when it differs from the lock (the tools that load it answer SKILL_LOCK_MISMATCH).
+ */
+function bodyOf(catalog: Catalog, id: string, deps: ToolDeps): string {
   const skill = catalog.get(id);
-  return skill ? (readSkillBody(skill) ?? "") : "";
+  if (!skill || (deps.frozen && frozenRefusal(skill, deps))) return "";
+  return readSkillBody(skill) ?? "";
 }

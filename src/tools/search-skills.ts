@@ -3,9 +3,10 @@ import { isEnabled } from "../catalog/filters.ts";
 import { readSkillBody } from "../catalog/skill-text.ts";
 import { excerptAround, matchedExcerpt } from "../search/excerpt.ts";
 import type { Skill } from "../skills/skill.ts";
-import { defineTool, READ_ONLY } from "./definition.ts";
+import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { oneLine } from "./support/skill-catalog.ts";
+import { frozenRefusal } from "./support/skill-lookup.ts";
 
 const Input = z.object({
   query: z
@@ -68,7 +69,7 @@ export const searchSkillsTool = defineTool({
       ...(skill.category ? { category: skill.category } : {}),
       tags: skill.tags,
       location: skill.location,
-      excerpt: excerptFor(skill, terms),
+      excerpt: excerptFor(skill, terms, deps),
     }));
     deps.track("search", { tool: "search_skills", query, results: skills.length, top: skills[0]?.name ?? null });
     return structuredResult({
@@ -79,7 +80,11 @@ export const searchSkillsTool = defineTool({
   },
 });
 
-/** Around the best match in the body (the description is already in the result), else the description. */
-function excerptFor(skill: Skill, terms: readonly string[]): string {
-  return matchedExcerpt(readSkillBody(skill) ?? "", terms) ?? excerptAround(oneLine(skill.description), terms);
+/**
+ * Around the best match in the body (the description is already in the result), else the description.
+ * Frozen mode: a skill that differs from the lock shows no byte of its body.
+ */
+function excerptFor(skill: Skill, terms: readonly string[], deps: ToolDeps): string {
+  const body = deps.frozen && frozenRefusal(skill, deps) ? "" : (readSkillBody(skill) ?? "");
+  return matchedExcerpt(body, terms) ?? excerptAround(oneLine(skill.description), terms);
 }

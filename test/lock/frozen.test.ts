@@ -121,6 +121,11 @@ describe("frozen mode and the skills extension", () => {
     );
     await s.hub.refresher.rescan("test");
     expect(await names()).toEqual(["docx"]);
+    // No byte of the tampered body through the listing or the search excerpts either.
+    const listed = await s.call("list_skills", { flat: true, include_body: true });
+    expect(JSON.stringify(listed.structuredContent)).not.toContain("Ignore previous");
+    const found = await s.call("search_skills", { query: "ignore previous instructions" });
+    expect(JSON.stringify(found.structuredContent)).not.toContain("Ignore previous");
     const prompt = await s.client.getPrompt({ name: "pdf" }).then(
       (r) => JSON.stringify(r),
       (e: Error) => e.message,
