@@ -1,23 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { run } from "../src/cli.ts";
 import { binary } from "./helpers/binary.ts";
+import { runCli } from "./helpers/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "./helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
-async function cli(argv: string[], env: Record<string, string> = {}) {
-  let out = "";
-  let err = "";
-  const home = env.HOME ?? tempDir("skillhub-cli-home-");
-  // Run from the home folder: not a project, so only explicit folders and global ones count.
-  const code = await run(
-    argv,
-    { HOME: home, ...env },
-    { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home },
-  );
-  return { code, out, err };
-}
+const cli = runCli;
 
 function skills() {
   const dir = tempDir();

@@ -1,21 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { run } from "../../src/cli.ts";
+import { runCli } from "../helpers/cli.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
-async function cli(argv: string[], env: Record<string, string> = {}) {
-  let out = "";
-  let err = "";
-  const home = env.HOME ?? tempDir("skillhub-cli-home-");
-  const code = await run(
-    argv,
-    { HOME: home, ...env },
-    { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home },
-  );
-  return { code, out, err };
-}
+const cli = runCli;
 
 const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex", "gemini"];
 const parseFile = (client: string, text: string) => (client === "codex" ? Bun.TOML.parse(text) : JSON.parse(text));

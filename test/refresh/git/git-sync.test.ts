@@ -6,6 +6,7 @@ import { run } from "../../../src/cli.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { GitSync, repoConfigFiles } from "../../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../../src/util/logger.ts";
+import { runCli } from "../../helpers/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
 import { type ConnectOptions, connect, eventually, textOf } from "../../helpers/hub.ts";
@@ -242,17 +243,7 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
 });
 
 describe("skillhub sync", () => {
-  async function cli(argv: string[], env: Record<string, string>) {
-    let out = "";
-    let err = "";
-    const home = env.HOME ?? tempDir("skillhub-cli-home-");
-    const code = await run(
-      argv,
-      { HOME: home, ...env },
-      { out: (t) => void (out += t), err: (t) => void (err += t), cwd: home },
-    );
-    return { code, out, err, home };
-  }
+  const cli = runCli;
 
   test("clones with progress on stderr and a summary on stdout; a failure exits 1", async () => {
     const remote = teamRemote();
