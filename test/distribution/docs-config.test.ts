@@ -6,8 +6,9 @@ import { CONFIG_DOC, configBlock, configRows, MARKERS, schemaKeys, showDefault }
 import { currentBlock } from "../../scripts/doc-blocks.ts";
 import { HELP } from "../../src/cli.ts";
 import { parseCommandLine } from "../../src/config/args.ts";
+import { FILE_SETTINGS } from "../../src/config/file-settings.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
-import { ENV_SETTINGS, FILE_SETTINGS, FLAG_SETTINGS } from "../../src/config/settings.ts";
+import { ENV_SETTINGS, FLAG_SETTINGS } from "../../src/config/settings.ts";
 import { restrictSourceConfig } from "../../src/config/source-config.ts";
 
 const doc = () => readFileSync(CONFIG_DOC, "utf8");

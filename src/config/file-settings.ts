@@ -1,0 +1,44 @@
+import type { SettingDoc } from "./settings.ts";
+
+/**
+ * Keys only a config file can set (no variable, no flag). With ENV_SETTINGS and
+ * FLAG_SETTINGS this covers every key of the schema; a test checks it does.
+ */
+export const FILE_SETTINGS: Record<string, SettingDoc> = {
+  "plugins.dir": {
+    description: "Claude Code's plugins folder, read for plugin skills.",
+    default: "`~/.claude/plugins`",
+  },
+  "sources.only_dirs": { description: "Serve only the explicit folders (`dirs`), not the project and global ones." },
+  "sources.debounce_ms": { description: "Milliseconds the watcher waits for changes to settle." },
+  "sources.max_depth": { description: "Deepest folder level scanned below a skills folder." },
+  "sources.max_dirs": { description: "Most folders scanned per skills folder (a warning says when it stops)." },
+  "server.roots_timeout_seconds": { description: "Seconds to wait for the client's answer to `roots/list`." },
+  "matching.min_score": { description: "`get_skill` drops matches scoring under this." },
+  "matching.max_results": { description: "Most candidates an ambiguous `get_skill` answer lists." },
+  "matching.ambiguity_threshold": {
+    description: "When the two best `get_skill` scores are closer than this, the answer is ambiguous.",
+  },
+  "refresh.enabled": { description: "Background sync of the team repositories." },
+  "scripts.enabled": { description: "`run_script` at all (a kill switch)." },
+  "scripts.timeout_seconds": { description: "Time limit of one `run_script` run, in seconds." },
+  "scripts.max_output_bytes": { description: "Output kept per stream of one `run_script` run; the rest is dropped." },
+  "scripts.allowed_extensions": { description: "Script extensions `run_script` runs." },
+  "scripts.allow_project": {
+    description:
+      "Run server scripts declared in the project's own folders (`.agents`, `.claude`); only in your own config file.",
+  },
+  "scripts.runners": {
+    description: "The program that runs each extension; `skillhub` is the SkillHub binary's embedded Bun.",
+  },
+  "assets.max_size_bytes": { description: "Largest file `get_asset` serves." },
+  "assets.inline_text_max_bytes": {
+    description: "Text assets up to this size come back inline in `get_skill`'s result; 0 = never.",
+  },
+  "content.max_tokens": {
+    description:
+      "`get_skill` truncates a node's inherited content over this many estimated tokens (characters / 4), with a warning; 0 = never.",
+  },
+  "analytics.enabled": { description: "Usage analytics; on by itself when an endpoint or a file is set." },
+  "analytics.max_queue": { description: "Most usage events held in memory; further ones are dropped and counted." },
+};
