@@ -69,6 +69,15 @@ describe("skillhub CLI", () => {
     expect(empty.out).toContain("skillhub doctor");
   });
 
+  test("a folder whose only SKILL.md is broken names the problem instead of saying it is empty", async () => {
+    const dir = tempDir();
+    write(join(dir, "bad", "SKILL.md"), "---\nname: bad\ndescription: [unclosed\n---\nx\n");
+    const broken = await cli(["list", "--skills-dir", dir]);
+    expect(broken.out).toStartWith("No skills served: 1 SKILL.md file could not be read as a skill:\n");
+    expect(broken.out).toContain(`error yaml-error ${join(dir, "bad", "SKILL.md")}: frontmatter is not valid YAML`);
+    expect(broken.out).toContain("skillhub validate DIR");
+  });
+
   test("show prints what the skill tool returns; an unknown name exits 1", async () => {
     const dir = skills();
     const shown = await cli(["show", "GIT", "--skills-dir", dir]);

@@ -35,6 +35,13 @@ export const runList: CommandRun = async (ctx) => {
     return 0;
   }
   if (skills.length === 0) {
+    // A folder whose only SKILL.md is broken is not "empty": name each problem and its fix.
+    if (errors > 0) {
+      ctx.out(`No skills served: ${errors} SKILL.md file${errors === 1 ? "" : "s"} could not be read as a skill:\n`);
+      for (const d of catalog.diagnostics) if (d.severity === "error") ctx.out(`  ${formatDiagnostic(d)}\n`);
+      ctx.out("Fix them (skillhub validate DIR explains each rule), then run skillhub list again.\n");
+      return 0;
+    }
     ctx.out("No skills found. Run `skillhub doctor` to see which folders were searched.\n");
     return 0;
   }
@@ -48,7 +55,8 @@ export const runList: CommandRun = async (ctx) => {
   const notes = [`${skills.length} skill${skills.length === 1 ? "" : "s"}`];
   if (shadowed.length > 0)
     notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
-  if (errors + warnings > 0) notes.push(`${errors} skipped with errors, ${warnings} warnings (skillhub doctor)`);
+  if (errors + warnings > 0)
+    notes.push(`${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (skillhub doctor)`);
   ctx.out(`\n${notes.join(", ")}\n`);
   // A limit that stopped the scan hides skills: say so here too, not only in doctor.
   for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);
