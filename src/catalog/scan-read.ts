@@ -1,10 +1,23 @@
+import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
+import { readSkillSource, readSkillSourceBytes } from "../skills/skill-read.ts";
+import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
-import type { WalkLimits } from "../sources/walk.ts";
+import type { FileEntry, SkillDirEntry, WalkLimits } from "../sources/walk.ts";
 import { type ConfinedFailure, MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
+import { digestBytes } from "./skill-digest.ts";
 
-/** How the scanner reads: which walk limits a source gets, and the diagnostics of files it cannot read. */
+/**
+ * How the scanner reads: which walk limits a source gets, how a SKILL.md or a
+ * loose `.md` file becomes a parse, and the diagnostics of files it cannot read.
+ */
+
+/** A SKILL.md larger than this is not parsed (it would flood any context it is loaded into). */
+export const MAX_SKILL_FILE_BYTES = MAX_INSTRUCTIONS_BYTES;
+
+/** `readText` replaces the confined reader (tests that fake file-system failures). */
+export type ReadText = (file: string) => string;
 
 /** Synced repositories keep their links inside themselves (DESIGN §3, issue 13); local folders follow links. */
 export function walkLimits(limits: WalkLimits, source: Source): WalkLimits {
@@ -12,10 +25,7 @@ export function walkLimits(limits: WalkLimits, source: Source): WalkLimits {
 }
 
 /** A test's injected reader, as a confined read's result. */
-export function readInjected(
-  readText: (file: string) => string,
-  file: string,
-): { ok: true; text: string } | ConfinedFailure {
+export function readInjected(readText: ReadText, file: string): { ok: true; text: string } | ConfinedFailure {
   try {
     return { ok: true, text: readText(file) };
   } catch (error) {
@@ -40,4 +50,70 @@ export function tooLarge(file: string, size: number) {
     file,
     `SKILL.md is ${size} bytes; the limit is ${MAX_INSTRUCTIONS_BYTES}. Move detail into separate files. Skill not served.`,
   );
+}
+
+/** A SKILL.md, read (confined) and parsed. */
+export function parseSkillEntry(entry: SkillDirEntry, source: Source, readText?: ReadText): ParseResult {
+  if (entry.size > MAX_SKILL_FILE_BYTES) {
+    return {
+      diagnostics: [
+        diagnostic(
+          "file-too-large",
+          "error",
+          entry.file,
+          `SKILL.md is ${entry.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES}. Move detail into separate files. Skill not served.`,
+        ),
+      ],
+    };
+  }
+  const base = { file: entry.file, dir: entry.dir, size: entry.size, mtimeMs: entry.mtimeMs };
+  if (readText) {
+    const read = readInjected(readText, entry.file);
+    if (!read.ok) return { diagnostics: [unreadable(entry.file, read, "error", "Skill not served")] };
+    return parseAgentSkill({ ...base, text: read.text });
+  }
+  // Security: the one confined reader (inside the skill's real folder, regular file, at most 1 MiB, never blocks).
+  const read = readSkillSourceBytes({
+    kind: "agent-skill",
+    dir: entry.dir,
+    file: entry.file,
+    root: source.dir,
+    location: source.location,
+  });
+  if (!read.ok) {
+    if (read.code === "FILE_TOO_LARGE") return { diagnostics: [tooLarge(entry.file, read.size ?? entry.size)] };
+    return { diagnostics: [unreadable(entry.file, read, "error", "Skill not served")] };
+  }
+  // What was read is what is parsed and hashed: its size and mtime, not the walk's, describe it.
+  return parseAgentSkill({ ...base, size: read.bytes.length, mtimeMs: read.mtimeMs, ...digestBytes(read.bytes) });
+}
+
+/** A loose `.md` file (a candidate tree node), read (confined) and parsed; `cache` false when it could not be read. */
+export function parseTreeEntry(
+  entry: FileEntry,
+  source: Source,
+  readText?: ReadText,
+): { parse: TreeParse; cache: boolean } {
+  if (entry.size > MAX_SKILL_FILE_BYTES) {
+    const message = `${entry.size} bytes; Markdown files over ${MAX_SKILL_FILE_BYTES} bytes are not read as tree nodes.`;
+    return {
+      parse: { kind: "other", diagnostics: [diagnostic("file-too-large", "warning", entry.file, message)] },
+      cache: true,
+    };
+  }
+  const read = readText
+    ? readInjected(readText, entry.file)
+    : readSkillSource({
+        kind: "tree-node",
+        dir: entry.file,
+        file: entry.file,
+        root: source.dir,
+        location: source.location,
+      });
+  if (!read.ok)
+    return {
+      parse: { kind: "other", diagnostics: [unreadable(entry.file, read, "warning", "skipped")] },
+      cache: false,
+    };
+  return { parse: parseTreeNode(entry.file, read.text), cache: true };
 }

@@ -1,18 +1,12 @@
-import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
+import type { ParseResult } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
-import { readSkillSource, readSkillSourceBytes } from "../skills/skill-read.ts";
 import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/tree-assemble.ts";
-import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
+import type { TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
-import { MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
-import { diagnostic } from "../util/diagnostic.ts";
+import type { VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
-import { readInjected, tooLarge, unreadable, walkLimits } from "./scan-read.ts";
-import { digestBytes } from "./skill-digest.ts";
-
-/** A SKILL.md larger than this is not parsed (it would flood any context it is loaded into). */
-export const MAX_SKILL_FILE_BYTES = MAX_INSTRUCTIONS_BYTES;
+import { parseSkillEntry, parseTreeEntry, walkLimits } from "./scan-read.ts";
 
 interface CachedParse {
   mtimeMs: number;
@@ -38,6 +32,16 @@ export interface ScanOptions extends WalkLimits {
 }
 
 /**
+ * A stat-only check of the last scan (Scanner.verify): "unchanged" means a
+ * scan now would give the same catalog; "changed" that something differs (a
+ * full scan says what); "unknown" that there is nothing to check against (no
+ * scan yet, other sources, or the last scan met unreadable files).
+ */
+export type Verdict = "unchanged" | "changed" | "unknown";
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * Turns source folders into a Catalog. Parses a file only when its mtime or
  * size changed since the last scan, so a rescan of an unchanged tree is a
  * walk of stats.
@@ -52,6 +56,10 @@ export class Scanner {
   /** Set during a scan when anything differs from the previous one. */
   private dirty = true;
   private last?: { catalog: Catalog; sources: readonly Source[]; skills: number; diagnostics: number };
+  /** What the last scan's walks looked at, per source (for verify). */
+  private records: { sources: readonly Source[]; walks: WalkRecord[]; verifiable: boolean } | undefined;
+  /** Set during a scan when a file could not be read (not cached, so a stat cannot vouch for it). */
+  private unreadable = false;
   private readonly walker: Walker;
 
   /** `readText` replaces the compact reader for tests that fake file-system failures. */
@@ -66,15 +74,17 @@ export class Scanner {
   /** Scan synchronously (CLI commands, tests). */
   scan(sources: readonly Source[], limits: WalkLimits): Catalog {
     const pass = this.beginPass(limits);
-    const scans = sources.map((source) => this.collect(source, this.walker.walk(source.dir, walkLimits(pass, source))));
-    return this.finish(sources, scans);
+    const walks = sources.map((source) => this.walker.walk(source.dir, walkLimits(pass, source)));
+    const scans = sources.map((source, i) => this.collect(source, walks[i] as WalkResult));
+    return this.finish(sources, scans, walks);
   }
 
   /** Scan, pausing every few hundred folders and files so requests keep being answered. */
   async scanAsync(sources: readonly Source[], options: ScanOptions): Promise<Catalog> {
-    const tick = options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
+    const tick = options.tick ?? nextTurn;
     const pass = this.beginPass(options);
     const scans: SourceScan[] = [];
+    const walks: WalkResult[] = [];
     for (const source of sources) {
       const steps = this.walker.steps(source.dir, walkLimits(pass, source));
       let step = steps.next();
@@ -82,20 +92,47 @@ export class Scanner {
         await tick();
         step = steps.next();
       }
+      walks.push(step.value);
       scans.push(await this.collectAsync(source, step.value, tick));
     }
-    return this.finish(sources, scans);
+    return this.finish(sources, scans, walks);
+  }
+
+  /**
+   * Whether the last scan still holds, by stat only: the entries `plan`
+   * selects from what its walks looked at (WalkRecord), pausing with `tick`
+   * every thousand stats. Reads no file and builds nothing.
+   */
+  async verify(sources: readonly Source[], plan: VerifyPlan, tick: () => Promise<void> = nextTurn): Promise<Verdict> {
+    const records = this.records;
+    if (!records?.verifiable || !sameSources(records.sources, sources)) return "unknown";
+    for (const record of records.walks) {
+      const steps = this.walker.verify(record, plan);
+      let step = steps.next();
+      while (!step.done) {
+        await tick();
+        step = steps.next();
+      }
+      if (!step.value) return "changed";
+    }
+    return "unchanged";
   }
 
   /** A quick pass only when asked (the rescan timer), and even then a full one every FULL_PASS_EVERY-th time. */
   private beginPass(limits: WalkLimits): WalkLimits {
     this.dirty = false;
+    this.unreadable = false;
     const quick = limits.quick === true && ++this.passes % FULL_PASS_EVERY !== 0;
     return { ...limits, quick };
   }
 
-  private finish(sources: readonly Source[], scans: SourceScan[]): Catalog {
+  private finish(sources: readonly Source[], scans: SourceScan[], walks: WalkResult[]): Catalog {
     this.walker.endRescan();
+    this.records = {
+      sources: [...sources],
+      walks: walks.map((w) => w.record),
+      verifiable: !this.unreadable && walks.every((w) => w.record.verifiable),
+    };
     const skills = scans.reduce((n, s) => n + s.skills.length, 0);
     const diagnostics = scans.reduce((n, s) => n + s.diagnostics.length, 0);
     const last = this.last;
@@ -208,39 +245,10 @@ export class Scanner {
     if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size)
       return { ...entry, parse: cached.parse };
     this.dirty = true;
-    let parse: TreeParse;
-    if (entry.size > MAX_SKILL_FILE_BYTES) {
-      parse = {
-        kind: "other",
-        diagnostics: [
-          diagnostic(
-            "file-too-large",
-            "warning",
-            entry.file,
-            `${entry.size} bytes; Markdown files over ${MAX_SKILL_FILE_BYTES} bytes are not read as tree nodes.`,
-          ),
-        ],
-      };
-    } else {
-      const read = this.readText
-        ? readInjected(this.readText, entry.file)
-        : readSkillSource({
-            kind: "tree-node",
-            dir: entry.file,
-            file: entry.file,
-            root: source.dir,
-            location: source.location,
-          });
-      if (!read.ok) {
-        // Not cached: a permission error can be fixed without touching mtime.
-        return {
-          ...entry,
-          parse: { kind: "other", diagnostics: [unreadable(entry.file, read, "warning", "skipped")] },
-        };
-      }
-      parse = parseTreeNode(entry.file, read.text);
-    }
-    this.treeParses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, parse });
+    const { parse, cache } = parseTreeEntry(entry, source, this.readText);
+    // Not cached when unreadable: a permission error can be fixed without touching mtime.
+    if (cache) this.treeParses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, parse });
+    else this.unreadable = true;
     return { ...entry, parse };
   }
 
@@ -248,47 +256,12 @@ export class Scanner {
     const cached = this.parses.get(entry.file);
     if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size) return cached.result;
     this.dirty = true;
-    const result = this.parseFresh(entry, source);
+    const result = parseSkillEntry(entry, source, this.readText);
     // A permission error can be fixed without touching mtime: do not remember it.
     if (!result.diagnostics.some((d) => d.code === "unreadable")) {
       this.parses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, result });
-    }
+    } else this.unreadable = true;
     return result;
-  }
-
-  private parseFresh(entry: SkillDirEntry, source: Source): ParseResult {
-    if (entry.size > MAX_SKILL_FILE_BYTES) {
-      return {
-        diagnostics: [
-          diagnostic(
-            "file-too-large",
-            "error",
-            entry.file,
-            `SKILL.md is ${entry.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES}. Move detail into separate files. Skill not served.`,
-          ),
-        ],
-      };
-    }
-    const base = { file: entry.file, dir: entry.dir, size: entry.size, mtimeMs: entry.mtimeMs };
-    if (this.readText) {
-      const read = readInjected(this.readText, entry.file);
-      if (!read.ok) return { diagnostics: [unreadable(entry.file, read, "error", "Skill not served")] };
-      return parseAgentSkill({ ...base, text: read.text });
-    }
-    // Security: the one confined reader (inside the skill's real folder, regular file, at most 1 MiB, never blocks).
-    const read = readSkillSourceBytes({
-      kind: "agent-skill",
-      dir: entry.dir,
-      file: entry.file,
-      root: source.dir,
-      location: source.location,
-    });
-    if (!read.ok) {
-      if (read.code === "FILE_TOO_LARGE") return { diagnostics: [tooLarge(entry.file, read.size ?? entry.size)] };
-      return { diagnostics: [unreadable(entry.file, read, "error", "Skill not served")] };
-    }
-    // What was read is what is parsed and hashed: its size and mtime, not the walk's, describe it.
-    return parseAgentSkill({ ...base, size: read.bytes.length, mtimeMs: read.mtimeMs, ...digestBytes(read.bytes) });
   }
 }
 

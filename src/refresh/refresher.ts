@@ -1,17 +1,42 @@
-import { type FSWatcher, watch as fsWatch } from "node:fs";
 import type { Catalog } from "../catalog/catalog.ts";
-import type { Scanner } from "../catalog/scanner.ts";
+import type { Scanner, Verdict } from "../catalog/scanner.ts";
 import type { CatalogStore } from "../catalog/store.ts";
 import type { Config } from "../config/schema.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { WalkLimits } from "../sources/walk.ts";
+import type { VerifyPlan } from "../sources/walk-record.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { defaultWatch, type WatchFn } from "./watcher.ts";
+
+export type { WatchFn } from "./watcher.ts";
 
 /** Scans that may take the quick path (WalkLimits.quick); watcher events, refreshes and misses never do. */
 const QUICK_REASONS = new Set(["timer", "watchers started"]);
 
-export type WatchFn = (dir: string, onChange: () => void) => { close(): void };
+/**
+ * The timer's stat check is spread over this many ticks: each tick stats one
+ * slice, so every entry is statted once in SWEEP_TICKS ticks (5 minutes at the
+ * default 30 s). See timerPlan for what is statted at every tick.
+ */
+export const SWEEP_TICKS = 10;
+
+/**
+ * What one timer tick stats (Walker.verify). Folders outside skills, where new
+ * skills appear, every tick. Skill folders (a folder created inside a skill)
+ * one slice a tick. Files: with a working watcher, which reports edits, one
+ * slice a tick (the sweep still finds an edit the watcher missed: a network
+ * file system, a watch limit); without one, every tick, so that an edit is
+ * seen within one interval as the design promises.
+ */
+export function timerPlan(tick: number, watcherHealthy: boolean): VerifyPlan {
+  return {
+    skillDirs: "slice",
+    files: watcherHealthy ? "slice" : "all",
+    slices: SWEEP_TICKS,
+    phase: tick % SWEEP_TICKS,
+  };
+}
 
 export interface RefresherOptions {
   store: CatalogStore;
@@ -52,11 +77,17 @@ export class Refresher {
   private running?: Promise<void>;
   private queued?: Promise<void>;
   private watchers = new Map<string, { close(): void }>();
+  /** Folders whose watcher failed: not watched again (the timer stats all their files instead). */
+  private readonly failedWatch = new Set<string>();
   private timer: unknown;
   private debounce?: ReturnType<typeof setTimeout>;
   /** When the first change not yet scanned arrived (the debounce's maximum wait counts from it). */
   private pendingSince?: number;
   private lastScanEnd = 0;
+  /** Timer ticks so far (which slice the next one stats). */
+  private ticks = 0;
+  /** A timer tick's stat check is under way (a slow file system must not stack them up). */
+  private verifying = false;
   /** Watchers are set up after the first scan; later scans keep them in step with the sources. */
   private watching = false;
   private stopped = false;
@@ -102,7 +133,7 @@ export class Refresher {
     const seconds = this.options.rescanSeconds;
     if (seconds > 0) {
       const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
-      this.timer = set(() => void this.rescan("timer"), seconds * 1000);
+      this.timer = set(() => void this.timerPass(), seconds * 1000);
     }
     return first;
   }
@@ -151,6 +182,43 @@ export class Refresher {
     this.watchers.clear();
   }
 
+  /**
+   * One timer tick: a stat check of the last scan (timerPlan), then a full
+   * scan only when something differs. An unchanged tree reads no folder and no
+   * file and builds nothing (issue 16: idle CPU near the floor).
+   */
+  async timerPass(): Promise<Verdict | "skipped"> {
+    if (this.stopped || this.verifying) return "skipped";
+    // A scan under way is followed by one more, which looks at everything anyway.
+    if (this.running) {
+      await this.rescan("timer");
+      return "skipped";
+    }
+    this.verifying = true;
+    let verdict: Verdict;
+    try {
+      verdict = await this.options.scanner.verify(
+        this.options.sources(),
+        timerPlan(this.ticks++, this.watcherHealthy()),
+      );
+    } catch (error) {
+      this.options.logger.error(`rescan check failed: ${errorMessage(error)}`);
+      verdict = "unknown";
+    } finally {
+      this.verifying = false;
+    }
+    if (verdict === "unchanged") return verdict;
+    // Something differs: walk everything (a quick walk would trust the leaf folders the check just doubted).
+    await this.rescan(verdict === "changed" ? "timer: changed" : "timer");
+    return verdict;
+  }
+
+  /** Every existing source folder has a working watcher (see timerPlan). */
+  watcherHealthy(): boolean {
+    if (!this.watching || this.stopped) return false;
+    return this.options.store.catalog.sources.every((s) => !s.exists || this.watchers.has(s.dir));
+  }
+
   private async run(reason: string): Promise<void> {
     // The first scan waits one turn of the event loop: a client's `initialize`, already in the pipe
     // when the server starts, is answered before the scan competes for the CPU (issue 16).
@@ -186,12 +254,15 @@ export class Refresher {
       }
     }
     for (const dir of wanted) {
-      if (this.watchers.has(dir)) continue;
+      if (this.watchers.has(dir) || this.failedWatch.has(dir)) continue;
       try {
-        this.watchers.set(
+        const holder: { watcher?: { close(): void } } = {};
+        holder.watcher = (this.options.watchFn ?? defaultWatch)(
           dir,
-          (this.options.watchFn ?? defaultWatch)(dir, () => this.changed()),
+          () => this.changed(),
+          (error) => this.watcherFailed(dir, holder.watcher, error),
         );
+        if (!this.failedWatch.has(dir)) this.watchers.set(dir, holder.watcher);
       } catch (error) {
         // Missing folders throw ENOENT; too many watches throw ENOSPC. The timer still rescans.
         const message = errorMessage(error);
@@ -201,6 +272,23 @@ export class Refresher {
           );
       }
     }
+  }
+
+  /**
+   * A watcher stopped: drop it for good (one that fails again at once would
+   * cause a scan each time), rescan for what it may have missed, and from now
+   * on the timer stats every file at each tick (watcherHealthy).
+   */
+  private watcherFailed(dir: string, watcher: { close(): void } | undefined, error: unknown): void {
+    if (this.failedWatch.has(dir)) return;
+    this.failedWatch.add(dir);
+    watcher?.close();
+    if (this.watchers.get(dir) === watcher) this.watchers.delete(dir);
+    if (this.stopped) return;
+    this.options.logger.warn(
+      `the watcher on ${dir} stopped (${errorMessage(error)}); relying on the ${this.options.rescanSeconds} s rescan.`,
+    );
+    this.changed();
   }
 
   private changed(): void {
@@ -218,10 +306,4 @@ export class Refresher {
       void this.rescan("file change");
     }, delay);
   }
-}
-
-function defaultWatch(dir: string, onChange: () => void): { close(): void } {
-  const watcher: FSWatcher = fsWatch(dir, { recursive: true, persistent: false }, () => onChange());
-  watcher.on("error", () => watcher.close());
-  return watcher;
 }

@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../util/diagnostic.ts";
+import type { WalkRecord } from "./walk-record.ts";
 
 /** What the walker takes and gives (walk.ts). */
 
@@ -29,6 +30,8 @@ export interface WalkResult {
   /** Folder listings read from disk (not reused) in this walk: 0 means no folder changed. */
   reread: number;
   diagnostics: Diagnostic[];
+  /** What the walk looked at, for Walker.verify. */
+  record: WalkRecord;
 }
 
 export interface WalkLimits {

@@ -2,6 +2,7 @@ import * as nodeFs from "node:fs";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
+import { VERIFY_CHUNK, type VerifyPlan, WalkRecord } from "./walk-record.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
@@ -52,15 +53,30 @@ export class Walker {
    * driver can let the event loop answer requests during a long first scan.
    */
   *steps(root: string, limits: WalkLimits, chunk = 256): Generator<void, WalkResult, void> {
-    const result: WalkResult = { skills: [], markdown: [], exists: false, dirCount: 0, reread: 0, diagnostics: [] };
+    const result: WalkResult = {
+      skills: [],
+      markdown: [],
+      exists: false,
+      dirCount: 0,
+      reread: 0,
+      diagnostics: [],
+      record: new WalkRecord(),
+    };
+    const record = result.record;
     let rootReal: string;
     try {
-      if (!this.fs.statSync(root).isDirectory()) return result;
+      if (!this.fs.statSync(root).isDirectory()) {
+        record.structure.add(root, Number.NaN);
+        return result;
+      }
       rootReal = this.fs.realpathSync(root);
     } catch (error) {
+      // Missing: it must still be missing (a source folder created later is a change).
+      record.structure.add(root, Number.NaN);
       this.noteUnreadable(result, root, error);
       return result;
     }
+    if (rootReal !== root) record.links.push([root, rootReal]);
     result.exists = true;
     const visited = new Set<string>();
     let depthWarned = false;
@@ -97,6 +113,7 @@ export class Walker {
       const listing = this.list(dir, result, limits.quick === true);
       if (!listing) continue;
       const hasSkill = listing.hasSkill;
+      (insideSkill || hasSkill ? record.skillDirs : record.structure).add(dir, listing.mtimeMs);
       if (hasSkill) {
         const file = childPath(dir, SKILL_FILE);
         const stat = this.statFile(file, result);
@@ -125,6 +142,8 @@ export class Walker {
         if (entry.kind === "link") {
           // Installers (npx skills) link skill folders in; follow them, but by real path so loops end.
           try {
+            // A dangling link that gets a target later changes nothing a folder's mtime shows: record it.
+            record.links.push([path, this.realOrEmpty(path)]);
             const target = this.fs.statSync(path);
             if (!target.isDirectory() && !target.isFile()) {
               // Security: a link to /dev/zero, /dev/stdin or a FIFO would make a read block or never end.
@@ -260,9 +279,42 @@ export class Walker {
     return false;
   }
 
+  /**
+   * Whether a new walk would give the same result as the one that made
+   * `record`, by stat alone (see WalkRecord): false at the first difference.
+   * Pauses every VERIFY_CHUNK entries, like steps().
+   */
+  *verify(record: WalkRecord, plan: VerifyPlan): Generator<void, boolean, void> {
+    for (const [path, real] of record.links) if (this.realOrEmpty(path) !== real) return false;
+    let n = 0;
+    const groups = [
+      [record.structure, "all"],
+      [record.skillDirs, plan.skillDirs],
+      [record.files, plan.files],
+    ] as const;
+    for (const [list, how] of groups) {
+      const stride = how === "all" ? 1 : Math.max(1, plan.slices);
+      for (let i = how === "all" ? 0 : plan.phase; i < list.length; i += stride) {
+        if (!list.same(this.fs, i)) return false;
+        if (++n % VERIFY_CHUNK === 0) yield;
+      }
+    }
+    return true;
+  }
+
+  /** A link's real path, or "" when it leads nowhere (dangling, a loop). */
+  private realOrEmpty(path: string): string {
+    try {
+      return this.fs.realpathSync(path);
+    } catch {
+      return "";
+    }
+  }
+
   private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {
     try {
       const stat = this.fs.statSync(file);
+      result.record.files.add(file, stat.mtimeMs, stat.size);
       return { size: stat.size, mtimeMs: stat.mtimeMs };
     } catch (error) {
       if (errnoCode(error) !== "ENOENT") this.noteUnreadable(result, file, error);
@@ -273,6 +325,8 @@ export class Walker {
   private noteUnreadable(result: WalkResult, path: string, error: unknown): void {
     const code = errnoCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return;
+    // Permissions can be fixed without touching any mtime: only a new walk can tell.
+    result.record.verifiable = false;
     result.diagnostics.push(
       diagnostic("unreadable", "warning", path, `cannot read (${code ?? errorMessage(error)}); skipped.`),
     );

@@ -1,0 +1,88 @@
+import type { WalkFs } from "./walk-types.ts";
+
+/**
+ * What one walk looked at, so that a later pass can tell by stat alone that a
+ * new walk would give the same result (issue 16: an unchanged rescan nearly
+ * free). A walk's result depends only on the listings of the folders it read
+ * (an added, removed or renamed entry changes its folder's mtime), on the
+ * size and mtime of the files it statted, and on where its links lead.
+ *
+ * Entries come in three groups, so that a pass can check some every time and
+ * spread the others over several passes (Walker.verify):
+ * - `structure`: folders outside skills (source roots, collections), where new
+ *   skills appear;
+ * - `skillDirs`: skill folders and the folders inside them;
+ * - `files`: every SKILL.md and loose `.md` file (tree nodes) the walk statted.
+ */
+export class WalkRecord {
+  readonly structure = new StatList();
+  readonly skillDirs = new StatList();
+  readonly files = new StatList();
+  /** Links the walk followed, with the real path each led to (a link retargeted elsewhere changes nothing else). */
+  readonly links: [path: string, real: string][] = [];
+  /**
+   * False when the walk met something a stat cannot vouch for (an unreadable
+   * folder or file: permissions can change without touching mtime). Such a
+   * record is never verified; the caller walks again.
+   */
+  verifiable = true;
+
+  /** Entries a full check stats. */
+  get size(): number {
+    return this.structure.length + this.skillDirs.length + this.files.length + this.links.length;
+  }
+}
+
+/** Paths with the mtime (and, for files, size) seen; parallel arrays, shared path strings. */
+export class StatList {
+  readonly paths: string[] = [];
+  readonly mtimes: number[] = [];
+  /** -1 for folders (their size says nothing). */
+  readonly sizes: number[] = [];
+
+  get length(): number {
+    return this.paths.length;
+  }
+
+  /** `mtimeMs` NaN: a source folder that did not exist (or was not a folder), and must still not. */
+  add(path: string, mtimeMs: number, size = -1): void {
+    this.paths.push(path);
+    this.mtimes.push(mtimeMs);
+    this.sizes.push(size);
+  }
+
+  /**
+   * Whether entry `i` is as recorded. A stat that fails (gone, unreadable) is
+   * a change: the walk that follows says what it is.
+   */
+  same(fs: Pick<WalkFs, "statSync">, i: number): boolean {
+    const recorded = this.mtimes[i] as number;
+    let stat: { mtimeMs: number; size: number; isDirectory(): boolean };
+    try {
+      stat = fs.statSync(this.paths[i] as string);
+    } catch {
+      return Number.isNaN(recorded);
+    }
+    if (Number.isNaN(recorded)) return !stat.isDirectory();
+    const size = this.sizes[i] as number;
+    return stat.mtimeMs === recorded && (size < 0 || stat.size === size);
+  }
+}
+
+/**
+ * Which entries one verification pass stats. Groups set to "all" are statted
+ * in full; "slice" groups are split into `slices` interleaved parts (entries
+ * i ≡ `phase` mod `slices`) and only part `phase` is statted, so `slices`
+ * consecutive passes with phases 0…slices−1 stat every entry exactly once.
+ */
+export interface VerifyPlan {
+  skillDirs: "all" | "slice";
+  files: "all" | "slice";
+  /** Parts the "slice" groups are split into (≥ 1). */
+  slices: number;
+  /** Which part this pass stats (0 ≤ phase < slices). */
+  phase: number;
+}
+
+/** Entries statted between pauses of an asynchronous verification (a pause lets requests in). */
+export const VERIFY_CHUNK = 1000;

@@ -1,0 +1,217 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import { join } from "node:path";
+import { Scanner } from "../../src/catalog/scanner.ts";
+import { CatalogStore } from "../../src/catalog/store.ts";
+import { Refresher, SWEEP_TICKS } from "../../src/refresh/refresher.ts";
+import type { Source } from "../../src/sources/source-list.ts";
+import { Walker, type WalkFs } from "../../src/sources/walk.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+/** Every statSync and readdirSync the walker and the timer's check make, by path. */
+function countingFs() {
+  const stats = new Map<string, number>();
+  let readdirs = 0;
+  const walkFs: WalkFs = {
+    statSync: (path: string) => {
+      stats.set(path, (stats.get(path) ?? 0) + 1);
+      return fs.statSync(path);
+    },
+    readdirSync: (path: string, options: { withFileTypes: true }) => {
+      readdirs++;
+      return fs.readdirSync(path, options);
+    },
+    realpathSync: (path: string) => fs.realpathSync(path),
+  };
+  return {
+    walkFs,
+    stats,
+    readdirs: () => readdirs,
+    reset: () => {
+      stats.clear();
+      readdirs = 0;
+    },
+  };
+}
+
+interface Rig {
+  refresher: Refresher;
+  store: CatalogStore;
+  scanner: Scanner;
+  /** Scans that walked (not timer checks), since the rig was made. */
+  walks: () => number;
+  /** The fake watcher's error callback for `dir` (calling it is what fs.watch's "error" event does). */
+  failWatcher: (dir: string) => void;
+}
+
+/** A refresher over `dirs` with a real scanner, a fake watcher that never reports anything, and no real timer. */
+async function rig(dirs: string[], options: { watch: boolean; walkFs?: WalkFs; readText?: (f: string) => string }) {
+  const store = new CatalogStore();
+  const scanner = new Scanner(new Walker(options.walkFs), options.readText);
+  let walks = 0;
+  const scanAsync = scanner.scanAsync.bind(scanner);
+  scanner.scanAsync = (...args) => {
+    walks++;
+    return scanAsync(...args);
+  };
+  const onErrors = new Map<string, (error: unknown) => void>();
+  const sources: Source[] = dirs.map((dir, i) => ({ label: `dir${i + 1}`, dir, location: "explicit" }));
+  const refresher = new Refresher({
+    store,
+    scanner,
+    logger: createMemoryLogger(),
+    sources: () => sources,
+    limits: { maxDepth: 8, maxDirs: 10_000 },
+    rescanSeconds: 30,
+    watch: options.watch,
+    debounceMs: 10,
+    // A watcher that misses everything (a network file system, a watch limit): only the timer can see edits.
+    watchFn: (dir, _onChange, onError) => {
+      if (onError) onErrors.set(dir, onError);
+      return { close() {} };
+    },
+    setInterval: () => 1,
+    clearInterval: () => {},
+  });
+  await refresher.start();
+  // The watchers are set up a turn after the first catalog, then one quick rescan runs.
+  if (options.watch) {
+    for (let i = 0; i < 200 && !refresher.watcherHealthy(); i++) await Bun.sleep(5);
+    await refresher.rescan("settle");
+  }
+  const r: Rig = {
+    refresher,
+    store,
+    scanner,
+    walks: () => walks,
+    failWatcher: (dir) => onErrors.get(dir)?.(new Error("EMFILE: too many open files, watch")),
+  };
+  return r;
+}
+
+describe("the rescan timer's stat check (issue 16)", () => {
+  test("with a working watcher, an edit it did not report is found within SWEEP_TICKS ticks", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 25; i++) writeSkill(dir, `s-${i}`);
+    const { refresher, store } = await rig([dir], { watch: true });
+    expect(refresher.watcherHealthy()).toBe(true);
+    writeSkill(dir, "s-7", { description: "Edited in place, and no watcher event said so." });
+    let ticks = 0;
+    while (store.catalog.get("s-7")?.description !== "Edited in place, and no watcher event said so.") {
+      expect(ticks).toBeLessThan(SWEEP_TICKS);
+      await refresher.timerPass();
+      ticks++;
+    }
+    expect(ticks).toBeGreaterThanOrEqual(1);
+    refresher.stop();
+  });
+
+  test("without a watcher, an edit is found at the next tick", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 25; i++) writeSkill(dir, `s-${i}`);
+    const { refresher, store } = await rig([dir], { watch: false });
+    expect(refresher.watcherHealthy()).toBe(false);
+    writeSkill(dir, "s-13", { description: "Edited while nobody watched." });
+    expect(await refresher.timerPass()).toBe("changed");
+    expect(store.catalog.get("s-13")?.description).toBe("Edited while nobody watched.");
+    refresher.stop();
+  });
+
+  test("a new skill in a source folder is found at the next tick, even when the watcher missed it", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "old");
+    const { refresher, store } = await rig([dir], { watch: true });
+    writeSkill(dir, "brand-new");
+    expect(await refresher.timerPass()).toBe("changed");
+    expect(store.catalog.get("brand-new")).toBeDefined();
+    // And a source folder that did not exist at the last scan, created since.
+    const later = join(tempDir(), "not-yet");
+    const second = await rig([dir, later], { watch: false });
+    expect(await second.refresher.timerPass()).toBe("unchanged");
+    writeSkill(later, "late-source");
+    expect(await second.refresher.timerPass()).toBe("changed");
+    expect(second.store.catalog.get("late-source")).toBeDefined();
+    refresher.stop();
+    second.refresher.stop();
+  });
+
+  test("an unchanged tree: no walk, no readdir, each file and skill folder statted once per sweep, source folders every tick", async () => {
+    const dir = tempDir();
+    const names = Array.from({ length: 37 }, (_, i) => `s-${i}`);
+    for (const name of names) writeSkill(dir, name);
+    writeSkill(dir, "s-3/nested");
+    const counting = countingFs();
+    const { refresher, store, walks } = await rig([dir], { watch: true, walkFs: counting.walkFs });
+    const catalog = store.catalog;
+    const walksBefore = walks();
+    counting.reset();
+    for (let i = 0; i < SWEEP_TICKS; i++) expect(await refresher.timerPass()).toBe("unchanged");
+    expect(walks()).toBe(walksBefore);
+    expect(counting.readdirs()).toBe(0);
+    expect(store.catalog).toBe(catalog);
+    expect(counting.stats.get(dir)).toBe(SWEEP_TICKS);
+    for (const name of names) {
+      expect(counting.stats.get(join(dir, name, "SKILL.md"))).toBe(1);
+      expect(counting.stats.get(join(dir, name))).toBe(1);
+    }
+    expect(counting.stats.get(join(dir, "s-3", "nested", "SKILL.md"))).toBe(1);
+    // One tick stats a tenth of the files, not all of them.
+    counting.reset();
+    await refresher.timerPass();
+    const files = [...counting.stats.keys()].filter((p) => p.endsWith("SKILL.md")).length;
+    expect(files).toBeLessThanOrEqual(Math.ceil((names.length + 1) / SWEEP_TICKS));
+    refresher.stop();
+  });
+
+  test("once a watcher fails, every tick stats every file", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 20; i++) writeSkill(dir, `s-${i}`);
+    const counting = countingFs();
+    const { refresher, failWatcher } = await rig([dir], { watch: true, walkFs: counting.walkFs });
+    expect(refresher.watcherHealthy()).toBe(true);
+    failWatcher(dir);
+    expect(refresher.watcherHealthy()).toBe(false);
+    // The failure's own rescan (what the watcher may have missed) comes first.
+    await Bun.sleep(50);
+    await refresher.rescan("settle");
+    counting.reset();
+    expect(await refresher.timerPass()).toBe("unchanged");
+    for (let i = 0; i < 20; i++) expect(counting.stats.get(join(dir, `s-${i}`, "SKILL.md"))).toBe(1);
+    // A new watcher is not set up again for that folder by later scans.
+    await refresher.rescan("file change");
+    expect(refresher.watcherHealthy()).toBe(false);
+    refresher.stop();
+  });
+
+  test("a folder created inside a skill is found within one sweep", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "outer");
+    const { refresher, store } = await rig([dir], { watch: false });
+    writeSkill(dir, "outer/inner");
+    for (let i = 0; i < SWEEP_TICKS && !store.catalog.get("inner"); i++) await refresher.timerPass();
+    expect(store.catalog.get("inner")?.dir).toBe(join(dir, "outer", "inner"));
+    refresher.stop();
+  });
+
+  test("after a scan that could not read a file, the timer walks again instead of trusting stats", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "fine");
+    writeSkill(dir, "locked");
+    let locked = true;
+    const readText = (file: string) => {
+      if (locked && file.includes("locked")) throw Object.assign(new Error("EACCES"), { code: "EACCES" });
+      return fs.readFileSync(file, "utf8");
+    };
+    const { refresher, store } = await rig([dir], { watch: false, readText });
+    expect(store.catalog.get("locked")).toBeUndefined();
+    // Permissions fixed: no mtime changes, yet the next tick serves it.
+    locked = false;
+    expect(await refresher.timerPass()).toBe("unknown");
+    expect(store.catalog.get("locked")).toBeDefined();
+    expect(await refresher.timerPass()).toBe("unchanged");
+    refresher.stop();
+  });
+});
