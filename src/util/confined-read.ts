@@ -56,7 +56,7 @@ export interface ConfinedFile {
   /** Size of the file as opened (fstat), which may exceed bytes.length when truncated. */
   size: number;
   truncated: boolean;
-  /** sha256 of `bytes`, hex. */
+  /** sha256 of `bytes`, hex (computed on first access). */
   sha256: string;
   /** Real path of the opened file. */
   real: string;
@@ -130,12 +130,17 @@ export function readConfined(options: ConfinedReadOptions): ConfinedRead {
       truncated = true;
     }
     truncated ||= stat.size > bytes.length;
+    let sha256: string | undefined;
     return {
       ok: true,
       bytes,
       size: Math.max(stat.size, bytes.length),
       truncated,
-      sha256: createHash("sha256").update(bytes).digest("hex"),
+      // Hashed on first use: most reads (`skill`, scans, the index) never ask, and it cost as much as the read.
+      get sha256() {
+        sha256 ??= createHash("sha256").update(bytes).digest("hex");
+        return sha256;
+      },
       real,
       mtimeMs: stat.mtimeMs,
     };
@@ -146,15 +151,27 @@ export function readConfined(options: ConfinedReadOptions): ConfinedRead {
   }
 }
 
+/** Stateless between calls (no `stream`), so one instance serves every read. */
+const UTF8 = new TextDecoder("utf-8");
+
 /** readConfined, decoded as UTF-8 (a leading BOM removed). */
 export function readConfinedText(
   options: ConfinedReadOptions,
 ): (Omit<ConfinedFile, "bytes"> & { text: string }) | ConfinedFailure {
   const read = readConfined(options);
   if (!read.ok) return read;
-  const { bytes, ...rest } = read;
-  const text = new TextDecoder("utf-8").decode(bytes);
-  return { ...rest, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+  const text = UTF8.decode(read.bytes);
+  return {
+    ok: true,
+    size: read.size,
+    truncated: read.truncated,
+    get sha256() {
+      return read.sha256;
+    },
+    real: read.real,
+    mtimeMs: read.mtimeMs,
+    text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text,
+  };
 }
 
 /**
