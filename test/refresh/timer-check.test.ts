@@ -8,8 +8,10 @@ import type { Source } from "../../src/sources/source-list.ts";
 import { Walker, type WalkFs } from "../../src/sources/walk.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { sessions } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
+const open = sessions();
 
 /** Every statSync and readdirSync the walker and the timer's check make, by path. */
 function countingFs() {
@@ -213,5 +215,22 @@ describe("the rescan timer's stat check (issue 16)", () => {
     expect(store.catalog.get("locked")).toBeDefined();
     expect(await refresher.timerPass()).toBe("unchanged");
     refresher.stop();
+  });
+
+  test("an unchanged tick keeps the catalog, so the tool list is computed once per catalog generation", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "a");
+    const { hub } = await open({ flags: { "skills-dir": [dir] } });
+    const catalog = hub.catalog;
+    const tools = hub.tools();
+    expect(await hub.refresher.timerPass()).toBe("unchanged");
+    await hub.refresher.rescan("refresh_skills");
+    expect(hub.catalog).toBe(catalog);
+    expect(hub.tools()).toBe(tools);
+    writeSkill(dir, "b");
+    expect(await hub.refresher.timerPass()).toBe("changed");
+    expect(hub.catalog.generation).toBe(catalog.generation + 1);
+    expect(hub.tools()).not.toBe(tools);
+    expect(hub.tools()).toBe(hub.tools());
   });
 });
