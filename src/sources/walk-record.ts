@@ -1,4 +1,5 @@
-import type { WalkFs } from "./walk-types.ts";
+/** The one call a check makes (WalkFs.statSync, without importing walk-types, which imports this file). */
+type StatFs = { statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean } };
 
 /**
  * What one walk looked at, so that a later pass can tell by stat alone that a
@@ -55,7 +56,7 @@ export class StatList {
    * Whether entry `i` is as recorded. A stat that fails (gone, unreadable) is
    * a change: the walk that follows says what it is.
    */
-  same(fs: Pick<WalkFs, "statSync">, i: number): boolean {
+  same(fs: StatFs, i: number): boolean {
     const recorded = this.mtimes[i] as number;
     let stat: { mtimeMs: number; size: number; isDirectory(): boolean };
     try {
