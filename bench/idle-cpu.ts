@@ -3,7 +3,9 @@
  * change) and the floor, each started, listed and warmed up (search_skills waits for the index), then left
  * alone with nothing changing. Prints each server's CPU per consecutive 31 s window (longer than the 30 s
  * rescan timer) and where it went by thread (main thread, GC helpers, JIT), from /proc.
- * Usage: bun bench/idle-cpu.ts --corpus DIR [--bin dist/skillhub]... [--windows 2]
+ * With --persisted, each SkillHub first runs once to build and save its search index, and the measured run
+ * loads it (as in `make bench`, whose idle window follows earlier runs on the same home).
+ * Usage: bun bench/idle-cpu.ts --corpus DIR [--bin dist/skillhub]... [--windows 2] [--persisted]
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +19,7 @@ const { values } = parseArgs({
     corpus: { type: "string" },
     bin: { type: "string", multiple: true },
     windows: { type: "string", default: "2" },
+    persisted: { type: "boolean" },
   },
 });
 if (!values.corpus) throw new Error("bench: give --corpus DIR (a folder of skill folders)");
@@ -43,18 +46,24 @@ function threads(pid: number): Record<string, number> {
   return out;
 }
 
+const start = (bin: string, i: number) => {
+  const home = join(work, `home-${i}`);
+  mkdirSync(home, { recursive: true });
+  const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
+  return spawnServer([bin, "--skills-dir", values.corpus as string], { env, cwd: home });
+};
+if (values.persisted) {
+  for (const [i, bin] of bins.entries()) {
+    const s = start(bin, i);
+    await s.request("initialize", INITIALIZE);
+    s.notify("notifications/initialized");
+    await s.request("tools/call", { name: "search_skills", arguments: { query: "build the index" } });
+    await Bun.sleep(4000); // the save comes 2 s after the build
+    await s.close();
+  }
+}
 const servers = [
-  ...bins.map((bin, i) => {
-    const home = join(work, `home-${i}`);
-    mkdirSync(home, { recursive: true });
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      SKILLHUB_HOME: join(home, ".skillhub"),
-      LOG_LEVEL: "ERROR",
-    };
-    return { label: bin, s: spawnServer([bin, "--skills-dir", values.corpus as string], { env, cwd: home }) };
-  }),
+  ...bins.map((bin, i) => ({ label: bin, s: start(bin, i) })),
   { label: "floor", s: spawnServer([floor], { env: { PATH: process.env.PATH ?? "" }, cwd: work }) },
 ];
 for (const { s, label } of servers) {
