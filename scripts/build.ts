@@ -47,6 +47,7 @@ export function compileArgs(options: CompileOptions = {}): string[] {
     `SKILLHUB_VERSION=${JSON.stringify(version)}`,
     // --bytecode defaults to CommonJS, which cannot hold src/cli.ts's top-level await.
     ...(bytecode ? ["--bytecode", "--format=esm"] : []),
+    "--splitting",
     ...(options.target ? [`--target=${options.target}`] : []),
     ...(options.executablePath ? [`--compile-executable-path=${options.executablePath}`] : []),
     options.entry ?? "src/cli.ts",
