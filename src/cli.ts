@@ -6,7 +6,6 @@ import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.t
 import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
-import { repoConfigFiles } from "./refresh/git/git-sync.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errorMessage } from "./util/errors.ts";
 import { createLogger } from "./util/logger.ts";
@@ -155,7 +154,9 @@ export async function run(
     // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
     // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
     // A content repository the user configured may set more than a folder (source-config.ts).
-    const repoFiles = repoConfigFiles(config);
+    // Git sync's modules are loaded only when repositories are configured (start-up, issue 16).
+    const repoFiles =
+      config.git.repos.length > 0 ? (await import("./refresh/git/git-sync.ts")).repoConfigFiles(config) : [];
     const sourceFiles = [...repoFiles, ...explicitSourceConfigFiles(config)];
     if (sourceFiles.length > 0) ({ config, warnings } = load(sourceFiles, repoFiles));
     if (args.command === "mcp-server") config = mcpServerSettings(config);
