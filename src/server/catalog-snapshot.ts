@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
@@ -17,6 +17,9 @@ const FORMAT = "skillhub-catalog";
 
 /** Most skills the header keeps for the instructions: more than they ever name. */
 const NAMED_KEPT = 64;
+
+/** Longest header read (bytes): 64 names and descriptions fit many times over. */
+const HEADER_MAX_BYTES = 1 << 20;
 
 /**
  * Line 1 of the file: small, read before `initialize` is answered. Line 2 holds the catalog, parsed
@@ -67,23 +70,21 @@ export function listingReady(hub: Hub): Promise<void> | undefined {
 
 /** Read the header; undefined (and a debug log unless the file is simply missing) when unusable. */
 export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-      logger.debug(`catalog snapshot ignored (${file}): ${errorMessage(error)}`);
-    return undefined;
-  }
   const ignored = (why: string) => {
     logger.debug(`catalog snapshot ignored (${file}): ${why}`);
     return undefined;
   };
-  const newline = text.indexOf("\n");
-  if (newline < 0) return ignored("no catalog line");
+  let line: string | undefined;
+  try {
+    line = firstLine(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    return ignored(errorMessage(error));
+  }
+  if (line === undefined) return ignored("no catalog line");
   let header: SnapshotHeader;
   try {
-    header = JSON.parse(text.slice(0, newline)) as SnapshotHeader;
+    header = JSON.parse(line) as SnapshotHeader;
   } catch (error) {
     return ignored(`malformed header: ${errorMessage(error)}`);
   }
@@ -102,12 +103,40 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
     named,
     catalog: () => {
       try {
-        return catalogOf(JSON.parse(text.slice(newline + 1)) as SnapshotBody);
+        const text = readFileSync(file, "utf8");
+        return catalogOf(JSON.parse(text.slice(text.indexOf("\n") + 1)) as SnapshotBody);
       } catch (error) {
         return ignored(`malformed catalog: ${errorMessage(error)}`);
       }
     },
   };
+}
+
+/**
+ * The file's first line, read in chunks: at 10,000 skills the whole file is megabytes, and reading it
+ * before `initialize` is answered would cost what the snapshot saves. Undefined when no line ends.
+ */
+function firstLine(file: string): string | undefined {
+  const fd = openSync(file, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    while (total < HEADER_MAX_BYTES) {
+      const chunk = Buffer.alloc(64 * 1024);
+      const n = readSync(fd, chunk, 0, chunk.length, total);
+      if (n === 0) return undefined;
+      const newline = chunk.subarray(0, n).indexOf(10);
+      if (newline >= 0) {
+        chunks.push(chunk.subarray(0, newline));
+        return Buffer.concat(chunks).toString("utf8");
+      }
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+    }
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The body's catalog; throws on a shape the Catalog constructor cannot take. */
@@ -152,10 +181,18 @@ export function snapshotText(hub: Hub): string {
       source: { label: s.label, dir: s.dir, location: s.location },
       exists: s.exists,
       dirCount: s.dirCount,
-      skills: bySource.get(s.label) ?? [],
+      skills: (bySource.get(s.label) ?? []).map(listed),
     })),
   };
   return `${JSON.stringify(header)}\n${JSON.stringify(body)}\n`;
+}
+
+/**
+ * What a listing needs of a skill: everything but the verbatim frontmatter and the headings (half the
+ * bytes; search indexes the scanned catalog, never this one).
+ */
+function listed(skill: Skill): Skill {
+  return { ...skill, frontmatter: {}, headings: [] };
 }
 
 /** Keep `hub`'s current catalog for the next start (atomic write; failures only logged). */
