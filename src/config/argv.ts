@@ -32,8 +32,8 @@ export function parseArgv(args: readonly string[], options: Readonly<Record<stri
     if (spec.type === "boolean" && spec.short) shorts.set(spec.short, name);
   const set = (name: string, value: unknown) => {
     const spec = options[name];
-    if (spec?.type === "string" && spec.multiple) ((values[name] ??= []) as unknown[]).push(value);
-    else values[name] = value;
+    const previous = values[name];
+    values[name] = spec?.type === "string" && spec.multiple ? [...((previous as unknown[]) ?? []), value] : value;
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
