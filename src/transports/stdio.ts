@@ -98,6 +98,8 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   if (!snapshot) start();
   const idleStart = setTimeout(start, IDLE_START_MS);
   const why = await done;
+  // Closing: a start still queued (setImmediate after initialize) must not start a hub being shut down.
+  started = true;
   clearTimeout(idleStart);
   keep.cancel();
   for (const signal of signals) process.off(signal, onSignal);
