@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
@@ -200,6 +201,10 @@ function stderr(text: string): void {
 }
 
 async function main(): Promise<void> {
+  // zod compiles a parser (new Function) per object schema on its first parse: it pays off over
+  // thousands of parses of one schema, but a server's first requests each parse another schema
+  // (initialize, tools/list, each tool's arguments), so the compiling only delays them (issue 16).
+  z.config({ jitless: true });
   // Last line of defence: log to stderr and keep serving; stdout stays the protocol's.
   process.on("uncaughtException", (error) => stderr(`skillhub: unexpected error: ${error.stack ?? error.message}\n`));
   process.on("unhandledRejection", (reason) => stderr(`skillhub: unexpected rejection: ${errorMessage(reason)}\n`));
