@@ -35,8 +35,14 @@ interface SnapshotHeader {
 
 /** Line 2: what the Catalog constructor needs, per source, served skills only. */
 interface SnapshotBody {
-  scans: { source: SourceScan["source"]; exists: boolean; dirCount: number; skills: Skill[] }[];
+  scans: { source: SourceScan["source"]; exists: boolean; dirCount: number; skills: KeptSkill[] }[];
 }
+
+/** Fields a skill's source or name gives back, and those a listing does not need: not written. */
+type Derived = "key" | "source" | "location" | "root" | "frontmatter" | "headings";
+
+/** A skill as the file keeps it (Omit over each member, so `kind` still tells the two apart). */
+type KeptSkill = Skill extends infer S ? (S extends Skill ? Omit<S, Derived> : never) : never;
 
 /** A snapshot read from disk: the header at once, the catalog on demand. */
 export interface CatalogSnapshot {
@@ -142,20 +148,27 @@ function firstLine(file: string): string | undefined {
 /** The body's catalog; throws on a shape the Catalog constructor cannot take. */
 function catalogOf(body: SnapshotBody): Catalog {
   if (!Array.isArray(body?.scans)) throw new Error("no scans");
-  for (const scan of body.scans) {
-    if (typeof scan?.source?.label !== "string" || typeof scan.source.dir !== "string" || !Array.isArray(scan.skills))
+  const scans: SourceScan[] = body.scans.map((scan) => {
+    const source = scan?.source;
+    if (typeof source?.label !== "string" || typeof source.dir !== "string" || !Array.isArray(scan.skills))
       throw new Error("a source without label, folder or skills");
-    for (const s of scan.skills) {
-      if (typeof s?.name !== "string" || typeof s.key !== "string" || typeof s.id !== "string")
-        throw new Error("a skill without name, key or id");
-      if (typeof s.description !== "string" || typeof s.file !== "string" || !Array.isArray(s.tags))
-        throw new Error(`skill ${s.name}: no description, file or tags`);
-    }
-  }
-  return new Catalog(
-    body.scans.map((s) => ({ ...s, diagnostics: [] })),
-    0,
-  );
+    const skills = scan.skills.map((s): Skill => {
+      if (typeof s?.name !== "string" || typeof s.id !== "string" || typeof s.description !== "string")
+        throw new Error("a skill without name, id or description");
+      if (typeof s.file !== "string" || !Array.isArray(s.tags)) throw new Error(`skill ${s.name}: no file or tags`);
+      const derived = {
+        key: s.name.toLowerCase(),
+        source: source.label,
+        location: source.location,
+        root: source.dir,
+        frontmatter: {},
+        headings: [],
+      };
+      return { ...s, ...derived } as Skill;
+    });
+    return { source, exists: scan.exists === true, dirCount: Number(scan.dirCount) || 0, skills, diagnostics: [] };
+  });
+  return new Catalog(scans, 0);
 }
 
 /** The snapshot's two lines for `hub`'s current catalog. */
@@ -188,11 +201,12 @@ export function snapshotText(hub: Hub): string {
 }
 
 /**
- * What a listing needs of a skill: everything but the verbatim frontmatter and the headings (half the
- * bytes; search indexes the scanned catalog, never this one).
+ * What the file keeps of a skill: not the verbatim frontmatter and headings (a listing does not need
+ * them; search indexes the scanned catalog, never this one), nor what its source and name give back.
  */
-function listed(skill: Skill): Skill {
-  return { ...skill, frontmatter: {}, headings: [] };
+function listed(skill: Skill): KeptSkill {
+  const { key, source, location, root, frontmatter, headings, ...kept } = skill;
+  return kept;
 }
 
 /** Keep `hub`'s current catalog for the next start (atomic write; failures only logged). */
