@@ -88,12 +88,17 @@ conformance: build
 bench-http: build
 	$(BUN) bench/http.ts
 
+## make bench-startup: spawn → initialize and → first tools/list (a second start: the catalog snapshot
+## and index exist), interleaved beside the floor; BINS="a b" compares builds (old vs new) in the same run.
+bench-startup: build
+	$(BUN) bench/startup.ts $(foreach b,$(BINS),--bin $(b))
+
 ## make bench-ui: the web page at 10,000 skills: each request's p50/p95 (goal: under 200 ms) and, when
 ## /usr/bin/chromium is installed, a real page load in headless Chromium.
 bench-ui: build
 	$(BUN) bench/ui.ts
 
-.PHONY: release formula readme bench-bytecode npm-packages lint-dist
+.PHONY: release formula readme bench-bytecode bench-startup npm-packages lint-dist
 
 ## make release VERSION=x.y.z: cross-compile linux-x64, linux-arm64, linux-x64-musl, darwin-x64,
 ## darwin-arm64 and windows-x64 into dist/release/ (archives + SHA256SUMS), smoke-test this machine's.

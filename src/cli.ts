@@ -1,12 +1,12 @@
 #!/usr/bin/env bun
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
-import { repoConfigFiles } from "./refresh/git/git-sync.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errorMessage } from "./util/errors.ts";
 import { createLogger } from "./util/logger.ts";
@@ -155,7 +155,9 @@ export async function run(
     // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
     // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
     // A content repository the user configured may set more than a folder (source-config.ts).
-    const repoFiles = repoConfigFiles(config);
+    // Git sync's modules are loaded only when repositories are configured (start-up, issue 16).
+    const repoFiles =
+      config.git.repos.length > 0 ? (await import("./refresh/git/git-sync.ts")).repoConfigFiles(config) : [];
     const sourceFiles = [...repoFiles, ...explicitSourceConfigFiles(config)];
     if (sourceFiles.length > 0) ({ config, warnings } = load(sourceFiles, repoFiles));
     if (args.command === "mcp-server") config = mcpServerSettings(config);
@@ -199,6 +201,10 @@ function stderr(text: string): void {
 }
 
 async function main(): Promise<void> {
+  // zod compiles a parser (new Function) per object schema on its first parse: it pays off over
+  // thousands of parses of one schema, but a server's first requests each parse another schema
+  // (initialize, tools/list, each tool's arguments), so the compiling only delays them (issue 16).
+  z.config({ jitless: true });
   // Last line of defence: log to stderr and keep serving; stdout stays the protocol's.
   process.on("uncaughtException", (error) => stderr(`skillhub: unexpected error: ${error.stack ?? error.message}\n`));
   process.on("unhandledRejection", (reason) => stderr(`skillhub: unexpected rejection: ${errorMessage(reason)}\n`));

@@ -14,6 +14,9 @@ export interface CatalogChange {
  */
 export class CatalogStore {
   private current: Catalog;
+  /** The catalog installed by seed(), until the first swap replaces it. */
+  private seeded?: Catalog;
+  private swapped = false;
   private listeners = new Set<(change: CatalogChange) => void>();
 
   constructor(initial: Catalog = Catalog.empty()) {
@@ -24,10 +27,35 @@ export class CatalogStore {
     return this.current;
   }
 
+  /**
+   * Whether the current catalog is a seed (the last run's snapshot) that no scan has confirmed yet:
+   * good for listing, never for a lookup that must find the file on disk.
+   */
+  get provisional(): boolean {
+    return this.seeded !== undefined && this.current === this.seeded;
+  }
+
+  /** Whether `catalog` is the seed (change listeners compare a scan with what was listed from it). */
+  isSeed(catalog: Catalog): boolean {
+    return catalog === this.seeded;
+  }
+
+  /**
+   * Install a provisional catalog before the first scan, without telling listeners (nothing changed on
+   * disk). Refused (false) once anything has been swapped in: a scan's catalog is never replaced by a seed.
+   */
+  seed(catalog: Catalog): boolean {
+    if (this.swapped) return false;
+    this.seeded = catalog;
+    this.current = catalog;
+    return true;
+  }
+
   /** Install `next`; listeners hear about it only when its content differs. */
   swap(next: Catalog): CatalogChange | undefined {
     const previous = this.current;
     this.current = next;
+    this.swapped = true;
     if (previous.contentHash === next.contentHash && previous.diagnostics.length === next.diagnostics.length)
       return undefined;
     const change = { previous, next, visibleChanged: previous.visibleHash !== next.visibleHash };

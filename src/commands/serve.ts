@@ -1,7 +1,6 @@
 import { configSecrets } from "../exec/env.ts";
 import { hideFromInitialEnviron } from "../exec/initial-environ.ts";
 import type { Hub } from "../server/hub.ts";
-import { serveHttp } from "../transports/http.ts";
 import { serveStdio } from "../transports/stdio.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
 import { secretVariables } from "../util/secret-env.ts";
@@ -42,6 +41,8 @@ async function runHttp(ctx: CommandContext): Promise<number> {
     `SkillHub ${VERSION} over Streamable HTTP; project root: ${hub.projectRoot.dir ?? "(none)"} (${hub.projectRoot.how}; client roots are ignored, --project sets it)`,
   );
   try {
+    // Loaded only here: a stdio server (what MCP clients start) does not pay for HTTP and the web page.
+    const { serveHttp } = await import("../transports/http.ts");
     const why = await serveHttp(hub, {
       host: s.host,
       port: s.port,

@@ -1,5 +1,5 @@
-import { parseArgs } from "node:util";
 import { ConfigError } from "../util/errors.ts";
+import { type OptionSpec, type ParsedArgv, parseArgv } from "./argv.ts";
 
 export const COMMANDS = [
   "serve",
@@ -47,7 +47,7 @@ const OPTIONS = {
   update: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
-} as const;
+} as const satisfies Record<string, OptionSpec>;
 
 export interface ParsedArgs {
   command: Command;
@@ -92,9 +92,9 @@ const CONFIG_FLAGS = new Set([
 
 /** argv (without node and script) → command, positionals and flags. Throws ConfigError on a usage error. */
 export function parseCommandLine(argv: string[]): ParsedArgs {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  let parsed: ParsedArgv;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgv(argv, OPTIONS);
   } catch (error) {
     throw new ConfigError(dashHint(argv, error) ?? usageMessage(error));
   }
@@ -114,7 +114,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     command = first as Command;
     positionals = rest;
   }
-  const values = parsed.values as Record<string, unknown>;
+  const values = parsed.values;
   const flags: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) if (CONFIG_FLAGS.has(name)) flags[name] = value;
   return {

@@ -2,7 +2,7 @@ import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
-import { Config } from "./schema.ts";
+import { Config, JITLESS } from "./schema.ts";
 import { ENV_SETTINGS, FLAG_SETTINGS, SECRET_KEYS, type Setting, type ValueKind } from "./settings.ts";
 
 /** A config file already read and parsed (YAML → plain value). */
@@ -96,7 +96,10 @@ export function resolveConfig(input: ResolveInput): Resolved {
   }
 
   // Start from the defaults so that maps (scripts.runners) merge key by key.
-  const raw = structuredClone(Config.parse({ home: join(input.homeDir, ".skillhub") })) as Record<string, unknown>;
+  const raw = structuredClone(Config.parse({ home: join(input.homeDir, ".skillhub") }, JITLESS)) as Record<
+    string,
+    unknown
+  >;
   const origins = new Map<string, Assignment>();
   for (const a of assignments) {
     setDeep(raw, a.path, a.value);
@@ -105,7 +108,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
   }
   impliedAnalytics(raw, assignments);
 
-  const parsed = Config.safeParse(raw);
+  const parsed = Config.safeParse(raw, JITLESS);
   if (!parsed.success) throw toConfigError(parsed.error, raw, origins);
   return { config: normalisePaths(parsed.data, input), warnings };
 }

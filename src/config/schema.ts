@@ -273,6 +273,13 @@ export const ContentConfig = z
   })
   .strict();
 
+/**
+ * Parse options for the configuration: zod's default compiles a parser (new Function) per object
+ * schema on its first parse, which pays off over thousands of parses; the configuration is parsed a
+ * handful of times per process, and compiling cost 16-19 ms of every start (issue 16).
+ */
+export const JITLESS = { jitless: true } as const;
+
 export const Config = z
   .object({
     /** SkillHub's own folder: caches, repos, analytics buffer (SKILLHUB_HOME). Default ~/.skillhub. */
@@ -282,23 +289,23 @@ export const Config = z
     log_level: z.enum(LOG_LEVELS).default("INFO"),
     /** Names of further environment variables to strip from child processes. */
     secrets: stringList.default([]),
-    sources: SourcesConfig.default(SourcesConfig.parse({})),
-    server: ServerConfig.default(ServerConfig.parse({})),
-    search: SearchConfig.default(SearchConfig.parse({})),
-    embedding: EmbeddingConfig.default(EmbeddingConfig.parse({})),
-    filters: FiltersConfig.default(FiltersConfig.parse({})),
-    files: FilesConfig.default(FilesConfig.parse({})),
-    commands: CommandsConfig.default(CommandsConfig.parse({})),
-    matching: MatchingConfig.default(MatchingConfig.parse({})),
-    refresh: RefreshConfig.default(RefreshConfig.parse({})),
-    scripts: ScriptsConfig.default(ScriptsConfig.parse({})),
-    assets: AssetsConfig.default(AssetsConfig.parse({})),
-    analytics: AnalyticsConfig.default(AnalyticsConfig.parse({})),
-    git: GitConfig.default(GitConfig.parse({})),
-    lock: LockConfig.default(LockConfig.parse({})),
-    trust: TrustConfig.default(TrustConfig.parse({})),
-    plugins: PluginsConfig.default(PluginsConfig.parse({})),
-    content: ContentConfig.default(ContentConfig.parse({})),
+    sources: SourcesConfig.default(SourcesConfig.parse({}, JITLESS)),
+    server: ServerConfig.default(ServerConfig.parse({}, JITLESS)),
+    search: SearchConfig.default(SearchConfig.parse({}, JITLESS)),
+    embedding: EmbeddingConfig.default(EmbeddingConfig.parse({}, JITLESS)),
+    filters: FiltersConfig.default(FiltersConfig.parse({}, JITLESS)),
+    files: FilesConfig.default(FilesConfig.parse({}, JITLESS)),
+    commands: CommandsConfig.default(CommandsConfig.parse({}, JITLESS)),
+    matching: MatchingConfig.default(MatchingConfig.parse({}, JITLESS)),
+    refresh: RefreshConfig.default(RefreshConfig.parse({}, JITLESS)),
+    scripts: ScriptsConfig.default(ScriptsConfig.parse({}, JITLESS)),
+    assets: AssetsConfig.default(AssetsConfig.parse({}, JITLESS)),
+    analytics: AnalyticsConfig.default(AnalyticsConfig.parse({}, JITLESS)),
+    git: GitConfig.default(GitConfig.parse({}, JITLESS)),
+    lock: LockConfig.default(LockConfig.parse({}, JITLESS)),
+    trust: TrustConfig.default(TrustConfig.parse({}, JITLESS)),
+    plugins: PluginsConfig.default(PluginsConfig.parse({}, JITLESS)),
+    content: ContentConfig.default(ContentConfig.parse({}, JITLESS)),
   })
   .strict();
 

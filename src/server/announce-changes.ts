@@ -35,6 +35,8 @@ export function announceChanges(server: Server, hub: Hub, seen: Announced, moder
       const reason = listChangedReason(previous, next);
       void send("tools", () => server.notification({ method: "notifications/tools/list_changed", params: { reason } }));
     }
+    // Prompts listed from the last run's snapshot: the first scan is compared with what was listed.
+    if (skills === undefined && hub.store.isSeed(previous)) skills = previous.visibleHash;
     const now = hub.catalog.visibleHash;
     if (skills === undefined || now === skills) {
       skills = now;

@@ -2,6 +2,7 @@ import { type McpServer, type Prompt, ProtocolError, ProtocolErrorCode } from "@
 import { isEnabled } from "../catalog/filters.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { skillTool } from "../tools/skill.ts";
+import { listingReady } from "./catalog-snapshot.ts";
 import type { Hub } from "./hub.ts";
 import { paginate } from "./paging.ts";
 
@@ -26,7 +27,7 @@ export function promptsSignature(hub: Hub): string {
 export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolContext): void {
   const server = mcp.server;
   server.setRequestHandler("prompts/list", async (request) => {
-    await hub.ready;
+    await listingReady(hub);
     const skills = hub.catalog.skills
       .filter((s) => isEnabled(s, hub.filter))
       .map((s): Prompt => ({ name: s.name, title: `Skill: ${s.name}`, description: s.description }))

@@ -1,13 +1,19 @@
 import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
+import { readSnapshot, saveSnapshot, snapshotFile } from "../server/catalog-snapshot.ts";
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
-import { loadNamedSkills, namedSkillsFile, saveNamedSkills } from "../server/named-skills.ts";
 import { errorMessage } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
 import { LineTransport } from "./stdio-lines.ts";
 
 /** How long the first answer waits for the first scan, so the instructions can name skills (ms). */
 const INSTRUCTIONS_WAIT_MS = 1500;
+
+/** With a snapshot, the scan starts at the client's first message, or after this long without one (ms). */
+const IDLE_START_MS = 1000;
+
+/** Changes in a burst are kept once, this long after the last (ms): writing 10,000 skills takes a moment. */
+const SNAPSHOT_SAVE_DELAY_MS = 2000;
 
 export interface StdioOptions {
   stdin?: NodeJS.ReadableStream;
@@ -35,21 +41,42 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     maxLineBytes: options.maxLineBytes,
     onRejected: (reason) => hub.logger.warn(`stdin: ${reason}`),
   });
-  // The instructions name skills. With the names kept by the last run, answer at once (the first scan of a
-  // large catalog must not delay initialize); on a first run, wait briefly for the first scan instead.
-  const namedFile = namedSkillsFile(hub);
-  const kept = loadNamedSkills(namedFile);
+  // The instructions name skills, and a client lists tools right after initialize. With the last run's
+  // snapshot, initialize is answered at once from its header; then its catalog is installed and the scan
+  // starts, so tools/list is answered from the snapshot while a large catalog is still being scanned
+  // (calls wait for the scan). On a first run, initialize waits briefly for the first scan instead.
+  const file = snapshotFile(hub);
+  const snapshot = readSnapshot(file, hub.logger);
+  const keep = debounced(() => saveSnapshot(hub, file), SNAPSHOT_SAVE_DELAY_MS);
   let scanned = false;
   void hub.ready.then(
     () => {
       scanned = true;
-      saveNamedSkills(hub, namedFile);
+      // An unchanged catalog is not written again.
+      if (hub.catalog.contentHash !== snapshot?.contentHash) keep.now();
     },
     () => undefined,
   );
-  const unkeep = hub.store.onChange(() => saveNamedSkills(hub, namedFile));
+  const unkeep = hub.store.onChange(() => {
+    if (scanned) keep.later();
+  });
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    const catalog = snapshot?.catalog();
+    if (catalog && hub.store.seed(catalog))
+      hub.logger.debug(`catalog snapshot: ${catalog.size} skills listed until the first scan ends (${file})`);
+    void hub.start();
+  };
   const factory = async () => {
-    if (kept && !scanned) return createServer(hub, { namedSkills: kept });
+    if (snapshot && !scanned) {
+      const server = createServer(hub, { namedSkills: snapshot.named });
+      // After this turn: the initialize answer is written first, then the catalog is parsed and the scan starts.
+      setImmediate(start);
+      return server;
+    }
+    start();
     await bounded(hub.ready, INSTRUCTIONS_WAIT_MS);
     return createServer(hub);
   };
@@ -67,8 +94,14 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   for (const signal of signals) process.on(signal, onSignal);
   // A client that vanished mid-write: nothing left to talk to.
   stdout.on("error", () => finish("stdout closed"));
-  void hub.start();
+  // Without a snapshot the scan starts now; with one, at the client's first message, or this long after.
+  if (!snapshot) start();
+  const idleStart = setTimeout(start, IDLE_START_MS);
   const why = await done;
+  // Closing: a start still queued (setImmediate after initialize) must not start a hub being shut down.
+  started = true;
+  clearTimeout(idleStart);
+  keep.cancel();
   for (const signal of signals) process.off(signal, onSignal);
   unkeep();
   // Bounded: a signal must end the process within seconds whatever is still running.
@@ -80,4 +113,28 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     })(),
   );
   return why;
+}
+
+/** `fn` now, or once `ms` after the last `later()`; `cancel()` drops a pending one. */
+function debounced(fn: () => void, ms: number): { now(): void; later(): void; cancel(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const cancel = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  return {
+    now: () => {
+      cancel();
+      fn();
+    },
+    later: () => {
+      cancel();
+      timer = setTimeout(() => {
+        timer = undefined;
+        fn();
+      }, ms);
+      timer.unref?.();
+    },
+    cancel,
+  };
 }

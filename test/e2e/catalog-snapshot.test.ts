@@ -1,0 +1,76 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { binary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+const bin = binary();
+
+async function instructionsOf(skills: string, home: string): Promise<string> {
+  const env = { PATH: process.env.PATH ?? "", HOME: home };
+  const transport = new StdioClientTransport({ command: bin, args: ["--skills-dir", skills], env, cwd: home });
+  const client = new Client({ name: "e2e", version: "1.0.0" });
+  await client.connect(transport);
+  const text = client.getInstructions() ?? "";
+  await client.close();
+  return text;
+}
+
+describe("the catalog is kept for the next start", () => {
+  test("a run keeps a snapshot beside the index; the next one's instructions name its skills", async () => {
+    const home = tempDir("skillhub-e2e-home-");
+    const skills = tempDir("skillhub-e2e-skills-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    expect(await instructionsOf(skills, home)).toContain("- invoice-parser: Parse invoices into totals");
+    const index = join(home, ".skillhub", "index");
+    const kept = readdirSync(index).filter((f) => f.startsWith("catalog-") && f.endsWith(".json"));
+    expect(kept).toHaveLength(1);
+    const header = JSON.parse(readFileSync(join(index, kept[0] as string), "utf8").split("\n")[0] as string) as {
+      named: { name: string }[];
+    };
+    expect(header.named.map((s) => s.name)).toEqual(["invoice-parser"]);
+    // The second start answers initialize with the kept names (or the scanned ones, when the scan won).
+    expect(await instructionsOf(skills, home)).toContain("- invoice-parser: Parse invoices into totals");
+  });
+});
+
+describe("a second start of the binary lists from the snapshot, then follows the disk", () => {
+  test("skills added between runs arrive (list_changed when the snapshot's list came first)", async () => {
+    const home = tempDir("skillhub-e2e-home-");
+    const skills = tempDir("skillhub-e2e-skills-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    await instructionsOf(skills, home);
+    writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
+    const env = { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG" };
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ["--skills-dir", skills],
+      env,
+      cwd: home,
+      stderr: "pipe",
+    });
+    let log = "";
+    transport.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
+    const client = new Client({ name: "e2e", version: "1.0.0" });
+    let changed = false;
+    client.setNotificationHandler("notifications/tools/list_changed", async () => {
+      changed = true;
+    });
+    await client.connect(transport);
+    const first = JSON.stringify((await client.listTools()).tools);
+    expect(first).toContain("invoice-parser");
+    // Either the scan won the race (the first list has pdf-tools) or the snapshot's list came first and
+    // list_changed follows: both end with pdf-tools listed.
+    if (!first.includes("pdf-tools")) {
+      const end = Date.now() + 10_000;
+      while (!changed && Date.now() < end) await Bun.sleep(10);
+      expect(changed).toBe(true);
+    }
+    expect(JSON.stringify((await client.listTools()).tools)).toContain("pdf-tools");
+    await client.close();
+    expect(log).toContain("catalog snapshot: 1 skills listed until the first scan ends");
+  });
+});

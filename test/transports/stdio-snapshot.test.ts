@@ -1,0 +1,190 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { Scanner, type ScanOptions } from "../../src/catalog/scanner.ts";
+import type { Source } from "../../src/sources/source-list.ts";
+import { serveStdio } from "../../src/transports/stdio.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { testHub } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+
+/** A scanner whose scans wait until the test opens the gate: "before the scan ends", without timing. */
+class GatedScanner extends Scanner {
+  private open!: () => void;
+  readonly gate = new Promise<void>((resolve) => (this.open = resolve));
+  scans = 0;
+  release(): void {
+    this.open();
+  }
+  override async scanAsync(sources: readonly Source[], options: ScanOptions) {
+    this.scans++;
+    await this.gate;
+    return super.scanAsync(sources, options);
+  }
+}
+
+/** One serveStdio session over in-process pipes, with a line-level JSON-RPC client. */
+function session(skills: string, home: string, scanner?: Scanner) {
+  const { hub, logger } = testHub({ flags: { "skills-dir": [skills] }, home, hub: scanner ? { scanner } : {} });
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const messages: Array<Record<string, any>> = [];
+  let buffer = "";
+  stdout.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString("utf8");
+    for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+      messages.push(JSON.parse(buffer.slice(0, i)));
+      buffer = buffer.slice(i + 1);
+    }
+  });
+  const done = serveStdio(hub, { stdin, stdout, signals: [] });
+  let nextId = 1;
+  const waitUntil = async (what: string, found: () => Record<string, any> | undefined) => {
+    const end = Date.now() + 10_000;
+    for (let m = found(); ; m = found()) {
+      if (m) return m;
+      if (Date.now() > end) throw new Error(`no ${what}: ${JSON.stringify(messages).slice(0, 2000)}`);
+      await Bun.sleep(5);
+    }
+  };
+  const send = (method: string, params: unknown = {}) => {
+    const id = nextId++;
+    stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    return id;
+  };
+  const request = async (method: string, params: unknown = {}) => {
+    const id = send(method, params);
+    return waitUntil(`answer to ${method}`, () => messages.find((m) => m.id === id));
+  };
+  const notified = (method: string) => messages.some((m) => m.method === method);
+  const open = async () => {
+    const init = await request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "test", version: "1" },
+    });
+    stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    return init.result.instructions as string;
+  };
+  const close = async () => {
+    stdin.end();
+    await done;
+  };
+  return { hub, logger, messages, send, request, waitUntil, notified, open, close };
+}
+
+/** The text of the first tools/list answer's tools (descriptions name the skills). */
+const listed = (answer: Record<string, any>) => JSON.stringify(answer.result.tools);
+const snapshotFiles = (home: string) =>
+  readdirSync(join(home, ".skillhub", "index")).filter((f) => f.startsWith("catalog-") && f.endsWith(".json"));
+
+/** A first run over `skills` that leaves its catalog snapshot in `home`. */
+async function firstRun(skills: string, home: string): Promise<void> {
+  const s = session(skills, home);
+  await s.open();
+  await s.request("tools/list");
+  await s.hub.ready;
+  await s.close();
+  expect(snapshotFiles(home)).toHaveLength(1);
+}
+
+describe("the catalog snapshot answers the first listing of the next start", () => {
+  test("tools/list and prompts/list before the scan ends name the last run's skills; calls wait for the scan", async () => {
+    const skills = tempDir("skillhub-snap-skills-");
+    const home = tempDir("skillhub-snap-home-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    await firstRun(skills, home);
+
+    const scanner = new GatedScanner();
+    const s = session(skills, home, scanner);
+    expect(await s.open()).toContain("invoice-parser");
+    const tools = await s.request("tools/list");
+    const prompts = await s.request("prompts/list");
+    // Answered while the scan is held at the gate: from the snapshot.
+    expect(scanner.scans).toBe(1);
+    expect(listed(tools)).toContain("invoice-parser");
+    expect(prompts.result.prompts.map((p: { name: string }) => p.name)).toEqual(["invoice-parser"]);
+    // A call goes through the real lookup: it is answered only once the scan has ended.
+    const callId = s.send("tools/call", { name: "skill", arguments: { name: "invoice-parser" } });
+    await Bun.sleep(50);
+    expect(s.messages.some((m) => m.id === callId)).toBe(false);
+    scanner.release();
+    const call = await s.waitUntil("the call's answer", () => s.messages.find((m) => m.id === callId));
+    expect(call.result.isError).toBeFalsy();
+    expect(JSON.stringify(call.result.content)).toContain("Instructions for invoice-parser");
+    // Same catalog on disk: nothing to announce, and the snapshot is not rewritten.
+    await s.hub.ready;
+    expect(s.notified("notifications/tools/list_changed")).toBe(false);
+    await s.close();
+  });
+
+  test("a catalog changed between runs: the snapshot's list first, then list_changed and the new skills", async () => {
+    const skills = tempDir("skillhub-snap-skills-");
+    const home = tempDir("skillhub-snap-home-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    writeSkill(skills, "old-helper", { description: "Soon removed" });
+    await firstRun(skills, home);
+    writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
+    rmSync(join(skills, "old-helper"), { recursive: true });
+
+    const scanner = new GatedScanner();
+    const s = session(skills, home, scanner);
+    await s.open();
+    const before = await s.request("tools/list");
+    expect(listed(before)).toContain("old-helper");
+    expect(listed(before)).not.toContain("pdf-tools");
+    await s.request("prompts/list");
+    // The snapshot lists old-helper, but its file is gone: the call waits for the scan and finds nothing.
+    const callId = s.send("tools/call", { name: "skill", arguments: { name: "old-helper" } });
+    scanner.release();
+    await s.waitUntil("tools/list_changed", () =>
+      s.messages.find((m) => m.method === "notifications/tools/list_changed"),
+    );
+    await s.waitUntil("prompts/list_changed", () =>
+      s.messages.find((m) => m.method === "notifications/prompts/list_changed"),
+    );
+    const call = await s.waitUntil("the call's answer", () => s.messages.find((m) => m.id === callId));
+    expect(call.result.isError).toBe(true);
+    const after = await s.request("tools/list");
+    expect(listed(after)).toContain("pdf-tools");
+    expect(listed(after)).not.toContain("old-helper");
+    await s.close();
+    // The new catalog is kept for the start after.
+    const file = join(home, ".skillhub", "index", snapshotFiles(home)[0] as string);
+    const body = readFileSync(file, "utf8").split("\n")[1] as string;
+    expect(body).toContain("pdf-tools");
+    expect(body).not.toContain("old-helper");
+  });
+
+  for (const [what, damage] of [
+    ["a corrupt snapshot", (text: string) => `${text.slice(0, 40)}{{{`],
+    ["a snapshot of another version", (text: string) => text.replace('"version":1', '"version":99')],
+    ["a snapshot whose catalog line is malformed", (text: string) => `${text.split("\n")[0]}\n[1, 2`],
+  ] as const) {
+    test(`${what} is ignored with a debug log: the listing waits for the scan`, async () => {
+      const skills = tempDir("skillhub-snap-skills-");
+      const home = tempDir("skillhub-snap-home-");
+      writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+      await firstRun(skills, home);
+      const file = join(home, ".skillhub", "index", snapshotFiles(home)[0] as string);
+      writeFileSync(file, damage(readFileSync(file, "utf8")));
+      writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
+
+      const scanner = new GatedScanner();
+      const s = session(skills, home, scanner);
+      await s.open();
+      const id = s.send("tools/list");
+      await Bun.sleep(50);
+      expect(s.messages.some((m) => m.id === id)).toBe(false);
+      scanner.release();
+      const tools = await s.waitUntil("tools/list", () => s.messages.find((m) => m.id === id));
+      expect(listed(tools)).toContain("pdf-tools");
+      expect(s.logger.lines.some((l) => l.includes("catalog snapshot ignored"))).toBe(true);
+      await s.close();
+      // Replaced by a good one.
+      expect(readFileSync(file, "utf8")).toContain("pdf-tools");
+    });
+  }
+});
