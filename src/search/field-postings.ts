@@ -1,5 +1,6 @@
 import SearchableMap from "minisearch/SearchableMap";
 import { freezePostings } from "./freeze.ts";
+import type { Scores } from "./scores.ts";
 
 /**
  * One indexed field's postings in typed arrays (issue 16): MiniSearch keeps a Map entry per
@@ -33,9 +34,6 @@ export interface TermSpec {
   /** Largest edit distance for fuzzy expansion; 0 = none. */
   maxDistance: number;
 }
-
-/** Per document slot: the weighted score so far and the (processed) query terms matched. */
-export type Scores = Map<number, { score: number; terms: string[] }>;
 
 /** The raw arrays of a frozen store (what is persisted). */
 export interface FrozenPostings {
@@ -289,16 +287,11 @@ export class FieldPostings {
     if (df === 0) return;
     const { k, b, d } = params;
     const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+    const q = out.term(query);
     const add = (slot: number, tf: number) => {
       if (ids[slot] === undefined) return;
       const length = this.lengths[slot] as number;
-      const value = weight * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * length) / avg)));
-      const match = out.get(slot);
-      if (!match) out.set(slot, { score: value, terms: [query] });
-      else {
-        match.score += value;
-        if (!match.terms.includes(query)) match.terms.push(query);
-      }
+      out.add(slot, q, weight * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * length) / avg))));
     };
     for (let i = start; i < end; i++) add(this.docs[i] as number, this.tfs[i] as number);
     for (let i = 0; i < pending; i++)

@@ -1,8 +1,9 @@
 import type { SearchOptions } from "minisearch";
 import type { Skill } from "../skills/skill.ts";
-import { FieldPostings, type Scores } from "./field-postings.ts";
+import { FieldPostings } from "./field-postings.ts";
 import { fieldTerms, TermCounter } from "./field-terms.ts";
 import { querySequence, scoreParams, termSpecs } from "./query-spec.ts";
+import { Scores } from "./scores.ts";
 import { searchName } from "./search-name.ts";
 import { forgetProcessedTerms } from "./text.ts";
 
@@ -257,7 +258,7 @@ export class FullTextIndex {
     const params = scoreParams(o);
     const ids = this.parts.ids;
     const live = this.size;
-    const scores: Scores = new Map();
+    const scores = new Scores(ids.length);
     // MiniSearch's executeQuery: every processed query term (repeats count again), each field.
     const specs = termSpecs(querySequence(query), o);
     const boosts = o.boost ?? {};
@@ -273,7 +274,7 @@ export class FullTextIndex {
     }
     const hits: FullTextHit[] = [];
     // MiniSearch's final score: the sum over fields and terms times the number of query terms matched.
-    for (const [slot, { score, terms }] of scores)
+    for (const [slot, score, terms] of scores.entries())
       hits.push({ id: ids[slot] as string, raw: score * terms.length, queryTerms: terms });
     return hits.sort((a, b) => b.raw - a.raw);
   }
