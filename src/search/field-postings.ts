@@ -115,7 +115,7 @@ export class FieldPostings {
   /**
    * Add this field's BM25+ for `spec` to `out`, as MiniSearch's executeQuerySpec does for one field:
    * the exact term (weight 1), longer terms it prefixes, then terms within its edit distance that
-   * are not prefix matches. `live` is the number of documents in the index, `avg` unused slots' test.
+   * are not prefix matches. `live` is the number of documents in the index (BM25's N).
    */
   score(
     spec: TermSpec,
