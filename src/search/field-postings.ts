@@ -1,5 +1,5 @@
 import SearchableMap from "minisearch/SearchableMap";
-import { freezePostings } from "./freeze.ts";
+import { type FrozenBlock, freezeSteps } from "./freeze.ts";
 import type { Scores } from "./scores.ts";
 
 /**
@@ -68,6 +68,8 @@ export class FieldPostings {
   private pendingCount = 0;
   private lengths: Uint32Array = new Uint32Array(64);
   private totalLength = 0;
+  /** Bumped by every change of the postings, so that an asynchronous freeze knows when it went stale. */
+  private version = 0;
 
   /** Postings held (frozen + pending, stale ones included until the next freeze). */
   get postings(): number {
@@ -76,6 +78,7 @@ export class FieldPostings {
 
   /** Index one document's field: processed term → frequency, and its length (distinct raw tokens). */
   add(slot: number, counts: ReadonlyMap<string, number>, length: number): void {
+    this.version++;
     if (slot >= this.lengths.length) {
       const grown = new Uint32Array(Math.max(slot + 1, this.lengths.length * 2));
       grown.set(this.lengths);
@@ -152,9 +155,37 @@ export class FieldPostings {
 
   /** Fold the overflow into the typed arrays, dropping the postings of freed slots (freeze.ts). */
   freeze(ids: readonly (string | undefined)[], dropDead = true): void {
+    const steps = this.freezeSteps(ids, dropDead);
+    if (!steps) return;
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return this.apply(step.value);
+  }
+
+  /**
+   * `freeze`, awaiting `pause` between steps. Nothing may add to or remove from the index meanwhile
+   * (FullTextIndex calls it between its own slices); a synchronous freeze meanwhile (a save's
+   * snapshot) makes this one's result stale, and it is then dropped.
+   */
+  async freezeAsync(
+    ids: readonly (string | undefined)[],
+    dropDead: boolean,
+    pause: () => Promise<void>,
+  ): Promise<void> {
+    const steps = this.freezeSteps(ids, dropDead);
+    if (!steps) return;
+    const version = this.version;
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) {
+        if (this.version === version) this.apply(step.value);
+        return;
+      }
+      await pause();
+    }
+  }
+
+  private freezeSteps(ids: readonly (string | undefined)[], dropDead: boolean) {
     // Nothing pending and no freed slot's postings to drop: the arrays are already what they would become.
-    if (this.pendingCount === 0 && this.newTerms.length === 0 && !dropDead) return;
-    const frozen = freezePostings(
+    if (this.pendingCount === 0 && this.newTerms.length === 0 && !dropDead) return undefined;
+    return freezeSteps(
       {
         vocabulary: this.vocabulary,
         offsets: this.offsets,
@@ -170,6 +201,10 @@ export class FieldPostings {
       ids,
       dropDead,
     );
+  }
+
+  private apply(frozen: FrozenBlock): void {
+    this.version++;
     this.vocabulary = frozen.vocabulary;
     this.offsets = frozen.offsets;
     this.docs = frozen.docs;

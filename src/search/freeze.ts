@@ -29,11 +29,19 @@ export interface FrozenBlock {
   tfs: Uint16Array;
 }
 
-export function freezePostings(
+/** Postings or terms handled between two points where an asynchronous freeze may pause. */
+const WORK_PER_STEP = 131_072;
+
+/**
+ * The freeze as steps: it yields every WORK_PER_STEP postings or terms, so a caller may pause there
+ * (a build's last freeze at 10,000 skills moves 2.3 million postings: 40 ms and more in one go).
+ */
+export function* freezeSteps(
   old: PostingsState,
   ids: readonly (string | undefined)[],
   dropDead: boolean,
-): FrozenBlock {
+): Generator<void, FrozenBlock> {
+  let work = 0;
   const frozenTerms = old.vocabulary.length;
   // Old id → new id: frozen terms keep their relative order, new terms are merged in.
   // The default sort (UTF-16 code units) orders as `<` does, and is much faster than a comparator.
@@ -44,6 +52,10 @@ export function freezePostings(
   let i = 0;
   let j = 0;
   for (let k = 0; k < terms; k++) {
+    if (++work >= WORK_PER_STEP) {
+      work = 0;
+      yield;
+    }
     const next = added[j];
     if (i < frozenTerms && (next === undefined || (old.vocabulary[i] as string) < next)) {
       vocabulary[k] = old.vocabulary[i] as string;
@@ -61,17 +73,32 @@ export function freezePostings(
     let n = end - start;
     if (dropDead) for (let p = start; p < end; p++) if (ids[old.docs[p] as number] === undefined) n--;
     counts[(renumber[t] as number) + 1] = n;
+    work += 1 + (dropDead ? end - start : 0);
+    if (work >= WORK_PER_STEP) {
+      work = 0;
+      yield;
+    }
   }
-  for (let p = 0; p < old.pendingCount; p++)
+  for (let p = 0; p < old.pendingCount; p++) {
     if (!dropDead || ids[old.pendingSlots[p] as number] !== undefined) {
       const at = (renumber[old.pendingTerms[p] as number] as number) + 1;
       counts[at] = (counts[at] as number) + 1;
     }
+    if (++work >= WORK_PER_STEP) {
+      work = 0;
+      yield;
+    }
+  }
   for (let t = 1; t <= terms; t++) counts[t] = (counts[t] as number) + (counts[t - 1] as number);
   const docs = new Uint32Array(counts[terms] as number);
   const tfs = new Uint16Array(docs.length);
   const fill = counts.slice();
   for (let t = 0; t < frozenTerms; t++) {
+    work += 1 + (old.offsets[t + 1] as number) - (old.offsets[t] as number);
+    if (work >= WORK_PER_STEP) {
+      work = 0;
+      yield;
+    }
     const to = renumber[t] as number;
     if (!dropDead) {
       // No freed slot to drop: the term's frozen postings move as one block.
@@ -93,6 +120,10 @@ export function freezePostings(
   }
   // Then the overflow, in the order it was added (after each term's frozen block).
   for (let p = 0; p < old.pendingCount; p++) {
+    if (++work >= WORK_PER_STEP) {
+      work = 0;
+      yield;
+    }
     const slot = old.pendingSlots[p] as number;
     if (dropDead && ids[slot] === undefined) continue;
     const to = renumber[old.pendingTerms[p] as number] as number;

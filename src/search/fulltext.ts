@@ -169,18 +169,23 @@ export class FullTextIndex {
   ): Promise<SyncStats> {
     const { stats, fresh } = this.plan(skills);
     let started = performance.now();
+    const pause = async () => {
+      if (performance.now() - started < sliceMs) return;
+      await tick();
+      started = performance.now();
+    };
     for (const skill of fresh) {
-      this.add(skill, body);
-      if (performance.now() - started >= sliceMs) {
-        await tick();
-        started = performance.now();
-      }
+      this.add(skill, body, false);
+      if (this.wantsFreeze(false)) await this.freezeAsync(pause);
+      await pause();
     }
-    this.settle();
+    forgetProcessedTerms();
+    if (this.wantsFreeze(true)) await this.freezeAsync(pause);
     return stats;
   }
 
-  private add(skill: Skill, body: BodySource): void {
+  /** Index one skill; `freeze`: fold the overflow in at once when it has grown (the synchronous path). */
+  private add(skill: Skill, body: BodySource, freeze = true): void {
     const { ids, hashes, fields } = this.parts;
     const slot = ids.length;
     ids.push(skill.id);
@@ -198,9 +203,20 @@ export class FullTextIndex {
     if (typeof whole === "string") counter.push(whole);
     const text = counter.end();
     fields.get("body")?.add(slot, text.counts, text.length);
-    let grow = false;
-    for (const store of fields.values()) grow ||= store.wantsFreeze(false);
-    if (grow) this.freeze();
+    if (freeze && this.wantsFreeze(false)) this.freeze();
+  }
+
+  private wantsFreeze(settling: boolean): boolean {
+    let want = settling && this.dead > 256;
+    for (const store of this.parts.fields.values()) want ||= store.wantsFreeze(settling);
+    return want;
+  }
+
+  /** freeze, pausing between steps (only from syncAsync, which nothing else changes the index beside). */
+  private async freezeAsync(pause: () => Promise<void>): Promise<void> {
+    const dropDead = this.dead > 0;
+    for (const store of this.parts.fields.values()) await store.freezeAsync(this.parts.ids, dropDead, pause);
+    this.dead = 0;
   }
 
   private remove(id: string): void {
@@ -216,9 +232,7 @@ export class FullTextIndex {
   /** After a batch of changes: freeze when the overflow would slow queries; a single edit stays in it. */
   private settle(): void {
     forgetProcessedTerms();
-    let want = this.dead > 256;
-    for (const store of this.parts.fields.values()) want ||= store.wantsFreeze(true);
-    if (want) this.freeze();
+    if (this.wantsFreeze(true)) this.freeze();
   }
 
   private freeze(): void {

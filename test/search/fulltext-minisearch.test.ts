@@ -93,4 +93,22 @@ describe("FullTextIndex scores as MiniSearch does", () => {
     ours.snapshot();
     for (const q of [...QUERIES.slice(0, 4), "spreadsheet tables"]) expectSame(ours, mini, q, options);
   });
+
+  test("a build in slices, with a save's snapshot taken between two of them, ranks as a build in one go", async () => {
+    const whole = FullTextIndex.empty();
+    whole.sync(catalog.skills, bodyOf);
+    const sliced = FullTextIndex.empty();
+    let ticks = 0;
+    await sliced.syncAsync(
+      catalog.skills,
+      bodyOf,
+      async () => {
+        // A save freezes and reads the index while the build is paused.
+        if (++ticks === 3) sliced.snapshot();
+      },
+      0,
+    );
+    expect(ticks).toBeGreaterThan(3);
+    for (const q of QUERIES) expect(sliced.search(q)).toEqual(whole.search(q));
+  });
 });
