@@ -157,7 +157,9 @@ export class FieldPostings {
   freeze(ids: readonly (string | undefined)[], dropDead = true): void {
     const steps = this.freezeSteps(ids, dropDead);
     if (!steps) return;
-    for (let step = steps.next(); ; step = steps.next()) if (step.done) return this.apply(step.value);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    this.apply(step.value);
   }
 
   /**

@@ -34,9 +34,9 @@ export class Scores {
     this.values[slot] = (this.values[slot] as number) + value;
     if (term < 32) this.bits[slot] = bits | (1 << term);
     else {
-      let set = this.more.get(slot);
-      if (!set) this.more.set(slot, (set = new Set()));
+      const set = this.more.get(slot) ?? new Set<number>();
       set.add(term);
+      this.more.set(slot, set);
     }
   }
 
