@@ -1,7 +1,9 @@
+import { basename } from "node:path";
 import { skillBody } from "../skills/agent-skill.ts";
+import { splitFrontmatter } from "../skills/frontmatter.ts";
 import type { Skill } from "../skills/skill.ts";
-import { readSkillSource } from "../skills/skill-read.ts";
-import type { ConfinedFailure } from "../util/confined-read.ts";
+import { readSkillSource, skillReadRoot } from "../skills/skill-read.ts";
+import { type ConfinedFailure, readConfinedChunks } from "../util/confined-read.ts";
 import { SkillHubError } from "../util/errors.ts";
 import type { Catalog } from "./catalog.ts";
 import { resolveTreeContent } from "./tree-content.ts";
@@ -38,6 +40,57 @@ export function readSkillBody(skill: Skill, prefixBytes?: number): string | unde
   }
   const read = readSkillSource(skill, prefixBytes, "truncate");
   return read.ok ? skillBody(read.text) : undefined;
+}
+
+/** Frontmatter longer than this is not looked for when streaming (a served skill's is a few hundred bytes). */
+const MAX_FRONTMATTER_CHARS = 65_536;
+
+/**
+ * The body without frontmatter, in chunks of at most 64 KiB (issue 16: the search index never holds
+ * a large SKILL.md whole): confined like every read, at most 1 MiB. `onText` returns false to stop
+ * reading. The frontmatter is recognised as skillBody does (BOM, then `---` up to the first closing
+ * `---` line). False when the file cannot be read.
+ */
+export function streamSkillBody(skill: Skill, onText: (text: string) => boolean): boolean {
+  const root = skillReadRoot(skill);
+  if (!root.ok) return false;
+  const decoder = new TextDecoder("utf-8");
+  // Until the frontmatter's end is known, text is held in `head` (bounded by MAX_FRONTMATTER_CHARS).
+  let head: string | undefined = "";
+  // skillBody drops the newlines between the frontmatter and the body; they may come in a later chunk.
+  let trimLead = false;
+  let more = true;
+  const emit = (text: string): boolean => {
+    const out = trimLead ? text.replace(/^[\r\n]+/, "") : text;
+    if (out === "") return true;
+    trimLead = false;
+    return onText(out);
+  };
+  const feed = (text: string, last: boolean): boolean => {
+    if (head === undefined) return emit(text);
+    head += text;
+    const split = headBody(head, last || head.length > MAX_FRONTMATTER_CHARS);
+    if (split === undefined) return true;
+    head = undefined;
+    trimLead = split.afterFrontmatter;
+    return emit(split.body);
+  };
+  const read = readConfinedChunks({ root: root.root, rootIsReal: true, file: basename(skill.file) }, (bytes) => {
+    more = feed(decoder.decode(bytes, { stream: true }), false);
+    return more;
+  });
+  if (!read.ok) return false;
+  if (more) feed(decoder.decode(), true);
+  return true;
+}
+
+/** The body in the start of a file (whole lines decide), or undefined while the frontmatter may still close later. */
+function headBody(head: string, final: boolean): { body: string; afterFrontmatter: boolean } | undefined {
+  const whole = final ? head : head.slice(0, head.lastIndexOf("\n") + 1);
+  if (whole === "" && !final) return undefined;
+  const split = splitFrontmatter(whole);
+  if (split.kind === "unclosed" && !final) return undefined;
+  return { body: split.body + head.slice(whole.length), afterFrontmatter: split.kind === "ok" };
 }
 
 /**

@@ -1,38 +1,25 @@
-import MiniSearch, { type Options, type SearchOptions } from "minisearch";
+import type { SearchOptions } from "minisearch";
 import type { Skill } from "../skills/skill.ts";
-import { BodyPostings, type EncodedBodyPostings } from "./body-postings.ts";
-import { decodeIndex, type EncodedIndex, encodeIndex } from "./index-codec.ts";
+import { FieldPostings } from "./field-postings.ts";
+import { fieldTerms, TermCounter } from "./field-terms.ts";
+import { querySequence, scoreParams, termSpecs } from "./query-spec.ts";
+import { Scores } from "./scores.ts";
 import { searchName } from "./search-name.ts";
-import { processTerm } from "./text.ts";
-
-/** What is persisted: the index and the content hash of every skill in it. */
-export interface PersistedData {
-  index: EncodedIndex;
-  hashes: Record<string, string>;
-  /** Body postings (typed arrays, base64). */
-  body: EncodedBodyPostings;
-  /** Heading postings (same store as bodies). */
-  headings: EncodedBodyPostings;
-}
+import { forgetProcessedTerms } from "./text.ts";
 
 /** Bump when fields, boosts or term processing change: persisted indexes of another version are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 8;
+export const INDEX_SCHEMA_VERSION = 9;
 
 /**
- * Body characters indexed per skill, the same at every catalog size (issue 16: a share that shrank
- * with the catalog cost R@3 0.956 → 0.835 at 11,000 skills). Measured on bench/eval at 1,018
- * skills (R@3 / MRR): 3,000 → 0.956 / 0.889; 10,000 → 0.945 / 0.865; whole bodies → 0.912 / 0.801
- * (long bodies match every query word). The postings live in typed arrays (body-postings.ts).
+ * Body characters indexed per skill: the whole body, at every catalog size (issue 16: a share that
+ * shrank with the catalog cost R@3 0.956 → 0.835 at 11,000 skills), read in bounded chunks and
+ * never past the 1 MiB instructions cap. `FullTextIndex.empty({ bodyChars })` indexes less (tuning).
  */
-export const BODY_CHARS = 3000;
-/**
- * Bytes of a SKILL.md read for indexing: frontmatter plus BODY_CHARS (UTF-8 up to 4 bytes a
- * character), never a whole large file. Each read becomes a string twice its size; 64 KiB reads
- * made over a gigabyte of garbage per build at 10,000 skills.
- */
-export const INDEX_READ_BYTES = 16 * 1024;
+export const BODY_CHARS = Number.POSITIVE_INFINITY;
 /** Fuzzy matching is on up to this many skills (see FullTextIndex.search). */
 export const FUZZY_MAX_DOCUMENTS = 5000;
+/** Longest stretch of indexing between two pauses for requests (ms). */
+export const SLICE_MS = 8;
 /** Headings indexed per skill. */
 export const MAX_HEADINGS = 30;
 
@@ -58,16 +45,13 @@ export const BOOSTS: Record<keyof Omit<IndexedDoc, "id">, number> = {
   body: 0.8,
 };
 
-/**
- * MiniSearch indexes the short metadata fields; bodies and headings, most of the postings, go to
- * typed-array stores (body-postings.ts). Measured at 10,000 skills (live heap): MiniSearch over
- * every metadata field +86 MB, without headings +40 MB; the body store +14 MB.
- */
-const POSTING_FIELDS = ["body", "headings"] as const;
-const FIELDS = (Object.keys(BOOSTS) as (keyof Omit<IndexedDoc, "id">)[]).filter(
-  (f) => !(POSTING_FIELDS as readonly string[]).includes(f),
-);
-const { body: BODY_BOOST, headings: HEADINGS_BOOST, ...META_BOOSTS } = BOOSTS;
+/** Fields whose terms are matched as MiniSearch matches its fields (fuzzy too); the others are long texts. */
+const META_FIELDS = ["name", "description", "tags", "category", "keywords"] as const;
+/** Bodies and headings: no fuzzy expansion (as before: it would walk a vocabulary of 100,000 terms). */
+const TEXT_FIELDS = ["headings", "body"] as const;
+type Field = (typeof META_FIELDS)[number] | (typeof TEXT_FIELDS)[number];
+export const FIELDS: readonly Field[] = [...META_FIELDS, ...TEXT_FIELDS];
+const { body: _body, headings: _headings, ...META_BOOSTS } = BOOSTS;
 
 export const SEARCH_OPTIONS: SearchOptions = {
   boost: META_BOOSTS,
@@ -77,17 +61,9 @@ export const SEARCH_OPTIONS: SearchOptions = {
   combineWith: "OR",
 };
 
-const OPTIONS: Options<IndexedDoc> = {
-  fields: FIELDS,
-  idField: "id",
-  storeFields: [],
-  processTerm,
-  searchOptions: SEARCH_OPTIONS,
-};
-
 export interface FullTextHit {
   id: string;
-  /** MiniSearch's BM25+ score (unbounded). */
+  /** BM25+ score as MiniSearch computes it (unbounded). */
   raw: number;
   /** Query terms (processed) that matched this document. */
   queryTerms: string[];
@@ -100,177 +76,235 @@ export interface SyncStats {
 }
 
 /**
- * MiniSearch over the catalog's skills, kept in step with it incrementally:
- * only skills whose content hash changed are re-indexed.
+ * A skill's body for indexing: returned whole (a string), or fed in chunks to `sink` (which answers
+ * false once enough has been taken); any other return value is ignored.
+ */
+export type BodySource = (skill: Skill, sink: (chunk: string) => boolean) => unknown;
+
+/** What one FullTextIndex holds, for the persisted form (index-file.ts). */
+export interface IndexParts {
+  /** Document id per slot; undefined for a freed slot. */
+  ids: (string | undefined)[];
+  /** Content hash per slot (what was indexed). */
+  hashes: (string | undefined)[];
+  fields: Map<string, FieldPostings>;
+}
+
+/**
+ * Full-text index over the catalog's skills, kept in step with it incrementally (only skills whose
+ * content hash changed are re-indexed). MiniSearch's ranking (its tokenizer, term processing, prefix
+ * and fuzzy expansion, field boosts, BM25+ and its query-coverage factor) over postings held in typed
+ * arrays (field-postings.ts): measured at 10,000 skills, MiniSearch's own maps held 40 MB for the
+ * metadata fields alone.
  */
 export class FullTextIndex {
   private constructor(
-    private readonly mini: MiniSearch<IndexedDoc>,
-    /** id → content hash of what is indexed. */
-    private readonly hashes: Map<string, string>,
-    private readonly body: BodyPostings,
-    private readonly headings: BodyPostings,
-    private readonly bodyChars = BODY_CHARS,
-  ) {}
+    private readonly parts: IndexParts,
+    private readonly search0: SearchOptions,
+    private readonly bodyChars: number,
+  ) {
+    for (const [slot, id] of parts.ids.entries()) if (id !== undefined) this.slots.set(id, slot);
+  }
 
-  /** An empty index. `tuning` overrides search options and body length (bench/tune.ts). */
+  private readonly slots = new Map<string, number>();
+  /** Slots freed since the last freeze (their postings are skipped at query time). */
+  private dead = 0;
+
+  /** An empty index. `tuning` overrides search options and body length (bench/, the eval). */
   static empty(tuning: { search?: SearchOptions; bodyChars?: number } = {}): FullTextIndex {
-    const options = tuning.search ? { ...OPTIONS, searchOptions: { ...SEARCH_OPTIONS, ...tuning.search } } : OPTIONS;
+    const fields = new Map(FIELDS.map((f) => [f as string, new FieldPostings()]));
     return new FullTextIndex(
-      new MiniSearch(options),
-      new Map(),
-      new BodyPostings(),
-      new BodyPostings(),
-      tuning.bodyChars,
+      { ids: [], hashes: [], fields },
+      { ...SEARCH_OPTIONS, ...tuning.search },
+      tuning.bodyChars ?? BODY_CHARS,
     );
   }
 
-  /** Restore a persisted index (see index-codec.ts), yielding between batches. */
-  static async fromJSON(
-    json: PersistedData,
-    tick: () => Promise<void> = () => new Promise((r) => setTimeout(r, 0)),
-  ): Promise<FullTextIndex> {
-    const mini = await decodeIndex<IndexedDoc>(json.index, OPTIONS, tick);
-    return new FullTextIndex(
-      mini,
-      new Map(Object.entries(json.hashes)),
-      BodyPostings.fromJSON(json.body),
-      BodyPostings.fromJSON(json.headings),
-    );
+  /** An index from persisted parts (index-file.ts checks them). */
+  static fromParts(parts: IndexParts): FullTextIndex {
+    for (const f of FIELDS) if (!parts.fields.has(f)) throw new Error(`the persisted index has no ${f} field`);
+    return new FullTextIndex(parts, SEARCH_OPTIONS, BODY_CHARS);
   }
 
-  toJSON(): PersistedData {
-    return {
-      index: encodeIndex(this.mini as MiniSearch<unknown>),
-      hashes: Object.fromEntries(this.hashes),
-      body: this.body.toJSON(),
-      headings: this.headings.toJSON(),
-    };
+  /** Everything frozen, for saving: the arrays returned are not changed by later updates. */
+  snapshot(): IndexParts {
+    this.freeze();
+    const fields = new Map<string, FieldPostings>();
+    for (const [name, store] of this.parts.fields) fields.set(name, store);
+    return { ids: [...this.parts.ids], hashes: [...this.parts.hashes], fields };
   }
 
-  /** Body postings held, for bench/ memory accounting. */
-  get bodyPostings(): number {
-    return this.body.postings;
+  /** Postings held in every field (typed arrays, 6 bytes each), for bench/ memory accounting. */
+  get postings(): number {
+    let n = 0;
+    for (const store of this.parts.fields.values()) n += store.postings;
+    return n;
   }
 
   get size(): number {
-    return this.hashes.size;
+    return this.slots.size;
   }
 
   has(id: string): boolean {
-    return this.hashes.has(id);
+    return this.slots.has(id);
   }
 
-  /** Bring the index in line with `skills`; `body` gives a skill's body text when it must be (re)indexed. */
-  sync(skills: readonly Skill[], body: (skill: Skill) => string): SyncStats {
+  /** Bring the index in line with `skills`; `body` gives a skill's body when it must be (re)indexed. */
+  sync(skills: readonly Skill[], body: BodySource): SyncStats {
     const { stats, fresh } = this.plan(skills);
-    for (const skill of fresh) this.add(skill, body(skill));
-    this.body.settle();
-    this.headings.settle();
+    for (const skill of fresh) this.add(skill, body);
+    this.settle();
     return stats;
   }
 
-  /** `sync` in batches, pausing between them so a large first build does not stall requests. */
+  /**
+   * `sync` in slices of at most `sliceMs` milliseconds, pausing between them so a large first build
+   * does not stall requests (issue 16: batches of 50 full bodies held calls up to 300 ms).
+   */
   async syncAsync(
     skills: readonly Skill[],
-    body: (skill: Skill) => string,
+    body: BodySource,
     tick: () => Promise<void>,
-    batch = 50,
+    sliceMs = SLICE_MS,
   ): Promise<SyncStats> {
     const { stats, fresh } = this.plan(skills);
-    for (let i = 0; i < fresh.length; i += batch) {
-      for (const skill of fresh.slice(i, i + batch)) this.add(skill, body(skill));
+    let started = performance.now();
+    const pause = async () => {
+      if (performance.now() - started < sliceMs) return;
       await tick();
+      started = performance.now();
+    };
+    for (const skill of fresh) {
+      this.add(skill, body, false);
+      if (this.wantsFreeze(false)) await this.freezeAsync(pause);
+      await pause();
     }
-    this.body.settle();
-    this.headings.settle();
+    forgetProcessedTerms();
+    if (this.wantsFreeze(true)) await this.freezeAsync(pause);
     return stats;
   }
 
-  private add(skill: Skill, body: string): void {
-    this.mini.add(toDoc(skill));
-    this.body.add(skill.id, body.length > this.bodyChars ? body.slice(0, this.bodyChars) : body);
-    this.headings.add(skill.id, skill.headings.slice(0, MAX_HEADINGS).join("\n"));
+  /** Index one skill; `freeze`: fold the overflow in at once when it has grown (the synchronous path). */
+  private add(skill: Skill, body: BodySource, freeze = true): void {
+    const { ids, hashes, fields } = this.parts;
+    const slot = ids.length;
+    ids.push(skill.id);
+    hashes.push(skill.hash);
+    this.slots.set(skill.id, slot);
+    const doc = metadata(skill);
+    for (const f of META_FIELDS) {
+      const { counts, length } = fieldTerms(doc[f]);
+      fields.get(f)?.add(slot, counts, length);
+    }
+    const headings = fieldTerms(skill.headings.slice(0, MAX_HEADINGS).join("\n"));
+    fields.get("headings")?.add(slot, headings.counts, headings.length);
+    const counter = new TermCounter(this.bodyChars);
+    const whole = body(skill, (chunk) => counter.push(chunk));
+    if (typeof whole === "string") counter.push(whole);
+    const text = counter.end();
+    fields.get("body")?.add(slot, text.counts, text.length);
+    if (freeze && this.wantsFreeze(false)) this.freeze();
+  }
+
+  private wantsFreeze(settling: boolean): boolean {
+    let want = settling && this.dead > 256;
+    for (const store of this.parts.fields.values()) want ||= store.wantsFreeze(settling);
+    return want;
+  }
+
+  /** freeze, pausing between steps (only from syncAsync, which nothing else changes the index beside). */
+  private async freezeAsync(pause: () => Promise<void>): Promise<void> {
+    const dropDead = this.dead > 0;
+    for (const store of this.parts.fields.values()) await store.freezeAsync(this.parts.ids, dropDead, pause);
+    this.dead = 0;
+  }
+
+  private remove(id: string): void {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return;
+    this.slots.delete(id);
+    this.parts.ids[slot] = undefined;
+    this.parts.hashes[slot] = undefined;
+    for (const store of this.parts.fields.values()) store.remove(slot);
+    this.dead++;
+  }
+
+  /** After a batch of changes: freeze when the overflow would slow queries; a single edit stays in it. */
+  private settle(): void {
+    forgetProcessedTerms();
+    if (this.wantsFreeze(true)) this.freeze();
+  }
+
+  private freeze(): void {
+    for (const store of this.parts.fields.values()) store.freeze(this.parts.ids, this.dead > 0);
+    this.dead = 0;
   }
 
   /** Drop removed and changed skills now; return the skills to add. */
   private plan(skills: readonly Skill[]): { stats: SyncStats; fresh: Skill[] } {
     const stats: SyncStats = { added: 0, updated: 0, removed: 0 };
     const wanted = new Map(skills.map((s) => [s.id, s]));
-    const stale: string[] = [];
-    for (const [id, hash] of this.hashes) {
+    let stale = 0;
+    for (const [id, slot] of [...this.slots]) {
       const skill = wanted.get(id);
       if (!skill) {
-        stale.push(id);
+        this.remove(id);
+        stale++;
         stats.removed++;
-      } else if (skill.hash !== hash) stale.push(id);
-    }
-    if (stale.length > 0) {
-      this.mini.discardAll(stale);
-      for (const id of stale) {
-        this.hashes.delete(id);
-        this.body.remove(id);
-        this.headings.remove(id);
+      } else if (skill.hash !== this.parts.hashes[slot]) {
+        this.remove(id);
+        stale++;
       }
     }
-    const fresh = skills.filter((s) => !this.hashes.has(s.id));
-    for (const skill of fresh) this.hashes.set(skill.id, skill.hash);
-    stats.updated = stale.length - stats.removed;
+    const fresh = skills.filter((s) => !this.slots.has(s.id));
+    stats.updated = stale - stats.removed;
     stats.added = fresh.length - stats.updated;
     return { stats, fresh };
   }
 
   search(query: string, options: SearchOptions = {}): FullTextHit[] {
+    const o = { ...this.search0, ...options };
+    if ((o.combineWith ?? "OR").toUpperCase() !== "OR")
+      throw new Error(`combineWith ${o.combineWith} is not supported`);
     // Fuzzy matching walks the whole vocabulary; past FUZZY_MAX_DOCUMENTS it costs more than the
     // typos it forgives (measured: p50 5.5 ms → 1.7 ms at 10,000 skills), so prefix matching alone remains.
-    const scaled =
-      this.hashes.size > FUZZY_MAX_DOCUMENTS && options.fuzzy === undefined ? { ...options, fuzzy: false } : options;
-    // MiniSearch's score is (sum of field scores) × (query terms matched); the body's BM25+ joins the sum
-    // before that factor, so the result equals one MiniSearch index over every field, less body fuzziness.
-    const sums = new Map<string, { sum: number; terms: string[] }>();
-    for (const r of this.mini.search(query, scaled))
-      sums.set(String(r.id), { sum: r.score / (r.queryTerms.length || 1), terms: r.queryTerms });
-    const prefix = scaled.prefix ?? SEARCH_OPTIONS.prefix;
-    const expand = typeof prefix === "function" ? (t: string) => Boolean(prefix(t, 0, [])) : () => Boolean(prefix);
-    const terms = FullTextIndex.queryTerms(query);
-    const stored = [
-      ...this.body.search(terms, expand, BODY_BOOST),
-      ...this.headings.search(terms, expand, HEADINGS_BOOST),
-    ];
-    for (const [id, match] of stored) {
-      const entry = sums.get(id);
-      if (!entry) sums.set(id, { sum: match.score, terms: match.terms });
-      else {
-        entry.sum += match.score;
-        for (const t of match.terms) if (!entry.terms.includes(t)) entry.terms.push(t);
-      }
+    if (this.size > FUZZY_MAX_DOCUMENTS && options.fuzzy === undefined) o.fuzzy = false;
+    const params = scoreParams(o);
+    const ids = this.parts.ids;
+    const live = this.size;
+    const scores = new Scores(ids.length);
+    // MiniSearch's executeQuery: every processed query term (repeats count again), each field.
+    const specs = termSpecs(querySequence(query), o);
+    const boosts = o.boost ?? {};
+    for (const spec of specs)
+      for (const f of META_FIELDS) this.parts.fields.get(f)?.score(spec, boosts[f] || 1, params, ids, live, scores);
+    // Bodies and headings: each distinct term once, prefix as above, no fuzzy.
+    const seen = new Set<string>();
+    for (const spec of specs) {
+      if (seen.has(spec.term)) continue;
+      seen.add(spec.term);
+      const plain = { ...spec, maxDistance: 0 };
+      for (const f of TEXT_FIELDS) this.parts.fields.get(f)?.score(plain, BOOSTS[f], params, ids, live, scores);
     }
     const hits: FullTextHit[] = [];
-    for (const [id, { sum, terms }] of sums) hits.push({ id, raw: sum * terms.length, queryTerms: terms });
+    // MiniSearch's final score: the sum over fields and terms times the number of query terms matched.
+    for (const [slot, score, terms] of scores.entries())
+      hits.push({ id: ids[slot] as string, raw: score * terms.length, queryTerms: terms });
     return hits.sort((a, b) => b.raw - a.raw);
   }
 
   /** The processed terms of a query, as the index sees them. */
   static queryTerms(query: string): string[] {
-    const terms = new Set<string>();
-    for (const word of query.split(/[\n\r\p{Z}\p{P}\p{S}]+/u)) {
-      const t = word ? processTerm(word) : null;
-      if (t) terms.add(t);
-    }
-    return [...terms];
+    return [...new Set(querySequence(query))];
   }
 }
 
-function toDoc(skill: Skill): IndexedDoc {
+function metadata(skill: Skill): Record<(typeof META_FIELDS)[number], string> {
   return {
-    id: skill.id,
     name: searchName(skill),
     description: skill.description,
     tags: skill.tags.join(" "),
     category: skill.category ?? "",
     keywords: skill.keywords.join(" "),
-    // Not MiniSearch fields: headings and body are indexed by BodyPostings.
-    headings: "",
-    body: "",
   };
 }

@@ -1,23 +1,20 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
-import { INDEX_SCHEMA_VERSION, type PersistedData } from "./fulltext.ts";
-
-const FORMAT = "skillhub-search-index";
-
-export interface PersistedIndex {
-  format: typeof FORMAT;
-  schema: number;
-  /** catalogFingerprint() of the catalog it was built from. */
-  fingerprint: string;
-  savedAt: string;
-  data: PersistedData;
-}
+import { INDEX_SCHEMA_VERSION, type IndexParts } from "./fulltext.ts";
+import {
+  decodeIndexFile,
+  encodeIndexFile,
+  encodeIndexFileAsync,
+  IndexFileError,
+  type IndexHeader,
+  readIndexHeader,
+} from "./index-file.ts";
 
 /** `stale`: ours, from another SkillHub version — rebuilt without a warning. */
 export type LoadResult =
-  | { ok: true; value: PersistedIndex }
+  | { ok: true; header: IndexHeader; parts: IndexParts }
   | { ok: false; missing: boolean; stale?: boolean; reason: string };
 
 /**
@@ -31,13 +28,14 @@ export function catalogFingerprint(catalog: Catalog, settings: string): string {
 
 /** One cache file per set of source folders, so projects do not evict each other's index. */
 export function indexFilePath(cacheDir: string, sourceDirs: readonly string[]): string {
-  return join(cacheDir, `search-index-${Bun.hash(sourceDirs.join("\u0000")).toString(16)}.json`);
+  return join(cacheDir, `search-index-${Bun.hash(sourceDirs.join("\u0000")).toString(16)}.bin`);
 }
 
+/** Read and check a persisted index (index-file.ts); never throws for a missing, foreign or corrupt file. */
 export function loadIndexFile(path: string): LoadResult {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (error) {
     const missing = errnoCode(error) === "ENOENT";
     return {
@@ -47,36 +45,66 @@ export function loadIndexFile(path: string): LoadResult {
     };
   }
   try {
-    const value = JSON.parse(text) as Partial<PersistedIndex>;
-    if (value.format !== FORMAT) return { ok: false, missing: false, reason: `${path} is not a SkillHub search index` };
-    if (value.schema !== INDEX_SCHEMA_VERSION) {
+    const header = readIndexHeader(bytes);
+    if (header.schema !== INDEX_SCHEMA_VERSION)
       return {
         ok: false,
         missing: false,
         stale: true,
-        reason: `${path} has index schema ${value.schema}, this version uses ${INDEX_SCHEMA_VERSION}`,
+        reason: `${path} has index schema ${header.schema}, this version uses ${INDEX_SCHEMA_VERSION}`,
       };
-    }
-    if (!value.data || typeof value.data !== "object" || typeof value.fingerprint !== "string") {
-      return { ok: false, missing: false, reason: `${path} is incomplete` };
-    }
-    return { ok: true, value: value as PersistedIndex };
+    return { ok: true, header, parts: decodeIndexFile(bytes) };
   } catch (error) {
-    return { ok: false, missing: false, reason: `${path} is corrupt (${errorMessage(error)})` };
+    if (!(error instanceof IndexFileError)) throw error;
+    return { ok: false, missing: false, reason: `${path} is corrupt (${error.message})` };
   }
 }
 
-/** Write atomically: a reader never sees half a file. */
-export function saveIndexFile(path: string, fingerprint: string, data: PersistedIndex["data"]): void {
-  const value: PersistedIndex = {
-    format: FORMAT,
-    schema: INDEX_SCHEMA_VERSION,
-    fingerprint,
-    savedAt: new Date().toISOString(),
-    data,
-  };
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(value));
-  renameSync(temp, path);
+/**
+ * Write atomically (a reader never sees half a file) and without blocking: encoded in pieces with
+ * `pause` between them, written by Bun.write off the event loop, then renamed into place.
+ */
+export async function saveIndexFile(
+  path: string,
+  fingerprint: string,
+  parts: IndexParts,
+  pause: () => Promise<void>,
+): Promise<void> {
+  const pieces = await encodeIndexFileAsync(header(fingerprint), parts, pause);
+  const temp = prepare(path);
+  try {
+    await Bun.write(temp, new Blob(pieces));
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
 }
+
+/** saveIndexFile at shutdown, when the process may exit before an asynchronous write would end. */
+export function saveIndexFileSync(path: string, fingerprint: string, parts: IndexParts): void {
+  const pieces = encodeIndexFile(header(fingerprint), parts);
+  const temp = prepare(path);
+  try {
+    writeFileSync(temp, Buffer.concat(pieces));
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+function header(fingerprint: string): IndexHeader {
+  return { schema: INDEX_SCHEMA_VERSION, fingerprint, savedAt: new Date().toISOString() };
+}
+
+/** The folder made, the index of SkillHub before schema 9 removed; the temporary file's name. */
+function prepare(path: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  // It was JSON, under another name beside this one: it would never be read again.
+  rmSync(path.replace(/\.bin$/, ".json"), { force: true });
+  // A shutdown's save may start while a background one is still writing: never the same temporary file.
+  return `${path}.${process.pid}-${++saves}.tmp`;
+}
+
+let saves = 0;

@@ -1,14 +1,15 @@
-import { readSkillBody } from "../catalog/skill-text.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import { streamSkillBody } from "../catalog/skill-text.ts";
 import type { CatalogStore } from "../catalog/store.ts";
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
 import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
-import { FullTextIndex, INDEX_READ_BYTES } from "./fulltext.ts";
+import { type BodySource, FullTextIndex } from "./fulltext.ts";
 import { keywordSignal } from "./keyword-signal.ts";
 import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
-import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile } from "./persist.ts";
+import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile, saveIndexFileSync } from "./persist.ts";
 
 export interface SearchServiceOptions {
   store: CatalogStore;
@@ -29,15 +30,23 @@ export interface SearchServiceOptions {
   skipAutoReindex?: boolean;
   /** Extra ranking signals. Default: the keyword matcher for tree nodes. */
   signals?: readonly Signal[];
-  /** Body text of a skill, for indexing. Default: read its file. */
+  /** Body text of a skill, for indexing. Default: stream its file (confined, in chunks). */
   readBody?: (skill: Skill) => string;
   /** Milliseconds to wait before saving after a change. Default 2,000. */
   saveDelayMs?: number;
   tick?: () => Promise<void>;
 }
 
-/** Indexing batches (of 50 skills) between full collections during a build. */
-const GC_EVERY_TICKS = 10;
+/**
+ * Indexing slices (of SLICE_MS) between collections during a build. Building makes garbage (file
+ * text, token arrays) faster than JavaScriptCore collects it on its own. Measured at 10,000 skills
+ * (bench/index-latency.ts, one busy 2-core machine; peak RSS, and call latency p99 during the
+ * build): no explicit collection 337 MB, 58 ms; a synchronous one every 60 slices 261 MB, 96 ms
+ * (each pause is ~50 ms at this heap size); an asynchronous (concurrent) one 343 MB, 28 ms.
+ */
+const GC_EVERY_TICKS = 60;
+/** A concurrent collection: JavaScriptCore marks beside the event loop instead of pausing it. */
+const collect = () => Bun.gc(false);
 
 export interface IndexStatus {
   documents: number;
@@ -49,6 +58,22 @@ export interface IndexStatus {
   mode: SearchMode;
   /** Embedding progress, when a provider is configured. */
   vectors?: VectorStatus;
+}
+
+/** Per catalog snapshot (immutable): whether any skill has keywords for the keyword signal to match. */
+const keyworded = new WeakMap<Catalog, boolean>();
+
+/**
+ * The keyword matcher when some skill has keywords (tree nodes); none otherwise, since it gives 0 to
+ * every skill without keywords and its loop over the catalog cost 1-3 ms a search at 10,000 skills.
+ */
+function defaultSignals(catalog: Catalog): readonly Signal[] {
+  let any = keyworded.get(catalog);
+  if (any === undefined) {
+    any = catalog.skills.some((s) => s.keywords.length > 0);
+    keyworded.set(catalog, any);
+  }
+  return any ? [keywordSignal] : [];
 }
 
 /**
@@ -104,7 +129,8 @@ export class SearchService {
       query,
       options,
       skills: catalog.skills,
-      fullText: () => scoreFullText(this.index, catalog, query, options, this.options.signals ?? [keywordSignal]),
+      fullText: () =>
+        scoreFullText(this.index, catalog, query, options, this.options.signals ?? defaultSignals(catalog)),
       vectors: this.options.vectors,
     });
   }
@@ -120,7 +146,7 @@ export class SearchService {
     this.closed = true;
     this.unsubscribe?.();
     if (this.saveTimer) clearTimeout(this.saveTimer);
-    if (this.dirty) this.save();
+    if (this.dirty) this.saveNow();
     this.options.vectors?.close();
   }
 
@@ -134,9 +160,9 @@ export class SearchService {
       const loaded = loadIndexFile(file);
       if (loaded.ok) {
         try {
-          this.index = await FullTextIndex.fromJSON(loaded.value.data);
+          this.index = FullTextIndex.fromParts(loaded.parts);
           origin = "persisted";
-          if (loaded.value.fingerprint !== fingerprint && !this.options.skipAutoReindex) {
+          if (loaded.header.fingerprint !== fingerprint && !this.options.skipAutoReindex) {
             const stats = await this.index.syncAsync(catalog.skills, this.body, this.tick);
             origin = "persisted+updated";
             this.dirty = stats.added + stats.updated + stats.removed > 0;
@@ -156,6 +182,7 @@ export class SearchService {
       await this.index.syncAsync(catalog.skills, this.body, this.tick);
       this.dirty = true;
     }
+    collect();
     this.state = { documents: this.index.size, origin, buildMs: Math.round(performance.now() - started), file };
     this.options.logger.debug(`search index: ${this.index.size} skills, ${origin}, ${this.state.buildMs} ms`);
     if (this.closed) return;
@@ -185,24 +212,57 @@ export class SearchService {
   private scheduleSave(): void {
     if (this.closed || !this.file()) return;
     if (this.saveTimer) clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => this.save(), this.options.saveDelayMs ?? 2000);
+    this.saveTimer = setTimeout(() => void this.save(), this.options.saveDelayMs ?? 2000);
     (this.saveTimer as { unref?: () => void }).unref?.();
   }
 
-  private save(): void {
+  /** The save in flight, so that two never write the same file at once. */
+  private saving?: Promise<void>;
+
+  /**
+   * Save without blocking calls: freezing and encoding the typed arrays is a few milliseconds, the
+   * write happens off the event loop (Bun.write), and a change meanwhile schedules the next save.
+   */
+  private save(): Promise<void> {
+    const file = this.file();
+    if (!file) return Promise.resolve();
+    const previous = this.saving ?? Promise.resolve();
+    this.saving = previous.then(async () => {
+      const fingerprint = catalogFingerprint(this.options.store.catalog, this.options.settings ?? "");
+      this.dirty = false;
+      try {
+        await saveIndexFile(file, fingerprint, this.index.snapshot(), () => this.pause());
+        collect();
+      } catch (error) {
+        this.dirty = true;
+        this.options.logger.warn(`could not save the search index to ${file}: ${errorMessage(error)}`);
+      }
+    });
+    return this.saving;
+  }
+
+  /** At shutdown: the process may exit before an asynchronous write would end. */
+  private saveNow(): void {
     const file = this.file();
     if (!file) return;
     try {
-      saveIndexFile(
+      saveIndexFileSync(
         file,
         catalogFingerprint(this.options.store.catalog, this.options.settings ?? ""),
-        this.index.toJSON(),
+        this.index.snapshot(),
       );
       this.dirty = false;
-      // The encoded index was a string of several MB and its parts: give the memory back now.
-      Bun.gc(true);
     } catch (error) {
       this.options.logger.warn(`could not save the search index to ${file}: ${errorMessage(error)}`);
+    }
+  }
+
+  /** Resolves when no save is in flight (tests, shutdown). */
+  async saved(): Promise<void> {
+    while (this.saving) {
+      const current = this.saving;
+      await current;
+      if (this.saving === current) this.saving = undefined;
     }
   }
 
@@ -212,21 +272,23 @@ export class SearchService {
 
   private ticks = 0;
 
+  /** A pause that lets requests in (no collection). */
+  private pause(): Promise<void> {
+    return (this.options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve))))();
+  }
+
   /**
-   * Between indexing batches: let requests in, and every GC_EVERY_TICKS batches collect. Building
-   * makes garbage (file text, token arrays) far faster than JavaScriptCore collects it on its own;
-   * measured at 10,000 skills, RSS grew +215 MB during a build whose live index is +59 MB, and
-   * +79 MB with a full collection every 500 skills (each a pause of a few ms at this heap size).
+   * Between indexing slices: let requests in, and every GC_EVERY_TICKS slices start a collection.
    */
   private readonly tick = () => {
-    if (++this.ticks % GC_EVERY_TICKS === 0) Bun.gc(true);
-    return (this.options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve))))();
+    if (++this.ticks % GC_EVERY_TICKS === 0) collect();
+    return this.pause();
   };
 
-  private readonly body = (skill: Skill): string => {
+  private readonly body: BodySource = (skill, sink) => {
     if (this.options.readBody) return this.options.readBody(skill);
-    // Confined like every read of skill content, and only the prefix that is indexed (never a whole large
-    // SKILL.md); gone or unreadable since the scan → index what the catalog knows.
-    return readSkillBody(skill, INDEX_READ_BYTES) ?? "";
+    // Confined like every read of skill content, in chunks (never a whole large SKILL.md); gone or
+    // unreadable since the scan → the body is left out until the next change.
+    streamSkillBody(skill, sink);
   };
 }

@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { errnoCode, errorMessage } from "./errors.ts";
 import { checkRelativePath, isInside } from "./safe-path.ts";
@@ -82,6 +92,98 @@ const CHUNK = 65_536;
 export function readConfined(options: ConfinedReadOptions): ConfinedRead {
   const maxBytes = options.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
   const shown = options.file;
+  return withConfinedFile(options, (fd, stat, real) => {
+    const read = readBounded(fd, maxBytes + 1, stat.size, options);
+    if (read === undefined) return fail("READ_TIMEOUT", `'${shown}' took too long to read; try again.`);
+    let bytes = read;
+    let truncated = false;
+    if (bytes.length > maxBytes) {
+      // Security: the size checked above may be stale; a byte past the limit proves the file grew over it.
+      if (options.overflow !== "truncate")
+        return {
+          ...fail("FILE_TOO_LARGE", `'${shown}' grew past the limit of ${maxBytes} bytes.`),
+          size: Math.max(bytes.length, stat.size),
+        };
+      bytes = bytes.subarray(0, maxBytes);
+      truncated = true;
+    }
+    truncated ||= stat.size > bytes.length;
+    let sha256: string | undefined;
+    return {
+      ok: true,
+      bytes,
+      size: Math.max(stat.size, bytes.length),
+      truncated,
+      // Hashed on first use: most reads (`skill`, scans, the index) never ask, and it cost as much as the read.
+      get sha256() {
+        sha256 ??= createHash("sha256").update(bytes).digest("hex");
+        return sha256;
+      },
+      real,
+      mtimeMs: stat.mtimeMs,
+    };
+  });
+}
+
+/** What readConfinedChunks reports once the file has been read (or `onChunk` asked to stop). */
+export interface ConfinedStream {
+  ok: true;
+  /** Bytes passed to onChunk. */
+  read: number;
+  size: number;
+  /** Stopped before the end of the file (by onChunk, or at maxBytes). */
+  truncated: boolean;
+  real: string;
+}
+
+/**
+ * readConfined's checks, then the file in chunks of at most 64 KiB through one reused buffer, so a
+ * large file is never held whole (the search index streams bodies this way). `onChunk` gets a view
+ * that is overwritten by the next read (copy what you keep) and returns false to stop. At most
+ * `maxBytes` are read; a larger file is read up to that and reported truncated (never refused).
+ */
+export function readConfinedChunks(
+  options: Omit<ConfinedReadOptions, "overflow">,
+  onChunk: (bytes: Uint8Array) => boolean,
+): ConfinedStream | ConfinedFailure {
+  const maxBytes = options.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
+  return withConfinedFile({ ...options, overflow: "truncate" }, (fd, stat, real) => {
+    const now = options.now ?? Date.now;
+    const deadline = now() + (options.timeBudgetMs ?? 2000);
+    // One buffer for every streamed file (issue 16: a fresh 64 KiB per SKILL.md was 640 MB of garbage per
+    // index build at 10,000 skills); a nested call (onChunk reading another file) gets its own.
+    const buffer = spare ?? Buffer.allocUnsafe(CHUNK);
+    spare = undefined;
+    let read = 0;
+    let stopped = false;
+    while (read < maxBytes) {
+      const n = readSync(fd, buffer, 0, Math.min(buffer.length, maxBytes - read), read);
+      if (n === 0) break;
+      read += n;
+      if (!onChunk(buffer.subarray(0, n))) {
+        stopped = true;
+        break;
+      }
+      if (now() > deadline) return fail("READ_TIMEOUT", `'${options.file}' took too long to read; try again.`);
+    }
+    spare = buffer;
+    return { ok: true, read, size: Math.max(stat.size, read), truncated: stopped || stat.size > read, real };
+  });
+}
+
+/** The chunk buffer readConfinedChunks reuses (not in use while it is undefined). */
+let spare: Buffer | undefined;
+
+/**
+ * Open `options.file` under `options.root` and run `use` on the descriptor once every check has
+ * passed (confinement of the opened file, regular file, size when refusing); always closes it.
+ */
+function withConfinedFile<T>(
+  options: ConfinedReadOptions,
+  use: (fd: number, stat: Stats, real: string) => T | ConfinedFailure,
+): T | ConfinedFailure {
+  const maxBytes = options.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
+  const shown = options.file;
   // Security: the name is always relative to the root, checked as text first (no "..", absolute, NUL).
   const checked = checkRelativePath(options.file);
   if (!checked.ok) return fail("PATH_OUTSIDE_SKILL", `'${shown}' ${checked.reason}.`);
@@ -115,35 +217,7 @@ export function readConfined(options: ConfinedReadOptions): ConfinedRead {
         ...fail("FILE_TOO_LARGE", `'${shown}' is ${stat.size} bytes; the limit is ${maxBytes}.`),
         size: stat.size,
       };
-    const read = readBounded(fd, maxBytes + 1, stat.size, options);
-    if (read === undefined) return fail("READ_TIMEOUT", `'${shown}' took too long to read; try again.`);
-    let bytes = read;
-    let truncated = false;
-    if (bytes.length > maxBytes) {
-      // Security: the size checked above may be stale; a byte past the limit proves the file grew over it.
-      if (options.overflow !== "truncate")
-        return {
-          ...fail("FILE_TOO_LARGE", `'${shown}' grew past the limit of ${maxBytes} bytes.`),
-          size: Math.max(bytes.length, stat.size),
-        };
-      bytes = bytes.subarray(0, maxBytes);
-      truncated = true;
-    }
-    truncated ||= stat.size > bytes.length;
-    let sha256: string | undefined;
-    return {
-      ok: true,
-      bytes,
-      size: Math.max(stat.size, bytes.length),
-      truncated,
-      // Hashed on first use: most reads (`skill`, scans, the index) never ask, and it cost as much as the read.
-      get sha256() {
-        sha256 ??= createHash("sha256").update(bytes).digest("hex");
-        return sha256;
-      },
-      real,
-      mtimeMs: stat.mtimeMs,
-    };
+    return use(fd, stat, real);
   } catch (error) {
     return fromErrno(error, `'${shown}'`);
   } finally {

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
+import { INDEX_SCHEMA_VERSION } from "../../src/search/fulltext.ts";
 import { SearchService } from "../../src/search/service.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
@@ -106,6 +107,51 @@ describe("persisted search index (seed 000 §4.2)", () => {
       expect(await names(again.search, "first")).toEqual(["alpha"]);
       again.search.close();
     }
+  });
+
+  test("an index of another schema is rebuilt without a warning; a save in the background writes the binary form", async () => {
+    const dir = tempDir();
+    const cache = tempDir();
+    writeSkill(dir, "alpha", { description: "first words" });
+    const first = await service(dir, cache);
+    // The background save (saveDelayMs 0), not the one at shutdown.
+    await Bun.sleep(20);
+    await first.search.saved();
+    const [name] = readdirSync(cache);
+    expect(name).toMatch(/^search-index-[0-9a-f]+\.bin$/);
+    first.search.close();
+    const file = join(cache, name as string);
+    const bytes = readFileSync(file);
+    expect(bytes.subarray(0, 15).toString()).toBe("SKILLHUB-INDEX\n");
+    // Same format, another schema number in the header (same length, so the file stays well formed).
+    const text = bytes
+      .toString("latin1")
+      .replace(`"schema":${INDEX_SCHEMA_VERSION},`, `"schema":${INDEX_SCHEMA_VERSION - 1},`);
+    expect(text.length).toBe(bytes.length);
+    writeFileSync(file, Buffer.from(text, "latin1"));
+    const again = await service(dir, cache);
+    expect(again.search.status.origin).toBe("built");
+    expect(again.logger.lines.some((l) => l.includes("WARN"))).toBe(false);
+    expect(again.logger.lines.some((l) => l.includes("schema") && l.includes("rebuilding"))).toBe(true);
+    expect(await names(again.search, "first")).toEqual(["alpha"]);
+    again.search.close();
+  });
+
+  test("full bodies: a word near the end of a 200 KB SKILL.md is found, read in chunks from the file", async () => {
+    const dir = tempDir();
+    const filler = Array.from({ length: 4000 }, (_, i) => `Paragraph ${i} about ordinary configuration steps.`).join(
+      "\n",
+    );
+    writeSkill(dir, "long-handbook", {
+      description: "A long handbook",
+      body: `# Handbook\n\n${filler}\n\nFinally, calibrate the zeppelin.\n`,
+    });
+    writeSkill(dir, "short", { description: "Short skill about configuration" });
+    expect(statSync(join(dir, "long-handbook", "SKILL.md")).size).toBeGreaterThan(200_000);
+    const { search } = await service(dir, tempDir());
+    expect(await names(search, "zeppelin")).toEqual(["long-handbook"]);
+    expect(await names(search, "calibrating zeppelins")).toEqual(["long-handbook"]);
+    search.close();
   });
 
   test("catalog changes update the index incrementally", async () => {

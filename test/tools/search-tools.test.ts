@@ -45,6 +45,20 @@ describe("search_skills", () => {
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent as object);
   });
 
+  test("full bodies: a word near the end of a 200 KB SKILL.md finds it", async () => {
+    const dir = tempDir();
+    const filler = Array.from({ length: 4000 }, (_, i) => `Step ${i}: keep the usual settings.`).join("\n");
+    writeSkill(dir, "field-manual", {
+      description: "A long field manual",
+      body: `# Manual\n\n${filler}\n\nLast of all, defrost the quokka enclosure.\n`,
+    });
+    writeSkill(dir, "other", { description: "Usual settings for everything" });
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    const result = await call("search_skills", { query: "quokka enclosure" });
+    const { skills: hits } = result.structuredContent as { skills: { name: string; excerpt: string }[] };
+    expect(hits.map((h) => h.name)).toEqual(["field-manual"]);
+  });
+
   test("limit and category narrow the results; disabled skills never appear", async () => {
     const dir = skills();
     const { call } = await open({ flags: { "skills-dir": [dir] } });

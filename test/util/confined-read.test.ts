@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { readConfined, readConfinedText } from "../../src/util/confined-read.ts";
+import { readConfined, readConfinedChunks, readConfinedText } from "../../src/util/confined-read.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -68,6 +68,49 @@ describe("readConfined", () => {
     expect(readConfined({ root, file: "slow.txt", timeBudgetMs: 1500, now })).toMatchObject({
       ok: false,
       code: "READ_TIMEOUT",
+    });
+  });
+});
+
+describe("readConfinedChunks (the search index's streamed read)", () => {
+  test("the same checks as readConfined: every way out, a FIFO, a missing file", () => {
+    const { root } = world();
+    expect(Bun.spawnSync(["mkfifo", join(root, "pipe")]).exitCode).toBe(0);
+    const never = () => {
+      throw new Error("no byte may be read");
+    };
+    for (const file of ["escape.txt", "outdir/secret.txt", "../x", "/etc/passwd", "a\0b"])
+      expect(readConfinedChunks({ root, file }, never)).toMatchObject({ ok: false, code: "PATH_OUTSIDE_SKILL" });
+    expect(readConfinedChunks({ root, file: "pipe" }, never)).toMatchObject({ ok: false, code: "NOT_A_REGULAR_FILE" });
+    expect(readConfinedChunks({ root, file: "nope" }, never)).toMatchObject({ ok: false, code: "FILE_NOT_FOUND" });
+  });
+
+  test("a large file arrives in chunks of at most 64 KiB, whole, and stops at maxBytes or when asked", () => {
+    const { root } = world();
+    const text = Array.from({ length: 30_000 }, (_, i) => `line ${i}\n`).join("");
+    write(join(root, "big.md"), text);
+    const chunks: string[] = [];
+    const read = readConfinedChunks({ root, file: "big.md" }, (bytes) => {
+      expect(bytes.length).toBeLessThanOrEqual(65_536);
+      chunks.push(Buffer.from(bytes).toString());
+      return true;
+    });
+    expect(read).toMatchObject({ ok: true, read: text.length, size: text.length, truncated: false });
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.join("")).toBe(text);
+    let got = 0;
+    expect(
+      readConfinedChunks({ root, file: "big.md", maxBytes: 100_000 }, (bytes) => {
+        got += bytes.length;
+        return true;
+      }),
+    ).toMatchObject({ ok: true, read: 100_000, truncated: true });
+    expect(got).toBe(100_000);
+    let calls = 0;
+    expect(readConfinedChunks({ root, file: "big.md" }, () => ++calls < 2)).toMatchObject({
+      ok: true,
+      read: 131_072,
+      truncated: true,
     });
   });
 });

@@ -1,0 +1,337 @@
+import SearchableMap from "minisearch/SearchableMap";
+import { type FrozenBlock, freezeSteps } from "./freeze.ts";
+import type { Scores } from "./scores.ts";
+
+/**
+ * One indexed field's postings in typed arrays (issue 16): MiniSearch keeps a Map entry per
+ * posting (~230 bytes each in JavaScriptCore, 40 MB for the metadata of 10,000 skills, more than
+ * the whole catalog). Here a posting is 6 bytes (document slot + term frequency) in one
+ * compressed-sparse-row block, plus a small per-term overflow for documents added since the last
+ * freeze. Document slots are shared by every field of a FullTextIndex (see doc-slots.ts).
+ *
+ * Scores are MiniSearch's own BM25+ (`calcBM25Score`), with its prefix and fuzzy expansions and
+ * their weights (`executeQuerySpec`), over the field length MiniSearch uses (distinct raw tokens),
+ * so a FullTextIndex over these stores ranks exactly as one MiniSearch over the same fields
+ * (test/search/field-postings.test.ts compares them).
+ */
+
+/** Term frequencies saturate long before this; stored in 16 bits. */
+const MAX_TF = 0xffff;
+
+/** BM25+ and expansion weights, MiniSearch's `bm25` and `weights` search options. */
+export interface ScoreParams {
+  k: number;
+  b: number;
+  d: number;
+  prefixWeight: number;
+  fuzzyWeight: number;
+}
+
+/** One processed query term, as MiniSearch's termToQuerySpec makes it. */
+export interface TermSpec {
+  term: string;
+  prefix: boolean;
+  /** Largest edit distance for fuzzy expansion; 0 = none. */
+  maxDistance: number;
+}
+
+/** The raw arrays of a frozen store (what is persisted). */
+export interface FrozenPostings {
+  vocabulary: string[];
+  offsets: Uint32Array;
+  docs: Uint32Array;
+  tfs: Uint16Array;
+  lengths: Uint32Array;
+}
+
+export class FieldPostings {
+  /**
+   * Terms up to the last freeze, sorted: a term's id is its position (exact and prefix look-ups by
+   * binary search, no Map of 100,000 terms to build when a saved index is loaded).
+   */
+  private vocabulary: string[] = [];
+  /** Terms first seen since the last freeze (scanned linearly for prefixes); ids follow the vocabulary's. */
+  private newTerms: string[] = [];
+  private newIds = new Map<string, number>();
+  /** Built on the first fuzzy query, dropped when the vocabulary grows. */
+  private fuzzyMap?: SearchableMap<true>;
+  private offsets: Uint32Array = new Uint32Array(1);
+  private docs: Uint32Array = new Uint32Array(0);
+  private tfs: Uint16Array = new Uint16Array(0);
+  /**
+   * Postings added since the last freeze, in order: term id, slot, frequency. Flat typed arrays
+   * (10 bytes a posting, no array per term); queries scan them, and a settled index keeps few.
+   */
+  private pendingTerms: Uint32Array = new Uint32Array(1024);
+  private pendingSlots: Uint32Array = new Uint32Array(1024);
+  private pendingTfs: Uint16Array = new Uint16Array(1024);
+  private pendingCount = 0;
+  private lengths: Uint32Array = new Uint32Array(64);
+  private totalLength = 0;
+  /** Bumped by every change of the postings, so that an asynchronous freeze knows when it went stale. */
+  private version = 0;
+
+  /** Postings held (frozen + pending, stale ones included until the next freeze). */
+  get postings(): number {
+    return this.docs.length + this.pendingCount;
+  }
+
+  /** Index one document's field: processed term → frequency, and its length (distinct raw tokens). */
+  add(slot: number, counts: ReadonlyMap<string, number>, length: number): void {
+    this.version++;
+    if (slot >= this.lengths.length) {
+      const grown = new Uint32Array(Math.max(slot + 1, this.lengths.length * 2));
+      grown.set(this.lengths);
+      this.lengths = grown;
+    }
+    this.lengths[slot] = length;
+    this.totalLength += length;
+    for (const [term, tf] of counts) {
+      let termId = this.termId(term);
+      if (termId === undefined) {
+        termId = this.vocabulary.length + this.newTerms.length;
+        this.newTerms.push(term);
+        this.newIds.set(term, termId);
+        this.fuzzyMap = undefined;
+      }
+      if (this.pendingCount === this.pendingTerms.length) this.growPending();
+      const at = this.pendingCount++;
+      this.pendingTerms[at] = termId;
+      this.pendingSlots[at] = slot;
+      this.pendingTfs[at] = Math.min(tf, MAX_TF);
+    }
+  }
+
+  /** A document's slot was freed: its length leaves the average now, its postings at the next freeze. */
+  remove(slot: number): void {
+    this.totalLength -= this.lengths[slot] ?? 0;
+    this.lengths[slot] = 0;
+  }
+
+  /** Whether the overflow has grown enough (relative to the frozen block) to fold it in. */
+  wantsFreeze(force: boolean): boolean {
+    if (force) return this.newTerms.length > 256 || this.pendingCount > 10_000;
+    // Geometric freezing keeps the overflow at most a third of all postings: amortised linear build.
+    return this.pendingCount > 50_000 && this.pendingCount > this.docs.length / 2;
+  }
+
+  /**
+   * Add this field's BM25+ for `spec` to `out`, as MiniSearch's executeQuerySpec does for one field:
+   * the exact term (weight 1), longer terms it prefixes, then terms within its edit distance that
+   * are not prefix matches. `live` is the number of documents in the index (BM25's N).
+   */
+  score(
+    spec: TermSpec,
+    boost: number,
+    params: ScoreParams,
+    ids: readonly (string | undefined)[],
+    live: number,
+    out: Scores,
+  ): void {
+    if (live === 0 || this.totalLength === 0) return;
+    const avg = this.totalLength / live;
+    const { term } = spec;
+    const exact = this.termId(term);
+    if (exact !== undefined) this.scoreTerm(term, exact, boost, params, ids, live, avg, out);
+    const prefixed = new Set<string>();
+    if (spec.prefix)
+      for (const t of this.withPrefix(term)) {
+        prefixed.add(t);
+        const distance = t.length - term.length;
+        const weight = (params.prefixWeight * t.length) / (t.length + 0.3 * distance);
+        this.scoreTerm(term, this.termId(t) as number, weight * boost, params, ids, live, avg, out);
+      }
+    if (spec.maxDistance > 0) {
+      this.fuzzyMap ??= SearchableMap.from(
+        [...this.vocabulary, ...this.newTerms].map((t) => [t, true] as [string, true]),
+      );
+      for (const [t, [, distance]] of this.fuzzyMap.fuzzyGet(term, spec.maxDistance)) {
+        if (distance === 0 || prefixed.has(t)) continue;
+        const weight = (params.fuzzyWeight * t.length) / (t.length + distance);
+        this.scoreTerm(term, this.termId(t) as number, weight * boost, params, ids, live, avg, out);
+      }
+    }
+  }
+
+  /** Fold the overflow into the typed arrays, dropping the postings of freed slots (freeze.ts). */
+  freeze(ids: readonly (string | undefined)[], dropDead = true): void {
+    const steps = this.freezeSteps(ids, dropDead);
+    if (!steps) return;
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    this.apply(step.value);
+  }
+
+  /**
+   * `freeze`, awaiting `pause` between steps. Nothing may add to or remove from the index meanwhile
+   * (FullTextIndex calls it between its own slices); a synchronous freeze meanwhile (a save's
+   * snapshot) makes this one's result stale, and it is then dropped.
+   */
+  async freezeAsync(
+    ids: readonly (string | undefined)[],
+    dropDead: boolean,
+    pause: () => Promise<void>,
+  ): Promise<void> {
+    const steps = this.freezeSteps(ids, dropDead);
+    if (!steps) return;
+    const version = this.version;
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) {
+        if (this.version === version) this.apply(step.value);
+        return;
+      }
+      await pause();
+    }
+  }
+
+  private freezeSteps(ids: readonly (string | undefined)[], dropDead: boolean) {
+    // Nothing pending and no freed slot's postings to drop: the arrays are already what they would become.
+    if (this.pendingCount === 0 && this.newTerms.length === 0 && !dropDead) return undefined;
+    return freezeSteps(
+      {
+        vocabulary: this.vocabulary,
+        offsets: this.offsets,
+        docs: this.docs,
+        tfs: this.tfs,
+        newTerms: this.newTerms,
+        newIds: this.newIds,
+        pendingTerms: this.pendingTerms,
+        pendingSlots: this.pendingSlots,
+        pendingTfs: this.pendingTfs,
+        pendingCount: this.pendingCount,
+      },
+      ids,
+      dropDead,
+    );
+  }
+
+  private apply(frozen: FrozenBlock): void {
+    this.version++;
+    this.vocabulary = frozen.vocabulary;
+    this.offsets = frozen.offsets;
+    this.docs = frozen.docs;
+    this.tfs = frozen.tfs;
+    this.pendingCount = 0;
+    // A large build's overflow buffers go back to their first size.
+    if (this.pendingTerms.length > 65_536) {
+      this.pendingTerms = new Uint32Array(1024);
+      this.pendingSlots = new Uint32Array(1024);
+      this.pendingTfs = new Uint16Array(1024);
+    }
+    this.newTerms = [];
+    this.newIds = new Map();
+  }
+
+  /** The frozen arrays (call freeze first), for the persisted index. */
+  frozen(slots: number): FrozenPostings {
+    return {
+      vocabulary: this.vocabulary,
+      offsets: this.offsets,
+      docs: this.docs,
+      tfs: this.tfs,
+      lengths: this.lengths.subarray(0, slots),
+    };
+  }
+
+  /** A store from persisted arrays; `ids` says which slots are live (for the length total). */
+  static fromFrozen(data: FrozenPostings, ids: readonly (string | undefined)[]): FieldPostings {
+    if (
+      data.offsets.length !== data.vocabulary.length + 1 ||
+      data.docs.length !== data.tfs.length ||
+      data.offsets[data.offsets.length - 1] !== data.docs.length ||
+      data.lengths.length !== ids.length
+    )
+      throw new Error("field postings are inconsistent");
+    for (let t = 0; t < data.vocabulary.length; t++)
+      if ((data.offsets[t] as number) > (data.offsets[t + 1] as number))
+        throw new Error("field postings are inconsistent");
+    for (let i = 0; i < data.docs.length; i++)
+      if ((data.docs[i] as number) >= ids.length) throw new Error("field postings name a document that does not exist");
+    for (let t = 1; t < data.vocabulary.length; t++)
+      if (!((data.vocabulary[t - 1] as string) < (data.vocabulary[t] as string)))
+        throw new Error("field postings' vocabulary is not sorted");
+    const p = new FieldPostings();
+    p.vocabulary = data.vocabulary;
+    p.offsets = data.offsets;
+    p.docs = data.docs;
+    p.tfs = data.tfs;
+    p.lengths = new Uint32Array(Math.max(64, ids.length * 2));
+    p.lengths.set(data.lengths);
+    for (let slot = 0; slot < ids.length; slot++)
+      if (ids[slot] !== undefined) p.totalLength += data.lengths[slot] as number;
+    return p;
+  }
+
+  private growPending(): void {
+    const size = this.pendingTerms.length * 2;
+    const terms = new Uint32Array(size);
+    terms.set(this.pendingTerms);
+    const slots = new Uint32Array(size);
+    slots.set(this.pendingSlots);
+    const tfs = new Uint16Array(size);
+    tfs.set(this.pendingTfs);
+    this.pendingTerms = terms;
+    this.pendingSlots = slots;
+    this.pendingTfs = tfs;
+  }
+
+  /** A term's id: its position in the frozen vocabulary, or its id among the terms added since. */
+  private termId(term: string): number | undefined {
+    const at = this.lowerBound(term);
+    return this.vocabulary[at] === term ? at : this.newIds.get(term);
+  }
+
+  /** First position in the frozen vocabulary whose term is not below `term`. */
+  private lowerBound(term: string): number {
+    let lo = 0;
+    let hi = this.vocabulary.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.vocabulary[mid] as string) < term) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private *withPrefix(query: string): Generator<string> {
+    for (let i = this.lowerBound(query); i < this.vocabulary.length; i++) {
+      const term = this.vocabulary[i] as string;
+      if (!term.startsWith(query)) break;
+      if (term !== query) yield term;
+    }
+    for (const term of this.newTerms) if (term !== query && term.startsWith(query)) yield term;
+  }
+
+  /** MiniSearch's termResults for one field and one derived term (`weight` includes the field boost). */
+  private scoreTerm(
+    query: string,
+    termId: number,
+    weight: number,
+    params: ScoreParams,
+    ids: readonly (string | undefined)[],
+    live: number,
+    avg: number,
+    out: Scores,
+  ): void {
+    const frozen = termId < this.offsets.length - 1;
+    const start = frozen ? (this.offsets[termId] as number) : 0;
+    const end = frozen ? (this.offsets[termId + 1] as number) : 0;
+    const pending = this.pendingCount;
+    let df = 0;
+    for (let i = start; i < end; i++) if (ids[this.docs[i] as number] !== undefined) df++;
+    for (let i = 0; i < pending; i++)
+      if (this.pendingTerms[i] === termId && ids[this.pendingSlots[i] as number] !== undefined) df++;
+    if (df === 0) return;
+    const { k, b, d } = params;
+    const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+    const q = out.term(query);
+    const add = (slot: number, tf: number) => {
+      if (ids[slot] === undefined) return;
+      const length = this.lengths[slot] as number;
+      out.add(slot, q, weight * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * length) / avg))));
+    };
+    for (let i = start; i < end; i++) add(this.docs[i] as number, this.tfs[i] as number);
+    for (let i = 0; i < pending; i++)
+      if (this.pendingTerms[i] === termId) add(this.pendingSlots[i] as number, this.pendingTfs[i] as number);
+  }
+}

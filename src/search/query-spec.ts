@@ -1,0 +1,44 @@
+import type { SearchOptions } from "minisearch";
+import type { ScoreParams, TermSpec } from "./field-postings.ts";
+import { processTerm } from "./text.ts";
+
+/**
+ * MiniSearch's reading of a query and of its search options (executeQuery, termToQuerySpec,
+ * executeQuerySpec), for FullTextIndex: the same terms, expansions and weights as MiniSearch.
+ */
+
+/** MiniSearch's defaults, where the options leave them out. */
+const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
+const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+const DEFAULT_MAX_FUZZY = 6;
+
+/** Processed query terms in order, repeats kept (MiniSearch's tokenize + processTerm). */
+export function querySequence(query: string): string[] {
+  const out: string[] = [];
+  for (const word of query.split(/[\n\r\p{Z}\p{P}\p{S}]+/u)) {
+    const t = word ? processTerm(word) : null;
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+/** Each term's prefix and fuzzy expansion, as termToQuerySpec and executeQuerySpec decide them. */
+export function termSpecs(terms: readonly string[], o: SearchOptions): TermSpec[] {
+  return terms.map((term, i) => {
+    const fuzzy = typeof o.fuzzy === "function" ? o.fuzzy(term, i, terms as string[]) : (o.fuzzy ?? false);
+    const f = fuzzy === true ? 0.2 : fuzzy || 0;
+    const maxDistance = f < 1 ? Math.min(o.maxFuzzy ?? DEFAULT_MAX_FUZZY, Math.round(term.length * f)) : f;
+    const prefix = typeof o.prefix === "function" ? Boolean(o.prefix(term, i, terms as string[])) : o.prefix === true;
+    return { term, prefix, maxDistance };
+  });
+}
+
+/** BM25+ parameters and expansion weights from the options (MiniSearch's `bm25` and `weights`). */
+export function scoreParams(o: SearchOptions): ScoreParams {
+  return {
+    ...DEFAULT_BM25,
+    ...o.bm25,
+    prefixWeight: o.weights?.prefix ?? DEFAULT_WEIGHTS.prefix,
+    fuzzyWeight: o.weights?.fuzzy ?? DEFAULT_WEIGHTS.fuzzy,
+  };
+}

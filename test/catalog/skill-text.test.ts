@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { streamSkillBody } from "../../src/catalog/skill-text.ts";
+import { fieldTerms, TermCounter } from "../../src/search/field-terms.ts";
+import { skillBody } from "../../src/skills/agent-skill.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { fakeSkill } from "../helpers/skill.ts";
+
+afterAll(cleanupTemp);
+
+/** A skill whose SKILL.md is `text`, in its own temp folder. */
+function skillWith(text: string) {
+  const root = tempDir();
+  const dir = join(root, "s");
+  const file = write(join(dir, "SKILL.md"), text);
+  return fakeSkill("s", { root, dir, file });
+}
+
+function streamed(text: string): { chunks: number; body: string } {
+  const parts: string[] = [];
+  expect(streamSkillBody(skillWith(text), (t) => parts.push(t) > 0)).toBe(true);
+  return { chunks: parts.length, body: parts.join("") };
+}
+
+const long = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word} ${i} of many.`).join("\n");
+
+describe("streamSkillBody: the body without frontmatter, in chunks", () => {
+  test("gives the body skillBody gives (same words, in order) for every shape of file", () => {
+    const files = [
+      "---\nname: s\ndescription: d\n---\n\n# Title\n\nBody text.\n",
+      "\uFEFF---\r\nname: s\r\ndescription: d\r\n---\r\n\r\n# Title\r\n\r\nBody with CRLF.\r\n",
+      "# No frontmatter\n\nJust a body.\n",
+      "---\nname: s\ndescription: never closed\n",
+      `---\nname: s\ndescription: ${"x ".repeat(40_000)}\n---\n\n${long(5000, "after a long frontmatter")}\n`,
+      `---\nname: s\ndescription: d\n---\n\n${long(8000, "paragraph")}\n\nthe very end ✓ café\n`,
+    ];
+    for (const text of files) {
+      const { body } = streamed(text);
+      const expected = skillBody(text);
+      expect(body.replace(/\r\n?/g, "\n")).toBe(expected);
+      // What the index sees is identical too.
+      const counter = new TermCounter();
+      counter.push(body);
+      expect(counter.end()).toEqual(fieldTerms(expected));
+    }
+    expect(streamed(files[5] as string).chunks).toBeGreaterThan(1);
+  });
+
+  test("stops reading when told to, and reads nothing outside the skill's folder", () => {
+    const skill = skillWith(`---\nname: s\ndescription: d\n---\n\n${long(20_000, "line")}\n`);
+    let calls = 0;
+    expect(streamSkillBody(skill, () => ++calls < 1)).toBe(true);
+    expect(calls).toBe(1);
+    const outside = write(join(tempDir(), "secret.md"), "---\nname: x\ndescription: y\n---\nSECRET\n");
+    const root = tempDir();
+    symlinkSync(outside, join(root, "SKILL.md"));
+    const linked = fakeSkill("s", { root, dir: root, file: join(root, "SKILL.md") });
+    expect(streamSkillBody(linked, () => true)).toBe(false);
+    expect(readFileSync(outside, "utf8")).toContain("SECRET");
+  });
+});

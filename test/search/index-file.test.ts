@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Scanner } from "../../src/catalog/scanner.ts";
+import { FullTextIndex } from "../../src/search/fulltext.ts";
+import {
+  decodeIndexFile,
+  encodeIndexFile,
+  encodeIndexFileAsync,
+  IndexFileError,
+  readIndexHeader,
+} from "../../src/search/index-file.ts";
+import { skillBody } from "../../src/skills/agent-skill.ts";
+
+const fixture = join(import.meta.dir, "..", "fixtures", "ranking");
+const catalog = new Scanner().scan([{ label: "dir1", dir: fixture, location: "explicit" }], {
+  maxDepth: 8,
+  maxDirs: 1000,
+});
+const QUERIES = ["invoice totals", "slow sql query", "commit message", "containers database", "review pull request"];
+const header = { schema: 9, fingerprint: "abc", savedAt: "2026-01-01T00:00:00.000Z" };
+
+function built(): FullTextIndex {
+  const index = FullTextIndex.empty();
+  index.sync(catalog.skills, (s) => skillBody(readFileSync(s.file, "utf8")));
+  return index;
+}
+
+const bytes = (pieces: Uint8Array[]) => new Uint8Array(Buffer.concat(pieces));
+
+describe("persisted index, binary form", () => {
+  test("a round trip gives the same results, and keeps updating incrementally", async () => {
+    const index = built();
+    // A removed skill leaves a freed slot: it must round-trip too.
+    const [gone, ...rest] = catalog.skills;
+    index.sync(rest, (s) => skillBody(readFileSync(s.file, "utf8")));
+    const file = bytes(encodeIndexFile(header, index.snapshot()));
+    expect(bytes(await encodeIndexFileAsync(header, index.snapshot(), async () => {}))).toEqual(file);
+    expect(readIndexHeader(file)).toMatchObject({ schema: 9, fingerprint: "abc" });
+    const loaded = FullTextIndex.fromParts(decodeIndexFile(file));
+    expect(loaded.size).toBe(index.size);
+    expect(loaded.has(gone?.id ?? "")).toBe(false);
+    for (const q of QUERIES) expect(loaded.search(q)).toEqual(index.search(q));
+    // A buffer that does not start on an aligned offset (a slice of a larger one) loads the same.
+    const shifted = new Uint8Array(file.length + 3);
+    shifted.set(file, 3);
+    expect(FullTextIndex.fromParts(decodeIndexFile(shifted.subarray(3))).search("invoice")).toEqual(
+      index.search("invoice"),
+    );
+    const [first, ...others] = rest;
+    expect(loaded.sync(others, () => "")).toEqual({ added: 0, updated: 0, removed: 1 });
+    expect(loaded.search("invoice").map((h) => h.id)).not.toContain(first?.id);
+  });
+
+  test("anything that does not add up is an IndexFileError, never a half-loaded index", () => {
+    const file = bytes(encodeIndexFile(header, built().snapshot()));
+    const broken: Uint8Array[] = [
+      new Uint8Array(0),
+      new TextEncoder().encode('{"format":"skillhub-search-index"}'),
+      file.subarray(0, 40),
+      file.subarray(0, file.length - 100),
+    ];
+    // Every 97th byte past the header flipped, one at a time: some land in postings, lengths, strings.
+    const base = readIndexHeader(file).base;
+    for (let at = base; at < file.length; at += 97) {
+      const copy = file.slice();
+      copy[at] = (copy[at] as number) ^ 0xff;
+      broken.push(copy);
+    }
+    let refused = 0;
+    for (const b of broken) {
+      try {
+        const parts = decodeIndexFile(b);
+        // A flip inside a term frequency or a length still decodes: the index must then still answer.
+        FullTextIndex.fromParts(parts).search("invoice totals");
+      } catch (error) {
+        expect(error).toBeInstanceOf(IndexFileError);
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThanOrEqual(4);
+  });
+});
