@@ -8,7 +8,7 @@ import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
-import { ConfigError, errorMessage } from "./util/errors.ts";
+import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
 import { createLogger } from "./util/logger.ts";
 import { VERSION } from "./version.ts";
 
@@ -193,8 +193,19 @@ function mcpServerSettings(config: Config): Config {
 let stdoutDrained: Promise<unknown> = Promise.resolve();
 
 function stdout(text: string): void {
+  if (!stdoutWatched) {
+    stdoutWatched = true;
+    // `skillhub list | head`: once the reader is gone the rest of the output has nowhere to go, and a
+    // pending drain would wait for ever. Stop quietly, as a command killed by SIGPIPE would.
+    process.stdout.on("error", (error) => {
+      if (errnoCode(error) === "EPIPE") process.exit(0);
+    });
+  }
   if (!process.stdout.write(text)) stdoutDrained = new Promise((resolve) => process.stdout.once("drain", resolve));
 }
+
+/** Whether stdout's error listener is set (only CLI output goes through `stdout`; the server has its own). */
+let stdoutWatched = false;
 
 function stderr(text: string): void {
   process.stderr.write(text);
