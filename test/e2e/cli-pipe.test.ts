@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
