@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { ConfigError, errorMessage } from "../util/errors.ts";
+import { yaml } from "../util/lazy-yaml.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
 import { dropUnsupportedKeys, restrictSourceConfig } from "./source-config.ts";
 
@@ -68,7 +68,7 @@ export function readConfigFile(path: string): ConfigFile {
     throw new ConfigError(`Invalid configuration: cannot read ${path}: ${errorMessage(error)}.`, { key: path });
   }
   try {
-    return { path, data: parseYaml(text, { maxAliasCount: 100 }) };
+    return { path, data: yaml().parse(text, { maxAliasCount: 100 }) };
   } catch (error) {
     throw new ConfigError(`Invalid configuration: ${path} is not valid YAML: ${errorMessage(error).split("\n")[0]}.`, {
       key: path,

@@ -1,5 +1,5 @@
-import { parse as parseStrict } from "yaml";
 import { detach } from "../util/detach.ts";
+import { yaml } from "../util/lazy-yaml.ts";
 
 export type YamlResult = { ok: true; data: unknown; recovered: string[] } | { ok: false; error: string };
 
@@ -51,7 +51,7 @@ function tryParse(text: string): { ok: true; data: unknown } | { ok: false; erro
         : `invalid YAML in a frontmatter over ${STRICT_PARSER_MAX_CHARS} characters (no position given)`,
     };
   try {
-    return { ok: true, data: parseStrict(text, { maxAliasCount: 50, prettyErrors: true }) };
+    return { ok: true, data: yaml().parse(text, { maxAliasCount: 50, prettyErrors: true }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: message.split("\n")[0] ?? message };
