@@ -39,6 +39,8 @@ const root = process.env.SKILLHUB_CORPORA ?? join(import.meta.dir, "..", "..", "
 const queries = JSON.parse(readFileSync(join(import.meta.dir, "eval", "queries.json"), "utf8")) as Query[];
 /** 40 queries written before any run against skills the ranking was never tuned on (issue 16). */
 const untuned = JSON.parse(readFileSync(join(import.meta.dir, "eval", "queries-new.json"), "utf8")) as Query[];
+/** 20 more, written against untouched skills before the whole-body scoring was tuned (never tuned on). */
+const heldOut = JSON.parse(readFileSync(join(import.meta.dir, "eval", "queries-heldout.json"), "utf8")) as Query[];
 
 export function corpusDirs(): string[] {
   if (!existsSync(root)) throw new Error(`corpora not found at ${root} (set SKILLHUB_CORPORA)`);
@@ -135,9 +137,9 @@ if (import.meta.main) {
   out.push(
     `${"corpus".padEnd(26)} ${"n".padStart(3)}  ${rankers.map(([name]) => `${name.padEnd(16)}R@1    R@3    MRR  `).join(" ")}`,
   );
-  for (const corpus of [...corpora, "ALL", "UNTUNED (40 new)"]) {
-    const list =
-      corpus === "ALL" ? queries : corpus.startsWith("UNTUNED") ? untuned : queries.filter((q) => q.corpus === corpus);
+  const sets: Record<string, Query[]> = { ALL: queries, "UNTUNED (40 new)": untuned, "HELD-OUT (20)": heldOut };
+  for (const corpus of [...corpora, ...Object.keys(sets)]) {
+    const list = sets[corpus] ?? queries.filter((q) => q.corpus === corpus);
     const cells: string[] = [];
     for (const [, ranker] of rankers) {
       const s = await score(ranker, list);
@@ -148,7 +150,7 @@ if (import.meta.main) {
   out.push("", embeddings.label);
   if (process.argv.includes("--misses")) {
     for (const [name, ranker] of rankers.slice(0, -1))
-      out.push("", `${name} misses at rank 1:`, ...(await misses(ranker, [...queries, ...untuned])));
+      out.push("", `${name} misses at rank 1:`, ...(await misses(ranker, [...queries, ...untuned, ...heldOut])));
   }
   embeddings.close();
   if (distractors) rmSync(distractors, { recursive: true, force: true });

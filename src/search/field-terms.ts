@@ -9,8 +9,8 @@ import { processTerm } from "./text.ts";
  */
 
 const tokenize = MiniSearch.getDefault("tokenize") as (text: string) => string[];
-/** MiniSearch's SPACE_OR_PUNCTUATION, one character at a time. */
-const SEPARATOR = /[\n\r\p{Z}\p{P}\p{S}]/u;
+/** MiniSearch's SPACE_OR_PUNCTUATION, one character at a time (symbols such as a backtick are not separators: "`python" is one token). */
+const SEPARATOR = /[\n\r\p{Z}\p{P}]/u;
 
 export interface FieldTerms {
   counts: Map<string, number>;

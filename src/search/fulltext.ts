@@ -1,14 +1,16 @@
 import type { SearchOptions } from "minisearch";
 import type { Skill } from "../skills/skill.ts";
+import { BodyZones } from "./body-zones.ts";
 import { FieldPostings } from "./field-postings.ts";
-import { fieldTerms, TermCounter } from "./field-terms.ts";
-import { querySequence, scoreParams, termSpecs } from "./query-spec.ts";
-import { Scores } from "./scores.ts";
-import { searchName } from "./search-name.ts";
+import { fieldTerms } from "./field-terms.ts";
+import { BOOSTS, FIELDS, META_FIELDS, metadata } from "./fields.ts";
+import { querySequence } from "./query-spec.ts";
+import { type FullTextHit, scoreQuery } from "./score-query.ts";
+import { SCORING, type Scoring } from "./scoring.ts";
 import { forgetProcessedTerms } from "./text.ts";
 
 /** Bump when fields, boosts or term processing change: persisted indexes of another version are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 9;
+export const INDEX_SCHEMA_VERSION = 10;
 
 /**
  * Body characters indexed per skill: the whole body, at every catalog size (issue 16: a share that
@@ -23,51 +25,17 @@ export const SLICE_MS = 8;
 /** Headings indexed per skill. */
 export const MAX_HEADINGS = 30;
 
-export interface IndexedDoc {
-  id: string;
-  name: string;
-  description: string;
-  tags: string;
-  category: string;
-  keywords: string;
-  headings: string;
-  body: string;
-}
-
-/** Field weights: the name strongest, the body weakest (DESIGN §7.1); tuned on bench/eval. */
-export const BOOSTS: Record<keyof Omit<IndexedDoc, "id">, number> = {
-  name: 4,
-  tags: 3,
-  keywords: 3,
-  category: 2,
-  description: 4,
-  headings: 1,
-  body: 0.8,
-};
-
-/** Fields whose terms are matched as MiniSearch matches its fields (fuzzy too); the others are long texts. */
-const META_FIELDS = ["name", "description", "tags", "category", "keywords"] as const;
-/** Bodies and headings: no fuzzy expansion (as before: it would walk a vocabulary of 100,000 terms). */
-const TEXT_FIELDS = ["headings", "body"] as const;
-type Field = (typeof META_FIELDS)[number] | (typeof TEXT_FIELDS)[number];
-export const FIELDS: readonly Field[] = [...META_FIELDS, ...TEXT_FIELDS];
-const { body: _body, headings: _headings, ...META_BOOSTS } = BOOSTS;
+export { BOOSTS, FIELDS };
 
 export const SEARCH_OPTIONS: SearchOptions = {
-  boost: META_BOOSTS,
+  boost: BOOSTS,
   prefix: (term) => term.length >= 4,
   fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
   maxFuzzy: 2,
   combineWith: "OR",
 };
 
-export interface FullTextHit {
-  id: string;
-  /** BM25+ score as MiniSearch computes it (unbounded). */
-  raw: number;
-  /** Query terms (processed) that matched this document. */
-  queryTerms: string[];
-}
+export type { FullTextHit };
 
 export interface SyncStats {
   added: number;
@@ -92,16 +60,17 @@ export interface IndexParts {
 
 /**
  * Full-text index over the catalog's skills, kept in step with it incrementally (only skills whose
- * content hash changed are re-indexed). MiniSearch's ranking (its tokenizer, term processing, prefix
- * and fuzzy expansion, field boosts, BM25+ and its query-coverage factor) over postings held in typed
- * arrays (field-postings.ts): measured at 10,000 skills, MiniSearch's own maps held 40 MB for the
- * metadata fields alone.
+ * content hash changed are re-indexed). MiniSearch's matching (its tokenizer, term processing, prefix
+ * and fuzzy expansion, field boosts, BM25+) over postings held in typed arrays (field-postings.ts:
+ * measured at 10,000 skills, MiniSearch's own maps held 40 MB for the metadata fields alone), its
+ * field scores combined as scoring.ts says.
  */
 export class FullTextIndex {
   private constructor(
     private readonly parts: IndexParts,
     private readonly search0: SearchOptions,
     private readonly bodyChars: number,
+    private readonly scoring: Scoring = SCORING,
   ) {
     for (const [slot, id] of parts.ids.entries()) if (id !== undefined) this.slots.set(id, slot);
   }
@@ -110,14 +79,20 @@ export class FullTextIndex {
   /** Slots freed since the last freeze (their postings are skipped at query time). */
   private dead = 0;
 
-  /** An empty index. `tuning` overrides search options and body length (bench/, the eval). */
-  static empty(tuning: { search?: SearchOptions; bodyChars?: number } = {}): FullTextIndex {
+  /** An empty index. `tuning` overrides search options, body length and scoring (bench/, the eval). */
+  static empty(tuning: { search?: SearchOptions; bodyChars?: number; scoring?: Scoring } = {}): FullTextIndex {
     const fields = new Map(FIELDS.map((f) => [f as string, new FieldPostings()]));
     return new FullTextIndex(
       { ids: [], hashes: [], fields },
       { ...SEARCH_OPTIONS, ...tuning.search },
       tuning.bodyChars ?? BODY_CHARS,
+      tuning.scoring,
     );
+  }
+
+  /** The same postings ranked with other scoring parameters (bench/tune.ts; read-only use). */
+  withScoring(scoring: Scoring): FullTextIndex {
+    return new FullTextIndex(this.parts, this.search0, this.bodyChars, scoring);
   }
 
   /** An index from persisted parts (index-file.ts checks them). */
@@ -198,11 +173,12 @@ export class FullTextIndex {
     }
     const headings = fieldTerms(skill.headings.slice(0, MAX_HEADINGS).join("\n"));
     fields.get("headings")?.add(slot, headings.counts, headings.length);
-    const counter = new TermCounter(this.bodyChars);
-    const whole = body(skill, (chunk) => counter.push(chunk));
-    if (typeof whole === "string") counter.push(whole);
-    const text = counter.end();
-    fields.get("body")?.add(slot, text.counts, text.length);
+    const zones = new BodyZones(this.bodyChars);
+    const whole = body(skill, (chunk) => zones.push(chunk));
+    if (typeof whole === "string") zones.push(whole);
+    const { lead, rest } = zones.end();
+    fields.get("lead")?.add(slot, lead.counts, lead.length);
+    fields.get("body")?.add(slot, rest.counts, rest.length);
     if (freeze && this.wantsFreeze(false)) this.freeze();
   }
 
@@ -262,49 +238,24 @@ export class FullTextIndex {
     return { stats, fresh };
   }
 
+  /** Every skill matching a query term, best first. */
   search(query: string, options: SearchOptions = {}): FullTextHit[] {
+    return this.searchWithCounts(query, options).hits;
+  }
+
+  /** `search`, and how many skills matched each query term (the engine's coverage weights). */
+  searchWithCounts(query: string, options: SearchOptions = {}): { hits: FullTextHit[]; matched: Map<string, number> } {
     const o = { ...this.search0, ...options };
     if ((o.combineWith ?? "OR").toUpperCase() !== "OR")
       throw new Error(`combineWith ${o.combineWith} is not supported`);
     // Fuzzy matching walks the whole vocabulary; past FUZZY_MAX_DOCUMENTS it costs more than the
     // typos it forgives (measured: p50 5.5 ms → 1.7 ms at 10,000 skills), so prefix matching alone remains.
     if (this.size > FUZZY_MAX_DOCUMENTS && options.fuzzy === undefined) o.fuzzy = false;
-    const params = scoreParams(o);
-    const ids = this.parts.ids;
-    const live = this.size;
-    const scores = new Scores(ids.length);
-    // MiniSearch's executeQuery: every processed query term (repeats count again), each field.
-    const specs = termSpecs(querySequence(query), o);
-    const boosts = o.boost ?? {};
-    for (const spec of specs)
-      for (const f of META_FIELDS) this.parts.fields.get(f)?.score(spec, boosts[f] || 1, params, ids, live, scores);
-    // Bodies and headings: each distinct term once, prefix as above, no fuzzy.
-    const seen = new Set<string>();
-    for (const spec of specs) {
-      if (seen.has(spec.term)) continue;
-      seen.add(spec.term);
-      const plain = { ...spec, maxDistance: 0 };
-      for (const f of TEXT_FIELDS) this.parts.fields.get(f)?.score(plain, BOOSTS[f], params, ids, live, scores);
-    }
-    const hits: FullTextHit[] = [];
-    // MiniSearch's final score: the sum over fields and terms times the number of query terms matched.
-    for (const [slot, score, terms] of scores.entries())
-      hits.push({ id: ids[slot] as string, raw: score * terms.length, queryTerms: terms });
-    return hits.sort((a, b) => b.raw - a.raw);
+    return scoreQuery(this.parts, this.size, FullTextIndex.queryTerms(query), o, this.scoring);
   }
 
   /** The processed terms of a query, as the index sees them. */
   static queryTerms(query: string): string[] {
     return [...new Set(querySequence(query))];
   }
-}
-
-function metadata(skill: Skill): Record<(typeof META_FIELDS)[number], string> {
-  return {
-    name: searchName(skill),
-    description: skill.description,
-    tags: skill.tags.join(" "),
-    category: skill.category ?? "",
-    keywords: skill.keywords.join(" "),
-  };
 }

@@ -15,6 +15,8 @@ const TEXTS = [
   "# Extract tables\n\nFrom PDF files: invoices, receipts — and naïve café menus.\n",
   "emoji 🎉 separators ✓ and CJK 表格提取 mixed-with_hyphens and don't",
   "no-separator-at-the-end",
+  // Symbols are not MiniSearch separators: "`python" is one token, whatever the chunking.
+  "run `python -m pip` then `templates/x` ~home $HOME +1",
   `${"Long body of repeated words about kubernetes deployments. ".repeat(300)}final-sentinel`,
 ];
 

@@ -123,10 +123,11 @@ describe("persisted search index (seed 000 §4.2)", () => {
     const file = join(cache, name as string);
     const bytes = readFileSync(file);
     expect(bytes.subarray(0, 15).toString()).toBe("SKILLHUB-INDEX\n");
-    // Same format, another schema number in the header (same length, so the file stays well formed).
-    const text = bytes
-      .toString("latin1")
-      .replace(`"schema":${INDEX_SCHEMA_VERSION},`, `"schema":${INDEX_SCHEMA_VERSION - 1},`);
+    // Same format, another schema number in the header, of as many digits (the file stays well formed).
+    const digits = String(INDEX_SCHEMA_VERSION).length;
+    const other =
+      String(INDEX_SCHEMA_VERSION + 1).length === digits ? INDEX_SCHEMA_VERSION + 1 : INDEX_SCHEMA_VERSION - 1;
+    const text = bytes.toString("latin1").replace(`"schema":${INDEX_SCHEMA_VERSION},`, `"schema":${other},`);
     expect(text.length).toBe(bytes.length);
     writeFileSync(file, Buffer.from(text, "latin1"));
     const again = await service(dir, cache);

@@ -1,0 +1,58 @@
+import type { SearchOptions } from "minisearch";
+import type { FieldPostings } from "./field-postings.ts";
+import { META_FIELDS } from "./fields.ts";
+import { scoreParams, termSpecs } from "./query-spec.ts";
+import { Scores } from "./scores.ts";
+import type { Scoring } from "./scoring.ts";
+
+export interface FullTextHit {
+  id: string;
+  /** The summed field scores (scoring.ts; unbounded). */
+  raw: number;
+  /** Query terms (processed) that matched this document. */
+  queryTerms: string[];
+}
+
+/**
+ * One query over a FullTextIndex's fields, combined as scoring.ts says: per processed query term,
+ * its metadata score (MiniSearch's single-term search over the five metadata fields: boosts, prefix
+ * and fuzzy expansion) raised to metaPower; plus each text zone's BM25+ with its own parameters.
+ * Returns every matching document, best first, and how many documents matched each term.
+ * `live` is the number of documents in the index (BM25's N); `terms` are distinct.
+ */
+export function scoreQuery(
+  parts: { ids: readonly (string | undefined)[]; fields: ReadonlyMap<string, FieldPostings> },
+  live: number,
+  terms: readonly string[],
+  options: SearchOptions,
+  scoring: Scoring,
+): { hits: FullTextHit[]; matched: Map<string, number> } {
+  const { ids, fields } = parts;
+  const params = scoreParams(options);
+  const scores = new Scores(ids.length, terms);
+  const specs = termSpecs(terms, options);
+  const boosts = options.boost ?? {};
+  const { lead, rest, headings, metaPower } = scoring;
+  // Each term's metadata score is compressed on its own: summed over the fields first, then the power.
+  for (const spec of specs) {
+    scores.hold();
+    for (const f of META_FIELDS) fields.get(f)?.score(spec, boosts[f] || 1, params, ids, live, scores);
+    scores.compress(metaPower);
+  }
+  // Headings and the body's zones: prefix as above, no fuzzy, each with its own BM25+ parameters.
+  for (const [f, zone] of [
+    ["lead", lead],
+    ["body", rest],
+    ["headings", headings],
+  ] as const) {
+    const zoneParams = { ...params, k: zone.k, b: zone.b, d: zone.d };
+    for (const spec of specs)
+      fields.get(f)?.score({ ...spec, maxDistance: 0 }, zone.boost, zoneParams, ids, live, scores);
+  }
+  // No "× query terms matched" as MiniSearch has (scoring.ts): coverage is the engine's, weighted by rarity.
+  const { hits, matched } = scores.ranked();
+  return {
+    hits: hits.map((h) => ({ id: ids[h.slot] as string, raw: h.raw, queryTerms: h.queryTerms })),
+    matched,
+  };
+}
