@@ -81,10 +81,16 @@ export const searchSkillsTool = defineTool({
 });
 
 /**
+ * Bytes of a SKILL.md read for an excerpt: matchedExcerpt looks at the body's first 20,000 characters
+ * (at most 4 bytes each in UTF-8) after a frontmatter of a few KiB; a 1 MiB skill is not read whole per hit.
+ */
+const EXCERPT_READ_BYTES = 128 * 1024;
+
+/**
  * Around the best match in the body (the description is already in the result), else the description.
  * Frozen mode: a skill that differs from the lock shows no byte of its body.
  */
 function excerptFor(skill: Skill, terms: readonly string[], deps: ToolDeps): string {
-  const body = deps.frozen && frozenRefusal(skill, deps) ? "" : (readSkillBody(skill) ?? "");
+  const body = deps.frozen && frozenRefusal(skill, deps) ? "" : (readSkillBody(skill, EXCERPT_READ_BYTES) ?? "");
   return matchedExcerpt(body, terms) ?? excerptAround(oneLine(skill.description), terms);
 }
