@@ -240,11 +240,14 @@ export class FullTextIndex {
 
   /** Every skill matching a query term, best first. */
   search(query: string, options: SearchOptions = {}): FullTextHit[] {
-    return this.searchWithCounts(query, options).hits;
+    return [...this.searchWithCounts(query, options).hits];
   }
 
   /** `search`, and how many skills matched each query term (the engine's coverage weights). */
-  searchWithCounts(query: string, options: SearchOptions = {}): { hits: FullTextHit[]; matched: Map<string, number> } {
+  searchWithCounts(
+    query: string,
+    options: SearchOptions = {},
+  ): { hits: Iterable<FullTextHit>; matched: Map<string, number> } {
     const o = { ...this.search0, ...options };
     if ((o.combineWith ?? "OR").toUpperCase() !== "OR")
       throw new Error(`combineWith ${o.combineWith} is not supported`);

@@ -17,7 +17,8 @@ export interface FullTextHit {
  * One query over a FullTextIndex's fields, combined as scoring.ts says: per processed query term,
  * its metadata score (MiniSearch's single-term search over the five metadata fields: boosts, prefix
  * and fuzzy expansion) raised to metaPower; plus each text zone's BM25+ with its own parameters.
- * Returns every matching document, best first, and how many documents matched each term.
+ * Returns every matching document, best first (produced as they are read), and how many documents
+ * matched each term.
  * `live` is the number of documents in the index (BM25's N); `terms` are distinct.
  */
 export function scoreQuery(
@@ -26,7 +27,7 @@ export function scoreQuery(
   terms: readonly string[],
   options: SearchOptions,
   scoring: Scoring,
-): { hits: FullTextHit[]; matched: Map<string, number> } {
+): { hits: Iterable<FullTextHit>; matched: Map<string, number> } {
   const { ids, fields } = parts;
   const params = scoreParams(options);
   const scores = new Scores(ids.length, terms);
@@ -50,9 +51,10 @@ export function scoreQuery(
       fields.get(f)?.score({ ...spec, maxDistance: 0 }, zone.boost, zoneParams, ids, live, scores);
   }
   // No "× query terms matched" as MiniSearch has (scoring.ts): coverage is the engine's, weighted by rarity.
-  const { hits, matched } = scores.ranked();
-  return {
-    hits: hits.map((h) => ({ id: ids[h.slot] as string, raw: h.raw, queryTerms: h.queryTerms })),
-    matched,
-  };
+  // Best first as the caller reads (the engine stops after a few hundred of thousands of hits).
+  const matched = scores.matched();
+  function* hits(): Generator<FullTextHit> {
+    for (const h of scores.bestFirst()) yield { id: ids[h.slot] as string, raw: h.raw, queryTerms: h.queryTerms };
+  }
+  return { hits: hits(), matched };
 }

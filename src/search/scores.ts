@@ -77,31 +77,75 @@ export class Scores {
 
   /** Every document touched, best first (ties in the order first touched), and how many matched each term. */
   ranked(): { hits: ScoredSlot[]; matched: Map<string, number> } {
-    const count = this.touched.length;
-    const order = Uint32Array.from(this.touched);
+    return { hits: [...this.bestFirst()], matched: this.matched() };
+  }
+
+  /**
+   * The documents touched, best first (ties in the order first touched), produced as they are read:
+   * a long OR query touches nearly every document (9,600 of 10,000), the engine reads a few hundred,
+   * and sorting them all was most of a search's time (1.4 of 2.4 ms in process at 10,000 skills).
+   */
+  *bestFirst(): Generator<ScoredSlot> {
+    const touched = this.touched;
     const values = this.values;
-    order.sort((a, b) => (values[b] as number) - (values[a] as number));
-    const shared = new Map<number | string, { terms: string[]; docs: number }>();
-    const hits: ScoredSlot[] = new Array(count);
-    for (let k = 0; k < count; k++) {
-      const slot = order[k] as number;
-      const bits = this.bits[slot] as number;
-      const extra = this.more.get(slot);
-      const key = extra ? `${bits},${[...extra].sort((a, b) => a - b).join(",")}` : bits;
-      let group = shared.get(key);
-      if (!group) {
-        const terms: string[] = [];
-        for (let t = 0; t < Math.min(32, this.terms.length); t++)
-          if (bits & (1 << t)) terms.push(this.terms[t] as string);
-        if (extra) for (const t of [...extra].sort((a, b) => a - b)) terms.push(this.terms[t] as string);
-        group = { terms, docs: 0 };
-        shared.set(key, group);
+    // A max-heap of positions in `touched`: higher score first, then the earlier position.
+    const heap = new Uint32Array(touched.length);
+    for (let i = 0; i < heap.length; i++) heap[i] = i;
+    const before = (a: number, b: number) => {
+      const va = values[touched[a] as number] as number;
+      const vb = values[touched[b] as number] as number;
+      return va > vb || (va === vb && a < b);
+    };
+    const down = (from: number, size: number) => {
+      let at = from;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= size) return;
+        const right = left + 1;
+        const child = right < size && before(heap[right] as number, heap[left] as number) ? right : left;
+        if (!before(heap[child] as number, heap[at] as number)) return;
+        const swap = heap[at] as number;
+        heap[at] = heap[child] as number;
+        heap[child] = swap;
+        at = child;
       }
-      group.docs++;
-      hits[k] = { slot, raw: values[slot] as number, queryTerms: group.terms };
+    };
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i, heap.length);
+    for (let size = heap.length; size > 0; size--) {
+      const slot = touched[heap[0] as number] as number;
+      heap[0] = heap[size - 1] as number;
+      down(0, size - 1);
+      yield { slot, raw: values[slot] as number, queryTerms: this.group(slot) };
+    }
+  }
+
+  /** How many documents matched each query term. */
+  matched(): Map<string, number> {
+    const docs = new Map<readonly string[], number>();
+    for (const slot of this.touched) {
+      const terms = this.group(slot);
+      docs.set(terms, (docs.get(terms) ?? 0) + 1);
     }
     const matched = new Map<string, number>();
-    for (const { terms, docs } of shared.values()) for (const t of terms) matched.set(t, (matched.get(t) ?? 0) + docs);
-    return { hits, matched };
+    for (const [terms, n] of docs) for (const t of terms) matched.set(t, (matched.get(t) ?? 0) + n);
+    return matched;
+  }
+
+  /** Documents that matched the same terms share one `queryTerms` array. */
+  private readonly groups = new Map<number | string, string[]>();
+
+  private group(slot: number): string[] {
+    const bits = this.bits[slot] as number;
+    const extra = this.more.get(slot);
+    const key = extra ? `${bits},${[...extra].sort((a, b) => a - b).join(",")}` : bits;
+    let terms = this.groups.get(key);
+    if (!terms) {
+      terms = [];
+      for (let t = 0; t < Math.min(32, this.terms.length); t++)
+        if (bits & (1 << t)) terms.push(this.terms[t] as string);
+      if (extra) for (const t of [...extra].sort((a, b) => a - b)) terms.push(this.terms[t] as string);
+      this.groups.set(key, terms);
+    }
+    return terms;
   }
 }

@@ -112,7 +112,9 @@ function referenceSearch(mini: MiniSearch, query: string, fuzzy: SearchOptions["
 
 function expectSame(ours: FullTextIndex, mini: MiniSearch, query: string, fuzzy: SearchOptions["fuzzy"]): void {
   const theirs = referenceSearch(mini, query, fuzzy);
-  const { hits, matched } = ours.searchWithCounts(query, { fuzzy });
+  const counted = ours.searchWithCounts(query, { fuzzy });
+  const hits = [...counted.hits];
+  const matched = counted.matched;
   expect(hits.map((h) => h.id).sort()).toEqual([...theirs.keys()].sort());
   for (const hit of hits) {
     const r = theirs.get(hit.id);
