@@ -1,5 +1,8 @@
-/** The one call a check makes (WalkFs.statSync, without importing walk-types, which imports this file). */
-type StatFs = { statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean } };
+/** The calls a check makes (WalkFs's, without importing walk-types, which imports this file). */
+type StatFs = {
+  statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean };
+  realpathSync(path: string): string;
+};
 
 /**
  * What one walk looked at, so that a later pass can tell by stat alone that a
@@ -27,6 +30,29 @@ export class WalkRecord {
    * record is never verified; the caller walks again.
    */
   verifiable = true;
+
+  /**
+   * Whether a new walk would give the same result as the one that made this
+   * record, by stat alone: false at the first difference. Pauses every
+   * VERIFY_CHUNK entries, like Walker.steps().
+   */
+  *verify(fs: StatFs, plan: VerifyPlan): Generator<void, boolean, void> {
+    for (const [path, real] of this.links) if (realOrEmpty(fs, path) !== real) return false;
+    let n = 0;
+    const groups = [
+      [this.structure, "all"],
+      [this.skillDirs, plan.skillDirs],
+      [this.files, plan.files],
+    ] as const;
+    for (const [list, how] of groups) {
+      const stride = how === "all" ? 1 : Math.max(1, plan.slices);
+      for (let i = how === "all" ? 0 : plan.phase; i < list.length; i += stride) {
+        if (!list.same(fs, i)) return false;
+        if (++n % VERIFY_CHUNK === 0) yield;
+      }
+    }
+    return true;
+  }
 
   /** Entries a full check stats. */
   get size(): number {
@@ -87,3 +113,12 @@ export interface VerifyPlan {
 
 /** Entries statted between pauses of an asynchronous verification (a pause lets requests in). */
 export const VERIFY_CHUNK = 1000;
+
+/** A link's real path, or "" when it leads nowhere (dangling, a loop); as the walk records it. */
+export function realOrEmpty(fs: StatFs, path: string): string {
+  try {
+    return fs.realpathSync(path);
+  } catch {
+    return "";
+  }
+}

@@ -2,7 +2,7 @@ import * as nodeFs from "node:fs";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
-import { VERIFY_CHUNK, type VerifyPlan, WalkRecord } from "./walk-record.ts";
+import { realOrEmpty, type VerifyPlan, WalkRecord } from "./walk-record.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
@@ -143,7 +143,7 @@ export class Walker {
           // Installers (npx skills) link skill folders in; follow them, but by real path so loops end.
           try {
             // A dangling link that gets a target later changes nothing a folder's mtime shows: record it.
-            record.links.push([path, this.realOrEmpty(path)]);
+            record.links.push([path, realOrEmpty(this.fs, path)]);
             const target = this.fs.statSync(path);
             if (!target.isDirectory() && !target.isFile()) {
               // Security: a link to /dev/zero, /dev/stdin or a FIFO would make a read block or never end.
@@ -281,34 +281,10 @@ export class Walker {
 
   /**
    * Whether a new walk would give the same result as the one that made
-   * `record`, by stat alone (see WalkRecord): false at the first difference.
-   * Pauses every VERIFY_CHUNK entries, like steps().
+   * `record`, by stat alone (WalkRecord.verify).
    */
-  *verify(record: WalkRecord, plan: VerifyPlan): Generator<void, boolean, void> {
-    for (const [path, real] of record.links) if (this.realOrEmpty(path) !== real) return false;
-    let n = 0;
-    const groups = [
-      [record.structure, "all"],
-      [record.skillDirs, plan.skillDirs],
-      [record.files, plan.files],
-    ] as const;
-    for (const [list, how] of groups) {
-      const stride = how === "all" ? 1 : Math.max(1, plan.slices);
-      for (let i = how === "all" ? 0 : plan.phase; i < list.length; i += stride) {
-        if (!list.same(this.fs, i)) return false;
-        if (++n % VERIFY_CHUNK === 0) yield;
-      }
-    }
-    return true;
-  }
-
-  /** A link's real path, or "" when it leads nowhere (dangling, a loop). */
-  private realOrEmpty(path: string): string {
-    try {
-      return this.fs.realpathSync(path);
-    } catch {
-      return "";
-    }
+  verify(record: WalkRecord, plan: VerifyPlan): Generator<void, boolean, void> {
+    return record.verify(this.fs, plan);
   }
 
   private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {

@@ -86,7 +86,8 @@ export type ConfinedRead = ConfinedFile | ConfinedFailure;
 
 /** Instructions (SKILL.md, tree nodes) larger than this are never read. */
 export const MAX_INSTRUCTIONS_BYTES = 1_048_576;
-const CHUNK = 65_536;
+/** Bytes read at a time (readConfinedChunks streams in chunks of this size too). */
+export const CHUNK = 65_536;
 
 /** Read a file confined to `root`: see the module comment. Never throws for a file-system condition. */
 export function readConfined(options: ConfinedReadOptions): ConfinedRead {
@@ -125,60 +126,11 @@ export function readConfined(options: ConfinedReadOptions): ConfinedRead {
   });
 }
 
-/** What readConfinedChunks reports once the file has been read (or `onChunk` asked to stop). */
-export interface ConfinedStream {
-  ok: true;
-  /** Bytes passed to onChunk. */
-  read: number;
-  size: number;
-  /** Stopped before the end of the file (by onChunk, or at maxBytes). */
-  truncated: boolean;
-  real: string;
-}
-
-/**
- * readConfined's checks, then the file in chunks of at most 64 KiB through one reused buffer, so a
- * large file is never held whole (the search index streams bodies this way). `onChunk` gets a view
- * that is overwritten by the next read (copy what you keep) and returns false to stop. At most
- * `maxBytes` are read; a larger file is read up to that and reported truncated (never refused).
- */
-export function readConfinedChunks(
-  options: Omit<ConfinedReadOptions, "overflow">,
-  onChunk: (bytes: Uint8Array) => boolean,
-): ConfinedStream | ConfinedFailure {
-  const maxBytes = options.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
-  return withConfinedFile({ ...options, overflow: "truncate" }, (fd, stat, real) => {
-    const now = options.now ?? Date.now;
-    const deadline = now() + (options.timeBudgetMs ?? 2000);
-    // One buffer for every streamed file (issue 16: a fresh 64 KiB per SKILL.md was 640 MB of garbage per
-    // index build at 10,000 skills); a nested call (onChunk reading another file) gets its own.
-    const buffer = spare ?? Buffer.allocUnsafe(CHUNK);
-    spare = undefined;
-    let read = 0;
-    let stopped = false;
-    while (read < maxBytes) {
-      const n = readSync(fd, buffer, 0, Math.min(buffer.length, maxBytes - read), read);
-      if (n === 0) break;
-      read += n;
-      if (!onChunk(buffer.subarray(0, n))) {
-        stopped = true;
-        break;
-      }
-      if (now() > deadline) return fail("READ_TIMEOUT", `'${options.file}' took too long to read; try again.`);
-    }
-    spare = buffer;
-    return { ok: true, read, size: Math.max(stat.size, read), truncated: stopped || stat.size > read, real };
-  });
-}
-
-/** The chunk buffer readConfinedChunks reuses (not in use while it is undefined). */
-let spare: Buffer | undefined;
-
 /**
  * Open `options.file` under `options.root` and run `use` on the descriptor once every check has
  * passed (confinement of the opened file, regular file, size when refusing); always closes it.
  */
-function withConfinedFile<T>(
+export function withConfinedFile<T>(
   options: ConfinedReadOptions,
   use: (fd: number, stat: Stats, real: string) => T | ConfinedFailure,
 ): T | ConfinedFailure {
@@ -292,7 +244,7 @@ function readBounded(fd: number, limit: number, expected: number, options: Confi
   return filled === buffer.length ? buffer : buffer.subarray(0, filled);
 }
 
-function fail(code: ConfinedReadCode, reason: string): ConfinedFailure {
+export function fail(code: ConfinedReadCode, reason: string): ConfinedFailure {
   return { ok: false, code, reason };
 }
 

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { readConfined, readConfinedChunks, readConfinedText } from "../../src/util/confined-read.ts";
+import { readConfined, readConfinedText } from "../../src/util/confined-read.ts";
+import { readConfinedChunks } from "../../src/util/confined-stream.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
