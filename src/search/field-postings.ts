@@ -1,5 +1,6 @@
 import SearchableMap from "minisearch/SearchableMap";
-import { type FrozenBlock, freezeSteps } from "./freeze.ts";
+import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps } from "./freeze.ts";
+import type { ScoreParams, TermSpec } from "./query-spec.ts";
 import type { Scores } from "./scores.ts";
 
 /**
@@ -17,32 +18,6 @@ import type { Scores } from "./scores.ts";
 
 /** Term frequencies saturate long before this; stored in 16 bits. */
 const MAX_TF = 0xffff;
-
-/** BM25+ and expansion weights, MiniSearch's `bm25` and `weights` search options. */
-export interface ScoreParams {
-  k: number;
-  b: number;
-  d: number;
-  prefixWeight: number;
-  fuzzyWeight: number;
-}
-
-/** One processed query term, as MiniSearch's termToQuerySpec makes it. */
-export interface TermSpec {
-  term: string;
-  prefix: boolean;
-  /** Largest edit distance for fuzzy expansion; 0 = none. */
-  maxDistance: number;
-}
-
-/** The raw arrays of a frozen store (what is persisted). */
-export interface FrozenPostings {
-  vocabulary: string[];
-  offsets: Uint32Array;
-  docs: Uint32Array;
-  tfs: Uint16Array;
-  lengths: Uint32Array;
-}
 
 export class FieldPostings {
   /**
@@ -235,21 +210,7 @@ export class FieldPostings {
 
   /** A store from persisted arrays; `ids` says which slots are live (for the length total). */
   static fromFrozen(data: FrozenPostings, ids: readonly (string | undefined)[]): FieldPostings {
-    if (
-      data.offsets.length !== data.vocabulary.length + 1 ||
-      data.docs.length !== data.tfs.length ||
-      data.offsets[data.offsets.length - 1] !== data.docs.length ||
-      data.lengths.length !== ids.length
-    )
-      throw new Error("field postings are inconsistent");
-    for (let t = 0; t < data.vocabulary.length; t++)
-      if ((data.offsets[t] as number) > (data.offsets[t + 1] as number))
-        throw new Error("field postings are inconsistent");
-    for (let i = 0; i < data.docs.length; i++)
-      if ((data.docs[i] as number) >= ids.length) throw new Error("field postings name a document that does not exist");
-    for (let t = 1; t < data.vocabulary.length; t++)
-      if (!((data.vocabulary[t - 1] as string) < (data.vocabulary[t] as string)))
-        throw new Error("field postings' vocabulary is not sorted");
+    checkFrozen(data, ids.length);
     const p = new FieldPostings();
     p.vocabulary = data.vocabulary;
     p.offsets = data.offsets;

@@ -134,3 +134,31 @@ export function* freezeSteps(
   }
   return { vocabulary, offsets: counts, docs, tfs };
 }
+
+/** The raw arrays of a frozen store (what is persisted). */
+export interface FrozenPostings {
+  vocabulary: string[];
+  offsets: Uint32Array;
+  docs: Uint32Array;
+  tfs: Uint16Array;
+  lengths: Uint32Array;
+}
+
+/** Refuse persisted arrays that do not make one consistent store over `slots` document slots. */
+export function checkFrozen(data: FrozenPostings, slots: number): void {
+  if (
+    data.offsets.length !== data.vocabulary.length + 1 ||
+    data.docs.length !== data.tfs.length ||
+    data.offsets[data.offsets.length - 1] !== data.docs.length ||
+    data.lengths.length !== slots
+  )
+    throw new Error("field postings are inconsistent");
+  for (let t = 0; t < data.vocabulary.length; t++)
+    if ((data.offsets[t] as number) > (data.offsets[t + 1] as number))
+      throw new Error("field postings are inconsistent");
+  for (let i = 0; i < data.docs.length; i++)
+    if ((data.docs[i] as number) >= slots) throw new Error("field postings name a document that does not exist");
+  for (let t = 1; t < data.vocabulary.length; t++)
+    if (!((data.vocabulary[t - 1] as string) < (data.vocabulary[t] as string)))
+      throw new Error("field postings' vocabulary is not sorted");
+}

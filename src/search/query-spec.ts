@@ -1,11 +1,27 @@
 import type { SearchOptions } from "minisearch";
-import type { ScoreParams, TermSpec } from "./field-postings.ts";
 import { processTerm } from "./text.ts";
 
 /**
  * MiniSearch's reading of a query and of its search options (executeQuery, termToQuerySpec,
  * executeQuerySpec), for FullTextIndex: the same terms, expansions and weights as MiniSearch.
  */
+
+/** BM25+ and expansion weights, MiniSearch's `bm25` and `weights` search options. */
+export interface ScoreParams {
+  k: number;
+  b: number;
+  d: number;
+  prefixWeight: number;
+  fuzzyWeight: number;
+}
+
+/** One processed query term, as MiniSearch's termToQuerySpec makes it. */
+export interface TermSpec {
+  term: string;
+  prefix: boolean;
+  /** Largest edit distance for fuzzy expansion; 0 = none. */
+  maxDistance: number;
+}
 
 /** MiniSearch's defaults, where the options leave them out. */
 const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
