@@ -157,7 +157,7 @@ export async function run(
     // A content repository the user configured may set more than a folder (source-config.ts).
     // Git sync's modules are loaded only when repositories are configured (start-up, issue 16).
     const repoFiles =
-      config.git.repos.length > 0 ? (await import("./refresh/git/git-sync.ts")).repoConfigFiles(config) : [];
+      config.git.repos.length > 0 ? (await import("./refresh/git/git-copies.ts")).repoConfigFiles(config) : [];
     const sourceFiles = [...repoFiles, ...explicitSourceConfigFiles(config)];
     if (sourceFiles.length > 0) ({ config, warnings } = load(sourceFiles, repoFiles));
     if (args.command === "mcp-server") config = mcpServerSettings(config);

@@ -1,5 +1,6 @@
 import type { CatalogStore } from "../catalog/store.ts";
-import type { GitSync, RepoReport } from "./git/git-sync.ts";
+import type { GitSync } from "./git/git-sync.ts";
+import type { RepoReport } from "./git/git-sync-types.ts";
 import type { Refresher } from "./refresher.ts";
 
 /** What `refresh_skills` and `skillhub sync` report (seed 003 §8.6). */

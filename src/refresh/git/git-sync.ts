@@ -1,83 +1,18 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
 import { repoTargets } from "../repo-targets.ts";
 import { type RepoAuth, repoAuth } from "./git-auth.ts";
+import { skillsDir } from "./git-copies.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
 import { head, type RepoState, readState, syncRepo } from "./git-repo.ts";
-import { GitRunner, type GitRunnerOptions } from "./git-runner.ts";
+import { GitRunner } from "./git-runner.ts";
+import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
-import { parseRepo } from "./git-url.ts";
-
-export interface GitSyncOptions {
-  /** Repository URLs (SKILLS_REPO / `repos:`). */
-  repos: readonly string[];
-  branch: string;
-  /** SKILLS_REF / git.ref: pin every repository to this tag or full commit hash instead of following `branch`. */
-  ref?: string;
-  /**
-   * The lock's commits by repository URL, read at each sync (skillhub.lock). A
-   * pinned repository (a `ref`) stays at its locked commit, and so does every
-   * repository when `frozen`, until `skillhub sync --update`. Default: none.
-   */
-  pins?: () => ReadonlyMap<string, { ref: string; commit: string }>;
-  /** Frozen mode: every repository in the lock stays at its locked commit. Default false. */
-  frozen?: boolean;
-  /** trust.allowed_signers: accept only commits signed by a key of this SSH allowed-signers file. */
-  allowedSigners?: string;
-  /** GITHUB_TOKEN: sent to https:// repositories only. */
-  token?: string;
-  /** SkillHub's home: copies go to `<home>/repos/<slug>`. */
-  home: string;
-  logger: Logger;
-  /** Milliseconds between background syncs; 0 = none. */
-  intervalMs: number;
-  /**
-   * Start-up waits this long for the first sync, then serves the local folders and any existing copy;
-   * the sync goes on and its end rescans. Default 3,000.
-   */
-  startupWaitMs?: number;
-  /** A copy another SkillHub is syncing is waited for this long, then skipped (GIT_LOCKED). Default 5,000. */
-  lockWaitMs?: number;
-  /** Network commands are killed after this long. Default 120,000. */
-  timeoutMs?: number;
-  /** Progress lines (cloning…, fetching…). Default: logger.debug. */
-  progress?: (line: string) => void;
-  /** Environment and spawn for git; see GitRunner. */
-  runner?: GitRunnerOptions;
-  now?: () => number;
-  setInterval?: (fn: () => void, ms: number) => unknown;
-  clearInterval?: (handle: unknown) => void;
-}
-
-/** One repository's part of a sync. */
-export interface RepoReport {
-  name: string;
-  url: string;
-  dir: string;
-  success: boolean;
-  changed: boolean;
-  commit_hash: string | null;
-  files_changed: number;
-  error?: { code: string; message: string };
-  warnings: string[];
-}
-
-export interface SyncOutcome {
-  /** Every repository synced. False also when another sync was running (`busy`). */
-  success: boolean;
-  /** Another sync was already running; nothing was done (seed 003 §9.5). */
-  busy: boolean;
-  /** Some repository's files changed. */
-  changed: boolean;
-  repos: RepoReport[];
-  /** ISO time of the last successful sync of all repositories, if any. */
-  last_sync: string | null;
-}
 
 /**
  * Keeps local copies of the team's skill repositories (DESIGN §12, seed 003
@@ -345,9 +280,9 @@ export class GitSync {
         ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min`
         : "background sync is off";
     const serving = copy
-      ? `serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
-      : "there is no local copy yet, so this repository's skills are unavailable until a sync succeeds";
-    const line = `repo ${target.label}: ${error.message} ${capitalise(serving)}; ${next} (or call refresh_skills, or run \`skillhub sync\`).`;
+      ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
+      : "There is no local copy yet, so this repository's skills are unavailable until a sync succeeds";
+    const line = `repo ${target.label}: ${error.message} ${serving}; ${next} (or call refresh_skills, or run \`skillhub sync\`).`;
     const auth =
       error.code === "GIT_AUTH_FAILED" ||
       error.code === "GIT_BRANCH_NOT_FOUND" ||
@@ -359,27 +294,4 @@ export class GitSync {
     ](line);
     this.failing.add(target.label);
   }
-}
-
-/** The `config.yaml` of each configured repository's local copy that exists (read at start-up). */
-export function repoConfigFiles(config: Config): string[] {
-  return config.git.repos
-    .filter((raw) => !raw.trim().startsWith("-"))
-    .map((raw) => join(config.home, "repos", parseRepo(raw).slug, "config.yaml"))
-    .filter((file) => existsSync(file));
-}
-
-/** `<copy>/skills` when it is a folder, else the copy itself. */
-export function skillsDir(copy: string): string {
-  const skills = join(copy, "skills");
-  try {
-    if (statSync(skills).isDirectory()) return skills;
-  } catch {
-    // No skills/ folder: the root holds the skills.
-  }
-  return copy;
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,0 +1,68 @@
+import type { Logger } from "../../util/logger.ts";
+import type { GitRunnerOptions } from "./git-runner.ts";
+
+export interface GitSyncOptions {
+  /** Repository URLs (SKILLS_REPO / `repos:`). */
+  repos: readonly string[];
+  branch: string;
+  /** SKILLS_REF / git.ref: pin every repository to this tag or full commit hash instead of following `branch`. */
+  ref?: string;
+  /**
+   * The lock's commits by repository URL, read at each sync (skillhub.lock). A
+   * pinned repository (a `ref`) stays at its locked commit, and so does every
+   * repository when `frozen`, until `skillhub sync --update`. Default: none.
+   */
+  pins?: () => ReadonlyMap<string, { ref: string; commit: string }>;
+  /** Frozen mode: every repository in the lock stays at its locked commit. Default false. */
+  frozen?: boolean;
+  /** trust.allowed_signers: accept only commits signed by a key of this SSH allowed-signers file. */
+  allowedSigners?: string;
+  /** GITHUB_TOKEN: sent to https:// repositories only. */
+  token?: string;
+  /** SkillHub's home: copies go to `<home>/repos/<slug>`. */
+  home: string;
+  logger: Logger;
+  /** Milliseconds between background syncs; 0 = none. */
+  intervalMs: number;
+  /**
+   * Start-up waits this long for the first sync, then serves the local folders and any existing copy;
+   * the sync goes on and its end rescans. Default 3,000.
+   */
+  startupWaitMs?: number;
+  /** A copy another SkillHub is syncing is waited for this long, then skipped (GIT_LOCKED). Default 5,000. */
+  lockWaitMs?: number;
+  /** Network commands are killed after this long. Default 120,000. */
+  timeoutMs?: number;
+  /** Progress lines (cloning…, fetching…). Default: logger.debug. */
+  progress?: (line: string) => void;
+  /** Environment and spawn for git; see GitRunner. */
+  runner?: GitRunnerOptions;
+  now?: () => number;
+  setInterval?: (fn: () => void, ms: number) => unknown;
+  clearInterval?: (handle: unknown) => void;
+}
+
+/** One repository's part of a sync. */
+export interface RepoReport {
+  name: string;
+  url: string;
+  dir: string;
+  success: boolean;
+  changed: boolean;
+  commit_hash: string | null;
+  files_changed: number;
+  error?: { code: string; message: string };
+  warnings: string[];
+}
+
+export interface SyncOutcome {
+  /** Every repository synced. False also when another sync was running (`busy`). */
+  success: boolean;
+  /** Another sync was already running; nothing was done (seed 003 §9.5). */
+  busy: boolean;
+  /** Some repository's files changed. */
+  changed: boolean;
+  repos: RepoReport[];
+  /** ISO time of the last successful sync of all repositories, if any. */
+  last_sync: string | null;
+}
