@@ -1,6 +1,5 @@
-import { statSync } from "node:fs";
 import { join } from "node:path";
-import { type Analytics, type AnalyticsOverrides, createAnalytics } from "../analytics/setup.ts";
+import { type Analytics, createAnalytics } from "../analytics/setup.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
 import { Scanner } from "../catalog/scanner.ts";
@@ -12,43 +11,22 @@ import { covers, type LockTarget, lockPath, lockTargets } from "../lock/location
 import { lockedPins } from "../lock/pins.ts";
 import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
-import type { GitSyncOptions } from "../refresh/git/git-sync-types.ts";
-import { Refresher, type WatchFn, walkLimitsOf } from "../refresh/refresher.ts";
-import { createSearch, type EmbeddingOverrides } from "../search/create-search.ts";
+import { Refresher, walkLimitsOf } from "../refresh/refresher.ts";
+import { createSearch } from "../search/create-search.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
 import { findPluginSources } from "../sources/plugin-sources.ts";
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
+import { hasSkillFolder } from "../sources/skill-folder.ts";
 import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDeps } from "../tools/definition.ts";
 import { parseToolSelection, selectTools, type ToolSelection } from "../tools/index.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import type { Logger } from "../util/logger.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
+import type { HubOptions } from "./hub-options.ts";
 
-export interface HubOptions {
-  config: Config;
-  logger: Logger;
-  env: Record<string, string | undefined>;
-  homeDir: string;
-  cwd: string;
-  /** Whether MCP roots may set the project root (stdio: yes; a shared HTTP server: no). Default true. */
-  acceptRoots?: boolean;
-  /** Log skipped skills and a summary when the catalog changes (servers). Default true. */
-  announceDiagnostics?: boolean;
-  watchFn?: WatchFn;
-  /** Injected for tests that must fake file-system failures. */
-  scanner?: Scanner;
-  now?: () => number;
-  /** Overrides for git sync (interval, spawn, environment) in tests. */
-  git?: Partial<GitSyncOptions>;
-  /** Overrides for embedding requests (fetch, sleep, clock, timers) and the vector index in tests. */
-  embedding?: EmbeddingOverrides;
-  /** Overrides for the analytics publisher (fetch, timers, clock) in tests. */
-  analytics?: AnalyticsOverrides;
-  /** Overrides for script and command execution (environment, grace period, spawn) in tests. */
-  exec?: Partial<ExecHost>;
-}
+export type { HubOptions } from "./hub-options.ts";
 
 /**
  * The running state shared by every connection: configuration, the current
@@ -310,16 +288,3 @@ export class Hub implements ToolDeps {
 
 /** Milliseconds between the first catalog and the start of background indexing. */
 const INDEX_START_DELAY_MS = 500;
-
-/** A plain folder-like name: letters, digits, dot, underscore, hyphen; no leading dot. */
-const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
-
-/**
- * Whether `<dir>/<name>/SKILL.md` exists. Security: only a
- * single plain segment is ever joined (no separators, no "..", no NUL), and
- * only to stat it; the skill itself is still found through the rebuilt catalog.
- */
-function hasSkillFolder(dir: string, name: string): boolean {
-  if (!SAFE_SEGMENT.test(name) || name.includes("..")) return false;
-  return statSync(join(dir, name, "SKILL.md"), { throwIfNoEntry: false })?.isFile() ?? false;
-}

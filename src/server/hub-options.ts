@@ -1,0 +1,33 @@
+import type { AnalyticsOverrides } from "../analytics/setup.ts";
+import type { Scanner } from "../catalog/scanner.ts";
+import type { Config } from "../config/schema.ts";
+import type { ExecHost } from "../exec/host.ts";
+import type { GitSyncOptions } from "../refresh/git/git-sync-types.ts";
+import type { WatchFn } from "../refresh/watcher.ts";
+import type { EmbeddingOverrides } from "../search/create-search.ts";
+import type { Logger } from "../util/logger.ts";
+
+/** How a Hub is made: the configuration, and what tests inject. */
+export interface HubOptions {
+  config: Config;
+  logger: Logger;
+  env: Record<string, string | undefined>;
+  homeDir: string;
+  cwd: string;
+  /** Whether MCP roots may set the project root (stdio: yes; a shared HTTP server: no). Default true. */
+  acceptRoots?: boolean;
+  /** Log skipped skills and a summary when the catalog changes (servers). Default true. */
+  announceDiagnostics?: boolean;
+  watchFn?: WatchFn;
+  /** Injected for tests that must fake file-system failures. */
+  scanner?: Scanner;
+  now?: () => number;
+  /** Overrides for git sync (interval, spawn, environment) in tests. */
+  git?: Partial<GitSyncOptions>;
+  /** Overrides for embedding requests (fetch, sleep, clock, timers) and the vector index in tests. */
+  embedding?: EmbeddingOverrides;
+  /** Overrides for the analytics publisher (fetch, timers, clock) in tests. */
+  analytics?: AnalyticsOverrides;
+  /** Overrides for script and command execution (environment, grace period, spawn) in tests. */
+  exec?: Partial<ExecHost>;
+}
