@@ -10,56 +10,13 @@ import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
+import { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
 import { isJsonContentType, json, pathOf, RPC, readJsonBody, rpcError } from "./http-responses.ts";
 import { bearerAllowed, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
 import { publishChanges } from "./publish-changes.ts";
 
-/** 4 MiB: far above any JSON-RPC message SkillHub expects, far below what could hurt the process. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-export interface HttpHandlerOptions {
-  /** The address the server binds; its names pass the Host and Origin checks. */
-  host: string;
-  /** Bearer token clients must send; undefined = none required. */
-  token?: string;
-  /** Extra Host values (server.allowed_hosts). */
-  allowedHosts?: readonly string[];
-  /** Extra Origin values (server.allowed_origins). */
-  allowedOrigins?: readonly string[];
-  /** This machine's addresses, allowed as Host when `host` is a wildcard. Default none. */
-  localAddresses?: readonly string[];
-  /** No sessions: each POST gets a fresh server and a JSON answer. Default false. */
-  stateless?: boolean;
-  /** Idle time before a session is closed (ms). Default 30 minutes. */
-  sessionIdleMs?: number;
-  /** Most open sessions. Default 1,000. */
-  maxSessions?: number;
-  /** Largest request body (bytes). Default MAX_BODY_BYTES. */
-  maxBodyBytes?: number;
-  /** Clock for session expiry (ms). Default Date.now. */
-  now?: () => number;
-  /** serverInfo.version and /healthz version. Default the build's version. */
-  version?: string;
-  /** SSE keep-alive comment interval (ms) for the SDK transport. Default the SDK's (15 s). */
-  keepAliveMs?: number;
-}
-
-/** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */
-export interface RequestHooks {
-  /** The request is authenticated and about to reach MCP: it may stream for a long time. */
-  longLived?: () => void;
-}
-
-export interface HttpHandler {
-  /** Request → Response; never throws. */
-  handle(request: Request, hooks?: RequestHooks): Promise<Response>;
-  readonly sessions: SessionTable;
-  /** Close idle sessions now; returns their ids. */
-  sweep(): Promise<string[]>;
-  /** Close every session. */
-  close(): Promise<void>;
-}
+export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
 
 const MCP_METHODS = ["GET", "POST", "DELETE"];
 
