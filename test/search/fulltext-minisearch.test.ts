@@ -104,7 +104,13 @@ function referenceSearch(mini: MiniSearch, query: string, fuzzy: SearchOptions["
       ["body", SCORING.rest],
       ["headings", SCORING.headings],
     ] as const)
-      for (const r of mini.search(term, { ...single, fields: [field], boost: { [field]: zone.boost }, bm25: zone }))
+      for (const r of mini.search(term, {
+        ...single,
+        prefix: false,
+        fields: [field],
+        boost: { [field]: zone.boost },
+        bm25: zone,
+      }))
         add(String(r.id), r.score, term);
   }
   return out;

@@ -63,6 +63,30 @@ describe("whole bodies, ranked by zones (issue 16)", () => {
   });
 });
 
+describe("prefix matching: from five letters, in the metadata only (issue 16)", () => {
+  const storage = fakeSkill("blob-keeper", { description: "Storage of uploaded files.", hash: "1" });
+  const poster = fakeSkill("print-shop", { description: "Print shop orders.", hash: "2" });
+  const kubernetes = fakeSkill("cluster-ops", { description: "Kubernetes deployments.", hash: "3" });
+  const bodies: Record<string, string> = { [poster.id]: "Estimate the posterior of a model." };
+  const catalog = catalogOf([storage, poster, kubernetes]);
+  const index = FullTextIndex.empty();
+  index.sync(catalog.skills, (s) => bodies[s.id] ?? "");
+  const names = (q: string) => rank(index, catalog, q, { limit: 10, threshold: 0 }).map((h) => h.skill.name);
+
+  test("a four-letter word is matched whole: a shop's store is not storage", () => {
+    expect(names("store")).toEqual([]);
+  });
+
+  test("a longer one still finds the words it starts, in names and descriptions", () => {
+    expect(names("kuber")).toEqual(["cluster-ops"]);
+  });
+
+  test("in the body, words are matched whole: a poster is not a posterior", () => {
+    expect(names("poster")).toEqual([]);
+    expect(names("posterior")).toEqual(["print-shop"]);
+  });
+});
+
 describe("BodyZones: the lead ends at LEAD_CHARS, moved on to the end of its word", () => {
   /** The split on the whole text, as scoring.ts defines it. */
   function whole(body: string) {
