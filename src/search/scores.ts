@@ -20,6 +20,8 @@ export class Scores {
   private readonly touched: number[] = [];
   private readonly termIndex = new Map<string, number>();
   private readonly terms: string[] = [];
+  /** Documents that matched each term, counted as they first do (matched() reads it). */
+  private readonly counts: number[] = [];
   /** Scores held apart by `hold` until `compress` (one query term's metadata score). */
   private held?: Float64Array;
   private readonly heldSlots: number[] = [];
@@ -37,6 +39,7 @@ export class Scores {
     if (i === undefined) {
       i = this.terms.length;
       this.terms.push(query);
+      this.counts.push(0);
       this.termIndex.set(query, i);
     }
     return i;
@@ -50,9 +53,14 @@ export class Scores {
       if (held[slot] === 0) this.heldSlots.push(slot);
       held[slot] = (held[slot] as number) + value;
     } else this.values[slot] = (this.values[slot] as number) + value;
-    if (term < 32) this.bits[slot] = bits | (1 << term);
-    else {
+    if (term < 32) {
+      if ((bits & (1 << term)) === 0) {
+        this.bits[slot] = bits | (1 << term);
+        (this.counts[term] as number)++;
+      }
+    } else {
       const set = this.more.get(slot) ?? new Set<number>();
+      if (!set.has(term)) (this.counts[term] as number)++;
       set.add(term);
       this.more.set(slot, set);
     }
@@ -121,13 +129,10 @@ export class Scores {
 
   /** How many documents matched each query term. */
   matched(): Map<string, number> {
-    const docs = new Map<readonly string[], number>();
-    for (const slot of this.touched) {
-      const terms = this.group(slot);
-      docs.set(terms, (docs.get(terms) ?? 0) + 1);
-    }
     const matched = new Map<string, number>();
-    for (const [terms, n] of docs) for (const t of terms) matched.set(t, (matched.get(t) ?? 0) + n);
+    this.terms.forEach((t, i) => {
+      if ((this.counts[i] as number) > 0) matched.set(t, this.counts[i] as number);
+    });
     return matched;
   }
 

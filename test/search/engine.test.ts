@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Catalog } from "../../src/catalog/catalog.ts";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { rank } from "../../src/search/engine.ts";
-import { excerptAround, excerptAtToken } from "../../src/search/excerpt.ts";
+import { collapseSpaces, excerptAround, excerptAtToken } from "../../src/search/excerpt.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import { acronyms } from "../../src/search/text.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
@@ -123,6 +123,19 @@ describe("excerpts and acronyms", () => {
     expect(excerpt).toContain("invoice number");
     expect(excerpt.startsWith("…")).toBe(true);
     expect(excerptAtToken(`${"x ".repeat(200)}bd ready${" y".repeat(200)}`, ["bd"])).toContain("bd ready");
+  });
+
+  test("whitespace is collapsed as /\\s+/ → one space would, whatever its kind", () => {
+    for (const text of [
+      "",
+      " ",
+      "a b",
+      "  lead and trail  ",
+      "a\tb\n\nc \r\n d",
+      "one  two \t three\u00a0four\u2003 five\u3000\ufeffsix",
+      "\n# Heading\n\n- item\n    code block\n",
+    ])
+      expect(collapseSpaces(text)).toBe(text.replace(/\s+/g, " "));
   });
 
   test("capitalised phrases add their initials", () => {
