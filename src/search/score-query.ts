@@ -56,7 +56,12 @@ export function scoreQuery(
   // Best first as the caller reads (the engine stops after a few hundred of thousands of hits).
   const matched = scores.matched();
   function* hits(): Generator<FullTextHit> {
-    for (const h of scores.bestFirst()) yield { id: ids[h.slot] as string, raw: h.raw, queryTerms: h.queryTerms };
+    try {
+      for (const h of scores.bestFirst()) yield { id: ids[h.slot] as string, raw: h.raw, queryTerms: h.queryTerms };
+    } finally {
+      // Read to the end or left early (the engine's break): the arrays serve the next query.
+      scores.release();
+    }
   }
   return { hits: hits(), matched };
 }

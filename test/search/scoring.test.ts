@@ -149,6 +149,37 @@ describe("Scores", () => {
     expect(Object.fromEntries(matched)).toEqual({ pdf: 2, table: 3 });
   });
 
+  test("released arrays serve the next query of the same size, zeroed; the released object cannot be read", () => {
+    const first = new Scores(3, ["pdf"]);
+    first.add(1, 0, 5);
+    first.hold();
+    first.add(2, 0, 4); // held, never compressed
+    first.release();
+    expect(() => [...first.bestFirst()]).toThrow("Scores read after release()");
+    const next = new Scores(3, ["table"]);
+    next.add(0, 0, 1);
+    next.hold();
+    next.add(2, 0, 9);
+    next.compress(0.5);
+    expect(next.ranked().hits.map((h) => [h.slot, h.raw, h.queryTerms])).toEqual([
+      [2, 3, ["table"]],
+      [0, 1, ["table"]],
+    ]);
+  });
+
+  test("a search left early gives its arrays back: the next one ranks as a fresh index does", () => {
+    const skills = ["alpha", "beta", "gamma"].map((n, i) =>
+      fakeSkill(n, { description: `${n} report`, hash: String(i) }),
+    );
+    const catalog = catalogOf(skills);
+    const index = FullTextIndex.empty();
+    index.sync(catalog.skills, () => "");
+    for (const _ of index.searchWithCounts("report").hits) break;
+    const fresh = FullTextIndex.empty();
+    fresh.sync(catalog.skills, () => "");
+    expect(index.search("beta report")).toEqual(fresh.search("beta report"));
+  });
+
   test("held values are summed per document, then raised to the power (one term's metadata score)", () => {
     const scores = new Scores(2, ["pdf"]);
     scores.add(0, 0, 1);
