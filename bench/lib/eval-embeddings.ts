@@ -91,7 +91,7 @@ export async function embeddingEval(
         query,
         options: { limit: 10, threshold: 0 },
         skills: catalog.skills,
-        fullText: () => scoreFullText(index, catalog, query, {}),
+        fullText: (depth) => scoreFullText(index, catalog, query, { depth }),
         vectors,
       });
       if (outcome.fallbackReason) throw new Error(`${mode} search fell back to full text: ${outcome.fallbackReason}`);

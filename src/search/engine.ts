@@ -43,12 +43,16 @@ export function rank(
   return cutCandidates(scoreFullText(index, catalog, query, options, signals), options);
 }
 
-/** Every full-text hit with its 0..1 score, best first, before seed 000's cut (hybrid search fuses this list). */
+/**
+ * Every full-text hit with its 0..1 score, best first, before seed 000's cut (hybrid search fuses this
+ * list). The first `depth` hits are exact: by default the `limit × 4` candidates the cut reads, or
+ * KEEP_HITS without a limit; hybrid search asks for its fusion depth.
+ */
 export function scoreFullText(
   index: FullTextIndex,
   catalog: Catalog,
   query: string,
-  options: Omit<RankOptions, "limit" | "threshold"> & { limit?: number },
+  options: Omit<RankOptions, "limit" | "threshold"> & { limit?: number; depth?: number },
   signals: readonly Signal[] = [],
 ): RankedHit[] {
   const asked = normaliseQuery(query);
@@ -71,8 +75,12 @@ export function scoreFullText(
   let top = 0;
   // The `keep` best final scores so far, smallest first: its root is the score to beat.
   const best = new MinHeap();
-  // Exact for what any caller reads: seed 000's limit × 4 candidates, or hybrid search's fused depth.
-  const keep = Math.max(KEEP_HITS, (options.limit ?? 0) * 4);
+  // Exact for what the caller reads: seed 000's limit × 4 candidates, or hybrid search's fused depth
+  // (issue 16: reading 100 where search_skills reads 40 cost 12% of a search's CPU at 10,000 skills).
+  // With keyword signals, KEEP_HITS at least: a signal lifts a hit by its full-text score, which the
+  // early stop would leave out.
+  const read = options.depth ?? (options.limit ? options.limit * 4 : KEEP_HITS);
+  const keep = signals.length > 0 ? Math.max(read, KEEP_HITS) : read;
   const coverages = new Map<readonly string[], number>();
   for (const hit of raw) {
     if (top > 0 && best.size >= keep && hit.raw / top <= best.min) break;
@@ -149,9 +157,9 @@ function coverageUnits(
 }
 
 /**
- * Full-text hits scored exactly per query, at least (see scoreFullText): hybrid search fuses the top
- * RRF_DEPTH (100) of this list. Issue 16: without the terms-matched multiplier raw scores are
- * flatter, so the early stop comes later; 200 made the engine score 2,118 hits a query at 11,018
+ * Full-text hits scored exactly per query when the caller gives no limit, and whenever keyword
+ * signals take part (see scoreFullText). Issue 16: without the terms-matched multiplier raw scores
+ * are flatter, so the early stop comes later; 200 made the engine score 2,118 hits a query at 11,018
  * skills, against 947 before.
  */
 const KEEP_HITS = 100;

@@ -12,13 +12,21 @@ export function excerptAround(text: string, terms: readonly string[], size = EXC
   return matchedExcerpt(text, terms, size) ?? start(text.replace(/\s+/g, " ").trim(), size);
 }
 
+/**
+ * `text.replace(/\s+/g, " ")`, touching only the runs that are not already one plain space (issue 16:
+ * measured 39 against 51 µs over 10,000 characters of a SKILL.md, half of an excerpt's time).
+ */
+export function collapseSpaces(text: string): string {
+  return text.replace(/[^\S ]\s*| \s+/g, " ");
+}
+
 function start(flat: string, size: number): string {
   return flat.length <= size ? flat : `${flat.slice(0, size - 1).replace(/\s+\S*$/, "")}…`;
 }
 
 /** Like excerptAround, but undefined when no word of `text` matches. Looks at the first 20,000 characters only. */
 export function matchedExcerpt(text: string, terms: readonly string[], size = EXCERPT_CHARS): string | undefined {
-  const flat = text.slice(0, 20_000).replace(/\s+/g, " ").trim();
+  const flat = collapseSpaces(text.slice(0, 20_000)).trim();
   const hits = matches(flat, terms);
   if (hits.length === 0) return undefined;
   if (flat.length <= size) return flat;

@@ -8,12 +8,9 @@ import type { Scores } from "./scores.ts";
  * posting (~230 bytes each in JavaScriptCore, 40 MB for the metadata of 10,000 skills, more than
  * the whole catalog). Here a posting is 6 bytes (document slot + term frequency) in one
  * compressed-sparse-row block, plus a small per-term overflow for documents added since the last
- * freeze. Document slots are shared by every field of a FullTextIndex (see doc-slots.ts).
- *
- * Scores are MiniSearch's own BM25+ (`calcBM25Score`), with its prefix and fuzzy expansions and
- * their weights (`executeQuerySpec`), over the field length MiniSearch uses (distinct raw tokens),
- * so a FullTextIndex over these stores ranks exactly as one MiniSearch over the same fields
- * (test/search/field-postings.test.ts compares them).
+ * freeze. Document slots are shared by every field of a FullTextIndex. Scores are MiniSearch's own
+ * BM25+ (`calcBM25Score`), with its prefix and fuzzy expansions and their weights (`executeQuerySpec`),
+ * over its field length (distinct raw tokens): test/search/fulltext-minisearch.test.ts compares them.
  */
 
 /** Term frequencies saturate long before this; stored in 16 bits. */
@@ -45,6 +42,8 @@ export class FieldPostings {
   private totalLength = 0;
   /** Bumped by every change of the postings, so that an asynchronous freeze knows when it went stale. */
   private version = 0;
+  /** Slots freed since a freeze last dropped their postings (any freeze does): while none, scoring checks no slot. */
+  private freed = 0;
 
   /** Postings held (frozen + pending, stale ones included until the next freeze). */
   get postings(): number {
@@ -79,6 +78,7 @@ export class FieldPostings {
 
   /** A document's slot was freed: its length leaves the average now, its postings at the next freeze. */
   remove(slot: number): void {
+    this.freed++;
     this.totalLength -= this.lengths[slot] ?? 0;
     this.lengths[slot] = 0;
   }
@@ -130,11 +130,12 @@ export class FieldPostings {
 
   /** Fold the overflow into the typed arrays, dropping the postings of freed slots (freeze.ts). */
   freeze(ids: readonly (string | undefined)[], dropDead = true): void {
-    const steps = this.freezeSteps(ids, dropDead);
+    const drop = dropDead || this.freed > 0;
+    const steps = this.freezeSteps(ids, drop);
     if (!steps) return;
     let step = steps.next();
     while (!step.done) step = steps.next();
-    this.apply(step.value);
+    this.apply(step.value, drop);
   }
 
   /**
@@ -147,12 +148,13 @@ export class FieldPostings {
     dropDead: boolean,
     pause: () => Promise<void>,
   ): Promise<void> {
-    const steps = this.freezeSteps(ids, dropDead);
+    const drop = dropDead || this.freed > 0;
+    const steps = this.freezeSteps(ids, drop);
     if (!steps) return;
     const version = this.version;
     for (let step = steps.next(); ; step = steps.next()) {
       if (step.done) {
-        if (this.version === version) this.apply(step.value);
+        if (this.version === version) this.apply(step.value, drop);
         return;
       }
       await pause();
@@ -180,8 +182,9 @@ export class FieldPostings {
     );
   }
 
-  private apply(frozen: FrozenBlock): void {
+  private apply(frozen: FrozenBlock, droppedDead: boolean): void {
     this.version++;
+    if (droppedDead) this.freed = 0;
     this.vocabulary = frozen.vocabulary;
     this.offsets = frozen.offsets;
     this.docs = frozen.docs;
@@ -225,15 +228,11 @@ export class FieldPostings {
 
   private growPending(): void {
     const size = this.pendingTerms.length * 2;
-    const terms = new Uint32Array(size);
-    terms.set(this.pendingTerms);
-    const slots = new Uint32Array(size);
-    slots.set(this.pendingSlots);
-    const tfs = new Uint16Array(size);
-    tfs.set(this.pendingTfs);
-    this.pendingTerms = terms;
-    this.pendingSlots = slots;
-    this.pendingTfs = tfs;
+    const grown = [new Uint32Array(size), new Uint32Array(size), new Uint16Array(size)] as const;
+    grown[0].set(this.pendingTerms);
+    grown[1].set(this.pendingSlots);
+    grown[2].set(this.pendingTfs);
+    [this.pendingTerms, this.pendingSlots, this.pendingTfs] = grown;
   }
 
   /** A term's id: its position in the frozen vocabulary, or its id among the terms added since. */
@@ -278,16 +277,17 @@ export class FieldPostings {
     const start = frozen ? (this.offsets[termId] as number) : 0;
     const end = frozen ? (this.offsets[termId + 1] as number) : 0;
     const pending = this.pendingCount;
-    let df = 0;
-    for (let i = start; i < end; i++) if (ids[this.docs[i] as number] !== undefined) df++;
+    const allLive = this.freed === 0;
+    let df = allLive ? end - start : 0;
+    if (!allLive) for (let i = start; i < end; i++) if (ids[this.docs[i] as number] !== undefined) df++;
     for (let i = 0; i < pending; i++)
-      if (this.pendingTerms[i] === termId && ids[this.pendingSlots[i] as number] !== undefined) df++;
+      if (this.pendingTerms[i] === termId && (allLive || ids[this.pendingSlots[i] as number] !== undefined)) df++;
     if (df === 0) return;
     const { k, b, d } = params;
     const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
     const q = out.term(query);
     const add = (slot: number, tf: number) => {
-      if (ids[slot] === undefined) return;
+      if (!allLive && ids[slot] === undefined) return;
       const length = this.lengths[slot] as number;
       out.add(slot, q, weight * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * length) / avg))));
     };

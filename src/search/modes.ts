@@ -4,7 +4,7 @@ import type { SearchMode } from "./embeddings/settings.ts";
 import type { SimilarHit } from "./embeddings/vector-index.ts";
 import { cutCandidates, type RankedHit, type RankOptions } from "./engine.ts";
 import { FullTextIndex } from "./fulltext.ts";
-import { reciprocalRankFusion } from "./fusion.ts";
+import { RRF_DEPTH, reciprocalRankFusion } from "./fusion.ts";
 import { normaliseQuery } from "./text.ts";
 
 export type { SearchMode } from "./embeddings/settings.ts";
@@ -30,8 +30,8 @@ export interface ModeInput {
   options: RankOptions;
   /** The skills vector search considers (the catalog's served skills). */
   skills: readonly Skill[];
-  /** Full-text hits, best first, before seed 000's cut. */
-  fullText: () => RankedHit[];
+  /** Full-text hits, best first, before seed 000's cut; the first `depth` exact (default: what the cut reads). */
+  fullText: (depth?: number) => RankedHit[];
   /** Undefined with EMBEDDING_PROVIDER=none. */
   vectors?: VectorSource;
 }
@@ -64,5 +64,8 @@ export async function searchByMode(input: ModeInput): Promise<SearchOutcome> {
   // Cosine similarity as the score: 0..1 once negatives (unrelated) are floored.
   const vectorHits = similar.map((h) => ({ skill: h.skill, score: Math.max(0, Math.min(1, h.similarity)), terms }));
   if (input.mode === "vector") return { hits: cutCandidates(vectorHits, options), mode: "vector" };
-  return { hits: cutCandidates(reciprocalRankFusion([input.fullText(), vectorHits]), options), mode: "hybrid" };
+  return {
+    hits: cutCandidates(reciprocalRankFusion([input.fullText(RRF_DEPTH), vectorHits]), options),
+    mode: "hybrid",
+  };
 }

@@ -16,7 +16,8 @@ export interface FullTextHit {
 /**
  * One query over a FullTextIndex's fields, combined as scoring.ts says: per processed query term,
  * its metadata score (MiniSearch's single-term search over the five metadata fields: boosts, prefix
- * and fuzzy expansion) raised to metaPower; plus each text zone's BM25+ with its own parameters.
+ * and fuzzy expansion) raised to metaPower; plus each text zone's BM25+ for the term itself, with
+ * the zone's own parameters.
  * Returns every matching document, best first (produced as they are read), and how many documents
  * matched each term.
  * `live` is the number of documents in the index (BM25's N); `terms` are distinct.
@@ -40,7 +41,8 @@ export function scoreQuery(
     for (const f of META_FIELDS) fields.get(f)?.score(spec, boosts[f] || 1, params, ids, live, scores);
     scores.compress(metaPower);
   }
-  // Headings and the body's zones: prefix as above, no fuzzy, each with its own BM25+ parameters.
+  // Headings and the body's zones: whole terms only (no prefix, no fuzzy expansion; scoring.ts), each
+  // with its own BM25+ parameters.
   for (const [f, zone] of [
     ["lead", lead],
     ["body", rest],
@@ -48,13 +50,18 @@ export function scoreQuery(
   ] as const) {
     const zoneParams = { ...params, k: zone.k, b: zone.b, d: zone.d };
     for (const spec of specs)
-      fields.get(f)?.score({ ...spec, maxDistance: 0 }, zone.boost, zoneParams, ids, live, scores);
+      fields.get(f)?.score({ ...spec, prefix: false, maxDistance: 0 }, zone.boost, zoneParams, ids, live, scores);
   }
   // No "× query terms matched" as MiniSearch has (scoring.ts): coverage is the engine's, weighted by rarity.
   // Best first as the caller reads (the engine stops after a few hundred of thousands of hits).
   const matched = scores.matched();
   function* hits(): Generator<FullTextHit> {
-    for (const h of scores.bestFirst()) yield { id: ids[h.slot] as string, raw: h.raw, queryTerms: h.queryTerms };
+    try {
+      for (const h of scores.bestFirst()) yield { id: ids[h.slot] as string, raw: h.raw, queryTerms: h.queryTerms };
+    } finally {
+      // Read to the end or left early (the engine's break): the arrays serve the next query.
+      scores.release();
+    }
   }
   return { hits: hits(), matched };
 }

@@ -13,22 +13,62 @@ export interface ScoredSlot {
   queryTerms: string[];
 }
 
+/** A query's per-document arrays, zeroed between uses. */
+interface Buffers {
+  values: Float64Array;
+  bits: Uint32Array;
+  held?: Float64Array;
+}
+
+/**
+ * Buffers of finished queries, for the next ones (issue 16: allocating three arrays of one number per
+ * skill for every search, and the collections they brought on, were 16% of a search's CPU at 10,000
+ * skills). Two at most: queries run one at a time.
+ */
+const spare: Buffers[] = [];
+const MAX_SPARE = 2;
+
+function buffers(slots: number): Buffers {
+  for (let b = spare.pop(); b; b = spare.pop()) if (b.values.length === slots) return b;
+  return { values: new Float64Array(slots), bits: new Uint32Array(slots) };
+}
+
 export class Scores {
   private readonly values: Float64Array;
   private readonly bits: Uint32Array;
+  private released = false;
   private readonly more = new Map<number, Set<number>>();
   private readonly touched: number[] = [];
   private readonly termIndex = new Map<string, number>();
   private readonly terms: string[] = [];
+  /** Documents that matched each term, counted as they first do (matched() reads it). */
+  private readonly counts: number[] = [];
   /** Scores held apart by `hold` until `compress` (one query term's metadata score). */
   private held?: Float64Array;
   private readonly heldSlots: number[] = [];
   private holding = false;
 
   constructor(slots: number, terms: readonly string[] = []) {
-    this.values = new Float64Array(slots);
-    this.bits = new Uint32Array(slots);
+    const { values, bits, held } = buffers(slots);
+    this.values = values;
+    this.bits = bits;
+    this.held = held;
     for (const t of terms) this.term(t);
+  }
+
+  /**
+   * Give the arrays back for the next query, zeroed (only the documents touched: the rest still are).
+   * Nothing may be read or added afterwards; the terms lists already handed out stay valid.
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (const slot of this.touched) {
+      this.values[slot] = 0;
+      this.bits[slot] = 0;
+    }
+    if (this.held) for (const slot of this.heldSlots) this.held[slot] = 0;
+    if (spare.length < MAX_SPARE) spare.push({ values: this.values, bits: this.bits, held: this.held });
   }
 
   /** The number of a query term (its bit). */
@@ -37,6 +77,7 @@ export class Scores {
     if (i === undefined) {
       i = this.terms.length;
       this.terms.push(query);
+      this.counts.push(0);
       this.termIndex.set(query, i);
     }
     return i;
@@ -50,9 +91,14 @@ export class Scores {
       if (held[slot] === 0) this.heldSlots.push(slot);
       held[slot] = (held[slot] as number) + value;
     } else this.values[slot] = (this.values[slot] as number) + value;
-    if (term < 32) this.bits[slot] = bits | (1 << term);
-    else {
+    if (term < 32) {
+      if ((bits & (1 << term)) === 0) {
+        this.bits[slot] = bits | (1 << term);
+        (this.counts[term] as number)++;
+      }
+    } else {
       const set = this.more.get(slot) ?? new Set<number>();
+      if (!set.has(term)) (this.counts[term] as number)++;
       set.add(term);
       this.more.set(slot, set);
     }
@@ -86,6 +132,7 @@ export class Scores {
    * and sorting them all was most of a search's time (1.4 of 2.4 ms in process at 10,000 skills).
    */
   *bestFirst(): Generator<ScoredSlot> {
+    if (this.released) throw new Error("Scores read after release()");
     const touched = this.touched;
     const values = this.values;
     // A max-heap of positions in `touched`: higher score first, then the earlier position.
@@ -121,13 +168,10 @@ export class Scores {
 
   /** How many documents matched each query term. */
   matched(): Map<string, number> {
-    const docs = new Map<readonly string[], number>();
-    for (const slot of this.touched) {
-      const terms = this.group(slot);
-      docs.set(terms, (docs.get(terms) ?? 0) + 1);
-    }
     const matched = new Map<string, number>();
-    for (const [terms, n] of docs) for (const t of terms) matched.set(t, (matched.get(t) ?? 0) + n);
+    this.terms.forEach((t, i) => {
+      if ((this.counts[i] as number) > 0) matched.set(t, this.counts[i] as number);
+    });
     return matched;
   }
 

@@ -13,6 +13,9 @@
  * - Each query term's metadata score is compressed (metaPower): a short name or description
  *   matching one query word through several fields must not outweigh a skill that matches
  *   several of the query's words.
+ * - Headings and the body zones match whole terms only: prefix expansion over a long text's
+ *   vocabulary found mostly other words ("poster" → "posterior", "react" → "reactome",
+ *   "check" → "checkout") and cost a walk of it per term. The metadata fields keep prefix (and fuzzy) matching.
  */
 
 /** BM25+ parameters: term-frequency saturation k, length normalisation b (0..1), lower bound d. */

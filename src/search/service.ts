@@ -129,8 +129,14 @@ export class SearchService {
       query,
       options,
       skills: catalog.skills,
-      fullText: () =>
-        scoreFullText(this.index, catalog, query, options, this.options.signals ?? defaultSignals(catalog)),
+      fullText: (depth) =>
+        scoreFullText(
+          this.index,
+          catalog,
+          query,
+          { ...options, depth },
+          this.options.signals ?? defaultSignals(catalog),
+        ),
       vectors: this.options.vectors,
     });
   }

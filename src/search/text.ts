@@ -37,7 +37,9 @@ export function stem(word: string): string {
   else if (w.endsWith("ed") && w.length - 2 >= 3) w = w.slice(0, -2);
   if (w.length > 3 && w[w.length - 1] === w[w.length - 2] && !/[aeioulsz]/.test(w[w.length - 1] as string))
     w = w.slice(0, -1);
-  if (w.endsWith("e") && w.length > 4) w = w.slice(0, -1);
+  // A final e goes from four letters on, as "-ing" and "-ed" take it: "code" meets "coding", "type" "typing"
+  // (issue 16: kept on four-letter words, "coding" and "code" were two terms).
+  if (w.endsWith("e") && w.length > 3) w = w.slice(0, -1);
   return w;
 }
 

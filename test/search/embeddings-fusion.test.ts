@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { cutCandidates, type RankedHit } from "../../src/search/engine.ts";
-import { reciprocalRankFusion } from "../../src/search/fusion.ts";
+import { RRF_DEPTH, reciprocalRankFusion } from "../../src/search/fusion.ts";
 import { searchByMode } from "../../src/search/modes.ts";
 import { fakeSkill } from "../helpers/skill.ts";
 
@@ -59,9 +59,13 @@ describe("seed 000's cut applies to every mode", () => {
       query: " b  things ",
       options: { limit: 10, threshold: 0 },
       skills,
-      fullText: () => [hit("a", 0.7)],
+      fullText: (depth?: number) => {
+        depths.push(depth);
+        return [hit("a", 0.7)];
+      },
       vectors,
     };
+    const depths: (number | undefined)[] = [];
     expect(await searchByMode({ ...input, mode: "fts" })).toMatchObject({ mode: "fts", hits: [{ score: 0.7 }] });
     expect(asked).toBe(0);
     const vector = await searchByMode({ ...input, mode: "vector" });
@@ -72,6 +76,8 @@ describe("seed 000's cut applies to every mode", () => {
     ]);
     expect(vector.hits[0]?.terms).toEqual(["thing"]);
     expect((await searchByMode({ ...input, mode: "hybrid" })).mode).toBe("hybrid");
+    // Full text reads what the cut needs; hybrid asks for the depth it fuses.
+    expect(depths).toEqual([undefined, RRF_DEPTH]);
     const failing = { ...vectors, similar: async () => Promise.reject(new Error("HTTP 500 from x")) };
     expect(await searchByMode({ ...input, mode: "vector", vectors: failing })).toMatchObject({
       mode: "fts",

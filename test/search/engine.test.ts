@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Catalog } from "../../src/catalog/catalog.ts";
 import { Scanner } from "../../src/catalog/scanner.ts";
-import { rank } from "../../src/search/engine.ts";
-import { excerptAround, excerptAtToken } from "../../src/search/excerpt.ts";
+import { rank, scoreFullText } from "../../src/search/engine.ts";
+import { collapseSpaces, excerptAround, excerptAtToken } from "../../src/search/excerpt.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import { acronyms } from "../../src/search/text.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
@@ -115,6 +115,41 @@ describe("incremental index", () => {
   });
 });
 
+describe("the early stop: the hits a caller reads are exact (issue 16)", () => {
+  // 400 skills over a small vocabulary, so that a query matches most of them with close scores.
+  const words = "invoice table export chart report budget ledger query index cache deploy review".split(" ");
+  const many = Array.from({ length: 400 }, (_, i) =>
+    fakeSkill(`skill-${String(i).padStart(3, "0")}`, {
+      description: Array.from({ length: 6 }, (_, j) => words[(i * 7 + j * j * 3 + (i >> j)) % words.length]).join(" "),
+      hash: String(i),
+    }),
+  );
+  const wide = new Catalog([
+    {
+      source: { label: "dir1", dir: "/s", location: "explicit" },
+      exists: true,
+      dirCount: many.length,
+      skills: many,
+      diagnostics: [],
+    },
+  ]);
+  const wideIndex = FullTextIndex.empty();
+  wideIndex.sync(wide.skills, () => "");
+  const query = "export the budget report and review the ledger cache";
+  const all = scoreFullText(wideIndex, wide, query, { depth: 10_000 });
+  const top = (hits: { skill: { name: string }; score: number }[], n: number) =>
+    hits.slice(0, n).map((h) => [h.skill.name, h.score]);
+
+  test("by default the limit × 4 candidates seed 000's cut reads", () => {
+    expect(all.length).toBeGreaterThan(300);
+    expect(top(scoreFullText(wideIndex, wide, query, { limit: 10 }), 40)).toEqual(top(all, 40));
+  });
+
+  test("as deep as asked (hybrid search fuses 100)", () => {
+    expect(top(scoreFullText(wideIndex, wide, query, { limit: 10, depth: 100 }), 100)).toEqual(top(all, 100));
+  });
+});
+
 describe("excerpts and acronyms", () => {
   test("about 160 characters around the first match, cut at words", () => {
     const text = `${"intro words ".repeat(30)}the invoice number is printed here ${"outro words ".repeat(30)}`;
@@ -123,6 +158,19 @@ describe("excerpts and acronyms", () => {
     expect(excerpt).toContain("invoice number");
     expect(excerpt.startsWith("…")).toBe(true);
     expect(excerptAtToken(`${"x ".repeat(200)}bd ready${" y".repeat(200)}`, ["bd"])).toContain("bd ready");
+  });
+
+  test("whitespace is collapsed as /\\s+/ → one space would, whatever its kind", () => {
+    for (const text of [
+      "",
+      " ",
+      "a b",
+      "  lead and trail  ",
+      "a\tb\n\nc \r\n d",
+      "one  two \t three\u00a0four\u2003 five\u3000\ufeffsix",
+      "\n# Heading\n\n- item\n    code block\n",
+    ])
+      expect(collapseSpaces(text)).toBe(text.replace(/\s+/g, " "));
   });
 
   test("capitalised phrases add their initials", () => {

@@ -104,7 +104,13 @@ function referenceSearch(mini: MiniSearch, query: string, fuzzy: SearchOptions["
       ["body", SCORING.rest],
       ["headings", SCORING.headings],
     ] as const)
-      for (const r of mini.search(term, { ...single, fields: [field], boost: { [field]: zone.boost }, bm25: zone }))
+      for (const r of mini.search(term, {
+        ...single,
+        prefix: false,
+        fields: [field],
+        boost: { [field]: zone.boost },
+        bm25: zone,
+      }))
         add(String(r.id), r.score, term);
   }
   return out;
@@ -209,5 +215,29 @@ describe("FullTextIndex scores as scoring.ts's recipe over MiniSearch", () => {
     );
     expect(ticks).toBeGreaterThan(3);
     for (const q of QUERIES) expect(sliced.search(q)).toEqual(whole.search(q));
+  });
+});
+
+describe("a field's freed slots (issue 16: scoring skips the live check while there are none)", () => {
+  const counts = new Map([["pdf", 1]]);
+  const score = (store: FieldPostings, ids: (string | undefined)[]) => {
+    const scores = new Scores(ids.length, ["pdf"]);
+    store.score({ term: "pdf", prefix: false, maxDistance: 0 }, 1, scoreParams({}), ids, 1, scores);
+    return scores.ranked().hits.map((h) => [h.slot, h.raw]);
+  };
+
+  test("a freed slot is never scored, before a freeze and after one, even one the index asks to keep it for", () => {
+    const store = new FieldPostings();
+    store.add(0, counts, 3);
+    store.add(1, counts, 3);
+    store.freeze(["a", "b"]);
+    const ids = ["a", undefined];
+    store.remove(1);
+    const before = score(store, ids);
+    expect(before.map(([slot]) => slot)).toEqual([0]);
+    // The index asks for no drop (it counts no freed slot of its own); the store knows better.
+    store.freeze(ids, false);
+    expect(store.postings).toBe(1);
+    expect(score(store, ids)).toEqual(before);
   });
 });

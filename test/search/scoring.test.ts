@@ -63,6 +63,30 @@ describe("whole bodies, ranked by zones (issue 16)", () => {
   });
 });
 
+describe("prefix matching: from five letters, in the metadata only (issue 16)", () => {
+  const storage = fakeSkill("blob-keeper", { description: "Storage of uploaded files.", hash: "1" });
+  const poster = fakeSkill("print-shop", { description: "Print shop orders.", hash: "2" });
+  const kubernetes = fakeSkill("cluster-ops", { description: "Kubernetes deployments.", hash: "3" });
+  const bodies: Record<string, string> = { [poster.id]: "Estimate the posterior of a model." };
+  const catalog = catalogOf([storage, poster, kubernetes]);
+  const index = FullTextIndex.empty();
+  index.sync(catalog.skills, (s) => bodies[s.id] ?? "");
+  const names = (q: string) => rank(index, catalog, q, { limit: 10, threshold: 0 }).map((h) => h.skill.name);
+
+  test("a four-letter word is matched whole: a shop's store is not storage", () => {
+    expect(names("store")).toEqual([]);
+  });
+
+  test("a longer one still finds the words it starts, in names and descriptions", () => {
+    expect(names("kuber")).toEqual(["cluster-ops"]);
+  });
+
+  test("in the body, words are matched whole: a poster is not a posterior", () => {
+    expect(names("poster")).toEqual([]);
+    expect(names("posterior")).toEqual(["print-shop"]);
+  });
+});
+
 describe("BodyZones: the lead ends at LEAD_CHARS, moved on to the end of its word", () => {
   /** The split on the whole text, as scoring.ts defines it. */
   function whole(body: string) {
@@ -123,6 +147,37 @@ describe("Scores", () => {
     // Documents that matched the same terms share one array (the engine's coverage is computed once per set).
     expect(hits[0]?.queryTerms).toBe(hits[1]?.queryTerms as string[]);
     expect(Object.fromEntries(matched)).toEqual({ pdf: 2, table: 3 });
+  });
+
+  test("released arrays serve the next query of the same size, zeroed; the released object cannot be read", () => {
+    const first = new Scores(3, ["pdf"]);
+    first.add(1, 0, 5);
+    first.hold();
+    first.add(2, 0, 4); // held, never compressed
+    first.release();
+    expect(() => [...first.bestFirst()]).toThrow("Scores read after release()");
+    const next = new Scores(3, ["table"]);
+    next.add(0, 0, 1);
+    next.hold();
+    next.add(2, 0, 9);
+    next.compress(0.5);
+    expect(next.ranked().hits.map((h) => [h.slot, h.raw, h.queryTerms])).toEqual([
+      [2, 3, ["table"]],
+      [0, 1, ["table"]],
+    ]);
+  });
+
+  test("a search left early gives its arrays back: the next one ranks as a fresh index does", () => {
+    const skills = ["alpha", "beta", "gamma"].map((n, i) =>
+      fakeSkill(n, { description: `${n} report`, hash: String(i) }),
+    );
+    const catalog = catalogOf(skills);
+    const index = FullTextIndex.empty();
+    index.sync(catalog.skills, () => "");
+    for (const _ of index.searchWithCounts("report").hits) break;
+    const fresh = FullTextIndex.empty();
+    fresh.sync(catalog.skills, () => "");
+    expect(index.search("beta report")).toEqual(fresh.search("beta report"));
   });
 
   test("held values are summed per document, then raised to the power (one term's metadata score)", () => {
