@@ -240,6 +240,9 @@ export class Scanner {
     if (cached) {
       cached.skill = skill;
       cached.source = source;
+      // The skill holds every parsed field (and its source's, which a spread for another source replaces):
+      // the parse's own object would be a second copy of 10,000 skills.
+      cached.result.skill = skill;
     }
     scan.skills.push(skill);
   }

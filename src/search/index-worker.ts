@@ -12,11 +12,18 @@ import { encodeIndexFile } from "./index-file.ts";
 
 declare const self: Worker;
 
+/** Skills indexed between full collections (nothing waits on this thread; see parse-worker.ts). */
+const COLLECT_EVERY = 250;
+
 self.onmessage = (event: MessageEvent<IndexBuildRequest>) => {
   const { skills, header } = event.data;
   try {
     const index = FullTextIndex.empty();
-    index.sync(skills, (skill, sink) => streamSkillBody(skill, sink));
+    // A growing prefix: each sync indexes only the skills it has not seen.
+    for (let from = 0; from < skills.length; from += COLLECT_EVERY) {
+      index.sync(skills.slice(0, from + COLLECT_EVERY), (skill, sink) => streamSkillBody(skill, sink));
+      Bun.gc(true);
+    }
     const pieces = encodeIndexFile(header, index.snapshot());
     const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.byteLength, 0));
     let at = 0;
