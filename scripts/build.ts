@@ -17,6 +17,12 @@ const ROOT = `${import.meta.dir}/..`;
  */
 export const BYTECODE_DEFAULT = true;
 
+/**
+ * Scripts the binary runs in Worker threads (util/worker-task.ts): each is an entry point of its own, kept
+ * at its path under src/ inside the binary.
+ */
+export const WORKER_SCRIPTS = ["src/catalog/parse-worker.ts", "src/search/index-worker.ts"];
+
 export interface CompileOptions {
   /** Bun compile target, e.g. "bun-darwin-arm64". Default: the host. */
   target?: string;
@@ -53,7 +59,7 @@ export function compileArgs(options: CompileOptions = {}): string[] {
     "--splitting",
     ...(options.target ? [`--target=${options.target}`] : []),
     ...(options.executablePath ? [`--compile-executable-path=${options.executablePath}`] : []),
-    options.entry ?? "src/cli.ts",
+    ...(options.entry ? [options.entry] : ["src/cli.ts", ...WORKER_SCRIPTS]),
     "--outfile",
     options.outfile ?? "dist/skillhub",
   ];

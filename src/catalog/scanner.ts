@@ -6,6 +6,7 @@ import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import type { VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
+import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
 import { parseSkillEntry, parseTreeEntry, walkLimits } from "./scan-read.ts";
 
 interface CachedParse {
@@ -39,6 +40,12 @@ export interface ScanOptions extends WalkLimits {
  */
 export type Verdict = "unchanged" | "changed" | "unknown";
 
+/** What a scanner that parses in a worker tells its owner. */
+export interface WorkerReport {
+  failed(error: Error): void;
+  parsed?(files: number, ms: number): void;
+}
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -61,6 +68,8 @@ export class Scanner {
   /** Set during a scan when a file could not be read (not cached, so a stat cannot vouch for it). */
   private unreadable = false;
   private readonly walker: Walker;
+  /** Set by parseInWorker: async scans parse many new files in a worker, and say how it went. */
+  private workerReport?: WorkerReport;
 
   /** `readText` replaces the compact reader for tests that fake file-system failures. */
   constructor(
@@ -69,6 +78,16 @@ export class Scanner {
     private readonly treeProbe: TreeProbe = fsProbe,
   ) {
     this.walker = walker;
+  }
+
+  /**
+   * Let async scans parse their new SKILL.md files in a worker when there are at least PARSE_AHEAD_MIN
+   * (a first scan): the server keeps the parses, not the reading's garbage. When the worker fails, the
+   * scan parses in place and `report.failed` hears why.
+   */
+  parseInWorker(report: WorkerReport): this {
+    this.workerReport = report;
+    return this;
   }
 
   /** Scan synchronously (CLI commands, tests). */
@@ -93,6 +112,7 @@ export class Scanner {
         step = steps.next();
       }
       walks.push(step.value);
+      await this.parseAhead(source, step.value.skills);
       scans.push(await this.collectAsync(source, step.value, tick));
     }
     return this.finish(sources, scans, walks);
@@ -220,6 +240,9 @@ export class Scanner {
     if (cached) {
       cached.skill = skill;
       cached.source = source;
+      // The skill holds every parsed field (and its source's, which a spread for another source replaces):
+      // the parse's own object would be a second copy of 10,000 skills.
+      cached.result.skill = skill;
     }
     scan.skills.push(skill);
   }
@@ -252,11 +275,33 @@ export class Scanner {
     return { ...entry, parse };
   }
 
-  private parse(entry: SkillDirEntry, source: Source): ParseResult {
+  /** Parse the entries the cache cannot answer in a worker (see parseInWorker); the scan then finds them cached. */
+  private async parseAhead(source: Source, entries: readonly SkillDirEntry[]): Promise<void> {
+    const report = this.workerReport;
+    if (!report || this.readText) return;
+    const fresh = entries.filter((entry) => !this.cachedParse(entry));
+    if (fresh.length < PARSE_AHEAD_MIN) return;
+    const started = performance.now();
+    try {
+      await parseAhead(fresh, source, (entry, result) => this.remember(entry, result));
+      report.parsed?.(fresh.length, performance.now() - started);
+    } catch (error) {
+      report.failed(error as Error);
+    }
+  }
+
+  private cachedParse(entry: SkillDirEntry): ParseResult | undefined {
     const cached = this.parses.get(entry.file);
-    if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size) return cached.result;
+    return cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size ? cached.result : undefined;
+  }
+
+  private parse(entry: SkillDirEntry, source: Source): ParseResult {
+    return this.cachedParse(entry) ?? this.remember(entry, parseSkillEntry(entry, source, this.readText));
+  }
+
+  /** Keep a new parse, unless the file was unreadable (re-read next time); either way the scan differs. */
+  private remember(entry: SkillDirEntry, result: ParseResult): ParseResult {
     this.dirty = true;
-    const result = parseSkillEntry(entry, source, this.readText);
     // A permission error can be fixed without touching mtime: do not remember it.
     if (!result.diagnostics.some((d) => d.code === "unreadable")) {
       this.parses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, result });

@@ -56,10 +56,13 @@ export class CatalogStore {
     const previous = this.current;
     this.current = next;
     this.swapped = true;
-    if (previous.contentHash === next.contentHash && previous.diagnostics.length === next.diagnostics.length)
-      return undefined;
-    const change = { previous, next, visibleChanged: previous.visibleHash !== next.visibleHash };
-    for (const listener of this.listeners) listener(change);
+    const change =
+      previous.contentHash === next.contentHash && previous.diagnostics.length === next.diagnostics.length
+        ? undefined
+        : { previous, next, visibleChanged: previous.visibleHash !== next.visibleHash };
+    if (change) for (const listener of this.listeners) listener(change);
+    // Listeners have compared the first scan with the seed: keeping it would keep a whole catalog alive.
+    this.seeded = undefined;
     return change;
   }
 

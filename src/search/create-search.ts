@@ -38,6 +38,7 @@ export function createSearch(options: CreateSearchOptions): SearchService {
     reindex: config.search.reindex,
     skipAutoReindex: config.search.skip_auto_reindex,
     mode: searchMode(config),
+    buildInWorker: true,
     vectors: vectorIndex(options, () => vectorCachePath(cacheDir, sourceDirs())),
   });
 }

@@ -70,7 +70,11 @@ export async function saveIndexFile(
   parts: IndexParts,
   pause: () => Promise<void>,
 ): Promise<void> {
-  const pieces = await encodeIndexFileAsync(header(fingerprint), parts, pause);
+  await writeIndexFile(path, await encodeIndexFileAsync(indexHeader(fingerprint), parts, pause));
+}
+
+/** Write an encoded index atomically, off the event loop (Bun.write), then rename it into place. */
+export async function writeIndexFile(path: string, pieces: Uint8Array[]): Promise<void> {
   const temp = prepare(path);
   try {
     await Bun.write(temp, new Blob(pieces));
@@ -83,7 +87,7 @@ export async function saveIndexFile(
 
 /** saveIndexFile at shutdown, when the process may exit before an asynchronous write would end. */
 export function saveIndexFileSync(path: string, fingerprint: string, parts: IndexParts): void {
-  const pieces = encodeIndexFile(header(fingerprint), parts);
+  const pieces = encodeIndexFile(indexHeader(fingerprint), parts);
   const temp = prepare(path);
   try {
     writeFileSync(temp, Buffer.concat(pieces));
@@ -94,7 +98,8 @@ export function saveIndexFileSync(path: string, fingerprint: string, parts: Inde
   }
 }
 
-function header(fingerprint: string): IndexHeader {
+/** The header of an index saved now for a catalog of `fingerprint`. */
+export function indexHeader(fingerprint: string): IndexHeader {
   return { schema: INDEX_SCHEMA_VERSION, fingerprint, savedAt: new Date().toISOString() };
 }
 

@@ -4,12 +4,22 @@ import type { CatalogStore } from "../catalog/store.ts";
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { buildIndexInWorker } from "./build-in-worker.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
 import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
 import { type BodySource, FullTextIndex } from "./fulltext.ts";
+import { decodeIndexFile } from "./index-file.ts";
 import { keywordSignal } from "./keyword-signal.ts";
 import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
-import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile, saveIndexFileSync } from "./persist.ts";
+import {
+  catalogFingerprint,
+  indexFilePath,
+  indexHeader,
+  loadIndexFile,
+  saveIndexFile,
+  saveIndexFileSync,
+  writeIndexFile,
+} from "./persist.ts";
 
 export interface SearchServiceOptions {
   store: CatalogStore;
@@ -32,6 +42,8 @@ export interface SearchServiceOptions {
   signals?: readonly Signal[];
   /** Body text of a skill, for indexing. Default: stream its file (confined, in chunks). */
   readBody?: (skill: Skill) => string;
+  /** Build a whole index in a worker (build-in-worker.ts) rather than in slices here. Default false. */
+  buildInWorker?: boolean;
   /** Milliseconds to wait before saving after a change. Default 2,000. */
   saveDelayMs?: number;
   tick?: () => Promise<void>;
@@ -184,7 +196,7 @@ export class SearchService {
         this.options.logger.warn(`${loaded.reason}; ignoring it and rebuilding the search index.`);
       }
     }
-    if (origin === "built") {
+    if (origin === "built" && !(await this.buildInWorker(catalog, fingerprint, file))) {
       await this.index.syncAsync(catalog.skills, this.body, this.tick);
       this.dirty = true;
     }
@@ -198,6 +210,26 @@ export class SearchService {
     // A change that landed while we were building (unless told to use the persisted index as it is).
     if (!(this.options.skipAutoReindex && origin === "persisted")) this.queueSync();
     if (this.dirty) this.scheduleSave();
+  }
+
+  /**
+   * A whole build in a worker, its saved form decoded here and written as it is (no save to schedule).
+   * False, after a warning, when the worker could not build it: the caller builds it in slices.
+   */
+  private async buildInWorker(catalog: Catalog, fingerprint: string, file: string | undefined): Promise<boolean> {
+    if (!this.options.buildInWorker || this.options.readBody || catalog.skills.length === 0) return false;
+    try {
+      const bytes = await buildIndexInWorker(catalog.skills, indexHeader(fingerprint));
+      this.index = FullTextIndex.fromParts(decodeIndexFile(bytes));
+      this.options.logger.debug(`search index built in a worker (${bytes.byteLength} bytes)`);
+      if (file && !this.closed) this.write(() => writeIndexFile(file, [bytes]));
+      return true;
+    } catch (error) {
+      this.options.logger.warn(
+        `building the search index in a worker failed (${errorMessage(error)}); building it here.`,
+      );
+      return false;
+    }
   }
 
   private queueSync(): void {
@@ -232,16 +264,23 @@ export class SearchService {
   private save(): Promise<void> {
     const file = this.file();
     if (!file) return Promise.resolve();
-    const previous = this.saving ?? Promise.resolve();
-    this.saving = previous.then(async () => {
+    return this.write(async () => {
       const fingerprint = catalogFingerprint(this.options.store.catalog, this.options.settings ?? "");
       this.dirty = false;
+      await saveIndexFile(file, fingerprint, this.index.snapshot(), () => this.pause());
+      collect();
+    });
+  }
+
+  /** Run a write of the index file after the one in flight; a failure leaves the index dirty, with a warning. */
+  private write(writing: () => Promise<void>): Promise<void> {
+    const previous = this.saving ?? Promise.resolve();
+    this.saving = previous.then(async () => {
       try {
-        await saveIndexFile(file, fingerprint, this.index.snapshot(), () => this.pause());
-        collect();
+        await writing();
       } catch (error) {
         this.dirty = true;
-        this.options.logger.warn(`could not save the search index to ${file}: ${errorMessage(error)}`);
+        this.options.logger.warn(`could not save the search index to ${this.file()}: ${errorMessage(error)}`);
       }
     });
     return this.saving;

@@ -22,6 +22,7 @@ import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDeps } from "../tools/definition.ts";
 import { parseToolSelection, selectTools, type ToolSelection } from "../tools/index.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
+import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 import type { HubOptions } from "./hub-options.ts";
@@ -62,7 +63,13 @@ export class Hub implements ToolDeps {
 
   constructor(options: HubOptions) {
     this.options = options;
-    this.scanner = options.scanner ?? new Scanner();
+    this.scanner =
+      options.scanner ??
+      new Scanner().parseInWorker({
+        failed: (error) =>
+          this.logger.warn(`parsing skills in a worker failed (${errorMessage(error)}); parsed them in the server.`),
+        parsed: (files, ms) => this.logger.debug(`parsed ${files} SKILL.md files in a worker in ${Math.round(ms)} ms`),
+      });
     this.config = options.config;
     this.logger = options.logger;
     this.acceptRoots = options.acceptRoots ?? true;

@@ -72,6 +72,26 @@ describe("CatalogStore", () => {
     store.swap(new Catalog([scan("p", ["git", "pdf"])]));
     expect(changes).toEqual([true, true]);
   });
+
+  test("the seed (the last run's snapshot) is listeners' to compare once, then let go", () => {
+    const store = new CatalogStore();
+    const seed = new Catalog([scan("p", ["git"])]);
+    expect(store.seed(seed)).toBe(true);
+    expect(store.provisional).toBe(true);
+    const seen: boolean[] = [];
+    store.onChange((c) => seen.push(store.isSeed(c.previous)));
+    store.swap(new Catalog([scan("p", ["git", "pdf"])]));
+    expect(seen).toEqual([true]);
+    // Not kept after the first scan (a 10,000-skill snapshot would stay in memory), even when unchanged.
+    expect(store.isSeed(seed)).toBe(false);
+    expect(store.provisional).toBe(false);
+    const unchanged = new CatalogStore();
+    const same = new Catalog([scan("p", ["git"])]);
+    unchanged.seed(same);
+    unchanged.swap(new Catalog([scan("p", ["git"])]));
+    expect(unchanged.isSeed(same)).toBe(false);
+    expect(unchanged.seed(same)).toBe(false);
+  });
 });
 
 describe("filters", () => {

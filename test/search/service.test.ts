@@ -165,3 +165,33 @@ describe("persisted search index (seed 000 §4.2)", () => {
     search.close();
   });
 });
+
+describe("a first build in a worker (issue 16: memory)", () => {
+  test("ranks as a build in place, writes the index file, and the next start loads it", async () => {
+    const dir = tempDir();
+    const cache = tempDir();
+    writeSkill(dir, "invoice-parser", { description: "Parse invoices", body: "# Totals\n\nSum the line items.\n" });
+    writeSkill(dir, "pdf-forms", {
+      description: "Fill PDF forms",
+      body: `# Forms\n\n${"field ".repeat(50_000)}zebra\n`,
+    });
+    writeSkill(dir, "weather", { description: "Forecasts", body: "# Rain\n\nline items of the sky\n" });
+    const store = new CatalogStore();
+    store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+    const logger = createMemoryLogger();
+    const worker = new SearchService({ store, logger, cacheDir: cache, sourceDirs: () => [dir], buildInWorker: true });
+    await worker.start(Promise.resolve());
+    await worker.saved();
+    expect(logger.lines.some((l) => l.includes("search index built in a worker"))).toBe(true);
+    expect(worker.status.origin).toBe("built");
+    const inPlace = await service(dir, tempDir());
+    for (const q of ["line items", "zebra", "forms", "sky rain"])
+      expect(await names(worker, q)).toEqual(await names(inPlace.search, q));
+    // A body past the first chunk was read in the worker: its last word is found.
+    expect((await names(worker, "zebra"))[0]).toBe("pdf-forms");
+    expect(readdirSync(cache).filter((f) => f.endsWith(".bin"))).toHaveLength(1);
+    const next = await service(dir, cache);
+    expect(next.search.status.origin).toBe("persisted");
+    expect(await names(next.search, "line items")).toEqual(await names(worker, "line items"));
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * Worker script (util/worker-task.ts, search/build-in-worker.ts): builds the full-text index of the
+ * skills it is sent, reading their bodies as the server would (confined, in chunks), and posts back
+ * the index's saved form in one transferred buffer.
+ */
+import { streamSkillBody } from "../catalog/skill-text.ts";
+import { errorMessage } from "../util/errors.ts";
+import type { WorkerReply } from "../util/worker-task.ts";
+import type { IndexBuildRequest } from "./build-in-worker.ts";
+import { FullTextIndex } from "./fulltext.ts";
+import { encodeIndexFile } from "./index-file.ts";
+
+declare const self: Worker;
+
+/** Skills indexed between full collections (nothing waits on this thread; see parse-worker.ts). */
+const COLLECT_EVERY = 250;
+
+self.onmessage = (event: MessageEvent<IndexBuildRequest>) => {
+  const { skills, header } = event.data;
+  try {
+    const index = FullTextIndex.empty();
+    // A growing prefix: each sync indexes only the skills it has not seen.
+    for (let from = 0; from < skills.length; from += COLLECT_EVERY) {
+      index.sync(skills.slice(0, from + COLLECT_EVERY), (skill, sink) => streamSkillBody(skill, sink));
+      Bun.gc(true);
+    }
+    const pieces = encodeIndexFile(header, index.snapshot());
+    const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.byteLength, 0));
+    let at = 0;
+    for (const piece of pieces) {
+      bytes.set(piece, at);
+      at += piece.byteLength;
+    }
+    const done: WorkerReply<never, Uint8Array> = { done: bytes };
+    self.postMessage(done, [bytes.buffer]);
+  } catch (error) {
+    const failed: WorkerReply<never, Uint8Array> = { error: errorMessage(error) };
+    self.postMessage(failed);
+  }
+};

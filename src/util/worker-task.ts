@@ -1,0 +1,61 @@
+import { errorMessage } from "./errors.ts";
+
+/**
+ * One task run in a Worker thread, for work whose garbage would otherwise stay resident: a first scan
+ * reads and parses every SKILL.md, a first index build reads every body. The garbage is collected
+ * in the server's heap too, but JavaScriptCore keeps the fragmented pages, so resident memory stayed
+ * about 2.5 times the live data; a worker's whole heap goes back when it ends, and only its answer,
+ * copied compactly, is kept (issue 16; measured in docs/performance.md).
+ */
+
+/** Messages a worker script posts: any number of parts, then `done` or `error`. */
+export type WorkerReply<P, D> = { part: P } | { done: D } | { error: string };
+
+/** True inside the compiled binary, whose modules live under Bun's embedded `$bunfs` root. */
+const COMPILED = import.meta.url.includes("$bunfs");
+
+/**
+ * Where a worker script is, given its path under src/. scripts/build.ts adds each one as an entry point
+ * of the binary, where it lives at that path under the embedded root; from source it is a file.
+ */
+export function workerScript(fromSrc: string): string {
+  return COMPILED ? `./${fromSrc}` : new URL(`../${fromSrc}`, import.meta.url).href;
+}
+
+/**
+ * Post `message` to a new worker running `script`, hand each part it sends to `onPart`, and resolve
+ * with its `done` value. Rejects (and ends the worker) when the script fails to load, throws, reports
+ * an error or exits without an answer, so a caller can do the work itself instead.
+ */
+export function runWorker<P, D>(script: string, message: unknown, onPart: (part: P) => void): Promise<D> {
+  return new Promise<D>((resolve, reject) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(script);
+    } catch (error) {
+      reject(new Error(`cannot start worker ${script}: ${errorMessage(error)}`));
+      return;
+    }
+    let settled = false;
+    const end = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      worker.terminate();
+      outcome();
+    };
+    worker.onmessage = (event: MessageEvent<WorkerReply<P, D>>) => {
+      const reply = event.data;
+      if ("part" in reply) {
+        try {
+          onPart(reply.part);
+        } catch (error) {
+          end(() => reject(error));
+        }
+      } else if ("done" in reply) end(() => resolve(reply.done));
+      else end(() => reject(new Error(reply.error)));
+    };
+    worker.onerror = (event) => end(() => reject(new Error(`worker ${script} failed: ${event.message}`)));
+    worker.addEventListener("close", () => end(() => reject(new Error(`worker ${script} exited without an answer`))));
+    worker.postMessage(message);
+  });
+}
