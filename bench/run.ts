@@ -1,7 +1,8 @@
 /**
  * `make bench`: SkillHub against a floor (the smallest SDK server, compiled the
  * same way), measured in the same run, at 0, 1,000, 10,000 and 20,000 skills.
- * Usage: bun bench/run.ts [--sizes 0,1000,10000,20000] [--runs 5] [--calls 300] [--json FILE]
+ * Usage: bun bench/run.ts [--sizes 0,1000,10000,20000] [--runs 5] [--calls 300] [--json FILE] [--skip-http]
+ *                         [--sequential-startup]
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,8 @@ const { values } = parseArgs({
     calls: { type: "string", default: "300" },
     json: { type: "string" },
     "skip-http": { type: "boolean" },
+    // The definition before start-ups were interleaved (all the floor's starts, then all SkillHub's).
+    "sequential-startup": { type: "boolean" },
   },
 });
 const sizes = values.sizes.split(",").map(Number);
@@ -54,34 +57,64 @@ interface Figures {
   firstSearchMs?: number;
 }
 
-/** Spawn → initialize and → first tools/list (medians), then call latency and peak RSS in one process. */
+type Call = () => { name: string; arguments: object };
+
+/** Start-up figures of one command: medians of spawn → initialize answered and → first tools/list. */
+type Starts = Pick<Figures, "initMs" | "listMs" | "listBytes">;
+
+/**
+ * Spawn → initialize and → first tools/list for each command, `runs` rounds of one start per command
+ * (interleaved), so that the machine's load at any moment weighs on every command alike: timed one
+ * command after the other, a busy spell during one command's starts moved the ratio by 20-30 %.
+ * The timed starts are second starts, as a user's client sees every day: a first one per command that
+ * lasts until a call is answered (after the first scan) leaves the catalog snapshot behind.
+ */
+async function startups(commands: { cmd: string[]; call: Call }[], env: Record<string, string>, cwd: string) {
+  for (const { cmd, call } of commands) {
+    const warm = spawnServer(cmd, { env, cwd });
+    await warm.request("initialize", INITIALIZE);
+    warm.notify("notifications/initialized");
+    await warm.request("tools/call", call());
+    await warm.close();
+  }
+  const init: number[][] = commands.map(() => []);
+  const list: number[][] = commands.map(() => []);
+  const bytes = commands.map(() => 0);
+  // One start per command each round; --sequential-startup: each command's starts one after the other.
+  const order = values["sequential-startup"]
+    ? commands.flatMap((_, i) => Array<number>(runs).fill(i))
+    : Array.from({ length: runs }, () => [...commands.keys()]).flat();
+  for (const i of order) {
+    const s = spawnServer(commands[i]?.cmd as string[], { env, cwd });
+    await s.request("initialize", INITIALIZE);
+    init[i]?.push(s.since());
+    s.notify("notifications/initialized");
+    const listed = await s.request("tools/list");
+    list[i]?.push(s.since());
+    bytes[i] = listed.bytes;
+    await s.close();
+  }
+  return commands.map(
+    (_, i): Starts => ({
+      initMs: median(init[i] as number[]),
+      listMs: median(list[i] as number[]),
+      listBytes: bytes[i] as number,
+    }),
+  );
+}
+
+/**
+ * Start-up figures (those given, else measured alone), then call latency and peak RSS in one process.
+ */
 async function measure(
   cmd: string[],
   env: Record<string, string>,
   cwd: string,
-  call: () => { name: string; arguments: object },
+  call: Call,
   search: boolean,
+  starts?: Starts,
 ): Promise<Figures> {
-  const init: number[] = [];
-  const list: number[] = [];
-  let listBytes = 0;
-  // The timed starts are second starts, as a user's client sees every day: a first one that lasts until
-  // a call is answered (after the first scan) leaves the catalog snapshot behind.
-  const warm = spawnServer(cmd, { env, cwd });
-  await warm.request("initialize", INITIALIZE);
-  warm.notify("notifications/initialized");
-  await warm.request("tools/call", call());
-  await warm.close();
-  for (let r = 0; r < runs; r++) {
-    const s = spawnServer(cmd, { env, cwd });
-    await s.request("initialize", INITIALIZE);
-    init.push(s.since());
-    s.notify("notifications/initialized");
-    const listed = await s.request("tools/list");
-    list.push(s.since());
-    listBytes = listed.bytes;
-    await s.close();
-  }
+  const { initMs, listMs, listBytes } = starts ?? ((await startups([{ cmd, call }], env, cwd))[0] as Starts);
   const s = spawnServer(cmd, { env, cwd });
   await s.request("initialize", INITIALIZE);
   s.notify("notifications/initialized");
@@ -101,8 +134,8 @@ async function measure(
     if (reply.error || reply.result?.isError) throw new Error(`call failed: ${JSON.stringify(reply).slice(0, 300)}`);
   }
   const figures: Figures = {
-    initMs: median(init),
-    listMs: median(list),
+    initMs,
+    listMs,
     listBytes,
     callP50: percentile(latencies, 50),
     callP95: percentile(latencies, 95),
@@ -256,20 +289,24 @@ for (const size of sizes) {
   mkdirSync(home, { recursive: true });
   const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
   say(`\n== ${size} skills`);
-  const floorFigures = await measure([floor], env, home, floorCall, false);
   let n = 0;
   const skillCall = () => ({
     name: "skill",
     arguments: { name: names.length > 0 ? (names[(n++ * 7919) % names.length] as string) : "none" },
   });
   // With no skills there is nothing to load: time list_skills instead.
-  const hub = await measure(
-    [skillhub, "--skills-dir", dir],
+  const hubCmd = [skillhub, "--skills-dir", dir];
+  const hubCall = size === 0 ? () => ({ name: "list_skills", arguments: {} }) : skillCall;
+  const [floorStarts, hubStarts] = await startups(
+    [
+      { cmd: [floor], call: floorCall },
+      { cmd: hubCmd, call: hubCall },
+    ],
     env,
     home,
-    size === 0 ? () => ({ name: "list_skills", arguments: {} }) : skillCall,
-    size > 0,
   );
+  const floorFigures = await measure([floor], env, home, floorCall, false, floorStarts);
+  const hub = await measure(hubCmd, env, home, hubCall, size > 0, hubStarts);
   const row: Record<string, unknown> = { floor: floorFigures, skillhub: hub };
   say(
     `start-up (spawn → initialize):   skillhub ${ms(hub.initMs)}   floor ${ms(floorFigures.initMs)}   ratio ${(hub.initMs / floorFigures.initMs).toFixed(2)}`,

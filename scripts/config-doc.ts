@@ -1,14 +1,15 @@
 /**
  * docs/configuration.md's table of settings, generated from the code: every key of the config
  * schema (src/config/schema.ts) with its environment variable and flag (src/config/settings.ts),
- * its default (the schema's, unless settings.ts gives a display text) and its description. A test
+ * its default (src/config/defaults.ts's, unless settings.ts gives a display text) and its description. A test
  * (test/distribution/docs-config.test.ts) fails when the doc and the code drift; `make readme` fixes it.
  * Usage: bun scripts/config-doc.ts [--write]   (prints the block; --write replaces it in the doc)
  */
 import { join } from "node:path";
 import type { z } from "zod";
+import { configDefaults } from "../src/config/defaults.ts";
 import { FILE_SETTINGS } from "../src/config/file-settings.ts";
-import { Config } from "../src/config/schema.ts";
+import { configSchema } from "../src/config/schema.ts";
 import { ENV_SETTINGS, FLAG_SETTINGS, type Setting, type SettingDoc } from "../src/config/settings.ts";
 import { SOURCE_CONFIG_FORBIDDEN_KEYS, SOURCE_CONFIG_SECTIONS } from "../src/config/source-config.ts";
 import { writeBlock } from "./doc-blocks.ts";
@@ -36,7 +37,7 @@ type AnySchema = z.ZodType & {
 };
 
 /** The schema's leaf keys, in declaration order ("server.port"); records (scripts.runners) are leaves. */
-export function schemaKeys(schema: AnySchema = Config as unknown as AnySchema, prefix = ""): string[] {
+export function schemaKeys(schema: AnySchema = configSchema() as unknown as AnySchema, prefix = ""): string[] {
   let inner = schema;
   while (inner._zod.def.type === "default" || inner._zod.def.type === "optional") inner = inner._zod.def.innerType!;
   if (inner._zod.def.type !== "object" || !inner.shape) return [prefix];
@@ -91,7 +92,7 @@ export function configRows(tables: SettingsTables = CODE_TABLES): KeyRow[] {
   for (const key of Object.keys(tables.file))
     if (!known.has(key)) problems.push(`FILE_SETTINGS has "${key}", which src/config/schema.ts does not have`);
 
-  const defaults = Config.parse({ home: "~/.skillhub" });
+  const defaults = configDefaults("~/.skillhub");
   const rows = keys.map((key): KeyRow => {
     const env = Object.entries(tables.env).filter(([, s]) => s.key === key);
     const flags = Object.entries(tables.flags).filter(([, s]) => s.key === key);

@@ -1,6 +1,5 @@
 #!/usr/bin/env bun
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
@@ -143,7 +142,8 @@ export async function run(
     io.err(`skillhub: the ${args.command} command is not part of this build.\n`);
     return 2;
   }
-  const homeDir = env.HOME || env.USERPROFILE || homedir();
+  // node:os only when HOME is unset: loading it cost every start about 0.4 ms (issue 16).
+  const homeDir = env.HOME || env.USERPROFILE || (require("node:os") as typeof import("node:os")).homedir();
   const cwd = io.cwd ?? process.cwd();
   let ctx: CommandContext;
   try {
@@ -216,6 +216,10 @@ async function main(): Promise<void> {
   // thousands of parses of one schema, but a server's first requests each parse another schema
   // (initialize, tools/list, each tool's arguments), so the compiling only delays them (issue 16).
   z.config({ jitless: true });
+  // A client that closed our stderr (or died) makes the next log line fail with EPIPE. Unhandled, that
+  // error was an uncaught exception whose handler below wrote to stderr again: a loop at 100% CPU that
+  // never let a signal handler or stdin's end run. With stderr gone, logs have nowhere to go: drop them.
+  process.stderr.on("error", () => undefined);
   // Last line of defence: log to stderr and keep serving; stdout stays the protocol's.
   process.on("uncaughtException", (error) => stderr(`skillhub: unexpected error: ${error.stack ?? error.message}\n`));
   process.on("unhandledRejection", (reason) => stderr(`skillhub: unexpected rejection: ${errorMessage(reason)}\n`));

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { listSkillFiles } from "../sources/skill-files.ts";
@@ -36,7 +35,7 @@ const CHUNK = 256 * 1024;
 
 /** The digest of bytes or text (UTF-8). Pure. */
 export function sha256Of(data: Uint8Array | string): Sha256 {
-  return `sha256:${createHash("sha256").update(data).digest("hex")}`;
+  return `sha256:${new Bun.CryptoHasher("sha256").update(data).digest("hex")}`;
 }
 
 /** The digest and size of a regular file, or undefined when it cannot be read (gone, a folder, no permission). */
@@ -49,7 +48,7 @@ export function digestFile(path: string): FileDigest | undefined {
   }
   try {
     if (!fstatSync(fd).isFile()) return undefined;
-    const hash = createHash("sha256");
+    const hash = new Bun.CryptoHasher("sha256");
     const buffer = new Uint8Array(CHUNK);
     let size = 0;
     for (;;) {

@@ -2,7 +2,8 @@ import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
-import { Config, JITLESS } from "./schema.ts";
+import { configDefaults } from "./defaults.ts";
+import { type Config, configSchema, configSchemaOf, JITLESS } from "./schema.ts";
 import { ENV_SETTINGS, FLAG_SETTINGS, SECRET_KEYS, type Setting, type ValueKind } from "./settings.ts";
 
 /** A config file already read and parsed (YAML → plain value). */
@@ -96,10 +97,8 @@ export function resolveConfig(input: ResolveInput): Resolved {
   }
 
   // Start from the defaults so that maps (scripts.runners) merge key by key.
-  const raw = structuredClone(Config.parse({ home: join(input.homeDir, ".skillhub") }, JITLESS)) as Record<
-    string,
-    unknown
-  >;
+  const defaults = configDefaults(join(input.homeDir, ".skillhub")) as Record<string, unknown>;
+  const raw = structuredClone(defaults);
   const origins = new Map<string, Assignment>();
   for (const a of assignments) {
     setDeep(raw, a.path, a.value);
@@ -108,9 +107,13 @@ export function resolveConfig(input: ResolveInput): Resolved {
   }
   impliedAnalytics(raw, assignments);
 
-  const parsed = Config.safeParse(raw, JITLESS);
+  // Only what differs from the defaults is validated (they are valid: a test checks it), so a start
+  // builds the schema of the few settings it changes rather than all of them (issue 16).
+  const changed = Object.keys(raw).filter((key) => JSON.stringify(raw[key]) !== JSON.stringify(defaults[key]));
+  const schema = configSchemaOf(changed) ?? configSchema();
+  const parsed = schema.safeParse(raw, JITLESS);
   if (!parsed.success) throw toConfigError(parsed.error, raw, origins);
-  return { config: normalisePaths(parsed.data, input), warnings };
+  return { config: normalisePaths({ ...raw, ...parsed.data } as Config, input), warnings };
 }
 
 /**
@@ -229,7 +232,7 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
       } else out.push({ path: childPath, value: child, origin: `${childPath.join(".")} in ${file.path}` });
     }
   };
-  walk(file.data, [], Config);
+  walk(file.data, [], configSchema());
   return out;
 }
 

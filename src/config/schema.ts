@@ -1,90 +1,94 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "../util/logger.ts";
+import { once } from "../util/once.ts";
+import { LockConfig, PluginsConfig, TrustConfig } from "./schema-lock.ts";
 
 /**
- * The whole configuration: one schema, one set of defaults. Keys are the
- * config-file keys (snake_case, as seed 003's config.yaml); environment
- * variables and flags are mapped onto them in `sources.ts`.
+ * The whole configuration's schema. Keys are the config-file keys (snake_case, as seed 003's
+ * config.yaml); environment variables and flags are mapped onto them in `settings.ts`; every default
+ * is in `defaults.ts`. Each schema is a function that builds it on first use: zod builds schemas
+ * slowly, and building all of them cost every start about 5 ms before `initialize` (issue 16),
+ * when a start usually changes two settings (the skills folder, the log level).
  */
 
-const positiveInt = z.number().int().min(1);
-const nonNegativeInt = z.number().int().min(0);
-const fraction = z.number().min(0).max(1);
-const stringList = z.array(z.string());
-const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+/i, "expected an http:// or https:// URL");
+const positiveInt = () => z.number().int().min(1);
+const nonNegativeInt = () => z.number().int().min(0);
+const fraction = () => z.number().min(0).max(1);
+const stringList = () => z.array(z.string());
+const httpUrl = () => z.string().regex(/^https?:\/\/[^\s/]+/i, "expected an http:// or https:// URL");
 
 export const TRANSPORTS = ["stdio", "http"] as const;
 export const SEARCH_MODES = ["fts", "vector", "hybrid"] as const;
 export const EMBEDDING_PROVIDERS = ["none", "openai", "gemini", "openai-compatible"] as const;
 
-export const SourcesConfig = z
-  .object({
+export const SourcesConfig = once(() =>
+  z.strictObject({
     /** Explicit skill folders (--skills-dir, then SKILLS_DIR), searched first. */
-    dirs: stringList.default([]),
+    dirs: stringList(),
     /** Project root (--project / SKILLHUB_PROJECT_DIR). Unset: CLAUDE_PROJECT_DIR, MCP roots, cwd. */
     project: z.string().optional(),
     /** Seed 001's skills root under the project root (--root); the sk profile reads `skills` when unset. */
     project_skills: z.string().min(1).optional(),
     /** Replace the default source list (project/global folders) with `dirs` only. Default false. */
-    only_dirs: z.boolean().default(false),
+    only_dirs: z.boolean(),
     /** Seconds between stat-based rescans; 0 = off. Default 30. */
-    rescan_seconds: nonNegativeInt.default(30),
+    rescan_seconds: nonNegativeInt(),
     /** Recursive file watcher with a 500 ms debounce. Default true. */
-    watch: z.boolean().default(true),
+    watch: z.boolean(),
     /** Watcher debounce in milliseconds. Default 500. */
-    debounce_ms: nonNegativeInt.default(500),
+    debounce_ms: nonNegativeInt(),
     /** Deepest folder level scanned below a source root. Default 8. */
-    max_depth: positiveInt.default(8),
+    max_depth: positiveInt(),
     /**
      * Most folders scanned per source. Default 250,000: 50,000 skills with a few resource folders
      * each; reaching it is a warning in the log, `doctor` and `list` (dir-limit).
      */
-    max_dirs: positiveInt.default(250_000),
-  })
-  .strict();
+    max_dirs: positiveInt(),
+  }),
+);
 
-export const ServerConfig = z
-  .object({
-    transport: z.enum(TRANSPORTS).default("stdio"),
-    host: z.string().min(1).default("127.0.0.1"),
-    port: z.number().int().min(0).max(65_535).default(8000),
+export const ServerConfig = once(() =>
+  z.strictObject({
+    transport: z.enum(TRANSPORTS),
+    host: z.string().min(1),
+    port: z.number().int().min(0).max(65_535),
     /** Streamable HTTP without sessions (JSON responses). Default false. */
-    stateless: z.boolean().default(false),
+    stateless: z.boolean(),
     /** One MCP prompt per served skill. Default true; --no-prompts turns them off. */
-    prompts: z.boolean().default(true),
+    prompts: z.boolean(),
     /** SKILLHUB_NO_PROMPTS=1: the environment's way to turn prompts off. Default false. */
-    no_prompts: z.boolean().default(false),
+    no_prompts: z.boolean(),
     /** Bearer token for HTTP (SKILLHUB_HTTP_TOKEN); required on a non-loopback host. */
     token: z.string().optional(),
     /** Extra allowed Origin values for HTTP. */
-    allowed_origins: stringList.default([]),
+    allowed_origins: stringList(),
     /** Extra allowed Host values for HTTP. */
-    allowed_hosts: stringList.default([]),
+    allowed_hosts: stringList(),
     /** Minutes before an idle HTTP session is closed. Default 30. */
-    session_idle_minutes: positiveInt.default(30),
+    session_idle_minutes: positiveInt(),
     /** Tool profile (auto, skill, hub, tree, sk, all) or a comma list of tool names. Default auto. */
-    tools: z.string().min(1).default("auto"),
+    tools: z.string().min(1),
     /** Characters allowed for the skill tool's catalog; unset = 2,000 for Claude Code, else 6,000. */
     catalog_budget: z.number().int().min(1200).optional(),
     /** Seconds to wait for the client's roots/list answer. Default 2. */
-    roots_timeout_seconds: z.number().min(0).default(2),
-  })
-  .strict();
+    roots_timeout_seconds: z.number().min(0),
+  }),
+);
 
-export const SearchConfig = z
-  .object({
+export const SearchConfig = once(() =>
+  z.strictObject({
     /** Default number of results (SEARCH_LIMIT). Default 10. */
-    limit: positiveInt.max(100).default(10),
+    limit: positiveInt().max(100),
     /** Keep hits with score/top >= threshold when more than 5 (SEARCH_THRESHOLD). Default 0.2. */
-    threshold: fraction.default(0.2),
+    threshold: fraction(),
     /** fts, vector or hybrid (SEARCH_MODE). Unset: hybrid with embeddings, else fts. */
     mode: z.enum(SEARCH_MODES).optional(),
     /** Force an index rebuild at start-up (--reindex). */
-    reindex: z.boolean().default(false),
+    reindex: z.boolean(),
     /** Use the persisted index as it is (--skip-auto-reindex). */
-    skip_auto_reindex: z.boolean().default(false),
-  })
-  .strict();
+    skip_auto_reindex: z.boolean(),
+  }),
+);
 
 /**
  * Optional embeddings (DESIGN §7.3). A provider other than `none` sends skill
@@ -92,186 +96,155 @@ export const SearchConfig = z
  * (exit 2) when the chosen provider lacks its key or base URL. Messages never
  * contain a key: they name the variables to set.
  */
-export const EmbeddingConfig = z
-  .object({
-    /** none (default: nothing leaves the machine), openai, gemini or openai-compatible (EMBEDDING_PROVIDER). */
-    provider: z.enum(EMBEDDING_PROVIDERS).default("none"),
-    /** EMBEDDING_MODEL. Unset: text-embedding-3-small (openai), gemini-embedding-001 (gemini), the server's default (openai-compatible). */
-    model: z.string().min(1).optional(),
-    /** EMBEDDING_BASE_URL: the API's base URL; required for openai-compatible, overrides the others' default. */
-    base_url: httpUrl.optional(),
-    /** EMBEDDING_API_KEY: a key for any provider; wins over the provider's own variable. */
-    api_key: z.string().min(1).optional(),
-    /** OPENAI_API_KEY: the openai provider's key. */
-    openai_api_key: z.string().min(1).optional(),
-    /** GEMINI_API_KEY: the gemini provider's key. */
-    gemini_api_key: z.string().min(1).optional(),
-    /** OPENAI_BASE_URL: the openai provider's base URL. Default https://api.openai.com/v1. */
-    openai_base_url: httpUrl.optional(),
-    /** Seconds one embedding request may take (EMBEDDING_TIMEOUT_SECONDS). Default 10. */
-    timeout_seconds: z.number().min(0.1).default(10),
-    /** Texts sent per request (EMBEDDING_BATCH_SIZE). Default 64. */
-    batch_size: positiveInt.max(2048).default(64),
-  })
-  .strict()
-  .superRefine((e, ctx) => {
-    const missing = (message: string) => ctx.addIssue({ code: "custom", path: ["provider"], message });
-    if (e.provider === "openai" && !e.api_key && !e.openai_api_key) {
-      missing(
-        "the openai provider needs an API key: set OPENAI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local",
-      );
-    }
-    if (e.provider === "gemini" && !e.api_key && !e.gemini_api_key) {
-      missing(
-        "the gemini provider needs an API key: set GEMINI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local",
-      );
-    }
-    if (e.provider === "openai-compatible" && !e.base_url) {
-      missing(
-        "the openai-compatible provider needs the server's URL: set EMBEDDING_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama)",
-      );
-    }
-  });
+export const EmbeddingConfig = once(() =>
+  z
+    .strictObject({
+      /** none (default: nothing leaves the machine), openai, gemini or openai-compatible (EMBEDDING_PROVIDER). */
+      provider: z.enum(EMBEDDING_PROVIDERS),
+      /** EMBEDDING_MODEL. Unset: text-embedding-3-small (openai), gemini-embedding-001 (gemini), the server's default (openai-compatible). */
+      model: z.string().min(1).optional(),
+      /** EMBEDDING_BASE_URL: the API's base URL; required for openai-compatible, overrides the others' default. */
+      base_url: httpUrl().optional(),
+      /** EMBEDDING_API_KEY: a key for any provider; wins over the provider's own variable. */
+      api_key: z.string().min(1).optional(),
+      /** OPENAI_API_KEY: the openai provider's key. */
+      openai_api_key: z.string().min(1).optional(),
+      /** GEMINI_API_KEY: the gemini provider's key. */
+      gemini_api_key: z.string().min(1).optional(),
+      /** OPENAI_BASE_URL: the openai provider's base URL. Default https://api.openai.com/v1. */
+      openai_base_url: httpUrl().optional(),
+      /** Seconds one embedding request may take (EMBEDDING_TIMEOUT_SECONDS). Default 10. */
+      timeout_seconds: z.number().min(0.1),
+      /** Texts sent per request (EMBEDDING_BATCH_SIZE). Default 64. */
+      batch_size: positiveInt().max(2048),
+    })
+    .superRefine((e, ctx) => {
+      const missing = (message: string) => ctx.addIssue({ code: "custom", path: ["provider"], message });
+      if (e.provider === "openai" && !e.api_key && !e.openai_api_key) {
+        missing(
+          "the openai provider needs an API key: set OPENAI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local",
+        );
+      }
+      if (e.provider === "gemini" && !e.api_key && !e.gemini_api_key) {
+        missing(
+          "the gemini provider needs an API key: set GEMINI_API_KEY (or EMBEDDING_API_KEY), or EMBEDDING_PROVIDER=none to keep search local",
+        );
+      }
+      if (e.provider === "openai-compatible" && !e.base_url) {
+        missing(
+          "the openai-compatible provider needs the server's URL: set EMBEDDING_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama)",
+        );
+      }
+    }),
+);
 
-export const FiltersConfig = z
-  .object({
+export const FiltersConfig = once(() =>
+  z.strictObject({
     /** Only these skill names are usable (SKILLHUB_ENABLED_SKILLS). Empty = all. */
-    enabled_skills: stringList.default([]),
+    enabled_skills: stringList(),
     /** Else only these categories (SKILLHUB_ENABLED_CATEGORIES, lower-cased). Empty = all. */
-    enabled_categories: stringList.default([]),
-  })
-  .strict();
+    enabled_categories: stringList(),
+  }),
+);
 
-export const FilesConfig = z
-  .object({
+export const FilesConfig = once(() =>
+  z.strictObject({
     /** read_skill_file returns at most this many bytes (MAX_FILE_BYTES). Default 65,536. */
-    max_file_bytes: positiveInt.default(65_536),
-  })
-  .strict();
+    max_file_bytes: positiveInt(),
+  }),
+);
 
-export const CommandsConfig = z
-  .object({
+export const CommandsConfig = once(() =>
+  z.strictObject({
     /** Register run_skill_command (--enable-commands / SKILLHUB_ENABLE_COMMANDS). Default false. */
-    enabled: z.boolean().default(false),
+    enabled: z.boolean(),
     /** ALLOWED_COMMANDS. */
-    allowed: stringList.default(["python", "uv", "node", "cat", "ls", "grep"]),
+    allowed: stringList(),
     /** EXEC_TIMEOUT_SECONDS. Default 60. */
-    timeout_seconds: positiveInt.default(60),
+    timeout_seconds: positiveInt(),
     /** EXEC_MAX_OUTPUT_BYTES. Default 65,536. */
-    max_output_bytes: positiveInt.default(65_536),
-  })
-  .strict();
+    max_output_bytes: positiveInt(),
+  }),
+);
 
-export const MatchingConfig = z
-  .object({
-    min_score: fraction.default(0.2),
-    max_results: positiveInt.default(3),
-    ambiguity_threshold: fraction.default(0.1),
-  })
-  .strict();
+export const MatchingConfig = once(() =>
+  z.strictObject({
+    min_score: fraction(),
+    max_results: positiveInt(),
+    ambiguity_threshold: fraction(),
+  }),
+);
 
-export const RefreshConfig = z
-  .object({
-    enabled: z.boolean().default(true),
-    interval_minutes: positiveInt.default(15),
-  })
-  .strict();
+export const RefreshConfig = once(() =>
+  z.strictObject({
+    enabled: z.boolean(),
+    interval_minutes: positiveInt(),
+  }),
+);
 
-export const ScriptsConfig = z
-  .object({
-    enabled: z.boolean().default(true),
-    timeout_seconds: positiveInt.default(60),
-    max_output_bytes: positiveInt.default(1_048_576),
-    allowed_extensions: stringList.default([".sh", ".ts", ".js", ".py"]),
+export const ScriptsConfig = once(() =>
+  z.strictObject({
+    enabled: z.boolean(),
+    timeout_seconds: positiveInt(),
+    max_output_bytes: positiveInt(),
+    allowed_extensions: stringList(),
     /**
      * Run server scripts declared by skills in the project's own folders (.agents, .claude)?
      * Off: a cloned repository could carry them. --skills-dir, global and team-repo skills run.
      */
-    allow_project: z.boolean().default(false),
-    runners: z.record(z.string(), z.string()).default({
-      ".sh": "bash",
-      ".ts": "skillhub",
-      ".js": "skillhub",
-      ".py": "python3",
-    }),
-  })
-  .strict();
+    allow_project: z.boolean(),
+    runners: z.record(z.string(), z.string()),
+  }),
+);
 
-export const AssetsConfig = z
-  .object({
-    max_size_bytes: positiveInt.default(1_048_576),
+export const AssetsConfig = once(() =>
+  z.strictObject({
+    max_size_bytes: positiveInt(),
     /** get_skill inlines the content of declared text assets up to this size, in bytes; 0 = never. Default 10,240. */
-    inline_text_max_bytes: nonNegativeInt.default(10_240),
-  })
-  .strict();
+    inline_text_max_bytes: nonNegativeInt(),
+  }),
+);
 
-export const AnalyticsConfig = z
-  .object({
-    enabled: z.boolean().default(false),
-    endpoint: z.string().default(""),
+export const AnalyticsConfig = once(() =>
+  z.strictObject({
+    enabled: z.boolean(),
+    endpoint: z.string(),
     /** Local JSONL file; enables analytics without an endpoint. */
-    file: z.string().default(""),
+    file: z.string(),
     /** Seconds between POSTs (SKILLHUB_ANALYTICS_FLUSH_SECONDS). Default 30. */
-    flush_seconds: z.number().min(0.05).default(30),
+    flush_seconds: z.number().min(0.05),
     /** Most events kept in memory before new ones are dropped (and counted). Default 10,000. */
-    max_queue: positiveInt.default(10_000),
-  })
-  .strict();
+    max_queue: positiveInt(),
+  }),
+);
 
-export const GitConfig = z
-  .object({
+export const GitConfig = once(() =>
+  z.strictObject({
     /** SKILLS_REPO (comma list) or `repos:`. */
-    repos: stringList.default([]),
-    branch: z.string().min(1).default("main"),
+    repos: stringList(),
+    branch: z.string().min(1),
     token: z.string().optional(),
     // No `sparse_checkout`: copies are shallow, single-branch clones and only skills/ and config.yaml are read,
     // so a sparse checkout would save little disk and no network. The key is accepted and ignored with a
     // warning (UNSUPPORTED_KEYS in source-config.ts) so that seed 002's config.yaml still loads.
     /** SKILLS_REF: pin every repository to a tag or a commit (7–64 hex) instead of following `branch`. */
     ref: z.string().min(1).optional(),
-  })
-  .strict();
-
-// --- Lockfile, pinning, trust and plugin skills (issue 17; docs/lockfile.md) ---
-
-export const LockConfig = z
-  .object({
-    /** SKILLHUB_LOCK: the lockfile. Unset: <project>/skillhub.lock, else <home>/skillhub.lock. */
-    file: z.string().min(1).optional(),
-    /** --frozen / SKILLHUB_FROZEN: serve only skills whose digests match the lock; sync keeps every locked commit. */
-    frozen: z.boolean().default(false),
-  })
-  .strict();
-
-export const TrustConfig = z
-  .object({
-    /** SKILLHUB_ALLOWED_SIGNERS: an SSH allowed-signers file; sync then accepts only commits signed by a listed key. */
-    allowed_signers: z.string().min(1).optional(),
-  })
-  .strict();
-
-export const PluginsConfig = z
-  .object({
-    /** SKILLHUB_PLUGINS: serve the skills of installed Claude Code plugins (lowest priority). Default true. */
-    enabled: z.boolean().default(true),
-    /** Claude Code's plugins folder. Default ~/.claude/plugins. */
-    dir: z.string().min(1).optional(),
-  })
-  .strict();
+  }),
+);
 
 /**
  * What get_skill returns as content (seed 002 §6). Kept in one block: other
  * settings are added beside it by other changes.
  */
-export const ContentConfig = z
-  .object({
+export const ContentConfig = once(() =>
+  z.strictObject({
     /**
      * get_skill truncates a node's aggregated content (its own rules, then its ancestors') over this many
      * estimated tokens (characters / 4), with a warning in the result; 0 = never. Default 8,000.
      */
-    max_tokens: nonNegativeInt.default(8_000),
-  })
-  .strict();
+    max_tokens: nonNegativeInt(),
+  }),
+);
 
 /**
  * Parse options for the configuration: zod's default compiles a parser (new Function) per object
@@ -280,33 +253,51 @@ export const ContentConfig = z
  */
 export const JITLESS = { jitless: true } as const;
 
-export const Config = z
-  .object({
-    /** SkillHub's own folder: caches, repos, analytics buffer (SKILLHUB_HOME). Default ~/.skillhub. */
-    home: z.string().min(1),
-    /** Persisted index location (DB_PATH). Default <home>/index. */
-    cache_path: z.string().optional(),
-    log_level: z.enum(LOG_LEVELS).default("INFO"),
-    /** Names of further environment variables to strip from child processes. */
-    secrets: stringList.default([]),
-    sources: SourcesConfig.default(SourcesConfig.parse({}, JITLESS)),
-    server: ServerConfig.default(ServerConfig.parse({}, JITLESS)),
-    search: SearchConfig.default(SearchConfig.parse({}, JITLESS)),
-    embedding: EmbeddingConfig.default(EmbeddingConfig.parse({}, JITLESS)),
-    filters: FiltersConfig.default(FiltersConfig.parse({}, JITLESS)),
-    files: FilesConfig.default(FilesConfig.parse({}, JITLESS)),
-    commands: CommandsConfig.default(CommandsConfig.parse({}, JITLESS)),
-    matching: MatchingConfig.default(MatchingConfig.parse({}, JITLESS)),
-    refresh: RefreshConfig.default(RefreshConfig.parse({}, JITLESS)),
-    scripts: ScriptsConfig.default(ScriptsConfig.parse({}, JITLESS)),
-    assets: AssetsConfig.default(AssetsConfig.parse({}, JITLESS)),
-    analytics: AnalyticsConfig.default(AnalyticsConfig.parse({}, JITLESS)),
-    git: GitConfig.default(GitConfig.parse({}, JITLESS)),
-    lock: LockConfig.default(LockConfig.parse({}, JITLESS)),
-    trust: TrustConfig.default(TrustConfig.parse({}, JITLESS)),
-    plugins: PluginsConfig.default(PluginsConfig.parse({}, JITLESS)),
-    content: ContentConfig.default(ContentConfig.parse({}, JITLESS)),
-  })
-  .strict();
+/** Each top-level key's schema, built on first use. */
+const KEYS = {
+  /** SkillHub's own folder: caches, repos, analytics buffer (SKILLHUB_HOME). Default ~/.skillhub. */
+  home: () => z.string().min(1),
+  /** Persisted index location (DB_PATH). Default <home>/index. */
+  cache_path: () => z.string().optional(),
+  log_level: () => z.enum(LOG_LEVELS),
+  /** Names of further environment variables to strip from child processes. */
+  secrets: stringList,
+  sources: SourcesConfig,
+  server: ServerConfig,
+  search: SearchConfig,
+  embedding: EmbeddingConfig,
+  filters: FiltersConfig,
+  files: FilesConfig,
+  commands: CommandsConfig,
+  matching: MatchingConfig,
+  refresh: RefreshConfig,
+  scripts: ScriptsConfig,
+  assets: AssetsConfig,
+  analytics: AnalyticsConfig,
+  git: GitConfig,
+  lock: LockConfig,
+  trust: TrustConfig,
+  plugins: PluginsConfig,
+  content: ContentConfig,
+};
 
-export type Config = z.infer<typeof Config>;
+type Shape = { [K in keyof typeof KEYS]: ReturnType<(typeof KEYS)[K]> };
+
+/**
+ * The schema of the settings under `keys` (top-level keys); undefined when one is not a setting.
+ * resolveConfig validates only the keys whose value is not their default (defaults.ts): this schema
+ * ignores the others (z.object, not strict) and resolveConfig keeps their default values.
+ */
+export function configSchemaOf(keys: readonly string[]): z.ZodObject | undefined {
+  if (keys.some((key) => !Object.hasOwn(KEYS, key))) return undefined;
+  // In the schema's order, so that the first problem reported is the one a whole parse would report.
+  const shape = Object.entries(KEYS).filter(([key]) => keys.includes(key));
+  return z.object(Object.fromEntries(shape.map(([key, build]) => [key, build()])));
+}
+
+/** The whole configuration's schema (every key required: defaults.ts supplies what the user leaves out). */
+export const configSchema = once(() =>
+  z.strictObject(Object.fromEntries(Object.entries(KEYS).map(([key, build]) => [key, build()])) as Shape),
+);
+
+export type Config = z.infer<ReturnType<typeof configSchema>>;

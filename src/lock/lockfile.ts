@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { compareText, SHA256 } from "../catalog/digests.ts";
 import { errorMessage, SkillHubError } from "../util/errors.ts";
+import { once } from "../util/once.ts";
 
 /**
  * skillhub.lock: what was reviewed. JSON with sorted keys and two-space
@@ -14,46 +15,46 @@ import { errorMessage, SkillHubError } from "../util/errors.ts";
 export const LOCKFILE_NAME = "skillhub.lock";
 export const LOCKFILE_VERSION = 1;
 
-const Digest = z.string().regex(SHA256, "expected sha256:<64 lower-case hex>");
-const Commit = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "expected a full commit hash");
+const Digest = () => z.string().regex(SHA256, "expected sha256:<64 lower-case hex>");
+const Commit = () => z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "expected a full commit hash");
 
 /** One git source: where it comes from, what it follows, and the commit reviewed. */
-export const LockedSource = z
-  .object({
+export const LockedSource = once(() =>
+  z.strictObject({
     /** The repository URL without credentials. */
     url: z.string().min(1),
     /** The configured tag, commit or (when nothing is pinned) branch. */
     ref: z.string().min(1),
-    commit: Commit,
-  })
-  .strict();
-export type LockedSource = z.infer<typeof LockedSource>;
+    commit: Commit(),
+  }),
+);
+export type LockedSource = z.infer<ReturnType<typeof LockedSource>>;
 
 /** One served skill: its source, its path inside the source, and the digests of its files. */
-export const LockedSkill = z
-  .object({
+export const LockedSkill = once(() =>
+  z.strictObject({
     name: z.string().min(1),
     source: z.string().min(1),
     kind: z.enum(["agent-skill", "tree-node"]),
     /** The skill's file relative to its source root ("/" separators), e.g. `pdf/SKILL.md`. */
     path: z.string().min(1),
-    skill_md: Digest,
+    skill_md: Digest(),
     /** Relative "/" path inside the skill's folder → digest. */
-    files: z.record(z.string(), Digest),
-  })
-  .strict();
-export type LockedSkill = z.infer<typeof LockedSkill>;
+    files: z.record(z.string(), Digest()),
+  }),
+);
+export type LockedSkill = z.infer<ReturnType<typeof LockedSkill>>;
 
-export const Lockfile = z
-  .object({
+export const Lockfile = once(() =>
+  z.strictObject({
     lockfile_version: z.literal(LOCKFILE_VERSION),
     /** Git sources by source label. */
-    sources: z.record(z.string(), LockedSource),
+    sources: z.record(z.string(), LockedSource()),
     /** Served skills by qualified id (`<source>:<name>`). */
-    skills: z.record(z.string(), LockedSkill),
-  })
-  .strict();
-export type Lockfile = z.infer<typeof Lockfile>;
+    skills: z.record(z.string(), LockedSkill()),
+  }),
+);
+export type Lockfile = z.infer<ReturnType<typeof Lockfile>>;
 
 /** LOCK_MISSING, LOCK_INVALID (not JSON, wrong shape, newer version) or LOCK_UNREADABLE, with a sentence that says what to do. */
 export class LockError extends SkillHubError {
@@ -82,7 +83,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
       `${file} has lockfile_version ${version}, newer than this SkillHub understands (${LOCKFILE_VERSION}); update SkillHub.`,
     );
   }
-  const parsed = Lockfile.safeParse(data);
+  const parsed = Lockfile().safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.map(String).join(".") : "(top level)";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Diagnostic } from "../util/diagnostic.ts";
+import { once } from "../util/once.ts";
 
 /** What a skill tree's node declares (seed 003 §4): its assets, scripts and fields, and a parse's outcome. */
 
@@ -8,30 +9,36 @@ export const ASSET_TYPES = ["template", "config", "example", "schema", "image", 
 /** claude: the agent fetches the script with get_asset and runs it; server: run_script runs it. */
 export const EXECUTION_MODES = ["claude", "server"] as const;
 
-export const AssetDecl = z.object({
-  file: z.string().describe("Path relative to the skill's resource folder, e.g. assets/Form.tsx.template"),
-  description: z.string().describe("When to use this file"),
-  type: z.enum(ASSET_TYPES).describe("template, config, example, schema, image or other"),
-});
-export type AssetDecl = z.infer<typeof AssetDecl>;
+export const AssetDecl = once(() =>
+  z.object({
+    file: z.string().describe("Path relative to the skill's resource folder, e.g. assets/Form.tsx.template"),
+    description: z.string().describe("When to use this file"),
+    type: z.enum(ASSET_TYPES).describe("template, config, example, schema, image or other"),
+  }),
+);
+export type AssetDecl = z.infer<ReturnType<typeof AssetDecl>>;
 
-export const ScriptArg = z.object({
-  name: z.string().describe("Argument name; run_script passes it as SKILL_ARG_<NAME>"),
-  description: z.string().describe("What the argument is"),
-  required: z.boolean().describe("Whether the argument must be given (default true)"),
-  default: z.string().optional().describe("Value used when an optional argument is not given"),
-});
-export type ScriptArg = z.infer<typeof ScriptArg>;
+export const ScriptArg = once(() =>
+  z.object({
+    name: z.string().describe("Argument name; run_script passes it as SKILL_ARG_<NAME>"),
+    description: z.string().describe("What the argument is"),
+    required: z.boolean().describe("Whether the argument must be given (default true)"),
+    default: z.string().optional().describe("Value used when an optional argument is not given"),
+  }),
+);
+export type ScriptArg = z.infer<ReturnType<typeof ScriptArg>>;
 
-export const ScriptDecl = z.object({
-  file: z.string().describe("Path relative to the skill's resource folder, e.g. scripts/setup.sh"),
-  description: z.string().describe("What the script does"),
-  execution: z
-    .enum(EXECUTION_MODES)
-    .describe("claude: fetch it with get_asset and run it yourself; server: run it with run_script"),
-  args: z.array(ScriptArg).describe("Arguments the script accepts"),
-});
-export type ScriptDecl = z.infer<typeof ScriptDecl>;
+export const ScriptDecl = once(() =>
+  z.object({
+    file: z.string().describe("Path relative to the skill's resource folder, e.g. scripts/setup.sh"),
+    description: z.string().describe("What the script does"),
+    execution: z
+      .enum(EXECUTION_MODES)
+      .describe("claude: fetch it with get_asset and run it yourself; server: run it with run_script"),
+    args: z.array(ScriptArg()).describe("Arguments the script accepts"),
+  }),
+);
+export type ScriptDecl = z.infer<ReturnType<typeof ScriptDecl>>;
 
 /** What a tree node adds to a Skill (seed 003 §4). */
 export interface TreeData {

@@ -1,5 +1,4 @@
 import { resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 
 export interface ProjectRoot {
   /** Absolute project folder, or null when none applies. */
@@ -50,7 +49,7 @@ export function firstFileRoot(uris: readonly string[]): string | undefined {
   for (const uri of uris) {
     if (!uri.startsWith("file://")) continue;
     try {
-      return fileURLToPath(uri);
+      return Bun.fileURLToPath(uri);
     } catch {
       // A malformed URI from a client is not ours to crash on.
     }

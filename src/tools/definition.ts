@@ -76,7 +76,25 @@ export const READ_ONLY: ToolAnnotations = {
   openWorldHint: false,
 };
 
-/** Erase the input type so tools of different shapes share one list. */
-export function defineTool<Input extends z.ZodObject>(tool: ToolDefinition<Input>): ToolDefinition {
+/**
+ * A tool as its file writes it: the schemas are functions that build them. zod builds a schema
+ * slowly (each object carries dozens of methods), and building every tool's at start-up cost
+ * `initialize` about 3 ms (issue 16): they are built on first use, by tools/list or a call.
+ */
+export interface ToolSpec<Input extends z.ZodObject>
+  extends Omit<ToolDefinition<Input>, "inputSchema" | "outputSchema"> {
+  inputSchema: () => Input;
+  outputSchema?: () => z.ZodObject;
+}
+
+/** The tool, its schemas built once on first read; the input type erased so tools of different shapes share one list. */
+export function defineTool<Input extends z.ZodObject>(spec: ToolSpec<Input>): ToolDefinition {
+  const { inputSchema, outputSchema, ...rest } = spec;
+  let input: Input | undefined;
+  let output: z.ZodObject | undefined;
+  const tool = Object.defineProperties(rest, {
+    inputSchema: { enumerable: true, get: () => (input ??= inputSchema()) },
+    outputSchema: { enumerable: true, get: () => (output ??= outputSchema?.()) },
+  });
   return tool as unknown as ToolDefinition;
 }

@@ -9,36 +9,40 @@ import { locateFile, readAsset } from "./support/asset-read.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
-const Input = z
-  .object({
-    skill_path: skillPathArg().describe(
-      "Skill path from get_skill or list_skills, e.g. 'ui/react/auth' (an Agent Skill's name works too)",
-    ),
-    file: z
-      .string()
-      .min(1, "file cannot be empty")
-      .describe(
-        "File path relative to the skill's resource folder, exactly as get_skill lists it, e.g. 'assets/AuthProvider.tsx.template'",
+const Input = () =>
+  z
+    .object({
+      skill_path: skillPathArg().describe(
+        "Skill path from get_skill or list_skills, e.g. 'ui/react/auth' (an Agent Skill's name works too)",
       ),
-  })
-  .strict();
+      file: z
+        .string()
+        .min(1, "file cannot be empty")
+        .describe(
+          "File path relative to the skill's resource folder, exactly as get_skill lists it, e.g. 'assets/AuthProvider.tsx.template'",
+        ),
+    })
+    .strict();
 
-const Output = z.object({
-  skill_path: z.string(),
-  resolved_from: z
-    .string()
-    .optional()
-    .describe("Set when the file is inherited: the ancestor's skill path that declares it"),
-  file: z.string(),
-  content: z.string().optional().describe("Text files: the content, UTF-8"),
-  content_base64: z
-    .string()
-    .optional()
-    .describe("Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64"),
-  size_bytes: z.number().int(),
-  type: z.string().describe("The asset's declared type (template, config, example, schema, image, other), or 'script'"),
-  mime_type: z.string().optional().describe("Binary files: the MIME type"),
-});
+const Output = () =>
+  z.object({
+    skill_path: z.string(),
+    resolved_from: z
+      .string()
+      .optional()
+      .describe("Set when the file is inherited: the ancestor's skill path that declares it"),
+    file: z.string(),
+    content: z.string().optional().describe("Text files: the content, UTF-8"),
+    content_base64: z
+      .string()
+      .optional()
+      .describe("Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64"),
+    size_bytes: z.number().int(),
+    type: z
+      .string()
+      .describe("The asset's declared type (template, config, example, schema, image, other), or 'script'"),
+    mime_type: z.string().optional().describe("Binary files: the MIME type"),
+  });
 
 /** Seed 003 §8.3: a declared asset or script of a tree node (inherited ones resolved up the chain), or a file of an Agent Skill. */
 export const getAssetTool = defineTool({

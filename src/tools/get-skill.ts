@@ -16,71 +16,80 @@ import { jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable, readAsset } from "./support/asset-read.ts";
 import { disabledError, frozenRefusal, recordLoad, unreadableSkill } from "./support/skill-lookup.ts";
 
-const Input = z
-  .object({
-    context: z
+const Input = () =>
+  z
+    .object({
+      context: z
+        .string()
+        .trim()
+        .min(1, "Describe the task in a few words")
+        .max(2000)
+        .describe(
+          "Free-text description of the task, e.g. 'create a React form with validation'; or a skill_path from an earlier answer",
+        ),
+    })
+    .strict();
+
+const Candidate = () =>
+  z.object({
+    skill_path: z.string().describe("Skill path (tree node) or name (Agent Skill)"),
+    score: z.number().describe("Keyword score: matched keywords / keywords, plus priority × 0.001"),
+    description: z.string(),
+    matched_keywords: z.array(z.string()),
+  });
+
+const InlinedAsset = () =>
+  AssetDecl().extend({
+    content: z
       .string()
-      .trim()
-      .min(1, "Describe the task in a few words")
-      .max(2000)
+      .optional()
       .describe(
-        "Free-text description of the task, e.g. 'create a React form with validation'; or a skill_path from an earlier answer",
+        "Text assets up to assets.inline_text_max_bytes (10 KiB by default): the content, so no get_asset is needed",
       ),
-  })
-  .strict();
+  });
 
-const Candidate = z.object({
-  skill_path: z.string().describe("Skill path (tree node) or name (Agent Skill)"),
-  score: z.number().describe("Keyword score: matched keywords / keywords, plus priority × 0.001"),
-  description: z.string(),
-  matched_keywords: z.array(z.string()),
-});
-
-const InlinedAsset = AssetDecl.extend({
-  content: z
-    .string()
-    .optional()
-    .describe(
-      "Text assets up to assets.inline_text_max_bytes (10 KiB by default): the content, so no get_asset is needed",
-    ),
-});
-
-const Output = z.object({
-  no_match: z.boolean().optional().describe("True when no skill scored min_score or more"),
-  ambiguous: z.boolean().optional().describe("True when the top scores are closer than ambiguity_threshold"),
-  candidates: z.array(Candidate).optional().describe("Ambiguous: the best candidates, highest score first"),
-  closest: Candidate.optional().describe("No match: the best candidate below min_score, if any keyword matched at all"),
-  message: z.string().optional(),
-  hint: z
-    .string()
-    .optional()
-    .describe("No match: where else to look (Agent Skills are found with search_skills, not routed here)"),
-  skill_path: z.string().optional().describe("Match: the skill's path (tree node) or name (Agent Skill)"),
-  kind: z.enum(["tree-node", "agent-skill"]).optional(),
-  score: z.number().optional(),
-  matched_keywords: z.array(z.string()).optional(),
-  content: z
-    .string()
-    .optional()
-    .describe("Match: the instructions, with inherited rules first under === headers === for a tree node"),
-  content_length_tokens: z
-    .number()
-    .int()
-    .optional()
-    .describe("Match: estimated tokens of `content` as returned (characters / 4)"),
-  truncated: z.boolean().optional().describe("Match: true when `content` was cut to content.max_tokens"),
-  warning: z.string().optional().describe("Match: what was cut and why, when `truncated`"),
-  assets: z
-    .array(InlinedAsset)
-    .optional()
-    .describe("Match: the node's own assets (fetch with get_asset; small text ones carry `content`)"),
-  scripts: z.array(ScriptDecl).optional().describe("Match: the node's own scripts"),
-  inherited_assets: z
-    .array(InlinedAsset.extend({ from: z.string() }))
-    .optional()
-    .describe("Assets of ancestors, most specific kept; `from` is their skill path"),
-  inherited_scripts: z.array(ScriptDecl.extend({ from: z.string() })).optional(),
-});
+const Output = () => {
+  const candidate = Candidate();
+  const inlinedAsset = InlinedAsset();
+  return z.object({
+    no_match: z.boolean().optional().describe("True when no skill scored min_score or more"),
+    ambiguous: z.boolean().optional().describe("True when the top scores are closer than ambiguity_threshold"),
+    candidates: z.array(candidate).optional().describe("Ambiguous: the best candidates, highest score first"),
+    closest: candidate
+      .optional()
+      .describe("No match: the best candidate below min_score, if any keyword matched at all"),
+    message: z.string().optional(),
+    hint: z
+      .string()
+      .optional()
+      .describe("No match: where else to look (Agent Skills are found with search_skills, not routed here)"),
+    skill_path: z.string().optional().describe("Match: the skill's path (tree node) or name (Agent Skill)"),
+    kind: z.enum(["tree-node", "agent-skill"]).optional(),
+    score: z.number().optional(),
+    matched_keywords: z.array(z.string()).optional(),
+    content: z
+      .string()
+      .optional()
+      .describe("Match: the instructions, with inherited rules first under === headers === for a tree node"),
+    content_length_tokens: z
+      .number()
+      .int()
+      .optional()
+      .describe("Match: estimated tokens of `content` as returned (characters / 4)"),
+    truncated: z.boolean().optional().describe("Match: true when `content` was cut to content.max_tokens"),
+    warning: z.string().optional().describe("Match: what was cut and why, when `truncated`"),
+    assets: z
+      .array(inlinedAsset)
+      .optional()
+      .describe("Match: the node's own assets (fetch with get_asset; small text ones carry `content`)"),
+    scripts: z.array(ScriptDecl()).optional().describe("Match: the node's own scripts"),
+    inherited_assets: z
+      .array(inlinedAsset.extend({ from: z.string() }))
+      .optional()
+      .describe("Assets of ancestors, most specific kept; `from` is their skill path"),
+    inherited_scripts: z.array(ScriptDecl().extend({ from: z.string() })).optional(),
+  });
+};
 
 export const NO_MATCH_MESSAGE = "No skill matches the given context.";
 export const AMBIGUOUS_MESSAGE = "Multiple skills match. Specify your need or pick a skill_path.";

@@ -15,66 +15,75 @@ export const FLAT_MAX_LIMIT = 200;
 /** Flat mode: a page also stops once its entries reach this many bytes of JSON (bodies can be long); at least one entry. */
 export const FLAT_MAX_BYTES = 256 * 1024;
 
-const Input = z
-  .object({
-    path: z.string().optional().describe("Sub-tree to show, e.g. 'ui' or 'api/_index'. Default: the whole tree"),
-    flat: z.boolean().optional().describe("true: a flat, paged list of every skill instead of the tree"),
-    query: z.string().optional().describe("Flat list: substring filter on folder name, name and description"),
-    include_body: z.boolean().optional().describe("Flat list: include each skill's body"),
-    limit: z
+const Input = () =>
+  z
+    .object({
+      path: z.string().optional().describe("Sub-tree to show, e.g. 'ui' or 'api/_index'. Default: the whole tree"),
+      flat: z.boolean().optional().describe("true: a flat, paged list of every skill instead of the tree"),
+      query: z.string().optional().describe("Flat list: substring filter on folder name, name and description"),
+      include_body: z.boolean().optional().describe("Flat list: include each skill's body"),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(FLAT_MAX_LIMIT)
+        .optional()
+        .describe(`Flat list: entries per page. Default ${FLAT_DEFAULT_LIMIT}`),
+      cursor: z.string().optional().describe("Flat list: next_cursor of the previous page"),
+    })
+    .strict();
+
+const Entry = () =>
+  z.object({
+    name: z.string().describe("Name to load the skill by (a tree node's skill path)"),
+    description: z.string(),
+    location: z.enum(["explicit", "project", "global", "remote"]),
+    source: z.string().describe("Label of the folder it comes from (project, global, dir1, …)"),
+    category: z.string().optional().describe("Category, when the skill declares one"),
+    tags: z.array(z.string()),
+    path: z.string().describe("Path under its source folder: the skill's folder, or a tree node's skill path"),
+    file: z.string().describe("Absolute path of SKILL.md or of the node's .md file"),
+    kind: z.enum(["agent-skill", "tree-node"]),
+    shadowed: z
+      .boolean()
+      .describe("True when a skill of the same name in an earlier folder wins; load it by qualified_name"),
+    shadowed_by: z.string().optional().describe("Qualified name of the skill that wins"),
+    qualified_name: z.string().describe("<source>:<name>, always unique"),
+    body: z.string().optional(),
+  });
+
+const TreeNode = () =>
+  z.object({
+    name: z.string(),
+    path: z.string().describe("Skill path, for get_skill and get_asset"),
+    description: z.string(),
+    keywords: z.array(z.string()),
+    assetCount: z.number().int(),
+    scriptCount: z.number().int(),
+    children: z.array(z.record(z.string(), z.unknown())).describe("Child nodes, same shape"),
+  });
+
+const Output = () =>
+  z.object({
+    tree: TreeNode().optional().describe("Tree mode (the default): the (sub-)tree"),
+    agent_skills: z
       .number()
       .int()
-      .min(1)
-      .max(FLAT_MAX_LIMIT)
       .optional()
-      .describe(`Flat list: entries per page. Default ${FLAT_DEFAULT_LIMIT}`),
-    cursor: z.string().optional().describe("Flat list: next_cursor of the previous page"),
-  })
-  .strict();
-
-const Entry = z.object({
-  name: z.string().describe("Name to load the skill by (a tree node's skill path)"),
-  description: z.string(),
-  location: z.enum(["explicit", "project", "global", "remote"]),
-  source: z.string().describe("Label of the folder it comes from (project, global, dir1, …)"),
-  category: z.string().optional().describe("Category, when the skill declares one"),
-  tags: z.array(z.string()),
-  path: z.string().describe("Path under its source folder: the skill's folder, or a tree node's skill path"),
-  file: z.string().describe("Absolute path of SKILL.md or of the node's .md file"),
-  kind: z.enum(["agent-skill", "tree-node"]),
-  shadowed: z
-    .boolean()
-    .describe("True when a skill of the same name in an earlier folder wins; load it by qualified_name"),
-  shadowed_by: z.string().optional().describe("Qualified name of the skill that wins"),
-  qualified_name: z.string().describe("<source>:<name>, always unique"),
-  body: z.string().optional(),
-});
-
-const TreeNode = z.object({
-  name: z.string(),
-  path: z.string().describe("Skill path, for get_skill and get_asset"),
-  description: z.string(),
-  keywords: z.array(z.string()),
-  assetCount: z.number().int(),
-  scriptCount: z.number().int(),
-  children: z.array(z.record(z.string(), z.unknown())).describe("Child nodes, same shape"),
-});
-
-const Output = z.object({
-  tree: TreeNode.optional().describe("Tree mode (the default): the (sub-)tree"),
-  agent_skills: z
-    .number()
-    .int()
-    .optional()
-    .describe("Tree mode: enabled Agent Skills (SKILL.md), which are not part of the tree; list them with flat: true"),
-  skills: z.array(Entry).optional().describe("Flat list: this page of served skills, then shadowed ones"),
-  total: z.number().int().optional().describe("Flat list: entries matching, all pages together"),
-  next_cursor: z.string().optional().describe("Flat list: pass as `cursor` for the next page; absent on the last one"),
-  message: z.string().optional().describe("What the answer holds and how to get the rest"),
-  diagnostics: z
-    .object({ errors: z.number().int(), warnings: z.number().int() })
-    .describe("Problems found while reading skills (skillhub doctor lists them)"),
-});
+      .describe(
+        "Tree mode: enabled Agent Skills (SKILL.md), which are not part of the tree; list them with flat: true",
+      ),
+    skills: z.array(Entry()).optional().describe("Flat list: this page of served skills, then shadowed ones"),
+    total: z.number().int().optional().describe("Flat list: entries matching, all pages together"),
+    next_cursor: z
+      .string()
+      .optional()
+      .describe("Flat list: pass as `cursor` for the next page; absent on the last one"),
+    message: z.string().optional().describe("What the answer holds and how to get the rest"),
+    diagnostics: z
+      .object({ errors: z.number().int(), warnings: z.number().int() })
+      .describe("Problems found while reading skills (skillhub doctor lists them)"),
+  });
 
 /** Seed 002/003 §8.2: the tree by default (or the sub-tree at `path`); seed 001's flat list on request, paged. */
 export const listSkillsTool = defineTool({

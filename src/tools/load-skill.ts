@@ -5,24 +5,28 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { lookupSkill, readFailure, recordLoad } from "./support/skill-lookup.ts";
 
-const Input = z.object({
-  skill_name: z
-    .string()
-    .min(1)
-    .describe("Skill name from search_skills (case-insensitive), or <source>:<name> for a shadowed one"),
-});
+const Input = () =>
+  z.object({
+    skill_name: z
+      .string()
+      .min(1)
+      .describe("Skill name from search_skills (case-insensitive), or <source>:<name> for a shadowed one"),
+  });
 
-const Output = z.object({
-  name: z.string(),
-  instructions: z
-    .string()
-    .describe("The SKILL.md body without frontmatter (a tree node: its inherited content); follow it"),
-  path: z.string().describe("Absolute skill folder: relative paths in the instructions start here"),
-  files: z
-    .array(z.object({ path: z.string().describe("Relative to the skill folder"), size: z.number().describe("Bytes") }))
-    .describe("The skill's other files; read them with read_skill_file"),
-  files_truncated: z.boolean().optional().describe("True when the skill has more files than listed"),
-});
+const Output = () =>
+  z.object({
+    name: z.string(),
+    instructions: z
+      .string()
+      .describe("The SKILL.md body without frontmatter (a tree node: its inherited content); follow it"),
+    path: z.string().describe("Absolute skill folder: relative paths in the instructions start here"),
+    files: z
+      .array(
+        z.object({ path: z.string().describe("Relative to the skill folder"), size: z.number().describe("Bytes") }),
+      )
+      .describe("The skill's other files; read them with read_skill_file"),
+    files_truncated: z.boolean().optional().describe("True when the skill has more files than listed"),
+  });
 
 /** Seed 000 `load_skill`: a skill's instructions, its folder and its file list. */
 export const loadSkillTool = defineTool({

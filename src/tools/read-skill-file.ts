@@ -6,21 +6,23 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { lookupSkill } from "./support/skill-lookup.ts";
 
-const Input = z.object({
-  skill_name: z.string().min(1).describe("Skill name (case-insensitive), as given by search_skills or load_skill"),
-  file_path: z
-    .string()
-    .min(1)
-    .describe("Path relative to the skill folder, e.g. 'templates/invoice.txt' (from load_skill's files)"),
-});
+const Input = () =>
+  z.object({
+    skill_name: z.string().min(1).describe("Skill name (case-insensitive), as given by search_skills or load_skill"),
+    file_path: z
+      .string()
+      .min(1)
+      .describe("Path relative to the skill folder, e.g. 'templates/invoice.txt' (from load_skill's files)"),
+  });
 
-const Output = z.object({
-  content: z.string().describe("The text, or base64 for binary files"),
-  encoding: z.enum(["utf-8", "base64"]),
-  truncated: z.boolean().describe("True when only the first MAX_FILE_BYTES bytes are returned"),
-  size_bytes: z.number().describe("Size of the whole file"),
-  mime_type: z.string().optional().describe("For binary files"),
-});
+const Output = () =>
+  z.object({
+    content: z.string().describe("The text, or base64 for binary files"),
+    encoding: z.enum(["utf-8", "base64"]),
+    truncated: z.boolean().describe("True when only the first MAX_FILE_BYTES bytes are returned"),
+    size_bytes: z.number().describe("Size of the whole file"),
+    mime_type: z.string().optional().describe("For binary files"),
+  });
 
 /** Seed 000 `read_skill_file`: one file of a skill, never anything outside it (DESIGN §11). */
 export const readSkillFileTool = defineTool({

@@ -4,30 +4,32 @@ import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import { defineTool } from "./definition.ts";
 import { jsonTextHandler } from "./results.ts";
 
-const Input = z.object({}).strict();
+const Input = () => z.object({}).strict();
 
-const RepoResult = z.object({
-  name: z.string().describe("Source label of the repository"),
-  url: z.string().describe("Repository URL (credentials removed)"),
-  success: z.boolean(),
-  changed: z.boolean().describe("Whether its files changed"),
-  commit_hash: z.string().optional().describe("Commit after the sync; absent while there is no local copy"),
-  files_changed: z.number().int(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
-  warnings: z.array(z.string()).optional(),
-});
+const RepoResult = () =>
+  z.object({
+    name: z.string().describe("Source label of the repository"),
+    url: z.string().describe("Repository URL (credentials removed)"),
+    success: z.boolean(),
+    changed: z.boolean().describe("Whether its files changed"),
+    commit_hash: z.string().optional().describe("Commit after the sync; absent while there is no local copy"),
+    files_changed: z.number().int(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    warnings: z.array(z.string()).optional(),
+  });
 
-const Output = z.object({
-  success: z.boolean().describe("The sync (git mode) or the rescan (local mode) succeeded"),
-  mode: z.enum(["git", "local"]).optional().describe("git: repositories were pulled; local: folders only"),
-  commit_hash: z.string().optional().describe("Commit of the (first) repository after the sync"),
-  files_changed: z.number().int().optional().describe("Files changed by the sync, all repositories together"),
-  skills_reindexed: z.number().int().optional().describe("Skills in the catalog after the rescan"),
-  last_sync: z.string().optional().describe("ISO time of the last successful sync; absent before the first one"),
-  message: z.string().optional(),
-  repos: z.array(RepoResult).optional().describe("Per repository, when several are configured or one failed"),
-  error: z.object({ code: z.string(), message: z.string() }).passthrough().optional(),
-});
+const Output = () =>
+  z.object({
+    success: z.boolean().describe("The sync (git mode) or the rescan (local mode) succeeded"),
+    mode: z.enum(["git", "local"]).optional().describe("git: repositories were pulled; local: folders only"),
+    commit_hash: z.string().optional().describe("Commit of the (first) repository after the sync"),
+    files_changed: z.number().int().optional().describe("Files changed by the sync, all repositories together"),
+    skills_reindexed: z.number().int().optional().describe("Skills in the catalog after the rescan"),
+    last_sync: z.string().optional().describe("ISO time of the last successful sync; absent before the first one"),
+    message: z.string().optional(),
+    repos: z.array(RepoResult()).optional().describe("Per repository, when several are configured or one failed"),
+    error: z.object({ code: z.string(), message: z.string() }).passthrough().optional(),
+  });
 
 /** Seed 003 §8.6's message for local mode. */
 export const LOCAL_MESSAGE = "Reindexed from local directory (no git sync configured).";

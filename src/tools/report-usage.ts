@@ -6,24 +6,26 @@ import { jsonTextHandler, structuredResult } from "./results.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
-const Input = z
-  .object({
-    skill_path: skillPathArg().max(512).describe("Path or name of the skill you used (e.g. ui/react/auth, or pdf)"),
-    useful: z.boolean().describe("Whether the skill helped with the task"),
-    comment: z
-      .string()
-      .max(4000)
-      .optional()
-      .describe("What was missing, wrong or superfluous (optional, but it is what helps fix a skill)"),
-  })
-  .strict();
+const Input = () =>
+  z
+    .object({
+      skill_path: skillPathArg().max(512).describe("Path or name of the skill you used (e.g. ui/react/auth, or pdf)"),
+      useful: z.boolean().describe("Whether the skill helped with the task"),
+      comment: z
+        .string()
+        .max(4000)
+        .optional()
+        .describe("What was missing, wrong or superfluous (optional, but it is what helps fix a skill)"),
+    })
+    .strict();
 
-const Output = z.object({
-  recorded: z
-    .boolean()
-    .describe("Always true: the feedback was taken (an unknown or disabled skill is an error instead)"),
-  message: z.string(),
-});
+const Output = () =>
+  z.object({
+    recorded: z
+      .boolean()
+      .describe("Always true: the feedback was taken (an unknown or disabled skill is an error instead)"),
+    message: z.string(),
+  });
 
 /** Seed 003 §8.5: feedback on a skill of the catalog, tracked as `skill_feedback`. */
 export const reportUsageTool = defineTool({

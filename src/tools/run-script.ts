@@ -17,45 +17,47 @@ import { locateFile } from "./support/asset-read.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
-const Input = z
-  .object({
-    skill_path: skillPathArg().describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth'"),
-    file: z
-      .string()
-      .min(1, "file cannot be empty")
-      .describe(
-        "Script path exactly as get_skill lists it in scripts or inherited_scripts, e.g. 'scripts/validate-auth-config.ts'",
-      ),
-    args: z
-      .record(z.string(), z.string())
-      .default({})
-      .describe(
-        'The script\'s named arguments as get_skill lists them, e.g. {"config_path": "./src/auth/config.ts"}; leave out when it takes none. Passed as SKILL_ARG_<NAME> environment variables',
-      ),
-    cwd: z
-      .string()
-      .optional()
-      .describe(
-        "Working folder for the script, absolute or relative to the project root; it must exist. Default: the project root",
-      ),
-  })
-  .strict();
+const Input = () =>
+  z
+    .object({
+      skill_path: skillPathArg().describe("Skill path from get_skill or list_skills, e.g. 'ui/react/auth'"),
+      file: z
+        .string()
+        .min(1, "file cannot be empty")
+        .describe(
+          "Script path exactly as get_skill lists it in scripts or inherited_scripts, e.g. 'scripts/validate-auth-config.ts'",
+        ),
+      args: z
+        .record(z.string(), z.string())
+        .default({})
+        .describe(
+          'The script\'s named arguments as get_skill lists them, e.g. {"config_path": "./src/auth/config.ts"}; leave out when it takes none. Passed as SKILL_ARG_<NAME> environment variables',
+        ),
+      cwd: z
+        .string()
+        .optional()
+        .describe(
+          "Working folder for the script, absolute or relative to the project root; it must exist. Default: the project root",
+        ),
+    })
+    .strict();
 
-const Output = z.object({
-  success: z.boolean().describe("true when the script exited with code 0 within its timeout"),
-  exit_code: z
-    .number()
-    .int()
-    .describe("The script's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
-  stdout: z.string().describe("Standard output, at most scripts.max_output_bytes"),
-  stderr: z
-    .string()
-    .describe(
-      "Standard error, at most scripts.max_output_bytes, followed by [skills-mcp] notes on truncation or timeout",
-    ),
-  duration_ms: z.number().int(),
-  script: z.string().describe("The script that ran"),
-});
+const Output = () =>
+  z.object({
+    success: z.boolean().describe("true when the script exited with code 0 within its timeout"),
+    exit_code: z
+      .number()
+      .int()
+      .describe("The script's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
+    stdout: z.string().describe("Standard output, at most scripts.max_output_bytes"),
+    stderr: z
+      .string()
+      .describe(
+        "Standard error, at most scripts.max_output_bytes, followed by [skills-mcp] notes on truncation or timeout",
+      ),
+    duration_ms: z.number().int(),
+    script: z.string().describe("The script that ran"),
+  });
 
 /** Seed 003 §8.4: run a script a tree node declares with `execution: server`, after its whole validation cascade. */
 export const runScriptTool = defineTool({

@@ -9,40 +9,42 @@ import { errorResult, structuredResult } from "./results.ts";
 import { filesBase } from "./support/asset-read.ts";
 import { lookupSkill } from "./support/skill-lookup.ts";
 
-const Input = z
-  .object({
-    skill_name: z
-      .string()
-      .trim()
-      .min(1, "skill_name cannot be empty")
-      .describe("Name of the skill whose folder the command runs in (from search_skills or load_skill)"),
-    command: z
-      .string()
-      .min(1, "command cannot be empty")
-      .describe(
-        "A bare command name from the server's allow-list (ALLOWED_COMMANDS), e.g. 'python' or 'ls'; never a path",
-      ),
-    args: z
-      .array(z.string())
-      .optional()
-      .describe(
-        "Arguments, each passed as it is (no shell: no globbing, pipes or variables); file paths must stay inside the skill's folder",
-      ),
-  })
-  .strict();
+const Input = () =>
+  z
+    .object({
+      skill_name: z
+        .string()
+        .trim()
+        .min(1, "skill_name cannot be empty")
+        .describe("Name of the skill whose folder the command runs in (from search_skills or load_skill)"),
+      command: z
+        .string()
+        .min(1, "command cannot be empty")
+        .describe(
+          "A bare command name from the server's allow-list (ALLOWED_COMMANDS), e.g. 'python' or 'ls'; never a path",
+        ),
+      args: z
+        .array(z.string())
+        .optional()
+        .describe(
+          "Arguments, each passed as it is (no shell: no globbing, pipes or variables); file paths must stay inside the skill's folder",
+        ),
+    })
+    .strict();
 
-const Output = z.object({
-  stdout: z.string().describe("Standard output, at most EXEC_MAX_OUTPUT_BYTES"),
-  stderr: z.string().describe("Standard error, at most EXEC_MAX_OUTPUT_BYTES"),
-  exit_code: z
-    .number()
-    .int()
-    .describe("The command's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
-  timeout: z.boolean().describe("true when the command was killed at EXEC_TIMEOUT_SECONDS"),
-  truncated: z
-    .object({ stdout: z.boolean(), stderr: z.boolean() })
-    .describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
-});
+const Output = () =>
+  z.object({
+    stdout: z.string().describe("Standard output, at most EXEC_MAX_OUTPUT_BYTES"),
+    stderr: z.string().describe("Standard error, at most EXEC_MAX_OUTPUT_BYTES"),
+    exit_code: z
+      .number()
+      .int()
+      .describe("The command's exit code; 128 + signal number when a signal ended it; 137 after a timeout"),
+    timeout: z.boolean().describe("true when the command was killed at EXEC_TIMEOUT_SECONDS"),
+    truncated: z
+      .object({ stdout: z.boolean(), stderr: z.boolean() })
+      .describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
+  });
 
 /**
  * Seed 000 §3.5: run an allow-listed command in a skill's folder. Offered

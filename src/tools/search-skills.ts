@@ -8,42 +8,45 @@ import { structuredResult } from "./results.ts";
 import { oneLine } from "./support/skill-catalog.ts";
 import { frozenRefusal } from "./support/skill-lookup.ts";
 
-const Input = z.object({
-  query: z
-    .string()
-    .refine(
-      (q) => q.trim().length > 0,
-      "query must contain words describing the task, e.g. 'extract tables from a PDF'",
-    )
-    .describe("What the user wants to do, in natural language (e.g. 'extract invoice numbers from PDFs')"),
-  limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default SEARCH_LIMIT, 10)"),
-  category: z
-    .string()
-    .optional()
-    .describe("Only skills in this category (metadata.skillhub.category, case-insensitive)"),
-});
+const Input = () =>
+  z.object({
+    query: z
+      .string()
+      .refine(
+        (q) => q.trim().length > 0,
+        "query must contain words describing the task, e.g. 'extract tables from a PDF'",
+      )
+      .describe("What the user wants to do, in natural language (e.g. 'extract invoice numbers from PDFs')"),
+    limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default SEARCH_LIMIT, 10)"),
+    category: z
+      .string()
+      .optional()
+      .describe("Only skills in this category (metadata.skillhub.category, case-insensitive)"),
+  });
 
-const Hit = z.object({
-  name: z.string().describe("Skill name: pass it to load_skill or skill"),
-  description: z.string(),
-  score: z.number().describe("Relevance from 0 to 1"),
-  category: z.string().optional(),
-  tags: z.array(z.string()),
-  location: z.string().describe("explicit, project, global or remote"),
-  excerpt: z.string().describe("About 160 characters around the best match"),
-});
+const Hit = () =>
+  z.object({
+    name: z.string().describe("Skill name: pass it to load_skill or skill"),
+    description: z.string(),
+    score: z.number().describe("Relevance from 0 to 1"),
+    category: z.string().optional(),
+    tags: z.array(z.string()),
+    location: z.string().describe("explicit, project, global or remote"),
+    excerpt: z.string().describe("About 160 characters around the best match"),
+  });
 
-export const Output = z.object({
-  skills: z.array(Hit),
-  search_mode: z
-    .enum(["fts", "vector", "hybrid"])
-    .optional()
-    .describe("Which search answered: fts (full text), vector (embeddings) or hybrid (both, fused)"),
-  fallback_reason: z
-    .string()
-    .optional()
-    .describe("Why full text answered although vector or hybrid search is configured"),
-});
+export const Output = () =>
+  z.object({
+    skills: z.array(Hit()),
+    search_mode: z
+      .enum(["fts", "vector", "hybrid"])
+      .optional()
+      .describe("Which search answered: fts (full text), vector (embeddings) or hybrid (both, fused)"),
+    fallback_reason: z
+      .string()
+      .optional()
+      .describe("Why full text answered although vector or hybrid search is configured"),
+  });
 
 /** Seed 000 `search_skills`: ranked skills for a natural-language query. */
 export const searchSkillsTool = defineTool({

@@ -20,28 +20,29 @@ import { BY_NAME, type LookupWords, lookupSkill, readFailure, recordLoad } from 
  * Seed 004's `name`, plus `command` as an alias: the seed's own description
  * shows calls as `command: "pdf"`, and models copy it.
  */
-const Input = z
-  .object({
-    name: z
-      .string()
-      .min(1, "Skill name cannot be empty")
-      .optional()
-      .describe("Name of the skill to load (case-insensitive)"),
-    command: z
-      .string()
-      .min(1, "Skill name cannot be empty")
-      .optional()
-      .describe("Same as name (the form the examples above use); give one of the two"),
-  })
-  .strict()
-  .refine((a) => a.name !== undefined || a.command !== undefined, {
-    message: "give the skill's name in `name` (or `command`)",
-    path: ["name"],
-  })
-  .refine((a) => a.name === undefined || a.command === undefined || same(a.name, a.command), {
-    message: "`name` and `command` name different skills; give one of them",
-    path: ["command"],
-  });
+const Input = () =>
+  z
+    .object({
+      name: z
+        .string()
+        .min(1, "Skill name cannot be empty")
+        .optional()
+        .describe("Name of the skill to load (case-insensitive)"),
+      command: z
+        .string()
+        .min(1, "Skill name cannot be empty")
+        .optional()
+        .describe("Same as name (the form the examples above use); give one of the two"),
+    })
+    .strict()
+    .refine((a) => a.name !== undefined || a.command !== undefined, {
+      message: "give the skill's name in `name` (or `command`)",
+      path: ["name"],
+    })
+    .refine((a) => a.name === undefined || a.command === undefined || same(a.name, a.command), {
+      message: "`name` and `command` name different skills; give one of them",
+      path: ["command"],
+    });
 
 /** Names match case-insensitively (seed 004 §2). */
 function same(a: string, b: string): boolean {

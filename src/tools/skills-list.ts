@@ -5,18 +5,19 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./support/sk-summary.ts";
 
-const Input = z
-  .object({
-    query: z
-      .string()
-      .optional()
-      .describe("Optional substring filter applied to install name, meta.name, or description"),
-    includeBody: z
-      .boolean()
-      .optional()
-      .describe("Include the SKILL.md body (minus YAML front-matter) in the structured payload"),
-  })
-  .strict();
+const Input = () =>
+  z
+    .object({
+      query: z
+        .string()
+        .optional()
+        .describe("Optional substring filter applied to install name, meta.name, or description"),
+      includeBody: z
+        .boolean()
+        .optional()
+        .describe("Include the SKILL.md body (minus YAML front-matter) in the structured payload"),
+    })
+    .strict();
 
 /** Seed 001 `skills.list` (profile `sk`). */
 export const skListTool = defineTool({
@@ -24,7 +25,7 @@ export const skListTool = defineTool({
   title: "List Skills",
   annotations: READ_ONLY,
   inputSchema: Input,
-  outputSchema: z.object({ skills: z.array(SkillSummary) }),
+  outputSchema: () => z.object({ skills: z.array(SkillSummary()) }),
   description: () =>
     "Enumerate every skill (SKILL.md) with its metadata; optionally filter by a substring and include bodies. Prefer this for exhaustive metadata.",
   handler: async ({ query, includeBody }, { deps }) => {

@@ -6,17 +6,19 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./support/sk-summary.ts";
 
-const Input = z
-  .object({
-    query: z.string().min(1).describe("Keywords to match (all whitespace-separated tokens must be present)"),
-    limit: z.number().int().min(1).max(25).default(10).describe("Maximum number of hits"),
-  })
-  .strict();
+const Input = () =>
+  z
+    .object({
+      query: z.string().min(1).describe("Keywords to match (all whitespace-separated tokens must be present)"),
+      limit: z.number().int().min(1).max(25).default(10).describe("Maximum number of hits"),
+    })
+    .strict();
 
-const Hit = SkillSummary.extend({
-  score: z.number().describe("Number of matched tokens"),
-  excerpt: z.string().describe("About 160 characters around the first match"),
-});
+const Hit = () =>
+  SkillSummary().extend({
+    score: z.number().describe("Number of matched tokens"),
+    excerpt: z.string().describe("About 160 characters around the first match"),
+  });
 
 /**
  * Seed 001 `skills.search` (profile `sk`): every whitespace-separated token
@@ -27,7 +29,7 @@ export const skSearchTool = defineTool({
   title: "Search Skills by Keywords",
   annotations: READ_ONLY,
   inputSchema: Input,
-  outputSchema: z.object({ query: z.string(), limit: z.number(), total: z.number(), results: z.array(Hit) }),
+  outputSchema: () => z.object({ query: z.string(), limit: z.number(), total: z.number(), results: z.array(Hit()) }),
   description: () =>
     "Keyword search across install name, metadata and SKILL.md body; every token must be present. Use for targeted lookups.",
   handler: async ({ query, limit }, { deps }) => {
@@ -36,7 +38,7 @@ export const skSearchTool = defineTool({
       .toLowerCase()
       .split(/[ \t\n\r\f\v]+/)
       .filter(Boolean);
-    const hits: (z.infer<typeof Hit> & { inMeta: number })[] = [];
+    const hits: (z.infer<ReturnType<typeof Hit>> & { inMeta: number })[] = [];
     for (const skill of deps.store.catalog.skills) {
       if (!isEnabled(skill, deps.filter)) continue;
       const summary = summarise(skill, deps.projectRoot.dir);

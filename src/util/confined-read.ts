@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -117,7 +116,7 @@ export function readConfined(options: ConfinedReadOptions): ConfinedRead {
       truncated,
       // Hashed on first use: most reads (`skill`, scans, the index) never ask, and it cost as much as the read.
       get sha256() {
-        sha256 ??= createHash("sha256").update(bytes).digest("hex");
+        sha256 ??= new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
         return sha256;
       },
       real,

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { configDefaults } from "../../src/config/defaults.ts";
 import { EmbeddingConfig } from "../../src/config/schema.ts";
 import { EmbeddingError } from "../../src/search/embeddings/errors.ts";
 import {
@@ -44,7 +45,8 @@ const query = { purpose: "query" as const, policy: QUERY_RETRY };
 
 describe("provider settings", () => {
   test("defaults per provider; openai-compatible sends only EMBEDDING_API_KEY, never OPENAI_API_KEY", () => {
-    const parse = (v: unknown) => embeddingSettings(EmbeddingConfig.parse(v));
+    const parse = (v: object) =>
+      embeddingSettings(EmbeddingConfig().parse({ ...configDefaults("/h").embedding, ...v }));
     expect(parse({})).toBeUndefined();
     expect(parse({ provider: "openai", openai_api_key: "sk-1" })).toMatchObject({
       model: "text-embedding-3-small",

@@ -1,4 +1,3 @@
-import { tmpdir } from "node:os";
 import { defaultSpawn, type ProcessResult, runProcess, type SpawnFn } from "../../exec/process.ts";
 import { defaultKill, type KillFn, RunningGroups } from "../../exec/process-group.ts";
 import { errnoCode, SkillHubError } from "../../util/errors.ts";
@@ -118,7 +117,8 @@ export class GitRunner {
         {
           argv: [git, ...args],
           // Not process.cwd(): the server's folder may be gone, and clone and --version need none.
-          cwd: call.cwd ?? tmpdir(),
+          // node:os when git runs, not at start-up (issue 16).
+          cwd: call.cwd ?? (require("node:os") as typeof import("node:os")).tmpdir(),
           env: defined(env),
           timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? 120_000,
           maxOutputBytes: MAX_OUTPUT_BYTES,

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { scrubUrlCredentials } from "../../util/url-credentials.ts";
 
 /** One configured repository (SKILLS_REPO entry or `repos:` item). */
@@ -56,7 +55,7 @@ export function parseRepo(raw: string): RepoSpec {
   }
   const name = repoName(path);
   const normalised = identity.replace(/\/+$/, "").replace(/\.git$/i, "");
-  const hash = createHash("sha256").update(normalised).digest("hex").slice(0, 8);
+  const hash = new Bun.CryptoHasher("sha256").update(normalised).digest("hex").slice(0, 8);
   return { url, name, slug: `${name}-${hash}`, https, credentials };
 }
 
