@@ -1,5 +1,4 @@
 import type { ParseResult } from "../skills/agent-skill.ts";
-import type { Skill } from "../skills/skill.ts";
 import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/tree-assemble.ts";
 import type { TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
@@ -7,16 +6,8 @@ import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkR
 import type { VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
 import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
+import { ParseCache, sameSource } from "./parse-cache.ts";
 import { parseSkillEntry, parseTreeEntry, walkLimits } from "./scan-read.ts";
-
-interface CachedParse {
-  mtimeMs: number;
-  size: number;
-  result: ParseResult;
-  /** The catalog Skill built from it last time, and for which source: reused while both hold. */
-  skill?: Skill;
-  source?: Source;
-}
 
 /** Every Nth timer rescan is a full pass (see WalkLimits.quick); the others trust leaf skill folders. */
 export const FULL_PASS_EVERY = 10;
@@ -54,7 +45,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * walk of stats.
  */
 export class Scanner {
-  private parses = new Map<string, CachedParse>();
+  private parses = new ParseCache();
   /** Parses of loose `.md` files (candidate tree nodes), by file; pruned to the files walked in each scan. */
   private treeParses = new Map<string, CachedTreeParse>();
   private treeFilesSeen = new Set<string>();
@@ -166,20 +157,12 @@ export class Scanner {
     ) {
       return last.catalog;
     }
-    const seen = new Set<string>();
-    for (const scan of scans) for (const s of scan.skills) seen.add(s.file);
-    for (const file of this.parses.keys()) if (!seen.has(file)) this.dropIfGone(file, scans);
+    this.parses.prune(scans);
     for (const file of this.treeParses.keys()) if (!this.treeFilesSeen.has(file)) this.treeParses.delete(file);
     this.treeFilesSeen = new Set();
     const catalog = new Catalog(scans, ++this.generation);
     this.last = { catalog, sources: [...sources], skills, diagnostics };
     return catalog;
-  }
-
-  private dropIfGone(file: string, scans: SourceScan[]): void {
-    // Keep cached parses of skipped (diagnostic-only) files that are still walked.
-    for (const scan of scans) for (const d of scan.diagnostics) if (d.file === file) return;
-    this.parses.delete(file);
   }
 
   private collect(source: Source, walk: WalkResult): SourceScan {
@@ -224,27 +207,7 @@ export class Scanner {
   private addSkill(scan: SourceScan, source: Source, entry: SkillDirEntry): void {
     const result = this.parse(entry, source);
     for (const d of result.diagnostics) scan.diagnostics.push({ ...d, source: source.label });
-    if (!result.skill) return;
-    const cached = this.parses.get(entry.file);
-    if (cached?.skill && cached.source && sameSource(cached.source, source)) {
-      scan.skills.push(cached.skill);
-      return;
-    }
-    const skill: Skill = {
-      ...result.skill,
-      id: `${source.qualifier ?? source.label}:${result.skill.name}`,
-      source: source.label,
-      location: source.location,
-      root: source.dir,
-    };
-    if (cached) {
-      cached.skill = skill;
-      cached.source = source;
-      // The skill holds every parsed field (and its source's, which a spread for another source replaces):
-      // the parse's own object would be a second copy of 10,000 skills.
-      cached.result.skill = skill;
-    }
-    scan.skills.push(skill);
+    if (result.skill) scan.skills.push(this.parses.skill(entry, source, result.skill));
   }
 
   /** Tree nodes of one source (seed 003 §4), after its Agent Skills; parents and resource folders are resolved on every scan. */
@@ -279,7 +242,7 @@ export class Scanner {
   private async parseAhead(source: Source, entries: readonly SkillDirEntry[]): Promise<void> {
     const report = this.workerReport;
     if (!report || this.readText) return;
-    const fresh = entries.filter((entry) => !this.cachedParse(entry));
+    const fresh = entries.filter((entry) => !this.parses.get(entry));
     if (fresh.length < PARSE_AHEAD_MIN) return;
     const started = performance.now();
     try {
@@ -290,28 +253,16 @@ export class Scanner {
     }
   }
 
-  private cachedParse(entry: SkillDirEntry): ParseResult | undefined {
-    const cached = this.parses.get(entry.file);
-    return cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size ? cached.result : undefined;
-  }
-
   private parse(entry: SkillDirEntry, source: Source): ParseResult {
-    return this.cachedParse(entry) ?? this.remember(entry, parseSkillEntry(entry, source, this.readText));
+    return this.parses.get(entry) ?? this.remember(entry, parseSkillEntry(entry, source, this.readText));
   }
 
-  /** Keep a new parse, unless the file was unreadable (re-read next time); either way the scan differs. */
+  /** A new parse: the scan differs; an unreadable file (not cached) leaves it unverifiable. */
   private remember(entry: SkillDirEntry, result: ParseResult): ParseResult {
     this.dirty = true;
-    // A permission error can be fixed without touching mtime: do not remember it.
-    if (!result.diagnostics.some((d) => d.code === "unreadable")) {
-      this.parses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, result });
-    } else this.unreadable = true;
+    if (!this.parses.remember(entry, result)) this.unreadable = true;
     return result;
   }
-}
-
-function sameSource(a: Source, b: Source): boolean {
-  return a.label === b.label && a.dir === b.dir && a.location === b.location && a.qualifier === b.qualifier;
 }
 
 function sameSources(a: readonly Source[], b: readonly Source[]): boolean {

@@ -1,6 +1,10 @@
 import type { Skill } from "../skills/skill.ts";
+import { errorMessage } from "../util/errors.ts";
+import type { Logger } from "../util/logger.ts";
 import { runWorker, workerScript } from "../util/worker-task.ts";
-import type { IndexHeader } from "./index-file.ts";
+import { FullTextIndex } from "./fulltext.ts";
+import { decodeIndexFile, type IndexHeader } from "./index-file.ts";
+import { indexHeader } from "./persist.ts";
 
 /**
  * A first index build in a worker (index-worker.ts): every body is read and tokenised there, and the
@@ -19,4 +23,24 @@ export interface IndexBuildRequest {
 export function buildIndexInWorker(skills: readonly Skill[], header: IndexHeader): Promise<Uint8Array> {
   const request: IndexBuildRequest = { skills: skills.map((s) => ({ ...s, frontmatter: {} })), header };
   return runWorker<never, Uint8Array>(workerScript("search/index-worker.ts"), request, () => undefined);
+}
+
+/**
+ * The index of `skills` built in a worker, decoded here as a saved index is, with the bytes to write;
+ * undefined, after a warning, when the worker could not build it.
+ */
+export async function indexInWorker(
+  skills: readonly Skill[],
+  fingerprint: string,
+  logger: Logger,
+): Promise<{ index: FullTextIndex; bytes: Uint8Array } | undefined> {
+  try {
+    const bytes = await buildIndexInWorker(skills, indexHeader(fingerprint));
+    const index = FullTextIndex.fromParts(decodeIndexFile(bytes));
+    logger.debug(`search index built in a worker (${bytes.byteLength} bytes)`);
+    return { index, bytes };
+  } catch (error) {
+    logger.warn(`building the search index in a worker failed (${errorMessage(error)}); building it here.`);
+    return undefined;
+  }
 }

@@ -4,17 +4,16 @@ import type { CatalogStore } from "../catalog/store.ts";
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
-import { buildIndexInWorker } from "./build-in-worker.ts";
+import { indexInWorker } from "./build-in-worker.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
 import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
 import { type BodySource, FullTextIndex } from "./fulltext.ts";
-import { decodeIndexFile } from "./index-file.ts";
-import { keywordSignal } from "./keyword-signal.ts";
+import { IndexWrites } from "./index-writes.ts";
+import { defaultSignals } from "./keyword-signal.ts";
 import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
 import {
   catalogFingerprint,
   indexFilePath,
-  indexHeader,
   loadIndexFile,
   saveIndexFile,
   saveIndexFileSync,
@@ -50,11 +49,10 @@ export interface SearchServiceOptions {
 }
 
 /**
- * Indexing slices (of SLICE_MS) between collections during a build. Building makes garbage (file
- * text, token arrays) faster than JavaScriptCore collects it on its own. Measured at 10,000 skills
- * (bench/index-latency.ts, one busy 2-core machine; peak RSS, and call latency p99 during the
- * build): no explicit collection 337 MB, 58 ms; a synchronous one every 60 slices 261 MB, 96 ms
- * (each pause is ~50 ms at this heap size); an asynchronous (concurrent) one 343 MB, 28 ms.
+ * Indexing slices (of SLICE_MS) between collections during a build here (updates; a first build runs
+ * in a worker). Building makes garbage faster than JavaScriptCore collects it on its own. At 10,000
+ * skills (bench/index-latency.ts, peak RSS and call p99 during a build): no explicit collection 337 MB,
+ * 58 ms; a synchronous one every 60 slices 261 MB, 96 ms; an asynchronous one 343 MB, 28 ms.
  */
 const GC_EVERY_TICKS = 60;
 /** A concurrent collection: JavaScriptCore marks beside the event loop instead of pausing it. */
@@ -70,22 +68,6 @@ export interface IndexStatus {
   mode: SearchMode;
   /** Embedding progress, when a provider is configured. */
   vectors?: VectorStatus;
-}
-
-/** Per catalog snapshot (immutable): whether any skill has keywords for the keyword signal to match. */
-const keyworded = new WeakMap<Catalog, boolean>();
-
-/**
- * The keyword matcher when some skill has keywords (tree nodes); none otherwise, since it gives 0 to
- * every skill without keywords and its loop over the catalog cost 1-3 ms a search at 10,000 skills.
- */
-function defaultSignals(catalog: Catalog): readonly Signal[] {
-  let any = keyworded.get(catalog);
-  if (any === undefined) {
-    any = catalog.skills.some((s) => s.keywords.length > 0);
-    keyworded.set(catalog, any);
-  }
-  return any ? [keywordSignal] : [];
 }
 
 /**
@@ -104,7 +86,14 @@ export class SearchService {
   private closed = false;
   private state: Omit<IndexStatus, "mode" | "vectors"> = { documents: 0, origin: "pending", buildMs: 0 };
 
-  constructor(private readonly options: SearchServiceOptions) {}
+  /** Saves and a worker's build, written one at a time; a failed write leaves the index to save again. */
+  private readonly writes: IndexWrites;
+
+  constructor(private readonly options: SearchServiceOptions) {
+    this.writes = new IndexWrites(options.logger, () => {
+      this.dirty = true;
+    });
+  }
 
   /** Begin once the first catalog is ready. Idempotent. */
   start(catalogReady: Promise<void>): Promise<void> {
@@ -213,23 +202,16 @@ export class SearchService {
   }
 
   /**
-   * A whole build in a worker, its saved form decoded here and written as it is (no save to schedule).
+   * A whole build in a worker (build-in-worker.ts), written as the worker encoded it (no save to schedule).
    * False, after a warning, when the worker could not build it: the caller builds it in slices.
    */
   private async buildInWorker(catalog: Catalog, fingerprint: string, file: string | undefined): Promise<boolean> {
     if (!this.options.buildInWorker || this.options.readBody || catalog.skills.length === 0) return false;
-    try {
-      const bytes = await buildIndexInWorker(catalog.skills, indexHeader(fingerprint));
-      this.index = FullTextIndex.fromParts(decodeIndexFile(bytes));
-      this.options.logger.debug(`search index built in a worker (${bytes.byteLength} bytes)`);
-      if (file && !this.closed) this.write(() => writeIndexFile(file, [bytes]));
-      return true;
-    } catch (error) {
-      this.options.logger.warn(
-        `building the search index in a worker failed (${errorMessage(error)}); building it here.`,
-      );
-      return false;
-    }
+    const built = await indexInWorker(catalog.skills, fingerprint, this.options.logger);
+    if (!built) return false;
+    this.index = built.index;
+    if (file && !this.closed) void this.writes.queue(file, () => writeIndexFile(file, [built.bytes]));
+    return true;
   }
 
   private queueSync(): void {
@@ -254,9 +236,6 @@ export class SearchService {
     (this.saveTimer as { unref?: () => void }).unref?.();
   }
 
-  /** The save in flight, so that two never write the same file at once. */
-  private saving?: Promise<void>;
-
   /**
    * Save without blocking calls: freezing and encoding the typed arrays is a few milliseconds, the
    * write happens off the event loop (Bun.write), and a change meanwhile schedules the next save.
@@ -264,26 +243,12 @@ export class SearchService {
   private save(): Promise<void> {
     const file = this.file();
     if (!file) return Promise.resolve();
-    return this.write(async () => {
+    return this.writes.queue(file, async () => {
       const fingerprint = catalogFingerprint(this.options.store.catalog, this.options.settings ?? "");
       this.dirty = false;
       await saveIndexFile(file, fingerprint, this.index.snapshot(), () => this.pause());
       collect();
     });
-  }
-
-  /** Run a write of the index file after the one in flight; a failure leaves the index dirty, with a warning. */
-  private write(writing: () => Promise<void>): Promise<void> {
-    const previous = this.saving ?? Promise.resolve();
-    this.saving = previous.then(async () => {
-      try {
-        await writing();
-      } catch (error) {
-        this.dirty = true;
-        this.options.logger.warn(`could not save the search index to ${this.file()}: ${errorMessage(error)}`);
-      }
-    });
-    return this.saving;
   }
 
   /** At shutdown: the process may exit before an asynchronous write would end. */
@@ -303,12 +268,8 @@ export class SearchService {
   }
 
   /** Resolves when no save is in flight (tests, shutdown). */
-  async saved(): Promise<void> {
-    while (this.saving) {
-      const current = this.saving;
-      await current;
-      if (this.saving === current) this.saving = undefined;
-    }
+  saved(): Promise<void> {
+    return this.writes.idle();
   }
 
   private file(): string | undefined {
