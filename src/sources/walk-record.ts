@@ -45,7 +45,6 @@ export class WalkRecord {
       [this.files, plan.files],
     ] as const;
     for (const [list, how] of groups) {
-      if (how === "none") continue;
       const stride = how === "all" ? 1 : Math.max(1, plan.slices);
       for (let i = how === "all" ? 0 : plan.phase; i < list.length; i += stride) {
         if (!list.same(fs, i)) return false;
@@ -99,14 +98,13 @@ export class StatList {
 
 /**
  * Which entries one verification pass stats. Groups set to "all" are statted
- * in full, "none" not at all; "slice" groups are split into `slices`
- * interleaved parts (entries i ≡ `phase` mod `slices`) and only part `phase`
- * is statted, so `slices` consecutive passes with phases 0…slices−1 stat every
- * entry exactly once. Source folders and links are always statted.
+ * in full; "slice" groups are split into `slices` interleaved parts (entries
+ * i ≡ `phase` mod `slices`) and only part `phase` is statted, so `slices`
+ * consecutive passes with phases 0…slices−1 stat every entry exactly once.
  */
 export interface VerifyPlan {
-  skillDirs: "all" | "slice" | "none";
-  files: "all" | "slice" | "none";
+  skillDirs: "all" | "slice";
+  files: "all" | "slice";
   /** Parts the "slice" groups are split into (≥ 1). */
   slices: number;
   /** Which part this pass stats (0 ≤ phase < slices). */

@@ -207,18 +207,11 @@ describe("the rescan timer's stat check (issue 16)", () => {
       expect(counting.stats.get(join(dir, name))).toBe(1);
     }
     expect(counting.stats.get(join(dir, "s-3", "nested", "SKILL.md"))).toBe(1);
-    // With a working watcher, one tick of SWEEP_TICKS stats every file and skill folder; the others
-    // stat the source folder alone (a tick that allocates little leaves Bun's collection timer slow).
-    const perTick: number[] = [];
-    for (let i = 0; i < SWEEP_TICKS; i++) {
-      counting.reset();
-      await refresher.timerPass();
-      perTick.push(counting.stats.size);
-      expect(counting.stats.get(dir)).toBe(1);
-    }
-    const entries = 1 + 2 * (names.length + 1);
-    expect(perTick.filter((n) => n === entries)).toHaveLength(1);
-    expect(perTick.filter((n) => n === 1)).toHaveLength(SWEEP_TICKS - 1);
+    // One tick stats a tenth of the files, not all of them.
+    counting.reset();
+    await refresher.timerPass();
+    const files = [...counting.stats.keys()].filter((p) => p.endsWith("SKILL.md")).length;
+    expect(files).toBeLessThanOrEqual(Math.ceil((names.length + 1) / SWEEP_TICKS));
     refresher.stop();
   });
 
