@@ -6,7 +6,11 @@
  * (main thread, GC helpers, JIT), from /proc in nanoseconds (lib/thread-cpu.ts), then the mean.
  * With --persisted, each SkillHub first runs once to build and save its search index, and the measured run
  * loads it (as in `make bench`, whose idle window follows earlier runs on the same home).
- * Usage: bun bench/idle-cpu.ts --corpus DIR [--bin dist/skillhub]... [--windows 2] [--window 31] [--persisted]
+ * --settle: seconds between the warm-up and the first window (default 4, as in `make bench`; 40 lets
+ * Bun's collection timer slow down where nothing wakes it). A --bin may carry environment settings:
+ * --bin "dist/skillhub SKILLHUB_RESCAN_SECONDS=0".
+ * Usage: bun bench/idle-cpu.ts --corpus DIR [--bin dist/skillhub]... [--windows 2] [--window 31] [--settle 4]
+ *        [--persisted]
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +26,7 @@ const { values } = parseArgs({
     bin: { type: "string", multiple: true },
     windows: { type: "string", default: "2" },
     window: { type: "string", default: "31" },
+    settle: { type: "string", default: "4" },
     persisted: { type: "boolean" },
   },
 });
@@ -32,11 +37,19 @@ const floor = join(work, "floor");
 if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
   throw new Error("floor build failed");
 
-const start = (bin: string, i: number) => {
+/** A --bin is a path, optionally followed by environment settings: "dist/skillhub SKILLHUB_RESCAN_SECONDS=0". */
+const start = (spec: string, i: number) => {
+  const [bin, ...settings] = spec.split(" ").filter(Boolean);
   const home = join(work, `home-${i}`);
   mkdirSync(home, { recursive: true });
-  const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
-  return spawnServer([bin, "--skills-dir", values.corpus as string], { env, cwd: home });
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    SKILLHUB_HOME: join(home, ".skillhub"),
+    LOG_LEVEL: "ERROR",
+    ...Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+  };
+  return spawnServer([bin as string, "--skills-dir", values.corpus as string], { env, cwd: home });
 };
 if (values.persisted) {
   for (const [i, bin] of bins.entries()) {
@@ -58,7 +71,7 @@ for (const { s, label } of servers) {
   await s.request("tools/list");
   if (label !== "floor") await s.request("tools/call", { name: "search_skills", arguments: { query: "warm up" } });
 }
-await Bun.sleep(4000);
+await Bun.sleep(Number(values.settle) * 1000);
 const windowMs = Number(values.window) * 1000;
 const totals = servers.map(() => [] as number[]);
 for (let w = 1; w <= Number(values.windows); w++) {
