@@ -1,24 +1,32 @@
 /**
  * Idle CPU side by side, in the same windows: SkillHub (one or more binaries, e.g. before and after a
  * change) and the floor, each started, listed and warmed up (search_skills waits for the index), then left
- * alone with nothing changing. Prints each server's CPU per consecutive 31 s window (longer than the 30 s
- * rescan timer) and where it went by thread (main thread, GC helpers, JIT), from /proc.
+ * alone with nothing changing. Prints each server's CPU per consecutive window (31 s by default, longer than
+ * the 30 s rescan timer; 300 s covers a whole sweep of the timer's stat check) and where it went by thread
+ * (main thread, GC helpers, JIT), from /proc in nanoseconds (lib/thread-cpu.ts), then the mean.
  * With --persisted, each SkillHub first runs once to build and save its search index, and the measured run
  * loads it (as in `make bench`, whose idle window follows earlier runs on the same home).
- * Usage: bun bench/idle-cpu.ts --corpus DIR [--bin dist/skillhub]... [--windows 2] [--persisted]
+ * --settle: seconds between the warm-up and the first window (default 4, as in `make bench`; 40 lets
+ * Bun's collection timer slow down where nothing wakes it). A --bin may carry environment settings:
+ * --bin "dist/skillhub SKILLHUB_RESCAN_SECONDS=0".
+ * Usage: bun bench/idle-cpu.ts --corpus DIR [--bin dist/skillhub]... [--windows 2] [--window 31] [--settle 4]
+ *        [--persisted]
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
 import { INITIALIZE, spawnServer } from "./lib/rpc.ts";
+import { cpuOver } from "./lib/thread-cpu.ts";
 
 const { values } = parseArgs({
   options: {
     corpus: { type: "string" },
     bin: { type: "string", multiple: true },
     windows: { type: "string", default: "2" },
+    window: { type: "string", default: "31" },
+    settle: { type: "string", default: "4" },
     persisted: { type: "boolean" },
   },
 });
@@ -29,28 +37,19 @@ const floor = join(work, "floor");
 if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
   throw new Error("floor build failed");
 
-/** CPU ms per thread name (threads of one name summed), from /proc/PID/task. */
-function threads(pid: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const key = tid === String(pid) ? "main" : name;
-      out[key] = (out[key] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
-}
-
-const start = (bin: string, i: number) => {
+/** A --bin is a path, optionally followed by environment settings: "dist/skillhub SKILLHUB_RESCAN_SECONDS=0". */
+const start = (spec: string, i: number) => {
+  const [bin, ...settings] = spec.split(" ").filter(Boolean);
   const home = join(work, `home-${i}`);
   mkdirSync(home, { recursive: true });
-  const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
-  return spawnServer([bin, "--skills-dir", values.corpus as string], { env, cwd: home });
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    SKILLHUB_HOME: join(home, ".skillhub"),
+    LOG_LEVEL: "ERROR",
+    ...Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+  };
+  return spawnServer([bin as string, "--skills-dir", values.corpus as string], { env, cwd: home });
 };
 if (values.persisted) {
   for (const [i, bin] of bins.entries()) {
@@ -72,20 +71,25 @@ for (const { s, label } of servers) {
   await s.request("tools/list");
   if (label !== "floor") await s.request("tools/call", { name: "search_skills", arguments: { query: "warm up" } });
 }
-await Bun.sleep(4000);
+await Bun.sleep(Number(values.settle) * 1000);
+const windowMs = Number(values.window) * 1000;
+const totals = servers.map(() => [] as number[]);
 for (let w = 1; w <= Number(values.windows); w++) {
-  const before = servers.map(({ s }) => threads(s.proc.pid));
-  await Bun.sleep(31_000);
-  servers.forEach(({ s, label }, i) => {
-    const now = threads(s.proc.pid);
-    const used = Object.entries(now)
-      .map(([k, v]) => [k, v - ((before[i] as Record<string, number>)[k] ?? 0)] as const)
-      .filter(([, v]) => v > 0);
-    const total = used.reduce((n, [, v]) => n + v, 0);
-    process.stdout.write(
-      `window ${w} ${label}: ${total} ms CPU (${used.map(([k, v]) => `${k} ${v}`).join(", ") || "nothing"})\n`,
-    );
+  const used = await cpuOver(
+    servers.map(({ s }) => s.proc.pid),
+    windowMs,
+  );
+  servers.forEach(({ label }, i) => {
+    const { ms, threads } = used[i] as (typeof used)[number];
+    totals[i]?.push(ms);
+    const parts = Object.entries(threads).map(([k, v]) => `${k} ${v.toFixed(1)}`);
+    process.stdout.write(`window ${w} ${label}: ${ms.toFixed(1)} ms CPU (${parts.join(", ") || "nothing"})\n`);
   });
 }
+servers.forEach(({ label }, i) => {
+  const all = totals[i] as number[];
+  const mean = all.reduce((a, b) => a + b, 0) / all.length;
+  process.stdout.write(`mean over ${all.length} windows of ${values.window} s, ${label}: ${mean.toFixed(1)} ms CPU\n`);
+});
 for (const { s } of servers) await s.close();
 rmSync(work, { recursive: true, force: true });

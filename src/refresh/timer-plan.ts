@@ -23,3 +23,6 @@ export function timerPlan(tick: number, watcherHealthy: boolean): VerifyPlan {
     phase: tick % SWEEP_TICKS,
   };
 }
+
+/** Every entry of the last scan, at once: the check that follows setting up the watchers. */
+export const FULL_CHECK: VerifyPlan = { skillDirs: "all", files: "all", slices: 1, phase: 0 };

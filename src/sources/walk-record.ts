@@ -111,8 +111,13 @@ export interface VerifyPlan {
   phase: number;
 }
 
-/** Entries statted between pauses of an asynchronous verification (a pause lets requests in). */
-export const VERIFY_CHUNK = 1000;
+/**
+ * Entries statted between pauses of an asynchronous verification (a pause lets requests in): about
+ * 0.6 ms of stats (2.3 µs each on the benchmark VM). A call that takes two turns of the event loop
+ * waits for two chunks; at 1,000 a call made during the check after the watchers start (every
+ * entry, 40,000 at 20,000 skills) took 4.5 ms instead of 0.4.
+ */
+export const VERIFY_CHUNK = 250;
 
 /** A link's real path, or "" when it leads nowhere (dangling, a loop); as the walk records it. */
 export function realOrEmpty(fs: StatFs, path: string): string {

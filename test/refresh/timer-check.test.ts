@@ -50,7 +50,18 @@ interface Rig {
 }
 
 /** A refresher over `dirs` with a real scanner, a fake watcher that never reports anything, and no real timer. */
-async function rig(dirs: string[], options: { watch: boolean; walkFs?: WalkFs; readText?: (f: string) => string }) {
+async function rig(
+  dirs: string[],
+  options: {
+    watch: boolean;
+    walkFs?: WalkFs;
+    readText?: (f: string) => string;
+    /** Called as each watcher is set up (after the first scan, before the check that follows it). */
+    onWatch?: (dir: string) => void;
+    /** Wait for the watchers and rescan once more before returning. Default true. */
+    settle?: boolean;
+  },
+) {
   const store = new CatalogStore();
   const scanner = new Scanner(new Walker(options.walkFs), options.readText);
   let walks = 0;
@@ -72,6 +83,7 @@ async function rig(dirs: string[], options: { watch: boolean; walkFs?: WalkFs; r
     debounceMs: 10,
     // A watcher that misses everything (a network file system, a watch limit): only the timer can see edits.
     watchFn: (dir, _onChange, onError) => {
+      options.onWatch?.(dir);
       if (onError) onErrors.set(dir, onError);
       return { close() {} };
     },
@@ -80,7 +92,7 @@ async function rig(dirs: string[], options: { watch: boolean; walkFs?: WalkFs; r
   });
   await refresher.start();
   // The watchers are set up a turn after the first catalog, then one quick rescan runs.
-  if (options.watch) {
+  if (options.watch && options.settle !== false) {
     for (let i = 0; i < 200 && !refresher.watcherHealthy(); i++) await Bun.sleep(5);
     await refresher.rescan("settle");
   }
@@ -108,6 +120,41 @@ describe("the rescan timer's stat check (issue 16)", () => {
       ticks++;
     }
     expect(ticks).toBeGreaterThanOrEqual(1);
+    refresher.stop();
+  });
+
+  test("once the watchers are set up, an unchanged tree is checked by stat, not walked again", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 5; i++) writeSkill(dir, `s-${i}`);
+    const counting = countingFs();
+    const { refresher, walks } = await rig([dir], { watch: true, walkFs: counting.walkFs, settle: false });
+    const readdirs = counting.readdirs();
+    await refresher.watched;
+    expect(refresher.watcherHealthy()).toBe(true);
+    expect(walks()).toBe(1);
+    expect(counting.readdirs()).toBe(readdirs);
+    // The first scan statted each file once, the check once more: every file, not a slice.
+    for (let i = 0; i < 5; i++) expect(counting.stats.get(join(dir, `s-${i}`, "SKILL.md"))).toBe(2);
+    refresher.stop();
+  });
+
+  test("a skill created or edited while the watchers were being set up is found by the check that follows", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "old");
+    writeSkill(dir, "edited");
+    const { refresher, store, walks } = await rig([dir], {
+      watch: true,
+      settle: false,
+      // After the first scan, before any watcher could report it.
+      onWatch: () => {
+        writeSkill(dir, "born-in-the-gap");
+        writeSkill(dir, "edited", { description: "Edited before the watcher existed." });
+      },
+    });
+    await refresher.watched;
+    expect(walks()).toBe(2);
+    expect(store.catalog.get("born-in-the-gap")).toBeDefined();
+    expect(store.catalog.get("edited")?.description).toBe("Edited before the watcher existed.");
     refresher.stop();
   });
 
