@@ -93,12 +93,17 @@ bench-http: build
 bench-startup: build
 	$(BUN) bench/startup.ts $(foreach b,$(BINS),--bin $(b))
 
+## make bench-memory: peak and settled RSS at 10,000 skills beside the floor, builds interleaved round by
+## round; BINS="a b" compares builds, MEMORY_ARGS="--build" removes the saved index first (a first start).
+bench-memory: build
+	$(BUN) bench/memory.ts --bins "$(if $(BINS),$(BINS),dist/skillhub)" $(MEMORY_ARGS)
+
 ## make bench-ui: the web page at 10,000 skills: each request's p50/p95 (goal: under 200 ms) and, when
 ## /usr/bin/chromium is installed, a real page load in headless Chromium.
 bench-ui: build
 	$(BUN) bench/ui.ts
 
-.PHONY: release formula readme bench-bytecode bench-startup npm-packages lint-dist
+.PHONY: release formula readme bench-bytecode bench-startup bench-memory npm-packages lint-dist
 
 ## make release VERSION=x.y.z: cross-compile linux-x64, linux-arm64, linux-x64-musl, darwin-x64,
 ## darwin-arm64 and windows-x64 into dist/release/ (archives + SHA256SUMS), smoke-test this machine's.

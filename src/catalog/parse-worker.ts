@@ -1,6 +1,6 @@
 /**
- * Worker script (util/worker-task.ts): reads and parses a batch of SKILL.md files for the scanner's
- * first pass, posting the parses back in parts. Its heap, with every file's text and the parser's
+ * Worker script (util/worker-task.ts): reads and parses the SKILL.md files of a scanner's first pass,
+ * sent in batches, posting the parses back in parts. Its heap, with every file's text and the parser's
  * garbage, goes away when it ends.
  */
 import type { SkillDirEntry } from "../sources/walk.ts";
@@ -19,14 +19,17 @@ const PART = 100;
 declare const self: Worker;
 const reply = (message: WorkerReply<unknown, number>) => self.postMessage(message);
 
+let parsed = 0;
+
 self.onmessage = (event: MessageEvent<ParseRequest>) => {
-  const { entries, source } = event.data;
+  const { batch, source, last } = event.data;
   try {
-    for (let i = 0; i < entries.length; i += PART) {
-      reply({ part: entries.slice(i, i + PART).map((entry: SkillDirEntry) => parseSkillEntry(entry, source)) });
+    for (let i = 0; i < batch.length; i += PART) {
+      reply({ part: batch.slice(i, i + PART).map((entry: SkillDirEntry) => parseSkillEntry(entry, source)) });
       Bun.gc(true);
     }
-    reply({ done: entries.length });
+    parsed += batch.length;
+    if (last) reply({ done: parsed });
   } catch (error) {
     reply({ error: errorMessage(error) });
   }

@@ -1,7 +1,7 @@
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
-import { runWorker, workerScript } from "../util/worker-task.ts";
+import { type Batch, runWorker, workerScript } from "../util/worker-task.ts";
 import { FullTextIndex } from "./fulltext.ts";
 import { decodeIndexFile, type IndexHeader } from "./index-file.ts";
 import { indexHeader } from "./persist.ts";
@@ -13,16 +13,13 @@ import { indexHeader } from "./persist.ts";
  * server's heap, and no call waits behind a slice of the build.
  */
 
-/** What index-worker.ts is sent: the skills without their verbatim frontmatter (never indexed). */
-export interface IndexBuildRequest {
-  skills: Skill[];
-  header: IndexHeader;
-}
+/** What index-worker.ts is sent: batches of skills without their verbatim frontmatter (never indexed). */
+export type IndexBuildRequest = Batch<Skill> & { header: IndexHeader };
 
 /** The saved form of an index of `skills`, built in a worker; rejects when the worker cannot do it. */
 export function buildIndexInWorker(skills: readonly Skill[], header: IndexHeader): Promise<Uint8Array> {
-  const request: IndexBuildRequest = { skills: skills.map((s) => ({ ...s, frontmatter: {} })), header };
-  return runWorker<never, Uint8Array>(workerScript("search/index-worker.ts"), request, () => undefined);
+  const bare = skills.map((s) => ({ ...s, frontmatter: {} }));
+  return runWorker(workerScript("search/index-worker.ts"), bare, { header }, () => undefined);
 }
 
 /**

@@ -4,6 +4,7 @@
  * the index's saved form in one transferred buffer.
  */
 import { streamSkillBody } from "../catalog/skill-text.ts";
+import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { WorkerReply } from "../util/worker-task.ts";
 import type { IndexBuildRequest } from "./build-in-worker.ts";
@@ -15,8 +16,13 @@ declare const self: Worker;
 /** Skills indexed between full collections (nothing waits on this thread; see parse-worker.ts). */
 const COLLECT_EVERY = 250;
 
+/** The batches received so far; the build starts with the last one. */
+const skills: Skill[] = [];
+
 self.onmessage = (event: MessageEvent<IndexBuildRequest>) => {
-  const { skills, header } = event.data;
+  const { batch, last, header } = event.data;
+  for (const skill of batch) skills.push(skill);
+  if (!last) return;
   try {
     const index = FullTextIndex.empty();
     // A growing prefix: each sync indexes only the skills it has not seen.

@@ -22,12 +22,30 @@ export function workerScript(fromSrc: string): string {
   return COMPILED ? `./${fromSrc}` : new URL(`../${fromSrc}`, import.meta.url).href;
 }
 
+/** What a request message carries besides its batch: the last one says so. */
+export interface Batch<T> {
+  batch: T[];
+  last: boolean;
+}
+
 /**
- * Post `message` to a new worker running `script`, hand each part it sends to `onPart`, and resolve
- * with its `done` value. Rejects (and ends the worker) when the script fails to load, throws, reports
- * an error or exits without an answer, so a caller can do the work itself instead.
+ * Items per request message. Posting copies the message on the posting thread: 10,000 skills in one
+ * message held the event loop 130-160 ms, a batch of 500 a few milliseconds.
  */
-export function runWorker<P, D>(script: string, message: unknown, onPart: (part: P) => void): Promise<D> {
+export const BATCH = 500;
+
+/**
+ * Start a worker running `script`, post it `items` in batches (one per turn of the event loop, each
+ * with `extra`), hand each part it sends back to `onPart`, and resolve with its `done` value. Rejects
+ * (and ends the worker) when the script fails to load, throws, reports an error or exits without an
+ * answer, so a caller can do the work itself instead.
+ */
+export function runWorker<T, X extends object, P, D>(
+  script: string,
+  items: readonly T[],
+  extra: X,
+  onPart: (part: P) => void,
+): Promise<D> {
   return new Promise<D>((resolve, reject) => {
     let worker: Worker;
     try {
@@ -56,6 +74,14 @@ export function runWorker<P, D>(script: string, message: unknown, onPart: (part:
     };
     worker.onerror = (event) => end(() => reject(new Error(`worker ${script} failed: ${event.message}`)));
     worker.addEventListener("close", () => end(() => reject(new Error(`worker ${script} exited without an answer`))));
-    worker.postMessage(message);
+    void (async () => {
+      for (let from = 0; !settled; from += BATCH) {
+        const last = from + BATCH >= items.length;
+        const message: Batch<T> & X = { ...extra, batch: items.slice(from, from + BATCH), last };
+        worker.postMessage(message);
+        if (last) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
   });
 }

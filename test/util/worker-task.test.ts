@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { runWorker } from "../../src/util/worker-task.ts";
+import { BATCH, runWorker } from "../../src/util/worker-task.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -9,23 +9,45 @@ afterAll(cleanupTemp);
 const script = (text: string) => write(join(tempDir("skillhub-worker-"), "task.ts"), text);
 
 describe("runWorker: one task in a worker thread", () => {
-  test("parts arrive in order before the answer", async () => {
-    const file = script(
-      "self.onmessage = (e) => { for (let i = 0; i < e.data; i++) postMessage({ part: i }); postMessage({ done: 'end' }); };",
-    );
+  test("items arrive in batches of BATCH, in order, with the extra fields; parts come back before the answer", async () => {
+    const file = script(`
+      const seen = [];
+      let messages = 0;
+      self.onmessage = (e) => {
+        messages++;
+        for (const item of e.data.batch) seen.push(item * e.data.factor);
+        postMessage({ part: e.data.batch.length });
+        if (e.data.last) postMessage({ done: { seen, messages } });
+      };`);
+    const items = Array.from({ length: BATCH * 2 + 7 }, (_, i) => i);
     const parts: number[] = [];
-    expect(await runWorker<number, string>(file, 3, (p) => parts.push(p))).toBe("end");
-    expect(parts).toEqual([0, 1, 2]);
+    const done = await runWorker<number, { factor: number }, number, { seen: number[]; messages: number }>(
+      file,
+      items,
+      { factor: 2 },
+      (p) => parts.push(p),
+    );
+    expect(done.messages).toBe(3);
+    expect(parts).toEqual([BATCH, BATCH, 7]);
+    expect(done.seen).toEqual(items.map((i) => i * 2));
+    // No items: one empty last batch, so the script still answers.
+    const empty = await runWorker<number, { factor: number }, number, unknown>(
+      file,
+      [],
+      { factor: 1 },
+      () => undefined,
+    );
+    expect(empty).toEqual({ seen: [], messages: 1 });
   });
 
   test("an error the script reports, a throw, a missing script and an exit without an answer all reject", async () => {
-    const reported = script("self.onmessage = () => postMessage({ error: 'no such thing' });");
-    await expect(runWorker(reported, 0, () => undefined)).rejects.toThrow("no such thing");
-    const thrown = script("self.onmessage = () => { throw new Error('boom'); };");
-    await expect(runWorker(thrown, 0, () => undefined)).rejects.toThrow("boom");
-    await expect(runWorker(join(tempDir(), "missing.ts"), 0, () => undefined)).rejects.toThrow();
-    const exits = script("self.onmessage = () => process.exit(0);");
-    await expect(runWorker(exits, 0, () => undefined)).rejects.toThrow("without an answer");
+    const run = (file: string) => runWorker(file, [1], {}, () => undefined);
+    await expect(run(script("self.onmessage = () => postMessage({ error: 'no such thing' });"))).rejects.toThrow(
+      "no such thing",
+    );
+    await expect(run(script("self.onmessage = () => { throw new Error('boom'); };"))).rejects.toThrow("boom");
+    await expect(run(join(tempDir(), "missing.ts"))).rejects.toThrow();
+    await expect(run(script("self.onmessage = () => process.exit(0);"))).rejects.toThrow("without an answer");
   });
 
   test("a part the caller cannot take ends the task with that error", async () => {
@@ -33,7 +55,7 @@ describe("runWorker: one task in a worker thread", () => {
       "self.onmessage = () => { postMessage({ part: 1 }); setTimeout(() => postMessage({ done: 1 }), 50); };",
     );
     await expect(
-      runWorker(file, 0, () => {
+      runWorker(file, [1], {}, () => {
         throw new Error("refused");
       }),
     ).rejects.toThrow("refused");
