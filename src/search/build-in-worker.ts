@@ -3,7 +3,7 @@ import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { type Batch, runWorker, workerScript } from "../util/worker-task.ts";
 import { FullTextIndex } from "./fulltext.ts";
-import { decodeIndexFile, type IndexHeader } from "./index-file.ts";
+import { decodeIndexFileAsync, type IndexHeader } from "./index-file.ts";
 import { indexHeader } from "./persist.ts";
 
 /**
@@ -23,17 +23,19 @@ export function buildIndexInWorker(skills: readonly Skill[], header: IndexHeader
 }
 
 /**
- * The index of `skills` built in a worker, decoded here as a saved index is, with the bytes to write;
+ * The index of `skills` built in a worker, decoded here as a saved index is (with `pause` between
+ * fields), with the bytes to write;
  * undefined, after a warning, when the worker could not build it.
  */
 export async function indexInWorker(
   skills: readonly Skill[],
   fingerprint: string,
   logger: Logger,
+  pause: () => Promise<void>,
 ): Promise<{ index: FullTextIndex; bytes: Uint8Array } | undefined> {
   try {
     const bytes = await buildIndexInWorker(skills, indexHeader(fingerprint));
-    const index = FullTextIndex.fromParts(decodeIndexFile(bytes));
+    const index = FullTextIndex.fromParts(await decodeIndexFileAsync(bytes, pause));
     logger.debug(`search index built in a worker (${bytes.byteLength} bytes)`);
     return { index, bytes };
   } catch (error) {

@@ -207,7 +207,7 @@ export class SearchService {
    */
   private async buildInWorker(catalog: Catalog, fingerprint: string, file: string | undefined): Promise<boolean> {
     if (!this.options.buildInWorker || this.options.readBody || catalog.skills.length === 0) return false;
-    const built = await indexInWorker(catalog.skills, fingerprint, this.options.logger);
+    const built = await indexInWorker(catalog.skills, fingerprint, this.options.logger, () => this.pause());
     if (!built) return false;
     this.index = built.index;
     if (file && !this.closed) void this.writes.queue(file, () => writeIndexFile(file, [built.bytes]));

@@ -5,6 +5,7 @@ import { Scanner } from "../../src/catalog/scanner.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import {
   decodeIndexFile,
+  decodeIndexFileAsync,
   encodeIndexFile,
   encodeIndexFileAsync,
   IndexFileError,
@@ -39,6 +40,11 @@ describe("persisted index, binary form", () => {
     expect(readIndexHeader(file)).toMatchObject({ schema: 9, fingerprint: "abc" });
     const loaded = FullTextIndex.fromParts(decodeIndexFile(file));
     expect(loaded.size).toBe(index.size);
+    // Decoded with pauses (a worker's build arriving): one between every two fields, the same index.
+    let pauses = 0;
+    const paused = FullTextIndex.fromParts(await decodeIndexFileAsync(file, async () => void pauses++));
+    expect(pauses).toBe(index.snapshot().fields.size);
+    for (const q of QUERIES) expect(paused.search(q)).toEqual(index.search(q));
     expect(loaded.has(gone?.id ?? "")).toBe(false);
     for (const q of QUERIES) expect(loaded.search(q)).toEqual(index.search(q));
     // A buffer that does not start on an aligned offset (a slice of a larger one) loads the same.
