@@ -9,8 +9,9 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { configDefaults } from "../src/config/defaults.ts";
 import { FILE_SETTINGS } from "../src/config/file-settings.ts";
+import { FLAG_SETTINGS } from "../src/config/flag-settings.ts";
 import { configSchema } from "../src/config/schema.ts";
-import { ENV_SETTINGS, FLAG_SETTINGS, type Setting, type SettingDoc } from "../src/config/settings.ts";
+import { ENV_SETTINGS, type Setting, type SettingDoc } from "../src/config/settings.ts";
 import { SOURCE_CONFIG_FORBIDDEN_KEYS, SOURCE_CONFIG_SECTIONS } from "../src/config/source-config.ts";
 import { writeBlock } from "./doc-blocks.ts";
 
@@ -102,7 +103,7 @@ export function configRows(tables: SettingsTables = CODE_TABLES): KeyRow[] {
     const doc = docs.find((d) => d.description.trim() !== "");
     if (!doc)
       problems.push(
-        `"${key}" has no description: add one in src/config/settings.ts (ENV_SETTINGS, FLAG_SETTINGS) or src/config/file-settings.ts (FILE_SETTINGS)`,
+        `"${key}" has no description: add one in src/config/settings.ts (ENV_SETTINGS), src/config/flag-settings.ts (FLAG_SETTINGS) or src/config/file-settings.ts (FILE_SETTINGS)`,
       );
     return {
       key,

@@ -19,7 +19,7 @@ export const COMMANDS = [
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
-  // Shared by every command; mapped onto config keys (settings.ts FLAG_SETTINGS).
+  // Shared by every command; mapped onto config keys (flag-settings.ts FLAG_SETTINGS).
   "skills-dir": { type: "string", multiple: true },
   project: { type: "string" },
   root: { type: "string" },

@@ -3,8 +3,9 @@ import type { z } from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
 import { configDefaults } from "./defaults.ts";
+import { FLAG_SETTINGS } from "./flag-settings.ts";
 import { type Config, configSchema, configSchemaOf, JITLESS } from "./schema.ts";
-import { ENV_SETTINGS, FLAG_SETTINGS, SECRET_KEYS, type Setting, type ValueKind } from "./settings.ts";
+import { ENV_SETTINGS, SECRET_KEYS, type Setting, type ValueKind } from "./settings.ts";
 
 /** A config file already read and parsed (YAML → plain value). */
 export interface ConfigFile {
@@ -43,9 +44,8 @@ interface Assignment {
 }
 
 /**
- * Merge defaults < files < environment < flags and validate once.
- * Pure: reads nothing but its input. Throws ConfigError naming the key,
- * the value and what is allowed.
+ * Merge defaults < files < environment < flags and validate once. Pure: reads nothing but its
+ * input. Throws ConfigError naming the key, the value and what is allowed.
  */
 export function resolveConfig(input: ResolveInput): Resolved {
   const warnings: string[] = [];

@@ -24,8 +24,7 @@ export function buildIndexInWorker(skills: readonly Skill[], header: IndexHeader
 
 /**
  * The index of `skills` built in a worker, decoded here as a saved index is (with `pause` between
- * fields), with the bytes to write;
- * undefined, after a warning, when the worker could not build it.
+ * fields), with the bytes to write; undefined, after a warning, when the worker could not build it.
  */
 export async function indexInWorker(
   skills: readonly Skill[],

@@ -1,6 +1,7 @@
 import * as nodeFs from "node:fs";
 import { diagnostic } from "../util/diagnostic.ts";
-import { errnoCode, errorMessage } from "../util/errors.ts";
+import { errnoCode } from "../util/errors.ts";
+import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
 import { realOrEmpty, type VerifyPlan, WalkRecord } from "./walk-record.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
@@ -73,7 +74,7 @@ export class Walker {
     } catch (error) {
       // Missing: it must still be missing (a source folder created later is a change).
       record.structure.add(root, Number.NaN);
-      this.noteUnreadable(result, root, error);
+      noteUnreadable(result, root, error);
       return result;
     }
     if (rootReal !== root) record.links.push([root, rootReal]);
@@ -161,7 +162,7 @@ export class Walker {
             }
             childReal = this.fs.realpathSync(path);
           } catch (error) {
-            if (errnoCode(error) !== "ENOENT") this.noteUnreadable(result, path, error);
+            if (errnoCode(error) !== "ENOENT") noteUnreadable(result, path, error);
             continue;
           }
           // Security: outside skills, a link is an installed skill or collection and may live anywhere
@@ -232,7 +233,7 @@ export class Walker {
     try {
       mtimeMs = this.fs.statSync(dir).mtimeMs;
     } catch (error) {
-      this.noteUnreadable(result, dir, error);
+      noteUnreadable(result, dir, error);
       return undefined;
     }
     if (known && known.mtimeMs === mtimeMs) {
@@ -254,7 +255,7 @@ export class Walker {
       result.reread++;
       return listing;
     } catch (error) {
-      this.noteUnreadable(result, dir, error);
+      noteUnreadable(result, dir, error);
       return undefined;
     }
   }
@@ -268,14 +269,7 @@ export class Walker {
       return false;
     }
     if (isWithin(base, real)) return true;
-    result.diagnostics.push(
-      diagnostic(
-        "symlink-outside",
-        "warning",
-        path,
-        `links to ${real}, outside the repository ${base}; not read (synced repositories are confined to themselves).`,
-      ),
-    );
+    noteLinkOutside(result, path, real, base);
     return false;
   }
 
@@ -293,30 +287,8 @@ export class Walker {
       result.record.files.add(file, stat.mtimeMs, stat.size);
       return { size: stat.size, mtimeMs: stat.mtimeMs };
     } catch (error) {
-      if (errnoCode(error) !== "ENOENT") this.noteUnreadable(result, file, error);
+      if (errnoCode(error) !== "ENOENT") noteUnreadable(result, file, error);
       return undefined;
     }
   }
-
-  private noteUnreadable(result: WalkResult, path: string, error: unknown): void {
-    const code = errnoCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return;
-    // Permissions can be fixed without touching any mtime: only a new walk can tell.
-    result.record.verifiable = false;
-    result.diagnostics.push(
-      diagnostic("unreadable", "warning", path, `cannot read (${code ?? errorMessage(error)}); skipped.`),
-    );
-  }
-}
-
-/** Security: FIFOs, sockets and devices are skipped, never opened, and said so. */
-function noteSpecial(result: WalkResult, path: string): void {
-  result.diagnostics.push(
-    diagnostic(
-      "special-file",
-      "warning",
-      path,
-      "is a FIFO, socket or device (or a link to one); never read, so it cannot hold up the scan. Skipped.",
-    ),
-  );
 }

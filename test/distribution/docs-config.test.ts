@@ -7,8 +7,9 @@ import { currentBlock } from "../../scripts/doc-blocks.ts";
 import { HELP } from "../../src/cli.ts";
 import { parseCommandLine } from "../../src/config/args.ts";
 import { FILE_SETTINGS } from "../../src/config/file-settings.ts";
+import { FLAG_SETTINGS } from "../../src/config/flag-settings.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
-import { ENV_SETTINGS, FLAG_SETTINGS } from "../../src/config/settings.ts";
+import { ENV_SETTINGS } from "../../src/config/settings.ts";
 import { restrictSourceConfig } from "../../src/config/source-config.ts";
 
 const doc = () => readFileSync(CONFIG_DOC, "utf8");

@@ -1,0 +1,30 @@
+import type { Setting } from "./settings.ts";
+
+/** Flags shared by every command (parsed by `args.ts`), mapped to config keys. */
+export const FLAG_SETTINGS: Record<string, Setting> = {
+  "skills-dir": { key: "sources.dirs", kind: "pathlist", description: "An extra skills folder (repeatable)." },
+  project: { key: "sources.project", kind: "string", description: "The project root." },
+  root: {
+    key: "sources.project_skills",
+    kind: "string",
+    default: "`skills`",
+    description: "The folder under the project root that the `sk` profile and `skillhub mcp-server` read.",
+  },
+  "no-watch": { key: "sources.watch", kind: "bool", description: "No file watcher (the rescan timer still runs)." },
+  "no-prompts": {
+    key: "server.prompts",
+    kind: "bool",
+    description: "Offer no MCP prompts (one per skill by default).",
+  },
+  transport: { key: "server.transport", kind: "string", description: "`stdio` or `http`." },
+  host: { key: "server.host", kind: "string", description: "Address the HTTP server binds." },
+  port: { key: "server.port", kind: "int", description: "HTTP port." },
+  stateless: { key: "server.stateless", kind: "bool", description: "HTTP without sessions." },
+  tools: { key: "server.tools", kind: "string", description: "Tool profile or comma list of tools." },
+  reindex: { key: "search.reindex", kind: "bool", description: "Rebuild the search index." },
+  "skip-auto-reindex": { key: "search.skip_auto_reindex", kind: "bool", description: "Use the saved index as it is." },
+  "enable-commands": { key: "commands.enabled", kind: "bool", description: "Offer `run_skill_command`." },
+  "log-level": { key: "log_level", kind: "loglevel", description: "Log level." },
+  home: { key: "home", kind: "string", description: "SkillHub's own folder." },
+  frozen: { key: "lock.frozen", kind: "bool", description: "Serve only what `skillhub.lock` records." },
+};
