@@ -286,8 +286,10 @@ export class FieldPostings {
     const { k, b, d } = params;
     const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
     const q = out.term(query);
+    const slots = ids.length;
     const add = (slot: number, tf: number) => {
-      if (!allLive && ids[slot] === undefined) return;
+      // Past the documents: only in a damaged saved index (checkFrozen does not read every posting).
+      if (slot >= slots || (!allLive && ids[slot] === undefined)) return;
       const length = this.lengths[slot] as number;
       out.add(slot, q, weight * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * length) / avg))));
     };

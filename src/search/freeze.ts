@@ -144,7 +144,11 @@ export interface FrozenPostings {
   lengths: Uint32Array;
 }
 
-/** Refuse persisted arrays that do not make one consistent store over `slots` document slots. */
+/**
+ * Refuse persisted arrays that do not make one consistent store over `slots` document slots. The
+ * postings themselves are not read (a mapped file's pages would all become resident): a posting that
+ * names a slot past the documents is skipped when scored (FieldPostings.scoreTerm).
+ */
 export function checkFrozen(data: FrozenPostings, slots: number): void {
   if (
     data.offsets.length !== data.vocabulary.length + 1 ||
@@ -156,8 +160,6 @@ export function checkFrozen(data: FrozenPostings, slots: number): void {
   for (let t = 0; t < data.vocabulary.length; t++)
     if ((data.offsets[t] as number) > (data.offsets[t + 1] as number))
       throw new Error("field postings are inconsistent");
-  for (let i = 0; i < data.docs.length; i++)
-    if ((data.docs[i] as number) >= slots) throw new Error("field postings name a document that does not exist");
   for (let t = 1; t < data.vocabulary.length; t++)
     if (!((data.vocabulary[t - 1] as string) < (data.vocabulary[t] as string)))
       throw new Error("field postings' vocabulary is not sorted");

@@ -1,4 +1,5 @@
 import type { SearchOptions } from "minisearch";
+import { HeadingLines } from "../skills/markdown.ts";
 import type { Skill } from "../skills/skill.ts";
 import { BodyZones } from "./body-zones.ts";
 import { FieldPostings } from "./field-postings.ts";
@@ -178,11 +179,19 @@ export class FullTextIndex {
       const { counts, length } = fieldTerms(doc[f]);
       fields.get(f)?.add(slot, counts, length);
     }
-    const headings = fieldTerms(skill.headings.slice(0, MAX_HEADINGS).join("\n"));
-    fields.get("headings")?.add(slot, headings.counts, headings.length);
+    // The body, read once: its headings (skills do not keep them) and its two zones.
     const zones = new BodyZones(this.bodyChars);
-    const whole = body(skill, (chunk) => zones.push(chunk));
-    if (typeof whole === "string") zones.push(whole);
+    const found = new HeadingLines(MAX_HEADINGS);
+    const whole = body(skill, (chunk) => {
+      found.push(chunk);
+      return zones.push(chunk) || !found.full;
+    });
+    if (typeof whole === "string") {
+      found.push(whole);
+      zones.push(whole);
+    }
+    const headings = fieldTerms(found.end().join("\n"));
+    fields.get("headings")?.add(slot, headings.counts, headings.length);
     const { lead, rest } = zones.end();
     fields.get("lead")?.add(slot, lead.counts, lead.length);
     fields.get("body")?.add(slot, rest.counts, rest.length);

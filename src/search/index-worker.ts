@@ -1,15 +1,17 @@
 /**
  * Worker script (util/worker-task.ts, search/build-in-worker.ts): builds the full-text index of the
- * skills it is sent, reading their bodies as the server would (confined, in chunks), and posts back
- * the index's saved form in one transferred buffer.
+ * skills it is sent, reading their bodies as the server would (confined, in chunks), and writes its
+ * saved form to the index file, or, without one or when that fails, posts the bytes back in one
+ * transferred buffer.
  */
 import { streamSkillBody } from "../catalog/skill-text.ts";
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { WorkerReply } from "../util/worker-task.ts";
-import type { IndexBuildRequest } from "./build-in-worker.ts";
+import type { IndexBuildReply, IndexBuildRequest } from "./build-in-worker.ts";
 import { FullTextIndex } from "./fulltext.ts";
 import { encodeIndexFile } from "./index-file.ts";
+import { writeIndexFileSync } from "./persist.ts";
 
 declare const self: Worker;
 
@@ -20,7 +22,7 @@ const COLLECT_EVERY = 250;
 const skills: Skill[] = [];
 
 self.onmessage = (event: MessageEvent<IndexBuildRequest>) => {
-  const { batch, last, header } = event.data;
+  const { batch, last, header, file } = event.data;
   for (const skill of batch) skills.push(skill);
   if (!last) return;
   try {
@@ -31,16 +33,26 @@ self.onmessage = (event: MessageEvent<IndexBuildRequest>) => {
       Bun.gc(true);
     }
     const pieces = encodeIndexFile(header, index.snapshot());
+    let unwritten: string | undefined;
+    if (file)
+      try {
+        writeIndexFileSync(file, pieces);
+        const done: WorkerReply<never, IndexBuildReply> = { done: { written: true } };
+        self.postMessage(done);
+        return;
+      } catch (error) {
+        unwritten = errorMessage(error);
+      }
     const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.byteLength, 0));
     let at = 0;
     for (const piece of pieces) {
       bytes.set(piece, at);
       at += piece.byteLength;
     }
-    const done: WorkerReply<never, Uint8Array> = { done: bytes };
+    const done: WorkerReply<never, IndexBuildReply> = { done: { bytes, unwritten } };
     self.postMessage(done, [bytes.buffer]);
   } catch (error) {
-    const failed: WorkerReply<never, Uint8Array> = { error: errorMessage(error) };
+    const failed: WorkerReply<never, IndexBuildReply> = { error: errorMessage(error) };
     self.postMessage(failed);
   }
 };

@@ -2,8 +2,8 @@ import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 
 /**
- * The writes of one index file, in order and never two at once (a save, or a worker's build written
- * as it came); a failed write is logged and reported, so that the index is saved again later.
+ * The saves of one index file, in order and never two at once; a failed write is logged and reported,
+ * so that the index is saved again later.
  */
 export class IndexWrites {
   private inFlight?: Promise<void>;

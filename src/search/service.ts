@@ -11,14 +11,7 @@ import { type BodySource, FullTextIndex } from "./fulltext.ts";
 import { IndexWrites } from "./index-writes.ts";
 import { defaultSignals } from "./keyword-signal.ts";
 import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
-import {
-  catalogFingerprint,
-  indexFilePath,
-  loadIndexFile,
-  saveIndexFile,
-  saveIndexFileSync,
-  writeIndexFile,
-} from "./persist.ts";
+import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile, saveIndexFileSync } from "./persist.ts";
 
 export interface SearchServiceOptions {
   store: CatalogStore;
@@ -164,7 +157,7 @@ export class SearchService {
     const file = this.file();
     let origin: IndexStatus["origin"] = "built";
     if (file && !this.options.reindex) {
-      const loaded = loadIndexFile(file);
+      const loaded = await loadIndexFile(file, () => this.pause());
       if (loaded.ok) {
         try {
           this.index = FullTextIndex.fromParts(loaded.parts);
@@ -202,15 +195,15 @@ export class SearchService {
   }
 
   /**
-   * A whole build in a worker (build-in-worker.ts), written as the worker encoded it (no save to schedule).
-   * False, after a warning, when the worker could not build it: the caller builds it in slices.
+   * A whole build in a worker (build-in-worker.ts), which saves it too (a save is scheduled only when it
+   * could not). False, after a warning, when the worker could not build it: the caller builds it in slices.
    */
   private async buildInWorker(catalog: Catalog, fingerprint: string, file: string | undefined): Promise<boolean> {
     if (!this.options.buildInWorker || this.options.readBody || catalog.skills.length === 0) return false;
-    const built = await indexInWorker(catalog.skills, fingerprint, this.options.logger, () => this.pause());
+    const built = await indexInWorker(catalog.skills, fingerprint, file, this.options.logger, () => this.pause());
     if (!built) return false;
     this.index = built.index;
-    if (file && !this.closed) void this.writes.queue(file, () => writeIndexFile(file, [built.bytes]));
+    this.dirty = file !== undefined && !built.saved;
     return true;
   }
 

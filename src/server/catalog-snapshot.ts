@@ -39,7 +39,7 @@ interface SnapshotBody {
 }
 
 /** Fields a skill's source or name gives back, and those a listing does not need: not written. */
-type Derived = "key" | "source" | "location" | "root" | "frontmatter" | "headings";
+type Derived = "key" | "source" | "location" | "root" | "frontmatter";
 
 /** A skill as the file keeps it (Omit over each member, so `kind` still tells the two apart). */
 type KeptSkill = Skill extends infer S ? (S extends Skill ? Omit<S, Derived> : never) : never;
@@ -162,7 +162,6 @@ function catalogOf(body: SnapshotBody): Catalog {
         location: source.location,
         root: source.dir,
         frontmatter: {},
-        headings: [],
       };
       return { ...s, ...derived } as Skill;
     });
@@ -201,11 +200,11 @@ export function snapshotText(hub: Hub): string {
 }
 
 /**
- * What the file keeps of a skill: not the verbatim frontmatter and headings (a listing does not need
- * them; search indexes the scanned catalog, never this one), nor what its source and name give back.
+ * What the file keeps of a skill: not the verbatim frontmatter (a listing does not need it; search
+ * indexes the scanned catalog, never this one), nor what its source and name give back.
  */
 function listed(skill: Skill): KeptSkill {
-  const { key, source, location, root, frontmatter, headings, ...kept } = skill;
+  const { key, source, location, root, frontmatter, ...kept } = skill;
   return kept;
 }
 

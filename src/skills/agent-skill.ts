@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
-import { countLines, headingsOf } from "./markdown.ts";
+import { countLines } from "./markdown.ts";
 import type { ParsedSkill } from "./skill.ts";
 
 /** Agent Skills specification: lower-case letters, digits, single hyphens, 1–64 chars. */
@@ -155,7 +155,6 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       keywords: [],
       alwaysApply: hub.alwaysApply,
       frontmatter: fm,
-      headings: headingsOf(split.body),
       bodyLines,
       dir,
       file,

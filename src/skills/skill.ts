@@ -20,8 +20,6 @@ interface SkillFields {
   alwaysApply: boolean;
   /** The whole parsed frontmatter, verbatim. */
   frontmatter: Record<string, unknown>;
-  /** Markdown headings of the body (for search). */
-  headings: string[];
   /** Number of body lines. */
   bodyLines: number;
   /** Source label (project, global, claude-project, dir1, ...). */

@@ -136,7 +136,6 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
       keywords: n.keywords,
       alwaysApply: false,
       frontmatter: n.frontmatter,
-      headings: n.headings,
       bodyLines: n.bodyLines,
       dir,
       file: f.file,

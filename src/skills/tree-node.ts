@@ -2,7 +2,7 @@ import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagno
 import { checkRelativePath } from "../util/safe-path.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
-import { countLines, headingsOf } from "./markdown.ts";
+import { countLines } from "./markdown.ts";
 import { ASSET_TYPES, type AssetDecl, type ScriptArg, type ScriptDecl, type TreeParse } from "./tree-types.ts";
 
 export {
@@ -82,7 +82,6 @@ export function parseTreeNode(file: string, text: string): TreeParse {
       ...(category === undefined ? {} : { category }),
       tags: tagsOf(fm, warn),
       frontmatter: fm,
-      headings: headingsOf(split.body),
       bodyLines,
       hash: Bun.hash(text).toString(16),
     },

@@ -69,7 +69,6 @@ export interface TreeNodeFields {
   /** Top-level `tags`, else `metadata.skillhub.tags`; lower-cased, de-duplicated. */
   tags: string[];
   frontmatter: Record<string, unknown>;
-  headings: string[];
   bodyLines: number;
   hash: string;
 }

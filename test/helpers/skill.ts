@@ -12,7 +12,6 @@ export function fakeSkill(name: string, over: Partial<Skill> = {}): Skill {
     keywords: [],
     alwaysApply: false,
     frontmatter: {},
-    headings: [],
     bodyLines: 1,
     source: "dir1",
     location: "explicit",

@@ -12,6 +12,7 @@ import { LEAD_CHARS, SCORING } from "../../src/search/scoring.ts";
 import { searchName } from "../../src/search/search-name.ts";
 import { processTerm } from "../../src/search/text.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
+import { headingsOf } from "../../src/skills/markdown.ts";
 import type { Skill } from "../../src/skills/skill.ts";
 import { fakeSkill } from "../helpers/skill.ts";
 
@@ -77,7 +78,7 @@ function reference(docs: readonly Skill[]): MiniSearch {
         tags: s.tags.join(" "),
         category: s.category ?? "",
         keywords: s.keywords.join(" "),
-        headings: s.headings.slice(0, MAX_HEADINGS).join("\n"),
+        headings: headingsOf(body).slice(0, MAX_HEADINGS).join("\n"),
         lead: body.slice(0, cut),
         body: body.slice(cut),
       };

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
+import { FieldPostings } from "../../src/search/field-postings.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import {
   decodeIndexFile,
@@ -77,13 +78,33 @@ describe("persisted index, binary form", () => {
     for (const b of broken) {
       try {
         const parts = decodeIndexFile(b);
-        // A flip inside a term frequency or a length still decodes: the index must then still answer.
-        FullTextIndex.fromParts(parts).search("invoice totals");
+        // A flip inside a posting, a term frequency or a length still decodes: the index must then
+        // still answer, with documents that exist.
+        for (const hit of FullTextIndex.fromParts(parts).search("invoice totals")) expect(parts.ids).toContain(hit.id);
       } catch (error) {
         expect(error).toBeInstanceOf(IndexFileError);
         refused++;
       }
     }
     expect(refused).toBeGreaterThanOrEqual(4);
+  });
+
+  test("a posting that names a slot past the documents is skipped when scored (postings are not all read on load)", () => {
+    const index = built();
+    const parts = index.snapshot();
+    const expected = index.search("invoice totals");
+    const file = bytes(encodeIndexFile(header, parts));
+    // Every posting of the description field pointed past the last document.
+    const decoded = decodeIndexFile(file.slice());
+    const frozen = decoded.fields.get("description")?.frozen(decoded.ids.length);
+    if (!frozen) throw new Error("no description field");
+    const damaged = new Map(decoded.fields);
+    const docs = frozen.docs.map(() => decoded.ids.length + 7);
+    damaged.set("description", FieldPostings.fromFrozen({ ...frozen, docs }, decoded.ids));
+    const hits = FullTextIndex.fromParts({ ...decoded, fields: damaged }).search("invoice totals");
+    expect(hits.length).toBeGreaterThan(0);
+    for (const hit of hits) expect(decoded.ids).toContain(hit.id);
+    // The other fields still score: the best hit is the undamaged index's.
+    expect(hits[0]?.id).toBe(expected[0]?.id as string);
   });
 });

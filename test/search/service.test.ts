@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
@@ -79,6 +79,22 @@ describe("persisted search index (seed 000 §4.2)", () => {
     third.search.close();
   });
 
+  test("a saved index is mapped, not read into memory; replacing the file (as every save does) leaves it answering", async () => {
+    const dir = tempDir();
+    const cache = tempDir();
+    writeSkill(dir, "tables", { description: "Extract tables from spreadsheets" });
+    (await service(dir, cache)).search.close();
+    const file = join(cache, readdirSync(cache)[0] as string);
+    const loaded = await service(dir, cache);
+    expect(loaded.search.status.origin).toBe("persisted");
+    if (process.platform === "linux") expect(readFileSync("/proc/self/maps", "utf8")).toContain(file);
+    // Another process's save: a new file renamed over it.
+    writeFileSync(`${file}.tmp`, "something else entirely");
+    renameSync(`${file}.tmp`, file);
+    expect(await names(loaded.search, "spreadsheet tables")).toEqual(["tables"]);
+    loaded.search.close();
+  });
+
   test("--reindex ignores the file; --skip-auto-reindex uses it as it is", async () => {
     const dir = tempDir();
     const cache = tempDir();
@@ -99,7 +115,7 @@ describe("persisted search index (seed 000 §4.2)", () => {
     writeSkill(dir, "alpha", { description: "first words" });
     (await service(dir, cache)).search.close();
     const file = join(cache, readdirSync(cache)[0] as string);
-    for (const junk of ["{not json", JSON.stringify({ format: "something-else" })]) {
+    for (const junk of ["", "{not json", JSON.stringify({ format: "something-else" })]) {
       writeFileSync(file, junk);
       const again = await service(dir, cache);
       expect(again.search.status.origin).toBe("built");
@@ -167,7 +183,7 @@ describe("persisted search index (seed 000 §4.2)", () => {
 });
 
 describe("a first build in a worker (issue 16: memory)", () => {
-  test("ranks as a build in place, writes the index file, and the next start loads it", async () => {
+  test("ranks as a build in place, writes the index file (the worker does), maps it, and the next start loads it", async () => {
     const dir = tempDir();
     const cache = tempDir();
     writeSkill(dir, "invoice-parser", { description: "Parse invoices", body: "# Totals\n\nSum the line items.\n" });
@@ -189,9 +205,32 @@ describe("a first build in a worker (issue 16: memory)", () => {
       expect(await names(worker, q)).toEqual(await names(inPlace.search, q));
     // A body past the first chunk was read in the worker: its last word is found.
     expect((await names(worker, "zebra"))[0]).toBe("pdf-forms");
-    expect(readdirSync(cache).filter((f) => f.endsWith(".bin"))).toHaveLength(1);
+    const files = readdirSync(cache).filter((f) => f.endsWith(".bin"));
+    expect(files).toHaveLength(1);
+    // Saved by the worker, then mapped here: the postings never entered this heap.
+    expect(logger.lines.some((l) => l.includes("saved to"))).toBe(true);
+    if (process.platform === "linux") expect(readFileSync("/proc/self/maps", "utf8")).toContain(files[0] as string);
     const next = await service(dir, cache);
     expect(next.search.status.origin).toBe("persisted");
     expect(await names(next.search, "line items")).toEqual(await names(worker, "line items"));
+  });
+
+  test("without an index file, or one that cannot be written, the worker sends the index back (and a save is owed)", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "invoice-parser", { description: "Parse invoices", body: "# Totals\n\nSum the line items.\n" });
+    const store = new CatalogStore();
+    store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+    for (const cacheDir of [undefined, join(tempDir(), "a-file")]) {
+      if (cacheDir) writeFileSync(cacheDir, "not a folder");
+      const logger = createMemoryLogger();
+      const worker = new SearchService({ store, logger, cacheDir, sourceDirs: () => [dir], buildInWorker: true });
+      await worker.start(Promise.resolve());
+      expect(worker.status.origin).toBe("built");
+      expect(await names(worker, "line items")).toEqual(["invoice-parser"]);
+      expect(logger.lines.some((l) => l.includes("search index built in a worker ("))).toBe(true);
+      // A folder that is a file: the worker's write failed, said so, and the server's save fails too.
+      if (cacheDir) expect(logger.lines.filter((l) => l.includes("could not save the search index")).length).toBe(1);
+      worker.close();
+    }
   });
 });

@@ -16,7 +16,6 @@ describe("parseAgentSkill", () => {
     expect(skill?.category).toBe("documents");
     expect(skill?.tags).toEqual(["pdf", "extract"]);
     expect(skill?.alwaysApply).toBe(true);
-    expect(skill?.headings).toEqual(["PDF", "Usage"]);
   });
 
   test("the flat, strictly valid form: skillhub.category, skillhub.tags (comma list), skillhub.alwaysApply", () => {
