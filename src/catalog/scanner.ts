@@ -129,6 +129,13 @@ export class Scanner {
     return "unchanged";
   }
 
+  /** Skill folders and files the last scan's walks recorded: what a timer tick's check slices (timerPlan). */
+  get slicedEntries(): number {
+    let n = 0;
+    for (const record of this.records?.walks ?? []) n += record.skillDirs.length + record.files.length;
+    return n;
+  }
+
   /** A quick pass only when asked (the rescan timer), and even then a full one every FULL_PASS_EVERY-th time. */
   private beginPass(limits: WalkLimits): WalkLimits {
     this.dirty = false;

@@ -10,7 +10,7 @@ import type { Logger } from "../util/logger.ts";
 import { FULL_CHECK, timerPlan } from "./timer-plan.ts";
 import { defaultWatch, type WatchFn } from "./watcher.ts";
 
-export { SWEEP_TICKS, timerPlan } from "./timer-plan.ts";
+export { SWEEP_TICKS, TICK_STATS, timerPlan } from "./timer-plan.ts";
 export type { WatchFn } from "./watcher.ts";
 
 /** Scans that may take the quick path (WalkLimits.quick); watcher events, refreshes and misses never do. */
@@ -172,7 +172,9 @@ export class Refresher {
    * file and builds nothing (issue 16: idle CPU near the floor).
    */
   timerPass(): Promise<Verdict | "skipped"> {
-    return this.checkThenScan("timer", () => timerPlan(this.ticks++, this.watcherHealthy()));
+    return this.checkThenScan("timer", () =>
+      timerPlan(this.ticks++, this.watcherHealthy(), this.options.scanner.slicedEntries),
+    );
   }
 
   /**

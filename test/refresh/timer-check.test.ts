@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
-import { Refresher, SWEEP_TICKS } from "../../src/refresh/refresher.ts";
+import { Refresher, SWEEP_TICKS, TICK_STATS, timerPlan } from "../../src/refresh/refresher.ts";
 import type { Source } from "../../src/sources/source-list.ts";
 import { Walker, type WalkFs } from "../../src/sources/walk.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
@@ -213,6 +213,38 @@ describe("the rescan timer's stat check (issue 16)", () => {
     const files = [...counting.stats.keys()].filter((p) => p.endsWith("SKILL.md")).length;
     expect(files).toBeLessThanOrEqual(Math.ceil((names.length + 1) / SWEEP_TICKS));
     refresher.stop();
+  });
+
+  test("a large catalog with a working watcher: at most TICK_STATS skill folders and files a tick, each once per (longer) sweep", async () => {
+    const dir = tempDir();
+    // 1,600 skills: 3,200 sliced entries, more than SWEEP_TICKS slices of TICK_STATS.
+    const count = 1600;
+    for (let i = 0; i < count; i++) {
+      fs.mkdirSync(join(dir, `s-${i}`));
+      fs.writeFileSync(join(dir, `s-${i}`, "SKILL.md"), `---\nname: s-${i}\ndescription: d\n---\nbody\n`);
+    }
+    const counting = countingFs();
+    const { refresher, scanner } = await rig([dir], { watch: true, walkFs: counting.walkFs });
+    expect(scanner.slicedEntries).toBe(2 * count);
+    const slices = Math.ceil((2 * count) / TICK_STATS);
+    expect(slices).toBeGreaterThan(SWEEP_TICKS);
+    counting.reset();
+    for (let i = 0; i < slices; i++) {
+      const before = [...counting.stats.values()].reduce((a, b) => a + b, 0);
+      expect(await refresher.timerPass()).toBe("unchanged");
+      const statted = [...counting.stats.values()].reduce((a, b) => a + b, 0) - before;
+      // The source folder, plus one slice.
+      expect(statted).toBeLessThanOrEqual(TICK_STATS + 1);
+    }
+    for (let i = 0; i < count; i += 97) {
+      expect(counting.stats.get(join(dir, `s-${i}`, "SKILL.md"))).toBe(1);
+      expect(counting.stats.get(join(dir, `s-${i}`))).toBe(1);
+    }
+    expect(counting.stats.get(dir)).toBe(slices);
+    refresher.stop();
+    // Without a working watcher, the slices stay SWEEP_TICKS and every file is statted each tick.
+    expect(timerPlan(3, false, 2 * count)).toEqual({ skillDirs: "slice", files: "all", slices: SWEEP_TICKS, phase: 3 });
+    expect(timerPlan(3, true, 10)).toEqual({ skillDirs: "slice", files: "slice", slices: SWEEP_TICKS, phase: 3 });
   });
 
   test("once a watcher fails, every tick stats every file", async () => {
