@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
@@ -170,8 +170,14 @@ function catalogOf(body: SnapshotBody): Catalog {
   return new Catalog(scans, 0);
 }
 
-/** The snapshot's two lines for `hub`'s current catalog. */
-export function snapshotText(hub: Hub): string {
+/** Skills written between two pauses of a save (saveSnapshot). */
+const SKILLS_PER_PIECE = 250;
+
+/**
+ * The snapshot's two lines for `hub`'s current catalog, in pieces: the header line, then the body a
+ * few hundred skills at a time (issue 16: written at once, 10,000 skills held the event loop 40 ms).
+ */
+export function* snapshotPieces(hub: Hub): Generator<string> {
   const catalog = hub.catalog;
   const named = catalog.skills
     .filter((s) => isEnabled(s, hub.filter))
@@ -182,21 +188,37 @@ export function snapshotText(hub: Hub): string {
     .slice(0, NAMED_KEPT)
     .map((s) => ({ name: s.name, description: s.description, alwaysApply: s.alwaysApply, kind: s.kind }));
   const header: SnapshotHeader = { format: FORMAT, version: SNAPSHOT_VERSION, contentHash: catalog.contentHash, named };
+  yield `${JSON.stringify(header)}\n`;
   const bySource = new Map<string, Skill[]>();
   for (const skill of catalog.skills) {
     const list = bySource.get(skill.source);
     if (list) list.push(skill);
     else bySource.set(skill.source, [skill]);
   }
-  const body: SnapshotBody = {
-    scans: catalog.sources.map((s) => ({
+  // The body as JSON.stringify writes a SnapshotBody, a source and a piece of its skills at a time.
+  let separator = "";
+  yield '{"scans":[';
+  for (const s of catalog.sources) {
+    const scan: Omit<SnapshotBody["scans"][number], "skills"> = {
       source: { label: s.label, dir: s.dir, location: s.location },
       exists: s.exists,
       dirCount: s.dirCount,
-      skills: (bySource.get(s.label) ?? []).map(listed),
-    })),
-  };
-  return `${JSON.stringify(header)}\n${JSON.stringify(body)}\n`;
+    };
+    yield `${separator}${JSON.stringify(scan).slice(0, -1)},"skills":[`;
+    separator = ",";
+    const skills = bySource.get(s.label) ?? [];
+    for (let from = 0; from < skills.length; from += SKILLS_PER_PIECE) {
+      const piece = skills.slice(from, from + SKILLS_PER_PIECE).map((skill) => JSON.stringify(listed(skill)));
+      yield `${from === 0 ? "" : ","}${piece.join(",")}`;
+    }
+    yield "]}";
+  }
+  yield "]}\n";
+}
+
+/** The snapshot's two lines for `hub`'s current catalog, whole. */
+export function snapshotText(hub: Hub): string {
+  return [...snapshotPieces(hub)].join("");
 }
 
 /**
@@ -208,14 +230,27 @@ function listed(skill: Skill): KeptSkill {
   return kept;
 }
 
-/** Keep `hub`'s current catalog for the next start (atomic write; failures only logged). */
-export function saveSnapshot(hub: Hub, file: string): void {
+let saves = 0;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Keep `hub`'s current catalog for the next start (atomic write; failures only logged), awaiting
+ * `pause` between pieces so that calls are answered meanwhile; the file is written off the event loop.
+ */
+export async function saveSnapshot(hub: Hub, file: string, pause: () => Promise<void> = nextTurn): Promise<void> {
+  const temp = `${file}.${process.pid}-${++saves}.tmp`;
   try {
+    const pieces: string[] = [];
+    for (const piece of snapshotPieces(hub)) {
+      pieces.push(piece);
+      await pause();
+    }
     mkdirSync(dirname(file), { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, snapshotText(hub));
+    await Bun.write(temp, new Blob(pieces));
     renameSync(temp, file);
   } catch (error) {
+    rmSync(temp, { force: true });
     hub.logger.debug(`catalog snapshot not kept (${file}): ${errorMessage(error)}`);
   }
 }

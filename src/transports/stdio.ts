@@ -47,7 +47,11 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   // (calls wait for the scan). On a first run, initialize waits briefly for the first scan instead.
   const file = snapshotFile(hub);
   const snapshot = readSnapshot(file, hub.logger);
-  const keep = debounced(() => saveSnapshot(hub, file), SNAPSHOT_SAVE_DELAY_MS);
+  // Saves one at a time, in order (each pauses between pieces): a later one is never overtaken.
+  let saving = Promise.resolve();
+  const keep = debounced(() => {
+    saving = saving.then(() => saveSnapshot(hub, file));
+  }, SNAPSHOT_SAVE_DELAY_MS);
   let scanned = false;
   void hub.ready.then(
     () => {
@@ -108,6 +112,8 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   await bounded(
     (async () => {
       await handle.close().catch(() => undefined);
+      // A snapshot being written is finished (not left as a temporary file).
+      await saving;
       // Stops the timers and sends the last analytics events.
       await hub.shutdown();
     })(),
