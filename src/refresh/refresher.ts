@@ -7,8 +7,9 @@ import type { WalkLimits } from "../sources/walk.ts";
 import type { VerifyPlan } from "../sources/walk-record.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { SourceWatchers } from "./source-watchers.ts";
 import { FULL_CHECK, timerPlan } from "./timer-plan.ts";
-import { defaultWatch, type WatchFn } from "./watcher.ts";
+import type { WatchFn } from "./watcher.ts";
 
 export { SWEEP_TICKS, TICK_STATS, timerPlan } from "./timer-plan.ts";
 export type { WatchFn } from "./watcher.ts";
@@ -60,9 +61,7 @@ export class Refresher {
   private markWatched!: () => void;
   private running?: Promise<void>;
   private queued?: Promise<void>;
-  private watchers = new Map<string, { close(): void }>();
-  /** Folders whose watcher failed: not watched again (the timer stats all their files instead). */
-  private readonly failedWatch = new Set<string>();
+  private readonly watchers: SourceWatchers;
   private timer: unknown;
   private debounce?: ReturnType<typeof setTimeout>;
   /** When the first change not yet scanned arrived (the debounce's maximum wait counts from it). */
@@ -95,6 +94,12 @@ export class Refresher {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.watched = new Promise((resolve) => (this.markWatched = resolve));
     this.now = options.now ?? Date.now;
+    this.watchers = new SourceWatchers({
+      logger: options.logger,
+      rescanSeconds: options.rescanSeconds,
+      changed: () => this.changed(),
+      watchFn: options.watchFn,
+    });
   }
 
   /**
@@ -110,8 +115,10 @@ export class Refresher {
       setTimeout(() => {
         if (this.stopped) return this.markWatched();
         this.watching = true;
-        this.syncWatchers();
-        void this.checkThenScan("watchers started", () => FULL_CHECK).finally(this.markWatched);
+        void this.watchers
+          .sync(this.options.store.catalog.sources)
+          .then(() => this.checkThenScan("watchers started", () => FULL_CHECK))
+          .finally(this.markWatched);
       }, 0);
     });
     const seconds = this.options.rescanSeconds;
@@ -162,8 +169,7 @@ export class Refresher {
     if (this.timer !== undefined)
       (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
     if (this.debounce) clearTimeout(this.debounce);
-    for (const w of this.watchers.values()) w.close();
-    this.watchers.clear();
+    this.watchers.close();
   }
 
   /**
@@ -208,7 +214,7 @@ export class Refresher {
   /** Every existing source folder has a working watcher (see timerPlan). */
   watcherHealthy(): boolean {
     if (!this.watching || this.stopped) return false;
-    return this.options.store.catalog.sources.every((s) => !s.exists || this.watchers.has(s.dir));
+    return this.watchers.healthy(this.options.store.catalog.sources);
   }
 
   private async run(reason: string): Promise<void> {
@@ -233,54 +239,7 @@ export class Refresher {
     this.options.logger.debug(
       `scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`,
     );
-    if (this.watching && !this.stopped) this.syncWatchers();
-  }
-
-  /** One recursive watcher per existing source folder; folders that appear later get one after the next scan. */
-  private syncWatchers(): void {
-    const wanted = new Set(this.options.store.catalog.sources.filter((s) => s.exists).map((s) => s.dir));
-    for (const [dir, w] of this.watchers) {
-      if (!wanted.has(dir)) {
-        w.close();
-        this.watchers.delete(dir);
-      }
-    }
-    for (const dir of wanted) {
-      if (this.watchers.has(dir) || this.failedWatch.has(dir)) continue;
-      try {
-        const holder: { watcher?: { close(): void } } = {};
-        holder.watcher = (this.options.watchFn ?? defaultWatch)(
-          dir,
-          () => this.changed(),
-          (error) => this.watcherFailed(dir, holder.watcher, error),
-        );
-        if (!this.failedWatch.has(dir)) this.watchers.set(dir, holder.watcher);
-      } catch (error) {
-        // Missing folders throw ENOENT; too many watches throw ENOSPC. The timer still rescans.
-        const message = errorMessage(error);
-        if (!/ENOENT|no such file/i.test(message))
-          this.options.logger.warn(
-            `cannot watch ${dir} (${message}); relying on the ${this.options.rescanSeconds} s rescan.`,
-          );
-      }
-    }
-  }
-
-  /**
-   * A watcher stopped: drop it for good (one that fails again at once would
-   * cause a scan each time), rescan for what it may have missed, and from now
-   * on the timer stats every file at each tick (watcherHealthy).
-   */
-  private watcherFailed(dir: string, watcher: { close(): void } | undefined, error: unknown): void {
-    if (this.failedWatch.has(dir)) return;
-    this.failedWatch.add(dir);
-    watcher?.close();
-    if (this.watchers.get(dir) === watcher) this.watchers.delete(dir);
-    if (this.stopped) return;
-    this.options.logger.warn(
-      `the watcher on ${dir} stopped (${errorMessage(error)}); relying on the ${this.options.rescanSeconds} s rescan.`,
-    );
-    this.changed();
+    if (this.watching && !this.stopped) void this.watchers.sync(this.options.store.catalog.sources);
   }
 
   private changed(): void {

@@ -1,11 +1,19 @@
 import { type FSWatcher, watch as fsWatch } from "node:fs";
+import { errnoCode } from "../util/errors.ts";
+import { workerScript } from "../util/worker-task.ts";
+
+/** A watcher set up; `ready` resolves once it is watching (when it is set up asynchronously). */
+export interface Watching {
+  close(): void;
+  ready?: Promise<void>;
+}
 
 /**
  * A recursive watcher on `dir`: `onChange` for any change below it, `onError`
  * once when it stops working (the refresher then stats every file at each
  * timer tick instead of a slice). Injectable for tests.
  */
-export type WatchFn = (dir: string, onChange: () => void, onError?: (error: unknown) => void) => { close(): void };
+export type WatchFn = (dir: string, onChange: () => void, onError?: (error: unknown) => void) => Watching;
 
 /** fs.watch, recursive, not keeping the process alive. */
 export const defaultWatch: WatchFn = (dir, onChange, onError) => {
@@ -16,3 +24,110 @@ export const defaultWatch: WatchFn = (dir, onChange, onError) => {
   });
   return watcher;
 };
+
+/** To the watch worker (watch-worker.ts): watch `dir` as `id`, or stop watch `id`. */
+export type WatchRequest = { id: number; dir: string } | { close: number };
+/**
+ * From it: watch `id` is set up, a change below it, or what stopped it (`missing`: the folder is gone,
+ * which fs.watch reports as ENOENT).
+ */
+export type WatchReply =
+  | { id: number; ready: true }
+  | { id: number; change: true }
+  | { id: number; error: string; missing?: boolean };
+
+/**
+ * Folders a source's scan walked from which its watcher is set up in the watch worker: below this,
+ * fs.watch's walk takes under about 15 ms here; a worker costs about 6 MB.
+ */
+export const WATCH_IN_WORKER_DIRS = 1000;
+
+interface WorkerWatch {
+  dir: string;
+  onChange: () => void;
+  onError?: (error: unknown) => void;
+  /** The in-process watcher that took over when the worker failed. */
+  fallback?: { close(): void };
+  /** Resolves `ready`: set up, failed, or moved to a watcher in process. */
+  settle: () => void;
+}
+
+interface WatchPool {
+  worker: Worker;
+  watches: Map<number, WorkerWatch>;
+  next: number;
+}
+
+let pool: WatchPool | undefined;
+/** The worker could not run (its script failed to load, or it died): watch in process from now on. */
+let workerBroken = false;
+
+/**
+ * A recursive watcher on `dir` run in one shared worker thread (watch-worker.ts), for large trees:
+ * the walk fs.watch makes to set up a recursive watch blocks its thread (issue 16: 130–290 ms at
+ * 10,000–20,000 skills, every call waiting). The worker ends when its last watch is closed and never
+ * keeps the process alive. Should it fail, each of its watches moves to a watcher in process.
+ */
+export const workerWatch: WatchFn = (dir, onChange, onError) => {
+  const current = workerBroken ? undefined : (pool ?? startPool());
+  if (!current) return defaultWatch(dir, onChange, onError);
+  const id = current.next++;
+  let settle!: () => void;
+  const ready = new Promise<void>((resolve) => (settle = resolve));
+  const watch: WorkerWatch = { dir, onChange, onError, settle };
+  current.watches.set(id, watch);
+  current.worker.postMessage({ id, dir } satisfies WatchRequest);
+  return {
+    ready,
+    close() {
+      settle();
+      watch.fallback?.close();
+      if (!current.watches.delete(id)) return;
+      current.worker.postMessage({ close: id } satisfies WatchRequest);
+      if (current.watches.size === 0) {
+        current.worker.terminate();
+        if (pool === current) pool = undefined;
+      }
+    },
+  };
+};
+
+function startPool(): WatchPool | undefined {
+  let worker: Worker;
+  try {
+    worker = new Worker(workerScript("refresh/watch-worker.ts"));
+  } catch {
+    workerBroken = true;
+    return undefined;
+  }
+  const started: WatchPool = { worker, watches: new Map(), next: 1 };
+  worker.unref();
+  worker.onmessage = (event: MessageEvent<WatchReply>) => {
+    const reply = event.data;
+    const watch = started.watches.get(reply.id);
+    if (!watch) return;
+    if ("ready" in reply) return watch.settle();
+    if ("change" in reply) return watch.onChange();
+    started.watches.delete(reply.id);
+    watch.settle();
+    if (!reply.missing) watch.onError?.(new Error(reply.error));
+  };
+  const failed = () => {
+    if (pool === started) pool = undefined;
+    if (started.watches.size === 0) return;
+    workerBroken = true;
+    for (const watch of started.watches.values()) {
+      try {
+        watch.fallback = defaultWatch(watch.dir, watch.onChange, watch.onError);
+      } catch (error) {
+        if (errnoCode(error) !== "ENOENT") watch.onError?.(error);
+      }
+      watch.settle();
+    }
+    started.watches.clear();
+  };
+  worker.onerror = failed;
+  worker.addEventListener("close", failed);
+  pool = started;
+  return started;
+}

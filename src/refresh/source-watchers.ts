@@ -1,0 +1,93 @@
+import type { SourceStatus } from "../catalog/catalog.ts";
+import { errorMessage } from "../util/errors.ts";
+import type { Logger } from "../util/logger.ts";
+import { defaultWatch, WATCH_IN_WORKER_DIRS, type WatchFn, type Watching, workerWatch } from "./watcher.ts";
+
+export interface SourceWatchersOptions {
+  logger: Logger;
+  /** For the warnings: what the server relies on when a watcher fails. */
+  rescanSeconds: number;
+  /** Called on any change below a watched folder, and once when a watcher fails. */
+  changed: () => void;
+  /** Injected for tests; by default a large folder is watched in a worker (watcher.ts). */
+  watchFn?: WatchFn;
+}
+
+/**
+ * The refresher's recursive watchers: one per existing source folder, kept in step with the sources
+ * after each scan. A folder whose watcher failed is not watched again (the timer then stats all its
+ * files at each tick: healthy() is false).
+ */
+export class SourceWatchers {
+  private readonly watchers = new Map<string, Watching>();
+  private readonly failed = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly options: SourceWatchersOptions) {}
+
+  /**
+   * Watch each existing folder of `sources` not watched yet, and stop watching the others. Resolves
+   * once every new watcher is set up (a large folder's is set up in a worker, asynchronously).
+   */
+  sync(sources: readonly SourceStatus[]): Promise<void> {
+    const wanted = new Map(sources.filter((s) => s.exists).map((s) => [s.dir, s.dirCount] as const));
+    for (const [dir, w] of this.watchers) {
+      if (!wanted.has(dir)) {
+        w.close();
+        this.watchers.delete(dir);
+      }
+    }
+    const ready: Promise<void>[] = [];
+    for (const [dir, dirCount] of wanted) {
+      if (this.watchers.has(dir) || this.failed.has(dir)) continue;
+      try {
+        const holder: { watcher?: Watching } = {};
+        const inWorker = !this.options.watchFn && dirCount >= WATCH_IN_WORKER_DIRS;
+        if (inWorker) this.options.logger.debug(`watching ${dir} (${dirCount} folders) in a worker`);
+        const watch = this.options.watchFn ?? (inWorker ? workerWatch : defaultWatch);
+        holder.watcher = watch(
+          dir,
+          () => this.options.changed(),
+          (error) => this.stopped(dir, holder.watcher, error),
+        );
+        if (holder.watcher.ready) ready.push(holder.watcher.ready);
+        if (!this.failed.has(dir)) this.watchers.set(dir, holder.watcher);
+      } catch (error) {
+        // Missing folders throw ENOENT; too many watches throw ENOSPC. The timer still rescans.
+        const message = errorMessage(error);
+        if (!/ENOENT|no such file/i.test(message))
+          this.options.logger.warn(
+            `cannot watch ${dir} (${message}); relying on the ${this.options.rescanSeconds} s rescan.`,
+          );
+      }
+    }
+    return Promise.all(ready).then(() => undefined);
+  }
+
+  /** Every existing folder of `sources` has a working watcher. */
+  healthy(sources: readonly SourceStatus[]): boolean {
+    return !this.closed && sources.every((s) => !s.exists || this.watchers.has(s.dir));
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+  }
+
+  /**
+   * A watcher stopped: drop it for good (one that fails again at once would cause a scan each time)
+   * and report a change, so that a rescan looks for what it may have missed.
+   */
+  private stopped(dir: string, watcher: Watching | undefined, error: unknown): void {
+    if (this.failed.has(dir)) return;
+    this.failed.add(dir);
+    watcher?.close();
+    if (this.watchers.get(dir) === watcher) this.watchers.delete(dir);
+    if (this.closed) return;
+    this.options.logger.warn(
+      `the watcher on ${dir} stopped (${errorMessage(error)}); relying on the ${this.options.rescanSeconds} s rescan.`,
+    );
+    this.options.changed();
+  }
+}
