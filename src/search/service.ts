@@ -189,8 +189,10 @@ export class SearchService {
     this.unsubscribe = this.options.store.onChange(() => this.queueSync());
     // In the background: full text answers until the vectors are ready.
     void this.options.vectors?.sync(this.options.store.catalog.skills);
-    // A change that landed while we were building (unless told to use the persisted index as it is).
-    if (!(this.options.skipAutoReindex && origin === "persisted")) this.queueSync();
+    // A change that landed while we were building (unless told to use the persisted index as it is); the
+    // catalog it was built from needs no second look (20 ms at 20,000 skills, just when the first search runs).
+    if (!(this.options.skipAutoReindex && origin === "persisted") && this.options.store.catalog !== catalog)
+      this.queueSync();
     if (this.dirty) this.scheduleSave();
   }
 

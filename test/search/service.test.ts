@@ -215,6 +215,24 @@ describe("a first build in a worker (issue 16: memory)", () => {
     expect(await names(next.search, "line items")).toEqual(await names(worker, "line items"));
   });
 
+  test("a catalog that changed while the worker built the index is indexed once the build is in", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "invoice-parser", { description: "Parse invoices" });
+    const store = new CatalogStore();
+    const scan = () => store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+    scan();
+    const worker = new SearchService({ store, logger: createMemoryLogger(), sourceDirs: () => [dir], buildInWorker: true });
+    const started = worker.start(Promise.resolve());
+    // The worker has the first catalog; this one lands while it builds.
+    await new Promise((resolve) => setImmediate(resolve));
+    writeSkill(dir, "late-comer", { description: "Arrived during the build" });
+    scan();
+    await started;
+    expect(await names(worker, "arrived during the build")).toEqual(["late-comer"]);
+    expect(await names(worker, "parse invoices")).toEqual(["invoice-parser"]);
+    worker.close();
+  });
+
   test("without an index file, or one that cannot be written, the worker sends the index back (and a save is owed)", async () => {
     const dir = tempDir();
     writeSkill(dir, "invoice-parser", { description: "Parse invoices", body: "# Totals\n\nSum the line items.\n" });
