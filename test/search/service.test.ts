@@ -221,7 +221,12 @@ describe("a first build in a worker (issue 16: memory)", () => {
     const store = new CatalogStore();
     const scan = () => store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
     scan();
-    const worker = new SearchService({ store, logger: createMemoryLogger(), sourceDirs: () => [dir], buildInWorker: true });
+    const worker = new SearchService({
+      store,
+      logger: createMemoryLogger(),
+      sourceDirs: () => [dir],
+      buildInWorker: true,
+    });
     const started = worker.start(Promise.resolve());
     // The worker has the first catalog; this one lands while it builds.
     await new Promise((resolve) => setImmediate(resolve));
