@@ -3,6 +3,12 @@ import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { defaultWatch, WATCH_IN_WORKER_DIRS, type WatchFn, type Watching, workerWatch } from "./watcher.ts";
 
+/**
+ * Whether a recursive fs.watch walks the tree as it is set up: on Linux, Bun adds an inotify watch per
+ * folder; elsewhere (FSEvents on macOS) one stream covers the tree, and a worker would only cost memory.
+ */
+const WATCH_WALKS = process.platform === "linux";
+
 export interface SourceWatchersOptions {
   logger: Logger;
   /** For the warnings: what the server relies on when a watcher fails. */
@@ -42,7 +48,7 @@ export class SourceWatchers {
       if (this.watchers.has(dir) || this.failed.has(dir)) continue;
       try {
         const holder: { watcher?: Watching } = {};
-        const inWorker = !this.options.watchFn && dirCount >= WATCH_IN_WORKER_DIRS;
+        const inWorker = !this.options.watchFn && WATCH_WALKS && dirCount >= WATCH_IN_WORKER_DIRS;
         if (inWorker) this.options.logger.debug(`watching ${dir} (${dirCount} folders) in a worker`);
         const watch = this.options.watchFn ?? (inWorker ? workerWatch : defaultWatch);
         holder.watcher = watch(
