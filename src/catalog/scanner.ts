@@ -4,6 +4,7 @@ import type { TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import type { VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
+import { nextTurn } from "../util/next-turn.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
 import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
 import { ParseCache, sameSource } from "./parse-cache.ts";
@@ -36,8 +37,6 @@ export interface WorkerReport {
   failed(error: Error): void;
   parsed?(files: number, ms: number): void;
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Turns source folders into a Catalog. Parses a file only when its mtime or

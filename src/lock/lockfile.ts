@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { compareText, SHA256 } from "../catalog/digests.ts";
+import { writeAtomicSync } from "../util/atomic-write.ts";
 import { errorMessage, SkillHubError } from "../util/errors.ts";
 import { once } from "../util/once.ts";
 
@@ -119,10 +119,7 @@ export function formatLockfile(lock: Lockfile): string {
 
 /** Write the lock atomically (temporary file + rename): a reader never sees half a lock. */
 export function writeLockfile(file: string, lock: Lockfile): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, formatLockfile(lock));
-  renameSync(temp, file);
+  writeAtomicSync(file, [formatLockfile(lock)]);
 }
 
 function sortKeys(value: unknown): unknown {

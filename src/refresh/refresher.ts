@@ -7,6 +7,7 @@ import type { WalkLimits } from "../sources/walk.ts";
 import type { VerifyPlan } from "../sources/walk-record.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { nextTurn } from "../util/next-turn.ts";
 import { SourceWatchers } from "./source-watchers.ts";
 import { FULL_CHECK, timerPlan } from "./timer-plan.ts";
 import type { WatchFn } from "./watcher.ts";
@@ -220,7 +221,7 @@ export class Refresher {
   private async run(reason: string): Promise<void> {
     // The first scan waits one turn of the event loop: a client's `initialize`, already in the pipe
     // when the server starts, is answered before the scan competes for the CPU (issue 16).
-    if (reason === "startup") await new Promise<void>((resolve) => setImmediate(resolve));
+    if (reason === "startup") await nextTurn();
     const started = this.now();
     let catalog: Catalog;
     try {

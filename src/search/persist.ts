@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
+import { writeAtomic, writeAtomicSync } from "../util/atomic-write.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { INDEX_SCHEMA_VERSION, type IndexParts } from "./fulltext.ts";
 import {
@@ -77,19 +78,9 @@ export async function saveIndexFile(
   parts: IndexParts,
   pause: () => Promise<void>,
 ): Promise<void> {
-  await writeIndexFile(path, await encodeIndexFileAsync(indexHeader(fingerprint), parts, pause));
-}
-
-/** Write an encoded index atomically, off the event loop (Bun.write), then rename it into place. */
-async function writeIndexFile(path: string, pieces: Uint8Array[]): Promise<void> {
-  const temp = prepare(path);
-  try {
-    await Bun.write(temp, new Blob(pieces));
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  const pieces = await encodeIndexFileAsync(indexHeader(fingerprint), parts, pause);
+  dropOldIndex(path);
+  await writeAtomic(path, pieces);
 }
 
 /** saveIndexFile at shutdown, when the process may exit before an asynchronous write would end. */
@@ -97,22 +88,10 @@ export function saveIndexFileSync(path: string, fingerprint: string, parts: Inde
   writeIndexFileSync(path, encodeIndexFile(indexHeader(fingerprint), parts));
 }
 
-/** writeIndexFile, blocking (at shutdown; in a worker, where nothing else waits). */
+/** An encoded index written atomically, blocking (at shutdown; in a worker, where nothing else waits). */
 export function writeIndexFileSync(path: string, pieces: Uint8Array[]): void {
-  const temp = prepare(path);
-  try {
-    // Piece by piece: never a second copy of the whole index in memory.
-    const fd = openSync(temp, "w");
-    try {
-      for (const piece of pieces) for (let at = 0; at < piece.byteLength; ) at += writeSync(fd, piece, at);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  dropOldIndex(path);
+  writeAtomicSync(path, pieces);
 }
 
 /** A file's bytes, mapped; read into memory where it cannot be mapped (an empty file, a file system without mmap). */
@@ -130,14 +109,7 @@ export function indexHeader(fingerprint: string): IndexHeader {
   return { schema: INDEX_SCHEMA_VERSION, fingerprint, savedAt: new Date().toISOString() };
 }
 
-/** The folder made, the index of SkillHub before schema 9 removed; the temporary file's name. */
-function prepare(path: string): string {
-  mkdirSync(dirname(path), { recursive: true });
-  // It was JSON, under another name beside this one: it would never be read again.
+/** The index of SkillHub before schema 9 was JSON, under another name beside this one: it would never be read again. */
+function dropOldIndex(path: string): void {
   rmSync(path.replace(/\.bin$/, ".json"), { force: true });
-  // A shutdown's save may start while a background one or a worker's is still writing: never the same
-  // temporary file (a worker thread counts its own saves).
-  return `${path}.${process.pid}-${Math.random().toString(36).slice(2, 8)}-${++saves}.tmp`;
 }
-
-let saves = 0;

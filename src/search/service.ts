@@ -4,6 +4,7 @@ import type { CatalogStore } from "../catalog/store.ts";
 import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { nextTurn } from "../util/next-turn.ts";
 import { indexInWorker } from "./build-in-worker.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
 import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
@@ -275,7 +276,7 @@ export class SearchService {
 
   /** A pause that lets requests in (no collection). */
   private pause(): Promise<void> {
-    return (this.options.tick ?? (() => new Promise<void>((resolve) => setImmediate(resolve))))();
+    return (this.options.tick ?? nextTurn)();
   }
 
   /**

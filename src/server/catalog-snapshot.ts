@@ -1,10 +1,12 @@
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import type { Skill } from "../skills/skill.ts";
+import { writeAtomic } from "../util/atomic-write.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { nextTurn } from "../util/next-turn.ts";
 import type { Hub } from "./hub.ts";
 import type { NamedSkill } from "./instructions.ts";
 
@@ -230,27 +232,19 @@ function listed(skill: Skill): KeptSkill {
   return kept;
 }
 
-let saves = 0;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Keep `hub`'s current catalog for the next start (atomic write; failures only logged), awaiting
  * `pause` between pieces so that calls are answered meanwhile; the file is written off the event loop.
  */
 export async function saveSnapshot(hub: Hub, file: string, pause: () => Promise<void> = nextTurn): Promise<void> {
-  const temp = `${file}.${process.pid}-${++saves}.tmp`;
   try {
     const pieces: string[] = [];
     for (const piece of snapshotPieces(hub)) {
       pieces.push(piece);
       await pause();
     }
-    mkdirSync(dirname(file), { recursive: true });
-    await Bun.write(temp, new Blob(pieces));
-    renameSync(temp, file);
+    await writeAtomic(file, pieces);
   } catch (error) {
-    rmSync(temp, { force: true });
     hub.logger.debug(`catalog snapshot not kept (${file}): ${errorMessage(error)}`);
   }
 }

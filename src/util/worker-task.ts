@@ -1,4 +1,5 @@
 import { errorMessage } from "./errors.ts";
+import { nextTurn } from "./next-turn.ts";
 
 /**
  * One task run in a Worker thread, for work whose garbage would otherwise stay resident: a first scan
@@ -80,7 +81,7 @@ export function runWorker<T, X extends object, P, D>(
         const message: Batch<T> & X = { ...extra, batch: items.slice(from, from + BATCH), last };
         worker.postMessage(message);
         if (last) return;
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     })();
   });

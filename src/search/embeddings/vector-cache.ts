@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeAtomicSync } from "../../util/atomic-write.ts";
 import { errnoCode, errorMessage } from "../../util/errors.ts";
 
 /**
@@ -90,10 +91,7 @@ export function saveVectorCache(
   keys.forEach((key, i) => {
     floats.set(vectors.get(key) as Float32Array, i * dims);
   });
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, out);
-  renameSync(temp, path);
+  writeAtomicSync(path, [out]);
 }
 
 function align(n: number): number {

@@ -3,6 +3,7 @@ import { SKILL_LIMITS, type Skill as SkillEntry, skillEntry } from "@modelcontex
 import type { Catalog } from "../../catalog/catalog.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { nextTurn } from "../../util/next-turn.ts";
 import { fileDigest } from "./digest.ts";
 import { mimeTypeFor } from "./mime.ts";
 import { readSkillFile, walkSkillFolder } from "./skill-files.ts";
@@ -72,7 +73,7 @@ async function build(catalog: Catalog, enabled: (skill: Skill) => boolean): Prom
   let n = 0;
   for (const { skill, prefix } of candidates) {
     // Yield now and then: a big catalog must not stall requests in flight.
-    if (++n % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (++n % 50 === 0) await nextTurn();
     if (!enabled(skill)) continue;
     if (skill.kind !== "agent-skill") {
       result.unpublished.push({ skill, reason: "a skill-tree node, not an Agent Skill folder" });

@@ -1,0 +1,48 @@
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+
+/**
+ * Atomic writes: a temporary file beside the target, renamed into place when complete, so a reader
+ * never sees half a file and a file another process has mapped (the search index) is never changed
+ * in place, only replaced. The temporary file is removed when the write fails.
+ */
+
+let writes = 0;
+
+/** A temporary name beside `path`, its folder made: never the same twice, across threads and processes. */
+function tempBeside(path: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  return `${path}.${process.pid}-${Math.random().toString(36).slice(2, 8)}-${++writes}.tmp`;
+}
+
+/** Write `pieces` to `path` atomically, off the event loop (Bun.write of one Blob: no copy into one buffer). */
+export async function writeAtomic(path: string, pieces: (Uint8Array | string)[]): Promise<void> {
+  const temp = tempBeside(path);
+  try {
+    await Bun.write(temp, new Blob(pieces));
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Write `pieces` to `path` atomically, blocking, piece by piece (never a second copy of them all in memory). */
+export function writeAtomicSync(path: string, pieces: readonly (Uint8Array | string)[]): void {
+  const temp = tempBeside(path);
+  try {
+    const fd = openSync(temp, "w");
+    try {
+      for (const piece of pieces) {
+        const bytes = typeof piece === "string" ? Buffer.from(piece) : piece;
+        for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
