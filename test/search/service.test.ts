@@ -11,10 +11,17 @@ import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 afterAll(cleanupTemp);
 const limits = { maxDepth: 8, maxDirs: 1000 };
 
+/** A store holding a scan of `dir`, and `scan` to scan it again into the store. */
+function scannedStore(dir: string) {
+  const store = new CatalogStore();
+  const scan = () => store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+  scan();
+  return { store, scan };
+}
+
 /** A catalog of `dir` and a search service persisting under `cache`. */
 async function service(dir: string, cache: string, flags: { reindex?: boolean; skipAutoReindex?: boolean } = {}) {
-  const store = new CatalogStore();
-  store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+  const { store } = scannedStore(dir);
   const logger = createMemoryLogger();
   const search = new SearchService({
     store,
@@ -36,9 +43,7 @@ describe("persisted search index (seed 000 §4.2)", () => {
     const dir = tempDir();
     const cache = tempDir();
     writeSkill(dir, "alpha", { description: "first words" });
-    const store = new CatalogStore();
-    const scan = () => store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
-    scan();
+    const { store, scan } = scannedStore(dir);
     const search = new SearchService({
       store,
       logger: createMemoryLogger(),
@@ -192,8 +197,7 @@ describe("a first build in a worker (issue 16: memory)", () => {
       body: `# Forms\n\n${"field ".repeat(50_000)}zebra\n`,
     });
     writeSkill(dir, "weather", { description: "Forecasts", body: "# Rain\n\nline items of the sky\n" });
-    const store = new CatalogStore();
-    store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+    const { store } = scannedStore(dir);
     const logger = createMemoryLogger();
     const worker = new SearchService({ store, logger, cacheDir: cache, sourceDirs: () => [dir], buildInWorker: true });
     await worker.start(Promise.resolve());
@@ -218,9 +222,7 @@ describe("a first build in a worker (issue 16: memory)", () => {
   test("a catalog that changed while the worker built the index is indexed once the build is in", async () => {
     const dir = tempDir();
     writeSkill(dir, "invoice-parser", { description: "Parse invoices" });
-    const store = new CatalogStore();
-    const scan = () => store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
-    scan();
+    const { store, scan } = scannedStore(dir);
     const worker = new SearchService({
       store,
       logger: createMemoryLogger(),
@@ -241,8 +243,7 @@ describe("a first build in a worker (issue 16: memory)", () => {
   test("without an index file, or one that cannot be written, the worker sends the index back (and a save is owed)", async () => {
     const dir = tempDir();
     writeSkill(dir, "invoice-parser", { description: "Parse invoices", body: "# Totals\n\nSum the line items.\n" });
-    const store = new CatalogStore();
-    store.swap(new Scanner().scan([{ label: "dir1", dir, location: "explicit" }], limits));
+    const { store } = scannedStore(dir);
     for (const cacheDir of [undefined, join(tempDir(), "a-file")]) {
       if (cacheDir) writeFileSync(cacheDir, "not a folder");
       const logger = createMemoryLogger();
