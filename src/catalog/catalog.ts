@@ -16,6 +16,7 @@ export interface SourceStatus {
   label: string;
   dir: string;
   location: Source["location"];
+  qualifier?: string;
   exists: boolean;
   /** Skills served from this source. */
   served: number;
@@ -88,6 +89,7 @@ export class Catalog {
         label: scan.source.label,
         dir: scan.source.dir,
         location: scan.source.location,
+        qualifier: scan.source.qualifier,
         exists: scan.exists,
         served,
         shadowed: hidden,

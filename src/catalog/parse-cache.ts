@@ -2,6 +2,7 @@ import type { ParseResult } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { SkillDirEntry } from "../sources/walk.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 import type { SourceScan } from "./catalog.ts";
 
 interface CachedParse {
@@ -33,6 +34,16 @@ export class ParseCache {
   remember(entry: SkillDirEntry, result: ParseResult): boolean {
     if (result.diagnostics.some((d) => d.code === "unreadable")) return false;
     this.parses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, result });
+    return true;
+  }
+
+  /**
+   * Take `skill`, from the last run's catalog with `diagnostics` about its file, as the parse of its
+   * file while that file's mtime and size are the ones it was read with. False when a parse is known.
+   */
+  seed(skill: Skill, diagnostics: Diagnostic[]): boolean {
+    if (this.parses.has(skill.file)) return false;
+    this.parses.set(skill.file, { mtimeMs: skill.mtimeMs, size: skill.size, result: { skill, diagnostics } });
     return true;
   }
 

@@ -3,6 +3,7 @@ import { hideFromInitialEnviron } from "../exec/initial-environ.ts";
 import type { Hub } from "../server/hub.ts";
 import { serveStdio } from "../transports/stdio.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
+import { memoryRelease } from "../util/release-memory.ts";
 import { secretVariables } from "../util/secret-env.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, type CommandRun, hubFor } from "./context.ts";
@@ -11,6 +12,8 @@ import { type CommandContext, type CommandRun, hubFor } from "./context.ts";
 export const runServe: CommandRun = async (ctx) => {
   // Security: secrets out of /proc/<pid>/environ before any child can start (exec/initial-environ.ts).
   await hideFromInitialEnviron(secretVariables(process.env, configSecrets(ctx.config)), ctx.logger);
+  // A server idles for hours after its big jobs: what they freed goes back to the system.
+  memoryRelease.enable();
   if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub = hubFor(ctx);
   if (!frozenLockReadable(hub, ctx)) return 2;

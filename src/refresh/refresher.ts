@@ -8,6 +8,7 @@ import type { VerifyPlan } from "../sources/walk-record.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
+import { memoryRelease } from "../util/release-memory.ts";
 import { SourceWatchers } from "./source-watchers.ts";
 import { FULL_CHECK, timerPlan } from "./timer-plan.ts";
 import type { WatchFn } from "./watcher.ts";
@@ -111,6 +112,8 @@ export class Refresher {
    */
   start(): Promise<void> {
     const first = this.rescan("startup").then(() => {
+      // The scan's garbage, before the calls that waited for it and the index load.
+      memoryRelease.collectNow();
       this.markReady();
       if (!this.options.watch || this.stopped) return this.markWatched();
       setTimeout(() => {
@@ -128,6 +131,15 @@ export class Refresher {
       this.timer = set(() => void this.timerPass(), seconds * 1000);
     }
     return first;
+  }
+
+  /**
+   * Before the first scan: list the last run's catalog (its snapshot) until that scan ends, and let the
+   * scan take its Agent Skills as the parses of files unchanged since. How many it took; undefined
+   * (nothing done) once a scan's catalog is installed.
+   */
+  seed(catalog: Catalog): number | undefined {
+    return this.options.store.seed(catalog) ? this.options.scanner.seed(catalog) : undefined;
   }
 
   /** Install a catalog built elsewhere (synchronous CLI scans) and mark ready. */

@@ -5,6 +5,7 @@ import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
+import { memoryRelease } from "../util/release-memory.ts";
 import { indexInWorker } from "./build-in-worker.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
 import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
@@ -184,6 +185,7 @@ export class SearchService {
       this.dirty = true;
     }
     collect();
+    memoryRelease.soon();
     this.state = { documents: this.index.size, origin, buildMs: Math.round(performance.now() - started), file };
     this.options.logger.debug(`search index: ${this.index.size} skills, ${origin}, ${this.state.buildMs} ms`);
     if (this.closed) return;

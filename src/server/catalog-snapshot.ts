@@ -3,10 +3,14 @@ import { join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import type { Skill } from "../skills/skill.ts";
+import type { Source } from "../sources/source-list.ts";
 import { writeAtomic } from "../util/atomic-write.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
+import { memoryRelease } from "../util/release-memory.ts";
+import { VERSION } from "../version.ts";
 import type { Hub } from "./hub.ts";
 import type { NamedSkill } from "./instructions.ts";
 
@@ -14,7 +18,7 @@ import type { NamedSkill } from "./instructions.ts";
  * The format of the file. A file of another version (an older or newer SkillHub) is ignored, never
  * half-read: bump this whenever what is written, or what a Skill holds, changes shape.
  */
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 const FORMAT = "skillhub-catalog";
 
 /** Most skills the header keeps for the instructions: more than they ever name. */
@@ -24,27 +28,41 @@ const NAMED_KEPT = 64;
 const HEADER_MAX_BYTES = 1 << 20;
 
 /**
- * Line 1 of the file: small, read before `initialize` is answered. Line 2 holds the catalog, parsed
- * only after that answer, so a 10,000-skill snapshot does not delay it.
+ * Line 1 of the file: small, read before `initialize` is answered. The lines after it hold the catalog,
+ * parsed only after that answer, so a 10,000-skill snapshot does not delay it.
  */
 interface SnapshotHeader {
   format: typeof FORMAT;
   version: number;
+  /**
+   * The SkillHub that wrote it: the next start of the same one takes its skills as the parses of files
+   * unchanged since (Scanner.seed); another one's parser may differ, so its file is ignored.
+   */
+  skillhub: string;
   /** Catalog.contentHash of the catalog saved: an unchanged catalog is not written again. */
   contentHash: string;
+  /** Skill lines that follow: a file that holds fewer is not used. */
+  skills: number;
   named: Pick<Skill, "name" | "description" | "alwaysApply" | "kind">[];
 }
 
-/** Line 2: what the Catalog constructor needs, per source, served skills only. */
-interface SnapshotBody {
-  scans: { source: SourceScan["source"]; exists: boolean; dirCount: number; skills: KeptSkill[] }[];
+/** After the header, what the Catalog constructor needs: a line per source, then one per skill it serves. */
+interface SourceLine {
+  source: Pick<Source, "label" | "dir" | "location" | "qualifier">;
+  exists: boolean;
+  dirCount: number;
 }
 
-/** Fields a skill's source or name gives back, and those a listing does not need: not written. */
-type Derived = "key" | "source" | "location" | "root" | "frontmatter";
+/** Fields a skill's source or name gives back: not written. */
+type Derived = "key" | "source" | "location" | "root";
 
-/** A skill as the file keeps it (Omit over each member, so `kind` still tells the two apart). */
-type KeptSkill = Skill extends infer S ? (S extends Skill ? Omit<S, Derived> : never) : never;
+/**
+ * A skill as the file keeps it (Omit over each member, so `kind` still tells the two apart): all its
+ * parse gave, the diagnostics about its file included (a served skill's file has no others).
+ */
+type KeptSkill = (Skill extends infer S ? (S extends Skill ? Omit<S, Derived> : never) : never) & {
+  diagnostics?: Omit<Diagnostic, "source">[];
+};
 
 /** A snapshot read from disk: the header at once, the catalog on demand. */
 export interface CatalogSnapshot {
@@ -52,7 +70,7 @@ export interface CatalogSnapshot {
   contentHash: string;
   /** The skills the instructions may name, most useful first. */
   named: NamedSkill[];
-  /** Parse the catalog (undefined, with a debug log, when line 2 is malformed). */
+  /** Parse the catalog (undefined, with a debug log, when a line after the header is malformed). */
   catalog(): Catalog | undefined;
 }
 
@@ -99,7 +117,9 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
   if (header?.format !== FORMAT) return ignored("not a SkillHub catalog snapshot");
   if (header.version !== SNAPSHOT_VERSION)
     return ignored(`version ${String(header.version)}, this SkillHub reads version ${SNAPSHOT_VERSION}`);
-  if (typeof header.contentHash !== "string" || !Array.isArray(header.named)) return ignored("malformed header");
+  if (header.skillhub !== VERSION) return ignored(`written by SkillHub ${String(header.skillhub)}, this is ${VERSION}`);
+  if (typeof header.contentHash !== "string" || !Array.isArray(header.named) || typeof header.skills !== "number")
+    return ignored("malformed header");
   const named = header.named
     .filter(
       (s) => typeof s?.name === "string" && typeof s.description === "string" && typeof s.alwaysApply === "boolean",
@@ -111,8 +131,7 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
     named,
     catalog: () => {
       try {
-        const text = readFileSync(file, "utf8");
-        return catalogOf(JSON.parse(text.slice(text.indexOf("\n") + 1)) as SnapshotBody);
+        return catalogOf(readFileSync(file), header.skills);
       } catch (error) {
         return ignored(`malformed catalog: ${errorMessage(error)}`);
       }
@@ -147,37 +166,66 @@ function firstLine(file: string): string | undefined {
   }
 }
 
-/** The body's catalog; throws on a shape the Catalog constructor cannot take. */
-function catalogOf(body: SnapshotBody): Catalog {
-  if (!Array.isArray(body?.scans)) throw new Error("no scans");
-  const scans: SourceScan[] = body.scans.map((scan) => {
-    const source = scan?.source;
-    if (typeof source?.label !== "string" || typeof source.dir !== "string" || !Array.isArray(scan.skills))
-      throw new Error("a source without label, folder or skills");
-    const skills = scan.skills.map((s): Skill => {
-      if (typeof s?.name !== "string" || typeof s.id !== "string" || typeof s.description !== "string")
-        throw new Error("a skill without name, id or description");
-      if (typeof s.file !== "string" || !Array.isArray(s.tags)) throw new Error(`skill ${s.name}: no file or tags`);
-      const derived = {
-        key: s.name.toLowerCase(),
-        source: source.label,
-        location: source.location,
-        root: source.dir,
-        frontmatter: {},
+/**
+ * The catalog of the lines after the header, parsed one line at a time from the file's bytes: one
+ * 7 MB string for 10,000 skills (twice that once any character is outside Latin-1) and its parse
+ * stayed resident as 40 MB after they were freed. Throws on a shape the Catalog constructor cannot take.
+ */
+function catalogOf(bytes: Buffer, expected: number): Catalog {
+  const scans: SourceScan[] = [];
+  let scan: SourceScan | undefined;
+  let skills = 0;
+  for (let from = bytes.indexOf(10) + 1; from < bytes.length; ) {
+    const end = bytes.indexOf(10, from);
+    if (end < 0) throw new Error("the last line does not end");
+    const line = JSON.parse(bytes.toString("utf8", from, end)) as SourceLine | KeptSkill;
+    from = end + 1;
+    if ("source" in line) {
+      const source = line.source;
+      if (typeof source?.label !== "string" || typeof source.dir !== "string")
+        throw new Error("a source without label or folder");
+      scan = {
+        source,
+        exists: line.exists === true,
+        dirCount: Number(line.dirCount) || 0,
+        skills: [],
+        diagnostics: [],
       };
-      return { ...s, ...derived } as Skill;
-    });
-    return { source, exists: scan.exists === true, dirCount: Number(scan.dirCount) || 0, skills, diagnostics: [] };
-  });
+      scans.push(scan);
+    } else if (!scan) throw new Error("a skill before any source");
+    else {
+      scan.skills.push(skillOf(line, scan));
+      skills++;
+    }
+  }
+  if (skills !== expected) throw new Error(`${skills} skills of the ${expected} the header counts`);
   return new Catalog(scans, 0);
+}
+
+/** A kept skill back as the Skill it was, its diagnostics added to `scan`'s. */
+function skillOf(kept: KeptSkill, scan: SourceScan): Skill {
+  const { diagnostics: notes, ...s } = kept;
+  if (typeof s?.name !== "string" || typeof s.id !== "string" || typeof s.description !== "string")
+    throw new Error("a skill without name, id or description");
+  if (typeof s.file !== "string" || !Array.isArray(s.tags)) throw new Error(`skill ${s.name}: no file or tags`);
+  if (typeof s.mtimeMs !== "number" || typeof s.size !== "number" || typeof s.hash !== "string")
+    throw new Error(`skill ${s.name}: no mtime, size or hash`);
+  if (typeof s.frontmatter !== "object" || s.frontmatter === null) throw new Error(`skill ${s.name}: no frontmatter`);
+  const { source } = scan;
+  for (const d of Array.isArray(notes) ? notes : []) scan.diagnostics.push({ ...d, source: source.label });
+  // One string where the parse had one: JSON gives the frontmatter's copy its own.
+  if (s.frontmatter.name === s.name) s.frontmatter.name = s.name;
+  if (s.frontmatter.description === s.description) s.frontmatter.description = s.description;
+  return { ...s, key: s.name.toLowerCase(), source: source.label, location: source.location, root: source.dir };
 }
 
 /** Skills written between two pauses of a save (saveSnapshot). */
 const SKILLS_PER_PIECE = 250;
 
 /**
- * The snapshot's two lines for `hub`'s current catalog, in pieces: the header line, then the body a
- * few hundred skills at a time (issue 16: written at once, 10,000 skills held the event loop 40 ms).
+ * The snapshot's lines for `hub`'s current catalog, in pieces: the header, then each source's line and
+ * its skills' lines a few hundred at a time (issue 16: written at once, 10,000 skills held the event
+ * loop 40 ms).
  */
 export function* snapshotPieces(hub: Hub): Generator<string> {
   const catalog = hub.catalog;
@@ -189,7 +237,14 @@ export function* snapshotPieces(hub: Hub): Generator<string> {
     )
     .slice(0, NAMED_KEPT)
     .map((s) => ({ name: s.name, description: s.description, alwaysApply: s.alwaysApply, kind: s.kind }));
-  const header: SnapshotHeader = { format: FORMAT, version: SNAPSHOT_VERSION, contentHash: catalog.contentHash, named };
+  const header: SnapshotHeader = {
+    format: FORMAT,
+    version: SNAPSHOT_VERSION,
+    skillhub: VERSION,
+    contentHash: catalog.contentHash,
+    skills: catalog.skills.length,
+    named,
+  };
   yield `${JSON.stringify(header)}\n`;
   const bySource = new Map<string, Skill[]>();
   for (const skill of catalog.skills) {
@@ -197,39 +252,34 @@ export function* snapshotPieces(hub: Hub): Generator<string> {
     if (list) list.push(skill);
     else bySource.set(skill.source, [skill]);
   }
-  // The body as JSON.stringify writes a SnapshotBody, a source and a piece of its skills at a time.
-  let separator = "";
-  yield '{"scans":[';
+  const notes = new Map<string, Omit<Diagnostic, "source">[]>();
+  for (const { source, ...d } of catalog.diagnostics) notes.set(d.file, [...(notes.get(d.file) ?? []), d]);
   for (const s of catalog.sources) {
-    const scan: Omit<SnapshotBody["scans"][number], "skills"> = {
-      source: { label: s.label, dir: s.dir, location: s.location },
+    const line: SourceLine = {
+      source: { label: s.label, dir: s.dir, location: s.location, qualifier: s.qualifier },
       exists: s.exists,
       dirCount: s.dirCount,
     };
-    yield `${separator}${JSON.stringify(scan).slice(0, -1)},"skills":[`;
-    separator = ",";
+    yield `${JSON.stringify(line)}\n`;
     const skills = bySource.get(s.label) ?? [];
     for (let from = 0; from < skills.length; from += SKILLS_PER_PIECE) {
-      const piece = skills.slice(from, from + SKILLS_PER_PIECE).map((skill) => JSON.stringify(listed(skill)));
-      yield `${from === 0 ? "" : ","}${piece.join(",")}`;
+      let piece = "";
+      for (const skill of skills.slice(from, from + SKILLS_PER_PIECE))
+        piece += `${JSON.stringify(kept(skill, notes.get(skill.file)))}\n`;
+      yield piece;
     }
-    yield "]}";
   }
-  yield "]}\n";
 }
 
-/** The snapshot's two lines for `hub`'s current catalog, whole. */
+/** The snapshot's lines for `hub`'s current catalog, whole. */
 export function snapshotText(hub: Hub): string {
   return [...snapshotPieces(hub)].join("");
 }
 
-/**
- * What the file keeps of a skill: not the verbatim frontmatter (a listing does not need it; search
- * indexes the scanned catalog, never this one), nor what its source and name give back.
- */
-function listed(skill: Skill): KeptSkill {
-  const { key, source, location, root, frontmatter, ...kept } = skill;
-  return kept;
+/** What the file keeps of a skill: not what its source and name give back. */
+function kept(skill: Skill, diagnostics: KeptSkill["diagnostics"]): KeptSkill {
+  const { key, source, location, root, ...rest } = skill;
+  return diagnostics ? { ...rest, diagnostics } : rest;
 }
 
 /**
@@ -244,6 +294,7 @@ export async function saveSnapshot(hub: Hub, file: string, pause: () => Promise<
       await pause();
     }
     await writeAtomic(file, pieces);
+    memoryRelease.soon();
   } catch (error) {
     hub.logger.debug(`catalog snapshot not kept (${file}): ${errorMessage(error)}`);
   }

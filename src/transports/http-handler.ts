@@ -9,6 +9,7 @@ import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
+import { memoryRelease } from "../util/release-memory.ts";
 import { VERSION } from "../version.ts";
 import { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
 import { isJsonContentType, json, pathOf, RPC, readJsonBody, rpcError } from "./http-responses.ts";
@@ -260,6 +261,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       await sessions.closeAll();
     },
     async handle(request, hooks = {}) {
+      memoryRelease.busy();
       try {
         const response = await route(request, hooks);
         if (log.level === "DEBUG") log.debug(`http: ${request.method} ${pathOf(request)} → ${response.status}`);

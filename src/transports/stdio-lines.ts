@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
+import { memoryRelease } from "../util/release-memory.ts";
 import { RPC } from "./http-responses.ts";
 
 /** 4 MiB: the same ceiling as an HTTP body; far above any JSON-RPC message SkillHub expects. */
@@ -112,6 +113,7 @@ export class LineTransport implements Transport {
       return;
     }
     if ("method" in message && "id" in message) this.pending.add(message.id);
+    memoryRelease.busy();
     this.onmessage?.(message);
   }
 

@@ -3,6 +3,7 @@ import { readSnapshot, saveSnapshot, snapshotFile } from "../server/catalog-snap
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { errorMessage } from "../util/errors.ts";
+import { memoryRelease } from "../util/release-memory.ts";
 import { bounded } from "./bounded.ts";
 import { LineTransport } from "./stdio-lines.ts";
 
@@ -69,8 +70,13 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     if (started) return;
     started = true;
     const catalog = snapshot?.catalog();
-    if (catalog && hub.store.seed(catalog))
-      hub.logger.debug(`catalog snapshot: ${catalog.size} skills listed until the first scan ends (${file})`);
+    const reused = catalog && hub.refresher.seed(catalog);
+    // What parsing it left behind, before the scan adds its own.
+    if (reused !== undefined) memoryRelease.collectNow();
+    if (catalog && reused !== undefined)
+      hub.logger.debug(
+        `catalog snapshot: ${catalog.size} skills listed until the first scan ends, which reads only the SKILL.md files changed since (${reused} parses kept; ${file})`,
+      );
     void hub.start();
   };
   const factory = async () => {

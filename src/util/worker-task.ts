@@ -1,5 +1,6 @@
 import { errorMessage } from "./errors.ts";
 import { nextTurn } from "./next-turn.ts";
+import { memoryRelease } from "./release-memory.ts";
 
 /**
  * One task run in a Worker thread, for work whose garbage would otherwise stay resident: a first scan
@@ -60,6 +61,7 @@ export function runWorker<T, X extends object, P, D>(
       if (settled) return;
       settled = true;
       worker.terminate();
+      memoryRelease.soon();
       outcome();
     };
     worker.onmessage = (event: MessageEvent<WorkerReply<P, D>>) => {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readSnapshot, SNAPSHOT_VERSION, saveSnapshot, snapshotText } from "../../src/server/catalog-snapshot.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
+import { VERSION } from "../../src/version.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
 import { writeSeedTree } from "../helpers/tree.ts";
@@ -22,6 +23,7 @@ describe("catalog snapshot file", () => {
     writeSkill(second, "pdf-tools", { description: "Fill PDF forms" });
     const tree = tempDir("skillhub-snap-tree-");
     writeSeedTree(tree);
+    writeSkill(tree, "nameless", { name: null, description: "Served with a warning" });
     const { hub } = testHub({ flags: { "skills-dir": [first, second, tree] } });
     const scanned = hub.scanNow();
     const file = join(tempDir("skillhub-snap-file-"), "catalog.json");
@@ -33,8 +35,10 @@ describe("catalog snapshot file", () => {
     const restored = snapshot?.catalog();
     expect(restored?.contentHash).toBe(scanned.contentHash);
     expect(restored?.visibleHash).toBe(scanned.visibleHash);
-    const strip = (s: object) => ({ ...s, frontmatter: undefined });
-    expect(restored?.skills.map(strip)).toEqual(scanned.skills.map(strip));
+    expect(restored?.skills).toEqual(scanned.skills);
+    expect(restored?.diagnostics.filter((d) => d.code !== "shadowed")).toEqual(
+      scanned.diagnostics.filter((d) => d.code !== "shadowed"),
+    );
     expect(restored?.get("mixed-case")?.name).toBe("Mixed-Case");
     expect(restored?.get("dir2:pdf-tools")?.description).toBe("Fill PDF forms");
     expect(restored?.sources.map((s) => [s.label, s.served])).toEqual(scanned.sources.map((s) => [s.label, s.served]));
@@ -49,20 +53,29 @@ describe("catalog snapshot file", () => {
     const file = join(tempDir("skillhub-snap-file-"), "catalog.json");
     let pauses = 0;
     await saveSnapshot(hub, file, async () => void pauses++);
-    // A header, the body's opening, two sources' openings and ends, 600 skills in pieces of 250, the end.
-    expect(pauses).toBeGreaterThanOrEqual(3 + 2 * 2);
+    // A header, each source's line, 600 skills in pieces of 250.
+    expect(pauses).toBeGreaterThanOrEqual(1 + 2 + 3);
     const text = readFileSync(file, "utf8");
     expect(text).toBe(snapshotText(hub));
-    const [header, body] = text.split("\n");
-    expect(body).toBe(JSON.stringify(JSON.parse(body as string)));
-    expect(
-      JSON.parse(body as string)
-        .scans.map((s: { skills: unknown[] }) => s.skills.length)
-        .slice(0, 2),
-    ).toEqual([600, 0]);
-    expect(JSON.parse(header as string).version).toBe(SNAPSHOT_VERSION);
+    expect(text.endsWith("\n")).toBe(true);
+    // One JSON value per line: the header, then a line per source followed by a line per skill it serves.
+    const [header, ...lines] = text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const sourceLines = lines.flatMap((line, i) => ("source" in line ? [i] : []));
+    expect(sourceLines.slice(0, 2)).toEqual([0, 601]);
+    expect(lines.slice(1, 601).map((s) => s.name)).toContain("skill-599");
+    expect(header.version).toBe(SNAPSHOT_VERSION);
+    expect(header.skills).toBe(scanned.skills.length);
     expect(readSnapshot(file, createMemoryLogger())?.catalog()?.contentHash).toBe(scanned.contentHash);
     expect(readdirSync(dirname(file))).toEqual(["catalog.json"]);
+    // A file cut short (fewer skill lines than the header counts) is not used.
+    const all = text.split("\n");
+    writeFileSync(file, [...all.slice(0, 601), ...all.slice(602)].join("\n"));
+    const logger = createMemoryLogger();
+    expect(readSnapshot(file, logger)?.catalog()).toBeUndefined();
+    expect(logger.lines.join("\n")).toContain(`${scanned.skills.length - 1} skills of the ${scanned.skills.length}`);
   });
 
   test("a missing file is no snapshot, silently; a foreign one says why at DEBUG", () => {
@@ -73,11 +86,22 @@ describe("catalog snapshot file", () => {
     const file = join(dir, "other.json");
     writeFileSync(
       file,
-      `${JSON.stringify({ format: "skillhub-catalog", version: SNAPSHOT_VERSION + 1, contentHash: "x", named: [] })}\n{}\n`,
+      `${JSON.stringify({ format: "skillhub-catalog", version: SNAPSHOT_VERSION + 1, contentHash: "x", named: [] })}\n`,
     );
     expect(readSnapshot(file, logger)).toBeUndefined();
     expect(logger.lines.join("\n")).toContain(
       `version ${SNAPSHOT_VERSION + 1}, this SkillHub reads version ${SNAPSHOT_VERSION}`,
     );
+    // Another SkillHub's parser may differ: its skills are not taken as parses, nor listed.
+    const older = {
+      format: "skillhub-catalog",
+      version: SNAPSHOT_VERSION,
+      skillhub: "0.0.1",
+      contentHash: "x",
+      named: [],
+    };
+    writeFileSync(file, `${JSON.stringify(older)}\n`);
+    expect(readSnapshot(file, logger)).toBeUndefined();
+    expect(logger.lines.join("\n")).toContain(`written by SkillHub 0.0.1, this is ${VERSION}`);
   });
 });

@@ -3,8 +3,10 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { Scanner, type ScanOptions } from "../../src/catalog/scanner.ts";
+import { SNAPSHOT_VERSION } from "../../src/server/catalog-snapshot.ts";
 import type { Source } from "../../src/sources/source-list.ts";
 import { serveStdio } from "../../src/transports/stdio.ts";
+import { VERSION } from "../../src/version.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
 
@@ -153,14 +155,19 @@ describe("the catalog snapshot answers the first listing of the next start", () 
     await s.close();
     // The new catalog is kept for the start after.
     const file = join(home, ".skillhub", "index", snapshotFiles(home)[0] as string);
-    const body = readFileSync(file, "utf8").split("\n")[1] as string;
+    const text = readFileSync(file, "utf8");
+    const body = text.slice(text.indexOf("\n") + 1);
     expect(body).toContain("pdf-tools");
     expect(body).not.toContain("old-helper");
   });
 
   for (const [what, damage] of [
     ["a corrupt snapshot", (text: string) => `${text.slice(0, 40)}{{{`],
-    ["a snapshot of another version", (text: string) => text.replace('"version":1', '"version":99')],
+    ["a snapshot of another version", (text: string) => text.replace(`"version":${SNAPSHOT_VERSION}`, '"version":99')],
+    [
+      "a snapshot written by another SkillHub",
+      (text: string) => text.replace(`"skillhub":"${VERSION}"`, '"skillhub":"0.0.1"'),
+    ],
     ["a snapshot whose catalog line is malformed", (text: string) => `${text.split("\n")[0]}\n[1, 2`],
   ] as const) {
     test(`${what} is ignored with a debug log: the listing waits for the scan`, async () => {

@@ -1,0 +1,81 @@
+/**
+ * Giving freed memory back to the system once a big job is over (a first scan, an index build or load,
+ * a worker's end, a snapshot save). JavaScriptCore and the allocators keep the pages such a job freed,
+ * and a server then idles for hours at its peak: at 10,000 skills, 15–20 MB of a 100 MB settled RSS
+ * (issue 16; bench/memory.ts, docs/performance.md).
+ */
+
+/** Time without a big job's end or a client message before the release (ms). */
+export const RELEASE_DELAY_MS = 1500;
+
+/**
+ * `Bun.shrink()`: once the current turn ends, JavaScriptCore drops compiled code (recompiled on next
+ * use), collects fully and returns its free pages. A pause of about 60 ms at 10,000 skills (a full
+ * collection of the catalog's cells), hence only when clients are quiet.
+ */
+const shrink = () => Bun.shrink();
+
+/**
+ * Releases once the jobs reported through `soon()` are over and no client message (`busy()`) has come
+ * for `delayMs`; does nothing until enabled (a server process enables it: a CLI command ends instead,
+ * and tests do not want their compiled code dropped).
+ */
+export class MemoryRelease {
+  private timer?: ReturnType<typeof setTimeout>;
+  private enabled = false;
+
+  constructor(
+    private readonly release: () => void = shrink,
+    private readonly delayMs = RELEASE_DELAY_MS,
+    private readonly collect: () => void = () => Bun.gc(true),
+  ) {}
+
+  enable(): this {
+    this.enabled = true;
+    return this;
+  }
+
+  /** A big job just ended: release once things are quiet (a later call postpones it). */
+  soon(): void {
+    if (!this.enabled) return;
+    this.arm();
+  }
+
+  /**
+   * Collect a start-up step's garbage now (when enabled), so that the next step reuses its memory
+   * instead of adding to the peak: after the snapshot's catalog, and after the first scan, 10,000
+   * skills peaked 15 MB lower (bench/memory.ts). A pause of 20–40 ms, where start-up is waited for anyway.
+   */
+  collectNow(): void {
+    if (this.enabled) this.collect();
+  }
+
+  /** A client message came: a waiting release waits for quiet again (the pause would delay its answer). */
+  busy(): void {
+    if (this.timer) this.arm();
+  }
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.release();
+    }, this.delayMs);
+    // Never what keeps a finished process alive.
+    this.timer.unref?.();
+  }
+
+  /** Whether a release is waiting. */
+  get pending(): boolean {
+    return this.timer !== undefined;
+  }
+
+  disable(): void {
+    this.enabled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** The process's one releaser: every big job, wherever it runs, reports to it. */
+export const memoryRelease = new MemoryRelease();

@@ -1,0 +1,65 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Scanner } from "../../src/catalog/scanner.ts";
+import { readSnapshot, snapshotText } from "../../src/server/catalog-snapshot.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { testHub } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+const limits = { maxDepth: 8, maxDirs: 10_000 };
+
+describe("a start with the last run's snapshot reads only the SKILL.md files changed since (issue 16)", () => {
+  test("unchanged files are not read; the catalog and its diagnostics are what a fresh scan gives", () => {
+    const dir = tempDir("skillhub-seed-");
+    for (let i = 0; i < 6; i++)
+      writeSkill(dir, `skill-${i}`, {
+        description: `Skill number ${i}.`,
+        extra: `metadata:\n  skillhub:\n    tags: [t${i}]\nallowed-tools: Read`,
+      });
+    // Served with a warning (kept in the snapshot beside the skill), and two files that are not served.
+    writeSkill(dir, "nameless", { name: null, description: "No name in the frontmatter." });
+    write(join(dir, "no-frontmatter", "SKILL.md"), "# Just a heading\n");
+    write(join(dir, "bad-yaml", "SKILL.md"), "---\nname: bad-yaml\ndescription: [unclosed\n---\nbody\n");
+    const { hub } = testHub({ flags: { "skills-dir": [dir] } });
+    const first = hub.scanNow();
+    expect(first.diagnostics.map((d) => d.code).sort()).toEqual(["missing-name", "no-frontmatter", "yaml-error"]);
+    const file = join(tempDir("skillhub-seed-file-"), "catalog.json");
+    writeFileSync(file, snapshotText(hub));
+    const snapshot = readSnapshot(file, createMemoryLogger())?.catalog();
+    if (!snapshot) throw new Error("no snapshot catalog");
+    expect(snapshot.skills).toEqual(first.skills);
+
+    // Between the runs: one skill edited (new size), one rewritten with the same size but a new mtime.
+    const edited = writeSkill(dir, "skill-2", { description: "Edited between the runs, now longer." });
+    const touched = join(dir, "skill-4", "SKILL.md");
+    writeFileSync(touched, readFileSync(touched, "utf8").replace("number 4", "number 9"));
+    utimesSync(touched, new Date(), new Date(Date.now() + 5_000));
+
+    const reads: string[] = [];
+    const scanner = new Scanner(undefined, (f) => {
+      reads.push(f);
+      return readFileSync(f, "utf8");
+    });
+    expect(scanner.seed(snapshot)).toBe(7);
+    const next = scanner.scan(hub.sources(), limits);
+    expect(reads.sort()).toEqual(
+      [edited, touched, join(dir, "no-frontmatter", "SKILL.md"), join(dir, "bad-yaml", "SKILL.md")].sort(),
+    );
+    const fresh = new Scanner().scan(hub.sources(), limits);
+    expect(next.skills).toEqual(fresh.skills);
+    expect(next.diagnostics).toEqual(fresh.diagnostics);
+    expect(next.contentHash).toBe(fresh.contentHash);
+    expect(next.get("skill-2")?.description).toBe("Edited between the runs, now longer.");
+    expect(next.get("skill-4")?.description).toBe("Skill number 9.");
+    expect(next.get("skill-5")?.frontmatter).toEqual({
+      name: "skill-5",
+      description: "Skill number 5.",
+      metadata: { skillhub: { tags: ["t5"] } },
+      "allowed-tools": "Read",
+    });
+    // Only before the first scan: a scanner that has a catalog keeps its own parses.
+    expect(scanner.seed(snapshot)).toBe(0);
+  });
+});

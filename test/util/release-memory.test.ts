@@ -1,0 +1,71 @@
+import { describe, expect, test } from "bun:test";
+import { MemoryRelease } from "../../src/util/release-memory.ts";
+
+describe("MemoryRelease", () => {
+  test("does nothing until enabled", async () => {
+    let released = 0;
+    const release = new MemoryRelease(() => released++, 5);
+    release.soon();
+    expect(release.pending).toBe(false);
+    await Bun.sleep(30);
+    expect(released).toBe(0);
+  });
+
+  test("a burst of big jobs is released once, after the last", async () => {
+    let released = 0;
+    const release = new MemoryRelease(() => released++, 40).enable();
+    release.soon();
+    await Bun.sleep(20);
+    release.soon();
+    await Bun.sleep(25);
+    // 45 ms after the first report but only 25 after the second: still waiting.
+    expect(released).toBe(0);
+    expect(release.pending).toBe(true);
+    await Bun.sleep(60);
+    expect(released).toBe(1);
+    expect(release.pending).toBe(false);
+    release.soon();
+    await Bun.sleep(80);
+    expect(released).toBe(2);
+  });
+
+  test("disabling cancels a waiting release", async () => {
+    let released = 0;
+    const release = new MemoryRelease(() => released++, 5).enable();
+    release.soon();
+    release.disable();
+    await Bun.sleep(30);
+    expect(released).toBe(0);
+    release.soon();
+    expect(release.pending).toBe(false);
+  });
+
+  test("client messages postpone a waiting release, and do not start one", async () => {
+    let released = 0;
+    const release = new MemoryRelease(() => released++, 40).enable();
+    release.busy();
+    expect(release.pending).toBe(false);
+    release.soon();
+    for (let i = 0; i < 4; i++) {
+      await Bun.sleep(20);
+      release.busy();
+    }
+    // 80 ms after the job, but messages kept coming every 20 ms.
+    expect(released).toBe(0);
+    await Bun.sleep(80);
+    expect(released).toBe(1);
+  });
+
+  test("collections between start-up steps happen only when enabled", () => {
+    let collected = 0;
+    const release = new MemoryRelease(
+      () => undefined,
+      5,
+      () => collected++,
+    );
+    release.collectNow();
+    expect(collected).toBe(0);
+    release.enable().collectNow();
+    expect(collected).toBe(1);
+  });
+});
