@@ -1,20 +1,23 @@
 import SearchableMap from "minisearch/SearchableMap";
-import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps } from "./freeze.ts";
+import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps, type SlotArray } from "./freeze.ts";
 import type { ScoreParams, TermSpec } from "./query-spec.ts";
 import type { Scores } from "./scores.ts";
 
 /**
  * One indexed field's postings in typed arrays (issue 16): MiniSearch keeps a Map entry per
  * posting (~230 bytes each in JavaScriptCore, 40 MB for the metadata of 10,000 skills, more than
- * the whole catalog). Here a posting is 6 bytes (document slot + term frequency) in one
- * compressed-sparse-row block, plus a small per-term overflow for documents added since the last
+ * the whole catalog). Here a posting is 3 bytes (a 16-bit document slot, 32-bit beyond 65,536
+ * slots, and an 8-bit term frequency) in one compressed-sparse-row block, plus a small per-term overflow for documents added since the last
  * freeze. Document slots are shared by every field of a FullTextIndex. Scores are MiniSearch's own
  * BM25+ (`calcBM25Score`), with its prefix and fuzzy expansions and their weights (`executeQuerySpec`),
  * over its field length (distinct raw tokens): test/search/fulltext-minisearch.test.ts compares them.
  */
 
-/** Term frequencies saturate long before this; stored in 16 bits. */
-const MAX_TF = 0xffff;
+/**
+ * Term frequencies are stored in 8 bits: BM25+ has saturated long before (with k1 = 1.2, a term 255
+ * times in a field scores within 0.5 % of 1,000 times), and the postings are a third smaller.
+ */
+const MAX_TF = 0xff;
 
 export class FieldPostings {
   /**
@@ -28,15 +31,15 @@ export class FieldPostings {
   /** Built on the first fuzzy query, dropped when the vocabulary grows. */
   private fuzzyMap?: SearchableMap<true>;
   private offsets: Uint32Array = new Uint32Array(1);
-  private docs: Uint32Array = new Uint32Array(0);
-  private tfs: Uint16Array = new Uint16Array(0);
+  private docs: SlotArray = new Uint16Array(0);
+  private tfs: Uint8Array = new Uint8Array(0);
   /**
    * Postings added since the last freeze, in order: term id, slot, frequency. Flat typed arrays
    * (10 bytes a posting, no array per term); queries scan them, and a settled index keeps few.
    */
   private pendingTerms: Uint32Array = new Uint32Array(1024);
   private pendingSlots: Uint32Array = new Uint32Array(1024);
-  private pendingTfs: Uint16Array = new Uint16Array(1024);
+  private pendingTfs: Uint8Array = new Uint8Array(1024);
   private pendingCount = 0;
   private lengths: Uint32Array = new Uint32Array(64);
   private totalLength = 0;
@@ -194,7 +197,7 @@ export class FieldPostings {
     if (this.pendingTerms.length > 65_536) {
       this.pendingTerms = new Uint32Array(1024);
       this.pendingSlots = new Uint32Array(1024);
-      this.pendingTfs = new Uint16Array(1024);
+      this.pendingTfs = new Uint8Array(1024);
     }
     this.newTerms = [];
     this.newIds = new Map();
@@ -228,7 +231,7 @@ export class FieldPostings {
 
   private growPending(): void {
     const size = this.pendingTerms.length * 2;
-    const grown = [new Uint32Array(size), new Uint32Array(size), new Uint16Array(size)] as const;
+    const grown = [new Uint32Array(size), new Uint32Array(size), new Uint8Array(size)] as const;
     grown[0].set(this.pendingTerms);
     grown[1].set(this.pendingSlots);
     grown[2].set(this.pendingTfs);

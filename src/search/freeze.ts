@@ -6,27 +6,35 @@
  * first, then the overflow's in the order added. Pure: the input arrays are not changed.
  */
 
+/** Document slots of postings: 16 bits while a store has at most 65,536 slots, else 32. */
+export type SlotArray = Uint16Array | Uint32Array;
+
+/** Room for `n` postings' slots, for a store of `slots` document slots. */
+export function slotArray(n: number, slots: number): SlotArray {
+  return slots <= 0x10000 ? new Uint16Array(n) : new Uint32Array(n);
+}
+
 export interface PostingsState {
   /** Frozen terms, sorted; offsets has one more entry. */
   vocabulary: readonly string[];
   offsets: Uint32Array;
-  docs: Uint32Array;
-  tfs: Uint16Array;
+  docs: SlotArray;
+  tfs: Uint8Array;
   /** Terms added since, with their ids (vocabulary.length and up). */
   newTerms: readonly string[];
   newIds: ReadonlyMap<string, number>;
   /** Overflow postings: term id, slot, frequency; the first pendingCount are used. */
   pendingTerms: Uint32Array;
   pendingSlots: Uint32Array;
-  pendingTfs: Uint16Array;
+  pendingTfs: Uint8Array;
   pendingCount: number;
 }
 
 export interface FrozenBlock {
   vocabulary: string[];
   offsets: Uint32Array;
-  docs: Uint32Array;
-  tfs: Uint16Array;
+  docs: SlotArray;
+  tfs: Uint8Array;
 }
 
 /** Postings or terms handled between two points where an asynchronous freeze may pause. */
@@ -90,8 +98,8 @@ export function* freezeSteps(
     }
   }
   for (let t = 1; t <= terms; t++) counts[t] = (counts[t] as number) + (counts[t - 1] as number);
-  const docs = new Uint32Array(counts[terms] as number);
-  const tfs = new Uint16Array(docs.length);
+  const docs = slotArray(counts[terms] as number, ids.length);
+  const tfs = new Uint8Array(docs.length);
   const fill = counts.slice();
   for (let t = 0; t < frozenTerms; t++) {
     work += 1 + (old.offsets[t + 1] as number) - (old.offsets[t] as number);
@@ -139,8 +147,8 @@ export function* freezeSteps(
 export interface FrozenPostings {
   vocabulary: string[];
   offsets: Uint32Array;
-  docs: Uint32Array;
-  tfs: Uint16Array;
+  docs: SlotArray;
+  tfs: Uint8Array;
   lengths: Uint32Array;
 }
 

@@ -11,7 +11,7 @@ import { SCORING, type Scoring } from "./scoring.ts";
 import { forgetProcessedTerms } from "./text.ts";
 
 /** Bump when fields, boosts or term processing change: persisted indexes of another version are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 11;
+export const INDEX_SCHEMA_VERSION = 12;
 
 /**
  * Body characters indexed per skill: the whole body, at every catalog size (issue 16: a share that
@@ -117,7 +117,7 @@ export class FullTextIndex {
     return { ids: [...this.parts.ids], hashes: [...this.parts.hashes], fields };
   }
 
-  /** Postings held in every field (typed arrays, 6 bytes each), for bench/ memory accounting. */
+  /** Postings held in every field (typed arrays, 3 bytes each below 65,536 slots), for bench/ memory accounting. */
   get postings(): number {
     let n = 0;
     for (const store of this.parts.fields.values()) n += store.postings;

@@ -10,7 +10,7 @@ import type { IndexParts } from "./fulltext.ts";
  *   H bytes              header: a small JSON object (format, schema, fingerprint, sections)
  *   sections             each at an offset that is a multiple of 8 from the file's start
  *
- * Postings, lengths and offsets are typed arrays read back as views of the file's bytes; strings
+ * Postings (16- or 32-bit slots, 8-bit frequencies), lengths and offsets are typed arrays read back as views of the file's bytes; strings
  * (ids, hashes, vocabularies) are one UTF-8 block per list plus a Uint32Array of UTF-16 lengths,
  * so a load decodes each block once and slices it. No JSON bigger than the header is parsed.
  */
@@ -26,7 +26,7 @@ export interface IndexHeader {
 
 interface Section {
   name: string;
-  kind: "u32" | "u16" | "utf8";
+  kind: "u32" | "u16" | "u8" | "utf8";
   offset: number;
   bytes: number;
 }
@@ -86,7 +86,7 @@ function* encodeSteps(header: IndexHeader, parts: IndexParts): Generator<void, U
       offset += pad;
     }
   };
-  const view = (a: Uint32Array | Uint16Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const view = (a: Uint32Array | Uint16Array | Uint8Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const encoder = new TextEncoder();
   function* strings(name: string, list: readonly (string | undefined)[]): Generator<void> {
     const lengths = new Uint32Array(list.length);
@@ -115,8 +115,8 @@ function* encodeSteps(header: IndexHeader, parts: IndexParts): Generator<void, U
   for (const { field, frozen } of fields) {
     yield* strings(`${field}.vocabulary`, frozen.vocabulary);
     put(`${field}.offsets`, "u32", [view(frozen.offsets)]);
-    put(`${field}.docs`, "u32", [view(frozen.docs)]);
-    put(`${field}.tfs`, "u16", [view(frozen.tfs)]);
+    put(`${field}.docs`, frozen.docs instanceof Uint16Array ? "u16" : "u32", [view(frozen.docs)]);
+    put(`${field}.tfs`, "u8", [view(frozen.tfs)]);
     put(`${field}.lengths`, "u32", [view(frozen.lengths)]);
   }
   const stored: StoredHeader = { ...header, slots: parts.ids.length, fields: [...parts.fields.keys()], sections };
@@ -202,6 +202,8 @@ function* decodeSteps(input: Uint8Array): Generator<void, IndexParts> {
     if (b.byteLength % 2 !== 0) throw new IndexFileError(`section ${name} is truncated`);
     return new Uint16Array(b.buffer, b.byteOffset, b.byteLength / 2);
   };
+  // Postings' slots: 16 bits up to 65,536 document slots, else 32 (freeze.ts slotArray).
+  const slots = (name: string) => (byName.get(name)?.kind === "u16" ? u16(name) : u32(name));
   const strings = (name: string): string[] => {
     const lengths = u32(`${name}.lengths`);
     let text: string;
@@ -234,8 +236,8 @@ function* decodeSteps(input: Uint8Array): Generator<void, IndexParts> {
           {
             vocabulary: strings(`${field}.vocabulary`),
             offsets: u32(`${field}.offsets`),
-            docs: u32(`${field}.docs`),
-            tfs: u16(`${field}.tfs`),
+            docs: slots(`${field}.docs`),
+            tfs: section(`${field}.tfs`, "u8"),
             lengths: u32(`${field}.lengths`),
           },
           ids,

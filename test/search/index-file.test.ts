@@ -31,6 +31,41 @@ function built(): FullTextIndex {
 const bytes = (pieces: Uint8Array[]) => new Uint8Array(Buffer.concat(pieces));
 
 describe("persisted index, binary form", () => {
+  test("postings keep 16-bit slots up to 65,536 documents and 32-bit past them; frequencies saturate at 255", () => {
+    const frozenOf = (slots: number) => {
+      const ids: (string | undefined)[] = new Array(slots);
+      const store = new FieldPostings();
+      ids[3] = "dir1:a";
+      store.add(
+        3,
+        new Map([
+          ["alpha", 1000],
+          ["beta", 1],
+        ]),
+        2,
+      );
+      ids[slots - 1] = "dir1:b";
+      store.add(slots - 1, new Map([["alpha", 2]]), 1);
+      store.freeze(ids);
+      const parts = { ids, hashes: ids.map((id) => (id ? "h" : undefined)), fields: new Map([["body", store]]) };
+      const loaded = decodeIndexFile(bytes(encodeIndexFile(header, parts)))
+        .fields.get("body")
+        ?.frozen(slots);
+      return { saved: store.frozen(slots), loaded };
+    };
+    const small = frozenOf(65_536);
+    expect(small.saved.docs).toBeInstanceOf(Uint16Array);
+    expect([...small.saved.docs]).toEqual([3, 65_535, 3]);
+    expect([...small.saved.tfs]).toEqual([255, 2, 1]);
+    expect(small.loaded?.docs).toEqual(small.saved.docs);
+    const large = frozenOf(70_001);
+    expect(large.saved.docs).toBeInstanceOf(Uint32Array);
+    expect([...large.saved.docs]).toEqual([3, 70_000, 3]);
+    expect(large.loaded?.docs).toBeInstanceOf(Uint32Array);
+    expect(large.loaded?.docs).toEqual(large.saved.docs);
+    expect(large.loaded?.tfs).toEqual(large.saved.tfs);
+  });
+
   test("a round trip gives the same results, and keeps updating incrementally", async () => {
     const index = built();
     // A removed skill leaves a freed slot: it must round-trip too.
