@@ -15,30 +15,44 @@ import { writeIndexFileSync } from "./persist.ts";
 
 declare const self: Worker;
 
-/** Skills indexed between full collections (nothing waits on this thread; see parse-worker.ts). */
-const COLLECT_EVERY = 250;
+/**
+ * Skills indexed between full collections (nothing waits on this thread; see parse-worker.ts). At
+ * 10,000 skills (a first start, the session `make bench` measures): 250 peaked at 258–260 MB,
+ * 100 at 242–248 and 50 at 234–235, with the first search waiting 6.0, 6.5 and 8.0 s.
+ */
+const COLLECT_EVERY = 100;
 
 /** The batches received so far; the build starts with the last one. */
 const skills: Skill[] = [];
+
+/** The saved form of the index of every skill received (the index itself is garbage once it returns). */
+function build(header: IndexBuildRequest["header"]): Uint8Array[] {
+  const index = FullTextIndex.empty();
+  // A growing prefix: each sync indexes only the skills it has not seen.
+  for (let from = 0; from < skills.length; from += COLLECT_EVERY) {
+    index.sync(skills.slice(0, from + COLLECT_EVERY), (skill, sink) => streamSkillBody(skill, sink));
+    Bun.gc(true);
+  }
+  skills.length = 0;
+  return encodeIndexFile(header, index.snapshot());
+}
 
 self.onmessage = (event: MessageEvent<IndexBuildRequest>) => {
   const { batch, last, header, file } = event.data;
   for (const skill of batch) skills.push(skill);
   if (!last) return;
   try {
-    const index = FullTextIndex.empty();
-    // A growing prefix: each sync indexes only the skills it has not seen.
-    for (let from = 0; from < skills.length; from += COLLECT_EVERY) {
-      index.sync(skills.slice(0, from + COLLECT_EVERY), (skill, sink) => streamSkillBody(skill, sink));
-      Bun.gc(true);
-    }
-    const pieces = encodeIndexFile(header, index.snapshot());
+    const pieces = build(header);
     let unwritten: string | undefined;
     if (file)
       try {
         writeIndexFileSync(file, pieces);
+        pieces.length = 0;
+        // The server maps the file next: the build's memory goes back first, not after this thread ends.
+        Bun.gc(true);
+        Bun.shrink();
         const done: WorkerReply<never, IndexBuildReply> = { done: { written: true } };
-        self.postMessage(done);
+        setTimeout(() => self.postMessage(done), 0);
         return;
       } catch (error) {
         unwritten = errorMessage(error);
