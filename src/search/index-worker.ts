@@ -16,11 +16,14 @@ import { writeIndexFileSync } from "./persist.ts";
 declare const self: Worker;
 
 /**
- * Skills indexed between full collections (nothing waits on this thread; see parse-worker.ts). At
- * 10,000 skills (a first start, the session `make bench` measures): 250 peaked at 258–260 MB,
- * 100 at 242–248 and 50 at 234–235, with the first search waiting 6.0, 6.5 and 8.0 s.
+ * Skills indexed between full collections (nothing waits on this thread; see parse-worker.ts), and the
+ * most collections a build makes: each costs in proportion to the heap, which grows with the catalog,
+ * so larger catalogs collect less often. At 10,000 skills (a first start, the session `make bench`
+ * measures): every 250 peaked at 258–260 MB, 100 at 242–248 and 50 at 234–235, the first search
+ * waiting 6.0, 6.5 and 8.0 s; at 20,000, every 100 made the build 40 % slower.
  */
 const COLLECT_EVERY = 100;
+const MAX_COLLECTIONS = 100;
 
 /** The batches received so far; the build starts with the last one. */
 const skills: Skill[] = [];
@@ -28,9 +31,10 @@ const skills: Skill[] = [];
 /** The saved form of the index of every skill received (the index itself is garbage once it returns). */
 function build(header: IndexBuildRequest["header"]): Uint8Array[] {
   const index = FullTextIndex.empty();
+  const every = Math.max(COLLECT_EVERY, Math.ceil(skills.length / MAX_COLLECTIONS));
   // A growing prefix: each sync indexes only the skills it has not seen.
-  for (let from = 0; from < skills.length; from += COLLECT_EVERY) {
-    index.sync(skills.slice(0, from + COLLECT_EVERY), (skill, sink) => streamSkillBody(skill, sink));
+  for (let from = 0; from < skills.length; from += every) {
+    index.sync(skills.slice(0, from + every), (skill, sink) => streamSkillBody(skill, sink));
     Bun.gc(true);
   }
   skills.length = 0;
