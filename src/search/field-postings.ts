@@ -13,10 +13,7 @@ import type { Scores } from "./scores.ts";
  * over its field length (distinct raw tokens): test/search/fulltext-minisearch.test.ts compares them.
  */
 
-/**
- * Term frequencies are stored in 8 bits: BM25+ has saturated long before (with k1 = 1.2, a term 255
- * times in a field scores within 0.5 % of 1,000 times), and the postings are a third smaller.
- */
+/** Term frequencies in 8 bits: BM25+ has saturated long before (k1 = 1.2: 255 scores within 0.5 % of 1,000). */
 const MAX_TF = 0xff;
 
 export class FieldPostings {

@@ -34,10 +34,7 @@ const HEADER_MAX_BYTES = 1 << 20;
 interface SnapshotHeader {
   format: typeof FORMAT;
   version: number;
-  /**
-   * The SkillHub that wrote it: the next start of the same one takes its skills as the parses of files
-   * unchanged since (Scanner.seed); another one's parser may differ, so its file is ignored.
-   */
+  /** The SkillHub that wrote it: its skills are the parses of unchanged files (Scanner.seed) for it only. */
   skillhub: string;
   /** Catalog.contentHash of the catalog saved: an unchanged catalog is not written again. */
   contentHash: string;
