@@ -4,7 +4,6 @@ import type { TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import type { VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
-import type { Diagnostic } from "../util/diagnostic.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
 import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
@@ -88,11 +87,9 @@ export class Scanner {
    */
   seed(catalog: Catalog): number {
     if (this.last) return 0;
-    const notes = new Map<string, Diagnostic[]>();
-    for (const d of catalog.diagnostics) notes.set(d.file, [...(notes.get(d.file) ?? []), d]);
     let seeded = 0;
     for (const skill of catalog.skills)
-      if (skill.kind === "agent-skill" && this.parses.seed(skill, notes.get(skill.file) ?? [])) seeded++;
+      if (skill.kind === "agent-skill" && this.parses.seed(skill, catalog.diagnosticsFor(skill.file))) seeded++;
     return seeded;
   }
 

@@ -249,8 +249,6 @@ export function* snapshotPieces(hub: Hub): Generator<string> {
     if (list) list.push(skill);
     else bySource.set(skill.source, [skill]);
   }
-  const notes = new Map<string, Omit<Diagnostic, "source">[]>();
-  for (const { source, ...d } of catalog.diagnostics) notes.set(d.file, [...(notes.get(d.file) ?? []), d]);
   for (const s of catalog.sources) {
     const line: SourceLine = {
       source: { label: s.label, dir: s.dir, location: s.location, qualifier: s.qualifier },
@@ -262,7 +260,7 @@ export function* snapshotPieces(hub: Hub): Generator<string> {
     for (let from = 0; from < skills.length; from += SKILLS_PER_PIECE) {
       let piece = "";
       for (const skill of skills.slice(from, from + SKILLS_PER_PIECE))
-        piece += `${JSON.stringify(kept(skill, notes.get(skill.file)))}\n`;
+        piece += `${JSON.stringify(kept(skill, catalog.diagnosticsFor(skill.file)))}\n`;
       yield piece;
     }
   }
@@ -273,10 +271,10 @@ export function snapshotText(hub: Hub): string {
   return [...snapshotPieces(hub)].join("");
 }
 
-/** What the file keeps of a skill: not what its source and name give back. */
-function kept(skill: Skill, diagnostics: KeptSkill["diagnostics"]): KeptSkill {
+/** What the file keeps of a skill: not what its source and name give back (nor its diagnostics' source). */
+function kept(skill: Skill, diagnostics: readonly Diagnostic[]): KeptSkill {
   const { key, source, location, root, ...rest } = skill;
-  return diagnostics ? { ...rest, diagnostics } : rest;
+  return diagnostics.length > 0 ? { ...rest, diagnostics: diagnostics.map(({ source, ...d }) => d) } : rest;
 }
 
 /**
