@@ -6,8 +6,8 @@
  * (main thread, GC helpers, JIT), from /proc in nanoseconds (lib/thread-cpu.ts), then the mean.
  * With --persisted, each SkillHub first runs once to build and save its search index, and the measured run
  * loads it (as in `make bench`, whose idle window follows earlier runs on the same home).
- * --settle: seconds between the warm-up and the first window (default 4, as in `make bench`; 40 lets
- * Bun's collection timer slow down where nothing wakes it). A --bin may carry environment settings:
+ * --settle: seconds between the warm-up and the first window (default 4; `make bench` waits 90, by which
+ * Bun's collection timer has slowed down after start-up). A --bin may carry environment settings:
  * --bin "dist/skillhub SKILLHUB_RESCAN_SECONDS=0".
  * Usage: bun bench/idle-cpu.ts --corpus DIR [--bin dist/skillhub]... [--windows 2] [--window 31] [--settle 4]
  *        [--persisted]

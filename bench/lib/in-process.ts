@@ -16,12 +16,12 @@ export interface InProcessFigures {
   /** The 30 s timer's pass over an unchanged tree without a watcher: every SKILL.md statted (refresher timerPlan). */
   rescanCpuMs: number;
   rescanWallMs: number;
-  /** The same with a working watcher: one slice of the files a tick (at most TICK_STATS entries; every file within SWEEP_TICKS ticks or more). */
+  /** The same with a working watcher: one check of WATCHED_CHECK_TICKS ticks, a slice of at most CHECK_STATS skill folders and files. */
   watchedRescanCpuMs: number;
   /** A full walk (watcher events, refresh_skills, a timer tick that found a change). */
   fullRescanCpuMs: number;
   indexBuildMs: number;
-  /** Postings held in every field (typed arrays, 6 bytes each). */
+  /** Postings held in every field (typed arrays, 3 bytes each). */
   postings: number;
   /** Freezing and encoding the built index (what a save costs the event loop; the write is asynchronous). */
   indexSaveMs: number;

@@ -141,6 +141,11 @@ export class Scanner {
     return "unchanged";
   }
 
+  /** Folders outside skills the last scan's walks recorded (where new skills appear): what the runtime polls. */
+  get structureFolders(): string[] {
+    return (this.records?.walks ?? []).flatMap((record) => record.structure.paths);
+  }
+
   /** Skill folders and files the last scan's walks recorded: what a timer tick's check slices (timerPlan). */
   get slicedEntries(): number {
     let n = 0;

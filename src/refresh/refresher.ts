@@ -10,10 +10,11 @@ import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { SourceWatchers } from "./source-watchers.ts";
-import { FULL_CHECK, timerPlan } from "./timer-plan.ts";
+import { StructurePolls } from "./structure-polls.ts";
+import { FULL_CHECK, timerPlan, WATCHED_CHECK_TICKS } from "./timer-plan.ts";
 import type { WatchFn } from "./watcher.ts";
 
-export { SWEEP_TICKS, TICK_STATS, timerPlan } from "./timer-plan.ts";
+export { CHECK_STATS, SWEEP_TICKS, timerPlan, WATCHED_CHECK_TICKS } from "./timer-plan.ts";
 export type { WatchFn } from "./watcher.ts";
 
 /** Scans that may take the quick path (WalkLimits.quick); watcher events, refreshes and misses never do. */
@@ -69,8 +70,11 @@ export class Refresher {
   /** When the first change not yet scanned arrived (the debounce's maximum wait counts from it). */
   private pendingSince?: number;
   private lastScanEnd = 0;
-  /** Timer ticks so far (which slice the next one stats). */
-  private ticks = 0;
+  /** Stat checks so far (which slice the next one stats). */
+  private checks = 0;
+  /** Ticks to let pass without a check (a working watcher: see WATCHED_CHECK_TICKS). */
+  private quietTicks = 0;
+  private readonly polls?: StructurePolls;
   /** A timer tick's stat check is under way (a slow file system must not stack them up). */
   private verifying = false;
   /** Watchers are set up after the first scan; later scans keep them in step with the sources. */
@@ -100,8 +104,12 @@ export class Refresher {
       logger: options.logger,
       rescanSeconds: options.rescanSeconds,
       changed: () => this.changed(),
+      // The ticks it let pass check again.
+      failed: () => (this.quietTicks = 0),
       watchFn: options.watchFn,
     });
+    if (options.rescanSeconds > 0 && options.watch)
+      this.polls = new StructurePolls(options.rescanSeconds * 1000, () => this.changed());
   }
 
   /**
@@ -121,14 +129,14 @@ export class Refresher {
         this.watching = true;
         void this.watchers
           .sync(this.options.store.catalog.sources)
-          .then(() => this.checkThenScan("watchers started", () => FULL_CHECK))
+          .then(() => this.checkThenScan("watchers started", () => this.checked(FULL_CHECK)))
           .finally(this.markWatched);
       }, 0);
     });
     const seconds = this.options.rescanSeconds;
     if (seconds > 0) {
       const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
-      this.timer = set(() => void this.timerPass(), seconds * 1000);
+      this.timer = set(() => this.tick(), seconds * 1000);
     }
     return first;
   }
@@ -183,17 +191,33 @@ export class Refresher {
       (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
     if (this.debounce) clearTimeout(this.debounce);
     this.watchers.close();
+    this.polls?.close();
   }
 
   /**
-   * One timer tick: a stat check of the last scan (timerPlan), then a full
-   * scan only when something differs. An unchanged tree reads no folder and no
-   * file and builds nothing (issue 16: idle CPU near the floor).
+   * A timer tick: the stat check, or, with a working watcher, nothing at all in WATCHED_CHECK_TICKS − 1
+   * ticks of WATCHED_CHECK_TICKS (no JavaScript beyond this test runs: issue 16, idle CPU); the runtime
+   * polls the folders where new skills appear meanwhile (StructurePolls).
    */
+  private tick(): void {
+    if (this.quietTicks > 0) {
+      this.quietTicks--;
+      return;
+    }
+    void this.timerPass();
+  }
+
+  /** A stat check of the last scan (timerPlan), then a full scan only if something differs (issue 16). */
   timerPass(): Promise<Verdict | "skipped"> {
     return this.checkThenScan("timer", () =>
-      timerPlan(this.ticks++, this.watcherHealthy(), this.options.scanner.slicedEntries),
+      this.checked(timerPlan(this.checks++, this.watcherHealthy(), this.options.scanner.slicedEntries)),
     );
+  }
+
+  /** A check by `plan` is starting: with a working watcher, the next one is WATCHED_CHECK_TICKS ticks away. */
+  private checked(plan: VerifyPlan): VerifyPlan {
+    this.quietTicks = this.watcherHealthy() ? WATCHED_CHECK_TICKS - 1 : 0;
+    return plan;
   }
 
   /**
@@ -253,6 +277,7 @@ export class Refresher {
       `scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`,
     );
     if (this.watching && !this.stopped) void this.watchers.sync(this.options.store.catalog.sources);
+    if (!this.stopped) this.polls?.sync(this.options.scanner.structureFolders);
   }
 
   private changed(): void {

@@ -15,6 +15,8 @@ export interface SourceWatchersOptions {
   rescanSeconds: number;
   /** Called on any change below a watched folder, and once when a watcher fails. */
   changed: () => void;
+  /** Called when a watcher fails (before `changed`). */
+  failed?: () => void;
   /** Injected for tests; by default a large folder is watched in a worker (watcher.ts). */
   watchFn?: WatchFn;
 }
@@ -94,6 +96,7 @@ export class SourceWatchers {
     this.options.logger.warn(
       `the watcher on ${dir} stopped (${errorMessage(error)}); relying on the ${this.options.rescanSeconds} s rescan.`,
     );
+    this.options.failed?.();
     this.options.changed();
   }
 }

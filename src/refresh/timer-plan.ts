@@ -1,38 +1,43 @@
 import type { VerifyPlan } from "../sources/walk-record.ts";
 
 /**
- * The timer's stat check is spread over at least this many ticks: each tick stats one
- * slice, so every entry is statted once in SWEEP_TICKS ticks (5 minutes at the
- * default 30 s). See timerPlan for what is statted at every tick.
+ * Without a working watcher, the timer's stat check is spread over this many ticks: each tick stats one
+ * slice of the skill folders, so every one is statted once in SWEEP_TICKS ticks (5 minutes at the
+ * default 30 s). See timerPlan for what is statted at every check.
  */
 export const SWEEP_TICKS = 10;
 
 /**
- * With a working watcher, at most this many sliced entries (skill folders and files) are statted
- * a tick: more slices in a larger catalog. Issue 16: the 2,000 stats of a tick at 10,000 skills
- * allocated enough to wake Bun's collection timer (a collection a second for several seconds:
- * idle CPU 62 vs 26 ms per 31 s for the floor); 330 a tick left it asleep (31 vs 26).
+ * With a working watcher, which reports changes itself, one tick in this many runs the stat check
+ * (10 minutes at the default 30 s); the others run no JavaScript at all, and the folders where new
+ * skills appear are polled by the runtime instead (structure-polls.ts). Issue 16: any tick that ran
+ * JavaScript, even one that statted nothing, kept Bun's collection timer collecting the server's heap
+ * every second for the next 40–60 s, so a 30 s tick kept it there for good (idle CPU 40–46 ms per 31 s
+ * against the floor's 22–26; the tick itself 1–4 ms of it).
  */
-export const TICK_STATS = 300;
+export const WATCHED_CHECK_TICKS = 20;
 
 /**
- * What one timer tick stats (Walker.verify), given how many skill folders and
- * files the last scan recorded (`sliced`). Folders outside skills, where new
- * skills appear, every tick. Skill folders (a folder created inside a skill)
- * one slice a tick. Files: with a working watcher, which reports edits, one
- * slice a tick (the sweep still finds an edit the watcher missed: a network
- * file system, a watch limit); without one, every tick, so that an edit is
- * seen within one interval as the design promises. With a working watcher the
- * slices hold at most TICK_STATS entries (a sweep of 10,000 skills takes 67
- * ticks, 33 minutes); without one, SWEEP_TICKS slices.
+ * With a working watcher, at most this many skill folders and files are statted a check: a larger
+ * catalog takes more checks (4 at 10,000 skills, so 40 minutes for an edit the watcher missed).
  */
-export function timerPlan(tick: number, watcherHealthy: boolean, sliced: number): VerifyPlan {
-  const slices = watcherHealthy ? Math.max(SWEEP_TICKS, Math.ceil(sliced / TICK_STATS)) : SWEEP_TICKS;
+export const CHECK_STATS = 6000;
+
+/**
+ * What one stat check (Walker.verify) stats, given how many skill folders and files the last scan
+ * recorded (`sliced`); `check` counts the checks. Folders outside skills, where new skills appear,
+ * every check. Without a working watcher: skill folders one slice of SWEEP_TICKS a check (a folder
+ * created inside a skill), files all of them, so that an edit is seen within one interval as the design
+ * promises. With one (checks WATCHED_CHECK_TICKS apart): skill folders and files in slices of at most
+ * CHECK_STATS, which still finds an edit the watcher missed (a network file system, a watch limit).
+ */
+export function timerPlan(check: number, watcherHealthy: boolean, sliced: number): VerifyPlan {
+  const slices = watcherHealthy ? Math.max(1, Math.ceil(sliced / CHECK_STATS)) : SWEEP_TICKS;
   return {
     skillDirs: "slice",
     files: watcherHealthy ? "slice" : "all",
     slices,
-    phase: tick % slices,
+    phase: check % slices,
   };
 }
 

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
-import { Refresher, SWEEP_TICKS, TICK_STATS, timerPlan } from "../../src/refresh/refresher.ts";
+import { CHECK_STATS, Refresher, SWEEP_TICKS, timerPlan, WATCHED_CHECK_TICKS } from "../../src/refresh/refresher.ts";
 import type { Source } from "../../src/sources/source-list.ts";
 import { Walker, type WalkFs } from "../../src/sources/walk.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
@@ -47,6 +47,8 @@ interface Rig {
   walks: () => number;
   /** The fake watcher's error callback for `dir` (calling it is what fs.watch's "error" event does). */
   failWatcher: (dir: string) => void;
+  /** One tick of the rescan timer, as its interval would call it. */
+  tick: () => void;
 }
 
 /** A refresher over `dirs` with a real scanner, a fake watcher that never reports anything, and no real timer. */
@@ -87,9 +89,13 @@ async function rig(
       if (onError) onErrors.set(dir, onError);
       return { close() {} };
     },
-    setInterval: () => 1,
+    setInterval: (fn) => {
+      tick = fn;
+      return 1;
+    },
     clearInterval: () => {},
   });
+  let tick = () => {};
   await refresher.start();
   // The watchers are set up a turn after the first catalog, then one quick rescan runs.
   if (options.watch && options.settle !== false) {
@@ -102,12 +108,13 @@ async function rig(
     scanner,
     walks: () => walks,
     failWatcher: (dir) => onErrors.get(dir)?.(new Error("EMFILE: too many open files, watch")),
+    tick: () => tick(),
   };
   return r;
 }
 
 describe("the rescan timer's stat check (issue 16)", () => {
-  test("with a working watcher, an edit it did not report is found within SWEEP_TICKS ticks", async () => {
+  test("with a working watcher, an edit it did not report is found by the next check", async () => {
     const dir = tempDir();
     for (let i = 0; i < 25; i++) writeSkill(dir, `s-${i}`);
     const { refresher, store } = await rig([dir], { watch: true });
@@ -115,7 +122,7 @@ describe("the rescan timer's stat check (issue 16)", () => {
     writeSkill(dir, "s-7", { description: "Edited in place, and no watcher event said so." });
     let ticks = 0;
     while (store.catalog.get("s-7")?.description !== "Edited in place, and no watcher event said so.") {
-      expect(ticks).toBeLessThan(SWEEP_TICKS);
+      expect(ticks).toBeLessThan(1);
       await refresher.timerPass();
       ticks++;
     }
@@ -187,7 +194,7 @@ describe("the rescan timer's stat check (issue 16)", () => {
     second.refresher.stop();
   });
 
-  test("an unchanged tree: no walk, no readdir, each file and skill folder statted once per sweep, source folders every tick", async () => {
+  test("an unchanged tree: no walk, no readdir, each file and skill folder statted once per check, source folders every check", async () => {
     const dir = tempDir();
     const names = Array.from({ length: 37 }, (_, i) => `s-${i}`);
     for (const name of names) writeSkill(dir, name);
@@ -197,28 +204,94 @@ describe("the rescan timer's stat check (issue 16)", () => {
     const catalog = store.catalog;
     const walksBefore = walks();
     counting.reset();
-    for (let i = 0; i < SWEEP_TICKS; i++) expect(await refresher.timerPass()).toBe("unchanged");
+    for (let i = 0; i < 3; i++) expect(await refresher.timerPass()).toBe("unchanged");
     expect(walks()).toBe(walksBefore);
     expect(counting.readdirs()).toBe(0);
     expect(store.catalog).toBe(catalog);
-    expect(counting.stats.get(dir)).toBe(SWEEP_TICKS);
+    expect(counting.stats.get(dir)).toBe(3);
+    // A small catalog fits in one slice: with checks WATCHED_CHECK_TICKS ticks apart, each checks everything.
     for (const name of names) {
-      expect(counting.stats.get(join(dir, name, "SKILL.md"))).toBe(1);
-      expect(counting.stats.get(join(dir, name))).toBe(1);
+      expect(counting.stats.get(join(dir, name, "SKILL.md"))).toBe(3);
+      expect(counting.stats.get(join(dir, name))).toBe(3);
     }
-    expect(counting.stats.get(join(dir, "s-3", "nested", "SKILL.md"))).toBe(1);
-    // One tick stats a tenth of the files, not all of them.
-    counting.reset();
-    await refresher.timerPass();
-    const files = [...counting.stats.keys()].filter((p) => p.endsWith("SKILL.md")).length;
-    expect(files).toBeLessThanOrEqual(Math.ceil((names.length + 1) / SWEEP_TICKS));
+    expect(counting.stats.get(join(dir, "s-3", "nested", "SKILL.md"))).toBe(3);
     refresher.stop();
   });
 
-  test("a large catalog with a working watcher: at most TICK_STATS skill folders and files a tick, each once per (longer) sweep", async () => {
+  test("with a working watcher, one tick in WATCHED_CHECK_TICKS runs the check; the others stat nothing", async () => {
     const dir = tempDir();
-    // 1,600 skills: 3,200 sliced entries, more than SWEEP_TICKS slices of TICK_STATS.
-    const count = 1600;
+    for (let i = 0; i < 5; i++) writeSkill(dir, `s-${i}`);
+    const counting = countingFs();
+    const { refresher, tick } = await rig([dir], { watch: true, walkFs: counting.walkFs });
+    expect(refresher.watcherHealthy()).toBe(true);
+    const stats = () => [...counting.stats.values()].reduce((a, b) => a + b, 0);
+    for (let round = 0; round < 2; round++) {
+      counting.reset();
+      for (let i = 0; i < WATCHED_CHECK_TICKS - 1; i++) tick();
+      await Bun.sleep(20);
+      expect(stats()).toBe(0);
+      tick();
+      await Bun.sleep(20);
+      // The source folder and every skill folder and file.
+      expect(stats()).toBe(11);
+    }
+    refresher.stop();
+  });
+
+  test("without a working watcher, or once it fails, every tick runs the check", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "a");
+    const counting = countingFs();
+    const unwatched = await rig([dir], { watch: false, walkFs: counting.walkFs });
+    counting.reset();
+    for (let i = 0; i < 3; i++) {
+      unwatched.tick();
+      await Bun.sleep(20);
+    }
+    expect(counting.stats.get(join(dir, "a", "SKILL.md"))).toBe(3);
+    unwatched.refresher.stop();
+
+    const watched = await rig([dir], { watch: true, walkFs: counting.walkFs });
+    watched.failWatcher(dir);
+    await Bun.sleep(50);
+    await watched.refresher.rescan("settle");
+    counting.reset();
+    watched.tick();
+    await Bun.sleep(20);
+    expect(counting.stats.get(join(dir, "a", "SKILL.md"))).toBe(1);
+    watched.refresher.stop();
+  });
+
+  test("between checks, a skill folder added where the watcher missed it is found by the runtime's poll of its source folder", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "old");
+    const store = new CatalogStore();
+    const refresher = new Refresher({
+      store,
+      scanner: new Scanner(),
+      logger: createMemoryLogger(),
+      sources: () => [{ label: "dir1", dir, location: "explicit" }],
+      limits: { maxDepth: 8, maxDirs: 10_000 },
+      rescanSeconds: 0.05,
+      watch: true,
+      debounceMs: 10,
+      watchFn: () => ({ close() {} }),
+      // No tick ever runs: only the poll can see the new folder.
+      setInterval: () => 1,
+      clearInterval: () => {},
+    });
+    await refresher.start();
+    await refresher.watched;
+    writeSkill(dir, "polled");
+    for (let i = 0; i < 100 && !store.catalog.get("polled"); i++) await Bun.sleep(20);
+    expect(store.catalog.get("polled")).toBeDefined();
+    refresher.stop();
+  });
+
+  test("a large catalog with a working watcher: at most CHECK_STATS skill folders and files a check, each once per sweep", async () => {
+    const dir = tempDir();
+    // 3,100 skills: 6,200 sliced entries, two slices of CHECK_STATS.
+    const count = 3100;
     for (let i = 0; i < count; i++) {
       fs.mkdirSync(join(dir, `s-${i}`));
       fs.writeFileSync(join(dir, `s-${i}`, "SKILL.md"), `---\nname: s-${i}\ndescription: d\n---\nbody\n`);
@@ -226,15 +299,15 @@ describe("the rescan timer's stat check (issue 16)", () => {
     const counting = countingFs();
     const { refresher, scanner } = await rig([dir], { watch: true, walkFs: counting.walkFs });
     expect(scanner.slicedEntries).toBe(2 * count);
-    const slices = Math.ceil((2 * count) / TICK_STATS);
-    expect(slices).toBeGreaterThan(SWEEP_TICKS);
+    const slices = Math.ceil((2 * count) / CHECK_STATS);
+    expect(slices).toBe(2);
     counting.reset();
     for (let i = 0; i < slices; i++) {
       const before = [...counting.stats.values()].reduce((a, b) => a + b, 0);
       expect(await refresher.timerPass()).toBe("unchanged");
       const statted = [...counting.stats.values()].reduce((a, b) => a + b, 0) - before;
       // The source folder, plus one slice.
-      expect(statted).toBeLessThanOrEqual(TICK_STATS + 1);
+      expect(statted).toBeLessThanOrEqual(CHECK_STATS + 1);
     }
     for (let i = 0; i < count; i += 97) {
       expect(counting.stats.get(join(dir, `s-${i}`, "SKILL.md"))).toBe(1);
@@ -244,7 +317,7 @@ describe("the rescan timer's stat check (issue 16)", () => {
     refresher.stop();
     // Without a working watcher, the slices stay SWEEP_TICKS and every file is statted each tick.
     expect(timerPlan(3, false, 2 * count)).toEqual({ skillDirs: "slice", files: "all", slices: SWEEP_TICKS, phase: 3 });
-    expect(timerPlan(3, true, 10)).toEqual({ skillDirs: "slice", files: "slice", slices: SWEEP_TICKS, phase: 3 });
+    expect(timerPlan(3, true, 10)).toEqual({ skillDirs: "slice", files: "slice", slices: 1, phase: 0 });
   });
 
   test("once a watcher fails, every tick stats every file", async () => {
