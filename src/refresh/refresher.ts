@@ -195,9 +195,9 @@ export class Refresher {
   }
 
   /**
-   * A timer tick: the stat check, or, with a working watcher, nothing at all in WATCHED_CHECK_TICKS − 1
-   * ticks of WATCHED_CHECK_TICKS (no JavaScript beyond this test runs: issue 16, idle CPU); the runtime
-   * polls the folders where new skills appear meanwhile (StructurePolls).
+   * A timer tick: the stat check; with a working watcher, only one tick in WATCHED_CHECK_TICKS checks
+   * and the others just count (issue 16: idle CPU), while the runtime polls the folders where new skills
+   * appear (StructurePolls).
    */
   private tick(): void {
     if (this.quietTicks > 0) {
