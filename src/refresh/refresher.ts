@@ -209,14 +209,15 @@ export class Refresher {
 
   /** A stat check of the last scan (timerPlan), then a full scan only if something differs (issue 16). */
   timerPass(): Promise<Verdict | "skipped"> {
-    return this.checkThenScan("timer", () =>
-      this.checked(timerPlan(this.checks++, this.watcherHealthy(), this.options.scanner.slicedEntries)),
-    );
+    return this.checkThenScan("timer", () => {
+      const healthy = this.watcherHealthy();
+      return this.checked(timerPlan(this.checks++, healthy, this.options.scanner.slicedEntries), healthy);
+    });
   }
 
   /** A check by `plan` is starting: with a working watcher, the next one is WATCHED_CHECK_TICKS ticks away. */
-  private checked(plan: VerifyPlan): VerifyPlan {
-    this.quietTicks = this.watcherHealthy() ? WATCHED_CHECK_TICKS - 1 : 0;
+  private checked(plan: VerifyPlan, healthy = this.watcherHealthy()): VerifyPlan {
+    this.quietTicks = healthy ? WATCHED_CHECK_TICKS - 1 : 0;
     return plan;
   }
 
