@@ -1,26 +1,23 @@
 import SearchableMap from "minisearch/SearchableMap";
-import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps, type SlotArray } from "./freeze.ts";
+import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps, grown, type SlotArray } from "./freeze.ts";
+import { moved } from "./mapped-file.ts";
 import type { ScoreParams, TermSpec } from "./query-spec.ts";
 import type { Scores } from "./scores.ts";
 
 /**
- * One indexed field's postings in typed arrays (issue 16): MiniSearch keeps a Map entry per
- * posting (~230 bytes each in JavaScriptCore, 40 MB for the metadata of 10,000 skills, more than
- * the whole catalog). Here a posting is 3 bytes (a 16-bit document slot, 32-bit beyond 65,536
- * slots, and an 8-bit term frequency) in one compressed-sparse-row block, plus a small per-term overflow for documents added since the last
- * freeze. Document slots are shared by every field of a FullTextIndex. Scores are MiniSearch's own
- * BM25+ (`calcBM25Score`), with its prefix and fuzzy expansions and their weights (`executeQuerySpec`),
- * over its field length (distinct raw tokens): test/search/fulltext-minisearch.test.ts compares them.
+ * One indexed field's postings in typed arrays (issue 16): MiniSearch keeps a Map entry per posting
+ * (~230 bytes each in JavaScriptCore, 40 MB for the metadata of 10,000 skills). Here a posting is 3 bytes
+ * (a 16-bit document slot, 32-bit beyond 65,536 slots, and an 8-bit term frequency) in one compressed-
+ * sparse-row block, plus an overflow for documents added since the last freeze. Slots are shared by every
+ * field of a FullTextIndex. Scores are MiniSearch's BM25+ (`calcBM25Score`) with its prefix and fuzzy
+ * expansions (`executeQuerySpec`): test/search/fulltext-minisearch.test.ts compares them.
  */
 
 /** Term frequencies in 8 bits: BM25+ has saturated long before (k1 = 1.2: 255 scores within 0.5 % of 1,000). */
 const MAX_TF = 0xff;
 
 export class FieldPostings {
-  /**
-   * Terms up to the last freeze, sorted: a term's id is its position (exact and prefix look-ups by
-   * binary search, no Map of 100,000 terms to build when a saved index is loaded).
-   */
+  /** Terms up to the last freeze, sorted: a term's id is its position (binary search; no Map to build at load). */
   private vocabulary: string[] = [];
   /** Terms first seen since the last freeze (scanned linearly for prefixes); ids follow the vocabulary's. */
   private newTerms: string[] = [];
@@ -30,10 +27,7 @@ export class FieldPostings {
   private offsets: Uint32Array = new Uint32Array(1);
   private docs: SlotArray = new Uint16Array(0);
   private tfs: Uint8Array = new Uint8Array(0);
-  /**
-   * Postings added since the last freeze, in order: term id, slot, frequency. Flat typed arrays
-   * (10 bytes a posting, no array per term); queries scan them, and a settled index keeps few.
-   */
+  /** Postings added since the last freeze (term id, slot, frequency: 9 bytes, no array per term), scanned by queries. */
   private pendingTerms: Uint32Array = new Uint32Array(1024);
   private pendingSlots: Uint32Array = new Uint32Array(1024);
   private pendingTfs: Uint8Array = new Uint8Array(1024);
@@ -53,11 +47,7 @@ export class FieldPostings {
   /** Index one document's field: processed term → frequency, and its length (distinct raw tokens). */
   add(slot: number, counts: ReadonlyMap<string, number>, length: number): void {
     this.version++;
-    if (slot >= this.lengths.length) {
-      const grown = new Uint32Array(Math.max(slot + 1, this.lengths.length * 2));
-      grown.set(this.lengths);
-      this.lengths = grown;
-    }
+    if (slot >= this.lengths.length) this.lengths = grown(this.lengths, Math.max(slot + 1, this.lengths.length * 2));
     this.lengths[slot] = length;
     this.totalLength += length;
     for (const [term, tf] of counts) {
@@ -211,6 +201,13 @@ export class FieldPostings {
     };
   }
 
+  /** Arrays still viewing `from` (a mapped index file) moved to the same place in `to`; whether any was. */
+  rebind(from: ArrayBufferLike, to: ArrayBufferLike): boolean {
+    const old = [this.offsets, this.docs, this.tfs] as const;
+    [this.offsets, this.docs, this.tfs] = [moved(old[0], from, to), moved(old[1], from, to), moved(old[2], from, to)];
+    return this.offsets !== old[0] || this.docs !== old[1] || this.tfs !== old[2];
+  }
+
   /** A store from persisted arrays; `ids` says which slots are live (for the length total). */
   static fromFrozen(data: FrozenPostings, ids: readonly (string | undefined)[]): FieldPostings {
     checkFrozen(data, ids.length);
@@ -219,8 +216,7 @@ export class FieldPostings {
     p.offsets = data.offsets;
     p.docs = data.docs;
     p.tfs = data.tfs;
-    p.lengths = new Uint32Array(Math.max(64, ids.length * 2));
-    p.lengths.set(data.lengths);
+    p.lengths = grown(data.lengths, Math.max(64, ids.length * 2));
     for (let slot = 0; slot < ids.length; slot++)
       if (ids[slot] !== undefined) p.totalLength += data.lengths[slot] as number;
     return p;
@@ -228,11 +224,9 @@ export class FieldPostings {
 
   private growPending(): void {
     const size = this.pendingTerms.length * 2;
-    const grown = [new Uint32Array(size), new Uint32Array(size), new Uint8Array(size)] as const;
-    grown[0].set(this.pendingTerms);
-    grown[1].set(this.pendingSlots);
-    grown[2].set(this.pendingTfs);
-    [this.pendingTerms, this.pendingSlots, this.pendingTfs] = grown;
+    this.pendingTerms = grown(this.pendingTerms, size);
+    this.pendingSlots = grown(this.pendingSlots, size);
+    this.pendingTfs = grown(this.pendingTfs, size);
   }
 
   /** A term's id: its position in the frozen vocabulary, or its id among the terms added since. */

@@ -172,3 +172,10 @@ export function checkFrozen(data: FrozenPostings, slots: number): void {
     if (!((data.vocabulary[t - 1] as string) < (data.vocabulary[t] as string)))
       throw new Error("field postings' vocabulary is not sorted");
 }
+
+/** A copy of `array` in a new one of `size` elements (the rest zero). */
+export function grown<T extends Uint8Array | Uint16Array | Uint32Array>(array: T, size: number): T {
+  const next = new (array.constructor as new (length: number) => T)(size);
+  next.set(array);
+  return next;
+}

@@ -5,6 +5,7 @@ import { BodyZones } from "./body-zones.ts";
 import { FieldPostings } from "./field-postings.ts";
 import { fieldTerms } from "./field-terms.ts";
 import { BOOSTS, FIELDS, META_FIELDS, metadata } from "./fields.ts";
+import { type MappedFile, remap } from "./mapped-file.ts";
 import { querySequence } from "./query-spec.ts";
 import { type FullTextHit, scoreQuery } from "./score-query.ts";
 import { SCORING, type Scoring } from "./scoring.ts";
@@ -64,6 +65,8 @@ export interface IndexParts {
   /** Content hash per slot (what was indexed). */
   hashes: (string | undefined)[];
   fields: Map<string, FieldPostings>;
+  /** The saved file the arrays view, when it was mapped (persist.ts). */
+  mapped?: MappedFile;
 }
 
 /**
@@ -107,6 +110,22 @@ export class FullTextIndex {
   static fromParts(parts: IndexParts): FullTextIndex {
     for (const f of FIELDS) if (!parts.fields.has(f)) throw new Error(`the persisted index has no ${f} field`);
     return new FullTextIndex(parts, SEARCH_OPTIONS, BODY_CHARS);
+  }
+
+  /**
+   * Map the saved index file again, so that the pages queries made resident go back to the page cache:
+   * the old mapping is unmapped once collected (the release's full collection follows). Stops once the
+   * file was replaced or every array was rebuilt since it was loaded.
+   */
+  releasePages(): void {
+    const mapped = this.parts.mapped;
+    if (!mapped) return;
+    const next = remap(mapped);
+    let rebound = false;
+    if (next)
+      for (const store of this.parts.fields.values())
+        rebound = store.rebind(mapped.bytes.buffer, next.buffer) || rebound;
+    this.parts.mapped = next && rebound ? { path: mapped.path, bytes: next } : undefined;
   }
 
   /** Everything frozen, for saving: the arrays returned are not changed by later updates. */

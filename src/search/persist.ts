@@ -12,6 +12,7 @@ import {
   type IndexHeader,
   readIndexHeader,
 } from "./index-file.ts";
+import { mapFile } from "./mapped-file.ts";
 
 /** `stale`: ours, from another SkillHub version — rebuilt without a warning. */
 export type LoadResult =
@@ -38,12 +39,14 @@ export function indexFilePath(cacheDir: string, sourceDirs: readonly string[]): 
  * page cache and only the pages a query reads become resident (most of 18 MB at 10,000 skills is never
  * touched). Safe because every write of an index file goes to a temporary file renamed into place: a
  * mapped file is never changed or truncated, only replaced, and the mapping keeps the old one. Mapped
- * privately, so that nothing written to a decoded array could reach the file.
+ * privately, so that nothing written to a decoded array could reach the file. The file's pages a query
+ * made resident go back at each memory release, by mapping it again (mapped-file.ts).
  */
 export async function loadIndexFile(path: string, pause: () => Promise<void>): Promise<LoadResult> {
   let bytes: Uint8Array;
+  let mapped: boolean;
   try {
-    bytes = mapFile(path);
+    ({ bytes, mapped } = mapOrRead(path));
   } catch (error) {
     const missing = errnoCode(error) === "ENOENT";
     return {
@@ -61,7 +64,10 @@ export async function loadIndexFile(path: string, pause: () => Promise<void>): P
         stale: true,
         reason: `${path} has index schema ${header.schema}, this version uses ${INDEX_SCHEMA_VERSION}`,
       };
-    return { ok: true, header, parts: await decodeIndexFileAsync(bytes, pause) };
+    const parts = await decodeIndexFileAsync(bytes, pause);
+    // Mapped again at each memory release (FullTextIndex.releasePages).
+    if (mapped) parts.mapped = { path, bytes };
+    return { ok: true, header, parts };
   } catch (error) {
     if (!(error instanceof IndexFileError)) throw error;
     return { ok: false, missing: false, reason: `${path} is corrupt (${error.message})` };
@@ -95,12 +101,12 @@ export function writeIndexFileSync(path: string, pieces: Uint8Array[]): void {
 }
 
 /** A file's bytes, mapped; read into memory where it cannot be mapped (an empty file, a file system without mmap). */
-function mapFile(path: string): Uint8Array {
+function mapOrRead(path: string): { bytes: Uint8Array; mapped: boolean } {
   try {
-    return Bun.mmap(path, { shared: false });
+    return { bytes: mapFile(path), mapped: true };
   } catch (error) {
     if (errnoCode(error) === "ENOENT") throw error;
-    return readFileSync(path);
+    return { bytes: readFileSync(path), mapped: false };
   }
 }
 

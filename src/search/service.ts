@@ -84,6 +84,9 @@ export class SearchService {
   /** Saves and a worker's build, written one at a time; a failed write leaves the index to save again. */
   private readonly writes: IndexWrites;
 
+  /** Removes the hook that maps a loaded index file again at each memory release (FullTextIndex.releasePages). */
+  private readonly unhook = memoryRelease.beforeRelease(() => this.index.releasePages());
+
   constructor(private readonly options: SearchServiceOptions) {
     this.writes = new IndexWrites(options.logger, () => {
       this.dirty = true;
@@ -146,6 +149,7 @@ export class SearchService {
   /** Save now if there are unsaved changes (shutdown); stop embedding. */
   close(): void {
     this.closed = true;
+    this.unhook();
     this.unsubscribe?.();
     if (this.saveTimer) clearTimeout(this.saveTimer);
     if (this.dirty) this.saveNow();
@@ -281,9 +285,7 @@ export class SearchService {
     return (this.options.tick ?? nextTurn)();
   }
 
-  /**
-   * Between indexing slices: let requests in, and every GC_EVERY_TICKS slices start a collection.
-   */
+  /** Between indexing slices: let requests in, and every GC_EVERY_TICKS slices start a collection. */
   private readonly tick = () => {
     if (++this.ticks % GC_EVERY_TICKS === 0) collect();
     return this.pause();
