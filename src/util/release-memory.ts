@@ -9,31 +9,6 @@
 export const RELEASE_DELAY_MS = 1500;
 
 /**
- * Resident growth over the level after the last collection that has a burst of calls collected now
- * rather than when JavaScriptCore would. With a catalog of 10,000 skills live, JavaScriptCore lets the
- * heap grow by about its own size before a full collection: 300 `skill` calls in a row took the server
- * from 160 to 230 MB (a call's garbage is the file read, its JSON and the SDK's validation copies),
- * the floor server, with almost no live heap, collects far sooner. A full collection there is a
- * 20–40 ms pause, so it runs once the turn that noticed is over, at most once per this much growth.
- */
-export const GROWTH_BYTES = 16 * 1024 * 1024;
-/** Client messages between two looks at resident memory (a read of /proc, a few microseconds). */
-export const GROWTH_CHECK_EVERY = 8;
-
-export interface MemoryReleaseOptions {
-  /** What a release does. Default: `Bun.shrink()`. */
-  release?: () => void;
-  /** Quiet time before a release (ms). Default RELEASE_DELAY_MS. */
-  delayMs?: number;
-  /** A full collection. Default `Bun.gc(true)`. */
-  collect?: () => void;
-  /** Resident memory (bytes). Default `process.memoryUsage.rss()`. */
-  rss?: () => number;
-  /** Growth that has calls' garbage collected. Default GROWTH_BYTES. */
-  growthBytes?: number;
-}
-
-/**
  * `Bun.shrink()`: once the current turn ends, JavaScriptCore drops compiled code (recompiled on next
  * use), collects fully and returns its free pages. A pause of about 60 ms at 10,000 skills (a full
  * collection of the catalog's cells), hence only when clients are quiet.
@@ -48,24 +23,13 @@ const shrink = () => Bun.shrink();
 export class MemoryRelease {
   private timer?: ReturnType<typeof setTimeout>;
   private enabled = false;
-  private readonly release: () => void;
-  private readonly delayMs: number;
-  private readonly collect: () => void;
-  private readonly rss: () => number;
-  private readonly growthBytes: number;
-  /** Resident bytes after the last collection or release (lowered whenever less is seen). */
-  private base?: number;
-  private collecting = false;
-  private messages = 0;
   private readonly hooks = new Set<() => void>();
 
-  constructor(options: MemoryReleaseOptions = {}) {
-    this.release = options.release ?? shrink;
-    this.delayMs = options.delayMs ?? RELEASE_DELAY_MS;
-    this.collect = options.collect ?? (() => Bun.gc(true));
-    this.rss = options.rss ?? (() => process.memoryUsage.rss());
-    this.growthBytes = options.growthBytes ?? GROWTH_BYTES;
-  }
+  constructor(
+    private readonly release: () => void = shrink,
+    private readonly delayMs = RELEASE_DELAY_MS,
+    private readonly collect: () => void = () => Bun.gc(true),
+  ) {}
 
   enable(): this {
     this.enabled = true;
@@ -87,30 +51,14 @@ export class MemoryRelease {
     if (this.enabled) this.collect();
   }
 
-  /**
-   * A client message came: a waiting release waits for quiet again (the pause would delay its answer).
-   * Every GROWTH_CHECK_EVERY messages, resident memory is compared with what it was after the last
-   * collection; past `growthBytes` more, the garbage of the calls in between is collected once this
-   * turn ends (see GROWTH_BYTES).
-   */
+  /** A client message came: a waiting release waits for quiet again (the pause would delay its answer). */
   busy(): void {
     if (this.timer) this.arm();
-    if (!this.enabled || this.collecting || ++this.messages % GROWTH_CHECK_EVERY !== 0) return;
-    const rss = this.rss();
-    if (this.base === undefined || rss < this.base) this.base = rss;
-    if (rss - this.base <= this.growthBytes) return;
-    this.collecting = true;
-    setImmediate(() => {
-      this.collecting = false;
-      if (!this.enabled) return;
-      this.collect();
-      this.base = this.rss();
-    });
   }
 
   /**
-   * Run `hook` just before each release (search/persist.ts drops a mapped index's resident pages);
-   * returns what removes it.
+   * Run `hook` just before each release (the search service maps its saved index file again:
+   * FullTextIndex.releasePages); returns what removes it.
    */
   beforeRelease(hook: () => void): () => void {
     this.hooks.add(hook);
@@ -123,7 +71,6 @@ export class MemoryRelease {
       this.timer = undefined;
       for (const hook of this.hooks) hook();
       this.release();
-      this.base = this.rss();
     }, this.delayMs);
     // Never what keeps a finished process alive.
     this.timer.unref?.();
