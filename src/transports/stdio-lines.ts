@@ -2,12 +2,13 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
 import { memoryRelease } from "../util/release-memory.ts";
 import { RPC } from "./http-responses.ts";
+import type { InputStream } from "./stdin-stream.ts";
 
 /** 4 MiB: the same ceiling as an HTTP body; far above any JSON-RPC message SkillHub expects. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 export interface LineTransportOptions {
-  stdin: NodeJS.ReadableStream;
+  stdin: InputStream;
   stdout: NodeJS.WritableStream;
   /** Longest message line (bytes, newline excluded). Default MAX_LINE_BYTES. */
   maxLineBytes?: number;
@@ -28,7 +29,7 @@ export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private readonly stdin: NodeJS.ReadableStream;
+  private readonly stdin: InputStream;
   private readonly stdout: NodeJS.WritableStream;
   private readonly maxLineBytes: number;
   private readonly onRejected?: (reason: string) => void;

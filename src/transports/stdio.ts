@@ -5,6 +5,7 @@ import type { Hub } from "../server/hub.ts";
 import { errorMessage } from "../util/errors.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { bounded } from "./bounded.ts";
+import { type InputStream, standardInput } from "./stdin-stream.ts";
 import { LineTransport } from "./stdio-lines.ts";
 
 /** How long the first answer waits for the first scan, so the instructions can name skills (ms). */
@@ -17,7 +18,7 @@ const IDLE_START_MS = 1000;
 const SNAPSHOT_SAVE_DELAY_MS = 2000;
 
 export interface StdioOptions {
-  stdin?: NodeJS.ReadableStream;
+  stdin?: InputStream;
   stdout?: NodeJS.WritableStream;
   /** Signals that end the server. Default: SIGINT, SIGTERM, SIGHUP. */
   signals?: readonly NodeJS.Signals[];
@@ -32,7 +33,7 @@ export interface StdioOptions {
  * or a signal arrives. Nothing but JSON-RPC is written to stdout.
  */
 export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<string> {
-  const stdin = options.stdin ?? process.stdin;
+  const stdin = options.stdin ?? standardInput();
   const stdout = options.stdout ?? process.stdout;
   let finish!: (why: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));
