@@ -32,14 +32,19 @@ export function standardInput(
     stream.on("end", () => emit("end"));
     stream.once("error", onError);
   };
-  follow(file, (error) => {
-    if (error.code === "EAGAIN") follow(fallback(), (later) => emit("error", later));
-    else emit("error", error);
-  });
+  let reading = false;
   return {
     on(event, listener) {
       const set = listeners.get(event) ?? new Set<Listener>();
       listeners.set(event, set.add(listener as Listener));
+      // The stream flows once listened to: what arrives before a reader listens waits in it, not lost.
+      if (event === "data" && !reading) {
+        reading = true;
+        follow(file, (error) => {
+          if (error.code === "EAGAIN") follow(fallback(), (later) => emit("error", later));
+          else emit("error", error);
+        });
+      }
       return this;
     },
     off(event, listener) {

@@ -28,6 +28,16 @@ describe("standard input (issue 16: a 256 KiB buffer per message)", () => {
     expect(await text).toBe('{"id":1}\n{"id":2}\n');
   });
 
+  test("what arrives before the transport listens waits for it", async () => {
+    const file = new PassThrough();
+    const input = standardInput(file, () => new PassThrough());
+    file.write('{"id":1}\n');
+    await Bun.sleep(10);
+    const text = drain(input);
+    file.end();
+    expect(await text).toBe('{"id":1}\n');
+  });
+
   test("a descriptor left non-blocking (EAGAIN) hands over to process.stdin's polling reader, nothing lost", async () => {
     const file = new PassThrough();
     const polled = new PassThrough();
