@@ -160,6 +160,19 @@ export class FullTextIndex {
   }
 
   /**
+   * Index the skills not in the index yet, one at a time, calling `between` with the count so far after
+   * each (a first build in a worker, which collects its garbage there, batch after batch); nothing is
+   * removed, and the overflow is folded in only as it grows (`snapshot` folds in the rest).
+   */
+  addNew(skills: readonly Skill[], body: BodySource, between: () => void): void {
+    for (const skill of skills)
+      if (!this.slots.has(skill.id)) {
+        this.add(skill, body);
+        between();
+      }
+  }
+
+  /**
    * `sync` in slices of at most `sliceMs` milliseconds, pausing between them so a large first build
    * does not stall requests (issue 16: batches of 50 full bodies held calls up to 300 ms).
    */

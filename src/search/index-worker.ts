@@ -4,49 +4,50 @@
  * saved form to the index file, or, without one or when that fails, posts the bytes back in one
  * transferred buffer.
  */
+import { edenGC } from "bun:jsc";
 import { streamSkillBody } from "../catalog/skill-text.ts";
-import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { WorkerReply } from "../util/worker-task.ts";
 import type { IndexBuildReply, IndexBuildRequest } from "./build-in-worker.ts";
 import { FullTextIndex } from "./fulltext.ts";
 import { encodeIndexFile } from "./index-file.ts";
 import { writeIndexFileSync } from "./persist.ts";
+import { forgetProcessedTerms } from "./text.ts";
 
 declare const self: Worker;
 
 /**
- * Skills indexed between full collections (nothing waits on this thread; see parse-worker.ts), and the
- * most collections a build makes: each costs in proportion to the heap, which grows with the catalog,
- * so larger catalogs collect less often. At 10,000 skills (a first start, the session `make bench`
- * measures): every 250 peaked at 258–260 MB, 100 at 242–248 and 50 at 234–235, the first search
- * waiting 6.0, 6.5 and 8.0 s; at 20,000, every 100 made the build 40 % slower.
+ * Skills indexed between two collections of the young generation (about 1.5 ms each here), and between
+ * two full ones (10-13 ms), which also empty the term memo. Reading and tokenising a body leaves about
+ * 170 KB of garbage; JavaScriptCore lets it pile up between collections and its allocator keeps the
+ * pages, so the interval sets the build's peak. At 10,000 skills, `make bench`'s session (a first
+ * start's build, peak RSS of the process, 2-3 runs each): a full collection every 100 skills (before)
+ * 244-245 MB, the build 6.0-6.3 s; young every 25 and full every 500, 214-216 MB, 4.6-4.8 s; 20 and
+ * 300, 207-209 MB, 4.9-5.0 s; 10 and 200, 201-207 MB, 5.2-5.3 s; 5 and 200, 199-210 MB, 5.9-6.0 s.
  */
-const COLLECT_EVERY = 100;
-const MAX_COLLECTIONS = 100;
+const EDEN_EVERY = 10;
+const FULL_EVERY = 200;
 
-/** The batches received so far; the build starts with the last one. */
-const skills: Skill[] = [];
+/** The index of the batches received so far, and how many skills it holds. */
+const index = FullTextIndex.empty();
+let added = 0;
 
-/** The saved form of the index of every skill received (the index itself is garbage once it returns). */
-function build(header: IndexBuildRequest["header"]): Uint8Array[] {
-  const index = FullTextIndex.empty();
-  const every = Math.max(COLLECT_EVERY, Math.ceil(skills.length / MAX_COLLECTIONS));
-  // A growing prefix: each sync indexes only the skills it has not seen.
-  for (let from = 0; from < skills.length; from += every) {
-    index.sync(skills.slice(0, from + every), (skill, sink) => streamSkillBody(skill, sink));
+/** After each skill: the term memo goes with each full collection (it holds up to 200,000 words). */
+const collect = () => {
+  if (++added % FULL_EVERY === 0) {
+    forgetProcessedTerms();
     Bun.gc(true);
-  }
-  skills.length = 0;
-  return encodeIndexFile(header, index.snapshot());
-}
+  } else if (added % EDEN_EVERY === 0) edenGC();
+};
 
 self.onmessage = (event: MessageEvent<IndexBuildRequest>) => {
   const { batch, last, header, file } = event.data;
-  for (const skill of batch) skills.push(skill);
-  if (!last) return;
   try {
-    const pieces = build(header);
+    // Each batch is indexed as it comes: the skills still queued stay in their compact serialized form.
+    index.addNew(batch, (skill, sink) => streamSkillBody(skill, sink), collect);
+    if (!last) return;
+    forgetProcessedTerms();
+    const pieces = encodeIndexFile(header, index.snapshot());
     let unwritten: string | undefined;
     if (file)
       try {

@@ -219,6 +219,22 @@ describe("FullTextIndex scores as scoring.ts's recipe over MiniSearch", () => {
   });
 });
 
+test("a worker's build skill by skill, in batches, some skills sent twice, ranks as a sync in one go", () => {
+  const whole = FullTextIndex.empty();
+  whole.sync(skills, bodyOf);
+  const added = FullTextIndex.empty();
+  let between = 0;
+  const half = Math.ceil(skills.length / 2);
+  added.addNew(skills.slice(0, half), streamed, () => between++);
+  expect(between).toBe(half);
+  // The second batch repeats the first one's last skill: it is not indexed twice.
+  added.addNew(skills.slice(half - 1), streamed, () => between++);
+  expect(between).toBe(skills.length);
+  expect(added.size).toBe(skills.length);
+  added.snapshot();
+  for (const q of QUERIES) expect(added.search(q)).toEqual(whole.search(q));
+});
+
 describe("a field's freed slots (issue 16: scoring skips the live check while there are none)", () => {
   const counts = new Map([["pdf", 1]]);
   const score = (store: FieldPostings, ids: (string | undefined)[]) => {

@@ -6,6 +6,7 @@ import { CatalogStore } from "../../src/catalog/store.ts";
 import { INDEX_SCHEMA_VERSION } from "../../src/search/fulltext.ts";
 import { SearchService } from "../../src/search/service.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
+import { BATCH } from "../../src/util/worker-task.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -218,6 +219,24 @@ describe("a first build in a worker (issue 16: memory)", () => {
     expect(next.search.status.origin).toBe("persisted");
     expect(await names(next.search, "line items")).toEqual(await names(worker, "line items"));
   });
+
+  test("a catalog of several batches is indexed batch by batch as they come: every skill is found", async () => {
+    const dir = tempDir();
+    const count = BATCH + 3;
+    for (let i = 0; i < count; i++)
+      writeSkill(dir, `chore-${i}`, { description: `Helps with chore ${i}`, body: `# Chore\n\nword${i}x\n` });
+    const { store } = scannedStore(dir);
+    const worker = new SearchService({
+      store,
+      logger: createMemoryLogger(),
+      sourceDirs: () => [dir],
+      buildInWorker: true,
+    });
+    await worker.start(Promise.resolve());
+    expect(worker.status.documents).toBe(count);
+    for (const i of [0, BATCH - 1, BATCH, BATCH + 2]) expect(await names(worker, `word${i}x`)).toEqual([`chore-${i}`]);
+    worker.close();
+  }, 60_000);
 
   test("a catalog that changed while the worker built the index is indexed once the build is in", async () => {
     const dir = tempDir();
