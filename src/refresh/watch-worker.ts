@@ -6,9 +6,11 @@
  */
 import { type FSWatcher, watch } from "node:fs";
 import { errnoCode, errorMessage } from "../util/errors.ts";
+import { lowerThreadPriority } from "../util/thread-priority.ts";
 import type { WatchReply, WatchRequest } from "./watcher.ts";
 
 declare const self: Worker;
+lowerThreadPriority();
 
 /** Least time between two change messages for one folder (the server debounces 500 ms anyway). */
 const CHANGE_GAP_MS = 100;

@@ -7,6 +7,7 @@
 import { edenGC } from "bun:jsc";
 import { streamSkillBody } from "../catalog/skill-text.ts";
 import { errorMessage } from "../util/errors.ts";
+import { lowerThreadPriority } from "../util/thread-priority.ts";
 import type { WorkerReply } from "../util/worker-task.ts";
 import type { IndexBuildReply, IndexBuildRequest } from "./build-in-worker.ts";
 import { FullTextIndex } from "./fulltext.ts";
@@ -15,6 +16,7 @@ import { writeIndexFileSync } from "./persist.ts";
 import { forgetProcessedTerms } from "./text.ts";
 
 declare const self: Worker;
+lowerThreadPriority();
 
 /**
  * Skills indexed between two collections of the young generation (about 1.5 ms each here), and between
