@@ -45,7 +45,7 @@ const collect = () => {
 self.onmessage = (event: MessageEvent<IndexBuildRequest>) => {
   const { batch, last, header, file } = event.data;
   try {
-    // Each batch is indexed as it comes: the skills still queued stay in their compact serialized form.
+    // Each batch is indexed as it comes, and the worker keeps no copy of the catalog.
     index.addNew(batch, (skill, sink) => streamSkillBody(skill, sink), collect);
     if (!last) return;
     forgetProcessedTerms();
