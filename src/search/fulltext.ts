@@ -4,45 +4,13 @@ import type { Skill } from "../skills/skill.ts";
 import { BodyZones } from "./body-zones.ts";
 import { FieldPostings } from "./field-postings.ts";
 import { fieldTerms } from "./field-terms.ts";
-import { BOOSTS, FIELDS, META_FIELDS, metadata } from "./fields.ts";
+import { FIELDS, META_FIELDS, metadata } from "./fields.ts";
+import { BODY_CHARS, FUZZY_MAX_DOCUMENTS, MAX_HEADINGS, SEARCH_OPTIONS, SLICE_MS } from "./index-settings.ts";
 import { type MappedFile, remap } from "./mapped-file.ts";
 import { querySequence } from "./query-spec.ts";
 import { type FullTextHit, scoreQuery } from "./score-query.ts";
 import { SCORING, type Scoring } from "./scoring.ts";
 import { forgetProcessedTerms } from "./text.ts";
-
-/** Bump when fields, boosts or term processing change: persisted indexes of another version are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 12;
-
-/**
- * Body characters indexed per skill: the whole body, at every catalog size (issue 16: a share that
- * shrank with the catalog cost R@3 0.956 → 0.835 at 11,000 skills), read in bounded chunks and
- * never past the 1 MiB instructions cap. `FullTextIndex.empty({ bodyChars })` indexes less (tuning).
- */
-export const BODY_CHARS = Number.POSITIVE_INFINITY;
-/** Fuzzy matching is on up to this many skills (see FullTextIndex.search). */
-export const FUZZY_MAX_DOCUMENTS = 5000;
-/** Longest stretch of indexing between two pauses for requests (ms). */
-export const SLICE_MS = 8;
-/** Headings indexed per skill. */
-export const MAX_HEADINGS = 30;
-
-export { BOOSTS, FIELDS };
-
-/**
- * Prefix matching from five letters (issue 16: from four, "store" reached "storage" and "fall"
- * "fallback"; measured on bench/eval's 91 queries, MRR 0.896 → 0.907 at 1,018 skills). It applies to
- * the metadata fields only (score-query.ts).
- */
-export const PREFIX_MIN_LENGTH = 5;
-
-export const SEARCH_OPTIONS: SearchOptions = {
-  boost: BOOSTS,
-  prefix: (term) => term.length >= PREFIX_MIN_LENGTH,
-  fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
-  maxFuzzy: 2,
-  combineWith: "OR",
-};
 
 export type { FullTextHit };
 
@@ -160,9 +128,9 @@ export class FullTextIndex {
   }
 
   /**
-   * Index the skills not in the index yet, one at a time, calling `between` with the count so far after
-   * each (a first build in a worker, which collects its garbage there, batch after batch); nothing is
-   * removed, and the overflow is folded in only as it grows (`snapshot` folds in the rest).
+   * Index the skills not in the index yet, one at a time, calling `between` after each (a first build in
+   * a worker, which collects its garbage there, batch after batch); nothing is removed, and the overflow
+   * is folded in only as it grows (`snapshot` folds in the rest).
    */
   addNew(skills: readonly Skill[], body: BodySource, between: () => void): void {
     for (const skill of skills)

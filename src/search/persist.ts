@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { writeAtomic, writeAtomicSync } from "../util/atomic-write.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
-import { INDEX_SCHEMA_VERSION, type IndexParts } from "./fulltext.ts";
+import type { IndexParts } from "./fulltext.ts";
 import {
   decodeIndexFileAsync,
   encodeIndexFile,
@@ -12,6 +12,7 @@ import {
   type IndexHeader,
   readIndexHeader,
 } from "./index-file.ts";
+import { INDEX_SCHEMA_VERSION } from "./index-settings.ts";
 import { mapFile } from "./mapped-file.ts";
 
 /** `stale`: ours, from another SkillHub version — rebuilt without a warning. */

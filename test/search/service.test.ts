@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
-import { INDEX_SCHEMA_VERSION } from "../../src/search/fulltext.ts";
+import { INDEX_SCHEMA_VERSION } from "../../src/search/index-settings.ts";
 import { SearchService } from "../../src/search/service.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { BATCH } from "../../src/util/worker-task.ts";
