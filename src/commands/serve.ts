@@ -13,7 +13,7 @@ export const runServe: CommandRun = async (ctx) => {
   // Security: secrets out of /proc/<pid>/environ before any child can start (exec/initial-environ.ts).
   await hideFromInitialEnviron(secretVariables(process.env, configSecrets(ctx.config)), ctx.logger);
   // A server idles for hours after its big jobs: what they freed goes back to the system.
-  memoryRelease.enable();
+  memoryRelease.enable(ctx.logger);
   if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub = hubFor(ctx);
   if (!frozenLockReadable(hub, ctx)) return 2;

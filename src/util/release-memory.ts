@@ -1,8 +1,12 @@
+import { releaseEmbeddedPages } from "./embedded-pages.ts";
+import type { Logger } from "./logger.ts";
+
 /**
  * Giving freed memory back to the system once a big job is over (a first scan, an index build or load,
  * a worker's end, a snapshot save). JavaScriptCore and the allocators keep the pages such a job freed,
  * and a server then idles for hours at its peak: at 10,000 skills, 15–20 MB of a 100 MB settled RSS
- * (issue 16; bench/memory.ts, docs/performance.md).
+ * (issue 16; bench/memory.ts, docs/performance.md). Each release also hands back the resident pages of
+ * the binary's embedded modules, read once at start-up (embedded-pages.ts: 9–12 MB at any catalog size).
  */
 
 /** Time without a big job's end or a client message before the release (ms). */
@@ -23,16 +27,20 @@ const shrink = () => Bun.shrink();
 export class MemoryRelease {
   private timer?: ReturnType<typeof setTimeout>;
   private enabled = false;
+  private logger?: Pick<Logger, "debug">;
   private readonly hooks = new Set<() => void>();
 
   constructor(
     private readonly release: () => void = shrink,
     private readonly delayMs = RELEASE_DELAY_MS,
     private readonly collect: () => void = () => Bun.gc(true),
+    /** Then hands back the binary's embedded modules' pages (embedded-pages.ts); resolves with the bytes. */
+    private readonly dropPages: () => Promise<number> = releaseEmbeddedPages,
   ) {}
 
-  enable(): this {
+  enable(logger?: Pick<Logger, "debug">): this {
     this.enabled = true;
+    this.logger = logger;
     return this;
   }
 
@@ -71,6 +79,10 @@ export class MemoryRelease {
       this.timer = undefined;
       for (const hook of this.hooks) hook();
       this.release();
+      void this.dropPages().then((bytes) => {
+        if (bytes > 0)
+          this.logger?.debug(`memory: gave back ${(bytes / 1048576).toFixed(1)} MB of the binary's embedded modules`);
+      }, () => undefined);
     }, this.delayMs);
     // Never what keeps a finished process alive.
     this.timer.unref?.();

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createMemoryLogger } from "../../src/util/logger.ts";
 import { MemoryRelease } from "../../src/util/release-memory.ts";
 
 describe("MemoryRelease", () => {
@@ -81,5 +82,28 @@ describe("MemoryRelease", () => {
     release.soon();
     await Bun.sleep(150);
     expect(seen).toEqual(["hook", "release", "release"]);
+  });
+
+  test("each release then hands back the embedded modules' pages, and says how much at debug level", async () => {
+    const seen: string[] = [];
+    const logger = createMemoryLogger("DEBUG");
+    const release = new MemoryRelease(
+      () => seen.push("release"),
+      20,
+      () => undefined,
+      async () => {
+        seen.push("pages");
+        return seen.length === 2 ? 9.5 * 1048576 : 0;
+      },
+    ).enable(logger);
+    release.soon();
+    await Bun.sleep(150);
+    expect(seen).toEqual(["release", "pages"]);
+    expect(logger.lines.join("\n")).toContain("memory: gave back 9.5 MB of the binary's embedded modules");
+    // Nothing handed back (from source, or off Linux): nothing said.
+    release.soon();
+    await Bun.sleep(150);
+    expect(seen).toEqual(["release", "pages", "release", "pages"]);
+    expect(logger.lines.filter((line) => line.includes("gave back"))).toHaveLength(1);
   });
 });
