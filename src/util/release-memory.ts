@@ -79,10 +79,13 @@ export class MemoryRelease {
       this.timer = undefined;
       for (const hook of this.hooks) hook();
       this.release();
-      void this.dropPages().then((bytes) => {
-        if (bytes > 0)
-          this.logger?.debug(`memory: gave back ${(bytes / 1048576).toFixed(1)} MB of the binary's embedded modules`);
-      }, () => undefined);
+      void this.dropPages().then(
+        (bytes) => {
+          if (bytes > 0)
+            this.logger?.debug(`memory: gave back ${(bytes / 1048576).toFixed(1)} MB of the binary's embedded modules`);
+        },
+        () => undefined,
+      );
     }, this.delayMs);
     // Never what keeps a finished process alive.
     this.timer.unref?.();
