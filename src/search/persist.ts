@@ -21,13 +21,39 @@ export type LoadResult =
   | { ok: false; missing: boolean; stale?: boolean; reason: string };
 
 /**
- * Seed 000 §4.2's fingerprint: every served skill file's path, mtime and size,
- * sorted, plus the index schema version and the embedding settings.
+ * Seed 000 §4.2's fingerprint: every served skill file's path, mtime and size, in any order, plus the
+ * index schema version and the embedding settings. A hash of the set of rows: each row's hash is summed
+ * in two independent 32-bit lanes, so there is nothing to sort and no row is turned into a string
+ * (issue 16: sorting 20,000 row strings held the event loop 18–40 ms when the first search began).
  */
 export function catalogFingerprint(catalog: Catalog, settings: string): string {
-  const rows = catalog.skills.map((s) => `${s.file}\u0000${s.mtimeMs}\u0000${s.size}`).sort();
-  return Bun.hash(`${INDEX_SCHEMA_VERSION}\u0001${settings}\u0001${rows.join("\u0001")}`).toString(16);
+  let low = 0;
+  let high = 0;
+  for (const skill of catalog.skills) {
+    low = (low + rowHash(skill.file, skill.mtimeMs, skill.size, 0x5eed1)) >>> 0;
+    high = (high + rowHash(skill.file, skill.mtimeMs, skill.size, 0x5eed2)) >>> 0;
+  }
+  const rows = `${catalog.skills.length}\u0001${low}\u0001${high}`;
+  return Bun.hash(`${INDEX_SCHEMA_VERSION}\u0001${settings}\u0001${rows}`).toString(16);
 }
+
+const mtimeBits = new Float64Array(1);
+const mtimeWords = new Uint32Array(mtimeBits.buffer);
+
+/** One row's 32-bit hash under `seed`: the path's, with the mtime's exact bits and the size mixed in. */
+function rowHash(file: string, mtimeMs: number, size: number, seed: number): number {
+  mtimeBits[0] = mtimeMs;
+  let h = Bun.hash.xxHash32(file, seed);
+  h = mix(h, mtimeWords[0] as number);
+  h = mix(h, mtimeWords[1] as number);
+  h = mix(h, size % 0x1_0000_0000);
+  return mix(h, Math.floor(size / 0x1_0000_0000)) >>> 0;
+}
+
+const mix = (h: number, word: number): number => {
+  const m = Math.imul(h ^ word, 0x9e3779b1);
+  return m ^ (m >>> 15);
+};
 
 /** One cache file per set of source folders, so projects do not evict each other's index. */
 export function indexFilePath(cacheDir: string, sourceDirs: readonly string[]): string {
