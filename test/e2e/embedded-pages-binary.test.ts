@@ -1,9 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, realpathSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { elfSection, mappedRanges } from "../../src/util/embedded-pages.ts";
-import { binary } from "../helpers/binary.ts";
+import { binary, binaryClient } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -31,23 +29,13 @@ describe.if(process.platform === "linux")(
       const home = tempDir("skillhub-e2e-home-");
       const skills = tempDir("skillhub-e2e-skills-");
       writeSkill(skills, "pdf-tools", { description: "Fills PDF forms.", body: "# PDF\n\nquokka\n" });
-      const transport = new StdioClientTransport({
-        command: bin,
-        args: ["--skills-dir", skills],
-        env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG" },
-        cwd: home,
-        stderr: "pipe",
-      });
-      let log = "";
-      transport.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
-      const client = new Client({ name: "e2e", version: "1.0.0" });
-      await client.connect(transport);
+      const { client, transport, log } = await binaryClient(skills, home);
       // The index build is a big job: the release follows RELEASE_DELAY_MS after it, then the pages go.
       const found = await client.callTool({ name: "search_skills", arguments: { query: "quokka" } });
       expect(JSON.stringify(found.structuredContent)).toContain("pdf-tools");
-      for (const end = Date.now() + 15_000; Date.now() < end && !log.includes("embedded modules"); )
+      for (const end = Date.now() + 15_000; Date.now() < end && !log().includes("embedded modules"); )
         await Bun.sleep(100);
-      expect(log).toMatch(/memory: gave back \d+\.\d MB of the binary's embedded modules/);
+      expect(log()).toMatch(/memory: gave back \d+\.\d MB of the binary's embedded modules/);
       const pid = transport.pid as number;
       const ranges = mappedRanges(readFileSync(`/proc/${pid}/maps`, "latin1"), bin, section!.offset, section!.size);
       expect(ranges.length).toBeGreaterThan(0);

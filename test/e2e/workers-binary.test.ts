@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { PARSE_AHEAD_MIN } from "../../src/catalog/parse-ahead.ts";
 import { WATCH_IN_WORKER_DIRS } from "../../src/refresh/watcher.ts";
-import { binary } from "../helpers/binary.ts";
+import { binaryClient } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -20,17 +18,7 @@ describe("the binary runs its worker scripts (scripts/build.ts WORKER_SCRIPTS)",
     // Over WATCH_IN_WORKER_DIRS folders: the watcher is set up in the watch worker.
     for (let i = 0; i < WATCH_IN_WORKER_DIRS; i++)
       mkdirSync(join(skills, "skill-0", "assets", `part-${i}`), { recursive: true });
-    const transport = new StdioClientTransport({
-      command: binary(),
-      args: ["--skills-dir", skills],
-      env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG" },
-      cwd: home,
-      stderr: "pipe",
-    });
-    let log = "";
-    transport.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
-    const client = new Client({ name: "e2e", version: "1.0.0" });
-    await client.connect(transport);
+    const { client, log } = await binaryClient(skills, home);
     const found = await client.callTool({ name: "search_skills", arguments: { query: "word137x" } });
     const hits = (found.structuredContent as { skills: { name: string }[] }).skills.map((s) => s.name);
     expect(hits[0]).toBe("skill-137");
@@ -46,10 +34,10 @@ describe("the binary runs its worker scripts (scripts/build.ts WORKER_SCRIPTS)",
     }
     expect(late[0]).toBe("late-arrival");
     await client.close();
-    expect(log).toContain(`parsed ${count} SKILL.md files in a worker`);
-    expect(log).toContain("search index built in a worker");
-    expect(log).not.toContain("in a worker failed");
-    expect(log).toContain(`watching ${skills} (`);
-    expect(log).toContain("folders) in a worker");
+    expect(log()).toContain(`parsed ${count} SKILL.md files in a worker`);
+    expect(log()).toContain("search index built in a worker");
+    expect(log()).not.toContain("in a worker failed");
+    expect(log()).toContain(`watching ${skills} (`);
+    expect(log()).toContain("folders) in a worker");
   });
 });

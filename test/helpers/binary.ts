@@ -1,5 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Glob } from "bun";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -20,4 +22,23 @@ export function binary(): string {
     if (proc.exitCode !== 0) throw new Error("could not build dist/skillhub (run `make build` to see why)");
   }
   return BINARY;
+}
+
+/**
+ * An MCP client connected over stdio to the compiled binary serving `skillsDir`, with `home` as HOME
+ * and cwd and debug logging; `log()` is what it wrote to stderr so far.
+ */
+export async function binaryClient(skillsDir: string, home: string) {
+  const transport = new StdioClientTransport({
+    command: binary(),
+    args: ["--skills-dir", skillsDir],
+    env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG" },
+    cwd: home,
+    stderr: "pipe",
+  });
+  let log = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
+  const client = new Client({ name: "e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport, log: () => log };
 }
