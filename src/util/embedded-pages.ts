@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 
 /**
  * Handing back the resident pages of the compiled binary's embedded modules. `bun build --compile` puts
@@ -10,7 +10,6 @@ import { closeSync, openSync, readFileSync, readSync, realpathSync } from "node:
  * anything here is refused, it does nothing).
  */
 
-const PAGE = 4096;
 const MADV_DONTNEED = 4;
 /** /proc/self/pagemap: the page is present, and is a file page (not a private copy the process wrote). */
 const PRESENT = 1n << 63n;
@@ -44,28 +43,47 @@ export function elfSection(path: string, name: string): { offset: number; size: 
   }
 }
 
-/** Address ranges where this process maps bytes [offset, offset + size) of the file at `path`, page-aligned inwards. */
-export function mappedRanges(maps: string, path: string, offset: number, size: number): Array<[number, number]> {
+/** A file as /proc/PID/maps names it: device major and minor, and inode (a path may have been replaced). */
+export interface FileId {
+  major: number;
+  minor: number;
+  inode: number;
+}
+
+/** The FileId of the file `path` leads to (/proc/self/exe: the running binary, even once replaced on disk). */
+export function fileIdOf(path: string): FileId {
+  const { dev, ino } = statSync(path);
+  return { major: (dev >>> 8) & 0xfff, minor: (dev & 0xff) | ((dev >>> 12) & 0xfff00), inode: ino };
+}
+
+/**
+ * Address ranges where this process maps bytes [offset, offset + size) of file `file`, rounded inwards
+ * to whole pages of `page` bytes.
+ */
+export function mappedRanges(
+  maps: string,
+  file: FileId,
+  offset: number,
+  size: number,
+  page: number,
+): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const line of maps.split("\n")) {
-    const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ ([0-9a-f]+) \S+ \S+\s+(.*)$/.exec(line);
-    if (!m || m[4] !== path) continue;
-    const [start, end, fileAt] = [m[1], m[2], m[3]].map((hex) => Number.parseInt(hex ?? "", 16)) as [
-      number,
-      number,
-      number,
-    ];
-    const from = Math.max(offset, fileAt);
-    const to = Math.min(offset + size, fileAt + (end - start));
-    const low = Math.ceil((start + from - fileAt) / PAGE) * PAGE;
-    const high = Math.floor((start + to - fileAt) / PAGE) * PAGE;
+    const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ ([0-9a-f]+) ([0-9a-f]+):([0-9a-f]+) (\d+)/.exec(line);
+    if (!m) continue;
+    const [start, end, fileAt, major, minor] = m.slice(1, 6).map((hex) => Number.parseInt(hex, 16)) as number[];
+    if (major !== file.major || minor !== file.minor || Number(m[6]) !== file.inode) continue;
+    const from = Math.max(offset, fileAt as number);
+    const to = Math.min(offset + size, (fileAt as number) + ((end as number) - (start as number)));
+    const low = Math.ceil(((start as number) + from - (fileAt as number)) / page) * page;
+    const high = Math.floor(((start as number) + to - (fileAt as number)) / page) * page;
     if (high > low) ranges.push([low, high]);
   }
   return ranges;
 }
 
-/** Runs of pages in [low, high) that are resident and still the file's own (per /proc/self/pagemap). */
-export function filePageRuns(pagemap: Buffer, low: number): Array<[number, number]> {
+/** Runs of `page`-byte pages from `low` that are resident and still the file's own (per /proc/self/pagemap). */
+export function filePageRuns(pagemap: Buffer, low: number, page: number): Array<[number, number]> {
   const runs: Array<[number, number]> = [];
   let runStart = -1;
   const pages = pagemap.length / 8;
@@ -74,24 +92,38 @@ export function filePageRuns(pagemap: Buffer, low: number): Array<[number, numbe
     const clean = (flags & PRESENT) !== 0n && (flags & FILE_PAGE) !== 0n;
     if (clean && runStart < 0) runStart = i;
     if (!clean && runStart >= 0) {
-      runs.push([low + runStart * PAGE, low + i * PAGE]);
+      runs.push([low + runStart * page, low + i * page]);
       runStart = -1;
     }
   }
   return runs;
 }
 
-type Madvise = (address: number, length: number, advice: number) => number;
-let madvise: Madvise | null | undefined;
+interface Libc {
+  madvise(address: number, length: number, advice: number): number;
+  /** Bytes in a page: 4 KiB on x64, 4, 16 or 64 KiB on arm64 kernels. */
+  page: number;
+}
+let libc: Libc | null | undefined;
 
-async function loadMadvise(): Promise<Madvise | null> {
-  try {
-    const { dlopen } = await import("bun:ffi");
-    const libc = dlopen("libc.so.6", { madvise: { args: ["ptr", "usize", "i32"], returns: "i32" } });
-    return (address, length, advice) => libc.symbols.madvise(address as never, length, advice);
-  } catch {
-    return null;
+/** glibc's, then musl's (x64, arm64); null when none loads. */
+async function loadLibc(): Promise<Libc | null> {
+  const { dlopen } = await import("bun:ffi");
+  for (const name of ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]) {
+    try {
+      const { symbols } = dlopen(name, {
+        madvise: { args: ["ptr", "usize", "i32"], returns: "i32" },
+        getpagesize: { args: [], returns: "i32" },
+      });
+      return {
+        madvise: (address, length, advice) => symbols.madvise(address as never, length, advice),
+        page: symbols.getpagesize(),
+      };
+    } catch {
+      // Not this libc.
+    }
   }
+  return null;
 }
 
 /**
@@ -101,20 +133,25 @@ async function loadMadvise(): Promise<Madvise | null> {
 export async function releaseEmbeddedPages(): Promise<number> {
   if (process.platform !== "linux" || !import.meta.url.includes("$bunfs")) return 0;
   try {
-    const exe = realpathSync("/proc/self/exe");
-    const section = elfSection(exe, ".bun");
+    // The running binary itself, through its /proc link: still right after an upgrade replaced the file.
+    const section = elfSection("/proc/self/exe", ".bun");
     if (!section) return 0;
-    madvise ??= await loadMadvise();
-    if (!madvise) return 0;
-    const ranges = mappedRanges(readFileSync("/proc/self/maps", "latin1"), exe, section.offset, section.size);
+    libc ??= await loadLibc().catch(() => null);
+    if (!libc) return 0;
+    const { page } = libc;
+    const maps = readFileSync("/proc/self/maps", "latin1");
+    const ranges = mappedRanges(maps, fileIdOf("/proc/self/exe"), section.offset, section.size, page);
     const pagemapFd = openSync("/proc/self/pagemap", "r");
     let dropped = 0;
     try {
       for (const [low, high] of ranges) {
-        const entries = Buffer.alloc(((high - low) / PAGE) * 8);
-        readSync(pagemapFd, entries, 0, entries.length, (low / PAGE) * 8);
-        for (const [from, to] of filePageRuns(entries, low))
-          if (madvise(from, to - from, MADV_DONTNEED) === 0) dropped += to - from;
+        const entries = Buffer.alloc(((high - low) / page) * 8);
+        readSync(pagemapFd, entries, 0, entries.length, (low / page) * 8);
+        // A page is dropped only if it is still the file's (never one the process wrote), so it comes back
+        // the same. Bun writes nothing into the section after loading a module; should a thread ever do so
+        // between this read and madvise, that page would be the one exception.
+        for (const [from, to] of filePageRuns(entries, low, page))
+          if (libc.madvise(from, to - from, MADV_DONTNEED) === 0) dropped += to - from;
       }
     } finally {
       closeSync(pagemapFd);

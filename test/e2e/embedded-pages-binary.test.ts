@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, realpathSync } from "node:fs";
-import { elfSection, mappedRanges } from "../../src/util/embedded-pages.ts";
+import { elfSection, fileIdOf, mappedRanges } from "../../src/util/embedded-pages.ts";
 import { binary, binaryClient } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
@@ -37,7 +37,8 @@ describe.if(process.platform === "linux")(
         await Bun.sleep(100);
       expect(log()).toMatch(/memory: gave back \d+\.\d MB of the binary's embedded modules/);
       const pid = transport.pid as number;
-      const ranges = mappedRanges(readFileSync(`/proc/${pid}/maps`, "latin1"), bin, section!.offset, section!.size);
+      const maps = readFileSync(`/proc/${pid}/maps`, "latin1");
+      const ranges = mappedRanges(maps, fileIdOf(bin), section!.offset, section!.size, 4096);
       expect(ranges.length).toBeGreaterThan(0);
       const resident = ranges.reduce((sum, [low, high]) => sum + residentIn(pid, low, high), 0);
       // The mapping also holds the binary's data and bss (about 2 MB); the section alone is 13 MB.

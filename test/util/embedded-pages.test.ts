@@ -1,7 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { elfSection, filePageRuns, mappedRanges, releaseEmbeddedPages } from "../../src/util/embedded-pages.ts";
+import {
+  elfSection,
+  fileIdOf,
+  filePageRuns,
+  mappedRanges,
+  releaseEmbeddedPages,
+} from "../../src/util/embedded-pages.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -42,30 +48,46 @@ describe("the binary's embedded modules (embedded-pages.ts)", () => {
     expect(elfSection(join(dir, "script"), ".bun")).toBeUndefined();
   });
 
-  test("mappedRanges turns the section's file range into the addresses that map it, whole pages only", () => {
+  test("mappedRanges turns the section's file range into the addresses that map that file, whole pages only", () => {
     const maps = [
-      "00200000-02266000 r--p 00000000 fd:01 42 /opt/skillhub",
-      "05cc8000-06b88000 rw-p 05868000 fd:01 42 /opt/skillhub",
+      "00200000-02266000 r--p 00000000 fd:01 42 /opt/skill hub/skillhub (deleted)",
+      "05cc8000-06b88000 rw-p 05868000 fd:01 42 /opt/skill hub/skillhub (deleted)",
       "06b88000-06c00000 rw-p 00000000 00:00 0 ",
       "7f0000000000-7f0000100000 r--p 05a28000 fd:01 43 /opt/other",
+      "7f0000200000-7f0000300000 r--p 05a28000 fe:01 42 /mnt/same-inode-elsewhere",
     ].join("\n");
-    // Section at file offset 0x5a28000 + 0x10 (not page-aligned), 0x3000 bytes: pages 1 and 2 only.
-    const ranges = mappedRanges(maps, "/opt/skillhub", 0x5a28010, 0x3000);
+    const exe = { major: 0xfd, minor: 1, inode: 42 };
     const start = 0x05cc8000 + (0x5a28000 - 0x5868000);
-    expect(ranges).toEqual([[start + 0x1000, start + 0x3000]]);
-    expect(mappedRanges(maps, "/opt/skillhub", 0x9000000, 0x1000)).toEqual([]);
+    // At file offset 0x5a28000 + 0x10 (not page-aligned), 0x3000 bytes: with 4 KiB pages, pages 1 and 2 only.
+    expect(mappedRanges(maps, exe, 0x5a28010, 0x3000, 0x1000)).toEqual([[start + 0x1000, start + 0x3000]]);
+    // With 16 KiB pages that range holds no whole page; a larger one is rounded to 16 KiB at both ends.
+    expect(mappedRanges(maps, exe, 0x5a28010, 0x3000, 0x4000)).toEqual([]);
+    expect(mappedRanges(maps, exe, 0x5a28010, 0x10000, 0x4000)).toEqual([[start + 0x4000, start + 0x10000]]);
+    // A section running past the mapping's end stops where the mapping does.
+    expect(mappedRanges(maps, exe, 0x5a28000, 0x10000000, 0x1000)).toEqual([[start, 0x06b88000]]);
+    expect(mappedRanges(maps, exe, 0x9000000, 0x1000, 0x1000)).toEqual([]);
+  });
+
+  test("fileIdOf names a file as this process's maps do", () => {
+    const maps = readFileSync("/proc/self/maps", "latin1");
+    const size = statSync(process.execPath).size;
+    expect(mappedRanges(maps, fileIdOf(process.execPath), 0, size, 4096).length).toBeGreaterThan(0);
+    expect(mappedRanges(maps, { ...fileIdOf(process.execPath), inode: 1 }, 0, size, 4096)).toEqual([]);
   });
 
   test("filePageRuns keeps resident file pages and skips absent ones and private copies", () => {
     const present = 1n << 63n;
     const file = 1n << 61n;
-    const flags = [present | file, present | file, present, 0n, present | file, file];
+    const flags = [present | file, present | file, present, 0n, present | file, file, present | file];
     const pagemap = Buffer.alloc(flags.length * 8);
     for (const [i, f] of flags.entries()) pagemap.writeBigUInt64LE(f, i * 8);
-    expect(filePageRuns(pagemap, 0x10000)).toEqual([
+    // The last run ends on the last page.
+    expect(filePageRuns(pagemap, 0x10000, 0x1000)).toEqual([
       [0x10000, 0x12000],
       [0x14000, 0x15000],
+      [0x16000, 0x17000],
     ]);
+    expect(filePageRuns(pagemap, 0x100000, 0x4000)[2]).toEqual([0x118000, 0x11c000]);
   });
 
   test("run from source (not a compiled binary) it hands back nothing", async () => {
