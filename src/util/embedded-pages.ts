@@ -1,4 +1,5 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { COMPILED } from "./compiled.ts";
 
 /**
  * Handing back the resident pages of the compiled binary's embedded modules. `bun build --compile` puts
@@ -56,6 +57,8 @@ export function fileIdOf(path: string): FileId {
   return { major: (dev >>> 8) & 0xfff, minor: (dev & 0xff) | ((dev >>> 12) & 0xfff00), inode: ino };
 }
 
+type Five = [number, number, number, number, number];
+
 /**
  * Address ranges where this process maps bytes [offset, offset + size) of file `file`, rounded inwards
  * to whole pages of `page` bytes.
@@ -71,12 +74,12 @@ export function mappedRanges(
   for (const line of maps.split("\n")) {
     const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ ([0-9a-f]+) ([0-9a-f]+):([0-9a-f]+) (\d+)/.exec(line);
     if (!m) continue;
-    const [start, end, fileAt, major, minor] = m.slice(1, 6).map((hex) => Number.parseInt(hex, 16)) as number[];
+    const [start, end, fileAt, major, minor] = m.slice(1, 6).map((hex) => Number.parseInt(hex, 16)) as Five;
     if (major !== file.major || minor !== file.minor || Number(m[6]) !== file.inode) continue;
-    const from = Math.max(offset, fileAt as number);
-    const to = Math.min(offset + size, (fileAt as number) + ((end as number) - (start as number)));
-    const low = Math.ceil(((start as number) + from - (fileAt as number)) / page) * page;
-    const high = Math.floor(((start as number) + to - (fileAt as number)) / page) * page;
+    const from = Math.max(offset, fileAt);
+    const to = Math.min(offset + size, fileAt + (end - start));
+    const low = Math.ceil((start + from - fileAt) / page) * page;
+    const high = Math.floor((start + to - fileAt) / page) * page;
     if (high > low) ranges.push([low, high]);
   }
   return ranges;
@@ -104,7 +107,20 @@ interface Libc {
   /** Bytes in a page: 4 KiB on x64, 4, 16 or 64 KiB on arm64 kernels. */
   page: number;
 }
-let libc: Libc | null | undefined;
+
+/** What each release goes over, found at the first (the binary's mappings do not move); null: nothing. */
+let target: { libc: Libc; ranges: Array<[number, number]> } | null | undefined;
+
+/** The `.bun` section's page ranges in this process, and libc to drop them with; null off Linux or when refused. */
+async function findTarget(): Promise<typeof target> {
+  if (process.platform !== "linux" || !COMPILED) return null;
+  // The running binary itself, through its /proc link: still right after an upgrade replaced the file.
+  const section = elfSection("/proc/self/exe", ".bun");
+  const libc = section && (await loadLibc());
+  if (!section || !libc) return null;
+  const maps = readFileSync("/proc/self/maps", "latin1");
+  return { libc, ranges: mappedRanges(maps, fileIdOf("/proc/self/exe"), section.offset, section.size, libc.page) };
+}
 
 /** glibc's, then musl's (x64, arm64); null when none loads. */
 async function loadLibc(): Promise<Libc | null> {
@@ -131,16 +147,11 @@ async function loadLibc(): Promise<Libc | null> {
  * dropped (0 from source, off Linux, or when refused).
  */
 export async function releaseEmbeddedPages(): Promise<number> {
-  if (process.platform !== "linux" || !import.meta.url.includes("$bunfs")) return 0;
   try {
-    // The running binary itself, through its /proc link: still right after an upgrade replaced the file.
-    const section = elfSection("/proc/self/exe", ".bun");
-    if (!section) return 0;
-    libc ??= await loadLibc().catch(() => null);
-    if (!libc) return 0;
+    if (target === undefined) target = await findTarget().catch(() => null);
+    if (!target) return 0;
+    const { libc, ranges } = target;
     const { page } = libc;
-    const maps = readFileSync("/proc/self/maps", "latin1");
-    const ranges = mappedRanges(maps, fileIdOf("/proc/self/exe"), section.offset, section.size, page);
     const pagemapFd = openSync("/proc/self/pagemap", "r");
     let dropped = 0;
     try {

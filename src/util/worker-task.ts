@@ -1,3 +1,4 @@
+import { COMPILED } from "./compiled.ts";
 import { errorMessage } from "./errors.ts";
 import { nextTurn } from "./next-turn.ts";
 import { memoryRelease } from "./release-memory.ts";
@@ -12,9 +13,6 @@ import { memoryRelease } from "./release-memory.ts";
 
 /** Messages a worker script posts: any number of parts, then `done` or `error`. */
 export type WorkerReply<P, D> = { part: P } | { done: D } | { error: string };
-
-/** True inside the compiled binary, whose modules live under Bun's embedded `$bunfs` root. */
-const COMPILED = import.meta.url.includes("$bunfs");
 
 /**
  * Where a worker script is, given its path under src/. scripts/build.ts adds each one as an entry point
