@@ -3,12 +3,13 @@ import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/
 import type { TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
-import type { VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
+import type { PackedRecord, VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
 import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
-import { ParseCache, sameSource } from "./parse-cache.ts";
+import { ParseCache } from "./parse-cache.ts";
 import { parseSkillEntry, parseTreeEntry, walkLimits } from "./scan-read.ts";
+import { ScanRecords, sameSources, type Verdict } from "./scan-records.ts";
 
 /** Every Nth timer rescan is a full pass (see WalkLimits.quick); the others trust leaf skill folders. */
 export const FULL_PASS_EVERY = 10;
@@ -24,13 +25,7 @@ export interface ScanOptions extends WalkLimits {
   tick?: () => Promise<void>;
 }
 
-/**
- * A stat-only check of the last scan (Scanner.verify): "unchanged" means a
- * scan now would give the same catalog; "changed" that something differs (a
- * full scan says what); "unknown" that there is nothing to check against (no
- * scan yet, other sources, or the last scan met unreadable files).
- */
-export type Verdict = "unchanged" | "changed" | "unknown";
+export type { Verdict } from "./scan-records.ts";
 
 /** What a scanner that parses in a worker tells its owner. */
 export interface WorkerReport {
@@ -54,7 +49,7 @@ export class Scanner {
   private dirty = true;
   private last?: { catalog: Catalog; sources: readonly Source[]; skills: number; diagnostics: number };
   /** What the last scan's walks looked at, per source (for verify). */
-  private records: { sources: readonly Source[]; walks: WalkRecord[]; verifiable: boolean } | undefined;
+  private records: ScanRecords | undefined;
   /** Set during a scan when a file could not be read (not cached, so a stat cannot vouch for it). */
   private unreadable = false;
   private readonly walker: Walker;
@@ -122,35 +117,27 @@ export class Scanner {
   }
 
   /**
-   * Whether the last scan still holds, by stat only: the entries `plan`
-   * selects from what its walks looked at (WalkRecord), pausing with `tick`
-   * every thousand stats. Reads no file and builds nothing.
+   * Whether the last scan still holds, by stat only (ScanRecords.verify), pausing with `tick`. Reads no
+   * file and builds nothing.
    */
-  async verify(sources: readonly Source[], plan: VerifyPlan, tick: () => Promise<void> = nextTurn): Promise<Verdict> {
-    const records = this.records;
-    if (!records?.verifiable || !sameSources(records.sources, sources)) return "unknown";
-    for (const record of records.walks) {
-      const steps = this.walker.verify(record, plan);
-      let step = steps.next();
-      while (!step.done) {
-        await tick();
-        step = steps.next();
-      }
-      if (!step.value) return "changed";
-    }
-    return "unchanged";
+  verify(sources: readonly Source[], plan: VerifyPlan, tick: () => Promise<void> = nextTurn): Promise<Verdict> {
+    const verify = (record: WalkRecord, p: VerifyPlan) => this.walker.verify(record, p);
+    return this.records?.verify(sources, plan, verify, tick) ?? Promise.resolve("unknown");
   }
 
   /** Folders outside skills the last scan's walks recorded (where new skills appear): what the runtime polls. */
   get structureFolders(): string[] {
-    return (this.records?.walks ?? []).flatMap((record) => record.structure.paths);
+    return this.records?.structureFolders ?? [];
   }
 
   /** Skill folders and files the last scan's walks recorded: what a timer tick's check slices (timerPlan). */
   get slicedEntries(): number {
-    let n = 0;
-    for (const record of this.records?.walks ?? []) n += record.skillDirs.length + record.files.length;
-    return n;
+    return this.records?.slicedEntries ?? 0;
+  }
+
+  /** Hand the last scan's records to the watch worker's check (ScanRecords.handOver). */
+  handRecords(check: (pack: () => PackedRecord[] | undefined, sliced: number) => boolean): void {
+    this.records = this.records?.handOver(check);
   }
 
   /** A quick pass only when asked (the rescan timer), and even then a full one every FULL_PASS_EVERY-th time. */
@@ -163,11 +150,11 @@ export class Scanner {
 
   private finish(sources: readonly Source[], scans: SourceScan[], walks: WalkResult[]): Catalog {
     this.walker.endRescan();
-    this.records = {
-      sources: [...sources],
-      walks: walks.map((w) => w.record),
-      verifiable: !this.unreadable && walks.every((w) => w.record.verifiable),
-    };
+    this.records = new ScanRecords(
+      [...sources],
+      walks.map((w) => w.record),
+      !this.unreadable && walks.every((w) => w.record.verifiable),
+    );
     const skills = scans.reduce((n, s) => n + s.skills.length, 0);
     const diagnostics = scans.reduce((n, s) => n + s.diagnostics.length, 0);
     const last = this.last;
@@ -287,8 +274,4 @@ export class Scanner {
     if (!this.parses.remember(entry, result)) this.unreadable = true;
     return result;
   }
-}
-
-function sameSources(a: readonly Source[], b: readonly Source[]): boolean {
-  return a.length === b.length && a.every((s, i) => sameSource(s, b[i] as Source));
 }

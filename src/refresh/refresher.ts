@@ -9,6 +9,7 @@ import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { memoryRelease } from "../util/release-memory.ts";
+import { Debounce } from "./debounce.ts";
 import { SourceWatchers } from "./source-watchers.ts";
 import { StructurePolls } from "./structure-polls.ts";
 import { FULL_CHECK, timerPlan, WATCHED_CHECK_TICKS } from "./timer-plan.ts";
@@ -66,9 +67,7 @@ export class Refresher {
   private queued?: Promise<void>;
   private readonly watchers: SourceWatchers;
   private timer: unknown;
-  private debounce?: ReturnType<typeof setTimeout>;
-  /** When the first change not yet scanned arrived (the debounce's maximum wait counts from it). */
-  private pendingSince?: number;
+  private readonly debounce: Debounce;
   private lastScanEnd = 0;
   /** Stat checks so far (which slice the next one stats). */
   private checks = 0;
@@ -100,12 +99,18 @@ export class Refresher {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.watched = new Promise((resolve) => (this.markWatched = resolve));
     this.now = options.now ?? Date.now;
+    const debounceMs = options.debounceMs ?? 500;
+    const maxWaitMs = options.maxWaitMs ?? Math.max(4 * debounceMs, 2_000);
+    this.debounce = new Debounce(() => void this.rescan("file change"), debounceMs, maxWaitMs, this.now);
     this.watchers = new SourceWatchers({
       logger: options.logger,
       rescanSeconds: options.rescanSeconds,
       changed: () => this.changed(),
-      // The ticks it let pass check again.
-      failed: () => (this.quietTicks = 0),
+      // The ticks it let pass check again, here.
+      failed: () => {
+        this.quietTicks = 0;
+        this.handCheck();
+      },
       watchFn: options.watchFn,
     });
     if (options.rescanSeconds > 0 && options.watch)
@@ -130,6 +135,7 @@ export class Refresher {
         void this.watchers
           .sync(this.options.store.catalog.sources)
           .then(() => this.checkThenScan("watchers started", () => this.checked(FULL_CHECK)))
+          .then((verdict) => verdict === "unchanged" && this.handCheck())
           .finally(this.markWatched);
       }, 0);
     });
@@ -189,7 +195,7 @@ export class Refresher {
     this.stopped = true;
     if (this.timer !== undefined)
       (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
-    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce.cancel();
     this.watchers.close();
     this.polls?.close();
   }
@@ -197,14 +203,12 @@ export class Refresher {
   /**
    * A timer tick: the stat check; with a working watcher, only one tick in WATCHED_CHECK_TICKS checks
    * and the others just count (issue 16: idle CPU), while the runtime polls the folders where new skills
-   * appear (StructurePolls).
+   * appear (StructurePolls). Nothing at all when the watch worker runs the check (handCheck).
    */
   private tick(): void {
-    if (this.quietTicks > 0) {
-      this.quietTicks--;
-      return;
-    }
-    void this.timerPass();
+    if (this.watchers.checksInWorker) return;
+    if (this.quietTicks > 0) this.quietTicks--;
+    else void this.timerPass();
   }
 
   /** A stat check of the last scan (timerPlan), then a full scan only if something differs (issue 16). */
@@ -222,9 +226,8 @@ export class Refresher {
   }
 
   /**
-   * A stat check of the last scan by `plan`, then a scan only when something
-   * differs. `reason` names the scan and says whether it may be quick
-   * (QUICK_REASONS) when there was nothing to check against.
+   * A stat check of the last scan by `plan`, then a scan only when something differs. `reason` names
+   * the scan and says whether it may be quick (QUICK_REASONS) when there was nothing to check against.
    */
   private async checkThenScan(reason: string, plan: () => VerifyPlan): Promise<Verdict | "skipped"> {
     if (this.stopped || this.verifying) return "skipped";
@@ -247,6 +250,12 @@ export class Refresher {
     // Something differs: walk everything (a quick walk would trust the leaf folders the check just doubted).
     await this.rescan(verdict === "changed" ? `${reason}: changed` : reason);
     return verdict;
+  }
+
+  /** With the watchers working and one in the watch worker, that worker checks (SourceWatchers.handCheck). */
+  private handCheck(): void {
+    const healthy = this.watcherHealthy();
+    this.options.scanner.handRecords((pack, sliced) => this.watchers.handCheck(healthy ? pack : undefined, sliced));
   }
 
   /** Every existing source folder has a working watcher (see timerPlan). */
@@ -277,23 +286,14 @@ export class Refresher {
     this.options.logger.debug(
       `scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`,
     );
-    if (this.watching && !this.stopped) void this.watchers.sync(this.options.store.catalog.sources);
+    if (this.watching && !this.stopped) {
+      void this.watchers.sync(this.options.store.catalog.sources);
+      this.handCheck();
+    }
     if (!this.stopped) this.polls?.sync(this.options.scanner.structureFolders);
   }
 
   private changed(): void {
-    if (this.stopped) return;
-    if (this.debounce) clearTimeout(this.debounce);
-    // A file written every 25 ms would push a plain debounce back forever: past the maximum wait, scan anyway.
-    const debounceMs = this.options.debounceMs ?? 500;
-    const maxWaitMs = this.options.maxWaitMs ?? Math.max(4 * debounceMs, 2_000);
-    const now = this.now();
-    this.pendingSince ??= now;
-    const delay = Math.max(0, Math.min(debounceMs, this.pendingSince + maxWaitMs - now));
-    this.debounce = setTimeout(() => {
-      this.debounce = undefined;
-      this.pendingSince = undefined;
-      void this.rescan("file change");
-    }, delay);
+    if (!this.stopped) this.debounce.push();
   }
 }

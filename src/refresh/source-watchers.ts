@@ -1,7 +1,16 @@
 import type { SourceStatus } from "../catalog/catalog.ts";
+import type { PackedRecord } from "../sources/walk-record.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
-import { defaultWatch, WATCH_IN_WORKER_DIRS, type WatchFn, type Watching, workerWatch } from "./watcher.ts";
+import { WATCHED_CHECK_TICKS } from "./timer-plan.ts";
+import {
+  defaultWatch,
+  WATCH_IN_WORKER_DIRS,
+  type WatchFn,
+  type Watching,
+  workerCheck,
+  workerWatch,
+} from "./watcher.ts";
 
 /**
  * Whether a recursive fs.watch walks the tree as it is set up: on Linux, Bun adds an inotify watch per
@@ -28,6 +37,8 @@ export interface SourceWatchersOptions {
  */
 export class SourceWatchers {
   private readonly watchers = new Map<string, Watching>();
+  /** Folders of `watchers` watched in the watch worker. */
+  private readonly inWorker = new Set<string>();
   private readonly failed = new Set<string>();
   private closed = false;
 
@@ -43,6 +54,7 @@ export class SourceWatchers {
       if (!wanted.has(dir)) {
         w.close();
         this.watchers.delete(dir);
+        this.inWorker.delete(dir);
       }
     }
     const ready: Promise<void>[] = [];
@@ -59,7 +71,9 @@ export class SourceWatchers {
           (error) => this.stopped(dir, holder.watcher, error),
         );
         if (holder.watcher.ready) ready.push(holder.watcher.ready);
-        if (!this.failed.has(dir)) this.watchers.set(dir, holder.watcher);
+        if (this.failed.has(dir)) continue;
+        this.watchers.set(dir, holder.watcher);
+        if (inWorker) this.inWorker.add(dir);
       } catch (error) {
         // Missing folders throw ENOENT; too many watches throw ENOSPC. The timer still rescans.
         const message = errorMessage(error);
@@ -77,10 +91,37 @@ export class SourceWatchers {
     return !this.closed && sources.every((s) => !s.exists || this.watchers.has(s.dir));
   }
 
+  /**
+   * Hand the watched check of the records `pack` packs (the last scan's, `sliced` skill folders and files;
+   * undefined: none) to the watch worker, which runs it every WATCHED_CHECK_TICKS rescan intervals on its own timer, or stop it there
+   * (undefined). Only when one of these folders is watched there: whether it runs it now.
+   */
+  handCheck(pack: (() => PackedRecord[] | undefined) | undefined, sliced: number): boolean {
+    const everyMs = this.options.rescanSeconds * 1000 * WATCHED_CHECK_TICKS;
+    if (this.inWorker.size === 0 || this.closed) return (this.workerChecks = false);
+    const records = everyMs > 0 ? pack?.() : undefined;
+    const check = records ? { records, sliced, everyMs } : null;
+    this.workerChecks = workerCheck(check, this.checkOver) && check !== null;
+    return this.workerChecks;
+  }
+
+  /** The watch worker runs the watched check (handCheck): the refresher's ticks have nothing to do. */
+  get checksInWorker(): boolean {
+    return this.workerChecks;
+  }
+
+  private workerChecks = false;
+  /** The check found a difference, or the worker ended: a scan (which records everything again: the server handed its records over). */
+  private readonly checkOver = () => {
+    this.workerChecks = false;
+    this.options.changed();
+  };
+
   close(): void {
     this.closed = true;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
+    this.inWorker.clear();
   }
 
   /**
@@ -92,6 +133,7 @@ export class SourceWatchers {
     this.failed.add(dir);
     watcher?.close();
     if (this.watchers.get(dir) === watcher) this.watchers.delete(dir);
+    this.inWorker.delete(dir);
     if (this.closed) return;
     this.options.logger.warn(
       `the watcher on ${dir} stopped (${errorMessage(error)}); relying on the ${this.options.rescanSeconds} s rescan.`,

@@ -2,12 +2,15 @@
  * Worker script (refresh/watcher.ts, workerWatch): recursive file watchers on large skill folders.
  * Setting one up walks the whole tree at once (Bun adds an inotify watch per folder: 130–170 ms at
  * 10,000 skills, 260–290 ms at 20,000), which here blocks no call; and a burst of events (a git
- * checkout) becomes one message per folder every CHANGE_GAP_MS instead of a callback per file.
+ * checkout) becomes one message per folder every CHANGE_GAP_MS instead of a callback per file. It also
+ * runs the watched check on its own timer when the server hands it over (WorkerCheck).
  */
-import { type FSWatcher, watch } from "node:fs";
+import { type FSWatcher, realpathSync, statSync, watch } from "node:fs";
+import { verifyPacked } from "../sources/walk-record.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { lowerThreadPriority } from "../util/thread-priority.ts";
-import type { WatchReply, WatchRequest } from "./watcher.ts";
+import { timerPlan } from "./timer-plan.ts";
+import type { WatchReply, WatchRequest, WorkerCheck } from "./watcher.ts";
 
 declare const self: Worker;
 lowerThreadPriority();
@@ -39,8 +42,30 @@ function throttled(id: number): () => void {
   };
 }
 
+/** The watched check handed over (WorkerCheck), and how many it has run (which slice is next). */
+let check: { request: WorkerCheck; timer: ReturnType<typeof setInterval> } | undefined;
+let checks = 0;
+const fs = { statSync, realpathSync };
+
+/** Stat this check's slice of every record; at the first difference, say so and stop checking. */
+function runCheck(request: WorkerCheck): void {
+  const plan = timerPlan(checks++, true, request.sliced);
+  for (const packed of request.records) {
+    if (verifyPacked(fs, packed, plan)) continue;
+    setCheck(null);
+    reply({ checkChanged: true });
+    return;
+  }
+}
+
+function setCheck(request: WorkerCheck | null): void {
+  if (check) clearInterval(check.timer);
+  check = request ? { request, timer: setInterval(() => runCheck(request), request.everyMs) } : undefined;
+}
+
 self.onmessage = (event: MessageEvent<WatchRequest>) => {
   const request = event.data;
+  if ("check" in request) return setCheck(request.check);
   if ("close" in request) {
     watchers.get(request.close)?.close();
     watchers.delete(request.close);

@@ -1,4 +1,5 @@
 import { type FSWatcher, watch as fsWatch } from "node:fs";
+import type { PackedRecord } from "../sources/walk-record.ts";
 import { errnoCode } from "../util/errors.ts";
 import { workerScript } from "../util/worker-task.ts";
 
@@ -25,16 +26,29 @@ export const defaultWatch: WatchFn = (dir, onChange, onError) => {
   return watcher;
 };
 
-/** To the watch worker (watch-worker.ts): watch `dir` as `id`, or stop watch `id`. */
-export type WatchRequest = { id: number; dir: string } | { close: number };
+/**
+ * The watched check (timer-plan.ts) run by the watch worker on its own timer: every `everyMs`, a stat
+ * check of one slice of the last scan's records (timerPlan with a working watcher, `sliced` entries).
+ * Run there, the server's thread allocates nothing between scans, and Bun's collection timer stops
+ * collecting its heap (issue 16: idle CPU).
+ */
+export interface WorkerCheck {
+  records: PackedRecord[];
+  sliced: number;
+  everyMs: number;
+}
+
+/** To the watch worker (watch-worker.ts): watch `dir` as `id`, stop watch `id`, or run (or stop: null) the check. */
+export type WatchRequest = { id: number; dir: string } | { close: number } | { check: WorkerCheck | null };
 /**
  * From it: watch `id` is set up, a change below it, or what stopped it (`missing`: the folder is gone,
- * which fs.watch reports as ENOENT).
+ * which fs.watch reports as ENOENT); or that the check found a difference (it then stops checking).
  */
 export type WatchReply =
   | { id: number; ready: true }
   | { id: number; change: true }
-  | { id: number; error: string; missing?: boolean };
+  | { id: number; error: string; missing?: boolean }
+  | { checkChanged: true };
 
 /**
  * Folders a source's scan walked from which its watcher is set up in the watch worker: below this,
@@ -56,6 +70,32 @@ interface WatchPool {
   worker: Worker;
   watches: Map<number, WorkerWatch>;
   next: number;
+  /** Called when the check handed over ends: it found a difference, or the worker ended. */
+  checkOver?: () => void;
+}
+
+/**
+ * Hand the watched check to the watch worker (or stop it there: null); `over` is called once when it
+ * ends: it found a difference (and stopped), or the worker ended. False when no watch worker runs: the
+ * caller checks itself.
+ */
+export function workerCheck(check: WorkerCheck | null, over: () => void): boolean {
+  if (!pool) return false;
+  pool.checkOver = check ? over : undefined;
+  pool.worker.postMessage({ check } satisfies WatchRequest);
+  return true;
+}
+
+/** The pool is gone: whoever handed it the check checks again. */
+function endPool(ended: WatchPool): void {
+  if (pool === ended) pool = undefined;
+  checkOver(ended);
+}
+
+function checkOver(ended: WatchPool): void {
+  const over = ended.checkOver;
+  ended.checkOver = undefined;
+  over?.();
 }
 
 let pool: WatchPool | undefined;
@@ -86,7 +126,7 @@ export const workerWatch: WatchFn = (dir, onChange, onError) => {
       current.worker.postMessage({ close: id } satisfies WatchRequest);
       if (current.watches.size === 0) {
         current.worker.terminate();
-        if (pool === current) pool = undefined;
+        endPool(current);
       }
     },
   };
@@ -104,6 +144,7 @@ function startPool(): WatchPool | undefined {
   worker.unref();
   worker.onmessage = (event: MessageEvent<WatchReply>) => {
     const reply = event.data;
+    if ("checkChanged" in reply) return checkOver(started);
     const watch = started.watches.get(reply.id);
     if (!watch) return;
     if ("ready" in reply) return watch.settle();
@@ -113,7 +154,7 @@ function startPool(): WatchPool | undefined {
     if (!reply.missing) watch.onError?.(new Error(reply.error));
   };
   const failed = () => {
-    if (pool === started) pool = undefined;
+    endPool(started);
     if (started.watches.size === 0) return;
     workerBroken = true;
     for (const watch of started.watches.values()) {

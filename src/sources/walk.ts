@@ -23,12 +23,15 @@ type EntryKind = "dir" | "file" | "link" | "special";
 type Frame = [string, string, number, boolean, string];
 interface DirListing {
   mtimeMs: number;
-  entries: { name: string; kind: EntryKind }[];
+  entries: readonly { name: string; kind: EntryKind }[];
   /** Holds a SKILL.md file. */
   hasSkill: boolean;
   /** Holds SKILL.md and no folders or links: see WalkLimits.quick. */
   leafSkill: boolean;
 }
+
+/** The listing of most skill folders, kept once for all of them (10,000 arrays and names otherwise). */
+const SKILL_ONLY = Object.freeze([Object.freeze({ name: SKILL_FILE, kind: "file" as EntryKind })]);
 
 /**
  * Walks source folders. Keeps each folder's listing keyed by its mtime, so a
@@ -250,7 +253,12 @@ export class Walker {
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const hasSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
       const leafSkill = hasSkill && !entries.some((e) => e.kind !== "file");
-      const listing = { mtimeMs, entries, hasSkill, leafSkill };
+      const listing = {
+        mtimeMs,
+        entries: leafSkill && entries.length === 1 ? SKILL_ONLY : entries,
+        hasSkill,
+        leafSkill,
+      };
       this.nextListings.set(dir, listing);
       result.reread++;
       return listing;

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { workerWatch } from "../../src/refresh/watcher.ts";
-import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { workerCheck, workerWatch } from "../../src/refresh/watcher.ts";
+import { Walker } from "../../src/sources/walk.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
@@ -65,5 +66,70 @@ describe("a recursive watcher in the watch worker (large folders: its set-up wal
     await Bun.sleep(50);
     expect(errors).toEqual([]);
     watching.close();
+  });
+});
+
+describe("the watched check run by the watch worker (issue 16: the server's thread allocates nothing between scans)", () => {
+  /** A walk of `root`'s tree, as the scanner records it, packed for the worker. */
+  function packedWalk(root: string) {
+    const walk = new Walker().walk(root, { maxDepth: 8, maxDirs: 10_000 });
+    return { records: [walk.record.pack()], sliced: walk.record.skillDirs.length + walk.record.files.length };
+  }
+
+  test("stats the records on its own timer, says once when a file differs, then stops checking", async () => {
+    const watched = tempDir("skillhub-check-watched-");
+    const root = tempDir("skillhub-check-root-");
+    const file = writeSkill(root, "alpha");
+    writeSkill(root, "beta");
+    // A watch on another folder starts the worker; the edits below are seen by the check alone.
+    const watching = workerWatch(watched, () => undefined);
+    await watching.ready;
+    let over = 0;
+    expect(workerCheck({ ...packedWalk(root), everyMs: 30 }, () => over++)).toBe(true);
+    await Bun.sleep(300);
+    expect(over).toBe(0);
+    appendFileSync(file, "\nedited where no watcher looks\n");
+    expect(await until(() => over > 0)).toBe(true);
+    appendFileSync(file, "again\n");
+    await Bun.sleep(300);
+    expect(over).toBe(1);
+    watching.close();
+    expect(over).toBe(1);
+  });
+
+  test("when the worker ends (its last watch closed), the check handed to it is over", async () => {
+    const watching = workerWatch(tempDir("skillhub-check-watched-"), () => undefined);
+    await watching.ready;
+    let over = 0;
+    workerCheck({ ...packedWalk(tempDir("skillhub-check-root-")), everyMs: 60_000 }, () => over++);
+    expect(over).toBe(0);
+    watching.close();
+    expect(over).toBe(1);
+  });
+
+  test("a new check replaces the last one, and null stops it", async () => {
+    const watched = tempDir("skillhub-check-watched-");
+    const root = tempDir("skillhub-check-root-");
+    const file = writeSkill(root, "alpha");
+    const watching = workerWatch(watched, () => undefined);
+    await watching.ready;
+    let changed = 0;
+    const listener = () => changed++;
+    workerCheck({ ...packedWalk(root), everyMs: 30 }, listener);
+    workerCheck(null, listener);
+    appendFileSync(file, "\nedited\n");
+    await Bun.sleep(300);
+    expect(changed).toBe(0);
+    // Checked against the tree as it now is: nothing differs.
+    workerCheck({ ...packedWalk(root), everyMs: 30 }, listener);
+    await Bun.sleep(300);
+    expect(changed).toBe(0);
+    rmSync(join(root, "alpha"), { recursive: true });
+    expect(await until(() => changed > 0)).toBe(true);
+    watching.close();
+  });
+
+  test("without a watch worker, nothing is handed over", () => {
+    expect(workerCheck(null, () => undefined)).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { appendFileSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Walker } from "../../src/sources/walk.ts";
+import { type VerifyPlan, verifyPacked, WalkRecord } from "../../src/sources/walk-record.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -125,5 +126,79 @@ describe("Walker: links", () => {
         .sort(),
     ).toEqual(["escape", "rootlink", "sibling-link"]);
     expect(result.dirCount).toBeLessThan(10);
+  });
+});
+
+describe("WalkRecord.pack and verifyPacked (what the watch worker checks)", () => {
+  const fs = { statSync, realpathSync };
+  const all: VerifyPlan = { skillDirs: "all", files: "all", slices: 1, phase: 0 };
+  const slice = (phase: number): VerifyPlan => ({ skillDirs: "slice", files: "slice", slices: 3, phase });
+  const verdict = (r: WalkRecord, plan: VerifyPlan) => {
+    const steps = r.verify(fs, plan);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  };
+
+  function tree() {
+    const root = tempDir("skillhub-pack-");
+    const elsewhere = tempDir("skillhub-pack-elsewhere-");
+    for (const name of ["alpha", "group/beta", "gamma", "delta", "epsilon"]) writeSkill(root, name);
+    write(join(root, "tree", "node.md"), "# node\n");
+    writeSkill(elsewhere, "linked");
+    symlinkSync(join(elsewhere, "linked"), join(root, "linked"));
+    symlinkSync(join(root, "gone"), join(root, "dangling"));
+    const record = new Walker().walk(root, limits).record;
+    record.structure.add(join(root, "missing-source"), Number.NaN);
+    return { root, record, packed: structuredClone(record.pack()) };
+  }
+
+  test("keeps the walk's root once, and agrees with verify on an unchanged tree, for every plan", () => {
+    const { root, record, packed } = tree();
+    expect(packed.prefix).toBe(root);
+    expect(packed.lists[2].paths).not.toContain(root);
+    expect(record.links.length).toBe(2);
+    for (const plan of [all, slice(0), slice(1), slice(2)]) {
+      expect(verdict(record, plan)).toBe(true);
+      expect(verifyPacked(fs, packed, plan)).toBe(true);
+    }
+  });
+
+  test("an edited file is found by the slice that holds it, and only by that one, as verify finds it", () => {
+    const { root, record, packed } = tree();
+    const file = join(root, "gamma", "SKILL.md");
+    appendFileSync(file, "\nedited\n");
+    const at = record.files.paths.indexOf(file);
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(verifyPacked(fs, packed, all)).toBe(false);
+    for (const phase of [0, 1, 2]) {
+      expect(verifyPacked(fs, packed, slice(phase))).toBe(phase !== at % 3);
+      expect(verdict(record, slice(phase))).toBe(phase !== at % 3);
+    }
+  });
+
+  test("a link retargeted, a missing source folder created, a skill folder removed", () => {
+    const first = tree();
+    rmSync(join(first.root, "linked"));
+    symlinkSync(join(first.root, "alpha"), join(first.root, "linked"));
+    expect(verifyPacked(fs, first.packed, slice(0))).toBe(false);
+    const second = tree();
+    mkdirSync(join(second.root, "missing-source"));
+    expect(verifyPacked(fs, second.packed, slice(1))).toBe(false);
+    const third = tree();
+    rmSync(join(third.root, "delta"), { recursive: true });
+    expect(verifyPacked(fs, third.packed, all)).toBe(false);
+  });
+
+  test("paths outside the root are kept whole; an empty record verifies", () => {
+    const record = new WalkRecord();
+    record.structure.add("/nowhere/a", Number.NaN);
+    record.files.add("/elsewhere/b.md", 1, 2);
+    const packed = record.pack();
+    expect(packed.prefix).toBe("");
+    expect(packed.lists[2].paths).toBe("/elsewhere/b.md");
+    expect(verifyPacked(fs, packed, all)).toBe(false);
+    expect(verifyPacked(fs, new WalkRecord().pack(), all)).toBe(true);
   });
 });

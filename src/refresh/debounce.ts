@@ -1,0 +1,34 @@
+/**
+ * Watcher events turned into one rescan: `fire` runs `debounceMs` after the last event, but never more
+ * than `maxWaitMs` after the first one not yet handled (a file written every 25 ms would push a plain
+ * debounce back forever).
+ */
+export class Debounce {
+  private timer?: ReturnType<typeof setTimeout>;
+  /** When the first event not yet handled arrived (the maximum wait counts from it). */
+  private pendingSince?: number;
+
+  constructor(
+    private readonly fire: () => void,
+    private readonly debounceMs: number,
+    private readonly maxWaitMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  push(): void {
+    this.cancel();
+    const now = this.now();
+    this.pendingSince ??= now;
+    const delay = Math.max(0, Math.min(this.debounceMs, this.pendingSince + this.maxWaitMs - now));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pendingSince = undefined;
+      this.fire();
+    }, delay);
+  }
+
+  cancel(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,62 @@
+import { afterAll, expect, test } from "bun:test";
+import { linkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Scanner } from "../../src/catalog/scanner.ts";
+import { CatalogStore } from "../../src/catalog/store.ts";
+import { Refresher } from "../../src/refresh/refresher.ts";
+import { WATCH_IN_WORKER_DIRS } from "../../src/refresh/watcher.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+test("a large folder watched in the worker: the worker runs the watched check, and finds an edit its watcher missed", async () => {
+  const root = tempDir("skillhub-worker-check-");
+  for (let i = 0; i < WATCH_IN_WORKER_DIRS; i++) writeSkill(root, `skill-${String(i).padStart(4, "0")}`);
+  const store = new CatalogStore();
+  const scanner = new Scanner();
+  let verifies = 0;
+  const verify = scanner.verify.bind(scanner);
+  scanner.verify = (...args) => {
+    verifies++;
+    return verify(...args);
+  };
+  let tick = () => {};
+  const refresher = new Refresher({
+    store,
+    scanner,
+    logger: createMemoryLogger(),
+    sources: () => [{ label: "big", dir: root, location: "explicit" }],
+    limits: { maxDepth: 8, maxDirs: 10_000 },
+    // The worker's check every 20 ticks: 0.2 s.
+    rescanSeconds: 0.01,
+    watch: true,
+    debounceMs: 10,
+    setInterval: (fn) => {
+      tick = fn;
+      return 1;
+    },
+    clearInterval: () => {},
+  });
+  try {
+    await refresher.start();
+    await refresher.watched;
+    const afterStart = verifies;
+    // The server's own ticks check nothing: the worker does.
+    for (let i = 0; i < 3 * 20; i++) tick();
+    await Bun.sleep(50);
+    expect(verifies).toBe(afterStart);
+    // Written through a hard link outside the watched folder, so inotify reports nothing for it.
+    const elsewhere = join(tempDir("skillhub-worker-check-link-"), "SKILL.md");
+    linkSync(join(root, "skill-0007", "SKILL.md"), elsewhere);
+    writeFileSync(elsewhere, "---\nname: skill-0007\ndescription: Edited where no watcher looks.\n---\n\n# Edited\n");
+    let description: string | undefined;
+    for (let i = 0; i < 150 && description !== "Edited where no watcher looks."; i++) {
+      await Bun.sleep(20);
+      description = store.catalog.skills.find((s) => s.name === "skill-0007")?.description;
+    }
+    expect(description).toBe("Edited where no watcher looks.");
+  } finally {
+    refresher.stop();
+  }
+});
