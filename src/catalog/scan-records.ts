@@ -21,6 +21,8 @@ export class ScanRecords {
     readonly walks: readonly WalkRecord[],
     /** False when a stat cannot vouch for the scan (an unreadable file or folder), or the records were handed over. */
     readonly verifiable: boolean,
+    /** Handed to the watch worker's check (handOver), which holds them. */
+    readonly handed = false,
   ) {}
 
   /**
@@ -60,16 +62,15 @@ export class ScanRecords {
 
   /**
    * Hand these records to `check` (the watch worker's check), which packs them if it takes them (`pack`
-   * gives undefined when a stat cannot vouch for them). The records to keep: once it took them, only what the runtime polls (structureFolders),
-   * never verified again (a scan records everything anew).
+   * gives undefined when a stat cannot vouch for them). The records to keep: once it took them, only
+   * what the runtime polls (structureFolders), never verified again (a scan records everything anew).
+   * Records already handed over stay as they are.
    */
   handOver(check: (pack: () => PackedRecord[] | undefined, sliced: number) => boolean): ScanRecords {
+    if (this.handed) return this;
     const pack = () => (this.verifiable ? this.walks.map((walk) => walk.pack()) : undefined);
     if (!check(pack, this.slicedEntries) || !this.verifiable) return this;
-    return new ScanRecords(
-      this.sources,
-      this.walks.map((walk) => walk.structureOnly()),
-      false,
-    );
+    const kept = this.walks.map((walk) => walk.structureOnly());
+    return new ScanRecords(this.sources, kept, false, true);
   }
 }

@@ -10,7 +10,7 @@ import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { Debounce } from "./debounce.ts";
-import { SourceWatchers } from "./source-watchers.ts";
+import { MAX_TIMER_MS, SourceWatchers } from "./source-watchers.ts";
 import { StructurePolls } from "./structure-polls.ts";
 import { FULL_CHECK, timerPlan, WATCHED_CHECK_TICKS } from "./timer-plan.ts";
 import type { WatchFn } from "./watcher.ts";
@@ -27,6 +27,8 @@ export interface RefresherOptions {
   logger: Logger;
   /** The current source list (it changes when the project root does). */
   sources: () => readonly Source[];
+  /** Files and folders whose change may change `sources` (Claude Code's plugin registry): polled like source folders. */
+  sourceInputs?: () => readonly string[];
   limits: WalkLimits;
   /** Seconds between rescans; 0 = no timer. */
   rescanSeconds: number;
@@ -49,9 +51,8 @@ export function walkLimitsOf(config: Config): WalkLimits {
 }
 
 /**
- * Keeps the catalog fresh: an initial scan, a stat-based rescan timer, and
- * recursive watchers with a debounce. Scans never overlap: a request during
- * a scan runs once more after it, however many requests came in.
+ * Keeps the catalog fresh: an initial scan, a stat-based rescan timer, and recursive watchers with a
+ * debounce. Scans never overlap: a request during a scan runs once more after it, however many came in.
  */
 export class Refresher {
   /** Resolves when the first catalog is installed. */
@@ -84,7 +85,7 @@ export class Refresher {
   /** A refresher with the configuration's timer, watcher and walk limits (sources.*). */
   static fromConfig(
     config: Config,
-    deps: Pick<RefresherOptions, "store" | "scanner" | "logger" | "sources" | "watchFn" | "now">,
+    deps: Pick<RefresherOptions, "store" | "scanner" | "logger" | "sources" | "sourceInputs" | "watchFn" | "now">,
   ): Refresher {
     return new Refresher({
       ...deps,
@@ -114,7 +115,7 @@ export class Refresher {
       watchFn: options.watchFn,
     });
     if (options.rescanSeconds > 0 && options.watch)
-      this.polls = new StructurePolls(options.rescanSeconds * 1000, () => this.changed());
+      this.polls = new StructurePolls(options.rescanSeconds * 1000, () => this.changed(), options.sourceInputs);
   }
 
   /**
@@ -142,7 +143,7 @@ export class Refresher {
     const seconds = this.options.rescanSeconds;
     if (seconds > 0) {
       const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
-      this.timer = set(() => this.tick(), seconds * 1000);
+      this.timer = set(() => this.tick(), Math.min(seconds * 1000, MAX_TIMER_MS));
     }
     return first;
   }
@@ -254,8 +255,8 @@ export class Refresher {
 
   /** With the watchers working and one in the watch worker, that worker checks (SourceWatchers.handCheck). */
   private handCheck(): void {
-    const healthy = this.watcherHealthy();
-    this.options.scanner.handRecords((pack, sliced) => this.watchers.handCheck(healthy ? pack : undefined, sliced));
+    if (!this.watcherHealthy()) this.watchers.handCheck(undefined, 0);
+    else this.options.scanner.handRecords((pack, sliced) => this.watchers.handCheck(pack, sliced));
   }
 
   /** Every existing source folder has a working watcher (see timerPlan). */

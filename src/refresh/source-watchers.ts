@@ -8,9 +8,13 @@ import {
   WATCH_IN_WORKER_DIRS,
   type WatchFn,
   type Watching,
+  watchWorkerRunning,
   workerCheck,
   workerWatch,
 } from "./watcher.ts";
+
+/** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); a longer one fires at once, over and over. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Whether a recursive fs.watch walks the tree as it is set up: on Linux, Bun adds an inotify watch per
@@ -97,10 +101,11 @@ export class SourceWatchers {
    * (undefined). Only when one of these folders is watched there: whether it runs it now.
    */
   handCheck(pack: (() => PackedRecord[] | undefined) | undefined, sliced: number): boolean {
-    const everyMs = this.options.rescanSeconds * 1000 * WATCHED_CHECK_TICKS;
-    if (this.inWorker.size === 0 || this.closed) return (this.workerChecks = false);
-    const records = everyMs > 0 ? pack?.() : undefined;
+    const everyMs = Math.min(this.options.rescanSeconds * 1000 * WATCHED_CHECK_TICKS, MAX_TIMER_MS);
+    const usable = this.inWorker.size > 0 && !this.closed && everyMs > 0 && watchWorkerRunning();
+    const records = usable ? pack?.() : undefined;
     const check = records ? { records, sliced, everyMs } : null;
+    // null also stops a check the worker may still run.
     this.workerChecks = workerCheck(check, this.checkOver) && check !== null;
     return this.workerChecks;
   }

@@ -1,4 +1,5 @@
 import { type Stats, unwatchFile, watchFile } from "node:fs";
+import { MAX_TIMER_MS } from "./source-watchers.ts";
 
 /**
  * The folders outside skills (source folders, collections: where new skills appear), polled by the
@@ -12,11 +13,14 @@ export class StructurePolls {
   constructor(
     private readonly intervalMs: number,
     private readonly changed: () => void,
+    /** Polled too: what the source list is read from (RefresherOptions.sourceInputs). */
+    private readonly inputs?: () => readonly string[],
   ) {}
 
-  /** Poll exactly `folders` (the last scan's), a stat each per interval. */
+  /** Poll exactly `folders` (the last scan's) and the inputs, a stat each per interval. */
   sync(folders: Iterable<string>): void {
     const wanted = new Set(folders);
+    for (const input of this.inputs?.() ?? []) wanted.add(input);
     for (const folder of this.polled) {
       if (wanted.has(folder)) continue;
       unwatchFile(folder, this.listener);
@@ -24,13 +28,14 @@ export class StructurePolls {
     }
     for (const folder of wanted) {
       if (this.polled.has(folder)) continue;
-      watchFile(folder, { interval: this.intervalMs, persistent: false }, this.listener);
+      watchFile(folder, { interval: Math.min(this.intervalMs, MAX_TIMER_MS), persistent: false }, this.listener);
       this.polled.add(folder);
     }
   }
 
   close(): void {
-    this.sync([]);
+    for (const folder of this.polled) unwatchFile(folder, this.listener);
+    this.polled.clear();
   }
 
   /**

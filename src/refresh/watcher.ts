@@ -86,6 +86,11 @@ export function workerCheck(check: WorkerCheck | null, over: () => void): boolea
   return true;
 }
 
+/** Whether the watch worker runs, so that a check can be handed to it (workerCheck). */
+export function watchWorkerRunning(): boolean {
+  return pool !== undefined;
+}
+
 /** The pool is gone: whoever handed it the check checks again. */
 function endPool(ended: WatchPool): void {
   if (pool === ended) pool = undefined;
@@ -125,6 +130,8 @@ export const workerWatch: WatchFn = (dir, onChange, onError) => {
       if (!current.watches.delete(id)) return;
       current.worker.postMessage({ close: id } satisfies WatchRequest);
       if (current.watches.size === 0) {
+        // Closed on purpose (a scan dropped the folder, or the server stops): that scan's records are the server's.
+        current.checkOver = undefined;
         current.worker.terminate();
         endPool(current);
       }

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { type Analytics, createAnalytics } from "../analytics/setup.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
@@ -15,7 +14,7 @@ import { Refresher, walkLimitsOf } from "../refresh/refresher.ts";
 import { createSearch } from "../search/create-search.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
-import { findPluginSources } from "../sources/plugin-sources.ts";
+import { claudePlugins, findPluginSources, pluginSourceInputs } from "../sources/plugin-sources.ts";
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
 import { hasSkillFolder } from "../sources/skill-folder.ts";
 import { buildSourceList, type Source } from "../sources/source-list.ts";
@@ -97,6 +96,7 @@ export class Hub implements ToolDeps {
       scanner: this.scanner,
       logger: this.logger,
       sources: () => this.sources(),
+      sourceInputs: () => pluginSourceInputs(this.plugins()),
       watchFn: options.watchFn,
       now: options.now,
     });
@@ -142,14 +142,14 @@ export class Hub implements ToolDeps {
         this.tools().map((t) => t.name),
       ),
       repos: this.git?.sources(),
-      plugins: this.config.plugins.enabled
-        ? findPluginSources({
-            pluginsDir: this.config.plugins.dir ?? join(this.options.homeDir, ".claude", "plugins"),
-            settingsFile: join(this.options.homeDir, ".claude", "settings.json"),
-            projectDir: this.root.dir,
-          })
-        : [],
+      plugins: findPluginSources(this.plugins()),
     });
+  }
+
+  /** Claude Code's plugins for the current project root, when they are served. */
+  private plugins(): ReturnType<typeof claudePlugins> | undefined {
+    const { enabled, dir } = this.config.plugins;
+    return enabled ? claudePlugins(dir, this.options.homeDir, this.root.dir) : undefined;
   }
 
   /** The skillhub.lock that records the git sources, for the current project root (lock/location.ts). */

@@ -26,8 +26,21 @@ export interface PluginSourceInput {
 
 const PLUGIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-/** The plugin skill folders that exist, in a stable order (plugin name, then marketplace). Never throws. */
-export function findPluginSources(input: PluginSourceInput): Source[] {
+/** Claude Code's plugins (`dir`, else ~/.claude/plugins) and settings, looked up for `projectDir`. */
+export function claudePlugins(dir: string | undefined, homeDir: string, projectDir: string | null): PluginSourceInput {
+  return {
+    pluginsDir: dir ?? join(homeDir, ".claude", "plugins"),
+    settingsFile: join(homeDir, ".claude", "settings.json"),
+    projectDir,
+  };
+}
+
+/**
+ * The plugin skill folders that exist, in a stable order (plugin name, then marketplace); none without
+ * `input` (plugins not served). Never throws.
+ */
+export function findPluginSources(input: PluginSourceInput | undefined): Source[] {
+  if (!input) return [];
   const installs = readInstalled(input) ?? readCache(input.pluginsDir);
   const disabled = disabledPlugins(input.settingsFile);
   const seen = new Set<string>();
@@ -47,6 +60,19 @@ export function findPluginSources(input: PluginSourceInput): Source[] {
     });
   }
   return out;
+}
+
+/**
+ * What findPluginSources reads, for polling (a plugin installed, removed, enabled or disabled changes the
+ * sources without touching a source folder): the registry, the settings, and the cache's folders.
+ */
+export function pluginSourceInputs(input: PluginSourceInput | undefined): string[] {
+  if (!input) return [];
+  const cache = join(input.pluginsDir, "cache");
+  const marketplaces = dirs(cache).map((m) => join(cache, m));
+  const plugins = marketplaces.flatMap((m) => dirs(m).map((p) => join(m, p)));
+  const files = [join(input.pluginsDir, "installed_plugins.json"), ...(input.settingsFile ? [input.settingsFile] : [])];
+  return [...files, cache, ...marketplaces, ...plugins];
 }
 
 interface Install {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { readSkillBody } from "../catalog/skill-text.ts";
-import { excerptAround, matchedExcerpt } from "../search/excerpt.ts";
+import { EXCERPT_SCAN_CHARS, excerptAround, matchedExcerpt } from "../search/excerpt.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { structuredResult } from "./results.ts";
@@ -84,10 +84,11 @@ export const searchSkillsTool = defineTool({
 });
 
 /**
- * Bytes of a SKILL.md read for an excerpt: matchedExcerpt looks at the body's first 20,000 characters
- * (at most 4 bytes each in UTF-8) after a frontmatter of a few KiB; a 1 MiB skill is not read whole per hit.
+ * Bytes of a SKILL.md read for an excerpt: matchedExcerpt looks at the body's first EXCERPT_SCAN_CHARS
+ * characters (at most 4 bytes each in UTF-8) after a frontmatter of a few KiB; a 1 MiB skill is not read
+ * whole per hit.
  */
-const EXCERPT_READ_BYTES = 128 * 1024;
+const EXCERPT_READ_BYTES = 16 * 1024 + 4 * EXCERPT_SCAN_CHARS;
 
 /**
  * Around the best match in the body (the description is already in the result), else the description.

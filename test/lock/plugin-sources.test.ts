@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { findPluginSources } from "../../src/sources/plugin-sources.ts";
+import { claudePlugins, findPluginSources, pluginSourceInputs } from "../../src/sources/plugin-sources.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, textOf } from "../helpers/hub.ts";
 
@@ -24,6 +24,48 @@ function claudeHome() {
 }
 
 describe("Claude Code plugin skills as a source", () => {
+  test("a plugin installed while the server runs is served within a rescan interval: the registry is polled (no scan needed)", async () => {
+    const { home, plugins, install } = claudeHome();
+    const first = install("acme", "docs-kit", "1.0.0", ["pdf"]);
+    const registry = (entries: Record<string, string>) =>
+      write(
+        join(plugins, "installed_plugins.json"),
+        JSON.stringify({
+          version: 2,
+          plugins: Object.fromEntries(
+            Object.entries(entries).map(([k, dir]) => [k, [{ scope: "user", installPath: dir }]]),
+          ),
+        }),
+      );
+    registry({ "docs-kit@acme": first });
+    // A working watcher on every source folder and a 1 s timer: the timer's own check is a watched one.
+    const s = await connect({ home, env: { SKILLHUB_RESCAN_SECONDS: "1", SKILLHUB_WATCH: "1" } });
+    closers.push(s.close);
+    await s.hub.refresher.watched;
+    expect(s.hub.catalog.get("pdf")?.id).toBe("docs-kit:pdf");
+    await Bun.sleep(1100);
+    const second = install("zeta", "tools", "2.0.0", ["hammer"]);
+    registry({ "docs-kit@acme": first, "tools@zeta": second });
+    for (let i = 0; i < 100 && !s.hub.catalog.get("hammer"); i++) await Bun.sleep(50);
+    expect(s.hub.catalog.get("hammer")?.id).toBe("tools:hammer");
+  });
+
+  test("what the plugin lookup reads, for polling: the registry, the settings and the cache's folders", () => {
+    const { home, plugins, install } = claudeHome();
+    install("acme", "docs-kit", "1.0.0", ["pdf"]);
+    const input = claudePlugins(undefined, home, null);
+    expect(input.pluginsDir).toBe(plugins);
+    expect(pluginSourceInputs(input)).toEqual([
+      join(plugins, "installed_plugins.json"),
+      join(home, ".claude", "settings.json"),
+      join(plugins, "cache"),
+      join(plugins, "cache", "acme"),
+      join(plugins, "cache", "acme", "docs-kit"),
+    ]);
+    expect(pluginSourceInputs(undefined)).toEqual([]);
+    expect(findPluginSources(undefined)).toEqual([]);
+  });
+
   test("installed plugins' skills are served, labelled plugin:<plugin>, qualified <plugin>:<skill>, below every folder", async () => {
     const { home, plugins, install } = claudeHome();
     const docs = install("acme", "docs-kit", "1.2.0", ["pdf", "writer"]);

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CHECK_STATS } from "../../src/refresh/timer-plan.ts";
 import { workerCheck, workerWatch } from "../../src/refresh/watcher.ts";
 import { Walker } from "../../src/sources/walk.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
@@ -97,14 +98,14 @@ describe("the watched check run by the watch worker (issue 16: the server's thre
     expect(over).toBe(1);
   });
 
-  test("when the worker ends (its last watch closed), the check handed to it is over", async () => {
+  test("closing its last watch ends the worker without a word: the scan that closed it keeps its records", async () => {
     const watching = workerWatch(tempDir("skillhub-check-watched-"), () => undefined);
     await watching.ready;
     let over = 0;
-    workerCheck({ ...packedWalk(tempDir("skillhub-check-root-")), everyMs: 60_000 }, () => over++);
-    expect(over).toBe(0);
+    expect(workerCheck({ ...packedWalk(tempDir("skillhub-check-root-")), everyMs: 60_000 }, () => over++)).toBe(true);
     watching.close();
-    expect(over).toBe(1);
+    expect(over).toBe(0);
+    expect(workerCheck(null, () => over++)).toBe(false);
   });
 
   test("a new check replaces the last one, and null stops it", async () => {
@@ -126,6 +127,25 @@ describe("the watched check run by the watch worker (issue 16: the server's thre
     expect(changed).toBe(0);
     rmSync(join(root, "alpha"), { recursive: true });
     expect(await until(() => changed > 0)).toBe(true);
+    watching.close();
+  });
+
+  test("each check stats the next slice: an edit in the last of three slices is found by the third check", async () => {
+    const watched = tempDir("skillhub-check-watched-");
+    const root = tempDir("skillhub-check-root-");
+    for (const name of ["a", "b", "c", "d", "e", "f"]) writeSkill(root, name);
+    const walk = new Walker().walk(root, { maxDepth: 8, maxDirs: 10_000 });
+    const files = walk.record.files.paths;
+    const last = files.findIndex((_, i) => i % 3 === 2);
+    const watching = workerWatch(watched, () => undefined);
+    await watching.ready;
+    let over = 0;
+    const started = Date.now();
+    // Three slices, as a catalog of more than twice CHECK_STATS skill folders and files has.
+    workerCheck({ records: [walk.record.pack()], sliced: 2 * CHECK_STATS + 1, everyMs: 100 }, () => over++);
+    appendFileSync(files[last] as string, "\nedited\n");
+    expect(await until(() => over > 0)).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     watching.close();
   });
 

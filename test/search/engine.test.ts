@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { Catalog } from "../../src/catalog/catalog.ts";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { rank, scoreFullText } from "../../src/search/engine.ts";
-import { collapseSpaces, excerptAround, excerptAtToken } from "../../src/search/excerpt.ts";
+import {
+  collapseSpaces,
+  EXCERPT_SCAN_CHARS,
+  excerptAround,
+  excerptAtToken,
+  matchedExcerpt,
+} from "../../src/search/excerpt.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import { acronyms } from "../../src/search/text.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
@@ -158,6 +164,18 @@ describe("excerpts and acronyms", () => {
     expect(excerpt).toContain("invoice number");
     expect(excerpt.startsWith("…")).toBe(true);
     expect(excerptAtToken(`${"x ".repeat(200)}bd ready${" y".repeat(200)}`, ["bd"])).toContain("bd ready");
+  });
+
+  test("a match counts at a word's start only, whatever its script; past EXCERPT_SCAN_CHARS nothing is looked at", () => {
+    expect(matchedExcerpt("metadata and more", ["data"])).toBeUndefined();
+    expect(matchedExcerpt("the data, and more", ["data"])).toBe("the data, and more");
+    expect(matchedExcerpt("3data and éoutil", ["data"])).toBeUndefined();
+    expect(matchedExcerpt("éoutil", ["outil"])).toBeUndefined();
+    expect(matchedExcerpt("-outil", ["outil"])).toBe("-outil");
+    const filler = "filler words ".repeat(Math.ceil(EXCERPT_SCAN_CHARS / 13));
+    expect(matchedExcerpt(`${filler}the invoice`, ["invoic"])).toBeUndefined();
+    const early = matchedExcerpt(`${filler.slice(0, EXCERPT_SCAN_CHARS - 200)} the invoice ${filler}`, ["invoic"]);
+    expect(early).toContain("the invoice");
   });
 
   test("whitespace is collapsed as /\\s+/ → one space would, whatever its kind", () => {
