@@ -96,9 +96,10 @@ export class SourceWatchers {
   }
 
   /**
-   * Hand the watched check of the records `pack` packs (the last scan's, `sliced` skill folders and files;
-   * undefined: none) to the watch worker, which runs it every WATCHED_CHECK_TICKS rescan intervals on its own timer, or stop it there
-   * (undefined). Only when one of these folders is watched there: whether it runs it now.
+   * Hand the watched check of the records `pack` packs (the last scan's: `sliced` skill folders and
+   * files) to the watch worker, which runs it every WATCHED_CHECK_TICKS rescan intervals on its own
+   * timer; or stop it there (`pack` undefined). Only when one of these folders is watched there. Whether
+   * the worker now runs it.
    */
   handCheck(pack: (() => PackedRecord[] | undefined) | undefined, sliced: number): boolean {
     const everyMs = Math.min(this.options.rescanSeconds * 1000 * WATCHED_CHECK_TICKS, MAX_TIMER_MS);
@@ -116,7 +117,10 @@ export class SourceWatchers {
   }
 
   private workerChecks = false;
-  /** The check found a difference, or the worker ended: a scan (which records everything again: the server handed its records over). */
+  /**
+   * The check found a difference, or the worker ended: a scan, which records everything again (the
+   * server handed its records over).
+   */
   private readonly checkOver = () => {
     this.workerChecks = false;
     this.options.changed();
