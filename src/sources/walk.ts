@@ -1,6 +1,7 @@
 import * as nodeFs from "node:fs";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode } from "../util/errors.ts";
+import { FolderListings, SKILL_FILE } from "./walk-listings.ts";
 import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
 import { realOrEmpty, type VerifyPlan, WalkRecord } from "./walk-record.ts";
@@ -8,7 +9,7 @@ import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
 export const SKIPPED_DIRS = new Set([".git", "node_modules", "__pycache__", ".venv"]);
-export const SKILL_FILE = "SKILL.md";
+export { SKILL_FILE } from "./walk-listings.ts";
 
 export type { FileEntry, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 /**
@@ -17,32 +18,19 @@ export type { FileEntry, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from ".
  */
 export const SCAN_LIMIT_CODES: ReadonlySet<string> = new Set(["dir-limit", "depth-limit"]);
 
-/** "special": a FIFO, socket or device, never read (opening one can block the scan on another process). */
-type EntryKind = "dir" | "file" | "link" | "special";
 /** [path, real path, depth, inside a skill folder, real folder that links must stay in]. */
 type Frame = [string, string, number, boolean, string];
-interface DirListing {
-  mtimeMs: number;
-  entries: readonly { name: string; kind: EntryKind }[];
-  /** Holds a SKILL.md file. */
-  hasSkill: boolean;
-  /** Holds SKILL.md and no folders or links: see WalkLimits.quick. */
-  leafSkill: boolean;
-}
-
-/** The listing of most skill folders, kept once for all of them (10,000 arrays and names otherwise). */
-const SKILL_ONLY = Object.freeze([Object.freeze({ name: SKILL_FILE, kind: "file" as EntryKind })]);
-
 /**
  * Walks source folders. Keeps each folder's listing keyed by its mtime, so a
  * rescan of an unchanged tree costs one stat per folder and per skill file
  * instead of a readdir: an added or removed entry changes its folder's mtime.
  */
 export class Walker {
-  private listings = new Map<string, DirListing>();
-  private nextListings = new Map<string, DirListing>();
+  private readonly listings: FolderListings;
 
-  constructor(private readonly fs: WalkFs = nodeFs as unknown as WalkFs) {}
+  constructor(private readonly fs: WalkFs = nodeFs as unknown as WalkFs) {
+    this.listings = new FolderListings(fs);
+  }
 
   /** Walk to completion, synchronously. */
   walk(root: string, limits: WalkLimits): WalkResult {
@@ -114,7 +102,7 @@ export class Walker {
       }
       result.dirCount++;
       if (result.dirCount % chunk === 0) yield;
-      const listing = this.list(dir, result, limits.quick === true);
+      const listing = this.listings.list(dir, result, limits.quick === true);
       if (!listing) continue;
       const hasSkill = listing.hasSkill;
       (insideSkill || hasSkill ? record.skillDirs : record.structure).add(dir, listing.mtimeMs);
@@ -222,50 +210,7 @@ export class Walker {
 
   /** Forget listings of folders not seen in the walks since the last call (call once per full rescan). */
   endRescan(): void {
-    this.listings = this.nextListings;
-    this.nextListings = new Map();
-  }
-
-  private list(dir: string, result: WalkResult, quick: boolean): DirListing | undefined {
-    const known = this.listings.get(dir) ?? this.nextListings.get(dir);
-    if (quick && known?.leafSkill) {
-      this.nextListings.set(dir, known);
-      return known;
-    }
-    let mtimeMs: number;
-    try {
-      mtimeMs = this.fs.statSync(dir).mtimeMs;
-    } catch (error) {
-      noteUnreadable(result, dir, error);
-      return undefined;
-    }
-    if (known && known.mtimeMs === mtimeMs) {
-      this.nextListings.set(dir, known);
-      return known;
-    }
-    try {
-      const entries = this.fs
-        .readdirSync(dir, { withFileTypes: true })
-        .map((e) => ({
-          name: e.name,
-          kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : e.isFile() ? "file" : "special") as EntryKind,
-        }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const hasSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
-      const leafSkill = hasSkill && !entries.some((e) => e.kind !== "file");
-      const listing = {
-        mtimeMs,
-        entries: leafSkill && entries.length === 1 ? SKILL_ONLY : entries,
-        hasSkill,
-        leafSkill,
-      };
-      this.nextListings.set(dir, listing);
-      result.reread++;
-      return listing;
-    } catch (error) {
-      noteUnreadable(result, dir, error);
-      return undefined;
-    }
+    this.listings.endRescan();
   }
 
   /** Whether a file link's target stays inside `base` (confined sources); a diagnostic otherwise. */
