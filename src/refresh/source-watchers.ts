@@ -2,7 +2,7 @@ import type { SourceStatus } from "../catalog/catalog.ts";
 import type { PackedRecord } from "../sources/walk-record.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
-import { WATCHED_CHECK_TICKS } from "./timer-plan.ts";
+import { WORKER_CHECK_TICKS } from "./timer-plan.ts";
 import {
   defaultWatch,
   WATCH_IN_WORKER_DIRS,
@@ -97,12 +97,12 @@ export class SourceWatchers {
 
   /**
    * Hand the watched check of the records `pack` packs (the last scan's: `sliced` skill folders and
-   * files) to the watch worker, which runs it every WATCHED_CHECK_TICKS rescan intervals on its own
+   * files) to the watch worker, which runs it every WORKER_CHECK_TICKS rescan intervals on its own
    * timer; or stop it there (`pack` undefined). Only when one of these folders is watched there. Whether
    * the worker now runs it.
    */
   handCheck(pack: (() => PackedRecord[] | undefined) | undefined, sliced: number): boolean {
-    const everyMs = Math.min(this.options.rescanSeconds * 1000 * WATCHED_CHECK_TICKS, MAX_TIMER_MS);
+    const everyMs = Math.min(this.options.rescanSeconds * 1000 * WORKER_CHECK_TICKS, MAX_TIMER_MS);
     const usable = this.inWorker.size > 0 && !this.closed && everyMs > 0 && watchWorkerRunning();
     const records = usable ? pack?.() : undefined;
     const check = records ? { records, sliced, everyMs } : null;

@@ -24,15 +24,25 @@ export const WATCHED_CHECK_TICKS = 20;
 export const CHECK_STATS = 6000;
 
 /**
+ * The watch worker's check (a large folder watched from the worker, Linux: source-watchers.ts handCheck)
+ * runs half as often as the server's and stats twice as many entries, so the sweep takes as long (40
+ * minutes at 10,000 skills). Issue 16: each check cost the worker 22–25 ms of cold code and stats, then
+ * 10–12 ms of Bun's collection timer over the next 30 s, whatever its size; over a 10-minute window the
+ * check was most of what idle CPU spent above the floor's.
+ */
+export const WORKER_CHECK_TICKS = 2 * WATCHED_CHECK_TICKS;
+export const WORKER_CHECK_STATS = 2 * CHECK_STATS;
+
+/**
  * What one stat check (Walker.verify) stats, given how many skill folders and files the last scan
- * recorded (`sliced`); `check` counts the checks. Folders outside skills, where new skills appear,
+ * recorded (`sliced`) and how many a watched check may stat (`perCheck`); `check` counts the checks. Folders outside skills, where new skills appear,
  * every check. Without a working watcher: skill folders one slice of SWEEP_TICKS a check (a folder
  * created inside a skill), files all of them, so that an edit is seen within one interval as the design
  * promises. With one (checks WATCHED_CHECK_TICKS apart): skill folders and files in slices of at most
  * CHECK_STATS, which still finds an edit the watcher missed (a network file system, a watch limit).
  */
-export function timerPlan(check: number, watcherHealthy: boolean, sliced: number): VerifyPlan {
-  const slices = watcherHealthy ? Math.max(1, Math.ceil(sliced / CHECK_STATS)) : SWEEP_TICKS;
+export function timerPlan(check: number, watcherHealthy: boolean, sliced: number, perCheck = CHECK_STATS): VerifyPlan {
+  const slices = watcherHealthy ? Math.max(1, Math.ceil(sliced / perCheck)) : SWEEP_TICKS;
   return {
     skillDirs: "slice",
     files: watcherHealthy ? "slice" : "all",

@@ -9,7 +9,7 @@ import { type FSWatcher, realpathSync, statSync, watch } from "node:fs";
 import { verifyPacked } from "../sources/walk-record.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { lowerThreadPriority } from "../util/thread-priority.ts";
-import { timerPlan } from "./timer-plan.ts";
+import { timerPlan, WORKER_CHECK_STATS } from "./timer-plan.ts";
 import type { WatchReply, WatchRequest, WorkerCheck } from "./watcher.ts";
 
 declare const self: Worker;
@@ -49,7 +49,7 @@ const fs = { statSync, realpathSync };
 
 /** Stat this check's slice of every record; at the first difference, say so and stop checking. */
 function runCheck(request: WorkerCheck): void {
-  const plan = timerPlan(checks++, true, request.sliced);
+  const plan = timerPlan(checks++, true, request.sliced, WORKER_CHECK_STATS);
   for (const packed of request.records) {
     if (verifyPacked(fs, packed, plan)) continue;
     setCheck(null);

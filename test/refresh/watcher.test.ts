@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CHECK_STATS } from "../../src/refresh/timer-plan.ts";
+import { WORKER_CHECK_STATS } from "../../src/refresh/timer-plan.ts";
 import { workerCheck, workerWatch } from "../../src/refresh/watcher.ts";
 import { Walker } from "../../src/sources/walk.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
@@ -141,8 +141,8 @@ describe("the watched check run by the watch worker (issue 16: the server's thre
     await watching.ready;
     let over = 0;
     const started = Date.now();
-    // Three slices, as a catalog of more than twice CHECK_STATS skill folders and files has.
-    workerCheck({ records: [walk.record.pack()], sliced: 2 * CHECK_STATS + 1, everyMs: 100 }, () => over++);
+    // Three slices, as a catalog of more than twice WORKER_CHECK_STATS skill folders and files has.
+    workerCheck({ records: [walk.record.pack()], sliced: 2 * WORKER_CHECK_STATS + 1, everyMs: 100 }, () => over++);
     appendFileSync(files[last] as string, "\nedited\n");
     expect(await until(() => over > 0)).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);

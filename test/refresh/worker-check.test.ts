@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
 import { Refresher } from "../../src/refresh/refresher.ts";
+import { WORKER_CHECK_TICKS } from "../../src/refresh/timer-plan.ts";
 import { WATCH_IN_WORKER_DIRS } from "../../src/refresh/watcher.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
@@ -31,7 +32,7 @@ test.skipIf(process.platform !== "linux")(
       logger: createMemoryLogger(),
       sources: () => [{ label: "big", dir: root, location: "explicit" }],
       limits: { maxDepth: 8, maxDirs: 10_000 },
-      // The worker's check every 20 ticks: 0.2 s.
+      // The worker's check every WORKER_CHECK_TICKS (40) ticks: 0.4 s.
       rescanSeconds: 0.01,
       watch: true,
       debounceMs: 10,
@@ -46,7 +47,7 @@ test.skipIf(process.platform !== "linux")(
       await refresher.watched;
       const afterStart = verifies;
       // The server's own ticks check nothing: the worker does.
-      for (let i = 0; i < 3 * 20; i++) tick();
+      for (let i = 0; i < 3 * WORKER_CHECK_TICKS; i++) tick();
       await Bun.sleep(50);
       expect(verifies).toBe(afterStart);
       // Written through a hard link outside the watched folder, so inotify reports nothing for it.
@@ -65,7 +66,7 @@ test.skipIf(process.platform !== "linux")(
       expect(await editUnseen("skill-0007", "Edited where no watcher looks.")).toBe("Edited where no watcher looks.");
       // The scan that followed handed the check over again: the server's ticks still check nothing.
       const afterScan = verifies;
-      for (let i = 0; i < 3 * 20; i++) tick();
+      for (let i = 0; i < 3 * WORKER_CHECK_TICKS; i++) tick();
       await Bun.sleep(50);
       expect(verifies).toBe(afterScan);
       expect(await editUnseen("skill-0500", "Edited again.")).toBe("Edited again.");
