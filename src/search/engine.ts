@@ -1,6 +1,7 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Skill } from "../skills/skill.ts";
 import { FullTextIndex } from "./fulltext.ts";
+import { servedSlots } from "./served-slots.ts";
 import { acronyms, normaliseQuery } from "./text.ts";
 
 export interface RankedHit {
@@ -62,7 +63,8 @@ export function scoreFullText(
   if (terms.length === 0) return [];
   const units = coverageUnits(terms, expansions);
   const accept = options.accept ?? (() => true);
-  const scored = new Map<string, RankedHit>();
+  // By skill (one object per served skill in a snapshot): no id string to hash per hit.
+  const scored = new Map<Skill, RankedHit>();
   // Document frequency of each query term: the skills that matched it (an OR search returns every match).
   const { hits: raw, matched: df } = index.searchWithCounts(text);
   const idf = (t: string) => Math.log(1 + index.size / (1 + (df.get(t) ?? 0)));
@@ -82,11 +84,12 @@ export function scoreFullText(
   const read = options.depth ?? (options.limit ? options.limit * 4 : KEEP_HITS);
   const keep = signals.length > 0 ? Math.max(read, KEEP_HITS) : read;
   const coverages = new Map<readonly string[], number>();
+  const served = servedSlots(catalog, index, index.slotCount);
   for (const hit of raw) {
     if (top > 0 && best.size >= keep && hit.raw / top <= best.min) break;
-    const skill = catalog.getById(hit.id);
     // A persisted index may know skills the catalog no longer has, or shadowed ones; the catalog decides.
-    if (!skill || catalog.get(skill.name) !== skill || !accept(skill)) continue;
+    const skill = served.get(hit.slot, hit.id);
+    if (!skill || !accept(skill)) continue;
     if (top === 0) top = hit.raw;
     // Coverage weighs rare terms more: matching "ynab" says more than matching "account". Hits that
     // matched the same terms share one queryTerms array (scoring.ts), so it is computed once per set.
@@ -101,7 +104,7 @@ export function scoreFullText(
     }
     // 0..1: only the top raw score matching every query term reaches 1.
     const score = (hit.raw / top) * coverage;
-    scored.set(skill.id, { skill, score, terms: hit.queryTerms });
+    scored.set(skill, { skill, score, terms: hit.queryTerms });
     best.push(score);
     if (best.size > keep) best.pop();
   }
@@ -112,10 +115,10 @@ export function scoreFullText(
         // The signal first: it is 0 at once for the many skills without keywords; filters cost more.
         const value = scorer(skill);
         if (value <= 0 || !accept(skill)) continue;
-        const current = scored.get(skill.id);
+        const current = scored.get(skill);
         // Fusion: a strong keyword route lifts a weak full-text score, never the reverse.
         const fused = current ? Math.max(current.score, 0.5 * current.score + 0.5 * value) : 0.5 * value;
-        scored.set(skill.id, { skill, score: fused, terms: current?.terms ?? terms });
+        scored.set(skill, { skill, score: fused, terms: current?.terms ?? terms });
       }
     }
   }

@@ -34,21 +34,10 @@ export const EXCERPT_SCAN_CHARS = 8_000;
 /** Like excerptAround, but undefined when no word of `text` matches. Looks at the first EXCERPT_SCAN_CHARS only. */
 export function matchedExcerpt(text: string, terms: readonly string[], size = EXCERPT_CHARS): string | undefined {
   const flat = collapseSpaces(text.slice(0, EXCERPT_SCAN_CHARS)).trim();
-  const hits = matches(flat, terms);
+  const hits = matches(flat, [...new Set(terms)]);
   if (hits.length === 0) return undefined;
   if (flat.length <= size) return flat;
-  let at = hits[0]?.index ?? 0;
-  let best = 0;
-  for (let i = 0; i < hits.length; i++) {
-    const seen = new Set<string>();
-    for (let j = i; j < hits.length && (hits[j]?.index ?? 0) - (hits[i]?.index ?? 0) < size * 0.8; j++)
-      seen.add(hits[j]?.term ?? "");
-    if (seen.size > best) {
-      best = seen.size;
-      at = hits[i]?.index ?? 0;
-    }
-  }
-  let start = Math.max(0, at - Math.floor(size / 5));
+  let start = Math.max(0, bestWindow(hits, size * 0.8) - Math.floor(size / 5));
   let end = Math.min(flat.length, start + size);
   start = Math.max(0, end - size);
   // Cut at word boundaries, and say where text was cut.
@@ -57,30 +46,85 @@ export function matchedExcerpt(text: string, terms: readonly string[], size = EX
   return `${start > 0 ? "…" : ""}${flat.slice(start, end)}${end < flat.length ? "…" : ""}`;
 }
 
-/** Words of `text` whose processed form matches a query term (prefix either way), in order. */
-function matches(
-  text: string,
-  terms: readonly string[],
-  max = Number.POSITIVE_INFINITY,
-): { index: number; term: string }[] {
-  if (terms.length === 0) return [];
-  const fast = wordStarts(text, terms, max);
-  return fast.length > 0 ? fast : processedMatches(text, terms, max);
+/**
+ * Matches in order of position (ties in the order of `terms`), each packed in one number as
+ * `index * terms.length + term`, sorted as numbers (issue 16: with an object per match and a Set per
+ * window, an excerpt of a long body took 65 µs, 45 µs without). `terms` are distinct.
+ */
+class Matches {
+  constructor(
+    private readonly packed: Float64Array,
+    /** How many distinct terms were looked for. */
+    readonly terms: number,
+  ) {}
+
+  get length(): number {
+    return this.packed.length;
+  }
+
+  index(i: number): number {
+    return Math.floor((this.packed[i] as number) / this.terms);
+  }
+
+  term(i: number): number {
+    return (this.packed[i] as number) % this.terms;
+  }
+}
+
+/**
+ * Where the window of `span` characters holding the most distinct terms starts (the earliest such
+ * window starts at a match), read in one pass: the window's end only moves forward as its start does.
+ */
+function bestWindow(hits: Matches, span: number): number {
+  let at = hits.index(0);
+  if (!(span > 0)) return at;
+  // Matches of each term in the window.
+  const inWindow = new Int32Array(hits.terms);
+  let distinct = 0;
+  let best = 0;
+  let end = 0;
+  for (let i = 0; i < hits.length; i++) {
+    const from = hits.index(i);
+    for (; end < hits.length && hits.index(end) - from < span; end++) {
+      const term = hits.term(end);
+      if (inWindow[term] === 0) distinct++;
+      inWindow[term] = (inWindow[term] as number) + 1;
+    }
+    if (distinct > best) {
+      best = distinct;
+      at = from;
+    }
+    // The match at `from` leaves the window (span > 0: it was in it).
+    const term = hits.term(i);
+    inWindow[term] = (inWindow[term] as number) - 1;
+    if (inWindow[term] === 0) distinct--;
+  }
+  return at;
+}
+
+/** Words of `text` whose processed form matches a query term (prefix either way). */
+function matches(text: string, terms: readonly string[]): Matches {
+  if (terms.length === 0) return new Matches(new Float64Array(0), 0);
+  const packed = wordStarts(text, terms);
+  return new Matches(
+    Float64Array.from(packed.length > 0 ? packed : processedMatches(text, terms)).sort(),
+    terms.length,
+  );
 }
 
 /**
  * Fast path: stems are usually prefixes of the words they came from
  * ("invoic" of "invoices"), so find them with indexOf at word starts.
  */
-function wordStarts(text: string, terms: readonly string[], max: number): { index: number; term: string }[] {
+function wordStarts(text: string, terms: readonly string[]): number[] {
   const lower = text.toLowerCase();
-  const out: { index: number; term: string }[] = [];
-  for (const term of terms) {
-    for (let at = lower.indexOf(term); at !== -1 && out.length < max * terms.length; at = lower.indexOf(term, at + 1)) {
-      if (at === 0 || !isWordChar(lower.charCodeAt(at - 1), lower[at - 1] as string)) out.push({ index: at, term });
-    }
+  const out: number[] = [];
+  for (let t = 0; t < terms.length; t++) {
+    const term = terms[t] as string;
+    for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1))
+      if (at === 0 || !isWordChar(lower.charCodeAt(at - 1), lower[at - 1] as string)) out.push(at * terms.length + t);
   }
-  return out.sort((a, b) => a.index - b.index).slice(0, max);
+  return out;
 }
 
 /** A letter or digit (`char` is the character at `code`; ASCII is decided without a regular expression). */
@@ -90,15 +134,15 @@ function isWordChar(code: number, char: string): boolean {
 }
 
 /** Slow path: every word through the same processing as the index (stems that are not prefixes). */
-function processedMatches(text: string, terms: readonly string[], max: number): { index: number; term: string }[] {
-  const out: { index: number; term: string }[] = [];
+function processedMatches(text: string, terms: readonly string[]): number[] {
+  const out: number[] = [];
   const word = /[\p{L}\p{N}]+/gu;
-  for (let m = word.exec(text); m && out.length < max; m = word.exec(text)) {
+  for (let m = word.exec(text); m; m = word.exec(text)) {
     const processed = processTerm(m[0]);
     const term = processed
-      ? terms.find((t) => processed === t || processed.startsWith(t) || t.startsWith(processed))
-      : undefined;
-    if (term) out.push({ index: m.index, term });
+      ? terms.findIndex((t) => processed === t || processed.startsWith(t) || t.startsWith(processed))
+      : -1;
+    if (term !== -1) out.push(m.index * terms.length + term);
   }
   return out;
 }

@@ -115,6 +115,11 @@ export class FullTextIndex {
     return this.slots.size;
   }
 
+  /** Slots given out so far, freed ones included (a hit's `slot` is below it). */
+  get slotCount(): number {
+    return this.parts.ids.length;
+  }
+
   has(id: string): boolean {
     return this.slots.has(id);
   }

@@ -7,6 +7,8 @@ import type { Scoring } from "./scoring.ts";
 
 export interface FullTextHit {
   id: string;
+  /** The document's slot in its index (a slot always holds the same id: served-slots.ts). */
+  slot: number;
   /** The summed field scores (scoring.ts; unbounded). */
   raw: number;
   /** Query terms (processed) that matched this document. */
@@ -57,7 +59,9 @@ export function scoreQuery(
   const matched = scores.matched();
   function* hits(): Generator<FullTextHit> {
     try {
-      for (const h of scores.bestFirst()) yield { id: ids[h.slot] as string, raw: h.raw, queryTerms: h.queryTerms };
+      const order = scores.order();
+      for (let slot = order.next(); slot !== -1; slot = order.next())
+        yield { id: ids[slot] as string, slot, raw: scores.raw(slot), queryTerms: scores.group(slot) };
     } finally {
       // Read to the end or left early (the engine's break): the arrays serve the next query.
       scores.release();

@@ -1,3 +1,5 @@
+import { BestFirst } from "./best-first.ts";
+
 /**
  * Per-document scores of one query, by document slot: a dense Float64Array and a bit set of the
  * query terms each document matched, instead of a Map entry and an array per document (issue 16:
@@ -85,7 +87,8 @@ export class Scores {
 
   add(slot: number, term: number, value: number): void {
     const bits = this.bits[slot] as number;
-    if (bits === 0 && !this.more.has(slot)) this.touched.push(slot);
+    // `more` is empty but for queries of more than 32 terms: no look-up per document otherwise.
+    if (bits === 0 && (this.more.size === 0 || !this.more.has(slot))) this.touched.push(slot);
     if (this.holding) {
       const held = this.held as Float64Array;
       if (held[slot] === 0) this.heldSlots.push(slot);
@@ -132,38 +135,20 @@ export class Scores {
    * and sorting them all was most of a search's time (1.4 of 2.4 ms in process at 10,000 skills).
    */
   *bestFirst(): Generator<ScoredSlot> {
+    const order = this.order();
+    for (let slot = order.next(); slot !== -1; slot = order.next())
+      yield { slot, raw: this.raw(slot), queryTerms: this.group(slot) };
+  }
+
+  /** The documents touched, best first, one slot at a time (bestFirst without a generator per hit). */
+  order(): BestFirst {
     if (this.released) throw new Error("Scores read after release()");
-    const touched = this.touched;
-    const values = this.values;
-    // A max-heap of positions in `touched`: higher score first, then the earlier position.
-    const heap = new Uint32Array(touched.length);
-    for (let i = 0; i < heap.length; i++) heap[i] = i;
-    const before = (a: number, b: number) => {
-      const va = values[touched[a] as number] as number;
-      const vb = values[touched[b] as number] as number;
-      return va > vb || (va === vb && a < b);
-    };
-    const down = (from: number, size: number) => {
-      let at = from;
-      for (;;) {
-        const left = 2 * at + 1;
-        if (left >= size) return;
-        const right = left + 1;
-        const child = right < size && before(heap[right] as number, heap[left] as number) ? right : left;
-        if (!before(heap[child] as number, heap[at] as number)) return;
-        const swap = heap[at] as number;
-        heap[at] = heap[child] as number;
-        heap[child] = swap;
-        at = child;
-      }
-    };
-    for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i, heap.length);
-    for (let size = heap.length; size > 0; size--) {
-      const slot = touched[heap[0] as number] as number;
-      heap[0] = heap[size - 1] as number;
-      down(0, size - 1);
-      yield { slot, raw: values[slot] as number, queryTerms: this.group(slot) };
-    }
+    return new BestFirst(this.touched, this.values);
+  }
+
+  /** A document's summed score (read before release). */
+  raw(slot: number): number {
+    return this.values[slot] as number;
   }
 
   /** How many documents matched each query term. */
@@ -175,10 +160,10 @@ export class Scores {
     return matched;
   }
 
-  /** Documents that matched the same terms share one `queryTerms` array. */
+  /** The query terms a document matched: documents that matched the same terms share one array. */
   private readonly groups = new Map<number | string, string[]>();
 
-  private group(slot: number): string[] {
+  group(slot: number): string[] {
     const bits = this.bits[slot] as number;
     const extra = this.more.get(slot);
     const key = extra ? `${bits},${[...extra].sort((a, b) => a - b).join(",")}` : bits;
