@@ -36,8 +36,12 @@ export function matchedExcerpt(text: string, terms: readonly string[], size = EX
   const flat = collapseSpaces(text.slice(0, EXCERPT_SCAN_CHARS)).trim();
   const hits = matches(flat, [...new Set(terms)]);
   if (hits.length === 0) return undefined;
-  if (flat.length <= size) return flat;
-  let start = Math.max(0, bestWindow(hits, size * 0.8) - Math.floor(size / 5));
+  return flat.length <= size ? flat : cutAround(flat, bestWindow(hits, size * 0.8), size);
+}
+
+/** `size` characters of `flat` around a window starting at `windowStart`, cut at word boundaries, "…" where cut. */
+export function cutAround(flat: string, windowStart: number, size: number): string {
+  let start = Math.max(0, windowStart - Math.floor(size / 5));
   let end = Math.min(flat.length, start + size);
   start = Math.max(0, end - size);
   // Cut at word boundaries, and say where text was cut.

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Catalog } from "../../src/catalog/catalog.ts";
 import { BestFirst } from "../../src/search/best-first.ts";
 import { rank } from "../../src/search/engine.ts";
-import { matchedExcerpt } from "../../src/search/excerpt.ts";
+import { cutAround, matchedExcerpt } from "../../src/search/excerpt.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import type { Skill } from "../../src/skills/skill.ts";
 import { fakeSkill } from "../helpers/skill.ts";
@@ -39,7 +39,7 @@ function naiveWindowStart(hits: { index: number; term: string }[], span: number)
   return at;
 }
 
-/** The excerpt as it was made before the one-pass window (same cuts, naive window). */
+/** The excerpt as it was made before the one-pass window (the same cut, cutAround; the naive window). */
 function naiveExcerpt(flat: string, terms: string[], size: number): string | undefined {
   const lower = flat.toLowerCase();
   const hits: { index: number; term: string }[] = [];
@@ -48,13 +48,7 @@ function naiveExcerpt(flat: string, terms: string[], size: number): string | und
       if (at === 0 || !/[a-z0-9]/.test(lower[at - 1] as string)) hits.push({ index: at, term });
   hits.sort((a, b) => a.index - b.index);
   if (hits.length === 0) return undefined;
-  if (flat.length <= size) return flat;
-  let start = Math.max(0, naiveWindowStart(hits, size * 0.8) - Math.floor(size / 5));
-  let end = Math.min(flat.length, start + size);
-  start = Math.max(0, end - size);
-  if (start > 0) start = flat.indexOf(" ", start) + 1 || start;
-  if (end < flat.length) end = flat.lastIndexOf(" ", end) > start ? flat.lastIndexOf(" ", end) : end;
-  return `${start > 0 ? "…" : ""}${flat.slice(start, end)}${end < flat.length ? "…" : ""}`;
+  return flat.length <= size ? flat : cutAround(flat, naiveWindowStart(hits, size * 0.8), size);
 }
 
 describe("excerpts: the window holding the most distinct terms, found in one pass", () => {
