@@ -2,6 +2,7 @@ import { configSecrets } from "../exec/env.ts";
 import { hideFromInitialEnviron } from "../exec/initial-environ.ts";
 import type { Hub } from "../server/hub.ts";
 import { serveStdio } from "../transports/stdio.ts";
+import { purgeFreedPagesAtOnce } from "../util/allocator-purge.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { secretVariables } from "../util/secret-env.ts";
@@ -14,6 +15,7 @@ export const runServe: CommandRun = async (ctx) => {
   await hideFromInitialEnviron(secretVariables(process.env, configSecrets(ctx.config)), ctx.logger);
   // A server idles for hours after its big jobs: what they freed goes back to the system.
   memoryRelease.enable(ctx.logger);
+  void purgeFreedPagesAtOnce().then((done) => done && ctx.logger.debug(`memory: ${done}`));
   if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub = hubFor(ctx);
   if (!frozenLockReadable(hub, ctx)) return 2;

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { elfSection, fileIdOf, mappedRanges } from "./binary-maps.ts";
 import { COMPILED } from "./compiled.ts";
 
 /**
@@ -15,75 +16,6 @@ const MADV_DONTNEED = 4;
 /** /proc/self/pagemap: the page is present, and is a file page (not a private copy the process wrote). */
 const PRESENT = 1n << 63n;
 const FILE_PAGE = 1n << 61n;
-
-/** File offset and size of ELF section `name` in the file at `path`, or undefined. */
-export function elfSection(path: string, name: string): { offset: number; size: number } | undefined {
-  const fd = openSync(path, "r");
-  try {
-    const header = Buffer.alloc(64);
-    readSync(fd, header, 0, 64, 0);
-    // ELF, 64-bit, little-endian: the only layout Bun's Linux builds have.
-    if (header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1) return undefined;
-    const tableAt = Number(header.readBigUInt64LE(0x28));
-    const entry = header.readUInt16LE(0x3a);
-    const count = header.readUInt16LE(0x3c);
-    const table = Buffer.alloc(entry * count);
-    readSync(fd, table, 0, table.length, tableAt);
-    const field = (i: number, at: number) => Number(table.readBigUInt64LE(i * entry + at));
-    const names = header.readUInt16LE(0x3e);
-    const strings = Buffer.alloc(field(names, 0x20));
-    readSync(fd, strings, 0, strings.length, field(names, 0x18));
-    for (let i = 0; i < count; i++) {
-      const at = table.readUInt32LE(i * entry);
-      if (strings.toString("latin1", at, strings.indexOf(0, at)) === name)
-        return { offset: field(i, 0x18), size: field(i, 0x20) };
-    }
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A file as /proc/PID/maps names it: device major and minor, and inode (a path may have been replaced). */
-export interface FileId {
-  major: number;
-  minor: number;
-  inode: number;
-}
-
-/** The FileId of the file `path` leads to (/proc/self/exe: the running binary, even once replaced on disk). */
-export function fileIdOf(path: string): FileId {
-  const { dev, ino } = statSync(path);
-  return { major: (dev >>> 8) & 0xfff, minor: (dev & 0xff) | ((dev >>> 12) & 0xfff00), inode: ino };
-}
-
-type Five = [number, number, number, number, number];
-
-/**
- * Address ranges where this process maps bytes [offset, offset + size) of file `file`, rounded inwards
- * to whole pages of `page` bytes.
- */
-export function mappedRanges(
-  maps: string,
-  file: FileId,
-  offset: number,
-  size: number,
-  page: number,
-): Array<[number, number]> {
-  const ranges: Array<[number, number]> = [];
-  for (const line of maps.split("\n")) {
-    const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ ([0-9a-f]+) ([0-9a-f]+):([0-9a-f]+) (\d+)/.exec(line);
-    if (!m) continue;
-    const [start, end, fileAt, major, minor] = m.slice(1, 6).map((hex) => Number.parseInt(hex, 16)) as Five;
-    if (major !== file.major || minor !== file.minor || Number(m[6]) !== file.inode) continue;
-    const from = Math.max(offset, fileAt);
-    const to = Math.min(offset + size, fileAt + (end - start));
-    const low = Math.ceil((start + from - fileAt) / page) * page;
-    const high = Math.floor((start + to - fileAt) / page) * page;
-    if (high > low) ranges.push([low, high]);
-  }
-  return ranges;
-}
 
 /** Runs of `page`-byte pages from `low` that are resident and still the file's own (per /proc/self/pagemap). */
 export function filePageRuns(pagemap: Buffer, low: number, page: number): Array<[number, number]> {

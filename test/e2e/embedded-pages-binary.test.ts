@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, realpathSync } from "node:fs";
-import { elfSection, fileIdOf, mappedRanges } from "../../src/util/embedded-pages.ts";
+import { elfSection, fileIdOf, mappedRanges } from "../../src/util/binary-maps.ts";
 import { binary, binaryClient } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 

@@ -26,13 +26,13 @@ export function binary(): string {
 
 /**
  * An MCP client connected over stdio to the compiled binary serving `skillsDir`, with `home` as HOME
- * and cwd and debug logging; `log()` is what it wrote to stderr so far.
+ * and cwd and debug logging (and `env` besides); `log()` is what it wrote to stderr so far.
  */
-export async function binaryClient(skillsDir: string, home: string) {
+export async function binaryClient(skillsDir: string, home: string, env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: binary(),
     args: ["--skills-dir", skillsDir],
-    env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG" },
+    env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG", ...env },
     cwd: home,
     stderr: "pipe",
   });

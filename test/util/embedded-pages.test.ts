@@ -1,13 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  elfSection,
-  fileIdOf,
-  filePageRuns,
-  mappedRanges,
-  releaseEmbeddedPages,
-} from "../../src/util/embedded-pages.ts";
+import { elfSection, fileIdOf, fileOffsetAt, mappedRanges } from "../../src/util/binary-maps.ts";
+import { filePageRuns, releaseEmbeddedPages } from "../../src/util/embedded-pages.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -66,6 +61,11 @@ describe("the binary's embedded modules (embedded-pages.ts)", () => {
     // A section running past the mapping's end stops where the mapping does.
     expect(mappedRanges(maps, exe, 0x5a28000, 0x10000000, 0x1000)).toEqual([[start, 0x06b88000]]);
     expect(mappedRanges(maps, exe, 0x9000000, 0x1000, 0x1000)).toEqual([]);
+    // Back from an address to the file's offset: only where this file is mapped.
+    expect(fileOffsetAt(maps, exe, 0x00200000 + 0x21a289)).toBe(0x21a289);
+    expect(fileOffsetAt(maps, exe, start + 0x10)).toBe(0x5a28010);
+    expect(fileOffsetAt(maps, exe, 0x06b88000)).toBeUndefined();
+    expect(fileOffsetAt(maps, exe, 0x7f0000000010)).toBeUndefined();
   });
 
   test("fileIdOf names a file as this process's maps do", () => {

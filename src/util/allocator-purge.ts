@@ -1,0 +1,113 @@
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { elfSection, fileIdOf, fileOffsetAt, mappedRanges } from "./binary-maps.ts";
+import { COMPILED } from "./compiled.ts";
+
+/**
+ * Freed memory back to the system when it is freed. Bun's allocator (mimalloc) returns a freed page
+ * 1 s later, but only when the thread that freed it calls the allocator again, which an idle server
+ * thread never does: at 10,000 skills a settled server kept about 10 MB it no longer used, and a first
+ * start peaked 10–15 MB higher (issue 16; docs/performance.md, Memory). `MIMALLOC_PURGE_DELAY=0` fixes
+ * it, but mimalloc reads its environment only as the process starts and Bun exports none of its
+ * functions, so the server sets the option itself: it finds mimalloc's option table in the binary's
+ * `.data` section in memory (descriptors numbered 0, 1, 2, … in a row), checks that the entry's name,
+ * read from the binary file, is `purge_delay`, and writes 0 over its value. mimalloc reads the value at
+ * each free. Linux, compiled binary only; a table or name that does not match changes nothing, and a
+ * `MIMALLOC_PURGE_DELAY` the user set is left as it is.
+ */
+
+/** mimalloc's mi_option_desc_t: { long value; int init; int option; const char* name; const char* legacy_name }. */
+const DESCRIPTOR_BYTES = 32;
+/** Descriptors numbered 0, 1, 2, … in a row that make the table (Bun 1.3.14's mimalloc has 46 options). */
+const LEAST_OPTIONS = 20;
+/** mi_init_t: DEFAULTED (the environment did not set it) and INITIALIZED (read from MIMALLOC_<NAME>). */
+const DEFAULTED = 1;
+const FROM_ENVIRONMENT = 2;
+
+export interface AllocatorOption {
+  /** Byte offset of its descriptor in the view searched. */
+  at: number;
+  value: number;
+  /** Set through the environment (MIMALLOC_<NAME>). */
+  fromEnvironment: boolean;
+}
+
+/**
+ * Option `name` of the mimalloc option table in `data` (a view of memory); `nameAt` reads the string at
+ * a descriptor's name pointer. Undefined when `data` holds no such table, or the table no such option.
+ */
+export function findAllocatorOption(
+  data: DataView,
+  name: string,
+  nameAt: (pointer: number) => string | undefined,
+): AllocatorOption | undefined {
+  for (let table = 0; table + LEAST_OPTIONS * DESCRIPTOR_BYTES <= data.byteLength; table += 8) {
+    let count = 0;
+    while (table + (count + 1) * DESCRIPTOR_BYTES <= data.byteLength && isDescriptor(data, table, count)) count++;
+    if (count < LEAST_OPTIONS) continue;
+    for (let i = 0; i < count; i++) {
+      const at = table + i * DESCRIPTOR_BYTES;
+      if (nameAt(Number(data.getBigUint64(at + 16, true))) !== name) continue;
+      const fromEnvironment = data.getInt32(at + 8, true) === FROM_ENVIRONMENT;
+      return { at, value: Number(data.getBigInt64(at, true)), fromEnvironment };
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Descriptor `option` of a table at `table`: numbered `option`, initialised, named. */
+function isDescriptor(data: DataView, table: number, option: number): boolean {
+  const at = table + option * DESCRIPTOR_BYTES;
+  const init = data.getInt32(at + 8, true);
+  return (
+    data.getInt32(at + 12, true) === option &&
+    (init === DEFAULTED || init === FROM_ENVIRONMENT) &&
+    data.getBigUint64(at + 16, true) !== 0n
+  );
+}
+
+/** The NUL-terminated string (up to 63 bytes) at `offset` of the open file `fd`. */
+function stringInFile(fd: number, offset: number): string | undefined {
+  const bytes = Buffer.alloc(64);
+  const read = readSync(fd, bytes, 0, bytes.length, offset);
+  const end = bytes.indexOf(0);
+  return end >= 0 && end < read ? bytes.toString("latin1", 0, end) : undefined;
+}
+
+/**
+ * Set this process's mimalloc `purge_delay` to 0 (a freed page goes back at once). What happened, for
+ * the log; undefined off Linux, from source, or when the table is not found.
+ */
+export async function purgeFreedPagesAtOnce(): Promise<string | undefined> {
+  if (process.platform !== "linux" || !COMPILED) return undefined;
+  try {
+    // The running binary itself, through its /proc link: still right after an upgrade replaced the file.
+    const exe = "/proc/self/exe";
+    const section = elfSection(exe, ".data");
+    if (!section) return undefined;
+    const { toArrayBuffer } = await import("bun:ffi");
+    const maps = readFileSync("/proc/self/maps", "latin1");
+    const file = fileIdOf(exe);
+    const fd = openSync(exe, "r");
+    try {
+      // Names are read from the file, not through the mapping: no page of the binary becomes resident.
+      const nameAt = (pointer: number) => {
+        const offset = fileOffsetAt(maps, file, pointer);
+        return offset === undefined ? undefined : stringInFile(fd, offset);
+      };
+      for (const [low, high] of mappedRanges(maps, file, section.offset, section.size, 8)) {
+        const data = new DataView(toArrayBuffer(low as never, 0, high - low));
+        const option = findAllocatorOption(data, "purge_delay", nameAt);
+        if (!option) continue;
+        if (option.fromEnvironment) return `the allocator's purge delay is MIMALLOC_PURGE_DELAY's ${option.value} ms`;
+        data.setBigInt64(option.at, 0n, true);
+        return `the allocator now gives freed pages back at once (purge delay ${option.value} → 0 ms)`;
+      }
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
