@@ -5,8 +5,8 @@ import { COMPILED } from "./compiled.ts";
 /**
  * Freed memory back to the system when it is freed. Bun's allocator (mimalloc) returns a freed page
  * 1 s later, but only when the thread that freed it calls the allocator again, which an idle server
- * thread never does: at 10,000 skills a settled server kept about 10 MB it no longer used, and a first
- * start peaked 10–15 MB higher (issue 16; docs/performance.md, Memory). `MIMALLOC_PURGE_DELAY=0` fixes
+ * thread never does: at 10,000 skills a settled server kept 8–10 MB it no longer used (issue 16;
+ * docs/performance.md, Memory, eighth and eleventh sessions). `MIMALLOC_PURGE_DELAY=0` fixes
  * it, but mimalloc reads its environment only as the process starts and Bun exports none of its
  * functions, so the server sets the option itself: it finds mimalloc's option table in the binary's
  * `.data` section in memory (descriptors numbered 0, 1, 2, … in a row), checks that the entry's name,
