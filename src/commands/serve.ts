@@ -15,9 +15,9 @@ export const runServe: CommandRun = async (ctx) => {
   await hideFromInitialEnviron(secretVariables(process.env, configSecrets(ctx.config)), ctx.logger);
   // A server idles for hours after its big jobs: what they freed goes back to the system.
   memoryRelease.enable(ctx.logger);
-  void purgeFreedPagesAtOnce().then((done) => done && ctx.logger.debug(`memory: ${done}`));
   if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub = hubFor(ctx);
+  purgeAfterFirstScan(hub, ctx);
   if (!frozenLockReadable(hub, ctx)) return 2;
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(
@@ -40,6 +40,7 @@ export const runServe: CommandRun = async (ctx) => {
 async function runHttp(ctx: CommandContext): Promise<number> {
   const s = ctx.config.server;
   const hub = hubFor(ctx, { acceptRoots: false });
+  purgeAfterFirstScan(hub, ctx);
   if (!frozenLockReadable(hub, ctx)) return 2;
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(
@@ -74,4 +75,17 @@ function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
   hub.close();
   ctx.err(`skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): ${error.message}\n`);
   return false;
+}
+
+/**
+ * Once the first scan is over, and a turn later (so that an `initialize` waiting for it is answered
+ * first), the allocator is told to give freed pages back at once (util/allocator-purge.ts): its 5–6 ms
+ * stay off the start-up path, and the index build and every later job run with it.
+ */
+function purgeAfterFirstScan(hub: Hub, ctx: CommandContext): void {
+  const purge = () => void purgeFreedPagesAtOnce().then((done) => done && ctx.logger.debug(`memory: ${done}`));
+  void hub.ready.then(
+    () => setTimeout(purge, 0).unref(),
+    () => undefined,
+  );
 }

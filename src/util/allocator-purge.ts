@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
-import { elfSection, fileIdOf, fileOffsetAt, mappedRanges } from "./binary-maps.ts";
+import { elfSection, fileIdOf, fileOffsets, mappedRanges } from "./binary-maps.ts";
 import { COMPILED } from "./compiled.ts";
 
 /**
@@ -32,15 +32,22 @@ export interface AllocatorOption {
 }
 
 /**
- * Option `name` of the mimalloc option table in `data` (a view of memory); `nameAt` reads the string at
- * a descriptor's name pointer. Undefined when `data` holds no such table, or the table no such option.
+ * Option `name` of the mimalloc option table in `data` (a view of memory starting at an 8-byte boundary);
+ * `nameAt` reads the string at a descriptor's name pointer. Undefined when `data` holds no such table,
+ * or the table no such option.
  */
 export function findAllocatorOption(
   data: DataView,
   name: string,
   nameAt: (pointer: number) => string | undefined,
 ): AllocatorOption | undefined {
-  for (let table = 0; table + LEAST_OPTIONS * DESCRIPTOR_BYTES <= data.byteLength; table += 8) {
+  // A first look through 32-bit words (a scan of every offset through the DataView took 4.7 ms cold).
+  const words = new Int32Array(data.buffer, data.byteOffset, data.byteLength >> 2);
+  const last = (data.byteLength - LEAST_OPTIONS * DESCRIPTOR_BYTES) >> 2;
+  for (let word = 0; word <= last; word += 2) {
+    // Descriptors 0, 1 and 2 numbered so (each one's `option` is at its byte 12).
+    if (words[word + 3] !== 0 || words[word + 11] !== 1 || words[word + 19] !== 2) continue;
+    const table = word * 4;
     let count = 0;
     while (table + (count + 1) * DESCRIPTOR_BYTES <= data.byteLength && isDescriptor(data, table, count)) count++;
     if (count < LEAST_OPTIONS) continue;
@@ -76,7 +83,7 @@ function stringInFile(fd: number, offset: number): string | undefined {
 
 /**
  * Set this process's mimalloc `purge_delay` to 0 (a freed page goes back at once). What happened, for
- * the log; undefined off Linux, from source, or when the table is not found.
+ * the log; undefined off Linux, from source, or when the binary's `.data` cannot be read.
  */
 export async function purgeFreedPagesAtOnce(): Promise<string | undefined> {
   if (process.platform !== "linux" || !COMPILED) return undefined;
@@ -88,22 +95,25 @@ export async function purgeFreedPagesAtOnce(): Promise<string | undefined> {
     const { toArrayBuffer } = await import("bun:ffi");
     const maps = readFileSync("/proc/self/maps", "latin1");
     const file = fileIdOf(exe);
+    const offsetOf = fileOffsets(maps, file);
     const fd = openSync(exe, "r");
     try {
       // Names are read from the file, not through the mapping: no page of the binary becomes resident.
       const nameAt = (pointer: number) => {
-        const offset = fileOffsetAt(maps, file, pointer);
+        const offset = offsetOf(pointer);
         return offset === undefined ? undefined : stringInFile(fd, offset);
       };
-      for (const [low, high] of mappedRanges(maps, file, section.offset, section.size, 8)) {
-        const data = new DataView(toArrayBuffer(low as never, 0, high - low));
-        const option = findAllocatorOption(data, "purge_delay", nameAt);
+      // Only what the process maps readable and writable: mimalloc's table is written at start.
+      for (const [low, high] of mappedRanges(maps, file, section.offset, section.size, 8, "rw")) {
+        const memory = toArrayBuffer(low as never, 0, high - low);
+        const option = findAllocatorOption(new DataView(memory), "purge_delay", nameAt);
         if (!option) continue;
         if (option.fromEnvironment) return `the allocator's purge delay is MIMALLOC_PURGE_DELAY's ${option.value} ms`;
-        data.setBigInt64(option.at, 0n, true);
+        // One aligned 8-byte store: another thread reads either value, never a mix.
+        Atomics.store(new BigInt64Array(memory, option.at, 1), 0, 0n);
         return `the allocator now gives freed pages back at once (purge delay ${option.value} → 0 ms)`;
       }
-      return undefined;
+      return "the allocator's option table was not found; freed pages go back when the runtime's allocator decides";
     } finally {
       closeSync(fd);
     }

@@ -49,21 +49,33 @@ export function fileIdOf(path: string): FileId {
 
 type Five = [number, number, number, number, number];
 
+interface Mapping {
+  start: number;
+  end: number;
+  /** The file offset mapped at `start`. */
+  fileAt: number;
+  /** Permissions as maps shows them: `rw-p`, `r--p`, … */
+  access: string;
+}
+
 /** Where this process maps parts of `file`: address range [start, end) holds the file's bytes from `fileAt`. */
-function mappingsOf(maps: string, file: FileId): Array<{ start: number; end: number; fileAt: number }> {
-  const found: Array<{ start: number; end: number; fileAt: number }> = [];
+function mappingsOf(maps: string, file: FileId): Mapping[] {
+  const found: Mapping[] = [];
   for (const line of maps.split("\n")) {
-    const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ ([0-9a-f]+) ([0-9a-f]+):([0-9a-f]+) (\d+)/.exec(line);
+    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S+) ([0-9a-f]+) ([0-9a-f]+):([0-9a-f]+) (\d+)/.exec(line);
     if (!m) continue;
-    const [start, end, fileAt, major, minor] = m.slice(1, 6).map((hex) => Number.parseInt(hex, 16)) as Five;
-    if (major === file.major && minor === file.minor && Number(m[6]) === file.inode) found.push({ start, end, fileAt });
+    const [start, end, fileAt, major, minor] = [m[1], m[2], m[4], m[5], m[6]].map((hex) =>
+      Number.parseInt(hex ?? "", 16),
+    ) as Five;
+    if (major === file.major && minor === file.minor && Number(m[7]) === file.inode)
+      found.push({ start, end, fileAt, access: m[3] ?? "" });
   }
   return found;
 }
 
 /**
  * Address ranges where this process maps bytes [offset, offset + size) of file `file`, rounded inwards
- * to whole pages of `page` bytes.
+ * to whole pages of `page` bytes; only mappings that allow `access` ("rw": read and write) when given.
  */
 export function mappedRanges(
   maps: string,
@@ -71,9 +83,11 @@ export function mappedRanges(
   offset: number,
   size: number,
   page: number,
+  access = "",
 ): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
-  for (const { start, end, fileAt } of mappingsOf(maps, file)) {
+  for (const { start, end, fileAt, access: allowed } of mappingsOf(maps, file)) {
+    if ([...access].some((right) => !allowed.includes(right))) continue;
     const from = Math.max(offset, fileAt);
     const to = Math.min(offset + size, fileAt + (end - start));
     const low = Math.ceil((start + from - fileAt) / page) * page;
@@ -83,8 +97,11 @@ export function mappedRanges(
   return ranges;
 }
 
-/** The offset in `file` of the byte this process maps at `address`, or undefined when it maps none of `file` there. */
-export function fileOffsetAt(maps: string, file: FileId, address: number): number | undefined {
-  const m = mappingsOf(maps, file).find(({ start, end }) => address >= start && address < end);
-  return m && m.fileAt + address - m.start;
+/** Address → the offset in `file` of the byte this process maps there (undefined where it maps none of `file`). */
+export function fileOffsets(maps: string, file: FileId): (address: number) => number | undefined {
+  const mappings = mappingsOf(maps, file);
+  return (address) => {
+    const m = mappings.find(({ start, end }) => address >= start && address < end);
+    return m && m.fileAt + address - m.start;
+  };
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { closeSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
 import { findAllocatorOption } from "../../src/util/allocator-purge.ts";
-import { elfSection, fileIdOf, fileOffsetAt, mappedRanges } from "../../src/util/binary-maps.ts";
+import { elfSection, fileIdOf, fileOffsets, mappedRanges } from "../../src/util/binary-maps.ts";
 import { binary, binaryClient } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
@@ -12,7 +12,8 @@ function purgeDelayIn(pid: number, bin: string) {
   const section = elfSection(bin, ".data");
   const maps = readFileSync(`/proc/${pid}/maps`, "latin1");
   const file = fileIdOf(bin);
-  const [range] = mappedRanges(maps, file, section?.offset ?? 0, section?.size ?? 0, 8);
+  const [range] = mappedRanges(maps, file, section?.offset ?? 0, section?.size ?? 0, 8, "rw");
+  const offsetOf = fileOffsets(maps, file);
   if (!range) throw new Error("the server does not map the binary's .data");
   const memory = Buffer.alloc(range[1] - range[0]);
   const mem = openSync(`/proc/${pid}/mem`, "r");
@@ -20,7 +21,7 @@ function purgeDelayIn(pid: number, bin: string) {
   try {
     readSync(mem, memory, 0, memory.length, range[0]);
     const nameAt = (pointer: number) => {
-      const offset = fileOffsetAt(maps, file, pointer);
+      const offset = offsetOf(pointer);
       if (offset === undefined) return undefined;
       const bytes = Buffer.alloc(32);
       readSync(exe, bytes, 0, 32, offset);

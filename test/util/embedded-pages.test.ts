@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { elfSection, fileIdOf, fileOffsetAt, mappedRanges } from "../../src/util/binary-maps.ts";
+import { elfSection, fileIdOf, fileOffsets, mappedRanges } from "../../src/util/binary-maps.ts";
 import { filePageRuns, releaseEmbeddedPages } from "../../src/util/embedded-pages.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 
@@ -61,11 +61,17 @@ describe("the binary's embedded modules (embedded-pages.ts)", () => {
     // A section running past the mapping's end stops where the mapping does.
     expect(mappedRanges(maps, exe, 0x5a28000, 0x10000000, 0x1000)).toEqual([[start, 0x06b88000]]);
     expect(mappedRanges(maps, exe, 0x9000000, 0x1000, 0x1000)).toEqual([]);
+    // Only mappings with the access asked for: the section's range is in the rw-p one.
+    expect(mappedRanges(maps, exe, 0x5a28000, 0x1000, 0x1000, "rw")).toEqual([[start, start + 0x1000]]);
+    expect(mappedRanges(maps, exe, 0x5a28000, 0x1000, 0x1000, "x")).toEqual([]);
+    expect(mappedRanges(maps, exe, 0, 0x2000, 0x1000)).toEqual([[0x200000, 0x202000]]);
+    expect(mappedRanges(maps, exe, 0, 0x2000, 0x1000, "rw")).toEqual([]);
     // Back from an address to the file's offset: only where this file is mapped.
-    expect(fileOffsetAt(maps, exe, 0x00200000 + 0x21a289)).toBe(0x21a289);
-    expect(fileOffsetAt(maps, exe, start + 0x10)).toBe(0x5a28010);
-    expect(fileOffsetAt(maps, exe, 0x06b88000)).toBeUndefined();
-    expect(fileOffsetAt(maps, exe, 0x7f0000000010)).toBeUndefined();
+    const offsetOf = fileOffsets(maps, exe);
+    expect(offsetOf(0x00200000 + 0x21a289)).toBe(0x21a289);
+    expect(offsetOf(start + 0x10)).toBe(0x5a28010);
+    expect(offsetOf(0x06b88000)).toBeUndefined();
+    expect(offsetOf(0x7f0000000010)).toBeUndefined();
   });
 
   test("fileIdOf names a file as this process's maps do", () => {
