@@ -73,12 +73,22 @@ function isDescriptor(data: DataView, table: number, option: number): boolean {
   );
 }
 
-/** The NUL-terminated string (up to 63 bytes) at `offset` of the open file `fd`. */
-function stringInFile(fd: number, offset: number): string | undefined {
-  const bytes = Buffer.alloc(64);
-  const read = readSync(fd, bytes, 0, bytes.length, offset);
-  const end = bytes.indexOf(0);
-  return end >= 0 && end < read ? bytes.toString("latin1", 0, end) : undefined;
+/**
+ * The NUL-terminated string (up to 63 bytes) a pointer leads to, read from the binary open as `fd` at
+ * the file offset `offsetOf` gives (fileOffsets): no page of the mapping becomes resident.
+ */
+export function stringsInFile(
+  fd: number,
+  offsetOf: (address: number) => number | undefined,
+): (pointer: number) => string | undefined {
+  return (pointer) => {
+    const offset = offsetOf(pointer);
+    if (offset === undefined) return undefined;
+    const bytes = Buffer.alloc(64);
+    const read = readSync(fd, bytes, 0, bytes.length, offset);
+    const end = bytes.indexOf(0);
+    return end >= 0 && end < read ? bytes.toString("latin1", 0, end) : undefined;
+  };
 }
 
 /**
@@ -95,14 +105,9 @@ export async function purgeFreedPagesAtOnce(): Promise<string | undefined> {
     const { toArrayBuffer } = await import("bun:ffi");
     const maps = readFileSync("/proc/self/maps", "latin1");
     const file = fileIdOf(exe);
-    const offsetOf = fileOffsets(maps, file);
     const fd = openSync(exe, "r");
     try {
-      // Names are read from the file, not through the mapping: no page of the binary becomes resident.
-      const nameAt = (pointer: number) => {
-        const offset = offsetOf(pointer);
-        return offset === undefined ? undefined : stringInFile(fd, offset);
-      };
+      const nameAt = stringsInFile(fd, fileOffsets(maps, file));
       // Only what the process maps readable and writable: mimalloc's table is written at start.
       for (const [low, high] of mappedRanges(maps, file, section.offset, section.size, 8, "rw")) {
         const memory = toArrayBuffer(low as never, 0, high - low);

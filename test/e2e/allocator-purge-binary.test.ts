@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { closeSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
-import { findAllocatorOption } from "../../src/util/allocator-purge.ts";
+import { findAllocatorOption, stringsInFile } from "../../src/util/allocator-purge.ts";
 import { elfSection, fileIdOf, fileOffsets, mappedRanges } from "../../src/util/binary-maps.ts";
 import { binary, binaryClient } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
@@ -13,20 +13,13 @@ function purgeDelayIn(pid: number, bin: string) {
   const maps = readFileSync(`/proc/${pid}/maps`, "latin1");
   const file = fileIdOf(bin);
   const [range] = mappedRanges(maps, file, section?.offset ?? 0, section?.size ?? 0, 8, "rw");
-  const offsetOf = fileOffsets(maps, file);
   if (!range) throw new Error("the server does not map the binary's .data");
   const memory = Buffer.alloc(range[1] - range[0]);
   const mem = openSync(`/proc/${pid}/mem`, "r");
   const exe = openSync(bin, "r");
   try {
     readSync(mem, memory, 0, memory.length, range[0]);
-    const nameAt = (pointer: number) => {
-      const offset = offsetOf(pointer);
-      if (offset === undefined) return undefined;
-      const bytes = Buffer.alloc(32);
-      readSync(exe, bytes, 0, 32, offset);
-      return bytes.toString("latin1", 0, bytes.indexOf(0));
-    };
+    const nameAt = stringsInFile(exe, fileOffsets(maps, file));
     return findAllocatorOption(new DataView(memory.buffer, memory.byteOffset, memory.length), "purge_delay", nameAt);
   } finally {
     closeSync(mem);
