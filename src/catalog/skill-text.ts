@@ -43,6 +43,29 @@ export function readSkillBody(skill: Skill, prefixBytes?: number): string | unde
   return read.ok ? skillBody(read.text) : undefined;
 }
 
+/** Bytes read for a body's start beyond its characters: a usual frontmatter (a few hundred bytes) and some multi-byte text. */
+const START_SLACK_BYTES = 4096;
+/** A frontmatter this long still leaves a body's start in the second read (as the search index's prefix allows). */
+const START_FRONTMATTER_BYTES = 16 * 1024;
+
+/**
+ * The first `chars` characters of the body (all of a shorter one), or undefined when it cannot be
+ * served: what an excerpt looks at. Reads `chars` + 4 KiB first; only when that ends inside the
+ * frontmatter or before `chars` characters of body (a long frontmatter, multi-byte text) reads a
+ * frontmatter of 16 KiB plus 4 bytes a character (issue 16: a hit's excerpt read 48 KiB, and its
+ * decoding, zeroing and frontmatter split were two thirds of the read).
+ */
+export function readSkillBodyStart(skill: Skill, chars: number): string | undefined {
+  let read = readSkillSource(skill, chars + START_SLACK_BYTES, "truncate");
+  if (read.ok && read.truncated) {
+    const split = splitFrontmatter(read.text);
+    // A cut character decodes as one replacement character at the end: more than `chars` keeps it out.
+    if (split.kind !== "unclosed" && split.body.length > chars) return split.body.slice(0, chars);
+    read = readSkillSource(skill, START_FRONTMATTER_BYTES + 4 * chars, "truncate");
+  }
+  return read.ok ? skillBody(read.text).slice(0, chars) : undefined;
+}
+
 /** Frontmatter longer than this is not looked for when streaming (a served skill's is a few hundred bytes). */
 const MAX_FRONTMATTER_CHARS = 65_536;
 

@@ -31,12 +31,36 @@ function start(flat: string, size: number): string {
  */
 export const EXCERPT_SCAN_CHARS = 8_000;
 
-/** Like excerptAround, but undefined when no word of `text` matches. Looks at the first EXCERPT_SCAN_CHARS only. */
+/**
+ * Like excerptAround, but undefined when no word of `text` matches. Looks at the first EXCERPT_SCAN_CHARS
+ * only. Matches and the window are found in the text as it is; only the part around the window is
+ * collapsed (issue 16: collapsing 8,000 characters per hit was 40 % of an excerpt's time).
+ */
 export function matchedExcerpt(text: string, terms: readonly string[], size = EXCERPT_CHARS): string | undefined {
-  const flat = collapseSpaces(text.slice(0, EXCERPT_SCAN_CHARS)).trim();
-  const hits = matches(flat, [...new Set(terms)]);
+  const raw = text.slice(0, EXCERPT_SCAN_CHARS);
+  const hits = matches(raw, [...new Set(terms)]);
   if (hits.length === 0) return undefined;
-  return flat.length <= size ? flat : cutAround(flat, bestWindow(hits, size * 0.8), size);
+  return cutCollapsedAround(raw, bestWindow(hits, size * 0.8), size);
+}
+
+/**
+ * `cutAround(collapseSpaces(raw).trim(), …)` for a window starting at `at` in `raw` (a match, so not
+ * whitespace), collapsing only the part of `raw` around it: more than `size` collapsed characters on
+ * each side, or up to the text's end, which is all cutAround looks at (the same cut, character for
+ * character, but for a word longer than that part).
+ */
+function cutCollapsedAround(raw: string, at: number, size: number): string {
+  for (let reach = 2 * size; ; reach *= 2) {
+    const from = Math.max(0, at - reach);
+    const to = Math.min(raw.length, at + reach);
+    let before = collapseSpaces(raw.slice(from, at));
+    let after = collapseSpaces(raw.slice(at, to));
+    if (from === 0) before = before.trimStart();
+    if (to === raw.length) after = after.trimEnd();
+    if ((from > 0 && before.length <= size) || (to < raw.length && after.length <= size)) continue;
+    const flat = before + after;
+    return flat.length <= size ? flat : cutAround(flat, before.length, size);
+  }
 }
 
 /** `size` characters of `flat` around a window starting at `windowStart`, cut at word boundaries, "…" where cut. */

@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
-import { readSkillBody } from "../catalog/skill-text.ts";
-import { EXCERPT_SCAN_CHARS, excerptAround, matchedExcerpt } from "../search/excerpt.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { oneLine } from "./support/skill-catalog.ts";
+import { skillExcerpt } from "./support/skill-excerpt.ts";
 import { frozenRefusal } from "./support/skill-lookup.ts";
 
 const Input = () =>
@@ -83,18 +81,7 @@ export const searchSkillsTool = defineTool({
   },
 });
 
-/**
- * Bytes of a SKILL.md read for an excerpt: matchedExcerpt looks at the body's first EXCERPT_SCAN_CHARS
- * characters (at most 4 bytes each in UTF-8) after a frontmatter of a few KiB; a 1 MiB skill is not read
- * whole per hit.
- */
-const EXCERPT_READ_BYTES = 16 * 1024 + 4 * EXCERPT_SCAN_CHARS;
-
-/**
- * Around the best match in the body (the description is already in the result), else the description.
- * Frozen mode: a skill that differs from the lock shows no byte of its body.
- */
+/** Frozen mode: a skill that differs from the lock shows no byte of its body. */
 function excerptFor(skill: Skill, terms: readonly string[], deps: ToolDeps): string {
-  const body = deps.frozen && frozenRefusal(skill, deps) ? "" : (readSkillBody(skill, EXCERPT_READ_BYTES) ?? "");
-  return matchedExcerpt(body, terms) ?? excerptAround(oneLine(skill.description), terms);
+  return skillExcerpt(skill, terms, !(deps.frozen && frozenRefusal(skill, deps)));
 }

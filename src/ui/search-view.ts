@@ -1,9 +1,6 @@
 import { isEnabled } from "../catalog/filters.ts";
-import { readSkillBody } from "../catalog/skill-text.ts";
-import { excerptAround, matchedExcerpt } from "../search/excerpt.ts";
 import type { Hub } from "../server/hub.ts";
-import type { Skill } from "../skills/skill.ts";
-import { oneLine } from "../tools/support/skill-catalog.ts";
+import { skillExcerpt } from "../tools/support/skill-excerpt.ts";
 
 export interface SearchHitView {
   id: string;
@@ -46,14 +43,9 @@ export async function searchView(
       source: skill.source,
       ...(skill.category ? { category: skill.category } : {}),
       tags: skill.tags,
-      excerpt: excerptFor(skill, terms),
+      excerpt: skillExcerpt(skill, terms),
     })),
     mode: outcome.mode,
     ...(outcome.fallbackReason ? { fallbackReason: outcome.fallbackReason } : {}),
   };
-}
-
-/** As search_skills: around the best match in the body, else the description's start. */
-function excerptFor(skill: Skill, terms: readonly string[]): string {
-  return matchedExcerpt(readSkillBody(skill) ?? "", terms) ?? excerptAround(oneLine(skill.description), terms);
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { streamSkillBody } from "../../src/catalog/skill-text.ts";
+import { readSkillBodyStart, streamSkillBody } from "../../src/catalog/skill-text.ts";
 import { fieldTerms, TermCounter } from "../../src/search/field-terms.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
@@ -58,5 +58,36 @@ describe("streamSkillBody: the body without frontmatter, in chunks", () => {
     const linked = fakeSkill("s", { root, dir: root, file: join(root, "SKILL.md") });
     expect(streamSkillBody(linked, () => true)).toBe(false);
     expect(readFileSync(outside, "utf8")).toContain("SECRET");
+  });
+});
+
+describe("readSkillBodyStart: what an excerpt looks at", () => {
+  test("the body's first characters, whatever the file's shape, as the whole file's body would give them", () => {
+    const files = [
+      "---\nname: s\ndescription: d\n---\n\n# Title\n\nA short body.\n",
+      "# No frontmatter\n\nJust a body.\n",
+      "---\nname: s\ndescription: never closed\n",
+      // A frontmatter longer than the first read: the body is not the frontmatter's text.
+      `---\nname: s\ndescription: ${"x ".repeat(6_000)}\n---\n\n${long(2000, "after a long frontmatter")}\n`,
+      `---\nname: s\ndescription: d\n---\n\n${long(2000, "paragraph")}\n`,
+      // Three bytes a character: the first read holds fewer than the characters asked for.
+      `---\nname: s\ndescription: d\n---\n\n${"技能の説明文です。".repeat(2000)}\n`,
+      `\uFEFF---\r\nname: s\r\ndescription: d\r\n---\r\n\r\n${long(2000, "crlf line")}\r\n`,
+    ];
+    for (const text of files) {
+      const start = readSkillBodyStart(skillWith(text), 8000);
+      expect(start).toBe(skillBody(text).slice(0, 8000));
+    }
+    expect(readSkillBodyStart(skillWith(files[3] as string), 8000)).toStartWith("after a long frontmatter 0");
+    expect(readSkillBodyStart(skillWith(files[5] as string), 8000)).toHaveLength(8000);
+  });
+
+  test("undefined for a file that cannot be served", () => {
+    const root = tempDir();
+    symlinkSync(
+      write(join(tempDir(), "secret.md"), "---\nname: x\ndescription: y\n---\nSECRET\n"),
+      join(root, "SKILL.md"),
+    );
+    expect(readSkillBodyStart(fakeSkill("s", { root, dir: root, file: join(root, "SKILL.md") }), 8000)).toBeUndefined();
   });
 });

@@ -39,16 +39,22 @@ function naiveWindowStart(hits: { index: number; term: string }[], span: number)
   return at;
 }
 
-/** The excerpt as it was made before the one-pass window (the same cut, cutAround; the naive window). */
-function naiveExcerpt(flat: string, terms: string[], size: number): string | undefined {
-  const lower = flat.toLowerCase();
+/**
+ * The excerpt made the plain way (the same cut, cutAround; the naive window): matches and the window
+ * in the text as given, then the whole text collapsed and the window's start found in it.
+ */
+function naiveExcerpt(raw: string, terms: string[], size: number): string | undefined {
+  const lower = raw.toLowerCase();
   const hits: { index: number; term: string }[] = [];
   for (const term of terms)
     for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1))
       if (at === 0 || !/[a-z0-9]/.test(lower[at - 1] as string)) hits.push({ index: at, term });
   hits.sort((a, b) => a.index - b.index);
   if (hits.length === 0) return undefined;
-  return flat.length <= size ? flat : cutAround(flat, naiveWindowStart(hits, size * 0.8), size);
+  const at = naiveWindowStart(hits, size * 0.8);
+  const flat = raw.replace(/\s+/g, " ").trim();
+  const flatAt = raw.slice(0, at).replace(/\s+/g, " ").trimStart().length;
+  return flat.length <= size ? flat : cutAround(flat, flatAt, size);
 }
 
 describe("excerpts: the window holding the most distinct terms, found in one pass", () => {
@@ -58,6 +64,25 @@ describe("excerpts: the window holding the most distinct terms, found in one pas
     const terms = ["pdf", "tabl", "invoic", "merg"];
     for (let round = 0; round < 300; round++) {
       const text = Array.from({ length: 5 + Math.floor(next() * 300) }, () => words[Math.floor(next() * 10)]).join(" ");
+      const asked = terms.filter(() => next() < 0.7);
+      for (const size of [20, 60, 160])
+        expect({ round, size, excerpt: matchedExcerpt(text, asked, size) }).toEqual({
+          round,
+          size,
+          excerpt: naiveExcerpt(text, asked, size),
+        });
+    }
+  });
+
+  test("the same excerpt in text with runs of whitespace: only the part around the window is collapsed", () => {
+    const next = random(23);
+    const words = ["pdf", "table", "invoice", "merge", "alpha", "beta", "x", "# Heading"];
+    const gaps = [" ", " ", " ", "  ", "\n", "\n\n", "\t", "\n    ", " \r\n", " ".repeat(200), "\n".repeat(90)];
+    const terms = ["pdf", "tabl", "invoic", "merg"];
+    for (let round = 0; round < 300; round++) {
+      const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)] as T;
+      const parts = Array.from({ length: 1 + Math.floor(next() * 250) }, () => `${pick(words)}${pick(gaps)}`);
+      const text = `${next() < 0.3 ? pick(gaps) : ""}${parts.join("")}`;
       const asked = terms.filter(() => next() < 0.7);
       for (const size of [20, 60, 160])
         expect({ round, size, excerpt: matchedExcerpt(text, asked, size) }).toEqual({
