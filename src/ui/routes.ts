@@ -143,13 +143,13 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
     }
     case "skill": {
       const skill = findSkill(catalog, q.get("id") ?? "");
-      const detail = skill && skillDetail(catalog, hub.filter, skill);
+      const detail = skill && skillDetail(catalog, hub.filter, skill, hub.frozen);
       return detail ?? notFound(q.get("id") ?? "");
     }
     case "file": {
       const id = q.get("id") ?? "";
       const skill = findSkill(catalog, id);
-      const detail = skill && skillDetail(catalog, hub.filter, skill);
+      const detail = skill && skillDetail(catalog, hub.filter, skill, hub.frozen);
       if (!skill || !detail) return notFound(id);
       if (!detail.skill.enabled)
         return problem(
@@ -157,6 +157,7 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
           "SKILL_DISABLED",
           `${skill.name} is disabled by the server's filter; its files are not served.`,
         );
+      if (detail.refused) return problem(403, detail.refused.code, detail.refused.message);
       const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes);
       return view.ok ? view : problem(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);
     }

@@ -1,6 +1,7 @@
 import { isEnabled } from "../catalog/filters.ts";
 import type { Hub } from "../server/hub.ts";
 import { skillExcerpt } from "../tools/support/skill-excerpt.ts";
+import { frozenCheck } from "../tools/support/skill-lookup.ts";
 
 export interface SearchHitView {
   id: string;
@@ -21,7 +22,8 @@ export const MAX_SEARCH_RESULTS = 50;
  * The page's search: the same ranking search_skills uses (the hub's search
  * service, SEARCH_THRESHOLD, the server filter) and the same excerpts. Unlike
  * the tool it records no analytics event: people browsing the page are not
- * an agent's demand for skills, and the page changes no file.
+ * an agent's demand for skills, and the page changes no file. Frozen mode: a skill
+ * that differs from its lock shows its description, never its body.
  */
 export async function searchView(
   hub: Hub,
@@ -43,7 +45,7 @@ export async function searchView(
       source: skill.source,
       ...(skill.category ? { category: skill.category } : {}),
       tags: skill.tags,
-      excerpt: skillExcerpt(skill, terms),
+      excerpt: skillExcerpt(skill, terms, !frozenCheck(hub.frozen, hub.catalog, skill)),
     })),
     mode: outcome.mode,
     ...(outcome.fallbackReason ? { fallbackReason: outcome.fallbackReason } : {}),

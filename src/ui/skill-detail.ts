@@ -2,8 +2,10 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { readSkillBody } from "../catalog/skill-text.ts";
 import { chainFiles, effectiveChain } from "../catalog/tree-chain.ts";
+import type { FrozenGuard, FrozenRefusal } from "../lock/frozen.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
+import { frozenCheck } from "../tools/support/skill-lookup.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { listIndex, type SkillRow } from "./skill-list.ts";
@@ -30,6 +32,8 @@ export interface SkillDetail {
   html?: string;
   /** Why there is no `html`. */
   notice?: string;
+  /** Frozen mode: why no content of the skill is served (as the tools refuse it); no `html`, no files. */
+  refused?: { code: FrozenRefusal["code"]; message: string };
   files: FileEntry[];
   filesTruncated: boolean;
   tree?: {
@@ -57,20 +61,29 @@ export function findSkill(catalog: Catalog, id: string): Skill | undefined {
 }
 
 /**
- * Everything the skill page shows. A disabled skill shows its metadata and
- * diagnostics but not its content, as the tools refuse it (SKILL_DISABLED).
- * Undefined for a skill that is not in this catalog's list.
+ * Everything the skill page shows. A disabled skill, and in frozen mode one whose files differ from
+ * the lock, shows its metadata and diagnostics but not its content or files, as the tools refuse it
+ * (SKILL_DISABLED, SKILL_LOCK_MISMATCH…). Undefined for a skill that is not in this catalog's list.
  */
-export function skillDetail(catalog: Catalog, filter: SkillFilter, skill: Skill): SkillDetail | undefined {
+export function skillDetail(
+  catalog: Catalog,
+  filter: SkillFilter,
+  skill: Skill,
+  frozen?: FrozenGuard,
+): SkillDetail | undefined {
   const index = listIndex(catalog, filter);
   const row = index.rows.find((r) => r.id === skill.id);
   if (!row) return undefined;
   const enabled = isEnabled(skill, filter);
+  const refusal = enabled ? frozenCheck(frozen, catalog, skill) : undefined;
+  const refused = refusal && { code: refusal.code, message: refusal.message };
   let html: string | undefined;
   let notice: string | undefined;
   if (!enabled) {
     notice =
       "This skill is disabled by the server's filter (SKILLHUB_ENABLED_SKILLS or _CATEGORIES); its content is not served.";
+  } else if (refused) {
+    notice = `${refused.code}: ${refused.message}`;
   } else {
     const body = readSkillBody(skill);
     if (body === undefined) notice = `${skill.file} could not be read; it may have been removed since the last scan.`;
@@ -82,7 +95,7 @@ export function skillDetail(catalog: Catalog, filter: SkillFilter, skill: Skill)
       if (cut) notice = `Only the first ${MAX_RENDERED_CHARS} characters are shown.`;
     }
   }
-  const { files, truncated } = enabled ? filesOf(catalog, skill) : { files: [], truncated: false };
+  const { files, truncated } = enabled && !refused ? filesOf(catalog, skill) : { files: [], truncated: false };
   return {
     skill: {
       ...row,
@@ -95,6 +108,7 @@ export function skillDetail(catalog: Catalog, filter: SkillFilter, skill: Skill)
     diagnostics: index.byFile.get(skill.file) ?? [],
     ...(html === undefined ? {} : { html }),
     ...(notice ? { notice } : {}),
+    ...(refused ? { refused } : {}),
     files,
     filesTruncated: truncated,
     ...(skill.kind === "tree-node" ? { tree: treeInfo(catalog, skill) } : {}),

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { run } from "../../src/cli.ts";
+import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
 import { connect, textOf } from "../helpers/hub.ts";
@@ -74,6 +75,41 @@ describe("frozen mode (--frozen, SKILLHUB_FROZEN=1)", () => {
     expect((await cli(m, ["lock"])).code).toBe(0);
     expect((await s.call("load_skill", { skill_name: "pdf" })).isError).toBeFalsy();
     expect((await s.call("load_skill", { skill_name: "sneaky" })).isError).toBeFalsy();
+  });
+
+  test("the web page shows a changed skill's metadata and why it is refused, never its body or files", async () => {
+    const m = machine();
+    writeSkill(m.skills, "pdf", { body: "# PDF\n\nReviewed invoice steps.\n" });
+    write(join(m.skills, "pdf", "forms.md"), "# Forms\n");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    const s = await frozenSession(m);
+    const page = createHttpHandler(s.hub, { host: "127.0.0.1", version: "test" });
+    const api = async (path: string) => {
+      const response = await page.handle(
+        new Request(`http://127.0.0.1:8000/ui/api/${path}`, { headers: { host: "127.0.0.1:8000" } }),
+      );
+      return { status: response.status, body: (await response.json()) as Record<string, any> };
+    };
+    // Locked and unchanged: served as without --frozen.
+    const served = await api("skill?id=project:pdf");
+    expect(served.body.html).toContain("Reviewed invoice steps.");
+    expect(served.body.files.map((f: { path: string }) => f.path)).toContain("forms.md");
+    expect((await api("search?q=invoice")).body.hits[0].excerpt).toContain("Reviewed invoice steps.");
+
+    writeSkill(m.skills, "pdf", { body: "# PDF\n\nTampered invoice steps.\n" });
+    const refused = await api("skill?id=project:pdf");
+    expect(refused.status).toBe(200);
+    expect(refused.body.html).toBeUndefined();
+    expect(refused.body.files).toEqual([]);
+    expect(refused.body.refused.code).toBe("SKILL_LOCK_MISMATCH");
+    expect(refused.body.notice).toStartWith("SKILL_LOCK_MISMATCH: Skill 'pdf' changed since it was reviewed");
+    expect(JSON.stringify(refused.body)).not.toContain("Tampered");
+    const file = await api("file?id=project:pdf&path=forms.md");
+    expect(file.status).toBe(403);
+    expect(JSON.stringify(file.body)).toContain("SKILL_LOCK_MISMATCH");
+    const hits = (await api("search?q=invoice")).body.hits;
+    expect(hits[0].name).toBe("pdf");
+    expect(hits[0].excerpt).not.toContain("Tampered");
   });
 
   test("a lock corrupted while serving: LOCK_UNAVAILABLE for every skill, the server keeps running", async () => {
