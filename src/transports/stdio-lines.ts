@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
 import { memoryRelease } from "../util/release-memory.ts";
 import { RPC } from "./http-responses.ts";
+import { toJSONRPCMessage } from "./jsonrpc-message.ts";
 import type { InputStream } from "./stdin-stream.ts";
 
 /** 4 MiB: the same ceiling as an HTTP body; far above any JSON-RPC message SkillHub expects. */
@@ -103,7 +103,7 @@ export class LineTransport implements Transport {
     }
     let message: JSONRPCMessage;
     try {
-      message = parseJSONRPCMessage(value);
+      message = toJSONRPCMessage(value);
     } catch {
       const id = (value as { id?: unknown } | null)?.id;
       this.reject(
