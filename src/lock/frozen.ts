@@ -1,4 +1,6 @@
 import { statSync } from "node:fs";
+import type { Catalog } from "../catalog/catalog.ts";
+import { effectiveChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Logger } from "../util/logger.ts";
 import { lockSkill } from "./build.ts";
@@ -104,4 +106,19 @@ export class FrozenGuard {
     this.logged.add(key);
     this.options.logger.warn(line);
   }
+}
+
+/**
+ * Why a frozen server serves no content of `skill` (the tools and the web page alike), or undefined: not
+ * frozen, or every file matches the lock. A tree node serves its ancestors' content and files too: each
+ * of them must match.
+ */
+export function frozenCheck(
+  frozen: FrozenGuard | undefined,
+  catalog: Catalog,
+  skill: Skill,
+): FrozenRefusal | undefined {
+  if (!frozen) return undefined;
+  const chain = effectiveChain(catalog, skill).reverse();
+  return chain.reduce<FrozenRefusal | undefined>((found, node) => found ?? frozen.check(node), undefined);
 }

@@ -147,6 +147,8 @@ function matches(text: string, terms: readonly string[]): Matches {
 function wordStarts(text: string, terms: readonly string[]): number[] {
   const lower = text.toLowerCase();
   const out: number[] = [];
+  // Lower-casing changed a length ("İ" → "i̇"): positions in `lower` are not positions in `text`.
+  if (lower.length !== text.length) return out;
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t] as string;
     for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1))

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
+import { frozenCheck } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { skillExcerpt } from "./support/skill-excerpt.ts";
-import { frozenRefusal } from "./support/skill-lookup.ts";
 
 const Input = () =>
   z.object({
@@ -83,5 +83,5 @@ export const searchSkillsTool = defineTool({
 
 /** Frozen mode: a skill that differs from the lock shows no byte of its body. */
 function excerptFor(skill: Skill, terms: readonly string[], deps: ToolDeps): string {
-  return skillExcerpt(skill, terms, !(deps.frozen && frozenRefusal(skill, deps)));
+  return skillExcerpt(skill, terms, !frozenCheck(deps.frozen, deps.store.catalog, skill));
 }

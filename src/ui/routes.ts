@@ -157,6 +157,7 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
           "SKILL_DISABLED",
           `${skill.name} is disabled by the server's filter; its files are not served.`,
         );
+      // Security: frozen mode; no file of a skill that differs from its lock.
       if (detail.refused) return problem(403, detail.refused.code, detail.refused.message);
       const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes);
       return view.ok ? view : problem(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);

@@ -1,7 +1,7 @@
 import { isEnabled } from "../catalog/filters.ts";
+import { frozenCheck } from "../lock/frozen.ts";
 import type { Hub } from "../server/hub.ts";
 import { skillExcerpt } from "../tools/support/skill-excerpt.ts";
-import { frozenCheck } from "../tools/support/skill-lookup.ts";
 
 export interface SearchHitView {
   id: string;

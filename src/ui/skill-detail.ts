@@ -2,10 +2,9 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { readSkillBody } from "../catalog/skill-text.ts";
 import { chainFiles, effectiveChain } from "../catalog/tree-chain.ts";
-import type { FrozenGuard, FrozenRefusal } from "../lock/frozen.ts";
+import { type FrozenGuard, type FrozenRefusal, frozenCheck } from "../lock/frozen.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
-import { frozenCheck } from "../tools/support/skill-lookup.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { listIndex, type SkillRow } from "./skill-list.ts";
@@ -83,6 +82,7 @@ export function skillDetail(
     notice =
       "This skill is disabled by the server's filter (SKILLHUB_ENABLED_SKILLS or _CATEGORIES); its content is not served.";
   } else if (refused) {
+    // Security: frozen mode; the page shows no byte of a skill that differs from its lock, as the tools.
     notice = `${refused.code}: ${refused.message}`;
   } else {
     const body = readSkillBody(skill);

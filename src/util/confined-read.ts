@@ -227,7 +227,7 @@ function openedRealPath(fd: number, path: string, stat: { dev: number; ino: numb
 function readBounded(fd: number, limit: number, expected: number, options: ConfinedReadOptions): Buffer | undefined {
   const now = options.now ?? Date.now;
   const deadline = now() + (options.timeBudgetMs ?? 2000);
-  // Unzeroed: only the bytes read are ever handed out (the zeroing cost as much as a search hit's read).
+  // Unzeroed (zeroing cost as much as a search hit's read): the tail past what was read is zeroed below.
   let buffer = Buffer.allocUnsafe(Math.max(0, Math.min(limit, expected + 1)));
   let filled = 0;
   while (filled < limit) {
@@ -241,7 +241,10 @@ function readBounded(fd: number, limit: number, expected: number, options: Confi
     filled += n;
     if (now() > deadline) return undefined;
   }
-  return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+  if (filled === buffer.length) return buffer;
+  // Security: the bytes are a view of `buffer`, whose `.buffer` reaches past them: no stale memory there.
+  buffer.fill(0, filled);
+  return buffer.subarray(0, filled);
 }
 
 export function fail(code: ConfinedReadCode, reason: string): ConfinedFailure {

@@ -68,7 +68,7 @@ describe("readSkillBodyStart: what an excerpt looks at", () => {
       "# No frontmatter\n\nJust a body.\n",
       "---\nname: s\ndescription: never closed\n",
       // A frontmatter longer than the first read: the body is not the frontmatter's text.
-      `---\nname: s\ndescription: ${"x ".repeat(6_000)}\n---\n\n${long(2000, "after a long frontmatter")}\n`,
+      `---\nname: s\ndescription: ${"x ".repeat(8_000)}\n---\n\n${long(2000, "after a long frontmatter")}\n`,
       `---\nname: s\ndescription: d\n---\n\n${long(2000, "paragraph")}\n`,
       // Three bytes a character: the first read holds fewer than the characters asked for.
       `---\nname: s\ndescription: d\n---\n\n${"技能の説明文です。".repeat(2000)}\n`,
@@ -80,6 +80,18 @@ describe("readSkillBodyStart: what an excerpt looks at", () => {
     }
     expect(readSkillBodyStart(skillWith(files[3] as string), 8000)).toStartWith("after a long frontmatter 0");
     expect(readSkillBodyStart(skillWith(files[5] as string), 8000)).toHaveLength(8000);
+  });
+
+  test("a character cut by the first read is never part of the start", () => {
+    // Two bytes a character: the first read (chars + 4 KiB) ends inside the body, cutting one at odd sizes;
+    // near 4,064 it holds about `chars` characters, the cut one last.
+    const text = `---\nname: s\ndescription: d\n---\n\n${"é".repeat(12_000)}\n`;
+    const skill = skillWith(text);
+    for (let chars = 4000; chars < 4130; chars++) {
+      const start = readSkillBodyStart(skill, chars) as string;
+      expect(start).toBe(skillBody(text).slice(0, chars));
+      expect(start).not.toContain("\uFFFD");
+    }
   });
 
   test("undefined for a file that cannot be served", () => {

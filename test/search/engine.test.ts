@@ -176,6 +176,9 @@ describe("excerpts and acronyms", () => {
     expect(matchedExcerpt(`${filler}the invoice`, ["invoic"])).toBeUndefined();
     const early = matchedExcerpt(`${filler.slice(0, EXCERPT_SCAN_CHARS - 200)} the invoice ${filler}`, ["invoic"]);
     expect(early).toContain("the invoice");
+    // Lower-casing "İ" makes two characters: positions still point at the match.
+    const dotted = `${"İ".repeat(40)} ${"filler ".repeat(100)}the invoice ${"tail ".repeat(100)}`;
+    expect(matchedExcerpt(dotted, ["invoic"])).toContain("the invoice");
   });
 
   test("whitespace is collapsed as /\\s+/ → one space would, whatever its kind", () => {

@@ -50,6 +50,15 @@ describe("toJSONRPCMessage: the SDK's JSON-RPC message schema, the usual message
       expect({ i, ...outcome(toJSONRPCMessage, line) }).toEqual({ i, ...outcome(parseJSONRPCMessage, line) });
   });
 
+  test("params with an own __proto__ key go through the schema, which drops it", () => {
+    const line = JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"s","__proto__":{"x":1}}}');
+    const message = toJSONRPCMessage(line) as { params: Record<string, unknown> };
+    expect(Object.keys(message.params)).toEqual(
+      Object.keys((parseJSONRPCMessage(line) as { params: Record<string, unknown> }).params),
+    );
+    expect(Object.hasOwn(message.params, "__proto__")).toBe(false);
+  });
+
   test("the usual request is taken as it is, without the schema's copy", () => {
     const value = structuredClone(call);
     expect(toJSONRPCMessage(value) as unknown).toBe(value);

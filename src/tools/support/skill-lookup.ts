@@ -1,9 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { Catalog } from "../../catalog/catalog.ts";
 import { describeFilter, isEnabled } from "../../catalog/filters.ts";
 import { closeNames } from "../../catalog/suggest.ts";
-import { effectiveChain } from "../../catalog/tree-chain.ts";
-import type { FrozenGuard, FrozenRefusal } from "../../lock/frozen.ts";
+import { frozenCheck } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
 import type { EventType, ToolDeps } from "../definition.ts";
@@ -68,21 +66,6 @@ export function frozenRefusal(skill: Skill, deps: ToolDeps): CallToolResult | un
     ...(refusal.lockError ? { lock_error: refusal.lockError } : {}),
     changes: refusal.changes.map((c) => ({ kind: c.kind, file: c.file ?? null, detail: c.detail })),
   });
-}
-
-/**
- * Why a frozen server serves no content of `skill` (tools and the web page alike), or undefined: not
- * frozen, or every file matches the lock. A tree node serves its ancestors' content and files too: each
- * of them must match.
- */
-export function frozenCheck(
-  frozen: FrozenGuard | undefined,
-  catalog: Catalog,
-  skill: Skill,
-): FrozenRefusal | undefined {
-  if (!frozen) return undefined;
-  const chain = effectiveChain(catalog, skill).reverse();
-  return chain.reduce<FrozenRefusal | undefined>((found, node) => found ?? frozen.check(node), undefined);
 }
 
 /** SKILL_NOT_FOUND in the family's words (close names first). */
