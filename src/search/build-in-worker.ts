@@ -26,8 +26,13 @@ export function buildIndexInWorker(
   header: IndexHeader,
   file?: string,
 ): Promise<IndexBuildReply> {
-  const bare = skills.map((s) => ({ ...s, frontmatter: {} }));
-  return runWorker(workerScript("search/index-worker.ts"), bare, { header, file }, () => undefined);
+  return runWorker(
+    workerScript("search/index-worker.ts"),
+    skills,
+    { header, file },
+    () => undefined,
+    (s) => ({ ...s, frontmatter: {} }),
+  );
 }
 
 /**

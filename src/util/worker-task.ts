@@ -40,11 +40,13 @@ export const BATCH = 500;
  * (and ends the worker) when the script fails to load, throws, reports an error or exits without an
  * answer, so a caller can do the work itself instead.
  */
-export function runWorker<T, X extends object, P, D>(
+export function runWorker<T, X extends object, P, D, U = T>(
   script: string,
   items: readonly T[],
   extra: X,
   onPart: (part: P) => void,
+  /** What of an item is posted, made batch by batch (10,000 copies at once held the event loop 16 ms). */
+  shape: (item: T) => U = (item) => item as unknown as U,
 ): Promise<D> {
   return new Promise<D>((resolve, reject) => {
     let worker: Worker;
@@ -78,7 +80,7 @@ export function runWorker<T, X extends object, P, D>(
     void (async () => {
       for (let from = 0; !settled; from += BATCH) {
         const last = from + BATCH >= items.length;
-        const message: Batch<T> & X = { ...extra, batch: items.slice(from, from + BATCH), last };
+        const message: Batch<U> & X = { ...extra, batch: items.slice(from, from + BATCH).map(shape), last };
         worker.postMessage(message);
         if (last) return;
         await nextTurn();

@@ -40,6 +40,31 @@ describe("runWorker: one task in a worker thread", () => {
     expect(empty).toEqual({ seen: [], messages: 1 });
   });
 
+  test("what is posted of each item is made batch by batch, as the batches go", async () => {
+    const file = script(`
+      const seen = [];
+      self.onmessage = (e) => {
+        seen.push(...e.data.batch);
+        if (e.data.last) postMessage({ done: seen });
+      };`);
+    const items = Array.from({ length: BATCH + 3 }, (_, i) => ({ i, secret: "not posted" }));
+    let shaped = 0;
+    const shapedWhenFirstPosted: number[] = [];
+    const done = await runWorker<(typeof items)[number], object, never, { i: number }[], { i: number }>(
+      file,
+      items,
+      {},
+      () => undefined,
+      ({ i }) => {
+        if (++shaped === 1) queueMicrotask(() => shapedWhenFirstPosted.push(shaped));
+        return { i };
+      },
+    );
+    expect(done).toEqual(items.map(({ i }) => ({ i })));
+    // The first batch went before the second was shaped.
+    expect(shapedWhenFirstPosted).toEqual([BATCH]);
+  });
+
   test("an error the script reports, a throw, a missing script and an exit without an answer all reject", async () => {
     const run = (file: string) => runWorker(file, [1], {}, () => undefined);
     await expect(run(script("self.onmessage = () => postMessage({ error: 'no such thing' });"))).rejects.toThrow(
