@@ -99,6 +99,38 @@ export async function indexLatency(bin: string, dir: string, names: readonly str
   }
 }
 
+/**
+ * The floor's worst call over a stretch as long as SkillHub's build (at most 30 s): its `read` tool (the
+ * fair floor for `skill`) called in the same closed loop. What the runtime's own collections cost such a
+ * loop on this machine, to read SkillHub's worst call against.
+ */
+export async function floorWorstCall(
+  floor: string,
+  dir: string,
+  names: readonly string[],
+  ms: number,
+): Promise<{ calls: number; maxMs: number; p99Ms: number }> {
+  const s = spawnServer([floor], { env: { PATH: process.env.PATH ?? "" } });
+  try {
+    await s.request("initialize", INITIALIZE);
+    s.notify("notifications/initialized");
+    await s.request("tools/list");
+    const latencies: number[] = [];
+    const until = performance.now() + Math.min(ms, 30_000);
+    for (let n = 0; performance.now() < until; n++) {
+      const started = performance.now();
+      const path = join(dir, names[(n * 7919) % names.length] as string, "SKILL.md");
+      const reply = await s.request("tools/call", { name: "read", arguments: { path } });
+      latencies.push(performance.now() - started);
+      if (reply.error || reply.result?.isError)
+        throw new Error(`floor call failed: ${JSON.stringify(reply).slice(0, 300)}`);
+    }
+    return { calls: latencies.length, maxMs: Math.max(...latencies), p99Ms: percentile(latencies, 99) };
+  } finally {
+    await s.close();
+  }
+}
+
 const QUERIES = [
   "extract tables from a PDF",
   "write unit tests first",

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
-import { formatLatency, indexLatency } from "./index-latency.ts";
+import { floorWorstCall, formatLatency, indexLatency } from "./index-latency.ts";
 import { inProcessFigures } from "./lib/in-process.ts";
 import { INITIALIZE, median, percentile, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
@@ -383,6 +383,11 @@ for (const size of sizes) {
     const latency = await indexLatency(skillhub, dir, names);
     row.indexLatency = latency;
     say(`index build and save:           ${formatLatency(latency)}`);
+    const floorWorst = await floorWorstCall(floor, dir, names, latency.buildMs);
+    row.floorWorstCall = floorWorst;
+    say(
+      `the floor, the same loop as long: max ${ms(floorWorst.maxMs)}, p99 ${ms(floorWorst.p99Ms)} (${floorWorst.calls} calls of its read tool)`,
+    );
     const persisted = await persistedStart(dir, env, home);
     row.persistedStart = persisted;
     say(
