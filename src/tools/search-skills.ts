@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { frozenCheck } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
+import { nextTurn } from "../util/next-turn.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { skillExcerpt } from "./support/skill-excerpt.ts";
@@ -63,6 +64,9 @@ export const searchSkillsTool = defineTool({
       threshold: deps.config.search.threshold,
       accept: (s) => isEnabled(s, deps.filter) && (wanted === undefined || wanted === "" || s.category === wanted),
     });
+    // The excerpts on a later turn: a call that came during the ranking is answered in between (the first
+    // search after an index build runs cold, 40-50 ms in one piece at 10,000 skills: the worst call then).
+    await nextTurn();
     const skills = hits.map(({ skill, score, terms }) => ({
       name: skill.name,
       description: skill.description,
