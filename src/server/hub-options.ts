@@ -14,6 +14,8 @@ export interface HubOptions {
   env: Record<string, string | undefined>;
   homeDir: string;
   cwd: string;
+  /** Run as `start()` begins, before the first scan (a server's one-time process set-up). */
+  onStart?: () => void;
   /** Whether MCP roots may set the project root (stdio: yes; a shared HTTP server: no). Default true. */
   acceptRoots?: boolean;
   /** Log skipped skills and a summary when the catalog changes (servers). Default true. */

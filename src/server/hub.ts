@@ -174,6 +174,7 @@ export class Hub implements ToolDeps {
 
   /** Start background scanning and indexing (servers). */
   start(): Promise<void> {
+    this.options.onStart?.();
     this.analytics.publisher?.start();
     // A reachable repository is synced before the first catalog (DESIGN §12), but a slow one is waited for
     // 3 s at most (GitSync.initialize): then the local folders and any existing copy are served, and the

@@ -27,10 +27,13 @@ function purgeDelayIn(pid: number, bin: string) {
   }
 }
 
-async function serverWith(env: Record<string, string>) {
-  const skills = tempDir("skillhub-e2e-skills-");
+async function serverWith(
+  env: Record<string, string>,
+  skills = tempDir("skillhub-e2e-skills-"),
+  home = tempDir("skillhub-e2e-home-"),
+) {
   writeSkill(skills, "pdf-tools", { description: "Fills PDF forms.", body: "# PDF\n\nquokka\n" });
-  const served = await binaryClient(skills, tempDir("skillhub-e2e-home-"), env);
+  const served = await binaryClient(skills, home, env);
   for (const end = Date.now() + 10_000; Date.now() < end && !served.log().includes("purge delay"); )
     await Bun.sleep(50);
   return served;
@@ -45,6 +48,22 @@ describe.if(process.platform === "linux")("the server gives freed allocator page
     const loaded = await client.callTool({ name: "skill", arguments: { name: "pdf-tools" } });
     expect(JSON.stringify(loaded.content)).toContain("quokka");
     await client.close();
+  });
+
+  test("a first start sets it before its first scan; a start from the catalog snapshot, a turn after", async () => {
+    const [skills, home] = [tempDir("skillhub-e2e-skills-"), tempDir("skillhub-e2e-home-")];
+    const order = (log: string) => [log.indexOf("purge delay 1000 → 0 ms"), log.indexOf("scan (startup)")];
+    const first = await serverWith({}, skills, home);
+    const [purgedFirst, scannedFirst] = order(first.log());
+    expect(purgedFirst).toBeGreaterThan(-1);
+    expect(purgedFirst).toBeLessThan(scannedFirst);
+    await first.client.close();
+    const again = await serverWith({}, skills, home);
+    expect(again.log()).toContain("catalog snapshot: 1 skills listed");
+    const [purgedAgain, scannedAgain] = order(again.log());
+    expect(scannedAgain).toBeGreaterThan(-1);
+    expect(purgedAgain).toBeGreaterThan(scannedAgain);
+    await again.client.close();
   });
 
   test("a MIMALLOC_PURGE_DELAY the user set is left as it is", async () => {
