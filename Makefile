@@ -32,9 +32,17 @@ typecheck: deps
 ## system package: tests that need zip, unzip or ruby are skipped, with one line saying so, when absent.
 ## The timeout is given here because Bun 1.3.14 ignores bunfig.toml's [test] timeout; it is a hang
 ## detector for a busy 2-core machine, not a speed budget (no test asserts on wall-clock speed).
+## TEST_WALL_SECONDS bounds the whole run where `timeout` exists: a rare hang of the runtime itself
+## (no test's timeout fires then) stops with a message and a failure instead of hanging CI.
 TEST_TIMEOUT_MS ?= 60000
+TEST_WALL_SECONDS ?= 720
+WATCHDOG = $(shell command -v timeout >/dev/null 2>&1 && echo timeout -k 30 $(TEST_WALL_SECONDS))
 test: typecheck build
-	$(BUN) test --timeout $(TEST_TIMEOUT_MS)
+	@echo "$(BUN) test --timeout $(TEST_TIMEOUT_MS)"
+	@$(WATCHDOG) $(BUN) test --timeout $(TEST_TIMEOUT_MS) || { rc=$$?; \
+	  if [ $$rc = 124 ] || [ $$rc = 137 ]; then \
+	    echo "make test: bun test was still running after $(TEST_WALL_SECONDS) s (a hang?) and was stopped; run it again, or raise TEST_WALL_SECONDS" >&2; fi; \
+	  exit $$rc; }
 
 ## make lint: Biome (pinned) checks formatting, import order and lint rules; make format fixes them.
 lint: deps

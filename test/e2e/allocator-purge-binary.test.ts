@@ -52,7 +52,10 @@ describe.if(process.platform === "linux")("the server gives freed allocator page
 
   test("a first start sets it before its first scan; a start from the catalog snapshot, a turn after", async () => {
     const [skills, home] = [tempDir("skillhub-e2e-skills-"), tempDir("skillhub-e2e-home-")];
-    const order = (log: string) => [log.indexOf("purge delay 1000 → 0 ms"), log.indexOf("scan (startup)")];
+    const order = (log: string): [number, number] => [
+      log.indexOf("purge delay 1000 → 0 ms"),
+      log.indexOf("scan (startup)"),
+    ];
     const first = await serverWith({}, skills, home);
     const [purgedFirst, scannedFirst] = order(first.log());
     expect(purgedFirst).toBeGreaterThan(-1);
