@@ -57,6 +57,16 @@ function naiveExcerpt(raw: string, terms: string[], size: number): string | unde
   return flat.length <= size ? flat : cutAround(flat, flatAt, size);
 }
 
+/** matchedExcerpt gives naiveExcerpt's excerpt of `text` at three sizes (`round` names a failure). */
+function expectSameExcerpts(round: number, text: string, asked: string[]): void {
+  for (const size of [20, 60, 160])
+    expect({ round, size, excerpt: matchedExcerpt(text, asked, size) }).toEqual({
+      round,
+      size,
+      excerpt: naiveExcerpt(text, asked, size),
+    });
+}
+
 describe("excerpts: the window holding the most distinct terms, found in one pass", () => {
   test("the same excerpt as the window read match by match, on random texts", () => {
     const next = random(16);
@@ -64,13 +74,11 @@ describe("excerpts: the window holding the most distinct terms, found in one pas
     const terms = ["pdf", "tabl", "invoic", "merg"];
     for (let round = 0; round < 300; round++) {
       const text = Array.from({ length: 5 + Math.floor(next() * 300) }, () => words[Math.floor(next() * 10)]).join(" ");
-      const asked = terms.filter(() => next() < 0.7);
-      for (const size of [20, 60, 160])
-        expect({ round, size, excerpt: matchedExcerpt(text, asked, size) }).toEqual({
-          round,
-          size,
-          excerpt: naiveExcerpt(text, asked, size),
-        });
+      expectSameExcerpts(
+        round,
+        text,
+        terms.filter(() => next() < 0.7),
+      );
     }
   });
 
@@ -83,13 +91,11 @@ describe("excerpts: the window holding the most distinct terms, found in one pas
       const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)] as T;
       const parts = Array.from({ length: 1 + Math.floor(next() * 250) }, () => `${pick(words)}${pick(gaps)}`);
       const text = `${next() < 0.3 ? pick(gaps) : ""}${parts.join("")}`;
-      const asked = terms.filter(() => next() < 0.7);
-      for (const size of [20, 60, 160])
-        expect({ round, size, excerpt: matchedExcerpt(text, asked, size) }).toEqual({
-          round,
-          size,
-          excerpt: naiveExcerpt(text, asked, size),
-        });
+      expectSameExcerpts(
+        round,
+        text,
+        terms.filter(() => next() < 0.7),
+      );
     }
   });
 
