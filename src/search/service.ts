@@ -190,6 +190,9 @@ export class SearchService {
     }
     collect();
     memoryRelease.soon();
+    // The searches waiting for the index rank on a later turn: calls that came during its last steps (the
+    // file mapped, the fields checked) are answered first, not after them and a cold first search.
+    await this.pause();
     this.state = { documents: this.index.size, origin, buildMs: Math.round(performance.now() - started), file };
     this.options.logger.debug(`search index: ${this.index.size} skills, ${origin}, ${this.state.buildMs} ms`);
     if (this.closed) return;

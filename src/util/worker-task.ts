@@ -30,9 +30,10 @@ export interface Batch<T> {
 
 /**
  * Items per request message. Posting copies the message on the posting thread: 10,000 skills in one
- * message held the event loop 130-160 ms, a batch of 500 a few milliseconds.
+ * message held the event loop 130-160 ms, a batch of 500 10-20 ms on a slower machine (calls made as a
+ * first start's index build began waited up to 54 ms behind such copies; 44 with 125).
  */
-export const BATCH = 500;
+export const BATCH = 125;
 
 /**
  * Start a worker running `script`, post it `items` in batches (one per turn of the event loop, each
