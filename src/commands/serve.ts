@@ -78,8 +78,8 @@ function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
 /**
  * The allocator is told to give freed pages back at once (util/allocator-purge.ts) as the hub starts.
  * A first start (no catalog snapshot: nothing listed yet) does it before its first scan, whose garbage
- * the option is for, as `initialize` waits for that scan anyway (a first start at 10,000 skills peaked
- * 5 MB lower than with the option set after it). A start from a snapshot answers `initialize` and
+ * the option is for, as `initialize` waits for that scan anyway (a first start at 10,000 skills: peak and
+ * settled 3 MB lower than with the option set after it). A start from a snapshot answers `initialize` and
  * `tools/list` from it: there the 5–6 ms wait until a turn after the first scan, off the start-up path.
  */
 function purgeFreedPages(hub: Hub, ctx: CommandContext): void {
