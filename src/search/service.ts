@@ -1,47 +1,16 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { streamSkillBody } from "../catalog/skill-text.ts";
-import type { CatalogStore } from "../catalog/store.ts";
-import type { Skill } from "../skills/skill.ts";
 import { errorMessage } from "../util/errors.ts";
-import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { indexInWorker } from "./build-in-worker.ts";
-import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
-import { type RankedHit, type RankOptions, type Signal, scoreFullText } from "./engine.ts";
+import { type RankedHit, type RankOptions, scoreFullText } from "./engine.ts";
 import { type BodySource, FullTextIndex } from "./fulltext.ts";
 import { IndexWrites } from "./index-writes.ts";
 import { defaultSignals } from "./keyword-signal.ts";
-import { type SearchMode, type SearchOutcome, searchByMode } from "./modes.ts";
+import { type SearchOutcome, searchByMode } from "./modes.ts";
 import { catalogFingerprint, indexFilePath, loadIndexFile, saveIndexFile, saveIndexFileSync } from "./persist.ts";
-
-export interface SearchServiceOptions {
-  store: CatalogStore;
-  logger: Logger;
-  /** Folder for the persisted index; undefined = keep it in memory only. */
-  cacheDir?: string;
-  /** The source folders, to key the cache file. */
-  sourceDirs: () => readonly string[];
-  /** Embedding settings that invalidate a persisted index when they change. */
-  settings?: string;
-  /** fts (default), vector or hybrid (SEARCH_MODE). */
-  mode?: SearchMode;
-  /** The skills' vectors; undefined with EMBEDDING_PROVIDER=none (vector and hybrid then fall back to full text). */
-  vectors?: VectorIndex;
-  /** --reindex: ignore any persisted index. */
-  reindex?: boolean;
-  /** --skip-auto-reindex: use the persisted index as it is, even if the skills changed. */
-  skipAutoReindex?: boolean;
-  /** Extra ranking signals. Default: the keyword matcher for tree nodes. */
-  signals?: readonly Signal[];
-  /** Body text of a skill, for indexing. Default: stream its file (confined, in chunks). */
-  readBody?: (skill: Skill) => string;
-  /** Build a whole index in a worker (build-in-worker.ts) rather than in slices here. Default false. */
-  buildInWorker?: boolean;
-  /** Milliseconds to wait before saving after a change. Default 2,000. */
-  saveDelayMs?: number;
-  tick?: () => Promise<void>;
-}
+import type { IndexStatus, SearchServiceOptions } from "./service-options.ts";
 
 /**
  * Indexing slices (of SLICE_MS) between collections during a build here (updates; a first build runs
@@ -52,18 +21,6 @@ export interface SearchServiceOptions {
 const GC_EVERY_TICKS = 60;
 /** A concurrent collection: JavaScriptCore marks beside the event loop instead of pausing it. */
 const collect = () => Bun.gc(false);
-
-export interface IndexStatus {
-  documents: number;
-  /** How the index was obtained at start-up. */
-  origin: "built" | "persisted" | "persisted+updated" | "pending";
-  buildMs: number;
-  file?: string;
-  /** The search mode configured (a search may still fall back to fts). */
-  mode: SearchMode;
-  /** Embedding progress, when a provider is configured. */
-  vectors?: VectorStatus;
-}
 
 /**
  * The search index, kept in step with the catalog: loaded from disk when
