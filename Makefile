@@ -32,17 +32,21 @@ typecheck: deps
 ## system package: tests that need zip, unzip or ruby are skipped, with one line saying so, when absent.
 ## The timeout is given here because Bun 1.3.14 ignores bunfig.toml's [test] timeout; it is a hang
 ## detector for a busy 2-core machine, not a speed budget (no test asserts on wall-clock speed).
-## TEST_WALL_SECONDS bounds the whole run where `timeout` exists: a rare hang of the runtime itself
-## (no test's timeout fires then) stops with a message and a failure instead of hanging CI.
+## TEST_WALL_SECONDS bounds the run where `timeout` exists: a rare hang of the runtime itself (its
+## main thread parked for good, no test's timeout firing; seen once in many runs) stops it, and the
+## run is made once more, saying so. A failing test is never run again. The bound is about twice a
+## busy 2-core machine's run, so a hang and a second run stay within CI's 15 minutes.
 TEST_TIMEOUT_MS ?= 60000
-TEST_WALL_SECONDS ?= 720
+TEST_WALL_SECONDS ?= 420
 WATCHDOG = $(shell command -v timeout >/dev/null 2>&1 && echo timeout -k 30 $(TEST_WALL_SECONDS))
+HUNG = echo "make test: bun test was still running after $(TEST_WALL_SECONDS) s (a hang of the runtime?) and was stopped" >&2
 test: typecheck build
 	@echo "$(BUN) test --timeout $(TEST_TIMEOUT_MS)"
 	@$(WATCHDOG) $(BUN) test --timeout $(TEST_TIMEOUT_MS) || { rc=$$?; \
-	  if [ $$rc = 124 ] || [ $$rc = 137 ]; then \
-	    echo "make test: bun test was still running after $(TEST_WALL_SECONDS) s (a hang?) and was stopped; run it again, or raise TEST_WALL_SECONDS" >&2; fi; \
-	  exit $$rc; }
+	  if [ $$rc != 124 ] && [ $$rc != 137 ]; then exit $$rc; fi; \
+	  $(HUNG); echo "make test: running every test once more" >&2; \
+	  $(WATCHDOG) $(BUN) test --timeout $(TEST_TIMEOUT_MS) || { rc=$$?; \
+	    if [ $$rc = 124 ] || [ $$rc = 137 ]; then $(HUNG); fi; exit $$rc; }; }
 
 ## make lint: Biome (pinned) checks formatting, import order and lint rules; make format fixes them.
 lint: deps
