@@ -1,4 +1,5 @@
 import SearchableMap from "minisearch/SearchableMap";
+import { bm25Run, termRun } from "./bm25-run.ts";
 import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps, grown, type SlotArray } from "./freeze.ts";
 import { moved } from "./mapped-file.ts";
 import type { ScoreParams, TermSpec } from "./query-spec.ts";
@@ -96,16 +97,24 @@ export class FieldPostings {
     if (live === 0 || this.totalLength === 0) return;
     const avg = this.totalLength / live;
     const { term } = spec;
-    const exact = this.termId(term);
+    // One binary search for the term and those it prefixes (issue 16: one per expansion was 10 % of ranking).
+    const at = this.lowerBound(term);
+    const exact = this.vocabulary[at] === term ? at : this.newIds.get(term);
     if (exact !== undefined) this.scoreTerm(term, exact, boost, params, ids, live, avg, out);
     const prefixed = new Set<string>();
-    if (spec.prefix)
-      for (const t of this.withPrefix(term)) {
-        prefixed.add(t);
-        const distance = t.length - term.length;
-        const weight = (params.prefixWeight * t.length) / (t.length + 0.3 * distance);
-        this.scoreTerm(term, this.termId(t) as number, weight * boost, params, ids, live, avg, out);
-      }
+    const expand = (t: string, id: number) => {
+      if (t === term) return;
+      prefixed.add(t);
+      const distance = t.length - term.length;
+      const weight = (params.prefixWeight * t.length) / (t.length + 0.3 * distance);
+      this.scoreTerm(term, id, weight * boost, params, ids, live, avg, out);
+    };
+    if (spec.prefix) {
+      const { vocabulary, newTerms } = this;
+      for (let i = at; i < vocabulary.length && vocabulary[i]?.startsWith(term); i++)
+        expand(vocabulary[i] as string, i);
+      for (const [i, t] of newTerms.entries()) if (t.startsWith(term)) expand(t, vocabulary.length + i);
+    }
     if (spec.maxDistance > 0) {
       this.fuzzyMap ??= SearchableMap.from(
         [...this.vocabulary, ...this.newTerms].map((t) => [t, true] as [string, true]),
@@ -247,15 +256,6 @@ export class FieldPostings {
     return lo;
   }
 
-  private *withPrefix(query: string): Generator<string> {
-    for (let i = this.lowerBound(query); i < this.vocabulary.length; i++) {
-      const term = this.vocabulary[i] as string;
-      if (!term.startsWith(query)) break;
-      if (term !== query) yield term;
-    }
-    for (const term of this.newTerms) if (term !== query && term.startsWith(query)) yield term;
-  }
-
   /** MiniSearch's termResults for one field and one derived term (`weight` includes the field boost). */
   private scoreTerm(
     query: string,
@@ -279,18 +279,22 @@ export class FieldPostings {
     if (df === 0) return;
     const { k, b, d } = params;
     const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
-    const q = out.term(query);
     const slots = ids.length;
     // Read once here, not per posting (the loop below is most of a search's time); same arithmetic order.
     const { docs, tfs, lengths } = this;
     const scale = weight * idf;
+    const run = termRun(end - start + pending);
+    let n = 0;
     const add = (slot: number, tf: number) => {
       // Past the documents: only in a damaged saved index (checkFrozen does not read every posting).
       if (slot >= slots || (!allLive && ids[slot] === undefined)) return;
-      out.add(slot, q, scale * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * (lengths[slot] as number)) / avg))));
+      run.slots[n] = slot;
+      run.values[n++] = scale * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * (lengths[slot] as number)) / avg)));
     };
-    for (let i = start; i < end; i++) add(docs[i] as number, tfs[i] as number);
+    if (allLive) n = bm25Run(docs, tfs, start, end, lengths, slots, run.slots, run.values, scale, k, b, d, avg);
+    else for (let i = start; i < end; i++) add(docs[i] as number, tfs[i] as number);
     for (let i = 0; i < pending; i++)
       if (this.pendingTerms[i] === termId) add(this.pendingSlots[i] as number, this.pendingTfs[i] as number);
+    out.addRun(out.term(query), run.slots, run.values, n);
   }
 }
