@@ -64,10 +64,29 @@ export function readSkillSource(
   maxBytes = MAX_INSTRUCTIONS_BYTES,
   overflow: "refuse" | "truncate" = "refuse",
 ): (Omit<ConfinedFile, "bytes"> & { text: string }) | ConfinedFailure {
+  const read = (root: string) =>
+    readConfinedText({ root, rootIsReal: true, file: basename(skill.file), maxBytes, overflow });
+  const known = knownRoots.get(skill);
+  if (known !== undefined) {
+    const again = read(known);
+    if (again.ok) return again;
+    // Moved, re-linked or gone since: resolved afresh, and the answer is that of a first read.
+    knownRoots.delete(skill);
+  }
   const root = skillReadRoot(skill);
   if (!root.ok) return root;
-  return readConfinedText({ root: root.root, rootIsReal: true, file: basename(skill.file), maxBytes, overflow });
+  const first = read(root.root);
+  if (first.ok) knownRoots.set(skill, root.root);
+  return first;
 }
+
+/**
+ * The real folder a skill's file was last read from, by skill (a catalog's skills are replaced when
+ * their files change): a search reads ten SKILL.md files, and resolving each folder again was 9 % of
+ * its excerpts' time (issue 16). Still confined: the descriptor opened there must resolve inside it
+ * (readConfined), so a folder swapped for a link since reads nothing from elsewhere.
+ */
+const knownRoots = new WeakMap<SkillPlace, string>();
 
 /** A skill's own file as bytes (for the scanner's digest). */
 export function readSkillSourceBytes(
