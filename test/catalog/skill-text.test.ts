@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { readSkillBodyStart, streamSkillBody } from "../../src/catalog/skill-text.ts";
 import { fieldTerms, TermCounter } from "../../src/search/field-terms.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
@@ -101,5 +101,31 @@ describe("readSkillBodyStart: what an excerpt looks at", () => {
       join(root, "SKILL.md"),
     );
     expect(readSkillBodyStart(fakeSkill("s", { root, dir: root, file: join(root, "SKILL.md") }), 8000)).toBeUndefined();
+  });
+});
+
+describe("a skill's real folder, kept between reads", () => {
+  const secret = () => write(join(tempDir(), "SKILL.md"), "---\nname: x\ndescription: y\n---\nSECRET\n");
+
+  test("a SKILL.md swapped for a link to elsewhere after a read is refused", () => {
+    const skill = skillWith("---\nname: s\ndescription: d\n---\nFIRST\n");
+    expect(readSkillBodyStart(skill, 100)).toBe("FIRST\n");
+    rmSync(skill.file);
+    symlinkSync(secret(), skill.file);
+    expect(readSkillBodyStart(skill, 100)).toBeUndefined();
+  });
+
+  test("a synced skill's folder linked out of its repository after a read is refused; moved within it, read there", () => {
+    const repo = tempDir();
+    const dir = join(repo, "skills", "s");
+    write(join(dir, "SKILL.md"), "---\nname: s\ndescription: d\n---\nFIRST\n");
+    const skill = fakeSkill("s", { location: "remote", root: repo, dir, file: join(dir, "SKILL.md") });
+    expect(readSkillBodyStart(skill, 100)).toBe("FIRST\n");
+    renameSync(dir, join(repo, "moved"));
+    symlinkSync(dirname(secret()), dir);
+    expect(readSkillBodyStart(skill, 100)).toBeUndefined();
+    rmSync(dir);
+    symlinkSync(join(repo, "moved"), dir);
+    expect(readSkillBodyStart(skill, 100)).toBe("FIRST\n");
   });
 });
