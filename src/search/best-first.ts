@@ -10,7 +10,7 @@ export class BestFirst {
   /** Each touched document's score, by its position in `touched`. */
   private readonly keys: Float64Array;
   /** Positions in `touched`, heap-ordered by `before`: the leading ones, then the others. */
-  private heap: Uint32Array;
+  private heap = new Uint32Array(0);
   private size = 0;
   /** Scores below this are left for later; undefined once they are heaped. */
   private below?: number;
@@ -29,7 +29,7 @@ export class BestFirst {
       if (key > best) best = key;
     }
     this.below = best / LEADING_SHARE;
-    this.heap = this.heapOf((key) => key >= (this.below as number));
+    this.heapOf((key) => key >= (this.below as number));
   }
 
   /** The next best document's slot, or -1 once every one was read. */
@@ -37,7 +37,7 @@ export class BestFirst {
     if (this.size === 0 && this.below !== undefined) {
       const below = this.below;
       this.below = undefined;
-      this.heap = this.heapOf((key) => key < below);
+      this.heapOf((key) => key < below);
     }
     if (this.size === 0) return -1;
     const top = this.heap[0] as number;
@@ -47,8 +47,8 @@ export class BestFirst {
     return this.touched[top] as number;
   }
 
-  /** The positions whose score passes `take`, heap-ordered. */
-  private heapOf(take: (key: number) => boolean): Uint32Array {
+  /** Make the heap of the positions whose score passes `take`. */
+  private heapOf(take: (key: number) => boolean): void {
     const { keys } = this;
     let n = 0;
     for (let i = 0; i < keys.length; i++) if (take(keys[i] as number)) n++;
@@ -58,7 +58,6 @@ export class BestFirst {
     this.heap = heap;
     this.size = n;
     for (let i = (n >> 1) - 1; i >= 0; i--) this.down(i);
-    return heap;
   }
 
   /** Higher score first, then the earlier touched: a total order, so the order read is fixed. */

@@ -34,9 +34,14 @@ export function bm25Run(
     if (slot >= slots) continue;
     const tf = tfs[i] as number;
     outSlots[n] = slot;
-    outValues[n++] = scale * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * (lengths[slot] as number)) / avg)));
+    outValues[n++] = bm25(scale, tf, lengths[slot] as number, k, b, d, avg);
   }
   return n;
+}
+
+/** MiniSearch's BM25+ of one posting: `scale` is the term's weight × idf, `length` the document field's. */
+export function bm25(scale: number, tf: number, length: number, k: number, b: number, d: number, avg: number): number {
+  return scale * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * length) / avg)));
 }
 
 /** The run, at least `size` long. */

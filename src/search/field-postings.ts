@@ -1,5 +1,5 @@
 import SearchableMap from "minisearch/SearchableMap";
-import { bm25Run, termRun } from "./bm25-run.ts";
+import { bm25, bm25Run, termRun } from "./bm25-run.ts";
 import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps, grown, type SlotArray } from "./freeze.ts";
 import { moved } from "./mapped-file.ts";
 import type { ScoreParams, TermSpec } from "./query-spec.ts";
@@ -104,7 +104,7 @@ export class FieldPostings {
     const prefixed = new Set<string>();
     const expand = (t: string, id: number) => {
       if (t === term) return;
-      prefixed.add(t);
+      if (spec.maxDistance > 0) prefixed.add(t);
       const distance = t.length - term.length;
       const weight = (params.prefixWeight * t.length) / (t.length + 0.3 * distance);
       this.scoreTerm(term, id, weight * boost, params, ids, live, avg, out);
@@ -289,7 +289,7 @@ export class FieldPostings {
       // Past the documents: only in a damaged saved index (checkFrozen does not read every posting).
       if (slot >= slots || (!allLive && ids[slot] === undefined)) return;
       run.slots[n] = slot;
-      run.values[n++] = scale * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * (lengths[slot] as number)) / avg)));
+      run.values[n++] = bm25(scale, tf, lengths[slot] as number, k, b, d, avg);
     };
     if (allLive) n = bm25Run(docs, tfs, start, end, lengths, slots, run.slots, run.values, scale, k, b, d, avg);
     else for (let i = start; i < end; i++) add(docs[i] as number, tfs[i] as number);
