@@ -34,10 +34,17 @@ export function splitFrontmatter(input: string): Split {
     if (line.trimEnd() === "---") {
       const frontmatter = text.slice(firstEnd + 1, at);
       const body = end === -1 ? "" : text.slice(end + 1);
-      return { kind: "ok", frontmatter, body: body.charCodeAt(0) === 10 ? body.replace(/^\n+/, "") : body };
+      return { kind: "ok", frontmatter, body: withoutLeadingNewlines(body) };
     }
     if (end === -1) break;
     at = end + 1;
   }
   return { kind: "unclosed", body: text };
+}
+
+/** `text.replace(/^\n+/, "")` without the expression (issue 16: the replace was 9 of a split's 11 µs on a search hit's SKILL.md). */
+function withoutLeadingNewlines(text: string): string {
+  let at = 0;
+  while (text.charCodeAt(at) === 10) at++;
+  return at === 0 ? text : text.slice(at);
 }

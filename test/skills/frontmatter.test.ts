@@ -29,4 +29,14 @@ describe("splitFrontmatter", () => {
   test("empty frontmatter is still frontmatter", () => {
     expect(splitFrontmatter("---\n---\nbody")).toEqual({ kind: "ok", frontmatter: "", body: "body" });
   });
+
+  test("blank lines between the frontmatter and the body are dropped, and only those", () => {
+    expect(splitFrontmatter("---\nname: a\n---\n\n\n# Title\n\n\ntext\n")).toEqual({
+      kind: "ok",
+      frontmatter: "name: a\n",
+      body: "# Title\n\n\ntext\n",
+    });
+    expect(splitFrontmatter("---\nname: a\n---\n\n\n").body).toBe("");
+    expect(splitFrontmatter("---\nname: a\n---\r\n\r\n body").body).toBe(" body");
+  });
 });
