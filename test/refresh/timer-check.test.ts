@@ -8,7 +8,7 @@ import type { Source } from "../../src/sources/source-list.ts";
 import { Walker, type WalkFs } from "../../src/sources/walk.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { sessions } from "../helpers/hub.ts";
+import { eventually, sessions } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const open = sessions();
@@ -284,8 +284,8 @@ describe("the rescan timer's stat check (issue 16)", () => {
     await refresher.start();
     await refresher.watched;
     writeSkill(dir, "polled");
-    for (let i = 0; i < 100 && !store.catalog.get("polled"); i++) await Bun.sleep(20);
-    expect(store.catalog.get("polled")).toBeDefined();
+    // Polled by the runtime, then a scan: a few hundred ms here, seconds on a busy machine.
+    expect(await eventually(() => store.catalog.get("polled"))).toBeDefined();
     refresher.stop();
   });
 

@@ -8,6 +8,7 @@ import { WORKER_CHECK_TICKS } from "../../src/refresh/timer-plan.ts";
 import { WATCH_IN_WORKER_DIRS } from "../../src/refresh/watcher.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { eventually } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 
@@ -56,12 +57,11 @@ test.skipIf(process.platform !== "linux")(
         const link = join(unwatched, `${name}.md`);
         linkSync(join(root, name, "SKILL.md"), link);
         writeFileSync(link, `---\nname: ${name}\ndescription: ${description}\n---\n\n# Edited\n`);
-        let now: string | undefined;
-        for (let i = 0; i < 150 && now !== description; i++) {
-          await Bun.sleep(20);
-          now = store.catalog.skills.find((s) => s.name === name)?.description;
-        }
-        return now;
+        const now = () => store.catalog.skills.find((s) => s.name === name)?.description;
+        // The worker's next check (0.4 s apart here), then a rescan: seconds on a busy machine (3 s was
+        // once not enough with a core kept busy).
+        await eventually(() => now() === description);
+        return now();
       };
       expect(await editUnseen("skill-0007", "Edited where no watcher looks.")).toBe("Edited where no watcher looks.");
       // The scan that followed handed the check over again: the server's ticks still check nothing.
