@@ -55,7 +55,7 @@ interface Figures {
   settledMb: number;
   searchP50?: number;
   searchP95?: number;
-  /** The next 200 searches, once the runtime has compiled the search code (docs/performance.md). */
+  /** The next block of searches, once the runtime has compiled the search code (docs/performance.md). */
   warmSearchP50?: number;
   warmSearchP95?: number;
   firstSearchMs?: number;
@@ -149,7 +149,11 @@ async function measure(
   };
   if (search) {
     const searches: number[] = [];
-    for (let i = 0; i < 2 * SEARCHES; i++) {
+    const count = Math.min(calls, SEARCHES);
+    let peakKb = 0;
+    for (let i = 0; i < 2 * count; i++) {
+      // Peak RSS as before the second block was added: over the session up to the first block's end.
+      if (i === count) peakKb = s.peakRssKb();
       const started = performance.now();
       const reply = await s.request("tools/call", {
         name: "search_skills",
@@ -159,7 +163,8 @@ async function measure(
       if (reply.error || reply.result?.isError)
         throw new Error(`search failed: ${JSON.stringify(reply).slice(0, 300)}`);
     }
-    const [cold, warm] = [searches.slice(0, SEARCHES), searches.slice(SEARCHES)];
+    const [cold, warm] = [searches.slice(0, count), searches.slice(count)];
+    figures.rssMb = (peakKb || s.peakRssKb()) / 1024;
     figures.searchP50 = percentile(cold, 50);
     figures.searchP95 = percentile(cold, 95);
     figures.warmSearchP50 = percentile(warm, 50);
@@ -168,7 +173,7 @@ async function measure(
   // Settled: the background build and the save (2 s after a change) are over; what a client lives with.
   await Bun.sleep(SETTLE_MS);
   figures.settledMb = s.rssKb() / 1024;
-  figures.rssMb = s.peakRssKb() / 1024;
+  if (!search) figures.rssMb = s.peakRssKb() / 1024;
   await s.close();
   return figures;
 }
@@ -176,9 +181,10 @@ async function measure(
 const SETTLE_MS = 4000;
 
 /**
- * Searches timed after the `skill` calls, then as many again: the first ones run while the runtime is
- * still compiling the search code (1 s of its compiler thread over them at 10,000 skills), the next
- * ones once it has.
+ * Searches timed after the `skill` calls (at most `--calls`), then as many again: the first ones run
+ * while the runtime is still compiling the search code (its compiler threads used 1.5 ms of CPU per
+ * search over the first 400 at 10,000 skills), the next ones once it has. Peak RSS is read at the end
+ * of the first block, settled RSS after both.
  */
 const SEARCHES = 200;
 
@@ -356,7 +362,7 @@ for (const size of sizes) {
   );
   if (hub.searchP50 !== undefined)
     say(
-      `search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}, the next ${SEARCHES} ${ms(hub.warmSearchP50 ?? 0)} / ${ms(hub.warmSearchP95 ?? 0)}   (first search, waiting for the index: ${ms(hub.firstSearchMs ?? 0)})`,
+      `search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}, the next ${Math.min(calls, SEARCHES)} ${ms(hub.warmSearchP50 ?? 0)} / ${ms(hub.warmSearchP95 ?? 0)}   (first search, waiting for the index: ${ms(hub.firstSearchMs ?? 0)})`,
     );
   if (size > 0) {
     let m = 0;
