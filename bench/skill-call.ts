@@ -2,7 +2,8 @@
  * `skill` against the fair floor (a tool that reads and returns the same SKILL.md), interleaved call by
  * call in one run so that machine drift hits both alike: p50/p95 of each and the p50 ratio.
  * Usage: bun bench/skill-call.ts [--sizes 1000,10000] [--calls 2000] [--bin dist/skillhub] [--corpus DIR]
- * (--corpus: an existing folder of skill folders, each named as its skill, instead of generating one per size)
+ * (--corpus: an existing folder of skill folders, each named as its skill, measured once instead of a
+ * generated corpus per size; --sizes is then ignored)
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,9 +26,11 @@ const floor = join(work, "floor");
 if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
   throw new Error("floor build failed");
 
-for (const size of values.sizes.split(",").map(Number)) {
-  const dir = values.corpus ?? join(work, `skills-${size}`);
-  const names = values.corpus ? readdirSync(dir) : generateSkills(dir, size);
+const corpus = values.corpus;
+const sizes = corpus ? [readdirSync(corpus).length] : values.sizes.split(",").map(Number);
+for (const size of sizes) {
+  const dir = corpus ?? join(work, `skills-${size}`);
+  const names = corpus ? readdirSync(dir) : generateSkills(dir, size);
   const home = join(work, `home-${size}`);
   mkdirSync(home, { recursive: true });
   const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
@@ -62,7 +65,7 @@ for (const size of values.sizes.split(",").map(Number)) {
   await fair.close();
   const ms = (n: number) => `${n.toFixed(3)} ms`;
   process.stdout.write(
-    `${size} skills, ${calls} interleaved calls: skill p50 ${ms(percentile(skill, 50))} p95 ${ms(percentile(skill, 95))}; fair floor p50 ${ms(percentile(read, 50))} p95 ${ms(percentile(read, 95))}; p50 ratio ${(percentile(skill, 50) / percentile(read, 50)).toFixed(2)}\n`,
+    `${size} ${corpus ? `folders in ${corpus}` : "skills"}, ${calls} interleaved calls: skill p50 ${ms(percentile(skill, 50))} p95 ${ms(percentile(skill, 95))}; fair floor p50 ${ms(percentile(read, 50))} p95 ${ms(percentile(read, 95))}; p50 ratio ${(percentile(skill, 50) / percentile(read, 50)).toFixed(2)}\n`,
   );
 }
 rmSync(work, { recursive: true, force: true });
