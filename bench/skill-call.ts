@@ -27,10 +27,11 @@ if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !=
   throw new Error("floor build failed");
 
 const corpus = values.corpus;
-const sizes = corpus ? [readdirSync(corpus).length] : values.sizes.split(",").map(Number);
+const corpusNames = corpus ? readdirSync(corpus) : undefined;
+const sizes = corpusNames ? [corpusNames.length] : values.sizes.split(",").map(Number);
 for (const size of sizes) {
   const dir = corpus ?? join(work, `skills-${size}`);
-  const names = corpus ? readdirSync(dir) : generateSkills(dir, size);
+  const names = corpusNames ?? generateSkills(dir, size);
   const home = join(work, `home-${size}`);
   mkdirSync(home, { recursive: true });
   const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
