@@ -1,5 +1,5 @@
 # SkillHub: every target installs what it needs (Bun included) on a machine with Node and npm.
-BUN_VERSION := 1.3.14
+BUN_VERSION := 1.4.5
 VERSION ?= $(shell node -p "require('./package.json').version")
 export BUN_VERSION
 
@@ -30,7 +30,7 @@ typecheck: deps
 
 ## make test: type-check, then every test (unit, in-memory client, binary end-to-end). Installs no
 ## system package: tests that need zip, unzip or ruby are skipped, with one line saying so, when absent.
-## The timeout is given here because Bun 1.3.14 ignores bunfig.toml's [test] timeout; it is a hang
+## The timeout is given here because Bun 1.3.14 ignored bunfig.toml's [test] timeout; it is a hang
 ## detector for a busy 2-core machine, not a speed budget (no test asserts on wall-clock speed).
 ## TEST_WALL_SECONDS bounds the run where `timeout` exists: a rare hang of the runtime itself (its
 ## main thread parked for good, no test's timeout firing; seen once in many runs) stops it, and the

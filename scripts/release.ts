@@ -7,8 +7,8 @@
  *                               [--step all|build|pack] [--executable-dir DIR]
  *   build   compile into DIR/bin/<target>/ only (CI signs the darwin ones before packing)
  *   pack    archives + SHA256SUMS from the binaries already in DIR/bin/
- *   --executable-dir  a folder of Bun runtimes named like Bun's cache (bun-darwin-aarch64-v1.3.14, the
- *                     bin/bun of npm's @oven/bun-darwin-aarch64@1.3.14), for machines where Bun cannot
+ *   --executable-dir  a folder of Bun runtimes named like Bun's cache (bun-darwin-aarch64-v1.4.5, the
+ *                     bin/bun of npm's @oven/bun-darwin-aarch64@1.4.5), for machines where Bun cannot
  *                     download them itself (~/.bun/install/cache holds the ones it did download)
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";

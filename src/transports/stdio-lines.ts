@@ -2,7 +2,12 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { memoryRelease } from "../util/release-memory.ts";
 import { RPC } from "./http-responses.ts";
 import { toJSONRPCMessage } from "./jsonrpc-message.ts";
-import type { InputStream } from "./stdin-stream.ts";
+
+/** What LineTransport reads: `data` (Buffer chunks), `end`, `close` and `error` events (process.stdin). */
+export interface InputStream {
+  on(event: string, listener: (arg: Buffer) => void): unknown;
+  off(event: string, listener: (arg: Buffer) => void): unknown;
+}
 
 /** 4 MiB: the same ceiling as an HTTP body; far above any JSON-RPC message SkillHub expects. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;

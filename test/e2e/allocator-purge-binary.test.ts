@@ -40,10 +40,11 @@ async function serverWith(
 }
 
 describe.if(process.platform === "linux")("the server gives freed allocator pages back at once", () => {
-  test("mimalloc's purge_delay is 0 in the running server (it was Bun's 1000 ms), and it still answers", async () => {
+  test("mimalloc's purge_delay is 0 in the running server (it was Bun's default), and it still answers", async () => {
     const bin = realpathSync(binary());
     const { client, transport, log } = await serverWith({});
-    expect(log()).toContain("memory: the allocator now gives freed pages back at once (purge delay 1000 → 0 ms)");
+    // Bun's default: 1000 ms in 1.3.14, 100 ms in 1.4.5.
+    expect(log()).toMatch(/memory: the allocator now gives freed pages back at once \(purge delay [1-9]\d* → 0 ms\)/);
     expect(purgeDelayIn(transport.pid as number, bin)).toMatchObject({ value: 0, fromEnvironment: false });
     const loaded = await client.callTool({ name: "skill", arguments: { name: "pdf-tools" } });
     expect(JSON.stringify(loaded.content)).toContain("quokka");
@@ -53,7 +54,7 @@ describe.if(process.platform === "linux")("the server gives freed allocator page
   test("a first start sets it before its first scan; a start from the catalog snapshot, a turn after", async () => {
     const [skills, home] = [tempDir("skillhub-e2e-skills-"), tempDir("skillhub-e2e-home-")];
     const order = (log: string): [number, number] => [
-      log.indexOf("purge delay 1000 → 0 ms"),
+      log.search(/purge delay [1-9]\d* → 0 ms/),
       log.indexOf("scan (startup)"),
     ];
     const first = await serverWith({}, skills, home);
