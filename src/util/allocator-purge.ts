@@ -5,14 +5,14 @@ import { COMPILED } from "./compiled.ts";
 /**
  * Freed memory back to the system when it is freed. Bun's allocator (mimalloc) returns a freed page
  * 100 ms later (Bun 1.4.5; 1 s in 1.3.14), but only when the thread that freed it calls the allocator
- * again, which an idle server thread never does: at 10,000 skills a settled server kept 8–10 MB it no longer used (issue 16;
- * docs/performance.md, Memory, eighth and eleventh sessions). `MIMALLOC_PURGE_DELAY=0` fixes
- * it, but mimalloc reads its environment only as the process starts and Bun exports none of its
- * functions, so the server sets the option itself: it finds mimalloc's option table in the binary's
- * `.data` section in memory (descriptors numbered 0, 1, 2, … in a row), checks that the entry's name,
- * read from the binary file, is `purge_delay`, and writes 0 over its value. mimalloc reads the value at
- * each free. Linux, compiled binary only; a table or name that does not match changes nothing, and a
- * `MIMALLOC_PURGE_DELAY` the user set is left as it is.
+ * again, which an idle server thread never does: at 10,000 skills a settled server kept 8–10 MB it no
+ * longer used (issue 16; docs/performance.md, Memory, eighth and eleventh sessions).
+ * `MIMALLOC_PURGE_DELAY=0` fixes it, but mimalloc reads its environment only as the process starts and
+ * Bun exports none of its functions, so the server sets the option itself: it finds mimalloc's option
+ * table in the binary's `.data` section in memory (descriptors numbered 0, 1, 2, … in a row), checks
+ * that the entry's name, read from the binary file, is `purge_delay`, and writes 0 over its value.
+ * mimalloc reads the value at each free. Linux, compiled binary only; a table or name that does not
+ * match changes nothing, and a `MIMALLOC_PURGE_DELAY` the user set is left as it is.
  */
 
 /** mimalloc's mi_option_desc_t: { long value; int init; int option; const char* name; const char* legacy_name }. */
