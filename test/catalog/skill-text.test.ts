@@ -115,6 +115,20 @@ describe("a skill's real folder, kept between reads", () => {
     expect(readSkillBodyStart(skill, 100)).toBeUndefined();
   });
 
+  test("a local skill's folder linked in from elsewhere is read there; one swapped for a link to a folder with a SKILL.md linked out is refused", () => {
+    const elsewhere = tempDir();
+    write(join(elsewhere, "SKILL.md"), "---\nname: s\ndescription: d\n---\nLINKED IN\n");
+    const dir = join(tempDir(), "s");
+    symlinkSync(elsewhere, dir);
+    const linked = fakeSkill("s", { root: dirname(dir), dir, file: join(dir, "SKILL.md") });
+    expect(readSkillBodyStart(linked, 100)).toBe("LINKED IN\n");
+    // A first read through a folder whose SKILL.md is a link out of it: refused, as through its real path.
+    const other = tempDir();
+    symlinkSync(secret(), join(other, "SKILL.md"));
+    const outward = fakeSkill("o", { root: other, dir: other, file: join(other, "SKILL.md") });
+    expect(readSkillBodyStart(outward, 100)).toBeUndefined();
+  });
+
   test("a synced skill's folder linked out of its repository after a read is refused; moved within it, read there", () => {
     const repo = tempDir();
     const dir = join(repo, "skills", "s");
