@@ -139,6 +139,12 @@ const QUERIES = [
   "make a slide deck",
 ];
 
+/** Each figure's median over rounds. */
+export function medianLatency(rounds: readonly LatencyFigures[]): LatencyFigures {
+  const keys = Object.keys(rounds[0] ?? {}) as (keyof LatencyFigures)[];
+  return Object.fromEntries(keys.map((k) => [k, median(rounds.map((f) => f[k]))])) as unknown as LatencyFigures;
+}
+
 export function formatLatency(f: LatencyFigures): string {
   const m = (x: number) => `${x.toFixed(1)} ms`;
   return (
@@ -168,11 +174,5 @@ if (import.meta.main) {
       all.get(bin)?.push(f);
       process.stdout.write(`${bin} round ${r + 1}: ${formatLatency(f)}\n`);
     }
-  for (const [bin, rows] of all) {
-    const mid = (k: keyof LatencyFigures) => median(rows.map((x) => x[k]));
-    process.stdout.write(
-      `${bin} medians: build max ${mid("buildMaxMs").toFixed(1)} p99 ${mid("buildP99Ms").toFixed(1)} (built ${mid("buildMs").toFixed(0)} ms); ` +
-        `save max ${mid("saveMaxMs").toFixed(1)} p99 ${mid("saveP99Ms").toFixed(1)} (skill alone max ${mid("saveSkillMaxMs").toFixed(1)} p99 ${mid("saveSkillP99Ms").toFixed(1)}); peak ${mid("peakMb").toFixed(1)} MB, settled ${mid("settledMb").toFixed(1)} MB\n`,
-    );
-  }
+  for (const [bin, rows] of all) process.stdout.write(`${bin} medians: ${formatLatency(medianLatency(rows))}\n`);
 }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
-import { floorWorstCall, formatLatency, indexLatency } from "./index-latency.ts";
+import { floorWorstCall, formatLatency, indexLatency, type LatencyFigures, medianLatency } from "./index-latency.ts";
 import { inProcessFigures } from "./lib/in-process.ts";
 import { INITIALIZE, median, percentile, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
@@ -180,6 +180,29 @@ async function measure(
 
 const SETTLE_MS = 4000;
 
+/** `runs` rounds of each measurement in turn: each one's figures, by measurement. */
+async function inRounds(measurements: (() => Promise<Figures>)[]): Promise<Figures[][]> {
+  const out: Figures[][] = measurements.map(() => []);
+  for (let r = 0; r < runs; r++) for (const [i, m] of measurements.entries()) out[i]?.push(await m());
+  return out;
+}
+
+/** Each figure's median over the rounds (issue 16: every figure a median of at least 5 rounds). */
+function medianFigures(rounds: readonly Figures[]): Figures {
+  const keys = new Set(rounds.flatMap((f) => Object.keys(f))) as Set<keyof Figures>;
+  const out: Partial<Record<keyof Figures, number>> = {};
+  for (const key of keys) {
+    const values = rounds.map((f) => f[key]).filter((v): v is number => v !== undefined);
+    if (values.length > 0) out[key] = median(values);
+  }
+  return out as Figures;
+}
+
+/** One figure's values by round, in order ("4.1 4.6 5.0 …" ms). */
+function spreadOf(rounds: readonly Figures[], key: keyof Figures): string {
+  return `${rounds.map((f) => (f[key] ?? Number.NaN).toFixed(1)).join(" ")} ms`;
+}
+
 /**
  * Searches timed after the `skill` calls (at most `--calls`), then as many again: the first ones run
  * while the runtime is still compiling the search code (its compiler threads used 1.5 ms of CPU per
@@ -341,9 +364,21 @@ for (const size of sizes) {
     env,
     home,
   );
-  const floorFigures = await measure([floor], env, home, floorCall, false, floorStarts);
-  const hub = await measure(hubCmd, env, home, hubCall, size > 0, hubStarts);
-  const row: Record<string, unknown> = { floor: floorFigures, skillhub: hub };
+  let m = 0;
+  const readCall = () => ({
+    name: "read",
+    arguments: { path: join(dir, names[(m++ * 7919) % names.length] as string, "SKILL.md") },
+  });
+  // Each round a fresh process of each, one after the other, so that the machine's load at any moment
+  // weighs on all alike; SkillHub builds its index afresh each round (--reindex), as in the first.
+  const rounds = await inRounds([
+    () => measure([floor], env, home, floorCall, false, floorStarts),
+    () => measure([...hubCmd, "--reindex"], env, home, hubCall, size > 0, hubStarts),
+    ...(size > 0 ? [() => measure([floor], env, home, readCall, false)] : []),
+  ]);
+  const [floorFigures, hub, fair] = rounds.map(medianFigures) as [Figures, Figures, Figures | undefined];
+  const spread = (key: keyof Figures, i = 1) => spreadOf(rounds[i] as Figures[], key);
+  const row: Record<string, unknown> = { floor: floorFigures, skillhub: hub, rounds };
   say(
     `start-up (spawn → initialize):   skillhub ${ms(hub.initMs)}   floor ${ms(floorFigures.initMs)}   ratio ${(hub.initMs / floorFigures.initMs).toFixed(2)}`,
   );
@@ -352,7 +387,7 @@ for (const size of sizes) {
   );
   say(`tools/list size:                 skillhub ${hub.listBytes} B   floor ${floorFigures.listBytes} B`);
   say(
-    `tool call p50 / p95:             skillhub ${ms(hub.callP50)} / ${ms(hub.callP95)}   floor ${ms(floorFigures.callP50)} / ${ms(floorFigures.callP95)}   p50 ratio ${(hub.callP50 / floorFigures.callP50).toFixed(2)}`,
+    `tool call p50 / p95:             skillhub ${ms(hub.callP50)} / ${ms(hub.callP95)}   floor ${ms(floorFigures.callP50)} / ${ms(floorFigures.callP95)}   p50 ratio ${(hub.callP50 / floorFigures.callP50).toFixed(2)}   (skillhub's p50 by round: ${spread("callP50")})`,
   );
   say(
     `peak RSS:                        skillhub ${hub.rssMb.toFixed(1)} MB   floor ${floorFigures.rssMb.toFixed(1)} MB   (+${(hub.rssMb - floorFigures.rssMb).toFixed(1)} MB)`,
@@ -362,18 +397,12 @@ for (const size of sizes) {
   );
   if (hub.searchP50 !== undefined)
     say(
-      `search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}, the next ${Math.min(calls, SEARCHES)} ${ms(hub.warmSearchP50 ?? 0)} / ${ms(hub.warmSearchP95 ?? 0)}   (first search, waiting for the index: ${ms(hub.firstSearchMs ?? 0)})`,
+      `search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}, the next ${Math.min(calls, SEARCHES)} ${ms(hub.warmSearchP50 ?? 0)} / ${ms(hub.warmSearchP95 ?? 0)}   (first search, waiting for the index: ${ms(hub.firstSearchMs ?? 0)}; p50 by round: ${spread("searchP50")})`,
     );
-  if (size > 0) {
-    let m = 0;
-    const readCall = () => ({
-      name: "read",
-      arguments: { path: join(dir, names[(m++ * 7919) % names.length] as string, "SKILL.md") },
-    });
-    const fair = await measure([floor], env, home, readCall, false);
+  if (fair) {
     row.fairFloor = fair;
     say(
-      `skill vs fair floor (reads the same SKILL.md): p50 ${ms(hub.callP50)} vs ${ms(fair.callP50)}   ratio ${(hub.callP50 / fair.callP50).toFixed(2)}`,
+      `skill vs fair floor (reads the same SKILL.md): p50 ${ms(hub.callP50)} vs ${ms(fair.callP50)}   ratio ${(hub.callP50 / fair.callP50).toFixed(2)}   (fair floor by round: ${spread("callP50", 2)})`,
     );
   }
   if (size === 10_000) {
@@ -399,9 +428,17 @@ for (const size of sizes) {
   }
   if (size >= 10_000) {
     // Issue 16: worst call latency while the index is built from scratch and while it is saved (< 50 ms).
-    const latency = await indexLatency(skillhub, dir, names);
+    // Each round's worst call is one call in thousands: the median of `runs` rounds, each listed.
+    const latencies: LatencyFigures[] = [];
+    for (let r = 0; r < runs; r++) latencies.push(await indexLatency(skillhub, dir, names));
+    const latency = medianLatency(latencies);
     row.indexLatency = latency;
+    row.indexLatencyRounds = latencies;
     say(`index build and save:           ${formatLatency(latency)}`);
+    say(
+      `  worst call by round, build / save: ${latencies.map((f) => `${f.buildMaxMs.toFixed(1)} / ${f.saveMaxMs.toFixed(1)}`).join(", ")} ms`,
+    );
+    // One loop, as long as the median build: what the runtime's own pauses cost a closed loop here.
     const floorWorst = await floorWorstCall(floor, dir, names, latency.buildMs);
     row.floorWorstCall = floorWorst;
     say(
