@@ -19,6 +19,19 @@ describe("atomic writes (a temporary file renamed into place)", () => {
     expect(readdirSync(join(dir, "b"))).toEqual(["async.txt"]);
   });
 
+  test("many pieces, empty and multi-byte ones among them, written in order byte for byte", async () => {
+    const dir = tempDir("skillhub-atomic-many-");
+    const pieces: (string | Uint8Array)[] = [];
+    for (let i = 0; i < 300; i++)
+      pieces.push(i % 3 === 0 ? `${i} café 日本 🎉\n` : i % 3 === 1 ? new TextEncoder().encode(`${i} bytes\n`) : "");
+    pieces.push("x".repeat(3_000_000));
+    const target = join(dir, "many.txt");
+    await writeAtomic(target, pieces);
+    const expected = pieces.map((p) => (typeof p === "string" ? p : new TextDecoder().decode(p))).join("");
+    expect(readFileSync(target, "utf8")).toBe(expected);
+    expect(readdirSync(dir)).toEqual(["many.txt"]);
+  });
+
   test("a write that cannot be renamed into place throws and leaves no temporary file", async () => {
     const dir = tempDir("skillhub-atomic-fail-");
     const target = join(dir, "taken");
