@@ -25,7 +25,12 @@ export type SkillPlace = Pick<Skill, "kind" | "dir" | "file" | "root" | "locatio
  * else's content and may not link out of itself.
  */
 export function skillReadRoot(skill: SkillPlace): { ok: true; root: string } | ConfinedFailure {
-  return realFolder(skill.kind === "tree-node" ? dirname(skill.file) : skill.dir, skill);
+  return realFolder(ownFolder(skill), skill);
+}
+
+/** The folder holding a skill's own file: an Agent Skill's folder, a tree node's .md's folder. */
+function ownFolder(skill: SkillPlace): string {
+  return skill.kind === "tree-node" ? dirname(skill.file) : skill.dir;
 }
 
 /** The real path of `folder` (a skill's folder or resource folder), confined to its repository for synced skills. */
@@ -99,8 +104,7 @@ const knownRoots = new WeakMap<SkillPlace, string>();
  * skills, whose real folder must also be checked against their repository's.
  */
 function likelyRoot(skill: SkillPlace): string | undefined {
-  if (skill.location === "remote") return undefined;
-  return skill.kind === "tree-node" ? dirname(skill.file) : skill.dir;
+  return skill.location === "remote" ? undefined : ownFolder(skill);
 }
 
 /** A skill's own file as bytes (for the scanner's digest). */
