@@ -10,7 +10,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { INITIALIZE, median, percentile, spawnServer } from "./lib/rpc.ts";
+import { INITIALIZE, medianOf, percentile, spawnServer } from "./lib/rpc.ts";
 
 export interface LatencyFigures {
   /** Calls timed during the build, and their max / p99 (ms). */
@@ -139,12 +139,6 @@ const QUERIES = [
   "make a slide deck",
 ];
 
-/** Each figure's median over rounds. */
-export function medianLatency(rounds: readonly LatencyFigures[]): LatencyFigures {
-  const keys = Object.keys(rounds[0] ?? {}) as (keyof LatencyFigures)[];
-  return Object.fromEntries(keys.map((k) => [k, median(rounds.map((f) => f[k]))])) as unknown as LatencyFigures;
-}
-
 export function formatLatency(f: LatencyFigures): string {
   const m = (x: number) => `${x.toFixed(1)} ms`;
   return (
@@ -174,5 +168,5 @@ if (import.meta.main) {
       all.get(bin)?.push(f);
       process.stdout.write(`${bin} round ${r + 1}: ${formatLatency(f)}\n`);
     }
-  for (const [bin, rows] of all) process.stdout.write(`${bin} medians: ${formatLatency(medianLatency(rows))}\n`);
+  for (const [bin, rows] of all) process.stdout.write(`${bin} medians: ${formatLatency(medianOf(rows))}\n`);
 }

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
-import { floorWorstCall, formatLatency, indexLatency, type LatencyFigures, medianLatency } from "./index-latency.ts";
+import { floorWorstCall, formatLatency, indexLatency, type LatencyFigures } from "./index-latency.ts";
 import { inProcessFigures } from "./lib/in-process.ts";
-import { INITIALIZE, median, percentile, spawnServer } from "./lib/rpc.ts";
+import { INITIALIZE, median, medianOf, percentile, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
 import { cpuOver } from "./lib/thread-cpu.ts";
 
@@ -185,17 +185,6 @@ async function inRounds(measurements: (() => Promise<Figures>)[]): Promise<Figur
   const out: Figures[][] = measurements.map(() => []);
   for (let r = 0; r < runs; r++) for (const [i, m] of measurements.entries()) out[i]?.push(await m());
   return out;
-}
-
-/** Each figure's median over the rounds (issue 16: every figure a median of at least 5 rounds). */
-function medianFigures(rounds: readonly Figures[]): Figures {
-  const keys = new Set(rounds.flatMap((f) => Object.keys(f))) as Set<keyof Figures>;
-  const out: Partial<Record<keyof Figures, number>> = {};
-  for (const key of keys) {
-    const values = rounds.map((f) => f[key]).filter((v): v is number => v !== undefined);
-    if (values.length > 0) out[key] = median(values);
-  }
-  return out as Figures;
 }
 
 /** One figure's values by round, in order ("4.1 4.6 5.0 …" ms). */
@@ -376,7 +365,7 @@ for (const size of sizes) {
     () => measure([...hubCmd, "--reindex"], env, home, hubCall, size > 0, hubStarts),
     ...(size > 0 ? [() => measure([floor], env, home, readCall, false)] : []),
   ]);
-  const [floorFigures, hub, fair] = rounds.map(medianFigures) as [Figures, Figures, Figures | undefined];
+  const [floorFigures, hub, fair] = rounds.map((round) => medianOf(round)) as [Figures, Figures, Figures | undefined];
   const spread = (key: keyof Figures, i = 1) => spreadOf(rounds[i] as Figures[], key);
   const row: Record<string, unknown> = { floor: floorFigures, skillhub: hub, rounds };
   say(
@@ -431,7 +420,7 @@ for (const size of sizes) {
     // Each round's worst call is one call in thousands: the median of `runs` rounds, each listed.
     const latencies: LatencyFigures[] = [];
     for (let r = 0; r < runs; r++) latencies.push(await indexLatency(skillhub, dir, names));
-    const latency = medianLatency(latencies);
+    const latency = medianOf(latencies);
     row.indexLatency = latency;
     row.indexLatencyRounds = latencies;
     say(`index build and save:           ${formatLatency(latency)}`);

@@ -105,3 +105,14 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 export const median = (values: readonly number[]) => percentile(values, 50);
+
+/** Each numeric figure's median over rounds (a figure a round lacks is left out of its median). */
+export function medianOf<T extends object>(rounds: readonly T[]): T {
+  const out: Record<string, number> = {};
+  for (const key of new Set(rounds.flatMap((round) => Object.keys(round)))) {
+    const values = rounds.map((round) => (round as Record<string, unknown>)[key]);
+    const numbers = values.filter((v): v is number => typeof v === "number");
+    if (numbers.length > 0) out[key] = median(numbers);
+  }
+  return out as T;
+}
