@@ -103,7 +103,7 @@ export async function loadIndexFile(path: string, pause: () => Promise<void>): P
 
 /**
  * Write atomically (a reader never sees half a file) and without blocking: encoded in pieces with
- * `pause` between them, written by Bun.write off the event loop, then renamed into place.
+ * `pause` between them, written off the event loop piece by piece (writeAtomic), then renamed into place.
  */
 export async function saveIndexFile(
   path: string,

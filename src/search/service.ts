@@ -200,7 +200,7 @@ export class SearchService {
 
   /**
    * Save without blocking calls: freezing and encoding the typed arrays is a few milliseconds, the
-   * write happens off the event loop (Bun.write), and a change meanwhile schedules the next save.
+   * write happens off the event loop, piece by piece (writeAtomic), and a change meanwhile schedules the next save.
    */
   private save(): Promise<void> {
     const file = this.file();

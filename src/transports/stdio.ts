@@ -33,8 +33,8 @@ export interface StdioOptions {
  */
 export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<string> {
   // Bun 1.4.5's process.stdin hands over each read in a buffer of its own length (1.3.14's took 256 KiB
-  // each, which src/transports/stdin-stream.ts avoided by reading descriptor 0 as a file; a `ping` now
-  // answers 0.14 ms after it is sent instead of that file stream's 0.19).
+  // each, which SkillHub then avoided by reading descriptor 0 as a file; a `ping` now answers 0.14 ms
+  // after it is sent instead of that file stream's 0.19).
   const stdin = options.stdin ?? (process.stdin as InputStream);
   const stdout = options.stdout ?? process.stdout;
   let finish!: (why: string) => void;

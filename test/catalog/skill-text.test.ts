@@ -115,7 +115,7 @@ describe("a skill's real folder, kept between reads", () => {
     expect(readSkillBodyStart(skill, 100)).toBeUndefined();
   });
 
-  test("a local skill's folder linked in from elsewhere is read there; one swapped for a link to a folder with a SKILL.md linked out is refused", () => {
+  test("a local skill's folder linked in from elsewhere is read there; a first read through a folder whose SKILL.md links out is refused", () => {
     const elsewhere = tempDir();
     write(join(elsewhere, "SKILL.md"), "---\nname: s\ndescription: d\n---\nLINKED IN\n");
     const dir = join(tempDir(), "s");
