@@ -8,9 +8,11 @@
  * loads it (as in `make bench`, whose idle window follows earlier runs on the same home).
  * --settle: seconds between the warm-up and the first window (default 4; `make bench` waits 90, by which
  * Bun's collection timer has slowed down after start-up). A --bin may carry environment settings:
- * --bin "dist/skillhub SKILLHUB_RESCAN_SECONDS=0".
+ * --bin "dist/skillhub SKILLHUB_RESCAN_SECONDS=0". --env K=V sets K for every server, the floor too: the
+ * runtime's own settings, e.g. --env BUN_IDLE_GC_SECONDS=0 (Bun's full collections after 10 s, 2 min and
+ * 10 min of quiet, "10,110,480" by default) to see what is left without them.
  * Usage: bun bench/idle-cpu.ts --corpus DIR [--bin dist/skillhub]... [--windows 2] [--window 31] [--settle 4]
- *        [--persisted]
+ *        [--persisted] [--env K=V]...
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     window: { type: "string", default: "31" },
     settle: { type: "string", default: "4" },
     persisted: { type: "boolean" },
+    env: { type: "string", multiple: true },
   },
 });
 if (!values.corpus) throw new Error("bench: give --corpus DIR (a folder of skill folders)");
@@ -37,17 +40,22 @@ const floor = join(work, "floor");
 if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
   throw new Error("floor build failed");
 
+/** `K=V` settings as an environment. */
+const settingsEnv = (settings: string[]) =>
+  Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+const everyServer = { PATH: process.env.PATH ?? "", ...settingsEnv(values.env ?? []) };
+
 /** A --bin is a path, optionally followed by environment settings: "dist/skillhub SKILLHUB_RESCAN_SECONDS=0". */
 const start = (spec: string, i: number) => {
   const [bin, ...settings] = spec.split(" ").filter(Boolean);
   const home = join(work, `home-${i}`);
   mkdirSync(home, { recursive: true });
   const env = {
-    PATH: process.env.PATH ?? "",
+    ...everyServer,
     HOME: home,
     SKILLHUB_HOME: join(home, ".skillhub"),
     LOG_LEVEL: "ERROR",
-    ...Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+    ...settingsEnv(settings),
   };
   return spawnServer([bin as string, "--skills-dir", values.corpus as string], { env, cwd: home });
 };
@@ -63,7 +71,7 @@ if (values.persisted) {
 }
 const servers = [
   ...bins.map((bin, i) => ({ label: bin, s: start(bin, i) })),
-  { label: "floor", s: spawnServer([floor], { env: { PATH: process.env.PATH ?? "" }, cwd: work }) },
+  { label: "floor", s: spawnServer([floor], { env: everyServer, cwd: work }) },
 ];
 for (const { s, label } of servers) {
   await s.request("initialize", INITIALIZE);

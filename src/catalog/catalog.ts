@@ -1,6 +1,6 @@
 import type { Skill } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
-import { type Diagnostic, diagnostic } from "../util/diagnostic.ts";
+import { type Diagnostic, diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
 
 /** What one source yielded in a scan. */
 export interface SourceScan {
@@ -139,7 +139,7 @@ export class Catalog {
    * The diagnostics about `file`, in order. By a map built on first use: a snapshot's save and a seed
    * ask for each of 10,000 skills' files.
    */
-  diagnosticsFor(file: string): Diagnostic[] {
+  diagnosticsFor(file: string): readonly Diagnostic[] {
     if (!this.byFile) {
       this.byFile = new Map();
       for (const d of this.diagnostics) {
@@ -148,7 +148,7 @@ export class Catalog {
         else this.byFile.set(d.file, [d]);
       }
     }
-    return [...(this.byFile.get(file) ?? [])];
+    return this.byFile.get(file) ?? NO_DIAGNOSTICS;
   }
 
   errorCount(): number {

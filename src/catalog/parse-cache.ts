@@ -1,16 +1,19 @@
 import type { ParseResult } from "../skills/agent-skill.ts";
-import type { Skill } from "../skills/skill.ts";
+import { type Skill, sharingEmptyWords } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { SkillDirEntry } from "../sources/walk.ts";
-import type { Diagnostic } from "../util/diagnostic.ts";
+import { type Diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
 import type { SourceScan } from "./catalog.ts";
 
-interface CachedParse {
+/**
+ * A parse, with the mtime and size it was read at; once a scan has made the catalog Skill from it, that
+ * Skill is its `skill` (the parse's own object would be a second copy of 10,000 skills) and `source` says
+ * for which source. One object per file: a nested result was 10,000 more cells for the collector.
+ */
+interface CachedParse extends ParseResult {
   mtimeMs: number;
   size: number;
-  result: ParseResult;
-  /** The catalog Skill built from it last time, and for which source: reused while both hold. */
-  skill?: Skill;
+  built?: Skill;
   source?: Source;
 }
 
@@ -24,7 +27,7 @@ export class ParseCache {
   /** The parse of `entry` if it is still current. */
   get(entry: SkillDirEntry): ParseResult | undefined {
     const cached = this.parses.get(entry.file);
-    return cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size ? cached.result : undefined;
+    return cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size ? cached : undefined;
   }
 
   /**
@@ -33,7 +36,9 @@ export class ParseCache {
    */
   remember(entry: SkillDirEntry, result: ParseResult): boolean {
     if (result.diagnostics.some((d) => d.code === "unreadable")) return false;
-    this.parses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, result });
+    const skill = result.skill && sharingEmptyWords(result.skill);
+    const diagnostics = result.diagnostics.length > 0 ? result.diagnostics : NO_DIAGNOSTICS;
+    this.parses.set(entry.file, { skill, diagnostics, mtimeMs: entry.mtimeMs, size: entry.size });
     return true;
   }
 
@@ -41,16 +46,16 @@ export class ParseCache {
    * Take `skill`, from the last run's catalog with `diagnostics` about its file, as the parse of its
    * file while that file's mtime and size are the ones it was read with. False when a parse is known.
    */
-  seed(skill: Skill, diagnostics: Diagnostic[]): boolean {
+  seed(skill: Skill, diagnostics: readonly Diagnostic[]): boolean {
     if (this.parses.has(skill.file)) return false;
-    this.parses.set(skill.file, { mtimeMs: skill.mtimeMs, size: skill.size, result: { skill, diagnostics } });
+    this.parses.set(skill.file, { skill, diagnostics, mtimeMs: skill.mtimeMs, size: skill.size });
     return true;
   }
 
   /** The catalog Skill of a parsed `entry` in `source`: the one made last time while it holds. */
   skill(entry: SkillDirEntry, source: Source, parsed: NonNullable<ParseResult["skill"]>): Skill {
     const cached = this.parses.get(entry.file);
-    if (cached?.skill && cached.source && sameSource(cached.source, source)) return cached.skill;
+    if (cached?.built && cached.source && sameSource(cached.source, source)) return cached.built;
     const skill: Skill = {
       ...parsed,
       id: `${source.qualifier ?? source.label}:${parsed.name}`,
@@ -59,11 +64,10 @@ export class ParseCache {
       root: source.dir,
     };
     if (cached) {
+      // The skill holds every parsed field (and its source's, which a spread for another source replaces).
       cached.skill = skill;
+      cached.built = skill;
       cached.source = source;
-      // The skill holds every parsed field (and its source's, which a spread for another source replaces):
-      // the parse's own object would be a second copy of 10,000 skills.
-      cached.result.skill = skill;
     }
     return skill;
   }

@@ -9,7 +9,7 @@ export interface SkillTreeNode {
   /** Skill path; "" for the synthetic root above several trees, or for a folder without `_index.md`. */
   path: string;
   description: string;
-  keywords: string[];
+  keywords: readonly string[];
   assetCount: number;
   scriptCount: number;
   children: SkillTreeNode[];

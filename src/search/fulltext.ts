@@ -51,10 +51,14 @@ export class FullTextIndex {
     private readonly bodyChars: number,
     private readonly scoring: Scoring = SCORING,
   ) {
-    for (const [slot, id] of parts.ids.entries()) if (id !== undefined) this.slots.set(id, slot);
+    this.mapSlots();
   }
 
   private readonly slots = new Map<string, number>();
+  private mapSlots(): void {
+    this.slots.clear();
+    for (const [slot, id] of this.parts.ids.entries()) if (id !== undefined) this.slots.set(id, slot);
+  }
   /** Slots freed since the last freeze (their postings are skipped at query time). */
   private dead = 0;
 
@@ -237,10 +241,28 @@ export class FullTextIndex {
     this.dead = 0;
   }
 
+  /**
+   * Take `skills`' own id and hash strings for the slots indexing them as they are. An index loaded from
+   * its file or built in a worker holds copies: 20,000 more strings at 10,000 skills, which every full
+   * collection visits for as long as the server runs (issue 16).
+   */
+  shareStrings(skills: readonly Skill[]): void {
+    const { ids, hashes } = this.parts;
+    for (const skill of skills) {
+      const slot = this.slots.get(skill.id);
+      if (slot !== undefined && hashes[slot] === skill.hash) {
+        ids[slot] = skill.id;
+        hashes[slot] = skill.hash;
+      }
+    }
+    this.mapSlots();
+  }
+
   /** Drop removed and changed skills now; return the skills to add. */
   private plan(skills: readonly Skill[]): { stats: SyncStats; fresh: Skill[] } {
     const stats: SyncStats = { added: 0, updated: 0, removed: 0 };
     const wanted = new Map(skills.map((s) => [s.id, s]));
+    const { hashes } = this.parts;
     let stale = 0;
     for (const [id, slot] of [...this.slots]) {
       const skill = wanted.get(id);
@@ -248,7 +270,7 @@ export class FullTextIndex {
         this.remove(id);
         stale++;
         stats.removed++;
-      } else if (skill.hash !== this.parts.hashes[slot]) {
+      } else if (skill.hash !== hashes[slot]) {
         this.remove(id);
         stale++;
       }

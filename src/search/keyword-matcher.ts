@@ -76,7 +76,7 @@ export function keywordMatches(token: string, keyword: string): boolean {
  */
 export function scoreKeywords(
   tokens: string[],
-  keywords: string[],
+  keywords: readonly string[],
   priority: number,
 ): { score: number; matched: string[] } {
   const matched: string[] = [];

@@ -29,7 +29,7 @@ export function isRouted(skill: Skill): skill is TreeNode {
 
 interface RoutingEntry {
   skill: Skill;
-  keywords: string[];
+  keywords: readonly string[];
   priority: number;
 }
 

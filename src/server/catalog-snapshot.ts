@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
-import type { Skill } from "../skills/skill.ts";
+import { type Skill, sharingEmptyWords } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
 import { writeAtomic } from "../util/atomic-write.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
@@ -213,7 +213,8 @@ function skillOf(kept: KeptSkill, scan: SourceScan): Skill {
   // One string where the parse had one: JSON gives the frontmatter's copy its own.
   if (s.frontmatter.name === s.name) s.frontmatter.name = s.name;
   if (s.frontmatter.description === s.description) s.frontmatter.description = s.description;
-  return { ...s, key: s.name.toLowerCase(), source: source.label, location: source.location, root: source.dir };
+  const skill = { ...s, key: s.name.toLowerCase(), source: source.label, location: source.location, root: source.dir };
+  return sharingEmptyWords(skill);
 }
 
 /** Skills written between two pauses of a save (saveSnapshot). */

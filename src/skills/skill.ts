@@ -13,9 +13,9 @@ interface SkillFields {
   /** metadata.skillhub.category, lower-cased. */
   category?: string;
   /** metadata.skillhub.tags, lower-cased. */
-  tags: string[];
+  tags: readonly string[];
   /** Tree-node keywords (seed 003); empty for Agent Skills. */
-  keywords: string[];
+  keywords: readonly string[];
   /** metadata.skillhub.alwaysApply: listed first in the skill catalog. */
   alwaysApply: boolean;
   /** The whole parsed frontmatter, verbatim. */
@@ -57,6 +57,19 @@ export interface TreeNode extends SkillFields {
  * two apart, and proves `tree` on a tree node.
  */
 export type Skill = AgentSkill | TreeNode;
+
+/**
+ * The one empty word list every skill without tags or keywords shares: two arrays per skill were a fifth
+ * of the heap's objects at 10,000 skills, and each is a cell the runtime's full collections visit (issue 16).
+ */
+export const NO_WORDS: readonly string[] = Object.freeze([]);
+
+/** `skill` with its empty word lists replaced by NO_WORDS (parses from a worker or a file come with their own). */
+export function sharingEmptyWords<T extends Pick<SkillFields, "tags" | "keywords">>(skill: T): T {
+  if (skill.tags.length === 0) skill.tags = NO_WORDS;
+  if (skill.keywords.length === 0) skill.keywords = NO_WORDS;
+  return skill;
+}
 
 /** Omit over each member of a union (a plain Omit would merge the members and lose `kind`). */
 type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -11,7 +11,7 @@ export interface SearchHitView {
   location: string;
   source: string;
   category?: string;
-  tags: string[];
+  tags: readonly string[];
   excerpt: string;
 }
 

@@ -39,7 +39,7 @@ export interface SkillDetail {
     path: string;
     inherit: boolean;
     priority: number;
-    keywords: string[];
+    keywords: readonly string[];
     /** Root first, ending with this node; `inherit: false` nodes use only themselves. */
     chain: { id: string; path: string }[];
     children: { id: string; path: string; description: string }[];

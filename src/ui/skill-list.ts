@@ -14,7 +14,7 @@ export interface SkillRow {
   location: Skill["location"];
   dir: string;
   category?: string;
-  tags: string[];
+  tags: readonly string[];
   /** False when SKILLHUB_ENABLED_SKILLS / _CATEGORIES leave it out: listed, never served. */
   enabled: boolean;
   /** The skill that takes this one's name (this one is reachable by id only). */

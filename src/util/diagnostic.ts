@@ -47,6 +47,9 @@ export interface Diagnostic {
   source?: string;
 }
 
+/** The one empty list of diagnostics that files without any share (10,000 empty arrays otherwise). */
+export const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+
 export function diagnostic(code: DiagnosticCode, severity: Severity, file: string, message: string): Diagnostic {
   return { code, severity, file, message };
 }
