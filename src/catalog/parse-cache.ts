@@ -38,7 +38,7 @@ export class ParseCache {
     if (result.diagnostics.some((d) => d.code === "unreadable")) return false;
     const skill = result.skill && sharingEmptyWords(result.skill);
     const diagnostics = result.diagnostics.length > 0 ? result.diagnostics : NO_DIAGNOSTICS;
-    this.parses.set(entry.file, { skill, diagnostics, mtimeMs: entry.mtimeMs, size: entry.size });
+    this.parses.set(entry.file, fresh(skill, diagnostics, entry));
     return true;
   }
 
@@ -48,7 +48,7 @@ export class ParseCache {
    */
   seed(skill: Skill, diagnostics: readonly Diagnostic[]): boolean {
     if (this.parses.has(skill.file)) return false;
-    this.parses.set(skill.file, { skill, diagnostics, mtimeMs: skill.mtimeMs, size: skill.size });
+    this.parses.set(skill.file, fresh(skill, diagnostics, skill));
     return true;
   }
 
@@ -79,6 +79,15 @@ export class ParseCache {
     for (const scan of scans) for (const d of scan.diagnostics) if (d.file) seen.add(d.file);
     for (const file of this.parses.keys()) if (!seen.has(file)) this.parses.delete(file);
   }
+}
+
+/** A new entry, every field present from the start (one shape for all entries). */
+function fresh(
+  skill: ParseResult["skill"],
+  diagnostics: readonly Diagnostic[],
+  { mtimeMs, size }: { mtimeMs: number; size: number },
+): CachedParse {
+  return { skill, diagnostics, mtimeMs, size, built: undefined, source: undefined };
 }
 
 export function sameSource(a: Source, b: Source): boolean {

@@ -204,7 +204,8 @@ function skillOf(kept: KeptSkill, scan: SourceScan): Skill {
   const { diagnostics: notes, ...s } = kept;
   if (typeof s?.name !== "string" || typeof s.id !== "string" || typeof s.description !== "string")
     throw new Error("a skill without name, id or description");
-  if (typeof s.file !== "string" || !Array.isArray(s.tags)) throw new Error(`skill ${s.name}: no file or tags`);
+  if (typeof s.file !== "string" || !Array.isArray(s.tags) || !Array.isArray(s.keywords))
+    throw new Error(`skill ${s.name}: no file, tags or keywords`);
   if (typeof s.mtimeMs !== "number" || typeof s.size !== "number" || typeof s.hash !== "string")
     throw new Error(`skill ${s.name}: no mtime, size or hash`);
   if (typeof s.frontmatter !== "object" || s.frontmatter === null) throw new Error(`skill ${s.name}: no frontmatter`);

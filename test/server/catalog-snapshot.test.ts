@@ -78,6 +78,20 @@ describe("catalog snapshot file", () => {
     expect(logger.lines.join("\n")).toContain(`${scanned.skills.length - 1} skills of the ${scanned.skills.length}`);
   });
 
+  test("a skill line without its word lists makes the catalog unusable, and the log says which skill", () => {
+    const dir = tempDir("skillhub-snap-damaged-");
+    writeSkill(dir, "pdf-tools", { description: "Fill PDF forms" });
+    const { hub } = testHub({ flags: { "skills-dir": [dir] } });
+    hub.scanNow();
+    const file = join(tempDir("skillhub-snap-damaged-file-"), "catalog.json");
+    const text = snapshotText(hub);
+    expect(text).toContain(`"keywords":[]`);
+    writeFileSync(file, text.replace(`"keywords":[],`, ""));
+    const logger = createMemoryLogger();
+    expect(readSnapshot(file, logger)?.catalog()).toBeUndefined();
+    expect(logger.lines.join("\n")).toContain("skill pdf-tools: no file, tags or keywords");
+  });
+
   test("a missing file is no snapshot, silently; a foreign one says why at DEBUG", () => {
     const dir = tempDir("skillhub-snap-none-");
     const logger = createMemoryLogger();
