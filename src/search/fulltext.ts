@@ -1,30 +1,22 @@
 import type { SearchOptions } from "minisearch";
-import { HeadingLines } from "../skills/markdown.ts";
 import type { Skill } from "../skills/skill.ts";
-import { BodyZones } from "./body-zones.ts";
 import { FieldPostings } from "./field-postings.ts";
-import { fieldTerms } from "./field-terms.ts";
-import { FIELDS, META_FIELDS, metadata } from "./fields.ts";
-import { BODY_CHARS, FUZZY_MAX_DOCUMENTS, MAX_HEADINGS, SEARCH_OPTIONS, SLICE_MS } from "./index-settings.ts";
+import { FIELDS } from "./fields.ts";
+import { BODY_CHARS, FUZZY_MAX_DOCUMENTS, SEARCH_OPTIONS, SLICE_MS } from "./index-settings.ts";
 import { type MappedFile, remap } from "./mapped-file.ts";
 import { querySequence } from "./query-spec.ts";
 import { type FullTextHit, scoreQuery } from "./score-query.ts";
 import { SCORING, type Scoring } from "./scoring.ts";
+import { type BodySource, skillTerms } from "./skill-terms.ts";
 import { forgetProcessedTerms } from "./text.ts";
 
-export type { FullTextHit };
+export type { BodySource, FullTextHit };
 
 export interface SyncStats {
   added: number;
   updated: number;
   removed: number;
 }
-
-/**
- * A skill's body for indexing: returned whole (a string), or fed in chunks to `sink` (which answers
- * false once enough has been taken); any other return value is ignored.
- */
-export type BodySource = (skill: Skill, sink: (chunk: string) => boolean) => unknown;
 
 /** What one FullTextIndex holds, for the persisted form (index-file.ts). */
 export interface IndexParts {
@@ -183,27 +175,8 @@ export class FullTextIndex {
     ids.push(skill.id);
     hashes.push(skill.hash);
     this.slots.set(skill.id, slot);
-    const doc = metadata(skill);
-    for (const f of META_FIELDS) {
-      const { counts, length } = fieldTerms(doc[f]);
-      fields.get(f)?.add(slot, counts, length);
-    }
-    // The body, read once: its headings (skills do not keep them) and its two zones.
-    const zones = new BodyZones(this.bodyChars);
-    const found = new HeadingLines(MAX_HEADINGS);
-    const whole = body(skill, (chunk) => {
-      found.push(chunk);
-      return zones.push(chunk) || !found.full;
-    });
-    if (typeof whole === "string") {
-      found.push(whole);
-      zones.push(whole);
-    }
-    const headings = fieldTerms(found.end().join("\n"));
-    fields.get("headings")?.add(slot, headings.counts, headings.length);
-    const { lead, rest } = zones.end();
-    fields.get("lead")?.add(slot, lead.counts, lead.length);
-    fields.get("body")?.add(slot, rest.counts, rest.length);
+    for (const [field, { counts, length }] of skillTerms(skill, body, this.bodyChars))
+      fields.get(field)?.add(slot, counts, length);
     if (freeze && this.wantsFreeze(false)) this.freeze();
   }
 

@@ -3,7 +3,7 @@ import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagno
 import { splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
-import { NO_WORDS, type ParsedSkill } from "./skill.ts";
+import type { ParsedSkill } from "./skill.ts";
 
 /** Agent Skills specification: lower-case letters, digits, single hyphens, 1–64 chars. */
 export const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -151,8 +151,8 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       description,
       // metadata.skillhub.category first (seed 000); a top-level `category:` (seen in real collections) counts too.
       category: hub.category ?? (scalarText(fm.category)?.trim().toLowerCase() || undefined),
-      tags: hub.tags.length > 0 ? hub.tags : NO_WORDS,
-      keywords: NO_WORDS,
+      tags: hub.tags,
+      keywords: [],
       alwaysApply: hub.alwaysApply,
       frontmatter: fm,
       bodyLines,

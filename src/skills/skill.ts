@@ -64,7 +64,10 @@ export type Skill = AgentSkill | TreeNode;
  */
 export const NO_WORDS: readonly string[] = Object.freeze([]);
 
-/** `skill` with its empty word lists replaced by NO_WORDS (parses from a worker or a file come with their own). */
+/**
+ * `skill` with its empty word lists replaced by NO_WORDS: done where skills are kept (the parse cache, the
+ * catalog snapshot's reader), since a parse, a worker's copy or a file's each come with their own.
+ */
 export function sharingEmptyWords<T extends Pick<SkillFields, "tags" | "keywords">>(skill: T): T {
   if (skill.tags.length === 0) skill.tags = NO_WORDS;
   if (skill.keywords.length === 0) skill.keywords = NO_WORDS;
