@@ -6,9 +6,9 @@ import { type Diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
 import type { SourceScan } from "./catalog.ts";
 
 /**
- * A parse, with the mtime and size it was read at; once a scan has made the catalog Skill from it, that
- * Skill is its `skill` (the parse's own object would be a second copy of 10,000 skills) and `source` says
- * for which source. One object per file: a nested result was 10,000 more cells for the collector.
+ * A parse with diagnostics, or not yet made into a catalog Skill, with the mtime and size it was read at;
+ * once a scan has made the catalog Skill from it, that Skill is its `skill` (the parse's own object would
+ * be a second copy) and `source` says for which source.
  */
 interface CachedParse extends ParseResult {
   mtimeMs: number;
@@ -18,16 +18,26 @@ interface CachedParse extends ParseResult {
 }
 
 /**
+ * What the cache keeps for a file: the catalog Skill itself once one is made from a parse without
+ * diagnostics (most files: it holds the mtime, size and source a look-up checks), else a CachedParse.
+ * One object per skill fewer for every full collection of the heap (issue 16, idle).
+ */
+type Kept = CachedParse | Skill;
+
+const isSkill = (kept: Kept): kept is Skill => "kind" in kept;
+
+/**
  * The scanner's parses of SKILL.md files, by file, valid while the file's mtime and size hold, each
  * with the catalog Skill made from it: a rescan of an unchanged tree parses nothing and builds nothing.
  */
 export class ParseCache {
-  private parses = new Map<string, CachedParse>();
+  private parses = new Map<string, Kept>();
 
   /** The parse of `entry` if it is still current. */
   get(entry: SkillDirEntry): ParseResult | undefined {
-    const cached = this.parses.get(entry.file);
-    return cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size ? cached : undefined;
+    const kept = this.parses.get(entry.file);
+    if (!kept || kept.mtimeMs !== entry.mtimeMs || kept.size !== entry.size) return undefined;
+    return isSkill(kept) ? { skill: kept, diagnostics: NO_DIAGNOSTICS } : kept;
   }
 
   /**
@@ -48,26 +58,38 @@ export class ParseCache {
    */
   seed(skill: Skill, diagnostics: readonly Diagnostic[]): boolean {
     if (this.parses.has(skill.file)) return false;
-    this.parses.set(skill.file, fresh(skill, diagnostics, skill));
+    this.parses.set(skill.file, diagnostics.length === 0 ? skill : fresh(skill, diagnostics, skill));
     return true;
   }
 
-  /** The catalog Skill of a parsed `entry` in `source`: the one made last time while it holds. */
+  /**
+   * The catalog Skill of a parsed `entry` in `source`: the one made last time while it holds. Its paths
+   * are the walk's own strings, which the walker's folder listings also hold (a parse from the worker or
+   * the snapshot brings copies): one string per path at 10,000 skills instead of two (issue 16, idle).
+   */
   skill(entry: SkillDirEntry, source: Source, parsed: NonNullable<ParseResult["skill"]>): Skill {
-    const cached = this.parses.get(entry.file);
-    if (cached?.built && cached.source && sameSource(cached.source, source)) return cached.built;
-    const skill: Skill = {
+    const kept = this.parses.get(entry.file);
+    const skill: Skill = madeBefore(kept, source) ?? {
       ...parsed,
       id: `${source.qualifier ?? source.label}:${parsed.name}`,
       source: source.label,
       location: source.location,
       root: source.dir,
     };
-    if (cached) {
-      // The skill holds every parsed field (and its source's, which a spread for another source replaces).
-      cached.skill = skill;
-      cached.built = skill;
-      cached.source = source;
+    // Equal strings: only which copy is kept changes.
+    skill.file = entry.file;
+    skill.dir = entry.dir;
+    if (kept) {
+      // A Map keeps the key it was first given: this walk's path replaces the last one's.
+      this.parses.delete(entry.file);
+      if (isSkill(kept) || kept.diagnostics.length === 0) this.parses.set(entry.file, skill);
+      else {
+        // The skill holds every parsed field (and its source's, which a spread for another source replaces).
+        kept.skill = skill;
+        kept.built = skill;
+        kept.source = source;
+        this.parses.set(entry.file, kept);
+      }
     }
     return skill;
   }
@@ -88,6 +110,25 @@ function fresh(
   { mtimeMs, size }: { mtimeMs: number; size: number },
 ): CachedParse {
   return { skill, diagnostics, mtimeMs, size, built: undefined, source: undefined };
+}
+
+/** The catalog Skill made from `kept` by an earlier scan, if it was made for `source`. */
+function madeBefore(kept: Kept | undefined, source: Source): Skill | undefined {
+  if (!kept) return undefined;
+  if (isSkill(kept)) return madeFor(kept, source) ? kept : undefined;
+  return kept.built && kept.source && sameSource(kept.source, source) ? kept.built : undefined;
+}
+
+/** Whether `skill` was made for `source` (its label, folder, location and the id's qualifier). */
+function madeFor(skill: Skill, source: Source): boolean {
+  const qualifier = source.qualifier ?? source.label;
+  return (
+    skill.source === source.label &&
+    skill.root === source.dir &&
+    skill.location === source.location &&
+    skill.id.startsWith(qualifier) &&
+    skill.id.charCodeAt(qualifier.length) === 58 // ":"
+  );
 }
 
 export function sameSource(a: Source, b: Source): boolean {

@@ -31,7 +31,7 @@ export function buildIndexInWorker(
     skills,
     { header, file },
     () => undefined,
-    (s) => ({ ...s, frontmatter: {} }),
+    (s) => ({ ...s, frontmatterJson: "{}" }),
   );
 }
 

@@ -4,6 +4,7 @@ import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps, grown,
 import { moved } from "./mapped-file.ts";
 import type { ScoreParams, TermSpec } from "./query-spec.ts";
 import type { Scores } from "./scores.ts";
+import { TermList } from "./term-list.ts";
 
 /**
  * One indexed field's postings in typed arrays (issue 16): MiniSearch keeps a Map entry per posting
@@ -18,8 +19,11 @@ import type { Scores } from "./scores.ts";
 const MAX_TF = 0xff;
 
 export class FieldPostings {
-  /** Terms up to the last freeze, sorted: a term's id is its position (binary search; no Map to build at load). */
-  private vocabulary: string[] = [];
+  /**
+   * Terms up to the last freeze, sorted and packed into one string: a term's id is its position
+   * (binary search; no Map to build at load).
+   */
+  private vocabulary = TermList.EMPTY;
   /** Terms first seen since the last freeze (scanned linearly for prefixes); ids follow the vocabulary's. */
   private newTerms: string[] = [];
   private newIds = new Map<string, number>();
@@ -98,8 +102,9 @@ export class FieldPostings {
     const avg = this.totalLength / live;
     const { term } = spec;
     // One binary search for the term and those it prefixes (issue 16: one per expansion was 10 % of ranking).
-    const at = this.lowerBound(term);
-    const exact = this.vocabulary[at] === term ? at : this.newIds.get(term);
+    const { vocabulary, newTerms } = this;
+    const at = vocabulary.lowerBound(term);
+    const exact = at < vocabulary.length && vocabulary.compare(at, term) === 0 ? at : this.newIds.get(term);
     if (exact !== undefined) this.scoreTerm(term, exact, boost, params, ids, live, avg, out);
     const prefixed = new Set<string>();
     const expand = (t: string, id: number) => {
@@ -110,9 +115,7 @@ export class FieldPostings {
       this.scoreTerm(term, id, weight * boost, params, ids, live, avg, out);
     };
     if (spec.prefix) {
-      const { vocabulary, newTerms } = this;
-      for (let i = at; i < vocabulary.length && vocabulary[i]?.startsWith(term); i++)
-        expand(vocabulary[i] as string, i);
+      for (let i = at; i < vocabulary.length && vocabulary.startsWith(i, term); i++) expand(vocabulary.at(i), i);
       for (const [i, t] of newTerms.entries()) if (t.startsWith(term)) expand(t, vocabulary.length + i);
     }
     if (spec.maxDistance > 0) {
@@ -240,20 +243,8 @@ export class FieldPostings {
 
   /** A term's id: its position in the frozen vocabulary, or its id among the terms added since. */
   private termId(term: string): number | undefined {
-    const at = this.lowerBound(term);
-    return this.vocabulary[at] === term ? at : this.newIds.get(term);
-  }
-
-  /** First position in the frozen vocabulary whose term is not below `term`. */
-  private lowerBound(term: string): number {
-    let lo = 0;
-    let hi = this.vocabulary.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.vocabulary[mid] as string) < term) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    const at = this.vocabulary.lowerBound(term);
+    return at < this.vocabulary.length && this.vocabulary.compare(at, term) === 0 ? at : this.newIds.get(term);
   }
 
   /** MiniSearch's termResults for one field and one derived term (`weight` includes the field boost). */

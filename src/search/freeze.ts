@@ -1,3 +1,5 @@
+import type { TermList } from "./term-list.ts";
+
 /**
  * FieldPostings' freeze (field-postings.ts): the frozen compressed-sparse-row block plus the
  * overflow added since, merged into one new block. Terms are renumbered in sorted order (a term's id
@@ -16,7 +18,7 @@ export function slotArray(n: number, slots: number): SlotArray {
 
 export interface PostingsState {
   /** Frozen terms, sorted; offsets has one more entry. */
-  vocabulary: readonly string[];
+  vocabulary: TermList;
   offsets: Uint32Array;
   docs: SlotArray;
   tfs: Uint8Array;
@@ -31,7 +33,7 @@ export interface PostingsState {
 }
 
 export interface FrozenBlock {
-  vocabulary: string[];
+  vocabulary: TermList;
   offsets: Uint32Array;
   docs: SlotArray;
   tfs: Uint8Array;
@@ -55,24 +57,15 @@ export function* freezeSteps(
   // The default sort (UTF-16 code units) orders as `<` does, and is much faster than a comparator.
   const added = [...old.newTerms].sort();
   const terms = frozenTerms + added.length;
+  const merge = old.vocabulary.merged(added);
   const renumber = new Uint32Array(terms);
-  const vocabulary: string[] = new Array(terms);
-  let i = 0;
-  let j = 0;
-  for (let k = 0; k < terms; k++) {
-    if (++work >= WORK_PER_STEP) {
-      work = 0;
-      yield;
-    }
-    const next = added[j];
-    if (i < frozenTerms && (next === undefined || (old.vocabulary[i] as string) < next)) {
-      vocabulary[k] = old.vocabulary[i] as string;
-      renumber[i++] = k;
-    } else if (next !== undefined) {
-      vocabulary[k] = next;
-      renumber[old.newIds.get(next) as number] = k;
-      j++;
-    }
+  renumber.set(merge.renumber);
+  for (const [j, term] of added.entries()) renumber[old.newIds.get(term) as number] = merge.placed[j] as number;
+  const vocabulary = merge.list;
+  work += terms;
+  if (work >= WORK_PER_STEP) {
+    work = 0;
+    yield;
   }
   const counts = new Uint32Array(terms + 1);
   for (let t = 0; t < frozenTerms; t++) {
@@ -145,7 +138,7 @@ export function* freezeSteps(
 
 /** The raw arrays of a frozen store (what is persisted). */
 export interface FrozenPostings {
-  vocabulary: string[];
+  vocabulary: TermList;
   offsets: Uint32Array;
   docs: SlotArray;
   tfs: Uint8Array;
@@ -168,9 +161,7 @@ export function checkFrozen(data: FrozenPostings, slots: number): void {
   for (let t = 0; t < data.vocabulary.length; t++)
     if ((data.offsets[t] as number) > (data.offsets[t + 1] as number))
       throw new Error("field postings are inconsistent");
-  for (let t = 1; t < data.vocabulary.length; t++)
-    if (!((data.vocabulary[t - 1] as string) < (data.vocabulary[t] as string)))
-      throw new Error("field postings' vocabulary is not sorted");
+  if (!data.vocabulary.isSorted()) throw new Error("field postings' vocabulary is not sorted");
 }
 
 /** A copy of `array` in a new one of `size` elements (the rest zero). */

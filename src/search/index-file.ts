@@ -1,5 +1,6 @@
 import { FieldPostings } from "./field-postings.ts";
 import type { IndexParts } from "./fulltext.ts";
+import { TermList } from "./term-list.ts";
 
 /**
  * The persisted index in binary (issue 16: the JSON form took 0.7-1.1 s and +143 MB to load at
@@ -113,7 +114,10 @@ function* encodeSteps(header: IndexHeader, parts: IndexParts): Generator<void, U
   yield* strings("ids", parts.ids);
   yield* strings("hashes", parts.hashes);
   for (const { field, frozen } of fields) {
-    yield* strings(`${field}.vocabulary`, frozen.vocabulary);
+    const { vocabulary } = frozen;
+    put(`${field}.vocabulary.lengths`, "u32", [view(vocabulary.lengths())]);
+    put(`${field}.vocabulary.text`, "utf8", [encoder.encode(vocabulary.text)]);
+    yield;
     put(`${field}.offsets`, "u32", [view(frozen.offsets)]);
     put(`${field}.docs`, frozen.docs instanceof Uint16Array ? "u16" : "u32", [view(frozen.docs)]);
     put(`${field}.tfs`, "u8", [view(frozen.tfs)]);
@@ -204,23 +208,34 @@ function* decodeSteps(input: Uint8Array): Generator<void, IndexParts> {
   };
   // Postings' slots: 16 bits up to 65,536 document slots, else 32 (freeze.ts slotArray).
   const slots = (name: string) => (byName.get(name)?.kind === "u16" ? u16(name) : u32(name));
-  const strings = (name: string): string[] => {
-    const lengths = u32(`${name}.lengths`);
-    let text: string;
+  const text = (name: string): string => {
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(section(`${name}.text`, "utf8"));
+      return new TextDecoder("utf-8", { fatal: true }).decode(section(`${name}.text`, "utf8"));
     } catch (error) {
       if (error instanceof IndexFileError) throw error;
       throw new IndexFileError(`section ${name} is not UTF-8`);
     }
+  };
+  const terms = (name: string): TermList => {
+    const lengths = u32(`${name}.lengths`);
+    const all = text(name);
+    try {
+      return TermList.fromLengths(all, lengths);
+    } catch {
+      throw new IndexFileError(`section ${name} does not add up`);
+    }
+  };
+  const strings = (name: string): string[] => {
+    const lengths = u32(`${name}.lengths`);
+    const all = text(name);
     const out: string[] = new Array(lengths.length);
     let at = 0;
     for (let i = 0; i < lengths.length; i++) {
       const n = lengths[i] as number;
-      out[i] = text.slice(at, at + n);
+      out[i] = all.slice(at, at + n);
       at += n;
     }
-    if (at !== text.length) throw new IndexFileError(`section ${name} does not add up`);
+    if (at !== all.length) throw new IndexFileError(`section ${name} does not add up`);
     return out;
   };
   const ids: (string | undefined)[] = strings("ids").map((s) => (s === "" ? undefined : s));
@@ -234,7 +249,7 @@ function* decodeSteps(input: Uint8Array): Generator<void, IndexParts> {
         field,
         FieldPostings.fromFrozen(
           {
-            vocabulary: strings(`${field}.vocabulary`),
+            vocabulary: terms(`${field}.vocabulary`),
             offsets: u32(`${field}.offsets`),
             docs: slots(`${field}.docs`),
             tfs: section(`${field}.tfs`, "u8"),

@@ -18,7 +18,7 @@ import type { NamedSkill } from "./instructions.ts";
  * The format of the file. A file of another version (an older or newer SkillHub) is ignored, never
  * half-read: bump this whenever what is written, or what a Skill holds, changes shape.
  */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 const FORMAT = "skillhub-catalog";
 
 /** Most skills the header keeps for the instructions: more than they ever name. */
@@ -208,12 +208,9 @@ function skillOf(kept: KeptSkill, scan: SourceScan): Skill {
     throw new Error(`skill ${s.name}: no file, tags or keywords`);
   if (typeof s.mtimeMs !== "number" || typeof s.size !== "number" || typeof s.hash !== "string")
     throw new Error(`skill ${s.name}: no mtime, size or hash`);
-  if (typeof s.frontmatter !== "object" || s.frontmatter === null) throw new Error(`skill ${s.name}: no frontmatter`);
+  if (typeof s.frontmatterJson !== "string") throw new Error(`skill ${s.name}: no frontmatter`);
   const { source } = scan;
   for (const d of Array.isArray(notes) ? notes : []) scan.diagnostics.push({ ...d, source: source.label });
-  // One string where the parse had one: JSON gives the frontmatter's copy its own.
-  if (s.frontmatter.name === s.name) s.frontmatter.name = s.name;
-  if (s.frontmatter.description === s.description) s.frontmatter.description = s.description;
   const skill = { ...s, key: s.name.toLowerCase(), source: source.label, location: source.location, root: source.dir };
   return sharingEmptyWords(skill);
 }

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
-import { splitFrontmatter } from "./frontmatter.ts";
+import { frontmatterText, splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
 import type { ParsedSkill } from "./skill.ts";
@@ -154,7 +154,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       tags: hub.tags,
       keywords: [],
       alwaysApply: hub.alwaysApply,
-      frontmatter: fm,
+      frontmatterJson: frontmatterText(fm),
       bodyLines,
       dir,
       file,

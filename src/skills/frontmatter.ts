@@ -48,3 +48,31 @@ function withoutLeadingNewlines(text: string): string {
   while (text.charCodeAt(at) === 10) at++;
   return at === 0 ? text : text.slice(at);
 }
+
+/** The frontmatter a skill was parsed from (see frontmatterJson). */
+export function frontmatterOf(skill: { frontmatterJson: string }): Record<string, unknown> {
+  return JSON.parse(skill.frontmatterJson) as Record<string, unknown>;
+}
+
+/**
+ * A parsed frontmatter as kept (frontmatterJson). YAML aliases may make a loop (`a: &x {self: *x}`), which
+ * JSON cannot hold: a value that contains itself is kept as the text "[circular alias]" at the loop.
+ */
+export function frontmatterText(frontmatter: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(frontmatter);
+  } catch {
+    return JSON.stringify(acyclic(frontmatter, []));
+  }
+}
+
+function acyclic(value: unknown, ancestors: object[]): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (ancestors.includes(value)) return "[circular alias]";
+  ancestors.push(value);
+  const copy = Array.isArray(value)
+    ? value.map((v) => acyclic(v, ancestors))
+    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, acyclic(v, ancestors)]));
+  ancestors.pop();
+  return copy;
+}

@@ -1,4 +1,5 @@
 import { type Diagnostic, type DiagnosticCode, diagnostic } from "../util/diagnostic.ts";
+import { frontmatterOf } from "./frontmatter.ts";
 import type { Skill, TreeNode } from "./skill.ts";
 import { ROOT_PATH, resolveParentPath } from "./tree-paths.ts";
 
@@ -56,7 +57,7 @@ export function strictSeverity(d: Diagnostic): Diagnostic {
 /** Checks the parser does not make: `compatibility` length and unknown top-level keys. */
 export function lintAgentSkill(skill: Skill): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const fm = skill.frontmatter;
+  const fm = frontmatterOf(skill);
   const compatibility = fm.compatibility;
   if (compatibility !== undefined && compatibility !== null) {
     if (typeof compatibility !== "string")

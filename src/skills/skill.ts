@@ -18,8 +18,12 @@ interface SkillFields {
   keywords: readonly string[];
   /** metadata.skillhub.alwaysApply: listed first in the skill catalog. */
   alwaysApply: boolean;
-  /** The whole parsed frontmatter, verbatim. */
-  frontmatter: Record<string, unknown>;
+  /**
+   * The whole parsed frontmatter, verbatim, as JSON text (read it with frontmatterOf): one string instead
+   * of an object tree per skill for every full collection of the heap (issue 16, idle); read only by lint
+   * and the web page's detail view.
+   */
+  frontmatterJson: string;
   /** Number of body lines. */
   bodyLines: number;
   /** Source label (project, global, claude-project, dir1, ...). */

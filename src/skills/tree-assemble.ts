@@ -135,7 +135,7 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
       tags: n.tags,
       keywords: n.keywords,
       alwaysApply: false,
-      frontmatter: n.frontmatter,
+      frontmatterJson: n.frontmatterJson,
       bodyLines: n.bodyLines,
       dir,
       file: f.file,

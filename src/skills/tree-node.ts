@@ -1,6 +1,6 @@
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
-import { splitFrontmatter } from "./frontmatter.ts";
+import { frontmatterText, splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
 import { ASSET_TYPES, type AssetDecl, type ScriptArg, type ScriptDecl, type TreeParse } from "./tree-types.ts";
@@ -81,7 +81,7 @@ export function parseTreeNode(file: string, text: string): TreeParse {
       scripts: entries(fm.scripts, "scripts", warn).flatMap((e) => scriptOf(e, warn, unsafe)),
       ...(category === undefined ? {} : { category }),
       tags: tagsOf(fm, warn),
-      frontmatter: fm,
+      frontmatterJson: frontmatterText(fm),
       bodyLines,
       hash: Bun.hash(text).toString(16),
     },

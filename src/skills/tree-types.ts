@@ -68,7 +68,8 @@ export interface TreeNodeFields {
   category?: string;
   /** Top-level `tags`, else `metadata.skillhub.tags`; lower-cased, de-duplicated. */
   tags: string[];
-  frontmatter: Record<string, unknown>;
+  /** The frontmatter as JSON text (Skill's frontmatterJson). */
+  frontmatterJson: string;
   bodyLines: number;
   hash: string;
 }

@@ -3,6 +3,7 @@ import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { readSkillBody } from "../catalog/skill-text.ts";
 import { chainFiles, effectiveChain } from "../catalog/tree-chain.ts";
 import { type FrozenGuard, type FrozenRefusal, frozenCheck } from "../lock/frozen.ts";
+import { frontmatterOf } from "../skills/frontmatter.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
@@ -100,7 +101,7 @@ export function skillDetail(
     skill: {
       ...row,
       file: skill.file,
-      frontmatter: skill.frontmatter,
+      frontmatter: frontmatterOf(skill),
       bodyLines: skill.bodyLines,
       sizeBytes: skill.size,
       modified: new Date(skill.mtimeMs).toISOString(),

@@ -3,6 +3,9 @@ import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { readSnapshot, snapshotText } from "../../src/server/catalog-snapshot.ts";
+import { frontmatterOf } from "../../src/skills/frontmatter.ts";
+import type { Skill } from "../../src/skills/skill.ts";
+import type { Source } from "../../src/sources/source-list.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
@@ -53,7 +56,7 @@ describe("a start with the last run's snapshot reads only the SKILL.md files cha
     expect(next.contentHash).toBe(fresh.contentHash);
     expect(next.get("skill-2")?.description).toBe("Edited between the runs, now longer.");
     expect(next.get("skill-4")?.description).toBe("Skill number 9.");
-    expect(next.get("skill-5")?.frontmatter).toEqual({
+    expect(frontmatterOf(next.get("skill-5") as Skill)).toEqual({
       name: "skill-5",
       description: "Skill number 5.",
       metadata: { skillhub: { tags: ["t5"] } },
@@ -61,5 +64,29 @@ describe("a start with the last run's snapshot reads only the SKILL.md files cha
     });
     // Only before the first scan: a scanner that has a catalog keeps its own parses.
     expect(scanner.seed(snapshot)).toBe(0);
+  });
+
+  test("a seeded skill is served as the same object while its source is the one it was made for", () => {
+    const dir = tempDir("skillhub-seed-same-");
+    writeSkill(dir, "alpha", { description: "Alpha." });
+    writeSkill(dir, "beta", { description: "Beta." });
+    const own = [{ label: "dir1", dir, location: "explicit" as const }];
+    const first = new Scanner().scan(own, limits);
+    const scanner = new Scanner();
+    expect(scanner.seed(first)).toBe(2);
+    expect(scanner.scan(own, limits).get("alpha")).toBe(first.get("alpha") as Skill);
+
+    // The same folder under another label, then with a qualifier: new skills, with their source's ids.
+    const team = [{ label: "team", dir, location: "explicit" as const }];
+    const relabelled = scanner.scan(team, limits).get("alpha");
+    expect(relabelled).not.toBe(first.get("alpha") as Skill);
+    expect(relabelled?.id).toBe("team:alpha");
+    const qualified = scanner.scan([{ ...team[0], qualifier: "acme" }] as Source[], limits).get("alpha");
+    expect(qualified?.id).toBe("acme:alpha");
+    // A walk after a change elsewhere keeps the unchanged skill's object.
+    writeSkill(dir, "gamma", { description: "Gamma." });
+    const again = scanner.scan([{ ...team[0], qualifier: "acme" }] as Source[], limits);
+    expect(again.get("gamma")?.id).toBe("acme:gamma");
+    expect(again.get("alpha")).toBe(qualified as Skill);
   });
 });

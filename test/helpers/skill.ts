@@ -11,7 +11,7 @@ export function fakeSkill(name: string, over: Partial<Skill> = {}): Skill {
     tags: [],
     keywords: [],
     alwaysApply: false,
-    frontmatter: {},
+    frontmatterJson: "{}",
     bodyLines: 1,
     source: "dir1",
     location: "explicit",

@@ -24,6 +24,8 @@ describe("catalog snapshot file", () => {
     const tree = tempDir("skillhub-snap-tree-");
     writeSeedTree(tree);
     writeSkill(tree, "nameless", { name: null, description: "Served with a warning" });
+    // Its frontmatter's aliases make a loop: the snapshot is still written (JSON.stringify threw on it).
+    writeSkill(tree, "looping", { description: "An alias loop", extra: "metadata: &m\n  self: *m" });
     const { hub } = testHub({ flags: { "skills-dir": [first, second, tree] } });
     const scanned = hub.scanNow();
     const file = join(tempDir("skillhub-snap-file-"), "catalog.json");

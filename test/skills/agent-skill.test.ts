@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseAgentSkill, skillBody } from "../../src/skills/agent-skill.ts";
+import { frontmatterOf } from "../../src/skills/frontmatter.ts";
 
 const parse = (text: string, dir = "/skills/pdf") =>
   parseAgentSkill({ file: `${dir}/SKILL.md`, dir, text, size: text.length, mtimeMs: 1 });
@@ -82,7 +83,26 @@ describe("parseAgentSkill", () => {
       "---\nname: pdf\ndescription: x\nmodel: opus\nuser-invocable: false\nallowed-tools: Read Write\n---\n",
     );
     expect(diagnostics).toEqual([]);
-    expect(skill?.frontmatter).toMatchObject({ model: "opus", "user-invocable": false, "allowed-tools": "Read Write" });
+    expect(skill && frontmatterOf(skill)).toMatchObject({
+      model: "opus",
+      "user-invocable": false,
+      "allowed-tools": "Read Write",
+    });
+  });
+
+  test("a frontmatter whose aliases make a loop is served; the loop is kept as a note (JSON cannot hold it)", () => {
+    const { skill, diagnostics } = parse(
+      "---\nname: pdf\ndescription: x\nmetadata: &m\n  tags: [a]\n  self: *m\nshared: &s [1]\ntwice: *s\n---\n",
+    );
+    expect(diagnostics).toEqual([]);
+    expect(skill && frontmatterOf(skill)).toEqual({
+      name: "pdf",
+      description: "x",
+      metadata: { tags: ["a"], self: "[circular alias]" },
+      // An alias used twice without a loop is kept whole, both times.
+      shared: [1],
+      twice: [1],
+    });
   });
 
   test("skillBody returns the body without frontmatter, newlines kept", () => {
