@@ -46,14 +46,19 @@ export class TermList {
 
   /** Term i against `term` in UTF-16 code units (as `<` orders strings): negative, 0 or positive. */
   compare(i: number, term: string): number {
+    return this.compareWith(i, term, 0, term.length);
+  }
+
+  /** Term i against `other`'s characters [from, from + length). */
+  private compareWith(i: number, other: string, from: number, length: number): number {
     const start = this.starts[i] as number;
-    const length = (this.starts[i + 1] as number) - start;
-    const n = Math.min(length, term.length);
+    const own = (this.starts[i + 1] as number) - start;
+    const n = Math.min(own, length);
     for (let k = 0; k < n; k++) {
-      const d = this.text.charCodeAt(start + k) - term.charCodeAt(k);
+      const d = this.text.charCodeAt(start + k) - other.charCodeAt(from + k);
       if (d !== 0) return d;
     }
-    return length - term.length;
+    return own - length;
   }
 
   /** Whether term i begins with `prefix`. */
@@ -76,7 +81,10 @@ export class TermList {
 
   /** Whether every term is strictly below the next. */
   isSorted(): boolean {
-    for (let i = 1; i < this.length; i++) if (this.compare(i - 1, this.at(i)) >= 0) return false;
+    for (let i = 1; i < this.length; i++) {
+      const start = this.starts[i] as number;
+      if (this.compareWith(i - 1, this.text, start, (this.starts[i + 1] as number) - start) >= 0) return false;
+    }
     return true;
   }
 
