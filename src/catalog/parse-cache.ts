@@ -126,6 +126,7 @@ function madeFor(skill: Skill, source: Source): boolean {
     skill.source === source.label &&
     skill.root === source.dir &&
     skill.location === source.location &&
+    skill.id.length === qualifier.length + 1 + skill.name.length &&
     skill.id.startsWith(qualifier) &&
     skill.id.charCodeAt(qualifier.length) === 58 // ":"
   );

@@ -62,7 +62,12 @@ export function frontmatterText(frontmatter: Record<string, unknown>): string {
   try {
     return JSON.stringify(frontmatter);
   } catch {
-    return JSON.stringify(acyclic(frontmatter, []));
+    try {
+      return JSON.stringify(acyclic(frontmatter, []));
+    } catch {
+      // Nothing else JSON cannot hold comes out of the YAML parser; should it, the skill is still served.
+      return "{}";
+    }
   }
 }
 

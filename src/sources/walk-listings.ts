@@ -63,8 +63,13 @@ class ListingMap {
   }
 
   set(dir: string, listing: DirListing): void {
-    if (listing.entries === SKILL_ONLY) this.skillOnly.set(dir, listing.mtimeMs);
-    else this.folders.set(dir, listing);
+    if (listing.entries === SKILL_ONLY) {
+      this.folders.delete(dir);
+      this.skillOnly.set(dir, listing.mtimeMs);
+    } else {
+      this.skillOnly.delete(dir);
+      this.folders.set(dir, listing);
+    }
   }
 }
 

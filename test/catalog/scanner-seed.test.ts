@@ -83,10 +83,14 @@ describe("a start with the last run's snapshot reads only the SKILL.md files cha
     expect(relabelled?.id).toBe("team:alpha");
     const qualified = scanner.scan([{ ...team[0], qualifier: "acme" }] as Source[], limits).get("alpha");
     expect(qualified?.id).toBe("acme:alpha");
+    // Another location or folder for the same label: new skills too.
+    const global = scanner.scan([{ ...own[0], location: "global" }] as Source[], limits).get("alpha");
+    expect(global).not.toBe(first.get("alpha") as Skill);
+    expect(global?.location).toBe("global");
     // A walk after a change elsewhere keeps the unchanged skill's object.
     writeSkill(dir, "gamma", { description: "Gamma." });
-    const again = scanner.scan([{ ...team[0], qualifier: "acme" }] as Source[], limits);
-    expect(again.get("gamma")?.id).toBe("acme:gamma");
-    expect(again.get("alpha")).toBe(qualified as Skill);
+    const again = scanner.scan([{ ...own[0], location: "global" }] as Source[], limits);
+    expect(again.get("gamma")?.id).toBe("dir1:gamma");
+    expect(again.get("alpha")).toBe(global as Skill);
   });
 });
