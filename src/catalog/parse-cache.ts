@@ -7,14 +7,13 @@ import type { SourceScan } from "./catalog.ts";
 
 /**
  * A parse with diagnostics, or not yet made into a catalog Skill, with the mtime and size it was read at;
- * once a scan has made the catalog Skill from it, that Skill is its `skill` (the parse's own object would
- * be a second copy) and `source` says for which source.
+ * once a scan has made the catalog Skill from it, that Skill is its `skill` and `built` (the parse's own
+ * object would be a second copy).
  */
 interface CachedParse extends ParseResult {
   mtimeMs: number;
   size: number;
   built?: Skill;
-  source?: Source;
 }
 
 /**
@@ -87,7 +86,6 @@ export class ParseCache {
         // The skill holds every parsed field (and its source's, which a spread for another source replaces).
         kept.skill = skill;
         kept.built = skill;
-        kept.source = source;
         this.parses.set(entry.file, kept);
       }
     }
@@ -109,14 +107,14 @@ function fresh(
   diagnostics: readonly Diagnostic[],
   { mtimeMs, size }: { mtimeMs: number; size: number },
 ): CachedParse {
-  return { skill, diagnostics, mtimeMs, size, built: undefined, source: undefined };
+  return { skill, diagnostics, mtimeMs, size, built: undefined };
 }
 
 /** The catalog Skill made from `kept` by an earlier scan, if it was made for `source`. */
 function madeBefore(kept: Kept | undefined, source: Source): Skill | undefined {
   if (!kept) return undefined;
-  if (isSkill(kept)) return madeFor(kept, source) ? kept : undefined;
-  return kept.built && kept.source && sameSource(kept.source, source) ? kept.built : undefined;
+  const made = isSkill(kept) ? kept : kept.built;
+  return made && madeFor(made, source) ? made : undefined;
 }
 
 /** Whether `skill` was made for `source` (its label, folder, location and the id's qualifier). */
@@ -130,8 +128,4 @@ function madeFor(skill: Skill, source: Source): boolean {
     skill.id.startsWith(qualifier) &&
     skill.id.charCodeAt(qualifier.length) === 58 // ":"
   );
-}
-
-export function sameSource(a: Source, b: Source): boolean {
-  return a.label === b.label && a.dir === b.dir && a.location === b.location && a.qualifier === b.qualifier;
 }

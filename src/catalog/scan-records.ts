@@ -1,6 +1,5 @@
 import type { Source } from "../sources/source-list.ts";
 import type { PackedRecord, VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
-import { sameSource } from "./parse-cache.ts";
 
 /**
  * A stat-only check of the last scan (Scanner.verify): "unchanged" means a scan now would give the same
@@ -9,6 +8,10 @@ import { sameSource } from "./parse-cache.ts";
  * handed to the watch worker).
  */
 export type Verdict = "unchanged" | "changed" | "unknown";
+
+function sameSource(a: Source, b: Source): boolean {
+  return a.label === b.label && a.dir === b.dir && a.location === b.location && a.qualifier === b.qualifier;
+}
 
 export function sameSources(a: readonly Source[], b: readonly Source[]): boolean {
   return a.length === b.length && a.every((s, i) => sameSource(s, b[i] as Source));

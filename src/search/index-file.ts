@@ -225,19 +225,7 @@ function* decodeSteps(input: Uint8Array): Generator<void, IndexParts> {
       throw new IndexFileError(`section ${name} does not add up`);
     }
   };
-  const strings = (name: string): string[] => {
-    const lengths = u32(`${name}.lengths`);
-    const all = text(name);
-    const out: string[] = new Array(lengths.length);
-    let at = 0;
-    for (let i = 0; i < lengths.length; i++) {
-      const n = lengths[i] as number;
-      out[i] = all.slice(at, at + n);
-      at += n;
-    }
-    if (at !== all.length) throw new IndexFileError(`section ${name} does not add up`);
-    return out;
-  };
+  const strings = (name: string): string[] => [...terms(name)];
   const ids: (string | undefined)[] = strings("ids").map((s) => (s === "" ? undefined : s));
   const hashes: (string | undefined)[] = strings("hashes").map((s, i) => (ids[i] === undefined ? undefined : s));
   if (ids.length !== header.slots || hashes.length !== header.slots) throw new IndexFileError("document count differs");

@@ -26,10 +26,6 @@ export class FolderEntries implements Iterable<{ name: string; kind: EntryKind }
     );
   }
 
-  get length(): number {
-    return this.kinds.length;
-  }
-
   *[Symbol.iterator](): IterableIterator<{ name: string; kind: EntryKind }> {
     if (this.kinds.length === 0) return;
     for (const [i, name] of this.names.split("/").entries())
