@@ -1,6 +1,8 @@
 import type { Skill } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type Diagnostic, diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
+import { KeptWhileUsed } from "../util/kept-while-used.ts";
+import { SkillTable } from "./skill-table.ts";
 
 /** What one source yielded in a scan. */
 export interface SourceScan {
@@ -31,22 +33,43 @@ export interface ShadowedSkill {
   by: Skill;
 }
 
+/** How long a catalog keeps its Skill objects and look-ups after the last request that read them. */
+export const SKILLS_KEPT_MS = 30_000;
+
+/** What a catalog makes from its table when asked, and drops when unused (KeptWhileUsed). */
+interface Live {
+  skills: readonly Skill[];
+  shadowed: readonly ShadowedSkill[];
+  byKey: Map<string, Skill>;
+  byId: Map<string, Skill>;
+  /** Agent Skills served or shadowed, by file: made for a scan's parse cache. */
+  byFile?: Map<string, Skill>;
+}
+
 /**
  * An immutable snapshot of every skill: built once, swapped in one
  * assignment, never changed in place. Lookups go only through maps: a name
  * is never turned into a path.
+ *
+ * The Skill objects and the look-ups are dropped SKILLS_KEPT_MS after the last use, the records packed
+ * (SkillTable), and made again from them on the next, so an idle server holds no object or string per
+ * skill (issue 16: each is work for the runtime's full collections). While they are held, a skill is the
+ * same object from every look-up.
  */
 export class Catalog {
-  readonly skills: readonly Skill[];
-  readonly shadowed: readonly ShadowedSkill[];
   readonly diagnostics: readonly Diagnostic[];
   readonly sources: readonly SourceStatus[];
   /** Changes whenever what a client sees in a listing changes (names, descriptions, locations). */
   readonly visibleHash: string;
   /** Changes whenever any skill file changes. */
   readonly contentHash: string;
-  private readonly byKey = new Map<string, Skill>();
-  private readonly byId = new Map<string, Skill>();
+  /** The number of served skills. */
+  readonly size: number;
+  /** Served skills, then shadowed ones; packed when the objects are first dropped. */
+  private table?: SkillTable;
+  /** Per shadowed skill (table row size + i), the served row that took its name. */
+  private shadowedBy?: Uint32Array;
+  private readonly live: KeptWhileUsed<Live>;
   private byFile?: Map<string, Diagnostic[]>;
 
   constructor(
@@ -57,12 +80,13 @@ export class Catalog {
     const shadowed: ShadowedSkill[] = [];
     const diagnostics: Diagnostic[] = [];
     const sources: SourceStatus[] = [];
+    const winners = new Map<string, Skill>();
     for (const scan of scans) {
       let served = 0;
       let hidden = 0;
       for (const d of scan.diagnostics) diagnostics.push(d.source ? d : { ...d, source: scan.source.label });
       for (const skill of scan.skills) {
-        const winner = this.byKey.get(skill.key);
+        const winner = winners.get(skill.key);
         if (winner) {
           hidden++;
           shadowed.push({ skill, by: winner });
@@ -78,13 +102,11 @@ export class Catalog {
             ),
             source: skill.source,
           });
-          if (!sameSource && !this.byId.has(skill.id.toLowerCase())) this.byId.set(skill.id.toLowerCase(), skill);
           continue;
         }
         served++;
         skills.push(skill);
-        this.byKey.set(skill.key, skill);
-        this.byId.set(skill.id.toLowerCase(), skill);
+        winners.set(skill.key, skill);
       }
       sources.push({
         label: scan.source.label,
@@ -97,8 +119,6 @@ export class Catalog {
         dirCount: scan.dirCount,
       });
     }
-    this.skills = skills;
-    this.shadowed = shadowed;
     this.diagnostics = diagnostics;
     this.sources = sources;
     let visible = "";
@@ -109,10 +129,28 @@ export class Catalog {
     }
     this.visibleHash = Bun.hash(visible).toString(16);
     this.contentHash = Bun.hash(content + visible).toString(16);
+    this.size = skills.length;
+    // Bound methods, not arrows: an arrow here would keep this constructor's scope, skills and all.
+    this.live = new KeptWhileUsed(
+      this.unpack.bind(this),
+      SKILLS_KEPT_MS,
+      lookups(skills, shadowed),
+      this.pack.bind(this),
+    );
   }
 
   static empty(): Catalog {
     return new Catalog([], 0);
+  }
+
+  /** Served skills, in order. */
+  get skills(): readonly Skill[] {
+    return this.live.get().skills;
+  }
+
+  /** Skills hidden by a served skill of the same name. */
+  get shadowed(): readonly ShadowedSkill[] {
+    return this.live.get().shadowed;
   }
 
   /**
@@ -121,18 +159,55 @@ export class Catalog {
    */
   get(name: string): Skill | undefined {
     const key = name.trim().toLowerCase();
-    return this.byKey.get(key) ?? this.byId.get(key);
+    const live = this.live.get();
+    return live.byKey.get(key) ?? live.byId.get(key);
   }
 
   /** A skill by its exact qualified id (`<source>:<name>`), shadowed ones included. */
   getById(id: string): Skill | undefined {
-    const skill = this.byId.get(id.toLowerCase());
+    const skill = this.live.get().byId.get(id.toLowerCase());
     return skill?.id === id ? skill : undefined;
   }
 
-  /** All names a client may use: served names and qualified names of shadowed skills. */
-  get size(): number {
-    return this.skills.length;
+  /** The Agent Skill (served or shadowed) read from `file`, if any. */
+  skillOfFile(file: string): Skill | undefined {
+    const live = this.live.get();
+    if (!live.byFile) {
+      live.byFile = new Map();
+      for (const s of [...live.skills, ...live.shadowed.map((x) => x.skill)])
+        if (s.kind === "agent-skill" && !live.byFile.has(s.file)) live.byFile.set(s.file, s);
+    }
+    return live.byFile.get(file);
+  }
+
+  /** Drop the Skill objects and look-ups now (tests; they are made again on the next use). */
+  dropObjects(): void {
+    this.live.drop();
+  }
+
+  /** Whether the Skill objects are held now. */
+  get holdsObjects(): boolean {
+    return this.live.held;
+  }
+
+  /**
+   * Pack the records, the first time the objects are dropped: off any request's path (the drop comes
+   * from an idle timer), and not at all for a catalog replaced before it idles (56 ms at 10,000 skills).
+   */
+  private pack(live: Live): void {
+    if (this.table) return;
+    this.table = SkillTable.of([...live.skills, ...live.shadowed.map((s) => s.skill)]);
+    this.shadowedBy = winnerRows(live.skills, live.shadowed);
+  }
+
+  private unpack(): Live {
+    const table = this.table as SkillTable;
+    const skills = Array.from({ length: this.size }, (_, row) => table.at(row));
+    const shadowed = Array.from(this.shadowedBy as Uint32Array, (by, i) => ({
+      skill: table.at(this.size + i),
+      by: skills[by] as Skill,
+    }));
+    return lookups(skills, shadowed);
   }
 
   /**
@@ -154,4 +229,25 @@ export class Catalog {
   errorCount(): number {
     return this.diagnostics.filter((d) => d.severity === "error").length;
   }
+}
+
+/** The look-ups of served and shadowed skills: by name, and by qualified id (a served skill's first). */
+function lookups(skills: readonly Skill[], shadowed: readonly ShadowedSkill[]): Live {
+  const byKey = new Map<string, Skill>();
+  const byId = new Map<string, Skill>();
+  for (const skill of skills) {
+    byKey.set(skill.key, skill);
+    byId.set(skill.id.toLowerCase(), skill);
+  }
+  for (const { skill, by } of shadowed) {
+    const id = skill.id.toLowerCase();
+    if (by.source !== skill.source && !byId.has(id)) byId.set(id, skill);
+  }
+  return { skills, shadowed, byKey, byId };
+}
+
+/** Per shadowed skill, the row of the served skill that took its name. */
+function winnerRows(skills: readonly Skill[], shadowed: readonly ShadowedSkill[]): Uint32Array {
+  const rows = new Map(skills.map((s, row) => [s, row]));
+  return Uint32Array.from(shadowed, (s) => rows.get(s.by) as number);
 }

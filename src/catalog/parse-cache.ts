@@ -3,40 +3,42 @@ import { type Skill, sharingEmptyWords } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { SkillDirEntry } from "../sources/walk.ts";
 import { type Diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
-import type { SourceScan } from "./catalog.ts";
+import type { Catalog, SourceScan } from "./catalog.ts";
 
 /**
- * A parse with diagnostics, or not yet made into a catalog Skill, with the mtime and size it was read at;
+ * A parse made since the last scan ended, or one with diagnostics, with the mtime and size it was read at;
  * once a scan has made the catalog Skill from it, that Skill is its `skill` and `built` (the parse's own
- * object would be a second copy).
+ * object would be a second copy). Once that scan has ended, the catalog holds the skill: `inBase`, and
+ * only the diagnostics are kept here.
  */
 interface CachedParse extends ParseResult {
   mtimeMs: number;
   size: number;
   built?: Skill;
+  inBase: boolean;
 }
-
-/**
- * What the cache keeps for a file: the catalog Skill itself once one is made from a parse without
- * diagnostics (most files: it holds the mtime, size and source a look-up checks), else a CachedParse.
- * One object per skill fewer for every full collection of the heap (issue 16, idle).
- */
-type Kept = CachedParse | Skill;
-
-const isSkill = (kept: Kept): kept is Skill => "kind" in kept;
 
 /**
  * The scanner's parses of SKILL.md files, by file, valid while the file's mtime and size hold, each
  * with the catalog Skill made from it: a rescan of an unchanged tree parses nothing and builds nothing.
+ *
+ * A parse without diagnostics is not kept here once its scan has ended: the catalog that scan made holds
+ * it (its Skill records the mtime and size read), packed, so an idle server keeps no object or path per
+ * skill for it (issue 16).
  */
 export class ParseCache {
-  private parses = new Map<string, Kept>();
+  private parses = new Map<string, CachedParse>();
+  /** The last scan's catalog (or the seed): its Agent Skills are the parses of their files. */
+  private base?: Catalog;
 
   /** The parse of `entry` if it is still current. */
   get(entry: SkillDirEntry): ParseResult | undefined {
     const kept = this.parses.get(entry.file);
-    if (!kept || kept.mtimeMs !== entry.mtimeMs || kept.size !== entry.size) return undefined;
-    return isSkill(kept) ? { skill: kept, diagnostics: NO_DIAGNOSTICS } : kept;
+    if (kept && !current(kept, entry)) return undefined;
+    if (kept && !kept.inBase) return kept;
+    const skill = this.base?.skillOfFile(entry.file);
+    if (kept) return { skill, diagnostics: kept.diagnostics };
+    return skill && current(skill, entry) ? { skill, diagnostics: NO_DIAGNOSTICS } : undefined;
   }
 
   /**
@@ -52,54 +54,61 @@ export class ParseCache {
   }
 
   /**
-   * Take `skill`, from the last run's catalog with `diagnostics` about its file, as the parse of its
-   * file while that file's mtime and size are the ones it was read with. False when a parse is known.
+   * Take the last run's catalog (its Agent Skills, with the diagnostics it has about each file) as the
+   * parses of their files while those files' mtimes and sizes are the ones they were read with. Returns
+   * how many skills were taken; none once a scan has ended.
    */
-  seed(skill: Skill, diagnostics: readonly Diagnostic[]): boolean {
-    if (this.parses.has(skill.file)) return false;
-    this.parses.set(skill.file, diagnostics.length === 0 ? skill : fresh(skill, diagnostics, skill));
-    return true;
+  seed(catalog: Catalog): number {
+    if (this.base) return 0;
+    this.base = catalog;
+    let taken = 0;
+    for (const skill of catalog.skills) {
+      if (skill.kind !== "agent-skill" || this.parses.has(skill.file)) continue;
+      const diagnostics = catalog.diagnosticsFor(skill.file);
+      if (diagnostics.length > 0) this.parses.set(skill.file, inBase(fresh(skill, diagnostics, skill)));
+      taken++;
+    }
+    return taken;
   }
 
-  /**
-   * The catalog Skill of a parsed `entry` in `source`: the one made last time while it holds. Its paths
-   * are the walk's own strings, which the walker's folder listings also hold (a parse from the worker or
-   * the snapshot brings copies): one string per path at 10,000 skills instead of two (issue 16, idle).
-   */
+  /** The catalog Skill of a parsed `entry` in `source`: the one made last time while it holds. */
   skill(entry: SkillDirEntry, source: Source, parsed: NonNullable<ParseResult["skill"]>): Skill {
     const kept = this.parses.get(entry.file);
-    const skill: Skill = madeBefore(kept, source) ?? {
+    // Without a kept parse of its own, `parsed` is the base catalog's Skill itself.
+    const made = kept && !kept.inBase ? kept.built : this.base?.skillOfFile(entry.file);
+    if (made && madeFor(made, source)) return made;
+    const skill: Skill = {
       ...parsed,
       id: `${source.qualifier ?? source.label}:${parsed.name}`,
       source: source.label,
       location: source.location,
       root: source.dir,
     };
-    // Equal strings: only which copy is kept changes.
-    skill.file = entry.file;
-    skill.dir = entry.dir;
-    if (kept) {
-      // A Map keeps the key it was first given: this walk's path replaces the last one's.
-      this.parses.delete(entry.file);
-      if (isSkill(kept) || kept.diagnostics.length === 0) this.parses.set(entry.file, skill);
-      else {
-        // The skill holds every parsed field (and its source's, which a spread for another source replaces).
-        kept.skill = skill;
-        kept.built = skill;
-        this.parses.set(entry.file, kept);
-      }
+    if (kept && !kept.inBase) {
+      // The skill holds every parsed field (and its source's, which a spread for another source replaces).
+      kept.skill = skill;
+      kept.built = skill;
     }
     return skill;
   }
 
-  /** Forget files no longer served, keeping those still walked whose parse is only a diagnostic. */
-  prune(scans: readonly SourceScan[]): void {
-    const seen = new Set<string>();
-    for (const scan of scans) for (const s of scan.skills) seen.add(s.file);
-    for (const scan of scans) for (const d of scan.diagnostics) if (d.file) seen.add(d.file);
-    for (const file of this.parses.keys()) if (!seen.has(file)) this.parses.delete(file);
+  /**
+   * After a scan: `catalog` (what it made) holds its parses' skills; keep only the diagnostics of files
+   * still walked.
+   */
+  settle(catalog: Catalog, scans: readonly SourceScan[]): void {
+    this.base = catalog;
+    const walked = new Set<string>();
+    for (const scan of scans) for (const d of scan.diagnostics) if (d.file) walked.add(d.file);
+    for (const [file, kept] of this.parses) {
+      if (kept.diagnostics.length === 0 || !walked.has(file)) this.parses.delete(file);
+      else if (kept.built) this.parses.set(file, inBase(kept));
+    }
   }
 }
+
+const current = (read: { mtimeMs: number; size: number }, entry: SkillDirEntry) =>
+  read.mtimeMs === entry.mtimeMs && read.size === entry.size;
 
 /** A new entry, every field present from the start (one shape for all entries). */
 function fresh(
@@ -107,15 +116,11 @@ function fresh(
   diagnostics: readonly Diagnostic[],
   { mtimeMs, size }: { mtimeMs: number; size: number },
 ): CachedParse {
-  return { skill, diagnostics, mtimeMs, size, built: undefined };
+  return { skill, diagnostics, mtimeMs, size, built: undefined, inBase: false };
 }
 
-/** The catalog Skill made from `kept` by an earlier scan, if it was made for `source`. */
-function madeBefore(kept: Kept | undefined, source: Source): Skill | undefined {
-  if (!kept) return undefined;
-  const made = isSkill(kept) ? kept : kept.built;
-  return made && madeFor(made, source) ? made : undefined;
-}
+/** `kept` without its skill, which the base catalog holds. */
+const inBase = (kept: CachedParse): CachedParse => ({ ...kept, skill: undefined, built: undefined, inBase: true });
 
 /** Whether `skill` was made for `source` (its label, folder, location and the id's qualifier). */
 function madeFor(skill: Skill, source: Source): boolean {

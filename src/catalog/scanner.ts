@@ -81,11 +81,7 @@ export class Scanner {
    * changed since (mtime or size) instead of all of them. Returns how many were taken.
    */
   seed(catalog: Catalog): number {
-    if (this.last) return 0;
-    let seeded = 0;
-    for (const skill of catalog.skills)
-      if (skill.kind === "agent-skill" && this.parses.seed(skill, catalog.diagnosticsFor(skill.file))) seeded++;
-    return seeded;
+    return this.last ? 0 : this.parses.seed(catalog);
   }
 
   /** Scan synchronously (CLI commands, tests). */
@@ -168,10 +164,10 @@ export class Scanner {
     ) {
       return last.catalog;
     }
-    this.parses.prune(scans);
     for (const file of this.treeParses.keys()) if (!this.treeFilesSeen.has(file)) this.treeParses.delete(file);
     this.treeFilesSeen = new Set();
     const catalog = new Catalog(scans, ++this.generation);
+    this.parses.settle(catalog, scans);
     this.last = { catalog, sources: [...sources], skills, diagnostics };
     return catalog;
   }

@@ -36,16 +36,19 @@ export class ServedSlots {
 
 /**
  * One ServedSlots per catalog snapshot and index. Both maps are weak, so that neither an old
- * catalog nor an old index is kept alive by the other's entry (each holds 10,000 skills' worth).
+ * catalog nor an old index is kept alive by the other's entry (each holds 10,000 skills' worth). Keyed
+ * by the catalog's Skill objects, not the catalog: it holds them only while they are in use, and the
+ * slots' skills go with them.
  */
-const bySnapshot = new WeakMap<Catalog, WeakMap<object, ServedSlots>>();
+const bySnapshot = new WeakMap<readonly Skill[], WeakMap<object, ServedSlots>>();
 
 /** The ServedSlots of `catalog` for `index` (`slots`: the index's slot count now). */
 export function servedSlots(catalog: Catalog, index: object, slots: number): ServedSlots {
-  let byIndex = bySnapshot.get(catalog);
+  const skills = catalog.skills;
+  let byIndex = bySnapshot.get(skills);
   if (!byIndex) {
     byIndex = new WeakMap();
-    bySnapshot.set(catalog, byIndex);
+    bySnapshot.set(skills, byIndex);
   }
   let served = byIndex.get(index);
   if (!served) {
