@@ -1,10 +1,17 @@
 import SearchableMap from "minisearch/SearchableMap";
 import { bm25, bm25Run, termRun } from "./bm25-run.ts";
-import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps, grown, type SlotArray } from "./freeze.ts";
+import {
+  checkFrozen,
+  type FrozenBlock,
+  type FrozenPostings,
+  freezeSteps,
+  grown,
+  type LiveSlots,
+  type SlotArray,
+} from "./freeze.ts";
 import { moved } from "./mapped-file.ts";
 import type { ScoreParams, TermSpec } from "./query-spec.ts";
 import type { Scores } from "./scores.ts";
-import type { LiveSlots } from "./slot-strings.ts";
 import { TermList } from "./term-list.ts";
 
 /**

@@ -1,4 +1,3 @@
-import type { LiveSlots } from "./slot-strings.ts";
 import type { TermList } from "./term-list.ts";
 
 /**
@@ -8,6 +7,13 @@ import type { TermList } from "./term-list.ts";
  * the postings of freed slots are dropped when `dropDead`. Within a term, frozen postings come
  * first, then the overflow's in the order added. Pure: the input arrays are not changed.
  */
+
+/** Which of a store's document slots hold a document (an index's ids: slot-strings.ts). */
+export interface LiveSlots {
+  /** Slots given out so far, freed ones included. */
+  readonly length: number;
+  live(slot: number): boolean;
+}
 
 /** Document slots of postings: 16 bits while a store has at most 65,536 slots, else 32. */
 export type SlotArray = Uint16Array | Uint32Array;

@@ -1,6 +1,7 @@
 import { FieldPostings } from "./field-postings.ts";
+import type { LiveSlots } from "./freeze.ts";
 import type { IndexParts } from "./fulltext.ts";
-import { type LiveSlots, SlotStrings } from "./slot-strings.ts";
+import { SlotStrings } from "./slot-strings.ts";
 import { TermList } from "./term-list.ts";
 
 /**

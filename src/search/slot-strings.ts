@@ -1,11 +1,4 @@
-import { grown } from "./freeze.ts";
-
-/** Which of a store's document slots hold a document (the postings' view of an index's slots). */
-export interface LiveSlots {
-  /** Slots given out so far, freed ones included. */
-  readonly length: number;
-  live(slot: number): boolean;
-}
+import { grown, type LiveSlots } from "./freeze.ts";
 
 /** An empty look-up table entry; an entry is otherwise its slot + 1. */
 const EMPTY = 0;
