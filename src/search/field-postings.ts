@@ -1,6 +1,14 @@
 import SearchableMap from "minisearch/SearchableMap";
 import { bm25, bm25Run, termRun } from "./bm25-run.ts";
-import { checkFrozen, type FrozenBlock, type FrozenPostings, freezeSteps, grown, type SlotArray } from "./freeze.ts";
+import {
+  checkFrozen,
+  type FrozenBlock,
+  type FrozenPostings,
+  freezeSteps,
+  grown,
+  type LiveSlots,
+  type SlotArray,
+} from "./freeze.ts";
 import { moved } from "./mapped-file.ts";
 import type { ScoreParams, TermSpec } from "./query-spec.ts";
 import type { Scores } from "./scores.ts";
@@ -90,14 +98,7 @@ export class FieldPostings {
    * the exact term (weight 1), longer terms it prefixes, then terms within its edit distance that
    * are not prefix matches. `live` is the number of documents in the index (BM25's N).
    */
-  score(
-    spec: TermSpec,
-    boost: number,
-    params: ScoreParams,
-    ids: readonly (string | undefined)[],
-    live: number,
-    out: Scores,
-  ): void {
+  score(spec: TermSpec, boost: number, params: ScoreParams, ids: LiveSlots, live: number, out: Scores): void {
     if (live === 0 || this.totalLength === 0) return;
     const avg = this.totalLength / live;
     const { term } = spec;
@@ -131,7 +132,7 @@ export class FieldPostings {
   }
 
   /** Fold the overflow into the typed arrays, dropping the postings of freed slots (freeze.ts). */
-  freeze(ids: readonly (string | undefined)[], dropDead = true): void {
+  freeze(ids: LiveSlots, dropDead = true): void {
     const drop = dropDead || this.freed > 0;
     const steps = this.freezeSteps(ids, drop);
     if (!steps) return;
@@ -145,11 +146,7 @@ export class FieldPostings {
    * (FullTextIndex calls it between its own slices); a synchronous freeze meanwhile (a save's
    * snapshot) makes this one's result stale, and it is then dropped.
    */
-  async freezeAsync(
-    ids: readonly (string | undefined)[],
-    dropDead: boolean,
-    pause: () => Promise<void>,
-  ): Promise<void> {
+  async freezeAsync(ids: LiveSlots, dropDead: boolean, pause: () => Promise<void>): Promise<void> {
     const drop = dropDead || this.freed > 0;
     const steps = this.freezeSteps(ids, drop);
     if (!steps) return;
@@ -163,7 +160,7 @@ export class FieldPostings {
     }
   }
 
-  private freezeSteps(ids: readonly (string | undefined)[], dropDead: boolean) {
+  private freezeSteps(ids: LiveSlots, dropDead: boolean) {
     // Nothing pending and no freed slot's postings to drop: the arrays are already what they would become.
     if (this.pendingCount === 0 && this.newTerms.length === 0 && !dropDead) return undefined;
     return freezeSteps(
@@ -221,7 +218,7 @@ export class FieldPostings {
   }
 
   /** A store from persisted arrays; `ids` says which slots are live (for the length total). */
-  static fromFrozen(data: FrozenPostings, ids: readonly (string | undefined)[]): FieldPostings {
+  static fromFrozen(data: FrozenPostings, ids: LiveSlots): FieldPostings {
     checkFrozen(data, ids.length);
     const p = new FieldPostings();
     p.vocabulary = data.vocabulary;
@@ -229,8 +226,7 @@ export class FieldPostings {
     p.docs = data.docs;
     p.tfs = data.tfs;
     p.lengths = grown(data.lengths, Math.max(64, ids.length * 2));
-    for (let slot = 0; slot < ids.length; slot++)
-      if (ids[slot] !== undefined) p.totalLength += data.lengths[slot] as number;
+    for (let slot = 0; slot < ids.length; slot++) if (ids.live(slot)) p.totalLength += data.lengths[slot] as number;
     return p;
   }
 
@@ -253,7 +249,7 @@ export class FieldPostings {
     termId: number,
     weight: number,
     params: ScoreParams,
-    ids: readonly (string | undefined)[],
+    ids: LiveSlots,
     live: number,
     avg: number,
     out: Scores,
@@ -264,9 +260,9 @@ export class FieldPostings {
     const pending = this.pendingCount;
     const allLive = this.freed === 0;
     let df = allLive ? end - start : 0;
-    if (!allLive) for (let i = start; i < end; i++) if (ids[this.docs[i] as number] !== undefined) df++;
+    if (!allLive) for (let i = start; i < end; i++) if (ids.live(this.docs[i] as number)) df++;
     for (let i = 0; i < pending; i++)
-      if (this.pendingTerms[i] === termId && (allLive || ids[this.pendingSlots[i] as number] !== undefined)) df++;
+      if (this.pendingTerms[i] === termId && (allLive || ids.live(this.pendingSlots[i] as number))) df++;
     if (df === 0) return;
     const { k, b, d } = params;
     const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
@@ -278,7 +274,7 @@ export class FieldPostings {
     let n = 0;
     const add = (slot: number, tf: number) => {
       // Past the documents: only in a damaged saved index (checkFrozen does not read every posting).
-      if (slot >= slots || (!allLive && ids[slot] === undefined)) return;
+      if (slot >= slots || (!allLive && !ids.live(slot))) return;
       run.slots[n] = slot;
       run.values[n++] = bm25(scale, tf, lengths[slot] as number, k, b, d, avg);
     };

@@ -8,6 +8,13 @@ import type { TermList } from "./term-list.ts";
  * first, then the overflow's in the order added. Pure: the input arrays are not changed.
  */
 
+/** Which of a store's document slots hold a document (an index's ids: slot-strings.ts). */
+export interface LiveSlots {
+  /** Slots given out so far, freed ones included. */
+  readonly length: number;
+  live(slot: number): boolean;
+}
+
 /** Document slots of postings: 16 bits while a store has at most 65,536 slots, else 32. */
 export type SlotArray = Uint16Array | Uint32Array;
 
@@ -46,11 +53,7 @@ const WORK_PER_STEP = 131_072;
  * The freeze as steps: it yields every WORK_PER_STEP postings or terms, so a caller may pause there
  * (a build's last freeze at 10,000 skills moves 2.3 million postings: 40 ms and more in one go).
  */
-export function* freezeSteps(
-  old: PostingsState,
-  ids: readonly (string | undefined)[],
-  dropDead: boolean,
-): Generator<void, FrozenBlock> {
+export function* freezeSteps(old: PostingsState, ids: LiveSlots, dropDead: boolean): Generator<void, FrozenBlock> {
   let work = 0;
   const frozenTerms = old.vocabulary.length;
   // Old id → new id: frozen terms keep their relative order, new terms are merged in.
@@ -72,7 +75,7 @@ export function* freezeSteps(
     const start = old.offsets[t] as number;
     const end = old.offsets[t + 1] as number;
     let n = end - start;
-    if (dropDead) for (let p = start; p < end; p++) if (ids[old.docs[p] as number] === undefined) n--;
+    if (dropDead) for (let p = start; p < end; p++) if (!ids.live(old.docs[p] as number)) n--;
     counts[(renumber[t] as number) + 1] = n;
     work += 1 + (dropDead ? end - start : 0);
     if (work >= WORK_PER_STEP) {
@@ -81,7 +84,7 @@ export function* freezeSteps(
     }
   }
   for (let p = 0; p < old.pendingCount; p++) {
-    if (!dropDead || ids[old.pendingSlots[p] as number] !== undefined) {
+    if (!dropDead || ids.live(old.pendingSlots[p] as number)) {
       const at = (renumber[old.pendingTerms[p] as number] as number) + 1;
       counts[at] = (counts[at] as number) + 1;
     }
@@ -112,7 +115,7 @@ export function* freezeSteps(
     } else
       for (let p = old.offsets[t] as number; p < (old.offsets[t + 1] as number); p++) {
         const slot = old.docs[p] as number;
-        if (ids[slot] === undefined) continue;
+        if (!ids.live(slot)) continue;
         const at = fill[to] as number;
         docs[at] = slot;
         tfs[at] = old.tfs[p] as number;
@@ -126,7 +129,7 @@ export function* freezeSteps(
       yield;
     }
     const slot = old.pendingSlots[p] as number;
-    if (dropDead && ids[slot] === undefined) continue;
+    if (dropDead && !ids.live(slot)) continue;
     const to = renumber[old.pendingTerms[p] as number] as number;
     const at = fill[to] as number;
     docs[at] = slot;

@@ -8,6 +8,7 @@ import { querySequence } from "./query-spec.ts";
 import { type FullTextHit, scoreQuery } from "./score-query.ts";
 import { SCORING, type Scoring } from "./scoring.ts";
 import { type BodySource, skillTerms } from "./skill-terms.ts";
+import { SlotStrings } from "./slot-strings.ts";
 import { forgetProcessedTerms } from "./text.ts";
 
 export type { BodySource, FullTextHit };
@@ -20,10 +21,10 @@ export interface SyncStats {
 
 /** What one FullTextIndex holds, for the persisted form (index-file.ts). */
 export interface IndexParts {
-  /** Document id per slot; undefined for a freed slot. */
-  ids: (string | undefined)[];
-  /** Content hash per slot (what was indexed). */
-  hashes: (string | undefined)[];
+  /** Document id per slot; its liveness bits say which slots are freed. */
+  ids: SlotStrings;
+  /** Content hash per slot (what was indexed); freed with its id. */
+  hashes: SlotStrings;
   fields: Map<string, FieldPostings>;
   /** The saved file the arrays view, when it was mapped (persist.ts). */
   mapped?: MappedFile;
@@ -42,15 +43,8 @@ export class FullTextIndex {
     private readonly search0: SearchOptions,
     private readonly bodyChars: number,
     private readonly scoring: Scoring = SCORING,
-  ) {
-    this.mapSlots();
-  }
+  ) {}
 
-  private readonly slots = new Map<string, number>();
-  private mapSlots(): void {
-    this.slots.clear();
-    for (const [slot, id] of this.parts.ids.entries()) if (id !== undefined) this.slots.set(id, slot);
-  }
   /** Slots freed since the last freeze (their postings are skipped at query time). */
   private dead = 0;
 
@@ -58,7 +52,7 @@ export class FullTextIndex {
   static empty(tuning: { search?: SearchOptions; bodyChars?: number; scoring?: Scoring } = {}): FullTextIndex {
     const fields = new Map(FIELDS.map((f) => [f as string, new FieldPostings()]));
     return new FullTextIndex(
-      { ids: [], hashes: [], fields },
+      { ids: new SlotStrings(), hashes: new SlotStrings(), fields },
       { ...SEARCH_OPTIONS, ...tuning.search },
       tuning.bodyChars ?? BODY_CHARS,
       tuning.scoring,
@@ -97,7 +91,7 @@ export class FullTextIndex {
     this.freeze();
     const fields = new Map<string, FieldPostings>();
     for (const [name, store] of this.parts.fields) fields.set(name, store);
-    return { ids: [...this.parts.ids], hashes: [...this.parts.hashes], fields };
+    return { ids: this.parts.ids.copy(), hashes: this.parts.hashes.copy(), fields };
   }
 
   /** Postings held in every field (typed arrays, 3 bytes each below 65,536 slots), for bench/ memory accounting. */
@@ -108,7 +102,7 @@ export class FullTextIndex {
   }
 
   get size(): number {
-    return this.slots.size;
+    return this.parts.ids.size;
   }
 
   /** Slots given out so far, freed ones included (a hit's `slot` is below it). */
@@ -117,7 +111,7 @@ export class FullTextIndex {
   }
 
   has(id: string): boolean {
-    return this.slots.has(id);
+    return this.parts.ids.slotOf(id) !== -1;
   }
 
   /** Bring the index in line with `skills`; `body` gives a skill's body when it must be (re)indexed. */
@@ -135,7 +129,7 @@ export class FullTextIndex {
    */
   addNew(skills: readonly Skill[], body: BodySource, between: () => void): void {
     for (const skill of skills)
-      if (!this.slots.has(skill.id)) {
+      if (!this.has(skill.id)) {
         this.add(skill, body);
         between();
       }
@@ -165,16 +159,15 @@ export class FullTextIndex {
     }
     forgetProcessedTerms();
     if (this.wantsFreeze(true)) await this.freezeAsync(pause);
+    else this.pack();
     return stats;
   }
 
   /** Index one skill; `freeze`: fold the overflow in at once when it has grown (the synchronous path). */
   private add(skill: Skill, body: BodySource, freeze = true): void {
     const { ids, hashes, fields } = this.parts;
-    const slot = ids.length;
-    ids.push(skill.id);
+    const slot = ids.push(skill.id);
     hashes.push(skill.hash);
-    this.slots.set(skill.id, slot);
     for (const [field, { counts, length }] of skillTerms(skill, body, this.bodyChars))
       fields.get(field)?.add(slot, counts, length);
     if (freeze && this.wantsFreeze(false)) this.freeze();
@@ -190,15 +183,13 @@ export class FullTextIndex {
   private async freezeAsync(pause: () => Promise<void>): Promise<void> {
     const dropDead = this.dead > 0;
     for (const store of this.parts.fields.values()) await store.freezeAsync(this.parts.ids, dropDead, pause);
+    this.pack();
     this.dead = 0;
   }
 
-  private remove(id: string): void {
-    const slot = this.slots.get(id);
-    if (slot === undefined) return;
-    this.slots.delete(id);
-    this.parts.ids[slot] = undefined;
-    this.parts.hashes[slot] = undefined;
+  private remove(slot: number): void {
+    this.parts.ids.free(slot);
+    this.parts.hashes.free(slot);
     for (const store of this.parts.fields.values()) store.remove(slot);
     this.dead++;
   }
@@ -207,49 +198,43 @@ export class FullTextIndex {
   private settle(): void {
     forgetProcessedTerms();
     if (this.wantsFreeze(true)) this.freeze();
+    else this.pack();
   }
 
   private freeze(): void {
     for (const store of this.parts.fields.values()) store.freeze(this.parts.ids, this.dead > 0);
+    this.pack();
     this.dead = 0;
   }
 
-  /**
-   * Take `skills`' own id and hash strings for the slots indexing them as they are. An index loaded from
-   * its file or built in a worker holds copies: 20,000 more strings at 10,000 skills, which every full
-   * collection visits for as long as the server runs (issue 16).
-   */
-  shareStrings(skills: readonly Skill[]): void {
-    const { ids, hashes } = this.parts;
-    for (const skill of skills) {
-      const slot = this.slots.get(skill.id);
-      if (slot !== undefined && hashes[slot] === skill.hash) {
-        ids[slot] = skill.id;
-        hashes[slot] = skill.hash;
-      }
-    }
-    this.mapSlots();
+  /** The ids and hashes added since go into their packed text: no string a skill stays on the heap. */
+  private pack(): void {
+    this.parts.ids.pack();
+    this.parts.hashes.pack();
   }
 
   /** Drop removed and changed skills now; return the skills to add. */
   private plan(skills: readonly Skill[]): { stats: SyncStats; fresh: Skill[] } {
     const stats: SyncStats = { added: 0, updated: 0, removed: 0 };
-    const wanted = new Map(skills.map((s) => [s.id, s]));
-    const { hashes } = this.parts;
-    let stale = 0;
-    for (const [id, slot] of [...this.slots]) {
-      const skill = wanted.get(id);
-      if (!skill) {
-        this.remove(id);
-        stale++;
-        stats.removed++;
-      } else if (skill.hash !== hashes[slot]) {
-        this.remove(id);
-        stale++;
+    const { ids, hashes } = this.parts;
+    // Slots still wanted; the rest are removed. Looked up by id in place: no map of the index's ids.
+    const wanted = new Uint8Array(ids.length);
+    const fresh: Skill[] = [];
+    for (const skill of skills) {
+      const slot = ids.slotOf(skill.id);
+      if (slot === -1) fresh.push(skill);
+      else if (hashes.is(slot, skill.hash)) wanted[slot] = 1;
+      else {
+        this.remove(slot);
+        stats.updated++;
+        fresh.push(skill);
       }
     }
-    const fresh = skills.filter((s) => !this.slots.has(s.id));
-    stats.updated = stale - stats.removed;
+    for (let slot = 0; slot < ids.length; slot++)
+      if (ids.live(slot) && wanted[slot] === 0) {
+        this.remove(slot);
+        stats.removed++;
+      }
     stats.added = fresh.length - stats.updated;
     return { stats, fresh };
   }

@@ -1,5 +1,7 @@
 import { FieldPostings } from "./field-postings.ts";
+import type { LiveSlots } from "./freeze.ts";
 import type { IndexParts } from "./fulltext.ts";
+import { SlotStrings } from "./slot-strings.ts";
 import { TermList } from "./term-list.ts";
 
 /**
@@ -13,7 +15,8 @@ import { TermList } from "./term-list.ts";
  *
  * Postings (16- or 32-bit slots, 8-bit frequencies), lengths and offsets are typed arrays read back as views of the file's bytes; strings
  * (ids, hashes, vocabularies) are one UTF-8 block per list plus a Uint32Array of UTF-16 lengths,
- * so a load decodes each block once and slices it. No JSON bigger than the header is parsed.
+ * so a load decodes each block once and keeps it whole (slot-strings.ts, term-list.ts). No JSON bigger
+ * than the header is parsed.
  */
 
 const MAGIC = "SKILLHUB-INDEX\n";
@@ -89,18 +92,12 @@ function* encodeSteps(header: IndexHeader, parts: IndexParts): Generator<void, U
   };
   const view = (a: Uint32Array | Uint16Array | Uint8Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   const encoder = new TextEncoder();
-  function* strings(name: string, list: readonly (string | undefined)[]): Generator<void> {
+  function* strings(name: string, list: SlotStrings): Generator<void> {
     const lengths = new Uint32Array(list.length);
     const text: Uint8Array[] = [];
     for (let from = 0; from < list.length; from += STRINGS_PER_PIECE) {
-      const to = Math.min(list.length, from + STRINGS_PER_PIECE);
-      let joined = "";
-      for (let i = from; i < to; i++) {
-        const s = list[i] ?? "";
-        lengths[i] = s.length;
-        joined += s;
-      }
-      text.push(encoder.encode(joined));
+      // A freed slot's string is saved empty.
+      text.push(encoder.encode(list.joined(from, Math.min(list.length, from + STRINGS_PER_PIECE), lengths)));
       yield;
     }
     put(`${name}.lengths`, "u32", [view(lengths)]);
@@ -225,9 +222,18 @@ function* decodeSteps(input: Uint8Array): Generator<void, IndexParts> {
       throw new IndexFileError(`section ${name} does not add up`);
     }
   };
-  const strings = (name: string): string[] => [...terms(name)];
-  const ids: (string | undefined)[] = strings("ids").map((s) => (s === "" ? undefined : s));
-  const hashes: (string | undefined)[] = strings("hashes").map((s, i) => (ids[i] === undefined ? undefined : s));
+  // Slot strings are packed as they are read (no string per slot); an empty id is a freed slot.
+  const strings = (name: string, live?: LiveSlots): SlotStrings => {
+    const lengths = u32(`${name}.lengths`);
+    const all = text(name);
+    try {
+      return SlotStrings.fromLengths(all, lengths, live);
+    } catch {
+      throw new IndexFileError(`section ${name} does not add up`);
+    }
+  };
+  const ids = strings("ids");
+  const hashes = strings("hashes", ids);
   if (ids.length !== header.slots || hashes.length !== header.slots) throw new IndexFileError("document count differs");
   const fields = new Map<string, FieldPostings>();
   for (const field of header.fields) {

@@ -4,6 +4,7 @@ import { META_FIELDS } from "./fields.ts";
 import { scoreParams, termSpecs } from "./query-spec.ts";
 import { Scores } from "./scores.ts";
 import type { Scoring } from "./scoring.ts";
+import type { SlotStrings } from "./slot-strings.ts";
 
 export interface FullTextHit {
   id: string;
@@ -25,7 +26,7 @@ export interface FullTextHit {
  * `live` is the number of documents in the index (BM25's N); `terms` are distinct.
  */
 export function scoreQuery(
-  parts: { ids: readonly (string | undefined)[]; fields: ReadonlyMap<string, FieldPostings> },
+  parts: { ids: SlotStrings; fields: ReadonlyMap<string, FieldPostings> },
   live: number,
   terms: readonly string[],
   options: SearchOptions,
@@ -61,7 +62,7 @@ export function scoreQuery(
     try {
       const order = scores.order();
       for (let slot = order.next(); slot !== -1; slot = order.next())
-        yield { id: ids[slot] as string, slot, raw: scores.raw(slot), queryTerms: scores.group(slot) };
+        yield { id: ids.at(slot), slot, raw: scores.raw(slot), queryTerms: scores.group(slot) };
     } finally {
       // Read to the end or left early (the engine's break): the arrays serve the next query.
       scores.release();

@@ -145,7 +145,6 @@ export class SearchService {
       await this.index.syncAsync(catalog.skills, this.body, this.tick);
       this.dirty = true;
     }
-    this.index.shareStrings(catalog.skills);
     collect();
     memoryRelease.soon();
     // The searches waiting for the index rank on a later turn: calls that came during its last steps (the

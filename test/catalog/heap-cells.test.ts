@@ -83,7 +83,7 @@ describe("a catalog holds as few cells as it can: each is work for every full co
     expectSharedEmpties(seeded.scan(hub.sources(), limits).skills);
   });
 
-  test("a loaded index takes the catalog's id and hash strings, but not a changed skill's hash", async () => {
+  test("a loaded index tells a changed skill by its saved hash (compared in place)", async () => {
     const dir = skillsFolder(1500);
     const sources = [{ label: "dir1", dir, location: "explicit" as const }];
     const catalog = new Scanner().scan(sources, limits);
@@ -99,10 +99,6 @@ describe("a catalog holds as few cells as it can: each is work for every full co
     // skill-7 changed on disk since the index was saved: its slot keeps the saved hash.
     writeSkill(dir, "skill-7", { description: "Skill number 7, edited after the index was saved." });
     const next = new Scanner().scan(sources, limits);
-    const before = strings();
-    index.shareStrings(next.skills);
-    // The file's copies of 1,499 ids and hashes are gone (two strings a skill).
-    expect(before - strings()).toBeGreaterThan(2 * 1499 * 0.9);
     expect(index.search("number 1234").map((h) => h.id)[0]).toBe("dir1:skill-1234");
     const stats = index.sync(next.skills, body);
     expect(stats).toEqual({ added: 0, updated: 1, removed: 0 });
@@ -120,9 +116,9 @@ describe("a catalog holds as few cells as it can: each is work for every full co
     const result = await loadIndexFile(file, pause);
     if (!result.ok) throw new Error(result.reason);
     const loaded = FullTextIndex.fromParts(result.parts);
-    // The file's ids and hashes (two strings a skill, until shareStrings) and a few strings per field:
+    // A few strings per field and one per id and hash list (test/search/index-heap-cells.test.ts):
     // 1,500 distinct numbers alone are 1,500 terms in each of three fields.
-    expect(strings() - beforeLoad).toBeLessThan(2 * 1500 + 100);
+    expect(strings() - beforeLoad).toBeLessThan(100);
     for (const index of [built, loaded]) {
       expect(index.search("number 1234").map((h) => h.id)[0]).toBe("dir1:skill-1234");
       // A prefix expands over the packed vocabulary: "12" reaches 1200–1299 and 12 itself.
@@ -160,6 +156,10 @@ describe("a catalog holds as few cells as it can: each is work for every full co
     const dir = skillsFolder(count);
     const sources = [{ label: "dir1", dir, location: "explicit" as const }];
     const failures: Error[] = [];
+    // A first scan in a worker, not counted: what the first one in a process leaves for good (measured: alone,
+    // 8.6 strings a skill; after the rest of test/catalog, 9.3; below 8.5 only after some other tests).
+    const warm = [{ label: "warm", dir: skillsFolder(PARSE_AHEAD_MIN + 5), location: "explicit" as const }];
+    await new Scanner().parseInWorker({ failed: (e) => failures.push(e) }).scanAsync(warm, limits);
     const before = strings();
     const beforeObjects = objects();
     const scanner = new Scanner().parseInWorker({ failed: (e) => failures.push(e) });

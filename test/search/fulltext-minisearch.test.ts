@@ -12,11 +12,13 @@ import { scoreParams, termSpecs } from "../../src/search/query-spec.ts";
 import { Scores } from "../../src/search/scores.ts";
 import { LEAD_CHARS, SCORING } from "../../src/search/scoring.ts";
 import { searchName } from "../../src/search/search-name.ts";
+import type { SlotStrings } from "../../src/search/slot-strings.ts";
 import { processTerm } from "../../src/search/text.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
 import { headingsOf } from "../../src/skills/markdown.ts";
 import type { Skill } from "../../src/skills/skill.ts";
 import { fakeSkill } from "../helpers/skill.ts";
+import { slotStrings } from "../helpers/slot-strings.ts";
 
 /**
  * FullTextIndex keeps its postings in typed arrays and combines field scores as scoring.ts says
@@ -156,7 +158,7 @@ describe("each field's BM25+ equals MiniSearch's for the same parameters", () =>
     for (const bm25 of [{ k: 1.2, b: 0.7, d: 0.5 }, SCORING.lead])
       test(`${field}, k ${bm25.k} b ${bm25.b}: exact, prefix and fuzzy matches`, () => {
         const store = new FieldPostings();
-        const ids = skills.map((s) => s.id);
+        const ids = slotStrings(skills.map((s) => s.id));
         skills.forEach((s, slot) => {
           const { counts, length } = fieldTerms(text(s));
           store.add(slot, counts, length);
@@ -168,7 +170,7 @@ describe("each field's BM25+ equals MiniSearch's for the same parameters", () =>
           for (const spec of termSpecs(FullTextIndex.queryTerms(q), options)) {
             const scores = new Scores(ids.length, [spec.term]);
             store.score(spec, 3, scoreParams(options), ids, ids.length, scores);
-            const ours = new Map(scores.ranked().hits.map((h) => [ids[h.slot], h.raw]));
+            const ours = new Map(scores.ranked().hits.map((h) => [ids.at(h.slot), h.raw]));
             const single = { ...options, tokenize: (t: string) => [t], processTerm: (t: string) => t };
             const theirs = new Map(mini.search(spec.term, single).map((r) => [String(r.id), r.score]));
             expect([...ours.keys()].sort()).toEqual([...theirs.keys()].sort());
@@ -239,7 +241,7 @@ test("a worker's build skill by skill, in batches, some skills sent twice, ranks
 
 describe("a field's freed slots (issue 16: scoring skips the live check while there are none)", () => {
   const counts = new Map([["pdf", 1]]);
-  const score = (store: FieldPostings, ids: (string | undefined)[]) => {
+  const score = (store: FieldPostings, ids: SlotStrings) => {
     const scores = new Scores(ids.length, ["pdf"]);
     store.score({ term: "pdf", prefix: false, maxDistance: 0 }, 1, scoreParams({}), ids, 1, scores);
     return scores.ranked().hits.map((h) => [h.slot, h.raw]);
@@ -249,8 +251,8 @@ describe("a field's freed slots (issue 16: scoring skips the live check while th
     const store = new FieldPostings();
     store.add(0, counts, 3);
     store.add(1, counts, 3);
-    store.freeze(["a", "b"]);
-    const ids = ["a", undefined];
+    store.freeze(slotStrings(["a", "b"]));
+    const ids = slotStrings(["a", undefined]);
     store.remove(1);
     const before = score(store, ids);
     expect(before.map(([slot]) => slot)).toEqual([0]);

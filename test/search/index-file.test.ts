@@ -13,6 +13,7 @@ import {
   readIndexHeader,
 } from "../../src/search/index-file.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
+import { slotStrings, stringsOf } from "../helpers/slot-strings.ts";
 
 const fixture = join(import.meta.dir, "..", "fixtures", "ranking");
 const catalog = new Scanner().scan([{ label: "dir1", dir: fixture, location: "explicit" }], {
@@ -33,9 +34,9 @@ const bytes = (pieces: Uint8Array[]) => new Uint8Array(Buffer.concat(pieces));
 describe("persisted index, binary form", () => {
   test("postings keep 16-bit slots up to 65,536 documents and 32-bit past them; frequencies saturate at 255", () => {
     const frozenOf = (slots: number) => {
-      const ids: (string | undefined)[] = new Array(slots);
+      const named: (string | undefined)[] = new Array(slots);
       const store = new FieldPostings();
-      ids[3] = "dir1:a";
+      named[3] = "dir1:a";
       store.add(
         3,
         new Map([
@@ -44,10 +45,12 @@ describe("persisted index, binary form", () => {
         ]),
         2,
       );
-      ids[slots - 1] = "dir1:b";
+      named[slots - 1] = "dir1:b";
       store.add(slots - 1, new Map([["alpha", 2]]), 1);
+      const ids = slotStrings([...named]);
       store.freeze(ids);
-      const parts = { ids, hashes: ids.map((id) => (id ? "h" : undefined)), fields: new Map([["body", store]]) };
+      const hashes = slotStrings([...named].map((id) => (id ? "h" : undefined)));
+      const parts = { ids, hashes, fields: new Map([["body", store]]) };
       const loaded = decodeIndexFile(bytes(encodeIndexFile(header, parts)))
         .fields.get("body")
         ?.frozen(slots);
@@ -115,7 +118,8 @@ describe("persisted index, binary form", () => {
         const parts = decodeIndexFile(b);
         // A flip inside a posting, a term frequency or a length still decodes: the index must then
         // still answer, with documents that exist.
-        for (const hit of FullTextIndex.fromParts(parts).search("invoice totals")) expect(parts.ids).toContain(hit.id);
+        for (const hit of FullTextIndex.fromParts(parts).search("invoice totals"))
+          expect(stringsOf(parts.ids)).toContain(hit.id);
       } catch (error) {
         expect(error).toBeInstanceOf(IndexFileError);
         refused++;
@@ -138,7 +142,7 @@ describe("persisted index, binary form", () => {
     damaged.set("description", FieldPostings.fromFrozen({ ...frozen, docs }, decoded.ids));
     const hits = FullTextIndex.fromParts({ ...decoded, fields: damaged }).search("invoice totals");
     expect(hits.length).toBeGreaterThan(0);
-    for (const hit of hits) expect(decoded.ids).toContain(hit.id);
+    for (const hit of hits) expect(stringsOf(decoded.ids)).toContain(hit.id);
     // The other fields still score: the best hit is the undamaged index's.
     expect(hits[0]?.id).toBe(expected[0]?.id as string);
   });
