@@ -83,6 +83,9 @@ export class ParseCache {
       source: source.label,
       location: source.location,
       root: source.dir,
+      // Equal strings, the walk's copies: a parse from the worker brings its own, a second per path.
+      file: entry.file,
+      dir: entry.dir,
     };
     if (kept && !kept.inBase) {
       // The skill holds every parsed field (and its source's, which a spread for another source replaces).
