@@ -2,7 +2,7 @@
  * A value made on demand and dropped once nobody has asked for it for `idleMs`, so that what only serves
  * requests (a catalog's Skill objects and look-ups) is not kept while the server idles. `beforeDrop` sees
  * the value first (a catalog packs its records then, off any request's path). The timer is unref'd: it
- * never keeps a process alive.
+ * never keeps a process alive, nor its owner.
  */
 export class KeptWhileUsed<T> {
   private lastUse = 0;
@@ -40,7 +40,10 @@ export class KeptWhileUsed<T> {
   }
 
   private arm(ms: number): void {
-    this.timer = setTimeout(() => this.check(), ms);
+    // Weakly: an owner nobody holds any more (a catalog replaced by a rescan) is not kept for its timer,
+    // nor given the work of a drop.
+    const self = new WeakRef(this);
+    this.timer = setTimeout(() => self.deref()?.check(), ms);
     this.timer.unref();
   }
 

@@ -118,6 +118,26 @@ describe("a catalog's Skill objects are made on demand and dropped when unused",
     expect(kept.get()).toEqual({ n: 2 });
   });
 
+  test("a KeptWhileUsed nobody holds is collected with its value before its timer fires, and never drops it", async () => {
+    let dropped = 0;
+    const weak = (() => {
+      const kept = new KeptWhileUsed(
+        () => ({ big: "x".repeat(1000) }),
+        100,
+        undefined,
+        () => dropped++,
+      );
+      kept.get();
+      return new WeakRef(kept);
+    })();
+    await Bun.sleep(0);
+    Bun.gc(true);
+    await Bun.sleep(200);
+    Bun.gc(true);
+    expect(weak.deref()).toBeUndefined();
+    expect(dropped).toBe(0);
+  });
+
   test("a rescan after the drop reads no unchanged file; a changed one is read again", () => {
     const dir = tempDir("skillhub-table-rescan-");
     for (let i = 0; i < 40; i++) writeSkill(dir, `skill-${i}`, { description: `Skill number ${i}.` });
