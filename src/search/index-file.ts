@@ -1,6 +1,6 @@
+import { TermList } from "../util/term-list.ts";
 import { FieldPostings } from "./field-postings.ts";
 import type { IndexParts } from "./fulltext.ts";
-import { TermList } from "./term-list.ts";
 
 /**
  * The persisted index in binary (issue 16: the JSON form took 0.7-1.1 s and +143 MB to load at

@@ -1,4 +1,4 @@
-import { TermList } from "../search/term-list.ts";
+import { TermList } from "../util/term-list.ts";
 import { noteUnreadable } from "./walk-notes.ts";
 import type { WalkFs, WalkResult } from "./walk-types.ts";
 
