@@ -1,4 +1,5 @@
 import SearchableMap from "minisearch/SearchableMap";
+import { TermList } from "../util/term-list.ts";
 import { bm25, bm25Run, termRun } from "./bm25-run.ts";
 import {
   checkFrozen,
@@ -12,7 +13,6 @@ import {
 import { moved } from "./mapped-file.ts";
 import type { ScoreParams, TermSpec } from "./query-spec.ts";
 import type { Scores } from "./scores.ts";
-import { TermList } from "./term-list.ts";
 
 /**
  * One indexed field's postings in typed arrays (issue 16): MiniSearch keeps a Map entry per posting

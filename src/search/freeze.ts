@@ -1,4 +1,4 @@
-import type { TermList } from "./term-list.ts";
+import type { TermList } from "../util/term-list.ts";
 
 /**
  * FieldPostings' freeze (field-postings.ts): the frozen compressed-sparse-row block plus the

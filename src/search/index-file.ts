@@ -1,8 +1,8 @@
+import { TermList } from "../util/term-list.ts";
 import { FieldPostings } from "./field-postings.ts";
 import type { LiveSlots } from "./freeze.ts";
 import type { IndexParts } from "./fulltext.ts";
 import { SlotStrings } from "./slot-strings.ts";
-import { TermList } from "./term-list.ts";
 
 /**
  * The persisted index in binary (issue 16: the JSON form took 0.7-1.1 s and +143 MB to load at

@@ -1,3 +1,4 @@
+import { TermList } from "../util/term-list.ts";
 import { noteUnreadable } from "./walk-notes.ts";
 import type { WalkFs, WalkResult } from "./walk-types.ts";
 
@@ -45,11 +46,25 @@ export interface DirListing {
 /** The entries of most skill folders (SKILL.md alone), kept once for all of them. */
 const SKILL_ONLY = FolderEntries.of([{ name: SKILL_FILE, kind: "file" }]);
 
+const skillOnlyListing = (mtimeMs: number): DirListing => ({
+  mtimeMs,
+  entries: SKILL_ONLY,
+  hasSkill: true,
+  leafSkill: true,
+});
+
+/** Code-unit order, as `<` orders strings (and TermList compares). */
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+interface Listings {
+  get(dir: string): DirListing | undefined;
+}
+
 /**
- * Listings by folder; a folder holding SKILL.md alone (most skill folders) is kept as its mtime only,
- * since its listing follows from that: one object per skill folder fewer for the collector.
+ * The listings of one pass as it goes; a folder holding SKILL.md alone (most skill folders) is kept as
+ * its mtime only, since its listing follows from that.
  */
-class ListingMap {
+class ListingMap implements Listings {
   private readonly folders = new Map<string, DirListing>();
   private readonly skillOnly = new Map<string, number>();
 
@@ -67,28 +82,75 @@ class ListingMap {
       this.folders.set(dir, listing);
     }
   }
+
+  /** These listings at rest (KeptListings). Plain loops: this runs once a pass, before any JIT warms it up. */
+  kept(): KeptListings {
+    const dirs = new Array<string>(this.skillOnly.size);
+    const mtimes = new Float64Array(dirs.length);
+    let sorted = true;
+    let i = 0;
+    for (const [dir, mtimeMs] of this.skillOnly) {
+      if (i > 0 && (dirs[i - 1] as string) > dir) sorted = false;
+      dirs[i] = dir;
+      mtimes[i++] = mtimeMs;
+    }
+    // A walk lists a flat source's folders in order already: sort only when it did not.
+    if (!sorted) {
+      dirs.sort(byCodeUnits);
+      for (let k = 0; k < dirs.length; k++) mtimes[k] = this.skillOnly.get(dirs[k] as string) as number;
+    }
+    const lengths = new Uint32Array(dirs.length);
+    for (let k = 0; k < dirs.length; k++) lengths[k] = (dirs[k] as string).length;
+    return new KeptListings(this.folders, TermList.fromLengths(dirs.join(""), lengths), mtimes);
+  }
 }
 
-const skillOnlyListing = (mtimeMs: number): DirListing => ({
-  mtimeMs,
-  entries: SKILL_ONLY,
-  hasSkill: true,
-  leafSkill: true,
-});
+/**
+ * The listings of the last pass, kept until the next one ends (issue 16, idle): a full collection visits
+ * every string and object, and a key per SKILL.md-only folder was 10,000 strings at 10,000 skills. Those
+ * folders' paths are one sorted string here (TermList), their mtimes a typed array, found by binary
+ * search; other folders (source roots, skill folders holding more than SKILL.md: few) stay in a map.
+ */
+class KeptListings implements Listings {
+  constructor(
+    private readonly folders: ReadonlyMap<string, DirListing>,
+    private readonly skillOnly: TermList,
+    private readonly mtimes: Float64Array,
+  ) {}
+
+  static readonly EMPTY = new KeptListings(new Map(), TermList.EMPTY, new Float64Array(0));
+
+  /** Where the next look-up is tried first. */
+  private next = 0;
+
+  get(dir: string): DirListing | undefined {
+    const listing = this.folders.get(dir);
+    if (listing) return listing;
+    // A walk looks folders up in about the order they are kept here: try the one after the last found
+    // before a binary search (which cost 1 µs a look-up at 10,000 folders, a tenth of a quick pass).
+    let i = this.next;
+    if (i >= this.skillOnly.length || this.skillOnly.compare(i, dir) !== 0) {
+      i = this.skillOnly.lowerBound(dir);
+      if (i === this.skillOnly.length || this.skillOnly.compare(i, dir) !== 0) return undefined;
+    }
+    this.next = i + 1;
+    return skillOnlyListing(this.mtimes[i] as number);
+  }
+}
 
 /**
  * Each folder's listing keyed by its mtime (Walker), so a rescan of an unchanged tree costs one stat per
  * folder instead of a readdir: an added or removed entry changes its folder's mtime.
  */
 export class FolderListings {
-  private listings = new ListingMap();
+  private listings = KeptListings.EMPTY;
   private nextListings = new ListingMap();
 
   constructor(private readonly fs: WalkFs) {}
 
   /** Forget listings of folders not listed since the last call (call once per full rescan). */
   endRescan(): void {
-    this.listings = this.nextListings;
+    this.listings = this.nextListings.kept();
     this.nextListings = new ListingMap();
   }
 
@@ -97,7 +159,8 @@ export class FolderListings {
    * folder's without a stat), else read again. Undefined, with a note in `result`, when unreadable.
    */
   list(dir: string, result: WalkResult, quick: boolean): DirListing | undefined {
-    const known = this.listings.get(dir) ?? this.nextListings.get(dir);
+    // This pass's listing first: a folder listed twice in one pass (nested sources) keeps its newest.
+    const known = this.nextListings.get(dir) ?? this.listings.get(dir);
     if (quick && known?.leafSkill) {
       this.nextListings.set(dir, known);
       return known;
@@ -120,7 +183,7 @@ export class FolderListings {
           name: e.name,
           kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : e.isFile() ? "file" : "special") as EntryKind,
         }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        .sort((a, b) => byCodeUnits(a.name, b.name));
       const hasSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
       const leafSkill = hasSkill && !entries.some((e) => e.kind !== "file");
       const listing =

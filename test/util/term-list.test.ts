@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { TermList } from "../../src/search/term-list.ts";
+import { TermList } from "../../src/util/term-list.ts";
 
 // Code-unit order, as `<` and the default sort have it: upper case, accents and astral characters included.
 const words = ["Zeta", "alpha", "alphabet", "beta", "béta", "betas", "z", "é", "\u{1F600}x"].sort();
