@@ -148,7 +148,7 @@ export class FolderListings {
 
   constructor(private readonly fs: WalkFs) {}
 
-  /** Forget listings of folders not listed since the last call (call once per full rescan). */
+  /** Forget listings of folders not listed since the last call, and pack the rest (call once per pass). */
   endRescan(): void {
     this.listings = this.nextListings.kept();
     this.nextListings = new ListingMap();

@@ -208,7 +208,7 @@ export class Walker {
     return result;
   }
 
-  /** Forget listings of folders not seen in the walks since the last call (call once per full rescan). */
+  /** Forget listings of folders not seen in the walks since the last call, and pack the rest (call once per pass). */
   endRescan(): void {
     this.listings.endRescan();
   }
