@@ -1,6 +1,7 @@
 import type { AgentSkill, Skill } from "../skills/skill.ts";
 import { NO_WORDS } from "../skills/skill.ts";
 import type { Location } from "../sources/source-list.ts";
+import { TermList } from "../util/term-list.ts";
 
 /** The text fields of a packed row, in order. */
 const texts = (s: Skill) => [s.name, s.id, s.description, s.hash, s.file, s.dir, s.frontmatterJson, s.category ?? ""];
@@ -21,8 +22,8 @@ interface Place {
 }
 
 /**
- * A catalog's skill records packed into columns: every text field of every row in one string with its
- * end offsets, the numbers and flags in typed arrays, the source fields as an index into a short list.
+ * A catalog's skill records packed into columns: every text field of every row in one TermList (one
+ * string and its offsets), the numbers and flags in typed arrays, the source fields as an index into a short list.
  * At 10,000 skills that is a handful of heap cells instead of eight per skill (an object and seven
  * strings), each visited by every full collection the runtime makes while the server idles (issue 16).
  * `at` makes a row's Skill again, a new object each time. A skill the columns cannot hold (a tree node,
@@ -30,8 +31,8 @@ interface Place {
  */
 export class SkillTable {
   private constructor(
-    private readonly text: string,
-    private readonly ends: Uint32Array,
+    /** FIELDS strings per row (empty ones for a kept row). */
+    private readonly strings: TermList,
     private readonly numbers: Float64Array,
     private readonly flags: Uint8Array,
     private readonly placeOf: Uint32Array,
@@ -42,26 +43,20 @@ export class SkillTable {
   static of(skills: readonly Skill[]): SkillTable {
     const n = skills.length;
     const parts: string[] = [];
-    const ends = new Uint32Array(n * FIELDS);
     const numbers = new Float64Array(n * NUMBERS);
     const flags = new Uint8Array(n);
     const placeOf = new Uint32Array(n);
     const places: Place[] = [];
     const placeIds = new Map<string, number>();
     const kept = new Map<number, Skill>();
-    let length = 0;
     for (let row = 0; row < n; row++) {
       const skill = skills[row] as Skill;
       if (!packable(skill)) {
         kept.set(row, skill);
-        for (let f = 0; f < FIELDS; f++) ends[row * FIELDS + f] = length;
+        for (let f = 0; f < FIELDS; f++) parts.push("");
         continue;
       }
-      for (const [f, value] of texts(skill).entries()) {
-        parts.push(value);
-        length += value.length;
-        ends[row * FIELDS + f] = length;
-      }
+      parts.push(...texts(skill));
       numbers[row * NUMBERS + SIZE] = skill.size;
       numbers[row * NUMBERS + MTIME] = skill.mtimeMs;
       numbers[row * NUMBERS + BODY_LINES] = skill.bodyLines;
@@ -75,7 +70,7 @@ export class SkillTable {
       }
       placeOf[row] = place;
     }
-    return new SkillTable(parts.join(""), ends, numbers, flags, placeOf, places, kept);
+    return new SkillTable(TermList.of(parts), numbers, flags, placeOf, places, kept);
   }
 
   get length(): number {
@@ -115,8 +110,7 @@ export class SkillTable {
   }
 
   private field(row: number, f: number): string {
-    const i = row * FIELDS + f;
-    return this.text.slice(i === 0 ? 0 : (this.ends[i - 1] as number), this.ends[i]);
+    return this.strings.at(row * FIELDS + f);
   }
 }
 

@@ -99,9 +99,7 @@ class ListingMap implements Listings {
       dirs.sort(byCodeUnits);
       for (let k = 0; k < dirs.length; k++) mtimes[k] = this.skillOnly.get(dirs[k] as string) as number;
     }
-    const lengths = new Uint32Array(dirs.length);
-    for (let k = 0; k < dirs.length; k++) lengths[k] = (dirs[k] as string).length;
-    return new KeptListings(this.folders, TermList.fromLengths(dirs.join(""), lengths), mtimes);
+    return new KeptListings(this.folders, TermList.of(dirs), mtimes);
   }
 }
 
