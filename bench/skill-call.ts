@@ -1,6 +1,7 @@
 /**
- * `skill` against the fair floor (a tool that reads and returns the same SKILL.md), interleaved call by
- * call in one run so that machine drift hits both alike: p50/p95 of each and the p50 ratio.
+ * `skill` and `load_skill` against the fair floor (a tool that reads and returns the same SKILL.md, in the
+ * same form), interleaved call by call in one run so that machine drift hits both alike: p50/p95 of each
+ * and the p50 ratio.
  * Usage: bun bench/skill-call.ts [--sizes 1000,10000] [--calls 2000] [--bin dist/skillhub] [--corpus DIR]
  * (--corpus: an existing folder of skill folders, each named as its skill, measured once instead of a
  * generated corpus per size; --sizes is then ignored)
@@ -10,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
-import { INITIALIZE, percentile, spawnServer } from "./lib/rpc.ts";
+import { spawnServer } from "./lib/rpc.ts";
+import { besideFair, LOAD_SKILL_PAIR, opened, SKILL_PAIR } from "./lib/skill-pairs.ts";
 import { generateSkills } from "./lib/skills.ts";
 
 const { values } = parseArgs({
@@ -35,38 +37,19 @@ for (const size of sizes) {
   const home = join(work, `home-${size}`);
   mkdirSync(home, { recursive: true });
   const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
-  const hub = spawnServer([values.bin, "--skills-dir", dir], { env, cwd: home });
-  const fair = spawnServer([floor], { env, cwd: home });
-  for (const s of [hub, fair]) {
-    await s.request("initialize", INITIALIZE);
-    s.notify("notifications/initialized");
-    await s.request("tools/list");
-  }
+  const hub = await opened(spawnServer([values.bin, "--skills-dir", dir], { env, cwd: home }));
+  const fair = await opened(spawnServer([floor, "--structured"], { env, cwd: home }));
   // Steady state: the background search index is built (a search waits for it) before calls are timed.
   await hub.request("tools/call", { name: "search_skills", arguments: { query: "warm up" } });
-  const skill: number[] = [];
-  const read: number[] = [];
   const calls = Number(values.calls);
-  for (let i = 0; i < calls + 200; i++) {
-    const name = names[(i * 7919) % names.length] as string;
-    const order = i % 2 === 0 ? [0, 1] : [1, 0];
-    for (const which of order) {
-      const started = performance.now();
-      const reply =
-        which === 0
-          ? await hub.request("tools/call", { name: "skill", arguments: { name } })
-          : await fair.request("tools/call", { name: "read", arguments: { path: join(dir, name, "SKILL.md") } });
-      const took = performance.now() - started;
-      if (reply.error || reply.result?.isError) throw new Error(`call failed: ${JSON.stringify(reply).slice(0, 200)}`);
-      // The first 200 rounds warm both up (JIT, caches) and are not counted.
-      if (i >= 200) (which === 0 ? skill : read).push(took);
-    }
+  const ms = (n: number) => `${n.toFixed(3)} ms`;
+  for (const pair of [SKILL_PAIR, LOAD_SKILL_PAIR]) {
+    const f = await besideFair(hub, fair, dir, names, calls, pair);
+    process.stdout.write(
+      `${size} ${corpus ? `folders in ${corpus}` : "skills"}, ${calls} interleaved calls: ${pair.tool} p50 ${ms(f.skillP50)} p95 ${ms(f.skillP95)}; fair floor (${pair.floorTool}) p50 ${ms(f.fairP50)} p95 ${ms(f.fairP95)}; p50 ratio ${f.ratio.toFixed(2)}\n`,
+    );
   }
   await hub.close();
   await fair.close();
-  const ms = (n: number) => `${n.toFixed(3)} ms`;
-  process.stdout.write(
-    `${size} ${corpus ? `folders in ${corpus}` : "skills"}, ${calls} interleaved calls: skill p50 ${ms(percentile(skill, 50))} p95 ${ms(percentile(skill, 95))}; fair floor p50 ${ms(percentile(read, 50))} p95 ${ms(percentile(read, 95))}; p50 ratio ${(percentile(skill, 50) / percentile(read, 50)).toFixed(2)}\n`,
-  );
 }
 rmSync(work, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 /**
  * The floor: the smallest useful MCP server (the SDK, stdio, one trivial tool),
  * compiled exactly like skillhub, plus `read` (return a file: the fair floor for
- * `skill`). SkillHub's figures are read against it.
+ * `skill`) and, with --structured, `read_structured` (the fair floor for `load_skill`).
+ * SkillHub's figures are read against it.
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
@@ -23,6 +24,22 @@ server.registerTool(
     content: [{ type: "text", text: await Bun.file(path).text() }],
   }),
 );
+// The fair floor for `load_skill` (with --structured, so that the floor's start-up is as before): the same
+// SKILL.md as structured content with its JSON text mirror, as the MCP specification asks of a tool with an
+// output schema, and as SkillHub's structured tools answer.
+if (process.argv.includes("--structured"))
+  server.registerTool(
+    "read_structured",
+    {
+      description: "Return a file's text as structured content",
+      inputSchema: { path: z.string() },
+      outputSchema: { text: z.string() },
+    },
+    async ({ path }) => {
+      const data = { text: await Bun.file(path).text() };
+      return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
+    },
+  );
 await server.connect(new StdioServerTransport());
 process.stdin.on("end", () => process.exit(0));
 process.on("SIGTERM", () => process.exit(0));

@@ -97,6 +97,15 @@ export function readSkillSource(
 const knownRoots = new WeakMap<SkillPlace, string>();
 
 /**
+ * The real folder an Agent Skill's SKILL.md was last read from (its folder's real path, found by that
+ * read), or undefined: load_skill lists the folder's files right after reading it, and resolving the
+ * folder again cost as much as the listing of a folder holding SKILL.md alone (issue 16).
+ */
+export function lastReadFolder(skill: SkillPlace): string | undefined {
+  return skill.kind === "tree-node" ? undefined : knownRoots.get(skill);
+}
+
+/**
  * The folder a local skill's file is read from, as the catalog names it, tried as its real folder
  * before resolving it (a realpath call was 6 % of a `skill` call's time, issue 16). As safe: a read
  * succeeds only when the opened file's real path is inside it, and a folder a real path lies inside

@@ -21,14 +21,15 @@ export interface SkillFileList {
  *
  * Security: `max` bounds the work, not only the answer: folders count against
  * it too, so a skill of 30,000 empty folders costs `max` readdirs per call,
- * not 30,000.
+ * not 30,000. `realDir`: the folder's real path when the caller has just resolved it (a
+ * link's target must lie inside it); else it is resolved here.
  */
-export function listSkillFiles(dir: string, max = 500, maxDepth = 8): SkillFileList {
+export function listSkillFiles(dir: string, max = 500, realDir?: string): SkillFileList {
   const files: SkillFileEntry[] = [];
   let folders = 0;
   let real: string;
   try {
-    real = realpathSync(dir);
+    real = realDir ?? realpathSync(dir);
   } catch {
     return { files, truncated: false };
   }
@@ -44,7 +45,7 @@ export function listSkillFiles(dir: string, max = 500, maxDepth = 8): SkillFileL
     for (const entry of entries) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) {
-        if (SKIPPED_DIRS.has(entry.name) || depth >= maxDepth) continue;
+        if (SKIPPED_DIRS.has(entry.name) || depth >= MAX_DEPTH) continue;
         if (++folders + files.length > max) return false;
         if (isSkillFolder(path)) continue;
         if (!visit(path, depth + 1)) return false;
@@ -61,6 +62,9 @@ export function listSkillFiles(dir: string, max = 500, maxDepth = 8): SkillFileL
   const complete = visit(dir, 0);
   return { files, truncated: !complete };
 }
+
+/** Folders deeper than this are not listed. */
+const MAX_DEPTH = 8;
 
 function isSkillFolder(path: string): boolean {
   try {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { readInstructionsChecked } from "../catalog/skill-text.ts";
+import { lastReadFolder } from "../skills/skill-read.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
@@ -44,7 +45,7 @@ export const loadSkillTool = defineTool({
     const read = readInstructionsChecked(deps.store.catalog, skill);
     if (!read.ok) return readFailure(skill_name, skill, read, deps);
     const instructions = read.text;
-    const { files, truncated } = listSkillFiles(skill.dir);
+    const { files, truncated } = listSkillFiles(skill.dir, undefined, lastReadFolder(skill));
     recordLoad(deps, skill, "load_skill");
     return structuredResult({
       name: skill.name,

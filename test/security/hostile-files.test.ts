@@ -78,6 +78,29 @@ describe("a SKILL.md replaced after the scan", () => {
   });
 });
 
+describe("load_skill's file list", () => {
+  test("through a linked skills folder: a link inside the skill is listed, a link out is not", async () => {
+    const { outside, secret, skills } = world();
+    // The skills folder as a client names it is a link: the skill's real folder is found by the read of
+    // its SKILL.md, and the listing confines links to that real folder, not to the name.
+    const linked = join(outside, "linked-skills");
+    symlinkSync(skills, linked);
+    symlinkSync(join(skills, "victim/notes.txt"), join(skills, "victim/alias.txt"));
+    symlinkSync(secret, join(skills, "victim/leak.txt"));
+    const { call } = await open({ flags: { "skills-dir": [linked] } });
+    for (let round = 0; round < 2; round++) {
+      const result = await call("load_skill", { skill_name: "victim" });
+      const data = result.structuredContent as { path: string; files: { path: string; size: number }[] };
+      expect(data.path).toBe(join(linked, "victim"));
+      expect(data.files).toEqual([
+        { path: "alias.txt", size: 7 },
+        { path: "notes.txt", size: 7 },
+      ]);
+      expect(JSON.stringify(result)).not.toContain(CANARY);
+    }
+  });
+});
+
 describe("read_skill_file and get_asset on hostile files", () => {
   test("a file swapped for a link out, a FIFO, a folder, a missing file: codes, not bytes or INTERNAL_ERROR", async () => {
     const { secret, skills } = world();
