@@ -12,7 +12,7 @@ import { compile } from "../scripts/build.ts";
 import { floorWorstCall, formatLatency, indexLatency, type LatencyFigures } from "./index-latency.ts";
 import { inProcessFigures } from "./lib/in-process.ts";
 import { INITIALIZE, median, medianOf, percentile, spawnServer } from "./lib/rpc.ts";
-import { besideFair, LOAD_SKILL_PAIR, opened, type PairFigures, SKILL_PAIR } from "./lib/skill-pairs.ts";
+import { pairRounds } from "./lib/skill-pairs.ts";
 import { generateSkills } from "./lib/skills.ts";
 import { cpuOver } from "./lib/thread-cpu.ts";
 
@@ -242,31 +242,6 @@ async function idleCpu(
   return { skillhubMs: used[0] as number, floorMs: used[1] as number, windowMs };
 }
 
-/**
- * `skill` and `load_skill` beside the fair floor, call by call (bench/lib/skill-pairs.ts), in `runs` rounds
- * of a fresh pair of servers: SkillHub started as a client starts it every day, from the index the rounds
- * above saved, its first search answered (the index loaded) before calls are timed. The figures issue 16
- * sets a goal for.
- */
-async function skillRounds(
-  dir: string,
-  names: readonly string[],
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{ skill: PairFigures[]; loadSkill: PairFigures[] }> {
-  const out = { skill: [] as PairFigures[], loadSkill: [] as PairFigures[] };
-  for (let r = 0; r < runs; r++) {
-    const hub = await opened(spawnServer([skillhub, "--skills-dir", dir], { env, cwd }));
-    const fair = await opened(spawnServer([floor, "--structured"], { env, cwd }));
-    await hub.request("tools/call", { name: "search_skills", arguments: { query: queries[0] } });
-    out.skill.push(await besideFair(hub, fair, dir, names, calls, SKILL_PAIR));
-    out.loadSkill.push(await besideFair(hub, fair, dir, names, calls, LOAD_SKILL_PAIR));
-    await hub.close();
-    await fair.close();
-  }
-  return out;
-}
-
 /** Generate the skills or stop the benchmark with the reason: figures over a partial corpus would mislead. */
 function corpus(dir: string, size: number): string[] {
   try {
@@ -416,7 +391,7 @@ for (const size of sizes) {
     );
   if (fair) {
     row.fairFloor = fair;
-    const pairs = await skillRounds(dir, names, env, home);
+    const pairs = await pairRounds({ hubCmd, floor, dir, names, env, cwd: home, calls, rounds: runs });
     row.besideFair = pairs;
     const ms3 = (n: number) => `${n.toFixed(3)} ms`;
     for (const [label, rounds] of [

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { INITIALIZE, percentile, type Spawned } from "./rpc.ts";
+import { INITIALIZE, percentile, type Spawned, spawnServer } from "./rpc.ts";
 
 /** p50/p95 of SkillHub's tool (named skill* whichever tool it is) and of the fair floor's. */
 export interface PairFigures {
@@ -76,4 +76,43 @@ export async function besideFair(
     fairP95: percentile(floor, 95),
   };
   return { ...figures, ratio: figures.skillP50 / figures.fairP50 };
+}
+
+export interface PairRounds {
+  skill: PairFigures[];
+  loadSkill: PairFigures[];
+}
+
+/**
+ * `skill` and `load_skill` beside the fair floor, `rounds` times with a fresh pair of servers: SkillHub
+ * started as a client starts it every day, from its saved index (a first, untimed start saves one when
+ * there is none), its first search answered (the index loaded) before calls are timed.
+ */
+export async function pairRounds(options: {
+  hubCmd: string[];
+  floor: string;
+  dir: string;
+  names: readonly string[];
+  env: Record<string, string>;
+  cwd: string;
+  calls: number;
+  rounds: number;
+}): Promise<PairRounds> {
+  const { dir, names, env, cwd, calls } = options;
+  const startHub = async () => {
+    const hub = await opened(spawnServer(options.hubCmd, { env, cwd }));
+    await hub.request("tools/call", { name: "search_skills", arguments: { query: "analyse single-cell RNA data" } });
+    return hub;
+  };
+  await (await startHub()).close();
+  const out: PairRounds = { skill: [], loadSkill: [] };
+  for (let r = 0; r < options.rounds; r++) {
+    const hub = await startHub();
+    const fair = await opened(spawnServer([options.floor, "--structured"], { env, cwd }));
+    out.skill.push(await besideFair(hub, fair, dir, names, calls, SKILL_PAIR));
+    out.loadSkill.push(await besideFair(hub, fair, dir, names, calls, LOAD_SKILL_PAIR));
+    await hub.close();
+    await fair.close();
+  }
+  return out;
 }

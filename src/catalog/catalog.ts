@@ -1,9 +1,12 @@
 import type { Skill } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
-import { type Diagnostic, diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
+import { type Diagnostic, type DiagnosticCode, diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
 import { KeptWhileUsed } from "../util/kept-while-used.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { SkillTable } from "./skill-table.ts";
+
+/** The codes of the notes a catalog makes itself, about a name two skills share (not about a file's parse). */
+export const CATALOG_CODES: ReadonlySet<DiagnosticCode> = new Set(["shadowed", "duplicate-name"]);
 
 /** What one source yielded in a scan. */
 export interface SourceScan {

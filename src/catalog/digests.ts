@@ -76,7 +76,7 @@ export function digestSkill(
 ): SkillDigests | undefined {
   const main = digestFile(skill.file);
   if (!main) return undefined;
-  const listing = listSkillFiles(skill.dir, maxFiles);
+  const listing = listSkillFiles(skill.dir, { max: maxFiles });
   const files: Record<string, FileDigest> = {};
   for (const entry of [...listing.files].sort((a, b) => compareText(a.path, b.path))) {
     const digest = digestFile(join(skill.dir, entry.path));

@@ -3,7 +3,7 @@ import { type Skill, sharingEmptyWords } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { SkillDirEntry } from "../sources/walk.ts";
 import { type Diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
-import type { Catalog, SourceScan } from "./catalog.ts";
+import { CATALOG_CODES, type Catalog, type SourceScan } from "./catalog.ts";
 
 /**
  * A parse made since the last scan ended, or one with diagnostics, with the mtime and size it was read at;
@@ -64,7 +64,8 @@ export class ParseCache {
     let taken = 0;
     for (const skill of catalog.skills) {
       if (skill.kind !== "agent-skill" || this.parses.has(skill.file)) continue;
-      const diagnostics = catalog.diagnosticsFor(skill.file);
+      // The catalog's own notes (a name another folder serves) are the next catalog's to make again.
+      const diagnostics = catalog.diagnosticsFor(skill.file).filter((d) => !CATALOG_CODES.has(d.code));
       if (diagnostics.length > 0) this.parses.set(skill.file, inBase(fresh(skill, diagnostics, skill)));
       taken++;
     }

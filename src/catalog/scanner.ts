@@ -84,6 +84,11 @@ export class Scanner {
     return this.last ? 0 : this.parses.seed(catalog);
   }
 
+  /** A folder's entries as the last walk listed it, while its mtime holds (Walker.knownEntries). */
+  knownEntries(dir: string): ReturnType<Walker["knownEntries"]> {
+    return this.walker.knownEntries(dir);
+  }
+
   /** Scan synchronously (CLI commands, tests). */
   scan(sources: readonly Source[], limits: WalkLimits): Catalog {
     const pass = this.beginPass(limits);

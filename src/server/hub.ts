@@ -229,6 +229,10 @@ export class Hub implements ToolDeps {
     return undefined;
   }
 
+  knownEntries(dir: string): ReturnType<Scanner["knownEntries"]> {
+    return this.scanner.knownEntries(dir);
+  }
+
   async ensureFresh(maxAgeMs: number): Promise<void> {
     await this.ready;
     await this.refresher.refreshForMiss(maxAgeMs);

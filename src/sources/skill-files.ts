@@ -1,6 +1,7 @@
-import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { SKILL_FILE, SKIPPED_DIRS } from "./walk.ts";
+import { type EntryKind, readEntries } from "./walk-listings.ts";
 
 export interface SkillFileEntry {
   /** Relative to the skill folder, "/" separators. */
@@ -21,30 +22,24 @@ export interface SkillFileList {
  *
  * Security: `max` bounds the work, not only the answer: folders count against
  * it too, so a skill of 30,000 empty folders costs `max` readdirs per call,
- * not 30,000. `realDir`: the folder's real path when the caller has just resolved it (a
- * link's target must lie inside it); else it is resolved here.
+ * not 30,000.
  */
-export function listSkillFiles(dir: string, max = 500, realDir?: string): SkillFileList {
+export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFileList {
+  const max = options.max ?? 500;
   const files: SkillFileEntry[] = [];
   let folders = 0;
   let real: string;
   try {
-    real = realDir ?? realpathSync(dir);
+    real = options.realDir ?? realpathSync(dir);
   } catch {
     return { files, truncated: false };
   }
   const visit = (folder: string, depth: number): boolean => {
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      );
-    } catch {
-      return true;
-    }
+    const entries = entriesOf(folder, options.knownEntries);
+    if (!entries) return true;
     for (const entry of entries) {
       const path = join(folder, entry.name);
-      if (entry.isDirectory()) {
+      if (entry.kind === "dir") {
         if (SKIPPED_DIRS.has(entry.name) || depth >= MAX_DEPTH) continue;
         if (++folders + files.length > max) return false;
         if (isSkillFolder(path)) continue;
@@ -52,7 +47,7 @@ export function listSkillFiles(dir: string, max = 500, realDir?: string): SkillF
         continue;
       }
       if (depth === 0 && entry.name === SKILL_FILE) continue;
-      const size = fileSize(path, entry.isSymbolicLink(), real);
+      const size = fileSize(path, entry.kind === "link", real);
       if (size === undefined) continue;
       if (files.length + folders >= max) return false;
       files.push({ path: relative(dir, path).split(sep).join("/"), size });
@@ -61,6 +56,32 @@ export function listSkillFiles(dir: string, max = 500, realDir?: string): SkillF
   };
   const complete = visit(dir, 0);
   return { files, truncated: !complete };
+}
+
+export interface ListOptions {
+  /** Most files and folders listed (default 500). */
+  max?: number;
+  /** The folder's real path when the caller has just resolved it (a link's target must lie inside it). */
+  realDir?: string;
+  /**
+   * A folder's entries as the last scan listed it, while its mtime holds (Walker.knownEntries): one
+   * stat instead of a readdir, which took load_skill as long as the rest of its listing (issue 16).
+   */
+  knownEntries?: (folder: string) => Iterable<{ name: string; kind: EntryKind }> | undefined;
+}
+
+/** A folder's entries sorted by name (code units): known ones, else read; undefined when unreadable. */
+function entriesOf(
+  folder: string,
+  known: ListOptions["knownEntries"],
+): Iterable<{ name: string; kind: EntryKind }> | undefined {
+  const listed = known?.(folder);
+  if (listed) return listed;
+  try {
+    return readEntries(folder);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Folders deeper than this are not listed. */

@@ -1,3 +1,4 @@
+import * as nodeFs from "node:fs";
 import { TermList } from "../util/term-list.ts";
 import { noteUnreadable } from "./walk-notes.ts";
 import type { WalkFs, WalkResult } from "./walk-types.ts";
@@ -55,6 +56,20 @@ const skillOnlyListing = (mtimeMs: number): DirListing => ({
 
 /** Code-unit order, as `<` orders strings (and TermList compares). */
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `dir`'s entries with their kinds, sorted by name (code units); throws as readdirSync does. */
+export function readEntries(
+  dir: string,
+  fs: Pick<WalkFs, "readdirSync"> = nodeFs as unknown as WalkFs,
+): { name: string; kind: EntryKind }[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .map((e) => ({
+      name: e.name,
+      kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : e.isFile() ? "file" : "special") as EntryKind,
+    }))
+    .sort((a, b) => byCodeUnits(a.name, b.name));
+}
 
 interface Listings {
   get(dir: string): DirListing | undefined;
@@ -152,6 +167,12 @@ export class FolderListings {
     this.nextListings = new ListingMap();
   }
 
+  /** `dir`'s entries as the last pass (or this one) listed them, if its mtime is still `mtimeMs`. */
+  entriesAt(dir: string, mtimeMs: number): FolderEntries | undefined {
+    const known = this.nextListings.get(dir) ?? this.listings.get(dir);
+    return known && known.mtimeMs === mtimeMs ? known.entries : undefined;
+  }
+
   /**
    * `dir`'s entries, sorted by name: the kept listing while its mtime holds (`quick`: a leaf skill
    * folder's without a stat), else read again. Undefined, with a note in `result`, when unreadable.
@@ -175,13 +196,7 @@ export class FolderListings {
       return known;
     }
     try {
-      const entries = this.fs
-        .readdirSync(dir, { withFileTypes: true })
-        .map((e) => ({
-          name: e.name,
-          kind: (e.isSymbolicLink() ? "link" : e.isDirectory() ? "dir" : e.isFile() ? "file" : "special") as EntryKind,
-        }))
-        .sort((a, b) => byCodeUnits(a.name, b.name));
+      const entries = readEntries(dir, this.fs);
       const hasSkill = entries.some((e) => e.name === SKILL_FILE && e.kind === "file");
       const leafSkill = hasSkill && !entries.some((e) => e.kind !== "file");
       const listing =

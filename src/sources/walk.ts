@@ -1,7 +1,7 @@
 import * as nodeFs from "node:fs";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode } from "../util/errors.ts";
-import { FolderListings, SKILL_FILE } from "./walk-listings.ts";
+import { type EntryKind, FolderListings, SKILL_FILE } from "./walk-listings.ts";
 import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
 import { realOrEmpty, type VerifyPlan, WalkRecord } from "./walk-record.ts";
@@ -30,6 +30,18 @@ export class Walker {
 
   constructor(private readonly fs: WalkFs = nodeFs as unknown as WalkFs) {
     this.listings = new FolderListings(fs);
+  }
+
+  /**
+   * A folder's entries, sorted by name, as the last walk listed it, while its mtime shows no change
+   * since; undefined otherwise (not walked, changed, gone). One stat instead of a readdir.
+   */
+  knownEntries(dir: string): Iterable<{ name: string; kind: EntryKind }> | undefined {
+    try {
+      return this.listings.entriesAt(dir, this.fs.statSync(dir).mtimeMs);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Walk to completion, synchronously. */

@@ -45,7 +45,10 @@ export const loadSkillTool = defineTool({
     const read = readInstructionsChecked(deps.store.catalog, skill);
     if (!read.ok) return readFailure(skill_name, skill, read, deps);
     const instructions = read.text;
-    const { files, truncated } = listSkillFiles(skill.dir, undefined, lastReadFolder(skill));
+    const { files, truncated } = listSkillFiles(skill.dir, {
+      realDir: lastReadFolder(skill),
+      knownEntries: deps.knownEntries?.bind(deps),
+    });
     recordLoad(deps, skill, "load_skill");
     return structuredResult({
       name: skill.name,

@@ -43,6 +43,7 @@ export class LineTransport implements Transport {
   /** Bytes of an oversized line are dropped until its newline. */
   private discarding = false;
   private closed = false;
+  private started = false;
   /** Requests read and not yet answered: stdin's end waits for them (bounded by `drainMs`). */
   private readonly pending = new Set<string | number>();
   private readonly drainMs: number;
@@ -56,7 +57,10 @@ export class LineTransport implements Transport {
     this.drainMs = options.drainMs ?? 5000;
   }
 
+  /** Idempotent: the connection's entry starts it to read the first message, then the server connects. */
   async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
     this.stdin.on("data", this.onData);
     this.stdin.on("end", this.onEnd);
     this.stdin.on("close", this.onEnd);

@@ -1,10 +1,10 @@
-import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { readSnapshot, saveSnapshot, snapshotFile } from "../server/catalog-snapshot.ts";
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { errorMessage } from "../util/errors.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { bounded } from "./bounded.ts";
+import { serveStdioEntry } from "./stdio-entry.ts";
 import { type InputStream, LineTransport } from "./stdio-lines.ts";
 
 /** How long the first answer waits for the first scan, so the instructions can name skills (ms). */
@@ -27,8 +27,7 @@ export interface StdioOptions {
 
 /**
  * Serve one client over stdin/stdout, on whichever revision it opens with
- * (2025 initialize, or 2026 per-request envelopes: the SDK's serveStdio pins
- * the era per connection). Resolves when the client goes away (stdin ends)
+ * (2025 initialize, or 2026 per-request envelopes: stdio-entry.ts). Resolves when the client goes away (stdin ends)
  * or a signal arrives. Nothing but JSON-RPC is written to stdout.
  */
 export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<string> {
@@ -93,15 +92,11 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     await bounded(hub.ready, INSTRUCTIONS_WAIT_MS);
     return createServer(hub);
   };
-  const handle = sdkServeStdio(factory, {
-    transport,
+  const handle = serveStdioEntry(transport, {
+    factory,
     onerror: (error) => hub.logger.debug(`stdio: ${errorMessage(error)}`),
+    onclose: () => finish("stdin ended"),
   });
-  const previousOnClose = transport.onclose;
-  transport.onclose = () => {
-    previousOnClose?.();
-    finish("stdin ended");
-  };
   const onSignal = (signal: NodeJS.Signals) => finish(signal);
   const signals = options.signals ?? (["SIGINT", "SIGTERM", "SIGHUP"] as const);
   for (const signal of signals) process.on(signal, onSignal);

@@ -66,6 +66,23 @@ describe("a start with the last run's snapshot reads only the SKILL.md files cha
     expect(scanner.seed(snapshot)).toBe(0);
   });
 
+  test("the catalog's own notes about a file are not taken as its parse's (one folder listed twice)", () => {
+    const dir = tempDir("skillhub-seed-twice-");
+    writeSkill(dir, "alpha", { description: "Alpha." });
+    // The same folder as two sources (nested or repeated --skills-dir): one file, served once, shadowed once.
+    const twice = [
+      { label: "dir1", dir, location: "explicit" as const },
+      { label: "team", dir, location: "explicit" as const },
+    ];
+    const first = new Scanner().scan(twice, limits);
+    expect(first.diagnostics.map((d) => d.code)).toEqual(["shadowed"]);
+    const scanner = new Scanner();
+    expect(scanner.seed(first)).toBe(1);
+    const next = scanner.scan(twice, limits);
+    expect(next.diagnostics).toEqual(first.diagnostics);
+    expect(next.diagnostics).toEqual(new Scanner().scan(twice, limits).diagnostics);
+  });
+
   test("a seeded skill is served as the same object while its source is the one it was made for", () => {
     const dir = tempDir("skillhub-seed-same-");
     writeSkill(dir, "alpha", { description: "Alpha." });

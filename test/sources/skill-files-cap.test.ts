@@ -13,7 +13,7 @@ describe("load_skill's file listing cap", () => {
     writeSkill(root, "many");
     write(join(dir, "a.txt"), "a");
     for (let i = 0; i < 300; i++) mkdirSync(join(dir, `d${String(i).padStart(3, "0")}`, "x"), { recursive: true });
-    const listed = listSkillFiles(dir, 50);
+    const listed = listSkillFiles(dir, { max: 50 });
     expect(listed.truncated).toBe(true);
     expect(listed.files.map((f) => f.path)).toEqual(["a.txt"]);
   });
@@ -24,7 +24,7 @@ describe("load_skill's file listing cap", () => {
     writeSkill(root, "few");
     write(join(dir, "refs/b.md"), "b");
     write(join(dir, "a.txt"), "a");
-    expect(listSkillFiles(dir, 50)).toEqual({
+    expect(listSkillFiles(dir, { max: 50 })).toEqual({
       files: [
         { path: "a.txt", size: 1 },
         { path: "refs/b.md", size: 1 },

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
@@ -122,6 +123,30 @@ describe("load_skill", () => {
     const instructions = (result.structuredContent as { instructions: string }).instructions;
     expect(instructions.startsWith("# PDF invoices\n\n")).toBe(true);
     expect(instructions).not.toContain("description:");
+  });
+
+  test("the file list follows the folders as they are now, not as the last scan listed them", async () => {
+    const dir = skills();
+    const { call, hub } = await open({ flags: { "skills-dir": [dir] } });
+    const folder = join(dir, "pdf-invoice-extractor");
+    // The scan's listing of the skill folder and of scripts/ is used while their mtimes hold.
+    expect([...(hub.knownEntries(folder) ?? [])].map((e) => e.name)).toContain("scripts");
+    const files = async () =>
+      ((await call("load_skill", { skill_name: "pdf-invoice-extractor" })).structuredContent as { files: unknown[] })
+        .files;
+    expect(await files()).toHaveLength(2);
+    // Added after the scan, in the skill folder and in a subfolder; one removed: no rescan needed.
+    write(join(folder, "README.txt"), "read me\n");
+    write(join(folder, "scripts/helper.sh"), "echo hi\n");
+    rmSync(join(folder, "templates/invoice.txt"));
+    // Set apart from the scan's mtimes even where timestamps are coarse.
+    for (const sub of ["", "scripts", "templates"]) utimesSync(join(folder, sub), 1, 1);
+    expect(hub.knownEntries(folder)).toBeUndefined();
+    expect(await files()).toEqual([
+      { path: "README.txt", size: 8 },
+      { path: "scripts/extract.py", size: 11 },
+      { path: "scripts/helper.sh", size: 8 },
+    ]);
   });
 
   test("unknown and disabled skills are errors with a code and a way forward", async () => {
