@@ -30,11 +30,8 @@ server.registerTool(
 if (process.argv.includes("--structured"))
   server.registerTool(
     "read_structured",
-    {
-      description: "Return a file's text as structured content",
-      inputSchema: { path: z.string() },
-      outputSchema: { text: z.string() },
-    },
+    // No outputSchema: the SDK would check every result against it, which SkillHub's tools do not pay.
+    { description: "Return a file's text as structured content", inputSchema: { path: z.string() } },
     async ({ path }) => {
       const data = { text: await Bun.file(path).text() };
       return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };

@@ -24,16 +24,19 @@ export interface ToolPair {
   tool: string;
   args: (name: string) => object;
   floorTool: string;
+  /** Where in the order of names this pair starts (a fraction of them): each pair reads skills the other did not. */
+  start: number;
 }
 
 /** `skill` (the file as text) against `read`. */
-export const SKILL_PAIR: ToolPair = { tool: "skill", args: (name) => ({ name }), floorTool: "read" };
+export const SKILL_PAIR: ToolPair = { tool: "skill", args: (name) => ({ name }), floorTool: "read", start: 0 };
 
 /** `load_skill` (structured content with its JSON text mirror) against `read_structured`, which answers alike. */
 export const LOAD_SKILL_PAIR: ToolPair = {
   tool: "load_skill",
   args: (name) => ({ skill_name: name }),
   floorTool: "read_structured",
+  start: 0.5,
 };
 
 /**
@@ -54,7 +57,7 @@ export async function besideFair(
   const ours: number[] = [];
   const floor: number[] = [];
   for (let i = 0; i < calls + warm; i++) {
-    const name = names[(i * 7919) % names.length] as string;
+    const name = names[((i + Math.floor(pair.start * names.length)) * 7919) % names.length] as string;
     for (const which of i % 2 === 0 ? [0, 1] : [1, 0]) {
       const started = performance.now();
       const reply =

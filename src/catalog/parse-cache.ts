@@ -64,8 +64,12 @@ export class ParseCache {
     let taken = 0;
     for (const skill of catalog.skills) {
       if (skill.kind !== "agent-skill" || this.parses.has(skill.file)) continue;
-      // The catalog's own notes (a name another folder serves) are the next catalog's to make again.
-      const diagnostics = catalog.diagnosticsFor(skill.file).filter((d) => !CATALOG_CODES.has(d.code));
+      // One copy, as the parse made it: the catalog labels a file's diagnostics with each source that
+      // walked it (twice for a folder listed twice), and adds notes of its own about names.
+      const diagnostics = catalog
+        .diagnosticsFor(skill.file)
+        .filter((d) => d.source === skill.source && !CATALOG_CODES.has(d.code))
+        .map(({ source: _, ...d }) => d);
       if (diagnostics.length > 0) this.parses.set(skill.file, inBase(fresh(skill, diagnostics, skill)));
       taken++;
     }

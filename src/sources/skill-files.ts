@@ -35,11 +35,14 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
     return { files, truncated: false };
   }
   const visit = (folder: string, depth: number): boolean => {
-    const entries = entriesOf(folder, options.knownEntries);
+    const known = options.knownEntries?.(folder);
+    const entries = known ?? readable(folder);
     if (!entries) return true;
     for (const entry of entries) {
       const path = join(folder, entry.name);
-      if (entry.kind === "dir") {
+      // Security: a kept listing can be older than a subfolder swapped for a link (its parent's mtime
+      // put back): a folder is entered only if it is one now, as a fresh listing would have it.
+      if (entry.kind === "dir" && (!known || isRealFolder(path))) {
         if (SKIPPED_DIRS.has(entry.name) || depth >= MAX_DEPTH) continue;
         if (++folders + files.length > max) return false;
         if (isSkillFolder(path)) continue;
@@ -70,17 +73,20 @@ export interface ListOptions {
   knownEntries?: (folder: string) => Iterable<{ name: string; kind: EntryKind }> | undefined;
 }
 
-/** A folder's entries sorted by name (code units): known ones, else read; undefined when unreadable. */
-function entriesOf(
-  folder: string,
-  known: ListOptions["knownEntries"],
-): Iterable<{ name: string; kind: EntryKind }> | undefined {
-  const listed = known?.(folder);
-  if (listed) return listed;
+/** A folder's entries sorted by name (code units); undefined when unreadable. */
+function readable(folder: string): { name: string; kind: EntryKind }[] | undefined {
   try {
     return readEntries(folder);
   } catch {
     return undefined;
+  }
+}
+
+function isRealFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -1,5 +1,6 @@
 import { type JSONRPCMessage, type McpServer, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
+import { RPC } from "./http-responses.ts";
 import type { LineTransport } from "./stdio-lines.ts";
 
 export interface StdioEntryOptions {
@@ -24,10 +25,26 @@ export function serveStdioEntry(transport: LineTransport, options: StdioEntryOpt
   let closeServer: () => Promise<void> = async () => undefined;
   let closing = false;
   transport.onclose = options.onclose;
-  transport.onmessage = (message) => {
+  const hold = (message: JSONRPCMessage) => {
     held.push(message);
-    if (held.length === 1) open(message).catch(options.onerror);
+    if (held.length === 1) open(message).catch(failed);
   };
+  // As the SDK's entry does: the requests held are answered with an internal error, and the next
+  // message tries again.
+  const failed = (error: Error) => {
+    options.onerror(error);
+    transport.onmessage = hold;
+    for (const message of held.splice(0))
+      if ("method" in message && "id" in message)
+        transport
+          .send({
+            jsonrpc: "2.0",
+            id: message.id,
+            error: { code: RPC.INTERNAL_ERROR, message: "Internal server error" },
+          })
+          .catch(() => undefined);
+  };
+  transport.onmessage = hold;
   const open = async (first: JSONRPCMessage) => {
     if (isLegacyOpening(first)) {
       const server = await options.factory();

@@ -122,9 +122,21 @@ export class LineTransport implements Transport {
       );
       return;
     }
-    if ("method" in message && "id" in message) this.pending.add(message.id);
+    const id = "method" in message && "id" in message ? message.id : undefined;
+    if (id !== undefined) this.pending.add(id);
     memoryRelease.busy();
-    this.onmessage?.(message);
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      // A throw while handing the message over (the SDK's entry answered one as an internal error).
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      if (id !== undefined)
+        this.send({
+          jsonrpc: "2.0",
+          id,
+          error: { code: RPC.INTERNAL_ERROR, message: "Internal server error" },
+        }).catch(() => undefined);
+    }
   }
 
   private reject(code: number, message: string, id: string | number | null): void {

@@ -66,16 +66,21 @@ describe("a start with the last run's snapshot reads only the SKILL.md files cha
     expect(scanner.seed(snapshot)).toBe(0);
   });
 
-  test("the catalog's own notes about a file are not taken as its parse's (one folder listed twice)", () => {
+  test("a file's diagnostics are seeded once, without the catalog's own notes (one folder listed twice)", () => {
     const dir = tempDir("skillhub-seed-twice-");
-    writeSkill(dir, "alpha", { description: "Alpha." });
+    // Served with a parse warning (no name: the folder's is used), which each source's scan reports.
+    writeSkill(dir, "alpha", { name: null, description: "Alpha." });
     // The same folder as two sources (nested or repeated --skills-dir): one file, served once, shadowed once.
     const twice = [
       { label: "dir1", dir, location: "explicit" as const },
       { label: "team", dir, location: "explicit" as const },
     ];
     const first = new Scanner().scan(twice, limits);
-    expect(first.diagnostics.map((d) => d.code)).toEqual(["shadowed"]);
+    expect(first.diagnostics.map((d) => `${d.code} ${d.source}`)).toEqual([
+      "missing-name dir1",
+      "missing-name team",
+      "shadowed team",
+    ]);
     const scanner = new Scanner();
     expect(scanner.seed(first)).toBe(1);
     const next = scanner.scan(twice, limits);

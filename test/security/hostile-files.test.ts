@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -98,6 +98,27 @@ describe("load_skill's file list", () => {
       ]);
       expect(JSON.stringify(result)).not.toContain(CANARY);
     }
+  });
+});
+
+describe("load_skill's file list from the scan's listings", () => {
+  test("a subfolder swapped for a link out after the scan, its folder's mtime put back: not entered", async () => {
+    const { outside, skills } = world();
+    mkdirSync(join(skills, "victim/sub"));
+    write(join(skills, "victim/sub/a.txt"), "aaa");
+    const folder = join(skills, "victim");
+    // A whole second, so that putting it back is exact wherever timestamps are finer.
+    const mtime = 1_700_000_000;
+    utimesSync(folder, mtime, mtime);
+    const { call, hub } = await open({ flags: { "skills-dir": [skills] } });
+    rmSync(join(folder, "sub"), { recursive: true });
+    symlinkSync(outside, join(folder, "sub"));
+    utimesSync(folder, mtime, mtime);
+    // The scan's listing still holds (a folder `sub`); the listing enters it only if it is a folder now.
+    expect([...(hub.knownEntries(folder) ?? [])]).toContainEqual({ name: "sub", kind: "dir" });
+    const result = await call("load_skill", { skill_name: "victim" });
+    expect(JSON.stringify(result)).not.toContain("secret.txt");
+    expect((result.structuredContent as { files: unknown[] }).files).toEqual([{ path: "notes.txt", size: 7 }]);
   });
 });
 

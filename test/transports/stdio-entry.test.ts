@@ -1,0 +1,108 @@
+import { describe, expect, test } from "bun:test";
+import { PassThrough } from "node:stream";
+import { McpServer } from "@modelcontextprotocol/server";
+import { serveStdioEntry } from "../../src/transports/stdio-entry.ts";
+import { LineTransport } from "../../src/transports/stdio-lines.ts";
+
+// A connection's entry (src/transports/stdio-entry.ts): a 2025-era initialize is served by the server
+// connected directly, any other opening by the SDK's entry; either way in order, and a failed start is
+// answered, not left silent.
+
+const line = (message: object) => `${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`;
+const initialize = (id: number) =>
+  line({
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+  });
+const ping = (id: number) => line({ id, method: "ping" });
+
+function connection(factory: () => Promise<McpServer>) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const out: { id?: number; result?: unknown; error?: { code: number } }[] = [];
+  let buffer = "";
+  stdout.on("data", (chunk: Buffer) => {
+    buffer += chunk;
+    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+      out.push(JSON.parse(buffer.slice(0, nl)));
+      buffer = buffer.slice(nl + 1);
+    }
+  });
+  const errors: string[] = [];
+  let closed = 0;
+  const handle = serveStdioEntry(new LineTransport({ stdin, stdout }), {
+    factory,
+    onerror: (error) => errors.push(error.message),
+    onclose: () => closed++,
+  });
+  return { stdin, out, errors, handle, closed: () => closed };
+}
+
+const server = () => new McpServer({ name: "test", version: "1" }, { capabilities: { tools: {} } });
+
+/** Until `check` holds (or 2 s): timings of a loaded machine do not decide the outcome. */
+async function until(check: () => boolean): Promise<void> {
+  for (const started = Date.now(); !check() && Date.now() - started < 2000; ) await Bun.sleep(5);
+}
+
+describe("the stdio entry", () => {
+  for (const [opening, first] of [
+    ["a 2025 initialize (server connected directly)", initialize(1)],
+    ["any other opening (the SDK's entry)", ping(1)],
+  ] as const)
+    test(`${opening}: messages read while the server is made are answered in order`, async () => {
+      const c = connection(async () => {
+        await Bun.sleep(40);
+        return server();
+      });
+      c.stdin.write(`${first}${line({ method: "notifications/initialized" })}${ping(2)}`);
+      await Bun.sleep(5);
+      c.stdin.write(ping(3));
+      await until(() => c.out.length === 3);
+      c.stdin.write(ping(4));
+      await until(() => c.out.length === 4);
+      expect(c.out.map((m) => m.id)).toEqual([1, 2, 3, 4]);
+      expect(c.out.every((m) => m.error === undefined)).toBe(true);
+      c.stdin.end();
+      await until(() => c.closed() > 0);
+      expect(c.closed()).toBeGreaterThan(0);
+    });
+
+  test("a server that cannot be made: its requests get an internal error, the next message tries again", async () => {
+    let made = 0;
+    const c = connection(async () => {
+      if (made++ === 0) throw new Error("boom");
+      return server();
+    });
+    c.stdin.write(initialize(1));
+    await until(() => c.out.length === 1);
+    expect(c.out[0]).toMatchObject({ id: 1, error: { code: -32603 } });
+    expect(c.errors).toEqual(["boom"]);
+    c.stdin.write(initialize(2));
+    await until(() => c.out.length === 2);
+    expect(c.out[1]).toMatchObject({ id: 2, result: { serverInfo: { name: "test" } } });
+    await c.handle.close();
+  });
+
+  test("closed while the server is made: it is closed too, and nothing is answered", async () => {
+    let closedServer = false;
+    const c = connection(async () => {
+      await Bun.sleep(40);
+      const made = server();
+      const close = made.close.bind(made);
+      made.close = async () => {
+        closedServer = true;
+        await close();
+      };
+      return made;
+    });
+    c.stdin.write(initialize(1));
+    await Bun.sleep(5);
+    await c.handle.close();
+    await until(() => closedServer);
+    expect(closedServer).toBe(true);
+    expect(c.out).toEqual([]);
+    expect(c.closed()).toBe(1);
+  });
+});
