@@ -42,7 +42,7 @@ export const LOAD_SKILL_PAIR: ToolPair = {
 /**
  * A SkillHub tool against the fair floor's tool reading the same SKILL.md (issue 16), call by call in
  * alternating order, so that whatever the machine does at a moment weighs on both alike: timed in
- * separate sessions, the `skill` ratio moved between ×1.02 and ×1.47 from run to run with one binary.
+ * separate sessions, the `skill` ratio moved between ×1.02 and ×1.65 from run to run with one binary.
  * The first `warm` pairs warm both up (compiled code, caches) and are not counted.
  */
 export async function besideFair(
