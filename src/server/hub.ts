@@ -18,13 +18,14 @@ import { claudePlugins, findPluginSources, pluginSourceInputs } from "../sources
 import { type ProjectRoot, resolveProjectRoot } from "../sources/project-root.ts";
 import { hasSkillFolder } from "../sources/skill-folder.ts";
 import { buildSourceList, type Source } from "../sources/source-list.ts";
-import type { EventType, ToolDeps } from "../tools/definition.ts";
-import { parseToolSelection, selectTools, type ToolSelection } from "../tools/index.ts";
+import type { EventType, ToolDefinition, ToolDeps } from "../tools/definition.ts";
+import { parseToolSelection, type ToolSelection } from "../tools/index.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 import type { HubOptions } from "./hub-options.ts";
+import { OfferedTools } from "./offered-tools.ts";
 
 export type { HubOptions } from "./hub-options.ts";
 
@@ -55,7 +56,7 @@ export class Hub implements ToolDeps {
   private probed = { generation: -1, names: new Set<string>() };
   private readonly options: HubOptions;
   private closed = false;
-  private toolCache?: { catalog: Catalog; key: string; tools: ReturnType<typeof selectTools> };
+  private readonly offered: OfferedTools;
   private closing?: Promise<unknown>;
   /** The delayed start of background indexing; cleared by close() so a closed hub never starts it. */
   private indexTimer?: ReturnType<typeof setTimeout>;
@@ -74,6 +75,7 @@ export class Hub implements ToolDeps {
     this.acceptRoots = options.acceptRoots ?? true;
     this.exec = execHost({ cwd: options.cwd, ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);
+    this.offered = new OfferedTools(this.selection);
     this.filter = {
       skills: options.config.filters.enabled_skills,
       categories: options.config.filters.enabled_categories,
@@ -248,19 +250,9 @@ export class Hub implements ToolDeps {
     return forceRefresh({ git: this.git, refresher: this.refresher, store: this.store });
   }
 
-  /**
-   * The tools offered now (profile `auto` follows the catalog). Computed once per catalog
-   * generation: selecting scans every skill for tree nodes, and each request asks several times.
-   */
-  tools(): ReturnType<typeof selectTools> {
-    const catalog = this.store.catalog;
-    // The settings selectTools reads are part of the key: cheap to compare, and a test or a future
-    // reload that changes them must not see a stale list.
-    const c = this.config;
-    const key = `${c.scripts.enabled}|${c.scripts.allow_project}|${c.commands.enabled}|${c.analytics.enabled}|${c.filters.enabled_skills}|${c.filters.enabled_categories}`;
-    if (this.toolCache?.catalog !== catalog || this.toolCache.key !== key)
-      this.toolCache = { catalog, key, tools: selectTools(this.selection, catalog, c) };
-    return this.toolCache.tools;
+  /** The tools offered now (OfferedTools: once per catalog generation). */
+  tools(): ToolDefinition[] {
+    return this.offered.get(this.store.catalog, this.config);
   }
 
   close(): void {

@@ -22,13 +22,16 @@ function countingFs(): { fs: typeof nodeFs; stats: string[] } {
   return { fs, stats };
 }
 
+/** A source holding one skill folder, `pdf` (SKILL.md alone), with fresh listings over the real file system. */
+function pdfFolder(prefix: string) {
+  const root = tempDir(prefix);
+  writeSkill(root, "pdf", { description: "PDF tools." });
+  return { dir: join(root, "pdf"), listings: new FolderListings(nodeFs), result: walkResult() };
+}
+
 describe("folder listings", () => {
   test("a skill folder that gains a subfolder stops being a leaf, even when listed twice in one pass", () => {
-    const root = tempDir("skillhub-listings-");
-    writeSkill(root, "pdf", { description: "PDF tools." });
-    const dir = join(root, "pdf");
-    const listings = new FolderListings(nodeFs);
-    const result = walkResult();
+    const { dir, listings, result } = pdfFolder("skillhub-listings-");
     expect(listings.list(dir, result, false)).toMatchObject({ hasSkill: true, leafSkill: true });
     nodeFs.mkdirSync(join(dir, "scripts"));
     nodeFs.utimesSync(dir, new Date(), new Date(Date.now() + 5_000));
@@ -90,11 +93,7 @@ describe("folder listings", () => {
   });
 
   test("a kept leaf that grows a subfolder, listed twice in the next pass, keeps its newest listing", () => {
-    const root = tempDir("skillhub-listings-twice-");
-    writeSkill(root, "pdf", { description: "PDF tools." });
-    const dir = join(root, "pdf");
-    const listings = new FolderListings(nodeFs);
-    const result = walkResult();
+    const { dir, listings, result } = pdfFolder("skillhub-listings-twice-");
     listings.list(dir, result, false);
     listings.endRescan();
     nodeFs.mkdirSync(join(dir, "scripts"));
