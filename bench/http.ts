@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
 import { binary } from "../test/helpers/binary.ts";
 import { startHttpBinary } from "../test/helpers/http-binary.ts";
+import { percentile } from "./lib/rpc.ts";
 
 export interface HttpBenchOptions {
   /** The skillhub binary. Default dist/skillhub (built when stale). */
@@ -118,8 +119,8 @@ export async function benchHttp(options: HttpBenchOptions = {}): Promise<HttpBen
       errors,
       seconds,
       requestsPerSecond: latencies.length / seconds,
-      p50Ms: percentile(latencies, 0.5),
-      p99Ms: percentile(latencies, 0.99),
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
     };
   } finally {
     await Promise.all(sessions.map((s) => s.close()));
@@ -183,12 +184,6 @@ class BenchSession {
       body: JSON.stringify(message),
     });
   }
-}
-
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] as number;
 }
 
 export function formatHttpBench(r: HttpBenchResult): string {

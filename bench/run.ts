@@ -209,16 +209,24 @@ const SEARCHES = 200;
 const IDLE_SETTLE_MS = 90_000;
 
 /**
- * CPU used over an idle window longer than the 30 s rescan timer, SkillHub and the floor side by side:
- * two windows, their mean.
+ * CPU used over idle windows longer than the 30 s rescan timer, SkillHub and the floor side by side:
+ * four windows (90–214 s after the warm-up, so that each runtime's collection 2 minutes into the quiet
+ * falls inside whichever process started later), each window's figure and their mean. The lowest window
+ * is what a server costs between those collections, for as long as nothing changes.
  */
 async function idleCpu(
   dir: string,
   env: Record<string, string>,
   cwd: string,
-): Promise<{ skillhubMs: number; floorMs: number; windowMs: number }> {
+): Promise<{
+  skillhubMs: number;
+  floorMs: number;
+  windowMs: number;
+  skillhubWindows: number[];
+  floorWindows: number[];
+}> {
   const windowMs = 31_000;
-  const windows = 2;
+  const windows = 4;
   const servers = [spawnServer([skillhub, "--skills-dir", dir], { env, cwd }), spawnServer([floor], { env, cwd })];
   for (const s of servers) {
     await s.request("initialize", INITIALIZE);
@@ -232,14 +240,18 @@ async function idleCpu(
   await Bun.sleep(IDLE_SETTLE_MS);
   // Per thread in ns, sampled every 250 ms (lib/thread-cpu.ts): /proc/PID/stat's 10 ms ticks moved
   // a 40-70 ms figure by a sixth from run to run.
-  const used = (
-    await cpuOver(
+  const byWindow: number[][] = servers.map(() => []);
+  for (let w = 0; w < windows; w++) {
+    const used = await cpuOver(
       servers.map((s) => s.proc.pid),
-      windows * windowMs,
-    )
-  ).map((u) => u.ms / windows);
+      windowMs,
+    );
+    for (const [i, u] of used.entries()) byWindow[i]?.push(u.ms);
+  }
   for (const s of servers) await s.close();
-  return { skillhubMs: used[0] as number, floorMs: used[1] as number, windowMs };
+  const [skillhubWindows, floorWindows] = byWindow as [number[], number[]];
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { skillhubMs: mean(skillhubWindows), floorMs: mean(floorWindows), windowMs, skillhubWindows, floorWindows };
 }
 
 /** Generate the skills or stop the benchmark with the reason: figures over a partial corpus would mislead. */
@@ -410,8 +422,9 @@ for (const size of sizes) {
   if (size === 10_000) {
     const idle = await idleCpu(dir, env, home);
     row.idleCpu = idle;
+    const each = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(" ");
     say(
-      `idle CPU per ${(idle.windowMs / 1000).toFixed(0)} s (${IDLE_SETTLE_MS / 1000} s after):  skillhub ${ms(idle.skillhubMs)}   floor ${ms(idle.floorMs)}`,
+      `idle CPU per ${(idle.windowMs / 1000).toFixed(0)} s (${IDLE_SETTLE_MS / 1000} s after, mean of ${idle.skillhubWindows.length} windows):  skillhub ${ms(idle.skillhubMs)}   floor ${ms(idle.floorMs)}   ratio ${(idle.skillhubMs / idle.floorMs).toFixed(2)}   (by window: skillhub ${each(idle.skillhubWindows)}, floor ${each(idle.floorWindows)}; lowest ${ms(Math.min(...idle.skillhubWindows))} vs ${ms(Math.min(...idle.floorWindows))})`,
     );
   }
   if (size > 0) {

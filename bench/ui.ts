@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startHttpBinary } from "../test/helpers/http-binary.ts";
 import { freshBinary, hasChromium, launchBrowser } from "../test/ui/browser.ts";
+import { percentile } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
 
 const { values } = parseArgs({
@@ -26,10 +27,6 @@ const SKILLS = Number(values.skills);
 const RUNS = Number(values.runs);
 const EVENTS = Number(values.events);
 const GOAL_MS = 200;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-}
 
 /** Loads and searches spread over 60 days, as a busy team hub's analytics file. */
 function writeEvents(file: string, names: string[], count: number): void {
@@ -100,11 +97,11 @@ async function main(): Promise<void> {
         times.push(performance.now() - start);
       }
       times.sort((a, b) => a - b);
-      const p95 = percentile(times, 0.95);
+      const p95 = percentile(times, 95);
       if (p95 > GOAL_MS) over++;
       rows.push([
         label,
-        percentile(times, 0.5).toFixed(1),
+        percentile(times, 50).toFixed(1),
         p95.toFixed(1),
         (times.at(-1) ?? 0).toFixed(1),
         String(bytes),
@@ -138,7 +135,7 @@ async function browserLoads(base: string): Promise<void> {
     }
     times.sort((a, b) => a - b);
     console.log(
-      `\nChromium, navigation start to the skill list rendered (${times.length} loads): p50 ${percentile(times, 0.5).toFixed(0)} ms, max ${(times.at(-1) ?? 0).toFixed(0)} ms`,
+      `\nChromium, navigation start to the skill list rendered (${times.length} loads): p50 ${percentile(times, 50).toFixed(0)} ms, max ${(times.at(-1) ?? 0).toFixed(0)} ms`,
     );
   } finally {
     await close();

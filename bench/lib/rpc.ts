@@ -98,13 +98,20 @@ export const INITIALIZE = {
   clientInfo: { name: "skillhub-bench", version: "1.0.0" },
 };
 
+/** The nearest-rank `p`th percentile (0–100) of `values`; NaN when there are none. */
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
 
-export const median = (values: readonly number[]) => percentile(values, 50);
+/** The middle value; with an even count, the mean of the two middle ones (not the lower, as a percentile gives). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  if (sorted.length % 2 === 1) return sorted[mid] as number;
+  return sorted.length === 0 ? Number.NaN : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
 
 /** Each numeric figure's median over rounds (a figure a round lacks is left out of its median). */
 export function medianOf<T extends object>(rounds: readonly T[]): T {

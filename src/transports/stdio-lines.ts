@@ -127,6 +127,8 @@ export class LineTransport implements Transport {
     memoryRelease.busy();
     try {
       this.onmessage?.(message);
+      // A cancelled request gets no answer (the protocol says so): stdin's end no longer waits for it.
+      if ("method" in message && message.method === "notifications/cancelled") this.answered(message.params?.requestId);
     } catch (error) {
       // A throw while handing the message over (the SDK's entry answered one as an internal error).
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -160,10 +162,13 @@ export class LineTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     await this.write(`${JSON.stringify(message)}\n`);
-    if (!("method" in message) && "id" in message && message.id !== undefined) {
-      this.pending.delete(message.id);
-      if (this.pending.size === 0) this.drained?.();
-    }
+    if (!("method" in message) && "id" in message) this.answered(message.id);
+  }
+
+  /** Request `id` needs no answer any more: answered, or cancelled by the client. */
+  private answered(id: unknown): void {
+    if ((typeof id !== "string" && typeof id !== "number") || !this.pending.delete(id)) return;
+    if (this.pending.size === 0) this.drained?.();
   }
 
   private write(text: string): Promise<void> {

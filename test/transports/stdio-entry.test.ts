@@ -69,6 +69,34 @@ describe("the stdio entry", () => {
       expect(c.closed()).toBeGreaterThan(0);
     });
 
+  test("stdin's end does not wait for a request the client cancelled (it gets no answer)", async () => {
+    let aborted = false;
+    const c = connection(async () => {
+      const made = server();
+      // A call that ends only when cancelled.
+      made.server.setRequestHandler("tools/call", (_request, ctx) => {
+        const signal = ctx.mcpReq.signal;
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => {
+            aborted = true;
+            reject(new Error("cancelled"));
+          }),
+        );
+      });
+      return made;
+    });
+    const call = line({ id: 2, method: "tools/call", params: { name: "wait", arguments: {} } });
+    c.stdin.write(`${initialize(1)}${line({ method: "notifications/initialized" })}${call}`);
+    await until(() => c.out.length === 1);
+    c.stdin.write(line({ method: "notifications/cancelled", params: { requestId: 2, reason: "user" } }));
+    c.stdin.end();
+    // Without the cancel, stdin's end waits up to the 5 s drain for an answer that never comes.
+    await until(() => c.closed() > 0);
+    expect(aborted).toBe(true);
+    expect(c.closed()).toBe(1);
+    expect(c.out.map((m) => m.id)).toEqual([1]);
+  });
+
   test("a server that cannot be made: its requests get an internal error, the next message tries again", async () => {
     let made = 0;
     const c = connection(async () => {
