@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { SKILL_FILE, SKIPPED_DIRS } from "./walk.ts";
-import { type EntryKind, readEntries } from "./walk-listings.ts";
+import { type FolderEntry, readEntries } from "./walk-listings.ts";
 
 export interface SkillFileEntry {
   /** Relative to the skill folder, "/" separators. */
@@ -70,11 +70,11 @@ export interface ListOptions {
    * A folder's entries as the last scan listed it, while its mtime holds (Walker.knownEntries): one
    * stat instead of a readdir, which took load_skill as long as the rest of its listing (issue 16).
    */
-  knownEntries?: (folder: string) => Iterable<{ name: string; kind: EntryKind }> | undefined;
+  knownEntries?: (folder: string) => Iterable<FolderEntry> | undefined;
 }
 
 /** A folder's entries sorted by name (code units); undefined when unreadable. */
-function readable(folder: string): { name: string; kind: EntryKind }[] | undefined {
+function readable(folder: string): FolderEntry[] | undefined {
   try {
     return readEntries(folder);
   } catch {

@@ -7,6 +7,11 @@ export const SKILL_FILE = "SKILL.md";
 
 /** "special": a FIFO, socket or device, never read (opening one can block the scan on another process). */
 export type EntryKind = "dir" | "file" | "link" | "special";
+/** One entry of a folder's listing. */
+export interface FolderEntry {
+  name: string;
+  kind: EntryKind;
+}
 const KINDS: readonly EntryKind[] = ["dir", "file", "link", "special"];
 
 /**
@@ -14,13 +19,13 @@ const KINDS: readonly EntryKind[] = ["dir", "file", "link", "special"];
  * idle: a source root holding 10,000 skill folders kept 10,000 objects and 10,000 names otherwise, each
  * visited by every full collection). Iterating gives each entry as a new object.
  */
-export class FolderEntries implements Iterable<{ name: string; kind: EntryKind }> {
+export class FolderEntries implements Iterable<FolderEntry> {
   private constructor(
     private readonly names: string,
     private readonly kinds: Uint8Array,
   ) {}
 
-  static of(entries: readonly { name: string; kind: EntryKind }[]): FolderEntries {
+  static of(entries: readonly FolderEntry[]): FolderEntries {
     // "/" is the one character no file name holds.
     return new FolderEntries(
       entries.map((e) => e.name).join("/"),
@@ -28,7 +33,7 @@ export class FolderEntries implements Iterable<{ name: string; kind: EntryKind }
     );
   }
 
-  *[Symbol.iterator](): IterableIterator<{ name: string; kind: EntryKind }> {
+  *[Symbol.iterator](): IterableIterator<FolderEntry> {
     if (this.kinds.length === 0) return;
     for (const [i, name] of this.names.split("/").entries())
       yield { name, kind: KINDS[this.kinds[i] as number] as EntryKind };
@@ -58,10 +63,7 @@ const skillOnlyListing = (mtimeMs: number): DirListing => ({
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** `dir`'s entries with their kinds, sorted by name (code units); throws as readdirSync does. */
-export function readEntries(
-  dir: string,
-  fs: Pick<WalkFs, "readdirSync"> = nodeFs as unknown as WalkFs,
-): { name: string; kind: EntryKind }[] {
+export function readEntries(dir: string, fs: Pick<WalkFs, "readdirSync"> = nodeFs as unknown as WalkFs): FolderEntry[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
     .map((e) => ({

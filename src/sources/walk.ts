@@ -1,7 +1,7 @@
 import * as nodeFs from "node:fs";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode } from "../util/errors.ts";
-import { type EntryKind, FolderListings, SKILL_FILE } from "./walk-listings.ts";
+import { type FolderEntry, FolderListings, SKILL_FILE } from "./walk-listings.ts";
 import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
 import { realOrEmpty, type VerifyPlan, WalkRecord } from "./walk-record.ts";
@@ -36,7 +36,7 @@ export class Walker {
    * A folder's entries, sorted by name, as the last walk listed it, while its mtime shows no change
    * since; undefined otherwise (not walked, changed, gone). One stat instead of a readdir.
    */
-  knownEntries(dir: string): Iterable<{ name: string; kind: EntryKind }> | undefined {
+  knownEntries(dir: string): Iterable<FolderEntry> | undefined {
     try {
       return this.listings.entriesAt(dir, this.fs.statSync(dir).mtimeMs);
     } catch {

@@ -10,7 +10,7 @@ import type { FrozenGuard } from "../lock/frozen.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
-import type { EntryKind } from "../sources/walk-listings.ts";
+import type { FolderEntry } from "../sources/walk-listings.ts";
 import type { Logger } from "../util/logger.ts";
 
 /** Analytics event types (seed 003 §10.2, plus skill_loaded and search for the other tools). */
@@ -41,7 +41,7 @@ export interface ToolDeps {
   /** Frozen mode (--frozen / SKILLHUB_FROZEN): serve only skills that match skillhub.lock. Unset: off. */
   readonly frozen?: FrozenGuard;
   /** A folder's entries as the last scan listed it, while its mtime holds (load_skill's file list). */
-  knownEntries?(dir: string): Iterable<{ name: string; kind: EntryKind }> | undefined;
+  knownEntries?(dir: string): Iterable<FolderEntry> | undefined;
 }
 
 /** Per-connection facts: who the client is. */

@@ -1,6 +1,5 @@
 import { type JSONRPCMessage, type McpServer, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
-import { RPC } from "./http-responses.ts";
 import type { LineTransport } from "./stdio-lines.ts";
 
 export interface StdioEntryOptions {
@@ -35,14 +34,7 @@ export function serveStdioEntry(transport: LineTransport, options: StdioEntryOpt
     options.onerror(error);
     transport.onmessage = hold;
     for (const message of held.splice(0))
-      if ("method" in message && "id" in message)
-        transport
-          .send({
-            jsonrpc: "2.0",
-            id: message.id,
-            error: { code: RPC.INTERNAL_ERROR, message: "Internal server error" },
-          })
-          .catch(() => undefined);
+      if ("method" in message && "id" in message) transport.sendInternalError(message.id);
   };
   transport.onmessage = hold;
   const open = async (first: JSONRPCMessage) => {

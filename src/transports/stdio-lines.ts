@@ -132,13 +132,15 @@ export class LineTransport implements Transport {
     } catch (error) {
       // A throw while handing the message over (the SDK's entry answered one as an internal error).
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      if (id !== undefined)
-        this.send({
-          jsonrpc: "2.0",
-          id,
-          error: { code: RPC.INTERNAL_ERROR, message: "Internal server error" },
-        }).catch(() => undefined);
+      if (id !== undefined) this.sendInternalError(id);
     }
+  }
+
+  /** Answer request `id` with an internal error, as the SDK does for a server that failed it. */
+  sendInternalError(id: string | number): void {
+    this.send({ jsonrpc: "2.0", id, error: { code: RPC.INTERNAL_ERROR, message: "Internal server error" } }).catch(
+      () => undefined,
+    );
   }
 
   private reject(code: number, message: string, id: string | number | null): void {
