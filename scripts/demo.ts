@@ -28,7 +28,15 @@ const { tools } = await client.listTools();
 say(`Tools: ${tools.map((t) => t.name).join(", ")}`);
 const skill = tools.find((t) => t.name === "skill");
 const names = [...(skill?.description ?? "").matchAll(/<name>([^<]+)<\/name>/g)].map((m) => m[1]);
-say(`Skills in ${dir}/: ${names.join(", ")}`);
+say(`Agent Skills in ${dir}/ (the skill tool's list): ${names.join(", ")}`);
+if (tools.some((t) => t.name === "get_skill")) {
+  // Its tree of keyword-routed Markdown skills, as list_skills returns it.
+  type Node = { path: string; children?: Node[] };
+  const listed = await client.callTool({ name: "list_skills", arguments: {} });
+  const tree = JSON.parse((listed.content as { text?: string }[])[0]?.text ?? "{}").tree as Node | undefined;
+  const paths = (node: Node): string[] => [node.path, ...(node.children ?? []).flatMap(paths)];
+  if (tree) say(`Tree nodes (routed by get_skill): ${paths(tree).join(", ")}`);
+}
 const first = names.includes("pdf-invoice-extractor") ? "pdf-invoice-extractor" : names[0];
 if (first) {
   const result = await client.callTool({ name: "skill", arguments: { name: first } });

@@ -1,5 +1,4 @@
 #!/usr/bin/env bun
-import { existsSync } from "node:fs";
 import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
@@ -8,6 +7,7 @@ import type { Config } from "./config/schema.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
+import { folderProblem } from "./util/folder-check.ts";
 import { createLogger } from "./util/logger.ts";
 import { VERSION } from "./version.ts";
 
@@ -71,7 +71,8 @@ Options (serve):
 
 Skills are read from, in order: --skills-dir/SKILLS_DIR, <project>/.agents/skills,
 <project>/.agent/skills, ~/.agents/skills, ~/.agent/skills, <project>/.claude/skills,
-~/.claude/skills, ~/.skillhub/skills. The first folder holding a name wins.
+~/.claude/skills, ~/.skillhub/skills, synced team repositories (SKILLS_REPO), then the
+skills of installed Claude Code plugins. The first folder holding a name wins.
 
 Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
@@ -163,7 +164,8 @@ export async function run(
     if (args.command === "mcp-server") config = mcpServerSettings(config);
     for (const dir of config.sources.dirs) {
       // A folder the user named that is not there is a typo more often than not: say so (it is still skipped).
-      if (!existsSync(dir)) io.err(`skillhub: warning: skills folder ${dir} does not exist; it is skipped.\n`);
+      const problem = folderProblem(dir);
+      if (problem) io.err(`skillhub: warning: skills folder ${dir} ${problem}; it is skipped.\n`);
     }
     const logger = createLogger({ level: config.log_level, write: io.err });
     ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err };

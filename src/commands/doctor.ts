@@ -2,6 +2,7 @@ import { describeFilter } from "../catalog/filters.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { publicationReport } from "../server/skills-extension/report.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
+import { folderProblem } from "../util/folder-check.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { teamJson, teamLines } from "./team-status.ts";
@@ -47,7 +48,9 @@ export const runDoctor: CommandRun = async (ctx) => {
   catalog.sources.forEach((s, i) => {
     const state = s.exists
       ? `${s.served} skill${s.served === 1 ? "" : "s"}${s.shadowed ? `, ${s.shadowed} shadowed` : ""}`
-      : "not present";
+      : folderProblem(s.dir)?.startsWith("is a file")
+        ? "a file, not a folder"
+        : "not present";
     lines.push(`  ${String(i + 1).padStart(2)}. ${s.label.padEnd(15)} ${s.location.padEnd(8)} ${s.dir}  (${state})`);
   });
   lines.push(...teamLines(hub));

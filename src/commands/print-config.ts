@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { closeNames } from "../util/close-names.ts";
 import { CLIENTS, type Client, httpSnippets, type Launch, stdioSnippets } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
 
@@ -12,8 +13,10 @@ export function selfLaunch(): Launch {
 export const runPrintConfig: CommandRun = async (ctx) => {
   const client = ctx.args.positionals[0];
   if (!client || !(CLIENTS as readonly string[]).includes(client)) {
+    const close = client ? closeNames(client, CLIENTS, 1)[0] : undefined;
+    const guess = close ? ` Did you mean '${close}'?` : "";
     ctx.err(
-      `skillhub print-config: ${client ? `unknown client "${client}"` : "name a client"}. Clients: ${CLIENTS.join(", ")}.\n`,
+      `skillhub print-config: ${client ? `unknown client "${client}"` : "name a client"}.${guess} Clients: ${CLIENTS.join(", ")}.\n`,
     );
     return 2;
   }

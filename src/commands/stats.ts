@@ -48,9 +48,9 @@ export const runStats: CommandRun = async (ctx) => {
     return 0;
   }
   if (summary.events === 0) {
-    const where = files.length > 0 ? files.join(", ") : "(no file)";
+    const where = files.length > 0 ? `in ${files.join(", ")}` : "to show: no analytics file is configured";
     ctx.out(
-      `No analytics events${since ? ` since ${since}` : ""} in ${where}.\nTurn on local analytics with SKILLHUB_ANALYTICS_FILE=<file> (or analytics.file in config.yaml), or pass JSONL files collected by your endpoint: skillhub stats FILE...\n`,
+      `No analytics events${since ? ` since ${since}` : ""} ${where}.\nTurn on local analytics with SKILLHUB_ANALYTICS_FILE=<file> (or analytics.file in config.yaml), or pass JSONL files collected by your endpoint: skillhub stats FILE...\n`,
     );
     return 0;
   }

@@ -1,3 +1,4 @@
+import { closeNames } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
 import { type OptionSpec, type ParsedArgv, parseArgv } from "./argv.ts";
 
@@ -139,9 +140,16 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
 function usageMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const unknown = /Unknown option '([^']+)'/.exec(message);
-  if (unknown) return `unknown option ${unknown[1]}.`;
-  const missing = /Option '([^']+)' argument missing/.exec(message);
+  if (unknown) {
+    const word = unknown[1] ?? "";
+    const close = word.startsWith("--") ? closeNames(word.slice(2), Object.keys(OPTIONS), 1)[0] : undefined;
+    return `unknown option ${word}.${close ? ` Did you mean --${close}?` : ""}`;
+  }
+  const missing = /Option '([^' ]+)[^']*' argument missing/.exec(message);
   if (missing) return `option ${missing[1]?.split(",").pop()?.trim()} needs a value.`;
+  const dashed = /Option '(--[^']+)' argument is ambiguous/.exec(message);
+  if (dashed)
+    return `option ${dashed[1]} needs a value, and the next word starts with '-'. To give such a value, join it with '=': ${dashed[1]}=-value.`;
   return message.split(". ")[0] ?? message;
 }
 
@@ -166,31 +174,7 @@ function dashHint(argv: readonly string[], error: unknown): string | undefined {
   return `unknown option ${odd}. If it is a name, not an option, put -- before it: ${shown}`;
 }
 
-/** The command nearest a mistyped one (edit distance at most 2, or a shared prefix), if any. */
+/** The command nearest a mistyped one (close-names.ts), if any. */
 function closestCommand(word: string): string | undefined {
-  const w = word.toLowerCase();
-  let best: { name: string; d: number } | undefined;
-  for (const name of COMMANDS) {
-    const d = name.startsWith(w) || w.startsWith(name) ? 0 : distance(w, name);
-    if (d <= 2 && (!best || d < best.d)) best = { name, d };
-  }
-  return best?.name;
-}
-
-/** Levenshtein distance (short words only). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++)
-      current.push(
-        Math.min(
-          (previous[j] ?? 0) + 1,
-          (current[j - 1] ?? 0) + 1,
-          (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
-        ),
-      );
-    previous = current;
-  }
-  return previous[b.length] ?? Number.POSITIVE_INFINITY;
+  return closeNames(word, COMMANDS, 1)[0];
 }

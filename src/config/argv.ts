@@ -1,7 +1,7 @@
 /**
  * The command line's words → option values and positionals: the subset of node:util's strict
  * `parseArgs` that SkillHub uses, with the same results and the same error texts (args.ts rewords
- * them). Hand-written because loading node:util cost ~4 ms of every start, which the floor does not
+ * them), except that a negative number after a string option is its value. Hand-written because loading node:util cost ~4 ms of every start, which the floor does not
  * pay (issue 16).
  */
 
@@ -54,7 +54,8 @@ export function parseArgv(args: readonly string[], options: Readonly<Record<stri
       } else {
         const next = args[i + 1];
         if (next === undefined) throw new Error(`Option '--${name} <value>' argument missing`);
-        if (next.startsWith("-") && next !== "-")
+        // A negative number is a value (`--limit -1`), for the option's own check to refuse or take.
+        if (next.startsWith("-") && next !== "-" && !/^-\d/.test(next))
           throw new Error(
             `Option '--${name}' argument is ambiguous.\nDid you forget to specify the option argument for '--${name}'?\nTo specify an option argument starting with a dash use '--${name}=-XYZ'.`,
           );

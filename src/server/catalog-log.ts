@@ -1,4 +1,4 @@
-import type { Catalog } from "../catalog/catalog.ts";
+import type { Catalog, SourceStatus } from "../catalog/catalog.ts";
 import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import type { Logger } from "../util/logger.ts";
@@ -22,14 +22,21 @@ export function logNewDiagnostics(logger: Logger, previous: Catalog, next: Catal
   if (previous.generation !== 0 && warnings > 0) logSummary(logger, next, warnings);
 }
 
-/** After the first scan: what is served, and the explicit folders that do not exist (a typo, most often). */
+/** After the first scan: what is served, and where nothing was found. */
 export function logFirstCatalog(logger: Logger, catalog: Catalog): void {
   logSummary(logger, catalog, catalog.diagnostics.filter((d) => d.severity === "warning").length);
-  for (const source of catalog.sources) {
-    if (source.location === "explicit" && !source.exists)
-      logger.warn(`skills folder ${source.dir} (--skills-dir / SKILLS_DIR) does not exist.`);
-  }
-  if (catalog.skills.length === 0) logger.warn("no skills found; `skillhub doctor` shows which folders were searched.");
+  if (catalog.skills.length === 0) logger.warn(noSkillsFound(catalog.sources));
+}
+
+/** Where no skill was found: each folder when there are few (mcp-server reads one), else how many exist. */
+export function noSkillsFound(sources: readonly SourceStatus[]): string {
+  if (sources.length === 0) return "no skills found: no skills folder is configured.";
+  if (sources.length <= 3)
+    return `no skills found in ${sources.map((s) => `${s.dir}${s.exists ? "" : " (does not exist)"}`).join(", ")}.`;
+  const existing = sources.filter((s) => s.exists).length;
+  return existing === 0
+    ? `no skills found: none of the ${sources.length} folders searched exists. Put skill folders in one of them (\`skillhub doctor\` lists them) or pass --skills-dir DIR.`
+    : `no skills found in the ${existing} existing folder${existing === 1 ? "" : "s"} of the ${sources.length} searched; \`skillhub doctor\` lists them.`;
 }
 
 function logSummary(logger: Logger, catalog: Catalog, warnings: number): void {

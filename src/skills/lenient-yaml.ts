@@ -53,9 +53,19 @@ function tryParse(text: string): { ok: true; data: unknown } | { ok: false; erro
   try {
     return { ok: true, data: yaml().parse(text, { maxAliasCount: 50, prettyErrors: true }) };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, error: message.split("\n")[0] ?? message };
+    return { ok: false, error: positionInFile(error) };
   }
+}
+
+/**
+ * The parser's first line, its position given in the file's lines: the frontmatter starts on the file's
+ * second line, after the opening `---`, while the parser counts from the frontmatter's first.
+ */
+function positionInFile(error: unknown): string {
+  const first = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  const at = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+  const what = first.replace(/( at line \d+, column \d+)?:?$/, "");
+  return at ? `${what} at line ${at.line + 1}, column ${at.col}` : what;
 }
 
 /** `key:` at the start of a line (after indentation and an optional list dash): anchored, no nested quantifiers. */

@@ -3,8 +3,8 @@ import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import { readInstructionsChecked, readSkillFileText } from "../catalog/skill-text.ts";
-import { closeNames } from "../catalog/suggest.ts";
 import type { Skill } from "../skills/skill.ts";
+import { closeNames } from "../util/close-names.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
 import {

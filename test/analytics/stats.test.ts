@@ -145,7 +145,7 @@ describe("skillhub stats", () => {
   test("with no data it says how to turn local analytics on", async () => {
     const { code, out } = await cli(["stats"], {});
     expect(code).toBe(0);
-    expect(out).toContain("No analytics events");
+    expect(out).toStartWith("No analytics events to show: no analytics file is configured.\n");
     expect(out).toContain("SKILLHUB_ANALYTICS_FILE");
   });
 });

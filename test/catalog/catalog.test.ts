@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Catalog, type SourceScan } from "../../src/catalog/catalog.ts";
 import { isEnabled } from "../../src/catalog/filters.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
-import { closeNames, editDistance } from "../../src/catalog/suggest.ts";
+import { closeNames, editDistance } from "../../src/util/close-names.ts";
 import { fakeSkill } from "../helpers/skill.ts";
 
 const scan = (label: string, names: string[], location: "project" | "global" = "project"): SourceScan => ({

@@ -87,6 +87,41 @@ describe("first contact with the command line", () => {
     expect(err).toContain(`skills folder ${missing} does not exist; it is skipped.`);
   });
 
+  test("a --skills-dir that is a file (a SKILL.md given for its folder) is named as such", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "git", { description: "Git workflow" });
+    const file = join(dir, "git", "SKILL.md");
+    const list = await cli(["list", "--skills-dir", file]);
+    expect(list.err).toContain(
+      `skills folder ${file} is a file, not a folder: give the folder that holds the skill folders`,
+    );
+    const doctor = await cli(["doctor", "--skills-dir", file]);
+    expect(doctor.out).toContain(`${file}  (a file, not a folder)`);
+  });
+
+  test("a mistyped option suggests the closest one; a mistyped client too", async () => {
+    for (const typo of ["--skill-dir", "--skills-dirs", "--skillsdir"]) {
+      const { code, err } = await cli([typo, "x"]);
+      expect(code).toBe(2);
+      expect(err).toContain(`unknown option ${typo}. Did you mean --skills-dir?`);
+    }
+    expect((await cli(["--zzzzzzzz"])).err).not.toContain("Did you mean");
+    const client = await cli(["print-config", "cursr"]);
+    expect(client.code).toBe(2);
+    expect(client.err).toContain(`unknown client "cursr". Did you mean 'cursor'?`);
+  });
+
+  test("a negative number is an option's value, checked as any other; another dashed word is explained", async () => {
+    const negative = await cli(["search", "pdf", "--limit", "-1"]);
+    expect(negative.code).toBe(2);
+    expect(negative.err).toContain("--limit -1: expected a whole number from 1 to 100.");
+    const dashed = await cli(["search", "pdf", "--limit", "--json"]);
+    expect(dashed.code).toBe(2);
+    expect(dashed.err).toContain("option --limit needs a value, and the next word starts with '-'");
+    expect(dashed.err).toContain("--limit=-value");
+    expect(dashed.err).not.toContain("Did you forget");
+  });
+
   test("doctor --json and validate --json use snake_case keys only", async () => {
     const dir = tempDir();
     writeSkill(dir, "git", { description: "Git workflow" });

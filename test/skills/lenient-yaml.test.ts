@@ -30,6 +30,15 @@ describe("parseLenientYaml", () => {
     if (!result.ok) expect(result.error.length).toBeGreaterThan(5);
   });
 
+  test("an error's line is the file's (the frontmatter starts on line 2), with no dangling colon", () => {
+    const result = parseLenientYaml("name: b\ndescription: fine\nmetadata:\n  a: b: c\n  d: [\n");
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error).toEndWith(" at line 5, column 6");
+      expect(result.error).not.toContain("line 4");
+    }
+  });
+
   test("a YAML alias bomb is refused, not expanded", () => {
     const bomb = [
       "a: &a [x, x, x, x, x, x, x, x, x]",

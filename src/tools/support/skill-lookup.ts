@@ -1,8 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { describeFilter, isEnabled } from "../../catalog/filters.ts";
-import { closeNames } from "../../catalog/suggest.ts";
 import { frozenCheck } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
+import { closeNames } from "../../util/close-names.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
 import type { EventType, ToolDeps } from "../definition.ts";
 import { type ErrorCode, errorResult } from "../results.ts";
