@@ -11,9 +11,10 @@ import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { VERSION } from "../version.ts";
+import { preflight, withCors } from "./http-cors.ts";
 import { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
 import { isJsonContentType, json, pathOf, RPC, readJsonBody, rpcError } from "./http-responses.ts";
-import { bearerAllowed, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
+import { bearerAllowed, corsOrigin, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
 import { publishChanges } from "./publish-changes.ts";
 
@@ -86,6 +87,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         RPC.SERVER_ERROR,
         `Not found: ${path}. SkillHub serves MCP at /mcp and a health check at /healthz.`,
       );
+    const cors = corsOrigin(origin, policy);
+    if (request.method === "OPTIONS" && cors) return preflight(cors, MCP_METHODS);
     if (!MCP_METHODS.includes(request.method)) {
       return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: ${request.method} /mcp. Use POST, GET or DELETE.`, {
         Allow: MCP_METHODS.join(", "),
@@ -263,7 +266,9 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     async handle(request, hooks = {}) {
       memoryRelease.busy();
       try {
-        const response = await route(request, hooks);
+        const routed = await route(request, hooks);
+        const cors = isUiPath(pathOf(request)) ? undefined : corsOrigin(request.headers.get("origin"), policy);
+        const response = cors ? withCors(routed, cors) : routed;
         if (log.level === "DEBUG") log.debug(`http: ${request.method} ${pathOf(request)} → ${response.status}`);
         return response;
       } catch (error) {

@@ -102,6 +102,15 @@ export function originAllowed(originHeader: string | null, policy: HostPolicy): 
 }
 
 /**
+ * The origin to answer with CORS headers: only one listed in server.allowed_origins. A page on a loopback
+ * name passes originAllowed, but its browser gets no CORS answer unless its origin is listed too.
+ */
+export function corsOrigin(originHeader: string | null, policy: HostPolicy): string | undefined {
+  const origin = originHeader === null ? undefined : parseOrigin(originHeader)?.origin;
+  return origin !== undefined && policy.origins.has(origin) ? origin : undefined;
+}
+
+/**
  * Security: a bearer token compared in constant time. Both sides are hashed
  * first so that neither the content nor the length of the token leaks through
  * timing. No token configured: every request passes (loopback only; the

@@ -82,6 +82,51 @@ describe("security", () => {
     expect(await status({ host: "skills.example.com", origin: "https://skills.example.com" })).toBe(200);
   });
 
+  test("CORS: a listed origin's preflight and answers carry it; a loopback page's and a refused one's do not", async () => {
+    const token = "s3cret-token-0123456789abcdef";
+    const w = world({ allowedOrigins: ["https://tools.example.com"], token });
+    const listed = { origin: "https://tools.example.com" };
+    const pre = await w.handler.handle(
+      mcpRequest("OPTIONS", "/mcp", {
+        headers: {
+          ...listed,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type, mcp-session-id",
+        },
+      }),
+    );
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe("https://tools.example.com");
+    expect(pre.headers.get("access-control-allow-methods")).toBe("GET, POST, DELETE");
+    expect(pre.headers.get("access-control-allow-headers")).toContain("Mcp-Session-Id");
+    expect(pre.headers.get("access-control-allow-headers")).toContain("Authorization");
+    // The token is still needed: the page can read the refusal, and then send it.
+    const refused = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: listed }));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("access-control-allow-origin")).toBe("https://tools.example.com");
+    expect(refused.headers.get("access-control-expose-headers")).toContain("WWW-Authenticate");
+    const opened = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body: initialize(), headers: { ...listed, authorization: `Bearer ${token}` } }),
+    );
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("mcp-session-id")).toBeTruthy();
+    expect(opened.headers.get("access-control-allow-origin")).toBe("https://tools.example.com");
+    expect(opened.headers.get("access-control-expose-headers")).toContain("Mcp-Session-Id");
+    expect((await messages(opened))[0]?.result?.serverInfo?.name).toBe("skillhub");
+    // A page on a loopback name may call (as before) but gets no CORS answer unless it is listed.
+    const local = { origin: "http://localhost:6274" };
+    const localPre = await w.handler.handle(mcpRequest("OPTIONS", "/mcp", { headers: local }));
+    expect(localPre.status).toBe(405);
+    expect(localPre.headers.get("access-control-allow-origin")).toBeNull();
+    const health = await w.handler.handle(mcpRequest("GET", "/healthz", { headers: local }));
+    expect(health.headers.get("access-control-allow-origin")).toBeNull();
+    const foreign = await w.handler.handle(
+      mcpRequest("OPTIONS", "/mcp", { headers: { origin: "https://evil.example.com" } }),
+    );
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   test("with a token, /mcp needs the bearer; the token never reaches the log", async () => {
     const token = "s3cret-token-0123456789abcdef";
     const w = world({ token });

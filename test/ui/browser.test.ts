@@ -23,6 +23,8 @@ let server: HttpBinary;
 let guarded: HttpBinary;
 let context: BrowserContext;
 let closeBrowser: () => Promise<void>;
+/** Another site's page (another port), listed in the guarded server's SKILLHUB_ALLOWED_ORIGINS. */
+let otherSite: ReturnType<typeof Bun.serve> | undefined;
 
 suite("the page in Chromium", () => {
   beforeAll(async () => {
@@ -36,16 +38,26 @@ suite("the page in Chromium", () => {
       SKILLHUB_RESCAN_SECONDS: "1",
     };
     const dirs = ["--skills-dir", world.first, "--skills-dir", world.second, "--skills-dir", world.trees];
+    otherSite = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => new Response("<!doctype html><title>tools</title>", { headers: { "content-type": "text/html" } }),
+    });
+    const guardedEnv = {
+      ...env,
+      SKILLHUB_HTTP_TOKEN: TOKEN,
+      SKILLHUB_ALLOWED_ORIGINS: `http://127.0.0.1:${otherSite.port}`,
+    };
     [server, guarded] = await Promise.all([
       startHttpBinary(bin, dirs, { env, cwd: world.home, timeoutMs: 30_000 }),
-      startHttpBinary(bin, dirs, { env: { ...env, SKILLHUB_HTTP_TOKEN: TOKEN }, cwd: world.home, timeoutMs: 30_000 }),
+      startHttpBinary(bin, dirs, { env: guardedEnv, cwd: world.home, timeoutMs: 30_000 }),
     ]);
     ({ context, close: closeBrowser } = await launchBrowser());
   }, 90_000);
 
   afterAll(async () => {
     await closeBrowser?.();
-    await Promise.all([server?.stop(), guarded?.stop()]);
+    await Promise.all([server?.stop(), guarded?.stop(), otherSite?.stop(true)]);
     cleanupTemp();
   });
 
@@ -140,6 +152,17 @@ suite("the page in Chromium", () => {
     await page.close();
   }, 60_000);
 
+  test("a malformed escape in the address names the skill it cannot find, and the page still works", async () => {
+    const { page, errors } = await newPage();
+    await page.goto(`${server.base}/#/skill/%E0`);
+    await page.locator("main > h1", { hasText: "Something went wrong" }).waitFor(WAIT);
+    expect(await page.locator("main .error-box").textContent()).toContain("%E0");
+    await page.goto(`${server.base}/#/trees`);
+    await page.locator("main > h1", { hasText: "Skill trees" }).waitFor(WAIT);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   test("a token-protected server asks once and keeps the token in this tab only", async () => {
     const { page, errors } = await newPage();
     await page.goto(`${guarded.base}/`);
@@ -156,6 +179,41 @@ suite("the page in Chromium", () => {
       '({ session: sessionStorage.getItem("skillhub-token"), local: localStorage.length, cookie: document.cookie })',
     );
     expect(stored).toEqual({ session: TOKEN, local: 0, cookie: "" });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  test("a page on a listed origin calls /mcp with the token and reads the answer; an unlisted one cannot", async () => {
+    const { page, errors } = await newPage();
+    const call = `async ([url, token]) => {
+      try {
+        const response = await fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: "Bearer " + token,
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {
+            protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "page", version: "1" } } }),
+        });
+        return { status: response.status, session: Boolean(response.headers.get("mcp-session-id")),
+          body: (await response.text()).includes('"skillhub"') };
+      } catch (error) {
+        return { failed: String(error) };
+      }
+    }`;
+    await page.goto(`http://127.0.0.1:${otherSite?.port}/`);
+    expect(await page.evaluate(`(${call})(${JSON.stringify([`${guarded.base}/mcp`, TOKEN])})`)).toEqual({
+      status: 200,
+      session: true,
+      body: true,
+    });
+    // The same page under another name is another origin, not listed: the browser keeps the answer from it.
+    await page.goto(`http://localhost:${otherSite?.port}/`);
+    expect(await page.evaluate(`(${call})(${JSON.stringify([`${guarded.base}/mcp`, TOKEN])})`)).toEqual({
+      failed: expect.stringContaining("Failed to fetch"),
+    });
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -82,6 +82,45 @@ describe("renderMarkdown: hostile skills render as text", () => {
     const big = renderMarkdown("**a ".repeat(5000));
     expect(big.length).toBeGreaterThan(5000);
   });
+
+  // A hang detector, not a speed budget: these took 27-119 s each (the server stalled meanwhile) when an
+  // opener without a closer scanned to the end of the text; one pass takes well under a second.
+  test(
+    "openers without closers, 512 K characters of each: text, in one pass",
+    () => {
+      for (const unit of ["**a ", "__a ", "~~a ", "*a ", "_a1_b ", "`a``", "![a", "[a", "[[x]", "<mailto:a"]) {
+        const text = unit.repeat(Math.ceil(512_000 / unit.length));
+        const html = renderMarkdown(text);
+        // (not toMatch: a failure would print half a megabyte)
+        expect({ unit, markup: /<(strong|em|del|a)[ >]/.test(html) }).toEqual({ unit, markup: false });
+        expect(html.length).toBeGreaterThanOrEqual(text.length);
+      }
+      // One closer at the very end: the first opener takes everything, its content is one pass again.
+      expect(renderMarkdown(`${"**a ".repeat(128_000)}x**`)).toStartWith("<p><strong>a **a");
+    },
+    { timeout: 30_000 },
+  );
+
+  test("a code span ends at a run of as many backticks; a run without one is text", () => {
+    expect(renderMarkdown("`a` and `` b`c ``")).toBe("<p><code>a</code> and <code>b`c</code></p>");
+    expect(renderMarkdown("``a` and ```")).toBe("<p>``a` and ```</p>");
+    expect(renderMarkdown("`**not bold**`")).toBe("<p><code>**not bold**</code></p>");
+  });
+
+  test("a table wider than 64 columns is text; a table stops at 20,000 cells and the rest is text", () => {
+    const wide = renderMarkdown(`${"|".repeat(30_000)}\n|-|\n${"|\n".repeat(17_000)}`);
+    expect(wide).not.toContain("<table>");
+    expect(wide.length).toBeLessThan(200_000);
+    const columns = 10;
+    const row = (n: number) => `|${Array.from({ length: columns }, () => n).join("|")}|`;
+    const long = [row(0), `|${"-|".repeat(columns)}`, ...Array.from({ length: 3000 }, (_, i) => row(i + 1))].join("\n");
+    const html = renderMarkdown(long);
+    // The header's row and 1,999 body rows: 20,000 cells.
+    expect(html.match(/<tr>/g)?.length).toBe(2000);
+    expect(html).toContain("<td>1999</td>");
+    expect(html).not.toContain("<td>2000</td>");
+    expect(html).toContain(row(3000));
+  });
 });
 
 describe("externalUrl", () => {

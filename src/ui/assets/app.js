@@ -20,8 +20,17 @@ function currentNav(name) {
 function parseRoute() {
   const hash = location.hash.replace(/^#/, "") || "/";
   const [pathPart, queryPart] = hash.split("?");
-  const parts = pathPart.split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = pathPart.split("/").filter(Boolean).map(decodeOrKeep);
   return { parts, params: new URLSearchParams(queryPart || "") };
+}
+
+/** A malformed escape (`#/skill/%E0`) is kept as typed: the page then says what it cannot find. */
+function decodeOrKeep(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 async function render(options) {
