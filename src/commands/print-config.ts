@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { closeNames } from "../util/close-names.ts";
+import { closestWord } from "../util/close-names.ts";
 import { CLIENTS, type Client, httpSnippets, type Launch, stdioSnippets } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
 
@@ -13,7 +13,7 @@ export function selfLaunch(): Launch {
 export const runPrintConfig: CommandRun = async (ctx) => {
   const client = ctx.args.positionals[0];
   if (!client || !(CLIENTS as readonly string[]).includes(client)) {
-    const close = client ? closeNames(client, CLIENTS, 1)[0] : undefined;
+    const close = client ? closestWord(client, CLIENTS) : undefined;
     const guess = close ? ` Did you mean '${close}'?` : "";
     ctx.err(
       `skillhub print-config: ${client ? `unknown client "${client}"` : "name a client"}.${guess} Clients: ${CLIENTS.join(", ")}.\n`,

@@ -1,4 +1,4 @@
-import { closeNames } from "../util/close-names.ts";
+import { closestWord } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
 import { type OptionSpec, type ParsedArgv, parseArgv } from "./argv.ts";
 
@@ -49,6 +49,13 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const satisfies Record<string, OptionSpec>;
+
+/** The options a value follows. */
+const OPTIONS_TAKING_VALUES = new Set(
+  Object.entries(OPTIONS)
+    .filter(([, spec]) => spec.type === "string")
+    .map(([name]) => name),
+);
 
 export interface ParsedArgs {
   command: Command;
@@ -142,7 +149,7 @@ function usageMessage(error: unknown): string {
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (unknown) {
     const word = unknown[1] ?? "";
-    const close = word.startsWith("--") ? closeNames(word.slice(2), Object.keys(OPTIONS), 1)[0] : undefined;
+    const close = word.startsWith("--") ? closestWord(word.slice(2), Object.keys(OPTIONS)) : undefined;
     return `unknown option ${word}.${close ? ` Did you mean --${close}?` : ""}`;
   }
   const missing = /Option '([^' ]+)[^']*' argument missing/.exec(message);
@@ -164,7 +171,12 @@ function dashHint(argv: readonly string[], error: unknown): string | undefined {
   const known = new Set(Object.keys(OPTIONS).map((o) => `--${o}`));
   for (const spec of Object.values(OPTIONS)) if ("short" in spec) known.add(`-${(spec as { short: string }).short}`);
   // "-21risk-automation" (one dash, a word) looks like a name; "--frobnicate" is just an unknown option.
-  const odd = words.find((w) => /^-[^-].+/.test(w) && !known.has(w));
+  // A word after a string option is its value (`--limit -10`), not a name that needs `--`.
+  const isValue = (i: number) => {
+    const option = words[i - 1] ?? "";
+    return option.startsWith("--") && !option.includes("=") && OPTIONS_TAKING_VALUES.has(option.slice(2));
+  };
+  const odd = words.find((w, i) => /^-[^-].+/.test(w) && !known.has(w) && !isValue(i));
   if (odd === undefined) return undefined;
   const [command] = words.filter((w) => !w.startsWith("-"));
   const shown =
@@ -176,5 +188,5 @@ function dashHint(argv: readonly string[], error: unknown): string | undefined {
 
 /** The command nearest a mistyped one (close-names.ts), if any. */
 function closestCommand(word: string): string | undefined {
-  return closeNames(word, COMMANDS, 1)[0];
+  return closestWord(word, COMMANDS);
 }

@@ -34,11 +34,16 @@ export function preflight(origin: string, methods: readonly string[]): Response 
   });
 }
 
-/** `response` readable by a page on `origin`. */
-export function withCors(response: Response, origin: string): Response {
+/**
+ * `response` readable by a page on `origin`; with no origin, only marked as depending on it (`Vary`), so a
+ * cache never hands an answer without CORS headers to a listed page.
+ */
+export function withCors(response: Response, origin: string | undefined): Response {
   const headers = new Headers(response.headers);
-  headers.set("Access-Control-Allow-Origin", origin);
-  headers.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+  if (origin) {
+    headers.set("Access-Control-Allow-Origin", origin);
+    headers.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+  }
   headers.append("Vary", "Origin");
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

@@ -267,8 +267,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       memoryRelease.busy();
       try {
         const routed = await route(request, hooks);
-        const cors = isUiPath(pathOf(request)) ? undefined : corsOrigin(request.headers.get("origin"), policy);
-        const response = cors ? withCors(routed, cors) : routed;
+        // With origins listed, every /mcp and /healthz answer depends on Origin (http-cors.ts).
+        const response =
+          policy.origins.size > 0 && !isUiPath(pathOf(request))
+            ? withCors(routed, corsOrigin(request.headers.get("origin"), policy))
+            : routed;
         if (log.level === "DEBUG") log.debug(`http: ${request.method} ${pathOf(request)} → ${response.status}`);
         return response;
       } catch (error) {

@@ -42,7 +42,8 @@ const CLOSE_BRACKET = /\]/g;
 const RULES: Rule[] = [
   // Images are not fetched (the policy allows no image source but the page's own): their alt text and a link.
   {
-    pattern: /!\[([^\]]*)\]\(\s*<?([^()\s>]*)>?(?:\s+"[^"]*")?\s*\)/y,
+    // The alt text holds no "[": each "![" scans only to the next one, not all to one shared "](".
+    pattern: /!\[([^[\]]*)\]\(\s*<?([^()\s>]*)>?(?:\s+"[^"]*")?\s*\)/y,
     // The alt text ends at the first "]", which must open the target.
     possible: (text, at, next) => {
       const end = next(CLOSE_BRACKET, at + 2);
@@ -54,7 +55,9 @@ const RULES: Rule[] = [
     },
   },
   {
-    pattern: /\[((?:[^[\]]|\[[^[\]]*\])*)\]\(\s*<?([^()\s>]*(?:\([^()\s]*\))?[^()\s>]*)>?(?:\s+"[^"]*")?\s*\)/y,
+    // The target: characters or parenthesised runs, one way only (two classes side by side backtracked
+    // quadratically over a long target with no ")").
+    pattern: /\[((?:[^[\]]|\[[^[\]]*\])*)\]\(\s*<?((?:[^()\s>]|\([^()\s]*\))*)>?(?:\s+"[^"]*")?\s*\)/y,
     render: (m, links, depth) => link(m[2] ?? "", links, () => renderInline(m[1] ?? "", links, depth + 1)),
   },
   {

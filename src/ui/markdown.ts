@@ -6,12 +6,15 @@ export type { LinkPolicy } from "./markdown-inline.ts";
 /** Deepest nesting of lists and quotes rendered as such; deeper content is rendered flat. */
 const MAX_NESTING = 12;
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+/** A fence's marker; the rest of its line (checked in fenceOf) may hold no backtick. */
+const FENCE_MARKER = /^ {0,3}(`{3,}|~{3,})/;
+/** A heading's opening hashes; its text and closing hashes are cut in headingOf. */
+const HEADING_HASHES = /^ {0,3}(#+)/;
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const QUOTE = /^ {0,3}> ?/;
 const ITEM = /^( *)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$/;
-const TABLE_SEPARATOR = /^ *\|? *:?-+:? *(?:\| *:?-+:? *)*\|? *$/;
+/** Most table cells of one document; the rows past it are rendered as text. */
+const MAX_TABLE_CELLS = 20_000;
 
 /**
  * A skill's Markdown as HTML, for the page. A small CommonMark subset that
@@ -25,10 +28,15 @@ const TABLE_SEPARATOR = /^ *\|? *:?-+:? *(?:\| *:?-+:? *)*\|? *$/;
  * shown, never run. Pure.
  */
 export function renderMarkdown(source: string, links: LinkPolicy = {}): string {
-  return blocks(source.replace(/\r\n?/g, "\n").split("\n"), links, 0);
+  return blocks(source.replace(/\r\n?/g, "\n").split("\n"), links, 0, { cells: MAX_TABLE_CELLS });
 }
 
-function blocks(lines: string[], links: LinkPolicy, nesting: number): string {
+/** What is left of the document's table cells (MAX_TABLE_CELLS), shared by every table in it. */
+interface Budget {
+  cells: number;
+}
+
+function blocks(lines: string[], links: LinkPolicy, nesting: number, budget: Budget): string {
   const out: string[] = [];
   let i = 0;
   while (i < lines.length) {
@@ -37,9 +45,9 @@ function blocks(lines: string[], links: LinkPolicy, nesting: number): string {
       i++;
       continue;
     }
-    const fence = FENCE.exec(line);
+    const fence = fenceOf(line);
     if (fence) {
-      const marker = fence[1] ?? "```";
+      const marker = fence.marker;
       const body: string[] = [];
       i++;
       while (i < lines.length && !new RegExp(`^ {0,3}${marker[0]}{${marker.length},}\\s*$`).test(lines[i] ?? "")) {
@@ -47,14 +55,14 @@ function blocks(lines: string[], links: LinkPolicy, nesting: number): string {
         i++;
       }
       i++;
-      const lang = fence[2] ? ` class="language-${escapeHtml(fence[2].replace(/[^A-Za-z0-9_+-]/g, ""))}"` : "";
+      const lang = fence.lang ? ` class="language-${escapeHtml(fence.lang.replace(/[^A-Za-z0-9_+-]/g, ""))}"` : "";
       out.push(`<pre><code${lang}>${escapeHtml(body.join("\n"))}</code></pre>`);
       continue;
     }
-    const heading = HEADING.exec(line);
+    const heading = headingOf(line);
     if (heading) {
-      const level = heading[1]?.length ?? 1;
-      out.push(`<h${level}>${renderInline(heading[2] ?? "", links)}</h${level}>`);
+      const level = heading.level;
+      out.push(`<h${level}>${renderInline(heading.text, links)}</h${level}>`);
       i++;
       continue;
     }
@@ -81,17 +89,17 @@ function blocks(lines: string[], links: LinkPolicy, nesting: number): string {
       }
       out.push(
         nesting < MAX_NESTING
-          ? `<blockquote>${blocks(body, links, nesting + 1)}</blockquote>`
+          ? `<blockquote>${blocks(body, links, nesting + 1, budget)}</blockquote>`
           : `<p>${renderInline(body.join(" "), links)}</p>`,
       );
       continue;
     }
     if (ITEM.test(line)) {
-      i = list(lines, i, links, nesting, out);
+      i = list(lines, i, links, nesting, budget, out);
       continue;
     }
-    if (line.includes("|") && TABLE_SEPARATOR.test(lines[i + 1] ?? "") && (lines[i + 1] ?? "").includes("-")) {
-      i = table(lines, i, links, out);
+    if (line.includes("|") && isTableSeparator(lines[i + 1] ?? "")) {
+      i = table(lines, i, links, budget, out);
       continue;
     }
     const para: string[] = [];
@@ -110,11 +118,62 @@ function blocks(lines: string[], links: LinkPolicy, nesting: number): string {
 }
 
 function startsBlock(line: string): boolean {
-  return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || ITEM.test(line);
+  return (
+    fenceOf(line) !== undefined ||
+    headingOf(line) !== undefined ||
+    RULE.test(line) ||
+    QUOTE.test(line) ||
+    ITEM.test(line)
+  );
+}
+
+/*
+ * The block tests below are cut by hand, not one regular expression each: `FENCE`, `HEADING` and the table
+ * separator's expressions put two optional runs side by side, which backtracked quadratically over a long
+ * line (32,000 characters: 1.3–2 s each, and FENCE ran on every paragraph line).
+ */
+
+/** A fence: three or more backticks or tildes, then an info string with no backtick (its first word the language). */
+function fenceOf(line: string): { marker: string; lang: string } | undefined {
+  const open = FENCE_MARKER.exec(line);
+  if (!open) return undefined;
+  const info = line.slice(open[0].length);
+  if (info.includes("`")) return undefined;
+  return { marker: open[1] ?? "```", lang: info.trim().split(/[ \t]/, 1)[0] ?? "" };
+}
+
+/** An ATX heading: 1–6 hashes, then nothing or a space and the text; a closing run of hashes is dropped. */
+function headingOf(line: string): { level: number; text: string } | undefined {
+  const open = HEADING_HASHES.exec(line);
+  const level = open?.[1]?.length ?? 0;
+  if (!open || level > 6) return undefined;
+  const rest = line.slice(open[0].length);
+  if (rest !== "" && rest[0] !== " " && rest[0] !== "\t") return undefined;
+  let text = rest.trim();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === "#") end--;
+  if (end < text.length && (end === 0 || text[end - 1] === " " || text[end - 1] === "\t"))
+    text = text.slice(0, end).trimEnd();
+  return { level, text };
+}
+
+/** A GFM table's separator row: cells of `-` with an optional `:` at either end, between pipes. */
+function isTableSeparator(line: string): boolean {
+  let row = line.trim();
+  if (row.startsWith("|")) row = row.slice(1);
+  if (row.endsWith("|")) row = row.slice(0, -1);
+  return row.split("|").every((cell) => /^:?-+:?$/.test(cell.trim()));
 }
 
 /** A list starting at `start`: items at its indentation; deeper lines belong to the item above. */
-function list(lines: string[], start: number, links: LinkPolicy, nesting: number, out: string[]): number {
+function list(
+  lines: string[],
+  start: number,
+  links: LinkPolicy,
+  nesting: number,
+  budget: Budget,
+  out: string[],
+): number {
   const first = ITEM.exec(lines[start] ?? "");
   const indent = first?.[1]?.length ?? 0;
   const ordered = /\d/.test(first?.[2] ?? "");
@@ -153,7 +212,7 @@ function list(lines: string[], start: number, links: LinkPolicy, nesting: number
     const html =
       simple || nesting >= MAX_NESTING
         ? renderInline(body.join(" ").trim(), links)
-        : blocks(body, links, nesting + 1).replace(/^<p>([\s\S]*?)<\/p>/, "$1");
+        : blocks(body, links, nesting + 1, budget).replace(/^<p>([\s\S]*?)<\/p>/, "$1");
     return `<li>${html}</li>`;
   });
   const tag = ordered ? "ol" : "ul";
@@ -165,20 +224,19 @@ function list(lines: string[], start: number, links: LinkPolicy, nesting: number
 /**
  * Widest table rendered as one; a wider header is text. Each row is rendered with the header's columns,
  * so a 30,000-column header over 17,000 one-character rows (64 KB of "|") made 510 million cells: 119 s
- * and 10 GB before the page's answer failed, every other request waiting.
+ * and 10 GB before the page's answer failed, every other request waiting. The document's cells are
+ * bounded too (MAX_TABLE_CELLS), so many small tables cannot add up to the same.
  */
 const MAX_TABLE_COLUMNS = 64;
-/** Most cells of one table (rows × columns); the rows past it are rendered as text. */
-const MAX_TABLE_CELLS = 20_000;
 
 /** A GFM table: header, separator, then rows while lines hold a "|". */
-function table(lines: string[], start: number, links: LinkPolicy, out: string[]): number {
+function table(lines: string[], start: number, links: LinkPolicy, budget: Budget, out: string[]): number {
   const header = cells(lines[start] ?? "");
-  if (header.length > MAX_TABLE_COLUMNS) {
+  if (header.length > MAX_TABLE_COLUMNS || budget.cells < header.length) {
     out.push(`<p>${renderInline(`${(lines[start] ?? "").trim()}\n${(lines[start + 1] ?? "").trim()}`, links)}</p>`);
     return start + 2;
   }
-  const maxRows = Math.floor(MAX_TABLE_CELLS / header.length) - 1;
+  budget.cells -= header.length;
   const aligns = cells(lines[start + 1] ?? "").map((c) =>
     c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : c.startsWith(":") ? "left" : "",
   );
@@ -190,12 +248,13 @@ function table(lines: string[], start: number, links: LinkPolicy, out: string[])
   let i = start + 2;
   while (
     i < lines.length &&
-    rows.length < maxRows &&
+    budget.cells >= header.length &&
     (lines[i] ?? "").includes("|") &&
     (lines[i] ?? "").trim() !== ""
   ) {
     const row = cells(lines[i] ?? "");
     rows.push(`<tr>${header.map((_, col) => cell("td", row[col] ?? "", col)).join("")}</tr>`);
+    budget.cells -= header.length;
     i++;
   }
   out.push(

@@ -41,3 +41,37 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
   }
   return previous[b.length] ?? limit + 1;
 }
+
+/**
+ * The one word of `words` a mistyped command-line word (a command, an option, a client) most likely
+ * meant, or undefined. Stricter than closeNames, whose containment bonus suits skill names: one or two
+ * letters only start a word (`s` → serve); longer ones may be a prefix either way, one edit away or two
+ * letters swapped (`lsit` → list), but never the same word with `no-` added or taken away (`--watch` is
+ * not `--no-watch`). Ties go to the earlier word.
+ */
+export function closestWord(typed: string, words: readonly string[]): string | undefined {
+  const t = typed.toLowerCase();
+  const flips = (w: string) => w === `no-${t}` || t === `no-${w}`;
+  let best: { word: string; d: number } | undefined;
+  for (const word of words) {
+    if (word === t || flips(word)) continue;
+    const d =
+      word.startsWith(t) || (t.length > 2 && t.startsWith(word))
+        ? 0
+        : t.length <= 2
+          ? 2
+          : swapped(t, word)
+            ? 1
+            : editDistance(t, word, 1);
+    if (d <= 1 && (!best || d < best.d)) best = { word, d };
+  }
+  return best?.word;
+}
+
+/** `a` is `b` with two neighbouring letters swapped. */
+function swapped(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+}

@@ -106,6 +106,12 @@ describe("first contact with the command line", () => {
       expect(err).toContain(`unknown option ${typo}. Did you mean --skills-dir?`);
     }
     expect((await cli(["--zzzzzzzz"])).err).not.toContain("Did you mean");
+    // Never the opposite flag, nor a word that only shares letters.
+    for (const typo of ["--watch", "--no-reindex", "--token"])
+      expect((await cli([typo])).err, typo).not.toContain("Did you mean");
+    // A negative value does not hide the real unknown option.
+    const both = await cli(["search", "x", "--limit", "-10", "--jsn"]);
+    expect(both.err).toContain("unknown option --jsn. Did you mean --json?");
     const client = await cli(["print-config", "cursr"]);
     expect(client.code).toBe(2);
     expect(client.err).toContain(`unknown client "cursr". Did you mean 'cursor'?`);

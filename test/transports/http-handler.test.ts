@@ -120,6 +120,10 @@ describe("security", () => {
     expect(localPre.headers.get("access-control-allow-origin")).toBeNull();
     const health = await w.handler.handle(mcpRequest("GET", "/healthz", { headers: local }));
     expect(health.headers.get("access-control-allow-origin")).toBeNull();
+    // Any answer may differ by Origin once origins are listed: a cache must not mix them up.
+    expect(health.headers.get("vary")).toContain("Origin");
+    expect((await w.handler.handle(mcpRequest("GET", "/healthz"))).headers.get("vary")).toContain("Origin");
+    expect(pre.headers.get("vary")).toContain("Origin");
     const foreign = await w.handler.handle(
       mcpRequest("OPTIONS", "/mcp", { headers: { origin: "https://evil.example.com" } }),
     );

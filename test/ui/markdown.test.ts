@@ -95,6 +95,17 @@ describe("renderMarkdown: hostile skills render as text", () => {
         expect({ unit, markup: /<(strong|em|del|a)[ >]/.test(html) }).toEqual({ unit, markup: false });
         expect(html.length).toBeGreaterThanOrEqual(text.length);
       }
+      // Long lines against the block tests, and openers sharing one far target.
+      const long = "a".repeat(256_000);
+      for (const text of [
+        `\`\`\`${long}\``,
+        `# a${" ".repeat(256_000)}x`,
+        `|a|\n|-${" ".repeat(256_000)}x`,
+        `${"![".repeat(128_000)}](${long}`,
+        `[a](${long}`,
+      ]) {
+        expect(renderMarkdown(text).length).toBeGreaterThan(256_000);
+      }
       // One closer at the very end: the first opener takes everything, its content is one pass again.
       expect(renderMarkdown(`${"**a ".repeat(128_000)}x**`)).toStartWith("<p><strong>a **a");
     },
@@ -105,6 +116,24 @@ describe("renderMarkdown: hostile skills render as text", () => {
     expect(renderMarkdown("`a` and `` b`c ``")).toBe("<p><code>a</code> and <code>b`c</code></p>");
     expect(renderMarkdown("``a` and ```")).toBe("<p>``a` and ```</p>");
     expect(renderMarkdown("`**not bold**`")).toBe("<p><code>**not bold**</code></p>");
+  });
+
+  test("fences, headings and separators read as before", () => {
+    expect(renderMarkdown("## Title ##")).toBe("<h2>Title</h2>");
+    expect(renderMarkdown("#NoSpace")).toBe("<p>#NoSpace</p>");
+    expect(renderMarkdown("####### seven")).toBe("<p>####### seven</p>");
+    expect(renderMarkdown("# C# #")).toBe("<h1>C#</h1>");
+    expect(renderMarkdown("~~~ py extra\nx\n~~~")).toBe('<pre><code class="language-py">x</code></pre>');
+    expect(renderMarkdown("``` a`b\nx")).toBe("<p>``` a`b\nx</p>");
+    expect(renderMarkdown("| a |\n| :-: |\n| 1 |")).toContain('<td class="align-center">1</td>');
+    expect(renderMarkdown("| a |\n| -x |")).not.toContain("<table>");
+  });
+
+  test("the cell budget is the document's: many small tables cannot add up", () => {
+    const small = `${"|".repeat(65)}\n${"-|".repeat(64)}\n${"|\n".repeat(311)}\n`;
+    const html = renderMarkdown(small.repeat(40));
+    expect(html.match(/<td>/g)?.length ?? 0).toBeLessThanOrEqual(20_000);
+    expect(html.length).toBeLessThan(2_000_000);
   });
 
   test("a table wider than 64 columns is text; a table stops at 20,000 cells and the rest is text", () => {
