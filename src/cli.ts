@@ -165,7 +165,7 @@ export async function run(
     for (const dir of config.sources.dirs) {
       // A folder the user named that is not there is a typo more often than not: say so (it is still skipped).
       const problem = folderProblem(dir);
-      if (problem) io.err(`skillhub: warning: skills folder ${dir} ${problem}; it is skipped.\n`);
+      if (problem) io.err(`skillhub: warning: skills folder ${dir} ${problem.says}; it is skipped.\n`);
     }
     const logger = createLogger({ level: config.log_level, write: io.err });
     ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err };

@@ -48,7 +48,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   catalog.sources.forEach((s, i) => {
     const state = s.exists
       ? `${s.served} skill${s.served === 1 ? "" : "s"}${s.shadowed ? `, ${s.shadowed} shadowed` : ""}`
-      : folderProblem(s.dir)?.startsWith("is a file")
+      : folderProblem(s.dir)?.kind === "file"
         ? "a file, not a folder"
         : "not present";
     lines.push(`  ${String(i + 1).padStart(2)}. ${s.label.padEnd(15)} ${s.location.padEnd(8)} ${s.dir}  (${state})`);

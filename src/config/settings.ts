@@ -101,8 +101,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   SKILLHUB_ALLOWED_ORIGINS: {
     key: "server.allowed_origins",
     kind: "list",
-    description:
-      "Further `Origin` values the HTTP server accepts (exact origins, comma list); pages on these origins also get CORS answers, so a browser tool can call `/mcp` (with the token, when one is set).",
+    description: "Extra `Origin` values accepted over HTTP (exact origins, comma list); these pages also get CORS.",
   },
   SKILLHUB_ALLOWED_HOSTS: {
     key: "server.allowed_hosts",

@@ -60,7 +60,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   });
   const unpublish = publishChanges(hub, modern.notify);
 
-  async function route(request: Request, hooks: RequestHooks): Promise<Response> {
+  /** `cors`: the request's origin when it is listed for CORS (http-cors.ts), else undefined. */
+  async function route(request: Request, hooks: RequestHooks, cors: string | undefined): Promise<Response> {
     const host = request.headers.get("host");
     if (!hostAllowed(host, policy)) {
       return rpcError(
@@ -87,7 +88,6 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         RPC.SERVER_ERROR,
         `Not found: ${path}. SkillHub serves MCP at /mcp and a health check at /healthz.`,
       );
-    const cors = corsOrigin(origin, policy);
     if (request.method === "OPTIONS" && cors) return preflight(cors, MCP_METHODS);
     if (!MCP_METHODS.includes(request.method)) {
       return rpcError(405, RPC.SERVER_ERROR, `Method not allowed: ${request.method} /mcp. Use POST, GET or DELETE.`, {
@@ -266,12 +266,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     async handle(request, hooks = {}) {
       memoryRelease.busy();
       try {
-        const routed = await route(request, hooks);
         // With origins listed, every /mcp and /healthz answer depends on Origin (http-cors.ts).
-        const response =
-          policy.origins.size > 0 && !isUiPath(pathOf(request))
-            ? withCors(routed, corsOrigin(request.headers.get("origin"), policy))
-            : routed;
+        const corsAware = policy.origins.size > 0 && !isUiPath(pathOf(request));
+        const cors = corsAware ? corsOrigin(request.headers.get("origin"), policy) : undefined;
+        const routed = await route(request, hooks, cors);
+        const response = corsAware ? withCors(routed, cors) : routed;
         if (log.level === "DEBUG") log.debug(`http: ${request.method} ${pathOf(request)} → ${response.status}`);
         return response;
       } catch (error) {

@@ -47,7 +47,7 @@ function blocks(lines: string[], links: LinkPolicy, nesting: number, budget: Bud
     }
     const fence = fenceOf(line);
     if (fence) {
-      const marker = fence.marker;
+      const { marker } = fence;
       const body: string[] = [];
       i++;
       while (i < lines.length && !new RegExp(`^ {0,3}${marker[0]}{${marker.length},}\\s*$`).test(lines[i] ?? "")) {
@@ -61,7 +61,7 @@ function blocks(lines: string[], links: LinkPolicy, nesting: number, budget: Bud
     }
     const heading = headingOf(line);
     if (heading) {
-      const level = heading.level;
+      const { level } = heading;
       out.push(`<h${level}>${renderInline(heading.text, links)}</h${level}>`);
       i++;
       continue;
@@ -159,10 +159,7 @@ function headingOf(line: string): { level: number; text: string } | undefined {
 
 /** A GFM table's separator row: cells of `-` with an optional `:` at either end, between pipes. */
 function isTableSeparator(line: string): boolean {
-  let row = line.trim();
-  if (row.startsWith("|")) row = row.slice(1);
-  if (row.endsWith("|")) row = row.slice(0, -1);
-  return row.split("|").every((cell) => /^:?-+:?$/.test(cell.trim()));
+  return cells(line).every((cell) => /^:?-+:?$/.test(cell));
 }
 
 /** A list starting at `start`: items at its indentation; deeper lines belong to the item above. */

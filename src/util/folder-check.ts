@@ -1,14 +1,21 @@
 import { statSync } from "node:fs";
 
+/** Why a named skills folder cannot be read as one, as a kind and as the sentence's end. */
+export interface FolderProblem {
+  kind: "missing" | "file";
+  says: string;
+}
+
 /**
  * Why `dir` cannot be read as a folder of skills: it does not exist, or it is a file (often a SKILL.md
  * given for its folder). Undefined when it is a folder, or when that cannot be told (the scan reports it).
  */
-export function folderProblem(dir: string): string | undefined {
+export function folderProblem(dir: string): FolderProblem | undefined {
   try {
     const stats = statSync(dir, { throwIfNoEntry: false });
-    if (!stats) return "does not exist";
-    return stats.isDirectory() ? undefined : "is a file, not a folder: give the folder that holds the skill folders";
+    if (!stats) return { kind: "missing", says: "does not exist" };
+    if (stats.isDirectory()) return undefined;
+    return { kind: "file", says: "is a file, not a folder: give the folder that holds the skill folders" };
   } catch {
     return undefined;
   }
