@@ -74,11 +74,11 @@ export function findPluginSources(input: PluginSourceInput | undefined): Source[
     const dir = join(resolve(p.installPath), "skills");
     if (!isDir(dir)) continue;
     // Security: `skills` linked out of the plugin would serve another folder's skills under its name.
-    const escape = linkedOut(dir, p.installPath);
-    if (escape) {
+    const outside = linkedOut(dir, p.installPath);
+    if (outside) {
       warnOnce(
         input,
-        `plugin ${p.plugin}@${p.marketplace}: its skills folder ${dir} links outside the plugin (to ${escape}); its skills are not served.`,
+        `plugin ${p.plugin}@${p.marketplace}: its skills folder ${dir} links outside the plugin (to ${outside}); its skills are not served.`,
       );
       continue;
     }
@@ -222,7 +222,10 @@ function warnOnce(input: PluginSourceInput, message: string): void {
   const logger = input.logger;
   if (!logger) return;
   let seen = said.get(logger);
-  if (!seen) said.set(logger, (seen = new Set()));
+  if (!seen) {
+    seen = new Set();
+    said.set(logger, seen);
+  }
   if (seen.has(message)) return;
   // Bounded: a registry that changes name at every scan cannot grow this without limit.
   if (seen.size >= 100) seen.clear();
