@@ -30,7 +30,9 @@ export const runStats: CommandRun = async (ctx) => {
   let events: AnalyticsEvent[] = [];
   let malformed = 0;
   for (const file of files) {
+    // Bounded (util/named-file.ts): a FIFO or a device named here is refused with a sentence, never read.
     const read = readJsonlFile(file);
+    if (read.problem) ctx.err(`skillhub stats: warning: ${read.problem}\n`);
     events.push(...read.events);
     malformed += read.malformed;
   }

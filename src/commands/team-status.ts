@@ -1,16 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readJsonlFile } from "../analytics/jsonl.ts";
 import { bufferFile } from "../analytics/setup.ts";
 import type { Hub } from "../server/hub.ts";
 
-/** Count of events waiting in the buffer file (one per line). */
+/** Count of events waiting in the buffer file (read by the bounded reader: a FIFO there counts none). */
 function bufferedEvents(hub: Hub): number {
-  try {
-    return readFileSync(bufferFile(hub.config), "utf8")
-      .split("\n")
-      .filter((l) => l.trim() !== "").length;
-  } catch {
-    return 0;
-  }
+  return readJsonlFile(bufferFile(hub.config)).events.length;
 }
 
 /** Git repositories and analytics, for `doctor --json`. */
