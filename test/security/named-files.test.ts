@@ -76,6 +76,20 @@ describe("config.yaml files go through the bounded reader", () => {
   });
 });
 
+describe("a repository's analytics.file", () => {
+  test("keeps only its file name, in <home>/analytics: another tool's history file never receives events", async () => {
+    for (const named of ["~/.other-tool/history.jsonl", "../../../.other-tool/history.jsonl", "/tmp/history.jsonl"]) {
+      const { dir, copy } = home();
+      write(join(copy, "config.yaml"), `analytics:\n  file: ${JSON.stringify(named)}\n`);
+      const result = await cli(["doctor", "--json"], { HOME: dir, SKILLS_REPO: REPO }, dir);
+      const doctor = JSON.parse(result.out);
+      const confined = join(dir, ".skillhub", "analytics", "history.jsonl");
+      expect(doctor.analytics.description).toContain(`file ${confined}`);
+      expect(doctor.config_warnings.join("\n")).toContain(`is written as ${confined}`);
+    }
+  });
+});
+
 describe("the compiled binary with a hostile repository config.yaml", () => {
   /** Start the binary over stdio in `dir` with the team repository configured (no network needed). */
   async function start(dir: string) {
