@@ -37,7 +37,7 @@ export const runStats: CommandRun = async (ctx) => {
     malformed += read.malformed;
   }
   if (sinceMs !== undefined) events = events.filter((e) => Date.parse(e.timestamp) >= sinceMs);
-  const hub = scannedHub(ctx);
+  const hub = await scannedHub(ctx);
   const summary = summarize(events, {
     catalog: hub.catalog.skills.map((s) => s.name),
     limit: ctx.args.options.json ? 100 : 10,

@@ -35,6 +35,7 @@ export function teamLines(hub: Hub): string[] {
           ? `    copy ${r.dir} at ${r.state.commit.slice(0, 7)}, last synced ${r.state.last_sync}`
           : `    not synced yet: no local copy, so no skills from this repository. Run \`skillhub sync\` (or start the server with network access) and see its message.`,
       );
+      if (r.not_served) lines.push(`    not served: ${r.not_served} (trust.allowed_signers)`);
     }
   }
   const buffered = bufferedEvents(hub);
