@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { readNamedText } from "../../util/named-file.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
@@ -194,8 +195,11 @@ function writeState(target: RepoTarget, commit: string, now: () => number): void
 
 /** The state of the last successful sync of a copy, if any. */
 export function readState(dir: string): RepoState | undefined {
+  // Bounded and non-blocking, as every file SkillHub reads by name (util/named-file.ts).
+  const read = readNamedText({ path: stateFile(dir), maxBytes: 65_536 });
+  if (!read.ok) return undefined;
   try {
-    const value = JSON.parse(readFileSync(stateFile(dir), "utf8")) as RepoState;
+    const value = JSON.parse(read.text) as RepoState;
     return typeof value.commit === "string" && typeof value.last_sync === "string" ? value : undefined;
   } catch {
     return undefined;
