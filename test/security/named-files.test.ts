@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { run } from "../../src/cli.ts";
 import { parseRepo } from "../../src/refresh/git/git-url.ts";
-import { binary } from "../helpers/binary.ts";
+import { binaryClient } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -91,23 +89,16 @@ describe("a repository's analytics.file", () => {
 });
 
 describe("the compiled binary with a hostile repository config.yaml", () => {
-  /** Start the binary over stdio in `dir` with the team repository configured (no network needed). */
+  /** The binary over stdio in `dir` with the team repository configured (no network needed). */
   async function start(dir: string) {
-    const transport = new StdioClientTransport({
-      command: binary(),
-      args: [],
-      env: { PATH: process.env.PATH ?? "", HOME: dir, SKILLS_REPO: REPO, SKILLHUB_WATCH: "0" },
-      cwd: dir,
-      stderr: "pipe",
+    const { client, transport, log } = await binaryClient(tempDir("skillhub-named-skills-"), dir, {
+      SKILLS_REPO: REPO,
+      SKILLHUB_WATCH: "0",
     });
-    let stderr = "";
-    transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const client = new Client({ name: "e2e", version: "1.0.0" });
-    await client.connect(transport);
-    return { client, transport, stderr: () => stderr };
+    return { client, transport, stderr: log };
   }
 
-  test("linked to /dev/zero: initialize is answered, the copy's skills served, SIGTERM stops it", async () => {
+  test("linked to /dev/zero: initialize and tools/list are answered, SIGTERM stops it", async () => {
     const { dir, copy } = home();
     hostile(join(copy, "config.yaml"), "zero");
     const { client, transport, stderr } = await start(dir);
