@@ -135,8 +135,9 @@ export class GitSync {
       branch: t.branch,
       ...(t.ref ? { ref: t.ref } : {}),
       state: readState(t.dir),
-      ...(this.options.allowedSigners && this.trust.get(t.spec.slug) !== null
-        ? { not_served: this.trust.get(t.spec.slug) ?? "not verified yet (trust.allowed_signers)" }
+      // A copy on disk that is not served; no copy at all is said by `state` being absent.
+      ...(this.options.allowedSigners && this.trust.get(t.spec.slug) !== null && existsSync(join(t.dir, ".git"))
+        ? { not_served: this.trust.get(t.spec.slug) ?? "not verified yet" }
         : {}),
     }));
   }
