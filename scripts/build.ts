@@ -26,6 +26,7 @@ export const WORKER_SCRIPTS = [
   "src/catalog/parse-worker.ts",
   "src/search/index-worker.ts",
   "src/refresh/watch-worker.ts",
+  "src/ui/markdown-worker.ts",
 ];
 
 export interface CompileOptions {

@@ -10,9 +10,12 @@
  */
 import { join } from "node:path";
 import { freePort, halfSentBody, httpCases, malformedHost } from "./http-cases.ts";
+import { namedFileCases } from "./named-file-cases.ts";
+import { pageCases } from "./page-cases.ts";
 import { RawStdio } from "./raw-client.ts";
 import { stdioCases } from "./stdio-cases.ts";
 import { must, Suite } from "./suite.ts";
+import { trustCases } from "./trust-cases.ts";
 import { buildWorld } from "./world.ts";
 
 const BINARY = process.env.SKILLHUB_BINARY ?? join(import.meta.dir, "..", "..", "dist", "skillhub");
@@ -78,6 +81,11 @@ try {
   http.kill("SIGKILL");
   await http.exited;
   answers.push(await httpStdout, await httpStderr);
+
+  // Named files (devices and FIFOs behind each), hostile pages with /healthz meanwhile, signed commits.
+  await namedFileCases(suite, BINARY, world, answers);
+  await pageCases(suite, BINARY, world, answers);
+  await trustCases(suite, BINARY, world, answers);
 
   // What every output must not hold.
   const all = answers.join("\n");

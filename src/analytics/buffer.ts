@@ -1,11 +1,14 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { readFile, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { AnalyticsEvent } from "./event.ts";
-import { appendJsonl, parseJsonl } from "./jsonl.ts";
+import { appendJsonl, readJsonlFile } from "./jsonl.ts";
 
 /** The buffer file stops growing past this size; further failed events are dropped and counted. */
 export const MAX_BUFFER_BYTES = 10 * 1024 * 1024;
+
+/** Most bytes of a buffer file read back (several servers may each have appended a little past the cap). */
+const MAX_BUFFER_READ_BYTES = 2 * MAX_BUFFER_BYTES;
 
 export interface Claim {
   /** The private file the buffer was moved to while it is being sent. */
@@ -48,14 +51,15 @@ export class EventBuffer {
     const path = `${this.file}.sending-${this.pid}`;
     const events: AnalyticsEvent[] = [];
     // Left from an earlier attempt of this process, or by a process that is gone.
+    // Bounded (util/named-file.ts): a buffer that is a FIFO or a link to a device gives no event, never a hang.
     for (const orphan of this.orphans()) {
-      events.push(...parseJsonl(await readFile(orphan, "utf8")).events);
+      events.push(...readJsonlFile(orphan, MAX_BUFFER_READ_BYTES).events);
       await rm(orphan, { force: true });
     }
     if (existsSync(this.file)) {
       try {
         await rename(this.file, path);
-        events.push(...parseJsonl(await readFile(path, "utf8")).events);
+        events.push(...readJsonlFile(path, MAX_BUFFER_READ_BYTES).events);
       } catch {
         // Another process claimed it first: it will send those events.
       }

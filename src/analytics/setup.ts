@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
+import { configSecrets } from "../exec/env.ts";
 import type { Logger } from "../util/logger.ts";
 import { knownSecretValues } from "../util/secret-env.ts";
 import { serverId } from "./event.ts";
@@ -42,16 +43,8 @@ export function createAnalytics(
 ): Analytics {
   const a = config.analytics;
   const enabled = a.enabled;
-  const secrets = knownSecretValues(env, {
-    names: config.secrets,
-    values: [
-      config.git.token,
-      config.server.token,
-      ...Object.entries(config.embedding as Record<string, unknown>)
-        .filter(([key]) => key.endsWith("api_key"))
-        .map(([, value]) => (typeof value === "string" ? value : undefined)),
-    ],
-  });
+  // The values scrubbed from comments: the server's secrets and every credential-looking variable's.
+  const secrets = knownSecretValues(env, configSecrets(config));
   const tracker = new Tracker({
     enabled,
     maxQueue: a.max_queue,

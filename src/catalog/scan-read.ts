@@ -1,7 +1,7 @@
 import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
 import { readSkillSource, readSkillSourceBytes } from "../skills/skill-read.ts";
 import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
-import type { Source } from "../sources/source-list.ts";
+import { linksConfined, type Source } from "../sources/source-list.ts";
 import type { FileEntry, SkillDirEntry, WalkLimits } from "../sources/walk.ts";
 import { type ConfinedFailure, MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
 import { diagnostic } from "../util/diagnostic.ts";
@@ -19,9 +19,9 @@ export const MAX_SKILL_FILE_BYTES = MAX_INSTRUCTIONS_BYTES;
 /** `readText` replaces the confined reader (tests that fake file-system failures). */
 export type ReadText = (file: string) => string;
 
-/** Synced repositories keep their links inside themselves (DESIGN §3, issue 13); local folders follow links. */
+/** Synced repositories and plugins keep their links inside themselves (DESIGN §3); local folders follow links. */
 export function walkLimits(limits: WalkLimits, source: Source): WalkLimits {
-  return source.location === "remote" ? { ...limits, confineLinks: true } : limits;
+  return linksConfined(source) ? { ...limits, confineLinks: true } : limits;
 }
 
 /** A test's injected reader, as a confined read's result. */
@@ -79,6 +79,7 @@ export function parseSkillEntry(entry: SkillDirEntry, source: Source, readText?:
     file: entry.file,
     root: source.dir,
     location: source.location,
+    source: source.label,
   });
   if (!read.ok) {
     if (read.code === "FILE_TOO_LARGE") return { diagnostics: [tooLarge(entry.file, read.size ?? entry.size)] };
@@ -109,6 +110,7 @@ export function parseTreeEntry(
         file: entry.file,
         root: source.dir,
         location: source.location,
+        source: source.label,
       });
   if (!read.ok)
     return {

@@ -38,9 +38,13 @@ export function oneShotHub(ctx: CommandContext, options: Partial<HubOptions> = {
   return hubFor(ctx, { config, announceDiagnostics: false, ...options });
 }
 
-/** A one-shot hub, scanned once. */
-export function scannedHub(ctx: CommandContext): Hub {
+/**
+ * A one-shot hub, scanned once. With trust.allowed_signers the repositories' copies are verified first
+ * (git-trust.ts): one that is not verified is not served, by commands as by the server.
+ */
+export async function scannedHub(ctx: CommandContext): Promise<Hub> {
   const hub = oneShotHub(ctx);
+  await hub.git?.verifyCopies();
   hub.scanNow();
   return hub;
 }

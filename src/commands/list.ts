@@ -6,7 +6,7 @@ import { type CommandRun, scannedHub } from "./context.ts";
 
 /** `skillhub list [--json] [--all]`: served skills with location and source; --all adds shadowed ones. */
 export const runList: CommandRun = async (ctx) => {
-  const hub = scannedHub(ctx);
+  const hub = await scannedHub(ctx);
   const catalog = hub.catalog;
   const skills = catalog.skills.map((s) => ({
     name: s.name,

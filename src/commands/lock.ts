@@ -11,7 +11,7 @@ import { currentLocks, hasEntries, plural } from "./lock-state.ts";
  * to record (with nothing at all, the first, so `verify` finds a lock).
  */
 export const runLock: CommandRun = async (ctx) => {
-  const hub = scannedHub(ctx);
+  const hub = await scannedHub(ctx);
   try {
     const targets = await currentLocks(hub);
     const missing = targets.flatMap((t) => t.heads.filter((h) => h.commit === null).map((h) => h.label));

@@ -23,7 +23,7 @@ export const runSearch: CommandRun = async (ctx) => {
     ctx.err(`skillhub search: --limit ${limitText}: expected a whole number from 1 to 100.\n`);
     return 2;
   }
-  const hub = scannedHub(ctx);
+  const hub = await scannedHub(ctx);
   await hub.search.start(Promise.resolve());
   // A one-shot search may wait for embeddings (cached vectors make this instant); a server never does.
   await hub.search.vectorsSettled();

@@ -8,7 +8,7 @@ export const runShow: CommandRun = async (ctx) => {
     ctx.err("skillhub show: give a skill name, e.g. `skillhub show pdf`. `skillhub list` shows the names.\n");
     return 2;
   }
-  const hub = scannedHub(ctx);
+  const hub = await scannedHub(ctx);
   const result = await skillTool.handler({ name }, { deps: hub, session: { clientName: () => undefined } });
   // Each content item on its own line: the skill text, then the <command-message> line.
   const text = result.content

@@ -30,12 +30,14 @@ export const runStats: CommandRun = async (ctx) => {
   let events: AnalyticsEvent[] = [];
   let malformed = 0;
   for (const file of files) {
+    // Bounded (util/named-file.ts): a FIFO or a device named here is refused with a sentence, never read.
     const read = readJsonlFile(file);
+    if (read.problem) ctx.err(`skillhub stats: warning: ${read.problem}\n`);
     events.push(...read.events);
     malformed += read.malformed;
   }
   if (sinceMs !== undefined) events = events.filter((e) => Date.parse(e.timestamp) >= sinceMs);
-  const hub = scannedHub(ctx);
+  const hub = await scannedHub(ctx);
   const summary = summarize(events, {
     catalog: hub.catalog.skills.map((s) => s.name),
     limit: ctx.args.options.json ? 100 : 10,

@@ -1,16 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readJsonlFile } from "../analytics/jsonl.ts";
 import { bufferFile } from "../analytics/setup.ts";
 import type { Hub } from "../server/hub.ts";
 
-/** Count of events waiting in the buffer file (one per line). */
+/** Count of events waiting in the buffer file (read by the bounded reader: a FIFO there counts none). */
 function bufferedEvents(hub: Hub): number {
-  try {
-    return readFileSync(bufferFile(hub.config), "utf8")
-      .split("\n")
-      .filter((l) => l.trim() !== "").length;
-  } catch {
-    return 0;
-  }
+  return readJsonlFile(bufferFile(hub.config)).events.length;
 }
 
 /** Git repositories and analytics, for `doctor --json`. */
@@ -41,6 +35,7 @@ export function teamLines(hub: Hub): string[] {
           ? `    copy ${r.dir} at ${r.state.commit.slice(0, 7)}, last synced ${r.state.last_sync}`
           : `    not synced yet: no local copy, so no skills from this repository. Run \`skillhub sync\` (or start the server with network access) and see its message.`,
       );
+      if (r.not_served) lines.push(`    not served: ${r.not_served} (trust.allowed_signers)`);
     }
   }
   const buffered = bufferedEvents(hub);

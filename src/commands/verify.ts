@@ -17,7 +17,7 @@ interface Checked {
  * CI has none.
  */
 export const runVerify: CommandRun = async (ctx) => {
-  const hub = scannedHub(ctx);
+  const hub = await scannedHub(ctx);
   try {
     const json = ctx.args.options.json;
     const targets = await currentLocks(hub);

@@ -13,6 +13,7 @@ export function configDefaults(home: string): Config {
     home,
     log_level: "INFO",
     secrets: [],
+    pass_env: [],
     sources: {
       dirs: [],
       only_dirs: false,

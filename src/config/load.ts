@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { existsSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
 import { ConfigError, errorMessage } from "../util/errors.ts";
 import { yaml } from "../util/lazy-yaml.ts";
+import { readNamedText } from "../util/named-file.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
 import { dropUnsupportedKeys, restrictSourceConfig } from "./source-config.ts";
 
@@ -34,9 +35,16 @@ export function loadConfig(options: LoadOptions): Resolved {
   const sourceWarnings: string[] = [];
   if (existsSync(homeFile)) files.push(userFile(homeFile, sourceWarnings));
   for (const path of options.sourceFiles ?? []) {
-    if (!existsSync(path)) continue;
     const origin = options.repoFiles?.includes(path) ? "repository" : "folder";
-    const restricted = restrictSourceConfig(readConfigFile(path), origin);
+    // Security: a skills folder's or repository's file is someone else's content: it stays in its folder,
+    // and one that cannot be read safely (a link to /dev/zero, a FIFO, too large) is skipped, not fatal.
+    const read = readSourceConfigFile(path);
+    if (read === "missing") continue;
+    if (typeof read === "string") {
+      sourceWarnings.push(`${read} Its settings are ignored.`);
+      continue;
+    }
+    const restricted = restrictSourceConfig(read, origin, join(first.home, ANALYTICS_FOLDER));
     files.push(restricted.file);
     sourceWarnings.push(...restricted.warnings);
   }
@@ -60,13 +68,31 @@ function userFile(path: string, warnings: string[]): ConfigFile {
   return dropped.file;
 }
 
+/** Largest config.yaml read; a larger one is refused (the whole schema fits in a few kilobytes). */
+export const MAX_CONFIG_BYTES = 1_048_576;
+
+/** Where a content repository's `analytics.file` must live, under SkillHub's home (source-config.ts). */
+export const ANALYTICS_FOLDER = "analytics";
+
+/** The user's own config file (~/.skillhub/config.yaml, --config): any problem stops start-up, naming the file. */
 export function readConfigFile(path: string): ConfigFile {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new ConfigError(`Invalid configuration: cannot read ${path}: ${errorMessage(error)}.`, { key: path });
-  }
+  // Bounded and non-blocking (util/named-file.ts): a link to /dev/zero or a FIFO is named, not read for ever.
+  const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES });
+  if (!read.ok) throw new ConfigError(`Invalid configuration: ${read.reason}`, { key: path });
+  return parseConfigText(path, read.text);
+}
+
+/**
+ * A skills folder's or repository's config.yaml: parsed, or "missing", or why it cannot be read safely (a
+ * sentence). It must resolve inside its own folder. Invalid YAML still stops start-up, naming the file.
+ */
+function readSourceConfigFile(path: string): ConfigFile | "missing" | string {
+  const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES, within: dirname(path) });
+  if (read.ok) return parseConfigText(path, read.text);
+  return read.missing ? "missing" : read.reason;
+}
+
+function parseConfigText(path: string, text: string): ConfigFile {
   try {
     return { path, data: yaml().parse(text, { maxAliasCount: 100 }) };
   } catch (error) {

@@ -194,6 +194,8 @@ const KEYS = {
   log_level: () => z.enum(LOG_LEVELS),
   /** Names of further environment variables to strip from child processes. */
   secrets: stringList,
+  /** Credential-looking variables (`*_KEY`, `*_TOKEN`, …) scripts and commands may still receive. */
+  pass_env: stringList,
   sources: SourcesConfig,
   server: ServerConfig,
   search: SearchConfig,

@@ -50,6 +50,12 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     kind: "list",
     description: "Further environment variable names never passed to scripts, commands or git (comma list).",
   },
+  SKILLHUB_PASS_ENV: {
+    key: "pass_env",
+    kind: "list",
+    description:
+      "Variables named like credentials (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`) that scripts and commands may still receive; others are removed (comma list).",
+  },
   SKILLS_DIR: {
     key: "sources.dirs",
     kind: "pathlist",

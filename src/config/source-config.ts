@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { ConfigFile } from "./resolve.ts";
 import type { Config } from "./schema.ts";
 
@@ -84,13 +84,14 @@ export function explicitSourceConfigFiles(config: Config, exists: (path: string)
 
 /**
  * Keep only the allowed sections and keys of a source's config.yaml; say what
- * was dropped. A repository's `analytics.file` must name a `.jsonl` file:
- * events are appended as JSON lines, and a path such as ~/.bashrc must not
- * receive them. Pure.
+ * was dropped. A repository's `analytics.file` must name a `.jsonl` file, and
+ * only its file name is used, inside `analyticsDir` (SkillHub's analytics
+ * folder): events, which hold search queries, never go to a file elsewhere. Pure.
  */
 export function restrictSourceConfig(
   file: ConfigFile,
   origin: SourceConfigOrigin = "folder",
+  analyticsDir = "analytics",
 ): { file: ConfigFile; warnings: string[] } {
   const data = file.data;
   if (!isMapping(data)) return { file, warnings: [] };
@@ -117,19 +118,38 @@ export function restrictSourceConfig(
         warnings.push(
           `${file.path}: key "${dotted}" ignored: ${who} config.yaml may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`,
         );
-      } else if (
-        dotted === "analytics.file" &&
-        typeof childValue === "string" &&
-        !/\.jsonl$/i.test(childValue.trim())
-      ) {
-        warnings.push(
-          `${file.path}: key "analytics.file" ignored: ${JSON.stringify(childValue)} does not end in .jsonl (events are appended as JSON lines; name a .jsonl file).`,
-        );
+      } else if (dotted === "analytics.file" && typeof childValue === "string") {
+        const kept = analyticsFileIn(childValue, analyticsDir);
+        if (kept.warning) warnings.push(`${file.path}: key "analytics.file" ${kept.warning}`);
+        if (kept.file !== undefined) section[child] = kept.file;
       } else section[child] = childValue;
     }
     kept[key] = section;
   }
   return dropUnsupportedKeys({ path: file.path, data: kept }, warnings);
+}
+
+/**
+ * Where a repository's `analytics.file` is written: its file name, inside `analyticsDir`. Security: a
+ * repository must not choose a file elsewhere (another tool's `history.jsonl` received events, search
+ * queries included), so folders, `..` and `~` are dropped, with a warning saying where events go. Pure.
+ */
+function analyticsFileIn(value: string, analyticsDir: string): { file?: string; warning?: string } {
+  const text = value.trim();
+  if (!/\.jsonl$/i.test(text))
+    return {
+      warning: `ignored: ${JSON.stringify(value)} does not end in .jsonl (events are appended as JSON lines; name a .jsonl file).`,
+    };
+  const name = basename(text.replace(/\\/g, "/"));
+  // Security: a NUL byte or a name of dots only is not a file name.
+  if (name.includes("\0") || /^\.+$/.test(name))
+    return { warning: `ignored: ${JSON.stringify(value)} is not a file name.` };
+  const file = join(analyticsDir, name);
+  if (name === text) return { file };
+  return {
+    file,
+    warning: `${JSON.stringify(value)} is written as ${file}: a repository's usage events stay in SkillHub's analytics folder.`,
+  };
 }
 
 /** Remove UNSUPPORTED_KEYS from any config file, each with its reason as a warning. Pure. */

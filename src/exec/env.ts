@@ -1,17 +1,24 @@
 import type { Config } from "../config/schema.ts";
-import { withoutSecrets } from "../util/secret-env.ts";
+import { type SecretSpec, withoutSecrets } from "../util/secret-env.ts";
 
 /**
  * The environment of a script or command: the server's environment without
  * its secrets, plus the script's arguments as SKILL_ARG_<NAME> variables.
  */
 
-/** The secrets a configuration holds: names from `secrets`, values of the tokens and of every `*api_key`. */
-export function configSecrets(config: Config): { names: readonly string[]; values: readonly (string | undefined)[] } {
+/**
+ * The secrets a configuration holds: names from `secrets`, values of the tokens and of every `*api_key`,
+ * and every variable whose name looks like a credential's except those `pass_env` lets through.
+ */
+export function configSecrets(config: Config): SecretSpec & { names: readonly string[] } {
   const keys = Object.entries(config.embedding as Record<string, unknown>)
     .filter(([key, value]) => key.endsWith("api_key") && typeof value === "string")
     .map(([, value]) => value as string);
-  return { names: config.secrets, values: [config.git.token, config.server.token, ...keys] };
+  return {
+    names: config.secrets,
+    values: [config.git.token, config.server.token, ...keys],
+    credentialNames: { except: config.pass_env },
+  };
 }
 
 /** `config_path` → `SKILL_ARG_CONFIG_PATH`; characters outside [A-Z0-9_] become `_`. Pure. */
@@ -25,7 +32,9 @@ export function argVariable(name: string): string {
  *
  * Security: variables already named SKILL_ARG_* in the server's environment
  * are dropped, so a script only ever sees the arguments of this call; the
- * server's secrets are removed (util/secret-env.ts).
+ * server's secrets are removed, and so is every variable named like a
+ * credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`)
+ * unless `pass_env` names it (util/secret-env.ts).
  */
 export function childEnv(
   base: Readonly<Record<string, string | undefined>>,

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { isReservedLabel } from "../sources/source-list.ts";
 import { ConfigError } from "../util/errors.ts";
+import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { FULL_COMMIT, type RepoTarget } from "./git/git-target.ts";
 import { parseRepo } from "./git/git-url.ts";
 
@@ -36,7 +37,7 @@ export function repoTargets(options: {
   for (const raw of options.repos) {
     if (raw.trim().startsWith("-")) {
       throw new ConfigError(
-        `Invalid configuration: SKILLS_REPO / repos entry ${JSON.stringify(raw)}: expected a git URL.`,
+        `Invalid configuration: SKILLS_REPO / repos entry ${JSON.stringify(scrubUrlCredentials(raw))}: expected a git URL.`,
         { key: "git.repos" },
       );
     }

@@ -151,7 +151,7 @@ export class Hub implements ToolDeps {
   /** Claude Code's plugins for the current project root, when they are served. */
   private plugins(): ReturnType<typeof claudePlugins> | undefined {
     const { enabled, dir } = this.config.plugins;
-    return enabled ? claudePlugins(dir, this.options.homeDir, this.root.dir) : undefined;
+    return enabled ? claudePlugins(dir, this.options.homeDir, this.root.dir, this.logger) : undefined;
   }
 
   /** The skillhub.lock that records the git sources, for the current project root (lock/location.ts). */

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
+import { linksConfined } from "../sources/source-list.ts";
 import {
   type ConfinedFailure,
   type ConfinedFile,
@@ -12,17 +13,17 @@ import { isInside } from "../util/safe-path.ts";
 import type { Skill } from "./skill.ts";
 
 /** What of a Skill decides where its files may be read from. */
-export type SkillPlace = Pick<Skill, "kind" | "dir" | "file" | "root" | "location">;
+export type SkillPlace = Pick<Skill, "kind" | "dir" | "file" | "root" | "location" | "source">;
 
 /**
  * The real folder a skill's own file (SKILL.md, a tree node's .md) must be
  * read from: an Agent Skill's folder; for a tree node, the folder holding its
- * .md. For a synced repository (location "remote") that folder must also be
- * inside the repository's real path.
+ * .md. For a synced repository or a plugin (source-list.ts's linksConfined)
+ * that folder must also be inside the source's real path.
  *
  * Security: local folders may be symlinked in from anywhere (installers do
- * that), so their real folder is the confinement; a repository is someone
- * else's content and may not link out of itself.
+ * that), so their real folder is the confinement; a repository or a plugin is
+ * someone else's content and may not link out of itself.
  */
 export function skillReadRoot(skill: SkillPlace): { ok: true; root: string } | ConfinedFailure {
   return realFolder(ownFolder(skill), skill);
@@ -33,10 +34,10 @@ function ownFolder(skill: SkillPlace): string {
   return skill.kind === "tree-node" ? dirname(skill.file) : skill.dir;
 }
 
-/** The real path of `folder` (a skill's folder or resource folder), confined to its repository for synced skills. */
+/** The real path of `folder` (a skill's folder or resource folder), confined to its source for repositories and plugins. */
 export function realFolder(
   folder: string,
-  skill: Pick<Skill, "root" | "location">,
+  skill: Pick<Skill, "root" | "location" | "source">,
 ): { ok: true; root: string } | ConfinedFailure {
   let real: string;
   try {
@@ -47,15 +48,19 @@ export function realFolder(
       return { ok: false, code: "PERMISSION_DENIED", reason: `the skill's folder cannot be read: permission denied.` };
     return { ok: false, code: "FILE_NOT_FOUND", reason: `the skill's folder no longer exists.` };
   }
-  if (skill.location === "remote") {
+  if (linksConfined({ location: skill.location, label: skill.source })) {
     let repo: string;
     try {
       repo = realpathSync(skill.root);
     } catch {
-      return { ok: false, code: "FILE_NOT_FOUND", reason: `the repository's folder no longer exists.` };
+      return { ok: false, code: "FILE_NOT_FOUND", reason: `the folder of its ${sourceKind(skill)} no longer exists.` };
     }
     if (!isInside(repo, real))
-      return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `the skill's folder now links outside its repository.` };
+      return {
+        ok: false,
+        code: "PATH_OUTSIDE_SKILL",
+        reason: `the skill's folder now links outside its ${sourceKind(skill)}.`,
+      };
   }
   return { ok: true, root: real };
 }
@@ -110,10 +115,15 @@ export function lastReadFolder(skill: SkillPlace): string | undefined {
  * before resolving it (a realpath call was 6 % of a `skill` call's time, issue 16). As safe: a read
  * succeeds only when the opened file's real path is inside it, and a folder a real path lies inside
  * is itself real (no link on the way); else the read fails and the folder is resolved. Not for synced
- * skills, whose real folder must also be checked against their repository's.
+ * or plugin skills, whose real folder must also be checked against their source's.
  */
 function likelyRoot(skill: SkillPlace): string | undefined {
-  return skill.location === "remote" ? undefined : ownFolder(skill);
+  return linksConfined({ location: skill.location, label: skill.source }) ? undefined : ownFolder(skill);
+}
+
+/** "repository" or "plugin", for the reasons above. */
+function sourceKind(skill: Pick<Skill, "location">): string {
+  return skill.location === "remote" ? "repository" : "plugin";
 }
 
 /** A skill's own file as bytes (for the scanner's digest). */

@@ -1,6 +1,10 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { isReservedLabel, type Source } from "./source-list.ts";
+import { errorMessage } from "../util/errors.ts";
+import type { Logger } from "../util/logger.ts";
+import { readNamedText } from "../util/named-file.ts";
+import { isInside } from "../util/safe-path.ts";
+import { isReservedLabel, PLUGIN_LABEL_PREFIX, type Source } from "./source-list.ts";
 
 /**
  * Skills of installed Claude Code plugins as sources (issue 17). Claude Code
@@ -13,6 +17,14 @@ import { isReservedLabel, type Source } from "./source-list.ts";
  * turned off in `~/.claude/settings.json` (`enabledPlugins: { "p@m": false }`)
  * are skipped. Each plugin is labelled `plugin:<plugin>`, and its skills are
  * qualified `<plugin>:<skill>`, as Claude Code names them.
+ *
+ * Security: a plugin is someone else's content. Its skills folder must be
+ * inside the plugin's folder, and links in it may not leave it (the walker
+ * confines plugin sources as it does synced repositories: source-list.ts).
+ * The registry and the settings are read by the bounded reader (a FIFO or a
+ * device in their place is named in a warning, never read); settings that
+ * cannot be read turn every plugin off, since which ones the user turned off
+ * is then unknown.
  */
 
 export interface PluginSourceInput {
@@ -22,16 +34,27 @@ export interface PluginSourceInput {
   settingsFile?: string;
   /** The project root: plugins installed for another project are not served. */
   projectDir: string | null;
+  /** Where problems with the registry, the settings or a plugin's folder are said (each once per logger). */
+  logger?: Pick<Logger, "warn">;
 }
+
+/** Largest installed_plugins.json or settings.json read (real ones are a few kilobytes). */
+export const MAX_PLUGIN_FILE_BYTES = 4 * 1_048_576;
 
 const PLUGIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Claude Code's plugins (`dir`, else ~/.claude/plugins) and settings, looked up for `projectDir`. */
-export function claudePlugins(dir: string | undefined, homeDir: string, projectDir: string | null): PluginSourceInput {
+export function claudePlugins(
+  dir: string | undefined,
+  homeDir: string,
+  projectDir: string | null,
+  logger?: Pick<Logger, "warn">,
+): PluginSourceInput {
   return {
     pluginsDir: dir ?? join(homeDir, ".claude", "plugins"),
     settingsFile: join(homeDir, ".claude", "settings.json"),
     projectDir,
+    ...(logger ? { logger } : {}),
   };
 }
 
@@ -41,22 +64,32 @@ export function claudePlugins(dir: string | undefined, homeDir: string, projectD
  */
 export function findPluginSources(input: PluginSourceInput | undefined): Source[] {
   if (!input) return [];
+  const disabled = disabledPlugins(input);
+  if (disabled === undefined) return [];
   const installs = readInstalled(input) ?? readCache(input.pluginsDir);
-  const disabled = disabledPlugins(input.settingsFile);
   const seen = new Set<string>();
   const out: Source[] = [];
   for (const p of installs.sort((a, b) => cmp(a.plugin, b.plugin) || cmp(a.marketplace, b.marketplace))) {
     if (disabled.has(`${p.plugin}@${p.marketplace}`) || seen.has(p.plugin)) continue;
     const dir = join(resolve(p.installPath), "skills");
     if (!isDir(dir)) continue;
+    // Security: `skills` linked out of the plugin would serve another folder's skills under its name.
+    const outside = linkedOut(dir, p.installPath);
+    if (outside) {
+      warnOnce(
+        input,
+        `plugin ${p.plugin}@${p.marketplace}: its skills folder ${dir} links outside the plugin (to ${outside}); its skills are not served.`,
+      );
+      continue;
+    }
     // The same plugin from two marketplaces: the first (by marketplace name) wins, as labels must be unique.
     seen.add(p.plugin);
     out.push({
-      label: `plugin:${p.plugin}`,
+      label: `${PLUGIN_LABEL_PREFIX}${p.plugin}`,
       dir,
       location: "global",
       // A plugin named like a fixed source keeps `plugin:<name>` as its qualifier.
-      qualifier: isReservedLabel(p.plugin) ? `plugin:${p.plugin}` : p.plugin,
+      qualifier: isReservedLabel(p.plugin) ? `${PLUGIN_LABEL_PREFIX}${p.plugin}` : p.plugin,
     });
   }
   return out;
@@ -81,13 +114,14 @@ interface Install {
   installPath: string;
 }
 
+/** The registry's installs; undefined without a usable registry (then the cache is read instead). */
 function readInstalled(input: PluginSourceInput): Install[] | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(join(input.pluginsDir, "installed_plugins.json"), "utf8"));
-  } catch {
-    return undefined;
-  }
+  const data = readJson(
+    input,
+    join(input.pluginsDir, "installed_plugins.json"),
+    "the newest cached plugins are served",
+  );
+  if (data === undefined) return undefined;
   const plugins = (data as { plugins?: unknown } | null)?.plugins;
   if (!plugins || typeof plugins !== "object") return undefined;
   const out: Install[] = [];
@@ -125,20 +159,78 @@ function readCache(pluginsDir: string): Install[] {
   return out;
 }
 
-function disabledPlugins(settingsFile: string | undefined): Set<string> {
-  if (!settingsFile) return new Set();
-  try {
-    const data = JSON.parse(readFileSync(settingsFile, "utf8")) as { enabledPlugins?: unknown };
-    const enabled = data?.enabledPlugins;
-    if (!enabled || typeof enabled !== "object") return new Set();
-    return new Set(
-      Object.entries(enabled as Record<string, unknown>)
-        .filter(([, on]) => on === false)
-        .map(([key]) => key),
-    );
-  } catch {
-    return new Set();
+/**
+ * The plugins turned off in Claude Code's settings (`enabledPlugins: { "p@m": false }`); none without a
+ * settings file; undefined when it exists but cannot be read or parsed: then which plugins the user
+ * turned off is unknown, and none is served (fail closed).
+ */
+function disabledPlugins(input: PluginSourceInput): Set<string> | undefined {
+  if (!input.settingsFile) return new Set();
+  const data = readJson(input, input.settingsFile, "no plugin skill is served until it can be read");
+  if (data === undefined) return fileIsThere(input.settingsFile) ? undefined : new Set();
+  const enabled = (data as { enabledPlugins?: unknown } | null)?.enabledPlugins;
+  if (!enabled || typeof enabled !== "object") return new Set();
+  return new Set(
+    Object.entries(enabled as Record<string, unknown>)
+      .filter(([, on]) => on === false)
+      .map(([key]) => key),
+  );
+}
+
+/**
+ * A JSON file of Claude Code's, through the bounded reader: its value, or undefined when it is missing
+ * (silently) or cannot be read or parsed (with a warning saying so and `then`, what happens instead).
+ */
+function readJson(input: PluginSourceInput, file: string, then: string): unknown {
+  const read = readNamedText({ path: file, maxBytes: MAX_PLUGIN_FILE_BYTES });
+  if (!read.ok) {
+    if (!read.missing) warnOnce(input, `plugins: ${read.reason.replace(/\.$/, "")}; ${then}.`);
+    return undefined;
   }
+  try {
+    return JSON.parse(read.text);
+  } catch (error) {
+    warnOnce(input, `plugins: '${file}' is not valid JSON (${errorMessage(error)}); ${then}.`);
+    return undefined;
+  }
+}
+
+/** Whether something (anything) is at `path`, a dangling link excepted. */
+function fileIsThere(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The real path `dir` resolves to when that is outside `plugin`'s real folder; undefined when inside. */
+function linkedOut(dir: string, plugin: string): string | undefined {
+  try {
+    const real = realpathSync(dir);
+    return isInside(realpathSync(plugin), real) ? undefined : real;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Problems already said, per logger: the registry is read at every scan, a problem is said once. */
+const said = new WeakMap<object, Set<string>>();
+
+function warnOnce(input: PluginSourceInput, message: string): void {
+  const logger = input.logger;
+  if (!logger) return;
+  let seen = said.get(logger);
+  if (!seen) {
+    seen = new Set();
+    said.set(logger, seen);
+  }
+  if (seen.has(message)) return;
+  // Bounded: a registry that changes name at every scan cannot grow this without limit.
+  if (seen.size >= 100) seen.clear();
+  seen.add(message);
+  logger.warn(message);
 }
 
 function dirs(folder: string): string[] {

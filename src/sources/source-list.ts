@@ -50,6 +50,18 @@ export const SOURCE_LABELS = [
 
 const FIXED_LABELS: ReadonlySet<string> = new Set(SOURCE_LABELS);
 
+/** The label of a Claude Code plugin's source is this prefix and the plugin's name (plugin-sources.ts). */
+export const PLUGIN_LABEL_PREFIX = "plugin:";
+
+/**
+ * Whether a source's content is someone else's: a synced repository or a plugin. Security: links in
+ * such a source may not leave its folder (the walker, and every read of its skills' files), so a
+ * repository or plugin cannot serve the operator's other skills or files under its own name.
+ */
+export function linksConfined(source: { location: Location; label: string }): boolean {
+  return source.location === "remote" || source.label.startsWith(PLUGIN_LABEL_PREFIX);
+}
+
 /** Whether a name is taken by a fixed source or an explicit folder (`dir1`, `dir2`, …). */
 export function isReservedLabel(name: string): boolean {
   return FIXED_LABELS.has(name) || /^dir\d+$/.test(name);

@@ -27,14 +27,14 @@ export function noteSpecial(result: WalkResult, path: string): void {
   );
 }
 
-/** A file link of a confined (synced) source whose target is outside its repository: not read. */
+/** A file link of a confined source (a synced repository, a plugin) whose target is outside its folder: not read. */
 export function noteLinkOutside(result: WalkResult, path: string, real: string, base: string): void {
   result.diagnostics.push(
     diagnostic(
       "symlink-outside",
       "warning",
       path,
-      `links to ${real}, outside the repository ${base}; not read (synced repositories are confined to themselves).`,
+      `links to ${real}, outside its source's folder ${base}; not read (synced repositories and plugins are confined to their folder).`,
     ),
   );
 }

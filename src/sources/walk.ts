@@ -172,14 +172,14 @@ export class Walker {
           // (npx skills creates such links). Inside a skill, a link is followed only while it stays in
           // that skill's folder, so a link to / in a skill cannot turn the scan loose on the whole disk.
           if (limits.confineLinks && !isWithin(base, childReal)) {
-            // Security: a synced repository is someone else's content; a link in it must not reach
-            // the operator's files (~/.claude/skills, /): only targets inside the repository are followed.
+            // Security: a synced repository or a plugin is someone else's content; a link in it must not
+            // reach the operator's files (~/.claude/skills, /): only targets inside its folder are followed.
             result.diagnostics.push(
               diagnostic(
                 "symlink-outside",
                 "warning",
                 path,
-                `links to ${childReal}, outside the repository ${base}; not followed (synced repositories are confined to themselves).`,
+                `links to ${childReal}, outside its source's folder ${base}; not followed (synced repositories and plugins are confined to their folder).`,
               ),
             );
             continue;

@@ -13,6 +13,8 @@ const MAX_DEPTH = 8;
 type NextAt = (marker: RegExp, from: number) => number;
 
 interface Rule {
+  /** The characters a match can start with: a position is tried only against the rules it can start. */
+  first: string;
   pattern: RegExp;
   /**
    * Whether `pattern` can match at `at` at all, from where its closing marker next occurs: without this
@@ -42,6 +44,7 @@ const CLOSE_BRACKET = /\]/g;
 const RULES: Rule[] = [
   // Images are not fetched (the policy allows no image source but the page's own): their alt text and a link.
   {
+    first: "!",
     // The alt text holds no "[": each "![" scans only to the next one, not all to one shared "](".
     pattern: /!\[([^[\]]*)\]\(\s*<?([^()\s>]*)>?(?:\s+"[^"]*")?\s*\)/y,
     // The alt text ends at the first "]", which must open the target.
@@ -55,46 +58,59 @@ const RULES: Rule[] = [
     },
   },
   {
+    first: "[",
     // The target: characters or parenthesised runs, one way only (two classes side by side backtracked
     // quadratically over a long target with no ")").
     pattern: /\[((?:[^[\]]|\[[^[\]]*\])*)\]\(\s*<?((?:[^()\s>]|\([^()\s]*\))*)>?(?:\s+"[^"]*")?\s*\)/y,
     render: (m, links, depth) => link(m[2] ?? "", links, () => renderInline(m[1] ?? "", links, depth + 1)),
   },
   {
+    first: "<",
     pattern: /<((?:https?:\/\/|mailto:)[^\s<>]+)>/y,
     render: (m, links) => link(m[1] ?? "", links, () => escapeHtml(m[1] ?? "")),
   },
   {
+    first: "*",
     pattern: /\*\*(?=\S)([\s\S]*?\S)\*\*/y,
     possible: closes(/\S\*\*/g, 2),
     render: (m, links, depth) => `<strong>${renderInline(m[1] ?? "", links, depth + 1)}</strong>`,
   },
   {
+    first: "_",
     pattern: /__(?=\S)([\s\S]*?\S)__/y,
     possible: closes(/\S__/g, 2),
     render: (m, links, depth) => `<strong>${renderInline(m[1] ?? "", links, depth + 1)}</strong>`,
   },
   {
+    first: "~",
     pattern: /~~(?=\S)([\s\S]*?\S)~~/y,
     possible: closes(/\S~~/g, 2),
     render: (m, links, depth) => `<del>${renderInline(m[1] ?? "", links, depth + 1)}</del>`,
   },
   {
+    first: "*",
     pattern: /\*(?=[^\s*])([\s\S]*?[^\s*])\*/y,
     possible: closes(/[^\s*]\*/g, 1),
     render: (m, links, depth) => `<em>${renderInline(m[1] ?? "", links, depth + 1)}</em>`,
   },
   {
+    first: "_",
     pattern: /(?<![A-Za-z0-9])_(?=[^\s_])([\s\S]*?[^\s_])_(?![A-Za-z0-9])/y,
     possible: closes(/[^\s_]_(?![A-Za-z0-9])/g, 1),
     render: (m, links, depth) => `<em>${renderInline(m[1] ?? "", links, depth + 1)}</em>`,
   },
   // Bare URLs become links too (GFM autolinks): the common way skills cite documentation.
   {
+    first: "h",
     pattern: /https?:\/\/[^\s<>"'`]*[^\s<>"'`.,;:!?)\]]/y,
     render: (m, links) => link(m[0], links, () => escapeHtml(m[0])),
   },
 ];
+
+/** For each character a rule can start with, those rules, in RULES' order (ties go to the earlier rule). */
+const RULES_BY_FIRST = new Map<string, Rule[]>();
+for (const rule of RULES)
+  for (const ch of rule.first) RULES_BY_FIRST.set(ch, [...(RULES_BY_FIRST.get(ch) ?? []), rule]);
 
 /** Characters at which some rule may start; other text is copied (escaped) in runs. */
 const STARTS = /[`![<*_~h\\]/g;
@@ -138,7 +154,7 @@ export function renderInline(text: string, links: LinkPolicy = {}, depth = 0): s
       continue;
     }
     let matched = false;
-    for (const rule of RULES) {
+    for (const rule of RULES_BY_FIRST.get(ch ?? "") ?? []) {
       if (rule.possible && !rule.possible(text, at, next)) continue;
       rule.pattern.lastIndex = at;
       const m = rule.pattern.exec(text);

@@ -8,6 +8,8 @@ import viewsHubJs from "./assets/views-hub.js" with { type: "text" };
 import viewsSkillsJs from "./assets/views-skills.js" with { type: "text" };
 import { barsSvg, dailyLoadsSvg, PALETTE } from "./charts.ts";
 import { diagnosticsPage, overview, treeView } from "./hub-view.ts";
+import type { PageLinks } from "./markdown-links.ts";
+import { renderPage } from "./markdown-page.ts";
 import { searchView } from "./search-view.ts";
 import { findSkill, skillDetail } from "./skill-detail.ts";
 import { readFileView } from "./skill-file.ts";
@@ -144,7 +146,7 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
     case "skill": {
       const skill = findSkill(catalog, q.get("id") ?? "");
       const detail = skill && skillDetail(catalog, hub.filter, skill, hub.frozen);
-      return detail ?? notFound(q.get("id") ?? "");
+      return detail ? await rendered(detail) : notFound(q.get("id") ?? "");
     }
     case "file": {
       const id = q.get("id") ?? "";
@@ -160,7 +162,9 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
       // Security: frozen mode; no file of a skill that differs from its lock.
       if (detail.refused) return problem(403, detail.refused.code, detail.refused.message);
       const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes);
-      return view.ok ? view : problem(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);
+      return view.ok
+        ? await rendered(view)
+        : problem(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);
     }
     case "tree":
       return treeView(hub);
@@ -176,6 +180,21 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
     default:
       return problem(404, "NOT_FOUND", `No such API: /ui/api/${name}.`);
   }
+}
+
+/**
+ * A view with its Markdown rendered as `html`, off the server's thread (markdown-page.ts): a page over
+ * its time budget comes back as plain text, with a notice saying so.
+ */
+async function rendered<T extends { markdown?: { source: string; links?: PageLinks }; notice?: string }>(
+  view: T,
+): Promise<Omit<T, "markdown"> & { html?: string }> {
+  const { markdown, ...rest } = view;
+  if (!markdown) return rest;
+  const page = await renderPage(markdown.source, markdown.links);
+  if (!page.plain) return { ...rest, html: page.html };
+  const notice = `Shown as plain text: ${page.plain}.`;
+  return { ...rest, html: page.html, notice: rest.notice ? `${rest.notice} ${notice}` : notice };
 }
 
 function events(hub: Hub): EventFiles {

@@ -7,7 +7,7 @@ import { frontmatterOf } from "../skills/frontmatter.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
-import { renderMarkdown } from "./markdown.ts";
+import type { PageLinks } from "./markdown-links.ts";
 import { listIndex, type SkillRow } from "./skill-list.ts";
 
 /** A file the page lists for a skill; tree nodes' inherited files name the node they come from. */
@@ -28,8 +28,11 @@ export interface SkillDetail {
     modified: string;
   };
   diagnostics: Diagnostic[];
-  /** The body rendered by the safe renderer; absent when the skill is disabled or its file vanished. */
-  html?: string;
+  /**
+   * The body to render (routes.ts renders it off the server's thread: markdown-page.ts), cut at
+   * MAX_RENDERED_CHARS; absent when the skill is disabled or its file vanished.
+   */
+  markdown?: { source: string; links: PageLinks };
   /** Why there is no `html`. */
   notice?: string;
   /** Frozen mode: why no content of the skill is served (as the tools refuse it); no `html`, no files. */
@@ -49,11 +52,6 @@ export interface SkillDetail {
 
 /** Bodies larger than this are shown cut: a 10 MB SKILL.md must not freeze the page. */
 export const MAX_RENDERED_CHARS = 512 * 1024;
-
-/** The page's href for a file of a skill (hash routing; the page fetches it through /ui/api/file). */
-export function fileHref(id: string, path: string): string {
-  return `#/skill/${encodeURIComponent(id)}/file/${path.split("/").map(encodeURIComponent).join("/")}`;
-}
 
 /** A skill by its exact id (shadowed ones included), else by name. */
 export function findSkill(catalog: Catalog, id: string): Skill | undefined {
@@ -77,7 +75,7 @@ export function skillDetail(
   const enabled = isEnabled(skill, filter);
   const refusal = enabled ? frozenCheck(frozen, catalog, skill) : undefined;
   const refused = refusal && { code: refusal.code, message: refusal.message };
-  let html: string | undefined;
+  let markdown: SkillDetail["markdown"];
   let notice: string | undefined;
   if (!enabled) {
     notice =
@@ -90,9 +88,7 @@ export function skillDetail(
     if (body === undefined) notice = `${skill.file} could not be read; it may have been removed since the last scan.`;
     else {
       const cut = body.length > MAX_RENDERED_CHARS;
-      html = renderMarkdown(cut ? body.slice(0, MAX_RENDERED_CHARS) : body, {
-        file: (path) => fileHref(skill.id, path),
-      });
+      markdown = { source: cut ? body.slice(0, MAX_RENDERED_CHARS) : body, links: { skillId: skill.id, dir: "" } };
       if (cut) notice = `Only the first ${MAX_RENDERED_CHARS} characters are shown.`;
     }
   }
@@ -107,7 +103,7 @@ export function skillDetail(
       modified: new Date(skill.mtimeMs).toISOString(),
     },
     diagnostics: index.byFile.get(skill.file) ?? [],
-    ...(html === undefined ? {} : { html }),
+    ...(markdown === undefined ? {} : { markdown }),
     ...(notice ? { notice } : {}),
     ...(refused ? { refused } : {}),
     files,

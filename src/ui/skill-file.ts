@@ -6,8 +6,8 @@ import { filesBase } from "../tools/support/asset-read.ts";
 import { readConfined } from "../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
-import { renderMarkdown } from "./markdown.ts";
-import { fileHref } from "./skill-detail.ts";
+import type { PageLinks } from "./markdown-links.ts";
+import { MAX_RENDERED_CHARS } from "./skill-detail.ts";
 
 export type FileView =
   | {
@@ -19,8 +19,11 @@ export type FileView =
       mimeType?: string;
       /** Text files: the first `maxBytes` bytes as UTF-8. Binary files are described, not sent. */
       text?: string;
-      /** Markdown files: the text rendered by the safe renderer. */
-      html?: string;
+      /**
+       * Markdown files up to MAX_RENDERED_CHARS: what routes.ts renders off the server's thread
+       * (markdown-page.ts); a longer one is shown as text. No links from a tree node's file.
+       */
+      markdown?: { source: string; links?: PageLinks };
     }
   | { ok: false; code: "FILE_NOT_FOUND" | "PATH_OUTSIDE_SKILL"; message: string };
 
@@ -77,12 +80,8 @@ export function readFileView(catalog: Catalog, skill: Skill, requested: string, 
     truncated: read.truncated,
     binary: false,
     text,
-    ...(markdown
-      ? {
-          html: renderMarkdown(text, {
-            file: (p) => (skill.kind === "tree-node" ? undefined : fileHref(skill.id, dir + p)),
-          }),
-        }
+    ...(markdown && text.length <= MAX_RENDERED_CHARS
+      ? { markdown: { source: text, ...(skill.kind === "tree-node" ? {} : { links: { skillId: skill.id, dir } }) } }
       : {}),
   };
 }

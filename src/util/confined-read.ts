@@ -90,39 +90,48 @@ export const CHUNK = 65_536;
 
 /** Read a file confined to `root`: see the module comment. Never throws for a file-system condition. */
 export function readConfined(options: ConfinedReadOptions): ConfinedRead {
-  const maxBytes = options.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
-  const shown = options.file;
-  return withConfinedFile(options, (fd, stat, real) => {
-    const read = readBounded(fd, maxBytes + 1, stat.size, options);
-    if (read === undefined) return fail("READ_TIMEOUT", `'${shown}' took too long to read; try again.`);
-    let bytes = read;
-    let truncated = false;
-    if (bytes.length > maxBytes) {
-      // Security: the size checked above may be stale; a byte past the limit proves the file grew over it.
-      if (options.overflow !== "truncate")
-        return {
-          ...fail("FILE_TOO_LARGE", `'${shown}' grew past the limit of ${maxBytes} bytes.`),
-          size: Math.max(bytes.length, stat.size),
-        };
-      bytes = bytes.subarray(0, maxBytes);
-      truncated = true;
-    }
-    truncated ||= stat.size > bytes.length;
-    let sha256: string | undefined;
-    return {
-      ok: true,
-      bytes,
-      size: Math.max(stat.size, bytes.length),
-      truncated,
-      // Hashed on first use: most reads (`skill`, scans, the index) never ask, and it cost as much as the read.
-      get sha256() {
-        sha256 ??= new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-        return sha256;
-      },
-      real,
-      mtimeMs: stat.mtimeMs,
-    };
-  });
+  return withConfinedFile(options, (fd, stat, real) => readOpened(fd, stat, real, options.file, options));
+}
+
+/** What a bounded read of an opened file needs to know: its limit, what to do past it, its time budget. */
+export type ReadLimits = Pick<ConfinedReadOptions, "maxBytes" | "overflow" | "timeBudgetMs" | "now">;
+
+/**
+ * The bounded read every entry point shares (readConfined, named-file.ts), on a descriptor already
+ * checked to be a regular file: at most `maxBytes` (+1 to prove a file grew past it), within the
+ * time budget. `shown` names the file in the reasons.
+ */
+export function readOpened(fd: number, stat: Stats, real: string, shown: string, limits: ReadLimits): ConfinedRead {
+  const maxBytes = limits.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
+  const read = readBounded(fd, maxBytes + 1, stat.size, limits);
+  if (read === undefined) return fail("READ_TIMEOUT", `'${shown}' took too long to read; try again.`);
+  let bytes = read;
+  let truncated = false;
+  if (bytes.length > maxBytes) {
+    // Security: the size checked above may be stale; a byte past the limit proves the file grew over it.
+    if (limits.overflow !== "truncate")
+      return {
+        ...fail("FILE_TOO_LARGE", `'${shown}' grew past the limit of ${maxBytes} bytes.`),
+        size: Math.max(bytes.length, stat.size),
+      };
+    bytes = bytes.subarray(0, maxBytes);
+    truncated = true;
+  }
+  truncated ||= stat.size > bytes.length;
+  let sha256: string | undefined;
+  return {
+    ok: true,
+    bytes,
+    size: Math.max(stat.size, bytes.length),
+    truncated,
+    // Hashed on first use: most reads (`skill`, scans, the index) never ask, and it cost as much as the read.
+    get sha256() {
+      sha256 ??= new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+      return sha256;
+    },
+    real,
+    mtimeMs: stat.mtimeMs,
+  };
 }
 
 /**
@@ -180,10 +189,15 @@ export function withConfinedFile<T>(
 const UTF8 = new TextDecoder("utf-8");
 
 /** readConfined, decoded as UTF-8 (a leading BOM removed). */
-export function readConfinedText(
-  options: ConfinedReadOptions,
-): (Omit<ConfinedFile, "bytes"> & { text: string }) | ConfinedFailure {
-  const read = readConfined(options);
+export function readConfinedText(options: ConfinedReadOptions): ConfinedText | ConfinedFailure {
+  return asText(readConfined(options));
+}
+
+/** A successful read as text. */
+export type ConfinedText = Omit<ConfinedFile, "bytes"> & { text: string };
+
+/** A read's bytes decoded as UTF-8, a leading BOM removed; a failure as it is. */
+export function asText<F extends { ok: false }>(read: ConfinedFile | F): ConfinedText | F {
   if (!read.ok) return read;
   const text = UTF8.decode(read.bytes);
   return {
@@ -205,7 +219,7 @@ export function readConfinedText(
  * is the same file (device and inode) as the descriptor, so a swap between
  * open and check shows as undefined (FILE_CHANGED).
  */
-function openedRealPath(fd: number, path: string, stat: { dev: number; ino: number }): string | undefined {
+export function openedRealPath(fd: number, path: string, stat: { dev: number; ino: number }): string | undefined {
   if (process.platform === "linux") {
     try {
       const real = readlinkSync(`/proc/self/fd/${fd}`);
@@ -224,7 +238,7 @@ function openedRealPath(fd: number, path: string, stat: { dev: number; ino: numb
 }
 
 /** At most `limit` bytes from offset 0, in chunks, stopping at end of file; undefined when over the time budget. */
-function readBounded(fd: number, limit: number, expected: number, options: ConfinedReadOptions): Buffer | undefined {
+function readBounded(fd: number, limit: number, expected: number, options: ReadLimits): Buffer | undefined {
   const now = options.now ?? Date.now;
   const deadline = now() + (options.timeBudgetMs ?? 2000);
   // Unzeroed (zeroing cost as much as a search hit's read): the tail past what was read is zeroed below.
@@ -252,7 +266,7 @@ export function fail(code: ConfinedReadCode, reason: string): ConfinedFailure {
 }
 
 /** errno → a code and a sentence; an error without errno is a bug and is rethrown. */
-function fromErrno(error: unknown, what: string): ConfinedFailure {
+export function fromErrno(error: unknown, what: string): ConfinedFailure {
   const code = errnoCode(error);
   switch (code) {
     case "ENOENT":

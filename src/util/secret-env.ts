@@ -17,9 +17,24 @@ export const SERVER_SECRET_ENV: readonly string[] = [
 /** Secret values shorter than this are not matched by value (too likely to collide with ordinary values). */
 const MIN_SECRET_VALUE = 8;
 
+/**
+ * Whether a variable's name says it holds a credential: it ends in `_KEY`, `_TOKEN`, `_SECRET` or
+ * `_PASSWORD`, or starts with `AWS_SECRET` (case-insensitive). Pure.
+ */
+export function looksLikeCredential(name: string): boolean {
+  const upper = name.toUpperCase();
+  return /_(KEY|TOKEN|SECRET|PASSWORD)$/.test(upper) || upper.startsWith("AWS_SECRET");
+}
+
 export interface SecretSpec {
   /** Further variable names to drop (config `secrets` / SKILLHUB_SECRETS). */
   names?: readonly string[];
+  /**
+   * Also drop every variable whose name looks like a credential's (looksLikeCredential), except the
+   * names in `except` (config `pass_env` / SKILLHUB_PASS_ENV). Scripts and commands get this rule;
+   * git does not (its credential helpers read such variables). Default: off.
+   */
+  credentialNames?: { except: readonly string[] };
   /** Secret values the server holds (tokens, API keys from the config): any variable carrying one is dropped too. */
   values?: readonly (string | undefined)[];
   /** Keep credentials in *_proxy variables (git needs its proxy; scripts do not). Default false. */
@@ -38,9 +53,7 @@ export function withoutSecrets(
   env: Readonly<Record<string, string | undefined>>,
   spec: SecretSpec = {},
 ): Record<string, string> {
-  const names = new Set(
-    [...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()).filter(Boolean),
-  );
+  const names = secretNames(env, spec);
   // The values of secret-named variables count as secret values too: a copy under another name goes as well.
   const values = new Set(knownSecretValues(env, spec));
   const out: Record<string, string> = {};
@@ -73,12 +86,32 @@ export function secretVariables(env: Readonly<Record<string, string | undefined>
 
 /** The secret values the server holds: `spec.values` and the values of secret-named variables of `env`. Pure. */
 export function knownSecretValues(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): string[] {
-  const names = new Set([...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()));
+  const names = secretNames(env, spec);
   const out = new Set<string>();
   for (const v of spec.values ?? []) if (typeof v === "string" && v.length >= MIN_SECRET_VALUE) out.add(v);
   for (const [name, v] of Object.entries(env))
     if (v && v.length >= MIN_SECRET_VALUE && names.has(name.toUpperCase())) out.add(v);
   return [...out];
+}
+
+/**
+ * The upper-cased names of `env`'s variables that hold a secret under `spec`: the server's, `spec.names`,
+ * and with `spec.credentialNames` every credential-looking name not excepted. Pure.
+ */
+function secretNames(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec): Set<string> {
+  const names = new Set(
+    [...SERVER_SECRET_ENV, ...(spec.names ?? [])].map((n) => n.trim().toUpperCase()).filter(Boolean),
+  );
+  const rule = spec.credentialNames;
+  if (rule) {
+    const except = new Set(rule.except.map((n) => n.trim().toUpperCase()));
+    for (const name of Object.keys(env)) {
+      const upper = name.toUpperCase();
+      // Security: pass_env lifts the name rule only; the server's own secrets never go.
+      if (looksLikeCredential(upper) && !except.has(upper)) names.add(upper);
+    }
+  }
+  return names;
 }
 
 /** `text` with every known secret value, and every URL's credentials, replaced by `***`. Pure. */

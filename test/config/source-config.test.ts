@@ -174,19 +174,21 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     const base = { env: {}, homeDir: home, cwd: home };
     const { config, warnings } = loadConfig({ ...base, sourceFiles: [file], repoFiles: [file] });
     expect(config.git).toEqual({ repos: ["file:///mine.git"], branch: "develop" });
+    // Security: the repository names the file; it is written in SkillHub's analytics folder, nowhere else.
+    const confined = join(home, ".skillhub", "analytics", "analytics.jsonl");
     expect(config.analytics).toMatchObject({
       enabled: true,
-      file: join(home, ".skills-mcp/analytics.jsonl"),
+      file: confined,
       endpoint: "https://hooks.example.com/skills-usage",
     });
     expect(config.scripts.allow_project).toBe(false);
     const because =
       "a content repository's config.yaml may not set git.repos, git.token, git.ref, scripts.allow_project (they belong in ~/.skillhub/config.yaml or the environment).";
-    expect(warnings).toEqual(
-      ["git.repos", "git.token", "git.ref", "scripts.allow_project"].map(
-        (key) => `${file}: key "${key}" ignored: ${because}`,
-      ),
-    );
+    expect(warnings).toEqual([
+      ...["git.repos", "git.token", "git.ref"].map((key) => `${file}: key "${key}" ignored: ${because}`),
+      `${file}: key "analytics.file" "~/.skills-mcp/analytics.jsonl" is written as ${confined}: a repository's usage events stay in SkillHub's analytics folder.`,
+      `${file}: key "scripts.allow_project" ignored: ${because}`,
+    ]);
     expect(config.git.ref).toBeUndefined();
     // Security: events are appended as JSON lines, so only a .jsonl file may receive them.
     write(file, text("~/.bashrc"));

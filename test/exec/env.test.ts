@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { argVariable, childEnv } from "../../src/exec/env.ts";
-import { SERVER_SECRET_ENV, withoutSecrets } from "../../src/util/secret-env.ts";
+import { looksLikeCredential, SERVER_SECRET_ENV, withoutSecrets } from "../../src/util/secret-env.ts";
 
 const config = (env: Record<string, string> = {}) => resolveConfig({ env, homeDir: "/h", cwd: "/h" }).config;
 
@@ -65,5 +65,36 @@ describe("environment hygiene", () => {
     expect(argVariable("config_path")).toBe("SKILL_ARG_CONFIG_PATH");
     expect(argVariable("out.dir-name")).toBe("SKILL_ARG_OUT_DIR_NAME");
     expect(argVariable("a=b")).toBe("SKILL_ARG_A_B");
+  });
+});
+
+describe("credential-looking names", () => {
+  test("looksLikeCredential: *_KEY, *_TOKEN, *_SECRET, *_PASSWORD, AWS_SECRET*, any case; not KEYBOARD or TOKENS_DIR", () => {
+    for (const name of [
+      "ANTHROPIC_API_KEY",
+      "gitlab_token",
+      "X_SECRET",
+      "DB_PASSWORD",
+      "AWS_SECRET_ACCESS_KEY",
+      "AWS_SECRETS",
+    ])
+      expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: true });
+    for (const name of ["KEYBOARD", "TOKENS_DIR", "PASSWORD_STORE_DIR", "SECRETARY", "AWS_REGION", "KEY"])
+      expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: false });
+  });
+
+  test("childEnv drops them and any copy of their values; pass_env lets one through, never a server secret", () => {
+    const cfg = config({ SKILLHUB_PASS_ENV: "NPM_TOKEN,GITHUB_TOKEN" });
+    const env = childEnv(
+      {
+        PATH: "/bin",
+        ANTHROPIC_API_KEY: "sk-ant-0123456789",
+        HEADER: "x-api-key: sk-ant-0123456789",
+        NPM_TOKEN: "npm_0123456789",
+        GITHUB_TOKEN: "ghp_0123456789",
+      },
+      cfg,
+    );
+    expect(env).toEqual({ PATH: "/bin", NPM_TOKEN: "npm_0123456789" });
   });
 });

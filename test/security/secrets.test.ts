@@ -149,3 +149,40 @@ describe("feedback is scrubbed of known secrets", () => {
     expect(logger.lines.join("\n")).not.toContain(token);
   });
 });
+
+describe("credentials in URLs the URL parser refuses", () => {
+  test.each([
+    ["https://u:PASS1234@[bad/x", "https://***@[bad/x"],
+    ["https://u:p@ss1234@host/x", "https://***@host/x"],
+    ["ssh://git:PASS1234@[x/y", "ssh://git:***@[x/y"],
+    ["see https://u:PASS1234@host:99999/x?q=1 now", "see https://***@host:99999/x?q=1 now"],
+  ])("%s is shown without them", (input, expected) => {
+    expect(scrubUrlCredentials(input)).toBe(expected);
+  });
+
+  test("a configured malformed URL keeps no credential in what is shown, stored or logged", () => {
+    for (const [raw, shown] of [
+      ["https://u:PASS1234@[bad/team.git", "https://[bad/team.git"],
+      ["https://u:pa/ss1234@host/team.git", "https://host/team.git"],
+      ["ssh://deploy:PASS1234@[bad/team.git", "ssh://deploy@[bad/team.git"],
+      ["deploy:PASS1234@host:team.git", "deploy@host:team.git"],
+    ] as const) {
+      const spec = parseRepo(raw);
+      expect(spec.url).toBe(shown);
+      expect(JSON.stringify({ url: spec.url, slug: spec.slug, name: spec.name })).not.toMatch(/PASS1234|pa\/ss1234/);
+    }
+    expect(parseRepo("https://u:PASS1234@[bad/team.git").credentials).toEqual({ username: "u", password: "PASS1234" });
+  });
+
+  test("`sync` and `doctor` print no password of a malformed repository URL", async () => {
+    const { run } = await import("../../src/cli.ts");
+    const home = tempDir("skillhub-badurl-");
+    for (const argv of [["sync"], ["sync", "--json"], ["doctor"], ["doctor", "--json"]]) {
+      let all = "";
+      const io = { out: (t: string) => void (all += t), err: (t: string) => void (all += t), cwd: home };
+      await run(argv, { HOME: home, SKILLS_REPO: "https://u:PASS1234@[bad/team.git", PATH: process.env.PATH }, io);
+      expect(all).toContain("[bad/team.git");
+      expect(all).not.toContain("PASS1234");
+    }
+  });
+});

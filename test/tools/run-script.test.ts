@@ -236,6 +236,33 @@ describe("run_script: runners and arguments", () => {
   });
 });
 
+describe("run_script: credential-looking variables", () => {
+  test("*_KEY, *_TOKEN, *_SECRET, *_PASSWORD and AWS_SECRET* never reach the script unless pass_env lists them", async () => {
+    const credentials = {
+      ANTHROPIC_API_KEY: "sk-ant-secret1",
+      AWS_SECRET_ACCESS_KEY: "aws-secret2",
+      GITLAB_TOKEN: "glpat-secret3",
+      SENTRY_SECRET: "sentry-secret4",
+      smtp_password: "smtp-secret5",
+      AWS_SECRETS_FILE: "/aws-secret6",
+      NPM_TOKEN: "npm-allowed7",
+    };
+    const { run } = await open(undefined, {
+      env: { SKILLHUB_PASS_ENV: "npm_token" },
+      hub: { exec: { env: { ...process.env, ...credentials, KEYBOARD: "visible", TOKENS_DIR: "/t" } } },
+    });
+    const stdout = String((await run("scripts/env.sh")).structuredContent?.stdout);
+    expect(stdout).toContain("KEYBOARD=visible");
+    expect(stdout).toContain("TOKENS_DIR=/t");
+    expect(stdout).toContain("NPM_TOKEN=npm-allowed7");
+    for (const [name, value] of Object.entries(credentials)) {
+      if (name === "NPM_TOKEN") continue;
+      expect(stdout).not.toContain(`${name}=`);
+      expect(stdout).not.toContain(value);
+    }
+  });
+});
+
 describe("run_script: process control", () => {
   test("timeout: the script and its sleeping grandchild are gone; partial output and seed 003's timeout text; exit code 137", async () => {
     const { run, hub, events } = await open(undefined, { hub: { exec: { graceMs: 1000 } } });

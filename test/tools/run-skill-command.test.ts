@@ -201,4 +201,25 @@ describe("run_skill_command when enabled", () => {
       expect(stdout).not.toContain(value);
     }
   });
+
+  test("credential-looking variables never reach the command unless pass_env lists them", async () => {
+    const { cmd } = await on(
+      { ALLOWED_COMMANDS: "env", SKILLHUB_PASS_ENV: "DEPLOY_KEY" },
+      {
+        hub: {
+          exec: {
+            env: {
+              ...process.env,
+              ANTHROPIC_API_KEY: "sk-ant-cmd1",
+              GITLAB_TOKEN: "glpat-cmd2",
+              DEPLOY_KEY: "ok-cmd3",
+            },
+          },
+        },
+      },
+    );
+    const stdout = String((await cmd("env")).structuredContent?.stdout);
+    expect(stdout).toContain("DEPLOY_KEY=ok-cmd3");
+    for (const value of ["sk-ant-cmd1", "glpat-cmd2"]) expect(stdout).not.toContain(value);
+  });
 });

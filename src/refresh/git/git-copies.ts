@@ -1,6 +1,7 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
+import { isInside } from "../../util/safe-path.ts";
 import { parseRepo } from "./git-url.ts";
 
 /** Where the configured repositories' local copies keep their skills and settings. */
@@ -13,11 +14,15 @@ export function repoConfigFiles(config: Config): string[] {
     .filter((file) => existsSync(file));
 }
 
-/** `<copy>/skills` when it is a folder, else the copy itself. */
+/**
+ * `<copy>/skills` when it is a folder inside the copy, else the copy itself. Security: a `skills`
+ * committed as a link to a folder elsewhere (~/.claude/skills) is not the repository's: the copy's root
+ * is walked instead, where the walker refuses that link with a `symlink-outside` diagnostic.
+ */
 export function skillsDir(copy: string): string {
   const skills = join(copy, "skills");
   try {
-    if (statSync(skills).isDirectory()) return skills;
+    if (statSync(skills).isDirectory() && isInside(realpathSync(copy), realpathSync(skills))) return skills;
   } catch {
     // No skills/ folder: the root holds the skills.
   }

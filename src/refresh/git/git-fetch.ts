@@ -1,6 +1,4 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { classifyFailure, GitError, gitMessage } from "./git-errors.ts";
+import { classifyFailure, GitError } from "./git-errors.ts";
 import type { GitOutput } from "./git-runner.ts";
 import { FULL_COMMIT, type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 
@@ -70,41 +68,6 @@ export async function fetchWanted(
 /** git's words when a wanted ref or object is not on the server. */
 const MISSING_OBJECT =
   /couldn't find remote ref|not our ref|no such remote ref|unadvertised object|remote error: upload-pack/i;
-
-/**
- * Security (trust.allowed_signers): the commit must carry an SSH signature by
- * a key of the allowed-signers file. `git verify-commit` does the check, with
- * gpg.format=ssh and that file; any failure refuses the commit.
- */
-export async function verifySigned(
-  target: RepoTarget,
-  ctx: SyncContext,
-  dir: string,
-  commit: string,
-  want: SyncWant,
-): Promise<void> {
-  const signers = want.allowedSigners;
-  if (!signers) return;
-  if (!existsSync(signers))
-    throw new GitError(
-      "GIT_SIGNATURE_INVALID",
-      `the allowed-signers file ${signers} (trust.allowed_signers) does not exist, so no commit of ${target.spec.url} can be trusted; fix the path. The last good checkout is kept.`,
-    );
-  const out = await ctx.git.run(
-    ["-c", "gpg.format=ssh", "-c", `gpg.ssh.allowedSignersFile=${resolve(signers)}`, "verify-commit", commit],
-    { cwd: dir },
-  );
-  if (out.code === 0) return;
-  const raw = await ctx.git.run(["cat-file", "commit", commit], { cwd: dir });
-  const why = !/^gpgsig(-sha256)? /m.test(raw.stdout)
-    ? "it is not signed"
-    : `its signature is not by a key in ${signers} (${gitMessage(out.stderr) || `exit ${out.code}`})`;
-  throw new GitError(
-    "GIT_SIGNATURE_INVALID",
-    `refused commit ${commit.slice(0, 12)} of ${target.spec.url}: ${why}. trust.allowed_signers accepts only commits signed by a listed key; the last good checkout is kept.`,
-    { details: { url: target.spec.url, commit } },
-  );
-}
 
 function failure(target: RepoTarget, ctx: SyncContext, out: GitOutput, ref: string): GitError {
   return classifyFailure({

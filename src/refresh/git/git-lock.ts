@@ -4,7 +4,6 @@ import {
   linkSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   statSync,
   unlinkSync,
@@ -12,6 +11,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { errnoCode } from "../../util/errors.ts";
+import { readNamedText } from "../../util/named-file.ts";
 
 /**
  * One sync of a repository copy at a time, across SkillHub processes (one per
@@ -112,7 +112,9 @@ interface Holder {
 function readHolder(file: string): Holder | undefined {
   try {
     const stat = statSync(file);
-    const pid = Number.parseInt(readFileSync(file, "utf8").trim(), 10);
+    // Bounded and non-blocking: whatever sits at the lock's name, its read ends (a FIFO there is no holder).
+    const read = readNamedText({ path: file, maxBytes: 64 });
+    const pid = read.ok ? Number.parseInt(read.text.trim(), 10) : Number.NaN;
     return {
       pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined,
       ino: stat.ino,

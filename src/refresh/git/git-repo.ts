@@ -1,10 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { readNamedText } from "../../util/named-file.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
-import { fetchWanted, verifySigned } from "./git-fetch.ts";
+import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
+import { verifySigned } from "./git-trust.ts";
 
 export type { RepoTarget, SyncContext, SyncWant } from "./git-target.ts";
 export { FULL_COMMIT, refOf } from "./git-target.ts";
@@ -47,10 +49,12 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   if (previous === null) return clone(target, ctx, want, warnings);
 
   const tip = await fetchWanted(target, ctx, target.dir, want, false);
-  await verifySigned(target, ctx, target.dir, tip, want);
+  if (want.allowedSigners) await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
   const following = !target.ref && !want.commit;
   const branch = target.branch;
-  const dirty = (await local(target, ctx, ["status", "--porcelain"])).trim() !== "";
+  // With allowed signers, a copy must be exactly its commit (git-trust.ts's verifyCopy): ignored files count.
+  const strict = want.allowedSigners ? ["--ignored"] : [];
+  const dirty = (await local(target, ctx, ["status", "--porcelain", ...strict])).trim() !== "";
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
   ).stdout.trim();
@@ -75,7 +79,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   } else {
     // A pinned tag or commit is checked out detached: nothing may move it but a new pin.
     await local(target, ctx, ["checkout", "--quiet", "--force", ...(following ? ["-B", branch] : ["--detach"]), tip]);
-    if (dirty) await local(target, ctx, ["clean", "-ffdq"]);
+    if (dirty) await local(target, ctx, ["clean", want.allowedSigners ? "-ffdqx" : "-ffdq"]);
   }
   const commit = await head(target.dir, ctx);
   if (commit === null)
@@ -109,7 +113,7 @@ async function clone(
     await local({ ...target, dir: temp }, ctx, ["remote", "add", "origin", target.spec.url], temp);
     const tip = await fetchWanted(target, ctx, temp, want, true);
     // Security: an unsigned or wrongly signed commit never becomes a copy.
-    await verifySigned(target, ctx, temp, tip, want);
+    if (want.allowedSigners) await verifySigned(target, ctx, temp, tip, want.allowedSigners);
     const following = !target.ref && !want.commit;
     await local({ ...target, dir: temp }, ctx, [
       "checkout",
@@ -191,8 +195,11 @@ function writeState(target: RepoTarget, commit: string, now: () => number): void
 
 /** The state of the last successful sync of a copy, if any. */
 export function readState(dir: string): RepoState | undefined {
+  // Bounded and non-blocking, as every file SkillHub reads by name (util/named-file.ts).
+  const read = readNamedText({ path: stateFile(dir), maxBytes: 65_536 });
+  if (!read.ok) return undefined;
   try {
-    const value = JSON.parse(readFileSync(stateFile(dir), "utf8")) as RepoState;
+    const value = JSON.parse(read.text) as RepoState;
     return typeof value.commit === "string" && typeof value.last_sync === "string" ? value : undefined;
   } catch {
     return undefined;

@@ -13,6 +13,7 @@ import { head, type RepoState, readState, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
 import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
+import { verifyCopy } from "./git-trust.ts";
 
 /**
  * Keeps local copies of the team's skill repositories (DESIGN §12, seed 003
@@ -30,6 +31,12 @@ export class GitSync {
   private leftoversRemoved = false;
   private lastSync: string | null = null;
   private readonly now: () => number;
+  /** trust.allowed_signers: commits whose signature this process verified (a commit never changes). */
+  private readonly signed = new Set<string>();
+  /** trust.allowed_signers: each copy's last verdict by slug: null when verified, else why it is not served. */
+  private readonly trust = new Map<string, string | null>();
+  /** The copies on disk were verified before the first sync. */
+  private verifiedAtStart = false;
 
   constructor(private readonly options: GitSyncOptions) {
     this.now = options.now ?? Date.now;
@@ -59,9 +66,50 @@ export class GitSync {
     });
   }
 
-  /** Each copy's skills folder: `skills/` when present, else its root (after the local folders, DESIGN §3). */
+  /**
+   * Each copy's skills folder: `skills/` when present, else its root (after the local folders, DESIGN §3).
+   * Security: with trust.allowed_signers, only copies verified by verifyCopies are listed: a copy cloned
+   * before the setting was made, or changed on disk since, is not served.
+   */
   sources(): { label: string; dir: string }[] {
-    return this.targets.map((t) => ({ label: t.label, dir: skillsDir(t.dir) }));
+    return this.targets
+      .filter((t) => !this.options.allowedSigners || this.trust.get(t.spec.slug) === null)
+      .map((t) => ({ label: t.label, dir: skillsDir(t.dir) }));
+  }
+
+  /**
+   * trust.allowed_signers: check every copy on disk (its checked-out commit signed by an allowed key, its
+   * files exactly that commit's: git-trust.ts) and keep the verdicts sources() serves by. Run at start,
+   * before the first catalog, and after every sync. Returns whether a verdict changed. Never throws.
+   */
+  async verifyCopies(): Promise<boolean> {
+    const signers = this.options.allowedSigners;
+    if (!signers) return false;
+    let changed = false;
+    for (const target of this.targets) {
+      let verdict: string | null;
+      if (!existsSync(join(target.dir, ".git"))) verdict = "there is no copy yet";
+      else {
+        try {
+          verdict = (await verifyCopy(target, { git: this.git, signed: this.signed }, signers)) ?? null;
+        } catch (error) {
+          verdict = `it cannot be checked (${errorMessage(error)})`;
+        }
+      }
+      const before = this.trust.get(target.spec.slug);
+      if (before === verdict) continue;
+      this.trust.set(target.spec.slug, verdict);
+      changed = true;
+      const log = this.options.logger;
+      if (verdict === null) {
+        if (before !== undefined)
+          log.info(`repo ${target.label}: the copy is verified (trust.allowed_signers); served again.`);
+      } else if (existsSync(join(target.dir, ".git")))
+        log.error(
+          `repo ${target.label}: the copy in ${target.dir} is not served: ${verdict.replace(/\.$/, "")} (trust.allowed_signers). A successful sync replaces it: run \`skillhub sync\` or call refresh_skills.`,
+        );
+    }
+    return changed;
   }
 
   /** Each copy's `config.yaml` (seed 002 §1.3: at the repository root). */
@@ -70,7 +118,16 @@ export class GitSync {
   }
 
   /** What is on disk now, for `doctor`. */
-  status(): { name: string; url: string; dir: string; branch: string; ref?: string; state?: RepoState }[] {
+  status(): {
+    name: string;
+    url: string;
+    dir: string;
+    branch: string;
+    ref?: string;
+    state?: RepoState;
+    /** trust.allowed_signers: why the copy on disk is not served. */
+    not_served?: string;
+  }[] {
     return this.targets.map((t) => ({
       name: t.label,
       url: t.spec.url,
@@ -78,6 +135,10 @@ export class GitSync {
       branch: t.branch,
       ...(t.ref ? { ref: t.ref } : {}),
       state: readState(t.dir),
+      // A copy on disk that is not served; no copy at all is said by `state` being absent.
+      ...(this.options.allowedSigners && this.trust.get(t.spec.slug) !== null && existsSync(join(t.dir, ".git"))
+        ? { not_served: this.trust.get(t.spec.slug) ?? "not verified yet" }
+        : {}),
     }));
   }
 
@@ -152,14 +213,22 @@ export class GitSync {
       this.leftoversRemoved = true;
       await removeLeftoverClones(join(this.options.home, "repos"), { now: this.now, logger: this.options.logger });
     }
+    // The copies on disk are checked before the first sync, so a slow network does not keep a verified
+    // copy from the first catalog (nor an unverified one in it).
+    if (!this.verifiedAtStart) {
+      this.verifiedAtStart = true;
+      await this.verifyCopies();
+    }
     const pins = this.readPins();
     const repos = await Promise.all(this.targets.map((t) => this.syncOne(t, reason, this.want(t, pins))));
+    // After every sync, whatever its result: a failed one leaves the copy as it was, which may have changed.
+    const trustChanged = await this.verifyCopies();
     const success = repos.every((r) => r.success);
     if (success) this.lastSync = new Date(this.now()).toISOString();
     const outcome: SyncOutcome = {
       success,
       busy: false,
-      changed: repos.some((r) => r.changed),
+      changed: repos.some((r) => r.changed) || trustChanged,
       repos,
       last_sync: this.lastSync,
     };
@@ -227,6 +296,7 @@ export class GitSync {
           now: this.now,
           progress: this.options.progress ?? ((line) => log.debug(line)),
           timeoutMs,
+          signed: this.signed,
         },
         want,
       );

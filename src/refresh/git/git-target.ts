@@ -29,6 +29,8 @@ export interface SyncContext {
   progress: (line: string) => void;
   /** Network commands are killed after this long. */
   timeoutMs: number;
+  /** Commits whose signature was verified by this process (trust.allowed_signers; git-trust.ts). */
+  signed?: Set<string>;
 }
 
 /** A full commit hash (SHA-1 or SHA-256): a ref that names a commit rather than a tag. */

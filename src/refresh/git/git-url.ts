@@ -1,4 +1,4 @@
-import { scrubUrlCredentials } from "../../util/url-credentials.ts";
+import { scrubUrlCredentials, splitUserInfo } from "../../util/url-credentials.ts";
 
 /** One configured repository (SKILLS_REPO entry or `repos:` item). */
 export interface RepoSpec {
@@ -45,12 +45,29 @@ export function parseRepo(raw: string): RepoSpec {
       url = parsed.href;
       path = parsed.pathname;
       identity = `${parsed.protocol}//${parsed.host.toLowerCase()}${parsed.pathname}`;
+    } else {
+      // Security: a URL the parser refuses (`https://u:PASS@[bad/…`) is still shown by `sync` and
+      // `doctor` and logged: its credentials are taken out the same way (git will refuse the URL).
+      const split = splitUserInfo(input);
+      if (split) {
+        const colon = split.userinfo.indexOf(":");
+        const username = colon < 0 ? split.userinfo : split.userinfo.slice(0, colon);
+        const password = colon < 0 ? "" : split.userinfo.slice(colon + 1);
+        https = /^https:/i.test(split.scheme);
+        const httpish = /^https?:/i.test(split.scheme);
+        if (httpish || password) credentials = { username: safeDecode(username), password: safeDecode(password) };
+        url = `${split.scheme}${httpish || !username ? "" : `${username}@`}${split.rest}`;
+        identity = url;
+      }
     }
   } else {
     const scp = SCP_LIKE.exec(input);
     if (scp && !/^[A-Za-z]:[\\/]/.test(input)) {
       path = scp[3] ?? "";
       identity = `ssh://${(scp[2] ?? "").toLowerCase()}/${path}`;
+      // Security: ssh asks for a password itself; one written as `user:PASS@host:path` is dropped.
+      const user = scp[1] ?? "";
+      if (user.includes(":")) url = `${user.slice(0, user.indexOf(":"))}@${input.slice(user.length + 1)}`;
     }
   }
   const name = repoName(path);
@@ -83,6 +100,14 @@ export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("***");
   return scrubUrlCredentials(out);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function safeUrl(text: string): URL | undefined {

@@ -48,4 +48,22 @@ describe("symlinks committed to a synced repository", () => {
     ])
       expect(JSON.stringify(result)).not.toContain("OPERATOR-CANARY");
   }, 60_000);
+
+  test("a skills folder committed as a link out of the repository is not served from there", async () => {
+    const operator = tempDir("skillhub-operator-skills-");
+    writeSkill(operator, "private-notes", { body: "# private\n\nOPERATOR-CANARY\n" });
+    const remote = remoteRepo("team-skills", { "README.md": "team\n" });
+    symlinkSync(operator, join(remote.work, "skills"));
+    remote.push("skills is a link");
+    const s = await connect({
+      env: { SKILLS_REPO: remote.url },
+      hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0 } },
+    });
+    closers.push(s.close);
+    await s.hub.refresher.rescan("test");
+    expect(s.hub.catalog.get("private-notes")).toBeUndefined();
+    const refused = s.hub.catalog.diagnostics.filter((d) => d.code === "symlink-outside");
+    expect(refused.map((d) => d.file.split("/").pop())).toEqual(["skills"]);
+    expect(JSON.stringify(await s.call("list_skills", { include_body: true }))).not.toContain("OPERATOR-CANARY");
+  }, 60_000);
 });

@@ -1,11 +1,27 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
-import { git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { commitSignatures, signatureKind } from "../../../src/refresh/git/git-trust.ts";
+import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { connect } from "../../helpers/hub.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
 
-afterAll(cleanupTemp);
+const agents: string[] = [];
+afterAll(() => {
+  // The gpg-agents the OpenPGP test started, one per GNUPGHOME.
+  for (const home of agents)
+    Bun.spawnSync(["gpgconf", "--kill", "gpg-agent"], { env: { ...process.env, GNUPGHOME: home } });
+  cleanupTemp();
+});
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+const HAVE_GPG = Bun.which("gpg") !== null;
+if (!HAVE_GPG)
+  process.stderr.write("skipping the OpenPGP-signed commit test: gpg is not on PATH (apt-get install gnupg runs it)\n");
 
 /** A fresh ed25519 key made with ssh-keygen for this test: { key (private), pub (its line) }. */
 function sshKey(dir: string, name: string): { key: string; pub: string } {
@@ -112,4 +128,160 @@ describe("trust.allowed_signers: only commits signed by a listed SSH key", () =>
     expect(error.code).toBe("GIT_SIGNATURE_INVALID");
     expect(error.message).toContain("does not exist, so no commit");
   });
+});
+
+/** A GnuPG home with one fresh signing key, as a user's keyring would hold it. */
+function gpgHome(): { home: string; env: Record<string, string | undefined> } {
+  const home = tempDir("skillhub-gnupg-");
+  agents.push(home);
+  const env = { ...GIT_ENV, GNUPGHOME: home };
+  const made = Bun.spawnSync(
+    [
+      "gpg",
+      "--batch",
+      "--passphrase",
+      "",
+      "--quick-gen-key",
+      "PGP Signer <pgp@example.com>",
+      "ed25519",
+      "sign",
+      "never",
+    ],
+    { env, stderr: "pipe" },
+  );
+  if (made.exitCode !== 0) throw new Error(`gpg --quick-gen-key failed: ${made.stderr.toString()}`);
+  return { home, env };
+}
+
+/** Commit and push, signed with the keyring's OpenPGP key. */
+function pgpCommit(remote: Remote, message: string, env: Record<string, string | undefined>): string {
+  const run = (args: string[]) => {
+    const proc = Bun.spawnSync(["git", ...args], { cwd: remote.work, env, stderr: "pipe", stdout: "pipe" });
+    if (proc.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${proc.stderr.toString()}`);
+    return proc.stdout.toString().trim();
+  };
+  run(["add", "-A"]);
+  run(["-c", "gpg.format=openpgp", "-c", "user.signingkey=pgp@example.com", "commit", "-S", "--quiet", "-m", message]);
+  run(["push", "--quiet", "origin", "main"]);
+  return run(["rev-parse", "HEAD"]);
+}
+
+describe("trust.allowed_signers accepts SSH signatures only", () => {
+  test("a commit's signatures are read from its headers; their kind from their armour", () => {
+    const raw = [
+      "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+      "author A <a@x> 1 +0000",
+      "gpgsig -----BEGIN PGP SIGNATURE-----",
+      " ",
+      " iHUEABYKAB0WIQ",
+      " -----END PGP SIGNATURE-----",
+      "gpgsig-sha256 -----BEGIN SSH SIGNATURE-----",
+      " U1NIU0lH",
+      " -----END SSH SIGNATURE-----",
+      "",
+      "gpgsig not a header: the message",
+    ].join("\n");
+    const signatures = commitSignatures(raw);
+    expect(signatures.map(signatureKind)).toEqual(["OpenPGP", "SSH"]);
+    expect(signatures[0]).toBe("-----BEGIN PGP SIGNATURE-----\n\niHUEABYKAB0WIQ\n-----END PGP SIGNATURE-----");
+    expect(signatureKind("-----BEGIN SIGNED MESSAGE-----\nx")).toBe("X.509");
+    expect(commitSignatures("tree x\n\nmessage")).toEqual([]);
+  });
+
+  test.skipIf(!HAVE_GPG)(
+    "an OpenPGP-signed commit is refused although the user's keyring trusts its key (git verify-commit would accept it)",
+    async () => {
+      const keys = tempDir("skillhub-keys-");
+      const trusted = sshKey(keys, "trusted");
+      const signers = join(keys, "allowed_signers");
+      writeFileSync(signers, `trusted@example.com ${trusted.pub}\n`);
+      const gpg = gpgHome();
+      const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+      remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by the team."));
+      const good = commit(remote, "signed", trusted.key);
+      remote.write("skills/alpha/SKILL.md", skillText("alpha", "PGP-signed change."));
+      const pgp = pgpCommit(remote, "pgp", gpg.env);
+      // The hole: with gpg.format=ssh and the allowed-signers file, git still asks gpg, which says yes.
+      const plain = Bun.spawnSync(
+        ["git", "-c", "gpg.format=ssh", "-c", `gpg.ssh.allowedSignersFile=${signers}`, "verify-commit", pgp],
+        { cwd: remote.work, env: gpg.env, stderr: "pipe" },
+      );
+      expect(plain.exitCode).toBe(0);
+
+      const m = machine();
+      const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers, GNUPGHOME: gpg.home };
+      const result = await cli(m, ["sync", "--json"], env);
+      expect(result.code).toBe(1);
+      const error = JSON.parse(result.out).repos[0].error;
+      expect(error.code).toBe("GIT_SIGNATURE_INVALID");
+      expect(error.message).toBe(
+        `refused commit ${pgp.slice(0, 12)} of ${remote.url}: it carries an OpenPGP signature, and only SSH signatures are accepted (git would hand it to gpg or gpgsm, which trust any key of the user's keyring). trust.allowed_signers accepts only commits signed by a listed key; the last good checkout is kept.`,
+      );
+      // Nothing of it is served: the first sync found no acceptable commit, so there is no copy.
+      expect((await cli(m, ["list", "--json"], env)).out).not.toContain("PGP-signed change");
+      expect(good).not.toBe(pgp);
+    },
+    60_000,
+  );
+
+  test("a copy cloned before the setting was made is not served (CLI and server), with the reason in doctor", async () => {
+    const keys = tempDir("skillhub-keys-");
+    const trusted = sshKey(keys, "trusted");
+    const signers = join(keys, "allowed_signers");
+    writeFileSync(signers, `trusted@example.com ${trusted.pub}\n`);
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Unreviewed, unsigned.") });
+    const m = machine();
+    expect((await cli(m, ["sync"], { SKILLS_REPO: remote.url })).code).toBe(0);
+    // The remote is gone (offline): only the copy on disk could be served.
+    rmSync(remote.bare, { recursive: true, force: true });
+    const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
+    expect((await cli(m, ["list", "--json"], { SKILLS_REPO: remote.url })).out).toContain("Unreviewed, unsigned.");
+    expect((await cli(m, ["list", "--json"], env)).out).not.toContain("Unreviewed, unsigned.");
+    const doctor = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
+    expect(doctor.repos[0].not_served).toBe(
+      `refused commit ${copyHead(m).slice(0, 12)} of ${remote.url}: it is not signed. trust.allowed_signers accepts only commits signed by a listed key.`,
+    );
+    const text = (await cli(m, ["doctor"], env)).out;
+    expect(text).toContain("not served: refused commit");
+
+    const s = await connect({
+      home: m.home,
+      cwd: m.project,
+      env: { ...env, HOME: m.home },
+      hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0, home: join(m.home, ".skillhub") } },
+    });
+    closers.push(s.close);
+    expect(s.hub.catalog.get("alpha")).toBeUndefined();
+    expect((await s.call("skill", { name: "alpha" })).isError).toBe(true);
+    expect(s.logger.lines.join("\n")).toContain("is not served: refused commit");
+  }, 60_000);
+
+  test("a verified copy changed on disk is not served until a sync restores it", async () => {
+    const keys = tempDir("skillhub-keys-");
+    const trusted = sshKey(keys, "trusted");
+    const signers = join(keys, "allowed_signers");
+    writeFileSync(signers, `trusted@example.com ${trusted.pub}\n`);
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by the team."));
+    commit(remote, "signed", trusted.key);
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
+    const repos = join(m.home, ".skillhub", "repos");
+    const copy = join(repos, readdirSync(repos).filter((n) => !n.startsWith("."))[0] as string);
+    for (const tamper of [
+      () => write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk.")),
+      () => write(join(copy, "skills", "beta", "SKILL.md"), skillText("beta", "Planted on disk.")),
+    ]) {
+      tamper();
+      const listed = (await cli(m, ["list", "--json"], env)).out;
+      expect(listed).not.toContain("on disk.");
+      expect(listed).not.toContain("Signed by the team.");
+      const doctor = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
+      expect(doctor.repos[0].not_served).toContain("its files differ from the signed commit");
+      expect((await cli(m, ["sync"], env)).code).toBe(0);
+      expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
+    }
+  }, 60_000);
 });

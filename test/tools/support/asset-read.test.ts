@@ -8,7 +8,7 @@ import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 afterAll(cleanupTemp);
 
 /** The owner of the files: an Agent Skill whose folder is `dir`. */
-const owner = (dir: string) => ({ kind: "agent-skill", dir, root: dir, location: "explicit" }) as Skill;
+const owner = (dir: string) => ({ kind: "agent-skill", dir, root: dir, location: "explicit", source: "dir1" }) as Skill;
 
 describe("get_asset's bounded reader", () => {
   test("a file that grows between the size check and the read is refused with FILE_TOO_LARGE", () => {

@@ -1,0 +1,144 @@
+import { resolve } from "node:path";
+import { readNamedFile } from "../../util/named-file.ts";
+import { GitError, gitMessage } from "./git-errors.ts";
+import type { GitRunner } from "./git-runner.ts";
+import type { RepoTarget } from "./git-target.ts";
+
+/**
+ * trust.allowed_signers: a commit is served only when it carries an SSH
+ * signature by a key of that file, and a copy on disk only when its checked-out
+ * commit is such a commit and its files are exactly that commit's.
+ *
+ * Security: `git verify-commit` picks the verifier from the signature itself,
+ * whatever gpg.format says: an OpenPGP signature goes to gpg and an X.509 one
+ * to gpgsm, which accept any key in the user's keyring. So the signature is
+ * read from the commit first and anything but an SSH signature is refused;
+ * and the verification runs with gpg and gpgsm replaced by programs that do
+ * not exist and ssh-keygen as the SSH verifier, so no other verifier is asked.
+ */
+
+/** What an SSH signature in a commit starts with (`ssh-keygen -Y sign`'s armour). */
+const SSH_ARMOUR = "-----BEGIN SSH SIGNATURE-----";
+
+/** Largest allowed-signers file accepted (a team's keys fit in a few kilobytes). */
+const MAX_SIGNERS_BYTES = 1_048_576;
+
+/** The signatures in a raw commit object (`git cat-file commit`): each `gpgsig` / `gpgsig-sha256` header's text. Pure. */
+export function commitSignatures(raw: string): string[] {
+  const out: string[] = [];
+  let current: string[] | undefined;
+  for (const line of raw.split("\n")) {
+    // The headers end at the first empty line; the message follows.
+    if (line === "") break;
+    if (line.startsWith(" ") && current) {
+      current.push(line.slice(1));
+      continue;
+    }
+    if (current) out.push(current.join("\n"));
+    current = /^gpgsig(-sha256)? /.test(line) ? [line.slice(line.indexOf(" ") + 1)] : undefined;
+  }
+  if (current) out.push(current.join("\n"));
+  return out;
+}
+
+/** The kind of a signature, in words, from its armour. Pure. */
+export function signatureKind(signature: string): "SSH" | "OpenPGP" | "X.509" | "unknown" {
+  const first = signature.trimStart();
+  if (first.startsWith(SSH_ARMOUR)) return "SSH";
+  if (first.startsWith("-----BEGIN PGP SIGNATURE-----")) return "OpenPGP";
+  if (first.startsWith("-----BEGIN SIGNED MESSAGE-----")) return "X.509";
+  return "unknown";
+}
+
+/** What a verification needs: git, and the commits already verified by this process (a commit never changes). */
+export interface TrustContext {
+  git: GitRunner;
+  signed?: Set<string>;
+}
+
+/**
+ * Refuse `commit` (GIT_SIGNATURE_INVALID) unless it carries only SSH signatures and `git verify-commit`
+ * finds one by a key in `signers`. `dir` is the repository holding the commit.
+ */
+export async function verifySigned(
+  target: RepoTarget,
+  ctx: TrustContext,
+  dir: string,
+  commit: string,
+  signers: string,
+): Promise<void> {
+  if (ctx.signed?.has(commit)) return;
+  const refuse = (why: string) =>
+    new GitError(
+      "GIT_SIGNATURE_INVALID",
+      `refused commit ${commit.slice(0, 12)} of ${target.spec.url}: ${why}. trust.allowed_signers accepts only commits signed by a listed key; the last good checkout is kept.`,
+      { details: { url: target.spec.url, commit } },
+    );
+  // Bounded and non-blocking (a FIFO here would hold ssh-keygen, and so the sync, until git's timeout).
+  const file = readNamedFile({ path: signers, maxBytes: MAX_SIGNERS_BYTES });
+  if (!file.ok)
+    throw new GitError(
+      "GIT_SIGNATURE_INVALID",
+      file.missing
+        ? `the allowed-signers file ${signers} (trust.allowed_signers) does not exist, so no commit of ${target.spec.url} can be trusted; fix the path. The last good checkout is kept.`
+        : `the allowed-signers file cannot be used: ${file.reason.replace(/\.$/, "")}; no commit of ${target.spec.url} can be trusted until it is fixed. The last good checkout is kept.`,
+    );
+  const raw = await ctx.git.run(["cat-file", "commit", commit], { cwd: dir });
+  if (raw.code !== 0) throw refuse(`it cannot be read (${gitMessage(raw.stderr) || `exit ${raw.code}`})`);
+  const signatures = commitSignatures(raw.stdout);
+  if (signatures.length === 0) throw refuse("it is not signed");
+  const foreign = signatures.map(signatureKind).find((kind) => kind !== "SSH");
+  if (foreign)
+    throw refuse(
+      `it carries ${foreign === "unknown" ? "a signature of an unknown kind" : `an ${foreign} signature`}, and only SSH signatures are accepted (git would hand it to gpg or gpgsm, which trust any key of the user's keyring)`,
+    );
+  const out = await ctx.git.run(
+    [
+      "-c",
+      "gpg.format=ssh",
+      "-c",
+      `gpg.ssh.allowedSignersFile=${resolve(signers)}`,
+      "-c",
+      "gpg.ssh.program=ssh-keygen",
+      // Security: should a signature ever reach them, these verifiers do not exist, so it fails.
+      "-c",
+      "gpg.openpgp.program=skillhub-refuses-openpgp",
+      "-c",
+      "gpg.x509.program=skillhub-refuses-x509",
+      "verify-commit",
+      commit,
+    ],
+    { cwd: dir },
+  );
+  if (out.code !== 0)
+    throw refuse(`its signature is not by a key in ${signers} (${gitMessage(out.stderr) || `exit ${out.code}`})`);
+  ctx.signed?.add(commit);
+}
+
+/**
+ * Whether the copy on disk may be served: undefined when its checked-out commit is signed by an allowed
+ * key (verifySigned) and its files are exactly that commit's (no change, no untracked or ignored file);
+ * else why not, in a sentence.
+ */
+export async function verifyCopy(target: RepoTarget, ctx: TrustContext, signers: string): Promise<string | undefined> {
+  const head = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: target.dir });
+  const commit = head.stdout.trim();
+  if (head.code !== 0 || commit === "") return "it has no commit checked out";
+  try {
+    await verifySigned(target, ctx, target.dir, commit, signers);
+  } catch (error) {
+    if (error instanceof GitError) return error.message.replace(/; the last good checkout is kept\.$/, ".");
+    throw error;
+  }
+  // --no-optional-locks: a check must not take the index lock from a sync running in another process.
+  const status = await ctx.git.run(
+    ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"],
+    { cwd: target.dir },
+  );
+  if (status.code !== 0)
+    return `its files cannot be compared with commit ${commit.slice(0, 12)} (${gitMessage(status.stderr)})`;
+  const changed = status.stdout.split("\0").filter((entry) => entry !== "");
+  if (changed.length === 0) return undefined;
+  const first = changed[0]?.slice(3) ?? "";
+  return `its files differ from the signed commit ${commit.slice(0, 12)} (${changed.length} changed, untracked or ignored, e.g. ${first})`;
+}
