@@ -14,7 +14,8 @@ import { VERSION } from "./version.ts";
 export const HELP = `SkillHub ${VERSION}: one MCP server for every Agent Skill you have.
 
 Usage:
-  skillhub [serve] [options]          run the MCP server on stdio (what MCP clients start)
+  skillhub [serve [DIR...]] [options] run the MCP server on stdio (what MCP clients start);
+                                      DIRs are skills folders, as --skills-dir
   skillhub serve --transport http [--host ADDR] [--port N] [--stateless]
                                       a shared server over Streamable HTTP at /mcp (+ /healthz,
                                       and a read-only web page at /)
@@ -78,7 +79,7 @@ Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
 
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
-const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync", "ui", "lock", "verify", "mcp-server"]);
+const NO_POSITIONALS = new Set<Command>(["list", "doctor", "sync", "ui", "lock", "verify", "mcp-server"]);
 
 /**
  * Each command's module is loaded when it runs: the server does not pay for validate's linter or
@@ -131,10 +132,7 @@ export async function run(
   }
   const stray = NO_POSITIONALS.has(args.command) ? args.positionals[0] : undefined;
   if (stray !== undefined) {
-    const hint =
-      args.command === "serve" || args.command === "list" || args.command === "doctor"
-        ? ` (did you mean --skills-dir ${stray}?)`
-        : "";
+    const hint = args.command === "list" || args.command === "doctor" ? ` (did you mean --skills-dir ${stray}?)` : "";
     io.err(`skillhub: unexpected argument '${stray}' for ${args.command}${hint}\nRun 'skillhub --help' for usage.\n`);
     return 2;
   }

@@ -125,6 +125,12 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   const values = parsed.values;
   const flags: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) if (CONFIG_FLAGS.has(name)) flags[name] = value;
+  if (command === "serve" && positionals.length > 0) {
+    // `skillhub serve DIR...`: folders after serve are skills folders, after the --skills-dir ones. An
+    // MCP Bundle's multiple-folder setting can only expand to one argument per folder, without a flag.
+    flags["skills-dir"] = [...((flags["skills-dir"] as string[] | undefined) ?? []), ...positionals];
+    positionals = [];
+  }
   return {
     command,
     positionals,

@@ -1,10 +1,11 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { packBundle } from "../../scripts/release/mcpb.ts";
 import { pack, writeSums } from "../../scripts/release/pack.ts";
 import { TARGETS, type Target } from "../../scripts/release/targets.ts";
 
 /**
- * A release folder made by the real packer from stand-in binaries: shell scripts that print the
+ * A release folder made by the real packers (archives, MCP Bundles) from stand-in binaries: shell scripts that print the
  * version for --version and their target otherwise, so installers can run what they installed.
  * `script` replaces that stand-in, e.g. with one that cannot run.
  */
@@ -25,6 +26,8 @@ export async function fakeRelease(
     );
     chmodSync(binary, 0o755);
     await pack({ version, target, binary, outDir: dir, epoch: 0 });
+    // Bundles are zips: without Info-ZIP (tests that need it are skipped then) the archives alone.
+    if (Bun.which("zip")) await packBundle({ version, target, binary, outDir: dir, epoch: 0 });
   }
   await writeSums(dir);
   return dir;
