@@ -15,6 +15,9 @@ export const COMMANDS = [
   "stats",
   "print-config",
   "ui",
+  "add",
+  "remove",
+  "sources",
   "mcp-server",
 ] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -46,6 +49,9 @@ const OPTIONS = {
   since: { type: "string" },
   open: { type: "boolean" },
   update: { type: "boolean" },
+  global: { type: "boolean" },
+  ref: { type: "string" },
+  path: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const satisfies Record<string, OptionSpec>;
@@ -74,6 +80,12 @@ export interface ParsedArgs {
     open: boolean;
     /** sync: move pinned sources to their refs' current commits and rewrite the lock. */
     update: boolean;
+    /** add, remove: the user's ~/.skillhub/config.yaml instead of the project's skillhub.yaml. */
+    global: boolean;
+    /** add: the tag, branch or commit to pin the repository to. */
+    ref?: string;
+    /** add: the skills folder inside the repository. */
+    path?: string;
     help: boolean;
     version: boolean;
   };
@@ -144,6 +156,9 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       since: values.since as string | undefined,
       open: values.open === true,
       update: values.update === true,
+      global: values.global === true,
+      ref: values.ref as string | undefined,
+      path: values.path as string | undefined,
       help: values.help === true,
       version: values.version === true,
     },

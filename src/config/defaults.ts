@@ -15,6 +15,7 @@ export function configDefaults(home: string): Config {
     secrets: [],
     sources: {
       dirs: [],
+      project_dirs: [],
       only_dirs: false,
       rescan_seconds: 30,
       watch: true,

@@ -5,7 +5,7 @@ import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
 import { repoTargets } from "../repo-targets.ts";
 import { type RepoAuth, repoAuth } from "./git-auth.ts";
-import { skillsDir } from "./git-copies.ts";
+import { repoSkillsDir } from "./git-copies.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
@@ -25,6 +25,8 @@ export class GitSync {
   private readonly auth = new Map<string, RepoAuth>();
   private readonly listeners = new Set<(outcome: SyncOutcome) => void>();
   private readonly failing = new Set<string>();
+  /** Targets whose path leads out of their copy, warned about once. */
+  private readonly outside = new Set<string>();
   private running?: Promise<SyncOutcome>;
   private timer: unknown;
   private leftoversRemoved = false;
@@ -36,7 +38,9 @@ export class GitSync {
     this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
     this.targets = repoTargets(options);
     for (const target of this.targets) {
-      this.auth.set(target.spec.slug, repoAuth(target.spec, options.token));
+      // Security: a repository a project's skillhub.yaml names is the project's choice, not the user's:
+      // the user's token is never sent to it (git's own credential helpers and SSH keys still apply).
+      this.auth.set(target.spec.slug, repoAuth(target.spec, target.project ? undefined : options.token));
       const state = readState(target.dir);
       if (state && (this.lastSync === null || state.last_sync < this.lastSync)) this.lastSync = state.last_sync;
     }
@@ -59,9 +63,19 @@ export class GitSync {
     });
   }
 
-  /** Each copy's skills folder: `skills/` when present, else its root (after the local folders, DESIGN §3). */
+  /**
+   * Each copy's skills folder: its configured path, else `skills/` when present, else its root (after
+   * the local folders, DESIGN §3). A path that a link leads out of the copy is not served.
+   */
   sources(): { label: string; dir: string }[] {
-    return this.targets.map((t) => ({ label: t.label, dir: skillsDir(t.dir) }));
+    return this.targets.flatMap((t) => {
+      const dir = repoSkillsDir(t.dir, t.path);
+      if (dir) return [{ label: t.label, dir }];
+      if (!this.outside.has(t.label))
+        this.options.logger.warn(`repo ${t.label}: ${t.path} leads outside the repository through a link; not served.`);
+      this.outside.add(t.label);
+      return [];
+    });
   }
 
   /** Each copy's `config.yaml` (seed 002 §1.3: at the repository root). */
@@ -70,13 +84,24 @@ export class GitSync {
   }
 
   /** What is on disk now, for `doctor`. */
-  status(): { name: string; url: string; dir: string; branch: string; ref?: string; state?: RepoState }[] {
+  status(): {
+    name: string;
+    url: string;
+    dir: string;
+    branch: string;
+    ref?: string;
+    path?: string;
+    project?: true;
+    state?: RepoState;
+  }[] {
     return this.targets.map((t) => ({
       name: t.label,
       url: t.spec.url,
       dir: t.dir,
       branch: t.branch,
       ...(t.ref ? { ref: t.ref } : {}),
+      ...(t.path ? { path: t.path } : {}),
+      ...(t.project ? { project: t.project } : {}),
       state: readState(t.dir),
     }));
   }
