@@ -9,7 +9,7 @@ import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
 import { loadSettings } from "./load-settings.ts";
 import { runLock } from "./lock.ts";
 import { probeRepository } from "./repo-probe.ts";
-import { type SourceFile, sourceFile } from "./source-files.ts";
+import { enclosingCheckout, type SourceFile, sourceFile } from "./source-files.ts";
 import { sourceReport } from "./source-report.ts";
 import { parseSource, SourceError, type SourceSpec } from "./source-spec.ts";
 
@@ -52,6 +52,11 @@ export const runAdd: CommandRun = async (ctx) => {
     if (error instanceof SourceError) return usage(error.message);
     throw error;
   }
+  const top = where.scope === "project" && where.projectDir ? enclosingCheckout(where.projectDir) : undefined;
+  if (top)
+    ctx.err(
+      `skillhub add: note: the project root here is the working folder ${where.projectDir}, inside the checkout ${top}; a client started at ${top} reads its own skillhub.yaml (run add there, or pass --project ${top}).\n`,
+    );
   const edit = ConfigFileEdit.open(where.file, where.header);
   const added: Added[] = [];
   for (const spec of specs) {

@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { PROJECT_CONFIG_FILE } from "../config/project-file.ts";
 import { resolveProjectRoot } from "../sources/project-root.ts";
 import type { CommandContext } from "./context.ts";
@@ -39,4 +40,15 @@ export function sourceFile(ctx: CommandContext, global: boolean): SourceFile | s
   if (!projectDir)
     return `there is no project here (${ctx.cwd} is the home, root or a system folder): run it in your project, pass --project DIR, or use --global for your own sources.`;
   return { file: join(projectDir, PROJECT_CONFIG_FILE), scope: "project", projectDir, header: PROJECT_HEADER };
+}
+
+/**
+ * The enclosing git checkout's top folder when the project root is a folder inside it (the working
+ * folder, when `add` runs in a subfolder): a client started at the top would not read this folder's file.
+ */
+export function enclosingCheckout(projectDir: string): string | undefined {
+  if (existsSync(join(projectDir, ".git"))) return undefined;
+  for (let dir = dirname(projectDir); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, ".git"))) return dir;
+  return undefined;
 }

@@ -189,6 +189,19 @@ describe("skillhub add", () => {
     expect(existsSync(projectFile(m))).toBe(false);
   });
 
+  test("run in a subfolder of a checkout: the file goes there, and a note says a client at the top reads its own", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const sub = join(m.project, "services", "api");
+    write(join(sub, "README.md"), "x\n");
+    const added = await cli(m, ["add", team.url], {}, sub);
+    expect(added.code, added.err).toBe(0);
+    expect(added.err).toContain(`the project root here is the working folder ${sub}, inside the checkout ${m.project}`);
+    expect(existsSync(join(sub, "skillhub.yaml"))).toBe(true);
+    const atTop = await cli(m, ["add", team.url]);
+    expect(atTop.err).not.toContain("note:");
+  });
+
   test("--global writes ~/.skillhub/config.yaml, keeping its comments and other settings", async () => {
     const m = machine();
     const team = teamRepo();
