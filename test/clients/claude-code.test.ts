@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { binary } from "../helpers/binary.ts";
 import {
+  CLIENT_TOKEN,
   type ClientHome,
+  clientFixture,
   clientHome,
   clientTools,
   clientToolsEnabled,
@@ -10,8 +11,7 @@ import {
   printConfig,
   runTool,
 } from "../helpers/client-tools.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
+import { tempDir, write } from "../helpers/fs.ts";
 
 /**
  * Claude Code itself (pinned, from .tools/) reads what `skillhub print-config claude-code` prints and
@@ -19,23 +19,7 @@ import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
  * server connected. Runs under `make clients`.
  */
 const ROOT = join(import.meta.dir, "..", "..");
-const TOKEN = "client-test-token-0123456789";
-let skills: string;
-let server: HttpBinary;
-
-beforeAll(async () => {
-  if (!clientToolsEnabled) return;
-  clientTools();
-  skills = tempDir("skillhub-claude-skills-");
-  writeSkill(skills, "release-notes", { description: "Writes release notes from merged pull requests." });
-  server = await startHttpBinary(binary(), ["--skills-dir", skills, "--no-watch"], {
-    env: { PATH: process.env.PATH ?? "", HOME: tempDir("skillhub-claude-server-"), SKILLHUB_HTTP_TOKEN: TOKEN },
-  });
-});
-afterAll(async () => {
-  await server?.stop();
-  cleanupTemp();
-});
+const fixture = clientFixture();
 
 const claude = (c: ClientHome, args: string[]) =>
   runTool([...clientTools().claude, ...args], { env: c.env, cwd: c.project });
@@ -69,23 +53,23 @@ async function runOffered(c: ClientHome, line: string) {
 describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets", () => {
   test("stdio: the printed `claude mcp add --scope user` command, then `claude mcp list` says Connected", async () => {
     const c = clientHome();
-    const { notes } = await printConfig("claude-code", ["--skills-dir", skills], c.env, c.project);
+    const { notes } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
     await runOffered(c, offeredCommand(notes, "claude mcp add"));
     expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
   });
 
   test("stdio: the printed .mcp.json at the project root, once the project's servers are approved", async () => {
     const c = clientHome();
-    const { file } = await printConfig("claude-code", ["--skills-dir", skills], c.env, c.project);
+    const { file } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
     write(join(c.project, ".mcp.json"), file);
     approveProject(c);
     expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
   });
 
   test("HTTP with a bearer token: the printed command and the printed .mcp.json; a wrong token fails", async () => {
-    const env = (c: ClientHome) => ({ ...c.env, SKILLHUB_HTTP_TOKEN: TOKEN });
+    const env = (c: ClientHome) => ({ ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN });
     const byCommand = clientHome();
-    const printed = await printConfig("claude-code", ["--http", server.url], env(byCommand), byCommand.project);
+    const printed = await printConfig("claude-code", ["--http", fixture.server.url], env(byCommand), byCommand.project);
     await runOffered(byCommand, offeredCommand(printed.notes, "claude mcp add"));
     expect(await listed(byCommand, "skillhub")).toMatch(/✔ Connected/);
 
@@ -95,7 +79,7 @@ describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets"
     expect(await listed(byFile, "skillhub")).toMatch(/✔ Connected/);
 
     const wrong = clientHome();
-    write(join(wrong.project, ".mcp.json"), printed.file.replace(TOKEN, "not-the-token-0000000000"));
+    write(join(wrong.project, ".mcp.json"), printed.file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
     approveProject(wrong);
     expect(await listed(wrong, "skillhub")).toMatch(/Failed to connect.*401/);
   });

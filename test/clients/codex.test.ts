@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { binary } from "../helpers/binary.ts";
 import {
+  CLIENT_TOKEN,
   type ClientHome,
+  clientFixture,
   clientHome,
   clientTools,
   clientToolsEnabled,
   printConfig,
   runTool,
 } from "../helpers/client-tools.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
+import { write } from "../helpers/fs.ts";
 
 /**
  * Codex itself (pinned, from .tools/) reads what `skillhub print-config codex` prints from
@@ -18,23 +18,7 @@ import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
  * so the connection is proven the way Codex's own app (the app server) asks: `mcpServerStatus/list`,
  * which starts the server, initializes it and lists its tools. Runs under `make clients`.
  */
-const TOKEN = "client-test-token-0123456789";
-let skills: string;
-let server: HttpBinary;
-
-beforeAll(async () => {
-  if (!clientToolsEnabled) return;
-  clientTools();
-  skills = tempDir("skillhub-codex-skills-");
-  writeSkill(skills, "release-notes", { description: "Writes release notes from merged pull requests." });
-  server = await startHttpBinary(binary(), ["--skills-dir", skills, "--no-watch"], {
-    env: { PATH: process.env.PATH ?? "", HOME: tempDir("skillhub-codex-server-"), SKILLHUB_HTTP_TOKEN: TOKEN },
-  });
-});
-afterAll(async () => {
-  await server?.stop();
-  cleanupTemp();
-});
+const fixture = clientFixture();
 
 const codex = (c: ClientHome, args: string[], stdin?: string) =>
   runTool([...clientTools().codex, ...args], { env: c.env, cwd: c.project, stdin });
@@ -90,7 +74,7 @@ async function mcpStatus(c: ClientHome): Promise<McpStatus[]> {
 describe.skipIf(!clientToolsEnabled)("Codex reads print-config's snippet from ~/.codex/config.toml", () => {
   test("stdio: `codex mcp list` shows it enabled, and the app server connects and lists SkillHub's tools", async () => {
     const c = clientHome();
-    const { file } = await printConfig("codex", ["--skills-dir", skills], c.env, c.project);
+    const { file } = await printConfig("codex", ["--skills-dir", fixture.skills], c.env, c.project);
     write(join(c.home, ".codex", "config.toml"), file);
     const list = await codex(c, ["mcp", "list", "--json"]);
     expect(list.code, list.err).toBe(0);
@@ -106,15 +90,15 @@ describe.skipIf(!clientToolsEnabled)("Codex reads print-config's snippet from ~/
 
   test("HTTP with a bearer token in http_headers; a wrong token lists no tools", async () => {
     const c = clientHome();
-    const env = { ...c.env, SKILLHUB_HTTP_TOKEN: TOKEN };
-    const { file } = await printConfig("codex", ["--http", server.url], env, c.project);
+    const env = { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN };
+    const { file } = await printConfig("codex", ["--http", fixture.server.url], env, c.project);
     write(join(c.home, ".codex", "config.toml"), file);
     const status = (await mcpStatus(c)).find((s) => s.name === "skillhub");
     expect(status?.serverInfo?.name).toBe("skillhub");
     expect(Object.keys(status?.tools ?? {})).toContain("search_skills");
 
     const wrong = clientHome();
-    write(join(wrong.home, ".codex", "config.toml"), file.replace(TOKEN, "not-the-token-0000000000"));
+    write(join(wrong.home, ".codex", "config.toml"), file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
     const refused = (await mcpStatus(wrong)).find((s) => s.name === "skillhub");
     expect(Object.keys(refused?.tools ?? {})).toEqual([]);
     expect(refused?.serverInfo ?? null).toBeNull();

@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { binary } from "../helpers/binary.ts";
 import {
+  CLIENT_TOKEN,
   type ClientHome,
+  clientFixture,
   clientHome,
   clientTools,
   clientToolsEnabled,
   printConfig,
   runTool,
 } from "../helpers/client-tools.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
+import { tempDir, write } from "../helpers/fs.ts";
 
 /**
  * Gemini CLI itself (pinned, from .tools/) reads what `skillhub print-config gemini` prints from its
@@ -19,23 +19,7 @@ import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
  * report the server connected. Runs under `make clients`.
  */
 const ROOT = join(import.meta.dir, "..", "..");
-const TOKEN = "client-test-token-0123456789";
-let skills: string;
-let server: HttpBinary;
-
-beforeAll(async () => {
-  if (!clientToolsEnabled) return;
-  clientTools();
-  skills = tempDir("skillhub-gemini-skills-");
-  writeSkill(skills, "release-notes", { description: "Writes release notes from merged pull requests." });
-  server = await startHttpBinary(binary(), ["--skills-dir", skills, "--no-watch"], {
-    env: { PATH: process.env.PATH ?? "", HOME: tempDir("skillhub-gemini-server-"), SKILLHUB_HTTP_TOKEN: TOKEN },
-  });
-});
-afterAll(async () => {
-  await server?.stop();
-  cleanupTemp();
-});
+const fixture = clientFixture();
 
 const gemini = (c: ClientHome, args: string[]) =>
   runTool([...clientTools().gemini, ...args], { env: c.env, cwd: c.project });
@@ -60,7 +44,7 @@ async function listed(c: ClientHome): Promise<string> {
 describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet from ~/.gemini/settings.json", () => {
   test("stdio", async () => {
     const c = clientHome();
-    const { file } = await printConfig("gemini", ["--skills-dir", skills], c.env, c.project);
+    const { file } = await printConfig("gemini", ["--skills-dir", fixture.skills], c.env, c.project);
     write(join(c.home, ".gemini", "settings.json"), file);
     trust(c);
     expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
@@ -68,14 +52,14 @@ describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet fr
 
   test("HTTP with a bearer token; a wrong token is not connected", async () => {
     const c = clientHome();
-    const env = { ...c.env, SKILLHUB_HTTP_TOKEN: TOKEN };
-    const { file } = await printConfig("gemini", ["--http", server.url], env, c.project);
+    const env = { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN };
+    const { file } = await printConfig("gemini", ["--http", fixture.server.url], env, c.project);
     write(join(c.home, ".gemini", "settings.json"), file);
     trust(c);
     expect(await listed(c)).toMatch(/✓ skillhub: .*\(http\) - Connected/);
 
     const wrong = clientHome();
-    write(join(wrong.home, ".gemini", "settings.json"), file.replace(TOKEN, "not-the-token-0000000000"));
+    write(join(wrong.home, ".gemini", "settings.json"), file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
     trust(wrong);
     expect(await listed(wrong)).not.toContain("- Connected");
   });

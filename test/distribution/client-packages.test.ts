@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { LAUNCHER, PLUGIN_DIR, staleClientPackages } from "../../scripts/client-packages.ts";
@@ -11,7 +11,7 @@ import { ENV_SETTINGS } from "../../src/config/settings.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { closedPort } from "../helpers/git.ts";
-import { fakeRelease } from "./fake-release.ts";
+import { fakeRelease, serveReleases, tamper } from "./fake-release.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const LAUNCHER_PATH = join(ROOT, PLUGIN_DIR, LAUNCHER);
@@ -20,7 +20,7 @@ const SHELL = Bun.which("dash") ?? "/bin/sh";
 const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
 
 let server: ReturnType<typeof Bun.serve>;
-const requests: string[] = [];
+let requests: string[] = [];
 let good: string;
 let tampered: string;
 
@@ -29,23 +29,8 @@ beforeAll(async () => {
   const linux = [targetById("linux-x64")];
   good = await fakeRelease(tempDir("skillhub-launcher-good-"), pkg.version, linux);
   tampered = await fakeRelease(tempDir("skillhub-launcher-bad-"), pkg.version, linux);
-  const archive = join(tampered, `skillhub-${pkg.version}-linux-x64.tar.gz`);
-  const bytes = readFileSync(archive);
-  bytes[bytes.length - 20] = (bytes[bytes.length - 20] ?? 0) ^ 0xff;
-  writeFileSync(archive, bytes);
-  server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(request) {
-      const path = new URL(request.url).pathname;
-      requests.push(path);
-      const [, which, name] = path.split("/");
-      const dir = ({ good, tampered } as Record<string, string>)[which ?? ""];
-      if (!dir || !name || name.includes("..") || !existsSync(join(dir, name)))
-        return new Response("not found", { status: 404 });
-      return new Response(Bun.file(join(dir, name)));
-    },
-  });
+  tamper(tampered, `skillhub-${pkg.version}-linux-x64.tar.gz`);
+  ({ server, requests } = serveReleases(() => ({ good, tampered })));
 });
 afterAll(() => {
   server?.stop(true);

@@ -1,8 +1,10 @@
+import { afterAll, beforeAll } from "bun:test";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { binOf, ensureNode22, ensureNpmTool, PINNED } from "../../scripts/npm-tools.ts";
 import { binary } from "./binary.ts";
-import { tempDir } from "./fs.ts";
+import { cleanupTemp, tempDir, writeSkill } from "./fs.ts";
+import { type HttpBinary, startHttpBinary } from "./http-binary.ts";
 
 /**
  * The real MCP clients (Claude Code, Gemini CLI, Codex) and the MCP Bundle CLI, pinned and installed
@@ -116,4 +118,34 @@ export function offeredCommand(notes: string, startsWith: string): string {
   const line = notes.split("\n").find((l) => l.startsWith(startsWith));
   if (!line) throw new Error(`print-config offered no "${startsWith}…" command:\n${notes}`);
   return line;
+}
+
+/** The bearer token of the shared server the client tests connect to over HTTP. */
+export const CLIENT_TOKEN = "client-test-token-0123456789";
+
+/**
+ * What every client test file shares, set up once per file (hooks registered here): a skills folder
+ * holding `release-notes`, and the binary serving it over HTTP with CLIENT_TOKEN. Read its fields in
+ * tests, after the hooks ran.
+ */
+export function clientFixture(): { skills: string; server: HttpBinary } {
+  const fixture = {} as { skills: string; server: HttpBinary };
+  beforeAll(async () => {
+    if (!clientToolsEnabled) return;
+    clientTools();
+    fixture.skills = tempDir("skillhub-client-skills-");
+    writeSkill(fixture.skills, "release-notes", { description: "Writes release notes from merged pull requests." });
+    fixture.server = await startHttpBinary(binary(), ["--skills-dir", fixture.skills, "--no-watch"], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: tempDir("skillhub-client-server-"),
+        SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN,
+      },
+    });
+  });
+  afterAll(async () => {
+    await fixture.server?.stop();
+    cleanupTemp();
+  });
+  return fixture;
 }
