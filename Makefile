@@ -115,13 +115,30 @@ bench-memory: build
 bench-ui: build
 	$(BUN) bench/ui.ts
 
-.PHONY: release formula readme bench-bytecode bench-startup bench-memory npm-packages lint-dist
+.PHONY: release formula readme bench-bytecode bench-startup bench-memory npm-packages lint-dist client-packages client-tools clients
 
 ## make release VERSION=x.y.z: cross-compile linux-x64, linux-arm64, linux-x64-musl, darwin-x64,
-## darwin-arm64 and windows-x64 into dist/release/ (archives + SHA256SUMS), smoke-test this machine's.
+## darwin-arm64 and windows-x64 into dist/release/ (archives, MCP Bundles .mcpb for Claude Desktop, and
+## SHA256SUMS), smoke-test this machine's.
 ## About 1.5 minutes on 2 cores; never part of make test. TARGETS=linux-x64,darwin-arm64 builds a few.
 release: node_modules/.installed
 	$(BUN) scripts/release.ts --version $(VERSION) $(if $(TARGETS),--targets $(TARGETS))
+
+## make client-packages: the Claude Code marketplace and plugin (.claude-plugin/, packaging/claude-plugin/)
+## and the Gemini CLI extension (gemini-extension.json) at package.json's version; a test fails when stale.
+client-packages:
+	$(BUN) scripts/client-packages.ts --write
+
+## make client-tools: the real clients (Claude Code, Gemini CLI, Codex) and the MCP Bundle CLI, pinned in
+## scripts/npm-tools.ts, with Node 22, into .tools/ (never system-wide).
+client-tools: node_modules/.installed
+	$(BUN) scripts/clients.ts --install-only
+
+## make clients: test/clients/ with those tools: each print-config snippet read by its own client and reported
+## connected (stdio, and HTTP with a token), the plugin, the extension and the .mcpb bundles. Skipped, saying
+## so, when a tool is missing and the npm registry cannot be reached. About 2 minutes.
+clients: build
+	$(BUN) scripts/clients.ts
 
 ## make formula: packaging/homebrew/skillhub.rb (the tap's Formula/skillhub.rb) from dist/release/.
 formula:

@@ -1,12 +1,13 @@
 /**
  * `make release VERSION=x.y.z`: cross-compile every target (Bun fetches each target's runtime
- * from the npm registry once and caches it), pack the archives, write SHA256SUMS, then
+ * from the npm registry once and caches it), pack the archives and the MCP Bundles (.mcpb, for
+ * Claude Desktop), write SHA256SUMS, then
  * smoke-test the binary this machine can run.
  *
  * Usage: bun scripts/release.ts --version X.Y.Z [--targets linux-x64,darwin-arm64] [--out DIR]
  *                               [--step all|build|pack] [--executable-dir DIR]
  *   build   compile into DIR/bin/<target>/ only (CI signs the darwin ones before packing)
- *   pack    archives + SHA256SUMS from the binaries already in DIR/bin/
+ *   pack    archives, MCP Bundles (.mcpb) and SHA256SUMS from the binaries already in DIR/bin/
  *   --executable-dir  a folder of Bun runtimes named like Bun's cache (bun-darwin-aarch64-v1.4.5, the
  *                     bin/bun of npm's @oven/bun-darwin-aarch64@1.4.5), for machines where Bun cannot
  *                     download them itself (~/.bun/install/cache holds the ones it did download)
@@ -15,6 +16,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "./build.ts";
+import { bundleName, packBundle } from "./release/mcpb.ts";
 import { pack, writeSums } from "./release/pack.ts";
 import { archiveName, checkVersion, hostTarget, TARGETS, type Target, targetById } from "./release/targets.ts";
 import { smoke } from "./smoke.ts";
@@ -70,6 +72,8 @@ async function packAll(version: string, out: string, targets: readonly Target[])
       if (!existsSync(binary)) throw new Error(`no binary for ${target.id} at ${binary}: run the build step first`);
       const archive = await pack({ version, target, binary, outDir: out });
       say(`packed  ${archiveName(version, target).padEnd(40)} ${mb(archive)}`);
+      const bundle = await packBundle({ version, target, binary, outDir: out });
+      say(`bundled ${bundleName(version, target).padEnd(40)} ${mb(bundle)}`);
     }),
   );
   say(`wrote   ${await writeSums(out)}`);

@@ -30,55 +30,72 @@ export async function smoke(binary: string, version: string, timeoutMs = 20_000)
       join(skills, "smoke-check", "SKILL.md"),
       "---\nname: smoke-check\ndescription: Checks that a release binary serves skills.\n---\nHello.\n",
     );
-    const proc = Bun.spawn([bin, "--skills-dir", skills, "--no-watch"], {
+    const { serverInfo, tools } = await initializeAndList([bin, "--skills-dir", skills, "--no-watch"], {
       cwd: home,
       env,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
+      timeoutMs,
     });
-    const timer = setTimeout(() => proc.kill(), timeoutMs);
-    const send = (message: object) => {
-      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
-      proc.stdin.flush();
-    };
-    const replies = readLines(proc.stdout);
-    const reply = async (id: number) => {
-      for (;;) {
-        const next = await replies.next();
-        if (next.done) throw new Error(`${bin} closed stdout before answering request ${id}`);
-        const message = JSON.parse(next.value) as { id?: number; result?: Record<string, unknown>; error?: unknown };
-        if (message.id !== id) continue;
-        if (!message.result) throw new Error(`request ${id} failed: ${JSON.stringify(message.error)}`);
-        return message.result;
-      }
-    };
-    try {
-      send({
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } },
-      });
-      const init = await reply(1);
-      const server = init.serverInfo as { name?: string; version?: string } | undefined;
-      if (server?.version !== version)
-        throw new Error(`initialize reported ${JSON.stringify(server)}, expected version ${version}`);
-      send({ method: "notifications/initialized" });
-      send({ id: 2, method: "tools/list", params: {} });
-      const tools = ((await reply(2)).tools as { name: string; description?: string }[]) ?? [];
-      const skill = tools.find((t) => t.name === "skill");
-      if (!skill?.description?.includes("smoke-check"))
-        throw new Error(`tools/list has no skill tool listing smoke-check: ${tools.map((t) => t.name).join(", ")}`);
-    } catch (error) {
-      const stderr = proc.killed ? "(killed after timeout)" : "";
-      throw new Error(`${(error as Error).message} ${stderr}`);
-    } finally {
-      clearTimeout(timer);
-      proc.stdin.end();
-      await proc.exited;
-    }
+    if (serverInfo.version !== version)
+      throw new Error(`initialize reported ${JSON.stringify(serverInfo)}, expected version ${version}`);
+    const skill = tools.find((t) => t.name === "skill");
+    if (!skill?.description?.includes("smoke-check"))
+      throw new Error(`tools/list has no skill tool listing smoke-check: ${tools.map((t) => t.name).join(", ")}`);
   } finally {
     rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** What a client learns first: the server's identity and its tools. */
+export interface Handshake {
+  serverInfo: { name?: string; version?: string };
+  tools: { name: string; description?: string }[];
+}
+
+/**
+ * Start a stdio MCP server (`argv`), send initialize, initialized and tools/list as a client would,
+ * and return the answers; the server is ended by closing its stdin. Throws with what went wrong.
+ */
+export async function initializeAndList(
+  argv: string[],
+  options: { env: Record<string, string | undefined>; cwd: string; timeoutMs?: number },
+): Promise<Handshake> {
+  const proc = Bun.spawn(argv, { cwd: options.cwd, env: options.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const stderr = new Response(proc.stderr).text();
+  const timer = setTimeout(() => proc.kill(), options.timeoutMs ?? 20_000);
+  const send = (message: object) => {
+    proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    proc.stdin.flush();
+  };
+  const replies = readLines(proc.stdout);
+  const reply = async (id: number) => {
+    for (;;) {
+      const next = await replies.next();
+      if (next.done) throw new Error(`${argv[0]} closed stdout before answering request ${id}`);
+      const message = JSON.parse(next.value) as { id?: number; result?: Record<string, unknown>; error?: unknown };
+      if (message.id !== id) continue;
+      if (!message.result) throw new Error(`request ${id} failed: ${JSON.stringify(message.error)}`);
+      return message.result;
+    }
+  };
+  try {
+    send({
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } },
+    });
+    const serverInfo = ((await reply(1)).serverInfo ?? {}) as Handshake["serverInfo"];
+    send({ method: "notifications/initialized" });
+    send({ id: 2, method: "tools/list", params: {} });
+    const tools = ((await reply(2)).tools ?? []) as Handshake["tools"];
+    return { serverInfo, tools };
+  } catch (error) {
+    proc.kill();
+    const why = proc.killed ? "(killed after timeout)" : "";
+    throw new Error(`${(error as Error).message} ${why}\n${(await stderr).trim()}`);
+  } finally {
+    clearTimeout(timer);
+    proc.stdin.end();
+    await proc.exited;
   }
 }
 

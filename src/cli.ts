@@ -1,10 +1,9 @@
 #!/usr/bin/env bun
 import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
+import { loadSettings } from "./commands/load-settings.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
-import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
-import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
 import { folderProblem } from "./util/folder-check.ts";
@@ -14,7 +13,8 @@ import { VERSION } from "./version.ts";
 export const HELP = `SkillHub ${VERSION}: one MCP server for every Agent Skill you have.
 
 Usage:
-  skillhub [serve] [options]          run the MCP server on stdio (what MCP clients start)
+  skillhub [serve [DIR...]] [options] run the MCP server on stdio (what MCP clients start);
+                                      DIRs are skills folders, as --skills-dir
   skillhub serve --transport http [--host ADDR] [--port N] [--stateless]
                                       a shared server over Streamable HTTP at /mcp (+ /healthz,
                                       and a read-only web page at /)
@@ -30,6 +30,16 @@ Usage:
                                       skillhub.lock; pinned repositories (SKILLS_REF) stay at their
                                       locked commit unless --update; --frozen checks, never moves;
                                       progress on stderr, exit 1 if a repository cannot be synced
+  skillhub add SOURCE... [--global] [--ref REF] [--path SUBDIR]
+                                      add a skills repository or folder to this project's
+                                      skillhub.yaml (--global: ~/.skillhub/config.yaml), fetch it,
+                                      write skillhub.lock and list its skills. SOURCE: owner/repo
+                                      (GitHub), owner/repo/path, a git URL (URL#REF), owner/repo@REF,
+                                      or a folder; REF: a tag, branch or commit
+  skillhub remove SOURCE... [--global]
+                                      take a source out again (as add took it, or by its label)
+  skillhub sources [--json]           the sources added (project and your own), with their refs,
+                                      locked commits, skills, duplicates and shadowed skills
   skillhub lock [--json]              record what would be served now in skillhub.lock
   skillhub verify [--json]            compare what would be served with skillhub.lock; exit 1
                                       naming every added, removed or changed skill and file
@@ -69,16 +79,17 @@ Options (serve):
   --skip-auto-reindex    use the persisted search index as it is, even if skills changed
   --enable-commands      offer run_skill_command (off by default; ALLOWED_COMMANDS applies)
 
-Skills are read from, in order: --skills-dir/SKILLS_DIR, <project>/.agents/skills,
-<project>/.agent/skills, ~/.agents/skills, ~/.agent/skills, <project>/.claude/skills,
-~/.claude/skills, ~/.skillhub/skills, synced team repositories (SKILLS_REPO), then the
+Skills are read from, in order: --skills-dir/SKILLS_DIR, folders the project's skillhub.yaml
+adds, <project>/.agents/skills, <project>/.agent/skills, ~/.agents/skills, ~/.agent/skills,
+<project>/.claude/skills, ~/.claude/skills, ~/.skillhub/skills, synced repositories (the
+project's skillhub.yaml, then SKILLS_REPO or repos: in ~/.skillhub/config.yaml), then the
 skills of installed Claude Code plugins. The first folder holding a name wins.
 
 Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
 
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
-const NO_POSITIONALS = new Set<Command>(["serve", "list", "doctor", "sync", "ui", "lock", "verify", "mcp-server"]);
+const NO_POSITIONALS = new Set<Command>(["list", "doctor", "sync", "ui", "lock", "verify", "sources", "mcp-server"]);
 
 /**
  * Each command's module is loaded when it runs: the server does not pay for validate's linter or
@@ -99,6 +110,9 @@ const COMMANDS: Partial<Record<Command, CommandRun>> = {
   stats: async (ctx) => (await import("./commands/stats.ts")).runStats(ctx),
   validate: async (ctx) => (await import("./commands/validate.ts")).runValidate(ctx),
   ui: async (ctx) => (await import("./commands/ui.ts")).runUi(ctx),
+  add: async (ctx) => (await import("./commands/add.ts")).runAdd(ctx),
+  remove: async (ctx) => (await import("./commands/remove.ts")).runRemove(ctx),
+  sources: async (ctx) => (await import("./commands/sources.ts")).runSources(ctx),
 };
 
 /** argv → config → command. Returns the exit code; `main` is the only caller of process.exit. */
@@ -131,10 +145,7 @@ export async function run(
   }
   const stray = NO_POSITIONALS.has(args.command) ? args.positionals[0] : undefined;
   if (stray !== undefined) {
-    const hint =
-      args.command === "serve" || args.command === "list" || args.command === "doctor"
-        ? ` (did you mean --skills-dir ${stray}?)`
-        : "";
+    const hint = args.command === "list" || args.command === "doctor" ? ` (did you mean --skills-dir ${stray}?)` : "";
     io.err(`skillhub: unexpected argument '${stray}' for ${args.command}${hint}\nRun 'skillhub --help' for usage.\n`);
     return 2;
   }
@@ -148,19 +159,8 @@ export async function run(
   const cwd = io.cwd ?? process.cwd();
   let ctx: CommandContext;
   try {
-    const load = (sourceFiles?: string[], repoFiles?: string[]) =>
-      loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles, repoFiles });
     if (args.command === "mcp-server") args.flags.tools ??= "sk";
-    let { config, warnings } = load();
-    // Skills folders' config.yaml (seed 003 §11.3): synced repositories' copies on disk, then the
-    // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
-    // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
-    // A content repository the user configured may set more than a folder (source-config.ts).
-    // Git sync's modules are loaded only when repositories are configured (start-up, issue 16).
-    const repoFiles =
-      config.git.repos.length > 0 ? (await import("./refresh/git/git-copies.ts")).repoConfigFiles(config) : [];
-    const sourceFiles = [...repoFiles, ...explicitSourceConfigFiles(config)];
-    if (sourceFiles.length > 0) ({ config, warnings } = load(sourceFiles, repoFiles));
+    let { config, warnings } = await loadSettings({ args, env, homeDir, cwd });
     if (args.command === "mcp-server") config = mcpServerSettings(config);
     for (const dir of config.sources.dirs) {
       // A folder the user named that is not there is a typo more often than not: say so (it is still skipped).

@@ -86,10 +86,10 @@ export async function sha256File(path: string): Promise<string> {
   return new Bun.CryptoHasher("sha256").update(await Bun.file(path).arrayBuffer()).digest("hex");
 }
 
-/** `sha256sum`-compatible lines ("<hex>  <name>") for every archive in `dir`, sorted by name. */
+/** `sha256sum`-compatible lines ("<hex>  <name>") for every archive and MCP Bundle in `dir`, sorted by name. */
 export async function writeSums(dir: string): Promise<string> {
   const names = readdirSync(dir)
-    .filter((n) => n.startsWith("skillhub-") && (n.endsWith(".tar.gz") || n.endsWith(".zip")))
+    .filter((n) => n.startsWith("skillhub-") && /\.(tar\.gz|zip|mcpb)$/.test(n))
     .sort();
   const lines = await Promise.all(names.map(async (n) => `${await sha256File(join(dir, n))}  ${n}\n`));
   const path = join(dir, "SHA256SUMS");

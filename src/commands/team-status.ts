@@ -29,7 +29,9 @@ export function teamLines(hub: Hub): string[] {
     if (!Bun.which("git"))
       lines.push("  problem: the git executable is not on PATH; install git to sync these repositories.");
     for (const r of hub.git.status()) {
-      lines.push(`  ${r.name}  ${r.url}`);
+      const follows = r.ref ? `, pinned to ${r.ref}` : r.branch !== c.git.branch ? `, branch ${r.branch}` : "";
+      const added = r.project ? " (added by the project's skillhub.yaml)" : "";
+      lines.push(`  ${r.name}  ${r.url}${r.path ? `, folder ${r.path}` : ""}${follows}${added}`);
       lines.push(
         r.state
           ? `    copy ${r.dir} at ${r.state.commit.slice(0, 7)}, last synced ${r.state.last_sync}`

@@ -15,6 +15,9 @@ export const COMMANDS = [
   "stats",
   "print-config",
   "ui",
+  "add",
+  "remove",
+  "sources",
   "mcp-server",
 ] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -46,6 +49,9 @@ const OPTIONS = {
   since: { type: "string" },
   open: { type: "boolean" },
   update: { type: "boolean" },
+  global: { type: "boolean" },
+  ref: { type: "string" },
+  path: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const satisfies Record<string, OptionSpec>;
@@ -74,6 +80,12 @@ export interface ParsedArgs {
     open: boolean;
     /** sync: move pinned sources to their refs' current commits and rewrite the lock. */
     update: boolean;
+    /** add, remove: the user's ~/.skillhub/config.yaml instead of the project's skillhub.yaml. */
+    global: boolean;
+    /** add: the tag, branch or commit to pin the repository to. */
+    ref?: string;
+    /** add: the skills folder inside the repository. */
+    path?: string;
     help: boolean;
     version: boolean;
   };
@@ -125,6 +137,12 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   const values = parsed.values;
   const flags: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) if (CONFIG_FLAGS.has(name)) flags[name] = value;
+  if (command === "serve" && positionals.length > 0) {
+    // `skillhub serve DIR...`: folders after serve are skills folders, after the --skills-dir ones. An
+    // MCP Bundle's multiple-folder setting can only expand to one argument per folder, without a flag.
+    flags["skills-dir"] = [...((flags["skills-dir"] as string[] | undefined) ?? []), ...positionals];
+    positionals = [];
+  }
   return {
     command,
     positionals,
@@ -138,6 +156,9 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       since: values.since as string | undefined,
       open: values.open === true,
       update: values.update === true,
+      global: values.global === true,
+      ref: values.ref as string | undefined,
+      path: values.path as string | undefined,
       help: values.help === true,
       version: values.version === true,
     },

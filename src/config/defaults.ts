@@ -16,6 +16,7 @@ export function configDefaults(home: string): Config {
     pass_env: [],
     sources: {
       dirs: [],
+      project_dirs: [],
       only_dirs: false,
       rescan_seconds: 30,
       watch: true,

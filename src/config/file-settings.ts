@@ -9,6 +9,10 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
     description: "Claude Code's plugins folder, read for plugin skills.",
     default: "`~/.claude/plugins`",
   },
+  "sources.project_dirs": {
+    description:
+      "Skills folders inside the project that its `skillhub.yaml` adds (`skillhub add ./folder`); served as the project's own.",
+  },
   "sources.only_dirs": { description: "Serve only the explicit folders (`dirs`), not the project and global ones." },
   "sources.debounce_ms": { description: "Milliseconds the watcher waits for changes to settle." },
   "sources.max_depth": { description: "Deepest folder level scanned below a skills folder." },

@@ -142,6 +142,7 @@ function normalisePaths(config: Config, input: ResolveInput): Config {
     sources: {
       ...config.sources,
       dirs: config.sources.dirs.map(abs),
+      project_dirs: config.sources.project_dirs.map(abs),
       project: config.sources.project === undefined ? undefined : abs(config.sources.project),
     },
     filters: {

@@ -20,6 +20,8 @@ export const SourcesConfig = once(() =>
   z.strictObject({
     /** Explicit skill folders (--skills-dir, then SKILLS_DIR), searched first. */
     dirs: stringList(),
+    /** Skills folders a project's skillhub.yaml adds (inside the project), served as the project's own. */
+    project_dirs: stringList(),
     /** Project root (--project / SKILLHUB_PROJECT_DIR). Unset: CLAUDE_PROJECT_DIR, MCP roots, cwd. */
     project: z.string().optional(),
     /** Seed 001's skills root under the project root (--root); the sk profile reads `skills` when unset. */
@@ -150,10 +152,27 @@ export const AnalyticsConfig = once(() =>
   }),
 );
 
+/**
+ * One `repos:` entry written as a mapping: a repository with its own pin (`ref`: a tag or a commit),
+ * branch and skills folder (`path`), as `skillhub add` writes them. `scope: project` marks entries
+ * read from a project's skillhub.yaml (the loader sets it): they get no GITHUB_TOKEN, and their
+ * server scripts run only with scripts.allow_project.
+ */
+export const RepoEntryConfig = once(() =>
+  z.strictObject({
+    url: z.string().min(1),
+    ref: z.string().min(1).optional(),
+    branch: z.string().min(1).optional(),
+    path: z.string().min(1).optional(),
+    scope: z.literal("project").optional(),
+  }),
+);
+export type RepoEntryConfig = z.infer<ReturnType<typeof RepoEntryConfig>>;
+
 export const GitConfig = once(() =>
   z.strictObject({
-    /** SKILLS_REPO (comma list) or `repos:`. */
-    repos: stringList(),
+    /** SKILLS_REPO (comma list) or `repos:`: URLs, or mappings with their own ref, branch and path. */
+    repos: z.array(z.union([z.string(), RepoEntryConfig()])),
     branch: z.string().min(1),
     token: z.string().optional(),
     // No `sparse_checkout`: copies are shallow, single-branch clones and only skills/ and config.yaml are read,

@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { join, posix } from "node:path";
+import type { Config, RepoEntryConfig } from "../config/schema.ts";
 import { isReservedLabel } from "../sources/source-list.ts";
 import { ConfigError } from "../util/errors.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
@@ -9,56 +10,133 @@ const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;
 /** A tag name git accepts (and that cannot be read as an option), or a full commit hash. */
 const REF = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/+@-]{1,200}(?<![./])$/;
 
+/** A `repos:` item as a mapping: a bare URL is `{ url }`. */
+export function repoEntry(item: string | RepoEntryConfig): RepoEntryConfig {
+  return typeof item === "string" ? { url: item } : item;
+}
+
 /**
- * The configured repositories as sync targets: validated branch, ref and
- * URLs, one per repository (duplicates dropped), each with a unique source
- * label and its copy's folder under `<home>/repos`. Throws ConfigError.
+ * A repository's skills folder as written (`skills/pdf`, `./skills/pdf/`) → its normal form, or
+ * undefined for the root. Throws ConfigError for a path that is absolute or climbs out with `..`.
+ */
+export function repoPath(path: string | undefined, where: string): string | undefined {
+  if (path === undefined) return undefined;
+  const slashed = path.replace(/\\/g, "/");
+  const normal = posix.normalize(slashed).replace(/^(\.\/)+|\/+$/g, "");
+  // Security: the skills folder is served from inside the copy only.
+  if (
+    slashed.startsWith("/") ||
+    /^[A-Za-z]:/.test(slashed) ||
+    normal === ".." ||
+    normal.startsWith("../") ||
+    path.includes("\0")
+  )
+    throw new ConfigError(
+      `Invalid configuration: ${where} path ${JSON.stringify(path)}: expected a folder inside the repository, such as skills/pdf.`,
+      { key: "git.repos" },
+    );
+  return normal === "." || normal === "" ? undefined : normal;
+}
+
+/** What identifies a source among the configured ones: the repository (URL normalised) and its folder. */
+export function sourceKey(entry: RepoEntryConfig): string {
+  return `${parseRepo(entry.url).slug}|${repoPath(entry.path, "repos entry") ?? ""}`;
+}
+
+/** A target's sourceKey: the configured entry it came from has the same. */
+export function targetKey(target: RepoTarget): string {
+  return `${parseRepo(target.spec.url).slug}|${target.path ?? ""}`;
+}
+
+/**
+ * The configured repositories as sync targets: validated branch, ref, path and
+ * URL, one per repository and folder (duplicates dropped), each with a unique
+ * source label and its copy's folder under `<home>/repos`. An entry's own
+ * `ref` or `branch` wins over SKILLS_REF / SKILLS_BRANCH. Throws ConfigError.
  */
 export function repoTargets(options: {
-  repos: readonly string[];
+  repos: readonly (string | RepoEntryConfig)[];
   branch: string;
   ref?: string;
   home: string;
 }): RepoTarget[] {
-  if (!BRANCH.test(options.branch)) {
-    throw new ConfigError(
-      `Invalid configuration: SKILLS_BRANCH / git.branch = ${JSON.stringify(options.branch)}: expected a branch name.`,
-      { key: "git.branch" },
-    );
-  }
-  if (options.ref !== undefined && !REF.test(options.ref) && !FULL_COMMIT.test(options.ref)) {
-    throw new ConfigError(
-      `Invalid configuration: SKILLS_REF / git.ref = ${JSON.stringify(options.ref)}: expected a tag name or a full commit hash (40 hex).`,
-      { key: "git.ref" },
-    );
-  }
+  checkBranch(options.branch, "SKILLS_BRANCH / git.branch");
+  if (options.ref !== undefined) checkRef(options.ref, "SKILLS_REF / git.ref");
   const used = new Set<string>();
   const targets: RepoTarget[] = [];
-  for (const raw of options.repos) {
+  for (const item of options.repos) {
+    const entry = repoEntry(item);
+    const raw = entry.url;
+    const where = typeof item === "string" ? "SKILLS_REPO / repos entry" : `repos entry ${JSON.stringify(raw)}`;
     if (raw.trim().startsWith("-")) {
       throw new ConfigError(
-        `Invalid configuration: SKILLS_REPO / repos entry ${JSON.stringify(scrubUrlCredentials(raw))}: expected a git URL.`,
+        `Invalid configuration: ${where} ${JSON.stringify(scrubUrlCredentials(raw))}: expected a git URL.`,
         { key: "git.repos" },
       );
     }
-    const spec = parseRepo(raw);
-    if (targets.some((t) => t.spec.slug === spec.slug)) continue;
+    if (entry.branch !== undefined) checkBranch(entry.branch, `${where} branch`);
+    if (entry.ref !== undefined) checkRef(entry.ref, `${where} ref`);
+    const branch = entry.branch ?? options.branch;
+    // An entry's own branch means following it, whatever SKILLS_REF pins the others to.
+    const ref = entry.ref ?? (entry.branch ? undefined : options.ref);
+    const path = repoPath(entry.path, where);
+    const parsed = parseRepo(raw);
+    // Each folder of a repository has its own copy, so that one sync never waits for another's lock.
+    const slug = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
+    if (targets.some((t) => t.spec.slug === slug)) continue;
+    const name = path ? `${parsed.name}-${path.split("/").pop()}` : parsed.name;
     // A repository never takes a fixed source's label (DESIGN §3).
-    const wanted = isReservedLabel(spec.name) ? `repo-${spec.name}` : spec.name;
+    const wanted = isReservedLabel(name) ? `repo-${name}` : name;
     let label = wanted;
     for (let n = 2; used.has(label); n++) label = `${wanted}-${n}`;
     used.add(label);
-    const target: RepoTarget = {
-      spec,
+    targets.push({
+      spec: { ...parsed, slug },
       label,
-      dir: join(options.home, "repos", spec.slug),
-      branch: options.branch,
+      dir: join(options.home, "repos", slug),
+      branch,
       // A commit hash is compared with git's (lower-case) output.
-      ...(options.ref
-        ? { ref: FULL_COMMIT.test(options.ref.toLowerCase()) ? options.ref.toLowerCase() : options.ref }
-        : {}),
-    };
-    targets.push(target);
+      ...(ref ? { ref: FULL_COMMIT.test(ref.toLowerCase()) ? ref.toLowerCase() : ref } : {}),
+      ...(path ? { path } : {}),
+      ...(entry.scope === "project" ? { project: true } : {}),
+    });
   }
   return targets;
+}
+
+/** The targets of a configuration (repoTargets of its git settings). */
+export function configRepoTargets(config: Config): RepoTarget[] {
+  return repoTargets({ repos: config.git.repos, branch: config.git.branch, ref: config.git.ref, home: config.home });
+}
+
+/**
+ * Source labels of the repositories a project's skillhub.yaml added: their server scripts are the
+ * project's, which run only with scripts.allow_project.
+ */
+export function projectRepoLabels(config: Config): ReadonlySet<string> {
+  if (!config.git.repos.some((r) => typeof r !== "string" && r.scope === "project")) return new Set();
+  return new Set(
+    configRepoTargets(config)
+      .filter((t) => t.project)
+      .map((t) => t.label),
+  );
+}
+
+function checkBranch(branch: string, what: string): void {
+  if (!BRANCH.test(branch))
+    throw new ConfigError(`Invalid configuration: ${what} = ${JSON.stringify(branch)}: expected a branch name.`, {
+      key: "git.branch",
+    });
+}
+
+function checkRef(ref: string, what: string): void {
+  if (!REF.test(ref) && !FULL_COMMIT.test(ref))
+    throw new ConfigError(
+      `Invalid configuration: ${what} = ${JSON.stringify(ref)}: expected a tag name or a full commit hash (40 hex).`,
+      { key: "git.ref" },
+    );
+}
+
+function hash8(text: string): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 8);
 }

@@ -135,6 +135,7 @@ export class Hub implements ToolDeps {
   sources(): Source[] {
     return buildSourceList({
       dirs: this.config.sources.dirs,
+      projectDirs: this.config.sources.project_dirs,
       onlyDirs: this.config.sources.only_dirs,
       projectDir: this.root.dir,
       homeDir: this.options.homeDir,

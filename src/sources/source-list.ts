@@ -27,6 +27,8 @@ export interface SourceListInput {
    * after the explicit folders, even with `onlyDirs`. Relative to the project root; absolute as it is.
    */
   projectSkills?: string;
+  /** Folders a project's skillhub.yaml adds (absolute): the project's own, read after the explicit ones. */
+  projectDirs?: readonly string[];
   /** Synced repositories (DESIGN §12), after the local folders. */
   repos?: readonly { label: string; dir: string }[];
   /** Installed Claude Code plugins' skill folders (plugin-sources.ts): last, below every folder and repository. */
@@ -62,9 +64,9 @@ export function linksConfined(source: { location: Location; label: string }): bo
   return source.location === "remote" || source.label.startsWith(PLUGIN_LABEL_PREFIX);
 }
 
-/** Whether a name is taken by a fixed source or an explicit folder (`dir1`, `dir2`, …). */
+/** Whether a name is taken by a fixed source or a folder (`dir1`, `dir2`, …, `project-dir1`, …). */
 export function isReservedLabel(name: string): boolean {
-  return FIXED_LABELS.has(name) || /^dir\d+$/.test(name);
+  return FIXED_LABELS.has(name) || /^(project-)?dir\d+$/.test(name);
 }
 
 /** The sources in precedence order (DESIGN §3); the first one holding a name wins. */
@@ -77,6 +79,8 @@ export function buildSourceList(input: SourceListInput): Source[] {
   if (input.projectSkills !== undefined && input.projectDir)
     list.push({ label: "project-skills", dir: resolve(input.projectDir, input.projectSkills), location: "project" });
   if (!input.onlyDirs) {
+    for (const [i, dir] of (input.projectDirs ?? []).entries())
+      list.push({ label: `project-dir${i + 1}`, dir: resolve(dir), location: "project" });
     const p = input.projectDir;
     const h = input.homeDir;
     if (p) list.push({ label: "project", dir: join(p, ".agents", "skills"), location: "project" });

@@ -16,6 +16,7 @@ import { searchSkillsTool } from "./search-skills.ts";
 import { skillTool } from "./skill.ts";
 import { skListTool } from "./skills-list.ts";
 import { skSearchTool } from "./skills-search.ts";
+import { projectOwnership } from "./support/project-owned.ts";
 
 /** Every tool this build offers (one per line, so additions do not collide). */
 const ALL_TOOLS: ToolDefinition[] = [
@@ -106,11 +107,12 @@ function autoNames(catalog: Catalog, config: Config): string[] {
 /** Whether an enabled tree node declares a script with `execution: server` (DESIGN §8: then `auto` offers run_script). */
 function declaresServerScript(catalog: Catalog, config: Config): boolean {
   const filter = { skills: config.filters.enabled_skills, categories: config.filters.enabled_categories };
+  const projectOwned = projectOwnership(config);
   return catalog.skills.some(
     (s) =>
       s.kind === "tree-node" &&
       isEnabled(s, filter) &&
-      (s.location !== "project" || config.scripts.allow_project) &&
+      (config.scripts.allow_project || !projectOwned(s)) &&
       s.tree.scripts.some((d) => d.execution === "server"),
   );
 }

@@ -14,6 +14,7 @@ import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
+import { projectOwnership } from "./support/project-owned.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
@@ -122,10 +123,10 @@ export const runScriptTool = defineTool({
     }
     // Security: a repository the user merely opened could declare server scripts in its .agents/.claude
     // folders; those run only when the user says so. Skills the user installed or syncs are trusted.
-    if (hit.owner.location === "project" && !config.allow_project) {
+    if (!config.allow_project && projectOwnership(deps.config)(hit.owner)) {
       return errorResult(
         "SCRIPTS_DISABLED",
-        `Script '${path}' belongs to '${hit.owner.name}' in this project's own skill folder, and server scripts from project folders do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Fetch it with get_asset and run it yourself if the user agrees.`,
+        `Script '${path}' belongs to '${hit.owner.name}' in this project's own skills (its folders, or a repository its skillhub.yaml adds), and server scripts from the project do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Fetch it with get_asset and run it yourself if the user agrees.`,
         { skill_path: skill.name, file: path, location: "project" },
       );
     }

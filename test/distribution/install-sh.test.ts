@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { HOMEPAGE, TARGETS } from "../../scripts/release/targets.ts";
 import { haveTools } from "../helpers/dist-tools.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
-import { fakeRelease } from "./fake-release.ts";
+import { fakeRelease, serveReleases, tamper } from "./fake-release.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const SCRIPT = join(ROOT, "install.sh");
@@ -13,7 +13,7 @@ const SHELL = Bun.which("dash") ?? "/bin/sh";
 const VERSION = "0.9.1";
 
 let server: ReturnType<typeof Bun.serve>;
-const requests: string[] = [];
+let requests: string[] = [];
 let good: string;
 let tampered: string;
 let broken: string;
@@ -26,29 +26,14 @@ beforeAll(async () => {
   good = await fakeRelease(tempDir("skillhub-install-good-"), VERSION);
   // Same SHA256SUMS, but one archive's bytes changed after the sums were written.
   tampered = await fakeRelease(tempDir("skillhub-install-bad-"), VERSION);
-  const archive = join(tampered, `skillhub-${VERSION}-linux-x64.tar.gz`);
-  const bytes = readFileSync(archive);
-  bytes[bytes.length - 20] = (bytes[bytes.length - 20] ?? 0) ^ 0xff;
-  writeFileSync(archive, bytes);
+  tamper(tampered, `skillhub-${VERSION}-linux-x64.tar.gz`);
   broken = await fakeRelease(
     tempDir("skillhub-install-broken-"),
     VERSION,
     undefined,
     "#!/bin/sh\necho 'Error loading shared library libstdc++.so.6' >&2\nexit 127\n",
   );
-  server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(request) {
-      const path = new URL(request.url).pathname;
-      requests.push(path);
-      const [, which, name] = path.split("/");
-      const dir = ({ good, tampered, broken } as Record<string, string>)[which ?? ""];
-      if (!dir || !name || name.includes("..") || !existsSync(join(dir, name)))
-        return new Response("not found", { status: 404 });
-      return new Response(Bun.file(join(dir, name)));
-    },
-  });
+  ({ server, requests } = serveReleases(() => ({ good, tampered, broken })));
 });
 afterAll(() => {
   server?.stop(true);

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { compileArgs } from "../../scripts/build.ts";
+import { bundleName } from "../../scripts/release/mcpb.ts";
 import { readSums, sha256File } from "../../scripts/release/pack.ts";
 import { archiveName, checkVersion, TARGETS, targetById } from "../../scripts/release/targets.ts";
 import { smoke } from "../../scripts/smoke.ts";
@@ -23,7 +24,7 @@ const sh = (argv: string[], cwd?: string) => {
 
 describe("release archives", () => {
   test.if(zip)(
-    "one archive per target, named skillhub-<version>-<os>-<arch>, listed in a sha256sum-compatible SHA256SUMS",
+    "one archive and one MCP Bundle per target, named skillhub-<version>-<os>-<arch>, listed in a sha256sum-compatible SHA256SUMS",
     async () => {
       const dir = await fakeRelease(tempDir("skillhub-release-"), "1.2.3");
       expect(TARGETS.map((t) => t.id)).toEqual([
@@ -35,11 +36,14 @@ describe("release archives", () => {
         "windows-x64",
       ]);
       const sums = readSums(join(dir, "SHA256SUMS"));
-      expect([...sums.keys()].sort()).toEqual(TARGETS.map((t) => archiveName("1.2.3", t)).sort());
+      expect([...sums.keys()].sort()).toEqual(
+        TARGETS.flatMap((t) => [archiveName("1.2.3", t), bundleName("1.2.3", t)]).sort(),
+      );
       for (const [name, sha] of sums) expect(await sha256File(join(dir, name))).toBe(sha);
       const checked = sh(["sha256sum", "-c", "SHA256SUMS"], dir);
       expect(checked.code).toBe(0);
       expect(checked.out).toContain("skillhub-1.2.3-windows-x64.zip: OK");
+      expect(checked.out).toContain("skillhub-1.2.3-darwin-arm64.mcpb: OK");
     },
   );
 

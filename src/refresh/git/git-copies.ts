@@ -2,16 +2,18 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import { isInside } from "../../util/safe-path.ts";
-import { parseRepo } from "./git-url.ts";
+import { configRepoTargets } from "../repo-targets.ts";
 
 /** Where the configured repositories' local copies keep their skills and settings. */
 
-/** The `config.yaml` of each configured repository's local copy that exists (read at start-up). */
-export function repoConfigFiles(config: Config): string[] {
-  return config.git.repos
-    .filter((raw) => !raw.trim().startsWith("-"))
-    .map((raw) => join(config.home, "repos", parseRepo(raw).slug, "config.yaml"))
-    .filter((file) => existsSync(file));
+/**
+ * The `config.yaml` of each configured repository's local copy that exists (read at start-up), and
+ * whether a project's skillhub.yaml named the repository (then it has a skills folder's rights only).
+ */
+export function repoConfigFiles(config: Config): { file: string; project: boolean }[] {
+  return configRepoTargets(config)
+    .map((target) => ({ file: join(target.dir, "config.yaml"), project: target.project === true }))
+    .filter(({ file }) => existsSync(file));
 }
 
 /**
@@ -27,4 +29,21 @@ export function skillsDir(copy: string): string {
     // No skills/ folder: the root holds the skills.
   }
   return copy;
+}
+
+/**
+ * A copy's skills folder: `path` inside it when one is configured, else skillsDir. Undefined when
+ * `path` leads outside the copy through a link. Security: a repository cannot make a folder
+ * elsewhere on the machine a source by committing a link where its skills should be.
+ */
+export function repoSkillsDir(copy: string, path: string | undefined): string | undefined {
+  if (!path) return skillsDir(copy);
+  const dir = join(copy, path);
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    return dir; // Not there (yet): nothing to serve, nothing to escape to.
+  }
+  return isInside(realpathSync(copy), real) ? dir : undefined;
 }

@@ -1,9 +1,10 @@
+import type { RepoEntryConfig } from "../../config/schema.ts";
 import type { Logger } from "../../util/logger.ts";
 import type { GitRunnerOptions } from "./git-runner.ts";
 
 export interface GitSyncOptions {
-  /** Repository URLs (SKILLS_REPO / `repos:`). */
-  repos: readonly string[];
+  /** Repository URLs (SKILLS_REPO / `repos:`), or entries with their own ref, branch and path. */
+  repos: readonly (string | RepoEntryConfig)[];
   branch: string;
   /** SKILLS_REF / git.ref: pin every repository to this tag or full commit hash instead of following `branch`. */
   ref?: string;

@@ -5,7 +5,7 @@ import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
 import { repoTargets } from "../repo-targets.ts";
 import { type RepoAuth, repoAuth } from "./git-auth.ts";
-import { skillsDir } from "./git-copies.ts";
+import { repoSkillsDir } from "./git-copies.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
@@ -26,6 +26,8 @@ export class GitSync {
   private readonly auth = new Map<string, RepoAuth>();
   private readonly listeners = new Set<(outcome: SyncOutcome) => void>();
   private readonly failing = new Set<string>();
+  /** Targets whose path leads out of their copy, warned about once. */
+  private readonly outside = new Set<string>();
   private running?: Promise<SyncOutcome>;
   private timer: unknown;
   private leftoversRemoved = false;
@@ -43,7 +45,9 @@ export class GitSync {
     this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
     this.targets = repoTargets(options);
     for (const target of this.targets) {
-      this.auth.set(target.spec.slug, repoAuth(target.spec, options.token));
+      // Security: a repository a project's skillhub.yaml names is the project's choice, not the user's:
+      // the user's token is never sent to it (git's own credential helpers and SSH keys still apply).
+      this.auth.set(target.spec.slug, repoAuth(target.spec, target.project ? undefined : options.token));
       const state = readState(target.dir);
       if (state && (this.lastSync === null || state.last_sync < this.lastSync)) this.lastSync = state.last_sync;
     }
@@ -67,14 +71,24 @@ export class GitSync {
   }
 
   /**
-   * Each copy's skills folder: `skills/` when present, else its root (after the local folders, DESIGN §3).
-   * Security: with trust.allowed_signers, only copies verified by verifyCopies are listed: a copy cloned
-   * before the setting was made, or changed on disk since, is not served.
+   * Each copy's skills folder: its configured path, else `skills/` when present, else its root (after
+   * the local folders). A path that a link leads out of the copy is not served. Security: with
+   * trust.allowed_signers, only copies verified by verifyCopies are listed: a copy cloned before the
+   * setting was made, or changed on disk since, is not served.
    */
   sources(): { label: string; dir: string }[] {
     return this.targets
       .filter((t) => !this.options.allowedSigners || this.trust.get(t.spec.slug) === null)
-      .map((t) => ({ label: t.label, dir: skillsDir(t.dir) }));
+      .flatMap((t) => {
+        const dir = repoSkillsDir(t.dir, t.path);
+        if (dir) return [{ label: t.label, dir }];
+        if (!this.outside.has(t.label))
+          this.options.logger.warn(
+            `repo ${t.label}: ${t.path} leads outside the repository through a link; not served.`,
+          );
+        this.outside.add(t.label);
+        return [];
+      });
   }
 
   /**
@@ -124,6 +138,8 @@ export class GitSync {
     dir: string;
     branch: string;
     ref?: string;
+    path?: string;
+    project?: true;
     state?: RepoState;
     /** trust.allowed_signers: why the copy on disk is not served. */
     not_served?: string;
@@ -134,6 +150,8 @@ export class GitSync {
       dir: t.dir,
       branch: t.branch,
       ...(t.ref ? { ref: t.ref } : {}),
+      ...(t.path ? { path: t.path } : {}),
+      ...(t.project ? { project: t.project } : {}),
       state: readState(t.dir),
       // A copy on disk that is not served; no copy at all is said by `state` being absent.
       ...(this.options.allowedSigners && this.trust.get(t.spec.slug) !== null && existsSync(join(t.dir, ".git"))

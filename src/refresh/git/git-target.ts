@@ -10,8 +10,12 @@ export interface RepoTarget {
   /** `<home>/repos/<slug>`. */
   dir: string;
   branch: string;
-  /** A pinned tag or full commit hash (SKILLS_REF / git.ref); unset = follow `branch`. */
+  /** A pinned tag or full commit hash (SKILLS_REF / git.ref, or the entry's own); unset = follow `branch`. */
   ref?: string;
+  /** The skills folder inside the repository (`skills/pdf`); unset = `skills/` when present, else the root. */
+  path?: string;
+  /** Added by a project's skillhub.yaml: no GITHUB_TOKEN is sent for it. */
+  project?: true;
 }
 
 /** What this sync must bring the copy to, beyond the target's own ref. */

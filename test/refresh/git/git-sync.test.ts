@@ -67,7 +67,7 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     const env = { HOME: join(hub.config.home, ".."), SKILLS_REPO: remote.url };
     const first = loadConfig({ env, homeDir: env.HOME, cwd: env.HOME });
     expect(first.config.matching.min_score).toBe(0.2);
-    const files = repoConfigFiles(first.config);
+    const files = repoConfigFiles(first.config).map((c) => c.file);
     expect(files).toEqual([join(hub.sources().at(-1)?.dir ?? "", "..", "config.yaml")]);
     expect(loadConfig({ env, homeDir: env.HOME, cwd: env.HOME, sourceFiles: files }).config.matching.min_score).toBe(
       0.3,

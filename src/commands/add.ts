@@ -1,0 +1,215 @@
+import { isAbsolute, relative, sep } from "node:path";
+import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
+import type { RepoEntryConfig } from "../config/schema.ts";
+import { GitError } from "../refresh/git/git-errors.ts";
+import { GitSync } from "../refresh/git/git-sync.ts";
+import { configRepoTargets, repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
+import { createLogger } from "../util/logger.ts";
+import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
+import { loadSettings } from "./load-settings.ts";
+import { runLock } from "./lock.ts";
+import { probeRepository } from "./repo-probe.ts";
+import { enclosingCheckout, type SourceFile, sourceFile } from "./source-files.ts";
+import { sourceReport } from "./source-report.ts";
+import { parseSource, SourceError, type SourceSpec } from "./source-spec.ts";
+
+/** A source `add` recorded: how the user wrote it, and how to find it again once the config is reloaded. */
+interface Added {
+  written: string;
+  change: "added" | "updated" | "unchanged";
+  /** A repository (its sourceKey) or a folder (absolute). */
+  repo?: RepoEntryConfig;
+  dir?: string;
+}
+
+/**
+ * `skillhub add SOURCE... [--global] [--ref REF] [--path SUBDIR]`: record each source in the
+ * project's skillhub.yaml (or, with --global, ~/.skillhub/config.yaml), fetch it, write the lock,
+ * and say what became available. A repository is asked what its ref is (a tag or a commit is pinned,
+ * a branch followed) and synced before anything is written: a mistyped or unreachable one changes
+ * nothing. Exit 2 for a source that cannot be understood, 1 when one cannot be fetched.
+ */
+export const runAdd: CommandRun = async (ctx) => {
+  const words = ctx.args.positionals;
+  const { ref, path, global } = ctx.args.options;
+  const usage = (text: string) => {
+    ctx.err(`skillhub add: ${text}\n`);
+    return 2;
+  };
+  if (words.length === 0) return usage("name a source: a git URL, owner/repo (GitHub), owner/repo/path or a folder.");
+  if (words.length > 1 && (ref !== undefined || path !== undefined))
+    return usage("--ref and --path apply to one source; give each its own ref as owner/repo@REF or URL#REF.");
+  if (ctx.config.lock.frozen)
+    return usage(
+      "--frozen serves only what skillhub.lock records, and adding a source changes it: run add without it.",
+    );
+  const where = sourceFile(ctx, global);
+  if (typeof where === "string") return usage(where);
+  let specs: SourceSpec[];
+  try {
+    specs = words.map((w) => parseSource(w, { cwd: ctx.cwd, homeDir: ctx.homeDir }));
+  } catch (error) {
+    if (error instanceof SourceError) return usage(error.message);
+    throw error;
+  }
+  const top = where.scope === "project" && where.projectDir ? enclosingCheckout(where.projectDir) : undefined;
+  if (top)
+    ctx.err(
+      `skillhub add: note: the project root here is the working folder ${where.projectDir}, inside the checkout ${top}; a client started at ${top} reads its own skillhub.yaml (run add there, or pass --project ${top}).\n`,
+    );
+  const edit = ConfigFileEdit.open(where.file, where.header);
+  const added: Added[] = [];
+  for (const spec of specs) {
+    const result =
+      spec.kind === "folder" ? addFolder(edit, where, spec) : await addRepository(ctx, edit, where, spec, ref, path);
+    if (typeof result === "number") return result;
+    if (typeof result === "string") return usage(result);
+    added.push(result);
+  }
+  if (added.some((a) => a.change !== "unchanged")) edit.save();
+  for (const a of added)
+    ctx.out(
+      a.change === "unchanged"
+        ? `${a.written} is already a source in ${where.file}; nothing changed.\n`
+        : `${a.change === "added" ? "Added" : "Updated"} ${a.written} in ${where.file}.\n`,
+    );
+  return reportAndLock(ctx, added);
+};
+
+/** A folder: inside the project for its file (relative, so teammates share it), anywhere for the user's. */
+function addFolder(edit: ConfigFileEdit, where: SourceFile, spec: SourceSpec & { kind: "folder" }): Added | string {
+  let stored = spec.dir;
+  if (where.scope === "project" && where.projectDir) {
+    const rel = relative(where.projectDir, spec.dir);
+    if (rel.startsWith("..") || isAbsolute(rel))
+      return `${spec.dir} is outside the project ${where.projectDir}; a project's sources must be inside it (a teammate has no such folder): add it for yourself with --global, or add its git URL.`;
+    stored = rel === "" ? "." : rel.split(sep).join("/");
+  }
+  const known = edit.dirs().some((d) => d === stored);
+  if (!known) edit.addDir(stored);
+  return { written: spec.written, change: known ? "unchanged" : "added", dir: spec.dir };
+}
+
+async function addRepository(
+  ctx: CommandContext,
+  edit: ConfigFileEdit,
+  where: SourceFile,
+  spec: SourceSpec & { kind: "git" },
+  refOption: string | undefined,
+  pathOption: string | undefined,
+): Promise<Added | number> {
+  const fail = (text: string, code = 2) => {
+    ctx.err(`skillhub add: ${text}\n`);
+    return code;
+  };
+  if (spec.ref !== undefined && refOption !== undefined && spec.ref !== refOption)
+    return fail(`${spec.written} names ref '${spec.ref}' and --ref says '${refOption}': give one.`);
+  if (spec.path !== undefined && pathOption !== undefined && repoPath(spec.path, "") !== repoPath(pathOption, ""))
+    return fail(`${spec.written} names the folder '${spec.path}' and --path says '${pathOption}': give one.`);
+  const path = repoPath(spec.path ?? pathOption, spec.written);
+  const base: RepoEntryConfig = {
+    url: spec.url,
+    ...(path ? { path } : {}),
+    ...(where.scope === "project" ? { scope: "project" } : {}),
+  };
+  let entry: RepoEntryConfig;
+  try {
+    const found = await probeRepository(base, spec.ref ?? refOption, { env: ctx.env, token: ctx.config.git.token });
+    // A branch is written only when it is not the one every repository follows (SKILLS_BRANCH).
+    const branch = found.branch && found.branch !== ctx.config.git.branch ? found.branch : undefined;
+    entry = { ...base, ...(found.ref ? { ref: found.ref } : {}), ...(branch ? { branch } : {}) };
+    await fetchCopy(ctx, entry);
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    return fail(`${failureSentence(error, spec.written)} Nothing was added.`, 1);
+  }
+  const item = written(entry);
+  const key = sourceKey(entry);
+  const index = edit.repos().findIndex((r) => sourceKey(repoEntry(r)) === key);
+  const same = index >= 0 && JSON.stringify(edit.repos()[index]) === JSON.stringify(item);
+  if (!same) edit.setRepo(item, index >= 0 ? index : undefined);
+  return {
+    written: describe(spec.written, entry),
+    change: same ? "unchanged" : index >= 0 ? "updated" : "added",
+    repo: entry,
+  };
+}
+
+/** Sync the new repository alone, as the server would, so its copy is there before it is recorded. */
+async function fetchCopy(ctx: CommandContext, entry: RepoEntryConfig): Promise<void> {
+  const config = { ...ctx.config, git: { ...ctx.config.git, repos: [entry] } };
+  // The progress lines say what happens; the sync's own log lines would say it twice.
+  const logger = ctx.config.log_level === "DEBUG" ? ctx.logger : createLogger({ level: "WARN", write: ctx.err });
+  const git = GitSync.fromConfig(config, logger, {
+    intervalMs: 0,
+    runner: { env: ctx.env },
+    progress: (line) => ctx.err(`add: ${line}…\n`),
+  });
+  try {
+    const outcome = await git?.refresh("add");
+    const report = outcome?.repos[0];
+    if (report?.error) throw new GitError(report.error.code as GitError["code"], report.error.message);
+  } finally {
+    git?.close();
+  }
+}
+
+/** What the file holds for an entry: the URL alone when nothing else is set; never the scope (the file gives it). */
+function written(entry: RepoEntryConfig): RepoItem {
+  const { scope: _, ...rest } = entry;
+  return Object.keys(rest).length === 1 ? rest.url : rest;
+}
+
+function describe(text: string, entry: RepoEntryConfig): string {
+  const details = [
+    entry.url !== text ? entry.url : "",
+    entry.path ? `folder ${entry.path}` : "",
+    entry.ref ? `pinned to ${entry.ref}` : entry.branch ? `following branch ${entry.branch}` : "",
+  ].filter(Boolean);
+  return details.length > 0 ? `${text} (${details.join(", ")})` : text;
+}
+
+/** One sentence for a repository `add` could not fetch: offline, unknown, private, or a ref it lacks. */
+export function failureSentence(error: GitError, written: string): string {
+  switch (error.code) {
+    case "GIT_UNREACHABLE":
+    case "GIT_TIMEOUT":
+      return `cannot reach ${written} (${error.message.replace(/^cannot reach \S+: |\.$/g, "")}): check the network or the URL, then try again.`;
+    case "GIT_AUTH_FAILED":
+      return `${written} was not found, or it is private: check the name; for a private repository set up an SSH key or a git credential helper for its host (or GITHUB_TOKEN, for your own --global sources).`;
+    case "GIT_REF_NOT_FOUND":
+    case "GIT_BRANCH_NOT_FOUND":
+      return `${error.message.replace(/; set SKILLS_BRANCH.*$/, ".")}`;
+    case "GIT_NOT_FOUND":
+      return error.message;
+    default:
+      return `${written} could not be fetched: ${error.message}`;
+  }
+}
+
+/** Reload the configuration with the new sources, say what each brings, and write the lock. */
+async function reportAndLock(ctx: CommandContext, added: readonly Added[]): Promise<number> {
+  const next = await reloaded(ctx);
+  const hub = await scannedHub(next);
+  try {
+    const targets = configRepoTargets(next.config);
+    const repos = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
+    for (const a of added) {
+      const key = a.repo ? sourceKey(a.repo) : undefined;
+      const target = key ? targets.find((t) => targetKey(t) === key) : undefined;
+      const source = target
+        ? { label: target.label, dir: repos.get(target.label) }
+        : hub.catalog.sources.find((s) => s.dir === a.dir);
+      if (source?.dir) ctx.out(`${sourceReport(hub.catalog, source.label, source.dir).join("\n")}\n`);
+    }
+  } finally {
+    hub.close();
+  }
+  return (await runLock(next)) === 0 ? 0 : 1;
+}
+
+/** The command's context with the configuration read again from its files. */
+export async function reloaded(ctx: CommandContext): Promise<CommandContext> {
+  const { config, warnings } = await loadSettings(ctx);
+  return { ...ctx, config, configWarnings: warnings };
+}

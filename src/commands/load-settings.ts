@@ -1,0 +1,41 @@
+import type { ParsedArgs } from "../config/args.ts";
+import { loadConfig } from "../config/load.ts";
+import { projectSourcesAt, withProject } from "../config/project-file.ts";
+import type { Resolved } from "../config/resolve.ts";
+import { explicitSourceConfigFiles } from "../config/source-config.ts";
+import { resolveProjectRoot } from "../sources/project-root.ts";
+
+export interface SettingsInput {
+  args: ParsedArgs;
+  env: Record<string, string | undefined>;
+  homeDir: string;
+  cwd: string;
+}
+
+/**
+ * Every layer of the configuration a command runs with: defaults, ~/.skillhub/config.yaml, --config,
+ * the environment and the flags; the project's skillhub.yaml (its sources); then the config.yaml of
+ * each synced repository and explicit skills folder. Throws ConfigError.
+ */
+export async function loadSettings(input: SettingsInput): Promise<Resolved> {
+  const { args, env, homeDir, cwd } = input;
+  const loadFiles = (sourceFiles?: string[], repoFiles?: string[]) =>
+    loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles, repoFiles });
+  const first = loadFiles();
+  // The project's skillhub.yaml (what `skillhub add` recorded), at the project root known at start: a
+  // client's MCP roots come later and do not bring another project's sources.
+  const projectDir = resolveProjectRoot({ configured: first.config.sources.project, env, cwd, homeDir }).dir;
+  const project = projectSourcesAt(projectDir);
+  const { config } = withProject(first, project);
+  // Skills folders' config.yaml (seed 003 §11.3): synced repositories' copies on disk, then the
+  // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
+  // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
+  // A content repository the user configured may set more than a folder (source-config.ts); one the
+  // project named, no more than a folder. Git sync's modules are loaded only when repositories are
+  // configured (start-up, issue 16).
+  const copies =
+    config.git.repos.length > 0 ? (await import("../refresh/git/git-copies.ts")).repoConfigFiles(config) : [];
+  const repoFiles = copies.filter((c) => !c.project).map((c) => c.file);
+  const sourceFiles = [...copies.map((c) => c.file), ...explicitSourceConfigFiles(config)];
+  return sourceFiles.length > 0 ? withProject(loadFiles(sourceFiles, repoFiles), project) : withProject(first, project);
+}

@@ -1,0 +1,62 @@
+import type { RepoEntryConfig } from "../config/schema.ts";
+import { repoAuth } from "../refresh/git/git-auth.ts";
+import { classifyFailure, GitError } from "../refresh/git/git-errors.ts";
+import { GitRunner } from "../refresh/git/git-runner.ts";
+import { FULL_COMMIT } from "../refresh/git/git-target.ts";
+import { parseRepo } from "../refresh/git/git-url.ts";
+
+export interface ProbeOptions {
+  /** Environment of git. */
+  env: Record<string, string | undefined>;
+  /** GITHUB_TOKEN, for the user's own https:// repositories. */
+  token?: string;
+  /** Milliseconds git may take. Default 60,000. */
+  timeoutMs?: number;
+}
+
+/**
+ * Ask the remote what `ref` is before anything is written: a tag or a commit (then the entry pins
+ * it), or a branch (then it follows it); without `ref`, the remote's default branch. One
+ * `git ls-remote`, so an unreachable or mistyped repository is found here. Throws GitError.
+ */
+export async function probeRepository(
+  entry: RepoEntryConfig,
+  ref: string | undefined,
+  options: ProbeOptions,
+): Promise<{ ref?: string; branch?: string }> {
+  const spec = parseRepo(entry.url);
+  const auth = repoAuth(spec, entry.scope === "project" ? undefined : options.token);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const git = new GitRunner({ env: options.env, timeoutMs });
+  const patterns = ref ? [`refs/heads/${ref}`, `refs/tags/${ref}`] : ["HEAD"];
+  try {
+    const out = await git.run(["ls-remote", "--symref", spec.url, ...patterns], {
+      config: auth.config,
+      secrets: auth.secrets,
+      timeoutMs,
+    });
+    if (out.code !== 0 || out.timedOut)
+      throw classifyFailure({
+        url: spec.url,
+        branch: ref ?? "HEAD",
+        withCredentials: auth.config.length > 0,
+        stderr: out.stderr,
+        timedOut: out.timedOut,
+        timeoutMs,
+      });
+    const refs = out.stdout.split("\n").map((line) => line.split("\t"));
+    if (!ref) {
+      const head = refs.find(([what, name]) => name === "HEAD" && what?.startsWith("ref: refs/heads/"));
+      return head?.[0] ? { branch: head[0].slice("ref: refs/heads/".length) } : {};
+    }
+    if (refs.some(([, name]) => name === `refs/tags/${ref}`)) return { ref };
+    if (refs.some(([, name]) => name === `refs/heads/${ref}`)) return { branch: ref };
+    if (FULL_COMMIT.test(ref.toLowerCase())) return { ref: ref.toLowerCase() };
+    throw new GitError(
+      "GIT_REF_NOT_FOUND",
+      `${spec.url} has no tag or branch '${ref}' (a commit must be given as its full 40-character hash).`,
+    );
+  } finally {
+    git.close();
+  }
+}

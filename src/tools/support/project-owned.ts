@@ -1,0 +1,13 @@
+import type { Config } from "../../config/schema.ts";
+import { projectRepoLabels } from "../../refresh/repo-targets.ts";
+import type { Skill } from "../../skills/skill.ts";
+
+/**
+ * A test of whether a skill is the project's own: in the project's folders, or synced from a
+ * repository the project's skillhub.yaml names. Security: a repository the user merely opened
+ * chooses both, so their server scripts run only with scripts.allow_project.
+ */
+export function projectOwnership(config: Config): (skill: Pick<Skill, "location" | "source">) => boolean {
+  const labels = projectRepoLabels(config);
+  return (skill) => skill.location === "project" || (skill.location === "remote" && labels.has(skill.source));
+}

@@ -1,0 +1,114 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import {
+  CLIENT_TOKEN,
+  type ClientHome,
+  clientFixture,
+  clientHome,
+  clientTools,
+  clientToolsEnabled,
+  offeredCommand,
+  printConfig,
+  runTool,
+} from "../helpers/client-tools.ts";
+import { tempDir, write } from "../helpers/fs.ts";
+
+/**
+ * Claude Code itself (pinned, from .tools/) reads what `skillhub print-config claude-code` prints and
+ * installs the plugin from this repository's marketplace; its own `claude mcp list` must report the
+ * server connected. Runs under `make clients`.
+ */
+const ROOT = join(import.meta.dir, "..", "..");
+const fixture = clientFixture();
+
+const claude = (c: ClientHome, args: string[]) =>
+  runTool([...clientTools().claude, ...args], { env: c.env, cwd: c.project });
+
+/** `claude mcp list`'s line for `name`, which must exist. */
+async function listed(c: ClientHome, name: string): Promise<string> {
+  const list = await claude(c, ["mcp", "list"]);
+  const line = list.out.split("\n").find((l) => l.startsWith(`${name}:`));
+  if (!line) throw new Error(`claude mcp list shows no ${name}:\n${list.out}${list.err}`);
+  return line;
+}
+
+/**
+ * The answers `claude` stores when a person opens the project: the folder is trusted, and its
+ * .mcp.json server is approved (until then `mcp list` shows it pending and starts nothing).
+ */
+function approveProject(c: ClientHome): void {
+  write(join(c.home, ".claude.json"), JSON.stringify({ projects: { [c.project]: { hasTrustDialogAccepted: true } } }));
+  write(join(c.project, ".claude", "settings.local.json"), JSON.stringify({ enabledMcpjsonServers: ["skillhub"] }));
+}
+
+/** Runs a command line print-config offered, with `claude` on PATH. */
+async function runOffered(c: ClientHome, line: string) {
+  const ran = await runTool(["sh", "-c", line.replace(/^claude /, '"$CLAUDE" ')], {
+    env: { ...c.env, CLAUDE: clientTools().claude[0] as string },
+    cwd: c.project,
+  });
+  expect(ran.code, ran.err).toBe(0);
+}
+
+describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets", () => {
+  test("stdio: the printed `claude mcp add --scope user` command, then `claude mcp list` says Connected", async () => {
+    const c = clientHome();
+    const { notes } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
+    await runOffered(c, offeredCommand(notes, "claude mcp add"));
+    expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
+  });
+
+  test("stdio: the printed .mcp.json at the project root, once the project's servers are approved", async () => {
+    const c = clientHome();
+    const { file } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
+    write(join(c.project, ".mcp.json"), file);
+    approveProject(c);
+    expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
+  });
+
+  test("HTTP with a bearer token: the printed command and the printed .mcp.json; a wrong token fails", async () => {
+    const env = (c: ClientHome) => ({ ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN });
+    const byCommand = clientHome();
+    const printed = await printConfig("claude-code", ["--http", fixture.server.url], env(byCommand), byCommand.project);
+    await runOffered(byCommand, offeredCommand(printed.notes, "claude mcp add"));
+    expect(await listed(byCommand, "skillhub")).toMatch(/✔ Connected/);
+
+    const byFile = clientHome();
+    write(join(byFile.project, ".mcp.json"), printed.file);
+    approveProject(byFile);
+    expect(await listed(byFile, "skillhub")).toMatch(/✔ Connected/);
+
+    const wrong = clientHome();
+    write(join(wrong.project, ".mcp.json"), printed.file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
+    approveProject(wrong);
+    expect(await listed(wrong, "skillhub")).toMatch(/Failed to connect.*401/);
+  });
+});
+
+describe.skipIf(!clientToolsEnabled)("the Claude Code plugin from this repository's marketplace", () => {
+  test("`claude plugin validate --strict` passes on the marketplace and on the plugin", async () => {
+    const c = clientHome();
+    for (const path of [ROOT, join(ROOT, "packaging", "claude-plugin")]) {
+      const checked = await claude(c, ["plugin", "validate", "--strict", path]);
+      expect(checked.code, checked.out + checked.err).toBe(0);
+      expect(checked.out).toContain("Validation passed");
+    }
+  });
+
+  test("`claude plugin validate` fails on a broken plugin (the check can fail)", async () => {
+    const c = clientHome();
+    const broken = tempDir("skillhub-broken-plugin-");
+    write(join(broken, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "Not A Valid Name!", version: 3 }));
+    const checked = await claude(c, ["plugin", "validate", broken]);
+    expect(checked.code).not.toBe(0);
+  });
+
+  test("marketplace add, plugin install skillhub@skillhub: its server starts the installed skillhub and is Connected", async () => {
+    const c = clientHome();
+    const added = await claude(c, ["plugin", "marketplace", "add", ROOT]);
+    expect(added.code, added.out + added.err).toBe(0);
+    const installed = await claude(c, ["plugin", "install", "skillhub@skillhub"]);
+    expect(installed.code, installed.out + installed.err).toBe(0);
+    expect(await listed(c, "plugin:skillhub:skillhub")).toMatch(/✔ Connected/);
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import {
+  CLIENT_TOKEN,
+  type ClientHome,
+  clientFixture,
+  clientHome,
+  clientTools,
+  clientToolsEnabled,
+  printConfig,
+  runTool,
+} from "../helpers/client-tools.ts";
+import { write } from "../helpers/fs.ts";
+
+/**
+ * Codex itself (pinned, from .tools/) reads what `skillhub print-config codex` prints from
+ * ~/.codex/config.toml. `codex mcp list` shows the server configured and enabled but starts nothing,
+ * so the connection is proven the way Codex's own app (the app server) asks: `mcpServerStatus/list`,
+ * which starts the server, initializes it and lists its tools. Runs under `make clients`.
+ */
+const fixture = clientFixture();
+
+const codex = (c: ClientHome, args: string[], stdin?: string) =>
+  runTool([...clientTools().codex, ...args], { env: c.env, cwd: c.project, stdin });
+
+interface McpStatus {
+  name: string;
+  serverInfo?: { name: string; version: string } | null;
+  tools: Record<string, { name: string; description?: string }>;
+  toolsError?: string | null;
+}
+
+/**
+ * Codex's app server, spoken to over stdio as its own app does: initialize, then the MCP servers'
+ * status. Each answer is one JSON line; the app server ends when its stdin closes.
+ */
+async function mcpStatus(c: ClientHome): Promise<McpStatus[]> {
+  const requests = [
+    { method: "initialize", id: 1, params: { clientInfo: { name: "skillhub-test", version: "1" } } },
+    { method: "initialized" },
+    { method: "mcpServerStatus/list", id: 2, params: { detail: "toolsAndAuthOnly" } },
+  ];
+  const proc = Bun.spawn([...clientTools().codex, "app-server"], {
+    env: c.env,
+    cwd: c.project,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  for (const r of requests) proc.stdin.write(`${JSON.stringify(r)}\n`);
+  proc.stdin.flush();
+  const stderr = new Response(proc.stderr).text();
+  let answer: McpStatus[] | undefined;
+  let buffered = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of proc.stdout) {
+    buffered += decoder.decode(chunk, { stream: true });
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines) {
+      const message = JSON.parse(line) as { id?: number; result?: { data: McpStatus[] }; error?: unknown };
+      if (message.id !== 2) continue;
+      if (!message.result) throw new Error(`mcpServerStatus/list failed: ${JSON.stringify(message.error)}`);
+      answer = message.result.data;
+    }
+    if (answer) break;
+  }
+  proc.stdin.end();
+  await proc.exited;
+  if (!answer) throw new Error(`codex app-server gave no MCP status:\n${await stderr}`);
+  return answer;
+}
+
+describe.skipIf(!clientToolsEnabled)("Codex reads print-config's snippet from ~/.codex/config.toml", () => {
+  test("stdio: `codex mcp list` shows it enabled, and the app server connects and lists SkillHub's tools", async () => {
+    const c = clientHome();
+    const { file } = await printConfig("codex", ["--skills-dir", fixture.skills], c.env, c.project);
+    write(join(c.home, ".codex", "config.toml"), file);
+    const list = await codex(c, ["mcp", "list", "--json"]);
+    expect(list.code, list.err).toBe(0);
+    const configured = (JSON.parse(list.out) as { name: string; enabled: boolean }[]).find(
+      (s) => s.name === "skillhub",
+    );
+    expect(configured?.enabled).toBe(true);
+    const status = (await mcpStatus(c)).find((s) => s.name === "skillhub");
+    expect(status?.serverInfo?.name).toBe("skillhub");
+    expect(Object.keys(status?.tools ?? {})).toContain("skill");
+    expect(status?.tools.skill?.description).toContain("release-notes");
+  });
+
+  test("HTTP with a bearer token in http_headers; a wrong token lists no tools", async () => {
+    const c = clientHome();
+    const env = { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN };
+    const { file } = await printConfig("codex", ["--http", fixture.server.url], env, c.project);
+    write(join(c.home, ".codex", "config.toml"), file);
+    const status = (await mcpStatus(c)).find((s) => s.name === "skillhub");
+    expect(status?.serverInfo?.name).toBe("skillhub");
+    expect(Object.keys(status?.tools ?? {})).toContain("search_skills");
+
+    const wrong = clientHome();
+    write(join(wrong.home, ".codex", "config.toml"), file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
+    const refused = (await mcpStatus(wrong)).find((s) => s.name === "skillhub");
+    expect(Object.keys(refused?.tools ?? {})).toEqual([]);
+    expect(refused?.serverInfo ?? null).toBeNull();
+    expect(refused?.toolsError).toContain("Auth required");
+  });
+});

@@ -1,0 +1,334 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { initializeAndList } from "../../scripts/smoke.ts";
+import { run } from "../../src/cli.ts";
+import { readLockfile } from "../../src/lock/lockfile.ts";
+import { binary, binaryClient } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { closedPort, GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
+
+afterAll(cleanupTemp);
+
+/** A developer's machine: a home, and a project (a git checkout) that is the working folder. */
+function machine() {
+  const home = tempDir("skillhub-add-home-");
+  const project = tempDir("skillhub-add-project-");
+  git(["init", "--quiet"], project);
+  return { home, project };
+}
+type Machine = ReturnType<typeof machine>;
+
+/** The CLI as a person runs it in the project folder: no --project, the working folder is the project. */
+async function cli(m: Machine, argv: string[], env: Record<string, string> = {}, cwd = m.project) {
+  let out = "";
+  let err = "";
+  const code = await run(
+    argv,
+    { ...GIT_ENV, HOME: m.home, ...env },
+    {
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+      cwd,
+    },
+  );
+  return { code, out, err };
+}
+
+/** A team's skills repository: skills/pdf and skills/docx on main, tagged v1. */
+function teamRepo(name = "team-skills") {
+  const remote = remoteRepo(name, {
+    "skills/pdf/SKILL.md": skillText("pdf", "Extract text and tables from PDF files."),
+    "skills/docx/SKILL.md": skillText("docx", "Create and edit Word documents with tracked changes."),
+  });
+  git(["tag", "v1"], remote.work);
+  git(["push", "--quiet", "origin", "v1"], remote.work);
+  return remote;
+}
+
+const projectFile = (m: Machine) => join(m.project, "skillhub.yaml");
+const copies = (m: Machine) =>
+  existsSync(join(m.home, ".skillhub", "repos")) ? readdirSync(join(m.home, ".skillhub", "repos")) : [];
+
+describe("skillhub add", () => {
+  test("records a repository in the project's skillhub.yaml, fetches it, writes the lock and lists its skills", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const added = await cli(m, ["add", team.url]);
+    expect(added.code, added.err).toBe(0);
+    expect(added.out).toContain(`Added ${team.url} in ${projectFile(m)}.`);
+    expect(added.out).toMatch(/team-skills: 2 skills available/);
+    expect(added.out).toMatch(/ {2}pdf +Extract text and tables from PDF files\./);
+    expect(added.out).toMatch(/ {2}docx +Create and edit Word documents with tracked changes\./);
+    const file = readFileSync(projectFile(m), "utf8");
+    expect(file).toContain("Commit this file with skillhub.lock");
+    expect(file).toContain(`repos:\n    - ${team.url}\n`);
+    const lock = readLockfile(join(m.project, "skillhub.lock"));
+    expect(lock.sources["team-skills"]).toEqual({
+      url: team.url,
+      ref: "main",
+      commit: git(["rev-parse", "HEAD"], team.work),
+    });
+    expect(Object.keys(lock.skills).sort()).toEqual(["team-skills:docx", "team-skills:pdf"]);
+    // Any later command in the project, and the server, read the project's file.
+    const listed = await cli(m, ["list", "--json"]);
+    expect(
+      JSON.parse(listed.out)
+        .skills.map((s: { name: string }) => s.name)
+        .sort(),
+    ).toEqual(["docx", "pdf"]);
+  });
+
+  test("the server started in the project serves the added repository's skills", async () => {
+    const m = machine();
+    const team = teamRepo();
+    expect((await cli(m, ["add", team.url])).code).toBe(0);
+    const { client, transport } = await binaryClient(join(m.project, "no-such-folder"), m.home, {
+      ...(GIT_ENV as Record<string, string>),
+      HOME: m.home,
+      SKILLHUB_PROJECT_DIR: m.project,
+    });
+    try {
+      const loaded = await client.callTool({ name: "skill", arguments: { name: "pdf" } });
+      expect(JSON.stringify(loaded.content)).toContain("Loading: pdf");
+    } finally {
+      await transport.close();
+    }
+  });
+
+  test("--ref: a tag is pinned, a branch followed, an unknown one changes nothing", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const tagged = await cli(m, ["add", team.url, "--ref", "v1"]);
+    expect(tagged.code, tagged.err).toBe(0);
+    expect(tagged.out).toContain("pinned to v1");
+    expect(readFileSync(projectFile(m), "utf8")).toContain(`- url: ${team.url}\n      ref: v1\n`);
+    expect(readLockfile(join(m.project, "skillhub.lock")).sources["team-skills"]?.ref).toBe("v1");
+
+    const other = machine();
+    git(["checkout", "--quiet", "-b", "develop"], team.work);
+    team.write("skills/beta/SKILL.md", skillText("beta"));
+    git(["add", "-A"], team.work);
+    git(["commit", "--quiet", "-m", "beta"], team.work);
+    git(["push", "--quiet", "origin", "develop"], team.work);
+    const branch = await cli(other, ["add", `${team.url}#develop`]);
+    expect(branch.code, branch.err).toBe(0);
+    expect(readFileSync(projectFile(other), "utf8")).toContain("branch: develop");
+    expect(branch.out).toMatch(/ {2}beta /);
+
+    const third = machine();
+    const unknown = await cli(third, ["add", team.url, "--ref", "v9"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err.trim().split("\n")).toEqual([
+      `skillhub add: ${team.url} has no tag or branch 'v9' (a commit must be given as its full 40-character hash). Nothing was added.`,
+    ]);
+    expect(existsSync(projectFile(third))).toBe(false);
+    expect(copies(third)).toEqual([]);
+  });
+
+  test("a repository whose default branch is not main follows its own, written in the entry", async () => {
+    const m = machine();
+    const remote = remoteRepo("legacy", { "skills/old/SKILL.md": skillText("old") }, "master");
+    const added = await cli(m, ["add", remote.url]);
+    expect(added.code, added.err).toBe(0);
+    expect(readFileSync(projectFile(m), "utf8")).toContain("branch: master");
+    expect(added.out).toMatch(/ {2}old /);
+  });
+
+  test("--path (or owner/repo/path) serves one folder of the repository", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const added = await cli(m, ["add", team.url, "--path", "skills/pdf/"]);
+    expect(added.code, added.err).toBe(0);
+    expect(readFileSync(projectFile(m), "utf8")).toContain("path: skills/pdf\n");
+    expect(added.out).toMatch(/team-skills-pdf: 1 skill available/);
+    const listed = await cli(m, ["list", "--json"]);
+    expect(JSON.parse(listed.out).skills.map((s: { name: string }) => s.name)).toEqual(["pdf"]);
+    const escape = await cli(m, ["add", team.url, "--path", "../outside"]);
+    expect(escape.code).toBe(2);
+    expect(escape.err).toContain("expected a folder inside the repository");
+  });
+
+  test("several repositories at once, each with its own ref; one that fails adds none", async () => {
+    const m = machine();
+    const a = teamRepo("alpha");
+    const b = remoteRepo("beta", { "skills/beta/SKILL.md": skillText("beta") });
+    const both = await cli(m, ["add", `${a.url}#v1`, b.url]);
+    expect(both.code, both.err).toBe(0);
+    const file = readFileSync(projectFile(m), "utf8");
+    expect(file).toContain(`- url: ${a.url}\n      ref: v1\n`);
+    expect(file).toContain(`- ${b.url}\n`);
+    expect(Object.keys(readLockfile(join(m.project, "skillhub.lock")).sources).sort()).toEqual(["alpha", "beta"]);
+
+    const n = machine();
+    const offline = `http://127.0.0.1:${closedPort()}/gone.git`;
+    const failed = await cli(n, ["add", b.url, offline]);
+    expect(failed.code).toBe(1);
+    expect(failed.err.split("\n").filter((l) => l.startsWith("skillhub add:"))).toHaveLength(1);
+    expect(failed.err).toMatch(
+      /skillhub add: cannot reach .*gone\.git .*check the network or the URL, then try again\. Nothing was added\./,
+    );
+    expect(existsSync(projectFile(n))).toBe(false);
+  });
+
+  test("a bad source is one sentence and exit 2: not a URL, a missing folder, --ref on several, --frozen", async () => {
+    const m = machine();
+    const cases: [string[], RegExp][] = [
+      [["add", "ht!tp://x"], /is not a git URL, an owner\/repo GitHub shorthand or a folder/],
+      [["add", "./missing"], /the folder .*missing does not exist\./],
+      [["add", "a/b", "c/d", "--ref", "v1"], /--ref and --path apply to one source/],
+      [["add", "a/b", "--frozen"], /--frozen serves only what skillhub\.lock records/],
+      [["add"], /name a source/],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await cli(m, argv);
+      expect(result.code, argv.join(" ")).toBe(2);
+      expect(result.err.trim().split("\n")).toHaveLength(1);
+      expect(result.err).toMatch(message);
+    }
+    expect(existsSync(projectFile(m))).toBe(false);
+  });
+
+  test("run in a subfolder of a checkout: the file goes there, and a note says a client at the top reads its own", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const sub = join(m.project, "services", "api");
+    write(join(sub, "README.md"), "x\n");
+    const added = await cli(m, ["add", team.url], {}, sub);
+    expect(added.code, added.err).toBe(0);
+    expect(added.err).toContain(`the project root here is the working folder ${sub}, inside the checkout ${m.project}`);
+    expect(existsSync(join(sub, "skillhub.yaml"))).toBe(true);
+    const atTop = await cli(m, ["add", team.url]);
+    expect(atTop.err).not.toContain("note:");
+  });
+
+  test("--global writes ~/.skillhub/config.yaml, keeping its comments and other settings", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const config = write(join(m.home, ".skillhub", "config.yaml"), "# mine\nlog_level: WARN # quiet\n");
+    const added = await cli(m, ["add", "--global", team.url, "--ref", "v1"]);
+    expect(added.code, added.err).toBe(0);
+    expect(readFileSync(config, "utf8")).toBe(
+      `# mine\nlog_level: WARN # quiet\ngit:\n  repos:\n    - url: ${team.url}\n      ref: v1\n`,
+    );
+    expect(existsSync(projectFile(m))).toBe(false);
+  });
+
+  test("a folder: inside the project it is written relative and served as the project's; outside only with --global", async () => {
+    const m = machine();
+    writeSkill(join(m.project, "vendor", "skills"), "house-style", { description: "How we write." });
+    const added = await cli(m, ["add", "./vendor/skills"]);
+    expect(added.code, added.err).toBe(0);
+    expect(readFileSync(projectFile(m), "utf8")).toContain("sources:\n  dirs:\n    - vendor/skills\n");
+    expect(added.out).toMatch(/project-dir1: 1 skill available/);
+    const listed = await cli(m, ["list", "--json"]);
+    expect(JSON.parse(listed.out).skills[0]).toMatchObject({ name: "house-style", location: "project" });
+
+    const outside = tempDir("skillhub-add-outside-");
+    writeSkill(outside, "mine");
+    const refused = await cli(m, ["add", outside]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("is outside the project");
+    const global = await cli(m, ["add", "--global", outside]);
+    expect(global.code, global.err).toBe(0);
+    expect(readFileSync(join(m.home, ".skillhub", "config.yaml"), "utf8")).toContain(`dirs:\n    - ${outside}\n`);
+  });
+
+  test("shadowing is reported as doctor does: a skill hidden by the project's own, and load it by qualified name", async () => {
+    const m = machine();
+    writeSkill(join(m.project, ".agents", "skills"), "pdf", { description: "The project's PDF rules." });
+    const team = teamRepo();
+    const added = await cli(m, ["add", team.url]);
+    expect(added.code, added.err).toBe(0);
+    expect(added.out).toMatch(/team-skills: 1 skill available, 1 shadowed/);
+    expect(added.out).toContain("shadowed: pdf is hidden by");
+    expect(added.out).toContain("load it as 'team-skills:pdf'");
+  });
+});
+
+describe("skillhub remove and skillhub sources", () => {
+  test("sources lists the project's and the user's sources with their pins; remove takes one out and rewrites the lock", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const mine = remoteRepo("mine", { "skills/notes/SKILL.md": skillText("notes") });
+    expect((await cli(m, ["add", team.url, "--ref", "v1"])).code).toBe(0);
+    expect((await cli(m, ["add", "--global", mine.url])).code).toBe(0);
+    const listed = await cli(m, ["sources"]);
+    expect(listed.code, listed.err).toBe(0);
+    const head = git(["rev-parse", "v1"], team.work).slice(0, 12);
+    expect(listed.out).toContain(
+      `${projectFile(m)}:\n  team-skills  ${team.url}\n    pinned to v1; locked at ${head}; copy at ${head}  (2 skills)`,
+    );
+    expect(listed.out).toContain(`${join(m.home, ".skillhub", "config.yaml")}:\n  mine  ${mine.url}\n    branch main;`);
+    const json = JSON.parse((await cli(m, ["sources", "--json"])).out);
+    expect(json.sources.map((s: { label: string; origin: string }) => [s.label, s.origin])).toEqual([
+      ["team-skills", projectFile(m)],
+      ["mine", join(m.home, ".skillhub", "config.yaml")],
+    ]);
+
+    const removed = await cli(m, ["remove", "team-skills"]);
+    expect(removed.code, removed.err).toBe(0);
+    expect(removed.out).toContain(
+      `Removed team-skills from ${projectFile(m)}; no longer served from team-skills: docx, pdf.`,
+    );
+    expect(readFileSync(projectFile(m), "utf8")).not.toContain(team.url);
+    expect(Object.keys(readLockfile(join(m.project, "skillhub.lock")).sources)).toEqual(["mine"]);
+
+    const wrongFile = await cli(m, ["remove", mine.url]);
+    expect(wrongFile.code).toBe(1);
+    expect(wrongFile.err).toBe(
+      `skillhub remove: ${mine.url} is a source in ${join(m.home, ".skillhub", "config.yaml")}, not in ${projectFile(m)}: run remove with --global.\n`,
+    );
+    expect((await cli(m, ["remove", "--global", mine.url])).code).toBe(0);
+    expect((await cli(m, ["sources"])).out).toContain("No sources added");
+  });
+
+  test("a repository listed in both files is used once; sources says which entry is the duplicate", async () => {
+    const m = machine();
+    const team = teamRepo();
+    expect((await cli(m, ["add", team.url])).code).toBe(0);
+    expect((await cli(m, ["add", "--global", team.url])).code).toBe(0);
+    const listed = await cli(m, ["sources"]);
+    expect(listed.out).toContain(`duplicate: ${team.url} is listed again; team-skills is used.`);
+  });
+
+  test("remove of a folder, and of something that is not a source", async () => {
+    const m = machine();
+    writeSkill(join(m.project, "kit"), "kit-skill");
+    expect((await cli(m, ["add", "kit"])).code).toBe(0);
+    const removed = await cli(m, ["remove", "./kit"]);
+    expect(removed.code, removed.err).toBe(0);
+    expect(removed.out).toContain("no longer served from project-dir1: kit-skill");
+    const none = await cli(m, ["remove", "nothing/here"]);
+    expect(none.code).toBe(1);
+    expect(none.err).toBe(
+      `skillhub remove: nothing/here is not a source in ${projectFile(m)}; \`skillhub sources\` lists them.\n`,
+    );
+  });
+});
+
+describe("command line", () => {
+  test("--help lists add, remove and sources; a mistyped command suggests them", async () => {
+    const m = machine();
+    const help = await cli(m, ["--help"]);
+    for (const line of ["skillhub add SOURCE...", "skillhub remove SOURCE...", "skillhub sources [--json]"])
+      expect(help.out).toContain(line);
+    expect((await cli(m, ["sourcs"])).err).toContain("Did you mean 'sources'?");
+    expect((await cli(m, ["remov", "x"])).err).toContain("Did you mean 'remove'?");
+  });
+
+  test("serve DIR... serves those folders, after the --skills-dir ones", async () => {
+    const m = machine();
+    const a = tempDir("skillhub-serve-a-");
+    const b = tempDir("skillhub-serve-b-");
+    writeSkill(a, "from-a");
+    writeSkill(b, "from-b");
+    const { tools } = await initializeAndList([binary(), "serve", a, b, "--no-watch"], {
+      cwd: m.home,
+      env: { PATH: process.env.PATH ?? "", HOME: m.home },
+    });
+    const listing = tools.find((t) => t.name === "skill")?.description ?? "";
+    expect(listing).toContain("from-a");
+    expect(listing).toContain("from-b");
+  });
+});
