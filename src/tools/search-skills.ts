@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { frozenCheck } from "../lock/frozen.ts";
+import { FUZZY_MAX_DOCUMENTS } from "../search/index-settings.ts";
 import { whyMatched } from "../search/why-matched.ts";
 import type { Skill } from "../skills/skill.ts";
 import { nextTurn } from "../util/next-turn.ts";
@@ -82,8 +83,9 @@ export const searchSkillsTool = defineTool({
     // skills, the worst call then) lets calls that came meanwhile in before the excerpts. Not every
     // search: a turn each cost 20 % of the throughput of concurrent searches over HTTP.
     if (performance.now() - started > LONG_RANKING_MS) await nextTurn();
+    const explain = whyMatched(query, deps.search.status.documents <= FUZZY_MAX_DOCUMENTS);
     const skills = hits.map((hit) => {
-      const why = whyMatched(hit, query);
+      const why = explain(hit);
       return {
         name: hit.skill.name,
         description: hit.skill.description,
