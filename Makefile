@@ -110,12 +110,17 @@ bench-startup: build
 bench-memory: build
 	$(BUN) bench/memory.ts --bins "$(if $(BINS),$(BINS),dist/skillhub)" $(MEMORY_ARGS)
 
+## make bench-search: the search index's build (time, peak and settled RSS) and search_skills p50/p95 over stdio
+## at 10,000 generated skills; VS=OTHER_BIN compares another build in the same run, calls interleaved.
+bench-search: build
+	$(BUN) bench/search-cost.ts --bin dist/skillhub $(if $(VS),--vs $(VS))
+
 ## make bench-ui: the web page at 10,000 skills: each request's p50/p95 (goal: under 200 ms) and, when
 ## /usr/bin/chromium is installed, a real page load in headless Chromium.
 bench-ui: build
 	$(BUN) bench/ui.ts
 
-.PHONY: release formula readme bench-bytecode bench-startup bench-memory npm-packages lint-dist client-packages client-tools clients
+.PHONY: release formula readme bench-bytecode bench-startup bench-memory bench-search npm-packages lint-dist client-packages client-tools clients
 
 ## make release VERSION=x.y.z: cross-compile linux-x64, linux-arm64, linux-x64-musl, darwin-x64,
 ## darwin-arm64 and windows-x64 into dist/release/ (archives, MCP Bundles .mcpb for Claude Desktop, and

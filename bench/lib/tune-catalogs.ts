@@ -9,10 +9,10 @@ import { join } from "node:path";
 import type { Catalog } from "../../src/catalog/catalog.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import { skillBody } from "../../src/skills/agent-skill.ts";
-import { corpusDirs, loadCorpora } from "../eval.ts";
+import { corpusDirs, loadCorpora, type Query } from "../eval.ts";
 import { writeDistractors } from "./distractors.ts";
 
-export type Query = { query: string; expected: string[]; corpus: string };
+export type { Query };
 
 /** One of bench/eval's query files. */
 export const loadQueries = (name: string) =>

@@ -8,8 +8,12 @@ export interface RankedHit {
   skill: Skill;
   /** 0..1: 1 means the best possible match for every query term. */
   score: number;
-  /** Processed query terms that matched (for excerpts). */
+  /** Processed query terms to show the hit around (excerpts): those that matched, or the query's. */
   terms: string[];
+  /** Processed query terms found in the skill's words; absent when only the meaning of the query found it. */
+  matched?: readonly string[];
+  /** Cosine similarity of the query's and the skill's embeddings, when vector search found it. */
+  similarity?: number;
 }
 
 export interface RankOptions {
@@ -104,7 +108,7 @@ export function scoreFullText(
     }
     // 0..1: only the top raw score matching every query term reaches 1.
     const score = (hit.raw / top) * coverage;
-    scored.set(skill, { skill, score, terms: hit.queryTerms });
+    scored.set(skill, { skill, score, terms: hit.queryTerms, matched: hit.queryTerms });
     best.push(score);
     if (best.size > keep) best.pop();
   }
@@ -118,7 +122,7 @@ export function scoreFullText(
         const current = scored.get(skill);
         // Fusion: a strong keyword route lifts a weak full-text score, never the reverse.
         const fused = current ? Math.max(current.score, 0.5 * current.score + 0.5 * value) : 0.5 * value;
-        scored.set(skill, { skill, score: fused, terms: current?.terms ?? terms });
+        scored.set(skill, current ? { ...current, score: fused } : { skill, score: fused, terms });
       }
     }
   }

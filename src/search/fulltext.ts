@@ -59,9 +59,9 @@ export class FullTextIndex {
     );
   }
 
-  /** The same postings ranked with other scoring parameters (bench/tune.ts; read-only use). */
-  withScoring(scoring: Scoring): FullTextIndex {
-    return new FullTextIndex(this.parts, this.search0, this.bodyChars, scoring);
+  /** The same postings ranked with other scoring parameters and field boosts (bench/tune*.ts; read-only use). */
+  withScoring(scoring: Scoring, search: SearchOptions = this.search0): FullTextIndex {
+    return new FullTextIndex(this.parts, search, this.bodyChars, scoring);
   }
 
   /** An index from persisted parts (index-file.ts checks them). */
@@ -248,6 +248,7 @@ export class FullTextIndex {
   searchWithCounts(
     query: string,
     options: SearchOptions = {},
+    weights?: ReadonlyMap<string, number>,
   ): { hits: Iterable<FullTextHit>; matched: Map<string, number> } {
     const o = { ...this.search0, ...options };
     if ((o.combineWith ?? "OR").toUpperCase() !== "OR")
@@ -255,7 +256,7 @@ export class FullTextIndex {
     // Fuzzy matching walks the whole vocabulary; past FUZZY_MAX_DOCUMENTS it costs more than the
     // typos it forgives (measured: p50 5.5 ms → 1.7 ms at 10,000 skills), so prefix matching alone remains.
     if (this.size > FUZZY_MAX_DOCUMENTS && options.fuzzy === undefined) o.fuzzy = false;
-    return scoreQuery(this.parts, this.size, FullTextIndex.queryTerms(query), o, this.scoring);
+    return scoreQuery(this.parts, this.size, FullTextIndex.queryTerms(query), o, this.scoring, weights);
   }
 
   /** The processed terms of a query, as the index sees them. */

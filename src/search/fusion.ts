@@ -10,7 +10,7 @@ export const RRF_DEPTH = 100;
  * appears in, divided by the best possible sum so that 1 means first in
  * every list. Only ranks count, so full-text scores and cosine similarities
  * need no calibration against each other. Terms (for excerpts) come from the
- * first list holding the skill.
+ * first list holding the skill; the words matched and the similarity from whichever list has them.
  */
 export function reciprocalRankFusion(
   lists: readonly (readonly RankedHit[])[],
@@ -23,8 +23,11 @@ export function reciprocalRankFusion(
     list.slice(0, depth).forEach((hit, i) => {
       const contribution = 1 / (k + i + 1) / best;
       const current = fused.get(hit.skill.id);
-      if (current) current.score += contribution;
-      else fused.set(hit.skill.id, { skill: hit.skill, score: contribution, terms: hit.terms });
+      if (current) {
+        current.score += contribution;
+        current.matched ??= hit.matched;
+        current.similarity ??= hit.similarity;
+      } else fused.set(hit.skill.id, { ...hit, score: contribution });
     });
   }
   return [...fused.values()].sort((a, b) => b.score - a.score || a.skill.name.localeCompare(b.skill.name));

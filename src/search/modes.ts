@@ -62,7 +62,12 @@ export async function searchByMode(input: ModeInput): Promise<SearchOutcome> {
   }
   const terms = FullTextIndex.queryTerms(asked);
   // Cosine similarity as the score: 0..1 once negatives (unrelated) are floored.
-  const vectorHits = similar.map((h) => ({ skill: h.skill, score: Math.max(0, Math.min(1, h.similarity)), terms }));
+  const vectorHits = similar.map((h) => ({
+    skill: h.skill,
+    score: Math.max(0, Math.min(1, h.similarity)),
+    terms,
+    similarity: h.similarity,
+  }));
   if (input.mode === "vector") return { hits: cutCandidates(vectorHits, options), mode: "vector" };
   return {
     hits: cutCandidates(reciprocalRankFusion([input.fullText(RRF_DEPTH), vectorHits]), options),

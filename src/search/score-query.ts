@@ -23,7 +23,8 @@ export interface FullTextHit {
  * the zone's own parameters.
  * Returns every matching document, best first (produced as they are read), and how many documents
  * matched each term.
- * `live` is the number of documents in the index (BM25's N); `terms` are distinct.
+ * `live` is the number of documents in the index (BM25's N); `terms` are distinct; `weights` scales a
+ * term's every field score (a related word found for the query counts less than the query's own; 1 if absent).
  */
 export function scoreQuery(
   parts: { ids: SlotStrings; fields: ReadonlyMap<string, FieldPostings> },
@@ -31,6 +32,7 @@ export function scoreQuery(
   terms: readonly string[],
   options: SearchOptions,
   scoring: Scoring,
+  weights?: ReadonlyMap<string, number>,
 ): { hits: Iterable<FullTextHit>; matched: Map<string, number> } {
   const { ids, fields } = parts;
   const params = scoreParams(options);
@@ -39,9 +41,11 @@ export function scoreQuery(
   const boosts = options.boost ?? {};
   const { lead, rest, headings, metaPower } = scoring;
   // Each term's metadata score is compressed on its own: summed over the fields first, then the power.
+  const weight = (term: string) => weights?.get(term) ?? 1;
   for (const spec of specs) {
     scores.hold();
-    for (const f of META_FIELDS) fields.get(f)?.score(spec, boosts[f] || 1, params, ids, live, scores);
+    const w = weight(spec.term);
+    for (const f of META_FIELDS) fields.get(f)?.score(spec, (boosts[f] || 1) * w, params, ids, live, scores);
     scores.compress(metaPower);
   }
   // Headings and the body's zones: whole terms only (no prefix, no fuzzy expansion; scoring.ts), each
@@ -53,7 +57,16 @@ export function scoreQuery(
   ] as const) {
     const zoneParams = { ...params, k: zone.k, b: zone.b, d: zone.d };
     for (const spec of specs)
-      fields.get(f)?.score({ ...spec, prefix: false, maxDistance: 0 }, zone.boost, zoneParams, ids, live, scores);
+      fields
+        .get(f)
+        ?.score(
+          { ...spec, prefix: false, maxDistance: 0 },
+          zone.boost * weight(spec.term),
+          zoneParams,
+          ids,
+          live,
+          scores,
+        );
   }
   // No "× query terms matched" as MiniSearch has (scoring.ts): coverage is the engine's, weighted by rarity.
   // Best first as the caller reads (the engine stops after a few hundred of thousands of hits).

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { frozenCheck } from "../lock/frozen.ts";
+import { FUZZY_MAX_DOCUMENTS } from "../search/index-settings.ts";
+import { whyMatched } from "../search/why-matched.ts";
 import type { Skill } from "../skills/skill.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
@@ -18,7 +20,7 @@ const Input = () =>
         (q) => q.trim().length > 0,
         "query must contain words describing the task, e.g. 'extract tables from a PDF'",
       )
-      .describe("What the user wants to do, in natural language (e.g. 'extract invoice numbers from PDFs')"),
+      .describe("The task in your own words, as a sentence (e.g. 'extract invoice numbers from scanned PDF receipts')"),
     limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default SEARCH_LIMIT, 10)"),
     category: z
       .string()
@@ -35,6 +37,13 @@ const Hit = () =>
     tags: z.array(z.string()),
     location: z.string().describe("explicit, project, global or remote"),
     excerpt: z.string().describe("About 160 characters around the best match"),
+    matched: z
+      .string()
+      .optional()
+      .describe(
+        "Why it matched: the query's words found in the skill, by where (name, description, tags, category, " +
+          "keywords, text), and 'similar in meaning' when embeddings found it",
+      ),
   });
 
 export const Output = () =>
@@ -58,8 +67,10 @@ export const searchSkillsTool = defineTool({
   inputSchema: Input,
   outputSchema: Output,
   description: () =>
-    "Find skills (expert instructions for specific tasks) relevant to a task. Describe the task in natural language; " +
-    "results are ranked by relevance (score 0-1) with a short excerpt. Then load the best one with load_skill (or skill).",
+    "Find skills (expert instructions for specific tasks) relevant to a task. Describe the task in your own words, " +
+    "as a sentence: what should be done, to what, with which tools or file types (not only a product name). Results " +
+    "are ranked by relevance (score 0-1) with a short excerpt and what matched; check that the top one fits, then " +
+    "load it with load_skill (or skill).",
   handler: async ({ query, limit, category }, { deps }) => {
     const wanted = category?.trim().toLowerCase();
     const started = performance.now();
@@ -72,15 +83,20 @@ export const searchSkillsTool = defineTool({
     // skills, the worst call then) lets calls that came meanwhile in before the excerpts. Not every
     // search: a turn each cost 20 % of the throughput of concurrent searches over HTTP.
     if (performance.now() - started > LONG_RANKING_MS) await nextTurn();
-    const skills = hits.map(({ skill, score, terms }) => ({
-      name: skill.name,
-      description: skill.description,
-      score,
-      ...(skill.category ? { category: skill.category } : {}),
-      tags: skill.tags,
-      location: skill.location,
-      excerpt: excerptFor(skill, terms, deps),
-    }));
+    const explain = whyMatched(query, deps.search.status.documents <= FUZZY_MAX_DOCUMENTS);
+    const skills = hits.map((hit) => {
+      const why = explain(hit);
+      return {
+        name: hit.skill.name,
+        description: hit.skill.description,
+        score: hit.score,
+        ...(hit.skill.category ? { category: hit.skill.category } : {}),
+        tags: hit.skill.tags,
+        location: hit.skill.location,
+        excerpt: excerptFor(hit.skill, hit.terms, deps),
+        ...(why ? { matched: why } : {}),
+      };
+    });
     deps.track("search", { tool: "search_skills", query, results: skills.length, top: skills[0]?.name ?? null });
     return structuredResult({
       skills,

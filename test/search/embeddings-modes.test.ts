@@ -29,7 +29,7 @@ function skills() {
 }
 
 interface Answer {
-  skills: { name: string; score: number }[];
+  skills: { name: string; score: number; matched?: string }[];
   search_mode?: string;
   fallback_reason?: string;
 }
@@ -81,6 +81,25 @@ describe("search modes (SEARCH_MODE)", () => {
     expect(answer.skills[0]?.name).toBe("sql-tuning");
     expect(answer.skills[0]?.score).toBeLessThan(1);
     expect(answer.skills[0]?.score).toBeGreaterThan(answer.skills[1]?.score ?? 1);
+  });
+
+  test("each hit says why: the words it matched, and how close in meaning when vectors found it", async () => {
+    const s = server();
+    const hybrid = await open(local(s.url));
+    await hybrid.waitForVectors();
+    const both = await hybrid.search("invoice numbers in PDF files");
+    expect(both.search_mode).toBe("hybrid");
+    expect(both.skills[0]?.name).toBe("pdf-invoices");
+    expect(both.skills[0]?.matched).toMatch(
+      /^name: invoice, PDF; description: invoice, numbers, PDF, files; tags: invoice, PDF; similar in meaning \(0\.\d\d\)$/,
+    );
+    // A skill only the vectors found names no word.
+    const meaningOnly = both.skills.find((h) => h.name === "git-commits");
+    expect(meaningOnly?.matched).toMatch(/^similar in meaning \((0|-0)\.\d\d\)$/);
+    const vector = await open(local(s.url, { SEARCH_MODE: "vector" }));
+    await vector.waitForVectors();
+    const answer = await vector.search("slow sql queries");
+    expect(answer.skills[0]?.matched).toMatch(/^similar in meaning \(0\.\d\d\)$/);
   });
 
   test("a 500 on the query falls back to full text with the reason; the next search uses vectors again", async () => {

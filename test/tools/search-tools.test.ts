@@ -46,6 +46,23 @@ describe("search_skills", () => {
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent as object);
   });
 
+  test("each hit says why it matched: the query's words as typed, by where the skill has them", async () => {
+    const { call } = await open({ flags: { "skills-dir": [skills()] } });
+    const result = await call("search_skills", { query: "Run the extract script on scanned PDFs for Invoice numbers" });
+    const { skills: hits } = result.structuredContent as { skills: { name: string; matched?: string }[] };
+    expect(hits[0]).toMatchObject({
+      name: "pdf-invoice-extractor",
+      // "PDFs" and "extract" are in the name too (its words, stemmed); "Run" and "script" only in the body.
+      matched:
+        "name: extract, PDFs, Invoice; description: extract, PDFs, Invoice, numbers; tags: PDFs, Invoice; text: Run, script",
+    });
+    // A prefix of a name's word counts where it matched, as the engine matched it.
+    const prefix = await call("search_skills", { query: "postgr" });
+    expect((prefix.structuredContent as { skills: { matched?: string }[] }).skills[0]?.matched).toBe(
+      "name: postgr; description: postgr",
+    );
+  });
+
   test("full bodies: a word near the end of a 200 KB SKILL.md finds it", async () => {
     const dir = tempDir();
     const filler = Array.from({ length: 4000 }, (_, i) => `Step ${i}: keep the usual settings.`).join("\n");

@@ -1,0 +1,91 @@
+import { editDistance } from "../util/close-names.ts";
+import type { RankedHit } from "./engine.ts";
+import { META_FIELDS, metadata } from "./fields.ts";
+import { SEARCH_OPTIONS } from "./index-settings.ts";
+import { type TermSpec, termSpecs } from "./query-spec.ts";
+import { acronyms, processTerm, splitWords } from "./text.ts";
+
+/**
+ * Why each of a query's hits matched, in a line an agent can judge it by: the query's words as typed, grouped by
+ * where the skill has them ("name: pdf; description: invoices; text: tables", text being its headings and
+ * body), and "similar in meaning" with the cosine similarity when embeddings found it. A word found only
+ * by the engine's prefix or typo matching counts where that match is ("kuber" in a name holding
+ * "kubernetes"). `fuzzy`: whether the engine matched typos (it does up to FUZZY_MAX_DOCUMENTS skills).
+ * Undefined when nothing can be said (a tree node found by its keywords alone says so).
+ */
+export function whyMatched(query: string, fuzzy = true): (hit: RankedHit) => string | undefined {
+  const typed = typedWords(query);
+  return (hit) => explain(hit, typed, fuzzy);
+}
+
+function explain(hit: RankedHit, typed: ReadonlyMap<string, string>, fuzzy: boolean): string | undefined {
+  const parts: string[] = [];
+  if (hit.matched && hit.matched.length > 0) {
+    const specs = termSpecs(hit.matched, SEARCH_OPTIONS).map((s) => (fuzzy ? s : { ...s, maxDistance: 0 }));
+    const texts = metadata(hit.skill);
+    const lower = META_FIELDS.map((f) => texts[f].toLowerCase());
+    const where = new Map<string, string[]>();
+    for (const spec of specs) {
+      const found = META_FIELDS.filter((_, i) => fieldHas(lower[i] as string, spec));
+      const word = typed.get(spec.term) ?? spec.term;
+      for (const place of found.length > 0 ? found : ["text"]) {
+        const words = where.get(place) ?? [];
+        if (!words.includes(word)) words.push(word);
+        where.set(place, words);
+      }
+    }
+    for (const place of [...META_FIELDS, "text"]) {
+      const words = where.get(place);
+      if (words) parts.push(`${place}: ${words.join(", ")}`);
+    }
+  }
+  if (hit.similarity !== undefined) parts.push(`similar in meaning (${hit.similarity.toFixed(2)})`);
+  if (parts.length === 0 && hit.skill.kind === "tree-node") parts.push("tree keywords");
+  return parts.length > 0 ? parts.join("; ") : undefined;
+}
+
+/**
+ * Whether a metadata field (lower-cased) holds a word the engine matches `spec` with: the same term, a longer one it
+ * starts (prefix matching) or, with typo matching, one within its edits. Without typo matching only the
+ * words that start with the term are read (a term is its word's stem, so a prefix of it but for "-ies" →
+ * "y"): a search's ten hits never split their descriptions into words.
+ */
+function fieldHas(lower: string, spec: TermSpec): boolean {
+  if (lower === "") return false;
+  const matches = (word: string) => {
+    const t = processTerm(word);
+    return t !== null && (t === spec.term || (spec.prefix && t.startsWith(spec.term)));
+  };
+  if (spec.maxDistance > 0)
+    return splitWords(lower).some((w) => {
+      const t = processTerm(w);
+      return t !== null && (matches(w) || editDistance(spec.term, t, spec.maxDistance) <= spec.maxDistance);
+    });
+  const start = spec.term.endsWith("y") ? spec.term.slice(0, -1) : spec.term;
+  for (let at = lower.indexOf(start); at !== -1; at = lower.indexOf(start, at + 1)) {
+    if (at > 0 && inWord(lower, at - 1)) continue;
+    let end = at + start.length;
+    while (end < lower.length && inWord(lower, end)) end++;
+    if (matches(lower.slice(at, end))) return true;
+  }
+  return false;
+}
+
+/** What the tokenizer keeps inside a word (it splits on spaces, punctuation and symbols); ASCII from a table. */
+const WORD_CHAR = /[^\n\r\p{Z}\p{P}\p{S}]/u;
+const ASCII_WORD = Array.from({ length: 128 }, (_, c) => WORD_CHAR.test(String.fromCharCode(c)));
+function inWord(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c < 128 ? (ASCII_WORD[c] as boolean) : WORD_CHAR.test(text[i] as string);
+}
+
+/** Each processed query term → the word the user typed for it (an acronym → its phrase), first one kept. */
+function typedWords(query: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const word of splitWords(query)) {
+    const term = processTerm(word);
+    if (term && !out.has(term)) out.set(term, word);
+  }
+  for (const { acronym, words } of acronyms(query)) if (!out.has(acronym)) out.set(acronym, words.join(" "));
+  return out;
+}
