@@ -91,6 +91,23 @@ export function listingReady(hub: Hub): Promise<void> | undefined {
   return hub.store.provisional ? undefined : hub.ready;
 }
 
+/**
+ * What tools/list waits for: as listingReady, except that on a first start (no snapshot, the first scan
+ * under way) it waits hub.listingWaitMs at most, then lists the tools with the skills still being read
+ * (the skill tool says so, and list_changed follows the scan: announce-changes.ts).
+ */
+export function toolsListingReady(hub: Hub): Promise<unknown> | undefined {
+  if (!hub.catalogPending) return listingReady(hub);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    hub.ready,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, hub.listingWaitMs);
+      timer.unref?.();
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** Read the header; undefined (and a debug log unless the file is simply missing) when unusable. */
 export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | undefined {
   const ignored = (why: string) => {
