@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, extname, join } from "node:path";
 import { Glob } from "bun";
-import type { CorpusShapes, ShapeFile } from "../corpus-shape.ts";
+import { type CorpusShapes, foldersOf, type ShapeFile } from "../corpus-shape.ts";
 
 const corpora = process.env.SKILLHUB_CORPORA ?? join(import.meta.dir, "..", "..", "..", "shared", "corpora");
 
@@ -38,11 +38,25 @@ const BINARY = new Set([".ttf", ".otf", ".png", ".jpg", ".gif", ".pdf", ".gz", "
 const TEXT = Buffer.from("Reference notes for the skill: steps, examples and options.\n".repeat(8192));
 const BYTES = Buffer.alloc(TEXT.length, 0).fill("\u0000binary\u00ff");
 
+/** A generated collection: the skills' names, and the folders, files and bytes written for them. */
+export interface Corpus {
+  names: string[];
+  folders: number;
+  files: number;
+  bytes: number;
+}
+
 /** Write `count` skills under `root`, named skill-00000..; returns their names. */
 export function generateSkills(root: string, count: number): string[] {
+  return generateCorpus(root, count).names;
+}
+
+/** Write `count` skills under `root`, named skill-00000..; returns their names and what was written. */
+export function generateCorpus(root: string, count: number): Corpus {
   mkdirSync(root, { recursive: true });
   const all = samples();
   const names: string[] = [];
+  const made = { folders: 0, files: 0, bytes: 0 };
   for (let i = 0; i < count; i++) {
     const name = `skill-${String(i).padStart(5, "0")}`;
     const sample = all[i % all.length] as Sample;
@@ -50,13 +64,18 @@ export function generateSkills(root: string, count: number): string[] {
     const dir = join(root, name);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "SKILL.md"), text);
+    made.folders += 1 + foldersOf(sample.files);
+    made.files += 1 + sample.files.length;
+    made.bytes += Buffer.byteLength(text);
     for (const [path, bytes] of sample.files) {
       const file = join(dir, path);
       mkdirSync(dirname(file), { recursive: true });
       const fill = BINARY.has(extname(path).toLowerCase()) ? BYTES : TEXT;
-      writeFileSync(file, fill.subarray(0, Math.min(bytes, fill.length)));
+      const content = fill.subarray(0, Math.min(bytes, fill.length));
+      writeFileSync(file, content);
+      made.bytes += content.length;
     }
     names.push(name);
   }
-  return names;
+  return { names, ...made };
 }
