@@ -5,7 +5,10 @@
  * snapshot and search index the last run kept, as a client's everyday start), each start interleaved with
  * one of the floor's so that the machine's load weighs on both alike. Prints one table per size with the
  * goals beside the figures; medians of --runs rounds.
- * Usage: bun bench/run.ts [--sizes 1000,10000,20000] [--runs 3] [--calls 300] [--idle-windows 3] [--json FILE]
+ * Sessions (--runs) go on to the first complete search, timed searches, peak and settled RSS; start-ups
+ * alone (--starts rounds) end at the first search answer.
+ * Usage: bun bench/run.ts [--sizes 1000,10000,20000] [--runs 3] [--starts 5] [--calls 300] [--idle-windows 3]
+ *                         [--json FILE]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +24,7 @@ const { values } = parseArgs({
   options: {
     sizes: { type: "string", default: "1000,10000,20000" },
     runs: { type: "string", default: "3" },
+    starts: { type: "string", default: "5" },
     calls: { type: "string", default: "300" },
     "idle-windows": { type: "string", default: "3" },
     json: { type: "string" },
@@ -28,6 +32,7 @@ const { values } = parseArgs({
 });
 const sizes = values.sizes.split(",").map(Number);
 const runs = Number(values.runs);
+const startRuns = Number(values.starts);
 const calls = Number(values.calls);
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "skillhub-bench-"));
@@ -45,17 +50,21 @@ if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !=
 /** How long a session idles before its settled RSS is read: the index save comes 2 s after a change. */
 const SETTLE_MS = 4000;
 
-/** One start of a server and its session: when each first answer came (ms from spawn), and its memory. */
+/** One start of a server: when each first answer came (ms from spawn). */
 interface Start {
   initMs: number;
   listMs: number;
   /** The first search_skills answer (SkillHub) or tool call (the floor). */
   firstCallMs: number;
-  /** The first complete search answer (a first start answers a large catalog early, saying `partial`). */
-  completeMs: number;
   /** Whether the first tools/list said the skills were still being read, and the first search was partial. */
   listPending: boolean;
   searchPartial: boolean;
+}
+
+/** A whole session from spawn: its start, then the first complete search, timed calls and memory. */
+interface Session extends Start {
+  /** The first complete search answer (a first start answers a large catalog early, saying `partial`). */
+  completeMs: number;
   /** search_skills (SkillHub) or echo (the floor) once the server is ready: p50 and p95. */
   callP50: number;
   callP95: number;
@@ -64,7 +73,7 @@ interface Start {
 }
 
 /** Open a session as a client does: initialize, initialized, tools/list; the times of both answers. */
-async function open(s: Spawned): Promise<{ initMs: number; listMs: number; listPending: boolean }> {
+async function open(s: Spawned): Promise<Omit<Start, "firstCallMs" | "searchPartial">> {
   await s.request("initialize", INITIALIZE);
   const initMs = s.since();
   s.notify("notifications/initialized");
@@ -88,17 +97,43 @@ async function timedCalls(s: Spawned, count: number, call: (i: number) => object
   return times;
 }
 
-/** The rest of a session once it is ready: timed calls, peak RSS, then settled RSS after SETTLE_MS. */
-async function finish(
-  s: Spawned,
-  call: (i: number) => object,
-  first: Omit<Start, "callP50" | "callP95" | "peakMb" | "settledMb">,
-) {
-  const times = await timedCalls(s, Math.min(calls, 200), call);
+const search = (i: number) => ({ name: "search_skills", arguments: { query: queries[i % queries.length] } });
+const echo = () => ({ name: "echo", arguments: { text: "hello" } });
+
+/** Where a server runs: its environment (its home is also its working directory) and the skills it serves. */
+interface Place {
+  env: { PATH: string; HOME: string; SKILLHUB_HOME: string; LOG_LEVEL: string };
+  dir: string;
+}
+
+/** A server from spawn to its first answers; with `session`, on to timed calls, peak and settled RSS. */
+async function run(which: "hub" | "floor", at: Place): Promise<Start>;
+async function run(which: "hub" | "floor", at: Place, session: true): Promise<Session>;
+async function run(which: "hub" | "floor", at: Place, session = false) {
+  // Started in the home: a working directory elsewhere would become the project root, and other sources.
+  const cmd = which === "hub" ? [skillhub, "--skills-dir", at.dir] : [floor];
+  const s = spawnServer(cmd, { env: at.env, cwd: at.env.HOME });
+  const opened = await open(s);
+  let first: { partial: boolean; atMs: number };
+  let completeMs: number;
+  if (which === "hub") ({ first, completeMs } = await searchComplete(s, queries[0] as string, !session));
+  else {
+    await s.request("tools/call", echo());
+    first = { partial: false, atMs: s.since() };
+    completeMs = first.atMs;
+  }
+  const start: Start = { ...opened, firstCallMs: first.atMs, searchPartial: first.partial };
+  if (!session) {
+    await s.close();
+    return start;
+  }
+  const times = await timedCalls(s, Math.min(calls, 200), which === "hub" ? search : echo);
   const peakMb = s.peakRssKb() / 1024;
+  // Settled: the background build and its saves are over; what a client lives with.
   await Bun.sleep(SETTLE_MS);
-  const figures: Start = {
-    ...first,
+  const figures: Session = {
+    ...start,
+    completeMs,
     callP50: percentile(times, 50),
     callP95: percentile(times, 95),
     peakMb,
@@ -106,26 +141,6 @@ async function finish(
   };
   await s.close();
   return figures;
-}
-
-const search = (i: number) => ({ name: "search_skills", arguments: { query: queries[i % queries.length] } });
-const echo = () => ({ name: "echo", arguments: { text: "hello" } });
-
-/** A SkillHub session from spawn: the start's answers, searches until complete, then timed searches. */
-async function hubStart(cmd: string[], env: Record<string, string>, cwd: string): Promise<Start> {
-  const s = spawnServer(cmd, { env, cwd });
-  const opened = await open(s);
-  const { first, completeMs } = await searchComplete(s, queries[0] as string);
-  return finish(s, search, { ...opened, firstCallMs: first.atMs, searchPartial: first.partial, completeMs });
-}
-
-/** The floor's session from spawn, the same steps with its echo tool. */
-async function floorStart(env: Record<string, string>, cwd: string): Promise<Start> {
-  const s = spawnServer([floor], { env, cwd });
-  const opened = await open(s);
-  await s.request("tools/call", echo());
-  const firstCallMs = s.since();
-  return finish(s, echo, { ...opened, firstCallMs, completeMs: firstCallMs, searchPartial: false });
 }
 
 /**
@@ -186,47 +201,79 @@ const results: Record<string, unknown> = { date: new Date().toISOString(), runs,
 for (const size of sizes) {
   const dir = join(work, `skills-${size}`);
   const made = corpus(dir, size);
-  const home = join(work, `home-${size}`);
-  mkdirSync(home, { recursive: true });
-  const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
-  const cmd = [skillhub, "--skills-dir", dir];
-  // Cold: nothing kept, each round; the last round leaves the snapshot and index the warm rounds start from.
-  const cold: Start[] = [];
-  const coldFloor: Start[] = [];
+  // Two homes: one wiped before each cold start, one that keeps what the last run kept (warm starts).
+  const place = (home: string): Place => {
+    mkdirSync(home, { recursive: true });
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      SKILLHUB_HOME: join(home, ".skillhub"),
+      LOG_LEVEL: "ERROR",
+    };
+    return { env, dir };
+  };
+  const coldAt = place(join(work, `cold-${size}`));
+  const warmAt = place(join(work, `warm-${size}`));
+  const wipe = (at: Place) => rmSync(at.env.SKILLHUB_HOME, { recursive: true, force: true });
+  // Whole sessions, each round: the floor, a cold SkillHub, the floor, a warm SkillHub (the first warm
+  // session starts from what a cold one left: its home is the warm home, wiped first).
+  const sessions = {
+    cold: [] as Session[],
+    coldFloor: [] as Session[],
+    warm: [] as Session[],
+    warmFloor: [] as Session[],
+  };
   for (let r = 0; r < runs; r++) {
-    rmSync(env.SKILLHUB_HOME, { recursive: true, force: true });
-    coldFloor.push(await floorStart(env, home));
-    cold.push(await hubStart(cmd, env, home));
+    if (r === 0) wipe(warmAt);
+    wipe(coldAt);
+    sessions.coldFloor.push(await run("floor", coldAt, true));
+    const first = r === 0 ? warmAt : coldAt;
+    sessions.cold.push(await run("hub", first, true));
+    sessions.warmFloor.push(await run("floor", warmAt, true));
+    sessions.warm.push(await run("hub", warmAt, true));
   }
-  const warm: Start[] = [];
-  const warmFloor: Start[] = [];
-  for (let r = 0; r < runs; r++) {
-    warmFloor.push(await floorStart(env, home));
-    warm.push(await hubStart(cmd, env, home));
+  // Start-ups alone, more rounds (each ends at its first search answer), interleaved the same way.
+  const starts = { cold: [] as Start[], coldFloor: [] as Start[], warm: [] as Start[], warmFloor: [] as Start[] };
+  for (let r = 0; r < startRuns; r++) {
+    wipe(coldAt);
+    starts.coldFloor.push(await run("floor", coldAt));
+    starts.cold.push(await run("hub", coldAt));
+    starts.warmFloor.push(await run("floor", warmAt));
+    starts.warm.push(await run("hub", warmAt));
   }
-  const pairs = await pairRounds({ hubCmd: cmd, floor, dir, names: made.names, env, cwd: home, calls, rounds: runs });
-  const [c0, w0, f0, g0] = [cold, warm, coldFloor, warmFloor].map((rounds) => medianOf(rounds)) as [
+  const pairs = await pairRounds({
+    hubCmd: [skillhub, "--skills-dir", dir],
+    floor,
+    dir,
+    names: made.names,
+    env: warmAt.env,
+    cwd: warmAt.env.HOME,
+    calls,
+    rounds: runs,
+  });
+  const [c0, f0, w0, g0] = [starts.cold, starts.coldFloor, starts.warm, starts.warmFloor].map((r) => medianOf(r)) as [
     Start,
     Start,
     Start,
     Start,
   ];
+  const [c1, f1, w1, g1] = [sessions.cold, sessions.coldFloor, sessions.warm, sessions.warmFloor].map((r) =>
+    medianOf(r),
+  ) as [Session, Session, Session, Session];
   const [skillPair, loadPair] = [pairs.skill, pairs.loadSkill].map((p) => medianOf(p)) as PairFigures[];
-  const idle = size === 10_000 ? await idleCpu(dir, env, home) : undefined;
+  const idle = size === 10_000 ? await idleCpu(dir, warmAt.env, warmAt.env.HOME) : undefined;
   rmSync(dir, { recursive: true, force: true });
   (results.sizes as Record<string, unknown>)[size] = {
     corpus: { ...made, names: undefined },
-    cold,
-    warm,
-    coldFloor,
-    warmFloor,
+    starts,
+    sessions,
     pairs,
     idle,
   };
   const at = (sizesWithGoal: number[], text: string, ok: boolean) =>
     sizesWithGoal.includes(size) ? `${text} ${mark(ok)}` : "";
   say(
-    `\n== ${n0(size)} skills: ${n0(made.folders)} folders, ${n0(made.files)} files, ${(made.bytes / 1e6).toFixed(0)} MB (medians of ${runs})`,
+    `\n== ${n0(size)} skills: ${n0(made.folders)} folders, ${n0(made.files)} files, ${(made.bytes / 1e6).toFixed(0)} MB (medians of ${startRuns} starts, ${runs} sessions)`,
   );
   row("", "cold (nothing kept)", "warm (snapshot + index)", "floor cold / warm", "goal");
   row(
@@ -242,39 +289,39 @@ for (const size of sizes) {
   );
   row(
     "spawn → first tools/list",
-    `${ms(c0.listMs)}${cold.some((s) => s.listPending) ? " (still reading)" : ""}`,
+    `${ms(c0.listMs)}${starts.cold.some((s) => s.listPending) ? " (still reading)" : ""}`,
     ms(w0.listMs),
     `${ms(f0.listMs)} / ${ms(g0.listMs)}`,
     at([10_000], "cold ≤ 1,500 ms", c0.listMs <= 1500),
   );
   row(
     "spawn → first search answer",
-    `${ms(c0.firstCallMs)}${cold.some((s) => s.searchPartial) ? " (partial)" : ""}`,
+    `${ms(c0.firstCallMs)}${starts.cold.some((s) => s.searchPartial) ? " (partial)" : ""}`,
     ms(w0.firstCallMs),
     `${ms(f0.firstCallMs)} / ${ms(g0.firstCallMs)}`,
     at([10_000], "cold ≤ 5,000 ms", c0.firstCallMs <= 5000),
   );
-  row("spawn → complete search", ms(c0.completeMs), ms(w0.completeMs), "(first call)");
+  row("spawn → complete search", ms(c1.completeMs), ms(w1.completeMs), "");
   row(
     "peak RSS",
-    `${mb(c0.peakMb)} (+${mb(c0.peakMb - f0.peakMb)})`,
-    `${mb(w0.peakMb)} (+${mb(w0.peakMb - g0.peakMb)})`,
-    `${mb(f0.peakMb)} / ${mb(g0.peakMb)}`,
-    at([10_000], "≤ floor + 120 MB", Math.max(c0.peakMb - f0.peakMb, w0.peakMb - g0.peakMb) <= 120),
+    `${mb(c1.peakMb)} (+${mb(c1.peakMb - f1.peakMb)})`,
+    `${mb(w1.peakMb)} (+${mb(w1.peakMb - g1.peakMb)})`,
+    `${mb(f1.peakMb)} / ${mb(g1.peakMb)}`,
+    at([10_000], "≤ floor + 120 MB", Math.max(c1.peakMb - f1.peakMb, w1.peakMb - g1.peakMb) <= 120),
   );
   row(
     "settled RSS",
-    `${mb(c0.settledMb)} (+${mb(c0.settledMb - f0.settledMb)})`,
-    `${mb(w0.settledMb)} (+${mb(w0.settledMb - g0.settledMb)})`,
-    `${mb(f0.settledMb)} / ${mb(g0.settledMb)}`,
-    at([10_000], "≤ floor + 60 MB", Math.max(c0.settledMb - f0.settledMb, w0.settledMb - g0.settledMb) <= 60),
+    `${mb(c1.settledMb)} (+${mb(c1.settledMb - f1.settledMb)})`,
+    `${mb(w1.settledMb)} (+${mb(w1.settledMb - g1.settledMb)})`,
+    `${mb(f1.settledMb)} / ${mb(g1.settledMb)}`,
+    at([10_000], "≤ floor + 60 MB", Math.max(c1.settledMb - f1.settledMb, w1.settledMb - g1.settledMb) <= 60),
   );
   row(
     "search_skills p50 / p95",
-    `${ms(c0.callP50)} / ${ms(c0.callP95)}`,
-    `${ms(w0.callP50)} / ${ms(w0.callP95)}`,
-    `echo ${ms(g0.callP50)}`,
-    at(sizes, "p50 < 5 ms", Math.max(c0.callP50, w0.callP50) < 5),
+    `${ms(c1.callP50)} / ${ms(c1.callP95)}`,
+    `${ms(w1.callP50)} / ${ms(w1.callP95)}`,
+    `echo ${ms(g1.callP50)}`,
+    at(sizes, "p50 < 5 ms", Math.max(c1.callP50, w1.callP50) < 5),
   );
   for (const [label, pair] of [
     ["skill vs the fair floor", skillPair],

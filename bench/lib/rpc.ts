@@ -131,6 +131,8 @@ export function medianOf<T extends object>(rounds: readonly T[]): T {
 export async function searchComplete(
   s: Spawned,
   query: string,
+  /** Stop at the first answer, complete or not. */
+  firstOnly = false,
 ): Promise<{ first: { partial: boolean; atMs: number }; completeMs: number }> {
   let first: { partial: boolean; atMs: number } | undefined;
   for (;;) {
@@ -138,7 +140,7 @@ export async function searchComplete(
     if (reply.error || reply.result?.isError) throw new Error(`search failed: ${JSON.stringify(reply).slice(0, 300)}`);
     const partial = typeof reply.result?.structuredContent?.partial === "string";
     first ??= { partial, atMs: s.since() };
-    if (!partial) return { first, completeMs: s.since() };
+    if (!partial || firstOnly) return { first, completeMs: s.since() };
     await Bun.sleep(50);
   }
 }
