@@ -295,16 +295,18 @@ function kept(skill: Skill, diagnostics: readonly Diagnostic[]): KeptSkill {
 
 /**
  * Keep `hub`'s current catalog for the next start (atomic write; failures only logged), awaiting
- * `pause` between pieces so that calls are answered meanwhile; the file is written off the event loop.
+ * `pause` between pieces so that calls are answered meanwhile; the file is written off the event loop,
+ * each piece as it is made, so a large catalog's lines are never all held at once (a first start's peak).
  */
 export async function saveSnapshot(hub: Hub, file: string, pause: () => Promise<void> = nextTurn): Promise<void> {
-  try {
-    const pieces: string[] = [];
+  async function* paced() {
     for (const piece of snapshotPieces(hub)) {
-      pieces.push(piece);
+      yield piece;
       await pause();
     }
-    await writeAtomic(file, pieces);
+  }
+  try {
+    await writeAtomic(file, paced());
     memoryRelease.soon();
   } catch (error) {
     hub.logger.debug(`catalog snapshot not kept (${file}): ${errorMessage(error)}`);
