@@ -7,7 +7,7 @@
  * goals beside the figures; medians of --runs rounds.
  * Sessions (--runs) go on to the first complete search, timed searches, peak and settled RSS; start-ups
  * alone (--starts rounds) end at the first search answer.
- * Usage: bun bench/run.ts [--sizes 1000,10000,20000] [--runs 3] [--starts 5] [--calls 300] [--idle-windows 3]
+ * Usage: bun bench/run.ts [--sizes 1000,10000,20000] [--runs 3] [--starts 5] [--calls 300] [--idle-windows 3 (0: none)]
  *                         [--json FILE]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -261,7 +261,8 @@ for (const size of sizes) {
     medianOf(r),
   ) as [Session, Session, Session, Session];
   const [skillPair, loadPair] = [pairs.skill, pairs.loadSkill].map((p) => medianOf(p)) as PairFigures[];
-  const idle = size === 10_000 ? await idleCpu(dir, warmAt.env, warmAt.env.HOME) : undefined;
+  const idle =
+    size === 10_000 && Number(values["idle-windows"]) > 0 ? await idleCpu(dir, warmAt.env, warmAt.env.HOME) : undefined;
   rmSync(dir, { recursive: true, force: true });
   (results.sizes as Record<string, unknown>)[size] = {
     corpus: { ...made, names: undefined },
@@ -302,20 +303,17 @@ for (const size of sizes) {
     at([10_000], "cold ≤ 5,000 ms", c0.firstCallMs <= 5000),
   );
   row("spawn → complete search", ms(c1.completeMs), ms(w1.completeMs), "");
-  row(
-    "peak RSS",
-    `${mb(c1.peakMb)} (+${mb(c1.peakMb - f1.peakMb)})`,
-    `${mb(w1.peakMb)} (+${mb(w1.peakMb - g1.peakMb)})`,
-    `${mb(f1.peakMb)} / ${mb(g1.peakMb)}`,
-    at([10_000], "≤ floor + 120 MB", Math.max(c1.peakMb - f1.peakMb, w1.peakMb - g1.peakMb) <= 120),
-  );
-  row(
-    "settled RSS",
-    `${mb(c1.settledMb)} (+${mb(c1.settledMb - f1.settledMb)})`,
-    `${mb(w1.settledMb)} (+${mb(w1.settledMb - g1.settledMb)})`,
-    `${mb(f1.settledMb)} / ${mb(g1.settledMb)}`,
-    at([10_000], "≤ floor + 60 MB", Math.max(c1.settledMb - f1.settledMb, w1.settledMb - g1.settledMb) <= 60),
-  );
+  for (const [label, key, over] of [
+    ["peak RSS", "peakMb", 120],
+    ["settled RSS", "settledMb", 60],
+  ] as const)
+    row(
+      label,
+      `${mb(c1[key])} (+${mb(c1[key] - f1[key])})`,
+      `${mb(w1[key])} (+${mb(w1[key] - g1[key])})`,
+      `${mb(f1[key])} / ${mb(g1[key])}`,
+      at([10_000], `≤ floor + ${over} MB`, Math.max(c1[key] - f1[key], w1[key] - g1[key]) <= over),
+    );
   row(
     "search_skills p50 / p95",
     `${ms(c1.callP50)} / ${ms(c1.callP95)}`,

@@ -19,18 +19,23 @@ function collection(): string {
   return dir;
 }
 
+/** A session whose first index build pauses until `build()`: the index stays unfinished until then. */
+async function heldBuild(earlyFromSkills: number) {
+  let build!: () => void;
+  const held = new Promise<void>((resolve) => (build = resolve));
+  const s = await open({
+    flags: { "skills-dir": [collection()] },
+    hub: { search: { earlyFromSkills, tick: () => held } },
+  });
+  return { s, build };
+}
+
 type Found = { skills: { name: string }[]; partial?: string };
 const found = (result: CallToolResult) => result.structuredContent as Found;
 
 describe("search_skills during a first index build", () => {
   test("a catalog at least earlyFromSkills large: answered from the metadata, saying so, then in full", async () => {
-    let build!: () => void;
-    const held = new Promise<void>((resolve) => (build = resolve));
-    // The build's pauses wait for the test: the index stays unfinished until it opens them.
-    const s = await open({
-      flags: { "skills-dir": [collection()] },
-      hub: { search: { earlyFromSkills: 2, tick: () => held } },
-    });
+    const { s, build } = await heldBuild(2);
     const byDescription = found(await s.call("search_skills", { query: "invoices totals" }));
     expect(byDescription.skills.map((h) => h.name)).toContain("invoice-parser");
     expect(byDescription.partial).toContain("still being built");
@@ -46,12 +51,7 @@ describe("search_skills during a first index build", () => {
   });
 
   test("a smaller catalog: the first search waits for the whole index", async () => {
-    let build!: () => void;
-    const held = new Promise<void>((resolve) => (build = resolve));
-    const s = await open({
-      flags: { "skills-dir": [collection()] },
-      hub: { search: { earlyFromSkills: 3, tick: () => held } },
-    });
+    const { s, build } = await heldBuild(3);
     const search = s.call("search_skills", { query: "zanzibar" });
     build();
     const result = found(await search);
