@@ -6,7 +6,7 @@
  * (main thread, GC helpers, JIT), from /proc in nanoseconds (lib/thread-cpu.ts), then the mean.
  * With --persisted, each SkillHub first runs once to build and save its search index, and the measured run
  * loads it (as in `make bench`, whose idle window follows earlier runs on the same home).
- * --settle: seconds between the warm-up and the first window (default 4; `make bench` waits 90, by which
+ * --settle: seconds between the warm-up and the first window (default 4; `make bench` waits 60, by which
  * Bun's collection timer has slowed down after start-up). A --bin may carry environment settings:
  * --bin "dist/skillhub SKILLHUB_RESCAN_SECONDS=0". --env K=V sets K for every server, the floor too: the
  * runtime's own settings, e.g. --env BUN_IDLE_GC_SECONDS=0 (Bun's full collections after 10 s, 2 min and
