@@ -24,7 +24,7 @@ export interface HubOptions {
   /** Injected for tests that must fake file-system failures. */
   scanner?: Scanner;
   now?: () => number;
-  /** How long a first start's tools/list waits for the first scan (ms). Default 1,000; tests shorten it. */
+  /** How long a first start's tools/list waits for the first scan (ms). Default 800; tests shorten it. */
   listingWaitMs?: number;
   /** Overrides for git sync (interval, spawn, environment) in tests. */
   git?: Partial<GitSyncOptions>;

@@ -311,7 +311,7 @@ export class Hub implements ToolDeps {
 const INDEX_START_DELAY_MS = 500;
 
 /**
- * Milliseconds a first start's tools/list waits for the first scan: up to a few thousand skills it ends
+ * Milliseconds a first start's tools/list waits for the first scan: up to a thousand or two skills it ends
  * sooner and the first listing names them; a larger collection is listed once it has (list_changed).
  */
-const LISTING_WAIT_MS = 1000;
+const LISTING_WAIT_MS = 800;
