@@ -64,8 +64,9 @@ build: dist/skillhub
 dist/skillhub: node_modules/.installed $(shell find src -type f) package.json
 	$(BUN) scripts/build.ts --version $(VERSION)
 
-## make bench: start-up, tools/list size, latency, peak and settled RSS, idle CPU, freshness at
-## 0/1k/10k/20k skills, beside a floor (and a fair floor that reads the same SKILL.md); medians of 5.
+## make bench: cold and warm start-up, first tools/list and search, latency, peak and settled RSS, idle CPU
+## at 1k/10k/20k skills shaped like the real collections, beside a floor (and a fair floor that reads the
+## same SKILL.md), with the goals; medians of 3 rounds.
 bench: build
 	$(BUN) bench/run.ts
 

@@ -1,5 +1,5 @@
 /**
- * HTTP figures for `make bench`: requests per second and p50/p99 latency of one
+ * `make bench-http`: requests per second and p50/p99 latency of one
  * tool call over Streamable HTTP, with N concurrent clients (one session each)
  * on loopback against the compiled binary in its own process. The clients are
  * plain fetch loops that speak the protocol (initialize, session header, SSE or

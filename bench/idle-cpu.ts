@@ -1,12 +1,12 @@
 /**
  * Idle CPU side by side, in the same windows: SkillHub (one or more binaries, e.g. before and after a
- * change) and the floor, each started, listed and warmed up (search_skills waits for the index), then left
+ * change) and the floor, each started, listed and warmed up (searched until the index is complete), then left
  * alone with nothing changing. Prints each server's CPU per consecutive window (31 s by default, longer than
  * the 30 s rescan timer; 300 s covers a whole sweep of the timer's stat check) and where it went by thread
  * (main thread, GC helpers, JIT), from /proc in nanoseconds (lib/thread-cpu.ts), then the mean.
  * With --persisted, each SkillHub first runs once to build and save its search index, and the measured run
  * loads it (as in `make bench`, whose idle window follows earlier runs on the same home).
- * --settle: seconds between the warm-up and the first window (default 4; `make bench` waits 90, by which
+ * --settle: seconds between the warm-up and the first window (default 4; `make bench` waits 60, by which
  * Bun's collection timer has slowed down after start-up). A --bin may carry environment settings:
  * --bin "dist/skillhub SKILLHUB_RESCAN_SECONDS=0". --env K=V sets K for every server, the floor too: the
  * runtime's own settings, e.g. --env BUN_IDLE_GC_SECONDS=0 (Bun's full collections after 10 s, 2 min and
@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
-import { INITIALIZE, spawnServer } from "./lib/rpc.ts";
+import { INITIALIZE, searchComplete, spawnServer } from "./lib/rpc.ts";
 import { cpuOver } from "./lib/thread-cpu.ts";
 
 const { values } = parseArgs({
@@ -64,7 +64,7 @@ if (values.persisted) {
     const s = start(bin, i);
     await s.request("initialize", INITIALIZE);
     s.notify("notifications/initialized");
-    await s.request("tools/call", { name: "search_skills", arguments: { query: "build the index" } });
+    await searchComplete(s, "build the index");
     await Bun.sleep(4000); // the save comes 2 s after the build
     await s.close();
   }
@@ -77,7 +77,7 @@ for (const { s, label } of servers) {
   await s.request("initialize", INITIALIZE);
   s.notify("notifications/initialized");
   await s.request("tools/list");
-  if (label !== "floor") await s.request("tools/call", { name: "search_skills", arguments: { query: "warm up" } });
+  if (label !== "floor") await searchComplete(s, "warm up");
 }
 await Bun.sleep(Number(values.settle) * 1000);
 const windowMs = Number(values.window) * 1000;

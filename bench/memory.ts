@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
-import { INITIALIZE, median, spawnServer } from "./lib/rpc.ts";
+import { INITIALIZE, median, searchComplete, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
 
 const { values } = parseArgs({
@@ -40,6 +40,7 @@ async function session(cmd: string[], home: string, search: boolean): Promise<{ 
   await s.request("initialize", INITIALIZE);
   s.notify("notifications/initialized");
   await s.request("tools/list");
+  if (search) await searchComplete(s, "data analysis");
   for (let i = 0; i < 50; i++)
     await s.request(
       "tools/call",

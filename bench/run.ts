@@ -1,39 +1,42 @@
 /**
- * `make bench`: SkillHub against a floor (the smallest SDK server, compiled the
- * same way), measured in the same run, at 0, 1,000, 10,000 and 20,000 skills.
- * Usage: bun bench/run.ts [--sizes 0,1000,10000,20000] [--runs 5] [--calls 300] [--json FILE] [--skip-http]
- *                         [--sequential-startup]
+ * `make bench`: SkillHub beside a floor (the smallest SDK server, compiled the same way) measured in the
+ * same run, at 1,000, 10,000 and 20,000 skills shaped like the real collections (lib/skills.ts). Every
+ * start is timed twice over: cold (nothing kept: a first run, CI, a fresh container) and warm (the catalog
+ * snapshot and search index the last run kept, as a client's everyday start), each start interleaved with
+ * one of the floor's so that the machine's load weighs on both alike. Prints one table per size with the
+ * goals beside the figures; medians of --runs rounds.
+ * Sessions (--runs) go on to the first complete search, timed searches, peak and settled RSS; start-ups
+ * alone (--starts rounds) end at the first search answer.
+ * Usage: bun bench/run.ts [--sizes 1000,10000,20000] [--runs 3] [--starts 5] [--calls 300] [--idle-windows 3 (0: none)]
+ *                         [--json FILE]
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
-import { floorWorstCall, formatLatency, indexLatency, type LatencyFigures } from "./index-latency.ts";
-import { inProcessFigures } from "./lib/in-process.ts";
-import { INITIALIZE, median, medianOf, percentile, spawnServer } from "./lib/rpc.ts";
-import { pairRounds } from "./lib/skill-pairs.ts";
-import { generateSkills } from "./lib/skills.ts";
+import { INITIALIZE, medianOf, percentile, type Spawned, searchComplete, spawnServer } from "./lib/rpc.ts";
+import { type PairFigures, pairRounds } from "./lib/skill-pairs.ts";
+import { type Corpus, generateCorpus } from "./lib/skills.ts";
 import { cpuOver } from "./lib/thread-cpu.ts";
 
 const { values } = parseArgs({
   options: {
-    sizes: { type: "string", default: "0,1000,10000,20000" },
-    runs: { type: "string", default: "5" },
+    sizes: { type: "string", default: "1000,10000,20000" },
+    runs: { type: "string", default: "3" },
+    starts: { type: "string", default: "5" },
     calls: { type: "string", default: "300" },
+    "idle-windows": { type: "string", default: "3" },
     json: { type: "string" },
-    "skip-http": { type: "boolean" },
-    // The definition before start-ups were interleaved (all the floor's starts, then all SkillHub's).
-    "sequential-startup": { type: "boolean" },
   },
 });
 const sizes = values.sizes.split(",").map(Number);
 const runs = Number(values.runs);
+const startRuns = Number(values.starts);
 const calls = Number(values.calls);
 const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "skillhub-bench-"));
 const say = (text = "") => process.stdout.write(`${text}\n`);
-const ms = (n: number) => `${n.toFixed(1)} ms`;
 const queries = (await Bun.file(join(import.meta.dir, "eval", "queries.json")).json()).map(
   (q: { query: string }) => q.query,
 ) as string[];
@@ -44,223 +47,138 @@ say("Compiling the floor (bench/floor/server.ts) with skillhub's flags...");
 if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
   throw new Error("floor build failed");
 
-interface Figures {
+/** How long a session idles before its settled RSS is read: the index save comes 2 s after a change. */
+const SETTLE_MS = 4000;
+
+/** One start of a server: when each first answer came (ms from spawn). */
+interface Start {
   initMs: number;
   listMs: number;
-  listBytes: number;
+  /** The first search_skills answer (SkillHub) or tool call (the floor). */
+  firstCallMs: number;
+  /** Whether the first tools/list said the skills were still being read, and the first search was partial. */
+  listPending: boolean;
+  searchPartial: boolean;
+}
+
+/** A whole session from spawn: its start, then the first complete search, timed calls and memory. */
+interface Session extends Start {
+  /** The first complete search answer (a first start answers a large catalog early, saying `partial`). */
+  completeMs: number;
+  /** search_skills (SkillHub) or echo (the floor) once the server is ready: p50 and p95. */
   callP50: number;
   callP95: number;
-  /** Peak RSS (VmHWM) over the whole session. */
-  rssMb: number;
-  /** RSS once the index is built, saved and the server idle (SETTLE_MS after the last call). */
+  peakMb: number;
   settledMb: number;
-  searchP50?: number;
-  searchP95?: number;
-  /** The next block of searches, once the runtime has compiled the search code (docs/performance.md). */
-  warmSearchP50?: number;
-  warmSearchP95?: number;
-  firstSearchMs?: number;
 }
 
-type Call = () => { name: string; arguments: object };
-
-/** Start-up figures of one command: medians of spawn → initialize answered and → first tools/list. */
-type Starts = Pick<Figures, "initMs" | "listMs" | "listBytes">;
-
-/**
- * Spawn → initialize and → first tools/list for each command, `runs` rounds of one start per command
- * (interleaved), so that the machine's load at any moment weighs on every command alike: timed one
- * command after the other, a busy spell during one command's starts moved the ratio by 20-30 %.
- * The timed starts are second starts, as a user's client sees every day: a first one per command that
- * lasts until a call is answered (after the first scan) leaves the catalog snapshot behind.
- */
-async function startups(commands: { cmd: string[]; call: Call }[], env: Record<string, string>, cwd: string) {
-  for (const { cmd, call } of commands) {
-    const warm = spawnServer(cmd, { env, cwd });
-    await warm.request("initialize", INITIALIZE);
-    warm.notify("notifications/initialized");
-    await warm.request("tools/call", call());
-    await warm.close();
-  }
-  const init: number[][] = commands.map(() => []);
-  const list: number[][] = commands.map(() => []);
-  const bytes = commands.map(() => 0);
-  // One start per command each round; --sequential-startup: each command's starts one after the other.
-  const order = values["sequential-startup"]
-    ? commands.flatMap((_, i) => Array<number>(runs).fill(i))
-    : Array.from({ length: runs }, () => [...commands.keys()]).flat();
-  for (const i of order) {
-    const s = spawnServer(commands[i]?.cmd as string[], { env, cwd });
-    await s.request("initialize", INITIALIZE);
-    init[i]?.push(s.since());
-    s.notify("notifications/initialized");
-    const listed = await s.request("tools/list");
-    list[i]?.push(s.since());
-    bytes[i] = listed.bytes;
-    await s.close();
-  }
-  return commands.map(
-    (_, i): Starts => ({
-      initMs: median(init[i] as number[]),
-      listMs: median(list[i] as number[]),
-      listBytes: bytes[i] as number,
-    }),
-  );
-}
-
-/**
- * Start-up figures (those given, else measured alone), then call latency and peak RSS in one process.
- */
-async function measure(
-  cmd: string[],
-  env: Record<string, string>,
-  cwd: string,
-  call: Call,
-  search: boolean,
-  starts?: Starts,
-): Promise<Figures> {
-  const { initMs, listMs, listBytes } = starts ?? ((await startups([{ cmd, call }], env, cwd))[0] as Starts);
-  const s = spawnServer(cmd, { env, cwd });
+/** Open a session as a client does: initialize, initialized, tools/list; the times of both answers. */
+async function open(s: Spawned): Promise<Omit<Start, "firstCallMs" | "searchPartial">> {
   await s.request("initialize", INITIALIZE);
+  const initMs = s.since();
   s.notify("notifications/initialized");
-  await s.request("tools/list");
-  let firstSearchMs: number | undefined;
-  if (search) {
-    // Steady state: the background index is ready before calls are timed.
+  const listed = await s.request("tools/list");
+  return {
+    initMs,
+    listMs: s.since(),
+    listPending: JSON.stringify(listed.result ?? {}).includes("still reading the skill folders"),
+  };
+}
+
+/** Time `count` calls one after the other; each must succeed. */
+async function timedCalls(s: Spawned, count: number, call: (i: number) => object): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
     const started = performance.now();
-    await s.request("tools/call", { name: "search_skills", arguments: { query: queries[0] } });
-    firstSearchMs = performance.now() - started;
-  }
-  const latencies: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const started = performance.now();
-    const reply = await s.request("tools/call", call());
-    latencies.push(performance.now() - started);
+    const reply = await s.request("tools/call", call(i));
+    times.push(performance.now() - started);
     if (reply.error || reply.result?.isError) throw new Error(`call failed: ${JSON.stringify(reply).slice(0, 300)}`);
   }
-  const figures: Figures = {
-    initMs,
-    listMs,
-    listBytes,
-    callP50: percentile(latencies, 50),
-    callP95: percentile(latencies, 95),
-    rssMb: 0,
-    settledMb: 0,
-    firstSearchMs,
-  };
-  if (search) {
-    const searches: number[] = [];
-    const count = Math.min(calls, SEARCHES);
-    let peakKb = 0;
-    for (let i = 0; i < 2 * count; i++) {
-      // Peak RSS as before the second block was added: over the session up to the first block's end.
-      if (i === count) peakKb = s.peakRssKb();
-      const started = performance.now();
-      const reply = await s.request("tools/call", {
-        name: "search_skills",
-        arguments: { query: queries[i % queries.length] },
-      });
-      searches.push(performance.now() - started);
-      if (reply.error || reply.result?.isError)
-        throw new Error(`search failed: ${JSON.stringify(reply).slice(0, 300)}`);
-    }
-    const [cold, warm] = [searches.slice(0, count), searches.slice(count)];
-    figures.rssMb = (peakKb || s.peakRssKb()) / 1024;
-    figures.searchP50 = percentile(cold, 50);
-    figures.searchP95 = percentile(cold, 95);
-    figures.warmSearchP50 = percentile(warm, 50);
-    figures.warmSearchP95 = percentile(warm, 95);
+  return times;
+}
+
+const search = (i: number) => ({ name: "search_skills", arguments: { query: queries[i % queries.length] } });
+const echo = () => ({ name: "echo", arguments: { text: "hello" } });
+
+/** Where a server runs: its environment (its home is also its working directory) and the skills it serves. */
+interface Place {
+  env: { PATH: string; HOME: string; SKILLHUB_HOME: string; LOG_LEVEL: string };
+  dir: string;
+}
+
+/** A server from spawn to its first answers; with `session`, on to timed calls, peak and settled RSS. */
+async function run(which: "hub" | "floor", at: Place): Promise<Start>;
+async function run(which: "hub" | "floor", at: Place, session: true): Promise<Session>;
+async function run(which: "hub" | "floor", at: Place, session = false) {
+  // Started in the home: a working directory elsewhere would become the project root, and other sources.
+  const cmd = which === "hub" ? [skillhub, "--skills-dir", at.dir] : [floor];
+  const s = spawnServer(cmd, { env: at.env, cwd: at.env.HOME });
+  const opened = await open(s);
+  let first: { partial: boolean; atMs: number };
+  let completeMs: number;
+  if (which === "hub") ({ first, completeMs } = await searchComplete(s, queries[0] as string, !session));
+  else {
+    await s.request("tools/call", echo());
+    first = { partial: false, atMs: s.since() };
+    completeMs = first.atMs;
   }
-  // Settled: the background build and the save (2 s after a change) are over; what a client lives with.
+  const start: Start = { ...opened, firstCallMs: first.atMs, searchPartial: first.partial };
+  if (!session) {
+    await s.close();
+    return start;
+  }
+  const times = await timedCalls(s, Math.min(calls, 200), which === "hub" ? search : echo);
+  const peakMb = s.peakRssKb() / 1024;
+  // Settled: the background build and its saves are over; what a client lives with.
   await Bun.sleep(SETTLE_MS);
-  figures.settledMb = s.rssKb() / 1024;
-  if (!search) figures.rssMb = s.peakRssKb() / 1024;
+  const figures: Session = {
+    ...start,
+    completeMs,
+    callP50: percentile(times, 50),
+    callP95: percentile(times, 95),
+    peakMb,
+    settledMb: s.rssKb() / 1024,
+  };
   await s.close();
   return figures;
 }
 
-const SETTLE_MS = 4000;
-
-/** `runs` rounds of each measurement in turn: each one's figures, by measurement. */
-async function inRounds(measurements: (() => Promise<Figures>)[]): Promise<Figures[][]> {
-  const out: Figures[][] = measurements.map(() => []);
-  for (let r = 0; r < runs; r++) for (const [i, m] of measurements.entries()) out[i]?.push(await m());
-  return out;
-}
-
-/** One figure's values by round, in order ("4.1 4.6 5.0 …" ms). */
-function spreadOf(rounds: readonly Figures[], key: keyof Figures): string {
-  return `${rounds.map((f) => (f[key] ?? Number.NaN).toFixed(1)).join(" ")} ms`;
-}
-
 /**
- * Searches timed after the `skill` calls (at most `--calls`), then as many again: the first ones run
- * while the runtime is still compiling the search code (its compiler threads used 1.5 ms of CPU per
- * search over the first 400 at 10,000 skills), the next ones once it has. Peak RSS is read at the end
- * of the first block, settled RSS after both.
+ * Idle CPU beside the floor in the same windows (each longer than the 30 s rescan timer), after both
+ * have settled: start-up's collections go on for 40-60 s in either runtime. With --no-watch beside them,
+ * each window also holds one 30 s check of every skill folder (what the watcher spares).
  */
-const SEARCHES = 200;
+const IDLE_SETTLE_MS = 60_000;
+const IDLE_WINDOW_MS = 31_000;
 
-/**
- * Idle: how long after the warm-up the windows start. Both runtimes' collection timers run a collection
- * a second after start-up's work until the heap has held still for a while, 40–60 s here (the floor's
- * too); what a server costs while idle is what follows (docs/performance.md, Idle CPU).
- */
-const IDLE_SETTLE_MS = 90_000;
-
-/**
- * CPU used over idle windows longer than the 30 s rescan timer, SkillHub and the floor side by side:
- * four windows (90–214 s after the warm-up, so that each runtime's collection 2 minutes into the quiet
- * falls inside whichever process started later), each window's figure and their mean. The lowest window
- * is what a server costs between those collections, for as long as nothing changes.
- */
-async function idleCpu(
-  dir: string,
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{
-  skillhubMs: number;
-  floorMs: number;
-  windowMs: number;
-  skillhubWindows: number[];
-  floorWindows: number[];
-}> {
-  const windowMs = 31_000;
-  const windows = 4;
-  const servers = [spawnServer([skillhub, "--skills-dir", dir], { env, cwd }), spawnServer([floor], { env, cwd })];
-  for (const s of servers) {
-    await s.request("initialize", INITIALIZE);
-    s.notify("notifications/initialized");
-    await s.request("tools/list");
-  }
-  await (servers[0] as (typeof servers)[0]).request("tools/call", {
-    name: "search_skills",
-    arguments: { query: "warm up" },
-  });
+async function idleCpu(dir: string, env: Record<string, string>, cwd: string) {
+  const servers = [
+    spawnServer([skillhub, "--skills-dir", dir], { env, cwd }),
+    spawnServer([skillhub, "--skills-dir", dir, "--no-watch"], { env, cwd }),
+    spawnServer([floor], { env, cwd }),
+  ];
+  for (const s of servers) await open(s);
+  for (const s of servers.slice(0, 2)) await searchComplete(s, "warm up");
   await Bun.sleep(IDLE_SETTLE_MS);
-  // Per thread in ns, sampled every 250 ms (lib/thread-cpu.ts): /proc/PID/stat's 10 ms ticks moved
-  // a 40-70 ms figure by a sixth from run to run.
-  const byWindow: number[][] = servers.map(() => []);
-  for (let w = 0; w < windows; w++) {
+  const windows: number[][] = servers.map(() => []);
+  for (let w = 0; w < Number(values["idle-windows"]); w++) {
     const used = await cpuOver(
       servers.map((s) => s.proc.pid),
-      windowMs,
+      IDLE_WINDOW_MS,
     );
-    for (const [i, u] of used.entries()) byWindow[i]?.push(u.ms);
+    for (const [i, u] of used.entries()) windows[i]?.push(u.ms);
   }
   for (const s of servers) await s.close();
-  const [skillhubWindows, floorWindows] = byWindow as [number[], number[]];
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  return { skillhubMs: mean(skillhubWindows), floorMs: mean(floorWindows), windowMs, skillhubWindows, floorWindows };
+  const [watched, unwatched, bare] = windows as [number[], number[], number[]];
+  return { watched, unwatched, floor: bare };
 }
 
 /** Generate the skills or stop the benchmark with the reason: figures over a partial corpus would mislead. */
-function corpus(dir: string, size: number): string[] {
+function corpus(dir: string, size: number): Corpus {
   try {
-    const names = generateSkills(dir, size);
-    const written = size === 0 ? 0 : readdirSync(dir).length;
-    if (names.length !== size || written !== size) throw new Error(`${written} of ${size} skill folders were written`);
-    return names;
+    const made = generateCorpus(dir, size);
+    if (made.names.length !== size) throw new Error(`${made.names.length} of ${size} skills were written`);
+    return made;
   } catch (error) {
     process.stderr.write(`bench: cannot generate ${size} skills in ${dir}: ${(error as Error).message}\n`);
     rmSync(work, { recursive: true, force: true });
@@ -268,223 +186,166 @@ function corpus(dir: string, size: number): string[] {
   }
 }
 
-/** How long until a skill created now is loadable by name: by its folder name, and by a name only a rescan can find. */
-async function freshness(
-  dir: string,
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{ byFolderMs: number; byRescanMs: number; searchableMs: number }> {
-  const s = spawnServer([skillhub, "--skills-dir", dir], { env, cwd });
-  await s.request("initialize", INITIALIZE);
-  s.notify("notifications/initialized");
-  await s.request("tools/list");
-  await s.request("tools/call", { name: "search_skills", arguments: { query: "warm up the index" } });
-  const wait = async (name: string, started: number, tool = "skill", args: object = { name }) => {
-    for (;;) {
-      const reply = await s.request("tools/call", { name: tool, arguments: args });
-      const ok =
-        tool === "skill"
-          ? !reply.result?.isError
-          : (reply.result?.structuredContent?.skills ?? []).some((h: { name: string }) => h.name === name);
-      if (ok) return performance.now() - started;
-      if (performance.now() - started > 60_000) return Number.NaN;
-      await Bun.sleep(10);
-    }
-  };
-  const write = (folder: string, name: string, word: string) =>
-    Bun.write(
-      join(dir, folder, "SKILL.md"),
-      `---\nname: ${name}\ndescription: Freshly added ${word} skill for the benchmark.\n---\n\n# ${word}\n`,
-    );
-  let started = performance.now();
-  await write("fresh-by-folder", "fresh-by-folder", "zanzibar");
-  const byFolderMs = await wait("fresh-by-folder", started);
-  started = performance.now();
-  await write("folder-differs", "fresh-by-rescan", "quokka");
-  const byRescanMs = await wait("fresh-by-rescan", started);
-  started = performance.now();
-  await write("fresh-search", "fresh-search", "xylophonist");
-  const searchableMs = await wait("fresh-search", started, "search_skills", { query: "xylophonist" });
-  await s.close();
-  return { byFolderMs, byRescanMs, searchableMs };
-}
+const n0 = (n: number) => Math.round(n).toLocaleString("en-US");
+const ms = (n: number) => `${n < 10 ? n.toFixed(2) : n0(n)} ms`;
+const mb = (n: number) => `${n.toFixed(0)} MB`;
+const ratio = (a: number, b: number) => `×${(a / b).toFixed(2)}`;
+const mark = (ok: boolean) => (ok ? "met" : "NOT MET");
 
-/** Spawn → first search_skills answer, with the persisted index (a second start) and without (--reindex). */
-async function persistedStart(
-  dir: string,
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{ persistedMs: number; reindexMs: number; floorFirstCallMs: number }> {
-  const first = async (args: string[]) => {
-    const s = spawnServer([skillhub, "--skills-dir", dir, ...args], { env, cwd });
-    await s.request("initialize", INITIALIZE);
-    s.notify("notifications/initialized");
-    await s.request("tools/call", { name: "search_skills", arguments: { query: "analyse single-cell RNA data" } });
-    const t = s.since();
-    await s.close();
-    return t;
-  };
-  await first([]); // builds and (on close) saves the index
-  const persisted: number[] = [];
-  const reindex: number[] = [];
-  const floorCalls: number[] = [];
-  for (let r = 0; r < Math.max(3, Math.floor(runs / 2)); r++) {
-    persisted.push(await first([]));
-    reindex.push(await first(["--reindex"]));
-    const f = spawnServer([floor], { env, cwd });
-    await f.request("initialize", INITIALIZE);
-    f.notify("notifications/initialized");
-    await f.request("tools/call", { name: "echo", arguments: { text: "hi" } });
-    floorCalls.push(f.since());
-    await f.close();
-  }
-  return { persistedMs: median(persisted), reindexMs: median(reindex), floorFirstCallMs: median(floorCalls) };
+/** One table row: what, cold, warm, floor, goal (and whether it is met where it applies at this size). */
+function row(what: string, cold: string, warm: string, base: string, goal = "") {
+  say(`${what.padEnd(30)} ${cold.padEnd(28)} ${warm.padEnd(24)} ${base.padEnd(18)} ${goal}`);
 }
 
 const results: Record<string, unknown> = { date: new Date().toISOString(), runs, calls, sizes: {} };
-const floorCall = () => ({ name: "echo", arguments: { text: "hello" } });
 for (const size of sizes) {
-  const home = join(work, `home-${size}`);
   const dir = join(work, `skills-${size}`);
-  const names = corpus(dir, size);
-  mkdirSync(home, { recursive: true });
-  const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HOME: join(home, ".skillhub"), LOG_LEVEL: "ERROR" };
-  say(`\n== ${size} skills`);
-  let n = 0;
-  const skillCall = () => ({
-    name: "skill",
-    arguments: { name: names.length > 0 ? (names[(n++ * 7919) % names.length] as string) : "none" },
+  const made = corpus(dir, size);
+  // Two homes: one wiped before each cold start, one that keeps what the last run kept (warm starts).
+  const place = (home: string): Place => {
+    mkdirSync(home, { recursive: true });
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      SKILLHUB_HOME: join(home, ".skillhub"),
+      LOG_LEVEL: "ERROR",
+    };
+    return { env, dir };
+  };
+  const coldAt = place(join(work, `cold-${size}`));
+  const warmAt = place(join(work, `warm-${size}`));
+  const wipe = (at: Place) => rmSync(at.env.SKILLHUB_HOME, { recursive: true, force: true });
+  // Whole sessions, each round: the floor, a cold SkillHub, the floor, a warm SkillHub (the first warm
+  // session starts from what a cold one left: its home is the warm home, wiped first).
+  const sessions = {
+    cold: [] as Session[],
+    coldFloor: [] as Session[],
+    warm: [] as Session[],
+    warmFloor: [] as Session[],
+  };
+  for (let r = 0; r < runs; r++) {
+    if (r === 0) wipe(warmAt);
+    wipe(coldAt);
+    sessions.coldFloor.push(await run("floor", coldAt, true));
+    const first = r === 0 ? warmAt : coldAt;
+    sessions.cold.push(await run("hub", first, true));
+    sessions.warmFloor.push(await run("floor", warmAt, true));
+    sessions.warm.push(await run("hub", warmAt, true));
+  }
+  // Start-ups alone, more rounds (each ends at its first search answer), interleaved the same way.
+  const starts = { cold: [] as Start[], coldFloor: [] as Start[], warm: [] as Start[], warmFloor: [] as Start[] };
+  for (let r = 0; r < startRuns; r++) {
+    wipe(coldAt);
+    starts.coldFloor.push(await run("floor", coldAt));
+    starts.cold.push(await run("hub", coldAt));
+    starts.warmFloor.push(await run("floor", warmAt));
+    starts.warm.push(await run("hub", warmAt));
+  }
+  const pairs = await pairRounds({
+    hubCmd: [skillhub, "--skills-dir", dir],
+    floor,
+    dir,
+    names: made.names,
+    env: warmAt.env,
+    cwd: warmAt.env.HOME,
+    calls,
+    rounds: runs,
   });
-  // With no skills there is nothing to load: time list_skills instead.
-  const hubCmd = [skillhub, "--skills-dir", dir];
-  const hubCall = size === 0 ? () => ({ name: "list_skills", arguments: {} }) : skillCall;
-  const [floorStarts, hubStarts] = await startups(
-    [
-      { cmd: [floor], call: floorCall },
-      { cmd: hubCmd, call: hubCall },
-    ],
-    env,
-    home,
-  );
-  let m = 0;
-  const readCall = () => ({
-    name: "read",
-    arguments: { path: join(dir, names[(m++ * 7919) % names.length] as string, "SKILL.md") },
-  });
-  // Each round a fresh process of each, one after the other, so that the machine's load at any moment
-  // weighs on all alike; SkillHub builds its index afresh each round (--reindex), as in the first.
-  const rounds = await inRounds([
-    () => measure([floor], env, home, floorCall, false, floorStarts),
-    () => measure([...hubCmd, "--reindex"], env, home, hubCall, size > 0, hubStarts),
-    ...(size > 0 ? [() => measure([floor], env, home, readCall, false)] : []),
-  ]);
-  const [floorFigures, hub, fair] = rounds.map((round) => medianOf(round)) as [Figures, Figures, Figures | undefined];
-  const spread = (key: keyof Figures, i = 1) => spreadOf(rounds[i] as Figures[], key);
-  const row: Record<string, unknown> = { floor: floorFigures, skillhub: hub, rounds };
+  const [c0, f0, w0, g0] = [starts.cold, starts.coldFloor, starts.warm, starts.warmFloor].map((r) => medianOf(r)) as [
+    Start,
+    Start,
+    Start,
+    Start,
+  ];
+  const [c1, f1, w1, g1] = [sessions.cold, sessions.coldFloor, sessions.warm, sessions.warmFloor].map((r) =>
+    medianOf(r),
+  ) as [Session, Session, Session, Session];
+  const [skillPair, loadPair] = [pairs.skill, pairs.loadSkill].map((p) => medianOf(p)) as PairFigures[];
+  const idle =
+    size === 10_000 && Number(values["idle-windows"]) > 0 ? await idleCpu(dir, warmAt.env, warmAt.env.HOME) : undefined;
+  rmSync(dir, { recursive: true, force: true });
+  (results.sizes as Record<string, unknown>)[size] = {
+    corpus: { ...made, names: undefined },
+    starts,
+    sessions,
+    pairs,
+    idle,
+  };
+  const at = (sizesWithGoal: number[], text: string, ok: boolean) =>
+    sizesWithGoal.includes(size) ? `${text} ${mark(ok)}` : "";
   say(
-    `start-up (spawn → initialize):   skillhub ${ms(hub.initMs)}   floor ${ms(floorFigures.initMs)}   ratio ${(hub.initMs / floorFigures.initMs).toFixed(2)}`,
+    `\n== ${n0(size)} skills: ${n0(made.folders)} folders, ${n0(made.files)} files, ${(made.bytes / 1e6).toFixed(0)} MB (medians of ${startRuns} starts, ${runs} sessions)`,
   );
-  say(
-    `spawn → first tools/list:        skillhub ${ms(hub.listMs)}   floor ${ms(floorFigures.listMs)}   ratio ${(hub.listMs / floorFigures.listMs).toFixed(2)}`,
+  row("", "cold (nothing kept)", "warm (snapshot + index)", "floor cold / warm", "goal");
+  row(
+    "spawn → initialize",
+    `${ms(c0.initMs)} ${ratio(c0.initMs, f0.initMs)}`,
+    `${ms(w0.initMs)} ${ratio(w0.initMs, g0.initMs)}`,
+    `${ms(f0.initMs)} / ${ms(g0.initMs)}`,
+    at(
+      [1000, 10_000],
+      "≤ ×1.3 the floor",
+      c0.initMs <= 1.3 * f0.initMs && (size !== 10_000 || w0.initMs <= 1.3 * g0.initMs),
+    ),
   );
-  say(`tools/list size:                 skillhub ${hub.listBytes} B   floor ${floorFigures.listBytes} B`);
-  say(
-    `tool call p50 / p95:             skillhub ${ms(hub.callP50)} / ${ms(hub.callP95)}   floor ${ms(floorFigures.callP50)} / ${ms(floorFigures.callP95)}   p50 ratio ${(hub.callP50 / floorFigures.callP50).toFixed(2)}   (skillhub's p50 by round: ${spread("callP50")})`,
+  row(
+    "spawn → first tools/list",
+    `${ms(c0.listMs)}${starts.cold.some((s) => s.listPending) ? " (still reading)" : ""}`,
+    ms(w0.listMs),
+    `${ms(f0.listMs)} / ${ms(g0.listMs)}`,
+    at([10_000], "cold ≤ 1,500 ms", c0.listMs <= 1500),
   );
-  say(
-    `peak RSS:                        skillhub ${hub.rssMb.toFixed(1)} MB   floor ${floorFigures.rssMb.toFixed(1)} MB   (+${(hub.rssMb - floorFigures.rssMb).toFixed(1)} MB)`,
+  row(
+    "spawn → first search answer",
+    `${ms(c0.firstCallMs)}${starts.cold.some((s) => s.searchPartial) ? " (partial)" : ""}`,
+    ms(w0.firstCallMs),
+    `${ms(f0.firstCallMs)} / ${ms(g0.firstCallMs)}`,
+    at([10_000], "cold ≤ 5,000 ms", c0.firstCallMs <= 5000),
   );
-  say(
-    `settled RSS:                     skillhub ${hub.settledMb.toFixed(1)} MB   floor ${floorFigures.settledMb.toFixed(1)} MB   (+${(hub.settledMb - floorFigures.settledMb).toFixed(1)} MB)`,
-  );
-  if (hub.searchP50 !== undefined)
-    say(
-      `search_skills p50 / p95:         ${ms(hub.searchP50)} / ${ms(hub.searchP95 ?? 0)}, the next ${Math.min(calls, SEARCHES)} ${ms(hub.warmSearchP50 ?? 0)} / ${ms(hub.warmSearchP95 ?? 0)}   (first search, waiting for the index: ${ms(hub.firstSearchMs ?? 0)}; p50 by round: ${spread("searchP50")})`,
+  row("spawn → complete search", ms(c1.completeMs), ms(w1.completeMs), "");
+  for (const [label, key, over] of [
+    ["peak RSS", "peakMb", 120],
+    ["settled RSS", "settledMb", 60],
+  ] as const)
+    row(
+      label,
+      `${mb(c1[key])} (+${mb(c1[key] - f1[key])})`,
+      `${mb(w1[key])} (+${mb(w1[key] - g1[key])})`,
+      `${mb(f1[key])} / ${mb(g1[key])}`,
+      at([10_000], `≤ floor + ${over} MB`, Math.max(c1[key] - f1[key], w1[key] - g1[key]) <= over),
     );
-  if (fair) {
-    row.fairFloor = fair;
-    const pairs = await pairRounds({ hubCmd, floor, dir, names, env, cwd: home, calls, rounds: runs });
-    row.besideFair = pairs;
-    const ms3 = (n: number) => `${n.toFixed(3)} ms`;
-    for (const [label, rounds] of [
-      ["skill vs fair floor (read)", pairs.skill],
-      ["load_skill vs fair floor (read_structured)", pairs.loadSkill],
-    ] as const) {
-      const pair = medianOf(rounds);
-      say(
-        `${label}, call by call: p50 ${ms3(pair.skillP50)} vs ${ms3(pair.fairP50)}   ratio ${pair.ratio.toFixed(2)}   (ratio by round: ${rounds.map((p) => p.ratio.toFixed(2)).join(" ")})`,
-      );
-    }
-    say(
-      `skill vs fair floor in separate sessions, after a fresh index build: p50 ${ms(hub.callP50)} vs ${ms(fair.callP50)}   ratio ${(hub.callP50 / fair.callP50).toFixed(2)}   (fair floor by round: ${spread("callP50", 2)})`,
+  row(
+    "search_skills p50 / p95",
+    `${ms(c1.callP50)} / ${ms(c1.callP95)}`,
+    `${ms(w1.callP50)} / ${ms(w1.callP95)}`,
+    `echo ${ms(g1.callP50)}`,
+    at(sizes, "p50 < 5 ms", Math.max(c1.callP50, w1.callP50) < 5),
+  );
+  for (const [label, pair] of [
+    ["skill vs the fair floor", skillPair],
+    ["load_skill vs the fair floor", loadPair],
+  ] as const) {
+    const p = pair as PairFigures;
+    row(
+      label,
+      "",
+      `${ms(p.skillP50)} ${ratio(p.skillP50, p.fairP50)}`,
+      `read ${ms(p.fairP50)}`,
+      at(sizes, "p50 ≤ ×1.2 the fair floor", p.ratio <= 1.2),
     );
   }
-  if (size === 10_000) {
-    const idle = await idleCpu(dir, env, home);
-    row.idleCpu = idle;
+  if (idle) {
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const each = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(" ");
-    say(
-      `idle CPU per ${(idle.windowMs / 1000).toFixed(0)} s (${IDLE_SETTLE_MS / 1000} s after, mean of ${idle.skillhubWindows.length} windows):  skillhub ${ms(idle.skillhubMs)}   floor ${ms(idle.floorMs)}   ratio ${(idle.skillhubMs / idle.floorMs).toFixed(2)}   (by window: skillhub ${each(idle.skillhubWindows)}, floor ${each(idle.floorWindows)}; lowest ${ms(Math.min(...idle.skillhubWindows))} vs ${ms(Math.min(...idle.floorWindows))})`,
+    row(
+      "idle CPU per 31 s",
+      "",
+      `${ms(mean(idle.watched))} (${each(idle.watched)})`,
+      `${ms(mean(idle.floor))} (${each(idle.floor)})`,
+      at([10_000], "≤ 10 ms", mean(idle.watched) <= 10),
     );
+    row("  with --no-watch", "", `${ms(mean(idle.unwatched))} (${each(idle.unwatched)})`, "");
   }
-  if (size > 0) {
-    const skillOnly = await measure([skillhub, "--skills-dir", dir, "--tools", "skill"], env, home, skillCall, false);
-    row.skillProfile = skillOnly;
-    say(
-      `--tools skill (no search index): call p50 ${ms(skillOnly.callP50)}, peak RSS ${skillOnly.rssMb.toFixed(1)} MB (+${(skillOnly.rssMb - floorFigures.rssMb).toFixed(1)} MB over the floor)`,
-    );
-  }
-  if (size > 0) {
-    const fresh = await freshness(dir, env, home);
-    row.freshness = fresh;
-    say(
-      `new skill loadable:              by folder name ${ms(fresh.byFolderMs)}, by a name only a rescan finds ${ms(fresh.byRescanMs)}, searchable ${ms(fresh.searchableMs)}`,
-    );
-  }
-  if (size >= 10_000) {
-    // Issue 16: worst call latency while the index is built from scratch and while it is saved (< 50 ms).
-    // Each round's worst call is one call in thousands: the median of `runs` rounds, each listed.
-    const latencies: LatencyFigures[] = [];
-    for (let r = 0; r < runs; r++) latencies.push(await indexLatency(skillhub, dir, names));
-    const latency = medianOf(latencies);
-    row.indexLatency = latency;
-    row.indexLatencyRounds = latencies;
-    say(`index build and save:           ${formatLatency(latency)}`);
-    say(
-      `  worst call by round, build / save: ${latencies.map((f) => `${f.buildMaxMs.toFixed(1)} / ${f.saveMaxMs.toFixed(1)}`).join(", ")} ms`,
-    );
-    // One loop, as long as the median build: what the runtime's own pauses cost a closed loop here.
-    const floorWorst = await floorWorstCall(floor, dir, names, latency.buildMs);
-    row.floorWorstCall = floorWorst;
-    say(
-      `the floor, the same loop as long: max ${ms(floorWorst.maxMs)}, p99 ${ms(floorWorst.p99Ms)} (${floorWorst.calls} calls of its read tool)`,
-    );
-    const persisted = await persistedStart(dir, env, home);
-    row.persistedStart = persisted;
-    say(
-      `spawn → first search_skills:     persisted index ${ms(persisted.persistedMs)}, --reindex ${ms(persisted.reindexMs)}, floor first call ${ms(persisted.floorFirstCallMs)}   ratio ${(persisted.persistedMs / persisted.floorFirstCallMs).toFixed(2)}`,
-    );
-  }
-  if (size > 0) {
-    const inProcess = await inProcessFigures(dir, queries);
-    row.inProcess = inProcess;
-    say(
-      `first scan ${ms(inProcess.firstScanMs)}; unchanged timer rescan ${ms(inProcess.rescanCpuMs)} CPU (${ms(inProcess.rescanWallMs)} wall), with a watcher ${ms(inProcess.watchedRescanCpuMs)} CPU, full pass ${ms(inProcess.fullRescanCpuMs)} CPU; index build ${ms(inProcess.indexBuildMs)}`,
-    );
-    say(
-      `index in process: ${inProcess.postings} postings; save ${ms(inProcess.indexSaveMs)}, load ${ms(inProcess.indexLoadMs)}, ${(inProcess.indexBytes / 1e6).toFixed(1)} MB; search p50 ${ms(inProcess.searchP50Ms)}`,
-    );
-  }
-  (results.sizes as Record<string, unknown>)[size] = row;
-}
-
-if (!values["skip-http"]) {
-  // bench/http.ts: search_skills over Streamable HTTP, 10 concurrent sessions on loopback, beside stdio above.
-  const { benchHttp, formatHttpBench } = await import("./http.ts");
-  say("\n== HTTP (Streamable HTTP, 10 concurrent clients, loopback, skills-example/)");
-  const http = [await benchHttp({ bin: skillhub }), await benchHttp({ bin: skillhub, stateless: true })];
-  for (const r of http) say(formatHttpBench(r));
-  results.http = http;
 }
 
 if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));

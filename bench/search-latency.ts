@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { INITIALIZE, percentile, spawnServer } from "./lib/rpc.ts";
+import { INITIALIZE, percentile, searchComplete, spawnServer } from "./lib/rpc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +36,7 @@ for (const { s } of servers) {
   await s.request("initialize", INITIALIZE);
   s.notify("notifications/initialized");
   await s.request("tools/list");
-  await s.request("tools/call", { name: "search_skills", arguments: { query: "warm up" } });
+  await searchComplete(s, "warm up");
 }
 // Past the background save (2 s after the build).
 await Bun.sleep(4000);

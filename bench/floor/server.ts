@@ -16,7 +16,7 @@ server.registerTool(
     content: [{ type: "text", text }],
   }),
 );
-// The fair floor for `skill`: read a SKILL.md and return it, nothing more (issue 16).
+// The fair floor for `skill`: read a SKILL.md and return it, nothing more.
 server.registerTool(
   "read",
   { description: "Return a file's text", inputSchema: { path: z.string() } },

@@ -123,3 +123,24 @@ export function medianOf<T extends object>(rounds: readonly T[]): T {
   }
   return out as T;
 }
+
+/**
+ * search_skills until the answer is complete, polling every 50 ms: a first start answers a large
+ * catalog's searches early (`partial`) while its index is built. The first answer and the complete one.
+ */
+export async function searchComplete(
+  s: Spawned,
+  query: string,
+  /** Stop at the first answer, complete or not. */
+  firstOnly = false,
+): Promise<{ first: { partial: boolean; atMs: number }; completeMs: number }> {
+  let first: { partial: boolean; atMs: number } | undefined;
+  for (;;) {
+    const reply = await s.request("tools/call", { name: "search_skills", arguments: { query } });
+    if (reply.error || reply.result?.isError) throw new Error(`search failed: ${JSON.stringify(reply).slice(0, 300)}`);
+    const partial = typeof reply.result?.structuredContent?.partial === "string";
+    first ??= { partial, atMs: s.since() };
+    if (!partial || firstOnly) return { first, completeMs: s.since() };
+    await Bun.sleep(50);
+  }
+}

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { INITIALIZE, percentile, type Spawned, spawnServer } from "./rpc.ts";
+import { INITIALIZE, percentile, type Spawned, searchComplete, spawnServer } from "./rpc.ts";
 
 /** p50/p95 of SkillHub's tool (named skill* whichever tool it is) and of the fair floor's. */
 export interface PairFigures {
@@ -40,7 +40,7 @@ export const LOAD_SKILL_PAIR: ToolPair = {
 };
 
 /**
- * A SkillHub tool against the fair floor's tool reading the same SKILL.md (issue 16), call by call in
+ * A SkillHub tool against the fair floor's tool reading the same SKILL.md, call by call in
  * alternating order, so that whatever the machine does at a moment weighs on both alike: timed in
  * separate sessions, the `skill` ratio moved between ×1.02 and ×1.65 from run to run with one binary.
  * The first `warm` pairs warm both up (compiled code, caches) and are not counted.
@@ -104,7 +104,7 @@ export async function pairRounds(options: {
   const { dir, names, env, cwd, calls } = options;
   const startHub = async () => {
     const hub = await opened(spawnServer(options.hubCmd, { env, cwd }));
-    await hub.request("tools/call", { name: "search_skills", arguments: { query: "analyse single-cell RNA data" } });
+    await searchComplete(hub, "analyse single-cell RNA data");
     return hub;
   };
   await (await startHub()).close();

@@ -8,6 +8,7 @@ import { embeddingSettings, searchMode } from "./embeddings/settings.ts";
 import { vectorCachePath } from "./embeddings/vector-cache.ts";
 import { VectorIndex } from "./embeddings/vector-index.ts";
 import { SearchService } from "./service.ts";
+import type { SearchServiceOptions } from "./service-options.ts";
 
 /** Overrides for embedding requests (fetch, sleep, clock, timers) and the vector index, in tests. */
 export type EmbeddingOverrides = Partial<HttpDeps> & { retryAfterFailureMs?: number; saveDelayMs?: number };
@@ -19,6 +20,8 @@ export interface CreateSearchOptions {
   /** The source folders now: the persisted index and vector cache are kept per set of folders. */
   sourceDirs: () => string[];
   embedding?: EmbeddingOverrides;
+  /** Overrides of the service's pacing in tests (SearchServiceOptions). */
+  service?: Pick<SearchServiceOptions, "earlyFromSkills" | "tick">;
 }
 
 /**
@@ -40,6 +43,7 @@ export function createSearch(options: CreateSearchOptions): SearchService {
     mode: searchMode(config),
     buildInWorker: true,
     vectors: vectorIndex(options, () => vectorCachePath(cacheDir, sourceDirs())),
+    ...options.service,
   });
 }
 

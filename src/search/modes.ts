@@ -16,6 +16,8 @@ export interface SearchOutcome {
   mode: SearchMode;
   /** Set when `mode` is fts although vector or hybrid was configured. */
   fallbackReason?: string;
+  /** Set when the search index was still being built: what the hits cover (SearchService.query). */
+  partial?: string;
 }
 
 /** The vector side as the modes see it (VectorIndex). */

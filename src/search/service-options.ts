@@ -30,6 +30,8 @@ export interface SearchServiceOptions {
   readBody?: (skill: Skill) => string;
   /** Build a whole index in a worker (build-in-worker.ts) rather than in slices here. Default false. */
   buildInWorker?: boolean;
+  /** Skills from which a search during a first build is answered early from the metadata. Default 2,000. */
+  earlyFromSkills?: number;
   /** Milliseconds to wait before saving after a change. Default 2,000. */
   saveDelayMs?: number;
   tick?: () => Promise<void>;

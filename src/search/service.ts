@@ -23,6 +23,20 @@ const GC_EVERY_TICKS = 60;
 const collect = () => Bun.gc(false);
 
 /**
+ * Skills from which a search during a first index build is answered early, from the skills' names,
+ * descriptions, tags, categories and keywords (a few hundred ms to index at 10,000 skills), rather than
+ * after the bodies are indexed too (seconds). A smaller catalog builds its whole index sooner than that.
+ */
+const EARLY_FROM_SKILLS = 2000;
+
+/** What an early answer says of itself (search_skills' `partial`). */
+export const PARTIAL_NOTICE =
+  "The search index is still being built: these results match skill names, descriptions, tags and categories, not yet the instructions' text. Search again in a few seconds for complete results.";
+
+/** The body of no skill: what the early index reads. */
+const NO_BODY = () => "";
+
+/**
  * The search index, kept in step with the catalog: loaded from disk when
  * its fingerprint matches (seed 000 §4.2), updated incrementally on every
  * catalog change, saved in the background.
@@ -37,6 +51,13 @@ export class SearchService {
   /** Set by close(): a build still under way then ends without subscribing or saving. */
   private closed = false;
   private state: Omit<IndexStatus, "mode" | "vectors"> = { documents: 0, origin: "pending", buildMs: 0 };
+  /** A first build is under way (the index holds no skills yet). */
+  private building = false;
+  private markBuilding!: () => void;
+  /** Resolves when a first build begins: a search that may be answered early waits for this or the index. */
+  private readonly buildBegun = new Promise<void>((resolve) => (this.markBuilding = resolve));
+  /** The metadata-only index of early answers (made at the first such search), and the catalog it follows. */
+  private early?: { catalog: Catalog; index: Promise<FullTextIndex> };
 
   /** Saves and a worker's build, written one at a time; a failed write leaves the index to save again. */
   private readonly writes: IndexWrites;
@@ -75,26 +96,54 @@ export class SearchService {
     return (await this.query(query, options)).hits;
   }
 
-  /** `search`, saying which path answered and why full text did when another mode was configured. */
-  async query(query: string, options: RankOptions): Promise<SearchOutcome> {
-    await this.start(Promise.resolve());
+  /**
+   * `search`, saying which path answered and why full text did when another mode was configured. With
+   * `early`, a search that comes while a large catalog's first index is being built is answered from the
+   * skills' metadata and says so (`partial`); otherwise it waits for the whole index.
+   */
+  async query(query: string, options: RankOptions, early = false): Promise<SearchOutcome> {
+    const ready = this.start(Promise.resolve());
+    if (early) {
+      await Promise.race([ready, this.buildBegun]);
+      if (
+        this.building &&
+        this.options.store.catalog.skills.length >= (this.options.earlyFromSkills ?? EARLY_FROM_SKILLS)
+      )
+        return this.earlyQuery(query, options);
+    }
+    await ready;
     await this.syncing;
-    const catalog = this.options.store.catalog;
+    return this.rank(this.index, this.options.store.catalog, query, options);
+  }
+
+  private rank(index: FullTextIndex, catalog: Catalog, query: string, options: RankOptions): Promise<SearchOutcome> {
     return searchByMode({
       mode: this.options.mode ?? "fts",
       query,
       options,
       skills: catalog.skills,
       fullText: (depth) =>
-        scoreFullText(
-          this.index,
-          catalog,
-          query,
-          { ...options, depth },
-          this.options.signals ?? defaultSignals(catalog),
-        ),
+        scoreFullText(index, catalog, query, { ...options, depth }, this.options.signals ?? defaultSignals(catalog)),
       vectors: this.options.vectors,
     });
+  }
+
+  /** A search during a first build, from the metadata-only index (brought up to the current catalog first). */
+  private async earlyQuery(query: string, options: RankOptions): Promise<SearchOutcome> {
+    const catalog = this.options.store.catalog;
+    if (this.early?.catalog !== catalog) {
+      const previous = this.early?.index ?? Promise.resolve(FullTextIndex.empty());
+      // Paced by turns of the event loop alone: the build's own pacing (options.tick) is for the whole index.
+      const index = previous.then(async (early) => {
+        await early.syncAsync(catalog.skills, NO_BODY, nextTurn);
+        return early;
+      });
+      this.early = { catalog, index };
+    }
+    const index = await this.early.index;
+    // The whole index may have come meanwhile: then it answers.
+    if (!this.building) return this.query(query, options);
+    return { ...(await this.rank(index, catalog, query, options)), partial: PARTIAL_NOTICE };
   }
 
   /** Resolves when the skills' vectors are complete or their embedding failed (at once without a provider). */
@@ -141,15 +190,24 @@ export class SearchService {
         this.options.logger.warn(`${loaded.reason}; ignoring it and rebuilding the search index.`);
       }
     }
-    if (origin === "built" && !(await this.buildInWorker(catalog, fingerprint, file))) {
-      await this.index.syncAsync(catalog.skills, this.body, this.tick);
-      this.dirty = true;
+    if (origin === "built") {
+      this.building = true;
+      this.markBuilding();
     }
-    collect();
-    memoryRelease.soon();
-    // The searches waiting for the index rank on a later turn: calls that came during its last steps (the
-    // file mapped, the fields checked) are answered first, not after them and a cold first search.
-    await this.pause();
+    try {
+      if (origin === "built" && !(await this.buildInWorker(catalog, fingerprint, file))) {
+        await this.index.syncAsync(catalog.skills, this.body, this.tick);
+        this.dirty = true;
+      }
+      collect();
+      memoryRelease.soon();
+      // The searches waiting for the index rank on a later turn: calls that came during its last steps (the
+      // file mapped, the fields checked) are answered first, not after them and a cold first search.
+      await this.pause();
+    } finally {
+      this.building = false;
+      this.early = undefined;
+    }
     this.state = { documents: this.index.size, origin, buildMs: Math.round(performance.now() - started), file };
     this.options.logger.debug(`search index: ${this.index.size} skills, ${origin}, ${this.state.buildMs} ms`);
     if (this.closed) return;

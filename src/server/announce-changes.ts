@@ -1,4 +1,5 @@
 import type { Server } from "@modelcontextprotocol/server";
+import type { Catalog } from "../catalog/catalog.ts";
 import { listChangedReason } from "../tools/support/list-changed-reason.ts";
 import { errorMessage } from "../util/errors.ts";
 import { toolsSignature } from "./change-signatures.ts";
@@ -20,21 +21,30 @@ export interface Announced {
  */
 export function announceChanges(server: Server, hub: Hub, seen: Announced, modern: () => boolean): () => void {
   let skills: string | undefined;
-  void hub.ready.then(
-    () => (skills ??= hub.catalog.visibleHash),
-    () => undefined,
-  );
   const send = (what: string, sending: () => Promise<void>) =>
     sending().catch((error) => hub.logger.debug(`${what} list_changed not sent: ${errorMessage(error)}`));
-  return hub.store.onChange(({ previous, next }) => {
+  const announceTools = (previous: Catalog, next: Catalog) => {
     if (!seen.initialized && !modern()) return;
     const tools = toolsSignature(hub);
-    if (seen.tools !== undefined && tools !== seen.tools) {
-      seen.tools = tools;
-      // With a short reason (an extra param, which clients may ignore): the skills.* tools' contract.
-      const reason = listChangedReason(previous, next);
-      void send("tools", () => server.notification({ method: "notifications/tools/list_changed", params: { reason } }));
-    }
+    if (seen.tools === undefined || tools === seen.tools) return;
+    seen.tools = tools;
+    // With a short reason (an extra param, which clients may ignore): the skills.* tools' contract.
+    const reason = listChangedReason(previous, next);
+    void send("tools", () => server.notification({ method: "notifications/tools/list_changed", params: { reason } }));
+  };
+  const unread = hub.catalog;
+  void hub.ready.then(
+    () => {
+      skills ??= hub.catalog.visibleHash;
+      // Tools listed before the first scan ended ("still reading") are stale now, even when the scan found
+      // nothing and so changed nothing the store would announce.
+      announceTools(unread, hub.catalog);
+    },
+    () => undefined,
+  );
+  return hub.store.onChange(({ previous, next }) => {
+    if (!seen.initialized && !modern()) return;
+    announceTools(previous, next);
     // Prompts listed from the last run's snapshot: the first scan is compared with what was listed.
     if (skills === undefined && hub.store.isSeed(previous)) skills = previous.visibleHash;
     const now = hub.catalog.visibleHash;

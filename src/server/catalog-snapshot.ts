@@ -91,6 +91,23 @@ export function listingReady(hub: Hub): Promise<void> | undefined {
   return hub.store.provisional ? undefined : hub.ready;
 }
 
+/**
+ * What tools/list waits for: as listingReady, except that on a first start (no snapshot, the first scan
+ * under way) it waits hub.listingWaitMs at most, then lists the tools with the skills still being read
+ * (the skill tool says so, and list_changed follows the scan: announce-changes.ts).
+ */
+export function toolsListingReady(hub: Hub): Promise<unknown> | undefined {
+  if (!hub.catalogPending) return listingReady(hub);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    hub.ready,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, hub.listingWaitMs);
+      timer.unref?.();
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** Read the header; undefined (and a debug log unless the file is simply missing) when unusable. */
 export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | undefined {
   const ignored = (why: string) => {
@@ -278,16 +295,18 @@ function kept(skill: Skill, diagnostics: readonly Diagnostic[]): KeptSkill {
 
 /**
  * Keep `hub`'s current catalog for the next start (atomic write; failures only logged), awaiting
- * `pause` between pieces so that calls are answered meanwhile; the file is written off the event loop.
+ * `pause` between pieces so that calls are answered meanwhile; the file is written off the event loop,
+ * each piece as it is made, so a large catalog's lines are never all held at once (a first start's peak).
  */
 export async function saveSnapshot(hub: Hub, file: string, pause: () => Promise<void> = nextTurn): Promise<void> {
-  try {
-    const pieces: string[] = [];
+  async function* paced() {
     for (const piece of snapshotPieces(hub)) {
-      pieces.push(piece);
+      yield piece;
       await pause();
     }
-    await writeAtomic(file, pieces);
+  }
+  try {
+    await writeAtomic(file, paced());
     memoryRelease.soon();
   } catch (error) {
     hub.logger.debug(`catalog snapshot not kept (${file}): ${errorMessage(error)}`);

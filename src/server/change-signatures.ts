@@ -2,12 +2,14 @@ import type { Hub } from "./hub.ts";
 
 /**
  * The tools/list signature: the tool set, the skill tool's catalog when it is
- * offered, and any change on disk when the `skills.*` tools are (their
- * contract announces every change, edited bodies included).
+ * offered, any change on disk when the `skills.*` tools are (their contract
+ * announces every change, edited bodies included), and whether there was a
+ * catalog at all.
  */
 export function toolsSignature(hub: Hub): string {
   const names = hub.tools().map((t) => t.name);
   const listed = names.includes("skill") ? hub.catalog.visibleHash : "";
   const sk = names.some((n) => n.startsWith("skills.")) ? hub.catalog.contentHash : "";
-  return `${names.join(",")}|${listed}|${sk}`;
+  // A listing of no catalog yet ("still reading") differs from any scan's, even one that found nothing.
+  return `${names.join(",")}|${listed}|${sk}|${hub.catalogPending ? "pending" : ""}`;
 }

@@ -12,7 +12,7 @@ import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts"
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { type Announced, announceChanges } from "./announce-changes.ts";
-import { listingReady } from "./catalog-snapshot.ts";
+import { listingReady, toolsListingReady } from "./catalog-snapshot.ts";
 import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
 import { type NamedSkill, serverInstructions } from "./instructions.ts";
@@ -95,8 +95,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
 
   if (promptsEnabled(hub)) registerPrompts(mcp, hub, () => context());
 
+  // A listing may come before the first scan only where list_changed can follow it (not a stateless
+  // request's server, which the handler's own events speak for only once a catalog exists).
+  const listed = () => (options.notifyChanges === false ? listingReady(hub) : toolsListingReady(hub));
   server.setRequestHandler("tools/list", async () => {
-    await listingReady(hub);
+    await listed();
     const ctx = context();
     seen.tools = toolsSignature(hub);
     // Every other tool first: the skill tool's catalog gets the room they leave under the list budget.

@@ -4,7 +4,7 @@ import type { Config } from "../config/schema.ts";
 import type { ExecHost } from "../exec/host.ts";
 import type { GitSyncOptions } from "../refresh/git/git-sync-types.ts";
 import type { WatchFn } from "../refresh/watcher.ts";
-import type { EmbeddingOverrides } from "../search/create-search.ts";
+import type { CreateSearchOptions, EmbeddingOverrides } from "../search/create-search.ts";
 import type { Logger } from "../util/logger.ts";
 
 /** How a Hub is made: the configuration, and what tests inject. */
@@ -24,10 +24,14 @@ export interface HubOptions {
   /** Injected for tests that must fake file-system failures. */
   scanner?: Scanner;
   now?: () => number;
+  /** How long a first start's tools/list waits for the first scan (ms). Default 800; tests shorten it. */
+  listingWaitMs?: number;
   /** Overrides for git sync (interval, spawn, environment) in tests. */
   git?: Partial<GitSyncOptions>;
   /** Overrides for embedding requests (fetch, sleep, clock, timers) and the vector index in tests. */
   embedding?: EmbeddingOverrides;
+  /** Overrides of the search service's pacing in tests (early answers, the pause between slices). */
+  search?: CreateSearchOptions["service"];
   /** Overrides for the analytics publisher (fetch, timers, clock) in tests. */
   analytics?: AnalyticsOverrides;
   /** Overrides for script and command execution (environment, grace period, spawn) in tests. */

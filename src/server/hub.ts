@@ -60,9 +60,12 @@ export class Hub implements ToolDeps {
   private closing?: Promise<unknown>;
   /** The delayed start of background indexing; cleared by close() so a closed hub never starts it. */
   private indexTimer?: ReturnType<typeof setTimeout>;
+  /** The catalog the store starts with, current until a scan's (or the last run's snapshot) replaces it. */
+  private readonly unread: Catalog;
 
   constructor(options: HubOptions) {
     this.options = options;
+    this.unread = this.store.catalog;
     this.scanner =
       options.scanner ??
       new Scanner().parseInWorker({
@@ -108,6 +111,7 @@ export class Hub implements ToolDeps {
       logger: this.logger,
       sourceDirs: () => this.sources().map((s) => s.dir),
       embedding: options.embedding,
+      service: options.search,
     });
     // A sync that changed files rebuilds the catalog, which sends tools/list_changed.
     this.git?.onSynced((outcome) => {
@@ -129,6 +133,19 @@ export class Hub implements ToolDeps {
 
   get ready(): Promise<void> {
     return this.refresher.ready;
+  }
+
+  /**
+   * No catalog yet: the first scan is under way and no snapshot of the last run stands in for it (a first
+   * start). A listing given now says the skills are still being read; calls wait for the scan.
+   */
+  get catalogPending(): boolean {
+    return this.store.catalog === this.unread;
+  }
+
+  /** How long tools/list waits for the first scan before it answers without the skills (ms). */
+  get listingWaitMs(): number {
+    return this.options.listingWaitMs ?? LISTING_WAIT_MS;
   }
 
   /** The sources in precedence order for the current project root. */
@@ -293,3 +310,9 @@ export class Hub implements ToolDeps {
 
 /** Milliseconds between the first catalog and the start of background indexing. */
 const INDEX_START_DELAY_MS = 500;
+
+/**
+ * Milliseconds a first start's tools/list waits for the first scan: up to a thousand or two skills it ends
+ * sooner and the first listing names them; a larger collection is listed once it has (list_changed).
+ */
+const LISTING_WAIT_MS = 800;

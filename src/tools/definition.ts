@@ -40,6 +40,8 @@ export interface ToolDeps {
   readonly exec: ExecHost;
   /** Frozen mode (--frozen / SKILLHUB_FROZEN): serve only skills that match skillhub.lock. Unset: off. */
   readonly frozen?: FrozenGuard;
+  /** True until there is a catalog to list (a first start's first scan is under way): listings say so. */
+  readonly catalogPending?: boolean;
   /** A folder's entries as the last scan listed it, while its mtime holds (load_skill's file list). */
   knownEntries?(dir: string): Iterable<FolderEntry> | undefined;
 }

@@ -57,6 +57,10 @@ export const Output = () =>
       .string()
       .optional()
       .describe("Why full text answered although vector or hybrid search is configured"),
+    partial: z
+      .string()
+      .optional()
+      .describe("Set while the search index is still being built (a first start): what these results cover"),
   });
 
 /** Seed 000 `search_skills`: ranked skills for a natural-language query. */
@@ -74,11 +78,15 @@ export const searchSkillsTool = defineTool({
   handler: async ({ query, limit, category }, { deps }) => {
     const wanted = category?.trim().toLowerCase();
     const started = performance.now();
-    const { hits, mode, fallbackReason } = await deps.search.query(query, {
-      limit: limit ?? deps.config.search.limit,
-      threshold: deps.config.search.threshold,
-      accept: (s) => isEnabled(s, deps.filter) && (wanted === undefined || wanted === "" || s.category === wanted),
-    });
+    const { hits, mode, fallbackReason, partial } = await deps.search.query(
+      query,
+      {
+        limit: limit ?? deps.config.search.limit,
+        threshold: deps.config.search.threshold,
+        accept: (s) => isEnabled(s, deps.filter) && (wanted === undefined || wanted === "" || s.category === wanted),
+      },
+      true,
+    );
     // A long ranking (the first search after an index build runs cold: 40-50 ms in one piece at 10,000
     // skills, the worst call then) lets calls that came meanwhile in before the excerpts. Not every
     // search: a turn each cost 20 % of the throughput of concurrent searches over HTTP.
@@ -102,6 +110,7 @@ export const searchSkillsTool = defineTool({
       skills,
       search_mode: mode,
       ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
+      ...(partial ? { partial } : {}),
     });
   },
 });

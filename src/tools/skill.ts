@@ -74,6 +74,7 @@ export const skillTool = defineTool({
         usage: ctx.deps.usage,
         hasSearch: ctx.hasTool?.("search_skills") ?? false,
         location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
+        pending: ctx.deps.catalogPending,
       },
     );
   },

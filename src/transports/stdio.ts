@@ -7,10 +7,7 @@ import { bounded } from "./bounded.ts";
 import { serveStdioEntry } from "./stdio-entry.ts";
 import { type InputStream, LineTransport } from "./stdio-lines.ts";
 
-/** How long the first answer waits for the first scan, so the instructions can name skills (ms). */
-const INSTRUCTIONS_WAIT_MS = 1500;
-
-/** With a snapshot, the scan starts at the client's first message, or after this long without one (ms). */
+/** The scan starts at the client's first message, or after this long without one (ms). */
 const IDLE_START_MS = 1000;
 
 /** Changes in a burst are kept once, this long after the last (ms): writing 10,000 skills takes a moment. */
@@ -44,10 +41,11 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     maxLineBytes: options.maxLineBytes,
     onRejected: (reason) => hub.logger.warn(`stdin: ${reason}`),
   });
-  // The instructions name skills, and a client lists tools right after initialize. With the last run's
-  // snapshot, initialize is answered at once from its header; then its catalog is installed and the scan
-  // starts, so tools/list is answered from the snapshot while a large catalog is still being scanned
-  // (calls wait for the scan). On a first run, initialize waits briefly for the first scan instead.
+  // initialize is answered at once, before the scan competes for the CPU; the scan starts right after.
+  // With the last run's snapshot, its header names skills in the instructions and its catalog answers
+  // tools/list while a large catalog is still being scanned. Without one (a first start), the
+  // instructions name none and tools/list waits a moment for the scan, then lists the tools with the
+  // skills still being read (list_changed follows). Calls always wait for the scan.
   const file = snapshotFile(hub);
   const snapshot = readSnapshot(file, hub.logger);
   // Saves one at a time, in order (each pauses between pieces): a later one is never overtaken.
@@ -82,15 +80,10 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     void hub.start();
   };
   const factory = async () => {
-    if (snapshot && !scanned) {
-      const server = createServer(hub, { namedSkills: snapshot.named });
-      // After this turn: the initialize answer is written first, then the catalog is parsed and the scan starts.
-      setImmediate(start);
-      return server;
-    }
-    start();
-    await bounded(hub.ready, INSTRUCTIONS_WAIT_MS);
-    return createServer(hub);
+    const server = createServer(hub, snapshot && !scanned ? { namedSkills: snapshot.named } : {});
+    // After this turn: the initialize answer is written first, then the snapshot is parsed and the scan starts.
+    setImmediate(start);
+    return server;
   };
   const handle = serveStdioEntry(transport, {
     factory,
@@ -102,8 +95,6 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   for (const signal of signals) process.on(signal, onSignal);
   // A client that vanished mid-write: nothing left to talk to.
   stdout.on("error", () => finish("stdout closed"));
-  // Without a snapshot the scan starts now; with one, at the client's first message, or this long after.
-  if (!snapshot) start();
   const idleStart = setTimeout(start, IDLE_START_MS);
   const why = await done;
   // Closing: a start still queued (setImmediate after initialize) must not start a hub being shut down.

@@ -18,15 +18,19 @@ function tempBeside(path: string): string {
 
 /**
  * Write `pieces` to `path` atomically, off the event loop, one piece at a time: each string is encoded
- * as its turn comes (issue 16: one Blob of a 20,000-skill catalog snapshot encoded it all at once, a
- * 30–60 ms pause of every call, the worst one during a first index build), and no copy of them all is made.
+ * as its turn comes (one Blob of a 20,000-skill catalog snapshot encoded it all at once, a 30–60 ms
+ * pause of every call), and no copy of them all is made. An async iterable is read as it is written, so
+ * a large file need never be held whole.
  */
-export async function writeAtomic(path: string, pieces: readonly (Uint8Array | string)[]): Promise<void> {
+export async function writeAtomic(
+  path: string,
+  pieces: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string>,
+): Promise<void> {
   const temp = tempBeside(path);
   try {
     const file = await open(temp, "w");
     try {
-      for (const piece of pieces) {
+      for await (const piece of pieces) {
         const bytes = typeof piece === "string" ? Buffer.from(piece) : piece;
         for (let at = 0; at < bytes.byteLength; ) at += (await file.write(bytes, at)).bytesWritten;
       }

@@ -27,17 +27,20 @@ describe("README", () => {
     expect(readmeBlock(text)).not.toBe(clientsBlock());
   });
 
-  test("says plainly that nothing is published yet, how to build from source, and what a release creates", () => {
+  test("builds from source and connects a client first; says plainly below that no channel is published yet", () => {
     const text = readme();
     const install = text.slice(text.indexOf("## Install"), text.indexOf("## Connect your client"));
-    expect(install).toContain("Nothing has been published yet");
     expect(install).toContain("make build");
-    expect(install).toContain("releases/latest/download/install.sh | sh");
-    expect(install).toContain("releases/latest/download/install.ps1 | iex");
-    expect(install).toContain("brew install skillhub-dev/tap/skillhub");
-    expect(install).toContain("HOMEBREW_TAP_TOKEN");
-    expect(install).toContain("npx -y skillhub");
-    expect(install).toContain("NPM_TOKEN");
+    const at = text.indexOf("## Release channels (not published yet)");
+    expect(at).toBeGreaterThan(text.indexOf("## Connect your client"));
+    const channels = text.slice(at, text.indexOf("\n## ", at + 3));
+    expect(channels).toContain("Nothing has been published yet");
+    expect(channels).toContain("releases/latest/download/install.sh | sh");
+    expect(channels).toContain("releases/latest/download/install.ps1 | iex");
+    expect(channels).toContain("brew install skillhub-dev/tap/skillhub");
+    expect(channels).toContain("HOMEBREW_TAP_TOKEN");
+    expect(channels).toContain("npx -y skillhub");
+    expect(channels).toContain("NPM_TOKEN");
     // The workflow publishes the tap and npm only with those secrets: the README must not promise more.
     const workflow = readFileSync(join(import.meta.dir, "../../.github/workflows/release.yml"), "utf8");
     expect(workflow).toContain("if: env.HAS_TAP_TOKEN == 'true'");

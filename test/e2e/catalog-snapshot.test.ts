@@ -15,6 +15,8 @@ async function instructionsOf(skills: string, home: string): Promise<string> {
   const client = new Client({ name: "e2e", version: "1.0.0" });
   await client.connect(transport);
   const text = client.getInstructions() ?? "";
+  // A call waits for the scan, whose catalog is then kept for the next start.
+  await client.callTool({ name: "list_skills", arguments: {} });
   await client.close();
   return text;
 }
@@ -24,7 +26,10 @@ describe("the catalog is kept for the next start", () => {
     const home = tempDir("skillhub-e2e-home-");
     const skills = tempDir("skillhub-e2e-skills-");
     writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    expect(await instructionsOf(skills, home)).toContain("- invoice-parser: Parse invoices into totals");
+    // A first start answers initialize before it has read any skill: it says how to find them, naming none.
+    const first = await instructionsOf(skills, home);
+    expect(first).toContain("search_skills");
+    expect(first).not.toContain("invoice-parser");
     const index = join(home, ".skillhub", "index");
     const kept = readdirSync(index).filter((f) => f.startsWith("catalog-") && f.endsWith(".json"));
     expect(kept).toHaveLength(1);
@@ -72,5 +77,36 @@ describe("a second start of the binary lists from the snapshot, then follows the
     expect(JSON.stringify((await client.listTools()).tools)).toContain("pdf-tools");
     await client.close();
     expect(log).toContain("catalog snapshot: 1 skills listed until the first scan ends");
+  });
+});
+
+describe("a first start of the binary (nothing kept from a last run)", () => {
+  test("a skill called by name right after initialize loads; the listing names the skills, or says it is still reading them until list_changed", async () => {
+    const home = tempDir("skillhub-e2e-home-");
+    const skills = tempDir("skillhub-e2e-skills-");
+    for (let i = 0; i < 50; i++) writeSkill(skills, `helper-${i}`, { description: `Helps with chore ${i}` });
+    const env = { PATH: process.env.PATH ?? "", HOME: home };
+    const transport = new StdioClientTransport({ command: bin, args: ["--skills-dir", skills], env, cwd: home });
+    const client = new Client({ name: "e2e", version: "1.0.0" });
+    let changed = false;
+    client.setNotificationHandler("notifications/tools/list_changed", async () => {
+      changed = true;
+    });
+    await client.connect(transport);
+    const [listed, called] = await Promise.all([
+      client.listTools(),
+      client.callTool({ name: "skill", arguments: { name: "helper-42" } }),
+    ]);
+    expect(called.isError).toBeFalsy();
+    expect(JSON.stringify(called.content)).toContain("Instructions for helper-42");
+    const first = listed.tools.find((t) => t.name === "skill")?.description ?? "";
+    if (first.includes("still reading")) {
+      const end = Date.now() + 20_000;
+      while (!changed && Date.now() < end) await Bun.sleep(10);
+      expect(changed).toBe(true);
+    } else expect(first).toContain("<name>helper-42</name>");
+    const after = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+    expect(after).toContain("<name>helper-42</name>");
+    await client.close();
   });
 });

@@ -2,34 +2,24 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { Scanner, type ScanOptions } from "../../src/catalog/scanner.ts";
+import type { Scanner } from "../../src/catalog/scanner.ts";
 import { SNAPSHOT_VERSION } from "../../src/server/catalog-snapshot.ts";
-import type { Source } from "../../src/sources/source-list.ts";
 import { serveStdio } from "../../src/transports/stdio.ts";
 import { VERSION } from "../../src/version.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { GatedScanner } from "../helpers/gated-scanner.ts";
 import { testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 
-/** A scanner whose scans wait until the test opens the gate: "before the scan ends", without timing. */
-class GatedScanner extends Scanner {
-  private open!: () => void;
-  readonly gate = new Promise<void>((resolve) => (this.open = resolve));
-  scans = 0;
-  release(): void {
-    this.open();
-  }
-  override async scanAsync(sources: readonly Source[], options: ScanOptions) {
-    this.scans++;
-    await this.gate;
-    return super.scanAsync(sources, options);
-  }
-}
-
 /** One serveStdio session over in-process pipes, with a line-level JSON-RPC client. */
 function session(skills: string, home: string, scanner?: Scanner) {
-  const { hub, logger } = testHub({ flags: { "skills-dir": [skills] }, home, hub: scanner ? { scanner } : {} });
+  const { hub, logger } = testHub({
+    flags: { "skills-dir": [skills] },
+    home,
+    // A first start's listing waits for the scan as long as the test holds it.
+    hub: { listingWaitMs: 600_000, ...(scanner ? { scanner } : {}) },
+  });
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const messages: Array<Record<string, any>> = [];

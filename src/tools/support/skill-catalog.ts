@@ -38,6 +38,8 @@ export interface CatalogListingOptions {
   hasSearch: boolean;
   /** Seed 004's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
   location?: (skill: Skill) => "project" | "global";
+  /** The skills are still being read (a first start): the listing says so instead of listing none. */
+  pending?: boolean;
 }
 
 /**
@@ -47,6 +49,7 @@ export interface CatalogListingOptions {
  * more there are (DESIGN §8.1). Pure.
  */
 export function renderSkillToolDescription(skills: readonly Skill[], options: CatalogListingOptions): string {
+  if (options.pending) return SKILL_TOOL_TEMPLATE.replace("${dynamicSkillsList}", pendingLine(options.hasSearch));
   const ordered = [...skills.filter((s) => s.alwaysApply), ...skills.filter((s) => !s.alwaysApply)];
   const fill = (list: string) => SKILL_TOOL_TEMPLATE.replace("${dynamicSkillsList}", list);
   // Room for the listing: the template minus its placeholder. Lengths are summed, not rendered, to stay linear.
@@ -89,6 +92,11 @@ export function renderSkillToolDescription(skills: readonly Skill[], options: Ca
 
 function nameEntry(skill: Skill): string {
   return `<skill><name>${xml(skill.name)}</name></skill>`;
+}
+
+/** What the listing says while the skill folders are still being read: a model must not conclude there are none. */
+function pendingLine(hasSearch: boolean): string {
+  return `SkillHub is still reading the skill folders; this list follows as soon as it has. Any skill name works with this tool now${hasSearch ? ", and search_skills finds skills by topic" : ""}.`;
 }
 
 function moreLine(count: number, hasSearch: boolean): string {
