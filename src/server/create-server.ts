@@ -72,7 +72,8 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       instructions: serverInstructions({
         tools: hub.tools().map((t) => t.name),
         mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
-        skills: options.namedSkills ?? hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
+        // Frozen: the last run's names cannot be checked against the lock (they carry no digest).
+        skills: (!hub.frozen && options.namedSkills) || hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
         usage: hub.usage,
       }),
     },

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
-import { frozenCheck } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
@@ -90,7 +89,7 @@ export const searchSkillsTool = defineTool({
   },
 });
 
-/** Frozen mode: a skill that differs from the lock shows no byte of its body. */
+/** Frozen mode: only bytes whose digest the lock records reach an excerpt. */
 function excerptFor(skill: Skill, terms: readonly string[], deps: ToolDeps): string {
-  return skillExcerpt(skill, terms, !frozenCheck(deps.frozen, deps.store.catalog, skill));
+  return skillExcerpt(skill, terms, deps.frozen);
 }

@@ -32,8 +32,8 @@ export function skillsExtension(hub: Hub): SkillsExtension {
 /** The publication of the current snapshot, with the configured filters applied. */
 async function current(hub: Hub): Promise<Publication> {
   await hub.ready;
-  // Frozen mode: a skill whose files differ from skillhub.lock is not published (the tools refuse it too).
-  return publication(hub.catalog, (skill) => isEnabled(skill, hub.filter) && !hub.frozen?.check(skill));
+  // Frozen mode: a skill the lock refuses is not published (the tools refuse it too), nor a file it does not record.
+  return publication(hub.catalog, { enabled: (skill) => isEnabled(skill, hub.filter), frozen: hub.frozen });
 }
 
 export function skillSource(hub: Hub): SkillSource {
