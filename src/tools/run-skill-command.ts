@@ -95,7 +95,7 @@ export const runSkillCommandTool = defineTool({
     if (dir === undefined) {
       return errorResult(
         "FILE_NOT_FOUND",
-        `Skill '${skill.name}' has no folder to run a command in (its resource folder ${skill.dir}/ does not exist).`,
+        `Skill '${skill.name}' has no folder to run a command in (its resource folder does not exist).`,
         { skill: skill.name },
       );
     }

@@ -17,7 +17,7 @@ export function filesBase(skill: Skill): string | undefined {
 export function locateFile(owner: Skill, file: string): InsideResult {
   const base = filesBase(owner);
   if (base === undefined)
-    return { ok: false, code: "FILE_NOT_FOUND", reason: `the resource folder ${owner.dir}/ does not exist` };
+    return { ok: false, code: "FILE_NOT_FOUND", reason: `the resource folder of '${owner.name}' does not exist` };
   return resolveInside(base, file);
 }
 
