@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { z } from "zod";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
 import { machine } from "./cli.ts";
@@ -52,4 +54,76 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
       await client.close();
     }
   }, 120_000);
+
+  test("frozen, a SKILL.md swapped for a FIFO, a link to one or a device never blocks: the call is refused, ping answers", async () => {
+    const bin = binary();
+    const m = machine();
+    for (const name of ["fifo", "linked", "device", "fine"]) writeSkill(m.skills, name);
+    const env = { PATH: process.env.PATH ?? "", HOME: m.home };
+    expect(Bun.spawnSync([bin, "lock", "--project", m.project], { env, cwd: m.project }).exitCode).toBe(0);
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ["--frozen", "--project", m.project, "--no-watch"],
+      env,
+      cwd: m.project,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "e2e-fifo", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      // Swapped after the scan: nothing ever writes to these FIFOs, so a blocking open would wait for good.
+      for (const name of ["fifo", "linked", "device"]) rmSync(join(m.skills, name, "SKILL.md"));
+      Bun.spawnSync(["mkfifo", join(m.skills, "fifo", "SKILL.md")]);
+      Bun.spawnSync(["mkfifo", join(m.project, "elsewhere.fifo")]);
+      symlinkSync(join(m.project, "elsewhere.fifo"), join(m.skills, "linked", "SKILL.md"));
+      symlinkSync("/dev/zero", join(m.skills, "device", "SKILL.md"));
+      const limit = { timeout: 60_000 };
+      for (const name of ["fifo", "linked", "device"]) {
+        for (const [tool, args] of [
+          ["skill", { name }],
+          ["load_skill", { skill_name: name }],
+          ["read_skill_file", { skill_name: name, file_path: "SKILL.md" }],
+        ] as const) {
+          const result = (await client.callTool({ name: tool, arguments: args }, limit)) as CallToolResult;
+          expect({ name, tool, isError: result.isError }).toEqual({ name, tool, isError: true });
+        }
+        expect(await client.ping(limit)).toEqual({});
+      }
+      await client.request({ method: "skills/list", params: {} } as never, z.looseObject({}) as never, limit);
+      const fine = (await client.callTool({ name: "skill", arguments: { name: "fine" } }, limit)) as CallToolResult;
+      expect(fine.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+
+  test("verify and a frozen server refuse a lock that is a FIFO or a link to a device, at once (exit 2)", async () => {
+    const bin = binary();
+    const m = machine();
+    writeSkill(m.skills, "pdf");
+    const env = { PATH: process.env.PATH ?? "", HOME: m.home };
+    const runBin = async (args: string[]) => {
+      const p = Bun.spawn([bin, ...args, "--project", m.project], {
+        env,
+        cwd: m.project,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      // A generous bound that only a hang reaches: the process is then ended and the test fails.
+      const ended = await Promise.race([p.exited, Bun.sleep(60_000).then(() => "hang" as const)]);
+      if (ended === "hang") p.kill("SIGKILL");
+      return { code: ended, err: await new Response(p.stderr).text() };
+    };
+    Bun.spawnSync(["mkfifo", m.lock]);
+    for (const args of [["verify"], ["serve", "--frozen"]]) {
+      const r = await runBin(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.err).toContain("NOT_A_REGULAR_FILE");
+    }
+    rmSync(m.lock);
+    symlinkSync("/dev/zero", m.lock);
+    const zero = await runBin(["verify"]);
+    expect(zero.code).toBe(2);
+    expect(zero.err).toContain("cannot read");
+  }, 180_000);
 });
