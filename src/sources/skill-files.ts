@@ -48,8 +48,11 @@ export interface ListOptions {
  * - FIFOs, sockets and devices, and links that do not lead to a file inside
  *   the skill's real folder (listed in `specials` and `links`).
  *
- * Tooling folders (`.git`, `node_modules`, `.venv`, `__pycache__`) are files of
- * the skill like any other, since a server could serve them and a script could
+ * - version-control metadata (`.git`, a folder or a file): never part of a
+ *   skill, never served (its config can hold a remote's credentials).
+ *
+ * Tooling folders (`node_modules`, `.venv`, `__pycache__`) are files of the
+ * skill like any other, since a server could serve them and a script could
  * load them; they are listed after the rest so that a capped listing shows a
  * skill's own files first.
  *
@@ -81,6 +84,7 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
         continue;
       }
       for (const entry of entries) {
+        if (entry.name === VCS_DIR) continue;
         const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
         const full = join(folder, entry.name);
         // Security: a kept listing can be older than a subfolder swapped for a link (its parent's mtime
@@ -106,6 +110,22 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
     }
   }
   return list;
+}
+
+/** Version-control metadata: never a file of a skill. */
+const VCS_DIR = ".git";
+
+/**
+ * Why `rel` (a normalised "/" path under the skill folder `dir`) is not a file of that skill although
+ * it lies in its folder, or undefined: inside a nested skill (whose files are its own, served only as
+ * that skill), or version-control metadata.
+ */
+export function notOfSkill(dir: string, rel: string): string | undefined {
+  if (rel.split("/").includes(VCS_DIR)) return `'${rel}' is version-control metadata, not a file of the skill.`;
+  const nested = nestedSkillOf(dir, rel);
+  if (nested !== undefined)
+    return `'${rel}' belongs to the nested skill in '${nested}/'. Load that skill by its own name and read its files from it.`;
+  return undefined;
 }
 
 /**

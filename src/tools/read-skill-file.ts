@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { checkedFileRead, isRefused } from "../lock/checked-read.ts";
 import { realFolder } from "../skills/skill-read.ts";
-import { nestedSkillOf } from "../sources/skill-files.ts";
+import { notOfSkill } from "../sources/skill-files.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
@@ -52,14 +52,10 @@ export const readSkillFileTool = defineTool({
     // One confined read (util/confined-read.ts): the opened file must be inside the skill's real folder;
     // frozen, its bytes are served only when the lock records their digest for this path (lock/checked-read.ts).
     const folder = realFolder(skill.dir, skill);
-    // Security: a nested skill's files are its own; served only as that skill, never through its parent.
-    const nested = folder.ok ? nestedSkillOf(folder.root, checked.path) : undefined;
-    if (nested !== undefined)
-      return errorResult(
-        "PATH_OUTSIDE_SKILL",
-        `'${checked.path}' belongs to the nested skill in '${nested}/', not to '${skill.name}'. Load that skill by its own name and read its files from it.`,
-        { skill: skill.name, file_path },
-      );
+    // Security: a nested skill's files are its own (served only as that skill, never through its parent), and
+    // version-control metadata is no skill's: the one walker (sources/skill-files.ts) decides, as for the lock.
+    const foreign = folder.ok ? notOfSkill(folder.root, checked.path) : undefined;
+    if (foreign !== undefined) return errorResult("PATH_OUTSIDE_SKILL", foreign, { skill: skill.name, file_path });
     const read = folder.ok ? checkedFileRead(deps.frozen, skill, folder.root, checked.path, max, "truncate") : folder;
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {

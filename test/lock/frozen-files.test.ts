@@ -82,11 +82,12 @@ describe("one walker decides a skill's files: the lock, verify, frozen serving a
       expect(verify.out).toContain(`  ${line}`);
   });
 
-  test("a nested skill is served only as itself: never through its parent, in any mode", async () => {
+  test("a nested skill is served only as itself, never through its parent; .git is no skill's; in any mode", async () => {
     const m = machine();
     writeSkill(m.skills, "parent");
     writeSkill(join(m.skills, "parent"), "child", { body: "# Child\n\nChild steps.\n" });
     write(join(m.skills, "parent", "child", "notes.md"), "child notes\n");
+    write(join(m.skills, "parent", ".git", "config"), '[remote "origin"]\n  url = https://x:token@example.com/r.git\n');
     expect((await cli(m, ["lock"])).code).toBe(0);
     const lock = JSON.parse(readFileSync(m.lock, "utf8"));
     expect(Object.keys(lock.skills["project:parent"].files)).toEqual([]);
@@ -101,6 +102,10 @@ describe("one walker decides a skill's files: the lock, verify, frozen serving a
       expect(textOf(await s.call("read_skill_file", { skill_name: "child", file_path: "notes.md" }))).toContain(
         "child notes",
       );
+      // Version-control metadata is no skill's file either (a remote's credentials live in .git/config).
+      const git = await s.call("read_skill_file", { skill_name: "parent", file_path: ".git/config" });
+      expect({ env, code: code(git) }).toEqual({ env, code: "PATH_OUTSIDE_SKILL" });
+      expect(textOf(git)).not.toContain("token");
     }
     // Frozen, a changed nested skill is refused as itself, and its parent cannot serve its files either.
     write(join(m.skills, "parent", "child", "notes.md"), "tampered\n");

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { listSkillFiles, nestedSkillOf } from "../../src/sources/skill-files.ts";
+import { listSkillFiles, nestedSkillOf, notOfSkill } from "../../src/sources/skill-files.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -37,7 +37,7 @@ describe("the files of a skill (one walker for the lock, verify, the tools and t
     });
   });
 
-  test("every folder counts, at any depth: tooling folders (listed last) and folders deeper than the scan goes", () => {
+  test("every folder counts, at any depth: tooling folders (listed last) and folders deeper than the scan goes; .git never", () => {
     const root = tempDir();
     const dir = join(root, "tooled");
     writeSkill(root, "tooled");
@@ -50,12 +50,9 @@ describe("the files of a skill (one walker for the lock, verify, the tools and t
     write(join(dir, "z.md"), "z");
     const paths = listSkillFiles(dir).files.map((f) => f.path);
     expect(paths.slice(0, 2)).toEqual(["z.md", deep]);
-    expect(paths.slice(2).sort()).toEqual([
-      ".git/config",
-      ".venv/lib/site.py",
-      "__pycache__/m.pyc",
-      "node_modules/x/index.js",
-    ]);
+    expect(paths.slice(2).sort()).toEqual([".venv/lib/site.py", "__pycache__/m.pyc", "node_modules/x/index.js"]);
+    expect(notOfSkill(dir, ".git/config")).toContain("version-control metadata");
+    expect(notOfSkill(dir, "node_modules/x/index.js")).toBeUndefined();
   });
 
   test("a nested skill's folder is its own: not listed, and nestedSkillOf names it", () => {
