@@ -95,9 +95,8 @@ export class FrozenGuard {
         c = { stamp: now, error };
       }
       this.changes++;
-      // A missing lock is looked for again at every run (it may be written in a moment).
-      if (now) this.cached.set(file, c);
-      else this.cached.delete(file);
+      // A missing lock is remembered as missing ("" stamp) and looked for again at every run.
+      this.cached.set(file, c);
     }
     const loaded = { lock: c.lock, error: c.error, file };
     this.looked.set(file, loaded);

@@ -3,8 +3,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { run } from "../../src/cli.ts";
+import { FrozenGuard } from "../../src/lock/frozen.ts";
+import { writeLockfile } from "../../src/lock/lockfile.ts";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
-import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
 import { connect, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
@@ -197,5 +200,22 @@ describe("frozen mode and skill trees", () => {
     expect(e.code).toBe("SKILL_LOCK_MISMATCH");
     expect(e.message).toContain("Skill 'ui/_index' changed since it was reviewed (_index.md differs from");
     expect(error(await s.call("get_skill", { context: "forms" })).code).toBe("SKILL_LOCK_MISMATCH");
+  });
+});
+
+describe("the frozen guard's view of its locks", () => {
+  test("its generation moves only when a lock changes: a missing lock stays the same missing lock", async () => {
+    const file = join(tempDir(), "skillhub.lock");
+    const guard = new FrozenGuard({ lockFile: () => file, logger: createMemoryLogger() });
+    const missing = guard.generation();
+    await Bun.sleep(0);
+    expect(guard.generation()).toBe(missing);
+    writeLockfile(file, { lockfile_version: 1, sources: {}, skills: {} });
+    await Bun.sleep(0);
+    const written = guard.generation();
+    expect(written).not.toBe(missing);
+    await Bun.sleep(0);
+    expect(guard.generation()).toBe(written);
+    expect(guard.load().lock?.lockfile_version).toBe(1);
   });
 });
