@@ -92,7 +92,7 @@ let n = 0;
 })();
 `;
 
-async function flipper(file: string, contents: [string, string]) {
+export async function flipper(file: string, contents: [string, string]) {
   const proc = Bun.spawn([process.execPath, "-e", FLIP, file, ...contents], {
     stdin: "pipe",
     stdout: "pipe",
@@ -107,6 +107,28 @@ async function flipper(file: string, contents: [string, string]) {
       if (ended === "hang") proc.kill("SIGKILL");
     },
   };
+}
+
+/**
+ * The SKILL.md of the skills `fifo`, `linked` and `device` under `skills` replaced by a FIFO, a link to
+ * a FIFO (made in `scratch`) and a link to /dev/zero. Nothing ever writes to the FIFOs: a blocking open
+ * of one would wait for good.
+ */
+export function swapForSpecials(skills: string, scratch: string): void {
+  for (const name of ["fifo", "linked", "device"]) rmSync(join(skills, name, "SKILL.md"));
+  Bun.spawnSync(["mkfifo", join(skills, "fifo", "SKILL.md")]);
+  Bun.spawnSync(["mkfifo", join(scratch, "elsewhere.fifo")]);
+  symlinkSync(join(scratch, "elsewhere.fifo"), join(skills, "linked", "SKILL.md"));
+  symlinkSync("/dev/zero", join(skills, "device", "SKILL.md"));
+}
+
+/** The calls that read a skill's own file: `skill`, `load_skill`, `read_skill_file` of SKILL.md. */
+export function ownFileReads(name: string): [string, Record<string, unknown>][] {
+  return [
+    ["skill", { name }],
+    ["load_skill", { skill_name: name }],
+    ["read_skill_file", { skill_name: name, file_path: "SKILL.md" }],
+  ];
 }
 
 export async function frozenCases(suite: Suite, binary: string, answers: string[]): Promise<void> {
@@ -177,17 +199,9 @@ export async function frozenCases(suite: Suite, binary: string, answers: string[
     await suite.check(
       "frozen: SKILL.md as a FIFO, a link to a FIFO, a link to a device: refused, ping answered",
       async () => {
-        for (const name of ["fifo", "linked", "device"]) rmSync(join(w.skills, name, "SKILL.md"));
-        Bun.spawnSync(["mkfifo", join(w.skills, "fifo", "SKILL.md")]);
-        Bun.spawnSync(["mkfifo", join(w.project, "elsewhere.fifo")]);
-        symlinkSync(join(w.project, "elsewhere.fifo"), join(w.skills, "linked", "SKILL.md"));
-        symlinkSync("/dev/zero", join(w.skills, "device", "SKILL.md"));
+        swapForSpecials(w.skills, w.project);
         for (const name of ["fifo", "linked", "device"]) {
-          for (const [tool, args] of [
-            ["skill", { name }],
-            ["load_skill", { skill_name: name }],
-            ["read_skill_file", { skill_name: name, file_path: "SKILL.md" }],
-          ] as const) {
+          for (const [tool, args] of ownFileReads(name)) {
             const reply = await call(client, tool, args);
             must(reply !== "timeout", `${tool}(${name}) not answered within 15 s`);
             must(JSON.stringify(reply).includes('"isError":true'), `${tool}(${name}) served a special file`);

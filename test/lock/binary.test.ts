@@ -5,11 +5,28 @@ import type { CallToolResult } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { z } from "zod";
+import { ownFileReads, swapForSpecials } from "../../bench/fuzz/frozen-cases.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
-import { machine } from "./cli.ts";
+import { type Machine, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
+
+/** An SDK client over stdio on the binary serving `m`'s project frozen, without a watcher; `stderr()` so far. */
+async function frozenClient(bin: string, m: Machine, env: Record<string, string>) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["--frozen", "--project", m.project, "--no-watch"],
+    env,
+    cwd: m.project,
+    stderr: "pipe",
+  });
+  let log = "";
+  transport.stderr?.on("data", (chunk) => void (log += String(chunk)));
+  const client = new Client({ name: "e2e-lock", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => log };
+}
 
 describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
   test("verify exits 1 naming the tampered file; the frozen server refuses it over stdio", async () => {
@@ -29,17 +46,7 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
     expect(bad.code).toBe(1);
     expect(bad.out).toContain("changed skill project:pdf file SKILL.md: sha256:");
 
-    const transport = new StdioClientTransport({
-      command: bin,
-      args: ["--frozen", "--project", m.project, "--no-watch"],
-      env,
-      cwd: m.project,
-      stderr: "pipe",
-    });
-    let stderr = "";
-    transport.stderr?.on("data", (chunk) => void (stderr += String(chunk)));
-    const client = new Client({ name: "e2e-lock", version: "1.0.0" });
-    await client.connect(transport);
+    const { client, stderr } = await frozenClient(bin, m, env);
     try {
       const call = (name: string, args: Record<string, unknown>) =>
         client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
@@ -48,8 +55,8 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
       expect((refused.structuredContent as { error: { code: string } }).error.code).toBe("SKILL_LOCK_MISMATCH");
       expect((await call("load_skill", { skill_name: "docx" })).isError).toBeFalsy();
       const deadline = Date.now() + 20_000;
-      while (!stderr.includes("frozen: refused project:pdf") && Date.now() < deadline) await Bun.sleep(50);
-      expect(stderr).toContain("frozen: refused project:pdf");
+      while (!stderr().includes("frozen: refused project:pdf") && Date.now() < deadline) await Bun.sleep(50);
+      expect(stderr()).toContain("frozen: refused project:pdf");
     } finally {
       await client.close();
     }
@@ -61,29 +68,13 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
     for (const name of ["fifo", "linked", "device", "fine"]) writeSkill(m.skills, name);
     const env = { PATH: process.env.PATH ?? "", HOME: m.home };
     expect(Bun.spawnSync([bin, "lock", "--project", m.project], { env, cwd: m.project }).exitCode).toBe(0);
-    const transport = new StdioClientTransport({
-      command: bin,
-      args: ["--frozen", "--project", m.project, "--no-watch"],
-      env,
-      cwd: m.project,
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "e2e-fifo", version: "1.0.0" });
-    await client.connect(transport);
+    const { client } = await frozenClient(bin, m, env);
     try {
-      // Swapped after the scan: nothing ever writes to these FIFOs, so a blocking open would wait for good.
-      for (const name of ["fifo", "linked", "device"]) rmSync(join(m.skills, name, "SKILL.md"));
-      Bun.spawnSync(["mkfifo", join(m.skills, "fifo", "SKILL.md")]);
-      Bun.spawnSync(["mkfifo", join(m.project, "elsewhere.fifo")]);
-      symlinkSync(join(m.project, "elsewhere.fifo"), join(m.skills, "linked", "SKILL.md"));
-      symlinkSync("/dev/zero", join(m.skills, "device", "SKILL.md"));
+      // Swapped after the scan.
+      swapForSpecials(m.skills, m.project);
       const limit = { timeout: 60_000 };
       for (const name of ["fifo", "linked", "device"]) {
-        for (const [tool, args] of [
-          ["skill", { name }],
-          ["load_skill", { skill_name: name }],
-          ["read_skill_file", { skill_name: name, file_path: "SKILL.md" }],
-        ] as const) {
+        for (const [tool, args] of ownFileReads(name)) {
           const result = (await client.callTool({ name: tool, arguments: args }, limit)) as CallToolResult;
           expect({ name, tool, isError: result.isError }).toEqual({ name, tool, isError: true });
         }

@@ -5,9 +5,8 @@ import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
 import { LOCKED_ENTRIES_MAX } from "../../src/catalog/digests.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
-import { GIT_ENV } from "../helpers/git.ts";
-import { connect, textOf } from "../helpers/hub.ts";
-import { cli, type Machine, machine } from "./cli.ts";
+import { textOf } from "../helpers/hub.ts";
+import { cli, type Machine, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -15,8 +14,8 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function session(m: Machine, env: Record<string, string> = { SKILLHUB_FROZEN: "1" }) {
-  const s = await connect({ home: m.home, cwd: m.project, env, flags: { project: m.project }, hub: { env: GIT_ENV } });
+async function session(m: Machine, env?: Record<string, string>) {
+  const s = await serverOn(m, env);
   closers.push(s.close);
   return s;
 }

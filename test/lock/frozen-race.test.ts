@@ -1,12 +1,11 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "zod";
+import { flipper } from "../../bench/fuzz/frozen-cases.ts";
 import { sha256Of } from "../../src/catalog/digests.ts";
-import { startFlipper } from "../helpers/flipper.ts";
 import { cleanupTemp, write } from "../helpers/fs.ts";
-import { GIT_ENV } from "../helpers/git.ts";
-import { connect, textOf } from "../helpers/hub.ts";
-import { cli, machine } from "./cli.ts";
+import { textOf } from "../helpers/hub.ts";
+import { cli, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -31,19 +30,13 @@ async function raced(references = 0) {
   write(join(m.skills, "pdf", "forms.md"), FORMS);
   for (let i = 0; i < references; i++) write(join(m.skills, "pdf", "references", `r${i}.md`), `# Reference ${i}\n`);
   expect((await cli(m, ["lock"])).code).toBe(0);
-  const s = await connect({
-    home: m.home,
-    cwd: m.project,
-    env: { SKILLHUB_FROZEN: "1" },
-    flags: { project: m.project },
-    hub: { env: GIT_ENV },
-  });
+  const s = await serverOn(m);
   closers.push(s.close);
   // The publication (skills/list) is built once, before the attack, as a client would list first.
   await s.client.request({ method: "skills/list", params: {} } as never, z.looseObject({}) as never);
-  const main = await startFlipper(join(m.skills, "pdf", "SKILL.md"), REVIEWED, EVIL);
+  const main = await flipper(join(m.skills, "pdf", "SKILL.md"), [REVIEWED, EVIL]);
   closers.push(main.stop);
-  const forms = await startFlipper(join(m.skills, "pdf", "forms.md"), FORMS, EVIL_FORMS);
+  const forms = await flipper(join(m.skills, "pdf", "forms.md"), [FORMS, EVIL_FORMS]);
   closers.push(forms.stop);
   return s;
 }

@@ -9,9 +9,9 @@ import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
-import { connect, textOf } from "../helpers/hub.ts";
+import { textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
-import { cli, type Machine, machine } from "./cli.ts";
+import { cli, type Machine, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -19,14 +19,8 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function frozenSession(m: Machine, env: Record<string, string> = {}) {
-  const s = await connect({
-    home: m.home,
-    cwd: m.project,
-    env: { SKILLHUB_FROZEN: "1", ...env },
-    flags: { project: m.project },
-    hub: { env: GIT_ENV },
-  });
+async function frozenSession(m: Machine) {
+  const s = await serverOn(m);
   closers.push(s.close);
   return s;
 }
