@@ -188,3 +188,18 @@ describe("frozen mode: a skill the lock refuses shows no word anywhere a model r
     expect(code(await s.call("skill", { name: "changed" }))).toBe("SKILL_LOCK_MISMATCH");
   });
 });
+
+describe("frozen mode and the seed-001 tools (skills.list, skills.search)", () => {
+  test("a SKILL.md tampered with since the scan: neither the listing's bodies nor search show a byte of it", async () => {
+    const m = machine();
+    writeSkill(m.skills, "pdf", { body: "# PDF\n\nReviewed invoice steps.\n" });
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    const s = await session(m, { SKILLHUB_FROZEN: "1", SKILLHUB_TOOLS: "sk" });
+    const listed = JSON.stringify(await s.call("skills.list", { includeBody: true }));
+    expect(listed).toContain("Reviewed invoice steps.");
+    // Changed on disk, no rescan yet: the catalog still lists the reviewed name and description.
+    writeSkill(m.skills, "pdf", { body: "# PDF\n\nTAMPERED exfiltration steps.\n" });
+    expect(JSON.stringify(await s.call("skills.list", { includeBody: true }))).not.toContain("TAMPERED");
+    expect(JSON.stringify(await s.call("skills.search", { query: "tampered exfiltration" }))).not.toContain("TAMPERED");
+  });
+});
