@@ -79,7 +79,7 @@ eval: node_modules/.installed
 eval-scale: node_modules/.installed
 	$(BUN) bench/eval.ts --scale
 
-.PHONY: conformance bench-http bench-ui bench-parse fuzz eval-scale
+.PHONY: conformance bench-http bench-ui bench-parse bench-frozen fuzz eval-scale
 
 ## make bench-parse: the parsers on 1 MiB adversarial lines (bench/fuzz/adversarial-text.ts) beside a
 ## floor measured in the same run (a benign 1 MiB description); exits 1 when a case is over budget.
@@ -96,6 +96,11 @@ fuzz: build
 ## Expected failures, one reason each: test/conformance/expected-failures.yml.
 conformance: build
 	$(BUN) scripts/conformance.ts
+
+## make bench-frozen: what frozen mode costs a call (skill, load_skill, read_skill_file on a locked skill of
+## 9,000 files, skill on one of 20,000 recorded as too large) beside the same server not frozen, interleaved.
+bench-frozen: build
+	$(BUN) bench/frozen-calls.ts
 
 ## make bench-http: requests/second and p50/p99 latency over Streamable HTTP, 10 clients on loopback.
 bench-http: build

@@ -9,6 +9,7 @@
  * server's environment). Prints `N passed, N failed`; exits 1 on a failure.
  */
 import { join } from "node:path";
+import { frozenCases } from "./frozen-cases.ts";
 import { freePort, halfSentBody, httpCases, malformedHost } from "./http-cases.ts";
 import { namedFileCases } from "./named-file-cases.ts";
 import { pageCases } from "./page-cases.ts";
@@ -48,6 +49,9 @@ try {
   );
   big.proc.kill("SIGKILL");
   answers.push(big.stdoutText, big.stderrText);
+
+  // Frozen mode: races, special files and unlocked files against a locked project.
+  await frozenCases(suite, BINARY, answers);
 
   // HTTP.
   const port = freePort();

@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { join } from "node:path";
+import { readSync, realpathSync, type Stats } from "node:fs";
 import { listSkillFiles } from "../sources/skill-files.ts";
+import { withConfinedFile } from "../util/confined-read.ts";
+import { sha256Hex } from "../util/sha256.ts";
 
 /**
  * Content digests of served files: `sha256:<64 hex>`, the form the MCP skills
@@ -21,68 +22,146 @@ export interface FileDigest {
   size: number;
 }
 
-/** All of one skill: its SKILL.md (or tree node .md) and every file of its folder, by relative path. */
+/** All of one skill's files besides its own .md, by relative path, as the one walker lists them. */
 export interface SkillDigests {
-  skill_md: FileDigest;
-  /** Relative "/" paths, sorted; SKILL.md and nested skills excluded (as load_skill lists them). */
+  /** Relative "/" paths, sorted; SKILL.md and nested skills excluded (sources/skill-files.ts). */
   files: Record<string, FileDigest>;
-  /** True when the folder held more files than were digested (`maxFiles`). */
+  /** True when the skill has more files and folders than LOCKED_ENTRIES_MAX: it cannot be locked. */
   truncated: boolean;
 }
 
-/** Chunk read at a time: a large asset is hashed without being held in memory. */
+/**
+ * Most files and folders a lock records for one skill. A skill with more is
+ * recorded as too large and never served frozen: hashing it per call would
+ * stall the server, and vouching for part of it would vouch for nothing.
+ */
+export const LOCKED_ENTRIES_MAX = 10_000;
+
+/** Chunk read at a time: a large file is hashed without being held in memory. */
 const CHUNK = 256 * 1024;
 
 /** The digest of bytes or text (UTF-8). Pure. */
 export function sha256Of(data: Uint8Array | string): Sha256 {
-  return `sha256:${new Bun.CryptoHasher("sha256").update(data).digest("hex")}`;
-}
-
-/** The digest and size of a regular file, or undefined when it cannot be read (gone, a folder, no permission). */
-export function digestFile(path: string): FileDigest | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return undefined;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const hash = new Bun.CryptoHasher("sha256");
-    const buffer = new Uint8Array(CHUNK);
-    let size = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, 0, CHUNK, size);
-      if (n === 0) break;
-      hash.update(buffer.subarray(0, n));
-      size += n;
-    }
-    return { digest: `sha256:${hash.digest("hex")}`, size };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return `sha256:${sha256Hex(data)}`;
 }
 
 /**
- * Digests of one skill's files. Undefined when its SKILL.md cannot be read
- * (deleted since the scan). Files are those `listSkillFiles` lists: regular
- * files and links that stay inside the skill's real folder.
+ * Digests already computed, by file identity: device and inode, with the size,
+ * modification and change times they were computed at. A file written since
+ * shows a new size, mtime or ctime (ctime cannot be set back by a user, unlike
+ * mtime), and a file replaced by a rename has a new inode: either way it is
+ * hashed again. Bounded: the oldest entries are dropped first.
+ *
+ * Security: a cached digest decides what a skill's files are (the lock,
+ * `verify`, the checks before running a script, the skills extension's
+ * listing); it never vouches for bytes that are served, which are hashed as
+ * they are read.
+ */
+export class DigestCache {
+  private readonly entries = new Map<string, { stamp: string; digest: FileDigest }>();
+  private readonly limit: number;
+  private readonly now: () => number;
+
+  constructor(options: { limit?: number; now?: () => number } = {}) {
+    this.limit = options.limit ?? 50_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  get(stat: Stats): FileDigest | undefined {
+    const hit = this.entries.get(identity(stat));
+    return hit && hit.stamp === stamp(stat) ? hit.digest : undefined;
+  }
+
+  /**
+   * Remember a digest, unless the file changed within RACY_MS: file times are coarse (a few ms), so a
+   * second write in the same tick would keep the stamp the first one had. Once that long has passed,
+   * any write gives a new stamp (as git treats its "racily clean" entries).
+   */
+  set(stat: Stats, digest: FileDigest): void {
+    if (this.now() - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS) return;
+    const key = identity(stat);
+    this.entries.delete(key);
+    this.entries.set(key, { stamp: stamp(stat), digest });
+    if (this.entries.size > this.limit) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+  }
+}
+
+/** Milliseconds after a file's last change before its digest is cached (see DigestCache.set). */
+const RACY_MS = 2000;
+
+function identity(stat: Stats): string {
+  return `${stat.dev}:${stat.ino}`;
+}
+
+function stamp(stat: Stats): string {
+  return `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+}
+
+/** The process's digest cache (a running server's checks, a CLI command's lock). */
+export const digestCache = new DigestCache();
+
+/**
+ * The digest and size of one file of a skill, `rel` under the real folder
+ * `root`: opened through the confined reader (inside the folder, a regular
+ * file, opened without blocking, so a FIFO or a device in a file's place is
+ * never waited on), hashed from that descriptor. Undefined when it cannot be
+ * read (gone, not a regular file, outside the folder, no permission).
+ */
+export function digestFile(root: string, rel: string, cache: DigestCache = digestCache): FileDigest | undefined {
+  const result = withConfinedFile(
+    { root, rootIsReal: true, file: rel, overflow: "truncate", maxBytes: Number.MAX_SAFE_INTEGER },
+    (fd, stat) => {
+      const known = cache.get(stat);
+      if (known) return known;
+      const hash = new Bun.CryptoHasher("sha256");
+      const buffer = new Uint8Array(CHUNK);
+      let size = 0;
+      for (;;) {
+        const n = readSync(fd, buffer, 0, CHUNK, size);
+        if (n === 0) break;
+        hash.update(buffer.subarray(0, n));
+        size += n;
+      }
+      const digest: FileDigest = { digest: `sha256:${hash.digest("hex")}`, size };
+      // Only a file that did not change while it was read is remembered.
+      if (size === stat.size) cache.set(stat, digest);
+      return digest;
+    },
+  );
+  return "ok" in result ? undefined : result;
+}
+
+/**
+ * Digests of one skill's files (the one walker's list, sources/skill-files.ts),
+ * at most LOCKED_ENTRIES_MAX of them; `truncated` when it has more. Files that
+ * cannot be read are left out (a file the lock does not list is never served
+ * frozen). `root` is the skill folder's real path when known.
  */
 export function digestSkill(
-  skill: { file: string; dir: string; kind: "agent-skill" | "tree-node" },
-  maxFiles = 10_000,
-): SkillDigests | undefined {
-  const main = digestFile(skill.file);
-  if (!main) return undefined;
-  const listing = listSkillFiles(skill.dir, { max: maxFiles });
+  skill: { dir: string },
+  options: { max?: number; cache?: DigestCache; realDir?: string } = {},
+): SkillDigests {
+  const listing = listSkillFiles(skill.dir, { max: options.max ?? LOCKED_ENTRIES_MAX, realDir: options.realDir });
   const files: Record<string, FileDigest> = {};
+  if (listing.truncated) return { files, truncated: true };
+  const root = options.realDir ?? realOf(skill.dir);
+  if (root === undefined) return { files, truncated: false };
   for (const entry of [...listing.files].sort((a, b) => compareText(a.path, b.path))) {
-    const digest = digestFile(join(skill.dir, entry.path));
+    const digest = digestFile(root, entry.path, options.cache);
     if (digest) files[entry.path] = digest;
   }
-  return { skill_md: main, files, truncated: listing.truncated };
+  return { files, truncated: false };
+}
+
+function realOf(dir: string): string | undefined {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Code-unit order: the same on every machine and locale (stable lockfile diffs). */

@@ -5,13 +5,26 @@ export interface SkillFilter {
   skills: readonly string[];
   /** Lower-cased categories; used when `skills` is empty (SKILLHUB_ENABLED_CATEGORIES). */
   categories: readonly string[];
+  /**
+   * Frozen mode: false for a skill the lock refuses (lock/frozen.ts). Such a skill is hidden wherever
+   * a disabled one is (tool descriptions, search, listings, prompts, resources, instructions), so no
+   * word of it reaches a model; a lookup by name answers with the lock's refusal instead.
+   */
+  locked?: (skill: Skill) => boolean;
 }
 
 /**
- * Server-level filter of seed 000 §8.3: names first, else categories, else all.
- * The catalog and the index keep every skill; tools ask this before answering.
+ * Server-level filter of seed 000 §8.3: names first, else categories, else all;
+ * in frozen mode, only skills the lock vouches for. The catalog and the index
+ * keep every skill; tools ask this before answering.
  */
 export function isEnabled(skill: Skill, filter: SkillFilter): boolean {
+  if (filter.locked && !filter.locked(skill)) return false;
+  return passesFilter(skill, filter);
+}
+
+/** The name and category filters alone (SKILLHUB_ENABLED_SKILLS / _CATEGORIES), frozen mode aside. */
+export function passesFilter(skill: Skill, filter: SkillFilter): boolean {
   if (filter.skills.length > 0) return filter.skills.includes(skill.key);
   if (filter.categories.length > 0) return skill.category !== undefined && filter.categories.includes(skill.category);
   return true;

@@ -102,7 +102,7 @@ export function parseTreeEntry(
       cache: true,
     };
   }
-  const read = readText
+  const read: { ok: true; text: string; sha256?: string } | ConfinedFailure = readText
     ? readInjected(readText, entry.file)
     : readSkillSource({
         kind: "tree-node",
@@ -117,5 +117,6 @@ export function parseTreeEntry(
       parse: { kind: "other", diagnostics: [unreadable(entry.file, read, "warning", "skipped")] },
       cache: false,
     };
-  return { parse: parseTreeNode(entry.file, read.text), cache: true };
+  // The hash is that of the bytes read (a BOM included), as skillhub.lock records them.
+  return { parse: parseTreeNode(entry.file, read.text, read.sha256), cache: true };
 }

@@ -1,3 +1,5 @@
+import { sha256Hex } from "../util/sha256.ts";
+
 /**
  * What the scanner needs of a SKILL.md without turning the whole file into
  * a string: the frontmatter and the body's heading and fence lines as text,
@@ -8,6 +10,10 @@ export interface SkillDigest {
   /** Frontmatter (with its fences) followed by the body's heading and fence lines only. */
   text: string;
   bodyLines: number;
+  /**
+   * sha256 of the bytes, hex: what skillhub.lock records for this file, so a frozen server knows,
+   * without reading it again, whether the name and description it lists are the reviewed ones.
+   */
   hash: string;
 }
 
@@ -17,7 +23,7 @@ const decoder = new TextDecoder("utf-8");
 
 /** Pure part: see SkillDigest. */
 export function digestBytes(bytes: Uint8Array): SkillDigest {
-  const hash = Bun.hash(bytes).toString(16);
+  const hash = sha256Hex(bytes);
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const headEnd = frontmatterEnd(bytes, start);
   // No (closed) frontmatter: the parser reports it; give it everything.

@@ -5,15 +5,13 @@ import type { Skill } from "../skills/skill.ts";
 import { readSkillSource, skillReadRoot } from "../skills/skill-read.ts";
 import type { ConfinedFailure } from "../util/confined-read.ts";
 import { readConfinedChunks } from "../util/confined-stream.ts";
-import { SkillHubError } from "../util/errors.ts";
-import type { Catalog } from "./catalog.ts";
-import { resolveTreeContent } from "./tree-content.ts";
 
 /**
- * The one reader of a skill's text: every instruction text the tools, search
- * and the web page serve is read here, through the confined reader
- * (util/confined-read.ts): inside the skill's real folder, a regular file, at
- * most 1 MiB, read once.
+ * A skill's text as search reads it (the index, excerpts), through the
+ * confined reader (util/confined-read.ts): inside the skill's real folder, a
+ * regular file, at most 1 MiB, read once. What the tools and the web page
+ * serve is read by lock/checked-read.ts, which frozen mode checks against the
+ * lock.
  */
 
 export type SkillRead = { ok: true; text: string } | ConfinedFailure;
@@ -115,22 +113,4 @@ function headBody(head: string, final: boolean): { body: string; afterFrontmatte
   const split = splitFrontmatter(whole);
   if (split.kind === "unclosed" && !final) return undefined;
   return { body: split.body + head.slice(whole.length), afterFrontmatter: split.kind === "ok" };
-}
-
-/**
- * What a skill tells an agent to do: an Agent Skill's body, or a tree node's
- * inherited content (seed 003 §6), or why it cannot be served.
- */
-export function readInstructionsChecked(catalog: Catalog, skill: Skill): SkillRead {
-  if (skill.kind !== "tree-node") {
-    const read = readSkillFileText(skill);
-    return read.ok ? { ok: true, text: skillBody(read.text) } : read;
-  }
-  try {
-    return { ok: true, text: resolveTreeContent(catalog, skill) };
-  } catch (error) {
-    if (error instanceof SkillHubError)
-      return { ok: false, code: error.code as ConfinedFailure["code"], reason: error.message };
-    throw error;
-  }
 }

@@ -1,3 +1,4 @@
+import { LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { buildLockfile, type GitHead } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
@@ -42,6 +43,20 @@ export function lockChanges(target: TargetLock, locked: Lockfile): LockChange[] 
   if (target.recordsSources) return compareLocks(locked, target.lock, target.heads);
   const skills = Object.entries(locked.skills).filter(([, s]) => !Object.hasOwn(locked.sources, s.source));
   return compareLocks({ ...locked, sources: {}, skills: Object.fromEntries(skills) }, target.lock, target.heads);
+}
+
+/** Skills a lock records as too large to lock (catalog/digests.ts, LOCKED_ENTRIES_MAX): never served frozen. */
+export function tooLarge(lock: Lockfile): string[] {
+  return Object.entries(lock.skills)
+    .filter(([, s]) => s.too_large)
+    .map(([id]) => id);
+}
+
+/** The note for skills recorded as too large, or undefined when there are none. */
+export function tooLargeNote(lock: Lockfile): string | undefined {
+  const ids = tooLarge(lock);
+  if (ids.length === 0) return undefined;
+  return `${plural(ids.length, "skill")} ${ids.length === 1 ? "has" : "have"} more than ${LOCKED_ENTRIES_MAX} files and folders, too many to review: recorded as too large, never served by a frozen server (${ids.join(", ")}). Move what ${ids.length === 1 ? "it does" : "they do"} not need (dependencies, caches) out of ${ids.length === 1 ? "its folder" : "their folders"} to lock ${ids.length === 1 ? "it" : "them"}.`;
 }
 
 /** One line per change, indented, for the text output of verify and sync. */

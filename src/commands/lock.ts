@@ -1,6 +1,6 @@
 import { writeLockfile } from "../lock/lockfile.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { currentLocks, hasEntries, plural } from "./lock-state.ts";
+import { currentLocks, hasEntries, plural, tooLarge, tooLargeNote } from "./lock-state.ts";
 
 /**
  * `skillhub lock [--json]`: record what would be served now (no network: the
@@ -26,10 +26,15 @@ export const runLock: CommandRun = async (ctx) => {
     const withEntries = targets.filter((t) => hasEntries(t.lock));
     const written = withEntries.length > 0 ? withEntries : targets.slice(0, 1);
     for (const t of written) writeLockfile(t.file, t.lock);
+    for (const t of written) {
+      const note = tooLargeNote(t.lock);
+      if (note) ctx.err(`skillhub lock: ${note}\n`);
+    }
     const counts = written.map((t) => ({
       file: t.file,
       scope: t.scope,
       skills: Object.keys(t.lock.skills).length,
+      too_large: tooLarge(t.lock),
       sources: Object.keys(t.lock.sources).length,
     }));
     if (ctx.args.options.json) {

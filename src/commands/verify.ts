@@ -1,7 +1,16 @@
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { changeLines, currentLocks, hasEntries, lockChanges, plural, type TargetLock } from "./lock-state.ts";
+import {
+  changeLines,
+  currentLocks,
+  hasEntries,
+  lockChanges,
+  plural,
+  type TargetLock,
+  tooLarge,
+  tooLargeNote,
+} from "./lock-state.ts";
 
 interface Checked {
   target: TargetLock;
@@ -54,6 +63,7 @@ export const runVerify: CommandRun = async (ctx) => {
           file: c.target.file,
           ok: c.changes.length === 0,
           changes: c.changes,
+          too_large: tooLarge(c.target.lock),
         })),
         ...notes,
       ];
@@ -63,6 +73,10 @@ export const runVerify: CommandRun = async (ctx) => {
       return changes.length === 0 ? 0 : 1;
     }
     for (const n of notes) ctx.err(`skillhub: ${n.note}\n`);
+    for (const c of checked) {
+      const note = tooLargeNote(c.target.lock);
+      if (note) ctx.err(`skillhub: ${c.target.file}: ${note}\n`);
+    }
     for (const { target, changes: own } of checked) {
       // No difference: what would be served is what the lock records (less what another lock covers now).
       if (own.length === 0)

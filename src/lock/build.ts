@@ -1,5 +1,5 @@
 import type { Catalog } from "../catalog/catalog.ts";
-import { digestSkill, type SkillDigests } from "../catalog/digests.ts";
+import { digestSkill, type Sha256, type SkillDigests } from "../catalog/digests.ts";
 import type { Skill } from "../skills/skill.ts";
 import { LOCKFILE_VERSION, type LockedSkill, type LockedSource, type Lockfile } from "./lockfile.ts";
 import { relativeSkillPath } from "./skill-path.ts";
@@ -13,12 +13,13 @@ export interface GitHead {
   commit: string | null;
 }
 
-/** The lock entry of one skill, or undefined when its file is gone. */
-export function lockSkill(
-  skill: Skill,
-  digests: SkillDigests | undefined = digestSkill(skill),
-): LockedSkill | undefined {
-  if (!digests) return undefined;
+/**
+ * The lock entry of one skill: its own file's digest is that of the bytes the
+ * catalog parsed (what its name and description were read from), its files'
+ * those of the one walker's list (catalog/digests.ts). A skill with too many
+ * files to record is marked `too_large`, with no files.
+ */
+export function lockSkill(skill: Skill, digests: SkillDigests = digestSkill(skill)): LockedSkill {
   const files: Record<string, LockedSkill["skill_md"]> = {};
   for (const [path, d] of Object.entries(digests.files)) files[path] = d.digest;
   return {
@@ -26,9 +27,15 @@ export function lockSkill(
     source: skill.source,
     kind: skill.kind,
     path: relativeSkillPath(skill),
-    skill_md: digests.skill_md.digest,
+    skill_md: skillDigest(skill),
     files,
+    ...(digests.truncated ? { too_large: true as const } : {}),
   };
+}
+
+/** The digest of the bytes the catalog parsed for `skill` (its `hash` is their sha256). */
+export function skillDigest(skill: Pick<Skill, "hash">): Sha256 {
+  return `sha256:${skill.hash}`;
 }
 
 /**
@@ -46,8 +53,7 @@ export function buildLockfile(
   const skills: Record<string, LockedSkill> = {};
   for (const skill of catalog.skills) {
     if (!covered(skill)) continue;
-    const entry = lockSkill(skill);
-    if (entry) skills[skill.id] = entry;
+    skills[skill.id] = lockSkill(skill);
   }
   return { lockfile_version: LOCKFILE_VERSION, sources, skills };
 }

@@ -1,4 +1,4 @@
-import { compareText } from "../catalog/digests.ts";
+import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import type { GitHead } from "./build.ts";
 import type { LockedSkill, Lockfile } from "./lockfile.ts";
 
@@ -29,6 +29,17 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
       file: main,
       detail: digestChange(locked.skill_md, now.skill_md),
     });
+  if (Boolean(locked.too_large) !== Boolean(now.too_large))
+    changes.push({
+      kind: "changed",
+      subject: "skill",
+      id,
+      detail: now.too_large
+        ? `now has more than ${LOCKED_ENTRIES_MAX} files and folders: too large to lock`
+        : `no longer too large to lock: its files can be recorded`,
+    });
+  // A skill too large to lock has no file list to compare: it is never served frozen.
+  if (locked.too_large || now.too_large) return changes;
   const paths = new Set([...Object.keys(locked.files), ...Object.keys(now.files)]);
   for (const file of [...paths].sort(compareText)) {
     const before = locked.files[file];

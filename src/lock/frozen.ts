@@ -1,16 +1,23 @@
 import { statSync } from "node:fs";
+import { basename } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
+import { type DigestCache, digestCache, digestSkill } from "../catalog/digests.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Logger } from "../util/logger.ts";
-import { lockSkill } from "./build.ts";
+import { lockSkill, skillDigest } from "./build.ts";
 import { compareSkill, describeChange, type LockChange } from "./compare.ts";
-import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
+import { LockError, type LockedSkill, type Lockfile, readLockfile } from "./lockfile.ts";
+import { relativeSkillPath } from "./skill-path.ts";
 
-/** Why a frozen server does not serve a skill: a tool error code, a sentence a model can act on, the differences. */
+/** Why a frozen server does not serve a skill, or one file of it: a tool error code, a sentence a model can act on, the differences. */
 export interface FrozenRefusal {
-  /** LOCK_UNAVAILABLE: the lock is missing, unreadable or invalid (`lockError` says which). */
-  code: "SKILL_NOT_LOCKED" | "SKILL_LOCK_MISMATCH" | "LOCK_UNAVAILABLE";
+  /**
+   * LOCK_UNAVAILABLE: the lock is missing, unreadable or invalid (`lockError` says which);
+   * SKILL_TOO_LARGE: the lock records the skill as having too many files to review;
+   * FILE_NOT_LOCKED: the file asked for is not one the lock records.
+   */
+  code: "SKILL_NOT_LOCKED" | "SKILL_LOCK_MISMATCH" | "LOCK_UNAVAILABLE" | "SKILL_TOO_LARGE" | "FILE_NOT_LOCKED";
   lockError?: string;
   message: string;
   changes: LockChange[];
@@ -21,104 +28,273 @@ export interface FrozenGuardOptions {
   lockFile: () => string;
   /** The lock that covers `skill` (project or global, lock/location.ts); the main lock when not given. */
   lockFor?: (skill: Skill) => string;
+  /** Every lock file now (lock/location.ts), so that `generation` sees a change in any of them. */
+  lockFiles?: () => string[];
   logger: Logger;
+  /** Digests already computed (the checks before running code): catalog/digests.ts. */
+  cache?: DigestCache;
 }
 
 interface CachedLock {
-  file: string;
-  mtimeMs: number;
-  size: number;
+  /** The file's identity and times when it was read ("" when there is none). */
+  stamp: string;
   lock?: Lockfile;
   error?: LockError;
 }
 
+interface LoadedLock {
+  lock?: Lockfile;
+  error?: LockError;
+  file: string;
+}
+
+const FROZEN = "this server runs frozen (SKILLHUB_FROZEN / --frozen) and serves only what its lock records";
+
 /**
- * Frozen mode (--frozen, SKILLHUB_FROZEN=1): a skill is served only when its
- * files hash to what skillhub.lock records, so CI and teams serve exactly
- * what was reviewed. The skill's files are hashed at every lookup (a change
- * made a second ago is caught); the lock is re-read when its file changes.
+ * Frozen mode (--frozen, SKILLHUB_FROZEN=1): only reviewed bytes are served.
+ * What that means, check by check:
+ * - a skill is visible (listed, searchable, loadable) only while its lock
+ *   entry exists, is not marked too large, and records the digest of the very
+ *   bytes the catalog parsed its name and description from (for a tree node,
+ *   its ancestors' too): `refusal`, pure over the lock and the catalog;
+ * - every served read is hashed as it is read and compared with the lock
+ *   before a byte of it is returned: `checkRead` (a file the lock does not
+ *   list is refused, whatever folder it is in);
+ * - before code runs, every file of the skill on disk is compared with the
+ *   lock (digests cached by file identity): `checkWhole`.
+ * No call hashes a whole skill to answer a read. Locks are re-read when their
+ * file changes, looked at once per synchronous run (a listing of 10,000 skills
+ * stats the lock once).
  */
 export class FrozenGuard {
   /** By file: a project's skills and a user's global skills are checked against different locks. */
   private readonly cached = new Map<string, CachedLock>();
+  /** Locks already looked at in the current synchronous run. */
+  private readonly looked = new Map<string, LoadedLock>();
+  /** Bumped whenever a lock's content changes: what was decided from the locks before is stale. */
+  private changes = 0;
+  private readonly verdicts = new WeakMap<Skill, { changes: number; catalog: Catalog; refusal?: FrozenRefusal }>();
+  private readonly paths = new WeakMap<LockedSkill, ReadonlySet<string>>();
   /** Refusals already logged (one stderr diagnostic per skill and content). */
   private readonly logged = new Set<string>();
 
   constructor(private readonly options: FrozenGuardOptions) {}
 
   /** The lock at `file` (the main lock by default), or the LockError that keeps its skills from being served. */
-  load(file: string = this.options.lockFile()): { lock?: Lockfile; error?: LockError; file: string } {
-    const stat = statSync(file, { throwIfNoEntry: false });
-    const c = this.cached.get(file);
-    if (c && stat && c.mtimeMs === stat.mtimeMs && c.size === stat.size) return { ...c };
-    let next: CachedLock;
-    try {
-      next = { file, mtimeMs: stat?.mtimeMs ?? -1, size: stat?.size ?? -1, lock: readLockfile(file) };
-    } catch (error) {
-      if (!(error instanceof LockError)) throw error;
-      next = { file, mtimeMs: stat?.mtimeMs ?? -1, size: stat?.size ?? -1, error };
+  load(file: string = this.options.lockFile()): LoadedLock {
+    const seen = this.looked.get(file);
+    if (seen) return seen;
+    if (this.looked.size === 0) queueMicrotask(() => this.looked.clear());
+    const now = stampOf(file);
+    let c = this.cached.get(file);
+    if (!c || c.stamp !== now) {
+      try {
+        c = { stamp: now, lock: readLockfile(file) };
+      } catch (error) {
+        if (!(error instanceof LockError)) throw error;
+        c = { stamp: now, error };
+      }
+      this.changes++;
+      // A missing lock is remembered as missing ("" stamp) and looked for again at every run.
+      this.cached.set(file, c);
     }
-    // A missing lock is looked for again at every call (it may be written in a moment).
-    if (stat) this.cached.set(file, next);
-    else this.cached.delete(file);
-    return { ...next };
+    const loaded = { lock: c.lock, error: c.error, file };
+    this.looked.set(file, loaded);
+    return loaded;
   }
 
-  /** undefined when `skill` may be served; else why not. */
-  check(skill: Skill): FrozenRefusal | undefined {
+  /** A number that changes whenever any lock's content changes (what is visible may have changed). */
+  generation(): number {
+    for (const file of this.options.lockFiles?.() ?? [this.options.lockFile()]) this.load(file);
+    return this.changes;
+  }
+
+  /**
+   * Why `skill` is not served, or undefined: its lock entry (missing, too large, moved, or recording
+   * other bytes than those the catalog parsed), and for a tree node each ancestor whose rules it
+   * inherits. Pure over the locks and the catalog: no file of the skill is read. Not logged.
+   */
+  refusal(skill: Skill, catalog: Catalog): FrozenRefusal | undefined {
+    const changes = this.generation();
+    const known = this.verdicts.get(skill);
+    if (known && known.changes === changes && known.catalog === catalog) return known.refusal;
+    let refusal: FrozenRefusal | undefined;
+    for (const node of skill.kind === "tree-node" ? effectiveChain(catalog, skill).reverse() : [skill]) {
+      refusal = this.entry(node).refusal;
+      if (refusal) break;
+    }
+    this.verdicts.set(skill, { changes, catalog, refusal });
+    return refusal;
+  }
+
+  /** refusal(), logged once per skill and content on stderr: for a lookup by name. */
+  check(skill: Skill, catalog: Catalog): FrozenRefusal | undefined {
+    const refusal = this.refusal(skill, catalog);
+    if (refusal) this.report(skill, refusal);
+    return refusal;
+  }
+
+  /**
+   * Whether bytes just read may be served: `hex` is their sha256, `file` the normalised path asked
+   * for under the skill's folder (null: the skill's own SKILL.md or tree node file). The lock must
+   * list that file with that digest.
+   */
+  checkRead(skill: Skill, file: string | null, hex: string): FrozenRefusal | undefined {
+    const { locked, refusal, lockName } = this.entry(skill);
+    if (refusal || !locked) return this.report(skill, refusal as FrozenRefusal);
+    const own = file === null || (skill.kind === "agent-skill" && file === basename(skill.file));
+    const name = own ? basename(skill.file) : (file as string);
+    const expected = own ? locked.skill_md : locked.files[name];
+    const actual = `sha256:${hex}`;
+    if (expected === actual) return undefined;
+    if (expected === undefined)
+      return this.report(skill, {
+        code: "FILE_NOT_LOCKED",
+        message: `File '${name}' of skill '${skill.name}' is not recorded in ${lockName}, and ${FROZEN}: it is not served. load_skill lists the files that can be read; ask the user to review this one and run \`skillhub lock\` if it belongs to the skill.`,
+        changes: [
+          { kind: "added", subject: "file", id: skill.id, file: name, detail: `not in the lock (${short(actual)})` },
+        ],
+      });
+    const change: LockChange = {
+      kind: "changed",
+      subject: "file",
+      id: skill.id,
+      file: name,
+      detail: `${short(expected)} → ${short(actual)}`,
+    };
+    return this.report(skill, mismatch(skill, [change], lockName));
+  }
+
+  /** The files the lock records for `skill` (relative "/" paths), or undefined when it has no usable entry. */
+  lockedFiles(skill: Skill): ReadonlySet<string> | undefined {
+    const { locked } = this.entry(skill);
+    if (!locked) return undefined;
+    let paths = this.paths.get(locked);
+    if (!paths) {
+      paths = new Set(Object.keys(locked.files));
+      this.paths.set(locked, paths);
+    }
+    return paths;
+  }
+
+  /**
+   * Every file of `skill` (and, for a tree node, of each ancestor it inherits from) on disk against
+   * its lock entry, before code of the skill runs: added, removed and changed files alike. Digests of
+   * unchanged files come from the cache, so a second run costs a walk and a stat per file.
+   */
+  checkWhole(skill: Skill, catalog: Catalog): FrozenRefusal | undefined {
+    const refused = this.check(skill, catalog);
+    if (refused) return refused;
+    for (const node of skill.kind === "tree-node" ? effectiveChain(catalog, skill).reverse() : [skill]) {
+      const { locked, lockName } = this.entry(node);
+      if (!locked) continue;
+      const now = lockSkill(node, digestSkill(node, { cache: this.options.cache ?? digestCache }));
+      const changes = compareSkill(node.id, locked, now);
+      if (changes.length > 0) return this.report(node, mismatch(node, changes, lockName));
+    }
+    return undefined;
+  }
+
+  /** The lock entry of one skill (not its ancestors), or why it cannot be served. */
+  private entry(skill: Skill): { locked?: LockedSkill; refusal?: FrozenRefusal; lockName: string } {
     const { lock, error, file } = this.load(this.options.lockFor?.(skill));
+    const lockName = basename(file);
     if (!lock) {
-      const refusal: FrozenRefusal = {
-        code: "LOCK_UNAVAILABLE",
-        lockError: error?.code ?? "LOCK_INVALID",
-        message: `This server runs frozen (SKILLHUB_FROZEN / --frozen) and serves only skills recorded in its lock, but ${error?.message ?? "the lock cannot be read."} Ask the user to fix the lock; no skill is served until then.`,
-        changes: [],
+      // The model is told what is wrong with the lock, but not where the server keeps it.
+      const why = (error?.message ?? `${file} cannot be read.`).split(file).join(lockName);
+      return {
+        lockName,
+        refusal: {
+          code: "LOCK_UNAVAILABLE",
+          lockError: error?.code ?? "LOCK_INVALID",
+          message: `This server runs frozen (SKILLHUB_FROZEN / --frozen) and serves only skills recorded in its lock, but ${why} Ask the user to fix the lock; no skill it covers is served until then.`,
+          changes: [],
+        },
       };
-      this.log(`lock:${error?.message}`, `frozen: ${error?.message ?? `cannot read ${file}`}`);
-      return refusal;
     }
     const locked = lock.skills[skill.id];
-    if (!locked) {
-      const message = `Skill '${skill.name}' (${skill.id}) is not in ${file}, and this server runs frozen (SKILLHUB_FROZEN / --frozen): it serves only reviewed skills. Ask the user to review it and run \`skillhub lock\`, or use a locked skill.`;
-      this.log(`new:${skill.id}:${skill.hash}`, `frozen: refused ${skill.id}: not in the lock ${file}.`);
-      return { code: "SKILL_NOT_LOCKED", message, changes: [] };
-    }
-    const now = lockSkill(skill);
-    // Deleted since the scan: the tool answers as for any vanished skill.
-    if (!now) return undefined;
-    const changes = compareSkill(skill.id, locked, now);
-    if (changes.length === 0) return undefined;
-    const list = changes.map(describeChange);
-    this.log(
-      `changed:${skill.id}:${list.join("|")}`,
-      `frozen: refused ${skill.id}: its files differ from ${file}: ${list.join("; ")}. Review the change and run \`skillhub lock\`, or restore the files (\`skillhub verify\` lists every difference).`,
-    );
-    const files = changes.map((c) => c.file ?? c.detail).join(", ");
-    return {
-      code: "SKILL_LOCK_MISMATCH",
-      message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${file}), and this server runs frozen (SKILLHUB_FROZEN / --frozen): it is not served. Tell the user; they can review the change and run \`skillhub lock\`, or restore the files.`,
-      changes,
-    };
+    if (!locked)
+      return {
+        lockName,
+        refusal: {
+          code: "SKILL_NOT_LOCKED",
+          message: `Skill '${skill.name}' (${skill.id}) is not in ${lockName}, and ${FROZEN}: it serves only reviewed skills. Ask the user to review it and run \`skillhub lock\`, or use a locked skill.`,
+          changes: [],
+        },
+      };
+    if (locked.too_large)
+      return {
+        locked,
+        lockName,
+        refusal: {
+          code: "SKILL_TOO_LARGE",
+          message: `Skill '${skill.name}' has too many files and folders to review; ${lockName} records it as too large, and ${FROZEN}: it is not served. Ask the user to move what the skill does not need (dependencies, caches) out of its folder and run \`skillhub lock\`.`,
+          changes: [],
+        },
+      };
+    const changes: LockChange[] = [];
+    const path = relativeSkillPath(skill);
+    if (locked.path !== path || locked.kind !== skill.kind)
+      changes.push({ kind: "changed", subject: "skill", id: skill.id, detail: `moved: ${locked.path} → ${path}` });
+    const digest = skillDigest(skill);
+    if (locked.skill_md !== digest)
+      changes.push({
+        kind: "changed",
+        subject: "file",
+        id: skill.id,
+        file: basename(skill.file),
+        detail: `${short(locked.skill_md)} → ${short(digest)}`,
+      });
+    return changes.length === 0
+      ? { locked, lockName }
+      : { locked, lockName, refusal: mismatch(skill, changes, lockName) };
   }
 
-  private log(key: string, line: string): void {
-    if (this.logged.has(key)) return;
-    this.logged.add(key);
-    this.options.logger.warn(line);
+  /** Log a refusal once per skill and content (stderr, with the lock's path), and return it. */
+  private report(skill: Skill, refusal: FrozenRefusal): FrozenRefusal {
+    const file = this.options.lockFor?.(skill) ?? this.options.lockFile();
+    const what =
+      refusal.code === "LOCK_UNAVAILABLE"
+        ? (this.load(file).error?.message ?? `cannot read ${file}`)
+        : refusal.changes.length > 0
+          ? `refused ${skill.id}: differs from ${file}: ${refusal.changes.map(describeChange).join("; ")}. Review the change and run \`skillhub lock\`, or restore the files (\`skillhub verify\` lists every difference).`
+          : `refused ${skill.id}: ${refusal.code} (${file}).`;
+    const key = refusal.code === "LOCK_UNAVAILABLE" ? what : `${skill.id}:${skill.hash}:${what}`;
+    if (!this.logged.has(key)) {
+      this.logged.add(key);
+      this.options.logger.warn(`frozen: ${what}`);
+    }
+    return refusal;
   }
+}
+
+function mismatch(skill: Skill, changes: LockChange[], lockName: string): FrozenRefusal {
+  const files = changes.map((c) => c.file ?? c.detail).join(", ");
+  return {
+    code: "SKILL_LOCK_MISMATCH",
+    message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${lockName}), and ${FROZEN}: it is not served. Tell the user; they can review the change and run \`skillhub lock\`, or restore the files.`,
+    changes,
+  };
+}
+
+/** A file's identity and times, so that any rewrite (in place or by rename) shows; "" when there is none. */
+function stampOf(file: string): string {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  return stat ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.mode}` : "";
+}
+
+function short(digest: string): string {
+  return `${digest.slice(0, 19)}…`;
 }
 
 /**
  * Why a frozen server serves no content of `skill` (the tools and the web page alike), or undefined: not
- * frozen, or every file matches the lock. A tree node serves its ancestors' content and files too: each
- * of them must match.
+ * frozen, or its lock entry records what the catalog parsed (for a tree node, each ancestor's too).
  */
 export function frozenCheck(
   frozen: FrozenGuard | undefined,
   catalog: Catalog,
   skill: Skill,
 ): FrozenRefusal | undefined {
-  if (!frozen) return undefined;
-  const chain = effectiveChain(catalog, skill).reverse();
-  return chain.reduce<FrozenRefusal | undefined>((found, node) => found ?? frozen.check(node), undefined);
+  return frozen?.refusal(skill, catalog);
 }

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { compareText, SHA256 } from "../catalog/digests.ts";
 import { writeAtomicSync } from "../util/atomic-write.ts";
+import { readConfinedText } from "../util/confined-read.ts";
 import { errorMessage, SkillHubError } from "../util/errors.ts";
 import { once } from "../util/once.ts";
 
@@ -39,8 +40,13 @@ export const LockedSkill = once(() =>
     /** The skill's file relative to its source root ("/" separators), e.g. `pdf/SKILL.md`. */
     path: z.string().min(1),
     skill_md: Digest(),
-    /** Relative "/" path inside the skill's folder → digest. */
+    /** Relative "/" path inside the skill's folder → digest (every file the one walker lists, sources/skill-files.ts). */
     files: z.record(z.string(), Digest()),
+    /**
+     * Set when the skill has more files and folders than a lock records (catalog/digests.ts,
+     * LOCKED_ENTRIES_MAX): `files` is then empty, and a frozen server refuses the skill.
+     */
+    too_large: z.literal(true).optional(),
   }),
 );
 export type LockedSkill = z.infer<ReturnType<typeof LockedSkill>>;
@@ -95,21 +101,35 @@ export function parseLockfile(text: string, file: string): Lockfile {
   return parsed.data;
 }
 
-/** Read and parse a lock. Throws LockError (LOCK_MISSING when there is no file). */
+/** Largest lock read (bytes): thousands of skills and files fit many times over. */
+export const LOCKFILE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Read and parse a lock. Throws LockError (LOCK_MISSING when there is no file).
+ *
+ * Security: a lock may come from a repository (it is committed), so it is read
+ * like any file a repository names: a regular file in its own folder (a link
+ * elsewhere is refused), opened without blocking (a FIFO, /dev/zero or
+ * /dev/stdin in its place is refused at once), at most LOCKFILE_MAX_BYTES.
+ */
 export function readLockfile(file: string): Lockfile {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (!existsSync(file))
-      throw new LockError(
-        "LOCK_MISSING",
-        `no lock at ${file}; run \`skillhub lock\` (or \`skillhub sync\`) to write one.`,
-        error,
-      );
-    throw new LockError("LOCK_UNREADABLE", `cannot read ${file}: ${errorMessage(error)}.`, error);
-  }
-  return parseLockfile(text, file);
+  const read = readConfinedText({
+    root: dirname(file),
+    file: basename(file),
+    maxBytes: LOCKFILE_MAX_BYTES,
+    timeBudgetMs: 10_000,
+  });
+  if (read.ok) return parseLockfile(read.text, file);
+  if (read.code === "FILE_NOT_FOUND")
+    throw new LockError(
+      "LOCK_MISSING",
+      `no lock at ${file}; run \`skillhub lock\` (or \`skillhub sync\`) to write one.`,
+    );
+  const why = read.code === "PATH_OUTSIDE_SKILL" ? "it links outside its folder" : read.reason.replace(/\.$/, "");
+  throw new LockError(
+    "LOCK_UNREADABLE",
+    `cannot read ${file} (${read.code}: ${why}); a lock must be a regular file of at most ${LOCKFILE_MAX_BYTES} bytes: restore it from version control or run \`skillhub lock\`.`,
+  );
 }
 
 /** The lock as text: keys sorted at every level, two-space indentation, final newline. Pure. */

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errnoCode, errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { type Announced, announceChanges } from "./announce-changes.ts";
 import { listingReady, toolsListingReady } from "./catalog-snapshot.ts";
@@ -72,7 +72,8 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       instructions: serverInstructions({
         tools: hub.tools().map((t) => t.name),
         mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
-        skills: options.namedSkills ?? hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
+        // Frozen: the last run's names cannot be checked against the lock (they carry no digest).
+        skills: (!hub.frozen && options.namedSkills) || hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
         usage: hub.usage,
       }),
     },
@@ -138,7 +139,8 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       );
       const failed = errorResult(
         "INTERNAL_ERROR",
-        `SkillHub failed while running ${name}: ${errorMessage(error)}. Retry, or report this with the server's stderr log.`,
+        // The log has the message; the client gets no server path (a file-system error's message names one).
+        `SkillHub failed while running ${name}${failureCode(error)}. Retry, or report this with the server's stderr log, which has the details.`,
       );
       return JSON_TEXT_TOOLS.has(name) ? withJsonText(failed) : failed;
     }
@@ -197,4 +199,10 @@ function invalidArguments(tool: ToolDefinition, error: z.ZodError): CallToolResu
     `Invalid arguments for ${tool.name}: ${problems.join("; ")}. Expected fields: ${fields.join(", ") || "none"}.`,
     { issues: problems },
   );
+}
+
+/** " (ENOENT)", " (TypeError)": what failed, without the message (which may name a server path). */
+function failureCode(error: unknown): string {
+  const code = errnoCode(error) ?? (error instanceof Error ? error.name : undefined);
+  return code ? ` (${code})` : "";
 }

@@ -79,10 +79,6 @@ export class Hub implements ToolDeps {
     this.exec = execHost({ cwd: options.cwd, ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);
     this.offered = new OfferedTools(this.selection);
-    this.filter = {
-      skills: options.config.filters.enabled_skills,
-      categories: options.config.filters.enabled_categories,
-    };
     this.root = this.computeRoot(undefined);
     this.git = GitSync.fromConfig(options.config, this.logger, {
       runner: { env: options.env },
@@ -93,8 +89,15 @@ export class Hub implements ToolDeps {
       this.frozen = new FrozenGuard({
         lockFile: () => this.lockFile(),
         lockFor: (skill) => this.lockTargetOf(skill).file,
+        lockFiles: () => this.lockTargets().map((t) => t.file),
         logger: this.logger,
       });
+    const frozen = this.frozen;
+    this.filter = {
+      skills: options.config.filters.enabled_skills,
+      categories: options.config.filters.enabled_categories,
+      ...(frozen ? { locked: (skill: Skill) => !frozen.refusal(skill, this.store.catalog) } : {}),
+    };
     this.analytics = createAnalytics(options.config, options.env, this.logger, options.analytics);
     this.refresher = Refresher.fromConfig(options.config, {
       store: this.store,

@@ -1,5 +1,5 @@
 import { type McpServer, type Prompt, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import { isEnabled } from "../catalog/filters.ts";
+import { isEnabled, passesFilter } from "../catalog/filters.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { skillTool } from "../tools/skill.ts";
 import { listingReady } from "./catalog-snapshot.ts";
@@ -39,7 +39,8 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
     await hub.ready;
     const name = request.params.name;
     const skill = await hub.findSkill(name);
-    if (!skill || !isEnabled(skill, hub.filter))
+    // A skill the lock refuses (frozen) is answered by the skill tool: its refusal, not its words.
+    if (!skill || !passesFilter(skill, hub.filter))
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `No prompt named '${name}': prompts are the served skills' names; prompts/list lists them.`,

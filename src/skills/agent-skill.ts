@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { frontmatterText, splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
@@ -21,7 +22,7 @@ export interface SkillFileInput {
   mtimeMs: number;
   /** Set when `text` is a digest (frontmatter + heading lines, see catalog/skill-digest.ts): the real body's line count. */
   bodyLines?: number;
-  /** Set with a digest: the hash of the whole file. */
+  /** Set with a digest: the sha256 (hex) of the whole file's bytes. */
   hash?: string;
 }
 
@@ -158,7 +159,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       bodyLines,
       dir,
       file,
-      hash: input.hash ?? Bun.hash(input.text).toString(16),
+      hash: input.hash ?? sha256Hex(input.text),
       size: input.size,
       mtimeMs: input.mtimeMs,
     },

@@ -1,5 +1,6 @@
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { frontmatterText, splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
@@ -20,9 +21,10 @@ export {
  * Parse one Markdown file as a tree node (seed 003 §4.2): `keywords` must be
  * a non-empty list and `description` a non-empty string; `inherit` defaults
  * to true, `priority` to 0, `assets`/`scripts` to []. Lenient: a bad optional
- * field is a warning and its default is used. Pure.
+ * field is a warning and its default is used. `hash`: the sha256 (hex) of the file's bytes, when
+ * the reader has it (else that of `text`). Pure.
  */
-export function parseTreeNode(file: string, text: string): TreeParse {
+export function parseTreeNode(file: string, text: string, hash?: string): TreeParse {
   const split = splitFrontmatter(text);
   if (split.kind === "none")
     return other(file, "no-frontmatter", "no YAML frontmatter (keywords and description); not a tree node, skipped.");
@@ -83,7 +85,7 @@ export function parseTreeNode(file: string, text: string): TreeParse {
       tags: tagsOf(fm, warn),
       frontmatterJson: frontmatterText(fm),
       bodyLines,
-      hash: Bun.hash(text).toString(16),
+      hash: hash ?? sha256Hex(text),
     },
     diagnostics,
   };

@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
+import { isInside } from "../util/safe-path.ts";
 import { SKILL_FILE, SKIPPED_DIRS } from "./walk.ts";
 import { type FolderEntry, readEntries } from "./walk-listings.ts";
 
@@ -10,55 +11,18 @@ export interface SkillFileEntry {
 }
 
 export interface SkillFileList {
+  /** Shallow files first (breadth-first, names in code-unit order), files under tooling folders last. */
   files: SkillFileEntry[];
-  /** True when the listing stopped at `max`. */
+  /** Every folder whose files are listed, relative, "/" separators. */
+  folders: string[];
+  /** True when the listing stopped at `max`: the skill has more files and folders than were listed. */
   truncated: boolean;
-}
-
-/**
- * The files of one skill, for load_skill: every regular file under its
- * folder except SKILL.md, skipping nested skills (they are skills of their
- * own), tooling folders, and links that lead outside the skill.
- *
- * Security: `max` bounds the work, not only the answer: folders count against
- * it too, so a skill of 30,000 empty folders costs `max` readdirs per call,
- * not 30,000.
- */
-export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFileList {
-  const max = options.max ?? 500;
-  const files: SkillFileEntry[] = [];
-  let folders = 0;
-  let real: string;
-  try {
-    real = options.realDir ?? realpathSync(dir);
-  } catch {
-    return { files, truncated: false };
-  }
-  const visit = (folder: string, depth: number): boolean => {
-    const known = options.knownEntries?.(folder);
-    const entries = known ?? readable(folder);
-    if (!entries) return true;
-    for (const entry of entries) {
-      const path = join(folder, entry.name);
-      // Security: a kept listing can be older than a subfolder swapped for a link (its parent's mtime
-      // put back): a folder is entered only if it is one now, as a fresh listing would have it.
-      if (entry.kind === "dir" && (!known || isRealFolder(path))) {
-        if (SKIPPED_DIRS.has(entry.name) || depth >= MAX_DEPTH) continue;
-        if (++folders + files.length > max) return false;
-        if (isSkillFolder(path)) continue;
-        if (!visit(path, depth + 1)) return false;
-        continue;
-      }
-      if (depth === 0 && entry.name === SKILL_FILE) continue;
-      const size = fileSize(path, entry.kind === "link", real);
-      if (size === undefined) continue;
-      if (files.length + folders >= max) return false;
-      files.push({ path: relative(dir, path).split(sep).join("/"), size });
-    }
-    return true;
-  };
-  const complete = visit(dir, 0);
-  return { files, truncated: !complete };
+  /** Links met (relative paths), whatever they lead to; a link to a file inside the skill is in `files` too. */
+  links: string[];
+  /** FIFOs, sockets and devices met: never a file of the skill (reading one could block). */
+  specials: string[];
+  /** Folders that could not be listed (permission, a path past PATH_MAX, gone during the walk). */
+  unreadable: string[];
 }
 
 export interface ListOptions {
@@ -68,9 +32,114 @@ export interface ListOptions {
   realDir?: string;
   /**
    * A folder's entries as the last scan listed it, while its mtime holds (Walker.knownEntries): one
-   * stat instead of a readdir, which took load_skill as long as the rest of its listing (issue 16).
+   * stat instead of a readdir.
    */
   knownEntries?: (folder: string) => Iterable<FolderEntry> | undefined;
+}
+
+/**
+ * The files of one skill: the one answer to "which files does this skill
+ * have", for the lock, `verify`, frozen serving, load_skill, the web page and
+ * the skills extension alike. Every regular file under the skill's folder, in
+ * every folder and at any depth, except:
+ * - the skill's own SKILL.md (the lock records it on its own);
+ * - the folders of nested skills (a subfolder with its own SKILL.md is a skill
+ *   of its own, served only as itself);
+ * - FIFOs, sockets and devices, and links that do not lead to a file inside
+ *   the skill's real folder (listed in `specials` and `links`).
+ *
+ * - version-control metadata (`.git`, a folder or a file): never part of a
+ *   skill, never served (its config can hold a remote's credentials).
+ *
+ * Tooling folders (`node_modules`, `.venv`, `__pycache__`) are files of the
+ * skill like any other, since a server could serve them and a script could
+ * load them; they are listed after the rest so that a capped listing shows a
+ * skill's own files first.
+ *
+ * Security: `max` bounds the work, not only the answer: folders count against
+ * it too, so a skill of 30,000 empty folders costs `max` readdirs, and a
+ * listing that stops is marked `truncated` (the lock then refuses the skill
+ * rather than vouch for part of it). Never throws.
+ */
+export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFileList {
+  const max = options.max ?? 500;
+  const list: SkillFileList = { files: [], folders: [], truncated: false, links: [], specials: [], unreadable: [] };
+  let real: string;
+  try {
+    real = options.realDir ?? realpathSync(dir);
+  } catch {
+    return list;
+  }
+  let counted = 0;
+  // Breadth-first; tooling folders (and everything under them) wait in their own queue.
+  const queues: [string[], string[]] = [[""], []];
+  for (const [q, queue] of queues.entries()) {
+    for (let at = 0; at < queue.length; at++) {
+      const rel = queue[at] as string;
+      const folder = rel === "" ? dir : join(dir, rel);
+      const known = options.knownEntries?.(folder);
+      const entries = known ?? readable(folder);
+      if (!entries) {
+        list.unreadable.push(rel);
+        continue;
+      }
+      for (const entry of entries) {
+        if (entry.name === VCS_DIR) continue;
+        const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+        const full = join(folder, entry.name);
+        // Security: a kept listing can be older than a subfolder swapped for a link (its parent's mtime
+        // put back): a folder is entered only if it is one now, as a fresh listing would have it.
+        if (entry.kind === "dir" && (!known || isRealFolder(full))) {
+          if (isSkillFolder(full)) continue;
+          if (++counted > max) return { ...list, truncated: true };
+          list.folders.push(path);
+          queues[q === 1 || SKIPPED_DIRS.has(entry.name) ? 1 : 0].push(path);
+          continue;
+        }
+        if (rel === "" && entry.name === SKILL_FILE) continue;
+        if (entry.kind === "special") {
+          list.specials.push(path);
+          continue;
+        }
+        if (entry.kind === "link") list.links.push(path);
+        const size = fileSize(full, entry.kind === "link", real, list, path);
+        if (size === undefined) continue;
+        if (++counted > max) return { ...list, truncated: true };
+        list.files.push({ path, size });
+      }
+    }
+  }
+  return list;
+}
+
+/** Version-control metadata: never a file of a skill. */
+const VCS_DIR = ".git";
+
+/**
+ * Why `rel` (a normalised "/" path under the skill folder `dir`) is not a file of that skill although
+ * it lies in its folder, or undefined: inside a nested skill (whose files are its own, served only as
+ * that skill), or version-control metadata.
+ */
+export function notOfSkill(dir: string, rel: string): string | undefined {
+  if (rel.split("/").includes(VCS_DIR)) return `'${rel}' is version-control metadata, not a file of the skill.`;
+  const nested = nestedSkillOf(dir, rel);
+  if (nested !== undefined)
+    return `'${rel}' belongs to the nested skill in '${nested}/'. Load that skill by its own name and read its files from it.`;
+  return undefined;
+}
+
+/**
+ * The folder of the nested skill that `rel` (a normalised "/" path under the
+ * skill folder `dir`) lies in, or undefined: a nested skill's files are its
+ * own, never its parent's.
+ */
+export function nestedSkillOf(dir: string, rel: string): string | undefined {
+  const parts = rel.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const folder = parts.slice(0, i).join("/");
+    if (isSkillFolder(join(dir, folder))) return folder;
+  }
+  return undefined;
 }
 
 /** A folder's entries sorted by name (code units); undefined when unreadable. */
@@ -90,9 +159,6 @@ function isRealFolder(path: string): boolean {
   }
 }
 
-/** Folders deeper than this are not listed. */
-const MAX_DEPTH = 8;
-
 function isSkillFolder(path: string): boolean {
   try {
     return statSync(join(path, SKILL_FILE)).isFile();
@@ -101,17 +167,25 @@ function isSkillFolder(path: string): boolean {
   }
 }
 
-/** Size of a regular file; a link counts only when it resolves to a file inside the skill. */
-function fileSize(path: string, isLink: boolean, realRoot: string): number | undefined {
+/** Size of a regular file; a link counts only when it resolves to a regular file inside the skill. */
+function fileSize(
+  path: string,
+  isLink: boolean,
+  realRoot: string,
+  list: SkillFileList,
+  rel: string,
+): number | undefined {
   try {
     if (!isLink) {
       const stat = lstatSync(path);
       return stat.isFile() ? stat.size : undefined;
     }
     const target = realpathSync(path);
-    if (target !== realRoot && !target.startsWith(realRoot + sep)) return undefined;
+    if (!isInside(realRoot, target)) return undefined;
     const stat = statSync(target);
-    return stat.isFile() ? stat.size : undefined;
+    if (stat.isFile()) return stat.size;
+    if (!stat.isDirectory()) list.specials.push(rel);
+    return undefined;
   } catch {
     return undefined;
   }

@@ -100,7 +100,7 @@ export const getAssetTool = defineTool({
             : `File '${checked.path}' not found in skill '${skill.name}' (${located.reason}).`;
       return errorResult(located.code, message, { skill_path: skill.name, file: checked.path });
     }
-    const read = readAsset(owner, checked.path, deps.config.assets.max_size_bytes);
+    const read = readAsset(owner, checked.path, deps.config.assets.max_size_bytes, { frozen: deps.frozen });
     if (!read.ok) {
       return errorResult(read.code, read.message, {
         skill_path: skill.name,

@@ -3,18 +3,21 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import { type BudgetCut, CHARS_PER_TOKEN, estimateTokens, fitSections } from "../catalog/tree-budget.ts";
 import { chainFiles } from "../catalog/tree-chain.ts";
-import { type ContentSection, renderSections, resolveTreeSections } from "../catalog/tree-content.ts";
+import { type ContentSection, renderSections } from "../catalog/tree-content.ts";
 import type { Config } from "../config/schema.ts";
+import { checkedSections, isRefused } from "../lock/checked-read.ts";
+import type { FrozenGuard } from "../lock/frozen.ts";
 import { roundScore, type Scored } from "../search/keyword-matcher.ts";
 import { isRouted, routeContext } from "../search/skill-routing.ts";
 import type { Skill } from "../skills/skill.ts";
 import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
+import type { ConfinedFailure } from "../util/confined-read.ts";
 import { errnoCode, SkillHubError } from "../util/errors.ts";
 import { isBinaryExtension } from "../util/file-kind.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable, readAsset } from "./support/asset-read.ts";
-import { disabledError, frozenRefusal, recordLoad, unreadableSkill } from "./support/skill-lookup.ts";
+import { disabledError, frozenRefusal, recordLoad, refusalResult, unreadableSkill } from "./support/skill-lookup.ts";
 
 const Input = () =>
   z
@@ -144,9 +147,12 @@ export const getSkillTool = defineTool({
     const best = routed.kind === "direct" ? { item: routed.skill, score: 1, matched: [] } : routed.best;
     const refused = frozenRefusal(best.item, deps);
     if (refused) return refused;
+    // Every node's file read once; frozen, served only when the lock records those very bytes.
+    const sections = checkedSections(deps.frozen, catalog, best.item);
+    if (isRefused(sections)) return refusalResult(best.item, sections.refused);
     let served: Served;
     try {
-      served = serve(catalog, best, deps.config);
+      served = serve(catalog, best, deps.config, sections, deps.frozen);
     } catch (error) {
       // Deleted or unreadable since the last scan: nothing to serve. Anything else is a bug.
       if (errnoCode(error) === undefined) throw error;
@@ -207,9 +213,19 @@ interface Served {
  * has a diagnostic); small text assets are inlined; content over
  * content.max_tokens is cut, the node's own rules kept first (tree-budget.ts).
  */
-function serve(catalog: Catalog, best: Scored<Skill>, config: Config): Served {
+function serve(
+  catalog: Catalog,
+  best: Scored<Skill>,
+  config: Config,
+  read: ReturnType<typeof checkedSections>,
+  frozen: FrozenGuard | undefined,
+): Served {
   const skill = best.item;
-  const resolved = resolveTreeSections(catalog, skill);
+  if (!read.ok) {
+    const failure = read as ConfinedFailure;
+    throw new SkillHubError(failure.code, failure.reason);
+  }
+  const resolved = { sections: read.sections, headed: read.headed };
   // What rendering adds around the bodies (=== headers ===, blank lines) counts against the limit too.
   const overhead = resolved.headed
     ? renderSections({ ...resolved, sections: resolved.sections.map((x) => ({ ...x, body: "" })) }).length
@@ -245,7 +261,7 @@ function serve(catalog: Catalog, best: Scored<Skill>, config: Config): Served {
   const inlined = <T extends { file: string; from?: string }>(list: T[]) =>
     available(list).map((d) => {
       const owner = ownerOf(d.from);
-      const text = owner && inlineText(owner, d.file, config.assets.inline_text_max_bytes);
+      const text = owner && inlineText(owner, d.file, config.assets.inline_text_max_bytes, frozen);
       return text === undefined ? d : { ...d, content: text };
     });
   return {
@@ -265,9 +281,9 @@ function serve(catalog: Catalog, best: Scored<Skill>, config: Config): Served {
  * that size comes with its content; larger or binary ones are fetched with
  * get_asset. Read through the same bounded, confined reader as get_asset.
  */
-function inlineText(owner: Skill, file: string, maxBytes: number): string | undefined {
+function inlineText(owner: Skill, file: string, maxBytes: number, frozen?: FrozenGuard): string | undefined {
   if (maxBytes <= 0 || isBinaryExtension(file)) return undefined;
-  const read = readAsset(owner, file, maxBytes);
+  const read = readAsset(owner, file, maxBytes, { frozen });
   return read.ok && !read.binary ? read.text : undefined;
 }
 

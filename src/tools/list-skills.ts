@@ -2,12 +2,12 @@ import { basename, relative } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
-import { readSkillBody } from "../catalog/skill-text.ts";
 import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
+import { checkedBody } from "../lock/checked-read.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
-import { disabledError, frozenRefusal } from "./support/skill-lookup.ts";
+import { disabledError } from "./support/skill-lookup.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
 export const FLAT_DEFAULT_LIMIT = 50;
@@ -232,10 +232,9 @@ function installName(s: Skill): string {
 
 /**
  * The body through the confined reader; "" when the skill is gone or cannot be read since the scan, and in
- * frozen mode when it differs from the lock (the tools that load it answer SKILL_LOCK_MISMATCH).
+ * frozen mode when the lock does not record the bytes read (lock/checked-read.ts).
  */
 function bodyOf(catalog: Catalog, id: string, deps: ToolDeps): string {
   const skill = catalog.get(id);
-  if (!skill || (deps.frozen && frozenRefusal(skill, deps))) return "";
-  return readSkillBody(skill) ?? "";
+  return (skill && checkedBody(deps.frozen, skill)) ?? "";
 }

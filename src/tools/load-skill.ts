@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { readInstructionsChecked } from "../catalog/skill-text.ts";
+import { checkedInstructions, isRefused } from "../lock/checked-read.ts";
 import { lastReadFolder } from "../skills/skill-read.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { lookupSkill, readFailure, recordLoad } from "./support/skill-lookup.ts";
+import { lookupSkill, readFailure, recordLoad, refusalResult } from "./support/skill-lookup.ts";
 
 const Input = () =>
   z.object({
@@ -42,13 +42,19 @@ export const loadSkillTool = defineTool({
   handler: async ({ skill_name }, { deps }) => {
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
-    const read = readInstructionsChecked(deps.store.catalog, skill);
+    // Read once; frozen, served only when the lock records the digest of these very bytes.
+    const read = checkedInstructions(deps.frozen, deps.store.catalog, skill);
+    if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) return readFailure(skill_name, skill, read, deps);
     const instructions = read.text;
-    const { files, truncated } = listSkillFiles(skill.dir, {
+    const listed = listSkillFiles(skill.dir, {
       realDir: lastReadFolder(skill),
       knownEntries: deps.knownEntries?.bind(deps),
     });
+    // Frozen: only the files the lock records are named (read_skill_file refuses the others).
+    const locked = deps.frozen?.lockedFiles(skill);
+    const files = locked ? listed.files.filter((f) => locked.has(f.path)) : listed.files;
+    const truncated = listed.truncated;
     recordLoad(deps, skill, "load_skill");
     return structuredResult({
       name: skill.name,

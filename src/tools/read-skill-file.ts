@@ -1,10 +1,15 @@
 import { z } from "zod";
+import { checkedFileRead, isRefused } from "../lock/checked-read.ts";
 import { realFolder } from "../skills/skill-read.ts";
-import { readConfined } from "../util/confined-read.ts";
+import { notOfSkill } from "../sources/skill-files.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
+import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
-import { lookupSkill } from "./support/skill-lookup.ts";
+import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
+
+const INSIDE_ONLY =
+  "Only files inside the skill's folder can be read; use a relative path from load_skill's file list.";
 
 const Input = () =>
   z.object({
@@ -38,16 +43,24 @@ export const readSkillFileTool = defineTool({
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
     const max = deps.config.files.max_file_bytes;
-    // One confined read (util/confined-read.ts): the opened file must be inside the skill's real folder.
+    const checked = checkRelativePath(file_path);
+    if (!checked.ok)
+      return errorResult("PATH_OUTSIDE_SKILL", `'${file_path}' ${checked.reason}. ${INSIDE_ONLY}`, {
+        skill: skill.name,
+        file_path,
+      });
+    // One confined read (util/confined-read.ts): the opened file must be inside the skill's real folder;
+    // frozen, its bytes are served only when the lock records their digest for this path (lock/checked-read.ts).
     const folder = realFolder(skill.dir, skill);
-    const read = folder.ok
-      ? readConfined({ root: folder.root, rootIsReal: true, file: file_path, maxBytes: max, overflow: "truncate" })
-      : folder;
+    // Security: a nested skill's files are its own (served only as that skill, never through its parent), and
+    // version-control metadata is no skill's: the one walker (sources/skill-files.ts) decides, as for the lock.
+    const foreign = folder.ok ? notOfSkill(folder.root, checked.path) : undefined;
+    if (foreign !== undefined) return errorResult("PATH_OUTSIDE_SKILL", foreign, { skill: skill.name, file_path });
+    const read = folder.ok ? checkedFileRead(deps.frozen, skill, folder.root, checked.path, max, "truncate") : folder;
+    if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {
       const advice =
-        read.code === "PATH_OUTSIDE_SKILL"
-          ? "Only files inside the skill's folder can be read; use a relative path from load_skill's file list."
-          : `load_skill('${skill.name}') lists the skill's files.`;
+        read.code === "PATH_OUTSIDE_SKILL" ? INSIDE_ONLY : `load_skill('${skill.name}') lists the skill's files.`;
       return errorResult(read.code, `${read.reason.replace(/\.$/, "")}. ${advice}`, { skill: skill.name, file_path });
     }
     const bytes = read.bytes;
@@ -64,7 +77,7 @@ export const readSkillFileTool = defineTool({
       if (truncated) {
         return errorResult(
           "FILE_TOO_LARGE",
-          `'${file_path}' is a ${stat.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES), and a cut binary file is useless. Its path on disk is ${read.real}.`,
+          `'${file_path}' is a ${stat.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES), and a cut binary file is useless. If you can read files directly, open it in the skill's folder (load_skill gives its path).`,
           { skill: skill.name, file_path, size_bytes: stat.size, max_bytes: max },
         );
       }

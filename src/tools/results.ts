@@ -22,9 +22,11 @@ export type ErrorCode =
   | "FILE_CHANGED"
   | "READ_TIMEOUT"
   | "INTERNAL_ERROR"
-  // Frozen mode (issue 17): not in skillhub.lock, differs from it, or the lock cannot be read.
+  // Frozen mode: not in skillhub.lock, differs from it, too large to lock, a file it does not list, or the lock cannot be read.
   | "SKILL_NOT_LOCKED"
   | "SKILL_LOCK_MISMATCH"
+  | "SKILL_TOO_LARGE"
+  | "FILE_NOT_LOCKED"
   | "LOCK_UNAVAILABLE";
 
 /** A plain text result (the `skill` tool, seed 004). */

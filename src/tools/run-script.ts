@@ -81,7 +81,8 @@ export const runScriptTool = defineTool({
         "Script execution is disabled on this server (scripts.enabled: false). Fetch the script with get_asset and run it yourself if appropriate.",
       );
     }
-    const found = await lookupSkillPath(skill_path, deps);
+    // Frozen: every file of the skill (and of the nodes it inherits from) must match the lock before code runs.
+    const found = await lookupSkillPath(skill_path, deps, { runs: true });
     if (found.error) return found.error;
     const skill = found.skill;
     const checked = checkRelativePath(file);

@@ -71,7 +71,8 @@ export const runSkillCommandTool = defineTool({
         "run_skill_command is disabled on this server (start it with --enable-commands or SKILLHUB_ENABLE_COMMANDS=1).",
       );
     }
-    const found = await lookupSkill(skill_name, deps);
+    // Frozen: every file of the skill must match the lock before a command runs in its folder.
+    const found = await lookupSkill(skill_name, deps, undefined, { runs: true });
     if (found.error) return found.error;
     const skill = found.skill;
     const name = checkCommandName(command);
@@ -94,7 +95,7 @@ export const runSkillCommandTool = defineTool({
     if (dir === undefined) {
       return errorResult(
         "FILE_NOT_FOUND",
-        `Skill '${skill.name}' has no folder to run a command in (its resource folder ${skill.dir}/ does not exist).`,
+        `Skill '${skill.name}' has no folder to run a command in (its resource folder does not exist).`,
         { skill: skill.name },
       );
     }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
-import { frozenCheck } from "../lock/frozen.ts";
 import { FUZZY_MAX_DOCUMENTS } from "../search/index-settings.ts";
 import { whyMatched } from "../search/why-matched.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -115,7 +114,7 @@ export const searchSkillsTool = defineTool({
   },
 });
 
-/** Frozen mode: a skill that differs from the lock shows no byte of its body. */
+/** Frozen mode: only bytes whose digest the lock records reach an excerpt. */
 function excerptFor(skill: Skill, terms: readonly string[], deps: ToolDeps): string {
-  return skillExcerpt(skill, terms, !frozenCheck(deps.frozen, deps.store.catalog, skill));
+  return skillExcerpt(skill, terms, deps.frozen);
 }

@@ -2,7 +2,7 @@ import { sep } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
-import { readInstructionsChecked, readSkillFileText } from "../catalog/skill-text.ts";
+import { checkedInstructions, checkedSkillText, isRefused } from "../lock/checked-read.ts";
 import type { Skill } from "../skills/skill.ts";
 import { closeNames } from "../util/close-names.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
@@ -14,7 +14,14 @@ import {
   renderSkillToolDescription,
   truncate,
 } from "./support/skill-catalog.ts";
-import { BY_NAME, type LookupWords, lookupSkill, readFailure, recordLoad } from "./support/skill-lookup.ts";
+import {
+  BY_NAME,
+  type LookupWords,
+  lookupSkill,
+  readFailure,
+  recordLoad,
+  refusalResult,
+} from "./support/skill-lookup.ts";
 
 /**
  * Seed 004's `name`, plus `command` as an alias: the seed's own description
@@ -91,8 +98,12 @@ export const skillTool = defineTool({
     const { skill, error } = await lookupSkill(name, deps, words);
     if (error) return error;
     // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
+    // Read once; frozen, served only when the lock records the digest of these very bytes.
     const read =
-      skill.kind === "tree-node" ? readInstructionsChecked(deps.store.catalog, skill) : readSkillFileText(skill);
+      skill.kind === "tree-node"
+        ? checkedInstructions(deps.frozen, deps.store.catalog, skill)
+        : checkedSkillText(deps.frozen, skill);
+    if (isRefused(read)) return refusalResult(skill, read.refused);
     // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
     if (!read.ok) return readFailure(name, skill, read, deps, words);
     const text = read.text;

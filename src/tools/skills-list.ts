@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
-import { readSkillBody } from "../catalog/skill-text.ts";
+import { checkedBody } from "../lock/checked-read.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./support/sk-summary.ts";
@@ -42,7 +42,8 @@ export const skListTool = defineTool({
     if (includeBody) {
       for (const summary of skills) {
         const skill = deps.store.catalog.get(summary.meta.name);
-        summary.body = (skill && readSkillBody(skill)) ?? "";
+        // Frozen: only bytes whose digest the lock records (lock/checked-read.ts).
+        summary.body = (skill && checkedBody(deps.frozen, skill)) ?? "";
       }
     }
     const text = `${skills.length} skill${skills.length === 1 ? "" : "s"} matched${needle ? ` "${query}"` : ""}: ${skills.map((s) => s.meta.name).join(", ") || "none"}.`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
-import { readSkillBody } from "../catalog/skill-text.ts";
+import { checkedBody } from "../lock/checked-read.ts";
 import { excerptAtToken } from "../search/excerpt.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
@@ -43,7 +43,8 @@ export const skSearchTool = defineTool({
       if (!isEnabled(skill, deps.filter)) continue;
       const summary = summarise(skill, deps.projectRoot.dir);
       const meta = `${summary.installName}\n${skill.name}\n${skill.description}`;
-      const body = readSkillBody(skill) ?? "";
+      // Frozen: only bytes whose digest the lock records (lock/checked-read.ts).
+      const body = checkedBody(deps.frozen, skill) ?? "";
       const haystack = `${meta}\n${body}`.toLowerCase();
       if (tokens.length === 0 || !tokens.every((t) => haystack.includes(t))) continue;
       const metaLower = meta.toLowerCase();

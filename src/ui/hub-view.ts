@@ -1,4 +1,4 @@
-import { describeFilter, filterActive, isEnabled } from "../catalog/filters.ts";
+import { describeFilter, filterActive, isEnabled, passesFilter } from "../catalog/filters.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
 import { buildSkillTree, type SkillTreeNode } from "../catalog/tree-listing.ts";
 import { searchMode } from "../search/embeddings/settings.ts";
@@ -20,7 +20,7 @@ export function overview(hub: Hub) {
       skills: catalog.skills.length,
       treeNodes: catalog.skills.filter((s) => s.kind === "tree-node").length,
       shadowed: catalog.shadowed.length,
-      disabled: filterActive(hub.filter) ? catalog.skills.filter((s) => !isEnabled(s, hub.filter)).length : 0,
+      disabled: filterActive(hub.filter) ? catalog.skills.filter((s) => !passesFilter(s, hub.filter)).length : 0,
       errors,
       warnings: problems.length - errors,
     },

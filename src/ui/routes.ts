@@ -161,7 +161,7 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
         );
       // Security: frozen mode; no file of a skill that differs from its lock.
       if (detail.refused) return problem(403, detail.refused.code, detail.refused.message);
-      const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes);
+      const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes, hub.frozen);
       return view.ok
         ? await rendered(view)
         : problem(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);

@@ -1,5 +1,4 @@
 import { isEnabled } from "../catalog/filters.ts";
-import { frozenCheck } from "../lock/frozen.ts";
 import type { Hub } from "../server/hub.ts";
 import { skillExcerpt } from "../tools/support/skill-excerpt.ts";
 
@@ -45,7 +44,7 @@ export async function searchView(
       source: skill.source,
       ...(skill.category ? { category: skill.category } : {}),
       tags: skill.tags,
-      excerpt: skillExcerpt(skill, terms, !frozenCheck(hub.frozen, hub.catalog, skill)),
+      excerpt: skillExcerpt(skill, terms, hub.frozen),
     })),
     mode: outcome.mode,
     ...(outcome.fallbackReason ? { fallbackReason: outcome.fallbackReason } : {}),

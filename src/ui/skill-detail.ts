@@ -1,8 +1,9 @@
 import type { Catalog } from "../catalog/catalog.ts";
-import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
-import { readSkillBody } from "../catalog/skill-text.ts";
+import { passesFilter, type SkillFilter } from "../catalog/filters.ts";
 import { chainFiles, effectiveChain } from "../catalog/tree-chain.ts";
+import { checkedSkillText, isRefused } from "../lock/checked-read.ts";
 import { type FrozenGuard, type FrozenRefusal, frozenCheck } from "../lock/frozen.ts";
+import { skillBody } from "../skills/agent-skill.ts";
 import { frontmatterOf } from "../skills/frontmatter.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
@@ -72,9 +73,9 @@ export function skillDetail(
   const index = listIndex(catalog, filter);
   const row = index.rows.find((r) => r.id === skill.id);
   if (!row) return undefined;
-  const enabled = isEnabled(skill, filter);
+  const enabled = passesFilter(skill, filter);
   const refusal = enabled ? frozenCheck(frozen, catalog, skill) : undefined;
-  const refused = refusal && { code: refusal.code, message: refusal.message };
+  let refused = refusal && { code: refusal.code, message: refusal.message };
   let markdown: SkillDetail["markdown"];
   let notice: string | undefined;
   if (!enabled) {
@@ -84,15 +85,21 @@ export function skillDetail(
     // Security: frozen mode; the page shows no byte of a skill that differs from its lock, as the tools.
     notice = `${refused.code}: ${refused.message}`;
   } else {
-    const body = readSkillBody(skill);
-    if (body === undefined) notice = `${skill.file} could not be read; it may have been removed since the last scan.`;
+    // Frozen: only bytes whose digest the lock records (lock/checked-read.ts).
+    const read = checkedSkillText(frozen, skill);
+    const body = read.ok ? skillBody(read.text) : undefined;
+    if (isRefused(read)) {
+      refused = { code: read.refused.code, message: read.refused.message };
+      notice = `${refused.code}: ${refused.message}`;
+    } else if (body === undefined)
+      notice = `${skill.file} could not be read; it may have been removed since the last scan.`;
     else {
       const cut = body.length > MAX_RENDERED_CHARS;
       markdown = { source: cut ? body.slice(0, MAX_RENDERED_CHARS) : body, links: { skillId: skill.id, dir: "" } };
       if (cut) notice = `Only the first ${MAX_RENDERED_CHARS} characters are shown.`;
     }
   }
-  const { files, truncated } = enabled && !refused ? filesOf(catalog, skill) : { files: [], truncated: false };
+  const { files, truncated } = enabled && !refused ? filesOf(catalog, skill, frozen) : { files: [], truncated: false };
   return {
     skill: {
       ...row,
@@ -113,10 +120,15 @@ export function skillDetail(
 }
 
 /** An Agent Skill's files on disk (as load_skill lists them); a tree node's declared assets and scripts, inherited ones too. */
-function filesOf(catalog: Catalog, skill: Skill): { files: FileEntry[]; truncated: boolean } {
+function filesOf(catalog: Catalog, skill: Skill, frozen?: FrozenGuard): { files: FileEntry[]; truncated: boolean } {
   if (skill.kind !== "tree-node") {
     const listed = listSkillFiles(skill.dir);
-    return { files: listed.files, truncated: listed.truncated };
+    // Frozen: only the files the lock records (the others are refused).
+    const locked = frozen?.lockedFiles(skill);
+    return {
+      files: locked ? listed.files.filter((f) => locked.has(f.path)) : listed.files,
+      truncated: listed.truncated,
+    };
   }
   const chain = chainFiles(catalog, skill);
   const files: FileEntry[] = [

@@ -1,9 +1,10 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { findFileInChain } from "../catalog/tree-chain.ts";
+import { checkedFileRead, isRefused } from "../lock/checked-read.ts";
+import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { realFolder } from "../skills/skill-read.ts";
 import { filesBase } from "../tools/support/asset-read.ts";
-import { readConfined } from "../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import type { PageLinks } from "./markdown-links.ts";
@@ -34,7 +35,13 @@ export type FileView =
  * resource folder). Opened non-blocking, checked to be a regular file on the
  * descriptor, at most `maxBytes` read (MAX_FILE_BYTES).
  */
-export function readFileView(catalog: Catalog, skill: Skill, requested: string, maxBytes: number): FileView {
+export function readFileView(
+  catalog: Catalog,
+  skill: Skill,
+  requested: string,
+  maxBytes: number,
+  frozen?: FrozenGuard,
+): FileView {
   const checked = checkRelativePath(requested);
   if (!checked.ok) return { ok: false, code: "PATH_OUTSIDE_SKILL", message: `'${requested}' ${checked.reason}.` };
   let owner: Skill = skill;
@@ -55,7 +62,10 @@ export function readFileView(catalog: Catalog, skill: Skill, requested: string, 
   if (!root.ok) return { ok: false, code: "FILE_NOT_FOUND", message: `${root.reason}` };
   // Security: the same confined reader as read_skill_file and get_asset: inside the real folder, a regular
   // file opened without blocking, read once, at most maxBytes (a longer file is shown truncated).
-  const read = readConfined({ root: root.root, rootIsReal: true, file: checked.path, maxBytes, overflow: "truncate" });
+  // Frozen: the bytes shown are the start of those hashed and found in the lock (lock/checked-read.ts).
+  const read = checkedFileRead(frozen, owner, root.root, checked.path, maxBytes, "truncate");
+  if (isRefused(read))
+    return { ok: false, code: "PATH_OUTSIDE_SKILL", message: `${read.refused.code}: ${read.refused.message}` };
   if (!read.ok) {
     const code = read.code === "PATH_OUTSIDE_SKILL" ? "PATH_OUTSIDE_SKILL" : "FILE_NOT_FOUND";
     return { ok: false, code, message: read.reason };

@@ -1,6 +1,6 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
-import { isEnabled } from "../catalog/filters.ts";
+import { passesFilter } from "../catalog/filters.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
 
@@ -85,7 +85,8 @@ export function listIndex(catalog: Catalog, filter: SkillFilter): ListIndex {
       dir: skill.dir,
       ...(skill.category ? { category: skill.category } : {}),
       tags: skill.tags,
-      enabled: isEnabled(skill, filter),
+      // The server filter alone: in frozen mode the skill page says why the lock refuses a skill.
+      enabled: passesFilter(skill, filter),
       ...(shadowedBy ? { shadowedBy: shadowedBy.id } : {}),
       shadows: shadows.get(skill.id) ?? [],
       warnings: diagnostics.filter((d) => d.severity === "warning").length,

@@ -10,7 +10,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { errnoCode, errorMessage } from "./errors.ts";
+import { errnoCode } from "./errors.ts";
 import { checkRelativePath, isInside } from "./safe-path.ts";
 
 /**
@@ -287,6 +287,7 @@ export function fromErrno(error: unknown, what: string): ConfinedFailure {
     case undefined:
       throw error;
     default:
-      return fail("FILE_NOT_FOUND", `${what} cannot be read (${code}: ${errorMessage(error)}).`);
+      // The code alone: the system's message names the absolute path, which a client has no business seeing.
+      return fail("FILE_NOT_FOUND", `${what} cannot be read (${code}).`);
   }
 }

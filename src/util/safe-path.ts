@@ -58,7 +58,7 @@ export function resolveInside(
   try {
     baseReal = realpath(base);
   } catch {
-    return { ok: false, code: "FILE_NOT_FOUND", reason: `folder ${base} does not exist` };
+    return { ok: false, code: "FILE_NOT_FOUND", reason: "the skill's folder does not exist" };
   }
   const path = join(base, checked.path);
   let real: string;

@@ -1,13 +1,32 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { z } from "zod";
+import { ownFileReads, swapForSpecials } from "../../bench/fuzz/frozen-cases.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
-import { machine } from "./cli.ts";
+import { type Machine, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
+
+/** An SDK client over stdio on the binary serving `m`'s project frozen, without a watcher; `stderr()` so far. */
+async function frozenClient(bin: string, m: Machine, env: Record<string, string>) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["--frozen", "--project", m.project, "--no-watch"],
+    env,
+    cwd: m.project,
+    stderr: "pipe",
+  });
+  let log = "";
+  transport.stderr?.on("data", (chunk) => void (log += String(chunk)));
+  const client = new Client({ name: "e2e-lock", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => log };
+}
 
 describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
   test("verify exits 1 naming the tampered file; the frozen server refuses it over stdio", async () => {
@@ -27,17 +46,7 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
     expect(bad.code).toBe(1);
     expect(bad.out).toContain("changed skill project:pdf file SKILL.md: sha256:");
 
-    const transport = new StdioClientTransport({
-      command: bin,
-      args: ["--frozen", "--project", m.project, "--no-watch"],
-      env,
-      cwd: m.project,
-      stderr: "pipe",
-    });
-    let stderr = "";
-    transport.stderr?.on("data", (chunk) => void (stderr += String(chunk)));
-    const client = new Client({ name: "e2e-lock", version: "1.0.0" });
-    await client.connect(transport);
+    const { client, stderr } = await frozenClient(bin, m, env);
     try {
       const call = (name: string, args: Record<string, unknown>) =>
         client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
@@ -46,10 +55,66 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
       expect((refused.structuredContent as { error: { code: string } }).error.code).toBe("SKILL_LOCK_MISMATCH");
       expect((await call("load_skill", { skill_name: "docx" })).isError).toBeFalsy();
       const deadline = Date.now() + 20_000;
-      while (!stderr.includes("frozen: refused project:pdf") && Date.now() < deadline) await Bun.sleep(50);
-      expect(stderr).toContain("frozen: refused project:pdf");
+      while (!stderr().includes("frozen: refused project:pdf") && Date.now() < deadline) await Bun.sleep(50);
+      expect(stderr()).toContain("frozen: refused project:pdf");
     } finally {
       await client.close();
     }
   }, 120_000);
+
+  test("frozen, a SKILL.md swapped for a FIFO, a link to one or a device never blocks: the call is refused, ping answers", async () => {
+    const bin = binary();
+    const m = machine();
+    for (const name of ["fifo", "linked", "device", "fine"]) writeSkill(m.skills, name);
+    const env = { PATH: process.env.PATH ?? "", HOME: m.home };
+    expect(Bun.spawnSync([bin, "lock", "--project", m.project], { env, cwd: m.project }).exitCode).toBe(0);
+    const { client } = await frozenClient(bin, m, env);
+    try {
+      // Swapped after the scan.
+      swapForSpecials(m.skills, m.project);
+      const limit = { timeout: 60_000 };
+      for (const name of ["fifo", "linked", "device"]) {
+        for (const [tool, args] of ownFileReads(name)) {
+          const result = (await client.callTool({ name: tool, arguments: args }, limit)) as CallToolResult;
+          expect({ name, tool, isError: result.isError }).toEqual({ name, tool, isError: true });
+        }
+        expect(await client.ping(limit)).toEqual({});
+      }
+      await client.request({ method: "skills/list", params: {} } as never, z.looseObject({}) as never, limit);
+      const fine = (await client.callTool({ name: "skill", arguments: { name: "fine" } }, limit)) as CallToolResult;
+      expect(fine.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+
+  test("verify and a frozen server refuse a lock that is a FIFO or a link to a device, at once (exit 2)", async () => {
+    const bin = binary();
+    const m = machine();
+    writeSkill(m.skills, "pdf");
+    const env = { PATH: process.env.PATH ?? "", HOME: m.home };
+    const runBin = async (args: string[]) => {
+      const p = Bun.spawn([bin, ...args, "--project", m.project], {
+        env,
+        cwd: m.project,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      // A generous bound that only a hang reaches: the process is then ended and the test fails.
+      const ended = await Promise.race([p.exited, Bun.sleep(60_000).then(() => "hang" as const)]);
+      if (ended === "hang") p.kill("SIGKILL");
+      return { code: ended, err: await new Response(p.stderr).text() };
+    };
+    Bun.spawnSync(["mkfifo", m.lock]);
+    for (const args of [["verify"], ["serve", "--frozen"]]) {
+      const r = await runBin(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.err).toContain("NOT_A_REGULAR_FILE");
+    }
+    rmSync(m.lock);
+    symlinkSync("/dev/zero", m.lock);
+    const zero = await runBin(["verify"]);
+    expect(zero.code).toBe(2);
+    expect(zero.err).toContain("cannot read");
+  }, 180_000);
 });

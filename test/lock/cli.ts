@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { tempDir } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
+import { connect } from "../helpers/hub.ts";
 
 /** One simulated machine: its own home folder and project folder. */
 export interface Machine {
@@ -28,4 +29,9 @@ export async function cli(m: Machine, argv: string[], env: Record<string, string
     { out: (t) => void (out += t), err: (t) => void (err += t), cwd: m.project },
   );
   return { code, out, err };
+}
+
+/** An in-memory client on a server for `m`'s project (frozen unless `env` says otherwise); close it when done. */
+export function serverOn(m: Machine, env: Record<string, string> = { SKILLHUB_FROZEN: "1" }) {
+  return connect({ home: m.home, cwd: m.project, env, flags: { project: m.project }, hub: { env: GIT_ENV } });
 }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, realpathSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { digestFile, sha256Of } from "../../src/catalog/digests.ts";
+import { DigestCache, digestFile, sha256Of } from "../../src/catalog/digests.ts";
 import { compareLocks } from "../../src/lock/compare.ts";
 import { formatLockfile, LockError, type Lockfile, parseLockfile, readLockfile } from "../../src/lock/lockfile.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
@@ -39,10 +40,45 @@ describe("digests (one module for the lock and the skills extension)", () => {
     expect(sha256Of("abc")).toBe("sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     const dir = tempDir();
     const big = new Uint8Array(700_000).map((_, i) => i % 251);
-    const file = write(join(dir, "big.bin"), big);
-    expect(digestFile(file)).toEqual({ digest: sha256Of(big), size: 700_000 });
-    expect(digestFile(join(dir, "missing"))).toBeUndefined();
-    expect(digestFile(dir)).toBeUndefined();
+    write(join(dir, "big.bin"), big);
+    expect(digestFile(realpathSync(dir), "big.bin")).toEqual({ digest: sha256Of(big), size: 700_000 });
+    expect(digestFile(realpathSync(dir), "missing")).toBeUndefined();
+    mkdirSync(join(dir, "folder"));
+    expect(digestFile(realpathSync(dir), "folder")).toBeUndefined();
+  });
+
+  test("a FIFO, a link to a FIFO and a device are never opened for reading: no digest, no wait", () => {
+    const dir = tempDir();
+    Bun.spawnSync(["mkfifo", join(dir, "pipe")]);
+    symlinkSync(join(dir, "pipe"), join(dir, "to-pipe"));
+    symlinkSync("/dev/zero", join(dir, "zero"));
+    const real = realpathSync(dir);
+    // A blocking open of a FIFO would never return here (no writer): these return at once.
+    expect(digestFile(real, "pipe")).toBeUndefined();
+    expect(digestFile(real, "to-pipe")).toBeUndefined();
+    expect(digestFile(real, "zero")).toBeUndefined();
+  });
+
+  test("digests are cached by file identity and times; a file changed a moment ago is never cached", () => {
+    const dir = tempDir();
+    const real = realpathSync(dir);
+    const file = write(join(dir, "a.md"), "reviewed");
+    // Just written: file times are coarse, so a same-size rewrite in the same tick would look unchanged.
+    const fresh = new DigestCache();
+    expect(digestFile(real, "a.md", fresh)?.digest).toBe(sha256Of("reviewed"));
+    expect(fresh.get(statSync(file))).toBeUndefined();
+    writeFileSync(file, "tampered");
+    utimesSync(file, statSync(file).atime, statSync(file).mtime);
+    expect(digestFile(real, "a.md", fresh)?.digest).toBe(sha256Of("tampered"));
+    // Seen long after its last change: remembered while its device, inode, size and times hold.
+    const later = new DigestCache({ now: () => Date.now() + 60_000 });
+    expect(digestFile(real, "a.md", later)?.digest).toBe(sha256Of("tampered"));
+    expect(later.get(statSync(file))?.digest).toBe(sha256Of("tampered"));
+    // Replaced by a rename: another inode, hashed again.
+    write(join(dir, "b.tmp"), "renamed!");
+    renameSync(join(dir, "b.tmp"), file);
+    expect(later.get(statSync(file))).toBeUndefined();
+    expect(digestFile(real, "a.md", later)?.digest).toBe(sha256Of("renamed!"));
   });
 });
 

@@ -5,8 +5,7 @@ import { run } from "../../src/cli.ts";
 import { covers, lockTargets } from "../../src/lock/location.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
-import { connect } from "../helpers/hub.ts";
-import { cli, type Machine, machine } from "./cli.ts";
+import { cli, type Machine, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -29,13 +28,7 @@ function globalLock(m: Machine): string {
 }
 
 async function frozenSession(m: Machine) {
-  const s = await connect({
-    home: m.home,
-    cwd: m.project,
-    env: { SKILLHUB_FROZEN: "1" },
-    flags: { project: m.project },
-    hub: { env: GIT_ENV },
-  });
+  const s = await serverOn(m);
   closers.push(s.close);
   return s;
 }

@@ -2,11 +2,29 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileDigest } from "../../src/server/skills-extension/digest.ts";
-import { readSkillFile, walkSkillFolder } from "../../src/server/skills-extension/skill-files.ts";
+import { publication } from "../../src/server/skills-extension/publication.ts";
+import { readSkillFile } from "../../src/server/skills-extension/skill-files.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const LIMITS = { maxFiles: 512, maxBytes: 16 * 1024 * 1024 };
+
+/** The extension's publication of one skills folder, and why each unpublished skill is left out. */
+async function published(build: (dir: string) => void) {
+  const dir = tempDir("skillhub-files-");
+  build(dir);
+  const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
+  hub.scanNow();
+  const pub = await publication(hub.catalog);
+  hub.close();
+  return {
+    files: pub.files,
+    uris: [...pub.files.keys()].sort(),
+    reasons: Object.fromEntries(pub.unpublished.map((u) => [u.skill.name, u.reason])),
+  };
+}
+
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: Helps with ${name}.\n---\nBody.\n`;
 
 describe("the extension's file access", () => {
   test("fileDigest is sha256: and 64 lowercase hex digits of the raw bytes", () => {
@@ -15,31 +33,28 @@ describe("the extension's file access", () => {
     );
   });
 
-  test("a skill past 16 MiB is refused with the reason, before it is read to the end", () => {
-    const dir = tempDir("skillhub-files-");
-    write(join(dir, "SKILL.md"), "---\nname: x\ndescription: y\n---\n");
-    write(join(dir, "assets", "big.bin"), new Uint8Array(16 * 1024 * 1024));
-    const walk = walkSkillFolder(dir, LIMITS);
-    expect(walk.kind === "refused" && walk.reason).toContain("16 MiB");
+  test("a skill past 16 MiB is refused with the reason", async () => {
+    const { reasons } = await published((dir) => {
+      write(join(dir, "big", "SKILL.md"), skillMd("big"));
+      write(join(dir, "big", "assets", "big.bin"), new Uint8Array(16 * 1024 * 1024));
+    });
+    expect(reasons.big).toContain("16 MiB");
   });
 
-  test("symlinks are refused; nested files are listed; readSkillFile refuses paths that climb", () => {
-    const dir = tempDir("skillhub-files-");
-    write(join(dir, "SKILL.md"), "x");
-    write(join(dir, "a", "b", "c.md"), "deep");
-    expect(walkSkillFolder(dir, LIMITS)).toEqual({
-      kind: "ok",
-      files: [
-        { path: "SKILL.md", size: 1 },
-        { path: "a/b/c.md", size: 4 },
-      ],
-      dirs: ["a", "a/b"],
+  test("nested files are published, a symlink refuses the skill, readSkillFile refuses paths that climb", async () => {
+    const { uris, reasons } = await published((dir) => {
+      write(join(dir, "deep", "SKILL.md"), skillMd("deep"));
+      write(join(dir, "deep", "a", "b", "c.md"), "deep");
+      write(join(dir, "linked", "SKILL.md"), skillMd("linked"));
+      write(join(dir, "linked", "a", "real.md"), "x");
+      symlinkSync("/etc/hostname", join(dir, "linked", "a", "link"));
     });
+    expect(uris).toEqual(["skill://deep/SKILL.md", "skill://deep/a/b/c.md"]);
+    expect(reasons.linked).toContain("a/link is a symlink");
+    const dir = tempDir("skillhub-files-");
+    write(join(dir, "a", "b", "c.md"), "deep");
     expect(new TextDecoder().decode(readSkillFile(dir, "a/b/c.md"))).toBe("deep");
     for (const bad of ["../secret", "a/../../x", "/etc/passwd", "a//b"])
       expect(() => readSkillFile(dir, bad)).toThrow();
-    symlinkSync("/etc/hostname", join(dir, "a", "link"));
-    const walk = walkSkillFolder(dir, LIMITS);
-    expect(walk.kind === "refused" && walk.reason).toContain("a/link is a symlink");
   });
 });

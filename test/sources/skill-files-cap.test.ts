@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { listSkillFiles } from "../../src/sources/skill-files.ts";
+import { listSkillFiles, nestedSkillOf, notOfSkill } from "../../src/sources/skill-files.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
-describe("load_skill's file listing cap", () => {
+describe("the files of a skill (one walker for the lock, verify, the tools and the extension)", () => {
   test("folders count against the cap: a skill of many empty folders is cut short, with truncated", () => {
     const root = tempDir();
     const dir = join(root, "many");
@@ -18,7 +18,7 @@ describe("load_skill's file listing cap", () => {
     expect(listed.files.map((f) => f.path)).toEqual(["a.txt"]);
   });
 
-  test("under the cap nothing changes: every file, no truncated", () => {
+  test("under the cap: every file, shallow ones first, no truncated", () => {
     const root = tempDir();
     const dir = join(root, "few");
     writeSkill(root, "few");
@@ -29,7 +29,60 @@ describe("load_skill's file listing cap", () => {
         { path: "a.txt", size: 1 },
         { path: "refs/b.md", size: 1 },
       ],
+      folders: ["refs"],
       truncated: false,
+      links: [],
+      specials: [],
+      unreadable: [],
     });
+  });
+
+  test("every folder counts, at any depth: tooling folders (listed last) and folders deeper than the scan goes; .git never", () => {
+    const root = tempDir();
+    const dir = join(root, "tooled");
+    writeSkill(root, "tooled");
+    write(join(dir, ".venv/lib/site.py"), "v");
+    write(join(dir, "node_modules/x/index.js"), "n");
+    write(join(dir, ".git/config"), "g");
+    write(join(dir, "__pycache__/m.pyc"), "p");
+    const deep = "a/b/c/d/e/f/g/h/i/j/k/deep.md";
+    write(join(dir, deep), "d");
+    write(join(dir, "z.md"), "z");
+    const paths = listSkillFiles(dir).files.map((f) => f.path);
+    expect(paths.slice(0, 2)).toEqual(["z.md", deep]);
+    expect(paths.slice(2).sort()).toEqual([".venv/lib/site.py", "__pycache__/m.pyc", "node_modules/x/index.js"]);
+    expect(notOfSkill(dir, ".git/config")).toContain("version-control metadata");
+    expect(notOfSkill(dir, "node_modules/x/index.js")).toBeUndefined();
+  });
+
+  test("a nested skill's folder is its own: not listed, and nestedSkillOf names it", () => {
+    const root = tempDir();
+    const dir = join(root, "parent");
+    writeSkill(root, "parent");
+    writeSkill(dir, "child");
+    write(join(dir, "child/notes.md"), "n");
+    write(join(dir, "own.md"), "o");
+    const listed = listSkillFiles(dir);
+    expect(listed.files.map((f) => f.path)).toEqual(["own.md"]);
+    expect(listed.folders).toEqual([]);
+    expect(nestedSkillOf(dir, "child/notes.md")).toBe("child");
+    expect(nestedSkillOf(dir, "own.md")).toBeUndefined();
+  });
+
+  test("links and special files: a link to a file inside is listed; FIFOs, devices and links out are not", () => {
+    const root = tempDir();
+    const dir = join(root, "linky");
+    writeSkill(root, "linky");
+    write(join(dir, "real.md"), "r");
+    write(join(root, "outside.md"), "o");
+    symlinkSync(join(dir, "real.md"), join(dir, "alias.md"));
+    symlinkSync(join(root, "outside.md"), join(dir, "out.md"));
+    symlinkSync("/dev/zero", join(dir, "zero"));
+    Bun.spawnSync(["mkfifo", join(dir, "pipe")]);
+    symlinkSync(join(dir, "pipe"), join(dir, "to-pipe"));
+    const listed = listSkillFiles(dir);
+    expect(listed.files.map((f) => f.path)).toEqual(["alias.md", "real.md"]);
+    expect(listed.links).toEqual(["alias.md", "out.md", "to-pipe", "zero"]);
+    expect(listed.specials).toEqual(["pipe", "to-pipe"]);
   });
 });

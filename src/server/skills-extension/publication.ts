@@ -1,12 +1,16 @@
+import { realpathSync } from "node:fs";
 import type { Resource } from "@modelcontextprotocol/server";
 import { SKILL_LIMITS, type Skill as SkillEntry, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import type { Catalog } from "../../catalog/catalog.ts";
+import { digestFile } from "../../catalog/digests.ts";
+import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
+import { listSkillFiles, type SkillFileList } from "../../sources/skill-files.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { nextTurn } from "../../util/next-turn.ts";
 import { fileDigest } from "./digest.ts";
 import { mimeTypeFor } from "./mime.ts";
-import { readSkillFile, walkSkillFolder } from "./skill-files.ts";
+import { readSkillFile } from "./skill-files.ts";
 import { skillRoot, uriKey } from "./uris.ts";
 
 /** One file the extension serves, with the digest and size it was published with. */
@@ -46,16 +50,26 @@ export interface Publication {
   unpublished: Unpublished[];
 }
 
-const cache = new WeakMap<Catalog, Promise<Publication>>();
+/** How a publication is built: which skills, and in frozen mode the guard every digest is compared with. */
+export interface PublicationOptions {
+  enabled?: (skill: Skill) => boolean;
+  frozen?: FrozenGuard;
+}
 
-/** The publication of a snapshot, built on first use and shared by every server over the hub. */
-export function publication(catalog: Catalog, enabled: (skill: Skill) => boolean = () => true): Promise<Publication> {
-  let built = cache.get(catalog);
-  if (!built) {
-    built = build(catalog, enabled);
-    cache.set(catalog, built);
+const cache = new WeakMap<Catalog, { generation: number; built: Promise<Publication> }>();
+
+/**
+ * The publication of a snapshot, built on first use and shared by every server over the hub; frozen, built
+ * again when a lock changes (what the lock vouches for decides what is published).
+ */
+export function publication(catalog: Catalog, options: PublicationOptions = {}): Promise<Publication> {
+  const generation = options.frozen?.generation() ?? 0;
+  let entry = cache.get(catalog);
+  if (!entry || entry.generation !== generation) {
+    entry = { generation, built: build(catalog, options) };
+    cache.set(catalog, entry);
   }
-  return built;
+  return entry.built;
 }
 
 /** Forget a snapshot's publication: a file changed under it. */
@@ -63,7 +77,8 @@ export function invalidate(catalog: Catalog): void {
   cache.delete(catalog);
 }
 
-async function build(catalog: Catalog, enabled: (skill: Skill) => boolean): Promise<Publication> {
+async function build(catalog: Catalog, options: PublicationOptions): Promise<Publication> {
+  const enabled = options.enabled ?? (() => true);
   const result: Publication = { skills: [], bySkillUri: new Map(), files: new Map(), dirs: new Map(), unpublished: [] };
   // Served skills keep skill://<name>; a shadowed one gets its source as prefix, so it keeps a distinct URI.
   const candidates = [
@@ -79,7 +94,13 @@ async function build(catalog: Catalog, enabled: (skill: Skill) => boolean): Prom
       result.unpublished.push({ skill, reason: "a skill-tree node, not an Agent Skill folder" });
       continue;
     }
-    const outcome = await publishOne(skill, prefix);
+    let outcome: Outcome;
+    try {
+      outcome = await publishOne(skill, prefix, options.frozen);
+    } catch {
+      // Security: one broken skill (gone, unreadable, nested past PATH_MAX) never breaks the others' listing.
+      outcome = { reason: "its folder could not be read" };
+    }
     if ("reason" in outcome) {
       result.unpublished.push({ skill, reason: outcome.reason });
       continue;
@@ -97,49 +118,51 @@ type Outcome =
   | { published: PublishedSkill; files: PublishedFile[]; dirs: Map<string, Resource[]> }
   | { reason: string };
 
-async function publishOne(skill: Skill, prefix: string[]): Promise<Outcome> {
+/**
+ * One skill's entry: its files as the one walker lists them (sources/skill-files.ts), within the
+ * extension's limits and without links or special files. SKILL.md is read once, and its frontmatter
+ * parsed from the bytes whose digest is published; every other file's digest comes from the digest
+ * cache (resources/read hashes what it serves and compares it with the published digest). Frozen, a
+ * SKILL.md whose bytes the lock does not record keeps the skill unpublished, and a file the lock does not
+ * record with that digest is left out.
+ */
+async function publishOne(skill: Skill, prefix: string[], frozen: FrozenGuard | undefined): Promise<Outcome> {
   const manifestName = skill.file.slice(skill.dir.length + 1);
   if (manifestName !== "SKILL.md") return { reason: `its manifest is ${manifestName}; the extension serves SKILL.md` };
   const root = skillRoot(prefix, skill.name);
+  const listing = listSkillFiles(skill.dir, { max: 2 * SKILL_LIMITS.files });
+  const refused = walkRefusal(listing);
+  if (refused) return { reason: `not published: ${refused}` };
+  const manifest = readSkillFile(skill.dir, "SKILL.md");
+  const manifestDigest = fileDigest(manifest);
+  if (frozen?.checkRead(skill, null, manifestDigest.slice("sha256:".length)))
+    return { reason: "its SKILL.md differs from the lock (frozen)" };
   let frontmatter: SkillEntry["frontmatter"];
   try {
     // The SDK's strict parser and the Agent Skills rules: what a host verifying the entry will check.
-    const strict = await skillEntry(root.path, { "SKILL.md": readSkillFile(skill.dir, "SKILL.md") });
+    const strict = await skillEntry(root.path, { "SKILL.md": manifest });
     frontmatter = strict.frontmatter;
   } catch (error) {
     const problems = (error as { problems?: { message: string }[] }).problems;
     const why = problems ? problems.map((p) => p.message).join("; ") : errorMessage(error);
     return { reason: `${why} (the extension serves frontmatter verbatim, so it must pass the strict check)` };
   }
-  const walk = walkSkillFolder(skill.dir, { maxFiles: SKILL_LIMITS.files, maxBytes: SKILL_LIMITS.bytes });
-  if (walk.kind === "refused") return { reason: `not published: ${walk.reason}` };
-  const files: PublishedFile[] = [];
-  let total = 0;
-  for (const ref of walk.files) {
-    let bytes: Uint8Array;
-    try {
-      bytes = readSkillFile(skill.dir, ref.path);
-    } catch (error) {
-      return { reason: `${ref.path} cannot be read (${errorMessage(error)})` };
-    }
-    total += bytes.byteLength;
-    if (total > SKILL_LIMITS.bytes)
-      return {
-        reason: `not published: its files total more than ${SKILL_LIMITS.bytes} bytes (16 MiB, the extension's limit per skill)`,
-      };
-    const name = ref.path.slice(ref.path.lastIndexOf("/") + 1);
-    files.push({
-      uri: root.file(ref.path),
-      dir: skill.dir,
-      path: ref.path,
-      size: bytes.byteLength,
-      digest: fileDigest(bytes),
-      mimeType: mimeTypeFor(name),
-    });
+  const real = realpathSync(skill.dir);
+  const files: PublishedFile[] = [publishedFile(root, skill, "SKILL.md", manifest.byteLength, manifestDigest)];
+  let total = manifest.byteLength;
+  for (const ref of listing.files) {
+    const digest = digestFile(real, ref.path);
+    if (!digest) return { reason: `${ref.path} cannot be read` };
+    total += digest.size;
+    if (total > SKILL_LIMITS.bytes) return { reason: `not published: ${TOO_MANY_BYTES}` };
+    if (frozen?.checkRead(skill, ref.path, digest.digest.slice("sha256:".length))) continue;
+    files.push(publishedFile(root, skill, ref.path, digest.size, digest.digest));
   }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const dirs = new Map<string, Resource[]>();
-  for (const d of ["", ...walk.dirs]) dirs.set(root.dir(d), []);
-  for (const d of walk.dirs) childrenOf(dirs, root.dir(parentOf(d))).push(directory(root.dir(d), d));
+  const folders = [...listing.folders].sort();
+  for (const d of ["", ...folders]) dirs.set(root.dir(d), []);
+  for (const d of folders) childrenOf(dirs, root.dir(parentOf(d))).push(directory(root.dir(d), d));
   for (const f of files) {
     const name = f.path.slice(f.path.lastIndexOf("/") + 1);
     childrenOf(dirs, root.dir(parentOf(f.path))).push({ uri: f.uri, name, mimeType: f.mimeType, size: f.size });
@@ -150,6 +173,33 @@ async function publishOne(skill: Skill, prefix: string[]): Promise<Outcome> {
     resources: files.map((f) => ({ uri: f.uri, digest: f.digest, size: f.size })),
   };
   return { published: { skill, entry }, files, dirs };
+}
+
+const TOO_MANY_BYTES = `its files total more than ${SKILL_LIMITS.bytes} bytes (16 MiB, the extension's limit per skill)`;
+
+/** Why the extension does not publish a folder so listed, or undefined. */
+function walkRefusal(listing: SkillFileList): string | undefined {
+  const link = listing.links[0];
+  if (link !== undefined) return `${link} is a symlink; copy the file instead`;
+  const special = listing.specials[0];
+  if (special !== undefined) return `${special} is not a regular file`;
+  const unreadable = listing.unreadable[0];
+  if (unreadable !== undefined) return `folder ${unreadable || "."} cannot be read`;
+  if (listing.truncated || listing.files.length + 1 > SKILL_LIMITS.files)
+    return `it has more than ${SKILL_LIMITS.files} files (the extension's limit per skill)`;
+  if (listing.files.reduce((n, f) => n + f.size, 0) > SKILL_LIMITS.bytes) return TOO_MANY_BYTES;
+  return undefined;
+}
+
+function publishedFile(
+  root: ReturnType<typeof skillRoot>,
+  skill: Skill,
+  path: string,
+  size: number,
+  digest: string,
+): PublishedFile {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return { uri: root.file(path), dir: skill.dir, path, size, digest, mimeType: mimeTypeFor(name) };
 }
 
 function parentOf(path: string): string {

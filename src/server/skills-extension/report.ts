@@ -9,7 +9,7 @@ import { publication } from "./publication.ts";
  * extension's size limits).
  */
 export async function publicationReport(hub: Hub): Promise<string[]> {
-  const pub = await publication(hub.catalog, (skill) => isEnabled(skill, hub.filter));
+  const pub = await publication(hub.catalog, { enabled: (skill) => isEnabled(skill, hub.filter), frozen: hub.frozen });
   const skipped = pub.unpublished.filter((u) => u.skill.kind === "agent-skill");
   const lines = [
     "",

@@ -32,12 +32,12 @@ export function skillsExtension(hub: Hub): SkillsExtension {
 /** The publication of the current snapshot, with the configured filters applied. */
 async function current(hub: Hub): Promise<Publication> {
   await hub.ready;
-  // Frozen mode: a skill whose files differ from skillhub.lock is not published (the tools refuse it too).
-  return publication(hub.catalog, (skill) => isEnabled(skill, hub.filter) && !hub.frozen?.check(skill));
+  // Frozen mode: a skill the lock refuses is not published (the tools refuse it too), nor a file it does not record.
+  return publication(hub.catalog, { enabled: (skill) => isEnabled(skill, hub.filter), frozen: hub.frozen });
 }
 
 export function skillSource(hub: Hub): SkillSource {
-  return {
+  return guarded(hub, {
     async list({ cursor }) {
       const pub = await current(hub);
       const page = paginate(pub.skills, cursor, SKILLS_PAGE_SIZE, (s) => s.entry.uri);
@@ -89,7 +89,32 @@ export function skillSource(hub: Hub): SkillSource {
         mimeType: "text/markdown",
       }));
     },
-  };
+  });
+}
+
+/**
+ * Every method of `source` with its unexpected failures (a bug, a file-system error no check foresaw)
+ * answered as an internal error with no server path in it, and logged in full on stderr: the client's
+ * error text is all a model would see.
+ */
+function guarded(hub: Hub, source: SkillSource): SkillSource {
+  const wrap =
+    <A extends unknown[], R>(name: string, method: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await method(...args);
+      } catch (error) {
+        if (error instanceof ProtocolError) throw error;
+        hub.logger.error(`skills extension: ${name} failed: ${errorMessage(error)}`);
+        throw new ProtocolError(ProtocolErrorCode.InternalError, `${name} failed on the server; its log says why.`);
+      }
+    };
+  return Object.fromEntries(
+    Object.entries(source).map(([name, method]) => [
+      name,
+      wrap(name, method as (...args: unknown[]) => Promise<unknown>),
+    ]),
+  ) as unknown as SkillSource;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });

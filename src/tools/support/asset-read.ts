@@ -1,7 +1,9 @@
 import { statSync } from "node:fs";
+import { checkedFileRead, isRefused } from "../../lock/checked-read.ts";
+import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { realFolder } from "../../skills/skill-read.ts";
-import { type ConfinedReadOptions, readConfined } from "../../util/confined-read.ts";
+import type { ConfinedReadOptions } from "../../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import type { ErrorCode } from "../results.ts";
@@ -15,7 +17,7 @@ export function filesBase(skill: Skill): string | undefined {
 export function locateFile(owner: Skill, file: string): InsideResult {
   const base = filesBase(owner);
   if (base === undefined)
-    return { ok: false, code: "FILE_NOT_FOUND", reason: `the resource folder ${owner.dir}/ does not exist` };
+    return { ok: false, code: "FILE_NOT_FOUND", reason: `the resource folder of '${owner.name}' does not exist` };
   return resolveInside(base, file);
 }
 
@@ -42,13 +44,15 @@ export function readAsset(
   owner: Skill,
   rel: string,
   maxBytes: number,
-  options: Pick<ConfinedReadOptions, "now"> = {},
+  options: { frozen?: FrozenGuard } & Pick<ConfinedReadOptions, "now"> = {},
 ): AssetContent {
   const base = filesBase(owner);
   if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${rel}' does not exist.` };
   const root = realFolder(base, owner);
   if (!root.ok) return { ok: false, code: root.code, message: root.reason };
-  const read = readConfined({ root: root.root, rootIsReal: true, file: rel, maxBytes, ...options });
+  // Frozen: served only when the lock records the digest of these very bytes (lock/checked-read.ts).
+  const read = checkedFileRead(options.frozen, owner, root.root, rel, maxBytes, "refuse", { now: options.now });
+  if (isRefused(read)) return { ok: false, code: read.refused.code, message: read.refused.message };
   if (!read.ok) {
     if (read.code === "FILE_TOO_LARGE") return tooLarge(rel, read.size ?? maxBytes + 1, maxBytes);
     return { ok: false, code: read.code, message: read.reason };

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { describeFilter, isEnabled } from "../../catalog/filters.ts";
-import { frozenCheck } from "../../lock/frozen.ts";
+import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { closeNames } from "../../util/close-names.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
@@ -35,17 +35,32 @@ export const BY_NAME: LookupWords = {
  * skills up here. Lookup is through the catalog's maps only: a name is never
  * joined to a folder.
  */
-export async function lookupSkill(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): Promise<Lookup> {
+export async function lookupSkill(
+  name: string,
+  deps: ToolDeps,
+  words: LookupWords = BY_NAME,
+  options: { runs?: boolean } = {},
+): Promise<Lookup> {
   const skill = await deps.findSkill(name);
   if (!skill) return { error: notFound(name, deps, words) };
-  if (!isEnabled(skill, deps.filter)) return { error: disabledError(skill, deps, words.pickAnother) };
-  const refused = frozenRefusal(skill, deps);
+  const refused = frozenRefusal(skill, deps, options.runs);
   if (refused) return { error: refused };
+  if (!isEnabled(skill, deps.filter)) return { error: disabledError(skill, deps, words.pickAnother) };
   return { skill };
 }
 
-/** SKILL_DISABLED: the one wording of "exists but is disabled", with the filter that hides it and what to do instead. */
-export function disabledError(skill: Skill, deps: Pick<ToolDeps, "filter">, pickAnother?: string): CallToolResult {
+/**
+ * SKILL_DISABLED: the one wording of "exists but is disabled", with the filter that hides it and what to
+ * do instead; in frozen mode, a skill the lock refuses answers with that refusal (a hidden skill is
+ * hidden by the lock, not by the filter).
+ */
+export function disabledError(
+  skill: Skill,
+  deps: Pick<ToolDeps, "filter" | "frozen" | "store">,
+  pickAnother?: string,
+): CallToolResult {
+  const refused = frozenRefusal(skill, deps);
+  if (refused) return refused;
   const then = pickAnother ? ` ${pickAnother}` : "";
   return errorResult(
     "SKILL_DISABLED",
@@ -55,12 +70,23 @@ export function disabledError(skill: Skill, deps: Pick<ToolDeps, "filter">, pick
 }
 
 /**
- * Frozen mode (issue 17): the one check that a skill's files still match
- * skillhub.lock, for every tool that serves a skill's content. undefined = serve it.
+ * Frozen mode: whether the lock vouches for `skill` (its entry, and the bytes its name and description
+ * were parsed from; lock/frozen.ts), as the error result a model can act on; undefined = serve it.
+ * `runs`: code of the skill is about to run, so every file of it on disk is compared with the lock too.
+ * The bytes a tool then serves are checked as they are read (lock/checked-read.ts).
  */
-export function frozenRefusal(skill: Skill, deps: ToolDeps): CallToolResult | undefined {
-  const refusal = frozenCheck(deps.frozen, deps.store.catalog, skill);
-  if (!refusal) return undefined;
+export function frozenRefusal(
+  skill: Skill,
+  deps: Pick<ToolDeps, "frozen" | "store">,
+  runs = false,
+): CallToolResult | undefined {
+  const catalog = deps.store.catalog;
+  const refusal = runs ? deps.frozen?.checkWhole(skill, catalog) : deps.frozen?.check(skill, catalog);
+  return refusal && refusalResult(skill, refusal);
+}
+
+/** A frozen refusal as a tool result: its code, its sentence, the lock error and the differences. */
+export function refusalResult(skill: Skill, refusal: FrozenRefusal): CallToolResult {
   return errorResult(refusal.code, refusal.message, {
     skill: skill.name,
     ...(refusal.lockError ? { lock_error: refusal.lockError } : {}),

@@ -8,7 +8,10 @@ const BY_PATH: LookupWords = {
   pickAnother: "Use get_skill or list_skills to find an enabled one.",
 };
 
-/** A skill path (or Agent Skill name) → an enabled skill, or SKILL_NOT_FOUND / SKILL_DISABLED worded for the tree tools. */
-export function lookupSkillPath(skillPath: string, deps: ToolDeps): Promise<Lookup> {
-  return lookupSkill(skillPath, deps, BY_PATH);
+/**
+ * A skill path (or Agent Skill name) → an enabled skill, or SKILL_NOT_FOUND / SKILL_DISABLED worded for the
+ * tree tools. `runs`: code of the skill is about to run (lookupSkill).
+ */
+export function lookupSkillPath(skillPath: string, deps: ToolDeps, options: { runs?: boolean } = {}): Promise<Lookup> {
+  return lookupSkill(skillPath, deps, BY_PATH, options);
 }
