@@ -12,6 +12,7 @@ const ROOT = join(import.meta.dir, "..");
 export const PINNED = {
   conformance: { name: "@modelcontextprotocol/conformance", version: "0.2.0-alpha.12" },
   inspector: { name: "@modelcontextprotocol/inspector", version: "2.12.0" },
+  claudeCode: { name: "@anthropic-ai/claude-code", version: "2.1.332" },
   /** The conformance suite and the Inspector want Node >= 22.19; the registry has it as node-<os>-<arch>. */
   node: { version: "22.23.3", minimum: [22, 19] as const },
 } as const;

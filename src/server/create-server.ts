@@ -43,6 +43,16 @@ export interface CreateServerOptions {
   notifyChanges?: boolean;
   /** Skills the instructions name when the first scan has not ended yet (kept from the last run). */
   namedSkills?: readonly NamedSkill[];
+  /**
+   * The client runs on another machine (the HTTP transport says so; stdio's client shares the disk):
+   * answers name a skill's folder and files by skill:// URI, never by a path on this server. Default false.
+   */
+  remote?: boolean;
+  /**
+   * Whether a list_changed can ever reach this client. Default true. False for 2025 clients of stateless
+   * HTTP (no session, no stream to send on): then no capability advertises listChanged.
+   */
+  canNotify?: boolean;
 }
 
 /** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
@@ -56,13 +66,16 @@ export function isModernRevision(version: string | undefined): boolean {
  * from the current catalog, so they are never stale.
  */
 export function createServer(hub: Hub, options: CreateServerOptions = {}): McpServer {
+  // Advertise only what is delivered: a client no notification can reach re-lists instead.
+  const listChanged = options.canNotify ?? true;
+  const remote = options.remote ?? false;
   const mcp = new McpServer(
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
       capabilities: {
-        tools: { listChanged: true },
-        resources: { listChanged: true },
-        ...(promptsEnabled(hub) ? { prompts: { listChanged: true } } : {}),
+        tools: { listChanged },
+        resources: { listChanged },
+        ...(promptsEnabled(hub) ? { prompts: { listChanged } } : {}),
       },
       // 2026-07-28 list results carry ttlMs/cacheScope: a user's skills are private; change notifications
       // (subscriptions/listen) tell a listening client sooner than the TTL.
@@ -74,6 +87,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
         skills: options.namedSkills ?? hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
         usage: hub.usage,
+        remote,
       }),
     },
   );
@@ -87,7 +101,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
     const names = new Set(hub.tools().map((t) => t.name));
     return {
       deps: hub,
-      session: { clientName: () => server.getClientVersion()?.name },
+      session: { clientName: () => server.getClientVersion()?.name, remote },
       signal,
       hasTool: (name) => names.has(name),
     };
