@@ -19,6 +19,7 @@ import { type NamedSkill, serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
 import { withSearchHint } from "./search-hints.ts";
+import { hideServerPaths, serverPaths } from "./server-paths.ts";
 import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
 /** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
@@ -122,8 +123,12 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   });
 
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+    const result = await callTool(request.params.name, request.params.arguments, ctx.mcpReq.signal);
+    return remote ? hideServerPaths(result, serverPaths(hub)) : result;
+  });
+
+  async function callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
     await hub.ready;
-    const name = request.params.name;
     const tool = hub.tools().find((t) => t.name === name);
     if (!tool) {
       throw new ProtocolError(
@@ -134,14 +139,14 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
           .join(", ")}.`,
       );
     }
-    const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
+    const parsed = tool.inputSchema.safeParse(args ?? {});
     // Seed 003 §8: the tree tools' errors carry JSON text too, argument errors included.
     if (!parsed.success)
       return JSON_TEXT_TOOLS.has(name)
         ? withJsonText(invalidArguments(tool, parsed.error))
         : invalidArguments(tool, parsed.error);
     try {
-      return await tool.handler(parsed.data, context(ctx.mcpReq.signal));
+      return await tool.handler(parsed.data, context(signal));
     } catch (error) {
       // A bug must not reach the client as a crash: report it as a tool error and log it.
       hub.logger.error(
@@ -153,7 +158,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       );
       return JSON_TEXT_TOOLS.has(name) ? withJsonText(failed) : failed;
     }
-  });
+  }
 
   server.oninitialized = () => {
     seen.initialized = true;
