@@ -1,7 +1,7 @@
 /**
  * Pinned command-line tools from the npm registry, installed on first use into
  * .tools/npm/<name>@<version>/ (never into package.json). Used by
- * `make conformance` and the MCP Inspector test.
+ * `make conformance`, the MCP Inspector test and `make clients`.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,14 +12,27 @@ const ROOT = join(import.meta.dir, "..");
 export const PINNED = {
   conformance: { name: "@modelcontextprotocol/conformance", version: "0.2.0-alpha.12" },
   inspector: { name: "@modelcontextprotocol/inspector", version: "2.12.0" },
+  /** The MCP Bundle CLI and the real clients `make clients` proves SkillHub in (Claude Code wants Node >= 22). */
+  mcpb: { name: "@anthropic-ai/mcpb", version: "2.1.2" },
   claudeCode: { name: "@anthropic-ai/claude-code", version: "2.1.332" },
+  geminiCli: { name: "@google/gemini-cli", version: "0.61.0" },
+  codex: { name: "@openai/codex", version: "0.171.0" },
   /** The conformance suite and the Inspector want Node >= 22.19; the registry has it as node-<os>-<arch>. */
   node: { version: "22.23.3", minimum: [22, 19] as const },
 } as const;
 
+/** Where `name@version` is installed: .tools/npm/<name>@<version>/. */
+const toolPrefix = (name: string, version: string) =>
+  join(ROOT, ".tools", "npm", `${name.replace("/", "+")}@${version}`);
+
+/** Whether `name@version` is installed already (then no registry is needed for it). */
+export function npmToolInstalled(name: string, version: string): boolean {
+  return installedVersion(join(toolPrefix(name, version), "node_modules", name)) === version;
+}
+
 /** The package folder of `name@version`, installed with npm when missing. */
 export function ensureNpmTool(name: string, version: string): string {
-  const prefix = join(ROOT, ".tools", "npm", `${name.replace("/", "+")}@${version}`);
+  const prefix = toolPrefix(name, version);
   const dir = join(prefix, "node_modules", name);
   if (installedVersion(dir) === version) return dir;
   process.stderr.write(`Installing ${name}@${version} from the npm registry into ${prefix} ...\n`);

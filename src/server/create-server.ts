@@ -98,11 +98,13 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   const server = mcp.server;
   const seen: Announced = { initialized: false };
 
-  const context = (signal?: AbortSignal): ToolContext => {
+  const context = (signal?: AbortSignal, meta?: unknown): ToolContext => {
     const names = new Set(hub.tools().map((t) => t.name));
+    // A 2026-07-28 request names its client in its own envelope; a 2025 session did so at initialize.
+    const named = envelopeClientName(meta);
     return {
       deps: hub,
-      session: { clientName: () => server.getClientVersion()?.name, remote },
+      session: { clientName: () => named ?? server.getClientVersion()?.name, remote },
       signal,
       hasTool: (name) => names.has(name),
     };
@@ -110,9 +112,9 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
 
   if (promptsEnabled(hub)) registerPrompts(mcp, hub, () => context());
 
-  server.setRequestHandler("tools/list", async () => {
+  server.setRequestHandler("tools/list", async (_request, reqCtx) => {
     await listingReady(hub);
-    const ctx = context();
+    const ctx = context(undefined, reqCtx.mcpReq.envelope);
     seen.tools = toolsSignature(hub);
     // Every other tool first: the skill tool's catalog gets the room they leave under the list budget.
     const tools = hub.tools();
@@ -123,11 +125,16 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   });
 
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
-    const result = await callTool(request.params.name, request.params.arguments, ctx.mcpReq.signal);
+    const result = await callTool(
+      request.params.name,
+      request.params.arguments,
+      ctx.mcpReq.signal,
+      ctx.mcpReq.envelope,
+    );
     return remote ? hideServerPaths(result, serverPaths(hub)) : result;
   });
 
-  async function callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  async function callTool(name: string, args: unknown, signal: AbortSignal, meta: unknown): Promise<CallToolResult> {
     await hub.ready;
     const tool = hub.tools().find((t) => t.name === name);
     if (!tool) {
@@ -146,7 +153,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         ? withJsonText(invalidArguments(tool, parsed.error))
         : invalidArguments(tool, parsed.error);
     try {
-      return await tool.handler(parsed.data, context(signal));
+      return await tool.handler(parsed.data, context(signal, meta));
     } catch (error) {
       // A bug must not reach the client as a crash: report it as a tool error and log it.
       hub.logger.error(
@@ -192,6 +199,14 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
     previousOnClose?.();
   };
   return mcp;
+}
+
+/** The client's name in a 2026-07-28 request's `_meta` envelope (the SDK hands it over apart), if it has one. */
+function envelopeClientName(meta: unknown): string | undefined {
+  const info = (meta as Record<string, { name?: unknown } | undefined> | undefined)?.[
+    "io.modelcontextprotocol/clientInfo"
+  ];
+  return typeof info?.name === "string" ? info.name : undefined;
 }
 
 function describe(tool: ToolDefinition, ctx: ToolContext): Tool {
