@@ -118,7 +118,7 @@ export const readSkillFileTool = defineTool({
   },
 });
 
-/** Characters of an answer besides its content (field names, sizes, offsets, a MIME type). */
+/** Characters of an answer besides its content (field names, indentation, sizes, offsets, a MIME type). */
 const ANSWER_OVERHEAD = 300;
 
 interface FilePart {

@@ -1,7 +1,8 @@
 import { readSkillFileText } from "../../catalog/skill-text.ts";
 import type { Skill } from "../../skills/skill.ts";
 import type { ToolContext } from "../definition.ts";
-import { resultBudget } from "./result-budget.ts";
+import { structuredResult } from "../results.ts";
+import { resultBudget, textChars } from "./result-budget.ts";
 import { fitSkillText } from "./skill-parts.ts";
 import type { SkillPlace } from "./skill-place.ts";
 
@@ -19,17 +20,19 @@ export function fitInstructions<T extends { instructions: string }>(
   place: SkillPlace,
 ): T {
   const budget = resultBudget(ctx);
-  if (JSON.stringify(answer).length <= budget || skill.kind !== "agent-skill") return answer;
+  // The text a client shows is the answer's JSON as structuredResult writes it.
+  const size = (value: T) => textChars(structuredResult(value));
+  if (size(answer) <= budget || skill.kind !== "agent-skill") return answer;
   const body = answer.instructions;
   const file = readSkillFileText(skill);
   const front = file.ok && file.text.endsWith(body) ? file.text.slice(0, file.text.length - body.length) : "";
   const skipBytes = Buffer.byteLength(front, "utf8");
   const skipLines = front.split("\n").length - 1;
-  let room = budget - JSON.stringify({ ...answer, instructions: "" }).length;
+  let room = budget - size({ ...answer, instructions: "" });
   for (let tries = 0; tries < 8 && room > 0; tries++) {
     const part = fitSkillText(skill, body, room, ctx, place, skipBytes, skipLines);
     const fitted = { ...answer, instructions: part.text };
-    const over = JSON.stringify(fitted).length - budget;
+    const over = size(fitted) - budget;
     if (over <= 0) return fitted;
     room -= over;
   }

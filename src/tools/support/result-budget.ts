@@ -1,3 +1,4 @@
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../definition.ts";
 
 /**
@@ -50,4 +51,9 @@ export function linesUpTo(text: string, end: number): number {
   let lines = 0;
   for (let i = text.indexOf("\n"); i >= 0 && i < end; i = text.indexOf("\n", i + 1)) lines++;
   return end > 0 && text[end - 1] !== "\n" ? lines + 1 : lines;
+}
+
+/** Characters of a result's text items: what a client shows (and Claude Code measures). */
+export function textChars(result: CallToolResult): number {
+  return result.content.reduce((n, c) => n + (c.type === "text" ? c.text.length : 0), 0);
 }
