@@ -1,8 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { createHttpHandler } from "../../src/transports/http-handler.ts";
-import { httpClient, type Revision } from "../helpers/clients.ts";
+import { handlerWithClients } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { eventually, testHub } from "../helpers/hub.ts";
+import { eventually } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const open: (() => Promise<void>)[] = [];
@@ -14,20 +13,7 @@ afterEach(async () => {
 async function world(stateless: boolean) {
   const dir = tempDir("skillhub-stateless-");
   writeSkill(dir, "git-helper", { description: "Git workflow helper" });
-  const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
-  const handler = createHttpHandler(hub, { host: "127.0.0.1", stateless });
-  void hub.start();
-  await hub.ready;
-  open.push(async () => {
-    await handler.close();
-    hub.close();
-  });
-  const client = async (revision: Revision, onChanged?: (kind: string) => void) => {
-    const c = await httpClient(handler, revision, { onChanged });
-    open.unshift(() => c.close());
-    return c;
-  };
-  return { dir, hub, client };
+  return { dir, ...(await handlerWithClients(dir, open, { stateless })) };
 }
 
 const listChanged = (caps: Record<string, { listChanged?: boolean } | undefined> | undefined) => ({

@@ -3,6 +3,7 @@ import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { PROFILES } from "../../src/tools/index.ts";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { httpClient, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -16,20 +17,7 @@ afterEach(async () => {
 });
 
 /** Every tool, seed 001's two included. */
-const TOOLS = [
-  "skill",
-  "search_skills",
-  "load_skill",
-  "read_skill_file",
-  "list_skills",
-  "get_skill",
-  "get_asset",
-  "run_script",
-  "run_skill_command",
-  "refresh_skills",
-  "skills.list",
-  "skills.search",
-].join(",");
+const TOOLS = [...(PROFILES.all ?? []), "skills.list", "skills.search"].join(",");
 
 /**
  * A server whose folders all sit under one temp folder `root`: two skills
