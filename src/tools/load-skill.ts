@@ -6,6 +6,7 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { fitInstructions } from "./support/instruction-parts.ts";
 import { lookupSkill, readFailure, recordLoad } from "./support/skill-lookup.ts";
+import { exampleFile } from "./support/skill-parts.ts";
 import { fetchAdvice, skillPlace } from "./support/skill-place.ts";
 
 const Input = () =>
@@ -74,7 +75,7 @@ export const loadSkillTool = defineTool({
       uri: place.uri(""),
       files: place.remote ? files.map((f) => ({ ...f, uri: place.uri(f.path) })) : files,
       ...(truncated ? { files_truncated: true } : {}),
-      ...(place.remote ? { fetch: fetchAdvice(skill, place, ctx, files[0]?.path) } : {}),
+      ...(place.remote ? { fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) } : {}),
     };
     return structuredResult(fitInstructions(answer, skill, ctx, place));
   },

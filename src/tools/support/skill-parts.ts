@@ -39,7 +39,7 @@ export function skillHead(skill: Skill, place: SkillPlace, ctx: ToolContext): st
 }
 
 /** A script when the skill has one (the file a remote agent most needs to fetch), else its first file. */
-function exampleFile(files: readonly SkillFileEntry[]): string | undefined {
+export function exampleFile(files: readonly SkillFileEntry[]): string | undefined {
   return (files.find((f) => f.path.startsWith("scripts/")) ?? files[0])?.path;
 }
 
