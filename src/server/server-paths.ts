@@ -1,5 +1,4 @@
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.ts";
 import { skillUris } from "../skills/skill-uri.ts";
@@ -22,7 +21,7 @@ const perCatalog = new WeakMap<Catalog, Map<string, string>>();
  * skills folders (by source label), the project root, SkillHub's home, the
  * user's home and the working folder become names.
  */
-export function serverPaths(hub: Hub, homeDir = homedir()): ServerPaths {
+export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   const catalog = hub.catalog;
   let skills = perCatalog.get(catalog);
   if (!skills) {
@@ -51,10 +50,15 @@ export function serverPaths(hub: Hub, homeDir = homedir()): ServerPaths {
             [real, name],
           ];
     })
-    // A root folder ("/") would rename every path: such a setting names nothing worth hiding.
+    // A root folder ("/") would rename every path: such a setting names nothing worth hiding; nor does "".
     .filter(([path]) => path.length > 1)
     .sort((a, b) => b[0].length - a[0].length);
   return { skills, folders };
+}
+
+/** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
+function userHome(): string {
+  return process.env.HOME ?? process.env.USERPROFILE ?? "";
 }
 
 function realOf(path: string): string {
