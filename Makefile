@@ -92,7 +92,9 @@ fuzz: build
 	$(BUN) bench/fuzz/run.ts
 
 ## make conformance: the MCP conformance suite (pinned, Node 22 from the npm registry, both
-## installed into .tools/) against the binary over Streamable HTTP, then the MCP Inspector CLI.
+## installed into .tools/) against the binary over Streamable HTTP, then the MCP Inspector CLI (also through
+## haproxy to two replicas, with the SDK client and the page in Chromium) and Claude Code's CLI (pinned) with a
+## stand-in model API.
 ## Expected failures, one reason each: test/conformance/expected-failures.yml.
 conformance: build
 	$(BUN) scripts/conformance.ts

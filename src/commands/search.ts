@@ -29,7 +29,7 @@ export const runSearch: CommandRun = async (ctx) => {
   await hub.search.vectorsSettled();
   const result = await searchSkillsTool.handler(
     { query, limit },
-    { deps: hub, session: { clientName: () => undefined } },
+    { deps: hub, session: { clientName: () => undefined, remote: false } },
   );
   hub.search.close();
   const { skills, search_mode, fallback_reason } = result.structuredContent as {

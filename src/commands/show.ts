@@ -9,7 +9,10 @@ export const runShow: CommandRun = async (ctx) => {
     return 2;
   }
   const hub = await scannedHub(ctx);
-  const result = await skillTool.handler({ name }, { deps: hub, session: { clientName: () => undefined } });
+  const result = await skillTool.handler(
+    { name },
+    { deps: hub, session: { clientName: () => undefined, remote: false } },
+  );
   // Each content item on its own line: the skill text, then the <command-message> line.
   const text = result.content
     .map((c) => (c.type === "text" ? c.text : ""))

@@ -67,6 +67,8 @@ export const ServerConfig = once(() =>
     tools: z.string().min(1),
     /** Characters allowed for the skill tool's catalog; unset = 2,000 for Claude Code, else 6,000. */
     catalog_budget: z.number().int().min(1200).optional(),
+    /** Characters of one tool result a client shows whole; unset = 50,000 for Claude Code, else 25,000. */
+    result_budget: z.number().int().min(4000).optional(),
     /** Seconds to wait for the client's roots/list answer. Default 2. */
     roots_timeout_seconds: z.number().min(0),
   }),

@@ -130,6 +130,13 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     default: "2,000 for Claude Code, else 6,000",
     description: "Characters for the `skill` tool's catalog of skills (at least 1,200).",
   },
+  SKILLHUB_RESULT_BUDGET: {
+    key: "server.result_budget",
+    kind: "int",
+    default: "50,000 for Claude Code, else 25,000",
+    description:
+      "Characters of one tool result the client shows whole (at least 4,000); a longer skill is served in parts.",
+  },
   SEARCH_LIMIT: { key: "search.limit", kind: "int", description: "Default number of `search_skills` results (1–100)." },
   SEARCH_THRESHOLD: {
     key: "search.threshold",

@@ -19,6 +19,7 @@ import { type NamedSkill, serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
 import { withSearchHint } from "./search-hints.ts";
+import { hideServerPaths, serverPaths } from "./server-paths.ts";
 import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
 /** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
@@ -43,6 +44,16 @@ export interface CreateServerOptions {
   notifyChanges?: boolean;
   /** Skills the instructions name when the first scan has not ended yet (kept from the last run). */
   namedSkills?: readonly NamedSkill[];
+  /**
+   * The client runs on another machine (the HTTP transport says so; stdio's client shares the disk):
+   * answers name a skill's folder and files by skill:// URI, never by a path on this server. Default false.
+   */
+  remote?: boolean;
+  /**
+   * Whether a list_changed can ever reach this client. Default true. False for 2025 clients of stateless
+   * HTTP (no session, no stream to send on): then no capability advertises listChanged.
+   */
+  canNotify?: boolean;
 }
 
 /** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
@@ -56,13 +67,16 @@ export function isModernRevision(version: string | undefined): boolean {
  * from the current catalog, so they are never stale.
  */
 export function createServer(hub: Hub, options: CreateServerOptions = {}): McpServer {
+  // Advertise only what is delivered: a client no notification can reach re-lists instead.
+  const listChanged = options.canNotify ?? true;
+  const remote = options.remote ?? false;
   const mcp = new McpServer(
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
       capabilities: {
-        tools: { listChanged: true },
-        resources: { listChanged: true },
-        ...(promptsEnabled(hub) ? { prompts: { listChanged: true } } : {}),
+        tools: { listChanged },
+        resources: { listChanged },
+        ...(promptsEnabled(hub) ? { prompts: { listChanged } } : {}),
       },
       // 2026-07-28 list results carry ttlMs/cacheScope: a user's skills are private; change notifications
       // (subscriptions/listen) tell a listening client sooner than the TTL.
@@ -75,6 +89,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         // Frozen: the last run's names cannot be checked against the lock (they carry no digest).
         skills: (!hub.frozen && options.namedSkills) || hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
         usage: hub.usage,
+        remote,
       }),
     },
   );
@@ -84,11 +99,13 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   const server = mcp.server;
   const seen: Announced = { initialized: false };
 
-  const context = (signal?: AbortSignal): ToolContext => {
+  const context = (signal?: AbortSignal, meta?: unknown): ToolContext => {
     const names = new Set(hub.tools().map((t) => t.name));
+    // A 2026-07-28 request names its client in its own envelope; a 2025 session did so at initialize.
+    const named = envelopeClientName(meta);
     return {
       deps: hub,
-      session: { clientName: () => server.getClientVersion()?.name },
+      session: { clientName: () => named ?? server.getClientVersion()?.name, remote },
       signal,
       hasTool: (name) => names.has(name),
     };
@@ -99,9 +116,9 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   // A listing may come before the first scan only where list_changed can follow it (not a stateless
   // request's server, which the handler's own events speak for only once a catalog exists).
   const listed = () => (options.notifyChanges === false ? listingReady(hub) : toolsListingReady(hub));
-  server.setRequestHandler("tools/list", async () => {
+  server.setRequestHandler("tools/list", async (_request, reqCtx) => {
     await listed();
-    const ctx = context();
+    const ctx = context(undefined, reqCtx.mcpReq.envelope);
     seen.tools = toolsSignature(hub);
     // Every other tool first: the skill tool's catalog gets the room they leave under the list budget.
     const tools = hub.tools();
@@ -112,8 +129,17 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   });
 
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+    const result = await callTool(
+      request.params.name,
+      request.params.arguments,
+      ctx.mcpReq.signal,
+      ctx.mcpReq.envelope,
+    );
+    return remote ? hideServerPaths(result, serverPaths(hub)) : result;
+  });
+
+  async function callTool(name: string, args: unknown, signal: AbortSignal, meta: unknown): Promise<CallToolResult> {
     await hub.ready;
-    const name = request.params.name;
     const tool = hub.tools().find((t) => t.name === name);
     if (!tool) {
       throw new ProtocolError(
@@ -124,14 +150,14 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
           .join(", ")}.`,
       );
     }
-    const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
+    const parsed = tool.inputSchema.safeParse(args ?? {});
     // Seed 003 §8: the tree tools' errors carry JSON text too, argument errors included.
     if (!parsed.success)
       return JSON_TEXT_TOOLS.has(name)
         ? withJsonText(invalidArguments(tool, parsed.error))
         : invalidArguments(tool, parsed.error);
     try {
-      return await tool.handler(parsed.data, context(ctx.mcpReq.signal));
+      return await tool.handler(parsed.data, context(signal, meta));
     } catch (error) {
       // A bug must not reach the client as a crash: report it as a tool error and log it.
       hub.logger.error(
@@ -144,7 +170,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       );
       return JSON_TEXT_TOOLS.has(name) ? withJsonText(failed) : failed;
     }
-  });
+  }
 
   server.oninitialized = () => {
     seen.initialized = true;
@@ -178,6 +204,14 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
     previousOnClose?.();
   };
   return mcp;
+}
+
+/** The client's name in a 2026-07-28 request's `_meta` envelope (the SDK hands it over apart), if it has one. */
+function envelopeClientName(meta: unknown): string | undefined {
+  const info = (meta as Record<string, { name?: unknown } | undefined> | undefined)?.[
+    "io.modelcontextprotocol/clientInfo"
+  ];
+  return typeof info?.name === "string" ? info.name : undefined;
 }
 
 function describe(tool: ToolDefinition, ctx: ToolContext): Tool {

@@ -18,6 +18,8 @@ export interface InstructionsInput {
   skills?: readonly NamedSkill[];
   /** Loads per skill id in this process (most used first). */
   usage?: ReadonlyMap<string, number>;
+  /** The client runs on another machine (HTTP): skills name their files by skill:// URI. */
+  remote?: boolean;
 }
 
 /**
@@ -34,7 +36,11 @@ export function serverInstructions(input: InstructionsInput): string {
   if (has("search_skills")) parts.push("Find one with search_skills (a short description of the task).");
   if (has("skill")) parts.push(`Load one by name with skill${has("load_skill") ? " or load_skill" : ""}.`);
   else if (has("load_skill")) parts.push("Load one with load_skill.");
-  if (has("read_skill_file")) parts.push("Read files a skill mentions with read_skill_file.");
+  if (input.remote)
+    parts.push(
+      `This server is remote: a skill's files are skill://<name>/<path> URIs, not on your disk; fetch them with ${has("read_skill_file") ? "read_skill_file or " : ""}resources/read, and save a script's files in a local folder before running it.`,
+    );
+  else if (has("read_skill_file")) parts.push("Read files a skill mentions with read_skill_file.");
   if (has("get_skill"))
     parts.push("For team skill trees, call get_skill with the task context; fetch listed files with get_asset.");
   else if (input.mayOffer?.includes("get_skill"))

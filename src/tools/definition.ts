@@ -46,9 +46,15 @@ export interface ToolDeps {
   knownEntries?(dir: string): Iterable<FolderEntry> | undefined;
 }
 
-/** Per-connection facts: who the client is. */
+/** Per-connection facts: who the client is, and where. */
 export interface SessionInfo {
   clientName(): string | undefined;
+  /**
+   * Whether the client runs on another machine (HTTP), set by the transport: it cannot open the
+   * server's paths, so answers name a skill's folder and files by skill:// URI and say how to fetch
+   * them. False for stdio, whose client shares the server's disk.
+   */
+  readonly remote: boolean;
 }
 
 export interface ToolContext {

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { checkedInstructions, isRefused } from "../lock/checked-read.ts";
-import { lastReadFolder } from "../skills/skill-read.ts";
-import { listSkillFiles } from "../sources/skill-files.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
+import { fitInstructions } from "./support/instruction-parts.ts";
 import { lookupSkill, readFailure, recordLoad, refusalResult } from "./support/skill-lookup.ts";
+import { exampleFile, skillFiles } from "./support/skill-parts.ts";
+import { fetchAdvice, skillPlace } from "./support/skill-place.ts";
 
 const Input = () =>
   z.object({
@@ -20,13 +21,26 @@ const Output = () =>
     instructions: z
       .string()
       .describe("The SKILL.md body without frontmatter (a tree node: its inherited content); follow it"),
-    path: z.string().describe("Absolute skill folder: relative paths in the instructions start here"),
+    path: z
+      .string()
+      .describe(
+        "The skill folder, where relative paths in the instructions start: its absolute path when this client shares the server's disk (stdio), else its skill:// URI",
+      ),
+    uri: z.string().optional().describe("The folder's skill:// URI: a file is <uri>/<path>"),
     files: z
       .array(
-        z.object({ path: z.string().describe("Relative to the skill folder"), size: z.number().describe("Bytes") }),
+        z.object({
+          path: z.string().describe("Relative to the skill folder"),
+          size: z.number().describe("Bytes"),
+          uri: z.string().optional().describe("The file's skill:// URI (for a client on another machine)"),
+        }),
       )
       .describe("The skill's other files; read them with read_skill_file"),
     files_truncated: z.boolean().optional().describe("True when the skill has more files than listed"),
+    fetch: z
+      .string()
+      .optional()
+      .describe("For a client on another machine: how to fetch the files, and how to run a script locally"),
   });
 
 /** Seed 000 `load_skill`: a skill's instructions, its folder and its file list. */
@@ -39,7 +53,8 @@ export const loadSkillTool = defineTool({
   description: () =>
     "Load one skill's instructions (SKILL.md without frontmatter) by name, with its folder path and file list. " +
     "Use a name from search_skills; read listed files with read_skill_file.",
-  handler: async ({ skill_name }, { deps }) => {
+  handler: async ({ skill_name }, ctx) => {
+    const { deps } = ctx;
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
     // Read once; frozen, served only when the lock records the digest of these very bytes.
@@ -47,21 +62,18 @@ export const loadSkillTool = defineTool({
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) return readFailure(skill_name, skill, read, deps);
     const instructions = read.text;
-    const listed = listSkillFiles(skill.dir, {
-      realDir: lastReadFolder(skill),
-      knownEntries: deps.knownEntries?.bind(deps),
-    });
-    // Frozen: only the files the lock records are named (read_skill_file refuses the others).
-    const locked = deps.frozen?.lockedFiles(skill);
-    const files = locked ? listed.files.filter((f) => locked.has(f.path)) : listed.files;
-    const truncated = listed.truncated;
+    const { files, truncated } = skillFiles(skill, ctx);
     recordLoad(deps, skill, "load_skill");
-    return structuredResult({
+    const place = skillPlace(skill, ctx);
+    const answer = {
       name: skill.name,
       instructions,
-      path: skill.dir,
-      files,
+      path: place.base,
+      uri: place.uri(""),
+      files: place.remote ? files.map((f) => ({ ...f, uri: place.uri(f.path) })) : files,
       ...(truncated ? { files_truncated: true } : {}),
-    });
+      ...(place.remote ? { fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) } : {}),
+    };
+    return structuredResult(fitInstructions(answer, skill, ctx, place));
   },
 });

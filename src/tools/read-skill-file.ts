@@ -1,15 +1,21 @@
 import { z } from "zod";
 import { checkedFileRead, isRefused } from "../lock/checked-read.ts";
 import { realFolder } from "../skills/skill-read.ts";
+import { pathUnder, SKILL_URI_SCHEME } from "../skills/skill-uri.ts";
 import { notOfSkill } from "../sources/skill-files.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
+import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
+import { skillPlace } from "./support/skill-place.ts";
 
 const INSIDE_ONLY =
   "Only files inside the skill's folder can be read; use a relative path from load_skill's file list.";
+
+/** The furthest a read may start: the skills extension's limit for a whole skill. */
+const MAX_OFFSET = 16 * 1024 * 1024;
 
 const Input = () =>
   z.object({
@@ -17,16 +23,28 @@ const Input = () =>
     file_path: z
       .string()
       .min(1)
-      .describe("Path relative to the skill folder, e.g. 'templates/invoice.txt' (from load_skill's files)"),
+      .describe(
+        "Path relative to the skill folder, e.g. 'templates/invoice.txt' (from load_skill's files), or its skill:// URI",
+      ),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_OFFSET)
+      .optional()
+      .describe("Byte to start at: the previous part's next_offset. Default 0"),
+    length: z.number().int().min(1).optional().describe("Most bytes to return (at most MAX_FILE_BYTES)"),
   });
 
 const Output = () =>
   z.object({
     content: z.string().describe("The text, or base64 for binary files"),
     encoding: z.enum(["utf-8", "base64"]),
-    truncated: z.boolean().describe("True when only the first MAX_FILE_BYTES bytes are returned"),
+    truncated: z.boolean().describe("True when the file goes on past what is returned (read on from next_offset)"),
     size_bytes: z.number().describe("Size of the whole file"),
     mime_type: z.string().optional().describe("For binary files"),
+    offset: z.number().optional().describe("The byte this part starts at, when it is not the whole file"),
+    next_offset: z.number().optional().describe("When truncated: the offset to read the rest from"),
   });
 
 /** Seed 000 `read_skill_file`: one file of a skill, never anything outside it (DESIGN §11). */
@@ -38,11 +56,21 @@ export const readSkillFileTool = defineTool({
   outputSchema: Output,
   description: () =>
     "Read a file that belongs to a skill (template, reference, example, script) by its path relative to the skill folder. " +
-    "Text comes back as UTF-8 (the first MAX_FILE_BYTES bytes of large files), binary files as base64 with a MIME type.",
-  handler: async ({ skill_name, file_path }, { deps }) => {
+    "Text comes back as UTF-8, binary files as base64 with a MIME type; a large file in parts (read on from next_offset).",
+  handler: async ({ skill_name, file_path: asked, offset = 0, length }, ctx) => {
+    const { deps } = ctx;
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
-    const max = deps.config.files.max_file_bytes;
+    // A file's URI names the same file as its path (remote clients are given URIs).
+    const file_path = asked.startsWith(SKILL_URI_SCHEME) ? pathUnder(skillPlace(skill, ctx).uri(""), asked) : asked;
+    if (file_path === undefined)
+      return errorResult(
+        "PATH_OUTSIDE_SKILL",
+        `'${asked}' is not a file of skill '${skill.name}' (its files are under ${skillPlace(skill, ctx).uri("")}/). Give a path relative to the skill's folder, or a URI under it.`,
+        { skill: skill.name, file_path: asked },
+      );
+    const max = Math.min(length ?? deps.config.files.max_file_bytes, deps.config.files.max_file_bytes);
+    const explicit = offset > 0 || length !== undefined;
     const checked = checkRelativePath(file_path);
     if (!checked.ok)
       return errorResult("PATH_OUTSIDE_SKILL", `'${file_path}' ${checked.reason}. ${INSIDE_ONLY}`, {
@@ -56,47 +84,84 @@ export const readSkillFileTool = defineTool({
     // version-control metadata is no skill's: the one walker (sources/skill-files.ts) decides, as for the lock.
     const foreign = folder.ok ? notOfSkill(folder.root, checked.path) : undefined;
     if (foreign !== undefined) return errorResult("PATH_OUTSIDE_SKILL", foreign, { skill: skill.name, file_path });
-    const read = folder.ok ? checkedFileRead(deps.frozen, skill, folder.root, checked.path, max, "truncate") : folder;
+    const read = folder.ok
+      ? checkedFileRead(deps.frozen, skill, folder.root, checked.path, offset + max, "truncate")
+      : folder;
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {
       const advice =
         read.code === "PATH_OUTSIDE_SKILL" ? INSIDE_ONLY : `load_skill('${skill.name}') lists the skill's files.`;
       return errorResult(read.code, `${read.reason.replace(/\.$/, "")}. ${advice}`, { skill: skill.name, file_path });
     }
-    const bytes = read.bytes;
-    const stat = { size: read.size };
-    const truncated = read.truncated;
+    if (offset > 0 && offset >= read.size)
+      return errorResult(
+        "INVALID_ARGUMENT",
+        `offset ${offset} is past the end of '${file_path}' (${read.size} bytes). Read from an offset below its size.`,
+        { skill: skill.name, file_path, size_bytes: read.size },
+      );
     deps.track("asset_served", {
       tool: "read_skill_file",
       skill_path: skill.name,
       file: file_path,
-      size_bytes: stat.size,
-      truncated,
+      size_bytes: read.size,
+      truncated: read.truncated || offset > 0,
     });
-    if (isBinaryFile(read.real, bytes)) {
-      if (truncated) {
-        return errorResult(
-          "FILE_TOO_LARGE",
-          `'${file_path}' is a ${stat.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES), and a cut binary file is useless. If you can read files directly, open it in the skill's folder (load_skill gives its path).`,
-          { skill: skill.name, file_path, size_bytes: stat.size, max_bytes: max },
-        );
-      }
-      return structuredResult({
-        content: Buffer.from(bytes).toString("base64"),
-        encoding: "base64",
-        truncated: false,
-        size_bytes: stat.size,
-        mime_type: mimeTypeFor(read.real),
-      });
-    }
+    const binary = isBinaryFile(read.real, read.bytes);
+    if (binary && read.truncated && !explicit)
+      return errorResult(
+        "FILE_TOO_LARGE",
+        `'${file_path}' is a ${read.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES) at once, and a cut binary file is useless by itself. Read it in parts with offset and length, then join them.`,
+        { skill: skill.name, file_path, size_bytes: read.size, max_bytes: max },
+      );
+    const part = filePart(read.bytes, offset, read.size, binary, resultBudget(ctx));
     return structuredResult({
-      content: decodeUtf8Prefix(bytes, truncated),
-      encoding: "utf-8",
-      truncated,
-      size_bytes: stat.size,
+      ...(binary
+        ? { content: Buffer.from(part.bytes).toString("base64"), encoding: "base64" as const }
+        : { content: part.text, encoding: "utf-8" as const }),
+      truncated: part.next !== undefined,
+      size_bytes: read.size,
+      ...(binary ? { mime_type: mimeTypeFor(read.real) } : {}),
+      ...(part.start > 0 || part.next !== undefined ? { offset: part.start } : {}),
+      ...(part.next !== undefined ? { next_offset: part.next } : {}),
     });
   },
 });
+
+/** Characters of an answer besides its content (field names, indentation, sizes, offsets, a MIME type). */
+const ANSWER_OVERHEAD = 300;
+
+interface FilePart {
+  start: number;
+  bytes: Uint8Array;
+  text: string;
+  next?: number;
+}
+
+/**
+ * The part of a file to return: `prefix` holds its bytes up to at most
+ * offset + the read's limit. Text starts on a character (an offset inside
+ * one moves to the next), ends on a whole character, and, when the file goes
+ * on, on a line end if one is near; its JSON (the text the client shows) must
+ * fit `budget` characters. Binary parts are base64 (4 characters per 3 bytes).
+ */
+function filePart(prefix: Uint8Array, offset: number, size: number, binary: boolean, budget: number): FilePart {
+  const room = Math.max(1024, budget - ANSWER_OVERHEAD);
+  let start = offset;
+  if (!binary) while (start < prefix.length && ((prefix[start] ?? 0) & 0xc0) === 0x80) start++;
+  const fileGoesOn = (end: number) => end < size;
+  if (binary) {
+    const end = Math.min(prefix.length, start + Math.floor((room * 3) / 4));
+    return { start, bytes: prefix.subarray(start, end), text: "", ...(fileGoesOn(end) ? { next: end } : {}) };
+  }
+  let text = decodeUtf8Prefix(prefix.subarray(start), fileGoesOn(prefix.length));
+  for (;;) {
+    const over = JSON.stringify(text).length - room;
+    if (over <= 0) break;
+    text = text.slice(0, partEnd(text, text.length - over));
+  }
+  const end = start + Buffer.byteLength(text, "utf8");
+  return { start, bytes: prefix.subarray(start, end), text, ...(fileGoesOn(end) ? { next: end } : {}) };
+}
 
 /** UTF-8 text of a byte prefix; a character cut in half at the end is dropped, not turned into garbage. */
 function decodeUtf8Prefix(bytes: Uint8Array, cut: boolean): string {

@@ -7,6 +7,7 @@ import type { Skill } from "../skills/skill.ts";
 import { closeNames } from "../util/close-names.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
+import { isClaudeCode } from "./support/result-budget.ts";
 import {
   CLAUDE_CODE_BUDGET,
   DEFAULT_BUDGET,
@@ -22,6 +23,7 @@ import {
   recordLoad,
   refusalResult,
 } from "./support/skill-lookup.ts";
+import { skillAnswer } from "./support/skill-parts.ts";
 
 /**
  * Seed 004's `name`, plus `command` as an alias: the seed's own description
@@ -109,9 +111,11 @@ export const skillTool = defineTool({
     const text = read.text;
     recordLoad(deps, skill, "skill");
     // The seed's text stays the first (and, for clients that read one, the only) content item; the
-    // description's promise of a <command-message> is kept by a second one.
-    const result = textResult(`Loading: ${skill.name}\nBase directory: ${skill.dir}\n\n${text}`);
-    return { ...result, content: [...result.content, { type: "text", text: commandMessage(skill.name) }] };
+    // description's promise of a <command-message> is kept by a second one. Both count against what the
+    // client shows at once: a longer SKILL.md is served in parts (support/skill-parts.ts).
+    const message = commandMessage(skill.name);
+    const result = textResult(skillAnswer(skill, text, ctx, message.length));
+    return { ...result, content: [...result.content, { type: "text", text: message }] };
   },
 });
 
@@ -141,10 +145,6 @@ export function seedLocation(skill: Skill, projectDir: string | null): "project"
   )
     return "project";
   return "global";
-}
-
-export function isClaudeCode(clientName: string | undefined): boolean {
-  return clientName !== undefined && /claude[\s_-]?code/i.test(clientName);
 }
 
 export function enabledSkills(catalog: Catalog, deps: Pick<ToolDeps, "filter">): Skill[] {

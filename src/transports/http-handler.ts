@@ -49,10 +49,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     () => undefined,
   );
 
-  const newServer = () => createServer(hub, { version });
+  // Every HTTP client is remote: it does not share this machine's disk, so answers name files by skill:// URI.
+  const newServer = () => createServer(hub, { version, remote: true });
   // 2026-07-28 requests: stateless by design (no initialize, no session), one server per request, change
   // notifications on subscriptions/listen streams. 2025 requests keep the sessions below (or stateless mode).
-  const modern = createMcpHandler(() => createServer(hub, { version, notifyChanges: false }), {
+  const modern = createMcpHandler(() => createServer(hub, { version, remote: true, notifyChanges: false }), {
     legacy: "reject",
     maxRequestBodySize: maxBody,
     keepAliveMs: options.keepAliveMs,
@@ -234,7 +235,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         { Allow: "POST" },
       );
     }
-    const server = newServer();
+    // No session and no stream: no list_changed can reach this client, so none is advertised.
+    const server = createServer(hub, { version, remote: true, notifyChanges: false, canNotify: false });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -11,10 +11,9 @@ const bin = binary();
 
 /**
  * A plain round-robin HTTP proxy: each request goes to the next upstream, no
- * affinity, no session awareness. Written in the test rather than using
- * Debian's nginx or haproxy because neither is installed on the machines
- * that run `make check`, and installing a package per test run is slow and
- * needs root; the property under test (no affinity) needs nothing more.
+ * affinity, no session awareness. Written in the test so that the property
+ * (no affinity needed) is checked on every machine; shared-hub.test.ts does
+ * the same and more behind Debian's haproxy where it is installed.
  */
 function roundRobinProxy(upstreams: string[]) {
   const hits = upstreams.map(() => 0);

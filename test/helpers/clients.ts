@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { HttpHandler } from "../../src/transports/http-handler.ts";
+import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
+import { testHub } from "./hub.ts";
 
 /** The protocol revisions SkillHub serves, oldest first. */
 export const REVISIONS = ["2025-06-18", "2025-11-25", "2026-07-28"] as const;
@@ -42,4 +43,33 @@ export async function httpClient(
   });
   await client.connect(transport);
   return client;
+}
+
+/**
+ * An HTTP handler (in process) over a started hub on `dir`, and SDK clients of
+ * it; `closers` gets what ends them (clients first), for the test file's afterEach.
+ */
+export async function handlerWithClients(
+  dir: string,
+  closers: (() => Promise<void>)[],
+  options: { env?: Record<string, string>; flags?: Record<string, unknown>; stateless?: boolean } = {},
+) {
+  const { hub } = testHub({
+    flags: { "skills-dir": [dir], ...options.flags },
+    env: options.env,
+    hub: { acceptRoots: false },
+  });
+  const handler = createHttpHandler(hub, { host: "127.0.0.1", stateless: options.stateless });
+  void hub.start();
+  await hub.ready;
+  closers.push(async () => {
+    await handler.close();
+    hub.close();
+  });
+  const client = async (revision: Revision, onChanged?: (kind: string) => void) => {
+    const c = await httpClient(handler, revision, { onChanged });
+    closers.unshift(() => c.close());
+    return c;
+  };
+  return { hub, handler, client };
 }

@@ -36,7 +36,8 @@ describe("skill results are the file's bytes, exactly (issue 16: a cheaper read 
       ),
     };
     for (const [name, bytes] of Object.entries(files)) write(join(root, name, "SKILL.md"), bytes);
-    const { call } = await open({ flags: { "skills-dir": [root] } });
+    // A budget over the largest file: here the whole file is the answer (parts are tested in skill-parts).
+    const { call } = await open({ flags: { "skills-dir": [root] }, env: { SKILLHUB_RESULT_BUDGET: "2000000" } });
     for (const [name, bytes] of Object.entries(files)) {
       const result = await call("skill", { name });
       expect(JSON.stringify(result)).toBe(JSON.stringify(expected(name, join(root, name), bytes)));

@@ -1,0 +1,121 @@
+import { realpathSync } from "node:fs";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Catalog } from "../catalog/catalog.ts";
+import { skillUris } from "../skills/skill-uri.ts";
+import type { Hub } from "./hub.ts";
+
+/** How a remote client is told about a path of this server: a skill's folder by its URI, any other folder by a name. */
+export interface ServerPaths {
+  /** Agent Skill folders (real paths too) → `skill://…`. */
+  skills: Map<string, string>;
+  /** Other folders of this server, longest first → a name in angle brackets. */
+  folders: Array<[path: string, name: string]>;
+}
+
+const perCatalog = new WeakMap<Catalog, Map<string, string>>();
+
+/**
+ * The paths of this server a remote client must never be told, and what it is
+ * told instead: each Agent Skill's folder becomes its skill:// URI (so a path
+ * under it becomes the file's URI, the one the skills extension serves); the
+ * skills folders (by source label), the project root, SkillHub's home, the
+ * user's home and the working folder become names.
+ */
+export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
+  const catalog = hub.catalog;
+  let skills = perCatalog.get(catalog);
+  if (!skills) {
+    skills = new Map();
+    const add = (dir: string, uri: string) => {
+      skills?.set(dir, uri);
+      const real = realOf(dir);
+      if (real !== dir) skills?.set(real, uri);
+    };
+    for (const skill of catalog.skills)
+      if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, false).dir(""));
+    for (const { skill } of catalog.shadowed)
+      if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, true).dir(""));
+    perCatalog.set(catalog, skills);
+  }
+  const named: Array<[string, string]> = catalog.sources.map((s) => [s.dir, `<skills folder '${s.label}'>`]);
+  if (hub.projectRoot.dir) named.push([hub.projectRoot.dir, "<project>"]);
+  named.push([hub.config.home, "<skillhub home>"], [homeDir, "<home>"], [hub.exec.cwd, "<server folder>"]);
+  const folders = named
+    .flatMap(([path, name]): Array<[string, string]> => {
+      const real = realOf(path);
+      return real === path
+        ? [[path, name]]
+        : [
+            [path, name],
+            [real, name],
+          ];
+    })
+    // A root folder ("/") would rename every path: such a setting names nothing worth hiding; nor does "".
+    .filter(([path]) => path.length > 1)
+    .sort((a, b) => b[0].length - a[0].length);
+  return { skills, folders };
+}
+
+/** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
+function userHome(): string {
+  return process.env.HOME ?? process.env.USERPROFILE ?? "";
+}
+
+function realOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Security: a tool result for a client on another machine, with every path of
+ * this server replaced. The core tools name a skill's files by skill:// URI
+ * themselves; this is the one place that makes it true of every answer (a
+ * listing's file field, a script's output, a message from a lower layer).
+ * Text and structured content alike; the result's shape is kept.
+ */
+export function hideServerPaths(result: CallToolResult, paths: ServerPaths): CallToolResult {
+  const json = JSON.stringify(result);
+  if (!paths.folders.some(([path]) => json.includes(path))) return result;
+  return JSON.parse(json, (_key, value) => (typeof value === "string" ? hide(value, paths) : value));
+}
+
+/** Characters that end a path in running text (a path with one of them is named by its folder only). */
+const PATH_END = /[\s"'`<>()[\]{},;|]/;
+
+function hide(value: string, paths: ServerPaths): string {
+  let out = value;
+  for (const [folder, name] of paths.folders) {
+    if (!out.includes(folder)) continue;
+    let rebuilt = "";
+    let from = 0;
+    for (let at = out.indexOf(folder); at >= 0; at = out.indexOf(folder, from)) {
+      let end = at + folder.length;
+      while (end < out.length && !PATH_END.test(out[end] as string)) end++;
+      rebuilt += out.slice(from, at) + named(out.slice(at, end), folder, name, paths.skills);
+      from = end;
+    }
+    out = rebuilt + out.slice(from);
+  }
+  return out;
+}
+
+/** `path` (under `folder`) as a skill:// URI when a skill's folder holds it, else with `folder` named. */
+function named(path: string, folder: string, name: string, skills: Map<string, string>): string {
+  const trimmed = path.replace(/[.:]+$/, "");
+  for (let dir = trimmed; dir.length >= folder.length; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) {
+    const uri = skills.get(dir);
+    if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length)) + path.slice(trimmed.length);
+    if (!dir.includes("/")) break;
+  }
+  return name + path.slice(folder.length);
+}
+
+function encodeRest(rest: string): string {
+  return rest
+    .split("/")
+    .map((s) => encodeURIComponent(s))
+    .join("/");
+}

@@ -1,0 +1,77 @@
+/**
+ * skill:// URIs: one scheme for the skills extension's resources and for the
+ * tools' answers to clients that do not share the server's disk; building them
+ * from names, and one canonical key for looking a client's URI up.
+ */
+import type { Skill } from "./skill.ts";
+
+export const SKILL_URI_SCHEME = "skill://";
+const SCHEME = SKILL_URI_SCHEME;
+
+/** A path segment as it appears in a URI. */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(segment);
+}
+
+/** A source label as a URI prefix segment: lower case letters, digits and hyphens. */
+function labelSegment(label: string): string {
+  return label.toLowerCase().replace(/[^a-z0-9-]+/g, "-");
+}
+
+/** The URIs of one skill: `skill://[<prefix>/]<name>`, its files and directories under it. */
+export function skillRoot(prefix: readonly string[], name: string) {
+  const segments = [...prefix.map(labelSegment), name];
+  const base = SCHEME + segments.map(encodeSegment).join("/");
+  const under = (path: string) => (path === "" ? base : `${base}/${path.split("/").map(encodeSegment).join("/")}`);
+  return {
+    /** The skill path (`acme/refunds`) skillEntry checks against the frontmatter name. */
+    path: segments.join("/"),
+    file: under,
+    dir: under,
+  };
+}
+
+/**
+ * The lookup key of a URI: each segment decoded then re-encoded, so
+ * `skill://a/b%20c` and `skill://a/b c` meet. Undefined for anything not
+ * under skill:// or not decodable; a `..` or empty segment stays in the key
+ * and so never matches a published file (no traversal by URI).
+ */
+export function uriKey(uri: string): string {
+  if (!uri.startsWith(SCHEME)) return uri;
+  const segments = uri.slice(SCHEME.length).split("/");
+  try {
+    return SCHEME + segments.map((s) => encodeSegment(decodeURIComponent(s))).join("/");
+  } catch {
+    return uri;
+  }
+}
+
+/**
+ * The URIs of a catalog skill as the skills extension publishes them: a served skill is
+ * `skill://<name>`; a shadowed one (reached by its qualified name) carries its source label
+ * first, `skill://<source>/<name>`, so the two never share a URI.
+ */
+export function skillUris(skill: Pick<Skill, "name" | "source">, shadowed: boolean) {
+  return skillRoot(shadowed ? [skill.source] : [], skill.name);
+}
+
+/**
+ * A file's path under a skill from a URI the client copied, or undefined when
+ * `uri` is not under `base` (another skill, another scheme). Segments are
+ * decoded; the result is checked like any relative path by the caller.
+ */
+export function pathUnder(base: string, uri: string): string | undefined {
+  const key = uriKey(uri);
+  const prefix = `${uriKey(base)}/`;
+  if (!key.startsWith(prefix)) return undefined;
+  try {
+    return key
+      .slice(prefix.length)
+      .split("/")
+      .map((s) => decodeURIComponent(s))
+      .join("/");
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,40 @@
+import { readSkillFileText } from "../../catalog/skill-text.ts";
+import type { Skill } from "../../skills/skill.ts";
+import type { ToolContext } from "../definition.ts";
+import { structuredResult } from "../results.ts";
+import { resultBudget, textChars } from "./result-budget.ts";
+import { fitSkillText } from "./skill-parts.ts";
+import type { SkillPlace } from "./skill-place.ts";
+
+/**
+ * load_skill's answer fitted to what the client shows at once. Its text is the
+ * answer as JSON, so the instructions get the room the other fields and JSON's
+ * escapes leave; an Agent Skill's longer body is served in parts, its first
+ * part ending with the line on how to read the rest from SKILL.md (offsets are
+ * the file's, so the frontmatter before the body is counted in).
+ */
+export function fitInstructions<T extends { instructions: string }>(
+  answer: T,
+  skill: Skill,
+  ctx: ToolContext,
+  place: SkillPlace,
+): T {
+  const budget = resultBudget(ctx);
+  // The text a client shows is the answer's JSON as structuredResult writes it.
+  const size = (value: T) => textChars(structuredResult(value));
+  if (size(answer) <= budget || skill.kind !== "agent-skill") return answer;
+  const body = answer.instructions;
+  const file = readSkillFileText(skill);
+  const front = file.ok && file.text.endsWith(body) ? file.text.slice(0, file.text.length - body.length) : "";
+  const skipBytes = Buffer.byteLength(front, "utf8");
+  const skipLines = front.split("\n").length - 1;
+  let room = budget - size({ ...answer, instructions: "" });
+  for (let tries = 0; tries < 8 && room > 0; tries++) {
+    const part = fitSkillText(skill, body, room, ctx, place, skipBytes, skipLines);
+    const fitted = { ...answer, instructions: part.text };
+    const over = size(fitted) - budget;
+    if (over <= 0) return fitted;
+    room -= over;
+  }
+  return answer;
+}

@@ -1,0 +1,122 @@
+import type { Skill } from "../../skills/skill.ts";
+import { lastReadFolder } from "../../skills/skill-read.ts";
+import { listSkillFiles, type SkillFileEntry } from "../../sources/skill-files.ts";
+import type { ToolContext } from "../definition.ts";
+import { linesUpTo, partEnd, resultBudget } from "./result-budget.ts";
+import { fetchAdvice, type SkillPlace, skillPlace } from "./skill-place.ts";
+
+/** Most file names the `skill` tool's answer lists for a remote client (load_skill lists them all). */
+const FILES_SHOWN = 12;
+
+/** Characters kept for the line that says how to read the rest (it is measured; this is where the cut starts). */
+const CONTINUATION_ROOM = 700;
+
+/**
+ * A skill's files as load_skill lists them: every regular file but SKILL.md, nested skills left out;
+ * frozen, only the files the lock records (read_skill_file refuses the others).
+ */
+export function skillFiles(
+  skill: Skill,
+  ctx: Pick<ToolContext, "deps">,
+): { files: SkillFileEntry[]; truncated: boolean } {
+  const listed = listSkillFiles(skill.dir, {
+    realDir: lastReadFolder(skill),
+    knownEntries: ctx.deps.knownEntries?.bind(ctx.deps),
+  });
+  const locked = ctx.deps.frozen?.lockedFiles(skill);
+  return locked ? { files: listed.files.filter((f) => locked.has(f.path)), truncated: listed.truncated } : listed;
+}
+
+/**
+ * The head of a loaded skill: seed 004's "Loading:" and "Base directory:"
+ * lines, the folder named as this client can use it; for a remote client, how
+ * to fetch the files and which ones there are (named under the base URI).
+ */
+export function skillHead(skill: Skill, place: SkillPlace, ctx: ToolContext): string {
+  const head = `Loading: ${skill.name}\nBase directory: ${place.base}\n`;
+  if (!place.remote) return `${head}\n`;
+  const { files, truncated } = skill.kind === "agent-skill" ? skillFiles(skill, ctx) : { files: [], truncated: false };
+  const example = exampleFile(files);
+  const shown = files.slice(0, FILES_SHOWN).map((f) => f.path);
+  const more = files.length - shown.length;
+  const list =
+    files.length === 0
+      ? "Files: none besides SKILL.md."
+      : `Files under ${place.base}/: ${shown.join(", ")}${more > 0 || truncated ? `, and ${truncated ? "more" : more} more (load_skill lists them all)` : ""}.`;
+  return `${head}${fetchAdvice(skill, place, ctx, example)}\n${list}\n\n`;
+}
+
+/** A script when the skill has one (the file a remote agent most needs to fetch), else its first file. */
+export function exampleFile(files: readonly SkillFileEntry[]): string | undefined {
+  return (files.find((f) => f.path.startsWith("scripts/")) ?? files[0])?.path;
+}
+
+/** What a skill's text becomes for one client: whole, or its first part and the line on how to read the rest. */
+export interface SkillPart {
+  text: string;
+  /** Character offset in the whole text where the rest starts; undefined when it is whole. */
+  restAt?: number;
+}
+
+/**
+ * `text` (an Agent Skill's SKILL.md, or its body, which starts `skipBytes`
+ * and `skipLines` into the file) fitted to `room` characters: whole when it fits, else its
+ * first part, cut after a line, followed by one line saying where it stops and
+ * how to read the rest: read_skill_file from the byte offset where the part
+ * ends (the file is SKILL.md), the file itself for a local client, or the
+ * skill:// URI. A tree node's text is composed from several files, so it is
+ * never cut here.
+ */
+export function fitSkillText(
+  skill: Skill,
+  text: string,
+  room: number,
+  ctx: ToolContext,
+  place: SkillPlace,
+  skipBytes = 0,
+  skipLines = 0,
+): SkillPart {
+  if (text.length <= room || skill.kind !== "agent-skill") return { text };
+  let end = partEnd(text, room - CONTINUATION_ROOM);
+  for (;;) {
+    const line = continuation(skill, text, end, ctx, place, skipBytes, skipLines);
+    const over = end + line.length - room;
+    if (over <= 0 || end <= 1) return { text: text.slice(0, end) + line, restAt: end };
+    end = partEnd(text, end - over);
+  }
+}
+
+/** The one line after a part: where it stops, how much is left, how to read the rest. */
+function continuation(
+  skill: Skill,
+  text: string,
+  end: number,
+  ctx: ToolContext,
+  place: SkillPlace,
+  skipBytes: number,
+  frontLines: number,
+): string {
+  const offset = skipBytes + Buffer.byteLength(text.slice(0, end), "utf8");
+  const total = skipBytes + Buffer.byteLength(text, "utf8");
+  const lines = linesUpTo(text, end) + frontLines;
+  const ways: string[] = [];
+  if (ctx.hasTool?.("read_skill_file"))
+    ways.push(
+      `read_skill_file (skill_name "${skill.name}", file_path "SKILL.md", offset ${offset}), then again from each answer's next_offset until it has none`,
+    );
+  ways.push(
+    place.remote
+      ? `resources/read ${place.uri("SKILL.md")} (the whole file)`
+      : `your file reader on ${place.file("SKILL.md")} from line ${linesUpTo(text, end) + 1 + frontLines}`,
+  );
+  const lead = end > 0 && text[end - 1] !== "\n" ? "\n" : "";
+  return `${lead}\n[SkillHub: this is the first part of ${skill.name}'s SKILL.md, ${lines} lines, up to byte ${offset} of ${total}: this client shows at most ${resultBudget(ctx)} characters of a result at once. Read the rest with ${ways.join(", or ")}.]`;
+}
+
+/** The part of `skill`'s answer for this client, the place it names, and the budget it was fitted to. */
+export function skillAnswer(skill: Skill, text: string, ctx: ToolContext, extraChars: number): string {
+  const place = skillPlace(skill, ctx);
+  const head = skillHead(skill, place, ctx);
+  const room = resultBudget(ctx) - head.length - extraChars;
+  return head + fitSkillText(skill, text, room, ctx, place).text;
+}

@@ -1,0 +1,212 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { dirname, join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { binOf, ensureNode22, ensureNpmTool, npmToolInstalled, PINNED } from "../../scripts/npm-tools.ts";
+import { binary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { type Balancer, haproxyBinary, startHaproxy } from "../helpers/haproxy.ts";
+import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
+import { eventually, textOf } from "../helpers/hub.ts";
+import { hasChromium, launchBrowser } from "../ui/browser.ts";
+
+/**
+ * The shared hub as a team deploys it: two replicas of the compiled binary
+ * over one skills folder, behind Debian's haproxy, used by clients nobody here
+ * wrote: the SDK's own client on both protocol revisions, the MCP Inspector
+ * CLI, and the web page in Chromium. 2025-11-25 sessions live in one replica,
+ * so they need the balancer to keep a session on its replica (haproxy learns
+ * each Mcp-Session-Id from the initialize answer) or replicas run
+ * --stateless; 2026-07-28 needs neither. Skipped, saying so, without haproxy
+ * (.ci/run installs it); the Inspector part needs the pinned CLI (make
+ * conformance), the page part /usr/bin/chromium.
+ */
+afterAll(cleanupTemp);
+
+const haproxy = haproxyBinary();
+if (!haproxy)
+  process.stderr.write(
+    "skipping the shared-hub tests: haproxy is not installed (apt-get install haproxy; .ci/run does)\n",
+  );
+
+interface Hub {
+  balancer: Balancer;
+  replicas: HttpBinary[];
+  /** MCP requests each replica has answered so far (from its debug log). */
+  hits(): number[];
+  stop(): Promise<void>;
+}
+
+/** Two replicas over one skills folder (sessions, or --stateless) behind haproxy. */
+async function sharedHub(mode: "sticky sessions" | "stateless"): Promise<Hub> {
+  const home = tempDir("skillhub-shared-home-");
+  const skills = tempDir("skillhub-shared-skills-");
+  writeSkill(skills, "pdf-invoice", {
+    description: "Extract invoice fields from PDF files",
+    body: "# PDF invoices\n\nRun `python3 scripts/extract.py` and fill **totals**.\n",
+  });
+  write(join(skills, "pdf-invoice/scripts/extract.py"), 'print("totals: 42")\n');
+  writeSkill(skills, "git-helper", { description: "Git workflow helper" });
+  const env = { PATH: process.env.PATH ?? "", HOME: home };
+  const args = ["--skills-dir", skills, "--no-watch", ...(mode === "stateless" ? ["--stateless"] : [])];
+  const replicas = await Promise.all(
+    [0, 1].map(() => startHttpBinary(binary(), args, { env, cwd: home, logLevel: "DEBUG" })),
+  );
+  const balancer = await startHaproxy(
+    replicas.map((r) => r.base),
+    { sticky: mode === "sticky sessions" },
+  );
+  return {
+    balancer,
+    replicas,
+    hits: () => replicas.map((r) => r.stderr().split("http: POST /mcp →").length - 1),
+    async stop() {
+      await balancer.stop();
+      for (const r of replicas) expect(await r.stop()).toBe(0);
+    },
+  };
+}
+
+async function sdkClient(url: string, revision: "2025-11-25" | "2026-07-28"): Promise<Client> {
+  const client = new Client(
+    { name: `shared-hub-${revision}`, version: "1.0.0" },
+    revision === "2026-07-28"
+      ? { versionNegotiation: { mode: { pin: revision } } }
+      : { supportedProtocolVersions: [revision] },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** What a team member's agent does: list, load a skill, fetch its script by URI, read it as a resource, use a prompt. */
+async function work(client: Client): Promise<void> {
+  expect((await client.listTools()).tools.map((t) => t.name)).toContain("skill");
+  const loaded = textOf((await client.callTool({ name: "skill", arguments: { name: "pdf-invoice" } })) as never);
+  expect(loaded).toContain("Base directory: skill://pdf-invoice");
+  const script = await client.callTool({
+    name: "read_skill_file",
+    arguments: { skill_name: "pdf-invoice", file_path: "skill://pdf-invoice/scripts/extract.py" },
+  });
+  expect(textOf(script as never)).toContain("totals: 42");
+  const resource = await client.readResource({ uri: "skill://pdf-invoice/scripts/extract.py" });
+  expect(JSON.stringify(resource.contents)).toContain("totals: 42");
+  expect((await client.getPrompt({ name: "git-helper" })).messages).toHaveLength(1);
+}
+
+describe.skipIf(!haproxy)("two replicas behind haproxy serve clients nobody here wrote", () => {
+  test("sticky sessions: 2025-11-25 sessions stay on their replica, 2026-07-28 requests spread over both", async () => {
+    const hub = await sharedHub("sticky sessions");
+    try {
+      const sessions = [];
+      for (let i = 0; i < 4; i++) sessions.push(await sdkClient(hub.balancer.url, "2025-11-25"));
+      for (const client of sessions) await work(client);
+      for (const client of sessions) await client.close();
+      // Four initializes, round robin: each replica holds sessions, and each session's calls found it.
+      await eventually(() => hub.hits().every((n) => n >= 4));
+      const before = hub.hits();
+      const modern = await sdkClient(hub.balancer.url, "2026-07-28");
+      await work(modern);
+      await modern.close();
+      await eventually(() => hub.hits().every((n, i) => n > (before[i] ?? 0)));
+    } finally {
+      await hub.stop();
+    }
+  }, 120_000);
+
+  test("without stickiness a 2025-11-25 session breaks (what the sticky table is for)", async () => {
+    const hub = await sharedHub("sticky sessions");
+    const plain = await startHaproxy(
+      hub.replicas.map((r) => r.base),
+      { sticky: false },
+    );
+    try {
+      const failed = await (async () => {
+        const client = await sdkClient(plain.url, "2025-11-25");
+        try {
+          for (let i = 0; i < 4; i++) await client.listTools();
+          return undefined;
+        } catch (error) {
+          return error as Error;
+        } finally {
+          await client.close().catch(() => undefined);
+        }
+      })().catch((error: Error) => error);
+      expect(String(failed)).toMatch(/404|Session not found|session/i);
+    } finally {
+      await plain.stop();
+      await hub.stop();
+    }
+  }, 120_000);
+
+  test("--stateless replicas, plain round robin: both revisions, every request on either replica", async () => {
+    const hub = await sharedHub("stateless");
+    try {
+      for (const revision of ["2025-11-25", "2026-07-28"] as const) {
+        const before = hub.hits();
+        const client = await sdkClient(hub.balancer.url, revision);
+        await work(client);
+        await client.close();
+        await eventually(() => hub.hits().every((n, i) => n > (before[i] ?? 0)));
+      }
+    } finally {
+      await hub.stop();
+    }
+  }, 120_000);
+
+  const { name, version } = PINNED.inspector;
+  const inspectorReady = process.env.SKILLHUB_NPM_TOOLS === "1" || npmToolInstalled(name, version);
+  test.skipIf(!inspectorReady)(
+    "the MCP Inspector CLI through haproxy: tools, a call, a resource",
+    async () => {
+      const node = ensureNode22();
+      const inspector = binOf(ensureNpmTool(name, version), "mcp-inspector");
+      const hub = await sharedHub("sticky sessions");
+      try {
+        const run = (args: string[]) => {
+          const proc = Bun.spawnSync([node, inspector, "--cli", hub.balancer.url, "--transport", "http", ...args], {
+            env: { PATH: `${dirname(node)}:${process.env.PATH ?? ""}`, HOME: tempDir("skillhub-inspector-home-") },
+          });
+          expect(proc.exitCode, proc.stderr.toString()).toBe(0);
+          return proc.stdout.toString();
+        };
+        for (let i = 0; i < 2; i++) expect(run(["--method", "tools/list"])).toContain('"read_skill_file"');
+        expect(run(["--method", "tools/call", "--tool-name", "skill", "--tool-arg", "name=pdf-invoice"])).toContain(
+          "Base directory: skill://pdf-invoice",
+        );
+        expect(run(["--method", "resources/read", "--uri", "skill://pdf-invoice/scripts/extract.py"])).toContain(
+          "totals: 42",
+        );
+        // Each run is a new session (initialize, round robin): both replicas answered some (their logs arrive on their own time).
+        await eventually(() => hub.hits().every((n) => n > 0));
+      } finally {
+        await hub.stop();
+      }
+    },
+    180_000,
+  );
+
+  test.skipIf(!hasChromium())(
+    "the web page in Chromium through haproxy: search, open a skill",
+    async () => {
+      const hub = await sharedHub("sticky sessions");
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.context.newPage();
+        const WAIT = { timeout: 30_000 };
+        await page.goto(`${hub.balancer.base}/`);
+        await page.getByRole("heading", { name: /Skills \(2\)/ }).waitFor(WAIT);
+        await page.getByLabel("Search skills").pressSequentially("invoice", { delay: 20 });
+        const first = page.locator("#search-results li").first();
+        await first.waitFor(WAIT);
+        expect(await first.locator("h2").textContent()).toBe("pdf-invoice");
+        await first.getByRole("link", { name: "pdf-invoice" }).click();
+        await page.locator("#skill-body strong", { hasText: "totals" }).waitFor(WAIT);
+        // The page's API requests reached a replica through the balancer.
+        await eventually(() => hub.replicas.some((r) => r.stderr().includes("http: GET /ui/api/")));
+      } finally {
+        await browser.close();
+        await hub.stop();
+      }
+    },
+    180_000,
+  );
+});

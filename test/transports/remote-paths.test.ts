@@ -1,0 +1,178 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { realpathSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { PROFILES } from "../../src/tools/index.ts";
+import { createHttpHandler } from "../../src/transports/http-handler.ts";
+import { httpClient, type Revision } from "../helpers/clients.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect, testHub, textOf } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
+
+afterAll(cleanupTemp);
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** Every tool, seed 001's two included. */
+const TOOLS = [...(PROFILES.all ?? []), "skills.list", "skills.search"].join(",");
+
+/**
+ * A server whose folders all sit under one temp folder `root`: two skills
+ * folders (the same skill in both, so one is shadowed), a skill with a script
+ * and a template, a skill that is tools-only (its name breaks the Agent
+ * Skills rules), one that is skipped (no description), a tree node with a
+ * server script that prints its working folder, and a project folder.
+ */
+function world() {
+  const root = tempDir("skillhub-remote-paths-");
+  const first = join(root, "team-skills");
+  const second = join(root, "more-skills");
+  const project = join(root, "project");
+  writeSkill(first, "pdf-invoice", {
+    description: "Extract invoice fields from PDF files",
+    body: "# PDF invoices\n\nRun `python scripts/extract.py invoice.pdf`, then fill templates/invoice.txt.\n",
+  });
+  write(join(first, "pdf-invoice/scripts/extract.py"), 'import sys\nprint("fields of", sys.argv[1])\n');
+  write(join(first, "pdf-invoice/templates/invoice.txt"), "number: {{number}}\n");
+  writeSkill(first, "ahrefs", { name: "Ahrefs Automation", description: "Automate Ahrefs tasks" });
+  writeSkill(first, "broken", { description: null });
+  writeSkill(second, "pdf-invoice", { description: "An older copy of the invoice skill" });
+  writeNode(first, "_root.md", { keywords: ["global"] });
+  writeNode(first, "tools/echo.md", {
+    keywords: ["echo", "arguments"],
+    extra: [
+      "scripts:",
+      "  - file: scripts/where.sh",
+      "    description: Says where it runs",
+      "    execution: server",
+    ].join("\n"),
+  });
+  write(join(first, "tools/echo/scripts/where.sh"), 'echo "running in $PWD, script $0"\n');
+  write(join(project, "README.md"), "project\n");
+  return { root, first, second, project };
+}
+
+/** Every string a server path could hide in: the folders as given and as the kernel resolves them. */
+function forbidden(root: string): string[] {
+  return [...new Set([root, realpathSync(root)])];
+}
+
+async function remoteClient(revision: Revision, w: ReturnType<typeof world>) {
+  const { hub } = testHub({
+    flags: { "skills-dir": [w.first, w.second], project: w.project },
+    env: { SKILLHUB_TOOLS: TOOLS, SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "ls,cat" },
+    home: join(w.root, "home"),
+    cwd: w.project,
+    hub: { acceptRoots: false },
+  });
+  const handler = createHttpHandler(hub, { host: "127.0.0.1", version: "test" });
+  void hub.start();
+  await hub.ready;
+  const client = await httpClient(handler, revision);
+  closers.push(async () => {
+    await client.close();
+    await handler.close();
+    hub.close();
+  });
+  return client;
+}
+
+/** Everything a client is told over a session that uses every tool, in right and wrong ways. */
+async function everything(client: Client): Promise<{ all: string; answers: Record<string, string> }> {
+  const answers: Record<string, string> = {};
+  const call = async (label: string, name: string, args: Record<string, unknown>) => {
+    answers[label] = JSON.stringify(await client.callTool({ name, arguments: args }));
+  };
+  answers.instructions = client.getInstructions() ?? "";
+  answers.tools = JSON.stringify(await client.listTools());
+  await call("skill", "skill", { name: "pdf-invoice" });
+  await call("skill shadowed", "skill", { name: "dir2:pdf-invoice" });
+  await call("skill tools-only", "skill", { name: "Ahrefs Automation" });
+  await call("skill missing", "skill", { name: "pdf-invoce" });
+  await call("skill tree", "skill", { name: "tools/echo" });
+  await call("search", "search_skills", { query: "invoice pdf" });
+  await call("load_skill", "load_skill", { skill_name: "pdf-invoice" });
+  await call("load_skill shadowed", "load_skill", { skill_name: "dir2:pdf-invoice" });
+  await call("load_skill tree", "load_skill", { skill_name: "tools/echo" });
+  for (const file_path of ["scripts/extract.py", "../secret", "/etc/passwd", "nope.txt", "scripts"])
+    await call(`read ${file_path}`, "read_skill_file", { skill_name: "pdf-invoice", file_path });
+  await call("read by uri", "read_skill_file", {
+    skill_name: "pdf-invoice",
+    file_path: "skill://pdf-invoice/templates/invoice.txt",
+  });
+  await call("read other uri", "read_skill_file", { skill_name: "pdf-invoice", file_path: "skill://ahrefs/SKILL.md" });
+  await call("list", "list_skills", {});
+  await call("list flat", "list_skills", { flat: true, include_body: true });
+  await call("get_skill", "get_skill", { context: "echo arguments" });
+  await call("get_asset", "get_asset", { skill_path: "tools/echo", file: "scripts/where.sh" });
+  await call("get_asset missing", "get_asset", { skill_path: "tools/echo", file: "scripts/none.sh" });
+  await call("run_script", "run_script", { skill_path: "tools/echo", file: "scripts/where.sh", args: {} });
+  await call("run_script cwd", "run_script", {
+    skill_path: "tools/echo",
+    file: "scripts/where.sh",
+    args: {},
+    cwd: "no-such-folder",
+  });
+  await call("command", "run_skill_command", { skill_name: "pdf-invoice", command: "ls", args: ["-la", "."] });
+  await call("command missing", "run_skill_command", { skill_name: "pdf-invoice", command: "cat", args: ["nope"] });
+  await call("refresh", "refresh_skills", {});
+  await call("sk list", "skills.list", {});
+  await call("sk search", "skills.search", { query: "invoice" });
+  answers.prompts = JSON.stringify(await client.listPrompts());
+  answers.prompt = JSON.stringify(await client.getPrompt({ name: "pdf-invoice" }));
+  answers.resources = JSON.stringify(await client.listResources());
+  answers.resource = JSON.stringify(await client.readResource({ uri: "skill://pdf-invoice/scripts/extract.py" }));
+  answers.skills = JSON.stringify(await new SkillsClient(client).list());
+  return { all: Object.values(answers).join("\n"), answers };
+}
+
+describe("a remote client (HTTP) is never told a path of the server", () => {
+  test.each(["2025-11-25", "2026-07-28"] as const)(
+    "revision %s: every tool, prompt, resource and error names files by skill:// URI",
+    async (revision) => {
+      const w = world();
+      const { all, answers } = await everything(await remoteClient(revision, w));
+      for (const path of forbidden(w.root)) expect(all).not.toContain(path);
+      // The skill's folder and files by URI, with how to fetch them.
+      const skill = answers.skill as string;
+      expect(skill).toContain("Base directory: skill://pdf-invoice\\n");
+      expect(skill).toContain('read_skill_file (skill_name \\"pdf-invoice\\", file_path \\"scripts/extract.py\\")');
+      expect(skill).toContain("scripts/extract.py, templates/invoice.txt");
+      expect(answers["skill shadowed"]).toContain("Base directory: skill://dir2/pdf-invoice");
+      expect(answers.load_skill).toContain('"path":"skill://pdf-invoice"');
+      expect(answers.load_skill).toContain('"uri":"skill://pdf-invoice/scripts/extract.py"');
+      expect(answers["read by uri"]).toContain("number: {{number}}");
+      expect(answers["read other uri"]).toContain("PATH_OUTSIDE_SKILL");
+      expect(answers.prompt).toContain("Base directory: skill://pdf-invoice");
+      expect(answers.instructions).toContain("skill://");
+      // Listings name a skill's file by the URI the extension serves.
+      expect(answers["list flat"]).toContain('"file":"skill://pdf-invoice/SKILL.md"');
+      expect(answers["sk list"]).toContain("skill://pdf-invoice");
+      // A script's output and a refused cwd name the server's folders, never their paths.
+      expect(answers.run_script).toContain("running in <project>");
+      expect(answers["run_script cwd"]).toContain("<project>/no-such-folder");
+    },
+  );
+});
+
+describe("a local client (stdio) shares the disk and keeps the paths", () => {
+  test("skill and load_skill give the folder's path; read_skill_file still takes a URI", async () => {
+    const w = world();
+    const { call, close } = await connect({ flags: { "skills-dir": [w.first] } });
+    closers.push(close);
+    const skill = await call("skill", { name: "pdf-invoice" });
+    expect(textOf(skill)).toContain(`Base directory: ${join(w.first, "pdf-invoice")}\n\n---`);
+    expect(textOf(skill)).not.toContain("skill://");
+    const loaded = await call("load_skill", { skill_name: "pdf-invoice" });
+    expect(loaded.structuredContent?.path).toBe(join(w.first, "pdf-invoice"));
+    expect(loaded.structuredContent?.uri).toBe("skill://pdf-invoice");
+    const read = await call("read_skill_file", {
+      skill_name: "pdf-invoice",
+      file_path: "skill://pdf-invoice/scripts/extract.py",
+    });
+    expect(read.structuredContent?.content).toContain("fields of");
+  });
+});
