@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { binary } from "./helpers/binary.ts";
 import { runCli } from "./helpers/cli.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "./helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "./helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
@@ -100,13 +100,13 @@ describe("skillhub CLI", () => {
     expect(doctor.code).toBe(1);
     expect(doctor.out).toContain(`Project root: ${project}`);
     expect(doctor.out).toContain("--project / SKILLHUB_PROJECT_DIR");
-    expect(doctor.out).toContain(`dir1            explicit ${dir}  (2 skills)`);
+    expect(doctor.out).toContain(`${labelOfDir(dir).padEnd(15)} explicit ${dir}  (2 skills)`);
     expect(doctor.out).toContain("claude-global");
     expect(doctor.out).toContain("not present");
     expect(doctor.out).toContain("claude-global:git");
     expect(doctor.out).toContain("error missing-description");
     const json = JSON.parse((await cli(["doctor", "--json", "--skills-dir", dir])).out);
-    expect(json.sources[0]).toMatchObject({ label: "dir1", served: 2 });
+    expect(json.sources[0]).toMatchObject({ label: labelOfDir(dir), served: 2 });
   });
 
   test("doctor says when no project root applies", async () => {

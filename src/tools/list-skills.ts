@@ -38,7 +38,7 @@ const Entry = () =>
     name: z.string().describe("Name to load the skill by (a tree node's skill path)"),
     description: z.string(),
     location: z.enum(["explicit", "project", "global", "remote"]),
-    source: z.string().describe("Label of the folder it comes from (project, global, dir1, …)"),
+    source: z.string().describe("Label of the folder it comes from (project, global, a --skills-dir folder's name, …)"),
     category: z.string().optional().describe("Category, when the skill declares one"),
     tags: z.array(z.string()),
     path: z.string().describe("Path under its source folder: the skill's folder, or a tree node's skill path"),

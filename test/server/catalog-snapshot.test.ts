@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { readSnapshot, SNAPSHOT_VERSION, saveSnapshot, snapshotText } from "../../src/server/catalog-snapshot.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { VERSION } from "../../src/version.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
 import { writeSeedTree } from "../helpers/tree.ts";
 
@@ -42,7 +42,7 @@ describe("catalog snapshot file", () => {
       scanned.diagnostics.filter((d) => d.code !== "shadowed"),
     );
     expect(restored?.get("mixed-case")?.name).toBe("Mixed-Case");
-    expect(restored?.get("dir2:pdf-tools")?.description).toBe("Fill PDF forms");
+    expect(restored?.get(`${labelOfDir(second)}:pdf-tools`)?.description).toBe("Fill PDF forms");
     expect(restored?.sources.map((s) => [s.label, s.served])).toEqual(scanned.sources.map((s) => [s.label, s.served]));
     expect(logger.lines).toEqual([]);
   });

@@ -74,9 +74,9 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
     expect(listing.invalid).toEqual([]);
     // Sorted by URI: the shadowed git-helper is listed under its source's label.
     expect(listing.skills.map((s) => s.uri)).toEqual([
-      expect.stringMatching(/^skill:\/\/dir2\/git-helper\/SKILL\.md$/),
       "skill://git-helper/SKILL.md",
       "skill://pdf-processing/SKILL.md",
+      expect.stringMatching(/^skill:\/\/skillhub-ext-b-[a-z0-9]+\/git-helper\/SKILL\.md$/),
     ]);
     const pdf = listing.skills.find((s) => s.uri === "skill://pdf-processing/SKILL.md");
     expect(pdf?.frontmatter).toEqual({ name: "pdf-processing", description: "Extract and fill PDF forms" });
@@ -90,7 +90,7 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
     const forms = files.find((f) => f.uri.endsWith("FORMS.md"));
     expect(forms?.size).toBe(8);
     expect(forms?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const shadowed = listing.skills[0];
+    const shadowed = listing.skills[2];
     expect(shadowed?.frontmatter.description).toBe("The other git helper");
     // Every file reads back and verifies against its entry, text and binary alike.
     for (const f of files) expect((await skills.read(pdf as never, f.uri)).verified).toBe(true);

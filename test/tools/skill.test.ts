@@ -109,7 +109,7 @@ describe("skill tool: seed 004 testing scenarios", () => {
     writeSkill(l.globalSkills, "only-global");
     const { call, hub } = await open(l, { flags: { project: l.project, "skills-dir": ["/definitely/not/here"] } });
     expect(textOf(await call("skill", { name: "only-global" }))).toStartWith("Loading: only-global\n");
-    expect(hub.catalog.sources.find((s) => s.label === "dir1")?.exists).toBe(false);
+    expect(hub.catalog.sources.find((s) => s.label === "here")?.exists).toBe(false);
     expect(hub.catalog.diagnostics).toEqual([]);
   });
 

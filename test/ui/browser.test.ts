@@ -135,7 +135,7 @@ suite("the page in Chromium", () => {
 
   test("a hostile skill's HTML and file names show as text and never run", async () => {
     const { page, errors } = await newPage();
-    await page.goto(`${server.base}/#/skill/${encodeURIComponent(`dir1:${HOSTILE_NAME}`)}`);
+    await page.goto(`${server.base}/#/skill/${encodeURIComponent(`first:${HOSTILE_NAME}`)}`);
     await page.locator("#skill-body").waitFor(WAIT);
     expect(await page.locator("#skill-body h1").textContent()).toBe("Hostile <script>window.__pwned = 1</script>");
     expect(await page.locator("#skill-body").textContent()).toContain('<img src="x" onerror="window.__pwned = 2">');
