@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary } from "./helpers/binary.ts";
 import { runCli } from "./helpers/cli.ts";
@@ -83,7 +84,9 @@ describe("skillhub CLI", () => {
     const shown = await cli(["show", "GIT", "--skills-dir", dir]);
     expect(shown.code).toBe(0);
     expect(shown.out).toStartWith(`Loading: git\nBase directory: ${join(dir, "git")}\n\n---\nname: git`);
-    expect(shown.out).toEndWith('\n<command-message>The "git" skill is loading</command-message>\n');
+    // The skill's text for a person: not the markup the skill tool's description promises a model.
+    expect(shown.out).not.toContain("command-message");
+    expect(shown.out).toEndWith(`${readFileSync(join(dir, "git", "SKILL.md"), "utf8").trimEnd()}\n`);
     const missing = await cli(["show", "gti", "--skills-dir", dir]);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain("Skill 'gti' not found.\n\nAvailable skills:\n- git");

@@ -45,7 +45,10 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
         `No prompt named '${name}': prompts are the served skills' names; prompts/list lists them.`,
       );
     const result = await skillTool.handler({ name }, context());
-    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n\n");
+    // The tool's first item, the skill's text: its second, the <command-message> line, keeps a promise
+    // the skill tool's description makes to a model; a prompt is a person's choice and promised nothing.
+    const first = result.content[0];
+    const text = first?.type === "text" ? first.text : "";
     return {
       description: skill.description,
       messages: [{ role: "user" as const, content: { type: "text" as const, text } }],

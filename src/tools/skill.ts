@@ -32,7 +32,7 @@ const Input = () =>
         .string()
         .min(1, "Skill name cannot be empty")
         .optional()
-        .describe("Same as name (the form the examples above use); give one of the two"),
+        .describe("Same as name (the form other skill tools use); give one of the two"),
     })
     .strict()
     .refine((a) => a.name !== undefined || a.command !== undefined, {
@@ -74,6 +74,7 @@ export const skillTool = defineTool({
         usage: ctx.deps.usage,
         hasSearch: ctx.hasTool?.("search_skills") ?? false,
         location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
+        qualifiedExample: catalog.shadowed.find(({ skill }) => isEnabled(skill, ctx.deps.filter))?.skill.id,
       },
     );
   },

@@ -49,9 +49,11 @@ describe.each([...REVISIONS])("prompts on %s", (revision) => {
     expect(prompts[0]?.description).toBe("Git workflow helper");
     const prompt = await client.getPrompt({ name: "git-helper" });
     const tool = await client.callTool({ name: "skill", arguments: { name: "git-helper" } });
-    // The skill tool's text items (SKILL.md, then the <command-message>), one blank line apart.
+    // The skill tool's text (SKILL.md), without the <command-message> its description promises a model.
     const items = (tool as { content: { type: string; text?: string }[] }).content.map((c) => c.text ?? "");
-    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: items.join("\n\n") } }]);
+    expect(items[1]).toContain("<command-message>");
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: items[0] } }]);
+    expect(JSON.stringify(prompt)).not.toContain("command-message");
     const error = await client.getPrompt({ name: "no-such-skill" }).catch((e) => e);
     expect(error.code).toBe(-32602);
   });

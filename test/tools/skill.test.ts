@@ -177,12 +177,12 @@ describe("skill tool: SkillHub additions", () => {
     });
   });
 
-  test("`command` is an alias of `name` (the description's own examples use it)", async () => {
+  test("`command` is an alias of `name` (other skill tools' examples use it)", async () => {
     const l = layout();
     writeSkill(l.projectSkills, "pdf", { description: "PDF tools" });
     const { call, client } = await open(l);
     const description = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
-    expect(description).toContain('`command: "pdf"` - invoke the pdf skill');
+    expect(description).toContain('`name: "pdf"` - invoke the pdf skill');
     expect(description).toContain('<command-message>The "{name}" skill is loading</command-message>');
     const byCommand = await call("skill", { command: "pdf" });
     expect(byCommand.isError).toBeFalsy();

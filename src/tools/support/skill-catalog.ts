@@ -1,6 +1,10 @@
 import type { Skill } from "../../skills/skill.ts";
 
-/** Seed 004's description template; `${dynamicSkillsList}` is replaced by the listing. */
+/**
+ * Seed 004's description template; `${dynamicSkillsList}` is replaced by the listing and `${examples}` by
+ * examples that name served skills (skillExamples): the seed's own (`pdf`, `xlsx`, `ms-office-suite:pdf`)
+ * named skills a server may not have, and a model copies examples.
+ */
 export const SKILL_TOOL_TEMPLATE = `Execute a skill within the main conversation
 
 <skills_instructions>
@@ -10,11 +14,7 @@ How to use skills:
 - Invoke skills using this tool with the skill name only (no arguments)
 - When you invoke a skill, you will see <command-message>The "{name}" skill is loading</command-message>
 - The skill's prompt will expand and provide detailed instructions on how to complete the task
-- Examples:
-  - \`command: "pdf"\` - invoke the pdf skill
-  - \`command: "xlsx"\` - invoke the xlsx skill
-  - \`command: "ms-office-suite:pdf"\` - invoke using fully qualified name
-
+\${examples}
 Important:
 - Only use skills listed in <available_skills> below
 - Do not invoke a skill that is already running
@@ -38,7 +38,26 @@ export interface CatalogListingOptions {
   hasSearch: boolean;
   /** Seed 004's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
   location?: (skill: Skill) => "project" | "global";
+  /** A served qualified name (`<source>:<name>`) for the examples: a skill hidden by one of the same name. */
+  qualifiedExample?: string;
 }
+
+/**
+ * The template's examples, naming served skills only: the first one listed, and a qualified name when a
+ * skill is hidden by another of the same name (the only time a model needs one). None without skills.
+ */
+export function skillExamples(skills: readonly Skill[], qualified?: string): string {
+  // A short name: an example must not take the listing's room.
+  const first = skills.find((s) => s.name.length <= EXAMPLE_NAME_MAX);
+  if (!first) return "";
+  const lines = ["- Examples:", `  - \`name: ${JSON.stringify(first.name)}\` - invoke the ${first.name} skill`];
+  if (qualified && qualified.length <= 2 * EXAMPLE_NAME_MAX)
+    lines.push(`  - \`name: ${JSON.stringify(qualified)}\` - invoke a skill by its qualified name (<source>:<name>)`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Longest skill name an example shows (the Agent Skills limit). */
+const EXAMPLE_NAME_MAX = 64;
 
 /**
  * The skill tool's description: seed 004's template with the skills filled
@@ -48,9 +67,10 @@ export interface CatalogListingOptions {
  */
 export function renderSkillToolDescription(skills: readonly Skill[], options: CatalogListingOptions): string {
   const ordered = [...skills.filter((s) => s.alwaysApply), ...skills.filter((s) => !s.alwaysApply)];
-  const fill = (list: string) => SKILL_TOOL_TEMPLATE.replace("${dynamicSkillsList}", list);
+  const template = SKILL_TOOL_TEMPLATE.replace("${examples}", skillExamples(ordered, options.qualifiedExample));
+  const fill = (list: string) => template.replace("${dynamicSkillsList}", list);
   // Room for the listing: the template minus its placeholder. Lengths are summed, not rendered, to stay linear.
-  const room = options.budget - (SKILL_TOOL_TEMPLATE.length - "${dynamicSkillsList}".length);
+  const room = options.budget - (template.length - "${dynamicSkillsList}".length);
   const joinedLength = (lines: readonly string[]) =>
     lines.reduce((n, l) => n + l.length + 1, 0) - (lines.length > 0 ? 1 : 0);
   const attempt = (lines: string[]) => (joinedLength(lines) <= room ? fill(lines.join("\n")) : undefined);
