@@ -120,6 +120,11 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
     expect((await skills.readDirectory("skill://pdf-processing/templates")).resources.map((r) => r.uri)).toEqual([
       "skill://pdf-processing/templates/regional",
     ]);
+    // A folder written as folders usually are, with a trailing slash, is the same folder.
+    expect((await skills.readDirectory("skill://pdf-processing/")).resources).toEqual(root.resources);
+    expect((await skills.readDirectory("skill://pdf-processing/templates/")).resources.map((r) => r.uri)).toEqual([
+      "skill://pdf-processing/templates/regional",
+    ]);
     for (const [method, uri] of [
       ["skills/get", "skill://nope/SKILL.md"],
       ["skills/get", "skill://pdf-processing/../git-helper/SKILL.md"],
