@@ -6,16 +6,17 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import { isEnabled } from "../catalog/filters.ts";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
+import { pickedSkills, termsOf } from "../usage/picked.ts";
+import { pickSkills } from "../usage/skill-pick.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { type Announced, announceChanges } from "./announce-changes.ts";
 import { listingReady } from "./catalog-snapshot.ts";
 import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
-import { type NamedSkill, serverInstructions } from "./instructions.ts";
+import { type KeptNamedSkill, NAMED_SKILLS_MAX, type NamedSkill, serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
 import { withSearchHint } from "./search-hints.ts";
@@ -42,7 +43,7 @@ export interface CreateServerOptions {
    */
   notifyChanges?: boolean;
   /** Skills the instructions name when the first scan has not ended yet (kept from the last run). */
-  namedSkills?: readonly NamedSkill[];
+  namedSkills?: readonly KeptNamedSkill[];
 }
 
 /** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
@@ -72,8 +73,8 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       instructions: serverInstructions({
         tools: hub.tools().map((t) => t.name),
         mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
-        skills: options.namedSkills ?? hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
-        usage: hub.usage,
+        skills: namedNow(hub, options.namedSkills),
+        prompts: promptsEnabled(hub),
       }),
     },
   );
@@ -173,6 +174,15 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
     previousOnClose?.();
   };
   return mcp;
+}
+
+/**
+ * The skills the instructions may name, most useful first: the current catalog's pick, or before the
+ * first scan the last run's (its snapshot), picked again with today's usage and project.
+ */
+function namedNow(hub: Hub, kept: readonly KeptNamedSkill[] | undefined): readonly NamedSkill[] {
+  if (!kept) return pickedSkills(hub).slice(0, NAMED_SKILLS_MAX);
+  return pickSkills(kept, { usage: hub.usage, projectDir: hub.projectRoot.dir, terms: termsOf(hub.projectRoot.dir) });
 }
 
 function describe(tool: ToolDefinition, ctx: ToolContext): Tool {

@@ -5,6 +5,7 @@ import type { ExecHost } from "../exec/host.ts";
 import type { GitSyncOptions } from "../refresh/git/git-sync-types.ts";
 import type { WatchFn } from "../refresh/watcher.ts";
 import type { EmbeddingOverrides } from "../search/create-search.ts";
+import type { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
 
 /** How a Hub is made: the configuration, and what tests inject. */
@@ -32,4 +33,6 @@ export interface HubOptions {
   analytics?: AnalyticsOverrides;
   /** Overrides for script and command execution (environment, grace period, spawn) in tests. */
   exec?: Partial<ExecHost>;
+  /** Where loads are counted. Default: <home>/usage.json (one-shot commands count in memory only). */
+  usage?: UsageStore;
 }

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type Analytics, createAnalytics } from "../analytics/setup.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
@@ -21,6 +22,7 @@ import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDefinition, ToolDeps } from "../tools/definition.ts";
 import { parseToolSelection, type ToolSelection } from "../tools/index.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
+import { USAGE_FILE, UsageStore } from "../usage/usage-store.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
@@ -38,7 +40,8 @@ export class Hub implements ToolDeps {
   readonly logger: Logger;
   readonly store = new CatalogStore();
   readonly filter: SkillFilter;
-  readonly usage = new Map<string, number>();
+  /** Loads per skill, kept in <home>/usage.json across processes (usage-store.ts). */
+  readonly usage: UsageStore;
   readonly selection: ToolSelection;
   readonly refresher: Refresher;
   /** The team repositories (DESIGN §12); undefined when none is configured. */
@@ -72,6 +75,8 @@ export class Hub implements ToolDeps {
       });
     this.config = options.config;
     this.logger = options.logger;
+    this.usage =
+      options.usage ?? new UsageStore({ file: join(options.config.home, USAGE_FILE), logger: options.logger });
     this.acceptRoots = options.acceptRoots ?? true;
     this.exec = execHost({ cwd: options.cwd, ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);
@@ -261,6 +266,7 @@ export class Hub implements ToolDeps {
     this.git?.close();
     this.closing ??= this.analytics.publisher?.close();
     this.refresher.stop();
+    this.usage.save();
     clearTimeout(this.indexTimer);
     this.search.close();
     // A script still running when the server closes is ended with its whole process group.

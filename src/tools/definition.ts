@@ -11,6 +11,7 @@ import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { FolderEntry } from "../sources/walk-listings.ts";
+import type { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
 
 /** Analytics event types (seed 003 §10.2, plus skill_loaded and search for the other tools). */
@@ -30,8 +31,8 @@ export interface ToolDeps {
   ensureFresh(maxAgeMs: number): Promise<void>;
   /** Full-text search over the current catalog. */
   search: SearchService;
-  /** Loads per skill id in this process: "most used" for the catalog budget. */
-  usage: Map<string, number>;
+  /** Loads per skill id, kept across processes (usage-store.ts): "most used" for the instructions and catalog. */
+  usage: UsageStore;
   /** Record an analytics event; never blocks, never throws (a no-op when analytics is off). */
   track(type: EventType, data: Record<string, unknown>): void;
   /** Pull the team repositories when configured, then rescan every folder (refresh_skills). */

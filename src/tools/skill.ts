@@ -4,6 +4,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import { readInstructionsChecked, readSkillFileText } from "../catalog/skill-text.ts";
 import type { Skill } from "../skills/skill.ts";
+import { pickedSkills } from "../usage/picked.ts";
 import { closeNames } from "../util/close-names.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
@@ -71,7 +72,8 @@ export const skillTool = defineTool({
       enabledSkills(catalog, ctx.deps).filter((s) => !routed || s.kind !== "tree-node"),
       {
         budget,
-        usage: ctx.deps.usage,
+        // The pick is of the hub's current catalog: the listing's own catalog decides what is listed.
+        ranked: pickedSkills(ctx.deps),
         hasSearch: ctx.hasTool?.("search_skills") ?? false,
         location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
         qualifiedExample: catalog.shadowed.find(({ skill }) => isEnabled(skill, ctx.deps.filter))?.skill.id,

@@ -52,7 +52,7 @@ describe.each([...REVISIONS])("prompts on %s", (revision) => {
     // The skill tool's text (SKILL.md), without the <command-message> its description promises a model.
     const items = (tool as { content: { type: string; text?: string }[] }).content.map((c) => c.text ?? "");
     expect(items[1]).toContain("<command-message>");
-    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: items[0] } }]);
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: items[0] as string } }]);
     expect(JSON.stringify(prompt)).not.toContain("command-message");
     const error = await client.getPrompt({ name: "no-such-skill" }).catch((e) => e);
     expect(error.code).toBe(-32602);

@@ -32,8 +32,11 @@ export const DEFAULT_BUDGET = 6000;
 export interface CatalogListingOptions {
   /** Most characters for the whole description. */
   budget: number;
-  /** Loads per skill id, for "most used" when not everything fits. */
-  usage?: ReadonlyMap<string, number>;
+  /**
+   * The skills in the order to keep when not every name fits, most useful first (usage/skill-pick.ts:
+   * alwaysApply, the project's, the most used, …). Default: alwaysApply first, then as given.
+   */
+  ranked?: readonly Skill[];
   /** Whether search_skills is offered, for the "…and N more" hint. */
   hasSearch: boolean;
   /** Seed 004's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
@@ -62,8 +65,8 @@ const EXAMPLE_NAME_MAX = 64;
 /**
  * The skill tool's description: seed 004's template with the skills filled
  * in, within the budget. Over budget, in order: shorten descriptions, list
- * names only, then list the alwaysApply and most-used skills and say how many
- * more there are (DESIGN §8.1). Pure.
+ * names only, then list the most useful skills (`ranked`: alwaysApply, the
+ * project's, the most used, …) and say how many more there are (DESIGN §8.1). Pure.
  */
 export function renderSkillToolDescription(skills: readonly Skill[], options: CatalogListingOptions): string {
   const ordered = [...skills.filter((s) => s.alwaysApply), ...skills.filter((s) => !s.alwaysApply)];
@@ -90,11 +93,9 @@ export function renderSkillToolDescription(skills: readonly Skill[], options: Ca
     return fill(names.join("\n"));
   }
 
-  // Not even every name fits: alwaysApply first, then the most used, then catalog order.
-  const usage = options.usage ?? new Map<string, number>();
-  const ranked = [...ordered].sort(
-    (a, b) => Number(b.alwaysApply) - Number(a.alwaysApply) || (usage.get(b.id) ?? 0) - (usage.get(a.id) ?? 0),
-  );
+  // Not even every name fits: the most useful first (alwaysApply, the project's, the most used, …).
+  const listed = new Set(ordered);
+  const ranked = options.ranked ? options.ranked.filter((s) => listed.has(s)) : ordered;
   const lines: string[] = [];
   let used = 0;
   for (const skill of ranked) {

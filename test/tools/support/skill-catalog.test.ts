@@ -4,6 +4,7 @@ import {
   renderSkillToolDescription,
   SKILL_TOOL_TEMPLATE,
 } from "../../../src/tools/support/skill-catalog.ts";
+import { pickSkills } from "../../../src/usage/skill-pick.ts";
 import { fakeSkill } from "../../helpers/skill.ts";
 
 const many = (n: number) =>
@@ -75,10 +76,11 @@ describe("renderSkillToolDescription", () => {
     const skills = many(1000);
     const core = fakeSkill("core-rules", { alwaysApply: true });
     const favourite = skills[777]!;
+    const usage = { get: (id: string) => (id === favourite.id ? 5 : undefined), lastUsed: () => 1 };
     const text = renderSkillToolDescription([...skills, core], {
       budget: 2000,
       hasSearch: false,
-      usage: new Map([[favourite.id, 5]]),
+      ranked: pickSkills([...skills, core], { usage }),
     });
     expect(text).toContain("<name>core-rules</name>");
     expect(text).toContain(`<name>${favourite.name}</name>`);
