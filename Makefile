@@ -5,7 +5,7 @@ export BUN_VERSION
 
 BUN = $(shell BUN_VERSION=$(BUN_VERSION) ./scripts/ensure-bun.sh)
 
-.PHONY: all run serve test check lint format typecheck build bench eval eval-scale clean
+.PHONY: all run serve test check lint format typecheck build bench bench-pick eval eval-scale clean
 
 all: build
 
@@ -68,6 +68,11 @@ dist/skillhub: node_modules/.installed $(shell find src -type f) package.json
 ## 0/1k/10k/20k skills, beside a floor (and a fair floor that reads the same SKILL.md); medians of 5.
 bench: build
 	$(BUN) bench/run.ts
+
+## make bench-pick: which skills the instructions name at session start on the real corpora (../shared/corpora
+## or SKILLHUB_CORPORA) for a few kinds of project and none, with no usage, beside the rule before (by name).
+bench-pick: build
+	$(BUN) bench/pick.ts
 
 ## make eval: search quality (recall@1, recall@3, MRR per corpus) on bench/eval/queries.json over
 ## ../shared/corpora (or SKILLHUB_CORPORA), beside a plain BM25 baseline. --misses lists the misses.

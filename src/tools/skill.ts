@@ -73,7 +73,7 @@ export const skillTool = defineTool({
       {
         budget,
         // The pick is of the hub's current catalog: the listing's own catalog decides what is listed.
-        ranked: pickedSkills(ctx.deps),
+        ranked: () => pickedSkills(ctx.deps),
         hasSearch: ctx.hasTool?.("search_skills") ?? false,
         location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
         qualifiedExample: catalog.shadowed.find(({ skill }) => isEnabled(skill, ctx.deps.filter))?.skill.id,

@@ -2,7 +2,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import type { Skill } from "../skills/skill.ts";
 import { type ProjectTerms, projectTerms } from "./project-signals.ts";
-import { pickSkills } from "./skill-pick.ts";
+import { type StaticOrder, staticOrder, withUsage } from "./skill-pick.ts";
 import type { UsageStore } from "./usage-store.ts";
 
 /** What the pick of a running server reads: its catalog, filter, usage and project root. */
@@ -15,8 +15,9 @@ export interface PickDeps {
 
 interface Cached {
   catalog: Catalog;
-  usage: number;
   projectDir: string | null;
+  order: StaticOrder<Skill>;
+  usage: number;
   picked: Skill[];
 }
 
@@ -25,21 +26,24 @@ const termsByDir = new Map<string, ProjectTerms>();
 
 /**
  * The enabled skills of the current catalog in pick order (skill-pick.ts), for this server's project
- * and usage. Made again only when the catalog, a usage count or the project root changed: at 10,000
- * skills a pick scores every description.
+ * and usage. The order without usage is made again only when the catalog or the project root changes
+ * (at 10,000 skills it scores every description); a load applies usage to it in one pass.
  */
 export function pickedSkills(deps: PickDeps): readonly Skill[] {
   const catalog = deps.store.catalog;
   const projectDir = deps.projectRoot.dir;
-  const cached = picks.get(deps);
-  if (cached && cached.catalog === catalog && cached.usage === deps.usage.version && cached.projectDir === projectDir)
-    return cached.picked;
-  const picked = pickSkills(
-    catalog.skills.filter((s) => isEnabled(s, deps.filter)),
-    { usage: deps.usage, projectDir, terms: termsOf(projectDir) },
-  );
-  picks.set(deps, { catalog, usage: deps.usage.version, projectDir, picked });
-  return picked;
+  let cached = picks.get(deps);
+  if (!cached || cached.catalog !== catalog || cached.projectDir !== projectDir) {
+    const enabled = catalog.skills.filter((s) => isEnabled(s, deps.filter));
+    const order = staticOrder(enabled, { projectDir, terms: termsOf(projectDir) });
+    cached = { catalog, projectDir, order, usage: -1, picked: [] };
+    picks.set(deps, cached);
+  }
+  if (cached.usage !== deps.usage.version) {
+    cached.picked = withUsage(cached.order, deps.usage);
+    cached.usage = deps.usage.version;
+  }
+  return cached.picked;
 }
 
 /** The project's words, read once per project root and process (a few folders and manifests). */

@@ -25,7 +25,7 @@ const BY_EXTENSION: Readonly<Record<string, readonly string[]>> = {
   vue: ["vue"],
   svelte: ["svelte"],
   py: ["python"],
-  ipynb: ["jupyter", "python", "notebook"],
+  ipynb: ["jupyter", "python"],
   go: ["golang"],
   rs: ["rust"],
   rb: ["ruby"],
@@ -55,7 +55,7 @@ const BY_EXTENSION: Readonly<Record<string, readonly string[]>> = {
 
 /** Files (or folders) at the project root that name a tool. */
 const BY_FILE: Readonly<Record<string, readonly string[]>> = {
-  "package.json": ["node", "npm"],
+  "package.json": ["node.js", "npm"],
   "bun.lock": ["bun"],
   "pyproject.toml": ["python"],
   "requirements.txt": ["python"],
@@ -67,13 +67,14 @@ const BY_FILE: Readonly<Record<string, readonly string[]>> = {
   Dockerfile: ["docker"],
   "docker-compose.yml": ["docker"],
   "compose.yaml": ["docker"],
-  ".github": ["github"],
+  ".github": ["github actions"],
   ".gitlab-ci.yml": ["gitlab"],
-  ".git": ["git"],
-  Makefile: ["make"],
   "next.config.js": ["next.js", "react"],
   "tsconfig.json": ["typescript"],
 };
+
+/** Files every other project has: a word, but a weak one. */
+const COMMON_FILES: Readonly<Record<string, readonly string[]>> = { ".git": ["git"], ".github": ["github"] };
 
 /** Folders looked into, one level, beside the root (where a project's sources usually are). */
 const SOURCE_FOLDERS = new Set([
@@ -89,6 +90,40 @@ const SOURCE_FOLDERS = new Set([
   "test",
   "tests",
 ]);
+
+/**
+ * Dependency names that are ordinary words in a description ("the next step", "run the test"): a
+ * scoped package named so is known by its scope (`@playwright/test` → playwright), others are left out.
+ */
+const PROSE = new Set([
+  "test",
+  "next",
+  "core",
+  "utils",
+  "types",
+  "common",
+  "cli",
+  "api",
+  "app",
+  "lib",
+  "client",
+  "server",
+  "config",
+  "build",
+  "react-dom",
+  "plugin",
+]);
+
+/** Packages known by another word in prose. */
+const KNOWN_AS: Readonly<Record<string, string>> = { next: "next.js" };
+
+/** A dependency's word: `@scope/name` → name, or the scope when the name is an ordinary word. */
+function dependencyWord(name: string): string {
+  if (KNOWN_AS[name]) return KNOWN_AS[name] as string;
+  const scoped = /^@([^/]+)\/(.+)$/.exec(name);
+  if (!scoped) return name;
+  return PROSE.has(scoped[2] as string) ? (scoped[1] as string) : (scoped[2] as string);
+}
 
 /** Most entries read per folder, and most dependency names kept: a huge folder or manifest is sampled. */
 const MAX_ENTRIES = 1000;
@@ -111,6 +146,8 @@ export function projectTerms(projectDir: string | null): ProjectTerms {
   for (const entry of root) {
     const tool = BY_FILE[entry.name];
     if (tool) add(tool, LANGUAGE);
+    const common = COMMON_FILES[entry.name];
+    if (common) add(common, DEPENDENCY);
     if (entry.isFile()) add(BY_EXTENSION[extensionOf(entry.name)] ?? [], LANGUAGE);
     else if (entry.isDirectory() && SOURCE_FOLDERS.has(entry.name))
       for (const inner of listing(join(projectDir, entry.name)))
@@ -159,7 +196,7 @@ function dependencies(projectDir: string): string[] {
   for (const match of pyproject.matchAll(/^\s*"([A-Za-z0-9][A-Za-z0-9._-]*)[^"\n]*",?\s*$/gm))
     names.push(match[1] as string);
   const words = names
-    .map((name) => name.replace(/^@[^/]+\//, "").toLowerCase())
-    .filter((name) => name.length >= 3 && /^[a-z0-9][a-z0-9._-]*$/.test(name));
+    .map((name) => dependencyWord(name.toLowerCase()))
+    .filter((name) => name.length >= 3 && !PROSE.has(name) && /^[a-z0-9][a-z0-9._-]*$/.test(name));
   return [...new Set(words)].slice(0, MAX_DEPENDENCIES);
 }

@@ -120,7 +120,7 @@ describe("the project's words", () => {
     write(join(project, "requirements.txt"), "pandas>=2\n# a comment\nscanpy\n");
     write(join(project, "pyproject.toml"), '[project]\ndependencies = [\n  "polars>=1",\n]\n');
     const terms = projectTerms(project);
-    for (const word of ["typescript", "react", "node", "docker", "python"]) expect(terms.get(word)).toBe(3);
+    for (const word of ["typescript", "react", "node.js", "docker", "python"]) expect(terms.get(word)).toBe(3);
     for (const word of ["vitest", "react-query", "pandas", "scanpy", "polars"]) expect(terms.get(word)).toBe(1);
     expect(projectTerms(null).size).toBe(0);
     expect(projectTerms(join(project, "missing")).size).toBe(0);

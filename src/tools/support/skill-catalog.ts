@@ -34,9 +34,9 @@ export interface CatalogListingOptions {
   budget: number;
   /**
    * The skills in the order to keep when not every name fits, most useful first (usage/skill-pick.ts:
-   * alwaysApply, the project's, the most used, …). Default: alwaysApply first, then as given.
+   * alwaysApply, the project's, the most used, …), asked for only then. Default: alwaysApply first, then as given.
    */
-  ranked?: readonly Skill[];
+  ranked?: () => readonly Skill[];
   /** Whether search_skills is offered, for the "…and N more" hint. */
   hasSearch: boolean;
   /** Seed 004's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
@@ -95,7 +95,7 @@ export function renderSkillToolDescription(skills: readonly Skill[], options: Ca
 
   // Not even every name fits: the most useful first (alwaysApply, the project's, the most used, …).
   const listed = new Set(ordered);
-  const ranked = options.ranked ? options.ranked.filter((s) => listed.has(s)) : ordered;
+  const ranked = options.ranked ? options.ranked().filter((s) => listed.has(s)) : ordered;
   const lines: string[] = [];
   let used = 0;
   for (const skill of ranked) {

@@ -80,7 +80,7 @@ describe("renderSkillToolDescription", () => {
     const text = renderSkillToolDescription([...skills, core], {
       budget: 2000,
       hasSearch: false,
-      ranked: pickSkills([...skills, core], { usage }),
+      ranked: () => pickSkills([...skills, core], { usage }),
     });
     expect(text).toContain("<name>core-rules</name>");
     expect(text).toContain(`<name>${favourite.name}</name>`);
