@@ -63,7 +63,7 @@ Options (serve):
   --host ADDR            HTTP address to bind (default 127.0.0.1, this machine only); any
                          other address needs a token in SKILLHUB_HTTP_TOKEN
   --port N               HTTP port (default 8000; 0 picks a free one, logged to stderr)
-  --no-prompts           no MCP prompts (one per skill otherwise); SKILLHUB_NO_PROMPTS=1 too
+  --no-prompts           no MCP prompts (the most useful skills otherwise); SKILLHUB_NO_PROMPTS=1 too
   --stateless            HTTP without sessions: every POST is answered in JSON, no GET stream
   --reindex              rebuild the persisted search index instead of loading it
   --skip-auto-reindex    use the persisted search index as it is, even if skills changed

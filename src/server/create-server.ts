@@ -19,6 +19,7 @@ import type { Hub } from "./hub.ts";
 import { type KeptNamedSkill, NAMED_SKILLS_MAX, type NamedSkill, serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
+import { registerResourceListing } from "./resource-listing.ts";
 import { withSearchHint } from "./search-hints.ts";
 import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
@@ -78,8 +79,10 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       }),
     },
   );
-  // Skills as resources (SEP-2640): skills/list, skills/get, resources/*, the extension capability.
+  // Skills as resources (SEP-2640): skills/list, skills/get, resources/*, the extension capability;
+  // resources/list paged, from the catalog (resource-listing.ts).
   skillsExtension(hub).attach(mcp);
+  registerResourceListing(mcp, hub);
   // Tools are computed per request from the catalog, so they are answered at the protocol layer.
   const server = mcp.server;
   const seen: Announced = { initialized: false };

@@ -58,8 +58,8 @@ describe.each([...REVISIONS])("prompts on %s", (revision) => {
     expect(error.code).toBe(-32602);
   });
 
-  test("prompts/list is paginated", async () => {
-    const w = await world(230);
+  test("SKILLHUB_PROMPTS=all: every served skill is a prompt, and prompts/list is paginated", async () => {
+    const w = await world(230, { SKILLHUB_PROMPTS: "all" });
     const client = await w.client(revision);
     const names: string[] = [];
     let cursor: string | undefined;
@@ -72,6 +72,37 @@ describe.each([...REVISIONS])("prompts on %s", (revision) => {
     } while (cursor);
     expect(pages).toBe(3);
     expect(new Set(names).size).toBe(230);
+  });
+});
+
+describe("a slash menu a person can read", () => {
+  test("by default the 30 most useful skills are prompts: the project's and the most used first; any skill can be got", async () => {
+    const w = await world(230);
+    // Used in an earlier session (the usage file): it is among the prompts from now on.
+    w.hub.usage.record(w.hub.catalog.get("skill-229")?.id as string);
+    const client = await w.client("2025-11-25");
+    const result = await page(client);
+    expect(result.prompts).toHaveLength(30);
+    expect(result.nextCursor).toBeUndefined();
+    const names = result.prompts.map((p) => p.name);
+    expect(names).toContain("skill-229");
+    // Sorted by name, as a menu is read.
+    expect(names).toEqual([...names].sort());
+    const unlisted = w.hub.catalog.skills.find((s) => !names.includes(s.name))?.name as string;
+    const got = await client.getPrompt({ name: unlisted });
+    expect(got.messages[0]?.content).toMatchObject({
+      type: "text",
+      text: expect.stringContaining(`Loading: ${unlisted}`),
+    });
+  });
+
+  test("SKILLHUB_PROMPTS=N lists the most useful N; a value that is neither a number nor `all` stops start-up", async () => {
+    const w = await world(20, { SKILLHUB_PROMPTS: "5" });
+    const client = await w.client("2025-11-25");
+    expect((await client.listPrompts()).prompts).toHaveLength(5);
+    expect(() => testHub({ env: { SKILLHUB_PROMPTS: "many" } })).toThrow(
+      'server.prompt_skills) = "many": expected a whole number or "all"',
+    );
   });
 });
 

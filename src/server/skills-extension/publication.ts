@@ -47,20 +47,33 @@ export interface Publication {
 }
 
 const cache = new WeakMap<Catalog, Promise<Publication>>();
+/** Publications whose build has ended, by snapshot (publicationIfBuilt). */
+const finished = new WeakMap<Catalog, Publication>();
 
 /** The publication of a snapshot, built on first use and shared by every server over the hub. */
 export function publication(catalog: Catalog, enabled: (skill: Skill) => boolean = () => true): Promise<Publication> {
   let built = cache.get(catalog);
   if (!built) {
-    built = build(catalog, enabled);
+    const building = build(catalog, enabled);
+    built = building;
+    void building.then(
+      (pub) => cache.get(catalog) === building && finished.set(catalog, pub),
+      () => undefined,
+    );
     cache.set(catalog, built);
   }
   return built;
 }
 
+/** A snapshot's publication when it is already built (resources/list then lists it), else undefined: never builds one. */
+export function publicationIfBuilt(catalog: Catalog): Publication | undefined {
+  return finished.get(catalog);
+}
+
 /** Forget a snapshot's publication: a file changed under it. */
 export function invalidate(catalog: Catalog): void {
   cache.delete(catalog);
+  finished.delete(catalog);
 }
 
 async function build(catalog: Catalog, enabled: (skill: Skill) => boolean): Promise<Publication> {
