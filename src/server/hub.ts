@@ -245,6 +245,11 @@ export class Hub implements ToolDeps {
     await this.refresher.refreshForMiss(maxAgeMs);
   }
 
+  async checkFresh(): Promise<void> {
+    await this.ready;
+    await this.refresher.checkNow();
+  }
+
   /** Analytics (DESIGN §13): queued in memory, sent by the publisher; a no-op when analytics is off. */
   track(type: EventType, data: Record<string, unknown>): void {
     this.analytics.tracker.track(type, data);

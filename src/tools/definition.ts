@@ -27,8 +27,13 @@ export interface ToolDeps {
   findSkill(name: string): Promise<Skill | undefined>;
   /** The project root, when one applies (DESIGN §2). */
   readonly projectRoot: { dir: string | null };
-  /** Rescan first when the catalog is older than `maxAgeMs` (seed 001 lists the disk as it is now). */
+  /** Rescan first when the catalog is older than `maxAgeMs`. */
   ensureFresh(maxAgeMs: number): Promise<void>;
+  /**
+   * Stat what the last scan saw (or wait for a scan under way) and rescan when something differs: the
+   * catalog then reflects the disk as it is now (seed 001's tools answer from nothing older).
+   */
+  checkFresh(): Promise<void>;
   /** Full-text search over the current catalog. */
   search: SearchService;
   /** Loads per skill id, kept across processes (usage-store.ts): "most used" for the instructions and catalog. */
