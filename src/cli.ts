@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import { loadConfig } from "./config/load.ts";
+import type { Resolved } from "./config/resolve.ts";
 import type { Config } from "./config/schema.ts";
 import { explicitSourceConfigFiles } from "./config/source-config.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
@@ -151,24 +152,29 @@ export async function run(
     const load = (sourceFiles?: string[], repoFiles?: string[]) =>
       loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles, repoFiles });
     if (args.command === "mcp-server") args.flags.tools ??= "sk";
-    let { config, warnings } = load();
+    const first = load();
     // Skills folders' config.yaml (seed 003 §11.3): synced repositories' copies on disk, then the
     // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
     // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
     // A content repository the user configured may set more than a folder (source-config.ts).
     // Git sync's modules are loaded only when repositories are configured (start-up, issue 16).
-    const repoFiles =
-      config.git.repos.length > 0 ? (await import("./refresh/git/git-copies.ts")).repoConfigFiles(config) : [];
-    const sourceFiles = [...repoFiles, ...explicitSourceConfigFiles(config)];
-    if (sourceFiles.length > 0) ({ config, warnings } = load(sourceFiles, repoFiles));
-    if (args.command === "mcp-server") config = mcpServerSettings(config);
+    const copies = first.config.git.repos.length > 0 ? await import("./refresh/git/git-copies.ts") : undefined;
+    const withSourceFiles = (pass: Resolved): Resolved => {
+      const repoFiles = copies?.repoConfigFiles(pass.config) ?? [];
+      const sourceFiles = [...repoFiles, ...explicitSourceConfigFiles(pass.config)];
+      const resolved = sourceFiles.length > 0 ? load(sourceFiles, repoFiles) : pass;
+      return args.command === "mcp-server" ? { ...resolved, config: mcpServerSettings(resolved.config) } : resolved;
+    };
+    const { config, warnings } = withSourceFiles(first);
     for (const dir of config.sources.dirs) {
       // A folder the user named that is not there is a typo more often than not: say so (it is still skipped).
       const problem = folderProblem(dir);
       if (problem) io.err(`skillhub: warning: skills folder ${dir} ${problem.says}; it is skipped.\n`);
     }
     const logger = createLogger({ level: config.log_level, write: io.err });
-    ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err };
+    // A server reads it all again once a repository is cloned, and after each sync (hub.ts reconfigure).
+    const reloadConfig = copies ? () => withSourceFiles(load()) : undefined;
+    ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err, reloadConfig };
     return await command(ctx);
   } catch (error) {
     if (error instanceof ConfigError) {

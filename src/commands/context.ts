@@ -1,6 +1,7 @@
 import type { ParsedArgs } from "../config/args.ts";
 import type { Config } from "../config/schema.ts";
 import { Hub, type HubOptions } from "../server/hub.ts";
+import type { ConfigReload } from "../server/repo-config.ts";
 import { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
 
@@ -16,6 +17,8 @@ export interface CommandContext {
   logger: Logger;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The configuration read again, repositories' config.yaml included (servers, after a sync); unset without repositories. */
+  reloadConfig?: ConfigReload;
 }
 
 /** A command returns its exit code; only cli.ts exits. */
@@ -29,6 +32,7 @@ export function hubFor(ctx: CommandContext, options: Partial<HubOptions> = {}): 
     env: ctx.env,
     homeDir: ctx.homeDir,
     cwd: ctx.cwd,
+    reloadConfig: ctx.reloadConfig,
     ...options,
   });
 }

@@ -31,7 +31,7 @@ export interface ToolDeps {
   ensureFresh(maxAgeMs: number): Promise<void>;
   /**
    * Stat what the last scan saw (or wait for a scan under way) and rescan when something differs: the
-   * catalog then reflects the disk as it is now (seed 001's tools answer from nothing older).
+   * catalog then reflects the disk as it is now (skills.list and skills.search answer from nothing older).
    */
   checkFresh(): Promise<void>;
   /** Full-text search over the current catalog. */

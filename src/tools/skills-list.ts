@@ -29,7 +29,7 @@ export const skListTool = defineTool({
   description: () =>
     "Enumerate every skill (SKILL.md) with its metadata; optionally filter by a substring and include bodies. Prefer this for exhaustive metadata.",
   handler: async ({ query, includeBody }, { deps }) => {
-    // Seed 001: the disk as it is now. A stat of what the last scan saw (or the scan under way), then a
+    // The disk as it is now: a stat of what the last scan saw (or the scan under way), then a
     // scan only if something was added, removed or edited.
     await deps.checkFresh();
     const needle = query?.trim().toLowerCase() ?? "";

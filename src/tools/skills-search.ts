@@ -33,7 +33,7 @@ export const skSearchTool = defineTool({
   description: () =>
     "Keyword search across install name, metadata and SKILL.md body; every token must be present. Use for targeted lookups.",
   handler: async ({ query, limit }, { deps }) => {
-    // Seed 001: the disk as it is now. A stat of what the last scan saw (or the scan under way), then a
+    // The disk as it is now: a stat of what the last scan saw (or the scan under way), then a
     // scan only if something was added, removed or edited.
     await deps.checkFresh();
     const tokens = query

@@ -13,7 +13,7 @@ const names = (result: { structuredContent?: Record<string, any> }) =>
   );
 
 /**
- * Seed 001's tools answer from the disk as it is at the call: an add, a delete or an edit made just before
+ * skills.list and skills.search answer from the disk as it is at the call: an add, a delete or an edit made just before
  * shows in the very next call, whether a watcher runs or not (the timer is off here, so nothing else
  * rescans in between).
  */

@@ -1,9 +1,9 @@
 import type { Skill } from "../../skills/skill.ts";
 
 /**
- * Seed 004's description template; `${dynamicSkillsList}` is replaced by the listing and `${examples}` by
- * examples that name served skills (skillExamples): the seed's own (`pdf`, `xlsx`, `ms-office-suite:pdf`)
- * named skills a server may not have, and a model copies examples.
+ * The skill tool's description template; `${dynamicSkillsList}` is replaced by the listing and `${examples}`
+ * by examples that name served skills (skillExamples): the template's original ones (`pdf`, `xlsx`,
+ * `ms-office-suite:pdf`) named skills a server may not have, and a model copies examples.
  */
 export const SKILL_TOOL_TEMPLATE = `Execute a skill within the main conversation
 
@@ -66,7 +66,7 @@ const EXAMPLE_NAME_MAX = 64;
  * The skill tool's description: seed 004's template with the skills filled
  * in, within the budget. Over budget, in order: shorten descriptions, list
  * names only, then list the most useful skills (`ranked`: alwaysApply, the
- * project's, the most used, …) and say how many more there are (DESIGN §8.1). Pure.
+ * project's, the most used, …) and say how many more there are. Pure.
  */
 export function renderSkillToolDescription(skills: readonly Skill[], options: CatalogListingOptions): string {
   const ordered = [...skills.filter((s) => s.alwaysApply), ...skills.filter((s) => !s.alwaysApply)];
