@@ -7,6 +7,7 @@ import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
+import { isServable } from "./support/asset-read.ts";
 import { disabledError, frozenRefusal } from "./support/skill-lookup.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
@@ -105,7 +106,7 @@ export const listSkillsTool = defineTool({
     if (!flatMode) {
       const enabled = (s: Skill) => isEnabled(s, deps.filter);
       const agentSkills = catalog.skills.filter((s) => s.kind !== "tree-node" && enabled(s)).length;
-      const result = buildSkillTree(catalog, enabled, path ?? "");
+      const result = buildSkillTree(catalog, enabled, path ?? "", isServable);
       if (result.kind === "ok") return structuredResult({ tree: result.tree, agent_skills: agentSkills, diagnostics });
       if (result.kind === "none" && (path === undefined || normaliseTreePath(path) === "")) {
         // No tree (yet: an empty content repository answers this too): an empty root, and where the skills are.

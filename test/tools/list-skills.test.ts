@@ -79,6 +79,27 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
       );
   });
 
+  test("counts only declared files that exist, as get_skill lists them", async () => {
+    const root = tempDir();
+    writeNode(root, "_root.md", { keywords: ["global"], description: "Global rules" });
+    writeNode(root, "forms.md", {
+      keywords: ["forms"],
+      description: "Forms",
+      extra: [
+        "assets:",
+        ...["a.json", "b.json", "gone.json"].flatMap((f) => [`  - file: ${f}`, `    description: ${f}`]),
+        "scripts:",
+        ...["run.sh", "missing.sh"].flatMap((f) => [`  - file: ${f}`, `    description: ${f}`]),
+      ].join("\n"),
+    });
+    for (const file of ["forms/a.json", "forms/b.json", "forms/run.sh"]) write(join(root, file), "x");
+    const { call } = await open([root]);
+    const node = (await call("list_skills", { path: "forms" })).structuredContent?.tree;
+    expect(node).toMatchObject({ assetCount: 2, scriptCount: 1 });
+    const served = (await call("get_skill", { context: "forms" })).structuredContent;
+    expect([served?.assets.length, served?.scripts.length]).toEqual([2, 1]);
+  });
+
   test("filtered by path: a domain, an _index path, a leaf, a folder without _index", async () => {
     const { call } = await open([smallTree(tempDir())]);
     const api = {
