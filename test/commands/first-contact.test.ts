@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
@@ -78,6 +78,25 @@ describe("first contact with the command line", () => {
       expect(err).toContain(`unknown command "${typo}". Did you mean '${meant}'?`);
     }
     expect((await cli(["zzzzzz"])).err).not.toContain("Did you mean");
+  });
+
+  test("a skill whose file is skill.md (not SKILL.md) is named by validate, doctor and list", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "git", { description: "Git workflow" });
+    write(join(dir, "pdf", "skill.md"), "---\nname: pdf\ndescription: PDF tools\n---\n# PDF\n");
+    write(join(dir, "docx", "Skill.md"), "---\nname: docx\ndescription: Word files\n---\n# Word\n");
+    const says = "a skill's file must be named SKILL.md, in capitals. Skill not served: rename the file to SKILL.md.";
+    const validate = await cli(["validate", dir]);
+    expect(validate.code).toBe(1);
+    expect(validate.out).toContain(`pdf/skill.md\n  error   misnamed-skill-file    is named skill.md; ${says}`);
+    expect(validate.out).toContain("docx/Skill.md");
+    const doctor = await cli(["doctor", "--skills-dir", dir]);
+    expect(doctor.out).toContain(`error misnamed-skill-file ${join(dir, "pdf", "skill.md")}: is named skill.md`);
+    const list = await cli(["list", "--skills-dir", dir]);
+    expect(list.out).toContain("1 skill, 2 skipped with errors");
+    const only = tempDir();
+    write(join(only, "pdf", "skill.md"), "---\nname: pdf\ndescription: PDF tools\n---\n");
+    expect((await cli(["list", "--skills-dir", only])).out).toContain(`misnamed-skill-file ${join(only, "pdf", "skill.md")}`);
   });
 
   test("a --skills-dir folder that does not exist is named on stderr", async () => {
