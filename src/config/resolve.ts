@@ -149,7 +149,23 @@ function normalisePaths(config: Config, input: ResolveInput): Config {
       enabled_categories: config.filters.enabled_categories.map((s) => s.trim().toLowerCase()).filter(Boolean),
     },
     analytics: { ...config.analytics, file: config.analytics.file ? abs(config.analytics.file) : "" },
+    // A repository given as a local path is one from here, like a skills folder: git, run in SkillHub's
+    // own folder, would otherwise look for `../team-skills` there and answer that it does not exist.
+    git: { ...config.git, repos: config.git.repos.map((repo) => (isLocalPath(repo) ? abs(repo.trim()) : repo)) },
   };
+}
+
+/**
+ * Whether a repository is a local path as git reads one: no `scheme://`, and no `host:` before the first
+ * slash (scp-like `git@host:team/skills`); a Windows drive is a path. A `-` start is refused elsewhere.
+ */
+function isLocalPath(repo: string): boolean {
+  const text = repo.trim();
+  if (text === "" || text.startsWith("-") || /^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return false;
+  if (/^[A-Za-z]:[\\/]/.test(text)) return true;
+  const colon = text.indexOf(":");
+  const slash = text.indexOf("/");
+  return colon < 0 || (slash >= 0 && slash < colon);
 }
 
 const TRUE = new Set(["1", "true", "yes", "on"]);
