@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import type { z } from "zod";
+import { closeNames } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
 import { configDefaults } from "./defaults.ts";
@@ -237,7 +238,10 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
       const childPath = [...path, key];
       const childSchema = objectShape(shape)?.[key];
       if (!childSchema) {
-        warnings.push(`${file.path}: unknown key "${childPath.join(".")}" ignored.`);
+        // `git.repo` for `git.repos`: the closest key of the same section, as a mistyped option is answered.
+        const [close] = closeNames(key, Object.keys(objectShape(shape) ?? {}), 1);
+        const hint = close === undefined ? "" : ` Did you mean "${[...path, close].join(".")}"?`;
+        warnings.push(`${file.path}: unknown key "${childPath.join(".")}" ignored.${hint}`);
         continue;
       }
       const childShape = objectShape(childSchema);
