@@ -2,6 +2,7 @@ import { isEnabled } from "../catalog/filters.ts";
 import { frozenCheck } from "../lock/frozen.ts";
 import type { Hub } from "../server/hub.ts";
 import { skillExcerpt } from "../tools/support/skill-excerpt.ts";
+import { plainExcerpt } from "./plain-excerpt.ts";
 
 export interface SearchHitView {
   id: string;
@@ -45,7 +46,8 @@ export async function searchView(
       source: skill.source,
       ...(skill.category ? { category: skill.category } : {}),
       tags: skill.tags,
-      excerpt: skillExcerpt(skill, terms, !frozenCheck(hub.frozen, hub.catalog, skill)),
+      // Shown as text: Markdown's markup (`## Usage`, `**bold**`, `[a](b)`) would be noise there.
+      excerpt: plainExcerpt(skillExcerpt(skill, terms, !frozenCheck(hub.frozen, hub.catalog, skill))),
     })),
     mode: outcome.mode,
     ...(outcome.fallbackReason ? { fallbackReason: outcome.fallbackReason } : {}),

@@ -6,7 +6,8 @@ import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 
 /** What git needs to run in a test (PATH) and nothing of the developer's own git configuration. */
-const gitEnv = () => Object.fromEntries(Object.entries(GIT_ENV).filter((e): e is [string, string] => e[1] !== undefined));
+const gitEnv = () =>
+  Object.fromEntries(Object.entries(GIT_ENV).filter((e): e is [string, string] => e[1] !== undefined));
 
 afterAll(cleanupTemp);
 
@@ -101,7 +102,9 @@ describe("first contact with the command line", () => {
     expect(list.out).toContain("1 skill, 2 skipped with errors");
     const only = tempDir();
     write(join(only, "pdf", "skill.md"), "---\nname: pdf\ndescription: PDF tools\n---\n");
-    expect((await cli(["list", "--skills-dir", only])).out).toContain(`misnamed-skill-file ${join(only, "pdf", "skill.md")}`);
+    expect((await cli(["list", "--skills-dir", only])).out).toContain(
+      `misnamed-skill-file ${join(only, "pdf", "skill.md")}`,
+    );
   });
 
   test("SKILLS_REPO as a relative path is a repository from the working folder, as --skills-dir is", async () => {
@@ -114,7 +117,8 @@ describe("first contact with the command line", () => {
     expect(sync.code).toBe(0);
     expect((await cli(["list"], env)).out).toContain("alpha");
     // URLs and scp-like addresses are left as they are; only local paths are made absolute.
-    const config = (repos: string) => resolveConfig({ env: { SKILLS_REPO: repos }, homeDir: "/h", cwd: "/w" }).config.git.repos;
+    const config = (repos: string) =>
+      resolveConfig({ env: { SKILLS_REPO: repos }, homeDir: "/h", cwd: "/w" }).config.git.repos;
     expect(config("../team.git,team,~/t.git,/abs/t.git")).toEqual(["/team.git", "/w/team", "/h/t.git", "/abs/t.git"]);
     expect(config("git@host:team/skills.git,https://h/t.git,file:///x/t.git,host:path/t")).toEqual([
       "git@host:team/skills.git",

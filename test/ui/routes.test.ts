@@ -100,6 +100,8 @@ describe("the API", () => {
   test("skills: every skill with source, location, shadowing and diagnostics, paginated", async () => {
     const all = await body("/ui/api/skills?per=2");
     expect(all.total).toBe(8);
+    // What the page's heading shows: served skills (as `skillhub list` counts them) and shadowed ones.
+    expect([all.served, all.shadowed]).toEqual([7, 1]);
     expect(all.items).toHaveLength(2);
     expect(all.pages).toBe(4);
     const shadowed = await body("/ui/api/skills?show=shadowed");
@@ -123,6 +125,8 @@ describe("the API", () => {
     const s = await body("/ui/api/search?q=invoice%20totals");
     expect(s.hits[0]).toMatchObject({ id: "first:pdf-invoices", name: "pdf-invoices" });
     expect(s.hits[0].excerpt).toContain("totals");
+    // As text, not Markdown: the body's **totals** and [the reference](docs/reference.md) read plainly.
+    expect(s.hits[0].excerpt).not.toMatch(/[*#`[\]]/);
     expect((await body("/ui/api/search?q=")).hits).toEqual([]);
   });
 
