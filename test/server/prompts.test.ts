@@ -1,10 +1,9 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { connect, eventually, testHub } from "../helpers/hub.ts";
+import { connect, eventually, httpHub, testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const open: (() => Promise<void>)[] = [];
@@ -16,14 +15,8 @@ async function world(count = 2, env: Record<string, string> = {}, flags: Record<
   const dir = tempDir("skillhub-prompts-");
   writeSkill(dir, "git-helper", { description: "Git workflow helper" });
   for (let i = 1; i < count; i++) writeSkill(dir, `skill-${String(i).padStart(3, "0")}`, { description: `Skill ${i}` });
-  const { hub } = testHub({ flags: { "skills-dir": [dir], ...flags }, env, hub: { acceptRoots: false } });
-  const handler = createHttpHandler(hub, { host: "127.0.0.1" });
-  void hub.start();
-  await hub.ready;
-  open.push(async () => {
-    await handler.close();
-    hub.close();
-  });
+  const { hub, handler, close } = await httpHub([dir], { env, flags });
+  open.push(close);
   const client = async (revision: Revision, onChanged?: (kind: string) => void) => {
     const c = await httpClient(handler, revision, { onChanged });
     open.unshift(() => c.close());

@@ -5,10 +5,9 @@ import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
 import { publicationIfBuilt } from "../../src/server/skills-extension/publication.ts";
-import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { httpClient, REVISIONS } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { testHub } from "../helpers/hub.ts";
+import { httpHub } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -34,15 +33,9 @@ async function world() {
   writeNode(a, "_root.md", { description: "A tree's root" });
   writeSkill(a, "numbers", { description: "Numeric metadata", extra: "metadata:\n  version: 2" });
   writeSkill(a, "long", { description: "x".repeat(1100) });
-  const { hub } = testHub({ flags: { "skills-dir": [a, b] }, hub: { acceptRoots: false } });
-  const handler = createHttpHandler(hub, { host: "127.0.0.1" });
-  void hub.start();
-  await hub.ready;
-  open.push(async () => {
-    await handler.close();
-    hub.close();
-  });
-  return { hub, handler };
+  const served = await httpHub([a, b]);
+  open.push(served.close);
+  return served;
 }
 
 function page(client: Client, cursor?: string) {

@@ -4,10 +4,9 @@ import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
 import { publication } from "../../src/server/skills-extension/publication.ts";
-import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { testHub, textOf } from "../helpers/hub.ts";
+import { httpHub, textOf } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const open: (() => Promise<void>)[] = [];
@@ -26,14 +25,8 @@ async function world(build?: (dirs: { a: string; b: string }) => void) {
   writeSkill(a, "git-helper", { description: "Git workflow helper" });
   writeSkill(b, "git-helper", { description: "The other git helper" });
   build?.({ a, b });
-  const { hub } = testHub({ flags: { "skills-dir": [a, b] }, hub: { acceptRoots: false } });
-  const handler = createHttpHandler(hub, { host: "127.0.0.1" });
-  void hub.start();
-  await hub.ready;
-  open.push(async () => {
-    await handler.close();
-    hub.close();
-  });
+  const { hub, handler, close } = await httpHub([a, b]);
+  open.push(close);
   const connect = async (revision: Revision) => {
     const client = await httpClient(handler, revision);
     open.unshift(() => client.close());

@@ -1,9 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { binary } from "../../helpers/binary.ts";
+import { binaryClientWith } from "../../helpers/binary.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
 import { GIT_ENV, remoteRepo } from "../../helpers/git.ts";
 import { type CallToolResult, eventually } from "../../helpers/hub.ts";
@@ -32,26 +30,10 @@ function teamRepository() {
   });
 }
 
-async function firstSession(url: string, home: string) {
-  const transport = new StdioClientTransport({
-    command: binary(),
-    args: ["--no-watch"],
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      SKILLS_REPO: url,
-      GIT_CONFIG_GLOBAL: GIT_ENV.GIT_CONFIG_GLOBAL as string,
-      GIT_CONFIG_NOSYSTEM: "1",
-      LOG_LEVEL: "DEBUG",
-    },
-    cwd: home,
-    stderr: "pipe",
-  });
-  let log = "";
-  transport.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
-  const client = new Client({ name: "new-member", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, log: () => log };
+/** A new member's first session: no copy of the repository yet; git without the developer's own config. */
+function firstSession(url: string, home: string) {
+  const env = { SKILLS_REPO: url, GIT_CONFIG_GLOBAL: GIT_ENV.GIT_CONFIG_GLOBAL as string, GIT_CONFIG_NOSYSTEM: "1" };
+  return binaryClientWith(["--no-watch"], home, env);
 }
 
 describe("a team repository's config.yaml applies from the first session", () => {
