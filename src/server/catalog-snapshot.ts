@@ -18,7 +18,7 @@ import type { KeptNamedSkill } from "./instructions.ts";
  * The format of the file. A file of another version (an older or newer SkillHub) is ignored, never
  * half-read: bump this whenever what is written, or what a Skill holds, changes shape.
  */
-export const SNAPSHOT_VERSION = 4;
+export const SNAPSHOT_VERSION = 5;
 const FORMAT = "skillhub-catalog";
 
 /** Most skills the header keeps for the instructions: more than they ever name. */
