@@ -5,7 +5,7 @@ export BUN_VERSION
 
 BUN = $(shell BUN_VERSION=$(BUN_VERSION) ./scripts/ensure-bun.sh)
 
-.PHONY: all run serve test check lint format typecheck build bench eval eval-scale clean
+.PHONY: all run serve test check lint format typecheck build bench bench-pick bench-listing eval eval-scale clean
 
 all: build
 
@@ -69,6 +69,16 @@ dist/skillhub: node_modules/.installed $(shell find src -type f) package.json
 ## same SKILL.md), with the goals; medians of 3 rounds.
 bench: build
 	$(BUN) bench/run.ts
+
+## make bench-pick: which skills the instructions name at session start on the real corpora (../shared/corpora
+## or SKILLHUB_CORPORA) for a few kinds of project and none, with no usage, beside the rule before (by name).
+bench-pick: build
+	$(BUN) bench/pick.ts
+
+## make bench-listing: a client that lists tools, every page of prompts and of resources (as Claude Code does at
+## start), at 1,000 and 10,000 skills beside the floor: each list's time and bytes, the listing's CPU, settled RSS.
+bench-listing: build
+	$(BUN) bench/listing.ts
 
 ## make eval: search quality (recall@1, recall@3, MRR per corpus) on bench/eval/queries.json over
 ## ../shared/corpora (or SKILLHUB_CORPORA), beside a plain BM25 baseline. --misses lists the misses.

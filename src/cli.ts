@@ -73,7 +73,7 @@ Options (serve):
   --host ADDR            HTTP address to bind (default 127.0.0.1, this machine only); any
                          other address needs a token in SKILLHUB_HTTP_TOKEN
   --port N               HTTP port (default 8000; 0 picks a free one, logged to stderr)
-  --no-prompts           no MCP prompts (one per skill otherwise); SKILLHUB_NO_PROMPTS=1 too
+  --no-prompts           no MCP prompts (the most useful skills otherwise); SKILLHUB_NO_PROMPTS=1 too
   --stateless            HTTP without sessions: every POST is answered in JSON, no GET stream
   --reindex              rebuild the persisted search index instead of loading it
   --skip-auto-reindex    use the persisted search index as it is, even if skills changed
@@ -160,15 +160,20 @@ export async function run(
   let ctx: CommandContext;
   try {
     if (args.command === "mcp-server") args.flags.tools ??= "sk";
-    let { config, warnings } = await loadSettings({ args, env, homeDir, cwd });
-    if (args.command === "mcp-server") config = mcpServerSettings(config);
+    const settings = async () => {
+      const loaded = await loadSettings({ args, env, homeDir, cwd });
+      return args.command === "mcp-server" ? { ...loaded, config: mcpServerSettings(loaded.config) } : loaded;
+    };
+    const { config, warnings } = await settings();
     for (const dir of config.sources.dirs) {
       // A folder the user named that is not there is a typo more often than not: say so (it is still skipped).
       const problem = folderProblem(dir);
       if (problem) io.err(`skillhub: warning: skills folder ${dir} ${problem.says}; it is skipped.\n`);
     }
     const logger = createLogger({ level: config.log_level, write: io.err });
-    ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err };
+    // A server reads it all again once a repository is cloned, and after each sync (hub.ts reconfigure).
+    const reloadConfig = config.git.repos.length > 0 ? settings : undefined;
+    ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err, reloadConfig };
     return await command(ctx);
   } catch (error) {
     if (error instanceof ConfigError) {

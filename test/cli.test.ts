@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary } from "./helpers/binary.ts";
 import { runCli } from "./helpers/cli.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "./helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "./helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
@@ -83,7 +84,9 @@ describe("skillhub CLI", () => {
     const shown = await cli(["show", "GIT", "--skills-dir", dir]);
     expect(shown.code).toBe(0);
     expect(shown.out).toStartWith(`Loading: git\nBase directory: ${join(dir, "git")}\n\n---\nname: git`);
-    expect(shown.out).toEndWith('\n<command-message>The "git" skill is loading</command-message>\n');
+    // The skill's text for a person: not the markup the skill tool's description promises a model.
+    expect(shown.out).not.toContain("command-message");
+    expect(shown.out).toEndWith(`${readFileSync(join(dir, "git", "SKILL.md"), "utf8").trimEnd()}\n`);
     const missing = await cli(["show", "gti", "--skills-dir", dir]);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain("Skill 'gti' not found.\n\nAvailable skills:\n- git");
@@ -100,13 +103,13 @@ describe("skillhub CLI", () => {
     expect(doctor.code).toBe(1);
     expect(doctor.out).toContain(`Project root: ${project}`);
     expect(doctor.out).toContain("--project / SKILLHUB_PROJECT_DIR");
-    expect(doctor.out).toContain(`dir1            explicit ${dir}  (2 skills)`);
+    expect(doctor.out).toContain(`${labelOfDir(dir).padEnd(15)} explicit ${dir}  (2 skills)`);
     expect(doctor.out).toContain("claude-global");
     expect(doctor.out).toContain("not present");
     expect(doctor.out).toContain("claude-global:git");
     expect(doctor.out).toContain("error missing-description");
     const json = JSON.parse((await cli(["doctor", "--json", "--skills-dir", dir])).out);
-    expect(json.sources[0]).toMatchObject({ label: "dir1", served: 2 });
+    expect(json.sources[0]).toMatchObject({ label: labelOfDir(dir), served: 2 });
   });
 
   test("doctor says when no project root applies", async () => {

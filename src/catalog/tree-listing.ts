@@ -33,9 +33,16 @@ const byPath = (a: SkillTreeNode, b: SkillTreeNode) => (a.path < b.path ? -1 : a
  * "root": everything; "ui": `ui/_index` and below, or everything under "ui/"
  * when it has no `_index.md` or it is disabled). Disabled nodes are left out
  * and their enabled descendants move up to the nearest enabled ancestor; a
- * disabled node asked for by its own path is `disabled`. Pure.
+ * disabled node asked for by its own path is `disabled`. A node's asset and script counts are of its
+ * declared files that `exists` (get_skill lists only those; a declared file missing on disk has a
+ * diagnostic). Pure but for `exists`.
  */
-export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => boolean, path = ""): SubtreeResult {
+export function buildSkillTree(
+  catalog: Catalog,
+  enabled: (skill: Skill) => boolean,
+  path = "",
+  exists: (node: TreeNode, file: string) => boolean = () => true,
+): SubtreeResult {
   const nodes = catalog.skills.filter((s): s is TreeNode => s.kind === "tree-node");
   if (nodes.length === 0) return { kind: "none" };
   const served = new Map(nodes.map((s) => [s.id.toLowerCase(), s]));
@@ -55,8 +62,8 @@ export function buildSkillTree(catalog: Catalog, enabled: (skill: Skill) => bool
         path: s.tree.path,
         description: s.description,
         keywords: s.keywords,
-        assetCount: s.tree.assets.length,
-        scriptCount: s.tree.scripts.length,
+        assetCount: s.tree.assets.filter((d) => exists(s, d.file)).length,
+        scriptCount: s.tree.scripts.filter((d) => exists(s, d.file)).length,
         children: kids,
       },
     ];

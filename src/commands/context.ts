@@ -1,6 +1,8 @@
 import type { ParsedArgs } from "../config/args.ts";
 import type { Config } from "../config/schema.ts";
 import { Hub, type HubOptions } from "../server/hub.ts";
+import type { ConfigReload } from "../server/repo-config.ts";
+import { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
 
 /** Everything a command needs; output goes through `out`/`err` so tests can capture it. */
@@ -15,6 +17,8 @@ export interface CommandContext {
   logger: Logger;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The configuration read again, repositories' config.yaml included (servers, after a sync); unset without repositories. */
+  reloadConfig?: ConfigReload;
 }
 
 /** A command returns its exit code; only cli.ts exits. */
@@ -28,14 +32,18 @@ export function hubFor(ctx: CommandContext, options: Partial<HubOptions> = {}): 
     env: ctx.env,
     homeDir: ctx.homeDir,
     cwd: ctx.cwd,
+    reloadConfig: ctx.reloadConfig,
     ...options,
   });
 }
 
-/** A hub for one-shot commands: no watchers, no timer, no diagnostics on stderr; not scanned yet. */
+/**
+ * A hub for one-shot commands: no watchers, no timer, no diagnostics on stderr; not scanned yet. Loads
+ * (`skillhub show`) are counted in memory only: a person looking a skill up is not an agent using it.
+ */
 export function oneShotHub(ctx: CommandContext, options: Partial<HubOptions> = {}): Hub {
   const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
-  return hubFor(ctx, { config, announceDiagnostics: false, ...options });
+  return hubFor(ctx, { config, announceDiagnostics: false, usage: new UsageStore(), ...options });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { skillTool } from "../tools/skill.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
-/** `skillhub show NAME`: exactly what the `skill` tool returns. */
+/** `skillhub show NAME`: what the `skill` tool returns (its text, without the model-facing markup). */
 export const runShow: CommandRun = async (ctx) => {
   const name = ctx.args.positionals.join(" ").trim();
   if (name === "") {
@@ -11,12 +11,15 @@ export const runShow: CommandRun = async (ctx) => {
   const hub = await scannedHub(ctx);
   const result = await skillTool.handler(
     { name },
-    { deps: hub, session: { clientName: () => undefined, remote: false } },
+    {
+      deps: hub,
+      session: { clientName: () => undefined, remote: false },
+    },
   );
-  // Each content item on its own line: the skill text, then the <command-message> line.
-  const text = result.content
-    .map((c) => (c.type === "text" ? c.text : ""))
-    .reduce((all, part) => (all === "" || all.endsWith("\n") ? all + part : `${all}\n${part}`), "");
+  // The skill text only: the tool's second item, the <command-message> line, is the tool description's
+  // promise to a model, markup a person reading the terminal has no use for.
+  const first = result.content[0];
+  const text = first?.type === "text" ? first.text : "";
   if (result.isError) {
     ctx.err(`${text}\n`);
     return 1;

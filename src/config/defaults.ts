@@ -32,6 +32,7 @@ export function configDefaults(home: string): Config {
       stateless: false,
       prompts: true,
       no_prompts: false,
+      prompt_skills: 30,
       allowed_origins: [],
       allowed_hosts: [],
       session_idle_minutes: 30,

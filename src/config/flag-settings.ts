@@ -14,7 +14,7 @@ export const FLAG_SETTINGS: Record<string, Setting> = {
   "no-prompts": {
     key: "server.prompts",
     kind: "bool",
-    description: "Offer no MCP prompts (one per skill by default).",
+    description: "Offer no MCP prompts (the most useful skills are prompts by default).",
   },
   transport: { key: "server.transport", kind: "string", description: "`stdio` or `http`." },
   host: { key: "server.host", kind: "string", description: "Address the HTTP server binds." },

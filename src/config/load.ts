@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { ConfigError, errorMessage } from "../util/errors.ts";
+import { ConfigError } from "../util/errors.ts";
 import { yaml } from "../util/lazy-yaml.ts";
 import { readNamedText } from "../util/named-file.ts";
+import { yamlErrorAt } from "../util/yaml-error.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
 import { dropUnsupportedKeys, restrictSourceConfig } from "./source-config.ts";
 
@@ -96,7 +97,7 @@ function parseConfigText(path: string, text: string): ConfigFile {
   try {
     return { path, data: yaml().parse(text, { maxAliasCount: 100 }) };
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${path} is not valid YAML: ${errorMessage(error).split("\n")[0]}.`, {
+    throw new ConfigError(`Invalid configuration: ${path} is not valid YAML: ${yamlErrorAt(error, text)}.`, {
       key: path,
     });
   }

@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import type { z } from "zod";
+import { closeNames } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
 import { configDefaults } from "./defaults.ts";
@@ -150,7 +151,34 @@ function normalisePaths(config: Config, input: ResolveInput): Config {
       enabled_categories: config.filters.enabled_categories.map((s) => s.trim().toLowerCase()).filter(Boolean),
     },
     analytics: { ...config.analytics, file: config.analytics.file ? abs(config.analytics.file) : "" },
+    // A repository given as a local path is one from here, like a skills folder: git, run in SkillHub's
+    // own folder, would otherwise look for `../team-skills` there and answer that it does not exist.
+    git: {
+      ...config.git,
+      repos: config.git.repos.map((repo) =>
+        typeof repo === "string"
+          ? isLocalPath(repo)
+            ? abs(repo.trim())
+            : repo
+          : isLocalPath(repo.url)
+            ? { ...repo, url: abs(repo.url.trim()) }
+            : repo,
+      ),
+    },
   };
+}
+
+/**
+ * Whether a repository is a local path as git reads one: no `scheme://`, and no `host:` before the first
+ * slash (scp-like `git@host:team/skills`); a Windows drive is a path. A `-` start is refused elsewhere.
+ */
+function isLocalPath(repo: string): boolean {
+  const text = repo.trim();
+  if (text === "" || text.startsWith("-") || /^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return false;
+  if (/^[A-Za-z]:[\\/]/.test(text)) return true;
+  const colon = text.indexOf(":");
+  const slash = text.indexOf("/");
+  return colon < 0 || (slash >= 0 && slash < colon);
 }
 
 const TRUE = new Set(["1", "true", "yes", "on"]);
@@ -222,7 +250,10 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
       const childPath = [...path, key];
       const childSchema = objectShape(shape)?.[key];
       if (!childSchema) {
-        warnings.push(`${file.path}: unknown key "${childPath.join(".")}" ignored.`);
+        // `git.repo` for `git.repos`: the closest key of the same section, as a mistyped option is answered.
+        const [close] = closeNames(key, Object.keys(objectShape(shape) ?? {}), 1);
+        const hint = close === undefined ? "" : ` Did you mean "${[...path, close].join(".")}"?`;
+        warnings.push(`${file.path}: unknown key "${childPath.join(".")}" ignored.${hint}`);
         continue;
       }
       const childShape = objectShape(childSchema);

@@ -55,6 +55,12 @@ export const ServerConfig = once(() =>
     prompts: z.boolean(),
     /** SKILLHUB_NO_PROMPTS=1: the environment's way to turn prompts off. Default false. */
     no_prompts: z.boolean(),
+    /** Skills offered as prompts: the most useful N, or "all". Default 30. */
+    prompt_skills: z.union([
+      z.literal("all"),
+      nonNegativeInt(),
+      z.string().regex(/^\d+$/, 'expected a whole number or "all"'),
+    ]),
     /** Bearer token for HTTP (SKILLHUB_HTTP_TOKEN); required on a non-loopback host. */
     token: z.string().optional(),
     /** Extra allowed Origin values for HTTP. */

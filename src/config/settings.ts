@@ -96,7 +96,13 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   SKILLHUB_NO_PROMPTS: {
     key: "server.no_prompts",
     kind: "bool",
-    description: "Offer no MCP prompts (by default every served skill is also a prompt, `/skill-name` in clients).",
+    description: "Offer no MCP prompts (by default the most useful skills are also prompts, `/skill-name` in clients).",
+  },
+  SKILLHUB_PROMPTS: {
+    key: "server.prompt_skills",
+    kind: "string",
+    description:
+      "How many skills are MCP prompts: the most useful N (the project's, the most used, …), or `all` for every served skill.",
   },
   SKILLHUB_HTTP_TOKEN: {
     key: "server.token",

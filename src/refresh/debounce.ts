@@ -27,6 +27,11 @@ export class Debounce {
     }, delay);
   }
 
+  /** Whether an event is waiting for its rescan. */
+  get pending(): boolean {
+    return this.timer !== undefined;
+  }
+
   cancel(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;

@@ -192,6 +192,26 @@ export class Refresher {
     return true;
   }
 
+  /**
+   * Before answering from the catalog (skills.list, skills.search): a scan under way, or a change a
+   * watcher reported and the debounce still holds, is waited for (a scan that began before the change
+   * gets a follow-up); otherwise every entry of the last scan is statted, no file read, and a scan runs
+   * only when one differs (or nothing vouches for the last scan). Resolves once the catalog is as
+   * fresh as the disk was at the call, with or without watchers.
+   */
+  async checkNow(reason = "check"): Promise<void> {
+    if (this.stopped) return;
+    if (this.running || this.debounce.pending) return this.rescan(reason);
+    let verdict: Verdict;
+    try {
+      verdict = await this.options.scanner.verify(this.options.sources(), FULL_CHECK);
+    } catch (error) {
+      this.options.logger.error(`check failed: ${errorMessage(error)}`);
+      verdict = "unknown";
+    }
+    if (verdict !== "unchanged") await this.rescan(`${reason}: ${verdict}`);
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.timer !== undefined)

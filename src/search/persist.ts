@@ -22,7 +22,7 @@ export type LoadResult =
 
 /**
  * Seed 000 §4.2's fingerprint: every served skill file's path, mtime and size, in any order, plus the
- * index schema version and the embedding settings. A hash of the set of rows: each row's hash is summed
+ * sources' labels, the index schema version and the embedding settings. A hash of the set of rows: each row's hash is summed
  * in two independent 32-bit lanes, so there is nothing to sort and no row is turned into a string
  * (issue 16: sorting 20,000 row strings held the event loop 18–40 ms when the first search began).
  */
@@ -33,7 +33,10 @@ export function catalogFingerprint(catalog: Catalog, settings: string): string {
     low = (low + rowHash(skill.file, skill.mtimeMs, skill.size, 0x5eed1)) >>> 0;
     high = (high + rowHash(skill.file, skill.mtimeMs, skill.size, 0x5eed2)) >>> 0;
   }
-  const rows = `${catalog.skills.length}\u0001${low}\u0001${high}`;
+  // The sources' labels too: a skill's id is `<label>:<name>`, and a folder's label can change while its
+  // files do not (another folder of the same name added beside it).
+  const labels = catalog.sources.map((s) => s.label).join("\u0002");
+  const rows = `${catalog.skills.length}\u0001${low}\u0001${high}\u0001${labels}`;
   return Bun.hash(`${INDEX_SCHEMA_VERSION}\u0001${settings}\u0001${rows}`).toString(16);
 }
 

@@ -1,9 +1,9 @@
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
-import { isEnabled } from "../catalog/filters.ts";
 import { type Skill, sharingEmptyWords } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
+import { pickedSkills } from "../usage/picked.ts";
 import { writeAtomic } from "../util/atomic-write.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -12,13 +12,13 @@ import { nextTurn } from "../util/next-turn.ts";
 import { memoryRelease } from "../util/release-memory.ts";
 import { VERSION } from "../version.ts";
 import type { Hub } from "./hub.ts";
-import type { NamedSkill } from "./instructions.ts";
+import type { KeptNamedSkill } from "./instructions.ts";
 
 /**
  * The format of the file. A file of another version (an older or newer SkillHub) is ignored, never
  * half-read: bump this whenever what is written, or what a Skill holds, changes shape.
  */
-export const SNAPSHOT_VERSION = 4;
+export const SNAPSHOT_VERSION = 5;
 const FORMAT = "skillhub-catalog";
 
 /** Most skills the header keeps for the instructions: more than they ever name. */
@@ -40,7 +40,8 @@ interface SnapshotHeader {
   contentHash: string;
   /** Skill lines that follow: a file that holds fewer is not used. */
   skills: number;
-  named: Pick<Skill, "name" | "description" | "alwaysApply" | "kind">[];
+  /** The skills the instructions may name, most useful first when saved (usage/skill-pick.ts). */
+  named: KeptNamedSkill[];
 }
 
 /** After the header, what the Catalog constructor needs: a line per source, then one per skill it serves. */
@@ -65,8 +66,8 @@ type KeptSkill = (Skill extends infer S ? (S extends Skill ? Omit<S, Derived> : 
 export interface CatalogSnapshot {
   file: string;
   contentHash: string;
-  /** The skills the instructions may name, most useful first. */
-  named: NamedSkill[];
+  /** The skills the instructions may name, most useful first when the file was saved. */
+  named: KeptNamedSkill[];
   /** Parse the catalog (undefined, with a debug log, when a line after the header is malformed). */
   catalog(): Catalog | undefined;
 }
@@ -136,9 +137,18 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
     return ignored("malformed header");
   const named = header.named
     .filter(
-      (s) => typeof s?.name === "string" && typeof s.description === "string" && typeof s.alwaysApply === "boolean",
+      (s) =>
+        typeof s?.name === "string" &&
+        typeof s.id === "string" &&
+        typeof s.description === "string" &&
+        typeof s.alwaysApply === "boolean" &&
+        typeof s.root === "string" &&
+        typeof s.dir === "string" &&
+        typeof s.source === "string" &&
+        typeof s.location === "string" &&
+        typeof s.mtimeMs === "number",
     )
-    .map((s): NamedSkill => ({ ...s, id: s.name, kind: s.kind === "tree-node" ? "tree-node" : "agent-skill" }));
+    .map((s): KeptNamedSkill => ({ ...s, kind: s.kind === "tree-node" ? "tree-node" : "agent-skill" }));
   return {
     file,
     contentHash: header.contentHash,
@@ -242,14 +252,23 @@ const SKILLS_PER_PIECE = 250;
  */
 export function* snapshotPieces(hub: Hub): Generator<string> {
   const catalog = hub.catalog;
-  const named = catalog.skills
-    .filter((s) => isEnabled(s, hub.filter))
-    .sort(
-      (a, b) =>
-        Number(b.alwaysApply) - Number(a.alwaysApply) || (hub.usage.get(b.id) ?? 0) - (hub.usage.get(a.id) ?? 0),
-    )
+  // What a pick at the next start needs (it is made again then, with that day's usage and project).
+  const named = pickedSkills(hub)
     .slice(0, NAMED_KEPT)
-    .map((s) => ({ name: s.name, description: s.description, alwaysApply: s.alwaysApply, kind: s.kind }));
+    .map(
+      (s): KeptNamedSkill => ({
+        id: s.id,
+        name: s.name,
+        description: s.description,
+        alwaysApply: s.alwaysApply,
+        kind: s.kind,
+        location: s.location,
+        root: s.root,
+        dir: s.dir,
+        source: s.source,
+        mtimeMs: s.mtimeMs,
+      }),
+    );
   const header: SnapshotHeader = {
     format: FORMAT,
     version: SNAPSHOT_VERSION,

@@ -6,18 +6,20 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import { isEnabled } from "../catalog/filters.ts";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
+import { pickedSkills, termsOf } from "../usage/picked.ts";
+import { pickSkills } from "../usage/skill-pick.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { type Announced, announceChanges } from "./announce-changes.ts";
 import { listingReady, toolsListingReady } from "./catalog-snapshot.ts";
 import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
-import { type NamedSkill, serverInstructions } from "./instructions.ts";
+import { type KeptNamedSkill, NAMED_SKILLS_MAX, type NamedSkill, serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
+import { registerResourceListing } from "./resource-listing.ts";
 import { withSearchHint } from "./search-hints.ts";
 import { hideServerPaths, serverPaths } from "./server-paths.ts";
 import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
@@ -43,7 +45,7 @@ export interface CreateServerOptions {
    */
   notifyChanges?: boolean;
   /** Skills the instructions name when the first scan has not ended yet (kept from the last run). */
-  namedSkills?: readonly NamedSkill[];
+  namedSkills?: readonly KeptNamedSkill[];
   /**
    * The client runs on another machine (the HTTP transport says so; stdio's client shares the disk):
    * answers name a skill's folder and files by skill:// URI, never by a path on this server. Default false.
@@ -87,14 +89,16 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         tools: hub.tools().map((t) => t.name),
         mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
         // Frozen: the last run's names cannot be checked against the lock (they carry no digest).
-        skills: (!hub.frozen && options.namedSkills) || hub.catalog.skills.filter((s) => isEnabled(s, hub.filter)),
-        usage: hub.usage,
+        skills: namedNow(hub, hub.frozen ? undefined : options.namedSkills),
+        prompts: promptsEnabled(hub),
         remote,
       }),
     },
   );
-  // Skills as resources (SEP-2640): skills/list, skills/get, resources/*, the extension capability.
+  // Skills as resources (SEP-2640): skills/list, skills/get, resources/*, the extension capability;
+  // resources/list paged, from the catalog (resource-listing.ts).
   skillsExtension(hub).attach(mcp);
+  registerResourceListing(mcp, hub);
   // Tools are computed per request from the catalog, so they are answered at the protocol layer.
   const server = mcp.server;
   const seen: Announced = { initialized: false };
@@ -212,6 +216,15 @@ function envelopeClientName(meta: unknown): string | undefined {
     "io.modelcontextprotocol/clientInfo"
   ];
   return typeof info?.name === "string" ? info.name : undefined;
+}
+
+/**
+ * The skills the instructions may name, most useful first: the current catalog's pick, or before the
+ * first scan the last run's (its snapshot), picked again with today's usage and project.
+ */
+function namedNow(hub: Hub, kept: readonly KeptNamedSkill[] | undefined): readonly NamedSkill[] {
+  if (!kept) return pickedSkills(hub).slice(0, NAMED_SKILLS_MAX);
+  return pickSkills(kept, { usage: hub.usage, projectDir: hub.projectRoot.dir, terms: termsOf(hub.projectRoot.dir) });
 }
 
 function describe(tool: ToolDefinition, ctx: ToolContext): Tool {

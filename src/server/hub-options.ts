@@ -5,7 +5,9 @@ import type { ExecHost } from "../exec/host.ts";
 import type { GitSyncOptions } from "../refresh/git/git-sync-types.ts";
 import type { WatchFn } from "../refresh/watcher.ts";
 import type { CreateSearchOptions, EmbeddingOverrides } from "../search/create-search.ts";
+import type { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
+import type { ConfigReload } from "./repo-config.ts";
 
 /** How a Hub is made: the configuration, and what tests inject. */
 export interface HubOptions {
@@ -36,4 +38,11 @@ export interface HubOptions {
   analytics?: AnalyticsOverrides;
   /** Overrides for script and command execution (environment, grace period, spawn) in tests. */
   exec?: Partial<ExecHost>;
+  /**
+   * Read the configuration again (cli.ts): after the first clone and after a sync, what the repositories'
+   * config.yaml files set applies (hub.ts reconfigure). Unset: the configuration stays as given.
+   */
+  reloadConfig?: ConfigReload;
+  /** Where loads are counted. Default: <home>/usage.json (one-shot commands count in memory only). */
+  usage?: UsageStore;
 }

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type Analytics, createAnalytics } from "../analytics/setup.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
@@ -21,11 +22,13 @@ import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDefinition, ToolDeps } from "../tools/definition.ts";
 import { parseToolSelection, type ToolSelection } from "../tools/index.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
+import { USAGE_FILE, UsageStore } from "../usage/usage-store.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 import type { HubOptions } from "./hub-options.ts";
 import { OfferedTools } from "./offered-tools.ts";
+import { type ConfigReload, repositorySections } from "./repo-config.ts";
 
 export type { HubOptions } from "./hub-options.ts";
 
@@ -34,16 +37,26 @@ export type { HubOptions } from "./hub-options.ts";
  * catalog, and what keeps it fresh. Tools see it through `ToolDeps`.
  */
 export class Hub implements ToolDeps {
-  readonly config: Config;
+  /** The configuration now: a repository's config.yaml applies once cloned and after a sync changes it (repo-config.ts). */
+  get config(): Config {
+    return this.current;
+  }
+  private current: Config;
   readonly logger: Logger;
   readonly store = new CatalogStore();
   readonly filter: SkillFilter;
-  readonly usage = new Map<string, number>();
+  /** Loads per skill, kept in <home>/usage.json across processes (usage-store.ts). */
+  readonly usage: UsageStore;
   readonly selection: ToolSelection;
   readonly refresher: Refresher;
   /** The team repositories (DESIGN §12); undefined when none is configured. */
   readonly git?: GitSync;
-  readonly analytics: Analytics;
+  /** Made again when a repository's config.yaml changes where events go. */
+  get analytics(): Analytics {
+    return this.events;
+  }
+  private events: Analytics;
+  private started = false;
   readonly search: SearchService;
   readonly acceptRoots: boolean;
   /** run_script / run_skill_command: the machine they run on (DESIGN §10). */
@@ -73,8 +86,10 @@ export class Hub implements ToolDeps {
           this.logger.warn(`parsing skills in a worker failed (${errorMessage(error)}); parsed them in the server.`),
         parsed: (files, ms) => this.logger.debug(`parsed ${files} SKILL.md files in a worker in ${Math.round(ms)} ms`),
       });
-    this.config = options.config;
+    this.current = options.config;
     this.logger = options.logger;
+    this.usage =
+      options.usage ?? new UsageStore({ file: join(options.config.home, USAGE_FILE), logger: options.logger });
     this.acceptRoots = options.acceptRoots ?? true;
     this.exec = execHost({ cwd: options.cwd, ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);
@@ -98,7 +113,7 @@ export class Hub implements ToolDeps {
       categories: options.config.filters.enabled_categories,
       ...(frozen ? { locked: (skill: Skill) => !frozen.refusal(skill, this.store.catalog) } : {}),
     };
-    this.analytics = createAnalytics(options.config, options.env, this.logger, options.analytics);
+    this.events = createAnalytics(options.config, options.env, this.logger, options.analytics);
     this.refresher = Refresher.fromConfig(options.config, {
       store: this.store,
       scanner: this.scanner,
@@ -116,9 +131,11 @@ export class Hub implements ToolDeps {
       embedding: options.embedding,
       service: options.search,
     });
-    // A sync that changed files rebuilds the catalog, which sends tools/list_changed.
+    // A sync that changed files rebuilds the catalog, which sends tools/list_changed; a repository's
+    // config.yaml it brought or changed applies first, so the catalog's tools follow it (report_usage).
     this.git?.onSynced((outcome) => {
-      if (outcome.changed && !this.closed) void this.refresher.rescan("git sync");
+      if (!outcome.changed || this.closed) return;
+      void this.reconfigure("git sync").then(() => this.refresher.rescan("git sync"));
     });
     if (options.announceDiagnostics ?? true) {
       this.store.onChange(({ previous, next }) => logNewDiagnostics(this.logger, previous, next));
@@ -198,6 +215,7 @@ export class Hub implements ToolDeps {
   /** Start background scanning and indexing (servers). */
   start(): Promise<void> {
     this.options.onStart?.();
+    this.started = true;
     this.analytics.publisher?.start();
     // A reachable repository is synced before the first catalog (DESIGN §12), but a slow one is waited for
     // 3 s at most (GitSync.initialize): then the local folders and any existing copy are served, and the
@@ -261,6 +279,11 @@ export class Hub implements ToolDeps {
     await this.refresher.refreshForMiss(maxAgeMs);
   }
 
+  async checkFresh(): Promise<void> {
+    await this.ready;
+    await this.refresher.checkNow();
+  }
+
   /** Analytics (DESIGN §13): queued in memory, sent by the publisher; a no-op when analytics is off. */
   track(type: EventType, data: Record<string, unknown>): void {
     this.analytics.tracker.track(type, data);
@@ -282,6 +305,7 @@ export class Hub implements ToolDeps {
     this.git?.close();
     this.closing ??= this.analytics.publisher?.close();
     this.refresher.stop();
+    this.usage.save();
     clearTimeout(this.indexTimer);
     this.search.close();
     // A script still running when the server closes is ended with its whole process group.
@@ -298,6 +322,35 @@ export class Hub implements ToolDeps {
     if (!this.git) return;
     await this.git.initialize();
     if (!this.closed) this.git.start();
+  }
+
+  /**
+   * Read the configuration again (HubOptions.reloadConfig) and apply what the repositories' config.yaml
+   * files set: a new member's first session runs with the team's analytics, report_usage and script
+   * limits as soon as the first clone is there, not from the second start. A file that cannot be read
+   * or is invalid leaves the configuration as it was, with a warning.
+   */
+  private async reconfigure(why: string): Promise<void> {
+    const reload = this.options.reloadConfig;
+    if (!reload) return;
+    let next: Awaited<ReturnType<ConfigReload>>;
+    try {
+      next = await reload();
+    } catch (error) {
+      this.logger.warn(`configuration not read again after the ${why}: ${errorMessage(error)}`);
+      return;
+    }
+    const { config, changed } = repositorySections(this.current, next.config);
+    if (changed.length === 0) return;
+    for (const warning of next.warnings) this.logger.warn(`config: ${warning}`);
+    this.current = config;
+    this.logger.info(`configuration: ${changed.join(", ")} from the repositories' config.yaml applied (${why}).`);
+    if (changed.includes("analytics")) {
+      // Events queued so far go where they were headed; new ones go where the repository says.
+      void this.events.publisher?.close();
+      this.events = createAnalytics(config, this.options.env, this.logger, this.options.analytics);
+      if (this.started && !this.closed) this.events.publisher?.start();
+    }
   }
 
   private computeRoot(roots: readonly string[] | undefined): ProjectRoot {

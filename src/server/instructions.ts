@@ -1,25 +1,29 @@
 import type { Skill } from "../skills/skill.ts";
+import type { PickedSkill } from "../usage/skill-pick.ts";
 
 /** What the instructions need of a skill (a catalog skill, or one kept from the last run). */
 export type NamedSkill = Pick<Skill, "id" | "kind" | "name" | "description" | "alwaysApply">;
+
+/** A skill the last run's snapshot keeps for the instructions: enough to pick again (usage/skill-pick.ts). */
+export type KeptNamedSkill = NamedSkill & PickedSkill;
 
 /** Bytes the instructions stay under: Claude Code cuts server instructions at 2 KB. */
 export const INSTRUCTIONS_BUDGET = 2048;
 
 /** Most skills the instructions name (the rest are found with search_skills or the skill tool). */
-const NAMED_SKILLS_MAX = 12;
+export const NAMED_SKILLS_MAX = 12;
 
 export interface InstructionsInput {
   /** Tools offered in this session. */
   tools: readonly string[];
   /** Tools the `auto` profile adds once the catalog calls for them (not scanned yet at initialize). */
   mayOffer?: readonly string[];
-  /** Served skills, for naming the most useful ones. Default none. */
+  /** Served skills to name, most useful first (usage/skill-pick.ts). Default none. */
   skills?: readonly NamedSkill[];
-  /** Loads per skill id in this process (most used first). */
-  usage?: ReadonlyMap<string, number>;
   /** The client runs on another machine (HTTP): skills name their files by skill:// URI. */
   remote?: boolean;
+  /** Whether skills are also MCP prompts (off with --no-prompts). Default true. */
+  prompts?: boolean;
 }
 
 /**
@@ -33,7 +37,11 @@ export function serverInstructions(input: InstructionsInput): string {
   const parts = [
     'SkillHub serves skills: expert, tested instructions for specific tasks. When a task matches a skill (or you wonder "how do I..."), load the skill first and follow it.',
   ];
-  if (has("search_skills")) parts.push("Find one with search_skills (a short description of the task).");
+  // Search matches what a skill is for: the task in the model's words finds it, a guessed skill name may not.
+  if (has("search_skills"))
+    parts.push(
+      "Find one with search_skills: describe the task in your own words (what you want done, not a skill's name).",
+    );
   if (has("skill")) parts.push(`Load one by name with skill${has("load_skill") ? " or load_skill" : ""}.`);
   else if (has("load_skill")) parts.push("Load one with load_skill.");
   if (input.remote)
@@ -46,22 +54,20 @@ export function serverInstructions(input: InstructionsInput): string {
   else if (input.mayOffer?.includes("get_skill"))
     parts.push("If get_skill is listed (team skill trees), call it with the task context.");
   if (has("skills.search")) parts.push("Use skills.search for targeted lookups and skills.list for everything.");
-  parts.push("Skills are also MCP prompts and skill:// resources.");
+  parts.push(
+    input.prompts === false
+      ? "Skills are also skill:// resources."
+      : "Skills are also MCP prompts and skill:// resources.",
+  );
   const head = parts.join(" ");
   return withSkills(head, input);
 }
 
-/** The head, then as many of the most useful skills as fit the budget. */
+/** The head, then as many of the most useful skills as fit the budget, in the order given. */
 function withSkills(head: string, input: InstructionsInput): string {
-  const skills = [...(input.skills ?? [])].filter((s) => s.kind === "agent-skill" || !s.name.includes("/_"));
+  // A tree's _root and _index nodes are its structure, not tasks: get_skill routes to them.
+  const skills = (input.skills ?? []).filter((s) => s.kind === "agent-skill" || !s.name.includes("/_"));
   if (skills.length === 0) return head;
-  const usage = input.usage ?? new Map();
-  skills.sort(
-    (a, b) =>
-      Number(b.alwaysApply) - Number(a.alwaysApply) ||
-      (usage.get(b.id) ?? 0) - (usage.get(a.id) ?? 0) ||
-      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-  );
   const lines: string[] = [];
   const bytes = (text: string) => Buffer.byteLength(text, "utf8");
   const render = (more: number) =>

@@ -1,7 +1,10 @@
 import { type McpServer, type Prompt, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { isEnabled, passesFilter } from "../catalog/filters.ts";
+import type { Config } from "../config/schema.ts";
+import type { Skill } from "../skills/skill.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { skillTool } from "../tools/skill.ts";
+import { pickedSkills } from "../usage/picked.ts";
 import { listingReady } from "./catalog-snapshot.ts";
 import type { Hub } from "./hub.ts";
 import { paginate } from "./paging.ts";
@@ -14,25 +17,50 @@ export function promptsEnabled(hub: Hub): boolean {
   return hub.config.server.prompts && !hub.config.server.no_prompts;
 }
 
-/** The prompts/list signature: a change in the served names or descriptions is one prompts/list_changed. */
-export function promptsSignature(hub: Hub): string {
-  return promptsEnabled(hub) ? hub.catalog.visibleHash : "";
+/** How many skills are prompts (server.prompt_skills, SKILLHUB_PROMPTS): a number, or Infinity for `all`. */
+export function promptLimit(config: Config): number {
+  const value = config.server.prompt_skills;
+  return value === "all" ? Number.POSITIVE_INFINITY : Number(value);
 }
 
 /**
- * One MCP prompt per served skill (`/skill-name` in clients that surface
- * prompts). Getting one returns exactly what the `skill` tool returns for that
- * name, as a user message, so a prompt and a tool call load the same text.
+ * The skills that are prompts, by name: the most useful `promptLimit` of them (usage/skill-pick.ts: the
+ * project's, the most used, …), so that a client's slash menu lists a few dozen a person can read, not
+ * every skill of a 10,000-skill catalog. `all` lists every served skill.
+ */
+export function promptSkills(hub: Hub): Skill[] {
+  const limit = promptLimit(hub.config);
+  const skills = Number.isFinite(limit)
+    ? pickedSkills(hub).slice(0, limit)
+    : hub.catalog.skills.filter((s) => isEnabled(s, hub.filter));
+  return [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The prompts/list signature: a change in the prompts listed is one prompts/list_changed. With every
+ * skill a prompt, the catalog's served names and descriptions; with the most useful N, those N (a load
+ * can change them; the catalog's other changes often do not).
+ */
+export function promptsSignature(hub: Hub): string {
+  if (!promptsEnabled(hub)) return "";
+  if (!Number.isFinite(promptLimit(hub.config))) return hub.catalog.visibleHash;
+  const listed = promptSkills(hub).map((s) => `${s.name}\u0000${s.description}`);
+  return Bun.hash(listed.join("\u0001")).toString(16);
+}
+
+/**
+ * MCP prompts for the most useful skills (`/skill-name` in clients that surface prompts). Getting one
+ * returns the `skill` tool's text for that name, as a user message, so a prompt and a tool call load the
+ * same skill. Any served skill can be got by name, listed or not.
  */
 export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolContext): void {
   const server = mcp.server;
   server.setRequestHandler("prompts/list", async (request) => {
     await listingReady(hub);
-    const skills = hub.catalog.skills
-      .filter((s) => isEnabled(s, hub.filter))
-      .map((s): Prompt => ({ name: s.name, title: `Skill: ${s.name}`, description: s.description }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const page = paginate(skills, request.params?.cursor, PROMPTS_PAGE_SIZE, (p) => p.name);
+    const prompts = promptSkills(hub).map(
+      (s): Prompt => ({ name: s.name, title: `Skill: ${s.name}`, description: s.description }),
+    );
+    const page = paginate(prompts, request.params?.cursor, PROMPTS_PAGE_SIZE, (p) => p.name);
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
   server.setRequestHandler("prompts/get", async (request) => {
@@ -43,10 +71,13 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
     if (!skill || !passesFilter(skill, hub.filter))
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `No prompt named '${name}': prompts are the served skills' names; prompts/list lists them.`,
+        `No prompt named '${name}': prompts are the served skills' names; prompts/list lists the most useful ones.`,
       );
     const result = await skillTool.handler({ name }, context());
-    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n\n");
+    // The tool's first item, the skill's text: its second, the <command-message> line, keeps a promise
+    // the skill tool's description makes to a model; a prompt is a person's choice and promised nothing.
+    const first = result.content[0];
+    const text = first?.type === "text" ? first.text : "";
     return {
       description: skill.description,
       messages: [{ role: "user" as const, content: { type: "text" as const, text } }],

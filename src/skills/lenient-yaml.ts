@@ -1,5 +1,6 @@
 import { detach } from "../util/detach.ts";
 import { yaml } from "../util/lazy-yaml.ts";
+import { yamlErrorAt } from "../util/yaml-error.ts";
 
 export type YamlResult = { ok: true; data: unknown; recovered: string[] } | { ok: false; error: string };
 
@@ -53,19 +54,9 @@ function tryParse(text: string): { ok: true; data: unknown } | { ok: false; erro
   try {
     return { ok: true, data: yaml().parse(text, { maxAliasCount: 50, prettyErrors: true }) };
   } catch (error) {
-    return { ok: false, error: positionInFile(error) };
+    // The frontmatter starts on the file's second line, after the opening `---`.
+    return { ok: false, error: yamlErrorAt(error, text, 2) };
   }
-}
-
-/**
- * The parser's first line, its position given in the file's lines: the frontmatter starts on the file's
- * second line, after the opening `---`, while the parser counts from the frontmatter's first.
- */
-function positionInFile(error: unknown): string {
-  const first = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
-  const at = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-  const what = first.replace(/( at line \d+, column \d+)?:?$/, "");
-  return at ? `${what} at line ${at.line + 1}, column ${at.col}` : what;
 }
 
 /** `key:` at the start of a line (after indentation and an optional list dash): anchored, no nested quantifiers. */

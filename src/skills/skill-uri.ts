@@ -33,13 +33,15 @@ export function skillRoot(prefix: readonly string[], name: string) {
 
 /**
  * The lookup key of a URI: each segment decoded then re-encoded, so
- * `skill://a/b%20c` and `skill://a/b c` meet. Undefined for anything not
+ * `skill://a/b%20c` and `skill://a/b c` meet, and `skill://a/b/` is `skill://a/b`. Undefined for anything not
  * under skill:// or not decodable; a `..` or empty segment stays in the key
  * and so never matches a published file (no traversal by URI).
  */
 export function uriKey(uri: string): string {
   if (!uri.startsWith(SCHEME)) return uri;
-  const segments = uri.slice(SCHEME.length).split("/");
+  // One trailing slash names the same folder (`skill://x/` is `skill://x`); more stay, and match nothing.
+  const path = uri.slice(SCHEME.length);
+  const segments = (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path).split("/");
   try {
     return SCHEME + segments.map((s) => encodeSegment(decodeURIComponent(s))).join("/");
   } catch {

@@ -26,7 +26,7 @@ interface SkillFields {
   frontmatterJson: string;
   /** Number of body lines. */
   bodyLines: number;
-  /** Source label (project, global, claude-project, dir1, ...). */
+  /** Source label (project, global, claude-project, an explicit folder's name, ...). */
   source: string;
   location: Location;
   /** The source's root folder. */

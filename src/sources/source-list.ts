@@ -1,11 +1,14 @@
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 
 /** Where a source sits in the precedence table (DESIGN §3). */
 export type Location = "explicit" | "project" | "global" | "remote";
 
 /** A folder that holds skills, with its label and place in the precedence order. */
 export interface Source {
-  /** Unique label: dir1.., project-skills, project, agent-project, global, agent-global, claude-project, claude-global, hub, or a repo name. */
+  /**
+   * Unique label: an explicit folder's name (explicitLabels), project-skills, project, agent-project, global,
+   * agent-global, claude-project, claude-global, hub, a repository's name, or plugin:<name>.
+   */
   label: string;
   dir: string;
   location: Location;
@@ -64,23 +67,69 @@ export function linksConfined(source: { location: Location; label: string }): bo
   return source.location === "remote" || source.label.startsWith(PLUGIN_LABEL_PREFIX);
 }
 
-/** Whether a name is taken by a fixed source or a folder (`dir1`, `dir2`, …, `project-dir1`, …). */
+/** Whether a name is taken by a fixed source. */
 export function isReservedLabel(name: string): boolean {
-  return FIXED_LABELS.has(name) || /^(project-)?dir\d+$/.test(name);
+  return FIXED_LABELS.has(name);
+}
+
+/** A folder name as a label: lower case, `[a-z0-9._-]`, no leading dot or hyphen; "" when nothing is left. */
+function labelOf(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[.-]+|-+$/g, "")
+    .slice(0, 64);
+}
+
+/**
+ * Labels of the explicit folders (`--skills-dir`, SKILLS_DIR), one per folder, in the order given: the
+ * folder's own name (`~/work/skills` → `skills`), so that a qualified name (`skills:pdf`) and a shadowed
+ * skill's URI do not change when the folders are given in another order or one is added. Folders whose
+ * names meet (two `skills` folders), or that meet a fixed label or one in `taken` (a repository's, a
+ * plugin's), take their parent's name in front (`work-skills`), then a number in path order. Pure.
+ */
+export function explicitLabels(dirs: readonly string[], taken: ReadonlySet<string> = new Set()): string[] {
+  const own = dirs.map((dir) => labelOf(basename(dir)) || "folder");
+  const count = new Map<string, number>();
+  for (const label of own) count.set(label, (count.get(label) ?? 0) + 1);
+  const clash = (label: string) => FIXED_LABELS.has(label) || taken.has(label);
+  const wanted = own.map((label, i) => {
+    if ((count.get(label) ?? 0) === 1 && !clash(label)) return label;
+    const parent = labelOf(basename(dirname(dirs[i] as string)));
+    return parent ? `${parent}-${label}` : label;
+  });
+  // Still meeting (same parent name too): numbered in path order, which the order given does not change.
+  const labels = [...wanted];
+  const byPath = [...dirs.keys()].sort((a, b) => ((dirs[a] as string) < (dirs[b] as string) ? -1 : 1));
+  const used = new Set<string>();
+  for (const i of byPath) {
+    let label = wanted[i] as string;
+    for (let n = 2; used.has(label) || clash(label); n++) label = `${wanted[i]}-${n}`;
+    used.add(label);
+    labels[i] = label;
+  }
+  return labels;
 }
 
 /** The sources in precedence order (DESIGN §3); the first one holding a name wins. */
 export function buildSourceList(input: SourceListInput): Source[] {
-  const list: Source[] = input.dirs.map((dir, i) => ({
-    label: `dir${i + 1}`,
-    dir: resolve(dir),
-    location: "explicit",
-  }));
+  const dirs = input.dirs.map((dir) => resolve(dir));
+  // A repository's or plugin's qualifier is not an explicit folder's label (qualified names stay unique).
+  const taken = new Set([
+    ...(input.repos ?? []).map((r) => r.label),
+    ...(input.plugins ?? []).flatMap((p) => [p.label, p.qualifier ?? p.label]),
+  ]);
+  // A folder given twice is one source (see the end), with one label. The project's own folders
+  // (skillhub.yaml) are labelled by their names too, together with the explicit ones so none meet.
+  const unique = [...new Set(dirs)];
+  const projectDirs = input.onlyDirs ? [] : [...new Set((input.projectDirs ?? []).map((dir) => resolve(dir)))];
+  const labels = explicitLabels([...unique, ...projectDirs], taken);
+  const list: Source[] = unique.map((dir, i) => ({ label: labels[i] as string, dir, location: "explicit" }));
   if (input.projectSkills !== undefined && input.projectDir)
     list.push({ label: "project-skills", dir: resolve(input.projectDir, input.projectSkills), location: "project" });
   if (!input.onlyDirs) {
-    for (const [i, dir] of (input.projectDirs ?? []).entries())
-      list.push({ label: `project-dir${i + 1}`, dir: resolve(dir), location: "project" });
+    for (const [i, dir] of projectDirs.entries())
+      list.push({ label: labels[unique.length + i] as string, dir, location: "project" });
     const p = input.projectDir;
     const h = input.homeDir;
     if (p) list.push({ label: "project", dir: join(p, ".agents", "skills"), location: "project" });

@@ -132,6 +132,19 @@ export class Walker {
         }
         if (entry.kind === "file") {
           if (depth === 0 && entry.name === "config.yaml") result.configFile = path;
+          // `skill.md`, `Skill.md`: not a skill (the Agent Skills rule, and other clients', is SKILL.md), nor a
+          // skill tree's node, but said so: it would otherwise vanish without a word.
+          if (!hasSkill && entry.name !== SKILL_FILE && entry.name.toLowerCase() === "skill.md") {
+            result.diagnostics.push(
+              diagnostic(
+                "misnamed-skill-file",
+                "error",
+                path,
+                `is named ${entry.name}; a skill's file must be named SKILL.md, in capitals. Skill not served: rename the file to SKILL.md.`,
+              ),
+            );
+            continue;
+          }
           if (!hasSkill && !insideSkill && entry.name.endsWith(".md") && entry.name !== SKILL_FILE) {
             const stat = this.statFile(path, result);
             if (stat)

@@ -11,6 +11,7 @@ import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { FolderEntry } from "../sources/walk-listings.ts";
+import type { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
 
 /** Analytics event types (seed 003 §10.2, plus skill_loaded and search for the other tools). */
@@ -26,12 +27,17 @@ export interface ToolDeps {
   findSkill(name: string): Promise<Skill | undefined>;
   /** The project root, when one applies (DESIGN §2). */
   readonly projectRoot: { dir: string | null };
-  /** Rescan first when the catalog is older than `maxAgeMs` (seed 001 lists the disk as it is now). */
+  /** Rescan first when the catalog is older than `maxAgeMs`. */
   ensureFresh(maxAgeMs: number): Promise<void>;
+  /**
+   * Stat what the last scan saw (or wait for a scan under way) and rescan when something differs: the
+   * catalog then reflects the disk as it is now (skills.list and skills.search answer from nothing older).
+   */
+  checkFresh(): Promise<void>;
   /** Full-text search over the current catalog. */
   search: SearchService;
-  /** Loads per skill id in this process: "most used" for the catalog budget. */
-  usage: Map<string, number>;
+  /** Loads per skill id, kept across processes (usage-store.ts): "most used" for the instructions and catalog. */
+  usage: UsageStore;
   /** Record an analytics event; never blocks, never throws (a no-op when analytics is off). */
   track(type: EventType, data: Record<string, unknown>): void;
   /** Pull the team repositories when configured, then rescan every folder (refresh_skills). */

@@ -7,6 +7,7 @@ import { checkedBody } from "../lock/checked-read.ts";
 import type { Skill } from "../skills/skill.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
+import { isServable } from "./support/asset-read.ts";
 import { disabledError } from "./support/skill-lookup.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
@@ -38,7 +39,7 @@ const Entry = () =>
     name: z.string().describe("Name to load the skill by (a tree node's skill path)"),
     description: z.string(),
     location: z.enum(["explicit", "project", "global", "remote"]),
-    source: z.string().describe("Label of the folder it comes from (project, global, dir1, …)"),
+    source: z.string().describe("Label of the folder it comes from (project, global, a --skills-dir folder's name, …)"),
     category: z.string().optional().describe("Category, when the skill declares one"),
     tags: z.array(z.string()),
     path: z.string().describe("Path under its source folder: the skill's folder, or a tree node's skill path"),
@@ -105,7 +106,7 @@ export const listSkillsTool = defineTool({
     if (!flatMode) {
       const enabled = (s: Skill) => isEnabled(s, deps.filter);
       const agentSkills = catalog.skills.filter((s) => s.kind !== "tree-node" && enabled(s)).length;
-      const result = buildSkillTree(catalog, enabled, path ?? "");
+      const result = buildSkillTree(catalog, enabled, path ?? "", isServable);
       if (result.kind === "ok") return structuredResult({ tree: result.tree, agent_skills: agentSkills, diagnostics });
       if (result.kind === "none" && (path === undefined || normaliseTreePath(path) === "")) {
         // No tree (yet: an empty content repository answers this too): an empty root, and where the skills are.

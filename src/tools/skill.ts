@@ -4,6 +4,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import { checkedInstructions, checkedSkillText, isRefused } from "../lock/checked-read.ts";
 import type { Skill } from "../skills/skill.ts";
+import { pickedSkills } from "../usage/picked.ts";
 import { closeNames } from "../util/close-names.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
@@ -41,7 +42,7 @@ const Input = () =>
         .string()
         .min(1, "Skill name cannot be empty")
         .optional()
-        .describe("Same as name (the form the examples above use); give one of the two"),
+        .describe("Same as name (the form other skill tools use); give one of the two"),
     })
     .strict()
     .refine((a) => a.name !== undefined || a.command !== undefined, {
@@ -80,10 +81,12 @@ export const skillTool = defineTool({
       enabledSkills(catalog, ctx.deps).filter((s) => !routed || s.kind !== "tree-node"),
       {
         budget,
-        usage: ctx.deps.usage,
+        // The pick is of the hub's current catalog: the listing's own catalog decides what is listed.
+        ranked: () => pickedSkills(ctx.deps),
         hasSearch: ctx.hasTool?.("search_skills") ?? false,
         location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
         pending: ctx.deps.catalogPending,
+        qualifiedExample: catalog.shadowed.find(({ skill }) => isEnabled(skill, ctx.deps.filter))?.skill.id,
       },
     );
   },

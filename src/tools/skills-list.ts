@@ -3,7 +3,7 @@ import { isEnabled } from "../catalog/filters.ts";
 import { checkedBody } from "../lock/checked-read.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./support/sk-summary.ts";
+import { SkillSummary, summarise } from "./support/sk-summary.ts";
 
 const Input = () =>
   z
@@ -29,7 +29,9 @@ export const skListTool = defineTool({
   description: () =>
     "Enumerate every skill (SKILL.md) with its metadata; optionally filter by a substring and include bodies. Prefer this for exhaustive metadata.",
   handler: async ({ query, includeBody }, { deps }) => {
-    await deps.ensureFresh(SK_FRESHNESS_MS);
+    // The disk as it is now: a stat of what the last scan saw (or the scan under way), then a
+    // scan only if something was added, removed or edited.
+    await deps.checkFresh();
     const needle = query?.trim().toLowerCase() ?? "";
     const skills = deps.store.catalog.skills
       .filter((s) => isEnabled(s, deps.filter))

@@ -4,7 +4,7 @@ import { checkedBody } from "../lock/checked-read.ts";
 import { excerptAtToken } from "../search/excerpt.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { SK_FRESHNESS_MS, SkillSummary, summarise } from "./support/sk-summary.ts";
+import { SkillSummary, summarise } from "./support/sk-summary.ts";
 
 const Input = () =>
   z
@@ -33,7 +33,9 @@ export const skSearchTool = defineTool({
   description: () =>
     "Keyword search across install name, metadata and SKILL.md body; every token must be present. Use for targeted lookups.",
   handler: async ({ query, limit }, { deps }) => {
-    await deps.ensureFresh(SK_FRESHNESS_MS);
+    // The disk as it is now: a stat of what the last scan saw (or the scan under way), then a
+    // scan only if something was added, removed or edited.
+    await deps.checkFresh();
     const tokens = query
       .toLowerCase()
       .split(/[ \t\n\r\f\v]+/)

@@ -3,6 +3,7 @@ import { effectiveChain } from "../catalog/tree-chain.ts";
 import { buildSkillTree, type SkillTreeNode } from "../catalog/tree-listing.ts";
 import { searchMode } from "../search/embeddings/settings.ts";
 import type { Hub } from "../server/hub.ts";
+import { isServable } from "../tools/support/asset-read.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
 import { VERSION } from "../version.ts";
 
@@ -97,7 +98,7 @@ export interface TreeViewNode extends SkillTreeNode {
 /** The served tree nodes as trees, each node with its keywords and its inherited chain. */
 export function treeView(hub: Hub): { tree?: TreeViewNode } {
   const catalog = hub.catalog;
-  const built = buildSkillTree(catalog, (s) => isEnabled(s, hub.filter));
+  const built = buildSkillTree(catalog, (s) => isEnabled(s, hub.filter), "", isServable);
   if (built.kind !== "ok") return {};
   const byPath = new Map(catalog.skills.filter((s) => s.kind === "tree-node").map((s) => [s.tree.path, s] as const));
   const decorate = (node: SkillTreeNode): TreeViewNode => {

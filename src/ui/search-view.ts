@@ -1,6 +1,7 @@
 import { isEnabled } from "../catalog/filters.ts";
 import type { Hub } from "../server/hub.ts";
 import { skillExcerpt } from "../tools/support/skill-excerpt.ts";
+import { plainExcerpt } from "./plain-excerpt.ts";
 
 export interface SearchHitView {
   id: string;
@@ -44,7 +45,8 @@ export async function searchView(
       source: skill.source,
       ...(skill.category ? { category: skill.category } : {}),
       tags: skill.tags,
-      excerpt: skillExcerpt(skill, terms, hub.frozen),
+      // Shown as text: Markdown's markup (`## Usage`, `**bold**`, `[a](b)`) would be noise there.
+      excerpt: plainExcerpt(skillExcerpt(skill, terms, hub.frozen)),
     })),
     mode: outcome.mode,
     ...(outcome.fallbackReason ? { fallbackReason: outcome.fallbackReason } : {}),

@@ -26,7 +26,10 @@ export interface SkillRow {
 }
 
 export interface SkillPage {
+  /** Rows matching: served skills (`served`, as `skillhub list` counts them) and shadowed ones (`shadowed`). */
   total: number;
+  served: number;
+  shadowed: number;
   page: number;
   pages: number;
   perPage: number;
@@ -117,8 +120,11 @@ export function listSkills(catalog: Catalog, filter: SkillFilter, query: ListQue
   const perPage = Math.min(MAX_PER_PAGE, Math.max(1, query.perPage ?? 50));
   const pages = Math.max(1, Math.ceil(matching.length / perPage));
   const page = Math.min(pages, Math.max(1, query.page ?? 1));
+  const shadowed = matching.reduce((n, r) => n + (r.shadowedBy ? 1 : 0), 0);
   return {
     total: matching.length,
+    served: matching.length - shadowed,
+    shadowed,
     page,
     pages,
     perPage,

@@ -34,6 +34,7 @@ export const DIAGNOSTIC_CODES = [
   "in-resource-folder",
   "missing-parent",
   "compatibility-too-long",
+  "misnamed-skill-file",
 ] as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { treeChain } from "../../src/catalog/tree-chain.ts";
 import { buildSourceList } from "../../src/sources/source-list.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { writeNode, writeSeedTree } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -43,7 +43,7 @@ describe("tree nodes in the scanner (seed 003 §4)", () => {
     expect(catalog.get("git")?.kind).toBe("agent-skill");
     const auth = catalog.get("UI/React/Auth");
     expect(auth).toMatchObject({
-      id: "dir1:ui/react/auth",
+      id: `${labelOfDir(root)}:ui/react/auth`,
       file: join(root, "ui/react/auth.md"),
       dir: join(root, "ui/react/auth"),
       keywords: ["react", "auth", "authentication", "login", "component"],
@@ -154,10 +154,11 @@ describe("tree nodes in the scanner (seed 003 §4)", () => {
     writeNode(second, "_root.md", { body: "second root\n" });
     writeNode(second, "x/leaf.md");
     const catalog = scan([first, second]);
-    expect(catalog.get("_root")?.source).toBe("dir1");
-    expect(catalog.shadowed.map((s) => s.skill.id)).toEqual(["dir2:_root"]);
+    const two = labelOfDir(second);
+    expect(catalog.get("_root")?.source).toBe(labelOfDir(first));
+    expect(catalog.shadowed.map((s) => s.skill.id)).toEqual([`${two}:_root`]);
     const chain = treeChain(catalog, catalog.get("x/leaf") as never);
-    expect(chain.map((s) => s.id)).toEqual(["dir2:_root", "dir2:x/leaf"]);
+    expect(chain.map((s) => s.id)).toEqual([`${two}:_root`, `${two}:x/leaf`]);
   });
 
   test("unchanged files are not read again; a changed node is", () => {

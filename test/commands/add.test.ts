@@ -220,7 +220,7 @@ describe("skillhub add", () => {
     const added = await cli(m, ["add", "./vendor/skills"]);
     expect(added.code, added.err).toBe(0);
     expect(readFileSync(projectFile(m), "utf8")).toContain("sources:\n  dirs:\n    - vendor/skills\n");
-    expect(added.out).toMatch(/project-dir1: 1 skill available/);
+    expect(added.out).toMatch(/skills: 1 skill available/);
     const listed = await cli(m, ["list", "--json"]);
     expect(JSON.parse(listed.out).skills[0]).toMatchObject({ name: "house-style", location: "project" });
 
@@ -298,7 +298,7 @@ describe("skillhub remove and skillhub sources", () => {
     expect((await cli(m, ["add", "kit"])).code).toBe(0);
     const removed = await cli(m, ["remove", "./kit"]);
     expect(removed.code, removed.err).toBe(0);
-    expect(removed.out).toContain("no longer served from project-dir1: kit-skill");
+    expect(removed.out).toContain("no longer served from kit: kit-skill");
     const none = await cli(m, ["remove", "nothing/here"]);
     expect(none.code).toBe(1);
     expect(none.err).toBe(

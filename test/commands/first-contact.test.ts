@@ -1,7 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { resolveConfig } from "../../src/config/resolve.ts";
 import { runCli } from "../helpers/cli.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
+
+/** What git needs to run in a test (PATH) and nothing of the developer's own git configuration. */
+const gitEnv = () =>
+  Object.fromEntries(Object.entries(GIT_ENV).filter((e): e is [string, string] => e[1] !== undefined));
 
 afterAll(cleanupTemp);
 
@@ -78,6 +84,48 @@ describe("first contact with the command line", () => {
       expect(err).toContain(`unknown command "${typo}". Did you mean '${meant}'?`);
     }
     expect((await cli(["zzzzzz"])).err).not.toContain("Did you mean");
+  });
+
+  test("a skill whose file is skill.md (not SKILL.md) is named by validate, doctor and list", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "git", { description: "Git workflow" });
+    write(join(dir, "pdf", "skill.md"), "---\nname: pdf\ndescription: PDF tools\n---\n# PDF\n");
+    write(join(dir, "docx", "Skill.md"), "---\nname: docx\ndescription: Word files\n---\n# Word\n");
+    const says = "a skill's file must be named SKILL.md, in capitals. Skill not served: rename the file to SKILL.md.";
+    const validate = await cli(["validate", dir]);
+    expect(validate.code).toBe(1);
+    expect(validate.out).toContain(`pdf/skill.md\n  error   misnamed-skill-file    is named skill.md; ${says}`);
+    expect(validate.out).toContain("docx/Skill.md");
+    const doctor = await cli(["doctor", "--skills-dir", dir]);
+    expect(doctor.out).toContain(`error misnamed-skill-file ${join(dir, "pdf", "skill.md")}: is named skill.md`);
+    const list = await cli(["list", "--skills-dir", dir]);
+    expect(list.out).toContain("1 skill, 2 skipped with errors");
+    const only = tempDir();
+    write(join(only, "pdf", "skill.md"), "---\nname: pdf\ndescription: PDF tools\n---\n");
+    expect((await cli(["list", "--skills-dir", only])).out).toContain(
+      `misnamed-skill-file ${join(only, "pdf", "skill.md")}`,
+    );
+  });
+
+  test("SKILLS_REPO as a relative path is a repository from the working folder, as --skills-dir is", async () => {
+    const remote = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha", "From the team.") });
+    const home = tempDir();
+    const env = { ...gitEnv(), HOME: home, SKILLS_REPO: relative(home, remote.bare) };
+    expect(env.SKILLS_REPO).toStartWith("../");
+    const sync = await cli(["sync"], env);
+    expect(sync.err).not.toContain("does not exist");
+    expect(sync.code).toBe(0);
+    expect((await cli(["list"], env)).out).toContain("alpha");
+    // URLs and scp-like addresses are left as they are; only local paths are made absolute.
+    const config = (repos: string) =>
+      resolveConfig({ env: { SKILLS_REPO: repos }, homeDir: "/h", cwd: "/w" }).config.git.repos;
+    expect(config("../team.git,team,~/t.git,/abs/t.git")).toEqual(["/team.git", "/w/team", "/h/t.git", "/abs/t.git"]);
+    expect(config("git@host:team/skills.git,https://h/t.git,file:///x/t.git,host:path/t")).toEqual([
+      "git@host:team/skills.git",
+      "https://h/t.git",
+      "file:///x/t.git",
+      "host:path/t",
+    ]);
   });
 
   test("a --skills-dir folder that does not exist is named on stderr", async () => {

@@ -144,14 +144,19 @@ describe("resolveConfig", () => {
     expect(message).not.toContain("s3cret");
   });
 
-  test("unknown keys in a config file are warnings, not errors", () => {
+  test("unknown keys in a config file are warnings, not errors; a mistyped one names the closest key", () => {
     const { warnings, config } = resolve({}, {}, [
-      { path: "/c.yaml", data: { matching: { min_score: 0.3, fuzzy: true }, colour: "blue" } },
+      {
+        path: "/c.yaml",
+        data: { matching: { min_score: 0.3, fuzzy: true }, colour: "blue", git: { repo: "x" }, analytic: {} },
+      },
     ]);
     expect(config.matching.min_score).toBe(0.3);
     expect(warnings).toEqual([
       '/c.yaml: unknown key "matching.fuzzy" ignored.',
       '/c.yaml: unknown key "colour" ignored.',
+      '/c.yaml: unknown key "git.repo" ignored. Did you mean "git.repos"?',
+      '/c.yaml: unknown key "analytic" ignored. Did you mean "analytics"?',
     ]);
   });
 });

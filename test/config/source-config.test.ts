@@ -141,7 +141,7 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     const a = io();
     expect(await run(["doctor", "--json", "--skills-dir", skills], { HOME: home }, a.io)).toBe(0);
     expect(JSON.parse(a.out.join("")).config_warnings).toEqual([
-      `${join(skills, "config.yaml")}: unknown key "matching.min_scor" ignored.`,
+      `${join(skills, "config.yaml")}: unknown key "matching.min_scor" ignored. Did you mean "matching.min_score"?`,
     ]);
     write(join(skills, "config.yaml"), "matching:\n  max_results: many\n");
     const b = io();

@@ -29,9 +29,14 @@ export function binary(): string {
  * and cwd and debug logging (and `env` besides); `log()` is what it wrote to stderr so far.
  */
 export async function binaryClient(skillsDir: string, home: string, env: Record<string, string> = {}) {
+  return binaryClientWith(["--skills-dir", skillsDir], home, env);
+}
+
+/** binaryClient with the binary's arguments as given (a server with no --skills-dir: a team repository's). */
+export async function binaryClientWith(args: string[], home: string, env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: binary(),
-    args: ["--skills-dir", skillsDir],
+    args,
     env: { PATH: process.env.PATH ?? "", HOME: home, LOG_LEVEL: "DEBUG", ...env },
     cwd: home,
     stderr: "pipe",

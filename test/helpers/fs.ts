@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { explicitLabels } from "../../src/sources/source-list.ts";
 
 const made: string[] = [];
 
@@ -52,4 +53,9 @@ export function writeSkill(root: string, folder: string, spec: SkillSpec = {}): 
   if (spec.extra) lines.push(spec.extra);
   lines.push("---", "", spec.body ?? `# ${name}\n\nInstructions for ${name}.\n`);
   return write(join(root, folder, "SKILL.md"), lines.join("\n"));
+}
+
+/** The label (and qualifier) a folder given with --skills-dir gets when it is the only one of its name. */
+export function labelOfDir(dir: string): string {
+  return explicitLabels([dir])[0] as string;
 }

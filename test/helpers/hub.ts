@@ -4,6 +4,7 @@ import { resolveConfig } from "../../src/config/resolve.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { createServer } from "../../src/server/create-server.ts";
 import { Hub, type HubOptions } from "../../src/server/hub.ts";
+import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { tempDir } from "./fs.ts";
 
@@ -130,4 +131,27 @@ export function recordingSessions() {
     await session.client.listTools();
     return { ...session, events };
   };
+}
+
+/**
+ * A started hub over `dirs` behind an HTTP handler in process (client roots ignored, as a shared server
+ * does), once its first scan is in; `close` stops both.
+ */
+export async function httpHub(
+  dirs: string[],
+  options: Omit<TestHubOptions, "flags"> & { flags?: Record<string, unknown> } = {},
+) {
+  const { hub, logger } = testHub({
+    ...options,
+    flags: { "skills-dir": dirs, ...options.flags },
+    hub: { acceptRoots: false, ...options.hub },
+  });
+  const handler = createHttpHandler(hub, { host: "127.0.0.1" });
+  void hub.start();
+  await hub.ready;
+  const close = async () => {
+    await handler.close();
+    hub.close();
+  };
+  return { hub, logger, handler, close };
 }

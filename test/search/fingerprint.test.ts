@@ -3,7 +3,8 @@ import type { Catalog } from "../../src/catalog/catalog.ts";
 import { catalogFingerprint } from "../../src/search/persist.ts";
 
 type Row = { file: string; mtimeMs: number; size: number };
-const catalogOf = (rows: Row[]) => ({ skills: rows }) as unknown as Catalog;
+const catalogOf = (rows: Row[], labels = ["skills"]) =>
+  ({ skills: rows, sources: labels.map((label) => ({ label })) }) as unknown as Catalog;
 const rows: Row[] = Array.from({ length: 50 }, (_, i) => ({
   file: `/skills/skill-${i}/SKILL.md`,
   mtimeMs: 1_764_200_000_000.123 + i,
@@ -30,8 +31,10 @@ describe("catalogFingerprint (the saved index's check against the catalog)", () 
       catalogFingerprint(catalogOf([...rows, { file: "/skills/new/SKILL.md", mtimeMs: 1, size: 1 }]), ""),
       catalogFingerprint(catalogOf(rows), "embeddings: local"),
       catalogFingerprint(catalogOf([]), ""),
+      // The same files under another label: every skill's id changed.
+      catalogFingerprint(catalogOf(rows, ["work-skills"]), ""),
     ]);
-    expect(seen.size).toBe(9);
+    expect(seen.size).toBe(10);
   });
 
   test("two files trading their mtimes is a change", () => {

@@ -2,9 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readSnapshot, SNAPSHOT_VERSION, saveSnapshot, snapshotText } from "../../src/server/catalog-snapshot.ts";
+import { pickedSkills } from "../../src/usage/picked.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { VERSION } from "../../src/version.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
 import { writeSeedTree } from "../helpers/tree.ts";
 
@@ -32,7 +33,13 @@ describe("catalog snapshot file", () => {
     writeFileSync(file, snapshotText(hub));
     const logger = createMemoryLogger();
     const snapshot = readSnapshot(file, logger);
-    expect(snapshot?.named.slice(0, 3).map((s) => s.name)).toEqual(["invoice-parser", "Mixed-Case", "pdf-tools"]);
+    // The instructions' pick, kept with what a pick at the next start needs (its id, folder, source, mtime).
+    expect(snapshot?.named.map((s) => s.id)).toEqual(pickedSkills(hub).map((s) => s.id));
+    expect(snapshot?.named[0]).toMatchObject({
+      name: "invoice-parser",
+      location: "explicit",
+      source: labelOfDir(first),
+    });
     expect(scanned.skills.some((s) => s.kind === "tree-node" && s.tree.parent !== undefined)).toBe(true);
     const restored = snapshot?.catalog();
     expect(restored?.contentHash).toBe(scanned.contentHash);
@@ -42,7 +49,7 @@ describe("catalog snapshot file", () => {
       scanned.diagnostics.filter((d) => d.code !== "shadowed"),
     );
     expect(restored?.get("mixed-case")?.name).toBe("Mixed-Case");
-    expect(restored?.get("dir2:pdf-tools")?.description).toBe("Fill PDF forms");
+    expect(restored?.get(`${labelOfDir(second)}:pdf-tools`)?.description).toBe("Fill PDF forms");
     expect(restored?.sources.map((s) => [s.label, s.served])).toEqual(scanned.sources.map((s) => [s.label, s.served]));
     expect(logger.lines).toEqual([]);
   });

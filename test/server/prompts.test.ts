@@ -3,7 +3,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { handlerWithClients, REVISIONS } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { connect, eventually } from "../helpers/hub.ts";
+import { connect, eventually, testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const open: (() => Promise<void>)[] = [];
@@ -36,15 +36,17 @@ describe.each([...REVISIONS])("prompts on %s", (revision) => {
     expect(prompts[0]?.description).toBe("Git workflow helper");
     const prompt = await client.getPrompt({ name: "git-helper" });
     const tool = await client.callTool({ name: "skill", arguments: { name: "git-helper" } });
-    // The skill tool's text items (SKILL.md, then the <command-message>), one blank line apart.
+    // The skill tool's text (SKILL.md), without the <command-message> its description promises a model.
     const items = (tool as { content: { type: string; text?: string }[] }).content.map((c) => c.text ?? "");
-    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: items.join("\n\n") } }]);
+    expect(items[1]).toContain("<command-message>");
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: items[0] as string } }]);
+    expect(JSON.stringify(prompt)).not.toContain("command-message");
     const error = await client.getPrompt({ name: "no-such-skill" }).catch((e) => e);
     expect(error.code).toBe(-32602);
   });
 
-  test("prompts/list is paginated", async () => {
-    const w = await world(230);
+  test("SKILLHUB_PROMPTS=all: every served skill is a prompt, and prompts/list is paginated", async () => {
+    const w = await world(230, { SKILLHUB_PROMPTS: "all" });
     const client = await w.client(revision);
     const names: string[] = [];
     let cursor: string | undefined;
@@ -57,6 +59,37 @@ describe.each([...REVISIONS])("prompts on %s", (revision) => {
     } while (cursor);
     expect(pages).toBe(3);
     expect(new Set(names).size).toBe(230);
+  });
+});
+
+describe("a slash menu a person can read", () => {
+  test("by default the 30 most useful skills are prompts: the project's and the most used first; any skill can be got", async () => {
+    const w = await world(230);
+    // Used in an earlier session (the usage file): it is among the prompts from now on.
+    w.hub.usage.record(w.hub.catalog.get("skill-229")?.id as string);
+    const client = await w.client("2025-11-25");
+    const result = await page(client);
+    expect(result.prompts).toHaveLength(30);
+    expect(result.nextCursor).toBeUndefined();
+    const names = result.prompts.map((p) => p.name);
+    expect(names).toContain("skill-229");
+    // Sorted by name, as a menu is read.
+    expect(names).toEqual([...names].sort());
+    const unlisted = w.hub.catalog.skills.find((s) => !names.includes(s.name))?.name as string;
+    const got = await client.getPrompt({ name: unlisted });
+    expect(got.messages[0]?.content).toMatchObject({
+      type: "text",
+      text: expect.stringContaining(`Loading: ${unlisted}`),
+    });
+  });
+
+  test("SKILLHUB_PROMPTS=N lists the most useful N; a value that is neither a number nor `all` stops start-up", async () => {
+    const w = await world(20, { SKILLHUB_PROMPTS: "5" });
+    const client = await w.client("2025-11-25");
+    expect((await client.listPrompts()).prompts).toHaveLength(5);
+    expect(() => testHub({ env: { SKILLHUB_PROMPTS: "many" } })).toThrow(
+      'server.prompt_skills) = "many": expected a whole number or "all"',
+    );
   });
 });
 

@@ -4,10 +4,9 @@ import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
 import { publication } from "../../src/server/skills-extension/publication.ts";
-import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { testHub, textOf } from "../helpers/hub.ts";
+import { httpHub, textOf } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const open: (() => Promise<void>)[] = [];
@@ -26,14 +25,8 @@ async function world(build?: (dirs: { a: string; b: string }) => void) {
   writeSkill(a, "git-helper", { description: "Git workflow helper" });
   writeSkill(b, "git-helper", { description: "The other git helper" });
   build?.({ a, b });
-  const { hub } = testHub({ flags: { "skills-dir": [a, b] }, hub: { acceptRoots: false } });
-  const handler = createHttpHandler(hub, { host: "127.0.0.1" });
-  void hub.start();
-  await hub.ready;
-  open.push(async () => {
-    await handler.close();
-    hub.close();
-  });
+  const { hub, handler, close } = await httpHub([a, b]);
+  open.push(close);
   const connect = async (revision: Revision) => {
     const client = await httpClient(handler, revision);
     open.unshift(() => client.close());
@@ -74,9 +67,9 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
     expect(listing.invalid).toEqual([]);
     // Sorted by URI: the shadowed git-helper is listed under its source's label.
     expect(listing.skills.map((s) => s.uri)).toEqual([
-      expect.stringMatching(/^skill:\/\/dir2\/git-helper\/SKILL\.md$/),
       "skill://git-helper/SKILL.md",
       "skill://pdf-processing/SKILL.md",
+      expect.stringMatching(/^skill:\/\/skillhub-ext-b-[a-z0-9]+\/git-helper\/SKILL\.md$/),
     ]);
     const pdf = listing.skills.find((s) => s.uri === "skill://pdf-processing/SKILL.md");
     expect(pdf?.frontmatter).toEqual({ name: "pdf-processing", description: "Extract and fill PDF forms" });
@@ -90,7 +83,7 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
     const forms = files.find((f) => f.uri.endsWith("FORMS.md"));
     expect(forms?.size).toBe(8);
     expect(forms?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const shadowed = listing.skills[0];
+    const shadowed = listing.skills[2];
     expect(shadowed?.frontmatter.description).toBe("The other git helper");
     // Every file reads back and verifies against its entry, text and binary alike.
     for (const f of files) expect((await skills.read(pdf as never, f.uri)).verified).toBe(true);
@@ -118,6 +111,11 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
       ["SKILL.md", "text/markdown"],
     ]);
     expect((await skills.readDirectory("skill://pdf-processing/templates")).resources.map((r) => r.uri)).toEqual([
+      "skill://pdf-processing/templates/regional",
+    ]);
+    // A folder written as folders usually are, with a trailing slash, is the same folder.
+    expect((await skills.readDirectory("skill://pdf-processing/")).resources).toEqual(root.resources);
+    expect((await skills.readDirectory("skill://pdf-processing/templates/")).resources.map((r) => r.uri)).toEqual([
       "skill://pdf-processing/templates/regional",
     ]);
     for (const [method, uri] of [

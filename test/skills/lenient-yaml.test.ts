@@ -1,5 +1,10 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { readConfigFile } from "../../src/config/load.ts";
 import { parseLenientYaml } from "../../src/skills/lenient-yaml.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
 
 describe("parseLenientYaml", () => {
   test("plain YAML parses without recovery", () => {
@@ -37,6 +42,26 @@ describe("parseLenientYaml", () => {
       expect(result.error).toEndWith(" at line 5, column 6");
       expect(result.error).not.toContain("line 4");
     }
+  });
+
+  test("a quote or bracket left open is placed where it opens, not where the frontmatter ends lines later", () => {
+    const at = (text: string) => {
+      const result = parseLenientYaml(text);
+      return result.ok ? "parsed" : (result.error.match(/at line \d+, column \d+$/)?.[0] ?? result.error);
+    };
+    // File lines: 1 is `---`; `key: "unterminated` is line 6; the parser ran out of text on line 8.
+    expect(at('name: bad\ndescription: >\n  text\n\nkey: "unterminated\nz: 1\n')).toBe("at line 6, column 6");
+    expect(at("name: bad\ndescription: |\n  one\nfoo: [x\nbar: 1\n")).toBe("at line 5, column 6");
+    expect(at("name: bad\ndescription: 'it''s\nz: 1\n")).toBe("at line 3, column 14");
+    // A closed quote, an escaped one inside, is no opening: the parser's own position stands.
+    expect(at('name: "a \\" b"\ndescription: ok\n  bad: indent\n')).toBe("at line 3, column 14");
+  });
+
+  test("a user's config.yaml: the same positions, in the file's own lines", () => {
+    const file = write(join(tempDir(), "config.yaml"), 'log_level: INFO\nsearch:\n  x: "abc\nother: 1\n');
+    expect(() => readConfigFile(file)).toThrow(
+      `${file} is not valid YAML: Missing closing "quote at line 3, column 6.`,
+    );
   });
 
   test("a YAML alias bomb is refused, not expanded", () => {

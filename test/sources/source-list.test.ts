@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { buildSourceList } from "../../src/sources/source-list.ts";
+import { buildSourceList, explicitLabels } from "../../src/sources/source-list.ts";
 
 describe("buildSourceList (DESIGN §3)", () => {
   test("explicit folders, then .agents/.agent project then global, then .claude project then global, then the hub", () => {
     const list = buildSourceList({ dirs: ["/x", "/y"], projectDir: "/p", homeDir: "/h", hubHome: "/h/.skillhub" });
     expect(list.map((s) => [s.label, s.dir, s.location])).toEqual([
-      ["dir1", "/x", "explicit"],
-      ["dir2", "/y", "explicit"],
+      ["x", "/x", "explicit"],
+      ["y", "/y", "explicit"],
       ["project", "/p/.agents/skills", "project"],
       ["agent-project", "/p/.agent/skills", "project"],
       ["global", "/h/.agents/skills", "global"],
@@ -24,7 +24,7 @@ describe("buildSourceList (DESIGN §3)", () => {
       homeDir: "/h",
       hubHome: "/h/.skillhub",
     });
-    expect(list.map((s) => s.label)).toEqual(["dir1", "global", "agent-global", "hub"]);
+    expect(list.map((s) => s.label)).toEqual(["skills", "global", "agent-global", "hub"]);
   });
 
   test("only_dirs keeps the explicit folders; repositories come last", () => {
@@ -37,8 +37,45 @@ describe("buildSourceList (DESIGN §3)", () => {
       repos: [{ label: "team", dir: "/r" }],
     });
     expect(list.map((s) => [s.label, s.location])).toEqual([
-      ["dir1", "explicit"],
+      ["x", "explicit"],
       ["team", "remote"],
     ]);
+  });
+});
+
+describe("explicit folders' labels: their names, whatever the order", () => {
+  test("each folder is labelled by its name, the same in any order and beside any other folder", () => {
+    const a = buildSourceList({ dirs: ["/w/Team Skills", "/w/pdf"], projectDir: null, homeDir: "/h", hubHome: "/hub" });
+    const b = buildSourceList({
+      dirs: ["/w/pdf", "/z/other", "/w/Team Skills"],
+      projectDir: null,
+      homeDir: "/h",
+      hubHome: "/hub",
+    });
+    const label = (list: typeof a, dir: string) => list.find((s) => s.dir === dir)?.label;
+    expect(label(a, "/w/Team Skills")).toBe("team-skills");
+    expect(label(a, "/w/pdf")).toBe("pdf");
+    expect(label(b, "/w/Team Skills")).toBe("team-skills");
+    expect(label(b, "/w/pdf")).toBe("pdf");
+  });
+
+  test("folders of the same name take their parent's name; fixed labels and repositories' are never taken", () => {
+    expect(explicitLabels(["/work/skills", "/team/skills"])).toEqual(["work-skills", "team-skills"]);
+    expect(explicitLabels(["/team/skills", "/work/skills"])).toEqual(["team-skills", "work-skills"]);
+    expect(explicitLabels(["/a/x/skills", "/b/x/skills"])).toEqual(["x-skills", "x-skills-2"]);
+    expect(explicitLabels(["/b/x/skills", "/a/x/skills"])).toEqual(["x-skills-2", "x-skills"]);
+    expect(explicitLabels(["/p/global", "/p/team"], new Set(["team"]))).toEqual(["p-global", "p-team"]);
+    expect(explicitLabels(["/", "/-x-/"])).toEqual(["folder", "x"]);
+  });
+
+  test("a folder given twice is one source with its own name", () => {
+    const list = buildSourceList({
+      dirs: ["/w/skills", "/w/skills"],
+      onlyDirs: true,
+      projectDir: null,
+      homeDir: "/h",
+      hubHome: "/hub",
+    });
+    expect(list.map((s) => s.label)).toEqual(["skills"]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { corporaDir } from "../helpers/corpora.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, textOf } from "../helpers/hub.ts";
 import { writeNode, writeSeedTree } from "../helpers/tree.ts";
 
@@ -77,6 +77,27 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
       expect((await call("list_skills", { path })).structuredContent).toEqual(
         result.structuredContent as Record<string, unknown>,
       );
+  });
+
+  test("counts only declared files that exist, as get_skill lists them", async () => {
+    const root = tempDir();
+    writeNode(root, "_root.md", { keywords: ["global"], description: "Global rules" });
+    writeNode(root, "forms.md", {
+      keywords: ["forms"],
+      description: "Forms",
+      extra: [
+        "assets:",
+        ...["a.json", "b.json", "gone.json"].flatMap((f) => [`  - file: ${f}`, `    description: ${f}`]),
+        "scripts:",
+        ...["run.sh", "missing.sh"].flatMap((f) => [`  - file: ${f}`, `    description: ${f}`]),
+      ].join("\n"),
+    });
+    for (const file of ["forms/a.json", "forms/b.json", "forms/run.sh"]) write(join(root, file), "x");
+    const { call } = await open([root]);
+    const node = (await call("list_skills", { path: "forms" })).structuredContent?.tree;
+    expect(node).toMatchObject({ assetCount: 2, scriptCount: 1 });
+    const served = (await call("get_skill", { context: "forms" })).structuredContent;
+    expect([served?.assets.length, served?.scripts.length]).toEqual([2, 1]);
   });
 
   test("filtered by path: a domain, an _index path, a leaf, a folder without _index", async () => {
@@ -232,51 +253,51 @@ describe("list_skills with flat: true: the flat list (seed 001 semantics)", () =
           name: "git",
           description: "Git workflow",
           location: "explicit",
-          source: "dir1",
+          source: labelOfDir(first),
           category: "vcs",
           tags: ["git", "flow"],
           path: "git",
           file: join(first, "git/SKILL.md"),
           kind: "agent-skill",
           shadowed: false,
-          qualified_name: "dir1:git",
+          qualified_name: `${labelOfDir(first)}:git`,
         },
         {
           name: "api",
           description: "API rules",
           location: "explicit",
-          source: "dir1",
+          source: labelOfDir(first),
           tags: [],
           path: "api",
           file: join(first, "api.md"),
           kind: "tree-node",
           shadowed: false,
-          qualified_name: "dir1:api",
+          qualified_name: `${labelOfDir(first)}:api`,
         },
         {
           name: "pdf",
           description: "PDF tools",
           location: "explicit",
-          source: "dir2",
+          source: labelOfDir(second),
           tags: [],
           path: "tools/pdf",
           file: join(second, "tools/pdf/SKILL.md"),
           kind: "agent-skill",
           shadowed: false,
-          qualified_name: "dir2:pdf",
+          qualified_name: `${labelOfDir(second)}:pdf`,
         },
         {
           name: "git",
           description: "Other git",
           location: "explicit",
-          source: "dir2",
+          source: labelOfDir(second),
           tags: [],
           path: "git",
           file: join(second, "git/SKILL.md"),
           kind: "agent-skill",
           shadowed: true,
-          shadowed_by: "dir1:git",
-          qualified_name: "dir2:git",
+          shadowed_by: `${labelOfDir(first)}:git`,
+          qualified_name: `${labelOfDir(second)}:git`,
         },
       ],
       total: 4,

@@ -109,7 +109,7 @@ describe("skill tool: seed 004 testing scenarios", () => {
     writeSkill(l.globalSkills, "only-global");
     const { call, hub } = await open(l, { flags: { project: l.project, "skills-dir": ["/definitely/not/here"] } });
     expect(textOf(await call("skill", { name: "only-global" }))).toStartWith("Loading: only-global\n");
-    expect(hub.catalog.sources.find((s) => s.label === "dir1")?.exists).toBe(false);
+    expect(hub.catalog.sources.find((s) => s.label === "here")?.exists).toBe(false);
     expect(hub.catalog.diagnostics).toEqual([]);
   });
 
@@ -177,12 +177,12 @@ describe("skill tool: SkillHub additions", () => {
     });
   });
 
-  test("`command` is an alias of `name` (the description's own examples use it)", async () => {
+  test("`command` is an alias of `name` (other skill tools' examples use it)", async () => {
     const l = layout();
     writeSkill(l.projectSkills, "pdf", { description: "PDF tools" });
     const { call, client } = await open(l);
     const description = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
-    expect(description).toContain('`command: "pdf"` - invoke the pdf skill');
+    expect(description).toContain('`name: "pdf"` - invoke the pdf skill');
     expect(description).toContain('<command-message>The "{name}" skill is loading</command-message>');
     const byCommand = await call("skill", { command: "pdf" });
     expect(byCommand.isError).toBeFalsy();

@@ -76,7 +76,10 @@ suite("the page in Chromium", () => {
   test("search as you type, open a skill, read one of its files", async () => {
     const { page, errors } = await newPage();
     await page.goto(`${server.base}/`);
-    await page.getByRole("heading", { name: /Skills \(\d+\)/ }).waitFor(WAIT);
+    await page.getByRole("heading", { name: /^Skills: \d+ served/ }).waitFor(WAIT);
+    // One count per kind, as `skillhub list` gives them: served skills, and the one a same-named skill hides.
+    const counts = await page.locator("main > h1").textContent();
+    expect(counts).toMatch(/^Skills: \d+ served, 1 shadowed$/);
     await page.getByLabel("Search skills").pressSequentially("invoice totals", { delay: 20 });
     const first = page.locator("#search-results li").first();
     await first.waitFor(WAIT);
@@ -135,7 +138,7 @@ suite("the page in Chromium", () => {
 
   test("a hostile skill's HTML and file names show as text and never run", async () => {
     const { page, errors } = await newPage();
-    await page.goto(`${server.base}/#/skill/${encodeURIComponent(`dir1:${HOSTILE_NAME}`)}`);
+    await page.goto(`${server.base}/#/skill/${encodeURIComponent(`first:${HOSTILE_NAME}`)}`);
     await page.locator("#skill-body").waitFor(WAIT);
     expect(await page.locator("#skill-body h1").textContent()).toBe("Hostile <script>window.__pwned = 1</script>");
     expect(await page.locator("#skill-body").textContent()).toContain('<img src="x" onerror="window.__pwned = 2">');
@@ -172,9 +175,9 @@ suite("the page in Chromium", () => {
     await page.getByText("The token entered was not accepted.").waitFor(WAIT);
     await page.getByLabel("Server token").fill(TOKEN);
     await page.getByRole("button", { name: "Open" }).click();
-    await page.getByRole("heading", { name: /Skills \(\d+\)/ }).waitFor(WAIT);
+    await page.getByRole("heading", { name: /^Skills: \d+ served/ }).waitFor(WAIT);
     await page.reload();
-    await page.getByRole("heading", { name: /Skills \(\d+\)/ }).waitFor(WAIT);
+    await page.getByRole("heading", { name: /^Skills: \d+ served/ }).waitFor(WAIT);
     const stored = await page.evaluate(
       '({ session: sessionStorage.getItem("skillhub-token"), local: localStorage.length, cookie: document.cookie })',
     );
@@ -221,7 +224,7 @@ suite("the page in Chromium", () => {
   test("live update: a skill added on disk appears without a reload", async () => {
     const { page, errors } = await newPage();
     await page.goto(`${server.base}/`);
-    await page.getByRole("heading", { name: /Skills \(\d+\)/ }).waitFor(WAIT);
+    await page.getByRole("heading", { name: /^Skills: \d+ served/ }).waitFor(WAIT);
     writeSkill(world.first, "fresh-skill", { description: "Added while the page was open." });
     await page.getByRole("link", { name: "fresh-skill" }).waitFor({ timeout: 30_000 });
     expect(errors).toEqual([]);

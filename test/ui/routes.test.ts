@@ -100,16 +100,18 @@ describe("the API", () => {
   test("skills: every skill with source, location, shadowing and diagnostics, paginated", async () => {
     const all = await body("/ui/api/skills?per=2");
     expect(all.total).toBe(8);
+    // What the page's heading shows: served skills (as `skillhub list` counts them) and shadowed ones.
+    expect([all.served, all.shadowed]).toEqual([7, 1]);
     expect(all.items).toHaveLength(2);
     expect(all.pages).toBe(4);
     const shadowed = await body("/ui/api/skills?show=shadowed");
     expect(shadowed.items.map((r: any) => [r.id, r.shadowedBy ?? null, r.shadows])).toEqual([
-      ["dir1:git-commits", null, ["dir2:git-commits"]],
-      ["dir2:git-commits", "dir1:git-commits", []],
+      ["first:git-commits", null, ["second:git-commits"]],
+      ["second:git-commits", "first:git-commits", []],
     ]);
     const filtered = await body("/ui/api/skills?q=invoice%20pdf");
     expect(filtered.items.map((r: any) => r.name)).toEqual(["pdf-invoices"]);
-    expect(filtered.items[0]).toMatchObject({ source: "dir1", location: "explicit", category: "documents" });
+    expect(filtered.items[0]).toMatchObject({ source: "first", location: "explicit", category: "documents" });
   });
 
   test("diagnostics: the broken skill is reported", async () => {
@@ -121,15 +123,17 @@ describe("the API", () => {
 
   test("search: search_skills' ranking and excerpts", async () => {
     const s = await body("/ui/api/search?q=invoice%20totals");
-    expect(s.hits[0]).toMatchObject({ id: "dir1:pdf-invoices", name: "pdf-invoices" });
+    expect(s.hits[0]).toMatchObject({ id: "first:pdf-invoices", name: "pdf-invoices" });
     expect(s.hits[0].excerpt).toContain("totals");
+    // As text, not Markdown: the body's **totals** and [the reference](docs/reference.md) read plainly.
+    expect(s.hits[0].excerpt).not.toMatch(/[*#`[\]]/);
     expect((await body("/ui/api/search?q=")).hits).toEqual([]);
   });
 
   test("skill: rendered Markdown, files, links into the file view", async () => {
-    const s = await body(`/ui/api/skill?id=${encodeURIComponent("dir1:pdf-invoices")}`);
+    const s = await body(`/ui/api/skill?id=${encodeURIComponent("first:pdf-invoices")}`);
     expect(s.html).toContain("<strong>totals</strong>");
-    expect(s.html).toContain('href="#/skill/dir1%3Apdf-invoices/file/docs/reference.md"');
+    expect(s.html).toContain('href="#/skill/first%3Apdf-invoices/file/docs/reference.md"');
     expect(s.files.map((f: any) => f.path).sort()).toEqual(["docs/reference.md", "logo.png"]);
     const missing = await get("/ui/api/skill?id=nope");
     expect(missing.status).toBe(404);
@@ -137,7 +141,7 @@ describe("the API", () => {
   });
 
   test("file: read-only, through read_skill_file's confinement", async () => {
-    const id = encodeURIComponent("dir1:pdf-invoices");
+    const id = encodeURIComponent("first:pdf-invoices");
     const ref = await body(`/ui/api/file?id=${id}&path=docs/reference.md`);
     expect(ref).toMatchObject({ ok: true, binary: false, truncated: false });
     expect(ref.html).toContain("<code>number</code>");
@@ -152,13 +156,13 @@ describe("the API", () => {
   });
 
   test("hostile skill: its Markdown, description and file names come back escaped or as JSON strings", async () => {
-    const s = await body(`/ui/api/skill?id=${encodeURIComponent(`dir1:${HOSTILE_NAME}`)}`);
+    const s = await body(`/ui/api/skill?id=${encodeURIComponent(`first:${HOSTILE_NAME}`)}`);
     expect(s.html).not.toMatch(/<(script|img|svg|b)\b/i);
     expect(s.html).toContain("&lt;script&gt;");
     expect(s.html).not.toContain('href="javascript');
     expect(s.files.map((f: any) => f.path)).toContain(HOSTILE_FILE);
     const file = await body(
-      `/ui/api/file?id=${encodeURIComponent(`dir1:${HOSTILE_NAME}`)}&path=${encodeURIComponent(HOSTILE_FILE)}`,
+      `/ui/api/file?id=${encodeURIComponent(`first:${HOSTILE_NAME}`)}&path=${encodeURIComponent(HOSTILE_FILE)}`,
     );
     expect(file.html).toBe("<p>&lt;script&gt;window.__pwned = 8&lt;/script&gt;</p>");
   });

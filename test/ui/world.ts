@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { writeNode } from "../helpers/tree.ts";
@@ -29,9 +29,14 @@ export const HOSTILE_BODY = [
  */
 export function uiWorld() {
   const home = tempDir("skillhub-ui-home-");
-  const first = tempDir("skillhub-ui-a-");
-  const second = tempDir("skillhub-ui-b-");
-  const trees = tempDir("skillhub-ui-tree-");
+  // Labelled by their names: first:git-commits shadows second:git-commits.
+  const folders = tempDir("skillhub-ui-folders-");
+  const [first, second, trees] = ["first", "second", "trees"].map((name) => join(folders, name)) as [
+    string,
+    string,
+    string,
+  ];
+  for (const dir of [first, second, trees]) mkdirSync(dir);
   const outside = tempDir("skillhub-ui-outside-");
   writeSkill(first, "pdf-invoices", {
     description: "Extract invoice numbers and totals from PDF invoices.",

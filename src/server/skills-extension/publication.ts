@@ -57,6 +57,8 @@ export interface PublicationOptions {
 }
 
 const cache = new WeakMap<Catalog, { generation: number; built: Promise<Publication> }>();
+/** Publications whose build has ended, by snapshot (publicationIfBuilt). */
+const finished = new WeakMap<Catalog, { generation: number; publication: Publication }>();
 
 /**
  * The publication of a snapshot, built on first use and shared by every server over the hub; frozen, built
@@ -66,15 +68,31 @@ export function publication(catalog: Catalog, options: PublicationOptions = {}):
   const generation = options.frozen?.generation() ?? 0;
   let entry = cache.get(catalog);
   if (!entry || entry.generation !== generation) {
-    entry = { generation, built: build(catalog, options) };
+    const building = build(catalog, options);
+    const current = { generation, built: building };
+    entry = current;
+    void building.then(
+      (pub) => cache.get(catalog) === current && finished.set(catalog, { generation, publication: pub }),
+      () => undefined,
+    );
     cache.set(catalog, entry);
   }
   return entry.built;
 }
 
+/**
+ * A snapshot's publication when it is already built for the lock as it is now (resources/list then lists
+ * it), else undefined: never builds one.
+ */
+export function publicationIfBuilt(catalog: Catalog, frozen?: FrozenGuard): Publication | undefined {
+  const done = finished.get(catalog);
+  return done && done.generation === (frozen?.generation() ?? 0) ? done.publication : undefined;
+}
+
 /** Forget a snapshot's publication: a file changed under it. */
 export function invalidate(catalog: Catalog): void {
   cache.delete(catalog);
+  finished.delete(catalog);
 }
 
 async function build(catalog: Catalog, options: PublicationOptions): Promise<Publication> {
@@ -178,7 +196,7 @@ async function publishOne(skill: Skill, prefix: string[], frozen: FrozenGuard | 
 const TOO_MANY_BYTES = `its files total more than ${SKILL_LIMITS.bytes} bytes (16 MiB, the extension's limit per skill)`;
 
 /** Why the extension does not publish a folder so listed, or undefined. */
-function walkRefusal(listing: SkillFileList): string | undefined {
+export function walkRefusal(listing: SkillFileList): string | undefined {
   const link = listing.links[0];
   if (link !== undefined) return `${link} is a symlink; copy the file instead`;
   const special = listing.specials[0];

@@ -13,9 +13,6 @@ export const SkillSummary = () =>
   });
 export type SkillSummary = z.infer<ReturnType<typeof SkillSummary>>;
 
-/** Every seed-001 tool rescans when the catalog is older than this, so results reflect the disk. */
-export const SK_FRESHNESS_MS = 2000;
-
 export function summarise(skill: Skill, projectDir: string | null, body?: string): SkillSummary {
   return {
     installName: basename(skill.dir),

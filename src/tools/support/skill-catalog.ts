@@ -1,6 +1,10 @@
 import type { Skill } from "../../skills/skill.ts";
 
-/** Seed 004's description template; `${dynamicSkillsList}` is replaced by the listing. */
+/**
+ * The skill tool's description template; `${dynamicSkillsList}` is replaced by the listing and `${examples}`
+ * by examples that name served skills (skillExamples): the template's original ones (`pdf`, `xlsx`,
+ * `ms-office-suite:pdf`) named skills a server may not have, and a model copies examples.
+ */
 export const SKILL_TOOL_TEMPLATE = `Execute a skill within the main conversation
 
 <skills_instructions>
@@ -10,11 +14,7 @@ How to use skills:
 - Invoke skills using this tool with the skill name only (no arguments)
 - When you invoke a skill, you will see <command-message>The "{name}" skill is loading</command-message>
 - The skill's prompt will expand and provide detailed instructions on how to complete the task
-- Examples:
-  - \`command: "pdf"\` - invoke the pdf skill
-  - \`command: "xlsx"\` - invoke the xlsx skill
-  - \`command: "ms-office-suite:pdf"\` - invoke using fully qualified name
-
+\${examples}
 Important:
 - Only use skills listed in <available_skills> below
 - Do not invoke a skill that is already running
@@ -32,28 +32,51 @@ export const DEFAULT_BUDGET = 6000;
 export interface CatalogListingOptions {
   /** Most characters for the whole description. */
   budget: number;
-  /** Loads per skill id, for "most used" when not everything fits. */
-  usage?: ReadonlyMap<string, number>;
+  /**
+   * The skills in the order to keep when not every name fits, most useful first (usage/skill-pick.ts:
+   * alwaysApply, the project's, the most used, …), asked for only then. Default: alwaysApply first, then as given.
+   */
+  ranked?: () => readonly Skill[];
   /** Whether search_skills is offered, for the "…and N more" hint. */
   hasSearch: boolean;
   /** Seed 004's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
   location?: (skill: Skill) => "project" | "global";
   /** The skills are still being read (a first start): the listing says so instead of listing none. */
   pending?: boolean;
+  /** A served qualified name (`<source>:<name>`) for the examples: a skill hidden by one of the same name. */
+  qualifiedExample?: string;
 }
+
+/**
+ * The template's examples, naming served skills only: the first one listed, and a qualified name when a
+ * skill is hidden by another of the same name (the only time a model needs one). None without skills.
+ */
+export function skillExamples(skills: readonly Skill[], qualified?: string): string {
+  // A short name: an example must not take the listing's room.
+  const first = skills.find((s) => s.name.length <= EXAMPLE_NAME_MAX);
+  if (!first) return "";
+  const lines = ["- Examples:", `  - \`name: ${JSON.stringify(first.name)}\` - invoke the ${first.name} skill`];
+  if (qualified && qualified.length <= 2 * EXAMPLE_NAME_MAX)
+    lines.push(`  - \`name: ${JSON.stringify(qualified)}\` - invoke a skill by its qualified name (<source>:<name>)`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Longest skill name an example shows (the Agent Skills limit). */
+const EXAMPLE_NAME_MAX = 64;
 
 /**
  * The skill tool's description: seed 004's template with the skills filled
  * in, within the budget. Over budget, in order: shorten descriptions, list
- * names only, then list the alwaysApply and most-used skills and say how many
- * more there are (DESIGN §8.1). Pure.
+ * names only, then list the most useful skills (`ranked`: alwaysApply, the
+ * project's, the most used, …) and say how many more there are. Pure.
  */
 export function renderSkillToolDescription(skills: readonly Skill[], options: CatalogListingOptions): string {
-  if (options.pending) return SKILL_TOOL_TEMPLATE.replace("${dynamicSkillsList}", pendingLine(options.hasSearch));
   const ordered = [...skills.filter((s) => s.alwaysApply), ...skills.filter((s) => !s.alwaysApply)];
-  const fill = (list: string) => SKILL_TOOL_TEMPLATE.replace("${dynamicSkillsList}", list);
+  const template = SKILL_TOOL_TEMPLATE.replace("${examples}", skillExamples(ordered, options.qualifiedExample));
+  if (options.pending) return template.replace("${dynamicSkillsList}", pendingLine(options.hasSearch));
+  const fill = (list: string) => template.replace("${dynamicSkillsList}", list);
   // Room for the listing: the template minus its placeholder. Lengths are summed, not rendered, to stay linear.
-  const room = options.budget - (SKILL_TOOL_TEMPLATE.length - "${dynamicSkillsList}".length);
+  const room = options.budget - (template.length - "${dynamicSkillsList}".length);
   const joinedLength = (lines: readonly string[]) =>
     lines.reduce((n, l) => n + l.length + 1, 0) - (lines.length > 0 ? 1 : 0);
   const attempt = (lines: string[]) => (joinedLength(lines) <= room ? fill(lines.join("\n")) : undefined);
@@ -73,11 +96,9 @@ export function renderSkillToolDescription(skills: readonly Skill[], options: Ca
     return fill(names.join("\n"));
   }
 
-  // Not even every name fits: alwaysApply first, then the most used, then catalog order.
-  const usage = options.usage ?? new Map<string, number>();
-  const ranked = [...ordered].sort(
-    (a, b) => Number(b.alwaysApply) - Number(a.alwaysApply) || (usage.get(b.id) ?? 0) - (usage.get(a.id) ?? 0),
-  );
+  // Not even every name fits: the most useful first (alwaysApply, the project's, the most used, …).
+  const listed = new Set(ordered);
+  const ranked = options.ranked ? options.ranked().filter((s) => listed.has(s)) : ordered;
   const lines: string[] = [];
   let used = 0;
   for (const skill of ranked) {

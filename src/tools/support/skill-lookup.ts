@@ -112,7 +112,7 @@ export function recordLoad(
   skill: Skill,
   event: string | { type: EventType; data: Record<string, unknown> },
 ): void {
-  deps.usage.set(skill.id, (deps.usage.get(skill.id) ?? 0) + 1);
+  deps.usage.record(skill.id);
   if (typeof event === "string") deps.track("skill_loaded", { tool: event, skill: skill.name, source: skill.source });
   else deps.track(event.type, event.data);
 }

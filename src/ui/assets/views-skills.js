@@ -62,11 +62,18 @@ export async function renderSkills(seq, params) {
   );
   show(
     seq,
-    h("h1", { tabindex: "-1" }, `Skills (${data.total})`),
+    // What the number counts, as `skillhub list` says it: served skills, then those a same-named one hides.
+    h("h1", { tabindex: "-1" }, skillsHeading(data)),
     controls,
     data.total === 0 ? h("p", { class: "muted" }, "No skill matches.") : list,
     pager(data, (p) => go({ q: filter, page: String(p) })),
   );
+}
+
+/** "Skills: 1,018 served, 10 shadowed" (the shadowed part only when there are some). */
+function skillsHeading(data) {
+  const n = (count) => count.toLocaleString("en-US");
+  return `Skills: ${n(data.served)} served${data.shadowed > 0 ? `, ${n(data.shadowed)} shadowed` : ""}`;
 }
 
 export async function renderSearch(seq, query) {

@@ -8,7 +8,7 @@ import { repoConfigFiles } from "../../../src/refresh/git/git-copies.ts";
 import { GitSync } from "../../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../../src/util/logger.ts";
 import { runCli } from "../../helpers/cli.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../../helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
 import { type ConnectOptions, connect, eventually, textOf } from "../../helpers/hub.ts";
 
@@ -57,7 +57,7 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     const alpha = await call("skill", { name: "alpha" });
     expect(textOf(alpha)).toContain(`Base directory: ${join(last?.dir ?? "", "alpha")}`);
     // Local folders come first: the repository's "shared" is shadowed, still reachable by qualified name.
-    expect(hub.catalog.get("shared")?.source).toBe("dir1");
+    expect(hub.catalog.get("shared")?.source).toBe(labelOfDir(local));
     expect(hub.catalog.get("team-skills:shared")?.description).toBe("The team's version.");
   });
 

@@ -65,7 +65,7 @@ describe("GitSync configuration", () => {
         "https://d.example/z/project-skills.git",
       ],
     });
-    expect(sync.targets.map((t) => t.label)).toEqual(["repo-hub", "repo-hub-2", "repo-dir1", "repo-project-skills"]);
+    expect(sync.targets.map((t) => t.label)).toEqual(["repo-hub", "repo-hub-2", "dir1", "repo-project-skills"]);
     expect(() => new GitSync({ ...base, branch: "main", repos: ["--upload-pack=touch /tmp/x"] })).toThrow(
       "expected a git URL",
     );

@@ -4,6 +4,7 @@ import {
   renderSkillToolDescription,
   SKILL_TOOL_TEMPLATE,
 } from "../../../src/tools/support/skill-catalog.ts";
+import { pickSkills } from "../../../src/usage/skill-pick.ts";
 import { fakeSkill } from "../../helpers/skill.ts";
 
 const many = (n: number) =>
@@ -24,11 +25,28 @@ describe("renderSkillToolDescription", () => {
       "<available_skills>\n<skill>\n<name>git</name>\n<description>Git &lt;workflow&gt; &amp; more</description>\n<location>project</location>\n</skill>\n</available_skills>",
     );
     expect(text).toBe(
-      SKILL_TOOL_TEMPLATE.replace(
+      SKILL_TOOL_TEMPLATE.replace("${examples}", '- Examples:\n  - `name: "git"` - invoke the git skill\n').replace(
         "${dynamicSkillsList}",
         "<skill>\n<name>git</name>\n<description>Git &lt;workflow&gt; &amp; more</description>\n<location>project</location>\n</skill>",
       ),
     );
+  });
+
+  test("its examples name served skills only: the first listed, a qualified name when one is hidden, none without skills", () => {
+    const served = [fakeSkill("deploy-checklist"), fakeSkill("git")];
+    const text = renderSkillToolDescription(served, { budget: 6000, hasSearch: true, qualifiedExample: "global:git" });
+    expect(text).toContain('- Examples:\n  - `name: "deploy-checklist"` - invoke the deploy-checklist skill\n');
+    expect(text).toContain('  - `name: "global:git"` - invoke a skill by its qualified name (<source>:<name>)\n');
+    for (const seedExample of ['"pdf"', '"xlsx"', "ms-office-suite"]) expect(text).not.toContain(seedExample);
+    const empty = renderSkillToolDescription([], { budget: 6000, hasSearch: true });
+    expect(empty).not.toContain("Examples");
+    expect(empty).toContain("the task\n\nImportant:");
+    // A name too long to be an example is passed over.
+    const long = renderSkillToolDescription([fakeSkill("x".repeat(300)), fakeSkill("short")], {
+      budget: 6000,
+      hasSearch: true,
+    });
+    expect(long).toContain('`name: "short"`');
   });
 
   test("alwaysApply skills are listed first", () => {
@@ -58,10 +76,11 @@ describe("renderSkillToolDescription", () => {
     const skills = many(1000);
     const core = fakeSkill("core-rules", { alwaysApply: true });
     const favourite = skills[777]!;
+    const usage = { get: (id: string) => (id === favourite.id ? 5 : undefined), lastUsed: () => 1 };
     const text = renderSkillToolDescription([...skills, core], {
       budget: 2000,
       hasSearch: false,
-      usage: new Map([[favourite.id, 5]]),
+      ranked: () => pickSkills([...skills, core], { usage }),
     });
     expect(text).toContain("<name>core-rules</name>");
     expect(text).toContain(`<name>${favourite.name}</name>`);
