@@ -193,7 +193,7 @@ describe.skipIf(!haproxy)("two replicas behind haproxy serve clients nobody here
         const page = await browser.context.newPage();
         const WAIT = { timeout: 30_000 };
         await page.goto(`${hub.balancer.base}/`);
-        await page.getByRole("heading", { name: /Skills \(2\)/ }).waitFor(WAIT);
+        await page.getByRole("heading", { name: /^Skills: 2 served/ }).waitFor(WAIT);
         await page.getByLabel("Search skills").pressSequentially("invoice", { delay: 20 });
         const first = page.locator("#search-results li").first();
         await first.waitFor(WAIT);

@@ -89,13 +89,13 @@ async function everything(client: Client): Promise<{ all: string; answers: Recor
   answers.instructions = client.getInstructions() ?? "";
   answers.tools = JSON.stringify(await client.listTools());
   await call("skill", "skill", { name: "pdf-invoice" });
-  await call("skill shadowed", "skill", { name: "dir2:pdf-invoice" });
+  await call("skill shadowed", "skill", { name: "more-skills:pdf-invoice" });
   await call("skill tools-only", "skill", { name: "Ahrefs Automation" });
   await call("skill missing", "skill", { name: "pdf-invoce" });
   await call("skill tree", "skill", { name: "tools/echo" });
   await call("search", "search_skills", { query: "invoice pdf" });
   await call("load_skill", "load_skill", { skill_name: "pdf-invoice" });
-  await call("load_skill shadowed", "load_skill", { skill_name: "dir2:pdf-invoice" });
+  await call("load_skill shadowed", "load_skill", { skill_name: "more-skills:pdf-invoice" });
   await call("load_skill tree", "load_skill", { skill_name: "tools/echo" });
   for (const file_path of ["scripts/extract.py", "../secret", "/etc/passwd", "nope.txt", "scripts"])
     await call(`read ${file_path}`, "read_skill_file", { skill_name: "pdf-invoice", file_path });
@@ -141,7 +141,7 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
       expect(skill).toContain("Base directory: skill://pdf-invoice\\n");
       expect(skill).toContain('read_skill_file (skill_name \\"pdf-invoice\\", file_path \\"scripts/extract.py\\")');
       expect(skill).toContain("scripts/extract.py, templates/invoice.txt");
-      expect(answers["skill shadowed"]).toContain("Base directory: skill://dir2/pdf-invoice");
+      expect(answers["skill shadowed"]).toContain("Base directory: skill://more-skills/pdf-invoice");
       expect(answers.load_skill).toContain('"path":"skill://pdf-invoice"');
       expect(answers.load_skill).toContain('"uri":"skill://pdf-invoice/scripts/extract.py"');
       expect(answers["read by uri"]).toContain("number: {{number}}");

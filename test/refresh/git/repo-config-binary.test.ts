@@ -41,10 +41,12 @@ describe("a team repository's config.yaml applies from the first session", () =>
     const remote = teamRepository();
     const home = tempDir("skillhub-new-member-");
     const { client, log } = await firstSession(remote.url, home);
+    // The clone runs beside initialize: the tools its config.yaml turns on are listed once it is read.
+    await eventually(async () => {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      return tools.includes("report_usage") && tools.includes("run_script");
+    });
     expect(existsSync(join(home, ".skillhub", "repos"))).toBe(true);
-    const tools = (await client.listTools()).tools.map((t) => t.name);
-    expect(tools).toContain("report_usage");
-    expect(tools).toContain("run_script");
     // The team's 3 s limit stops a 30 s script; the default 60 s would have let it end by itself.
     const slow = (await client.callTool({
       name: "run_script",
