@@ -8,6 +8,7 @@ import { embeddingSettings, searchMode } from "./embeddings/settings.ts";
 import { vectorCachePath } from "./embeddings/vector-cache.ts";
 import { VectorIndex } from "./embeddings/vector-index.ts";
 import { SearchService } from "./service.ts";
+import type { SearchServiceOptions } from "./service-options.ts";
 
 /** Overrides for embedding requests (fetch, sleep, clock, timers) and the vector index, in tests. */
 export type EmbeddingOverrides = Partial<HttpDeps> & { retryAfterFailureMs?: number; saveDelayMs?: number };
@@ -19,6 +20,8 @@ export interface CreateSearchOptions {
   /** The source folders now: the persisted index and vector cache are kept per set of folders. */
   sourceDirs: () => string[];
   embedding?: EmbeddingOverrides;
+  /** The hub's memory release (SearchServiceOptions.memory). */
+  memory?: SearchServiceOptions["memory"];
 }
 
 /**
@@ -39,6 +42,7 @@ export function createSearch(options: CreateSearchOptions): SearchService {
     skipAutoReindex: config.search.skip_auto_reindex,
     mode: searchMode(config),
     buildInWorker: true,
+    memory: options.memory,
     vectors: vectorIndex(options, () => vectorCachePath(cacheDir, sourceDirs())),
   });
 }
