@@ -22,11 +22,7 @@ export const BYTECODE_DEFAULT = true;
  * Scripts the binary runs in Worker threads (util/worker-task.ts): each is an entry point of its own, kept
  * at its path under src/ inside the binary.
  */
-export const WORKER_SCRIPTS = [
-  "src/catalog/parse-worker.ts",
-  "src/search/index-worker.ts",
-  "src/refresh/watch-worker.ts",
-];
+export const WORKER_SCRIPTS = ["src/catalog/parse-worker.ts", "src/search/index-worker.ts"];
 
 export interface CompileOptions {
   /** Bun compile target, e.g. "bun-darwin-arm64". Default: the host. */

@@ -6,18 +6,15 @@
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { streamSkillBody } from "../../src/catalog/skill-text.ts";
-import { timerPlan } from "../../src/refresh/refresher.ts";
 import { rank } from "../../src/search/engine.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
 import { decodeIndexFile, encodeIndexFile } from "../../src/search/index-file.ts";
 
 export interface InProcessFigures {
   firstScanMs: number;
-  /** The 30 s timer's pass over an unchanged tree without a watcher: every SKILL.md statted (refresher timerPlan). */
+  /** The 30 s timer's check of an unchanged tree: every folder and skill file the last scan saw, statted. */
   rescanCpuMs: number;
   rescanWallMs: number;
-  /** The same with a working watcher: one check of WATCHED_CHECK_TICKS ticks, a slice of at most CHECK_STATS skill folders and files. */
-  watchedRescanCpuMs: number;
   /** A full walk (watcher events, refresh_skills, a timer tick that found a change). */
   fullRescanCpuMs: number;
   indexBuildMs: number;
@@ -39,19 +36,16 @@ export async function inProcessFigures(dir: string, queries: readonly string[]):
   let started = performance.now();
   const catalog = scanner.scan(sources, limits);
   const firstScanMs = performance.now() - started;
-  // Median of unchanged rescans, as they run in the server (async, with ticks): full walks, and timer ticks
-  // (a stat check of the last walk; the tick number picks the slice) without and with a watcher.
-  let tick = 0;
-  const measure = async (pass: "full" | "timer" | "watched", times: number) => {
+  // Median of unchanged rescans, as they run in the server (async, with ticks): full walks, and the timer's
+  // stat check of the last walk.
+  const measure = async (pass: "full" | "timer", times: number) => {
     const cpu: number[] = [];
     const wall: number[] = [];
     for (let i = 0; i < times; i++) {
       const before = process.cpuUsage();
       const t = performance.now();
       if (pass === "full") await scanner.scanAsync(sources, limits);
-      else if (
-        (await scanner.verify(sources, timerPlan(tick++, pass === "watched", scanner.slicedEntries))) !== "unchanged"
-      )
+      else if ((await scanner.verify(sources)) !== "unchanged")
         throw new Error("bench: the unchanged tree did not verify as unchanged");
       wall.push(performance.now() - t);
       const used = process.cpuUsage(before);
@@ -61,7 +55,6 @@ export async function inProcessFigures(dir: string, queries: readonly string[]):
   };
   const full = await measure("full", 3);
   const { cpu, wall } = await measure("timer", 5);
-  const watched = await measure("watched", 10);
   started = performance.now();
   const index = FullTextIndex.empty();
   // The service's own read: confined, in bounded chunks.
@@ -90,7 +83,6 @@ export async function inProcessFigures(dir: string, queries: readonly string[]):
     firstScanMs,
     rescanCpuMs: mid(cpu),
     rescanWallMs: mid(wall),
-    watchedRescanCpuMs: mid(watched.cpu),
     fullRescanCpuMs: mid(full.cpu),
     indexBuildMs,
     postings: index.postings,

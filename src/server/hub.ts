@@ -23,6 +23,7 @@ import { parseToolSelection, type ToolSelection } from "../tools/index.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { MemoryRelease } from "../util/release-memory.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 import type { HubOptions } from "./hub-options.ts";
 import { OfferedTools } from "./offered-tools.ts";
@@ -45,6 +46,8 @@ export class Hub implements ToolDeps {
   readonly git?: GitSync;
   readonly analytics: Analytics;
   readonly search: SearchService;
+  /** Told when big jobs end (scans, index builds, snapshot saves) and when clients call; a server enables it. */
+  readonly memory: MemoryRelease;
   readonly acceptRoots: boolean;
   /** run_script / run_skill_command: the machine they run on (DESIGN §10). */
   readonly exec: ExecHost;
@@ -63,12 +66,16 @@ export class Hub implements ToolDeps {
 
   constructor(options: HubOptions) {
     this.options = options;
+    this.memory = options.memory ?? new MemoryRelease();
     this.scanner =
       options.scanner ??
       new Scanner().parseInWorker({
         failed: (error) =>
           this.logger.warn(`parsing skills in a worker failed (${errorMessage(error)}); parsed them in the server.`),
-        parsed: (files, ms) => this.logger.debug(`parsed ${files} SKILL.md files in a worker in ${Math.round(ms)} ms`),
+        parsed: (files, ms) => {
+          this.memory.soon();
+          this.logger.debug(`parsed ${files} SKILL.md files in a worker in ${Math.round(ms)} ms`);
+        },
       });
     this.config = options.config;
     this.logger = options.logger;
@@ -101,6 +108,7 @@ export class Hub implements ToolDeps {
       sourceInputs: () => pluginSourceInputs(this.plugins()),
       watchFn: options.watchFn,
       now: options.now,
+      collectNow: () => this.memory.collectNow(),
     });
     this.search = createSearch({
       config: options.config,
@@ -108,6 +116,7 @@ export class Hub implements ToolDeps {
       logger: this.logger,
       sourceDirs: () => this.sources().map((s) => s.dir),
       embedding: options.embedding,
+      memory: this.memory,
     });
     // A sync that changed files rebuilds the catalog, which sends tools/list_changed.
     this.git?.onSynced((outcome) => {
@@ -176,7 +185,6 @@ export class Hub implements ToolDeps {
 
   /** Start background scanning and indexing (servers). */
   start(): Promise<void> {
-    this.options.onStart?.();
     this.analytics.publisher?.start();
     // A reachable repository is synced before the first catalog (DESIGN §12), but a slow one is waited for
     // 3 s at most (GitSync.initialize): then the local folders and any existing copy are served, and the
@@ -263,6 +271,7 @@ export class Hub implements ToolDeps {
     this.refresher.stop();
     clearTimeout(this.indexTimer);
     this.search.close();
+    this.memory.disable();
     // A script still running when the server closes is ended with its whole process group.
     this.exec.groups.killAll();
   }
