@@ -132,11 +132,11 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
     // The endpoint never answers (and the publisher would wait 60 s): calls that return at all were not
     // held by the flush in flight. The cap only turns a hang into a failure.
     for (let i = 0; i < 5; i++)
-      await within(call("report_usage", { skill_path: `next-${i}`, useful: true }), 30_000, "report_usage");
+      await within(call("report_usage", { skill_path: `next-${i}`, useful: true }), "report_usage");
     await Bun.sleep(200);
     expect(e.requests).toBe(1);
     // close(300) gives up on the hung flush after 300 ms instead of the publisher's 60 s.
-    await within(Promise.resolve(hub.analytics.publisher?.close(300)), 30_000, "shutdown");
+    await within(Promise.resolve(hub.analytics.publisher?.close(300)), "shutdown");
     const buffered = readJsonlFile(join(hub.config.home, "analytics-buffer.jsonl")).events.map(
       (x) => x.data.skill_path,
     );

@@ -77,29 +77,7 @@ export function textOf(result: SdkCallToolResult): string {
   return result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 }
 
-/**
- * Poll until `check` returns a truthy value or `ms` elapse. The cap only detects a hang: it is long
- * (20 s) because a busy 2-core machine can be slow, and polling returns as soon as the check holds.
- */
-export async function eventually<T>(check: () => T | Promise<T>, ms = 20_000, step = 20): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < end) {
-    last = await check();
-    if (last) return last;
-    await Bun.sleep(step);
-  }
-  throw new Error(`condition not met within ${ms} ms (last value: ${String(last)})`);
-}
-
-/** Reject when `promise` has not settled within `ms`, so a hang fails the test instead of stalling it. */
-export function within<T>(promise: Promise<T>, ms: number, what = "the call"): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not return within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+export { eventually, HANG_MS, within } from "./wait.ts";
 
 /**
  * `connect()` for a test file: every session it opens is closed after each

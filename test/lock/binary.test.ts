@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
+import { eventually } from "../helpers/wait.ts";
 import { machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
@@ -45,9 +46,7 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
       expect(refused.isError).toBe(true);
       expect((refused.structuredContent as { error: { code: string } }).error.code).toBe("SKILL_LOCK_MISMATCH");
       expect((await call("load_skill", { skill_name: "docx" })).isError).toBeFalsy();
-      const deadline = Date.now() + 20_000;
-      while (!stderr.includes("frozen: refused project:pdf") && Date.now() < deadline) await Bun.sleep(50);
-      expect(stderr).toContain("frozen: refused project:pdf");
+      await eventually(() => stderr.includes("frozen: refused project:pdf"));
     } finally {
       await client.close();
     }

@@ -9,6 +9,7 @@ import { serveStdio } from "../../src/transports/stdio.ts";
 import { VERSION } from "../../src/version.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
+import { HANG_MS } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 
@@ -44,7 +45,7 @@ function session(skills: string, home: string, scanner?: Scanner) {
   const done = serveStdio(hub, { stdin, stdout, signals: [] });
   let nextId = 1;
   const waitUntil = async (what: string, found: () => Record<string, any> | undefined) => {
-    const end = Date.now() + 10_000;
+    const end = Date.now() + HANG_MS;
     for (let m = found(); ; m = found()) {
       if (m) return m;
       if (Date.now() > end) throw new Error(`no ${what}: ${JSON.stringify(messages).slice(0, 2000)}`);

@@ -47,5 +47,5 @@ describe("symlinks committed to a synced repository", () => {
       await call("search_skills", { query: "private" }),
     ])
       expect(JSON.stringify(result)).not.toContain("OPERATOR-CANARY");
-  }, 60_000);
+  });
 });

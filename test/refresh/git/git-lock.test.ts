@@ -83,7 +83,7 @@ describe("one sync of a copy at a time across SkillHub processes (DESIGN §12)",
     const copy = sync.targets[0]?.dir ?? "";
     write(`${copy}.lock`, `${other.pid}\n`);
     // The other SkillHub (sleep 30) never lets go: returning at all means the 200 ms wait gave up.
-    const outcome = await within(sync.refresh("test"), 25_000, "a sync waiting for the lock");
+    const outcome = await within(sync.refresh("test"), "a sync waiting for the lock");
     expect(outcome.success).toBe(false);
     expect(outcome.repos[0]?.error?.code).toBe("GIT_LOCKED");
     expect(outcome.repos[0]?.error?.message).toContain(`another SkillHub (pid ${other.pid}) is syncing`);
