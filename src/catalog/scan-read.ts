@@ -19,7 +19,7 @@ export const MAX_SKILL_FILE_BYTES = MAX_INSTRUCTIONS_BYTES;
 /** `readText` replaces the confined reader (tests that fake file-system failures). */
 export type ReadText = (file: string) => string;
 
-/** Synced repositories keep their links inside themselves (DESIGN §3, issue 13); local folders follow links. */
+/** Synced repositories keep their links inside themselves; local folders follow links. */
 export function walkLimits(limits: WalkLimits, source: Source): WalkLimits {
   return source.location === "remote" ? { ...limits, confineLinks: true } : limits;
 }

@@ -194,7 +194,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
 }
 
 function signalNumber(name: string | undefined): number {
-  // node:os when a child was killed, not at start-up (issue 16: loading it cost every start about 0.4 ms).
+  // node:os when a child was killed, not at start-up (loading it cost every start about 0.4 ms).
   const signals = (require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>;
   const n = name ? signals[name] : undefined;
   return n ?? 9;

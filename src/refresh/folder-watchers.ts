@@ -1,6 +1,6 @@
 import { watch as fsWatch, readFileSync } from "node:fs";
 import { errnoCode, errorMessage } from "../util/errors.ts";
-import type { Logger } from "../util/logger.ts";
+import { createMemoryLogger, type Logger } from "../util/logger.ts";
 
 /** A watch set up on one path. */
 export interface Watching {
@@ -151,4 +151,28 @@ export function watchLimitText(): string {
   } catch {
     return "fs.inotify.max_user_watches";
   }
+}
+
+/** Set up watches on `paths` and close them at once: what a server here would cover (doctor). */
+export function probeWatches(paths: Iterable<string>, watchFn?: WatchFn): WatchCoverage {
+  const watchers = new FolderWatchers({
+    logger: createMemoryLogger("SILENT"),
+    rescanSeconds: 0,
+    changed: () => undefined,
+    watchFn,
+  });
+  try {
+    return watchers.sync(paths);
+  } finally {
+    watchers.close();
+  }
+}
+
+/** The watches as `doctor` shows them: how many, and when the system refused some, why and what covers them. */
+export function describeWatches(coverage: WatchCoverage, rescanSeconds: number): string {
+  const watched = `on, ${coverage.watched} folder${coverage.watched === 1 ? "" : "s"} where skills appear`;
+  if (coverage.refused === 0) return watched;
+  const check =
+    rescanSeconds > 0 ? `the stat check every ${rescanSeconds} s` : "no stat check (SKILLHUB_RESCAN_SECONDS is 0)";
+  return `${watched}; the system refused ${coverage.refused} more: its limit on watches per user is reached (${watchLimitText()}), so changes there are found by ${check}. Raise it, e.g. sysctl fs.inotify.max_user_watches=524288`;
 }

@@ -18,7 +18,7 @@ function tempBeside(path: string): string {
 
 /**
  * Write `pieces` to `path` atomically, off the event loop, one piece at a time: each string is encoded
- * as its turn comes (issue 16: one Blob of a 20,000-skill catalog snapshot encoded it all at once, a
+ * as its turn comes (one Blob of a 20,000-skill catalog snapshot encoded it all at once, a
  * 30–60 ms pause of every call, the worst one during a first index build), and no copy of them all is made.
  */
 export async function writeAtomic(path: string, pieces: readonly (Uint8Array | string)[]): Promise<void> {

@@ -3,9 +3,16 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
-import { defaultWatch, FolderWatchers, type WatchFn } from "../../src/refresh/folder-watchers.ts";
+import {
+  defaultWatch,
+  describeWatches,
+  FolderWatchers,
+  probeWatches,
+  type WatchFn,
+} from "../../src/refresh/folder-watchers.ts";
 import { Refresher } from "../../src/refresh/refresher.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
+import { runCli } from "../helpers/cli.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { eventually } from "../helpers/hub.ts";
 
@@ -150,5 +157,33 @@ describe("watches on the folders where skills appear", () => {
     expect(logger.lines).toEqual([]);
     watchers.close();
     expect(closed).toEqual([root]);
+  });
+});
+
+describe("doctor and the watches", () => {
+  test("doctor names how many folders a server here watches, in text and JSON", async () => {
+    const root = collections();
+    const text = await runCli(["doctor", "--skills-dir", root]);
+    expect(text.out).toContain("rescan: a stat check every 30 s; watcher: on, 3 folders where skills appear");
+    const json = await runCli(["doctor", "--json", "--skills-dir", root]);
+    expect(JSON.parse(json.out).watches).toMatchObject({ watched: 3, refused: 0 });
+    const off = await runCli(["doctor", "--skills-dir", root], { SKILLHUB_WATCH: "0" });
+    expect(off.out).toContain("watcher: off");
+  });
+
+  test("a refused watch is shown with the limit, what covers the folder, and how to raise it", () => {
+    const root = collections();
+    const refusing: WatchFn = (path, onChange, onError) => {
+      if (path === root) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+      return defaultWatch(path, onChange, onError);
+    };
+    const coverage = probeWatches([root, join(root, "team"), join(root, "personal")], refusing);
+    expect(coverage).toEqual({ wanted: 3, watched: 2, refused: 1 });
+    const line = describeWatches(coverage, 30);
+    expect(line).toStartWith("on, 2 folders where skills appear; the system refused 1 more");
+    expect(line).toContain("fs.inotify.max_user_watches");
+    expect(line).toContain("found by the stat check every 30 s");
+    expect(line).toContain("sysctl fs.inotify.max_user_watches=");
+    expect(describeWatches(coverage, 0)).toContain("no stat check (SKILLHUB_RESCAN_SECONDS is 0)");
   });
 });
