@@ -160,9 +160,9 @@ export class Refresher {
   }
 
   /**
-   * The stat check: every entry the last scan recorded, then a full scan only when something differs.
-   * A scan under way is waited for first (it may have walked past the change), so a change is served
-   * within one interval and one scan. A call while a check runs shares it; "skipped" once stopped.
+   * The stat check: every entry the last scan recorded, then a full scan only when something differs, so
+   * a change is served within one interval and one scan. A call while a check runs shares it; "skipped"
+   * once stopped.
    */
   check(reason = "timer"): Promise<Verdict | "skipped"> {
     if (this.stopped) return Promise.resolve("skipped");
@@ -173,7 +173,6 @@ export class Refresher {
   private async runCheck(reason: string): Promise<Verdict> {
     let verdict: Verdict;
     try {
-      while (this.running) await this.running;
       verdict = await this.options.scanner.verify(this.options.sources());
     } catch (error) {
       this.options.logger.error(`rescan check failed: ${errorMessage(error)}`);

@@ -23,7 +23,10 @@ export function testHub(options: TestHubOptions = {}) {
   const env = { SKILLHUB_RESCAN_SECONDS: "0", SKILLHUB_WATCH: "0", ...options.env };
   const { config } = resolveConfig({ env, flags: options.flags, homeDir: home, cwd: options.cwd ?? home });
   const logger = createMemoryLogger();
-  const hub = new Hub({ config, logger, env, homeDir: home, cwd: options.cwd ?? home, ...options.hub });
+  // The start-up sync of a repository is waited for in full (not the server's 3 s), unless a test says
+  // otherwise: on a loaded machine a call made right after start-up would otherwise race it.
+  const git = { startupWaitMs: HANG_MS, ...options.hub?.git };
+  const hub = new Hub({ config, logger, env, homeDir: home, cwd: options.cwd ?? home, ...options.hub, git });
   return { hub, logger, home, config: config as Config };
 }
 
@@ -76,6 +79,8 @@ export type CallToolResult = SdkCallToolResult & {
 export function textOf(result: SdkCallToolResult): string {
   return result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 }
+
+import { HANG_MS } from "./wait.ts";
 
 export { eventually, HANG_MS, within } from "./wait.ts";
 

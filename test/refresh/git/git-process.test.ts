@@ -104,7 +104,8 @@ describe("start-up with a slow repository (DESIGN §12)", () => {
       connect({
         flags: { "skills-dir": [local] },
         env: { SKILLS_REPO: "https://example.invalid/team/skills.git" },
-        hub: { git: { runner: { env: git.env }, intervalMs: 0 } },
+        // The clone hangs for good: the start-up wait gives up on it (its length does not matter).
+        hub: { git: { runner: { env: git.env }, intervalMs: 0, startupWaitMs: 100 } },
       }),
       "start-up",
     );
