@@ -162,10 +162,10 @@ export class Refresher {
   /**
    * The stat check: every entry the last scan recorded, then a full scan only when something differs, so
    * a change is served within one interval and one scan. A call while a check runs shares it; "skipped"
-   * once stopped.
+   * during a scan (which looks at everything; what it walked past, the next check finds) and once stopped.
    */
   check(reason = "timer"): Promise<Verdict | "skipped"> {
-    if (this.stopped) return Promise.resolve("skipped");
+    if (this.stopped || (this.running && !this.checking)) return Promise.resolve("skipped");
     this.checking ??= this.runCheck(reason).finally(() => (this.checking = undefined));
     return this.checking;
   }

@@ -192,6 +192,35 @@ describe("the stat check every rescan interval", () => {
     refresher.stop();
   });
 
+  test("a tick during a scan is skipped (the scan looks at everything); what it walked past, the next tick finds", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "a");
+    const { refresher, store, scanner, walks } = await rig([dir], { watch: false });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let walked!: () => void;
+    const hasWalked = new Promise<void>((resolve) => (walked = resolve));
+    const scanAsync = scanner.scanAsync.bind(scanner);
+    scanner.scanAsync = async (...args) => {
+      const catalog = await scanAsync(...args);
+      walked();
+      await held;
+      return catalog;
+    };
+    const scan = refresher.rescan("file change");
+    await hasWalked;
+    writeSkill(dir, "a", { description: "Edited after the scan walked past it." });
+    const before = walks();
+    expect(await refresher.check()).toBe("skipped");
+    release();
+    await scan;
+    expect(walks()).toBe(before);
+    scanner.scanAsync = scanAsync;
+    expect(await refresher.check()).toBe("changed");
+    expect(store.catalog.get("a")?.description).toBe("Edited after the scan walked past it.");
+    refresher.stop();
+  });
+
   test("after a scan that could not read a file, the check walks again instead of trusting stats", async () => {
     const dir = tempDir();
     writeSkill(dir, "fine");
