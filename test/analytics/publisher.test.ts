@@ -8,7 +8,7 @@ import { serveStdio } from "../../src/transports/stdio.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { analyticsEndpoint, type Endpoint } from "../helpers/endpoint.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { type ConnectOptions, connect, eventually, testHub, within } from "../helpers/hub.ts";
+import { type ConnectOptions, connect, eventually, HANG_MS, testHub, within } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void> | void)[] = [];
@@ -89,6 +89,8 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
     const { hub } = testHub({
       env: { ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600", USER: "bob" },
       flags: { "skills-dir": [skills()] },
+      // The server gives the final flush 2 s; a loaded machine may need more to reach even a local endpoint.
+      hub: { analytics: { closeGraceMs: HANG_MS } },
     });
     const stdin = new PassThrough();
     const stdout = new PassThrough();

@@ -59,7 +59,8 @@ export async function connect(options: ConnectOptions = {}) {
   await client.connect(clientTransport);
   await hub.ready;
   const call = (name: string, args: Record<string, unknown> = {}) =>
-    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    // The SDK's own request timeout (60 s) would be a wall-clock limit: a loaded machine gets HANG_MS.
+    client.callTool({ name, arguments: args }, { timeout: HANG_MS }) as Promise<CallToolResult>;
   const close = async () => {
     hub.close();
     await client.close();

@@ -40,10 +40,13 @@ export async function survivors(pids: readonly number[], ms = HANG_MS): Promise<
  */
 export function heldTimeout() {
   let fn: (() => void) | undefined;
-  return {
+  const held = {
+    /** The delay the run asked for. */
+    ms: -1,
     options: {
-      setTimeout: (f: () => void) => {
+      setTimeout: (f: () => void, ms: number) => {
         fn = f;
+        held.ms = ms;
         return 1;
       },
       clearTimeout: () => {
@@ -52,4 +55,5 @@ export function heldTimeout() {
     },
     fire: () => fn?.(),
   };
+  return held;
 }

@@ -79,7 +79,7 @@ describe("git processes are bounded (DESIGN §12)", () => {
     const home = tempDir("skillhub-home-");
     const gone = Bun.spawn(["true"]);
     await gone.exited;
-    const live = Bun.spawn(["sleep", "30"]);
+    const live = Bun.spawn(["sleep", "300"]);
     closers.push(() => live.kill("SIGKILL"));
     const repos = join(home, "repos");
     write(
