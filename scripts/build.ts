@@ -25,7 +25,6 @@ export const BYTECODE_DEFAULT = true;
 export const WORKER_SCRIPTS = [
   "src/catalog/parse-worker.ts",
   "src/search/index-worker.ts",
-  "src/refresh/watch-worker.ts",
   "src/ui/markdown-worker.ts",
 ];
 

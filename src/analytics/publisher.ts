@@ -18,8 +18,10 @@ export interface PublisherOptions {
   bufferFile: string;
   /** Milliseconds between flushes (analytics.flush_seconds × 1000). */
   flushMs: number;
-  /** Per-request timeout in milliseconds. Default 10,000; 2,000 for the final flush. */
+  /** Per-request timeout in milliseconds. Default 10,000; the close grace for the final flush. */
   timeoutMs?: number;
+  /** How long shutdown waits for the final flush (close's default grace), in milliseconds. Default 2,000. */
+  closeGraceMs?: number;
   /** Most events per POST. Default 500. */
   batchSize?: number;
   fetch?: FetchFn;
@@ -84,7 +86,7 @@ export class Publisher {
    * twice `graceMs`. If an earlier flush is still stuck on the endpoint, the
    * remaining events go to the buffer file for the next start. Never rejects.
    */
-  async close(graceMs = 2_000): Promise<FlushResult> {
+  async close(graceMs = this.options.closeGraceMs ?? 2_000): Promise<FlushResult> {
     if (!this.closed) {
       this.closed = true;
       if (this.timer !== undefined)

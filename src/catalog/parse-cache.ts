@@ -23,8 +23,7 @@ interface CachedParse extends ParseResult {
  * with the catalog Skill made from it: a rescan of an unchanged tree parses nothing and builds nothing.
  *
  * A parse without diagnostics is not kept here once its scan has ended: the catalog that scan made holds
- * it (its Skill records the mtime and size read), packed, so an idle server keeps no object or path per
- * skill for it (issue 16).
+ * it (its Skill records the mtime and size read), so each skill is held once.
  */
 export class ParseCache {
   private parses = new Map<string, CachedParse>();

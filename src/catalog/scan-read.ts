@@ -19,7 +19,7 @@ export const MAX_SKILL_FILE_BYTES = MAX_INSTRUCTIONS_BYTES;
 /** `readText` replaces the confined reader (tests that fake file-system failures). */
 export type ReadText = (file: string) => string;
 
-/** Synced repositories and plugins keep their links inside themselves (DESIGN §3); local folders follow links. */
+/** Synced repositories and plugins keep their links inside themselves; local folders follow links. */
 export function walkLimits(limits: WalkLimits, source: Source): WalkLimits {
   return linksConfined(source) ? { ...limits, confineLinks: true } : limits;
 }

@@ -3,16 +3,13 @@ import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/
 import type { TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
-import type { PackedRecord, VerifyPlan, WalkRecord } from "../sources/walk-record.ts";
+import type { WalkRecord } from "../sources/walk-record.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
 import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
 import { ParseCache } from "./parse-cache.ts";
 import { parseSkillEntry, parseTreeEntry, walkLimits } from "./scan-read.ts";
 import { ScanRecords, sameSources, type Verdict } from "./scan-records.ts";
-
-/** Every Nth timer rescan is a full pass (see WalkLimits.quick); the others trust leaf skill folders. */
-export const FULL_PASS_EVERY = 10;
 
 interface CachedTreeParse {
   mtimeMs: number;
@@ -44,7 +41,6 @@ export class Scanner {
   private treeParses = new Map<string, CachedTreeParse>();
   private treeFilesSeen = new Set<string>();
   private generation = 0;
-  private passes = 0;
   /** Set during a scan when anything differs from the previous one. */
   private dirty = true;
   private last?: { catalog: Catalog; sources: readonly Source[]; skills: number; diagnostics: number };
@@ -91,8 +87,8 @@ export class Scanner {
 
   /** Scan synchronously (CLI commands, tests). */
   scan(sources: readonly Source[], limits: WalkLimits): Catalog {
-    const pass = this.beginPass(limits);
-    const walks = sources.map((source) => this.walker.walk(source.dir, walkLimits(pass, source)));
+    this.beginPass();
+    const walks = sources.map((source) => this.walker.walk(source.dir, walkLimits(limits, source)));
     const scans = sources.map((source, i) => this.collect(source, walks[i] as WalkResult));
     return this.finish(sources, scans, walks);
   }
@@ -100,11 +96,11 @@ export class Scanner {
   /** Scan, pausing every few hundred folders and files so requests keep being answered. */
   async scanAsync(sources: readonly Source[], options: ScanOptions): Promise<Catalog> {
     const tick = options.tick ?? nextTurn;
-    const pass = this.beginPass(options);
+    this.beginPass();
     const scans: SourceScan[] = [];
     const walks: WalkResult[] = [];
     for (const source of sources) {
-      const steps = this.walker.steps(source.dir, walkLimits(pass, source));
+      const steps = this.walker.steps(source.dir, walkLimits(options, source));
       let step = steps.next();
       while (!step.done) {
         await tick();
@@ -121,32 +117,19 @@ export class Scanner {
    * Whether the last scan still holds, by stat only (ScanRecords.verify), pausing with `tick`. Reads no
    * file and builds nothing.
    */
-  verify(sources: readonly Source[], plan: VerifyPlan, tick: () => Promise<void> = nextTurn): Promise<Verdict> {
-    const verify = (record: WalkRecord, p: VerifyPlan) => this.walker.verify(record, p);
-    return this.records?.verify(sources, plan, verify, tick) ?? Promise.resolve("unknown");
+  verify(sources: readonly Source[], tick: () => Promise<void> = nextTurn): Promise<Verdict> {
+    const verify = (record: WalkRecord) => this.walker.verify(record);
+    return this.records?.verify(sources, verify, tick) ?? Promise.resolve("unknown");
   }
 
-  /** Folders outside skills the last scan's walks recorded (where new skills appear): what the runtime polls. */
+  /** Folders outside skills the last scan's walks recorded (where new skills appear): what the watcher watches. */
   get structureFolders(): string[] {
     return this.records?.structureFolders ?? [];
   }
 
-  /** Skill folders and files the last scan's walks recorded: what a timer tick's check slices (timerPlan). */
-  get slicedEntries(): number {
-    return this.records?.slicedEntries ?? 0;
-  }
-
-  /** Hand the last scan's records to the watch worker's check (ScanRecords.handOver). */
-  handRecords(check: (pack: () => PackedRecord[] | undefined, sliced: number) => boolean): void {
-    this.records = this.records?.handOver(check);
-  }
-
-  /** A quick pass only when asked (the rescan timer), and even then a full one every FULL_PASS_EVERY-th time. */
-  private beginPass(limits: WalkLimits): WalkLimits {
+  private beginPass(): void {
     this.dirty = false;
     this.unreadable = false;
-    const quick = limits.quick === true && ++this.passes % FULL_PASS_EVERY !== 0;
-    return { ...limits, quick };
   }
 
   private finish(sources: readonly Source[], scans: SourceScan[], walks: WalkResult[]): Catalog {

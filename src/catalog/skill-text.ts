@@ -50,7 +50,7 @@ const START_FRONTMATTER_BYTES = 16 * 1024;
  * The first `chars` characters of the body (all of a shorter one), or undefined when it cannot be
  * served: what an excerpt looks at. Reads `chars` + 4 KiB first; only when that ends inside the
  * frontmatter or before `chars` characters of body (a long frontmatter, multi-byte text) reads a
- * frontmatter of 16 KiB plus 4 bytes a character (issue 16: a hit's excerpt read 48 KiB, and its
+ * frontmatter of 16 KiB plus 4 bytes a character (a hit's excerpt read 48 KiB, and its
  * decoding, zeroing and frontmatter split were two thirds of the read).
  */
 export function readSkillBodyStart(skill: Skill, chars: number): string | undefined {
@@ -68,7 +68,7 @@ export function readSkillBodyStart(skill: Skill, chars: number): string | undefi
 const MAX_FRONTMATTER_CHARS = 65_536;
 
 /**
- * The body without frontmatter, in chunks of at most 64 KiB (issue 16: the search index never holds
+ * The body without frontmatter, in chunks of at most 64 KiB (the search index never holds
  * a large SKILL.md whole): confined like every read, at most 1 MiB. `onText` returns false to stop
  * reading. The frontmatter is recognised as skillBody does (BOM, then `---` up to the first closing
  * `---` line). False when the file cannot be read.

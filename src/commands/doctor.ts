@@ -1,4 +1,5 @@
 import { describeFilter } from "../catalog/filters.ts";
+import { describeWatches, probeWatches } from "../refresh/folder-watchers.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { publicationReport } from "../server/skills-extension/report.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
@@ -14,6 +15,8 @@ export const runDoctor: CommandRun = async (ctx) => {
   const root = hub.projectRoot;
   const c = ctx.config;
   const tools = hub.tools().map((t) => t.name);
+  // What a server here would watch, tried now: a system out of watches is said here as in the server's log.
+  const watches = c.sources.watch ? probeWatches(hub.refresher.watchTargets()) : undefined;
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({
@@ -29,6 +32,7 @@ export const runDoctor: CommandRun = async (ctx) => {
       diagnostics: catalog.diagnostics,
       config_warnings: ctx.configWarnings,
       tools,
+      watches: watches ?? null,
       ...teamJson(hub),
     });
     ctx.out(`${JSON.stringify(report, null, 2)}\n`);
@@ -74,7 +78,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   lines.push(`  tools: ${c.server.tools}${c.server.tools === "auto" ? ` → ${tools.join(", ")}` : ""}`);
   lines.push(`  filters: ${describeFilter(hub.filter)}`);
   lines.push(
-    `  rescan: ${c.sources.rescan_seconds > 0 ? `every ${c.sources.rescan_seconds} s` : "off"}; watcher: ${c.sources.watch ? "on" : "off"}`,
+    `  rescan: ${c.sources.rescan_seconds > 0 ? `a stat check every ${c.sources.rescan_seconds} s` : "off"}; watcher: ${watches ? describeWatches(watches, c.sources.rescan_seconds) : "off"}`,
   );
   lines.push(`  search: ${searchMode(c)}; embeddings: ${describeEmbedding(embeddingSettings(c.embedding))}`);
   lines.push(`  home: ${c.home}`);

@@ -2,9 +2,7 @@ import { configSecrets } from "../exec/env.ts";
 import { hideFromInitialEnviron } from "../exec/initial-environ.ts";
 import type { Hub } from "../server/hub.ts";
 import { serveStdio } from "../transports/stdio.ts";
-import { purgeFreedPagesAtOnce } from "../util/allocator-purge.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
-import { memoryRelease } from "../util/release-memory.ts";
 import { secretVariables } from "../util/secret-env.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, type CommandRun, hubFor } from "./context.ts";
@@ -13,10 +11,10 @@ import { type CommandContext, type CommandRun, hubFor } from "./context.ts";
 export const runServe: CommandRun = async (ctx) => {
   // Security: secrets out of /proc/<pid>/environ before any child can start (exec/initial-environ.ts).
   await hideFromInitialEnviron(secretVariables(process.env, configSecrets(ctx.config)), ctx.logger);
-  // A server idles for hours after its big jobs: what they freed goes back to the system.
-  memoryRelease.enable(ctx.logger);
   if (ctx.config.server.transport === "http") return runHttp(ctx);
-  const hub: Hub = hubFor(ctx, { onStart: () => purgeFreedPages(hub, ctx) });
+  const hub: Hub = hubFor(ctx);
+  // A server idles for hours after its big jobs: what they freed goes back to the system.
+  hub.memory.enable();
   if (!frozenLockReadable(hub, ctx)) return 2;
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(
@@ -38,7 +36,8 @@ export const runServe: CommandRun = async (ctx) => {
  */
 async function runHttp(ctx: CommandContext): Promise<number> {
   const s = ctx.config.server;
-  const hub: Hub = hubFor(ctx, { acceptRoots: false, onStart: () => purgeFreedPages(hub, ctx) });
+  const hub: Hub = hubFor(ctx, { acceptRoots: false });
+  hub.memory.enable();
   if (!frozenLockReadable(hub, ctx)) return 2;
   for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
   ctx.logger.info(
@@ -73,23 +72,4 @@ function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
   hub.close();
   ctx.err(`skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): ${error.message}\n`);
   return false;
-}
-
-/**
- * The allocator is told to give freed pages back at once (util/allocator-purge.ts) as the hub starts.
- * A first start (no catalog snapshot: nothing listed yet) does it before its first scan, whose garbage
- * the option is for, as `initialize` waits for that scan anyway (a first start at 10,000 skills: peak and
- * settled 3 MB lower than with the option set after it). A start from a snapshot answers `initialize` and
- * `tools/list` from it: there the 5–6 ms wait until a turn after the first scan, off the start-up path.
- */
-function purgeFreedPages(hub: Hub, ctx: CommandContext): void {
-  const purge = () => void purgeFreedPagesAtOnce().then((done) => done && ctx.logger.debug(`memory: ${done}`));
-  if (hub.catalog.size === 0) {
-    purge();
-    return;
-  }
-  void hub.ready.then(
-    () => setTimeout(purge, 0).unref(),
-    () => undefined,
-  );
 }

@@ -70,12 +70,13 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   SKILLHUB_RESCAN_SECONDS: {
     key: "sources.rescan_seconds",
     kind: "int",
-    description: "Seconds between stat-based rescans of the skill folders; 0 turns them off.",
+    description:
+      "Seconds between stat checks of every skill folder and file (a scan follows only a change); 0 turns them off.",
   },
   SKILLHUB_WATCH: {
     key: "sources.watch",
     kind: "bool",
-    description: "Watch the skill folders for changes (500 ms debounce).",
+    description: "Watch the folders where skills appear (new and removed skills, 500 ms debounce).",
   },
   SKILLHUB_TRANSPORT: {
     key: "server.transport",

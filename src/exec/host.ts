@@ -30,6 +30,9 @@ export interface ExecHost {
   which: (command: string, path: string | undefined) => string | null;
   /** Groups running now; killed when the hub closes. */
   groups: RunningGroups;
+  /** Starts a run's timeout; injected by tests that end a run when it is ready. Default the runtime's. */
+  setTimeout?: (fn: () => void, ms: number) => unknown;
+  clearTimeout?: (handle: unknown) => void;
 }
 
 export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
@@ -55,5 +58,7 @@ export function runOnHost(host: ExecHost, spec: RunSpec): Promise<ProcessResult>
     now: host.now,
     graceMs: host.graceMs,
     groups: host.groups,
+    setTimeout: host.setTimeout,
+    clearTimeout: host.clearTimeout,
   });
 }

@@ -69,6 +69,9 @@ export interface ProcessOptions {
   now?: () => number;
   /** Milliseconds between SIGTERM and SIGKILL. Default 5,000. */
   graceMs?: number;
+  /** Starts the run's timeout (`spec.timeoutMs`); injected by tests that end a run when it is ready. */
+  setTimeout?: (fn: () => void, ms: number) => unknown;
+  clearTimeout?: (handle: unknown) => void;
   /** Where the running group is registered while it runs (the hub kills them all when it closes). */
   groups?: RunningGroups;
   /** The process table searched for the run's escaped descendants (setsid). Default /proc. */
@@ -141,7 +144,9 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     signalRun(group, exited ? undefined : group, marker, "SIGTERM", kill, table);
     killTimer = setTimeout(killNow, graceMs);
   };
-  const timeout = setTimeout(() => {
+  const setTimer = options.setTimeout ?? setTimeout;
+  const clearTimer = options.clearTimeout ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
+  const timeout = setTimer(() => {
     timedOut = true;
     terminate();
   }, spec.timeoutMs);
@@ -155,7 +160,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   await child.exited;
   exited = true;
   const durationMs = Math.max(0, Math.round(now() - started));
-  clearTimeout(timeout);
+  clearTimer(timeout);
   spec.signal?.removeEventListener("abort", onAbort);
   // Security: the script is done; whatever it left running in its group (a `sleep &`, a server) goes too:
   // SIGTERM, and SIGKILL for what is still there after the grace period, before the call returns. (A killed
@@ -189,7 +194,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
 }
 
 function signalNumber(name: string | undefined): number {
-  // node:os when a child was killed, not at start-up (issue 16: loading it cost every start about 0.4 ms).
+  // node:os when a child was killed, not at start-up (loading it cost every start about 0.4 ms).
   const signals = (require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>;
   const n = name ? signals[name] : undefined;
   return n ?? 9;

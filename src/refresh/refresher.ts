@@ -4,22 +4,16 @@ import type { CatalogStore } from "../catalog/store.ts";
 import type { Config } from "../config/schema.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { WalkLimits } from "../sources/walk.ts";
-import type { VerifyPlan } from "../sources/walk-record.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
-import { memoryRelease } from "../util/release-memory.ts";
 import { Debounce } from "./debounce.ts";
-import { MAX_TIMER_MS, SourceWatchers } from "./source-watchers.ts";
-import { StructurePolls } from "./structure-polls.ts";
-import { FULL_CHECK, timerPlan, WATCHED_CHECK_TICKS } from "./timer-plan.ts";
-import type { WatchFn } from "./watcher.ts";
+import { FolderWatchers, type WatchCoverage, type WatchFn } from "./folder-watchers.ts";
 
-export { CHECK_STATS, SWEEP_TICKS, timerPlan, WATCHED_CHECK_TICKS } from "./timer-plan.ts";
-export type { WatchFn } from "./watcher.ts";
+export type { WatchFn } from "./folder-watchers.ts";
 
-/** Scans that may take the quick path (WalkLimits.quick); watcher events, refreshes and misses never do. */
-const QUICK_REASONS = new Set(["timer", "watchers started"]);
+/** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); a longer one fires at once, over and over. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RefresherOptions {
   store: CatalogStore;
@@ -27,17 +21,19 @@ export interface RefresherOptions {
   logger: Logger;
   /** The current source list (it changes when the project root does). */
   sources: () => readonly Source[];
-  /** Files and folders whose change may change `sources` (Claude Code's plugin registry): polled like source folders. */
+  /** Files and folders whose change may change `sources` (Claude Code's plugin registry): watched too. */
   sourceInputs?: () => readonly string[];
   limits: WalkLimits;
-  /** Seconds between rescans; 0 = no timer. */
+  /** Seconds between stat checks; 0 = no timer. */
   rescanSeconds: number;
-  /** Start file watchers on the source folders. */
+  /** Watch the folders where skills appear. */
   watch: boolean;
   /** Watcher debounce. Default 500 ms. */
   debounceMs?: number;
   /** Longest a rescan waits under a steady stream of changes, in ms. Default max(4 × debounce, 2,000). */
   maxWaitMs?: number;
+  /** The first scan's garbage is collected before the calls that waited for it (MemoryRelease.collectNow). */
+  collectNow?: () => void;
   /** Injected for tests. */
   watchFn?: WatchFn;
   setInterval?: (fn: () => void, ms: number) => unknown;
@@ -51,41 +47,43 @@ export function walkLimitsOf(config: Config): WalkLimits {
 }
 
 /**
- * Keeps the catalog fresh: an initial scan, a stat-based rescan timer, and recursive watchers with a
- * debounce. Scans never overlap: a request during a scan runs once more after it, however many came in.
+ * Keeps the catalog fresh, one design for every source:
+ * - a watch on each folder where skills appear (FolderWatchers): a skill added, removed or renamed is
+ *   rescanned after the debounce;
+ * - every `rescanSeconds`, a stat of every folder and skill file the last scan saw (Scanner.verify),
+ *   then a full scan only when something differs: whatever no watch reported (an edit inside a skill, a
+ *   network file system, a watch the system refused) is served within one interval and one scan;
+ * - a name not found rescans at once when a folder of that name exists (Hub.findSkill, refreshForMiss).
+ * Scans never overlap: a request during a scan runs once more after it, however many came in.
  */
 export class Refresher {
   /** Resolves when the first catalog is installed. */
   readonly ready: Promise<void>;
   /**
-   * Resolves once the watchers are set up and the check that follows them is over (at once when
-   * there are no watchers). Tests and benchmarks wait on it; nothing else needs to.
+   * Resolves once the watches are set up and the check that follows them is over (at once without
+   * watches). Tests and benchmarks wait on it; nothing else needs to.
    */
   readonly watched: Promise<void>;
   private markReady!: () => void;
   private markWatched!: () => void;
   private running?: Promise<void>;
   private queued?: Promise<void>;
-  private readonly watchers: SourceWatchers;
+  private readonly watchers?: FolderWatchers;
   private timer: unknown;
   private readonly debounce: Debounce;
   private lastScanEnd = 0;
-  /** Stat checks so far (which slice the next one stats). */
-  private checks = 0;
-  /** Ticks to let pass without a check (a working watcher: see WATCHED_CHECK_TICKS). */
-  private quietTicks = 0;
-  private readonly polls?: StructurePolls;
-  /** A timer tick's stat check is under way (a slow file system must not stack them up). */
-  private verifying = false;
-  /** Watchers are set up after the first scan; later scans keep them in step with the sources. */
-  private watching = false;
+  /** The stat check under way: a slow file system must not stack them up. */
+  private checking?: Promise<Verdict>;
   private stopped = false;
   private readonly now: () => number;
 
   /** A refresher with the configuration's timer, watcher and walk limits (sources.*). */
   static fromConfig(
     config: Config,
-    deps: Pick<RefresherOptions, "store" | "scanner" | "logger" | "sources" | "sourceInputs" | "watchFn" | "now">,
+    deps: Pick<
+      RefresherOptions,
+      "store" | "scanner" | "logger" | "sources" | "sourceInputs" | "watchFn" | "now" | "collectNow"
+    >,
   ): Refresher {
     return new Refresher({
       ...deps,
@@ -103,47 +101,31 @@ export class Refresher {
     const debounceMs = options.debounceMs ?? 500;
     const maxWaitMs = options.maxWaitMs ?? Math.max(4 * debounceMs, 2_000);
     this.debounce = new Debounce(() => void this.rescan("file change"), debounceMs, maxWaitMs, this.now);
-    this.watchers = new SourceWatchers({
-      logger: options.logger,
-      rescanSeconds: options.rescanSeconds,
-      changed: () => this.changed(),
-      // The ticks it let pass check again, here.
-      failed: () => {
-        this.quietTicks = 0;
-        this.handCheck();
-      },
-      watchFn: options.watchFn,
-    });
-    if (options.rescanSeconds > 0 && options.watch)
-      this.polls = new StructurePolls(options.rescanSeconds * 1000, () => this.changed(), options.sourceInputs);
+    if (options.watch)
+      this.watchers = new FolderWatchers({
+        logger: options.logger,
+        rescanSeconds: options.rescanSeconds,
+        changed: () => this.changed(),
+        watchFn: options.watchFn,
+      });
   }
 
   /**
-   * Scan, then watch: the first catalog is not held up by setting up a recursive watcher (thousands
-   * of inotify watches at 10,000 skills). What changed before the watcher existed is caught by a stat
-   * check of everything the first scan saw, then a scan only if something differs (a walk cost 0.5 s
-   * of the event loop at 20,000 skills, just when a client's first calls come in).
+   * Scan, then watch, then check once: what changed between the scan and the watches is found by that
+   * check, and a scan follows only if something differs.
    */
   start(): Promise<void> {
     const first = this.rescan("startup").then(() => {
       // The scan's garbage, before the calls that waited for it and the index load.
-      memoryRelease.collectNow();
+      this.options.collectNow?.();
       this.markReady();
-      if (!this.options.watch || this.stopped) return this.markWatched();
-      setTimeout(() => {
-        if (this.stopped) return this.markWatched();
-        this.watching = true;
-        void this.watchers
-          .sync(this.options.store.catalog.sources)
-          .then(() => this.checkThenScan("watchers started", () => this.checked(FULL_CHECK)))
-          .then((verdict) => verdict === "unchanged" && this.handCheck())
-          .finally(this.markWatched);
-      }, 0);
+      if (!this.watchers || this.stopped) return this.markWatched();
+      void this.check("watches set up").finally(this.markWatched);
     });
     const seconds = this.options.rescanSeconds;
     if (seconds > 0) {
       const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
-      this.timer = set(() => this.tick(), Math.min(seconds * 1000, MAX_TIMER_MS));
+      this.timer = set(() => void this.check("timer"), Math.min(seconds * 1000, MAX_TIMER_MS));
     }
     return first;
   }
@@ -178,6 +160,29 @@ export class Refresher {
   }
 
   /**
+   * The stat check: every entry the last scan recorded, then a full scan only when something differs, so
+   * a change is served within one interval and one scan. A call while a check runs shares it; "skipped"
+   * during a scan (which looks at everything; what it walked past, the next check finds) and once stopped.
+   */
+  check(reason = "timer"): Promise<Verdict | "skipped"> {
+    if (this.stopped || (this.running && !this.checking)) return Promise.resolve("skipped");
+    this.checking ??= this.runCheck(reason).finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async runCheck(reason: string): Promise<Verdict> {
+    let verdict: Verdict;
+    try {
+      verdict = await this.options.scanner.verify(this.options.sources());
+    } catch (error) {
+      this.options.logger.error(`rescan check failed: ${errorMessage(error)}`);
+      verdict = "unknown";
+    }
+    if (verdict !== "unchanged") await this.rescan(verdict === "changed" ? `${reason}: changed` : reason);
+    return verdict;
+  }
+
+  /**
    * Called when a name is not found: a skill added a moment ago should load
    * even if no watcher saw it. Rate-limited so misses cannot become a scan storm.
    */
@@ -202,14 +207,17 @@ export class Refresher {
   async checkNow(reason = "check"): Promise<void> {
     if (this.stopped) return;
     if (this.running || this.debounce.pending) return this.rescan(reason);
-    let verdict: Verdict;
-    try {
-      verdict = await this.options.scanner.verify(this.options.sources(), FULL_CHECK);
-    } catch (error) {
-      this.options.logger.error(`check failed: ${errorMessage(error)}`);
-      verdict = "unknown";
-    }
-    if (verdict !== "unchanged") await this.rescan(`${reason}: ${verdict}`);
+    await this.check(reason);
+  }
+
+  /** What the watches are set on: the folders where the last scan found skills appear, and the source list's inputs. */
+  watchTargets(): string[] {
+    return [...this.options.scanner.structureFolders, ...(this.options.sourceInputs?.() ?? [])];
+  }
+
+  /** What the watches cover (tests); undefined without watches. */
+  get watchCoverage(): WatchCoverage | undefined {
+    return this.watchers?.status;
   }
 
   stop(): void {
@@ -217,86 +225,17 @@ export class Refresher {
     if (this.timer !== undefined)
       (this.options.clearInterval ?? ((h) => clearInterval(h as ReturnType<typeof setInterval>)))(this.timer);
     this.debounce.cancel();
-    this.watchers.close();
-    this.polls?.close();
-  }
-
-  /**
-   * A timer tick: the stat check; with a working watcher, only one tick in WATCHED_CHECK_TICKS checks
-   * and the others just count (issue 16: idle CPU), while the runtime polls the folders where new skills
-   * appear (StructurePolls). Nothing at all when the watch worker runs the check (handCheck).
-   */
-  private tick(): void {
-    if (this.watchers.checksInWorker) return;
-    if (this.quietTicks > 0) this.quietTicks--;
-    else void this.timerPass();
-  }
-
-  /** A stat check of the last scan (timerPlan), then a full scan only if something differs (issue 16). */
-  timerPass(): Promise<Verdict | "skipped"> {
-    return this.checkThenScan("timer", () => {
-      const healthy = this.watcherHealthy();
-      return this.checked(timerPlan(this.checks++, healthy, this.options.scanner.slicedEntries), healthy);
-    });
-  }
-
-  /** A check by `plan` is starting: with a working watcher, the next one is WATCHED_CHECK_TICKS ticks away. */
-  private checked(plan: VerifyPlan, healthy = this.watcherHealthy()): VerifyPlan {
-    this.quietTicks = healthy ? WATCHED_CHECK_TICKS - 1 : 0;
-    return plan;
-  }
-
-  /**
-   * A stat check of the last scan by `plan`, then a scan only when something differs. `reason` names
-   * the scan and says whether it may be quick (QUICK_REASONS) when there was nothing to check against.
-   */
-  private async checkThenScan(reason: string, plan: () => VerifyPlan): Promise<Verdict | "skipped"> {
-    if (this.stopped || this.verifying) return "skipped";
-    // A scan under way is followed by one more, which looks at everything anyway.
-    if (this.running) {
-      await this.rescan(reason);
-      return "skipped";
-    }
-    this.verifying = true;
-    let verdict: Verdict;
-    try {
-      verdict = await this.options.scanner.verify(this.options.sources(), plan());
-    } catch (error) {
-      this.options.logger.error(`rescan check failed: ${errorMessage(error)}`);
-      verdict = "unknown";
-    } finally {
-      this.verifying = false;
-    }
-    if (verdict === "unchanged") return verdict;
-    // Something differs: walk everything (a quick walk would trust the leaf folders the check just doubted).
-    await this.rescan(verdict === "changed" ? `${reason}: changed` : reason);
-    return verdict;
-  }
-
-  /** With the watchers working and one in the watch worker, that worker checks (SourceWatchers.handCheck). */
-  private handCheck(): void {
-    if (!this.watcherHealthy()) this.watchers.handCheck(undefined, 0);
-    else this.options.scanner.handRecords((pack, sliced) => this.watchers.handCheck(pack, sliced));
-  }
-
-  /** Every existing source folder has a working watcher (see timerPlan). */
-  watcherHealthy(): boolean {
-    if (!this.watching || this.stopped) return false;
-    return this.watchers.healthy(this.options.store.catalog.sources);
+    this.watchers?.close();
   }
 
   private async run(reason: string): Promise<void> {
     // The first scan waits one turn of the event loop: a client's `initialize`, already in the pipe
-    // when the server starts, is answered before the scan competes for the CPU (issue 16).
+    // when the server starts, is answered before the scan competes for the CPU.
     if (reason === "startup") await nextTurn();
     const started = this.now();
     let catalog: Catalog;
     try {
-      // Only QUICK_REASONS take the quick path; a watcher event, a refresh or a miss look at everything.
-      catalog = await this.options.scanner.scanAsync(this.options.sources(), {
-        ...this.options.limits,
-        quick: QUICK_REASONS.has(reason),
-      });
+      catalog = await this.options.scanner.scanAsync(this.options.sources(), this.options.limits);
     } catch (error) {
       // A bug in scanning must not take the server down; keep serving the last catalog.
       this.options.logger.error(`scan failed (${reason}): ${errorMessage(error)}`);
@@ -307,11 +246,7 @@ export class Refresher {
     this.options.logger.debug(
       `scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`,
     );
-    if (this.watching && !this.stopped) {
-      void this.watchers.sync(this.options.store.catalog.sources);
-      this.handCheck();
-    }
-    if (!this.stopped) this.polls?.sync(this.options.scanner.structureFolders);
+    if (!this.stopped) this.watchers?.sync(this.watchTargets());
   }
 
   private changed(): void {

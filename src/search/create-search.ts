@@ -22,6 +22,8 @@ export interface CreateSearchOptions {
   embedding?: EmbeddingOverrides;
   /** Overrides of the service's pacing in tests (SearchServiceOptions). */
   service?: Pick<SearchServiceOptions, "earlyFromSkills" | "tick">;
+  /** The hub's memory release (SearchServiceOptions.memory). */
+  memory?: SearchServiceOptions["memory"];
 }
 
 /**
@@ -42,6 +44,7 @@ export function createSearch(options: CreateSearchOptions): SearchService {
     skipAutoReindex: config.search.skip_auto_reindex,
     mode: searchMode(config),
     buildInWorker: true,
+    memory: options.memory,
     vectors: vectorIndex(options, () => vectorCachePath(cacheDir, sourceDirs())),
     ...options.service,
   });

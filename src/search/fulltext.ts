@@ -159,7 +159,6 @@ export class FullTextIndex {
     }
     forgetProcessedTerms();
     if (this.wantsFreeze(true)) await this.freezeAsync(pause);
-    else this.pack();
     return stats;
   }
 
@@ -183,7 +182,6 @@ export class FullTextIndex {
   private async freezeAsync(pause: () => Promise<void>): Promise<void> {
     const dropDead = this.dead > 0;
     for (const store of this.parts.fields.values()) await store.freezeAsync(this.parts.ids, dropDead, pause);
-    this.pack();
     this.dead = 0;
   }
 
@@ -198,26 +196,18 @@ export class FullTextIndex {
   private settle(): void {
     forgetProcessedTerms();
     if (this.wantsFreeze(true)) this.freeze();
-    else this.pack();
   }
 
   private freeze(): void {
     for (const store of this.parts.fields.values()) store.freeze(this.parts.ids, this.dead > 0);
-    this.pack();
     this.dead = 0;
-  }
-
-  /** The ids and hashes added since go into their packed text: no string a skill stays on the heap. */
-  private pack(): void {
-    this.parts.ids.pack();
-    this.parts.hashes.pack();
   }
 
   /** Drop removed and changed skills now; return the skills to add. */
   private plan(skills: readonly Skill[]): { stats: SyncStats; fresh: Skill[] } {
     const stats: SyncStats = { added: 0, updated: 0, removed: 0 };
     const { ids, hashes } = this.parts;
-    // Slots still wanted; the rest are removed. Looked up by id in place: no map of the index's ids.
+    // Slots still wanted; the rest are removed.
     const wanted = new Uint8Array(ids.length);
     const fresh: Skill[] = [];
     for (const skill of skills) {

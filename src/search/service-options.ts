@@ -1,6 +1,7 @@
 import type { CatalogStore } from "../catalog/store.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Logger } from "../util/logger.ts";
+import type { MemoryRelease } from "../util/release-memory.ts";
 import type { VectorIndex, VectorStatus } from "./embeddings/vector-index.ts";
 import type { Signal } from "./engine.ts";
 import type { SearchMode } from "./modes.ts";
@@ -35,6 +36,8 @@ export interface SearchServiceOptions {
   /** Milliseconds to wait before saving after a change. Default 2,000. */
   saveDelayMs?: number;
   tick?: () => Promise<void>;
+  /** Told when a build or load ends; maps the saved index again before each release. */
+  memory?: Pick<MemoryRelease, "soon" | "beforeRelease">;
 }
 
 export interface IndexStatus {

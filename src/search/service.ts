@@ -2,7 +2,6 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { streamSkillBody } from "../catalog/skill-text.ts";
 import { errorMessage } from "../util/errors.ts";
 import { nextTurn } from "../util/next-turn.ts";
-import { memoryRelease } from "../util/release-memory.ts";
 import { indexInWorker } from "./build-in-worker.ts";
 import { type RankedHit, type RankOptions, scoreFullText } from "./engine.ts";
 import { type BodySource, FullTextIndex } from "./fulltext.ts";
@@ -63,12 +62,13 @@ export class SearchService {
   private readonly writes: IndexWrites;
 
   /** Removes the hook that maps a loaded index file again at each memory release (FullTextIndex.releasePages). */
-  private readonly unhook = memoryRelease.beforeRelease(() => this.index.releasePages());
+  private readonly unhook?: () => void;
 
   constructor(private readonly options: SearchServiceOptions) {
     this.writes = new IndexWrites(options.logger, () => {
       this.dirty = true;
     });
+    this.unhook = options.memory?.beforeRelease(() => this.index.releasePages());
   }
 
   /** Begin once the first catalog is ready. Idempotent. */
@@ -155,7 +155,7 @@ export class SearchService {
   /** Save now if there are unsaved changes (shutdown); stop embedding. */
   close(): void {
     this.closed = true;
-    this.unhook();
+    this.unhook?.();
     this.unsubscribe?.();
     if (this.saveTimer) clearTimeout(this.saveTimer);
     if (this.dirty) this.saveNow();
@@ -200,7 +200,7 @@ export class SearchService {
         this.dirty = true;
       }
       collect();
-      memoryRelease.soon();
+      this.options.memory?.soon();
       // The searches waiting for the index rank on a later turn: calls that came during its last steps (the
       // file mapped, the fields checked) are answered first, not after them and a cold first search.
       await this.pause();

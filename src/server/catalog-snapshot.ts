@@ -9,7 +9,6 @@ import type { Diagnostic } from "../util/diagnostic.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
-import { memoryRelease } from "../util/release-memory.ts";
 import { VERSION } from "../version.ts";
 import type { Hub } from "./hub.ts";
 import type { KeptNamedSkill } from "./instructions.ts";
@@ -326,7 +325,7 @@ export async function saveSnapshot(hub: Hub, file: string, pause: () => Promise<
   }
   try {
     await writeAtomic(file, paced());
-    memoryRelease.soon();
+    hub.memory.soon();
   } catch (error) {
     hub.logger.debug(`catalog snapshot not kept (${file}): ${errorMessage(error)}`);
   }

@@ -2,11 +2,12 @@ import type { AnalyticsOverrides } from "../analytics/setup.ts";
 import type { Scanner } from "../catalog/scanner.ts";
 import type { Config } from "../config/schema.ts";
 import type { ExecHost } from "../exec/host.ts";
+import type { WatchFn } from "../refresh/folder-watchers.ts";
 import type { GitSyncOptions } from "../refresh/git/git-sync-types.ts";
-import type { WatchFn } from "../refresh/watcher.ts";
 import type { CreateSearchOptions, EmbeddingOverrides } from "../search/create-search.ts";
 import type { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
+import type { MemoryRelease } from "../util/release-memory.ts";
 import type { ConfigReload } from "./repo-config.ts";
 
 /** How a Hub is made: the configuration, and what tests inject. */
@@ -16,13 +17,13 @@ export interface HubOptions {
   env: Record<string, string | undefined>;
   homeDir: string;
   cwd: string;
-  /** Run as `start()` begins, before the first scan (a server's one-time process set-up). */
-  onStart?: () => void;
   /** Whether MCP roots may set the project root (stdio: yes; a shared HTTP server: no). Default true. */
   acceptRoots?: boolean;
   /** Log skipped skills and a summary when the catalog changes (servers). Default true. */
   announceDiagnostics?: boolean;
   watchFn?: WatchFn;
+  /** Gives memory back after big jobs once enabled (a server enables it). Default: a new, disabled one. */
+  memory?: MemoryRelease;
   /** Injected for tests that must fake file-system failures. */
   scanner?: Scanner;
   now?: () => number;

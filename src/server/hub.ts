@@ -25,6 +25,7 @@ import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import { USAGE_FILE, UsageStore } from "../usage/usage-store.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { MemoryRelease } from "../util/release-memory.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 import type { HubOptions } from "./hub-options.ts";
 import { OfferedTools } from "./offered-tools.ts";
@@ -58,6 +59,8 @@ export class Hub implements ToolDeps {
   private events: Analytics;
   private started = false;
   readonly search: SearchService;
+  /** Told when big jobs end (scans, index builds, snapshot saves) and when clients call; a server enables it. */
+  readonly memory: MemoryRelease;
   readonly acceptRoots: boolean;
   /** run_script / run_skill_command: the machine they run on (DESIGN §10). */
   readonly exec: ExecHost;
@@ -79,12 +82,16 @@ export class Hub implements ToolDeps {
   constructor(options: HubOptions) {
     this.options = options;
     this.unread = this.store.catalog;
+    this.memory = options.memory ?? new MemoryRelease();
     this.scanner =
       options.scanner ??
       new Scanner().parseInWorker({
         failed: (error) =>
           this.logger.warn(`parsing skills in a worker failed (${errorMessage(error)}); parsed them in the server.`),
-        parsed: (files, ms) => this.logger.debug(`parsed ${files} SKILL.md files in a worker in ${Math.round(ms)} ms`),
+        parsed: (files, ms) => {
+          this.memory.soon();
+          this.logger.debug(`parsed ${files} SKILL.md files in a worker in ${Math.round(ms)} ms`);
+        },
       });
     this.current = options.config;
     this.logger = options.logger;
@@ -122,6 +129,7 @@ export class Hub implements ToolDeps {
       sourceInputs: () => pluginSourceInputs(this.plugins()),
       watchFn: options.watchFn,
       now: options.now,
+      collectNow: () => this.memory.collectNow(),
     });
     this.search = createSearch({
       config: options.config,
@@ -130,6 +138,7 @@ export class Hub implements ToolDeps {
       sourceDirs: () => this.sources().map((s) => s.dir),
       embedding: options.embedding,
       service: options.search,
+      memory: this.memory,
     });
     // A sync that changed files rebuilds the catalog, which sends tools/list_changed; a repository's
     // config.yaml it brought or changed applies first, so the catalog's tools follow it (report_usage).
@@ -214,7 +223,6 @@ export class Hub implements ToolDeps {
 
   /** Start background scanning and indexing (servers). */
   start(): Promise<void> {
-    this.options.onStart?.();
     this.started = true;
     this.analytics.publisher?.start();
     // A reachable repository is synced before the first catalog (DESIGN §12), but a slow one is waited for
@@ -308,6 +316,7 @@ export class Hub implements ToolDeps {
     this.usage.save();
     clearTimeout(this.indexTimer);
     this.search.close();
+    this.memory.disable();
     // A script still running when the server closes is ended with its whole process group.
     this.exec.groups.killAll();
   }

@@ -38,13 +38,6 @@ export interface WalkLimits {
   maxDepth: number;
   maxDirs: number;
   /**
-   * Trust the remembered listing of leaf skill folders (a SKILL.md and no
-   * subfolders) without a stat: the parent's listing still shows added and
-   * removed skills and each SKILL.md is still statted, so only a folder newly
-   * created inside a skill waits for the next full pass (or the watcher).
-   */
-  quick?: boolean;
-  /**
    * Refuse every symlink whose target leaves the source's real folder (synced
    * repositories). Without it, links outside skills may point anywhere
    * (installers link skills in) and links inside a skill stay in that skill.

@@ -4,7 +4,7 @@ import { errnoCode } from "../util/errors.ts";
 import { type FolderEntry, FolderListings, SKILL_FILE } from "./walk-listings.ts";
 import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
-import { realOrEmpty, type VerifyPlan, WalkRecord } from "./walk-record.ts";
+import { realOrEmpty, WalkRecord } from "./walk-record.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
@@ -14,7 +14,7 @@ export { SKILL_FILE } from "./walk-listings.ts";
 export type { FileEntry, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 /**
  * Diagnostics of a limit that stopped a scan: skills past it are not served, so each one is
- * logged as a warning, listed by `doctor` and shown by `list`, never silent (issue 16).
+ * logged as a warning, listed by `doctor` and shown by `list`, never silent.
  */
 export const SCAN_LIMIT_CODES: ReadonlySet<string> = new Set(["dir-limit", "depth-limit"]);
 
@@ -36,7 +36,7 @@ export class Walker {
    * A folder's entries, sorted by name, as the last walk listed it, while its mtime shows no change
    * since; undefined otherwise (not walked, changed, gone). One stat instead of a readdir.
    */
-  knownEntries(dir: string): Iterable<FolderEntry> | undefined {
+  knownEntries(dir: string): readonly FolderEntry[] | undefined {
     try {
       return this.listings.entriesAt(dir, this.fs.statSync(dir).mtimeMs);
     } catch {
@@ -114,7 +114,7 @@ export class Walker {
       }
       result.dirCount++;
       if (result.dirCount % chunk === 0) yield;
-      const listing = this.listings.list(dir, result, limits.quick === true);
+      const listing = this.listings.list(dir, result);
       if (!listing) continue;
       const hasSkill = listing.hasSkill;
       (insideSkill || hasSkill ? record.skillDirs : record.structure).add(dir, listing.mtimeMs);
@@ -233,7 +233,7 @@ export class Walker {
     return result;
   }
 
-  /** Forget listings of folders not seen in the walks since the last call, and pack the rest (call once per pass). */
+  /** Forget listings of folders not seen in the walks since the last call (call once per pass). */
   endRescan(): void {
     this.listings.endRescan();
   }
@@ -255,8 +255,8 @@ export class Walker {
    * Whether a new walk would give the same result as the one that made
    * `record`, by stat alone (WalkRecord.verify).
    */
-  verify(record: WalkRecord, plan: VerifyPlan): Generator<void, boolean, void> {
-    return record.verify(this.fs, plan);
+  verify(record: WalkRecord): Generator<void, boolean, void> {
+    return record.verify(this.fs);
   }
 
   private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {

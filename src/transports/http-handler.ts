@@ -9,7 +9,6 @@ import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
-import { memoryRelease } from "../util/release-memory.ts";
 import { VERSION } from "../version.ts";
 import { preflight, withCors } from "./http-cors.ts";
 import { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
@@ -266,7 +265,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       await sessions.closeAll();
     },
     async handle(request, hooks = {}) {
-      memoryRelease.busy();
+      hub.memory.busy();
       try {
         // With origins listed, every /mcp and /healthz answer depends on Origin (http-cors.ts).
         const corsAware = policy.origins.size > 0 && !isUiPath(pathOf(request));

@@ -1,5 +1,4 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { memoryRelease } from "../util/release-memory.ts";
 import { RPC } from "./http-responses.ts";
 import { toJSONRPCMessage } from "./jsonrpc-message.ts";
 
@@ -19,6 +18,8 @@ export interface LineTransportOptions {
   maxLineBytes?: number;
   /** Told about each line answered with an error (for the log). */
   onRejected?: (reason: string) => void;
+  /** Told as each message is handed over (a waiting memory release waits for quiet again). */
+  onMessage?: () => void;
   /** How long stdin's end waits for requests in flight to be answered (ms). Default 5,000. */
   drainMs?: number;
 }
@@ -38,6 +39,7 @@ export class LineTransport implements Transport {
   private readonly stdout: NodeJS.WritableStream;
   private readonly maxLineBytes: number;
   private readonly onRejected?: (reason: string) => void;
+  private readonly onMessage?: () => void;
   private chunks: Buffer[] = [];
   private size = 0;
   /** Bytes of an oversized line are dropped until its newline. */
@@ -54,6 +56,7 @@ export class LineTransport implements Transport {
     this.stdout = options.stdout;
     this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
     this.onRejected = options.onRejected;
+    this.onMessage = options.onMessage;
     this.drainMs = options.drainMs ?? 5000;
   }
 
@@ -124,7 +127,7 @@ export class LineTransport implements Transport {
     }
     const id = "method" in message && "id" in message ? message.id : undefined;
     if (id !== undefined) this.pending.add(id);
-    memoryRelease.busy();
+    this.onMessage?.();
     try {
       this.onmessage?.(message);
       // A cancelled request gets no answer (the protocol says so): stdin's end no longer waits for it.

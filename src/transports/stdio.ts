@@ -2,7 +2,6 @@ import { readSnapshot, saveSnapshot, snapshotFile } from "../server/catalog-snap
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { errorMessage } from "../util/errors.ts";
-import { memoryRelease } from "../util/release-memory.ts";
 import { bounded } from "./bounded.ts";
 import { serveStdioEntry } from "./stdio-entry.ts";
 import { type InputStream, LineTransport } from "./stdio-lines.ts";
@@ -40,6 +39,7 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     stdout,
     maxLineBytes: options.maxLineBytes,
     onRejected: (reason) => hub.logger.warn(`stdin: ${reason}`),
+    onMessage: () => hub.memory.busy(),
   });
   // initialize is answered at once, before the scan competes for the CPU; the scan starts right after.
   // With the last run's snapshot, its header names skills in the instructions and its catalog answers
@@ -72,7 +72,7 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     const catalog = snapshot?.catalog();
     const reused = catalog && hub.refresher.seed(catalog);
     // What parsing it left behind, before the scan adds its own.
-    if (reused !== undefined) memoryRelease.collectNow();
+    if (reused !== undefined) hub.memory.collectNow();
     if (catalog && reused !== undefined)
       hub.logger.debug(
         `catalog snapshot: ${catalog.size} skills listed until the first scan ends, which reads only the SKILL.md files changed since (${reused} parses kept; ${file})`,

@@ -1,8 +1,7 @@
 /**
- * A sorted list of terms kept as one string and the offsets where each term starts (issue 16, idle):
- * a string per term was 42,000 cells at 10,000 skills, each visited by every full collection of the
- * heap; here a field's whole vocabulary is two cells. A term is read back as a slice only where a
- * query needs it; look-ups compare in place, without making one.
+ * A sorted list of terms kept as one string and the offsets where each term starts: the form a field's
+ * vocabulary has in the saved index file, so a load takes it whole instead of making a string per term.
+ * A term is read back as a slice only where a query needs it; look-ups compare in place.
  */
 export class TermList {
   /** `starts` has one more entry than there are terms: term i is text[starts[i], starts[i + 1]). */

@@ -1,5 +1,5 @@
 import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 
 /**
  * Give the calling thread a lower scheduling priority (Linux keeps a nice value per thread), for a
@@ -11,7 +11,9 @@ import { setPriority } from "node:os";
 export function lowerThreadPriority(nice = 10): void {
   if (process.platform !== "linux") return;
   try {
-    setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), nice);
+    const thread = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    // Never raised: a server started with a higher nice value (nice -n 19) keeps it.
+    if (getPriority(thread) < nice) setPriority(thread, nice);
   } catch {
     // Not allowed (a seccomp filter) or no /proc: the thread keeps its priority.
   }

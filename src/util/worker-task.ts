@@ -1,14 +1,13 @@
 import { COMPILED } from "./compiled.ts";
 import { errorMessage } from "./errors.ts";
 import { nextTurn } from "./next-turn.ts";
-import { memoryRelease } from "./release-memory.ts";
 
 /**
  * One task run in a Worker thread, for work whose garbage would otherwise stay resident: a first scan
  * reads and parses every SKILL.md, a first index build reads every body. The garbage is collected
  * in the server's heap too, but JavaScriptCore keeps the fragmented pages, so resident memory stayed
  * about 2.5 times the live data; a worker's whole heap goes back when it ends, and only its answer,
- * copied compactly, is kept (issue 16; measured in docs/performance.md).
+ * copied compactly, is kept (bench/memory.ts measures it).
  */
 
 /** Messages a worker script posts: any number of parts, then `done` or `error`. */
@@ -62,7 +61,6 @@ export function runWorker<T, X extends object, P, D, U = T>(
       if (settled) return;
       settled = true;
       worker.terminate();
-      memoryRelease.soon();
       outcome();
     };
     worker.onmessage = (event: MessageEvent<WorkerReply<P, D>>) => {

@@ -8,7 +8,7 @@ import { serveStdio } from "../../src/transports/stdio.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { analyticsEndpoint, type Endpoint } from "../helpers/endpoint.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { type ConnectOptions, connect, eventually, testHub, within } from "../helpers/hub.ts";
+import { type ConnectOptions, connect, eventually, HANG_MS, testHub, within } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void> | void)[] = [];
@@ -89,6 +89,8 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
     const { hub } = testHub({
       env: { ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600", USER: "bob" },
       flags: { "skills-dir": [skills()] },
+      // The server gives the final flush 2 s; a loaded machine may need more to reach even a local endpoint.
+      hub: { analytics: { closeGraceMs: HANG_MS } },
     });
     const stdin = new PassThrough();
     const stdout = new PassThrough();
@@ -132,11 +134,11 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
     // The endpoint never answers (and the publisher would wait 60 s): calls that return at all were not
     // held by the flush in flight. The cap only turns a hang into a failure.
     for (let i = 0; i < 5; i++)
-      await within(call("report_usage", { skill_path: `next-${i}`, useful: true }), 30_000, "report_usage");
+      await within(call("report_usage", { skill_path: `next-${i}`, useful: true }), "report_usage");
     await Bun.sleep(200);
     expect(e.requests).toBe(1);
     // close(300) gives up on the hung flush after 300 ms instead of the publisher's 60 s.
-    await within(Promise.resolve(hub.analytics.publisher?.close(300)), 30_000, "shutdown");
+    await within(Promise.resolve(hub.analytics.publisher?.close(300)), "shutdown");
     const buffered = readJsonlFile(join(hub.config.home, "analytics-buffer.jsonl")).events.map(
       (x) => x.data.skill_path,
     );

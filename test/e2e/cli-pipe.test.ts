@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { HANG_MS } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const bin = binary();
@@ -19,10 +20,10 @@ describe("CLI output into a pipe that closes early", () => {
       stderr: "pipe",
     });
     // Hang detection only: before the fix the command never exited.
-    const ended = await Promise.race([proc.exited.then(() => true), Bun.sleep(45_000).then(() => false)]);
+    const ended = await Promise.race([proc.exited.then(() => true), Bun.sleep(HANG_MS).then(() => false)]);
     if (!ended) proc.kill();
     expect(ended).toBe(true);
     expect((await new Response(proc.stdout).text()).length).toBe(100);
     expect(await new Response(proc.stderr).text()).not.toContain("unexpected error");
-  }, 60_000);
+  });
 });

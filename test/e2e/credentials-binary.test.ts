@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { HANG_MS } from "../helpers/wait.ts";
 
 // Issue 13 item 8: credentials in every URL form stay out of `sync --json`, `doctor` and the log.
 
@@ -21,7 +22,7 @@ describe("credentials in repository URLs, through the binary", () => {
       ].join(","),
     };
     for (const args of [["sync", "--json"], ["doctor"], ["list", "--json"]]) {
-      const run = Bun.spawnSync([binary(), ...args], { env, cwd: home, timeout: 60_000 });
+      const run = Bun.spawnSync([binary(), ...args], { env, cwd: home, timeout: HANG_MS });
       const out = `${run.stdout.toString()}\n${run.stderr.toString()}`;
       // sync names the repositories it failed to reach (so the check above is not vacuous).
       if (args[0] === "sync") expect(out).toContain("ssh://deploy@127.0.0.1:1/x.git");

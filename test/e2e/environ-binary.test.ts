@@ -60,5 +60,5 @@ describe.skipIf(process.platform !== "linux")("the server's environment, as a ch
     } finally {
       await client.close();
     }
-  }, 60_000);
+  });
 });

@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { startHttpBinary } from "../helpers/http-binary.ts";
+import { within } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const bin = binary();
@@ -137,8 +138,8 @@ describe("the binary's HTTP edge under bad input and signals", () => {
     );
     await Bun.sleep(200);
     server.proc.kill("SIGTERM");
-    // Hang detection only: the budget is 5 s; a loaded machine gets generous slack.
-    const code = await Promise.race([server.proc.exited, Bun.sleep(20_000).then(() => "hung")]);
+    // Hang detection only (within): the server must exit, however loaded the machine.
+    const code = await within(server.proc.exited, "the server's exit after SIGTERM");
     socket.end();
     expect(code).toBe(0);
   });

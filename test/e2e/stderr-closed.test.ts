@@ -3,6 +3,7 @@ import { closeSync, constants, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { HANG_MS } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const bin = binary();
@@ -39,9 +40,9 @@ describe("a server whose stderr reader goes away", () => {
     closeSync(reader);
     proc.stdin.end();
     // Hang detection only: before the fix the process never exited.
-    const ended = await Promise.race([proc.exited.then(() => true), Bun.sleep(45_000).then(() => false)]);
+    const ended = await Promise.race([proc.exited.then(() => true), Bun.sleep(HANG_MS).then(() => false)]);
     if (!ended) proc.kill("SIGKILL");
     expect(ended).toBe(true);
     expect(proc.exitCode).toBe(0);
-  }, 60_000);
+  });
 });

@@ -1,8 +1,14 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { runProcess } from "../../src/exec/process.ts";
 import { RunningGroups } from "../../src/exec/process-group.ts";
 import { RUN_MARKER_VARIABLE, runProcesses } from "../../src/exec/process-tree.ts";
+import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { eventually, HANG_MS } from "../helpers/hub.ts";
+import { heldTimeout } from "../helpers/process.ts";
+
+afterAll(cleanupTemp);
 
 /** Alive and not a zombie (a killed orphan may wait for a PID 1 that never reaps it). */
 function running(pid: number): boolean {
@@ -12,55 +18,48 @@ function running(pid: number): boolean {
 }
 
 describe("every descendant of a script dies at timeout (process tree + marker)", () => {
+  /** A script that starts a setsid child, says its pid, creates `ready` in its folder, then sleeps. */
+  const setsidRun = () => {
+    const dir = tempDir("skillhub-tree-");
+    const spec = {
+      argv: ["bash", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!; touch ready; sleep 300"],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      timeoutMs: HANG_MS,
+      maxOutputBytes: 10_000,
+    };
+    return { spec, ready: () => existsSync(join(dir, "ready")) };
+  };
+
   test.skipIf(process.platform !== "linux")(
     "a setsid child, in its own session and group, is killed at timeout",
     async () => {
-      const result = await runProcess(
-        {
-          argv: ["bash", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!; sleep 300"],
-          cwd: "/tmp",
-          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-          timeoutMs: 500,
-          maxOutputBytes: 10_000,
-        },
-        { graceMs: 300 },
-      );
+      const { spec, ready } = setsidRun();
+      const timeout = heldTimeout();
+      const run = runProcess(spec, { graceMs: 300, ...timeout.options });
+      await eventually(ready);
+      timeout.fire();
+      const result = await run;
       expect(result.timedOut).toBe(true);
       const pid = Number(result.stdout.text.trim());
       expect(pid).toBeGreaterThan(0);
-      const deadline = Date.now() + 10_000;
-      while (running(pid) && Date.now() < deadline) await Bun.sleep(50);
-      expect(running(pid)).toBe(false);
+      await eventually(() => !running(pid));
     },
-    30_000,
   );
 
   test.skipIf(process.platform !== "linux")(
     "server shutdown (killAll) also ends a setsid child of a running script",
     async () => {
       const groups = new RunningGroups();
-      const run = runProcess(
-        {
-          argv: ["bash", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!; sleep 300"],
-          cwd: "/tmp",
-          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-          timeoutMs: 60_000,
-          maxOutputBytes: 10_000,
-        },
-        { graceMs: 300, groups },
-      );
-      const started = Date.now() + 10_000;
-      while (groups.list().length === 0 && Date.now() < started) await Bun.sleep(20);
-      await Bun.sleep(300);
+      const { spec, ready } = setsidRun();
+      const run = runProcess(spec, { graceMs: 300, groups });
+      await eventually(ready);
       expect(groups.killAll()).toBe(1);
       const result = await run;
       const pid = Number(result.stdout.text.trim());
       expect(pid).toBeGreaterThan(0);
-      const deadline = Date.now() + 10_000;
-      while (running(pid) && Date.now() < deadline) await Bun.sleep(50);
-      expect(running(pid)).toBe(false);
+      await eventually(() => !running(pid));
     },
-    30_000,
   );
 
   test("the run's processes: marker carriers and descendants; the root only while not reaped; never us", () => {

@@ -1,12 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { decodeUtf8Prefix } from "../../src/exec/capture.ts";
 import { runProcess, TIMEOUT_EXIT_CODE } from "../../src/exec/process.ts";
 import { RunningGroups } from "../../src/exec/process-group.ts";
 import { SkillHubError } from "../../src/util/errors.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
-import { eventually } from "../helpers/hub.ts";
-import { survivors } from "../helpers/process.ts";
+import { eventually, HANG_MS } from "../helpers/hub.ts";
+import { heldTimeout, survivors } from "../helpers/process.ts";
 
 afterAll(cleanupTemp);
 
@@ -16,7 +17,21 @@ const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 function spec(script: string, more: Partial<Parameters<typeof runProcess>[0]> = {}) {
   const dir = tempDir("skillhub-exec-");
   const file = write(join(dir, "s.sh"), script);
-  return { argv: [BASH, file], cwd: dir, env, timeoutMs: 10_000, maxOutputBytes: 1_048_576, ...more };
+  return { argv: [BASH, file], cwd: dir, env, timeoutMs: HANG_MS, maxOutputBytes: 1_048_576, ...more };
+}
+
+/**
+ * Run `script` with its timeout held until it has created the file `ready` in its folder: a timeout
+ * that fires before a slow machine has run the script's first lines would test nothing.
+ */
+async function timedOutRun(script: string, graceMs?: number) {
+  const timeout = heldTimeout();
+  const s = spec(script);
+  const run = runProcess(s, { ...timeout.options, graceMs });
+  await eventually(() => existsSync(join(s.cwd, "ready")));
+  const firedAt = Date.now();
+  timeout.fire();
+  return { result: await run, firedAt };
 }
 
 /** The pids a script printed as "pid <n>" lines. */
@@ -47,8 +62,8 @@ describe("runProcess: one child under full control", () => {
   });
 
   test("timeout: SIGTERM to the whole group, a sleeping grandchild too; partial output kept; exit code 137", async () => {
-    const result = await runProcess(
-      spec("sleep 30 &\necho pid $!\necho pid $$\necho partial >&2\nsleep 30\n", { timeoutMs: 400 }),
+    const { result } = await timedOutRun(
+      "sleep 300 &\necho pid $!\necho pid $$\necho partial >&2\ntouch ready\nsleep 300\n",
     );
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBe(TIMEOUT_EXIT_CODE);
@@ -56,26 +71,23 @@ describe("runProcess: one child under full control", () => {
     const pids = pidsIn(result.stdout.text);
     expect(pids).toHaveLength(2);
     expect(await survivors(pids)).toEqual([]);
-    // Ended by the timeout, not by the script: it would have slept 30 s (a bound for hangs, not speed).
-    expect(result.durationMs).toBeLessThan(30_000);
   });
 
   test("a group that ignores SIGTERM gets SIGKILL after the grace period", async () => {
-    const started = Date.now();
-    const result = await runProcess(
-      spec("trap '' TERM\nsleep 30 &\necho pid $!\necho pid $$\nwhile :; do sleep 0.05; done\n", { timeoutMs: 300 }),
-      { graceMs: 400 },
+    const { result, firedAt } = await timedOutRun(
+      "trap '' TERM\nsleep 300 &\necho pid $!\necho pid $$\ntouch ready\nwhile :; do sleep 0.05; done\n",
+      400,
     );
     expect(result.exitCode).toBe(TIMEOUT_EXIT_CODE);
-    // SIGKILL, not SIGTERM, ended it, and not before the timeout and the grace period had passed
+    // SIGKILL, not SIGTERM, ended it, and not before the grace period had passed since the timeout
     // (a lower bound: a slow machine only makes it later). The loop never ends on its own.
     expect(result.signal).toBe("SIGKILL");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(650);
+    expect(Date.now() - firedAt).toBeGreaterThanOrEqual(399);
     expect(await survivors(pidsIn(result.stdout.text))).toEqual([]);
   });
 
   test("nothing outlives a script that exits normally: its background processes are ended", async () => {
-    const result = await runProcess(spec("sleep 30 >/dev/null 2>&1 &\necho pid $!\nexit 0\n"), { graceMs: 400 });
+    const result = await runProcess(spec("sleep 300 >/dev/null 2>&1 &\necho pid $!\nexit 0\n"), { graceMs: 400 });
     expect(result.exitCode).toBe(0);
     expect(await survivors(pidsIn(result.stdout.text))).toEqual([]);
   });
@@ -93,8 +105,11 @@ describe("runProcess: one child under full control", () => {
 
   test("an aborted request ends the group", async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const result = await runProcess(spec("echo pid $$\nsleep 30\n", { signal: controller.signal }));
+    const s = spec("echo pid $$\ntouch ready\nsleep 300\n", { signal: controller.signal });
+    const run = runProcess(s);
+    await eventually(() => existsSync(join(s.cwd, "ready")));
+    controller.abort();
+    const result = await run;
     expect(result.aborted).toBe(true);
     expect(result.timedOut).toBe(false);
     expect(result.exitCode).toBe(128 + 15);
@@ -103,7 +118,7 @@ describe("runProcess: one child under full control", () => {
 
   test("running groups are registered until they end; killAll ends them (server shutdown)", async () => {
     const groups = new RunningGroups();
-    const running = runProcess(spec("echo pid $$\nsleep 30\n"), { groups });
+    const running = runProcess(spec("echo pid $$\nsleep 300\n"), { groups });
     await eventually(() => groups.list().length === 1);
     expect(groups.killAll()).toBe(1);
     const result = await running;

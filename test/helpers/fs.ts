@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { explicitLabels } from "../../src/sources/source-list.ts";
@@ -58,4 +58,14 @@ export function writeSkill(root: string, folder: string, spec: SkillSpec = {}): 
 /** The label (and qualifier) a folder given with --skills-dir gets when it is the only one of its name. */
 export function labelOfDir(dir: string): string {
   return explicitLabels([dir])[0] as string;
+}
+
+/**
+ * Move `dir`'s mtime `seconds` ahead, as a change of its entries would. The kernel stamps a change with
+ * a coarse clock (a few ms), so a folder changed within that tick of the stat that recorded it keeps its
+ * mtime; a test that changes a folder's entries right after a scan says the change happened later.
+ */
+export function laterMtime(dir: string, seconds = 5): void {
+  const at = new Date(statSync(dir).mtimeMs + seconds * 1000);
+  utimesSync(dir, at, at);
 }

@@ -1,4 +1,5 @@
 import type { Subprocess } from "bun";
+import { HANG_MS } from "./wait.ts";
 
 /** What the server logs once it listens: "listening on http://HOST:PORT/mcp". */
 export const LISTENING = /listening on (http:\/\/\S+\/mcp)/;
@@ -46,7 +47,7 @@ export async function startHttpBinary(
       text += decoder.decode(value, { stream: true });
     }
   })();
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.timeoutMs ?? HANG_MS);
   let url: string | undefined;
   while (!url) {
     url = LISTENING.exec(text)?.[1];

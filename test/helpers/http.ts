@@ -2,6 +2,7 @@ import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
 import { createHttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
 import { tempDir, writeSkill } from "./fs.ts";
 import { testHub } from "./hub.ts";
+import { HANG_MS } from "./wait.ts";
 
 export const ORIGIN = "http://127.0.0.1:8000";
 
@@ -93,7 +94,7 @@ export function sseReader(response: Response) {
   const decoder = new TextDecoder();
   let buffer = "";
   return {
-    async next(timeoutMs = 20_000): Promise<Record<string, any>> {
+    async next(timeoutMs = HANG_MS): Promise<Record<string, any>> {
       const read = async () => {
         for (;;) {
           const end = buffer.indexOf("\n\n");

@@ -24,7 +24,10 @@ export function testHub(options: TestHubOptions = {}) {
   const env = { SKILLHUB_RESCAN_SECONDS: "0", SKILLHUB_WATCH: "0", ...options.env };
   const { config } = resolveConfig({ env, flags: options.flags, homeDir: home, cwd: options.cwd ?? home });
   const logger = createMemoryLogger();
-  const hub = new Hub({ config, logger, env, homeDir: home, cwd: options.cwd ?? home, ...options.hub });
+  // The start-up sync of a repository is waited for in full (not the server's 3 s), unless a test says
+  // otherwise: on a loaded machine a call made right after start-up would otherwise race it.
+  const git = { startupWaitMs: HANG_MS, ...options.hub?.git };
+  const hub = new Hub({ config, logger, env, homeDir: home, cwd: options.cwd ?? home, ...options.hub, git });
   return { hub, logger, home, config: config as Config };
 }
 
@@ -57,7 +60,8 @@ export async function connect(options: ConnectOptions = {}) {
   await client.connect(clientTransport);
   await hub.ready;
   const call = (name: string, args: Record<string, unknown> = {}) =>
-    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    // The SDK's own request timeout (60 s) would be a wall-clock limit: a loaded machine gets HANG_MS.
+    client.callTool({ name, arguments: args }, { timeout: HANG_MS }) as Promise<CallToolResult>;
   const close = async () => {
     hub.close();
     await client.close();
@@ -78,29 +82,9 @@ export function textOf(result: SdkCallToolResult): string {
   return result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 }
 
-/**
- * Poll until `check` returns a truthy value or `ms` elapse. The cap only detects a hang: it is long
- * (20 s) because a busy 2-core machine can be slow, and polling returns as soon as the check holds.
- */
-export async function eventually<T>(check: () => T | Promise<T>, ms = 20_000, step = 20): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < end) {
-    last = await check();
-    if (last) return last;
-    await Bun.sleep(step);
-  }
-  throw new Error(`condition not met within ${ms} ms (last value: ${String(last)})`);
-}
+import { HANG_MS } from "./wait.ts";
 
-/** Reject when `promise` has not settled within `ms`, so a hang fails the test instead of stalling it. */
-export function within<T>(promise: Promise<T>, ms: number, what = "the call"): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not return within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+export { eventually, HANG_MS, within } from "./wait.ts";
 
 /**
  * `connect()` for a test file: every session it opens is closed after each

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { HANG_MS } from "./wait.ts";
 
 /**
  * Whether process `pid` has ended. `process.kill(pid, 0)` first; a zombie
@@ -20,10 +21,10 @@ export function isGone(pid: number): boolean {
 }
 
 /**
- * Poll until every pid is gone or `ms` elapse; returns those still running. The cap is long (10 s)
- * so that a busy machine cannot fail a test; a process that was really left running is still found.
+ * Poll until every pid is gone or `ms` elapse; returns those still running. The cap only detects a
+ * process really left running (HANG_MS): polling returns as soon as they are gone.
  */
-export async function survivors(pids: readonly number[], ms = 10_000): Promise<number[]> {
+export async function survivors(pids: readonly number[], ms = HANG_MS): Promise<number[]> {
   const end = Date.now() + ms;
   let alive = pids.filter((p) => !isGone(p));
   while (alive.length > 0 && Date.now() < end) {
@@ -31,4 +32,28 @@ export async function survivors(pids: readonly number[], ms = 10_000): Promise<n
     alive = alive.filter((p) => !isGone(p));
   }
   return alive;
+}
+
+/**
+ * A run's timeout held by the test (ProcessOptions.setTimeout): it fires when the test calls `fire`,
+ * not after a wall-clock delay a busy machine could outrun.
+ */
+export function heldTimeout() {
+  let fn: (() => void) | undefined;
+  const held = {
+    /** The delay the run asked for. */
+    ms: -1,
+    options: {
+      setTimeout: (f: () => void, ms: number) => {
+        fn = f;
+        held.ms = ms;
+        return 1;
+      },
+      clearTimeout: () => {
+        fn = undefined;
+      },
+    },
+    fire: () => fn?.(),
+  };
+  return held;
 }

@@ -72,7 +72,11 @@ export function writeScriptTree(root: string): string {
     'const name: string = process.env.SKILL_ARG_NAME ?? "";\nconst runtime: string = typeof Bun === "undefined" ? "node" : "bun";\nconsole.log(`ts name=${name} greeting=${process.env.SKILL_ARG_GREETING} runtime=${runtime}`);\n',
   );
   write(join(dir, "env.sh"), "env\n");
-  write(join(dir, "slow.sh"), "sleep 30 &\necho pid $!\necho pid $$\necho partial-err >&2\nsleep 30\n");
+  // Says it is ready (a file beside it) once both pids are out, so a test can end it at its timeout then.
+  write(
+    join(dir, "slow.sh"),
+    'sleep 300 &\necho pid $!\necho pid $$\necho partial-err >&2\ntouch "$(dirname "$0")/slow.ready"\nsleep 300\n',
+  );
   write(join(dir, "big.sh"), "head -c $((SKILL_ARG_MB * 1048576)) /dev/zero | tr '\\0' x\n");
   // Runs until the test writes scripts/release beside it (then a run's length never depends on the clock).
   write(join(dir, "wait.sh"), 'while [ ! -e "$(dirname "$0")/release" ]; do sleep 0.05; done\necho waited\n');

@@ -1,13 +1,12 @@
 import { SlotStrings } from "../../src/search/slot-strings.ts";
 
-/** A packed list of `strings`, one slot each; an undefined one is a freed slot. */
+/** A list of `strings`, one slot each; an undefined one is a freed slot. */
 export function slotStrings(strings: readonly (string | undefined)[]): SlotStrings {
   const list = new SlotStrings();
   for (const s of strings) {
     const slot = list.push(s ?? "");
     if (s === undefined) list.free(slot);
   }
-  list.pack();
   return list;
 }
 

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ownFileReads, swapForSpecials } from "../../bench/fuzz/frozen-cases.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
+import { eventually } from "../helpers/wait.ts";
 import { type Machine, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
@@ -54,9 +55,7 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
       expect(refused.isError).toBe(true);
       expect((refused.structuredContent as { error: { code: string } }).error.code).toBe("SKILL_LOCK_MISMATCH");
       expect((await call("load_skill", { skill_name: "docx" })).isError).toBeFalsy();
-      const deadline = Date.now() + 20_000;
-      while (!stderr().includes("frozen: refused project:pdf") && Date.now() < deadline) await Bun.sleep(50);
-      expect(stderr()).toContain("frozen: refused project:pdf");
+      await eventually(() => stderr().includes("frozen: refused project:pdf"));
     } finally {
       await client.close();
     }

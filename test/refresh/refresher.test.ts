@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { manualClock } from "../helpers/clock.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { eventually, sessions, textOf } from "../helpers/hub.ts";
 
@@ -108,7 +109,8 @@ describe("lookup misses", () => {
     const dir = tempDir();
     writeSkill(dir, "good");
     writeSkill(dir, "broken", { description: null });
-    const { call, hub } = await open({ flags: { "skills-dir": [dir] } });
+    // The clock stands still: the rate limit (a rescan a second at most) cannot expire on a slow machine.
+    const { call, hub } = await open({ flags: { "skills-dir": [dir] }, hub: { now: manualClock().now } });
     let scans = 0;
     const original = hub.refresher.rescan.bind(hub.refresher);
     hub.refresher.rescan = (reason: string) => {

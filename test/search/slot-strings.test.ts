@@ -4,14 +4,11 @@ import { slotStrings, stringsOf } from "../helpers/slot-strings.ts";
 
 const IDS = ["dir1:pdf", "dir1:git", "team:review", "dir1:pdf-tools", ""];
 
-describe("SlotStrings: one string per document slot, packed", () => {
-  test("pushed strings read back the same before a pack and after one", () => {
+describe("SlotStrings: one string per document slot", () => {
+  test("pushed strings read back the same", () => {
     const list = new SlotStrings();
     for (const [i, id] of IDS.entries()) expect(list.push(id)).toBe(i);
-    const read = () => IDS.map((_, slot) => list.at(slot));
-    expect(read()).toEqual(IDS);
-    list.pack();
-    expect(read()).toEqual(IDS);
+    expect(IDS.map((_, slot) => list.at(slot))).toEqual(IDS);
     expect(list.length).toBe(IDS.length);
     expect(list.size).toBe(IDS.length);
     for (const [slot, id] of IDS.entries()) expect(list.is(slot, id)).toBe(true);
@@ -19,18 +16,13 @@ describe("SlotStrings: one string per document slot, packed", () => {
     expect(list.is(0, "dir1:pdf-")).toBe(false);
   });
 
-  test("strings pushed after a pack wait in the overlay, then join the packed ones", () => {
+  test("strings pushed after a look-up are found too", () => {
     const list = slotStrings(["a", "bb"]);
+    expect(list.slotOf("bb")).toBe(1);
     list.push("ccc");
     list.push("dddd");
     expect(list.at(2)).toBe("ccc");
     expect(list.slotOf("dddd")).toBe(3);
-    list.pack();
-    expect(stringsOf(list)).toEqual(["a", "bb", "ccc", "dddd"]);
-    expect(list.slotOf("dddd")).toBe(3);
-    expect(list.slotOf("bb")).toBe(1);
-    // Packing again with nothing new changes nothing.
-    list.pack();
     expect(stringsOf(list)).toEqual(["a", "bb", "ccc", "dddd"]);
   });
 
@@ -47,22 +39,20 @@ describe("SlotStrings: one string per document slot, packed", () => {
     list.free(3);
     expect(list.slotOf("dir1:b")).toBe(-1);
     expect(list.push("dir1:b")).toBe(4);
-    list.pack();
     expect(list.slotOf("dir1:b")).toBe(4);
     expect(stringsOf(list)).toEqual(["dir1:a", undefined, "dir1:c", undefined, "dir1:b"]);
     // Past the slots given out: not live.
     expect(list.live(5)).toBe(false);
   });
 
-  test("look-ups find every live slot among many, through table growth and frees, and nothing else", () => {
+  test("look-ups find every live slot among many, through pushes and frees, and nothing else", () => {
     const list = new SlotStrings();
     const id = (i: number) => `src${i % 7}:skill-${i}`;
     for (let i = 0; i < 500; i++) list.push(id(i));
-    // The table is built by the first look-up, then kept up to date by pushes (and grown).
+    // The look-up is made by the first one, then kept up to date by pushes and frees.
     expect(list.slotOf(id(10))).toBe(10);
     for (let i = 500; i < 5000; i++) list.push(id(i));
     for (let i = 0; i < 5000; i += 3) list.free(i);
-    list.pack();
     for (let i = 5000; i < 6000; i++) list.push(id(i));
     for (let i = 0; i < 6000; i++) expect(list.slotOf(id(i))).toBe(i < 5000 && i % 3 === 0 ? -1 : i);
     expect(list.slotOf("src0:skill-")).toBe(-1);
@@ -70,7 +60,7 @@ describe("SlotStrings: one string per document slot, packed", () => {
     expect(list.slotOf("")).toBe(-1);
   });
 
-  test("non-ASCII strings: lengths in UTF-16 units, compared and found in place", () => {
+  test("non-ASCII strings: lengths in UTF-16 units, found exactly", () => {
     const ids = ["équipe:café", "团队:技能", "dir1:emoji-😀", "dir1:e\u0301"];
     const list = slotStrings(ids);
     expect(stringsOf(list)).toEqual(ids);
@@ -91,8 +81,6 @@ describe("SlotStrings: one string per document slot, packed", () => {
     const part = new Uint32Array(7);
     expect(list.joined(2, 5, part)).toBe("bbccc");
     expect([...part]).toEqual([0, 0, 2, 0, 3, 0, 0]);
-    list.push("e");
-    expect(() => list.joined(0, 8, new Uint32Array(8))).toThrow("pack");
   });
 
   test("fromLengths cuts one text into slots: empty ones are freed, or liveness is another list's", () => {
@@ -104,7 +92,6 @@ describe("SlotStrings: one string per document slot, packed", () => {
     expect(() => SlotStrings.fromLengths("abc", Uint32Array.from([1, 1]))).toThrow("add up");
     // Grows from a loaded list like from a new one.
     expect(ids.push("dir1:d")).toBe(3);
-    ids.pack();
     expect(stringsOf(ids)).toEqual(["dir1:a", undefined, "dir1:c", "dir1:d"]);
   });
 
@@ -113,11 +100,8 @@ describe("SlotStrings: one string per document slot, packed", () => {
     const copy = list.copy();
     list.free(0);
     list.push("c");
-    list.pack();
     expect(stringsOf(copy)).toEqual(["a", "b"]);
     expect(copy.slotOf("a")).toBe(0);
     expect(stringsOf(list)).toEqual([undefined, "b", "c"]);
-    list.push("d");
-    expect(() => list.copy()).toThrow("pack");
   });
 });

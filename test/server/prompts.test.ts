@@ -112,7 +112,8 @@ describe("turning prompts off, and change notifications", () => {
     await s.hub.refresher.rescan("test");
     await eventually(() => s.notifications.includes("notifications/prompts/list_changed"));
     await s.hub.refresher.rescan("test again, nothing changed");
-    await Bun.sleep(100);
+    // A round trip: a notification sent before its answer has arrived by then (in-memory, in order).
+    await s.client.ping();
     expect(s.notifications.filter((n) => n === "notifications/prompts/list_changed")).toHaveLength(1);
     expect(s.notifications.filter((n) => n === "notifications/resources/list_changed")).toHaveLength(1);
   });
@@ -122,14 +123,27 @@ describe("turning prompts off, and change notifications", () => {
     const changes: string[] = [];
     const client = await w.client("2026-07-28", (kind) => changes.push(kind));
     await client.listTools();
-    await Bun.sleep(200);
-    writeSkill(w.dir, "new-skill", { description: "Added while running" });
-    await w.hub.refresher.rescan("test");
+    // The client opens its subscription in the background: a skill added per try until one is announced
+    // (tries a second apart: the client debounces change notifications, a burst would hold them back).
+    let added = 0;
     await eventually(
-      () => changes.includes("prompts") && changes.includes("resources") && changes.includes("tools"),
-      10_000,
+      async () => {
+        if (changes.includes("tools")) return true;
+        writeSkill(w.dir, `new-skill-${added++}`, { description: "Added while running" });
+        await w.hub.refresher.rescan("test");
+        return false;
+      },
+      undefined,
+      1000,
     );
+    // Subscribed: one change of each kind per catalog change from now on.
+    await eventually(() => changes.includes("prompts") && changes.includes("resources"));
+    changes.length = 0;
+    writeSkill(w.dir, "one-more", { description: "Added while subscribed" });
+    await w.hub.refresher.rescan("test");
+    await eventually(() => changes.includes("prompts") && changes.includes("resources") && changes.includes("tools"));
     await w.hub.refresher.rescan("nothing changed");
+    // Nothing is awaited here: a change announced for nothing would arrive in this time.
     await Bun.sleep(200);
     expect(changes.filter((c) => c === "prompts")).toHaveLength(1);
     expect(changes.filter((c) => c === "resources")).toHaveLength(1);

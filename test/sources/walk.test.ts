@@ -2,8 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Walker } from "../../src/sources/walk.ts";
-import { type VerifyPlan, verifyPacked, WalkRecord } from "../../src/sources/walk-record.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { WalkRecord } from "../../src/sources/walk-record.ts";
+import { cleanupTemp, laterMtime, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 const limits = { maxDepth: 8, maxDirs: 20_000 };
@@ -129,12 +129,10 @@ describe("Walker: links", () => {
   });
 });
 
-describe("WalkRecord.pack and verifyPacked (what the watch worker checks)", () => {
+describe("WalkRecord.verify (the stat check)", () => {
   const fs = { statSync, realpathSync };
-  const all: VerifyPlan = { skillDirs: "all", files: "all", slices: 1, phase: 0 };
-  const slice = (phase: number): VerifyPlan => ({ skillDirs: "slice", files: "slice", slices: 3, phase });
-  const verdict = (r: WalkRecord, plan: VerifyPlan) => {
-    const steps = r.verify(fs, plan);
+  const verdict = (r: WalkRecord) => {
+    const steps = r.verify(fs);
     for (;;) {
       const step = steps.next();
       if (step.done) return step.value;
@@ -142,8 +140,8 @@ describe("WalkRecord.pack and verifyPacked (what the watch worker checks)", () =
   };
 
   function tree() {
-    const root = tempDir("skillhub-pack-");
-    const elsewhere = tempDir("skillhub-pack-elsewhere-");
+    const root = tempDir("skillhub-record-");
+    const elsewhere = tempDir("skillhub-record-elsewhere-");
     for (const name of ["alpha", "group/beta", "gamma", "delta", "epsilon"]) writeSkill(root, name);
     write(join(root, "tree", "node.md"), "# node\n");
     writeSkill(elsewhere, "linked");
@@ -151,54 +149,44 @@ describe("WalkRecord.pack and verifyPacked (what the watch worker checks)", () =
     symlinkSync(join(root, "gone"), join(root, "dangling"));
     const record = new Walker().walk(root, limits).record;
     record.structure.add(join(root, "missing-source"), Number.NaN);
-    return { root, record, packed: structuredClone(record.pack()) };
+    return { root, record };
   }
 
-  test("keeps the walk's root once, and agrees with verify on an unchanged tree, for every plan", () => {
-    const { root, record, packed } = tree();
-    expect(packed.prefix).toBe(root);
-    expect(packed.lists[2].paths).not.toContain(root);
-    expect(record.links.length).toBe(2);
-    for (const plan of [all, slice(0), slice(1), slice(2)]) {
-      expect(verdict(record, plan)).toBe(true);
-      expect(verifyPacked(fs, packed, plan)).toBe(true);
-    }
-  });
-
-  test("an edited file is found by the slice that holds it, and only by that one, as verify finds it", () => {
-    const { root, record, packed } = tree();
-    const file = join(root, "gamma", "SKILL.md");
-    appendFileSync(file, "\nedited\n");
-    const at = record.files.paths.indexOf(file);
-    expect(at).toBeGreaterThanOrEqual(0);
-    expect(verifyPacked(fs, packed, all)).toBe(false);
-    for (const phase of [0, 1, 2]) {
-      expect(verifyPacked(fs, packed, slice(phase))).toBe(phase !== at % 3);
-      expect(verdict(record, slice(phase))).toBe(phase !== at % 3);
-    }
+  test("an unchanged tree verifies; an edited file, a new folder inside a skill and a tree node's edit do not", () => {
+    const unchanged = tree();
+    expect(unchanged.record.links.length).toBe(2);
+    expect(verdict(unchanged.record)).toBe(true);
+    const edited = tree();
+    appendFileSync(join(edited.root, "gamma", "SKILL.md"), "\nedited\n");
+    expect(verdict(edited.record)).toBe(false);
+    const grown = tree();
+    mkdirSync(join(grown.root, "group", "beta", "scripts"));
+    laterMtime(join(grown.root, "group", "beta"));
+    expect(verdict(grown.record)).toBe(false);
+    const node = tree();
+    appendFileSync(join(node.root, "tree", "node.md"), "more\n");
+    expect(verdict(node.record)).toBe(false);
   });
 
   test("a link retargeted, a missing source folder created, a skill folder removed", () => {
     const first = tree();
     rmSync(join(first.root, "linked"));
     symlinkSync(join(first.root, "alpha"), join(first.root, "linked"));
-    expect(verifyPacked(fs, first.packed, slice(0))).toBe(false);
+    expect(verdict(first.record)).toBe(false);
     const second = tree();
     mkdirSync(join(second.root, "missing-source"));
-    expect(verifyPacked(fs, second.packed, slice(1))).toBe(false);
+    expect(verdict(second.record)).toBe(false);
     const third = tree();
     rmSync(join(third.root, "delta"), { recursive: true });
-    expect(verifyPacked(fs, third.packed, all)).toBe(false);
+    expect(verdict(third.record)).toBe(false);
   });
 
-  test("paths outside the root are kept whole; an empty record verifies", () => {
+  test("an empty record verifies; a missing folder must stay missing", () => {
+    expect(verdict(new WalkRecord())).toBe(true);
     const record = new WalkRecord();
     record.structure.add("/nowhere/a", Number.NaN);
+    expect(verdict(record)).toBe(true);
     record.files.add("/elsewhere/b.md", 1, 2);
-    const packed = record.pack();
-    expect(packed.prefix).toBe("");
-    expect(packed.lists[2].paths).toBe("/elsewhere/b.md");
-    expect(verifyPacked(fs, packed, all)).toBe(false);
-    expect(verifyPacked(fs, new WalkRecord().pack(), all)).toBe(true);
+    expect(verdict(record)).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdioEntry } from "../../src/transports/stdio-entry.ts";
 import { LineTransport } from "../../src/transports/stdio-lines.ts";
+import { eventually, HANG_MS } from "../helpers/wait.ts";
 
 // A connection's entry (src/transports/stdio-entry.ts): a 2025-era initialize is served by the server
 // connected directly, any other opening by the SDK's entry; either way in order, and a failed start is
@@ -17,7 +18,7 @@ const initialize = (id: number) =>
   });
 const ping = (id: number) => line({ id, method: "ping" });
 
-function connection(factory: () => Promise<McpServer>) {
+function connection(factory: () => Promise<McpServer>, drainMs?: number) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const out: { id?: number; result?: unknown; error?: { code: number } }[] = [];
@@ -31,7 +32,7 @@ function connection(factory: () => Promise<McpServer>) {
   });
   const errors: string[] = [];
   let closed = 0;
-  const handle = serveStdioEntry(new LineTransport({ stdin, stdout }), {
+  const handle = serveStdioEntry(new LineTransport({ stdin, stdout, drainMs }), {
     factory,
     onerror: (error) => errors.push(error.message),
     onclose: () => closed++,
@@ -41,9 +42,24 @@ function connection(factory: () => Promise<McpServer>) {
 
 const server = () => new McpServer({ name: "test", version: "1" }, { capabilities: { tools: {} } });
 
-/** Until `check` holds (or 2 s): timings of a loaded machine do not decide the outcome. */
-async function until(check: () => boolean): Promise<void> {
-  for (const started = Date.now(); !check() && Date.now() - started < 2000; ) await Bun.sleep(5);
+/** Until `check` holds: timings of a loaded machine do not decide the outcome. */
+const until = (check: () => boolean) => eventually(check, HANG_MS, 5);
+
+/** A server factory that finishes when the test says so: messages can be sent while it is made. */
+function heldServer(make: () => McpServer = server) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = {
+    /** The entry has started making the server. */
+    started: false,
+    factory: async () => {
+      held.started = true;
+      await released;
+      return make();
+    },
+    release,
+  };
+  return held;
 }
 
 describe("the stdio entry", () => {
@@ -52,13 +68,12 @@ describe("the stdio entry", () => {
     ["any other opening (the SDK's entry)", ping(1)],
   ] as const)
     test(`${opening}: messages read while the server is made are answered in order`, async () => {
-      const c = connection(async () => {
-        await Bun.sleep(40);
-        return server();
-      });
+      const held = heldServer();
+      const c = connection(held.factory);
       c.stdin.write(`${first}${line({ method: "notifications/initialized" })}${ping(2)}`);
-      await Bun.sleep(5);
+      await until(() => held.started);
       c.stdin.write(ping(3));
+      held.release();
       await until(() => c.out.length === 3);
       c.stdin.write(ping(4));
       await until(() => c.out.length === 4);
@@ -84,13 +99,13 @@ describe("the stdio entry", () => {
         );
       });
       return made;
-    });
+      // A drain longer than any wait here: without the cancel, stdin's end would wait for it.
+    }, 10 * HANG_MS);
     const call = line({ id: 2, method: "tools/call", params: { name: "wait", arguments: {} } });
     c.stdin.write(`${initialize(1)}${line({ method: "notifications/initialized" })}${call}`);
     await until(() => c.out.length === 1);
     c.stdin.write(line({ method: "notifications/cancelled", params: { requestId: 2, reason: "user" } }));
     c.stdin.end();
-    // Without the cancel, stdin's end waits up to the 5 s drain for an answer that never comes.
     await until(() => c.closed() > 0);
     expect(aborted).toBe(true);
     expect(c.closed()).toBe(1);
@@ -115,8 +130,7 @@ describe("the stdio entry", () => {
 
   test("closed while the server is made: it is closed too, and nothing is answered", async () => {
     let closedServer = false;
-    const c = connection(async () => {
-      await Bun.sleep(40);
+    const held = heldServer(() => {
       const made = server();
       const close = made.close.bind(made);
       made.close = async () => {
@@ -125,9 +139,12 @@ describe("the stdio entry", () => {
       };
       return made;
     });
+    const c = connection(held.factory);
     c.stdin.write(initialize(1));
-    await Bun.sleep(5);
-    await c.handle.close();
+    await until(() => held.started);
+    const closing = c.handle.close();
+    held.release();
+    await closing;
     await until(() => closedServer);
     expect(closedServer).toBe(true);
     expect(c.out).toEqual([]);

@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import { serveStdio } from "../../src/transports/stdio.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
+import { HANG_MS } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 
@@ -25,7 +26,7 @@ function pipes(maxLineBytes?: number) {
   const done = serveStdio(hub, { stdin, stdout, signals: [], maxLineBytes });
   const send = (line: string) => stdin.write(`${line}\n`);
   const waitFor = async (id: number | null, count = 1) => {
-    const end = Date.now() + 10_000;
+    const end = Date.now() + HANG_MS;
     while (answers.filter((a) => a.id === id).length < count) {
       if (Date.now() > end) throw new Error(`no answer with id ${id}: ${JSON.stringify(answers)}`);
       await Bun.sleep(10);

@@ -9,6 +9,7 @@ import { VERSION } from "../../src/version.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { GatedScanner } from "../helpers/gated-scanner.ts";
 import { testHub } from "../helpers/hub.ts";
+import { HANG_MS } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 
@@ -34,7 +35,7 @@ function session(skills: string, home: string, scanner?: Scanner) {
   const done = serveStdio(hub, { stdin, stdout, signals: [] });
   let nextId = 1;
   const waitUntil = async (what: string, found: () => Record<string, any> | undefined) => {
-    const end = Date.now() + 10_000;
+    const end = Date.now() + HANG_MS;
     for (let m = found(); ; m = found()) {
       if (m) return m;
       if (Date.now() > end) throw new Error(`no ${what}: ${JSON.stringify(messages).slice(0, 2000)}`);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { cleanupTemp, writeSkill } from "../helpers/fs.ts";
 import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
+import { HANG_MS } from "../helpers/wait.ts";
 import { freshBinary, hasChromium, launchBrowser, SCREENSHOTS } from "./browser.ts";
 import { HOSTILE_FILE, HOSTILE_NAME, uiWorld } from "./world.ts";
 
@@ -17,7 +18,7 @@ if (!available)
 const suite = available ? describe : describe.skip;
 
 const TOKEN = "browser-test-token-0123456789abcdef";
-const WAIT = { timeout: 20_000 };
+const WAIT = { timeout: HANG_MS };
 let world: ReturnType<typeof uiWorld>;
 let server: HttpBinary;
 let guarded: HttpBinary;
@@ -53,7 +54,7 @@ suite("the page in Chromium", () => {
       startHttpBinary(bin, dirs, { env: guardedEnv, cwd: world.home, timeoutMs: 30_000 }),
     ]);
     ({ context, close: closeBrowser } = await launchBrowser());
-  }, 90_000);
+  });
 
   afterAll(async () => {
     await closeBrowser?.();
@@ -103,7 +104,7 @@ suite("the page in Chromium", () => {
     await page.locator("#file-body code", { hasText: "number" }).waitFor(WAIT);
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   test("a skill tree, keywords and inherited chains", async () => {
     const { page, errors } = await newPage();
@@ -117,7 +118,7 @@ suite("the page in Chromium", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "trees.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   test("usage charts from recorded analytics, at phone width", async () => {
     const { page, errors } = await newPage();
@@ -134,7 +135,7 @@ suite("the page in Chromium", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "usage.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   test("a hostile skill's HTML and file names show as text and never run", async () => {
     const { page, errors } = await newPage();
@@ -153,7 +154,7 @@ suite("the page in Chromium", () => {
     expect(await page.evaluate<string>("typeof window.__pwned")).toBe("undefined");
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   test("a malformed escape in the address names the skill it cannot find, and the page still works", async () => {
     const { page, errors } = await newPage();
@@ -164,7 +165,7 @@ suite("the page in Chromium", () => {
     await page.locator("main > h1", { hasText: "Skill trees" }).waitFor(WAIT);
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   test("a token-protected server asks once and keeps the token in this tab only", async () => {
     const { page, errors } = await newPage();
@@ -184,7 +185,7 @@ suite("the page in Chromium", () => {
     expect(stored).toEqual({ session: TOKEN, local: 0, cookie: "" });
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   test("a page on a listed origin calls /mcp with the token and reads the answer; an unlisted one cannot", async () => {
     const { page, errors } = await newPage();
@@ -219,15 +220,15 @@ suite("the page in Chromium", () => {
     });
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   test("live update: a skill added on disk appears without a reload", async () => {
     const { page, errors } = await newPage();
     await page.goto(`${server.base}/`);
     await page.getByRole("heading", { name: /^Skills: \d+ served/ }).waitFor(WAIT);
     writeSkill(world.first, "fresh-skill", { description: "Added while the page was open." });
-    await page.getByRole("link", { name: "fresh-skill" }).waitFor({ timeout: 30_000 });
+    await page.getByRole("link", { name: "fresh-skill" }).waitFor(WAIT);
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 });

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
+import { HANG_MS } from "../helpers/wait.ts";
 
 /** Debian's chromium package: the only browser the page's tests use (nothing is downloaded). */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -57,7 +58,7 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
       "--disable-breakpad",
     ],
     viewport: { width: 1200, height: 900 },
-    timeout: 60_000,
+    timeout: HANG_MS,
   });
   return {
     context,

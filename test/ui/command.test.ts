@@ -37,7 +37,7 @@ describe("skillhub ui", () => {
     expect(list.items.map((s) => s.name)).toEqual(["pdf-tools"]);
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
-  }, 60_000);
+  });
 
   test("--open hands the URL to the browser opener; a stray argument is a usage error", async () => {
     const skills = tempDir("skillhub-ui-open-");

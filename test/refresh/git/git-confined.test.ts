@@ -47,7 +47,7 @@ describe("symlinks committed to a synced repository", () => {
       await call("search_skills", { query: "private" }),
     ])
       expect(JSON.stringify(result)).not.toContain("OPERATOR-CANARY");
-  }, 60_000);
+  });
 
   test("a skills folder committed as a link out of the repository is not served from there", async () => {
     const operator = tempDir("skillhub-operator-skills-");
@@ -65,5 +65,5 @@ describe("symlinks committed to a synced repository", () => {
     const refused = s.hub.catalog.diagnostics.filter((d) => d.code === "symlink-outside");
     expect(refused.map((d) => d.file.split("/").pop())).toEqual(["skills"]);
     expect(JSON.stringify(await s.call("list_skills", { include_body: true }))).not.toContain("OPERATOR-CANARY");
-  }, 60_000);
+  });
 });

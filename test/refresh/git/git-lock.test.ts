@@ -6,7 +6,7 @@ import { createMemoryLogger } from "../../../src/util/logger.ts";
 import { fakeGit } from "../../helpers/fake-git.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
-import { within } from "../../helpers/hub.ts";
+import { HANG_MS, within } from "../../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => unknown)[] = [];
@@ -57,8 +57,9 @@ describe("one sync of a copy at a time across SkillHub processes (DESIGN §12)",
     const remote = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha") });
     const home = tempDir("skillhub-home-");
     const wrapper = overlapDetector();
-    const a = gitSync(home, remote.url, wrapper.env);
-    const b = gitSync(home, remote.url, wrapper.env);
+    // Each waits for the other as long as it takes (a loaded machine can hold a clone for seconds).
+    const a = gitSync(home, remote.url, wrapper.env, { lockWaitMs: HANG_MS });
+    const b = gitSync(home, remote.url, wrapper.env, { lockWaitMs: HANG_MS });
     const first = await Promise.all([a.refresh("a"), b.refresh("b")]);
     expect(first.map((o) => o.success)).toEqual([true, true]);
     remote.write("skills/beta/SKILL.md", skillText("beta"));
@@ -77,13 +78,13 @@ describe("one sync of a copy at a time across SkillHub processes (DESIGN §12)",
   test("a copy locked by another live SkillHub: a short wait, then a clear 'another SkillHub is syncing' result", async () => {
     const remote = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha") });
     const home = tempDir("skillhub-home-");
-    const other = Bun.spawn(["sleep", "30"]);
+    const other = Bun.spawn(["sleep", "300"]);
     closers.push(() => other.kill("SIGKILL"));
     const sync = gitSync(home, remote.url, GIT_ENV, { lockWaitMs: 200 });
     const copy = sync.targets[0]?.dir ?? "";
     write(`${copy}.lock`, `${other.pid}\n`);
-    // The other SkillHub (sleep 30) never lets go: returning at all means the 200 ms wait gave up.
-    const outcome = await within(sync.refresh("test"), 25_000, "a sync waiting for the lock");
+    // The other SkillHub (sleep 300) never lets go: returning at all means the 200 ms wait gave up.
+    const outcome = await within(sync.refresh("test"), "a sync waiting for the lock");
     expect(outcome.success).toBe(false);
     expect(outcome.repos[0]?.error?.code).toBe("GIT_LOCKED");
     expect(outcome.repos[0]?.error?.message).toContain(`another SkillHub (pid ${other.pid}) is syncing`);
@@ -101,7 +102,7 @@ describe("one sync of a copy at a time across SkillHub processes (DESIGN §12)",
     write(`${copy}.lock`, `${gone.pid}\n`);
     expect((await sync.refresh("dead holder")).success).toBe(true);
     expect(existsSync(`${copy}.lock`)).toBe(false);
-    const live = Bun.spawn(["sleep", "30"]);
+    const live = Bun.spawn(["sleep", "300"]);
     closers.push(() => live.kill("SIGKILL"));
     write(`${copy}.lock`, `${live.pid}\n`);
     const old = (Date.now() - 3_600_000) / 1000;
