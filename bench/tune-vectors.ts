@@ -30,8 +30,9 @@ import { FullTextIndex } from "../src/search/fulltext.ts";
 import { acronyms, normaliseQuery, processTerm } from "../src/search/text.ts";
 import { skillBody } from "../src/skills/agent-skill.ts";
 import type { Skill } from "../src/skills/skill.ts";
-import { type Query, score } from "./eval.ts";
-import { loadQueries, tuneCatalogs } from "./lib/tune-catalogs.ts";
+import { type Expansion, rankWithRelated } from "./lib/related-rank.ts";
+import { blindQueries, existingQueries, tuneCatalogs } from "./lib/tune-catalogs.ts";
+import { reportHeader, reportLine } from "./lib/variant-report.ts";
 
 const { values } = parseArgs({
   options: {
@@ -264,33 +265,14 @@ function expandHits(
 ): (q: string) => Hit[] {
   return (query) => {
     const terms = queryTerms(query);
-    const expansion = new Map<string, { weight: number; of: string }>();
+    const expansion: Expansion = new Map();
     for (const t of terms)
       if ((metaDf.get(t) ?? 0) <= maxDf)
         for (const [r, c] of neighbours(t)
           .filter(([, c]) => c >= min)
           .slice(0, count))
-          if (!terms.includes(r) && (expansion.get(r)?.weight ?? 0) < weight * c)
-            expansion.set(r, { weight: weight * c, of: t });
-    const weights = new Map([...expansion].map(([t, e]) => [t, e.weight]));
-    const { hits, matched } = index.searchWithCounts([...terms, ...expansion.keys()].join(" "), {}, weights);
-    const idf = (t: string) => Math.log(1 + index.size / (1 + (matched.get(t) ?? 0)));
-    const total = terms.reduce((a, t) => a + idf(t), 0) || 1;
-    const out: Hit[] = [];
-    let top = 0;
-    for (const hit of hits) {
-      const skill = byId.get(hit.id);
-      if (!skill) continue;
-      if (top === 0) top = hit.raw;
-      let covered = 0;
-      for (const t of terms) {
-        let share = hit.queryTerms.includes(t) ? 1 : 0;
-        for (const [e, x] of expansion) if (x.of === t && hit.queryTerms.includes(e)) share = Math.max(share, x.weight);
-        covered += idf(t) * share;
-      }
-      out.push({ skill, score: (hit.raw / top) * (covered / total) ** 0.5, matched: hit.queryTerms });
-    }
-    return out.sort((a, b) => b.score - a.score || a.skill.name.localeCompare(b.skill.name));
+          if ((expansion.get(r)?.weight ?? 0) < weight * c) expansion.set(r, { weight: weight * c, of: t });
+    return rankWithRelated(index, byId, terms, expansion);
   };
 }
 
@@ -414,35 +396,8 @@ for (const [w, c, m] of [
 for (const maxDf of [0, 3])
   variants.push([`expand w 0.5 3 words cos ≥ 0.6, meta df ≤ ${maxDf}`, expand(0.5, 3, 0.6, maxDf)]);
 
-const existing = [
-  ...loadQueries("queries.json"),
-  ...loadQueries("queries-new.json"),
-  ...loadQueries("queries-heldout.json"),
-];
-const blind = loadQueries("queries-blind.json");
-const classes = ["exact name", "description paraphrase", "body-only detail", "two plausible skills", "typo"];
-const fmt = (x: number) => x.toFixed(3);
-process.stdout.write(
-  `${n} skills, top ${values.top} words; existing R@1 R@3 MRR | blind R@1 R@3 MRR | R@1 by class (${classes.join(", ")}), existing | blind\n`,
-);
+const sets = { existing: existingQueries(), blind: blindQueries() };
+process.stdout.write(reportHeader(`${n} skills, top ${values.top} words`));
 const only = values.only ? new RegExp(values.only) : undefined;
-for (const [label, ranker] of variants.filter(([l]) => !only || l === "today" || only.test(l))) {
-  const t0 = performance.now();
-  for (const q of [...existing, ...blind]) ranker(q.query);
-  const ms = (performance.now() - t0) / (existing.length + blind.length);
-  const figures = async (list: readonly Query[]) => {
-    const s = await score(ranker, list);
-    return `${fmt(s.r1)} ${fmt(s.r3)} ${fmt(s.mrr)}`;
-  };
-  const byClass = async (list: readonly Query[]) => {
-    const out: string[] = [];
-    for (const c of classes) {
-      const of = list.filter((q) => q.class === c);
-      out.push(of.length ? (await score(ranker, of)).r1.toFixed(2) : "  - ");
-    }
-    return out.join(" ");
-  };
-  process.stdout.write(
-    `${label.padEnd(44)} ${await figures(existing)} | ${await figures(blind)} | ${await byClass(existing)} | ${await byClass(blind)} | ${ms.toFixed(1)} ms\n`,
-  );
-}
+for (const [label, ranker] of variants.filter(([l]) => !only || l === "today" || only.test(l)))
+  process.stdout.write(await reportLine(label, ranker, sets, true));
