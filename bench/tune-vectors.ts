@@ -385,6 +385,8 @@ for (const o of values.quick
       ])
     variants.push([`score ${w} floor ${f} ${tag}`, weighted(o, w as number, f as number)]);
 }
+// The expansion variants re-rank without the engine's early stop: their own baseline is no related word.
+variants.push(["expand nothing (today, re-ranked)", expand(0, 0, 1)]);
 for (const [w, c, m] of [
   [0.2, 3, 0.7],
   [0.3, 3, 0.65],
