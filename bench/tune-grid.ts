@@ -12,7 +12,7 @@ import { BOOSTS } from "../src/search/fields.ts";
 import { SEARCH_OPTIONS } from "../src/search/index-settings.ts";
 import { SCORING, type Scoring } from "../src/search/scoring.ts";
 import { type Query, type Scores, score } from "./eval.ts";
-import { loadQueries, tuneCatalogs } from "./lib/tune-catalogs.ts";
+import { blindQueries, existingQueries, tuneCatalogs } from "./lib/tune-catalogs.ts";
 
 interface Point {
   metaPower: number;
@@ -37,12 +37,8 @@ const GRID = {
   meta: [3, 4],
 };
 
-const existing = [
-  ...loadQueries("queries.json"),
-  ...loadQueries("queries-new.json"),
-  ...loadQueries("queries-heldout.json"),
-];
-const blind = loadQueries("queries-blind.json");
+const existing = existingQueries();
+const blind = blindQueries();
 const sizes = tuneCatalogs();
 
 function points(): Point[] {

@@ -24,9 +24,10 @@ import { FullTextIndex } from "../src/search/fulltext.ts";
 import { acronyms, normaliseQuery, splitWords } from "../src/search/text.ts";
 import { skillBody } from "../src/skills/agent-skill.ts";
 import type { Skill } from "../src/skills/skill.ts";
-import { type Query, score } from "./eval.ts";
+import { type Expansion, rankWithRelated } from "./lib/related-rank.ts";
 import { type Related, skillAssociations, textTerms, wordNet, wordVectors } from "./lib/related-words.ts";
-import { loadQueries, tuneCatalogs } from "./lib/tune-catalogs.ts";
+import { blindQueries, existingQueries, tuneCatalogs } from "./lib/tune-catalogs.ts";
+import { reportHeader, reportLine } from "./lib/variant-report.ts";
 
 const { values } = parseArgs({
   options: {
@@ -37,8 +38,6 @@ const { values } = parseArgs({
   },
 });
 
-/** Related words for a query: term → its weight and the query term it stands for. */
-type Expansion = Map<string, { weight: number; of: string }>;
 interface Variant {
   expand?: (terms: readonly string[], query: string) => Expansion;
   prf?: { hits: number; words: number; weight: number };
@@ -69,27 +68,7 @@ function ranked(query: string, v: Variant): Skill[] {
     const kept = new Set([...terms].sort((a, b) => df(a) - df(b)).slice(0, v.keep));
     terms = terms.filter((t) => kept.has(t));
   }
-  const expansion = v.expand?.(terms, asked) ?? new Map();
-  for (const t of terms) expansion.delete(t);
-  const weights = new Map([...expansion].map(([t, e]) => [t, e.weight]));
-  const { hits, matched } = index.searchWithCounts([...terms, ...expansion.keys()].join(" "), {}, weights);
-  const idf = (t: string) => Math.log(1 + index.size / (1 + (matched.get(t) ?? 0)));
-  const total = terms.reduce((a, t) => a + idf(t), 0) || 1;
-  const out: { skill: Skill; score: number }[] = [];
-  let top = 0;
-  for (const hit of hits) {
-    const skill = byId.get(hit.id);
-    if (!skill) continue;
-    if (top === 0) top = hit.raw;
-    let covered = 0;
-    for (const t of terms) {
-      let share = hit.queryTerms.includes(t) ? 1 : 0;
-      for (const [e, x] of expansion) if (x.of === t && hit.queryTerms.includes(e)) share = Math.max(share, x.weight);
-      covered += idf(t) * share;
-    }
-    out.push({ skill, score: (hit.raw / top) * (covered / total) ** 0.5 });
-  }
-  out.sort((a, b) => b.score - a.score || a.skill.name.localeCompare(b.skill.name));
+  const out = rankWithRelated(index, byId, terms, v.expand?.(terms, asked) ?? new Map());
   if (!v.prf) return out.slice(0, 10).map((h) => h.skill);
   const { hits: k, words, weight } = v.prf;
   const candidates = new Map<string, number>();
@@ -183,32 +162,7 @@ if (values.wordnet) {
     ]);
 }
 
-const existing = [
-  ...loadQueries("queries.json"),
-  ...loadQueries("queries-new.json"),
-  ...loadQueries("queries-heldout.json"),
-];
-const blind = loadQueries("queries-blind.json");
-const classes = ["exact name", "description paraphrase", "body-only detail", "two plausible skills", "typo"];
-const fmt = (x: number) => x.toFixed(3);
-process.stdout.write(
-  `${n} skills${values.preamble ? `, preamble "${values.preamble}"` : ""}; existing R@1 R@3 MRR | blind R@1 R@3 MRR | R@1 by class (${classes.join(", ")}), existing | blind\n`,
-);
-for (const [label, v] of variants) {
-  const ranker = (q: string) => ranked(values.preamble + q, v).map((s) => s.name);
-  const figures = async (list: readonly Query[]) => {
-    const s = await score(ranker, list);
-    return `${fmt(s.r1)} ${fmt(s.r3)} ${fmt(s.mrr)}`;
-  };
-  const byClass = async (list: readonly Query[]) => {
-    const out: string[] = [];
-    for (const c of classes) {
-      const of = list.filter((q) => q.class === c);
-      out.push(of.length ? (await score(ranker, of)).r1.toFixed(2) : "  - ");
-    }
-    return out.join(" ");
-  };
-  process.stdout.write(
-    `${label.padEnd(44)} ${await figures(existing)} | ${await figures(blind)} | ${await byClass(existing)} | ${await byClass(blind)}\n`,
-  );
-}
+const sets = { existing: existingQueries(), blind: blindQueries() };
+process.stdout.write(reportHeader(`${n} skills${values.preamble ? `, preamble "${values.preamble}"` : ""}`));
+for (const [label, v] of variants)
+  process.stdout.write(await reportLine(label, (q) => ranked(values.preamble + q, v).map((s) => s.name), sets));

@@ -18,6 +18,15 @@ export type { Query };
 export const loadQueries = (name: string) =>
   JSON.parse(readFileSync(join(import.meta.dir, "..", "eval", name), "utf8")) as Query[];
 
+/** The 151 queries the ranking was tuned or checked on (tuned, untuned and held out). */
+export const existingQueries = (): Query[] => [
+  ...loadQueries("queries.json"),
+  ...loadQueries("queries-new.json"),
+  ...loadQueries("queries-heldout.json"),
+];
+/** The 60 paraphrases never tuned on. */
+export const blindQueries = (): Query[] => loadQueries("queries-blind.json");
+
 export function tuneCatalogs(): { catalog: Catalog; index: FullTextIndex }[] {
   const distractors = process.env.DISTRACTORS ?? join(tmpdir(), "skillhub-tune-distractors");
   if (!existsSync(distractors)) writeDistractors(distractors, 10_000, corpusDirs());
