@@ -1,6 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
-import { testHub } from "./hub.ts";
+import type { HttpHandler } from "../../src/transports/http-handler.ts";
+import { httpHub } from "./hub.ts";
 
 /** The protocol revisions SkillHub serves, oldest first. */
 export const REVISIONS = ["2025-06-18", "2025-11-25", "2026-07-28"] as const;
@@ -54,18 +54,8 @@ export async function handlerWithClients(
   closers: (() => Promise<void>)[],
   options: { env?: Record<string, string>; flags?: Record<string, unknown>; stateless?: boolean } = {},
 ) {
-  const { hub } = testHub({
-    flags: { "skills-dir": [dir], ...options.flags },
-    env: options.env,
-    hub: { acceptRoots: false },
-  });
-  const handler = createHttpHandler(hub, { host: "127.0.0.1", stateless: options.stateless });
-  void hub.start();
-  await hub.ready;
-  closers.push(async () => {
-    await handler.close();
-    hub.close();
-  });
+  const { hub, handler, close } = await httpHub([dir], options);
+  closers.push(close);
   const client = async (revision: Revision, onChanged?: (kind: string) => void) => {
     const c = await httpClient(handler, revision, { onChanged });
     closers.unshift(() => c.close());

@@ -119,18 +119,19 @@ export function recordingSessions() {
 
 /**
  * A started hub over `dirs` behind an HTTP handler in process (client roots ignored, as a shared server
- * does), once its first scan is in; `close` stops both.
+ * does; `stateless` as --stateless), once its first scan is in; `close` stops both.
  */
 export async function httpHub(
   dirs: string[],
-  options: Omit<TestHubOptions, "flags"> & { flags?: Record<string, unknown> } = {},
+  options: Omit<TestHubOptions, "flags"> & { flags?: Record<string, unknown>; stateless?: boolean } = {},
 ) {
+  const { stateless, ...rest } = options;
   const { hub, logger } = testHub({
-    ...options,
+    ...rest,
     flags: { "skills-dir": dirs, ...options.flags },
     hub: { acceptRoots: false, ...options.hub },
   });
-  const handler = createHttpHandler(hub, { host: "127.0.0.1" });
+  const handler = createHttpHandler(hub, { host: "127.0.0.1", stateless });
   void hub.start();
   await hub.ready;
   const close = async () => {
