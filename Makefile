@@ -70,9 +70,10 @@ dist/skillhub: node_modules/.installed $(shell find src -type f) package.json
 
 ## make bench: cold and warm start-up, first tools/list and search, latency, peak and settled RSS, idle CPU
 ## at 1k/10k/20k skills shaped like the real collections, beside a floor (and a fair floor that reads the
-## same SKILL.md), with the goals; medians of 3 rounds.
+## same SKILL.md), with the goals; medians of 3 rounds. Then a listing client's cost (make bench-listing).
 bench: build
 	$(BUN) bench/run.ts
+	$(BUN) bench/listing.ts
 
 ## make bench-pick: which skills the instructions name at session start on the real corpora (../shared/corpora
 ## or SKILLHUB_CORPORA) for a few kinds of project and none, with no usage, beside the rule before (by name).

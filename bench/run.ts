@@ -8,7 +8,7 @@
  * Sessions (--runs) go on to the first complete search, timed searches, peak and settled RSS; start-ups
  * alone (--starts rounds) end at the first search answer.
  * Usage: bun bench/run.ts [--sizes 1000,10000,20000] [--runs 3] [--starts 5] [--calls 300] [--idle-windows 3 (0: none)]
- *                         [--json FILE]
+ *                         [--json FILE] [--bin PATH (another build, e.g. an older one; default dist/skillhub)]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     calls: { type: "string", default: "300" },
     "idle-windows": { type: "string", default: "3" },
     json: { type: "string" },
+    bin: { type: "string" },
   },
 });
 const sizes = values.sizes.split(",").map(Number);
@@ -41,7 +42,7 @@ const queries = (await Bun.file(join(import.meta.dir, "eval", "queries.json")).j
   (q: { query: string }) => q.query,
 ) as string[];
 
-const skillhub = join(root, "dist", "skillhub");
+const skillhub = values.bin ?? join(root, "dist", "skillhub");
 const floor = join(work, "floor");
 say("Compiling the floor (bench/floor/server.ts) with skillhub's flags...");
 if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
