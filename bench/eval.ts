@@ -39,7 +39,7 @@ export interface Scores {
 
 const root = process.env.SKILLHUB_CORPORA ?? join(import.meta.dir, "..", "..", "shared", "corpora");
 const queries = JSON.parse(readFileSync(join(import.meta.dir, "eval", "queries.json"), "utf8")) as Query[];
-/** 40 queries written before any run against skills the ranking was never tuned on (issue 16). */
+/** 40 queries written before any run against skills the ranking was never tuned on. */
 const untuned = JSON.parse(readFileSync(join(import.meta.dir, "eval", "queries-new.json"), "utf8")) as Query[];
 /** 20 more, written against untouched skills before the whole-body scoring was tuned (never tuned on). */
 const heldOut = JSON.parse(readFileSync(join(import.meta.dir, "eval", "queries-heldout.json"), "utf8")) as Query[];

@@ -60,7 +60,7 @@ export function compileArgs(options: CompileOptions = {}): string[] {
     ...(bytecode ? ["--bytecode", "--format=esm"] : []),
     // One chunk per dynamic import(): a module the command does not import (the HTTP transport and web
     // page, other commands, git sync) is then never loaded. Without it the whole bundle loads on every start:
-    // an entry that imports nothing took 38 ms instead of 13 with the app bundled in (issue 16).
+    // an entry that imports nothing took 38 ms instead of 13 with the app bundled in.
     "--splitting",
     ...(options.target ? [`--target=${options.target}`] : []),
     ...(options.executablePath ? [`--compile-executable-path=${options.executablePath}`] : []),

@@ -93,11 +93,11 @@ const NO_POSITIONALS = new Set<Command>(["list", "doctor", "sync", "ui", "lock",
 
 /**
  * Each command's module is loaded when it runs: the server does not pay for validate's linter or
- * stats' readers at start-up (issue 16), nor a CLI command for the server's transports.
+ * stats' readers at start-up, nor a CLI command for the server's transports.
  */
 const COMMANDS: Partial<Record<Command, CommandRun>> = {
   serve: async (ctx) => (await import("./commands/serve.ts")).runServe(ctx),
-  // Seed 001's command line: `sk mcp-server [--root ./skills]` (see mcpServerSettings).
+  // The sk command line: `sk mcp-server [--root ./skills]` (see mcpServerSettings).
   "mcp-server": async (ctx) => (await import("./commands/serve.ts")).runServe(ctx),
   list: async (ctx) => (await import("./commands/list.ts")).runList(ctx),
   show: async (ctx) => (await import("./commands/show.ts")).runShow(ctx),
@@ -154,7 +154,7 @@ export async function run(
     io.err(`skillhub: the ${args.command} command is not part of this build.\n`);
     return 2;
   }
-  // node:os only when HOME is unset: loading it cost every start about 0.4 ms (issue 16).
+  // node:os only when HOME is unset: loading it cost every start about 0.4 ms.
   const homeDir = env.HOME || env.USERPROFILE || (require("node:os") as typeof import("node:os")).homedir();
   const cwd = io.cwd ?? process.cwd();
   let ctx: CommandContext;
@@ -185,7 +185,7 @@ export async function run(
 }
 
 /**
- * Seed 001: `mcp-server` walks `<project-root>/<root>` (default `./skills`) and nothing else, over stdio,
+ * `mcp-server` walks `<project-root>/<root>` (default `./skills`) and nothing else, over stdio,
  * with the sk profile unless --tools says otherwise.
  */
 function mcpServerSettings(config: Config): Config {
@@ -221,7 +221,7 @@ function stderr(text: string): void {
 async function main(): Promise<void> {
   // zod compiles a parser (new Function) per object schema on its first parse: it pays off over
   // thousands of parses of one schema, but a server's first requests each parse another schema
-  // (initialize, tools/list, each tool's arguments), so the compiling only delays them (issue 16).
+  // (initialize, tools/list, each tool's arguments), so the compiling only delays them.
   z.config({ jitless: true });
   // A client that closed our stderr (or died) makes the next log line fail with EPIPE. Unhandled, that
   // error was an uncaught exception whose handler below wrote to stderr again: a loop at 100% CPU that

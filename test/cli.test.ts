@@ -50,7 +50,7 @@ describe("skillhub CLI", () => {
     expect(json.diagnostics).toEqual({ errors: 1, warnings: 0 });
   });
 
-  test("a folder limit that stops the scan is a line in list, list --json and doctor (issue 16: never silent)", async () => {
+  test("a folder limit that stops the scan is a line in list, list --json and doctor (never silent)", async () => {
     const dir = tempDir();
     for (const name of ["alpha", "beta", "gamma", "delta"]) writeSkill(dir, name);
     const config = join(tempDir(), "config.yaml");

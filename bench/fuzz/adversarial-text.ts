@@ -21,7 +21,7 @@ export function adversarialSkills(bytes = MIB): AdversarialSkill[] {
   const spaces = pad(" ", bytes);
   return [
     {
-      // Issue 13: quoteBrokenValues' `(.+?)\s*$` on a long run of spaces, plus one line YAML cannot read.
+      // quoteBrokenValues' former `(.+?)\s*$` on a long run of spaces, plus one line YAML cannot read.
       name: "spaces-then-broken-line",
       text: `---\nname: spaces-then-broken-line\ndescription: a${spaces}b\nnote: Use when: broken\n---\nbody\n`,
       description: `a${spaces}b`,

@@ -90,7 +90,7 @@ export async function httpCases(suite: Suite, base: string, answers: string[]): 
 
 /**
  * Raw TCP: headers promising a body that never comes. Returns once the bytes are written.
- * Used to check that SIGTERM still stops the server (issue 13 item 7).
+ * Used to check that SIGTERM still stops the server.
  */
 export async function halfSentBody(port: number): Promise<{ end(): void }> {
   const socket = await Bun.connect({
@@ -104,7 +104,7 @@ export async function halfSentBody(port: number): Promise<{ end(): void }> {
   return { end: () => socket.end() };
 }
 
-/** A request with a malformed Host header at DEBUG level: a 4xx is expected (issue 13 item 8, transports). */
+/** A request with a malformed Host header at DEBUG level: a 4xx is expected (transports). */
 export async function malformedHost(port: number): Promise<number> {
   return await new Promise<number>((resolve) => {
     let text = "";

@@ -17,8 +17,8 @@ export interface Claim {
 }
 
 /**
- * `<home>/analytics-buffer.jsonl`: events that could not be sent (seed 003
- * §10.4). Several servers (one per MCP client) may share it, so sending
+ * `<home>/analytics-buffer.jsonl`: events that could not be sent. Several
+ * servers (one per MCP client) may share it, so sending
  * first moves it aside under a per-process name: an event appended by another
  * process meanwhile lands in a fresh buffer instead of being cleared unsent.
  */

@@ -1,9 +1,9 @@
 /**
- * Analytics events (DESIGN §13, seed 003 §10): what a tool reports and the
+ * Analytics events: what a tool reports and the
  * envelope every event travels in, to an endpoint or a local JSONL file.
  */
 
-/** Seed 003 §10.2's types, plus skill_loaded and search for the seed-000/004 tools. */
+/** The tree tools' types, plus skill_loaded and search for the hub tools and `skill`. */
 export const EVENT_TYPES = [
   "skill_served",
   "no_match",
@@ -22,7 +22,7 @@ export interface AnalyticsEvent {
   type: EventType;
   /** ISO 8601. */
   timestamp: string;
-  /** `dev-<user>` (seed 003 §10.1). */
+  /** `dev-<user>`. */
   server_id: string;
   data: Record<string, unknown>;
 }

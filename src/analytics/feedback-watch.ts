@@ -9,7 +9,7 @@ export interface FeedbackWatchOptions {
 }
 
 /**
- * Seed 002 §2.3: repeated negative feedback on a skill is a signal in the
+ * Repeated negative feedback on a skill is a signal in the
  * logs. Counts per process, whether or not analytics is on.
  */
 export class FeedbackWatch {

@@ -10,7 +10,7 @@ import { type AnalyticsEvent, isAnalyticsEvent } from "./event.ts";
  */
 export const MAX_ANALYTICS_READ_BYTES = 64 * 1_048_576;
 
-/** One event per line (seed 003 §10.4). */
+/** One event per line. */
 export function toJsonl(events: readonly AnalyticsEvent[]): string {
   let text = "";
   for (const e of events) text += `${JSON.stringify(e)}\n`;

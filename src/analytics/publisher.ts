@@ -45,7 +45,7 @@ export interface FlushResult {
 const EMPTY: FlushResult = { drained: 0, sent: 0, buffered: 0, dropped: 0 };
 
 /**
- * Sends the tracker's events on a timer (seed 003 §10.3): to a local JSONL
+ * Sends the tracker's events on a timer: to a local JSONL
  * file and/or an HTTP endpoint; on failure into the buffer file, which goes
  * out with the next success. Flushes never overlap and never run inside a
  * tool call.

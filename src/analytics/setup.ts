@@ -19,7 +19,7 @@ export interface AnalyticsOverrides extends Partial<Omit<PublisherOptions, "trac
   now?: () => number;
 }
 
-/** `<home>/analytics-buffer.jsonl` (seed 003 §10.4). */
+/** `<home>/analytics-buffer.jsonl`. */
 export function bufferFile(config: Config): string {
   return join(config.home, "analytics-buffer.jsonl");
 }
@@ -34,7 +34,7 @@ export function localFile(config: Config): string | undefined {
   return a.enabled && !a.endpoint ? join(config.home, "analytics.jsonl") : undefined;
 }
 
-/** Tracker and publisher from the configuration (DESIGN §13: off unless configured). */
+/** Tracker and publisher from the configuration (off unless configured). */
 export function createAnalytics(
   config: Config,
   env: Record<string, string | undefined>,

@@ -1,6 +1,6 @@
 import type { AnalyticsEvent } from "./event.ts";
 
-/** Seed 002 §3.3's derived metrics that local events support. */
+/** The derived usage metrics that local events support. */
 export interface UsageSummary {
   period: { from: string | null; to: string | null };
   events: number;
@@ -40,7 +40,7 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const key = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
 
-/** Which skill an event is about: seed 003's `skill_path`, or the `skill` name of the seed-000/004 tools. */
+/** Which skill an event is about: a tree tool's `skill_path`, or the `skill` name of the hub tools and `skill`. */
 function skillOf(data: Record<string, unknown>): string | undefined {
   return str(data.skill_path) ?? str(data.skill) ?? str(data.name);
 }

@@ -5,7 +5,7 @@ import type { AnalyticsEvent, EventType } from "./event.ts";
 import { FeedbackWatch } from "./feedback-watch.ts";
 
 export interface TrackerOptions {
-  /** Off: track() only watches feedback and keeps nothing (seed 003 §10.1). */
+  /** Off: track() only watches feedback and keeps nothing. */
   enabled: boolean;
   /** Most events held in memory; further ones are dropped and counted (analytics.max_queue). */
   maxQueue: number;

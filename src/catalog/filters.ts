@@ -14,7 +14,7 @@ export interface SkillFilter {
 }
 
 /**
- * Server-level filter of seed 000 §8.3: names first, else categories, else all;
+ * Server-level filter (enabled skills and categories): names first, else categories, else all;
  * in frozen mode, only skills the lock vouches for. The catalog and the index
  * keep every skill; tools ask this before answering.
  */

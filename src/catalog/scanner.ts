@@ -205,7 +205,7 @@ export class Scanner {
     if (result.skill) scan.skills.push(this.parses.skill(entry, source, result.skill));
   }
 
-  /** Tree nodes of one source (seed 003 §4), after its Agent Skills; parents and resource folders are resolved on every scan. */
+  /** Tree nodes of one source, after its Agent Skills; parents and resource folders are resolved on every scan. */
   private addTree(scan: SourceScan, source: Source, files: TreeFile[]): void {
     if (files.length === 0) return;
     const { nodes, diagnostics } = assembleTree(source.dir, files, this.treeProbe);

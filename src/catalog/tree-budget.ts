@@ -1,7 +1,7 @@
 import type { ContentSection } from "./tree-content.ts";
 
 /**
- * Seed 002 §6: aggregated content over 8,000 estimated tokens is truncated,
+ * Aggregated content over 8,000 estimated tokens is truncated,
  * with a warning. Tokens are estimated as characters / 4 (rounded up), the
  * usual rule of thumb for English text and Markdown; no tokenizer is shipped.
  */

@@ -5,7 +5,7 @@ import type { Catalog } from "./catalog.ts";
 /** Deeper than any real tree; guards against a malformed chain. */
 const MAX_CHAIN = 64;
 
-/** A tree node's parent in the same source (seed 003 §4.4), shadowed or not; undefined for a top node. */
+/** A tree node's parent in the same source, shadowed or not; undefined for a top node. */
 export function treeParent(catalog: Catalog, skill: TreeNode): TreeNode | undefined {
   const parent = skill.tree.parent;
   if (parent === undefined) return undefined;
@@ -14,7 +14,7 @@ export function treeParent(catalog: Catalog, skill: TreeNode): TreeNode | undefi
 }
 
 /**
- * The node and its ancestors, root first (seed 003 §6.1), whatever `inherit` says.
+ * The node and its ancestors, root first, whatever `inherit` says.
  *
  * Server filters (SKILLHUB_ENABLED_SKILLS / _CATEGORIES) are deliberately not
  * applied here: an enabled node carries its ancestors' content and inherited
@@ -57,7 +57,7 @@ export interface ChainFiles {
 }
 
 /**
- * Seed 003 §7.3: walk the chain root → node, keyed by file path; a more
+ * Walk the chain root → node, keyed by file path; a more
  * specific node's declaration replaces an ancestor's. Own files have no
  * `from`; inherited ones say which node (skill path) they come from.
  */
@@ -103,7 +103,7 @@ export interface ChainHit {
 }
 
 /**
- * Seed 003 §7.5 `findAssetInChain`: the node's own assets and scripts first,
+ * `findAssetInChain`: the node's own assets and scripts first,
  * then (with `inherit: true`) each ancestor up to the root. `file` is a
  * normalised relative path ("assets/x.json").
  */

@@ -16,7 +16,7 @@ export interface ContentSection {
 }
 
 /**
- * Seed 003 §6.2: one section per node, most general first, each under
+ * One section per node, most general first, each under
  * `=== HEADER (from file) ===` and a blank line, sections separated by a
  * blank line. Pure.
  */

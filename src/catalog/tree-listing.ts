@@ -3,7 +3,7 @@ import { INDEX_SEGMENT, nodeDisplayName, ROOT_PATH } from "../skills/tree-paths.
 import { trimChar } from "../util/trim-char.ts";
 import type { Catalog } from "./catalog.ts";
 
-/** One node of list_skills' tree (seed 003 §8.2). */
+/** One node of list_skills' tree. */
 export interface SkillTreeNode {
   name: string;
   /** Skill path; "" for the synthetic root above several trees, or for a folder without `_index.md`. */

@@ -27,12 +27,12 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   const projectDir = resolveProjectRoot({ configured: first.config.sources.project, env, cwd, homeDir }).dir;
   const project = projectSourcesAt(projectDir);
   const { config } = withProject(first, project);
-  // Skills folders' config.yaml (seed 003 §11.3): synced repositories' copies on disk, then the
+  // Skills folders' config.yaml: synced repositories' copies on disk, then the
   // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
   // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
   // A content repository the user configured may set more than a folder (source-config.ts); one the
   // project named, no more than a folder. Git sync's modules are loaded only when repositories are
-  // configured (start-up, issue 16).
+  // configured (a faster start).
   const copies =
     config.git.repos.length > 0 ? (await import("../refresh/git/git-copies.ts")).repoConfigFiles(config) : [];
   const repoFiles = copies.filter((c) => !c.project).map((c) => c.file);

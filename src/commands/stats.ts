@@ -7,7 +7,7 @@ import { summarize, type UsageSummary } from "../analytics/stats.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
 /**
- * `skillhub stats [--json] [--since DATE] [FILE...]`: seed 002 §3.3's
+ * `skillhub stats [--json] [--since DATE] [FILE...]`: the usage
  * metrics from the local analytics file (and the unsent buffer), or from
  * the JSONL files given.
  */

@@ -28,7 +28,7 @@ export interface ValidateReport {
 
 /**
  * `skillhub validate [DIR...] [--json]`: lint Agent Skills against the
- * specification and skill trees against seed 003, for CI of skill
+ * specification and skill trees against their format, for CI of skill
  * repositories. Exit 1 when any error, 0 otherwise; 2 for a missing folder.
  */
 export const runValidate: CommandRun = async (ctx) => {

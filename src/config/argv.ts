@@ -2,7 +2,7 @@
  * The command line's words → option values and positionals: the subset of node:util's strict
  * `parseArgs` that SkillHub uses, with the same results and the same error texts (args.ts rewords
  * them), except that a negative number after a string option is its value. Hand-written because
- * loading node:util cost ~4 ms of every start, which the floor does not pay (issue 16).
+ * loading node:util cost ~4 ms of every start, which the floor does not pay.
  */
 
 /** One option: a string (with `multiple`, every occurrence is kept) or a boolean flag. */

@@ -4,7 +4,7 @@ import type { Config } from "./schema.ts";
  * Every setting's default, in one place: resolveConfig starts from these, applies config files,
  * environment variables and flags, and validates with the schema (schema.ts) only the keys that
  * then differ from here. A plain object rather than zod `.default()`s, so that a start need not
- * build the whole schema (issue 16). Typed as Config, so a setting added to the schema without a
+ * build the whole schema. Typed as Config, so a setting added to the schema without a
  * default here does not compile unless it is optional; a test checks the schema accepts these.
  * Key order follows the schema's.
  */

@@ -14,7 +14,7 @@ export interface LoadOptions {
   cwd: string;
   /** --config FILE: read after ~/.skillhub/config.yaml, must exist. */
   configFile?: string;
-  /** Config files found at source roots (seed 003 §11), lowest precedence first; only their seed-003 sections apply. */
+  /** Config files found at source roots, lowest precedence first; only their skill-tree sections apply. */
   sourceFiles?: string[];
   /** Those of `sourceFiles` that belong to a content repository the user configured (SKILLS_REPO): they may set more. */
   repoFiles?: readonly string[];

@@ -10,7 +10,7 @@ import { type Config, JITLESS, RepoEntryConfig } from "./schema.ts";
  * A project's own SkillHub file, beside its skillhub.lock: the sources the project adds
  * (`skillhub add`), committed so that every teammate and CI serves the same ones. It may set only
  * `git.repos` and `sources.dirs`: the project chooses its skills, the user keeps every other
- * setting. Its repositories come first (project before user, DESIGN §3) and get no GITHUB_TOKEN;
+ * setting. Its repositories come first (project before user) and get no GITHUB_TOKEN;
  * its folders must lie inside the project and are served as the project's own.
  */
 export const PROJECT_CONFIG_FILE = "skillhub.yaml";

@@ -109,7 +109,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
   impliedAnalytics(raw, assignments);
 
   // Only what differs from the defaults is validated (they are valid: a test checks it), so a start
-  // builds the schema of the few settings it changes rather than all of them (issue 16).
+  // builds the schema of the few settings it changes rather than all of them.
   const changed = Object.keys(raw).filter((key) => JSON.stringify(raw[key]) !== JSON.stringify(defaults[key]));
   const schema = configSchemaOf(changed) ?? configSchema();
   const parsed = schema.safeParse(raw, JITLESS);
@@ -118,7 +118,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
 }
 
 /**
- * DESIGN §13: analytics is on when an endpoint or a file is configured, from
+ * Analytics is on when an endpoint or a file is configured, from
  * any layer (a config file's analytics.file too, not only the environment).
  * An `analytics.enabled` set explicitly anywhere, `false` included, wins.
  */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { once } from "../util/once.ts";
 
 /**
- * The settings of the lockfile, pinning, trust and plugin skills (issue 17; docs/lockfile.md): part
+ * The settings of the lockfile, pinning, trust and plugin skills (docs/lockfile.md): part
  * of the configuration's schema (schema.ts), each built on first use; defaults in defaults.ts.
  */
 

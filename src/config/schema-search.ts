@@ -3,7 +3,7 @@ import { once } from "../util/once.ts";
 import { fraction, httpUrl, positiveInt } from "./schema-values.ts";
 
 /**
- * The settings of search and of optional embeddings (DESIGN §7): part of the configuration's schema
+ * The settings of search and of optional embeddings: part of the configuration's schema
  * (schema.ts), each built on first use; defaults in defaults.ts.
  */
 
@@ -26,7 +26,7 @@ export const SearchConfig = once(() =>
 );
 
 /**
- * Optional embeddings (DESIGN §7.3). A provider other than `none` sends skill
+ * Optional embeddings. A provider other than `none` sends skill
  * metadata and queries to an embedding API; the refinement below stops start-up
  * (exit 2) when the chosen provider lacks its key or base URL. Messages never
  * contain a key: they name the variables to set.

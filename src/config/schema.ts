@@ -6,10 +6,10 @@ import { EmbeddingConfig, SearchConfig } from "./schema-search.ts";
 import { fraction, nonNegativeInt, positiveInt, stringList } from "./schema-values.ts";
 
 /**
- * The whole configuration's schema. Keys are the config-file keys (snake_case, as seed 003's
- * config.yaml); environment variables and flags are mapped onto them in `settings.ts`; every default
+ * The whole configuration's schema. Keys are the config-file keys (snake_case, as in a skill
+ * tree's config.yaml); environment variables and flags are mapped onto them in `settings.ts`; every default
  * is in `defaults.ts`. Each schema is a function that builds it on first use: zod builds schemas
- * slowly, and building all of them cost every start about 5 ms before `initialize` (issue 16),
+ * slowly, and building all of them cost every start about 5 ms before `initialize`,
  * when a start usually changes two settings (the skills folder, the log level).
  */
 
@@ -24,7 +24,7 @@ export const SourcesConfig = once(() =>
     project_dirs: stringList(),
     /** Project root (--project / SKILLHUB_PROJECT_DIR). Unset: CLAUDE_PROJECT_DIR, MCP roots, cwd. */
     project: z.string().optional(),
-    /** Seed 001's skills root under the project root (--root); the sk profile reads `skills` when unset. */
+    /** The skills root under the project root (--root); the sk profile reads `skills` when unset. */
     project_skills: z.string().min(1).optional(),
     /** Replace the default source list (project/global folders) with `dirs` only. Default false. */
     only_dirs: z.boolean(),
@@ -185,14 +185,14 @@ export const GitConfig = once(() =>
     token: z.string().optional(),
     // No `sparse_checkout`: copies are shallow, single-branch clones and only skills/ and config.yaml are read,
     // so a sparse checkout would save little disk and no network. The key is accepted and ignored with a
-    // warning (UNSUPPORTED_KEYS in source-config.ts) so that seed 002's config.yaml still loads.
+    // warning (UNSUPPORTED_KEYS in source-config.ts) so that such a config.yaml still loads.
     /** SKILLS_REF: pin every repository to a tag or a commit (7–64 hex) instead of following `branch`. */
     ref: z.string().min(1).optional(),
   }),
 );
 
 /**
- * What get_skill returns as content (seed 002 §6). Kept in one block: other
+ * What get_skill returns as content. Kept in one block: other
  * settings are added beside it by other changes.
  */
 export const ContentConfig = once(() =>
@@ -208,7 +208,7 @@ export const ContentConfig = once(() =>
 /**
  * Parse options for the configuration: zod's default compiles a parser (new Function) per object
  * schema on its first parse, which pays off over thousands of parses; the configuration is parsed a
- * handful of times per process, and compiling cost 16-19 ms of every start (issue 16).
+ * handful of times per process, and compiling cost 16-19 ms of every start.
  */
 export const JITLESS = { jitless: true } as const;
 

@@ -4,8 +4,8 @@ import type { ConfigFile } from "./resolve.ts";
 import type { Config } from "./schema.ts";
 
 /**
- * The sections a skills folder's own `config.yaml` may set (seed 003 §11.2,
- * plus seed 002's `git` and the `content` size limit). Server, source and
+ * The sections a skills folder's own `config.yaml` may set (the skill-tree
+ * sections, plus `git` and the `content` size limit). Server, source and
  * command settings stay with the user (flags, environment,
  * ~/.skillhub/config.yaml): a folder of skills, possibly synced from a team
  * repository, must not open an HTTP port, enable run_skill_command or add
@@ -33,7 +33,7 @@ export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
   "git.repos",
   "git.token",
   "git.branch",
-  // A repository must not choose its own pin (issue 17): the user's lock and config do.
+  // A repository must not choose its own pin: the user's lock and config do.
   "git.ref",
   "analytics.file",
   "analytics.endpoint",
@@ -41,7 +41,7 @@ export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
 ];
 
 /**
- * Seed 002 §1.3: the content repository the user configured (SKILLS_REPO /
+ * The content repository the user configured (SKILLS_REPO /
  * `git.repos`) is the team's own, chosen by the user, so its config.yaml may
  * also set where the team's usage events go and which branch is followed.
  * It still cannot change the list of repositories, their token, or let a
@@ -56,7 +56,7 @@ export const REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
 ];
 
 /**
- * Keys that seeds name but SkillHub does not implement, with the reason; a
+ * Keys a skill-tree config.yaml may carry that SkillHub does not implement, with the reason; a
  * file that sets one loads, with this warning (never an error).
  */
 export const UNSUPPORTED_KEYS: Readonly<Record<string, string>> = {

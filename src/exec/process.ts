@@ -4,7 +4,7 @@ import { defaultKill, type KillFn, RunningGroups, signalGroup } from "./process-
 import { type ProcessTable, procTable, RUN_MARKER_VARIABLE, signalRun } from "./process-tree.ts";
 
 /**
- * One child process under full control (DESIGN §10): its own process group,
+ * One child process under full control: its own process group,
  * no stdin, no shell, output capped while it streams, a timeout that ends the
  * whole group (SIGTERM, then SIGKILL after a grace period), and nothing of the
  * group left behind once the call returns. The server's event loop is never
@@ -38,10 +38,10 @@ export const defaultSpawn: SpawnFn = (argv, options) =>
     stderr: "pipe",
   }) as unknown as ChildProcess;
 
-/** Exit code reported for a run that hit its timeout: 128 + SIGKILL, as seed 003 §8.4 shows. */
+/** Exit code reported for a run that hit its timeout: 128 + SIGKILL, as a shell reports it. */
 export const TIMEOUT_EXIT_CODE = 137;
 
-/** Milliseconds between SIGTERM and SIGKILL (DESIGN §10). */
+/** Milliseconds between SIGTERM and SIGKILL. */
 export const DEFAULT_GRACE_MS = 5_000;
 /** How often a terminated group is checked for survivors, in milliseconds. */
 const POLL_MS = 25;

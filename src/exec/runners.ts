@@ -7,7 +7,7 @@ import { delimiter, isAbsolute } from "node:path";
  * a shell command line.
  */
 
-/** The runner name that means "this very binary, acting as Bun" (DESIGN §10). */
+/** The runner name that means "this very binary, acting as Bun". */
 export const SELF_RUNNER = "skillhub";
 
 export interface RunnerHost {
@@ -59,7 +59,7 @@ export function scriptRunner(
 }
 
 /**
- * A command of run_skill_command → its argv prefix (seed 000 §3.5):
+ * A command of run_skill_command → its argv prefix:
  * `python`/`python3` run as `uv run python` when uv is on PATH (PEP 723
  * inline dependencies), else as `python3`; any other name as itself.
  */

@@ -1,6 +1,6 @@
 import type { ProcessResult } from "./process.ts";
 
-/** Appended to stderr when a script hits its timeout (seed 003 §8.4, verbatim). */
+/** Appended to stderr when a script hits its timeout (verbatim: the text the tree tools' clients expect). */
 export const TIMEOUT_NOTE = "[skills-mcp] Script killed: timeout exceeded.";
 
 /** Appended to stderr when output was cut at the cap; `stream` is stdout or stderr. */
@@ -8,7 +8,7 @@ export function truncationNote(stream: "stdout" | "stderr", maxBytes: number): s
   return `[skills-mcp] ${stream} truncated at ${maxBytes} bytes (scripts.max_output_bytes).`;
 }
 
-/** Seed 003 §8.4's response, without its `script` field. */
+/** run_script's response, without its `script` field. */
 export interface ScriptOutcome {
   success: boolean;
   exit_code: number;

@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from "node:path";
 export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string };
 
 /**
- * run_script's `cwd` (seed 002 §2.3): absent → `base` (the project root, else
+ * run_script's `cwd`: absent → `base` (the project root, else
  * the server's working folder); relative → resolved against `base`; absolute
  * → as given. It must be an existing folder: a script must not silently run
  * somewhere else than asked. It need not be inside the skill: scripts work on

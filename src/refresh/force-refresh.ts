@@ -3,7 +3,7 @@ import type { GitSync } from "./git/git-sync.ts";
 import type { RepoReport } from "./git/git-sync-types.ts";
 import type { Refresher } from "./refresher.ts";
 
-/** What `refresh_skills` and `skillhub sync` report (seed 003 §8.6). */
+/** What `refresh_skills` and `skillhub sync` report. */
 export type RefreshOutcome =
   | { mode: "local"; success: true; skills_reindexed: number }
   | {
@@ -27,9 +27,9 @@ export interface ForceRefreshDeps {
 }
 
 /**
- * Seed 003 §8.6: pull the repositories when there are any, then always
+ * Pull the repositories when there are any, then always
  * rescan every folder. A call while a sync runs returns at once with
- * `busy` (seed 003 §9.5).
+ * `busy`.
  */
 export async function forceRefresh(deps: ForceRefreshDeps, reason = "refresh_skills"): Promise<RefreshOutcome> {
   if (!deps.git) {

@@ -85,7 +85,7 @@ export function repoTargets(options: {
     const slug = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
     if (targets.some((t) => t.spec.slug === slug)) continue;
     const name = path ? `${parsed.name}-${path.split("/").pop()}` : parsed.name;
-    // A repository never takes a fixed source's label (DESIGN §3).
+    // A repository never takes a fixed source's label.
     const wanted = isReservedLabel(name) ? `repo-${name}` : name;
     let label = wanted;
     for (let n = 2; used.has(label); n++) label = `${wanted}-${n}`;

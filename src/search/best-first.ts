@@ -3,7 +3,7 @@
  * time from a binary max-heap: a long OR query touches most of 10,000 skills (9,400 at the median)
  * and the engine reads a couple of hundred. Only documents scoring at least an eighth of the best are
  * heaped at first (470 at the median); the others are heaped if a reader gets to them, and all of
- * them score lower, so the order read is the same. Issue 16: heaping every document touched was 18 %
+ * them score lower, so the order read is the same. Heaping every document touched was 18 %
  * of a search's ranking at 10,000 skills.
  */
 export class BestFirst {

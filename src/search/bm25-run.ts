@@ -2,7 +2,7 @@ import type { SlotArray } from "./freeze.ts";
 
 /**
  * A term's postings scored in plain loops: BM25+ into a run of slots and values here, then summed by
- * Scores.addRun (issue 16: a query's 20,700 postings at 10,000 skills, scored through a closure and added
+ * Scores.addRun (a query's 20,700 postings at 10,000 skills, scored through a closure and added
  * one Scores.add call each, took 33 + 21 ns a posting in process; these loops, 12 + 16).
  */
 

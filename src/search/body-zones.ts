@@ -6,7 +6,7 @@ import { LEAD_CHARS, LEAD_WORD_END } from "./scoring.ts";
  * the first LEAD_CHARS characters, moved on to the next whitespace when one comes within
  * LEAD_WORD_END characters (so no word is split between the zones), else cut at LEAD_CHARS; the
  * rest is everything after. At most LEAD_WORD_END characters are held back while the cut is
- * undecided, so a long body is never held whole (issue 16).
+ * undecided, so a long body is never held whole.
  */
 export class BodyZones {
   private readonly lead = new TermCounter();

@@ -17,7 +17,7 @@ export interface RankedHit {
 }
 
 export interface RankOptions {
-  /** Results wanted (seed 000: SEARCH_LIMIT, default 10). */
+  /** Results wanted (SEARCH_LIMIT, default 10). */
   limit: number;
   /** Keep hits with score/top >= threshold when there are more than 5 (SEARCH_THRESHOLD, 0.2). */
   threshold: number;
@@ -35,7 +35,7 @@ export type Signal = (queryText: string) => (skill: Skill) => number;
 
 /**
  * Ranking over the full-text index, fused with optional extra signals, then
- * seed 000 §3.2's rules: `limit*4` candidates, the relative threshold when
+ * search_skills' rules: `limit*4` candidates, the relative threshold when
  * there are more than 5, the top `limit`.
  */
 export function rank(
@@ -49,7 +49,7 @@ export function rank(
 }
 
 /**
- * The best full-text hits with their 0..1 scores, best first, before seed 000's cut (hybrid search fuses
+ * The best full-text hits with their 0..1 scores, best first, before search_skills' cut (hybrid search fuses
  * this list): the first `depth`, exact, by default the `limit × 4` candidates the cut reads, or KEEP_HITS
  * without a limit (hybrid search asks for its fusion depth); a few more where scores tie.
  */
@@ -81,8 +81,8 @@ export function scoreFullText(
   let top = 0;
   // The `keep` best final scores so far, smallest first: its root is the score to beat.
   const best = new MinHeap();
-  // Exact for what the caller reads: seed 000's limit × 4 candidates, or hybrid search's fused depth
-  // (issue 16: reading 100 where search_skills reads 40 cost 12% of a search's CPU at 10,000 skills).
+  // Exact for what the caller reads: search_skills' limit × 4 candidates, or hybrid search's fused depth
+  // (reading 100 where search_skills reads 40 cost 12% of a search's CPU at 10,000 skills).
   // With keyword signals, KEEP_HITS at least: a signal lifts a hit by its full-text score, which the
   // early stop would leave out.
   const read = options.depth ?? (options.limit ? options.limit * 4 : KEEP_HITS);
@@ -126,7 +126,7 @@ export function scoreFullText(
       }
     }
   }
-  // Only what the caller reads is sorted: below the `read` best scores nothing is (issue 16: sorting the
+  // Only what the caller reads is sorted: below the `read` best scores nothing is (sorting the
   // 230 hits scored was 8 % of a search's ranking at 10,000 skills).
   const floor = signals.length === 0 && best.size >= read ? best.min : Number.NEGATIVE_INFINITY;
   const kept = [...scored.values()].filter((hit) => hit.score >= floor);
@@ -134,7 +134,7 @@ export function scoreFullText(
 }
 
 /**
- * Seed 000 §3.2's rules on hits ordered best first, whichever path scored
+ * search_skills' rules on hits ordered best first, whichever path scored
  * them: `limit*4` candidates; with more than 5, keep `score / top >= threshold`;
  * return the top `limit`, scores rounded to 3 decimals.
  */
@@ -169,14 +169,14 @@ function coverageUnits(
 
 /**
  * Full-text hits scored exactly per query when the caller gives no limit, and whenever keyword
- * signals take part (see scoreFullText). Issue 16: without the terms-matched multiplier raw scores
+ * signals take part (see scoreFullText). Without the terms-matched multiplier raw scores
  * are flatter, so the early stop comes later; 200 made the engine score 2,118 hits a query at 11,018
  * skills, against 947 before.
  */
 const KEEP_HITS = 100;
 
 /**
- * A binary min-heap of numbers: the KEEP_HITS best scores in O(log k) per hit (issue 16: sorting
+ * A binary min-heap of numbers: the KEEP_HITS best scores in O(log k) per hit (sorting
  * every score seen every 32 hits cost 2.2 ms of a search at 10,000 skills).
  */
 class MinHeap {

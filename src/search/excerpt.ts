@@ -1,6 +1,6 @@
 import { processTerm } from "./text.ts";
 
-/** Characters in an excerpt (seed 001: about 160). */
+/** Characters in an excerpt (about 160, as skills.search promises). */
 export const EXCERPT_CHARS = 160;
 
 /**
@@ -13,8 +13,8 @@ export function excerptAround(text: string, terms: readonly string[], size = EXC
 }
 
 /**
- * `text.replace(/\s+/g, " ")`, touching only the runs that are not already one plain space (issue 16:
- * measured 39 against 51 µs over 10,000 characters of a SKILL.md, half of an excerpt's time).
+ * `text.replace(/\s+/g, " ")`, touching only the runs that are not already one plain space
+ * (measured 39 against 51 µs over 10,000 characters of a SKILL.md, half of an excerpt's time).
  */
 export function collapseSpaces(text: string): string {
   return text.replace(/[^\S ]\s*| \s+/g, " ");
@@ -25,8 +25,8 @@ function start(flat: string, size: number): string {
 }
 
 /**
- * Characters of a body an excerpt looks at: the seed's excerpt is around the first match, and a match
- * further in rarely makes a better one (issue 16: at 20,000, excerpts took as long as the search itself
+ * Characters of a body an excerpt looks at: skills.search's excerpt is around the first match, and a match
+ * further in rarely makes a better one (at 20,000, excerpts took as long as the search itself
  * at 10,000 skills, the long bodies search favours costing 160–190 µs each).
  */
 export const EXCERPT_SCAN_CHARS = 8_000;
@@ -34,7 +34,7 @@ export const EXCERPT_SCAN_CHARS = 8_000;
 /**
  * Like excerptAround, but undefined when no word of `text` matches. Looks at the first EXCERPT_SCAN_CHARS
  * only. Matches and the window are found in the text as it is; only the part around the window is
- * collapsed (issue 16: collapsing 8,000 characters per hit was 40 % of an excerpt's time).
+ * collapsed (collapsing 8,000 characters per hit was 40 % of an excerpt's time).
  */
 export function matchedExcerpt(text: string, terms: readonly string[], size = EXCERPT_CHARS): string | undefined {
   const raw = text.slice(0, EXCERPT_SCAN_CHARS);
@@ -76,7 +76,7 @@ export function cutAround(flat: string, windowStart: number, size: number): stri
 
 /**
  * Matches in order of position (ties in the order of `terms`), each packed in one number as
- * `index * terms.length + term`, sorted as numbers (issue 16: with an object per match and a Set per
+ * `index * terms.length + term`, sorted as numbers (with an object per match and a Set per
  * window, an excerpt of a long body took 65 µs, 45 µs without). `terms` are distinct.
  */
 class Matches {
@@ -178,7 +178,7 @@ function processedMatches(text: string, terms: readonly string[]): number[] {
 }
 
 /**
- * Seed 001's excerpt: ~160 characters around the first occurrence of a
+ * skills.search's excerpt: ~160 characters around the first occurrence of a
  * literal (lower-cased) token.
  */
 export function excerptAtToken(text: string, tokens: readonly string[], size = EXCERPT_CHARS): string {

@@ -15,7 +15,7 @@ import type { ScoreParams, TermSpec } from "./query-spec.ts";
 import type { Scores } from "./scores.ts";
 
 /**
- * One indexed field's postings in typed arrays (issue 16): MiniSearch keeps a Map entry per posting
+ * One indexed field's postings in typed arrays: MiniSearch keeps a Map entry per posting
  * (~230 bytes each in JavaScriptCore, 40 MB for the metadata of 10,000 skills). Here a posting is 3 bytes
  * (a 16-bit document slot, 32-bit beyond 65,536 slots, and an 8-bit term frequency) in one compressed-
  * sparse-row block, plus an overflow for documents added since the last freeze. Slots are shared by every
@@ -102,7 +102,7 @@ export class FieldPostings {
     if (live === 0 || this.totalLength === 0) return;
     const avg = this.totalLength / live;
     const { term } = spec;
-    // One binary search for the term and those it prefixes (issue 16: one per expansion was 10 % of ranking).
+    // One binary search for the term and those it prefixes (one per expansion was 10 % of ranking).
     const { vocabulary, newTerms } = this;
     const at = vocabulary.lowerBound(term);
     const exact = at < vocabulary.length && vocabulary.compare(at, term) === 0 ? at : this.newIds.get(term);

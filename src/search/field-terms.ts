@@ -3,7 +3,7 @@ import { processTerm } from "./text.ts";
 
 /**
  * A field's text → processed term frequencies and MiniSearch's field length (distinct raw
- * tokens), fed in chunks so that a long SKILL.md body is never held whole (issue 16): a chunk is
+ * tokens), fed in chunks so that a long SKILL.md body is never held whole: a chunk is
  * tokenised up to its last separator and the unfinished word carried to the next, which gives the
  * same tokens as MiniSearch's tokenizer over the whole text.
  */

@@ -4,7 +4,7 @@ import { searchName } from "./search-name.ts";
 /** What FullTextIndex indexes of a skill: its fields and their weights. */
 
 /**
- * Metadata field weights, the name and description strongest (DESIGN §7.1); tuned on bench/eval.
+ * Metadata field weights, the name and description strongest; tuned on bench/eval.
  * Headings and the body zones are weighted in scoring.ts.
  */
 export const BOOSTS = { name: 4, tags: 3, keywords: 3, category: 2, description: 4 } as const;

@@ -137,7 +137,7 @@ export class FullTextIndex {
 
   /**
    * `sync` in slices of at most `sliceMs` milliseconds, pausing between them so a large first build
-   * does not stall requests (issue 16: batches of 50 full bodies held calls up to 300 ms).
+   * does not stall requests (batches of 50 full bodies held calls up to 300 ms).
    */
   async syncAsync(
     skills: readonly Skill[],

@@ -5,7 +5,7 @@ import type { IndexParts } from "./fulltext.ts";
 import { SlotStrings } from "./slot-strings.ts";
 
 /**
- * The persisted index in binary (issue 16: the JSON form took 0.7-1.1 s and +143 MB to load at
+ * The persisted index in binary (the JSON form took 0.7-1.1 s and +143 MB to load at
  * 10,000 skills). Layout, little-endian:
  *
  *   "SKILLHUB-INDEX\n"   magic (15 bytes)
@@ -57,7 +57,7 @@ export function encodeIndexFile(header: IndexHeader, parts: IndexParts): Uint8Ar
 
 /**
  * The file's pieces, awaiting `pause` between pieces of work, so that saving a large index never
- * holds the event loop for long (issue 16: encoding 150,000 terms at once took 56 ms).
+ * holds the event loop for long (encoding 150,000 terms at once took 56 ms).
  */
 export async function encodeIndexFileAsync(
   header: IndexHeader,

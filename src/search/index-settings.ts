@@ -7,7 +7,7 @@ import { BOOSTS } from "./fields.ts";
 export const INDEX_SCHEMA_VERSION = 12;
 
 /**
- * Body characters indexed per skill: the whole body, at every catalog size (issue 16: a share that
+ * Body characters indexed per skill: the whole body, at every catalog size (a share that
  * shrank with the catalog cost R@3 0.956 → 0.835 at 11,000 skills), read in bounded chunks and
  * never past the 1 MiB instructions cap. `FullTextIndex.empty({ bodyChars })` indexes less (tuning).
  */
@@ -20,7 +20,7 @@ export const SLICE_MS = 8;
 export const MAX_HEADINGS = 30;
 
 /**
- * Prefix matching from five letters (issue 16: from four, "store" reached "storage" and "fall"
+ * Prefix matching from five letters (from four, "store" reached "storage" and "fall"
  * "fallback"; measured on bench/eval's 91 queries, MRR 0.896 → 0.907 at 1,018 skills). It applies to
  * the metadata fields only (score-query.ts).
  */

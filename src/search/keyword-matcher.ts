@@ -1,7 +1,7 @@
 import { trimChar } from "../util/trim-char.ts";
 
 /**
- * The deterministic keyword matcher of seed 003 §5: tokenise a free-text
+ * The deterministic keyword matcher of skill trees: tokenise a free-text
  * context, score a keyword list against it, then pick one match, report an
  * ambiguity, or report no match. Pure: no I/O, no clock.
  */
@@ -34,7 +34,7 @@ export const PRIORITY_WEIGHT = 0.001;
 const EPSILON = 1e-9;
 
 /**
- * Seed 003 §5.1: lower-case, punctuation removed (hyphens kept), split on
+ * Lower-case, punctuation removed (hyphens kept), split on
  * whitespace, stop words (EN + FR) dropped, duplicates dropped, first
  * occurrence order kept. Punctuation becomes a space, so "ui/react" gives two
  * tokens and "l'authentification" gives "authentification".
@@ -59,8 +59,8 @@ export function tokenize(text: string): string[] {
 /**
  * Whether one context token matches one keyword (both lower-case): equal, or
  * one contains the other. When either is shorter than 3 characters only
- * equality counts, so "go" does not match "golang" nor "js" "json" (seed 003
- * §5.2's examples and stated intent).
+ * equality counts, so "go" does not match "golang" nor "js" "json" (the
+ * documented examples and intent).
  */
 export function keywordMatches(token: string, keyword: string): boolean {
   if (token === keyword) return true;
@@ -69,7 +69,7 @@ export function keywordMatches(token: string, keyword: string): boolean {
 }
 
 /**
- * Seed 003 §5.2: matched keywords / total keywords + priority × 0.001.
+ * Matched keywords / total keywords + priority × 0.001.
  * `tokens` come from `tokenize`; keywords are compared lower-cased and
  * returned lower-cased in `matched`, in keyword order. No keywords → only the
  * priority part (never NaN).
@@ -88,7 +88,7 @@ export function scoreKeywords(
   return { score: base + priority * PRIORITY_WEIGHT, matched };
 }
 
-/** matching.* of config.yaml (seed 003 §5.3 defaults: 0.2, 3, 0.1). */
+/** matching.* of config.yaml (defaults: 0.2, 3, 0.1). */
 export interface MatchingOptions {
   min_score: number;
   max_results: number;
@@ -107,7 +107,7 @@ export type MatchOutcome<T> =
   | { kind: "ambiguous"; candidates: Scored<T>[] };
 
 /**
- * Seed 003 §5.3: drop scores below `min_score`, sort descending (ties keep
+ * Drop scores below `min_score`, sort descending (ties keep
  * the input order), then one match, or `ambiguous` with up to `max_results`
  * candidates when the top two are closer than `ambiguity_threshold`. A
  * candidate that matched no keyword never counts, whatever its priority.

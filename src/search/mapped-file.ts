@@ -4,7 +4,7 @@ import { closeSync, openSync, readSync } from "node:fs";
  * A saved index file mapped into memory (persist.ts), and mapped again to give back the pages queries
  * made resident: they stay in the page cache, but a mapping's touched pages count in the server's
  * resident memory until it is unmapped, most of the 10 MB file at 10,000 skills after 200 searches
- * (issue 16; docs/performance.md).
+ * (docs/performance.md).
  */
 export interface MappedFile {
   path: string;

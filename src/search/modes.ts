@@ -32,14 +32,14 @@ export interface ModeInput {
   options: RankOptions;
   /** The skills vector search considers (the catalog's served skills). */
   skills: readonly Skill[];
-  /** Full-text hits, best first, before seed 000's cut; the first `depth` exact (default: what the cut reads). */
+  /** Full-text hits, best first, before search_skills' cut; the first `depth` exact (default: what the cut reads). */
   fullText: (depth?: number) => RankedHit[];
   /** Undefined with EMBEDDING_PROVIDER=none. */
   vectors?: VectorSource;
 }
 
 /**
- * Seed 000 §3.2's search paths: fts; vector (query embedding and cosine
+ * search_skills' search paths: fts; vector (query embedding and cosine
  * similarity, full text on any failure); hybrid (reciprocal rank fusion of
  * both lists, full text on any failure). The candidate and threshold rules
  * apply to whichever list answers.

@@ -21,10 +21,10 @@ export type LoadResult =
   | { ok: false; missing: boolean; stale?: boolean; reason: string };
 
 /**
- * Seed 000 §4.2's fingerprint: every served skill file's path, mtime and size, in any order, plus the
+ * The persisted index's fingerprint: every served skill file's path, mtime and size, in any order, plus the
  * sources' labels, the index schema version and the embedding settings. A hash of the set of rows: each row's hash is summed
  * in two independent 32-bit lanes, so there is nothing to sort and no row is turned into a string
- * (issue 16: sorting 20,000 row strings held the event loop 18–40 ms when the first search began).
+ * (sorting 20,000 row strings held the event loop 18–40 ms when the first search began).
  */
 export function catalogFingerprint(catalog: Catalog, settings: string): string {
   let low = 0;
@@ -65,7 +65,7 @@ export function indexFilePath(cacheDir: string, sourceDirs: readonly string[]): 
 
 /**
  * Read and check a persisted index (index-file.ts), with `pause` between fields; never throws for a
- * missing, foreign or corrupt file. The file is mapped, not read (issue 16): the postings stay in the
+ * missing, foreign or corrupt file. The file is mapped, not read: the postings stay in the
  * page cache and only the pages a query reads become resident (most of 18 MB at 10,000 skills is never
  * touched). Safe because every write of an index file goes to a temporary file renamed into place: a
  * mapped file is never changed or truncated, only replaced, and the mapping keeps the old one. Mapped

@@ -2,8 +2,8 @@ import { BestFirst } from "./best-first.ts";
 
 /**
  * Per-document scores of one query, by document slot: a dense Float64Array and a bit set of the
- * query terms each document matched, instead of a Map entry and an array per document (issue 16:
- * an OR query touches a third of 10,000 skills). Query terms are numbered in the order first seen;
+ * query terms each document matched, instead of a Map entry and an array per document (an
+ * OR query touches a third of 10,000 skills). Query terms are numbered in the order first seen;
  * the first 32 use the bit set, any further ones a small map.
  */
 
@@ -25,7 +25,7 @@ interface Buffers {
 }
 
 /**
- * Slots in a typed array kept from query to query (issue 16: an array of numbers grown to the 9,400
+ * Slots in a typed array kept from query to query (an array of numbers grown to the 9,400
  * documents a query touches at 10,000 skills, new for each search, was a quarter of ranking's time).
  */
 export class SlotList {
@@ -47,7 +47,7 @@ export class SlotList {
 }
 
 /**
- * Buffers of finished queries, for the next ones (issue 16: allocating three arrays of one number per
+ * Buffers of finished queries, for the next ones (allocating three arrays of one number per
  * skill for every search, and the collections they brought on, were 16% of a search's CPU at 10,000
  * skills). Two at most: queries run one at a time.
  */

@@ -1,5 +1,5 @@
 /**
- * How a skill's field scores become one full-text score (issue 16), tuned on the 91 queries of
+ * How a skill's field scores become one full-text score, tuned on the 91 queries of
  * bench/eval at 1,018 and 11,018 skills with whole bodies indexed (bench/tune.ts; figures in
  * docs/search.md). Three findings shape it:
  *

@@ -37,7 +37,7 @@ const NO_BODY = () => "";
 
 /**
  * The search index, kept in step with the catalog: loaded from disk when
- * its fingerprint matches (seed 000 §4.2), updated incrementally on every
+ * its fingerprint matches, updated incrementally on every
  * catalog change, saved in the background.
  */
 export class SearchService {

@@ -12,7 +12,7 @@ import {
 
 /**
  * Which skills get_skill routes to: tree nodes only, by the keywords they
- * declare (seed 003 §5). Agent Skills (SKILL.md) declare no keywords. Routing
+ * declare. Agent Skills (SKILL.md) declare no keywords. Routing
  * them by the words of their name or description was tried over the real
  * corpora beside skills-example/: with containment, "form" matched
  * "transformers" and "invoices" matched "invoice-organizer"; with whole
@@ -50,8 +50,8 @@ function routingEntries(catalog: Catalog): RoutingEntry[] {
 export type Routed = MatchOutcome<Skill> | { kind: "direct"; skill: Skill } | { kind: "disabled"; skill: Skill };
 
 /**
- * get_skill's routing over the enabled tree nodes of a snapshot (seed 003 §5,
- * exactly). A context that is exactly a skill path or name ("ui/react/auth",
+ * get_skill's routing over the enabled tree nodes of a snapshot (the keyword
+ * matcher, exactly). A context that is exactly a skill path or name ("ui/react/auth",
  * as the ambiguous answer invites) selects that skill directly. When it names
  * a disabled skill, the enabled ones are still routed to; only when none fits
  * is the answer `disabled` (SKILL_DISABLED), so the model learns why, not

@@ -6,7 +6,7 @@ import { detach } from "../util/detach.ts";
  * "pdf table extraction".
  */
 
-/** Trim and collapse whitespace (seed 000 §3.2). */
+/** Trim and collapse whitespace. */
 export function normaliseQuery(query: string): string {
   return query.replace(/\s+/g, " ").trim();
 }
@@ -38,7 +38,7 @@ export function stem(word: string): string {
   if (w.length > 3 && w[w.length - 1] === w[w.length - 2] && !/[aeioulsz]/.test(w[w.length - 1] as string))
     w = w.slice(0, -1);
   // A final e goes from four letters on, as "-ing" and "-ed" take it: "code" meets "coding", "type" "typing"
-  // (issue 16: kept on four-letter words, "coding" and "code" were two terms).
+  // (kept on four-letter words, "coding" and "code" were two terms).
   if (w.endsWith("e") && w.length > 3) w = w.slice(0, -1);
   return w;
 }

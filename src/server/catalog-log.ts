@@ -4,7 +4,7 @@ import { formatDiagnostic } from "../util/diagnostic.ts";
 import type { Logger } from "../util/logger.ts";
 
 /**
- * Seed 004: a skipped skill is logged to stderr (once per new problem);
+ * A skipped skill is logged to stderr (once per new problem);
  * warnings are summed up in one line and listed at DEBUG and by `doctor`.
  */
 export function logNewDiagnostics(logger: Logger, previous: Catalog, next: Catalog): void {

@@ -246,7 +246,7 @@ const SKILLS_PER_PIECE = 250;
 
 /**
  * The snapshot's lines for `hub`'s current catalog, in pieces: the header, then each source's line and
- * its skills' lines a few hundred at a time (issue 16: written at once, 10,000 skills held the event
+ * its skills' lines a few hundred at a time (written at once, 10,000 skills held the event
  * loop 40 ms).
  */
 export function* snapshotPieces(hub: Hub): Generator<string> {

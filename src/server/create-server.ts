@@ -155,7 +155,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       );
     }
     const parsed = tool.inputSchema.safeParse(args ?? {});
-    // Seed 003 §8: the tree tools' errors carry JSON text too, argument errors included.
+    // The tree tools' errors carry JSON text too, argument errors included.
     if (!parsed.success)
       return JSON_TEXT_TOOLS.has(name)
         ? withJsonText(invalidArguments(tool, parsed.error))

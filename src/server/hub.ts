@@ -50,7 +50,7 @@ export class Hub implements ToolDeps {
   readonly usage: UsageStore;
   readonly selection: ToolSelection;
   readonly refresher: Refresher;
-  /** The team repositories (DESIGN §12); undefined when none is configured. */
+  /** The team repositories; undefined when none is configured. */
   readonly git?: GitSync;
   /** Made again when a repository's config.yaml changes where events go. */
   get analytics(): Analytics {
@@ -62,9 +62,9 @@ export class Hub implements ToolDeps {
   /** Told when big jobs end (scans, index builds, snapshot saves) and when clients call; a server enables it. */
   readonly memory: MemoryRelease;
   readonly acceptRoots: boolean;
-  /** run_script / run_skill_command: the machine they run on (DESIGN §10). */
+  /** run_script / run_skill_command: the machine they run on. */
   readonly exec: ExecHost;
-  /** Frozen mode (issue 17): serve only what skillhub.lock records. */
+  /** Frozen mode: serve only what skillhub.lock records. */
   readonly frozen?: FrozenGuard;
   private root: ProjectRoot;
   private readonly scanner: Scanner;
@@ -225,7 +225,7 @@ export class Hub implements ToolDeps {
   start(): Promise<void> {
     this.started = true;
     this.analytics.publisher?.start();
-    // A reachable repository is synced before the first catalog (DESIGN §12), but a slow one is waited for
+    // A reachable repository is synced before the first catalog, but a slow one is waited for
     // 3 s at most (GitSync.initialize): then the local folders and any existing copy are served, and the
     // sync's end rescans (onSynced above), which sends tools/list_changed.
     const scanned = this.startGit().then(() => (this.closed ? undefined : this.refresher.start()));
@@ -250,7 +250,7 @@ export class Hub implements ToolDeps {
     return catalog;
   }
 
-  /** The client reported its roots: the first file:// one may become the project root (DESIGN §2). */
+  /** The client reported its roots: the first file:// one may become the project root. */
   setClientRoots(uris: readonly string[]): void {
     if (!this.acceptRoots) return;
     const next = this.computeRoot(uris);
@@ -292,7 +292,7 @@ export class Hub implements ToolDeps {
     await this.refresher.checkNow();
   }
 
-  /** Analytics (DESIGN §13): queued in memory, sent by the publisher; a no-op when analytics is off. */
+  /** Analytics: queued in memory, sent by the publisher; a no-op when analytics is off. */
   track(type: EventType, data: Record<string, unknown>): void {
     this.analytics.tracker.track(type, data);
   }

@@ -17,7 +17,7 @@ export function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "input"
   return result;
 }
 
-/** The error shape every tool may return with `isError` (DESIGN §8), written compactly. */
+/** The error shape every tool may return with `isError`, written compactly. */
 const ERROR_OUTPUT = {
   type: "object",
   required: ["error"],
@@ -36,7 +36,7 @@ const outputSchemas = new WeakMap<z.ZodType, JsonSchema>();
  * An output schema that admits the success shape or the error shape (clients
  * validate structuredContent even on error results). Descriptions and
  * `additionalProperties` are dropped: the shape is what a client checks, and
- * tools/list stays small (DESIGN: under 12 KB).
+ * tools/list stays small (under 12 KB).
  */
 export function outputJsonSchema(success: z.ZodType): JsonSchema {
   const hit = outputSchemas.get(success);

@@ -33,7 +33,7 @@ export interface ParseResult {
 }
 
 /**
- * Parse one SKILL.md leniently (DESIGN §4.1): serve whatever can be served,
+ * Parse one SKILL.md leniently: serve whatever can be served,
  * and say what was wrong. Pure: takes the text, touches nothing.
  */
 export function parseAgentSkill(input: SkillFileInput): ParseResult {
@@ -150,7 +150,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       name,
       key: name.toLowerCase(),
       description,
-      // metadata.skillhub.category first (seed 000); a top-level `category:` (seen in real collections) counts too.
+      // metadata.skillhub.category first; a top-level `category:` (seen in real collections) counts too.
       category: hub.category ?? (scalarText(fm.category)?.trim().toLowerCase() || undefined),
       tags: hub.tags,
       keywords: [],
@@ -167,7 +167,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
   };
 }
 
-/** The body without frontmatter, newlines kept (seed 000 load_skill). */
+/** The body without frontmatter, newlines kept (what load_skill serves). */
 export function skillBody(text: string): string {
   const split = splitFrontmatter(text);
   return split.body;
@@ -186,7 +186,7 @@ interface HubMetadata {
 }
 
 /**
- * metadata.skillhub.{category,tags,alwaysApply}, lower-cased and trimmed (seed 000 §5.2). The Agent Skills
+ * metadata.skillhub.{category,tags,alwaysApply}, lower-cased and trimmed. The Agent Skills
  * spec makes `metadata` a map of strings, so the same keys are also read flat as `skillhub.category`,
  * `skillhub.tags` (comma list) and `skillhub.alwaysApply`: a skill written that way stays strictly valid
  * and is published by the skills extension too.

@@ -21,7 +21,7 @@ export function splitFrontmatter(input: string): Split {
   const firstEnd = text.indexOf("\n");
   const firstLine = firstEnd === -1 ? text : text.slice(0, firstEnd);
   if (firstLine.trimEnd() !== "---") return { kind: "none", body: text };
-  // Only lines starting with "---" can close it: found with indexOf, not line by line (issue 16: the
+  // Only lines starting with "---" can close it: found with indexOf, not line by line (the
   // loop over every frontmatter line was most of a split, 4 of 6 µs).
   for (let at = firstEnd + 1; firstEnd !== -1; ) {
     if (!text.startsWith("---", at)) {
@@ -42,7 +42,7 @@ export function splitFrontmatter(input: string): Split {
   return { kind: "unclosed", body: text };
 }
 
-/** `text.replace(/^\n+/, "")` without the expression (issue 16: the replace was 9 of a split's 11 µs on a search hit's SKILL.md). */
+/** `text.replace(/^\n+/, "")` without the expression (the replace was 9 of a split's 11 µs on a search hit's SKILL.md). */
 function withoutLeadingNewlines(text: string): string {
   let at = 0;
   while (text.charCodeAt(at) === 10) at++;

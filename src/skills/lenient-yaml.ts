@@ -67,7 +67,7 @@ const KEY_HEAD = /^([ \t]*(?:-[ \t]+)?)([A-Za-z0-9_][\w.-]*):[ \t]+/;
  *
  * Security: linear in the line's length. The value is cut with trimEnd, not a
  * regex: `(.+?)\s*$` retried the lazy group at every position of a run of
- * spaces, so one line of 150,000 spaces held up the scan for 44 s (issue 13).
+ * spaces, so one line of 150,000 spaces held up the scan for 44 s.
  */
 export function quoteBrokenValues(text: string): { text: string; keys: string[] } {
   const keys: string[] = [];

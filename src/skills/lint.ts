@@ -89,7 +89,7 @@ export function lintAgentSkill(skill: Skill): Diagnostic[] {
 
 /**
  * A tree node whose folders lack `_index.md` between it and its parent:
- * served (seed 003 §4.4 skips missing intermediates), but worth saying.
+ * served (parent resolution skips missing intermediates), but worth saying.
  * `exists` answers for skill paths of the same source.
  */
 export function lintTreeNode(skill: TreeNode, exists: (path: string) => boolean): Diagnostic[] {

@@ -4,7 +4,7 @@ const FENCE_OR_HEADING = /^(?:(```|~~~)[^\n]*|#+[ \t]*(.*))$/gm;
 
 /**
  * Markdown headings outside code fences, from a body fed in chunks (the search index streams
- * bodies: issue 16), the first `max` kept. Skills do not keep their headings (12.8 per skill,
+ * bodies), the first `max` kept. Skills do not keep their headings (12.8 per skill,
  * 128,000 strings at 10,000 skills): the index reads them as it reads the body.
  */
 export class HeadingLines {

@@ -96,7 +96,7 @@ export function readSkillSource(
 /**
  * The real folder a skill's file was last read from, by skill (a catalog's skills are replaced when
  * their files change): a search reads ten SKILL.md files, and resolving each folder again was 9 % of
- * its excerpts' time (issue 16). Still confined: the descriptor opened there must resolve inside it
+ * its excerpts' time. Still confined: the descriptor opened there must resolve inside it
  * (readConfined), so a folder swapped for a link since reads nothing from elsewhere.
  */
 const knownRoots = new WeakMap<SkillPlace, string>();
@@ -104,7 +104,7 @@ const knownRoots = new WeakMap<SkillPlace, string>();
 /**
  * The real folder an Agent Skill's SKILL.md was last read from (its folder's real path, found by that
  * read), or undefined: load_skill lists the folder's files right after reading it, and resolving the
- * folder again cost as much as the listing of a folder holding SKILL.md alone (issue 16).
+ * folder again cost as much as the listing of a folder holding SKILL.md alone.
  */
 export function lastReadFolder(skill: SkillPlace): string | undefined {
   return skill.kind === "tree-node" ? undefined : knownRoots.get(skill);
@@ -112,7 +112,7 @@ export function lastReadFolder(skill: SkillPlace): string | undefined {
 
 /**
  * The folder a local skill's file is read from, as the catalog names it, tried as its real folder
- * before resolving it (a realpath call was 6 % of a `skill` call's time, issue 16). As safe: a read
+ * before resolving it (a realpath call was 6 % of a `skill` call's time). As safe: a read
  * succeeds only when the opened file's real path is inside it, and a folder a real path lies inside
  * is itself real (no link on the way); else the read fails and the folder is resolved. Not for synced
  * or plugin skills, whose real folder must also be checked against their source's.

@@ -14,13 +14,13 @@ interface SkillFields {
   category?: string;
   /** metadata.skillhub.tags, lower-cased. */
   tags: readonly string[];
-  /** Tree-node keywords (seed 003); empty for Agent Skills. */
+  /** Tree-node keywords; empty for Agent Skills. */
   keywords: readonly string[];
   /** metadata.skillhub.alwaysApply: listed first in the skill catalog. */
   alwaysApply: boolean;
   /**
    * The whole parsed frontmatter, verbatim, as JSON text (read it with frontmatterOf): one string instead
-   * of an object tree per skill for every full collection of the heap (issue 16, idle); read only by lint
+   * of an object tree per skill for every full collection of the heap (even when idle); read only by lint
    * and the web page's detail view.
    */
   frontmatterJson: string;
@@ -47,10 +47,10 @@ export interface AgentSkill extends SkillFields {
   tree?: undefined;
 }
 
-/** A Markdown file of a skill tree (seed 003), routed by its keywords. */
+/** A Markdown file of a skill tree, routed by its keywords. */
 export interface TreeNode extends SkillFields {
   kind: "tree-node";
-  /** Tree-node data (seed 003 §4): skill path, parent, inherit, priority, assets, scripts. */
+  /** Tree-node data: skill path, parent, inherit, priority, assets, scripts. */
   tree: TreeData;
 }
 
@@ -64,7 +64,7 @@ export type Skill = AgentSkill | TreeNode;
 
 /**
  * The one empty word list every skill without tags or keywords shares: two arrays per skill were a fifth
- * of the heap's objects at 10,000 skills, and each is a cell the runtime's full collections visit (issue 16).
+ * of the heap's objects at 10,000 skills, and each is a cell the runtime's full collections visit.
  */
 export const NO_WORDS: readonly string[] = Object.freeze([]);
 

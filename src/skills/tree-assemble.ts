@@ -61,7 +61,7 @@ export interface AssembledTree {
 }
 
 /**
- * Seed 003 §4: which loose `.md` files of one source are tree nodes, their
+ * Which loose `.md` files of one source are tree nodes, their
  * skill paths, parents (within this source, skipping missing intermediates),
  * resource folders, and warnings for declared files that are missing.
  *

@@ -18,7 +18,7 @@ export {
 } from "./tree-types.ts";
 
 /**
- * Parse one Markdown file as a tree node (seed 003 §4.2): `keywords` must be
+ * Parse one Markdown file as a tree node: `keywords` must be
  * a non-empty list and `description` a non-empty string; `inherit` defaults
  * to true, `priority` to 0, `assets`/`scripts` to []. Lenient: a bad optional
  * field is a warning and its default is used. `hash`: the sha256 (hex) of the file's bytes, when
@@ -126,7 +126,7 @@ function keywordList(value: unknown, warn: Warn): string[] {
   return out;
 }
 
-/** `metadata.skillhub`, the place Agent Skills keep category and tags (seed 000 §5.2). */
+/** `metadata.skillhub`, the place Agent Skills keep category and tags. */
 function hubMetadata(fm: Record<string, unknown>): Record<string, unknown> {
   const hub = (fm.metadata as { skillhub?: unknown } | null | undefined)?.skillhub;
   return typeof hub === "object" && hub !== null && !Array.isArray(hub) ? (hub as Record<string, unknown>) : {};

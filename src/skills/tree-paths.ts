@@ -1,5 +1,5 @@
 /**
- * Skill paths of tree nodes (seed 003 §4.3–4.4, §6.2). Pure string functions.
+ * Skill paths of tree nodes. Pure string functions.
  */
 
 export const ROOT_PATH = "_root";
@@ -11,7 +11,7 @@ export function skillPathOf(rel: string): string {
 }
 
 /**
- * Seed 003 §4.4 `deriveParentPath`: `_root` has none; `a/b/_index` → `a/_index`;
+ * `deriveParentPath`: `_root` has none; `a/b/_index` → `a/_index`;
  * `a/_index` → `_root`; `a/b/leaf` → `a/b/_index`; a top-level leaf → `_root`.
  */
 export function deriveParentPath(path: string): string | null {
@@ -42,7 +42,7 @@ export function resolveParentPath(
 }
 
 /**
- * Seed 003 §6.2 section header: `_root` → `GLOBAL RULES`; otherwise upper
+ * A content section's header: `_root` → `GLOBAL RULES`; otherwise upper
  * case, "/" → " > ", `_index` segments removed, whitespace collapsed.
  */
 export function sectionHeader(path: string): string {

@@ -2,9 +2,9 @@ import { z } from "zod";
 import type { Diagnostic } from "../util/diagnostic.ts";
 import { once } from "../util/once.ts";
 
-/** What a skill tree's node declares (seed 003 §4): its assets, scripts and fields, and a parse's outcome. */
+/** What a skill tree's node declares: its assets, scripts and fields, and a parse's outcome. */
 
-/** Asset kinds of seed 002 §1.2; anything else reads as "other". */
+/** Asset kinds a tree node may declare; anything else reads as "other". */
 export const ASSET_TYPES = ["template", "config", "example", "schema", "image", "other"] as const;
 /** claude: the agent fetches the script with get_asset and runs it; server: run_script runs it. */
 export const EXECUTION_MODES = ["claude", "server"] as const;
@@ -40,7 +40,7 @@ export const ScriptDecl = once(() =>
 );
 export type ScriptDecl = z.infer<ReturnType<typeof ScriptDecl>>;
 
-/** What a tree node adds to a Skill (seed 003 §4). */
+/** What a tree node adds to a Skill. */
 export interface TreeData {
   /** Skill path: the file's path under the source root without ".md" ("ui/react/auth", "ui/_index", "_root"). */
   path: string;

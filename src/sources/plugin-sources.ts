@@ -7,7 +7,7 @@ import { isInside } from "../util/safe-path.ts";
 import { isReservedLabel, PLUGIN_LABEL_PREFIX, type Source } from "./source-list.ts";
 
 /**
- * Skills of installed Claude Code plugins as sources (issue 17). Claude Code
+ * Skills of installed Claude Code plugins as sources. Claude Code
  * records its installs in `~/.claude/plugins/installed_plugins.json`:
  * `{ "version": 2, "plugins": { "<plugin>@<marketplace>": [{ "scope", "installPath",
  * "version", "projectPath"? }] } }`, where `installPath` is usually

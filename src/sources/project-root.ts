@@ -31,7 +31,7 @@ const SYSTEM_PREFIXES = [
   "/dev",
 ];
 
-/** Project root, in the order of DESIGN §2. Pure. */
+/** Project root, in the documented order (docs/skills.md). Pure. */
 export function resolveProjectRoot(input: ProjectRootInput): ProjectRoot {
   if (input.configured) return { dir: resolve(input.configured), how: "--project / SKILLHUB_PROJECT_DIR" };
   const claude = input.env.CLAUDE_PROJECT_DIR;

@@ -1,6 +1,6 @@
 import { basename, dirname, join, resolve } from "node:path";
 
-/** Where a source sits in the precedence table (DESIGN §3). */
+/** Where a source sits in the precedence table. */
 export type Location = "explicit" | "project" | "global" | "remote";
 
 /** A folder that holds skills, with its label and place in the precedence order. */
@@ -26,13 +26,13 @@ export interface SourceListInput {
   /** SkillHub's home (~/.skillhub). */
   hubHome: string;
   /**
-   * Seed 001's skills root under the project (`--root`, default `skills` in the sk profile): read right
+   * The sk profile's skills root under the project (`--root`, default `skills` in the sk profile): read right
    * after the explicit folders, even with `onlyDirs`. Relative to the project root; absolute as it is.
    */
   projectSkills?: string;
   /** Folders a project's skillhub.yaml adds (absolute): the project's own, read after the explicit ones. */
   projectDirs?: readonly string[];
-  /** Synced repositories (DESIGN §12), after the local folders. */
+  /** Synced repositories, after the local folders. */
   repos?: readonly { label: string; dir: string }[];
   /** Installed Claude Code plugins' skill folders (plugin-sources.ts): last, below every folder and repository. */
   plugins?: readonly Source[];
@@ -111,7 +111,7 @@ export function explicitLabels(dirs: readonly string[], taken: ReadonlySet<strin
   return labels;
 }
 
-/** The sources in precedence order (DESIGN §3); the first one holding a name wins. */
+/** The sources in precedence order; the first one holding a name wins. */
 export function buildSourceList(input: SourceListInput): Source[] {
   const dirs = input.dirs.map((dir) => resolve(dir));
   // A repository's or plugin's qualifier is not an explicit folder's label (qualified names stay unique).

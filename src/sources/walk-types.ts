@@ -20,7 +20,7 @@ export interface SkillDirEntry extends FileEntry {
 export interface WalkResult {
   /** Folders holding a SKILL.md, in walk order (sorted by name at each level). */
   skills: SkillDirEntry[];
-  /** `.md` files outside any skill folder: candidate tree nodes (seed 003). */
+  /** `.md` files outside any skill folder: candidate tree nodes. */
   markdown: FileEntry[];
   /** `config.yaml` at the source root, if present. */
   configFile?: string;

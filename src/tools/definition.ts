@@ -14,7 +14,7 @@ import type { FolderEntry } from "../sources/walk-listings.ts";
 import type { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
 
-/** Analytics event types (seed 003 §10.2, plus skill_loaded and search for the other tools). */
+/** Analytics event types (the tree tools', plus skill_loaded and search for the other tools). */
 export type { EventType } from "../analytics/event.ts";
 
 /** What tools need from the running hub. The server provides it; tests build one from temp folders. */
@@ -25,7 +25,7 @@ export interface ToolDeps {
   filter: SkillFilter;
   /** A skill by name or qualified name in the current snapshot; rescans once on a miss. */
   findSkill(name: string): Promise<Skill | undefined>;
-  /** The project root, when one applies (DESIGN §2). */
+  /** The project root, when one applies. */
   readonly projectRoot: { dir: string | null };
   /** Rescan first when the catalog is older than `maxAgeMs`. */
   ensureFresh(maxAgeMs: number): Promise<void>;
@@ -85,7 +85,7 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   handler: (args: z.infer<Input>, ctx: ToolContext) => Promise<CallToolResult>;
 }
 
-/** Annotations of a tool that only reads (DESIGN §8). */
+/** Annotations of a tool that only reads. */
 export const READ_ONLY: ToolAnnotations = {
   readOnlyHint: true,
   destructiveHint: false,
@@ -96,7 +96,7 @@ export const READ_ONLY: ToolAnnotations = {
 /**
  * A tool as its file writes it: the schemas are functions that build them. zod builds a schema
  * slowly (each object carries dozens of methods), and building every tool's at start-up cost
- * `initialize` about 3 ms (issue 16): they are built on first use, by tools/list or a call.
+ * `initialize` about 3 ms: they are built on first use, by tools/list or a call.
  */
 export interface ToolSpec<Input extends z.ZodObject>
   extends Omit<ToolDefinition<Input>, "inputSchema" | "outputSchema"> {

@@ -44,7 +44,7 @@ const Output = () =>
     mime_type: z.string().optional().describe("Binary files: the MIME type"),
   });
 
-/** Seed 003 §8.3: a declared asset or script of a tree node (inherited ones resolved up the chain), or a file of an Agent Skill. */
+/** A declared asset or script of a tree node (inherited ones resolved up the chain), or a file of an Agent Skill. */
 export const getAssetTool = defineTool({
   name: "get_asset",
   title: "Get Skill Asset",

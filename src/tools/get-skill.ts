@@ -97,7 +97,7 @@ const Output = () => {
 export const NO_MATCH_MESSAGE = "No skill matches the given context.";
 export const AMBIGUOUS_MESSAGE = "Multiple skills match. Specify your need or pick a skill_path.";
 
-/** Seed 003 §8.1: deterministic keyword routing to one skill, with its content, assets and scripts. */
+/** Deterministic keyword routing to one skill, with its content, assets and scripts. */
 export const getSkillTool = defineTool({
   name: "get_skill",
   title: "Get Skill for a Task",
@@ -116,7 +116,7 @@ export const getSkillTool = defineTool({
     if (routed.kind === "no_match") {
       deps.track("no_match", {
         context,
-        // Seed 002 §3.1: the nearest miss tells the team which keywords to add.
+        // The nearest miss tells the team which keywords to add.
         closest_candidate: routed.closest?.item.name ?? null,
         closest_score: routed.closest ? roundScore(routed.closest.score) : null,
       });
@@ -204,7 +204,7 @@ function candidate(s: Scored<Skill>) {
 
 interface Served {
   result: Record<string, unknown> & { content_length_tokens: number };
-  /** Skill paths whose content was included before the node's own, most general first (seed 002 §3.1). */
+  /** Skill paths whose content was included before the node's own, most general first. */
   inheritedFrom: string[];
 }
 
@@ -277,7 +277,7 @@ function serve(
 }
 
 /**
- * Seed 002 §1.3 `assets.inline_text_max_bytes`: a declared text asset up to
+ * `assets.inline_text_max_bytes`: a declared text asset up to
  * that size comes with its content; larger or binary ones are fetched with
  * get_asset. Read through the same bounded, confined reader as get_asset.
  */

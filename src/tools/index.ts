@@ -38,7 +38,7 @@ const ALL_TOOLS: ToolDefinition[] = [
 /** Every tool this build offers, by name. */
 export const TOOLS: ReadonlyMap<string, ToolDefinition> = new Map(ALL_TOOLS.map((t) => [t.name, t]));
 
-/** Named profiles (DESIGN §8). `auto` is computed from the catalog and the config. */
+/** Named profiles. `auto` is computed from the catalog and the config. */
 export const PROFILES: Readonly<Record<string, readonly string[]>> = {
   skill: ["skill"],
   hub: ["search_skills", "load_skill", "read_skill_file", "run_skill_command"],
@@ -86,7 +86,7 @@ export function parseToolSelection(spec: string): ToolSelection {
 /** The tools offered now. `auto` follows the catalog, so the set can change with it. */
 export function selectTools(selection: ToolSelection, catalog: Catalog, config: Config): ToolDefinition[] {
   const names = selection.kind === "fixed" ? selection.names : autoNames(catalog, config);
-  // Security: run_skill_command exists only when enabled explicitly (seed 000 §3.5), whatever the profile or list says.
+  // Security: run_skill_command exists only when enabled explicitly, whatever the profile or list says.
   const offered = config.commands.enabled ? names : names.filter((n) => n !== "run_skill_command");
   return offered.map((n) => TOOLS.get(n)).filter((t): t is ToolDefinition => t !== undefined);
 }
@@ -95,7 +95,7 @@ function autoNames(catalog: Catalog, config: Config): string[] {
   const names = [...AUTO_BASE];
   const filter = { skills: config.filters.enabled_skills, categories: config.filters.enabled_categories };
   // Only an enabled node can be asked for: a tree that the filters hide entirely gets no tree tools. A content
-  // repository configured but empty (yet) gets them too: they answer no_match until it has nodes (seed 003 §13).
+  // repository configured but empty (yet) gets them too: they answer no_match until it has nodes.
   if (config.git.repos.length > 0 || catalog.skills.some((s) => s.kind === "tree-node" && isEnabled(s, filter)))
     names.push("get_skill", "get_asset");
   if (config.analytics.enabled) names.push("report_usage");
@@ -104,7 +104,7 @@ function autoNames(catalog: Catalog, config: Config): string[] {
   return names;
 }
 
-/** Whether an enabled tree node declares a script with `execution: server` (DESIGN §8: then `auto` offers run_script). */
+/** Whether an enabled tree node declares a script with `execution: server` (then `auto` offers run_script). */
 function declaresServerScript(catalog: Catalog, config: Config): boolean {
   const filter = { skills: config.filters.enabled_skills, categories: config.filters.enabled_categories };
   const projectOwned = projectOwnership(config);

@@ -86,7 +86,7 @@ const Output = () =>
       .describe("Problems found while reading skills (skillhub doctor lists them)"),
   });
 
-/** Seed 002/003 §8.2: the tree by default (or the sub-tree at `path`); seed 001's flat list on request, paged. */
+/** The tree by default (or the sub-tree at `path`); the sk profile's flat list on request, paged. */
 export const listSkillsTool = defineTool({
   name: "list_skills",
   title: "List Skills",
@@ -226,7 +226,7 @@ function flatEntries(catalog: Catalog, filter: SkillFilter, query: string) {
   ];
 }
 
-/** Seed 001's install name: the skill's folder name; a tree node's file name. */
+/** The sk profile's install name: the skill's folder name; a tree node's file name. */
 function installName(s: Skill): string {
   return s.kind === "tree-node" ? basename(s.file).replace(/\.md$/i, "") : basename(s.dir);
 }

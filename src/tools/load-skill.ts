@@ -43,7 +43,7 @@ const Output = () =>
       .describe("For a client on another machine: how to fetch the files, and how to run a script locally"),
   });
 
-/** Seed 000 `load_skill`: a skill's instructions, its folder and its file list. */
+/** `load_skill`: a skill's instructions, its folder and its file list. */
 export const loadSkillTool = defineTool({
   name: "load_skill",
   title: "Load Skill Instructions",

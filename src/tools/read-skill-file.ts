@@ -47,7 +47,7 @@ const Output = () =>
     next_offset: z.number().optional().describe("When truncated: the offset to read the rest from"),
   });
 
-/** Seed 000 `read_skill_file`: one file of a skill, never anything outside it (DESIGN §11). */
+/** `read_skill_file`: one file of a skill, never anything outside it. */
 export const readSkillFileTool = defineTool({
   name: "read_skill_file",
   title: "Read Skill File",

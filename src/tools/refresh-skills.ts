@@ -31,13 +31,13 @@ const Output = () =>
     error: z.object({ code: z.string(), message: z.string() }).passthrough().optional(),
   });
 
-/** Seed 003 §8.6's message for local mode. */
+/** refresh_skills' message for local mode. */
 export const LOCAL_MESSAGE = "Reindexed from local directory (no git sync configured).";
 
-/** Seed 003 §9.5: a refresh while one runs returns `{ success: false }` at once; not an error, just "later". */
+/** A refresh while one runs returns `{ success: false }` at once; not an error, just "later". */
 export const BUSY_MESSAGE = "A refresh is already running; try again in a moment.";
 
-/** Seed 003 §8.6: force a git pull (when repositories are configured) and a rescan. */
+/** Force a git pull (when repositories are configured) and a rescan. */
 export const refreshSkillsTool = defineTool({
   name: "refresh_skills",
   title: "Refresh Skills",

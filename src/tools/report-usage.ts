@@ -27,7 +27,7 @@ const Output = () =>
     message: z.string(),
   });
 
-/** Seed 003 §8.5: feedback on a skill of the catalog, tracked as `skill_feedback`. */
+/** Feedback on a skill of the catalog, tracked as `skill_feedback`. */
 export const reportUsageTool = defineTool({
   name: "report_usage",
   title: "Report Skill Usefulness",

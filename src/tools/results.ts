@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 
-/** Error codes of DESIGN §8. */
+/** Error codes of every tool's `isError` results. */
 export type ErrorCode =
   | "SKILL_NOT_FOUND"
   | "SKILL_DISABLED"
@@ -29,7 +29,7 @@ export type ErrorCode =
   | "FILE_NOT_LOCKED"
   | "LOCK_UNAVAILABLE";
 
-/** A plain text result (the `skill` tool, seed 004). */
+/** A plain text result (the `skill` tool). */
 export function textResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }] };
 }
@@ -41,8 +41,8 @@ export function structuredResult(data: Record<string, unknown>, text?: string): 
 
 /**
  * An expected failure: `isError` with `{ error: { code, message, ...details } }`
- * and a text a model can act on. `text` overrides the text (seed 004's
- * not-found listing).
+ * and a text a model can act on. `text` overrides the text (the skill
+ * tool's not-found listing).
  */
 export function errorResult(
   code: ErrorCode,
@@ -58,10 +58,10 @@ export function errorResult(
 }
 
 /**
- * Seed 003 §8: the tree-family tools (get_skill, get_asset, list_skills,
+ * The tree-family tools (get_skill, get_asset, list_skills,
  * run_script, report_usage, refresh_skills) put `JSON.stringify(result)` in
- * their text content, errors included, so a client written against the seed
- * can `JSON.parse` the text. `isError` and the structured content are kept.
+ * their text content, errors included, so a client written against the tree
+ * tools' contract can `JSON.parse` the text. `isError` and the structured content are kept.
  * A result without structured content is returned as it is.
  */
 export function withJsonText(result: CallToolResult): CallToolResult {
@@ -69,7 +69,7 @@ export function withJsonText(result: CallToolResult): CallToolResult {
   return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
 }
 
-/** The tree-family tools of seed 003 §8, whose every answer (argument errors included) has the JSON text. */
+/** The tree-family tools, whose every answer (argument errors included) has the JSON text. */
 export const JSON_TEXT_TOOLS: ReadonlySet<string> = new Set([
   "get_skill",
   "get_asset",
@@ -79,7 +79,7 @@ export const JSON_TEXT_TOOLS: ReadonlySet<string> = new Set([
   "refresh_skills",
 ]);
 
-/** Wrap a tree-family tool's handler so that every answer it gives carries the JSON text of seed 003 §8. */
+/** Wrap a tree-family tool's handler so that every answer it gives carries the JSON text. */
 export function jsonTextHandler<A extends unknown[]>(
   handler: (...args: A) => Promise<CallToolResult>,
 ): (...args: A) => Promise<CallToolResult> {

@@ -60,7 +60,7 @@ const Output = () =>
     script: z.string().describe("The script that ran"),
   });
 
-/** Seed 003 §8.4: run a script a tree node declares with `execution: server`, after its whole validation cascade. */
+/** Run a script a tree node declares with `execution: server`, after its whole validation cascade. */
 export const runScriptTool = defineTool({
   name: "run_script",
   title: "Run Skill Script",
@@ -74,7 +74,7 @@ export const runScriptTool = defineTool({
     "with no input, a timeout and an output cap; nothing it starts outlives it.",
   handler: jsonTextHandler(async ({ skill_path, file, args, cwd }, { deps, signal }) => {
     const config = deps.config.scripts;
-    // Security: the global kill switch comes before anything else is looked at (seed 003 §12.2).
+    // Security: the global kill switch comes before anything else is looked at.
     if (!config.enabled) {
       return errorResult(
         "SCRIPTS_DISABLED",
@@ -210,8 +210,8 @@ function declaredScripts(files: ReturnType<typeof chainFiles>): ScriptDecl[] {
 type ArgRefusal = (skillPath: string, file: string) => CallToolResult;
 
 /**
- * Seed 003's "required args present?" step: MISSING_ARGS lists every missing
- * argument with its description. Then (not in the seed) arguments the script
+ * The "required args present?" step: MISSING_ARGS lists every missing
+ * argument with its description. Then (stricter than that step) arguments the script
  * does not declare, or values with a NUL byte, are refused rather than
  * silently dropped or mangled.
  */

@@ -47,7 +47,7 @@ const Output = () =>
   });
 
 /**
- * Seed 000 §3.5: run an allow-listed command in a skill's folder. Offered
+ * Run an allow-listed command in a skill's folder. Offered
  * only when enabled explicitly (--enable-commands / SKILLHUB_ENABLE_COMMANDS=1);
  * src/tools/index.ts leaves it out otherwise.
  */
@@ -139,7 +139,7 @@ export const runSkillCommandTool = defineTool({
       success: result.exitCode === 0 && !result.timedOut,
       exit_code: result.exitCode,
       duration_ms: result.durationMs,
-      // Privacy: the count only; argument values can hold file names, queries or tokens (seed 002 records names only).
+      // Privacy: the count only; argument values can hold file names, queries or tokens (analytics records names only).
       args_count: args.length,
     });
     return structuredResult({

@@ -62,7 +62,7 @@ export const Output = () =>
       .describe("Set while the search index is still being built (a first start): what these results cover"),
   });
 
-/** Seed 000 `search_skills`: ranked skills for a natural-language query. */
+/** `search_skills`: ranked skills for a natural-language query. */
 export const searchSkillsTool = defineTool({
   name: "search_skills",
   title: "Search Skills",

@@ -27,7 +27,7 @@ import {
 import { skillAnswer } from "./support/skill-parts.ts";
 
 /**
- * Seed 004's `name`, plus `command` as an alias: the seed's own description
+ * The skill tool's `name`, plus `command` as an alias: this tool's well-known description
  * shows calls as `command: "pdf"`, and models copy it.
  */
 const Input = () =>
@@ -54,12 +54,12 @@ const Input = () =>
       path: ["command"],
     });
 
-/** Names match case-insensitively (seed 004 §2). */
+/** Names match case-insensitively. */
 function same(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
-/** The seed-004 template promises this line when a skill loads; it follows the seed's "Loading: …" text. */
+/** The description's template promises this line when a skill loads; it follows the "Loading: …" text. */
 export function commandMessage(name: string): string {
   return `<command-message>The "${name}" skill is loading</command-message>`;
 }
@@ -67,7 +67,7 @@ export function commandMessage(name: string): string {
 /** Most entries in the not-found listing; the rest are counted. */
 const NOT_FOUND_LIST_MAX = 40;
 
-/** Seed 004's `skill` tool: the description lists the skills; a call returns one SKILL.md. */
+/** The `skill` tool: the description lists the skills; a call returns one SKILL.md. */
 export const skillTool = defineTool({
   name: "skill",
   title: "Load Skill",
@@ -84,7 +84,7 @@ export const skillTool = defineTool({
         // The pick is of the hub's current catalog: the listing's own catalog decides what is listed.
         ranked: () => pickedSkills(ctx.deps),
         hasSearch: ctx.hasTool?.("search_skills") ?? false,
-        location: (s) => seedLocation(s, ctx.deps.projectRoot.dir),
+        location: (s) => skillLocation(s, ctx.deps.projectRoot.dir),
         pending: ctx.deps.catalogPending,
         qualifiedExample: catalog.shadowed.find(({ skill }) => isEnabled(skill, ctx.deps.filter))?.skill.id,
       },
@@ -102,7 +102,7 @@ export const skillTool = defineTool({
     };
     const { skill, error } = await lookupSkill(name, deps, words);
     if (error) return error;
-    // A tree node loads with its inherited content (seed 003 §6); an Agent Skill as its SKILL.md, verbatim.
+    // A tree node loads with its inherited content; an Agent Skill as its SKILL.md, verbatim.
     // Read once; frozen, served only when the lock records the digest of these very bytes.
     const read =
       skill.kind === "tree-node"
@@ -113,7 +113,7 @@ export const skillTool = defineTool({
     if (!read.ok) return readFailure(name, skill, read, deps, words);
     const text = read.text;
     recordLoad(deps, skill, "skill");
-    // The seed's text stays the first (and, for clients that read one, the only) content item; the
+    // The "Loading: …" text stays the first (and, for clients that read one, the only) content item; the
     // description's promise of a <command-message> is kept by a second one. Both count against what the
     // client shows at once: a longer SKILL.md is served in parts (support/skill-parts.ts).
     const message = commandMessage(skill.name);
@@ -136,10 +136,10 @@ function defaultBudget(ctx: ToolContext): number {
 const SKILL_TOOL_OVERHEAD = 600;
 
 /**
- * Seed 004 knows two locations: a skill in the project (its project folders, or an
+ * The skill tool knows two locations: a skill in the project (its project folders, or an
  * explicit folder inside the project root) is "project"; everything else "global".
  */
-export function seedLocation(skill: Skill, projectDir: string | null): "project" | "global" {
+export function skillLocation(skill: Skill, projectDir: string | null): "project" | "global" {
   if (skill.location === "project") return "project";
   if (
     skill.location === "explicit" &&
@@ -154,7 +154,7 @@ export function enabledSkills(catalog: Catalog, deps: Pick<ToolDeps, "filter">):
   return catalog.skills.filter((s) => isEnabled(s, deps.filter));
 }
 
-/** Seed 004's not-found text, close matches first (DESIGN §8.1). */
+/** The skill tool's not-found text, close matches first. */
 function notFound(requested: string, catalog: Catalog, deps: ToolDeps, hasSearch: boolean) {
   const skills = enabledSkills(catalog, deps);
   const close = closeNames(

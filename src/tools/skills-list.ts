@@ -19,7 +19,7 @@ const Input = () =>
     })
     .strict();
 
-/** Seed 001 `skills.list` (profile `sk`). */
+/** `skills.list` (profile `sk`). */
 export const skListTool = defineTool({
   name: "skills.list",
   title: "List Skills",
@@ -49,7 +49,7 @@ export const skListTool = defineTool({
       }
     }
     const text = `${skills.length} skill${skills.length === 1 ? "" : "s"} matched${needle ? ` "${query}"` : ""}: ${skills.map((s) => s.meta.name).join(", ") || "none"}.`;
-    // Seed 001: the text is a human-friendly summary; the structured payload carries the data.
+    // The text is a human-friendly summary; the structured payload carries the data.
     return structuredResult({ skills }, text);
   },
 });

@@ -21,7 +21,7 @@ const Hit = () =>
   });
 
 /**
- * Seed 001 `skills.search` (profile `sk`): every whitespace-separated token
+ * `skills.search` (profile `sk`): every whitespace-separated token
  * must appear in install name + metadata + body; deterministic, no fuzziness.
  */
 export const skSearchTool = defineTool({

@@ -14,7 +14,7 @@ export interface StdioEntryOptions {
  * One stdio connection, served on the revision the client opens with. A 2025-era `initialize` (no
  * envelope claim in its `_meta`: every client today) gets its server connected to the transport itself,
  * which is what the SDK's entry does once it has pinned that era, without the entry checking every
- * message in and out against the SDK's message schemas on the way (issue 16: about 20 µs of a `skill`
+ * message in and out against the SDK's message schemas on the way (about 20 µs of a `skill`
  * call). Any other opening goes to the SDK's entry, which classifies it (2026-07-28 envelopes,
  * `server/discover`, a malformed claim). Messages that come before the server is connected are held
  * and then delivered in order.

@@ -90,7 +90,7 @@ export interface TreeViewNode extends SkillTreeNode {
   /** Qualified id for the skill page; absent for a folder without `_index.md`. */
   id?: string;
   inherit?: boolean;
-  /** Skill paths whose content this node carries, root first (seed 003 §6.1). */
+  /** Skill paths whose content this node carries, root first. */
   chain: string[];
   children: TreeViewNode[];
 }

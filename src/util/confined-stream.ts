@@ -38,7 +38,7 @@ export function readConfinedChunks(
   return withConfinedFile({ ...options, overflow: "truncate" }, (fd, stat, real) => {
     const now = options.now ?? Date.now;
     const deadline = now() + (options.timeBudgetMs ?? 2000);
-    // One buffer for every streamed file (issue 16: a fresh 64 KiB per SKILL.md was 640 MB of garbage per
+    // One buffer for every streamed file (a fresh 64 KiB per SKILL.md was 640 MB of garbage per
     // index build at 10,000 skills); a nested call (onChunk reading another file) gets its own.
     const buffer = spare ?? Buffer.allocUnsafe(CHUNK);
     spare = undefined;

@@ -1,6 +1,6 @@
 import { extname } from "node:path";
 
-/** Extensions served as base64 (seed 003 §7.2). */
+/** Extensions served as base64. */
 export const BINARY_EXTENSIONS: ReadonlySet<string> = new Set([
   ".png",
   ".jpg",
@@ -15,7 +15,7 @@ export const BINARY_EXTENSIONS: ReadonlySet<string> = new Set([
   ".woff2",
 ]);
 
-/** MIME types of binary files (seed 003 §7.2); anything else is application/octet-stream. */
+/** MIME types of binary files; anything else is application/octet-stream. */
 export const MIME_TYPES: Readonly<Record<string, string>> = {
   ".png": "image/png",
   ".jpg": "image/jpeg",
@@ -30,7 +30,7 @@ export const MIME_TYPES: Readonly<Record<string, string>> = {
 
 export const DEFAULT_MIME_TYPE = "application/octet-stream";
 
-/** How many leading bytes are searched for a NUL (DESIGN §11). */
+/** How many leading bytes are searched for a NUL. */
 export const SNIFF_BYTES = 1024;
 
 /** Whether the extension alone marks a file as binary (case-insensitive). */
@@ -50,7 +50,7 @@ export function hasNulByte(bytes: Uint8Array, limit = SNIFF_BYTES): boolean {
   return false;
 }
 
-/** Binary by extension, or by content (DESIGN §11). */
+/** Binary by extension, or by content. */
 export function isBinaryFile(file: string, bytes: Uint8Array): boolean {
   return isBinaryExtension(file) || hasNulByte(bytes);
 }

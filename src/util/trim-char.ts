@@ -1,7 +1,7 @@
 /**
  * `text` without any run of `char` at its start and end. A loop, not
  * `/^c+|c+$/`: that regex retries `c+$` at every position of a long run that
- * does not reach the end, which is quadratic on hostile input (issue 13). Pure.
+ * does not reach the end, which is quadratic on hostile input. Pure.
  */
 export function trimChar(text: string, char: string): string {
   let start = 0;

@@ -35,7 +35,7 @@ async function session(env: Record<string, string>, options: ConnectOptions = {}
   return s;
 }
 
-describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
+describe("analytics publisher", () => {
   test("batches of { events } arrive at the endpoint with type, ISO timestamp, server_id and data", async () => {
     const e = endpoint();
     const { call, client } = await session({ ANALYTICS_ENDPOINT: e.url, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "0.1" });
@@ -162,7 +162,7 @@ describe("analytics publisher (DESIGN §13, seed 003 §10.3)", () => {
   });
 });
 
-describe("tracker queue (DESIGN §13)", () => {
+describe("tracker queue", () => {
   test("the queue is capped: further events are dropped, counted and reported once", () => {
     const logger = createMemoryLogger();
     const tracker = new Tracker({

@@ -58,7 +58,7 @@ const EVENTS: AnalyticsEvent[] = [
   ev("refresh", { mode: "git", success: true }),
 ];
 
-describe("usage summary (seed 002 §3.3)", () => {
+describe("usage summary", () => {
   test("derives the metrics local events support", () => {
     const s = summarize(EVENTS, { catalog: ["pdf", "ui/react/auth", "git", "deploy/docker"] });
     expect(s.events).toBe(16);

@@ -22,7 +22,7 @@ function skillsFolder(count: number): string {
 
 const sources = (dir: string) => [{ label: "dir1", dir, location: "explicit" as const }];
 
-describe("a first scan parses its SKILL.md files in a worker (issue 16: memory)", () => {
+describe("a first scan parses its SKILL.md files in a worker (a smaller main heap)", () => {
   test("the catalog and diagnostics are the same as parsing in place, and the next scan reuses the parses", async () => {
     const dir = skillsFolder(PARSE_AHEAD_MIN + 20);
     const failures: Error[] = [];

@@ -13,7 +13,7 @@ import { testHub } from "../helpers/hub.ts";
 afterAll(cleanupTemp);
 const limits = { maxDepth: 8, maxDirs: 10_000 };
 
-describe("a start with the last run's snapshot reads only the SKILL.md files changed since (issue 16)", () => {
+describe("a start with the last run's snapshot reads only the SKILL.md files changed since", () => {
   test("unchanged files are not read; the catalog and its diagnostics are what a fresh scan gives", () => {
     const dir = tempDir("skillhub-seed-");
     for (let i = 0; i < 6; i++)

@@ -5,7 +5,7 @@ import { Scanner } from "../../src/catalog/scanner.ts";
 import { treeChain } from "../../src/catalog/tree-chain.ts";
 import { buildSourceList } from "../../src/sources/source-list.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { writeNode, writeSeedTree } from "../helpers/tree.ts";
+import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 
@@ -18,9 +18,9 @@ const scan = (dirs: string[], scanner = new Scanner()) =>
 const problems = (catalog: ReturnType<typeof scan>, root: string) =>
   catalog.diagnostics.map((d) => `${d.severity} ${d.code} ${d.file.slice(root.length + 1)}`).sort();
 
-describe("tree nodes in the scanner (seed 003 §4)", () => {
-  test("every node of seed 002's tree, with skill paths, parents and resource folders; Agent Skills alongside", () => {
-    const root = writeSeedTree(tempDir());
+describe("tree nodes in the scanner", () => {
+  test("every node of the example tree, with skill paths, parents and resource folders; Agent Skills alongside", () => {
+    const root = writeExampleTree(tempDir());
     writeSkill(root, "git", { description: "Git workflow" });
     const catalog = scan([root]);
     expect(problems(catalog, root)).toEqual([]);
@@ -98,7 +98,7 @@ describe("tree nodes in the scanner (seed 003 §4)", () => {
     expect(problems(catalog, root)).toEqual(["error missing-description api/bad.md"]);
   });
 
-  test("Markdown inside a node's resource folder belongs to the node (seed 003 §4.1)", () => {
+  test("Markdown inside a node's resource folder belongs to the node", () => {
     const root = tempDir();
     writeNode(root, "auth.md", { keywords: ["auth"], extra: "assets:\n  - file: notes.md\n    description: Notes" });
     write(join(root, "auth/notes.md"), "plain notes\n");
@@ -108,7 +108,7 @@ describe("tree nodes in the scanner (seed 003 §4)", () => {
     expect(problems(catalog, root)).toEqual(["warning in-resource-folder auth/nested.md"]);
   });
 
-  test("missing intermediate parents are skipped (seed 003 §4.4)", () => {
+  test("missing intermediate parents are skipped", () => {
     const root = tempDir();
     writeNode(root, "_root.md");
     writeNode(root, "ui/_index.md");

@@ -3,7 +3,7 @@ import { estimateTokens, fitSections } from "../../src/catalog/tree-budget.ts";
 
 const section = (rel: string, body: string) => ({ path: rel.replace(/\.md$/, ""), rel, body });
 
-describe("fitSections (seed 002 §6 truncation)", () => {
+describe("fitSections (truncation over the token limit)", () => {
   test("under the budget, or a budget of 0: untouched", () => {
     const sections = [section("_root.md", "a\n".repeat(10)), section("x.md", "b")];
     expect(fitSections(sections, 1000)).toEqual({ sections, cuts: [] });

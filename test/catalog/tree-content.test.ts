@@ -8,7 +8,7 @@ import { renderTreeContent, resolveTreeContent } from "../../src/catalog/tree-co
 import type { TreeNode } from "../../src/skills/skill.ts";
 import { buildSourceList } from "../../src/sources/source-list.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { writeNode, writeSeedTree } from "../helpers/tree.ts";
+import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 
@@ -20,9 +20,9 @@ function catalogOf(root: string): Catalog {
 }
 const node = (catalog: Catalog, path: string) => catalog.get(path) as TreeNode;
 
-describe("content resolution (seed 003 §6)", () => {
+describe("content resolution", () => {
   test("the aggregation format: most general first, one header per level, (from file)", () => {
-    const catalog = catalogOf(writeSeedTree(tempDir()));
+    const catalog = catalogOf(writeExampleTree(tempDir()));
     expect(resolveTreeContent(catalog, node(catalog, "ui/react/auth"))).toBe(
       [
         "=== GLOBAL RULES (from _root.md) ===",
@@ -48,7 +48,7 @@ describe("content resolution (seed 003 §6)", () => {
   });
 
   test("inherit: false → only the node's own content, no header", () => {
-    const catalog = catalogOf(writeSeedTree(tempDir()));
+    const catalog = catalogOf(writeExampleTree(tempDir()));
     expect(resolveTreeContent(catalog, node(catalog, "no-inherit"))).toBe("Standalone only.");
   });
 
@@ -70,9 +70,9 @@ describe("content resolution (seed 003 §6)", () => {
   });
 });
 
-describe("assets and scripts along the chain (seed 003 §7.3, §7.5)", () => {
+describe("assets and scripts along the chain", () => {
   test("inherited files: most specific wins, `from` names the ancestor", () => {
-    const catalog = catalogOf(writeSeedTree(tempDir()));
+    const catalog = catalogOf(writeExampleTree(tempDir()));
     const files = chainFiles(catalog, node(catalog, "ui/react/auth"));
     expect(files.assets.map((a) => a.file)).toEqual([
       "assets/AuthProvider.tsx.template",
@@ -101,7 +101,7 @@ describe("assets and scripts along the chain (seed 003 §7.3, §7.5)", () => {
   });
 
   test("chain lookup: own first, then up the parents; nothing inherited with inherit: false", () => {
-    const catalog = catalogOf(writeSeedTree(tempDir()));
+    const catalog = catalogOf(writeExampleTree(tempDir()));
     const auth = node(catalog, "ui/react/auth");
     expect(findFileInChain(catalog, auth, "assets/component-base.tsx.template")).toMatchObject({
       kind: "asset",

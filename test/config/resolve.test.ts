@@ -23,7 +23,7 @@ const failure = (fn: () => unknown): ConfigError => {
 };
 
 describe("resolveConfig", () => {
-  test("defaults follow the seeds", () => {
+  test("defaults are the documented ones", () => {
     const { config } = resolve();
     expect(config.home).toBe("/home/u/.skillhub");
     expect(config.search).toMatchObject({ limit: 10, threshold: 0.2 });
@@ -42,7 +42,7 @@ describe("resolveConfig", () => {
     expect(config.log_level).toBe("INFO");
   });
 
-  test("environment variables named in the seeds are honoured", () => {
+  test("the documented environment variables are honoured", () => {
     const { config } = resolve({
       SKILLS_DIR: "/a:~/b",
       SEARCH_LIMIT: "5",
@@ -83,7 +83,7 @@ describe("resolveConfig", () => {
     expect(config.sources.watch).toBe(false);
   });
 
-  test("analytics.file or analytics.endpoint in a config file turns analytics on (DESIGN §13)", () => {
+  test("analytics.file or analytics.endpoint in a config file turns analytics on", () => {
     const file = (analytics: Record<string, unknown>) => [
       { path: "/home/u/.skillhub/config.yaml", data: { analytics } },
     ];

@@ -25,7 +25,7 @@ function load(options: {
   return loadConfig({ ...base, sourceFiles: explicitSourceConfigFiles(first.config) });
 }
 
-describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
+describe("config.yaml of skills folders", () => {
   test("defaults < ~/.skillhub/config.yaml < a skills folder's config.yaml < --config < environment", () => {
     const home = tempDir();
     const skills = tempDir();
@@ -151,7 +151,7 @@ describe("config.yaml of skills folders (seed 003 §11, DESIGN §14)", () => {
     );
   });
 
-  test("the content repository the user configured may set analytics.endpoint, analytics.file (.jsonl) and git.branch (seed 002 §1.3)", () => {
+  test("the content repository the user configured may set analytics.endpoint, analytics.file (.jsonl) and git.branch", () => {
     const home = tempDir();
     write(join(home, ".skillhub/config.yaml"), "git:\n  repos: [file:///mine.git]\n");
     const copy = tempDir();

@@ -9,7 +9,7 @@ const ROOT = join(import.meta.dir, "..", "..");
 
 /**
  * The Node built-ins the stdio server loads before it answers `initialize`. Each one Bun loads costs
- * start-up time (node:crypto about 0.9 ms, node:url 0.5, node:os 0.4; issue 16), so a new one here
+ * start-up time (node:crypto about 0.9 ms, node:url 0.5, node:os 0.4), so a new one here
  * should be loaded where it is used (a dynamic import or require) unless initialize needs it.
  */
 const ALLOWED = ["fs", "fs/promises", "path", "process"];
@@ -31,7 +31,7 @@ function serveChunks(dir: string): string[] {
   return [...seen];
 }
 
-describe("start-up (issue 16)", () => {
+describe("start-up", () => {
   test("the stdio server loads no Node built-in beyond fs, path and process before initialize", async () => {
     const outdir = tempDir("skillhub-chunks-");
     const built = await Bun.build({

@@ -3,7 +3,7 @@ import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 import { HANG_MS } from "../helpers/wait.ts";
 
-// Issue 13 item 8: credentials in every URL form stay out of `sync --json`, `doctor` and the log.
+// Credentials in every URL form stay out of `sync --json`, `doctor` and the log.
 
 afterAll(cleanupTemp);
 

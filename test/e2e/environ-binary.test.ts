@@ -7,7 +7,7 @@ import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { writeNode } from "../helpers/tree.ts";
 
-// Issue 13 deliverable 6: a script reads /proc/<server pid>/environ (the server's *initial* environment,
+// A script reads /proc/<server pid>/environ (the server's *initial* environment,
 // which deleting from process.env does not change) and its own environment: no secret in either.
 
 afterAll(cleanupTemp);

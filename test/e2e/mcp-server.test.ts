@@ -8,7 +8,7 @@ import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 afterAll(cleanupTemp);
 const bin = binary();
 
-/** Seed 001's command line: `sk mcp-server [--root ./skills]`, here `skillhub mcp-server [--root DIR]`. */
+/** The sk command line: `sk mcp-server [--root ./skills]`, here `skillhub mcp-server [--root DIR]`. */
 async function start(project: string, home: string, args: string[]) {
   const env = { PATH: process.env.PATH ?? "", HOME: home };
   const transport = new StdioClientTransport({ command: bin, args, env, cwd: project, stderr: "pipe" });
@@ -17,7 +17,7 @@ async function start(project: string, home: string, args: string[]) {
   return client;
 }
 
-describe("skillhub mcp-server over stdio (seed 001)", () => {
+describe("skillhub mcp-server over stdio", () => {
   test("default root ./skills, --root DIR; only skills.list and skills.search; no other folder", async () => {
     const home = tempDir("skillhub-e2e-home-");
     const project = tempDir("skillhub-e2e-project-");

@@ -64,7 +64,7 @@ describe("the compiled binary over stdio", () => {
     await again.client.close();
   });
 
-  test("every seed-000 tool answers over stdio: search_skills, load_skill, read_skill_file", async () => {
+  test("every hub tool answers over stdio: search_skills, load_skill, read_skill_file", async () => {
     const w = world();
     write(join(w.project, ".agents", "skills", "git", "templates", "commit.txt"), "feat(scope): subject\n");
     const { client } = await start(w);
@@ -100,7 +100,7 @@ describe("the compiled binary over stdio", () => {
     await client.close();
   });
 
-  test("list_skills, and seed 001's skills.list / skills.search in profile sk", async () => {
+  test("list_skills, and the sk profile's skills.list / skills.search in profile sk", async () => {
     const w = world();
     const auto = await start(w);
     // No tree here: the default answer is an empty tree that counts the Agent Skills; flat: true lists them.

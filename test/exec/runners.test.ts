@@ -47,7 +47,7 @@ describe("scriptRunner", () => {
   });
 });
 
-describe("commandRunner (seed 000 §3.5)", () => {
+describe("commandRunner", () => {
   test("python and python3 run as `uv run python` when uv is on PATH, else as python3", () => {
     const withUv = { execPath: "/x", which: fakeWhich({ uv: "/bin/uv", python3: "/bin/python3" }) };
     const withoutUv = { execPath: "/x", which: fakeWhich({ python3: "/bin/python3" }) };

@@ -21,8 +21,8 @@ export function writeNode(root: string, rel: string, spec: NodeSpec = {}): strin
   return write(join(root, rel), lines.join("\n"));
 }
 
-/** The tree of seed 002 §1.1 (a subset with every feature), as skills/ of a content repo. */
-export function writeSeedTree(root: string): string {
+/** An example skill tree (every feature), as skills/ of a content repo. */
+export function writeExampleTree(root: string): string {
   writeNode(root, "_root.md", {
     keywords: ["global", "rules", "conventions"],
     description: "Universal project rules",

@@ -189,7 +189,7 @@ describe("frozen mode: a skill the lock refuses shows no word anywhere a model r
   });
 });
 
-describe("frozen mode and the seed-001 tools (skills.list, skills.search)", () => {
+describe("frozen mode and the sk tools (skills.list, skills.search)", () => {
   test("a SKILL.md tampered with since the scan: neither the listing's bodies nor search show a byte of it", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf", { body: "# PDF\n\nReviewed invoice steps.\n" });

@@ -12,8 +12,8 @@ const open = sessions();
 const listChangedCount = (notifications: string[]) =>
   notifications.filter((n) => n === "notifications/tools/list_changed").length;
 
-describe("freshness (DESIGN §6)", () => {
-  // How soon (DESIGN §6: within a second) is measured by `make bench` (freshness), not asserted here.
+describe("freshness", () => {
+  // How soon (within a second) is measured by `make bench` (freshness), not asserted here.
   test("with the watcher, new skills are listed and loadable without any rescan call, with one list_changed", async () => {
     const dir = tempDir();
     writeSkill(dir, "first");

@@ -53,7 +53,7 @@ const local = (url: string, over: Record<string, string> = {}) => ({
   ...over,
 });
 
-describe("vector cache (seed 000 §4.2)", () => {
+describe("vector cache", () => {
   test("batches of EMBEDDING_BATCH_SIZE; a restart embeds nothing again; a changed skill alone is re-embedded", async () => {
     const s = server();
     const dir = skills();

@@ -28,7 +28,7 @@ describe("reciprocal rank fusion", () => {
   });
 });
 
-describe("seed 000's cut applies to every mode", () => {
+describe("search_skills' cut applies to every mode", () => {
   test("limit*4 candidates; over 5, score/top >= threshold; top limit, rounded", () => {
     const ordered = ["a", "b", "c", "d", "e", "f", "g"].map((n, i) => hit(n, 1 - i * 0.15 + 0.00001));
     expect(names(cutCandidates(ordered, { limit: 10, threshold: 0.2 }))).toEqual(["a", "b", "c", "d", "e", "f"]);

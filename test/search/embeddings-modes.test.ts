@@ -71,7 +71,7 @@ describe("search modes (SEARCH_MODE)", () => {
     for (const hit of ready.skills) expect(hit.score).toBeLessThanOrEqual(1);
   });
 
-  test("vector: cosine similarity as the score, seed 000's limit applies", async () => {
+  test("vector: cosine similarity as the score, the search limit applies", async () => {
     const s = server();
     const { search, waitForVectors } = await open(local(s.url, { SEARCH_MODE: "vector" }));
     await waitForVectors();

@@ -57,7 +57,7 @@ describe("ranking on a fixed corpus (pinned)", () => {
   });
 });
 
-describe("seed 000 candidate rules", () => {
+describe("search_skills' candidate rules", () => {
   // 30 skills share the word "widget"; their scores fall off with fewer matches.
   const skills = Array.from({ length: 30 }, (_, i) =>
     fakeSkill(`widget-${String(i).padStart(2, "0")}`, {
@@ -121,7 +121,7 @@ describe("incremental index", () => {
   });
 });
 
-describe("the early stop: the hits a caller reads are exact (issue 16)", () => {
+describe("the early stop: the hits a caller reads are exact", () => {
   // 400 skills over a small vocabulary, so that a query matches most of them with close scores.
   const words = "invoice table export chart report budget ledger query index cache deploy review".split(" ");
   const many = Array.from({ length: 400 }, (_, i) =>
@@ -146,7 +146,7 @@ describe("the early stop: the hits a caller reads are exact (issue 16)", () => {
   const top = (hits: { skill: { name: string }; score: number }[], n: number) =>
     hits.slice(0, n).map((h) => [h.skill.name, h.score]);
 
-  test("by default the limit × 4 candidates seed 000's cut reads", () => {
+  test("by default the limit × 4 candidates search_skills' cut reads", () => {
     expect(all.length).toBeGreaterThan(300);
     expect(top(scoreFullText(wideIndex, wide, query, { limit: 10 }), 40)).toEqual(top(all, 40));
   });

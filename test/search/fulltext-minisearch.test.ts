@@ -21,8 +21,8 @@ import { fakeSkill } from "../helpers/skill.ts";
 import { slotStrings } from "../helpers/slot-strings.ts";
 
 /**
- * FullTextIndex keeps its postings in typed arrays and combines field scores as scoring.ts says
- * (issue 16). The reference here is real MiniSearch: each field's BM25+ must equal MiniSearch's for
+ * FullTextIndex keeps its postings in typed arrays and combines field scores as scoring.ts says.
+ * The reference here is real MiniSearch: each field's BM25+ must equal MiniSearch's for
  * the same parameters, and a whole query must equal scoring.ts's recipe computed with MiniSearch
  * (one single-term search per query term over the metadata, compressed; one per zone).
  */
@@ -239,7 +239,7 @@ test("a worker's build skill by skill, in batches, some skills sent twice, ranks
   for (const q of QUERIES) expect(added.search(q)).toEqual(whole.search(q));
 });
 
-describe("a field's freed slots (issue 16: scoring skips the live check while there are none)", () => {
+describe("a field's freed slots (scoring skips the live check while there are none)", () => {
   const counts = new Map([["pdf", 1]]);
   const score = (store: FieldPostings, ids: SlotStrings) => {
     const scores = new Scores(ids.length, ["pdf"]);

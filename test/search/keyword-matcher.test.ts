@@ -3,7 +3,7 @@ import { decideMatch, keywordMatches, type Scored, scoreKeywords, tokenize } fro
 
 const DEFAULTS = { min_score: 0.2, max_results: 3, ambiguity_threshold: 0.1 };
 
-describe("tokenize (seed 003 §5.1)", () => {
+describe("tokenize", () => {
   test.each([
     ["Create a React component for the authentication", ["create", "react", "component", "authentication"]],
     ["créer un composant React avec l'authentification", ["créer", "composant", "react", "authentification"]],
@@ -19,7 +19,7 @@ describe("tokenize (seed 003 §5.1)", () => {
   });
 });
 
-describe("keyword matching (seed 003 §5.2 table)", () => {
+describe("keyword matching (documented table)", () => {
   test.each([
     ["react", "react", true, "exact"],
     ["authentication", "auth", true, "token contains keyword"],
@@ -34,7 +34,7 @@ describe("keyword matching (seed 003 §5.2 table)", () => {
   });
 });
 
-describe("scoreKeywords (seed 003 §5.2 formula)", () => {
+describe("scoreKeywords (documented formula)", () => {
   test.each([
     // tokens, keywords, priority, score, matched
     [
@@ -67,7 +67,7 @@ describe("scoreKeywords (seed 003 §5.2 formula)", () => {
   });
 });
 
-describe("decideMatch (seed 003 §5.3)", () => {
+describe("decideMatch", () => {
   const scored = (entries: [string, number, number?][]): Scored<string>[] =>
     entries.map(([item, score, matched = 1]) => ({
       item,

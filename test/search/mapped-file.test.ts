@@ -67,7 +67,7 @@ async function collected(file: string): Promise<number> {
 
 const top = (index: FullTextIndex, words: string[]) => words.map((w) => index.search(w)[0]?.id);
 
-describe("a mapped index gives its resident pages back (issue 16: memory)", () => {
+describe("a mapped index gives its resident pages back", () => {
   test.if(linux)("mapping the file again leaves one mapping, few resident pages and the same answers", async () => {
     const { file, words } = await savedIndex();
     const index = await loaded(file);

@@ -30,7 +30,7 @@ function filler(chars: number): string {
   return out;
 }
 
-describe("whole bodies, ranked by zones (issue 16)", () => {
+describe("whole bodies, ranked by zones", () => {
   const generalist = fakeSkill("platform-handbook", { description: "Everything about our platform.", hash: "1" });
   const specialist = fakeSkill("invoice-reconciler", { description: "Matches payments to open invoices.", hash: "2" });
   const deep = fakeSkill("ledger-notes", { description: "Notes on the ledger.", hash: "3" });
@@ -63,7 +63,7 @@ describe("whole bodies, ranked by zones (issue 16)", () => {
   });
 });
 
-describe("prefix matching: from five letters, in the metadata only (issue 16)", () => {
+describe("prefix matching: from five letters, in the metadata only", () => {
   const storage = fakeSkill("blob-keeper", { description: "Storage of uploaded files.", hash: "1" });
   const poster = fakeSkill("print-shop", { description: "Print shop orders.", hash: "2" });
   const kubernetes = fakeSkill("cluster-ops", { description: "Kubernetes deployments.", hash: "3" });

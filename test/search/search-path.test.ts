@@ -8,7 +8,7 @@ import type { Skill } from "../../src/skills/skill.ts";
 import { fakeSkill } from "../helpers/skill.ts";
 
 /**
- * Issue 16's savings in the search path give the same answers as the code they replaced: the
+ * The search path's savings give the same answers as the code they replaced: the
  * excerpt's one-pass window, the heap read best first, and the served skill kept per index slot.
  */
 

@@ -39,7 +39,7 @@ async function service(dir: string, cache: string, flags: { reindex?: boolean; s
 const names = async (s: SearchService, q: string) =>
   (await s.search(q, { limit: 5, threshold: 0 })).map((h) => h.skill.name);
 
-describe("persisted search index (seed 000 §4.2)", () => {
+describe("persisted search index", () => {
   test("closed before its first build ran (a server shut down at once): no file is saved and no change followed", async () => {
     const dir = tempDir();
     const cache = tempDir();
@@ -188,7 +188,7 @@ describe("persisted search index (seed 000 §4.2)", () => {
   });
 });
 
-describe("a first build in a worker (issue 16: memory)", () => {
+describe("a first build in a worker (a smaller main heap)", () => {
   test("ranks as a build in place, writes the index file (the worker does), maps it, and the next start loads it", async () => {
     const dir = tempDir();
     const cache = tempDir();

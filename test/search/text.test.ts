@@ -14,7 +14,7 @@ describe("search text", () => {
       ["queries", "query"],
       ["creates", "created", "creating", "create"],
       ["images", "image"],
-      // Four-letter words lose their final e too (issue 16).
+      // Four-letter words lose their final e too.
       ["code", "coding", "coded", "codes"],
       ["type", "typing", "types"],
     ];

@@ -6,7 +6,7 @@ import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
-// Issue 13 deliverable 1: whatever happens to a file after the scan, a tool serves bytes from inside the
+// Whatever happens to a file after the scan, a tool serves bytes from inside the
 // skill, read once, bounded, or a clear error with a code — never a file from elsewhere, never a hang.
 
 afterAll(cleanupTemp);

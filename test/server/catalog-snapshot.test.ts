@@ -7,7 +7,7 @@ import { createMemoryLogger } from "../../src/util/logger.ts";
 import { VERSION } from "../../src/version.ts";
 import { cleanupTemp, labelOfDir, tempDir, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
-import { writeSeedTree } from "../helpers/tree.ts";
+import { writeExampleTree } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 
@@ -23,7 +23,7 @@ describe("catalog snapshot file", () => {
     writeSkill(second, "invoice-parser", { description: "Shadowed by the first folder" });
     writeSkill(second, "pdf-tools", { description: "Fill PDF forms" });
     const tree = tempDir("skillhub-snap-tree-");
-    writeSeedTree(tree);
+    writeExampleTree(tree);
     writeSkill(tree, "nameless", { name: null, description: "Served with a warning" });
     // Its frontmatter's aliases make a loop: the snapshot is still written (JSON.stringify threw on it).
     writeSkill(tree, "looping", { description: "An alias loop", extra: "metadata: &m\n  self: *m" });

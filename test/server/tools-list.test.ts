@@ -58,7 +58,7 @@ describe("tools/list stays small whatever the catalog size", () => {
   });
 });
 
-describe("the tool list is computed once per catalog generation (issue 16)", () => {
+describe("the tool list is computed once per catalog generation", () => {
   test("the same list until the catalog changes; a new catalog gets a new list", async () => {
     const dir = tempDir();
     writeSkill(dir, "alpha");

@@ -7,7 +7,7 @@ import { parseAgentSkill } from "../../src/skills/agent-skill.ts";
 import { parseLenientYaml, quoteBrokenValues, STRICT_PARSER_MAX_CHARS } from "../../src/skills/lenient-yaml.ts";
 import { parseTreeNode } from "../../src/skills/tree-node.ts";
 
-// Every regex that sees skill content must be linear (issue 13). These tests pin the output on 1 MiB
+// Every regex that sees skill content must be linear. These tests pin the output on 1 MiB
 // lines; the generous timeout only detects a hang. The time budget is measured by `make bench-parse`.
 const HANG = 120_000;
 

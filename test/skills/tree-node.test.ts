@@ -5,7 +5,7 @@ const parse = (frontmatter: string, body = "Body.\n") =>
   parseTreeNode("/t/x.md", `---\n${frontmatter}\n---\n\n${body}`);
 const codes = (r: ReturnType<typeof parse>) => r.diagnostics.map((d) => `${d.severity} ${d.code}`);
 
-describe("tree node frontmatter (seed 003 §4.2)", () => {
+describe("tree node frontmatter", () => {
   test("defaults: inherit true, priority 0, no assets or scripts; keywords lower-cased and de-duplicated", () => {
     const r = parse("keywords: [React, hook, react]\ndescription: React rules");
     expect(r.kind).toBe("node");

@@ -7,7 +7,7 @@ import {
   skillPathOf,
 } from "../../src/skills/tree-paths.ts";
 
-describe("skill paths (seed 003 §4.3)", () => {
+describe("skill paths", () => {
   test.each([
     ["_root.md", "_root"],
     ["ui/_index.md", "ui/_index"],
@@ -18,7 +18,7 @@ describe("skill paths (seed 003 §4.3)", () => {
   ])("%p → %p", (rel, path) => expect(skillPathOf(rel)).toBe(path));
 });
 
-describe("parent resolution (seed 003 §4.4)", () => {
+describe("parent resolution", () => {
   test.each([
     ["_root", null],
     ["ui/_index", "_root"],
@@ -47,7 +47,7 @@ describe("parent resolution (seed 003 §4.4)", () => {
   });
 });
 
-describe("section headers (seed 003 §6.2)", () => {
+describe("section headers", () => {
   test.each([
     ["_root", "GLOBAL RULES"],
     ["ui/_index", "UI"],

@@ -3,7 +3,7 @@ import { isProjectCandidate, resolveProjectRoot } from "../../src/sources/projec
 
 const base = { env: {}, cwd: "/work/app", homeDir: "/home/u" };
 
-describe("resolveProjectRoot (DESIGN §2)", () => {
+describe("resolveProjectRoot", () => {
   test("--project wins over everything", () => {
     expect(
       resolveProjectRoot({ ...base, configured: "/p", env: { CLAUDE_PROJECT_DIR: "/c" }, roots: ["file:///r"] }).dir,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { buildSourceList, explicitLabels } from "../../src/sources/source-list.ts";
 
-describe("buildSourceList (DESIGN §3)", () => {
+describe("buildSourceList", () => {
   test("explicit folders, then .agents/.agent project then global, then .claude project then global, then the hub", () => {
     const list = buildSourceList({ dirs: ["/x", "/y"], projectDir: "/p", homeDir: "/h", hubHome: "/h/.skillhub" });
     expect(list.map((s) => [s.label, s.dir, s.location])).toEqual([

@@ -4,7 +4,7 @@ import { defineTool, READ_ONLY } from "../../src/tools/definition.ts";
 import { TOOLS } from "../../src/tools/index.ts";
 
 describe("defineTool", () => {
-  // Start-up (issue 16): a tool's schemas are built when tools/list or a call first reads them.
+  // Start-up: a tool's schemas are built when tools/list or a call first reads them.
   test("builds the schemas on first read, once", () => {
     let built = 0;
     const tool = defineTool({

@@ -3,15 +3,15 @@ import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { recordingSessions, textOf } from "../helpers/hub.ts";
-import { writeNode, writeSeedTree } from "../helpers/tree.ts";
+import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 /** A client on a folder with every tool, output schemas cached (so the SDK validates structuredContent), events recorded. */
 const open = recordingSessions();
 
-describe("get_asset (seed 003 §8.3)", () => {
+describe("get_asset", () => {
   test("a text template: content, size and type; the asset_served event", async () => {
-    const { call, events } = await open(writeSeedTree(tempDir()));
+    const { call, events } = await open(writeExampleTree(tempDir()));
     const result = await call("get_asset", { skill_path: "ui/react/auth", file: "assets/AuthProvider.tsx.template" });
     expect(result.structuredContent).toEqual({
       skill_path: "ui/react/auth",
@@ -35,7 +35,7 @@ describe("get_asset (seed 003 §8.3)", () => {
   });
 
   test("an image: base64 with its MIME type", async () => {
-    const { call } = await open(writeSeedTree(tempDir()));
+    const { call } = await open(writeExampleTree(tempDir()));
     expect(
       (await call("get_asset", { skill_path: "ui/react/auth", file: "assets/auth-flow.svg" })).structuredContent,
     ).toEqual({
@@ -49,7 +49,7 @@ describe("get_asset (seed 003 §8.3)", () => {
   });
 
   test("an inherited asset or script: resolved up the chain, with resolved_from; the node's own copy wins", async () => {
-    const { call, events } = await open(writeSeedTree(tempDir()));
+    const { call, events } = await open(writeExampleTree(tempDir()));
     expect(
       (await call("get_asset", { skill_path: "ui/react/auth", file: "./assets/hooks.md" })).structuredContent,
     ).toEqual({
@@ -75,7 +75,7 @@ describe("get_asset (seed 003 §8.3)", () => {
   });
 
   test("inherit: false → nothing inherited", async () => {
-    const root = writeSeedTree(tempDir());
+    const root = writeExampleTree(tempDir());
     writeNode(root, "_root.md", { extra: "assets:\n  - file: global.css\n    description: Global CSS" });
     write(join(root, "_root/global.css"), "body{}\n");
     const { call } = await open(root);
@@ -114,7 +114,7 @@ describe("get_asset (seed 003 §8.3)", () => {
   });
 
   test("Security: traversal, absolute paths and symlink escapes are refused", async () => {
-    const root = writeSeedTree(tempDir());
+    const root = writeExampleTree(tempDir());
     const secret = write(join(tempDir(), "secret.txt"), "secret");
     writeNode(root, "leak.md", { extra: "assets:\n  - file: link.txt\n    description: Link" });
     write(join(root, "leak/placeholder"), "");
@@ -137,7 +137,7 @@ describe("get_asset (seed 003 §8.3)", () => {
   });
 
   test("undeclared files are not served; declared but missing ones say so", async () => {
-    const root = writeSeedTree(tempDir());
+    const root = writeExampleTree(tempDir());
     write(join(root, "ui/react/auth/assets/undeclared.txt"), "hidden");
     rmSync(join(root, "ui/react/auth/assets/auth-flow.svg"));
     const { call } = await open(root);
@@ -182,7 +182,7 @@ describe("get_asset (seed 003 §8.3)", () => {
   });
 
   test("unknown and disabled skills; an Agent Skill's own files", async () => {
-    const root = writeSeedTree(tempDir());
+    const root = writeExampleTree(tempDir());
     writeSkill(root, "pdf");
     write(join(root, "pdf/scripts/extract.py"), "print('x')\n");
     const { call } = await open(root, { SKILLHUB_ENABLED_SKILLS: "pdf,ui/react/auth" });

@@ -3,15 +3,15 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { recordingSessions } from "../helpers/hub.ts";
-import { writeNode, writeSeedTree } from "../helpers/tree.ts";
+import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 /** A client on a folder with every tool, output schemas cached (so the SDK validates structuredContent), events recorded. */
 const open = recordingSessions();
 
-describe("get_skill (seed 003 §8.1)", () => {
-  test("seed 002 checklist: the right skill for 10 varied requests, English and French", async () => {
-    const { call } = await open(writeSeedTree(tempDir()));
+describe("get_skill", () => {
+  test("the right skill for 10 varied requests, English and French", async () => {
+    const { call } = await open(writeExampleTree(tempDir()));
     const cases: [string, string][] = [
       ["Create a React component for the authentication", "ui/react/auth"],
       ["testing react components with vitest and jest", "ui/react/testing"],
@@ -31,7 +31,7 @@ describe("get_skill (seed 003 §8.1)", () => {
   });
 
   test("a single match: score, matched keywords, inherited content, own and inherited assets and scripts", async () => {
-    const { call } = await open(writeSeedTree(tempDir()));
+    const { call } = await open(writeExampleTree(tempDir()));
     const result = await call("get_skill", { context: "Create a React component for the authentication" });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({
@@ -106,7 +106,7 @@ describe("get_skill (seed 003 §8.1)", () => {
   });
 
   test("inherit: false → only the node's content and no inherited files", async () => {
-    const { call } = await open(writeSeedTree(tempDir()));
+    const { call } = await open(writeExampleTree(tempDir()));
     expect((await call("get_skill", { context: "standalone" })).structuredContent).toMatchObject({
       skill_path: "no-inherit",
       content: "Standalone only.",
@@ -116,7 +116,7 @@ describe("get_skill (seed 003 §8.1)", () => {
   });
 
   test("ambiguity: candidates with descriptions, best first; the chosen skill_path as context selects it", async () => {
-    const { call, events } = await open(writeSeedTree(tempDir()));
+    const { call, events } = await open(writeExampleTree(tempDir()));
     const result = await call("get_skill", { context: "login jwt" });
     expect(result.structuredContent).toEqual({
       ambiguous: true,
@@ -146,7 +146,7 @@ describe("get_skill (seed 003 §8.1)", () => {
   });
 
   test("no match, and the analytics events of each outcome", async () => {
-    const { call, events } = await open(writeSeedTree(tempDir()));
+    const { call, events } = await open(writeExampleTree(tempDir()));
     expect((await call("get_skill", { context: "quantum chromodynamics" })).structuredContent).toEqual({
       no_match: true,
       message: "No skill matches the given context.",
@@ -165,7 +165,7 @@ describe("get_skill (seed 003 §8.1)", () => {
           score: 0.6,
           matched_keywords: ["api", "jwt", "middleware"],
           was_ambiguous: false,
-          // Seed 002 §3.1's fields.
+          // The documented miss fields.
           inherited_from: ["_root", "api/_index"],
           content_length_tokens: 43,
         },
@@ -222,7 +222,7 @@ describe("get_skill (seed 003 §8.1)", () => {
   });
 
   test("declared files missing on disk are left out of the answer; the node is still served", async () => {
-    const root = writeSeedTree(tempDir());
+    const root = writeExampleTree(tempDir());
     rmSync(join(root, "ui/react/auth/assets/auth-flow.svg"));
     rmSync(join(root, "ui/react/_index/assets/hooks.md"));
     const { call, hub } = await open(root);
@@ -234,7 +234,7 @@ describe("get_skill (seed 003 §8.1)", () => {
   });
 
   test("server filters: a disabled skill is never routed to; naming it exactly says SKILL_DISABLED", async () => {
-    const { call } = await open(writeSeedTree(tempDir()), { SKILLHUB_ENABLED_SKILLS: "api/auth" });
+    const { call } = await open(writeExampleTree(tempDir()), { SKILLHUB_ENABLED_SKILLS: "api/auth" });
     expect((await call("get_skill", { context: "react authentication component" })).structuredContent).toMatchObject({
       skill_path: "api/auth",
     });
@@ -254,7 +254,7 @@ describe("get_skill (seed 003 §8.1)", () => {
   });
 
   test("an empty context is an invalid argument", async () => {
-    const { call } = await open(writeSeedTree(tempDir()));
+    const { call } = await open(writeExampleTree(tempDir()));
     const result = await call("get_skill", { context: "  " });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });

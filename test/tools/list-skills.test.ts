@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { corporaDir } from "../helpers/corpora.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, textOf } from "../helpers/hub.ts";
-import { writeNode, writeSeedTree } from "../helpers/tree.ts";
+import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 let closers: (() => Promise<void>)[] = [];
@@ -46,7 +46,7 @@ const leaf = (
   scriptCount = 0,
 ) => ({ name, path, description, keywords, assetCount, scriptCount, children: [] });
 
-describe("list_skills with path: the tree (seed 003 §8.2)", () => {
+describe("list_skills with path: the tree", () => {
   test("the whole tree: recursive nodes with name, path, description, keywords, counts, children", async () => {
     const { call } = await open([smallTree(tempDir())]);
     const result = await call("list_skills", { path: "" });
@@ -69,7 +69,7 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
       agent_skills: 0,
       diagnostics: { errors: 0, warnings: 0 },
     });
-    // Seeds 002/003: no path is the whole tree; the text is JSON.stringify(result).
+    // No path is the whole tree; the text is JSON.stringify(result).
     const whole = await call("list_skills", {});
     expect(whole.structuredContent).toEqual(result.structuredContent as Record<string, unknown>);
     expect(whole.content).toEqual([{ type: "text", text: JSON.stringify(result.structuredContent) }]);
@@ -150,8 +150,8 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
     });
   });
 
-  test("seed 002's tree: complete, and filtered on ui", async () => {
-    const { call } = await open([writeSeedTree(tempDir())]);
+  test("the example tree: complete, and filtered on ui", async () => {
+    const { call } = await open([writeExampleTree(tempDir())]);
     const paths = (node: { path: string; children: unknown[] }): string[] => [
       node.path,
       ...node.children.flatMap((c) => paths(c as typeof node)),
@@ -190,7 +190,7 @@ describe("list_skills with path: the tree (seed 003 §8.2)", () => {
   });
 });
 
-describe("list_skills with flat: true: the flat list (seed 001 semantics)", () => {
+describe("list_skills with flat: true: the flat list (the sk profile's semantics)", () => {
   test("bounded: pages of `limit` entries with next_cursor and an 'N more' message, over the real corpora too", async () => {
     const dir = tempDir();
     for (let i = 0; i < 7; i++) writeSkill(dir, `skill-${i}`, { description: `Skill number ${i}` });

@@ -20,8 +20,8 @@ async function open(options: ConnectOptions = {}, extra: string[] = []) {
   return s;
 }
 
-describe("report_usage (seed 003 §8.5)", () => {
-  test("records feedback: seed 003's response, a stderr line and a skill_feedback event", async () => {
+describe("report_usage", () => {
+  test("records feedback: the documented response, a stderr line and a skill_feedback event", async () => {
     const { call, logger, hub } = await open({
       env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" },
     });
@@ -72,7 +72,7 @@ describe("report_usage (seed 003 §8.5)", () => {
       const missing = await call("report_usage", { skill_path: "does/not/exist", useful: false });
       expect(missing.isError).toBe(true);
       expect(missing.structuredContent).toMatchObject({ error: { code: "SKILL_NOT_FOUND" } });
-      // Seed 003 §8: the text is JSON.stringify of the result, errors included.
+      // The text is JSON.stringify of the result, errors included.
       expect(JSON.parse(textOf(missing))).toEqual(missing.structuredContent as Record<string, unknown>);
     }
     const disabled = await call("report_usage", { skill_path: "beta", useful: false });
@@ -101,8 +101,8 @@ describe("report_usage (seed 003 §8.5)", () => {
   });
 });
 
-describe("refresh_skills without repositories (seed 003 §8.6, local mode)", () => {
-  test("rescans the folders and answers seed 003's local shape", async () => {
+describe("refresh_skills without repositories (local mode)", () => {
+  test("rescans the folders and answers the documented local shape", async () => {
     const dir = tempDir();
     writeSkill(dir, "one");
     const { call, client } = await open({ flags: { "skills-dir": [dir] } });

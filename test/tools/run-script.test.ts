@@ -32,7 +32,7 @@ async function open(dir = writeScriptTree(tempDir()), options: ConnectOptions = 
 type Err = { error: { code: string; message: string; [k: string]: unknown } };
 const error = (r: { structuredContent?: unknown }) => (r.structuredContent as Err).error;
 
-describe("run_script: seed 003 §8.4's validation cascade, in its order", () => {
+describe("run_script: the validation cascade, in its order", () => {
   test("each refusal has its code, and an earlier check wins over a later one", async () => {
     const { call, run, hub } = await open();
     hub.config.scripts.enabled = false;
@@ -264,7 +264,7 @@ describe("run_script: credential-looking variables", () => {
 });
 
 describe("run_script: process control", () => {
-  test("timeout: the script and its sleeping grandchild are gone; partial output and seed 003's timeout text; exit code 137", async () => {
+  test("timeout: the script and its sleeping grandchild are gone; partial output and the documented timeout text; exit code 137", async () => {
     const timeout = heldTimeout();
     const { run, hub, events, dir } = await open(undefined, { hub: { exec: { graceMs: 1000, ...timeout.options } } });
     hub.config.scripts.timeout_seconds = 1;

@@ -40,7 +40,7 @@ async function open(env: Record<string, string> = {}, options: ConnectOptions = 
 type Err = { error: { code: string; message: string } };
 const error = (r: { structuredContent?: unknown }) => (r.structuredContent as Err).error;
 
-describe("run_skill_command: off unless enabled (seed 000 §3.5)", () => {
+describe("run_skill_command: off unless enabled", () => {
   test.each(["auto", "hub", "all", "run_skill_command,skill"])(
     "profile %s: not listed, and a call is the SDK's unknown tool",
     async (tools) => {
@@ -65,7 +65,7 @@ describe("run_skill_command when enabled", () => {
   const on = (env: Record<string, string> = {}, options: ConnectOptions = {}) =>
     open({ SKILLHUB_ENABLE_COMMANDS: "1", ...env }, options);
 
-  test("runs an allowed command in the skill's folder: seed 000's result shape; a script_executed event", async () => {
+  test("runs an allowed command in the skill's folder: the documented result shape; a script_executed event", async () => {
     const { cmd, events } = await on();
     const result = await cmd("ls");
     expect(result.isError).toBeFalsy();

@@ -29,7 +29,7 @@ function skills() {
 }
 
 describe("search_skills", () => {
-  test("seed 000's result shape plus category, tags, location and an excerpt", async () => {
+  test("the documented result shape plus category, tags, location and an excerpt", async () => {
     const { call } = await open({ flags: { "skills-dir": [skills()] } });
     const result = await call("search_skills", { query: "get the invoice number out of a PDF" });
     const { skills: hits } = result.structuredContent as { skills: Record<string, unknown>[] };
@@ -182,8 +182,8 @@ describe("load_skill", () => {
   });
 });
 
-describe("profile sk: skills.list and skills.search (seed 001)", () => {
-  test("dotted tools only, with seed 001's schemas", async () => {
+describe("profile sk: skills.list and skills.search", () => {
+  test("dotted tools only, with the sk profile's schemas", async () => {
     const { client } = await open({ flags: { "skills-dir": [skills()], tools: "sk" } });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["skills.list", "skills.search"]);

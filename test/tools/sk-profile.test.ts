@@ -6,7 +6,7 @@ import { eventually, sessions } from "../helpers/hub.ts";
 afterAll(cleanupTemp);
 const open = sessions();
 
-describe("seed 001: the sk profile", () => {
+describe("the sk profile", () => {
   test("skills.list and skills.search see ./skills under the project root (their default root)", async () => {
     const project = tempDir("skillhub-project-");
     writeSkill(join(project, "skills"), "bd-ready", { description: "Check bd ready", body: "Run bd ready first.\n" });
@@ -45,7 +45,7 @@ describe("seed 001: the sk profile", () => {
     await hub.refresher.rescan("test");
     const changed = await eventually(() => seen.find((n) => n.method === "notifications/tools/list_changed"));
     expect(changed?.params).toEqual({ reason: "skills changed: 1 added (second)" });
-    // An edited body (same name and description) is a change too for seed 001's tools.
+    // An edited body (same name and description) is a change too for the sk tools.
     writeSkill(join(project, "skills"), "second", { description: "Second", body: "New body.\n" });
     await hub.refresher.rescan("test");
     await eventually(() => seen.filter((n) => n.method === "notifications/tools/list_changed").length === 2);

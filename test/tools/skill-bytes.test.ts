@@ -8,7 +8,7 @@ import { sessions } from "../helpers/hub.ts";
 afterAll(cleanupTemp);
 const open = sessions();
 
-/** What `skill` must answer for a SKILL.md of these bytes: the seed's text, the file as UTF-8 without a BOM. */
+/** What `skill` must answer for a SKILL.md of these bytes: the documented text, the file as UTF-8 without a BOM. */
 function expected(name: string, dir: string, bytes: Buffer) {
   const text = new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "");
   return {
@@ -19,7 +19,7 @@ function expected(name: string, dir: string, bytes: Buffer) {
   };
 }
 
-describe("skill results are the file's bytes, exactly (issue 16: a cheaper read serves the same)", () => {
+describe("skill results are the file's bytes, exactly (a cheaper read serves the same)", () => {
   test("BOM, CRLF, non-ASCII text and a file near the 1 MiB cap: the whole result, byte for byte", async () => {
     const root = tempDir();
     const files: Record<string, Buffer> = {

@@ -8,7 +8,7 @@ import { type ConnectOptions, sessions, textOf } from "../helpers/hub.ts";
 afterAll(cleanupTemp);
 const connectSession = sessions();
 
-/** A project and a home, each with .agent/skills (seed 004's universal folders). */
+/** A project and a home, each with .agent/skills (the universal skill folders). */
 function layout() {
   const home = tempDir("skillhub-home-");
   const project = tempDir("skillhub-project-");
@@ -21,7 +21,7 @@ async function open(l: ReturnType<typeof layout>, extra: ConnectOptions = {}) {
   return connectSession({ home: l.home, flags: { project: l.project }, ...extra });
 }
 
-describe("skill tool: seed 004 testing scenarios", () => {
+describe("skill tool: its testing scenarios", () => {
   test("1. load existing skill: 'Loading:', 'Base directory:', then SKILL.md verbatim", async () => {
     const l = layout();
     const file = writeSkill(l.projectSkills, "git", {
@@ -31,7 +31,7 @@ describe("skill tool: seed 004 testing scenarios", () => {
     const { call } = await open(l);
     const result = await call("skill", { name: "git" });
     expect(result.isError).toBeFalsy();
-    // The seed's text is the first content item, exactly; the description's <command-message> promise follows.
+    // The "Loading: …" text is the first content item, exactly; the description's <command-message> promise follows.
     expect(result.content).toEqual([
       {
         type: "text",
@@ -50,7 +50,7 @@ describe("skill tool: seed 004 testing scenarios", () => {
     expect(textOf(await call("skill", { name: "MCP-Builder" }))).toStartWith("Loading: mcp-builder\n");
   });
 
-  test("3. skill not found: seed 004's text, close matches first, then the available skills", async () => {
+  test("3. skill not found: the documented text, close matches first, then the available skills", async () => {
     const l = layout();
     writeSkill(l.projectSkills, "git", { description: "Git workflow" });
     writeSkill(l.projectSkills, "mcp-builder", { description: "MCP development" });

@@ -21,7 +21,7 @@ const names = async (session: Awaited<ReturnType<typeof open>>) =>
   (await session.client.listTools()).tools.map((t) => t.name);
 
 describe("tool profiles with skill trees", () => {
-  test("tree: seed 003's six tools, those this build has", async () => {
+  test("tree: the six tree tools, those this build has", async () => {
     const session = await open(tempDir(), "tree");
     expect(await names(session)).toEqual(PROFILES.tree?.filter((n) => TOOLS.has(n)) ?? []);
     expect(await names(session)).toEqual(expect.arrayContaining(["get_skill", "list_skills", "get_asset"]));

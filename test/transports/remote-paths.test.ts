@@ -16,7 +16,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-/** Every tool, seed 001's two included. */
+/** Every tool, the sk profile's two included. */
 const TOOLS = [...(PROFILES.all ?? []), "skills.list", "skills.search"].join(",");
 
 /**

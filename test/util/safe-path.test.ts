@@ -64,7 +64,7 @@ describe("resolveInside (real folders)", () => {
   });
 });
 
-describe("binary detection and MIME types (seed 003 §7.2, DESIGN §11)", () => {
+describe("binary detection and MIME types", () => {
   test.each([
     ["a.png", "image/png"],
     ["a.JPG", "image/jpeg"],

@@ -4,7 +4,7 @@ import { TermList } from "../../src/util/term-list.ts";
 // Code-unit order, as `<` and the default sort have it: upper case, accents and astral characters included.
 const words = ["Zeta", "alpha", "alphabet", "beta", "béta", "betas", "z", "é", "\u{1F600}x"].sort();
 
-describe("a packed term list (issue 16: one string for a field's vocabulary)", () => {
+describe("a packed term list (one string for a field's vocabulary)", () => {
   test("reads back every term, in order, with its length", () => {
     const list = TermList.of(words);
     expect(list.length).toBe(words.length);

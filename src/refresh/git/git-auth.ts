@@ -15,7 +15,7 @@ export interface RepoAuth {
 
 /**
  * The credentials for one repository: the user:password written in its URL,
- * else GITHUB_TOKEN for https:// URLs (seed 003 §9.2). No token → git's own
+ * else GITHUB_TOKEN for https:// URLs. No token → git's own
  * credential helpers and SSH keys, untouched.
  *
  * Security: the token becomes an `http.<origin>/.extraHeader` entry handed to

@@ -117,7 +117,7 @@ export class GitRunner {
         {
           argv: [git, ...args],
           // Not process.cwd(): the server's folder may be gone, and clone and --version need none.
-          // node:os when git runs, not at start-up (issue 16).
+          // node:os when git runs, not at start-up.
           cwd: call.cwd ?? (require("node:os") as typeof import("node:os")).tmpdir(),
           env: defined(env),
           timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? 120_000,

@@ -59,7 +59,7 @@ export interface RepoReport {
 export interface SyncOutcome {
   /** Every repository synced. False also when another sync was running (`busy`). */
   success: boolean;
-  /** Another sync was already running; nothing was done (seed 003 §9.5). */
+  /** Another sync was already running; nothing was done. */
   busy: boolean;
   /** Some repository's files changed. */
   changed: boolean;

@@ -16,9 +16,8 @@ import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
 import { verifyCopy } from "./git-trust.ts";
 
 /**
- * Keeps local copies of the team's skill repositories (DESIGN §12, seed 003
- * §9): a first sync at start-up, then one every `intervalMs`, never two at
- * once. Listeners hear about every completed sync.
+ * Keeps local copies of the team's skill repositories: a first sync at
+ * start-up, then one every `intervalMs`, never two at once. Listeners hear about every completed sync.
  */
 export class GitSync {
   readonly targets: readonly RepoTarget[];
@@ -126,7 +125,7 @@ export class GitSync {
     return changed;
   }
 
-  /** Each copy's `config.yaml` (seed 002 §1.3: at the repository root). */
+  /** Each copy's `config.yaml` (at the repository root). */
   configFiles(): string[] {
     return this.targets.map((t) => join(t.dir, "config.yaml"));
   }
@@ -359,7 +358,7 @@ export class GitSync {
     }
   }
 
-  /** Seed 003 §13: warn, keep serving the local copy, retry at the next interval. Repeats of the same failure go to DEBUG. */
+  /** Warn, keep serving the local copy, retry at the next interval. Repeats of the same failure go to DEBUG. */
   private reportFailure(target: RepoTarget, error: GitError, reason: string): void {
     const state = readState(target.dir);
     const copy = existsSync(join(target.dir, ".git"));

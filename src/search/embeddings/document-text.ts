@@ -5,8 +5,8 @@ import { searchName } from "../search-name.ts";
 export const MAX_DESCRIPTION_CHARS = 4000;
 
 /**
- * What is sent to the embedding API for a skill, and nothing else (seed 000
- * §6.3): its name, description, tags and category. Never the body, the
+ * What is sent to the embedding API for a skill, and nothing else: its
+ * name, description, tags and category. Never the body, the
  * path or any file.
  */
 export function embeddingText(skill: Skill): string {

@@ -22,7 +22,7 @@ export function embeddingSettings(config: Config["embedding"]): EmbeddingSetting
   };
 }
 
-/** SEARCH_MODE, else hybrid with embeddings and fts without (DESIGN §7.3). */
+/** SEARCH_MODE, else hybrid with embeddings and fts without. */
 export function searchMode(config: Config): SearchMode {
   return config.search.mode ?? (config.embedding.provider === "none" ? "fts" : "hybrid");
 }
@@ -30,7 +30,7 @@ export function searchMode(config: Config): SearchMode {
 /**
  * What vectors depend on: provider and model, plus the server for
  * openai-compatible (two local servers may serve different models under one
- * name). A change invalidates the vector cache (seed 000 §4.2).
+ * name). A change invalidates the vector cache.
  */
 export function vectorIdentity(settings: EmbeddingSettings): string {
   const model = settings.model ?? "(server default)";

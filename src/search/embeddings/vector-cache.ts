@@ -32,7 +32,7 @@ export function vectorCachePath(cacheDir: string, sourceDirs: readonly string[])
   return join(cacheDir, `vectors-${Bun.hash(sourceDirs.join("\u0000")).toString(16)}.bin`);
 }
 
-/** Read the cache; a file made with another provider or model is refused (seed 000 §4.2: invalidated). */
+/** Read the cache; a file made with another provider or model is refused (invalidated). */
 export function loadVectorCache(path: string, identity: string): CacheLoad {
   let bytes: Buffer;
   try {

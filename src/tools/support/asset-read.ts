@@ -8,7 +8,7 @@ import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import type { ErrorCode } from "../results.ts";
 
-/** The folder a node's declared files live in: its resource folder (seed 003 §4.5); an Agent Skill's own folder. */
+/** The folder a node's declared files live in: its resource folder; an Agent Skill's own folder. */
 export function filesBase(skill: Skill): string | undefined {
   return skill.kind === "tree-node" ? skill.tree.resourceDir : skill.dir;
 }
@@ -21,7 +21,7 @@ export function locateFile(owner: Skill, file: string): InsideResult {
   return resolveInside(base, file);
 }
 
-/** Whether a declared file can be served now: listed by get_skill only then (seed 002: missing files are left out). */
+/** Whether a declared file can be served now: listed by get_skill only then (missing files are left out). */
 export function isServable(owner: Skill, file: string): boolean {
   const located = locateFile(owner, file);
   return located.ok && (statSync(located.real, { throwIfNoEntry: false })?.isFile() ?? false);
@@ -33,7 +33,7 @@ export type AssetContent =
   | { ok: false; code: ErrorCode; message: string; size?: number };
 
 /**
- * Read a declared file for get_asset (seed 003 §7.4) through the confined
+ * Read a declared file for get_asset through the confined
  * reader: inside the owner's real folder (the opened file, not only the name),
  * a regular file opened without blocking, at most `maxBytes` read once
  * (FILE_TOO_LARGE otherwise, even for a file that grows after the check);

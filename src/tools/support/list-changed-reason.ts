@@ -1,7 +1,7 @@
 import type { Catalog } from "../../catalog/catalog.ts";
 
 /**
- * Seed 001 (incremental refresh): `notifications/tools/list_changed` carries
+ * Incremental refresh: `notifications/tools/list_changed` carries
  * a short reason string. Says what changed between two snapshots, by
  * qualified name and content hash: "skills changed: 1 added (pdf), 2 updated".
  * Pure.

@@ -2,7 +2,7 @@ import { basename, relative, sep } from "node:path";
 import { z } from "zod";
 import type { Skill } from "../../skills/skill.ts";
 
-/** Seed 001's SkillSummary (a function: tool schemas are built on first use, tools/definition.ts). */
+/** The sk profile's SkillSummary (a function: tool schemas are built on first use, tools/definition.ts). */
 export const SkillSummary = () =>
   z.object({
     installName: z.string().describe("The skill's folder name"),
@@ -29,12 +29,12 @@ function shown(path: string, projectDir: string | null): string {
   return path;
 }
 
-/** Seed 001's default skills root, under the project root. */
+/** The sk profile's default skills root, under the project root. */
 export const SK_DEFAULT_ROOT = "skills";
 
 /**
  * The project-relative skills root to read: `--root` when given, else
- * `skills` when seed 001's tools are offered (they walk `<project>/skills`),
+ * `skills` when the sk tools are offered (they walk `<project>/skills`),
  * else none.
  */
 export function skProjectRoot(configured: string | undefined, toolNames: readonly string[]): string | undefined {

@@ -39,7 +39,7 @@ export interface CatalogListingOptions {
   ranked?: () => readonly Skill[];
   /** Whether search_skills is offered, for the "…and N more" hint. */
   hasSearch: boolean;
-  /** Seed 004's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
+  /** The skill tool's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
   location?: (skill: Skill) => "project" | "global";
   /** The skills are still being read (a first start): the listing says so instead of listing none. */
   pending?: boolean;
@@ -65,7 +65,7 @@ export function skillExamples(skills: readonly Skill[], qualified?: string): str
 const EXAMPLE_NAME_MAX = 64;
 
 /**
- * The skill tool's description: seed 004's template with the skills filled
+ * The skill tool's description: its template with the skills filled
  * in, within the budget. Over budget, in order: shorten descriptions, list
  * names only, then list the most useful skills (`ranked`: alwaysApply, the
  * project's, the most used, …) and say how many more there are. Pure.

@@ -21,7 +21,7 @@ export interface LookupWords {
   notFound?: (name: string, deps: ToolDeps) => CallToolResult;
 }
 
-/** Seed 000's tools: skills by name, found with search_skills. */
+/** The hub tools: skills by name, found with search_skills. */
 export const BY_NAME: LookupWords = {
   missing: (name) => `No skill named '${name}'.`,
   whereToLook: "Use search_skills to find skills by topic.",

@@ -28,7 +28,7 @@ export function skillFiles(
 }
 
 /**
- * The head of a loaded skill: seed 004's "Loading:" and "Base directory:"
+ * The head of a loaded skill: the skill tool's "Loading:" and "Base directory:"
  * lines, the folder named as this client can use it; for a remote client, how
  * to fetch the files and which ones there are (named under the base URI).
  */

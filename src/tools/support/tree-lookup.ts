@@ -1,7 +1,7 @@
 import type { ToolDeps } from "../definition.ts";
 import { type Lookup, type LookupWords, lookupSkill } from "./skill-lookup.ts";
 
-/** Seed 003's tools: skills by path, browsed with list_skills or routed with get_skill. */
+/** The tree tools: skills by path, browsed with list_skills or routed with get_skill. */
 const BY_PATH: LookupWords = {
   missing: (path) => `No skill at '${path}'.`,
   whereToLook: "Use list_skills to browse skill paths, or get_skill to find a skill by task.",

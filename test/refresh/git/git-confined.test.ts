@@ -5,7 +5,7 @@ import { cleanupTemp, tempDir, write, writeSkill } from "../../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../../helpers/git.ts";
 import { connect } from "../../helpers/hub.ts";
 
-// Issue 13 deliverable 3: a synced repository is confined to itself. A committed link to the operator's
+// A synced repository is confined to itself. A committed link to the operator's
 // skills or to / serves nothing from there; local folders keep following links (tested in walk-hostile).
 
 afterAll(cleanupTemp);

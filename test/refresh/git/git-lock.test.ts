@@ -52,7 +52,7 @@ function gitSync(
   return sync;
 }
 
-describe("one sync of a copy at a time across SkillHub processes (DESIGN §12)", () => {
+describe("one sync of a copy at a time across SkillHub processes", () => {
   test("two GitSync instances on one home never run git on the copy at once; both end up at the remote's tip", async () => {
     const remote = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha") });
     const home = tempDir("skillhub-home-");

@@ -44,7 +44,7 @@ function gitSync(
 const tempClones = (home: string) =>
   existsSync(join(home, "repos")) ? readdirSync(join(home, "repos")).filter((n) => n.includes(".clone-")) : [];
 
-describe("git processes are bounded (DESIGN §12)", () => {
+describe("git processes are bounded", () => {
   test("a timed-out git is ended with its helpers: the call returns promptly and the next refresh is not stuck busy", async () => {
     const git = fake(HANGING_GIT);
     const home = tempDir("skillhub-home-");
@@ -95,7 +95,7 @@ describe("git processes are bounded (DESIGN §12)", () => {
   });
 });
 
-describe("start-up with a slow repository (DESIGN §12)", () => {
+describe("start-up with a slow repository", () => {
   test("a hanging git does not hold tools/list back: local skills are served while the clone runs; closing ends it", async () => {
     const git = fake(HANGING_GIT);
     const local = tempDir();

@@ -41,7 +41,7 @@ function teamRemote() {
   });
 }
 
-describe("git sync (DESIGN §12, seed 003 §9)", () => {
+describe("git sync", () => {
   test("first start clones shallow into <home>/repos/<slug>; skills/ is a source after the local folders", async () => {
     const remote = teamRemote();
     const local = tempDir();
@@ -61,7 +61,7 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     expect(hub.catalog.get("team-skills:shared")?.description).toBe("The team's version.");
   });
 
-  test("the copy's root config.yaml is a config source once synced (seed 003 §11.3)", async () => {
+  test("the copy's root config.yaml is a config source once synced", async () => {
     const remote = teamRemote();
     const { hub } = await session(remote.url);
     const env = { HOME: join(hub.config.home, ".."), SKILLS_REPO: remote.url };
@@ -74,7 +74,7 @@ describe("git sync (DESIGN §12, seed 003 §9)", () => {
     );
   });
 
-  test("a pushed commit is picked up by refresh_skills, with seed 003 §8.6's fields and one list_changed", async () => {
+  test("a pushed commit is picked up by refresh_skills, with its documented fields and one list_changed", async () => {
     const remote = teamRemote();
     const { client, call, notifications, hub } = await session(remote.url);
     await client.listTools();

@@ -37,7 +37,7 @@ function expectNoSecret(texts: string[], token: string): void {
   for (const text of texts) for (const form of forms(token)) expect(text).not.toContain(form);
 }
 
-describe("GITHUB_TOKEN handling (DESIGN §12)", () => {
+describe("GITHUB_TOKEN handling", () => {
   test("an https remote on a closed port: the error and the logs never show the token", async () => {
     const port = closedPort();
     const url = `https://127.0.0.1:${port}/org/team.git`;
@@ -135,7 +135,7 @@ describe("GITHUB_TOKEN handling (DESIGN §12)", () => {
       expectNoSecret([everything(copy)], TOKEN);
     });
 
-    test.skipIf(!tls)("seed 003's token-in-URL form works and is not stored either", async () => {
+    test.skipIf(!tls)("the token-in-URL form works and is not stored either", async () => {
       const { url } = server();
       const withToken = url.replace("https://", `https://x-access-token:${TOKEN}@`);
       const { hub } = await session({ SKILLS_REPO: withToken }, gitEnv);

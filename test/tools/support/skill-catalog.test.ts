@@ -15,7 +15,7 @@ const many = (n: number) =>
   );
 
 describe("renderSkillToolDescription", () => {
-  test("uses seed 004's template and XML entries with name, description and location", () => {
+  test("uses the skill tool's template and XML entries with name, description and location", () => {
     const text = renderSkillToolDescription(
       [fakeSkill("git", { description: "Git <workflow> & more", location: "project" })],
       { budget: 6000, hasSearch: true },
@@ -37,7 +37,7 @@ describe("renderSkillToolDescription", () => {
     const text = renderSkillToolDescription(served, { budget: 6000, hasSearch: true, qualifiedExample: "global:git" });
     expect(text).toContain('- Examples:\n  - `name: "deploy-checklist"` - invoke the deploy-checklist skill\n');
     expect(text).toContain('  - `name: "global:git"` - invoke a skill by its qualified name (<source>:<name>)\n');
-    for (const seedExample of ['"pdf"', '"xlsx"', "ms-office-suite"]) expect(text).not.toContain(seedExample);
+    for (const exampleName of ['"pdf"', '"xlsx"', "ms-office-suite"]) expect(text).not.toContain(exampleName);
     const empty = renderSkillToolDescription([], { budget: 6000, hasSearch: true });
     expect(empty).not.toContain("Examples");
     expect(empty).toContain("the task\n\nImportant:");

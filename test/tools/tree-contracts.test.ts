@@ -5,22 +5,22 @@ import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo } from "../helpers/git.ts";
 import { recordingSessions, sessions, textOf } from "../helpers/hub.ts";
 import { writeScriptTree } from "../helpers/scripts.ts";
-import { writeNode, writeSeedTree } from "../helpers/tree.ts";
+import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 const open = recordingSessions();
 const openPlain = sessions();
 
-/** Seed 003 §8: every tree-family answer's text is JSON.stringify(result); errors keep isError and their code. */
+/** Every tree-family answer's text is JSON.stringify(result); errors keep isError and their code. */
 function expectJsonText(result: CallToolResult, isError = false): Record<string, unknown> {
   expect(Boolean(result.isError)).toBe(isError);
   expect(result.content).toEqual([{ type: "text", text: JSON.stringify(result.structuredContent) }]);
   return result.structuredContent as Record<string, unknown>;
 }
 
-describe("seed 003 §8: JSON.stringify(result) in the text of every tree-family tool", () => {
+describe("JSON.stringify(result) in the text of every tree-family tool", () => {
   test("get_skill, get_asset, list_skills, run_script, report_usage, refresh_skills; answers and errors", async () => {
-    const root = writeSeedTree(tempDir());
+    const root = writeExampleTree(tempDir());
     writeScriptTree(join(root, "more"));
     const { call } = await open(root, { SKILLHUB_ANALYTICS_FILE: join(tempDir(), "events.jsonl") });
     expectJsonText(await call("get_skill", { context: "Create a React component for the authentication" }));
@@ -57,7 +57,7 @@ describe("seed 003 §8: JSON.stringify(result) in the text of every tree-family 
     expect(expectJsonText(await call("refresh_skills"))).toMatchObject({ success: true, mode: "local" });
   });
 
-  test("§13: a content repository configured but empty offers the tree tools, which answer no_match", async () => {
+  test("a content repository configured but empty offers the tree tools, which answer no_match", async () => {
     const remote = remoteRepo("empty-skills", { "README.md": "# Nothing yet\n" });
     const { client, call } = await openPlain({
       env: { SKILLS_REPO: remote.url },
@@ -76,7 +76,7 @@ describe("seed 003 §8: JSON.stringify(result) in the text of every tree-family 
   });
 });
 
-describe("seed 002 §6: content over the token limit is truncated, with a warning", () => {
+describe("content over the token limit is truncated, with a warning", () => {
   /** A tree whose root is ~47k tokens and whose leaf is small. */
   function bigTree(): string {
     const dir = tempDir();
@@ -138,7 +138,7 @@ describe("seed 002 §6: content over the token limit is truncated, with a warnin
   });
 });
 
-describe("seed 002 §1.3: assets.inline_text_max_bytes", () => {
+describe("assets.inline_text_max_bytes", () => {
   test("text assets up to the limit come with their content; larger, binary or 0 → fetch with get_asset", async () => {
     const dir = tempDir();
     writeNode(dir, "ui.md", {
@@ -182,7 +182,7 @@ describe("seed 002 §1.3: assets.inline_text_max_bytes", () => {
   });
 });
 
-describe("analytics events carry seed 002's fields", () => {
+describe("analytics events carry the documented fields", () => {
   test("no_match: closest_candidate and closest_score", async () => {
     const dir = tempDir();
     writeNode(dir, "big.md", { keywords: ["a1x", "b2x", "c3x", "d4x", "e5x", "f6x"] });
@@ -199,7 +199,7 @@ describe("analytics events carry seed 002's fields", () => {
 describe("output schemas avoid null types (Inspector --strict)", () => {
   test("no tool's input or output schema has a 'null' type", async () => {
     const { client } = await openPlain({
-      flags: { "skills-dir": [writeSeedTree(tempDir())] },
+      flags: { "skills-dir": [writeExampleTree(tempDir())] },
       env: { SKILLHUB_TOOLS: "all" },
     });
     for (const tool of (await client.listTools()).tools) {
