@@ -14,12 +14,15 @@ export const runLock: CommandRun = async (ctx) => {
   const hub = await scannedHub(ctx);
   try {
     const targets = await currentLocks(hub);
-    const missing = targets.flatMap((t) => t.heads.filter((h) => h.commit === null).map((h) => h.label));
-    // A lock without a configured repository would let `verify` pass over skills nobody reviewed: write none.
+    const missing = targets.flatMap((t) => t.heads.filter((h) => h.commit === null));
+    // A lock without a configured repository (or with a copy nobody verified) would let `verify` pass over
+    // skills nobody reviewed: write none.
     if (missing.length > 0) {
-      for (const label of missing)
+      for (const h of missing)
         ctx.err(
-          `skillhub lock: repository ${label} has no local copy yet, so no lock was written; run \`skillhub sync\` (it fetches, then writes the lock).\n`,
+          h.notServed
+            ? `skillhub lock: repository ${h.label}'s copy is not served (${h.notServed.replace(/\.$/, "")}), so no lock was written; run \`skillhub sync\` to fetch a verified commit.\n`
+            : `skillhub lock: repository ${h.label} has no local copy yet, so no lock was written; run \`skillhub sync\` (it fetches, then writes the lock).\n`,
         );
       return 1;
     }

@@ -9,8 +9,10 @@ export interface GitHead {
   label: string;
   url: string;
   ref: string;
-  /** null when there is no usable copy yet. */
+  /** null when there is no usable copy yet, or the copy is not served. */
   commit: string | null;
+  /** trust.allowed_signers: why the copy on disk is not served (its commit is then null). */
+  notServed?: string;
 }
 
 /**

@@ -59,8 +59,8 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
  */
 export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitHead[] = []): LockChange[] {
   const changes: LockChange[] = [];
-  const missing = new Set(heads.filter((h) => h.commit === null).map((h) => h.label));
-  const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing]);
+  const missing = new Map(heads.filter((h) => h.commit === null).map((h) => [h.label, h.notServed]));
+  const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing.keys()]);
   for (const label of [...labels].sort(compareText)) {
     const before = lock.sources[label];
     const after = now.sources[label];
@@ -69,9 +69,11 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
         kind: "removed",
         subject: "source",
         id: label,
-        detail: missing.has(label)
-          ? `no local copy of ${before.url}; run \`skillhub sync\``
-          : `${before.url} is no longer configured`,
+        detail: !missing.has(label)
+          ? `${before.url} is no longer configured`
+          : missing.get(label)
+            ? `the copy of ${before.url} is not served (${missing.get(label)?.replace(/\.$/, "")})`
+            : `no local copy of ${before.url}; run \`skillhub sync\``,
       });
     else if (!before && after)
       changes.push({

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
+import type { GitHead } from "../../lock/build.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
 import { repoTargets } from "../repo-targets.ts";
@@ -77,7 +78,7 @@ export class GitSync {
    */
   sources(): { label: string; dir: string }[] {
     return this.targets
-      .filter((t) => !this.options.allowedSigners || this.trust.get(t.spec.slug) === null)
+      .filter((t) => this.served(t))
       .flatMap((t) => {
         const dir = repoSkillsDir(t.dir, t.path);
         if (dir) return [{ label: t.label, dir }];
@@ -159,15 +160,29 @@ export class GitSync {
     }));
   }
 
-  /** Each repository's copy as it is on disk: label, URL, ref and checked-out commit (null without a copy). For the lock. */
-  async heads(): Promise<{ label: string; url: string; ref: string; commit: string | null }[]> {
+  /** Whether a copy may be served: always, unless trust.allowed_signers is set and verifyCopies has not passed it. */
+  private served(t: RepoTarget): boolean {
+    return !this.options.allowedSigners || this.trust.get(t.spec.slug) === null;
+  }
+
+  /**
+   * Each repository's served copy: label, URL, ref and checked-out commit, for the lock. The commit is
+   * null without a copy, and for a copy trust.allowed_signers keeps from being served: a lock never
+   * records a commit nobody verified.
+   */
+  async heads(): Promise<GitHead[]> {
     return Promise.all(
-      this.targets.map(async (t) => ({
-        label: t.label,
-        url: t.spec.url,
-        ref: refOf(t),
-        commit: existsSync(join(t.dir, ".git")) ? await head(t.dir, { git: this.git }) : null,
-      })),
+      this.targets.map(async (t) => {
+        const copy = existsSync(join(t.dir, ".git"));
+        const base = { label: t.label, url: t.spec.url, ref: refOf(t) };
+        if (!this.served(t))
+          return {
+            ...base,
+            commit: null,
+            ...(copy ? { notServed: this.trust.get(t.spec.slug) ?? "not verified" } : {}),
+          };
+        return { ...base, commit: copy ? await head(t.dir, { git: this.git }) : null };
+      }),
     );
   }
 

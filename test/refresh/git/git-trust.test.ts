@@ -243,6 +243,14 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
     );
     const text = (await cli(m, ["doctor"], env)).out;
     expect(text).toContain("not served: refused commit");
+    // The lock never records, nor verify passes, a commit nobody verified.
+    const locked = await cli(m, ["lock"], env);
+    expect(locked.code).toBe(1);
+    expect(locked.err).toContain("repository team's copy is not served (refused commit");
+    expect((await cli(m, ["lock"], { SKILLS_REPO: remote.url })).code).toBe(0);
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out + verified.err).toContain(`the copy of ${remote.url} is not served (refused commit`);
 
     const s = await connect({
       home: m.home,
