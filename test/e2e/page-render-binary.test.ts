@@ -36,5 +36,5 @@ describe("the compiled binary renders long pages in its Markdown worker", () => 
       await server.stop();
     }
     expect(server.stderr()).not.toContain("unexpected error");
-  }, 60_000);
+  });
 });

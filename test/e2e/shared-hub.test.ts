@@ -6,7 +6,7 @@ import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type Balancer, haproxyBinary, startHaproxy } from "../helpers/haproxy.ts";
 import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
-import { eventually, textOf } from "../helpers/hub.ts";
+import { eventually, HANG_MS, textOf } from "../helpers/hub.ts";
 import { hasChromium, launchBrowser } from "../ui/browser.ts";
 
 /**
@@ -191,7 +191,7 @@ describe.skipIf(!haproxy)("two replicas behind haproxy serve clients nobody here
       const browser = await launchBrowser();
       try {
         const page = await browser.context.newPage();
-        const WAIT = { timeout: 30_000 };
+        const WAIT = { timeout: HANG_MS };
         await page.goto(`${hub.balancer.base}/`);
         await page.getByRole("heading", { name: /^Skills: 2 served/ }).waitFor(WAIT);
         await page.getByLabel("Search skills").pressSequentially("invoice", { delay: 20 });

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ownFileReads, swapForSpecials } from "../../bench/fuzz/frozen-cases.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually, HANG_MS } from "../helpers/wait.ts";
 import { type Machine, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
@@ -71,7 +71,7 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
     try {
       // Swapped after the scan.
       swapForSpecials(m.skills, m.project);
-      const limit = { timeout: 60_000 };
+      const limit = { timeout: HANG_MS };
       for (const name of ["fifo", "linked", "device"]) {
         for (const [tool, args] of ownFileReads(name)) {
           const result = (await client.callTool({ name: tool, arguments: args }, limit)) as CallToolResult;
@@ -100,7 +100,7 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
         stderr: "pipe",
       });
       // A generous bound that only a hang reaches: the process is then ended and the test fails.
-      const ended = await Promise.race([p.exited, Bun.sleep(60_000).then(() => "hang" as const)]);
+      const ended = await Promise.race([p.exited, Bun.sleep(HANG_MS).then(() => "hang" as const)]);
       if (ended === "hang") p.kill("SIGKILL");
       return { code: ended, err: await new Response(p.stderr).text() };
     };

@@ -262,7 +262,7 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
     expect(s.hub.catalog.get("alpha")).toBeUndefined();
     expect((await s.call("skill", { name: "alpha" })).isError).toBe(true);
     expect(s.logger.lines.join("\n")).toContain("is not served: refused commit");
-  }, 60_000);
+  });
 
   test("a verified copy changed on disk is not served until a sync restores it", async () => {
     const keys = tempDir("skillhub-keys-");
@@ -291,5 +291,5 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
       expect((await cli(m, ["sync"], env)).code).toBe(0);
       expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
     }
-  }, 60_000);
+  });
 });
