@@ -5,7 +5,7 @@ export BUN_VERSION
 
 BUN = $(shell BUN_VERSION=$(BUN_VERSION) ./scripts/ensure-bun.sh)
 
-.PHONY: all run serve test check lint format typecheck build bench bench-pick bench-listing eval eval-scale clean
+.PHONY: all run serve test check lint format typecheck build bench bench-pick bench-listing bench-rescan eval eval-scale clean
 
 all: build
 
@@ -79,6 +79,11 @@ bench: build
 ## or SKILLHUB_CORPORA) for a few kinds of project and none, with no usage, beside the rule before (by name).
 bench-pick: build
 	$(BUN) bench/pick.ts
+
+## make bench-rescan: the 30 s stat check at 10,000 and 50,000 real-shaped skills beside a bare stat of each
+## skill folder and SKILL.md: an unchanged check's CPU, and check + scan after an edit or a removal.
+bench-rescan: node_modules/.installed
+	$(BUN) bench/rescan.ts
 
 ## make bench-listing: a client that lists tools, every page of prompts and of resources (as Claude Code does at
 ## start), at 1,000 and 10,000 skills beside the floor: each list's time and bytes, the listing's CPU, settled RSS.
