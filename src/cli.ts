@@ -1,4 +1,6 @@
 #!/usr/bin/env bun
+// First: the allocator reads its setting when it first needs it.
+import "./util/allocator-env.ts";
 import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { loadSettings } from "./commands/load-settings.ts";

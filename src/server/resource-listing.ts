@@ -52,6 +52,8 @@ export function registerResourceListing(mcp: McpServer, hub: Hub): void {
     const cursor = request.params?.cursor;
     const built = publicationIfBuilt(hub.catalog, hub.frozen);
     const page = built ? publishedPage(built, cursor) : listedPage(hub, cursor);
+    // The last page ends a listing of every skill (a client at start): a big job, whose garbage goes back.
+    if (!page.nextCursor) hub.memory.soon();
     return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
 }
