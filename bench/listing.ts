@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
-import { INITIALIZE, median, type Spawned, spawnServer } from "./lib/rpc.ts";
+import { INITIALIZE, median, type Spawned, searchComplete, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
 
 const { values } = parseArgs({
@@ -74,7 +74,8 @@ async function session(cmd: string[], env: Record<string, string>, cwd: string, 
   const s = spawnServer(cmd, { env, cwd });
   await s.request("initialize", INITIALIZE);
   s.notify("notifications/initialized");
-  if (full) await s.request("tools/call", { name: "search_skills", arguments: { query: "warm up" } });
+  // A complete answer: the whole index built (and kept for the next start), not the early partial one.
+  if (full) await searchComplete(s, "warm up");
   await Bun.sleep(SETTLE_MS);
   const cpu = s.cpuMs();
   const lists = [await listAll(s, "tools/list", "tools")];
