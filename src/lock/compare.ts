@@ -69,11 +69,7 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
         kind: "removed",
         subject: "source",
         id: label,
-        detail: !missing.has(label)
-          ? `${before.url} is no longer configured`
-          : missing.get(label)
-            ? `the copy of ${before.url} is not served (${missing.get(label)?.replace(/\.$/, "")})`
-            : `no local copy of ${before.url}; run \`skillhub sync\``,
+        detail: missingDetail(before.url, missing, label),
       });
     else if (!before && after)
       changes.push({
@@ -116,4 +112,13 @@ function digestChange(before: string, after: string): string {
 
 function short(digest: string | undefined): string {
   return digest ? `${digest.slice(0, 19)}…` : "-";
+}
+
+/** Why a locked git source is missing now: no longer configured, no copy yet, or a copy not served. */
+function missingDetail(url: string, missing: ReadonlyMap<string, string | undefined>, label: string): string {
+  if (!missing.has(label)) return `${url} is no longer configured`;
+  const notServed = missing.get(label);
+  return notServed
+    ? `the copy of ${url} is not served (${notServed.replace(/\.$/, "")})`
+    : `no local copy of ${url}; run \`skillhub sync\``;
 }
