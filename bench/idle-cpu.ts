@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { compile } from "../scripts/build.ts";
+import { buildFloor } from "./lib/floor.ts";
 import { INITIALIZE, searchComplete, spawnServer } from "./lib/rpc.ts";
 import { cpuOver } from "./lib/thread-cpu.ts";
 
@@ -36,9 +36,7 @@ const { values } = parseArgs({
 if (!values.corpus) throw new Error("bench: give --corpus DIR (a folder of skill folders)");
 const bins = values.bin?.length ? values.bin : [join(resolve(import.meta.dir, ".."), "dist", "skillhub")];
 const work = mkdtempSync(join(tmpdir(), "skillhub-idle-"));
-const floor = join(work, "floor");
-if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
-  throw new Error("floor build failed");
+const floor = await buildFloor(work);
 
 /** `K=V` settings as an environment. */
 const settingsEnv = (settings: string[]) =>

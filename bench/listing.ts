@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { compile } from "../scripts/build.ts";
+import { buildFloor } from "./lib/floor.ts";
 import { INITIALIZE, median, type Spawned, searchComplete, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
 
@@ -24,10 +24,8 @@ const skillhub = join(root, "dist", "skillhub");
 const work = mkdtempSync(join(tmpdir(), "skillhub-bench-listing-"));
 const say = (text = "") => process.stdout.write(`${text}\n`);
 
-const floor = join(work, "floor");
 say("Compiling the floor (bench/floor/server.ts) with skillhub's flags...");
-if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
-  throw new Error("floor build failed");
+const floor = await buildFloor(work);
 
 /** How long the server is left alone before RSS is read: background work done, as for make bench. */
 const SETTLE_MS = 4000;

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { compile } from "../scripts/build.ts";
+import { buildFloor } from "./lib/floor.ts";
 import { INITIALIZE, median, searchComplete, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
 
@@ -25,9 +25,7 @@ const { values } = parseArgs({
 });
 const SETTLE_MS = 4000;
 const work = mkdtempSync(join(tmpdir(), "skillhub-memory-"));
-const floor = join(work, "floor");
-if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
-  throw new Error("floor build failed");
+const floor = await buildFloor(work);
 const dir = values.corpus ?? join(work, "skills");
 if (!values.corpus) generateSkills(dir, Number(values.size));
 const bins = values.bins.split(/\s+/).filter(Boolean);

@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { compile } from "../scripts/build.ts";
+import { buildFloor } from "./lib/floor.ts";
 import { INITIALIZE, medianOf, percentile, type Spawned, searchComplete, spawnServer } from "./lib/rpc.ts";
 import { type PairFigures, pairRounds } from "./lib/skill-pairs.ts";
 import { type Corpus, generateCorpus } from "./lib/skills.ts";
@@ -43,10 +43,8 @@ const queries = (await Bun.file(join(import.meta.dir, "eval", "queries.json")).j
 ) as string[];
 
 const skillhub = values.bin ?? join(root, "dist", "skillhub");
-const floor = join(work, "floor");
 say("Compiling the floor (bench/floor/server.ts) with skillhub's flags...");
-if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
-  throw new Error("floor build failed");
+const floor = await buildFloor(work);
 
 /** How long a session idles before its settled RSS is read: the index save comes 2 s after a change. */
 const SETTLE_MS = 4000;

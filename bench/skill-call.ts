@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { compile } from "../scripts/build.ts";
+import { buildFloor } from "./lib/floor.ts";
 import { medianOf } from "./lib/rpc.ts";
 import { LOAD_SKILL_PAIR, pairRounds, SKILL_PAIR } from "./lib/skill-pairs.ts";
 import { generateSkills } from "./lib/skills.ts";
@@ -25,9 +25,7 @@ const { values } = parseArgs({
   },
 });
 const work = mkdtempSync(join(tmpdir(), "skillhub-skill-call-"));
-const floor = join(work, "floor");
-if ((await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
-  throw new Error("floor build failed");
+const floor = await buildFloor(work);
 
 const corpus = values.corpus;
 const corpusNames = corpus ? readdirSync(corpus) : undefined;

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { compile } from "../scripts/build.ts";
+import { buildFloor } from "./lib/floor.ts";
 import { INITIALIZE, median, spawnServer } from "./lib/rpc.ts";
 import { generateSkills } from "./lib/skills.ts";
 
@@ -25,9 +25,7 @@ const root = resolve(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "skillhub-startup-"));
 const say = (text = "") => process.stdout.write(`${text}\n`);
 const bins = values.bin?.length ? values.bin.map((b) => resolve(b)) : [join(root, "dist", "skillhub")];
-const floor = join(work, "floor");
-if (!values["skip-floor"] && (await compile({ entry: "bench/floor/server.ts", outfile: floor }, true)) !== 0)
-  throw new Error("floor build failed");
+const floor = values["skip-floor"] ? join(work, "floor") : await buildFloor(work);
 
 /** One start: ms to the initialize answer and to the first tools/list answer (with how many tools it named). */
 async function start(cmd: string[], env: Record<string, string>, cwd: string) {
