@@ -80,8 +80,9 @@ bench: build
 bench-pick: build
 	$(BUN) bench/pick.ts
 
-## make bench-rescan: the 30 s stat check at 10,000 and 50,000 real-shaped skills beside a bare stat of each
-## skill folder and SKILL.md: an unchanged check's CPU, and check + scan after an edit or a removal.
+## make bench-rescan: the watches and the 30 s stat check at 10,000 and 50,000 real-shaped skills beside a bare
+## stat of each skill folder and SKILL.md: watch set-up, an unchanged check's CPU with and without watches,
+## and check + scan after an edit or a removal.
 bench-rescan: node_modules/.installed
 	$(BUN) bench/rescan.ts
 

@@ -1,22 +1,26 @@
 /**
  * `make bench-rescan`: what the 30 s stat check costs, and how soon a change no watch reported is
  * served, at 10,000 and 50,000 real-shaped skills (bench/lib/skills.ts), in process with the server's
- * own Scanner. Beside a floor measured in the same run: a bare stat of every folder and SKILL.md of the
- * collection (the least any check by stat can cost).
+ * own Scanner and watches. Beside a floor measured in the same run: a bare stat of every folder and
+ * SKILL.md of the collection (the least any check by stat can cost).
  *
- * - unchanged check: the CPU and wall time of one stat check that finds nothing (what every idle
- *   interval pays);
+ * - watch set-up: the CPU of setting up the server's watches (one on the source folder, covering every
+ *   folder below it), the inotify watches that takes, and how soon a watch reports an edit in a skill;
+ * - unchanged check: the CPU of one timer check that finds nothing (what every idle interval pays),
+ *   with the watches (only what no watch covers is statted) and without (`--no-watch`: everything);
  * - an edit inside a skill, a skill removed: the check that finds it plus the scan that follows, i.e.
- *   how long after the interval's tick the change is served (the promise: one interval plus one scan).
+ *   how long after the interval's tick a change no watch reported is served (one interval plus one scan).
  *
  * Usage: bun bench/rescan.ts [--sizes 10000,50000] [--runs 5]
  */
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Scanner } from "../src/catalog/scanner.ts";
+import { FolderWatchers } from "../src/refresh/folder-watchers.ts";
 import type { Source } from "../src/sources/source-list.ts";
+import { createMemoryLogger } from "../src/util/logger.ts";
 import { median } from "./lib/rpc.ts";
 import { generateCorpus } from "./lib/skills.ts";
 
@@ -47,12 +51,23 @@ function statTargets(root: string): string[] {
   return paths;
 }
 
+/** The inotify watches this process holds (Linux), from /proc. */
+function watchesHeld(): number {
+  let n = 0;
+  for (const fd of readdirSync("/proc/self/fdinfo")) {
+    try {
+      n += readFileSync(`/proc/self/fdinfo/${fd}`, "utf8").match(/^inotify wd:/gm)?.length ?? 0;
+    } catch {}
+  }
+  return n;
+}
+
 const work = mkdtempSync(join(tmpdir(), "skillhub-bench-rescan-"));
 try {
   say(
-    "| skills | folders / files | first scan | unchanged check CPU (wall) | floor: stat each skill folder and SKILL.md | edit inside a skill: check + scan | skill removed: check + scan |",
+    "| skills | folders / files | first scan | watch set-up CPU (watches held) | edit reported by the watch | unchanged check with watches | unchanged check, --no-watch: CPU (wall) | floor: stat each skill folder and SKILL.md | edit inside a skill, no watch: check + scan | skill removed: check + scan |",
   );
-  say("|---|---|---|---|---|---|---|");
+  say("|---|---|---|---|---|---|---|---|---|---|");
   for (const size of sizes) {
     const dir = join(work, `skills-${size}`);
     const made = generateCorpus(dir, size);
@@ -61,11 +76,31 @@ try {
     const first = await timed(() => scanner.scanAsync(sources, { ...LIMITS, tick }));
     if (first.value.skills.length !== size) throw new Error(`scanned ${first.value.skills.length} of ${size} skills`);
     const targets = statTargets(dir);
+    let reported = () => {};
+    const watchers = new FolderWatchers({
+      logger: createMemoryLogger("SILENT"),
+      rescanSeconds: 30,
+      changed: () => reported(),
+    });
+    const setUp = await timed(() => watchers.sync(scanner.watchRoots));
+    const held = watchesHeld();
+    const covers = watchers.covers;
+    if (!covers) throw new Error("bench: watches cover an edit inside a skill on Linux only");
+    const watchedCheck: number[] = [];
+    const firstWatchedCheck: number[] = [];
+    const reports: number[] = [];
     const unchanged = { cpu: [] as number[], wall: [] as number[] };
     const floor: number[] = [];
     const edited: number[] = [];
     const removed: number[] = [];
     for (let r = 0; r < runs; r++) {
+      // The first check after a scan finds what the watches cover; the next ones (an idle server's) reuse it.
+      const afterScan = await timed(() => scanner.verify(sources, tick, covers));
+      const watched = await timed(() => scanner.verify(sources, tick, covers));
+      if (afterScan.value !== "unchanged" || watched.value !== "unchanged")
+        throw new Error(`an unchanged collection checked as ${watched.value}`);
+      firstWatchedCheck.push(afterScan.cpu);
+      watchedCheck.push(watched.cpu);
       const check = await timed(() => scanner.verify(sources, tick));
       if (check.value !== "unchanged") throw new Error(`an unchanged collection checked as ${check.value}`);
       unchanged.cpu.push(check.cpu);
@@ -77,20 +112,26 @@ try {
           })
         ).cpu,
       );
-      // An edit no watch reports: a SKILL.md's body.
+      // An edit inside a skill: how soon the watch reports it, then the check that finds it without a watch.
       const skill = made.names[(r * 7919) % made.names.length] as string;
+      const report = new Promise<void>((resolve) => (reported = resolve));
+      const edit = performance.now();
       appendFileSync(join(dir, skill, "SKILL.md"), `\nEdited in round ${r}.\n`);
+      await report;
+      reports.push(performance.now() - edit);
+      reported = () => {};
       edited.push((await timed(() => found(scanner, sources))).wall);
       rmSync(join(dir, made.names[(r * 7919 + 1) % made.names.length] as string), { recursive: true, force: true });
       removed.push((await timed(() => found(scanner, sources))).wall);
     }
     say(
-      `| ${size.toLocaleString("en-US")} | ${made.folders.toLocaleString("en-US")} / ${made.files.toLocaleString("en-US")} | ${ms(first.wall)} | ${ms(median(unchanged.cpu))} (${ms(median(unchanged.wall))}) | ${ms(median(floor))} | ${ms(median(edited))} | ${ms(median(removed))} |`,
+      `| ${size.toLocaleString("en-US")} | ${made.folders.toLocaleString("en-US")} / ${made.files.toLocaleString("en-US")} | ${ms(first.wall)} | ${ms(setUp.cpu)} (${held.toLocaleString("en-US")}) | ${ms(median(reports))} | ${ms(median(watchedCheck))} (first after a scan: ${ms(median(firstWatchedCheck))}) | ${ms(median(unchanged.cpu))} (${ms(median(unchanged.wall))}) | ${ms(median(floor))} | ${ms(median(edited))} | ${ms(median(removed))} |`,
     );
+    watchers.close();
     rmSync(dir, { recursive: true, force: true });
   }
   say(
-    `\nMedians of ${runs} rounds; in process, no call waiting. A change is served one interval (30 s) plus these at most.`,
+    `\nMedians of ${runs} rounds; in process, no call waiting. A change a watch reports is rescanned after the debounce (500 ms); one no watch reports is served one interval (30 s) plus the check and scan at most.`,
   );
 } finally {
   rmSync(work, { recursive: true, force: true });

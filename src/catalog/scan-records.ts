@@ -1,4 +1,5 @@
 import type { Source } from "../sources/source-list.ts";
+import { isWithin } from "../sources/walk-paths.ts";
 import type { WalkRecord } from "../sources/walk-record.ts";
 
 /**
@@ -47,10 +48,14 @@ export class ScanRecords {
     return "unchanged";
   }
 
-  /** Folders outside skills the walks recorded (where new skills appear): what the watcher watches. */
-  get structureFolders(): string[] {
-    return this.walks.flatMap((record) =>
-      record.structure.paths.filter((_, i) => !Number.isNaN(record.structure.mtimes[i])),
-    );
+  /**
+   * Where watches are set: each source's real folder and each folder a walk entered through a link, but
+   * none inside another (a watch covers every folder below its own).
+   */
+  get watchRoots(): string[] {
+    const roots = [...new Set(this.walks.flatMap((record) => [record.rootReal, ...record.linkedFolders]))]
+      .filter(Boolean)
+      .sort();
+    return roots.filter((root, i) => !roots.slice(0, i).some((outer) => isWithin(outer, root)));
   }
 }

@@ -3,7 +3,7 @@ import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/
 import type { TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
-import type { WalkRecord } from "../sources/walk-record.ts";
+import type { Covers, WalkRecord } from "../sources/walk-record.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
 import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
@@ -115,16 +115,17 @@ export class Scanner {
 
   /**
    * Whether the last scan still holds, by stat only (ScanRecords.verify), pausing with `tick`. Reads no
-   * file and builds nothing.
+   * file and builds nothing. With `covers`, what a working watch covers is left to that watch.
    */
-  verify(sources: readonly Source[], tick: () => Promise<void> = nextTurn): Promise<Verdict> {
-    const verify = (record: WalkRecord) => this.walker.verify(record);
+  verify(sources: readonly Source[], tick: () => Promise<void> = nextTurn, covers?: Covers): Promise<Verdict> {
+    const verify = (record: WalkRecord) =>
+      covers ? this.walker.verifyUnwatched(record, covers) : this.walker.verify(record);
     return this.records?.verify(sources, verify, tick) ?? Promise.resolve("unknown");
   }
 
-  /** Folders outside skills the last scan's walks recorded (where new skills appear): what the watcher watches. */
-  get structureFolders(): string[] {
-    return this.records?.structureFolders ?? [];
+  /** Where the last scan's sources are watched (ScanRecords.watchRoots). */
+  get watchRoots(): string[] {
+    return this.records?.watchRoots ?? [];
   }
 
   private beginPass(): void {

@@ -16,7 +16,8 @@ export const runDoctor: CommandRun = async (ctx) => {
   const c = ctx.config;
   const tools = hub.tools().map((t) => t.name);
   // What a server here would watch, tried now: a system out of watches is said here as in the server's log.
-  const watches = c.sources.watch ? probeWatches(hub.refresher.watchTargets()) : undefined;
+  const targets = hub.refresher.watchTargets();
+  const watches = c.sources.watch ? await probeWatches(targets.roots, targets.inputs) : undefined;
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({
@@ -78,7 +79,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   lines.push(`  tools: ${c.server.tools}${c.server.tools === "auto" ? ` → ${tools.join(", ")}` : ""}`);
   lines.push(`  filters: ${describeFilter(hub.filter)}`);
   lines.push(
-    `  rescan: ${c.sources.rescan_seconds > 0 ? `a stat check every ${c.sources.rescan_seconds} s` : "off"}; watcher: ${watches ? describeWatches(watches, c.sources.rescan_seconds) : "off"}`,
+    `  rescan: ${c.sources.rescan_seconds > 0 ? `a stat check every ${c.sources.rescan_seconds} s of ${watches ? "what no watch covers" : "every folder and skill file"}` : "off"}; watcher: ${watches ? describeWatches(watches, c.sources.rescan_seconds) : "off"}`,
   );
   lines.push(`  search: ${searchMode(c)}; embeddings: ${describeEmbedding(embeddingSettings(c.embedding))}`);
   lines.push(`  home: ${c.home}`);

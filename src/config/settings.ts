@@ -71,12 +71,13 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     key: "sources.rescan_seconds",
     kind: "int",
     description:
-      "Seconds between stat checks of every skill folder and file (a scan follows only a change); 0 turns them off.",
+      "Seconds between stat checks of the folders and skill files no watch covers (a scan follows only a change); 0 turns them off.",
   },
   SKILLHUB_WATCH: {
     key: "sources.watch",
     kind: "bool",
-    description: "Watch the folders where skills appear (new and removed skills, 500 ms debounce).",
+    description:
+      "Watch each source folder and every folder below it (any change, 500 ms debounce); off, the stat check covers everything.",
   },
   SKILLHUB_TRANSPORT: {
     key: "server.transport",

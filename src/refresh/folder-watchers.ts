@@ -1,6 +1,10 @@
-import { watch as fsWatch, readFileSync } from "node:fs";
+import { watch as fsWatch, readFileSync, statfsSync } from "node:fs";
+import { SKIPPED_DIRS } from "../sources/walk.ts";
+import { isWithin } from "../sources/walk-paths.ts";
+import type { Covers } from "../sources/walk-record.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { createMemoryLogger, type Logger } from "../util/logger.ts";
+import { nextTurn } from "../util/next-turn.ts";
 
 /** A watch set up on one path. */
 export interface Watching {
@@ -8,14 +12,21 @@ export interface Watching {
 }
 
 /**
- * A watch on `path` and its direct entries (not recursive): `onChange` for any change there, `onError`
- * once when it stops working. Injectable for tests.
+ * A watch on `path`: with `recursive`, on every folder below it too (new ones included), else on its
+ * direct entries. `onChange` for any change there, with the changed entry's path relative to `path`
+ * when known; `onError` once when it stops working (a watch the system refuses part of the way, for
+ * want of watches, stops so). Injectable for tests.
  */
-export type WatchFn = (path: string, onChange: () => void, onError: (error: unknown) => void) => Watching;
+export type WatchFn = (
+  path: string,
+  recursive: boolean,
+  onChange: (name?: string) => void,
+  onError: (error: unknown) => void,
+) => Watching;
 
-/** fs.watch, not recursive, not keeping the process alive. */
-export const defaultWatch: WatchFn = (path, onChange, onError) => {
-  const watcher = fsWatch(path, { persistent: false }, () => onChange());
+/** fs.watch, not keeping the process alive. */
+export const defaultWatch: WatchFn = (path, recursive, onChange, onError) => {
+  const watcher = fsWatch(path, { persistent: false, recursive }, (_event, name) => onChange(name ?? undefined));
   watcher.on("error", (error) => {
     watcher.close();
     onError(error);
@@ -26,17 +37,46 @@ export const defaultWatch: WatchFn = (path, onChange, onError) => {
 /** Errors of a watch the system refused for want of watches (inotify's per-user limit, or its instances). */
 const LIMIT_CODES = new Set(["ENOSPC", "EMFILE"]);
 
+/**
+ * Whether a changed entry lies in a folder no scan enters (.git, node_modules, __pycache__): a git fetch
+ * or a script's byte-code cache is no reason to rescan.
+ */
+function inSkippedFolder(name: string): boolean {
+  return name.split(/[\\/]/).some((part, i, parts) => i < parts.length - 1 && SKIPPED_DIRS.has(part));
+}
+
 /** Where Linux keeps the per-user limit on inotify watches. */
 export const WATCH_LIMIT_FILE = "/proc/sys/fs/inotify/max_user_watches";
 
+/**
+ * File systems whose watches see only this machine's changes (NFS, SMB, FUSE such as sshfs and
+ * virtiofs, 9p as in WSL and containers' shared folders, Ceph, AFS, VirtualBox and Parallels shares):
+ * not watched; the stat check covers them.
+ */
+const REMOTE_FILE_SYSTEMS = new Set([
+  0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997, 0x00c36400, 0x5346414f, 0x6b414653, 0x73757245,
+  0x564c, 0x786f4256, 0x7c7c6673, 0x0bd00bd0,
+]);
+
+/** Whether `path` is on a file system whose watches see every change (not a network or shared one). */
+export function seesEveryChange(path: string): boolean {
+  try {
+    return !REMOTE_FILE_SYSTEMS.has(statfsSync(path).type);
+  } catch {
+    return true;
+  }
+}
+
 /** What the watchers cover after a sync. */
 export interface WatchCoverage {
-  /** Paths asked for. */
+  /** Folders asked for (each with everything below it), and inputs. */
   wanted: number;
-  /** Paths watched now. */
+  /** Watched now. */
   watched: number;
-  /** Paths the system refused a watch for want of watches. */
+  /** Refused by the system for want of watches. */
   refused: number;
+  /** Not watched: on a network or shared file system. */
+  remote: number;
 }
 
 export interface FolderWatchersOptions {
@@ -46,41 +86,60 @@ export interface FolderWatchersOptions {
   /** Called on any change reported by a watch, and once when a watch stops working. */
   changed: () => void;
   watchFn?: WatchFn;
+  /** Whether a folder's watch sees every change (seesEveryChange); injectable for tests. */
+  local?: (path: string) => boolean;
+  /**
+   * Whether a watch on a folder reports an edit of any file below it, so the stat check may leave those
+   * to it: Linux's inotify does; elsewhere the check still stats everything. Default: on Linux.
+   */
+  trusted?: boolean;
 }
 
 /**
- * One plain (not recursive) watch per folder where skills appear: the source folders and the folders
- * between them and the skills (collections), never the folders inside skills. New, removed and renamed
- * skills are seen at once; an edit inside a skill is found by the stat check (refresher.ts). So the
- * watches a server holds grow with the folders that hold skills, not with every folder of every skill
- * (a recursive watch on 60,000 real-shaped skills took 133,208 of the system's inotify watches).
+ * One watch on each source folder (and each folder a source links in), covering every folder below it,
+ * and a plain watch on each of the source list's inputs. A change anywhere is rescanned after the
+ * debounce; on Linux the watches cover an edit inside a skill too, so the 30 s stat check only stats
+ * what no working watch covers (`covers`), and an idle server costs next to nothing.
  *
- * When the system refuses a watch for want of watches (the per-user limit, shared with every other
- * program), the log says so once, naming the setting; those folders are covered by the stat check.
+ * When the system refuses watches for want of them (the per-user limit, shared with every other
+ * program), the log says so once, naming the setting; the folders of that source are covered by the
+ * stat check. A folder on a network file system is not watched: the check covers it.
  */
 export class FolderWatchers {
   private readonly watches = new Map<string, Watching>();
   /** Paths whose watch stopped working: not watched again while they stay wanted (no scan per failure). */
   private readonly failed = new Set<string>();
-  private coverage: WatchCoverage = { wanted: 0, watched: 0, refused: 0 };
+  private readonly refusedPaths = new Set<string>();
+  private coverage: WatchCoverage = { wanted: 0, watched: 0, refused: 0, remote: 0 };
+  private roots: string[] = [];
+  private coversNow: Covers | undefined;
   private limitReported = false;
   private closed = false;
 
   constructor(private readonly options: FolderWatchersOptions) {}
 
-  /** Watch exactly `paths` (a missing one is skipped: the stat check sees it appear), and report the coverage. */
-  sync(paths: Iterable<string>): WatchCoverage {
+  /**
+   * Watch exactly `roots` (each with everything below it) and `inputs` (plainly); a missing one is
+   * skipped (the stat check sees it appear). Reports the coverage.
+   */
+  sync(roots: Iterable<string>, inputs: Iterable<string> = []): WatchCoverage {
     if (this.closed) return this.coverage;
-    const wanted = new Set(paths);
+    const local = this.options.local ?? seesEveryChange;
+    const wanted = new Map<string, boolean>();
+    let remote = 0;
+    for (const path of inputs) wanted.set(path, false);
+    for (const root of roots) {
+      if (local(root)) wanted.set(root, true);
+      else remote++;
+    }
     for (const [path, watching] of this.watches) {
       if (wanted.has(path)) continue;
       watching.close();
       this.watches.delete(path);
     }
-    for (const path of this.failed) if (!wanted.has(path)) this.failed.delete(path);
-    let refused = 0;
+    for (const set of [this.failed, this.refusedPaths]) for (const path of set) if (!wanted.has(path)) set.delete(path);
     let limit = "";
-    for (const path of wanted) {
+    for (const [path, recursive] of wanted) {
       if (this.watches.has(path) || this.failed.has(path)) continue;
       try {
         const watch = this.options.watchFn ?? defaultWatch;
@@ -88,35 +147,46 @@ export class FolderWatchers {
           path,
           watch(
             path,
-            () => this.options.changed(),
+            recursive,
+            (name) => {
+              if (!name || !inSkippedFolder(name)) this.options.changed();
+            },
             (error) => this.stopped(path, error),
           ),
         );
       } catch (error) {
         const code = errnoCode(error);
         if (code === "ENOENT" || code === "ENOTDIR") continue;
+        this.failed.add(path);
         if (code && LIMIT_CODES.has(code)) {
-          refused++;
+          this.refusedPaths.add(path);
           limit = errorMessage(error);
           continue;
         }
-        this.failed.add(path);
         this.options.logger.warn(`cannot watch ${path} (${errorMessage(error)}); ${this.fallback()}`);
       }
     }
-    this.coverage = { wanted: wanted.size, watched: this.watches.size, refused };
-    if (refused > 0 && !this.limitReported)
-      this.options.logger.warn(
-        `the system refused ${refused} of ${wanted.size} file watches (${limit}): its limit on watches per user is reached (${watchLimitText()}), shared with every other program. ${this.fallback()} Raise the limit, e.g. sysctl fs.inotify.max_user_watches=524288.`,
-      );
-    // Said again if the limit is reached again later.
-    this.limitReported = refused > 0;
+    this.coverage = { wanted: wanted.size, watched: this.watches.size, refused: this.refusedPaths.size, remote };
+    this.roots = [...wanted].filter(([path, recursive]) => recursive && this.watches.has(path)).map(([path]) => path);
+    this.coversNow = undefined;
+    this.reportLimit(limit);
     return this.coverage;
   }
 
   /** What the last sync covered. */
   get status(): WatchCoverage {
     return this.coverage;
+  }
+
+  /**
+   * Whether a real folder is at or below a working watch that reports every change there (Covers); the
+   * same function while the watches stay as they are. Undefined where watches are not trusted to.
+   */
+  get covers(): Covers | undefined {
+    if (!(this.options.trusted ?? process.platform === "linux")) return undefined;
+    const roots = this.roots;
+    this.coversNow ??= (folder) => roots.some((root) => isWithin(root, folder));
+    return this.coversNow;
   }
 
   close(): void {
@@ -132,8 +202,30 @@ export class FolderWatchers {
     watching.close();
     this.watches.delete(path);
     this.failed.add(path);
-    this.options.logger.warn(`the watch on ${path} stopped (${errorMessage(error)}); ${this.fallback()}`);
+    this.roots = this.roots.filter((root) => root !== path);
+    this.coversNow = undefined;
+    const code = errnoCode(error);
+    if (code && LIMIT_CODES.has(code)) {
+      this.refusedPaths.add(path);
+      this.coverage = { ...this.coverage, watched: this.watches.size, refused: this.refusedPaths.size };
+      this.limitReported = false;
+      this.reportLimit(errorMessage(error));
+    } else {
+      this.coverage = { ...this.coverage, watched: this.watches.size };
+      this.options.logger.warn(`the watch on ${path} stopped (${errorMessage(error)}); ${this.fallback()}`);
+    }
     this.options.changed();
+  }
+
+  /** Says once, while watches stay refused, that the system's limit is reached and what covers the rest. */
+  private reportLimit(limit: string): void {
+    const refused = this.coverage.refused;
+    if (refused > 0 && !this.limitReported && limit)
+      this.options.logger.warn(
+        `the system refused file watches on ${refused} of ${this.coverage.wanted} folders (${limit}): its limit on watches per user is reached (${watchLimitText()}), shared with every other program. ${this.fallback()} Raise the limit, e.g. sysctl fs.inotify.max_user_watches=524288.`,
+      );
+    // Said again if the limit is reached again later.
+    this.limitReported = refused > 0;
   }
 
   private fallback(): string {
@@ -153,8 +245,15 @@ export function watchLimitText(): string {
   }
 }
 
-/** Set up watches on `paths` and close them at once: what a server here would cover (doctor). */
-export function probeWatches(paths: Iterable<string>, watchFn?: WatchFn): WatchCoverage {
+/**
+ * Set up the watches and close them at once: what a server here would cover (doctor). A watch the
+ * system refuses part of the way says so on the next turn of the event loop: the probe waits for it.
+ */
+export async function probeWatches(
+  roots: Iterable<string>,
+  inputs: Iterable<string> = [],
+  watchFn?: WatchFn,
+): Promise<WatchCoverage> {
   const watchers = new FolderWatchers({
     logger: createMemoryLogger("SILENT"),
     rescanSeconds: 0,
@@ -162,17 +261,26 @@ export function probeWatches(paths: Iterable<string>, watchFn?: WatchFn): WatchC
     watchFn,
   });
   try {
-    return watchers.sync(paths);
+    watchers.sync(roots, inputs);
+    await nextTurn();
+    return watchers.status;
   } finally {
     watchers.close();
   }
 }
 
-/** The watches as `doctor` shows them: how many, and when the system refused some, why and what covers them. */
+/** The watches as `doctor` shows them: how many, and when some are missing, why and what covers them. */
 export function describeWatches(coverage: WatchCoverage, rescanSeconds: number): string {
-  const watched = `on, ${coverage.watched} folder${coverage.watched === 1 ? "" : "s"} where skills appear`;
-  if (coverage.refused === 0) return watched;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const watched = `on, ${plural(coverage.watched, "folder")} and every folder below them`;
   const check =
     rescanSeconds > 0 ? `the stat check every ${rescanSeconds} s` : "no stat check (SKILLHUB_RESCAN_SECONDS is 0)";
-  return `${watched}; the system refused ${coverage.refused} more: its limit on watches per user is reached (${watchLimitText()}), so changes there are found by ${check}. Raise it, e.g. sysctl fs.inotify.max_user_watches=524288`;
+  const notes: string[] = [];
+  if (coverage.remote > 0)
+    notes.push(`${plural(coverage.remote, "folder")} on a network file system not watched: covered by ${check}`);
+  if (coverage.refused > 0)
+    notes.push(
+      `the system refused ${coverage.refused} more: its limit on watches per user is reached (${watchLimitText()}), so changes there are found by ${check}. Raise it, e.g. sysctl fs.inotify.max_user_watches=524288`,
+    );
+  return [watched, ...notes].join("; ");
 }

@@ -26,7 +26,7 @@ export interface RefresherOptions {
   limits: WalkLimits;
   /** Seconds between stat checks; 0 = no timer. */
   rescanSeconds: number;
-  /** Watch the folders where skills appear. */
+  /** Watch the sources' folders. */
   watch: boolean;
   /** Watcher debounce. Default 500 ms. */
   debounceMs?: number;
@@ -48,11 +48,12 @@ export function walkLimitsOf(config: Config): WalkLimits {
 
 /**
  * Keeps the catalog fresh, one design for every source:
- * - a watch on each folder where skills appear (FolderWatchers): a skill added, removed or renamed is
+ * - a watch on each source folder, covering every folder below it (FolderWatchers): any change is
  *   rescanned after the debounce;
- * - every `rescanSeconds`, a stat of every folder and skill file the last scan saw (Scanner.verify),
- *   then a full scan only when something differs: whatever no watch reported (an edit inside a skill, a
- *   network file system, a watch the system refused) is served within one interval and one scan;
+ * - every `rescanSeconds`, a stat of every folder and skill file of the last scan that no working watch
+ *   covers (Scanner.verify), then a full scan only when something differs: whatever no watch reports
+ *   (a network file system, a watch the system refused, a platform whose watches miss edits, or
+ *   `--no-watch`: everything) is served within one interval and one scan;
  * - a name not found rescans at once when a folder of that name exists (Hub.findSkill, refreshForMiss).
  * Scans never overlap: a request during a scan runs once more after it, however many came in.
  */
@@ -72,8 +73,8 @@ export class Refresher {
   private timer: unknown;
   private readonly debounce: Debounce;
   private lastScanEnd = 0;
-  /** The stat check under way: a slow file system must not stack them up. */
-  private checking?: Promise<Verdict>;
+  /** The stat check under way (a slow file system must not stack them up), and whether it stats everything. */
+  private checking?: { done: Promise<Verdict>; all: boolean };
   private stopped = false;
   private readonly now: () => number;
 
@@ -120,12 +121,18 @@ export class Refresher {
       this.options.collectNow?.();
       this.markReady();
       if (!this.watchers || this.stopped) return this.markWatched();
-      void this.check("watches set up").finally(this.markWatched);
+      // Watches are set up after the calls that waited for the scan are answered.
+      void nextTurn()
+        .then(() => {
+          this.syncWatches();
+          return this.check("watches set up");
+        })
+        .finally(this.markWatched);
     });
     const seconds = this.options.rescanSeconds;
     if (seconds > 0) {
       const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
-      this.timer = set(() => void this.check("timer"), Math.min(seconds * 1000, MAX_TIMER_MS));
+      this.timer = set(() => void this.check("timer", "unwatched"), Math.min(seconds * 1000, MAX_TIMER_MS));
     }
     return first;
   }
@@ -160,20 +167,29 @@ export class Refresher {
   }
 
   /**
-   * The stat check: every entry the last scan recorded, then a full scan only when something differs, so
-   * a change is served within one interval and one scan. A call while a check runs shares it; "skipped"
-   * during a scan (which looks at everything; what it walked past, the next check finds) and once stopped.
+   * The stat check: every entry the last scan recorded ("unwatched": those no working watch covers), then
+   * a full scan only when something differs, so a change is served within one interval and one scan. A
+   * call while a check that covers it runs shares it; "skipped" during a scan (which looks at everything;
+   * what it walked past, the next check finds) and once stopped.
    */
-  check(reason = "timer"): Promise<Verdict | "skipped"> {
+  check(reason = "timer", scope: "all" | "unwatched" = "all"): Promise<Verdict | "skipped"> {
     if (this.stopped || (this.running && !this.checking)) return Promise.resolve("skipped");
-    this.checking ??= this.runCheck(reason).finally(() => (this.checking = undefined));
-    return this.checking;
+    const all = scope === "all";
+    if (this.checking && (this.checking.all || !all)) return this.checking.done;
+    if (this.checking) return this.checking.done.then(() => this.check(reason, scope));
+    const checking = { done: this.runCheck(reason, all), all };
+    this.checking = checking;
+    void checking.done.finally(() => {
+      if (this.checking === checking) this.checking = undefined;
+    });
+    return checking.done;
   }
 
-  private async runCheck(reason: string): Promise<Verdict> {
+  private async runCheck(reason: string, all: boolean): Promise<Verdict> {
     let verdict: Verdict;
     try {
-      verdict = await this.options.scanner.verify(this.options.sources());
+      const covers = all ? undefined : this.watchers?.covers;
+      verdict = await this.options.scanner.verify(this.options.sources(), nextTurn, covers);
     } catch (error) {
       this.options.logger.error(`rescan check failed: ${errorMessage(error)}`);
       verdict = "unknown";
@@ -210,9 +226,9 @@ export class Refresher {
     await this.check(reason);
   }
 
-  /** What the watches are set on: the folders where the last scan found skills appear, and the source list's inputs. */
-  watchTargets(): string[] {
-    return [...this.options.scanner.structureFolders, ...(this.options.sourceInputs?.() ?? [])];
+  /** What the watches are set on: each source's folder with everything below it, and the source list's inputs. */
+  watchTargets(): { roots: string[]; inputs: string[] } {
+    return { roots: this.options.scanner.watchRoots, inputs: [...(this.options.sourceInputs?.() ?? [])] };
   }
 
   /** What the watches cover (tests); undefined without watches. */
@@ -246,7 +262,14 @@ export class Refresher {
     this.options.logger.debug(
       `scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`,
     );
-    if (!this.stopped) this.watchers?.sync(this.watchTargets());
+    // The first scan's watches wait for the calls that waited for it (start).
+    if (reason !== "startup") this.syncWatches();
+  }
+
+  private syncWatches(): void {
+    if (this.stopped || !this.watchers) return;
+    const { roots, inputs } = this.watchTargets();
+    this.watchers.sync(roots, inputs);
   }
 
   private changed(): void {

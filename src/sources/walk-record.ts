@@ -4,6 +4,16 @@ type StatFs = {
   realpathSync(path: string): string;
 };
 
+/** Whether a real folder is under a working watch that reports every change in it and below (refresh/folder-watchers.ts). */
+export type Covers = (realFolder: string) => boolean;
+
+/** The entries of a record no watch covers, by index: what the timer's check stats. */
+interface Unwatched {
+  skillDirs: number[];
+  files: number[];
+  links: number[];
+}
+
 /**
  * What one walk looked at, so that a later check can tell by stat alone that a new walk would give the
  * same result (an unchanged rescan costs a stat per entry, no readdir and no parse). A walk's result
@@ -11,8 +21,7 @@ type StatFs = {
  * folder's mtime), on the size and mtime of the files it statted, and on where its links lead.
  *
  * Entries come in three groups:
- * - `structure`: folders outside skills (source roots, collections), where new skills appear: what the
- *   file watcher watches (refresh/folder-watchers.ts);
+ * - `structure`: folders outside skills (source roots, collections), where new skills appear;
  * - `skillDirs`: skill folders and the folders inside them;
  * - `files`: every SKILL.md and loose `.md` file (tree nodes) the walk statted.
  */
@@ -22,6 +31,13 @@ export class WalkRecord {
   readonly files = new StatList();
   /** Links the walk followed, with the real path each led to (a link retargeted elsewhere changes nothing else). */
   readonly links: [path: string, real: string][] = [];
+  /** The source folder, and its real path ("" when it is missing): where a watch on the source is set. */
+  root = "";
+  rootReal = "";
+  /** Real paths of the folders the walk entered through a link (installed skills, linked collections). */
+  readonly linkedFolders: string[] = [];
+  /** What the last `unwatched` call found, and for which coverage. */
+  private unwatchedFor?: { covers: Covers; entries: Unwatched };
   /**
    * False when the walk met something a stat cannot vouch for (an unreadable
    * folder or file: permissions can change without touching mtime). Such a
@@ -43,6 +59,71 @@ export class WalkRecord {
       }
     }
     return true;
+  }
+
+  /**
+   * `verify` for what no watch covers: the source folder and the collection folders (a source folder
+   * replaced or removed is seen by no watch inside it), and the skill folders, files and links whose real
+   * folder `covers` refuses. Where a watch covers everything, a few stats.
+   */
+  *verifyUnwatched(fs: StatFs, covers: Covers): Generator<void, boolean, void> {
+    const unwatched = this.unwatched(covers);
+    for (const i of unwatched.links) {
+      const [path, real] = this.links[i] as [string, string];
+      if (realOrEmpty(fs, path) !== real) return false;
+    }
+    let n = 0;
+    for (let i = 0; i < this.structure.length; i++) {
+      if (!this.structure.same(fs, i)) return false;
+      if (++n % VERIFY_CHUNK === 0) yield;
+    }
+    for (const [list, indices] of [
+      [this.skillDirs, unwatched.skillDirs],
+      [this.files, unwatched.files],
+    ] as const) {
+      for (const i of indices) {
+        if (!list.same(fs, i)) return false;
+        if (++n % VERIFY_CHUNK === 0) yield;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The entries whose real folder (a file's: the folder holding it; a link's: the folder holding the
+   * link) no watch covers, computed once per coverage: a folder reached through a link is where that
+   * link leads.
+   */
+  unwatched(covers: Covers): Unwatched {
+    if (this.unwatchedFor?.covers === covers) return this.unwatchedFor.entries;
+    const linkReal = new Map(this.links);
+    const realOf = (folder: string): string => {
+      if (linkReal.size === 0) return folder;
+      for (let cut = folder.length; cut > 0; cut = folder.lastIndexOf("/", cut - 1)) {
+        const real = linkReal.get(folder.slice(0, cut));
+        if (real !== undefined) return real && real + folder.slice(cut);
+      }
+      return folder;
+    };
+    const parent = (path: string) => path.slice(0, path.lastIndexOf("/")) || "/";
+    const watched = (folder: string) => {
+      const real = realOf(folder);
+      return real !== "" && covers(real);
+    };
+    // A file that is itself a link changes where it leads: its target's folder.
+    const fileWatched = (path: string) => {
+      const real = linkReal.get(path);
+      return real === undefined ? watched(parent(path)) : real !== "" && covers(parent(real));
+    };
+    const indices = <T>(items: readonly T[], isWatched: (item: T) => boolean) =>
+      items.flatMap((item, i) => (isWatched(item) ? [] : [i]));
+    const entries: Unwatched = {
+      skillDirs: indices(this.skillDirs.paths, (path) => path !== this.root && watched(path)),
+      files: indices(this.files.paths, fileWatched),
+      links: indices(this.links, ([path]) => watched(parent(path))),
+    };
+    this.unwatchedFor = { covers, entries };
+    return entries;
   }
 
   /** Entries a check stats. */

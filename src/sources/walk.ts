@@ -4,7 +4,7 @@ import { errnoCode } from "../util/errors.ts";
 import { type FolderEntry, FolderListings, SKILL_FILE } from "./walk-listings.ts";
 import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
-import { realOrEmpty, WalkRecord } from "./walk-record.ts";
+import { type Covers, realOrEmpty, WalkRecord } from "./walk-record.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
@@ -81,6 +81,8 @@ export class Walker {
       return result;
     }
     if (rootReal !== root) record.links.push([root, rootReal]);
+    record.root = root;
+    record.rootReal = rootReal;
     result.exists = true;
     const visited = new Set<string>();
     let depthWarned = false;
@@ -210,6 +212,7 @@ export class Walker {
             );
             continue;
           }
+          record.linkedFolders.push(childReal);
         }
         if (depth + 1 > limits.maxDepth) {
           if (!depthWarned) {
@@ -257,6 +260,11 @@ export class Walker {
    */
   verify(record: WalkRecord): Generator<void, boolean, void> {
     return record.verify(this.fs);
+  }
+
+  /** `verify` of what no watch covers (WalkRecord.verifyUnwatched). */
+  verifyUnwatched(record: WalkRecord, covers: Covers): Generator<void, boolean, void> {
+    return record.verifyUnwatched(this.fs, covers);
   }
 
   private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {

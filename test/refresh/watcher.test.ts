@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import * as fs from "node:fs";
+import { appendFileSync, mkdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
@@ -11,6 +12,7 @@ import {
   type WatchFn,
 } from "../../src/refresh/folder-watchers.ts";
 import { Refresher } from "../../src/refresh/refresher.ts";
+import { Walker, type WalkFs } from "../../src/sources/walk.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { runCli } from "../helpers/cli.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
@@ -18,13 +20,27 @@ import { eventually } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 
-/** A refresher over `dir` with real watches (through `watchFn`) and a timer that never fires. */
-async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch) {
+/** A file system that counts the stats made through it. */
+function countingFs() {
+  const counted = { stats: 0 };
+  const walkFs: WalkFs = {
+    statSync: (path) => {
+      counted.stats++;
+      return fs.statSync(path);
+    },
+    readdirSync: (path, options) => fs.readdirSync(path, options),
+    realpathSync: (path) => fs.realpathSync(path),
+  };
+  return { walkFs, counted };
+}
+
+/** A refresher over `dir` with watches through `watchFn` (real ones by default) and a timer that never fires. */
+async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch, walkFs?: WalkFs) {
   const store = new CatalogStore();
   const logger = createMemoryLogger();
   const refresher = new Refresher({
     store,
-    scanner: new Scanner(),
+    scanner: new Scanner(walkFs ? new Walker(walkFs) : undefined),
     logger,
     sources: () => [{ label: "dir1", dir, location: "explicit" }],
     limits: { maxDepth: 8, maxDirs: 10_000 },
@@ -42,7 +58,7 @@ async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch) {
 
 /** `root` with two collections of skills, each skill holding resource folders. */
 function collections(): string {
-  const root = tempDir("skillhub-watch-");
+  const root = realpathSync(tempDir("skillhub-watch-"));
   for (const name of ["team/alpha", "team/beta", "personal/gamma", "loose"]) {
     writeSkill(root, name);
     mkdirSync(join(root, name, "scripts", "lib"), { recursive: true });
@@ -50,62 +66,105 @@ function collections(): string {
   return root;
 }
 
-describe("watches on the folders where skills appear", () => {
-  test("the source folder and its collections are watched; no skill folder, nor any folder inside one", async () => {
+/** Watches that never report anything, recording what was asked. */
+function silentWatches() {
+  const asked: [string, boolean][] = [];
+  const watchFn: WatchFn = (path, recursive) => {
+    asked.push([path, recursive]);
+    return { close() {} };
+  };
+  return { asked, watchFn };
+}
+
+describe("a watch on each source folder, covering every folder below it", () => {
+  test("each source folder is watched once, with everything below it; a folder linked in from elsewhere gets its own", async () => {
     const root = collections();
-    const watched: string[] = [];
-    const { refresher } = await watchedRefresher(root, (path, onChange, onError) => {
-      watched.push(path);
-      return defaultWatch(path, onChange, onError);
-    });
-    expect(watched.sort()).toEqual([root, join(root, "personal"), join(root, "team")]);
-    expect(refresher.watchCoverage).toEqual({ wanted: 3, watched: 3, refused: 0 });
+    const elsewhere = realpathSync(tempDir("skillhub-watch-linked-"));
+    writeSkill(elsewhere, "installed");
+    symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+    const { asked, watchFn } = silentWatches();
+    const { refresher } = await watchedRefresher(root, watchFn);
+    const expected: [string, boolean][] = [
+      [root, true],
+      [join(elsewhere, "installed"), true],
+    ];
+    expect(asked.sort()).toEqual(expected.sort());
+    expect(refresher.watchCoverage).toEqual({ wanted: 2, watched: 2, refused: 0, remote: 0 });
     refresher.stop();
   });
 
-  test("a skill added to a collection, and one removed, are served without any tick of the timer", async () => {
+  test("an edit inside a skill, a skill added and one removed are served without any tick of the timer", async () => {
     const root = collections();
     const { refresher, store } = await watchedRefresher(root);
+    writeSkill(root, "team/alpha", { description: "Edited by hand, in place." });
+    await eventually(() => store.catalog.get("alpha")?.description === "Edited by hand, in place.");
     writeSkill(root, "team/delta");
     await eventually(() => store.catalog.get("delta"));
-    // The new skill's folder is a skill: still not watched; its collection still is.
-    expect(refresher.watchTargets()).not.toContain(join(root, "team", "delta"));
-    const { rmSync } = await import("node:fs");
+    writeSkill(root, "incoming/deep/epsilon");
+    await eventually(() => store.catalog.get("epsilon"));
     rmSync(join(root, "personal", "gamma"), { recursive: true });
     await eventually(() => !store.catalog.get("gamma"));
     refresher.stop();
   });
 
-  test("a folder that becomes a collection is watched after the scan that finds it", async () => {
+  test("the timer's check stats only what no working watch covers: the source and collection folders", async () => {
     const root = collections();
-    const { refresher, store } = await watchedRefresher(root);
-    mkdirSync(join(root, "incoming"));
-    await eventually(() => refresher.watchTargets().includes(join(root, "incoming")));
-    writeSkill(root, "incoming/epsilon");
-    await eventually(() => store.catalog.get("epsilon"));
+    const { walkFs, counted } = countingFs();
+    const { watchFn } = silentWatches();
+    const { refresher } = await watchedRefresher(root, watchFn, walkFs);
+    counted.stats = 0;
+    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+    // The source folder and its two collections; no skill folder, no folder inside one, no SKILL.md.
+    expect(counted.stats).toBe(3);
+    // An edit inside a skill is the watch's to report (this one never does); a full check still finds it.
+    appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
+    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+    expect(await refresher.check()).toBe("changed");
     refresher.stop();
   });
 
-  test("when the system refuses watches for want of them, the log says so once, naming the limit and the stat check", async () => {
+  test("a folder linked in whose watch stopped is statted whole by the timer's check", async () => {
     const root = collections();
-    const refusing: WatchFn = (path, onChange, onError) => {
-      if (path !== root)
-        throw Object.assign(new Error(`ENOSPC: no space left on device, watch '${path}'`), { code: "ENOSPC" });
-      return defaultWatch(path, onChange, onError);
+    const elsewhere = realpathSync(tempDir("skillhub-watch-linked-"));
+    writeSkill(elsewhere, "installed");
+    symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+    const errors = new Map<string, (error: unknown) => void>();
+    const { refresher, logger } = await watchedRefresher(root, (path, _recursive, _onChange, onError) => {
+      errors.set(path, onError);
+      return { close() {} };
+    });
+    errors.get(join(elsewhere, "installed"))?.(new Error("EIO: watch failed"));
+    await eventually(() => logger.lines.some((line) => line.includes("stopped (EIO: watch failed)")));
+    appendFileSync(join(elsewhere, "installed", "SKILL.md"), "\nMore.\n");
+    expect(await refresher.check("timer", "unwatched")).toBe("changed");
+    // The watched source's own skills stay the watch's.
+    appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
+    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+    refresher.stop();
+  });
+
+  test("when the system refuses watches part of the way, the log says so once, naming the limit; the check covers that source", async () => {
+    const root = collections();
+    const refusing: WatchFn = (path, _recursive, _onChange, onError) => {
+      setImmediate(() =>
+        onError(Object.assign(new Error(`ENOSPC: no space left on device, watch '${path}/team'`), { code: "ENOSPC" })),
+      );
+      return { close() {} };
     };
     const { refresher, logger, store } = await watchedRefresher(root, refusing);
-    expect(refresher.watchCoverage).toEqual({ wanted: 3, watched: 1, refused: 2 });
+    await eventually(() => refresher.watchCoverage?.refused === 1);
+    expect(refresher.watchCoverage).toEqual({ wanted: 1, watched: 0, refused: 1, remote: 0 });
     const warnings = () => logger.lines.filter((line) => line.includes("refused"));
-    expect(warnings()).toHaveLength(1);
-    expect(warnings()[0]).toContain("the system refused 2 of 3 file watches");
+    await eventually(() => warnings().length === 1);
+    expect(warnings()[0]).toContain("the system refused file watches on 1 of 1 folders");
     expect(warnings()[0]).toContain("fs.inotify.max_user_watches");
     expect(warnings()[0]).toContain("found by the stat check every 30 s");
-    // A scan later, still refused: not said again.
+    // A scan later, still refused: not tried nor said again.
     await refresher.rescan("test");
     expect(warnings()).toHaveLength(1);
-    // What the refused watch would have seen is found by the check.
+    // What the refused watch would have seen is found by the timer's check.
     writeSkill(root, "team/zeta");
-    expect(await refresher.check()).toBe("changed");
+    expect(await refresher.check("timer", "unwatched")).toBe("changed");
     expect(store.catalog.get("zeta")).toBeDefined();
     refresher.stop();
   });
@@ -115,7 +174,7 @@ describe("watches on the folders where skills appear", () => {
     writeSkill(root, "a");
     const errors = new Map<string, (error: unknown) => void>();
     let setUps = 0;
-    const { refresher, logger } = await watchedRefresher(root, (path, _onChange, onError) => {
+    const { refresher, logger } = await watchedRefresher(root, (path, _recursive, _onChange, onError) => {
       setUps++;
       errors.set(path, onError);
       return { close() {} };
@@ -126,13 +185,75 @@ describe("watches on the folders where skills appear", () => {
       scans++;
       return rescan(reason);
     };
-    errors.get(root)?.(new Error("EIO: watch failed"));
+    errors.get(realpathSync(root))?.(new Error("EIO: watch failed"));
     await eventually(() => scans > 0);
     await refresher.rescan("test");
     expect(setUps).toBe(1);
     expect(refresher.watchCoverage?.watched).toBe(0);
-    expect(logger.lines.join("\n")).toContain(`the watch on ${root} stopped (EIO: watch failed)`);
+    expect(logger.lines.join("\n")).toContain(`the watch on ${realpathSync(root)} stopped (EIO: watch failed)`);
     refresher.stop();
+  });
+
+  test("a change inside .git, node_modules or __pycache__ is no reason to rescan; any other is", async () => {
+    const root = tempDir("skillhub-watch-skipped-");
+    writeSkill(root, "a");
+    let report: (name?: string) => void = () => {};
+    const { refresher } = await watchedRefresher(root, (_path, _recursive, onChange) => {
+      report = onChange;
+      return { close() {} };
+    });
+    let scans = 0;
+    const rescan = refresher.rescan.bind(refresher);
+    refresher.rescan = (reason) => {
+      scans++;
+      return rescan(reason);
+    };
+    report(".git/objects/ab/cdef");
+    report("a/scripts/__pycache__/run.cpython-312.pyc");
+    report("a/node_modules/left-pad/index.js");
+    // A change a watch reported and the debounce holds is rescanned by the next call's check.
+    await refresher.checkNow();
+    expect(scans).toBe(0);
+    report("a/SKILL.md");
+    await refresher.checkNow();
+    expect(scans).toBe(1);
+    report();
+    await refresher.checkNow();
+    expect(scans).toBe(2);
+    refresher.stop();
+  });
+
+  test("a folder on a network file system is not watched and nothing below it is left to a watch", () => {
+    const root = collections();
+    const { asked, watchFn } = silentWatches();
+    const watchers = new FolderWatchers({
+      logger: createMemoryLogger(),
+      rescanSeconds: 30,
+      changed: () => undefined,
+      watchFn,
+      local: (path) => path !== root,
+      trusted: true,
+    });
+    const other = tempDir("skillhub-watch-local-");
+    expect(watchers.sync([root, other])).toEqual({ wanted: 1, watched: 1, refused: 0, remote: 1 });
+    expect(asked).toEqual([[other, true]]);
+    expect(watchers.covers?.(join(root, "team"))).toBe(false);
+    expect(watchers.covers?.(join(other, "any", "folder"))).toBe(true);
+    watchers.close();
+  });
+
+  test("where watches are not trusted to report edits, nothing is left to them", () => {
+    const root = tempDir("skillhub-watch-untrusted-");
+    const watchers = new FolderWatchers({
+      logger: createMemoryLogger(),
+      rescanSeconds: 30,
+      changed: () => undefined,
+      watchFn: silentWatches().watchFn,
+      trusted: false,
+    });
+    watchers.sync([root]);
+    expect(watchers.covers).toBeUndefined();
+    watchers.close();
   });
 
   test("a folder that is gone is skipped without a word; closing stops every watch", () => {
@@ -142,8 +263,8 @@ describe("watches on the folders where skills appear", () => {
       logger,
       rescanSeconds: 30,
       changed: () => undefined,
-      watchFn: (path, onChange, onError) => {
-        const watching = defaultWatch(path, onChange, onError);
+      watchFn: (path, recursive, onChange, onError) => {
+        const watching = defaultWatch(path, recursive, onChange, onError);
         return {
           close() {
             closed.push(path);
@@ -153,7 +274,7 @@ describe("watches on the folders where skills appear", () => {
       },
     });
     const root = tempDir("skillhub-watch-close-");
-    expect(watchers.sync([root, join(root, "missing")])).toEqual({ wanted: 2, watched: 1, refused: 0 });
+    expect(watchers.sync([root, join(root, "missing")])).toEqual({ wanted: 2, watched: 1, refused: 0, remote: 0 });
     expect(logger.lines).toEqual([]);
     watchers.close();
     expect(closed).toEqual([root]);
@@ -161,29 +282,34 @@ describe("watches on the folders where skills appear", () => {
 });
 
 describe("doctor and the watches", () => {
-  test("doctor names how many folders a server here watches, in text and JSON", async () => {
+  test("doctor says what a server here watches, in text and JSON", async () => {
     const root = collections();
     const text = await runCli(["doctor", "--skills-dir", root]);
-    expect(text.out).toContain("rescan: a stat check every 30 s; watcher: on, 3 folders where skills appear");
+    expect(text.out).toContain(
+      "rescan: a stat check every 30 s of what no watch covers; watcher: on, 1 folder and every folder below them",
+    );
     const json = await runCli(["doctor", "--json", "--skills-dir", root]);
-    expect(JSON.parse(json.out).watches).toMatchObject({ watched: 3, refused: 0 });
+    expect(JSON.parse(json.out).watches).toMatchObject({ watched: 1, refused: 0, remote: 0 });
     const off = await runCli(["doctor", "--skills-dir", root], { SKILLHUB_WATCH: "0" });
-    expect(off.out).toContain("watcher: off");
+    expect(off.out).toContain("rescan: a stat check every 30 s of every folder and skill file; watcher: off");
   });
 
-  test("a refused watch is shown with the limit, what covers the folder, and how to raise it", () => {
+  test("a refused watch is shown with the limit, what covers the folder, and how to raise it", async () => {
     const root = collections();
-    const refusing: WatchFn = (path, onChange, onError) => {
+    const refusing: WatchFn = (path, recursive, onChange, onError) => {
       if (path === root) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
-      return defaultWatch(path, onChange, onError);
+      return defaultWatch(path, recursive, onChange, onError);
     };
-    const coverage = probeWatches([root, join(root, "team"), join(root, "personal")], refusing);
-    expect(coverage).toEqual({ wanted: 3, watched: 2, refused: 1 });
+    const coverage = await probeWatches([root, join(root, "team")], [], refusing);
+    expect(coverage).toEqual({ wanted: 2, watched: 1, refused: 1, remote: 0 });
     const line = describeWatches(coverage, 30);
-    expect(line).toStartWith("on, 2 folders where skills appear; the system refused 1 more");
+    expect(line).toStartWith("on, 1 folder and every folder below them; the system refused 1 more");
     expect(line).toContain("fs.inotify.max_user_watches");
     expect(line).toContain("found by the stat check every 30 s");
     expect(line).toContain("sysctl fs.inotify.max_user_watches=");
     expect(describeWatches(coverage, 0)).toContain("no stat check (SKILLHUB_RESCAN_SECONDS is 0)");
+    expect(describeWatches({ wanted: 1, watched: 0, refused: 0, remote: 1 }, 30)).toContain(
+      "1 folder on a network file system not watched: covered by the stat check every 30 s",
+    );
   });
 });
