@@ -82,7 +82,7 @@ try {
       rescanSeconds: 30,
       changed: () => reported(),
     });
-    const setUp = await timed(() => watchers.sync(scanner.watchRoots));
+    const setUp = await timed(() => watchers.sync({ ...scanner.watchRoots(Number.POSITIVE_INFINITY), inputs: [] }));
     const held = watchesHeld();
     const covers = watchers.covers;
     if (!covers) throw new Error("bench: watches cover an edit inside a skill on Linux only");

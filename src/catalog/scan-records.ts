@@ -50,12 +50,23 @@ export class ScanRecords {
 
   /**
    * Where watches are set: each source's real folder and each folder a walk entered through a link, but
-   * none inside another (a watch covers every folder below its own).
+   * none inside another (a watch covers every folder below its own). A source folder holding a
+   * dependency tree, or more than `maxFolders` folders, is left to the stat check (`unwatched`): a
+   * watch takes one of the system's watches per folder, dependency trees included.
    */
-  get watchRoots(): string[] {
-    const roots = [...new Set(this.walks.flatMap((record) => [record.rootReal, ...record.linkedFolders]))]
-      .filter(Boolean)
-      .sort();
-    return roots.filter((root, i) => !roots.slice(0, i).some((outer) => isWithin(outer, root)));
+  watchRoots(maxFolders: number): { roots: string[]; unwatched: { path: string; why: string }[] } {
+    const unwatched: { path: string; why: string }[] = [];
+    const candidates = this.walks.flatMap((record) => {
+      const folders = record.structure.length + record.skillDirs.length;
+      if (!record.rootReal) return [];
+      if (record.dependencyTrees > 0)
+        unwatched.push({ path: record.root, why: "it holds node_modules or .venv, which a watch would enter" });
+      else if (folders > maxFolders)
+        unwatched.push({ path: record.root, why: `its ${folders} folders would take over half the system's watches` });
+      else return [record.rootReal, ...record.linkedFolders];
+      return [];
+    });
+    const roots = [...new Set(candidates)].sort();
+    return { roots: roots.filter((root, i) => !roots.slice(0, i).some((outer) => isWithin(outer, root))), unwatched };
   }
 }

@@ -123,9 +123,9 @@ export class Scanner {
     return this.records?.verify(sources, verify, tick) ?? Promise.resolve("unknown");
   }
 
-  /** Where the last scan's sources are watched (ScanRecords.watchRoots). */
-  get watchRoots(): string[] {
-    return this.records?.watchRoots ?? [];
+  /** Where the last scan's sources are watched, and which are left to the stat check (ScanRecords.watchRoots). */
+  watchRoots(maxFolders: number): { roots: string[]; unwatched: { path: string; why: string }[] } {
+    return this.records?.watchRoots(maxFolders) ?? { roots: [], unwatched: [] };
   }
 
   private beginPass(): void {

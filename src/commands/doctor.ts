@@ -16,8 +16,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   const c = ctx.config;
   const tools = hub.tools().map((t) => t.name);
   // What a server here would watch, tried now: a system out of watches is said here as in the server's log.
-  const targets = hub.refresher.watchTargets();
-  const watches = c.sources.watch ? await probeWatches(targets.roots, targets.inputs) : undefined;
+  const watches = c.sources.watch ? await probeWatches(hub.refresher.watchTargets()) : undefined;
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({

@@ -67,6 +67,16 @@ export function seesEveryChange(path: string): boolean {
   }
 }
 
+/** What the watches are set on (Refresher.watchTargets). */
+export interface WatchTargets {
+  /** Folders watched with every folder below them. */
+  roots: string[];
+  /** Files and folders watched plainly (the source list's inputs). */
+  inputs: string[];
+  /** Source folders left to the stat check, and why. */
+  unwatched: { path: string; why: string }[];
+}
+
 /** What the watchers cover after a sync. */
 export interface WatchCoverage {
   /** Folders asked for (each with everything below it), and inputs. */
@@ -77,6 +87,20 @@ export interface WatchCoverage {
   refused: number;
   /** Not watched: on a network or shared file system. */
   remote: number;
+  /** Source folders not watched: a dependency tree in them, or too many folders (WatchTargets.unwatched). */
+  large: number;
+}
+
+/**
+ * The most folders one source may hold and be watched: half the system's per-user limit on watches
+ * (Linux), so that one source never takes the watches other programs need. No bound elsewhere.
+ */
+export function watchBudget(): number {
+  try {
+    return Math.floor(Number.parseInt(readFileSync(WATCH_LIMIT_FILE, "utf8"), 10) / 2) || Number.POSITIVE_INFINITY;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 export interface FolderWatchersOptions {
@@ -110,7 +134,9 @@ export class FolderWatchers {
   /** Paths whose watch stopped working: not watched again while they stay wanted (no scan per failure). */
   private readonly failed = new Set<string>();
   private readonly refusedPaths = new Set<string>();
-  private coverage: WatchCoverage = { wanted: 0, watched: 0, refused: 0, remote: 0 };
+  private coverage: WatchCoverage = { wanted: 0, watched: 0, refused: 0, remote: 0, large: 0 };
+  /** Source folders whose being left unwatched was logged. */
+  private readonly largeReported = new Set<string>();
   private roots: string[] = [];
   private coversNow: Covers | undefined;
   private limitReported = false;
@@ -120,10 +146,16 @@ export class FolderWatchers {
 
   /**
    * Watch exactly `roots` (each with everything below it) and `inputs` (plainly); a missing one is
-   * skipped (the stat check sees it appear). Reports the coverage.
+   * skipped (the stat check sees it appear). Logs once each source folder left unwatched. Reports the
+   * coverage.
    */
-  sync(roots: Iterable<string>, inputs: Iterable<string> = []): WatchCoverage {
+  sync({ roots, inputs, unwatched }: WatchTargets): WatchCoverage {
     if (this.closed) return this.coverage;
+    for (const { path, why } of unwatched) {
+      if (this.largeReported.has(path)) continue;
+      this.largeReported.add(path);
+      this.options.logger.warn(`not watching ${path}: ${why}; ${this.fallback()}`);
+    }
     const local = this.options.local ?? seesEveryChange;
     const wanted = new Map<string, boolean>();
     let remote = 0;
@@ -166,7 +198,13 @@ export class FolderWatchers {
         this.options.logger.warn(`cannot watch ${path} (${errorMessage(error)}); ${this.fallback()}`);
       }
     }
-    this.coverage = { wanted: wanted.size, watched: this.watches.size, refused: this.refusedPaths.size, remote };
+    this.coverage = {
+      wanted: wanted.size,
+      watched: this.watches.size,
+      refused: this.refusedPaths.size,
+      remote,
+      large: unwatched.length,
+    };
     this.roots = [...wanted].filter(([path, recursive]) => recursive && this.watches.has(path)).map(([path]) => path);
     this.coversNow = undefined;
     this.reportLimit(limit);
@@ -249,11 +287,7 @@ export function watchLimitText(): string {
  * Set up the watches and close them at once: what a server here would cover (doctor). A watch the
  * system refuses part of the way says so on the next turn of the event loop: the probe waits for it.
  */
-export async function probeWatches(
-  roots: Iterable<string>,
-  inputs: Iterable<string> = [],
-  watchFn?: WatchFn,
-): Promise<WatchCoverage> {
+export async function probeWatches(targets: WatchTargets, watchFn?: WatchFn): Promise<WatchCoverage> {
   const watchers = new FolderWatchers({
     logger: createMemoryLogger("SILENT"),
     rescanSeconds: 0,
@@ -261,7 +295,7 @@ export async function probeWatches(
     watchFn,
   });
   try {
-    watchers.sync(roots, inputs);
+    watchers.sync(targets);
     await nextTurn();
     return watchers.status;
   } finally {
@@ -278,6 +312,10 @@ export function describeWatches(coverage: WatchCoverage, rescanSeconds: number):
   const notes: string[] = [];
   if (coverage.remote > 0)
     notes.push(`${plural(coverage.remote, "folder")} on a network file system not watched: covered by ${check}`);
+  if (coverage.large > 0)
+    notes.push(
+      `${plural(coverage.large, "source folder")} not watched (a node_modules or .venv in it, or more folders than half of fs.inotify.max_user_watches): covered by ${check}`,
+    );
   if (coverage.refused > 0)
     notes.push(
       `the system refused ${coverage.refused} more: its limit on watches per user is reached (${watchLimitText()}), so changes there are found by ${check}. Raise it, e.g. sysctl fs.inotify.max_user_watches=524288`,

@@ -8,7 +8,7 @@ import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { Debounce } from "./debounce.ts";
-import { FolderWatchers, type WatchCoverage, type WatchFn } from "./folder-watchers.ts";
+import { FolderWatchers, type WatchCoverage, type WatchFn, type WatchTargets, watchBudget } from "./folder-watchers.ts";
 
 export type { WatchFn } from "./folder-watchers.ts";
 
@@ -34,6 +34,8 @@ export interface RefresherOptions {
   maxWaitMs?: number;
   /** The first scan's garbage is collected before the calls that waited for it (MemoryRelease.collectNow). */
   collectNow?: () => void;
+  /** The most folders a watched source may hold (watchBudget). */
+  watchBudget?: number;
   /** Injected for tests. */
   watchFn?: WatchFn;
   setInterval?: (fn: () => void, ms: number) => unknown;
@@ -227,8 +229,11 @@ export class Refresher {
   }
 
   /** What the watches are set on: each source's folder with everything below it, and the source list's inputs. */
-  watchTargets(): { roots: string[]; inputs: string[] } {
-    return { roots: this.options.scanner.watchRoots, inputs: [...(this.options.sourceInputs?.() ?? [])] };
+  watchTargets(): WatchTargets {
+    return {
+      ...this.options.scanner.watchRoots(this.options.watchBudget ?? watchBudget()),
+      inputs: [...(this.options.sourceInputs?.() ?? [])],
+    };
   }
 
   /** What the watches cover (tests); undefined without watches. */
@@ -268,8 +273,7 @@ export class Refresher {
 
   private syncWatches(): void {
     if (this.stopped || !this.watchers) return;
-    const { roots, inputs } = this.watchTargets();
-    this.watchers.sync(roots, inputs);
+    this.watchers.sync(this.watchTargets());
   }
 
   private changed(): void {

@@ -36,6 +36,8 @@ export class WalkRecord {
   rootReal = "";
   /** Real paths of the folders the walk entered through a link (installed skills, linked collections). */
   readonly linkedFolders: string[] = [];
+  /** Dependency trees (`node_modules`, `.venv`) the walk passed by: a watch on the source would enter them. */
+  dependencyTrees = 0;
   /** What the last `unwatched` call found, and for which coverage. */
   private unwatchedFor?: { covers: Covers; entries: Unwatched };
   /**

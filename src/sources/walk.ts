@@ -9,6 +9,9 @@ import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
 /** Folders never scanned: tooling and dependency trees, not skills. Other hidden folders are (.curated, .system). */
 export const SKIPPED_DIRS = new Set([".git", "node_modules", "__pycache__", ".venv"]);
+/** The skipped folders that may hold any number of folders. */
+const DEPENDENCY_DIRS = new Set(["node_modules", ".venv"]);
+
 export { SKILL_FILE } from "./walk-listings.ts";
 
 export type { FileEntry, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
@@ -154,7 +157,10 @@ export class Walker {
           }
           continue;
         }
-        if (SKIPPED_DIRS.has(entry.name)) continue;
+        if (SKIPPED_DIRS.has(entry.name)) {
+          if (DEPENDENCY_DIRS.has(entry.name)) record.dependencyTrees++;
+          continue;
+        }
         let childReal = `${real}/${entry.name}`;
         // Inside a skill, links may not leave that skill's own folder.
         let childBase = hasSkill ? real : base;

@@ -35,7 +35,7 @@ function countingFs() {
 }
 
 /** A refresher over `dir` with watches through `watchFn` (real ones by default) and a timer that never fires. */
-async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch, walkFs?: WalkFs) {
+async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch, walkFs?: WalkFs, watchBudget?: number) {
   const store = new CatalogStore();
   const logger = createMemoryLogger();
   const refresher = new Refresher({
@@ -48,6 +48,7 @@ async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch, wa
     watch: true,
     debounceMs: 10,
     watchFn,
+    watchBudget,
     setInterval: () => 1,
     clearInterval: () => {},
   });
@@ -89,7 +90,7 @@ describe("a watch on each source folder, covering every folder below it", () => 
       [join(elsewhere, "installed"), true],
     ];
     expect(asked.sort()).toEqual(expected.sort());
-    expect(refresher.watchCoverage).toEqual({ wanted: 2, watched: 2, refused: 0, remote: 0 });
+    expect(refresher.watchCoverage).toEqual({ wanted: 2, watched: 2, refused: 0, remote: 0, large: 0 });
     refresher.stop();
   });
 
@@ -153,7 +154,7 @@ describe("a watch on each source folder, covering every folder below it", () => 
     };
     const { refresher, logger, store } = await watchedRefresher(root, refusing);
     await eventually(() => refresher.watchCoverage?.refused === 1);
-    expect(refresher.watchCoverage).toEqual({ wanted: 1, watched: 0, refused: 1, remote: 0 });
+    expect(refresher.watchCoverage).toEqual({ wanted: 1, watched: 0, refused: 1, remote: 0, large: 0 });
     const warnings = () => logger.lines.filter((line) => line.includes("refused"));
     await eventually(() => warnings().length === 1);
     expect(warnings()[0]).toContain("the system refused file watches on 1 of 1 folders");
@@ -223,6 +224,30 @@ describe("a watch on each source folder, covering every folder below it", () => 
     refresher.stop();
   });
 
+  test("a source holding node_modules, or more folders than the budget, is left to the stat check and said once", async () => {
+    const withDependencies = collections();
+    mkdirSync(join(withDependencies, "loose", "scripts", "node_modules", "left-pad"), { recursive: true });
+    const { asked, watchFn } = silentWatches();
+    const { refresher, logger } = await watchedRefresher(withDependencies, watchFn);
+    expect(asked).toEqual([]);
+    expect(refresher.watchCoverage).toEqual({ wanted: 0, watched: 0, refused: 0, remote: 0, large: 1 });
+    const said = () => logger.lines.filter((line) => line.includes(`not watching ${withDependencies}`));
+    expect(said()).toHaveLength(1);
+    expect(said()[0]).toContain("it holds node_modules or .venv");
+    expect(said()[0]).toContain("found by the stat check every 30 s");
+    await refresher.rescan("test");
+    expect(said()).toHaveLength(1);
+    appendFileSync(join(withDependencies, "team", "alpha", "SKILL.md"), "\nMore.\n");
+    expect(await refresher.check("timer", "unwatched")).toBe("changed");
+    refresher.stop();
+
+    const many = collections();
+    const small = await watchedRefresher(many, silentWatches().watchFn, undefined, 5);
+    expect(small.refresher.watchCoverage?.large).toBe(1);
+    expect(small.logger.lines.join("\n")).toContain("folders would take over half the system's watches");
+    small.refresher.stop();
+  });
+
   test("a folder on a network file system is not watched and nothing below it is left to a watch", () => {
     const root = collections();
     const { asked, watchFn } = silentWatches();
@@ -235,7 +260,13 @@ describe("a watch on each source folder, covering every folder below it", () => 
       trusted: true,
     });
     const other = tempDir("skillhub-watch-local-");
-    expect(watchers.sync([root, other])).toEqual({ wanted: 1, watched: 1, refused: 0, remote: 1 });
+    expect(watchers.sync({ roots: [root, other], inputs: [], unwatched: [] })).toEqual({
+      wanted: 1,
+      watched: 1,
+      refused: 0,
+      remote: 1,
+      large: 0,
+    });
     expect(asked).toEqual([[other, true]]);
     expect(watchers.covers?.(join(root, "team"))).toBe(false);
     expect(watchers.covers?.(join(other, "any", "folder"))).toBe(true);
@@ -251,7 +282,7 @@ describe("a watch on each source folder, covering every folder below it", () => 
       watchFn: silentWatches().watchFn,
       trusted: false,
     });
-    watchers.sync([root]);
+    watchers.sync({ roots: [root], inputs: [], unwatched: [] });
     expect(watchers.covers).toBeUndefined();
     watchers.close();
   });
@@ -274,7 +305,13 @@ describe("a watch on each source folder, covering every folder below it", () => 
       },
     });
     const root = tempDir("skillhub-watch-close-");
-    expect(watchers.sync([root, join(root, "missing")])).toEqual({ wanted: 2, watched: 1, refused: 0, remote: 0 });
+    expect(watchers.sync({ roots: [root, join(root, "missing")], inputs: [], unwatched: [] })).toEqual({
+      wanted: 2,
+      watched: 1,
+      refused: 0,
+      remote: 0,
+      large: 0,
+    });
     expect(logger.lines).toEqual([]);
     watchers.close();
     expect(closed).toEqual([root]);
@@ -289,7 +326,7 @@ describe("doctor and the watches", () => {
       "rescan: a stat check every 30 s of what no watch covers; watcher: on, 1 folder and every folder below them",
     );
     const json = await runCli(["doctor", "--json", "--skills-dir", root]);
-    expect(JSON.parse(json.out).watches).toMatchObject({ watched: 1, refused: 0, remote: 0 });
+    expect(JSON.parse(json.out).watches).toMatchObject({ watched: 1, refused: 0, remote: 0, large: 0 });
     const off = await runCli(["doctor", "--skills-dir", root], { SKILLHUB_WATCH: "0" });
     expect(off.out).toContain("rescan: a stat check every 30 s of every folder and skill file; watcher: off");
   });
@@ -300,16 +337,19 @@ describe("doctor and the watches", () => {
       if (path === root) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
       return defaultWatch(path, recursive, onChange, onError);
     };
-    const coverage = await probeWatches([root, join(root, "team")], [], refusing);
-    expect(coverage).toEqual({ wanted: 2, watched: 1, refused: 1, remote: 0 });
+    const coverage = await probeWatches({ roots: [root, join(root, "team")], inputs: [], unwatched: [] }, refusing);
+    expect(coverage).toEqual({ wanted: 2, watched: 1, refused: 1, remote: 0, large: 0 });
     const line = describeWatches(coverage, 30);
     expect(line).toStartWith("on, 1 folder and every folder below them; the system refused 1 more");
     expect(line).toContain("fs.inotify.max_user_watches");
     expect(line).toContain("found by the stat check every 30 s");
     expect(line).toContain("sysctl fs.inotify.max_user_watches=");
     expect(describeWatches(coverage, 0)).toContain("no stat check (SKILLHUB_RESCAN_SECONDS is 0)");
-    expect(describeWatches({ wanted: 1, watched: 0, refused: 0, remote: 1 }, 30)).toContain(
+    expect(describeWatches({ wanted: 1, watched: 0, refused: 0, remote: 1, large: 0 }, 30)).toContain(
       "1 folder on a network file system not watched: covered by the stat check every 30 s",
+    );
+    expect(describeWatches({ wanted: 0, watched: 0, refused: 0, remote: 0, large: 1 }, 30)).toContain(
+      "1 source folder not watched (a node_modules or .venv in it, or more folders than half of fs.inotify.max_user_watches): covered by the stat check every 30 s",
     );
   });
 });
