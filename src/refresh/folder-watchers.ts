@@ -1,4 +1,4 @@
-import { watch as fsWatch, readFileSync, statfsSync } from "node:fs";
+import { watch as fsWatch, readFileSync, statfsSync, statSync } from "node:fs";
 import { SKIPPED_DIRS } from "../sources/walk.ts";
 import { isWithin } from "../sources/walk-paths.ts";
 import type { Covers } from "../sources/walk-record.ts";
@@ -43,6 +43,19 @@ const LIMIT_CODES = new Set(["ENOSPC", "EMFILE"]);
  */
 function inSkippedFolder(name: string): boolean {
   return name.split(/[\\/]/).some((part, i, parts) => i < parts.length - 1 && SKIPPED_DIRS.has(part));
+}
+
+/**
+ * What a watch is set on: a path's device, inode and birth time ("" when it cannot be statted). A folder
+ * removed and made again often gets the same inode number, never the same birth time.
+ */
+function folderIdentity(path: string): string {
+  try {
+    const stats = statSync(path);
+    return `${stats.dev}:${stats.ino}:${stats.birthtimeMs}`;
+  } catch {
+    return "";
+  }
 }
 
 /** Where Linux keeps the per-user limit on inotify watches. */
@@ -131,6 +144,8 @@ export interface FolderWatchersOptions {
  */
 export class FolderWatchers {
   private readonly watches = new Map<string, Watching>();
+  /** The folder each watch was set on (device and inode): a folder removed and made again is watched again. */
+  private readonly watchedFolders = new Map<string, string>();
   /** Paths whose watch stopped working: not watched again while they stay wanted (no scan per failure). */
   private readonly failed = new Set<string>();
   private readonly refusedPaths = new Set<string>();
@@ -165,9 +180,10 @@ export class FolderWatchers {
       else remote++;
     }
     for (const [path, watching] of this.watches) {
-      if (wanted.has(path)) continue;
+      if (wanted.has(path) && this.watchedFolders.get(path) === folderIdentity(path)) continue;
       watching.close();
       this.watches.delete(path);
+      this.watchedFolders.delete(path);
     }
     for (const set of [this.failed, this.refusedPaths]) for (const path of set) if (!wanted.has(path)) set.delete(path);
     let limit = "";
@@ -175,6 +191,7 @@ export class FolderWatchers {
       if (this.watches.has(path) || this.failed.has(path)) continue;
       try {
         const watch = this.options.watchFn ?? defaultWatch;
+        this.watchedFolders.set(path, folderIdentity(path));
         this.watches.set(
           path,
           watch(
@@ -231,6 +248,7 @@ export class FolderWatchers {
     this.closed = true;
     for (const watching of this.watches.values()) watching.close();
     this.watches.clear();
+    this.watchedFolders.clear();
   }
 
   /** A watch stopped working: dropped (and not set up again while wanted), and a rescan looks for what it missed. */
@@ -239,6 +257,7 @@ export class FolderWatchers {
     if (!watching || this.closed) return;
     watching.close();
     this.watches.delete(path);
+    this.watchedFolders.delete(path);
     this.failed.add(path);
     this.roots = this.roots.filter((root) => root !== path);
     this.coversNow = undefined;

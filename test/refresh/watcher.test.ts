@@ -108,6 +108,23 @@ describe("a watch on each source folder, covering every folder below it", () => 
     refresher.stop();
   });
 
+  test("a source folder removed and made again is watched again (a watch follows the folder, not its path)", async () => {
+    const root = collections();
+    const { asked, watchFn } = silentWatches();
+    const { refresher, store } = await watchedRefresher(root, watchFn);
+    expect(asked).toEqual([[root, true]]);
+    rmSync(root, { recursive: true });
+    writeSkill(root, "again");
+    // The source folder's own change is the check's to find: no watch is set above it.
+    expect(await refresher.check("timer", "unwatched")).toBe("changed");
+    expect(store.catalog.get("again")).toBeDefined();
+    expect(asked).toEqual([
+      [root, true],
+      [root, true],
+    ]);
+    refresher.stop();
+  });
+
   test("the timer's check stats only what no working watch covers: the source and collection folders", async () => {
     const root = collections();
     const { walkFs, counted } = countingFs();
