@@ -57,6 +57,17 @@ async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch, wa
   return { refresher, store, logger };
 }
 
+/** Counts the rescans `refresher` starts from now on. */
+function countRescans(refresher: Refresher): { count: number } {
+  const scans = { count: 0 };
+  const rescan = refresher.rescan.bind(refresher);
+  refresher.rescan = (reason) => {
+    scans.count++;
+    return rescan(reason);
+  };
+  return scans;
+}
+
 /** `root` with two collections of skills, each skill holding resource folders. */
 function collections(): string {
   const root = realpathSync(tempDir("skillhub-watch-"));
@@ -197,14 +208,9 @@ describe("a watch on each source folder, covering every folder below it", () => 
       errors.set(path, onError);
       return { close() {} };
     });
-    let scans = 0;
-    const rescan = refresher.rescan.bind(refresher);
-    refresher.rescan = (reason) => {
-      scans++;
-      return rescan(reason);
-    };
+    const scans = countRescans(refresher);
     errors.get(realpathSync(root))?.(new Error("EIO: watch failed"));
-    await eventually(() => scans > 0);
+    await eventually(() => scans.count > 0);
     await refresher.rescan("test");
     expect(setUps).toBe(1);
     expect(refresher.watchCoverage?.watched).toBe(0);
@@ -220,24 +226,19 @@ describe("a watch on each source folder, covering every folder below it", () => 
       report = onChange;
       return { close() {} };
     });
-    let scans = 0;
-    const rescan = refresher.rescan.bind(refresher);
-    refresher.rescan = (reason) => {
-      scans++;
-      return rescan(reason);
-    };
+    const scans = countRescans(refresher);
     report(".git/objects/ab/cdef");
     report("a/scripts/__pycache__/run.cpython-312.pyc");
     report("a/node_modules/left-pad/index.js");
     // A change a watch reported and the debounce holds is rescanned by the next call's check.
     await refresher.checkNow();
-    expect(scans).toBe(0);
+    expect(scans.count).toBe(0);
     report("a/SKILL.md");
     await refresher.checkNow();
-    expect(scans).toBe(1);
+    expect(scans.count).toBe(1);
     report();
     await refresher.checkNow();
-    expect(scans).toBe(2);
+    expect(scans.count).toBe(2);
     refresher.stop();
   });
 
