@@ -136,41 +136,49 @@ describe("a watch on each source folder, covering every folder below it", () => 
     refresher.stop();
   });
 
-  test("the timer's check stats only what no working watch covers: the source and collection folders", async () => {
-    const root = collections();
-    const { walkFs, counted } = countingFs();
-    const { watchFn } = silentWatches();
-    const { refresher } = await watchedRefresher(root, watchFn, walkFs);
-    counted.stats = 0;
-    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
-    // The source folder and its two collections; no skill folder, no folder inside one, no SKILL.md.
-    expect(counted.stats).toBe(3);
-    // An edit inside a skill is the watch's to report (this one never does); a full check still finds it.
-    appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
-    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
-    expect(await refresher.check()).toBe("changed");
-    refresher.stop();
-  });
+  // Watches are relied on for edits inside a skill on Linux only (FolderWatchers' `trusted`).
+  test.skipIf(process.platform !== "linux")(
+    "the timer's check stats only what no working watch covers: the source and collection folders",
+    async () => {
+      const root = collections();
+      const { walkFs, counted } = countingFs();
+      const { watchFn } = silentWatches();
+      const { refresher } = await watchedRefresher(root, watchFn, walkFs);
+      counted.stats = 0;
+      expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+      // The source folder and its two collections; no skill folder, no folder inside one, no SKILL.md.
+      expect(counted.stats).toBe(3);
+      // An edit inside a skill is the watch's to report (this one never does); a full check still finds it.
+      appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
+      expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+      expect(await refresher.check()).toBe("changed");
+      refresher.stop();
+    },
+  );
 
-  test("a folder linked in whose watch stopped is statted whole by the timer's check", async () => {
-    const root = collections();
-    const elsewhere = realpathSync(tempDir("skillhub-watch-linked-"));
-    writeSkill(elsewhere, "installed");
-    symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
-    const errors = new Map<string, (error: unknown) => void>();
-    const { refresher, logger } = await watchedRefresher(root, (path, _recursive, _onChange, onError) => {
-      errors.set(path, onError);
-      return { close() {} };
-    });
-    errors.get(join(elsewhere, "installed"))?.(new Error("EIO: watch failed"));
-    await eventually(() => logger.lines.some((line) => line.includes("stopped (EIO: watch failed)")));
-    appendFileSync(join(elsewhere, "installed", "SKILL.md"), "\nMore.\n");
-    expect(await refresher.check("timer", "unwatched")).toBe("changed");
-    // The watched source's own skills stay the watch's.
-    appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
-    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
-    refresher.stop();
-  });
+  // Watches are relied on for edits inside a skill on Linux only (FolderWatchers' `trusted`).
+  test.skipIf(process.platform !== "linux")(
+    "a folder linked in whose watch stopped is statted whole by the timer's check",
+    async () => {
+      const root = collections();
+      const elsewhere = realpathSync(tempDir("skillhub-watch-linked-"));
+      writeSkill(elsewhere, "installed");
+      symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+      const errors = new Map<string, (error: unknown) => void>();
+      const { refresher, logger } = await watchedRefresher(root, (path, _recursive, _onChange, onError) => {
+        errors.set(path, onError);
+        return { close() {} };
+      });
+      errors.get(join(elsewhere, "installed"))?.(new Error("EIO: watch failed"));
+      await eventually(() => logger.lines.some((line) => line.includes("stopped (EIO: watch failed)")));
+      appendFileSync(join(elsewhere, "installed", "SKILL.md"), "\nMore.\n");
+      expect(await refresher.check("timer", "unwatched")).toBe("changed");
+      // The watched source's own skills stay the watch's.
+      appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
+      expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+      refresher.stop();
+    },
+  );
 
   test("when the system refuses watches part of the way, the log says so once, naming the limit; the check covers that source", async () => {
     const root = collections();
