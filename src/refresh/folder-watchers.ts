@@ -325,7 +325,10 @@ export async function probeWatches(targets: WatchTargets, watchFn?: WatchFn): Pr
 /** The watches as `doctor` shows them: how many, and when some are missing, why and what covers them. */
 export function describeWatches(coverage: WatchCoverage, rescanSeconds: number): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  const watched = `on, ${plural(coverage.watched, "folder")} and every folder below them`;
+  const watched =
+    coverage.watched > 0
+      ? `on, ${plural(coverage.watched, "folder")} and every folder below them`
+      : "on, no folder watched";
   const check =
     rescanSeconds > 0 ? `the stat check every ${rescanSeconds} s` : "no stat check (SKILLHUB_RESCAN_SECONDS is 0)";
   const notes: string[] = [];

@@ -375,7 +375,7 @@ describe("doctor and the watches", () => {
       "1 folder on a network file system not watched: covered by the stat check every 30 s",
     );
     expect(describeWatches({ wanted: 0, watched: 0, refused: 0, remote: 0, large: 1 }, 30)).toContain(
-      "1 source folder not watched (a node_modules or .venv in it, or more folders than half of fs.inotify.max_user_watches): covered by the stat check every 30 s",
+      "on, no folder watched; 1 source folder not watched (a node_modules or .venv in it, or more folders than half of fs.inotify.max_user_watches): covered by the stat check every 30 s",
     );
   });
 });
