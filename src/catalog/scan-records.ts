@@ -17,6 +17,16 @@ export function sameSources(a: readonly Source[], b: readonly Source[]): boolean
   return a.length === b.length && a.every((s, i) => sameSource(s, b[i] as Source));
 }
 
+/** Where a server's watches go (ScanRecords.watchRoots). */
+export interface WatchPlan {
+  /** Folders watched with every folder below them. */
+  roots: string[];
+  /** Real paths of file systems mounted inside them: not covered when their watches miss others' changes. */
+  mounts: string[];
+  /** Source folders left to the stat check, and why. */
+  unwatched: { path: string; why: string }[];
+}
+
 /** What the last scan's walks looked at, per source (WalkRecord): what a check by stat verifies. */
 export class ScanRecords {
   constructor(
@@ -50,23 +60,37 @@ export class ScanRecords {
 
   /**
    * Where watches are set: each source's real folder and each folder a walk entered through a link, but
-   * none inside another (a watch covers every folder below its own). A source folder holding a
-   * dependency tree, or more than `maxFolders` folders, is left to the stat check (`unwatched`): a
-   * watch takes one of the system's watches per folder, dependency trees included.
+   * none inside another (a watch covers every folder below its own), and the file systems mounted inside
+   * them. A source whose folders a watch would not match is left to the stat check (`unwatched`): one
+   * holding a dependency tree, or deeper than the walk went, or whose folders would take the watches
+   * past `maxFolders` for all sources together (a watch takes one of the system's watches per folder).
    */
-  watchRoots(maxFolders: number): { roots: string[]; unwatched: { path: string; why: string }[] } {
+  watchRoots(maxFolders: number): WatchPlan {
     const unwatched: { path: string; why: string }[] = [];
+    let folders = 0;
     const candidates = this.walks.flatMap((record) => {
-      const folders = record.structure.length + record.skillDirs.length;
       if (!record.rootReal) return [];
+      const own = record.structure.length + record.skillDirs.length;
       if (record.dependencyTrees > 0)
         unwatched.push({ path: record.root, why: "it holds node_modules or .venv, which a watch would enter" });
-      else if (folders > maxFolders)
-        unwatched.push({ path: record.root, why: `its ${folders} folders would take over half the system's watches` });
-      else return [record.rootReal, ...record.linkedFolders];
+      else if (record.depthLimited)
+        unwatched.push({ path: record.root, why: "it goes deeper than sources.max_depth, where a watch would follow" });
+      else if (folders + own > maxFolders)
+        unwatched.push({
+          path: record.root,
+          why: `its ${own} folders would take the watches past a quarter of the system's limit (${maxFolders})`,
+        });
+      else {
+        folders += own;
+        return [record.rootReal, ...record.linkedFolders];
+      }
       return [];
     });
     const roots = [...new Set(candidates)].sort();
-    return { roots: roots.filter((root, i) => !roots.slice(0, i).some((outer) => isWithin(outer, root))), unwatched };
+    return {
+      roots: roots.filter((root, i) => !roots.slice(0, i).some((outer) => isWithin(outer, root))),
+      mounts: this.walks.flatMap((record) => record.mounts),
+      unwatched,
+    };
   }
 }

@@ -9,7 +9,7 @@ import { Catalog, type SourceScan } from "./catalog.ts";
 import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
 import { ParseCache } from "./parse-cache.ts";
 import { parseSkillEntry, parseTreeEntry, walkLimits } from "./scan-read.ts";
-import { ScanRecords, sameSources, type Verdict } from "./scan-records.ts";
+import { ScanRecords, sameSources, type Verdict, type WatchPlan } from "./scan-records.ts";
 
 interface CachedTreeParse {
   mtimeMs: number;
@@ -124,8 +124,8 @@ export class Scanner {
   }
 
   /** Where the last scan's sources are watched, and which are left to the stat check (ScanRecords.watchRoots). */
-  watchRoots(maxFolders: number): { roots: string[]; unwatched: { path: string; why: string }[] } {
-    return this.records?.watchRoots(maxFolders) ?? { roots: [], unwatched: [] };
+  watchRoots(maxFolders: number): WatchPlan {
+    return this.records?.watchRoots(maxFolders) ?? { roots: [], mounts: [], unwatched: [] };
   }
 
   private beginPass(): void {

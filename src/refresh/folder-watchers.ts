@@ -14,19 +14,20 @@ export interface Watching {
 /**
  * A watch on `path`: with `recursive`, on every folder below it too (new ones included), else on its
  * direct entries. `onChange` for any change there, with the changed entry's path relative to `path`
- * when known; `onError` once when it stops working (a watch the system refuses part of the way, for
- * want of watches, stops so). Injectable for tests.
+ * (none when `path` itself went) and whether its content changed ("change") or an entry came, went or
+ * was renamed ("rename"); `onError` once when it stops working (a watch the system refuses part of the
+ * way, for want of watches, stops so). Injectable for tests.
  */
 export type WatchFn = (
   path: string,
   recursive: boolean,
-  onChange: (name?: string) => void,
+  onChange: (name?: string, event?: string) => void,
   onError: (error: unknown) => void,
 ) => Watching;
 
 /** fs.watch, not keeping the process alive. */
 export const defaultWatch: WatchFn = (path, recursive, onChange, onError) => {
-  const watcher = fsWatch(path, { persistent: false, recursive }, (_event, name) => onChange(name ?? undefined));
+  const watcher = fsWatch(path, { persistent: false, recursive }, (event, name) => onChange(name ?? undefined, event));
   watcher.on("error", (error) => {
     watcher.close();
     onError(error);
@@ -38,11 +39,16 @@ export const defaultWatch: WatchFn = (path, recursive, onChange, onError) => {
 const LIMIT_CODES = new Set(["ENOSPC", "EMFILE"]);
 
 /**
- * Whether a changed entry lies in a folder no scan enters (.git, node_modules, __pycache__): a git fetch
- * or a script's byte-code cache is no reason to rescan.
+ * Whether a change below a source folder can change what a scan finds: not one in a folder no scan
+ * enters (.git, __pycache__: a git fetch, a script's byte-code cache), nor new content in a file a scan
+ * never reads (a log or cache a skill's script writes, an editor's swap file). An entry that comes, goes
+ * or is renamed always can.
  */
-function inSkippedFolder(name: string): boolean {
-  return name.split(/[\\/]/).some((part, i, parts) => i < parts.length - 1 && SKIPPED_DIRS.has(part));
+function scanSees(name: string, event: string | undefined): boolean {
+  const parts = name.split(/[\\/]/);
+  if (parts.some((part, i) => i < parts.length - 1 && SKIPPED_DIRS.has(part))) return false;
+  const file = parts[parts.length - 1] as string;
+  return event !== "change" || file.endsWith(".md") || file === "config.yaml";
 }
 
 /**
@@ -84,6 +90,8 @@ export function seesEveryChange(path: string): boolean {
 export interface WatchTargets {
   /** Folders watched with every folder below them. */
   roots: string[];
+  /** Real paths of file systems mounted inside them: not covered when on a network file system. */
+  mounts: string[];
   /** Files and folders watched plainly (the source list's inputs). */
   inputs: string[];
   /** Source folders left to the stat check, and why. */
@@ -94,23 +102,26 @@ export interface WatchTargets {
 export interface WatchCoverage {
   /** Folders asked for (each with everything below it), and inputs. */
   wanted: number;
-  /** Watched now. */
+  /** Folders watched now, each with everything below it. */
   watched: number;
+  /** The source list's inputs watched now. */
+  inputs: number;
   /** Refused by the system for want of watches. */
   refused: number;
-  /** Not watched: on a network or shared file system. */
+  /** Folders on a network or shared file system (sources, or mounted inside one): not covered by a watch. */
   remote: number;
   /** Source folders not watched: a dependency tree in them, or too many folders (WatchTargets.unwatched). */
   large: number;
 }
 
 /**
- * The most folders one source may hold and be watched: half the system's per-user limit on watches
- * (Linux), so that one source never takes the watches other programs need. No bound elsewhere.
+ * The most folders a server's watches may take: a quarter of the system's per-user limit on watches
+ * (Linux), so that a few servers (one per client) never take the watches other programs need. No bound
+ * elsewhere.
  */
 export function watchBudget(): number {
   try {
-    return Math.floor(Number.parseInt(readFileSync(WATCH_LIMIT_FILE, "utf8"), 10) / 2) || Number.POSITIVE_INFINITY;
+    return Math.floor(Number.parseInt(readFileSync(WATCH_LIMIT_FILE, "utf8"), 10) / 4) || Number.POSITIVE_INFINITY;
   } catch {
     return Number.POSITIVE_INFINITY;
   }
@@ -149,7 +160,11 @@ export class FolderWatchers {
   /** Paths whose watch stopped working: not watched again while they stay wanted (no scan per failure). */
   private readonly failed = new Set<string>();
   private readonly refusedPaths = new Set<string>();
-  private coverage: WatchCoverage = { wanted: 0, watched: 0, refused: 0, remote: 0, large: 0 };
+  private coverage: WatchCoverage = { wanted: 0, watched: 0, inputs: 0, refused: 0, remote: 0, large: 0 };
+  /** Mounted file systems inside the roots whose watches miss other machines' changes. */
+  private remoteMounts: string[] = [];
+  /** Watches set up on folders with everything below them, since the start: a new one calls for a check. */
+  setUps = 0;
   /** Source folders whose being left unwatched was logged. */
   private readonly largeReported = new Set<string>();
   private roots: string[] = [];
@@ -164,7 +179,7 @@ export class FolderWatchers {
    * skipped (the stat check sees it appear). Logs once each source folder left unwatched. Reports the
    * coverage.
    */
-  sync({ roots, inputs, unwatched }: WatchTargets): WatchCoverage {
+  sync({ roots, mounts, inputs, unwatched }: WatchTargets): WatchCoverage {
     if (this.closed) return this.coverage;
     for (const { path, why } of unwatched) {
       if (this.largeReported.has(path)) continue;
@@ -179,6 +194,7 @@ export class FolderWatchers {
       if (local(root)) wanted.set(root, true);
       else remote++;
     }
+    this.remoteMounts = mounts.filter((mount) => !local(mount));
     for (const [path, watching] of this.watches) {
       if (wanted.has(path) && this.watchedFolders.get(path) === folderIdentity(path)) continue;
       watching.close();
@@ -197,12 +213,14 @@ export class FolderWatchers {
           watch(
             path,
             recursive,
-            (name) => {
-              if (!name || !inSkippedFolder(name)) this.options.changed();
+            (name, event) => {
+              if (recursive && !name) this.gone(path);
+              else if (!recursive || scanSees(name as string, event)) this.options.changed();
             },
             (error) => this.stopped(path, error),
           ),
         );
+        if (recursive) this.setUps++;
       } catch (error) {
         const code = errnoCode(error);
         if (code === "ENOENT" || code === "ENOTDIR") continue;
@@ -215,14 +233,15 @@ export class FolderWatchers {
         this.options.logger.warn(`cannot watch ${path} (${errorMessage(error)}); ${this.fallback()}`);
       }
     }
+    this.roots = [...wanted].filter(([path, recursive]) => recursive && this.watches.has(path)).map(([path]) => path);
     this.coverage = {
       wanted: wanted.size,
-      watched: this.watches.size,
+      watched: this.roots.length,
+      inputs: this.watches.size - this.roots.length,
       refused: this.refusedPaths.size,
-      remote,
+      remote: remote + this.remoteMounts.length,
       large: unwatched.length,
     };
-    this.roots = [...wanted].filter(([path, recursive]) => recursive && this.watches.has(path)).map(([path]) => path);
     this.coversNow = undefined;
     this.reportLimit(limit);
     return this.coverage;
@@ -239,8 +258,9 @@ export class FolderWatchers {
    */
   get covers(): Covers | undefined {
     if (!(this.options.trusted ?? process.platform === "linux")) return undefined;
-    const roots = this.roots;
-    this.coversNow ??= (folder) => roots.some((root) => isWithin(root, folder));
+    const { roots, remoteMounts } = this;
+    this.coversNow ??= (folder) =>
+      roots.some((root) => isWithin(root, folder)) && !remoteMounts.some((mount) => isWithin(mount, folder));
     return this.coversNow;
   }
 
@@ -249,6 +269,22 @@ export class FolderWatchers {
     for (const watching of this.watches.values()) watching.close();
     this.watches.clear();
     this.watchedFolders.clear();
+  }
+
+  /**
+   * The folder a watch was set on went (removed or moved away): its watch sees nothing more. Dropped, and
+   * set up again by the sync after the rescan that follows if a folder is there again.
+   */
+  private gone(path: string): void {
+    const watching = this.watches.get(path);
+    if (!watching || this.closed) return;
+    watching.close();
+    this.watches.delete(path);
+    this.watchedFolders.delete(path);
+    this.roots = this.roots.filter((root) => root !== path);
+    this.coversNow = undefined;
+    this.coverage = { ...this.coverage, watched: this.roots.length };
+    this.options.changed();
   }
 
   /** A watch stopped working: dropped (and not set up again while wanted), and a rescan looks for what it missed. */
@@ -262,13 +298,15 @@ export class FolderWatchers {
     this.roots = this.roots.filter((root) => root !== path);
     this.coversNow = undefined;
     const code = errnoCode(error);
+    const watched = this.roots.length;
+    const inputs = this.watches.size - watched;
     if (code && LIMIT_CODES.has(code)) {
       this.refusedPaths.add(path);
-      this.coverage = { ...this.coverage, watched: this.watches.size, refused: this.refusedPaths.size };
+      this.coverage = { ...this.coverage, watched, inputs, refused: this.refusedPaths.size };
       this.limitReported = false;
       this.reportLimit(errorMessage(error));
     } else {
-      this.coverage = { ...this.coverage, watched: this.watches.size };
+      this.coverage = { ...this.coverage, watched, inputs };
       this.options.logger.warn(`the watch on ${path} stopped (${errorMessage(error)}); ${this.fallback()}`);
     }
     this.options.changed();
@@ -336,7 +374,7 @@ export function describeWatches(coverage: WatchCoverage, rescanSeconds: number):
     notes.push(`${plural(coverage.remote, "folder")} on a network file system not watched: covered by ${check}`);
   if (coverage.large > 0)
     notes.push(
-      `${plural(coverage.large, "source folder")} not watched (a node_modules or .venv in it, or more folders than half of fs.inotify.max_user_watches): covered by ${check}`,
+      `${plural(coverage.large, "source folder")} not watched (a node_modules or .venv in it, deeper than sources.max_depth, or more folders than a quarter of fs.inotify.max_user_watches): covered by ${check}`,
     );
   if (coverage.refused > 0)
     notes.push(

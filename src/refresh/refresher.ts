@@ -127,7 +127,7 @@ export class Refresher {
       void nextTurn()
         .then(() => {
           this.syncWatches();
-          return this.check("watches set up");
+          return this.checkAfterScans("watches set up");
         })
         .finally(this.markWatched);
     });
@@ -178,13 +178,24 @@ export class Refresher {
     if (this.stopped || (this.running && !this.checking)) return Promise.resolve("skipped");
     const all = scope === "all";
     if (this.checking && (this.checking.all || !all)) return this.checking.done;
-    if (this.checking) return this.checking.done.then(() => this.check(reason, scope));
+    // A full check waits for the one under way, then for a scan begun meanwhile (what it walked past,
+    // the check after it finds).
+    if (this.checking) return this.checking.done.then(() => this.checkAfterScans(reason));
     const checking = { done: this.runCheck(reason, all), all };
     this.checking = checking;
     void checking.done.finally(() => {
       if (this.checking === checking) this.checking = undefined;
     });
     return checking.done;
+  }
+
+  /** A full check once no scan runs: what a scan under way walked past before a change, this one finds. */
+  private async checkAfterScans(reason: string): Promise<Verdict | "skipped"> {
+    for (;;) {
+      const verdict = await this.check(reason);
+      if (verdict !== "skipped" || this.stopped || !this.running) return verdict;
+      await this.running;
+    }
   }
 
   private async runCheck(reason: string, all: boolean): Promise<Verdict> {
@@ -268,7 +279,11 @@ export class Refresher {
       `scan (${reason}): ${catalog.skills.length} skills in ${this.lastScanEnd - started} ms${change ? ", changed" : ""}`,
     );
     // The first scan's watches wait for the calls that waited for it (start).
-    if (reason !== "startup") this.syncWatches();
+    if (reason === "startup" || !this.watchers) return;
+    const setUps = this.watchers.setUps;
+    this.syncWatches();
+    // A folder watched from now on may have changed after this scan passed it and before its watch.
+    if (this.watchers.setUps > setUps) void this.running?.then(() => this.checkAfterScans("watches set up"));
   }
 
   private syncWatches(): void {

@@ -14,6 +14,8 @@ export interface FolderEntry {
 
 export interface DirListing {
   mtimeMs: number;
+  /** The file system's device: another than the source folder's is a file system mounted inside it. */
+  dev: number;
   /** Sorted by name (code units). */
   entries: readonly FolderEntry[];
   /** Holds a SKILL.md file. */
@@ -68,8 +70,9 @@ export class FolderListings {
     // This pass's listing first: a folder listed twice in one pass (nested sources) keeps its newest.
     const known = this.nextListings.get(dir) ?? this.listings.get(dir);
     let mtimeMs: number;
+    let dev: number;
     try {
-      mtimeMs = this.fs.statSync(dir).mtimeMs;
+      ({ mtimeMs, dev } = this.fs.statSync(dir));
     } catch (error) {
       noteUnreadable(result, dir, error);
       return undefined;
@@ -82,7 +85,7 @@ export class FolderListings {
       const read = readEntries(dir, this.fs);
       const hasSkill = read.some((e) => e.name === SKILL_FILE && e.kind === "file");
       const entries = hasSkill && read.length === 1 ? SKILL_ONLY : read;
-      const listing = { mtimeMs, entries, hasSkill };
+      const listing = { mtimeMs, dev, entries, hasSkill };
       this.nextListings.set(dir, listing);
       result.reread++;
       return listing;

@@ -1,3 +1,6 @@
+import { readlinkSync } from "node:fs";
+import { resolve } from "node:path";
+
 /** The calls a check makes (WalkFs's, without importing walk-types, which imports this file). */
 type StatFs = {
   statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean };
@@ -38,6 +41,10 @@ export class WalkRecord {
   readonly linkedFolders: string[] = [];
   /** Dependency trees (`node_modules`, `.venv`) the walk passed by: a watch on the source would enter them. */
   dependencyTrees = 0;
+  /** Whether the walk stopped at the depth limit: a watch on the source would go deeper. */
+  depthLimited = false;
+  /** Real paths of the folders where another file system is mounted inside the source. */
+  readonly mounts: string[] = [];
   /** What the last `unwatched` call found, and for which coverage. */
   private unwatchedFor?: { covers: Covers; entries: Unwatched };
   /**
@@ -112,17 +119,25 @@ export class WalkRecord {
       const real = realOf(folder);
       return real !== "" && covers(real);
     };
+    // A link is the watches' only while it leads somewhere straight: a dangling one, or one through
+    // another link elsewhere, can change where it leads with no change in any watched folder.
+    const straight = (path: string, real: string) => {
+      const from = realOf(parent(path));
+      return real !== "" && from !== "" && resolve(from, readlinkOrEmpty(path)) === real;
+    };
     // A file that is itself a link changes where it leads: its target's folder.
     const fileWatched = (path: string) => {
       const real = linkReal.get(path);
-      return real === undefined ? watched(parent(path)) : real !== "" && covers(parent(real));
+      return real === undefined
+        ? watched(parent(path))
+        : straight(path, real) && watched(parent(path)) && covers(parent(real));
     };
     const indices = <T>(items: readonly T[], isWatched: (item: T) => boolean) =>
       items.flatMap((item, i) => (isWatched(item) ? [] : [i]));
     const entries: Unwatched = {
       skillDirs: indices(this.skillDirs.paths, (path) => path !== this.root && watched(path)),
       files: indices(this.files.paths, fileWatched),
-      links: indices(this.links, ([path]) => watched(parent(path))),
+      links: indices(this.links, ([path, real]) => straight(path, real) && watched(parent(path))),
     };
     this.unwatchedFor = { covers, entries };
     return entries;
@@ -175,6 +190,15 @@ export class StatList {
  * stats. A call that takes two turns of the event loop waits for two chunks.
  */
 export const VERIFY_CHUNK = 250;
+
+/** What a link holds ("" when it cannot be read). */
+function readlinkOrEmpty(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
+}
 
 /** A link's real path, or "" when it leads nowhere (dangling, a loop); as the walk records it. */
 export function realOrEmpty(fs: StatFs, path: string): string {

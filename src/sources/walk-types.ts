@@ -47,7 +47,7 @@ export interface WalkLimits {
 
 /** The few file-system calls the walker makes, injectable for tests. */
 export interface WalkFs {
-  statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean; isFile(): boolean };
+  statSync(path: string): { mtimeMs: number; size: number; dev: number; isDirectory(): boolean; isFile(): boolean };
   readdirSync(
     path: string,
     options: { withFileTypes: true },

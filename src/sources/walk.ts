@@ -89,6 +89,7 @@ export class Walker {
     result.exists = true;
     const visited = new Set<string>();
     let depthWarned = false;
+    let rootDev: number | undefined;
     // Depth-first with an explicit stack: [path, real path, depth, inside a skill folder, confining real folder].
     const stack: Frame[] = [[root, rootReal, 0, false, rootReal]];
     while (stack.length > 0) {
@@ -123,6 +124,8 @@ export class Walker {
       if (!listing) continue;
       const hasSkill = listing.hasSkill;
       (insideSkill || hasSkill ? record.skillDirs : record.structure).add(dir, listing.mtimeMs);
+      rootDev ??= listing.dev;
+      if (listing.dev !== rootDev && !record.mounts.some((mount) => isWithin(mount, real))) record.mounts.push(real);
       if (hasSkill) {
         const file = childPath(dir, SKILL_FILE);
         const stat = this.statFile(file, result);
@@ -231,6 +234,7 @@ export class Walker {
               ),
             );
             depthWarned = true;
+            record.depthLimited = true;
           }
           continue;
         }

@@ -38,9 +38,10 @@ function countingFs() {
 async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch, walkFs?: WalkFs, watchBudget?: number) {
   const store = new CatalogStore();
   const logger = createMemoryLogger();
+  const scanner = new Scanner(walkFs ? new Walker(walkFs) : undefined);
   const refresher = new Refresher({
     store,
-    scanner: new Scanner(walkFs ? new Walker(walkFs) : undefined),
+    scanner,
     logger,
     sources: () => [{ label: "dir1", dir, location: "explicit" }],
     limits: { maxDepth: 8, maxDirs: 10_000 },
@@ -54,7 +55,7 @@ async function watchedRefresher(dir: string, watchFn: WatchFn = defaultWatch, wa
   });
   await refresher.start();
   await refresher.watched;
-  return { refresher, store, logger };
+  return { refresher, store, logger, scanner };
 }
 
 /** Counts the rescans `refresher` starts from now on. */
@@ -101,7 +102,7 @@ describe("a watch on each source folder, covering every folder below it", () => 
       [join(elsewhere, "installed"), true],
     ];
     expect(asked.sort()).toEqual(expected.sort());
-    expect(refresher.watchCoverage).toEqual({ wanted: 2, watched: 2, refused: 0, remote: 0, large: 0 });
+    expect(refresher.watchCoverage).toEqual({ wanted: 2, watched: 2, inputs: 0, refused: 0, remote: 0, large: 0 });
     refresher.stop();
   });
 
@@ -190,7 +191,7 @@ describe("a watch on each source folder, covering every folder below it", () => 
     };
     const { refresher, logger, store } = await watchedRefresher(root, refusing);
     await eventually(() => refresher.watchCoverage?.refused === 1);
-    expect(refresher.watchCoverage).toEqual({ wanted: 1, watched: 0, refused: 1, remote: 0, large: 0 });
+    expect(refresher.watchCoverage).toEqual({ wanted: 1, watched: 0, inputs: 0, refused: 1, remote: 0, large: 0 });
     const warnings = () => logger.lines.filter((line) => line.includes("refused"));
     await eventually(() => warnings().length === 1);
     expect(warnings()[0]).toContain("the system refused file watches on 1 of 1 folders");
@@ -203,6 +204,82 @@ describe("a watch on each source folder, covering every folder below it", () => 
     writeSkill(root, "team/zeta");
     expect(await refresher.check("timer", "unwatched")).toBe("changed");
     expect(store.catalog.get("zeta")).toBeDefined();
+    refresher.stop();
+  });
+
+  // Watches are relied on for edits inside a skill on Linux only (FolderWatchers' `trusted`).
+  test.skipIf(process.platform !== "linux")(
+    "a link that leads nowhere, or through another link, is checked by the timer: where it leads can change unseen",
+    async () => {
+      const root = collections();
+      const elsewhere = realpathSync(tempDir("skillhub-watch-chain-"));
+      writeSkill(elsewhere, "installed");
+      symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+      writeSkill(join(elsewhere, "v1"), "versioned", { description: "The first version." });
+      writeSkill(join(elsewhere, "v2"), "versioned", { description: "The second version, longer." });
+      symlinkSync(join(elsewhere, "v1"), join(elsewhere, "current"));
+      symlinkSync(join(elsewhere, "current", "versioned"), join(root, "versioned"));
+      const { refresher, store } = await watchedRefresher(root, silentWatches().watchFn);
+      expect(store.catalog.get("versioned")?.description).toBe("The first version.");
+      // The link's target goes (its watch's rescan records the link as leading nowhere), then comes back.
+      rmSync(join(elsewhere, "installed"), { recursive: true });
+      await refresher.rescan("file change");
+      expect(store.catalog.get("installed")).toBeUndefined();
+      writeSkill(elsewhere, "installed");
+      expect(await refresher.check("timer", "unwatched")).toBe("changed");
+      expect(store.catalog.get("installed")).toBeDefined();
+      // A link on the way is retargeted: no watched folder changes.
+      rmSync(join(elsewhere, "current"));
+      symlinkSync(join(elsewhere, "v2"), join(elsewhere, "current"));
+      expect(await refresher.check("timer", "unwatched")).toBe("changed");
+      expect(store.catalog.get("versioned")?.description).toBe("The second version, longer.");
+      refresher.stop();
+    },
+  );
+
+  test("a folder watched after a later scan is checked whole once its watch is set; a full check waits for a scan under way", async () => {
+    const root = collections();
+    const elsewhere = realpathSync(tempDir("skillhub-watch-later-"));
+    writeSkill(elsewhere, "installed");
+    const { asked, watchFn } = silentWatches();
+    const { refresher, scanner } = await watchedRefresher(root, watchFn);
+    const checks: ("all" | "unwatched")[] = [];
+    const verify = scanner.verify.bind(scanner);
+    scanner.verify = (sources, tick, covers) => {
+      checks.push(covers ? "unwatched" : "all");
+      return verify(sources, tick, covers);
+    };
+    symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+    await refresher.rescan("file change");
+    expect(asked).toContainEqual([join(elsewhere, "installed"), true]);
+    await eventually(() => checks.includes("all"));
+
+    // A full check asked for while a timer check runs, and a scan starts meanwhile: it checks after the scan.
+    checks.length = 0;
+    const timer = refresher.check("timer", "unwatched");
+    const full = refresher.check("list");
+    const scan = refresher.rescan("file change");
+    writeSkill(root, "team/late");
+    await Promise.all([timer, scan]);
+    expect(await full).not.toBe("skipped");
+    expect(checks).toEqual(["unwatched", "all"]);
+    refresher.stop();
+  });
+
+  test("a source folder that goes is no longer taken as watched, and is watched again when it comes back", async () => {
+    const root = realpathSync(tempDir("skillhub-watch-gone-"));
+    writeSkill(root, "a");
+    const reports: ((name?: string, event?: string) => void)[] = [];
+    const { refresher } = await watchedRefresher(root, (_path, _recursive, onChange) => {
+      reports.push(onChange);
+      return { close() {} };
+    });
+    expect(refresher.watchCoverage?.watched).toBe(1);
+    // What a watch reports when the folder it is set on is removed: a change with no name.
+    reports[0]?.(undefined, "rename");
+    expect(refresher.watchCoverage?.watched).toBe(0);
+    await eventually(() => reports.length === 2);
+    expect(refresher.watchCoverage?.watched).toBe(1);
     refresher.stop();
   });
 
@@ -226,25 +303,28 @@ describe("a watch on each source folder, covering every folder below it", () => 
     refresher.stop();
   });
 
-  test("a change inside .git, node_modules or __pycache__ is no reason to rescan; any other is", async () => {
+  test("a change inside .git or __pycache__, or new content in a file no scan reads, is no reason to rescan; any other is", async () => {
     const root = tempDir("skillhub-watch-skipped-");
     writeSkill(root, "a");
-    let report: (name?: string) => void = () => {};
+    let report: (name?: string, event?: string) => void = () => {};
     const { refresher } = await watchedRefresher(root, (_path, _recursive, onChange) => {
       report = onChange;
       return { close() {} };
     });
     const scans = countRescans(refresher);
-    report(".git/objects/ab/cdef");
-    report("a/scripts/__pycache__/run.cpython-312.pyc");
-    report("a/node_modules/left-pad/index.js");
+    report(".git/objects/ab/cdef", "rename");
+    report("a/scripts/__pycache__/run.cpython-312.pyc", "rename");
+    report("a/node_modules/left-pad/index.js", "change");
+    // New content in a file no scan reads: a script's log, an editor's swap file.
+    report("a/scripts/run.log", "change");
+    report("a/.SKILL.md.swp", "change");
     // A change a watch reported and the debounce holds is rescanned by the next call's check.
     await refresher.checkNow();
     expect(scans.count).toBe(0);
-    report("a/SKILL.md");
+    report("a/SKILL.md", "change");
     await refresher.checkNow();
     expect(scans.count).toBe(1);
-    report();
+    report("a/scripts/new.py", "rename");
     await refresher.checkNow();
     expect(scans.count).toBe(2);
     refresher.stop();
@@ -256,7 +336,7 @@ describe("a watch on each source folder, covering every folder below it", () => 
     const { asked, watchFn } = silentWatches();
     const { refresher, logger } = await watchedRefresher(withDependencies, watchFn);
     expect(asked).toEqual([]);
-    expect(refresher.watchCoverage).toEqual({ wanted: 0, watched: 0, refused: 0, remote: 0, large: 1 });
+    expect(refresher.watchCoverage).toEqual({ wanted: 0, watched: 0, inputs: 0, refused: 0, remote: 0, large: 1 });
     const said = () => logger.lines.filter((line) => line.includes(`not watching ${withDependencies}`));
     expect(said()).toHaveLength(1);
     expect(said()[0]).toContain("it holds node_modules or .venv");
@@ -270,7 +350,9 @@ describe("a watch on each source folder, covering every folder below it", () => 
     const many = collections();
     const small = await watchedRefresher(many, silentWatches().watchFn, undefined, 5);
     expect(small.refresher.watchCoverage?.large).toBe(1);
-    expect(small.logger.lines.join("\n")).toContain("folders would take over half the system's watches");
+    expect(small.logger.lines.join("\n")).toContain(
+      "folders would take the watches past a quarter of the system's limit (5)",
+    );
     small.refresher.stop();
   });
 
@@ -286,9 +368,10 @@ describe("a watch on each source folder, covering every folder below it", () => 
       trusted: true,
     });
     const other = tempDir("skillhub-watch-local-");
-    expect(watchers.sync({ roots: [root, other], inputs: [], unwatched: [] })).toEqual({
+    expect(watchers.sync({ roots: [root, other], mounts: [], inputs: [], unwatched: [] })).toEqual({
       wanted: 1,
       watched: 1,
+      inputs: 0,
       refused: 0,
       remote: 1,
       large: 0,
@@ -296,6 +379,23 @@ describe("a watch on each source folder, covering every folder below it", () => 
     expect(asked).toEqual([[other, true]]);
     expect(watchers.covers?.(join(root, "team"))).toBe(false);
     expect(watchers.covers?.(join(other, "any", "folder"))).toBe(true);
+    watchers.close();
+  });
+
+  test("a file system on the network mounted inside a watched source is left to the check", () => {
+    const root = tempDir("skillhub-watch-mount-");
+    const mount = join(root, "team-share");
+    const watchers = new FolderWatchers({
+      logger: createMemoryLogger(),
+      rescanSeconds: 30,
+      changed: () => undefined,
+      watchFn: silentWatches().watchFn,
+      local: (path) => path !== mount,
+      trusted: true,
+    });
+    expect(watchers.sync({ roots: [root], mounts: [mount], inputs: [], unwatched: [] }).remote).toBe(1);
+    expect(watchers.covers?.(join(mount, "skill"))).toBe(false);
+    expect(watchers.covers?.(join(root, "skill"))).toBe(true);
     watchers.close();
   });
 
@@ -308,7 +408,7 @@ describe("a watch on each source folder, covering every folder below it", () => 
       watchFn: silentWatches().watchFn,
       trusted: false,
     });
-    watchers.sync({ roots: [root], inputs: [], unwatched: [] });
+    watchers.sync({ roots: [root], mounts: [], inputs: [], unwatched: [] });
     expect(watchers.covers).toBeUndefined();
     watchers.close();
   });
@@ -331,9 +431,10 @@ describe("a watch on each source folder, covering every folder below it", () => 
       },
     });
     const root = tempDir("skillhub-watch-close-");
-    expect(watchers.sync({ roots: [root, join(root, "missing")], inputs: [], unwatched: [] })).toEqual({
+    expect(watchers.sync({ roots: [root, join(root, "missing")], mounts: [], inputs: [], unwatched: [] })).toEqual({
       wanted: 2,
       watched: 1,
+      inputs: 0,
       refused: 0,
       remote: 0,
       large: 0,
@@ -363,19 +464,22 @@ describe("doctor and the watches", () => {
       if (path === root) throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
       return defaultWatch(path, recursive, onChange, onError);
     };
-    const coverage = await probeWatches({ roots: [root, join(root, "team")], inputs: [], unwatched: [] }, refusing);
-    expect(coverage).toEqual({ wanted: 2, watched: 1, refused: 1, remote: 0, large: 0 });
+    const coverage = await probeWatches(
+      { roots: [root, join(root, "team")], mounts: [], inputs: [], unwatched: [] },
+      refusing,
+    );
+    expect(coverage).toEqual({ wanted: 2, watched: 1, inputs: 0, refused: 1, remote: 0, large: 0 });
     const line = describeWatches(coverage, 30);
     expect(line).toStartWith("on, 1 folder and every folder below them; the system refused 1 more");
     expect(line).toContain("fs.inotify.max_user_watches");
     expect(line).toContain("found by the stat check every 30 s");
     expect(line).toContain("sysctl fs.inotify.max_user_watches=");
     expect(describeWatches(coverage, 0)).toContain("no stat check (SKILLHUB_RESCAN_SECONDS is 0)");
-    expect(describeWatches({ wanted: 1, watched: 0, refused: 0, remote: 1, large: 0 }, 30)).toContain(
+    expect(describeWatches({ wanted: 1, watched: 0, inputs: 0, refused: 0, remote: 1, large: 0 }, 30)).toContain(
       "1 folder on a network file system not watched: covered by the stat check every 30 s",
     );
-    expect(describeWatches({ wanted: 0, watched: 0, refused: 0, remote: 0, large: 1 }, 30)).toContain(
-      "on, no folder watched; 1 source folder not watched (a node_modules or .venv in it, or more folders than half of fs.inotify.max_user_watches): covered by the stat check every 30 s",
+    expect(describeWatches({ wanted: 0, watched: 0, inputs: 0, refused: 0, remote: 0, large: 1 }, 30)).toContain(
+      "on, no folder watched; 1 source folder not watched (a node_modules or .venv in it, deeper than sources.max_depth, or more folders than a quarter of fs.inotify.max_user_watches): covered by the stat check every 30 s",
     );
   });
 });
