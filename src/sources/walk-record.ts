@@ -132,8 +132,11 @@ export class WalkRecord {
         ? watched(parent(path))
         : straight(path, real) && watched(parent(path)) && covers(parent(real));
     };
-    const indices = <T>(items: readonly T[], isWatched: (item: T) => boolean) =>
-      items.flatMap((item, i) => (isWatched(item) ? [] : [i]));
+    const indices = <T>(items: readonly T[], isWatched: (item: T) => boolean) => {
+      const found: number[] = [];
+      for (let i = 0; i < items.length; i++) if (!isWatched(items[i] as T)) found.push(i);
+      return found;
+    };
     const entries: Unwatched = {
       skillDirs: indices(this.skillDirs.paths, (path) => path !== this.root && watched(path)),
       files: indices(this.files.paths, fileWatched),
