@@ -4,6 +4,7 @@ import { compareLocks, describeChange, type LockChange } from "../lock/compare.t
 import type { LockTarget } from "../lock/location.ts";
 import type { Lockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
+import { plural } from "../util/plural.ts";
 
 /** One lock file's share of what would be served now. */
 export interface TargetLock extends LockTarget {
@@ -62,8 +63,4 @@ export function tooLargeNote(lock: Lockfile): string | undefined {
 /** One line per change, indented, for the text output of verify and sync. */
 export function changeLines(changes: readonly LockChange[]): string {
   return changes.map((c) => `  ${describeChange(c)}\n`).join("");
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

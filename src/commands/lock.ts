@@ -1,6 +1,7 @@
 import { writeLockfile } from "../lock/lockfile.ts";
+import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { currentLocks, hasEntries, plural, tooLarge, tooLargeNote } from "./lock-state.ts";
+import { currentLocks, hasEntries, tooLarge, tooLargeNote } from "./lock-state.ts";
 
 /**
  * `skillhub lock [--json]`: record what would be served now (no network: the

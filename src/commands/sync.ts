@@ -1,8 +1,9 @@
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { Hub } from "../server/hub.ts";
+import { plural } from "../util/plural.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
-import { changeLines, currentLocks, hasEntries, lockChanges, plural } from "./lock-state.ts";
+import { changeLines, currentLocks, hasEntries, lockChanges } from "./lock-state.ts";
 
 /**
  * `skillhub sync [--update] [--frozen] [--json]`: what refresh_skills does,

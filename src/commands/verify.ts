@@ -1,12 +1,12 @@
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import {
   changeLines,
   currentLocks,
   hasEntries,
   lockChanges,
-  plural,
   type TargetLock,
   tooLarge,
   tooLargeNote,

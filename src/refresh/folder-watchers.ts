@@ -5,6 +5,7 @@ import type { Covers } from "../sources/walk-record.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { createMemoryLogger, type Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
+import { plural } from "../util/plural.ts";
 
 /** A watch set up on one path. */
 export interface Watching {
@@ -276,40 +277,36 @@ export class FolderWatchers {
    * set up again by the sync after the rescan that follows if a folder is there again.
    */
   private gone(path: string): void {
-    const watching = this.watches.get(path);
-    if (!watching || this.closed) return;
-    watching.close();
-    this.watches.delete(path);
-    this.watchedFolders.delete(path);
-    this.roots = this.roots.filter((root) => root !== path);
-    this.coversNow = undefined;
-    this.coverage = { ...this.coverage, watched: this.roots.length };
-    this.options.changed();
+    if (this.drop(path)) this.options.changed();
   }
 
   /** A watch stopped working: dropped (and not set up again while wanted), and a rescan looks for what it missed. */
   private stopped(path: string, error: unknown): void {
-    const watching = this.watches.get(path);
-    if (!watching || this.closed) return;
-    watching.close();
-    this.watches.delete(path);
-    this.watchedFolders.delete(path);
+    if (!this.drop(path)) return;
     this.failed.add(path);
-    this.roots = this.roots.filter((root) => root !== path);
-    this.coversNow = undefined;
     const code = errnoCode(error);
-    const watched = this.roots.length;
-    const inputs = this.watches.size - watched;
     if (code && LIMIT_CODES.has(code)) {
       this.refusedPaths.add(path);
-      this.coverage = { ...this.coverage, watched, inputs, refused: this.refusedPaths.size };
+      this.coverage = { ...this.coverage, refused: this.refusedPaths.size };
       this.limitReported = false;
       this.reportLimit(errorMessage(error));
     } else {
-      this.coverage = { ...this.coverage, watched, inputs };
       this.options.logger.warn(`the watch on ${path} stopped (${errorMessage(error)}); ${this.fallback()}`);
     }
     this.options.changed();
+  }
+
+  /** Close the watch on `path` and stop counting on it; false when there is none (or all are closed). */
+  private drop(path: string): boolean {
+    const watching = this.watches.get(path);
+    if (!watching || this.closed) return false;
+    watching.close();
+    this.watches.delete(path);
+    this.watchedFolders.delete(path);
+    this.roots = this.roots.filter((root) => root !== path);
+    this.coversNow = undefined;
+    this.coverage = { ...this.coverage, watched: this.roots.length, inputs: this.watches.size - this.roots.length };
+    return true;
   }
 
   /** Says once, while watches stay refused, that the system's limit is reached and what covers the rest. */
@@ -362,7 +359,6 @@ export async function probeWatches(targets: WatchTargets, watchFn?: WatchFn): Pr
 
 /** The watches as `doctor` shows them: how many, and when some are missing, why and what covers them. */
 export function describeWatches(coverage: WatchCoverage, rescanSeconds: number): string {
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const watched =
     coverage.watched > 0
       ? `on, ${plural(coverage.watched, "folder")} and every folder below them`

@@ -1,5 +1,5 @@
 import { readlinkSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 
 /** The calls a check makes (WalkFs's, without importing walk-types, which imports this file). */
 type StatFs = {
@@ -114,7 +114,6 @@ export class WalkRecord {
       }
       return folder;
     };
-    const parent = (path: string) => path.slice(0, path.lastIndexOf("/")) || "/";
     const watched = (folder: string) => {
       const real = realOf(folder);
       return real !== "" && covers(real);
@@ -122,15 +121,15 @@ export class WalkRecord {
     // A link is the watches' only while it leads somewhere straight: a dangling one, or one through
     // another link elsewhere, can change where it leads with no change in any watched folder.
     const straight = (path: string, real: string) => {
-      const from = realOf(parent(path));
+      const from = realOf(dirname(path));
       return real !== "" && from !== "" && resolve(from, readlinkOrEmpty(path)) === real;
     };
     // A file that is itself a link changes where it leads: its target's folder.
     const fileWatched = (path: string) => {
       const real = linkReal.get(path);
       return real === undefined
-        ? watched(parent(path))
-        : straight(path, real) && watched(parent(path)) && covers(parent(real));
+        ? watched(dirname(path))
+        : straight(path, real) && watched(dirname(path)) && covers(dirname(real));
     };
     const indices = <T>(items: readonly T[], isWatched: (item: T) => boolean) => {
       const found: number[] = [];
@@ -140,7 +139,7 @@ export class WalkRecord {
     const entries: Unwatched = {
       skillDirs: indices(this.skillDirs.paths, (path) => path !== this.root && watched(path)),
       files: indices(this.files.paths, fileWatched),
-      links: indices(this.links, ([path, real]) => straight(path, real) && watched(parent(path))),
+      links: indices(this.links, ([path, real]) => straight(path, real) && watched(dirname(path))),
     };
     this.unwatchedFor = { covers, entries };
     return entries;

@@ -79,6 +79,18 @@ function collections(): string {
   return root;
 }
 
+/** `collections()` with a skill linked in from a folder elsewhere (as installers link skills). */
+function withLinkedSkill(): { root: string; elsewhere: string } {
+  const root = collections();
+  const elsewhere = realpathSync(tempDir("skillhub-watch-linked-"));
+  writeSkill(elsewhere, "installed");
+  symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+  return { root, elsewhere };
+}
+
+/** Watches are relied on for edits inside a skill on Linux only (FolderWatchers' `trusted`). */
+const onLinux = test.skipIf(process.platform !== "linux");
+
 /** Watches that never report anything, recording what was asked. */
 function silentWatches() {
   const asked: [string, boolean][] = [];
@@ -91,10 +103,7 @@ function silentWatches() {
 
 describe("a watch on each source folder, covering every folder below it", () => {
   test("each source folder is watched once, with everything below it; a folder linked in from elsewhere gets its own", async () => {
-    const root = collections();
-    const elsewhere = realpathSync(tempDir("skillhub-watch-linked-"));
-    writeSkill(elsewhere, "installed");
-    symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+    const { root, elsewhere } = withLinkedSkill();
     const { asked, watchFn } = silentWatches();
     const { refresher } = await watchedRefresher(root, watchFn);
     const expected: [string, boolean][] = [
@@ -137,49 +146,38 @@ describe("a watch on each source folder, covering every folder below it", () => 
     refresher.stop();
   });
 
-  // Watches are relied on for edits inside a skill on Linux only (FolderWatchers' `trusted`).
-  test.skipIf(process.platform !== "linux")(
-    "the timer's check stats only what no working watch covers: the source and collection folders",
-    async () => {
-      const root = collections();
-      const { walkFs, counted } = countingFs();
-      const { watchFn } = silentWatches();
-      const { refresher } = await watchedRefresher(root, watchFn, walkFs);
-      counted.stats = 0;
-      expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
-      // The source folder and its two collections; no skill folder, no folder inside one, no SKILL.md.
-      expect(counted.stats).toBe(3);
-      // An edit inside a skill is the watch's to report (this one never does); a full check still finds it.
-      appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
-      expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
-      expect(await refresher.check()).toBe("changed");
-      refresher.stop();
-    },
-  );
+  onLinux("the timer's check stats only what no working watch covers: the source and collection folders", async () => {
+    const root = collections();
+    const { walkFs, counted } = countingFs();
+    const { watchFn } = silentWatches();
+    const { refresher } = await watchedRefresher(root, watchFn, walkFs);
+    counted.stats = 0;
+    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+    // The source folder and its two collections; no skill folder, no folder inside one, no SKILL.md.
+    expect(counted.stats).toBe(3);
+    // An edit inside a skill is the watch's to report (this one never does); a full check still finds it.
+    appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
+    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+    expect(await refresher.check()).toBe("changed");
+    refresher.stop();
+  });
 
-  // Watches are relied on for edits inside a skill on Linux only (FolderWatchers' `trusted`).
-  test.skipIf(process.platform !== "linux")(
-    "a folder linked in whose watch stopped is statted whole by the timer's check",
-    async () => {
-      const root = collections();
-      const elsewhere = realpathSync(tempDir("skillhub-watch-linked-"));
-      writeSkill(elsewhere, "installed");
-      symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
-      const errors = new Map<string, (error: unknown) => void>();
-      const { refresher, logger } = await watchedRefresher(root, (path, _recursive, _onChange, onError) => {
-        errors.set(path, onError);
-        return { close() {} };
-      });
-      errors.get(join(elsewhere, "installed"))?.(new Error("EIO: watch failed"));
-      await eventually(() => logger.lines.some((line) => line.includes("stopped (EIO: watch failed)")));
-      appendFileSync(join(elsewhere, "installed", "SKILL.md"), "\nMore.\n");
-      expect(await refresher.check("timer", "unwatched")).toBe("changed");
-      // The watched source's own skills stay the watch's.
-      appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
-      expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
-      refresher.stop();
-    },
-  );
+  onLinux("a folder linked in whose watch stopped is statted whole by the timer's check", async () => {
+    const { root, elsewhere } = withLinkedSkill();
+    const errors = new Map<string, (error: unknown) => void>();
+    const { refresher, logger } = await watchedRefresher(root, (path, _recursive, _onChange, onError) => {
+      errors.set(path, onError);
+      return { close() {} };
+    });
+    errors.get(join(elsewhere, "installed"))?.(new Error("EIO: watch failed"));
+    await eventually(() => logger.lines.some((line) => line.includes("stopped (EIO: watch failed)")));
+    appendFileSync(join(elsewhere, "installed", "SKILL.md"), "\nMore.\n");
+    expect(await refresher.check("timer", "unwatched")).toBe("changed");
+    // The watched source's own skills stay the watch's.
+    appendFileSync(join(root, "loose", "SKILL.md"), "\nMore.\n");
+    expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
+    refresher.stop();
+  });
 
   test("when the system refuses watches part of the way, the log says so once, naming the limit; the check covers that source", async () => {
     const root = collections();
@@ -207,14 +205,10 @@ describe("a watch on each source folder, covering every folder below it", () => 
     refresher.stop();
   });
 
-  // Watches are relied on for edits inside a skill on Linux only (FolderWatchers' `trusted`).
-  test.skipIf(process.platform !== "linux")(
+  onLinux(
     "a link that leads nowhere, or through another link, is checked by the timer: where it leads can change unseen",
     async () => {
-      const root = collections();
-      const elsewhere = realpathSync(tempDir("skillhub-watch-chain-"));
-      writeSkill(elsewhere, "installed");
-      symlinkSync(join(elsewhere, "installed"), join(root, "installed"));
+      const { root, elsewhere } = withLinkedSkill();
       writeSkill(join(elsewhere, "v1"), "versioned", { description: "The first version." });
       writeSkill(join(elsewhere, "v2"), "versioned", { description: "The second version, longer." });
       symlinkSync(join(elsewhere, "v1"), join(elsewhere, "current"));
