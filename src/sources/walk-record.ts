@@ -34,6 +34,8 @@ export class WalkRecord {
   readonly files = new StatList();
   /** Links the walk followed, with the real path each led to (a link retargeted elsewhere changes nothing else). */
   readonly links: [path: string, real: string][] = [];
+  /** Files with more than one name: an edit through another name is seen by no watch on this one's folder. */
+  readonly hardLinked = new Set<string>();
   /** The source folder, and its real path ("" when it is missing): where a watch on the source is set. */
   root = "";
   rootReal = "";
@@ -73,7 +75,7 @@ export class WalkRecord {
   /**
    * `verify` for what no watch covers: the source folder and the collection folders (a source folder
    * replaced or removed is seen by no watch inside it), and the skill folders, files and links whose real
-   * folder `covers` refuses. Where a watch covers everything, a few stats.
+   * folder `covers` refuses, and files with more than one name. Where a watch covers everything, a few stats.
    */
   *verifyUnwatched(fs: StatFs, covers: Covers): Generator<void, boolean, void> {
     const unwatched = this.unwatched(covers);
@@ -126,6 +128,7 @@ export class WalkRecord {
     };
     // A file that is itself a link changes where it leads: its target's folder.
     const fileWatched = (path: string) => {
+      if (this.hardLinked.has(path)) return false;
       const real = linkReal.get(path);
       return real === undefined
         ? watched(dirname(path))

@@ -47,7 +47,15 @@ export interface WalkLimits {
 
 /** The few file-system calls the walker makes, injectable for tests. */
 export interface WalkFs {
-  statSync(path: string): { mtimeMs: number; size: number; dev: number; isDirectory(): boolean; isFile(): boolean };
+  statSync(path: string): {
+    mtimeMs: number;
+    size: number;
+    dev: number;
+    /** Names the file has: more than one, and an edit through another name is reported to that name's folder. */
+    nlink: number;
+    isDirectory(): boolean;
+    isFile(): boolean;
+  };
   readdirSync(
     path: string,
     options: { withFileTypes: true },

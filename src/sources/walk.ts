@@ -281,6 +281,7 @@ export class Walker {
     try {
       const stat = this.fs.statSync(file);
       result.record.files.add(file, stat.mtimeMs, stat.size);
+      if (stat.nlink > 1) result.record.hardLinked.add(file);
       return { size: stat.size, mtimeMs: stat.mtimeMs };
     } catch (error) {
       if (errnoCode(error) !== "ENOENT") noteUnreadable(result, file, error);

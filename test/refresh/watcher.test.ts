@@ -1,6 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import { appendFileSync, mkdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import {
+  appendFileSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
@@ -227,6 +236,28 @@ describe("a watch on each source folder, covering every folder below it", () => 
       symlinkSync(join(elsewhere, "v2"), join(elsewhere, "current"));
       expect(await refresher.check("timer", "unwatched")).toBe("changed");
       expect(store.catalog.get("versioned")?.description).toBe("The second version, longer.");
+      refresher.stop();
+    },
+  );
+
+  onLinux(
+    "a SKILL.md with a second name elsewhere is checked by the timer: an edit through that name is seen by no watch here",
+    async () => {
+      const root = collections();
+      const elsewhere = realpathSync(tempDir("skillhub-watch-hardlink-"));
+      writeSkill(elsewhere, "shared", { description: "Before the edit." });
+      mkdirSync(join(root, "shared"));
+      linkSync(join(elsewhere, "shared", "SKILL.md"), join(root, "shared", "SKILL.md"));
+      const { refresher, store } = await watchedRefresher(root, silentWatches().watchFn);
+      expect(store.catalog.get("shared")?.description).toBe("Before the edit.");
+      // Rewritten in place through the other name (the same file, so both names see it).
+      const other = join(elsewhere, "shared", "SKILL.md");
+      writeFileSync(other, readFileSync(other, "utf8").replace("Before the edit.", "After the edit, longer."));
+      expect(await refresher.check("timer", "unwatched")).toBe("changed");
+      expect(store.catalog.get("shared")?.description).toBe("After the edit, longer.");
+      // A file with one name is left to its folder's watch: an edit the silent watch does not report waits for a full check.
+      writeSkill(root, "team/alpha", { description: "Edited where only a watch would see it." });
+      expect(await refresher.check("timer", "unwatched")).toBe("unchanged");
       refresher.stop();
     },
   );
