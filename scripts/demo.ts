@@ -2,7 +2,9 @@
  * `make run`: start the built server on a skills folder, talk to it as an MCP
  * client would, and show how to connect a real client. Usage: demo.ts BINARY DIR
  */
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
@@ -10,11 +12,13 @@ const [binary = "dist/skillhub", dir = "skills-example"] = process.argv.slice(2)
 const bin = resolve(binary);
 const skills = resolve(dir);
 const say = (text = "") => process.stdout.write(`${text}\n`);
+// SkillHub's own folder for the demo alone: its load of a skill must not count in your usage ranking.
+const home = mkdtempSync(join(tmpdir(), "skillhub-demo-"));
 
 const transport = new StdioClientTransport({
   command: bin,
   args: ["--skills-dir", skills, "--no-watch"],
-  env: { ...(process.env as Record<string, string>), LOG_LEVEL: "WARN" },
+  env: { ...(process.env as Record<string, string>), LOG_LEVEL: "WARN", SKILLHUB_HOME: home },
   stderr: "inherit",
 });
 const client = new Client({ name: "skillhub-demo", version: "1.0.0" });
@@ -52,8 +56,9 @@ if (first) {
   say("  | ...");
 }
 await client.close();
+rmSync(home, { recursive: true, force: true });
 say(`
 Point your MCP client at it (the binary's absolute path; see also ${binary} print-config CLIENT):
-  Claude Code:     claude mcp add skillhub -- ${bin} --skills-dir ${skills}
+  Claude Code:     claude mcp add --scope user skillhub -- ${bin} --skills-dir ${skills}
   Claude Desktop:  ${binary} print-config claude-desktop --skills-dir ${skills}
 Run the bare stdio server yourself with: make serve`);

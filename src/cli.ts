@@ -65,7 +65,7 @@ Options (every command):
                          (the sk profile and mcp-server read ./skills when not given)
   --tools PROFILE|LIST   auto (default), skill, hub, tree, sk, all, or a comma list of tools
   --no-watch             no file watches (the 30 s stat check covers everything)
-  --log-level LEVEL      DEBUG, INFO, WARN or ERROR (also LOG_LEVEL); logs go to stderr
+  --log-level LEVEL      DEBUG, INFO, WARN, ERROR or SILENT (also LOG_LEVEL); logs go to stderr
   --home DIR             SkillHub's own folder (default ~/.skillhub; also SKILLHUB_HOME)
   --config FILE          read settings from FILE after ~/.skillhub/config.yaml
   --frozen               serve and sync only what skillhub.lock records (also SKILLHUB_FROZEN=1)

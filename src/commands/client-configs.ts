@@ -42,7 +42,10 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
           text: `claude mcp add --scope user skillhub -- ${shellWords([launch.command, ...launch.args])}`,
           command: true,
         },
-        { where: "or commit .mcp.json at the project root", text: json({ mcpServers: { skillhub: entry } }) },
+        {
+          where: "or .mcp.json at the project root (it names paths on this machine: commit it only where they hold)",
+          text: json({ mcpServers: { skillhub: entry } }),
+        },
       ];
     case "cursor":
       return [

@@ -59,6 +59,8 @@ export const runDoctor: CommandRun = async (ctx) => {
   });
   lines.push(...teamLines(hub));
   lines.push("", `Skills served: ${catalog.skills.length}`);
+  if (catalog.skills.length === 0)
+    lines.push("  Put skill folders (each with a SKILL.md) in one of the folders above, or pass --skills-dir DIR.");
   lines.push(...(await publicationReport(hub)));
   if (catalog.shadowed.length > 0) {
     lines.push("", `Shadowed skills (${catalog.shadowed.length}; load them by qualified name):`);

@@ -40,8 +40,8 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   // stdout is exactly one file's content (`print-config cursor > ~/.cursor/mcp.json` works); where it goes,
   // and any alternative (a command to run instead), go to stderr.
   const file = snippets.find((s) => !s.command) ?? (snippets[0] as (typeof snippets)[number]);
-  ctx.err(`# ${file.where}\n`);
   for (const other of snippets.filter((s) => s !== file)) ctx.err(`# ${other.where}:\n${other.text}\n`);
+  ctx.err(`# ${file.where}\n`);
   if (url && token) ctx.err("# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n");
   ctx.out(`${file.text}\n`);
   return 0;

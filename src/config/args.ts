@@ -56,6 +56,29 @@ const OPTIONS = {
   version: { type: "boolean", short: "v" },
 } as const satisfies Record<string, OptionSpec>;
 
+/** The command options (beside the shared ones, --config, --help and --version) each command reads. */
+const COMMAND_OPTIONS: Record<Command, readonly (keyof typeof OPTIONS)[]> = {
+  serve: [],
+  "mcp-server": [],
+  list: ["json", "all"],
+  search: ["json", "limit"],
+  show: [],
+  validate: ["json"],
+  doctor: ["json"],
+  sync: ["json", "update"],
+  lock: ["json"],
+  verify: ["json"],
+  stats: ["json", "since"],
+  "print-config": ["http"],
+  ui: ["open"],
+  add: ["global", "ref", "path"],
+  remove: ["global", "path"],
+  sources: ["json"],
+};
+
+/** Options no command reads on its own: every command takes them. */
+const EVERY_COMMAND = new Set(["config", "help", "version"]);
+
 /** The options a value follows. */
 const OPTIONS_TAKING_VALUES = new Set(
   Object.entries(OPTIONS)
@@ -112,6 +135,8 @@ const CONFIG_FLAGS = new Set([
 
 /** argv (without node and script) → command, positionals and flags. Throws ConfigError on a usage error. */
 export function parseCommandLine(argv: string[]): ParsedArgs {
+  // `skillhub help`, as many command lines take it.
+  if (argv[0] === "help") return parseCommandLine(["--help"]);
   let parsed: ParsedArgv;
   try {
     parsed = parseArgv(argv, OPTIONS);
@@ -135,6 +160,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     positionals = rest;
   }
   const values = parsed.values;
+  refuseOthersOptions(command, values);
   const flags: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) if (CONFIG_FLAGS.has(name)) flags[name] = value;
   if (command === "serve" && positionals.length > 0) {
@@ -163,6 +189,17 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       version: values.version === true,
     },
   };
+}
+
+/** A command option given to a command that does not read it is an error, not something to ignore. */
+function refuseOthersOptions(command: Command, values: Record<string, unknown>): void {
+  const own: readonly string[] = COMMAND_OPTIONS[command];
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined || CONFIG_FLAGS.has(name) || EVERY_COMMAND.has(name) || own.includes(name)) continue;
+    const takes =
+      own.length > 0 ? `its own options are ${own.map((o) => `--${o}`).join(", ")}` : "it has no options of its own";
+    throw new ConfigError(`option --${name} does not apply to ${command}: ${takes}.`, { key: name, value: command });
+  }
 }
 
 function usageMessage(error: unknown): string {

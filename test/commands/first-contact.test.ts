@@ -135,6 +135,22 @@ describe("first contact with the command line", () => {
     expect(err).toContain(`skills folder ${missing} does not exist; it is skipped.`);
   });
 
+  test("doctor with no skill anywhere says where to put them", async () => {
+    const { code, out } = await cli(["doctor", "--skills-dir", tempDir()]);
+    expect(code).toBe(0);
+    expect(out).toContain("Skills served: 0\n  Put skill folders (each with a SKILL.md) in one of the folders above");
+    const served = await cli(["doctor", "--skills-dir", join(import.meta.dir, "../../skills-example")]);
+    expect(served.out).not.toContain("Put skill folders");
+  });
+
+  test("help, as a command, prints the usage; a command option given to another command is refused", async () => {
+    expect((await cli(["help"])).out).toContain("Usage:");
+    const { code, err, out } = await cli(["list", "--limit", "3"]);
+    expect(code).toBe(2);
+    expect(out).toBe("");
+    expect(err).toContain("option --limit does not apply to list: its own options are --json, --all.");
+  });
+
   test("a --skills-dir that is a file (a SKILL.md given for its folder) is named as such", async () => {
     const dir = tempDir();
     writeSkill(dir, "git", { description: "Git workflow" });

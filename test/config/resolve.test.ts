@@ -190,10 +190,27 @@ describe("loadConfig", () => {
 
 describe("parseCommandLine", () => {
   test("no command means serve; flags are split into config flags and options", () => {
-    const parsed = parseCommandLine(["--skills-dir", "/a", "--skills-dir", "/b", "--json"]);
+    const parsed = parseCommandLine(["--skills-dir", "/a", "--skills-dir", "/b", "--config", "c.yaml"]);
     expect(parsed.command).toBe("serve");
     expect(parsed.flags["skills-dir"]).toEqual(["/a", "/b"]);
-    expect(parsed.options.json).toBe(true);
+    expect(parsed.options.config).toBe("c.yaml");
+    expect(parseCommandLine(["list", "--json", "--all"]).options).toMatchObject({ json: true, all: true });
+  });
+
+  test("a command option given to a command that does not read it is refused, naming the command's own", () => {
+    expect(failure(() => parseCommandLine(["list", "--limit", "3"])).message).toBe(
+      "option --limit does not apply to list: its own options are --json, --all.",
+    );
+    expect(failure(() => parseCommandLine(["show", "pdf", "--json"])).message).toBe(
+      "option --json does not apply to show: it has no options of its own.",
+    );
+    expect(failure(() => parseCommandLine(["--json"])).message).toContain("does not apply to serve");
+    // The shared options go with every command: doctor shows the settings they make.
+    expect(parseCommandLine(["doctor", "--port", "5", "--json"]).flags.port).toBe("5");
+  });
+
+  test("help is a command too", () => {
+    expect(parseCommandLine(["help"]).options.help).toBe(true);
   });
 
   test("unknown options and commands are usage errors", () => {

@@ -4,6 +4,7 @@ import { binOf, ensureNode22, ensureNpmTool, PINNED } from "../../scripts/npm-to
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { startHttpBinary } from "../helpers/http-binary.ts";
+import { runsHere } from "../helpers/runs-here.ts";
 
 /**
  * A real MCP client, the MCP Inspector CLI (pinned, Node 22), against the
@@ -11,7 +12,11 @@ import { startHttpBinary } from "../helpers/http-binary.ts";
  * time, so it runs under `make conformance` (SKILLHUB_NPM_TOOLS=1), not in
  * every `bun test`.
  */
-const enabled = process.env.SKILLHUB_NPM_TOOLS === "1";
+const enabled = runsHere(
+  process.env.SKILLHUB_NPM_TOOLS === "1",
+  "the MCP Inspector CLI tests",
+  "they run under make conformance (SKILLHUB_NPM_TOOLS=1)",
+);
 afterAll(cleanupTemp);
 
 describe.skipIf(!enabled)("MCP Inspector CLI over Streamable HTTP", () => {

@@ -7,6 +7,7 @@ import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type Balancer, haproxyBinary, startHaproxy } from "../helpers/haproxy.ts";
 import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
 import { eventually, HANG_MS, textOf } from "../helpers/hub.ts";
+import { runsHere } from "../helpers/runs-here.ts";
 import { hasChromium, launchBrowser } from "../ui/browser.ts";
 
 /**
@@ -153,7 +154,11 @@ describe.skipIf(!haproxy)("two replicas behind haproxy serve clients nobody here
   }, 120_000);
 
   const { name, version } = PINNED.inspector;
-  const inspectorReady = process.env.SKILLHUB_NPM_TOOLS === "1" || npmToolInstalled(name, version);
+  const inspectorReady = runsHere(
+    process.env.SKILLHUB_NPM_TOOLS === "1" || npmToolInstalled(name, version),
+    "the MCP Inspector through haproxy",
+    `${name}@${version} is not in .tools/ (make conformance installs it)`,
+  );
   test.skipIf(!inspectorReady)(
     "the MCP Inspector CLI through haproxy: tools, a call, a resource",
     async () => {

@@ -5,13 +5,18 @@ import { binOf, ensureNode22, ensureNpmTool, PINNED } from "../../scripts/npm-to
 import { binary } from "./binary.ts";
 import { cleanupTemp, tempDir, writeSkill } from "./fs.ts";
 import { type HttpBinary, startHttpBinary } from "./http-binary.ts";
+import { runsHere } from "./runs-here.ts";
 
 /**
  * The real MCP clients (Claude Code, Gemini CLI, Codex) and the MCP Bundle CLI, pinned and installed
  * into .tools/ by `make client-tools`. Tests that use them run under `make clients`
  * (SKILLHUB_CLIENT_TOOLS=1), not in every `bun test`: the first run needs the npm registry.
  */
-export const clientToolsEnabled = process.env.SKILLHUB_CLIENT_TOOLS === "1";
+export const clientToolsEnabled = runsHere(
+  process.env.SKILLHUB_CLIENT_TOOLS === "1",
+  "the real MCP clients' tests (Claude Code, Gemini CLI, Codex, mcpb)",
+  "they run under make clients (SKILLHUB_CLIENT_TOOLS=1)",
+);
 
 export interface ClientTools {
   node: string;

@@ -77,7 +77,7 @@ describe("one lock per place: the project's skills and the user's own", () => {
     const noted = await cli(b, ["verify"]);
     expect(noted.code).toBe(0);
     expect(noted.err).toBe(
-      `skillhub: 1 personal skill (global folders, plugins) not verified: no lock at ${globalLock(b)}; run \`skillhub lock\` to write it.\n`,
+      `skillhub: 1 personal skill (global folders, --skills-dir folders outside the project, plugins) not verified: no lock at ${globalLock(b)}; run \`skillhub lock\` to write it.\n`,
     );
     expect(code(await s.call("load_skill", { skill_name: "mine" }))).toBe("LOCK_UNAVAILABLE");
     expect(code(await s.call("load_skill", { skill_name: "review" }))).toBeUndefined();

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
+import { notRoot } from "../helpers/runs-here.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 // Whatever happens to a file after the scan, a tool serves bytes from inside the
@@ -141,7 +142,7 @@ describe("read_skill_file and get_asset on hostile files", () => {
     for (const r of [await read("link.txt"), await read("pipe")]) expect(JSON.stringify(r)).not.toContain(CANARY);
   });
 
-  test.skipIf(process.getuid?.() === 0)("an unreadable file is PERMISSION_DENIED, without a stack trace", async () => {
+  test.skipIf(!notRoot)("an unreadable file is PERMISSION_DENIED, without a stack trace", async () => {
     const { skills } = world();
     const file = write(join(skills, "victim/locked.txt"), "no\n");
     Bun.spawnSync(["chmod", "000", file]);

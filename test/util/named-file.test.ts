@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { readNamedFile, readNamedText } from "../../src/util/named-file.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { notRoot } from "../helpers/runs-here.ts";
 
 afterAll(cleanupTemp);
 
@@ -114,8 +115,7 @@ describe("readNamedFile: the bounded reader for files configuration names", () =
     ).toMatchObject({ ok: false, code: "READ_TIMEOUT" });
   });
 
-  // Root reads anything: the case cannot be made as root.
-  test.skipIf(process.getuid?.() === 0)("an unreadable file is PERMISSION_DENIED, not missing", () => {
+  test.skipIf(!notRoot)("an unreadable file is PERMISSION_DENIED, not missing", () => {
     const dir = tempDir("skillhub-nf-");
     mkdirSync(join(dir, "locked"), { mode: 0o000 });
     expect(readNamedFile({ path: join(dir, "locked", "x.yaml"), maxBytes: 10 })).toMatchObject({
