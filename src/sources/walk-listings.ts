@@ -12,8 +12,22 @@ export interface FolderEntry {
   kind: EntryKind;
 }
 
-export interface DirListing {
+/**
+ * What tells one state of a folder or file from another by stat: its mtime, and its inode and ctime, since
+ * a folder put in another's place (renamed over it, a link retargeted) can carry the same mtime (`touch
+ * -r`, `tar`, two folders made in the same clock tick), and the system sets ctime, which no one can.
+ */
+export interface Stamp {
   mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+/** Whether two stamps are of the same state. */
+export const sameStamp = (a: Stamp, b: Stamp): boolean =>
+  a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+
+export interface DirListing extends Stamp {
   /** The file system's device: another than the source folder's is a file system mounted inside it. */
   dev: number;
   /** Sorted by name (code units). */
@@ -40,9 +54,9 @@ export function readEntries(dir: string, fs: Pick<WalkFs, "readdirSync"> = nodeF
 }
 
 /**
- * Each folder's listing keyed by its mtime (Walker), so a rescan of an unchanged tree costs one stat per
- * folder instead of a readdir: an added or removed entry changes its folder's mtime. Kept for the folders
- * the last pass listed.
+ * Each folder's listing keyed by its stamp (Walker), so a rescan of an unchanged tree costs one stat per
+ * folder instead of a readdir: an added or removed entry changes its folder's mtime, another folder in
+ * its place has another stamp. Kept for the folders the last pass listed.
  */
 export class FolderListings {
   private listings = new Map<string, DirListing>();
@@ -56,28 +70,27 @@ export class FolderListings {
     this.nextListings = new Map();
   }
 
-  /** `dir`'s entries as the last pass (or this one) listed them, if its mtime is still `mtimeMs`. */
-  entriesAt(dir: string, mtimeMs: number): readonly FolderEntry[] | undefined {
+  /** `dir`'s entries as the last pass (or this one) listed them, if its stamp is still `stamp`. */
+  entriesAt(dir: string, stamp: Stamp): readonly FolderEntry[] | undefined {
     const known = this.nextListings.get(dir) ?? this.listings.get(dir);
-    return known && known.mtimeMs === mtimeMs ? known.entries : undefined;
+    return known && sameStamp(known, stamp) ? known.entries : undefined;
   }
 
   /**
-   * `dir`'s entries, sorted by name: the kept listing while its mtime holds, else read again. Undefined,
+   * `dir`'s entries, sorted by name: the kept listing while its stamp holds, else read again. Undefined,
    * with a note in `result`, when unreadable.
    */
   list(dir: string, result: WalkResult): DirListing | undefined {
     // This pass's listing first: a folder listed twice in one pass (nested sources) keeps its newest.
     const known = this.nextListings.get(dir) ?? this.listings.get(dir);
-    let mtimeMs: number;
-    let dev: number;
+    let stat: Stamp & { dev: number };
     try {
-      ({ mtimeMs, dev } = this.fs.statSync(dir));
+      stat = this.fs.statSync(dir);
     } catch (error) {
       noteUnreadable(result, dir, error);
       return undefined;
     }
-    if (known && known.mtimeMs === mtimeMs) {
+    if (known && sameStamp(known, stat)) {
       this.nextListings.set(dir, known);
       return known;
     }
@@ -85,7 +98,8 @@ export class FolderListings {
       const read = readEntries(dir, this.fs);
       const hasSkill = read.some((e) => e.name === SKILL_FILE && e.kind === "file");
       const entries = hasSkill && read.length === 1 ? SKILL_ONLY : read;
-      const listing = { mtimeMs, dev, entries, hasSkill };
+      const { mtimeMs, ctimeMs, ino, dev } = stat;
+      const listing = { mtimeMs, ctimeMs, ino, dev, entries, hasSkill };
       this.nextListings.set(dir, listing);
       result.reread++;
       return listing;

@@ -1,9 +1,10 @@
 import { readlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { type Stamp, sameStamp } from "./walk-listings.ts";
 
 /** The calls a check makes (WalkFs's, without importing walk-types, which imports this file). */
 type StatFs = {
-  statSync(path: string): { mtimeMs: number; size: number; isDirectory(): boolean };
+  statSync(path: string): Stamp & { size: number; isDirectory(): boolean };
   realpathSync(path: string): string;
 };
 
@@ -21,7 +22,8 @@ interface Unwatched {
  * What one walk looked at, so that a later check can tell by stat alone that a new walk would give the
  * same result (an unchanged rescan costs a stat per entry, no readdir and no parse). A walk's result
  * depends only on the listings of the folders it read (an added, removed or renamed entry changes its
- * folder's mtime), on the size and mtime of the files it statted, and on where its links lead.
+ * folder's mtime; another folder in its place has another stamp), on the size and stamp of the files it
+ * statted, and on where its links lead.
  *
  * Entries come in three groups:
  * - `structure`: folders outside skills (source roots, collections), where new skills appear;
@@ -154,10 +156,13 @@ export class WalkRecord {
   }
 }
 
-/** Paths with the mtime (and, for files, size) seen; parallel arrays, shared path strings. */
+/** Paths with the stamp (and, for files, size) seen; parallel arrays, shared path strings. */
 export class StatList {
   readonly paths: string[] = [];
+  /** NaN: a source folder that did not exist (or was not a folder), and must still not. */
   readonly mtimes: number[] = [];
+  readonly ctimes: number[] = [];
+  readonly inos: number[] = [];
   /** -1 for folders (their size says nothing). */
   readonly sizes: number[] = [];
 
@@ -165,10 +170,12 @@ export class StatList {
     return this.paths.length;
   }
 
-  /** `mtimeMs` NaN: a source folder that did not exist (or was not a folder), and must still not. */
-  add(path: string, mtimeMs: number, size = -1): void {
+  /** `stamp` undefined: a source folder that did not exist (or was not a folder), and must still not. */
+  add(path: string, stamp: Stamp | undefined, size = -1): void {
     this.paths.push(path);
-    this.mtimes.push(mtimeMs);
+    this.mtimes.push(stamp ? stamp.mtimeMs : Number.NaN);
+    this.ctimes.push(stamp ? stamp.ctimeMs : Number.NaN);
+    this.inos.push(stamp ? stamp.ino : Number.NaN);
     this.sizes.push(size);
   }
 
@@ -178,7 +185,7 @@ export class StatList {
    */
   same(fs: StatFs, i: number): boolean {
     const recorded = this.mtimes[i] as number;
-    let stat: { mtimeMs: number; size: number; isDirectory(): boolean };
+    let stat: Stamp & { size: number; isDirectory(): boolean };
     try {
       stat = fs.statSync(this.paths[i] as string);
     } catch {
@@ -186,7 +193,8 @@ export class StatList {
     }
     if (Number.isNaN(recorded)) return !stat.isDirectory();
     const size = this.sizes[i] as number;
-    return stat.mtimeMs === recorded && (size < 0 || stat.size === size);
+    const seen = { mtimeMs: recorded, ctimeMs: this.ctimes[i] as number, ino: this.inos[i] as number };
+    return sameStamp(stat, seen) && (size < 0 || stat.size === size);
   }
 }
 

@@ -53,6 +53,8 @@ export interface WalkFs {
     dev: number;
     /** Names the file has: more than one, and an edit through another name is reported to that name's folder. */
     nlink: number;
+    ino: number;
+    ctimeMs: number;
     isDirectory(): boolean;
     isFile(): boolean;
   };

@@ -24,9 +24,10 @@ export const SCAN_LIMIT_CODES: ReadonlySet<string> = new Set(["dir-limit", "dept
 /** [path, real path, depth, inside a skill folder, real folder that links must stay in]. */
 type Frame = [string, string, number, boolean, string];
 /**
- * Walks source folders. Keeps each folder's listing keyed by its mtime, so a
- * rescan of an unchanged tree costs one stat per folder and per skill file
- * instead of a readdir: an added or removed entry changes its folder's mtime.
+ * Walks source folders. Keeps each folder's listing keyed by its stamp (mtime,
+ * ctime, inode), so a rescan of an unchanged tree costs one stat per folder and
+ * per skill file instead of a readdir: an added or removed entry changes its
+ * folder's mtime.
  */
 export class Walker {
   private readonly listings: FolderListings;
@@ -36,12 +37,12 @@ export class Walker {
   }
 
   /**
-   * A folder's entries, sorted by name, as the last walk listed it, while its mtime shows no change
+   * A folder's entries, sorted by name, as the last walk listed it, while its stamp shows no change
    * since; undefined otherwise (not walked, changed, gone). One stat instead of a readdir.
    */
   knownEntries(dir: string): readonly FolderEntry[] | undefined {
     try {
-      return this.listings.entriesAt(dir, this.fs.statSync(dir).mtimeMs);
+      return this.listings.entriesAt(dir, this.fs.statSync(dir));
     } catch {
       return undefined;
     }
@@ -73,13 +74,13 @@ export class Walker {
     let rootReal: string;
     try {
       if (!this.fs.statSync(root).isDirectory()) {
-        record.structure.add(root, Number.NaN);
+        record.structure.add(root, undefined);
         return result;
       }
       rootReal = this.fs.realpathSync(root);
     } catch (error) {
       // Missing: it must still be missing (a source folder created later is a change).
-      record.structure.add(root, Number.NaN);
+      record.structure.add(root, undefined);
       noteUnreadable(result, root, error);
       return result;
     }
@@ -123,7 +124,7 @@ export class Walker {
       const listing = this.listings.list(dir, result);
       if (!listing) continue;
       const hasSkill = listing.hasSkill;
-      (insideSkill || hasSkill ? record.skillDirs : record.structure).add(dir, listing.mtimeMs);
+      (insideSkill || hasSkill ? record.skillDirs : record.structure).add(dir, listing);
       rootDev ??= listing.dev;
       if (listing.dev !== rootDev && !record.mounts.some((mount) => isWithin(mount, real))) record.mounts.push(real);
       if (hasSkill) {
@@ -280,7 +281,7 @@ export class Walker {
   private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {
     try {
       const stat = this.fs.statSync(file);
-      result.record.files.add(file, stat.mtimeMs, stat.size);
+      result.record.files.add(file, stat, stat.size);
       if (stat.nlink > 1) result.record.hardLinked.add(file);
       return { size: stat.size, mtimeMs: stat.mtimeMs };
     } catch (error) {

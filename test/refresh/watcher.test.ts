@@ -6,8 +6,10 @@ import {
   mkdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -261,6 +263,22 @@ describe("a watch on each source folder, covering every folder below it", () => 
       refresher.stop();
     },
   );
+
+  test("a source link retargeted to a folder with the same mtime serves the new folder's skills", async () => {
+    const base = realpathSync(tempDir("skillhub-watch-retarget-"));
+    writeSkill(join(base, "a"), "first");
+    writeSkill(join(base, "b"), "second");
+    // Two folders made in the same clock tick, or unpacked from one archive, carry the same mtime.
+    for (const dir of ["a", "b"]) utimesSync(join(base, dir), 1_700_000_000, 1_700_000_000);
+    symlinkSync(join(base, "a"), join(base, "current"));
+    const { refresher, store } = await watchedRefresher(join(base, "current"), silentWatches().watchFn);
+    expect(store.catalog.get("first")).toBeDefined();
+    symlinkSync(join(base, "b"), join(base, "next"));
+    renameSync(join(base, "next"), join(base, "current"));
+    expect(await refresher.check("timer", "unwatched")).toBe("changed");
+    expect(store.catalog.skills.map((s) => s.name)).toEqual(["second"]);
+    refresher.stop();
+  });
 
   test("a folder watched after a later scan is checked whole once its watch is set; a full check waits for a scan under way", async () => {
     const root = collections();

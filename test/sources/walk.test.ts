@@ -1,5 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Walker } from "../../src/sources/walk.ts";
 import { WalkRecord } from "../../src/sources/walk-record.ts";
@@ -148,7 +157,7 @@ describe("WalkRecord.verify (the stat check)", () => {
     symlinkSync(join(elsewhere, "linked"), join(root, "linked"));
     symlinkSync(join(root, "gone"), join(root, "dangling"));
     const record = new Walker().walk(root, limits).record;
-    record.structure.add(join(root, "missing-source"), Number.NaN);
+    record.structure.add(join(root, "missing-source"), undefined);
     return { root, record };
   }
 
@@ -181,12 +190,30 @@ describe("WalkRecord.verify (the stat check)", () => {
     expect(verdict(third.record)).toBe(false);
   });
 
+  test("a source folder put in another's place with the same mtime is a change, and is listed afresh", () => {
+    const walker = new Walker();
+    const root = join(tempDir("skillhub-record-swap-"), "skills");
+    writeSkill(root, "beta");
+    // As `touch -r`, tar, or two folders made in the same clock tick leave them: the same mtime.
+    const sameTime = 1_700_000_000;
+    utimesSync(root, sameTime, sameTime);
+    const record = walker.walk(root, limits).record;
+    const replacement = join(tempDir("skillhub-record-swap-new-"), "skills");
+    writeSkill(replacement, "omega");
+    utimesSync(replacement, sameTime, sameTime);
+    renameSync(root, `${root}.old`);
+    renameSync(replacement, root);
+    expect(statSync(root).mtimeMs).toBe(sameTime * 1000);
+    expect(verdict(record)).toBe(false);
+    expect(walker.walk(root, limits).skills.map((s) => s.rel)).toEqual(["omega/SKILL.md"]);
+  });
+
   test("an empty record verifies; a missing folder must stay missing", () => {
     expect(verdict(new WalkRecord())).toBe(true);
     const record = new WalkRecord();
-    record.structure.add("/nowhere/a", Number.NaN);
+    record.structure.add("/nowhere/a", undefined);
     expect(verdict(record)).toBe(true);
-    record.files.add("/elsewhere/b.md", 1, 2);
+    record.files.add("/elsewhere/b.md", { mtimeMs: 1, ctimeMs: 1, ino: 1 }, 2);
     expect(verdict(record)).toBe(false);
   });
 });
