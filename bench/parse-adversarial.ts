@@ -21,7 +21,15 @@ const RUNS = 3;
 
 function parseAll(c: AdversarialSkill): void {
   const dir = `/bench/${c.name}`;
-  const parsed = parseAgentSkill({ file: `${dir}/SKILL.md`, dir, text: c.text, size: c.text.length, mtimeMs: 0 });
+  const parsed = parseAgentSkill({
+    file: `${dir}/SKILL.md`,
+    dir,
+    text: c.text,
+    size: c.text.length,
+    mtimeMs: 0,
+    ctimeMs: 0,
+    ino: 0,
+  });
   parseTreeNode(`/bench/${c.name}.md`, c.text);
   const description = parsed.skill?.description ?? "";
   tokenize(description);

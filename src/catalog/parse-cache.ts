@@ -1,19 +1,18 @@
 import type { ParseResult } from "../skills/agent-skill.ts";
 import { type Skill, sharingEmptyWords } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
+import { type FileStamp, fileStamp, sameFile } from "../sources/stamp.ts";
 import type { SkillDirEntry } from "../sources/walk.ts";
 import { type Diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
 import { CATALOG_CODES, type Catalog, type SourceScan } from "./catalog.ts";
 
 /**
- * A parse made since the last scan ended, or one with diagnostics, with the mtime and size it was read at;
+ * A parse made since the last scan ended, or one with diagnostics, with the stamp it was read at;
  * once a scan has made the catalog Skill from it, that Skill is its `skill` and `built` (the parse's own
  * object would be a second copy). Once that scan has ended, the catalog holds the skill: `inBase`, and
  * only the diagnostics are kept here.
  */
-interface CachedParse extends ParseResult {
-  mtimeMs: number;
-  size: number;
+interface CachedParse extends ParseResult, FileStamp {
   built?: Skill;
   inBase: boolean;
 }
@@ -114,16 +113,11 @@ export class ParseCache {
   }
 }
 
-const current = (read: { mtimeMs: number; size: number }, entry: SkillDirEntry) =>
-  read.mtimeMs === entry.mtimeMs && read.size === entry.size;
+const current = (read: FileStamp, entry: SkillDirEntry) => sameFile(read, entry);
 
 /** A new entry, every field present from the start (one shape for all entries). */
-function fresh(
-  skill: ParseResult["skill"],
-  diagnostics: readonly Diagnostic[],
-  { mtimeMs, size }: { mtimeMs: number; size: number },
-): CachedParse {
-  return { skill, diagnostics, mtimeMs, size, built: undefined, inBase: false };
+function fresh(skill: ParseResult["skill"], diagnostics: readonly Diagnostic[], read: FileStamp): CachedParse {
+  return { skill, diagnostics, ...fileStamp(read), built: undefined, inBase: false };
 }
 
 /** `kept` without its skill, which the base catalog holds. */

@@ -2,6 +2,7 @@ import { type ParseResult, parseAgentSkill } from "../skills/agent-skill.ts";
 import { readSkillSource, readSkillSourceBytes } from "../skills/skill-read.ts";
 import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import { linksConfined, type Source } from "../sources/source-list.ts";
+import { fileStamp } from "../sources/stamp.ts";
 import type { FileEntry, SkillDirEntry, WalkLimits } from "../sources/walk.ts";
 import { type ConfinedFailure, MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
 import { diagnostic } from "../util/diagnostic.ts";
@@ -66,7 +67,7 @@ export function parseSkillEntry(entry: SkillDirEntry, source: Source, readText?:
       ],
     };
   }
-  const base = { file: entry.file, dir: entry.dir, size: entry.size, mtimeMs: entry.mtimeMs };
+  const base = { file: entry.file, dir: entry.dir, ...fileStamp(entry) };
   if (readText) {
     const read = readInjected(readText, entry.file);
     if (!read.ok) return { diagnostics: [unreadable(entry.file, read, "error", "Skill not served")] };
@@ -85,8 +86,9 @@ export function parseSkillEntry(entry: SkillDirEntry, source: Source, readText?:
     if (read.code === "FILE_TOO_LARGE") return { diagnostics: [tooLarge(entry.file, read.size ?? entry.size)] };
     return { diagnostics: [unreadable(entry.file, read, "error", "Skill not served")] };
   }
-  // What was read is what is parsed and hashed: its size and mtime, not the walk's, describe it.
-  return parseAgentSkill({ ...base, size: read.bytes.length, mtimeMs: read.mtimeMs, ...digestBytes(read.bytes) });
+  // What was read is what is parsed and hashed: its size and stamp, not the walk's, describe it.
+  const { mtimeMs, ctimeMs, ino } = read;
+  return parseAgentSkill({ ...base, size: read.bytes.length, mtimeMs, ctimeMs, ino, ...digestBytes(read.bytes) });
 }
 
 /** A loose `.md` file (a candidate tree node), read (confined) and parsed; `cache` false when it could not be read. */

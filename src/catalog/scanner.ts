@@ -2,6 +2,7 @@ import type { ParseResult } from "../skills/agent-skill.ts";
 import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/tree-assemble.ts";
 import type { TreeParse } from "../skills/tree-node.ts";
 import type { Source } from "../sources/source-list.ts";
+import { type FileStamp, fileStamp, sameFile } from "../sources/stamp.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import type { Covers, WalkRecord } from "../sources/walk-record.ts";
 import { nextTurn } from "../util/next-turn.ts";
@@ -11,9 +12,7 @@ import { ParseCache } from "./parse-cache.ts";
 import { parseSkillEntry, parseTreeEntry, walkLimits } from "./scan-read.ts";
 import { ScanRecords, sameSources, type Verdict, type WatchPlan } from "./scan-records.ts";
 
-interface CachedTreeParse {
-  mtimeMs: number;
-  size: number;
+interface CachedTreeParse extends FileStamp {
   parse: TreeParse;
 }
 
@@ -224,12 +223,11 @@ export class Scanner {
   private treeFile(entry: FileEntry, source: Source): TreeFile {
     this.treeFilesSeen.add(entry.file);
     const cached = this.treeParses.get(entry.file);
-    if (cached && cached.mtimeMs === entry.mtimeMs && cached.size === entry.size)
-      return { ...entry, parse: cached.parse };
+    if (cached && sameFile(cached, entry)) return { ...entry, parse: cached.parse };
     this.dirty = true;
     const { parse, cache } = parseTreeEntry(entry, source, this.readText);
     // Not cached when unreadable: a permission error can be fixed without touching mtime.
-    if (cache) this.treeParses.set(entry.file, { mtimeMs: entry.mtimeMs, size: entry.size, parse });
+    if (cache) this.treeParses.set(entry.file, { ...fileStamp(entry), parse });
     else this.unreadable = true;
     return { ...entry, parse };
   }

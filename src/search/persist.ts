@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
+import type { Skill } from "../skills/skill.ts";
 import { writeAtomic, writeAtomicSync } from "../util/atomic-write.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import type { IndexParts } from "./fulltext.ts";
@@ -21,7 +22,7 @@ export type LoadResult =
   | { ok: false; missing: boolean; stale?: boolean; reason: string };
 
 /**
- * The persisted index's fingerprint: every served skill file's path, mtime and size, in any order, plus the
+ * The persisted index's fingerprint: every served skill file's path, stamp and size, in any order, plus the
  * sources' labels, the index schema version and the embedding settings. A hash of the set of rows: each row's hash is summed
  * in two independent 32-bit lanes, so there is nothing to sort and no row is turned into a string
  * (sorting 20,000 row strings held the event loop 18–40 ms when the first search began).
@@ -30,8 +31,8 @@ export function catalogFingerprint(catalog: Catalog, settings: string): string {
   let low = 0;
   let high = 0;
   for (const skill of catalog.skills) {
-    low = (low + rowHash(skill.file, skill.mtimeMs, skill.size, 0x5eed1)) >>> 0;
-    high = (high + rowHash(skill.file, skill.mtimeMs, skill.size, 0x5eed2)) >>> 0;
+    low = (low + rowHash(skill, 0x5eed1)) >>> 0;
+    high = (high + rowHash(skill, 0x5eed2)) >>> 0;
   }
   // The sources' labels too: a skill's id is `<label>:<name>`, and a folder's label can change while its
   // files do not (another folder of the same name added beside it).
@@ -40,17 +41,19 @@ export function catalogFingerprint(catalog: Catalog, settings: string): string {
   return Bun.hash(`${INDEX_SCHEMA_VERSION}\u0001${settings}\u0001${rows}`).toString(16);
 }
 
-const mtimeBits = new Float64Array(1);
-const mtimeWords = new Uint32Array(mtimeBits.buffer);
+const numberBits = new Float64Array(1);
+const numberWords = new Uint32Array(numberBits.buffer);
 
-/** One row's 32-bit hash under `seed`: the path's, with the mtime's exact bits and the size mixed in. */
-function rowHash(file: string, mtimeMs: number, size: number, seed: number): number {
-  mtimeBits[0] = mtimeMs;
-  let h = Bun.hash.xxHash32(file, seed);
-  h = mix(h, mtimeWords[0] as number);
-  h = mix(h, mtimeWords[1] as number);
-  h = mix(h, size % 0x1_0000_0000);
-  return mix(h, Math.floor(size / 0x1_0000_0000)) >>> 0;
+/** One row's 32-bit hash under `seed`: the path's, with the exact bits of its stamp and size mixed in. */
+function rowHash(skill: Skill, seed: number): number {
+  const h = Bun.hash.xxHash32(skill.file, seed);
+  return mixNumber(mixNumber(mixNumber(mixNumber(h, skill.mtimeMs), skill.ctimeMs), skill.ino), skill.size) >>> 0;
+}
+
+/** `h` with a number's exact bits mixed in. */
+function mixNumber(h: number, n: number): number {
+  numberBits[0] = n;
+  return mix(mix(h, numberWords[0] as number), numberWords[1] as number);
 }
 
 const mix = (h: number, word: number): number => {

@@ -17,7 +17,7 @@ import type { KeptNamedSkill } from "./instructions.ts";
  * The format of the file. A file of another version (an older or newer SkillHub) is ignored, never
  * half-read: bump this whenever what is written, or what a Skill holds, changes shape.
  */
-export const SNAPSHOT_VERSION = 5;
+export const SNAPSHOT_VERSION = 6;
 const FORMAT = "skillhub-catalog";
 
 /** Most skills the header keeps for the instructions: more than they ever name. */
@@ -232,8 +232,14 @@ function skillOf(kept: KeptSkill, scan: SourceScan): Skill {
     throw new Error("a skill without name, id or description");
   if (typeof s.file !== "string" || !Array.isArray(s.tags) || !Array.isArray(s.keywords))
     throw new Error(`skill ${s.name}: no file, tags or keywords`);
-  if (typeof s.mtimeMs !== "number" || typeof s.size !== "number" || typeof s.hash !== "string")
-    throw new Error(`skill ${s.name}: no mtime, size or hash`);
+  if (
+    typeof s.mtimeMs !== "number" ||
+    typeof s.ctimeMs !== "number" ||
+    typeof s.ino !== "number" ||
+    typeof s.size !== "number" ||
+    typeof s.hash !== "string"
+  )
+    throw new Error(`skill ${s.name}: no stamp, size or hash`);
   if (typeof s.frontmatterJson !== "string") throw new Error(`skill ${s.name}: no frontmatter`);
   const { source } = scan;
   for (const d of Array.isArray(notes) ? notes : []) scan.diagnostics.push({ ...d, source: source.label });

@@ -20,6 +20,8 @@ export interface SkillFileInput {
   text: string;
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
   /** Set when `text` is a digest (frontmatter + heading lines, see catalog/skill-digest.ts): the real body's line count. */
   bodyLines?: number;
   /** Set with a digest: the sha256 (hex) of the whole file's bytes. */
@@ -162,6 +164,8 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
       hash: input.hash ?? sha256Hex(input.text),
       size: input.size,
       mtimeMs: input.mtimeMs,
+      ctimeMs: input.ctimeMs,
+      ino: input.ino,
     },
     diagnostics,
   };

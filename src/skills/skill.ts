@@ -37,8 +37,11 @@ interface SkillFields {
   file: string;
   /** Content hash of the file (hex). */
   hash: string;
+  /** The file's stamp when read: a scan parses it again only when the stamp differs. */
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
 }
 
 /** A folder with a SKILL.md (the Agent Skills format). */

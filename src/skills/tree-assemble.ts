@@ -14,6 +14,8 @@ export interface TreeFile {
   rel: string;
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
   parse: TreeParse;
 }
 
@@ -142,6 +144,8 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
       hash: n.hash,
       size: f.size,
       mtimeMs: f.mtimeMs,
+      ctimeMs: f.ctimeMs,
+      ino: f.ino,
       tree: {
         path,
         rel: f.rel,

@@ -1,4 +1,5 @@
 import * as nodeFs from "node:fs";
+import { type Stamp, sameStamp } from "./stamp.ts";
 import { noteUnreadable } from "./walk-notes.ts";
 import type { WalkFs, WalkResult } from "./walk-types.ts";
 
@@ -11,21 +12,6 @@ export interface FolderEntry {
   name: string;
   kind: EntryKind;
 }
-
-/**
- * What tells one state of a folder or file from another by stat: its mtime, and its inode and ctime, since
- * a folder put in another's place (renamed over it, a link retargeted) can carry the same mtime (`touch
- * -r`, `tar`, two folders made in the same clock tick), and the system sets ctime, which no one can.
- */
-export interface Stamp {
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-}
-
-/** Whether two stamps are of the same state. */
-export const sameStamp = (a: Stamp, b: Stamp): boolean =>
-  a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 
 export interface DirListing extends Stamp {
   /** The file system's device: another than the source folder's is a file system mounted inside it. */

@@ -1,6 +1,6 @@
 import { readlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { type Stamp, sameStamp } from "./walk-listings.ts";
+import { type Stamp, sameStamp } from "./stamp.ts";
 
 /** The calls a check makes (WalkFs's, without importing walk-types, which imports this file). */
 type StatFs = {

@@ -1,15 +1,14 @@
 import type { Diagnostic } from "../util/diagnostic.ts";
+import type { FileStamp } from "./stamp.ts";
 import type { WalkRecord } from "./walk-record.ts";
 
 /** What the walker takes and gives (walk.ts). */
 
-export interface FileEntry {
+export interface FileEntry extends FileStamp {
   /** Absolute path. */
   file: string;
   /** Path relative to the source root, with "/" separators. */
   rel: string;
-  size: number;
-  mtimeMs: number;
 }
 
 export interface SkillDirEntry extends FileEntry {

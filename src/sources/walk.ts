@@ -1,6 +1,7 @@
 import * as nodeFs from "node:fs";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode } from "../util/errors.ts";
+import { type FileStamp, fileStamp } from "./stamp.ts";
 import { type FolderEntry, FolderListings, SKILL_FILE } from "./walk-listings.ts";
 import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, isWithin, toRel } from "./walk-paths.ts";
@@ -130,7 +131,7 @@ export class Walker {
       if (hasSkill) {
         const file = childPath(dir, SKILL_FILE);
         const stat = this.statFile(file, result);
-        if (stat) result.skills.push({ dir, file, rel: toRel(root, file), size: stat.size, mtimeMs: stat.mtimeMs });
+        if (stat) result.skills.push({ dir, file, rel: toRel(root, file), ...stat });
       }
       const children: Frame[] = [];
       for (const entry of listing.entries) {
@@ -156,8 +157,7 @@ export class Walker {
           }
           if (!hasSkill && !insideSkill && entry.name.endsWith(".md") && entry.name !== SKILL_FILE) {
             const stat = this.statFile(path, result);
-            if (stat)
-              result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
+            if (stat) result.markdown.push({ file: path, rel: toRel(root, path), ...stat });
           }
           continue;
         }
@@ -183,8 +183,7 @@ export class Walker {
               if (!hasSkill && !insideSkill && entry.name.endsWith(".md")) {
                 if (limits.confineLinks && !this.linkInside(path, base, result)) continue;
                 const stat = this.statFile(path, result);
-                if (stat)
-                  result.markdown.push({ file: path, rel: toRel(root, path), size: stat.size, mtimeMs: stat.mtimeMs });
+                if (stat) result.markdown.push({ file: path, rel: toRel(root, path), ...stat });
               }
               continue;
             }
@@ -278,12 +277,12 @@ export class Walker {
     return record.verifyUnwatched(this.fs, covers);
   }
 
-  private statFile(file: string, result: WalkResult): { size: number; mtimeMs: number } | undefined {
+  private statFile(file: string, result: WalkResult): FileStamp | undefined {
     try {
       const stat = this.fs.statSync(file);
       result.record.files.add(file, stat, stat.size);
       if (stat.nlink > 1) result.record.hardLinked.add(file);
-      return { size: stat.size, mtimeMs: stat.mtimeMs };
+      return fileStamp(stat);
     } catch (error) {
       if (errnoCode(error) !== "ENOENT") noteUnreadable(result, file, error);
       return undefined;

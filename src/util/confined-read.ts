@@ -69,7 +69,10 @@ export interface ConfinedFile {
   sha256: string;
   /** Real path of the opened file. */
   real: string;
+  /** The opened file's stamp (sources/stamp.ts). */
   mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
 }
 
 export interface ConfinedFailure {
@@ -131,6 +134,8 @@ export function readOpened(fd: number, stat: Stats, real: string, shown: string,
     },
     real,
     mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
+    ino: stat.ino,
   };
 }
 
@@ -209,6 +214,8 @@ export function asText<F extends { ok: false }>(read: ConfinedFile | F): Confine
     },
     real: read.real,
     mtimeMs: read.mtimeMs,
+    ctimeMs: read.ctimeMs,
+    ino: read.ino,
     text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text,
   };
 }

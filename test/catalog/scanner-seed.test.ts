@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { readSnapshot, snapshotText } from "../../src/server/catalog-snapshot.ts";
@@ -64,6 +64,30 @@ describe("a start with the last run's snapshot reads only the SKILL.md files cha
     });
     // Only before the first scan: a scanner that has a catalog keeps its own parses.
     expect(scanner.seed(snapshot)).toBe(0);
+  });
+
+  test("a SKILL.md put in another's place with the same size and mtime is read again", () => {
+    const dir = tempDir("skillhub-seed-swap-");
+    const file = writeSkill(dir, "alpha", { description: "Release 1.0.1." });
+    // Unpacked from reproducible archives: every file carries the same mtime.
+    const sameTime = 1_700_000_000;
+    utimesSync(file, sameTime, sameTime);
+    const own = [{ label: "dir1", dir, location: "explicit" as const }];
+    const scanner = new Scanner();
+    expect(scanner.scan(own, limits).get("alpha")?.description).toBe("Release 1.0.1.");
+    const next = `${file}.next`;
+    writeFileSync(next, readFileSync(file, "utf8").replace("1.0.1", "1.0.2"));
+    utimesSync(next, sameTime, sameTime);
+    renameSync(next, file);
+    expect(scanner.scan(own, limits).get("alpha")?.description).toBe("Release 1.0.2.");
+    // Seeded from a catalog saved before the change: read again too.
+    writeFileSync(next, readFileSync(file, "utf8").replace("1.0.2", "1.0.3"));
+    utimesSync(next, sameTime, sameTime);
+    const saved = scanner.scan(own, limits);
+    renameSync(next, file);
+    const seeded = new Scanner();
+    seeded.seed(saved);
+    expect(seeded.scan(own, limits).get("alpha")?.description).toBe("Release 1.0.3.");
   });
 
   test("a file's diagnostics are seeded once, without the catalog's own notes (one folder listed twice)", () => {

@@ -5,7 +5,7 @@ import { parseAgentSkill } from "../../src/skills/agent-skill.ts";
 const enc = new TextEncoder();
 /** The digest path and the plain-text path must parse a file the same way. */
 function both(text: string) {
-  const input = { file: "/s/x/SKILL.md", dir: "/s/x", size: text.length, mtimeMs: 1 };
+  const input = { file: "/s/x/SKILL.md", dir: "/s/x", size: text.length, mtimeMs: 1, ctimeMs: 1, ino: 1 };
   const plain = parseAgentSkill({ ...input, text });
   const digest = parseAgentSkill({ ...input, ...digestBytes(enc.encode(text)) });
   return { plain, digest };

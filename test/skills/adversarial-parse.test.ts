@@ -31,7 +31,15 @@ describe("parsers on 1 MiB adversarial lines", () => {
       `parseAgentSkill: ${c.name}`,
       () => {
         const dir = `/skills/${c.name}`;
-        const result = parseAgentSkill({ file: `${dir}/SKILL.md`, dir, text: c.text, size: c.text.length, mtimeMs: 0 });
+        const result = parseAgentSkill({
+          file: `${dir}/SKILL.md`,
+          dir,
+          text: c.text,
+          size: c.text.length,
+          mtimeMs: 0,
+          ctimeMs: 0,
+          ino: 0,
+        });
         // Never throws; either a skill or diagnostics that say why not.
         expect(result.skill !== undefined || result.diagnostics.length > 0).toBe(true);
         if (c.description !== undefined) expect(result.skill?.description).toBe(c.description);

@@ -3,7 +3,7 @@ import { parseAgentSkill, skillBody } from "../../src/skills/agent-skill.ts";
 import { frontmatterOf } from "../../src/skills/frontmatter.ts";
 
 const parse = (text: string, dir = "/skills/pdf") =>
-  parseAgentSkill({ file: `${dir}/SKILL.md`, dir, text, size: text.length, mtimeMs: 1 });
+  parseAgentSkill({ file: `${dir}/SKILL.md`, dir, text, size: text.length, mtimeMs: 1, ctimeMs: 1, ino: 1 });
 const codes = (text: string, dir?: string) => parse(text, dir).diagnostics.map((d) => d.code);
 
 describe("parseAgentSkill", () => {
