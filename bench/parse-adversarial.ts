@@ -13,23 +13,14 @@ import { tokenize } from "../src/search/keyword-matcher.ts";
 import { acronyms } from "../src/search/text.ts";
 import { parseAgentSkill } from "../src/skills/agent-skill.ts";
 import { parseTreeNode } from "../src/skills/tree-node.ts";
-import { type AdversarialSkill, adversarialSkills, benignSkill, MIB } from "./fuzz/adversarial-text.ts";
+import { type AdversarialSkill, adversarialSkills, benignSkill, MIB, skillFileOf } from "./fuzz/adversarial-text.ts";
 
 const BUDGET_FACTOR = 20;
 const MAX_GROWTH = 8;
 const RUNS = 3;
 
 function parseAll(c: AdversarialSkill): void {
-  const dir = `/bench/${c.name}`;
-  const parsed = parseAgentSkill({
-    file: `${dir}/SKILL.md`,
-    dir,
-    text: c.text,
-    size: c.text.length,
-    mtimeMs: 0,
-    ctimeMs: 0,
-    ino: 0,
-  });
+  const parsed = parseAgentSkill(skillFileOf(c, "/bench"));
   parseTreeNode(`/bench/${c.name}.md`, c.text);
   const description = parsed.skill?.description ?? "";
   tokenize(description);

@@ -4,6 +4,8 @@
  * (correct output) and bench/parse-adversarial.ts (time beside a floor).
  */
 
+import type { SkillFileInput } from "../../src/skills/agent-skill.ts";
+
 export const MIB = 1_048_576;
 
 export interface AdversarialSkill {
@@ -12,6 +14,12 @@ export interface AdversarialSkill {
   text: string;
   /** What the description must come back as, when the skill parses. */
   description?: string;
+}
+
+/** A case as the parser is handed a SKILL.md under `root`: its text, and a stamp that says nothing. */
+export function skillFileOf(c: AdversarialSkill, root: string): SkillFileInput {
+  const dir = `${root}/${c.name}`;
+  return { file: `${dir}/SKILL.md`, dir, text: c.text, size: c.text.length, mtimeMs: 0, ctimeMs: 0, ino: 0 };
 }
 
 const pad = (unit: string, bytes = MIB) => unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes);

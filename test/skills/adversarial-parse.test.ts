@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { adversarialSkills, MIB } from "../../bench/fuzz/adversarial-text.ts";
+import { adversarialSkills, MIB, skillFileOf } from "../../bench/fuzz/adversarial-text.ts";
 import { normaliseTreePath } from "../../src/catalog/tree-listing.ts";
 import { tokenize } from "../../src/search/keyword-matcher.ts";
 import { acronyms } from "../../src/search/text.ts";
@@ -30,16 +30,7 @@ describe("parsers on 1 MiB adversarial lines", () => {
     test(
       `parseAgentSkill: ${c.name}`,
       () => {
-        const dir = `/skills/${c.name}`;
-        const result = parseAgentSkill({
-          file: `${dir}/SKILL.md`,
-          dir,
-          text: c.text,
-          size: c.text.length,
-          mtimeMs: 0,
-          ctimeMs: 0,
-          ino: 0,
-        });
+        const result = parseAgentSkill(skillFileOf(c, "/skills"));
         // Never throws; either a skill or diagnostics that say why not.
         expect(result.skill !== undefined || result.diagnostics.length > 0).toBe(true);
         if (c.description !== undefined) expect(result.skill?.description).toBe(c.description);
