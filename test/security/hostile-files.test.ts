@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, rmSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
+import { listSkillFiles } from "../../src/sources/skill-files.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
 import { notRoot } from "../helpers/runs-here.ts";
@@ -115,11 +116,26 @@ describe("load_skill's file list from the scan's listings", () => {
     rmSync(join(folder, "sub"), { recursive: true });
     symlinkSync(outside, join(folder, "sub"));
     utimesSync(folder, mtime, mtime);
-    // The scan's listing still holds (a folder `sub`); the listing enters it only if it is a folder now.
-    expect([...(hub.knownEntries(folder) ?? [])]).toContainEqual({ name: "sub", kind: "dir" });
+    // The mtime is put back, the ctime cannot be: the scan's listing no longer holds.
+    expect(hub.knownEntries(folder)).toBeUndefined();
     const result = await call("load_skill", { skill_name: "victim" });
     expect(JSON.stringify(result)).not.toContain("secret.txt");
     expect((result.structuredContent as { files: unknown[] }).files).toEqual([{ path: "notes.txt", size: 7 }]);
+  });
+
+  test("a kept listing older than the swap (made in the same clock tick) still enters only real folders", () => {
+    const { outside, skills } = world();
+    const folder = join(skills, "victim");
+    symlinkSync(outside, join(folder, "sub"));
+    // As the scan listed it before the swap: `sub` a folder.
+    const stale = [
+      { name: "SKILL.md", kind: "file" as const },
+      { name: "notes.txt", kind: "file" as const },
+      { name: "sub", kind: "dir" as const },
+    ];
+    const list = listSkillFiles(folder, { knownEntries: (dir) => (dir === folder ? stale : undefined) });
+    expect(list.folders).toEqual([]);
+    expect(JSON.stringify(list)).not.toContain("secret.txt");
   });
 });
 
