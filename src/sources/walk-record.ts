@@ -1,6 +1,6 @@
 import { readlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { type Stamp, sameStamp } from "./stamp.ts";
+import type { Stamp } from "./stamp.ts";
 
 /** The calls a check makes (WalkFs's, without importing walk-types, which imports this file). */
 type StatFs = {
@@ -193,8 +193,9 @@ export class StatList {
     }
     if (Number.isNaN(recorded)) return !stat.isDirectory();
     const size = this.sizes[i] as number;
-    const seen = { mtimeMs: recorded, ctimeMs: this.ctimes[i] as number, ino: this.inos[i] as number };
-    return sameStamp(stat, seen) && (size < 0 || stat.size === size);
+    // sameStamp, field by field: a check compares every entry, and makes no object for each.
+    const same = stat.mtimeMs === recorded && stat.ctimeMs === this.ctimes[i] && stat.ino === this.inos[i];
+    return same && (size < 0 || stat.size === size);
   }
 }
 
