@@ -38,7 +38,7 @@ Usage:
                                       write skillhub.lock and list its skills. SOURCE: owner/repo
                                       (GitHub), owner/repo/path, a git URL (URL#REF), owner/repo@REF,
                                       or a folder; REF: a tag, branch or commit
-  skillhub remove SOURCE... [--global]
+  skillhub remove SOURCE... [--global] [--path SUBDIR]
                                       take a source out again (as add took it, or by its label)
   skillhub sources [--json]           the sources added (project and your own), with their refs,
                                       locked commits, skills, duplicates and shadowed skills

@@ -79,7 +79,7 @@ export class Scanner {
     return this.last ? 0 : this.parses.seed(catalog);
   }
 
-  /** A folder's entries as the last walk listed it, while its mtime holds (Walker.knownEntries). */
+  /** A folder's entries as the last walk listed it, while its stamp holds (Walker.knownEntries). */
   knownEntries(dir: string): ReturnType<Walker["knownEntries"]> {
     return this.walker.knownEntries(dir);
   }

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
-import type { Skill } from "../skills/skill.ts";
+import { catalogStamps } from "../catalog/catalog-stamps.ts";
 import { writeAtomic, writeAtomicSync } from "../util/atomic-write.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import type { IndexParts } from "./fulltext.ts";
@@ -22,44 +22,16 @@ export type LoadResult =
   | { ok: false; missing: boolean; stale?: boolean; reason: string };
 
 /**
- * The persisted index's fingerprint: every served skill file's path, stamp and size, in any order, plus the
- * sources' labels, the index schema version and the embedding settings. A hash of the set of rows: each row's hash is summed
- * in two independent 32-bit lanes, so there is nothing to sort and no row is turned into a string
- * (sorting 20,000 row strings held the event loop 18–40 ms when the first search began).
+ * The persisted index's fingerprint: the catalog's files' stamps (catalogStamps), the sources' labels, the
+ * index schema version and the embedding settings.
  */
 export function catalogFingerprint(catalog: Catalog, settings: string): string {
-  let low = 0;
-  let high = 0;
-  for (const skill of catalog.skills) {
-    low = (low + rowHash(skill, 0x5eed1)) >>> 0;
-    high = (high + rowHash(skill, 0x5eed2)) >>> 0;
-  }
   // The sources' labels too: a skill's id is `<label>:<name>`, and a folder's label can change while its
   // files do not (another folder of the same name added beside it).
   const labels = catalog.sources.map((s) => s.label).join("\u0002");
-  const rows = `${catalog.skills.length}\u0001${low}\u0001${high}\u0001${labels}`;
+  const rows = `${catalogStamps(catalog)}\u0001${labels}`;
   return Bun.hash(`${INDEX_SCHEMA_VERSION}\u0001${settings}\u0001${rows}`).toString(16);
 }
-
-const numberBits = new Float64Array(1);
-const numberWords = new Uint32Array(numberBits.buffer);
-
-/** One row's 32-bit hash under `seed`: the path's, with the exact bits of its stamp and size mixed in. */
-function rowHash(skill: Skill, seed: number): number {
-  const h = Bun.hash.xxHash32(skill.file, seed);
-  return mixNumber(mixNumber(mixNumber(mixNumber(h, skill.mtimeMs), skill.ctimeMs), skill.ino), skill.size) >>> 0;
-}
-
-/** `h` with a number's exact bits mixed in. */
-function mixNumber(h: number, n: number): number {
-  numberBits[0] = n;
-  return mix(mix(h, numberWords[0] as number), numberWords[1] as number);
-}
-
-const mix = (h: number, word: number): number => {
-  const m = Math.imul(h ^ word, 0x9e3779b1);
-  return m ^ (m >>> 15);
-};
 
 /** One cache file per set of source folders, so projects do not evict each other's index. */
 export function indexFilePath(cacheDir: string, sourceDirs: readonly string[]): string {

@@ -175,9 +175,11 @@ export class SearchService {
           this.index = FullTextIndex.fromParts(loaded.parts);
           origin = "persisted";
           if (loaded.header.fingerprint !== fingerprint && !this.options.skipAutoReindex) {
-            const stats = await this.index.syncAsync(catalog.skills, this.body, this.tick);
+            await this.index.syncAsync(catalog.skills, this.body, this.tick);
             origin = "persisted+updated";
-            this.dirty = stats.added + stats.updated + stats.removed > 0;
+            // Saved again even when no skill changed (files only touched): the file then records today's
+            // fingerprint, and the next start loads it without comparing every skill again.
+            this.dirty = true;
           }
         } catch (error) {
           this.options.logger.warn(`search index ${file} could not be loaded (${errorMessage(error)}); rebuilding it.`);

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
+import { catalogStamps } from "../catalog/catalog-stamps.ts";
 import { type Skill, sharingEmptyWords } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
 import { pickedSkills } from "../usage/picked.ts";
@@ -37,6 +38,11 @@ interface SnapshotHeader {
   skillhub: string;
   /** Catalog.contentHash of the catalog saved: an unchanged catalog is not written again. */
   contentHash: string;
+  /**
+   * The skills' files' stamps (catalogStamps): a catalog whose files were only touched (chmod, `cp -a`)
+   * is written again, or every start would read those files again.
+   */
+  stamps: string;
   /** Skill lines that follow: a file that holds fewer is not used. */
   skills: number;
   /** The skills the instructions may name, most useful first when saved (usage/skill-pick.ts). */
@@ -65,6 +71,7 @@ type KeptSkill = (Skill extends infer S ? (S extends Skill ? Omit<S, Derived> : 
 export interface CatalogSnapshot {
   file: string;
   contentHash: string;
+  stamps: string;
   /** The skills the instructions may name, most useful first when the file was saved. */
   named: KeptNamedSkill[];
   /** Parse the catalog (undefined, with a debug log, when a line after the header is malformed). */
@@ -132,7 +139,12 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
   if (header.version !== SNAPSHOT_VERSION)
     return ignored(`version ${String(header.version)}, this SkillHub reads version ${SNAPSHOT_VERSION}`);
   if (header.skillhub !== VERSION) return ignored(`written by SkillHub ${String(header.skillhub)}, this is ${VERSION}`);
-  if (typeof header.contentHash !== "string" || !Array.isArray(header.named) || typeof header.skills !== "number")
+  if (
+    typeof header.contentHash !== "string" ||
+    typeof header.stamps !== "string" ||
+    !Array.isArray(header.named) ||
+    typeof header.skills !== "number"
+  )
     return ignored("malformed header");
   const named = header.named
     .filter(
@@ -151,6 +163,7 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
   return {
     file,
     contentHash: header.contentHash,
+    stamps: header.stamps,
     named,
     catalog: () => {
       try {
@@ -279,6 +292,7 @@ export function* snapshotPieces(hub: Hub): Generator<string> {
     version: SNAPSHOT_VERSION,
     skillhub: VERSION,
     contentHash: catalog.contentHash,
+    stamps: catalogStamps(catalog),
     skills: catalog.skills.length,
     named,
   };

@@ -31,7 +31,7 @@ export interface ListOptions {
   /** The folder's real path when the caller has just resolved it (a link's target must lie inside it). */
   realDir?: string;
   /**
-   * A folder's entries as the last scan listed it, while its mtime holds (Walker.knownEntries): one
+   * A folder's entries as the last scan listed it, while its stamp holds (Walker.knownEntries): one
    * stat instead of a readdir.
    */
   knownEntries?: (folder: string) => Iterable<FolderEntry> | undefined;

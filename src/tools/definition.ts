@@ -48,7 +48,7 @@ export interface ToolDeps {
   readonly frozen?: FrozenGuard;
   /** True until there is a catalog to list (a first start's first scan is under way): listings say so. */
   readonly catalogPending?: boolean;
-  /** A folder's entries as the last scan listed it, while its mtime holds (load_skill's file list). */
+  /** A folder's entries as the last scan listed it, while its stamp holds (load_skill's file list). */
   knownEntries?(dir: string): Iterable<FolderEntry> | undefined;
 }
 

@@ -1,3 +1,4 @@
+import { catalogStamps } from "../catalog/catalog-stamps.ts";
 import { readSnapshot, saveSnapshot, snapshotFile } from "../server/catalog-snapshot.ts";
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
@@ -58,7 +59,8 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
     () => {
       scanned = true;
       // An unchanged catalog is not written again.
-      if (hub.catalog.contentHash !== snapshot?.contentHash) keep.now();
+      const catalog = hub.catalog;
+      if (catalog.contentHash !== snapshot?.contentHash || catalogStamps(catalog) !== snapshot.stamps) keep.now();
     },
     () => undefined,
   );

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { CatalogStore } from "../../src/catalog/store.ts";
@@ -83,6 +83,15 @@ describe("persisted search index", () => {
     expect(third.search.status.origin).toBe("persisted+updated");
     expect(await names(third.search, "pie")).toEqual(["charts"]);
     third.search.close();
+
+    // A file only touched (chmod): every skill compared once, then saved with the new fingerprint.
+    chmodSync(join(dir, "tables", "SKILL.md"), 0o600);
+    const fourth = await service(dir, cache);
+    expect(fourth.search.status.origin).toBe("persisted+updated");
+    fourth.search.close();
+    const fifth = await service(dir, cache);
+    expect(fifth.search.status.origin).toBe("persisted");
+    fifth.search.close();
   });
 
   test("a saved index is mapped, not read into memory; replacing the file (as every save does) leaves it answering", async () => {

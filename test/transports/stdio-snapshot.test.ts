@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { Scanner } from "../../src/catalog/scanner.ts";
@@ -150,6 +150,24 @@ describe("the catalog snapshot answers the first listing of the next start", () 
     const body = text.slice(text.indexOf("\n") + 1);
     expect(body).toContain("pdf-tools");
     expect(body).not.toContain("old-helper");
+  });
+
+  test("a catalog whose files were only touched (chmod) is kept again with their new stamps", async () => {
+    const skills = tempDir("skillhub-snap-skills-");
+    const home = tempDir("skillhub-snap-home-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    await firstRun(skills, home);
+    const file = join(home, ".skillhub", "index", snapshotFiles(home)[0] as string);
+    const header = () => JSON.parse(readFileSync(file, "utf8").split("\n")[0] as string);
+    const before = header();
+    chmodSync(join(skills, "invoice-parser", "SKILL.md"), 0o600);
+    const s = session(skills, home);
+    await s.open();
+    await s.hub.ready;
+    // Else every later start would read the file again: its ctime no longer matches the one kept.
+    await s.waitUntil("the snapshot kept again", () => (header().stamps !== before.stamps ? header() : undefined));
+    expect(header().contentHash).toBe(before.contentHash);
+    await s.close();
   });
 
   for (const [what, damage] of [
