@@ -91,7 +91,15 @@ export function parseSkillEntry(entry: SkillDirEntry, source: Source, readText?:
   return parseAgentSkill({ ...base, size: read.bytes.length, mtimeMs, ctimeMs, ino, ...digestBytes(read.bytes) });
 }
 
-/** A loose `.md` file (a candidate tree node), read (confined) and parsed; `cache` false when it could not be read. */
+/** Confined-read refusals for what a file is, not for a state a stat cannot see. */
+const REFUSED_FOR_WHAT_IT_IS = new Set(["PATH_OUTSIDE_SKILL", "NOT_A_REGULAR_FILE", "FILE_TOO_LARGE"]);
+
+/**
+ * A loose `.md` file (a candidate tree node), read (confined) and parsed. `cache` false when it could not
+ * be read for a reason a stat does not show (permissions, a race); a refusal for what the file is (a link
+ * out of the source, not a regular file) is kept: a change there changes the file's stamp or where its
+ * link leads, which the walk records.
+ */
 export function parseTreeEntry(
   entry: FileEntry,
   source: Source,
@@ -117,7 +125,7 @@ export function parseTreeEntry(
   if (!read.ok)
     return {
       parse: { kind: "other", diagnostics: [unreadable(entry.file, read, "warning", "skipped")] },
-      cache: false,
+      cache: REFUSED_FOR_WHAT_IT_IS.has(read.code),
     };
   // The hash is that of the bytes read (a BOM included), as skillhub.lock records them.
   return { parse: parseTreeNode(entry.file, read.text, read.sha256), cache: true };

@@ -226,7 +226,8 @@ export class Scanner {
     if (cached && sameFile(cached, entry)) return { ...entry, parse: cached.parse };
     this.dirty = true;
     const { parse, cache } = parseTreeEntry(entry, source, this.readText);
-    // Not cached when unreadable: a permission error can be fixed without touching mtime.
+    // Not cached when unreadable for a reason a stat does not show (a permission error can be fixed
+    // without touching the file).
     if (cache) this.treeParses.set(entry.file, { ...fileStamp(entry), parse });
     else this.unreadable = true;
     return { ...entry, parse };

@@ -280,6 +280,17 @@ describe("a watch on each source folder, covering every folder below it", () => 
     refresher.stop();
   });
 
+  test("a Markdown file linked from outside the source is refused once, and the check then finds nothing to rescan", async () => {
+    const root = collections();
+    const elsewhere = realpathSync(tempDir("skillhub-watch-linked-md-"));
+    writeFileSync(join(elsewhere, "notes.md"), "---\nname: notes\ndescription: Kept elsewhere.\n---\nbody\n");
+    symlinkSync(join(elsewhere, "notes.md"), join(root, "notes.md"));
+    const { refresher, store } = await watchedRefresher(root, silentWatches().watchFn);
+    expect(store.catalog.get("notes")).toBeUndefined();
+    expect(await refresher.check("timer")).toBe("unchanged");
+    refresher.stop();
+  });
+
   test("a folder watched after a later scan is checked whole once its watch is set; a full check waits for a scan under way", async () => {
     const root = collections();
     const elsewhere = realpathSync(tempDir("skillhub-watch-later-"));
