@@ -8,14 +8,21 @@ import type { Catalog } from "./catalog.ts";
  * strings held the event loop 18–40 ms when the first search began).
  */
 export function catalogStamps(catalog: Catalog): string {
+  const known = computed.get(catalog);
+  if (known !== undefined) return known;
   let low = 0;
   let high = 0;
   for (const skill of catalog.skills) {
     low = (low + rowHash(skill, 0x5eed1)) >>> 0;
     high = (high + rowHash(skill, 0x5eed2)) >>> 0;
   }
-  return `${catalog.skills.length}\u0001${low}\u0001${high}`;
+  const stamps = `${catalog.skills.length}\u0001${low}\u0001${high}`;
+  computed.set(catalog, stamps);
+  return stamps;
 }
+
+/** Each catalog's, once: a catalog never changes (a scan makes a new one), and a start asks for it twice. */
+const computed = new WeakMap<Catalog, string>();
 
 const numberBits = new Float64Array(1);
 const numberWords = new Uint32Array(numberBits.buffer);

@@ -32,11 +32,11 @@ export class ParseCache {
   /** The parse of `entry` if it is still current. */
   get(entry: SkillDirEntry): ParseResult | undefined {
     const kept = this.parses.get(entry.file);
-    if (kept && !current(kept, entry)) return undefined;
+    if (kept && !sameFile(kept, entry)) return undefined;
     if (kept && !kept.inBase) return kept;
     const skill = this.base?.skillOfFile(entry.file);
     if (kept) return { skill, diagnostics: kept.diagnostics };
-    return skill && current(skill, entry) ? { skill, diagnostics: NO_DIAGNOSTICS } : undefined;
+    return skill && sameFile(skill, entry) ? { skill, diagnostics: NO_DIAGNOSTICS } : undefined;
   }
 
   /**
@@ -112,8 +112,6 @@ export class ParseCache {
     }
   }
 }
-
-const current = (read: FileStamp, entry: SkillDirEntry) => sameFile(read, entry);
 
 /** A new entry, every field present from the start (one shape for all entries). */
 function fresh(skill: ParseResult["skill"], diagnostics: readonly Diagnostic[], read: FileStamp): CachedParse {
