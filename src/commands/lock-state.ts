@@ -2,7 +2,7 @@ import { LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { buildLockfile, type GitHead } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
-import type { Lockfile } from "../lock/lockfile.ts";
+import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 
@@ -32,6 +32,16 @@ export async function currentLocks(hub: Hub): Promise<TargetLock[]> {
 /** Whether a lock records anything (a skill or a git source). */
 export function hasEntries(lock: Lockfile): boolean {
   return Object.keys(lock.skills).length > 0 || Object.keys(lock.sources).length > 0;
+}
+
+/** Whether `target`'s lock file exists and differs from what would be served now (a corrupt one does). */
+export function outdated(target: TargetLock): boolean {
+  try {
+    return lockChanges(target, readLockfile(target.file)).length > 0;
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    return error.code !== "LOCK_MISSING";
+  }
 }
 
 /**

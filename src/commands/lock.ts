@@ -1,15 +1,17 @@
 import { writeLockfile } from "../lock/lockfile.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { currentLocks, hasEntries, tooLarge, tooLargeNote } from "./lock-state.ts";
+import { currentLocks, hasEntries, outdated, tooLarge, tooLargeNote } from "./lock-state.ts";
 
 /**
  * `skillhub lock [--json]`: record what would be served now (no network: the
  * repositories' copies as they are). The project's skills and repositories go
  * to `<project>/skillhub.lock`, to commit; the user's own (global folders,
  * plugins) to `~/.skillhub/skillhub.lock`, so a teammate without them still
- * verifies (lock/location.ts). Each file is written only when it has something
- * to record (with nothing at all, the first, so `verify` finds a lock).
+ * verifies (lock/location.ts). Each file is written when it has something to
+ * record or when it records what is no longer served (a lock whose last source
+ * went is emptied, not left to pin it); with nothing at all, the first, so
+ * `verify` finds a lock.
  */
 export const runLock: CommandRun = async (ctx) => {
   const hub = await scannedHub(ctx);
@@ -27,8 +29,8 @@ export const runLock: CommandRun = async (ctx) => {
         );
       return 1;
     }
-    const withEntries = targets.filter((t) => hasEntries(t.lock));
-    const written = withEntries.length > 0 ? withEntries : targets.slice(0, 1);
+    const wanted = targets.filter((t) => hasEntries(t.lock) || outdated(t));
+    const written = wanted.length > 0 ? wanted : targets.slice(0, 1);
     for (const t of written) writeLockfile(t.file, t.lock);
     for (const t of written) {
       const note = tooLargeNote(t.lock);

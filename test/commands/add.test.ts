@@ -292,6 +292,22 @@ describe("skillhub remove and skillhub sources", () => {
     expect(listed.out).toContain(`duplicate: ${team.url} is listed again; team-skills is used.`);
   });
 
+  test("removing the last personal folder empties the personal lock, so verify passes and no project lock appears", async () => {
+    const m = machine();
+    const mine = tempDir("skillhub-add-mine-");
+    writeSkill(mine, "mine-skill");
+    const personal = join(m.home, ".skillhub", "skillhub.lock");
+    expect((await cli(m, ["add", "--global", mine])).code).toBe(0);
+    expect(Object.keys(readLockfile(personal).skills)).toEqual([expect.stringMatching(/:mine-skill$/)]);
+    const removed = await cli(m, ["remove", "--global", mine]);
+    expect(removed.code, removed.err).toBe(0);
+    expect(removed.out).toContain(`Wrote ${personal}: 0 skills, 0 git sources.`);
+    expect(readLockfile(personal).skills).toEqual({});
+    expect(existsSync(join(m.project, "skillhub.lock"))).toBe(false);
+    const verified = await cli(m, ["verify"]);
+    expect(verified.code, verified.out + verified.err).toBe(0);
+  });
+
   test("remove of a folder, and of something that is not a source", async () => {
     const m = machine();
     writeSkill(join(m.project, "kit"), "kit-skill");
