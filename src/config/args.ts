@@ -135,8 +135,6 @@ const CONFIG_FLAGS = new Set([
 
 /** argv (without node and script) → command, positionals and flags. Throws ConfigError on a usage error. */
 export function parseCommandLine(argv: string[]): ParsedArgs {
-  // `skillhub help`, as many command lines take it.
-  if (argv[0] === "help") return parseCommandLine(["--help"]);
   let parsed: ParsedArgv;
   try {
     parsed = parseArgv(argv, OPTIONS);
@@ -144,6 +142,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     throw new ConfigError(dashHint(argv, error) ?? usageMessage(error));
   }
   const [first, ...rest] = parsed.positionals;
+  // `skillhub help`, as many command lines take it, after options too (`--project X help`).
+  if (first === "help") return parseCommandLine(["--help"]);
   let command: Command = "serve";
   let positionals = parsed.positionals;
   if (first !== undefined) {
@@ -160,7 +160,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     positionals = rest;
   }
   const values = parsed.values;
-  refuseOthersOptions(command, values);
+  // --help wins over an option the command does not take: the help says which it takes.
+  if (values.help !== true) refuseOthersOptions(command, values);
   const flags: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) if (CONFIG_FLAGS.has(name)) flags[name] = value;
   if (command === "serve" && positionals.length > 0) {

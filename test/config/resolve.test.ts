@@ -209,8 +209,11 @@ describe("parseCommandLine", () => {
     expect(parseCommandLine(["doctor", "--port", "5", "--json"]).flags.port).toBe("5");
   });
 
-  test("help is a command too", () => {
+  test("help is a command too, after options as well; --help wins over an option the command does not take", () => {
     expect(parseCommandLine(["help"]).options.help).toBe(true);
+    expect(parseCommandLine(["help", "show"]).options.help).toBe(true);
+    expect(parseCommandLine(["--project", "/p", "help"]).options.help).toBe(true);
+    expect(parseCommandLine(["show", "--json", "--help"]).options.help).toBe(true);
   });
 
   test("unknown options and commands are usage errors", () => {
