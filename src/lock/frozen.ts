@@ -75,6 +75,8 @@ export class FrozenGuard {
   private changes = 0;
   private readonly verdicts = new WeakMap<Skill, { changes: number; catalog: Catalog; refusal?: FrozenRefusal }>();
   private readonly paths = new WeakMap<LockedSkill, ReadonlySet<string>>();
+  /** Told (after the current run) when a lock read before changed: what is visible may have changed. */
+  private readonly listeners = new Set<() => void>();
   /** Refusals already logged (one stderr diagnostic per skill and content). */
   private readonly logged = new Set<string>();
 
@@ -88,6 +90,7 @@ export class FrozenGuard {
     const now = stampOf(file);
     let c = this.cached.get(file);
     if (!c || c.stamp !== now) {
+      const before = c;
       try {
         c = { stamp: now, lock: readLockfile(file) };
       } catch (error) {
@@ -95,12 +98,22 @@ export class FrozenGuard {
         c = { stamp: now, error };
       }
       this.changes++;
+      if (before && this.listeners.size > 0)
+        queueMicrotask(() => {
+          for (const listener of this.listeners) listener();
+        });
       // A missing lock is remembered as missing ("" stamp) and looked for again at every run.
       this.cached.set(file, c);
     }
     const loaded = { lock: c.lock, error: c.error, file };
     this.looked.set(file, loaded);
     return loaded;
+  }
+
+  /** Call `listener` whenever a lock read before is found changed (generation() looks); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** A number that changes whenever any lock's content changes (what is visible may have changed). */

@@ -34,6 +34,8 @@ export interface RefresherOptions {
   maxWaitMs?: number;
   /** The first scan's garbage is collected before the calls that waited for it (MemoryRelease.collectNow). */
   collectNow?: () => void;
+  /** Called after every stat check (other files that change what is served look too: a frozen server's locks). */
+  afterCheck?: () => void;
   /** The most folders a watched source may hold (watchBudget). */
   watchBudget?: number;
   /** Injected for tests. */
@@ -85,7 +87,7 @@ export class Refresher {
     config: Config,
     deps: Pick<
       RefresherOptions,
-      "store" | "scanner" | "logger" | "sources" | "sourceInputs" | "watchFn" | "now" | "collectNow"
+      "store" | "scanner" | "logger" | "sources" | "sourceInputs" | "watchFn" | "now" | "collectNow" | "afterCheck"
     >,
   ): Refresher {
     return new Refresher({
@@ -207,6 +209,7 @@ export class Refresher {
       this.options.logger.error(`rescan check failed: ${errorMessage(error)}`);
       verdict = "unknown";
     }
+    this.options.afterCheck?.();
     if (verdict !== "unchanged") await this.rescan(verdict === "changed" ? `${reason}: changed` : reason);
     return verdict;
   }

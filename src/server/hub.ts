@@ -130,6 +130,8 @@ export class Hub implements ToolDeps {
       watchFn: options.watchFn,
       now: options.now,
       collectNow: () => this.memory.collectNow(),
+      // A lock changed on disk is noticed within one check, and announced (FrozenGuard.onChange).
+      ...(frozen ? { afterCheck: () => void frozen.generation() } : {}),
     });
     this.search = createSearch({
       config: options.config,

@@ -11,6 +11,7 @@ import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
 import { textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
+import { eventually } from "../helpers/wait.ts";
 import { cli, type Machine, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
@@ -84,6 +85,30 @@ describe("frozen mode (--frozen, SKILLHUB_FROZEN=1)", () => {
     expect((await s.call("load_skill", { skill_name: "pdf" })).isError).toBeFalsy();
     expect((await s.call("load_skill", { skill_name: "sneaky" })).isError).toBeFalsy();
     expect((await s.call("read_skill_file", { skill_name: "pdf", file_path: "forms.md" })).isError).toBeFalsy();
+  });
+
+  test("a lock rewritten while serving is noticed by the next check, and the client is told its lists changed", async () => {
+    const m = machine();
+    writeSkill(m.skills, "pdf");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    writeSkill(m.skills, "sneaky");
+    const s = await frozenSession(m);
+    const described = async () => (await s.client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+    expect(await described()).not.toContain("sneaky");
+    const listed = async () => (await s.client.listResources()).resources.map((r) => r.uri).join(" ");
+    expect(await listed()).not.toContain("sneaky");
+    // Reviewed and locked: no skill file changed, only the lock.
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    await s.hub.refresher.check("timer");
+    await eventually(() => s.notifications.includes("notifications/tools/list_changed"));
+    await eventually(() => s.notifications.includes("notifications/resources/list_changed"));
+    expect(await described()).toContain("sneaky");
+    expect(await listed()).toContain("sneaky");
+    // Nothing changed since: the next check announces nothing more.
+    const sent = s.notifications.length;
+    await s.hub.refresher.check("timer");
+    await s.client.ping();
+    expect(s.notifications).toHaveLength(sent);
   });
 
   test("the web page shows a changed skill's metadata and why it is refused, never its body or files", async () => {
