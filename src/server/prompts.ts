@@ -8,6 +8,7 @@ import { pickedSkills } from "../usage/picked.ts";
 import { listingReady } from "./catalog-snapshot.ts";
 import type { Hub } from "./hub.ts";
 import { paginate } from "./paging.ts";
+import { hideServerPaths, serverPaths } from "./server-paths.ts";
 
 /** Prompts per prompts/list page. */
 export const PROMPTS_PAGE_SIZE = 100;
@@ -73,7 +74,10 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
         ProtocolErrorCode.InvalidParams,
         `No prompt named '${name}': prompts are the served skills' names; prompts/list lists the most useful ones.`,
       );
-    const result = await skillTool.handler({ name }, context());
+    const ctx = context();
+    const called = await skillTool.handler({ name }, ctx);
+    // As tools/call does: a client on another machine is told no path of this server.
+    const result = ctx.session.remote ? hideServerPaths(called, serverPaths(hub)) : called;
     // The tool's first item, the skill's text: its second, the <command-message> line, keeps a promise
     // the skill tool's description makes to a model; a prompt is a person's choice and promised nothing.
     const first = result.content[0];

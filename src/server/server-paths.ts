@@ -70,20 +70,43 @@ function realOf(path: string): string {
 }
 
 /**
- * Security: a tool result for a client on another machine, with every path of
- * this server replaced. The core tools name a skill's files by skill:// URI
- * themselves; this is the one place that makes it true of every answer (a
+ * Security: a tool or prompt result for a client on another machine, with every
+ * path of this server replaced. The core tools name a skill's files by skill://
+ * URI themselves; this is the one place that makes it true of every answer (a
  * listing's file field, a script's output, a message from a lower layer).
- * Text and structured content alike; the result's shape is kept.
+ * Text and structured content alike; the result's shape is kept. A file's own
+ * bytes (a `content` field: read_skill_file, get_asset) are served as they are,
+ * as resources/read serves them: their size and digest must stay the file's.
  */
-export function hideServerPaths(result: CallToolResult, paths: ServerPaths): CallToolResult {
+export function hideServerPaths<T>(result: T, paths: ServerPaths): T {
   const json = JSON.stringify(result);
   if (!paths.folders.some(([path]) => json.includes(path))) return result;
-  return JSON.parse(json, (_key, value) => (typeof value === "string" ? hide(value, paths) : value));
+  return sweep(result, paths) as T;
 }
 
-/** Characters that end a path in running text (a path with one of them is named by its folder only). */
-const PATH_END = /[\s"'`<>()[\]{},;|]/;
+function sweep(value: unknown, paths: ServerPaths, key?: string): unknown {
+  if (typeof value === "string") return key === "content" ? value : hideInText(value, paths);
+  if (Array.isArray(value)) return value.map((item) => sweep(item, paths));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, k)]));
+}
+
+/** A JSON text (a structured result's, the tree tools') is swept value by value and written again in its form. */
+function hideInText(text: string, paths: ServerPaths): string {
+  if (text.startsWith("{") || text.startsWith("[")) {
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return hide(text, paths);
+    }
+    return JSON.stringify(sweep(data, paths), null, /^[{[]\n/.test(text) ? 2 : undefined);
+  }
+  return hide(text, paths);
+}
+
+/** Characters that end a path in running text, past the skill folder it is in (a space may be in a folder's name). */
+const PATH_END = /[\s"'`<>()[\]{},;|\\]/;
 
 function hide(value: string, paths: ServerPaths): string {
   let out = value;
@@ -92,7 +115,7 @@ function hide(value: string, paths: ServerPaths): string {
     let rebuilt = "";
     let from = 0;
     for (let at = out.indexOf(folder); at >= 0; at = out.indexOf(folder, from)) {
-      let end = at + folder.length;
+      let end = skillFolderEnd(out, at + folder.length, at, paths.skills);
       while (end < out.length && !PATH_END.test(out[end] as string)) end++;
       rebuilt += out.slice(from, at) + named(out.slice(at, end), folder, name, paths.skills);
       from = end;
@@ -100,6 +123,18 @@ function hide(value: string, paths: ServerPaths): string {
     out = rebuilt + out.slice(from);
   }
   return out;
+}
+
+/** Past the longest skill folder that the path at `at` names, spaces and all (else `end`). */
+function skillFolderEnd(text: string, end: number, at: number, skills: Map<string, string>): number {
+  const rest = text.slice(end).search(/[\n\r\t"'`<>|\\]/);
+  const stop = rest < 0 ? text.length : end + rest;
+  let found = end;
+  for (let slash = text.indexOf("/", end + 1); ; slash = text.indexOf("/", slash + 1)) {
+    const cut = slash < 0 || slash > stop ? stop : slash;
+    if (skills.has(text.slice(at, cut))) found = cut;
+    if (cut === stop) return found;
+  }
 }
 
 /** `path` (under `folder`) as a skill:// URI when a skill's folder holds it, else with `folder` named. */

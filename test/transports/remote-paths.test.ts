@@ -33,8 +33,11 @@ function world() {
   const project = join(root, "project");
   writeSkill(first, "pdf-invoice", {
     description: "Extract invoice fields from PDF files",
-    body: "# PDF invoices\n\nRun `python scripts/extract.py invoice.pdf`, then fill templates/invoice.txt.\n",
+    body: `# PDF invoices\n\nRun \`python scripts/extract.py invoice.pdf\`, then fill templates/invoice.txt.\nOn the hub: ${join(first, "pdf-invoice", "scripts", "extract.py")}\nThat is all.\n`,
   });
+  // A folder whose name holds a space, and a file whose own text names a path of the server.
+  writeSkill(join(first, "with space"), "notes-kit", { description: "Keep notes" });
+  write(join(first, "pdf-invoice/notes/where.txt"), `installed at ${first}\n`);
   write(join(first, "pdf-invoice/scripts/extract.py"), 'import sys\nprint("fields of", sys.argv[1])\n');
   write(join(first, "pdf-invoice/templates/invoice.txt"), "number: {{number}}\n");
   writeSkill(first, "ahrefs", { name: "Ahrefs Automation", description: "Automate Ahrefs tasks" });
@@ -154,8 +157,31 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
       // A script's output and a refused cwd name the server's folders, never their paths.
       expect(answers.run_script).toContain("running in <project>");
       expect(answers["run_script cwd"]).toContain("<project>/no-such-folder");
+      // A path in a skill's own text, in a folder with a space: the URI, in prompts as in tools.
+      expect(answers.prompt).toContain("On the hub: skill://pdf-invoice/scripts/extract.py\\nThat is all.");
+      expect(answers["list flat"]).toContain('"file":"skill://notes-kit/SKILL.md"');
     },
   );
+
+  test("a JSON answer stays the JSON of its structured content, and a file's own bytes are served as they are", async () => {
+    const w = world();
+    const client = await remoteClient("2025-11-25", w);
+    const loaded = (await client.callTool({ name: "load_skill", arguments: { skill_name: "pdf-invoice" } })) as {
+      content: { text: string }[];
+      structuredContent: { instructions: string };
+    };
+    expect(JSON.parse(loaded.content[0]?.text ?? "")).toEqual(loaded.structuredContent);
+    expect(loaded.structuredContent.instructions).toContain(
+      "On the hub: skill://pdf-invoice/scripts/extract.py\nThat is all.",
+    );
+    const read = (await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "pdf-invoice", file_path: "notes/where.txt" },
+    })) as { content: { text: string }[]; structuredContent: { content: string; size_bytes: number } };
+    expect(read.structuredContent.content).toBe(`installed at ${w.first}\n`);
+    expect(read.structuredContent.size_bytes).toBe(Buffer.byteLength(read.structuredContent.content));
+    expect(JSON.parse(read.content[0]?.text ?? "")).toEqual(read.structuredContent);
+  });
 });
 
 describe("a local client (stdio) shares the disk and keeps the paths", () => {
