@@ -97,6 +97,19 @@ describe("a skill longer than the client shows is served in parts", () => {
     const text = await Bun.file(file).text();
     expect(text.slice(text.indexOf(kept) + kept.length).startsWith(read.structuredContent?.content)).toBe(true);
   });
+  test("load_skill fits the budget whatever room the cut after a line leaves (names of every length shift it)", async () => {
+    const dir = tempDir();
+    const body = Array.from({ length: 1500 }, (_, i) => `Line ${i + 1}: lorem ipsum dolor sit amet consectetur.`);
+    const names = Array.from({ length: 60 }, (_, k) => `lines-${"x".repeat(k + 1)}`);
+    for (const name of names)
+      write(join(dir, name, "SKILL.md"), `---\nname: ${name}\ndescription: Long lines\n---\n${body.join("\n")}\n`);
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    for (const name of names) {
+      const loaded = await call("load_skill", { skill_name: name });
+      expect(textOf(loaded).length, name).toBeLessThanOrEqual(DEFAULT_RESULT_CHARS);
+      expect(loaded.structuredContent?.instructions).toContain("[SkillHub: this is the first part");
+    }
+  });
 });
 
 describe("read_skill_file in parts", () => {

@@ -34,7 +34,8 @@ export function fitInstructions<T extends { instructions: string }>(
     const fitted = { ...answer, instructions: part.text };
     const over = size(fitted) - budget;
     if (over <= 0) return fitted;
-    room -= over;
+    // The part is cut after a line, often below `room`: shrink from the part itself, so that each try cuts more.
+    room = Math.min(room, part.text.length) - over;
   }
   return answer;
 }
