@@ -63,10 +63,10 @@ function forbidden(root: string): string[] {
   return [...new Set([root, realpathSync(root)])];
 }
 
-async function remoteClient(revision: Revision, w: ReturnType<typeof world>) {
+async function remoteClient(revision: Revision, w: ReturnType<typeof world>, tools = TOOLS) {
   const { hub } = testHub({
     flags: { "skills-dir": [w.first, w.second], project: w.project },
-    env: { SKILLHUB_TOOLS: TOOLS, SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "ls,cat" },
+    env: { SKILLHUB_TOOLS: tools, SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "ls,cat" },
     home: join(w.root, "home"),
     cwd: w.project,
     hub: { acceptRoots: false },
@@ -145,6 +145,12 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
       expect(skill).toContain('read_skill_file (skill_name \\"pdf-invoice\\", file_path \\"scripts/extract.py\\")');
       expect(skill).toContain("scripts/extract.py, templates/invoice.txt");
       expect(answers["skill shadowed"]).toContain("Base directory: skill://more-skills/pdf-invoice");
+      // The shadowed skill's files are fetched by its qualified name: its plain name reaches the other one.
+      expect(answers["skill shadowed"]).toContain('read_skill_file (skill_name \\"more-skills:pdf-invoice\\"');
+      expect(answers["load_skill shadowed"]).toContain('read_skill_file (skill_name \\"more-skills:pdf-invoice\\"');
+      // A tree node's answer lists its files and fetches them with get_asset.
+      expect(answers["skill tree"]).toContain("scripts/where.sh");
+      expect(answers["skill tree"]).toContain('get_asset (skill_path \\"tools/echo\\"');
       expect(answers.load_skill).toContain('"path":"skill://pdf-invoice"');
       expect(answers.load_skill).toContain('"uri":"skill://pdf-invoice/scripts/extract.py"');
       expect(answers["read by uri"]).toContain("number: {{number}}");
@@ -162,6 +168,22 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
       expect(answers["list flat"]).toContain('"file":"skill://notes-kit/SKILL.md"');
     },
   );
+
+  test("with the skill tool alone: resources/read for a skill the extension serves, and a plain no for one it cannot", async () => {
+    const w = world();
+    const client = await remoteClient("2025-11-25", w, "skill");
+    const text = async (name: string) =>
+      ((await client.callTool({ name: "skill", arguments: { name } })) as { content: { text: string }[] }).content[0]
+        ?.text ?? "";
+    const served = await text("pdf-invoice");
+    expect(served).toContain("Fetch a file with resources/read skill://pdf-invoice/scripts/extract.py.");
+    expect(served).not.toContain("load_skill");
+    const read = await client.readResource({ uri: "skill://pdf-invoice/scripts/extract.py" });
+    expect(JSON.stringify(read)).toContain("fields of");
+    const unserved = await text("Ahrefs Automation");
+    expect(unserved).toContain("This server offers no tool that fetches this skill's files");
+    expect(unserved).not.toContain("resources/read");
+  });
 
   test("a JSON answer stays the JSON of its structured content, and a file's own bytes are served as they are", async () => {
     const w = world();

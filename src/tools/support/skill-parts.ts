@@ -35,14 +35,14 @@ export function skillFiles(
 export function skillHead(skill: Skill, place: SkillPlace, ctx: ToolContext): string {
   const head = `Loading: ${skill.name}\nBase directory: ${place.base}\n`;
   if (!place.remote) return `${head}\n`;
-  const { files, truncated } = skill.kind === "agent-skill" ? skillFiles(skill, ctx) : { files: [], truncated: false };
+  const { files, truncated } = skillFiles(skill, ctx);
   const example = exampleFile(files);
   const shown = files.slice(0, FILES_SHOWN).map((f) => f.path);
   const more = files.length - shown.length;
   const list =
     files.length === 0
-      ? "Files: none besides SKILL.md."
-      : `Files under ${place.base}/: ${shown.join(", ")}${more > 0 || truncated ? `, and ${truncated ? "more" : more} more (load_skill lists them all)` : ""}.`;
+      ? `Files: none${skill.kind === "agent-skill" ? " besides SKILL.md" : ""}.`
+      : `Files under ${place.base}/: ${shown.join(", ")}${more > 0 || truncated ? `, and ${truncated ? "more" : more} more${ctx.hasTool?.("load_skill") ? " (load_skill lists them all)" : ""}` : ""}.`;
   return `${head}${fetchAdvice(skill, place, ctx, example)}\n${list}\n\n`;
 }
 
@@ -102,7 +102,7 @@ function continuation(
   const ways: string[] = [];
   if (ctx.hasTool?.("read_skill_file"))
     ways.push(
-      `read_skill_file (skill_name "${skill.name}", file_path "SKILL.md", offset ${offset}), then again from each answer's next_offset until it has none`,
+      `read_skill_file (skill_name "${place.name}", file_path "SKILL.md", offset ${offset}), then again from each answer's next_offset until it has none`,
     );
   ways.push(
     place.remote

@@ -1,4 +1,5 @@
 import type { Catalog } from "../../catalog/catalog.ts";
+import { NAME_PATTERN } from "../../skills/agent-skill.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { skillUris } from "../../skills/skill-uri.ts";
 import type { ToolContext } from "../definition.ts";
@@ -10,6 +11,8 @@ import type { ToolContext } from "../definition.ts";
  * nothing on its machine (and are not its business).
  */
 export interface SkillPlace {
+  /** The name that reaches this very skill: qualified (`source:name`) when another skill of its name is served. */
+  name: string;
   /** The folder: an absolute path (local) or `skill://<name>` (remote). */
   base: string;
   /** A file under the folder (`/`-separated `rel`), named the same way. */
@@ -26,10 +29,12 @@ export function isShadowed(catalog: Catalog, skill: Skill): boolean {
 
 /** Where `skill` is, as the client of `ctx` names it. */
 export function skillPlace(skill: Skill, ctx: Pick<ToolContext, "deps" | "session">): SkillPlace {
-  const uris = skillUris(skill, isShadowed(ctx.deps.store.catalog, skill));
+  const shadowed = isShadowed(ctx.deps.store.catalog, skill);
+  const uris = skillUris(skill, shadowed);
   const remote = ctx.session.remote;
   const local = (rel: string) => (rel === "" ? skill.dir : `${skill.dir}/${rel}`);
   return {
+    name: shadowed ? skill.id : skill.name,
     base: remote ? uris.dir("") : skill.dir,
     file: remote ? uris.file : local,
     uri: uris.file,
@@ -41,16 +46,19 @@ export function skillPlace(skill: Skill, ctx: Pick<ToolContext, "deps" | "sessio
  * One sentence on how a remote client fetches a skill's files. read_skill_file
  * when this session offers it (it reads every served skill, and takes a file's
  * URI as its path); else resources/read on the URI for an Agent Skill (the
- * skills extension serves those). A tree node's files come through get_asset.
- * `example` is a file of the skill to show the call with.
+ * skills extension serves those, when the name follows the Agent Skills rules).
+ * A tree node's files come through get_asset. Without any of these, it says
+ * so. `example` is a file of the skill to show the call with.
  */
 export function fetchAdvice(skill: Skill, place: SkillPlace, ctx: ToolContext, example = "<path>"): string {
   let way: string | undefined;
   if (skill.kind === "tree-node") {
-    if (ctx.hasTool?.("get_asset")) way = `get_asset (skill_path "${skill.name}", file "${example}")`;
+    if (ctx.hasTool?.("get_asset")) way = `get_asset (skill_path "${place.name}", file "${example}")`;
   } else if (ctx.hasTool?.("read_skill_file"))
-    way = `read_skill_file (skill_name "${skill.name}", file_path "${example}")`;
-  else way = `resources/read ${place.uri(example)}`;
-  const fetch = way ? ` Fetch a file with ${way}.` : "";
+    way = `read_skill_file (skill_name "${place.name}", file_path "${example}")`;
+  else if (NAME_PATTERN.test(skill.name)) way = `resources/read ${place.uri(example)}`;
+  const fetch = way
+    ? ` Fetch a file with ${way}.`
+    : " This server offers no tool that fetches this skill's files (ask its operator for the hub tool profile).";
   return `This server runs on another machine: paths in this skill are relative to ${place.base}, not to a folder on your disk.${fetch} To run a script, first save it and the files it uses into a new local folder under the same relative paths, then run it there.`;
 }
