@@ -57,7 +57,8 @@ export const readSkillFileTool = defineTool({
   description: () =>
     "Read a file that belongs to a skill (template, reference, example, script) by its path relative to the skill folder. " +
     "Text comes back as UTF-8, binary files as base64 with a MIME type; a large file in parts (read on from next_offset).",
-  handler: async ({ skill_name, file_path: asked, offset = 0, length }, ctx) => {
+  handler: async ({ skill_name, file_path: asked, offset: from, length }, ctx) => {
+    const offset = from ?? 0;
     const { deps } = ctx;
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
@@ -70,7 +71,8 @@ export const readSkillFileTool = defineTool({
         { skill: skill.name, file_path: asked },
       );
     const max = Math.min(length ?? deps.config.files.max_file_bytes, deps.config.files.max_file_bytes);
-    const explicit = offset > 0 || length !== undefined;
+    // An offset or a length, even offset 0, asks for parts: a binary file too large for one answer comes in parts.
+    const explicit = from !== undefined || length !== undefined;
     const checked = checkRelativePath(file_path);
     if (!checked.ok)
       return errorResult("PATH_OUTSIDE_SKILL", `'${file_path}' ${checked.reason}. ${INSIDE_ONLY}`, {

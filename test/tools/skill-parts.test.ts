@@ -143,9 +143,12 @@ describe("read_skill_file in parts", () => {
   test("a binary file over what one answer holds comes in base64 parts that join to the file", async () => {
     const dir = tempDir();
     writeSkill(dir, "files");
-    const bytes = Uint8Array.from({ length: 30_000 }, (_, i) => (i * 7) % 256);
+    // Over MAX_FILE_BYTES (64 KiB): whole, it is refused; asked from offset 0, it comes in parts.
+    const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256);
     write(join(dir, "files", "blob.bin"), bytes);
     const { call } = await open({ flags: { "skills-dir": [dir] } });
+    const whole = await call("read_skill_file", { skill_name: "files", file_path: "blob.bin" });
+    expect(whole.structuredContent?.error.code).toBe("FILE_TOO_LARGE");
     const parts: Buffer[] = [];
     let offset: number | undefined = 0;
     while (offset !== undefined) {
