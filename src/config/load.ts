@@ -38,7 +38,8 @@ export function loadConfig(options: LoadOptions): Resolved {
   for (const path of options.sourceFiles ?? []) {
     const origin = options.repoFiles?.includes(path) ? "repository" : "folder";
     // Security: a skills folder's or repository's file is someone else's content: it stays in its folder,
-    // and one that cannot be read safely (a link to /dev/zero, a FIFO, too large) is skipped, not fatal.
+    // and one that cannot be read safely (a link to /dev/zero, a FIFO, too large) or parsed as a mapping
+    // is skipped, not fatal.
     const read = readSourceConfigFile(path);
     if (read === "missing") continue;
     if (typeof read === "string") {
@@ -80,25 +81,35 @@ export function readConfigFile(path: string): ConfigFile {
   // Bounded and non-blocking (util/named-file.ts): a link to /dev/zero or a FIFO is named, not read for ever.
   const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES });
   if (!read.ok) throw new ConfigError(`Invalid configuration: ${read.reason}`, { key: path });
-  return parseConfigText(path, read.text);
+  const parsed = parseConfigText(path, read.text);
+  if (typeof parsed === "string") throw new ConfigError(`Invalid configuration: ${parsed}`, { key: path });
+  return parsed;
 }
 
 /**
- * A skills folder's or repository's config.yaml: parsed, or "missing", or why it cannot be read safely (a
- * sentence). It must resolve inside its own folder. Invalid YAML still stops start-up, naming the file.
+ * A skills folder's or repository's config.yaml: parsed, or "missing", or why it is ignored (a sentence
+ * naming the file). Security: the file is someone else's content, so nothing in it stops start-up: it must
+ * resolve inside its own folder, and one that cannot be read safely, is not valid YAML or does not hold a
+ * mapping is skipped with that sentence as a warning, and every skill is still served. A mapping whose
+ * values have the wrong type still stops start-up, naming the key and the file (resolve.ts).
  */
 function readSourceConfigFile(path: string): ConfigFile | "missing" | string {
   const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES, within: dirname(path) });
-  if (read.ok) return parseConfigText(path, read.text);
-  return read.missing ? "missing" : read.reason;
+  if (!read.ok) return read.missing ? "missing" : read.reason;
+  const parsed = parseConfigText(path, read.text);
+  if (typeof parsed === "string") return parsed;
+  // An empty file (or comments only) sets nothing; a list or a scalar is not a set of settings.
+  const data = parsed.data;
+  if (data === null || data === undefined || (typeof data === "object" && !Array.isArray(data))) return parsed;
+  const what = Array.isArray(data) ? "a list" : `a ${typeof data}`;
+  return `${path} must hold a YAML mapping of settings, not ${what}.`;
 }
 
-function parseConfigText(path: string, text: string): ConfigFile {
+/** The file's YAML, or a sentence naming the file and where the YAML is wrong. Pure. */
+function parseConfigText(path: string, text: string): ConfigFile | string {
   try {
     return { path, data: yaml().parse(text, { maxAliasCount: 100 }) };
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${path} is not valid YAML: ${yamlErrorAt(error, text)}.`, {
-      key: path,
-    });
+    return `${path} is not valid YAML: ${yamlErrorAt(error, text)}.`;
   }
 }

@@ -22,12 +22,22 @@ export const SOURCE_CONFIG_SECTIONS: readonly string[] = [
 ];
 
 /**
+ * The `scripts` keys that decide which program runs and for which files. Security: they are the
+ * operator's alone (~/.skillhub/config.yaml, --config, environment, flags). A runner is split into an
+ * executable and its arguments (exec/runners.ts), so a config.yaml that set `scripts.runners` (".sh":
+ * "bash -c …") would choose the code every script runs as, and one that set
+ * `scripts.allowed_extensions` would let more kinds of file run; neither file is in the lock, so a
+ * frozen server would run code nobody reviewed.
+ */
+const SCRIPT_EXECUTION_KEYS = ["scripts.allow_project", "scripts.runners", "scripts.allowed_extensions"] as const;
+
+/**
  * Keys inside those sections that stay with the user. Security: a skills
  * folder named with --skills-dir / SKILLS_DIR may sit inside any checkout, so
  * its config.yaml must not replace the list of repositories synced
  * (git.repos), their branch or credentials, nor choose where usage events go
  * (analytics.file could name ~/.bashrc and append lines holding user queries;
- * analytics.endpoint would send them to any server).
+ * analytics.endpoint would send them to any server), nor what runs scripts.
  */
 export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
   "git.repos",
@@ -37,22 +47,22 @@ export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
   "git.ref",
   "analytics.file",
   "analytics.endpoint",
-  "scripts.allow_project",
+  ...SCRIPT_EXECUTION_KEYS,
 ];
 
 /**
  * The content repository the user configured (SKILLS_REPO /
  * `git.repos`) is the team's own, chosen by the user, so its config.yaml may
  * also set where the team's usage events go and which branch is followed.
- * It still cannot change the list of repositories, their token, or let a
- * project's own scripts run.
+ * It still cannot change the list of repositories, their token, let a
+ * project's own scripts run, or choose what runs scripts.
  */
 export const REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
   "git.repos",
   "git.token",
   // Security: a repository never chooses its own pin; the user (SKILLS_REF, their config) and the lock do.
   "git.ref",
-  "scripts.allow_project",
+  ...SCRIPT_EXECUTION_KEYS,
 ];
 
 /**
@@ -118,6 +128,10 @@ export function restrictSourceConfig(
         warnings.push(
           `${file.path}: key "${dotted}" ignored: ${who} config.yaml may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`,
         );
+      } else if (dotted === "scripts.enabled" && childValue === true) {
+        // Security: the kill switch works one way: a team may turn its scripts off for everyone, but a
+        // config.yaml must not turn run_script back on where the operator turned it off. `true` is the
+        // default, so dropping it changes nothing else, and a copied sample config is not warned about.
       } else if (dotted === "analytics.file" && typeof childValue === "string") {
         const kept = analyticsFileIn(childValue, analyticsDir);
         if (kept.warning) warnings.push(`${file.path}: key "analytics.file" ${kept.warning}`);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { explicitSourceConfigFiles, restrictSourceConfig } from "../../src/config/source-config.ts";
-import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
@@ -117,7 +117,13 @@ describe("config.yaml of skills folders", () => {
       "analytics.endpoint",
       "scripts.allow_project",
     ];
-    const forbidden = [...keys.slice(0, 3), "git.ref", ...keys.slice(3)];
+    const forbidden = [
+      ...keys.slice(0, 3),
+      "git.ref",
+      ...keys.slice(3),
+      "scripts.runners",
+      "scripts.allowed_extensions",
+    ];
     const because = `a skills folder's config.yaml may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`;
     expect(warnings).toEqual([
       ...keys.map((key) => `${file}: key "${key}" ignored: ${because}`),
@@ -183,7 +189,7 @@ describe("config.yaml of skills folders", () => {
     });
     expect(config.scripts.allow_project).toBe(false);
     const because =
-      "a content repository's config.yaml may not set git.repos, git.token, git.ref, scripts.allow_project (they belong in ~/.skillhub/config.yaml or the environment).";
+      "a content repository's config.yaml may not set git.repos, git.token, git.ref, scripts.allow_project, scripts.runners, scripts.allowed_extensions (they belong in ~/.skillhub/config.yaml or the environment).";
     expect(warnings).toEqual([
       ...["git.repos", "git.token", "git.ref"].map((key) => `${file}: key "${key}" ignored: ${because}`),
       `${file}: key "analytics.file" "~/.skills-mcp/analytics.jsonl" is written as ${confined}: a repository's usage events stay in SkillHub's analytics folder.`,
@@ -224,5 +230,80 @@ describe("config.yaml of skills folders", () => {
     out.length = 0;
     expect(await run(["doctor", "--json"], { ...env, SKILLS_BRANCH: "release" }, io)).toBe(0);
     expect(JSON.parse(out.join("")).repos[0].branch).toBe("release");
+  });
+});
+
+describe("a skills folder's or repository's config.yaml that holds no settings", () => {
+  const cases = [
+    ["not valid YAML", "matching: [unclosed\n", "is not valid YAML: "],
+    ["a list", "- matching\n- scripts\n", "must hold a YAML mapping of settings, not a list."],
+    ["a scalar", "just words\n", "must hold a YAML mapping of settings, not a string."],
+    [
+      "a YAML bomb",
+      `a: &a [x, x]\n${Array.from({ length: 120 }, (_, i) => `k${i}: *a`).join("\n")}\n`,
+      "is not valid YAML: ",
+    ],
+    ["over 1 MiB", `# ${"x".repeat(1_048_576)}\n`, "the limit is 1048576."],
+  ] as const;
+
+  test.each(cases)(
+    "%s: ignored with one warning naming the file and why; the other files still apply",
+    (_, text, says) => {
+      const home = tempDir();
+      write(join(home, ".skillhub/config.yaml"), "matching:\n  max_results: 4\n");
+      const good = write(join(tempDir(), "config.yaml"), "matching:\n  min_score: 0.4\n");
+      const bad = write(join(tempDir(), "config.yaml"), text);
+      for (const repoFiles of [[], [bad]]) {
+        const { config, warnings } = loadConfig({
+          env: {},
+          homeDir: home,
+          cwd: home,
+          sourceFiles: [good, bad],
+          repoFiles,
+        });
+        expect(config.matching).toMatchObject({ min_score: 0.4, max_results: 4 });
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain(bad);
+        expect(warnings[0]).toContain(says);
+        expect(warnings[0]).toEndWith("Its settings are ignored.");
+      }
+    },
+  );
+
+  test("an empty config.yaml, or one of comments only, sets nothing and warns of nothing", () => {
+    const home = tempDir();
+    for (const text of ["", "# nothing yet\n"]) {
+      const file = write(join(tempDir(), "config.yaml"), text);
+      expect(loadConfig({ env: {}, homeDir: home, cwd: home, sourceFiles: [file] }).warnings).toEqual([]);
+    }
+  });
+
+  test("the user's own config.yaml that is not valid YAML still stops start-up, naming the file and the line", () => {
+    const home = tempDir();
+    const file = write(join(home, ".skillhub/config.yaml"), "matching:\n  min_score: [unclosed\n");
+    expect(() => loadConfig({ env: {}, homeDir: home, cwd: home })).toThrow(
+      `Invalid configuration: ${file} is not valid YAML: `,
+    );
+    expect(() => loadConfig({ env: {}, homeDir: home, cwd: home })).toThrow("at line 2");
+  });
+
+  test("CLI: a skills folder whose config.yaml is not valid YAML is served whole, with the warning in doctor", async () => {
+    const home = tempDir();
+    const skills = tempDir();
+    writeSkill(skills, "alpha");
+    writeSkill(skills, "beta");
+    const file = write(join(skills, "config.yaml"), "matching: [unclosed\n");
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), cwd: home };
+    const env = { HOME: home, SKILLHUB_RESCAN_SECONDS: "0" };
+    expect(await run(["list", "--json", "--skills-dir", skills], env, io)).toBe(0);
+    const listed: { name: string }[] = JSON.parse(out.join("")).skills;
+    expect(listed.map((skill) => skill.name).sort()).toEqual(["alpha", "beta"]);
+    out.length = 0;
+    expect(await run(["doctor", "--json", "--skills-dir", skills], env, io)).toBe(0);
+    const warnings: string[] = JSON.parse(out.join("")).config_warnings;
+    expect(warnings.filter((w) => w.includes(file))).toHaveLength(1);
+    expect(err.join("")).not.toContain("Invalid configuration");
   });
 });
