@@ -28,6 +28,11 @@ export interface SkillDigests {
   files: Record<string, FileDigest>;
   /** True when the skill has more files and folders than LOCKED_ENTRIES_MAX: it cannot be locked. */
   truncated: boolean;
+  /**
+   * What the folder holds that no lock records, relative: version-control metadata, nested skills' folders,
+   * FIFOs and devices, links that lead to no file of the skill, folders that could not be read.
+   */
+  unrecorded: string[];
 }
 
 /**
@@ -146,14 +151,21 @@ export function digestSkill(
 ): SkillDigests {
   const listing = listSkillFiles(skill.dir, { max: options.max ?? LOCKED_ENTRIES_MAX, realDir: options.realDir });
   const files: Record<string, FileDigest> = {};
-  if (listing.truncated) return { files, truncated: true };
+  const listed = new Set(listing.files.map((f) => f.path));
+  const unrecorded = [
+    ...listing.skipped,
+    ...listing.specials,
+    ...listing.links.filter((path) => !listed.has(path)),
+    ...listing.unreadable,
+  ];
+  if (listing.truncated) return { files, truncated: true, unrecorded };
   const root = options.realDir ?? realOf(skill.dir);
-  if (root === undefined) return { files, truncated: false };
+  if (root === undefined) return { files, truncated: false, unrecorded };
   for (const entry of [...listing.files].sort((a, b) => compareText(a.path, b.path))) {
     const digest = digestFile(root, entry.path, options.cache);
     if (digest) files[entry.path] = digest;
   }
-  return { files, truncated: false };
+  return { files, truncated: false, unrecorded };
 }
 
 function realOf(dir: string): string | undefined {

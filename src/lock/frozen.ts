@@ -1,7 +1,7 @@
-import { statSync } from "node:fs";
-import { basename } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
-import { type DigestCache, digestCache, digestSkill } from "../catalog/digests.ts";
+import { type DigestCache, digestCache, digestFile, digestSkill, type Sha256 } from "../catalog/digests.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { Logger } from "../util/logger.ts";
@@ -192,8 +192,12 @@ export class FrozenGuard {
 
   /**
    * Every file of `skill` (and, for a tree node, of each ancestor it inherits from) on disk against
-   * its lock entry, before code of the skill runs: added, removed and changed files alike. Digests of
-   * unchanged files come from the cache, so a second run costs a walk and a stat per file.
+   * its lock entry, before code of the skill runs: added, removed and changed files alike. Security:
+   * the folder must hold nothing else a process could read or load, since the lock records none of
+   * it: no version-control metadata, FIFO, device, link out or unreadable folder, and a nested
+   * skill's folder only when that skill passes this same check (a `helper/` package planted beside
+   * a reviewed `helper.py` would be imported in its place). Digests of unchanged files come from the
+   * cache, so a second run costs a walk and a stat per file.
    */
   checkWhole(skill: Skill, catalog: Catalog): FrozenRefusal | undefined {
     const refused = this.check(skill, catalog);
@@ -201,9 +205,17 @@ export class FrozenGuard {
     for (const node of skill.kind === "tree-node" ? effectiveChain(catalog, skill).reverse() : [skill]) {
       const { locked, lockName } = this.entry(node);
       if (!locked) continue;
-      const now = lockSkill(node, digestSkill(node, { cache: this.options.cache ?? digestCache }));
-      const changes = compareSkill(node.id, locked, now);
+      const cache = this.options.cache ?? digestCache;
+      const digests = digestSkill(node, { cache });
+      // The skill's own file as it is now, not as the last scan parsed it: a process may read it.
+      const own = fileDigestNow(node.file, cache) ?? "sha256:unreadable";
+      const changes = compareSkill(node.id, locked, { ...lockSkill(node, digests), skill_md: own });
       if (changes.length > 0) return this.report(node, mismatch(node, changes, lockName));
+      for (const path of digests.unrecorded) {
+        const nested = catalog.skillOfFile(join(node.dir, path, "SKILL.md"));
+        if (nested && nested !== node && !this.checkWhole(nested, catalog)) continue;
+        return this.report(node, unrecorded(node, path, lockName));
+      }
     }
     return undefined;
   }
@@ -279,6 +291,24 @@ export class FrozenGuard {
     }
     return refusal;
   }
+}
+
+/** The sha256 of `file` on disk (read confined to its real folder), or undefined when it cannot be read. */
+function fileDigestNow(file: string, cache: DigestCache): Sha256 | undefined {
+  try {
+    return digestFile(realpathSync(dirname(file)), basename(file), cache)?.digest;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path in the folder where code would run that the lock does not record. */
+function unrecorded(skill: Skill, path: string, lockName: string): FrozenRefusal {
+  return {
+    code: "FILE_NOT_LOCKED",
+    message: `Skill '${skill.name}' cannot run code: its folder holds '${path}', which ${lockName} does not record, and ${FROZEN}: code runs only where every file was reviewed. Tell the user; they can remove '${path}' from the skill's folder (or lock it, if it is a skill of its own).`,
+    changes: [{ kind: "added", subject: "file", id: skill.id, file: path, detail: "not recorded by the lock" }],
+  };
 }
 
 function mismatch(skill: Skill, changes: LockChange[], lockName: string): FrozenRefusal {

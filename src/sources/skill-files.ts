@@ -23,6 +23,8 @@ export interface SkillFileList {
   specials: string[];
   /** Folders that could not be listed (permission, a path past PATH_MAX, gone during the walk). */
   unreadable: string[];
+  /** What the folder holds besides the skill's files: version-control metadata and nested skills' folders. */
+  skipped: string[];
 }
 
 export interface ListOptions {
@@ -63,7 +65,15 @@ export interface ListOptions {
  */
 export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFileList {
   const max = options.max ?? 500;
-  const list: SkillFileList = { files: [], folders: [], truncated: false, links: [], specials: [], unreadable: [] };
+  const list: SkillFileList = {
+    files: [],
+    folders: [],
+    truncated: false,
+    links: [],
+    specials: [],
+    unreadable: [],
+    skipped: [],
+  };
   let real: string;
   try {
     real = options.realDir ?? realpathSync(dir);
@@ -84,13 +94,19 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
         continue;
       }
       for (const entry of entries) {
-        if (entry.name === VCS_DIR) continue;
         const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+        if (entry.name === VCS_DIR) {
+          list.skipped.push(path);
+          continue;
+        }
         const full = join(folder, entry.name);
         // Security: a kept listing can be older than a subfolder swapped for a link (its parent's mtime
         // put back): a folder is entered only if it is one now, as a fresh listing would have it.
         if (entry.kind === "dir" && (!known || isRealFolder(full))) {
-          if (isSkillFolder(full)) continue;
+          if (isSkillFolder(full)) {
+            list.skipped.push(path);
+            continue;
+          }
           if (++counted > max) return { ...list, truncated: true };
           list.folders.push(path);
           queues[q === 1 || SKIPPED_DIRS.has(entry.name) ? 1 : 0].push(path);

@@ -34,6 +34,7 @@ describe("the files of a skill (one walker for the lock, verify, the tools and t
       links: [],
       specials: [],
       unreadable: [],
+      skipped: [],
     });
   });
 

@@ -1,0 +1,92 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
+import { cli, machine } from "./cli.ts";
+
+afterAll(cleanupTemp);
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/**
+ * A team's skills folder, locked: a tree node `ops` whose server script uses a helper beside it, and an
+ * Agent Skill `notes` (with a nested skill `notes/extra` of its own) for run_skill_command.
+ */
+async function lockedTeam() {
+  const m = machine();
+  const team = tempDir("skillhub-frozen-exec-team-");
+  writeNode(team, "ops.md", {
+    keywords: ["deploy", "ops"],
+    extra: ["scripts:", "  - file: scripts/check.sh", "    description: Checks", "    execution: server"].join("\n"),
+  });
+  write(join(team, "ops/scripts/check.sh"), '. "$(dirname "$0")/helper.sh"\necho "reviewed $(helper)"\n');
+  write(join(team, "ops/scripts/helper.sh"), "helper() { echo helper; }\n");
+  writeSkill(team, "notes");
+  write(join(team, "notes/notes.md"), "reviewed notes\n");
+  writeSkill(join(team, "notes"), "extra");
+  const locked = await cli(m, ["lock", "--skills-dir", team]);
+  expect(locked.code, locked.err).toBe(0);
+  const s = await connect({
+    home: m.home,
+    cwd: m.project,
+    env: { SKILLHUB_FROZEN: "1", SKILLHUB_TOOLS: "all", SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "cat,ls" },
+    flags: { project: m.project, "skills-dir": [team] },
+  });
+  closers.push(s.close);
+  const run = async (tool: string, args: Record<string, unknown>) => {
+    const result = await s.call(tool, args);
+    const sc = result.structuredContent as { stdout?: string; error?: { code: string; message: string } };
+    return { error: result.isError ? sc.error : undefined, stdout: sc.stdout ?? "" };
+  };
+  return { team, run };
+}
+
+describe("a frozen server runs code only in a folder holding reviewed files alone", () => {
+  test("run_script: a nested skill planted beside a reviewed script is refused, naming it", async () => {
+    const { team, run } = await lockedTeam();
+    const script = { skill_path: "ops", file: "scripts/check.sh" };
+    expect(await run("run_script", script)).toEqual({ error: undefined, stdout: "reviewed helper\n" });
+    // A folder that is a skill of its own is not the ops node's file: the lock of ops does not cover it.
+    writeSkill(join(team, "ops/scripts"), "helper", { body: "planted\n" });
+    const refused = await run("run_script", script);
+    expect(refused.error?.code).toBe("FILE_NOT_LOCKED");
+    expect(refused.error?.message).toContain("its folder holds 'scripts/helper', which skillhub.lock does not record");
+    expect(refused.stdout).toBe("");
+  });
+
+  test("run_skill_command: version-control metadata added to a skill's folder is refused; a locked nested skill is not", async () => {
+    const { team, run } = await lockedTeam();
+    // The nested skill `notes/extra` is locked and unchanged: the parent's commands run.
+    expect(await run("run_skill_command", { skill_name: "notes", command: "cat", args: ["notes.md"] })).toEqual({
+      error: undefined,
+      stdout: "reviewed notes\n",
+    });
+    write(join(team, "notes/.git/notes.md"), "unreviewed\n");
+    for (const args of [[".git/notes.md"], ["notes.md"]]) {
+      const refused = await run("run_skill_command", { skill_name: "notes", command: "cat", args });
+      expect(refused.error?.code).toBe("FILE_NOT_LOCKED");
+      expect(refused.error?.message).toContain("its folder holds '.git'");
+      expect(refused.stdout).not.toContain("unreviewed");
+    }
+  });
+
+  test("run_skill_command: a SKILL.md rewritten a moment ago, before any rescan, is compared as it is on disk", async () => {
+    const { team, run } = await lockedTeam();
+    writeSkill(team, "notes", { body: "unreviewed instructions\n" });
+    const refused = await run("run_skill_command", { skill_name: "notes", command: "cat", args: ["SKILL.md"] });
+    expect(refused.error?.code).toBe("SKILL_LOCK_MISMATCH");
+    expect(refused.error?.message).toContain("SKILL.md differs from skillhub.lock");
+    expect(refused.stdout).not.toContain("unreviewed");
+  });
+
+  test("run_skill_command: a nested skill changed since review makes its parent's folder refuse code too", async () => {
+    const { team, run } = await lockedTeam();
+    writeSkill(join(team, "notes"), "extra", { body: "changed after review\n" });
+    const refused = await run("run_skill_command", { skill_name: "notes", command: "ls", args: ["."] });
+    expect(refused.error?.code).toBe("FILE_NOT_LOCKED");
+    expect(refused.error?.message).toContain("its folder holds 'extra'");
+  });
+});
