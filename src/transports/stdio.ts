@@ -48,7 +48,9 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   // instructions name none and tools/list waits a moment for the scan, then lists the tools with the
   // skills still being read (list_changed follows). Calls always wait for the scan.
   const file = snapshotFile(hub);
-  const snapshot = readSnapshot(file, hub.logger);
+  // Security: frozen, nothing is listed from a cache (a snapshot's names and descriptions carry no proof of
+  // the bytes they came from): every SKILL.md is parsed from disk and checked against the lock.
+  const snapshot = hub.frozen ? undefined : readSnapshot(file, hub.logger);
   // Saves one at a time, in order (each pauses between pieces): a later one is never overtaken.
   let saving = Promise.resolve();
   const keep = debounced(() => {
