@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
+import { copySettingsProblem, skippedEntries } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
@@ -42,9 +43,16 @@ export interface RepoState {
 export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncWant = {}): Promise<RepoSyncResult> {
   const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
   const warnings: string[] = [];
-  if (previous === null && existsSync(target.dir)) {
-    warnings.push(`${target.dir} was not a usable git copy; it was removed and cloned again.`);
+  // Security: git is not let loose on a copy whose own config could make it run a program (git-copy-guard.ts).
+  const unsafe = previous === null ? undefined : await copySettingsProblem(target.dir, ctx.git);
+  if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
+    warnings.push(
+      unsafe === undefined
+        ? `${target.dir} was not a usable git copy; it was removed and cloned again.`
+        : `the copy in ${target.dir} was removed and cloned again: ${unsafe}.`,
+    );
     await removeCopy(target.dir);
+    return clone(target, ctx, want, warnings);
   }
   if (previous === null) return clone(target, ctx, want, warnings);
 
@@ -54,7 +62,9 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const branch = target.branch;
   // With allowed signers, a copy must be exactly its commit (git-trust.ts's verifyCopy): ignored files count.
   const strict = want.allowedSigners ? ["--ignored"] : [];
-  const dirty = (await local(target, ctx, ["status", "--porcelain", ...strict])).trim() !== "";
+  // Entries marked skip-worktree or assume-unchanged are changes git status does not report.
+  const skipped = skippedEntries(await local(target, ctx, ["ls-files", "-v", "-z"])).length > 0;
+  const dirty = skipped || (await local(target, ctx, ["status", "--porcelain", ...strict])).trim() !== "";
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
   ).stdout.trim();
@@ -77,6 +87,8 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   if (following && fastForward && !dirty && placed) {
     await local(target, ctx, ["merge", "--ff-only", "--quiet", tip]);
   } else {
+    // checkout --force leaves the files of skipped entries as they are: without an index, it writes every file.
+    if (skipped) await rm(join(target.dir, ".git", "index"), { force: true });
     // A pinned tag or commit is checked out detached: nothing may move it but a new pin.
     await local(target, ctx, ["checkout", "--quiet", "--force", ...(following ? ["-B", branch] : ["--detach"]), tip]);
     if (dirty) await local(target, ctx, ["clean", want.allowedSigners ? "-ffdqx" : "-ffdq"]);
@@ -108,7 +120,8 @@ async function clone(
   ctx.progress(`cloning ${target.spec.url} (${want.commit?.slice(0, 12) ?? refOf(target)}) into ${target.dir}`);
   try {
     // init + fetch of exactly one commit (shallow) + checkout: the same for a branch, a tag and a commit.
-    await local({ ...target, dir: temp }, ctx, ["init", "--quiet", temp], parent);
+    // No template: the user's template folder could add config (git-copy-guard.ts) or hooks to the copy.
+    await local({ ...target, dir: temp }, ctx, ["init", "--quiet", "--template=", temp], parent);
     // As `git clone` would: origin is the URL without credentials (tools and people look for it).
     await local({ ...target, dir: temp }, ctx, ["remote", "add", "origin", target.spec.url], temp);
     const tip = await fetchWanted(target, ctx, temp, want, true);

@@ -11,6 +11,18 @@ export type { SpawnFn } from "../../exec/process.ts";
 /** Most bytes kept of one git command's stdout (ls-files of a very large repository fits). */
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Config every git command runs with, after the caller's, so that nothing overrides it. Security: a
+ * repository copy's `.git` is written by whoever can write the copy, and git would run what it names:
+ * `core.fsmonitor` on every command that reads the index, hooks on fetch, merge and checkout. Given as
+ * command-line config, these win over every config file. The settings whose names cannot be listed
+ * (filter drivers…) are git-copy-guard.ts's.
+ */
+const GUARD_CONFIG: readonly GitConfigEntry[] = [
+  { key: "core.fsmonitor", value: "false" },
+  { key: "core.hooksPath", value: "/dev/null" },
+];
+
 export interface GitRunnerOptions {
   /** Base environment of git children. Default process.env. */
   env?: Record<string, string | undefined>;
@@ -76,24 +88,25 @@ export class GitRunner {
     this.groups.killAll();
   }
 
-  /** Run git; a non-zero exit is a result, not an exception. Throws GitError GIT_NOT_FOUND when git is missing. */
+  /**
+   * Run git with the caller's config and GUARD_CONFIG; a non-zero exit is a result, not an exception.
+   * Throws GitError GIT_NOT_FOUND when git is missing.
+   */
   async run(args: readonly string[], call: GitCall = {}): Promise<GitOutput> {
-    const entries = call.config ?? [];
+    const entries = [...(call.config ?? []), ...GUARD_CONFIG];
     let prefix: string[] = [];
     const extraEnv: Record<string, string> = {};
-    if (entries.length > 0) {
-      const version = await this.gitVersion();
-      if (version && atLeast(version, [2, 31])) {
-        // GIT_CONFIG_COUNT/KEY/VALUE (git ≥ 2.31): out of argv, so not visible in `ps`.
-        const base = Number(this.options.env?.GIT_CONFIG_COUNT ?? process.env.GIT_CONFIG_COUNT ?? 0) || 0;
-        entries.forEach((e, i) => {
-          extraEnv[`GIT_CONFIG_KEY_${base + i}`] = e.key;
-          extraEnv[`GIT_CONFIG_VALUE_${base + i}`] = e.value;
-        });
-        extraEnv.GIT_CONFIG_COUNT = String(base + entries.length);
-      } else {
-        prefix = entries.flatMap((e) => ["-c", `${e.key}=${e.value}`]);
-      }
+    const version = await this.gitVersion();
+    if (version && atLeast(version, [2, 31])) {
+      // GIT_CONFIG_COUNT/KEY/VALUE (git ≥ 2.31): out of argv, so not visible in `ps`.
+      const base = Number(this.options.env?.GIT_CONFIG_COUNT ?? process.env.GIT_CONFIG_COUNT ?? 0) || 0;
+      entries.forEach((e, i) => {
+        extraEnv[`GIT_CONFIG_KEY_${base + i}`] = e.key;
+        extraEnv[`GIT_CONFIG_VALUE_${base + i}`] = e.value;
+      });
+      extraEnv.GIT_CONFIG_COUNT = String(base + entries.length);
+    } else {
+      prefix = entries.flatMap((e) => ["-c", `${e.key}=${e.value}`]);
     }
     return this.exec([...prefix, ...args], call, extraEnv);
   }
@@ -109,7 +122,8 @@ export class GitRunner {
       keepProxyCredentials: true,
     });
     // Never wait for a password on a terminal the server does not have; English messages to classify.
-    Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "" }, extraEnv);
+    // Security: replacement objects (`git replace`, refs in the copy) are ignored: a commit's tree is the one it names.
+    Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "", GIT_NO_REPLACE_OBJECTS: "1" }, extraEnv);
     const git = this.options.git ?? "git";
     let result: ProcessResult;
     try {

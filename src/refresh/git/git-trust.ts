@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { readNamedFile } from "../../util/named-file.ts";
+import { copySettingsProblem, skippedEntries } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
 import type { RepoTarget } from "./git-target.ts";
@@ -116,11 +117,15 @@ export async function verifySigned(
 }
 
 /**
- * Whether the copy on disk may be served: undefined when its checked-out commit is signed by an allowed
- * key (verifySigned) and its files are exactly that commit's (no change, no untracked or ignored file);
- * else why not, in a sentence.
+ * Whether the copy on disk may be served: undefined when its own git config holds only what SkillHub's
+ * clone writes (git-copy-guard.ts), its checked-out commit is signed by an allowed key (verifySigned)
+ * and its files are exactly that commit's (no change, no untracked or ignored file, no index entry git
+ * skips); else why not, in a sentence.
  */
 export async function verifyCopy(target: RepoTarget, ctx: TrustContext, signers: string): Promise<string | undefined> {
+  // Security: first, as the answers of the commands below depend on it.
+  const settings = await copySettingsProblem(target.dir, ctx.git);
+  if (settings) return settings;
   const head = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: target.dir });
   const commit = head.stdout.trim();
   if (head.code !== 0 || commit === "") return "it has no commit checked out";
@@ -130,6 +135,13 @@ export async function verifyCopy(target: RepoTarget, ctx: TrustContext, signers:
     if (error instanceof GitError) return error.message.replace(/; the last good checkout is kept\.$/, ".");
     throw error;
   }
+  // Security: git status does not compare entries marked skip-worktree or assume-unchanged with the work tree.
+  const entries = await ctx.git.run(["ls-files", "-v", "-z"], { cwd: target.dir });
+  if (entries.code !== 0)
+    return `its files cannot be compared with commit ${commit.slice(0, 12)} (${gitMessage(entries.stderr)})`;
+  const skipped = skippedEntries(entries.stdout);
+  if (skipped.length > 0)
+    return `its files differ from the signed commit ${commit.slice(0, 12)} (its index tells git not to compare ${skipped.length} of them, e.g. ${skipped[0]}: skip-worktree or assume-unchanged)`;
   // --no-optional-locks: a check must not take the index lock from a sync running in another process.
   const status = await ctx.git.run(
     ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"],

@@ -90,9 +90,12 @@ describe("GITHUB_TOKEN handling", () => {
     expect(modern.stderr).toContain("https://***@host");
     const fetch = calls.at(-1);
     expect(fetch?.cmd).toEqual(["git", "fetch"]);
+    // The header first, then the config every git command runs with (hooks and fsmonitor off).
     expect(fetch?.env).toMatchObject({
-      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_COUNT: "3",
       GIT_CONFIG_KEY_0: config[0]?.key,
+      GIT_CONFIG_KEY_1: "core.fsmonitor",
+      GIT_CONFIG_KEY_2: "core.hooksPath",
       GIT_TERMINAL_PROMPT: "0",
     });
     calls.length = 0;
@@ -100,7 +103,16 @@ describe("GITHUB_TOKEN handling", () => {
       config,
       secrets,
     });
-    expect(calls.at(-1)?.cmd).toEqual(["git", "-c", `${config[0]?.key}=${config[0]?.value}`, "fetch"]);
+    expect(calls.at(-1)?.cmd).toEqual([
+      "git",
+      "-c",
+      `${config[0]?.key}=${config[0]?.value}`,
+      "-c",
+      "core.fsmonitor=false",
+      "-c",
+      "core.hooksPath=/dev/null",
+      "fetch",
+    ]);
     // SkillHub's own secrets are not passed on to git.
     expect(calls.at(-1)?.env.GITHUB_TOKEN).toBeUndefined();
   });

@@ -281,6 +281,17 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
     for (const tamper of [
       () => write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk.")),
       () => write(join(copy, "skills", "beta", "SKILL.md"), skillText("beta", "Planted on disk.")),
+      // Entries git status does not compare with the work tree.
+      ...["--skip-worktree", "--assume-unchanged"].map((flag) => () => {
+        write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk."));
+        git(["update-index", flag, "skills/alpha/SKILL.md"], copy);
+      }),
+      // The commit's tree replaced (git replace) by one that holds the change, as the index does.
+      () => {
+        write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk."));
+        git(["add", "skills/alpha/SKILL.md"], copy);
+        git(["replace", git(["rev-parse", "HEAD^{tree}"], copy), git(["write-tree"], copy)], copy);
+      },
     ]) {
       tamper();
       const listed = (await cli(m, ["list", "--json"], env)).out;

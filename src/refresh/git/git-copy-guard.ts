@@ -1,0 +1,66 @@
+import { gitMessage } from "./git-errors.ts";
+import type { GitRunner } from "./git-runner.ts";
+
+/**
+ * What a repository copy's own `.git` may hold before SkillHub lets git act on it or believes what git
+ * says about its files.
+ *
+ * Security: whoever can write a copy can write its `.git`, and git runs programs that a repository's
+ * config names (a filter driver on status and checkout, `url.<base>.insteadOf` to an `ext::` transport,
+ * `remote.<url>.uploadpack`, `core.sshCommand`…) and can be told not to look (`core.worktree`
+ * elsewhere, `core.checkStat`, index entries marked skip-worktree or assume-unchanged). The runner turns
+ * off the settings with fixed names for every command (git-runner.ts); the others cannot be listed, so
+ * a copy's config may hold only what SkillHub's clone writes, and its index no entry git skips.
+ */
+
+/** Keys `git init` and `git remote add origin` write (git for Windows and macOS add a few), as git lists them. */
+const WRITTEN_KEYS = new Set([
+  "core.repositoryformatversion",
+  "core.filemode",
+  "core.bare",
+  "core.logallrefupdates",
+  "core.ignorecase",
+  "core.precomposeunicode",
+  "core.symlinks",
+  "extensions.objectformat",
+  "extensions.refstorage",
+  "remote.origin.url",
+  "remote.origin.fetch",
+]);
+
+/** What `git clone --branch`, which copies made by earlier versions came from, adds. */
+const CLONE_BRANCH_KEY = /^branch\..+\.(remote|merge)$/;
+
+/** The keys of a `git config --local --list -z` listing that SkillHub's clone does not write, in order. Pure. */
+export function foreignSettings(listing: string): string[] {
+  const keys = listing
+    .split("\0")
+    .filter((entry) => entry !== "")
+    .map((entry) => entry.split("\n", 1)[0] as string);
+  return keys.filter((key) => !WRITTEN_KEYS.has(key) && !CLONE_BRANCH_KEY.test(key));
+}
+
+/**
+ * Why git must not be trusted with the copy in `dir` because of its own config, in words, or
+ * undefined when the config holds only what SkillHub's clone writes. `git config` runs no program.
+ */
+export async function copySettingsProblem(dir: string, git: GitRunner): Promise<string | undefined> {
+  const out = await git.run(["config", "--local", "--list", "-z"], { cwd: dir });
+  if (out.code !== 0) return `its .git/config cannot be read (${gitMessage(out.stderr) || `exit ${out.code}`})`;
+  const foreign = [...new Set(foreignSettings(out.stdout))];
+  if (foreign.length === 0) return undefined;
+  const named = foreign.length > 3 ? `${foreign.slice(0, 3).join(", ")}…` : foreign.join(", ");
+  return `its .git/config holds settings SkillHub does not write (${named}), which could run a program or hide a change`;
+}
+
+/**
+ * The paths of a `git ls-files -v -z` listing whose index entry is not a plain one ("H"): marked
+ * skip-worktree ("S") or assume-unchanged (lower case), which `git status` does not compare with the
+ * work tree and `git checkout --force` does not rewrite, or unmerged. Pure.
+ */
+export function skippedEntries(listing: string): string[] {
+  return listing
+    .split("\0")
+    .filter((entry) => entry !== "" && !entry.startsWith("H "))
+    .map((entry) => entry.slice(2));
+}

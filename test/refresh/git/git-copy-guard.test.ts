@@ -1,0 +1,131 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, readdirSync, readFileSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { foreignSettings, skippedEntries } from "../../../src/refresh/git/git-copy-guard.ts";
+import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
+import { git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { cli, type Machine, machine } from "../../lock/cli.ts";
+
+afterAll(cleanupTemp);
+
+/** An executable script at `path` that appends a line to `marker` whenever it runs. */
+function tripwire(path: string, marker: string): string {
+  write(path, `#!/bin/sh\necho "$0 $*" >> '${marker}'\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** The one repository copy of machine `m`. */
+function copyOf(m: Machine): string {
+  const repos = join(m.home, ".skillhub", "repos");
+  return join(repos, readdirSync(repos).filter((n) => !n.startsWith("."))[0] as string);
+}
+
+/** A remote whose tip is signed by a fresh SSH key, and an allowed-signers file listing that key. */
+function signedRemote(): { remote: Remote; signers: string; key: string } {
+  const keys = tempDir("skillhub-keys-");
+  const key = join(keys, "trusted");
+  const made = Bun.spawnSync(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "trusted", "-f", key]);
+  if (made.exitCode !== 0) throw new Error(`ssh-keygen failed: ${made.stderr.toString()}`);
+  const signers = write(join(keys, "allowed_signers"), `trusted@example.com ${readFileSync(`${key}.pub`, "utf8")}`);
+  const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+  remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by the team."));
+  signedPush(remote, key);
+  return { remote, signers, key };
+}
+
+function signedPush(remote: Remote, key: string): void {
+  git(["add", "-A"], remote.work);
+  git(["-c", "gpg.format=ssh", "-c", `user.signingkey=${key}`, "commit", "-S", "--quiet", "-m", "signed"], remote.work);
+  git(["push", "--quiet", "origin", "main"], remote.work);
+}
+
+describe("git runs no program named by a repository copy's own .git", () => {
+  test("a copy whose config names a program is not served, and sync clones it again without running it", async () => {
+    const { remote, signers } = signedRemote();
+    const m = machine();
+    const trust = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
+    expect((await cli(m, ["sync"], trust)).code).toBe(0);
+    const copy = copyOf(m);
+    const marker = join(tempDir("skillhub-marker-"), "ran");
+    git(["config", "core.fsmonitor", tripwire(join(copy, "..", "fsmonitor.sh"), marker)], copy);
+
+    const listed = await cli(m, ["list", "--json"], trust);
+    expect(listed.out).not.toContain("Signed by the team.");
+    const doctor = JSON.parse((await cli(m, ["doctor", "--json"], trust)).out);
+    expect(doctor.repos[0].not_served).toContain(
+      "its .git/config holds settings SkillHub does not write (core.fsmonitor)",
+    );
+    expect((await cli(m, ["verify"], trust)).code).toBe(1);
+    const synced = await cli(m, ["sync"], trust);
+    expect(synced.code).toBe(0);
+    expect(synced.out).toContain(
+      `the copy in ${copy} was removed and cloned again: its .git/config holds settings SkillHub does not write (core.fsmonitor)`,
+    );
+    expect(git(["config", "--local", "--list"], copy)).not.toContain("fsmonitor");
+    expect((await cli(m, ["list", "--json"], trust)).out).toContain("Signed by the team.");
+
+    // A filter driver, which the copy's own attributes apply to every file (run by status and checkout).
+    git(["config", "filter.own.clean", tripwire(join(copy, "..", "clean.sh"), marker)], copy);
+    write(join(copy, ".git", "info", "attributes"), "* filter=own\n");
+    // An older modification time: status hashes the file again, through the filter.
+    utimesSync(join(copy, "skills", "alpha", "SKILL.md"), new Date(), new Date(1_000_000));
+    const plain = await cli(m, ["sync"], { SKILLS_REPO: remote.url });
+    expect(plain.code).toBe(0);
+    expect(plain.out).toContain("(filter.own.clean)");
+    expect(existsSync(join(copy, ".git", "info", "attributes"))).toBe(false);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("the copy's hooks do not run on fetch, merge or checkout", async () => {
+    const { remote, key } = signedRemote();
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const copy = copyOf(m);
+    const marker = join(tempDir("skillhub-marker-"), "ran");
+    for (const hook of ["reference-transaction", "post-merge", "post-checkout", "post-index-change"])
+      tripwire(join(copy, ".git", "hooks", hook), marker);
+
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second commit."));
+    signedPush(remote, key);
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    // A local change: the sync checks the commit out again.
+    write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Changed on disk."));
+    const restored = await cli(m, ["sync"], env);
+    expect(restored.out).toContain("local changes");
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Second commit.");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("what a copy's .git may hold", () => {
+  test("only the settings SkillHub's clone writes are its own", () => {
+    const listing = [
+      "core.repositoryformatversion\n0",
+      "core.filemode\ntrue",
+      "core.bare\nfalse",
+      "core.logallrefupdates\ntrue",
+      "remote.origin.url\nfile:///srv/team.git",
+      "remote.origin.fetch\n+refs/heads/*:refs/remotes/origin/*",
+      "branch.main.remote\norigin",
+      "branch.main.merge\nrefs/heads/main",
+      "core.fsmonitor\n/tmp/x.sh",
+      "filter.lfs.process\ngit-lfs filter-process",
+      "include.path\n../other",
+      "remote.origin.uploadpack\n/tmp/x.sh",
+      "",
+    ].join("\0");
+    expect(foreignSettings(listing)).toEqual([
+      "core.fsmonitor",
+      "filter.lfs.process",
+      "include.path",
+      "remote.origin.uploadpack",
+    ]);
+  });
+
+  test("index entries git would not compare with the work tree are named", () => {
+    const listing = ["H skills/a/SKILL.md", "S skills/b/SKILL.md", "h skills/c/SKILL.md", "H a b.md", ""].join("\0");
+    expect(skippedEntries(listing)).toEqual(["skills/b/SKILL.md", "skills/c/SKILL.md"]);
+  });
+});
