@@ -1,5 +1,4 @@
 import { realpathSync } from "node:fs";
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.ts";
 import { skillUris } from "../skills/skill-uri.ts";
 import type { Hub } from "./hub.ts";
