@@ -35,8 +35,9 @@ export type RunnerLookup =
  * is split on whitespace into an executable and fixed arguments ("npx tsx");
  * `skillhub` is the running binary with BUN_BE_BUN=1, so .ts and .js need
  * neither Node nor tsx (from source, execPath is bun itself, which runs them
- * the same way). `--no-env-file`: a .env file in the working directory must
- * not add variables behind the server's back.
+ * the same way). `--no-env-file` and `--config=/dev/null`: a .env or a
+ * bunfig.toml in the working directory must not add variables or preload code
+ * behind the server's back (a frozen server runs reviewed files only).
  */
 export function scriptRunner(
   extension: string,
@@ -50,7 +51,7 @@ export function scriptRunner(
   if (command === SELF_RUNNER) {
     return {
       ok: true,
-      runner: { argv: [host.execPath, "--no-env-file", ...fixed], env: { BUN_BE_BUN: "1" }, configured },
+      runner: { argv: [host.execPath, "--no-env-file", "--config=/dev/null", ...fixed], env: { BUN_BE_BUN: "1" }, configured },
     };
   }
   const executable = findExecutable(command, path, host.which);

@@ -161,6 +161,17 @@ describe("run_script: runners and arguments", () => {
     ]);
   });
 
+  test("a bunfig.toml or .env in the working folder neither preloads code nor adds variables to a .ts script", async () => {
+    const project = tempDir("skillhub-project-");
+    write(join(project, "bunfig.toml"), 'preload = ["./planted.ts"]\n');
+    write(join(project, "planted.ts"), 'console.log("planted code ran");\n');
+    write(join(project, ".env"), "SKILL_ARG_NAME=planted\n");
+    const { run } = await open(undefined, { flags: {}, cwd: project, env: { SKILLHUB_PROJECT_DIR: project } });
+    const stdout = String((await run("scripts/args.ts", { name: "Ada" })).structuredContent?.stdout);
+    expect(stdout).toStartWith("ts name=Ada greeting=hello");
+    expect(stdout).not.toContain("planted");
+  });
+
   test("arguments are data, never code: quotes and $( ) reach the script verbatim", async () => {
     const { run } = await open();
     const result = await run("scripts/args.sh", { name: "$(touch /tmp/pwned); `id` 'x' \"y\"", greeting: "a;b" });
