@@ -34,7 +34,10 @@ export function argVariable(name: string): string {
  * are dropped, so a script only ever sees the arguments of this call; the
  * server's secrets are removed, and so is every variable named like a
  * credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`)
- * unless `pass_env` names it (util/secret-env.ts).
+ * unless `pass_env` names it (util/secret-env.ts). Python writes no bytecode
+ * (`PYTHONDONTWRITEBYTECODE`): a `__pycache__` left in a skill's folder would
+ * be a file its lock does not record, and a frozen server would then refuse
+ * to run the skill again.
  */
 export function childEnv(
   base: Readonly<Record<string, string | undefined>>,
@@ -45,5 +48,6 @@ export function childEnv(
   const env = withoutSecrets(base, configSecrets(config));
   for (const name of Object.keys(env)) if (name.toUpperCase().startsWith("SKILL_ARG_")) delete env[name];
   for (const [name, value] of Object.entries(args)) env[argVariable(name)] = value;
+  env.PYTHONDONTWRITEBYTECODE = "1";
   return Object.assign(env, extra);
 }

@@ -51,7 +51,11 @@ export function scriptRunner(
   if (command === SELF_RUNNER) {
     return {
       ok: true,
-      runner: { argv: [host.execPath, "--no-env-file", "--config=/dev/null", ...fixed], env: { BUN_BE_BUN: "1" }, configured },
+      runner: {
+        argv: [host.execPath, "--no-env-file", "--config=/dev/null", ...fixed],
+        env: { BUN_BE_BUN: "1" },
+        configured,
+      },
     };
   }
   const executable = findExecutable(command, path, host.which);

@@ -57,6 +57,7 @@ describe("environment hygiene", () => {
       LANG: "C",
       SKILL_ARG_CONFIG_PATH: "./a.ts",
       SKILL_ARG_DRY_RUN: "yes",
+      PYTHONDONTWRITEBYTECODE: "1",
       BUN_BE_BUN: "1",
     });
   });
@@ -95,6 +96,6 @@ describe("credential-looking names", () => {
       },
       cfg,
     );
-    expect(env).toEqual({ PATH: "/bin", NPM_TOKEN: "npm_0123456789" });
+    expect(env).toEqual({ PATH: "/bin", NPM_TOKEN: "npm_0123456789", PYTHONDONTWRITEBYTECODE: "1" });
   });
 });

@@ -22,7 +22,11 @@ describe("scriptRunner", () => {
     const host = { execPath: "/usr/local/bin/skillhub", which: fakeWhich({}) };
     expect(scriptRunner(".ts", runners, host, "/bin")).toEqual({
       ok: true,
-      runner: { argv: ["/usr/local/bin/skillhub", "--no-env-file", "--config=/dev/null"], env: { BUN_BE_BUN: "1" }, configured: "skillhub" },
+      runner: {
+        argv: ["/usr/local/bin/skillhub", "--no-env-file", "--config=/dev/null"],
+        env: { BUN_BE_BUN: "1" },
+        configured: "skillhub",
+      },
     });
   });
 

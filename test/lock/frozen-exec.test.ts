@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect } from "../helpers/hub.ts";
@@ -20,8 +21,18 @@ async function lockedTeam() {
   const team = tempDir("skillhub-frozen-exec-team-");
   writeNode(team, "ops.md", {
     keywords: ["deploy", "ops"],
-    extra: ["scripts:", "  - file: scripts/check.sh", "    description: Checks", "    execution: server"].join("\n"),
+    extra: [
+      "scripts:",
+      "  - file: scripts/check.sh",
+      "    description: Checks",
+      "    execution: server",
+      "  - file: scripts/check.py",
+      "    description: Checks in Python",
+      "    execution: server",
+    ].join("\n"),
   });
+  write(join(team, "ops/scripts/check.py"), "import helper\nprint('reviewed', helper.name())\n");
+  write(join(team, "ops/scripts/helper.py"), "def name():\n    return 'helper'\n");
   write(join(team, "ops/scripts/check.sh"), '. "$(dirname "$0")/helper.sh"\necho "reviewed $(helper)"\n');
   write(join(team, "ops/scripts/helper.sh"), "helper() { echo helper; }\n");
   writeSkill(team, "notes");
@@ -55,6 +66,21 @@ describe("a frozen server runs code only in a folder holding reviewed files alon
     expect(refused.error?.code).toBe("FILE_NOT_LOCKED");
     expect(refused.error?.message).toContain("its folder holds 'scripts/helper', which skillhub.lock does not record");
     expect(refused.stdout).toBe("");
+  });
+
+  test("run_script: a Python script that imports a reviewed module runs again and again (no bytecode left behind)", async () => {
+    // The server's own environment need not say so (many shells do): the child's always does.
+    const saved = process.env.PYTHONDONTWRITEBYTECODE;
+    delete process.env.PYTHONDONTWRITEBYTECODE;
+    try {
+      const { team, run } = await lockedTeam();
+      const script = { skill_path: "ops", file: "scripts/check.py" };
+      for (let i = 0; i < 2; i++)
+        expect(await run("run_script", script)).toEqual({ error: undefined, stdout: "reviewed helper\n" });
+      expect(existsSync(join(team, "ops/scripts/__pycache__"))).toBe(false);
+    } finally {
+      if (saved !== undefined) process.env.PYTHONDONTWRITEBYTECODE = saved;
+    }
   });
 
   test("run_skill_command: version-control metadata added to a skill's folder is refused; a locked nested skill is not", async () => {
