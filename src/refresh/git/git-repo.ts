@@ -7,7 +7,7 @@ import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
-import { verifySigned } from "./git-trust.ts";
+import { differencesFrom, verifySigned } from "./git-trust.ts";
 
 export type { RepoTarget, SyncContext, SyncWant } from "./git-target.ts";
 export { FULL_COMMIT, refOf } from "./git-target.ts";
@@ -60,11 +60,9 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   if (want.allowedSigners) await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
   const following = !target.ref && !want.commit;
   const branch = target.branch;
-  // With allowed signers, a copy must be exactly its commit (git-trust.ts's verifyCopy): ignored files count.
-  const strict = want.allowedSigners ? ["--ignored"] : [];
   // Entries marked skip-worktree or assume-unchanged are changes git status does not report.
   const skipped = skippedEntries(await local(target, ctx, ["ls-files", "-v", "-z"])).length > 0;
-  const dirty = skipped || (await local(target, ctx, ["status", "--porcelain", ...strict])).trim() !== "";
+  const dirty = skipped || (await changedSince(target, ctx, previous, Boolean(want.allowedSigners)));
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
   ).stdout.trim();
@@ -87,8 +85,9 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   if (following && fastForward && !dirty && placed) {
     await local(target, ctx, ["merge", "--ff-only", "--quiet", tip]);
   } else {
-    // checkout --force leaves the files of skipped entries as they are: without an index, it writes every file.
-    if (skipped) await rm(join(target.dir, ".git", "index"), { force: true });
+    // checkout --force leaves as they are the files the index vouches for (skipped entries, forged times):
+    // without an index, it writes every file.
+    if (dirty) await rm(join(target.dir, ".git", "index"), { force: true });
     // A pinned tag or commit is checked out detached: nothing may move it but a new pin.
     await local(target, ctx, ["checkout", "--quiet", "--force", ...(following ? ["-B", branch] : ["--detach"]), tip]);
     if (dirty) await local(target, ctx, ["clean", want.allowedSigners ? "-ffdqx" : "-ffdq"]);
@@ -152,6 +151,17 @@ async function clone(
 }
 
 /** A local command that must succeed. */
+/**
+ * Whether the copy's files differ from `commit`. With allowed signers the copy must be exactly its commit
+ * (git-trust.ts's verifyCopy): ignored files count, and the copy's own index is not trusted.
+ */
+async function changedSince(target: RepoTarget, ctx: SyncContext, commit: string, strict: boolean): Promise<boolean> {
+  if (!strict) return (await local(target, ctx, ["status", "--porcelain"])).trim() !== "";
+  const changed = await differencesFrom(target.dir, commit, ctx.git);
+  if (typeof changed === "string") throw new GitError("GIT_FAILED", `git status failed in ${target.dir}: ${changed}.`);
+  return changed.length > 0;
+}
+
 async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd = target.dir): Promise<string> {
   const out = await ctx.git.run(args, { cwd, secrets: ctx.auth.secrets });
   if (out.timedOut)

@@ -43,6 +43,8 @@ export interface GitCall {
   config?: readonly GitConfigEntry[];
   /** Texts to hide in anything returned or thrown. */
   secrets?: readonly string[];
+  /** Variables for this command (GIT_INDEX_FILE). */
+  env?: Readonly<Record<string, string>>;
   timeoutMs?: number;
 }
 
@@ -95,7 +97,7 @@ export class GitRunner {
   async run(args: readonly string[], call: GitCall = {}): Promise<GitOutput> {
     const entries = [...(call.config ?? []), ...GUARD_CONFIG];
     let prefix: string[] = [];
-    const extraEnv: Record<string, string> = {};
+    const extraEnv: Record<string, string> = { ...call.env };
     const version = await this.gitVersion();
     if (version && atLeast(version, [2, 31])) {
       // GIT_CONFIG_COUNT/KEY/VALUE (git ≥ 2.31): out of argv, so not visible in `ps`.

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitSignatures, signatureKind } from "../../../src/refresh/git/git-trust.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
@@ -286,6 +287,16 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
         write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk."));
         git(["update-index", flag, "skills/alpha/SKILL.md"], copy);
       }),
+      // The index's own entry given the signed file's object and the rewritten file's times and size.
+      () => {
+        const file = join(copy, "skills", "alpha", "SKILL.md");
+        write(file, skillText("alpha", "Tampered on disk."));
+        utimesSync(file, new Date(2020, 0, 1), new Date(2020, 0, 1));
+        const signed = git(["rev-parse", "HEAD:skills/alpha/SKILL.md"], copy);
+        git(["add", "skills/alpha/SKILL.md"], copy);
+        forgeIndexEntry(join(copy, ".git", "index"), "skills/alpha/SKILL.md", signed);
+        expect(git(["status", "--porcelain"], copy)).toBe("");
+      },
       // The commit's tree replaced (git replace) by one that holds the change, as the index does.
       () => {
         write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk."));
@@ -304,3 +315,26 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
     }
   });
 });
+
+/**
+ * Rewrite one entry of a git index (version 2) to name the object `oid` while keeping the times and size
+ * it recorded, then fix the index's checksum: what `git status` then believes without looking.
+ */
+function forgeIndexEntry(indexFile: string, path: string, oid: string): void {
+  const index = readFileSync(indexFile);
+  const count = index.readUInt32BE(8);
+  let at = 12;
+  for (let i = 0; i < count; i++) {
+    const flags = index.readUInt16BE(at + 60);
+    const name = index.subarray(at + 62, at + 62 + (flags & 0xfff)).toString("utf8");
+    if (name === path) Buffer.from(oid, "hex").copy(index, at + 40);
+    // An entry is padded with NULs to a multiple of 8 bytes (at least one NUL ends the path).
+    at += Math.floor((62 + (flags & 0xfff) + 8) / 8) * 8;
+  }
+  const body = index.subarray(0, index.length - 20);
+  createHash("sha1")
+    .update(body)
+    .digest()
+    .copy(index, index.length - 20);
+  writeFileSync(indexFile, index);
+}
