@@ -79,7 +79,8 @@ function realOf(path: string): string {
  */
 export function hideServerPaths<T>(result: T, paths: ServerPaths): T {
   const json = JSON.stringify(result);
-  if (!paths.folders.some(([path]) => json.includes(path))) return result;
+  // As the JSON writes them: a path holding a backslash or a quote is escaped there.
+  if (!paths.folders.some(([path]) => json.includes(JSON.stringify(path).slice(1, -1)))) return result;
   return sweep(result, paths) as T;
 }
 
@@ -105,7 +106,7 @@ function hideInText(text: string, paths: ServerPaths): string {
 }
 
 /** Characters that end a path in running text, past the skill folder it is in (a space may be in a folder's name). */
-const PATH_END = /[\s"'`<>()[\]{},;|\\]/;
+const PATH_END = /[\s"'`<>()[\]{},;|]/;
 
 function hide(value: string, paths: ServerPaths): string {
   let out = value;
@@ -126,7 +127,7 @@ function hide(value: string, paths: ServerPaths): string {
 
 /** Past the longest skill folder that the path at `at` names, spaces and all (else `end`). */
 function skillFolderEnd(text: string, end: number, at: number, skills: Map<string, string>): number {
-  const rest = text.slice(end).search(/[\n\r\t"'`<>|\\]/);
+  const rest = text.slice(end).search(/[\n\r\t"'`<>|]/);
   const stop = rest < 0 ? text.length : end + rest;
   let found = end;
   for (let slash = text.indexOf("/", end + 1); ; slash = text.indexOf("/", slash + 1)) {

@@ -206,6 +206,31 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
   });
 });
 
+describe("a server folder whose name JSON escapes", () => {
+  test("a backslash or a quote in the skills folder's path: still named by URI, never shown", async () => {
+    const root = join(tempDir("skillhub-remote-escaped-"), 'back\\slash "quoted"');
+    const skills = join(root, "team skills");
+    writeSkill(skills, "demo", { body: `# Demo\n\nRun ${join(skills, "demo", "run.sh")} here.\n` });
+    write(join(skills, "demo", "run.sh"), "echo demo\n");
+    const w = { ...world(), first: skills, second: skills, root };
+    const client = await remoteClient("2025-11-25", { ...w, project: tempDir() });
+    const answers = [
+      await client.callTool({ name: "skill", arguments: { name: "demo" } }),
+      await client.callTool({ name: "load_skill", arguments: { skill_name: "demo" } }),
+      await client.callTool({ name: "list_skills", arguments: { flat: true } }),
+      await client.callTool({
+        name: "run_skill_command",
+        arguments: { skill_name: "demo", command: "ls", args: ["-d", join(skills, "demo")] },
+      }),
+    ].map((a) => JSON.stringify(a));
+    for (const answer of answers) {
+      expect(answer).not.toContain("slash");
+      expect(answer).not.toContain("quoted");
+    }
+    expect(answers[0]).toContain("Run skill://demo/run.sh here.");
+  });
+});
+
 describe("a local client (stdio) shares the disk and keeps the paths", () => {
   test("skill and load_skill give the folder's path; read_skill_file still takes a URI", async () => {
     const w = world();
