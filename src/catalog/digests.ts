@@ -155,7 +155,7 @@ export function digestSkill(
   const unrecorded = [
     ...listing.skipped,
     ...listing.specials,
-    ...listing.links.filter((path) => !listed.has(path)),
+    ...listing.links.filter((path) => !listed.has(path) && !listing.folderLinks.includes(path)),
     ...listing.unreadable,
   ];
   if (listing.truncated) return { files, truncated: true, unrecorded };

@@ -4,6 +4,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { type DigestCache, digestCache, digestFile, digestSkill, type Sha256 } from "../catalog/digests.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
+import { VCS_DIR } from "../sources/skill-files.ts";
 import type { Logger } from "../util/logger.ts";
 import { lockSkill, skillDigest } from "./build.ts";
 import { compareSkill, describeChange, type LockChange } from "./compare.ts";
@@ -194,12 +195,13 @@ export class FrozenGuard {
    * Every file of `skill` (and, for a tree node, of each ancestor it inherits from) on disk against
    * its lock entry, before code of the skill runs: added, removed and changed files alike. Security:
    * the folder must hold nothing else a process could read or load, since the lock records none of
-   * it: no version-control metadata, FIFO, device, link out or unreadable folder, and a nested
-   * skill's folder only when that skill passes this same check (a `helper/` package planted beside
-   * a reviewed `helper.py` would be imported in its place). Digests of unchanged files come from the
-   * cache, so a second run costs a walk and a stat per file.
+   * it: no FIFO, device, link out or unreadable folder, and a nested skill's folder only when that
+   * skill passes this same check (a `helper/` package planted beside a reviewed `helper.py` would be
+   * imported in its place). Version-control metadata refuses any command (`cat .git/x`, `node
+   * .git/x.js`), not a declared script, which reads what it was reviewed to read. Digests of
+   * unchanged files come from the cache, so a second run costs a walk and a stat per file.
    */
-  checkWhole(skill: Skill, catalog: Catalog): FrozenRefusal | undefined {
+  checkWhole(skill: Skill, catalog: Catalog, runs: "script" | "command" = "command"): FrozenRefusal | undefined {
     const refused = this.check(skill, catalog);
     if (refused) return refused;
     for (const node of skill.kind === "tree-node" ? effectiveChain(catalog, skill).reverse() : [skill]) {
@@ -212,9 +214,11 @@ export class FrozenGuard {
       const changes = compareSkill(node.id, locked, { ...lockSkill(node, digests), skill_md: own });
       if (changes.length > 0) return this.report(node, mismatch(node, changes, lockName));
       for (const path of digests.unrecorded) {
+        const vcs = basename(path) === VCS_DIR;
+        if (vcs && runs === "script") continue;
         const nested = catalog.skillOfFile(join(node.dir, path, "SKILL.md"));
-        if (nested && nested !== node && !this.checkWhole(nested, catalog)) continue;
-        return this.report(node, unrecorded(node, path, lockName));
+        if (nested && nested !== node && !this.checkWhole(nested, catalog, runs)) continue;
+        return this.report(node, vcs ? versionControlled(node, path, lockName) : unrecorded(node, path, lockName));
       }
     }
     return undefined;
@@ -300,6 +304,15 @@ function fileDigestNow(file: string, cache: DigestCache): Sha256 | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Version-control metadata in the folder a command would run in. */
+function versionControlled(skill: Skill, path: string, lockName: string): FrozenRefusal {
+  return {
+    code: "FILE_NOT_LOCKED",
+    message: `Skill '${skill.name}' runs no command: its folder holds '${path}' (version-control metadata, which ${lockName} does not record and a command could read or run), and ${FROZEN}. Its declared scripts still run with run_script; to run commands in it, the user can serve it without --frozen.`,
+    changes: [{ kind: "added", subject: "file", id: skill.id, file: path, detail: "version-control metadata" }],
+  };
 }
 
 /** A path in the folder where code would run that the lock does not record. */

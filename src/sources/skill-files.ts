@@ -25,6 +25,8 @@ export interface SkillFileList {
   unreadable: string[];
   /** What the folder holds besides the skill's files: version-control metadata and nested skills' folders. */
   skipped: string[];
+  /** Links (in `links`) to a folder inside the skill: what they lead to is listed under its own path. */
+  folderLinks: string[];
 }
 
 export interface ListOptions {
@@ -73,6 +75,7 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
     specials: [],
     unreadable: [],
     skipped: [],
+    folderLinks: [],
   };
   let real: string;
   try {
@@ -103,13 +106,15 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
         // Security: a kept listing can be older than a subfolder swapped for a link (its parent's mtime
         // put back): a folder is entered only if it is one now, as a fresh listing would have it.
         if (entry.kind === "dir" && (!known || isRealFolder(full))) {
-          if (isSkillFolder(full)) {
+          // Under a tooling folder a SKILL.md is a package's file: the catalog looks for no skill there.
+          const tooling = q === 1 || SKIPPED_DIRS.has(entry.name);
+          if (!tooling && isSkillFolder(full)) {
             list.skipped.push(path);
             continue;
           }
           if (++counted > max) return { ...list, truncated: true };
           list.folders.push(path);
-          queues[q === 1 || SKIPPED_DIRS.has(entry.name) ? 1 : 0].push(path);
+          queues[tooling ? 1 : 0].push(path);
           continue;
         }
         if (rel === "" && entry.name === SKILL_FILE) continue;
@@ -129,7 +134,7 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
 }
 
 /** Version-control metadata: never a file of a skill. */
-const VCS_DIR = ".git";
+export const VCS_DIR = ".git";
 
 /**
  * Why `rel` (a normalised "/" path under the skill folder `dir`) is not a file of that skill although
@@ -147,11 +152,12 @@ export function notOfSkill(dir: string, rel: string): string | undefined {
 /**
  * The folder of the nested skill that `rel` (a normalised "/" path under the
  * skill folder `dir`) lies in, or undefined: a nested skill's files are its
- * own, never its parent's.
+ * own, never its parent's. Under a tooling folder there is none (listSkillFiles).
  */
 export function nestedSkillOf(dir: string, rel: string): string | undefined {
   const parts = rel.split("/");
   for (let i = 1; i < parts.length; i++) {
+    if (SKIPPED_DIRS.has(parts[i - 1] as string)) return undefined;
     const folder = parts.slice(0, i).join("/");
     if (isSkillFolder(join(dir, folder))) return folder;
   }
@@ -200,7 +206,8 @@ function fileSize(
     if (!isInside(realRoot, target)) return undefined;
     const stat = statSync(target);
     if (stat.isFile()) return stat.size;
-    if (!stat.isDirectory()) list.specials.push(rel);
+    if (stat.isDirectory()) list.folderLinks.push(rel);
+    else list.specials.push(rel);
     return undefined;
   } catch {
     return undefined;

@@ -82,7 +82,7 @@ export const runScriptTool = defineTool({
       );
     }
     // Frozen: every file of the skill (and of the nodes it inherits from) must match the lock before code runs.
-    const found = await lookupSkillPath(skill_path, deps, { runs: true });
+    const found = await lookupSkillPath(skill_path, deps, { runs: "script" });
     if (found.error) return found.error;
     const skill = found.skill;
     const checked = checkRelativePath(file);

@@ -72,7 +72,7 @@ export const runSkillCommandTool = defineTool({
       );
     }
     // Frozen: every file of the skill must match the lock before a command runs in its folder.
-    const found = await lookupSkill(skill_name, deps, undefined, { runs: true });
+    const found = await lookupSkill(skill_name, deps, undefined, { runs: "command" });
     if (found.error) return found.error;
     const skill = found.skill;
     const name = checkCommandName(command);

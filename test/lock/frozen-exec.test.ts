@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect } from "../helpers/hub.ts";
@@ -38,6 +38,11 @@ async function lockedTeam() {
   writeSkill(team, "notes");
   write(join(team, "notes/notes.md"), "reviewed notes\n");
   writeSkill(join(team, "notes"), "extra");
+  // A vendored package that ships a SKILL.md (no skill: the catalog never looks in node_modules), and a
+  // link to a folder of the skill itself.
+  writeSkill(join(team, "notes/node_modules"), "pkg");
+  write(join(team, "notes/refs/a.md"), "a\n");
+  symlinkSync("refs", join(team, "notes/lib"));
   const locked = await cli(m, ["lock", "--skills-dir", team]);
   expect(locked.code, locked.err).toBe(0);
   const s = await connect({
@@ -97,6 +102,19 @@ describe("a frozen server runs code only in a folder holding reviewed files alon
       expect(refused.error?.message).toContain("its folder holds '.git'");
       expect(refused.stdout).not.toContain("unreviewed");
     }
+  });
+
+  test("version-control metadata refuses any command in the folder, not a declared script", async () => {
+    const { team, run } = await lockedTeam();
+    write(join(team, "ops/.git/config"), "[core]\n");
+    expect(await run("run_script", { skill_path: "ops", file: "scripts/check.sh" })).toEqual({
+      error: undefined,
+      stdout: "reviewed helper\n",
+    });
+    const refused = await run("run_skill_command", { skill_name: "ops", command: "ls", args: ["."] });
+    expect(refused.error?.code).toBe("FILE_NOT_LOCKED");
+    expect(refused.error?.message).toContain("runs no command: its folder holds '.git' (version-control metadata");
+    expect(refused.error?.message).toContain("Its declared scripts still run with run_script");
   });
 
   test("run_skill_command: a SKILL.md rewritten a moment ago, before any rescan, is compared as it is on disk", async () => {

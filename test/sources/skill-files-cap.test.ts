@@ -35,6 +35,7 @@ describe("the files of a skill (one walker for the lock, verify, the tools and t
       specials: [],
       unreadable: [],
       skipped: [],
+      folderLinks: [],
     });
   });
 

@@ -28,6 +28,9 @@ export const BY_NAME: LookupWords = {
   pickAnother: "Pick an enabled skill with search_skills.",
 };
 
+/** What is about to run in a skill's folder: one of its declared scripts (run_script) or any command. */
+export type Runs = "script" | "command";
+
 /**
  * A name → an enabled skill of the current catalog that matches the lock in
  * frozen mode, or the error result a model can act on: SKILL_NOT_FOUND with
@@ -39,7 +42,7 @@ export async function lookupSkill(
   name: string,
   deps: ToolDeps,
   words: LookupWords = BY_NAME,
-  options: { runs?: boolean } = {},
+  options: { runs?: Runs } = {},
 ): Promise<Lookup> {
   const skill = await deps.findSkill(name);
   if (!skill) return { error: notFound(name, deps, words) };
@@ -72,16 +75,17 @@ export function disabledError(
 /**
  * Frozen mode: whether the lock vouches for `skill` (its entry, and the bytes its name and description
  * were parsed from; lock/frozen.ts), as the error result a model can act on; undefined = serve it.
- * `runs`: code of the skill is about to run, so every file of it on disk is compared with the lock too.
+ * `runs`: code of the skill is about to run (a declared script, or any command), so every file of it on
+ * disk is compared with the lock too.
  * The bytes a tool then serves are checked as they are read (lock/checked-read.ts).
  */
 export function frozenRefusal(
   skill: Skill,
   deps: Pick<ToolDeps, "frozen" | "store">,
-  runs = false,
+  runs?: Runs,
 ): CallToolResult | undefined {
   const catalog = deps.store.catalog;
-  const refusal = runs ? deps.frozen?.checkWhole(skill, catalog) : deps.frozen?.check(skill, catalog);
+  const refusal = runs ? deps.frozen?.checkWhole(skill, catalog, runs) : deps.frozen?.check(skill, catalog);
   return refusal && refusalResult(skill, refusal);
 }
 

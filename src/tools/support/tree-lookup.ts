@@ -1,5 +1,5 @@
 import type { ToolDeps } from "../definition.ts";
-import { type Lookup, type LookupWords, lookupSkill } from "./skill-lookup.ts";
+import { type Lookup, type LookupWords, lookupSkill, type Runs } from "./skill-lookup.ts";
 
 /** The tree tools: skills by path, browsed with list_skills or routed with get_skill. */
 const BY_PATH: LookupWords = {
@@ -12,6 +12,6 @@ const BY_PATH: LookupWords = {
  * A skill path (or Agent Skill name) → an enabled skill, or SKILL_NOT_FOUND / SKILL_DISABLED worded for the
  * tree tools. `runs`: code of the skill is about to run (lookupSkill).
  */
-export function lookupSkillPath(skillPath: string, deps: ToolDeps, options: { runs?: boolean } = {}): Promise<Lookup> {
+export function lookupSkillPath(skillPath: string, deps: ToolDeps, options: { runs?: Runs } = {}): Promise<Lookup> {
   return lookupSkill(skillPath, deps, BY_PATH, options);
 }
