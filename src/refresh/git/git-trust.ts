@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { readNamedFile } from "../../util/named-file.ts";
@@ -154,7 +153,10 @@ export async function verifyCopy(target: RepoTarget, ctx: TrustContext, signers:
  */
 export async function differencesFrom(dir: string, commit: string, git: GitRunner): Promise<string[] | string> {
   // node:os when git runs, not at start-up.
-  const index = join((require("node:os") as typeof import("node:os")).tmpdir(), `skillhub-index-${randomUUID()}`);
+  const index = join(
+    (require("node:os") as typeof import("node:os")).tmpdir(),
+    `skillhub-index-${crypto.randomUUID()}`,
+  );
   const env = { GIT_INDEX_FILE: index };
   try {
     const read = await git.run(["read-tree", commit], { cwd: dir, env });
