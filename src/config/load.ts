@@ -35,6 +35,8 @@ export function loadConfig(options: LoadOptions): Resolved {
   const homeFile = join(first.home, "config.yaml");
   const sourceWarnings: string[] = [];
   if (existsSync(homeFile)) files.push(userFile(homeFile, sourceWarnings));
+  // The user's own settings first: a wrong value there stops start-up, naming their file.
+  if (files.length > 0 && (options.sourceFiles ?? []).length > 0) resolveConfig({ ...base, files });
   for (const path of options.sourceFiles ?? []) {
     const origin = options.repoFiles?.includes(path) ? "repository" : "folder";
     // Security: a skills folder's or repository's file is someone else's content: it stays in its folder,
@@ -47,8 +49,16 @@ export function loadConfig(options: LoadOptions): Resolved {
       continue;
     }
     const restricted = restrictSourceConfig(read, origin, join(first.home, ANALYTICS_FOLDER));
-    files.push(restricted.file);
     sourceWarnings.push(...restricted.warnings);
+    // A wrong value in someone else's file is that file's problem: it is ignored, and the server starts.
+    try {
+      resolveConfig({ ...base, files: [...files, restricted.file] });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      sourceWarnings.push(`${error.message.replace(/^Invalid configuration: /, "")} ${path}'s settings are ignored.`);
+      continue;
+    }
+    files.push(restricted.file);
   }
   if (options.configFile !== undefined) {
     if (!existsSync(options.configFile)) {
@@ -90,8 +100,8 @@ export function readConfigFile(path: string): ConfigFile {
  * A skills folder's or repository's config.yaml: parsed, or "missing", or why it is ignored (a sentence
  * naming the file). Security: the file is someone else's content, so nothing in it stops start-up: it must
  * resolve inside its own folder, and one that cannot be read safely, is not valid YAML or does not hold a
- * mapping is skipped with that sentence as a warning, and every skill is still served. A mapping whose
- * values have the wrong type still stops start-up, naming the key and the file (resolve.ts).
+ * mapping is skipped with that sentence as a warning, and every skill is still served (so is one holding a
+ * wrong value: loadConfig).
  */
 function readSourceConfigFile(path: string): ConfigFile | "missing" | string {
   const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES, within: dirname(path) });

@@ -131,7 +131,7 @@ describe("config.yaml of skills folders", () => {
     ]);
   });
 
-  test("CLI: an unknown key is a warning (doctor shows it); a wrong type stops with the key and the expected type (exit 2)", async () => {
+  test("CLI: an unknown key is a warning (doctor shows it); a wrong type ignores the file, naming the key and the expected type", async () => {
     const home = tempDir();
     const skills = tempDir();
     const io = () => {
@@ -149,12 +149,22 @@ describe("config.yaml of skills folders", () => {
     expect(JSON.parse(a.out.join("")).config_warnings).toEqual([
       `${join(skills, "config.yaml")}: unknown key "matching.min_scor" ignored. Did you mean "matching.min_score"?`,
     ]);
-    write(join(skills, "config.yaml"), "matching:\n  max_results: many\n");
+    writeSkill(skills, "pdf");
+    write(join(skills, "config.yaml"), "matching:\n  max_results: many\nscripts:\n  timeout_seconds: 5\n");
     const b = io();
-    expect(await run(["list", "--skills-dir", skills], { HOME: home }, b.io)).toBe(2);
-    expect(b.err.join("")).toBe(
-      `skillhub: Invalid configuration: matching.max_results in ${join(skills, "config.yaml")} = "many": expected number, received string.\n`,
-    );
+    expect(await run(["list", "--skills-dir", skills], { HOME: home }, b.io)).toBe(0);
+    expect(b.out.join("")).toContain("pdf");
+    const d = io();
+    expect(await run(["doctor", "--json", "--skills-dir", skills], { HOME: home }, d.io)).toBe(0);
+    const report = JSON.parse(d.out.join(""));
+    expect(report.config_warnings).toEqual([
+      `matching.max_results in ${join(skills, "config.yaml")} = "many": expected number, received string. ${join(skills, "config.yaml")}'s settings are ignored.`,
+    ]);
+    // The user's own file with a wrong value still stops start-up, naming it, whatever the folders hold.
+    write(join(home, ".skillhub", "config.yaml"), "matching:\n  max_results: many\n");
+    const c = io();
+    expect(await run(["list", "--skills-dir", skills], { HOME: home }, c.io)).toBe(2);
+    expect(c.err.join("")).toContain(`matching.max_results in ${join(home, ".skillhub", "config.yaml")} = "many"`);
   });
 
   test("the content repository the user configured may set analytics.endpoint, analytics.file (.jsonl) and git.branch", () => {
