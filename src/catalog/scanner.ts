@@ -1,7 +1,8 @@
 import type { ParseResult } from "../skills/agent-skill.ts";
+import { noteScannedRoot } from "../skills/skill-read.ts";
 import { assembleTree, fsProbe, type TreeFile, type TreeProbe } from "../skills/tree-assemble.ts";
 import type { TreeParse } from "../skills/tree-node.ts";
-import type { Source } from "../sources/source-list.ts";
+import { linksConfined, type Source } from "../sources/source-list.ts";
 import { type FileStamp, fileStamp, sameFile } from "../sources/stamp.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import type { Covers, WalkRecord } from "../sources/walk-record.ts";
@@ -86,7 +87,7 @@ export class Scanner {
 
   /** Scan synchronously (CLI commands, tests). */
   scan(sources: readonly Source[], limits: WalkLimits): Catalog {
-    this.beginPass();
+    this.beginPass(sources);
     const walks = sources.map((source) => this.walker.walk(source.dir, walkLimits(limits, source)));
     const scans = sources.map((source, i) => this.collect(source, walks[i] as WalkResult));
     return this.finish(sources, scans, walks);
@@ -95,7 +96,7 @@ export class Scanner {
   /** Scan, pausing every few hundred folders and files so requests keep being answered. */
   async scanAsync(sources: readonly Source[], options: ScanOptions): Promise<Catalog> {
     const tick = options.tick ?? nextTurn;
-    this.beginPass();
+    this.beginPass(sources);
     const scans: SourceScan[] = [];
     const walks: WalkResult[] = [];
     for (const source of sources) {
@@ -127,9 +128,11 @@ export class Scanner {
     return this.records?.watchRoots(maxFolders) ?? { roots: [], mounts: [], unwatched: [] };
   }
 
-  private beginPass(): void {
+  private beginPass(sources: readonly Source[]): void {
     this.dirty = false;
     this.unreadable = false;
+    // What a repository's or plugin's folder resolves to now, which its skills' reads are held to.
+    for (const source of sources) if (linksConfined(source)) noteScannedRoot(source.dir);
   }
 
   private finish(sources: readonly Source[], scans: SourceScan[], walks: WalkResult[]): Catalog {

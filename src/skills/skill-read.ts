@@ -34,6 +34,22 @@ function ownFolder(skill: SkillPlace): string {
   return skill.kind === "tree-node" ? dirname(skill.file) : skill.dir;
 }
 
+/** What each repository's or plugin's folder resolved to when it was last scanned. */
+const scannedRoots = new Map<string, string>();
+
+/**
+ * Note what the folder `root` of a repository or plugin resolves to now (a scan begins). Security: a
+ * folder swapped for a link after the scan (a plugin's `skills/` pointed at the home folder) must not
+ * carry the confinement along with it: reads are held to the folder the scan saw.
+ */
+export function noteScannedRoot(root: string): void {
+  try {
+    scannedRoots.set(root, realpathSync(root));
+  } catch {
+    scannedRoots.delete(root);
+  }
+}
+
 /** The real path of `folder` (a skill's folder or resource folder), confined to its source for repositories and plugins. */
 export function realFolder(
   folder: string,
@@ -55,6 +71,13 @@ export function realFolder(
     } catch {
       return { ok: false, code: "FILE_NOT_FOUND", reason: `the folder of its ${sourceKind(skill)} no longer exists.` };
     }
+    const scanned = scannedRoots.get(skill.root);
+    if (scanned !== undefined && scanned !== repo)
+      return {
+        ok: false,
+        code: "PATH_OUTSIDE_SKILL",
+        reason: `the folder of its ${sourceKind(skill)} was replaced since it was scanned.`,
+      };
     if (!isInside(repo, real))
       return {
         ok: false,

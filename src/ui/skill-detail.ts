@@ -6,6 +6,7 @@ import { type FrozenGuard, type FrozenRefusal, frozenCheck } from "../lock/froze
 import { skillBody } from "../skills/agent-skill.ts";
 import { frontmatterOf } from "../skills/frontmatter.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
+import { realFolder } from "../skills/skill-read.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
 import type { PageLinks } from "./markdown-links.ts";
@@ -122,7 +123,10 @@ export function skillDetail(
 /** An Agent Skill's files on disk (as load_skill lists them); a tree node's declared assets and scripts, inherited ones too. */
 function filesOf(catalog: Catalog, skill: Skill, frozen?: FrozenGuard): { files: FileEntry[]; truncated: boolean } {
   if (skill.kind !== "tree-node") {
-    const listed = listSkillFiles(skill.dir);
+    // The folder as a read would take it: a repository's or plugin's folder that now links out lists nothing.
+    const folder = realFolder(skill.dir, skill);
+    if (!folder.ok) return { files: [], truncated: false };
+    const listed = listSkillFiles(skill.dir, { realDir: folder.root });
     // Frozen: only the files the lock records (the others are refused).
     const locked = frozen?.lockedFiles(skill);
     return {

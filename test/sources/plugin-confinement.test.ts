@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, textOf } from "../helpers/hub.ts";
 
@@ -80,6 +81,41 @@ describe("plugin skills are confined to their plugin's folder", () => {
     const result = await s.call("skill", { name: "honest" });
     expect(textOf(result)).not.toContain("PRIVATE-CANARY");
     expect(result.isError).toBe(true);
+  });
+});
+
+describe("a plugin's skills folder swapped for a link out while the server runs", () => {
+  test("its skills' files are refused when read, and the web page lists none of the other folder", async () => {
+    const w = world();
+    // What the link will lead to: a folder with a skill of the same name, and a key beside it.
+    const elsewhere = tempDir("skillhub-elsewhere-");
+    writeSkill(elsewhere, "honest", { body: "# honest\n\nPRIVATE-CANARY\n" });
+    write(join(elsewhere, "honest", "id_rsa"), "PRIVATE-CANARY key\n");
+    const s = await connect({ home: w.home, env: { SKILLHUB_TOOLS: "all" } });
+    closers.push(s.close);
+    expect(s.hub.catalog.get("honest")?.id).toBe("evil:honest");
+    const { renameSync } = await import("node:fs");
+    renameSync(join(w.plugin, "skills"), join(w.plugin, "moved"));
+    symlinkSync(elsewhere, join(w.plugin, "skills"));
+    // The page first: a refused read makes the server scan again, and the plugin is then dropped.
+    const page = createHttpHandler(s.hub, { host: "127.0.0.1", version: "test" });
+    closers.push(() => page.close());
+    const answer = await page.handle(
+      new Request("http://127.0.0.1:8000/ui/api/skill?id=evil%3Ahonest", { headers: { host: "127.0.0.1:8000" } }),
+    );
+    const detail = (await answer.json()) as { files: unknown[] };
+    expect(answer.status, JSON.stringify(detail)).toBe(200);
+    expect(detail.files).toEqual([]);
+    expect(JSON.stringify(detail)).not.toContain("id_rsa");
+    const read = await s.call("read_skill_file", { skill_name: "honest", file_path: "id_rsa" });
+    expect(read.structuredContent?.error.code).toBe("PATH_OUTSIDE_SKILL");
+    expect(read.structuredContent?.error.message).toContain("was replaced since it was scanned");
+    for (const result of [
+      read,
+      await s.call("skill", { name: "honest" }),
+      await s.call("load_skill", { skill_name: "honest" }),
+    ])
+      expect(JSON.stringify(result)).not.toContain("PRIVATE-CANARY");
   });
 });
 
