@@ -68,6 +68,25 @@ describe("explicit folders' labels: their names, whatever the order", () => {
     expect(explicitLabels(["/", "/-x-/"])).toEqual(["folder", "x"]);
   });
 
+  test("a plugin named like a repository is qualified plugin:<name>, so its skills never pass for the repository's", () => {
+    const list = buildSourceList({
+      dirs: [],
+      projectDir: null,
+      homeDir: "/h",
+      hubHome: "/h/.skillhub",
+      repos: [{ label: "team", dir: "/r" }],
+      plugins: [
+        { label: "plugin:team", dir: "/p/team/skills", location: "global", qualifier: "team" },
+        { label: "plugin:other", dir: "/p/other/skills", location: "global", qualifier: "other" },
+      ],
+    });
+    expect(list.slice(-3).map((s) => [s.label, s.qualifier ?? s.label])).toEqual([
+      ["team", "team"],
+      ["plugin:team", "plugin:team"],
+      ["plugin:other", "other"],
+    ]);
+  });
+
   test("a folder given twice is one source with its own name", () => {
     const list = buildSourceList({
       dirs: ["/w/skills", "/w/skills"],
