@@ -83,13 +83,36 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   return parse(Buffer.concat(chunks));
 }
 
+/** Deepest nesting of arrays and objects a request may have: MCP messages hold a few levels. */
+export const MAX_JSON_DEPTH = 100;
+
 function parse(bytes: Uint8Array): BodyResult {
+  // Security: JSON.parse of 4 MiB of `[[[…` takes seconds and a gigabyte; one linear pass refuses it first.
+  if (nestedDeeper(bytes, MAX_JSON_DEPTH))
+    return { kind: "invalid", reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   const text = new TextDecoder().decode(bytes);
   try {
     return { kind: "ok", value: JSON.parse(text) };
   } catch {
     return { kind: "invalid", reason: text.trim() === "" ? "empty body" : "not valid JSON" };
   }
+}
+
+/** Whether the JSON text in `bytes` opens more than `limit` arrays or objects at once (strings skipped). Pure. */
+export function nestedDeeper(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** Whether a Content-Type names JSON (parameters such as charset allowed). */

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { nestedDeeper } from "../../src/transports/http-responses.ts";
 import { cleanupTemp, writeSkill } from "../helpers/fs.ts";
 import { handlerWorld, initialize, mcpRequest, messages, sseReader } from "../helpers/http.ts";
 
@@ -195,6 +196,20 @@ describe("security", () => {
     );
     expect(response.status).toBe(200);
     expect((await messages(response))[0]?.result.serverInfo.name).toBe("skillhub");
+  });
+
+  test("JSON nested deeper than 100 levels is refused before it is parsed; 100 levels and strings of brackets are fine", async () => {
+    const w = world();
+    const deep = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { body: "[".repeat(3_000_000), headers: { "content-type": "application/json" } }),
+    );
+    expect(deep.status).toBe(400);
+    const error = await errorOf(deep);
+    expect(error.code).toBe(-32700);
+    expect(error.message).toContain("nested deeper than 100 levels");
+    expect(nestedDeeper(new TextEncoder().encode(`${"[".repeat(100)}${"]".repeat(100)}`), 100)).toBe(false);
+    expect(nestedDeeper(new TextEncoder().encode(`["${"[".repeat(500)}\\", "\\"[["]`), 100)).toBe(false);
+    expect(nestedDeeper(new TextEncoder().encode(`{"a":${"[".repeat(101)}`), 100)).toBe(true);
   });
 
   test("malformed JSON is a JSON-RPC parse error, and the handler keeps serving", async () => {
