@@ -139,7 +139,9 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       ctx.mcpReq.signal,
       ctx.mcpReq.envelope,
     );
-    return remote ? hideServerPaths(result, serverPaths(hub)) : result;
+    // read_skill_file and get_asset answer with a file's own bytes, served as they are.
+    const fileBytes = request.params.name === "read_skill_file" || request.params.name === "get_asset";
+    return remote ? hideServerPaths(result, serverPaths(hub), fileBytes) : result;
   });
 
   async function callTool(name: string, args: unknown, signal: AbortSignal, meta: unknown): Promise<CallToolResult> {

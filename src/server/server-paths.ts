@@ -7,11 +7,13 @@ import type { Hub } from "./hub.ts";
 export interface ServerPaths {
   /** Agent Skill folders (real paths too) → `skill://…`. */
   skills: Map<string, string>;
+  /** The longest key of `skills`: how far past a folder a skill's folder can reach. */
+  longest: number;
   /** Other folders of this server, longest first → a name in angle brackets. */
   folders: Array<[path: string, name: string]>;
 }
 
-const perCatalog = new WeakMap<Catalog, Map<string, string>>();
+const perCatalog = new WeakMap<Catalog, { skills: Map<string, string>; longest: number }>();
 
 /**
  * The paths of this server a remote client must never be told, and what it is
@@ -22,19 +24,20 @@ const perCatalog = new WeakMap<Catalog, Map<string, string>>();
  */
 export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   const catalog = hub.catalog;
-  let skills = perCatalog.get(catalog);
-  if (!skills) {
-    skills = new Map();
+  let known = perCatalog.get(catalog);
+  if (!known) {
+    const skills = new Map<string, string>();
     const add = (dir: string, uri: string) => {
-      skills?.set(dir, uri);
+      skills.set(dir, uri);
       const real = realOf(dir);
-      if (real !== dir) skills?.set(real, uri);
+      if (real !== dir) skills.set(real, uri);
     };
     for (const skill of catalog.skills)
       if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, false).dir(""));
     for (const { skill } of catalog.shadowed)
       if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, true).dir(""));
-    perCatalog.set(catalog, skills);
+    known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)) };
+    perCatalog.set(catalog, known);
   }
   const named: Array<[string, string]> = catalog.sources.map((s) => [s.dir, `<skills folder '${s.label}'>`]);
   if (hub.projectRoot.dir) named.push([hub.projectRoot.dir, "<project>"]);
@@ -52,7 +55,7 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     // A root folder ("/") would rename every path: such a setting names nothing worth hiding; nor does "".
     .filter(([path]) => path.length > 1)
     .sort((a, b) => b[0].length - a[0].length);
-  return { skills, folders };
+  return { ...known, folders };
 }
 
 /** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
@@ -73,40 +76,43 @@ function realOf(path: string): string {
  * path of this server replaced. The core tools name a skill's files by skill://
  * URI themselves; this is the one place that makes it true of every answer (a
  * listing's file field, a script's output, a message from a lower layer).
- * Text and structured content alike; the result's shape is kept. A file's own
- * bytes (a `content` field: read_skill_file, get_asset) are served as they are,
- * as resources/read serves them: their size and digest must stay the file's.
+ * Text and structured content alike; the result's shape is kept: a text that is
+ * the JSON of the structured content is written again from the swept content,
+ * so its escapes stay whole. With `fileBytes` (read_skill_file, get_asset), a
+ * `content` field is the file's own bytes and is served as it is, as
+ * resources/read serves them: its size and digest must stay the file's.
  */
-export function hideServerPaths<T>(result: T, paths: ServerPaths): T {
+export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = false): T {
   const json = JSON.stringify(result);
   // As the JSON writes them: a path holding a backslash or a quote is escaped there.
   if (!paths.folders.some(([path]) => json.includes(JSON.stringify(path).slice(1, -1)))) return result;
-  return sweep(result, paths) as T;
+  const swept = sweep(result, paths, fileBytes) as T;
+  const before = result as { content?: unknown; structuredContent?: unknown };
+  const after = swept as { content?: unknown; structuredContent?: unknown };
+  if (before.structuredContent === undefined || !Array.isArray(before.content) || !Array.isArray(after.content))
+    return swept;
+  const pretty = JSON.stringify(before.structuredContent, null, 2);
+  const compact = JSON.stringify(before.structuredContent);
+  before.content.forEach((item: { text?: unknown }, i) => {
+    const text = item?.text;
+    if (text !== pretty && text !== compact) return;
+    (after.content as { text?: string }[])[i] = {
+      ...(after.content as object[])[i],
+      text: JSON.stringify(after.structuredContent, null, text === pretty ? 2 : undefined),
+    };
+  });
+  return swept;
 }
 
-function sweep(value: unknown, paths: ServerPaths, key?: string): unknown {
-  if (typeof value === "string") return key === "content" ? value : hideInText(value, paths);
-  if (Array.isArray(value)) return value.map((item) => sweep(item, paths));
+function sweep(value: unknown, paths: ServerPaths, fileBytes: boolean, key?: string): unknown {
+  if (typeof value === "string") return fileBytes && key === "content" ? value : hide(value, paths);
+  if (Array.isArray(value)) return value.map((item) => sweep(item, paths, fileBytes));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, k)]));
-}
-
-/** A JSON text (a structured result's, the tree tools') is swept value by value and written again in its form. */
-function hideInText(text: string, paths: ServerPaths): string {
-  if (text.startsWith("{") || text.startsWith("[")) {
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch {
-      return hide(text, paths);
-    }
-    return JSON.stringify(sweep(data, paths), null, /^[{[]\n/.test(text) ? 2 : undefined);
-  }
-  return hide(text, paths);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, fileBytes, k)]));
 }
 
 /** Characters that end a path in running text, past the skill folder it is in (a space may be in a folder's name). */
-const PATH_END = /[\s"'`<>()[\]{},;|]/;
+const PATH_END = /[\s"'`<>()[\]{},;|\\]/;
 
 function hide(value: string, paths: ServerPaths): string {
   let out = value;
@@ -115,7 +121,7 @@ function hide(value: string, paths: ServerPaths): string {
     let rebuilt = "";
     let from = 0;
     for (let at = out.indexOf(folder); at >= 0; at = out.indexOf(folder, from)) {
-      let end = skillFolderEnd(out, at + folder.length, at, paths.skills);
+      let end = skillFolderEnd(out, at, at + folder.length, paths);
       while (end < out.length && !PATH_END.test(out[end] as string)) end++;
       rebuilt += out.slice(from, at) + named(out.slice(at, end), folder, name, paths.skills);
       from = end;
@@ -125,16 +131,22 @@ function hide(value: string, paths: ServerPaths): string {
   return out;
 }
 
-/** Past the longest skill folder that the path at `at` names, spaces and all (else `end`). */
-function skillFolderEnd(text: string, end: number, at: number, skills: Map<string, string>): number {
-  const rest = text.slice(end).search(/[\n\r\t"'`<>|]/);
-  const stop = rest < 0 ? text.length : end + rest;
+/** Characters no skill folder's path holds here: where the search for one ends. */
+const FOLDER_END = /[\n\r\t"'`<>|\\]/;
+
+/**
+ * Past the longest skill folder that the path at `at` names, spaces and all (else `end`). Looks no further
+ * than the longest skill folder reaches, so a line of many paths costs as many short scans.
+ */
+function skillFolderEnd(text: string, at: number, end: number, paths: ServerPaths): number {
+  const limit = Math.min(text.length, at + paths.longest);
   let found = end;
-  for (let slash = text.indexOf("/", end + 1); ; slash = text.indexOf("/", slash + 1)) {
-    const cut = slash < 0 || slash > stop ? stop : slash;
-    if (skills.has(text.slice(at, cut))) found = cut;
-    if (cut === stop) return found;
+  for (let i = end + 1; i <= limit; i++) {
+    if (FOLDER_END.test(text[i - 1] as string)) break;
+    const next = text[i];
+    if ((next === undefined || next === "/" || PATH_END.test(next)) && paths.skills.has(text.slice(at, i))) found = i;
   }
+  return found;
 }
 
 /** `path` (under `folder`) as a skill:// URI when a skill's folder holds it, else with `folder` named. */

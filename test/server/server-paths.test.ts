@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { hideServerPaths, type ServerPaths } from "../../src/server/server-paths.ts";
+
+/** 2,000 skills under /srv/hub/skills, as serverPaths would describe them. */
+function hub(): ServerPaths {
+  const skills = new Map<string, string>();
+  for (let i = 0; i < 2000; i++) skills.set(`/srv/hub/skills/skill-${i}`, `skill://skill-${i}`);
+  skills.set("/srv/hub/skills/Bad Name", "skill://Bad%20Name");
+  return {
+    skills,
+    longest: Math.max(...[...skills.keys()].map((dir) => dir.length)),
+    folders: [["/srv/hub/skills", "<skills folder 'skills'>"]],
+  };
+}
+
+describe("hideServerPaths", () => {
+  test("a line of 2,000 paths: each becomes its file's URI", () => {
+    const line = Array.from({ length: 2000 }, (_, i) => `/srv/hub/skills/skill-${i}/run.sh`).join(" ");
+    const text = hideServerPaths({ content: [{ type: "text", text: line }] }, hub()).content[0]?.text;
+    expect(text).toBe(Array.from({ length: 2000 }, (_, i) => `skill://skill-${i}/run.sh`).join(" "));
+  });
+
+  test("a script's output that looks like JSON is kept as written, but for the paths", () => {
+    const stdout = '{"n": 12345678901234567890, "x": 1.50, "at": "/srv/hub/skills/skill-7/out.txt"}\n';
+    const swept = hideServerPaths({ structuredContent: { stdout }, content: [{ type: "text", text: "ran" }] }, hub());
+    expect(swept.structuredContent.stdout).toBe(
+      '{"n": 12345678901234567890, "x": 1.50, "at": "skill://skill-7/out.txt"}\n',
+    );
+  });
+
+  test("a text that is the JSON of the structured content is written again from it, escapes whole", () => {
+    const structuredContent = {
+      instructions: "Run /srv/hub/skills/Bad Name/go.sh\nthen stop.",
+      path: "/srv/hub/skills/skill-1",
+    };
+    const result = { structuredContent, content: [{ type: "text", text: JSON.stringify(structuredContent, null, 2) }] };
+    const swept = hideServerPaths(result, hub());
+    expect(swept.structuredContent).toEqual({
+      instructions: "Run skill://Bad%20Name/go.sh\nthen stop.",
+      path: "skill://skill-1",
+    });
+    expect(JSON.parse(swept.content[0]?.text ?? "")).toEqual(swept.structuredContent);
+    expect(swept.content[0]?.text).toBe(JSON.stringify(swept.structuredContent, null, 2));
+  });
+
+  test("a file's own bytes are kept only for the tools that serve files", () => {
+    const result = { structuredContent: { content: "installed at /srv/hub/skills/skill-2\n" } };
+    expect(hideServerPaths(result, hub(), true).structuredContent.content).toBe(
+      "installed at /srv/hub/skills/skill-2\n",
+    );
+    expect(hideServerPaths(result, hub()).structuredContent.content).toBe("installed at skill://skill-2\n");
+  });
+});
