@@ -28,16 +28,35 @@ const WRITTEN_KEYS = new Set([
   "remote.origin.fetch",
 ]);
 
-/** What `git clone --branch`, which copies made by earlier versions came from, adds. */
-const CLONE_BRANCH_KEY = /^branch\..+\.(remote|merge)$/;
+/** What `git clone --branch --no-tags`, which copies made by earlier versions came from, adds. */
+const CLONE_BRANCH_KEY = /^branch\..+\.(remote|merge)$|^remote\.origin\.tagopt$/;
 
-/** The keys of a `git config --local --list -z` listing that SkillHub's clone does not write, in order. Pure. */
+/**
+ * `git init` sets core.ignorecase only where file names ignore case (macOS, Windows); set elsewhere, it
+ * would let a planted `ALPHA/` pass for the tracked `alpha/`.
+ */
+const CASE_BLIND = process.platform === "darwin" || process.platform === "win32";
+
+/**
+ * The keys of a `git config --local --list -z` listing that SkillHub's clone does not write (or writes
+ * with another value), in order. Pure but for the platform.
+ */
 export function foreignSettings(listing: string): string[] {
-  const keys = listing
+  const entries = listing
     .split("\0")
     .filter((entry) => entry !== "")
-    .map((entry) => entry.split("\n", 1)[0] as string);
-  return keys.filter((key) => !WRITTEN_KEYS.has(key) && !CLONE_BRANCH_KEY.test(key));
+    .map((entry) => {
+      const newline = entry.indexOf("\n");
+      return newline < 0
+        ? { key: entry, value: "" }
+        : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
+    });
+  return entries
+    .filter(({ key, value }) => {
+      if (key === "core.ignorecase") return value !== "false" && !CASE_BLIND;
+      return !WRITTEN_KEYS.has(key) && !CLONE_BRANCH_KEY.test(key);
+    })
+    .map(({ key }) => key);
 }
 
 /**

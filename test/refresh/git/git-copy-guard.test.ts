@@ -110,6 +110,7 @@ describe("what a copy's .git may hold", () => {
       "remote.origin.fetch\n+refs/heads/*:refs/remotes/origin/*",
       "branch.main.remote\norigin",
       "branch.main.merge\nrefs/heads/main",
+      "remote.origin.tagopt\n--no-tags",
       "core.fsmonitor\n/tmp/x.sh",
       "filter.lfs.process\ngit-lfs filter-process",
       "include.path\n../other",

@@ -287,6 +287,11 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
         write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk."));
         git(["update-index", flag, "skills/alpha/SKILL.md"], copy);
       }),
+      // A skill planted under a tracked folder's name in other case, with the copy told to ignore case.
+      () => {
+        write(join(copy, "skills", "ALPHA", "SKILL.md"), skillText("alpha", "Planted on disk."));
+        git(["config", "core.ignorecase", "true"], copy);
+      },
       // The index's own entry given the signed file's object and the rewritten file's times and size.
       () => {
         const file = join(copy, "skills", "alpha", "SKILL.md");
@@ -309,7 +314,9 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
       expect(listed).not.toContain("on disk.");
       expect(listed).not.toContain("Signed by the team.");
       const doctor = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
-      expect(doctor.repos[0].not_served).toContain("its files differ from the signed commit");
+      expect(doctor.repos[0].not_served).toMatch(
+        /its files differ from the signed commit|its \.git\/config holds settings SkillHub does not write \(core\.ignorecase\)/,
+      );
       expect((await cli(m, ["sync"], env)).code).toBe(0);
       expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
     }
