@@ -81,6 +81,14 @@ export function chainFiles(catalog: Catalog, skill: TreeNode): ChainFiles {
   };
 }
 
+/** Every file a node's tools serve (get_asset): its own and inherited declarations, sorted. */
+export function declaredFiles(catalog: Catalog, skill: TreeNode): string[] {
+  const f = chainFiles(catalog, skill);
+  return [
+    ...new Set([...f.assets, ...f.scripts, ...f.inheritedAssets, ...f.inheritedScripts].map((d) => d.file)),
+  ].sort();
+}
+
 /** delete + set: a winner takes the place of its own level, so own files keep their declared order. */
 function place<T extends { file: string }>(
   map: Map<string, { decl: T; from?: string }>,

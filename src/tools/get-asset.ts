@@ -1,7 +1,5 @@
 import { z } from "zod";
-import type { Catalog } from "../catalog/catalog.ts";
-import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
-import type { TreeNode } from "../skills/skill.ts";
+import { declaredFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
@@ -126,11 +124,3 @@ export const getAssetTool = defineTool({
     });
   }),
 });
-
-/** Every file get_asset would accept for a node: own and inherited declarations. */
-function declaredFiles(catalog: Catalog, skill: TreeNode): string[] {
-  const f = chainFiles(catalog, skill);
-  return [
-    ...new Set([...f.assets, ...f.scripts, ...f.inheritedAssets, ...f.inheritedScripts].map((d) => d.file)),
-  ].sort();
-}

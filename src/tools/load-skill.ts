@@ -4,7 +4,7 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { fitInstructions } from "./support/instruction-parts.ts";
 import { lookupSkill, readFailure, recordLoad, refusalResult } from "./support/skill-lookup.ts";
-import { exampleFile, skillFiles } from "./support/skill-parts.ts";
+import { exampleFile, fetchablePaths, skillFiles } from "./support/skill-parts.ts";
 import { fetchAdvice, skillPlace } from "./support/skill-place.ts";
 
 const Input = () =>
@@ -72,7 +72,9 @@ export const loadSkillTool = defineTool({
       uri: place.uri(""),
       files: place.remote ? files.map((f) => ({ ...f, uri: place.uri(f.path) })) : files,
       ...(truncated ? { files_truncated: true } : {}),
-      ...(place.remote ? { fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) } : {}),
+      ...(place.remote
+        ? { fetch: fetchAdvice(skill, place, ctx, exampleFile(fetchablePaths(skill, ctx, files).paths)) }
+        : {}),
     };
     return structuredResult(fitInstructions(answer, skill, ctx, place));
   },

@@ -54,6 +54,7 @@ function world() {
     ].join("\n"),
   });
   write(join(first, "tools/echo/scripts/where.sh"), 'echo "running in $PWD, script $0"\n');
+  write(join(first, "tools/echo/private-notes.txt"), "not declared\n");
   write(join(project, "README.md"), "project\n");
   return { root, first, second, project };
 }
@@ -149,7 +150,8 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
       expect(answers["skill shadowed"]).toContain('read_skill_file (skill_name \\"more-skills:pdf-invoice\\"');
       expect(answers["load_skill shadowed"]).toContain('read_skill_file (skill_name \\"more-skills:pdf-invoice\\"');
       // A tree node's answer lists its files and fetches them with get_asset.
-      expect(answers["skill tree"]).toContain("scripts/where.sh");
+      expect(answers["skill tree"]).toContain("Files under skill://tools%2Fecho/: scripts/where.sh.");
+      expect(answers["skill tree"]).not.toContain("private-notes.txt");
       expect(answers["skill tree"]).toContain('get_asset (skill_path \\"tools/echo\\"');
       expect(answers.load_skill).toContain('"path":"skill://pdf-invoice"');
       expect(answers.load_skill).toContain('"uri":"skill://pdf-invoice/scripts/extract.py"');

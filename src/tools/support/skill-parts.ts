@@ -1,3 +1,4 @@
+import { declaredFiles } from "../../catalog/tree-chain.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { lastReadFolder } from "../../skills/skill-read.ts";
 import { listSkillFiles, type SkillFileEntry } from "../../sources/skill-files.ts";
@@ -35,20 +36,34 @@ export function skillFiles(
 export function skillHead(skill: Skill, place: SkillPlace, ctx: ToolContext): string {
   const head = `Loading: ${skill.name}\nBase directory: ${place.base}\n`;
   if (!place.remote) return `${head}\n`;
-  const { files, truncated } = skillFiles(skill, ctx);
-  const example = exampleFile(files);
-  const shown = files.slice(0, FILES_SHOWN).map((f) => f.path);
-  const more = files.length - shown.length;
+  const { paths, truncated } = fetchablePaths(skill, ctx);
+  const example = exampleFile(paths);
+  const shown = paths.slice(0, FILES_SHOWN);
+  const more = paths.length - shown.length;
   const list =
-    files.length === 0
+    paths.length === 0
       ? `Files: none${skill.kind === "agent-skill" ? " besides SKILL.md" : ""}.`
       : `Files under ${place.base}/: ${shown.join(", ")}${more > 0 || truncated ? `, and ${truncated ? "more" : more} more${ctx.hasTool?.("load_skill") ? " (load_skill lists them all)" : ""}` : ""}.`;
   return `${head}${fetchAdvice(skill, place, ctx, example)}\n${list}\n\n`;
 }
 
+/**
+ * The files a remote client can fetch: an Agent Skill's (`listed` when the caller has them), or those a
+ * tree node declares (get_asset serves those only).
+ */
+export function fetchablePaths(
+  skill: Skill,
+  ctx: ToolContext,
+  listed?: readonly SkillFileEntry[],
+): { paths: string[]; truncated: boolean } {
+  if (skill.kind === "tree-node") return { paths: declaredFiles(ctx.deps.store.catalog, skill), truncated: false };
+  const { files, truncated } = listed ? { files: listed, truncated: false } : skillFiles(skill, ctx);
+  return { paths: files.map((f) => f.path), truncated };
+}
+
 /** A script when the skill has one (the file a remote agent most needs to fetch), else its first file. */
-export function exampleFile(files: readonly SkillFileEntry[]): string | undefined {
-  return (files.find((f) => f.path.startsWith("scripts/")) ?? files[0])?.path;
+export function exampleFile(paths: readonly string[]): string | undefined {
+  return paths.find((path) => path.startsWith("scripts/")) ?? paths[0];
 }
 
 /** What a skill's text becomes for one client: whole, or its first part and the line on how to read the rest. */
