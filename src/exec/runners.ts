@@ -30,6 +30,9 @@ export type RunnerLookup =
   | { ok: true; runner: Runner }
   | { ok: false; reason: "none" | "missing"; configured?: string; executable?: string };
 
+/** An empty config for Bun: /dev/null (Windows has none, and there a working folder's bunfig.toml is read). */
+const NO_BUNFIG = process.platform === "win32" ? [] : ["--config=/dev/null"];
+
 /**
  * The runner for a script extension (".ts") from `scripts.runners`. The value
  * is split on whitespace into an executable and fixed arguments ("npx tsx");
@@ -52,7 +55,7 @@ export function scriptRunner(
     return {
       ok: true,
       runner: {
-        argv: [host.execPath, "--no-env-file", "--config=/dev/null", ...fixed],
+        argv: [host.execPath, "--no-env-file", ...NO_BUNFIG, ...fixed],
         env: { BUN_BE_BUN: "1" },
         configured,
       },
