@@ -98,11 +98,16 @@ export class FrozenGuard {
         if (!(error instanceof LockError)) throw error;
         c = { stamp: now, error };
       }
-      this.changes++;
-      if (before && this.listeners.size > 0)
-        queueMicrotask(() => {
-          for (const listener of this.listeners) listener();
-        });
+      if (before && sameContent(before, c)) {
+        // Written again with the same content (`skillhub lock` always writes): nothing to decide again.
+        c = { ...before, stamp: now };
+      } else {
+        this.changes++;
+        if (before && this.listeners.size > 0)
+          queueMicrotask(() => {
+            for (const listener of this.listeners) listener();
+          });
+      }
       // A missing lock is remembered as missing ("" stamp) and looked for again at every run.
       this.cached.set(file, c);
     }
@@ -331,6 +336,12 @@ function mismatch(skill: Skill, changes: LockChange[], lockName: string): Frozen
     message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${lockName}), and ${FROZEN}: it is not served. Tell the user; they can review the change and run \`skillhub lock\`, or restore the files.`,
     changes,
   };
+}
+
+/** Whether two reads of a lock found the same entries, or failed the same way. */
+function sameContent(a: CachedLock, b: CachedLock): boolean {
+  if (a.error || b.error) return a.error?.message === b.error?.message && a.lock === undefined && b.lock === undefined;
+  return JSON.stringify(a.lock) === JSON.stringify(b.lock);
 }
 
 /** A file's identity and times, so that any rewrite (in place or by rename) shows; "" when there is none. */

@@ -104,8 +104,9 @@ describe("frozen mode (--frozen, SKILLHUB_FROZEN=1)", () => {
     await eventually(() => s.notifications.includes("notifications/resources/list_changed"));
     expect(await described()).toContain("sneaky");
     expect(await listed()).toContain("sneaky");
-    // Nothing changed since: the next check announces nothing more.
+    // Written again with the same content: the next check announces nothing more.
     const sent = s.notifications.length;
+    expect((await cli(m, ["lock"])).code).toBe(0);
     await s.hub.refresher.check("timer");
     await s.client.ping();
     expect(s.notifications).toHaveLength(sent);
