@@ -144,9 +144,9 @@ export function buildSourceList(input: SourceListInput): Source[] {
   if (!input.onlyDirs) {
     // A plugin named like a repository (or any source before it) is qualified `plugin:<name>`: its skills
     // must never pass for that source's, nor share their qualified names.
-    const labels = new Set(list.map((source) => source.label));
+    const used = new Set(list.map((source) => source.label));
     for (const plugin of input.plugins ?? [])
-      list.push(labels.has(plugin.qualifier ?? plugin.label) ? { ...plugin, qualifier: plugin.label } : plugin);
+      list.push(used.has(plugin.qualifier ?? plugin.label) ? { ...plugin, qualifier: plugin.label } : plugin);
   }
   // The same folder twice (SKILLS_DIR=~/.claude/skills) is scanned once, at its first place.
   const seen = new Set<string>();

@@ -87,7 +87,8 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 export const MAX_JSON_DEPTH = 100;
 
 function parse(bytes: Uint8Array): BodyResult {
-  // Security: JSON.parse of 4 MiB of `[[[…` takes seconds and a gigabyte; one linear pass refuses it first.
+  // Security: JSON.parse of megabytes of `[[[…` is slow and takes far more memory than the body; one linear
+  // pass refuses it first.
   if (nestedDeeper(bytes, MAX_JSON_DEPTH))
     return { kind: "invalid", reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   const text = new TextDecoder().decode(bytes);

@@ -112,6 +112,24 @@ describe("a skill longer than the client shows is served in parts", () => {
   });
 });
 
+describe("load_skill when JSON writes a character as several", () => {
+  test("control characters and quotes: the first part still fits the budget, and holds more than a few lines", async () => {
+    const dir = tempDir();
+    const bodies = {
+      controls: Array.from({ length: 3000 }, () => "\u0001\u0002\u0003 beep").join("\n"),
+      quotes: Array.from({ length: 6000 }, () => '"\\"\\"\\ quoted').join("\n"),
+    };
+    for (const [name, body] of Object.entries(bodies))
+      write(join(dir, name, "SKILL.md"), `---\nname: ${name}\ndescription: Escapes\n---\n${body}\n`);
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    for (const name of Object.keys(bodies)) {
+      const loaded = await call("load_skill", { skill_name: name });
+      expect(textOf(loaded).length, name).toBeLessThanOrEqual(DEFAULT_RESULT_CHARS);
+      expect((loaded.structuredContent?.instructions as string).length, name).toBeGreaterThan(2_000);
+    }
+  });
+});
+
 describe("read_skill_file in parts", () => {
   test("offset and length in bytes; an offset inside a character starts at the next one; past the end is refused", async () => {
     const dir = tempDir();

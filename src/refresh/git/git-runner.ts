@@ -101,7 +101,7 @@ export class GitRunner {
     const version = await this.gitVersion();
     if (version && atLeast(version, [2, 31])) {
       // GIT_CONFIG_COUNT/KEY/VALUE (git ≥ 2.31): out of argv, so not visible in `ps`.
-      const base = Number(this.options.env?.GIT_CONFIG_COUNT ?? process.env.GIT_CONFIG_COUNT ?? 0) || 0;
+      const base = Number((this.options.env ?? process.env).GIT_CONFIG_COUNT ?? 0) || 0;
       entries.forEach((e, i) => {
         extraEnv[`GIT_CONFIG_KEY_${base + i}`] = e.key;
         extraEnv[`GIT_CONFIG_VALUE_${base + i}`] = e.value;

@@ -29,13 +29,17 @@ export function fitInstructions<T extends { instructions: string }>(
   const skipBytes = Buffer.byteLength(front, "utf8");
   const skipLines = front.split("\n").length - 1;
   let room = budget - size({ ...answer, instructions: "" });
+  let smallest = answer;
   for (let tries = 0; tries < 8 && room > 0; tries++) {
     const part = fitSkillText(skill, body, room, ctx, place, skipBytes, skipLines);
     const fitted = { ...answer, instructions: part.text };
     const over = size(fitted) - budget;
     if (over <= 0) return fitted;
-    // The part is cut after a line, often below `room`: shrink from the part itself, so that each try cuts more.
-    room = Math.min(room, part.text.length) - over;
+    smallest = fitted;
+    // Cut from the part itself (a cut after a line falls short of its room, so each try cuts more), as many
+    // characters as carry `over` characters of JSON (a control character is written as six).
+    const perChar = JSON.stringify(part.text).length / Math.max(1, part.text.length);
+    room = Math.min(room, part.text.length) - Math.ceil(over / perChar);
   }
-  return answer;
+  return smallest;
 }
