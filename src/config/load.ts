@@ -34,9 +34,9 @@ export function loadConfig(options: LoadOptions): Resolved {
   const files: ConfigFile[] = [];
   const homeFile = join(first.home, "config.yaml");
   const sourceWarnings: string[] = [];
+  /** The skills folders' and repositories' files: someone else's content. */
+  const others = new Set<string>();
   if (existsSync(homeFile)) files.push(userFile(homeFile, sourceWarnings));
-  // The user's own settings first: a wrong value there stops start-up, naming their file.
-  if (files.length > 0 && (options.sourceFiles ?? []).length > 0) resolveConfig({ ...base, files });
   for (const path of options.sourceFiles ?? []) {
     const origin = options.repoFiles?.includes(path) ? "repository" : "folder";
     // Security: a skills folder's or repository's file is someone else's content: it stays in its folder,
@@ -50,15 +50,8 @@ export function loadConfig(options: LoadOptions): Resolved {
     }
     const restricted = restrictSourceConfig(read, origin, join(first.home, ANALYTICS_FOLDER));
     sourceWarnings.push(...restricted.warnings);
-    // A wrong value in someone else's file is that file's problem: it is ignored, and the server starts.
-    try {
-      resolveConfig({ ...base, files: [...files, restricted.file] });
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      sourceWarnings.push(`${error.message.replace(/^Invalid configuration: /, "")} ${path}'s settings are ignored.`);
-      continue;
-    }
     files.push(restricted.file);
+    others.add(path);
   }
   if (options.configFile !== undefined) {
     if (!existsSync(options.configFile)) {
@@ -69,8 +62,33 @@ export function loadConfig(options: LoadOptions): Resolved {
     }
     files.push(userFile(options.configFile, sourceWarnings));
   }
-  const resolved = resolveConfig({ ...base, files });
+  const resolved = resolveIgnoring(base, files, others, sourceWarnings);
   return sourceWarnings.length === 0 ? resolved : { ...resolved, warnings: [...sourceWarnings, ...resolved.warnings] };
+}
+
+/**
+ * Resolve `files`; a wrong value in one of `others` (someone else's file) makes that file ignored with a
+ * warning, and the rest is resolved again: the server starts. One resolve when every value is right; a
+ * wrong value anywhere else (the user's own file, the environment, a flag) stops start-up, naming it.
+ */
+function resolveIgnoring(
+  base: Omit<Parameters<typeof resolveConfig>[0], "files">,
+  files: ConfigFile[],
+  others: ReadonlySet<string>,
+  warnings: string[],
+): Resolved {
+  for (let kept = files; ; ) {
+    try {
+      return resolveConfig({ ...base, files: kept });
+    } catch (error) {
+      const file = error instanceof ConfigError ? error.details.file : undefined;
+      if (typeof file !== "string" || !others.has(file)) throw error;
+      warnings.push(
+        `${(error as Error).message.replace(/^Invalid configuration: /, "")} ${file}'s settings are ignored.`,
+      );
+      kept = kept.filter((f) => f.path !== file);
+    }
+  }
 }
 
 /** The user's own file: every key applies, except the unsupported ones (dropped with their reason). */

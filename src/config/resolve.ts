@@ -39,6 +39,8 @@ interface Assignment {
   path: string[];
   value: unknown;
   origin: string;
+  /** The config file that set it. */
+  file?: string;
   secret?: boolean;
   /** Set as a consequence of another key (settings.ts `implies`), not by the user. */
   implied?: boolean;
@@ -260,8 +262,14 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
       if (childShape && isPlainObject(child)) walk(child, childPath, childSchema);
       else if (isRecordSchema(childSchema) && isPlainObject(child)) {
         for (const [k, v] of Object.entries(child))
-          out.push({ path: [...childPath, k], value: v, origin: `${childPath.join(".")}.${k} in ${file.path}` });
-      } else out.push({ path: childPath, value: child, origin: `${childPath.join(".")} in ${file.path}` });
+          out.push({
+            path: [...childPath, k],
+            value: v,
+            origin: `${childPath.join(".")}.${k} in ${file.path}`,
+            file: file.path,
+          });
+      } else
+        out.push({ path: childPath, value: child, origin: `${childPath.join(".")} in ${file.path}`, file: file.path });
     }
   };
   walk(file.data, [], configSchema());
@@ -328,5 +336,6 @@ function toConfigError(error: z.ZodError, raw: Record<string, unknown>, origins:
     key,
     value: secret ? "<redacted>" : value,
     allowed,
+    ...(origin?.file === undefined ? {} : { file: origin.file }),
   });
 }

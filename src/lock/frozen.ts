@@ -1,9 +1,10 @@
-import { realpathSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { statSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
-import { type DigestCache, digestCache, digestFile, digestSkill, type Sha256 } from "../catalog/digests.ts";
+import { type DigestCache, digestCache, digestFile, digestSkill } from "../catalog/digests.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
+import { skillReadRoot } from "../skills/skill-read.ts";
 import { VCS_DIR } from "../sources/skill-files.ts";
 import type { Logger } from "../util/logger.ts";
 import { lockSkill, skillDigest } from "./build.ts";
@@ -215,7 +216,8 @@ export class FrozenGuard {
       const cache = this.options.cache ?? digestCache;
       const digests = digestSkill(node, { cache });
       // The skill's own file as it is now, not as the last scan parsed it: a process may read it.
-      const own = fileDigestNow(node.file, cache) ?? "sha256:unreadable";
+      const folder = skillReadRoot(node);
+      const own = (folder.ok && digestFile(folder.root, basename(node.file), cache)?.digest) || "sha256:unreadable";
       const changes = compareSkill(node.id, locked, { ...lockSkill(node, digests), skill_md: own });
       if (changes.length > 0) return this.report(node, mismatch(node, changes, lockName));
       for (const path of digests.unrecorded) {
@@ -299,15 +301,6 @@ export class FrozenGuard {
       this.options.logger.warn(`frozen: ${what}`);
     }
     return refusal;
-  }
-}
-
-/** The sha256 of `file` on disk (read confined to its real folder), or undefined when it cannot be read. */
-function fileDigestNow(file: string, cache: DigestCache): Sha256 | undefined {
-  try {
-    return digestFile(realpathSync(dirname(file)), basename(file), cache)?.digest;
-  } catch {
-    return undefined;
   }
 }
 
