@@ -1,12 +1,11 @@
 import { z } from "zod";
-import { checkedFileRead, isRefused } from "../lock/checked-read.ts";
-import { realFolder } from "../skills/skill-read.ts";
+import { isRefused } from "../lock/checked-read.ts";
 import { pathUnder, SKILL_URI_SCHEME } from "../skills/skill-uri.ts";
-import { notOfSkill } from "../sources/skill-files.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
+import { readOwnFile } from "./support/own-file.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
 import { skillPlace } from "./support/skill-place.ts";
@@ -79,16 +78,7 @@ export const readSkillFileTool = defineTool({
         skill: skill.name,
         file_path,
       });
-    // One confined read (util/confined-read.ts): the opened file must be inside the skill's real folder;
-    // frozen, its bytes are served only when the lock records their digest for this path (lock/checked-read.ts).
-    const folder = realFolder(skill.dir, skill);
-    // Security: a nested skill's files are its own (served only as that skill, never through its parent), and
-    // version-control metadata is no skill's: the one walker (sources/skill-files.ts) decides, as for the lock.
-    const foreign = folder.ok ? notOfSkill(folder.root, checked.path) : undefined;
-    if (foreign !== undefined) return errorResult("PATH_OUTSIDE_SKILL", foreign, { skill: skill.name, file_path });
-    const read = folder.ok
-      ? checkedFileRead(deps.frozen, skill, folder.root, checked.path, offset + max, "truncate")
-      : folder;
+    const read = readOwnFile(deps.frozen, skill, checked.path, offset + max, "truncate");
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {
       const advice =

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
@@ -7,6 +8,7 @@ import { publication } from "../../src/server/skills-extension/publication.ts";
 import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { httpHub, textOf } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 const open: (() => Promise<void>)[] = [];
@@ -170,6 +172,47 @@ describe("what the extension publishes", () => {
     expect(reasons["big-skill"]).toContain("more than 512 files");
     const loaded = await client.callTool({ name: "skill", arguments: { name: "big-skill" } });
     expect(textOf(loaded as never)).toContain("big-skill");
+  });
+
+  test("an unpublished skill's files read by the URI the tools name them with, as read_skill_file reads them", async () => {
+    const outside = tempDir("skillhub-ext-outside-");
+    write(join(outside, "secret.txt"), "secret\n");
+    const w = await world(({ a }) => {
+      writeSkill(a, "Bad_Name", { description: "A name the rules refuse" });
+      write(join(a, "Bad_Name", "notes", "a b.txt"), "spaced\n");
+      writeSkill(a, "linked", { description: "Holds links" });
+      write(join(a, "linked", "real.txt"), "real\n");
+      symlinkSync("real.txt", join(a, "linked", "inside.txt"));
+      symlinkSync(join(outside, "secret.txt"), join(a, "linked", "outside.txt"));
+      write(join(a, "linked", ".git", "config"), "[core]\n");
+      writeSkill(join(a, "linked"), "nested", { description: "A skill inside" });
+      writeNode(a, "tools/echo.md", { keywords: ["echo"] });
+      write(join(a, "tools", "echo", "where.sh"), "echo here\n");
+    });
+    const { client, skills } = await w.connect("2025-11-25");
+    const text = async (uri: string) => {
+      const read = await client.readResource({ uri });
+      return (read.contents[0] as { text?: string }).text;
+    };
+    expect(await text("skill://Bad_Name/SKILL.md")).toContain("A name the rules refuse");
+    expect(await text("skill://Bad_Name/notes/a%20b.txt")).toBe("spaced\n");
+    expect(await text("skill://linked/real.txt")).toBe("real\n");
+    expect(await text("skill://linked/inside.txt")).toBe("real\n");
+    expect(await text("skill://tools%2Fecho/where.sh")).toBe("echo here\n");
+    for (const uri of [
+      "skill://linked/outside.txt",
+      "skill://linked/.git/config",
+      "skill://linked/nested/SKILL.md",
+      "skill://linked/../pdf-processing/SKILL.md",
+      "skill://linked/missing.txt",
+      "skill://bad_name/SKILL.md",
+    ]) {
+      const error = await rpcError(client, "resources/read", { uri });
+      expect({ uri, code: error?.code }).toEqual({ uri, code: -32602 });
+    }
+    // Still not published: listed nowhere in the extension, and no digest is claimed for them.
+    const uris = (await skills.list()).skills.map((s) => s.uri);
+    expect(uris.some((u) => /bad_name|linked\/|echo/i.test(u))).toBe(false);
   });
 
   test("skills/list pages through a large catalog without repeating or skipping", async () => {

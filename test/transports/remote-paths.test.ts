@@ -171,20 +171,40 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
     },
   );
 
-  test("with the skill tool alone: resources/read for a skill the extension serves, and a plain no for one it cannot", async () => {
+  test("with the skill tool alone: every skill's files through resources/read, published by the extension or not", async () => {
     const w = world();
+    write(join(w.first, "ahrefs/scripts/run.sh"), "echo ahrefs\n");
     const client = await remoteClient("2025-11-25", w, "skill");
     const text = async (name: string) =>
       ((await client.callTool({ name: "skill", arguments: { name } })) as { content: { text: string }[] }).content[0]
         ?.text ?? "";
+    const read = async (uri: string) => JSON.stringify(await client.readResource({ uri }));
     const served = await text("pdf-invoice");
     expect(served).toContain("Fetch a file with resources/read skill://pdf-invoice/scripts/extract.py.");
     expect(served).not.toContain("load_skill");
-    const read = await client.readResource({ uri: "skill://pdf-invoice/scripts/extract.py" });
-    expect(JSON.stringify(read)).toContain("fields of");
-    const unserved = await text("Ahrefs Automation");
-    expect(unserved).toContain("This server offers no tool that fetches this skill's files");
-    expect(unserved).not.toContain("resources/read");
+    expect(await read("skill://pdf-invoice/scripts/extract.py")).toContain("fields of");
+    // A name outside the Agent Skills rules: the extension does not publish it, resources/read still serves it.
+    const toolsOnly = await text("Ahrefs Automation");
+    expect(toolsOnly).toContain("Fetch a file with resources/read skill://Ahrefs%20Automation/scripts/run.sh.");
+    expect(await read("skill://Ahrefs%20Automation/scripts/run.sh")).toContain("echo ahrefs");
+    // A tree node: its declared files, by the URI its answer names them with.
+    const node = await text("tools/echo");
+    expect(node).toContain("Fetch a file with resources/read skill://tools%2Fecho/scripts/where.sh.");
+    expect(await read("skill://tools%2Fecho/scripts/where.sh")).toContain("running in");
+    // The skill a same-named one shadows, by its qualified name and its source's URI.
+    expect(await text("more-skills:pdf-invoice")).toContain("resources/read skill://more-skills/pdf-invoice/");
+    expect(await read("skill://more-skills/pdf-invoice/SKILL.md")).toContain("An older copy");
+  });
+
+  test("a tree node's file URIs from load_skill are read by resources/read", async () => {
+    const w = world();
+    const client = await remoteClient("2025-11-25", w);
+    const loaded = (await client.callTool({ name: "load_skill", arguments: { skill_name: "tools/echo" } })) as {
+      structuredContent: { files: { path: string; uri: string }[] };
+    };
+    const uris = loaded.structuredContent.files.map((f) => f.uri);
+    expect(uris).toContain("skill://tools%2Fecho/scripts/where.sh");
+    for (const uri of uris) expect((await client.readResource({ uri })).contents).toHaveLength(1);
   });
 
   test("a JSON answer stays the JSON of its structured content, and a file's own bytes are served as they are", async () => {

@@ -7,6 +7,7 @@ import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
 import { invalidate, type Publication, publication } from "./publication.ts";
 import { readSkillFile } from "./skill-files.ts";
+import { readUnpublished } from "./unpublished.ts";
 import { uriKey } from "./uris.ts";
 
 /** Entries per skills/list and directory page. */
@@ -19,7 +20,8 @@ export const LIST_TTL_MS = 30_000;
  * The SEP-2640 skills extension over the hub's catalog: the SDK's
  * `SkillsExtension` speaks the wire format (skills/list, skills/get,
  * resources/directory/read, the skill:// resource template, the capability);
- * this source answers from the current snapshot's publication.
+ * this source answers from the current snapshot's publication, and reads the files of skills it does
+ * not publish as the tools do (unpublished.ts).
  */
 export function skillsExtension(hub: Hub): SkillsExtension {
   return new SkillsExtension({
@@ -55,7 +57,8 @@ export function skillSource(hub: Hub): SkillSource {
             ProtocolErrorCode.InvalidParams,
             `${uri} is a directory; list it with resources/directory/read.`,
           );
-        return undefined;
+        const unpublished = readUnpublished(hub, pub, uri);
+        return unpublished && contents(unpublished.bytes, unpublished.mimeType);
       }
       let bytes: Uint8Array;
       try {

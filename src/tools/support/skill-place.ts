@@ -1,5 +1,4 @@
 import type { Catalog } from "../../catalog/catalog.ts";
-import { NAME_PATTERN } from "../../skills/agent-skill.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { skillUris } from "../../skills/skill-uri.ts";
 import type { ToolContext } from "../definition.ts";
@@ -43,22 +42,18 @@ export function skillPlace(skill: Skill, ctx: Pick<ToolContext, "deps" | "sessio
 }
 
 /**
- * One sentence on how a remote client fetches a skill's files. read_skill_file
- * when this session offers it (it reads every served skill, and takes a file's
- * URI as its path); else resources/read on the URI for an Agent Skill (the
- * skills extension serves those, when the name follows the Agent Skills rules).
- * A tree node's files come through get_asset. Without any of these, it says
- * so. `example` is a file of the skill to show the call with.
+ * One sentence on how a remote client fetches a skill's files: get_asset for a tree node's declared
+ * files when this session offers it, else read_skill_file when offered (it reads every served skill,
+ * and takes a file's URI as its path), else resources/read on the file's URI, which serves every served
+ * skill's files (the skills extension's, and the others' as read_skill_file would).
+ * `example` is a file of the skill to show the call with.
  */
 export function fetchAdvice(skill: Skill, place: SkillPlace, ctx: ToolContext, example = "<path>"): string {
-  let way: string | undefined;
-  if (skill.kind === "tree-node") {
-    if (ctx.hasTool?.("get_asset")) way = `get_asset (skill_path "${place.name}", file "${example}")`;
-  } else if (ctx.hasTool?.("read_skill_file"))
-    way = `read_skill_file (skill_name "${place.name}", file_path "${example}")`;
-  else if (NAME_PATTERN.test(skill.name)) way = `resources/read ${place.uri(example)}`;
-  const fetch = way
-    ? ` Fetch a file with ${way}.`
-    : " This server offers no tool that fetches this skill's files (ask its operator for the hub tool profile).";
-  return `This server runs on another machine: paths in this skill are relative to ${place.base}, not to a folder on your disk.${fetch} To run a script, first save it and the files it uses into a new local folder under the same relative paths, then run it there.`;
+  const way =
+    skill.kind === "tree-node" && ctx.hasTool?.("get_asset")
+      ? `get_asset (skill_path "${place.name}", file "${example}")`
+      : ctx.hasTool?.("read_skill_file")
+        ? `read_skill_file (skill_name "${place.name}", file_path "${example}")`
+        : `resources/read ${place.uri(example)}`;
+  return `This server runs on another machine: paths in this skill are relative to ${place.base}, not to a folder on your disk. Fetch a file with ${way}. To run a script, first save it and the files it uses into a new local folder under the same relative paths, then run it there.`;
 }
