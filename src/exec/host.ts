@@ -28,6 +28,8 @@ export interface ExecHost {
   graceMs: number;
   /** An executable's absolute path on a PATH, or null. */
   which: (command: string, path: string | undefined) => string | null;
+  /** An empty Bun config for scripts run by this binary (exec/runners.ts emptyBunConfig). Default /dev/null. */
+  bunConfig?: () => string;
   /** Groups running now; killed when the hub closes. */
   groups: RunningGroups;
   /** Starts a run's timeout; injected by tests that end a run when it is ready. Default the runtime's. */

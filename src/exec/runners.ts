@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute } from "node:path";
+import { accessSync, constants, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
 
 /**
  * What runs a script (by extension, from `scripts.runners`) or a command
@@ -15,6 +15,8 @@ export interface RunnerHost {
   execPath: string;
   /** An executable's absolute path on `PATH`, or null. Default: Bun.which over absolute PATH entries only. */
   which?: (command: string, path: string | undefined) => string | null;
+  /** An empty Bun config file for the self runner (emptyBunConfig). Default /dev/null. */
+  bunConfig?: () => string;
 }
 
 export interface Runner {
@@ -30,15 +32,28 @@ export type RunnerLookup =
   | { ok: true; runner: Runner }
   | { ok: false; reason: "none" | "missing"; configured?: string; executable?: string };
 
-/** An empty config for Bun: /dev/null (Windows has none, and there a working folder's bunfig.toml is read). */
-const NO_BUNFIG = process.platform === "win32" ? [] : ["--config=/dev/null"];
+/**
+ * An empty Bun config file, given to the self runner so that a working folder's bunfig.toml is not read:
+ * /dev/null, or on Windows (which has none) an empty file in SkillHub's home, emptied again if anything
+ * wrote into it.
+ */
+export function emptyBunConfig(home: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform !== "win32") return "/dev/null";
+  const file = join(home, "empty-bunfig.toml");
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat?.isFile() || stat.size !== 0) {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(file, "");
+  }
+  return file;
+}
 
 /**
  * The runner for a script extension (".ts") from `scripts.runners`. The value
  * is split on whitespace into an executable and fixed arguments ("npx tsx");
  * `skillhub` is the running binary with BUN_BE_BUN=1, so .ts and .js need
  * neither Node nor tsx (from source, execPath is bun itself, which runs them
- * the same way). `--no-env-file` and `--config=/dev/null`: a .env or a
+ * the same way). `--no-env-file` and an empty `--config`: a .env or a
  * bunfig.toml in the working directory must not add variables or preload code
  * behind the server's back (a frozen server runs reviewed files only).
  */
@@ -55,7 +70,7 @@ export function scriptRunner(
     return {
       ok: true,
       runner: {
-        argv: [host.execPath, "--no-env-file", ...NO_BUNFIG, ...fixed],
+        argv: [host.execPath, "--no-env-file", `--config=${host.bunConfig?.() ?? "/dev/null"}`, ...fixed],
         env: { BUN_BE_BUN: "1" },
         configured,
       },

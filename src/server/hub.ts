@@ -6,6 +6,7 @@ import { Scanner } from "../catalog/scanner.ts";
 import { CatalogStore } from "../catalog/store.ts";
 import type { Config } from "../config/schema.ts";
 import { type ExecHost, execHost } from "../exec/host.ts";
+import { emptyBunConfig } from "../exec/runners.ts";
 import { FrozenGuard } from "../lock/frozen.ts";
 import { covers, type LockTarget, lockPath, lockTargets } from "../lock/location.ts";
 import { lockedPins } from "../lock/pins.ts";
@@ -98,7 +99,7 @@ export class Hub implements ToolDeps {
     this.usage =
       options.usage ?? new UsageStore({ file: join(options.config.home, USAGE_FILE), logger: options.logger });
     this.acceptRoots = options.acceptRoots ?? true;
-    this.exec = execHost({ cwd: options.cwd, ...options.exec });
+    this.exec = execHost({ cwd: options.cwd, bunConfig: () => emptyBunConfig(options.config.home), ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);
     this.offered = new OfferedTools(this.selection);
     this.root = this.computeRoot(undefined);

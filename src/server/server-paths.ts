@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import { sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { skillUris } from "../skills/skill-uri.ts";
 import type { Hub } from "./hub.ts";
@@ -11,6 +12,8 @@ export interface ServerPaths {
   longest: number;
   /** Other folders of this server, longest first → a name in angle brackets. */
   folders: Array<[path: string, name: string]>;
+  /** What separates a path's folders here: `\\` on Windows, else `/`. */
+  separator: "/" | "\\";
 }
 
 const perCatalog = new WeakMap<Catalog, { skills: Map<string, string>; longest: number }>();
@@ -52,13 +55,15 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
             [real, name],
           ];
     })
-    // A root folder ("/") would rename every path: such a setting names nothing worth hiding; nor does "".
-    .filter(([path]) => path.length > 1)
+    // A root folder ("/", "C:\\") would rename every path: such a setting names nothing worth hiding; nor does "".
+    .filter(([path]) => !ROOT.test(path))
     .sort((a, b) => b[0].length - a[0].length);
-  return { ...known, folders };
+  return { ...known, folders, separator: sep === "\\" ? "\\" : "/" };
 }
 
 /** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
+const ROOT = /^(?:[/\\]?|[A-Za-z]:[/\\]?)$/;
+
 function userHome(): string {
   return process.env.HOME ?? process.env.USERPROFILE ?? "";
 }
@@ -111,8 +116,11 @@ function sweep(value: unknown, paths: ServerPaths, fileBytes: boolean, key?: str
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, fileBytes, k)]));
 }
 
-/** Characters that end a path in running text, past the skill folder it is in (a space may be in a folder's name). */
-const PATH_END = /[\s"'`<>()[\]{},;|\\]/;
+/**
+ * Characters that end a path in running text, past the skill folder it is in (a space may be in a folder's
+ * name); a backslash too, but where it separates folders (Windows).
+ */
+const PATH_END = { "/": /[\s"'`<>()[\]{},;|\\]/, "\\": /[\s"'`<>()[\]{},;|]/ };
 
 function hide(value: string, paths: ServerPaths): string {
   let out = value;
@@ -122,8 +130,8 @@ function hide(value: string, paths: ServerPaths): string {
     let from = 0;
     for (let at = out.indexOf(folder); at >= 0; at = out.indexOf(folder, from)) {
       let end = skillFolderEnd(out, at, at + folder.length, paths);
-      while (end < out.length && !PATH_END.test(out[end] as string)) end++;
-      rebuilt += out.slice(from, at) + named(out.slice(at, end), folder, name, paths.skills);
+      while (end < out.length && !PATH_END[paths.separator].test(out[end] as string)) end++;
+      rebuilt += out.slice(from, at) + named(out.slice(at, end), folder, name, paths);
       from = end;
     }
     out = rebuilt + out.slice(from);
@@ -132,7 +140,7 @@ function hide(value: string, paths: ServerPaths): string {
 }
 
 /** Characters no skill folder's path holds here: where the search for one ends. */
-const FOLDER_END = /[\n\r\t"'`<>|\\]/;
+const FOLDER_END = { "/": /[\n\r\t"'`<>|\\]/, "\\": /[\n\r\t"'`<>|]/ };
 
 /**
  * Past the longest skill folder that the path at `at` names, spaces and all (else `end`). Looks no further
@@ -140,29 +148,33 @@ const FOLDER_END = /[\n\r\t"'`<>|\\]/;
  */
 function skillFolderEnd(text: string, at: number, end: number, paths: ServerPaths): number {
   const limit = Math.min(text.length, at + paths.longest);
+  const { separator } = paths;
   let found = end;
   for (let i = end + 1; i <= limit; i++) {
-    if (FOLDER_END.test(text[i - 1] as string)) break;
+    if (FOLDER_END[separator].test(text[i - 1] as string)) break;
     const next = text[i];
-    if ((next === undefined || next === "/" || PATH_END.test(next)) && paths.skills.has(text.slice(at, i))) found = i;
+    const ends = next === undefined || next === separator || PATH_END[separator].test(next);
+    if (ends && paths.skills.has(text.slice(at, i))) found = i;
   }
   return found;
 }
 
 /** `path` (under `folder`) as a skill:// URI when a skill's folder holds it, else with `folder` named. */
-function named(path: string, folder: string, name: string, skills: Map<string, string>): string {
+function named(path: string, folder: string, name: string, paths: ServerPaths): string {
+  const { skills, separator } = paths;
   const trimmed = path.replace(/[.:]+$/, "");
-  for (let dir = trimmed; dir.length >= folder.length; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/")))) {
+  for (let dir = trimmed; dir.length >= folder.length; dir = dir.slice(0, Math.max(0, dir.lastIndexOf(separator)))) {
     const uri = skills.get(dir);
-    if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length)) + path.slice(trimmed.length);
-    if (!dir.includes("/")) break;
+    if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length), separator) + path.slice(trimmed.length);
+    if (!dir.includes(separator)) break;
   }
   return name + path.slice(folder.length);
 }
 
-function encodeRest(rest: string): string {
+/** The rest of a path past a skill's folder, as the rest of its URI: `/`-separated, each name encoded. */
+function encodeRest(rest: string, separator: string): string {
   return rest
-    .split("/")
+    .split(separator)
     .map((s) => encodeURIComponent(s))
     .join("/");
 }

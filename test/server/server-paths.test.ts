@@ -10,6 +10,24 @@ function hub(): ServerPaths {
     skills,
     longest: Math.max(...[...skills.keys()].map((dir) => dir.length)),
     folders: [["/srv/hub/skills", "<skills folder 'skills'>"]],
+    separator: "/",
+  };
+}
+
+/** The same server on Windows: folders separated by backslashes, on a drive. */
+function windowsHub(): ServerPaths {
+  const skills = new Map([
+    ["C:\\hub\\skills\\pdf", "skill://pdf"],
+    ["C:\\hub\\skills\\Bad Name", "skill://Bad%20Name"],
+  ]);
+  return {
+    skills,
+    longest: Math.max(...[...skills.keys()].map((dir) => dir.length)),
+    folders: [
+      ["C:\\hub\\skills", "<skills folder 'skills'>"],
+      ["C:\\Users\\ana", "<home>"],
+    ],
+    separator: "\\",
   };
 }
 
@@ -49,5 +67,21 @@ describe("hideServerPaths", () => {
       "installed at /srv/hub/skills/skill-2\n",
     );
     expect(hideServerPaths(result, hub()).structuredContent.content).toBe("installed at skill://skill-2\n");
+  });
+
+  test("Windows paths: a file in a skill becomes its URI, any other path its folder's name", () => {
+    const text = [
+      "Run C:\\hub\\skills\\pdf\\scripts\\extract.py on it.",
+      "Then C:\\hub\\skills\\Bad Name\\notes\\a b.txt, and C:\\hub\\skills\\README.md.",
+      "Saved to C:\\Users\\ana\\out\\result.json",
+    ].join("\n");
+    const swept = hideServerPaths({ structuredContent: { text } }, windowsHub()).structuredContent.text;
+    expect(swept).toBe(
+      [
+        "Run skill://pdf/scripts/extract.py on it.",
+        "Then skill://Bad%20Name/notes/a b.txt, and <skills folder 'skills'>\\README.md.",
+        "Saved to <home>\\out\\result.json",
+      ].join("\n"),
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { emptyBunConfig } from "../../src/exec/runners.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect, eventually, textOf } from "../helpers/hub.ts";
 import { heldTimeout, survivors } from "../helpers/process.ts";
@@ -170,6 +171,22 @@ describe("run_script: runners and arguments", () => {
     const stdout = String((await run("scripts/args.ts", { name: "Ada" })).structuredContent?.stdout);
     expect(stdout).toStartWith("ts name=Ada greeting=hello");
     expect(stdout).not.toContain("planted");
+  });
+
+  test("where there is no /dev/null (Windows), an empty file in SkillHub's home keeps the folder's bunfig.toml unread", async () => {
+    const project = tempDir("skillhub-project-");
+    write(join(project, "bunfig.toml"), 'preload = ["./planted.ts"]\n');
+    write(join(project, "planted.ts"), 'console.log("planted code ran");\n');
+    const home = tempDir("skillhub-home-");
+    // Something wrote into the empty file: it is emptied before it is used.
+    write(join(home, "empty-bunfig.toml"), 'preload = ["../planted.ts"]\n');
+    const { run, hub } = await open(undefined, { flags: {}, cwd: project, env: { SKILLHUB_PROJECT_DIR: project } });
+    hub.exec.bunConfig = () => emptyBunConfig(home, "win32");
+    const stdout = String((await run("scripts/args.ts", { name: "Ada" })).structuredContent?.stdout);
+    expect(stdout).toStartWith("ts name=Ada greeting=hello");
+    expect(stdout).not.toContain("planted");
+    expect(readFileSync(join(home, "empty-bunfig.toml"), "utf8")).toBe("");
+    expect(emptyBunConfig(home, "linux")).toBe("/dev/null");
   });
 
   test("arguments are data, never code: quotes and $( ) reach the script verbatim", async () => {
