@@ -127,6 +127,11 @@ export class Catalog {
     }
   }
 
+  /** Shadowed skills their qualified name reaches (another source's): a same-source duplicate is served by no route. */
+  reachableShadowed(): ShadowedSkill[] {
+    return this.shadowed.filter(({ skill }) => this.byId.get(skill.id.toLowerCase()) === skill);
+  }
+
   static empty(): Catalog {
     return new Catalog([], 0);
   }

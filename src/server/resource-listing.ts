@@ -107,7 +107,7 @@ function listingOf(catalog: Catalog): Listing {
     const candidates: Candidate[] = [];
     for (const skill of catalog.skills)
       if (skill.kind === "agent-skill") candidates.push({ uri: manifestUri([], skill.name), skill });
-    for (const { skill } of catalog.shadowed)
+    for (const { skill } of catalog.reachableShadowed())
       if (skill.kind === "agent-skill") candidates.push({ uri: manifestUri([skill.source], skill.name), skill });
     candidates.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
     listing = { candidates, verdicts: new Map(), generation: 0 };

@@ -37,7 +37,7 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     };
     for (const skill of catalog.skills)
       if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, false).dir(""));
-    for (const { skill } of catalog.shadowed)
+    for (const { skill } of catalog.reachableShadowed())
       if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, true).dir(""));
     known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)) };
     perCatalog.set(catalog, known);

@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { isInside } from "../util/safe-path.ts";
 import { SKILL_FILE, SKIPPED_DIRS } from "./walk.ts";
 import { type FolderEntry, readEntries } from "./walk-listings.ts";
@@ -150,16 +150,36 @@ export function notOfSkill(dir: string, rel: string): string | undefined {
 }
 
 /**
+ * Why the file at the real path `real`, inside the skill's real folder `realRoot`, is not the skill's:
+ * what a link inside the skill leads to is judged by where it is, not by the link's name.
+ */
+export function notOfSkillReal(realRoot: string, real: string): string | undefined {
+  if (real === realRoot) return undefined;
+  return notOfSkill(
+    realRoot,
+    real
+      .slice(realRoot.length + 1)
+      .split(sep)
+      .join("/"),
+  );
+}
+
+/**
  * The folder of the nested skill that `rel` (a normalised "/" path under the
  * skill folder `dir`) lies in, or undefined: a nested skill's files are its
  * own, never its parent's. Under a tooling folder there is none (listSkillFiles).
  */
 export function nestedSkillOf(dir: string, rel: string): string | undefined {
   const parts = rel.split("/");
-  for (let i = 1; i < parts.length; i++) {
-    if (SKIPPED_DIRS.has(parts[i - 1] as string)) return undefined;
-    const folder = parts.slice(0, i).join("/");
-    if (isSkillFolder(join(dir, folder))) return folder;
+  let folder = "";
+  for (let i = 0; i < parts.length - 1; i++) {
+    const name = parts[i] as string;
+    if (SKIPPED_DIRS.has(name)) return undefined;
+    folder = folder === "" ? name : `${folder}/${name}`;
+    const full = join(dir, folder);
+    if (isSkillFolder(full)) return folder;
+    // No folder there: nothing deeper is either (a path of many made-up folders costs one stat).
+    if (!statSync(full, { throwIfNoEntry: false })?.isDirectory()) return undefined;
   }
   return undefined;
 }
@@ -181,7 +201,7 @@ function isRealFolder(path: string): boolean {
   }
 }
 
-function isSkillFolder(path: string): boolean {
+export function isSkillFolder(path: string): boolean {
   try {
     return statSync(join(path, SKILL_FILE)).isFile();
   } catch {
@@ -203,7 +223,7 @@ function fileSize(
       return stat.isFile() ? stat.size : undefined;
     }
     const target = realpathSync(path);
-    if (!isInside(realRoot, target)) return undefined;
+    if (!isInside(realRoot, target) || notOfSkillReal(realRoot, target) !== undefined) return undefined;
     const stat = statSync(target);
     if (stat.isFile()) return stat.size;
     if (stat.isDirectory()) list.folderLinks.push(rel);

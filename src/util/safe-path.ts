@@ -9,6 +9,9 @@ import { join, sep } from "node:path";
 
 export type RelativePathCheck = { ok: true; path: string } | { ok: false; reason: string };
 
+/** No file's path is longer (PATH_MAX). */
+const MAX_PATH_CHARS = 4096;
+
 /**
  * A relative path inside a folder, normalised to "a/b/c", or why it is refused.
  * Pure: looks at the text only.
@@ -18,6 +21,8 @@ export function checkRelativePath(input: string): RelativePathCheck {
   if (input.includes("\0")) return { ok: false, reason: "contains a NUL byte" };
   const text = input.trim();
   if (text === "") return { ok: false, reason: "is empty" };
+  // Security: a longer one names no file, and each folder in it would cost a check.
+  if (text.length > MAX_PATH_CHARS) return { ok: false, reason: `is longer than ${MAX_PATH_CHARS} characters` };
   // Security: absolute paths (POSIX "/x", Windows "\x", UNC "\\host") would ignore the base folder.
   if (text.startsWith("/") || text.startsWith("\\"))
     return { ok: false, reason: "is absolute; give a path relative to the skill's folder" };

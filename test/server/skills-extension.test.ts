@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
@@ -188,6 +188,20 @@ describe("what the extension publishes", () => {
       writeSkill(join(a, "linked"), "nested", { description: "A skill inside" });
       writeNode(a, "tools/echo.md", { keywords: ["echo"] });
       write(join(a, "tools", "echo", "where.sh"), "echo here\n");
+      // Links inside the folder to what is not the skill's: version-control metadata, a nested skill's file.
+      write(join(a, "linked", ".git", "config"), "[remote]\n  url = https://user:SECRET@example.com/r.git\n");
+      symlinkSync(".git/config", join(a, "linked", "gitcfg"));
+      symlinkSync(".git", join(a, "linked", "g"));
+      write(join(a, "linked", "nested", "secret.txt"), "NESTED\n");
+      symlinkSync("nested/secret.txt", join(a, "linked", "nl"));
+      // A tree node whose folder is an Agent Skill's.
+      writeNode(a, "agent.md", { keywords: ["agent"] });
+      writeSkill(a, "agent", { name: "hidden-agent", description: "An Agent Skill in a node's folder" });
+      write(join(a, "agent", "secret.txt"), "AGENT\n");
+      // A second skill of a name in the same source: served by no route.
+      writeSkill(a, "dup-a", { name: "Dup_Name" });
+      writeSkill(a, "dup-b", { name: "dup_name" });
+      write(join(a, "dup-b", "f.txt"), "SECOND\n");
     });
     const { client, skills } = await w.connect("2025-11-25");
     const text = async (uri: string) => {
@@ -206,9 +220,24 @@ describe("what the extension publishes", () => {
       "skill://linked/../pdf-processing/SKILL.md",
       "skill://linked/missing.txt",
       "skill://bad_name/SKILL.md",
+      "skill://linked/gitcfg",
+      "skill://linked/g/config",
+      "skill://linked/nl",
+      "skill://agent/secret.txt",
+      `skill://${basename(w.a)}/dup_name/f.txt`,
+      `skill://linked/${"a/".repeat(64_000)}x`,
     ]) {
       const error = await rpcError(client, "resources/read", { uri });
       expect({ uri, code: error?.code }).toEqual({ uri, code: -32602 });
+    }
+    // The tools agree: such a link is not among the skill's files, and reading it is refused.
+    const loaded = await client.callTool({ name: "load_skill", arguments: { skill_name: "linked" } });
+    expect(JSON.stringify(loaded)).toContain("real.txt");
+    expect(JSON.stringify(loaded)).not.toMatch(/gitcfg|"nl"/);
+    for (const file_path of ["gitcfg", "g/config", "nl"]) {
+      const read = await client.callTool({ name: "read_skill_file", arguments: { skill_name: "linked", file_path } });
+      expect(JSON.stringify(read)).toContain("PATH_OUTSIDE_SKILL");
+      expect(JSON.stringify(read)).not.toMatch(/SECRET|NESTED/);
     }
     // Still not published: listed nowhere in the extension, and no digest is claimed for them.
     const uris = (await skills.list()).skills.map((s) => s.uri);

@@ -101,7 +101,7 @@ async function build(catalog: Catalog, options: PublicationOptions): Promise<Pub
   // Served skills keep skill://<name>; a shadowed one gets its source as prefix, so it keeps a distinct URI.
   const candidates = [
     ...catalog.skills.map((skill) => ({ skill, prefix: [] as string[] })),
-    ...catalog.shadowed.map(({ skill }) => ({ skill, prefix: [skill.source] })),
+    ...catalog.reachableShadowed().map(({ skill }) => ({ skill, prefix: [skill.source] })),
   ];
   let n = 0;
   for (const { skill, prefix } of candidates) {

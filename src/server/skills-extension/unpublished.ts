@@ -55,7 +55,10 @@ function fileOf(
   const [first, second] = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
   const candidates = [
     first === undefined ? undefined : catalog.get(first),
-    ...catalog.shadowed.filter(({ skill }) => skill.name === second).map(({ skill }) => skill),
+    ...catalog
+      .reachableShadowed()
+      .filter(({ skill }) => skill.name === second)
+      .map(({ skill }) => skill),
   ];
   for (const skill of candidates) {
     if (!skill) continue;

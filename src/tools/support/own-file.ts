@@ -2,15 +2,15 @@ import { type CheckedFile, checkedFileRead, type Refused } from "../../lock/chec
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { realFolder } from "../../skills/skill-read.ts";
-import { notOfSkill } from "../../sources/skill-files.ts";
+import { isSkillFolder, notOfSkill, notOfSkillReal } from "../../sources/skill-files.ts";
 import { type ConfinedFailure, fail } from "../../util/confined-read.ts";
 
 /**
  * One file of a skill's folder, as read_skill_file and resources/read serve it: `path` (checked, "/"
  * separated) must lie in the skill's real folder, confined to its repository or plugin; a nested
  * skill's files and version-control metadata are not the skill's (the one walker decides, as for the
- * lock); the read is one confined read and, frozen, its bytes are served only when the lock records
- * their digest for that path (lock/checked-read.ts).
+ * lock), whether named so or reached through a link; the read is one confined read and, frozen, its
+ * bytes are served only when the lock records their digest for that path (lock/checked-read.ts).
  */
 export function readOwnFile(
   frozen: FrozenGuard | undefined,
@@ -21,7 +21,19 @@ export function readOwnFile(
 ): CheckedFile | ConfinedFailure | Refused {
   const folder = realFolder(skill.dir, skill);
   if (!folder.ok) return folder;
-  const foreign = notOfSkill(folder.root, path);
+  const foreign = ownerProblem(skill, folder.root) ?? notOfSkill(folder.root, path);
   if (foreign !== undefined) return fail("PATH_OUTSIDE_SKILL", foreign);
-  return checkedFileRead(frozen, skill, folder.root, path, maxBytes, overflow);
+  const read = checkedFileRead(frozen, skill, folder.root, path, maxBytes, overflow);
+  if (!read.ok) return read;
+  const reached = notOfSkillReal(folder.root, read.real);
+  return reached === undefined ? read : fail("PATH_OUTSIDE_SKILL", `'${path}' leads to another's file: ${reached}`);
+}
+
+/**
+ * Why a tree node's folder serves none of its files: it is an Agent Skill's folder (a SKILL.md in it),
+ * whose files are that skill's, served only as that skill. Undefined for an Agent Skill, or a node's own folder.
+ */
+export function ownerProblem(skill: Skill, root: string): string | undefined {
+  if (skill.kind !== "tree-node" || !isSkillFolder(root)) return undefined;
+  return `the folder of '${skill.name}' holds a SKILL.md: its files belong to that Agent Skill. Load that skill by its own name and read its files from it.`;
 }
