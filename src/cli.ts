@@ -90,6 +90,42 @@ skills of installed Claude Code plugins. The first folder holding a name wins.
 Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
 
+/**
+ * `skillhub COMMAND --help`: the command's own lines of HELP, then the options every command takes (and
+ * the server's, for serve and mcp-server).
+ */
+export function commandHelp(command: Command): string {
+  const [usage = "", rest = ""] = HELP.split("\nOptions (every command):\n");
+  const [common = "", serveAndAfter = ""] = rest.split("\nOptions (serve):\n");
+  const serveOptions = serveAndAfter.split("\n\n")[0] ?? "";
+  const own: string[] = [];
+  let inEntry = false;
+  for (const line of usage.split("\n")) {
+    if (line.startsWith("  skillhub ")) {
+      const words = line
+        .slice("  skillhub ".length)
+        .replace(/^\[/, "")
+        .split(/[\s\]]/);
+      inEntry = words[0] === command;
+    } else if (!line.startsWith("      ")) inEntry = false;
+    if (inEntry) own.push(line);
+  }
+  const server = command === "serve" || command === "mcp-server";
+  return [
+    `SkillHub ${VERSION}`,
+    "",
+    "Usage:",
+    ...own,
+    "",
+    "Options (every command):",
+    common.trimEnd(),
+    ...(server ? ["", "Options (serve):", serveOptions.trimEnd()] : []),
+    "",
+    "skillhub --help lists every command.",
+    "",
+  ].join("\n");
+}
+
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
 const NO_POSITIONALS = new Set<Command>(["list", "doctor", "sync", "ui", "lock", "verify", "sources", "mcp-server"]);
 
@@ -138,7 +174,7 @@ export async function run(
     return 2;
   }
   if (args.options.help) {
-    io.out(HELP);
+    io.out(args.named ? commandHelp(args.command) : HELP);
     return 0;
   }
   if (args.options.version) {

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { COMMANDS } from "../src/config/args.ts";
 import { binary } from "./helpers/binary.ts";
 import { runCli } from "./helpers/cli.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "./helpers/fs.ts";
@@ -25,6 +26,24 @@ describe("skillhub CLI", () => {
     expect(help.err).toBe("");
     const version = await cli(["--version"]);
     expect(version.out).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test("COMMAND --help shows that command's usage and the options every command takes", async () => {
+    for (const command of COMMANDS) {
+      const help = await cli([command, "--help"]);
+      expect({ command, code: help.code }).toEqual({ command, code: 0 });
+      const usage = help.out.slice(help.out.indexOf("Usage:"), help.out.indexOf("Options (every command):"));
+      expect({ command, named: usage.includes(`skillhub ${command}`) || usage.includes(`[${command}`) }).toEqual({
+        command,
+        named: true,
+      });
+      // Another command's entry is not there.
+      expect(usage.match(/^ {2}skillhub \[?([a-z-]+)/gm)?.every((line) => line.includes(command))).toBe(true);
+      expect(help.out).toContain("--skills-dir DIR");
+      expect(help.out.includes("Options (serve):")).toBe(command === "serve" || command === "mcp-server");
+    }
+    expect((await cli(["add", "--help"])).out).toContain("skillhub add SOURCE... [--global]");
+    expect((await cli(["help"])).out).toContain("skillhub doctor [--json]");
   });
 
   test("usage errors go to stderr with exit 2", async () => {
@@ -112,6 +131,17 @@ describe("skillhub CLI", () => {
     expect(json.sources[0]).toMatchObject({ label: labelOfDir(dir), served: 2 });
   });
 
+  test("doctor counts a skills folder the user named that is not there as a warning", async () => {
+    const home = tempDir();
+    const missing = join(tempDir(), "does-not-exist");
+    const doctor = await cli(["doctor", "--skills-dir", missing], { HOME: home });
+    expect(doctor.code).toBe(0);
+    expect(doctor.out).toContain("Diagnostics: 0 errors (skills not served), 1 warning");
+    expect(doctor.out).toContain(`warning config skills folder ${missing} does not exist; it is skipped`);
+    const json = JSON.parse((await cli(["doctor", "--json", "--skills-dir", missing], { HOME: home })).out);
+    expect(json.config_warnings).toEqual([`skills folder ${missing} does not exist; it is skipped`]);
+  });
+
   test("doctor says when no project root applies", async () => {
     const home = tempDir();
     const { code, out } = await cli(["doctor"], { HOME: home });
@@ -132,6 +162,17 @@ describe("skillhub CLI", () => {
       mcpServers: { skillhub: { type: "http", url: "http://127.0.0.1:8000/mcp" } },
     });
     expect(http.err).toContain("claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp");
+    expect(http.err).not.toContain("bearer token");
+    // Another machine's server refuses a client without its token: said before the client meets a 401.
+    const remote = await cli(["print-config", "cursor", "--http", "http://10.0.0.5:8000/mcp"]);
+    expect(remote.code).toBe(0);
+    expect(JSON.parse(remote.out)).toEqual({ mcpServers: { skillhub: { url: "http://10.0.0.5:8000/mcp" } } });
+    expect(remote.err).toContain("needs its bearer token: set SKILLHUB_HTTP_TOKEN");
+    const withToken = await cli(["print-config", "cursor", "--http", "http://10.0.0.5:8000/mcp"], {
+      SKILLHUB_HTTP_TOKEN: "t0ken-for-the-test",
+    });
+    expect(withToken.out).toContain("Bearer t0ken-for-the-test");
+    expect(withToken.err).not.toContain("needs its bearer token");
     expect((await cli(["print-config", "emacs"])).code).toBe(2);
   });
 

@@ -17,6 +17,14 @@ export const runDoctor: CommandRun = async (ctx) => {
   const tools = hub.tools().map((t) => t.name);
   // What a server here would watch, tried now: a system out of watches is said here as in the server's log.
   const watches = c.sources.watch ? await probeWatches(hub.refresher.watchTargets()) : undefined;
+  // A folder the user named that is not there (a typo, most often) is a warning, not a quiet "not present".
+  const configWarnings = [
+    ...ctx.configWarnings,
+    ...c.sources.dirs.flatMap((dir) => {
+      const problem = folderProblem(dir);
+      return problem ? [`skills folder ${dir} ${problem.says}; it is skipped`] : [];
+    }),
+  ];
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({
@@ -30,7 +38,7 @@ export const runDoctor: CommandRun = async (ctx) => {
         shadowed_by: by.dir,
       })),
       diagnostics: catalog.diagnostics,
-      config_warnings: ctx.configWarnings,
+      config_warnings: configWarnings,
       tools,
       watches: watches ?? null,
       ...teamJson(hub),
@@ -69,13 +77,13 @@ export const runDoctor: CommandRun = async (ctx) => {
   const problems = catalog.diagnostics.filter((d) => d.code !== "shadowed");
   const errors = problems.filter((d) => d.severity === "error").length;
   // Config warnings are warnings too: counted with the skills' ones.
-  const warnings = problems.length - errors + ctx.configWarnings.length;
+  const warnings = problems.length - errors + configWarnings.length;
   lines.push(
     "",
     `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (skills not served), ${warnings} warning${warnings === 1 ? "" : "s"}`,
   );
   for (const d of problems) lines.push(`  ${formatDiagnostic(d)}`);
-  for (const w of ctx.configWarnings) lines.push(`  warning config ${w}`);
+  for (const w of configWarnings) lines.push(`  warning config ${w}`);
   lines.push("", "Configuration:");
   lines.push(`  tools: ${c.server.tools}${c.server.tools === "auto" ? ` → ${tools.join(", ")}` : ""}`);
   lines.push(`  filters: ${describeFilter(hub.filter)}`);

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
 import { CLIENTS, type Client, httpSnippets, type Launch, stdioSnippets } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
@@ -43,6 +44,11 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   for (const other of snippets.filter((s) => s !== file)) ctx.err(`# ${other.where}:\n${other.text}\n`);
   ctx.err(`# ${file.where}\n`);
   if (url && token) ctx.err("# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n");
+  // Off loopback, the server refuses any client without its token (401): say so while there is time.
+  if (url && !token && !isLoopbackHost(new URL(url).hostname))
+    ctx.err(
+      "# a server on another machine needs its bearer token: set SKILLHUB_HTTP_TOKEN to it and run this again, or the client gets 401 Unauthorized.\n",
+    );
   ctx.out(`${file.text}\n`);
   return 0;
 };

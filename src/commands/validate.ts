@@ -17,6 +17,7 @@ export interface ValidateReport {
     tree_nodes: number;
     errors: number;
     warnings: number;
+    without_problems: number;
     files_with_errors: number;
     files_with_warnings: number;
     /** Diagnostics per code, sorted by code. */
@@ -96,6 +97,8 @@ export function validateCatalog(
     summary: {
       agent_skills: all.filter((s) => s.kind === "agent-skill").length + notServed(diagnostics, all),
       tree_nodes: all.filter((s) => s.kind === "tree-node").length,
+      // Skills whose own file has no error or warning: the summary line says how many passed, not only what failed.
+      without_problems: all.filter((s) => !(byFile.get(s.file) ?? []).some((d) => d.severity !== "info")).length,
       errors: diagnostics.filter((d) => d.severity === "error").length,
       warnings: diagnostics.filter((d) => d.severity === "warning").length,
       files_with_errors: has("error"),
@@ -129,7 +132,7 @@ export function renderReport(report: ValidateReport): string {
   const found =
     s.errors + s.warnings === 0
       ? "no problems."
-      : `${s.errors} error${s.errors === 1 ? "" : "s"} in ${s.files_with_errors} file${s.files_with_errors === 1 ? "" : "s"}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"} in ${s.files_with_warnings} file${s.files_with_warnings === 1 ? "" : "s"}.`;
+      : `${s.without_problems} without a problem, ${s.errors} error${s.errors === 1 ? "" : "s"} in ${s.files_with_errors} file${s.files_with_errors === 1 ? "" : "s"}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"} in ${s.files_with_warnings} file${s.files_with_warnings === 1 ? "" : "s"}.`;
   lines.push(`Checked ${what}: ${found}`);
   return `${lines.join("\n")}\n`;
 }

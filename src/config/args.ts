@@ -88,6 +88,8 @@ const OPTIONS_TAKING_VALUES = new Set(
 
 export interface ParsedArgs {
   command: Command;
+  /** The command was named on the command line (`skillhub list`), not taken as the default (serve). */
+  named: boolean;
   positionals: string[];
   /** Flags that map to configuration keys. */
   flags: Record<string, unknown>;
@@ -172,6 +174,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   }
   return {
     command,
+    named: first !== undefined,
     positionals,
     flags,
     options: {

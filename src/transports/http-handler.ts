@@ -86,7 +86,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       return rpcError(
         404,
         RPC.SERVER_ERROR,
-        `Not found: ${path}. SkillHub serves MCP at /mcp and a health check at /healthz.`,
+        `Not found: ${path}. SkillHub serves MCP at /mcp, its web page at / and a health check at /healthz.`,
       );
     if (request.method === "OPTIONS" && cors) return preflight(cors, MCP_METHODS);
     if (!MCP_METHODS.includes(request.method)) {

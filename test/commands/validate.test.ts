@@ -96,7 +96,7 @@ describe("skillhub validate", () => {
         "tree/notes.md",
         "  warning no-frontmatter         no YAML frontmatter (keywords and description); not a tree node, skipped.",
         "",
-        "Checked 6 Agent Skills and 2 tree nodes in 1 folder: 7 errors in 6 files, 4 warnings in 3 files.",
+        "Checked 6 Agent Skills and 2 tree nodes in 1 folder: 1 without a problem, 7 errors in 6 files, 4 warnings in 3 files.",
         "",
       ].join("\n"),
     );
@@ -111,6 +111,7 @@ describe("skillhub validate", () => {
     expect(report.summary).toEqual({
       agent_skills: 6,
       tree_nodes: 2,
+      without_problems: 1,
       errors: 7,
       warnings: 4,
       files_with_errors: 6,
@@ -152,7 +153,7 @@ describe("skillhub validate", () => {
     });
     const single = await validate([join(root, "extra/SKILL.md")], root);
     expect(single.out).toEndWith(
-      "Checked 1 Agent Skill and 0 tree nodes in 1 folder: 0 errors in 0 files, 1 warning in 1 file.\n",
+      "Checked 1 Agent Skill and 0 tree nodes in 1 folder: 0 without a problem, 0 errors in 0 files, 1 warning in 1 file.\n",
     );
   });
 });

@@ -34,7 +34,9 @@ describe("routing", () => {
     const w = world();
     const missing = await w.handler.handle(mcpRequest("GET", "/nope"));
     expect(missing.status).toBe(404);
-    expect((await errorOf(missing)).message).toContain("/mcp");
+    expect((await errorOf(missing)).message).toBe(
+      "Not found: /nope. SkillHub serves MCP at /mcp, its web page at / and a health check at /healthz.",
+    );
     const put = await w.handler.handle(mcpRequest("PUT", "/mcp", { body: {} }));
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toBe("GET, POST, DELETE");
