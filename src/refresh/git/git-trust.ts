@@ -182,7 +182,12 @@ export async function differencesFrom(
 ): Promise<string[] | string> {
   const keeps = (options.platform ?? process.platform) !== "win32";
   const kept = keptIndex(dir, commit);
-  if (keeps && existsSync(kept)) return await statusWith(kept, dir, git, "read-only");
+  if (keeps && existsSync(kept)) {
+    const changed = await statusWith(kept, dir, git, "read-only");
+    if (typeof changed !== "string") return changed;
+    // A kept index git cannot read (cut short, damaged): compare as if there were none.
+    rmSync(kept, { force: true });
+  }
   const before = Math.floor((options.now ?? Date.now)() / 1000) - 1;
   const scratch = `${kept}.${crypto.randomUUID()}`;
   try {
@@ -250,7 +255,8 @@ function keep(scratch: string, kept: string): void {
       if (!name.startsWith(prefix) || name === basename(kept)) continue;
       const rest = name.slice(prefix.length);
       const old = /^[0-9a-f]{40,64}$/.test(rest);
-      const abandoned = /^[0-9a-f]{40,64}\.[0-9a-f-]{36}$/.test(rest) && isOlder(join(folder, name), ABANDONED_MS);
+      const abandoned =
+        /^[0-9a-f]{40,64}\.[0-9a-f-]{36}(\.lock)?$/.test(rest) && isOlder(join(folder, name), ABANDONED_MS);
       if (old || abandoned) rmSync(join(folder, name), { force: true });
     }
   } catch {

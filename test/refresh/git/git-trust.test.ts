@@ -396,6 +396,9 @@ describe("the comparison's own index of a signed copy", () => {
     write(file, skillText("alpha", "Tampered on disk."));
     expect(await differencesFrom(copy, commit, runner)).toEqual([" M skills/alpha/SKILL.md"]);
     expect(statSync(index).mtimeMs).toBe(written);
+    // A kept index git cannot read is dropped, and the comparison starts over.
+    writeFileSync(index, "not an index");
+    expect(await differencesFrom(copy, commit, runner)).toEqual([" M skills/alpha/SKILL.md"]);
     // Windows keeps none.
     const other = copyAt();
     await differencesFrom(other.copy, other.commit, runner, { platform: "win32", now: () => Date.now() + 60_000 });
