@@ -17,9 +17,10 @@ async function published(build: (dir: string) => void) {
   hub.scanNow();
   const pub = await publication(hub.catalog);
   hub.close();
+  const files = pub.skills.flatMap(({ entry }) => (entry.resources === "dynamic" ? [] : entry.resources));
   return {
-    files: pub.files,
-    uris: [...pub.files.keys()].sort(),
+    files,
+    uris: files.map((f) => f.uri).sort(),
     reasons: Object.fromEntries(pub.unpublished.map((u) => [u.skill.name, u.reason])),
   };
 }

@@ -4,7 +4,7 @@ import { basename, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
-import { publication } from "../../src/server/skills-extension/publication.ts";
+import { publication, publicationIfBuilt } from "../../src/server/skills-extension/publication.ts";
 import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { httpHub, textOf } from "../helpers/hub.ts";
@@ -242,6 +242,22 @@ describe("what the extension publishes", () => {
     // Still not published: listed nowhere in the extension, and no digest is claimed for them.
     const uris = (await skills.list()).skills.map((s) => s.uri);
     expect(uris.some((u) => /bad_name|linked\/|echo/i.test(u))).toBe(false);
+  });
+
+  test("a read, a get or a directory read makes only its own skill's entry, not the whole publication", async () => {
+    const w = await world(({ a }) => {
+      for (let i = 0; i < 60; i++) writeSkill(a, `skill-${i}`, { description: `Skill ${i}` });
+    });
+    const { client, skills } = await w.connect("2025-11-25");
+    const read = await client.readResource({ uri: "skill://pdf-processing/references/FORMS.md" });
+    expect((read.contents[0] as { text: string }).text).toBe("# Forms\n");
+    expect((await skills.get("skill://skill-7/SKILL.md")).skill.frontmatter.name).toBe("skill-7");
+    expect((await skills.readDirectory("skill://pdf-processing")).resources).toHaveLength(4);
+    expect(publicationIfBuilt(w.hub.catalog)).toBeUndefined();
+    // The whole listing reuses the entries already made: the same digests.
+    const listed = (await skills.list()).skills.find((e) => e.uri === "skill://skill-7/SKILL.md");
+    expect(listed).toEqual((await skills.get("skill://skill-7/SKILL.md")).skill);
+    expect(publicationIfBuilt(w.hub.catalog)?.skills).toHaveLength(63);
   });
 
   test("skills/list pages through a large catalog without repeating or skipping", async () => {

@@ -5,13 +5,13 @@ import type { Catalog } from "../../catalog/catalog.ts";
 import { digestFile } from "../../catalog/digests.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
+import { pathUnder, SKILL_URI_SCHEME, skillRoot, skillUris, uriKey } from "../../skills/skill-uri.ts";
 import { listSkillFiles, type SkillFileList } from "../../sources/skill-files.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { nextTurn } from "../../util/next-turn.ts";
 import { fileDigest } from "./digest.ts";
 import { mimeTypeFor } from "./mime.ts";
 import { readSkillFile } from "./skill-files.ts";
-import { skillRoot, uriKey } from "./uris.ts";
 
 /** One file the extension serves, with the digest and size it was published with. */
 export interface PublishedFile {
@@ -36,19 +36,20 @@ export interface Unpublished {
 }
 
 /**
- * What the extension serves for one catalog snapshot: entries in URI order,
- * files and directories by URI. Built once per snapshot from the bytes on
- * disk, so every digest a client sees belongs to that snapshot; a file found
- * changed on read drops the publication (see `invalidate`) and the next
- * request builds a new one.
+ * What the extension serves for one catalog snapshot: entries in URI order, and the skills it leaves
+ * to the tools. Each skill's entry is made once per snapshot from the bytes on disk (skillOutcome), when
+ * a read names it or a listing needs it, so every digest a client sees belongs to that snapshot; a file
+ * found changed on read drops them (see `invalidate`) and the next request makes them again.
  */
 export interface Publication {
   skills: PublishedSkill[];
-  bySkillUri: Map<string, PublishedSkill>;
-  files: Map<string, PublishedFile>;
-  dirs: Map<string, Resource[]>;
   unpublished: Unpublished[];
 }
+
+/** One skill's part: its entry, files and directories by URI key (uriKey); or why it is not published. */
+export type SkillOutcome =
+  | { published: PublishedSkill; files: Map<string, PublishedFile>; dirs: Map<string, Resource[]> }
+  | { reason: string };
 
 /** How a publication is built: which skills, and in frozen mode the guard every digest is compared with. */
 export interface PublicationOptions {
@@ -57,6 +58,8 @@ export interface PublicationOptions {
 }
 
 const cache = new WeakMap<Catalog, { generation: number; built: Promise<Publication> }>();
+/** Each skill's outcome, by snapshot and (frozen) lock generation: a read makes only its skill's. */
+const outcomes = new WeakMap<Catalog, { generation: number; bySkill: Map<Skill, Promise<SkillOutcome>> }>();
 /** Publications whose build has ended, by snapshot (publicationIfBuilt). */
 const finished = new WeakMap<Catalog, { generation: number; publication: Publication }>();
 
@@ -93,48 +96,94 @@ export function publicationIfBuilt(catalog: Catalog, frozen?: FrozenGuard): Publ
 export function invalidate(catalog: Catalog): void {
   cache.delete(catalog);
   finished.delete(catalog);
+  outcomes.delete(catalog);
+}
+
+/**
+ * What the extension makes of one skill of `catalog` (served, or reached by its qualified name when
+ * `shadowed`): made once per snapshot and lock generation, shared by reads and the whole publication.
+ */
+export function skillOutcome(
+  catalog: Catalog,
+  skill: Skill,
+  shadowed: boolean,
+  frozen: FrozenGuard | undefined,
+): Promise<SkillOutcome> {
+  const generation = frozen?.generation() ?? 0;
+  let entry = outcomes.get(catalog);
+  if (!entry || entry.generation !== generation) {
+    entry = { generation, bySkill: new Map() };
+    outcomes.set(catalog, entry);
+  }
+  let outcome = entry.bySkill.get(skill);
+  if (!outcome) {
+    outcome =
+      skill.kind === "agent-skill"
+        ? // Security: one broken skill (gone, unreadable, nested past PATH_MAX) never breaks the others' listing.
+          publishOne(skill, shadowed ? [skill.source] : [], frozen).catch(() => ({
+            reason: "its folder could not be read",
+          }))
+        : Promise.resolve({ reason: "a skill-tree node, not an Agent Skill folder" });
+    entry.bySkill.set(skill, outcome);
+  }
+  return outcome;
+}
+
+/**
+ * The served skill (or the shadowed one its qualified name reaches) whose URIs `uri` lies among, and the
+ * file's path under it ("" for the skill's own folder): `skill://<name>/<path>` for the skill its name
+ * reaches, `skill://<source>/<name>/<path>` for one a same-named skill shadows. Looked up by name: no
+ * walk of the catalog.
+ */
+export function skillAt(catalog: Catalog, uri: string): { skill: Skill; shadowed: boolean; path: string } | undefined {
+  const key = uriKey(uri);
+  if (!key.startsWith(SKILL_URI_SCHEME)) return undefined;
+  const [first, second] = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
+  const served = first === undefined ? undefined : catalog.get(first);
+  const candidates = [
+    ...(served && catalog.get(served.name) === served ? [{ skill: served, shadowed: false }] : []),
+    ...catalog
+      .reachableShadowed()
+      .filter(({ skill }) => skill.name === second)
+      .map(({ skill }) => ({ skill, shadowed: true })),
+  ];
+  for (const { skill, shadowed } of candidates) {
+    const root = skillUris(skill, shadowed).dir("");
+    if (uriKey(root) === key) return { skill, shadowed, path: "" };
+    const path = pathUnder(root, uri);
+    if (path !== undefined) return { skill, shadowed, path };
+  }
+  return undefined;
+}
+
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 async function build(catalog: Catalog, options: PublicationOptions): Promise<Publication> {
   const enabled = options.enabled ?? (() => true);
-  const result: Publication = { skills: [], bySkillUri: new Map(), files: new Map(), dirs: new Map(), unpublished: [] };
+  const result: Publication = { skills: [], unpublished: [] };
   // Served skills keep skill://<name>; a shadowed one gets its source as prefix, so it keeps a distinct URI.
   const candidates = [
-    ...catalog.skills.map((skill) => ({ skill, prefix: [] as string[] })),
-    ...catalog.reachableShadowed().map(({ skill }) => ({ skill, prefix: [skill.source] })),
+    ...catalog.skills.map((skill) => ({ skill, shadowed: false })),
+    ...catalog.reachableShadowed().map(({ skill }) => ({ skill, shadowed: true })),
   ];
   let n = 0;
-  for (const { skill, prefix } of candidates) {
+  for (const { skill, shadowed } of candidates) {
     // Yield now and then: a big catalog must not stall requests in flight.
     if (++n % 50 === 0) await nextTurn();
     if (!enabled(skill)) continue;
-    if (skill.kind !== "agent-skill") {
-      result.unpublished.push({ skill, reason: "a skill-tree node, not an Agent Skill folder" });
-      continue;
-    }
-    let outcome: Outcome;
-    try {
-      outcome = await publishOne(skill, prefix, options.frozen);
-    } catch {
-      // Security: one broken skill (gone, unreadable, nested past PATH_MAX) never breaks the others' listing.
-      outcome = { reason: "its folder could not be read" };
-    }
-    if ("reason" in outcome) {
-      result.unpublished.push({ skill, reason: outcome.reason });
-      continue;
-    }
-    result.skills.push(outcome.published);
-    result.bySkillUri.set(uriKey(outcome.published.entry.uri), outcome.published);
-    for (const f of outcome.files) result.files.set(uriKey(f.uri), f);
-    for (const [uri, children] of outcome.dirs) result.dirs.set(uriKey(uri), children);
+    const outcome = await skillOutcome(catalog, skill, shadowed, options.frozen);
+    if ("reason" in outcome) result.unpublished.push({ skill, reason: outcome.reason });
+    else result.skills.push(outcome.published);
   }
   result.skills.sort((a, b) => (a.entry.uri < b.entry.uri ? -1 : a.entry.uri > b.entry.uri ? 1 : 0));
   return result;
 }
-
-type Outcome =
-  | { published: PublishedSkill; files: PublishedFile[]; dirs: Map<string, Resource[]> }
-  | { reason: string };
 
 /**
  * One skill's entry: its files as the one walker lists them (sources/skill-files.ts), within the
@@ -144,7 +193,7 @@ type Outcome =
  * SKILL.md whose bytes the lock does not record keeps the skill unpublished, and a file the lock does not
  * record with that digest is left out.
  */
-async function publishOne(skill: Skill, prefix: string[], frozen: FrozenGuard | undefined): Promise<Outcome> {
+async function publishOne(skill: Skill, prefix: string[], frozen: FrozenGuard | undefined): Promise<SkillOutcome> {
   const manifestName = skill.file.slice(skill.dir.length + 1);
   if (manifestName !== "SKILL.md") return { reason: `its manifest is ${manifestName}; the extension serves SKILL.md` };
   const root = skillRoot(prefix, skill.name);
@@ -179,18 +228,19 @@ async function publishOne(skill: Skill, prefix: string[], frozen: FrozenGuard | 
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const dirs = new Map<string, Resource[]>();
   const folders = [...listing.folders].sort();
-  for (const d of ["", ...folders]) dirs.set(root.dir(d), []);
-  for (const d of folders) childrenOf(dirs, root.dir(parentOf(d))).push(directory(root.dir(d), d));
+  for (const d of ["", ...folders]) dirs.set(uriKey(root.dir(d)), []);
+  for (const d of folders) childrenOf(dirs, uriKey(root.dir(parentOf(d)))).push(directory(root.dir(d), d));
   for (const f of files) {
     const name = f.path.slice(f.path.lastIndexOf("/") + 1);
-    childrenOf(dirs, root.dir(parentOf(f.path))).push({ uri: f.uri, name, mimeType: f.mimeType, size: f.size });
+    const child = { uri: f.uri, name, mimeType: f.mimeType, size: f.size };
+    childrenOf(dirs, uriKey(root.dir(parentOf(f.path)))).push(child);
   }
   const entry: SkillEntry = {
     uri: root.file("SKILL.md"),
     frontmatter,
     resources: files.map((f) => ({ uri: f.uri, digest: f.digest, size: f.size })),
   };
-  return { published: { skill, entry }, files, dirs };
+  return { published: { skill, entry }, files: new Map(files.map((f) => [uriKey(f.uri), f])), dirs };
 }
 
 const TOO_MANY_BYTES = `its files total more than ${SKILL_LIMITS.bytes} bytes (16 MiB, the extension's limit per skill)`;

@@ -5,7 +5,7 @@ import { errorMessage } from "../../util/errors.ts";
 import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
-import { invalidate, type Publication, publication } from "./publication.ts";
+import { invalidate, type Publication, publication, skillAt, skillOutcome } from "./publication.ts";
 import { readSkillFile } from "./skill-files.ts";
 import { readUnpublished } from "./unpublished.ts";
 import { uriKey } from "./uris.ts";
@@ -38,6 +38,17 @@ async function current(hub: Hub): Promise<Publication> {
   return publication(hub.catalog, { enabled: (skill) => isEnabled(skill, hub.filter), frozen: hub.frozen });
 }
 
+/**
+ * The enabled skill `uri` names, the path under it, and what the extension makes of it: only that
+ * skill's files are read and digested (a first read on a large hub costs one skill, not all of them).
+ */
+async function skillOf(hub: Hub, uri: string) {
+  await hub.ready;
+  const at = skillAt(hub.catalog, uri);
+  if (!at || !isEnabled(at.skill, hub.filter)) return undefined;
+  return { ...at, outcome: await skillOutcome(hub.catalog, at.skill, at.shadowed, hub.frozen) };
+}
+
 export function skillSource(hub: Hub): SkillSource {
   return guarded(hub, {
     async list({ cursor }) {
@@ -46,19 +57,26 @@ export function skillSource(hub: Hub): SkillSource {
       return { skills: page.items.map((s) => s.entry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     async get(uri) {
-      return (await current(hub)).bySkillUri.get(uriKey(uri))?.entry;
+      const at = await skillOf(hub, uri);
+      if (!at || "reason" in at.outcome) return undefined;
+      const entry = at.outcome.published.entry;
+      return uriKey(entry.uri) === uriKey(uri) ? entry : undefined;
     },
     async read(uri) {
-      const pub = await current(hub);
-      const file = pub.files.get(uriKey(uri));
+      const at = await skillOf(hub, uri);
+      if (!at) return undefined;
+      if ("reason" in at.outcome) {
+        const unpublished = readUnpublished(hub, at.skill, at.path, uri);
+        return unpublished && contents(unpublished.bytes, unpublished.mimeType);
+      }
+      const file = at.outcome.files.get(uriKey(uri));
       if (!file) {
-        if (pub.dirs.has(uriKey(uri)))
+        if (at.outcome.dirs.has(uriKey(uri)))
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,
             `${uri} is a directory; list it with resources/directory/read.`,
           );
-        const unpublished = readUnpublished(hub, pub, uri);
-        return unpublished && contents(unpublished.bytes, unpublished.mimeType);
+        return undefined;
       }
       let bytes: Uint8Array;
       try {
@@ -79,7 +97,8 @@ export function skillSource(hub: Hub): SkillSource {
       return contents(bytes, file.mimeType);
     },
     async readDirectory(uri, { cursor }) {
-      const children = (await current(hub)).dirs.get(uriKey(uri));
+      const at = await skillOf(hub, uri);
+      const children = at && !("reason" in at.outcome) ? at.outcome.dirs.get(uriKey(uri)) : undefined;
       if (!children) return undefined;
       const page = paginate(children, cursor, SKILLS_PAGE_SIZE, (r: Resource) => r.uri);
       return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
