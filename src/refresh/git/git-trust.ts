@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { readNamedFile } from "../../util/named-file.ts";
 import { copySettingsProblem } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
@@ -145,126 +145,32 @@ export async function verifyCopy(target: RepoTarget, ctx: TrustContext, signers:
 }
 
 /**
- * How git compares files with the comparison's own index (differencesFrom): change times trusted and
- * every stat field compared, and nothing git would take on trust instead of a file's stat (ignoreStat,
- * the untracked cache, a split index) on, whatever the user's git config says. A copy's own
- * core.ignorecase would let a planted `ALPHA/` pass for the tracked `alpha/`.
- */
-const COMPARE_CONFIG = [
-  { key: "core.ignorecase", value: "false" },
-  { key: "core.trustctime", value: "true" },
-  { key: "core.checkStat", value: "default" },
-  { key: "core.ignoreStat", value: "false" },
-  { key: "core.untrackedCache", value: "false" },
-  { key: "core.splitIndex", value: "false" },
-];
-
-/**
  * How the files in `dir` differ from `commit`, as `git status --porcelain=v1 -z` entries (ignored and
  * untracked files included), or git's complaint. Security: the copy's own index is not asked: its
  * recorded times can be forged so that git takes a rewritten file for unchanged, and its entries can be
- * marked skip-worktree or assume-unchanged. The comparison has its own index, read from the commit, so
- * it holds neither.
- *
- * That index is kept beside the copy, outside it (`<home>/repos/.<slug>.index-<commit>`), so that later
- * comparisons hash only the files whose stat data differ from what it records, and a command run on a
- * large signed copy costs a walk, not a read of every byte. A rewrite changes a file's change time,
- * which no unprivileged process can set back; git compares it to the second. So an index is kept only
- * when every change time it records is older than the second before the comparison began (a file
- * changed after that is in a later second), and it is never written again: a file changed since is
- * hashed at each comparison. Not on Windows, whose stat data hold no change time.
+ * marked skip-worktree or assume-unchanged. A scratch index read from the commit holds neither, so
+ * git hashes every file.
  */
-export async function differencesFrom(
-  dir: string,
-  commit: string,
-  git: GitRunner,
-  options: { platform?: NodeJS.Platform; now?: () => number } = {},
-): Promise<string[] | string> {
-  const keeps = (options.platform ?? process.platform) !== "win32";
-  const kept = keptIndex(dir, commit);
-  if (keeps && existsSync(kept)) {
-    const changed = await statusWith(kept, dir, git, "read-only");
-    if (typeof changed !== "string") return changed;
-    // A kept index git cannot read (cut short, damaged): compare as if there were none.
-    rmSync(kept, { force: true });
-  }
-  const before = Math.floor((options.now ?? Date.now)() / 1000) - 1;
-  const scratch = `${kept}.${crypto.randomUUID()}`;
+export async function differencesFrom(dir: string, commit: string, git: GitRunner): Promise<string[] | string> {
+  // node:os when git runs, not at start-up.
+  const index = join(
+    (require("node:os") as typeof import("node:os")).tmpdir(),
+    `skillhub-index-${crypto.randomUUID()}`,
+  );
+  const env = { GIT_INDEX_FILE: index };
+  // A copy's own core.ignorecase would let a planted `ALPHA/` pass for the tracked `alpha/`.
+  const config = [{ key: "core.ignorecase", value: "false" }];
   try {
-    const read = await git.run(["read-tree", commit], {
-      cwd: dir,
-      env: { GIT_INDEX_FILE: scratch },
-      config: COMPARE_CONFIG,
-    });
+    const read = await git.run(["read-tree", commit], { cwd: dir, env, config });
     if (read.code !== 0) return gitMessage(read.stderr) || `exit ${read.code}`;
-    const changed = await statusWith(scratch, dir, git, "refresh");
-    if (keeps && typeof changed !== "string" && (await latestChange(scratch, dir, git)) < before) keep(scratch, kept);
-    return changed;
+    // --no-optional-locks: the scratch index is not rewritten, nor is the copy's own touched.
+    const status = await git.run(
+      ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"],
+      { cwd: dir, env, config },
+    );
+    if (status.code !== 0) return gitMessage(status.stderr) || `exit ${status.code}`;
+    return status.stdout.split("\0").filter((entry) => entry !== "");
   } finally {
-    rmSync(scratch, { force: true });
+    rmSync(index, { force: true });
   }
-}
-
-/**
- * `git status` of `dir` against the index `index`: "refresh" writes into it the stat data of the files
- * it hashed and found unchanged; "read-only" leaves it as it is (--no-optional-locks).
- */
-async function statusWith(
-  index: string,
-  dir: string,
-  git: GitRunner,
-  mode: "refresh" | "read-only",
-): Promise<string[] | string> {
-  const args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"];
-  const status = await git.run(mode === "read-only" ? ["--no-optional-locks", ...args] : args, {
-    cwd: dir,
-    env: { GIT_INDEX_FILE: index },
-    config: COMPARE_CONFIG,
-  });
-  if (status.code !== 0) return gitMessage(status.stderr) || `exit ${status.code}`;
-  return status.stdout.split("\0").filter((entry) => entry !== "");
-}
-
-/** The latest change time (in seconds) `index` records for a file; Infinity when git cannot say. */
-async function latestChange(index: string, dir: string, git: GitRunner): Promise<number> {
-  const listed = await git.run(["ls-files", "--debug"], { cwd: dir, env: { GIT_INDEX_FILE: index } });
-  if (listed.code !== 0) return Number.POSITIVE_INFINITY;
-  let latest = 0;
-  for (const match of listed.stdout.matchAll(/^ {2}ctime: (\d+):/gm)) latest = Math.max(latest, Number(match[1]));
-  return latest;
-}
-
-/** The comparison's index of the copy `dir` at `commit`: beside the copy, never in it. */
-function keptIndex(dir: string, commit: string): string {
-  return join(dirname(dir), `.${basename(dir)}.index-${commit}`);
-}
-
-/** A scratch index older than this was left by a process that died comparing (comparisons take seconds). */
-const ABANDONED_MS = 60 * 60_000;
-
-/**
- * `scratch` becomes the copy's kept index (atomically); those kept for its earlier commits go, and
- * scratch indexes long abandoned. Another process's comparison under way keeps its scratch index.
- */
-function keep(scratch: string, kept: string): void {
-  const folder = dirname(kept);
-  const prefix = basename(kept).slice(0, basename(kept).lastIndexOf("-") + 1);
-  try {
-    renameSync(scratch, kept);
-    for (const name of readdirSync(folder)) {
-      if (!name.startsWith(prefix) || name === basename(kept)) continue;
-      const rest = name.slice(prefix.length);
-      const old = /^[0-9a-f]{40,64}$/.test(rest);
-      const abandoned =
-        /^[0-9a-f]{40,64}\.[0-9a-f-]{36}(\.lock)?$/.test(rest) && isOlder(join(folder, name), ABANDONED_MS);
-      if (old || abandoned) rmSync(join(folder, name), { force: true });
-    }
-  } catch {
-    // Only the next comparison's speed depends on it.
-  }
-}
-
-function isOlder(file: string, ms: number): boolean {
-  const stat = statSync(file, { throwIfNoEntry: false });
-  return stat !== undefined && Date.now() - stat.mtimeMs > ms;
 }

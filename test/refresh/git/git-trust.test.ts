@@ -1,13 +1,11 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
-import { GitRunner } from "../../../src/refresh/git/git-runner.ts";
-import { commitSignatures, differencesFrom, signatureKind } from "../../../src/refresh/git/git-trust.ts";
+import { join } from "node:path";
+import { commitSignatures, signatureKind } from "../../../src/refresh/git/git-trust.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
 import { connect } from "../../helpers/hub.ts";
-import { eventually } from "../../helpers/wait.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
 
 const agents: string[] = [];
@@ -281,17 +279,8 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
     expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
     const repos = join(m.home, ".skillhub", "repos");
     const copy = join(repos, readdirSync(repos).filter((n) => !n.startsWith("."))[0] as string);
-    // The comparison keeps its own index beside the copy, not in it, once the checkout's change times are
-    // a second older than a comparison: each command then compares with it.
-    const commitNow = git(["rev-parse", "HEAD"], copy);
-    const keptIndexes = () => readdirSync(repos).filter((n) => n.includes(".index-"));
-    await eventually(async () => {
-      expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
-      return keptIndexes().length > 0;
-    }, 30_000);
-    expect(keptIndexes()).toEqual([`.${basename(copy)}.index-${commitNow}`]);
     for (const tamper of [
-      // Rewritten in place to the same size, its modification time put back: only its change time tells.
+      // Rewritten in place to the same size, its modification time put back.
       () => {
         const file = join(copy, "skills", "alpha", "SKILL.md");
         const times = join(tempDir(), "times");
@@ -367,52 +356,3 @@ function forgeIndexEntry(indexFile: string, path: string, oid: string): void {
     .copy(index, index.length - 20);
   writeFileSync(indexFile, index);
 }
-
-describe("the comparison's own index of a signed copy", () => {
-  /** A committed copy in its own folder under `repos`, and the commit. */
-  function copyAt(): { repos: string; copy: string; commit: string; file: string } {
-    const repos = tempDir("skillhub-repos-");
-    const copy = join(repos, "team");
-    write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Signed by the team."));
-    git(["init", "--quiet", "--initial-branch=main"], copy);
-    git(["add", "-A"], copy);
-    git(["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "--quiet", "-m", "x"], copy);
-    return { repos, copy, commit: git(["rev-parse", "HEAD"], copy), file: join(copy, "skills", "alpha", "SKILL.md") };
-  }
-  const runner = new GitRunner({ env: GIT_ENV });
-  const changedAt = (file: string) => Number(statSync(file, { bigint: true }).ctimeNs / 1_000_000n);
-  const kept = (repos: string) => readdirSync(repos).filter((n) => n.includes(".index-"));
-
-  test("kept only when every change time it records is a second older than the comparison; never in the copy", async () => {
-    const { repos, copy, commit, file } = copyAt();
-    // Compared in the same second as the checkout: a rewrite could still share its change time.
-    expect(await differencesFrom(copy, commit, runner, { now: () => changedAt(file) + 500 })).toEqual([]);
-    expect(kept(repos)).toEqual([]);
-    expect(await differencesFrom(copy, commit, runner, { now: () => changedAt(file) + 2_500 })).toEqual([]);
-    expect(kept(repos)).toEqual([`.team.index-${commit}`]);
-    // Later comparisons read it and do not write it.
-    const index = join(repos, `.team.index-${commit}`);
-    const written = statSync(index).mtimeMs;
-    write(file, skillText("alpha", "Tampered on disk."));
-    expect(await differencesFrom(copy, commit, runner)).toEqual([" M skills/alpha/SKILL.md"]);
-    expect(statSync(index).mtimeMs).toBe(written);
-    // A kept index git cannot read is dropped, and the comparison starts over.
-    writeFileSync(index, "not an index");
-    expect(await differencesFrom(copy, commit, runner)).toEqual([" M skills/alpha/SKILL.md"]);
-    // Windows keeps none.
-    const other = copyAt();
-    await differencesFrom(other.copy, other.commit, runner, { platform: "win32", now: () => Date.now() + 60_000 });
-    expect(kept(other.repos)).toEqual([]);
-  });
-
-  test("a new commit's index replaces the earlier one's", async () => {
-    const { repos, copy, commit, file } = copyAt();
-    const later = () => Date.now() + 60_000;
-    await differencesFrom(copy, commit, runner, { now: later });
-    write(file, skillText("alpha", "Signed again."));
-    git(["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "--quiet", "-am", "y"], copy);
-    const next = git(["rev-parse", "HEAD"], copy);
-    expect(await differencesFrom(copy, next, runner, { now: later })).toEqual([]);
-    expect(kept(repos)).toEqual([`.team.index-${next}`]);
-  });
-});
