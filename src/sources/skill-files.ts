@@ -179,9 +179,18 @@ export function nestedSkillOf(dir: string, rel: string): string | undefined {
     const full = join(dir, folder);
     if (isSkillFolder(full)) return folder;
     // No folder there: nothing deeper is either (a path of many made-up folders costs one stat).
-    if (!statSync(full, { throwIfNoEntry: false })?.isDirectory()) return undefined;
+    if (!isFolder(full)) return undefined;
   }
   return undefined;
+}
+
+/** Whether `path` is a folder now; false for anything that cannot be statted (a link loop, a name too long). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** A folder's entries sorted by name (code units); undefined when unreadable. */

@@ -186,7 +186,7 @@ describe("what the extension publishes", () => {
       symlinkSync(join(outside, "secret.txt"), join(a, "linked", "outside.txt"));
       write(join(a, "linked", ".git", "config"), "[core]\n");
       writeSkill(join(a, "linked"), "nested", { description: "A skill inside" });
-      writeNode(a, "tools/echo.md", { keywords: ["echo"] });
+      writeNode(a, "tools/echo.md", { keywords: ["echo"], extra: "assets:\n  - file: where.sh\n    type: other" });
       write(join(a, "tools", "echo", "where.sh"), "echo here\n");
       // Links inside the folder to what is not the skill's: version-control metadata, a nested skill's file.
       write(join(a, "linked", ".git", "config"), "[remote]\n  url = https://user:SECRET@example.com/r.git\n");
@@ -242,6 +242,73 @@ describe("what the extension publishes", () => {
     // Still not published: listed nowhere in the extension, and no digest is claimed for them.
     const uris = (await skills.list()).skills.map((s) => s.uri);
     expect(uris.some((u) => /bad_name|linked\/|echo/i.test(u))).toBe(false);
+  });
+
+  test("a skill named like another source's label: the shadowed skill under that label stays reachable", async () => {
+    const parent = tempDir("skillhub-ext-label-");
+    const first = join(parent, "first");
+    const team = join(parent, "team");
+    writeSkill(first, "team", { description: "A skill named like the other source" });
+    writeSkill(first, "git-helper", { description: "Served" });
+    writeSkill(team, "git-helper", { description: "Shadowed one" });
+    write(join(team, "git-helper", "notes.md"), "shadowed notes\n");
+    const { handler, close } = await httpHub([first, team]);
+    open.push(close);
+    const client = await httpClient(handler, "2025-11-25");
+    open.unshift(() => client.close());
+    const skills = new SkillsClient(client);
+    expect((await skills.list()).skills.map((e) => e.uri)).toContain("skill://team/git-helper/SKILL.md");
+    expect((await skills.get("skill://team/git-helper/SKILL.md")).skill.frontmatter.description).toBe("Shadowed one");
+    const read = await client.readResource({ uri: "skill://team/git-helper/notes.md" });
+    expect((read.contents[0] as { text: string }).text).toBe("shadowed notes\n");
+    expect((await skills.readDirectory("skill://team/git-helper")).resources.map((r) => r.name)).toContain("notes.md");
+    expect((await skills.get("skill://team/SKILL.md")).skill.frontmatter.name).toBe("team");
+  });
+
+  test("a path no file can have (a link loop, a 300-character name) is not found, never an internal error", async () => {
+    const w = await world(({ a }) => {
+      writeSkill(a, "Bad_Name", { description: "Unpublished" });
+      symlinkSync("loop", join(a, "Bad_Name", "loop"));
+    });
+    const { client } = await w.connect("2025-11-25");
+    for (const file_path of ["loop/x.md", `${"a".repeat(300)}/x.md`]) {
+      const tool = JSON.stringify(
+        await client.callTool({ name: "read_skill_file", arguments: { skill_name: "Bad_Name", file_path } }),
+      );
+      expect(tool).not.toContain("INTERNAL_ERROR");
+      expect(tool).toMatch(/PATH_OUTSIDE_SKILL|FILE_NOT_FOUND/);
+      const error = await rpcError(client, "resources/read", { uri: `skill://Bad_Name/${file_path}` });
+      expect({ file_path, code: error?.code }).toEqual({ file_path, code: -32602 });
+    }
+  });
+
+  test("a tree node's files through resources/read: what it declares or inherits, the rest only beside read_skill_file", async () => {
+    const a = tempDir("skillhub-ext-tree-");
+    writeNode(a, "_root.md", { keywords: ["global"] });
+    writeNode(a, "api/_index.md", { keywords: ["api"], extra: "assets:\n  - file: shared.txt\n    type: template" });
+    writeNode(a, "api/auth.md", {
+      keywords: ["auth"],
+      extra: "inherit: true\nassets:\n  - file: template.md\n    type: template",
+    });
+    write(join(a, "api", "_index", "shared.txt"), "inherited\n");
+    write(join(a, "api", "auth", "template.md"), "declared\n");
+    write(join(a, "api", "auth", "deploy.env"), "API_KEY=undeclared\n");
+    for (const tools of ["tree", "hub"]) {
+      const { handler, close } = await httpHub([a], { flags: { tools } });
+      open.push(close);
+      const client = await httpClient(handler, "2025-11-25");
+      open.unshift(() => client.close());
+      const text = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text;
+      expect(await text("skill://api%2Fauth/template.md")).toBe("declared\n");
+      expect(await text("skill://api%2Fauth/shared.txt")).toBe("inherited\n");
+      const undeclared = "skill://api%2Fauth/deploy.env";
+      if (tools === "tree") {
+        // get_asset serves declared files only, and this session has nothing else: neither does resources/read.
+        const error = await rpcError(client, "resources/read", { uri: undeclared });
+        expect(error?.code).toBe(-32602);
+        expect(error?.message).not.toContain("undeclared");
+      } else expect(await text(undeclared)).toBe("API_KEY=undeclared\n");
+    }
   });
 
   test("a read, a get or a directory read makes only its own skill's entry, not the whole publication", async () => {

@@ -132,8 +132,9 @@ export function skillOutcome(
 /**
  * The served skill (or the shadowed one its qualified name reaches) whose URIs `uri` lies among, and the
  * file's path under it ("" for the skill's own folder): `skill://<name>/<path>` for the skill its name
- * reaches, `skill://<source>/<name>/<path>` for one a same-named skill shadows. Looked up by name: no
- * walk of the catalog.
+ * reaches, `skill://<source>/<name>/<path>` for one a same-named skill shadows. When both could be meant
+ * (a skill named like a source's label), the longer root wins, the shadowed skill's, as the whole
+ * publication has it. Looked up by name: no walk of the catalog.
  */
 export function skillAt(catalog: Catalog, uri: string): { skill: Skill; shadowed: boolean; path: string } | undefined {
   const key = uriKey(uri);
@@ -141,11 +142,11 @@ export function skillAt(catalog: Catalog, uri: string): { skill: Skill; shadowed
   const [first, second] = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
   const served = first === undefined ? undefined : catalog.get(first);
   const candidates = [
-    ...(served && catalog.get(served.name) === served ? [{ skill: served, shadowed: false }] : []),
     ...catalog
       .reachableShadowed()
       .filter(({ skill }) => skill.name === second)
       .map(({ skill }) => ({ skill, shadowed: true })),
+    ...(served && catalog.get(served.name) === served ? [{ skill: served, shadowed: false }] : []),
   ];
   for (const { skill, shadowed } of candidates) {
     const root = skillUris(skill, shadowed).dir("");

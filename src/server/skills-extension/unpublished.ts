@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { SKILL_LIMITS } from "@modelcontextprotocol/server/ext/skills";
+import { findFileInChain } from "../../catalog/tree-chain.ts";
 import { isRefused } from "../../lock/checked-read.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { readOwnFile } from "../../tools/support/own-file.ts";
@@ -10,8 +11,9 @@ import { mimeTypeFor } from "./mime.ts";
 /**
  * A file of a skill the tools serve but the extension does not publish (a tree node, a name outside
  * the Agent Skills rules, a folder with a link, a skill past the extension's limits), at `path` under
- * it, by the skill:// URI `uri` the tools' answers name it with: read as read_skill_file reads it, so
- * that a client offered only the `skill` tool can still fetch what the skill's instructions use.
+ * it, by the skill:// URI `uri` the tools' answers name it with: an Agent Skill's as read_skill_file
+ * reads it, a tree node's as get_asset does, so that a client offered only the `skill` tool can still
+ * fetch what the skill's instructions use.
  * Undefined when there is no such file (the caller answers "not found"). A published skill's files
  * are the publication's alone, each with the digest skills/get gave for it.
  */
@@ -25,7 +27,19 @@ export function readUnpublished(
   if (refusal) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${refusal.message}`);
   const checked = checkRelativePath(path);
   if (!checked.ok) return undefined;
-  const read = readOwnFile(hub.frozen, skill, checked.path, SKILL_LIMITS.bytes, "refuse");
+  // A tree node's files are those it declares (inherited ones from the ancestor that declares them), as
+  // get_asset serves them, within the same limit; the rest of its folder only where read_skill_file,
+  // which serves them, is offered. An Agent Skill's are every file of its folder.
+  let owner = skill;
+  let maxBytes = SKILL_LIMITS.bytes;
+  if (skill.kind === "tree-node") {
+    const hit = findFileInChain(hub.catalog, skill, checked.path);
+    if (hit) {
+      owner = hit.owner;
+      maxBytes = hub.config.assets.max_size_bytes;
+    } else if (!hub.tools().some((tool) => tool.name === "read_skill_file")) return undefined;
+  }
+  const read = readOwnFile(hub.frozen, owner, checked.path, maxBytes, "refuse");
   if (isRefused(read)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${read.refused.message}`);
   if (!read.ok) {
     if (read.code === "FILE_NOT_FOUND") return undefined;
