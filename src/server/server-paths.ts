@@ -89,8 +89,10 @@ function realOf(path: string): string {
  */
 export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = false): T {
   const json = JSON.stringify(result);
-  // As the JSON writes them: a path holding a backslash or a quote is escaped there.
-  if (!paths.folders.some(([path]) => json.includes(JSON.stringify(path).slice(1, -1)))) return result;
+  // As the JSON writes them: a path holding a backslash or a quote is escaped there. On Windows a path has
+  // many spellings (case, either slash): every answer is swept.
+  const written = (path: string) => json.includes(JSON.stringify(path).slice(1, -1));
+  if (paths.separator === "/" && !paths.folders.some(([path]) => written(path))) return result;
   const swept = sweep(result, paths, fileBytes) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
@@ -122,17 +124,46 @@ function sweep(value: unknown, paths: ServerPaths, fileBytes: boolean, key?: str
  */
 const PATH_END = { "/": /[\s"'`<>()[\]{},;|\\]/, "\\": /[\s"'`<>()[\]{},;|]/ };
 
+/**
+ * How paths are compared here: as they are, or on Windows without regard to case and with `/` taken for
+ * `\\` (`c:/hub/skills` is `C:\\hub\\skills`). Folding keeps every character where it was, so what is found
+ * in the folded text is cut from the text itself; a text whose folding would not (a rare letter whose
+ * lower case is longer) is compared as it is.
+ */
+interface Comparison {
+  fold: (text: string) => string;
+  skills: ReadonlyMap<string, string>;
+}
+
+const foldedSkills = new WeakMap<ReadonlyMap<string, string>, Map<string, string>>();
+
+function comparison(value: string, paths: ServerPaths): Comparison {
+  const fold = (text: string) => text.replaceAll("/", "\\").toLowerCase();
+  if (paths.separator === "/" || fold(value).length !== value.length)
+    return { fold: (text) => text, skills: paths.skills };
+  let skills = foldedSkills.get(paths.skills);
+  if (!skills) {
+    skills = new Map([...paths.skills].map(([dir, uri]) => [fold(dir), uri]));
+    foldedSkills.set(paths.skills, skills);
+  }
+  return { fold, skills };
+}
+
 function hide(value: string, paths: ServerPaths): string {
   let out = value;
+  const end = PATH_END[paths.separator];
   for (const [folder, name] of paths.folders) {
-    if (!out.includes(folder)) continue;
+    const compared = comparison(out, paths);
+    const text = compared.fold(out);
+    const key = compared.fold(folder);
+    if (!text.includes(key)) continue;
     let rebuilt = "";
     let from = 0;
-    for (let at = out.indexOf(folder); at >= 0; at = out.indexOf(folder, from)) {
-      let end = skillFolderEnd(out, at, at + folder.length, paths);
-      while (end < out.length && !PATH_END[paths.separator].test(out[end] as string)) end++;
-      rebuilt += out.slice(from, at) + named(out.slice(at, end), folder, name, paths);
-      from = end;
+    for (let at = text.indexOf(key); at >= 0; at = text.indexOf(key, from)) {
+      let stop = skillFolderEnd(text, at, at + key.length, paths, compared.skills);
+      while (stop < text.length && !end.test(text[stop] as string)) stop++;
+      rebuilt += out.slice(from, at) + named(out.slice(at, stop), text.slice(at, stop), key, name, paths, compared);
+      from = stop;
     }
     out = rebuilt + out.slice(from);
   }
@@ -146,7 +177,13 @@ const FOLDER_END = { "/": /[\n\r\t"'`<>|\\]/, "\\": /[\n\r\t"'`<>|]/ };
  * Past the longest skill folder that the path at `at` names, spaces and all (else `end`). Looks no further
  * than the longest skill folder reaches, so a line of many paths costs as many short scans.
  */
-function skillFolderEnd(text: string, at: number, end: number, paths: ServerPaths): number {
+function skillFolderEnd(
+  text: string,
+  at: number,
+  end: number,
+  paths: ServerPaths,
+  skills: ReadonlyMap<string, string>,
+): number {
   const limit = Math.min(text.length, at + paths.longest);
   const { separator } = paths;
   let found = end;
@@ -154,18 +191,29 @@ function skillFolderEnd(text: string, at: number, end: number, paths: ServerPath
     if (FOLDER_END[separator].test(text[i - 1] as string)) break;
     const next = text[i];
     const ends = next === undefined || next === separator || PATH_END[separator].test(next);
-    if (ends && paths.skills.has(text.slice(at, i))) found = i;
+    if (ends && skills.has(text.slice(at, i))) found = i;
   }
   return found;
 }
 
-/** `path` (under `folder`) as a skill:// URI when a skill's folder holds it, else with `folder` named. */
-function named(path: string, folder: string, name: string, paths: ServerPaths): string {
-  const { skills, separator } = paths;
-  const trimmed = path.replace(/[.:]+$/, "");
+/**
+ * `path` (under `folder`; `compared` is it as compared here) as a skill:// URI when a skill's folder holds
+ * it, else with `folder` named.
+ */
+function named(
+  path: string,
+  compared: string,
+  folder: string,
+  name: string,
+  paths: ServerPaths,
+  comparison: Comparison,
+): string {
+  const { separator } = paths;
+  const trimmed = compared.replace(/[.:]+$/, "");
   for (let dir = trimmed; dir.length >= folder.length; dir = dir.slice(0, Math.max(0, dir.lastIndexOf(separator)))) {
-    const uri = skills.get(dir);
-    if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length), separator) + path.slice(trimmed.length);
+    const uri = comparison.skills.get(dir);
+    if (uri !== undefined)
+      return uri + encodeRest(path.slice(dir.length, trimmed.length), separator) + path.slice(trimmed.length);
     if (!dir.includes(separator)) break;
   }
   return name + path.slice(folder.length);
@@ -174,7 +222,7 @@ function named(path: string, folder: string, name: string, paths: ServerPaths): 
 /** The rest of a path past a skill's folder, as the rest of its URI: `/`-separated, each name encoded. */
 function encodeRest(rest: string, separator: string): string {
   return rest
-    .split(separator)
+    .split(separator === "/" ? "/" : /[\\/]/)
     .map((s) => encodeURIComponent(s))
     .join("/");
 }

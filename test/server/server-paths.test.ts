@@ -69,11 +69,12 @@ describe("hideServerPaths", () => {
     expect(hideServerPaths(result, hub()).structuredContent.content).toBe("installed at skill://skill-2\n");
   });
 
-  test("Windows paths: a file in a skill becomes its URI, any other path its folder's name", () => {
+  test("Windows paths, in any case and with either slash: a file in a skill becomes its URI, any other path its folder's name", () => {
     const text = [
       "Run C:\\hub\\skills\\pdf\\scripts\\extract.py on it.",
       "Then C:\\hub\\skills\\Bad Name\\notes\\a b.txt, and C:\\hub\\skills\\README.md.",
       "Saved to C:\\Users\\ana\\out\\result.json",
+      "Also c:/hub/skills/pdf/scripts/extract.py and c:\\HUB\\Skills\\pdf/templates/a.txt",
     ].join("\n");
     const swept = hideServerPaths({ structuredContent: { text } }, windowsHub()).structuredContent.text;
     expect(swept).toBe(
@@ -81,6 +82,7 @@ describe("hideServerPaths", () => {
         "Run skill://pdf/scripts/extract.py on it.",
         "Then skill://Bad%20Name/notes/a b.txt, and <skills folder 'skills'>\\README.md.",
         "Saved to <home>\\out\\result.json",
+        "Also skill://pdf/scripts/extract.py and skill://pdf/templates/a.txt",
       ].join("\n"),
     );
   });
