@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { Scanner } from "../catalog/scanner.ts";
@@ -8,6 +7,7 @@ import type { Skill } from "../skills/skill.ts";
 import { buildSourceList } from "../sources/source-list.ts";
 import { SKILL_FILE } from "../sources/walk.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
+import { statOf } from "../util/stat.ts";
 import type { CommandRun } from "./context.ts";
 
 export interface ValidateReport {
@@ -36,7 +36,7 @@ export const runValidate: CommandRun = async (ctx) => {
   const dirs: string[] = [];
   for (const arg of ctx.args.positionals.length > 0 ? ctx.args.positionals : ["."]) {
     const path = isAbsolute(arg) ? arg : resolve(ctx.cwd, arg);
-    const stat = statSync(path, { throwIfNoEntry: false });
+    const stat = statOf(path);
     if (!stat) {
       ctx.err(`skillhub validate: no such folder: ${arg}\n`);
       return 2;

@@ -1,6 +1,7 @@
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isInside } from "../util/safe-path.ts";
+import { lstatOf, statOf } from "../util/stat.ts";
 
 /**
  * Checks on what run_skill_command is asked to run: the command must be a
@@ -71,13 +72,13 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
 
 /** Whether `path` is neither a regular file nor a folder (stat never blocks, even on a FIFO). */
 function isSpecial(path: string): boolean {
-  const stat = statSync(path, { throwIfNoEntry: false });
+  const stat = statOf(path);
   return stat !== undefined && !stat.isFile() && !stat.isDirectory();
 }
 
 /** Whether the path itself exists, a dangling symlink included. */
 function lexists(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  return lstatOf(path) !== undefined;
 }
 
 function pathProblem(

@@ -1,5 +1,5 @@
-import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { statOf } from "../util/stat.ts";
 
 export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string };
 
@@ -19,7 +19,7 @@ export function resolveWorkingDir(input: string | undefined, base: string): Work
 }
 
 function existingDir(dir: string, what: string): WorkingDir {
-  const stat = statSync(dir, { throwIfNoEntry: false });
+  const stat = statOf(dir);
   if (!stat) return { ok: false, reason: `${what} (${dir}) does not exist` };
   if (!stat.isDirectory()) return { ok: false, reason: `${what} (${dir}) is not a folder` };
   return { ok: true, dir };

@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { type DigestCache, digestCache, digestFile, digestSkill } from "../catalog/digests.ts";
@@ -7,6 +6,7 @@ import type { Skill } from "../skills/skill.ts";
 import { skillReadRoot } from "../skills/skill-read.ts";
 import { VCS_DIR } from "../sources/skill-files.ts";
 import type { Logger } from "../util/logger.ts";
+import { statOf } from "../util/stat.ts";
 import { lockSkill, skillDigest } from "./build.ts";
 import { compareSkill, describeChange, type LockChange } from "./compare.ts";
 import { LockError, type LockedSkill, type Lockfile, readLockfile } from "./lockfile.ts";
@@ -339,7 +339,7 @@ function sameContent(a: CachedLock, b: CachedLock): boolean {
 
 /** A file's identity and times, so that any rewrite (in place or by rename) shows; "" when there is none. */
 function stampOf(file: string): string {
-  const stat = statSync(file, { throwIfNoEntry: false });
+  const stat = statOf(file);
   return stat ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.mode}` : "";
 }
 

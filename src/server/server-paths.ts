@@ -90,9 +90,15 @@ function realOf(path: string): string {
 export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = false): T {
   const json = JSON.stringify(result);
   // As the JSON writes them: a path holding a backslash or a quote is escaped there. On Windows a path has
-  // many spellings (case, either slash): every answer is swept.
-  const written = (path: string) => json.includes(JSON.stringify(path).slice(1, -1));
-  if (paths.separator === "/" && !paths.folders.some(([path]) => written(path))) return result;
+  // many spellings (case, either slash, doubled backslashes): they are compared with every run of slashes
+  // taken for one.
+  const loose = paths.separator === "\\" ? (text: string) => text.toLowerCase().replace(/[\\/]+/g, "\\") : undefined;
+  const looseJson = loose?.(json);
+  const written = (path: string) =>
+    loose && looseJson !== undefined
+      ? looseJson.includes(loose(path))
+      : json.includes(JSON.stringify(path).slice(1, -1));
+  if (!paths.folders.some(([path]) => written(path))) return result;
   const swept = sweep(result, paths, fileBytes) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
@@ -120,15 +126,15 @@ function sweep(value: unknown, paths: ServerPaths, fileBytes: boolean, key?: str
 
 /**
  * Characters that end a path in running text, past the skill folder it is in (a space may be in a folder's
- * name); a backslash too, but where it separates folders (Windows).
+ * name): `=` (`HOME=/x`), and `:` between the paths of a list (`PATH=/a:/b`); a backslash too, but where it
+ * separates folders (Windows, whose lists take `;` and whose drives take `:`).
  */
-const PATH_END = { "/": /[\s"'`<>()[\]{},;|\\]/, "\\": /[\s"'`<>()[\]{},;|]/ };
+const PATH_END = { "/": /[\s"'`<>()[\]{},;:=|\\]/, "\\": /[\s"'`<>()[\]{},;=|]/ };
 
 /**
  * How paths are compared here: as they are, or on Windows without regard to case and with `/` taken for
  * `\\` (`c:/hub/skills` is `C:\\hub\\skills`). Folding keeps every character where it was, so what is found
- * in the folded text is cut from the text itself; a text whose folding would not (a rare letter whose
- * lower case is longer) is compared as it is.
+ * in the folded text is cut from the text itself (a letter whose lower case is longer keeps its case).
  */
 interface Comparison {
   fold: (text: string) => string;
@@ -137,10 +143,22 @@ interface Comparison {
 
 const foldedSkills = new WeakMap<ReadonlyMap<string, string>, Map<string, string>>();
 
-function comparison(value: string, paths: ServerPaths): Comparison {
-  const fold = (text: string) => text.replaceAll("/", "\\").toLowerCase();
-  if (paths.separator === "/" || fold(value).length !== value.length)
-    return { fold: (text) => text, skills: paths.skills };
+/** Lower case and `\\` for `/`, every character where it was. */
+function foldWindows(text: string): string {
+  let lower = text.toLowerCase();
+  if (lower.length !== text.length) {
+    lower = "";
+    for (const char of text) {
+      const folded = char.toLowerCase();
+      lower += folded.length === char.length ? folded : char;
+    }
+  }
+  return lower.replaceAll("/", "\\");
+}
+
+function comparison(paths: ServerPaths): Comparison {
+  if (paths.separator === "/") return { fold: (text) => text, skills: paths.skills };
+  const fold = foldWindows;
   let skills = foldedSkills.get(paths.skills);
   if (!skills) {
     skills = new Map([...paths.skills].map(([dir, uri]) => [fold(dir), uri]));
@@ -152,10 +170,20 @@ function comparison(value: string, paths: ServerPaths): Comparison {
 function hide(value: string, paths: ServerPaths): string {
   let out = value;
   const end = PATH_END[paths.separator];
-  for (const [folder, name] of paths.folders) {
-    const compared = comparison(out, paths);
-    const text = compared.fold(out);
+  const compared = comparison(paths);
+  // Windows: a path written with doubled backslashes (a program's quoted or escaped output) too; its
+  // folder is named, what follows kept.
+  const spellings = paths.folders.flatMap(([folder, name]): Array<[string, string]> => {
     const key = compared.fold(folder);
+    return paths.separator === "/"
+      ? [[key, name]]
+      : [
+          [key, name],
+          [key.replaceAll("\\", "\\\\"), name],
+        ];
+  });
+  for (const [key, name] of spellings) {
+    const text = compared.fold(out);
     if (!text.includes(key)) continue;
     let rebuilt = "";
     let from = 0;

@@ -1,7 +1,8 @@
-import { realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, join, posix } from "node:path";
 import { type Diagnostic, diagnostic } from "../util/diagnostic.ts";
 import { isInside } from "../util/safe-path.ts";
+import { statOf } from "../util/stat.ts";
 import type { ParsedSkill } from "./skill.ts";
 import type { TreeParse } from "./tree-node.ts";
 import { isTreeMarker, resolveParentPath, skillPathOf } from "./tree-paths.ts";
@@ -28,8 +29,8 @@ export interface TreeProbe {
 }
 
 export const fsProbe: TreeProbe = {
-  isDirectory: (path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false,
-  isFile: (path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false,
+  isDirectory: (path) => statOf(path)?.isDirectory() ?? false,
+  isFile: (path) => statOf(path)?.isFile() ?? false,
   realpath: (path) => {
     try {
       return realpathSync(path);

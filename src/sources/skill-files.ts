@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
 import { isInside } from "../util/safe-path.ts";
+import { statOf } from "../util/stat.ts";
 import { SKILL_FILE, SKIPPED_DIRS } from "./walk.ts";
 import { type FolderEntry, readEntries } from "./walk-listings.ts";
 
@@ -179,18 +180,9 @@ export function nestedSkillOf(dir: string, rel: string): string | undefined {
     const full = join(dir, folder);
     if (isSkillFolder(full)) return folder;
     // No folder there: nothing deeper is either (a path of many made-up folders costs one stat).
-    if (!isFolder(full)) return undefined;
+    if (!statOf(full)?.isDirectory()) return undefined;
   }
   return undefined;
-}
-
-/** Whether `path` is a folder now; false for anything that cannot be statted (a link loop, a name too long). */
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** A folder's entries sorted by name (code units); undefined when unreadable. */
@@ -211,11 +203,7 @@ function isRealFolder(path: string): boolean {
 }
 
 export function isSkillFolder(path: string): boolean {
-  try {
-    return statSync(join(path, SKILL_FILE)).isFile();
-  } catch {
-    return false;
-  }
+  return statOf(join(path, SKILL_FILE))?.isFile() ?? false;
 }
 
 /** Size of a regular file; a link counts only when it resolves to a regular file inside the skill. */

@@ -1,5 +1,5 @@
-import { statSync } from "node:fs";
 import { join } from "node:path";
+import { statOf } from "../util/stat.ts";
 
 /** A plain folder-like name: letters, digits, dot, underscore, hyphen; no leading dot. */
 const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
@@ -11,5 +11,5 @@ const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
  */
 export function hasSkillFolder(dir: string, name: string): boolean {
   if (!SAFE_SEGMENT.test(name) || name.includes("..")) return false;
-  return statSync(join(dir, name, "SKILL.md"), { throwIfNoEntry: false })?.isFile() ?? false;
+  return statOf(join(dir, name, "SKILL.md"))?.isFile() ?? false;
 }

@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { extname } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -11,6 +10,7 @@ import { resolveWorkingDir } from "../exec/working-dir.ts";
 import type { ScriptDecl } from "../skills/tree-node.ts";
 import { SkillHubError } from "../util/errors.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
+import { statOf } from "../util/stat.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
@@ -145,7 +145,7 @@ export const runScriptTool = defineTool({
     }
     const owner = hit.owner;
     const located = locateFile(owner, path);
-    if (!located.ok || !statSync(located.real, { throwIfNoEntry: false })?.isFile()) {
+    if (!located.ok || !statOf(located.real)?.isFile()) {
       const code = located.ok ? "FILE_NOT_FOUND" : located.code;
       const reason = located.ok ? `'${path}' is not a file` : located.reason;
       const message =

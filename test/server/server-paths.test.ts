@@ -61,6 +61,13 @@ describe("hideServerPaths", () => {
     expect(swept.content[0]?.text).toBe(JSON.stringify(swept.structuredContent, null, 2));
   });
 
+  test("paths in a list or after a name: each one is swept", () => {
+    const text = "PYTHONPATH=/srv/hub/skills/skill-1/lib:/srv/hub/skills/skill-2 and CACHE=/srv/hub/skills/x.db";
+    expect(hideServerPaths({ structuredContent: { text } }, hub()).structuredContent.text).toBe(
+      "PYTHONPATH=skill://skill-1/lib:skill://skill-2 and CACHE=<skills folder 'skills'>/x.db",
+    );
+  });
+
   test("a file's own bytes are kept only for the tools that serve files", () => {
     const result = { structuredContent: { content: "installed at /srv/hub/skills/skill-2\n" } };
     expect(hideServerPaths(result, hub(), true).structuredContent.content).toBe(
@@ -75,6 +82,8 @@ describe("hideServerPaths", () => {
       "Then C:\\hub\\skills\\Bad Name\\notes\\a b.txt, and C:\\hub\\skills\\README.md.",
       "Saved to C:\\Users\\ana\\out\\result.json",
       "Also c:/hub/skills/pdf/scripts/extract.py and c:\\HUB\\Skills\\pdf/templates/a.txt",
+      "FileNotFoundError: 'C:\\\\Users\\\\ana\\\\data.csv'",
+      "İstanbul report saved to c:/users/ana/out.txt",
     ].join("\n");
     const swept = hideServerPaths({ structuredContent: { text } }, windowsHub()).structuredContent.text;
     expect(swept).toBe(
@@ -83,6 +92,8 @@ describe("hideServerPaths", () => {
         "Then skill://Bad%20Name/notes/a b.txt, and <skills folder 'skills'>\\README.md.",
         "Saved to <home>\\out\\result.json",
         "Also skill://pdf/scripts/extract.py and skill://pdf/templates/a.txt",
+        "FileNotFoundError: '<home>\\\\data.csv'",
+        "İstanbul report saved to <home>/out.txt",
       ].join("\n"),
     );
   });

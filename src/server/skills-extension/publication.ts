@@ -130,15 +130,15 @@ export function skillOutcome(
 }
 
 /**
- * The served skill (or the shadowed one its qualified name reaches) whose URIs `uri` lies among, and the
- * file's path under it ("" for the skill's own folder): `skill://<name>/<path>` for the skill its name
- * reaches, `skill://<source>/<name>/<path>` for one a same-named skill shadows. When both could be meant
- * (a skill named like a source's label), the longer root wins, the shadowed skill's, as the whole
- * publication has it. Looked up by name: no walk of the catalog.
+ * The skills whose URIs `uri` lies among, and the file's path under each ("" for the skill's own folder):
+ * `skill://<name>/<path>` for the skill its name reaches, `skill://<source>/<name>/<path>` for one a
+ * same-named skill shadows. Both can match when a skill is named like a source's label: the shadowed
+ * skill comes first (its root is the longer), and a caller that finds nothing there asks the next.
+ * Looked up by name: no walk of the catalog.
  */
-export function skillAt(catalog: Catalog, uri: string): { skill: Skill; shadowed: boolean; path: string } | undefined {
+export function skillsAt(catalog: Catalog, uri: string): { skill: Skill; shadowed: boolean; path: string }[] {
   const key = uriKey(uri);
-  if (!key.startsWith(SKILL_URI_SCHEME)) return undefined;
+  if (!key.startsWith(SKILL_URI_SCHEME)) return [];
   const [first, second] = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
   const served = first === undefined ? undefined : catalog.get(first);
   const candidates = [
@@ -148,13 +148,11 @@ export function skillAt(catalog: Catalog, uri: string): { skill: Skill; shadowed
       .map(({ skill }) => ({ skill, shadowed: true })),
     ...(served && catalog.get(served.name) === served ? [{ skill: served, shadowed: false }] : []),
   ];
-  for (const { skill, shadowed } of candidates) {
+  return candidates.flatMap(({ skill, shadowed }) => {
     const root = skillUris(skill, shadowed).dir("");
-    if (uriKey(root) === key) return { skill, shadowed, path: "" };
-    const path = pathUnder(root, uri);
-    if (path !== undefined) return { skill, shadowed, path };
-  }
-  return undefined;
+    const path = uriKey(root) === key ? "" : pathUnder(root, uri);
+    return path === undefined ? [] : [{ skill, shadowed, path }];
+  });
 }
 
 function decoded(segment: string): string | undefined {

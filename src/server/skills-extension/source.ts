@@ -5,7 +5,14 @@ import { errorMessage } from "../../util/errors.ts";
 import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
-import { invalidate, type Publication, publication, skillAt, skillOutcome } from "./publication.ts";
+import {
+  invalidate,
+  type Publication,
+  type PublishedFile,
+  publication,
+  skillOutcome,
+  skillsAt,
+} from "./publication.ts";
 import { readSkillFile } from "./skill-files.ts";
 import { readUnpublished } from "./unpublished.ts";
 import { uriKey } from "./uris.ts";
@@ -39,14 +46,15 @@ async function current(hub: Hub): Promise<Publication> {
 }
 
 /**
- * The enabled skill `uri` names, the path under it, and what the extension makes of it: only that
- * skill's files are read and digested (a first read on a large hub costs one skill, not all of them).
+ * The enabled skills `uri` may name (skillsAt), each with what the extension makes of it: only those
+ * skills' files are read and digested (a first read on a large hub costs one skill, not all of them).
  */
-async function skillOf(hub: Hub, uri: string) {
+async function* skillsOf(hub: Hub, uri: string) {
   await hub.ready;
-  const at = skillAt(hub.catalog, uri);
-  if (!at || !isEnabled(at.skill, hub.filter)) return undefined;
-  return { ...at, outcome: await skillOutcome(hub.catalog, at.skill, at.shadowed, hub.frozen) };
+  for (const at of skillsAt(hub.catalog, uri)) {
+    if (!isEnabled(at.skill, hub.filter)) continue;
+    yield { ...at, outcome: await skillOutcome(hub.catalog, at.skill, at.shadowed, hub.frozen) };
+  }
 }
 
 export function skillSource(hub: Hub): SkillSource {
@@ -57,51 +65,37 @@ export function skillSource(hub: Hub): SkillSource {
       return { skills: page.items.map((s) => s.entry), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     async get(uri) {
-      const at = await skillOf(hub, uri);
-      if (!at || "reason" in at.outcome) return undefined;
-      const entry = at.outcome.published.entry;
-      return uriKey(entry.uri) === uriKey(uri) ? entry : undefined;
+      for await (const at of skillsOf(hub, uri)) {
+        const entry = "reason" in at.outcome ? undefined : at.outcome.published.entry;
+        if (entry && uriKey(entry.uri) === uriKey(uri)) return entry;
+      }
+      return undefined;
     },
     async read(uri) {
-      const at = await skillOf(hub, uri);
-      if (!at) return undefined;
-      if ("reason" in at.outcome) {
-        const unpublished = readUnpublished(hub, at.skill, at.path, uri);
-        return unpublished && contents(unpublished.bytes, unpublished.mimeType);
-      }
-      const file = at.outcome.files.get(uriKey(uri));
-      if (!file) {
+      for await (const at of skillsOf(hub, uri)) {
+        if ("reason" in at.outcome) {
+          const unpublished = readUnpublished(hub, at.skill, at.path, uri);
+          if (unpublished) return contents(unpublished.bytes, unpublished.mimeType);
+          continue;
+        }
+        const file = at.outcome.files.get(uriKey(uri));
+        if (file) return readPublished(hub, uri, file);
         if (at.outcome.dirs.has(uriKey(uri)))
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,
             `${uri} is a directory; list it with resources/directory/read.`,
           );
-        return undefined;
       }
-      let bytes: Uint8Array;
-      try {
-        bytes = readSkillFile(file.dir, file.path);
-      } catch (error) {
-        throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} could not be read: ${errorMessage(error)}.`);
-      }
-      if (bytes.byteLength !== file.size || fileDigest(bytes) !== file.digest) {
-        // The file changed after it was published: drop this snapshot's publication and rescan, so the
-        // next skills/get (and the tools) see the new content with its new digest together.
-        invalidate(hub.catalog);
-        void hub.refresher.rescan("a skill file changed");
-        throw new ProtocolError(
-          ProtocolErrorCode.InternalError,
-          `${uri} changed since it was listed; call skills/get for its current digest, then read it again.`,
-        );
-      }
-      return contents(bytes, file.mimeType);
+      return undefined;
     },
     async readDirectory(uri, { cursor }) {
-      const at = await skillOf(hub, uri);
-      const children = at && !("reason" in at.outcome) ? at.outcome.dirs.get(uriKey(uri)) : undefined;
-      if (!children) return undefined;
-      const page = paginate(children, cursor, SKILLS_PAGE_SIZE, (r: Resource) => r.uri);
-      return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      for await (const at of skillsOf(hub, uri)) {
+        const children = "reason" in at.outcome ? undefined : at.outcome.dirs.get(uriKey(uri));
+        if (!children) continue;
+        const page = paginate(children, cursor, SKILLS_PAGE_SIZE, (r: Resource) => r.uri);
+        return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      }
+      return undefined;
     },
     async listResources() {
       return (await current(hub)).skills.map(({ entry }) => ({
@@ -112,6 +106,29 @@ export function skillSource(hub: Hub): SkillSource {
       }));
     },
   });
+}
+
+/**
+ * A published file's bytes, checked against the digest it was published with. A file changed since
+ * drops this snapshot's publication and rescans, so the next skills/get (and the tools) see the new
+ * content with its new digest together.
+ */
+function readPublished(hub: Hub, uri: string, file: PublishedFile): SkillReadResult {
+  let bytes: Uint8Array;
+  try {
+    bytes = readSkillFile(file.dir, file.path);
+  } catch (error) {
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} could not be read: ${errorMessage(error)}.`);
+  }
+  if (bytes.byteLength !== file.size || fileDigest(bytes) !== file.digest) {
+    invalidate(hub.catalog);
+    void hub.refresher.rescan("a skill file changed");
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `${uri} changed since it was listed; call skills/get for its current digest, then read it again.`,
+    );
+  }
+  return contents(bytes, file.mimeType);
 }
 
 /**

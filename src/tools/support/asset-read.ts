@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { checkedFileRead, isRefused } from "../../lock/checked-read.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
@@ -7,6 +6,7 @@ import { notOfSkill, notOfSkillReal } from "../../sources/skill-files.ts";
 import type { ConfinedReadOptions } from "../../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
+import { statOf } from "../../util/stat.ts";
 import type { ErrorCode } from "../results.ts";
 import { ownerProblem } from "./own-file.ts";
 
@@ -26,7 +26,7 @@ export function locateFile(owner: Skill, file: string): InsideResult {
 /** Whether a declared file can be served now: listed by get_skill only then (missing files are left out). */
 export function isServable(owner: Skill, file: string): boolean {
   const located = locateFile(owner, file);
-  return located.ok && (statSync(located.real, { throwIfNoEntry: false })?.isFile() ?? false);
+  return located.ok && (statOf(located.real)?.isFile() ?? false);
 }
 
 export type AssetContent =
