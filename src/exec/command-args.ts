@@ -1,7 +1,8 @@
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { errnoCode, errorMessage } from "../util/errors.ts";
 import { isInside } from "../util/safe-path.ts";
-import { lstatOf, statOf } from "../util/stat.ts";
+import { statOf } from "../util/stat.ts";
 
 /**
  * Checks on what run_skill_command is asked to run: the command must be a
@@ -76,9 +77,18 @@ function isSpecial(path: string): boolean {
   return stat !== undefined && !stat.isFile() && !stat.isDirectory();
 }
 
-/** Whether the path itself exists, a dangling symlink included. */
+/**
+ * Whether the path itself exists, a dangling symlink included; false when it or a folder above is missing
+ * (or a file). Security: any other failure (no permission, a link loop, a name too long) is thrown, and
+ * the argument refused: what cannot be checked might lead anywhere once the command gets to it.
+ */
 function lexists(path: string): boolean {
-  return lstatOf(path) !== undefined;
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    if (errnoCode(error) === "ENOTDIR") return false;
+    throw error;
+  }
 }
 
 function pathProblem(
@@ -97,7 +107,11 @@ function pathProblem(
   // Security: a symlink inside the folder may point anywhere; check the nearest existing part of the path.
   const root = join(skillDir);
   let probe = join(skillDir, text);
-  while (!exists(probe) && probe !== root && dirname(probe) !== probe) probe = dirname(probe);
+  try {
+    while (!exists(probe) && probe !== root && dirname(probe) !== probe) probe = dirname(probe);
+  } catch (error) {
+    return `cannot be checked (${errnoCode(error) ?? errorMessage(error)}); only paths inside the skill's folder that can be checked are allowed`;
+  }
   let real: string;
   try {
     real = realpath(probe);

@@ -90,14 +90,12 @@ function realOf(path: string): string {
 export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = false): T {
   const json = JSON.stringify(result);
   // As the JSON writes them: a path holding a backslash or a quote is escaped there. On Windows a path has
-  // many spellings (case, either slash, doubled backslashes): they are compared with every run of slashes
-  // taken for one.
-  const loose = paths.separator === "\\" ? (text: string) => text.toLowerCase().replace(/[\\/]+/g, "\\") : undefined;
-  const looseJson = loose?.(json);
+  // many spellings (case, either slash, doubled backslashes): compared as the skill folders are keyed.
+  const windowsJson = paths.separator === "\\" ? windowsKey(json) : undefined;
   const written = (path: string) =>
-    loose && looseJson !== undefined
-      ? looseJson.includes(loose(path))
-      : json.includes(JSON.stringify(path).slice(1, -1));
+    windowsJson === undefined
+      ? json.includes(JSON.stringify(path).slice(1, -1))
+      : windowsJson.includes(windowsKey(path));
   if (!paths.folders.some(([path]) => written(path))) return result;
   const swept = sweep(result, paths, fileBytes) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
@@ -125,76 +123,102 @@ function sweep(value: unknown, paths: ServerPaths, fileBytes: boolean, key?: str
 }
 
 /**
- * Characters that end a path in running text, past the skill folder it is in (a space may be in a folder's
- * name): `=` (`HOME=/x`), and `:` between the paths of a list (`PATH=/a:/b`); a backslash too, but where it
- * separates folders (Windows, whose lists take `;` and whose drives take `:`).
+ * How paths are found and compared here. POSIX: as they are. Windows: without regard to case, with `/`
+ * taken for `\\` and any run of them for one (`c:/hub//skills`, `C:\\\\hub\\\\skills` escaped by a
+ * program, are `C:\\hub\\skills`): each folder is looked for by a pattern, and skill folders by a key.
  */
-const PATH_END = { "/": /[\s"'`<>()[\]{},;:=|\\]/, "\\": /[\s"'`<>()[\]{},;=|]/ };
+interface Matcher {
+  /** The next place `folder` (its index in `paths.folders`) is written in `text`, from `from` on. */
+  find(index: number, text: string, from: number): { at: number; end: number } | undefined;
+  /** A path as the skill folders are keyed. */
+  key(path: string): string;
+  skills: ReadonlyMap<string, string>;
+  /** Whether a character separates folders. */
+  isSeparator(char: string | undefined): boolean;
+  /** Where a character ends a path past its skill folder (see `endsPath`). */
+  end: RegExp;
+}
+
+/** Lower case, one `\\` for any run of slashes, and one sigma: the same Windows path, however written. */
+function windowsKey(path: string): string {
+  return path
+    .toLowerCase()
+    .replace(/[\\/]+/g, "\\")
+    .replaceAll("ς", "σ");
+}
+
+const windowsMatchers = new WeakMap<ServerPaths, Matcher>();
+
+function matcher(paths: ServerPaths): Matcher {
+  if (paths.separator === "/")
+    return {
+      find: (index, text, from) => {
+        const folder = paths.folders[index]?.[0] ?? "";
+        const at = text.indexOf(folder, from);
+        return at < 0 ? undefined : { at, end: at + folder.length };
+      },
+      key: (path) => path,
+      skills: paths.skills,
+      isSeparator: (char) => char === "/",
+      end: /[\s"'`<>()[\]{},;|\\]/,
+    };
+  let known = windowsMatchers.get(paths);
+  if (!known) {
+    const patterns = paths.folders.map(
+      ([folder]) =>
+        new RegExp(
+          folder
+            .split(/[\\/]+/)
+            .map((segment) => segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+            .join("[\\\\/]+"),
+          "giu",
+        ),
+    );
+    known = {
+      find: (index, text, from) => {
+        const pattern = patterns[index];
+        if (!pattern) return undefined;
+        pattern.lastIndex = from;
+        const found = pattern.exec(text);
+        return found ? { at: found.index, end: found.index + found[0].length } : undefined;
+      },
+      key: windowsKey,
+      skills: new Map([...paths.skills].map(([dir, uri]) => [windowsKey(dir), uri])),
+      isSeparator: (char) => char === "\\" || char === "/",
+      end: /[\s"'`<>()[\]{},;|]/,
+    };
+    windowsMatchers.set(paths, known);
+  }
+  return known;
+}
 
 /**
- * How paths are compared here: as they are, or on Windows without regard to case and with `/` taken for
- * `\\` (`c:/hub/skills` is `C:\\hub\\skills`). Folding keeps every character where it was, so what is found
- * in the folded text is cut from the text itself (a letter whose lower case is longer keeps its case).
+ * Whether the character at `i` ends a path in running text, past the skill folder it is in (a space may
+ * be in a folder's name): a quote, a bracket, a space…; and `:` or `=` when the next path starts there
+ * (`PATH=/a:/b`, `--out=/x`), not inside a name (`a=b.txt`, `pdf:extra`).
  */
-interface Comparison {
-  fold: (text: string) => string;
-  skills: ReadonlyMap<string, string>;
-}
-
-const foldedSkills = new WeakMap<ReadonlyMap<string, string>, Map<string, string>>();
-
-/** Lower case and `\\` for `/`, every character where it was. */
-function foldWindows(text: string): string {
-  let lower = text.toLowerCase();
-  if (lower.length !== text.length) {
-    lower = "";
-    for (const char of text) {
-      const folded = char.toLowerCase();
-      lower += folded.length === char.length ? folded : char;
-    }
-  }
-  return lower.replaceAll("/", "\\");
-}
-
-function comparison(paths: ServerPaths): Comparison {
-  if (paths.separator === "/") return { fold: (text) => text, skills: paths.skills };
-  const fold = foldWindows;
-  let skills = foldedSkills.get(paths.skills);
-  if (!skills) {
-    skills = new Map([...paths.skills].map(([dir, uri]) => [fold(dir), uri]));
-    foldedSkills.set(paths.skills, skills);
-  }
-  return { fold, skills };
+function endsPath(text: string, i: number, m: Matcher): boolean {
+  const char = text[i];
+  if (char === undefined || m.end.test(char)) return true;
+  if (char !== ":" && char !== "=") return false;
+  const rest = text.slice(i + 1, i + 4);
+  return m.isSeparator(rest[0]) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
 }
 
 function hide(value: string, paths: ServerPaths): string {
+  const m = matcher(paths);
   let out = value;
-  const end = PATH_END[paths.separator];
-  const compared = comparison(paths);
-  // Windows: a path written with doubled backslashes (a program's quoted or escaped output) too; its
-  // folder is named, what follows kept.
-  const spellings = paths.folders.flatMap(([folder, name]): Array<[string, string]> => {
-    const key = compared.fold(folder);
-    return paths.separator === "/"
-      ? [[key, name]]
-      : [
-          [key, name],
-          [key.replaceAll("\\", "\\\\"), name],
-        ];
-  });
-  for (const [key, name] of spellings) {
-    const text = compared.fold(out);
-    if (!text.includes(key)) continue;
+  paths.folders.forEach(([, name], index) => {
     let rebuilt = "";
     let from = 0;
-    for (let at = text.indexOf(key); at >= 0; at = text.indexOf(key, from)) {
-      let stop = skillFolderEnd(text, at, at + key.length, paths, compared.skills);
-      while (stop < text.length && !end.test(text[stop] as string)) stop++;
-      rebuilt += out.slice(from, at) + named(out.slice(at, stop), text.slice(at, stop), key, name, paths, compared);
+    for (let hit = m.find(index, out, 0); hit; hit = m.find(index, out, from)) {
+      let stop = skillFolderEnd(out, hit.at, hit.end, paths, m);
+      while (stop < out.length && !endsPath(out, stop, m)) stop++;
+      rebuilt += out.slice(from, hit.at) + named(out.slice(hit.at, stop), hit.end - hit.at, name, m);
       from = stop;
     }
-    out = rebuilt + out.slice(from);
-  }
+    if (from > 0) out = rebuilt + out.slice(from);
+  });
   return out;
 }
 
@@ -205,52 +229,47 @@ const FOLDER_END = { "/": /[\n\r\t"'`<>|\\]/, "\\": /[\n\r\t"'`<>|]/ };
  * Past the longest skill folder that the path at `at` names, spaces and all (else `end`). Looks no further
  * than the longest skill folder reaches, so a line of many paths costs as many short scans.
  */
-function skillFolderEnd(
-  text: string,
-  at: number,
-  end: number,
-  paths: ServerPaths,
-  skills: ReadonlyMap<string, string>,
-): number {
+function skillFolderEnd(text: string, at: number, end: number, paths: ServerPaths, m: Matcher): number {
   const limit = Math.min(text.length, at + paths.longest);
-  const { separator } = paths;
   let found = end;
   for (let i = end + 1; i <= limit; i++) {
-    if (FOLDER_END[separator].test(text[i - 1] as string)) break;
+    if (FOLDER_END[paths.separator].test(text[i - 1] as string)) break;
     const next = text[i];
-    const ends = next === undefined || next === separator || PATH_END[separator].test(next);
-    if (ends && skills.has(text.slice(at, i))) found = i;
+    const ends = next === undefined || m.isSeparator(next) || m.end.test(next);
+    if (ends && m.skills.has(m.key(text.slice(at, i)))) found = i;
   }
   return found;
 }
 
 /**
- * `path` (under `folder`; `compared` is it as compared here) as a skill:// URI when a skill's folder holds
- * it, else with `folder` named.
+ * `path` (its first `folderLength` characters name a folder of `paths.folders`) as a skill:// URI when a
+ * skill's folder holds it, else with that folder named.
  */
-function named(
-  path: string,
-  compared: string,
-  folder: string,
-  name: string,
-  paths: ServerPaths,
-  comparison: Comparison,
-): string {
-  const { separator } = paths;
-  const trimmed = compared.replace(/[.:]+$/, "");
-  for (let dir = trimmed; dir.length >= folder.length; dir = dir.slice(0, Math.max(0, dir.lastIndexOf(separator)))) {
-    const uri = comparison.skills.get(dir);
-    if (uri !== undefined)
-      return uri + encodeRest(path.slice(dir.length, trimmed.length), separator) + path.slice(trimmed.length);
-    if (!dir.includes(separator)) break;
+function named(path: string, folderLength: number, name: string, m: Matcher): string {
+  const trimmed = path.replace(/[.:]+$/, "");
+  let dir = trimmed;
+  while (dir.length >= folderLength) {
+    const uri = m.skills.get(m.key(dir));
+    if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length), m) + path.slice(trimmed.length);
+    let cut = dir.length - 1;
+    while (cut >= 0 && !m.isSeparator(dir[cut])) cut--;
+    if (cut < 0) break;
+    while (cut > 0 && m.isSeparator(dir[cut - 1])) cut--;
+    dir = dir.slice(0, cut);
   }
-  return name + path.slice(folder.length);
+  return name + path.slice(folderLength);
 }
 
 /** The rest of a path past a skill's folder, as the rest of its URI: `/`-separated, each name encoded. */
-function encodeRest(rest: string, separator: string): string {
-  return rest
-    .split(separator === "/" ? "/" : /[\\/]/)
-    .map((s) => encodeURIComponent(s))
-    .join("/");
+function encodeRest(rest: string, m: Matcher): string {
+  let out = "";
+  let name = "";
+  for (const char of rest) {
+    if (!m.isSeparator(char)) name += char;
+    else if (name !== "" || out === "") {
+      out += `${encodeURIComponent(name)}/`;
+      name = "";
+    }
+  }
+  return out + encodeURIComponent(name);
 }

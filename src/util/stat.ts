@@ -1,4 +1,4 @@
-import { lstatSync, type Stats, statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 
 /**
  * A path's stats (links followed), or undefined when it cannot be statted, whatever the reason: missing,
@@ -8,15 +8,6 @@ import { lstatSync, type Stats, statSync } from "node:fs";
 export function statOf(path: string): Stats | undefined {
   try {
     return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-/** `statOf` for the link itself (lstat). */
-export function lstatOf(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

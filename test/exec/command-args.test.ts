@@ -72,4 +72,29 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     expect(result.ok).toBe(false);
     expect(result.ok ? "" : result.reason).toContain(reason);
   });
+
+  test("a path that cannot be checked is refused, not taken for a new file: a link loop, a name too long, no permission", () => {
+    const dir = skill();
+    symlinkSync("loop", join(dir, "loop"));
+    for (const arg of ["loop/x", `${"a".repeat(300)}/x`]) {
+      const result = checkPathArgs([arg], dir);
+      expect({ arg, reason: result.ok ? "" : result.reason }).toEqual({
+        arg,
+        reason: expect.stringContaining("cannot be checked"),
+      });
+    }
+    // A folder the server may not look into (as root every folder can be looked into: the failure is given).
+    const denied = checkPathArgs(["d/link"], dir, {
+      exists: () => {
+        throw Object.assign(new Error("permission denied"), { code: "EACCES" });
+      },
+    });
+    expect(denied).toEqual({
+      ok: false,
+      reason:
+        "argument 'd/link' cannot be checked (EACCES); only paths inside the skill's folder that can be checked are allowed",
+    });
+    // A path through a file is missing, as a new file under it would be: the command fails on it by itself.
+    expect(checkPathArgs(["extract.py/x"], dir)).toEqual({ ok: true });
+  });
 });

@@ -24,6 +24,7 @@ function windowsHub(): ServerPaths {
     skills,
     longest: Math.max(...[...skills.keys()].map((dir) => dir.length)),
     folders: [
+      ["C:\\Users\\ΝΙΚΟΣ", "<greek home>"],
       ["C:\\hub\\skills", "<skills folder 'skills'>"],
       ["C:\\Users\\ana", "<home>"],
     ],
@@ -61,10 +62,16 @@ describe("hideServerPaths", () => {
     expect(swept.content[0]?.text).toBe(JSON.stringify(swept.structuredContent, null, 2));
   });
 
-  test("paths in a list or after a name: each one is swept", () => {
-    const text = "PYTHONPATH=/srv/hub/skills/skill-1/lib:/srv/hub/skills/skill-2 and CACHE=/srv/hub/skills/x.db";
+  test("paths in a list or after a name: each one is swept; a ':' or '=' inside a name stays in it", () => {
+    const text = [
+      "PYTHONPATH=/srv/hub/skills/skill-1/lib:/srv/hub/skills/skill-2 and CACHE=/srv/hub/skills/x.db",
+      "/srv/hub/skills/skill-1:extra/x /srv/hub/skills/skill-1=1 /srv/hub/skills/skill-2/a=b.txt",
+    ].join("\n");
     expect(hideServerPaths({ structuredContent: { text } }, hub()).structuredContent.text).toBe(
-      "PYTHONPATH=skill://skill-1/lib:skill://skill-2 and CACHE=<skills folder 'skills'>/x.db",
+      [
+        "PYTHONPATH=skill://skill-1/lib:skill://skill-2 and CACHE=<skills folder 'skills'>/x.db",
+        "<skills folder 'skills'>/skill-1:extra/x <skills folder 'skills'>/skill-1=1 skill://skill-2/a%3Db.txt",
+      ].join("\n"),
     );
   });
 
@@ -84,6 +91,8 @@ describe("hideServerPaths", () => {
       "Also c:/hub/skills/pdf/scripts/extract.py and c:\\HUB\\Skills\\pdf/templates/a.txt",
       "FileNotFoundError: 'C:\\\\Users\\\\ana\\\\data.csv'",
       "İstanbul report saved to c:/users/ana/out.txt",
+      "Mixed C:\\hub\\\\skills\\\\pdf\\x.csv, quadrupled C:\\\\\\\\Users\\\\\\\\ana, doubled c:/users//ana/y",
+      "Sigma İ: C:\\Users\\ΝΙΚΟΣ\\x and c:\\users\\νικοσ\\x",
     ].join("\n");
     const swept = hideServerPaths({ structuredContent: { text } }, windowsHub()).structuredContent.text;
     expect(swept).toBe(
@@ -94,6 +103,8 @@ describe("hideServerPaths", () => {
         "Also skill://pdf/scripts/extract.py and skill://pdf/templates/a.txt",
         "FileNotFoundError: '<home>\\\\data.csv'",
         "İstanbul report saved to <home>/out.txt",
+        "Mixed skill://pdf/x.csv, quadrupled <home>, doubled <home>/y",
+        "Sigma İ: <greek home>\\x and <greek home>\\x",
       ].join("\n"),
     );
   });

@@ -244,7 +244,7 @@ describe("what the extension publishes", () => {
     expect(uris.some((u) => /bad_name|linked\/|echo/i.test(u))).toBe(false);
   });
 
-  test("a skill named like another source's label: the shadowed skill under that label stays reachable, and the skill's own files too", async () => {
+  test("a skill named like another source's label: the shadowed skill under that label stays reachable, and no URI names two files", async () => {
     const parent = tempDir("skillhub-ext-label-");
     const first = join(parent, "first");
     const team = join(parent, "team");
@@ -252,8 +252,10 @@ describe("what the extension publishes", () => {
     writeSkill(first, "git-helper", { description: "Served" });
     writeSkill(team, "git-helper", { description: "Shadowed one" });
     write(join(team, "git-helper", "notes.md"), "shadowed notes\n");
-    // The served skill's own folder of that name: what the shadowed skill does not have is still its.
-    write(join(first, "team", "git-helper", "only-team.md"), "team's own\n");
+    // The served skill's own folder of that name would share its URIs with the shadowed skill: it is left
+    // out of the served skill's entry, so that no URI names two files; its other files stay.
+    write(join(first, "team", "git-helper", "notes.md"), "team's notes\n");
+    write(join(first, "team", "guide.md"), "team's guide\n");
     const { handler, close } = await httpHub([first, team]);
     open.push(close);
     const client = await httpClient(handler, "2025-11-25");
@@ -265,8 +267,11 @@ describe("what the extension publishes", () => {
     expect((read.contents[0] as { text: string }).text).toBe("shadowed notes\n");
     expect((await skills.readDirectory("skill://team/git-helper")).resources.map((r) => r.name)).toContain("notes.md");
     expect((await skills.get("skill://team/SKILL.md")).skill.frontmatter.name).toBe("team");
-    const own = await client.readResource({ uri: "skill://team/git-helper/only-team.md" });
-    expect((own.contents[0] as { text: string }).text).toBe("team's own\n");
+    const entry = (await skills.get("skill://team/SKILL.md")).skill;
+    const listed = entry.resources === "dynamic" ? [] : entry.resources.map((r) => r.uri);
+    expect(listed).toEqual(["skill://team/SKILL.md", "skill://team/guide.md"]);
+    const own = await client.readResource({ uri: "skill://team/guide.md" });
+    expect((own.contents[0] as { text: string }).text).toBe("team's guide\n");
   });
 
   test("a path no file can have (a link loop, a 300-character name) is not found, never an internal error", async () => {

@@ -59,7 +59,27 @@ export interface PublicationOptions {
 
 const cache = new WeakMap<Catalog, { generation: number; built: Promise<Publication> }>();
 /** Each skill's outcome, by snapshot and (frozen) lock generation: a read makes only its skill's. */
-const outcomes = new WeakMap<Catalog, { generation: number; bySkill: Map<Skill, Promise<SkillOutcome>> }>();
+const outcomes = new WeakMap<
+  Catalog,
+  { generation: number; bySkill: Map<Skill, Promise<SkillOutcome>>; claims?: Map<string, Set<string>> }
+>();
+
+/**
+ * The folders of served skills whose URIs a shadowed skill holds: `skill://team/git-helper` is the
+ * shadowed git-helper of source `team`, and would be folder `git-helper` of a skill named `team`. By the
+ * served skill's root; such a folder is left out of that skill's entry, so no URI names two files.
+ */
+function claimedFolders(catalog: Catalog): Map<string, Set<string>> {
+  const claims = new Map<string, Set<string>>();
+  for (const { skill } of catalog.reachableShadowed()) {
+    const root = uriKey(skillUris(skill, true).dir(""));
+    const parent = root.slice(0, root.lastIndexOf("/"));
+    const names = claims.get(parent) ?? new Set<string>();
+    names.add(skill.name);
+    claims.set(parent, names);
+  }
+  return claims;
+}
 /** Publications whose build has ended, by snapshot (publicationIfBuilt). */
 const finished = new WeakMap<Catalog, { generation: number; publication: Publication }>();
 
@@ -117,10 +137,12 @@ export function skillOutcome(
   }
   let outcome = entry.bySkill.get(skill);
   if (!outcome) {
+    entry.claims ??= claimedFolders(catalog);
+    const claimed = shadowed ? undefined : entry.claims.get(uriKey(skillUris(skill, false).dir("")));
     outcome =
       skill.kind === "agent-skill"
         ? // Security: one broken skill (gone, unreadable, nested past PATH_MAX) never breaks the others' listing.
-          publishOne(skill, shadowed ? [skill.source] : [], frozen).catch(() => ({
+          publishOne(skill, shadowed ? [skill.source] : [], frozen, claimed).catch(() => ({
             reason: "its folder could not be read",
           }))
         : Promise.resolve({ reason: "a skill-tree node, not an Agent Skill folder" });
@@ -192,7 +214,12 @@ async function build(catalog: Catalog, options: PublicationOptions): Promise<Pub
  * SKILL.md whose bytes the lock does not record keeps the skill unpublished, and a file the lock does not
  * record with that digest is left out.
  */
-async function publishOne(skill: Skill, prefix: string[], frozen: FrozenGuard | undefined): Promise<SkillOutcome> {
+async function publishOne(
+  skill: Skill,
+  prefix: string[],
+  frozen: FrozenGuard | undefined,
+  claimed?: ReadonlySet<string>,
+): Promise<SkillOutcome> {
   const manifestName = skill.file.slice(skill.dir.length + 1);
   if (manifestName !== "SKILL.md") return { reason: `its manifest is ${manifestName}; the extension serves SKILL.md` };
   const root = skillRoot(prefix, skill.name);
@@ -216,7 +243,10 @@ async function publishOne(skill: Skill, prefix: string[], frozen: FrozenGuard | 
   const real = realpathSync(skill.dir);
   const files: PublishedFile[] = [publishedFile(root, skill, "SKILL.md", manifest.byteLength, manifestDigest)];
   let total = manifest.byteLength;
+  // A path whose first name is a folder a shadowed skill's URI holds (claimedFolders).
+  const isClaimed = (path: string) => claimed?.has(path.split("/", 1)[0] as string) === true;
   for (const ref of listing.files) {
+    if (isClaimed(ref.path)) continue;
     const digest = digestFile(real, ref.path);
     if (!digest) return { reason: `${ref.path} cannot be read` };
     total += digest.size;
@@ -226,7 +256,7 @@ async function publishOne(skill: Skill, prefix: string[], frozen: FrozenGuard | 
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const dirs = new Map<string, Resource[]>();
-  const folders = [...listing.folders].sort();
+  const folders = listing.folders.filter((d) => !isClaimed(d)).sort();
   for (const d of ["", ...folders]) dirs.set(uriKey(root.dir(d)), []);
   for (const d of folders) childrenOf(dirs, uriKey(root.dir(parentOf(d)))).push(directory(root.dir(d), d));
   for (const f of files) {
