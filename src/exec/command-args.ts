@@ -105,8 +105,10 @@ function pathProblem(
   // Security: ".." climbs out of the skill's folder.
   if (text.split(/[\\/]+/).includes("..")) return "contains '..'; only paths inside the skill's folder are allowed";
   // Security: a symlink inside the folder may point anywhere; check the nearest existing part of the path.
+  // A trailing slash would make lstat follow a link (`link/`), and many programs drop it: the link itself
+  // is what is checked.
   const root = join(skillDir);
-  let probe = join(skillDir, text);
+  let probe = join(skillDir, text.replace(/[\\/]+$/, ""));
   try {
     while (!exists(probe) && probe !== root && dirname(probe) !== probe) probe = dirname(probe);
   } catch (error) {

@@ -66,6 +66,9 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     [["up/new-file"], "outside the skill's folder"],
     [["--out=leak.txt"], "outside the skill's folder"],
     [["dangling"], "leads nowhere"],
+    [["leak.txt/"], "outside the skill's folder"],
+    [["dangling/"], "leads nowhere"],
+    [["--out=leak.txt//"], "outside the skill's folder"],
     [["a\0b"], "NUL"],
   ])("%p is refused (%s)", (args, reason) => {
     const result = checkPathArgs(args, skill());
