@@ -16,7 +16,10 @@ export interface ServerPaths {
   separator: "/" | "\\";
 }
 
-const perCatalog = new WeakMap<Catalog, { skills: Map<string, string>; longest: number }>();
+const perCatalog = new WeakMap<
+  Catalog,
+  { skills: Map<string, string>; longest: number; reals: Array<[string, string]> }
+>();
 
 /**
  * The paths of this server a remote client must never be told, and what it is
@@ -30,22 +33,26 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   let known = perCatalog.get(catalog);
   if (!known) {
     const skills = new Map<string, string>();
+    // A skill folder reached through a link: its real path shows in what programs print (stack traces).
+    const reals: Array<[string, string]> = [];
     const add = (dir: string, uri: string) => {
       skills.set(dir, uri);
       const real = realOf(dir);
-      if (real !== dir) skills.set(real, uri);
+      if (real === dir) return;
+      skills.set(real, uri);
+      reals.push([real, uri]);
     };
     for (const skill of catalog.skills)
       if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, false).dir(""));
     for (const { skill } of catalog.reachableShadowed())
       if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, true).dir(""));
-    known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)) };
+    known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)), reals };
     perCatalog.set(catalog, known);
   }
   const named: Array<[string, string]> = catalog.sources.map((s) => [s.dir, `<skills folder '${s.label}'>`]);
   if (hub.projectRoot.dir) named.push([hub.projectRoot.dir, "<project>"]);
   named.push([hub.config.home, "<skillhub home>"], [homeDir, "<home>"], [hub.exec.cwd, "<server folder>"]);
-  const folders = named
+  const folders = [...named, ...known.reals]
     .flatMap(([path, name]): Array<[string, string]> => {
       const real = realOf(path);
       return real === path
@@ -58,7 +65,7 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     // A root folder ("/", "C:\\") would rename every path: such a setting names nothing worth hiding; nor does "".
     .filter(([path]) => !ROOT.test(path))
     .sort((a, b) => b[0].length - a[0].length);
-  return { ...known, folders, separator: sep === "\\" ? "\\" : "/" };
+  return { skills: known.skills, longest: known.longest, folders, separator: sep === "\\" ? "\\" : "/" };
 }
 
 /** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
@@ -89,14 +96,12 @@ function realOf(path: string): string {
  */
 export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = false): T {
   const json = JSON.stringify(result);
-  // As the JSON writes them: a path holding a backslash or a quote is escaped there. On Windows a path has
-  // many spellings (case, either slash, doubled backslashes): compared as the skill folders are keyed.
-  const windowsJson = paths.separator === "\\" ? windowsKey(json) : undefined;
-  const written = (path: string) =>
-    windowsJson === undefined
-      ? json.includes(JSON.stringify(path).slice(1, -1))
-      : windowsJson.includes(windowsKey(path));
-  if (!paths.folders.some(([path]) => written(path))) return result;
+  // As the JSON writes them: a path holding a backslash or a quote is escaped there. On Windows, the
+  // sweep's own patterns, which take any run of slashes (an escaped one too) for a separator.
+  const m = matcher(paths);
+  const written = (path: string, index: number) =>
+    paths.separator === "/" ? json.includes(JSON.stringify(path).slice(1, -1)) : m.find(index, json, 0) !== undefined;
+  if (!paths.folders.some(([path], index) => written(path, index))) return result;
   const swept = sweep(result, paths, fileBytes) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
@@ -148,6 +153,7 @@ function windowsKey(path: string): string {
 }
 
 const windowsMatchers = new WeakMap<ServerPaths, Matcher>();
+const windowsSkills = new WeakMap<ReadonlyMap<string, string>, Map<string, string>>();
 
 function matcher(paths: ServerPaths): Matcher {
   if (paths.separator === "/")
@@ -164,16 +170,20 @@ function matcher(paths: ServerPaths): Matcher {
     };
   let known = windowsMatchers.get(paths);
   if (!known) {
-    const patterns = paths.folders.map(
-      ([folder]) =>
-        new RegExp(
-          folder
-            .split(/[\\/]+/)
-            .map((segment) => segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-            .join("[\\\\/]+"),
-          "giu",
-        ),
-    );
+    // A pattern that begins with a run of slashes (a UNC folder) never starts inside one: it would
+    // otherwise try again from each slash of a long run.
+    const patterns = paths.folders.map(([folder]) => {
+      const body = folder
+        .split(/[\\/]+/)
+        .map((segment) => segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+        .join("[\\\\/]+");
+      return new RegExp(/^[\\/]/.test(folder) ? `(?<![\\\\/])${body}` : body, "giu");
+    });
+    let skills = windowsSkills.get(paths.skills);
+    if (!skills) {
+      skills = new Map([...paths.skills].map(([dir, uri]) => [windowsKey(dir), uri]));
+      windowsSkills.set(paths.skills, skills);
+    }
     known = {
       find: (index, text, from) => {
         const pattern = patterns[index];
@@ -183,7 +193,7 @@ function matcher(paths: ServerPaths): Matcher {
         return found ? { at: found.index, end: found.index + found[0].length } : undefined;
       },
       key: windowsKey,
-      skills: new Map([...paths.skills].map(([dir, uri]) => [windowsKey(dir), uri])),
+      skills,
       isSeparator: (char) => char === "\\" || char === "/",
       end: /[\s"'`<>()[\]{},;|]/,
     };
@@ -202,7 +212,8 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
   if (char === undefined || m.end.test(char)) return true;
   if (char !== ":" && char !== "=") return false;
   const rest = text.slice(i + 1, i + 4);
-  return m.isSeparator(rest[0]) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
+  // A line number (`x.py:10:`) ends it too.
+  return m.isSeparator(rest[0]) || (char === ":" && /^\d/.test(rest)) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
 }
 
 function hide(value: string, paths: ServerPaths): string {
@@ -212,14 +223,28 @@ function hide(value: string, paths: ServerPaths): string {
     let rebuilt = "";
     let from = 0;
     for (let hit = m.find(index, out, 0); hit; hit = m.find(index, out, from)) {
-      let stop = skillFolderEnd(out, hit.at, hit.end, paths, m);
+      const skillEnd = skillFolderEnd(out, hit.at, hit.end, paths, m);
+      let stop = skillEnd;
       while (stop < out.length && !endsPath(out, stop, m)) stop++;
-      rebuilt += out.slice(from, hit.at) + named(out.slice(hit.at, stop), hit.end - hit.at, name, m);
+      // A second path glued on (`out.txt#/home/…`) is a path of its own, swept in its turn.
+      stop = Math.max(skillEnd, innerFolder(out, hit.end, stop, paths, m));
+      rebuilt += out.slice(from, hit.at) + named(out.slice(hit.at, stop), hit.end - hit.at, name, paths, m);
       from = stop;
     }
     if (from > 0) out = rebuilt + out.slice(from);
   });
   return out;
+}
+
+/** Where, between `from` and `stop`, a folder of `paths.folders` is first written; else `stop`. */
+function innerFolder(text: string, from: number, stop: number, paths: ServerPaths, m: Matcher): number {
+  const between = text.slice(from, stop);
+  let first = between.length;
+  paths.folders.forEach((_, index) => {
+    const found = m.find(index, between, 0);
+    if (found && found.at < first) first = found.at;
+  });
+  return from + first;
 }
 
 /** Characters no skill folder's path holds here: where the search for one ends. */
@@ -245,19 +270,27 @@ function skillFolderEnd(text: string, at: number, end: number, paths: ServerPath
  * `path` (its first `folderLength` characters name a folder of `paths.folders`) as a skill:// URI when a
  * skill's folder holds it, else with that folder named.
  */
-function named(path: string, folderLength: number, name: string, m: Matcher): string {
+function named(path: string, folderLength: number, name: string, paths: ServerPaths, m: Matcher): string {
   const trimmed = path.replace(/[.:]+$/, "");
-  let dir = trimmed;
-  while (dir.length >= folderLength) {
+  // No skill folder is longer, however its slashes are written (doubled, escaped twice): looked for within.
+  const reach = folderLength + 4 * paths.longest;
+  let dir = trimmed.length <= reach ? trimmed : parentOf(trimmed.slice(0, reach + 1), m);
+  while (dir.length >= folderLength && dir !== "") {
     const uri = m.skills.get(m.key(dir));
     if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length), m) + path.slice(trimmed.length);
-    let cut = dir.length - 1;
-    while (cut >= 0 && !m.isSeparator(dir[cut])) cut--;
-    if (cut < 0) break;
-    while (cut > 0 && m.isSeparator(dir[cut - 1])) cut--;
-    dir = dir.slice(0, cut);
+    dir = parentOf(dir, m);
   }
   return name + path.slice(folderLength);
+}
+
+/** The folder holding `dir`: its last name and the separators before it dropped (or its trailing separators). */
+function parentOf(dir: string, m: Matcher): string {
+  let cut = dir.length;
+  while (cut > 0 && m.isSeparator(dir[cut - 1])) cut--;
+  if (cut < dir.length) return dir.slice(0, cut);
+  while (cut > 0 && !m.isSeparator(dir[cut - 1])) cut--;
+  while (cut > 0 && m.isSeparator(dir[cut - 1])) cut--;
+  return dir.slice(0, cut);
 }
 
 /** The rest of a path past a skill's folder, as the rest of its URI: `/`-separated, each name encoded. */

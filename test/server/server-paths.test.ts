@@ -1,5 +1,9 @@
-import { describe, expect, test } from "bun:test";
-import { hideServerPaths, type ServerPaths } from "../../src/server/server-paths.ts";
+import { afterAll, describe, expect, test } from "bun:test";
+import { realpathSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { hideServerPaths, type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { testHub } from "../helpers/hub.ts";
 
 /** 2,000 skills under /srv/hub/skills, as serverPaths would describe them. */
 function hub(): ServerPaths {
@@ -31,6 +35,8 @@ function windowsHub(): ServerPaths {
     separator: "\\",
   };
 }
+
+afterAll(cleanupTemp);
 
 describe("hideServerPaths", () => {
   test("a line of 2,000 paths: each becomes its file's URI", () => {
@@ -107,5 +113,47 @@ describe("hideServerPaths", () => {
         "Sigma İ: <greek home>\\x and <greek home>\\x",
       ].join("\n"),
     );
+  });
+
+  test("long runs and deep paths cost a pass, not a pass per slash", () => {
+    // A UNC folder's pattern begins with a run of slashes; a path as deep as a megabyte.
+    const unc = { ...windowsHub(), folders: [["\\\\srv\\share\\team", "<skills folder 'team'>"]] } as ServerPaths;
+    const run = `${"\\".repeat(512 * 1024)} then \\\\srv\\share\\team\\x`;
+    expect(hideServerPaths({ structuredContent: { run } }, unc).structuredContent.run).toEndWith(
+      " then <skills folder 'team'>\\x",
+    );
+    const deep = `C:\\hub\\skills\\${"a\\".repeat(128 * 1024)}x`;
+    expect(hideServerPaths({ structuredContent: { deep } }, windowsHub()).structuredContent.deep).toStartWith(
+      "<skills folder 'skills'>\\a\\a",
+    );
+  });
+
+  test("line numbers, glued paths and folded letters: each path found, none left in a URI", () => {
+    const posix = [
+      "/srv/hub/skills/skill-1/x.py:10: in <module>",
+      "/srv/hub/skills/skill-1/out.txt#/srv/hub/skills/skill-2/y",
+    ].join("\n");
+    expect(hideServerPaths({ structuredContent: { posix } }, hub()).structuredContent.posix).toBe(
+      ["skill://skill-1/x.py:10: in <module>", "skill://skill-1/out.txt%23skill://skill-2/y"].join("\n"),
+    );
+    // Alone in an answer: the quick check and the sweep fold letters alike (ſ is s).
+    const alone = "C:\\Uſers\\ana\\secret";
+    expect(hideServerPaths({ structuredContent: { alone } }, windowsHub()).structuredContent.alone).toBe(
+      "<home>\\secret",
+    );
+  });
+
+  test("a skill folder reached through a link: its real path, as a stack trace prints it, becomes its URI", () => {
+    const outside = tempDir("skillhub-real-");
+    writeSkill(outside, "pdf", { description: "A skill that lives elsewhere" });
+    const skills = tempDir("skillhub-linked-");
+    symlinkSync(join(outside, "pdf"), join(skills, "pdf"));
+    const { hub } = testHub({ flags: { "skills-dir": [skills] }, hub: { acceptRoots: false } });
+    hub.scanNow();
+    const real = realpathSync(join(outside, "pdf"));
+    const trace = `Error: no input\n    at main (${real}/scripts/run.js:3:9)`;
+    const swept = hideServerPaths({ structuredContent: { trace } }, serverPaths(hub)).structuredContent.trace;
+    hub.close();
+    expect(swept).toBe("Error: no input\n    at main (skill://pdf/scripts/run.js:3:9)");
   });
 });

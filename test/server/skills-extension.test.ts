@@ -274,6 +274,36 @@ describe("what the extension publishes", () => {
     expect((own.contents[0] as { text: string }).text).toBe("team's guide\n");
   });
 
+  test("source labels written alike in a URI, and a served skill the extension does not publish: still one file per URI", async () => {
+    const parent = tempDir("skillhub-ext-alike-");
+    const first = join(parent, "first");
+    writeSkill(first, "git-helper", { description: "Served" });
+    // Named like the source `team` below, and not published (it holds a link): its git-helper/ folder is
+    // the shadowed skill's URI.
+    writeSkill(first, "team", { description: "Unpublished" });
+    symlinkSync("SKILL.md", join(first, "team", "alias.md"));
+    write(join(first, "team", "git-helper", "only-served.md"), "served team's own\n");
+    for (const label of ["my.team", "my_team", "team"])
+      writeSkill(join(parent, label), "git-helper", { description: label });
+    const { handler, close } = await httpHub([
+      first,
+      join(parent, "my.team"),
+      join(parent, "my_team"),
+      join(parent, "team"),
+    ]);
+    open.push(close);
+    const client = await httpClient(handler, "2025-11-25");
+    open.unshift(() => client.close());
+    const listing = await new SkillsClient(client).list();
+    const uris = listing.skills.map((e) => e.uri);
+    expect(new Set(uris).size).toBe(uris.length);
+    expect(uris).toContain("skill://my-team/git-helper/SKILL.md");
+    const read = await client.readResource({ uri: "skill://my-team/git-helper/SKILL.md" });
+    expect((read.contents[0] as { text: string }).text).toContain("description: my.team");
+    const error = await rpcError(client, "resources/read", { uri: "skill://team/git-helper/only-served.md" });
+    expect(error?.code).toBe(-32602);
+  });
+
   test("a path no file can have (a link loop, a 300-character name) is not found, never an internal error", async () => {
     const w = await world(({ a }) => {
       writeSkill(a, "Bad_Name", { description: "Unpublished" });

@@ -59,26 +59,34 @@ export interface PublicationOptions {
 
 const cache = new WeakMap<Catalog, { generation: number; built: Promise<Publication> }>();
 /** Each skill's outcome, by snapshot and (frozen) lock generation: a read makes only its skill's. */
-const outcomes = new WeakMap<
-  Catalog,
-  { generation: number; bySkill: Map<Skill, Promise<SkillOutcome>>; claims?: Map<string, Set<string>> }
->();
+const outcomes = new WeakMap<Catalog, { generation: number; bySkill: Map<Skill, Promise<SkillOutcome>> }>();
+const claims = new WeakMap<Catalog, Map<string, Set<string>>>();
 
 /**
  * The folders of served skills whose URIs a shadowed skill holds: `skill://team/git-helper` is the
  * shadowed git-helper of source `team`, and would be folder `git-helper` of a skill named `team`. By the
  * served skill's root; such a folder is left out of that skill's entry, so no URI names two files.
  */
-function claimedFolders(catalog: Catalog): Map<string, Set<string>> {
-  const claims = new Map<string, Set<string>>();
-  for (const { skill } of catalog.reachableShadowed()) {
-    const root = uriKey(skillUris(skill, true).dir(""));
-    const parent = root.slice(0, root.lastIndexOf("/"));
-    const names = claims.get(parent) ?? new Set<string>();
-    names.add(skill.name);
-    claims.set(parent, names);
+export function claimedFolders(catalog: Catalog, skill: Skill, shadowed: boolean): ReadonlySet<string> | undefined {
+  if (shadowed) return undefined;
+  let byRoot = claims.get(catalog);
+  if (!byRoot) {
+    byRoot = new Map<string, Set<string>>();
+    for (const { skill: other } of catalog.reachableShadowed()) {
+      const root = uriKey(skillUris(other, true).dir(""));
+      const parent = root.slice(0, root.lastIndexOf("/"));
+      const names = byRoot.get(parent) ?? new Set<string>();
+      names.add(other.name);
+      byRoot.set(parent, names);
+    }
+    claims.set(catalog, byRoot);
   }
-  return claims;
+  return byRoot.get(uriKey(skillUris(skill, false).dir("")));
+}
+
+/** Whether `path` (under a skill's folder) lies in one of its `claimed` folders. */
+export function isClaimed(claimed: ReadonlySet<string> | undefined, path: string): boolean {
+  return claimed?.has(path.split("/", 1)[0] as string) === true;
 }
 /** Publications whose build has ended, by snapshot (publicationIfBuilt). */
 const finished = new WeakMap<Catalog, { generation: number; publication: Publication }>();
@@ -137,8 +145,7 @@ export function skillOutcome(
   }
   let outcome = entry.bySkill.get(skill);
   if (!outcome) {
-    entry.claims ??= claimedFolders(catalog);
-    const claimed = shadowed ? undefined : entry.claims.get(uriKey(skillUris(skill, false).dir("")));
+    const claimed = claimedFolders(catalog, skill, shadowed);
     outcome =
       skill.kind === "agent-skill"
         ? // Security: one broken skill (gone, unreadable, nested past PATH_MAX) never breaks the others' listing.
@@ -170,8 +177,12 @@ export function skillsAt(catalog: Catalog, uri: string): { skill: Skill; shadowe
       .map(({ skill }) => ({ skill, shadowed: true })),
     ...(served && catalog.get(served.name) === served ? [{ skill: served, shadowed: false }] : []),
   ];
+  // Two shadowed skills whose source labels are written alike share a root: the first keeps it, as in the publication.
+  const roots = new Set<string>();
   return candidates.flatMap(({ skill, shadowed }) => {
     const root = skillUris(skill, shadowed).dir("");
+    if (roots.has(uriKey(root))) return [];
+    roots.add(uriKey(root));
     const path = uriKey(root) === key ? "" : pathUnder(root, uri);
     return path === undefined ? [] : [{ skill, shadowed, path }];
   });
@@ -193,6 +204,7 @@ async function build(catalog: Catalog, options: PublicationOptions): Promise<Pub
     ...catalog.skills.map((skill) => ({ skill, shadowed: false })),
     ...catalog.reachableShadowed().map(({ skill }) => ({ skill, shadowed: true })),
   ];
+  const uris = new Set<string>();
   let n = 0;
   for (const { skill, shadowed } of candidates) {
     // Yield now and then: a big catalog must not stall requests in flight.
@@ -200,7 +212,13 @@ async function build(catalog: Catalog, options: PublicationOptions): Promise<Pub
     if (!enabled(skill)) continue;
     const outcome = await skillOutcome(catalog, skill, shadowed, options.frozen);
     if ("reason" in outcome) result.unpublished.push({ skill, reason: outcome.reason });
-    else result.skills.push(outcome.published);
+    else if (uris.has(uriKey(outcome.published.entry.uri)))
+      // Two source labels written alike in a URI (`my.team`, `my_team`): the first keeps it.
+      result.unpublished.push({ skill, reason: `its URI ${outcome.published.entry.uri} is already another skill's` });
+    else {
+      uris.add(uriKey(outcome.published.entry.uri));
+      result.skills.push(outcome.published);
+    }
   }
   result.skills.sort((a, b) => (a.entry.uri < b.entry.uri ? -1 : a.entry.uri > b.entry.uri ? 1 : 0));
   return result;
@@ -243,10 +261,8 @@ async function publishOne(
   const real = realpathSync(skill.dir);
   const files: PublishedFile[] = [publishedFile(root, skill, "SKILL.md", manifest.byteLength, manifestDigest)];
   let total = manifest.byteLength;
-  // A path whose first name is a folder a shadowed skill's URI holds (claimedFolders).
-  const isClaimed = (path: string) => claimed?.has(path.split("/", 1)[0] as string) === true;
   for (const ref of listing.files) {
-    if (isClaimed(ref.path)) continue;
+    if (isClaimed(claimed, ref.path)) continue;
     const digest = digestFile(real, ref.path);
     if (!digest) return { reason: `${ref.path} cannot be read` };
     total += digest.size;
@@ -256,7 +272,7 @@ async function publishOne(
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const dirs = new Map<string, Resource[]>();
-  const folders = listing.folders.filter((d) => !isClaimed(d)).sort();
+  const folders = listing.folders.filter((d) => !isClaimed(claimed, d)).sort();
   for (const d of ["", ...folders]) dirs.set(uriKey(root.dir(d)), []);
   for (const d of folders) childrenOf(dirs, uriKey(root.dir(parentOf(d)))).push(directory(root.dir(d), d));
   for (const f of files) {

@@ -6,7 +6,9 @@ import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
 import {
+  claimedFolders,
   invalidate,
+  isClaimed,
   type Publication,
   type PublishedFile,
   publication,
@@ -74,6 +76,8 @@ export function skillSource(hub: Hub): SkillSource {
     async read(uri) {
       for await (const at of skillsOf(hub, uri)) {
         if ("reason" in at.outcome) {
+          // A folder whose URIs a shadowed skill holds is not this skill's to serve by URI (claimedFolders).
+          if (isClaimed(claimedFolders(hub.catalog, at.skill, at.shadowed), at.path)) continue;
           const unpublished = readUnpublished(hub, at.skill, at.path, uri);
           if (unpublished) return contents(unpublished.bytes, unpublished.mimeType);
           continue;
