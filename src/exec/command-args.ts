@@ -91,6 +91,9 @@ function lexists(path: string): boolean {
   }
 }
 
+/** Separators at the end of a path: `/` here, either slash on Windows (a `\\` is a name's character elsewhere). */
+const TRAILING_SEPARATORS = process.platform === "win32" ? /[\\/]+$/ : /[/]+$/;
+
 function pathProblem(
   text: string,
   skillDir: string,
@@ -108,7 +111,7 @@ function pathProblem(
   // A trailing slash would make lstat follow a link (`link/`), and many programs drop it: the link itself
   // is what is checked.
   const root = join(skillDir);
-  let probe = join(skillDir, text.replace(/[\\/]+$/, ""));
+  let probe = join(skillDir, text.replace(TRAILING_SEPARATORS, ""));
   try {
     while (!exists(probe) && probe !== root && dirname(probe) !== probe) probe = dirname(probe);
   } catch (error) {

@@ -40,6 +40,8 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     symlinkSync(root, join(dir, "up"));
     symlinkSync(join(root, "missing-target"), join(dir, "dangling"));
     symlinkSync(join(dir, "extract.py"), join(dir, "alias.py"));
+    // A backslash is a name's character here: this link is named `evil\`, and leads out.
+    if (process.platform !== "win32") symlinkSync(join(root, "secret.txt"), join(dir, "evil\\"));
     return dir;
   }
 
@@ -69,6 +71,7 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     [["leak.txt/"], "outside the skill's folder"],
     [["dangling/"], "leads nowhere"],
     [["--out=leak.txt//"], "outside the skill's folder"],
+    ...(process.platform === "win32" ? [] : [[["evil\\"], "outside the skill's folder"] as [string[], string]]),
     [["a\0b"], "NUL"],
   ])("%p is refused (%s)", (args, reason) => {
     const result = checkPathArgs(args, skill());
