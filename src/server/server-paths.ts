@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
-import { skillUris } from "../skills/skill-uri.ts";
+import { SKILL_URI_SCHEME, skillUris } from "../skills/skill-uri.ts";
 import type { Hub } from "./hub.ts";
 
 /** How a remote client is told about a path of this server: a skill's folder by its URI, any other folder by a name. */
@@ -216,35 +216,68 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
   return m.isSeparator(rest[0]) || (char === ":" && /^\d/.test(rest)) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
 }
 
+/**
+ * `value` with every path of `paths.folders` in it replaced, in one pass from left to right: at each step
+ * the earliest place a folder is written (the longest folder there), and the path it starts, which ends
+ * where running text would end it or where the next folder is written (a second path glued on:
+ * `out.txt#/home/…`). Each folder's next place is looked for again only once passed: the pass costs the
+ * text's length times the number of folders.
+ */
 function hide(value: string, paths: ServerPaths): string {
   const m = matcher(paths);
-  let out = value;
-  paths.folders.forEach(([, name], index) => {
-    let rebuilt = "";
-    let from = 0;
-    for (let hit = m.find(index, out, 0); hit; hit = m.find(index, out, from)) {
-      const skillEnd = skillFolderEnd(out, hit.at, hit.end, paths, m);
-      let stop = skillEnd;
-      while (stop < out.length && !endsPath(out, stop, m)) stop++;
-      // A second path glued on (`out.txt#/home/…`) is a path of its own, swept in its turn.
-      stop = Math.max(skillEnd, innerFolder(out, hit.end, stop, paths, m));
-      rebuilt += out.slice(from, hit.at) + named(out.slice(hit.at, stop), hit.end - hit.at, name, paths, m);
-      from = stop;
+  const count = paths.folders.length;
+  const cached: Array<{ at: number; end: number } | undefined | null> = new Array(count).fill(null);
+  const nextFrom = (index: number, from: number) => {
+    let hit = cached[index];
+    if (hit === null || (hit !== undefined && hit.at < from)) {
+      hit = nextHit(value, index, from, paths, m);
+      cached[index] = hit;
     }
-    if (from > 0) out = rebuilt + out.slice(from);
-  });
-  return out;
+    return hit;
+  };
+  let out = "";
+  let pos = 0;
+  for (;;) {
+    let best: { at: number; end: number; index: number } | undefined;
+    for (let index = 0; index < count; index++) {
+      const hit = nextFrom(index, pos);
+      if (hit && (!best || hit.at < best.at || (hit.at === best.at && hit.end > best.end))) best = { ...hit, index };
+    }
+    if (!best) break;
+    const skillEnd = skillFolderEnd(value, best.at, best.end, paths, m);
+    let bound = value.length;
+    for (let index = 0; index < count; index++) {
+      const hit = nextFrom(index, best.end);
+      if (hit && hit.at < bound) bound = hit.at;
+    }
+    let stop = skillEnd;
+    while (stop < bound && !endsPath(value, stop, m)) stop++;
+    const name = paths.folders[best.index]?.[1] ?? "";
+    out += value.slice(pos, best.at) + named(value.slice(best.at, stop), best.end - best.at, name, paths, m);
+    pos = stop;
+  }
+  return out + value.slice(pos);
 }
 
-/** Where, between `from` and `stop`, a folder of `paths.folders` is first written; else `stop`. */
-function innerFolder(text: string, from: number, stop: number, paths: ServerPaths, m: Matcher): number {
-  const between = text.slice(from, stop);
-  let first = between.length;
-  paths.folders.forEach((_, index) => {
-    const found = m.find(index, between, 0);
-    if (found && found.at < first) first = found.at;
-  });
-  return from + first;
+/**
+ * Where folder `index` is next written in `text` from `from` on. A skill's folder named by its URI (a
+ * linked skill's real folder) counts only as a whole name: `…/pdf-old` is not skill `pdf`'s.
+ */
+function nextHit(
+  text: string,
+  index: number,
+  from: number,
+  paths: ServerPaths,
+  m: Matcher,
+): { at: number; end: number } | undefined {
+  const whole = paths.folders[index]?.[1].startsWith(SKILL_URI_SCHEME) === true;
+  for (let at = from; ; ) {
+    const hit = m.find(index, text, at);
+    if (!hit || !whole) return hit;
+    const after = text[hit.end];
+    if (after === undefined || m.isSeparator(after) || endsPath(text, hit.end, m)) return hit;
+    at = hit.at + 1;
+  }
 }
 
 /** Characters no skill folder's path holds here: where the search for one ends. */

@@ -136,6 +136,10 @@ describe("hideServerPaths", () => {
     expect(hideServerPaths({ structuredContent: { posix } }, hub()).structuredContent.posix).toBe(
       ["skill://skill-1/x.py:10: in <module>", "skill://skill-1/out.txt%23skill://skill-2/y"].join("\n"),
     );
+    const glued = "C:\\Users\\ana\\a#C:\\Users\\ana\\b and C:\\hub\\skills\\pdf\\a@c:/users/ana/c";
+    expect(hideServerPaths({ structuredContent: { glued } }, windowsHub()).structuredContent.glued).toBe(
+      "<home>\\a#<home>\\b and skill://pdf/a%40<home>/c",
+    );
     // Alone in an answer: the quick check and the sweep fold letters alike (ſ is s).
     const alone = "C:\\Uſers\\ana\\secret";
     expect(hideServerPaths({ structuredContent: { alone } }, windowsHub()).structuredContent.alone).toBe(
@@ -151,9 +155,12 @@ describe("hideServerPaths", () => {
     const { hub } = testHub({ flags: { "skills-dir": [skills] }, hub: { acceptRoots: false } });
     hub.scanNow();
     const real = realpathSync(join(outside, "pdf"));
-    const trace = `Error: no input\n    at main (${real}/scripts/run.js:3:9)`;
+    const trace = `Error: no input\n    at main (${real}/scripts/run.js:3:9)\n    at old (${real}-old/run.js:1:1)`;
     const swept = hideServerPaths({ structuredContent: { trace } }, serverPaths(hub)).structuredContent.trace;
     hub.close();
-    expect(swept).toBe("Error: no input\n    at main (skill://pdf/scripts/run.js:3:9)");
+    // A folder beside it whose name only starts like it is not the skill's.
+    expect(swept).toBe(
+      `Error: no input\n    at main (skill://pdf/scripts/run.js:3:9)\n    at old (${real}-old/run.js:1:1)`,
+    );
   });
 });

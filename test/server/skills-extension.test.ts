@@ -285,6 +285,8 @@ describe("what the extension publishes", () => {
     write(join(first, "team", "git-helper", "only-served.md"), "served team's own\n");
     for (const label of ["my.team", "my_team", "team"])
       writeSkill(join(parent, label), "git-helper", { description: label });
+    // The first of the two written alike is not published (it holds a link): the second is, by that URI.
+    symlinkSync("SKILL.md", join(parent, "my.team", "git-helper", "alias.md"));
     const { handler, close } = await httpHub([
       first,
       join(parent, "my.team"),
@@ -299,7 +301,10 @@ describe("what the extension publishes", () => {
     expect(new Set(uris).size).toBe(uris.length);
     expect(uris).toContain("skill://my-team/git-helper/SKILL.md");
     const read = await client.readResource({ uri: "skill://my-team/git-helper/SKILL.md" });
-    expect((read.contents[0] as { text: string }).text).toContain("description: my.team");
+    expect((read.contents[0] as { text: string }).text).toContain("description: my_team");
+    const listed = listing.skills.find((e) => e.uri === "skill://my-team/git-helper/SKILL.md");
+    expect(listed?.frontmatter.description).toBe("my_team");
+    expect((await new SkillsClient(client).get("skill://my-team/git-helper/SKILL.md")).skill).toEqual(listed);
     const error = await rpcError(client, "resources/read", { uri: "skill://team/git-helper/only-served.md" });
     expect(error?.code).toBe(-32602);
   });

@@ -162,10 +162,14 @@ export function skillOutcome(
  * The skills whose URIs `uri` lies among, and the file's path under each ("" for the skill's own folder):
  * `skill://<name>/<path>` for the skill its name reaches, `skill://<source>/<name>/<path>` for one a
  * same-named skill shadows. Both can match when a skill is named like a source's label: the shadowed
- * skill comes first (its root is the longer), and a caller that finds nothing there asks the next.
+ * skill comes first (its root is the longer), and a caller that finds nothing there asks the next. Two
+ * shadowed skills share a root when their sources' labels are written alike (`my.team`, `my_team`).
  * Looked up by name: no walk of the catalog.
  */
-export function skillsAt(catalog: Catalog, uri: string): { skill: Skill; shadowed: boolean; path: string }[] {
+export function skillsAt(
+  catalog: Catalog,
+  uri: string,
+): { skill: Skill; shadowed: boolean; path: string; root: string }[] {
   const key = uriKey(uri);
   if (!key.startsWith(SKILL_URI_SCHEME)) return [];
   const [first, second] = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
@@ -177,14 +181,10 @@ export function skillsAt(catalog: Catalog, uri: string): { skill: Skill; shadowe
       .map(({ skill }) => ({ skill, shadowed: true })),
     ...(served && catalog.get(served.name) === served ? [{ skill: served, shadowed: false }] : []),
   ];
-  // Two shadowed skills whose source labels are written alike share a root: the first keeps it, as in the publication.
-  const roots = new Set<string>();
   return candidates.flatMap(({ skill, shadowed }) => {
-    const root = skillUris(skill, shadowed).dir("");
-    if (roots.has(uriKey(root))) return [];
-    roots.add(uriKey(root));
-    const path = uriKey(root) === key ? "" : pathUnder(root, uri);
-    return path === undefined ? [] : [{ skill, shadowed, path }];
+    const root = uriKey(skillUris(skill, shadowed).dir(""));
+    const path = root === key ? "" : pathUnder(root, uri);
+    return path === undefined ? [] : [{ skill, shadowed, path, root }];
   });
 }
 

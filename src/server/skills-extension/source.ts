@@ -12,6 +12,7 @@ import {
   type Publication,
   type PublishedFile,
   publication,
+  type SkillOutcome,
   skillOutcome,
   skillsAt,
 } from "./publication.ts";
@@ -50,12 +51,19 @@ async function current(hub: Hub): Promise<Publication> {
 /**
  * The enabled skills `uri` may name (skillsAt), each with what the extension makes of it: only those
  * skills' files are read and digested (a first read on a large hub costs one skill, not all of them).
+ * Of skills sharing a root, the one the publication gives it: the first published, else the first.
  */
 async function* skillsOf(hub: Hub, uri: string) {
   await hub.ready;
+  const byRoot = new Map<string, { at: ReturnType<typeof skillsAt>[number]; outcome: SkillOutcome }[]>();
   for (const at of skillsAt(hub.catalog, uri)) {
     if (!isEnabled(at.skill, hub.filter)) continue;
-    yield { ...at, outcome: await skillOutcome(hub.catalog, at.skill, at.shadowed, hub.frozen) };
+    const outcome = await skillOutcome(hub.catalog, at.skill, at.shadowed, hub.frozen);
+    byRoot.set(at.root, [...(byRoot.get(at.root) ?? []), { at, outcome }]);
+  }
+  for (const sharing of byRoot.values()) {
+    const chosen = sharing.find(({ outcome }) => !("reason" in outcome)) ?? sharing[0];
+    if (chosen) yield { ...chosen.at, outcome: chosen.outcome };
   }
 }
 
