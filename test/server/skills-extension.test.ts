@@ -304,7 +304,7 @@ describe("what the extension publishes", () => {
     expect((read.contents[0] as { text: string }).text).toContain("description: my_team");
     const listed = listing.skills.find((e) => e.uri === "skill://my-team/git-helper/SKILL.md");
     expect(listed?.frontmatter.description).toBe("my_team");
-    expect((await new SkillsClient(client).get("skill://my-team/git-helper/SKILL.md")).skill).toEqual(listed);
+    expect((await new SkillsClient(client).get("skill://my-team/git-helper/SKILL.md")).skill).toEqual(listed as never);
     const error = await rpcError(client, "resources/read", { uri: "skill://team/git-helper/only-served.md" });
     expect(error?.code).toBe(-32602);
   });
