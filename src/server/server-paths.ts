@@ -261,8 +261,12 @@ function hide(value: string, paths: ServerPaths): string {
 
 /**
  * Where folder `index` is next written in `text` from `from` on. A skill's folder named by its URI (a
- * linked skill's real folder) counts only as a whole name: `…/pdf-old` is not skill `pdf`'s.
+ * linked skill's real folder) counts only as a whole name: `…/pdf-old` is not skill `pdf`'s, while
+ * `…/pdf.` ending a sentence or `…/pdf:` before a message is.
  */
+/** A name that goes on past a folder's last name: a letter, a digit, `-` or `_`. */
+const NAME_GOES_ON = /^[\p{L}\p{N}_-]/u;
+
 function nextHit(
   text: string,
   index: number,
@@ -274,9 +278,8 @@ function nextHit(
   for (let at = from; ; ) {
     const hit = m.find(index, text, at);
     if (!hit || !whole) return hit;
-    const after = text[hit.end];
-    if (after === undefined || m.isSeparator(after) || endsPath(text, hit.end, m)) return hit;
-    at = hit.at + 1;
+    if (!NAME_GOES_ON.test(text.slice(hit.end, hit.end + 2))) return hit;
+    at = hit.end;
   }
 }
 

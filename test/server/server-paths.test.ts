@@ -155,12 +155,12 @@ describe("hideServerPaths", () => {
     const { hub } = testHub({ flags: { "skills-dir": [skills] }, hub: { acceptRoots: false } });
     hub.scanNow();
     const real = realpathSync(join(outside, "pdf"));
-    const trace = `Error: no input\n    at main (${real}/scripts/run.js:3:9)\n    at old (${real}-old/run.js:1:1)`;
+    const trace = `Error: no input\n    at main (${real}/scripts/run.js:3:9)\n    at old (${real}-old/run.js:1:1)\ncd: ${real}: gone. Working in ${real}.`;
     const swept = hideServerPaths({ structuredContent: { trace } }, serverPaths(hub)).structuredContent.trace;
     hub.close();
     // A folder beside it whose name only starts like it is not the skill's.
     expect(swept).toBe(
-      `Error: no input\n    at main (skill://pdf/scripts/run.js:3:9)\n    at old (${real}-old/run.js:1:1)`,
+      `Error: no input\n    at main (skill://pdf/scripts/run.js:3:9)\n    at old (${real}-old/run.js:1:1)\ncd: skill://pdf: gone. Working in skill://pdf.`,
     );
   });
 });
