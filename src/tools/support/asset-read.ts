@@ -1,14 +1,12 @@
-import { checkedFileRead, isRefused } from "../../lock/checked-read.ts";
+import { isRefused } from "../../lock/checked-read.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
-import { realFolder } from "../../skills/skill-read.ts";
-import { notOfSkill, notOfSkillReal } from "../../sources/skill-files.ts";
 import type { ConfinedReadOptions } from "../../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ErrorCode } from "../results.ts";
-import { ownerProblem } from "./own-file.ts";
+import { readOwnFile } from "./own-file.ts";
 
 /** The folder a node's declared files live in: its resource folder; an Agent Skill's own folder. */
 export function filesBase(skill: Skill): string | undefined {
@@ -50,20 +48,13 @@ export function readAsset(
 ): AssetContent {
   const base = filesBase(owner);
   if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${rel}' does not exist.` };
-  const root = realFolder(base, owner);
-  if (!root.ok) return { ok: false, code: root.code, message: root.reason };
-  const foreign = ownerProblem(owner, root.root) ?? notOfSkill(root.root, rel);
-  if (foreign !== undefined) return { ok: false, code: "PATH_OUTSIDE_SKILL", message: foreign };
-  // Frozen: served only when the lock records the digest of these very bytes (lock/checked-read.ts).
-  const read = checkedFileRead(options.frozen, owner, root.root, rel, maxBytes, "refuse", { now: options.now });
+  // Frozen: served only when the lock records the digest of these very bytes (own-file.ts).
+  const read = readOwnFile(options.frozen, owner, rel, maxBytes, "refuse", { base, now: options.now });
   if (isRefused(read)) return { ok: false, code: read.refused.code, message: read.refused.message };
   if (!read.ok) {
     if (read.code === "FILE_TOO_LARGE") return tooLarge(rel, read.size ?? maxBytes + 1, maxBytes);
     return { ok: false, code: read.code, message: read.reason };
   }
-  const reached = notOfSkillReal(root.root, read.real);
-  if (reached !== undefined)
-    return { ok: false, code: "PATH_OUTSIDE_SKILL", message: `'${rel}' leads to another's file: ${reached}` };
   const bytes = read.bytes;
   if (isBinaryFile(rel, bytes))
     return { ok: true, size: bytes.length, base64: bytes.toString("base64"), mimeType: mimeTypeFor(rel), binary: true };

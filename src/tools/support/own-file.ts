@@ -3,7 +3,7 @@ import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { realFolder } from "../../skills/skill-read.ts";
 import { isSkillFolder, notOfSkill, notOfSkillReal } from "../../sources/skill-files.ts";
-import { type ConfinedFailure, fail } from "../../util/confined-read.ts";
+import { type ConfinedFailure, type ConfinedReadOptions, fail } from "../../util/confined-read.ts";
 
 /**
  * One file of a skill's folder, as read_skill_file and resources/read serve it: `path` (checked, "/"
@@ -11,6 +11,7 @@ import { type ConfinedFailure, fail } from "../../util/confined-read.ts";
  * skill's files and version-control metadata are not the skill's (the one walker decides, as for the
  * lock), whether named so or reached through a link; the read is one confined read and, frozen, its
  * bytes are served only when the lock records their digest for that path (lock/checked-read.ts).
+ * `base`: the folder the path is under when it is not the skill's own (a tree node's resource folder).
  */
 export function readOwnFile(
   frozen: FrozenGuard | undefined,
@@ -18,12 +19,13 @@ export function readOwnFile(
   path: string,
   maxBytes: number,
   overflow: "truncate" | "refuse",
+  options: { base?: string } & Pick<ConfinedReadOptions, "now"> = {},
 ): CheckedFile | ConfinedFailure | Refused {
-  const folder = realFolder(skill.dir, skill);
+  const folder = realFolder(options.base ?? skill.dir, skill);
   if (!folder.ok) return folder;
   const foreign = ownerProblem(skill, folder.root) ?? notOfSkill(folder.root, path);
   if (foreign !== undefined) return fail("PATH_OUTSIDE_SKILL", foreign);
-  const read = checkedFileRead(frozen, skill, folder.root, path, maxBytes, overflow);
+  const read = checkedFileRead(frozen, skill, folder.root, path, maxBytes, overflow, { now: options.now });
   if (!read.ok) return read;
   const reached = notOfSkillReal(folder.root, read.real);
   return reached === undefined ? read : fail("PATH_OUTSIDE_SKILL", `'${path}' leads to another's file: ${reached}`);
