@@ -3,8 +3,10 @@ import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
 import type { RepoEntryConfig } from "../config/schema.ts";
 import { GitError } from "../refresh/git/git-errors.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
+import { carriesCredentials, parseRepo } from "../refresh/git/git-url.ts";
 import { configRepoTargets, repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
 import { createLogger } from "../util/logger.ts";
+import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
 import { loadSettings } from "./load-settings.ts";
 import { runLock } from "./lock.ts";
@@ -33,7 +35,7 @@ export const runAdd: CommandRun = async (ctx) => {
   const words = ctx.args.positionals;
   const { ref, path, global } = ctx.args.options;
   const usage = (text: string) => {
-    ctx.err(`skillhub add: ${text}\n`);
+    ctx.err(`skillhub add: ${scrubUrlCredentials(text)}\n`);
     return 2;
   };
   if (words.length === 0) return usage("name a source: a git URL, owner/repo (GitHub), owner/repo/path or a folder.");
@@ -57,16 +59,17 @@ export const runAdd: CommandRun = async (ctx) => {
     ctx.err(
       `skillhub add: note: the project root here is the working folder ${where.projectDir}, inside the checkout ${top}; a client started at ${top} reads its own skillhub.yaml (run add there, or pass --project ${top}).\n`,
     );
-  const edit = ConfigFileEdit.open(where.file, where.header);
-  const added: Added[] = [];
+  // A file that cannot be changed is said before any fetch; the change is made on the file as it is after them.
+  const within = where.scope === "project" ? (where.projectDir ?? undefined) : undefined;
+  ConfigFileEdit.open(where.file, where.header, within);
+  const changes: Change[] = [];
   for (const spec of specs) {
-    const result =
-      spec.kind === "folder" ? addFolder(edit, where, spec) : await addRepository(ctx, edit, where, spec, ref, path);
+    const result = spec.kind === "folder" ? addFolder(where, spec) : await addRepository(ctx, where, spec, ref, path);
     if (typeof result === "number") return result;
     if (typeof result === "string") return usage(result);
-    added.push(result);
+    changes.push(result);
   }
-  if (added.some((a) => a.change !== "unchanged")) edit.save();
+  const added = ConfigFileEdit.update(where.file, where.header, within, (edit) => changes.map((apply) => apply(edit)));
   for (const a of added)
     ctx.out(
       a.change === "unchanged"
@@ -76,8 +79,11 @@ export const runAdd: CommandRun = async (ctx) => {
   return reportAndLock(ctx, added);
 };
 
+/** What one source does to the file, once it is ready to be recorded. */
+type Change = (edit: ConfigFileEdit) => Added;
+
 /** A folder: inside the project for its file (relative, so teammates share it), anywhere for the user's. */
-function addFolder(edit: ConfigFileEdit, where: SourceFile, spec: SourceSpec & { kind: "folder" }): Added | string {
+function addFolder(where: SourceFile, spec: SourceSpec & { kind: "folder" }): Change | string {
   let stored = spec.dir;
   if (where.scope === "project" && where.projectDir) {
     const rel = relative(where.projectDir, spec.dir);
@@ -85,23 +91,29 @@ function addFolder(edit: ConfigFileEdit, where: SourceFile, spec: SourceSpec & {
       return `${spec.dir} is outside the project ${where.projectDir}; a project's sources must be inside it (a teammate has no such folder): add it for yourself with --global, or add its git URL.`;
     stored = rel === "" ? "." : rel.split(sep).join("/");
   }
-  const known = edit.dirs().some((d) => d === stored);
-  if (!known) edit.addDir(stored);
-  return { written: spec.written, change: known ? "unchanged" : "added", dir: spec.dir };
+  return (edit) => {
+    const known = edit.dirs().some((d) => d === stored);
+    if (!known) edit.addDir(stored);
+    return { written: spec.written, change: known ? "unchanged" : "added", dir: spec.dir };
+  };
 }
 
 async function addRepository(
   ctx: CommandContext,
-  edit: ConfigFileEdit,
   where: SourceFile,
   spec: SourceSpec & { kind: "git" },
   refOption: string | undefined,
   pathOption: string | undefined,
-): Promise<Added | number> {
+): Promise<Change | number> {
   const fail = (text: string, code = 2) => {
-    ctx.err(`skillhub add: ${text}\n`);
+    ctx.err(`skillhub add: ${scrubUrlCredentials(text)}\n`);
     return code;
   };
+  // Security: the file is kept in plain text, and a project's is committed; git's own ways keep a secret.
+  if (carriesCredentials(spec.url))
+    return fail(
+      `${parseRepo(spec.url).url} holds a password or token, which ${where.file} would keep in plain text: add the URL without it, and ${where.scope === "project" ? "set up an SSH key or a git credential helper for its host (a project's repositories never receive GITHUB_TOKEN)" : "set GITHUB_TOKEN where skillhub starts (sent to https:// repositories as a header), or set up a git credential helper or an SSH key"}.`,
+    );
   if (spec.ref !== undefined && refOption !== undefined && spec.ref !== refOption)
     return fail(`${spec.written} names ref '${spec.ref}' and --ref says '${refOption}': give one.`);
   if (spec.path !== undefined && pathOption !== undefined && repoPath(spec.path, "") !== repoPath(pathOption, ""))
@@ -125,13 +137,15 @@ async function addRepository(
   }
   const item = written(entry);
   const key = sourceKey(entry);
-  const index = edit.repos().findIndex((r) => sourceKey(repoEntry(r)) === key);
-  const same = index >= 0 && JSON.stringify(edit.repos()[index]) === JSON.stringify(item);
-  if (!same) edit.setRepo(item, index >= 0 ? index : undefined);
-  return {
-    written: describe(spec.written, entry),
-    change: same ? "unchanged" : index >= 0 ? "updated" : "added",
-    repo: entry,
+  return (edit) => {
+    const index = edit.repos().findIndex((r) => sourceKey(repoEntry(r)) === key);
+    const same = index >= 0 && JSON.stringify(edit.repos()[index]) === JSON.stringify(item);
+    if (!same) edit.setRepo(item, index >= 0 ? index : undefined);
+    return {
+      written: describe(spec.written, entry),
+      change: same ? "unchanged" : index >= 0 ? "updated" : "added",
+      repo: entry,
+    };
   };
 }
 

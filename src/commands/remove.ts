@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { ConfigFileEdit } from "../config/config-edit.ts";
 import { parseRepo } from "../refresh/git/git-url.ts";
 import { configRepoTargets, repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
+import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { reloaded } from "./add.ts";
 import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
 import { runLock } from "./lock.ts";
@@ -19,7 +20,7 @@ type Found = { kind: "repo"; index: number } | { kind: "dir"; index: number; dir
  */
 export const runRemove: CommandRun = async (ctx) => {
   const usage = (text: string, code = 2) => {
-    ctx.err(`skillhub remove: ${text}\n`);
+    ctx.err(`skillhub remove: ${scrubUrlCredentials(text)}\n`);
     return code;
   };
   if (ctx.args.positionals.length === 0) return usage("name a source, as `skillhub sources` lists it.");
@@ -27,7 +28,8 @@ export const runRemove: CommandRun = async (ctx) => {
     return usage("--frozen serves only what skillhub.lock records, and removing a source changes it: run it without.");
   const where = sourceFile(ctx, ctx.args.options.global);
   if (typeof where === "string") return usage(where);
-  const edit = ConfigFileEdit.open(where.file, where.header);
+  const within = where.scope === "project" ? (where.projectDir ?? undefined) : undefined;
+  const edit = ConfigFileEdit.open(where.file, where.header, within);
   const found: (Found & { word: string })[] = [];
   for (const word of ctx.args.positionals) {
     const hit = find(ctx, edit, where, word);
@@ -53,14 +55,21 @@ export const runRemove: CommandRun = async (ctx) => {
     };
   });
   before.close();
-  // From the last item up, so that the earlier indexes stay right.
-  for (const f of [...found].sort((a, b) => b.index - a.index))
-    f.kind === "repo" ? edit.removeRepo(f.index) : edit.removeDir(f.index);
-  edit.save();
+  // On the file as it is now (it may have changed during the scan): each item found again, once, and taken
+  // out from the last up, so that the earlier indexes stay right.
+  ConfigFileEdit.update(where.file, where.header, within, (now) => {
+    const items = new Map<string, Found>();
+    for (const { word } of found) {
+      const hit = find(ctx, now, where, word);
+      if (typeof hit !== "string") items.set(`${hit.kind} ${hit.index}`, hit);
+    }
+    for (const f of [...items.values()].sort((a, b) => b.index - a.index))
+      f.kind === "repo" ? now.removeRepo(f.index) : now.removeDir(f.index);
+  });
   found.forEach((f, i) => {
     const { label, names } = served[i] ?? { names: [] };
     const what = names.length > 0 ? `; no longer served from ${label}: ${names.join(", ")}` : "";
-    ctx.out(`Removed ${f.word} from ${where.file}${what}.\n`);
+    ctx.out(`Removed ${scrubUrlCredentials(f.word)} from ${where.file}${what}.\n`);
   });
   return (await runLock(await reloaded(ctx))) === 0 ? 0 : 1;
 };

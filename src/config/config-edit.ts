@@ -1,7 +1,18 @@
-import { existsSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { dirname, relative, sep } from "node:path";
 import type { Document, YAMLMap } from "yaml";
 import { writeAtomicSync } from "../util/atomic-write.ts";
-import { ConfigError, errorMessage } from "../util/errors.ts";
+import { ConfigError, errnoCode, errorMessage } from "../util/errors.ts";
 import { yaml } from "../util/lazy-yaml.ts";
 import type { RepoEntryConfig } from "./schema.ts";
 
@@ -11,23 +22,33 @@ export type RepoItem = string | RepoEntryConfig;
 /**
  * A SkillHub config file (~/.skillhub/config.yaml or a project's skillhub.yaml) changed the way a
  * person would: `git.repos` and `sources.dirs` edited in place, every other key, comment and blank
- * line kept as it was. Saved atomically. A file that is not a YAML mapping is never rewritten.
+ * line kept as it was. Saved atomically, with its permissions; a file that is a link is changed where
+ * the link leads (a dotfiles repository keeps it). A file that is not a YAML mapping is never rewritten.
  */
 export class ConfigFileEdit {
+  private changed = false;
+
   private constructor(
     readonly path: string,
+    /** Where the file's bytes are: `path`, or where the link `path` leads. */
+    private readonly target: string,
     private readonly doc: Document,
     /** The file did not exist: saving creates it. */
     readonly created: boolean,
   ) {}
 
-  /** Open `path` (or start it, with `header` as its first comment). Throws ConfigError when it is not a YAML mapping. */
-  static open(path: string, header: string): ConfigFileEdit {
+  /**
+   * Open `path` (or start it, with `header` as its first comment). Throws ConfigError when it is not a
+   * YAML mapping, or when it is a link that leads out of `within` (a project's file: a link to another of
+   * the user's files must not be rewritten by a command run in a cloned repository).
+   */
+  static open(path: string, header: string, within?: string): ConfigFileEdit {
     const Y = yaml();
-    if (!existsSync(path)) {
+    const target = linkTarget(path, within);
+    if (!existsSync(target)) {
       const doc = new Y.Document({});
       doc.commentBefore = header;
-      return new ConfigFileEdit(path, doc, true);
+      return new ConfigFileEdit(path, target, doc, true);
     }
     let text: string;
     try {
@@ -48,7 +69,23 @@ export class ConfigFileEdit {
       if (value !== undefined && !Y.isSeq(value) && !(Y.isScalar(value) && value.value === null))
         throw new ConfigError(`${path}: ${key} is not a list; fix it first.`, { key });
     }
-    return new ConfigFileEdit(path, doc, false);
+    return new ConfigFileEdit(path, target, doc, false);
+  }
+
+  /**
+   * Apply `change` to the file as it is now, and save it if anything changed, while holding `<file>.lock`:
+   * two commands changing one file at once (or a hand edit during a long fetch) lose nothing, since each
+   * reads the file only once the other is done.
+   */
+  static update<T>(path: string, header: string, within: string | undefined, change: (edit: ConfigFileEdit) => T): T {
+    const target = linkTarget(path, within);
+    mkdirSync(dirname(target), { recursive: true });
+    return whileLocked(`${target}.lock`, () => {
+      const edit = ConfigFileEdit.open(path, header, within);
+      const result = change(edit);
+      if (edit.changed) edit.save();
+      return result;
+    });
   }
 
   /** The `git.repos` items, as written. */
@@ -71,15 +108,17 @@ export class ConfigFileEdit {
   }
 
   removeRepo(index: number): void {
+    this.changed = true;
     this.doc.deleteIn(["git", "repos", index]);
   }
 
   removeDir(index: number): void {
+    this.changed = true;
     this.doc.deleteIn(["sources", "dirs", index]);
   }
 
-  save(): void {
-    writeAtomicSync(this.path, [this.doc.toString({ lineWidth: 0 })]);
+  private save(): void {
+    writeAtomicSync(this.target, [this.doc.toString({ lineWidth: 0 })]);
   }
 
   private list(key: string): unknown[] {
@@ -88,6 +127,7 @@ export class ConfigFileEdit {
   }
 
   private set(path: [string, string], item: unknown, index?: number): void {
+    this.changed = true;
     const Y = yaml();
     const node = this.doc.createNode(item);
     const current = this.doc.getIn(path, true);
@@ -99,5 +139,69 @@ export class ConfigFileEdit {
       if (!Y.isMap(section)) this.doc.setIn([path[0]], this.doc.createNode({}));
       (this.doc.getIn([path[0]], true) as YAMLMap).set(path[1], this.doc.createNode([item]));
     }
+  }
+}
+
+/** Where `path`'s bytes are: itself, or where it leads when it is a link (inside `within`, when given). */
+function linkTarget(path: string, within: string | undefined): string {
+  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return path;
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch (error) {
+    throw new ConfigError(
+      `${path} is a link that leads nowhere (${errnoCode(error) ?? errorMessage(error)}); fix it first.`,
+      {
+        key: path,
+      },
+    );
+  }
+  if (within !== undefined) {
+    const rel = relative(realOr(within), real);
+    if (rel === ".." || rel.startsWith(`..${sep}`) || rel.startsWith(sep) || /^[A-Za-z]:/.test(rel))
+      throw new ConfigError(
+        `${path} is a link to ${real}, outside the project: change that file by hand, or put a file in the link's place.`,
+        { key: path },
+      );
+  }
+  return real;
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** How long a command waits for another to finish changing a file; a lock this old was left by a crash. */
+const LOCK_WAIT_MS = 10_000;
+const STALE_LOCK_MS = 30_000;
+
+/** Run `action` holding the lock file `lock` (created exclusively, removed after). */
+function whileLocked<T>(lock: string, action: () => T): T {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, "wx"));
+      break;
+    } catch (error) {
+      if (errnoCode(error) !== "EEXIST")
+        throw new ConfigError(`cannot create ${lock}: ${errorMessage(error)}.`, { key: lock });
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > STALE_LOCK_MS) rmSync(lock, { force: true });
+      else if (Date.now() > deadline)
+        throw new ConfigError(
+          `another skillhub command is changing this file (${lock} exists): try again, or delete ${lock} if none is running.`,
+          { key: lock },
+        );
+      else Bun.sleepSync(20);
+    }
+  }
+  try {
+    return action();
+  } finally {
+    rmSync(lock, { force: true });
   }
 }

@@ -1,11 +1,12 @@
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /**
  * Atomic writes: a temporary file beside the target, renamed into place when complete, so a reader
  * never sees half a file and a file another process has mapped (the search index) is never changed
- * in place, only replaced. The temporary file is removed when the write fails.
+ * in place, only replaced. The temporary file is removed when the write fails. A file replaced keeps
+ * its permissions (a config file made private stays private).
  */
 
 let writes = 0;
@@ -14,6 +15,12 @@ let writes = 0;
 function tempBeside(path: string): string {
   mkdirSync(dirname(path), { recursive: true });
   return `${path}.${process.pid}-${Math.random().toString(36).slice(2, 8)}-${++writes}.tmp`;
+}
+
+/** The permission bits of the file at `path`, when there is one. */
+function modeOf(path: string): number | undefined {
+  const mode = statSync(path, { throwIfNoEntry: false })?.mode;
+  return mode === undefined ? undefined : mode & 0o7777;
 }
 
 /**
@@ -27,9 +34,11 @@ export async function writeAtomic(
   pieces: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string>,
 ): Promise<void> {
   const temp = tempBeside(path);
+  const mode = modeOf(path);
   try {
     const file = await open(temp, "w");
     try {
+      if (mode !== undefined) await file.chmod(mode);
       for await (const piece of pieces) {
         const bytes = typeof piece === "string" ? Buffer.from(piece) : piece;
         for (let at = 0; at < bytes.byteLength; ) at += (await file.write(bytes, at)).bytesWritten;
@@ -47,9 +56,11 @@ export async function writeAtomic(
 /** Write `pieces` to `path` atomically, blocking, piece by piece (never a second copy of them all in memory). */
 export function writeAtomicSync(path: string, pieces: readonly (Uint8Array | string)[]): void {
   const temp = tempBeside(path);
+  const mode = modeOf(path);
   try {
     const fd = openSync(temp, "w");
     try {
+      if (mode !== undefined) fchmodSync(fd, mode);
       for (const piece of pieces) {
         const bytes = typeof piece === "string" ? Buffer.from(piece) : piece;
         for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at);

@@ -1,6 +1,18 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
 import { initializeAndList } from "../../scripts/smoke.ts";
 import { run } from "../../src/cli.ts";
 import { readLockfile } from "../../src/lock/lockfile.ts";
@@ -187,6 +199,81 @@ describe("skillhub add", () => {
       expect(result.err).toMatch(message);
     }
     expect(existsSync(projectFile(m))).toBe(false);
+  });
+
+  test("a URL holding a password or token is refused before anything is fetched, and the secret is never printed", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const withToken = team.url.replace("file://", "https://alice:s3cr3tTOKEN@127.0.0.1:1");
+    const cases: [string[], string, RegExp][] = [
+      [["add", withToken], "https://127.0.0.1:1", /an SSH key or a git credential helper for its host/],
+      [["add", "--global", withToken], "https://127.0.0.1:1", /set GITHUB_TOKEN where skillhub starts/],
+      [["add", "https://s3cr3tTOKEN@github.com/team/skills"], "https://github.com/team/skills", /plain text/],
+      [["add", "alice:s3cr3tTOKEN@127.0.0.1:/srv/skills.git"], "alice@127.0.0.1:/srv/skills.git", /plain text/],
+    ];
+    for (const [argv, shown, advice] of cases) {
+      const result = await cli(m, argv);
+      expect(result.code, argv.join(" ")).toBe(2);
+      expect(result.err).toStartWith(`skillhub add: ${shown}`);
+      expect(result.err).toMatch(advice);
+      expect(result.out + result.err).not.toContain("s3cr3tTOKEN");
+    }
+    expect(existsSync(projectFile(m))).toBe(false);
+    expect(existsSync(join(m.home, ".skillhub", "config.yaml"))).toBe(false);
+    expect(copies(m)).toEqual([]);
+  });
+
+  test("a config file that is a link is changed where it leads, keeping its permissions; a project's only inside the project", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const dotfiles = tempDir("skillhub-add-dotfiles-");
+    const real = write(join(dotfiles, "skillhub.yaml"), "# my dotfiles\ngit:\n  token_note: kept\n");
+    chmodSync(real, 0o600);
+    const link = join(m.home, ".skillhub", "config.yaml");
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(real, link);
+    const added = await cli(m, ["add", "--global", team.url]);
+    expect(added.code, added.err).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, "utf8")).toBe(`# my dotfiles\ngit:\n  token_note: kept\n  repos:\n    - ${team.url}\n`);
+    expect(statSync(real).mode & 0o777).toBe(0o600);
+
+    // A project's file linked out of the project (a cloned repository's trap) is not rewritten.
+    const elsewhere = write(join(dotfiles, "other-tool.yaml"), "setting: 1\n");
+    symlinkSync(elsewhere, projectFile(m));
+    const refused = await cli(m, ["add", team.url]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain(`${projectFile(m)} is a link to ${realpathSync(elsewhere)}, outside the project`);
+    expect(readFileSync(elsewhere, "utf8")).toBe("setting: 1\n");
+    expect(copies(m)).toHaveLength(1);
+
+    // Linked inside the project, it is changed where it leads.
+    rmSync(projectFile(m));
+    const inside = write(join(m.project, "config", "skillhub.yaml"), "# shared\n");
+    symlinkSync(inside, projectFile(m));
+    expect((await cli(m, ["add", team.url])).code).toBe(0);
+    expect(readFileSync(inside, "utf8")).toContain(`repos:\n    - ${team.url}\n`);
+    expect(lstatSync(projectFile(m)).isSymbolicLink()).toBe(true);
+  });
+
+  test("adds run at once both land, and a lock left by a crashed command is taken over", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const mine = remoteRepo("mine", { "skills/notes/SKILL.md": skillText("notes") });
+    const [first, second] = await Promise.all([cli(m, ["add", team.url]), cli(m, ["add", mine.url])]);
+    expect(first.code, first.err).toBe(0);
+    expect(second.code, second.err).toBe(0);
+    const file = readFileSync(projectFile(m), "utf8");
+    expect(file).toContain(`- ${team.url}\n`);
+    expect(file).toContain(`- ${mine.url}\n`);
+
+    const stale = write(`${projectFile(m)}.lock`, "");
+    utimesSync(stale, new Date(0), new Date(0));
+    const removed = await cli(m, ["remove", "mine", "mine"]);
+    expect(removed.code, removed.err).toBe(0);
+    expect(existsSync(stale)).toBe(false);
+    expect(readFileSync(projectFile(m), "utf8")).toContain(`- ${team.url}\n`);
+    expect(readFileSync(projectFile(m), "utf8")).not.toContain(mine.url);
   });
 
   test("run in a subfolder of a checkout: the file goes there, and a note says a client at the top reads its own", async () => {

@@ -17,6 +17,16 @@ export interface RepoSpec {
 const SCP_LIKE = /^(?:([^@/\s]+)@)?([^:/\s]+):(?!\/\/)(.+)$/;
 
 /**
+ * Whether `raw` carries credentials a file would keep in plain text: a password (`https://u:PASS@`,
+ * `ssh://git:PASS@`, `u:PASS@host:path`) or an http(s) user name, which hosts accept a token in.
+ */
+export function carriesCredentials(raw: string): boolean {
+  const input = raw.trim();
+  if (scrubUrlCredentials(input) !== input || parseRepo(input).credentials !== undefined) return true;
+  return !input.includes("://") && (SCP_LIKE.exec(input)?.[1]?.includes(":") ?? false);
+}
+
+/**
  * Parse a repository URL: https://, http://, ssh://, file://, scp-like
  * `git@host:org/repo.git`, or a local path.
  */

@@ -77,6 +77,16 @@ describe("git runs no program named by a repository copy's own .git", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  test("a project's ext:: URL runs no command, even where the user's git config allows every transport", async () => {
+    const m = machine();
+    const gitconfig = write(join(m.home, ".gitconfig"), "[protocol]\n\tallow = always\n");
+    const marker = join(tempDir("skillhub-marker-"), "ran");
+    write(join(m.project, "skillhub.yaml"), `git:\n  repos:\n    - "ext::sh -c touch% ${marker}"\n`);
+    const synced = await cli(m, ["sync"], { GIT_CONFIG_GLOBAL: gitconfig, GIT_ALLOW_PROTOCOL: "ext:file" });
+    expect(synced.out).toContain("transport 'ext' not allowed");
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test("the copy's hooks do not run on fetch, merge or checkout", async () => {
     const { remote, key } = signedRemote();
     const m = machine();
