@@ -1,6 +1,6 @@
 import type { Source } from "../sources/source-list.ts";
-import { isWithin } from "../sources/walk-paths.ts";
 import type { WalkRecord } from "../sources/walk-record.ts";
+import { isInside } from "../util/safe-path.ts";
 
 /**
  * A stat-only check of the last scan (Scanner.verify): "unchanged" means a scan now would give the same
@@ -88,7 +88,7 @@ export class ScanRecords {
     });
     const roots = [...new Set(candidates)].sort();
     return {
-      roots: roots.filter((root, i) => !roots.slice(0, i).some((outer) => isWithin(outer, root))),
+      roots: roots.filter((root, i) => !roots.slice(0, i).some((outer) => isInside(outer, root))),
       mounts: this.walks.flatMap((record) => record.mounts),
       unwatched,
     };

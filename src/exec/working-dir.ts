@@ -1,4 +1,6 @@
+import { realpathSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { isInside } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
 
 export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string };
@@ -9,13 +11,33 @@ export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string
  * → as given. It must be an existing folder: a script must not silently run
  * somewhere else than asked. It need not be inside the skill: scripts work on
  * the user's project.
+ *
+ * Security: a `remote` client (on another machine, over HTTP) names a folder of
+ * the server's project, relative to `base`, and one that stays inside it once
+ * links are followed: it has no business running code elsewhere on the server,
+ * nor learning which of the server's other folders exist.
  */
-export function resolveWorkingDir(input: string | undefined, base: string): WorkingDir {
+export function resolveWorkingDir(input: string | undefined, base: string, remote = false): WorkingDir {
   if (input === undefined || input.trim() === "") return existingDir(base, "the default working folder");
   // Security: a NUL byte would cut the path short in the kernel's chdir.
   if (input.includes("\0")) return { ok: false, reason: "cwd contains a NUL byte" };
-  const dir = isAbsolute(input) ? resolve(input) : resolve(base, input);
-  return existingDir(dir, `cwd '${input}'`);
+  if (!remote) return existingDir(isAbsolute(input) ? resolve(input) : resolve(base, input), `cwd '${input}'`);
+  const outside = {
+    ok: false,
+    reason: `cwd '${input}' is not a folder of the server's project: a client on another machine gives one relative to the project root`,
+  } as const;
+  const dir = resolve(base, input);
+  if (isAbsolute(input) || /^[A-Za-z]:/.test(input) || !isInside(resolve(base), dir)) return outside;
+  const found = existingDir(dir, `cwd '${input}'`);
+  return found.ok && !isInside(realOf(base), realOf(dir)) ? outside : found;
+}
+
+function realOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function existingDir(dir: string, what: string): WorkingDir {

@@ -1,11 +1,11 @@
 import { watch as fsWatch, readFileSync, statfsSync, statSync } from "node:fs";
 import { SKIPPED_DIRS } from "../sources/walk.ts";
-import { isWithin } from "../sources/walk-paths.ts";
 import type { Covers } from "../sources/walk-record.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { createMemoryLogger, type Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { plural } from "../util/plural.ts";
+import { isInside } from "../util/safe-path.ts";
 
 /** A watch set up on one path. */
 export interface Watching {
@@ -261,7 +261,7 @@ export class FolderWatchers {
     if (!(this.options.trusted ?? process.platform === "linux")) return undefined;
     const { roots, remoteMounts } = this;
     this.coversNow ??= (folder) =>
-      roots.some((root) => isWithin(root, folder)) && !remoteMounts.some((mount) => isWithin(mount, folder));
+      roots.some((root) => isInside(root, folder)) && !remoteMounts.some((mount) => isInside(mount, folder));
     return this.coversNow;
   }
 

@@ -2,11 +2,6 @@ import { relative, sep } from "node:path";
 
 /** Path helpers of the walker: string work only, on paths it built itself. Pure. */
 
-/** Whether `child` is `parent` or inside it (both real, normalised). */
-export function isWithin(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
-
 /** `dir/name` without path.join's normalisation: both parts are already clean (hot path at 10,000 skills). */
 export function childPath(dir: string, name: string): string {
   return dir.endsWith(sep) ? dir + name : dir + sep + name;

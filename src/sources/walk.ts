@@ -1,10 +1,11 @@
 import * as nodeFs from "node:fs";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode } from "../util/errors.ts";
+import { isInside } from "../util/safe-path.ts";
 import { type FileStamp, fileStamp } from "./stamp.ts";
 import { type FolderEntry, FolderListings, SKILL_FILE } from "./walk-listings.ts";
 import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
-import { childPath, isWithin, toRel } from "./walk-paths.ts";
+import { childPath, toRel } from "./walk-paths.ts";
 import { type Covers, realOrEmpty, WalkRecord } from "./walk-record.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
@@ -127,7 +128,7 @@ export class Walker {
       const hasSkill = listing.hasSkill;
       (insideSkill || hasSkill ? record.skillDirs : record.structure).add(dir, listing);
       rootDev ??= listing.dev;
-      if (listing.dev !== rootDev && !record.mounts.some((mount) => isWithin(mount, real))) record.mounts.push(real);
+      if (listing.dev !== rootDev && !record.mounts.some((mount) => isInside(mount, real))) record.mounts.push(real);
       if (hasSkill) {
         const file = childPath(dir, SKILL_FILE);
         const stat = this.statFile(file, result);
@@ -195,7 +196,7 @@ export class Walker {
           // Security: outside skills, a link is an installed skill or collection and may live anywhere
           // (npx skills creates such links). Inside a skill, a link is followed only while it stays in
           // that skill's folder, so a link to / in a skill cannot turn the scan loose on the whole disk.
-          if (limits.confineLinks && !isWithin(base, childReal)) {
+          if (limits.confineLinks && !isInside(base, childReal)) {
             // Security: a synced repository or a plugin is someone else's content; a link in it must not
             // reach the operator's files (~/.claude/skills, /): only targets inside its folder are followed.
             result.diagnostics.push(
@@ -210,7 +211,7 @@ export class Walker {
           }
           if (!insideSkill && !hasSkill) {
             if (!limits.confineLinks) childBase = childReal;
-          } else if (!isWithin(childBase, childReal)) {
+          } else if (!isInside(childBase, childReal)) {
             result.diagnostics.push(
               diagnostic(
                 "symlink-outside",
@@ -259,7 +260,7 @@ export class Walker {
     } catch {
       return false;
     }
-    if (isWithin(base, real)) return true;
+    if (isInside(base, real)) return true;
     noteLinkOutside(result, path, real, base);
     return false;
   }

@@ -38,7 +38,7 @@ const Input = () =>
         .string()
         .optional()
         .describe(
-          "Working folder for the script, absolute or relative to the project root; it must exist. Default: the project root",
+          "Working folder for the script, absolute or relative to the project root (over HTTP: relative, inside it); it must exist. Default: the project root",
         ),
     })
     .strict();
@@ -72,7 +72,7 @@ export const runScriptTool = defineTool({
     "execution 'server' can run here; scripts with execution 'claude' must be fetched with get_asset and run by you with bash. " +
     "Pass the script's arguments by name in `args` (required ones must be given). The script runs without a shell, " +
     "with no input, a timeout and an output cap; nothing it starts outlives it.",
-  handler: jsonTextHandler(async ({ skill_path, file, args, cwd }, { deps, signal }) => {
+  handler: jsonTextHandler(async ({ skill_path, file, args, cwd }, { deps, session, signal }) => {
     const config = deps.config.scripts;
     // Security: the global kill switch comes before anything else is looked at.
     if (!config.enabled) {
@@ -163,7 +163,7 @@ export const runScriptTool = defineTool({
           : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine ('${runner.executable}' is not on PATH).`;
       return errorResult("NO_RUNNER", message, { skill_path: skill.name, file: path, extension });
     }
-    const workDir = resolveWorkingDir(cwd, deps.projectRoot.dir ?? host.cwd);
+    const workDir = resolveWorkingDir(cwd, deps.projectRoot.dir ?? host.cwd, session.remote);
     if (!workDir.ok)
       return errorResult(
         "INVALID_ARGUMENT",

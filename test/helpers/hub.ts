@@ -35,12 +35,14 @@ export interface ConnectOptions extends TestHubOptions {
   clientName?: string;
   /** Roots the client reports (enables the roots capability). */
   roots?: string[];
+  /** A client on another machine, as the HTTP transport marks one (answers name no server path). */
+  remote?: boolean;
 }
 
 /** An SDK Client connected in memory to a started hub. */
 export async function connect(options: ConnectOptions = {}) {
   const { hub, logger, home } = testHub(options);
-  const server = createServer(hub, { version: "test" });
+  const server = createServer(hub, { version: "test", remote: options.remote });
   const client = new Client(
     { name: options.clientName ?? "test-client", version: "1.0.0" },
     { capabilities: options.roots ? { roots: { listChanged: true } } : {} },

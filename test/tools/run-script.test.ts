@@ -223,6 +223,29 @@ describe("run_script: runners and arguments", () => {
     });
   });
 
+  test("cwd from a client on another machine: a folder of the server's project, given relative to it", async () => {
+    const project = tempDir("skillhub-project-");
+    mkdirSync(join(project, "sub"));
+    const outside = tempDir("skillhub-elsewhere-");
+    symlinkSync(outside, join(project, "out"));
+    const { run } = await open(undefined, {
+      flags: {},
+      cwd: project,
+      env: { SKILLHUB_PROJECT_DIR: project },
+      remote: true,
+    });
+    expect(String((await run("scripts/args.sh", { name: "a" }, { cwd: "sub" })).structuredContent?.stdout)).toContain(
+      "cwd=<project>/sub\n",
+    );
+    for (const cwd of [outside, "/etc", "/no/such/folder", "../..", "sub/../../x", "out", "C:\\Windows"]) {
+      const refused = await run("scripts/args.sh", { name: "a" }, { cwd });
+      expect(error(refused), cwd).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        message: `cwd '${cwd}' is not a folder of the server's project: a client on another machine gives one relative to the project root. Give an existing folder as cwd, or leave it out to run in the project root.`,
+      });
+    }
+  });
+
   test("a failing script is a result, not an error: success false with its exit code and stderr", async () => {
     const dir = writeScriptTree(tempDir());
     writeNode(dir, "fail.md", {
