@@ -123,14 +123,20 @@ export const skillTool = defineTool({
 });
 
 /**
- * 2,000 characters for Claude Code (it cuts descriptions at 2,048); else 6,000,
- * less when the other tools leave less room under the tools/list budget (never under 2,000).
+ * 2,000 characters for Claude Code (it cuts descriptions at 2,048); else 6,000, less when the other
+ * tools leave less room under the tools/list budget (never under 2,000). When the other tools alone fill
+ * that budget (the tree tools do), no catalog keeps the list under it: the catalog gets 3,000, room past
+ * its fixed text for about ten skills' whole descriptions.
  */
 function defaultBudget(ctx: ToolContext): number {
   if (isClaudeCode(ctx.session.clientName())) return CLAUDE_CODE_BUDGET;
+  if (ctx.room !== undefined && ctx.room <= 0) return OVER_BUDGET_CATALOG;
   const room = ctx.room === undefined ? DEFAULT_BUDGET : ctx.room - SKILL_TOOL_OVERHEAD;
   return Math.max(CLAUDE_CODE_BUDGET, Math.min(DEFAULT_BUDGET, room));
 }
+
+/** The catalog's budget when the other tools alone fill the tools/list budget. */
+const OVER_BUDGET_CATALOG = 3000;
 
 /** The skill tool's definition besides its description (name, title, schema, annotations), in bytes. */
 const SKILL_TOOL_OVERHEAD = 600;

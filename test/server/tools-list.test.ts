@@ -41,10 +41,21 @@ describe("tools/list stays small whatever the catalog size", () => {
     const { bytes, tools } = await listBytes(dir);
     expect(tools.map((t) => t.name)).toContain("get_skill");
     // The tree tools' schemas (get_skill's truncation fields and inlined assets, list_skills' paging),
-    // search_skills' `matched` and read_skill_file's parts: under 17 KB with the tree tools, the skill
-    // catalog at its 2,000-character floor.
-    expect(bytes).toBeLessThan(17_000);
-    expect(tools.find((t) => t.name === "skill")?.description?.length ?? 0).toBeLessThanOrEqual(2000);
+    // search_skills' `matched` and read_skill_file's parts: under 18 KB with the tree tools, the skill
+    // catalog at 3,000 characters (the other tools alone fill the 12 KB budget).
+    expect(bytes).toBeLessThan(18_000);
+    expect(tools.find((t) => t.name === "skill")?.description?.length ?? 0).toBeLessThanOrEqual(3000);
+  });
+
+  test("beside the tree tools, ten skills keep their whole descriptions (not for Claude Code, which cuts at 2,048)", async () => {
+    const dir = tempDir();
+    const description = "Write clear release notes from merged pull requests, grouped by Added, Changed and Fixed.";
+    for (let i = 0; i < 10; i++) writeSkill(dir, `skill-${i}`, { description });
+    write(join(dir, "team", "_root.md"), "---\nkeywords: [team]\ndescription: Team rules\n---\nBe kind.\n");
+    const catalog = async (client?: string) =>
+      (await listBytes(dir, client)).tools.find((t) => t.name === "skill")?.description ?? "";
+    expect((await catalog()).split(`<description>${description}</description>`)).toHaveLength(11);
+    expect(await catalog("claude-code")).not.toContain(description);
   });
 
   test("output schemas admit the error shape; integer bounds and descriptions are left out", async () => {
