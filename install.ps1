@@ -42,7 +42,8 @@
     $archive = $null
     $expected = $null
     foreach ($line in Get-Content "$tmp\SHA256SUMS") {
-      if ($line -match "^([0-9a-f]{64}) [ *](skillhub-(.+)-$Platform\.zip)$" -and (-not $version -or $Matches[3] -eq $version)) {
+      # A version holds no slash or backslash: the archive's name cannot lead out of the temporary folder.
+      if ($line -match "^([0-9a-f]{64}) [ *](skillhub-([0-9A-Za-z.+-]+)-$Platform\.zip)$" -and (-not $version -or $Matches[3] -eq $version)) {
         $expected = $Matches[1]
         $archive = $Matches[2]
         $version = $Matches[3]
@@ -78,11 +79,22 @@
     }
     Write-Host "Installed SkillHub $got to $installDir\skillhub.exe (also answers to skillhub-mcp)."
 
-    $userPath = [Environment]::GetEnvironmentVariable('Path', 'User')
-    if (-not (($userPath -split ';') -contains $installDir)) {
-      $newPath = if ($userPath) { "$userPath;$installDir" } else { $installDir }
-      [Environment]::SetEnvironmentVariable('Path', $newPath, 'User')
-      Write-Host "Added $installDir to your PATH; open a new terminal to use it."
+    # The user's Path as the registry holds it: %VARIABLES% unexpanded, written back as REG_EXPAND_SZ
+    # ([Environment]::SetEnvironmentVariable would expand them and store a plain string).
+    $envKey = [Microsoft.Win32.Registry]::CurrentUser.OpenSubKey('Environment', $true)
+    try {
+      $userPath = [string]$envKey.GetValue('Path', '', [Microsoft.Win32.RegistryValueOptions]::DoNotExpandEnvironmentNames)
+      if (-not (($userPath -split ';') -contains $installDir)) {
+        $newPath = if ($userPath) { "$userPath;$installDir" } else { $installDir }
+        $envKey.SetValue('Path', $newPath, [Microsoft.Win32.RegistryValueKind]::ExpandString)
+        # Setting and clearing a variable announces the change (WM_SETTINGCHANGE) to new terminals.
+        [Environment]::SetEnvironmentVariable('SKILLHUB_INSTALL', '1', 'User')
+        [Environment]::SetEnvironmentVariable('SKILLHUB_INSTALL', $null, 'User')
+        Write-Host "Added $installDir to your PATH; open a new terminal to use it."
+      }
+    }
+    finally {
+      $envKey.Close()
     }
     Write-Host ''
     Write-Host 'Next: connect your MCP client. Print its configuration with'

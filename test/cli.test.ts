@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { COMMANDS } from "../src/config/args.ts";
 import { binary } from "./helpers/binary.ts";
@@ -187,5 +187,22 @@ describe("skillhub CLI", () => {
     expect(wrong.stderr.toString()).toContain("unknown option --wat");
     const config = Bun.spawnSync([bin, "print-config", "claude-desktop"]);
     expect(config.stdout.toString()).toContain(`"command": "${bin}"`);
+    expect(config.stderr.toString()).toStartWith("# merge into claude_desktop_config.json");
+  });
+
+  test("run through a link on PATH (a package manager's bin/skillhub), print-config names the link", () => {
+    const bin = binary();
+    const links = tempDir("skillhub-bin-");
+    const link = join(links, "skillhub");
+    symlinkSync(bin, link);
+    const env = { ...process.env, PATH: `${links}:${process.env.PATH}` };
+    const config = Bun.spawnSync(["skillhub", "print-config", "cursor"], { env });
+    expect(JSON.parse(config.stdout.toString()).mcpServers.skillhub.command).toBe(link);
+    // A skillhub on PATH that is another binary is not named.
+    const other = tempDir("skillhub-other-");
+    write(join(other, "skillhub"), "#!/bin/sh\n");
+    chmodSync(join(other, "skillhub"), 0o755);
+    const elsewhere = Bun.spawnSync([bin, "print-config", "cursor"], { env: { ...env, PATH: other } });
+    expect(JSON.parse(elsewhere.stdout.toString()).mcpServers.skillhub.command).toBe(bin);
   });
 });

@@ -73,7 +73,8 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
     case "gemini":
       return [
         {
-          where: "~/.gemini/settings.json (or .gemini/settings.json in a project)",
+          where:
+            "~/.gemini/settings.json (or .gemini/settings.json in a project; Gemini CLI starts it in trusted folders only)",
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
@@ -138,7 +139,10 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       ];
     case "gemini":
       return [
-        { where: "~/.gemini/settings.json", text: json({ mcpServers: { skillhub: { httpUrl: url, ...headers } } }) },
+        {
+          where: "~/.gemini/settings.json (Gemini CLI connects from trusted folders only)",
+          text: json({ mcpServers: { skillhub: { httpUrl: url, ...headers } } }),
+        },
       ];
   }
 }

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
@@ -7,7 +8,24 @@ import type { CommandRun } from "./context.ts";
 /** How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout. */
 export function selfLaunch(): Launch {
   const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(Bun.main);
-  return compiled ? { command: process.execPath, args: [] } : { command: process.execPath, args: [resolve(Bun.main)] };
+  return compiled
+    ? { command: namedOnPath(process.execPath), args: [] }
+    : { command: process.execPath, args: [resolve(Bun.main)] };
+}
+
+/**
+ * The `skillhub` on PATH when it is a link to this very binary (Homebrew's `bin/skillhub` leads to
+ * `Cellar/skillhub/<version>/…`, which execPath names): a client's config naming the link still works
+ * after an upgrade removes the old version. Else `exec` itself.
+ */
+export function namedOnPath(exec: string, path = process.env.PATH): string {
+  const found = Bun.which("skillhub", { PATH: path ?? "" });
+  if (!found || found === exec) return exec;
+  try {
+    return realpathSync(found) === realpathSync(exec) ? found : exec;
+  } catch {
+    return exec;
+  }
 }
 
 /** `skillhub print-config CLIENT [--project DIR] [--http URL]`. */
@@ -42,7 +60,8 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   // and any alternative (a command to run instead), go to stderr.
   const file = snippets.find((s) => !s.command) ?? (snippets[0] as (typeof snippets)[number]);
   for (const other of snippets.filter((s) => s !== file)) ctx.err(`# ${other.where}:\n${other.text}\n`);
-  ctx.err(`# ${file.where}\n`);
+  // Written over an existing file, the snippet would drop its other servers and settings.
+  ctx.err(`# merge into ${file.where}\n`);
   if (url && token) ctx.err("# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n");
   // Off loopback, the server refuses any client without its token (401): say so while there is time.
   if (url && !token && !isLoopbackHost(new URL(url).hostname))

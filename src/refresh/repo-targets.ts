@@ -67,13 +67,12 @@ export function repoTargets(options: {
   for (const item of options.repos) {
     const entry = repoEntry(item);
     const raw = entry.url;
-    const where = typeof item === "string" ? "SKILLS_REPO / repos entry" : `repos entry ${JSON.stringify(raw)}`;
-    if (raw.trim().startsWith("-")) {
-      throw new ConfigError(
-        `Invalid configuration: ${where} ${JSON.stringify(scrubUrlCredentials(raw))}: expected a git URL.`,
-        { key: "git.repos" },
-      );
-    }
+    const shown = JSON.stringify(scrubUrlCredentials(raw));
+    const where = typeof item === "string" ? `SKILLS_REPO / repos entry ${shown}` : `repos entry ${shown}`;
+    if (raw.trim().startsWith("-"))
+      throw new ConfigError(`Invalid configuration: ${where}: expected a git URL, not an option.`, {
+        key: "git.repos",
+      });
     if (entry.branch !== undefined) checkBranch(entry.branch, `${where} branch`);
     if (entry.ref !== undefined) checkRef(entry.ref, `${where} ref`);
     const branch = entry.branch ?? options.branch;

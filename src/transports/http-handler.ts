@@ -22,6 +22,13 @@ export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type Request
 const MCP_METHODS = ["GET", "POST", "DELETE"];
 
 /**
+ * Where an OAuth client looks, on a 401, for a way to log in (RFC 9728 and RFC 8414 metadata, dynamic
+ * registration): the answer says that a token header is what this server takes, and clients show it.
+ */
+const OAUTH_PATH =
+  /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
+
+/**
  * The Streamable HTTP endpoint as a pure `Request → Response` function:
  * `/mcp` (POST, GET, DELETE) and `/healthz`. Security checks run first, then
  * routing, then the SDK's web-standard transport, one per session, each with
@@ -86,7 +93,9 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       return rpcError(
         404,
         RPC.SERVER_ERROR,
-        `Not found: ${path}. SkillHub serves MCP at /mcp, its web page at / and a health check at /healthz.`,
+        OAUTH_PATH.test(path)
+          ? `Not found: ${path}. This SkillHub server takes no OAuth: a client sends the server's token (SKILLHUB_HTTP_TOKEN) as the header "Authorization: Bearer <token>"; add it to the client's configuration (skillhub print-config CLIENT --http URL prints it).`
+          : `Not found: ${path}. SkillHub serves MCP at /mcp, its web page at / and a health check at /healthz.`,
       );
     if (request.method === "OPTIONS" && cors) return preflight(cors, MCP_METHODS);
     if (!MCP_METHODS.includes(request.method)) {
@@ -94,11 +103,14 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         Allow: MCP_METHODS.join(", "),
       });
     }
-    if (!bearerAllowed(request.headers.get("authorization"), options.token)) {
+    const authorization = request.headers.get("authorization");
+    if (!bearerAllowed(authorization, options.token)) {
       return rpcError(
         401,
         RPC.SERVER_ERROR,
-        'Unauthorized: send the server\'s token as "Authorization: Bearer <token>".',
+        authorization === null
+          ? 'Unauthorized: no token was sent. Send the server\'s token (SKILLHUB_HTTP_TOKEN) as "Authorization: Bearer <token>".'
+          : 'Unauthorized: the token sent is not this server\'s. Send its token (SKILLHUB_HTTP_TOKEN) as "Authorization: Bearer <token>".',
         {
           "WWW-Authenticate": 'Bearer realm="skillhub"',
         },

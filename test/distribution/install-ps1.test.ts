@@ -25,6 +25,14 @@ describe("install.ps1", () => {
     expect(ps1).not.toMatch(/^\s*exit\b/m);
   });
 
+  test("takes an archive name with no slash from SHA256SUMS, and keeps the user's Path unexpanded", () => {
+    expect(ps1).toContain("[ *](skillhub-([0-9A-Za-z.+-]+)-$Platform\\.zip)$");
+    expect(ps1).not.toContain("skillhub-(.+)");
+    expect(ps1).toContain("[Microsoft.Win32.RegistryValueOptions]::DoNotExpandEnvironmentNames");
+    expect(ps1).toContain("[Microsoft.Win32.RegistryValueKind]::ExpandString");
+    expect(ps1).not.toContain("GetEnvironmentVariable('Path'");
+  });
+
   test("both installers name every client print-config knows", () => {
     const list = `${CLIENTS.join(", ")}`;
     expect(ps1).toContain(`$Clients = '${list}'`);

@@ -84,11 +84,13 @@ describe.if(ready)("install.sh", () => {
   });
 
   test("takes VERSION (with or without v), INSTALL_DIR, and picks the musl build on musl", async () => {
-    const dir = join(tempDir("skillhub-install-dir-"), "tools");
+    const dir = join(tempDir("skillhub-install-dir-"), "my tools");
     const r = await install({ VERSION: `v${VERSION}`, INSTALL_DIR: dir, SKILLHUB_LIBC: "musl" });
     expect(r.err).toBe("");
     expect(runInstalled(join(dir, "skillhub"), "x")).toBe("fake skillhub linux-x64-musl x");
     expect(requests).toContain(`/good/skillhub-${VERSION}-linux-x64-musl.tar.gz`);
+    // The next step, quoted so that it can be pasted.
+    expect(r.out).toContain(`\n  '${dir}/skillhub' print-config claude-desktop\n`);
   });
 
   test("maps macOS on Apple silicon to darwin-arm64, and SKILLHUB_PLATFORM skips detection", async () => {

@@ -140,10 +140,24 @@ describe("security", () => {
     const missing = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
     expect(missing.status).toBe(401);
     expect(missing.headers.get("www-authenticate")).toContain("Bearer");
+    expect((await errorOf(missing)).message).toStartWith("Unauthorized: no token was sent.");
     const wrong = await w.handler.handle(
       mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Bearer ${token}x` } }),
     );
     expect(wrong.status).toBe(401);
+    expect((await errorOf(wrong)).message).toStartWith("Unauthorized: the token sent is not this server's.");
+    // An OAuth client (Claude Code, the Inspector) looks for a login next, and shows what it finds.
+    for (const path of [
+      "/.well-known/oauth-protected-resource/mcp",
+      "/.well-known/oauth-authorization-server",
+      "/register",
+    ]) {
+      const lookup = await w.handler.handle(mcpRequest(path === "/register" ? "POST" : "GET", path, { body: {} }));
+      expect(lookup.status, path).toBe(404);
+      expect((await errorOf(lookup)).message, path).toContain(
+        'This SkillHub server takes no OAuth: a client sends the server\'s token (SKILLHUB_HTTP_TOKEN) as the header "Authorization: Bearer <token>"',
+      );
+    }
     const basic = await w.handler.handle(
       mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Basic ${btoa(`u:${token}`)}` } }),
     );

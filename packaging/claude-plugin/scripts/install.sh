@@ -156,6 +156,10 @@ case ":$PATH:" in
   *":$install_dir:"*) command_name=skillhub ;;
   *) say "Note: $install_dir is not on your PATH; add it with: export PATH=\"$install_dir:\$PATH\"" ;;
 esac
+# Quoted for a shell when the folder holds a space or another special character.
+case "$command_name" in
+  *[!A-Za-z0-9_./-]*) command_name="'$(printf '%s' "$command_name" | sed "s/'/'\\\\''/g")'" ;;
+esac
 say ""
 say "Next: connect your MCP client. Print its configuration with"
 say "  $command_name print-config claude-desktop"

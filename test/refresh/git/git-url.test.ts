@@ -67,7 +67,12 @@ describe("GitSync configuration", () => {
     });
     expect(sync.targets.map((t) => t.label)).toEqual(["repo-hub", "repo-hub-2", "dir1", "repo-project-skills"]);
     expect(() => new GitSync({ ...base, branch: "main", repos: ["--upload-pack=touch /tmp/x"] })).toThrow(
-      "expected a git URL",
+      'Invalid configuration: SKILLS_REPO / repos entry "--upload-pack=touch /tmp/x": expected a git URL, not an option.',
+    );
+    // A bad entry is named without the credentials its URL holds.
+    const entry = { url: "https://ana:s3cr3t@a.example/x.git", branch: "a..b" };
+    expect(() => new GitSync({ ...base, branch: "main", repos: [entry] })).toThrow(
+      'repos entry "https://***@a.example/x.git" branch',
     );
     expect(() => new GitSync({ ...base, branch: "a..b", repos: [] })).toThrow("SKILLS_BRANCH");
     expect(() => new GitSync({ ...base, branch: "-x", repos: [] })).toThrow("SKILLS_BRANCH");
