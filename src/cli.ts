@@ -8,7 +8,7 @@ import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.t
 import type { Config } from "./config/schema.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
-import { folderProblem } from "./util/folder-check.ts";
+import { namedFolderWarnings } from "./util/folder-check.ts";
 import { createLogger } from "./util/logger.ts";
 import { VERSION } from "./version.ts";
 
@@ -203,11 +203,7 @@ export async function run(
       return args.command === "mcp-server" ? { ...loaded, config: mcpServerSettings(loaded.config) } : loaded;
     };
     const { config, warnings } = await settings();
-    for (const dir of config.sources.dirs) {
-      // A folder the user named that is not there is a typo more often than not: say so (it is still skipped).
-      const problem = folderProblem(dir);
-      if (problem) io.err(`skillhub: warning: skills folder ${dir} ${problem.says}; it is skipped.\n`);
-    }
+    for (const warning of namedFolderWarnings(config.sources)) io.err(`skillhub: warning: ${warning}.\n`);
     const logger = createLogger({ level: config.log_level, write: io.err });
     // A server reads it all again once a repository is cloned, and after each sync (hub.ts reconfigure).
     const reloadConfig = config.git.repos.length > 0 ? settings : undefined;

@@ -3,7 +3,7 @@ import { describeWatches, probeWatches } from "../refresh/folder-watchers.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { publicationReport } from "../server/skills-extension/report.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
-import { folderProblem } from "../util/folder-check.ts";
+import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { teamJson, teamLines } from "./team-status.ts";
@@ -17,14 +17,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   const tools = hub.tools().map((t) => t.name);
   // What a server here would watch, tried now: a system out of watches is said here as in the server's log.
   const watches = c.sources.watch ? await probeWatches(hub.refresher.watchTargets()) : undefined;
-  // A folder the user named that is not there (a typo, most often) is a warning, not a quiet "not present".
-  const configWarnings = [
-    ...ctx.configWarnings,
-    ...c.sources.dirs.flatMap((dir) => {
-      const problem = folderProblem(dir);
-      return problem ? [`skills folder ${dir} ${problem.says}; it is skipped`] : [];
-    }),
-  ];
+  const configWarnings = [...ctx.configWarnings, ...namedFolderWarnings(c.sources)];
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({

@@ -20,3 +20,18 @@ export function folderProblem(dir: string): FolderProblem | undefined {
     return undefined;
   }
 }
+
+/**
+ * Folders the user named (`--skills-dir`, `--project`) that are not there, each as a sentence: a typo more
+ * often than not, said at start and by `doctor` rather than left a quiet "not present".
+ */
+export function namedFolderWarnings(sources: { dirs: readonly string[]; project?: string }): string[] {
+  const warnings = sources.dirs.flatMap((dir) => {
+    const problem = folderProblem(dir);
+    return problem ? [`skills folder ${dir} ${problem.says}; it is skipped`] : [];
+  });
+  const project = sources.project === undefined ? undefined : folderProblem(sources.project);
+  if (project?.kind === "missing")
+    warnings.push(`project root ${sources.project} (--project / SKILLHUB_PROJECT_DIR) does not exist`);
+  return warnings;
+}

@@ -128,11 +128,19 @@ describe("first contact with the command line", () => {
     ]);
   });
 
-  test("a --skills-dir folder that does not exist is named on stderr", async () => {
+  test("a --skills-dir folder or --project root that does not exist is named on stderr and by doctor", async () => {
     const missing = join(tempDir(), "nope");
     const { code, err } = await cli(["list", "--skills-dir", missing]);
     expect(code).toBe(0);
     expect(err).toContain(`skills folder ${missing} does not exist; it is skipped.`);
+    // The project root too (a server started with a mistyped --project serves nothing of it).
+    const project = await cli(["doctor", "--json", "--project", missing]);
+    expect(project.err).toContain(
+      `warning: project root ${missing} (--project / SKILLHUB_PROJECT_DIR) does not exist.`,
+    );
+    expect(JSON.parse(project.out).config_warnings).toEqual([
+      `project root ${missing} (--project / SKILLHUB_PROJECT_DIR) does not exist`,
+    ]);
   });
 
   test("doctor with no skill anywhere says where to put them", async () => {
