@@ -81,6 +81,14 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
   }
 }
 
+/** VS Code's prompt for the token: asked once, kept by VS Code, never written in the workspace. */
+const VSCODE_TOKEN_INPUT = {
+  type: "promptString",
+  id: "skillhub-token",
+  description: "SkillHub token",
+  password: true,
+};
+
 /**
  * Snippets for a shared server reached over Streamable HTTP. With a token
  * (SKILLHUB_HTTP_TOKEN), each carries `Authorization: Bearer <token>` in the
@@ -122,7 +130,22 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
     case "cursor":
       return [{ where: "~/.cursor/mcp.json", text: json({ mcpServers: { skillhub: { url, ...headers } } }) }];
     case "vscode":
-      return [{ where: ".vscode/mcp.json", text: json({ servers: { skillhub: { type: "http", url, ...headers } } }) }];
+      // Security: a workspace's .vscode/mcp.json is often committed: VS Code asks for the token once and keeps it.
+      return [
+        {
+          where: ".vscode/mcp.json",
+          text: json({
+            ...(auth ? { inputs: [VSCODE_TOKEN_INPUT] } : {}),
+            servers: {
+              skillhub: {
+                type: "http",
+                url,
+                ...(auth ? { headers: { Authorization: `Bearer \${input:${VSCODE_TOKEN_INPUT.id}}` } } : {}),
+              },
+            },
+          }),
+        },
+      ];
     case "windsurf":
       return [
         {

@@ -62,7 +62,12 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   for (const other of snippets.filter((s) => s !== file)) ctx.err(`# ${other.where}:\n${other.text}\n`);
   // Written over an existing file, the snippet would drop its other servers and settings.
   ctx.err(`# merge into ${file.where}\n`);
-  if (url && token) ctx.err("# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n");
+  if (url && token)
+    ctx.err(
+      file.text.includes(token)
+        ? "# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n"
+        : "# the client asks for your SKILLHUB_HTTP_TOKEN once and keeps it; the file holds no secret.\n",
+    );
   // Off loopback, the server refuses any client without its token (401): say so while there is time.
   if (url && !token && !isLoopbackHost(new URL(url).hostname))
     ctx.err(

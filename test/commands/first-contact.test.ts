@@ -41,7 +41,13 @@ describe("print-config CLIENT > file writes a valid file", () => {
       if (client === "claude-desktop")
         expect(entry.args).toEqual(["-y", "mcp-remote", URL_, "--header", `Authorization: ${auth}`]);
       else if (client === "codex") expect(entry.http_headers).toEqual({ Authorization: auth });
-      else expect(entry.headers).toEqual({ Authorization: auth });
+      else if (client === "vscode") {
+        // A workspace file: VS Code asks for the token and keeps it.
+        expect(entry.headers).toEqual({ Authorization: "Bearer ${input:skillhub-token}" });
+        expect(withToken.out).not.toContain("s3cret");
+        expect(withToken.err).toContain("the file holds no secret");
+        continue;
+      } else expect(entry.headers).toEqual({ Authorization: auth });
       expect(withToken.err).toContain("keep the file private");
     }
     const code = await cli(["print-config", "claude-code", "--http", URL_], { SKILLHUB_HTTP_TOKEN: "s3cret" });
