@@ -1,5 +1,6 @@
 import { accessSync, constants, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { errorMessage } from "../util/errors.ts";
 
 /**
  * What runs a script (by extension, from `scripts.runners`) or a command
@@ -28,9 +29,14 @@ export interface Runner {
   configured: string;
 }
 
+type Found = { ok: true; runner: Runner };
+type NotFound = { ok: false; reason: "none" | "missing"; configured?: string; executable?: string };
+
 export type RunnerLookup =
-  | { ok: true; runner: Runner }
-  | { ok: false; reason: "none" | "missing"; configured?: string; executable?: string };
+  | Found
+  | NotFound
+  /** The self runner's empty config file could not be made (SkillHub's home cannot be written). */
+  | { ok: false; reason: "no-config"; configured: string; why: string };
 
 /**
  * An empty Bun config file, given to the self runner so that a working folder's bunfig.toml is not read:
@@ -67,10 +73,16 @@ export function scriptRunner(
   if (configured === "") return { ok: false, reason: "none" };
   const [command = "", ...fixed] = configured.split(/\s+/);
   if (command === SELF_RUNNER) {
+    let config: string;
+    try {
+      config = host.bunConfig?.() ?? "/dev/null";
+    } catch (error) {
+      return { ok: false, reason: "no-config", configured, why: errorMessage(error) };
+    }
     return {
       ok: true,
       runner: {
-        argv: [host.execPath, "--no-env-file", `--config=${host.bunConfig?.() ?? "/dev/null"}`, ...fixed],
+        argv: [host.execPath, "--no-env-file", `--config=${config}`, ...fixed],
         env: { BUN_BE_BUN: "1" },
         configured,
       },
@@ -86,7 +98,7 @@ export function scriptRunner(
  * `python`/`python3` run as `uv run python` when uv is on PATH (PEP 723
  * inline dependencies), else as `python3`; any other name as itself.
  */
-export function commandRunner(command: string, host: RunnerHost, path: string | undefined): RunnerLookup {
+export function commandRunner(command: string, host: RunnerHost, path: string | undefined): Found | NotFound {
   if (command === "python" || command === "python3") {
     const uv = findExecutable("uv", path, host.which);
     if (uv) return { ok: true, runner: { argv: [uv, "run", "python"], env: {}, configured: "uv run python" } };

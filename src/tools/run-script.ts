@@ -160,7 +160,9 @@ export const runScriptTool = defineTool({
       const message =
         runner.reason === "none"
           ? `No runner is configured for '${extension}' scripts (scripts.runners). Fetch the script with get_asset and run it yourself.`
-          : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine ('${runner.executable}' is not on PATH).`;
+          : runner.reason === "no-config"
+            ? `The runner '${runner.configured}' for '${extension}' scripts cannot start: its empty config file cannot be written in SkillHub's home (${runner.why}). Fetch the script with get_asset and run it yourself.`
+            : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine ('${runner.executable}' is not on PATH).`;
       return errorResult("NO_RUNNER", message, { skill_path: skill.name, file: path, extension });
     }
     const workDir = resolveWorkingDir(cwd, deps.projectRoot.dir ?? host.cwd, session.remote);

@@ -187,6 +187,13 @@ describe("run_script: runners and arguments", () => {
     expect(stdout).not.toContain("planted");
     expect(readFileSync(join(home, "empty-bunfig.toml"), "utf8")).toBe("");
     expect(emptyBunConfig(home, "linux")).toBe("/dev/null");
+    // A home that cannot be written: the call says so, and nothing runs.
+    const file = write(join(tempDir("skillhub-home-"), "not-a-folder"), "x");
+    hub.exec.bunConfig = () => emptyBunConfig(join(file, "home"), "win32");
+    expect(error(await run("scripts/args.ts", { name: "Ada" }))).toMatchObject({
+      code: "NO_RUNNER",
+      message: expect.stringContaining("its empty config file cannot be written in SkillHub's home (ENOTDIR"),
+    });
   });
 
   test("arguments are data, never code: quotes and $( ) reach the script verbatim", async () => {
