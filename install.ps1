@@ -81,10 +81,11 @@
 
     # The user's Path as the registry holds it: %VARIABLES% unexpanded, written back as REG_EXPAND_SZ
     # ([Environment]::SetEnvironmentVariable would expand them and store a plain string).
-    $envKey = [Microsoft.Win32.Registry]::CurrentUser.OpenSubKey('Environment', $true)
+    $envKey = [Microsoft.Win32.Registry]::CurrentUser.CreateSubKey('Environment')
     try {
       $userPath = [string]$envKey.GetValue('Path', '', [Microsoft.Win32.RegistryValueOptions]::DoNotExpandEnvironmentNames)
-      if (-not (($userPath -split ';') -contains $installDir)) {
+      $entries = $userPath -split ';' | ForEach-Object { [Environment]::ExpandEnvironmentVariables($_) }
+      if (-not ($entries -contains $installDir)) {
         $newPath = if ($userPath) { "$userPath;$installDir" } else { $installDir }
         $envKey.SetValue('Path', $newPath, [Microsoft.Win32.RegistryValueKind]::ExpandString)
         # Setting and clearing a variable announces the change (WM_SETTINGCHANGE) to new terminals.

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { ConfigFileEdit } from "../config/config-edit.ts";
-import { parseRepo } from "../refresh/git/git-url.ts";
+import { parseRepo, withoutCredentials } from "../refresh/git/git-url.ts";
 import { configRepoTargets, repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { reloaded } from "./add.ts";
@@ -57,19 +57,24 @@ export const runRemove: CommandRun = async (ctx) => {
   before.close();
   // On the file as it is now (it may have changed during the scan): each item found again, once, and taken
   // out from the last up, so that the earlier indexes stay right.
-  ConfigFileEdit.update(where.file, where.header, within, (now) => {
+  const gone = ConfigFileEdit.update(where.file, where.header, within, (now) => {
     const items = new Map<string, Found>();
+    const missing = new Set<string>();
     for (const { word } of found) {
       const hit = find(ctx, now, where, word);
-      if (typeof hit !== "string") items.set(`${hit.kind} ${hit.index}`, hit);
+      if (typeof hit === "string") missing.add(word);
+      else items.set(`${hit.kind} ${hit.index}`, hit);
     }
     for (const f of [...items.values()].sort((a, b) => b.index - a.index))
       f.kind === "repo" ? now.removeRepo(f.index) : now.removeDir(f.index);
+    return missing;
   });
   found.forEach((f, i) => {
+    const shown = withoutCredentials(f.word);
+    if (gone.has(f.word)) return ctx.out(`${shown} was taken out of ${where.file} meanwhile; nothing to remove.\n`);
     const { label, names } = served[i] ?? { names: [] };
     const what = names.length > 0 ? `; no longer served from ${label}: ${names.join(", ")}` : "";
-    ctx.out(`Removed ${scrubUrlCredentials(f.word)} from ${where.file}${what}.\n`);
+    ctx.out(`Removed ${shown} from ${where.file}${what}.\n`);
   });
   return (await runLock(await reloaded(ctx))) === 0 ? 0 : 1;
 };
@@ -90,9 +95,9 @@ function find(ctx: CommandContext, edit: ConfigFileEdit, where: SourceFile, word
   if (typeof other !== "string" && other.file !== where.file) {
     const there = ConfigFileEdit.open(other.file, other.header);
     if (!there.created && typeof match(ctx, there, other, word, spec) === "object")
-      return `${word} is a source in ${other.file}, not in ${where.file}: run remove ${where.scope === "project" ? "with" : "without"} --global.`;
+      return `${withoutCredentials(word)} is a source in ${other.file}, not in ${where.file}: run remove ${where.scope === "project" ? "with" : "without"} --global.`;
   }
-  return `${word} is not a source in ${where.file}; \`skillhub sources\` lists them.`;
+  return `${withoutCredentials(word)} is not a source in ${where.file}; \`skillhub sources\` lists them.`;
 }
 
 /** The item of `edit` that `word` (parsed as `spec`, when it parses) names: by label, URL and folder, or path. */

@@ -25,7 +25,7 @@ export async function probeRepository(
   options: ProbeOptions,
 ): Promise<{ ref?: string; branch?: string }> {
   const spec = parseRepo(entry.url);
-  const auth = repoAuth(spec, entry.scope === "project" ? undefined : options.token);
+  const auth = repoAuth(spec, options.token, entry.scope === "project");
   const timeoutMs = options.timeoutMs ?? 60_000;
   const git = new GitRunner({ env: options.env, timeoutMs });
   const patterns = ref ? [`refs/heads/${ref}`, `refs/tags/${ref}`] : ["HEAD"];
@@ -33,6 +33,7 @@ export async function probeRepository(
     const out = await git.run(["ls-remote", "--symref", spec.url, ...patterns], {
       config: auth.config,
       secrets: auth.secrets,
+      env: auth.env,
       timeoutMs,
     });
     if (out.code !== 0 || out.timedOut)

@@ -156,6 +156,11 @@ function linkTarget(path: string, within: string | undefined): string {
       },
     );
   }
+  // A repository's own files (`.git/HEAD` reads as a YAML mapping) are never a config file to rewrite.
+  if (real.split(sep).includes(".git"))
+    throw new ConfigError(`${path} is a link into a .git folder (${real}); put a file in the link's place.`, {
+      key: path,
+    });
   if (within !== undefined) {
     const rel = relative(realOr(within), real);
     if (rel === ".." || rel.startsWith(`..${sep}`) || rel.startsWith(sep) || /^[A-Za-z]:/.test(rel))

@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { isInside } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
 
@@ -15,21 +15,32 @@ export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string
  * Security: a `remote` client (on another machine, over HTTP) names a folder of
  * the server's project, relative to `base`, and one that stays inside it once
  * links are followed: it has no business running code elsewhere on the server,
- * nor learning which of the server's other folders exist.
+ * nor learning which of the server's other folders exist. Without a project
+ * (a server started in / or a home), it names none.
  */
-export function resolveWorkingDir(input: string | undefined, base: string, remote = false): WorkingDir {
+export function resolveWorkingDir(input: string | undefined, base: string, remote?: { project: boolean }): WorkingDir {
   if (input === undefined || input.trim() === "") return existingDir(base, "the default working folder");
   // Security: a NUL byte would cut the path short in the kernel's chdir.
   if (input.includes("\0")) return { ok: false, reason: "cwd contains a NUL byte" };
   if (!remote) return existingDir(isAbsolute(input) ? resolve(input) : resolve(base, input), `cwd '${input}'`);
+  if (!remote.project)
+    return { ok: false, reason: `cwd '${input}' cannot be used: this server has no project folder to run scripts in` };
   const outside = {
     ok: false,
     reason: `cwd '${input}' is not a folder of the server's project: a client on another machine gives one relative to the project root`,
   } as const;
   const dir = resolve(base, input);
   if (isAbsolute(input) || /^[A-Za-z]:/.test(input) || !isInside(resolve(base), dir)) return outside;
+  // Where the path leads is judged on its nearest existing folder before anything else is said of it, and
+  // the script runs in the real folder: a link swapped afterwards changes nothing.
+  const root = realOf(base);
+  let known = dir;
+  while (known !== base && statOf(known) === undefined) known = dirname(known);
+  if (!isInside(root, realOf(known))) return outside;
   const found = existingDir(dir, `cwd '${input}'`);
-  return found.ok && !isInside(realOf(base), realOf(dir)) ? outside : found;
+  if (!found.ok) return found;
+  const real = realOf(dir);
+  return isInside(root, real) ? { ok: true, dir: real } : outside;
 }
 
 function realOf(path: string): string {

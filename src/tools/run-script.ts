@@ -165,7 +165,11 @@ export const runScriptTool = defineTool({
             : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine ('${runner.executable}' is not on PATH).`;
       return errorResult("NO_RUNNER", message, { skill_path: skill.name, file: path, extension });
     }
-    const workDir = resolveWorkingDir(cwd, deps.projectRoot.dir ?? host.cwd, session.remote);
+    const workDir = resolveWorkingDir(
+      cwd,
+      deps.projectRoot.dir ?? host.cwd,
+      session.remote ? { project: deps.projectRoot.dir !== null } : undefined,
+    );
     if (!workDir.ok)
       return errorResult(
         "INVALID_ARGUMENT",

@@ -93,9 +93,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       return rpcError(
         404,
         RPC.SERVER_ERROR,
-        OAUTH_PATH.test(path)
-          ? `Not found: ${path}. This SkillHub server takes no OAuth: a client sends the server's token (SKILLHUB_HTTP_TOKEN) as the header "Authorization: Bearer <token>"; add it to the client's configuration (skillhub print-config CLIENT --http URL prints it).`
-          : `Not found: ${path}. SkillHub serves MCP at /mcp, its web page at / and a health check at /healthz.`,
+        !OAUTH_PATH.test(path)
+          ? `Not found: ${path}. SkillHub serves MCP at /mcp, its web page at / and a health check at /healthz.`
+          : options.token
+            ? `Not found: ${path}. This SkillHub server takes no OAuth: a client sends the server's token (SKILLHUB_HTTP_TOKEN) as the header "Authorization: Bearer <token>"; add it to the client's configuration (skillhub print-config CLIENT --http URL prints it).`
+            : `Not found: ${path}. This SkillHub server takes no OAuth and needs no token: connect to /mcp as it is.`,
       );
     if (request.method === "OPTIONS" && cors) return preflight(cors, MCP_METHODS);
     if (!MCP_METHODS.includes(request.method)) {

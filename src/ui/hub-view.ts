@@ -1,6 +1,7 @@
 import { describeFilter, filterActive, isEnabled, passesFilter } from "../catalog/filters.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
 import { buildSkillTree, type SkillTreeNode } from "../catalog/tree-listing.ts";
+import { withoutCredentials } from "../refresh/git/git-url.ts";
 import { searchMode } from "../search/embeddings/settings.ts";
 import type { Hub } from "../server/hub.ts";
 import { isServable } from "../tools/support/asset-read.ts";
@@ -60,20 +61,6 @@ export function gitStatus(hub: Hub) {
       lastSync: r.state?.last_sync ?? null,
     })),
   };
-}
-
-function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.username || parsed.password) {
-      parsed.username = "";
-      parsed.password = "";
-    }
-    return parsed.href;
-  } catch {
-    // scp-like "git@host:org/repo": the user name is not a secret.
-    return url.replace(/^[^@/]*:[^@/]*@/, "");
-  }
 }
 
 /** One page of the catalog's diagnostics (warnings and errors; shadowing is on the skills' rows). */

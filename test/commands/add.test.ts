@@ -205,16 +205,19 @@ describe("skillhub add", () => {
     const m = machine();
     const team = teamRepo();
     const withToken = team.url.replace("file://", "https://alice:s3cr3tTOKEN@127.0.0.1:1");
+    const without = team.url.replace("file://", "https://127.0.0.1:1");
     const cases: [string[], string, RegExp][] = [
-      [["add", withToken], "https://127.0.0.1:1", /an SSH key or a git credential helper for its host/],
-      [["add", "--global", withToken], "https://127.0.0.1:1", /set GITHUB_TOKEN where skillhub starts/],
+      [["add", withToken], without, /an SSH key or a git credential helper for its host/],
+      [["add", "--global", withToken], without, /set GITHUB_TOKEN where skillhub starts/],
       [["add", "https://s3cr3tTOKEN@github.com/team/skills"], "https://github.com/team/skills", /plain text/],
       [["add", "alice:s3cr3tTOKEN@127.0.0.1:/srv/skills.git"], "alice@127.0.0.1:/srv/skills.git", /plain text/],
+      [["add", "ssh://git:s3cr3tTOKEN'x@127.0.0.1/skills.git"], "ssh://127.0.0.1/skills.git", /plain text/],
+      [["add", "git+https://s3cr3tTOKEN'x@127.0.0.1/skills.git"], "git+https://127.0.0.1/skills.git", /plain text/],
     ];
     for (const [argv, shown, advice] of cases) {
       const result = await cli(m, argv);
       expect(result.code, argv.join(" ")).toBe(2);
-      expect(result.err).toStartWith(`skillhub add: ${shown}`);
+      expect(result.err).toContain(`would keep in plain text: add ${shown} instead`);
       expect(result.err).toMatch(advice);
       expect(result.out + result.err).not.toContain("s3cr3tTOKEN");
     }
@@ -246,6 +249,13 @@ describe("skillhub add", () => {
     expect(refused.err).toContain(`${projectFile(m)} is a link to ${realpathSync(elsewhere)}, outside the project`);
     expect(readFileSync(elsewhere, "utf8")).toBe("setting: 1\n");
     expect(copies(m)).toHaveLength(1);
+
+    // Nor one linked to a repository's own file (`.git/HEAD` reads as a YAML mapping).
+    rmSync(projectFile(m));
+    symlinkSync(join(m.project, ".git", "HEAD"), projectFile(m));
+    const head = readFileSync(join(m.project, ".git", "HEAD"), "utf8");
+    expect((await cli(m, ["add", team.url])).err).toContain("is a link into a .git folder");
+    expect(readFileSync(join(m.project, ".git", "HEAD"), "utf8")).toBe(head);
 
     // Linked inside the project, it is changed where it leads.
     rmSync(projectFile(m));

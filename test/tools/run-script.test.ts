@@ -244,13 +244,25 @@ describe("run_script: runners and arguments", () => {
     expect(String((await run("scripts/args.sh", { name: "a" }, { cwd: "sub" })).structuredContent?.stdout)).toContain(
       "cwd=<project>/sub\n",
     );
-    for (const cwd of [outside, "/etc", "/no/such/folder", "../..", "sub/../../x", "out", "C:\\Windows"]) {
+    // Through a link that leads out, one answer whether the folder there exists, is a file or is missing.
+    mkdirSync(join(outside, "secret-dir"));
+    write(join(outside, "secret-file"), "x");
+    const refusals = [outside, "/etc", "/no/such/folder", "../..", "sub/../../x", "out", "C:\\Windows"];
+    for (const cwd of [...refusals, "out/secret-dir", "out/secret-file", "out/no-such"]) {
       const refused = await run("scripts/args.sh", { name: "a" }, { cwd });
       expect(error(refused), cwd).toMatchObject({
         code: "INVALID_ARGUMENT",
         message: `cwd '${cwd}' is not a folder of the server's project: a client on another machine gives one relative to the project root. Give an existing folder as cwd, or leave it out to run in the project root.`,
       });
     }
+  });
+
+  test("cwd from a client on another machine, on a server with no project (started in /): refused", async () => {
+    const { run } = await open(undefined, { flags: {}, cwd: "/", remote: true });
+    expect(error(await run("scripts/args.sh", { name: "a" }, { cwd: "etc" }))).toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringContaining("cwd 'etc' cannot be used: this server has no project folder"),
+    });
   });
 
   test("a failing script is a result, not an error: success false with its exit code and stderr", async () => {

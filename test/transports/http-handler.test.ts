@@ -37,6 +37,10 @@ describe("routing", () => {
     expect((await errorOf(missing)).message).toBe(
       "Not found: /nope. SkillHub serves MCP at /mcp, its web page at / and a health check at /healthz.",
     );
+    const oauth = await w.handler.handle(mcpRequest("GET", "/.well-known/oauth-authorization-server"));
+    expect((await errorOf(oauth)).message).toBe(
+      "Not found: /.well-known/oauth-authorization-server. This SkillHub server takes no OAuth and needs no token: connect to /mcp as it is.",
+    );
     const put = await w.handler.handle(mcpRequest("PUT", "/mcp", { body: {} }));
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toBe("GET, POST, DELETE");

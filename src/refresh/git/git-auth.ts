@@ -11,7 +11,16 @@ export interface RepoAuth {
   config: GitConfigEntry[];
   /** Every form of the secret that could show up in output, for scrubbing. */
   secrets: string[];
+  /** Variables for the git child that reaches the repository (the transports a project's may use). */
+  env?: Record<string, string>;
 }
+
+/**
+ * Security: the transports a project's repository (named by a cloned project's skillhub.yaml) may use,
+ * whatever the user's git config allows: no `ext::` (a command git runs) and no remote helper. The
+ * user's own repositories follow the user's git config (a remote helper such as `codecommit::` works).
+ */
+const PROJECT_TRANSPORTS = { GIT_ALLOW_PROTOCOL: "file:git:http:https:ssh" };
 
 /**
  * The credentials for one repository: the user:password written in its URL,
@@ -26,7 +35,12 @@ export interface RepoAuth {
  * redirect or submodule on another host does not receive it, and it is only
  * ever sent over https.
  */
-export function repoAuth(spec: RepoSpec, token: string | undefined): RepoAuth {
+export function repoAuth(spec: RepoSpec, token: string | undefined, project = false): RepoAuth {
+  const auth = userAuth(spec, project ? undefined : token);
+  return project ? { ...auth, env: PROJECT_TRANSPORTS } : auth;
+}
+
+function userAuth(spec: RepoSpec, token: string | undefined): RepoAuth {
   const secrets: string[] = [];
   let basic: string | undefined;
   if (spec.credentials && (spec.credentials.password || spec.credentials.username)) {

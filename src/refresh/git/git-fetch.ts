@@ -22,6 +22,7 @@ export async function fetchWanted(
     const out = await ctx.git.run(["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit], {
       cwd: dir,
       config: ctx.auth.config,
+      env: ctx.auth.env,
       secrets: ctx.auth.secrets,
       timeoutMs: ctx.timeoutMs,
     });
@@ -46,6 +47,7 @@ export async function fetchWanted(
   const out = await ctx.git.run(["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, `+${source}:${local_}`], {
     cwd: dir,
     config: ctx.auth.config,
+    env: ctx.auth.env,
     secrets: ctx.auth.secrets,
     timeoutMs: ctx.timeoutMs,
   });

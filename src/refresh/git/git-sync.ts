@@ -47,7 +47,7 @@ export class GitSync {
     for (const target of this.targets) {
       // Security: a repository a project's skillhub.yaml names is the project's choice, not the user's:
       // the user's token is never sent to it (git's own credential helpers and SSH keys still apply).
-      this.auth.set(target.spec.slug, repoAuth(target.spec, target.project ? undefined : options.token));
+      this.auth.set(target.spec.slug, repoAuth(target.spec, options.token, target.project));
       const state = readState(target.dir);
       if (state && (this.lastSync === null || state.last_sync < this.lastSync)) this.lastSync = state.last_sync;
     }

@@ -17,13 +17,31 @@ export interface RepoSpec {
 const SCP_LIKE = /^(?:([^@/\s]+)@)?([^:/\s]+):(?!\/\/)(.+)$/;
 
 /**
- * Whether `raw` carries credentials a file would keep in plain text: a password (`https://u:PASS@`,
- * `ssh://git:PASS@`, `u:PASS@host:path`) or an http(s) user name, which hosts accept a token in.
+ * Whether `raw` carries credentials a file would keep in plain text: a password in any scheme
+ * (`https://u:PASS@`, `ssh://git:PASS@`, `u:PASS@host:path`) or a user name in an http(s) one, which
+ * hosts accept a token in. A URL the parser refuses counts when it holds any user information.
  */
 export function carriesCredentials(raw: string): boolean {
   const input = raw.trim();
-  if (scrubUrlCredentials(input) !== input || parseRepo(input).credentials !== undefined) return true;
-  return !input.includes("://") && (SCP_LIKE.exec(input)?.[1]?.includes(":") ?? false);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) return SCP_LIKE.exec(input)?.[1]?.includes(":") ?? false;
+  const parsed = safeUrl(input);
+  if (!parsed) return splitUserInfo(input) !== undefined;
+  return parsed.password !== "" || (parsed.username !== "" && /^(?:[a-z0-9.-]+\+)?https?:$/i.test(parsed.protocol));
+}
+
+/** `raw` without the credentials it carries (carriesCredentials): safe to print. */
+export function withoutCredentials(raw: string): string {
+  const input = raw.trim();
+  if (!carriesCredentials(input)) return input;
+  if (!input.includes("://")) return parseRepo(input).url;
+  const parsed = safeUrl(input);
+  if (parsed) {
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.href;
+  }
+  const split = splitUserInfo(input);
+  return split ? `${split.scheme}${split.rest}` : input;
 }
 
 /**

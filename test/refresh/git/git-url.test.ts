@@ -44,6 +44,13 @@ describe("repository URLs", () => {
     expect(repoAuth(parseRepo("https://github.com/a/b.git"), undefined).config).toEqual([]);
   });
 
+  test("a project's repository gets no token and only the plain transports; the user's own keeps git's policy", () => {
+    const project = repoAuth(parseRepo("https://github.com/a/b.git"), "tok-123456", true);
+    expect(project.config).toEqual([]);
+    expect(project.env).toEqual({ GIT_ALLOW_PROTOCOL: "file:git:http:https:ssh" });
+    expect(repoAuth(parseRepo("codecommit::us-east-1://skills"), "tok-123456").env).toBeUndefined();
+  });
+
   test("scrub hides secrets and URL passwords", () => {
     expect(scrub("fatal: https://u:pw@host/x and tok-123456 again tok-123456", ["tok-123456"])).toBe(
       "fatal: https://***@host/x and *** again ***",
