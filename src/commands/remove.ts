@@ -71,10 +71,13 @@ export const runRemove: CommandRun = async (ctx) => {
   });
   found.forEach((f, i) => {
     const shown = withoutCredentials(f.word);
-    if (gone.has(f.word)) return ctx.out(`${shown} was taken out of ${where.file} meanwhile; nothing to remove.\n`);
     const { label, names } = served[i] ?? { names: [] };
     const what = names.length > 0 ? `; no longer served from ${label}: ${names.join(", ")}` : "";
-    ctx.out(`Removed ${shown} from ${where.file}${what}.\n`);
+    ctx.out(
+      gone.has(f.word)
+        ? `${shown} was taken out of ${where.file} meanwhile; nothing to remove.\n`
+        : `Removed ${shown} from ${where.file}${what}.\n`,
+    );
   });
   return (await runLock(await reloaded(ctx))) === 0 ? 0 : 1;
 };
