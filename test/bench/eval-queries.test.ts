@@ -7,8 +7,15 @@ import { searchName } from "../../src/search/search-name.ts";
 import { buildSourceList } from "../../src/sources/source-list.ts";
 import { corporaDir, corpusFolders } from "../helpers/corpora.ts";
 
-const QUERY_CLASSES = ["exact name", "description paraphrase", "body-only detail", "typo", "two plausible skills"];
-const FILES = ["queries.json", "queries-new.json", "queries-heldout.json", "queries-blind.json"];
+const QUERY_CLASSES = [
+  "exact name",
+  "description paraphrase",
+  "body-only detail",
+  "typo",
+  "two plausible skills",
+  "long task",
+];
+const FILES = ["queries.json", "queries-new.json", "queries-heldout.json", "queries-blind.json", "queries-review.json"];
 type Query = { query: string; expected: string[]; corpus: string; class: string };
 const load = (file: string) =>
   JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "bench", "eval", file), "utf8")) as Query[];
