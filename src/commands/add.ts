@@ -112,7 +112,7 @@ async function addRepository(
   // Security: the file is kept in plain text, and a project's is committed; git's own ways keep a secret.
   if (carriesCredentials(spec.url))
     return fail(
-      `the URL holds a password, a token or a user name, which ${where.file} would keep in plain text: add ${withoutCredentials(spec.url)} instead, and ${where.scope === "project" ? "set up an SSH key or a git credential helper for its host (a project's repositories never receive GITHUB_TOKEN)" : "set GITHUB_TOKEN where skillhub starts (sent to https:// repositories as a header), or set up a git credential helper or an SSH key"}.`,
+      `the URL holds a password, a token or a user name, which ${where.file} would keep in plain text: add ${withoutCredentials(spec.written)} instead, and ${where.scope === "project" ? "set up an SSH key or a git credential helper for its host (a project's repositories never receive GITHUB_TOKEN)" : "set GITHUB_TOKEN where skillhub starts (sent to https:// repositories as a header), or set up a git credential helper or an SSH key"}.`,
     );
   if (spec.ref !== undefined && refOption !== undefined && spec.ref !== refOption)
     return fail(`${spec.written} names ref '${spec.ref}' and --ref says '${refOption}': give one.`);

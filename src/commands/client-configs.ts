@@ -18,6 +18,8 @@ export interface Snippet {
   text: string;
   /** A command to run once instead of a file's content: print-config sends it to stderr as an alternative. */
   command?: true;
+  /** The client asks for the token and keeps it: the snippet holds none. */
+  asksToken?: true;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -134,6 +136,7 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       return [
         {
           where: ".vscode/mcp.json",
+          ...(auth ? { asksToken: true as const } : {}),
           text: json({
             ...(auth ? { inputs: [VSCODE_TOKEN_INPUT] } : {}),
             servers: {

@@ -64,9 +64,9 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   ctx.err(`# merge into ${file.where}\n`);
   if (url && token)
     ctx.err(
-      file.text.includes(token)
-        ? "# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n"
-        : "# the client asks for your SKILLHUB_HTTP_TOKEN once and keeps it; the file holds no secret.\n",
+      file.asksToken
+        ? "# the client asks for your SKILLHUB_HTTP_TOKEN once and keeps it; the file holds no secret.\n"
+        : "# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n",
     );
   // Off loopback, the server refuses any client without its token (401): say so while there is time.
   if (url && !token && !isLoopbackHost(new URL(url).hostname))

@@ -5,6 +5,8 @@ import { statOf } from "../util/stat.ts";
 
 export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string };
 
+const MAX_PATH_CHARS = 4096;
+
 /**
  * run_script's `cwd`: absent → `base` (the project root, else
  * the server's working folder); relative → resolved against `base`; absolute
@@ -20,8 +22,10 @@ export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string
  */
 export function resolveWorkingDir(input: string | undefined, base: string, remote?: { project: boolean }): WorkingDir {
   if (input === undefined || input.trim() === "") return existingDir(base, "the default working folder");
-  // Security: a NUL byte would cut the path short in the kernel's chdir.
+  // Security: a NUL byte would cut the path short in the kernel's chdir; no folder's path is longer than
+  // PATH_MAX, and a longer one would cost every step up it below.
   if (input.includes("\0")) return { ok: false, reason: "cwd contains a NUL byte" };
+  if (input.length > MAX_PATH_CHARS) return { ok: false, reason: `cwd is longer than ${MAX_PATH_CHARS} characters` };
   if (!remote) return existingDir(isAbsolute(input) ? resolve(input) : resolve(base, input), `cwd '${input}'`);
   if (!remote.project)
     return { ok: false, reason: `cwd '${input}' cannot be used: this server has no project folder to run scripts in` };

@@ -8,6 +8,7 @@ import { scriptRunner } from "../exec/runners.ts";
 import { scriptOutcome } from "../exec/script-result.ts";
 import { resolveWorkingDir } from "../exec/working-dir.ts";
 import type { ScriptDecl } from "../skills/tree-node.ts";
+import { isProjectCandidate } from "../sources/project-root.ts";
 import { SkillHubError } from "../util/errors.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -168,7 +169,14 @@ export const runScriptTool = defineTool({
     const workDir = resolveWorkingDir(
       cwd,
       deps.projectRoot.dir ?? host.cwd,
-      session.remote ? { project: deps.projectRoot.dir !== null } : undefined,
+      // A root of / or a home is no project to confine a client to (a server started there by hand).
+      session.remote
+        ? {
+            project:
+              deps.projectRoot.dir !== null &&
+              isProjectCandidate(deps.projectRoot.dir, host.env.HOME ?? host.env.USERPROFILE ?? ""),
+          }
+        : undefined,
     );
     if (!workDir.ok)
       return errorResult(

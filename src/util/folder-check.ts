@@ -31,7 +31,9 @@ export function namedFolderWarnings(sources: { dirs: readonly string[]; project?
     return problem ? [`skills folder ${dir} ${problem.says}; it is skipped`] : [];
   });
   const project = sources.project === undefined ? undefined : folderProblem(sources.project);
-  if (project?.kind === "missing")
-    warnings.push(`project root ${sources.project} (--project / SKILLHUB_PROJECT_DIR) does not exist`);
+  if (project)
+    warnings.push(
+      `project root ${sources.project} ${project.kind === "missing" ? "does not exist" : "is a file, not a folder"}`,
+    );
   return warnings;
 }

@@ -211,7 +211,7 @@ describe("skillhub add", () => {
       [["add", "--global", withToken], without, /set GITHUB_TOKEN where skillhub starts/],
       [["add", "https://s3cr3tTOKEN@github.com/team/skills"], "https://github.com/team/skills", /plain text/],
       [["add", "alice:s3cr3tTOKEN@127.0.0.1:/srv/skills.git"], "alice@127.0.0.1:/srv/skills.git", /plain text/],
-      [["add", "ssh://git:s3cr3tTOKEN'x@127.0.0.1/skills.git"], "ssh://127.0.0.1/skills.git", /plain text/],
+      [["add", "ssh://git:s3cr3tTOKEN'x@127.0.0.1/skills.git#v1"], "ssh://git@127.0.0.1/skills.git#v1", /plain text/],
       [["add", "git+https://s3cr3tTOKEN'x@127.0.0.1/skills.git"], "git+https://127.0.0.1/skills.git", /plain text/],
     ];
     for (const [argv, shown, advice] of cases) {

@@ -46,6 +46,9 @@ describe("print-config CLIENT > file writes a valid file", () => {
         expect(entry.headers).toEqual({ Authorization: "Bearer ${input:skillhub-token}" });
         expect(withToken.out).not.toContain("s3cret");
         expect(withToken.err).toContain("the file holds no secret");
+        // Quotes and backslashes in a token are escaped in a file that holds it: its note still says so.
+        const escaped = await cli(["print-config", "cursor", "--http", URL_], { SKILLHUB_HTTP_TOKEN: 'a"b\\c' });
+        expect(escaped.err).toContain("keep the file private");
         continue;
       } else expect(entry.headers).toEqual({ Authorization: auth });
       expect(withToken.err).toContain("keep the file private");
@@ -141,12 +144,10 @@ describe("first contact with the command line", () => {
     expect(err).toContain(`skills folder ${missing} does not exist; it is skipped.`);
     // The project root too (a server started with a mistyped --project serves nothing of it).
     const project = await cli(["doctor", "--json", "--project", missing]);
-    expect(project.err).toContain(
-      `warning: project root ${missing} (--project / SKILLHUB_PROJECT_DIR) does not exist.`,
-    );
-    expect(JSON.parse(project.out).config_warnings).toEqual([
-      `project root ${missing} (--project / SKILLHUB_PROJECT_DIR) does not exist`,
-    ]);
+    expect(project.err).toContain(`warning: project root ${missing} does not exist.`);
+    expect(JSON.parse(project.out).config_warnings).toEqual([`project root ${missing} does not exist`]);
+    const file = write(join(tempDir(), "notes.txt"), "x");
+    expect((await cli(["list", "--project", file])).err).toContain(`project root ${file} is a file, not a folder.`);
   });
 
   test("doctor with no skill anywhere says where to put them", async () => {

@@ -257,11 +257,30 @@ describe("run_script: runners and arguments", () => {
     }
   });
 
-  test("cwd from a client on another machine, on a server with no project (started in /): refused", async () => {
-    const { run } = await open(undefined, { flags: {}, cwd: "/", remote: true });
-    expect(error(await run("scripts/args.sh", { name: "a" }, { cwd: "etc" }))).toMatchObject({
+  test("cwd from a client on another machine, on a server with no project (started in /, or --project /): refused", async () => {
+    for (const options of [
+      { flags: {}, cwd: "/" },
+      { flags: {}, cwd: "/", env: { SKILLHUB_PROJECT_DIR: "/" } },
+    ]) {
+      const { run } = await open(undefined, { ...options, remote: true });
+      expect(error(await run("scripts/args.sh", { name: "a" }, { cwd: "etc" }))).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        message: expect.stringContaining("cwd 'etc' cannot be used: this server has no project folder"),
+      });
+    }
+  });
+
+  test("a cwd longer than any folder's path is refused at once", async () => {
+    const project = tempDir("skillhub-project-");
+    const { run } = await open(undefined, {
+      flags: {},
+      cwd: project,
+      env: { SKILLHUB_PROJECT_DIR: project },
+      remote: true,
+    });
+    expect(error(await run("scripts/args.sh", { name: "a" }, { cwd: "a/".repeat(100_000) }))).toMatchObject({
       code: "INVALID_ARGUMENT",
-      message: expect.stringContaining("cwd 'etc' cannot be used: this server has no project folder"),
+      message: expect.stringContaining("cwd is longer than 4096 characters"),
     });
   });
 

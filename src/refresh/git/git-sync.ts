@@ -324,7 +324,8 @@ export class GitSync {
         target,
         {
           git: this.git,
-          auth: this.auth.get(target.spec.slug) ?? { config: [], secrets: [] },
+          // Security: a target without its own (none is) gets no token and a project's transports.
+          auth: this.auth.get(target.spec.slug) ?? repoAuth(target.spec, undefined, true),
           now: this.now,
           progress: this.options.progress ?? ((line) => log.debug(line)),
           timeoutMs,

@@ -23,26 +23,39 @@ const SCP_LIKE = /^(?:([^@/\s]+)@)?([^:/\s]+):(?!\/\/)(.+)$/;
  */
 export function carriesCredentials(raw: string): boolean {
   const input = raw.trim();
+  const helper = HELPER.exec(input);
+  if (helper) return carriesCredentials(helper[2] ?? "");
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) return SCP_LIKE.exec(input)?.[1]?.includes(":") ?? false;
   const parsed = safeUrl(input);
   if (!parsed) return splitUserInfo(input) !== undefined;
-  return parsed.password !== "" || (parsed.username !== "" && /^(?:[a-z0-9.-]+\+)?https?:$/i.test(parsed.protocol));
+  return parsed.password !== "" || (parsed.username !== "" && HTTPISH.test(parsed.protocol));
 }
 
-/** `raw` without the credentials it carries (carriesCredentials): safe to print. */
+/**
+ * `raw` without the credentials it carries (carriesCredentials): safe to print and to give git. A user
+ * name stays where it is no credential (`ssh://git@…`, `git@host:…`), and so does the rest (`#v1`).
+ */
 export function withoutCredentials(raw: string): string {
   const input = raw.trim();
+  const helper = HELPER.exec(input);
+  if (helper) return `${helper[1]}${withoutCredentials(helper[2] ?? "")}`;
   if (!carriesCredentials(input)) return input;
   if (!input.includes("://")) return parseRepo(input).url;
   const parsed = safeUrl(input);
   if (parsed) {
-    parsed.username = "";
     parsed.password = "";
+    if (HTTPISH.test(parsed.protocol)) parsed.username = "";
     return parsed.href;
   }
   const split = splitUserInfo(input);
   return split ? `${split.scheme}${split.rest}` : input;
 }
+
+/** A remote helper's URL (`codecommit::https://…`): its prefix, and the address the helper is given. */
+const HELPER = /^([a-z][a-z0-9+.-]*::)(.*)$/is;
+
+/** Schemes in which a user name alone can be a token. */
+const HTTPISH = /^(?:[a-z0-9.-]+\+)?https?:$/i;
 
 /**
  * Parse a repository URL: https://, http://, ssh://, file://, scp-like
@@ -98,6 +111,9 @@ export function parseRepo(raw: string): RepoSpec {
       if (user.includes(":")) url = `${user.slice(0, user.indexOf(":"))}@${input.slice(user.length + 1)}`;
     }
   }
+  // Security: whatever the spelling (a remote helper's address, `git+https://TOKEN@`), the URL that is
+  // shown, logged and stored holds no credential.
+  url = withoutCredentials(url);
   const name = repoName(path);
   const normalised = identity.replace(/\/+$/, "").replace(/\.git$/i, "");
   const hash = new Bun.CryptoHasher("sha256").update(normalised).digest("hex").slice(0, 8);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { repoAuth } from "../../../src/refresh/git/git-auth.ts";
 import { GitSync } from "../../../src/refresh/git/git-sync.ts";
-import { parseRepo, scrub } from "../../../src/refresh/git/git-url.ts";
+import { carriesCredentials, parseRepo, scrub, withoutCredentials } from "../../../src/refresh/git/git-url.ts";
 import { createMemoryLogger } from "../../../src/util/logger.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
 
@@ -49,6 +49,21 @@ describe("repository URLs", () => {
     expect(project.config).toEqual([]);
     expect(project.env).toEqual({ GIT_ALLOW_PROTOCOL: "file:git:http:https:ssh" });
     expect(repoAuth(parseRepo("codecommit::us-east-1://skills"), "tok-123456").env).toBeUndefined();
+  });
+
+  test("no spelling keeps a credential in the URL shown, logged and stored", () => {
+    for (const [raw, shown] of [
+      ["codecommit::https://u:TOKEN@h/r", "codecommit::https://h/r"],
+      ["git+https://TOKEN@h/x", "git+https://h/x"],
+      ["ssh://git:TOKEN'x@h/x.git#v1", "ssh://git@h/x.git#v1"],
+      ["u:TOKEN@h:/srv/x.git", "u@h:/srv/x.git"],
+    ]) {
+      expect(carriesCredentials(raw as string), raw).toBe(true);
+      expect(withoutCredentials(raw as string)).toBe(shown as string);
+      expect(parseRepo(raw as string).url).not.toContain("TOKEN");
+    }
+    expect(carriesCredentials("ssh://git@h/x.git")).toBe(false);
+    expect(carriesCredentials("https://h/a@b/c.git")).toBe(false);
   });
 
   test("scrub hides secrets and URL passwords", () => {
