@@ -27,8 +27,9 @@ export function carriesCredentials(raw: string): boolean {
   if (helper) return carriesCredentials(helper[2] ?? "");
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) return SCP_LIKE.exec(input)?.[1]?.includes(":") ?? false;
   const parsed = safeUrl(input);
-  if (!parsed) return splitUserInfo(input) !== undefined;
-  return parsed.password !== "" || (parsed.username !== "" && HTTPISH.test(parsed.protocol));
+  if (parsed) return parsed.password !== "" || (parsed.username !== "" && HTTPISH.test(parsed.protocol));
+  const split = splitUserInfo(input);
+  return split !== undefined && (split.userinfo.includes(":") || HTTPISH.test(split.scheme.slice(0, -2)));
 }
 
 /**
@@ -48,7 +49,9 @@ export function withoutCredentials(raw: string): string {
     return parsed.href;
   }
   const split = splitUserInfo(input);
-  return split ? `${split.scheme}${split.rest}` : input;
+  if (!split) return input;
+  const user = HTTPISH.test(split.scheme.slice(0, -2)) ? "" : split.userinfo.split(":")[0];
+  return `${split.scheme}${user ? `${user}@` : ""}${split.rest}`;
 }
 
 /** A remote helper's URL (`codecommit::https://…`): its prefix, and the address the helper is given. */
