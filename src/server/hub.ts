@@ -163,6 +163,10 @@ export class Hub implements ToolDeps {
     return this.root;
   }
 
+  get homeDir(): string {
+    return this.options.homeDir;
+  }
+
   get ready(): Promise<void> {
     return this.refresher.ready;
   }

@@ -27,6 +27,8 @@ export interface ToolDeps {
   findSkill(name: string): Promise<Skill | undefined>;
   /** The project root, when one applies. */
   readonly projectRoot: { dir: string | null };
+  /** The user's home (HOME, USERPROFILE or the system's). */
+  readonly homeDir: string;
   /** Rescan first when the catalog is older than `maxAgeMs`. */
   ensureFresh(maxAgeMs: number): Promise<void>;
   /**

@@ -172,9 +172,7 @@ export const runScriptTool = defineTool({
       // A root of / or a home is no project to confine a client to (a server started there by hand).
       session.remote
         ? {
-            project:
-              deps.projectRoot.dir !== null &&
-              isProjectCandidate(deps.projectRoot.dir, host.env.HOME ?? host.env.USERPROFILE ?? ""),
+            project: deps.projectRoot.dir !== null && isProjectCandidate(deps.projectRoot.dir, deps.homeDir),
           }
         : undefined,
     );

@@ -257,11 +257,16 @@ describe("run_script: runners and arguments", () => {
     }
   });
 
-  test("cwd from a client on another machine, on a server with no project (started in /, or --project /): refused", async () => {
-    for (const options of [
+  test("cwd from a client on another machine, on a server with no project (started in /, --project / or a home): refused", async () => {
+    const home = tempDir("skillhub-home-");
+    mkdirSync(join(home, "etc"));
+    const servers: ConnectOptions[] = [
       { flags: {}, cwd: "/" },
       { flags: {}, cwd: "/", env: { SKILLHUB_PROJECT_DIR: "/" } },
-    ]) {
+      // The user's home is known to the server whatever HOME its scripts get.
+      { flags: {}, home, cwd: home, env: { SKILLHUB_PROJECT_DIR: home, HOME: "" } },
+    ];
+    for (const options of servers) {
       const { run } = await open(undefined, { ...options, remote: true });
       expect(error(await run("scripts/args.sh", { name: "a" }, { cwd: "etc" }))).toMatchObject({
         code: "INVALID_ARGUMENT",

@@ -23,9 +23,9 @@ const SCP_LIKE = /^(?:([^@/\s]+)@)?([^:/\s]+):(?!\/\/)(.+)$/;
  */
 export function carriesCredentials(raw: string): boolean {
   const input = raw.trim();
-  const helper = HELPER.exec(input);
-  if (helper) return carriesCredentials(helper[2] ?? "");
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) return SCP_LIKE.exec(input)?.[1]?.includes(":") ?? false;
+  const helper = HELPERS.exec(input)?.[0];
+  if (helper) return carriesCredentials(input.slice(helper.length));
+  if (!SCHEME.test(input)) return !DRIVE.test(input) && (SCP_LIKE.exec(input)?.[1]?.includes(":") ?? false);
   const parsed = safeUrl(input);
   if (parsed) return parsed.password !== "" || (parsed.username !== "" && HTTPISH.test(parsed.protocol));
   const split = splitUserInfo(input);
@@ -38,10 +38,13 @@ export function carriesCredentials(raw: string): boolean {
  */
 export function withoutCredentials(raw: string): string {
   const input = raw.trim();
-  const helper = HELPER.exec(input);
-  if (helper) return `${helper[1]}${withoutCredentials(helper[2] ?? "")}`;
+  const helper = HELPERS.exec(input)?.[0];
+  if (helper) return `${helper}${withoutCredentials(input.slice(helper.length))}`;
   if (!carriesCredentials(input)) return input;
-  if (!input.includes("://")) return parseRepo(input).url;
+  if (!SCHEME.test(input)) {
+    const user = SCP_LIKE.exec(input)?.[1] ?? "";
+    return `${user.slice(0, user.indexOf(":"))}@${input.slice(user.length + 1)}`;
+  }
   const parsed = safeUrl(input);
   if (parsed) {
     parsed.password = "";
@@ -55,7 +58,9 @@ export function withoutCredentials(raw: string): string {
 }
 
 /** A remote helper's URL (`codecommit::https://…`): its prefix, and the address the helper is given. */
-const HELPER = /^([a-z][a-z0-9+.-]*::)(.*)$/is;
+const HELPERS = /^(?:[a-z][a-z0-9+.-]*::)+/i;
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const DRIVE = /^[A-Za-z]:[\\/]/;
 
 /** Schemes in which a user name alone can be a token. */
 const HTTPISH = /^(?:[a-z0-9.-]+\+)?https?:$/i;

@@ -64,6 +64,20 @@ describe("repository URLs", () => {
     }
     expect(carriesCredentials("ssh://git@h/x.git")).toBe(false);
     expect(carriesCredentials("https://h/a@b/c.git")).toBe(false);
+    // What is found is taken out, even when `://` comes later in an scp-like address.
+    for (const url of ["a:b@h:x://y", "x::a:b@h:x://y"])
+      expect(carriesCredentials(withoutCredentials(url))).toBe(false);
+  });
+
+  test("hostile spellings end: a Windows path that looks scp-like, thousands of helper prefixes", () => {
+    for (const url of ["C:\\repo@v2:x", "C:\\a:b@h:p"]) {
+      expect(parseRepo(url).url).toBe(url);
+      expect(withoutCredentials(url)).toBe(url);
+    }
+    expect(parseRepo("x::C:\\a@b:c").url).not.toContain("\\a");
+    const nested = `${"a::".repeat(30_000)}https://TOKEN@h/x`;
+    expect(parseRepo(nested).url).toBe(`${"a::".repeat(30_000)}https://h/x`);
+    expect(carriesCredentials(nested)).toBe(true);
   });
 
   test("scrub hides secrets and URL passwords", () => {
