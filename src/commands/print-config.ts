@@ -1,7 +1,7 @@
-import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
+import { realOr } from "../util/safe-path.ts";
 import { CLIENTS, type Client, httpSnippets, type Launch, stdioSnippets } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
 
@@ -20,12 +20,7 @@ export function selfLaunch(): Launch {
  */
 export function namedOnPath(exec: string, path = process.env.PATH): string {
   const found = Bun.which("skillhub", { PATH: path ?? "" });
-  if (!found || found === exec) return exec;
-  try {
-    return realpathSync(found) === realpathSync(exec) ? found : exec;
-  } catch {
-    return exec;
-  }
+  return found && found !== exec && realOr(found) === realOr(exec) ? found : exec;
 }
 
 /** `skillhub print-config CLIENT [--project DIR] [--http URL]`. */

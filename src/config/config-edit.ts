@@ -9,11 +9,12 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { dirname, relative, sep } from "node:path";
+import { dirname, sep } from "node:path";
 import type { Document, YAMLMap } from "yaml";
 import { writeAtomicSync } from "../util/atomic-write.ts";
 import { ConfigError, errnoCode, errorMessage } from "../util/errors.ts";
 import { yaml } from "../util/lazy-yaml.ts";
+import { isInside, realOr } from "../util/safe-path.ts";
 import type { RepoEntryConfig } from "./schema.ts";
 
 /** A `repos:` item as `skillhub add` writes it: a bare URL when nothing else is set. */
@@ -161,23 +162,12 @@ function linkTarget(path: string, within: string | undefined): string {
     throw new ConfigError(`${path} is a link into a .git folder (${real}); put a file in the link's place.`, {
       key: path,
     });
-  if (within !== undefined) {
-    const rel = relative(realOr(within), real);
-    if (rel === ".." || rel.startsWith(`..${sep}`) || rel.startsWith(sep) || /^[A-Za-z]:/.test(rel))
-      throw new ConfigError(
-        `${path} is a link to ${real}, outside the project: change that file by hand, or put a file in the link's place.`,
-        { key: path },
-      );
-  }
+  if (within !== undefined && !isInside(realOr(within), real))
+    throw new ConfigError(
+      `${path} is a link to ${real}, outside the project: change that file by hand, or put a file in the link's place.`,
+      { key: path },
+    );
   return real;
-}
-
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /** How long a command waits for another to finish changing a file; a lock this old was left by a crash. */

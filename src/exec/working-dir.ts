@@ -1,6 +1,5 @@
-import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { isInside } from "../util/safe-path.ts";
+import { isInside, realOr } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
 
 export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string };
@@ -37,22 +36,14 @@ export function resolveWorkingDir(input: string | undefined, base: string, remot
   if (isAbsolute(input) || /^[A-Za-z]:/.test(input) || !isInside(resolve(base), dir)) return outside;
   // Where the path leads is judged on its nearest existing folder before anything else is said of it, and
   // the script runs in the real folder: a link swapped afterwards changes nothing.
-  const root = realOf(base);
+  const root = realOr(base);
   let known = dir;
   while (known !== base && statOf(known) === undefined) known = dirname(known);
-  if (!isInside(root, realOf(known))) return outside;
+  if (!isInside(root, realOr(known))) return outside;
   const found = existingDir(dir, `cwd '${input}'`);
   if (!found.ok) return found;
-  const real = realOf(dir);
+  const real = realOr(dir);
   return isInside(root, real) ? { ok: true, dir: real } : outside;
-}
-
-function realOf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 function existingDir(dir: string, what: string): WorkingDir {

@@ -1,7 +1,7 @@
-import { realpathSync } from "node:fs";
 import { sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { SKILL_URI_SCHEME, skillUris } from "../skills/skill-uri.ts";
+import { realOr } from "../util/safe-path.ts";
 import type { Hub } from "./hub.ts";
 
 /** How a remote client is told about a path of this server: a skill's folder by its URI, any other folder by a name. */
@@ -37,7 +37,7 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     const reals: Array<[string, string]> = [];
     const add = (dir: string, uri: string) => {
       skills.set(dir, uri);
-      const real = realOf(dir);
+      const real = realOr(dir);
       if (real === dir) return;
       skills.set(real, uri);
       reals.push([real, uri]);
@@ -54,7 +54,7 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   named.push([hub.config.home, "<skillhub home>"], [homeDir, "<home>"], [hub.exec.cwd, "<server folder>"]);
   const folders = [...named, ...known.reals]
     .flatMap(([path, name]): Array<[string, string]> => {
-      const real = realOf(path);
+      const real = realOr(path);
       return real === path
         ? [[path, name]]
         : [
@@ -73,14 +73,6 @@ const ROOT = /^(?:[/\\]?|[A-Za-z]:[/\\]?)$/;
 
 function userHome(): string {
   return process.env.HOME ?? process.env.USERPROFILE ?? "";
-}
-
-function realOf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /**

@@ -37,6 +37,15 @@ export function checkRelativePath(input: string): RelativePathCheck {
   return { ok: true, path: segments.join("/") };
 }
 
+/** The real path of `path` (links followed), or `path` itself when it cannot be resolved (missing, a loop). */
+export function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** Whether `child` is `parent` or inside it. Both must be absolute and normalised (real paths). Pure. */
 export function isInside(parent: string, child: string): boolean {
   if (child === parent) return true;
