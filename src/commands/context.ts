@@ -50,9 +50,17 @@ export function oneShotHub(ctx: CommandContext, options: Partial<HubOptions> = {
  * A one-shot hub, scanned once. With trust.allowed_signers the repositories' copies are verified first
  * (git-trust.ts): one that is not verified is not served, by commands as by the server.
  */
-export async function scannedHub(ctx: CommandContext): Promise<Hub> {
+export async function scannedHub(ctx: CommandContext, options: { sayUnsynced?: boolean } = {}): Promise<Hub> {
   const hub = oneShotHub(ctx);
   await hub.git?.verifyCopies();
   hub.scanNow();
+  // A command does not sync (a server does, at start): a repository never synced here adds no skills, and
+  // an empty list without a word would look like a broken setup. doctor and sources say it themselves.
+  if (options.sayUnsynced !== false)
+    for (const r of hub.git?.status() ?? [])
+      if (!r.state)
+        ctx.err(
+          `skillhub: repository ${r.name} (${r.url}) is not synced yet, so its skills are left out; \`skillhub sync\` fetches it.\n`,
+        );
   return hub;
 }

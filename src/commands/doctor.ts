@@ -10,7 +10,7 @@ import { teamJson, teamLines } from "./team-status.ts";
 
 /** `skillhub doctor`: where skills come from, what was found, and what is wrong. */
 export const runDoctor: CommandRun = async (ctx) => {
-  const hub = await scannedHub(ctx);
+  const hub = await scannedHub(ctx, { sayUnsynced: false });
   const catalog = hub.catalog;
   const root = hub.projectRoot;
   const c = ctx.config;

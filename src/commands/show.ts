@@ -5,7 +5,7 @@ import { type CommandRun, scannedHub } from "./context.ts";
 export const runShow: CommandRun = async (ctx) => {
   const name = ctx.args.positionals.join(" ").trim();
   if (name === "") {
-    ctx.err("skillhub show: give a skill name, e.g. `skillhub show pdf`. `skillhub list` shows the names.\n");
+    ctx.err("skillhub show: give a skill name: `skillhub show NAME`. `skillhub list` shows the names.\n");
     return 2;
   }
   const hub = await scannedHub(ctx);

@@ -32,7 +32,7 @@ interface Row {
  * duplicates and shadowed skills, as `doctor` reports them.
  */
 export const runSources: CommandRun = async (ctx) => {
-  const hub = await scannedHub(ctx);
+  const hub = await scannedHub(ctx, { sayUnsynced: false });
   try {
     const c = ctx.config;
     const projectDir = projectDirOf(ctx);

@@ -1,5 +1,6 @@
 import { closestWord } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
+import { shellWords } from "../util/shell-words.ts";
 import { type OptionSpec, type ParsedArgv, parseArgv } from "./argv.ts";
 
 export const COMMANDS = [
@@ -75,6 +76,17 @@ const COMMAND_OPTIONS: Record<Command, readonly (keyof typeof OPTIONS)[]> = {
   remove: ["global", "path"],
   sources: ["json"],
 };
+
+/**
+ * Where a server listens: read by the commands that open one (mcp-server is stdio only) and by doctor,
+ * which shows the settings they make. Every other config flag shapes the catalog every command reads.
+ */
+const LISTENING: Partial<Record<Command, readonly string[]>> = {
+  serve: ["transport", "host", "port", "stateless"],
+  doctor: ["transport", "host", "port", "stateless"],
+  ui: ["host", "port"],
+};
+const LISTENING_OPTIONS = new Set(LISTENING.serve);
 
 /** Options no command reads on its own: every command takes them. */
 const EVERY_COMMAND = new Set(["config", "help", "version"]);
@@ -199,7 +211,19 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
 function refuseOthersOptions(command: Command, values: Record<string, unknown>): void {
   const own: readonly string[] = COMMAND_OPTIONS[command];
   for (const [name, value] of Object.entries(values)) {
-    if (value === undefined || CONFIG_FLAGS.has(name) || EVERY_COMMAND.has(name) || own.includes(name)) continue;
+    if (value === undefined || EVERY_COMMAND.has(name) || own.includes(name)) continue;
+    if (LISTENING_OPTIONS.has(name)) {
+      if (LISTENING[command]?.includes(name)) continue;
+      const instead =
+        command === "mcp-server"
+          ? "mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP)"
+          : "only serve (and ui, with --host and --port) opens a server";
+      throw new ConfigError(`option --${name} does not apply to ${command}: ${instead}.`, {
+        key: name,
+        value: command,
+      });
+    }
+    if (CONFIG_FLAGS.has(name)) continue;
     const takes =
       own.length > 0 ? `its own options are ${own.map((o) => `--${o}`).join(", ")}` : "it has no options of its own";
     throw new ConfigError(`option --${name} does not apply to ${command}: ${takes}.`, { key: name, value: command });
@@ -240,12 +264,11 @@ function dashHint(argv: readonly string[], error: unknown): string | undefined {
   };
   const odd = words.find((w, i) => /^-[^-].+/.test(w) && !known.has(w) && !isValue(i));
   if (odd === undefined) return undefined;
-  const [command] = words.filter((w) => !w.startsWith("-"));
-  const shown =
-    command && (COMMANDS as readonly string[]).includes(command)
-      ? `skillhub ${command} -- ${odd}`
-      : `skillhub show -- ${odd}`;
-  return `unknown option ${odd}. If it is a name, not an option, put -- before it: ${shown}`;
+  // The same command line with the name moved after --: every word after -- is part of the name.
+  const others = words.filter((w) => w !== odd);
+  const named = (COMMANDS as readonly string[]).includes(others[0] ?? "");
+  const line = [...(named ? [] : ["show"]), ...others, "--", odd, ...(end === -1 ? [] : argv.slice(end + 1))];
+  return `unknown option ${odd}. If it is a name, not an option, put -- before it: skillhub ${shellWords(line)}`;
 }
 
 /** The command nearest a mistyped one (close-names.ts), if any. */

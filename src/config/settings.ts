@@ -43,7 +43,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   LOG_LEVEL: {
     key: "log_level",
     kind: "loglevel",
-    description: "`DEBUG`, `INFO`, `WARN` or `ERROR`; logs go to stderr.",
+    description: "`DEBUG`, `INFO`, `WARN`, `ERROR` or `SILENT` (none); logs go to stderr.",
   },
   SKILLHUB_SECRETS: {
     key: "secrets",

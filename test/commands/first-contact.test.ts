@@ -74,9 +74,11 @@ describe("first contact with the command line", () => {
     const wrong = await cli(["show", "-21risk-automation", "--skills-dir", dir]);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toContain(
-      "unknown option -21risk-automation. If it is a name, not an option, put -- before it: skillhub show -- -21risk-automation",
+      `unknown option -21risk-automation. If it is a name, not an option, put -- before it: skillhub show --skills-dir ${dir} -- -21risk-automation`,
     );
-    const right = await cli(["show", "--skills-dir", dir, "--", "-21risk-automation"]);
+    // The suggested command line, as given, shows the skill.
+    const suggested = /skillhub (.+)$/m.exec(wrong.err)?.[1]?.split(" ") ?? [];
+    const right = await cli(suggested);
     expect(right.code).toBe(0);
     expect(right.out).toStartWith("Loading: -21risk-automation");
   });
@@ -121,10 +123,17 @@ describe("first contact with the command line", () => {
     const home = tempDir();
     const env = { ...gitEnv(), HOME: home, SKILLS_REPO: relative(home, remote.bare) };
     expect(env.SKILLS_REPO).toStartWith("../");
+    // Commands do not sync: before the first sync, list says why the team's skills are missing.
+    const before = await cli(["list"], env);
+    expect(before.out).not.toContain("alpha");
+    expect(before.err).toContain("repository team-skills");
+    expect(before.err).toContain("is not synced yet, so its skills are left out; `skillhub sync` fetches it.");
     const sync = await cli(["sync"], env);
     expect(sync.err).not.toContain("does not exist");
     expect(sync.code).toBe(0);
-    expect((await cli(["list"], env)).out).toContain("alpha");
+    const after = await cli(["list"], env);
+    expect(after.out).toContain("alpha");
+    expect(after.err).not.toContain("not synced yet");
     // URLs and scp-like addresses are left as they are; only local paths are made absolute.
     const config = (repos: string) =>
       resolveConfig({ env: { SKILLS_REPO: repos }, homeDir: "/h", cwd: "/w" }).config.git.repos;

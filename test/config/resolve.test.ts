@@ -209,6 +209,18 @@ describe("parseCommandLine", () => {
     expect(parseCommandLine(["doctor", "--port", "5", "--json"]).flags.port).toBe("5");
   });
 
+  test("where a server listens is refused by commands that open none, and by the stdio-only mcp-server", () => {
+    expect(failure(() => parseCommandLine(["mcp-server", "--transport", "http"])).message).toBe(
+      "option --transport does not apply to mcp-server: mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP).",
+    );
+    expect(failure(() => parseCommandLine(["list", "--stateless"])).message).toBe(
+      "option --stateless does not apply to list: only serve (and ui, with --host and --port) opens a server.",
+    );
+    expect(failure(() => parseCommandLine(["ui", "--transport", "http"])).message).toContain("does not apply to ui");
+    expect(parseCommandLine(["ui", "--host", "127.0.0.1", "--port", "0"]).flags.port).toBe("0");
+    expect(parseCommandLine(["--transport", "http", "--port", "0", "--stateless"]).flags.stateless).toBe(true);
+  });
+
   test("help is a command too, after options as well; --help wins over an option the command does not take", () => {
     expect(parseCommandLine(["help"]).options.help).toBe(true);
     expect(parseCommandLine(["help", "show"]).options.help).toBe(true);
