@@ -50,18 +50,18 @@ describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet fr
     expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
   });
 
-  test("HTTP with a bearer token; a wrong token is not connected", async () => {
+  test("HTTP with a token: the file names SKILLHUB_HTTP_TOKEN, Gemini CLI reads it and connects; another is refused", async () => {
     const c = clientHome();
     const env = { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN };
-    const { file } = await printConfig("gemini", ["--http", fixture.server.url], env, c.project);
+    const { file, notes } = await printConfig("gemini", ["--http", fixture.server.url], env, c.project);
+    expect(file).not.toContain(CLIENT_TOKEN);
+    expect(notes).toContain("export SKILLHUB_HTTP_TOKEN=");
     write(join(c.home, ".gemini", "settings.json"), file);
     trust(c);
-    expect(await listed(c)).toMatch(/✓ skillhub: .*\(http\) - Connected/);
-
-    const wrong = clientHome();
-    write(join(wrong.home, ".gemini", "settings.json"), file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
-    trust(wrong);
+    expect(await listed({ ...c, env })).toMatch(/✓ skillhub: .*\(http\) - Connected/);
+    const wrong = { ...c, env: { ...c.env, SKILLHUB_HTTP_TOKEN: "not-the-token-0000000000" } };
     expect(await listed(wrong)).not.toContain("- Connected");
+    expect(await listed(c)).not.toContain("- Connected");
   });
 });
 

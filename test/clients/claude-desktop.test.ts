@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import {
+  CLIENT_TOKEN,
+  clientFixture,
+  clientHome,
+  clientTools,
+  clientToolsEnabled,
+  printConfig,
+} from "../helpers/client-tools.ts";
+
+/**
+ * Claude Desktop is a desktop application with no command line to install from npm, but what its HTTP
+ * snippet starts is: mcp-remote (pinned, from .tools/), the bridge from the stdio Claude Desktop speaks
+ * to the shared server. Started with the snippet's own arguments and `env`, as Claude Desktop starts
+ * it (`npx -y mcp-remote` being the pinned package), it must reach SkillHub with the token. Runs under
+ * `make clients`.
+ */
+const fixture = clientFixture();
+
+interface DesktopEntry {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+describe.skipIf(!clientToolsEnabled)("Claude Desktop's HTTP snippet, through mcp-remote", () => {
+  test("with a token: mcp-remote reads it from the snippet's env, connects, and SkillHub's tools are listed", async () => {
+    const c = clientHome();
+    const { file } = await printConfig(
+      "claude-desktop",
+      ["--http", fixture.server.url],
+      { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN },
+      c.project,
+    );
+    const entry = (JSON.parse(file) as { mcpServers: Record<string, DesktopEntry> }).mcpServers.skillhub;
+    if (!entry) throw new Error(`no skillhub server in:\n${file}`);
+    expect([entry.command, ...entry.args.slice(0, 2)]).toEqual(["npx", "-y", "mcp-remote"]);
+    // Security: no argument holds the token (any process on the machine reads another's arguments).
+    expect(entry.args.join(" ")).not.toContain(CLIENT_TOKEN);
+    const [node, bridge] = clientTools().mcpRemote as [string, string];
+    const transport = new StdioClientTransport({
+      command: node,
+      args: [bridge, ...entry.args.slice(2)],
+      env: { PATH: c.env.PATH as string, HOME: c.home, ...entry.env },
+      cwd: "/",
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "claude-desktop-stand-in", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()?.name).toBe("skillhub");
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("search_skills");
+    } finally {
+      await client.close();
+    }
+  });
+});
