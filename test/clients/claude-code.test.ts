@@ -12,6 +12,7 @@ import {
   runTool,
 } from "../helpers/client-tools.ts";
 import { tempDir, write } from "../helpers/fs.ts";
+import { closedPort } from "../helpers/git.ts";
 
 /**
  * Claude Code itself (pinned, from .tools/) reads what `skillhub print-config claude-code` prints and
@@ -111,12 +112,15 @@ describe.skipIf(!clientToolsEnabled)("the Claude Code plugin from this repositor
     expect(checked.code).not.toBe(0);
   });
 
-  test("marketplace add, plugin install skillhub@skillhub: its server starts the installed skillhub and is Connected", async () => {
-    const c = clientHome();
-    const added = await claude(c, ["plugin", "marketplace", "add", ROOT]);
-    expect(added.code, added.out + added.err).toBe(0);
-    const installed = await claude(c, ["plugin", "install", "skillhub@skillhub"]);
-    expect(installed.code, installed.out + installed.err).toBe(0);
-    expect(await listed(c, "plugin:skillhub:skillhub")).toMatch(/✔ Connected/);
-  });
+  for (const skillhub of ["path", "local-bin"] as const)
+    test(`marketplace add, plugin install skillhub@skillhub: its server starts the installed skillhub (${skillhub === "path" ? "on PATH" : "in ~/.local/bin, not on PATH"}) and is Connected`, async () => {
+      const c = clientHome({ skillhub });
+      // Nothing is downloaded: a release would come from here, a closed port.
+      c.env.SKILLHUB_DOWNLOAD_URL = `http://127.0.0.1:${closedPort()}/release`;
+      const added = await claude(c, ["plugin", "marketplace", "add", ROOT]);
+      expect(added.code, added.out + added.err).toBe(0);
+      const installed = await claude(c, ["plugin", "install", "skillhub@skillhub"]);
+      expect(installed.code, installed.out + installed.err).toBe(0);
+      expect(await listed(c, "plugin:skillhub:skillhub")).toMatch(/✔ Connected/);
+    });
 });

@@ -12,6 +12,7 @@ import {
   runTool,
 } from "../helpers/client-tools.ts";
 import { tempDir, write } from "../helpers/fs.ts";
+import { closedPort } from "../helpers/git.ts";
 
 /**
  * Gemini CLI itself (pinned, from .tools/) reads what `skillhub print-config gemini` prints from its
@@ -76,17 +77,20 @@ describe.skipIf(!clientToolsEnabled)("the Gemini CLI extension (gemini-extension
     expect(bad.code).not.toBe(0);
   });
 
-  test("install from the repository's files: its server starts the installed skillhub and is Connected", async () => {
-    const c = clientHome();
-    // What `gemini extensions install https://github.com/…` fetches, less the rest of the repository.
-    const source = tempDir("skillhub-extension-source-");
-    cpSync(join(ROOT, "gemini-extension.json"), join(source, "gemini-extension.json"));
-    cpSync(join(ROOT, "packaging", "claude-plugin"), join(source, "packaging", "claude-plugin"), { recursive: true });
-    trust(c, source);
-    const installed = await gemini(c, ["extensions", "install", source, "--consent"]);
-    expect(installed.code, installed.out + installed.err).toBe(0);
-    expect(await listed(c)).toMatch(
-      /✓ skillhub \(from skillhub\): .*packaging\/claude-plugin\/bin\/skillhub serve \(stdio\) - Connected/,
-    );
-  });
+  for (const skillhub of ["path", "local-bin"] as const)
+    test(`install from the repository's files: its server starts the installed skillhub (${skillhub === "path" ? "on PATH" : "in ~/.local/bin, not on PATH"}) and is Connected`, async () => {
+      const c = clientHome({ skillhub });
+      // Nothing is downloaded: a release would come from here, a closed port.
+      c.env.SKILLHUB_DOWNLOAD_URL = `http://127.0.0.1:${closedPort()}/release`;
+      // What `gemini extensions install https://github.com/…` fetches, less the rest of the repository.
+      const source = tempDir("skillhub-extension-source-");
+      cpSync(join(ROOT, "gemini-extension.json"), join(source, "gemini-extension.json"));
+      cpSync(join(ROOT, "packaging", "claude-plugin"), join(source, "packaging", "claude-plugin"), { recursive: true });
+      trust(c, source);
+      const installed = await gemini(c, ["extensions", "install", source, "--consent"]);
+      expect(installed.code, installed.out + installed.err).toBe(0);
+      expect(await listed(c)).toMatch(
+        /✓ skillhub \(from skillhub\): .*packaging\/claude-plugin\/bin\/skillhub serve \(stdio\) - Connected/,
+      );
+    });
 });

@@ -61,17 +61,18 @@ export interface ClientHome {
 
 /**
  * A fresh HOME for a client. PATH holds Node 22, a `skillhub` (the compiled binary) and the system's
- * PATH; the clients' update checks and telemetry are off (nothing but loopback is reached).
+ * PATH; the clients' update checks and telemetry are off (nothing but loopback is reached). With
+ * `skillhub: "local-bin"`, the binary is in ~/.local/bin instead, which is not on PATH.
  */
-export function clientHome(): ClientHome {
+export function clientHome(options: { skillhub?: "path" | "local-bin" } = {}): ClientHome {
   const home = tempDir("skillhub-client-home-");
   const project = join(home, "project");
-  const bin = join(home, "bin");
+  const bin = join(home, options.skillhub === "local-bin" ? ".local/bin" : "bin");
   mkdirSync(project);
-  mkdirSync(bin);
+  mkdirSync(bin, { recursive: true });
   symlinkSync(binary(), join(bin, "skillhub"));
   const env = {
-    PATH: `${bin}:${dirname(clientTools().node)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    PATH: `${options.skillhub === "local-bin" ? "" : `${bin}:`}${dirname(clientTools().node)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
     HOME: home,
     LOG_LEVEL: "WARN",
     DISABLE_AUTOUPDATER: "1",
