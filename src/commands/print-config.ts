@@ -78,14 +78,22 @@ export const runPrintConfig: CommandRun = async (ctx) => {
 };
 
 /** What becomes of the token in the snippet, and what the user still has to do for it. */
-function tokenNote(token: NonNullable<Snippet["token"]>, title: string): string {
+export function tokenNote(
+  token: NonNullable<Snippet["token"]>,
+  title: string,
+  platform: NodeJS.Platform = process.platform,
+): string {
   switch (token) {
     case "asked":
       return `# ${title} asks for your ${TOKEN_VARIABLE} once and keeps it; the file holds no secret.\n`;
     case "inline":
       return `# this snippet holds your ${TOKEN_VARIABLE}: keep the file private.\n`;
     case "env":
-      return `# the file holds no secret: ${title} reads the token from ${TOKEN_VARIABLE} in its environment. Set it where ${title} starts (e.g. \`export ${TOKEN_VARIABLE}=<the server's token>\` in ~/.zshrc or ~/.bashrc), then restart ${title}.\n`;
+      return `# the file holds no secret: ${title} reads the token from ${TOKEN_VARIABLE} in its environment. Set it where ${title} starts (${
+        platform === "win32"
+          ? `\`setx ${TOKEN_VARIABLE} <the server's token>\` for your user`
+          : `e.g. \`export ${TOKEN_VARIABLE}=<the server's token>\` in ~/.zshrc or ~/.bashrc`
+      }), then restart ${title}.\n`;
   }
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join, relative } from "node:path";
+import { tokenNote } from "../../src/commands/print-config.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { runCli } from "../helpers/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -76,6 +77,16 @@ describe("print-config CLIENT > file writes a valid file", () => {
       expect(lines.join("\n")).not.toContain("into or");
     }
     expect((await cli(["print-config", "cursor"])).err).toStartWith("# merge into ~/.cursor/mcp.json");
+  });
+
+  test("the note for a client that reads the token from its environment says how to set it on this system", () => {
+    expect(tokenNote("env", "Codex", "linux")).toContain(
+      "`export SKILLHUB_HTTP_TOKEN=<the server's token>` in ~/.zshrc",
+    );
+    expect(tokenNote("env", "Codex", "darwin")).toContain("`export SKILLHUB_HTTP_TOKEN=<the server's token>`");
+    expect(tokenNote("env", "Cursor", "win32")).toContain(
+      "`setx SKILLHUB_HTTP_TOKEN <the server's token>` for your user), then restart Cursor.",
+    );
   });
 
   test("a malformed --http URL is refused with exit 2 and nothing on stdout", async () => {
