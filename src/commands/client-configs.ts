@@ -118,6 +118,16 @@ export const TOKEN_VARIABLE = "SKILLHUB_HTTP_TOKEN";
 const MCP_REMOTE_HEADER_VARIABLE = "SKILLHUB_AUTHORIZATION";
 
 /**
+ * Whether mcp-remote refuses `url` unless given --allow-http: it takes http:// only to `localhost` and
+ * `127.0.0.1`. The user chose http:// (every other client takes it as given); print-config warns about
+ * a token sent that way.
+ */
+function mcpRemoteRefuses(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === "http:" && hostname !== "localhost" && hostname !== "127.0.0.1";
+}
+
+/**
  * Snippets for a shared server reached over Streamable HTTP. With a token (`token` given: the value
  * of SKILLHUB_HTTP_TOKEN), each sends `Authorization: Bearer <token>` in the form that client reads,
  * and, wherever the client can, keeps the token itself out of the file (see Snippet.token).
@@ -142,6 +152,7 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
                   "mcp-remote",
                   url,
                   ...(token ? ["--header", `Authorization:\${${MCP_REMOTE_HEADER_VARIABLE}}`] : []),
+                  ...(mcpRemoteRefuses(url) ? ["--allow-http"] : []),
                 ],
                 ...(token ? { env: { [MCP_REMOTE_HEADER_VARIABLE]: `Bearer ${token}` } } : {}),
               },

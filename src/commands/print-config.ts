@@ -68,10 +68,16 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   // Written over an existing file, the snippet would drop its other servers and settings.
   ctx.err(`# ${others.length > 0 ? "or " : ""}merge into ${file.where}\n`);
   if (url && file.token) ctx.err(tokenNote(file.token, CLIENT_TITLES[client as Client]));
+  const remote = url !== undefined && !isLoopbackHost(new URL(url).hostname);
   // Off loopback, the server refuses any client without its token (401): say so while there is time.
-  if (url && !token && !isLoopbackHost(new URL(url).hostname))
+  if (remote && !token)
     ctx.err(
       "# a server on another machine needs its bearer token: set SKILLHUB_HTTP_TOKEN to it and run this again, or the client gets 401 Unauthorized.\n",
+    );
+  // Security: plain http to another machine shows the token to anyone on the way.
+  if (remote && token && new URL(url).protocol === "http:")
+    ctx.err(
+      "# http:// to another machine carries the token in clear text: use https:// (a TLS proxy in front of the server) unless every network on the way is trusted.\n",
     );
   ctx.out(`${file.text}\n`);
   return 0;

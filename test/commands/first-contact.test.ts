@@ -79,6 +79,21 @@ describe("print-config CLIENT > file writes a valid file", () => {
     expect((await cli(["print-config", "cursor"])).err).toStartWith("# merge into ~/.cursor/mcp.json");
   });
 
+  test("--http to another machine over http://: Claude Desktop's mcp-remote is allowed it, and the note says the token travels in clear", async () => {
+    const token = { SKILLHUB_HTTP_TOKEN: "s3cret" };
+    const args = async (url: string) =>
+      JSON.parse((await cli(["print-config", "claude-desktop", "--http", url], token)).out).mcpServers.skillhub.args;
+    expect(await args("http://10.0.0.5:8000/mcp")).toContain("--allow-http");
+    expect(await args("http://[::1]:8000/mcp")).toContain("--allow-http");
+    for (const url of ["http://127.0.0.1:8000/mcp", "http://localhost:8000/mcp", "https://skills.example.com/mcp"])
+      expect(await args(url)).not.toContain("--allow-http");
+    expect((await cli(["print-config", "cursor", "--http", "http://10.0.0.5:8000/mcp"], token)).err).toContain(
+      "# http:// to another machine carries the token in clear text",
+    );
+    for (const url of ["http://127.0.0.1:8000/mcp", "https://skills.example.com/mcp"])
+      expect((await cli(["print-config", "cursor", "--http", url], token)).err).not.toContain("clear text");
+  });
+
   test("the note for a client that reads the token from its environment says how to set it on this system", () => {
     expect(tokenNote("env", "Codex", "linux")).toContain(
       "`export SKILLHUB_HTTP_TOKEN=<the server's token>` in ~/.zshrc",
