@@ -1,9 +1,10 @@
 /**
- * `make client-tools` installs the real MCP clients (Claude Code, Gemini CLI, Codex) and the MCP
- * Bundle CLI, pinned in npm-tools.ts, with Node 22 when the system's is older, into .tools/ (never
- * system-wide). `make clients` then runs test/clients/ with them: every `print-config` snippet read
- * by its client from the client's own config file (stdio, and HTTP with a token), the Claude Code
- * plugin and marketplace, the Gemini extension and the release's MCP Bundles.
+ * `make client-tools` installs the real MCP clients (Claude Code, Gemini CLI, Codex), the MCP Bundle
+ * CLI and mcp-remote (Claude Desktop's bridge to HTTP), pinned in npm-tools.ts, with Node 22 when the
+ * system's is older, into .tools/ (never system-wide). `make clients` then runs test/clients/ with
+ * them: every `print-config` snippet read by its client from the client's own config file (stdio, and
+ * HTTP with a token; Claude Desktop's HTTP snippet through mcp-remote, started as the snippet says),
+ * the Claude Code plugin and marketplace, the Gemini extension and the release's MCP Bundles.
  * When a tool is missing and the npm registry cannot be reached, both say so and skip (exit 0).
  * Usage: bun scripts/clients.ts [--install-only]
  */
@@ -11,7 +12,7 @@ import { join } from "node:path";
 import { ensureNode22, ensureNpmTool, npmToolInstalled, PINNED } from "./npm-tools.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const TOOLS = [PINNED.mcpb, PINNED.claudeCode, PINNED.geminiCli, PINNED.codex];
+const TOOLS = [PINNED.mcpb, PINNED.claudeCode, PINNED.geminiCli, PINNED.codex, PINNED.mcpRemote];
 
 /** Why the registry cannot be used, or undefined when `npm ping` answers. */
 function registryProblem(): string | undefined {

@@ -17,6 +17,8 @@ export const PINNED = {
   claudeCode: { name: "@anthropic-ai/claude-code", version: "2.1.332" },
   geminiCli: { name: "@google/gemini-cli", version: "0.61.0" },
   codex: { name: "@openai/codex", version: "0.171.0" },
+  /** What Claude Desktop's HTTP snippet starts (`npx -y mcp-remote`): it bridges stdio to the shared server. */
+  mcpRemote: { name: "mcp-remote", version: "0.15.1" },
   /** The conformance suite and the Inspector want Node >= 22.19; the registry has it as node-<os>-<arch>. */
   node: { version: "22.23.3", minimum: [22, 19] as const },
 } as const;

@@ -4,7 +4,7 @@
  * Usage: bun scripts/readme-clients.ts [--write]   (prints the block; --write replaces it in README.md)
  */
 import { join } from "node:path";
-import { CLIENTS, type Client, stdioSnippets } from "../src/commands/client-configs.ts";
+import { CLIENTS, type Client, stdioSnippets, CLIENT_TITLES as TITLES } from "../src/commands/client-configs.ts";
 import { currentBlock, writeBlock } from "./doc-blocks.ts";
 
 export const README = join(import.meta.dir, "..", "README.md");
@@ -13,25 +13,15 @@ export const END = "<!-- end of generated client configuration -->";
 /** What the README shows in place of the absolute path print-config prints. */
 export const PLACEHOLDER = "/absolute/path/to/skillhub";
 
-const TITLES: Record<Client, string> = {
-  "claude-desktop": "Claude Desktop",
-  "claude-code": "Claude Code",
-  cursor: "Cursor",
-  vscode: "VS Code",
-  windsurf: "Windsurf",
-  codex: "Codex",
-  gemini: "Gemini CLI",
-};
-
 function fence(text: string): string {
   const lang = text.startsWith("{") ? "json" : text.startsWith("[") ? "toml" : "sh";
   return `\`\`\`${lang}\n${text}\n\`\`\``;
 }
 
-/** Where a snippet goes, as a list item: print-config's "or commit …" reads as an alternative there. */
+/** Where a snippet goes, as a list item. */
 function place(where: string): string {
   // Backslashes are escapes in Markdown: "%APPDATA%\Claude\" would lose its last one.
-  return where.replace(/^or /, "").replaceAll("\\", "\\\\");
+  return where.replaceAll("\\", "\\\\");
 }
 
 /**

@@ -52,7 +52,8 @@ Usage:
                                       read, trees, diagnostics, usage) on 127.0.0.1; prints its URL
   skillhub print-config CLIENT        config file for claude-desktop, claude-code, cursor, vscode,
                                       windsurf, codex or gemini on stdout (where it goes: stderr)
-                                      [--project DIR] [--http URL]
+                                      [--project DIR] [--http URL: a shared server's form; with
+                                      SKILLHUB_HTTP_TOKEN set, the client sends that token]
   skillhub mcp-server [--root DIR]    the stdio server with skills.list and skills.search over
                                       <project>/DIR only (default ./skills)
   skillhub --version | --help

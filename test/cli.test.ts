@@ -161,7 +161,7 @@ describe("skillhub CLI", () => {
     expect(JSON.parse(http.out)).toEqual({
       mcpServers: { skillhub: { type: "http", url: "http://127.0.0.1:8000/mcp" } },
     });
-    expect(http.err).toContain("claude mcp add --transport http skillhub http://127.0.0.1:8000/mcp");
+    expect(http.err).toContain("claude mcp add --scope user --transport http skillhub http://127.0.0.1:8000/mcp");
     expect(http.err).not.toContain("bearer token");
     // Another machine's server refuses a client without its token: said before the client meets a 401.
     const remote = await cli(["print-config", "cursor", "--http", "http://10.0.0.5:8000/mcp"]);
@@ -171,7 +171,8 @@ describe("skillhub CLI", () => {
     const withToken = await cli(["print-config", "cursor", "--http", "http://10.0.0.5:8000/mcp"], {
       SKILLHUB_HTTP_TOKEN: "t0ken-for-the-test",
     });
-    expect(withToken.out).toContain("Bearer t0ken-for-the-test");
+    expect(withToken.out).toContain("Bearer ${env:SKILLHUB_HTTP_TOKEN}");
+    expect(withToken.out).not.toContain("t0ken-for-the-test");
     expect(withToken.err).not.toContain("needs its bearer token");
     expect((await cli(["print-config", "emacs"])).code).toBe(2);
   });

@@ -5,6 +5,17 @@
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex", "gemini"] as const;
 export type Client = (typeof CLIENTS)[number];
 
+/** Each client's name as its users know it. */
+export const CLIENT_TITLES: Record<Client, string> = {
+  "claude-desktop": "Claude Desktop",
+  "claude-code": "Claude Code",
+  cursor: "Cursor",
+  vscode: "VS Code",
+  windsurf: "Windsurf",
+  codex: "Codex",
+  gemini: "Gemini CLI",
+};
+
 export interface Launch {
   /** Absolute path of the executable. */
   command: string;
@@ -12,14 +23,17 @@ export interface Launch {
 }
 
 export interface Snippet {
-  /** Where the snippet goes. */
+  /** Where the snippet goes (a file), or when to run it (a command). */
   where: string;
   /** Text to paste or run. */
   text: string;
   /** A command to run once instead of a file's content: print-config sends it to stderr as an alternative. */
   command?: true;
-  /** The client asks for the token and keeps it: the snippet holds none. */
-  asksToken?: true;
+  /**
+   * How the snippet of a server with a token carries it: `asked`, the client asks once and keeps it;
+   * `env`, the client reads it from TOKEN_VARIABLE in its own environment; `inline`, the text holds it.
+   */
+  token?: "asked" | "env" | "inline";
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -45,7 +59,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
           command: true,
         },
         {
-          where: "or .mcp.json at the project root (it names paths on this machine: commit it only where they hold)",
+          where: ".mcp.json at the project root (it names paths on this machine: commit it only where they hold)",
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
@@ -92,58 +106,102 @@ const VSCODE_TOKEN_INPUT = {
 };
 
 /**
- * Snippets for a shared server reached over Streamable HTTP. With a token
- * (SKILLHUB_HTTP_TOKEN), each carries `Authorization: Bearer <token>` in the
- * form that client reads.
+ * The variable a client reads the server's token from where it can read one from its environment: the
+ * server's own name for it, so one `export` serves `skillhub serve` and every client on the machine.
+ */
+export const TOKEN_VARIABLE = "SKILLHUB_HTTP_TOKEN";
+
+/**
+ * Where mcp-remote, in Claude Desktop's snippet, finds the whole header value. One argument with no
+ * space in it: Claude Desktop on Windows splits arguments at spaces when it starts npx.
+ */
+const MCP_REMOTE_HEADER_VARIABLE = "SKILLHUB_AUTHORIZATION";
+
+/**
+ * Whether mcp-remote refuses `url` unless given --allow-http: it takes http:// only to `localhost` and
+ * `127.0.0.1`. The user chose http:// (every other client takes it as given); print-config warns about
+ * a token sent that way.
+ */
+function mcpRemoteRefuses(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === "http:" && hostname !== "localhost" && hostname !== "127.0.0.1";
+}
+
+/**
+ * Snippets for a shared server reached over Streamable HTTP. With a token (`token` given: the value
+ * of SKILLHUB_HTTP_TOKEN), each sends `Authorization: Bearer <token>` in the form that client reads,
+ * and, wherever the client can, keeps the token itself out of the file (see Snippet.token).
  */
 export function httpSnippets(client: Client, url: string, token?: string): Snippet[] {
-  const auth = token ? `Bearer ${token}` : undefined;
-  const headers = auth ? { headers: { Authorization: auth } } : {};
+  const bearer = `Bearer \${${TOKEN_VARIABLE}}`;
   switch (client) {
     case "claude-desktop":
+      // Security: Claude Desktop expands no variable in its file, and an app started from the Dock or
+      // Start menu has no shell's environment: the token lives in the file, in the server's `env` (mcp-remote
+      // expands it), never in an argument that every process on the machine can read.
       return [
         {
           where: "claude_desktop_config.json (Claude Desktop starts local servers only; mcp-remote bridges to HTTP)",
+          ...(token ? { token: "inline" as const } : {}),
           text: json({
             mcpServers: {
               skillhub: {
                 command: "npx",
-                args: ["-y", "mcp-remote", url, ...(auth ? ["--header", `Authorization: ${auth}`] : [])],
+                args: [
+                  "-y",
+                  "mcp-remote",
+                  url,
+                  ...(token ? ["--header", `Authorization:\${${MCP_REMOTE_HEADER_VARIABLE}}`] : []),
+                  ...(mcpRemoteRefuses(url) ? ["--allow-http"] : []),
+                ],
+                ...(token ? { env: { [MCP_REMOTE_HEADER_VARIABLE]: `Bearer ${token}` } } : {}),
               },
             },
           }),
         },
       ];
     case "claude-code":
+      // Claude Code expands ${VAR} in a server's headers, in .mcp.json and in what `claude mcp add` stores.
       return [
         {
-          where: "run once",
-          text: `claude mcp add --transport http skillhub ${shellWords([url])}${auth ? ` --header ${shellWords([`Authorization: ${auth}`])}` : ""}`,
+          where: "run once (user scope; drop --scope user to add it to this project only)",
+          text: `claude mcp add --scope user --transport http skillhub ${shellWords([url])}${token ? ` --header ${shellWords([`Authorization: ${bearer}`])}` : ""}`,
           command: true,
+          ...(token ? { token: "env" as const } : {}),
         },
         {
-          // Security: a file holding the token is never one to commit.
-          where: auth
-            ? "or .mcp.json at the project root (it holds the token: keep it out of git)"
-            : "or commit .mcp.json at the project root",
-          text: json({ mcpServers: { skillhub: { type: "http", url, ...headers } } }),
+          where: ".mcp.json at the project root (commit it: it holds no secret)",
+          ...(token ? { token: "env" as const } : {}),
+          text: json({
+            mcpServers: { skillhub: { type: "http", url, ...(token ? { headers: { Authorization: bearer } } : {}) } },
+          }),
         },
       ];
     case "cursor":
-      return [{ where: "~/.cursor/mcp.json", text: json({ mcpServers: { skillhub: { url, ...headers } } }) }];
+      return [
+        {
+          where: "~/.cursor/mcp.json",
+          ...(token ? { token: "env" as const } : {}),
+          text: json({
+            mcpServers: {
+              skillhub: { url, ...(token ? { headers: { Authorization: `Bearer \${env:${TOKEN_VARIABLE}}` } } : {}) },
+            },
+          }),
+        },
+      ];
     case "vscode":
       // Security: a workspace's .vscode/mcp.json is often committed: VS Code asks for the token once and keeps it.
       return [
         {
           where: ".vscode/mcp.json",
-          ...(auth ? { asksToken: true as const } : {}),
+          ...(token ? { token: "asked" as const } : {}),
           text: json({
-            ...(auth ? { inputs: [VSCODE_TOKEN_INPUT] } : {}),
+            ...(token ? { inputs: [VSCODE_TOKEN_INPUT] } : {}),
             servers: {
               skillhub: {
                 type: "http",
                 url,
-                ...(auth ? { headers: { Authorization: `Bearer \${input:${VSCODE_TOKEN_INPUT.id}}` } } : {}),
+                ...(token ? { headers: { Authorization: `Bearer \${input:${VSCODE_TOKEN_INPUT.id}}` } } : {}),
               },
             },
           }),
@@ -153,21 +211,41 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       return [
         {
           where: "~/.codeium/windsurf/mcp_config.json",
-          text: json({ mcpServers: { skillhub: { serverUrl: url, ...headers } } }),
+          ...(token ? { token: "env" as const } : {}),
+          text: json({
+            mcpServers: {
+              skillhub: {
+                serverUrl: url,
+                ...(token ? { headers: { Authorization: `Bearer \${env:${TOKEN_VARIABLE}}` } } : {}),
+              },
+            },
+          }),
         },
       ];
     case "codex":
+      // Codex sends `Authorization: Bearer <the variable's value>`; its `bearer_token` key (the token itself) is refused.
       return [
         {
           where: "~/.codex/config.toml",
-          text: `[mcp_servers.skillhub]\nurl = ${tomlString(url)}${auth ? `\nhttp_headers = { Authorization = ${tomlString(auth)} }` : ""}`,
+          ...(token ? { token: "env" as const } : {}),
+          text: `[mcp_servers.skillhub]\nurl = ${tomlString(url)}${token ? `\nbearer_token_env_var = ${tomlString(TOKEN_VARIABLE)}` : ""}`,
+        },
+        {
+          where: "run once",
+          text: `codex mcp add skillhub --url ${shellWords([url])}${token ? ` --bearer-token-env-var ${TOKEN_VARIABLE}` : ""}`,
+          command: true,
+          ...(token ? { token: "env" as const } : {}),
         },
       ];
     case "gemini":
+      // Gemini CLI expands $VAR and ${VAR} in every string of its settings files.
       return [
         {
           where: "~/.gemini/settings.json (Gemini CLI connects from trusted folders only)",
-          text: json({ mcpServers: { skillhub: { httpUrl: url, ...headers } } }),
+          ...(token ? { token: "env" as const } : {}),
+          text: json({
+            mcpServers: { skillhub: { httpUrl: url, ...(token ? { headers: { Authorization: bearer } } : {}) } },
+          }),
         },
       ];
   }

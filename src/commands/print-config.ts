@@ -2,7 +2,16 @@ import { resolve } from "node:path";
 import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
 import { realOr } from "../util/safe-path.ts";
-import { CLIENTS, type Client, httpSnippets, type Launch, stdioSnippets } from "./client-configs.ts";
+import {
+  CLIENT_TITLES,
+  CLIENTS,
+  type Client,
+  httpSnippets,
+  type Launch,
+  type Snippet,
+  stdioSnippets,
+  TOKEN_VARIABLE,
+} from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
 
 /** How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout. */
@@ -54,23 +63,45 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   // stdout is exactly one file's content (`print-config cursor > ~/.cursor/mcp.json` works); where it goes,
   // and any alternative (a command to run instead), go to stderr.
   const file = snippets.find((s) => !s.command) ?? (snippets[0] as (typeof snippets)[number]);
-  for (const other of snippets.filter((s) => s !== file)) ctx.err(`# ${other.where}:\n${other.text}\n`);
+  const others = snippets.filter((s) => s !== file);
+  for (const other of others) ctx.err(`# ${other.where}:\n${other.text}\n`);
   // Written over an existing file, the snippet would drop its other servers and settings.
-  ctx.err(`# merge into ${file.where}\n`);
-  if (url && token)
-    ctx.err(
-      file.asksToken
-        ? "# the client asks for your SKILLHUB_HTTP_TOKEN once and keeps it; the file holds no secret.\n"
-        : "# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.\n",
-    );
+  ctx.err(`# ${others.length > 0 ? "or " : ""}merge into ${file.where}\n`);
+  if (url && file.token) ctx.err(tokenNote(file.token, CLIENT_TITLES[client as Client]));
+  const remote = url !== undefined && !isLoopbackHost(new URL(url).hostname);
   // Off loopback, the server refuses any client without its token (401): say so while there is time.
-  if (url && !token && !isLoopbackHost(new URL(url).hostname))
+  if (remote && !token)
     ctx.err(
       "# a server on another machine needs its bearer token: set SKILLHUB_HTTP_TOKEN to it and run this again, or the client gets 401 Unauthorized.\n",
+    );
+  // Security: plain http to another machine shows the token to anyone on the way.
+  if (remote && token && new URL(url).protocol === "http:")
+    ctx.err(
+      "# http:// to another machine carries the token in clear text: use https:// (a TLS proxy in front of the server) unless every network on the way is trusted.\n",
     );
   ctx.out(`${file.text}\n`);
   return 0;
 };
+
+/** What becomes of the token in the snippet, and what the user still has to do for it. */
+export function tokenNote(
+  token: NonNullable<Snippet["token"]>,
+  title: string,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  switch (token) {
+    case "asked":
+      return `# ${title} asks for your ${TOKEN_VARIABLE} once and keeps it; the file holds no secret.\n`;
+    case "inline":
+      return `# this snippet holds your ${TOKEN_VARIABLE}: keep the file private.\n`;
+    case "env":
+      return `# the file holds no secret: ${title} reads the token from ${TOKEN_VARIABLE} in its environment. Set it where ${title} starts (${
+        platform === "win32"
+          ? `\`setx ${TOKEN_VARIABLE} <the server's token>\` for your user`
+          : `e.g. \`export ${TOKEN_VARIABLE}=<the server's token>\` in ~/.zshrc or ~/.bashrc`
+      }), then restart ${title}.\n`;
+  }
+}
 
 /** An absolute http(s) URL with a host. */
 function isHttpUrl(text: string): boolean {

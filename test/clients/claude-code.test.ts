@@ -12,6 +12,7 @@ import {
   runTool,
 } from "../helpers/client-tools.ts";
 import { tempDir, write } from "../helpers/fs.ts";
+import { closedPort } from "../helpers/git.ts";
 
 /**
  * Claude Code itself (pinned, from .tools/) reads what `skillhub print-config claude-code` prints and
@@ -66,21 +67,29 @@ describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets"
     expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
   });
 
-  test("HTTP with a bearer token: the printed command and the printed .mcp.json; a wrong token fails", async () => {
-    const env = (c: ClientHome) => ({ ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN });
-    const byCommand = clientHome();
-    const printed = await printConfig("claude-code", ["--http", fixture.server.url], env(byCommand), byCommand.project);
-    await runOffered(byCommand, offeredCommand(printed.notes, "claude mcp add"));
-    expect(await listed(byCommand, "skillhub")).toMatch(/✔ Connected/);
+  test("HTTP with a token: the printed command adds the server for every project, reading SKILLHUB_HTTP_TOKEN", async () => {
+    const c = clientHome();
+    const withToken = { ...c, env: { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN } };
+    const printed = await printConfig("claude-code", ["--http", fixture.server.url], withToken.env, c.project);
+    expect(printed.file + printed.notes).not.toContain(CLIENT_TOKEN);
+    expect(printed.notes).toContain("export SKILLHUB_HTTP_TOKEN=");
+    // Run once in the home folder, as a newcomer would: the server is there in the project too.
+    await runOffered({ ...c, project: c.home }, offeredCommand(printed.notes, "claude mcp add"));
+    expect(await listed(withToken, "skillhub")).toMatch(/✔ Connected/);
+    // Without the variable, Claude Code names the one that is missing.
+    const unset = await claude(c, ["mcp", "list"]);
+    expect(unset.out + unset.err).toContain("Missing environment variables: SKILLHUB_HTTP_TOKEN");
+  });
 
-    const byFile = clientHome();
-    write(join(byFile.project, ".mcp.json"), printed.file);
-    approveProject(byFile);
-    expect(await listed(byFile, "skillhub")).toMatch(/✔ Connected/);
-
-    const wrong = clientHome();
-    write(join(wrong.project, ".mcp.json"), printed.file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
-    approveProject(wrong);
+  test("HTTP with a token: the printed .mcp.json holds no token; it connects with SKILLHUB_HTTP_TOKEN, not with another", async () => {
+    const c = clientHome();
+    const env = { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN };
+    const printed = await printConfig("claude-code", ["--http", fixture.server.url], env, c.project);
+    expect(printed.notes).toContain("# or merge into .mcp.json at the project root");
+    write(join(c.project, ".mcp.json"), printed.file);
+    approveProject(c);
+    expect(await listed({ ...c, env }, "skillhub")).toMatch(/✔ Connected/);
+    const wrong = { ...c, env: { ...c.env, SKILLHUB_HTTP_TOKEN: "not-the-token-0000000000" } };
     expect(await listed(wrong, "skillhub")).toMatch(/Failed to connect.*401/);
   });
 });
@@ -103,12 +112,15 @@ describe.skipIf(!clientToolsEnabled)("the Claude Code plugin from this repositor
     expect(checked.code).not.toBe(0);
   });
 
-  test("marketplace add, plugin install skillhub@skillhub: its server starts the installed skillhub and is Connected", async () => {
-    const c = clientHome();
-    const added = await claude(c, ["plugin", "marketplace", "add", ROOT]);
-    expect(added.code, added.out + added.err).toBe(0);
-    const installed = await claude(c, ["plugin", "install", "skillhub@skillhub"]);
-    expect(installed.code, installed.out + installed.err).toBe(0);
-    expect(await listed(c, "plugin:skillhub:skillhub")).toMatch(/✔ Connected/);
-  });
+  for (const skillhub of ["path", "local-bin"] as const)
+    test(`marketplace add, plugin install skillhub@skillhub: its server starts the installed skillhub (${skillhub === "path" ? "on PATH" : "in ~/.local/bin, not on PATH"}) and is Connected`, async () => {
+      const c = clientHome({ skillhub });
+      // Nothing is downloaded: a release would come from here, a closed port.
+      c.env.SKILLHUB_DOWNLOAD_URL = `http://127.0.0.1:${closedPort()}/release`;
+      const added = await claude(c, ["plugin", "marketplace", "add", ROOT]);
+      expect(added.code, added.out + added.err).toBe(0);
+      const installed = await claude(c, ["plugin", "install", "skillhub@skillhub"]);
+      expect(installed.code, installed.out + installed.err).toBe(0);
+      expect(await listed(c, "plugin:skillhub:skillhub")).toMatch(/✔ Connected/);
+    });
 });

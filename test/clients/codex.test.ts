@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CLIENT_TOKEN,
@@ -7,6 +8,7 @@ import {
   clientHome,
   clientTools,
   clientToolsEnabled,
+  offeredCommand,
   printConfig,
   runTool,
 } from "../helpers/client-tools.ts";
@@ -88,20 +90,53 @@ describe.skipIf(!clientToolsEnabled)("Codex reads print-config's snippet from ~/
     expect(status?.tools.skill?.description).toContain("release-notes");
   });
 
-  test("HTTP with a bearer token in http_headers; a wrong token lists no tools", async () => {
+  test("HTTP with a token: the file names SKILLHUB_HTTP_TOKEN, Codex reads it from its environment and connects", async () => {
     const c = clientHome();
-    const env = { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN };
-    const { file } = await printConfig("codex", ["--http", fixture.server.url], env, c.project);
+    const { file, notes } = await printConfig(
+      "codex",
+      ["--http", fixture.server.url],
+      { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN },
+      c.project,
+    );
+    expect(file).not.toContain(CLIENT_TOKEN);
+    expect(notes).toContain("export SKILLHUB_HTTP_TOKEN=");
     write(join(c.home, ".codex", "config.toml"), file);
-    const status = (await mcpStatus(c)).find((s) => s.name === "skillhub");
+    const withToken = { ...c, env: { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN } };
+    const status = (await mcpStatus(withToken)).find((s) => s.name === "skillhub");
     expect(status?.serverInfo?.name).toBe("skillhub");
     expect(Object.keys(status?.tools ?? {})).toContain("search_skills");
 
-    const wrong = clientHome();
-    write(join(wrong.home, ".codex", "config.toml"), file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
+    // Unset, Codex names the variable; set to another token, the server refuses it.
+    const unset = (await mcpStatus(c)).find((s) => s.name === "skillhub");
+    expect(unset?.toolsError).toContain(
+      "Environment variable SKILLHUB_HTTP_TOKEN for MCP server 'skillhub' is not set",
+    );
+    const wrong = { ...c, env: { ...c.env, SKILLHUB_HTTP_TOKEN: "not-the-token-0000000000" } };
     const refused = (await mcpStatus(wrong)).find((s) => s.name === "skillhub");
     expect(Object.keys(refused?.tools ?? {})).toEqual([]);
     expect(refused?.serverInfo ?? null).toBeNull();
     expect(refused?.toolsError).toContain("Auth required");
+  });
+
+  test("HTTP with a token: the printed `codex mcp add` writes the same server, and it connects", async () => {
+    const home = clientHome();
+    const c = { ...home, env: { ...home.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN } };
+    const { file, notes } = await printConfig("codex", ["--http", fixture.server.url], c.env, c.project);
+    const line = offeredCommand(notes, "codex mcp add");
+    expect(line).not.toContain(CLIENT_TOKEN);
+    const added = await runTool(["sh", "-c", line.replace(/^codex /, '"$NODE" "$CODEX" ')], {
+      env: { ...c.env, NODE: clientTools().codex[0] as string, CODEX: clientTools().codex[1] as string },
+      cwd: c.project,
+    });
+    expect(added.code, added.err).toBe(0);
+    const got = await codex(c, ["mcp", "get", "skillhub", "--json"]);
+    expect(JSON.parse(got.out).transport).toMatchObject({
+      type: "streamable_http",
+      url: fixture.server.url,
+      bearer_token_env_var: "SKILLHUB_HTTP_TOKEN",
+    });
+    expect(readFileSync(join(c.home, ".codex", "config.toml"), "utf8").trim()).toBe(file.trim());
+    const status = (await mcpStatus(c)).find((s) => s.name === "skillhub");
+    expect(Object.keys(status?.tools ?? {})).toContain("search_skills");
   });
 });

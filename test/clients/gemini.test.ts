@@ -12,6 +12,7 @@ import {
   runTool,
 } from "../helpers/client-tools.ts";
 import { tempDir, write } from "../helpers/fs.ts";
+import { closedPort } from "../helpers/git.ts";
 
 /**
  * Gemini CLI itself (pinned, from .tools/) reads what `skillhub print-config gemini` prints from its
@@ -50,18 +51,18 @@ describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet fr
     expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
   });
 
-  test("HTTP with a bearer token; a wrong token is not connected", async () => {
+  test("HTTP with a token: the file names SKILLHUB_HTTP_TOKEN, Gemini CLI reads it and connects; another is refused", async () => {
     const c = clientHome();
     const env = { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN };
-    const { file } = await printConfig("gemini", ["--http", fixture.server.url], env, c.project);
+    const { file, notes } = await printConfig("gemini", ["--http", fixture.server.url], env, c.project);
+    expect(file).not.toContain(CLIENT_TOKEN);
+    expect(notes).toContain("export SKILLHUB_HTTP_TOKEN=");
     write(join(c.home, ".gemini", "settings.json"), file);
     trust(c);
-    expect(await listed(c)).toMatch(/✓ skillhub: .*\(http\) - Connected/);
-
-    const wrong = clientHome();
-    write(join(wrong.home, ".gemini", "settings.json"), file.replace(CLIENT_TOKEN, "not-the-token-0000000000"));
-    trust(wrong);
+    expect(await listed({ ...c, env })).toMatch(/✓ skillhub: .*\(http\) - Connected/);
+    const wrong = { ...c, env: { ...c.env, SKILLHUB_HTTP_TOKEN: "not-the-token-0000000000" } };
     expect(await listed(wrong)).not.toContain("- Connected");
+    expect(await listed(c)).not.toContain("- Connected");
   });
 });
 
@@ -76,17 +77,20 @@ describe.skipIf(!clientToolsEnabled)("the Gemini CLI extension (gemini-extension
     expect(bad.code).not.toBe(0);
   });
 
-  test("install from the repository's files: its server starts the installed skillhub and is Connected", async () => {
-    const c = clientHome();
-    // What `gemini extensions install https://github.com/…` fetches, less the rest of the repository.
-    const source = tempDir("skillhub-extension-source-");
-    cpSync(join(ROOT, "gemini-extension.json"), join(source, "gemini-extension.json"));
-    cpSync(join(ROOT, "packaging", "claude-plugin"), join(source, "packaging", "claude-plugin"), { recursive: true });
-    trust(c, source);
-    const installed = await gemini(c, ["extensions", "install", source, "--consent"]);
-    expect(installed.code, installed.out + installed.err).toBe(0);
-    expect(await listed(c)).toMatch(
-      /✓ skillhub \(from skillhub\): .*packaging\/claude-plugin\/bin\/skillhub serve \(stdio\) - Connected/,
-    );
-  });
+  for (const skillhub of ["path", "local-bin"] as const)
+    test(`install from the repository's files: its server starts the installed skillhub (${skillhub === "path" ? "on PATH" : "in ~/.local/bin, not on PATH"}) and is Connected`, async () => {
+      const c = clientHome({ skillhub });
+      // Nothing is downloaded: a release would come from here, a closed port.
+      c.env.SKILLHUB_DOWNLOAD_URL = `http://127.0.0.1:${closedPort()}/release`;
+      // What `gemini extensions install https://github.com/…` fetches, less the rest of the repository.
+      const source = tempDir("skillhub-extension-source-");
+      cpSync(join(ROOT, "gemini-extension.json"), join(source, "gemini-extension.json"));
+      cpSync(join(ROOT, "packaging", "claude-plugin"), join(source, "packaging", "claude-plugin"), { recursive: true });
+      trust(c, source);
+      const installed = await gemini(c, ["extensions", "install", source, "--consent"]);
+      expect(installed.code, installed.out + installed.err).toBe(0);
+      expect(await listed(c)).toMatch(
+        /✓ skillhub \(from skillhub\): .*packaging\/claude-plugin\/bin\/skillhub serve \(stdio\) - Connected/,
+      );
+    });
 });

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join, relative } from "node:path";
+import { tokenNote } from "../../src/commands/print-config.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { runCli } from "../helpers/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -28,33 +29,79 @@ describe("print-config CLIENT > file writes a valid file", () => {
     }
   });
 
-  test("--http: every client's file carries Authorization when SKILLHUB_HTTP_TOKEN is set, none otherwise", async () => {
-    const auth = "Bearer s3cret";
+  test("--http: with SKILLHUB_HTTP_TOKEN set, each client gets the token where it reads one, the file holding none where it can", async () => {
     for (const client of CLIENTS) {
       const plain = await cli(["print-config", client, "--http", URL_]);
       expect(plain.code).toBe(0);
       expect(plain.out).not.toContain("Authorization");
+      expect(plain.out).not.toContain("SKILLHUB_HTTP_TOKEN");
       const withToken = await cli(["print-config", client, "--http", URL_], { SKILLHUB_HTTP_TOKEN: "s3cret" });
       expect(withToken.code).toBe(0);
       const file = parseFile(client, withToken.out) as Record<string, Record<string, Record<string, unknown>>>;
       const entry = (file.mcpServers ?? file.servers ?? file.mcp_servers)?.skillhub as Record<string, unknown>;
-      if (client === "claude-desktop")
-        expect(entry.args).toEqual(["-y", "mcp-remote", URL_, "--header", `Authorization: ${auth}`]);
-      else if (client === "codex") expect(entry.http_headers).toEqual({ Authorization: auth });
-      else if (client === "vscode") {
+      if (client === "claude-desktop") {
+        // Claude Desktop reads no variable: the token is in the file, in mcp-remote's env, in no argument
+        // (any process reads another's), and no argument holds a space (Claude Desktop on Windows splits there).
+        expect(entry.args).toEqual(["-y", "mcp-remote", URL_, "--header", "Authorization:${SKILLHUB_AUTHORIZATION}"]);
+        expect(entry.env).toEqual({ SKILLHUB_AUTHORIZATION: "Bearer s3cret" });
+        expect(withToken.err).toContain("# this snippet holds your SKILLHUB_HTTP_TOKEN: keep the file private.");
+        continue;
+      }
+      expect(withToken.out + withToken.err).not.toContain("s3cret");
+      if (client === "vscode") {
         // A workspace file: VS Code asks for the token and keeps it.
         expect(entry.headers).toEqual({ Authorization: "Bearer ${input:skillhub-token}" });
-        expect(withToken.out).not.toContain("s3cret");
-        expect(withToken.err).toContain("the file holds no secret");
-        // Quotes and backslashes in a token are escaped in a file that holds it: its note still says so.
-        const escaped = await cli(["print-config", "cursor", "--http", URL_], { SKILLHUB_HTTP_TOKEN: 'a"b\\c' });
-        expect(escaped.err).toContain("keep the file private");
+        expect(withToken.err).toContain("# VS Code asks for your SKILLHUB_HTTP_TOKEN once and keeps it");
         continue;
-      } else expect(entry.headers).toEqual({ Authorization: auth });
-      expect(withToken.err).toContain("keep the file private");
+      }
+      if (client === "codex") expect(entry.bearer_token_env_var).toBe("SKILLHUB_HTTP_TOKEN");
+      else if (client === "cursor" || client === "windsurf")
+        expect(entry.headers).toEqual({ Authorization: "Bearer ${env:SKILLHUB_HTTP_TOKEN}" });
+      else expect(entry.headers).toEqual({ Authorization: "Bearer ${SKILLHUB_HTTP_TOKEN}" });
+      expect(withToken.err).toContain("reads the token from SKILLHUB_HTTP_TOKEN in its environment");
+      expect(withToken.err).toContain("export SKILLHUB_HTTP_TOKEN=<the server's token>");
     }
-    const code = await cli(["print-config", "claude-code", "--http", URL_], { SKILLHUB_HTTP_TOKEN: "s3cret" });
-    expect(code.err).toContain(`--header 'Authorization: ${auth}'`);
+    const claude = await cli(["print-config", "claude-code", "--http", URL_], { SKILLHUB_HTTP_TOKEN: "s3cret" });
+    expect(claude.err).toContain(
+      `claude mcp add --scope user --transport http skillhub ${URL_} --header 'Authorization: Bearer \${SKILLHUB_HTTP_TOKEN}'`,
+    );
+    const codex = await cli(["print-config", "codex", "--http", URL_], { SKILLHUB_HTTP_TOKEN: "s3cret" });
+    expect(codex.err).toContain(`codex mcp add skillhub --url ${URL_} --bearer-token-env-var SKILLHUB_HTTP_TOKEN`);
+  });
+
+  test("with a command offered as well, the line naming the file reads as the other way", async () => {
+    for (const args of [["claude-code"], ["claude-code", "--http", URL_], ["codex", "--http", URL_]]) {
+      const lines = (await cli(["print-config", ...args])).err.trimEnd().split("\n");
+      expect(lines[0]).toStartWith("# run once");
+      expect(lines[2]).toStartWith("# or merge into ");
+      expect(lines.join("\n")).not.toContain("into or");
+    }
+    expect((await cli(["print-config", "cursor"])).err).toStartWith("# merge into ~/.cursor/mcp.json");
+  });
+
+  test("--http to another machine over http://: Claude Desktop's mcp-remote is allowed it, and the note says the token travels in clear", async () => {
+    const token = { SKILLHUB_HTTP_TOKEN: "s3cret" };
+    const args = async (url: string) =>
+      JSON.parse((await cli(["print-config", "claude-desktop", "--http", url], token)).out).mcpServers.skillhub.args;
+    expect(await args("http://10.0.0.5:8000/mcp")).toContain("--allow-http");
+    expect(await args("http://[::1]:8000/mcp")).toContain("--allow-http");
+    for (const url of ["http://127.0.0.1:8000/mcp", "http://localhost:8000/mcp", "https://skills.example.com/mcp"])
+      expect(await args(url)).not.toContain("--allow-http");
+    expect((await cli(["print-config", "cursor", "--http", "http://10.0.0.5:8000/mcp"], token)).err).toContain(
+      "# http:// to another machine carries the token in clear text",
+    );
+    for (const url of ["http://127.0.0.1:8000/mcp", "https://skills.example.com/mcp"])
+      expect((await cli(["print-config", "cursor", "--http", url], token)).err).not.toContain("clear text");
+  });
+
+  test("the note for a client that reads the token from its environment says how to set it on this system", () => {
+    expect(tokenNote("env", "Codex", "linux")).toContain(
+      "`export SKILLHUB_HTTP_TOKEN=<the server's token>` in ~/.zshrc",
+    );
+    expect(tokenNote("env", "Codex", "darwin")).toContain("`export SKILLHUB_HTTP_TOKEN=<the server's token>`");
+    expect(tokenNote("env", "Cursor", "win32")).toContain(
+      "`setx SKILLHUB_HTTP_TOKEN <the server's token>` for your user), then restart Cursor.",
+    );
   });
 
   test("a malformed --http URL is refused with exit 2 and nothing on stdout", async () => {

@@ -92,6 +92,18 @@ describe("the launcher (packaging/claude-plugin/bin/skillhub)", () => {
     expect(requests.length).toBe(before);
   });
 
+  test("with none on PATH, runs ~/.local/bin/skillhub, where install.sh and a build from source put it; nothing is downloaded", async () => {
+    const home = tempDir("skillhub-launcher-home-");
+    mkdirSync(join(home, ".local", "bin"), { recursive: true });
+    symlinkSync(binary(), join(home, ".local", "bin", "skillhub"));
+    const before = requests.length;
+    const run = await launch(["--version"], { HOME: home, SKILLHUB_DOWNLOAD_URL: `${server.url}good` });
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toBe(`${pkg.version}\n`);
+    expect(run.err).toBe("");
+    expect(requests.length).toBe(before);
+  });
+
   test("without one, installs the plugin's release once, checksum first, then runs it (its own folder on PATH is skipped)", async () => {
     const first = await launch(["serve", "--no-watch"], {
       PATH: `${join(ROOT, PLUGIN_DIR, "bin")}:${SYSTEM_PATH}`,

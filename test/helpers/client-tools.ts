@@ -8,7 +8,7 @@ import { type HttpBinary, startHttpBinary } from "./http-binary.ts";
 import { runsHere } from "./runs-here.ts";
 
 /**
- * The real MCP clients (Claude Code, Gemini CLI, Codex) and the MCP Bundle CLI, pinned and installed
+ * The real MCP clients (Claude Code, Gemini CLI, Codex), the MCP Bundle CLI and mcp-remote, pinned and installed
  * into .tools/ by `make client-tools`. Tests that use them run under `make clients`
  * (SKILLHUB_CLIENT_TOOLS=1), not in every `bun test`: the first run needs the npm registry.
  */
@@ -25,6 +25,8 @@ export interface ClientTools {
   gemini: string[];
   codex: string[];
   mcpb: string[];
+  /** mcp-remote, which Claude Desktop's HTTP snippet starts with `npx -y mcp-remote`. */
+  mcpRemote: string[];
   /** The mcpb package folder, for its library (getMcpConfigForManifest: what Claude Desktop substitutes). */
   mcpbDir: string;
 }
@@ -44,6 +46,7 @@ export function clientTools(): ClientTools {
     gemini: [node, binOf(dir(PINNED.geminiCli), "gemini")],
     codex: [node, binOf(dir(PINNED.codex), "codex")],
     mcpb: [node, binOf(mcpbDir, "mcpb")],
+    mcpRemote: [node, binOf(dir(PINNED.mcpRemote), "mcp-remote")],
     mcpbDir,
   };
   return tools;
@@ -58,17 +61,18 @@ export interface ClientHome {
 
 /**
  * A fresh HOME for a client. PATH holds Node 22, a `skillhub` (the compiled binary) and the system's
- * PATH; the clients' update checks and telemetry are off (nothing but loopback is reached).
+ * PATH; the clients' update checks and telemetry are off (nothing but loopback is reached). With
+ * `skillhub: "local-bin"`, the binary is in ~/.local/bin instead, which is not on PATH.
  */
-export function clientHome(): ClientHome {
+export function clientHome(options: { skillhub?: "path" | "local-bin" } = {}): ClientHome {
   const home = tempDir("skillhub-client-home-");
   const project = join(home, "project");
-  const bin = join(home, "bin");
+  const bin = join(home, options.skillhub === "local-bin" ? ".local/bin" : "bin");
   mkdirSync(project);
-  mkdirSync(bin);
+  mkdirSync(bin, { recursive: true });
   symlinkSync(binary(), join(bin, "skillhub"));
   const env = {
-    PATH: `${bin}:${dirname(clientTools().node)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    PATH: `${options.skillhub === "local-bin" ? "" : `${bin}:`}${dirname(clientTools().node)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
     HOME: home,
     LOG_LEVEL: "WARN",
     DISABLE_AUTOUPDATER: "1",
