@@ -177,6 +177,46 @@ describe("skillhub CLI", () => {
     expect((await cli(["print-config", "emacs"])).code).toBe(2);
   });
 
+  test("print-config starts the server with every server flag it was given, folders made absolute", async () => {
+    const cwd = tempDir();
+    write(join(cwd, "extra.yaml"), "# more settings\n");
+    const { code, out, err } = await runCli(
+      [
+        "print-config",
+        "cursor",
+        "--skills-dir",
+        "team",
+        "--frozen",
+        "--no-watch",
+        "--root",
+        "skills",
+        "--home",
+        "h",
+      ].concat(["--tools", "hub", "--log-level", "WARN", "--config", join(cwd, "extra.yaml"), "--enable-commands"]),
+      { HOME: cwd },
+    );
+    expect(err).not.toContain("error");
+    expect(code).toBe(0);
+    const args: string[] = JSON.parse(out).mcpServers.skillhub.args;
+    expect(args.slice(args.indexOf("--skills-dir"))).toEqual([
+      "--skills-dir",
+      join(cwd, "team"),
+      "--root",
+      "skills",
+      "--home",
+      join(cwd, "h"),
+      "--tools",
+      "hub",
+      "--frozen",
+      "--no-watch",
+      "--enable-commands",
+      "--log-level",
+      "WARN",
+      "--config",
+      join(cwd, "extra.yaml"),
+    ]);
+  });
+
   test("the binary: --version, --help and a wrong flag", async () => {
     const bin = binary();
     const version = Bun.spawnSync([bin, "--version"]);

@@ -1,3 +1,5 @@
+import { shellWords } from "../util/shell-words.ts";
+
 /**
  * MCP client configuration snippets: one table, used by `print-config` and
  * by the README's "Connect your client" section (a test keeps them equal).
@@ -249,9 +251,4 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
         },
       ];
   }
-}
-
-/** Quote words for a POSIX shell only when they need it. */
-export function shellWords(words: readonly string[]): string {
-  return words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)).join(" ");
 }

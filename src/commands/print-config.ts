@@ -32,6 +32,39 @@ export function namedOnPath(exec: string, path = process.env.PATH): string {
   return found && found !== exec && realOr(found) === realOr(exec) ? found : exec;
 }
 
+/** Flags that shape the server, given to print-config, in the order a server reads them. */
+const CARRIED = [
+  "skills-dir",
+  "project",
+  "root",
+  "home",
+  "tools",
+  "frozen",
+  "no-watch",
+  "no-prompts",
+  "enable-commands",
+  "skip-auto-reindex",
+  "log-level",
+] as const;
+/** Of those, the folders: the client starts the server in a folder of its own, so they go absolute. */
+const FOLDERS = new Set<string>(["skills-dir", "project", "home"]);
+
+/**
+ * The printed config starts the server the way this command was asked for: every flag given that shapes
+ * the server (`--frozen` included), and `--config FILE`.
+ */
+function serverArgs(ctx: Parameters<CommandRun>[0]): string[] {
+  const args: string[] = [];
+  for (const name of CARRIED) {
+    const value = ctx.args.flags[name];
+    if (value === true) args.push(`--${name}`);
+    for (const v of typeof value === "string" ? [value] : Array.isArray(value) ? value : [])
+      args.push(`--${name}`, FOLDERS.has(name) ? resolve(ctx.cwd, String(v)) : String(v));
+  }
+  if (ctx.args.options.config) args.push("--config", resolve(ctx.cwd, ctx.args.options.config));
+  return args;
+}
+
 /** `skillhub print-config CLIENT [--project DIR] [--http URL]`. */
 export const runPrintConfig: CommandRun = async (ctx) => {
   const client = ctx.args.positionals[0];
@@ -44,13 +77,7 @@ export const runPrintConfig: CommandRun = async (ctx) => {
     return 2;
   }
   const launch = selfLaunch();
-  // The printed config starts the server the way this command was asked for.
-  for (const dir of (ctx.args.flags["skills-dir"] as string[] | undefined) ?? [])
-    launch.args.push("--skills-dir", resolve(ctx.cwd, dir));
-  const project = ctx.args.flags.project as string | undefined;
-  if (project) launch.args.push("--project", resolve(ctx.cwd, project));
-  const tools = ctx.args.flags.tools as string | undefined;
-  if (tools) launch.args.push("--tools", tools);
+  launch.args.push(...serverArgs(ctx));
   const url = ctx.args.options.http;
   if (url !== undefined && !isHttpUrl(url)) {
     ctx.err(
