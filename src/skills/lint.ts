@@ -98,12 +98,17 @@ export function lintTreeNode(skill: TreeNode, exists: (path: string) => boolean)
   const missing = skipped.filter((p) => p !== ROOT_PATH);
   if (missing.length === 0) return [];
   const inherits = parent === undefined ? "it has no parent" : `it inherits from ${parent}`;
+  // Checked from a folder above the tree (`skillhub validate` in a repository holding skills/): a
+  // _root.md counts as the root only at the top of the skills folder served.
+  const nestedRoot = path.endsWith(`/${ROOT_PATH}`)
+    ? ` (A _root.md is a root only at the top of the skills folder: validate ${path.slice(0, -ROOT_PATH.length - 1)} to check this tree as served from there.)`
+    : "";
   return [
     diagnostic(
       "missing-parent",
       "warning",
       skill.file,
-      `parent chain: ${missing.map((p) => `${p}.md`).join(", ")} missing, so ${inherits}.`,
+      `parent chain: ${missing.map((p) => `${p}.md`).join(", ")} missing, so ${inherits}.${nestedRoot}`,
     ),
   ];
 }

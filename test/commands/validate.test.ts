@@ -53,6 +53,20 @@ describe("skillhub validate", () => {
     });
   });
 
+  test("a tree checked from the folder above it says where its _root.md is a root", async () => {
+    const root = tempDir();
+    writeNode(root, "skills/_root.md");
+    writeNode(root, "skills/backend/_index.md");
+    const above = await validate([], root);
+    expect(above.out).toContain(
+      "parent chain: skills/_index.md missing, so it has no parent. (A _root.md is a root only at the top of the skills folder: validate skills to check this tree as served from there.)",
+    );
+    expect(await validate([join(root, "skills")], root)).toMatchObject({
+      code: 0,
+      out: expect.stringContaining("no problems"),
+    });
+  });
+
   test("an empty folder passes but says on stderr that no skills were found", async () => {
     const root = tempDir();
     const result = await validate([], root);
