@@ -6,7 +6,7 @@ import type { Hub } from "./hub.ts";
 
 /** How a remote client is told about a path of this server: a skill's folder by its URI, any other folder by a name. */
 export interface ServerPaths {
-  /** Agent Skill folders (real paths too) → `skill://…`. */
+  /** Agent Skill folders and tree nodes' resource folders (real paths too) → `skill://…`. */
   skills: Map<string, string>;
   /** The longest key of `skills`: how far past a folder a skill's folder can reach. */
   longest: number;
@@ -23,8 +23,9 @@ const perCatalog = new WeakMap<
 
 /**
  * The paths of this server a remote client must never be told, and what it is
- * told instead: each Agent Skill's folder becomes its skill:// URI (so a path
- * under it becomes the file's URI, the one the skills extension serves); the
+ * told instead: each Agent Skill's folder and each tree node's resource folder
+ * becomes its skill:// URI (so a path under it becomes the file's URI, the one
+ * resources/read and read_skill_file serve); the
  * skills folders (by source label), the project root, SkillHub's home, the
  * user's home and the working folder become names.
  */
@@ -36,16 +37,18 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     // A skill folder reached through a link: its real path shows in what programs print (stack traces).
     const reals: Array<[string, string]> = [];
     const add = (dir: string, uri: string) => {
+      // An Agent Skill's folder is its own, even where a tree node's resource folder would be.
+      if (skills.has(dir)) return;
       skills.set(dir, uri);
       const real = realOr(dir);
       if (real === dir) return;
       skills.set(real, uri);
       reals.push([real, uri]);
     };
-    for (const skill of catalog.skills)
-      if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, false).dir(""));
-    for (const { skill } of catalog.reachableShadowed())
-      if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, true).dir(""));
+    const served = catalog.skills.map((skill) => ({ skill, shadowed: false }));
+    const others = catalog.reachableShadowed().map(({ skill }) => ({ skill, shadowed: true }));
+    const ordered = [...served, ...others].sort((a, b) => rank(a.skill) - rank(b.skill));
+    for (const { skill, shadowed } of ordered) add(skill.dir, skillUris(skill, shadowed).dir(""));
     known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)), reals };
     perCatalog.set(catalog, known);
   }
@@ -68,9 +71,15 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   return { skills: known.skills, longest: known.longest, folders, separator: sep === "\\" ? "\\" : "/" };
 }
 
-/** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
+/** Agent Skills first: a folder that is both a skill's and a tree node's resource folder is the skill's. */
+function rank(skill: { kind: string }): number {
+  return skill.kind === "agent-skill" ? 0 : 1;
+}
+
+/** A root folder: "", "/", "\\", "C:", "C:\\". */
 const ROOT = /^(?:[/\\]?|[A-Za-z]:[/\\]?)$/;
 
+/** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
 function userHome(): string {
   return process.env.HOME ?? process.env.USERPROFILE ?? "";
 }
