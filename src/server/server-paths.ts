@@ -1,6 +1,6 @@
 import { sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
-import { SKILL_URI_SCHEME, skillUris } from "../skills/skill-uri.ts";
+import { skillUris } from "../skills/skill-uri.ts";
 import { realOr } from "../util/safe-path.ts";
 import type { Hub } from "./hub.ts";
 
@@ -227,7 +227,7 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
 function hide(value: string, paths: ServerPaths): string {
   const m = matcher(paths);
   const count = paths.folders.length;
-  const cached: Array<{ at: number; end: number } | undefined | null> = new Array(count).fill(null);
+  const cached: Array<Hit | undefined | null> = new Array(count).fill(null);
   const nextFrom = (index: number, from: number) => {
     let hit = cached[index];
     if (hit === null || (hit !== undefined && hit.at < from)) {
@@ -239,7 +239,7 @@ function hide(value: string, paths: ServerPaths): string {
   let out = "";
   let pos = 0;
   for (;;) {
-    let best: { at: number; end: number; index: number } | undefined;
+    let best: (Hit & { index: number }) | undefined;
     for (let index = 0; index < count; index++) {
       const hit = nextFrom(index, pos);
       if (hit && (!best || hit.at < best.at || (hit.at === best.at && hit.end > best.end))) best = { ...hit, index };
@@ -249,38 +249,65 @@ function hide(value: string, paths: ServerPaths): string {
     let bound = value.length;
     for (let index = 0; index < count; index++) {
       const hit = nextFrom(index, best.end);
-      if (hit && hit.at < bound) bound = hit.at;
+      if (hit && hit.lead < bound) bound = Math.max(hit.lead, best.end);
     }
     let stop = skillEnd;
     while (stop < bound && !endsPath(value, stop, m)) stop++;
     const name = paths.folders[best.index]?.[1] ?? "";
-    out += value.slice(pos, best.at) + named(value.slice(best.at, stop), best.end - best.at, name, paths, m);
+    // The URL or long-path prefix before the folder goes with it: `file:///srv/x` is the path /srv/x.
+    const lead = Math.max(pos, best.lead);
+    out += value.slice(pos, lead) + named(value.slice(best.at, stop), best.end - best.at, name, paths, m);
     pos = stop;
   }
   return out + value.slice(pos);
 }
 
-/**
- * Where folder `index` is next written in `text` from `from` on. A skill's folder named by its URI (a
- * linked skill's real folder) counts only as a whole name: `…/pdf-old` is not skill `pdf`'s, while
- * `…/pdf.` ending a sentence or `…/pdf:` before a message is.
- */
-/** A name that goes on past a folder's last name: a letter, a digit, `-` or `_`. */
-const NAME_GOES_ON = /^[\p{L}\p{N}_-]/u;
+/** Where a folder is written: `at` to `end`, and `lead`, where a prefix that makes it a URL or a long path starts. */
+interface Hit {
+  lead: number;
+  at: number;
+  end: number;
+}
 
-function nextHit(
-  text: string,
-  index: number,
-  from: number,
-  paths: ServerPaths,
-  m: Matcher,
-): { at: number; end: number } | undefined {
-  const whole = paths.folders[index]?.[1].startsWith(SKILL_URI_SCHEME) === true;
+/** A character of a folder's name: the name goes on past a folder written before it (`/home/ana` in `/home/anabel`). */
+const NAME_CHAR = /[\p{L}\p{N}_~+-]/u;
+
+/**
+ * What may stand right before a path and belongs with it: a file URL's `file://` (`file:///srv/x`,
+ * `file://localhost/srv/x`, `file:` before a UNC path's own slashes), and on Windows the long-path and
+ * device prefixes (`\\?\C:\x`, `\\.\C:\x`, `\\?\UNC` before a UNC path's `\server\share`).
+ */
+const LEAD = {
+  "/": /file:(?:\/\/(?:localhost)?)?$/i,
+  "\\": /(?:file:(?:[\\/]{2,}(?:localhost)?[\\/]?)?|[\\/]{2,}[?.][\\/]+(?:UNC)?)$/i,
+};
+
+/** Most characters a LEAD prefix has (`file://localhost/`, an escaped `\\?\UNC`). */
+const LEAD_CHARS = 24;
+
+/**
+ * Where folder `index` is next written in `text` from `from` on, as a whole path: it starts a path (no
+ * name, nor a `.`, right before it, or a LEAD prefix) and ends one of its folders (no name goes on past
+ * it: `/home/ana` is not in `/home/anabel/x`, nor `/home/anabel` in `/backup/home/anabel`), a `.` going
+ * on only into a name (`…/pdf.bak`, while `…/pdf.` ends a sentence).
+ */
+function nextHit(text: string, index: number, from: number, paths: ServerPaths, m: Matcher): Hit | undefined {
+  const folder = paths.folders[index]?.[0] ?? "";
+  const closed = m.isSeparator(folder[folder.length - 1]);
   for (let at = from; ; ) {
     const hit = m.find(index, text, at);
-    if (!hit || !whole) return hit;
-    if (!NAME_GOES_ON.test(text.slice(hit.end, hit.end + 2))) return hit;
-    at = hit.end;
+    if (!hit) return undefined;
+    at = hit.at + 1;
+    const next = text[hit.end];
+    const goesOn =
+      next !== undefined && (NAME_CHAR.test(next) || (next === "." && NAME_CHAR.test(text[hit.end + 1] ?? "")));
+    if (goesOn && !closed) continue;
+    const before = text.slice(Math.max(0, hit.at - LEAD_CHARS), hit.at);
+    const lead = LEAD[paths.separator].exec(before);
+    if (lead) return { lead: hit.at - lead[0].length, ...hit };
+    const previous = before[before.length - 1];
+    if (previous !== undefined && (NAME_CHAR.test(previous) || previous === ".")) continue;
+    return { lead: hit.at, ...hit };
   }
 }
 

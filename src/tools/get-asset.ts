@@ -4,8 +4,8 @@ import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
-import { notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
+import { notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = () =>
@@ -44,7 +44,9 @@ const Output = () =>
     uri: z
       .string()
       .optional()
-      .describe("For a client on another machine: the file's skill:// URI (read_skill_file and resources/read take it)"),
+      .describe(
+        "For a client on another machine: the file's skill:// URI (read_skill_file and resources/read take it)",
+      ),
   });
 
 /** A declared asset or script of a tree node (inherited ones resolved up the chain), or a file of an Agent Skill. */

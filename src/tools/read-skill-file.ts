@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { isRefused } from "../lock/checked-read.ts";
 import { findFileInChain } from "../catalog/tree-chain.ts";
+import { isRefused } from "../lock/checked-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
@@ -73,7 +73,8 @@ export const readSkillFileTool = defineTool({
         file_path,
       });
     // A tree node's declared files, inherited ones too, are read where the node declaring them has them.
-    const owner = (skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
+    const owner =
+      (skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
     const read = readOwnFile(deps.frozen, owner, checked.path, offset + max, "truncate");
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {

@@ -63,7 +63,9 @@ const Output = () =>
     uri: z
       .string()
       .optional()
-      .describe("For a client on another machine: the script's skill:// URI (read_skill_file and resources/read take it)"),
+      .describe(
+        "For a client on another machine: the script's skill:// URI (read_skill_file and resources/read take it)",
+      ),
   });
 
 /** Run a script a tree node declares with `execution: server`, after its whole validation cascade. */

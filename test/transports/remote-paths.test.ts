@@ -228,6 +228,28 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
   });
 });
 
+describe("a script's output over HTTP: the server's folders as whole names", () => {
+  test("a folder named like the project is not the project's; a file URL in it becomes what its path does", async () => {
+    const w = world();
+    writeNode(w.first, "tools/paths.md", {
+      keywords: ["paths"],
+      extra: "scripts:\n  - file: scripts/paths.sh\n    description: Prints paths\n    execution: server",
+    });
+    write(
+      join(w.first, "tools/paths/scripts/paths.sh"),
+      `echo "old ${w.project}-old/x, next ${w.project}2/y, url file://${w.project}/out.txt, own file://$0"\n`,
+    );
+    const client = await remoteClient("2025-11-25", w);
+    const ran = (await client.callTool({
+      name: "run_script",
+      arguments: { skill_path: "tools/paths", file: "scripts/paths.sh", args: {} },
+    })) as { structuredContent: { stdout: string } };
+    expect(ran.structuredContent.stdout).toBe(
+      `old ${w.project}-old/x, next ${w.project}2/y, url <project>/out.txt, own skill://tools/paths/scripts/paths.sh\n`,
+    );
+  });
+});
+
 describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them out", () => {
   /** world() plus a branch: ops/_index declares a checklist that ops/release inherits, and release a server script. */
   function withBranch() {
@@ -275,7 +297,12 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     expect(ran.stdout).toBe(`script ${script}\n`);
     expect(ran.uri).toBe(script);
     // The encoded form read before still names the same file.
-    expect(await call("read_skill_file", { skill_name: "ops/release", file_path: "skill://ops%2Frelease/scripts/release.sh" })).toMatchObject({ content: 'echo "script $0"\n' });
+    expect(
+      await call("read_skill_file", {
+        skill_name: "ops/release",
+        file_path: "skill://ops%2Frelease/scripts/release.sh",
+      }),
+    ).toMatchObject({ content: 'echo "script $0"\n' });
   });
 
   test("a skill named like a tree's folder keeps its files; the node's URI reaches the node's", async () => {

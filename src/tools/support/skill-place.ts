@@ -65,7 +65,11 @@ export function fetchAdvice(skill: Skill, place: SkillPlace, ctx: ToolContext, e
  * The path under `skill`'s folder a client names a file by: its relative path as given, or the part of
  * its skill:// URI under the skill's (remote clients are given URIs); undefined for a URI under another.
  */
-export function relativeOf(skill: Skill, asked: string, ctx: Pick<ToolContext, "deps" | "session">): string | undefined {
+export function relativeOf(
+  skill: Skill,
+  asked: string,
+  ctx: Pick<ToolContext, "deps" | "session">,
+): string | undefined {
   return asked.startsWith(SKILL_URI_SCHEME) ? pathUnder(skillPlace(skill, ctx).uri(""), asked) : asked;
 }
 
