@@ -8,7 +8,6 @@ import { scriptRunner } from "../exec/runners.ts";
 import { scriptOutcome } from "../exec/script-result.ts";
 import { resolveWorkingDir } from "../exec/working-dir.ts";
 import type { ScriptDecl } from "../skills/tree-node.ts";
-import { isProjectCandidate } from "../sources/project-root.ts";
 import { SkillHubError } from "../util/errors.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -177,12 +176,8 @@ export const runScriptTool = defineTool({
     const workDir = resolveWorkingDir(
       cwd,
       deps.projectRoot.dir ?? host.cwd,
-      // A root of / or a home is no project to confine a client to (a server started there by hand).
-      session.remote
-        ? {
-            project: deps.projectRoot.dir !== null && isProjectCandidate(deps.projectRoot.dir, deps.homeDir),
-          }
-        : undefined,
+      // A root of / or a home (or a link to one) is no project to confine a client to (a server started there by hand).
+      session.remote ? { project: deps.projectRoot.dir !== null, home: deps.homeDir } : undefined,
     );
     if (!workDir.ok)
       return errorResult(

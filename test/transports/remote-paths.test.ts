@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { realpathSync } from "node:fs";
+import { realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
@@ -7,7 +7,7 @@ import { PROFILES } from "../../src/tools/index.ts";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { httpClient, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { connect, testHub, textOf } from "../helpers/hub.ts";
+import { connect, httpHub, testHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -363,5 +363,46 @@ describe("a local client (stdio) shares the disk and keeps the paths", () => {
       file_path: "skill://pdf-invoice/scripts/extract.py",
     });
     expect(read.structuredContent?.content).toContain("fields of");
+  });
+});
+
+describe("run_script's cwd over HTTP", () => {
+  test("a project root that leads to a home, or to the folder holding it, confines no client: refused like the home", async () => {
+    const base = realpathSync(tempDir("skillhub-remote-root-"));
+    const home = join(base, "home", "ana");
+    const skills = join(base, "skills");
+    writeNode(skills, "tools/pwd.md", {
+      keywords: ["pwd"],
+      extra: "scripts:\n  - file: scripts/pwd.sh\n    description: Prints its folder\n    execution: server",
+    });
+    write(join(skills, "tools/pwd/scripts/pwd.sh"), 'echo "in $PWD"\n');
+    write(join(home, "work", "notes.txt"), "ana's\n");
+    symlinkSync(home, join(base, "home-link"));
+    symlinkSync(join(base, "home"), join(base, "homes-link"));
+    write(join(base, "project", "work", "x.txt"), "project\n");
+    for (const [project, confined] of [
+      [join(base, "home-link"), false],
+      [join(base, "homes-link"), false],
+      [join(base, "home"), false],
+      [join(base, "project"), true],
+    ] as const) {
+      const { handler, close } = await httpHub([skills], { home, cwd: base, flags: { project } });
+      const client = await httpClient(handler, "2025-11-25");
+      closers.push(async () => {
+        await client.close();
+        await close();
+      });
+      // A folder that is there, inside the root: only the root decides.
+      const cwd = project.endsWith("home") || project.endsWith("homes-link") ? "ana/work" : "work";
+      const ran = (await client.callTool({
+        name: "run_script",
+        arguments: { skill_path: "tools/pwd", file: "scripts/pwd.sh", args: {}, cwd },
+      })) as { structuredContent: { stdout?: string; error?: { message: string } } };
+      if (confined) expect(ran.structuredContent.stdout, project).toBe("in <project>/work\n");
+      else
+        expect(ran.structuredContent.error?.message, project).toStartWith(
+          `cwd '${cwd}' cannot be used: this server has no project folder to run scripts in`,
+        );
+    }
   });
 });
