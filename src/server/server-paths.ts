@@ -6,7 +6,7 @@ import type { Hub } from "./hub.ts";
 
 /** How a remote client is told about a path of this server: a skill's folder by its URI, any other folder by a name. */
 export interface ServerPaths {
-  /** Agent Skill folders and tree nodes' resource folders (real paths too) → `skill://…`. */
+  /** Agent Skill folders and tree nodes' resource folders (real paths too) → `skill://…`; a node's .md → `skill://<path>.md`. */
   skills: Map<string, string>;
   /** The longest key of `skills`: how far past a folder a skill's folder can reach. */
   longest: number;
@@ -48,7 +48,12 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     const served = catalog.skills.map((skill) => ({ skill, shadowed: false }));
     const others = catalog.reachableShadowed().map(({ skill }) => ({ skill, shadowed: true }));
     const ordered = [...served, ...others].sort((a, b) => rank(a.skill) - rank(b.skill));
-    for (const { skill, shadowed } of ordered) add(skill.dir, skillUris(skill, shadowed).dir(""));
+    for (const { skill, shadowed } of ordered) {
+      const uri = skillUris(skill, shadowed).dir("");
+      add(skill.dir, uri);
+      // A node's own file, as resources/read serves it (readNodeFile).
+      if (skill.kind === "tree-node") add(skill.file, `${uri}.md`);
+    }
     known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)), reals };
     perCatalog.set(catalog, known);
   }

@@ -44,7 +44,11 @@ const Entry = () =>
     category: z.string().optional().describe("Category, when the skill declares one"),
     tags: z.array(z.string()),
     path: z.string().describe("Path under its source folder: the skill's folder, or a tree node's skill path"),
-    file: z.string().describe("Absolute path of SKILL.md or of the node's .md file"),
+    file: z
+      .string()
+      .describe(
+        "Absolute path of SKILL.md or of the node's .md file (for a client on another machine: its skill:// URI)",
+      ),
     kind: z.enum(["agent-skill", "tree-node"]),
     shadowed: z
       .boolean()

@@ -291,7 +291,11 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
       expect(byTool.content.length).toBeGreaterThan(0);
     }
     const listed = await call("list_skills", { flat: true, query: "release" });
-    expect(listed.skills.find((e: { name: string }) => e.name === "ops/release").uri).toBe("skill://ops/release");
+    const entry = listed.skills.find((e: { name: string }) => e.name === "ops/release");
+    expect(entry).toMatchObject({ uri: "skill://ops/release", file: "skill://ops/release.md" });
+    // The node's own file, where the tree has it.
+    const own = (await client.readResource({ uri: entry.file })).contents[0] as { text: string };
+    expect(own.text).toContain("keywords: [release, ship]");
     // What the script prints of its own path is that URI too, not a folder of the server.
     const ran = await call("run_script", { skill_path: "ops/release", file: "scripts/release.sh", args: {} });
     expect(ran.stdout).toBe(`script ${script}\n`);
