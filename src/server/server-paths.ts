@@ -90,17 +90,25 @@ function userHome(): string {
 }
 
 /**
+ * What an answer holds, and so what of it is swept: "answer", anything SkillHub or a program says (every
+ * path of the server); "file", a file's own bytes in its `content` field (read_skill_file, get_asset),
+ * served as they are, as resources/read serves them: their size and digest must stay the file's; "skill",
+ * a skill's own text (skill, load_skill, get_skill, prompts): a path into a skill becomes its URI, and
+ * any other path is the author's, written for the agent's machine (`/tmp/shot.png`), and is kept as the
+ * skill's files have it (read_skill_file serves the same words).
+ */
+export type SweepKind = "answer" | "file" | "skill";
+
+/**
  * Security: a tool or prompt result for a client on another machine, with every
  * path of this server replaced. The core tools name a skill's files by skill://
  * URI themselves; this is the one place that makes it true of every answer (a
  * listing's file field, a script's output, a message from a lower layer).
  * Text and structured content alike; the result's shape is kept: a text that is
  * the JSON of the structured content is written again from the swept content,
- * so its escapes stay whole. With `fileBytes` (read_skill_file, get_asset), a
- * `content` field is the file's own bytes and is served as it is, as
- * resources/read serves them: its size and digest must stay the file's.
+ * so its escapes stay whole. An error result is an "answer", whatever `kind` says.
  */
-export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = false): T {
+export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKind = "answer"): T {
   const json = JSON.stringify(result);
   // As the JSON writes them: a path holding a backslash or a quote is escaped there. On Windows, the
   // sweep's own patterns, which take any run of slashes (an escaped one too) for a separator.
@@ -108,7 +116,7 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = fa
   const written = (path: string, index: number) =>
     paths.separator === "/" ? json.includes(JSON.stringify(path).slice(1, -1)) : m.find(index, json, 0) !== undefined;
   if (!paths.folders.some(([path], index) => written(path, index))) return result;
-  const swept = sweep(result, paths, fileBytes) as T;
+  const swept = sweep(result, paths, (result as { isError?: unknown }).isError === true ? "answer" : kind) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
   if (before.structuredContent === undefined || !Array.isArray(before.content) || !Array.isArray(after.content))
@@ -126,11 +134,11 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = fa
   return swept;
 }
 
-function sweep(value: unknown, paths: ServerPaths, fileBytes: boolean, key?: string): unknown {
-  if (typeof value === "string") return fileBytes && key === "content" ? value : hide(value, paths);
-  if (Array.isArray(value)) return value.map((item) => sweep(item, paths, fileBytes));
+function sweep(value: unknown, paths: ServerPaths, kind: SweepKind, key?: string): unknown {
+  if (typeof value === "string") return kind === "file" && key === "content" ? value : hide(value, paths, kind);
+  if (Array.isArray(value)) return value.map((item) => sweep(item, paths, kind));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, fileBytes, k)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, kind, k)]));
 }
 
 /**
@@ -229,7 +237,7 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
  * `out.txt#/home/…`). Each folder's next place is looked for again only once passed: the pass costs the
  * text's length times the number of folders.
  */
-function hide(value: string, paths: ServerPaths): string {
+function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
   const m = matcher(paths);
   const count = paths.folders.length;
   const cached: Array<Hit | undefined | null> = new Array(count).fill(null);
@@ -261,7 +269,10 @@ function hide(value: string, paths: ServerPaths): string {
     const name = paths.folders[best.index]?.[1] ?? "";
     // The URL or long-path prefix before the folder goes with it: `file:///srv/x` is the path /srv/x.
     const lead = Math.max(pos, best.lead);
-    out += value.slice(pos, lead) + named(value.slice(best.at, stop), best.end - best.at, name, paths, m);
+    const uri = inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
+    if (uri !== undefined) out += value.slice(pos, lead) + uri;
+    else if (kind === "skill") out += value.slice(pos, stop);
+    else out += value.slice(pos, lead) + name + value.slice(best.end, stop);
     pos = stop;
   }
   return out + value.slice(pos);
@@ -337,9 +348,9 @@ function skillFolderEnd(text: string, at: number, end: number, paths: ServerPath
 
 /**
  * `path` (its first `folderLength` characters name a folder of `paths.folders`) as a skill:// URI when a
- * skill's folder holds it, else with that folder named.
+ * skill's folder holds it, else undefined.
  */
-function named(path: string, folderLength: number, name: string, paths: ServerPaths, m: Matcher): string {
+function inSkill(path: string, folderLength: number, paths: ServerPaths, m: Matcher): string | undefined {
   const trimmed = path.replace(/[.:]+$/, "");
   // No skill folder is longer, however its slashes are written (doubled, escaped twice): looked for within.
   const reach = folderLength + 4 * paths.longest;
@@ -349,7 +360,7 @@ function named(path: string, folderLength: number, name: string, paths: ServerPa
     if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length), m) + path.slice(trimmed.length);
     dir = parentOf(dir, m);
   }
-  return name + path.slice(folderLength);
+  return undefined;
 }
 
 /** The folder holding `dir`: its last name and the separators before it dropped (or its trailing separators). */

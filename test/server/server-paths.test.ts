@@ -83,10 +83,22 @@ describe("hideServerPaths", () => {
 
   test("a file's own bytes are kept only for the tools that serve files", () => {
     const result = { structuredContent: { content: "installed at /srv/hub/skills/skill-2\n" } };
-    expect(hideServerPaths(result, hub(), true).structuredContent.content).toBe(
+    expect(hideServerPaths(result, hub(), "file").structuredContent.content).toBe(
       "installed at /srv/hub/skills/skill-2\n",
     );
     expect(hideServerPaths(result, hub()).structuredContent.content).toBe("installed at skill://skill-2\n");
+  });
+
+  test("a skill's own text: a path into a skill becomes its URI, any other is the author's and kept; an error is swept whole", () => {
+    const paths = { ...hub(), folders: [...hub().folders, ["/tmp", "<server folder>"]] } as ServerPaths;
+    const text =
+      "Save to /tmp/shot.png, run /srv/hub/skills/skill-3/go.sh, see file:///tmp/x and /srv/hub/skills/README";
+    expect(hideServerPaths({ content: [{ type: "text", text }] }, paths, "skill").content[0]?.text).toBe(
+      "Save to /tmp/shot.png, run skill://skill-3/go.sh, see file:///tmp/x and /srv/hub/skills/README",
+    );
+    expect(hideServerPaths({ isError: true, content: [{ type: "text", text }] }, paths, "skill").content[0]?.text).toBe(
+      "Save to <server folder>/shot.png, run skill://skill-3/go.sh, see <server folder>/x and <skills folder 'skills'>/README",
+    );
   });
 
   test("Windows paths, in any case and with either slash: a file in a skill becomes its URI, any other path its folder's name", () => {

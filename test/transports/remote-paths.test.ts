@@ -250,6 +250,39 @@ describe("a script's output over HTTP: the server's folders as whole names", () 
   });
 });
 
+describe("a skill's own words over HTTP", () => {
+  test("a path the author wrote for the agent's machine is kept as read_skill_file serves it, even where it is a server folder too", async () => {
+    // A server started in /tmp, and a skill that tells the agent to save a screenshot in /tmp.
+    const w = world();
+    const shot = `${w.project}/inspect.png`;
+    writeSkill(w.first, "webapp-check", {
+      description: "Check a web page",
+      body: `# Check\n\npage.screenshot(path='${shot}')\nThen run ${join(w.first, "webapp-check", "check.sh")}.\n`,
+    });
+    writeNode(w.first, "web/shots.md", { keywords: ["shots"], body: `Save shots under ${shot}.\n` });
+    const client = await remoteClient("2025-11-25", w);
+    const said = [
+      await client.callTool({ name: "skill", arguments: { name: "webapp-check" } }),
+      await client.callTool({ name: "load_skill", arguments: { skill_name: "webapp-check" } }),
+      await client.getPrompt({ name: "webapp-check" }),
+    ].map((answer) => JSON.stringify(answer));
+    for (const answer of said) {
+      expect(answer).toContain(`page.screenshot(path='${shot}')`);
+      expect(answer).toContain("Then run skill://webapp-check/check.sh.");
+    }
+    const routed = await client.callTool({ name: "get_skill", arguments: { context: "web/shots" } });
+    expect((routed as { structuredContent: { content: string } }).structuredContent.content).toContain(
+      `Save shots under ${shot}.`,
+    );
+    // What SkillHub or a program says is still swept: the same folder there is the project.
+    const missing = await client.callTool({
+      name: "run_script",
+      arguments: { skill_path: "tools/echo", file: "scripts/where.sh", args: {}, cwd: "nope" },
+    });
+    expect(JSON.stringify(missing)).toContain("<project>/nope");
+  });
+});
+
 describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them out", () => {
   /** world() plus a branch: ops/_index declares a checklist that ops/release inherits, and release a server script. */
   function withBranch() {
