@@ -227,7 +227,13 @@ function withUris(result: Served["result"], skill: Skill, ctx: ToolContext): Ser
     out[key] = list.map((d) => ({ ...d, uri: place.uri(d.file) }));
     files.push(...list.map((d) => d.file));
   }
-  return files.length === 0 ? out : { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) };
+  if (files.length === 0) return out;
+  const scripts = [...((result.scripts ?? []) as ScriptDecl[]), ...((result.inherited_scripts ?? []) as ScriptDecl[])];
+  const onServer =
+    ctx.hasTool?.("run_script") && scripts.some((d) => d.execution === "server")
+      ? " A script with execution 'server' runs on the server with run_script instead."
+      : "";
+  return { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) + onServer };
 }
 
 function candidate(s: Scored<Skill>) {

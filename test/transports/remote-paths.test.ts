@@ -312,6 +312,7 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     expect(got.scripts[0].uri).toBe(script);
     expect(got.inherited_assets[0].uri).toBe(checklist);
     expect(got.fetch).toContain(`or by its URI ${script} with read_skill_file or resources/read`);
+    expect(got.fetch).toEndWith("A script with execution 'server' runs on the server with run_script instead.");
     const asset = await call("get_asset", { skill_path: "ops/release", file: checklist });
     expect(asset).toMatchObject({ resolved_from: "ops/_index", content: "- tag the release\n", uri: checklist });
     const loaded = await call("load_skill", { skill_name: "ops/release" });
