@@ -1,4 +1,5 @@
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve, sep } from "node:path";
+import { isProjectCandidate } from "../sources/project-root.ts";
 import { isInside, realOr } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
 
@@ -17,16 +18,20 @@ const MAX_PATH_CHARS = 4096;
  * the server's project, relative to `base`, and one that stays inside it once
  * links are followed: it has no business running code elsewhere on the server,
  * nor learning which of the server's other folders exist. Without a project
- * (a server started in / or a home), it names none.
+ * (none found, or `base` is no folder to confine it to: see confinesRemote), it names none.
  */
-export function resolveWorkingDir(input: string | undefined, base: string, remote?: { project: boolean }): WorkingDir {
+export function resolveWorkingDir(
+  input: string | undefined,
+  base: string,
+  remote?: { project: boolean; home: string },
+): WorkingDir {
   if (input === undefined || input.trim() === "") return existingDir(base, "the default working folder");
   // Security: a NUL byte would cut the path short in the kernel's chdir; no folder's path is longer than
   // PATH_MAX, and a longer one would cost every step up it below.
   if (input.includes("\0")) return { ok: false, reason: "cwd contains a NUL byte" };
   if (input.length > MAX_PATH_CHARS) return { ok: false, reason: `cwd is longer than ${MAX_PATH_CHARS} characters` };
   if (!remote) return existingDir(isAbsolute(input) ? resolve(input) : resolve(base, input), `cwd '${input}'`);
-  if (!remote.project)
+  if (!remote.project || !confinesRemote(base, remote.home))
     return { ok: false, reason: `cwd '${input}' cannot be used: this server has no project folder to run scripts in` };
   const outside = {
     ok: false,
@@ -44,6 +49,23 @@ export function resolveWorkingDir(input: string | undefined, base: string, remot
   if (!found.ok) return found;
   const real = realOr(dir);
   return isInside(root, real) ? { ok: true, dir: real } : outside;
+}
+
+/** A user's home by where homes are kept: `/home/<user>`, `/Users/<user>`, `C:\\Users\\<user>`. */
+const USER_HOME = /^(?:\/home|\/Users|[A-Za-z]:\\Users)[\\/][^\\/]+[\\/]?$/i;
+
+/**
+ * Security: whether a client on another machine may be confined to `root`: not `/`, a system folder, a
+ * user's home or a folder holding the server's (`/home`), where a cwd would reach every file of the
+ * user, or of all of them. Judged on the path as given and on its real path alike, so a project root
+ * that is a link to a home (or to `/home`) confines nothing either.
+ */
+export function confinesRemote(root: string, home: string): boolean {
+  const homes = home === "" ? [] : [resolve(home), realOr(resolve(home))];
+  // The home is judged below, real path too; `sep` stands for an unknown one (resolve("") is the working folder).
+  return [resolve(root), realOr(resolve(root))].every(
+    (dir) => isProjectCandidate(dir, home || sep) && !USER_HOME.test(dir) && !homes.some((h) => isInside(dir, h)),
+  );
 }
 
 function existingDir(dir: string, what: string): WorkingDir {

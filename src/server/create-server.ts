@@ -21,7 +21,7 @@ import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
 import { registerResourceListing } from "./resource-listing.ts";
 import { withSearchHint } from "./search-hints.ts";
-import { hideServerPaths, serverPaths } from "./server-paths.ts";
+import { hideServerPaths, type SweepKind, serverPaths } from "./server-paths.ts";
 import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
 /** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
@@ -139,9 +139,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       ctx.mcpReq.signal,
       ctx.mcpReq.envelope,
     );
-    // read_skill_file and get_asset answer with a file's own bytes, served as they are.
-    const fileBytes = request.params.name === "read_skill_file" || request.params.name === "get_asset";
-    return remote ? hideServerPaths(result, serverPaths(hub), fileBytes) : result;
+    return remote ? hideServerPaths(result, serverPaths(hub), sweepKind(request.params.name)) : result;
   });
 
   async function callTool(name: string, args: unknown, signal: AbortSignal, meta: unknown): Promise<CallToolResult> {
@@ -254,4 +252,13 @@ function invalidArguments(tool: ToolDefinition, error: z.ZodError): CallToolResu
 function failureCode(error: unknown): string {
   const code = errnoCode(error) ?? (error instanceof Error ? error.name : undefined);
   return code ? ` (${code})` : "";
+}
+
+/**
+ * What a tool's answer holds (server-paths.ts): read_skill_file and get_asset a file's own bytes, served as
+ * they are; skill, load_skill and get_skill a skill's own text, kept as its author wrote it.
+ */
+function sweepKind(tool: string): SweepKind {
+  if (tool === "read_skill_file" || tool === "get_asset") return "file";
+  return tool === "skill" || tool === "load_skill" || tool === "get_skill" ? "skill" : "answer";
 }

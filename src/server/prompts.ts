@@ -77,7 +77,7 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
     const ctx = context();
     const called = await skillTool.handler({ name }, ctx);
     // As tools/call does: a client on another machine is told no path of this server.
-    const result = ctx.session.remote ? hideServerPaths(called, serverPaths(hub)) : called;
+    const result = ctx.session.remote ? hideServerPaths(called, serverPaths(hub), "skill") : called;
     // The tool's first item, the skill's text: its second, the <command-message> line, keeps a promise
     // the skill tool's description makes to a model; a prompt is a person's choice and promised nothing.
     const first = result.content[0];

@@ -1,12 +1,12 @@
 import { sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
-import { SKILL_URI_SCHEME, skillUris } from "../skills/skill-uri.ts";
+import { skillUris } from "../skills/skill-uri.ts";
 import { realOr } from "../util/safe-path.ts";
 import type { Hub } from "./hub.ts";
 
 /** How a remote client is told about a path of this server: a skill's folder by its URI, any other folder by a name. */
 export interface ServerPaths {
-  /** Agent Skill folders (real paths too) → `skill://…`. */
+  /** Agent Skill folders and tree nodes' resource folders (real paths too) → `skill://…`; a node's .md → `skill://<path>.md`. */
   skills: Map<string, string>;
   /** The longest key of `skills`: how far past a folder a skill's folder can reach. */
   longest: number;
@@ -23,8 +23,9 @@ const perCatalog = new WeakMap<
 
 /**
  * The paths of this server a remote client must never be told, and what it is
- * told instead: each Agent Skill's folder becomes its skill:// URI (so a path
- * under it becomes the file's URI, the one the skills extension serves); the
+ * told instead: each Agent Skill's folder and each tree node's resource folder
+ * becomes its skill:// URI (so a path under it becomes the file's URI, the one
+ * resources/read and read_skill_file serve); the
  * skills folders (by source label), the project root, SkillHub's home, the
  * user's home and the working folder become names.
  */
@@ -36,16 +37,23 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     // A skill folder reached through a link: its real path shows in what programs print (stack traces).
     const reals: Array<[string, string]> = [];
     const add = (dir: string, uri: string) => {
+      // An Agent Skill's folder is its own, even where a tree node's resource folder would be.
+      if (skills.has(dir)) return;
       skills.set(dir, uri);
       const real = realOr(dir);
       if (real === dir) return;
       skills.set(real, uri);
       reals.push([real, uri]);
     };
-    for (const skill of catalog.skills)
-      if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, false).dir(""));
-    for (const { skill } of catalog.reachableShadowed())
-      if (skill.kind === "agent-skill") add(skill.dir, skillUris(skill, true).dir(""));
+    const served = catalog.skills.map((skill) => ({ skill, shadowed: false }));
+    const others = catalog.reachableShadowed().map(({ skill }) => ({ skill, shadowed: true }));
+    const ordered = [...served, ...others].sort((a, b) => rank(a.skill) - rank(b.skill));
+    for (const { skill, shadowed } of ordered) {
+      const uri = skillUris(skill, shadowed).dir("");
+      add(skill.dir, uri);
+      // A node's own file, as resources/read serves it (readNodeFile).
+      if (skill.kind === "tree-node") add(skill.file, `${uri}.md`);
+    }
     known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)), reals };
     perCatalog.set(catalog, known);
   }
@@ -68,12 +76,28 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   return { skills: known.skills, longest: known.longest, folders, separator: sep === "\\" ? "\\" : "/" };
 }
 
-/** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
+/** Agent Skills first: a folder that is both a skill's and a tree node's resource folder is the skill's. */
+function rank(skill: { kind: string }): number {
+  return skill.kind === "agent-skill" ? 0 : 1;
+}
+
+/** A root folder: "", "/", "\\", "C:", "C:\\". */
 const ROOT = /^(?:[/\\]?|[A-Za-z]:[/\\]?)$/;
 
+/** The user's home from the environment (node:os stays out of the stdio server's start-up imports). */
 function userHome(): string {
   return process.env.HOME ?? process.env.USERPROFILE ?? "";
 }
+
+/**
+ * What an answer holds, and so what of it is swept: "answer", anything SkillHub or a program says (every
+ * path of the server); "file", a file's own bytes in its `content` field (read_skill_file, get_asset),
+ * served as they are, as resources/read serves them: their size and digest must stay the file's; "skill",
+ * a skill's own text (skill, load_skill, get_skill, prompts): a path into a skill becomes its URI, and
+ * any other path is the author's, written for the agent's machine (`/tmp/shot.png`), and is kept as the
+ * skill's files have it (read_skill_file serves the same words).
+ */
+export type SweepKind = "answer" | "file" | "skill";
 
 /**
  * Security: a tool or prompt result for a client on another machine, with every
@@ -82,11 +106,9 @@ function userHome(): string {
  * listing's file field, a script's output, a message from a lower layer).
  * Text and structured content alike; the result's shape is kept: a text that is
  * the JSON of the structured content is written again from the swept content,
- * so its escapes stay whole. With `fileBytes` (read_skill_file, get_asset), a
- * `content` field is the file's own bytes and is served as it is, as
- * resources/read serves them: its size and digest must stay the file's.
+ * so its escapes stay whole. An error result is an "answer", whatever `kind` says.
  */
-export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = false): T {
+export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKind = "answer"): T {
   const json = JSON.stringify(result);
   // As the JSON writes them: a path holding a backslash or a quote is escaped there. On Windows, the
   // sweep's own patterns, which take any run of slashes (an escaped one too) for a separator.
@@ -94,7 +116,7 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = fa
   const written = (path: string, index: number) =>
     paths.separator === "/" ? json.includes(JSON.stringify(path).slice(1, -1)) : m.find(index, json, 0) !== undefined;
   if (!paths.folders.some(([path], index) => written(path, index))) return result;
-  const swept = sweep(result, paths, fileBytes) as T;
+  const swept = sweep(result, paths, (result as { isError?: unknown }).isError === true ? "answer" : kind) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
   if (before.structuredContent === undefined || !Array.isArray(before.content) || !Array.isArray(after.content))
@@ -112,11 +134,11 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, fileBytes = fa
   return swept;
 }
 
-function sweep(value: unknown, paths: ServerPaths, fileBytes: boolean, key?: string): unknown {
-  if (typeof value === "string") return fileBytes && key === "content" ? value : hide(value, paths);
-  if (Array.isArray(value)) return value.map((item) => sweep(item, paths, fileBytes));
+function sweep(value: unknown, paths: ServerPaths, kind: SweepKind, key?: string): unknown {
+  if (typeof value === "string") return kind === "file" && key === "content" ? value : hide(value, paths, kind);
+  if (Array.isArray(value)) return value.map((item) => sweep(item, paths, kind));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, fileBytes, k)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, kind, k)]));
 }
 
 /**
@@ -215,10 +237,10 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
  * `out.txt#/home/…`). Each folder's next place is looked for again only once passed: the pass costs the
  * text's length times the number of folders.
  */
-function hide(value: string, paths: ServerPaths): string {
+function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
   const m = matcher(paths);
   const count = paths.folders.length;
-  const cached: Array<{ at: number; end: number } | undefined | null> = new Array(count).fill(null);
+  const cached: Array<Hit | undefined | null> = new Array(count).fill(null);
   const nextFrom = (index: number, from: number) => {
     let hit = cached[index];
     if (hit === null || (hit !== undefined && hit.at < from)) {
@@ -230,7 +252,7 @@ function hide(value: string, paths: ServerPaths): string {
   let out = "";
   let pos = 0;
   for (;;) {
-    let best: { at: number; end: number; index: number } | undefined;
+    let best: (Hit & { index: number }) | undefined;
     for (let index = 0; index < count; index++) {
       const hit = nextFrom(index, pos);
       if (hit && (!best || hit.at < best.at || (hit.at === best.at && hit.end > best.end))) best = { ...hit, index };
@@ -240,38 +262,68 @@ function hide(value: string, paths: ServerPaths): string {
     let bound = value.length;
     for (let index = 0; index < count; index++) {
       const hit = nextFrom(index, best.end);
-      if (hit && hit.at < bound) bound = hit.at;
+      if (hit && hit.lead < bound) bound = Math.max(hit.lead, best.end);
     }
     let stop = skillEnd;
     while (stop < bound && !endsPath(value, stop, m)) stop++;
     const name = paths.folders[best.index]?.[1] ?? "";
-    out += value.slice(pos, best.at) + named(value.slice(best.at, stop), best.end - best.at, name, paths, m);
+    // The URL or long-path prefix before the folder goes with it: `file:///srv/x` is the path /srv/x.
+    const lead = Math.max(pos, best.lead);
+    const uri = inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
+    if (uri !== undefined) out += value.slice(pos, lead) + uri;
+    else if (kind === "skill") out += value.slice(pos, stop);
+    else out += value.slice(pos, lead) + name + value.slice(best.end, stop);
     pos = stop;
   }
   return out + value.slice(pos);
 }
 
-/**
- * Where folder `index` is next written in `text` from `from` on. A skill's folder named by its URI (a
- * linked skill's real folder) counts only as a whole name: `…/pdf-old` is not skill `pdf`'s, while
- * `…/pdf.` ending a sentence or `…/pdf:` before a message is.
- */
-/** A name that goes on past a folder's last name: a letter, a digit, `-` or `_`. */
-const NAME_GOES_ON = /^[\p{L}\p{N}_-]/u;
+/** Where a folder is written: `at` to `end`, and `lead`, where a prefix that makes it a URL or a long path starts. */
+interface Hit {
+  lead: number;
+  at: number;
+  end: number;
+}
 
-function nextHit(
-  text: string,
-  index: number,
-  from: number,
-  paths: ServerPaths,
-  m: Matcher,
-): { at: number; end: number } | undefined {
-  const whole = paths.folders[index]?.[1].startsWith(SKILL_URI_SCHEME) === true;
+/** A character of a folder's name: the name goes on past a folder written before it (`/home/ana` in `/home/anabel`). */
+const NAME_CHAR = /[\p{L}\p{N}_~+-]/u;
+
+/**
+ * What may stand right before a path and belongs with it: a file URL's `file://` (`file:///srv/x`,
+ * `file://localhost/srv/x`, `file:` before a UNC path's own slashes), and on Windows the long-path and
+ * device prefixes (`\\?\C:\x`, `\\.\C:\x`, `\\?\UNC` before a UNC path's `\server\share`).
+ */
+const LEAD = {
+  "/": /file:(?:\/\/(?:localhost)?)?$/i,
+  "\\": /(?:file:(?:[\\/]{2,}(?:localhost)?[\\/]?)?|[\\/]{2,}[?.][\\/]+(?:UNC)?)$/i,
+};
+
+/** Most characters a LEAD prefix has (`file://localhost/`, an escaped `\\?\UNC`). */
+const LEAD_CHARS = 24;
+
+/**
+ * Where folder `index` is next written in `text` from `from` on, as a whole path: it starts a path (no
+ * name, nor a `.`, right before it, or a LEAD prefix) and ends one of its folders (no name goes on past
+ * it: `/home/ana` is not in `/home/anabel/x`, nor `/home/anabel` in `/backup/home/anabel`), a `.` going
+ * on only into a name (`…/pdf.bak`, while `…/pdf.` ends a sentence).
+ */
+function nextHit(text: string, index: number, from: number, paths: ServerPaths, m: Matcher): Hit | undefined {
+  const folder = paths.folders[index]?.[0] ?? "";
+  const closed = m.isSeparator(folder[folder.length - 1]);
   for (let at = from; ; ) {
     const hit = m.find(index, text, at);
-    if (!hit || !whole) return hit;
-    if (!NAME_GOES_ON.test(text.slice(hit.end, hit.end + 2))) return hit;
-    at = hit.end;
+    if (!hit) return undefined;
+    at = hit.at + 1;
+    const next = text[hit.end];
+    const goesOn =
+      next !== undefined && (NAME_CHAR.test(next) || (next === "." && NAME_CHAR.test(text[hit.end + 1] ?? "")));
+    if (goesOn && !closed) continue;
+    const before = text.slice(Math.max(0, hit.at - LEAD_CHARS), hit.at);
+    const lead = LEAD[paths.separator].exec(before);
+    if (lead) return { lead: hit.at - lead[0].length, ...hit };
+    const previous = before[before.length - 1];
+    if (previous !== undefined && (NAME_CHAR.test(previous) || previous === ".")) continue;
+    return { lead: hit.at, ...hit };
   }
 }
 
@@ -296,9 +348,9 @@ function skillFolderEnd(text: string, at: number, end: number, paths: ServerPath
 
 /**
  * `path` (its first `folderLength` characters name a folder of `paths.folders`) as a skill:// URI when a
- * skill's folder holds it, else with that folder named.
+ * skill's folder holds it, else undefined.
  */
-function named(path: string, folderLength: number, name: string, paths: ServerPaths, m: Matcher): string {
+function inSkill(path: string, folderLength: number, paths: ServerPaths, m: Matcher): string | undefined {
   const trimmed = path.replace(/[.:]+$/, "");
   // No skill folder is longer, however its slashes are written (doubled, escaped twice): looked for within.
   const reach = folderLength + 4 * paths.longest;
@@ -308,7 +360,7 @@ function named(path: string, folderLength: number, name: string, paths: ServerPa
     if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length), m) + path.slice(trimmed.length);
     dir = parentOf(dir, m);
   }
-  return name + path.slice(folderLength);
+  return undefined;
 }
 
 /** The folder holding `dir`: its last name and the separators before it dropped (or its trailing separators). */

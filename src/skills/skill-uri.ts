@@ -18,9 +18,13 @@ function labelSegment(label: string): string {
   return label.toLowerCase().replace(/[^a-z0-9-]+/g, "-");
 }
 
-/** The URIs of one skill: `skill://[<prefix>/]<name>`, its files and directories under it. */
+/**
+ * The URIs of one skill: `skill://[<prefix>/]<name>`, its files and directories under it. A name holding
+ * `/` (a tree node's skill path, `ops/deploy`) is that many segments, as its resource folder lies in the
+ * tree: `skill://ops/deploy/scripts/run.sh` is the file `ops/deploy/scripts/run.sh` of the tree.
+ */
 export function skillRoot(prefix: readonly string[], name: string) {
-  const segments = [...prefix.map(labelSegment), name];
+  const segments = [...prefix.map(labelSegment), ...name.split("/")];
   const base = SCHEME + segments.map(encodeSegment).join("/");
   const under = (path: string) => (path === "" ? base : `${base}/${path.split("/").map(encodeSegment).join("/")}`);
   return {
@@ -33,9 +37,10 @@ export function skillRoot(prefix: readonly string[], name: string) {
 
 /**
  * The lookup key of a URI: each segment decoded then re-encoded, so
- * `skill://a/b%20c` and `skill://a/b c` meet, and `skill://a/b/` is `skill://a/b`. Undefined for anything not
- * under skill:// or not decodable; a `..` or empty segment stays in the key
- * and so never matches a published file (no traversal by URI).
+ * `skill://a/b%20c` and `skill://a/b c` meet, and `skill://a/b/` is `skill://a/b`; an encoded slash
+ * separates segments like a plain one (`skill://ops%2Fdeploy/x` is `skill://ops/deploy/x`: no name of a
+ * segment holds one). The URI itself for anything not under skill:// or not decodable; a `..` or empty
+ * segment stays in the key and so never matches a published file (no traversal by URI).
  */
 export function uriKey(uri: string): string {
   if (!uri.startsWith(SCHEME)) return uri;
@@ -43,7 +48,13 @@ export function uriKey(uri: string): string {
   const path = uri.slice(SCHEME.length);
   const segments = (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path).split("/");
   try {
-    return SCHEME + segments.map((s) => encodeSegment(decodeURIComponent(s))).join("/");
+    return (
+      SCHEME +
+      segments
+        .flatMap((s) => decodeURIComponent(s).split("/"))
+        .map(encodeSegment)
+        .join("/")
+    );
   } catch {
     return uri;
   }

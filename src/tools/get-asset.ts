@@ -5,6 +5,7 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
+import { notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = () =>
@@ -17,7 +18,7 @@ const Input = () =>
         .string()
         .min(1, "file cannot be empty")
         .describe(
-          "File path relative to the skill's resource folder, exactly as get_skill lists it, e.g. 'assets/AuthProvider.tsx.template'",
+          "File path relative to the skill's resource folder, exactly as get_skill lists it, e.g. 'assets/AuthProvider.tsx.template', or its skill:// URI",
         ),
     })
     .strict();
@@ -40,6 +41,12 @@ const Output = () =>
       .string()
       .describe("The asset's declared type (template, config, example, schema, image, other), or 'script'"),
     mime_type: z.string().optional().describe("Binary files: the MIME type"),
+    uri: z
+      .string()
+      .optional()
+      .describe(
+        "For a client on another machine: the file's skill:// URI (read_skill_file and resources/read take it)",
+      ),
   });
 
 /** A declared asset or script of a tree node (inherited ones resolved up the chain), or a file of an Agent Skill. */
@@ -54,10 +61,13 @@ export const getAssetTool = defineTool({
     "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`; images, fonts, " +
     "PDF and other binary files in `content_base64` with `mime_type`. Files over the size limit (1 MiB by default) are refused. " +
     "Scripts with execution 'claude' are meant to be fetched here and run by you.",
-  handler: jsonTextHandler(async ({ skill_path, file }, { deps }) => {
+  handler: jsonTextHandler(async ({ skill_path, file: asked }, ctx) => {
+    const { deps } = ctx;
     const found = await lookupSkillPath(skill_path, deps);
     if (found.error) return found.error;
     const skill = found.skill;
+    const file = relativeOf(skill, asked, ctx);
+    if (file === undefined) return notUnder(skill, asked, ctx, "file");
     const checked = checkRelativePath(file);
     if (!checked.ok) {
       return errorResult(
@@ -121,6 +131,7 @@ export const getAssetTool = defineTool({
       size_bytes: read.size,
       type,
       ...(read.binary ? { mime_type: read.mimeType } : {}),
+      ...(ctx.session.remote ? { uri: skillPlace(skill, ctx).uri(checked.path) } : {}),
     });
   }),
 });

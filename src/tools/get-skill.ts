@@ -14,10 +14,12 @@ import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import type { ConfinedFailure } from "../util/confined-read.ts";
 import { errnoCode, SkillHubError } from "../util/errors.ts";
 import { isBinaryExtension } from "../util/file-kind.ts";
-import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
+import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable, readAsset } from "./support/asset-read.ts";
 import { disabledError, frozenRefusal, recordLoad, refusalResult, unreadableSkill } from "./support/skill-lookup.ts";
+import { exampleFile } from "./support/skill-parts.ts";
+import { fetchAdvice, skillPlace } from "./support/skill-place.ts";
 
 const Input = () =>
   z
@@ -41,8 +43,16 @@ const Candidate = () =>
     matched_keywords: z.array(z.string()),
   });
 
+/** A declared file's skill:// URI, for a client on another machine. */
+const fileUri = () =>
+  z
+    .string()
+    .optional()
+    .describe("For a client on another machine: the file's skill:// URI (read_skill_file and resources/read take it)");
+
 const InlinedAsset = () =>
   AssetDecl().extend({
+    uri: fileUri(),
     content: z
       .string()
       .optional()
@@ -85,12 +95,19 @@ const Output = () => {
       .array(inlinedAsset)
       .optional()
       .describe("Match: the node's own assets (fetch with get_asset; small text ones carry `content`)"),
-    scripts: z.array(ScriptDecl()).optional().describe("Match: the node's own scripts"),
+    scripts: z
+      .array(ScriptDecl().extend({ uri: fileUri() }))
+      .optional()
+      .describe("Match: the node's own scripts"),
     inherited_assets: z
       .array(inlinedAsset.extend({ from: z.string() }))
       .optional()
       .describe("Assets of ancestors, most specific kept; `from` is their skill path"),
-    inherited_scripts: z.array(ScriptDecl().extend({ from: z.string() })).optional(),
+    inherited_scripts: z.array(ScriptDecl().extend({ from: z.string(), uri: fileUri() })).optional(),
+    fetch: z
+      .string()
+      .optional()
+      .describe("For a client on another machine: how to fetch the files, and how to run a script locally"),
   });
 };
 
@@ -110,7 +127,8 @@ export const getSkillTool = defineTool({
     "(a tree node's inherited rules first), plus its assets and scripts, own and inherited (`from`): fetch those with get_asset. " +
     "`ambiguous` lists candidates with descriptions: call again with a more specific context, or with a candidate's skill_path as the context. " +
     "`no_match` means no node fits; list_skills shows the tree. Agent Skills are not routed here (search_skills finds them).",
-  handler: jsonTextHandler(async ({ context }, { deps, hasTool }) => {
+  handler: jsonTextHandler(async ({ context }, ctx) => {
+    const { deps, hasTool } = ctx;
     const catalog = deps.store.catalog;
     const routed = routeContext(catalog, context, deps.filter, deps.config.matching);
     if (routed.kind === "no_match") {
@@ -177,7 +195,7 @@ export const getSkillTool = defineTool({
         content_length_tokens: served.result.content_length_tokens,
       },
     });
-    return structuredResult(served.result);
+    return structuredResult(ctx.session.remote ? withUris(served.result, best.item, ctx) : served.result);
   }),
 });
 
@@ -191,6 +209,31 @@ function agentSkillHint(catalog: Catalog, deps: ToolDeps, hasSearch: boolean): {
   return {
     hint: `get_skill routes by the keywords of skill-tree nodes only. ${count} Agent Skill${count === 1 ? "" : "s"} (SKILL.md) ${count === 1 ? "is" : "are"} served too: ${how}.`,
   };
+}
+
+const FILE_LISTS = ["assets", "scripts", "inherited_assets", "inherited_scripts"] as const;
+
+/**
+ * The answer for a client on another machine: each declared file with its skill:// URI under the node's
+ * (an inherited one too: the node's URI serves it as get_asset does), and how to fetch them.
+ */
+function withUris(result: Served["result"], skill: Skill, ctx: ToolContext): Served["result"] {
+  const place = skillPlace(skill, ctx);
+  const out: Served["result"] = { ...result };
+  const files: string[] = [];
+  for (const key of FILE_LISTS) {
+    const list = result[key] as { file: string }[] | undefined;
+    if (!list) continue;
+    out[key] = list.map((d) => ({ ...d, uri: place.uri(d.file) }));
+    files.push(...list.map((d) => d.file));
+  }
+  if (files.length === 0) return out;
+  const scripts = [...((result.scripts ?? []) as ScriptDecl[]), ...((result.inherited_scripts ?? []) as ScriptDecl[])];
+  const onServer =
+    ctx.hasTool?.("run_script") && scripts.some((d) => d.execution === "server")
+      ? " A script with execution 'server' runs on the server with run_script instead."
+      : "";
+  return { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) + onServer };
 }
 
 function candidate(s: Scored<Skill>) {

@@ -5,6 +5,7 @@ import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
 import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
 import { checkedBody } from "../lock/checked-read.ts";
 import type { Skill } from "../skills/skill.ts";
+import { skillUris } from "../skills/skill-uri.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable } from "./support/asset-read.ts";
@@ -43,13 +44,21 @@ const Entry = () =>
     category: z.string().optional().describe("Category, when the skill declares one"),
     tags: z.array(z.string()),
     path: z.string().describe("Path under its source folder: the skill's folder, or a tree node's skill path"),
-    file: z.string().describe("Absolute path of SKILL.md or of the node's .md file"),
+    file: z
+      .string()
+      .describe(
+        "Absolute path of SKILL.md or of the node's .md file (for a client on another machine: its skill:// URI)",
+      ),
     kind: z.enum(["agent-skill", "tree-node"]),
     shadowed: z
       .boolean()
       .describe("True when a skill of the same name in an earlier folder wins; load it by qualified_name"),
     shadowed_by: z.string().optional().describe("Qualified name of the skill that wins"),
     qualified_name: z.string().describe("<source>:<name>, always unique"),
+    uri: z
+      .string()
+      .optional()
+      .describe("For a client on another machine: the skill's skill:// URI; a file of it is <uri>/<path>"),
     body: z.string().optional(),
   });
 
@@ -97,7 +106,7 @@ export const listSkillsTool = defineTool({
     "Browse the skills. By default: the skill tree (keyword-routed skills) as nested nodes with description, keywords " +
     'and asset/script counts; `path: "ui"` shows one branch. `flat: true` (or `query`, `include_body`): every skill ' +
     "(Agent Skills too) in pages; pass `next_cursor` back as `cursor` for the next one.",
-  handler: jsonTextHandler(async ({ path, flat, query, include_body, limit, cursor }, { deps }) => {
+  handler: jsonTextHandler(async ({ path, flat, query, include_body, limit, cursor }, { deps, session }) => {
     const catalog = deps.store.catalog;
     const diagnostics = counts(catalog);
     const flatMode =
@@ -125,7 +134,7 @@ export const listSkillsTool = defineTool({
           : `No node or folder '${path}' in the skill tree. Top level: ${result.top.join(", ") || "(nothing enabled)"}. Leave path out for the whole tree.`;
       return errorResult("SKILL_NOT_FOUND", message, { path });
     }
-    const all = flatEntries(catalog, deps.filter, query ?? "");
+    const all = flatEntries(catalog, deps.filter, query ?? "", session.remote);
     const start = cursor === undefined ? 0 : parseCursor(cursor, all.length);
     if (start === undefined) {
       return errorResult(
@@ -199,7 +208,7 @@ function counts(catalog: Catalog): { errors: number; warnings: number } {
   return { errors, warnings };
 }
 
-function flatEntries(catalog: Catalog, filter: SkillFilter, query: string) {
+function flatEntries(catalog: Catalog, filter: SkillFilter, query: string, remote: boolean) {
   const q = query.trim().toLowerCase();
   const matches = (s: Skill) =>
     isEnabled(s, filter) &&
@@ -218,6 +227,7 @@ function flatEntries(catalog: Catalog, filter: SkillFilter, query: string) {
       shadowed: by !== undefined,
       ...(by ? { shadowed_by: by.id } : {}),
       qualified_name: s.id,
+      ...(remote ? { uri: skillUris(s, by !== undefined).dir("") } : {}),
     };
   };
   return [

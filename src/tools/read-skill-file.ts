@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { findFileInChain } from "../catalog/tree-chain.ts";
 import { isRefused } from "../lock/checked-read.ts";
-import { pathUnder, SKILL_URI_SCHEME } from "../skills/skill-uri.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
@@ -8,7 +8,7 @@ import { errorResult, structuredResult } from "./results.ts";
 import { readOwnFile } from "./support/own-file.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
-import { skillPlace } from "./support/skill-place.ts";
+import { notUnder, relativeOf } from "./support/skill-place.ts";
 
 const INSIDE_ONLY =
   "Only files inside the skill's folder can be read; use a relative path from load_skill's file list.";
@@ -61,14 +61,8 @@ export const readSkillFileTool = defineTool({
     const { deps } = ctx;
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
-    // A file's URI names the same file as its path (remote clients are given URIs).
-    const file_path = asked.startsWith(SKILL_URI_SCHEME) ? pathUnder(skillPlace(skill, ctx).uri(""), asked) : asked;
-    if (file_path === undefined)
-      return errorResult(
-        "PATH_OUTSIDE_SKILL",
-        `'${asked}' is not a file of skill '${skill.name}' (its files are under ${skillPlace(skill, ctx).uri("")}/). Give a path relative to the skill's folder, or a URI under it.`,
-        { skill: skill.name, file_path: asked },
-      );
+    const file_path = relativeOf(skill, asked, ctx);
+    if (file_path === undefined) return notUnder(skill, asked, ctx, "file_path");
     const max = Math.min(length ?? deps.config.files.max_file_bytes, deps.config.files.max_file_bytes);
     // An offset or a length, even offset 0, asks for parts: a binary file too large for one answer comes in parts.
     const explicit = from !== undefined || length !== undefined;
@@ -78,7 +72,10 @@ export const readSkillFileTool = defineTool({
         skill: skill.name,
         file_path,
       });
-    const read = readOwnFile(deps.frozen, skill, checked.path, offset + max, "truncate");
+    // A tree node's declared files, inherited ones too, are read where the node declaring them has them.
+    const owner =
+      (skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
+    const read = readOwnFile(deps.frozen, owner, checked.path, offset + max, "truncate");
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {
       const advice =

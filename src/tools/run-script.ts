@@ -8,7 +8,6 @@ import { scriptRunner } from "../exec/runners.ts";
 import { scriptOutcome } from "../exec/script-result.ts";
 import { resolveWorkingDir } from "../exec/working-dir.ts";
 import type { ScriptDecl } from "../skills/tree-node.ts";
-import { isProjectCandidate } from "../sources/project-root.ts";
 import { SkillHubError } from "../util/errors.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -17,6 +16,7 @@ import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
 import { projectOwnership } from "./support/project-owned.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
+import { skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
 
 const Input = () =>
@@ -59,6 +59,12 @@ const Output = () =>
       ),
     duration_ms: z.number().int(),
     script: z.string().describe("The script that ran"),
+    uri: z
+      .string()
+      .optional()
+      .describe(
+        "For a client on another machine: the script's skill:// URI (read_skill_file and resources/read take it)",
+      ),
   });
 
 /** Run a script a tree node declares with `execution: server`, after its whole validation cascade. */
@@ -73,7 +79,8 @@ export const runScriptTool = defineTool({
     "execution 'server' can run here; scripts with execution 'claude' must be fetched with get_asset and run by you with bash. " +
     "Pass the script's arguments by name in `args` (required ones must be given). The script runs without a shell, " +
     "with no input, a timeout and an output cap; nothing it starts outlives it.",
-  handler: jsonTextHandler(async ({ skill_path, file, args, cwd }, { deps, session, signal }) => {
+  handler: jsonTextHandler(async ({ skill_path, file, args, cwd }, ctx) => {
+    const { deps, session, signal } = ctx;
     const config = deps.config.scripts;
     // Security: the global kill switch comes before anything else is looked at.
     if (!config.enabled) {
@@ -169,12 +176,8 @@ export const runScriptTool = defineTool({
     const workDir = resolveWorkingDir(
       cwd,
       deps.projectRoot.dir ?? host.cwd,
-      // A root of / or a home is no project to confine a client to (a server started there by hand).
-      session.remote
-        ? {
-            project: deps.projectRoot.dir !== null && isProjectCandidate(deps.projectRoot.dir, deps.homeDir),
-          }
-        : undefined,
+      // A root of / or a home (or a link to one) is no project to confine a client to (a server started there by hand).
+      session.remote ? { project: deps.projectRoot.dir !== null, home: deps.homeDir } : undefined,
     );
     if (!workDir.ok)
       return errorResult(
@@ -211,7 +214,11 @@ export const runScriptTool = defineTool({
       duration_ms: outcome.duration_ms,
       args_provided: Object.keys(args),
     });
-    return structuredResult({ ...outcome, script: path });
+    return structuredResult({
+      ...outcome,
+      script: path,
+      ...(session.remote ? { uri: skillPlace(skill, ctx).uri(path) } : {}),
+    });
   }),
 });
 

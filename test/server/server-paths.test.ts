@@ -83,10 +83,22 @@ describe("hideServerPaths", () => {
 
   test("a file's own bytes are kept only for the tools that serve files", () => {
     const result = { structuredContent: { content: "installed at /srv/hub/skills/skill-2\n" } };
-    expect(hideServerPaths(result, hub(), true).structuredContent.content).toBe(
+    expect(hideServerPaths(result, hub(), "file").structuredContent.content).toBe(
       "installed at /srv/hub/skills/skill-2\n",
     );
     expect(hideServerPaths(result, hub()).structuredContent.content).toBe("installed at skill://skill-2\n");
+  });
+
+  test("a skill's own text: a path into a skill becomes its URI, any other is the author's and kept; an error is swept whole", () => {
+    const paths = { ...hub(), folders: [...hub().folders, ["/tmp", "<server folder>"]] } as ServerPaths;
+    const text =
+      "Save to /tmp/shot.png, run /srv/hub/skills/skill-3/go.sh, see file:///tmp/x and /srv/hub/skills/README";
+    expect(hideServerPaths({ content: [{ type: "text", text }] }, paths, "skill").content[0]?.text).toBe(
+      "Save to /tmp/shot.png, run skill://skill-3/go.sh, see file:///tmp/x and /srv/hub/skills/README",
+    );
+    expect(hideServerPaths({ isError: true, content: [{ type: "text", text }] }, paths, "skill").content[0]?.text).toBe(
+      "Save to <server folder>/shot.png, run skill://skill-3/go.sh, see <server folder>/x and <skills folder 'skills'>/README",
+    );
   });
 
   test("Windows paths, in any case and with either slash: a file in a skill becomes its URI, any other path its folder's name", () => {
@@ -113,6 +125,60 @@ describe("hideServerPaths", () => {
         "Sigma İ: <greek home>\\x and <greek home>\\x",
       ].join("\n"),
     );
+  });
+
+  test("a folder counts only as whole names: another folder that starts alike, or holds it, is left as it is", () => {
+    const paths = { ...hub(), folders: [...hub().folders, ["/home/anabel", "<home>"]] } as ServerPaths;
+    const sweep = (text: string) => hideServerPaths({ structuredContent: { text } }, paths).structuredContent.text;
+    expect(sweep("/home/anabelle/x and /home/anabelx, /home/anabel.bak/y, /backup/home/anabel/z")).toBe(
+      "/home/anabelle/x and /home/anabelx, /home/anabel.bak/y, /backup/home/anabel/z",
+    );
+    expect(sweep("in /home/anabel/x, in /home/anabel. (/home/anabel) /home/anabel:/home/anabel/bin")).toBe(
+      "in <home>/x, in <home>. (<home>) <home>:<home>/bin",
+    );
+    expect(sweep("/srv/hub/skills/skill-1x/a /srv/hub/skills-old/b /srv/hub/skills/skill-1.txt")).toBe(
+      "<skills folder 'skills'>/skill-1x/a /srv/hub/skills-old/b <skills folder 'skills'>/skill-1.txt",
+    );
+  });
+
+  test("a path in a file URL: the URL becomes what the path becomes", () => {
+    const paths = { ...hub(), folders: [...hub().folders, ["/home/anabel", "<home>"]] } as ServerPaths;
+    const text = [
+      "see file:///srv/hub/skills/skill-1/run.sh and FILE://localhost/home/anabel/notes.txt",
+      "[log](file:///home/anabel/log.txt) file:///home/anabelle/x",
+    ].join("\n");
+    expect(hideServerPaths({ structuredContent: { text } }, paths).structuredContent.text).toBe(
+      ["see skill://skill-1/run.sh and <home>/notes.txt", "[log](<home>/log.txt) file:///home/anabelle/x"].join("\n"),
+    );
+  });
+
+  test("Windows long-path and device prefixes, and file URLs, go with the path they start", () => {
+    const paths = {
+      ...windowsHub(),
+      folders: [...windowsHub().folders, ["\\\\srv\\share\\team", "<skills folder 'team'>"]],
+    } as ServerPaths;
+    const text = [
+      "\\\\?\\C:\\hub\\skills\\pdf\\run.py and \\\\?\\c:\\users\\ana\\x.txt and \\\\.\\C:\\Users\\ana",
+      "\\\\?\\UNC\\srv\\share\\team\\a.md and \\\\srv\\share\\team\\b.md",
+      "file:///C:/Users/ana/c.txt and file://srv/share/team/d.md",
+      "C:\\Users\\anabel\\x \\\\?\\C:\\Users\\anabel\\y \\\\?\\UNC\\srv\\share\\teams\\z",
+    ].join("\n");
+    expect(hideServerPaths({ structuredContent: { text } }, paths).structuredContent.text).toBe(
+      [
+        "skill://pdf/run.py and <home>\\x.txt and <home>",
+        "<skills folder 'team'>\\a.md and <skills folder 'team'>\\b.md",
+        "<home>/c.txt and <skills folder 'team'>/d.md",
+        "C:\\Users\\anabel\\x \\\\?\\C:\\Users\\anabel\\y \\\\?\\UNC\\srv\\share\\teams\\z",
+      ].join("\n"),
+    );
+    // As a JSON string holds it (every backslash doubled), in the text that is the structured content's JSON.
+    const structuredContent = { stdout: "wrote \\\\?\\C:\\Users\\ana\\out.txt" };
+    const swept = hideServerPaths(
+      { structuredContent, content: [{ type: "text", text: JSON.stringify(structuredContent) }] },
+      paths,
+    );
+    expect(swept.structuredContent.stdout).toBe("wrote <home>\\out.txt");
+    expect(JSON.parse(swept.content[0]?.text ?? "")).toEqual(swept.structuredContent);
   });
 
   test("long runs and deep paths cost a pass, not a pass per slash", () => {

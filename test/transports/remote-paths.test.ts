@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { realpathSync } from "node:fs";
+import { realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
@@ -7,7 +7,7 @@ import { PROFILES } from "../../src/tools/index.ts";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { httpClient, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { connect, testHub, textOf } from "../helpers/hub.ts";
+import { connect, httpHub, testHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -150,7 +150,7 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
       expect(answers["skill shadowed"]).toContain('read_skill_file (skill_name \\"more-skills:pdf-invoice\\"');
       expect(answers["load_skill shadowed"]).toContain('read_skill_file (skill_name \\"more-skills:pdf-invoice\\"');
       // A tree node's answer lists its files and fetches them with get_asset.
-      expect(answers["skill tree"]).toContain("Files under skill://tools%2Fecho/: scripts/where.sh.");
+      expect(answers["skill tree"]).toContain("Files under skill://tools/echo/: scripts/where.sh.");
       expect(answers["skill tree"]).not.toContain("private-notes.txt");
       expect(answers["skill tree"]).toContain('get_asset (skill_path \\"tools/echo\\"');
       expect(answers.load_skill).toContain('"path":"skill://pdf-invoice"');
@@ -189,8 +189,8 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
     expect(await read("skill://Ahrefs%20Automation/scripts/run.sh")).toContain("echo ahrefs");
     // A tree node: its declared files, by the URI its answer names them with.
     const node = await text("tools/echo");
-    expect(node).toContain("Fetch a file with resources/read skill://tools%2Fecho/scripts/where.sh.");
-    expect(await read("skill://tools%2Fecho/scripts/where.sh")).toContain("running in");
+    expect(node).toContain("Fetch a file with resources/read skill://tools/echo/scripts/where.sh.");
+    expect(await read("skill://tools/echo/scripts/where.sh")).toContain("running in");
     // The skill a same-named one shadows, by its qualified name and its source's URI.
     expect(await text("more-skills:pdf-invoice")).toContain("resources/read skill://more-skills/pdf-invoice/");
     expect(await read("skill://more-skills/pdf-invoice/SKILL.md")).toContain("An older copy");
@@ -203,7 +203,7 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
       structuredContent: { files: { path: string; uri: string }[] };
     };
     const uris = loaded.structuredContent.files.map((f) => f.uri);
-    expect(uris).toContain("skill://tools%2Fecho/scripts/where.sh");
+    expect(uris).toContain("skill://tools/echo/scripts/where.sh");
     for (const uri of uris) expect((await client.readResource({ uri })).contents).toHaveLength(1);
   });
 
@@ -225,6 +225,138 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
     expect(read.structuredContent.content).toBe(`installed at ${w.first}\n`);
     expect(read.structuredContent.size_bytes).toBe(Buffer.byteLength(read.structuredContent.content));
     expect(JSON.parse(read.content[0]?.text ?? "")).toEqual(read.structuredContent);
+  });
+});
+
+describe("a script's output over HTTP: the server's folders as whole names", () => {
+  test("a folder named like the project is not the project's; a file URL in it becomes what its path does", async () => {
+    const w = world();
+    writeNode(w.first, "tools/paths.md", {
+      keywords: ["paths"],
+      extra: "scripts:\n  - file: scripts/paths.sh\n    description: Prints paths\n    execution: server",
+    });
+    write(
+      join(w.first, "tools/paths/scripts/paths.sh"),
+      `echo "old ${w.project}-old/x, next ${w.project}2/y, url file://${w.project}/out.txt, own file://$0"\n`,
+    );
+    const client = await remoteClient("2025-11-25", w);
+    const ran = (await client.callTool({
+      name: "run_script",
+      arguments: { skill_path: "tools/paths", file: "scripts/paths.sh", args: {} },
+    })) as { structuredContent: { stdout: string } };
+    expect(ran.structuredContent.stdout).toBe(
+      `old ${w.project}-old/x, next ${w.project}2/y, url <project>/out.txt, own skill://tools/paths/scripts/paths.sh\n`,
+    );
+  });
+});
+
+describe("a skill's own words over HTTP", () => {
+  test("a path the author wrote for the agent's machine is kept as read_skill_file serves it, even where it is a server folder too", async () => {
+    // A server started in /tmp, and a skill that tells the agent to save a screenshot in /tmp.
+    const w = world();
+    const shot = `${w.project}/inspect.png`;
+    writeSkill(w.first, "webapp-check", {
+      description: "Check a web page",
+      body: `# Check\n\npage.screenshot(path='${shot}')\nThen run ${join(w.first, "webapp-check", "check.sh")}.\n`,
+    });
+    writeNode(w.first, "web/shots.md", { keywords: ["shots"], body: `Save shots under ${shot}.\n` });
+    const client = await remoteClient("2025-11-25", w);
+    const said = [
+      await client.callTool({ name: "skill", arguments: { name: "webapp-check" } }),
+      await client.callTool({ name: "load_skill", arguments: { skill_name: "webapp-check" } }),
+      await client.getPrompt({ name: "webapp-check" }),
+    ].map((answer) => JSON.stringify(answer));
+    for (const answer of said) {
+      expect(answer).toContain(`page.screenshot(path='${shot}')`);
+      expect(answer).toContain("Then run skill://webapp-check/check.sh.");
+    }
+    const routed = await client.callTool({ name: "get_skill", arguments: { context: "web/shots" } });
+    expect((routed as { structuredContent: { content: string } }).structuredContent.content).toContain(
+      `Save shots under ${shot}.`,
+    );
+    // What SkillHub or a program says is still swept: the same folder there is the project.
+    const missing = await client.callTool({
+      name: "run_script",
+      arguments: { skill_path: "tools/echo", file: "scripts/where.sh", args: {}, cwd: "nope" },
+    });
+    expect(JSON.stringify(missing)).toContain("<project>/nope");
+  });
+});
+
+describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them out", () => {
+  /** world() plus a branch: ops/_index declares a checklist that ops/release inherits, and release a server script. */
+  function withBranch() {
+    const w = world();
+    writeNode(w.first, "ops/_index.md", {
+      keywords: ["ops"],
+      extra: "assets:\n  - file: assets/checklist.md\n    description: Release checklist",
+    });
+    write(join(w.first, "ops/_index/assets/checklist.md"), "- tag the release\n");
+    writeNode(w.first, "ops/release.md", {
+      keywords: ["release", "ship"],
+      extra: "scripts:\n  - file: scripts/release.sh\n    description: Prints where it is\n    execution: server",
+    });
+    write(join(w.first, "ops/release/scripts/release.sh"), 'echo "script $0"\n');
+    return w;
+  }
+
+  test("get_skill, get_asset, load_skill, list_skills and run_script name each file by the URI read_skill_file and resources/read take", async () => {
+    const w = withBranch();
+    const client = await remoteClient("2025-11-25", w);
+    const call = async (name: string, args: Record<string, unknown>) =>
+      ((await client.callTool({ name, arguments: args })) as { structuredContent: Record<string, any> })
+        .structuredContent;
+    const script = "skill://ops/release/scripts/release.sh";
+    const checklist = "skill://ops/release/assets/checklist.md";
+    const got = await call("get_skill", { context: "ops/release" });
+    expect(got.scripts[0].uri).toBe(script);
+    expect(got.inherited_assets[0].uri).toBe(checklist);
+    expect(got.fetch).toContain(`or by its URI ${script} with read_skill_file or resources/read`);
+    expect(got.fetch).toEndWith("A script with execution 'server' runs on the server with run_script instead.");
+    const asset = await call("get_asset", { skill_path: "ops/release", file: checklist });
+    expect(asset).toMatchObject({ resolved_from: "ops/_index", content: "- tag the release\n", uri: checklist });
+    const loaded = await call("load_skill", { skill_name: "ops/release" });
+    expect(loaded.path).toBe("skill://ops/release");
+    expect(loaded.files.map((f: { uri: string }) => f.uri)).toEqual([checklist, script]);
+    for (const { uri } of loaded.files as { uri: string }[]) {
+      const byTool = await call("read_skill_file", { skill_name: "ops/release", file_path: uri });
+      const byResource = (await client.readResource({ uri })).contents[0] as { text: string };
+      expect(byTool.content).toBe(byResource.text);
+      expect(byTool.content.length).toBeGreaterThan(0);
+    }
+    const listed = await call("list_skills", { flat: true, query: "release" });
+    const entry = listed.skills.find((e: { name: string }) => e.name === "ops/release");
+    expect(entry).toMatchObject({ uri: "skill://ops/release", file: "skill://ops/release.md" });
+    // The node's own file, where the tree has it.
+    const own = (await client.readResource({ uri: entry.file })).contents[0] as { text: string };
+    expect(own.text).toContain("keywords: [release, ship]");
+    // What the script prints of its own path is that URI too, not a folder of the server.
+    const ran = await call("run_script", { skill_path: "ops/release", file: "scripts/release.sh", args: {} });
+    expect(ran.stdout).toBe(`script ${script}\n`);
+    expect(ran.uri).toBe(script);
+    // The encoded form read before still names the same file.
+    expect(
+      await call("read_skill_file", {
+        skill_name: "ops/release",
+        file_path: "skill://ops%2Frelease/scripts/release.sh",
+      }),
+    ).toMatchObject({ content: 'echo "script $0"\n' });
+  });
+
+  test("a skill named like a tree's folder keeps its files; the node's URI reaches the node's", async () => {
+    const w = withBranch();
+    writeSkill(w.first, "ops-kit", { name: "ops", description: "An Agent Skill named ops" });
+    write(join(w.first, "ops-kit/release/scripts/release.sh"), "echo skill copy\n");
+    write(join(w.first, "ops-kit/notes.txt"), "notes\n");
+    const client = await remoteClient("2025-11-25", w);
+    const text = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text;
+    expect(await text("skill://ops/release/scripts/release.sh")).toBe('echo "script $0"\n');
+    expect(await text("skill://ops/notes.txt")).toBe("notes\n");
+    // The extension publishes no file of the skill at a URI the node holds.
+    const { skill } = await new SkillsClient(client).get("skill://ops/SKILL.md");
+    const published = (skill as { resources?: { uri: string }[] }).resources?.map((r) => r.uri) ?? [];
+    expect(published).toContain("skill://ops/notes.txt");
+    expect(published.some((uri) => uri.startsWith("skill://ops/release/"))).toBe(false);
   });
 });
 
@@ -269,5 +401,46 @@ describe("a local client (stdio) shares the disk and keeps the paths", () => {
       file_path: "skill://pdf-invoice/scripts/extract.py",
     });
     expect(read.structuredContent?.content).toContain("fields of");
+  });
+});
+
+describe("run_script's cwd over HTTP", () => {
+  test("a project root that leads to a home, or to the folder holding it, confines no client: refused like the home", async () => {
+    const base = realpathSync(tempDir("skillhub-remote-root-"));
+    const home = join(base, "home", "ana");
+    const skills = join(base, "skills");
+    writeNode(skills, "tools/pwd.md", {
+      keywords: ["pwd"],
+      extra: "scripts:\n  - file: scripts/pwd.sh\n    description: Prints its folder\n    execution: server",
+    });
+    write(join(skills, "tools/pwd/scripts/pwd.sh"), 'echo "in $PWD"\n');
+    write(join(home, "work", "notes.txt"), "ana's\n");
+    symlinkSync(home, join(base, "home-link"));
+    symlinkSync(join(base, "home"), join(base, "homes-link"));
+    write(join(base, "project", "work", "x.txt"), "project\n");
+    for (const [project, confined] of [
+      [join(base, "home-link"), false],
+      [join(base, "homes-link"), false],
+      [join(base, "home"), false],
+      [join(base, "project"), true],
+    ] as const) {
+      const { handler, close } = await httpHub([skills], { home, cwd: base, flags: { project } });
+      const client = await httpClient(handler, "2025-11-25");
+      closers.push(async () => {
+        await client.close();
+        await close();
+      });
+      // A folder that is there, inside the root: only the root decides.
+      const cwd = project.endsWith("home") || project.endsWith("homes-link") ? "ana/work" : "work";
+      const ran = (await client.callTool({
+        name: "run_script",
+        arguments: { skill_path: "tools/pwd", file: "scripts/pwd.sh", args: {}, cwd },
+      })) as { structuredContent: { stdout?: string; error?: { message: string } } };
+      if (confined) expect(ran.structuredContent.stdout, project).toBe("in <project>/work\n");
+      else
+        expect(ran.structuredContent.error?.message, project).toStartWith(
+          `cwd '${cwd}' cannot be used: this server has no project folder to run scripts in`,
+        );
+    }
   });
 });

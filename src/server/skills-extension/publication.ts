@@ -63,21 +63,31 @@ const outcomes = new WeakMap<Catalog, { generation: number; bySkill: Map<Skill, 
 const claims = new WeakMap<Catalog, Map<string, Set<string>>>();
 
 /**
- * The folders of served skills whose URIs a shadowed skill holds: `skill://team/git-helper` is the
- * shadowed git-helper of source `team`, and would be folder `git-helper` of a skill named `team`. By the
- * served skill's root; such a folder is left out of that skill's entry, so no URI names two files.
+ * The folders of served skills whose URIs another skill's root holds: `skill://team/git-helper` is the
+ * shadowed git-helper of source `team`, and would be folder `git-helper` of a skill named `team`;
+ * `skill://ops/deploy` is tree node `ops/deploy`, and would be folder `deploy` of a skill named `ops`. By the
+ * served skill's root, each folder as a path under it; such a folder is left out of that skill's entry,
+ * so no URI names two files.
  */
 export function claimedFolders(catalog: Catalog, skill: Skill, shadowed: boolean): ReadonlySet<string> | undefined {
   if (shadowed) return undefined;
   let byRoot = claims.get(catalog);
   if (!byRoot) {
     byRoot = new Map<string, Set<string>>();
-    for (const { skill: other } of catalog.reachableShadowed()) {
-      const root = uriKey(skillUris(other, true).dir(""));
-      const parent = root.slice(0, root.lastIndexOf("/"));
-      const names = byRoot.get(parent) ?? new Set<string>();
-      names.add(other.name);
-      byRoot.set(parent, names);
+    const claiming = [
+      ...catalog.reachableShadowed().map(({ skill: other }) => skillUris(other, true)),
+      ...catalog.skills.filter((other) => other.name.includes("/")).map((other) => skillUris(other, false)),
+    ];
+    for (const uris of claiming) {
+      const root = uriKey(uris.dir(""));
+      for (let cut = root.indexOf("/", SKILL_URI_SCHEME.length); cut > 0; cut = root.indexOf("/", cut + 1)) {
+        const parent = root.slice(0, cut);
+        const folder = pathUnder(parent, root);
+        if (folder === undefined) continue;
+        const folders = byRoot.get(parent) ?? new Set<string>();
+        folders.add(folder);
+        byRoot.set(parent, folders);
+      }
     }
     claims.set(catalog, byRoot);
   }
@@ -86,8 +96,12 @@ export function claimedFolders(catalog: Catalog, skill: Skill, shadowed: boolean
 
 /** Whether `path` (under a skill's folder) lies in one of its `claimed` folders. */
 export function isClaimed(claimed: ReadonlySet<string> | undefined, path: string): boolean {
-  return claimed?.has(path.split("/", 1)[0] as string) === true;
+  if (!claimed) return false;
+  for (let cut = path.indexOf("/"); cut > 0; cut = path.indexOf("/", cut + 1))
+    if (claimed.has(path.slice(0, cut))) return true;
+  return claimed.has(path);
 }
+
 /** Publications whose build has ended, by snapshot (publicationIfBuilt). */
 const finished = new WeakMap<Catalog, { generation: number; publication: Publication }>();
 
@@ -161,10 +175,11 @@ export function skillOutcome(
 /**
  * The skills whose URIs `uri` lies among, and the file's path under each ("" for the skill's own folder):
  * `skill://<name>/<path>` for the skill its name reaches, `skill://<source>/<name>/<path>` for one a
- * same-named skill shadows. Both can match when a skill is named like a source's label: the shadowed
- * skill comes first (its root is the longer), and a caller that finds nothing there asks the next. Two
- * shadowed skills share a root when their sources' labels are written alike (`my.team`, `my_team`).
- * Looked up by name: no walk of the catalog.
+ * same-named skill shadows, where a name may be several segments (a tree node's `ops/deploy`). Several
+ * can match (a skill named like a source's label, a tree node under a skill's name): the longest root
+ * comes first (the shadowed skill's of equal length), and a caller that finds nothing there asks the
+ * next. Two shadowed skills share a root when their sources' labels are written alike (`my.team`,
+ * `my_team`). Looked up by name, one lookup per segment: no walk of the catalog.
  */
 export function skillsAt(
   catalog: Catalog,
@@ -172,15 +187,19 @@ export function skillsAt(
 ): { skill: Skill; shadowed: boolean; path: string; root: string }[] {
   const key = uriKey(uri);
   if (!key.startsWith(SKILL_URI_SCHEME)) return [];
-  const [first, second] = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
-  const served = first === undefined ? undefined : catalog.get(first);
-  const candidates = [
-    ...catalog
-      .reachableShadowed()
-      .filter(({ skill }) => skill.name === second)
-      .map(({ skill }) => ({ skill, shadowed: true })),
-    ...(served && catalog.get(served.name) === served ? [{ skill: served, shadowed: false }] : []),
-  ];
+  const segments = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
+  if (segments.some((s) => s === undefined)) return [];
+  const names = segments as string[];
+  const shadowedByName = new Map<string, Skill[]>();
+  for (const { skill } of catalog.reachableShadowed())
+    shadowedByName.set(skill.name, [...(shadowedByName.get(skill.name) ?? []), skill]);
+  const candidates: { skill: Skill; shadowed: boolean }[] = [];
+  for (let length = names.length; length >= 1; length--) {
+    for (const skill of shadowedByName.get(names.slice(1, length).join("/")) ?? [])
+      candidates.push({ skill, shadowed: true });
+    const served = catalog.get(names.slice(0, length).join("/"));
+    if (served && catalog.get(served.name) === served) candidates.push({ skill: served, shadowed: false });
+  }
   return candidates.flatMap(({ skill, shadowed }) => {
     const root = uriKey(skillUris(skill, shadowed).dir(""));
     const path = root === key ? "" : pathUnder(root, uri);

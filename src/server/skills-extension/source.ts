@@ -17,7 +17,7 @@ import {
   skillsAt,
 } from "./publication.ts";
 import { readSkillFile } from "./skill-files.ts";
-import { readUnpublished } from "./unpublished.ts";
+import { readNodeFile, readUnpublished } from "./unpublished.ts";
 import { uriKey } from "./uris.ts";
 
 /** Entries per skills/list and directory page. */
@@ -98,7 +98,8 @@ export function skillSource(hub: Hub): SkillSource {
             `${uri} is a directory; list it with resources/directory/read.`,
           );
       }
-      return undefined;
+      const node = readNodeFile(hub, uri);
+      return node ? contents(node.bytes, node.mimeType) : undefined;
     },
     async readDirectory(uri, { cursor }) {
       for await (const at of skillsOf(hub, uri)) {

@@ -1,8 +1,10 @@
-import { declaredFiles } from "../../catalog/tree-chain.ts";
-import type { Skill } from "../../skills/skill.ts";
+import { declaredFiles, findFileInChain } from "../../catalog/tree-chain.ts";
+import type { Skill, TreeNode } from "../../skills/skill.ts";
 import { lastReadFolder } from "../../skills/skill-read.ts";
 import { listSkillFiles, type SkillFileEntry } from "../../sources/skill-files.ts";
+import { statOf } from "../../util/stat.ts";
 import type { ToolContext } from "../definition.ts";
+import { locateFile } from "./asset-read.ts";
 import { linesUpTo, partEnd, resultBudget } from "./result-budget.ts";
 import { fetchAdvice, type SkillPlace, skillPlace } from "./skill-place.ts";
 
@@ -14,12 +16,15 @@ const CONTINUATION_ROOM = 700;
 
 /**
  * A skill's files as load_skill lists them: every regular file but SKILL.md, nested skills left out;
- * frozen, only the files the lock records (read_skill_file refuses the others).
+ * frozen, only the files the lock records (read_skill_file refuses the others). A tree node's, for a
+ * client on another machine: the files it declares, its own and inherited, that are there (the ones
+ * every way of fetching a node's file serves, get_asset and resources/read alike).
  */
 export function skillFiles(
   skill: Skill,
-  ctx: Pick<ToolContext, "deps">,
+  ctx: Pick<ToolContext, "deps" | "session">,
 ): { files: SkillFileEntry[]; truncated: boolean } {
+  if (skill.kind === "tree-node" && ctx.session.remote) return { files: declaredEntries(skill, ctx), truncated: false };
   const listed = listSkillFiles(skill.dir, {
     realDir: lastReadFolder(skill),
     knownEntries: ctx.deps.knownEntries?.bind(ctx.deps),
@@ -47,18 +52,25 @@ export function skillHead(skill: Skill, place: SkillPlace, ctx: ToolContext): st
   return `${head}${fetchAdvice(skill, place, ctx, example)}\n${list}\n\n`;
 }
 
-/**
- * The files a remote client can fetch: an Agent Skill's (`listed` when the caller has them), or those a
- * tree node declares (get_asset serves those only).
- */
+/** The files a remote client can fetch (skillFiles; `listed` when the caller has them). */
 export function fetchablePaths(
   skill: Skill,
   ctx: ToolContext,
   listed?: readonly SkillFileEntry[],
 ): { paths: string[]; truncated: boolean } {
-  if (skill.kind === "tree-node") return { paths: declaredFiles(ctx.deps.store.catalog, skill), truncated: false };
   const { files, truncated } = listed ? { files: listed, truncated: false } : skillFiles(skill, ctx);
   return { paths: files.map((f) => f.path), truncated };
+}
+
+/** A tree node's declared files, its own and inherited, that are on disk now, with their sizes. */
+function declaredEntries(skill: TreeNode, ctx: Pick<ToolContext, "deps">): SkillFileEntry[] {
+  const catalog = ctx.deps.store.catalog;
+  return declaredFiles(catalog, skill).flatMap((path) => {
+    const owner = findFileInChain(catalog, skill, path)?.owner;
+    const located = owner && locateFile(owner, path);
+    const stat = located?.ok ? statOf(located.real) : undefined;
+    return stat?.isFile() ? [{ path, size: stat.size }] : [];
+  });
 }
 
 /** A script when the skill has one (the file a remote agent most needs to fetch), else its first file. */

@@ -1,7 +1,8 @@
 import type { Catalog } from "../../catalog/catalog.ts";
 import type { Skill } from "../../skills/skill.ts";
-import { skillUris } from "../../skills/skill-uri.ts";
+import { pathUnder, SKILL_URI_SCHEME, skillUris } from "../../skills/skill-uri.ts";
 import type { ToolContext } from "../definition.ts";
+import { errorResult } from "../results.ts";
 
 /**
  * How one client names a skill's folder and files. A local client (stdio)
@@ -49,11 +50,35 @@ export function skillPlace(skill: Skill, ctx: Pick<ToolContext, "deps" | "sessio
  * `example` is a file of the skill to show the call with.
  */
 export function fetchAdvice(skill: Skill, place: SkillPlace, ctx: ToolContext, example = "<path>"): string {
+  const uri = place.uri(example).replace("%3Cpath%3E", "<path>");
+  const readFile = ctx.hasTool?.("read_skill_file") ?? false;
   const way =
     skill.kind === "tree-node" && ctx.hasTool?.("get_asset")
-      ? `get_asset (skill_path "${place.name}", file "${example}")`
-      : ctx.hasTool?.("read_skill_file")
-        ? `read_skill_file (skill_name "${place.name}", file_path "${example}")`
-        : `resources/read ${place.uri(example)}`;
+      ? `get_asset (skill_path "${place.name}", file "${example}"), or by its URI ${uri} with ${readFile ? "read_skill_file or " : ""}resources/read`
+      : readFile
+        ? `read_skill_file (skill_name "${place.name}", file_path "${example}"), whose file_path takes its URI ${uri} too`
+        : `resources/read ${uri}`;
   return `This server runs on another machine: paths in this skill are relative to ${place.base}, not to a folder on your disk. Fetch a file with ${way}. To run a script, first save it and the files it uses into a new local folder under the same relative paths, then run it there.`;
+}
+
+/**
+ * The path under `skill`'s folder a client names a file by: its relative path as given, or the part of
+ * its skill:// URI under the skill's (remote clients are given URIs); undefined for a URI under another.
+ */
+export function relativeOf(
+  skill: Skill,
+  asked: string,
+  ctx: Pick<ToolContext, "deps" | "session">,
+): string | undefined {
+  return asked.startsWith(SKILL_URI_SCHEME) ? pathUnder(skillPlace(skill, ctx).uri(""), asked) : asked;
+}
+
+/** The answer to a URI that names no file of `skill` (relativeOf gave undefined). */
+export function notUnder(skill: Skill, asked: string, ctx: Pick<ToolContext, "deps" | "session">, field: string) {
+  const place = skillPlace(skill, ctx);
+  return errorResult(
+    "PATH_OUTSIDE_SKILL",
+    `'${asked}' is not a file of skill '${place.name}' (its files are under ${place.uri("")}/). Give a path relative to the skill's folder, or a URI under it.`,
+    { skill: skill.name, [field]: asked },
+  );
 }
