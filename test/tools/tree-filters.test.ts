@@ -69,6 +69,19 @@ describe("server filters and inheritance: an enabled node carries its disabled a
     expect((loaded.content[0] as { text: string }).text).toEndWith(`\n\n${INHERITED}`);
   });
 
+  test("load_skill lists a node's declared files, its own and inherited, and no other file of its folder", async () => {
+    const root = frontendTree(tempDir());
+    write(join(root, "frontend/react-forms/notes/undeclared.md"), "# Not declared\n");
+    const { call } = await open(root, {});
+    const files = (await call("load_skill", { skill_name: "frontend/react-forms" })).structuredContent?.files as {
+      path: string;
+    }[];
+    expect(files.map((f) => f.path).sort()).toEqual(["assets/Form.tsx.template", "assets/tokens.json", "style.md"]);
+    expect(
+      (await call("read_skill_file", { skill_name: "frontend/react-forms", file_path: files[0]?.path })).isError,
+    ).toBeFalsy();
+  });
+
   test("get_asset serves an inherited file of a disabled ancestor through the enabled node, never through the ancestor", async () => {
     const { call } = await open(frontendTree(tempDir()), ONLY_FORMS);
     expect(

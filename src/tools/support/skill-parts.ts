@@ -16,15 +16,15 @@ const CONTINUATION_ROOM = 700;
 
 /**
  * A skill's files as load_skill lists them: every regular file but SKILL.md, nested skills left out;
- * frozen, only the files the lock records (read_skill_file refuses the others). A tree node's, for a
- * client on another machine: the files it declares, its own and inherited, that are there (the ones
- * every way of fetching a node's file serves, get_asset and resources/read alike).
+ * frozen, only the files the lock records (read_skill_file refuses the others). A tree node's: the files
+ * it declares, its own and inherited, that are there (the ones every way of fetching a node's file
+ * serves, get_asset and resources/read alike), over stdio as over HTTP.
  */
 export function skillFiles(
   skill: Skill,
   ctx: Pick<ToolContext, "deps" | "session">,
 ): { files: SkillFileEntry[]; truncated: boolean } {
-  if (skill.kind === "tree-node" && ctx.session.remote) return { files: declaredEntries(skill, ctx), truncated: false };
+  if (skill.kind === "tree-node") return { files: declaredEntries(skill, ctx), truncated: false };
   const listed = listSkillFiles(skill.dir, {
     realDir: lastReadFolder(skill),
     knownEntries: ctx.deps.knownEntries?.bind(ctx.deps),
