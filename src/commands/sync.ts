@@ -24,6 +24,7 @@ export const runSync: CommandRun = async (ctx) => {
     git: {
       progress: (line) => ctx.err(`sync: ${line}…\n`),
       intervalMs: 0,
+      retry: "run `skillhub sync` again once that is fixed",
       // --update: sync to the configured refs, whatever the lock says.
       ...(update ? { pins: () => new Map() } : {}),
     },
@@ -96,9 +97,11 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
       ? `FAILED: ${r.error.message}${r.commit_hash ? " (the local copy is still served)" : ""}`
-      : r.changed
-        ? `updated, ${r.files_changed} file${r.files_changed === 1 ? "" : "s"} changed`
-        : "up to date";
+      : r.cloned
+        ? `cloned, ${plural(r.files_changed, "file")}`
+        : r.changed
+          ? `updated, ${r.files_changed} file${r.files_changed === 1 ? "" : "s"} changed`
+          : "up to date";
     ctx.out(`${r.name.padEnd(width)}  ${commit}  ${state}${r.error ? "" : `  ${sources.get(r.name) ?? r.dir}`}\n`);
     for (const w of r.warnings) ctx.out(`${"".padEnd(width)}  warning: ${w}\n`);
   }

@@ -14,6 +14,7 @@ const RepoResult = () =>
     changed: z.boolean().describe("Whether its files changed"),
     commit_hash: z.string().optional().describe("Commit after the sync; absent while there is no local copy"),
     files_changed: z.number().int(),
+    cloned: z.boolean().optional().describe("True when this sync made the first local copy"),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
     warnings: z.array(z.string()).optional(),
   });

@@ -34,6 +34,8 @@ export interface GitSyncOptions {
   lockWaitMs?: number;
   /** Network commands are killed after this long. Default 120,000. */
   timeoutMs?: number;
+  /** How to try again after a failure, said in its warning. Default: call refresh_skills or run `skillhub sync`. */
+  retry?: string;
   /** Progress lines (cloning…, fetching…). Default: logger.debug. */
   progress?: (line: string) => void;
   /** Environment and spawn for git; see GitRunner. */
@@ -52,6 +54,8 @@ export interface RepoReport {
   changed: boolean;
   commit_hash: string | null;
   files_changed: number;
+  /** This sync made the first local copy. */
+  cloned?: true;
   error?: { code: string; message: string };
   warnings: string[];
 }

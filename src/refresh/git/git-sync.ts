@@ -353,6 +353,7 @@ export class GitSync {
         changed: result.changed,
         commit_hash: result.commit,
         files_changed: result.filesChanged,
+        ...(result.cloned ? { cloned: true as const } : {}),
         warnings: result.warnings,
       };
     } catch (error) {
@@ -385,7 +386,8 @@ export class GitSync {
     const serving = copy
       ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
       : "There is no local copy yet, so this repository's skills are unavailable until a sync succeeds";
-    const line = `repo ${target.label}: ${error.message} ${serving}; ${next} (or call refresh_skills, or run \`skillhub sync\`).`;
+    const retry = this.options.retry ?? "call refresh_skills, or run `skillhub sync`";
+    const line = `repo ${target.label}: ${error.message} ${serving}; ${next} (${retry}).`;
     const auth =
       error.code === "GIT_AUTH_FAILED" ||
       error.code === "GIT_BRANCH_NOT_FOUND" ||

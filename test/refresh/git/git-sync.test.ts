@@ -250,15 +250,23 @@ describe("skillhub sync", () => {
     const remote = teamRemote();
     const first = await cli(["sync"], { SKILLS_REPO: remote.url });
     expect(first.err).toContain("sync: cloning");
-    expect(first.out).toMatch(/^team-skills\s+[0-9a-f]{7}\s+updated, 4 files changed/m);
+    expect(first.out).toMatch(/^team-skills\s+[0-9a-f]{7}\s+cloned, 4 files/m);
     expect(first.out).toContain("2 skills indexed");
     expect(first.code).toBe(0);
     const again = await cli(["sync", "--json"], { SKILLS_REPO: remote.url, HOME: first.home });
     expect(JSON.parse(again.out)).toMatchObject({ mode: "git", success: true, files_changed: 0 });
+    expect(JSON.parse(again.out).repos?.[0]?.cloned).toBeUndefined();
     expect(again.err).toContain("sync: fetching");
+    remote.write("skills/added.md", "# more\n");
+    remote.push("more");
+    const updated = await cli(["sync"], { SKILLS_REPO: remote.url, HOME: first.home });
+    expect(updated.out).toMatch(/^team-skills\s+[0-9a-f]{7}\s+updated, 1 file changed/m);
     const failed = await cli(["sync"], { SKILLS_REPO: "file:///nonexistent/skillhub/x.git" });
     expect(failed.code).toBe(1);
     expect(failed.out).toContain("FAILED: cannot reach");
+    // The command itself is the way to try again: the warning does not send to refresh_skills.
+    expect(failed.err).toContain("(run `skillhub sync` again once that is fixed).");
+    expect(failed.err).not.toContain("refresh_skills");
   });
 
   test("without repositories it rescans the local folders", async () => {
@@ -270,10 +278,10 @@ describe("skillhub sync", () => {
     expect(result.out).toContain("Rescanned the local folders: 1 skill.\n");
   });
 
-  test("counts are singular for one: 1 skill indexed, 1 file changed", async () => {
+  test("counts are singular for one: 1 skill indexed, cloned 1 file", async () => {
     const remote = remoteRepo("solo", { "skills/only/SKILL.md": skillText("only") });
     const first = await cli(["sync"], { SKILLS_REPO: remote.url });
-    expect(first.out).toMatch(/^solo\s+[0-9a-f]{7}\s+updated, 1 file changed/m);
+    expect(first.out).toMatch(/^solo\s+[0-9a-f]{7}\s+cloned, 1 file\s/m);
     expect(first.out).toMatch(/^1 skill indexed; last full sync /m);
     expect(first.out).not.toContain("1 skills");
   });
