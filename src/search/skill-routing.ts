@@ -64,7 +64,9 @@ export function routeContext(
   matching: MatchingOptions,
 ): Routed {
   const found = catalog.get(context);
-  const direct = found && context.trim().toLowerCase() === found.key ? found : undefined;
+  // The whole context is a skill path or a qualified id (`team:ops/release`, a shadowed node included).
+  const asked = context.trim().toLowerCase();
+  const direct = found && (asked === found.key || asked === found.id.toLowerCase()) ? found : undefined;
   if (direct && isEnabled(direct, filter)) return { kind: "direct", skill: direct };
   const tokens = tokenize(context);
   const outcome: MatchOutcome<Skill> =

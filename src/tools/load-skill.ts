@@ -17,7 +17,7 @@ const Input = () =>
 
 const Output = () =>
   z.object({
-    name: z.string(),
+    name: z.string().describe("The name that reaches this skill (<source>:<name> for a shadowed one)"),
     instructions: z
       .string()
       .describe("The SKILL.md body without frontmatter (a tree node: its inherited content); follow it"),
@@ -66,7 +66,9 @@ export const loadSkillTool = defineTool({
     recordLoad(deps, skill, "load_skill");
     const place = skillPlace(skill, ctx);
     const answer = {
-      name: skill.name,
+      // The name that reaches this very skill: read_skill_file with a shadowed skill's plain name would
+      // read the one served under it.
+      name: place.name,
       instructions,
       path: place.base,
       uri: place.uri(""),

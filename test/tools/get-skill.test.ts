@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { recordingSessions } from "../helpers/hub.ts";
+import { cleanupTemp, labelOfDir, tempDir, writeSkill } from "../helpers/fs.ts";
+import { connect, recordingSessions } from "../helpers/hub.ts";
 import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -251,6 +251,23 @@ describe("get_skill", () => {
         skill: "ui/react/testing",
       },
     });
+  });
+
+  test("a shadowed node named by its qualified id is that node, not the one served under its path", async () => {
+    const first = tempDir();
+    const second = tempDir();
+    writeNode(first, "tools/echo.md", { keywords: ["echo"], body: "First echo.\n" });
+    writeNode(second, "tools/echo.md", { keywords: ["echo"], body: "Second echo.\n" });
+    const session = await connect({ flags: { "skills-dir": [first, second] }, env: { SKILLHUB_TOOLS: "all" } });
+    try {
+      const content = async (context: string) =>
+        String((await session.call("get_skill", { context })).structuredContent?.content);
+      expect(await content("tools/echo")).toContain("First echo.");
+      expect(await content(`${labelOfDir(second)}:tools/echo`)).toContain("Second echo.");
+      expect(await content(`${labelOfDir(first)}:tools/echo`)).toContain("First echo.");
+    } finally {
+      await session.close();
+    }
   });
 
   test("an empty context is an invalid argument", async () => {

@@ -149,6 +149,7 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
       // The shadowed skill's files are fetched by its qualified name: its plain name reaches the other one.
       expect(answers["skill shadowed"]).toContain('read_skill_file (skill_name \\"more-skills:pdf-invoice\\"');
       expect(answers["load_skill shadowed"]).toContain('read_skill_file (skill_name \\"more-skills:pdf-invoice\\"');
+      expect(answers["load_skill shadowed"]).toContain('"name":"more-skills:pdf-invoice"');
       // A tree node's answer lists its files and fetches them with get_asset.
       expect(answers["skill tree"]).toContain("Files under skill://tools/echo/: scripts/where.sh.");
       expect(answers["skill tree"]).not.toContain("private-notes.txt");
