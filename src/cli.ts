@@ -112,6 +112,16 @@ export function commandHelp(command: Command): string {
     if (inEntry) own.push(line);
   }
   const server = command === "serve" || command === "mcp-server";
+  // mcp-server is stdio only: none of the lines on where a server listens (each option and its follow-ons).
+  let listening = false;
+  const serverOptions = serveOptions
+    .split("\n")
+    .filter((line) => {
+      if (/^ {2}--/.test(line))
+        listening = command === "mcp-server" && /^ {2}--(transport|host|port|stateless) /.test(line);
+      return !listening;
+    })
+    .join("\n");
   return [
     `SkillHub ${VERSION}`,
     "",
@@ -120,7 +130,7 @@ export function commandHelp(command: Command): string {
     "",
     "Options (every command):",
     common.trimEnd(),
-    ...(server ? ["", "Options (serve):", serveOptions.trimEnd()] : []),
+    ...(server ? ["", `Options (${command}):`, serverOptions.trimEnd()] : []),
     "",
     "skillhub --help lists every command.",
     "",

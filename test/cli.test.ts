@@ -40,7 +40,9 @@ describe("skillhub CLI", () => {
       // Another command's entry is not there.
       expect(usage.match(/^ {2}skillhub \[?([a-z-]+)/gm)?.every((line) => line.includes(command))).toBe(true);
       expect(help.out).toContain("--skills-dir DIR");
-      expect(help.out.includes("Options (serve):")).toBe(command === "serve" || command === "mcp-server");
+      expect(help.out.includes(`Options (${command}):`)).toBe(command === "serve" || command === "mcp-server");
+      // Where a server listens: only where it is taken (mcp-server is stdio only).
+      expect(help.out.includes("--port N")).toBe(command === "serve" || command === "ui");
     }
     expect((await cli(["add", "--help"])).out).toContain("skillhub add SOURCE... [--global]");
     expect((await cli(["help"])).out).toContain("skillhub doctor [--json]");
