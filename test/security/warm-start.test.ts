@@ -46,7 +46,10 @@ const toolsText = async (c: Awaited<ReturnType<typeof session>>) => JSON.stringi
 describe("a warm start lists nothing of a signed repository before its copy is verified again", () => {
   for (const [what, between] of [
     // The operator took the signer's key off the list.
-    ["the signer's key removed from allowed_signers", (s: ReturnType<typeof signedSetup>) => writeFileSync(s.signers, "")],
+    [
+      "the signer's key removed from allowed_signers",
+      (s: ReturnType<typeof signedSetup>) => writeFileSync(s.signers, ""),
+    ],
     // Someone with write access to the copy changed a skill's words on disk, the remote out of reach (else
     // the start-up sync would put the signed files back).
     [
