@@ -1,4 +1,5 @@
 import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
+import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import type { GitHead } from "./build.ts";
 import type { LockedSkill, Lockfile } from "./lockfile.ts";
 
@@ -69,7 +70,7 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
         kind: "removed",
         subject: "source",
         id: label,
-        detail: missingDetail(before.url, missing, label),
+        detail: missingDetail(shown(before.url), missing, label),
       });
     else if (!before && after)
       changes.push({
@@ -80,7 +81,7 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
       });
     else if (before && after) {
       const what: string[] = [];
-      if (before.url !== after.url) what.push(`url ${before.url} → ${after.url}`);
+      if (before.url !== after.url) what.push(`url ${shown(before.url)} → ${shown(after.url)}`);
       if (before.ref !== after.ref) what.push(`ref ${before.ref} → ${after.ref}`);
       if (before.commit !== after.commit)
         what.push(`commit ${before.commit.slice(0, 12)} → ${after.commit.slice(0, 12)}`);
@@ -115,6 +116,13 @@ function short(digest: string | undefined): string {
 }
 
 /** Why a locked git source is missing now: no longer configured, no copy yet, or a copy not served. */
+/**
+ * A URL a lock records, as a change shows it. Security: a lock written before SkillHub took credentials
+ * out of every spelling of a URL (`git+https://TOKEN@`, a remote helper's address) may still hold one;
+ * verify and sync print changes to logs that CI keeps, so it is hidden (`***`), never echoed.
+ */
+const shown = (url: string): string => scrubUrlCredentials(url);
+
 function missingDetail(url: string, missing: ReadonlyMap<string, string | undefined>, label: string): string {
   if (!missing.has(label)) return `${url} is no longer configured`;
   const notServed = missing.get(label);
