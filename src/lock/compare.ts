@@ -1,7 +1,7 @@
 import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import type { GitHead } from "./build.ts";
-import type { LockedSkill, Lockfile } from "./lockfile.ts";
+import { entryOf, type LockedSkill, type Lockfile } from "./lockfile.ts";
 
 /** One difference between the lock and what would be served. */
 export interface LockChange {
@@ -43,8 +43,8 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
   if (locked.too_large || now.too_large) return changes;
   const paths = new Set([...Object.keys(locked.files), ...Object.keys(now.files)]);
   for (const file of [...paths].sort(compareText)) {
-    const before = locked.files[file];
-    const after = now.files[file];
+    const before = entryOf(locked.files, file);
+    const after = entryOf(now.files, file);
     if (before === after) continue;
     if (!before) changes.push({ kind: "added", subject: "file", id, file, detail: `new file (${short(after)})` });
     else if (!after)
@@ -63,8 +63,8 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
   const missing = new Map(heads.filter((h) => h.commit === null).map((h) => [h.label, h.notServed]));
   const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing.keys()]);
   for (const label of [...labels].sort(compareText)) {
-    const before = lock.sources[label];
-    const after = now.sources[label];
+    const before = entryOf(lock.sources, label);
+    const after = entryOf(now.sources, label);
     if (before && !after)
       changes.push({
         kind: "removed",
@@ -90,8 +90,8 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
   }
   const ids = new Set([...Object.keys(lock.skills), ...Object.keys(now.skills)]);
   for (const id of [...ids].sort(compareText)) {
-    const before = lock.skills[id];
-    const after = now.skills[id];
+    const before = entryOf(lock.skills, id);
+    const after = entryOf(now.skills, id);
     if (before && !after)
       changes.push({ kind: "removed", subject: "skill", id, detail: `not served any more (was ${before.path})` });
     else if (!before && after)
