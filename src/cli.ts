@@ -209,8 +209,8 @@ export async function run(
   let ctx: CommandContext;
   try {
     if (args.command === "mcp-server") args.flags.tools ??= "sk";
-    const settings = async () => {
-      const loaded = await loadSettings({ args, env, homeDir, cwd });
+    const settings = async (verifiedCopy?: (copy: string) => boolean) => {
+      const loaded = await loadSettings({ args, env, homeDir, cwd, verifiedCopy });
       return args.command === "mcp-server" ? { ...loaded, config: mcpServerSettings(loaded.config) } : loaded;
     };
     const { config, warnings } = await settings();

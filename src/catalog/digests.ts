@@ -150,7 +150,8 @@ export function digestSkill(
   options: { max?: number; cache?: DigestCache; realDir?: string } = {},
 ): SkillDigests {
   const listing = listSkillFiles(skill.dir, { max: options.max ?? LOCKED_ENTRIES_MAX, realDir: options.realDir });
-  const files: Record<string, FileDigest> = {};
+  // Without a prototype: a file named `__proto__` is a key like any other (a plain object's setter drops it).
+  const files: Record<string, FileDigest> = Object.create(null);
   const listed = new Set(listing.files.map((f) => f.path));
   const unrecorded = [
     ...listing.skipped,

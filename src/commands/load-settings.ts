@@ -10,6 +10,8 @@ export interface SettingsInput {
   env: Record<string, string | undefined>;
   homeDir: string;
   cwd: string;
+  /** trust.allowed_signers: the repository copies verified so far (none at start: GitSync.servesCopy). */
+  verifiedCopy?: (copy: string) => boolean;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface SettingsInput {
  * each synced repository and explicit skills folder. Throws ConfigError.
  */
 export async function loadSettings(input: SettingsInput): Promise<Resolved> {
-  const { args, env, homeDir, cwd } = input;
+  const { args, env, homeDir, cwd, verifiedCopy } = input;
   const loadFiles = (sourceFiles?: string[], repoFiles?: string[]) =>
     loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles, repoFiles });
   const first = loadFiles();
@@ -34,7 +36,9 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   // project named, no more than a folder. Git sync's modules are loaded only when repositories are
   // configured (a faster start).
   const copies =
-    config.git.repos.length > 0 ? (await import("../refresh/git/git-copies.ts")).repoConfigFiles(config) : [];
+    config.git.repos.length > 0
+      ? (await import("../refresh/git/git-copies.ts")).repoConfigFiles(config, verifiedCopy)
+      : [];
   const repoFiles = copies.filter((c) => !c.project).map((c) => c.file);
   const sourceFiles = [...copies.map((c) => c.file), ...explicitSourceConfigFiles(config)];
   return sourceFiles.length > 0 ? withProject(loadFiles(sourceFiles, repoFiles), project) : withProject(first, project);

@@ -1,13 +1,16 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
-  statSync,
+  type Stats,
 } from "node:fs";
 import { dirname, sep } from "node:path";
 import type { Document, YAMLMap } from "yaml";
@@ -81,9 +84,14 @@ export class ConfigFileEdit {
   static update<T>(path: string, header: string, within: string | undefined, change: (edit: ConfigFileEdit) => T): T {
     const target = linkTarget(path, within);
     mkdirSync(dirname(target), { recursive: true });
-    return whileLocked(`${target}.lock`, () => {
+    return whileLocked(`${target}.lock`, (held) => {
       const edit = ConfigFileEdit.open(path, header, within);
       const result = change(edit);
+      if (edit.changed && !held())
+        throw new ConfigError(
+          `${path} was not changed: this command held ${target}.lock so long that another took it over; run it again.`,
+          { key: path },
+        );
       if (edit.changed) edit.save();
       return result;
     });
@@ -174,29 +182,99 @@ function linkTarget(path: string, within: string | undefined): string {
 const LOCK_WAIT_MS = 10_000;
 const STALE_LOCK_MS = 30_000;
 
-/** Run `action` holding the lock file `lock` (created exclusively, removed after). */
-function whileLocked<T>(lock: string, action: () => T): T {
-  const deadline = Date.now() + LOCK_WAIT_MS;
+/** What a file lock uses of the outside world: production defaults, a test's clock and interleavings. */
+export interface FileLockDeps {
+  now: () => number;
+  sleep: (ms: number) => void;
+  /** Called when a lock was found stale, just before taking it over (a test runs another command here). */
+  onStale?: () => void;
+}
+
+const LIVE: FileLockDeps = { now: Date.now, sleep: (ms) => Bun.sleepSync(ms) };
+
+/** A lock file this command holds. */
+export interface HeldLock {
+  /** Whether the lock is still this command's: one slower than STALE_LOCK_MS may have had it taken over. */
+  held(): boolean;
+  /** Remove the lock, if it is still this command's. */
+  release(): void;
+}
+
+/** Create the lock file `lock` exclusively, waiting for a live one and taking over a stale one. */
+export function lockFile(lock: string, deps: FileLockDeps = LIVE): HeldLock {
+  const mine = acquire(lock, deps);
+  return {
+    held: () => sameFile(lstatSync(lock, { throwIfNoEntry: false }), mine),
+    release: () => removeIfStill(lock, mine),
+  };
+}
+
+/** Run `action` holding the lock file `lock`; it is given held(), to ask right before writing. */
+function whileLocked<T>(lock: string, action: (held: () => boolean) => T): T {
+  const mine = lockFile(lock);
+  try {
+    return action(mine.held);
+  } finally {
+    mine.release();
+  }
+}
+
+/** Create `lock`, waiting for a live one and taking over a stale one; the identity of the file created. */
+function acquire(lock: string, deps: FileLockDeps): Stats {
+  const deadline = deps.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      closeSync(openSync(lock, "wx"));
-      break;
+      const fd = openSync(lock, "wx");
+      try {
+        return fstatSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
       if (errnoCode(error) !== "EEXIST")
         throw new ConfigError(`cannot create ${lock}: ${errorMessage(error)}.`, { key: lock });
-      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
-      if (since !== undefined && Date.now() - since > STALE_LOCK_MS) rmSync(lock, { force: true });
-      else if (Date.now() > deadline)
-        throw new ConfigError(
-          `another skillhub command is changing this file (${lock} exists): try again, or delete ${lock} if none is running.`,
-          { key: lock },
-        );
-      else Bun.sleepSync(20);
     }
+    const seen = lstatSync(lock, { throwIfNoEntry: false });
+    if (seen === undefined) continue;
+    if (deps.now() - seen.mtimeMs > STALE_LOCK_MS) {
+      deps.onStale?.();
+      removeIfStill(lock, seen);
+    } else if (deps.now() > deadline)
+      throw new ConfigError(
+        `another skillhub command is changing this file (${lock} exists): try again, or delete ${lock} if none is running.`,
+        { key: lock },
+      );
+    else deps.sleep(20);
+  }
+}
+
+/**
+ * Remove `lock` only if it is still the file `seen` (same device, inode, and modification time). Security:
+ * two commands that both found one stale lock must not both take it: the second would otherwise remove the
+ * lock the first has just created in its place, and both would change the file. So the lock is first
+ * moved aside under a name of this command's own (one atomic rename), and what was moved is looked at:
+ * the stale lock is removed; a live one (another command got there first and holds it) is put back
+ * under its name with a link, which never replaces a lock made meanwhile.
+ */
+function removeIfStill(lock: string, seen: Stats): void {
+  const aside = `${lock}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.aside`;
+  try {
+    renameSync(lock, aside);
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT") return;
+    throw new ConfigError(`cannot take over ${lock}: ${errorMessage(error)}.`, { key: lock });
   }
   try {
-    return action();
+    if (!sameFile(lstatSync(aside), seen)) linkSync(aside, lock);
+  } catch {
+    // Its name was taken again meanwhile: that command holds the lock now, and the one whose lock this
+    // was finds it is no longer held (held()) before it writes.
   } finally {
-    rmSync(lock, { force: true });
+    rmSync(aside, { force: true });
   }
+}
+
+/** Whether `now` is the very file `then` was: a lock made again in its place (even with the same inode) is not. */
+function sameFile(now: Stats | undefined, then: Stats): boolean {
+  return now !== undefined && now.dev === then.dev && now.ino === then.ino && now.mtimeMs === then.mtimeMs;
 }

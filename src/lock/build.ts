@@ -1,7 +1,7 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { digestSkill, type Sha256, type SkillDigests } from "../catalog/digests.ts";
 import type { Skill } from "../skills/skill.ts";
-import { LOCKFILE_VERSION, type LockedSkill, type LockedSource, type Lockfile } from "./lockfile.ts";
+import { emptyRecord, LOCKFILE_VERSION, type LockedSkill, type LockedSource, type Lockfile } from "./lockfile.ts";
 import { relativeSkillPath } from "./skill-path.ts";
 
 /** A git source as it is on disk now: its label, URL (no credentials), ref and checked-out commit. */
@@ -22,7 +22,7 @@ export interface GitHead {
  * files to record is marked `too_large`, with no files.
  */
 export function lockSkill(skill: Skill, digests: SkillDigests = digestSkill(skill)): LockedSkill {
-  const files: Record<string, LockedSkill["skill_md"]> = {};
+  const files = emptyRecord<LockedSkill["skill_md"]>();
   for (const [path, d] of Object.entries(digests.files)) files[path] = d.digest;
   return {
     name: skill.name,
@@ -50,9 +50,9 @@ export function buildLockfile(
   heads: readonly GitHead[],
   covered: (skill: Skill) => boolean = () => true,
 ): Lockfile {
-  const sources: Record<string, LockedSource> = {};
+  const sources = emptyRecord<LockedSource>();
   for (const h of heads) if (h.commit) sources[h.label] = { url: h.url, ref: h.ref, commit: h.commit };
-  const skills: Record<string, LockedSkill> = {};
+  const skills = emptyRecord<LockedSkill>();
   for (const skill of catalog.skills) {
     if (!covered(skill)) continue;
     skills[skill.id] = lockSkill(skill);

@@ -1,6 +1,7 @@
 import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
+import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import type { GitHead } from "./build.ts";
-import type { LockedSkill, Lockfile } from "./lockfile.ts";
+import { entryOf, type LockedSkill, type Lockfile } from "./lockfile.ts";
 
 /** One difference between the lock and what would be served. */
 export interface LockChange {
@@ -42,8 +43,8 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
   if (locked.too_large || now.too_large) return changes;
   const paths = new Set([...Object.keys(locked.files), ...Object.keys(now.files)]);
   for (const file of [...paths].sort(compareText)) {
-    const before = locked.files[file];
-    const after = now.files[file];
+    const before = entryOf(locked.files, file);
+    const after = entryOf(now.files, file);
     if (before === after) continue;
     if (!before) changes.push({ kind: "added", subject: "file", id, file, detail: `new file (${short(after)})` });
     else if (!after)
@@ -62,14 +63,14 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
   const missing = new Map(heads.filter((h) => h.commit === null).map((h) => [h.label, h.notServed]));
   const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing.keys()]);
   for (const label of [...labels].sort(compareText)) {
-    const before = lock.sources[label];
-    const after = now.sources[label];
+    const before = entryOf(lock.sources, label);
+    const after = entryOf(now.sources, label);
     if (before && !after)
       changes.push({
         kind: "removed",
         subject: "source",
         id: label,
-        detail: missingDetail(before.url, missing, label),
+        detail: missingDetail(shown(before.url), missing, label),
       });
     else if (!before && after)
       changes.push({
@@ -80,7 +81,7 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
       });
     else if (before && after) {
       const what: string[] = [];
-      if (before.url !== after.url) what.push(`url ${before.url} → ${after.url}`);
+      if (before.url !== after.url) what.push(`url ${shown(before.url)} → ${shown(after.url)}`);
       if (before.ref !== after.ref) what.push(`ref ${before.ref} → ${after.ref}`);
       if (before.commit !== after.commit)
         what.push(`commit ${before.commit.slice(0, 12)} → ${after.commit.slice(0, 12)}`);
@@ -89,8 +90,8 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
   }
   const ids = new Set([...Object.keys(lock.skills), ...Object.keys(now.skills)]);
   for (const id of [...ids].sort(compareText)) {
-    const before = lock.skills[id];
-    const after = now.skills[id];
+    const before = entryOf(lock.skills, id);
+    const after = entryOf(now.skills, id);
     if (before && !after)
       changes.push({ kind: "removed", subject: "skill", id, detail: `not served any more (was ${before.path})` });
     else if (!before && after)
@@ -115,6 +116,13 @@ function short(digest: string | undefined): string {
 }
 
 /** Why a locked git source is missing now: no longer configured, no copy yet, or a copy not served. */
+/**
+ * A URL a lock records, as a change shows it. Security: a lock written before SkillHub took credentials
+ * out of every spelling of a URL (`git+https://TOKEN@`, a remote helper's address) may still hold one;
+ * verify and sync print changes to logs that CI keeps, so it is hidden (`***`), never echoed.
+ */
+const shown = (url: string): string => scrubUrlCredentials(url);
+
 function missingDetail(url: string, missing: ReadonlyMap<string, string | undefined>, label: string): string {
   if (!missing.has(label)) return `${url} is no longer configured`;
   const notServed = missing.get(label);

@@ -9,7 +9,7 @@ import type { Logger } from "../util/logger.ts";
 import { statOf } from "../util/stat.ts";
 import { lockSkill, skillDigest } from "./build.ts";
 import { compareSkill, describeChange, type LockChange } from "./compare.ts";
-import { LockError, type LockedSkill, type Lockfile, readLockfile } from "./lockfile.ts";
+import { entryOf, LockError, type LockedSkill, type Lockfile, readLockfile } from "./lockfile.ts";
 import { relativeSkillPath } from "./skill-path.ts";
 
 /** Why a frozen server does not serve a skill, or one file of it: a tool error code, a sentence a model can act on, the differences. */
@@ -164,7 +164,7 @@ export class FrozenGuard {
     if (refusal || !locked) return this.report(skill, refusal as FrozenRefusal);
     const own = file === null || (skill.kind === "agent-skill" && file === basename(skill.file));
     const name = own ? basename(skill.file) : (file as string);
-    const expected = own ? locked.skill_md : locked.files[name];
+    const expected = own ? locked.skill_md : entryOf(locked.files, name);
     const actual = `sha256:${hex}`;
     if (expected === actual) return undefined;
     if (expected === undefined)
@@ -248,7 +248,7 @@ export class FrozenGuard {
         },
       };
     }
-    const locked = lock.skills[skill.id];
+    const locked = entryOf(lock.skills, skill.id);
     if (!locked)
       return {
         lockName,

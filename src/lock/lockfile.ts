@@ -101,6 +101,23 @@ export function parseLockfile(text: string, file: string): Lockfile {
   return parsed.data;
 }
 
+/**
+ * The value `record` (a lock's skills, sources or files) holds under `key` itself, never one it inherits.
+ * Security: a file may be named `constructor` or `__proto__`; looked up plainly, such a name finds
+ * Object.prototype's members, which a comparison would take for a recorded digest.
+ */
+export function entryOf<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
+ * An empty record for a lock's skills, sources or files: without a prototype, so that every name a walker
+ * finds (`__proto__` included, which a plain object's setter would swallow) is a key of its own.
+ */
+export function emptyRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 /** Largest lock read (bytes): thousands of skills and files fit many times over. */
 export const LOCKFILE_MAX_BYTES = 64 * 1024 * 1024;
 

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { catalogStamps } from "../catalog/catalog-stamps.ts";
@@ -115,15 +115,37 @@ export function toolsListingReady(hub: Hub): Promise<unknown> | undefined {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** Read the header; undefined (and a debug log unless the file is simply missing) when unusable. */
-export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | undefined {
+/** The sources a snapshot's skills may be listed from: those served now, as the snapshot names them. */
+export type ServedSource = Pick<Source, "label" | "dir" | "location" | "qualifier">;
+
+/**
+ * Read the header; undefined (and a debug log unless the file is simply missing) when unusable.
+ *
+ * Security: only the skills of `served` (the sources served now) are listed or taken as parses. With
+ * trust.allowed_signers a repository's copy is served only once verified, which happens after the
+ * snapshot is read: its skills, saved when a copy passed, must not be listed before the copy is checked
+ * again (the signers may have changed, the copy may have been changed on disk).
+ */
+export function readSnapshot(
+  file: string,
+  logger: Logger,
+  served: readonly ServedSource[],
+): CatalogSnapshot | undefined {
   const ignored = (why: string) => {
     logger.debug(`catalog snapshot ignored (${file}): ${why}`);
     return undefined;
   };
+  const isServed = servedTest(served);
   let line: string | undefined;
+  let identity: Stats;
   try {
-    line = firstLine(file);
+    const fd = openOwn(file);
+    try {
+      identity = fstatSync(fd);
+      line = firstLine(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     return ignored(errorMessage(error));
@@ -157,7 +179,8 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
         typeof s.dir === "string" &&
         typeof s.source === "string" &&
         typeof s.location === "string" &&
-        typeof s.mtimeMs === "number",
+        typeof s.mtimeMs === "number" &&
+        isServed({ label: s.source, dir: s.root, location: s.location }),
     )
     .map((s): KeptNamedSkill => ({ ...s, kind: s.kind === "tree-node" ? "tree-node" : "agent-skill" }));
   return {
@@ -167,7 +190,15 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
     named,
     catalog: () => {
       try {
-        return catalogOf(readFileSync(file), header.skills);
+        const fd = openOwn(file);
+        try {
+          const now = fstatSync(fd);
+          if (now.ino !== identity.ino || now.dev !== identity.dev)
+            throw new Error("replaced since its header was read");
+          return catalogOf(readFileSync(fd), header.skills, isServed);
+        } finally {
+          closeSync(fd);
+        }
       } catch (error) {
         return ignored(`malformed catalog: ${errorMessage(error)}`);
       }
@@ -175,31 +206,60 @@ export function readSnapshot(file: string, logger: Logger): CatalogSnapshot | un
   };
 }
 
+/** Whether a source of this label, folder and location is one of `served`. */
+type IsServed = (source: { label: string; dir: string; location: string }) => boolean;
+
+function servedTest(served: readonly ServedSource[]): IsServed {
+  const key = (s: { label: string; dir: string; location: string }) => `${s.label}\u0000${s.dir}\u0000${s.location}`;
+  const keys = new Set(served.map(key));
+  return (source) => keys.has(key(source));
+}
+
+/** Permission bits of a saved snapshot: the user's cache, nobody else's to read or write. */
+const SNAPSHOT_MODE = 0o600;
+
+/**
+ * A descriptor on `file` when it is a snapshot this user could have written: a regular file (not a link,
+ * a FIFO or a device: opened without following or blocking), owned by this user, writable by nobody else.
+ * Security: the cache folder may be shared (DB_PATH): what another user wrote there would otherwise be
+ * listed to the model, and its parses taken for this user's files. Throws, saying why, otherwise.
+ */
+function openOwn(file: string): number {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error("not a regular file");
+    const uid = process.getuid?.();
+    if (uid !== undefined && stat.uid !== uid) throw new Error(`owned by user ${stat.uid}, not this one (${uid})`);
+    if (uid !== undefined && (stat.mode & 0o022) !== 0)
+      throw new Error(`writable by other users (mode ${(stat.mode & 0o777).toString(8)})`);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
 /**
  * The file's first line, read in chunks: at 10,000 skills the whole file is megabytes, and reading it
  * before `initialize` is answered would cost what the snapshot saves. Undefined when no line ends.
  */
-function firstLine(file: string): string | undefined {
-  const fd = openSync(file, "r");
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total < HEADER_MAX_BYTES) {
-      const chunk = Buffer.alloc(64 * 1024);
-      const n = readSync(fd, chunk, 0, chunk.length, total);
-      if (n === 0) return undefined;
-      const newline = chunk.subarray(0, n).indexOf(10);
-      if (newline >= 0) {
-        chunks.push(chunk.subarray(0, newline));
-        return Buffer.concat(chunks).toString("utf8");
-      }
-      chunks.push(chunk.subarray(0, n));
-      total += n;
+function firstLine(fd: number): string | undefined {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total < HEADER_MAX_BYTES) {
+    const chunk = Buffer.alloc(64 * 1024);
+    const n = readSync(fd, chunk, 0, chunk.length, total);
+    if (n === 0) return undefined;
+    const newline = chunk.subarray(0, n).indexOf(10);
+    if (newline >= 0) {
+      chunks.push(chunk.subarray(0, newline));
+      return Buffer.concat(chunks).toString("utf8");
     }
-    return undefined;
-  } finally {
-    closeSync(fd);
+    chunks.push(chunk.subarray(0, n));
+    total += n;
   }
+  return undefined;
 }
 
 /**
@@ -207,9 +267,11 @@ function firstLine(file: string): string | undefined {
  * 7 MB string for 10,000 skills (twice that once any character is outside Latin-1) and its parse
  * stayed resident as 40 MB after they were freed. Throws on a shape the Catalog constructor cannot take.
  */
-function catalogOf(bytes: Buffer, expected: number): Catalog {
+function catalogOf(bytes: Buffer, expected: number, isServed: IsServed): Catalog {
   const scans: SourceScan[] = [];
   let scan: SourceScan | undefined;
+  // A source not served now: its skills are counted, not kept.
+  let skipping = false;
   let skills = 0;
   for (let from = bytes.indexOf(10) + 1; from < bytes.length; ) {
     const end = bytes.indexOf(10, from);
@@ -220,6 +282,8 @@ function catalogOf(bytes: Buffer, expected: number): Catalog {
       const source = line.source;
       if (typeof source?.label !== "string" || typeof source.dir !== "string")
         throw new Error("a source without label or folder");
+      skipping = !isServed(source);
+      if (skipping) continue;
       scan = {
         source,
         exists: line.exists === true,
@@ -228,7 +292,8 @@ function catalogOf(bytes: Buffer, expected: number): Catalog {
         diagnostics: [],
       };
       scans.push(scan);
-    } else if (!scan) throw new Error("a skill before any source");
+    } else if (skipping) skills++;
+    else if (!scan) throw new Error("a skill before any source");
     else {
       scan.skills.push(skillOf(line, scan));
       skills++;
@@ -344,7 +409,7 @@ export async function saveSnapshot(hub: Hub, file: string, pause: () => Promise<
     }
   }
   try {
-    await writeAtomic(file, paced());
+    await writeAtomic(file, paced(), { mode: SNAPSHOT_MODE });
     hub.memory.soon();
   } catch (error) {
     hub.logger.debug(`catalog snapshot not kept (${file}): ${errorMessage(error)}`);

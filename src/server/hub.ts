@@ -351,7 +351,7 @@ export class Hub implements ToolDeps {
     if (!reload) return;
     let next: Awaited<ReturnType<ConfigReload>>;
     try {
-      next = await reload();
+      next = await reload((copy) => this.git?.servesCopy(copy) ?? false);
     } catch (error) {
       this.logger.warn(`configuration not read again after the ${why}: ${errorMessage(error)}`);
       return;

@@ -1,7 +1,12 @@
 import type { Config } from "../config/schema.ts";
 
-/** The configuration read again (cli.ts): what a repository's config.yaml now sets, with the load's warnings. */
-export type ConfigReload = () => Promise<{ config: Config; warnings: readonly string[] }>;
+/**
+ * The configuration read again (cli.ts): what a repository's config.yaml now sets, with the load's
+ * warnings. With trust.allowed_signers, only the copies `verifiedCopy` passes count.
+ */
+export type ConfigReload = (
+  verifiedCopy?: (copy: string) => boolean,
+) => Promise<{ config: Config; warnings: readonly string[] }>;
 
 /**
  * The sections of a repository's config.yaml a running server takes up after a sync: those read when

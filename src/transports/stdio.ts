@@ -50,7 +50,7 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   const file = snapshotFile(hub);
   // Security: frozen, nothing is listed from a cache (a snapshot's names and descriptions carry no proof of
   // the bytes they came from): every SKILL.md is parsed from disk and checked against the lock.
-  const snapshot = hub.frozen ? undefined : readSnapshot(file, hub.logger);
+  const snapshot = hub.frozen ? undefined : readSnapshot(file, hub.logger, hub.sources());
   // Saves one at a time, in order (each pauses between pieces): a later one is never overtaken.
   let saving = Promise.resolve();
   const keep = debounced(() => {

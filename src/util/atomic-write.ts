@@ -6,8 +6,13 @@ import { dirname } from "node:path";
  * Atomic writes: a temporary file beside the target, renamed into place when complete, so a reader
  * never sees half a file and a file another process has mapped (the search index) is never changed
  * in place, only replaced. The temporary file is removed when the write fails. A file replaced keeps
- * its permissions (a config file made private stays private).
+ * its permissions (a config file made private stays private), unless the write names its own.
  */
+
+export interface AtomicWriteOptions {
+  /** Permission bits of the file written, whatever the file it replaces had. Default: that file's, else the umask's. */
+  mode?: number;
+}
 
 let writes = 0;
 
@@ -32,9 +37,10 @@ function modeOf(path: string): number | undefined {
 export async function writeAtomic(
   path: string,
   pieces: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string>,
+  options: AtomicWriteOptions = {},
 ): Promise<void> {
   const temp = tempBeside(path);
-  const mode = modeOf(path);
+  const mode = options.mode ?? modeOf(path);
   try {
     const file = await open(temp, "w");
     try {

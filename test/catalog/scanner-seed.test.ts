@@ -30,7 +30,7 @@ describe("a start with the last run's snapshot reads only the SKILL.md files cha
     expect(first.diagnostics.map((d) => d.code).sort()).toEqual(["missing-name", "no-frontmatter", "yaml-error"]);
     const file = join(tempDir("skillhub-seed-file-"), "catalog.json");
     writeFileSync(file, snapshotText(hub));
-    const snapshot = readSnapshot(file, createMemoryLogger())?.catalog();
+    const snapshot = readSnapshot(file, createMemoryLogger(), hub.sources())?.catalog();
     if (!snapshot) throw new Error("no snapshot catalog");
     expect(snapshot.skills).toEqual(first.skills);
 

@@ -106,3 +106,20 @@ export function selfSignedCert(): { cert: string; key: string } | undefined {
   if (proc.exitCode !== 0) return undefined;
   return { cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
 }
+
+/** A fresh ed25519 key made with ssh-keygen in `dir`: { key (the private key's file), pub (its public line) }. */
+export function sshKey(dir: string, name: string): { key: string; pub: string } {
+  const key = join(dir, name);
+  const proc = Bun.spawnSync(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", `${name}@example.com`, "-f", key]);
+  if (proc.exitCode !== 0) throw new Error(`ssh-keygen failed: ${proc.stderr.toString()}`);
+  return { key, pub: readFileSync(`${key}.pub`, "utf8").trim() };
+}
+
+/** Commit everything in the remote's working clone, SSH-signed with `key` (or unsigned), and push; the new commit. */
+export function signedCommit(remote: Remote, message: string, key?: string): string {
+  git(["add", "-A"], remote.work);
+  const sign = key ? ["-c", "gpg.format=ssh", "-c", `user.signingkey=${key}`, "commit", "-S"] : ["commit"];
+  git([...sign, "--quiet", "--allow-empty", "-m", message], remote.work);
+  git(["push", "--quiet", "origin", "main"], remote.work);
+  return git(["rev-parse", "HEAD"], remote.work);
+}

@@ -1,5 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { readSnapshot, SNAPSHOT_VERSION, saveSnapshot, snapshotText } from "../../src/server/catalog-snapshot.ts";
 import { pickedSkills } from "../../src/usage/picked.ts";
@@ -32,7 +42,7 @@ describe("catalog snapshot file", () => {
     const file = join(tempDir("skillhub-snap-file-"), "catalog.json");
     writeFileSync(file, snapshotText(hub));
     const logger = createMemoryLogger();
-    const snapshot = readSnapshot(file, logger);
+    const snapshot = readSnapshot(file, logger, hub.sources());
     // The instructions' pick, kept with what a pick at the next start needs (its id, folder, source, mtime).
     expect(snapshot?.named.map((s) => s.id)).toEqual(pickedSkills(hub).map((s) => s.id));
     expect(snapshot?.named[0]).toMatchObject({
@@ -77,13 +87,13 @@ describe("catalog snapshot file", () => {
     expect(lines.slice(1, 601).map((s) => s.name)).toContain("skill-599");
     expect(header.version).toBe(SNAPSHOT_VERSION);
     expect(header.skills).toBe(scanned.skills.length);
-    expect(readSnapshot(file, createMemoryLogger())?.catalog()?.contentHash).toBe(scanned.contentHash);
+    expect(readSnapshot(file, createMemoryLogger(), hub.sources())?.catalog()?.contentHash).toBe(scanned.contentHash);
     expect(readdirSync(dirname(file))).toEqual(["catalog.json"]);
     // A file cut short (fewer skill lines than the header counts) is not used.
     const all = text.split("\n");
     writeFileSync(file, [...all.slice(0, 601), ...all.slice(602)].join("\n"));
     const logger = createMemoryLogger();
-    expect(readSnapshot(file, logger)?.catalog()).toBeUndefined();
+    expect(readSnapshot(file, logger, hub.sources())?.catalog()).toBeUndefined();
     expect(logger.lines.join("\n")).toContain(`${scanned.skills.length - 1} skills of the ${scanned.skills.length}`);
   });
 
@@ -97,21 +107,21 @@ describe("catalog snapshot file", () => {
     expect(text).toContain(`"keywords":[]`);
     writeFileSync(file, text.replace(`"keywords":[],`, ""));
     const logger = createMemoryLogger();
-    expect(readSnapshot(file, logger)?.catalog()).toBeUndefined();
+    expect(readSnapshot(file, logger, hub.sources())?.catalog()).toBeUndefined();
     expect(logger.lines.join("\n")).toContain("skill pdf-tools: no file, tags or keywords");
   });
 
   test("a missing file is no snapshot, silently; a foreign one says why at DEBUG", () => {
     const dir = tempDir("skillhub-snap-none-");
     const logger = createMemoryLogger();
-    expect(readSnapshot(join(dir, "none.json"), logger)).toBeUndefined();
+    expect(readSnapshot(join(dir, "none.json"), logger, [])).toBeUndefined();
     expect(logger.lines).toEqual([]);
     const file = join(dir, "other.json");
     writeFileSync(
       file,
       `${JSON.stringify({ format: "skillhub-catalog", version: SNAPSHOT_VERSION + 1, contentHash: "x", named: [] })}\n`,
     );
-    expect(readSnapshot(file, logger)).toBeUndefined();
+    expect(readSnapshot(file, logger, [])).toBeUndefined();
     expect(logger.lines.join("\n")).toContain(
       `version ${SNAPSHOT_VERSION + 1}, this SkillHub reads version ${SNAPSHOT_VERSION}`,
     );
@@ -124,7 +134,66 @@ describe("catalog snapshot file", () => {
       named: [],
     };
     writeFileSync(file, `${JSON.stringify(older)}\n`);
-    expect(readSnapshot(file, logger)).toBeUndefined();
+    expect(readSnapshot(file, logger, [])).toBeUndefined();
     expect(logger.lines.join("\n")).toContain(`written by SkillHub 0.0.1, this is ${VERSION}`);
+  });
+
+  test("only the skills of the sources served now are listed or named: a source the snapshot holds and this start does not serve gives none", () => {
+    const kept = tempDir("skillhub-snap-kept-");
+    const gone = tempDir("skillhub-snap-gone-");
+    writeSkill(kept, "invoice-parser", { description: "Parse invoices into totals" });
+    writeSkill(gone, "pdf-tools", { description: "Fill PDF forms" });
+    const { hub } = testHub({ flags: { "skills-dir": [kept, gone] } });
+    const scanned = hub.scanNow();
+    const file = join(tempDir("skillhub-snap-file-"), "catalog.json");
+    writeFileSync(file, snapshotText(hub));
+    const [first, second] = hub.sources();
+    if (!first || !second) throw new Error("two sources expected");
+    const snapshot = readSnapshot(file, createMemoryLogger(), [first]);
+    expect(snapshot?.named.map((s) => s.name)).toEqual(["invoice-parser"]);
+    const catalog = snapshot?.catalog();
+    expect(catalog?.skills.map((s) => s.name)).toEqual(["invoice-parser"]);
+    expect(catalog?.get("pdf-tools")).toBeUndefined();
+    // The same folder under another label or location is another source.
+    const moved = readSnapshot(file, createMemoryLogger(), [{ ...second, location: "project" }]);
+    expect(moved?.named).toEqual([]);
+    expect(moved?.catalog()?.skills).toEqual([]);
+    expect(readSnapshot(file, createMemoryLogger(), hub.sources())?.catalog()?.skills).toEqual(scanned.skills);
+  });
+
+  test("a snapshot this user did not write privately is not read: shared-writable, another user's, a link, a FIFO", async () => {
+    const dir = tempDir("skillhub-snap-own-");
+    writeSkill(dir, "pdf-tools", { description: "Fill PDF forms" });
+    const { hub } = testHub({ flags: { "skills-dir": [dir] } });
+    hub.scanNow();
+    const folder = tempDir("skillhub-snap-shared-");
+    const file = join(folder, "catalog.json");
+    await saveSnapshot(hub, file, async () => {});
+    // Saved private, whatever the umask.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readSnapshot(file, createMemoryLogger(), hub.sources())?.named.map((s) => s.name)).toEqual(["pdf-tools"]);
+    const refused = (why: string) => {
+      const logger = createMemoryLogger();
+      expect(readSnapshot(file, logger, hub.sources())).toBeUndefined();
+      expect(logger.lines.join("\n")).toContain(why);
+    };
+    chmodSync(file, 0o666);
+    refused("writable by other users (mode 666)");
+    chmodSync(file, 0o620);
+    refused("writable by other users (mode 620)");
+    chmodSync(file, 0o600);
+    if (process.getuid?.() === 0) {
+      chownSync(file, 65534, 65534);
+      refused("owned by user 65534, not this one (0)");
+      chownSync(file, 0, 0);
+    }
+    const real = join(folder, "real.json");
+    renameSync(file, real);
+    symlinkSync(real, file);
+    refused("catalog snapshot ignored");
+    rmSync(file);
+    // A FIFO is refused at once: opening it to read would wait for a writer, before initialize is answered.
+    expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0);
+    refused("not a regular file");
   });
 });

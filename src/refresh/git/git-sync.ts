@@ -160,6 +160,11 @@ export class GitSync {
     }));
   }
 
+  /** Whether the copy in `dir` is one of these repositories' and may be served now (served()). */
+  servesCopy(dir: string): boolean {
+    return this.targets.some((t) => t.dir === dir && this.served(t));
+  }
+
   /** Whether a copy may be served: always, unless trust.allowed_signers is set and verifyCopies has not passed it. */
   private served(t: RepoTarget): boolean {
     return !this.options.allowedSigners || this.trust.get(t.spec.slug) === null;

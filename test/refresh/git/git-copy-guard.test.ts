@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readdirSync, readFileSync, utimesSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { foreignSettings, skippedEntries } from "../../../src/refresh/git/git-copy-guard.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
-import { git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
 
 afterAll(cleanupTemp);
@@ -24,20 +24,12 @@ function copyOf(m: Machine): string {
 /** A remote whose tip is signed by a fresh SSH key, and an allowed-signers file listing that key. */
 function signedRemote(): { remote: Remote; signers: string; key: string } {
   const keys = tempDir("skillhub-keys-");
-  const key = join(keys, "trusted");
-  const made = Bun.spawnSync(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "trusted", "-f", key]);
-  if (made.exitCode !== 0) throw new Error(`ssh-keygen failed: ${made.stderr.toString()}`);
-  const signers = write(join(keys, "allowed_signers"), `trusted@example.com ${readFileSync(`${key}.pub`, "utf8")}`);
+  const { key, pub } = sshKey(keys, "trusted");
+  const signers = write(join(keys, "allowed_signers"), `trusted@example.com ${pub}\n`);
   const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
   remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by the team."));
-  signedPush(remote, key);
+  signedCommit(remote, "signed", key);
   return { remote, signers, key };
-}
-
-function signedPush(remote: Remote, key: string): void {
-  git(["add", "-A"], remote.work);
-  git(["-c", "gpg.format=ssh", "-c", `user.signingkey=${key}`, "commit", "-S", "--quiet", "-m", "signed"], remote.work);
-  git(["push", "--quiet", "origin", "main"], remote.work);
 }
 
 describe("git runs no program named by a repository copy's own .git", () => {
@@ -98,7 +90,7 @@ describe("git runs no program named by a repository copy's own .git", () => {
       tripwire(join(copy, ".git", "hooks", hook), marker);
 
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second commit."));
-    signedPush(remote, key);
+    signedCommit(remote, "signed", key);
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     // A local change: the sync checks the commit out again.
     write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Changed on disk."));

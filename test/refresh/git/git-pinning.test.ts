@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupTemp } from "../../helpers/fs.ts";
+import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
 import { connect } from "../../helpers/hub.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
@@ -168,5 +168,59 @@ describe("the running server keeps pins too", () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+/**
+ * A folder holding `git-remote-tst`, a remote helper that connects to `bare` whatever address it is given:
+ * `tst::https://u:TOKEN@example.com/team.git` then works as a user's own remote-helper URL does.
+ */
+function remoteHelper(bare: string): string {
+  const bin = tempDir("skillhub-helper-");
+  write(
+    join(bin, "git-remote-tst"),
+    `#!/bin/sh\nwhile read line; do\n  case "$line" in\n    capabilities) printf 'connect\\n\\n' ;;\n    connect*) printf '\\n'; exec git "\${line#connect git-}" '${bare}' ;;\n    *) exit 0 ;;\n  esac\ndone\n`,
+  );
+  chmodSync(join(bin, "git-remote-tst"), 0o755);
+  return bin;
+}
+
+describe("a lock written when a URL's shown form still held a credential", () => {
+  test("keeps its pin (a moved tag is not followed), and verify and sync never print the credential", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed text.") });
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const reviewed = git(["rev-parse", "HEAD"], remote.work);
+    const url = "tst::https://u:S3CRET-TOKEN@example.com/team.git";
+    const env = {
+      SKILLS_REPO: url,
+      SKILLS_REF: "v1",
+      PATH: `${remoteHelper(remote.bare)}:${process.env.PATH ?? ""}`,
+    };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect(lockOf(m).sources.team).toEqual({ url: "tst::https://example.com/team.git", ref: "v1", commit: reviewed });
+    // The lock as an earlier SkillHub wrote it: the address as configured, credential and all.
+    writeFileSync(
+      m.lock,
+      readFileSync(m.lock, "utf8").replace("tst::https://example.com/", "tst::https://u:S3CRET-TOKEN@example.com/"),
+    );
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Moved tag text."));
+    remote.push("moved");
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out + verified.err).toContain(
+      "changed source team: url tst::https://***@example.com/team.git → tst::https://example.com/team.git",
+    );
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.code).toBe(0);
+    expect(copyHead(m)).toBe(reviewed);
+    for (const text of [verified.out, verified.err, synced.out, synced.err, readFileSync(m.lock, "utf8")])
+      expect(text).not.toContain("S3CRET");
+    expect(lockOf(m).sources.team).toEqual({ url: "tst::https://example.com/team.git", ref: "v1", commit: reviewed });
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
   });
 });

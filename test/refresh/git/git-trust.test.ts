@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync 
 import { join } from "node:path";
 import { commitSignatures, signatureKind } from "../../../src/refresh/git/git-trust.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
-import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { connect } from "../../helpers/hub.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
 
@@ -24,23 +24,6 @@ const HAVE_GPG = Bun.which("gpg") !== null;
 if (!HAVE_GPG)
   process.stderr.write("skipping the OpenPGP-signed commit test: gpg is not on PATH (apt-get install gnupg runs it)\n");
 
-/** A fresh ed25519 key made with ssh-keygen for this test: { key (private), pub (its line) }. */
-function sshKey(dir: string, name: string): { key: string; pub: string } {
-  const key = join(dir, name);
-  const proc = Bun.spawnSync(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", `${name}@example.com`, "-f", key]);
-  if (proc.exitCode !== 0) throw new Error(`ssh-keygen failed: ${proc.stderr.toString()}`);
-  return { key, pub: readFileSync(`${key}.pub`, "utf8").trim() };
-}
-
-/** Commit everything in the remote's working clone, signed with `key` (or unsigned), and push. */
-function commit(remote: Remote, message: string, key?: string): string {
-  git(["add", "-A"], remote.work);
-  const sign = key ? ["-c", "gpg.format=ssh", "-c", `user.signingkey=${key}`, "commit", "-S"] : ["commit"];
-  git([...sign, "--quiet", "--allow-empty", "-m", message], remote.work);
-  git(["push", "--quiet", "origin", "main"], remote.work);
-  return git(["rev-parse", "HEAD"], remote.work);
-}
-
 function copyHead(m: Machine): string {
   const repos = join(m.home, ".skillhub", "repos");
   const [slug] = readdirSync(repos).filter((n) => !n.startsWith("."));
@@ -57,7 +40,7 @@ describe("trust.allowed_signers: only commits signed by a listed SSH key", () =>
 
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by the team."));
-    const good = commit(remote, "signed", trusted.key);
+    const good = signedCommit(remote, "signed", trusted.key);
     const m = machine();
     const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
     const first = await cli(m, ["sync"], env);
@@ -66,7 +49,7 @@ describe("trust.allowed_signers: only commits signed by a listed SSH key", () =>
     expect(copyHead(m)).toBe(good);
 
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Unsigned change."));
-    const unsigned = commit(remote, "unsigned");
+    const unsigned = signedCommit(remote, "unsigned");
     const refused = await cli(m, ["sync", "--json"], env);
     expect(refused.code).toBe(1);
     const error = JSON.parse(refused.out).repos[0].error;
@@ -78,7 +61,7 @@ describe("trust.allowed_signers: only commits signed by a listed SSH key", () =>
     expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.team.commit).toBe(good);
 
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by a stranger."));
-    const foreign = commit(remote, "foreign", stranger.key);
+    const foreign = signedCommit(remote, "foreign", stranger.key);
     const again = await cli(m, ["sync", "--json"], env);
     const second = JSON.parse(again.out).repos[0].error;
     expect(second.code).toBe("GIT_SIGNATURE_INVALID");
@@ -102,7 +85,7 @@ describe("trust.allowed_signers: only commits signed by a listed SSH key", () =>
 
     // Signed again by the team: accepted.
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed again."));
-    const fixed = commit(remote, "signed again", trusted.key);
+    const fixed = signedCommit(remote, "signed again", trusted.key);
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     expect(copyHead(m)).toBe(fixed);
   });
@@ -199,7 +182,7 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
       const gpg = gpgHome();
       const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
       remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by the team."));
-      const good = commit(remote, "signed", trusted.key);
+      const good = signedCommit(remote, "signed", trusted.key);
       remote.write("skills/alpha/SKILL.md", skillText("alpha", "PGP-signed change."));
       const pgp = pgpCommit(remote, "pgp", gpg.env);
       // The hole: with gpg.format=ssh and the allowed-signers file, git still asks gpg, which says yes.
@@ -272,7 +255,7 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
     writeFileSync(signers, `trusted@example.com ${trusted.pub}\n`);
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by the team."));
-    commit(remote, "signed", trusted.key);
+    signedCommit(remote, "signed", trusted.key);
     const m = machine();
     const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
     expect((await cli(m, ["sync"], env)).code).toBe(0);

@@ -1,0 +1,46 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect } from "../helpers/hub.ts";
+import { cli, machine } from "../lock/cli.ts";
+
+afterAll(cleanupTemp);
+
+/** Names a plain JavaScript object answers for without holding them. */
+const NAMES = ["__proto__", "constructor"];
+
+describe("files named like Object.prototype's members are files like any other for the lock", () => {
+  test("planted in a locked skill: verify names them, a frozen server runs nothing there and serves neither", async () => {
+    const m = machine();
+    const team = tempDir("skillhub-proto-team-");
+    writeSkill(team, "notes");
+    write(join(team, "notes/notes.md"), "reviewed notes\n");
+    expect((await cli(m, ["lock", "--skills-dir", team])).code).toBe(0);
+    for (const name of NAMES) write(join(team, "notes", name), "UNREVIEWED payload\n");
+
+    const verified = await cli(m, ["verify", "--skills-dir", team]);
+    expect(verified.code).toBe(1);
+    for (const name of NAMES) expect(verified.out).toMatch(new RegExp(`file ${name}: new file \\(sha256:`));
+
+    const s = await connect({
+      home: m.home,
+      cwd: m.project,
+      env: { SKILLHUB_FROZEN: "1", SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "cat" },
+      flags: { project: m.project, "skills-dir": [team] },
+    });
+    try {
+      const ran = await s.call("run_skill_command", { skill_name: "notes", command: "cat", args: ["__proto__"] });
+      expect(ran.isError).toBe(true);
+      expect((ran.structuredContent as { error: { code: string } }).error.code).toBe("SKILL_LOCK_MISMATCH");
+      expect(JSON.stringify(ran)).not.toContain("UNREVIEWED");
+      for (const name of NAMES) {
+        const read = await s.call("read_skill_file", { skill_name: "notes", file_path: name });
+        expect(read.isError).toBe(true);
+        expect((read.structuredContent as { error: { code: string } }).error.code).toBe("FILE_NOT_LOCKED");
+      }
+      expect((await s.call("read_skill_file", { skill_name: "notes", file_path: "notes.md" })).isError).toBeFalsy();
+    } finally {
+      await s.close();
+    }
+  });
+});
