@@ -248,6 +248,26 @@ describe("a script's output over HTTP: the server's folders as whole names", () 
       `old ${w.project}-old/x, next ${w.project}2/y, url <project>/out.txt, own skill://tools/paths/scripts/paths.sh\n`,
     );
   });
+
+  test("a folder glued to an option (-I/srv/x) is still the folder; one inside a longer path is not", async () => {
+    const w = world();
+    writeNode(w.first, "tools/flags.md", {
+      keywords: ["flags"],
+      extra: "scripts:\n  - file: scripts/flags.sh\n    description: Prints flags\n    execution: server",
+    });
+    write(
+      join(w.first, "tools/flags/scripts/flags.sh"),
+      `echo "cc -I${w.project}/include -L${w.project}/lib -Wl,-rpath,${w.project}/lib /backup${w.project}/x"\n`,
+    );
+    const client = await remoteClient("2025-11-25", w);
+    const ran = (await client.callTool({
+      name: "run_script",
+      arguments: { skill_path: "tools/flags", file: "scripts/flags.sh", args: {} },
+    })) as { structuredContent: { stdout: string } };
+    expect(ran.structuredContent.stdout).toBe(
+      `cc -I<project>/include -L<project>/lib -Wl,-rpath,<project>/lib /backup${w.project}/x\n`,
+    );
+  });
 });
 
 describe("a skill's own words over HTTP", () => {
