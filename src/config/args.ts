@@ -258,15 +258,16 @@ function dashHint(argv: readonly string[], error: unknown): string | undefined {
   for (const spec of Object.values(OPTIONS)) if ("short" in spec) known.add(`-${(spec as { short: string }).short}`);
   // "-21risk-automation" (one dash, a word) looks like a name; "--frobnicate" is just an unknown option.
   // A word after a string option is its value (`--limit -10`), not a name that needs `--`.
-  const isValue = (i: number) => {
-    const option = words[i - 1] ?? "";
+  const isValue = (list: readonly string[], i: number) => {
+    const option = list[i - 1] ?? "";
     return option.startsWith("--") && !option.includes("=") && OPTIONS_TAKING_VALUES.has(option.slice(2));
   };
-  const odd = words.find((w, i) => /^-[^-].+/.test(w) && !known.has(w) && !isValue(i));
+  const odd = words.find((w, i) => /^-[^-].+/.test(w) && !known.has(w) && !isValue(words, i));
   if (odd === undefined) return undefined;
-  // The same command line with the name moved after --: every word after -- is part of the name.
+  // The same command line with the name moved after --: every word after -- is part of the name. The
+  // command may come after options (`--project X show`); without one, the name is a skill's to show.
   const others = words.filter((w) => w !== odd);
-  const named = (COMMANDS as readonly string[]).includes(others[0] ?? "");
+  const named = others.some((w, i) => (COMMANDS as readonly string[]).includes(w) && !isValue(others, i));
   const line = [...(named ? [] : ["show"]), ...others, "--", odd, ...(end === -1 ? [] : argv.slice(end + 1))];
   return `unknown option ${odd}. If it is a name, not an option, put -- before it: skillhub ${shellWords(line)}`;
 }

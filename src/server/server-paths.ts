@@ -288,6 +288,26 @@ interface Hit {
 /** A character of a folder's name: the name goes on past a folder written before it (`/home/ana` in `/home/anabel`). */
 const NAME_CHAR = /[\p{L}\p{N}_~+-]/u;
 
+/** Longest name walked back over before a folder (NAME_MAX): a longer run of name characters is no folder's name. */
+const NAME_MAX = 255;
+
+/**
+ * Whether the folder written at `at` is the end of a longer path, not a path of its own: the name right
+ * before it follows a separator (`/backup` in `/backup/home/ana`), or is only dots (`./home/ana`). A name
+ * glued on with no separator before it is an option's or a word's (`-I/home/ana/include`), and the folder
+ * is the server's.
+ */
+function continuesPath(text: string, at: number, m: Matcher): boolean {
+  let start = at;
+  while (start > 0 && at - start < NAME_MAX) {
+    const char = text[start - 1] as string;
+    if (!NAME_CHAR.test(char) && char !== ".") break;
+    start--;
+  }
+  if (start === at) return false;
+  return m.isSeparator(text[start - 1]) || /^\.+$/.test(text.slice(start, at));
+}
+
 /**
  * What may stand right before a path and belongs with it: a file URL's `file://` (`file:///srv/x`,
  * `file://localhost/srv/x`, `file:` before a UNC path's own slashes), and on Windows the long-path and
@@ -302,8 +322,8 @@ const LEAD = {
 const LEAD_CHARS = 24;
 
 /**
- * Where folder `index` is next written in `text` from `from` on, as a whole path: it starts a path (no
- * name, nor a `.`, right before it, or a LEAD prefix) and ends one of its folders (no name goes on past
+ * Where folder `index` is next written in `text` from `from` on, as a whole path: it starts a path (a LEAD
+ * prefix before it, or no longer path it ends: continuesPath) and ends one of its folders (no name goes on past
  * it: `/home/ana` is not in `/home/anabel/x`, nor `/home/anabel` in `/backup/home/anabel`), a `.` going
  * on only into a name (`…/pdf.bak`, while `…/pdf.` ends a sentence).
  */
@@ -321,8 +341,7 @@ function nextHit(text: string, index: number, from: number, paths: ServerPaths, 
     const before = text.slice(Math.max(0, hit.at - LEAD_CHARS), hit.at);
     const lead = LEAD[paths.separator].exec(before);
     if (lead) return { lead: hit.at - lead[0].length, ...hit };
-    const previous = before[before.length - 1];
-    if (previous !== undefined && (NAME_CHAR.test(previous) || previous === ".")) continue;
+    if (continuesPath(text, hit.at, m)) continue;
     return { lead: hit.at, ...hit };
   }
 }

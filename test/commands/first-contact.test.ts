@@ -128,6 +128,15 @@ describe("first contact with the command line", () => {
     const right = await cli(suggested);
     expect(right.code).toBe(0);
     expect(right.out).toStartWith("Loading: -21risk-automation");
+    // The command after the options stays where it is, once; a value named like a command is a value.
+    const after = await cli(["--skills-dir", dir, "show", "-21risk-automation"]);
+    expect(after.err).toContain(`put -- before it: skillhub --skills-dir ${dir} show -- -21risk-automation\n`);
+    const again = await cli((/skillhub (.+)$/m.exec(after.err)?.[1] ?? "").split(" "));
+    expect(again.out).toStartWith("Loading: -21risk-automation");
+    const valued = await cli(["--tools", "list", "-21risk-automation", "--skills-dir", dir]);
+    expect(valued.err).toContain(
+      `put -- before it: skillhub show --tools list --skills-dir ${dir} -- -21risk-automation\n`,
+    );
   });
 
   test("an unknown subcommand suggests the closest one", async () => {

@@ -37,11 +37,11 @@ afterAll(() => {
   cleanupTemp();
 });
 
-/** The plugin's launcher as a client starts it, with a fresh HOME (unless given) and `env`. */
-async function launch(args: string[], env: Record<string, string> = {}) {
+/** The plugin's launcher as a client starts it, with a fresh HOME (unless given, or `withHome` is false) and `env`. */
+async function launch(args: string[], env: Record<string, string> = {}, withHome = true) {
   const home = env.HOME ?? tempDir("skillhub-launcher-home-");
   const proc = Bun.spawn([SHELL, LAUNCHER_PATH, ...args], {
-    env: { PATH: SYSTEM_PATH, SKILLHUB_PLATFORM: "linux-x64", ...env, HOME: home },
+    env: { PATH: SYSTEM_PATH, SKILLHUB_PLATFORM: "linux-x64", ...env, ...(withHome ? { HOME: home } : {}) },
     cwd: home,
     stdout: "pipe",
     stderr: "pipe",
@@ -102,6 +102,19 @@ describe("the launcher (packaging/claude-plugin/bin/skillhub)", () => {
     expect(run.out).toBe(`${pkg.version}\n`);
     expect(run.err).toBe("");
     expect(requests.length).toBe(before);
+  });
+
+  test("started without HOME, runs the release SKILLHUB_HOME holds", async () => {
+    const skillhubHome = tempDir("skillhub-launcher-skillhub-home-");
+    mkdirSync(join(skillhubHome, "bin", pkg.version), { recursive: true });
+    symlinkSync(binary(), join(skillhubHome, "bin", pkg.version, "skillhub"));
+    const { code, out, err } = await launch(
+      ["--version"],
+      { SKILLHUB_HOME: skillhubHome, SKILLHUB_DOWNLOAD_URL: `${server.url}good` },
+      false,
+    );
+    expect(code, err).toBe(0);
+    expect(out).toBe(`${pkg.version}\n`);
   });
 
   test("without one, installs the plugin's release once, checksum first, then runs it (its own folder on PATH is skipped)", async () => {

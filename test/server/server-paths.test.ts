@@ -136,6 +136,10 @@ describe("hideServerPaths", () => {
     expect(sweep("in /home/anabel/x, in /home/anabel. (/home/anabel) /home/anabel:/home/anabel/bin")).toBe(
       "in <home>/x, in <home>. (<home>) <home>:<home>/bin",
     );
+    // Glued to an option it is still the folder; after a relative path's dots it is not.
+    expect(sweep("cc -I/home/anabel/inc -L/home/anabel/lib ./home/anabel/a ../home/anabel/b x/../home/anabel/c")).toBe(
+      "cc -I<home>/inc -L<home>/lib ./home/anabel/a ../home/anabel/b x/../home/anabel/c",
+    );
     expect(sweep("/srv/hub/skills/skill-1x/a /srv/hub/skills-old/b /srv/hub/skills/skill-1.txt")).toBe(
       "<skills folder 'skills'>/skill-1x/a /srv/hub/skills-old/b <skills folder 'skills'>/skill-1.txt",
     );

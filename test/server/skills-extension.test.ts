@@ -4,6 +4,7 @@ import { basename, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
+import { Catalog } from "../../src/catalog/catalog.ts";
 import { publication, publicationIfBuilt } from "../../src/server/skills-extension/publication.ts";
 import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -369,6 +370,33 @@ describe("what the extension publishes", () => {
     const listed = (await skills.list()).skills.find((e) => e.uri === "skill://skill-7/SKILL.md");
     expect(listed).toEqual((await skills.get("skill://skill-7/SKILL.md")).skill);
     expect(publicationIfBuilt(w.hub.catalog)?.skills).toHaveLength(63);
+  });
+
+  test("a URI of many segments is looked up only as deep as the deepest skill's root goes", async () => {
+    const w = await world(({ a }) => {
+      writeNode(a, "ops/release.md", { keywords: ["release"], extra: "assets:\n  - file: notes.txt\n    type: other" });
+      write(join(a, "ops/release/notes.txt"), "notes\n");
+    });
+    const { client } = await w.connect("2025-11-25");
+    const get = Catalog.prototype.get;
+    let lookups = 0;
+    Catalog.prototype.get = function (this: Catalog, name: string) {
+      lookups++;
+      return get.call(this, name);
+    };
+    try {
+      // Every lookup joins the segments it tries: one per segment would cost the square of the URI's length.
+      const deep = `skill://ops/release/${"a/".repeat(5000)}x.md`;
+      expect(await rpcError(client, "resources/read", { uri: deep })).toMatchObject({ code: -32602 });
+      expect(lookups).toBeLessThan(20);
+      // The node's own files are still found under its two segments.
+      const read = (await request(client, "resources/read", { uri: "skill://ops/release/notes.txt" })) as {
+        contents: { text: string }[];
+      };
+      expect(read.contents[0]?.text).toBe("notes\n");
+    } finally {
+      Catalog.prototype.get = get;
+    }
   });
 
   test("skills/list pages through a large catalog without repeating or skipping", async () => {

@@ -230,24 +230,34 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
 });
 
 describe("a script's output over HTTP: the server's folders as whole names", () => {
-  test("a folder named like the project is not the project's; a file URL in it becomes what its path does", async () => {
+  /** What a remote client is told a server script printed: `echo` of `line` (the project's path in it). */
+  async function printed(line: (project: string) => string): Promise<{ stdout: string; project: string }> {
     const w = world();
     writeNode(w.first, "tools/paths.md", {
       keywords: ["paths"],
       extra: "scripts:\n  - file: scripts/paths.sh\n    description: Prints paths\n    execution: server",
     });
-    write(
-      join(w.first, "tools/paths/scripts/paths.sh"),
-      `echo "old ${w.project}-old/x, next ${w.project}2/y, url file://${w.project}/out.txt, own file://$0"\n`,
-    );
+    write(join(w.first, "tools/paths/scripts/paths.sh"), `echo "${line(w.project)}"\n`);
     const client = await remoteClient("2025-11-25", w);
     const ran = (await client.callTool({
       name: "run_script",
       arguments: { skill_path: "tools/paths", file: "scripts/paths.sh", args: {} },
     })) as { structuredContent: { stdout: string } };
-    expect(ran.structuredContent.stdout).toBe(
-      `old ${w.project}-old/x, next ${w.project}2/y, url <project>/out.txt, own skill://tools/paths/scripts/paths.sh\n`,
+    return { stdout: ran.structuredContent.stdout, project: w.project };
+  }
+
+  test("a folder named like the project is not the project's; a file URL in it becomes what its path does", async () => {
+    const { stdout, project } = await printed(
+      (p) => `old ${p}-old/x, next ${p}2/y, url file://${p}/out.txt, own file://$0`,
     );
+    expect(stdout).toBe(
+      `old ${project}-old/x, next ${project}2/y, url <project>/out.txt, own skill://tools/paths/scripts/paths.sh\n`,
+    );
+  });
+
+  test("a folder glued to an option (-I/srv/x) is still the folder; one inside a longer path is not", async () => {
+    const { stdout, project } = await printed((p) => `cc -I${p}/include -L${p}/lib -Wl,-rpath,${p}/lib /backup${p}/x`);
+    expect(stdout).toBe(`cc -I<project>/include -L<project>/lib -Wl,-rpath,<project>/lib /backup${project}/x\n`);
   });
 });
 

@@ -179,7 +179,7 @@ export function skillOutcome(
  * can match (a skill named like a source's label, a tree node under a skill's name): the longest root
  * comes first (the shadowed skill's of equal length), and a caller that finds nothing there asks the
  * next. Two shadowed skills share a root when their sources' labels are written alike (`my.team`,
- * `my_team`). Looked up by name, one lookup per segment: no walk of the catalog.
+ * `my_team`). Looked up by name, one lookup per segment of the deepest root at most: no walk of the catalog.
  */
 export function skillsAt(
   catalog: Catalog,
@@ -190,11 +190,11 @@ export function skillsAt(
   const segments = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
   if (segments.some((s) => s === undefined)) return [];
   const names = segments as string[];
-  const shadowedByName = new Map<string, Skill[]>();
-  for (const { skill } of catalog.reachableShadowed())
-    shadowedByName.set(skill.name, [...(shadowedByName.get(skill.name) ?? []), skill]);
+  const { shadowedByName, deepest } = namesOf(catalog);
   const candidates: { skill: Skill; shadowed: boolean }[] = [];
-  for (let length = names.length; length >= 1; length--) {
+  // Security: a URI longer than any skill's root is looked up from the deepest root down only; each
+  // lookup joins the segments it names, so a client's URI of many segments would otherwise cost their square.
+  for (let length = Math.min(names.length, deepest); length >= 1; length--) {
     for (const skill of shadowedByName.get(names.slice(1, length).join("/")) ?? [])
       candidates.push({ skill, shadowed: true });
     const served = catalog.get(names.slice(0, length).join("/"));
@@ -205,6 +205,26 @@ export function skillsAt(
     const path = root === key ? "" : pathUnder(root, uri);
     return path === undefined ? [] : [{ skill, shadowed, path, root }];
   });
+}
+
+/** Per snapshot: the reachable shadowed skills by name, and how many segments the longest skill root has. */
+const rootNames = new WeakMap<Catalog, { shadowedByName: Map<string, Skill[]>; deepest: number }>();
+
+function namesOf(catalog: Catalog): { shadowedByName: Map<string, Skill[]>; deepest: number } {
+  let known = rootNames.get(catalog);
+  if (!known) {
+    const shadowedByName = new Map<string, Skill[]>();
+    let deepest = 0;
+    for (const skill of catalog.skills) deepest = Math.max(deepest, skill.name.split("/").length);
+    for (const { skill } of catalog.reachableShadowed()) {
+      shadowedByName.set(skill.name, [...(shadowedByName.get(skill.name) ?? []), skill]);
+      // Under its source's label: one segment more.
+      deepest = Math.max(deepest, skill.name.split("/").length + 1);
+    }
+    known = { shadowedByName, deepest };
+    rootNames.set(catalog, known);
+  }
+  return known;
 }
 
 function decoded(segment: string): string | undefined {

@@ -18,7 +18,7 @@ const CONTINUATION_ROOM = 700;
  * A skill's files as load_skill lists them: every regular file but SKILL.md, nested skills left out;
  * frozen, only the files the lock records (read_skill_file refuses the others). A tree node's: the files
  * it declares, its own and inherited, that are there (the ones every way of fetching a node's file
- * serves, get_asset and resources/read alike), over stdio as over HTTP.
+ * serves, get_asset and resources/read alike), over stdio as over HTTP; frozen, those the lock records.
  */
 export function skillFiles(
   skill: Skill,
@@ -62,11 +62,15 @@ export function fetchablePaths(
   return { paths: files.map((f) => f.path), truncated };
 }
 
-/** A tree node's declared files, its own and inherited, that are on disk now, with their sizes. */
+/**
+ * A tree node's declared files, its own and inherited, that are on disk now, with their sizes; frozen,
+ * only those the lock records for the node that has them (get_asset and read_skill_file refuse the others).
+ */
 function declaredEntries(skill: TreeNode, ctx: Pick<ToolContext, "deps">): SkillFileEntry[] {
   const catalog = ctx.deps.store.catalog;
   return declaredFiles(catalog, skill).flatMap((path) => {
     const owner = findFileInChain(catalog, skill, path)?.owner;
+    if (owner && ctx.deps.frozen?.lockedFiles(owner)?.has(path) === false) return [];
     const located = owner && locateFile(owner, path);
     const stat = located?.ok ? statOf(located.real) : undefined;
     return stat?.isFile() ? [{ path, size: stat.size }] : [];
