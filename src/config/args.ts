@@ -214,6 +214,8 @@ function refuseOthersOptions(command: Command, values: Record<string, unknown>):
     if (value === undefined || EVERY_COMMAND.has(name) || own.includes(name)) continue;
     if (LISTENING_OPTIONS.has(name)) {
       if (LISTENING[command]?.includes(name)) continue;
+      // Saying what mcp-server does anyway is no mistake.
+      if (command === "mcp-server" && name === "transport" && value === "stdio") continue;
       const instead =
         command === "mcp-server"
           ? "mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP)"

@@ -60,11 +60,13 @@ const USER_HOME = /^(?:\/home|\/Users|[A-Za-z]:\\Users)[\\/][^\\/]+[\\/]?$/i;
  * user, or of all of them. Judged on the path as given and on its real path alike, so a project root
  * that is a link to a home (or to `/home`) confines nothing either.
  */
-export function confinesRemote(root: string, home: string): boolean {
-  const homes = home === "" ? [] : [resolve(home), realOr(resolve(home))];
+export function confinesRemote(root: string, home: string, platform: string = process.platform): boolean {
+  // Windows names folders case-insensitively: `c:\users` holds `C:\Users\ana`.
+  const fold = (path: string) => (platform === "win32" ? path.toLowerCase() : path);
+  const homes = home === "" ? [] : [resolve(home), realOr(resolve(home))].map(fold);
   // The home is judged below, real path too; `sep` stands for an unknown one (resolve("") is the working folder).
   return [resolve(root), realOr(resolve(root))].every(
-    (dir) => isProjectCandidate(dir, home || sep) && !USER_HOME.test(dir) && !homes.some((h) => isInside(dir, h)),
+    (dir) => isProjectCandidate(dir, home || sep) && !USER_HOME.test(dir) && !homes.some((h) => isInside(fold(dir), h)),
   );
 }
 

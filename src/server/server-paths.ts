@@ -370,7 +370,11 @@ function skillFolderEnd(text: string, at: number, end: number, paths: ServerPath
  * skill's folder holds it, else undefined.
  */
 function inSkill(path: string, folderLength: number, paths: ServerPaths, m: Matcher): string | undefined {
-  const trimmed = path.replace(/[.:]+$/, "");
+  // Trailing dots and colons (a sentence's end) trimmed by a walk back: a regex anchored at the end
+  // would retry from every dot of a long run.
+  let end = path.length;
+  while (end > 0 && (path[end - 1] === "." || path[end - 1] === ":")) end--;
+  const trimmed = path.slice(0, end);
   // No skill folder is longer, however its slashes are written (doubled, escaped twice): looked for within.
   const reach = folderLength + 4 * paths.longest;
   let dir = trimmed.length <= reach ? trimmed : parentOf(trimmed.slice(0, reach + 1), m);

@@ -216,6 +216,7 @@ describe("parseCommandLine", () => {
     expect(failure(() => parseCommandLine(["list", "--stateless"])).message).toBe(
       "option --stateless does not apply to list: only serve (and ui, with --host and --port) opens a server.",
     );
+    expect(parseCommandLine(["mcp-server", "--transport", "stdio"]).flags.transport).toBe("stdio");
     expect(failure(() => parseCommandLine(["ui", "--transport", "http"])).message).toContain("does not apply to ui");
     expect(parseCommandLine(["ui", "--host", "127.0.0.1", "--port", "0"]).flags.port).toBe("0");
     expect(parseCommandLine(["--transport", "http", "--port", "0", "--stateless"]).flags.stateless).toBe(true);

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { commandRunner, defaultWhich, scriptRunner } from "../../src/exec/runners.ts";
-import { resolveWorkingDir } from "../../src/exec/working-dir.ts";
+import { confinesRemote, resolveWorkingDir } from "../../src/exec/working-dir.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -100,5 +100,16 @@ describe("resolveWorkingDir", () => {
       ok: false,
       reason: `cwd 'sub/file.txt' (${join(base, "sub", "file.txt")}) is not a folder`,
     });
+  });
+
+  test("a remote cwd's project may not hold the server's home, in any case where names ignore case", () => {
+    const project = tempDir("skillhub-Project-");
+    const home = join(project, "users", "ana");
+    expect(confinesRemote(project, tempDir("skillhub-home-"))).toBe(true);
+    expect(confinesRemote(project, home)).toBe(false);
+    // Windows: the same folders written in another case.
+    const shouted = join(project.toUpperCase(), "USERS", "ANA");
+    expect(confinesRemote(project, shouted, "linux")).toBe(true);
+    expect(confinesRemote(project, shouted, "win32")).toBe(false);
   });
 });
