@@ -14,6 +14,11 @@ export interface GitSyncOptions {
    * repository when `frozen`, until `skillhub sync --update`. Default: none.
    */
   pins?: () => ReadonlyMap<string, { ref: string; commit: string }>;
+  /**
+   * The skillhub.lock that pins the copies now (the project's, lock/location.ts): each lock has copies
+   * of its own (repo-targets.ts). Default: SkillHub's own lock, whose copies are `<home>/repos/<slug>`.
+   */
+  lockFile?: () => string;
   /** Frozen mode: every repository in the lock stays at its locked commit. Default false. */
   frozen?: boolean;
   /** trust.allowed_signers: accept only commits signed by a key of this SSH allowed-signers file. */

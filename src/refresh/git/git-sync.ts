@@ -5,7 +5,7 @@ import type { GitHead } from "../../lock/build.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
 import { repoTargets } from "../repo-targets.ts";
-import { type RepoAuth, repoAuth } from "./git-auth.ts";
+import { repoAuth } from "./git-auth.ts";
 import { repoSkillsDir } from "./git-copies.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
@@ -21,9 +21,9 @@ import { verifyCopy } from "./git-trust.ts";
  * start-up, then one every `intervalMs`, never two at once. Listeners hear about every completed sync.
  */
 export class GitSync {
-  readonly targets: readonly RepoTarget[];
   private readonly git: GitRunner;
-  private readonly auth = new Map<string, RepoAuth>();
+  /** The targets for the lock they were made for (their copies are that lock's: repo-targets.ts). */
+  private made: { lock: string | undefined; targets: readonly RepoTarget[] };
   private readonly listeners = new Set<(outcome: SyncOutcome) => void>();
   private readonly failing = new Set<string>();
   /** Targets whose path leads out of their copy, warned about once. */
@@ -43,14 +43,22 @@ export class GitSync {
   constructor(private readonly options: GitSyncOptions) {
     this.now = options.now ?? Date.now;
     this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
-    this.targets = repoTargets(options);
-    for (const target of this.targets) {
-      // Security: a repository a project's skillhub.yaml names is the project's choice, not the user's:
-      // the user's token is never sent to it (git's own credential helpers and SSH keys still apply).
-      this.auth.set(target.spec.slug, repoAuth(target.spec, options.token, target.project));
+    const lock = options.lockFile?.();
+    this.made = { lock, targets: repoTargets({ ...options, lock }) };
+    for (const target of this.made.targets) {
       const state = readState(target.dir);
       if (state && (this.lastSync === null || state.last_sync < this.lastSync)) this.lastSync = state.last_sync;
     }
+  }
+
+  /**
+   * The configured repositories, their copies those of the lock that pins them now (lockFile): a
+   * server whose project root changes serves, and syncs, the new project's copies.
+   */
+  get targets(): readonly RepoTarget[] {
+    const lock = this.options.lockFile?.();
+    if (lock !== this.made.lock) this.made = { lock, targets: repoTargets({ ...this.options, lock }) };
+    return this.made.targets;
   }
 
   /** Build one from the configuration, or undefined when no repository is configured. */
@@ -329,8 +337,9 @@ export class GitSync {
         target,
         {
           git: this.git,
-          // Security: a target without its own (none is) gets no token and a project's transports.
-          auth: this.auth.get(target.spec.slug) ?? repoAuth(target.spec, undefined, true),
+          // Security: a repository a project's skillhub.yaml names is the project's choice, not the user's:
+          // the user's token is never sent to it (git's own credential helpers and SSH keys still apply).
+          auth: repoAuth(target.spec, this.options.token, target.project),
           now: this.now,
           progress: this.options.progress ?? ((line) => log.debug(line)),
           timeoutMs,
