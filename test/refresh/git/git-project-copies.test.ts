@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../../src/cli.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
@@ -93,5 +93,41 @@ describe("each project keeps its own copies of the repositories it pins", () => 
     expect(copies).toHaveLength(1);
     expect(copies[0]).toMatch(/^team-skills-[0-9a-f]{8}$/);
     expect(existsSync(join(home, ".skillhub", "repos", copies[0] as string, ".git"))).toBe(true);
+  });
+});
+
+describe("verify's advice restores what the lock records", () => {
+  test("a teammate with the committed lock fetches exactly its commits with sync --frozen; a changed copy is restored by it", async () => {
+    const lead = machine();
+    const team = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha", "Version one.") });
+    expect((await cli(lead.home, lead.pa, ["add", team.url])).code).toBe(0);
+    const locked = lockedCommit(lead.pa);
+    team.write("skills/alpha/SKILL.md", skillText("alpha", "Version two."));
+    team.push("two");
+
+    // A teammate's checkout of the project: its skillhub.yaml and skillhub.lock, no copy yet.
+    const mate = machine();
+    for (const name of ["skillhub.yaml", "skillhub.lock"])
+      writeFileSync(join(mate.pa, name), readFileSync(join(lead.pa, name), "utf8"));
+    const fresh = await cli(mate.home, mate.pa, ["verify"]);
+    expect(fresh.code).toBe(1);
+    expect(fresh.out).toContain("no local copy of");
+    expect(fresh.out).toContain("run `skillhub sync --frozen` to fetch the locked commit");
+    expect(fresh.out).toContain("`skillhub sync --frozen` puts every repository back at its locked commit");
+    const fetched = await cli(mate.home, mate.pa, ["sync", "--frozen"]);
+    expect(fetched.code, fetched.out + fetched.err).toBe(0);
+    expect(lockedCommit(mate.pa)).toBe(locked);
+    expect((await cli(mate.home, mate.pa, ["verify"])).code).toBe(0);
+
+    // An edit in the copy: verify names it, and the command it gives restores the locked commit.
+    const copy = readdirSync(join(mate.home, ".skillhub", "repos")).find((n) => n.startsWith("team-skills-"));
+    writeFileSync(
+      join(mate.home, ".skillhub", "repos", copy as string, "skills", "alpha", "SKILL.md"),
+      skillText("alpha", "Edited."),
+    );
+    expect((await cli(mate.home, mate.pa, ["verify"])).code).toBe(1);
+    expect((await cli(mate.home, mate.pa, ["sync", "--frozen"])).code).toBe(0);
+    expect((await cli(mate.home, mate.pa, ["verify"])).code).toBe(0);
+    expect((await cli(mate.home, mate.pa, ["show", "alpha"])).out).toContain("Version one.");
   });
 });
