@@ -61,6 +61,8 @@ export interface RepoReport {
   files_changed: number;
   /** This sync made the first local copy. */
   cloned?: true;
+  /** After this sync, the copy on disk is served (there is one, and trust.allowed_signers passed it). */
+  served: boolean;
   error?: { code: string; message: string };
   warnings: string[];
 }
