@@ -1,8 +1,9 @@
-import { readFileSync } from "node:fs";
 /**
  * Analytics events: what a tool reports and the
  * envelope every event travels in, to an endpoint or a local JSONL file.
  */
+
+import { readFileSync } from "node:fs";
 
 /** The tree tools' types, plus skill_loaded and search for the hub tools and `skill`. */
 export const EVENT_TYPES = [
