@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, readFileSync, readSync } from "node:fs";
+import { openOwnFile } from "../util/own-file.ts";
 
 /**
  * A saved index file mapped into memory (persist.ts), and mapped again to give back the pages queries
@@ -18,30 +19,7 @@ const HEAD_BYTES = 16 * 1024;
 export const INDEX_MODE = 0o600;
 
 /**
- * A descriptor on `path` when it is an index this user could have written: a regular file (not a link,
- * a FIFO or a device: opened without following or blocking), owned by this user, writable by nobody
- * else. Security: the cache folder may be shared (DB_PATH): a FIFO planted there would hold every
- * search (and the server's exit) on its opening, and another user's file would give this user's
- * searches their answers. Throws, saying why (ENOENT as the open's error).
- */
-export function openOwnIndex(path: string): number {
-  const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error("not a regular file");
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) throw new Error(`owned by user ${stat.uid}, not this one (${uid})`);
-    if (uid !== undefined && (stat.mode & 0o022) !== 0)
-      throw new Error(`writable by other users (mode ${(stat.mode & 0o777).toString(8)})`);
-    return fd;
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-}
-
-/**
- * The bytes of the file open on `fd` (openOwnIndex), mapped privately (nothing written to a view could
+ * The bytes of the file open on `fd` (openOwnFile), mapped privately (nothing written to a view could
  * reach the file): through its descriptor, so that the file mapped is the one checked, not another
  * renamed to its name since. Throws as Bun.mmap does.
  */
@@ -51,10 +29,11 @@ export function mapDescriptor(fd: number, path: string): Uint8Array {
 
 /**
  * A file's bytes, mapped when it can be (mapDescriptor), else read (an empty file, a file system without
- * mmap): only a file openOwnIndex accepts. Throws ENOENT when there is none, else saying why.
+ * mmap): only a file openOwnFile accepts (util/own-file.ts: a FIFO planted in a shared cache folder
+ * would hold every search on its opening). Throws ENOENT when there is none, else saying why.
  */
 export function mapOrRead(path: string): { bytes: Uint8Array; mapped: boolean } {
-  const fd = openOwnIndex(path);
+  const fd = openOwnFile(path);
   try {
     try {
       return { bytes: mapDescriptor(fd, path), mapped: true };
@@ -71,14 +50,14 @@ export function mapOrRead(path: string): { bytes: Uint8Array; mapped: boolean } 
  * file (index files are replaced by renaming, never changed in place: the header, with its time of
  * saving, differs then). The header is compared by reading the file, not the new mapping, which a
  * read would make resident: the kernel maps whole folios of the page cache, up to megabytes. Mapped
- * and read through one descriptor (openOwnIndex), so both are of the same file.
+ * and read through one descriptor (openOwnFile), so both are of the same file.
  */
 export function remap(mapped: MappedFile): Uint8Array | undefined {
   const old = mapped.bytes;
   let next: Uint8Array;
   const head = Buffer.alloc(Math.min(HEAD_BYTES, old.byteLength));
   try {
-    const fd = openOwnIndex(mapped.path);
+    const fd = openOwnFile(mapped.path);
     try {
       next = mapDescriptor(fd, mapped.path);
       if (readSync(fd, head, 0, head.length, 0) !== head.length) return undefined;

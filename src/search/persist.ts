@@ -41,9 +41,9 @@ export function indexFilePath(cacheDir: string, sourceDirs: readonly string[]): 
 /**
  * Read and check a persisted index (index-file.ts), with `pause` between fields; never throws for a
  * missing, foreign or corrupt file, nor for one that is not this user's own regular file
- * (mapped-file.ts's openOwnIndex), which is not read and is replaced by the next save. The file is mapped, not read: the postings stay in the
- * page cache and only the pages a query reads become resident (most of 18 MB at 10,000 skills is never
- * touched). Safe because every write of an index file goes to a temporary file renamed into place: a
+ * (util/own-file.ts), which is not read and is replaced by the next save. The file is mapped, not
+ * read: the postings stay in the page cache and only the pages a query reads become resident (most
+ * of 18 MB at 10,000 skills is never touched). Safe because every write of an index file goes to a temporary file renamed into place: a
  * mapped file is never changed or truncated, only replaced, and the mapping keeps the old one. Mapped
  * privately, so that nothing written to a decoded array could reach the file. The file's pages a query
  * made resident go back at each memory release, by mapping it again (mapped-file.ts).
