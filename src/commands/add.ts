@@ -1,10 +1,12 @@
 import { isAbsolute, relative, sep } from "node:path";
 import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
 import type { RepoEntryConfig } from "../config/schema.ts";
+import { lockPath } from "../lock/location.ts";
 import { GitError } from "../refresh/git/git-errors.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
 import { carriesCredentials, withoutCredentials } from "../refresh/git/git-url.ts";
-import { configRepoTargets, repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
+import { repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
+import { resolveProjectRoot } from "../sources/project-root.ts";
 import { createLogger } from "../util/logger.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
@@ -154,7 +156,16 @@ async function fetchCopy(ctx: CommandContext, entry: RepoEntryConfig): Promise<v
   const config = { ...ctx.config, git: { ...ctx.config.git, repos: [entry] } };
   // The progress lines say what happens; the sync's own log lines would say it twice.
   const logger = ctx.config.log_level === "DEBUG" ? ctx.logger : createLogger({ level: "WARN", write: ctx.err });
+  // Into the copy this project's runs serve (repo-targets.ts: copies are kept per lock).
+  const projectDir = resolveProjectRoot({
+    configured: ctx.config.sources.project,
+    env: ctx.env,
+    cwd: ctx.cwd,
+    homeDir: ctx.homeDir,
+  }).dir;
+  const lock = lockPath({ file: ctx.config.lock.file, projectDir, home: ctx.config.home, cwd: ctx.cwd });
   const git = GitSync.fromConfig(config, logger, {
+    lockFile: () => lock,
     intervalMs: 0,
     runner: { env: ctx.env },
     progress: (line) => ctx.err(`add: ${line}…\n`),
@@ -206,7 +217,7 @@ async function reportAndLock(ctx: CommandContext, added: readonly Added[]): Prom
   const next = await reloaded(ctx);
   const hub = await scannedHub(next);
   try {
-    const targets = configRepoTargets(next.config);
+    const targets = hub.git?.targets ?? [];
     const repos = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
     for (const a of added) {
       const key = a.repo ? sourceKey(a.repo) : undefined;

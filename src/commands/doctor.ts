@@ -6,7 +6,7 @@ import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { teamJson, teamLines } from "./team-status.ts";
+import { teamJson, teamLines, unservedRepos } from "./team-status.ts";
 
 /** `skillhub doctor`: where skills come from, what was found, and what is wrong. */
 export const runDoctor: CommandRun = async (ctx) => {
@@ -37,7 +37,7 @@ export const runDoctor: CommandRun = async (ctx) => {
       ...teamJson(hub),
     });
     ctx.out(`${JSON.stringify(report, null, 2)}\n`);
-    return catalog.diagnostics.some((d) => d.severity === "error") ? 1 : 0;
+    return catalog.diagnostics.some((d) => d.severity === "error") || unservedRepos(hub).length > 0 ? 1 : 0;
   }
   const lines: string[] = [`SkillHub ${VERSION}`, ""];
   lines.push(`Project root: ${root.dir ?? "(none)"}`, `  found by: ${root.how}`);
@@ -60,7 +60,12 @@ export const runDoctor: CommandRun = async (ctx) => {
   });
   lines.push(...teamLines(hub));
   lines.push("", `Skills served: ${catalog.skills.length}`);
-  if (catalog.skills.length === 0)
+  const unserved = unservedRepos(hub);
+  if (unserved.length > 0)
+    lines.push(
+      `  Not served: the skills of ${unserved.length === 1 ? "repository" : "repositories"} ${unserved.join(", ")} (see Git repositories above).`,
+    );
+  else if (catalog.skills.length === 0)
     lines.push("  Put skill folders (each with a SKILL.md) in one of the folders above, or pass --skills-dir DIR.");
   lines.push(...(await publicationReport(hub)));
   if (catalog.shadowed.length > 0) {
@@ -87,8 +92,8 @@ export const runDoctor: CommandRun = async (ctx) => {
   lines.push(`  home: ${c.home}`);
   lines.push(`  log level: ${c.log_level}`);
   ctx.out(`${lines.join("\n")}\n`);
-  // As --help says: 1 when the command found a problem (a skill that cannot be served).
-  return errors > 0 ? 1 : 0;
+  // As --help says: 1 when the command found a problem (a skill that cannot be served, a repository's copy not served).
+  return errors > 0 || unserved.length > 0 ? 1 : 0;
 };
 
 /** Object keys in snake_case, deeply (camelCase → camel_case); values untouched. Pure. */

@@ -3,6 +3,7 @@ import { loadConfig } from "../config/load.ts";
 import { projectSourcesAt, withProject } from "../config/project-file.ts";
 import type { Resolved } from "../config/resolve.ts";
 import { explicitSourceConfigFiles } from "../config/source-config.ts";
+import { lockPath } from "../lock/location.ts";
 import { resolveProjectRoot } from "../sources/project-root.ts";
 
 export interface SettingsInput {
@@ -37,7 +38,11 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   // configured (a faster start).
   const copies =
     config.git.repos.length > 0
-      ? (await import("../refresh/git/git-copies.ts")).repoConfigFiles(config, verifiedCopy)
+      ? (await import("../refresh/git/git-copies.ts")).repoConfigFiles(
+          config,
+          verifiedCopy,
+          lockPath({ file: config.lock.file, projectDir, home: config.home, cwd }),
+        )
       : [];
   const repoFiles = copies.filter((c) => !c.project).map((c) => c.file);
   const sourceFiles = [...copies.map((c) => c.file), ...explicitSourceConfigFiles(config)];

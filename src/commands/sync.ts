@@ -1,5 +1,6 @@
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
+import type { RepoReport } from "../refresh/git/git-sync-types.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
@@ -96,7 +97,7 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
-      ? `FAILED: ${r.error.message}${r.commit_hash ? " (the local copy is still served)" : ""}`
+      ? `FAILED: ${r.error.message}${failedCopy(r)}`
       : r.cloned
         ? `cloned, ${plural(r.files_changed, "file")}`
         : r.changed
@@ -112,4 +113,13 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
 
 function skills(count: number): string {
   return `${count} skill${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * What a failed repository's copy serves now, unless its message says it (a commit trust.allowed_signers
+ * refused: git-repo.ts's keepVerified).
+ */
+function failedCopy(r: RepoReport): string {
+  if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID") return "";
+  return r.served ? " (the local copy is still served)" : " (the local copy is not served: see `skillhub doctor`)";
 }

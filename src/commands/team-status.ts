@@ -1,10 +1,16 @@
 import { readJsonlFile } from "../analytics/jsonl.ts";
 import { bufferFile } from "../analytics/setup.ts";
 import type { Hub } from "../server/hub.ts";
+import { capitalised } from "../util/plural.ts";
 
 /** Count of events waiting in the buffer file (read by the bounded reader: a FIFO there counts none). */
 function bufferedEvents(hub: Hub): number {
   return readJsonlFile(bufferFile(hub.config)).events.length;
+}
+
+/** The configured repositories whose copy is not served (none, not verified, or its folder leads out of it). */
+export function unservedRepos(hub: Hub): string[] {
+  return (hub.git?.status() ?? []).filter((r) => !r.served).map((r) => r.name);
 }
 
 /** Git repositories and analytics, for `doctor --json`. */
@@ -37,7 +43,16 @@ export function teamLines(hub: Hub): string[] {
           ? `    copy ${r.dir} at ${r.state.commit.slice(0, 7)}, last synced ${r.state.last_sync}`
           : `    not synced yet: no local copy, so no skills from this repository. Run \`skillhub sync\` (or start the server with network access) and see its message.`,
       );
-      if (r.not_served) lines.push(`    not served: ${r.not_served} (trust.allowed_signers)`);
+      if (r.state?.last_error)
+        lines.push(`    the last sync failed (${r.state.last_error.at}): ${r.state.last_error.message}`);
+      const served = hub.catalog.sources.find((s) => s.label === r.name)?.served ?? 0;
+      if (r.served) lines.push(`    served: ${served} skill${served === 1 ? "" : "s"}`);
+      else if (r.not_served)
+        lines.push(
+          `    not served: ${r.not_served.replace(/\.$/, "")} (trust.allowed_signers). ${capitalised(r.fix ?? "")}.`,
+        );
+      else if (r.state && r.path)
+        lines.push(`    not served: its folder ${r.path} leads outside the repository through a link.`);
     }
   }
   const buffered = bufferedEvents(hub);

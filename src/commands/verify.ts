@@ -88,7 +88,7 @@ export const runVerify: CommandRun = async (ctx) => {
     }
     if (changes.length === 0) return 0;
     ctx.out(
-      "Review them, then run `skillhub lock` to accept, or restore the files (`skillhub sync` for repositories).\n",
+      "Review them, then run `skillhub lock` to accept them, or restore what the lock records: `skillhub sync --frozen` puts every repository back at its locked commit (a plain `skillhub sync` moves the unpinned ones to their branch tip and writes that to the lock); restore a folder's files from version control.\n",
     );
     return 1;
   } finally {

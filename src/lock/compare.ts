@@ -128,5 +128,5 @@ function missingDetail(url: string, missing: ReadonlyMap<string, string | undefi
   const notServed = missing.get(label);
   return notServed
     ? `the copy of ${url} is not served (${notServed.replace(/\.$/, "")})`
-    : `no local copy of ${url}; run \`skillhub sync\``;
+    : `no local copy of ${url}; run \`skillhub sync --frozen\` to fetch the locked commit`;
 }

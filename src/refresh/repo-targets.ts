@@ -1,5 +1,6 @@
-import { join, posix } from "node:path";
+import { join, posix, resolve } from "node:path";
 import type { Config, RepoEntryConfig } from "../config/schema.ts";
+import { LOCKFILE_NAME } from "../lock/lockfile.ts";
 import { isReservedLabel } from "../sources/source-list.ts";
 import { ConfigError } from "../util/errors.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
@@ -53,17 +54,24 @@ export function targetKey(target: RepoTarget): string {
  * URL, one per repository and folder (duplicates dropped), each with a unique
  * source label and its copy's folder under `<home>/repos`. An entry's own
  * `ref` or `branch` wins over SKILLS_REF / SKILLS_BRANCH. Throws ConfigError.
+ *
+ * `lock` is the skillhub.lock that pins these copies (lock/location.ts; SkillHub's own lock when
+ * unset). A project's lock gets copies of its own: a pin, a frozen commit or a sync in one project
+ * must never change the files another project serves, so two projects never share a copy. The runs
+ * of one project (its servers, `skillhub sync`, `verify`) read the same lock and share theirs.
  */
 export function repoTargets(options: {
   repos: readonly (string | RepoEntryConfig)[];
   branch: string;
   ref?: string;
   home: string;
+  lock?: string;
 }): RepoTarget[] {
   checkBranch(options.branch, "SKILLS_BRANCH / git.branch");
   if (options.ref !== undefined) checkRef(options.ref, "SKILLS_REF / git.ref");
   const used = new Set<string>();
   const targets: RepoTarget[] = [];
+  const forLock = copySuffix(options.home, options.lock);
   for (const item of options.repos) {
     const entry = repoEntry(item);
     const raw = entry.url;
@@ -81,8 +89,9 @@ export function repoTargets(options: {
     const path = repoPath(entry.path, where);
     const parsed = parseRepo(raw);
     // Each folder of a repository has its own copy, so that one sync never waits for another's lock.
-    const slug = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
-    if (targets.some((t) => t.spec.slug === slug)) continue;
+    const source = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
+    if (targets.some((t) => t.spec.slug === `${source}${forLock}`)) continue;
+    const slug = `${source}${forLock}`;
     const name = path ? `${parsed.name}-${path.split("/").pop()}` : parsed.name;
     // A repository never takes a fixed source's label.
     const wanted = isReservedLabel(name) ? `repo-${name}` : name;
@@ -103,9 +112,25 @@ export function repoTargets(options: {
   return targets;
 }
 
-/** The targets of a configuration (repoTargets of its git settings). */
-export function configRepoTargets(config: Config): RepoTarget[] {
-  return repoTargets({ repos: config.git.repos, branch: config.git.branch, ref: config.git.ref, home: config.home });
+/** The targets of a configuration (repoTargets of its git settings), their copies those of `lock`'s. */
+export function configRepoTargets(config: Config, lock?: string): RepoTarget[] {
+  return repoTargets({
+    repos: config.git.repos,
+    branch: config.git.branch,
+    ref: config.git.ref,
+    home: config.home,
+    ...(lock ? { lock } : {}),
+  });
+}
+
+/**
+ * What ends the folder name of the copies `lock` pins: nothing for SkillHub's own lock (the copies
+ * of runs outside any project, named as before copies were kept per project), else 8 hex of its path.
+ */
+function copySuffix(home: string, lock: string | undefined): string {
+  if (lock === undefined) return "";
+  const file = resolve(lock);
+  return file === resolve(home, LOCKFILE_NAME) ? "" : `-${hash8(file)}`;
 }
 
 /**

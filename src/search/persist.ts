@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { catalogStamps } from "../catalog/catalog-stamps.ts";
@@ -14,7 +14,7 @@ import {
   readIndexHeader,
 } from "./index-file.ts";
 import { INDEX_SCHEMA_VERSION } from "./index-settings.ts";
-import { mapFile } from "./mapped-file.ts";
+import { INDEX_MODE, mapOrRead } from "./mapped-file.ts";
 
 /** `stale`: ours, from another SkillHub version — rebuilt without a warning. */
 export type LoadResult =
@@ -40,9 +40,10 @@ export function indexFilePath(cacheDir: string, sourceDirs: readonly string[]): 
 
 /**
  * Read and check a persisted index (index-file.ts), with `pause` between fields; never throws for a
- * missing, foreign or corrupt file. The file is mapped, not read: the postings stay in the
- * page cache and only the pages a query reads become resident (most of 18 MB at 10,000 skills is never
- * touched). Safe because every write of an index file goes to a temporary file renamed into place: a
+ * missing, foreign or corrupt file, nor for one that is not this user's own regular file
+ * (util/own-file.ts), which is not read and is replaced by the next save. The file is mapped, not
+ * read: the postings stay in the page cache and only the pages a query reads become resident (most
+ * of 18 MB at 10,000 skills is never touched). Safe because every write of an index file goes to a temporary file renamed into place: a
  * mapped file is never changed or truncated, only replaced, and the mapping keeps the old one. Mapped
  * privately, so that nothing written to a decoded array could reach the file. The file's pages a query
  * made resident go back at each memory release, by mapping it again (mapped-file.ts).
@@ -91,7 +92,7 @@ export async function saveIndexFile(
 ): Promise<void> {
   const pieces = await encodeIndexFileAsync(indexHeader(fingerprint), parts, pause);
   dropOldIndex(path);
-  await writeAtomic(path, pieces);
+  await writeAtomic(path, pieces, { mode: INDEX_MODE });
 }
 
 /** saveIndexFile at shutdown, when the process may exit before an asynchronous write would end. */
@@ -102,17 +103,7 @@ export function saveIndexFileSync(path: string, fingerprint: string, parts: Inde
 /** An encoded index written atomically, blocking (at shutdown; in a worker, where nothing else waits). */
 export function writeIndexFileSync(path: string, pieces: Uint8Array[]): void {
   dropOldIndex(path);
-  writeAtomicSync(path, pieces);
-}
-
-/** A file's bytes, mapped; read into memory where it cannot be mapped (an empty file, a file system without mmap). */
-function mapOrRead(path: string): { bytes: Uint8Array; mapped: boolean } {
-  try {
-    return { bytes: mapFile(path), mapped: true };
-  } catch (error) {
-    if (errnoCode(error) === "ENOENT") throw error;
-    return { bytes: readFileSync(path), mapped: false };
-  }
+  writeAtomicSync(path, pieces, { mode: INDEX_MODE });
 }
 
 /** The header of an index saved now for a catalog of `fingerprint`. */

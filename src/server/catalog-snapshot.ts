@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { Catalog, type SourceScan } from "../catalog/catalog.ts";
 import { catalogStamps } from "../catalog/catalog-stamps.ts";
@@ -10,6 +10,7 @@ import type { Diagnostic } from "../util/diagnostic.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
+import { openOwnFile } from "../util/own-file.ts";
 import { VERSION } from "../version.ts";
 import type { Hub } from "./hub.ts";
 import type { KeptNamedSkill } from "./instructions.ts";
@@ -139,7 +140,7 @@ export function readSnapshot(
   let line: string | undefined;
   let identity: Stats;
   try {
-    const fd = openOwn(file);
+    const fd = openOwnFile(file);
     try {
       identity = fstatSync(fd);
       line = firstLine(fd);
@@ -190,7 +191,7 @@ export function readSnapshot(
     named,
     catalog: () => {
       try {
-        const fd = openOwn(file);
+        const fd = openOwnFile(file);
         try {
           const now = fstatSync(fd);
           if (now.ino !== identity.ino || now.dev !== identity.dev)
@@ -217,28 +218,6 @@ function servedTest(served: readonly ServedSource[]): IsServed {
 
 /** Permission bits of a saved snapshot: the user's cache, nobody else's to read or write. */
 const SNAPSHOT_MODE = 0o600;
-
-/**
- * A descriptor on `file` when it is a snapshot this user could have written: a regular file (not a link,
- * a FIFO or a device: opened without following or blocking), owned by this user, writable by nobody else.
- * Security: the cache folder may be shared (DB_PATH): what another user wrote there would otherwise be
- * listed to the model, and its parses taken for this user's files. Throws, saying why, otherwise.
- */
-function openOwn(file: string): number {
-  const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error("not a regular file");
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) throw new Error(`owned by user ${stat.uid}, not this one (${uid})`);
-    if (uid !== undefined && (stat.mode & 0o022) !== 0)
-      throw new Error(`writable by other users (mode ${(stat.mode & 0o777).toString(8)})`);
-    return fd;
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-}
 
 /**
  * The file's first line, read in chunks: at 10,000 skills the whole file is megabytes, and reading it

@@ -106,6 +106,7 @@ export class Hub implements ToolDeps {
     this.git = GitSync.fromConfig(options.config, this.logger, {
       runner: { env: options.env },
       pins: () => lockedPins(this.lockFile()),
+      lockFile: () => this.lockFile(),
       ...options.git,
     });
     if (options.config.lock.frozen)
@@ -263,7 +264,10 @@ export class Hub implements ToolDeps {
     const next = this.computeRoot(uris);
     if (next.dir === this.root.dir) return;
     this.logger.info(`project root is now ${next.dir ?? "(none)"} (${next.how})`);
+    const lock = this.lockFile();
     this.root = next;
+    // Another project's lock pins other copies (repo-targets.ts): they are synced to it, and its end rescans.
+    if (this.git && this.lockFile() !== lock && !this.closed) void this.git.refresh("project root changed");
     void this.refresher.rescan("project root changed");
   }
 

@@ -60,9 +60,13 @@ export async function writeAtomic(
 }
 
 /** Write `pieces` to `path` atomically, blocking, piece by piece (never a second copy of them all in memory). */
-export function writeAtomicSync(path: string, pieces: readonly (Uint8Array | string)[]): void {
+export function writeAtomicSync(
+  path: string,
+  pieces: readonly (Uint8Array | string)[],
+  options: AtomicWriteOptions = {},
+): void {
   const temp = tempBeside(path);
-  const mode = modeOf(path);
+  const mode = options.mode ?? modeOf(path);
   try {
     const fd = openSync(temp, "w");
     try {

@@ -4,6 +4,7 @@ import { run } from "../../src/cli.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { explicitSourceConfigFiles, restrictSourceConfig } from "../../src/config/source-config.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { git } from "../helpers/git.ts";
 
 afterAll(cleanupTemp);
 
@@ -229,6 +230,10 @@ describe("config.yaml of skills folders", () => {
       join(copy, "config.yaml"),
       "git:\n  branch: develop\nanalytics:\n  enabled: true\n  endpoint: https://hooks.example.com/x\n",
     );
+    // A copy as a sync leaves it (a git checkout), so that doctor finds it served.
+    git(["init", "--quiet"], copy);
+    git(["add", "-A"], copy);
+    git(["commit", "--quiet", "-m", "copy"], copy);
     const out: string[] = [];
     const io = { out: (t: string) => void out.push(t), err: () => {}, cwd: home };
     const env = { HOME: home, SKILLS_REPO: url, SKILLHUB_RESCAN_SECONDS: "0" };

@@ -139,9 +139,12 @@ describe("a global lock written outside any project, then used inside one", () =
     const home = JSON.parse(readFileSync(globalLock(m), "utf8"));
     expect(Object.keys(home.sources)).toHaveLength(1);
     expect(Object.keys(home.skills)).toHaveLength(1);
-    // In the project: the project lock takes the repository; the global one, with nothing personal, is not rewritten.
-    const locked = await cli(m, ["lock"], { SKILLS_REPO: remote.url });
-    expect(locked.out).toBe(`Wrote ${m.lock}: 2 skills, 1 git source.\n`);
+    // In the project: the project lock takes the repository (synced into the project's own copy); the
+    // global one, with nothing personal, is not rewritten.
+    const synced = await cli(m, ["sync"], { SKILLS_REPO: remote.url });
+    expect(synced.code).toBe(0);
+    expect(synced.out).toContain(`${m.lock}: written (2 skills).\n`);
+    expect(readFileSync(globalLock(m), "utf8")).toBe(`${JSON.stringify(home, null, 2)}\n`);
     const verified = await cli(m, ["verify"], { SKILLS_REPO: remote.url });
     expect(verified.out).toBe(
       `${m.lock}: verified, 2 skills and 1 git source match.\n${globalLock(m)}: verified, 0 skills and 0 git sources match.\n`,

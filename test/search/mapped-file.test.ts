@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { FullTextIndex } from "../../src/search/fulltext.ts";
@@ -111,4 +111,33 @@ describe("a mapped index gives its resident pages back", () => {
     index.releasePages();
     expect(index.size).toBe(0);
   });
+});
+
+describe("only this user's own regular file is taken for a saved index", () => {
+  test.if(process.platform !== "win32")(
+    "a FIFO at the index path is refused at once (a search never waits on it); a file others may write is not read",
+    async () => {
+      const { file } = await savedIndex();
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      // Another user of a shared cache folder could make it writable by all: not read.
+      chmodSync(file, 0o666);
+      const open = await loadIndexFile(file, pause);
+      expect(open).toMatchObject({ ok: false, missing: false });
+      expect(open.ok ? "" : open.reason).toContain("writable by other users (mode 666)");
+
+      // A FIFO planted there: the load is answered in a child process, which a blocking open would hold.
+      rmSync(file);
+      expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0);
+      const script = `const { loadIndexFile } = await import(${JSON.stringify(join(import.meta.dir, "../../src/search/persist.ts"))});
+const result = await loadIndexFile(${JSON.stringify(file)}, () => Promise.resolve());
+process.stdout.write(JSON.stringify(result));`;
+      const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+      const killer = setTimeout(() => child.kill(), 60_000);
+      const out = await new Response(child.stdout).text();
+      clearTimeout(killer);
+      expect(await child.exited).toBe(0);
+      expect(JSON.parse(out)).toMatchObject({ ok: false, missing: false });
+      expect(JSON.parse(out).reason).toContain("not a regular file");
+    },
+  );
 });

@@ -9,6 +9,7 @@ import { configRepoTargets } from "../repo-targets.ts";
 /**
  * The `config.yaml` of each configured repository's local copy that exists (read at start-up), and
  * whether a project's skillhub.yaml named the repository (then it has a skills folder's rights only).
+ * The copies are those `lock` pins (repo-targets.ts): the project's, as the server's at start.
  * Security: with trust.allowed_signers, only those of copies `verified` (GitSync.servesCopy) passed: a
  * copy that is not served (unsigned, signed by a key since removed, changed on disk) must not choose where
  * usage events and search queries are sent, nor how skills are matched. None before the check at start.
@@ -16,8 +17,9 @@ import { configRepoTargets } from "../repo-targets.ts";
 export function repoConfigFiles(
   config: Config,
   verified: (copy: string) => boolean = () => false,
+  lock?: string,
 ): { file: string; project: boolean }[] {
-  return configRepoTargets(config)
+  return configRepoTargets(config, lock)
     .filter((target) => !config.trust.allowed_signers || verified(target.dir))
     .map((target) => ({ file: join(target.dir, "config.yaml"), project: target.project === true }))
     .filter(({ file }) => existsSync(file));

@@ -30,6 +30,8 @@ export interface RepoState {
   ref?: string;
   commit: string;
   last_sync: string;
+  /** The last sync's failure, when the last sync failed (cleared by a successful one). */
+  last_error?: { code: string; message: string; at: string };
 }
 
 /**
@@ -38,7 +40,7 @@ export interface RepoState {
  * clones (shallow); later ones fetch. The copy is a cache: local edits or
  * commits are discarded (with a warning) so that it always equals the remote.
  * With `want.allowedSigners`, a commit not signed by a listed key is refused
- * and the copy keeps its last good checkout. Throws GitError.
+ * and the copy keeps its last verified checkout (keepVerified). Throws GitError.
  */
 export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncWant = {}): Promise<RepoSyncResult> {
   const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
@@ -57,7 +59,14 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   if (previous === null) return clone(target, ctx, want, warnings);
 
   const tip = await fetchWanted(target, ctx, target.dir, want, false);
-  if (want.allowedSigners) await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
+  if (want.allowedSigners) {
+    try {
+      await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
+    } catch (error) {
+      if (!(error instanceof GitError) || error.code !== "GIT_SIGNATURE_INVALID") throw error;
+      throw await keepVerified(target, ctx, previous, want.allowedSigners, error);
+    }
+  }
   const following = !target.ref && !want.commit;
   const branch = target.branch;
   // Entries marked skip-worktree or assume-unchanged are changes git status does not report.
@@ -125,7 +134,11 @@ async function clone(
     await local({ ...target, dir: temp }, ctx, ["remote", "add", "origin", target.spec.url], temp);
     const tip = await fetchWanted(target, ctx, temp, want, true);
     // Security: an unsigned or wrongly signed commit never becomes a copy.
-    if (want.allowedSigners) await verifySigned(target, ctx, temp, tip, want.allowedSigners);
+    if (want.allowedSigners)
+      await verifySigned(target, ctx, temp, tip, want.allowedSigners).catch((error) => {
+        if (!(error instanceof GitError)) throw error;
+        throw new GitError(error.code, `${error.message} No copy was made.`, { details: error.details });
+      });
     const following = !target.ref && !want.commit;
     await local({ ...target, dir: temp }, ctx, [
       "checkout",
@@ -150,7 +163,44 @@ async function clone(
   return { commit, previous: null, changed: true, filesChanged: files, cloned: true, warnings };
 }
 
-/** A local command that must succeed. */
+/**
+ * trust.allowed_signers refused the commit a sync wanted (`refusal`): the copy stays at `previous` when that
+ * commit is signed by a listed key, its files put back to it when they were changed (so that it is
+ * served, as verifyCopy requires); else nothing of the repository can be served until a signed commit is
+ * pushed. Returns the refusal, saying which.
+ */
+async function keepVerified(
+  target: RepoTarget,
+  ctx: SyncContext,
+  previous: string,
+  signers: string,
+  refusal: GitError,
+): Promise<GitError> {
+  const said = (text: string) => new GitError(refusal.code, `${refusal.message} ${text}`, { details: refusal.details });
+  // No usable signers file: nothing can be checked, the copy included.
+  if (refusal.details.commit === undefined) return said("The copy is not served until then.");
+  const short = previous.slice(0, 12);
+  try {
+    await verifySigned(target, ctx, target.dir, previous, signers);
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    return said(
+      `The copy's own commit ${short} is not signed by a listed key either, so nothing of ${target.spec.url} can be served until someone whose key ${signers} lists pushes a signed commit to ${target.ref ?? target.branch}.`,
+    );
+  }
+  if (!(await changedSince(target, ctx, previous, true)))
+    return said(`The copy stays at its last verified commit ${short}, which is served.`);
+  const current = (
+    await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
+  ).stdout.trim();
+  await rm(join(target.dir, ".git", "index"), { force: true });
+  await local(target, ctx, ["checkout", "--quiet", "--force", ...(current ? ["-B", current] : ["--detach"]), previous]);
+  await local(target, ctx, ["clean", "-ffdqx"]);
+  return said(
+    `The copy was put back at its last verified commit ${short} (local changes in ${target.dir} discarded), which is served.`,
+  );
+}
+
 /**
  * Whether the copy's files differ from `commit`. With allowed signers the copy must be exactly its commit
  * (git-trust.ts's verifyCopy): ignored files count, and the copy's own index is not trusted.
@@ -213,6 +263,21 @@ function writeState(target: RepoTarget, commit: string, now: () => number): void
     writeFileSync(stateFile(target.dir), `${JSON.stringify(state, null, 2)}\n`);
   } catch {
     // Only `doctor` and last_sync after a restart read it.
+  }
+}
+
+/**
+ * Record a failed sync in the copy's state (for `doctor`): the state of the last successful sync stays.
+ * Without a copy there is nowhere to keep it: `doctor` says there is no copy.
+ */
+export function recordFailure(dir: string, error: { code: string; message: string }, now: () => number): void {
+  const state = readState(dir);
+  if (!state) return;
+  const last_error = { code: error.code, message: error.message, at: new Date(now()).toISOString() };
+  try {
+    writeFileSync(stateFile(dir), `${JSON.stringify({ ...state, last_error }, null, 2)}\n`);
+  } catch {
+    // Only `doctor` reads it.
   }
 }
 

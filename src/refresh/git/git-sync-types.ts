@@ -14,6 +14,11 @@ export interface GitSyncOptions {
    * repository when `frozen`, until `skillhub sync --update`. Default: none.
    */
   pins?: () => ReadonlyMap<string, { ref: string; commit: string }>;
+  /**
+   * The skillhub.lock that pins the copies now (the project's, lock/location.ts): each lock has copies
+   * of its own (repo-targets.ts). Default: SkillHub's own lock, whose copies are `<home>/repos/<slug>`.
+   */
+  lockFile?: () => string;
   /** Frozen mode: every repository in the lock stays at its locked commit. Default false. */
   frozen?: boolean;
   /** trust.allowed_signers: accept only commits signed by a key of this SSH allowed-signers file. */
@@ -56,6 +61,8 @@ export interface RepoReport {
   files_changed: number;
   /** This sync made the first local copy. */
   cloned?: true;
+  /** After this sync, the copy on disk is served (there is one, and trust.allowed_signers passed it). */
+  served: boolean;
   error?: { code: string; message: string };
   warnings: string[];
 }

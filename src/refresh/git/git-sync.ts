@@ -4,26 +4,27 @@ import type { Config } from "../../config/schema.ts";
 import type { GitHead } from "../../lock/build.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
+import { capitalised } from "../../util/plural.ts";
 import { repoTargets } from "../repo-targets.ts";
-import { type RepoAuth, repoAuth } from "./git-auth.ts";
+import { repoAuth } from "./git-auth.ts";
 import { repoSkillsDir } from "./git-copies.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
-import { head, type RepoState, readState, syncRepo } from "./git-repo.ts";
+import { head, type RepoState, readState, recordFailure, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
 import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
-import { verifyCopy } from "./git-trust.ts";
+import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
 
 /**
  * Keeps local copies of the team's skill repositories: a first sync at
  * start-up, then one every `intervalMs`, never two at once. Listeners hear about every completed sync.
  */
 export class GitSync {
-  readonly targets: readonly RepoTarget[];
   private readonly git: GitRunner;
-  private readonly auth = new Map<string, RepoAuth>();
+  /** The targets for the lock they were made for (their copies are that lock's: repo-targets.ts). */
+  private made: { lock: string | undefined; targets: readonly RepoTarget[] };
   private readonly listeners = new Set<(outcome: SyncOutcome) => void>();
   private readonly failing = new Set<string>();
   /** Targets whose path leads out of their copy, warned about once. */
@@ -36,21 +37,29 @@ export class GitSync {
   /** trust.allowed_signers: commits whose signature this process verified (a commit never changes). */
   private readonly signed = new Set<string>();
   /** trust.allowed_signers: each copy's last verdict by slug: null when verified, else why it is not served. */
-  private readonly trust = new Map<string, string | null>();
+  private readonly trust = new Map<string, CopyVerdict | null>();
   /** The copies on disk were verified before the first sync. */
   private verifiedAtStart = false;
 
   constructor(private readonly options: GitSyncOptions) {
     this.now = options.now ?? Date.now;
     this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
-    this.targets = repoTargets(options);
-    for (const target of this.targets) {
-      // Security: a repository a project's skillhub.yaml names is the project's choice, not the user's:
-      // the user's token is never sent to it (git's own credential helpers and SSH keys still apply).
-      this.auth.set(target.spec.slug, repoAuth(target.spec, options.token, target.project));
+    const lock = options.lockFile?.();
+    this.made = { lock, targets: repoTargets({ ...options, lock }) };
+    for (const target of this.made.targets) {
       const state = readState(target.dir);
       if (state && (this.lastSync === null || state.last_sync < this.lastSync)) this.lastSync = state.last_sync;
     }
+  }
+
+  /**
+   * The configured repositories, their copies those of the lock that pins them now (lockFile): a
+   * server whose project root changes serves, and syncs, the new project's copies.
+   */
+  get targets(): readonly RepoTarget[] {
+    const lock = this.options.lockFile?.();
+    if (lock !== this.made.lock) this.made = { lock, targets: repoTargets({ ...this.options, lock }) };
+    return this.made.targets;
   }
 
   /** Build one from the configuration, or undefined when no repository is configured. */
@@ -101,17 +110,21 @@ export class GitSync {
     if (!signers) return false;
     let changed = false;
     for (const target of this.targets) {
-      let verdict: string | null;
-      if (!existsSync(join(target.dir, ".git"))) verdict = "there is no copy yet";
+      let verdict: CopyVerdict | null;
+      if (!existsSync(join(target.dir, ".git")))
+        verdict = { why: "there is no copy yet", fix: "a sync that succeeds makes one" };
       else {
         try {
           verdict = (await verifyCopy(target, { git: this.git, signed: this.signed }, signers)) ?? null;
         } catch (error) {
-          verdict = `it cannot be checked (${errorMessage(error)})`;
+          verdict = {
+            why: `it cannot be checked (${errorMessage(error)})`,
+            fix: "it is checked again after the next sync (`skillhub sync`, refresh_skills)",
+          };
         }
       }
       const before = this.trust.get(target.spec.slug);
-      if (before === verdict) continue;
+      if (before === verdict || (before && verdict && before.why === verdict.why)) continue;
       this.trust.set(target.spec.slug, verdict);
       changed = true;
       const log = this.options.logger;
@@ -120,7 +133,7 @@ export class GitSync {
           log.info(`repo ${target.label}: the copy is verified (trust.allowed_signers); served again.`);
       } else if (existsSync(join(target.dir, ".git")))
         log.error(
-          `repo ${target.label}: the copy in ${target.dir} is not served: ${verdict.replace(/\.$/, "")} (trust.allowed_signers). A successful sync replaces it: run \`skillhub sync\` or call refresh_skills.`,
+          `repo ${target.label}: the copy in ${target.dir} is not served: ${verdict.why.replace(/\.$/, "")} (trust.allowed_signers). ${capitalised(verdict.fix)}.`,
         );
     }
     return changed;
@@ -141,8 +154,12 @@ export class GitSync {
     path?: string;
     project?: true;
     state?: RepoState;
+    /** The copy's skills are served: there is a copy, its path stays inside it, trust.allowed_signers passed it. */
+    served: boolean;
     /** trust.allowed_signers: why the copy on disk is not served. */
     not_served?: string;
+    /** trust.allowed_signers: what serves it again. */
+    fix?: string;
   }[] {
     return this.targets.map((t) => ({
       name: t.label,
@@ -153,9 +170,13 @@ export class GitSync {
       ...(t.path ? { path: t.path } : {}),
       ...(t.project ? { project: t.project } : {}),
       state: readState(t.dir),
+      served: existsSync(join(t.dir, ".git")) && this.served(t) && repoSkillsDir(t.dir, t.path) !== undefined,
       // A copy on disk that is not served; no copy at all is said by `state` being absent.
       ...(this.options.allowedSigners && this.trust.get(t.spec.slug) !== null && existsSync(join(t.dir, ".git"))
-        ? { not_served: this.trust.get(t.spec.slug) ?? "not verified yet" }
+        ? {
+            not_served: this.trust.get(t.spec.slug)?.why ?? "not verified yet",
+            fix: this.trust.get(t.spec.slug)?.fix ?? "it is checked at the next sync",
+          }
         : {}),
     }));
   }
@@ -184,7 +205,7 @@ export class GitSync {
           return {
             ...base,
             commit: null,
-            ...(copy ? { notServed: this.trust.get(t.spec.slug) ?? "not verified" } : {}),
+            ...(copy ? { notServed: this.trust.get(t.spec.slug)?.why ?? "not verified" } : {}),
           };
         return { ...base, commit: copy ? await head(t.dir, { git: this.git }) : null };
       }),
@@ -257,9 +278,16 @@ export class GitSync {
       await this.verifyCopies();
     }
     const pins = this.readPins();
-    const repos = await Promise.all(this.targets.map((t) => this.syncOne(t, reason, this.want(t, pins))));
+    const targets = this.targets;
+    const repos = await Promise.all(targets.map((t) => this.syncOne(t, reason, this.want(t, pins))));
     // After every sync, whatever its result: a failed one leaves the copy as it was, which may have changed.
     const trustChanged = await this.verifyCopies();
+    // Said once the copies are checked, so that a failure says whether the copy on disk is served.
+    targets.forEach((target, i) => {
+      const report = repos[i];
+      if (report) report.served = existsSync(join(target.dir, ".git")) && this.served(target);
+      if (report?.error && report.error.code !== "GIT_LOCKED") this.reportFailure(target, report.error, reason);
+    });
     const success = repos.every((r) => r.success);
     if (success) this.lastSync = new Date(this.now()).toISOString();
     const outcome: SyncOutcome = {
@@ -321,6 +349,7 @@ export class GitSync {
           changed: false,
           commit_hash: readState(target.dir)?.commit ?? null,
           files_changed: 0,
+          served: false,
           error: { code: "GIT_LOCKED", message },
           warnings: [],
         };
@@ -329,8 +358,9 @@ export class GitSync {
         target,
         {
           git: this.git,
-          // Security: a target without its own (none is) gets no token and a project's transports.
-          auth: this.auth.get(target.spec.slug) ?? repoAuth(target.spec, undefined, true),
+          // Security: a repository a project's skillhub.yaml names is the project's choice, not the user's:
+          // the user's token is never sent to it (git's own credential helpers and SSH keys still apply).
+          auth: repoAuth(target.spec, this.options.token, target.project),
           now: this.now,
           progress: this.options.progress ?? ((line) => log.debug(line)),
           timeoutMs,
@@ -358,13 +388,14 @@ export class GitSync {
         changed: result.changed,
         commit_hash: result.commit,
         files_changed: result.filesChanged,
+        served: false,
         ...(result.cloned ? { cloned: true as const } : {}),
         warnings: result.warnings,
       };
     } catch (error) {
       const failure =
         error instanceof GitError ? error : new GitError("GIT_FAILED", errorMessage(error), { cause: error });
-      this.reportFailure(target, failure, reason);
+      recordFailure(target.dir, failure, this.now);
       const state = readState(target.dir);
       return {
         ...base,
@@ -372,6 +403,7 @@ export class GitSync {
         changed: false,
         commit_hash: state?.commit ?? null,
         files_changed: 0,
+        served: false,
         error: { code: failure.code, message: failure.message },
         warnings: [],
       };
@@ -380,19 +412,28 @@ export class GitSync {
     }
   }
 
-  /** Warn, keep serving the local copy, retry at the next interval. Repeats of the same failure go to DEBUG. */
-  private reportFailure(target: RepoTarget, error: GitError, reason: string): void {
+  /**
+   * Warn, say what is served now (the local copy, unless trust.allowed_signers keeps it from being served,
+   * or nothing), retry at the next interval. Repeats of the same failure go to DEBUG.
+   */
+  private reportFailure(target: RepoTarget, error: { code: string; message: string }, reason: string): void {
     const state = readState(target.dir);
     const copy = existsSync(join(target.dir, ".git"));
+    const verdict = this.trust.get(target.spec.slug);
+    const serving = !copy
+      ? "There is no local copy yet, so this repository's skills are unavailable until a sync succeeds"
+      : this.served(target)
+        ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
+        : `The local copy is not served${verdict ? ` (${verdict.why.replace(/\.$/, "")}): ${verdict.fix}` : ""}`;
+    const retry = this.options.retry ?? "call refresh_skills, or run `skillhub sync`";
+    // A command (no background sync) says how to try again; a server, when it will.
     const next =
       this.options.intervalMs > 0
-        ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min`
-        : "background sync is off";
-    const serving = copy
-      ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
-      : "There is no local copy yet, so this repository's skills are unavailable until a sync succeeds";
-    const retry = this.options.retry ?? "call refresh_skills, or run `skillhub sync`";
-    const line = `repo ${target.label}: ${error.message} ${serving}; ${next} (${retry}).`;
+        ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min (${retry})`
+        : retry;
+    // A refused commit's message already says what the copy serves (git-repo.ts's keepVerified).
+    const said = copy && error.code === "GIT_SIGNATURE_INVALID";
+    const line = `repo ${target.label}: ${error.message}${said ? "" : ` ${serving};`} ${said ? capitalised(next) : next}.`;
     const auth =
       error.code === "GIT_AUTH_FAILED" ||
       error.code === "GIT_BRANCH_NOT_FOUND" ||

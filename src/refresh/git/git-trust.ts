@@ -73,7 +73,7 @@ export async function verifySigned(
   const refuse = (why: string) =>
     new GitError(
       "GIT_SIGNATURE_INVALID",
-      `refused commit ${commit.slice(0, 12)} of ${target.spec.url}: ${why}. trust.allowed_signers accepts only commits signed by a listed key; the last good checkout is kept.`,
+      `refused commit ${commit.slice(0, 12)} of ${target.spec.url}: ${why}. trust.allowed_signers accepts only commits signed by a listed key.`,
       { details: { url: target.spec.url, commit } },
     );
   // Bounded and non-blocking (a FIFO here would hold ssh-keygen, and so the sync, until git's timeout).
@@ -82,8 +82,8 @@ export async function verifySigned(
     throw new GitError(
       "GIT_SIGNATURE_INVALID",
       file.missing
-        ? `the allowed-signers file ${signers} (trust.allowed_signers) does not exist, so no commit of ${target.spec.url} can be trusted; fix the path. The last good checkout is kept.`
-        : `the allowed-signers file cannot be used: ${file.reason.replace(/\.$/, "")}; no commit of ${target.spec.url} can be trusted until it is fixed. The last good checkout is kept.`,
+        ? `the allowed-signers file ${signers} (trust.allowed_signers) does not exist, so no commit of ${target.spec.url} can be trusted; fix the path.`
+        : `the allowed-signers file cannot be used: ${file.reason.replace(/\.$/, "")}; no commit of ${target.spec.url} can be trusted until it is fixed.`,
     );
   const raw = await ctx.git.run(["cat-file", "commit", commit], { cwd: dir });
   if (raw.code !== 0) throw refuse(`it cannot be read (${gitMessage(raw.stderr) || `exit ${raw.code}`})`);
@@ -117,31 +117,54 @@ export async function verifySigned(
   ctx.signed?.add(commit);
 }
 
+/** Why a copy on disk is not served, and what brings it back. */
+export interface CopyVerdict {
+  /** A sentence: why not. */
+  why: string;
+  /** A sentence: what serves it again. */
+  fix: string;
+}
+
 /**
  * Whether the copy on disk may be served: undefined when its own git config holds only what SkillHub's
  * clone writes (git-copy-guard.ts), its checked-out commit is signed by an allowed key (verifySigned)
  * and its files are exactly that commit's (no change, no untracked or ignored file, no index entry git
- * skips); else why not, in a sentence.
+ * skips); else why not, and what serves it again.
  */
-export async function verifyCopy(target: RepoTarget, ctx: TrustContext, signers: string): Promise<string | undefined> {
+export async function verifyCopy(
+  target: RepoTarget,
+  ctx: TrustContext,
+  signers: string,
+): Promise<CopyVerdict | undefined> {
   // Security: first, as the answers of the commands below depend on it.
   const settings = await copySettingsProblem(target.dir, ctx.git);
-  if (settings) return settings;
+  const again = "the next sync (`skillhub sync`, refresh_skills) clones it again";
+  if (settings) return { why: settings, fix: again };
   const head = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: target.dir });
   const commit = head.stdout.trim();
-  if (head.code !== 0 || commit === "") return "it has no commit checked out";
+  if (head.code !== 0 || commit === "") return { why: "it has no commit checked out", fix: again };
   try {
     await verifySigned(target, ctx, target.dir, commit, signers);
   } catch (error) {
-    if (error instanceof GitError) return error.message.replace(/; the last good checkout is kept\.$/, ".");
-    throw error;
+    if (!(error instanceof GitError)) throw error;
+    return {
+      why: error.message,
+      fix:
+        error.details.commit === undefined
+          ? "it is checked again once the allowed-signers file is fixed"
+          : `a sync serves it again once ${target.ref ?? target.branch} of ${target.spec.url} has a commit signed by a key in ${signers} (pushed by someone whose key the file lists)`,
+    };
   }
   const changed = await differencesFrom(target.dir, commit, ctx.git);
+  const restore = `\`skillhub sync\` (or refresh_skills) puts its files back at commit ${commit.slice(0, 12)}, or at a newer signed one`;
   if (typeof changed === "string")
-    return `its files cannot be compared with commit ${commit.slice(0, 12)} (${changed})`;
+    return { why: `its files cannot be compared with commit ${commit.slice(0, 12)} (${changed})`, fix: restore };
   if (changed.length === 0) return undefined;
   const first = changed[0]?.slice(3) ?? "";
-  return `its files differ from the signed commit ${commit.slice(0, 12)} (${changed.length} changed, untracked or ignored, e.g. ${first})`;
+  return {
+    why: `its files differ from the signed commit ${commit.slice(0, 12)} (${changed.length} changed, untracked or ignored, e.g. ${first})`,
+    fix: restore,
+  };
 }
 
 /**

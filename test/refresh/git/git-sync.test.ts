@@ -150,7 +150,8 @@ describe("git sync", () => {
       { HOME: home, SKILLS_REPO: url },
       { out: (t) => void (out += t), err: () => undefined, cwd: home },
     );
-    expect(code).toBe(0);
+    // A configured repository whose skills cannot be served is a problem doctor exits 1 for.
+    expect(code).toBe(1);
     expect(out).toContain("not synced yet: no local copy, so no skills from this repository");
   });
 
@@ -264,8 +265,10 @@ describe("skillhub sync", () => {
     const failed = await cli(["sync"], { SKILLS_REPO: "file:///nonexistent/skillhub/x.git" });
     expect(failed.code).toBe(1);
     expect(failed.out).toContain("FAILED: cannot reach");
-    // The command itself is the way to try again: the warning does not send to refresh_skills.
-    expect(failed.err).toContain("(run `skillhub sync` again once that is fixed).");
+    // The command itself is the way to try again: the warning does not send to refresh_skills, nor speak
+    // of a server's background sync.
+    expect(failed.err).toContain("; run `skillhub sync` again once that is fixed.");
+    expect(failed.err).not.toContain("background sync");
     expect(failed.err).not.toContain("refresh_skills");
   });
 

@@ -55,7 +55,7 @@ describe("trust.allowed_signers: only commits signed by a listed SSH key", () =>
     const error = JSON.parse(refused.out).repos[0].error;
     expect(error.code).toBe("GIT_SIGNATURE_INVALID");
     expect(error.message).toBe(
-      `refused commit ${unsigned.slice(0, 12)} of ${remote.url}: it is not signed. trust.allowed_signers accepts only commits signed by a listed key; the last good checkout is kept.`,
+      `refused commit ${unsigned.slice(0, 12)} of ${remote.url}: it is not signed. trust.allowed_signers accepts only commits signed by a listed key. The copy stays at its last verified commit ${good.slice(0, 12)}, which is served.`,
     );
     expect(copyHead(m)).toBe(good);
     expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.team.commit).toBe(good);
@@ -199,7 +199,7 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
       const error = JSON.parse(result.out).repos[0].error;
       expect(error.code).toBe("GIT_SIGNATURE_INVALID");
       expect(error.message).toBe(
-        `refused commit ${pgp.slice(0, 12)} of ${remote.url}: it carries an OpenPGP signature, and only SSH signatures are accepted (git would hand it to gpg or gpgsm, which trust any key of the user's keyring). trust.allowed_signers accepts only commits signed by a listed key; the last good checkout is kept.`,
+        `refused commit ${pgp.slice(0, 12)} of ${remote.url}: it carries an OpenPGP signature, and only SSH signatures are accepted (git would hand it to gpg or gpgsm, which trust any key of the user's keyring). trust.allowed_signers accepts only commits signed by a listed key. No copy was made.`,
       );
       // Nothing of it is served: the first sync found no acceptable commit, so there is no copy.
       expect((await cli(m, ["list", "--json"], env)).out).not.toContain("PGP-signed change");
