@@ -97,10 +97,12 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
     const data = { ...base, ...(showRepos ? { repos } : {}) };
     return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
   }
-  // The local copies are still served: say so, and what to do about the failure.
-  const served = failed.every((r) => r.commit_hash)
+  // What is served now, as it is: a copy trust.allowed_signers refuses is not, and each error says its fix.
+  const served = failed.every((r) => r.served)
     ? "The last synced copies are still served."
-    : "A repository with no local copy yet adds no skills until a sync succeeds.";
+    : failed.every((r) => r.commit_hash)
+      ? "A copy that is not served adds no skills until the failure above is fixed."
+      : "A repository with no local copy yet adds no skills until a sync succeeds.";
   const count = outcome.skills_reindexed;
   const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served} ${count} skill${count === 1 ? " is" : "s are"} indexed.`;
   const first = failed[0]?.error ?? { code: "GIT_FAILED", message };

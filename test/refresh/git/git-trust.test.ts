@@ -246,6 +246,11 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
     expect(s.hub.catalog.get("alpha")).toBeUndefined();
     expect((await s.call("skill", { name: "alpha" })).isError).toBe(true);
     expect(s.logger.lines.join("\n")).toContain("is not served: refused commit");
+    // refresh_skills with the remote gone says the copy is not served, not that it still is.
+    const refreshed = await s.call("refresh_skills");
+    expect(refreshed.isError).toBe(true);
+    expect(String(refreshed.structuredContent?.message)).toContain("A copy that is not served adds no skills");
+    expect(String(refreshed.structuredContent?.message)).not.toContain("still served");
   });
 
   test("a verified copy changed on disk is not served until a sync restores it", async () => {
