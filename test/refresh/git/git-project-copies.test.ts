@@ -2,8 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../../src/cli.ts";
+import { repoTargets } from "../../../src/refresh/repo-targets.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
+import { connect, eventually } from "../../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 
@@ -129,5 +131,31 @@ describe("verify's advice restores what the lock records", () => {
     expect((await cli(mate.home, mate.pa, ["sync", "--frozen"])).code).toBe(0);
     expect((await cli(mate.home, mate.pa, ["verify"])).code).toBe(0);
     expect((await cli(mate.home, mate.pa, ["show", "alpha"])).out).toContain("Version one.");
+  });
+});
+
+describe("a server whose project changes", () => {
+  test("syncs the new project's own copy and serves its skills from it", async () => {
+    const m = machine();
+    const team = remoteRepo("team-skills", { "skills/alpha/SKILL.md": skillText("alpha", "From the team.") });
+    const home = join(m.home, ".skillhub");
+    const copyFor = (project: string) =>
+      repoTargets({ repos: [team.url], branch: "main", home, lock: join(project, "skillhub.lock") })[0]?.dir ?? "";
+    const s = await connect({
+      home: m.home,
+      cwd: m.pa,
+      env: { ...GIT_ENV, HOME: m.home, SKILLS_REPO: team.url, SKILLHUB_WATCH: "0" } as Record<string, string>,
+      hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0, home } },
+    });
+    try {
+      await eventually(() => s.hub.catalog.get("alpha")?.dir.startsWith(copyFor(m.pa)));
+      // What a client's roots/list answer does: the other project's lock pins another copy.
+      s.hub.setClientRoots([`file://${m.pb}`]);
+      await eventually(() => s.hub.catalog.get("alpha")?.dir.startsWith(copyFor(m.pb)));
+      expect(existsSync(copyFor(m.pa))).toBe(true);
+      expect(copyFor(m.pa)).not.toBe(copyFor(m.pb));
+    } finally {
+      await s.close();
+    }
   });
 });
