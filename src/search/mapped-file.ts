@@ -15,9 +15,6 @@ export interface MappedFile {
 /** Bytes compared to tell the same file from a newer one renamed over it: the header, with its time of saving. */
 const HEAD_BYTES = 16 * 1024;
 
-/** Permission bits of a saved index: the user's cache, nobody else's to read or write. */
-export const INDEX_MODE = 0o600;
-
 /**
  * The bytes of the file open on `fd` (openOwnFile), mapped privately (nothing written to a view could
  * reach the file): through its descriptor, so that the file mapped is the one checked, not another

@@ -4,6 +4,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { catalogStamps } from "../catalog/catalog-stamps.ts";
 import { writeAtomic, writeAtomicSync } from "../util/atomic-write.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
+import { OWN_FILE_MODE } from "../util/own-file.ts";
 import type { IndexParts } from "./fulltext.ts";
 import {
   decodeIndexFileAsync,
@@ -14,7 +15,7 @@ import {
   readIndexHeader,
 } from "./index-file.ts";
 import { INDEX_SCHEMA_VERSION } from "./index-settings.ts";
-import { INDEX_MODE, mapOrRead } from "./mapped-file.ts";
+import { mapOrRead } from "./mapped-file.ts";
 
 /** `stale`: ours, from another SkillHub version — rebuilt without a warning. */
 export type LoadResult =
@@ -92,7 +93,7 @@ export async function saveIndexFile(
 ): Promise<void> {
   const pieces = await encodeIndexFileAsync(indexHeader(fingerprint), parts, pause);
   dropOldIndex(path);
-  await writeAtomic(path, pieces, { mode: INDEX_MODE });
+  await writeAtomic(path, pieces, { mode: OWN_FILE_MODE });
 }
 
 /** saveIndexFile at shutdown, when the process may exit before an asynchronous write would end. */
@@ -103,7 +104,7 @@ export function saveIndexFileSync(path: string, fingerprint: string, parts: Inde
 /** An encoded index written atomically, blocking (at shutdown; in a worker, where nothing else waits). */
 export function writeIndexFileSync(path: string, pieces: Uint8Array[]): void {
   dropOldIndex(path);
-  writeAtomicSync(path, pieces, { mode: INDEX_MODE });
+  writeAtomicSync(path, pieces, { mode: OWN_FILE_MODE });
 }
 
 /** The header of an index saved now for a catalog of `fingerprint`. */

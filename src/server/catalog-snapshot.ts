@@ -10,7 +10,7 @@ import type { Diagnostic } from "../util/diagnostic.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
-import { openOwnFile } from "../util/own-file.ts";
+import { OWN_FILE_MODE, openOwnFile } from "../util/own-file.ts";
 import { VERSION } from "../version.ts";
 import type { Hub } from "./hub.ts";
 import type { KeptNamedSkill } from "./instructions.ts";
@@ -216,9 +216,6 @@ function servedTest(served: readonly ServedSource[]): IsServed {
   return (source) => keys.has(key(source));
 }
 
-/** Permission bits of a saved snapshot: the user's cache, nobody else's to read or write. */
-const SNAPSHOT_MODE = 0o600;
-
 /**
  * The file's first line, read in chunks: at 10,000 skills the whole file is megabytes, and reading it
  * before `initialize` is answered would cost what the snapshot saves. Undefined when no line ends.
@@ -388,7 +385,7 @@ export async function saveSnapshot(hub: Hub, file: string, pause: () => Promise<
     }
   }
   try {
-    await writeAtomic(file, paced(), { mode: SNAPSHOT_MODE });
+    await writeAtomic(file, paced(), { mode: OWN_FILE_MODE });
     hub.memory.soon();
   } catch (error) {
     hub.logger.debug(`catalog snapshot not kept (${file}): ${errorMessage(error)}`);

@@ -1,5 +1,8 @@
 import { closeSync, constants, fstatSync, openSync } from "node:fs";
 
+/** Permission bits of a file SkillHub saves for itself: the user's own, nobody else's to read or write. */
+export const OWN_FILE_MODE = 0o600;
+
 /**
  * A descriptor on `path` when it is a file this user could have written: a regular file (not a link, a
  * FIFO or a device: opened without following or blocking), owned by this user, writable by nobody else.
