@@ -3,7 +3,7 @@ import { LOG_LEVELS } from "../util/logger.ts";
 import { once } from "../util/once.ts";
 import { LockConfig, PluginsConfig, TrustConfig } from "./schema-lock.ts";
 import { EmbeddingConfig, SearchConfig } from "./schema-search.ts";
-import { fraction, nonNegativeInt, positiveInt, stringList } from "./schema-values.ts";
+import { fraction, httpUrl, nonNegativeInt, positiveInt, stringList } from "./schema-values.ts";
 
 /**
  * The whole configuration's schema. Keys are the config-file keys (snake_case, as in a skill
@@ -150,7 +150,8 @@ export const AssetsConfig = once(() =>
 export const AnalyticsConfig = once(() =>
   z.strictObject({
     enabled: z.boolean(),
-    endpoint: z.string(),
+    /** Where events are POSTed; empty = nowhere. */
+    endpoint: z.union([z.literal(""), httpUrl()]),
     /** Local JSONL file; enables analytics without an endpoint. */
     file: z.string(),
     /** Seconds between POSTs (SKILLHUB_ANALYTICS_FLUSH_SECONDS). Default 30. */
