@@ -28,19 +28,6 @@ export function readSkillText(skill: Skill): string | undefined {
   return read.ok ? read.text : undefined;
 }
 
-/**
- * The body without frontmatter, or undefined when it cannot be served. With `prefixBytes`, only
- * that much of the file is read (the search index keeps a few thousand characters of a body).
- */
-export function readSkillBody(skill: Skill, prefixBytes?: number): string | undefined {
-  if (prefixBytes === undefined) {
-    const text = readSkillText(skill);
-    return text === undefined ? undefined : skillBody(text);
-  }
-  const read = readSkillSource(skill, prefixBytes, "truncate");
-  return read.ok ? skillBody(read.text) : undefined;
-}
-
 /** Bytes read for a body's start beyond its characters: a usual frontmatter (a few hundred bytes) and some multi-byte text. */
 const START_SLACK_BYTES = 4096;
 /** A frontmatter this long still leaves a body's start in the second read (as the search index's prefix allows). */

@@ -14,7 +14,7 @@ import { fraction, httpUrl, nonNegativeInt, positiveInt, stringList } from "./sc
  */
 
 export const TRANSPORTS = ["stdio", "http"] as const;
-export { EMBEDDING_PROVIDERS, EmbeddingConfig, SEARCH_MODES, SearchConfig } from "./schema-search.ts";
+export { EmbeddingConfig, SearchConfig } from "./schema-search.ts";
 
 export const SourcesConfig = once(() =>
   z.strictObject({

@@ -9,7 +9,6 @@ import { ASSET_TYPES, type AssetDecl, type ScriptArg, type ScriptDecl, type Tree
 export {
   ASSET_TYPES,
   AssetDecl,
-  EXECUTION_MODES,
   ScriptArg,
   ScriptDecl,
   type TreeData,

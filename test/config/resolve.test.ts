@@ -137,11 +137,12 @@ describe("resolveConfig", () => {
     ).message;
     expect(file).toContain("matching.min_score in /c.yaml");
     expect(file).toContain("expected number");
-    for (const [env, data] of [
-      [{ ANALYTICS_ENDPOINT: "ftp://hooks.example/x" }, []],
-      [{}, [{ path: "/c.yaml", data: { analytics: { endpoint: "hooks.example/x" } } }]],
-    ] as const) {
-      const endpoint = failure(() => resolve(env, {}, data)).message;
+    const endpoints = [
+      () => resolve({ ANALYTICS_ENDPOINT: "ftp://hooks.example/x" }),
+      () => resolve({}, {}, [{ path: "/c.yaml", data: { analytics: { endpoint: "hooks.example/x" } } }]),
+    ];
+    for (const attempt of endpoints) {
+      const endpoint = failure(attempt).message;
       expect(endpoint).toMatch(/ANALYTICS_ENDPOINT|analytics\.endpoint in \/c\.yaml/);
       expect(endpoint).toContain("expected an http:// or https:// URL");
     }
