@@ -44,8 +44,10 @@ export interface PathCheckIo {
  * - a ".." segment anywhere ("../x", "a/../../b") is refused, even when it would come back in;
  * - an argument naming something that exists (or whose nearest existing parent exists) under
  *   the skill's folder must resolve, symlinks followed, inside the skill's real folder.
- * Not checked: text inside an argument (`python -c "open('/etc/x')"`), `-o/path` glued to a short
- * option, or what an interpreter does at run time — allow-listing an interpreter trusts it.
+ * - a value glued to short options (`-f/etc/passwd`, `-rfsub/link`): where the letters end is the
+ *   command's business, so every place the value could start is checked.
+ * Not checked: text inside an argument (`python -c "open('/etc/x')"`), or what an interpreter does at
+ * run time — allow-listing an interpreter trusts it.
  */
 export function checkPathArgs(args: readonly string[], skillDir: string, io: PathCheckIo = {}): ArgCheck {
   const realpath = io.realpath ?? realpathSync;
@@ -59,16 +61,30 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
   for (const arg of args) {
     // Security: a NUL byte would cut the argument short in the kernel's exec call.
     if (arg.includes("\0")) return { ok: false, reason: `argument ${JSON.stringify(arg)} contains a NUL byte` };
-    const candidates = [arg];
-    const eq = arg.indexOf("=");
-    if (arg.startsWith("-") && eq > 0) candidates.push(arg.slice(eq + 1));
-    for (const candidate of candidates) {
-      if (arg.startsWith("-") && candidate === arg) continue;
+    for (const candidate of pathCandidates(arg)) {
       const problem = pathProblem(candidate, skillDir, base, realpath, exists);
-      if (problem) return { ok: false, reason: `argument '${arg}' ${problem}` };
+      if (!problem) continue;
+      const glued = candidate !== arg && !arg.startsWith("--");
+      const hint = glued ? " (a value glued to a short option counts as a path: give it as its own argument)" : "";
+      return { ok: false, reason: `argument '${arg}' ${problem}${hint}` };
     }
   }
   return { ok: true };
+}
+
+/**
+ * What in `arg` a command may take for a path: a plain argument itself; the value of `--option=value`;
+ * after `-` and a run of option letters, every place the value may start (`-rfsub/x` is `-r -f sub/x`
+ * to grep; `-rf/x` is `-r -f /x`).
+ */
+function pathCandidates(arg: string): string[] {
+  if (!arg.startsWith("-")) return [arg];
+  const eq = arg.indexOf("=");
+  const starts = eq > 0 ? [arg.slice(eq + 1)] : [];
+  if (arg.startsWith("--")) return starts;
+  const letters = /^-[A-Za-z]*/.exec(arg)?.[0].length ?? 1;
+  for (let i = 2; i <= letters && i < arg.length; i++) starts.push(arg.slice(i));
+  return starts;
 }
 
 /** Whether `path` is neither a regular file nor a folder (stat never blocks, even on a FIFO). */

@@ -53,6 +53,26 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
         dir,
       ),
     ).toEqual({ ok: true });
+    expect(checkPathArgs(["-la", "-n5", "-fout", "-o./out", "-x=out", "-", "-1"], dir)).toEqual({
+      ok: true,
+    });
+  });
+
+  test("a value glued to short options is checked wherever it may start", () => {
+    const dir = skill();
+    for (const arg of [
+      "-f/etc/passwd",
+      "-rf/etc/passwd",
+      "-fout/patterns.txt",
+      "-f../secret.txt",
+      "-fleak.txt",
+      "-rfup/secret.txt",
+      "-o=/x",
+    ]) {
+      const result = checkPathArgs([arg], dir);
+      expect(result.ok).toBe(false);
+      expect(result.ok ? "" : result.reason).toContain("give it as its own argument");
+    }
   });
 
   test.each([
