@@ -1,4 +1,4 @@
-import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import type { z } from "zod";
 import { closeNames } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
@@ -268,12 +268,47 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
             origin: `${childPath.join(".")}.${k} in ${file.path}`,
             file: file.path,
           });
-      } else
-        out.push({ path: childPath, value: child, origin: `${childPath.join(".")} in ${file.path}`, file: file.path });
+      } else {
+        const value = fromFileFolder(childPath.join("."), child, dirname(file.path));
+        out.push({ path: childPath, value, origin: `${childPath.join(".")} in ${file.path}`, file: file.path });
+      }
     }
   };
   walk(file.data, [], configSchema());
   return out;
+}
+
+/** Keys whose values are paths on this machine (git.repos: those of its entries that are local paths). */
+const PATH_KEYS = new Set([
+  "home",
+  "cache_path",
+  "sources.dirs",
+  "sources.project",
+  "analytics.file",
+  "plugins.dir",
+  "lock.file",
+  "trust.allowed_signers",
+]);
+
+/**
+ * A relative path in a config file is relative to that file's folder, as in most tools' config files:
+ * the server's working folder is whatever the MCP client started it in, often `/` or the home folder.
+ * `~` paths and those of the environment and flags are resolved later (normalisePaths).
+ */
+function fromFileFolder(key: string, value: unknown, folder: string): unknown {
+  const anchor = (path: unknown, local = true) =>
+    typeof path === "string" && local && path.trim() !== "" && !/^~([\\/]|$)/.test(path) && !isAbsolute(path)
+      ? resolvePath(folder, path)
+      : path;
+  if (PATH_KEYS.has(key)) return Array.isArray(value) ? value.map((path) => anchor(path)) : anchor(value);
+  if (key !== "git.repos" || !Array.isArray(value)) return value;
+  return value.map((repo) =>
+    typeof repo === "string"
+      ? anchor(repo.trim(), isLocalPath(repo))
+      : isPlainObject(repo) && typeof repo.url === "string"
+        ? { ...repo, url: anchor(repo.url.trim(), isLocalPath(repo.url)) }
+        : repo,
+  );
 }
 
 type Def = { innerType?: z.ZodType; type?: string; shape?: Record<string, z.ZodType> };

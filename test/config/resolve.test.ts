@@ -148,6 +148,29 @@ describe("resolveConfig", () => {
     }
   });
 
+  test("a relative path in a config file is relative to the file's folder; in the environment, to the working folder", () => {
+    const { config } = resolve({ SKILLHUB_ANALYTICS_FILE: "events.jsonl" }, {}, [
+      {
+        path: "/home/u/team/config.yaml",
+        data: {
+          sources: { dirs: ["skills", "~/more", "/abs", "../shared/skills"] },
+          git: { repos: ["../repos/team.git", "git@host:team/skills.git", { url: "./local.git", ref: "v1" }] },
+          cache_path: "cache",
+          lock: { file: "team.lock" },
+        },
+      },
+    ]);
+    expect(config.sources.dirs).toEqual(["/home/u/team/skills", "/home/u/more", "/abs", "/home/u/shared/skills"]);
+    expect(config.git.repos).toEqual([
+      "/home/u/repos/team.git",
+      "git@host:team/skills.git",
+      { url: "/home/u/team/local.git", ref: "v1" },
+    ]);
+    expect(config.cache_path).toBe("/home/u/team/cache");
+    expect(config.lock.file).toBe("/home/u/team/team.lock");
+    expect(config.analytics.file).toBe("/work/events.jsonl");
+  });
+
   test("secrets are never echoed", () => {
     const message = failure(() => resolve({ SKILLHUB_HTTP_TOKEN: "s3cret", SKILLHUB_PORT: "x" })).message;
     expect(message).not.toContain("s3cret");
