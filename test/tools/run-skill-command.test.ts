@@ -152,7 +152,10 @@ describe("run_skill_command when enabled", () => {
       expect(error(await cmd("cat", args)).code).toBe("PATH_OUTSIDE_SKILL");
     }
     // `grep -f/etc/passwd` reads a file outside the skill: its exit code tells whether a line matched.
-    for (const args of [["-f/etc/passwd", "notes.txt"], ["-rf../other/SKILL.md", "."]])
+    for (const args of [
+      ["-f/etc/passwd", "notes.txt"],
+      ["-rf../other/SKILL.md", "."],
+    ])
       expect(error(await cmd("grep", args)).code).toBe("PATH_OUTSIDE_SKILL");
     expect(error(await cmd("cat", ["../other/SKILL.md"])).message).toBe(
       "Argument '../other/SKILL.md' contains '..'; only paths inside the skill's folder are allowed. Commands run in the skill's folder; give paths relative to it, without '..'.",
