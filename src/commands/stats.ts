@@ -13,10 +13,10 @@ import { type CommandRun, scannedHub } from "./context.ts";
  */
 export const runStats: CommandRun = async (ctx) => {
   const since = ctx.args.options.since;
-  const sinceMs = since === undefined ? undefined : Date.parse(since);
+  const sinceMs = since === undefined ? undefined : sinceTime(since, Date.now());
   if (since !== undefined && (sinceMs === undefined || Number.isNaN(sinceMs))) {
     ctx.err(
-      `skillhub stats: --since ${JSON.stringify(since)} is not a date; use e.g. 2026-02-01 or 2026-02-01T09:00:00Z.\n`,
+      `skillhub stats: --since ${JSON.stringify(since)} is neither a date nor a time ago; use e.g. 2026-02-01, 2026-02-01T09:00:00Z, 7d, 12h or 2w.\n`,
     );
     return 2;
   }
@@ -142,4 +142,13 @@ function section<T>(
   lines.push("", `${title}:`);
   for (const item of items) lines.push(line(item));
   if (more) lines.push(more);
+}
+
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `--since`'s start: a date or time (ISO 8601), or a time ago in minutes, hours, days or weeks (`30m`, `7d`). */
+function sinceTime(text: string, now: number): number {
+  const ago = /^\s*(\d+)\s*([mhdw])\s*$/i.exec(text);
+  if (ago) return now - Number(ago[1]) * (UNIT_MS[(ago[2] as string).toLowerCase()] as number);
+  return Date.parse(text);
 }

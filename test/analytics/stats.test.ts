@@ -137,6 +137,15 @@ describe("skillhub stats", () => {
     const recent = JSON.parse((await cli(["stats", "--json", "--since", since, file], {})).out);
     expect(recent.events).toBe(3);
     expect(recent.by_type).toEqual({ script_executed: 2, refresh: 1 });
+    // A time ago: the fixed events of February 2026 are older than a week, one written now is not.
+    const now = tempDir("skillhub-stats-now-");
+    const fresh = join(now, "events.jsonl");
+    write(
+      fresh,
+      [...EVENTS.slice(0, 2), ev("refresh", {}, new Date().toISOString())].map((e) => JSON.stringify(e)).join("\n"),
+    );
+    for (const ago of ["7d", "12h", "2w", "90m"])
+      expect(JSON.parse((await cli(["stats", "--json", "--since", ago, fresh], {})).out).events).toBe(1);
     const bad = await cli(["stats", "--since", "last tuesday", file], {});
     expect(bad.code).toBe(2);
     expect(bad.err).toContain("--since");
