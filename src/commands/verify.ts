@@ -2,6 +2,7 @@ import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { fetchAdvice } from "./fetch-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -26,7 +27,8 @@ interface Checked {
  * CI has none.
  */
 export const runVerify: CommandRun = async (ctx) => {
-  const hub = await scannedHub(ctx);
+  // A repository never fetched here is said once, below, with what to run first.
+  const hub = await scannedHub(ctx, { sayUnsynced: false });
   try {
     const json = ctx.args.options.json;
     const targets = await currentLocks(hub);
@@ -87,6 +89,15 @@ export const runVerify: CommandRun = async (ctx) => {
         ctx.out(`${target.file}: ${plural(own.length, "difference")} from what would be served:\n${changeLines(own)}`);
     }
     if (changes.length === 0) return 0;
+    // A fresh clone of the project: its repositories are not fetched yet, so every one of their skills reads
+    // as removed. Fetching the locked commits comes first; accepting the differences would drop them.
+    const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
+    if (unsynced.length > 0) {
+      ctx.out(
+        `${unsynced.length === 1 ? "Repository" : "Repositories"} ${unsynced.join(", ")} ${unsynced.length === 1 ? "has" : "have"} no local copy on this machine yet: ${fetchAdvice(hub, unsynced[0] as string)}, then \`skillhub verify\` again.\n`,
+      );
+      return 1;
+    }
     ctx.out(
       "Review them, then run `skillhub lock` to accept them, or restore what the lock records: `skillhub sync --frozen` puts every repository back at its locked commit (a plain `skillhub sync` moves the unpinned ones to their branch tip and writes that to the lock); restore a folder's files from version control.\n",
     );
