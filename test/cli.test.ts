@@ -100,6 +100,21 @@ describe("skillhub CLI", () => {
     expect(broken.out).toContain("skillhub validate DIR");
   });
 
+  test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
+    const empty = await cli(["search", "pdf", "--skills-dir", tempDir()]);
+    expect(empty.code).toBe(0);
+    expect(empty.out).toBe("No skills found. Run `skillhub doctor` to see which folders were searched.\n");
+    const dir = tempDir();
+    write(join(dir, "bad", "SKILL.md"), "no frontmatter\n");
+    const broken = await cli(["search", "pdf", "--skills-dir", dir]);
+    expect(broken.out).toStartWith("No skills served: 1 SKILL.md file could not be read as a skill:\n");
+    expect(broken.out).toContain(`error no-frontmatter ${join(dir, "bad", "SKILL.md")}`);
+    expect(broken.out).toEndWith("then run skillhub search again.\n");
+    // With skills served, a query that finds none still says so.
+    const some = await cli(["search", "zzzqqq", "--skills-dir", skills()]);
+    expect(some.out).toBe('No skill matches "zzzqqq". `skillhub list` shows every skill.\n');
+  });
+
   test("show prints what the skill tool returns; an unknown name exits 1", async () => {
     const dir = skills();
     const shown = await cli(["show", "GIT", "--skills-dir", dir]);

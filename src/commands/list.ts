@@ -1,3 +1,4 @@
+import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
@@ -35,14 +36,7 @@ export const runList: CommandRun = async (ctx) => {
     return 0;
   }
   if (skills.length === 0) {
-    // A folder whose only SKILL.md is broken is not "empty": name each problem and its fix.
-    if (errors > 0) {
-      ctx.out(`No skills served: ${errors} SKILL.md file${errors === 1 ? "" : "s"} could not be read as a skill:\n`);
-      for (const d of catalog.diagnostics) if (d.severity === "error") ctx.out(`  ${formatDiagnostic(d)}\n`);
-      ctx.out("Fix them (skillhub validate DIR explains each rule), then run skillhub list again.\n");
-      return 0;
-    }
-    ctx.out("No skills found. Run `skillhub doctor` to see which folders were searched.\n");
+    ctx.out(noSkillsNote(catalog, "list"));
     return 0;
   }
   const width = Math.min(40, Math.max(...skills.map((s) => s.name.length)));
@@ -62,3 +56,18 @@ export const runList: CommandRun = async (ctx) => {
   for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);
   return 0;
 };
+
+/**
+ * What `list` and `search` say when no skill is served at all. A folder whose only SKILL.md is broken is
+ * not "empty": each problem is named, with its fix.
+ */
+export function noSkillsNote(catalog: Catalog, command: "list" | "search"): string {
+  const errors = catalog.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length === 0) return "No skills found. Run `skillhub doctor` to see which folders were searched.\n";
+  return [
+    `No skills served: ${errors.length} SKILL.md file${errors.length === 1 ? "" : "s"} could not be read as a skill:`,
+    ...errors.map((d) => `  ${formatDiagnostic(d)}`),
+    `Fix them (skillhub validate DIR explains each rule), then run skillhub ${command} again.`,
+    "",
+  ].join("\n");
+}
