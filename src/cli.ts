@@ -25,6 +25,8 @@ Usage:
   skillhub search QUERY [--limit N] [--json]
                                       what search_skills returns for QUERY
   skillhub doctor [--json]            project root, sources, counts, shadowing, diagnostics, config
+                                      (with --transport http [--host ADDR] [--port N] [--stateless]:
+                                      what a shared server would use)
   skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees
                                       in DIR (default: the working directory); exit 1 on errors
   skillhub sync [--json] [--update] [--frozen]
@@ -48,8 +50,10 @@ Usage:
   skillhub stats [--json] [--since DATE] [FILE...]
                                       usage summary from the local analytics file (or FILEs):
                                       most/never used skills, failed requests, feedback, scripts
-  skillhub ui [--open] [--port N]     a read-only web page for this project's skills (search,
-                                      read, trees, diagnostics, usage) on 127.0.0.1; prints its URL
+  skillhub ui [--open] [--host ADDR] [--port N]
+                                      a read-only web page for this project's skills (search, read,
+                                      trees, diagnostics, usage) on 127.0.0.1 (--host: any other
+                                      address, with SKILLHUB_HTTP_TOKEN); prints its URL
   skillhub print-config CLIENT        config file for claude-desktop, claude-code, cursor, vscode,
                                       windsurf, codex or gemini on stdout (where it goes: stderr)
                                       [--project DIR] [--http URL: a shared server's form; with

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { COMMANDS } from "../src/config/args.ts";
+import { COMMANDS, commandOptionNames } from "../src/config/args.ts";
 import { binary } from "./helpers/binary.ts";
 import { runCli } from "./helpers/cli.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "./helpers/fs.ts";
@@ -42,9 +42,15 @@ describe("skillhub CLI", () => {
       expect(help.out).toContain("--skills-dir DIR");
       expect(help.out.includes(`Options (${command}):`)).toBe(command === "serve" || command === "mcp-server");
       // Where a server listens: only where it is taken (mcp-server is stdio only).
-      expect(help.out.includes("--port N")).toBe(command === "serve" || command === "ui");
+      expect(help.out.includes("--port N")).toBe(command === "serve" || command === "ui" || command === "doctor");
     }
     expect((await cli(["add", "--help"])).out).toContain("skillhub add SOURCE... [--global]");
+    // Every option a command accepts is named in its own help.
+    for (const command of COMMANDS) {
+      const help = (await cli([command, "--help"])).out;
+      for (const name of commandOptionNames(command))
+        expect({ command, named: help.includes(`--${name}`) }).toEqual({ command, named: true });
+    }
     expect((await cli(["help"])).out).toContain("skillhub doctor [--json]");
   });
 

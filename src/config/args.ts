@@ -88,6 +88,11 @@ const LISTENING: Partial<Record<Command, readonly string[]>> = {
 };
 const LISTENING_OPTIONS = new Set(LISTENING.serve);
 
+/** The options `command` reads beside those every command takes: what its `--help` must name. */
+export function commandOptionNames(command: Command): string[] {
+  return [...COMMAND_OPTIONS[command], ...(LISTENING[command] ?? [])];
+}
+
 /** Options no command reads on its own: every command takes them. */
 const EVERY_COMMAND = new Set(["config", "help", "version"]);
 
