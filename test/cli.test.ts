@@ -106,6 +106,40 @@ describe("skillhub CLI", () => {
     expect(broken.out).toContain("skillhub validate DIR");
   });
 
+  test("every --json output uses snake_case keys, a shadowed skill's too", async () => {
+    const first = skills();
+    const second = skills();
+    const keys = (value: unknown): string[] =>
+      Array.isArray(value)
+        ? value.flatMap(keys)
+        : value && typeof value === "object"
+          ? Object.entries(value).flatMap(([k, v]) => [k, ...keys(v)])
+          : [];
+    const dirs = ["--skills-dir", first, "--skills-dir", second];
+    const home = tempDir();
+    for (const argv of [
+      ["list", "--all"],
+      ["doctor"],
+      ["sources"],
+      ["search", "git"],
+      ["lock"],
+      ["verify"],
+      ["sync"],
+      ["stats"],
+    ]) {
+      const ran = await cli([...argv, "--json", ...dirs], { HOME: home });
+      const camel = keys(JSON.parse(ran.out)).filter((k) => /[a-z][A-Z]/.test(k));
+      expect({ argv, camel }).toEqual({ argv, camel: [] });
+    }
+    const listed = JSON.parse((await cli(["list", "--all", "--json", ...dirs], { HOME: home })).out);
+    expect(listed.shadowed.map((s: { shadowed_by: string }) => s.shadowed_by)).toEqual([
+      join(first, "git"),
+      join(first, "pdf"),
+    ]);
+    const validated = JSON.parse((await cli(["validate", first, "--json"])).out);
+    expect(keys(validated).filter((k) => /[a-z][A-Z]/.test(k))).toEqual([]);
+  });
+
   test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
     const empty = await cli(["search", "pdf", "--skills-dir", tempDir()]);
     expect(empty.code).toBe(0);

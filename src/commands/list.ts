@@ -22,7 +22,7 @@ export const runList: CommandRun = async (ctx) => {
     name: skill.name,
     qualified: skill.id,
     path: skill.dir,
-    shadowedBy: by.dir,
+    shadowed_by: by.dir,
   }));
   const errors = catalog.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = catalog.diagnostics.filter((d) => d.severity === "warning").length;
@@ -45,7 +45,7 @@ export const runList: CommandRun = async (ctx) => {
     ctx.out(`${s.name.padEnd(width)}  ${s.source.padEnd(14)} ${truncate(oneLine(s.description), 80)}${flag}\n`);
   }
   if (ctx.args.options.all)
-    for (const s of shadowed) ctx.out(`${s.qualified.padEnd(width)}  shadowed by ${s.shadowedBy}\n`);
+    for (const s of shadowed) ctx.out(`${s.qualified.padEnd(width)}  shadowed by ${s.shadowed_by}\n`);
   const notes = [`${skills.length} skill${skills.length === 1 ? "" : "s"}`];
   if (shadowed.length > 0)
     notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
