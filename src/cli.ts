@@ -141,6 +141,9 @@ export function commandHelp(command: Command): string {
   ].join("\n");
 }
 
+/** Commands that report configuration warnings themselves (doctor's diagnostics, a server's log). */
+const SAYS_CONFIG_WARNINGS = new Set<Command>(["doctor", "serve", "mcp-server", "ui"]);
+
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
 const NO_POSITIONALS = new Set<Command>(["list", "doctor", "sync", "ui", "lock", "verify", "sources", "mcp-server"]);
 
@@ -219,6 +222,10 @@ export async function run(
     };
     const { config, warnings } = await settings();
     for (const warning of namedFolderWarnings(config.sources)) io.err(`skillhub: warning: ${warning}.\n`);
+    // A mistyped key is ignored: said by every command, not only by doctor and the server's log, since the
+    // setting it meant (a skills folder, say) silently does not apply.
+    if (!SAYS_CONFIG_WARNINGS.has(args.command))
+      for (const warning of warnings) io.err(`skillhub: warning: config ${warning}\n`);
     const logger = createLogger({ level: config.log_level, write: io.err });
     // A server reads it all again once a repository is cloned, and after each sync (hub.ts reconfigure).
     const reloadConfig = config.git.repos.length > 0 ? settings : undefined;

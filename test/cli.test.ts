@@ -140,6 +140,19 @@ describe("skillhub CLI", () => {
     expect(keys(validated).filter((k) => /[a-z][A-Z]/.test(k))).toEqual([]);
   });
 
+  test("a mistyped config key is said on stderr by every command, once by doctor", async () => {
+    const config = join(tempDir(), "config.yaml");
+    write(config, "sources:\n  dirz: [./skills]\n");
+    const said = "config " + config + ': unknown key "sources.dirz" ignored. Did you mean "sources.dirs"?';
+    for (const argv of [["list"], ["search", "pdf"], ["sources"], ["list", "--json"]]) {
+      const ran = await cli([...argv, "--config", config]);
+      expect({ argv, err: ran.err }).toEqual({ argv, err: `skillhub: warning: ${said}\n` });
+    }
+    const doctor = await cli(["doctor", "--config", config]);
+    expect(doctor.err).toBe("");
+    expect(doctor.out).toContain(`warning ${said}`);
+  });
+
   test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
     const empty = await cli(["search", "pdf", "--skills-dir", tempDir()]);
     expect(empty.code).toBe(0);
