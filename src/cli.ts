@@ -20,7 +20,8 @@ Usage:
   skillhub serve --transport http [--host ADDR] [--port N] [--stateless]
                                       a shared server over Streamable HTTP at /mcp (+ /healthz,
                                       and a read-only web page at /)
-  skillhub list [--json] [--all]      skills found, with location and source (--all: shadowed too)
+  skillhub list [--json] [--all]      skills found: name, source and description (--json: each
+                                      one's folder and location too; --all: shadowed ones too)
   skillhub show NAME                  what the skill tool returns for NAME
   skillhub search QUERY [--limit N] [--json]
                                       what search_skills returns for QUERY

@@ -5,7 +5,7 @@ import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
-/** `skillhub list [--json] [--all]`: served skills with location and source; --all adds shadowed ones. */
+/** `skillhub list [--json] [--all]`: served skills with source and description (JSON: folder and location too); --all adds shadowed ones. */
 export const runList: CommandRun = async (ctx) => {
   const hub = await scannedHub(ctx);
   const catalog = hub.catalog;
