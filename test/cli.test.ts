@@ -153,6 +153,24 @@ describe("skillhub CLI", () => {
     expect(doctor.out).toContain(`warning ${said}`);
   });
 
+  test("list --frozen tells a skill the lock does not vouch for from one a filter disables", async () => {
+    const dir = skills();
+    const home = tempDir();
+    const unlocked = await cli(["list", "--frozen", "--skills-dir", dir], { HOME: home });
+    expect(unlocked.out).toMatch(/^git .* \[frozen: the lock does not vouch for it\]$/m);
+    expect(unlocked.out).toContain("2 not served in frozen mode, as skillhub.lock does not vouch for them");
+    const json = JSON.parse((await cli(["list", "--json", "--frozen", "--skills-dir", dir], { HOME: home })).out);
+    expect(json.skills.map((s: { not_locked?: boolean }) => s.not_locked)).toEqual([true, true]);
+    expect((await cli(["lock", "--skills-dir", dir], { HOME: home })).code).toBe(0);
+    write(join(dir, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: PDF tools, changed\n---\n");
+    const changed = await cli(["list", "--frozen", "--skills-dir", dir], { HOME: home });
+    expect(changed.out).toMatch(/^git .*Git workflow$/m);
+    expect(changed.out).toMatch(/^pdf .* \[frozen: the lock does not vouch for it\]$/m);
+    const filtered = await cli(["list", "--skills-dir", dir], { HOME: home, SKILLHUB_ENABLED_SKILLS: "git" });
+    expect(filtered.out).toMatch(/^pdf .* \[disabled\]$/m);
+    expect(filtered.out).not.toContain("frozen");
+  });
+
   test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
     const empty = await cli(["search", "pdf", "--skills-dir", tempDir()]);
     expect(empty.code).toBe(0);

@@ -16,6 +16,8 @@ export const runList: CommandRun = async (ctx) => {
     source: s.source,
     path: s.dir,
     enabled: isEnabled(s, hub.filter),
+    // Frozen mode hides what the lock does not vouch for: told apart from a name or category filter.
+    ...(hub.filter.locked && !hub.filter.locked(s) ? { not_locked: true } : {}),
     ...(s.category ? { category: s.category } : {}),
   }));
   const shadowed = catalog.shadowed.map(({ skill, by }) => ({
@@ -41,7 +43,7 @@ export const runList: CommandRun = async (ctx) => {
   }
   const width = Math.min(40, Math.max(...skills.map((s) => s.name.length)));
   for (const s of skills) {
-    const flag = s.enabled ? "" : " [disabled]";
+    const flag = s.not_locked ? " [frozen: the lock does not vouch for it]" : s.enabled ? "" : " [disabled]";
     ctx.out(`${s.name.padEnd(width)}  ${s.source.padEnd(14)} ${truncate(oneLine(s.description), 80)}${flag}\n`);
   }
   if (ctx.args.options.all)
@@ -49,6 +51,11 @@ export const runList: CommandRun = async (ctx) => {
   const notes = [`${skills.length} skill${skills.length === 1 ? "" : "s"}`];
   if (shadowed.length > 0)
     notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
+  const unlocked = skills.filter((s) => s.not_locked).length;
+  if (unlocked > 0)
+    notes.push(
+      `${unlocked} not served in frozen mode, as skillhub.lock does not vouch for them (skillhub verify says why)`,
+    );
   if (errors + warnings > 0)
     notes.push(`${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (skillhub doctor)`);
   ctx.out(`\n${notes.join(", ")}\n`);
