@@ -171,6 +171,29 @@ describe("skillhub CLI", () => {
     expect(filtered.out).not.toContain("frozen");
   });
 
+  test("in a clone of a skills repository, list, search and doctor name its unread skills/ folder", () => {
+    const project = tempDir();
+    writeSkill(join(project, "skills"), "pdf", { description: "PDF tools" });
+    const home = tempDir();
+    const run = (args: string[], cwd = project) => {
+      const proc = Bun.spawnSync([binary(), ...args], { cwd, env: { HOME: home, PATH: process.env.PATH ?? "" } });
+      return proc.stdout.toString();
+    };
+    const hint = `${join(project, "skills")} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`skillhub add ./skills\` to add it to this project's skillhub.yaml.`;
+    expect(run(["list"])).toBe(`No skills found. ${hint}\n`);
+    expect(run(["search", "pdf"])).toBe(`No skills found. ${hint}\n`);
+    expect(run(["doctor"])).toContain(`Skills served: 0\n  ${hint}\n`);
+    // In the skills folder itself, the folder is the working directory.
+    expect(run(["list"], join(project, "skills"))).toContain(
+      "holds skill folders, but no source reads it: pass --skills-dir .",
+    );
+    // Read, it is no hint any more.
+    expect(run(["list", "--skills-dir", "./skills"])).toMatch(/^pdf /);
+    expect(run(["list", "--skills-dir", tempDir()], tempDir())).toBe(
+      "No skills found. Run `skillhub doctor` to see which folders were searched.\n",
+    );
+  });
+
   test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
     const empty = await cli(["search", "pdf", "--skills-dir", tempDir()]);
     expect(empty.code).toBe(0);

@@ -4,6 +4,7 @@ import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { unreadSkillsFolder, unreadSkillsHint } from "./unread-skills.ts";
 
 /** `skillhub list [--json] [--all]`: served skills with source and description (JSON: folder and location too); --all adds shadowed ones. */
 export const runList: CommandRun = async (ctx) => {
@@ -38,7 +39,7 @@ export const runList: CommandRun = async (ctx) => {
     return 0;
   }
   if (skills.length === 0) {
-    ctx.out(noSkillsNote(catalog, "list"));
+    ctx.out(noSkillsNote(catalog, "list", ctx.cwd));
     return 0;
   }
   const width = Math.min(40, Math.max(...skills.map((s) => s.name.length)));
@@ -68,9 +69,16 @@ export const runList: CommandRun = async (ctx) => {
  * What `list` and `search` say when no skill is served at all. A folder whose only SKILL.md is broken is
  * not "empty": each problem is named, with its fix.
  */
-export function noSkillsNote(catalog: Catalog, command: "list" | "search"): string {
+export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: string): string {
   const errors = catalog.diagnostics.filter((d) => d.severity === "error");
-  if (errors.length === 0) return "No skills found. Run `skillhub doctor` to see which folders were searched.\n";
+  if (errors.length === 0) {
+    const unread = unreadSkillsFolder(
+      cwd,
+      catalog.sources.map((s) => s.dir),
+    );
+    if (unread) return `No skills found. ${unreadSkillsHint(cwd, unread)}\n`;
+    return "No skills found. Run `skillhub doctor` to see which folders were searched.\n";
+  }
   return [
     `No skills served: ${errors.length} SKILL.md file${errors.length === 1 ? "" : "s"} could not be read as a skill:`,
     ...errors.map((d) => `  ${formatDiagnostic(d)}`),

@@ -46,7 +46,7 @@ export const runSearch: CommandRun = async (ctx) => {
   if (skills.length === 0) {
     ctx.out(
       hub.catalog.skills.length === 0
-        ? noSkillsNote(hub.catalog, "search")
+        ? noSkillsNote(hub.catalog, "search", ctx.cwd)
         : `No skill matches "${query}". \`skillhub list\` shows every skill.\n`,
     );
     return 0;
