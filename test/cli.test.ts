@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { isCheckoutBuild } from "../src/commands/print-config.ts";
 import { COMMANDS, commandOptionNames } from "../src/config/args.ts";
 import { binary } from "./helpers/binary.ts";
 import { runCli } from "./helpers/cli.ts";
@@ -286,6 +287,23 @@ describe("skillhub CLI", () => {
     expect(withToken.out).not.toContain("t0ken-for-the-test");
     expect(withToken.err).not.toContain("needs its bearer token");
     expect((await cli(["print-config", "emacs"])).code).toBe(2);
+  });
+
+  test("print-config from a checkout's dist/skillhub says make clean removes it; an installed copy does not", () => {
+    const printed = Bun.spawnSync([binary(), "print-config", "cursor"], {
+      env: { HOME: tempDir(), PATH: process.env.PATH ?? "" },
+    });
+    expect(JSON.parse(printed.stdout.toString()).mcpServers.skillhub.command).toBe(binary());
+    expect(printed.stderr.toString()).toContain(
+      `# ${binary()} is the build in a SkillHub checkout, which \`make clean\` removes: for everyday use, copy it to ~/.local/bin first`,
+    );
+    const elsewhere = tempDir();
+    write(join(elsewhere, "dist", "skillhub"), "");
+    expect(isCheckoutBuild(join(elsewhere, "dist", "skillhub"))).toBe(false);
+    write(join(elsewhere, "Makefile"), "");
+    write(join(elsewhere, "src", "cli.ts"), "");
+    expect(isCheckoutBuild(join(elsewhere, "dist", "skillhub"))).toBe(true);
+    expect(isCheckoutBuild(join(elsewhere, "bin", "skillhub"))).toBe(false);
   });
 
   test("print-config starts the server with every server flag it was given, folders made absolute", async () => {
