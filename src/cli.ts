@@ -31,10 +31,11 @@ Usage:
   skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees
                                       in DIR (default: the working directory); exit 1 on errors
   skillhub sync [--json] [--update] [--frozen]
-                                      pull the team's skill repositories (SKILLS_REPO) now and write
-                                      skillhub.lock; pinned repositories (SKILLS_REF) stay at their
-                                      locked commit unless --update; --frozen checks, never moves;
-                                      progress on stderr, exit 1 if a repository cannot be synced
+                                      pull the skill repositories (skillhub.yaml, SKILLS_REPO)
+                                      now and write skillhub.lock; pinned ones (a ref, SKILLS_REF)
+                                      stay at their locked commit unless --update; --frozen fetches
+                                      the locked commits and changes no pin; progress on stderr,
+                                      exit 1 if a repository cannot be synced
   skillhub add SOURCE... [--global] [--ref REF] [--path SUBDIR]
                                       add a skills repository or folder to this project's
                                       skillhub.yaml (--global: ~/.skillhub/config.yaml), fetch it,
