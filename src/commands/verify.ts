@@ -1,5 +1,6 @@
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
@@ -42,7 +43,7 @@ export const runVerify: CommandRun = async (ctx) => {
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
         const needed = error.code !== "LOCK_MISSING" || (target.scope !== "global" && hasEntries(target.lock));
-        if (needed) return fail(ctx, json, target.file, error);
+        if (needed) return fail(ctx, json, target.file, missingLockAdvice(hub, error));
         missing.set(target.file, error);
         if (hasEntries(target.lock)) {
           const n = Object.keys(target.lock.skills).length;
@@ -56,7 +57,7 @@ export const runVerify: CommandRun = async (ctx) => {
     // Nothing at all to compare with: as before the split, that is a missing lock.
     const unread = notes[0]?.file ?? targets[0]?.file;
     const error = unread ? missing.get(unread) : undefined;
-    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, error);
+    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, missingLockAdvice(hub, error));
     const changes = checked.flatMap((c) => c.changes);
     if (json) {
       const locks = [
@@ -106,6 +107,20 @@ export const runVerify: CommandRun = async (ctx) => {
     hub.close();
   }
 };
+
+/**
+ * `skillhub lock` writes no lock while a repository has no local copy: with one not fetched yet, a missing
+ * lock's advice is `skillhub sync`, which fetches and then writes it.
+ */
+function missingLockAdvice(hub: Hub, error: LockError): LockError {
+  const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
+  if (error.code !== "LOCK_MISSING" || unsynced.length === 0) return error;
+  return new LockError(
+    "LOCK_MISSING",
+    `${error.message.replace(/;.*$/, "")}; run \`skillhub sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it.`,
+    error,
+  );
+}
 
 function fail(ctx: Parameters<CommandRun>[0], json: unknown, file: string, error: LockError): number {
   if (json)

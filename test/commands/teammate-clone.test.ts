@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary } from "../helpers/binary.ts";
-import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
 
 afterAll(cleanupTemp);
@@ -65,8 +65,16 @@ describe("a teammate's fresh clone of a project whose skillhub.yaml adds a team 
     const home = tempDir();
     const project = join(home, "project");
     git(["init", "--quiet", "-b", "main", project]);
-    Bun.write(join(project, "skillhub.yaml"), `git:\n  repos:\n    - ${team.url}\n`);
+    write(join(project, "skillhub.yaml"), `git:\n  repos:\n    - ${team.url}\n`);
     const list = skillhub(["list"], project, home);
     expect(list.err).toContain("is not synced yet, so its skills are left out; run `skillhub sync` to fetch it.");
+    // No lock yet: `skillhub lock` would write none while the repository is not fetched; sync does both.
+    const verify = skillhub(["verify"], project, home);
+    expect(verify.code).toBe(2);
+    expect(verify.err).toBe(
+      `skillhub: no lock at ${join(project, "skillhub.lock")}; run \`skillhub sync\` to fetch repository team-skills and write it.\n`,
+    );
+    expect(skillhub(["sync"], project, home).code).toBe(0);
+    expect(skillhub(["verify"], project, home).code).toBe(0);
   });
 });
