@@ -144,7 +144,7 @@ describe("skillhub CLI", () => {
   test("a mistyped config key is said on stderr by every command, once by doctor", async () => {
     const config = join(tempDir(), "config.yaml");
     write(config, "sources:\n  dirz: [./skills]\n");
-    const said = "config " + config + ': unknown key "sources.dirz" ignored. Did you mean "sources.dirs"?';
+    const said = `config ${config}: unknown key "sources.dirz" ignored. Did you mean "sources.dirs"?`;
     for (const argv of [["list"], ["search", "pdf"], ["sources"], ["list", "--json"]]) {
       const ran = await cli([...argv, "--config", config]);
       expect({ argv, err: ran.err }).toEqual({ argv, err: `skillhub: warning: ${said}\n` });

@@ -1,18 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { binary } from "../helpers/binary.ts";
+import { runBinary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
 
 afterAll(cleanupTemp);
 
 /** The compiled binary run in `cwd` with its own HOME, git's test identity and no user git config. */
-function skillhub(args: string[], cwd: string, home: string) {
-  const env = { ...GIT_ENV, HOME: home, LOG_LEVEL: "WARN" } as Record<string, string>;
-  const proc = Bun.spawnSync([binary(), ...args], { cwd, env, stdout: "pipe", stderr: "pipe" });
-  return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() };
-}
+const skillhub = (args: string[], cwd: string, home: string) =>
+  runBinary(args, cwd, home, { ...GIT_ENV, LOG_LEVEL: "WARN" });
 
 describe("a teammate's fresh clone of a project whose skillhub.yaml adds a team repository", () => {
   test("verify, lock, list and doctor say to fetch the locked commit with sync --frozen, which then verifies", () => {
