@@ -53,6 +53,11 @@ describe("skillhub CLI", () => {
         expect({ command, named: help.includes(`--${name}`) }).toEqual({ command, named: true });
     }
     expect((await cli(["help"])).out).toContain("skillhub doctor [--json]");
+    // `help COMMAND` is that command's help, as `COMMAND --help`; a mistyped one is suggested.
+    expect((await cli(["help", "sync"])).out).toBe((await cli(["sync", "--help"])).out);
+    const typo = await cli(["help", "doctr"]);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain(`unknown command "doctr". Did you mean 'doctor'?`);
   });
 
   test("usage errors go to stderr with exit 2", async () => {

@@ -161,8 +161,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     throw new ConfigError(dashHint(argv, error) ?? usageMessage(error));
   }
   const [first, ...rest] = parsed.positionals;
-  // `skillhub help`, as many command lines take it, after options too (`--project X help`).
-  if (first === "help") return parseCommandLine(["--help"]);
+  // `skillhub help [COMMAND]`, as many command lines take it, after options too (`--project X help`).
+  if (first === "help") return parseCommandLine(rest[0] === undefined ? ["--help"] : [rest[0], "--help"]);
   let command: Command = "serve";
   let positionals = parsed.positionals;
   if (first !== undefined) {
