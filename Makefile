@@ -3,7 +3,8 @@ BUN_VERSION := 1.4.5
 VERSION ?= $(shell node -p "require('./package.json').version")
 export BUN_VERSION
 
-BUN = $(shell BUN_VERSION=$(BUN_VERSION) ./scripts/ensure-bun.sh)
+# Empty when ensure-bun.sh could not provide Bun (it said why on stderr): stop there, not at a later command.
+BUN = $(or $(shell BUN_VERSION=$(BUN_VERSION) ./scripts/ensure-bun.sh),$(error no Bun $(BUN_VERSION): see above))
 
 .PHONY: all run serve test check lint format typecheck build bench bench-pick bench-listing bench-rescan eval eval-scale clean
 

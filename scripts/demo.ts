@@ -58,7 +58,8 @@ if (first) {
 await client.close();
 rmSync(home, { recursive: true, force: true });
 say(`
-Point your MCP client at it (the binary's absolute path; see also ${binary} print-config CLIENT):
-  Claude Code:     claude mcp add --scope user skillhub -- ${bin} --skills-dir ${skills}
+Try it in your MCP client (the binary's absolute path; see also ${binary} print-config CLIENT):
+  Claude Code, in this folder only:  claude mcp add skillhub -- ${bin} --skills-dir ${skills}
   Claude Desktop:  ${binary} print-config claude-desktop --skills-dir ${skills}
+For everyday use, install the binary first (make clean removes dist/): README.md, "Install".
 Run the bare stdio server yourself with: make serve`);

@@ -14,6 +14,11 @@ if [ -x "$local_bun" ] && [ "$("$local_bun" --version 2>/dev/null)" = "$want" ];
   echo "$local_bun"
   exit 0
 fi
+if ! command -v npm >/dev/null 2>&1; then
+  echo "Bun $want is needed, and npm to install it into .tools/: install Node.js 20 or later (it brings npm)" >&2
+  echo "from https://nodejs.org or your package manager, or put Bun $want on PATH; then run make again." >&2
+  exit 1
+fi
 echo "Installing Bun $want from the npm registry into .tools/ ..." >&2
 npm install --prefix "$root/.tools" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "bun@$want" >&2
 if ! "$local_bun" --version >/dev/null 2>&1; then

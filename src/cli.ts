@@ -20,18 +20,22 @@ Usage:
   skillhub serve --transport http [--host ADDR] [--port N] [--stateless]
                                       a shared server over Streamable HTTP at /mcp (+ /healthz,
                                       and a read-only web page at /)
-  skillhub list [--json] [--all]      skills found, with location and source (--all: shadowed too)
+  skillhub list [--json] [--all]      skills found: name, source and description (--json: each
+                                      one's folder and location too; --all: shadowed ones too)
   skillhub show NAME                  what the skill tool returns for NAME
   skillhub search QUERY [--limit N] [--json]
                                       what search_skills returns for QUERY
   skillhub doctor [--json]            project root, sources, counts, shadowing, diagnostics, config
+                                      (with --transport http [--host ADDR] [--port N] [--stateless]:
+                                      what a shared server would use)
   skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees
                                       in DIR (default: the working directory); exit 1 on errors
   skillhub sync [--json] [--update] [--frozen]
-                                      pull the team's skill repositories (SKILLS_REPO) now and write
-                                      skillhub.lock; pinned repositories (SKILLS_REF) stay at their
-                                      locked commit unless --update; --frozen checks, never moves;
-                                      progress on stderr, exit 1 if a repository cannot be synced
+                                      pull the skill repositories (skillhub.yaml, SKILLS_REPO)
+                                      now and write skillhub.lock; pinned ones (a ref, SKILLS_REF)
+                                      stay at their locked commit unless --update; --frozen fetches
+                                      the locked commits and changes no pin; progress on stderr,
+                                      exit 1 if a repository cannot be synced
   skillhub add SOURCE... [--global] [--ref REF] [--path SUBDIR]
                                       add a skills repository or folder to this project's
                                       skillhub.yaml (--global: ~/.skillhub/config.yaml), fetch it,
@@ -48,8 +52,10 @@ Usage:
   skillhub stats [--json] [--since DATE] [FILE...]
                                       usage summary from the local analytics file (or FILEs):
                                       most/never used skills, failed requests, feedback, scripts
-  skillhub ui [--open] [--port N]     a read-only web page for this project's skills (search,
-                                      read, trees, diagnostics, usage) on 127.0.0.1; prints its URL
+  skillhub ui [--open] [--host ADDR] [--port N]
+                                      a read-only web page for this project's skills (search, read,
+                                      trees, diagnostics, usage) on 127.0.0.1 (--host: any other
+                                      address, with SKILLHUB_HTTP_TOKEN); prints its URL
   skillhub print-config CLIENT        config file for claude-desktop, claude-code, cursor, vscode,
                                       windsurf, codex or gemini on stdout (where it goes: stderr)
                                       [--project DIR] [--http URL: a shared server's form; with
@@ -137,6 +143,9 @@ export function commandHelp(command: Command): string {
   ].join("\n");
 }
 
+/** Commands that report configuration warnings themselves (doctor's diagnostics, a server's log). */
+const SAYS_CONFIG_WARNINGS = new Set<Command>(["doctor", "serve", "mcp-server", "ui"]);
+
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
 const NO_POSITIONALS = new Set<Command>(["list", "doctor", "sync", "ui", "lock", "verify", "sources", "mcp-server"]);
 
@@ -215,6 +224,10 @@ export async function run(
     };
     const { config, warnings } = await settings();
     for (const warning of namedFolderWarnings(config.sources)) io.err(`skillhub: warning: ${warning}.\n`);
+    // A mistyped key is ignored: said by every command, not only by doctor and the server's log, since the
+    // setting it meant (a skills folder, say) silently does not apply.
+    if (!SAYS_CONFIG_WARNINGS.has(args.command))
+      for (const warning of warnings) io.err(`skillhub: warning: config ${warning}\n`);
     const logger = createLogger({ level: config.log_level, write: io.err });
     // A server reads it all again once a repository is cloned, and after each sync (hub.ts reconfigure).
     const reloadConfig = config.git.repos.length > 0 ? settings : undefined;

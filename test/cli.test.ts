@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { COMMANDS } from "../src/config/args.ts";
+import { isCheckoutBuild } from "../src/commands/print-config.ts";
+import { COMMANDS, commandOptionNames } from "../src/config/args.ts";
 import { binary } from "./helpers/binary.ts";
 import { runCli } from "./helpers/cli.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "./helpers/fs.ts";
@@ -42,10 +43,21 @@ describe("skillhub CLI", () => {
       expect(help.out).toContain("--skills-dir DIR");
       expect(help.out.includes(`Options (${command}):`)).toBe(command === "serve" || command === "mcp-server");
       // Where a server listens: only where it is taken (mcp-server is stdio only).
-      expect(help.out.includes("--port N")).toBe(command === "serve" || command === "ui");
+      expect(help.out.includes("--port N")).toBe(command === "serve" || command === "ui" || command === "doctor");
     }
     expect((await cli(["add", "--help"])).out).toContain("skillhub add SOURCE... [--global]");
+    // Every option a command accepts is named in its own help.
+    for (const command of COMMANDS) {
+      const help = (await cli([command, "--help"])).out;
+      for (const name of commandOptionNames(command))
+        expect({ command, named: help.includes(`--${name}`) }).toEqual({ command, named: true });
+    }
     expect((await cli(["help"])).out).toContain("skillhub doctor [--json]");
+    // `help COMMAND` is that command's help, as `COMMAND --help`; a mistyped one is suggested.
+    expect((await cli(["help", "sync"])).out).toBe((await cli(["sync", "--help"])).out);
+    const typo = await cli(["help", "doctr"]);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain(`unknown command "doctr". Did you mean 'doctor'?`);
   });
 
   test("usage errors go to stderr with exit 2", async () => {
@@ -98,6 +110,109 @@ describe("skillhub CLI", () => {
     expect(broken.out).toStartWith("No skills served: 1 SKILL.md file could not be read as a skill:\n");
     expect(broken.out).toContain(`error yaml-error ${join(dir, "bad", "SKILL.md")}: frontmatter is not valid YAML`);
     expect(broken.out).toContain("skillhub validate DIR");
+  });
+
+  test("every --json output uses snake_case keys, a shadowed skill's too", async () => {
+    const first = skills();
+    const second = skills();
+    const keys = (value: unknown): string[] =>
+      Array.isArray(value)
+        ? value.flatMap(keys)
+        : value && typeof value === "object"
+          ? Object.entries(value).flatMap(([k, v]) => [k, ...keys(v)])
+          : [];
+    const dirs = ["--skills-dir", first, "--skills-dir", second];
+    const home = tempDir();
+    for (const argv of [
+      ["list", "--all"],
+      ["doctor"],
+      ["sources"],
+      ["search", "git"],
+      ["lock"],
+      ["verify"],
+      ["sync"],
+      ["stats"],
+    ]) {
+      const ran = await cli([...argv, "--json", ...dirs], { HOME: home });
+      const camel = keys(JSON.parse(ran.out)).filter((k) => /[a-z][A-Z]/.test(k));
+      expect({ argv, camel }).toEqual({ argv, camel: [] });
+    }
+    const listed = JSON.parse((await cli(["list", "--all", "--json", ...dirs], { HOME: home })).out);
+    expect(listed.shadowed.map((s: { shadowed_by: string }) => s.shadowed_by)).toEqual([
+      join(first, "git"),
+      join(first, "pdf"),
+    ]);
+    const validated = JSON.parse((await cli(["validate", first, "--json"])).out);
+    expect(keys(validated).filter((k) => /[a-z][A-Z]/.test(k))).toEqual([]);
+  });
+
+  test("a mistyped config key is said on stderr by every command, once by doctor", async () => {
+    const config = join(tempDir(), "config.yaml");
+    write(config, "sources:\n  dirz: [./skills]\n");
+    const said = `config ${config}: unknown key "sources.dirz" ignored. Did you mean "sources.dirs"?`;
+    for (const argv of [["list"], ["search", "pdf"], ["sources"], ["list", "--json"]]) {
+      const ran = await cli([...argv, "--config", config]);
+      expect({ argv, err: ran.err }).toEqual({ argv, err: `skillhub: warning: ${said}\n` });
+    }
+    const doctor = await cli(["doctor", "--config", config]);
+    expect(doctor.err).toBe("");
+    expect(doctor.out).toContain(`warning ${said}`);
+  });
+
+  test("list --frozen tells a skill the lock does not vouch for from one a filter disables", async () => {
+    const dir = skills();
+    const home = tempDir();
+    const unlocked = await cli(["list", "--frozen", "--skills-dir", dir], { HOME: home });
+    expect(unlocked.out).toMatch(/^git .* \[frozen: the lock does not vouch for it\]$/m);
+    expect(unlocked.out).toContain("2 not served in frozen mode, as skillhub.lock does not vouch for them");
+    const json = JSON.parse((await cli(["list", "--json", "--frozen", "--skills-dir", dir], { HOME: home })).out);
+    expect(json.skills.map((s: { not_locked?: boolean }) => s.not_locked)).toEqual([true, true]);
+    expect((await cli(["lock", "--skills-dir", dir], { HOME: home })).code).toBe(0);
+    write(join(dir, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: PDF tools, changed\n---\n");
+    const changed = await cli(["list", "--frozen", "--skills-dir", dir], { HOME: home });
+    expect(changed.out).toMatch(/^git .*Git workflow$/m);
+    expect(changed.out).toMatch(/^pdf .* \[frozen: the lock does not vouch for it\]$/m);
+    const filtered = await cli(["list", "--skills-dir", dir], { HOME: home, SKILLHUB_ENABLED_SKILLS: "git" });
+    expect(filtered.out).toMatch(/^pdf .* \[disabled\]$/m);
+    expect(filtered.out).not.toContain("frozen");
+  });
+
+  test("in a clone of a skills repository, list, search and doctor name its unread skills/ folder", () => {
+    const project = tempDir();
+    writeSkill(join(project, "skills"), "pdf", { description: "PDF tools" });
+    const home = tempDir();
+    const run = (args: string[], cwd = project) => {
+      const proc = Bun.spawnSync([binary(), ...args], { cwd, env: { HOME: home, PATH: process.env.PATH ?? "" } });
+      return proc.stdout.toString();
+    };
+    const hint = `${join(project, "skills")} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`skillhub add ./skills\` to add it to this project's skillhub.yaml.`;
+    expect(run(["list"])).toBe(`No skills found. ${hint}\n`);
+    expect(run(["search", "pdf"])).toBe(`No skills found. ${hint}\n`);
+    expect(run(["doctor"])).toContain(`Skills served: 0\n  ${hint}\n`);
+    // In the skills folder itself, the folder is the working directory.
+    expect(run(["list"], join(project, "skills"))).toContain(
+      "holds skill folders, but no source reads it: pass --skills-dir .",
+    );
+    // Read, it is no hint any more.
+    expect(run(["list", "--skills-dir", "./skills"])).toMatch(/^pdf /);
+    expect(run(["list", "--skills-dir", tempDir()], tempDir())).toBe(
+      "No skills found. Run `skillhub doctor` to see which folders were searched.\n",
+    );
+  });
+
+  test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
+    const empty = await cli(["search", "pdf", "--skills-dir", tempDir()]);
+    expect(empty.code).toBe(0);
+    expect(empty.out).toBe("No skills found. Run `skillhub doctor` to see which folders were searched.\n");
+    const dir = tempDir();
+    write(join(dir, "bad", "SKILL.md"), "no frontmatter\n");
+    const broken = await cli(["search", "pdf", "--skills-dir", dir]);
+    expect(broken.out).toStartWith("No skills served: 1 SKILL.md file could not be read as a skill:\n");
+    expect(broken.out).toContain(`error no-frontmatter ${join(dir, "bad", "SKILL.md")}`);
+    expect(broken.out).toEndWith("then run skillhub search again.\n");
+    // With skills served, a query that finds none still says so.
+    const some = await cli(["search", "zzzqqq", "--skills-dir", skills()]);
+    expect(some.out).toBe('No skill matches "zzzqqq". `skillhub list` shows every skill.\n');
   });
 
   test("show prints what the skill tool returns; an unknown name exits 1", async () => {
@@ -177,6 +292,23 @@ describe("skillhub CLI", () => {
     expect(withToken.out).not.toContain("t0ken-for-the-test");
     expect(withToken.err).not.toContain("needs its bearer token");
     expect((await cli(["print-config", "emacs"])).code).toBe(2);
+  });
+
+  test("print-config from a checkout's dist/skillhub says make clean removes it; an installed copy does not", () => {
+    const printed = Bun.spawnSync([binary(), "print-config", "cursor"], {
+      env: { HOME: tempDir(), PATH: process.env.PATH ?? "" },
+    });
+    expect(JSON.parse(printed.stdout.toString()).mcpServers.skillhub.command).toBe(binary());
+    expect(printed.stderr.toString()).toContain(
+      `# ${binary()} is the build in a SkillHub checkout, which \`make clean\` removes: for everyday use, copy it to ~/.local/bin first`,
+    );
+    const elsewhere = tempDir();
+    write(join(elsewhere, "dist", "skillhub"), "");
+    expect(isCheckoutBuild(join(elsewhere, "dist", "skillhub"))).toBe(false);
+    write(join(elsewhere, "Makefile"), "");
+    write(join(elsewhere, "src", "cli.ts"), "");
+    expect(isCheckoutBuild(join(elsewhere, "dist", "skillhub"))).toBe(true);
+    expect(isCheckoutBuild(join(elsewhere, "bin", "skillhub"))).toBe(false);
   });
 
   test("print-config starts the server with every server flag it was given, folders made absolute", async () => {

@@ -61,7 +61,8 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
           command: true,
         },
         {
-          where: ".mcp.json at the project root (it names paths on this machine: commit it only where they hold)",
+          where:
+            ".mcp.json at the project root (it names paths on this machine: commit it only where they hold); Claude Code asks to approve it at its next start",
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
@@ -92,7 +93,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
       return [
         {
           where:
-            "~/.gemini/settings.json (or .gemini/settings.json in a project; Gemini CLI starts it in trusted folders only)",
+            "~/.gemini/settings.json (or .gemini/settings.json in a project). Gemini CLI starts it only in a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled",
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
@@ -172,7 +173,8 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
           ...(token ? { token: "env" as const } : {}),
         },
         {
-          where: ".mcp.json at the project root (commit it: it holds no secret)",
+          where:
+            ".mcp.json at the project root (commit it: it holds no secret); Claude Code asks to approve it at its next start",
           ...(token ? { token: "env" as const } : {}),
           text: json({
             mcpServers: { skillhub: { type: "http", url, ...(token ? { headers: { Authorization: bearer } } : {}) } },
@@ -243,7 +245,8 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       // Gemini CLI expands $VAR and ${VAR} in every string of its settings files.
       return [
         {
-          where: "~/.gemini/settings.json (Gemini CLI connects from trusted folders only)",
+          where:
+            "~/.gemini/settings.json. Gemini CLI connects only from a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled",
           ...(token ? { token: "env" as const } : {}),
           text: json({
             mcpServers: { skillhub: { httpUrl: url, ...(token ? { headers: { Authorization: bearer } } : {}) } },

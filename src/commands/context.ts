@@ -4,6 +4,7 @@ import { Hub, type HubOptions } from "../server/hub.ts";
 import type { ConfigReload } from "../server/repo-config.ts";
 import { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
+import { fetchAdvice } from "./fetch-advice.ts";
 
 /** Everything a command needs; output goes through `out`/`err` so tests can capture it. */
 export interface CommandContext {
@@ -60,7 +61,7 @@ export async function scannedHub(ctx: CommandContext, options: { sayUnsynced?: b
     for (const r of hub.git?.status() ?? [])
       if (!r.state)
         ctx.err(
-          `skillhub: repository ${r.name} (${r.url}) is not synced yet, so its skills are left out; \`skillhub sync\` fetches it.\n`,
+          `skillhub: repository ${r.name} (${r.url}) is not synced yet, so its skills are left out; ${fetchAdvice(hub, r.name)}.\n`,
         );
   return hub;
 }

@@ -7,6 +7,7 @@ import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { teamJson, teamLines, unservedRepos } from "./team-status.ts";
+import { unreadSkillsFolder, unreadSkillsHint } from "./unread-skills.ts";
 
 /** `skillhub doctor`: where skills come from, what was found, and what is wrong. */
 export const runDoctor: CommandRun = async (ctx) => {
@@ -65,8 +66,17 @@ export const runDoctor: CommandRun = async (ctx) => {
     lines.push(
       `  Not served: the skills of ${unserved.length === 1 ? "repository" : "repositories"} ${unserved.join(", ")} (see Git repositories above).`,
     );
-  else if (catalog.skills.length === 0)
-    lines.push("  Put skill folders (each with a SKILL.md) in one of the folders above, or pass --skills-dir DIR.");
+  else if (catalog.skills.length === 0) {
+    const unread = unreadSkillsFolder(
+      ctx.cwd,
+      catalog.sources.map((s) => s.dir),
+    );
+    lines.push(
+      unread
+        ? `  ${unreadSkillsHint(ctx.cwd, unread)}`
+        : "  Put skill folders (each with a SKILL.md) in one of the folders above, or pass --skills-dir DIR.",
+    );
+  }
   lines.push(...(await publicationReport(hub)));
   if (catalog.shadowed.length > 0) {
     lines.push("", `Shadowed skills (${catalog.shadowed.length}; load them by qualified name):`);

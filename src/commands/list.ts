@@ -1,10 +1,12 @@
+import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { unreadSkillsFolder, unreadSkillsHint } from "./unread-skills.ts";
 
-/** `skillhub list [--json] [--all]`: served skills with location and source; --all adds shadowed ones. */
+/** `skillhub list [--json] [--all]`: served skills with source and description (JSON: folder and location too); --all adds shadowed ones. */
 export const runList: CommandRun = async (ctx) => {
   const hub = await scannedHub(ctx);
   const catalog = hub.catalog;
@@ -15,13 +17,15 @@ export const runList: CommandRun = async (ctx) => {
     source: s.source,
     path: s.dir,
     enabled: isEnabled(s, hub.filter),
+    // Frozen mode hides what the lock does not vouch for: told apart from a name or category filter.
+    ...(hub.filter.locked && !hub.filter.locked(s) ? { not_locked: true } : {}),
     ...(s.category ? { category: s.category } : {}),
   }));
   const shadowed = catalog.shadowed.map(({ skill, by }) => ({
     name: skill.name,
     qualified: skill.id,
     path: skill.dir,
-    shadowedBy: by.dir,
+    shadowed_by: by.dir,
   }));
   const errors = catalog.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = catalog.diagnostics.filter((d) => d.severity === "warning").length;
@@ -35,26 +39,24 @@ export const runList: CommandRun = async (ctx) => {
     return 0;
   }
   if (skills.length === 0) {
-    // A folder whose only SKILL.md is broken is not "empty": name each problem and its fix.
-    if (errors > 0) {
-      ctx.out(`No skills served: ${errors} SKILL.md file${errors === 1 ? "" : "s"} could not be read as a skill:\n`);
-      for (const d of catalog.diagnostics) if (d.severity === "error") ctx.out(`  ${formatDiagnostic(d)}\n`);
-      ctx.out("Fix them (skillhub validate DIR explains each rule), then run skillhub list again.\n");
-      return 0;
-    }
-    ctx.out("No skills found. Run `skillhub doctor` to see which folders were searched.\n");
+    ctx.out(noSkillsNote(catalog, "list", ctx.cwd));
     return 0;
   }
   const width = Math.min(40, Math.max(...skills.map((s) => s.name.length)));
   for (const s of skills) {
-    const flag = s.enabled ? "" : " [disabled]";
+    const flag = s.not_locked ? " [frozen: the lock does not vouch for it]" : s.enabled ? "" : " [disabled]";
     ctx.out(`${s.name.padEnd(width)}  ${s.source.padEnd(14)} ${truncate(oneLine(s.description), 80)}${flag}\n`);
   }
   if (ctx.args.options.all)
-    for (const s of shadowed) ctx.out(`${s.qualified.padEnd(width)}  shadowed by ${s.shadowedBy}\n`);
+    for (const s of shadowed) ctx.out(`${s.qualified.padEnd(width)}  shadowed by ${s.shadowed_by}\n`);
   const notes = [`${skills.length} skill${skills.length === 1 ? "" : "s"}`];
   if (shadowed.length > 0)
     notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
+  const unlocked = skills.filter((s) => s.not_locked).length;
+  if (unlocked > 0)
+    notes.push(
+      `${unlocked} not served in frozen mode, as skillhub.lock does not vouch for them (skillhub verify says why)`,
+    );
   if (errors + warnings > 0)
     notes.push(`${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (skillhub doctor)`);
   ctx.out(`\n${notes.join(", ")}\n`);
@@ -62,3 +64,25 @@ export const runList: CommandRun = async (ctx) => {
   for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);
   return 0;
 };
+
+/**
+ * What `list` and `search` say when no skill is served at all. A folder whose only SKILL.md is broken is
+ * not "empty": each problem is named, with its fix.
+ */
+export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: string): string {
+  const errors = catalog.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length === 0) {
+    const unread = unreadSkillsFolder(
+      cwd,
+      catalog.sources.map((s) => s.dir),
+    );
+    if (unread) return `No skills found. ${unreadSkillsHint(cwd, unread)}\n`;
+    return "No skills found. Run `skillhub doctor` to see which folders were searched.\n";
+  }
+  return [
+    `No skills served: ${errors.length} SKILL.md file${errors.length === 1 ? "" : "s"} could not be read as a skill:`,
+    ...errors.map((d) => `  ${formatDiagnostic(d)}`),
+    `Fix them (skillhub validate DIR explains each rule), then run skillhub ${command} again.`,
+    "",
+  ].join("\n");
+}

@@ -1,6 +1,7 @@
 import { writeLockfile } from "../lock/lockfile.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { fetchAdvice } from "./fetch-advice.ts";
 import { currentLocks, hasEntries, outdated, tooLarge, tooLargeNote } from "./lock-state.ts";
 
 /**
@@ -25,7 +26,7 @@ export const runLock: CommandRun = async (ctx) => {
         ctx.err(
           h.notServed
             ? `skillhub lock: repository ${h.label}'s copy is not served (${h.notServed.replace(/\.$/, "")}), so no lock was written; run \`skillhub sync\` to fetch a verified commit.\n`
-            : `skillhub lock: repository ${h.label} has no local copy yet, so no lock was written; run \`skillhub sync\` (it fetches, then writes the lock).\n`,
+            : `skillhub lock: repository ${h.label} has no local copy yet, so no lock was written; ${fetchAdvice(hub, h.label)}, then \`skillhub lock\` again.\n`,
         );
       return 1;
     }

@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
 import { realOr } from "../util/safe-path.ts";
@@ -95,6 +96,10 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   // Written over an existing file, the snippet would drop its other servers and settings.
   ctx.err(`# ${others.length > 0 ? "or " : ""}merge into ${file.where}\n`);
   if (url && file.token) ctx.err(tokenNote(file.token, CLIENT_TITLES[client as Client]));
+  if (!url && isCheckoutBuild(launch.command))
+    ctx.err(
+      `# ${launch.command} is the build in a SkillHub checkout, which \`make clean\` removes: for everyday use, copy it to ~/.local/bin first and run print-config from that copy.\n`,
+    );
   const remote = url !== undefined && !isLoopbackHost(new URL(url).hostname);
   // Off loopback, the server refuses any client without its token (401): say so while there is time.
   if (remote && !token)
@@ -128,6 +133,17 @@ export function tokenNote(
           : `e.g. \`export ${TOKEN_VARIABLE}=<the server's token>\` in ~/.zshrc or ~/.bashrc`
       }), then restart ${title}.\n`;
   }
+}
+
+/**
+ * Whether `command` is `dist/skillhub` of a source checkout (beside its Makefile and src/cli.ts): what
+ * `make run` and the README's first steps use, and a client's config would lose with `make clean`.
+ */
+export function isCheckoutBuild(command: string): boolean {
+  const dist = dirname(command);
+  if (basename(dist) !== "dist") return false;
+  const root = dirname(dist);
+  return existsSync(join(root, "Makefile")) && existsSync(join(root, "src", "cli.ts"));
 }
 
 /** An absolute http(s) URL with a host. */

@@ -1,6 +1,7 @@
 import { searchSkillsTool } from "../tools/search-skills.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { noSkillsNote } from "./list.ts";
 
 interface Hit {
   name: string;
@@ -43,7 +44,11 @@ export const runSearch: CommandRun = async (ctx) => {
   }
   if (fallback_reason) ctx.err(`skillhub search: full-text results: ${fallback_reason}\n`);
   if (skills.length === 0) {
-    ctx.out(`No skill matches "${query}". \`skillhub list\` shows every skill.\n`);
+    ctx.out(
+      hub.catalog.skills.length === 0
+        ? noSkillsNote(hub.catalog, "search", ctx.cwd)
+        : `No skill matches "${query}". \`skillhub list\` shows every skill.\n`,
+    );
     return 0;
   }
   for (const [i, s] of skills.entries()) {

@@ -73,8 +73,11 @@ export const runSync: CommandRun = async (ctx) => {
           ctx.out(
             `${file}: ${plural(changes.length, "difference")} (frozen, lock unchanged):\n${changeLines(changes)}`,
           );
-      } else if (!outcome.success) ctx.out(`${file}: not written, a repository could not be synced.\n`);
-      else if (!written) {
+      } else if (!outcome.success) {
+        // A lock that would record nothing (the personal one, without personal skills) is not news.
+        if (target.recordsSources || before || hasEntries(target.lock))
+          ctx.out(`${file}: not written, a repository could not be synced.\n`);
+      } else if (!written) {
         if (before) ctx.out(`${file}: up to date.\n`);
       } else if (before) ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
       else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
@@ -88,7 +91,7 @@ export const runSync: CommandRun = async (ctx) => {
 function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: RefreshOutcome): void {
   if (outcome.mode === "local") {
     ctx.out(
-      `No git repository is configured (set SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
+      `No git repository is configured (\`skillhub add owner/repo\` adds one to this project's skillhub.yaml; SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml, your own).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
     );
     return;
   }

@@ -2,6 +2,7 @@ import { readJsonlFile } from "../analytics/jsonl.ts";
 import { bufferFile } from "../analytics/setup.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised } from "../util/plural.ts";
+import { fetchAdvice } from "./fetch-advice.ts";
 
 /** Count of events waiting in the buffer file (read by the bounded reader: a FIFO there counts none). */
 function bufferedEvents(hub: Hub): number {
@@ -41,7 +42,7 @@ export function teamLines(hub: Hub): string[] {
       lines.push(
         r.state
           ? `    copy ${r.dir} at ${r.state.commit.slice(0, 7)}, last synced ${r.state.last_sync}`
-          : `    not synced yet: no local copy, so no skills from this repository. Run \`skillhub sync\` (or start the server with network access) and see its message.`,
+          : `    not synced yet: no local copy, so no skills from this repository: ${fetchAdvice(hub, r.name)} (a server with network access syncs it at start).`,
       );
       if (r.state?.last_error)
         lines.push(`    the last sync failed (${r.state.last_error.at}): ${r.state.last_error.message}`);

@@ -28,7 +28,7 @@ export interface UiCommandOptions {
 }
 
 /**
- * `skillhub ui [--open] [--port N]`: the page for the current project on this
+ * `skillhub ui [--open] [--host ADDR] [--port N]`: the page for the current project on this
  * machine. The same HTTP server as `serve --transport http` (the page at /,
  * MCP at /mcp) on 127.0.0.1 and a free port unless --port is given; the URL
  * goes to stdout, logs to stderr.

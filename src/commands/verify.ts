@@ -1,7 +1,9 @@
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { fetchAdvice } from "./fetch-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -26,7 +28,8 @@ interface Checked {
  * CI has none.
  */
 export const runVerify: CommandRun = async (ctx) => {
-  const hub = await scannedHub(ctx);
+  // A repository never fetched here is said once, below, with what to run first.
+  const hub = await scannedHub(ctx, { sayUnsynced: false });
   try {
     const json = ctx.args.options.json;
     const targets = await currentLocks(hub);
@@ -40,7 +43,7 @@ export const runVerify: CommandRun = async (ctx) => {
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
         const needed = error.code !== "LOCK_MISSING" || (target.scope !== "global" && hasEntries(target.lock));
-        if (needed) return fail(ctx, json, target.file, error);
+        if (needed) return fail(ctx, json, target.file, missingLockAdvice(hub, error));
         missing.set(target.file, error);
         if (hasEntries(target.lock)) {
           const n = Object.keys(target.lock.skills).length;
@@ -54,7 +57,7 @@ export const runVerify: CommandRun = async (ctx) => {
     // Nothing at all to compare with: as before the split, that is a missing lock.
     const unread = notes[0]?.file ?? targets[0]?.file;
     const error = unread ? missing.get(unread) : undefined;
-    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, error);
+    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, missingLockAdvice(hub, error));
     const changes = checked.flatMap((c) => c.changes);
     if (json) {
       const locks = [
@@ -87,6 +90,15 @@ export const runVerify: CommandRun = async (ctx) => {
         ctx.out(`${target.file}: ${plural(own.length, "difference")} from what would be served:\n${changeLines(own)}`);
     }
     if (changes.length === 0) return 0;
+    // A fresh clone of the project: its repositories are not fetched yet, so every one of their skills reads
+    // as removed. Fetching the locked commits comes first; accepting the differences would drop them.
+    const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
+    if (unsynced.length > 0) {
+      ctx.out(
+        `${unsynced.length === 1 ? "Repository" : "Repositories"} ${unsynced.join(", ")} ${unsynced.length === 1 ? "has" : "have"} no local copy on this machine yet: ${fetchAdvice(hub, unsynced[0] as string)}, then \`skillhub verify\` again.\n`,
+      );
+      return 1;
+    }
     ctx.out(
       "Review them, then run `skillhub lock` to accept them, or restore what the lock records: `skillhub sync --frozen` puts every repository back at its locked commit (a plain `skillhub sync` moves the unpinned ones to their branch tip and writes that to the lock); restore a folder's files from version control.\n",
     );
@@ -95,6 +107,20 @@ export const runVerify: CommandRun = async (ctx) => {
     hub.close();
   }
 };
+
+/**
+ * `skillhub lock` writes no lock while a repository has no local copy: with one not fetched yet, a missing
+ * lock's advice is `skillhub sync`, which fetches and then writes it.
+ */
+function missingLockAdvice(hub: Hub, error: LockError): LockError {
+  const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
+  if (error.code !== "LOCK_MISSING" || unsynced.length === 0) return error;
+  return new LockError(
+    "LOCK_MISSING",
+    `${error.message.replace(/;.*$/, "")}; run \`skillhub sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it.`,
+    error,
+  );
+}
 
 function fail(ctx: Parameters<CommandRun>[0], json: unknown, file: string, error: LockError): number {
   if (json)

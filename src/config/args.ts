@@ -88,6 +88,11 @@ const LISTENING: Partial<Record<Command, readonly string[]>> = {
 };
 const LISTENING_OPTIONS = new Set(LISTENING.serve);
 
+/** The options `command` reads beside those every command takes: what its `--help` must name. */
+export function commandOptionNames(command: Command): string[] {
+  return [...COMMAND_OPTIONS[command], ...(LISTENING[command] ?? [])];
+}
+
 /** Options no command reads on its own: every command takes them. */
 const EVERY_COMMAND = new Set(["config", "help", "version"]);
 
@@ -156,8 +161,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     throw new ConfigError(dashHint(argv, error) ?? usageMessage(error));
   }
   const [first, ...rest] = parsed.positionals;
-  // `skillhub help`, as many command lines take it, after options too (`--project X help`).
-  if (first === "help") return parseCommandLine(["--help"]);
+  // `skillhub help [COMMAND]`, as many command lines take it, after options too (`--project X help`).
+  if (first === "help") return parseCommandLine(rest[0] === undefined ? ["--help"] : [rest[0], "--help"]);
   let command: Command = "serve";
   let positionals = parsed.positionals;
   if (first !== undefined) {

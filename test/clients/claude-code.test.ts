@@ -61,8 +61,11 @@ describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets"
 
   test("stdio: the printed .mcp.json at the project root, once the project's servers are approved", async () => {
     const c = clientHome();
-    const { file } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
+    const { file, notes } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
     write(join(c.project, ".mcp.json"), file);
+    // What print-config's note says: Claude Code asks to approve the project's server first.
+    expect(notes).toContain("Claude Code asks to approve it at its next start");
+    expect(await listed(c, "skillhub")).toMatch(/Pending approval/);
     approveProject(c);
     expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
   });

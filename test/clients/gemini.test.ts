@@ -45,8 +45,11 @@ async function listed(c: ClientHome): Promise<string> {
 describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet from ~/.gemini/settings.json", () => {
   test("stdio", async () => {
     const c = clientHome();
-    const { file } = await printConfig("gemini", ["--skills-dir", fixture.skills], c.env, c.project);
+    const { file, notes } = await printConfig("gemini", ["--skills-dir", fixture.skills], c.env, c.project);
     write(join(c.home, ".gemini", "settings.json"), file);
+    // What print-config's note says a user sees before answering Gemini CLI's trust question.
+    expect(notes).toContain("until then `gemini mcp list` says Disabled");
+    expect(await listed(c)).toMatch(/skillhub: .*\(stdio\) - Disabled/);
     trust(c);
     expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
   });

@@ -183,7 +183,7 @@ describe("first contact with the command line", () => {
     const before = await cli(["list"], env);
     expect(before.out).not.toContain("alpha");
     expect(before.err).toContain("repository team-skills");
-    expect(before.err).toContain("is not synced yet, so its skills are left out; `skillhub sync` fetches it.");
+    expect(before.err).toContain("is not synced yet, so its skills are left out; run `skillhub sync` to fetch it.");
     const sync = await cli(["sync"], env);
     expect(sync.err).not.toContain("does not exist");
     expect(sync.code).toBe(0);

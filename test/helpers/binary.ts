@@ -47,3 +47,14 @@ export async function binaryClientWith(args: string[], home: string, env: Record
   await client.connect(transport);
   return { client, transport, log: () => log };
 }
+
+/** The compiled binary run once in `cwd` with `home` as HOME, `env` besides; its exit code and output. */
+export function runBinary(args: string[], cwd: string, home: string, env: Record<string, string | undefined> = {}) {
+  const proc = Bun.spawnSync([binary(), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env, HOME: home },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() };
+}

@@ -115,7 +115,7 @@ describe("verify's advice restores what the lock records", () => {
     expect(fresh.code).toBe(1);
     expect(fresh.out).toContain("no local copy of");
     expect(fresh.out).toContain("run `skillhub sync --frozen` to fetch the locked commit");
-    expect(fresh.out).toContain("`skillhub sync --frozen` puts every repository back at its locked commit");
+    expect(fresh.out).toContain("has no local copy on this machine yet: run `skillhub sync --frozen`");
     const fetched = await cli(mate.home, mate.pa, ["sync", "--frozen"]);
     expect(fetched.code, fetched.out + fetched.err).toBe(0);
     expect(lockedCommit(mate.pa)).toBe(locked);
@@ -127,7 +127,9 @@ describe("verify's advice restores what the lock records", () => {
       join(mate.home, ".skillhub", "repos", copy as string, "skills", "alpha", "SKILL.md"),
       skillText("alpha", "Edited."),
     );
-    expect((await cli(mate.home, mate.pa, ["verify"])).code).toBe(1);
+    const edited = await cli(mate.home, mate.pa, ["verify"]);
+    expect(edited.code).toBe(1);
+    expect(edited.out).toContain("`skillhub sync --frozen` puts every repository back at its locked commit");
     expect((await cli(mate.home, mate.pa, ["sync", "--frozen"])).code).toBe(0);
     expect((await cli(mate.home, mate.pa, ["verify"])).code).toBe(0);
     expect((await cli(mate.home, mate.pa, ["show", "alpha"])).out).toContain("Version one.");
