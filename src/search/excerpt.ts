@@ -1,4 +1,4 @@
-import { processTerm } from "./text.ts";
+import { isCjkTerm, processTerm } from "./text.ts";
 
 /** Characters in an excerpt (about 160, as skills.search promises). */
 export const EXCERPT_CHARS = 160;
@@ -151,8 +151,10 @@ function wordStarts(text: string, terms: readonly string[]): number[] {
   if (lower.length !== text.length) return out;
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t] as string;
+    const anywhere = isCjkTerm(term);
     for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1))
-      if (at === 0 || !isWordChar(lower.charCodeAt(at - 1), lower[at - 1] as string)) out.push(at * terms.length + t);
+      if (anywhere || at === 0 || !isWordChar(lower.charCodeAt(at - 1), lower[at - 1] as string))
+        out.push(at * terms.length + t);
   }
   return out;
 }

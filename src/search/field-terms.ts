@@ -1,5 +1,5 @@
 import MiniSearch from "minisearch";
-import { processTerm } from "./text.ts";
+import { processTerms } from "./text.ts";
 
 /**
  * A field's text → processed term frequencies and MiniSearch's field length (distinct raw
@@ -22,10 +22,7 @@ export interface FieldTerms {
 export function fieldTerms(text: string): FieldTerms {
   const tokens = tokenize(text);
   const counts = new Map<string, number>();
-  for (const token of tokens) {
-    const term = processTerm(token);
-    if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
-  }
+  for (const token of tokens) for (const term of processTerms(token)) counts.set(term, (counts.get(term) ?? 0) + 1);
   return { counts, length: new Set(tokens).size };
 }
 
@@ -72,8 +69,7 @@ export class TermCounter {
     for (const token of tokenize(text)) {
       if (token === "") continue;
       this.distinct.add(token);
-      const term = processTerm(token);
-      if (term) this.counts.set(term, (this.counts.get(term) ?? 0) + 1);
+      for (const term of processTerms(token)) this.counts.set(term, (this.counts.get(term) ?? 0) + 1);
     }
   }
 }

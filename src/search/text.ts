@@ -43,6 +43,48 @@ export function stem(word: string): string {
   return w;
 }
 
+/**
+ * Han, Hiragana, Katakana (with its long-vowel mark) and Hangul: scripts written without spaces between
+ * words, so one "word" of the tokenizer is a whole phrase (`日本語のPDFから請求書を抽出`).
+ */
+const CJK_RUN = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+)/u;
+
+/**
+ * The terms of one token: the processed word (processTerm), or for a token holding CJK text its
+ * runs of other scripts processed as words and each CJK run as its overlapping pairs of characters
+ * (`請求書` → `請求`, `求書`), as search engines index such text without a dictionary: a query in
+ * other words of the same phrase still shares most pairs with it. Index and queries both use it.
+ */
+export function processTerms(token: string): readonly string[] {
+  if (!isCjkTerm(token)) {
+    const single = processTerm(token);
+    return single === null ? NO_TERMS : [single];
+  }
+  const out: string[] = [];
+  for (const part of token.toLowerCase().split(CJK_RUN)) {
+    if (part === "") continue;
+    if (!CJK_RUN.test(part)) {
+      const term = processTerm(part);
+      if (term !== null) out.push(term);
+    } else if (part.length === 1) out.push(part);
+    else for (let i = 0; i + 1 < part.length; i++) out.push(part.slice(i, i + 2));
+  }
+  return out;
+}
+
+const NO_TERMS: readonly string[] = [];
+
+/** Whether a word or term holds CJK text (a term then is a pair of characters, found anywhere in a word). */
+export function isCjkTerm(term: string): boolean {
+  return mayBeCjk(term) && CJK_RUN.test(term);
+}
+
+/** Whether `term` has a character at or above Hangul Jamo (U+1100): most terms are ASCII, and a loop is cheaper than the regular expression. */
+function mayBeCjk(term: string): boolean {
+  for (let i = 0; i < term.length; i++) if (term.charCodeAt(i) >= 0x1100) return true;
+  return false;
+}
+
 const processed = new Map<string, string | null>();
 const PROCESSED_CACHE_MAX = 200_000;
 

@@ -3,7 +3,7 @@ import type { RankedHit } from "./engine.ts";
 import { META_FIELDS, metadata } from "./fields.ts";
 import { SEARCH_OPTIONS } from "./index-settings.ts";
 import { type TermSpec, termSpecs } from "./query-spec.ts";
-import { acronyms, processTerm, splitWords } from "./text.ts";
+import { acronyms, isCjkTerm, processTerm, processTerms, splitWords } from "./text.ts";
 
 /**
  * Why each of a query's hits matched, in a line an agent can judge it by: the query's words as typed, grouped by
@@ -52,6 +52,7 @@ function explain(hit: RankedHit, typed: ReadonlyMap<string, string>, fuzzy: bool
  */
 function fieldHas(lower: string, spec: TermSpec): boolean {
   if (lower === "") return false;
+  if (isCjkTerm(spec.term)) return lower.includes(spec.term);
   const matches = (word: string) => {
     const t = processTerm(word);
     return t !== null && (t === spec.term || (spec.prefix && t.startsWith(spec.term)));
@@ -82,10 +83,7 @@ function inWord(text: string, i: number): boolean {
 /** Each processed query term → the word the user typed for it (an acronym → its phrase), first one kept. */
 function typedWords(query: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const word of splitWords(query)) {
-    const term = processTerm(word);
-    if (term && !out.has(term)) out.set(term, word);
-  }
+  for (const word of splitWords(query)) for (const term of processTerms(word)) if (!out.has(term)) out.set(term, word);
   for (const { acronym, words } of acronyms(query)) if (!out.has(acronym)) out.set(acronym, words.join(" "));
   return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { normaliseQuery, processTerm, splitWords, stem } from "../../src/search/text.ts";
+import { normaliseQuery, processTerm, processTerms, splitWords, stem } from "../../src/search/text.ts";
 
 describe("search text", () => {
   test("queries are trimmed and whitespace collapsed", () => {
@@ -43,5 +43,27 @@ describe("search text", () => {
       "0",
       "beta",
     ]);
+  });
+
+  test("CJK text becomes overlapping pairs of characters; other scripts in the same word stay words", () => {
+    expect(processTerms("請求書")).toEqual(["請求", "求書"]);
+    expect(processTerms("日本語のPDFから請求書を抽出")).toEqual([
+      "日本",
+      "本語",
+      "語の",
+      "pdf",
+      "から",
+      "ら請",
+      "請求",
+      "求書",
+      "書を",
+      "を抽",
+      "抽出",
+    ]);
+    expect(processTerms("表")).toEqual(["表"]);
+    expect(processTerms("データベース")).toEqual(["デー", "ータ", "タベ", "ベー", "ース"]);
+    expect(processTerms("파일을")).toEqual(["파일", "일을"]);
+    expect(processTerms("Extracting")).toEqual(["extract"]);
+    expect(processTerms("the")).toEqual([]);
   });
 });

@@ -46,6 +46,31 @@ describe("search_skills", () => {
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent as object);
   });
 
+  test("a request in Japanese finds a skill described in Japanese, written without spaces", async () => {
+    const dir = skills();
+    writeSkill(dir, "invoice-jp", {
+      description: "請求書のPDFから金額と日付を抽出してJSONにまとめる。",
+      body: "# 請求書\n\nPDFの請求書を読み取り、支払期日と合計金額を取り出します。\n",
+    });
+    writeSkill(dir, "minutes-jp", { description: "会議の議事録からプレゼン資料を作成する。" });
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    for (const [query, name] of [
+      ["請求書から金額を取り出したい", "invoice-jp"],
+      ["支払期日", "invoice-jp"],
+      ["議事録をもとにプレゼン資料を作りたい", "minutes-jp"],
+    ]) {
+      const result = await call("search_skills", { query });
+      const { skills: hits } = result.structuredContent as {
+        skills: { name: string; excerpt?: string; matched?: string }[];
+      };
+      expect(hits[0]?.name).toBe(name as string);
+    }
+    const result = await call("search_skills", { query: "支払期日" });
+    const { skills: hits } = result.structuredContent as { skills: { excerpt?: string; matched?: string }[] };
+    expect(hits[0]?.excerpt).toContain("支払期日");
+    expect(hits[0]?.matched).toContain("支払期日");
+  });
+
   test("each hit says why it matched: the query's words as typed, by where the skill has them", async () => {
     const { call } = await open({ flags: { "skills-dir": [skills()] } });
     const result = await call("search_skills", { query: "Run the extract script on scanned PDFs for Invoice numbers" });
