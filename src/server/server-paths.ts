@@ -12,6 +12,11 @@ export interface ServerPaths {
   longest: number;
   /** Other folders of this server, longest first → a name in angle brackets. */
   folders: Array<[path: string, name: string]>;
+  /**
+   * Folders of `folders` hidden also where they end a longer path (`/backup/home/ana`): the user's home,
+   * whose path holds the user's name. Others are a path's only where they start it.
+   */
+  anywhere?: ReadonlySet<string>;
   /** What separates a path's folders here: `\\` on Windows, else `/`. */
   separator: "/" | "\\";
 }
@@ -73,7 +78,8 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     // A root folder ("/", "C:\\") would rename every path: such a setting names nothing worth hiding; nor does "".
     .filter(([path]) => !ROOT.test(path))
     .sort((a, b) => b[0].length - a[0].length);
-  return { skills: known.skills, longest: known.longest, folders, separator: sep === "\\" ? "\\" : "/" };
+  const anywhere = new Set([homeDir, realOr(homeDir)].filter((path) => !ROOT.test(path)));
+  return { skills: known.skills, longest: known.longest, folders, anywhere, separator: sep === "\\" ? "\\" : "/" };
 }
 
 /** Agent Skills first: a folder that is both a skill's and a tree node's resource folder is the skill's. */
@@ -115,7 +121,7 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
   const m = matcher(paths);
   const written = (path: string, index: number) =>
     paths.separator === "/" ? json.includes(JSON.stringify(path).slice(1, -1)) : m.find(index, json, 0) !== undefined;
-  if (!paths.folders.some(([path], index) => written(path, index))) return result;
+  if (!paths.folders.some(([path], index) => written(path, index)) && !hasEncodedFileUrl(json)) return result;
   const swept = sweep(result, paths, (result as { isError?: unknown }).isError === true ? "answer" : kind) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
@@ -238,6 +244,72 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
  * text's length times the number of folders.
  */
 function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
+  return hidePaths(decodedFileUrls(value, paths, kind), paths, kind);
+}
+
+/** Whether a text may hold a file URL with percent-encoded characters (decodedFileUrls has work to do). */
+function hasEncodedFileUrl(text: string): boolean {
+  return text.includes("%") && /file:/i.test(text);
+}
+
+/** Where a file URL ends in running text. */
+const FILE_URL_END = /[\s"'`<>]/;
+
+/**
+ * `value` with each file URL whose path is percent-encoded (`file:///home/zo%C3%AB/My%20Skills/x`), and
+ * names a path of this server once decoded, replaced by what that path becomes; a URL naming none is
+ * kept as written. A path written this way holds no folder's name as the server has it.
+ */
+function decodedFileUrls(value: string, paths: ServerPaths, kind: SweepKind): string {
+  if (!hasEncodedFileUrl(value)) return value;
+  const lower = value.toLowerCase();
+  let out = "";
+  let pos = 0;
+  for (let at = lower.indexOf("file:"); at >= 0; at = lower.indexOf("file:", pos)) {
+    let end = at + "file:".length;
+    while (end < value.length && !FILE_URL_END.test(value[end] as string)) end++;
+    // A sentence's or a Markdown link's end is not the URL's, nor a line number (`x.py:3:`).
+    while (end > at && /[.,;:!?)\]}]/.test(value[end - 1] as string)) end--;
+    end -= /(?::\d+)+$/.exec(value.slice(Math.max(at, end - 24), end))?.[0].length ?? 0;
+    const url = value.slice(at, end);
+    out += value.slice(pos, at) + decodedFileUrl(url, paths, kind);
+    pos = end;
+  }
+  return out + value.slice(pos);
+}
+
+/**
+ * One file URL as the sweep leaves it: the URI of the skill file its decoded path names (the whole URL is
+ * that path, spaces and all), else its decoded path swept, else (naming nothing of this server) as written.
+ */
+function decodedFileUrl(url: string, paths: ServerPaths, kind: SweepKind): string {
+  const decoded = percentDecoded(url);
+  if (decoded === url) return url;
+  const path = decoded.replace(URL_LEAD[paths.separator], "");
+  const uri = inSkill(path, 1, paths, matcher(paths));
+  if (uri !== undefined) return uri;
+  const swept = hidePaths(decoded, paths, kind);
+  return swept === decoded ? url : swept;
+}
+
+/** A file URL's start before its path (LEAD, anchored at the start). */
+const URL_LEAD = {
+  "/": /^file:(?:\/\/(?:localhost)?)?/i,
+  "\\": /^file:(?:[\\/]{2,}(?:localhost)?[\\/]?)?/i,
+};
+
+/** Each run of percent escapes decoded as UTF-8; a run that is not UTF-8 is kept as written. */
+function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
   const m = matcher(paths);
   const count = paths.folders.length;
   const cached: Array<Hit | undefined | null> = new Array(count).fill(null);
@@ -269,20 +341,26 @@ function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
     const name = paths.folders[best.index]?.[1] ?? "";
     // The URL or long-path prefix before the folder goes with it: `file:///srv/x` is the path /srv/x.
     const lead = Math.max(pos, best.lead);
-    const uri = inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
+    // A folder that ends a longer path (`/backup/home/ana/x`) is no skill's: only its names are hidden.
+    const uri = best.inner ? undefined : inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
     if (uri !== undefined) out += value.slice(pos, lead) + uri;
     else if (kind === "skill") out += value.slice(pos, stop);
+    else if (best.inner) out += value.slice(pos, best.at + 1) + name + value.slice(best.end, stop);
     else out += value.slice(pos, lead) + name + value.slice(best.end, stop);
     pos = stop;
   }
   return out + value.slice(pos);
 }
 
-/** Where a folder is written: `at` to `end`, and `lead`, where a prefix that makes it a URL or a long path starts. */
+/**
+ * Where a folder is written: `at` to `end`, and `lead`, where a prefix that makes it a URL or a long path
+ * starts; `inner` when it ends a longer path (a folder of `paths.anywhere`).
+ */
 interface Hit {
   lead: number;
   at: number;
   end: number;
+  inner?: boolean;
 }
 
 /** A character of a folder's name: the name goes on past a folder written before it (`/home/ana` in `/home/anabel`). */
@@ -323,7 +401,8 @@ const LEAD_CHARS = 24;
 
 /**
  * Where folder `index` is next written in `text` from `from` on, as a whole path: it starts a path (a LEAD
- * prefix before it, or no longer path it ends: continuesPath) and ends one of its folders (no name goes on past
+ * prefix before it, or no longer path it ends: continuesPath; a folder of `paths.anywhere` may end one)
+ * and ends one of its folders (no name goes on past
  * it: `/home/ana` is not in `/home/anabel/x`, nor `/home/anabel` in `/backup/home/anabel`), a `.` going
  * on only into a name (`…/pdf.bak`, while `…/pdf.` ends a sentence).
  */
@@ -341,8 +420,9 @@ function nextHit(text: string, index: number, from: number, paths: ServerPaths, 
     const before = text.slice(Math.max(0, hit.at - LEAD_CHARS), hit.at);
     const lead = LEAD[paths.separator].exec(before);
     if (lead) return { lead: hit.at - lead[0].length, ...hit };
-    if (continuesPath(text, hit.at, m)) continue;
-    return { lead: hit.at, ...hit };
+    if (!continuesPath(text, hit.at, m)) return { lead: hit.at, ...hit };
+    // Security: the user's home ending a longer path (`/backup/home/ana`) still names the user.
+    if (paths.anywhere?.has(folder) && m.isSeparator(folder[0])) return { lead: hit.at, inner: true, ...hit };
   }
 }
 

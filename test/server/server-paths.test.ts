@@ -156,6 +156,53 @@ describe("hideServerPaths", () => {
     );
   });
 
+  test("a file URL whose path is percent-encoded: decoded, it becomes what its path becomes", () => {
+    const skills = new Map([["/home/zoë/My Skills/pdf", "skill://pdf"]]);
+    const paths: ServerPaths = {
+      skills,
+      longest: "/home/zoë/My Skills/pdf".length,
+      folders: [
+        ["/home/zoë/My Skills", "<skills folder 'My Skills'>"],
+        ["/home/zoë", "<home>"],
+      ],
+      separator: "/",
+    };
+    const text = [
+      "open file:///home/zo%C3%AB/My%20Skills/pdf/scripts/run%20it.py:3 and [notes](file:///home/zo%c3%ab/notes.txt)",
+      "file://localhost/home/zo%C3%AB/My%20Skills/README.md, file:///srv/other%20place/x and file:///home/zo%E0%A4/x",
+    ].join("\n");
+    expect(hideServerPaths({ structuredContent: { text } }, paths).structuredContent.text).toBe(
+      [
+        "open skill://pdf/scripts/run%20it.py:3 and [notes](<home>/notes.txt)",
+        "<skills folder 'My Skills'>/README.md, file:///srv/other%20place/x and file:///home/zo%E0%A4/x",
+      ].join("\n"),
+    );
+    // A skill's own text: a URL into a skill becomes its URI, any other is kept as its author wrote it.
+    const own = "see file:///home/zo%C3%AB/My%20Skills/pdf/a.md and file:///home/zo%C3%AB/x";
+    expect(hideServerPaths({ content: [{ type: "text", text: own }] }, paths, "skill").content[0]?.text).toBe(
+      "see skill://pdf/a.md and file:///home/zo%C3%AB/x",
+    );
+  });
+
+  test("the user's home ending a longer path: its names are hidden there too, and no other folder's", () => {
+    const paths = {
+      ...hub(),
+      folders: [["/home/ana/skills", "<skills folder 'mine'>"], ...hub().folders, ["/home/ana", "<home>"]],
+      anywhere: new Set(["/home/ana"]),
+    } as ServerPaths;
+    const sweep = (text: string, kind?: "skill") =>
+      hideServerPaths({ content: [{ type: "text", text }] }, paths, kind).content[0]?.text;
+    expect(sweep("/backup/home/ana/x, /mnt/old/home/ana and ./home/ana/y; /backup/home/anabel/z")).toBe(
+      "/backup/<home>/x, /mnt/old/<home> and ./<home>/y; /backup/home/anabel/z",
+    );
+    // Only the home's names: a skills folder under it, in a backup, is no skill's and no skills folder.
+    expect(sweep("/backup/home/ana/skills/pdf/a.md /backup/srv/hub/skills/skill-1/b")).toBe(
+      "/backup/<home>/skills/pdf/a.md /backup/srv/hub/skills/skill-1/b",
+    );
+    // A skill's own text keeps its author's paths.
+    expect(sweep("restore /backup/home/ana/x", "skill")).toBe("restore /backup/home/ana/x");
+  });
+
   test("Windows long-path and device prefixes, and file URLs, go with the path they start", () => {
     const paths = {
       ...windowsHub(),
@@ -214,6 +261,19 @@ describe("hideServerPaths", () => {
     const alone = "C:\\Uſers\\ana\\secret";
     expect(hideServerPaths({ structuredContent: { alone } }, windowsHub()).structuredContent.alone).toBe(
       "<home>\\secret",
+    );
+  });
+
+  test("the server's home, as serverPaths gives it, is hidden where a longer path ends in it", () => {
+    const skills = tempDir("skillhub-home-sweep-");
+    writeSkill(skills, "pdf", { description: "A skill" });
+    const { hub } = testHub({ flags: { "skills-dir": [skills] }, hub: { acceptRoots: false } });
+    hub.scanNow();
+    const paths = serverPaths(hub, "/home/ana");
+    hub.close();
+    const stdout = "copied /home/ana/a to /backup/home/ana/a; /srv/x/home/ana.txt";
+    expect(hideServerPaths({ structuredContent: { stdout } }, paths).structuredContent.stdout).toBe(
+      "copied <home>/a to /backup/<home>/a; /srv/x/home/ana.txt",
     );
   });
 
