@@ -2,6 +2,7 @@ import { z } from "zod";
 import { findFileInChain } from "../catalog/tree-chain.ts";
 import { isRefused } from "../lock/checked-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
+import { fileText } from "../util/file-text.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
@@ -163,5 +164,5 @@ function decodeUtf8Prefix(bytes: Uint8Array, cut: boolean): string {
     const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
     if (end - start < need) end = start;
   }
-  return new TextDecoder("utf-8").decode(bytes.subarray(0, end));
+  return fileText.decode(bytes.subarray(0, end));
 }

@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextpr
 import { type SkillReadResult, type SkillSource, SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isEnabled } from "../../catalog/filters.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { strictFileText } from "../../util/file-text.ts";
 import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
@@ -169,12 +170,10 @@ function guarded(hub: Hub, source: SkillSource): SkillSource {
   ) as unknown as SkillSource;
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
 /** Text when the bytes are UTF-8 (served as `text`), else bytes (served as a base64 `blob`). */
 function contents(bytes: Uint8Array, mimeType: string): SkillReadResult {
   try {
-    return { text: strictUtf8.decode(bytes), mimeType };
+    return { text: strictFileText.decode(bytes), mimeType };
   } catch {
     return { bytes, mimeType };
   }
