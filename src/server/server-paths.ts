@@ -1,8 +1,10 @@
-import { sep } from "node:path";
+import { join, sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { skillUris } from "../skills/skill-uri.ts";
 import { realOr } from "../util/safe-path.ts";
 import type { Hub } from "./hub.ts";
+import { claimedFolders } from "./skills-extension/publication.ts";
+import { nodeFileOwner, nodeFileUri } from "./skills-extension/uri-conflicts.ts";
 
 /** How a remote client is told about a path of this server: a skill's folder by its URI, any other folder by a name. */
 export interface ServerPaths {
@@ -48,7 +50,7 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
       const real = realOr(dir);
       if (real === dir) return;
       skills.set(real, uri);
-      reals.push([real, uri]);
+      if (uri !== NO_URI) reals.push([real, uri]);
     };
     const served = catalog.skills.map((skill) => ({ skill, shadowed: false }));
     const others = catalog.reachableShadowed().map(({ skill }) => ({ skill, shadowed: true }));
@@ -56,8 +58,11 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     for (const { skill, shadowed } of ordered) {
       const uri = skillUris(skill, shadowed).dir("");
       add(skill.dir, uri);
-      // A node's own file, as resources/read serves it (readNodeFile).
-      if (skill.kind === "tree-node") add(skill.file, `${uri}.md`);
+      // A node's own file, as resources/read serves it (readNodeFile), unless a skill's file has its URI.
+      if (skill.kind === "tree-node")
+        add(skill.file, nodeFileOwner(catalog, skill, shadowed) ? NO_URI : nodeFileUri(skill, shadowed));
+      // A folder of the skill whose URIs a tree node or a shadowed skill holds is named, not given theirs.
+      else for (const folder of claimedFolders(catalog, skill, shadowed) ?? []) add(join(skill.dir, folder), NO_URI);
     }
     known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)), reals };
     perCatalog.set(catalog, known);
@@ -81,6 +86,9 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   const anywhere = new Set([homeDir, realOr(homeDir)].filter((path) => !ROOT.test(path)));
   return { skills: known.skills, longest: known.longest, folders, anywhere, separator: sep === "\\" ? "\\" : "/" };
 }
+
+/** In `ServerPaths.skills`: a path in a skill's folder that has no URI of its own (uri-conflicts.ts); it is named as any other. */
+const NO_URI = "";
 
 /** Agent Skills first: a folder that is both a skill's and a tree node's resource folder is the skill's. */
 function rank(skill: { kind: string }): number {
@@ -460,6 +468,7 @@ function inSkill(path: string, folderLength: number, paths: ServerPaths, m: Matc
   let dir = trimmed.length <= reach ? trimmed : parentOf(trimmed.slice(0, reach + 1), m);
   while (dir.length >= folderLength && dir !== "") {
     const uri = m.skills.get(m.key(dir));
+    if (uri === NO_URI) return undefined;
     if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length), m) + path.slice(trimmed.length);
     dir = parentOf(dir, m);
   }

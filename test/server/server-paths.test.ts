@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { realpathSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { hideServerPaths, type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
 
 /** 2,000 skills under /srv/hub/skills, as serverPaths would describe them. */
 function hub(): ServerPaths {
@@ -274,6 +275,33 @@ describe("hideServerPaths", () => {
     const stdout = "copied /home/ana/a to /backup/home/ana/a; /srv/x/home/ana.txt";
     expect(hideServerPaths({ structuredContent: { stdout } }, paths).structuredContent.stdout).toBe(
       "copied <home>/a to /backup/<home>/a; /srv/x/home/ana.txt",
+    );
+  });
+
+  test("a path whose URI another holds is named, not given a URI that fetches another file", () => {
+    const skills = tempDir("skillhub-uri-conflict-");
+    writeSkill(skills, "ops-kit", { name: "ops", description: "An Agent Skill named ops" });
+    write(join(skills, "ops-kit/release.md"), "the skill's notes\n");
+    write(join(skills, "ops-kit/release/run.sh"), "echo skill\n");
+    write(join(skills, "ops-kit/notes.txt"), "notes\n");
+    const tree = join(tempDir("skillhub-uri-conflict-tree-"), "tree");
+    writeNode(tree, "_root.md", { keywords: ["root"] });
+    writeNode(tree, "ops/release.md", { keywords: ["release"] });
+    const { hub } = testHub({ flags: { "skills-dir": [skills, tree] }, hub: { acceptRoots: false } });
+    hub.scanNow();
+    const paths = serverPaths(hub, "/nowhere");
+    hub.close();
+    const stdout = [
+      ...["ops-kit/notes.txt", "ops-kit/release.md", "ops-kit/release/run.sh"].map((rel) => join(skills, rel)),
+      join(tree, "ops/release.md"),
+    ].join(" ");
+    expect(hideServerPaths({ structuredContent: { stdout } }, paths).structuredContent.stdout).toBe(
+      [
+        "skill://ops/notes.txt",
+        "skill://ops/release.md",
+        `<skills folder '${basename(skills).toLowerCase()}'>/ops-kit/release/run.sh`,
+        "<skills folder 'tree'>/ops/release.md",
+      ].join(" "),
     );
   });
 

@@ -369,6 +369,26 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     expect(published).toContain("skill://ops/notes.txt");
     expect(published.some((uri) => uri.startsWith("skill://ops/release/"))).toBe(false);
   });
+
+  test("a skill's file at the URI of a node's own file keeps it; the node's file is then named, with no URI", async () => {
+    const w = withBranch();
+    writeSkill(w.first, "ops-kit", { name: "ops", description: "An Agent Skill named ops" });
+    write(join(w.first, "ops-kit/release.md"), "the skill's own release notes\n");
+    const client = await remoteClient("2025-11-25", w);
+    const read = (await client.readResource({ uri: "skill://ops/release.md" })).contents[0] as { text: string };
+    expect(read.text).toBe("the skill's own release notes\n");
+    const { skill } = await new SkillsClient(client).get("skill://ops/SKILL.md");
+    expect((skill as { resources?: { uri: string }[] }).resources?.map((r) => r.uri)).toContain(
+      "skill://ops/release.md",
+    );
+    // The node's file is named by its skills folder: a URI here would fetch the skill's file.
+    const listed = (await client.callTool({ name: "list_skills", arguments: { flat: true, query: "release" } })) as {
+      structuredContent: { skills: { name: string; uri: string; file: string }[] };
+    };
+    const entry = listed.structuredContent.skills.find((e) => e.name === "ops/release");
+    expect(entry).toMatchObject({ uri: "skill://ops/release", file: "<skills folder 'team-skills'>/ops/release.md" });
+    expect(JSON.stringify(listed)).not.toContain(w.root);
+  });
 });
 
 describe("a server folder whose name JSON escapes", () => {
