@@ -129,7 +129,7 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
   const m = matcher(paths);
   const written = (path: string, index: number) =>
     paths.separator === "/" ? json.includes(JSON.stringify(path).slice(1, -1)) : m.find(index, json, 0) !== undefined;
-  if (!paths.folders.some(([path], index) => written(path, index)) && !hasEncodedFileUrl(json)) return result;
+  if (!paths.folders.some(([path], index) => written(path, index)) && !hasEscapes(json)) return result;
   const swept = sweep(result, paths, (result as { isError?: unknown }).isError === true ? "answer" : kind) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
@@ -252,45 +252,55 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
  * text's length times the number of folders.
  */
 function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
-  return hidePaths(decodedFileUrls(value, paths, kind), paths, kind);
+  return hidePaths(decodedEscapes(value, paths, kind), paths, kind);
 }
 
-/** Whether a text may hold a file URL with percent-encoded characters (decodedFileUrls has work to do). */
-function hasEncodedFileUrl(text: string): boolean {
-  return text.includes("%") && /file:/i.test(text);
+/** A percent escape (`%C3`, `%2f`). */
+const ESCAPE = /%[0-9A-Fa-f]{2}/;
+
+/** Whether a text may hold a percent-encoded path (decodedEscapes has work to do). */
+function hasEscapes(text: string): boolean {
+  return text.includes("%") && ESCAPE.test(text);
 }
 
-/** Where a file URL ends in running text. */
-const FILE_URL_END = /[\s"'`<>]/;
+/** Where a word of running text (a URL, a path) ends. */
+const WORD_END = /[\s"'`<>]/;
 
 /**
- * `value` with each file URL whose path is percent-encoded (`file:///home/zo%C3%AB/My%20Skills/x`), and
- * names a path of this server once decoded, replaced by what that path becomes; a URL naming none is
- * kept as written. A path written this way holds no folder's name as the server has it.
+ * `value` with each word holding percent escapes that names a path of this server once decoded
+ * (`file:///home/zo%C3%AB/My%20Skills/x`, `?path=%2Fhome%2Fzo%C3%AB%2Fx`, Python's `quote(os.getcwd())`)
+ * replaced by that path swept; a word naming none is kept as written. A path written this way holds no
+ * folder's name as the server has it.
  */
-function decodedFileUrls(value: string, paths: ServerPaths, kind: SweepKind): string {
-  if (!hasEncodedFileUrl(value)) return value;
-  const lower = value.toLowerCase();
+function decodedEscapes(value: string, paths: ServerPaths, kind: SweepKind): string {
+  if (!hasEscapes(value)) return value;
+  const escapes = new RegExp(ESCAPE.source, "g");
   let out = "";
   let pos = 0;
-  for (let at = lower.indexOf("file:"); at >= 0; at = lower.indexOf("file:", pos)) {
-    let end = at + "file:".length;
-    while (end < value.length && !FILE_URL_END.test(value[end] as string)) end++;
-    // A sentence's or a Markdown link's end is not the URL's, nor a line number (`x.py:3:`).
-    while (end > at && /[.,;:!?)\]}]/.test(value[end - 1] as string)) end--;
-    end -= /(?::\d+)+$/.exec(value.slice(Math.max(at, end - 24), end))?.[0].length ?? 0;
-    const url = value.slice(at, end);
-    out += value.slice(pos, at) + decodedFileUrl(url, paths, kind);
+  for (let hit = escapes.exec(value); hit; hit = escapes.exec(value)) {
+    let start = hit.index;
+    while (start > pos && !WORD_END.test(value[start - 1] as string)) start--;
+    let end = hit.index;
+    while (end < value.length && !WORD_END.test(value[end] as string)) end++;
+    // A sentence's or a Markdown link's end is not the word's, nor a line number (`x.py:3:`).
+    while (end > hit.index + 3 && /[.,;:!?)\]}]/.test(value[end - 1] as string)) end--;
+    end -= /(?::\d+)+$/.exec(value.slice(Math.max(hit.index + 3, end - 24), end))?.[0].length ?? 0;
+    const word = value.slice(start, end);
+    // A file URL starts a path (`[log](file:///…)`); any other word may be one.
+    const from = Math.max(0, word.search(/file:/i));
+    out += value.slice(pos, start) + word.slice(0, from) + decodedWord(word.slice(from), paths, kind);
     pos = end;
+    escapes.lastIndex = end;
   }
   return out + value.slice(pos);
 }
 
 /**
- * One file URL as the sweep leaves it: the URI of the skill file its decoded path names (the whole URL is
- * that path, spaces and all), else its decoded path swept, else (naming nothing of this server) as written.
+ * A word with percent escapes (a file URL, a path, a query) as the sweep leaves it: the URI of the skill
+ * file its decoded path names (the whole word is that path, spaces and all), else its decoded form swept,
+ * else (naming nothing of this server) as written.
  */
-function decodedFileUrl(url: string, paths: ServerPaths, kind: SweepKind): string {
+function decodedWord(url: string, paths: ServerPaths, kind: SweepKind): string {
   const decoded = percentDecoded(url);
   if (decoded === url) return url;
   const path = decoded.replace(URL_LEAD[paths.separator], "");
@@ -300,7 +310,7 @@ function decodedFileUrl(url: string, paths: ServerPaths, kind: SweepKind): strin
   return swept === decoded ? url : swept;
 }
 
-/** A file URL's start before its path (LEAD, anchored at the start). */
+/** A file URL's start before its path (LEAD, anchored at the start); nothing in a word that is no file URL. */
 const URL_LEAD = {
   "/": /^file:(?:\/\/(?:localhost)?)?/i,
   "\\": /^file:(?:[\\/]{2,}(?:localhost)?[\\/]?)?/i,

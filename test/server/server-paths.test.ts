@@ -157,7 +157,7 @@ describe("hideServerPaths", () => {
     );
   });
 
-  test("a file URL whose path is percent-encoded: decoded, it becomes what its path becomes", () => {
+  test("a path percent-encoded, in a file URL or not: decoded, it becomes what its path becomes", () => {
     const skills = new Map([["/home/zoë/My Skills/pdf", "skill://pdf"]]);
     const paths: ServerPaths = {
       skills,
@@ -171,11 +171,13 @@ describe("hideServerPaths", () => {
     const text = [
       "open file:///home/zo%C3%AB/My%20Skills/pdf/scripts/run%20it.py:3 and [notes](file:///home/zo%c3%ab/notes.txt)",
       "file://localhost/home/zo%C3%AB/My%20Skills/README.md, file:///srv/other%20place/x and file:///home/zo%E0%A4/x",
+      "GET /view?path=%2Fhome%2Fzo%C3%AB%2Fdata.csv&x=1 quoted /home/zo%C3%AB/My%20Skills/pdf/a%20b.txt. 100%25 done",
     ].join("\n");
     expect(hideServerPaths({ structuredContent: { text } }, paths).structuredContent.text).toBe(
       [
         "open skill://pdf/scripts/run%20it.py:3 and [notes](<home>/notes.txt)",
         "<skills folder 'My Skills'>/README.md, file:///srv/other%20place/x and file:///home/zo%E0%A4/x",
+        "GET /view?path=<home>/data.csv&x=1 quoted skill://pdf/a%20b.txt. 100%25 done",
       ].join("\n"),
     );
     // A skill's own text: a URL into a skill becomes its URI, any other is kept as its author wrote it.
