@@ -97,6 +97,22 @@ describe("a skill longer than the client shows is served in parts", () => {
     const text = await Bun.file(file).text();
     expect(text.slice(text.indexOf(kept) + kept.length).startsWith(read.structuredContent?.content)).toBe(true);
   });
+  test("a SKILL.md that starts with a byte-order mark: the offsets count it, so the parts join without a repeat", async () => {
+    const dir = tempDir();
+    const file = longSkill(dir, "marked-skill", 2000);
+    const text = await Bun.file(file).text();
+    write(file, `\uFEFF${text}`);
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    const { part, rest } = await readAllParts(call, "marked-skill");
+    expect(part + rest.join("")).toBe(text);
+    const loaded = await call("load_skill", { skill_name: "marked-skill" });
+    const instructions = loaded.structuredContent?.instructions as string;
+    const offset = Number(/offset (\d+)\)/.exec(instructions)?.[1]);
+    const read = await call("read_skill_file", { skill_name: "marked-skill", file_path: "SKILL.md", offset });
+    const kept = instructions.slice(0, instructions.lastIndexOf("\n[SkillHub:"));
+    expect(text.slice(text.indexOf(kept) + kept.length).startsWith(read.structuredContent?.content)).toBe(true);
+  });
+
   test("load_skill fits the budget whatever room the cut after a line leaves (names of every length shift it)", async () => {
     const dir = tempDir();
     const body = Array.from({ length: 1500 }, (_, i) => `Line ${i + 1}: lorem ipsum dolor sit amet consectetur.`);

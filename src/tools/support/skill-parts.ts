@@ -1,7 +1,9 @@
+import { basename } from "node:path";
 import { declaredFiles, findFileInChain } from "../../catalog/tree-chain.ts";
 import type { Skill, TreeNode } from "../../skills/skill.ts";
-import { lastReadFolder } from "../../skills/skill-read.ts";
+import { lastReadFolder, skillReadRoot } from "../../skills/skill-read.ts";
 import { listSkillFiles, type SkillFileEntry } from "../../sources/skill-files.ts";
+import { readConfined } from "../../util/confined-read.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ToolContext } from "../definition.ts";
 import { locateFile } from "./asset-read.ts";
@@ -108,13 +110,31 @@ export function fitSkillText(
   skipLines = 0,
 ): SkillPart {
   if (text.length <= room || skill.kind !== "agent-skill") return { text };
+  // Offsets are the file's: a byte-order mark the text was read without comes before it.
+  const before = skipBytes + markBytes(skill);
   let end = partEnd(text, room - CONTINUATION_ROOM);
   for (;;) {
-    const line = continuation(skill, text, end, ctx, place, skipBytes, skipLines);
+    const line = continuation(skill, text, end, ctx, place, before, skipLines);
     const over = end + line.length - room;
     if (over <= 0 || end <= 1) return { text: text.slice(0, end) + line, restAt: end };
     end = partEnd(text, end - over);
   }
+}
+
+const MARK = [0xef, 0xbb, 0xbf];
+
+/** How many bytes of a byte-order mark start a skill's file (3 or 0): its text is read without one. */
+function markBytes(skill: Skill): number {
+  const root = skillReadRoot(skill);
+  if (!root.ok) return 0;
+  const read = readConfined({
+    root: root.root,
+    rootIsReal: true,
+    file: basename(skill.file),
+    maxBytes: MARK.length,
+    overflow: "truncate",
+  });
+  return read.ok && MARK.every((byte, i) => read.bytes[i] === byte) ? MARK.length : 0;
 }
 
 /** The one line after a part: where it stops, how much is left, how to read the rest. */
