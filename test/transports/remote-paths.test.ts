@@ -469,8 +469,8 @@ describe("run_script's cwd over HTTP", () => {
       })) as { structuredContent: { stdout?: string; error?: { message: string } } };
       if (confined) expect(ran.structuredContent.stdout, project).toBe("in <project>/work\n");
       else
-        expect(ran.structuredContent.error?.message, project).toStartWith(
-          `cwd '${cwd}' cannot be used: this server has no project folder to run scripts in`,
+        expect(ran.structuredContent.error?.message, project).toBe(
+          `cwd '${cwd}' cannot be used: this server has no project folder to run scripts in. Leave cwd out: a client on another machine runs scripts in the server's default folder only.`,
         );
     }
   });
