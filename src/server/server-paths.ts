@@ -19,6 +19,11 @@ export interface ServerPaths {
    * whose path holds the user's name. Others are a path's only where they start it.
    */
   anywhere?: ReadonlySet<string>;
+  /**
+   * Folders of `folders` written without their leading `/` (`home/ana`, as tar and zip list what they
+   * archive), found only as a word's start: the home's, by the same right as `anywhere`.
+   */
+  relative?: ReadonlySet<string>;
   /** What separates a path's folders here: `\\` on Windows, else `/`. */
   separator: "/" | "\\";
 }
@@ -69,7 +74,8 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   }
   const named: Array<[string, string]> = catalog.sources.map((s) => [s.dir, `<skills folder '${s.label}'>`]);
   if (hub.projectRoot.dir) named.push([hub.projectRoot.dir, "<project>"]);
-  named.push([hub.config.home, "<skillhub home>"], [homeDir, "<home>"], [hub.exec.cwd, "<server folder>"]);
+  named.push([hub.config.home, "<skillhub home>"], [hub.exec.cwd, "<server folder>"]);
+  if (homeDir !== "") named.push([homeDir, "<home>"]);
   const folders = [...named, ...known.reals]
     .flatMap(([path, name]): Array<[string, string]> => {
       const real = realOr(path);
@@ -83,8 +89,23 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     // A root folder ("/", "C:\\") would rename every path: such a setting names nothing worth hiding; nor does "".
     .filter(([path]) => !ROOT.test(path))
     .sort((a, b) => b[0].length - a[0].length);
-  const anywhere = new Set([homeDir, realOr(homeDir)].filter((path) => !ROOT.test(path)));
-  return { skills: known.skills, longest: known.longest, folders, anywhere, separator: sep === "\\" ? "\\" : "/" };
+  // No home (HOME unset) is no folder: realOr("") would be the working folder.
+  const anywhere = new Set(homeDir === "" ? [] : [homeDir, realOr(homeDir)].filter((path) => !ROOT.test(path)));
+  // `home/ana`, not `ana` alone: a folder of one name, written relatively, is too likely a word.
+  const relative = new Set(
+    sep === "/" ? [...anywhere].filter((path) => /^\/[^/]+\/./.test(path)).map((path) => path.slice(1)) : [],
+  );
+  const all = [...folders, ...[...relative].map((path): [string, string] => [path, "<home>"])].sort(
+    (a, b) => b[0].length - a[0].length,
+  );
+  return {
+    skills: known.skills,
+    longest: known.longest,
+    folders: all,
+    anywhere,
+    relative,
+    separator: sep === "\\" ? "\\" : "/",
+  };
 }
 
 /** In `ServerPaths.skills`: a path in a skill's folder that has no URI of its own (uri-conflicts.ts); it is named as any other. */
@@ -435,6 +456,13 @@ function nextHit(text: string, index: number, from: number, paths: ServerPaths, 
     const goesOn =
       next !== undefined && (NAME_CHAR.test(next) || (next === "." && NAME_CHAR.test(text[hit.end + 1] ?? "")));
     if (goesOn && !closed) continue;
+    if (paths.relative?.has(folder)) {
+      // Only where a word starts: `myhome/ana` or `x/home/ana` is another path (the latter the home's, found whole).
+      const prior = text[hit.at - 1];
+      if (prior === undefined || !(NAME_CHAR.test(prior) || prior === "." || m.isSeparator(prior)))
+        return { lead: hit.at, ...hit };
+      continue;
+    }
     const before = text.slice(Math.max(0, hit.at - LEAD_CHARS), hit.at);
     const lead = LEAD[paths.separator].exec(before);
     if (lead) return { lead: hit.at - lead[0].length, ...hit };

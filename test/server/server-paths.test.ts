@@ -278,6 +278,18 @@ describe("hideServerPaths", () => {
     expect(hideServerPaths({ structuredContent: { stdout } }, paths).structuredContent.stdout).toBe(
       "copied <home>/a to /backup/<home>/a; /srv/x/home/ana.txt",
     );
+    // As tar and zip list what they archive, without the leading slash: only where a word starts.
+    const listing =
+      "tar: Removing leading '/'\nhome/ana/a.txt\n  adding: home/ana/b (stored)\nmyhome/ana/c x/home/anab";
+    expect(hideServerPaths({ structuredContent: { listing } }, paths).structuredContent.listing).toBe(
+      "tar: Removing leading '/'\n<home>/a.txt\n  adding: <home>/b (stored)\nmyhome/ana/c x/home/anab",
+    );
+    // No home known (HOME unset): no folder is named for it, the working folder least of all.
+    const { hub: again } = testHub({ flags: { "skills-dir": [skills] }, hub: { acceptRoots: false } });
+    again.scanNow();
+    const none = serverPaths(again, "");
+    again.close();
+    expect(none.folders.filter(([, name]) => name === "<home>")).toEqual([]);
   });
 
   test("a path whose URI another holds is named, not given a URI that fetches another file", () => {
