@@ -354,6 +354,23 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     ).toMatchObject({ content: 'echo "script $0"\n' });
   });
 
+  test("the node's own file URI given to read_skill_file or get_asset: told which call serves it", async () => {
+    const client = await remoteClient("2025-11-25", withBranch());
+    for (const [name, args] of [
+      ["read_skill_file", { skill_name: "ops/release", file_path: "skill://ops/release.md" }],
+      ["get_asset", { skill_path: "ops/release", file: "skill://ops/release.md" }],
+    ] as const) {
+      const result = (await client.callTool({ name, arguments: args })) as {
+        structuredContent: { error: { code: string; message: string } };
+      };
+      expect(result.structuredContent.error).toMatchObject({
+        code: "PATH_OUTSIDE_SKILL",
+        message:
+          "'skill://ops/release.md' is the own file of tree node 'ops/release', not a file of its folder: load_skill('ops/release') serves its instructions, and resources/read serves the file.",
+      });
+    }
+  });
+
   test("a skill named like a tree's folder keeps its files; the node's URI reaches the node's", async () => {
     const w = withBranch();
     writeSkill(w.first, "ops-kit", { name: "ops", description: "An Agent Skill named ops" });

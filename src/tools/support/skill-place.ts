@@ -1,6 +1,6 @@
 import type { Catalog } from "../../catalog/catalog.ts";
 import type { Skill } from "../../skills/skill.ts";
-import { pathUnder, SKILL_URI_SCHEME, skillUris } from "../../skills/skill-uri.ts";
+import { pathUnder, SKILL_URI_SCHEME, skillUris, uriKey } from "../../skills/skill-uri.ts";
 import type { ToolContext } from "../definition.ts";
 import { errorResult } from "../results.ts";
 
@@ -76,6 +76,12 @@ export function relativeOf(
 /** The answer to a URI that names no file of `skill` (relativeOf gave undefined). */
 export function notUnder(skill: Skill, asked: string, ctx: Pick<ToolContext, "deps" | "session">, field: string) {
   const place = skillPlace(skill, ctx);
+  if (skill.kind === "tree-node" && uriKey(asked) === uriKey(`${place.uri("")}.md`))
+    return errorResult(
+      "PATH_OUTSIDE_SKILL",
+      `'${asked}' is the own file of tree node '${place.name}', not a file of its folder: load_skill('${place.name}') serves its instructions, and resources/read serves the file.`,
+      { skill: skill.name, [field]: asked },
+    );
   return errorResult(
     "PATH_OUTSIDE_SKILL",
     `'${asked}' is not a file of skill '${place.name}' (its files are under ${place.uri("")}/). Give a path relative to the skill's folder, or a URI under it.`,
