@@ -6,14 +6,11 @@ import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 
-test("doctor says which skills the skills extension publishes and why the others are tools-only", async () => {
-  const home = tempDir("skillhub-doctor-home-");
-  const dir = tempDir("skillhub-doctor-skills-");
-  writeSkill(dir, "good-skill", { description: "Published" });
-  writeSkill(dir, "Bad_Name", { description: "Refused name" });
+/** What `skillhub doctor` prints over these skills folders; it must exit 0. */
+async function doctor(home: string, dirs: string[]): Promise<string> {
   let out = "";
   const code = await run(
-    ["doctor", "--skills-dir", dir, "--home", home],
+    ["doctor", ...dirs.flatMap((dir) => ["--skills-dir", dir]), "--home", home],
     { HOME: home },
     {
       out: (text: string) => {
@@ -23,6 +20,15 @@ test("doctor says which skills the skills extension publishes and why the others
     },
   );
   expect(code).toBe(0);
+  return out;
+}
+
+test("doctor says which skills the skills extension publishes and why the others are tools-only", async () => {
+  const home = tempDir("skillhub-doctor-home-");
+  const dir = tempDir("skillhub-doctor-skills-");
+  writeSkill(dir, "good-skill", { description: "Published" });
+  writeSkill(dir, "Bad_Name", { description: "Refused name" });
+  const out = await doctor(home, [dir]);
   expect(out).toContain("Skills extension (skills/list, skill:// resources): 1 published, 1 served by the tools only");
   expect(out).toMatch(/Bad_Name .*must be 1-64 lowercase letters/);
 });
@@ -37,18 +43,7 @@ test("doctor names each URI a tree node and a skill would share, and which one i
   writeNode(tree, "_root.md", { keywords: ["root"] });
   writeNode(tree, "ops/release.md", { keywords: ["release"] });
   writeNode(tree, "ops/deploy.md", { keywords: ["deploy"] });
-  let out = "";
-  const code = await run(
-    ["doctor", "--skills-dir", dir, "--skills-dir", tree, "--home", home],
-    { HOME: home },
-    {
-      out: (text: string) => {
-        out += text;
-      },
-      err: () => undefined,
-    },
-  );
-  expect(code).toBe(0);
+  const out = await doctor(home, [dir, tree]);
   expect(out).toContain("URIs two skills would share (rename one to give each its own):");
   expect(out).toContain(
     `  skill://ops/release.md is file release.md of skill 'ops', not the own file of tree node 'ops/release' (${join(tree, "ops/release.md")}), which load_skill and get_skill serve by name`,
