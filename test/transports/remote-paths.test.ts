@@ -354,6 +354,25 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     ).toMatchObject({ content: 'echo "script $0"\n' });
   });
 
+  test("a tree node longer than the client shows: its first part names the file and line the rest starts at, by URI", async () => {
+    const w = withBranch();
+    const steps = Array.from({ length: 1100 }, (_, i) => `Step ${i + 1}: do the thing, then check the step before.`);
+    writeNode(w.first, "ops/handbook.md", { keywords: ["handbook"], body: `${steps.join("\n")}\n` });
+    const client = await remoteClient("2025-11-25", w);
+    const loaded = (await client.callTool({ name: "load_skill", arguments: { skill_name: "ops/handbook" } })) as {
+      structuredContent: { instructions: string };
+    };
+    const { instructions } = loaded.structuredContent;
+    expect(instructions).toMatch(
+      /Read the rest with resources\/read: skill:\/\/ops\/handbook\.md \(the whole file; this part stops before its line \d+\)\.\]$/,
+    );
+    const whole = ((await client.readResource({ uri: "skill://ops/handbook.md" })).contents[0] as { text: string })
+      .text;
+    const from = Number(/before its line (\d+)/.exec(instructions)?.[1]);
+    expect(instructions).toContain(`\n${whole.split("\n")[from - 2]}\n`);
+    expect(instructions).not.toContain(whole.split("\n")[from - 1]);
+  });
+
   test("the node's own file URI given to read_skill_file or get_asset: told which call serves it", async () => {
     const client = await remoteClient("2025-11-25", withBranch());
     for (const [name, args] of [

@@ -7,6 +7,7 @@ import { readConfined } from "../../util/confined-read.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ToolContext } from "../definition.ts";
 import { locateFile } from "./asset-read.ts";
+import { nodeContinuation } from "./node-continuation.ts";
 import { linesUpTo, partEnd, resultBudget } from "./result-budget.ts";
 import { fetchAdvice, type SkillPlace, skillPlace } from "./skill-place.ts";
 
@@ -97,8 +98,8 @@ export interface SkillPart {
  * first part, cut after a line, followed by one line saying where it stops and
  * how to read the rest: read_skill_file from the byte offset where the part
  * ends (the file is SKILL.md), the file itself for a local client, or the
- * skill:// URI. A tree node's text is composed from several files, so it is
- * never cut here.
+ * skill:// URI. A tree node's text, composed from its file and its ancestors', is cut the same way, its
+ * line naming the file and line the rest starts at (node-continuation.ts).
  */
 export function fitSkillText(
   skill: Skill,
@@ -109,12 +110,15 @@ export function fitSkillText(
   skipBytes = 0,
   skipLines = 0,
 ): SkillPart {
-  if (text.length <= room || skill.kind !== "agent-skill") return { text };
+  if (text.length <= room) return { text };
   // Offsets are the file's: a byte-order mark the text was read without comes before it.
-  const before = skipBytes + markBytes(skill);
+  const before = skill.kind === "agent-skill" ? skipBytes + markBytes(skill) : 0;
   let end = partEnd(text, room - CONTINUATION_ROOM);
   for (;;) {
-    const line = continuation(skill, text, end, ctx, place, before, skipLines);
+    const line =
+      skill.kind === "agent-skill"
+        ? continuation(skill, text, end, ctx, place, before, skipLines)
+        : nodeContinuation(skill, text, end, ctx, place);
     const over = end + line.length - room;
     if (over <= 0 || end <= 1) return { text: text.slice(0, end) + line, restAt: end };
     end = partEnd(text, end - over);
