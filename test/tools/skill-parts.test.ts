@@ -220,7 +220,9 @@ describe("a tree node longer than the client shows is served in parts", () => {
     ] as const) {
       const result = await call(tool, args);
       expect(textChars(result), tool).toBeLessThanOrEqual(DEFAULT_RESULT_CHARS);
-      const text = (tool === "skill" ? result.content[0].text : result.structuredContent?.instructions) as string;
+      const text = (
+        tool === "skill" ? (result.content[0] as { text: string }).text : result.structuredContent?.instructions
+      ) as string;
       const line = text.slice(text.lastIndexOf("\n[SkillHub:"));
       expect(line).toMatch(
         new RegExp(
@@ -244,7 +246,7 @@ describe("a tree node longer than the client shows is served in parts", () => {
     );
     const own = write(join(dir, "ops/short.md"), "---\nkeywords: [short]\ndescription: A short node\n---\nShort.\n");
     const { call } = await open({ flags: { "skills-dir": [dir] } });
-    const text = (await call("skill", { name: "ops/short" })).content[0].text as string;
+    const text = ((await call("skill", { name: "ops/short" })).content[0] as { text: string }).text;
     const from = Number(/ from line (\d+), then /.exec(text)?.[1]);
     expect(text).toEndWith(`Read the rest with your file reader: ${root} from line ${from}, then ${own}, each whole.]`);
     // Four lines of frontmatter come before Rule 1.

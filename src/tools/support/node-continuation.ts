@@ -1,10 +1,11 @@
 import { effectiveChain } from "../../catalog/tree-chain.ts";
-import { splitFrontmatter } from "../../skills/frontmatter.ts";
+import { splitFrontmatter, stripBom } from "../../skills/frontmatter.ts";
 import type { Skill } from "../../skills/skill.ts";
-import { readSkillSource } from "../../skills/skill-read.ts";
+import { readSkillSourceBytes } from "../../skills/skill-read.ts";
+import { fileText } from "../../util/file-text.ts";
 import type { ToolContext } from "../definition.ts";
 import { linesUpTo, resultBudget } from "./result-budget.ts";
-import type { SkillPlace } from "./skill-place.ts";
+import { type SkillPlace, skillPlace } from "./skill-place.ts";
 
 /** A section header of a tree node's composed instructions, as catalog/tree-content.ts writes it. */
 const HEADER = /^=== .* \(from (.+)\) ===$/gm;
@@ -23,25 +24,40 @@ export function nodeContinuation(skill: Skill, text: string, end: number, ctx: T
   const byRel = (rel: string | undefined) => nodes.find((node) => node.kind === "tree-node" && node.tree.rel === rel);
   const stopped = (within ? byRel(within[1]) : undefined) ?? skill;
   const bodyStart = within ? within.index + within[0].length + 2 : 0;
-  // The line the cut falls in (the line after the part's last, when the part ends after one).
-  const from = frontLines(stopped) + (end > bodyStart ? text.slice(bodyStart, end).split("\n").length - 1 : 0) + 1;
+  const shown = end > bodyStart ? text.slice(bodyStart, end) : "";
+  const file = fileLines(stopped);
+  // The line the cut falls in (the line after the part's last, when the part ends after one), and its byte.
+  const from = file.front + shown.split("\n").length;
+  const offset =
+    (file.starts[from - 1] ?? file.size) + Buffer.byteLength(shown.slice(shown.lastIndexOf("\n") + 1), "utf8");
   const whole = headers
     .filter((h) => h.index >= end)
     .map((h) => byRel(h[1])?.file)
-    .filter((file): file is string => file !== undefined);
+    .filter((path): path is string => path !== undefined);
   const then = whole.length > 0 ? `, then ${whole.join(", ")}, each whole` : "";
-  const way = place.remote
-    ? `resources/read: ${stopped.file} (the whole file; this part stops before its line ${from})${then}`
-    : `your file reader: ${stopped.file} from line ${from}${then}`;
+  let way = `your file reader: ${stopped.file} from line ${from}${then}`;
+  if (place.remote) {
+    const byUri = `resources/read ${stopped.file} (the whole file; this part stops before its line ${from})${then}`;
+    way = ctx.hasTool?.("read_skill_file")
+      ? `read_skill_file (skill_name "${skillPlace(stopped, ctx).name}", file_path "${stopped.file}", offset ${offset}), then again from each answer's next_offset until it has none, or ${byUri}`
+      : byUri;
+  }
   const lead = end > 0 && text[end - 1] !== "\n" ? "\n" : "";
   return `${lead}\n[SkillHub: this is the first part of ${skill.name}'s instructions, ${linesUpTo(text, end)} of ${linesUpTo(text, text.length)} lines: this client shows at most ${resultBudget(ctx)} characters of a result at once. Read the rest with ${way}.]`;
 }
 
-/** Lines of a node's file before its body (its frontmatter), as the composed instructions leave them out. */
-function frontLines(node: Skill): number {
-  const read = readSkillSource(node);
-  if (!read.ok) return 0;
-  const text = read.text.includes("\r") ? read.text.replace(/\r\n?/g, "\n") : read.text;
+/**
+ * A node's file as its composed instructions leave it: how many lines come before its body (the
+ * frontmatter), where each line starts (bytes, a byte-order mark and carriage returns counted), its size.
+ */
+function fileLines(node: Skill): { front: number; starts: number[]; size: number } {
+  const read = readSkillSourceBytes(node);
+  if (!read.ok) return { front: 0, starts: [0], size: 0 };
+  const starts = [0];
+  for (let i = read.bytes.indexOf(0x0a); i >= 0; i = read.bytes.indexOf(0x0a, i + 1)) starts.push(i + 1);
+  const raw = stripBom(fileText.decode(read.bytes));
+  const text = raw.includes("\r") ? raw.replace(/\r\n?/g, "\n") : raw;
   const body = splitFrontmatter(text).body;
-  return text.endsWith(body) ? linesUpTo(text, text.length - body.length) : 0;
+  const front = text.endsWith(body) ? linesUpTo(text, text.length - body.length) : 0;
+  return { front, starts, size: read.size };
 }
