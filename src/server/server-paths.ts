@@ -265,13 +265,7 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
   return m.isSeparator(rest[0]) || (char === ":" && /^\d/.test(rest)) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
 }
 
-/**
- * `value` with every path of `paths.folders` in it replaced, in one pass from left to right: at each step
- * the earliest place a folder is written (the longest folder there), and the path it starts, which ends
- * where running text would end it or where the next folder is written (a second path glued on:
- * `out.txt#/home/…`). Each folder's next place is looked for again only once passed: the pass costs the
- * text's length times the number of folders.
- */
+/** A string of an answer as it leaves: its percent-encoded paths decoded and swept, then every other path. */
 function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
   return hidePaths(decodedEscapes(value, paths, kind), paths, kind);
 }
@@ -348,6 +342,13 @@ function percentDecoded(text: string): string {
   });
 }
 
+/**
+ * `value` with every path of `paths.folders` in it replaced, in one pass from left to right: at each step
+ * the earliest place a folder is written (the longest folder there), and the path it starts, which ends
+ * where running text would end it or where the next folder is written (a second path glued on:
+ * `out.txt#/home/…`). Each folder's next place is looked for again only once passed: the pass costs the
+ * text's length times the number of folders.
+ */
 function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
   const m = matcher(paths);
   const count = paths.folders.length;
