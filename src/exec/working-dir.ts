@@ -3,7 +3,8 @@ import { isProjectCandidate } from "../sources/project-root.ts";
 import { isInside, realOr } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
 
-export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string };
+/** `unconfined`: the client may name no folder at all (no project to confine it to), only leave cwd out. */
+export type WorkingDir = { ok: true; dir: string } | { ok: false; reason: string; unconfined?: true };
 
 const MAX_PATH_CHARS = 4096;
 
@@ -32,7 +33,11 @@ export function resolveWorkingDir(
   if (input.length > MAX_PATH_CHARS) return { ok: false, reason: `cwd is longer than ${MAX_PATH_CHARS} characters` };
   if (!remote) return existingDir(isAbsolute(input) ? resolve(input) : resolve(base, input), `cwd '${input}'`);
   if (!remote.project || !confinesRemote(base, remote.home))
-    return { ok: false, reason: `cwd '${input}' cannot be used: this server has no project folder to run scripts in` };
+    return {
+      ok: false,
+      reason: `cwd '${input}' cannot be used: this server has no project folder to run scripts in`,
+      unconfined: true,
+    };
   const outside = {
     ok: false,
     reason: `cwd '${input}' is not a folder of the server's project: a client on another machine gives one relative to the project root`,

@@ -1,8 +1,10 @@
-import { sep } from "node:path";
+import { join, sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { skillUris } from "../skills/skill-uri.ts";
 import { realOr } from "../util/safe-path.ts";
 import type { Hub } from "./hub.ts";
+import { claimedFolders } from "./skills-extension/publication.ts";
+import { nodeFileOwner, nodeFileUri } from "./skills-extension/uri-conflicts.ts";
 
 /** How a remote client is told about a path of this server: a skill's folder by its URI, any other folder by a name. */
 export interface ServerPaths {
@@ -12,6 +14,16 @@ export interface ServerPaths {
   longest: number;
   /** Other folders of this server, longest first → a name in angle brackets. */
   folders: Array<[path: string, name: string]>;
+  /**
+   * Folders of `folders` hidden also where they end a longer path (`/backup/home/ana`): the user's home,
+   * whose path holds the user's name. Others are a path's only where they start it.
+   */
+  anywhere?: ReadonlySet<string>;
+  /**
+   * Folders of `folders` written without their leading `/` (`home/ana`, as tar and zip list what they
+   * archive), found only as a word's start: the home's, by the same right as `anywhere`.
+   */
+  relative?: ReadonlySet<string>;
   /** What separates a path's folders here: `\\` on Windows, else `/`. */
   separator: "/" | "\\";
 }
@@ -43,7 +55,7 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
       const real = realOr(dir);
       if (real === dir) return;
       skills.set(real, uri);
-      reals.push([real, uri]);
+      if (uri !== NO_URI) reals.push([real, uri]);
     };
     const served = catalog.skills.map((skill) => ({ skill, shadowed: false }));
     const others = catalog.reachableShadowed().map(({ skill }) => ({ skill, shadowed: true }));
@@ -51,15 +63,19 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     for (const { skill, shadowed } of ordered) {
       const uri = skillUris(skill, shadowed).dir("");
       add(skill.dir, uri);
-      // A node's own file, as resources/read serves it (readNodeFile).
-      if (skill.kind === "tree-node") add(skill.file, `${uri}.md`);
+      // A node's own file, as resources/read serves it (readNodeFile), unless a skill's file has its URI.
+      if (skill.kind === "tree-node")
+        add(skill.file, nodeFileOwner(catalog, skill, shadowed) ? NO_URI : nodeFileUri(skill, shadowed));
+      // A folder of the skill whose URIs a tree node or a shadowed skill holds is named, not given theirs.
+      else for (const folder of claimedFolders(catalog, skill, shadowed) ?? []) add(join(skill.dir, folder), NO_URI);
     }
     known = { skills, longest: Math.max(0, ...[...skills.keys()].map((dir) => dir.length)), reals };
     perCatalog.set(catalog, known);
   }
   const named: Array<[string, string]> = catalog.sources.map((s) => [s.dir, `<skills folder '${s.label}'>`]);
   if (hub.projectRoot.dir) named.push([hub.projectRoot.dir, "<project>"]);
-  named.push([hub.config.home, "<skillhub home>"], [homeDir, "<home>"], [hub.exec.cwd, "<server folder>"]);
+  named.push([hub.config.home, "<skillhub home>"], [hub.exec.cwd, "<server folder>"]);
+  if (homeDir !== "") named.push([homeDir, "<home>"]);
   const folders = [...named, ...known.reals]
     .flatMap(([path, name]): Array<[string, string]> => {
       const real = realOr(path);
@@ -73,8 +89,27 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     // A root folder ("/", "C:\\") would rename every path: such a setting names nothing worth hiding; nor does "".
     .filter(([path]) => !ROOT.test(path))
     .sort((a, b) => b[0].length - a[0].length);
-  return { skills: known.skills, longest: known.longest, folders, separator: sep === "\\" ? "\\" : "/" };
+  // No home (HOME unset) is no folder: realOr("") would be the working folder.
+  const anywhere = new Set(homeDir === "" ? [] : [homeDir, realOr(homeDir)].filter((path) => !ROOT.test(path)));
+  // `home/ana`, not `ana` alone: a folder of one name, written relatively, is too likely a word.
+  const relative = new Set(
+    sep === "/" ? [...anywhere].filter((path) => /^\/[^/]+\/./.test(path)).map((path) => path.slice(1)) : [],
+  );
+  const all = [...folders, ...[...relative].map((path): [string, string] => [path, "<home>"])].sort(
+    (a, b) => b[0].length - a[0].length,
+  );
+  return {
+    skills: known.skills,
+    longest: known.longest,
+    folders: all,
+    anywhere,
+    relative,
+    separator: sep === "\\" ? "\\" : "/",
+  };
 }
+
+/** In `ServerPaths.skills`: a path in a skill's folder that has no URI of its own (uri-conflicts.ts); it is named as any other. */
+const NO_URI = "";
 
 /** Agent Skills first: a folder that is both a skill's and a tree node's resource folder is the skill's. */
 function rank(skill: { kind: string }): number {
@@ -115,7 +150,7 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
   const m = matcher(paths);
   const written = (path: string, index: number) =>
     paths.separator === "/" ? json.includes(JSON.stringify(path).slice(1, -1)) : m.find(index, json, 0) !== undefined;
-  if (!paths.folders.some(([path], index) => written(path, index))) return result;
+  if (!paths.folders.some(([path], index) => written(path, index)) && !hasEscapes(json)) return result;
   const swept = sweep(result, paths, (result as { isError?: unknown }).isError === true ? "answer" : kind) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
@@ -230,6 +265,83 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
   return m.isSeparator(rest[0]) || (char === ":" && /^\d/.test(rest)) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
 }
 
+/** A string of an answer as it leaves: its percent-encoded paths decoded and swept, then every other path. */
+function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
+  return hidePaths(decodedEscapes(value, paths, kind), paths, kind);
+}
+
+/** A percent escape (`%C3`, `%2f`). */
+const ESCAPE = /%[0-9A-Fa-f]{2}/;
+
+/** Whether a text may hold a percent-encoded path (decodedEscapes has work to do). */
+function hasEscapes(text: string): boolean {
+  return text.includes("%") && ESCAPE.test(text);
+}
+
+/** Where a word of running text (a URL, a path) ends. */
+const WORD_END = /[\s"'`<>]/;
+
+/**
+ * `value` with each word holding percent escapes that names a path of this server once decoded
+ * (`file:///home/zo%C3%AB/My%20Skills/x`, `?path=%2Fhome%2Fzo%C3%AB%2Fx`, Python's `quote(os.getcwd())`)
+ * replaced by that path swept; a word naming none is kept as written. A path written this way holds no
+ * folder's name as the server has it.
+ */
+function decodedEscapes(value: string, paths: ServerPaths, kind: SweepKind): string {
+  if (!hasEscapes(value)) return value;
+  const escapes = new RegExp(ESCAPE.source, "g");
+  let out = "";
+  let pos = 0;
+  for (let hit = escapes.exec(value); hit; hit = escapes.exec(value)) {
+    let start = hit.index;
+    while (start > pos && !WORD_END.test(value[start - 1] as string)) start--;
+    let end = hit.index;
+    while (end < value.length && !WORD_END.test(value[end] as string)) end++;
+    // A sentence's or a Markdown link's end is not the word's, nor a line number (`x.py:3:`).
+    while (end > hit.index + 3 && /[.,;:!?)\]}]/.test(value[end - 1] as string)) end--;
+    end -= /(?::\d+)+$/.exec(value.slice(Math.max(hit.index + 3, end - 24), end))?.[0].length ?? 0;
+    const word = value.slice(start, end);
+    // A file URL starts a path (`[log](file:///…)`); any other word may be one.
+    const from = Math.max(0, word.search(/file:/i));
+    out += value.slice(pos, start) + word.slice(0, from) + decodedWord(word.slice(from), paths, kind);
+    pos = end;
+    escapes.lastIndex = end;
+  }
+  return out + value.slice(pos);
+}
+
+/**
+ * A word with percent escapes (a file URL, a path, a query) as the sweep leaves it: the URI of the skill
+ * file its decoded path names (the whole word is that path, spaces and all), else its decoded form swept,
+ * else (naming nothing of this server) as written.
+ */
+function decodedWord(url: string, paths: ServerPaths, kind: SweepKind): string {
+  const decoded = percentDecoded(url);
+  if (decoded === url) return url;
+  const path = decoded.replace(URL_LEAD[paths.separator], "");
+  const uri = inSkill(path, 1, paths, matcher(paths));
+  if (uri !== undefined) return uri;
+  const swept = hidePaths(decoded, paths, kind);
+  return swept === decoded ? url : swept;
+}
+
+/** A file URL's start before its path (LEAD, anchored at the start); nothing in a word that is no file URL. */
+const URL_LEAD = {
+  "/": /^file:(?:\/\/(?:localhost)?)?/i,
+  "\\": /^file:(?:[\\/]{2,}(?:localhost)?[\\/]?)?/i,
+};
+
+/** Each run of percent escapes decoded as UTF-8; a run that is not UTF-8 is kept as written. */
+function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
 /**
  * `value` with every path of `paths.folders` in it replaced, in one pass from left to right: at each step
  * the earliest place a folder is written (the longest folder there), and the path it starts, which ends
@@ -237,7 +349,7 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
  * `out.txt#/home/…`). Each folder's next place is looked for again only once passed: the pass costs the
  * text's length times the number of folders.
  */
-function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
+function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
   const m = matcher(paths);
   const count = paths.folders.length;
   const cached: Array<Hit | undefined | null> = new Array(count).fill(null);
@@ -269,20 +381,26 @@ function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
     const name = paths.folders[best.index]?.[1] ?? "";
     // The URL or long-path prefix before the folder goes with it: `file:///srv/x` is the path /srv/x.
     const lead = Math.max(pos, best.lead);
-    const uri = inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
+    // A folder that ends a longer path (`/backup/home/ana/x`) is no skill's: only its names are hidden.
+    const uri = best.inner ? undefined : inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
     if (uri !== undefined) out += value.slice(pos, lead) + uri;
     else if (kind === "skill") out += value.slice(pos, stop);
+    else if (best.inner) out += value.slice(pos, best.at + 1) + name + value.slice(best.end, stop);
     else out += value.slice(pos, lead) + name + value.slice(best.end, stop);
     pos = stop;
   }
   return out + value.slice(pos);
 }
 
-/** Where a folder is written: `at` to `end`, and `lead`, where a prefix that makes it a URL or a long path starts. */
+/**
+ * Where a folder is written: `at` to `end`, and `lead`, where a prefix that makes it a URL or a long path
+ * starts; `inner` when it ends a longer path (a folder of `paths.anywhere`).
+ */
 interface Hit {
   lead: number;
   at: number;
   end: number;
+  inner?: boolean;
 }
 
 /** A character of a folder's name: the name goes on past a folder written before it (`/home/ana` in `/home/anabel`). */
@@ -323,7 +441,8 @@ const LEAD_CHARS = 24;
 
 /**
  * Where folder `index` is next written in `text` from `from` on, as a whole path: it starts a path (a LEAD
- * prefix before it, or no longer path it ends: continuesPath) and ends one of its folders (no name goes on past
+ * prefix before it, or no longer path it ends: continuesPath; a folder of `paths.anywhere` may end one)
+ * and ends one of its folders (no name goes on past
  * it: `/home/ana` is not in `/home/anabel/x`, nor `/home/anabel` in `/backup/home/anabel`), a `.` going
  * on only into a name (`…/pdf.bak`, while `…/pdf.` ends a sentence).
  */
@@ -338,11 +457,19 @@ function nextHit(text: string, index: number, from: number, paths: ServerPaths, 
     const goesOn =
       next !== undefined && (NAME_CHAR.test(next) || (next === "." && NAME_CHAR.test(text[hit.end + 1] ?? "")));
     if (goesOn && !closed) continue;
+    if (paths.relative?.has(folder)) {
+      // Only where a word starts: `myhome/ana` or `x/home/ana` is another path (the latter the home's, found whole).
+      const prior = text[hit.at - 1];
+      if (prior === undefined || !(NAME_CHAR.test(prior) || prior === "." || m.isSeparator(prior)))
+        return { lead: hit.at, ...hit };
+      continue;
+    }
     const before = text.slice(Math.max(0, hit.at - LEAD_CHARS), hit.at);
     const lead = LEAD[paths.separator].exec(before);
     if (lead) return { lead: hit.at - lead[0].length, ...hit };
-    if (continuesPath(text, hit.at, m)) continue;
-    return { lead: hit.at, ...hit };
+    if (!continuesPath(text, hit.at, m)) return { lead: hit.at, ...hit };
+    // Security: the user's home ending a longer path (`/backup/home/ana`) still names the user.
+    if (paths.anywhere?.has(folder) && m.isSeparator(folder[0])) return { lead: hit.at, inner: true, ...hit };
   }
 }
 
@@ -380,6 +507,7 @@ function inSkill(path: string, folderLength: number, paths: ServerPaths, m: Matc
   let dir = trimmed.length <= reach ? trimmed : parentOf(trimmed.slice(0, reach + 1), m);
   while (dir.length >= folderLength && dir !== "") {
     const uri = m.skills.get(m.key(dir));
+    if (uri === NO_URI) return undefined;
     if (uri !== undefined) return uri + encodeRest(trimmed.slice(dir.length), m) + path.slice(trimmed.length);
     dir = parentOf(dir, m);
   }

@@ -1,14 +1,20 @@
+import { basename } from "node:path";
 import { z } from "zod";
 import { findFileInChain } from "../catalog/tree-chain.ts";
-import { isRefused } from "../lock/checked-read.ts";
+import { type CheckedFile, isRefused, type Refused } from "../lock/checked-read.ts";
+import type { FrozenGuard } from "../lock/frozen.ts";
+import type { Skill } from "../skills/skill.ts";
+import { readSkillSourceBytes } from "../skills/skill-read.ts";
+import type { ConfinedFailure } from "../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
+import { fileText } from "../util/file-text.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { readOwnFile } from "./support/own-file.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
-import { notUnder, relativeOf } from "./support/skill-place.ts";
+import { isOwnFileUri, notUnder, relativeOf } from "./support/skill-place.ts";
 
 const INSIDE_ONLY =
   "Only files inside the skill's folder can be read; use a relative path from load_skill's file list.";
@@ -61,7 +67,9 @@ export const readSkillFileTool = defineTool({
     const { deps } = ctx;
     const { skill, error } = await lookupSkill(skill_name, deps);
     if (error) return error;
-    const file_path = relativeOf(skill, asked, ctx);
+    // A tree node's own file by its URI (the one a long node's first part names), read as load_skill reads it.
+    const own = isOwnFileUri(skill, asked, ctx);
+    const file_path = own ? basename(skill.file) : relativeOf(skill, asked, ctx);
     if (file_path === undefined) return notUnder(skill, asked, ctx, "file_path");
     const max = Math.min(length ?? deps.config.files.max_file_bytes, deps.config.files.max_file_bytes);
     // An offset or a length, even offset 0, asks for parts: a binary file too large for one answer comes in parts.
@@ -74,8 +82,10 @@ export const readSkillFileTool = defineTool({
       });
     // A tree node's declared files, inherited ones too, are read where the node declaring them has them.
     const owner =
-      (skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
-    const read = readOwnFile(deps.frozen, owner, checked.path, offset + max, "truncate");
+      (!own && skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
+    const read = own
+      ? readNodeFile(deps.frozen, skill, offset + max)
+      : readOwnFile(deps.frozen, owner, checked.path, offset + max, "truncate");
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {
       const advice =
@@ -115,6 +125,28 @@ export const readSkillFileTool = defineTool({
     });
   },
 });
+
+/**
+ * A tree node's own file, its first `maxBytes`: one confined read of all of it (a node's file is read whole to
+ * serve it), checked, frozen, as the lock records the node's file.
+ */
+function readNodeFile(
+  frozen: FrozenGuard | undefined,
+  skill: Skill,
+  maxBytes: number,
+): CheckedFile | ConfinedFailure | Refused {
+  const read = readSkillSourceBytes(skill);
+  if (!read.ok) return read;
+  const refused = frozen?.checkRead(skill, null, read.sha256);
+  if (refused) return { ok: false, refused };
+  return {
+    ok: true,
+    bytes: read.bytes.subarray(0, maxBytes),
+    size: read.size,
+    truncated: read.size > maxBytes,
+    real: read.real,
+  };
+}
 
 /** Characters of an answer besides its content (field names, indentation, sizes, offsets, a MIME type). */
 const ANSWER_OVERHEAD = 300;
@@ -163,5 +195,5 @@ function decodeUtf8Prefix(bytes: Uint8Array, cut: boolean): string {
     const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
     if (end - start < need) end = start;
   }
-  return new TextDecoder("utf-8").decode(bytes.subarray(0, end));
+  return fileText.decode(bytes.subarray(0, end));
 }

@@ -182,7 +182,11 @@ export const runScriptTool = defineTool({
     if (!workDir.ok)
       return errorResult(
         "INVALID_ARGUMENT",
-        `${workDir.reason}. Give an existing folder as cwd, or leave it out to run in the project root.`,
+        `${workDir.reason}. ${
+          workDir.unconfined
+            ? "Leave cwd out: a client on another machine runs scripts in the server's default folder only."
+            : "Give an existing folder as cwd, or leave it out to run in the project root."
+        }`,
         { cwd },
       );
     const maxBytes = config.max_output_bytes;

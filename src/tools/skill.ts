@@ -98,6 +98,7 @@ export const skillTool = defineTool({
     const words: LookupWords = {
       ...BY_NAME,
       pickAnother: "Use one of the enabled skills listed in this tool's description.",
+      ...(hasSearch ? {} : { whereToLook: "Use one of the skills listed in this tool's description." }),
       notFound: missing,
     };
     const { skill, error } = await lookupSkill(name, deps, words);
@@ -109,7 +110,7 @@ export const skillTool = defineTool({
         ? checkedInstructions(deps.frozen, deps.store.catalog, skill)
         : checkedSkillText(deps.frozen, skill);
     if (isRefused(read)) return refusalResult(skill, read.refused);
-    // Deleted since the last scan: the next scan drops it; answer as for an unknown name.
+    // Deleted since the last scan: not found, and said to be gone (a rescan starts).
     if (!read.ok) return readFailure(name, skill, read, deps, words);
     const text = read.text;
     recordLoad(deps, skill, "skill");

@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { realpathSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { hideServerPaths, type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
 
 /** 2,000 skills under /srv/hub/skills, as serverPaths would describe them. */
 function hub(): ServerPaths {
@@ -156,6 +157,55 @@ describe("hideServerPaths", () => {
     );
   });
 
+  test("a path percent-encoded, in a file URL or not: decoded, it becomes what its path becomes", () => {
+    const skills = new Map([["/home/zoë/My Skills/pdf", "skill://pdf"]]);
+    const paths: ServerPaths = {
+      skills,
+      longest: "/home/zoë/My Skills/pdf".length,
+      folders: [
+        ["/home/zoë/My Skills", "<skills folder 'My Skills'>"],
+        ["/home/zoë", "<home>"],
+      ],
+      separator: "/",
+    };
+    const text = [
+      "open file:///home/zo%C3%AB/My%20Skills/pdf/scripts/run%20it.py:3 and [notes](file:///home/zo%c3%ab/notes.txt)",
+      "file://localhost/home/zo%C3%AB/My%20Skills/README.md, file:///srv/other%20place/x and file:///home/zo%E0%A4/x",
+      "GET /view?path=%2Fhome%2Fzo%C3%AB%2Fdata.csv&x=1 quoted /home/zo%C3%AB/My%20Skills/pdf/a%20b.txt. 100%25 done",
+    ].join("\n");
+    expect(hideServerPaths({ structuredContent: { text } }, paths).structuredContent.text).toBe(
+      [
+        "open skill://pdf/scripts/run%20it.py:3 and [notes](<home>/notes.txt)",
+        "<skills folder 'My Skills'>/README.md, file:///srv/other%20place/x and file:///home/zo%E0%A4/x",
+        "GET /view?path=<home>/data.csv&x=1 quoted skill://pdf/a%20b.txt. 100%25 done",
+      ].join("\n"),
+    );
+    // A skill's own text: a URL into a skill becomes its URI, any other is kept as its author wrote it.
+    const own = "see file:///home/zo%C3%AB/My%20Skills/pdf/a.md and file:///home/zo%C3%AB/x";
+    expect(hideServerPaths({ content: [{ type: "text", text: own }] }, paths, "skill").content[0]?.text).toBe(
+      "see skill://pdf/a.md and file:///home/zo%C3%AB/x",
+    );
+  });
+
+  test("the user's home ending a longer path: its names are hidden there too, and no other folder's", () => {
+    const paths = {
+      ...hub(),
+      folders: [["/home/ana/skills", "<skills folder 'mine'>"], ...hub().folders, ["/home/ana", "<home>"]],
+      anywhere: new Set(["/home/ana"]),
+    } as ServerPaths;
+    const sweep = (text: string, kind?: "skill") =>
+      hideServerPaths({ content: [{ type: "text", text }] }, paths, kind).content[0]?.text;
+    expect(sweep("/backup/home/ana/x, /mnt/old/home/ana and ./home/ana/y; /backup/home/anabel/z")).toBe(
+      "/backup/<home>/x, /mnt/old/<home> and ./<home>/y; /backup/home/anabel/z",
+    );
+    // Only the home's names: a skills folder under it, in a backup, is no skill's and no skills folder.
+    expect(sweep("/backup/home/ana/skills/pdf/a.md /backup/srv/hub/skills/skill-1/b")).toBe(
+      "/backup/<home>/skills/pdf/a.md /backup/srv/hub/skills/skill-1/b",
+    );
+    // A skill's own text keeps its author's paths.
+    expect(sweep("restore /backup/home/ana/x", "skill")).toBe("restore /backup/home/ana/x");
+  });
+
   test("Windows long-path and device prefixes, and file URLs, go with the path they start", () => {
     const paths = {
       ...windowsHub(),
@@ -214,6 +264,58 @@ describe("hideServerPaths", () => {
     const alone = "C:\\Uſers\\ana\\secret";
     expect(hideServerPaths({ structuredContent: { alone } }, windowsHub()).structuredContent.alone).toBe(
       "<home>\\secret",
+    );
+  });
+
+  test("the server's home, as serverPaths gives it, is hidden where a longer path ends in it", () => {
+    const skills = tempDir("skillhub-home-sweep-");
+    writeSkill(skills, "pdf", { description: "A skill" });
+    const { hub } = testHub({ flags: { "skills-dir": [skills] }, hub: { acceptRoots: false } });
+    hub.scanNow();
+    const paths = serverPaths(hub, "/home/ana");
+    hub.close();
+    const stdout = "copied /home/ana/a to /backup/home/ana/a; /srv/x/home/ana.txt";
+    expect(hideServerPaths({ structuredContent: { stdout } }, paths).structuredContent.stdout).toBe(
+      "copied <home>/a to /backup/<home>/a; /srv/x/home/ana.txt",
+    );
+    // As tar and zip list what they archive, without the leading slash: only where a word starts.
+    const listing =
+      "tar: Removing leading '/'\nhome/ana/a.txt\n  adding: home/ana/b (stored)\nmyhome/ana/c x/home/anab";
+    expect(hideServerPaths({ structuredContent: { listing } }, paths).structuredContent.listing).toBe(
+      "tar: Removing leading '/'\n<home>/a.txt\n  adding: <home>/b (stored)\nmyhome/ana/c x/home/anab",
+    );
+    // No home known (HOME unset): no folder is named for it, the working folder least of all.
+    const { hub: again } = testHub({ flags: { "skills-dir": [skills] }, hub: { acceptRoots: false } });
+    again.scanNow();
+    const none = serverPaths(again, "");
+    again.close();
+    expect(none.folders.filter(([, name]) => name === "<home>")).toEqual([]);
+  });
+
+  test("a path whose URI another holds is named, not given a URI that fetches another file", () => {
+    const skills = tempDir("skillhub-uri-conflict-");
+    writeSkill(skills, "ops-kit", { name: "ops", description: "An Agent Skill named ops" });
+    write(join(skills, "ops-kit/release.md"), "the skill's notes\n");
+    write(join(skills, "ops-kit/release/run.sh"), "echo skill\n");
+    write(join(skills, "ops-kit/notes.txt"), "notes\n");
+    const tree = join(tempDir("skillhub-uri-conflict-tree-"), "tree");
+    writeNode(tree, "_root.md", { keywords: ["root"] });
+    writeNode(tree, "ops/release.md", { keywords: ["release"] });
+    const { hub } = testHub({ flags: { "skills-dir": [skills, tree] }, hub: { acceptRoots: false } });
+    hub.scanNow();
+    const paths = serverPaths(hub, "/nowhere");
+    hub.close();
+    const stdout = [
+      ...["ops-kit/notes.txt", "ops-kit/release.md", "ops-kit/release/run.sh"].map((rel) => join(skills, rel)),
+      join(tree, "ops/release.md"),
+    ].join(" ");
+    expect(hideServerPaths({ structuredContent: { stdout } }, paths).structuredContent.stdout).toBe(
+      [
+        "skill://ops/notes.txt",
+        "skill://ops/release.md",
+        `<skills folder '${basename(skills).toLowerCase()}'>/ops-kit/release/run.sh`,
+        "<skills folder 'tree'>/ops/release.md",
+      ].join(" "),
     );
   });
 

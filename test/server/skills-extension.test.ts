@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { symlinkSync } from "node:fs";
+import { rmSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
@@ -10,6 +10,7 @@ import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { httpHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
+import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const open: (() => Promise<void>)[] = [];
@@ -152,6 +153,23 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
     const file = await skills.read(fresh.skill);
     expect(file.verified).toBe(true);
     expect(file.text).toContain("New instructions");
+  });
+
+  test("a file removed between skills/get and resources/read: the read says so, and skills/get then lists without it", async () => {
+    const w = await world();
+    const { client, skills } = await w.connect(revision);
+    const { skill } = await skills.get("skill://pdf-processing/SKILL.md");
+    const uris = (entry: typeof skill) => (entry.resources === "dynamic" ? [] : entry.resources.map((r) => r.uri));
+    expect(uris(skill)).toContain("skill://pdf-processing/references/FORMS.md");
+    rmSync(join(w.a, "pdf-processing", "references", "FORMS.md"));
+    const error = await rpcError(client, "resources/read", { uri: "skill://pdf-processing/references/FORMS.md" });
+    expect(error?.message).toBe(
+      "skill://pdf-processing/references/FORMS.md was removed from the server since it was listed; call skills/get for the skill's current files.",
+    );
+    await eventually(async () => {
+      const fresh = await skills.get("skill://pdf-processing/SKILL.md");
+      return !uris(fresh.skill).includes("skill://pdf-processing/references/FORMS.md");
+    });
   });
 });
 

@@ -97,6 +97,22 @@ describe("a skill longer than the client shows is served in parts", () => {
     const text = await Bun.file(file).text();
     expect(text.slice(text.indexOf(kept) + kept.length).startsWith(read.structuredContent?.content)).toBe(true);
   });
+  test("a SKILL.md that starts with a byte-order mark: the offsets count it, so the parts join without a repeat", async () => {
+    const dir = tempDir();
+    const file = longSkill(dir, "marked-skill", 2000);
+    const text = await Bun.file(file).text();
+    write(file, `\uFEFF${text}`);
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    const { part, rest } = await readAllParts(call, "marked-skill");
+    expect(part + rest.join("")).toBe(text);
+    const loaded = await call("load_skill", { skill_name: "marked-skill" });
+    const instructions = loaded.structuredContent?.instructions as string;
+    const offset = Number(/offset (\d+)\)/.exec(instructions)?.[1]);
+    const read = await call("read_skill_file", { skill_name: "marked-skill", file_path: "SKILL.md", offset });
+    const kept = instructions.slice(0, instructions.lastIndexOf("\n[SkillHub:"));
+    expect(text.slice(text.indexOf(kept) + kept.length).startsWith(read.structuredContent?.content)).toBe(true);
+  });
+
   test("load_skill fits the budget whatever room the cut after a line leaves (names of every length shift it)", async () => {
     const dir = tempDir();
     const body = Array.from({ length: 1500 }, (_, i) => `Line ${i + 1}: lorem ipsum dolor sit amet consectetur.`);
@@ -178,5 +194,63 @@ describe("read_skill_file in parts", () => {
     }
     expect(parts.length).toBeGreaterThan(1);
     expect(Buffer.concat(parts).equals(Buffer.from(bytes))).toBe(true);
+  });
+});
+
+describe("a tree node longer than the client shows is served in parts", () => {
+  /** A tree whose node ops/handbook inherits a short root and holds 1,100 lines of its own. */
+  function bigNode(): { dir: string; file: string; lines: string[] } {
+    const dir = tempDir("skillhub-node-parts-");
+    write(join(dir, "_root.md"), "---\nkeywords: [root]\ndescription: Root rules\n---\nBe careful.\n");
+    const lines = Array.from({ length: 1100 }, (_, i) => `Step ${i + 1}: do the thing, then check the step before.`);
+    const file = write(
+      join(dir, "ops/handbook.md"),
+      `---\nkeywords: [handbook]\ndescription: The whole handbook\n---\n# Handbook\n${lines.join("\n")}\n`,
+    );
+    return { dir, file, lines };
+  }
+
+  test("skill and load_skill: within the budget, the line names the file and the line the rest starts at", async () => {
+    const { dir, file } = bigNode();
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    const fileLines = (await Bun.file(file).text()).split("\n");
+    for (const [tool, args] of [
+      ["skill", { name: "ops/handbook" }],
+      ["load_skill", { skill_name: "ops/handbook" }],
+    ] as const) {
+      const result = await call(tool, args);
+      expect(textChars(result), tool).toBeLessThanOrEqual(DEFAULT_RESULT_CHARS);
+      const text = (
+        tool === "skill" ? (result.content[0] as { text: string }).text : result.structuredContent?.instructions
+      ) as string;
+      const line = text.slice(text.lastIndexOf("\n[SkillHub:"));
+      expect(line).toMatch(
+        new RegExp(
+          `^\\n\\[SkillHub: this is the first part of ops/handbook's instructions, \\d+ of \\d+ lines: this client shows at most 25000 characters of a result at once\\. Read the rest with your file reader: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} from line \\d+\\.\\]$`,
+        ),
+      );
+      // The line it names is the first one the part does not hold.
+      const from = Number(/from line (\d+)/.exec(line)?.[1]);
+      const shown = text.slice(0, text.length - line.length);
+      expect(shown.endsWith(`${fileLines[from - 2]}\n`), tool).toBe(true);
+      expect(shown).not.toContain(fileLines[from - 1]);
+    }
+  });
+
+  test("a cut inside an inherited section: that file from the line, then the node's own file whole", async () => {
+    const dir = tempDir("skillhub-node-parts-");
+    const rules = Array.from({ length: 1100 }, (_, i) => `Rule ${i + 1}: keep the house in order, always.`);
+    const root = write(
+      join(dir, "_root.md"),
+      `---\nkeywords: [root]\ndescription: Root rules\n---\n${rules.join("\n")}\n`,
+    );
+    const own = write(join(dir, "ops/short.md"), "---\nkeywords: [short]\ndescription: A short node\n---\nShort.\n");
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    const text = ((await call("skill", { name: "ops/short" })).content[0] as { text: string }).text;
+    const from = Number(/ from line (\d+), then /.exec(text)?.[1]);
+    expect(text).toEndWith(`Read the rest with your file reader: ${root} from line ${from}, then ${own}, each whole.]`);
+    // Four lines of frontmatter come before Rule 1.
+    expect(text).toContain(`\nRule ${from - 5}: keep the house in order, always.\n`);
+    expect(text).not.toContain(`Rule ${from - 4}: keep`);
   });
 });

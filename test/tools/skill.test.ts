@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, sessions, textOf } from "../helpers/hub.ts";
+import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const connectSession = sessions();
@@ -254,5 +255,36 @@ describe("skill tool: SkillHub additions", () => {
     const l = layout();
     const { client } = await open(l);
     await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toThrow(/Unknown tool 'nope'/);
+  });
+});
+
+describe("a skill removed from the disk since the last scan", () => {
+  test.each([
+    ["skill", { name: "vanish" }],
+    ["load_skill", { skill_name: "vanish" }],
+  ] as const)("%s says it is gone, offers it back nowhere, and starts the rescan that drops it", async (tool, args) => {
+    const dir = tempDir("skillhub-gone-");
+    writeSkill(dir, "vanish", { description: "A skill whose folder goes away" });
+    writeSkill(dir, "stays", { description: "Another skill" });
+    const { call } = await connectSession({
+      flags: { "skills-dir": [dir] },
+      env: { SKILLHUB_WATCH: "0", SKILLHUB_RESCAN_SECONDS: "0" },
+    });
+    rmSync(join(dir, "vanish"), { recursive: true });
+    const result = await call(tool, args);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({
+      error: {
+        code: "SKILL_NOT_FOUND",
+        message:
+          "No skill named 'vanish'. Skill 'vanish' was removed from the server since its last scan, which is running now. Use search_skills to find skills by topic.",
+        skill: "vanish",
+        suggestions: [],
+      },
+    });
+    // The rescan it started drops the skill: the answer is now the unknown name's.
+    await eventually(async () =>
+      textOf(await call("skill", { name: "vanish" })).includes("Available skills:\n- stays"),
+    );
   });
 });

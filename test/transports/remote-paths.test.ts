@@ -354,6 +354,61 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     ).toMatchObject({ content: 'echo "script $0"\n' });
   });
 
+  test("a tree node longer than the client shows: its first part names the file, by URI, and where the rest starts", async () => {
+    const w = withBranch();
+    const steps = Array.from({ length: 1100 }, (_, i) => `Step ${i + 1}: do the thing, then check the step before.`);
+    writeNode(w.first, "ops/handbook.md", { keywords: ["handbook"], body: `${steps.join("\n")}\n` });
+    const client = await remoteClient("2025-11-25", w);
+    const call = async (name: string, args: Record<string, unknown>) =>
+      ((await client.callTool({ name, arguments: args })) as { structuredContent: Record<string, any> })
+        .structuredContent;
+    const { instructions } = await call("load_skill", { skill_name: "ops/handbook" });
+    const line =
+      /Read the rest with read_skill_file \(skill_name "ops\/handbook", file_path "skill:\/\/ops\/handbook\.md", offset (\d+)\), then again from each answer's next_offset until it has none, or resources\/read skill:\/\/ops\/handbook\.md \(the whole file; this part stops before its line (\d+)\)\.\]$/.exec(
+        instructions,
+      );
+    expect(line).not.toBeNull();
+    const whole = ((await client.readResource({ uri: "skill://ops/handbook.md" })).contents[0] as { text: string })
+      .text;
+    const from = Number(line?.[2]);
+    expect(instructions).toContain(`\n${whole.split("\n")[from - 2]}\n`);
+    expect(instructions).not.toContain(whole.split("\n")[from - 1]);
+    // The part, then read_skill_file from its offset to the end: the node's own text, whole.
+    let rest = "";
+    for (let offset: number | undefined = Number(line?.[1]); offset !== undefined; ) {
+      const part = await call("read_skill_file", {
+        skill_name: "ops/handbook",
+        file_path: "skill://ops/handbook.md",
+        offset,
+      });
+      rest += part.content;
+      offset = part.next_offset;
+    }
+    const shown = instructions.slice(0, instructions.lastIndexOf("\n[SkillHub:"));
+    const header = "=== OPS > HANDBOOK (from ops/handbook.md) ===\n\n";
+    const own = shown.slice(shown.indexOf(header) + header.length);
+    expect(whole.endsWith(own + rest)).toBe(true);
+  });
+
+  test("the node's own file URI: read_skill_file serves it; get_asset says which calls do", async () => {
+    const client = await remoteClient("2025-11-25", withBranch());
+    const read = (await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "ops/release", file_path: "skill://ops/release.md" },
+    })) as { structuredContent: { content: string } };
+    const whole = ((await client.readResource({ uri: "skill://ops/release.md" })).contents[0] as { text: string }).text;
+    expect(read.structuredContent.content).toBe(whole);
+    const asset = (await client.callTool({
+      name: "get_asset",
+      arguments: { skill_path: "ops/release", file: "skill://ops/release.md" },
+    })) as { structuredContent: { error: { code: string; message: string } } };
+    expect(asset.structuredContent.error).toMatchObject({
+      code: "PATH_OUTSIDE_SKILL",
+      message:
+        "'skill://ops/release.md' is the own file of tree node 'ops/release', not a file of its folder: load_skill('ops/release') serves its instructions, and read_skill_file and resources/read the file.",
+    });
+  });
+
   test("a skill named like a tree's folder keeps its files; the node's URI reaches the node's", async () => {
     const w = withBranch();
     writeSkill(w.first, "ops-kit", { name: "ops", description: "An Agent Skill named ops" });
@@ -368,6 +423,26 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     const published = (skill as { resources?: { uri: string }[] }).resources?.map((r) => r.uri) ?? [];
     expect(published).toContain("skill://ops/notes.txt");
     expect(published.some((uri) => uri.startsWith("skill://ops/release/"))).toBe(false);
+  });
+
+  test("a skill's file at the URI of a node's own file keeps it; the node's file is then named, with no URI", async () => {
+    const w = withBranch();
+    writeSkill(w.first, "ops-kit", { name: "ops", description: "An Agent Skill named ops" });
+    write(join(w.first, "ops-kit/release.md"), "the skill's own release notes\n");
+    const client = await remoteClient("2025-11-25", w);
+    const read = (await client.readResource({ uri: "skill://ops/release.md" })).contents[0] as { text: string };
+    expect(read.text).toBe("the skill's own release notes\n");
+    const { skill } = await new SkillsClient(client).get("skill://ops/SKILL.md");
+    expect((skill as { resources?: { uri: string }[] }).resources?.map((r) => r.uri)).toContain(
+      "skill://ops/release.md",
+    );
+    // The node's file is named by its skills folder: a URI here would fetch the skill's file.
+    const listed = (await client.callTool({ name: "list_skills", arguments: { flat: true, query: "release" } })) as {
+      structuredContent: { skills: { name: string; uri: string; file: string }[] };
+    };
+    const entry = listed.structuredContent.skills.find((e) => e.name === "ops/release");
+    expect(entry).toMatchObject({ uri: "skill://ops/release", file: "<skills folder 'team-skills'>/ops/release.md" });
+    expect(JSON.stringify(listed)).not.toContain(w.root);
   });
 });
 
@@ -449,8 +524,8 @@ describe("run_script's cwd over HTTP", () => {
       })) as { structuredContent: { stdout?: string; error?: { message: string } } };
       if (confined) expect(ran.structuredContent.stdout, project).toBe("in <project>/work\n");
       else
-        expect(ran.structuredContent.error?.message, project).toStartWith(
-          `cwd '${cwd}' cannot be used: this server has no project folder to run scripts in`,
+        expect(ran.structuredContent.error?.message, project).toBe(
+          `cwd '${cwd}' cannot be used: this server has no project folder to run scripts in. Leave cwd out: a client on another machine runs scripts in the server's default folder only.`,
         );
     }
   });

@@ -1,6 +1,7 @@
 import { isEnabled } from "../../catalog/filters.ts";
 import type { Hub } from "../hub.ts";
 import { publication } from "./publication.ts";
+import { uriConflicts } from "./uri-conflicts.ts";
 
 /**
  * Lines for `doctor`: how many skills the skills extension (skills/list,
@@ -16,5 +17,8 @@ export async function publicationReport(hub: Hub): Promise<string[]> {
     `Skills extension (skills/list, skill:// resources): ${pub.skills.length} published, ${skipped.length} served by the tools only`,
   ];
   for (const { skill, reason } of skipped) lines.push(`  ${skill.id}  ${skill.file}: ${reason}`);
+  const conflicts = uriConflicts(hub.catalog, (skill) => isEnabled(skill, hub.filter));
+  if (conflicts.length > 0) lines.push(`URIs two skills would share (rename one to give each its own):`);
+  for (const { uri, served, other } of conflicts) lines.push(`  ${uri} is ${served}, not ${other}`);
   return lines;
 }

@@ -1,5 +1,6 @@
 import { SKILL_LIMITS } from "@modelcontextprotocol/server/ext/skills";
 import { readConfined } from "../../util/confined-read.ts";
+import { SkillHubError } from "../../util/errors.ts";
 
 /**
  * THE read of the skills extension: every byte it serves comes
@@ -11,6 +12,6 @@ export function readSkillFile(dir: string, path: string): Uint8Array {
   // Security: the one confined reader of everything served: the opened file's real path must stay in the
   // skill's real folder, a regular file opened without blocking, read once, within the spec's 16 MiB.
   const read = readConfined({ root: dir, file: path, maxBytes: SKILL_LIMITS.bytes });
-  if (!read.ok) throw new Error(`${read.code}: ${read.reason}`);
+  if (!read.ok) throw new SkillHubError(read.code, read.reason);
   return read.bytes;
 }

@@ -1,7 +1,8 @@
 import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
 import { type SkillReadResult, type SkillSource, SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isEnabled } from "../../catalog/filters.ts";
-import { errorMessage } from "../../util/errors.ts";
+import { errorMessage, SkillHubError } from "../../util/errors.ts";
+import { strictFileText } from "../../util/file-text.ts";
 import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
@@ -131,7 +132,15 @@ function readPublished(hub: Hub, uri: string, file: PublishedFile): SkillReadRes
   try {
     bytes = readSkillFile(file.dir, file.path);
   } catch (error) {
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} could not be read: ${errorMessage(error)}.`);
+    if (!(error instanceof SkillHubError) || error.code !== "FILE_NOT_FOUND")
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `${uri} could not be read: ${errorMessage(error)}`);
+    // Removed since it was listed: as for a changed file, the next listing is the disk's.
+    invalidate(hub.catalog);
+    void hub.refresher.rescan("a skill file was removed");
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `${uri} was removed from the server since it was listed; call skills/get for the skill's current files.`,
+    );
   }
   if (bytes.byteLength !== file.size || fileDigest(bytes) !== file.digest) {
     invalidate(hub.catalog);
@@ -169,12 +178,10 @@ function guarded(hub: Hub, source: SkillSource): SkillSource {
   ) as unknown as SkillSource;
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
 /** Text when the bytes are UTF-8 (served as `text`), else bytes (served as a base64 `blob`). */
 function contents(bytes: Uint8Array, mimeType: string): SkillReadResult {
   try {
-    return { text: strictUtf8.decode(bytes), mimeType };
+    return { text: strictFileText.decode(bytes), mimeType };
   } catch {
     return { bytes, mimeType };
   }

@@ -2,8 +2,9 @@ import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { SKILL_LIMITS } from "@modelcontextprotocol/server/ext/skills";
 import { isEnabled } from "../../catalog/filters.ts";
 import { findFileInChain } from "../../catalog/tree-chain.ts";
-import { checkedSkillText, isRefused } from "../../lock/checked-read.ts";
+import { isRefused } from "../../lock/checked-read.ts";
 import type { Skill } from "../../skills/skill.ts";
+import { readSkillSourceBytes } from "../../skills/skill-read.ts";
 import { readOwnFile } from "../../tools/support/own-file.ts";
 import { checkRelativePath } from "../../util/safe-path.ts";
 import type { Hub } from "../hub.ts";
@@ -54,17 +55,19 @@ export function readUnpublished(
 /**
  * A tree node's own Markdown file, by its place in the tree: `skill://frontend/react-forms.md` is node
  * `frontend/react-forms`'s (a shadowed node's under its source's label), as the answers that name the
- * file give it; read and checked as load_skill reads it. Undefined when no enabled node is there.
+ * file give it; read and checked as load_skill reads it, and served as it is (a byte-order mark kept, as
+ * every file served by URI is). Undefined when no enabled node is there.
  */
 export function readNodeFile(hub: Hub, uri: string): { bytes: Uint8Array; mimeType: string } | undefined {
   const key = uriKey(uri);
   if (!key.endsWith(".md")) return undefined;
   for (const at of skillsAt(hub.catalog, key.slice(0, -".md".length))) {
     if (at.path !== "" || at.skill.kind !== "tree-node" || !isEnabled(at.skill, hub.filter)) continue;
-    const read = checkedSkillText(hub.frozen, at.skill);
-    if (isRefused(read)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${read.refused.message}`);
+    const read = readSkillSourceBytes(at.skill);
     if (!read.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} cannot be served: ${read.reason}`);
-    return { bytes: new TextEncoder().encode(read.text), mimeType: "text/markdown" };
+    const refused = hub.frozen?.checkRead(at.skill, null, read.sha256);
+    if (refused) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${refused.message}`);
+    return { bytes: read.bytes, mimeType: "text/markdown" };
   }
   return undefined;
 }

@@ -3,6 +3,7 @@ import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import type { ConfinedReadOptions } from "../../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
+import { fileText } from "../../util/file-text.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ErrorCode } from "../results.ts";
@@ -58,7 +59,7 @@ export function readAsset(
   const bytes = read.bytes;
   if (isBinaryFile(rel, bytes))
     return { ok: true, size: bytes.length, base64: bytes.toString("base64"), mimeType: mimeTypeFor(rel), binary: true };
-  return { ok: true, size: bytes.length, text: new TextDecoder().decode(bytes), binary: false };
+  return { ok: true, size: bytes.length, text: fileText.decode(bytes), binary: false };
 }
 
 function tooLarge(shownAs: string, size: number, maxBytes: number): AssetContent {

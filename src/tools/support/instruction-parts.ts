@@ -9,9 +9,10 @@ import type { SkillPlace } from "./skill-place.ts";
 /**
  * load_skill's answer fitted to what the client shows at once. Its text is the
  * answer as JSON, so the instructions get the room the other fields and JSON's
- * escapes leave; an Agent Skill's longer body is served in parts, its first
- * part ending with the line on how to read the rest from SKILL.md (offsets are
- * the file's, so the frontmatter before the body is counted in).
+ * escapes leave; longer instructions are served in parts, the first ending with
+ * the line on how to read the rest: an Agent Skill's from SKILL.md (offsets are
+ * the file's, so the frontmatter before the body is counted in), a tree node's
+ * from the files they are composed of.
  */
 export function fitInstructions<T extends { instructions: string }>(
   answer: T,
@@ -22,10 +23,11 @@ export function fitInstructions<T extends { instructions: string }>(
   const budget = resultBudget(ctx);
   // The text a client shows is the answer's JSON as structuredResult writes it.
   const size = (value: T) => textChars(structuredResult(value));
-  if (size(answer) <= budget || skill.kind !== "agent-skill") return answer;
+  if (size(answer) <= budget) return answer;
   const body = answer.instructions;
-  const file = readSkillFileText(skill);
-  const front = file.ok && file.text.endsWith(body) ? file.text.slice(0, file.text.length - body.length) : "";
+  // A tree node's line names the files its instructions come from (node-continuation.ts): no offset into one.
+  const file = skill.kind === "agent-skill" ? readSkillFileText(skill) : undefined;
+  const front = file?.ok && file.text.endsWith(body) ? file.text.slice(0, file.text.length - body.length) : "";
   const skipBytes = Buffer.byteLength(front, "utf8");
   const skipLines = front.split("\n").length - 1;
   let room = budget - size({ ...answer, instructions: "" });

@@ -121,7 +121,11 @@ export function recordLoad(
   else deps.track(event.type, event.data);
 }
 
-/** A failed read of a found skill: deleted since the scan answers as an unknown name; anything else as unreadableSkill. */
+/**
+ * A failed read of a found skill: deleted since the scan, it is not found, and said to be gone (the catalog
+ * still lists it until the rescan this starts, so a not-found answer naming close names would offer it
+ * back); anything else as unreadableSkill.
+ */
 export function readFailure(
   name: string,
   skill: Skill,
@@ -129,7 +133,13 @@ export function readFailure(
   deps: ToolDeps,
   words: LookupWords = BY_NAME,
 ): CallToolResult {
-  return failure.code === "FILE_NOT_FOUND" ? notFound(name, deps, words) : unreadableSkill(skill, failure, deps);
+  if (failure.code !== "FILE_NOT_FOUND") return unreadableSkill(skill, failure, deps);
+  void deps.ensureFresh(0).catch(() => undefined);
+  return errorResult(
+    "SKILL_NOT_FOUND",
+    `${words.missing(name)} Skill '${skill.name}' was removed from the server since its last scan, which is running now. ${words.whereToLook}`,
+    { skill: skill.name, suggestions: [] },
+  );
 }
 
 /**

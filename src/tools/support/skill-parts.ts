@@ -1,10 +1,13 @@
+import { basename } from "node:path";
 import { declaredFiles, findFileInChain } from "../../catalog/tree-chain.ts";
 import type { Skill, TreeNode } from "../../skills/skill.ts";
-import { lastReadFolder } from "../../skills/skill-read.ts";
+import { lastReadFolder, skillReadRoot } from "../../skills/skill-read.ts";
 import { listSkillFiles, type SkillFileEntry } from "../../sources/skill-files.ts";
+import { readConfined } from "../../util/confined-read.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ToolContext } from "../definition.ts";
 import { locateFile } from "./asset-read.ts";
+import { nodeContinuation } from "./node-continuation.ts";
 import { linesUpTo, partEnd, resultBudget } from "./result-budget.ts";
 import { fetchAdvice, type SkillPlace, skillPlace } from "./skill-place.ts";
 
@@ -95,8 +98,8 @@ export interface SkillPart {
  * first part, cut after a line, followed by one line saying where it stops and
  * how to read the rest: read_skill_file from the byte offset where the part
  * ends (the file is SKILL.md), the file itself for a local client, or the
- * skill:// URI. A tree node's text is composed from several files, so it is
- * never cut here.
+ * skill:// URI. A tree node's text, composed from its file and its ancestors', is cut the same way, its
+ * line naming the file and line the rest starts at (node-continuation.ts).
  */
 export function fitSkillText(
   skill: Skill,
@@ -107,14 +110,35 @@ export function fitSkillText(
   skipBytes = 0,
   skipLines = 0,
 ): SkillPart {
-  if (text.length <= room || skill.kind !== "agent-skill") return { text };
+  if (text.length <= room) return { text };
+  // Offsets are the file's: a byte-order mark the text was read without comes before it.
+  const before = skill.kind === "agent-skill" ? skipBytes + markBytes(skill) : 0;
   let end = partEnd(text, room - CONTINUATION_ROOM);
   for (;;) {
-    const line = continuation(skill, text, end, ctx, place, skipBytes, skipLines);
+    const line =
+      skill.kind === "agent-skill"
+        ? continuation(skill, text, end, ctx, place, before, skipLines)
+        : nodeContinuation(skill, text, end, ctx, place);
     const over = end + line.length - room;
     if (over <= 0 || end <= 1) return { text: text.slice(0, end) + line, restAt: end };
     end = partEnd(text, end - over);
   }
+}
+
+const MARK = [0xef, 0xbb, 0xbf];
+
+/** How many bytes of a byte-order mark start a skill's file (3 or 0): its text is read without one. */
+function markBytes(skill: Skill): number {
+  const root = skillReadRoot(skill);
+  if (!root.ok) return 0;
+  const read = readConfined({
+    root: root.root,
+    rootIsReal: true,
+    file: basename(skill.file),
+    maxBytes: MARK.length,
+    overflow: "truncate",
+  });
+  return read.ok && MARK.every((byte, i) => read.bytes[i] === byte) ? MARK.length : 0;
 }
 
 /** The one line after a part: where it stops, how much is left, how to read the rest. */

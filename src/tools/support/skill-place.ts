@@ -1,6 +1,6 @@
 import type { Catalog } from "../../catalog/catalog.ts";
 import type { Skill } from "../../skills/skill.ts";
-import { pathUnder, SKILL_URI_SCHEME, skillUris } from "../../skills/skill-uri.ts";
+import { pathUnder, SKILL_URI_SCHEME, skillUris, uriKey } from "../../skills/skill-uri.ts";
 import type { ToolContext } from "../definition.ts";
 import { errorResult } from "../results.ts";
 
@@ -73,9 +73,24 @@ export function relativeOf(
   return asked.startsWith(SKILL_URI_SCHEME) ? pathUnder(skillPlace(skill, ctx).uri(""), asked) : asked;
 }
 
+/** Whether `asked` is a tree node's own file by its URI (`skill://ops/release.md` of node `ops/release`). */
+export function isOwnFileUri(skill: Skill, asked: string, ctx: Pick<ToolContext, "deps" | "session">): boolean {
+  return (
+    skill.kind === "tree-node" &&
+    asked.startsWith(SKILL_URI_SCHEME) &&
+    uriKey(asked) === uriKey(`${skillPlace(skill, ctx).uri("")}.md`)
+  );
+}
+
 /** The answer to a URI that names no file of `skill` (relativeOf gave undefined). */
 export function notUnder(skill: Skill, asked: string, ctx: Pick<ToolContext, "deps" | "session">, field: string) {
   const place = skillPlace(skill, ctx);
+  if (isOwnFileUri(skill, asked, ctx))
+    return errorResult(
+      "PATH_OUTSIDE_SKILL",
+      `'${asked}' is the own file of tree node '${place.name}', not a file of its folder: load_skill('${place.name}') serves its instructions, and read_skill_file and resources/read the file.`,
+      { skill: skill.name, [field]: asked },
+    );
   return errorResult(
     "PATH_OUTSIDE_SKILL",
     `'${asked}' is not a file of skill '${place.name}' (its files are under ${place.uri("")}/). Give a path relative to the skill's folder, or a URI under it.`,
