@@ -11,8 +11,8 @@ import { fileText } from "../util/file-text.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
-import { readOwnFile } from "./support/own-file.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
+import { readServedFile } from "./support/served-file.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
 import { isOwnFileUri, notUnder, relativeOf } from "./support/skill-place.ts";
 
@@ -85,7 +85,7 @@ export const readSkillFileTool = defineTool({
       (!own && skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
     const read = own
       ? readNodeFile(deps.frozen, skill, offset + max)
-      : readOwnFile(deps.frozen, owner, checked.path, offset + max, "truncate");
+      : readServedFile(deps.frozen, owner, checked.path, offset + max, "truncate");
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {
       const advice =

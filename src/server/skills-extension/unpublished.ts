@@ -5,7 +5,7 @@ import { findFileInChain } from "../../catalog/tree-chain.ts";
 import { isRefused } from "../../lock/checked-read.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { readSkillSourceBytes } from "../../skills/skill-read.ts";
-import { readOwnFile } from "../../tools/support/own-file.ts";
+import { readServedFile } from "../../tools/support/served-file.ts";
 import { checkRelativePath } from "../../util/safe-path.ts";
 import type { Hub } from "../hub.ts";
 import { mimeTypeFor } from "./mime.ts";
@@ -43,7 +43,7 @@ export function readUnpublished(
       maxBytes = hub.config.assets.max_size_bytes;
     } else if (!hub.tools().some((tool) => tool.name === "read_skill_file")) return undefined;
   }
-  const read = readOwnFile(hub.frozen, owner, checked.path, maxBytes, "refuse");
+  const read = readServedFile(hub.frozen, owner, checked.path, maxBytes, "refuse");
   if (isRefused(read)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${read.refused.message}`);
   if (!read.ok) {
     if (read.code === "FILE_NOT_FOUND") return undefined;

@@ -7,7 +7,7 @@ import { fileText } from "../../util/file-text.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ErrorCode } from "../results.ts";
-import { readOwnFile } from "./own-file.ts";
+import { readServedFile } from "./served-file.ts";
 
 /** The folder a node's declared files live in: its resource folder; an Agent Skill's own folder. */
 export function filesBase(skill: Skill): string | undefined {
@@ -49,8 +49,8 @@ export function readAsset(
 ): AssetContent {
   const base = filesBase(owner);
   if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${rel}' does not exist.` };
-  // Frozen: served only when the lock records the digest of these very bytes (own-file.ts).
-  const read = readOwnFile(options.frozen, owner, rel, maxBytes, "refuse", { base, now: options.now });
+  // Frozen: served only when the lock records the digest of these very bytes (served-file.ts).
+  const read = readServedFile(options.frozen, owner, rel, maxBytes, "refuse", { base, now: options.now });
   if (isRefused(read)) return { ok: false, code: read.refused.code, message: read.refused.message };
   if (!read.ok) {
     if (read.code === "FILE_TOO_LARGE") return tooLarge(rel, read.size ?? maxBytes + 1, maxBytes);

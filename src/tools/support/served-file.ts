@@ -13,7 +13,7 @@ import { type ConfinedFailure, type ConfinedReadOptions, fail } from "../../util
  * bytes are served only when the lock records their digest for that path (lock/checked-read.ts).
  * `base`: the folder the path is under when it is not the skill's own (a tree node's resource folder).
  */
-export function readOwnFile(
+export function readServedFile(
   frozen: FrozenGuard | undefined,
   skill: Skill,
   path: string,
