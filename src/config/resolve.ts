@@ -254,7 +254,13 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
       if (!childSchema) {
         // `git.repo` for `git.repos`: the closest key of the same section, as a mistyped option is answered.
         const [close] = closeNames(key, Object.keys(objectShape(shape) ?? {}), 1);
-        const hint = close === undefined ? "" : ` Did you mean "${[...path, close].join(".")}"?`;
+        const elsewhere = keysNamed(key).filter((k) => k !== childPath.join("."));
+        const hint =
+          close !== undefined
+            ? ` Did you mean "${[...path, close].join(".")}"?`
+            : elsewhere.length > 0
+              ? ` Did you mean ${elsewhere.map((k) => `"${k}"`).join(" or ")}?`
+              : "";
         warnings.push(`${file.path}: unknown key "${childPath.join(".")}" ignored.${hint}`);
         continue;
       }
@@ -309,6 +315,19 @@ function fromFileFolder(key: string, value: unknown, folder: string): unknown {
         ? { ...repo, url: anchor(repo.url.trim(), isLocalPath(repo.url)) }
         : repo,
   );
+}
+
+/** The settings whose last part is `name` (`tools` → `server.tools`): a key put in the wrong section. */
+function keysNamed(name: string): string[] {
+  const out: string[] = [];
+  const walk = (shape: Record<string, z.ZodType> | undefined, path: string[]) => {
+    for (const [key, child] of Object.entries(shape ?? {})) {
+      if (key === name && path.length > 0) out.push([...path, key].join("."));
+      walk(objectShape(child), [...path, key]);
+    }
+  };
+  walk(objectShape(configSchema()), []);
+  return out.slice(0, 3);
 }
 
 type Def = { innerType?: z.ZodType; type?: string; shape?: Record<string, z.ZodType> };

@@ -191,6 +191,14 @@ describe("resolveConfig", () => {
       '/c.yaml: unknown key "analytic" ignored. Did you mean "analytics"?',
     ]);
   });
+
+  test("a key put in the wrong section names the section that has it", () => {
+    const { warnings } = resolve({}, {}, [{ path: "/c.yaml", data: { tools: "all", search: { port: 9 } } }]);
+    expect(warnings).toEqual([
+      '/c.yaml: unknown key "tools" ignored. Did you mean "server.tools"?',
+      '/c.yaml: unknown key "search.port" ignored. Did you mean "server.port"?',
+    ]);
+  });
 });
 
 describe("loadConfig", () => {
