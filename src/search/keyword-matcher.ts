@@ -1,4 +1,5 @@
 import { trimChar } from "../util/trim-char.ts";
+import { isCjkTerm } from "./text.ts";
 
 /**
  * The deterministic keyword matcher of skill trees: tokenise a free-text
@@ -64,8 +65,17 @@ export function tokenize(text: string): string[] {
  */
 export function keywordMatches(token: string, keyword: string): boolean {
   if (token === keyword) return true;
-  if (token.length < SHORT_TOKEN_LENGTH || keyword.length < SHORT_TOKEN_LENGTH) return false;
+  if (token.length < SHORT_TOKEN_LENGTH || keyword.length < SHORT_TOKEN_LENGTH)
+    return cjkWordIn(keyword, token) || cjkWordIn(token, keyword);
   return token.includes(keyword) || keyword.includes(token);
+}
+
+/**
+ * Two CJK characters are a whole word (`請求`, `経理`), and a context written without spaces is one token
+ * (`請求書を処理したい`): such a word counts where it stands inside the other.
+ */
+function cjkWordIn(word: string, text: string): boolean {
+  return word.length === 2 && isCjkTerm(word) && text.includes(word);
 }
 
 /**

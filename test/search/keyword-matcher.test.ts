@@ -29,6 +29,9 @@ describe("keyword matching (documented table)", () => {
     ["ts", "ts", true, "both short, exact"],
     ["js", "json", false, "short token: exact only"],
     ["build", "ui", false, "short keyword: exact only"],
+    ["請求書を処理したい", "請求", true, "two CJK characters are a word inside a phrase"],
+    ["経理", "経理部の月次処理", true, "two CJK characters are a word inside the keyword"],
+    ["請求書を処理したい", "書", false, "one CJK character: exact only"],
   ])("token %p, keyword %p → %p (%s)", (token, keyword, expected) => {
     expect(keywordMatches(token, keyword)).toBe(expected);
   });
