@@ -7,7 +7,7 @@ import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
-import { differencesFrom, verifySigned } from "./git-trust.ts";
+import { type Differences, differencesFrom, verifySigned } from "./git-trust.ts";
 
 export type { RepoTarget, SyncContext, SyncWant } from "./git-target.ts";
 export { FULL_COMMIT, refOf } from "./git-target.ts";
@@ -46,7 +46,12 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
   const warnings: string[] = [];
   // Security: git is not let loose on a copy whose own config could make it run a program (git-copy-guard.ts).
-  const unsafe = previous === null ? undefined : await copySettingsProblem(target.dir, ctx.git);
+  // With allowed signers, nor on one whose .git holds trees that are not its commit's: checkout would write them.
+  const unsafe =
+    previous === null
+      ? undefined
+      : ((await copySettingsProblem(target.dir, ctx.git)) ??
+        (want.allowedSigners ? forgedOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined));
   if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
     warnings.push(
       unsafe === undefined
@@ -208,8 +213,12 @@ async function keepVerified(
 async function changedSince(target: RepoTarget, ctx: SyncContext, commit: string, strict: boolean): Promise<boolean> {
   if (!strict) return (await local(target, ctx, ["status", "--porcelain"])).trim() !== "";
   const changed = await differencesFrom(target.dir, commit, ctx.git);
-  if (typeof changed === "string") throw new GitError("GIT_FAILED", `git status failed in ${target.dir}: ${changed}.`);
-  return changed.length > 0;
+  if ("failed" in changed) throw new GitError("GIT_FAILED", `git status failed in ${target.dir}: ${changed.failed}.`);
+  return "forged" in changed || changed.changed.length > 0;
+}
+
+function forgedOf(differences: Differences): string | undefined {
+  return "forged" in differences ? differences.forged : undefined;
 }
 
 async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd = target.dir): Promise<string> {

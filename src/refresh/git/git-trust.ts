@@ -5,6 +5,7 @@ import { copySettingsProblem } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
 import type { RepoTarget } from "./git-target.ts";
+import { parseStage, treeOf } from "./git-tree-check.ts";
 
 /**
  * trust.allowed_signers: a commit is served only when it carries an SSH
@@ -157,24 +158,35 @@ export async function verifyCopy(
   }
   const changed = await differencesFrom(target.dir, commit, ctx.git);
   const restore = `\`skillhub sync\` (or refresh_skills) puts its files back at commit ${commit.slice(0, 12)}, or at a newer signed one`;
-  if (typeof changed === "string")
-    return { why: `its files cannot be compared with commit ${commit.slice(0, 12)} (${changed})`, fix: restore };
-  if (changed.length === 0) return undefined;
-  const first = changed[0]?.slice(3) ?? "";
+  if ("forged" in changed) return { why: changed.forged, fix: again };
+  if ("failed" in changed)
+    return { why: `its files cannot be compared with commit ${commit.slice(0, 12)} (${changed.failed})`, fix: restore };
+  if (changed.changed.length === 0) return undefined;
+  const first = changed.changed[0]?.slice(3) ?? "";
   return {
-    why: `its files differ from the signed commit ${commit.slice(0, 12)} (${changed.length} changed, untracked or ignored, e.g. ${first})`,
+    why: `its files differ from the signed commit ${commit.slice(0, 12)} (${changed.changed.length} changed, untracked or ignored, e.g. ${first})`,
     fix: restore,
   };
 }
 
+/** How the files of a copy differ from a commit: differencesFrom's answer. */
+export type Differences =
+  /** `git status --porcelain=v1 -z` entries: changed, untracked and ignored files (none: the copy is the commit). */
+  | { changed: string[] }
+  /** git could not compare them: its complaint. */
+  | { failed: string }
+  /** The copy's `.git` holds a tree that is not the commit's under the commit's name for it: why, in words. */
+  | { forged: string };
+
 /**
  * How the files in `dir` differ from `commit`, as `git status --porcelain=v1 -z` entries (ignored and
- * untracked files included), or git's complaint. Security: the copy's own index is not asked: its
- * recorded times can be forged so that git takes a rewritten file for unchanged, and its entries can be
- * marked skip-worktree or assume-unchanged. A scratch index read from the commit holds neither, so
- * git hashes every file.
+ * untracked files included). Security: the copy's own index is not asked: its recorded times can be
+ * forged so that git takes a rewritten file for unchanged, and its entries can be marked skip-worktree
+ * or assume-unchanged. A scratch index read from the commit holds neither, so git hashes every file;
+ * and the trees that index was read from are checked to be the commit's (git-tree-check.ts), since git
+ * does not check a subtree's content against its name.
  */
-export async function differencesFrom(dir: string, commit: string, git: GitRunner): Promise<string[] | string> {
+export async function differencesFrom(dir: string, commit: string, git: GitRunner): Promise<Differences> {
   // node:os when git runs, not at start-up.
   const index = join(
     (require("node:os") as typeof import("node:os")).tmpdir(),
@@ -183,17 +195,49 @@ export async function differencesFrom(dir: string, commit: string, git: GitRunne
   const env = { GIT_INDEX_FILE: index };
   // A copy's own core.ignorecase would let a planted `ALPHA/` pass for the tracked `alpha/`.
   const config = [{ key: "core.ignorecase", value: "false" }];
+  const failed = (out: { stderr: string; code: number }) => ({ failed: gitMessage(out.stderr) || `exit ${out.code}` });
   try {
     const read = await git.run(["read-tree", commit], { cwd: dir, env, config });
-    if (read.code !== 0) return gitMessage(read.stderr) || `exit ${read.code}`;
+    if (read.code !== 0) return failed(read);
+    const forged = await forgedTree(dir, commit, git, env);
+    if (forged !== undefined) return { forged };
     // --no-optional-locks: the scratch index is not rewritten, nor is the copy's own touched.
     const status = await git.run(
       ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"],
       { cwd: dir, env, config },
     );
-    if (status.code !== 0) return gitMessage(status.stderr) || `exit ${status.code}`;
-    return status.stdout.split("\0").filter((entry) => entry !== "");
+    if (status.code !== 0) return failed(status);
+    return { changed: status.stdout.split("\0").filter((entry) => entry !== "") };
   } finally {
     rmSync(index, { force: true });
   }
+}
+
+/**
+ * Why the index at `env.GIT_INDEX_FILE`, just read from `commit`, is not exactly that commit's tree, or
+ * undefined when it is: every tree recomputed from its entries, the root compared with the tree the
+ * commit names (which git reads with its hash checked).
+ */
+async function forgedTree(
+  dir: string,
+  commit: string,
+  git: GitRunner,
+  env: Record<string, string>,
+): Promise<string | undefined> {
+  const short = commit.slice(0, 12);
+  const named = await git.run(["rev-parse", "--verify", "--quiet", `${commit}^{tree}`], { cwd: dir });
+  const tree = named.stdout.trim();
+  if (named.code !== 0 || !/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(tree))
+    return `its .git cannot give the tree of commit ${short} (${gitMessage(named.stderr) || `exit ${named.code}`})`;
+  const stage = await git.run(["ls-files", "--stage"], {
+    cwd: dir,
+    env,
+    config: [{ key: "core.quotePath", value: "true" }],
+  });
+  if (stage.code !== 0) return `its .git cannot list commit ${short}'s files (${gitMessage(stage.stderr) || `exit ${stage.code}`})`;
+  const entries = parseStage(stage.stdout);
+  if (typeof entries === "string") return `its .git cannot list commit ${short}'s files (${entries})`;
+  const made = treeOf(entries, tree.length === 40 ? 40 : 64);
+  if (made === tree) return undefined;
+  return `its .git holds trees that are not those of commit ${short}: the files git reads for it make tree ${made.slice(0, 12)}, and the signed commit names tree ${tree.slice(0, 12)} (objects replaced on disk)`;
 }

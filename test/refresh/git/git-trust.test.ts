@@ -301,6 +301,12 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
         forgeIndexEntry(join(copy, ".git", "index"), "skills/alpha/SKILL.md", signed);
         expect(git(["status", "--porcelain"], copy)).toBe("");
       },
+      // The signed subtree's object overwritten by a tree of the attacker's, under the signed tree's name.
+      () => {
+        write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk."));
+        forgeSubtree(copy, "skills/alpha");
+        expect(git(["status", "--porcelain"], copy)).not.toBe("");
+      },
       // The commit's tree replaced (git replace) by one that holds the change, as the index does.
       () => {
         write(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Tampered on disk."));
@@ -314,13 +320,42 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
       expect(listed).not.toContain("Signed by the team.");
       const doctor = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
       expect(doctor.repos[0].not_served).toMatch(
-        /its files differ from the signed commit|its \.git\/config holds settings SkillHub does not write \(core\.ignorecase\)/,
+        /its files differ from the signed commit|its \.git\/config holds settings SkillHub does not write \(core\.ignorecase\)|its \.git holds trees that are not those of commit/,
       );
       expect((await cli(m, ["sync"], env)).code).toBe(0);
       expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
     }
   });
 });
+
+/**
+ * Put, under the name of the signed commit's tree at `folder`, a tree of that folder's files as they are
+ * on disk now: the loose object file overwritten, as anyone who can write the copy can (git reads a
+ * subtree without checking its content against its name).
+ */
+function forgeSubtree(copy: string, folder: string): void {
+  const objects = join(copy, ".git", "objects");
+  // Packed objects are found before loose ones: unpack them all, so that the loose file is the one read.
+  const packs = join(objects, "pack");
+  for (const name of readdirSync(packs).filter((n) => n.endsWith(".pack"))) {
+    const pack = readFileSync(join(packs, name));
+    for (const ext of [".pack", ".idx", ".rev"]) rmSync(join(packs, name.replace(/\.pack$/, ext)), { force: true });
+    const unpacked = Bun.spawnSync(["git", "unpack-objects", "-q"], { cwd: copy, env: GIT_ENV, stdin: pack });
+    expect(unpacked.exitCode).toBe(0);
+  }
+  const signed = git(["rev-parse", `HEAD:${folder}`], copy);
+  const entries = readdirSync(join(copy, folder)).map((name) => {
+    const blob = git(["hash-object", "-w", join(folder, name)], copy);
+    return `100644 blob ${blob}\t${name}\n`;
+  });
+  const made = Bun.spawnSync(["git", "mktree"], { cwd: copy, env: GIT_ENV, stdin: Buffer.from(entries.join("")) });
+  const forged = made.stdout.toString().trim();
+  const file = (id: string) => join(objects, id.slice(0, 2), id.slice(2));
+  rmSync(file(signed), { force: true });
+  writeFileSync(file(signed), readFileSync(file(forged)));
+  // What a scratch index read from the signed commit now holds: the attacker's files.
+  expect(git(["ls-tree", "HEAD", `${folder}/`], copy)).toContain(git(["hash-object", join(folder, "SKILL.md")], copy));
+}
 
 /**
  * Rewrite one entry of a git index (version 2) to name the object `oid` while keeping the times and size
