@@ -1,9 +1,9 @@
 import { rmSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { readNamedFile } from "../../util/named-file.ts";
+import { join } from "node:path";
 import { copySettingsProblem } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
+import { readSigners, withSignersCopy } from "./git-signers.ts";
 import type { RepoTarget } from "./git-target.ts";
 import { parseStage, treeOf } from "./git-tree-check.ts";
 
@@ -22,9 +22,6 @@ import { parseStage, treeOf } from "./git-tree-check.ts";
 
 /** What an SSH signature in a commit starts with (`ssh-keygen -Y sign`'s armour). */
 const SSH_ARMOUR = "-----BEGIN SSH SIGNATURE-----";
-
-/** Largest allowed-signers file accepted (a team's keys fit in a few kilobytes). */
-const MAX_SIGNERS_BYTES = 1_048_576;
 
 /** The signatures in a raw commit object (`git cat-file commit`): each `gpgsig` / `gpgsig-sha256` header's text. Pure. */
 export function commitSignatures(raw: string): string[] {
@@ -70,22 +67,25 @@ export async function verifySigned(
   commit: string,
   signers: string,
 ): Promise<void> {
-  if (ctx.signed?.has(commit)) return;
   const refuse = (why: string) =>
     new GitError(
       "GIT_SIGNATURE_INVALID",
       `refused commit ${commit.slice(0, 12)} of ${target.spec.url}: ${why}. trust.allowed_signers accepts only commits signed by a listed key.`,
       { details: { url: target.spec.url, commit } },
     );
-  // Bounded and non-blocking (a FIFO here would hold ssh-keygen, and so the sync, until git's timeout).
-  const file = readNamedFile({ path: signers, maxBytes: MAX_SIGNERS_BYTES });
+  // Bounded and non-blocking (a FIFO here would hold ssh-keygen, and so the sync, until git's timeout), and
+  // only if no other user can change it (git-signers.ts).
+  const file = readSigners(signers);
   if (!file.ok)
     throw new GitError(
       "GIT_SIGNATURE_INVALID",
       file.missing
         ? `the allowed-signers file ${signers} (trust.allowed_signers) does not exist, so no commit of ${target.spec.url} can be trusted; fix the path.`
-        : `the allowed-signers file cannot be used: ${file.reason.replace(/\.$/, "")}; no commit of ${target.spec.url} can be trusted until it is fixed.`,
+        : `the allowed-signers file cannot be used: ${file.reason}; no commit of ${target.spec.url} can be trusted until it is fixed.`,
     );
+  // Remembered with the file's content: a key taken out of the file no longer vouches for what it signed.
+  const verified = `${file.digest}:${commit}`;
+  if (ctx.signed?.has(verified)) return;
   const raw = await ctx.git.run(["cat-file", "commit", commit], { cwd: dir });
   if (raw.code !== 0) throw refuse(`it cannot be read (${gitMessage(raw.stderr) || `exit ${raw.code}`})`);
   const signatures = commitSignatures(raw.stdout);
@@ -95,27 +95,31 @@ export async function verifySigned(
     throw refuse(
       `it carries ${foreign === "unknown" ? "a signature of an unknown kind" : `an ${foreign} signature`}, and only SSH signatures are accepted (git would hand it to gpg or gpgsm, which trust any key of the user's keyring)`,
     );
-  const out = await ctx.git.run(
-    [
-      "-c",
-      "gpg.format=ssh",
-      "-c",
-      `gpg.ssh.allowedSignersFile=${resolve(signers)}`,
-      "-c",
-      "gpg.ssh.program=ssh-keygen",
-      // Security: should a signature ever reach them, these verifiers do not exist, so it fails.
-      "-c",
-      "gpg.openpgp.program=skillhub-refuses-openpgp",
-      "-c",
-      "gpg.x509.program=skillhub-refuses-x509",
-      "verify-commit",
-      commit,
-    ],
-    { cwd: dir },
+  const out = await withSignersCopy(file.bytes, (copy) =>
+    ctx.git
+      .run(
+        [
+          "-c",
+          "gpg.format=ssh",
+          "-c",
+          `gpg.ssh.allowedSignersFile=${copy}`,
+          "-c",
+          "gpg.ssh.program=ssh-keygen",
+          // Security: should a signature ever reach them, these verifiers do not exist, so it fails.
+          "-c",
+          "gpg.openpgp.program=skillhub-refuses-openpgp",
+          "-c",
+          "gpg.x509.program=skillhub-refuses-x509",
+          "verify-commit",
+          commit,
+        ],
+        { cwd: dir },
+      )
+      .then((result) => ({ ...result, stderr: result.stderr.split(copy).join(signers) })),
   );
   if (out.code !== 0)
     throw refuse(`its signature is not by a key in ${signers} (${gitMessage(out.stderr) || `exit ${out.code}`})`);
-  ctx.signed?.add(commit);
+  ctx.signed?.add(verified);
 }
 
 /** Why a copy on disk is not served, and what brings it back. */
@@ -234,7 +238,8 @@ async function forgedTree(
     env,
     config: [{ key: "core.quotePath", value: "true" }],
   });
-  if (stage.code !== 0) return `its .git cannot list commit ${short}'s files (${gitMessage(stage.stderr) || `exit ${stage.code}`})`;
+  if (stage.code !== 0)
+    return `its .git cannot list commit ${short}'s files (${gitMessage(stage.stderr) || `exit ${stage.code}`})`;
   const entries = parseStage(stage.stdout);
   if (typeof entries === "string") return `its .git cannot list commit ${short}'s files (${entries})`;
   const made = treeOf(entries, tree.length === 40 ? 40 : 64);
