@@ -39,10 +39,26 @@ describe("a tree recomputed from an index's entries", () => {
     chmodSync(join(repo, "a0"), 0o755);
     symlinkSync("a.b", join(repo, "link"));
     git(["add", "-A"], repo);
+    // A submodule's commit (a gitlink) is an entry like a file's.
+    git(["update-index", "--add", "--cacheinfo", `160000,${"1".repeat(40)},skills/vendored`], repo);
     const entries = parseStage(stage(repo));
     if (typeof entries === "string") throw new Error(entries);
     expect(entries.length).toBeGreaterThan(files.length);
     expect(treeOf(entries, 40)).toBe(git(["write-tree"], repo));
+  });
+
+  test("is the tree git writes in a SHA-256 repository", () => {
+    const repo = tempDir("skillhub-tree-");
+    git(["init", "--quiet", "--object-format=sha256", repo]);
+    mkdirSync(join(repo, "skills", "pdf"), { recursive: true });
+    writeFileSync(join(repo, "skills", "pdf", "SKILL.md"), "pdf\n");
+    writeFileSync(join(repo, "README.md"), "readme\n");
+    git(["add", "-A"], repo);
+    const entries = parseStage(stage(repo));
+    if (typeof entries === "string") throw new Error(entries);
+    const written = git(["write-tree"], repo);
+    expect(written).toHaveLength(64);
+    expect(treeOf(entries, 64)).toBe(written);
   });
 
   test("an entry that names another object makes another tree", () => {
