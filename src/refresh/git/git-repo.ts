@@ -1,12 +1,14 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
+import { isInside } from "../../util/safe-path.ts";
 import { copySettingsProblem, skippedEntries } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
+import { parseStage } from "./git-tree-check.ts";
 import { type Differences, differencesFrom, verifySigned } from "./git-trust.ts";
 
 export type { RepoTarget, SyncContext, SyncWant } from "./git-target.ts";
@@ -105,6 +107,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     // A pinned tag or commit is checked out detached: nothing may move it but a new pin.
     await local(target, ctx, ["checkout", "--quiet", "--force", ...(following ? ["-B", branch] : ["--detach"]), tip]);
     if (dirty) await local(target, ctx, ["clean", want.allowedSigners ? "-ffdqx" : "-ffdq"]);
+    if (dirty) await emptySubmoduleFolders(target, ctx);
   }
   const commit = await head(target.dir, ctx);
   if (commit === null)
@@ -201,6 +204,7 @@ async function keepVerified(
   await rm(join(target.dir, ".git", "index"), { force: true });
   await local(target, ctx, ["checkout", "--quiet", "--force", ...(current ? ["-B", current] : ["--detach"]), previous]);
   await local(target, ctx, ["clean", "-ffdqx"]);
+  await emptySubmoduleFolders(target, ctx);
   return said(
     `The copy was put back at its last verified commit ${short} (local changes in ${target.dir} discarded), which is served.`,
   );
@@ -219,6 +223,38 @@ async function changedSince(target: RepoTarget, ctx: SyncContext, commit: string
 
 function forgedOf(differences: Differences): string | undefined {
   return "forged" in differences ? differences.forged : undefined;
+}
+
+/**
+ * Empty the folders of the checked-out commit's submodules. SkillHub clones no submodule, so they are
+ * empty unless something was put there since; `git clean` does not look into them, nor does `git status`.
+ */
+async function emptySubmoduleFolders(target: RepoTarget, ctx: SyncContext): Promise<void> {
+  const listing = await ctx.git.run(["ls-files", "--stage"], {
+    cwd: target.dir,
+    config: [{ key: "core.quotePath", value: "true" }],
+  });
+  const entries = parseStage(listing.code === 0 ? listing.stdout : "");
+  if (typeof entries === "string") return;
+  const copy = realpathSync(target.dir);
+  for (const entry of entries) {
+    if (entry.mode !== "160000") continue;
+    const folder = Buffer.concat([Buffer.from(`${copy}${sep}`), entry.path]).toString();
+    // Security: only ever a folder inside the copy, reached without a link.
+    const real = realOr(folder);
+    if (real !== folder || real === copy || !isInside(copy, real) || !lstatSync(real).isDirectory()) continue;
+    await rm(folder, { recursive: true, force: true });
+    mkdirSync(folder);
+  }
+}
+
+/** The real path of `path`, or "" when it has none (gone, a dangling link). */
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return "";
+  }
 }
 
 async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd = target.dir): Promise<string> {

@@ -1,11 +1,11 @@
-import { rmSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { copySettingsProblem } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
 import { readSigners, withSignersCopy } from "./git-signers.ts";
 import type { RepoTarget } from "./git-target.ts";
-import { parseStage, treeOf } from "./git-tree-check.ts";
+import { type IndexEntry, parseStage, treeOf } from "./git-tree-check.ts";
 
 /**
  * trust.allowed_signers: a commit is served only when it carries an SSH
@@ -203,31 +203,32 @@ export async function differencesFrom(dir: string, commit: string, git: GitRunne
   try {
     const read = await git.run(["read-tree", commit], { cwd: dir, env, config });
     if (read.code !== 0) return failed(read);
-    const forged = await forgedTree(dir, commit, git, env);
-    if (forged !== undefined) return { forged };
+    const entries = await signedEntries(dir, commit, git, env);
+    if (typeof entries === "string") return { forged: entries };
     // --no-optional-locks: the scratch index is not rewritten, nor is the copy's own touched.
     const status = await git.run(
       ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"],
       { cwd: dir, env, config },
     );
     if (status.code !== 0) return failed(status);
-    return { changed: status.stdout.split("\0").filter((entry) => entry !== "") };
+    const changed = status.stdout.split("\0").filter((entry) => entry !== "");
+    return { changed: [...changed, ...inSubmodules(dir, entries)] };
   } finally {
     rmSync(index, { force: true });
   }
 }
 
 /**
- * Why the index at `env.GIT_INDEX_FILE`, just read from `commit`, is not exactly that commit's tree, or
- * undefined when it is: every tree recomputed from its entries, the root compared with the tree the
- * commit names (which git reads with its hash checked).
+ * The entries of the index at `env.GIT_INDEX_FILE`, just read from `commit`, when they are exactly that
+ * commit's tree; else why not: every tree recomputed from the entries, the root compared with the tree
+ * the commit names (which git reads with its hash checked).
  */
-async function forgedTree(
+async function signedEntries(
   dir: string,
   commit: string,
   git: GitRunner,
   env: Record<string, string>,
-): Promise<string | undefined> {
+): Promise<IndexEntry[] | string> {
   const short = commit.slice(0, 12);
   const named = await git.run(["rev-parse", "--verify", "--quiet", `${commit}^{tree}`], { cwd: dir });
   const tree = named.stdout.trim();
@@ -243,6 +244,37 @@ async function forgedTree(
   const entries = parseStage(stage.stdout);
   if (typeof entries === "string") return `its .git cannot list commit ${short}'s files (${entries})`;
   const made = treeOf(entries, tree.length === 40 ? 40 : 64);
-  if (made === tree) return undefined;
+  if (made === tree) return entries;
   return `its .git holds trees that are not those of commit ${short}: the files git reads for it make tree ${made.slice(0, 12)}, and the signed commit names tree ${tree.slice(0, 12)} (objects replaced on disk)`;
+}
+
+/**
+ * What the folders of the commit's submodules hold, as status entries ("?? <path>"). Security: git status
+ * looks neither into a submodule's folder nor for untracked files there, and SkillHub never fills one
+ * (no submodule is cloned): anything in it was put there since, and a skill planted in it would be served.
+ */
+function inSubmodules(dir: string, entries: readonly IndexEntry[]): string[] {
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (entry.mode !== "160000") continue;
+    const path = Buffer.concat([Buffer.from(`${dir}/`), entry.path]);
+    const shown = Buffer.from(entry.path).toString("utf8");
+    let stat: Stats | undefined;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (!stat.isDirectory()) {
+      found.push(`?? ${shown}`);
+      continue;
+    }
+    try {
+      const inside = readdirSync(path);
+      if (inside.length > 0) found.push(`?? ${shown}/${inside[0]}`);
+    } catch {
+      found.push(`?? ${shown}/`);
+    }
+  }
+  return found;
 }

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitSignatures, signatureKind } from "../../../src/refresh/git/git-trust.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
@@ -325,6 +325,48 @@ describe("trust.allowed_signers accepts SSH signatures only", () => {
       expect((await cli(m, ["sync"], env)).code).toBe(0);
       expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
     }
+  });
+});
+
+describe("trust.allowed_signers: a signed repository with a submodule", () => {
+  test("a skill planted in the submodule's folder, where git status does not look, is not served; sync removes it", async () => {
+    const keys = tempDir("skillhub-keys-");
+    const trusted = sshKey(keys, "trusted");
+    const signers = join(keys, "allowed_signers");
+    writeFileSync(signers, `trusted@example.com ${trusted.pub}\n`);
+    const vendored = remoteRepo("vendored", { "README.md": "vendored\n" });
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Signed by the team.") });
+    git(
+      ["update-index", "--add", "--cacheinfo", `160000,${git(["rev-parse", "HEAD"], vendored.work)},skills/vendored`],
+      remote.work,
+    );
+    mkdirSync(join(remote.work, "skills", "vendored"));
+    signedCommit(remote, "with a submodule", trusted.key);
+    expect(git(["ls-tree", "HEAD", "skills/"], remote.work)).toContain("160000 commit");
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
+    const repos = join(m.home, ".skillhub", "repos");
+    const copy = join(repos, readdirSync(repos).filter((n) => !n.startsWith("."))[0] as string);
+    write(join(copy, "skills", "vendored", "planted", "SKILL.md"), skillText("planted", "Planted on disk."));
+    // What git itself says: nothing differs.
+    const index = join(tempDir(), "index");
+    const scratch = { ...GIT_ENV, GIT_INDEX_FILE: index };
+    expect(Bun.spawnSync(["git", "read-tree", "HEAD"], { cwd: copy, env: scratch }).exitCode).toBe(0);
+    const status = ["status", "--porcelain", "--ignored", "--untracked-files=all"];
+    expect(Bun.spawnSync(["git", ...status], { cwd: copy, env: scratch }).stdout.toString()).toBe("");
+
+    const listed = (await cli(m, ["list", "--json"], env)).out;
+    expect(listed).not.toContain("Planted on disk.");
+    expect(listed).not.toContain("Signed by the team.");
+    const doctor = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
+    expect(doctor.repos[0].not_served).toContain("e.g. skills/vendored/planted");
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const again = (await cli(m, ["list", "--json"], env)).out;
+    expect(again).toContain("Signed by the team.");
+    expect(again).not.toContain("Planted on disk.");
+    expect(readdirSync(join(copy, "skills", "vendored"))).toEqual([]);
   });
 });
 
