@@ -8,8 +8,7 @@ import type { RepoTarget } from "../../../src/refresh/git/git-target.ts";
 import { verifySigned } from "../../../src/refresh/git/git-trust.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
-import { connect } from "../../helpers/hub.ts";
-import { cli, machine } from "../../lock/cli.ts";
+import { cli, machine, repoServerOn } from "../../lock/cli.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -87,12 +86,7 @@ describe("the allowed-signers file", () => {
     const m = machine();
     const env = { SKILLS_REPO: team.remote.url, SKILLHUB_ALLOWED_SIGNERS: team.signers };
     expect((await cli(m, ["sync"], env)).code).toBe(0);
-    const s = await connect({
-      home: m.home,
-      cwd: m.project,
-      env: { ...env, HOME: m.home },
-      hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0, home: join(m.home, ".skillhub") } },
-    });
+    const s = await repoServerOn(m, env);
     closers.push(s.close);
     expect(s.hub.catalog.get("alpha")).toBeDefined();
 
