@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
@@ -48,12 +48,13 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
   const warnings: string[] = [];
   // Security: git is not let loose on a copy whose own config could make it run a program (git-copy-guard.ts).
-  // With allowed signers, nor on one whose .git holds trees that are not its commit's: checkout would write them.
+  // With allowed signers, nor on one whose .git holds trees that are not its commit's (checkout would write
+  // them), or whose files git cannot compare with it.
   const unsafe =
     previous === null
       ? undefined
       : ((await copySettingsProblem(target.dir, ctx.git)) ??
-        (want.allowedSigners ? forgedOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined));
+        (want.allowedSigners ? unusableOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined));
   if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
     warnings.push(
       unsafe === undefined
@@ -221,8 +222,15 @@ async function changedSince(target: RepoTarget, ctx: SyncContext, commit: string
   return "forged" in changed || changed.changed.length > 0;
 }
 
-function forgedOf(differences: Differences): string | undefined {
-  return "forged" in differences ? differences.forged : undefined;
+/**
+ * Why a copy cannot be brought back to its commit in place: its `.git` holds trees that are not the
+ * commit's (a checkout would write them), or git cannot compare its files with the commit at all (a link
+ * in a submodule's place). Such a copy is cloned again.
+ */
+function unusableOf(differences: Differences): string | undefined {
+  if ("forged" in differences) return differences.forged;
+  if ("failed" in differences) return `git cannot compare its files with its commit (${differences.failed})`;
+  return undefined;
 }
 
 /**
@@ -240,9 +248,10 @@ async function emptySubmoduleFolders(target: RepoTarget, ctx: SyncContext): Prom
   for (const entry of entries) {
     if (entry.mode !== "160000") continue;
     const folder = Buffer.concat([Buffer.from(`${copy}${sep}`), entry.path]).toString();
-    // Security: only ever a folder inside the copy, reached without a link.
-    const real = realOr(folder);
-    if (real !== folder || real === copy || !isInside(copy, real) || !lstatSync(real).isDirectory()) continue;
+    // Security: only ever inside the copy, reached without a link; a link put in the folder's place is
+    // removed itself (rm never follows it), not what it leads to.
+    const parent = dirname(folder);
+    if (realOr(parent) !== parent || !isInside(copy, parent)) continue;
     await rm(folder, { recursive: true, force: true });
     mkdirSync(folder);
   }

@@ -1,6 +1,16 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { commitSignatures, signatureKind } from "../../../src/refresh/git/git-trust.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
@@ -325,6 +335,17 @@ describe("trust.allowed_signers: a signed repository with a submodule", () => {
     expect(gitStatusFromCommit(copy)).toBe("");
     await refusedThenRestored(m, env, "e.g. skills/vendored/planted", "Signed by the team.", "Planted on disk.");
     expect(readdirSync(join(copy, "skills", "vendored"))).toEqual([]);
+
+    // The folder swapped for a link: the link goes, never what it leads to.
+    const elsewhere = tempDir("skillhub-elsewhere-");
+    write(join(elsewhere, "kept", "SKILL.md"), skillText("kept", "Not the copy's."));
+    rmSync(join(copy, "skills", "vendored"), { recursive: true });
+    symlinkSync(elsewhere, join(copy, "skills", "vendored"));
+    const why = "expected submodule path 'skills/vendored' not to be a symbolic link";
+    await refusedThenRestored(m, env, why, "Signed by the team.", "Not the copy's.");
+    expect(lstatSync(join(copy, "skills", "vendored")).isDirectory()).toBe(true);
+    expect(readdirSync(join(copy, "skills", "vendored"))).toEqual([]);
+    expect(readdirSync(elsewhere)).toEqual(["kept"]);
   });
 });
 
