@@ -31,7 +31,7 @@ export function readSigners(path: string): SignersRead {
     return {
       ok: false,
       missing: false,
-      reason: `'${path}' could be changed by other users (${writable}), so the keys it lists cannot be trusted; make it and its folders writable by you alone (chmod go-w)`,
+      reason: `'${path}' could be changed by other users (${writable}), so the keys it lists cannot be trusted; make it and the folders above it yours (or root's) and writable by you alone (chown, chmod go-w)`,
     };
   return { ok: true, bytes: read.bytes, digest: sha256Hex(read.bytes) };
 }
