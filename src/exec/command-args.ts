@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { isVersionControl } from "../sources/skill-files.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { isInside } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -123,6 +124,9 @@ function pathProblem(
     return "is an absolute path; only paths inside the skill's folder are allowed";
   // Security: ".." climbs out of the skill's folder.
   if (text.split(/[\\/]+/).includes("..")) return "contains '..'; only paths inside the skill's folder are allowed";
+  // Security: as read_skill_file, version-control metadata is no file of the skill (a remote's token in .git/config).
+  if (text.split(/[\\/]+/).some(isVersionControl))
+    return "names version-control metadata (.git), which is no file of the skill";
   // Security: a symlink inside the folder may point anywhere; check the nearest existing part of the path.
   // A trailing slash would make lstat follow a link (`link/`), and many programs drop it: the link itself
   // is what is checked.

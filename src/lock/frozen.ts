@@ -4,7 +4,7 @@ import { type DigestCache, digestCache, digestFile, digestSkill } from "../catal
 import { effectiveChain } from "../catalog/tree-chain.ts";
 import type { Skill } from "../skills/skill.ts";
 import { skillReadRoot } from "../skills/skill-read.ts";
-import { VCS_DIR } from "../sources/skill-files.ts";
+import { isVersionControl } from "../sources/skill-files.ts";
 import type { Logger } from "../util/logger.ts";
 import { statOf } from "../util/stat.ts";
 import { lockSkill, skillDigest } from "./build.ts";
@@ -221,7 +221,7 @@ export class FrozenGuard {
       const changes = compareSkill(node.id, locked, { ...lockSkill(node, digests), skill_md: own });
       if (changes.length > 0) return this.report(node, mismatch(node, changes, lockName));
       for (const path of digests.unrecorded) {
-        const vcs = basename(path) === VCS_DIR;
+        const vcs = isVersionControl(basename(path));
         if (vcs && runs === "script") continue;
         const nested = catalog.skillOfFile(join(node.dir, path, "SKILL.md"));
         if (nested && nested !== node && !this.checkWhole(nested, catalog, runs)) continue;

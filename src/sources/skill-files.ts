@@ -99,7 +99,7 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
       }
       for (const entry of entries) {
         const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-        if (entry.name === VCS_DIR) {
+        if (isVersionControl(entry.name)) {
           list.skipped.push(path);
           continue;
         }
@@ -137,13 +137,28 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
 /** Version-control metadata: never a file of a skill. */
 export const VCS_DIR = ".git";
 
+/** Code points HFS+ ignores in file names (as git's own check of `.git` does). */
+const IGNORED_BY_HFS = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/**
+ * Whether a file name names version-control metadata on some file system. Security: where names ignore
+ * case (macOS, Windows) `.GIT/config` opens `.git/config`, on HFS+ so does `.g\u200cit`, and on Windows
+ * `.git.`, `.git::$INDEX_ALLOCATION` and the short name `GIT~1` do; the walker only ever meets `.git`, but
+ * a path a client asks for may be spelled any of these ways. Git refuses the same names in a tree.
+ */
+export function isVersionControl(name: string): boolean {
+  const plain = name.replace(IGNORED_BY_HFS, "").toLowerCase();
+  const ntfs = (plain.split(":")[0] ?? "").replace(/[. ]+$/, "");
+  return plain === VCS_DIR || ntfs === VCS_DIR || /^git~\d+$/.test(ntfs);
+}
+
 /**
  * Why `rel` (a normalised "/" path under the skill folder `dir`) is not a file of that skill although
  * it lies in its folder, or undefined: inside a nested skill (whose files are its own, served only as
  * that skill), or version-control metadata.
  */
 export function notOfSkill(dir: string, rel: string): string | undefined {
-  if (rel.split("/").includes(VCS_DIR)) return `'${rel}' is version-control metadata, not a file of the skill.`;
+  if (rel.split("/").some(isVersionControl)) return `'${rel}' is version-control metadata, not a file of the skill.`;
   const nested = nestedSkillOf(dir, rel);
   if (nested !== undefined)
     return `'${rel}' belongs to the nested skill in '${nested}/'. Load that skill by its own name and read its files from it.`;

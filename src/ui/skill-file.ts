@@ -1,10 +1,10 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { findFileInChain } from "../catalog/tree-chain.ts";
-import { checkedFileRead, isRefused } from "../lock/checked-read.ts";
+import { isRefused } from "../lock/checked-read.ts";
 import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
-import { realFolder } from "../skills/skill-read.ts";
 import { filesBase } from "../tools/support/asset-read.ts";
+import { readOwnFile } from "../tools/support/own-file.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import type { PageLinks } from "./markdown-links.ts";
@@ -58,12 +58,11 @@ export function readFileView(
   }
   const base = filesBase(owner);
   if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${checked.path}' does not exist.` };
-  const root = realFolder(base, owner);
-  if (!root.ok) return { ok: false, code: "FILE_NOT_FOUND", message: `${root.reason}` };
-  // Security: the same confined reader as read_skill_file and get_asset: inside the real folder, a regular
-  // file opened without blocking, read once, at most maxBytes (a longer file is shown truncated).
-  // Frozen: the bytes shown are the start of those hashed and found in the lock (lock/checked-read.ts).
-  const read = checkedFileRead(frozen, owner, root.root, checked.path, maxBytes, "truncate");
+  // Security: the very read read_skill_file and get_asset make (tools/support/own-file.ts): inside the real
+  // folder, never version-control metadata nor a nested skill's file, a regular file opened without
+  // blocking, read once, at most maxBytes (a longer file is shown truncated). Frozen: the bytes shown are
+  // the start of those hashed and found in the lock (lock/checked-read.ts).
+  const read = readOwnFile(frozen, owner, checked.path, maxBytes, "truncate", { base });
   if (isRefused(read))
     return { ok: false, code: "PATH_OUTSIDE_SKILL", message: `${read.refused.code}: ${read.refused.message}` };
   if (!read.ok) {

@@ -99,6 +99,28 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     expect(result.ok ? "" : result.reason).toContain(reason);
   });
 
+  test("version-control metadata is no file of the skill, however it is spelled", () => {
+    const dir = skill();
+    write(join(dir, ".git", "config"), "url = https://x:token@example.com/r.git\n");
+    for (const arg of [
+      ".git/config",
+      ".git",
+      "./.git/",
+      "out/../.git",
+      "--file=.git/config",
+      ".GIT/config",
+      "GIT~1\\config",
+    ]) {
+      const check = checkPathArgs([arg], dir);
+      expect({ arg, ok: check.ok }).toEqual({ arg, ok: false });
+    }
+    expect(checkPathArgs([".gitignore", "git", ".github/x"], dir)).toEqual({ ok: true });
+    expect(checkPathArgs([".git/config"], dir)).toEqual({
+      ok: false,
+      reason: "argument '.git/config' names version-control metadata (.git), which is no file of the skill",
+    });
+  });
+
   test("a path that cannot be checked is refused, not taken for a new file: a link loop, a name too long, no permission", () => {
     const dir = skill();
     symlinkSync("loop", join(dir, "loop"));

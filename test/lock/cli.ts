@@ -35,3 +35,13 @@ export async function cli(m: Machine, argv: string[], env: Record<string, string
 export function serverOn(m: Machine, env: Record<string, string> = { SKILLHUB_FROZEN: "1" }) {
   return connect({ home: m.home, cwd: m.project, env, flags: { project: m.project }, hub: { env: GIT_ENV } });
 }
+
+/** An in-memory client on a server for `m` whose repositories (in `env`) real git syncs, without timers. */
+export function repoServerOn(m: Machine, env: Record<string, string>) {
+  return connect({
+    home: m.home,
+    cwd: m.project,
+    env: { ...env, HOME: m.home },
+    hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0, home: join(m.home, ".skillhub") } },
+  });
+}

@@ -117,6 +117,31 @@ describe("one walker decides a skill's files: the lock, verify, frozen serving a
     );
   });
 
+  test("version-control metadata spelled as a case-blind, HFS+ or Windows file system would open it is refused too", async () => {
+    const m = machine();
+    writeSkill(m.skills, "parent");
+    write(join(m.skills, "parent", "forms.md"), "forms\n");
+    // On Linux these are folders of their own; where names ignore case, HFS+ ignorables, trailing dots or
+    // short names, each spelling opens the skill's .git folder.
+    const spellings = [".GIT", ".Git", ".g\u200cit", ".git.", ".git ", "GIT~1", ".git::$INDEX_ALLOCATION"];
+    for (const folder of spellings)
+      write(
+        join(m.skills, "parent", folder, "config"),
+        '[remote "origin"]\n  url = https://x:token@example.com/r.git\n',
+      );
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(m.lock, "utf8")).skills["project:parent"].files)).toEqual(["forms.md"]);
+    for (const env of [{}, { SKILLHUB_FROZEN: "1" }] as Record<string, string>[]) {
+      const s = await session(m, env);
+      for (const folder of spellings) {
+        const read = await s.call("read_skill_file", { skill_name: "parent", file_path: `${folder}/config` });
+        expect({ env, folder, code: code(read) }).toEqual({ env, folder, code: "PATH_OUTSIDE_SKILL" });
+        expect(textOf(read)).toContain("is version-control metadata");
+        expect(textOf(read)).not.toContain("token");
+      }
+    }
+  });
+
   test("frozen, resources/read serves an unpublished skill's file only as the lock records it", async () => {
     const m = machine();
     writeSkill(m.skills, "Odd Name", { description: "A name the extension does not publish" });

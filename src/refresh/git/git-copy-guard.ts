@@ -1,3 +1,5 @@
+import { resolve } from "node:path";
+import { statOf } from "../../util/stat.ts";
 import { gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
 
@@ -67,9 +69,19 @@ export async function copySettingsProblem(dir: string, git: GitRunner): Promise<
   const out = await git.run(["config", "--local", "--list", "-z"], { cwd: dir });
   if (out.code !== 0) return `its .git/config cannot be read (${gitMessage(out.stderr) || `exit ${out.code}`})`;
   const foreign = [...new Set(foreignSettings(out.stdout))];
-  if (foreign.length === 0) return undefined;
-  const named = foreign.length > 3 ? `${foreign.slice(0, 3).join(", ")}…` : foreign.join(", ");
-  return `its .git/config holds settings SkillHub does not write (${named}), which could run a program or hide a change`;
+  if (foreign.length > 0) {
+    const named = foreign.length > 3 ? `${foreign.slice(0, 3).join(", ")}…` : foreign.join(", ");
+    return `its .git/config holds settings SkillHub does not write (${named}), which could run a program or hide a change`;
+  }
+  // Security: attributes git applies before it compares a file (`ident`, `text`, `working-tree-encoding`, a
+  // filter) let a rewritten file pass for the committed one: `$Id: anything $` compares equal to `$Id$`.
+  // SkillHub's clone writes no .git/info (no template); a repository's own .gitattributes is its commit's.
+  const where = await git.run(["rev-parse", "--git-path", "info/attributes"], { cwd: dir });
+  if (where.code !== 0) return `its .git cannot be read (${gitMessage(where.stderr) || `exit ${where.code}`})`;
+  const attributes = statOf(resolve(dir, where.stdout.trim()));
+  if (attributes && (!attributes.isFile() || attributes.size > 0))
+    return "its .git/info/attributes sets attributes SkillHub does not write, which could hide a change to a file";
+  return undefined;
 }
 
 /**

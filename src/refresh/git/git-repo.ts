@@ -1,13 +1,15 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
+import { isInside } from "../../util/safe-path.ts";
 import { copySettingsProblem, skippedEntries } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
-import { differencesFrom, verifySigned } from "./git-trust.ts";
+import { parseStage } from "./git-tree-check.ts";
+import { type Differences, differencesFrom, verifySigned } from "./git-trust.ts";
 
 export type { RepoTarget, SyncContext, SyncWant } from "./git-target.ts";
 export { FULL_COMMIT, refOf } from "./git-target.ts";
@@ -46,7 +48,13 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
   const warnings: string[] = [];
   // Security: git is not let loose on a copy whose own config could make it run a program (git-copy-guard.ts).
-  const unsafe = previous === null ? undefined : await copySettingsProblem(target.dir, ctx.git);
+  // With allowed signers, nor on one whose .git holds trees that are not its commit's (checkout would write
+  // them), or whose files git cannot compare with it.
+  const unsafe =
+    previous === null
+      ? undefined
+      : ((await copySettingsProblem(target.dir, ctx.git)) ??
+        (want.allowedSigners ? unusableOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined));
   if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
     warnings.push(
       unsafe === undefined
@@ -100,6 +108,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     // A pinned tag or commit is checked out detached: nothing may move it but a new pin.
     await local(target, ctx, ["checkout", "--quiet", "--force", ...(following ? ["-B", branch] : ["--detach"]), tip]);
     if (dirty) await local(target, ctx, ["clean", want.allowedSigners ? "-ffdqx" : "-ffdq"]);
+    if (dirty) await emptySubmoduleFolders(target, ctx);
   }
   const commit = await head(target.dir, ctx);
   if (commit === null)
@@ -196,6 +205,7 @@ async function keepVerified(
   await rm(join(target.dir, ".git", "index"), { force: true });
   await local(target, ctx, ["checkout", "--quiet", "--force", ...(current ? ["-B", current] : ["--detach"]), previous]);
   await local(target, ctx, ["clean", "-ffdqx"]);
+  await emptySubmoduleFolders(target, ctx);
   return said(
     `The copy was put back at its last verified commit ${short} (local changes in ${target.dir} discarded), which is served.`,
   );
@@ -208,8 +218,52 @@ async function keepVerified(
 async function changedSince(target: RepoTarget, ctx: SyncContext, commit: string, strict: boolean): Promise<boolean> {
   if (!strict) return (await local(target, ctx, ["status", "--porcelain"])).trim() !== "";
   const changed = await differencesFrom(target.dir, commit, ctx.git);
-  if (typeof changed === "string") throw new GitError("GIT_FAILED", `git status failed in ${target.dir}: ${changed}.`);
-  return changed.length > 0;
+  if ("failed" in changed) throw new GitError("GIT_FAILED", `git status failed in ${target.dir}: ${changed.failed}.`);
+  return "forged" in changed || changed.changed.length > 0;
+}
+
+/**
+ * Why a copy cannot be brought back to its commit in place: its `.git` holds trees that are not the
+ * commit's (a checkout would write them), or git cannot compare its files with the commit at all (a link
+ * in a submodule's place). Such a copy is cloned again.
+ */
+function unusableOf(differences: Differences): string | undefined {
+  if ("forged" in differences) return differences.forged;
+  if ("failed" in differences) return `git cannot compare its files with its commit (${differences.failed})`;
+  return undefined;
+}
+
+/**
+ * Empty the folders of the checked-out commit's submodules. SkillHub clones no submodule, so they are
+ * empty unless something was put there since; `git clean` does not look into them, nor does `git status`.
+ */
+async function emptySubmoduleFolders(target: RepoTarget, ctx: SyncContext): Promise<void> {
+  const listing = await ctx.git.run(["ls-files", "--stage"], {
+    cwd: target.dir,
+    config: [{ key: "core.quotePath", value: "true" }],
+  });
+  const entries = parseStage(listing.code === 0 ? listing.stdout : "");
+  if (typeof entries === "string") return;
+  const copy = realpathSync(target.dir);
+  for (const entry of entries) {
+    if (entry.mode !== "160000") continue;
+    const folder = Buffer.concat([Buffer.from(`${copy}${sep}`), entry.path]).toString();
+    // Security: only ever inside the copy, reached without a link; a link put in the folder's place is
+    // removed itself (rm never follows it), not what it leads to.
+    const parent = dirname(folder);
+    if (realOr(parent) !== parent || !isInside(copy, parent)) continue;
+    await rm(folder, { recursive: true, force: true });
+    mkdirSync(folder);
+  }
+}
+
+/** The real path of `path`, or "" when it has none (gone, a dangling link). */
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return "";
+  }
 }
 
 async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd = target.dir): Promise<string> {

@@ -23,6 +23,30 @@ const GUARD_CONFIG: readonly GitConfigEntry[] = [
   { key: "core.hooksPath", value: "/dev/null" },
 ];
 
+/**
+ * Variables that tell git which repository, index, objects or work tree to use (`git rev-parse
+ * --local-env-vars`, and the namespace and quarantine ones): each command names its copy by its working
+ * folder, so none may come from the environment SkillHub was started in. The user's own config
+ * (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT) is kept.
+ */
+export const REPOSITORY_VARIABLES: readonly string[] = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_IMPLICIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_QUARANTINE_PATH",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+  "GIT_GRAFT_FILE",
+  "GIT_SHALLOW_FILE",
+  "GIT_REPLACE_REF_BASE",
+  "GIT_PREFIX",
+  "GIT_INTERNAL_SUPER_PREFIX",
+  "GIT_CONFIG",
+];
+
 export interface GitRunnerOptions {
   /** Base environment of git children. Default process.env. */
   env?: Record<string, string | undefined>;
@@ -123,6 +147,9 @@ export class GitRunner {
     const env: Record<string, string | undefined> = withoutSecrets(this.options.env ?? process.env, {
       keepProxyCredentials: true,
     });
+    // Security: SkillHub run from a git hook or alias inherits the variables that point git at that
+    // repository (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE…): a copy's clone and checkout would write there.
+    for (const name of REPOSITORY_VARIABLES) delete env[name];
     // Never wait for a password on a terminal the server does not have; English messages to classify.
     // Security: replacement objects (`git replace`, refs in the copy) are ignored: a commit's tree is the one it names.
     Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "", GIT_NO_REPLACE_OBJECTS: "1" }, extraEnv);

@@ -1,10 +1,11 @@
-import { rmSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { readNamedFile } from "../../util/named-file.ts";
+import { lstatSync, readdirSync, rmSync, type Stats } from "node:fs";
+import { join } from "node:path";
 import { copySettingsProblem } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
+import { readSigners, withSignersCopy } from "./git-signers.ts";
 import type { RepoTarget } from "./git-target.ts";
+import { type IndexEntry, parseStage, treeOf } from "./git-tree-check.ts";
 
 /**
  * trust.allowed_signers: a commit is served only when it carries an SSH
@@ -21,9 +22,6 @@ import type { RepoTarget } from "./git-target.ts";
 
 /** What an SSH signature in a commit starts with (`ssh-keygen -Y sign`'s armour). */
 const SSH_ARMOUR = "-----BEGIN SSH SIGNATURE-----";
-
-/** Largest allowed-signers file accepted (a team's keys fit in a few kilobytes). */
-const MAX_SIGNERS_BYTES = 1_048_576;
 
 /** The signatures in a raw commit object (`git cat-file commit`): each `gpgsig` / `gpgsig-sha256` header's text. Pure. */
 export function commitSignatures(raw: string): string[] {
@@ -69,22 +67,25 @@ export async function verifySigned(
   commit: string,
   signers: string,
 ): Promise<void> {
-  if (ctx.signed?.has(commit)) return;
   const refuse = (why: string) =>
     new GitError(
       "GIT_SIGNATURE_INVALID",
       `refused commit ${commit.slice(0, 12)} of ${target.spec.url}: ${why}. trust.allowed_signers accepts only commits signed by a listed key.`,
       { details: { url: target.spec.url, commit } },
     );
-  // Bounded and non-blocking (a FIFO here would hold ssh-keygen, and so the sync, until git's timeout).
-  const file = readNamedFile({ path: signers, maxBytes: MAX_SIGNERS_BYTES });
+  // Bounded and non-blocking (a FIFO here would hold ssh-keygen, and so the sync, until git's timeout), and
+  // only if no other user can change it (git-signers.ts).
+  const file = readSigners(signers);
   if (!file.ok)
     throw new GitError(
       "GIT_SIGNATURE_INVALID",
       file.missing
         ? `the allowed-signers file ${signers} (trust.allowed_signers) does not exist, so no commit of ${target.spec.url} can be trusted; fix the path.`
-        : `the allowed-signers file cannot be used: ${file.reason.replace(/\.$/, "")}; no commit of ${target.spec.url} can be trusted until it is fixed.`,
+        : `the allowed-signers file cannot be used: ${file.reason}; no commit of ${target.spec.url} can be trusted until it is fixed.`,
     );
+  // Remembered with the file's content: a key taken out of the file no longer vouches for what it signed.
+  const verified = `${file.digest}:${commit}`;
+  if (ctx.signed?.has(verified)) return;
   const raw = await ctx.git.run(["cat-file", "commit", commit], { cwd: dir });
   if (raw.code !== 0) throw refuse(`it cannot be read (${gitMessage(raw.stderr) || `exit ${raw.code}`})`);
   const signatures = commitSignatures(raw.stdout);
@@ -94,27 +95,31 @@ export async function verifySigned(
     throw refuse(
       `it carries ${foreign === "unknown" ? "a signature of an unknown kind" : `an ${foreign} signature`}, and only SSH signatures are accepted (git would hand it to gpg or gpgsm, which trust any key of the user's keyring)`,
     );
-  const out = await ctx.git.run(
-    [
-      "-c",
-      "gpg.format=ssh",
-      "-c",
-      `gpg.ssh.allowedSignersFile=${resolve(signers)}`,
-      "-c",
-      "gpg.ssh.program=ssh-keygen",
-      // Security: should a signature ever reach them, these verifiers do not exist, so it fails.
-      "-c",
-      "gpg.openpgp.program=skillhub-refuses-openpgp",
-      "-c",
-      "gpg.x509.program=skillhub-refuses-x509",
-      "verify-commit",
-      commit,
-    ],
-    { cwd: dir },
+  const out = await withSignersCopy(file.bytes, (copy) =>
+    ctx.git
+      .run(
+        [
+          "-c",
+          "gpg.format=ssh",
+          "-c",
+          `gpg.ssh.allowedSignersFile=${copy}`,
+          "-c",
+          "gpg.ssh.program=ssh-keygen",
+          // Security: should a signature ever reach them, these verifiers do not exist, so it fails.
+          "-c",
+          "gpg.openpgp.program=skillhub-refuses-openpgp",
+          "-c",
+          "gpg.x509.program=skillhub-refuses-x509",
+          "verify-commit",
+          commit,
+        ],
+        { cwd: dir },
+      )
+      .then((result) => ({ ...result, stderr: result.stderr.split(copy).join(signers) })),
   );
   if (out.code !== 0)
     throw refuse(`its signature is not by a key in ${signers} (${gitMessage(out.stderr) || `exit ${out.code}`})`);
-  ctx.signed?.add(commit);
+  ctx.signed?.add(verified);
 }
 
 /** Why a copy on disk is not served, and what brings it back. */
@@ -157,24 +162,35 @@ export async function verifyCopy(
   }
   const changed = await differencesFrom(target.dir, commit, ctx.git);
   const restore = `\`skillhub sync\` (or refresh_skills) puts its files back at commit ${commit.slice(0, 12)}, or at a newer signed one`;
-  if (typeof changed === "string")
-    return { why: `its files cannot be compared with commit ${commit.slice(0, 12)} (${changed})`, fix: restore };
-  if (changed.length === 0) return undefined;
-  const first = changed[0]?.slice(3) ?? "";
+  if ("forged" in changed) return { why: changed.forged, fix: again };
+  if ("failed" in changed)
+    return { why: `its files cannot be compared with commit ${commit.slice(0, 12)} (${changed.failed})`, fix: restore };
+  if (changed.changed.length === 0) return undefined;
+  const first = changed.changed[0]?.slice(3) ?? "";
   return {
-    why: `its files differ from the signed commit ${commit.slice(0, 12)} (${changed.length} changed, untracked or ignored, e.g. ${first})`,
+    why: `its files differ from the signed commit ${commit.slice(0, 12)} (${changed.changed.length} changed, untracked or ignored, e.g. ${first})`,
     fix: restore,
   };
 }
 
+/** How the files of a copy differ from a commit: differencesFrom's answer. */
+export type Differences =
+  /** `git status --porcelain=v1 -z` entries: changed, untracked and ignored files (none: the copy is the commit). */
+  | { changed: string[] }
+  /** git could not compare them: its complaint. */
+  | { failed: string }
+  /** The copy's `.git` holds a tree that is not the commit's under the commit's name for it: why, in words. */
+  | { forged: string };
+
 /**
  * How the files in `dir` differ from `commit`, as `git status --porcelain=v1 -z` entries (ignored and
- * untracked files included), or git's complaint. Security: the copy's own index is not asked: its
- * recorded times can be forged so that git takes a rewritten file for unchanged, and its entries can be
- * marked skip-worktree or assume-unchanged. A scratch index read from the commit holds neither, so
- * git hashes every file.
+ * untracked files included). Security: the copy's own index is not asked: its recorded times can be
+ * forged so that git takes a rewritten file for unchanged, and its entries can be marked skip-worktree
+ * or assume-unchanged. A scratch index read from the commit holds neither, so git hashes every file;
+ * and the trees that index was read from are checked to be the commit's (git-tree-check.ts), since git
+ * does not check a subtree's content against its name.
  */
-export async function differencesFrom(dir: string, commit: string, git: GitRunner): Promise<string[] | string> {
+export async function differencesFrom(dir: string, commit: string, git: GitRunner): Promise<Differences> {
   // node:os when git runs, not at start-up.
   const index = join(
     (require("node:os") as typeof import("node:os")).tmpdir(),
@@ -183,17 +199,82 @@ export async function differencesFrom(dir: string, commit: string, git: GitRunne
   const env = { GIT_INDEX_FILE: index };
   // A copy's own core.ignorecase would let a planted `ALPHA/` pass for the tracked `alpha/`.
   const config = [{ key: "core.ignorecase", value: "false" }];
+  const failed = (out: { stderr: string; code: number }) => ({ failed: gitMessage(out.stderr) || `exit ${out.code}` });
   try {
     const read = await git.run(["read-tree", commit], { cwd: dir, env, config });
-    if (read.code !== 0) return gitMessage(read.stderr) || `exit ${read.code}`;
+    if (read.code !== 0) return failed(read);
+    const entries = await signedEntries(dir, commit, git, env);
+    if (typeof entries === "string") return { forged: entries };
     // --no-optional-locks: the scratch index is not rewritten, nor is the copy's own touched.
     const status = await git.run(
       ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored"],
       { cwd: dir, env, config },
     );
-    if (status.code !== 0) return gitMessage(status.stderr) || `exit ${status.code}`;
-    return status.stdout.split("\0").filter((entry) => entry !== "");
+    if (status.code !== 0) return failed(status);
+    const changed = status.stdout.split("\0").filter((entry) => entry !== "");
+    return { changed: [...changed, ...inSubmodules(dir, entries)] };
   } finally {
     rmSync(index, { force: true });
   }
+}
+
+/**
+ * The entries of the index at `env.GIT_INDEX_FILE`, just read from `commit`, when they are exactly that
+ * commit's tree; else why not: every tree recomputed from the entries, the root compared with the tree
+ * the commit names (which git reads with its hash checked).
+ */
+async function signedEntries(
+  dir: string,
+  commit: string,
+  git: GitRunner,
+  env: Record<string, string>,
+): Promise<IndexEntry[] | string> {
+  const short = commit.slice(0, 12);
+  const named = await git.run(["rev-parse", "--verify", "--quiet", `${commit}^{tree}`], { cwd: dir });
+  const tree = named.stdout.trim();
+  if (named.code !== 0 || !/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(tree))
+    return `its .git cannot give the tree of commit ${short} (${gitMessage(named.stderr) || `exit ${named.code}`})`;
+  const stage = await git.run(["ls-files", "--stage"], {
+    cwd: dir,
+    env,
+    config: [{ key: "core.quotePath", value: "true" }],
+  });
+  if (stage.code !== 0)
+    return `its .git cannot list commit ${short}'s files (${gitMessage(stage.stderr) || `exit ${stage.code}`})`;
+  const entries = parseStage(stage.stdout);
+  if (typeof entries === "string") return `its .git cannot list commit ${short}'s files (${entries})`;
+  const made = treeOf(entries, tree.length === 40 ? 40 : 64);
+  if (made === tree) return entries;
+  return `its .git holds trees that are not those of commit ${short}: the files git reads for it make tree ${made.slice(0, 12)}, and the signed commit names tree ${tree.slice(0, 12)} (objects replaced on disk)`;
+}
+
+/**
+ * What the folders of the commit's submodules hold, as status entries ("?? <path>"). Security: git status
+ * looks neither into a submodule's folder nor for untracked files there, and SkillHub never fills one
+ * (no submodule is cloned): anything in it was put there since, and a skill planted in it would be served.
+ */
+function inSubmodules(dir: string, entries: readonly IndexEntry[]): string[] {
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (entry.mode !== "160000") continue;
+    const path = Buffer.concat([Buffer.from(`${dir}/`), entry.path]);
+    const shown = Buffer.from(entry.path).toString("utf8");
+    let stat: Stats | undefined;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (!stat.isDirectory()) {
+      found.push(`?? ${shown}`);
+      continue;
+    }
+    try {
+      const inside = readdirSync(path);
+      if (inside.length > 0) found.push(`?? ${shown}/${inside[0]}`);
+    } catch {
+      found.push(`?? ${shown}/`);
+    }
+  }
+  return found;
 }
