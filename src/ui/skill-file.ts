@@ -4,7 +4,7 @@ import { isRefused } from "../lock/checked-read.ts";
 import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { filesBase } from "../tools/support/asset-read.ts";
-import { readOwnFile } from "../tools/support/own-file.ts";
+import { readServedFile } from "../tools/support/served-file.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import type { PageLinks } from "./markdown-links.ts";
@@ -58,11 +58,11 @@ export function readFileView(
   }
   const base = filesBase(owner);
   if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${checked.path}' does not exist.` };
-  // Security: the very read read_skill_file and get_asset make (tools/support/own-file.ts): inside the real
+  // Security: the very read read_skill_file and get_asset make (tools/support/served-file.ts): inside the real
   // folder, never version-control metadata nor a nested skill's file, a regular file opened without
   // blocking, read once, at most maxBytes (a longer file is shown truncated). Frozen: the bytes shown are
   // the start of those hashed and found in the lock (lock/checked-read.ts).
-  const read = readOwnFile(frozen, owner, checked.path, maxBytes, "truncate", { base });
+  const read = readServedFile(frozen, owner, checked.path, maxBytes, "truncate", { base });
   if (isRefused(read))
     return { ok: false, code: "PATH_OUTSIDE_SKILL", message: `${read.refused.code}: ${read.refused.message}` };
   if (!read.ok) {
