@@ -58,7 +58,9 @@ export async function fetchWanted(
         `tag '${target.ref}' (SKILLS_REF / git.ref) does not exist in ${target.spec.url}; pin an existing tag or a full commit hash.`,
         { details: { url: target.spec.url, ref: target.ref } },
       );
-    throw failure(target, ctx, out, refOf(target));
+    const error = failure(target, ctx, out, refOf(target));
+    if (error.code === "GIT_BRANCH_NOT_FOUND") throw (await withDefaultBranch(error, target, ctx, dir)) ?? error;
+    throw error;
   }
   const tip = (
     await ctx.git.run(["rev-parse", "--verify", "--quiet", `${local_}^{commit}`], { cwd: dir })
@@ -80,6 +82,32 @@ function failure(target: RepoTarget, ctx: SyncContext, out: GitOutput, ref: stri
     timedOut: out.timedOut,
     timeoutMs: ctx.timeoutMs,
   });
+}
+
+/**
+ * A missing branch, said with the branch the repository does have by default (many still call it
+ * `master`), so the fix is one setting: one `git ls-remote`; undefined when that says nothing better.
+ */
+async function withDefaultBranch(
+  error: GitError,
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+): Promise<GitError | undefined> {
+  const out = await ctx.git.run(["ls-remote", "--symref", target.spec.url, "HEAD"], {
+    cwd: dir,
+    config: ctx.auth.config,
+    env: ctx.auth.env,
+    secrets: ctx.auth.secrets,
+    timeoutMs: ctx.timeoutMs,
+  });
+  const head = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout)?.[1];
+  if (out.code !== 0 || !head || head === target.branch) return undefined;
+  return new GitError(
+    "GIT_BRANCH_NOT_FOUND",
+    `branch '${target.branch}' does not exist in ${target.spec.url}, whose default branch is '${head}'; set SKILLS_BRANCH=${head} (or \`branch: ${head}\` in its entry, or git.branch in config.yaml).`,
+    { details: { ...error.details, default_branch: head } },
+  );
 }
 
 async function hasCommit(dir: string, commit: string, ctx: SyncContext): Promise<boolean> {

@@ -228,6 +228,18 @@ describe("git sync", () => {
     expect((await call("refresh_skills")).isError).toBeFalsy();
   });
 
+  test("a repository whose default branch is not main: the error names the branch to set", async () => {
+    const remote = remoteRepo("older", { "skills/tool/SKILL.md": skillText("tool") }, "master");
+    const { call } = await session(remote.url);
+    const result = await call("refresh_skills");
+    expect(result.structuredContent).toMatchObject({ success: false, error: { code: "GIT_BRANCH_NOT_FOUND" } });
+    expect(textOf(result)).toContain(
+      `branch 'main' does not exist in ${remote.url}, whose default branch is 'master'; set SKILLS_BRANCH=master`,
+    );
+    const fixed = await session(remote.url, { env: { SKILLS_BRANCH: "master" } });
+    expect(fixed.hub.catalog.get("tool")?.source).toBe("older");
+  });
+
   test("several repositories: unique labels, every one synced", async () => {
     const a = remoteRepo("skills", { "skills/one/SKILL.md": skillText("one") });
     const b = remoteRepo("skills", { "skills/two/SKILL.md": skillText("two") });
