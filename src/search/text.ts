@@ -66,8 +66,12 @@ export function processTerms(token: string): readonly string[] {
     if (!CJK_RUN.test(part)) {
       const term = processTerm(part);
       if (term !== null) out.push(term);
-    } else if (part.length === 1) out.push(part);
-    else for (let i = 0; i + 1 < part.length; i++) out.push(part.slice(i, i + 2));
+    } else {
+      // Characters, not UTF-16 units: Han beyond the first plane (`𠮷`) takes two units.
+      const chars = part.length === 1 ? [part] : Array.from(part);
+      if (chars.length === 1) out.push(part);
+      else for (let i = 0; i + 1 < chars.length; i++) out.push(`${chars[i]}${chars[i + 1]}`);
+    }
   }
   return out;
 }
