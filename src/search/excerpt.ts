@@ -1,4 +1,4 @@
-import { isCjkTerm, processTerm } from "./text.ts";
+import { endsWithCjk, isCjkTerm, processTerm } from "./text.ts";
 
 /** Characters in an excerpt (about 160, as skills.search promises). */
 export const EXCERPT_CHARS = 160;
@@ -153,7 +153,12 @@ function wordStarts(text: string, terms: readonly string[]): number[] {
     const term = terms[t] as string;
     const anywhere = isCjkTerm(term);
     for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1))
-      if (anywhere || at === 0 || !isWordChar(lower.charCodeAt(at - 1), lower[at - 1] as string))
+      if (
+        anywhere ||
+        at === 0 ||
+        !isWordChar(lower.charCodeAt(at - 1), lower[at - 1] as string) ||
+        endsWithCjk(lower.slice(Math.max(0, at - 2), at))
+      )
         out.push(at * terms.length + t);
   }
   return out;

@@ -75,7 +75,7 @@ export function keywordMatches(token: string, keyword: string): boolean {
  * (`請求書を処理したい`): such a word counts where it stands inside the other.
  */
 function cjkWordIn(word: string, text: string): boolean {
-  return word.length === 2 && isCjkTerm(word) && text.includes(word);
+  return word.length >= 2 && word.length <= 4 && [...word].length === 2 && isCjkTerm(word) && text.includes(word);
 }
 
 /**

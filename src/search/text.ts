@@ -47,7 +47,9 @@ export function stem(word: string): string {
  * Han, Hiragana, Katakana (with its long-vowel mark) and Hangul: scripts written without spaces between
  * words, so one "word" of the tokenizer is a whole phrase (`日本語のPDFから請求書を抽出`).
  */
-const CJK_RUN = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+)/u;
+const CJK_CHAR = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]`;
+const CJK_RUN = new RegExp(`(${CJK_CHAR}+)`, "u");
+const CJK_LAST = new RegExp(`${CJK_CHAR}$`, "u");
 
 /**
  * The terms of one token: the processed word (processTerm), or for a token holding CJK text its
@@ -66,8 +68,12 @@ export function processTerms(token: string): readonly string[] {
     if (!CJK_RUN.test(part)) {
       const term = processTerm(part);
       if (term !== null) out.push(term);
-    } else if (part.length === 1) out.push(part);
-    else for (let i = 0; i + 1 < part.length; i++) out.push(part.slice(i, i + 2));
+    } else {
+      // Characters, not UTF-16 units: Han beyond the first plane (`𠮷`) takes two units.
+      const chars = part.length === 1 ? [part] : Array.from(part);
+      if (chars.length === 1) out.push(part);
+      else for (let i = 0; i + 1 < chars.length; i++) out.push(`${chars[i]}${chars[i + 1]}`);
+    }
   }
   return out;
 }
@@ -77,6 +83,11 @@ const NO_TERMS: readonly string[] = [];
 /** Whether a word or term holds CJK text (a term then is a pair of characters, found anywhere in a word). */
 export function isCjkTerm(term: string): boolean {
   return mayBeCjk(term) && CJK_RUN.test(term);
+}
+
+/** Whether `text` ends with a CJK character: a word of other letters starts right after one (`日付をjson`), as processTerms splits it. */
+export function endsWithCjk(text: string): boolean {
+  return mayBeCjk(text) && CJK_LAST.test(text);
 }
 
 /** Whether `term` has a character at or above Hangul Jamo (U+1100): most terms are ASCII, and a loop is cheaper than the regular expression. */

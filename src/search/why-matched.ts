@@ -3,7 +3,7 @@ import type { RankedHit } from "./engine.ts";
 import { META_FIELDS, metadata } from "./fields.ts";
 import { SEARCH_OPTIONS } from "./index-settings.ts";
 import { type TermSpec, termSpecs } from "./query-spec.ts";
-import { acronyms, isCjkTerm, processTerm, processTerms, splitWords } from "./text.ts";
+import { acronyms, isCjkTerm, processTerms, splitWords } from "./text.ts";
 
 /**
  * Why each of a query's hits matched, in a line an agent can judge it by: the query's words as typed, grouped by
@@ -53,21 +53,26 @@ function explain(hit: RankedHit, typed: ReadonlyMap<string, string>, fuzzy: bool
 function fieldHas(lower: string, spec: TermSpec): boolean {
   if (lower === "") return false;
   if (isCjkTerm(spec.term)) return lower.includes(spec.term);
-  const matches = (word: string) => {
-    const t = processTerm(word);
-    return t !== null && (t === spec.term || (spec.prefix && t.startsWith(spec.term)));
-  };
+  const matches = (t: string) => t === spec.term || (spec.prefix && t.startsWith(spec.term));
   if (spec.maxDistance > 0)
-    return splitWords(lower).some((w) => {
-      const t = processTerm(w);
-      return t !== null && (matches(w) || editDistance(spec.term, t, spec.maxDistance) <= spec.maxDistance);
-    });
+    return splitWords(lower).some((w) =>
+      processTerms(w).some((t) => matches(t) || editDistance(spec.term, t, spec.maxDistance) <= spec.maxDistance),
+    );
   const start = spec.term.endsWith("y") ? spec.term.slice(0, -1) : spec.term;
+  // Each word is read once, however many times the term is written in it: the field's length, not its square.
+  let read = 0;
   for (let at = lower.indexOf(start); at !== -1; at = lower.indexOf(start, at + 1)) {
-    if (at > 0 && inWord(lower, at - 1)) continue;
+    if (at < read) continue;
+    let from = at;
+    while (from > read && inWord(lower, from - 1)) from--;
     let end = at + start.length;
     while (end < lower.length && inWord(lower, end)) end++;
-    if (matches(lower.slice(at, end))) return true;
+    read = end;
+    const word = lower.slice(from, end);
+    // Inside a word only where CJK text splits it into terms (`日付をjsonに`): a word holding CJK text is
+    // several terms (`pdfから` is `pdf` and `から`), as the index has it.
+    if (from < at && !isCjkTerm(word)) continue;
+    if (processTerms(word).some(matches)) return true;
   }
   return false;
 }

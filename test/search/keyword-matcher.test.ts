@@ -32,6 +32,7 @@ describe("keyword matching (documented table)", () => {
     ["請求書を処理したい", "請求", true, "two CJK characters are a word inside a phrase"],
     ["経理", "経理部の月次処理", true, "two CJK characters are a word inside the keyword"],
     ["請求書を処理したい", "書", false, "one CJK character: exact only"],
+    ["𠮷野家の牛丼", "𠮷", false, "one CJK character of two UTF-16 units: exact only"],
   ])("token %p, keyword %p → %p (%s)", (token, keyword, expected) => {
     expect(keywordMatches(token, keyword)).toBe(expected);
   });

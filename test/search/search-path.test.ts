@@ -104,6 +104,14 @@ describe("excerpts: the window holding the most distinct terms, found in one pas
     expect(matchedExcerpt(text, ["pdf", "tabl", "pdf"], 40)).toBe(naiveExcerpt(text, ["pdf", "tabl"], 40));
     expect(matchedExcerpt(text, ["pdf", "tabl"], 40)?.startsWith("…filler pdf table")).toBe(true);
   });
+
+  test("a word written right after CJK text is found there, as the index splits it off", () => {
+    const text = `# 請求書\n\n${"請求書を読み取り、支払期日と合計金額を取り出します。".repeat(12)}最後に日付をJSONにまとめる。`;
+    expect(matchedExcerpt(text, ["json"], 40)).toContain("JSON");
+    // Not inside a word of other letters, nor after a CJK character two units back (`をajson`).
+    expect(matchedExcerpt(`${"請求書".repeat(30)}をajsonに`, ["json"], 40)).toBeUndefined();
+    expect(matchedExcerpt(`${"請求書".repeat(30)}𠮷json`, ["json"], 40)).toContain("json");
+  });
 });
 
 describe("BestFirst: documents best first, ties in the order first touched", () => {

@@ -66,4 +66,11 @@ describe("search text", () => {
     expect(processTerms("Extracting")).toEqual(["extract"]);
     expect(processTerms("the")).toEqual([]);
   });
+
+  test("a pair is two characters, not two UTF-16 units: Han beyond the first plane stays whole", () => {
+    // 𠮷 (U+20BB7) is one character written as two UTF-16 units.
+    expect(processTerms("𠮷野家")).toEqual(["𠮷野", "野家"]);
+    expect(processTerms("𠮷")).toEqual(["𠮷"]);
+    for (const term of processTerms("𠀋𡈽𡌛")) expect(term.isWellFormed()).toBe(true);
+  });
 });

@@ -71,6 +71,25 @@ describe("search_skills", () => {
     expect(hits[0]?.matched).toContain("支払期日");
   });
 
+  test("a word written between CJK characters counts where it is, as the engine matched it", async () => {
+    const dir = skills();
+    writeSkill(dir, "invoice-jp", {
+      description: "請求書のPDFから金額と日付を抽出してJSONとMarkdownにまとめる。",
+      body: "# 請求書\n\n請求書を読み取り、支払期日と合計金額を取り出します。\n",
+    });
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    for (const [query, matched] of [
+      ["JSON", "description: JSON"],
+      ["PDF", "description: PDF"],
+      // Long enough for typo matching, where each word of the field is read.
+      ["Markdown", "description: Markdown"],
+    ]) {
+      const result = await call("search_skills", { query });
+      const { skills: hits } = result.structuredContent as { skills: { name: string; matched?: string }[] };
+      expect(hits.find((hit) => hit.name === "invoice-jp")?.matched).toBe(matched as string);
+    }
+  });
+
   test("each hit says why it matched: the query's words as typed, by where the skill has them", async () => {
     const { call } = await open({ flags: { "skills-dir": [skills()] } });
     const result = await call("search_skills", { query: "Run the extract script on scanned PDFs for Invoice numbers" });
