@@ -1,0 +1,127 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../helpers/git.ts";
+
+afterAll(cleanupTemp);
+
+/**
+ * A team as a lead sets it up: two signers, a signed team repository, a project whose skillhub.yaml
+ * names it (pinned to a tag when `pin` is given), committed with its lock, and machines (a HOME each)
+ * that run the compiled binary in a clone of the project.
+ */
+function team(pin?: string) {
+  const keys = tempDir("skillhub-team-keys-");
+  chmodSync(keys, 0o755);
+  const alice = sshKey(keys, "alice");
+  const bob = sshKey(keys, "bob");
+  const remote = remoteRepo("team-skills", { "skills/review/SKILL.md": skillText("review") });
+  remote.write("skills/review/SKILL.md", skillText("review", "Review with the team checklist."));
+  signedCommit(remote, "signed by alice", alice.key);
+  if (pin) git(["tag", pin], remote.work), git(["push", "--quiet", "origin", pin], remote.work);
+  const project = tempDir("skillhub-team-project-");
+  write(
+    join(project, "skillhub.yaml"),
+    pin ? `git:\n  repos:\n    - url: ${remote.url}\n      ref: ${pin}\n` : `git:\n  repos:\n    - ${remote.url}\n`,
+  );
+  const machine = (signers: string[]) => {
+    const home = tempDir("skillhub-team-home-");
+    const file = join(home, "allowed_signers");
+    const trust = (lines: string[]) => writeFileSync(file, lines.map((l) => `${l}\n`).join(""), { mode: 0o644 });
+    trust(signers);
+    const env = { ...GIT_ENV, HOME: home, SKILLHUB_ALLOWED_SIGNERS: file, SKILLHUB_WATCH: "0" } as Record<
+      string,
+      string
+    >;
+    const run = (...args: string[]) => {
+      const p = Bun.spawnSync([binary(), ...args], { env, cwd: project });
+      return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
+    };
+    return { run, trust };
+  };
+  return {
+    remote,
+    project,
+    machine,
+    aliceLine: `alice@example.com ${alice.pub}`,
+    bobLine: `bob@example.com ${bob.pub}`,
+    alice,
+    bob,
+  };
+}
+
+/** Move `tag` of `remote` to its working clone's HEAD and push it. */
+function moveTag(remote: Remote, tag: string) {
+  git(["tag", "-f", tag], remote.work);
+  git(["push", "--quiet", "--force", "origin", tag], remote.work);
+}
+
+describe("a team repository under trust.allowed_signers: what the commands tell the lead", () => {
+  test("a retired signer's commit: verify and lock name what serves it again, not `lock` or `sync --frozen`", () => {
+    const t = team();
+    const lead = t.machine([t.aliceLine, t.bobLine]);
+    const first = lead.run("sync");
+    expect(first.code).toBe(0);
+    // A first clone was never refused: nothing is served "again".
+    expect(first.err).toContain("the copy is verified (trust.allowed_signers).");
+    expect(first.err).not.toContain("served again");
+    expect(lead.run("verify").code).toBe(0);
+
+    // Alice's key is retired while the branch's tip is still her commit.
+    lead.trust([t.bobLine]);
+    const verify = lead.run("verify");
+    expect(verify.code).toBe(1);
+    expect(verify.out).toContain("Repository team-skills is not served here: trust.allowed_signers refuses its copy");
+    expect(verify.out).toContain(`once main of ${t.remote.url} has a commit signed by a key in`);
+    expect(verify.out).not.toContain("run `skillhub lock` to accept them");
+    const lock = lead.run("lock");
+    expect(lock.code).toBe(1);
+    expect(lock.err).toContain(`no lock was written; a sync serves it again once main of ${t.remote.url}`);
+
+    // The path they name: a remaining signer pushes a signed commit; a plain sync adopts it.
+    signedCommit(t.remote, "re-signed by bob", t.bob.key);
+    expect(lead.run("sync").code).toBe(0);
+    expect(lead.run("verify").code).toBe(0);
+  });
+
+  test("a pinned repository whose signer is retired: the messages point at moving the pin, which works", () => {
+    const t = team("v1");
+    const lead = t.machine([t.aliceLine, t.bobLine]);
+    expect(lead.run("sync").code).toBe(0);
+    lead.trust([t.bobLine]);
+    signedCommit(t.remote, "re-signed by bob", t.bob.key);
+    // A plain sync never moves a pin: it cannot serve the repository again, and says what does.
+    const sync = lead.run("sync");
+    expect(sync.code).toBe(1);
+    expect(sync.out).toContain("until its pin v1 names a commit signed by a key in");
+    expect(sync.out).toContain("`skillhub sync --update` moves the pin if the tag v1 was moved to it");
+    expect(sync.out).not.toContain("pushes a signed commit to v1");
+    const verify = lead.run("verify");
+    expect(verify.out).toContain("It is served again once its pin v1 names a commit signed by a key in");
+
+    moveTag(t.remote, "v1");
+    expect(lead.run("sync", "--update").code).toBe(0);
+    expect(lead.run("verify").code).toBe(0);
+  });
+
+  test("a teammate whose copy is behind a pulled lock is told `sync --frozen` first", () => {
+    const t = team();
+    const lead = t.machine([t.aliceLine]);
+    const mate = t.machine([t.aliceLine]);
+    expect(lead.run("sync").code).toBe(0);
+    expect(mate.run("sync", "--frozen").code).toBe(0);
+    // The lead adopts a new signed commit; the teammate gets the new lock (the same file here).
+    t.remote.write("skills/review/SKILL.md", skillText("review", "Review with the new checklist."));
+    signedCommit(t.remote, "new checklist", t.alice.key);
+    expect(lead.run("sync", "--update").code).toBe(0);
+    const verify = mate.run("verify");
+    expect(verify.code).toBe(1);
+    expect(verify.out).toContain("The copy of team-skills is at another commit than skillhub.lock records");
+    expect(verify.out).toContain("run `skillhub sync --frozen` to check out the locked commit");
+    expect(verify.out).not.toContain("Review them, then run `skillhub lock`");
+    expect(mate.run("sync", "--frozen").code).toBe(0);
+    expect(mate.run("verify").code).toBe(0);
+  });
+});
