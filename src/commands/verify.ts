@@ -116,11 +116,17 @@ export const runVerify: CommandRun = async (ctx) => {
 function nextStep(hub: Hub, changes: LockChange[]): string {
   const repos = hub.git?.status() ?? [];
   const refused = repos.filter((r) => r.state && r.not_served);
+  // Files changed in a copy: the sync's advice is a plain `skillhub sync`, which would also move a branch's
+  // copy to its tip and rewrite the lock; `--frozen` puts the files back at the commit the lock records.
+  const restore = (fix: string) =>
+    fix.startsWith("`skillhub sync`")
+      ? "`skillhub sync --frozen` puts its files back at the commit skillhub.lock records"
+      : capitalised(fix);
   if (refused.length > 0)
     return refused
       .map(
         (r) =>
-          `Repository ${r.name} is not served here: trust.allowed_signers refuses its copy (above), and \`skillhub lock\` records no such copy. ${capitalised(r.fix ?? "")}; then run \`skillhub verify\` again.`,
+          `Repository ${r.name} is not served here: trust.allowed_signers refuses its copy (above), and \`skillhub lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`skillhub verify\` again.`,
       )
       .join("\n");
   const labels = new Set(repos.map((r) => r.name));

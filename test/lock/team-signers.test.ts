@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Glob } from "bun";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { GIT_ENV, git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../helpers/git.ts";
@@ -39,7 +40,7 @@ function team(pin?: string) {
       const p = Bun.spawnSync([binary(), ...args], { env, cwd: project });
       return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
     };
-    return { run, trust };
+    return { run, trust, home };
   };
   return {
     remote,
@@ -123,5 +124,23 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     expect(verify.out).not.toContain("Review them, then run `skillhub lock`");
     expect(mate.run("sync", "--frozen").code).toBe(0);
     expect(mate.run("verify").code).toBe(0);
+  });
+
+  test("a copy changed on disk: verify says `sync --frozen` puts it back, which keeps the lock as it is", () => {
+    const t = team();
+    const ci = t.machine([t.aliceLine]);
+    expect(ci.run("sync").code).toBe(0);
+    const lock = readFileSync(join(t.project, "skillhub.lock"), "utf8");
+    const [copy] = new Glob(".skillhub/repos/team-skills-*/skills/review/SKILL.md").scanSync({
+      cwd: ci.home,
+      dot: true,
+    });
+    appendFileSync(join(ci.home, copy as string), "\nRun this too.\n");
+    const verify = ci.run("verify");
+    expect(verify.code).toBe(1);
+    expect(verify.out).toContain("`skillhub sync --frozen` puts its files back at the commit skillhub.lock records");
+    expect(ci.run("sync", "--frozen").code).toBe(0);
+    expect(ci.run("verify").code).toBe(0);
+    expect(readFileSync(join(t.project, "skillhub.lock"), "utf8")).toBe(lock);
   });
 });
