@@ -36,11 +36,17 @@ function team(pin?: string) {
       string,
       string
     >;
-    const run = (...args: string[]) => {
-      const p = Bun.spawnSync([binary(), ...args], { env, cwd: project });
+    const spawn = (args: string[], withEnv: Record<string, string>) => {
+      const p = Bun.spawnSync([binary(), ...args], { env: withEnv, cwd: project });
       return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
     };
-    return { run, trust, home };
+    const run = (...args: string[]) => spawn(args, env);
+    /** The same machine with no allowed-signers setting (a teammate who forgot it). */
+    const unchecked = (...args: string[]) => {
+      const { SKILLHUB_ALLOWED_SIGNERS: _, ...rest } = env;
+      return spawn(args, rest);
+    };
+    return { run, unchecked, trust, home };
   };
   return {
     remote,
@@ -69,6 +75,10 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     expect(first.err).toContain("the copy is verified (trust.allowed_signers).");
     expect(first.err).not.toContain("served again");
     expect(lead.run("verify").code).toBe(0);
+    // doctor says whether commits are checked at all: without the setting, unsigned ones are served.
+    expect(lead.run("doctor").out).toContain("commit signatures: checked, only commits signed by a key in");
+    expect(lead.unchecked("doctor").out).toContain("commit signatures: not checked (set SKILLHUB_ALLOWED_SIGNERS");
+    expect(JSON.parse(lead.unchecked("doctor", "--json").out).allowed_signers).toBeNull();
 
     // Alice's key is retired while the branch's tip is still her commit.
     lead.trust([t.bobLine]);
