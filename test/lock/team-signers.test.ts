@@ -153,4 +153,18 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     expect(ci.run("verify").code).toBe(0);
     expect(readFileSync(join(t.project, "skillhub.lock"), "utf8")).toBe(lock);
   });
+
+  test("adding a repository whose tip is unsigned records nothing, and says to add it again", () => {
+    const t = team();
+    const unsigned = remoteRepo("unsigned-skills", { "skills/x/SKILL.md": skillText("x") });
+    const lead = t.machine([t.aliceLine]);
+    const before = readFileSync(join(t.project, "skillhub.yaml"), "utf8");
+    const add = lead.run("add", unsigned.url);
+    expect(add.code).toBe(1);
+    expect(add.err).toContain("it is not signed");
+    expect(add.err).toContain("Nothing was added.");
+    expect(add.err).toContain("run `skillhub add` again once that is fixed");
+    expect(add.err).not.toContain("or run `skillhub sync`");
+    expect(readFileSync(join(t.project, "skillhub.yaml"), "utf8")).toBe(before);
+  });
 });
