@@ -167,4 +167,21 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     expect(add.err).not.toContain("or run `skillhub sync`");
     expect(readFileSync(join(t.project, "skillhub.yaml"), "utf8")).toBe(before);
   });
+
+  test("an unsigned tip on a teammate's first plain sync: it points at the locked commit, which `--frozen` serves", () => {
+    const t = team();
+    const lead = t.machine([t.aliceLine]);
+    expect(lead.run("sync").code).toBe(0);
+    t.remote.write("skills/review/SKILL.md", skillText("review", "Unreviewed."));
+    signedCommit(t.remote, "unsigned");
+    const mate = t.machine([t.aliceLine]);
+    const sync = mate.run("sync");
+    expect(sync.code).toBe(1);
+    expect(sync.out).toContain("it is not signed");
+    expect(sync.out).toContain(
+      "skillhub.lock records a commit of it: `skillhub sync --frozen` fetches and serves that one.",
+    );
+    expect(mate.run("sync", "--frozen").code).toBe(0);
+    expect(mate.run("verify").code).toBe(0);
+  });
 });
