@@ -1,10 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Glob } from "bun";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { GIT_ENV, git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../helpers/git.ts";
+import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 
@@ -46,7 +50,7 @@ function team(pin?: string) {
       const { SKILLHUB_ALLOWED_SIGNERS: _, ...rest } = env;
       return spawn(args, rest);
     };
-    return { run, unchecked, trust, home };
+    return { run, unchecked, trust, home, env };
   };
   return {
     remote,
@@ -183,5 +187,48 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     );
     expect(mate.run("sync", "--frozen").code).toBe(0);
     expect(mate.run("verify").code).toBe(0);
+  });
+
+  test("a frozen server after a pull of a newer lock: the refusal says `sync --frozen`, which serves the new commit", async () => {
+    const t = team();
+    const lead = t.machine([t.aliceLine]);
+    const mate = t.machine([t.aliceLine]);
+    expect(lead.run("sync").code).toBe(0);
+    expect(mate.run("sync", "--frozen").code).toBe(0);
+    const transport = new StdioClientTransport({
+      command: binary(),
+      args: ["serve", "--frozen"],
+      // The copies a command moves are noticed by the stat check (no watch covers them): a short one.
+      env: { ...mate.env, SKILLHUB_FROZEN: "1", SKILLHUB_RESCAN_SECONDS: "1" },
+      cwd: t.project,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "team-signers", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const review = () => client.callTool({ name: "skill", arguments: { name: "review" } }) as Promise<CallToolResult>;
+      expect((await review()).isError).toBeFalsy();
+      // The lead adopts a new signed commit; the teammate's project now holds the newer lock.
+      t.remote.write("skills/review/SKILL.md", skillText("review", "Review with the new checklist."));
+      signedCommit(t.remote, "new checklist", t.alice.key);
+      expect(lead.run("sync").code).toBe(0);
+      const refused = await eventually(async () => {
+        const r = await review();
+        return r.isError ? r : undefined;
+      });
+      const error = (refused.structuredContent as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe("SKILL_LOCK_MISMATCH");
+      expect(error.message).toContain(
+        "`skillhub sync --frozen` puts its repository's copy at the commit the lock records",
+      );
+      expect(error.message).not.toContain("run `skillhub lock`");
+      expect(mate.run("sync", "--frozen").code).toBe(0);
+      await eventually(async () => {
+        const r = await review();
+        return !r.isError && JSON.stringify(r.content).includes("Review with the new checklist.");
+      });
+    } finally {
+      await client.close();
+    }
   });
 });
