@@ -91,6 +91,8 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     expect(verify.out).toContain("Repository team-skills is not served here: trust.allowed_signers refuses its copy");
     expect(verify.out).toContain(`once main of ${t.remote.url} has a commit signed by a key in`);
     expect(verify.out).not.toContain("run `skillhub lock` to accept them");
+    // sources does not show it as a repository without skills.
+    expect(lead.run("sources").out).toContain("not served: trust.allowed_signers refuses the copy; `skillhub doctor`");
     const lock = lead.run("lock");
     expect(lock.code).toBe(1);
     expect(lock.err).toContain(`no lock was written; a sync serves it again once main of ${t.remote.url}`);
@@ -216,7 +218,7 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
         const r = await review();
         return r.isError ? r : undefined;
       });
-      const error = (refused.structuredContent as { error: { code: string; message: string } }).error;
+      const error = (refused?.structuredContent as { error: { code: string; message: string } }).error;
       expect(error.code).toBe("SKILL_LOCK_MISMATCH");
       expect(error.message).toContain(
         "`skillhub sync --frozen` puts its repository's copy at the commit the lock records",
