@@ -56,11 +56,12 @@ export function teamLines(hub: Hub): string[] {
         lines.push(`    the last sync failed (${r.state.last_error.at}): ${r.state.last_error.message}`);
       const served = hub.catalog.sources.find((s) => s.label === r.name)?.served ?? 0;
       if (r.served) lines.push(`    served: ${served} skill${served === 1 ? "" : "s"}`);
-      else if (r.not_served)
-        lines.push(
-          `    not served: ${r.not_served.replace(/\.$/, "")} (trust.allowed_signers). ${capitalised(r.fix ?? "")}.`,
-        );
-      else if (r.state && r.path)
+      else if (r.not_served) {
+        const why = r.not_served.replace(/\.$/, "");
+        // A refused signature's reason already names the setting.
+        const setting = why.includes("trust.allowed_signers") ? "" : " (trust.allowed_signers)";
+        lines.push(`    not served: ${why}${setting}. ${capitalised(r.fix ?? "")}.`);
+      } else if (r.state && r.path)
         lines.push(`    not served: its folder ${r.path} leads outside the repository through a link.`);
     }
   }

@@ -91,6 +91,10 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     expect(verify.out).toContain("Repository team-skills is not served here: trust.allowed_signers refuses its copy");
     expect(verify.out).toContain(`once main of ${t.remote.url} has a commit signed by a key in`);
     expect(verify.out).not.toContain("run `skillhub lock` to accept them");
+    const doctor = lead.run("doctor");
+    expect(doctor.code).toBe(1);
+    expect(doctor.out).toContain("not served: refused commit");
+    expect(doctor.out).not.toContain("listed key (trust.allowed_signers)");
     // sources does not show it as a repository without skills.
     expect(lead.run("sources").out).toContain("not served: trust.allowed_signers refuses the copy; `skillhub doctor`");
     const lock = lead.run("lock");
