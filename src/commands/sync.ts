@@ -103,7 +103,7 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
-      ? `FAILED: ${r.error.message}${failedCopy(r)}${frozen ? "" : lockedInstead(r, locked)}`
+      ? `FAILED: ${r.error.message}${failedCopy(r)}${frozen ? frozenRefusal(r) : lockedInstead(r, locked)}`
       : r.cloned
         ? `cloned, ${plural(r.files_changed, "file")}`
         : r.changed
@@ -129,6 +129,15 @@ function skills(count: number): string {
 function lockedInstead(r: RepoReport, locked: Set<string>): string {
   if (r.commit_hash || r.error?.code !== "GIT_SIGNATURE_INVALID" || !locked.has(r.name)) return "";
   return " skillhub.lock records a commit of it: `skillhub sync --frozen` fetches and serves that one.";
+}
+
+/**
+ * Frozen, the commit fetched is the one the lock records: a newly signed commit on the branch serves
+ * nothing here until the lock records it, which is the reviewer's `skillhub sync` and a pull.
+ */
+function frozenRefusal(r: RepoReport): string {
+  if (r.error?.code !== "GIT_SIGNATURE_INVALID" || !r.error.message.includes("refused commit")) return "";
+  return " Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs `skillhub sync` and commits the lock; pull it, then `skillhub sync --frozen` again.";
 }
 
 /**

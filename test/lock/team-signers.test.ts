@@ -237,4 +237,19 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
       await client.close();
     }
   });
+
+  test("frozen, a locked commit whose signer was retired: sync --frozen says the lock must record a signed one", () => {
+    const t = team();
+    const lead = t.machine([t.aliceLine, t.bobLine]);
+    expect(lead.run("sync").code).toBe(0);
+    const mate = t.machine([t.bobLine]);
+    const frozen = mate.run("sync", "--frozen");
+    expect(frozen.code).toBe(1);
+    expect(frozen.out).toContain("Frozen, only the commit skillhub.lock records is fetched");
+    // The path it names: a listed signer pushes, the lead adopts it into the lock, the teammate syncs frozen.
+    signedCommit(t.remote, "re-signed by bob", t.bob.key);
+    expect(lead.run("sync").code).toBe(0);
+    expect(mate.run("sync", "--frozen").code).toBe(0);
+    expect(mate.run("verify").code).toBe(0);
+  });
 });
