@@ -169,6 +169,8 @@ async function fetchCopy(ctx: CommandContext, entry: RepoEntryConfig): Promise<v
     intervalMs: 0,
     runner: { env: ctx.env },
     progress: (line) => ctx.err(`add: ${line}…\n`),
+    // Nothing is recorded after a failure, so a later `skillhub sync` would not fetch it: add it again.
+    retry: "run `skillhub add` again once that is fixed",
   });
   try {
     const outcome = await git?.refresh("add");

@@ -13,7 +13,7 @@ export function fetchAdvice(hub: Hub, label: string): string {
 }
 
 /** The labels of the git sources the hub's lock records; none when it is missing or cannot be read. */
-function lockedSources(hub: Hub): Set<string> {
+export function lockedSources(hub: Hub): Set<string> {
   try {
     return new Set(Object.keys(readLockfile(hub.lockFile()).sources));
   } catch (error) {

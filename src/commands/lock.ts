@@ -1,4 +1,5 @@
 import { writeLockfile } from "../lock/lockfile.ts";
+import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
@@ -25,7 +26,7 @@ export const runLock: CommandRun = async (ctx) => {
       for (const h of missing)
         ctx.err(
           h.notServed
-            ? `skillhub lock: repository ${h.label}'s copy is not served (${h.notServed.replace(/\.$/, "")}), so no lock was written; run \`skillhub sync\` to fetch a verified commit.\n`
+            ? `skillhub lock: repository ${h.label}'s copy is not served (${h.notServed.replace(/\.$/, "")}), so no lock was written; ${servedAgain(hub, h.label)}.\n`
             : `skillhub lock: repository ${h.label} has no local copy yet, so no lock was written; ${fetchAdvice(hub, h.label)}, then \`skillhub lock\` again.\n`,
         );
       return 1;
@@ -56,3 +57,11 @@ export const runLock: CommandRun = async (ctx) => {
     hub.close();
   }
 };
+
+/**
+ * What serves a copy trust.allowed_signers refuses again, as the sync reported it: a sync alone fetches
+ * no verified commit while the branch's tip (or the pinned one) is not signed by a listed key.
+ */
+function servedAgain(hub: Hub, label: string): string {
+  return hub.git?.status().find((r) => r.name === label)?.fix ?? "run `skillhub sync` to fetch a verified commit";
+}

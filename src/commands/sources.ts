@@ -21,6 +21,8 @@ interface Row {
   lockedCommit?: string;
   /** The commit its local copy is at. */
   copyCommit?: string;
+  /** trust.allowed_signers: why its copy on disk is not served. */
+  notServed?: string;
   skills: number;
   shadowed: number;
 }
@@ -41,7 +43,7 @@ export const runSources: CommandRun = async (ctx) => {
       ? "SKILLS_REPO (environment)"
       : `${join(c.home, "config.yaml")}${ctx.args.options.config ? ` / ${ctx.args.options.config}` : ""}`;
     const locked = lockedCommits(hub.lockFile(), ctx.err);
-    const state = new Map((hub.git?.status() ?? []).map((s) => [s.name, s.state?.commit]));
+    const status = new Map((hub.git?.status() ?? []).map((s) => [s.name, s]));
     const counts = new Map(hub.catalog.sources.map((s) => [s.label, s]));
     const rows: Row[] = [];
     for (const t of configRepoTargets(c)) {
@@ -54,7 +56,10 @@ export const runSources: CommandRun = async (ctx) => {
         ...(t.ref ? { ref: t.ref } : { branch: t.branch }),
         origin: t.project && projectFile ? projectFile : userOrigin,
         lockedCommit: locked.get(t.label),
-        copyCommit: state.get(t.label),
+        copyCommit: status.get(t.label)?.state?.commit,
+        ...(status.get(t.label)?.state && status.get(t.label)?.not_served
+          ? { notServed: status.get(t.label)?.not_served }
+          : {}),
         skills: count?.served ?? 0,
         shadowed: count?.shadowed ?? 0,
       });
@@ -131,9 +136,14 @@ function rowLines(r: Row): string[] {
   const follows = r.ref ? `pinned to ${r.ref}` : `branch ${r.branch}`;
   const lock = r.lockedCommit ? `locked at ${r.lockedCommit.slice(0, 12)}` : "not in skillhub.lock";
   const copy = r.copyCommit ? `copy at ${r.copyCommit.slice(0, 12)}` : "not synced yet";
+  // A copy that is there but refused would otherwise read as a repository without skills.
+  const refused = r.notServed
+    ? [`    not served: trust.allowed_signers refuses the copy; \`skillhub doctor\` says why and what serves it again`]
+    : [];
   return [
     `  ${r.label}  ${r.where}${r.path ? `  folder ${r.path}` : ""}`,
     `    ${follows}; ${lock}; ${copy}  (${served})`,
+    ...refused,
   ];
 }
 

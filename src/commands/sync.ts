@@ -4,6 +4,7 @@ import type { RepoReport } from "../refresh/git/git-sync-types.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
+import { lockedSources } from "./fetch-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges } from "./lock-state.ts";
 
 /**
@@ -96,11 +97,13 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
     return;
   }
   const width = Math.max(...outcome.repos.map((r) => r.name.length), 4);
+  const frozen = ctx.config.lock.frozen;
+  const locked = lockedSources(hub);
   const sources = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
-      ? `FAILED: ${r.error.message}${failedCopy(r)}`
+      ? `FAILED: ${r.error.message}${failedCopy(r)}${frozen ? frozenRefusal(r) : lockedInstead(r, locked)}`
       : r.cloned
         ? `cloned, ${plural(r.files_changed, "file")}`
         : r.changed
@@ -116,6 +119,25 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
 
 function skills(count: number): string {
   return `${count} skill${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * A first clone whose branch tip trust.allowed_signers refuses (a teammate's plain `sync` after someone
+ * pushed an unsigned commit) leaves nothing to serve, while the commit the project's lock records passed
+ * the check when it was locked: `--frozen` fetches that one.
+ */
+function lockedInstead(r: RepoReport, locked: Set<string>): string {
+  if (r.commit_hash || r.error?.code !== "GIT_SIGNATURE_INVALID" || !locked.has(r.name)) return "";
+  return " skillhub.lock records a commit of it: `skillhub sync --frozen` fetches and serves that one.";
+}
+
+/**
+ * Frozen, the commit fetched is the one the lock records: a newly signed commit on the branch serves
+ * nothing here until the lock records it, which is the reviewer's `skillhub sync` and a pull.
+ */
+function frozenRefusal(r: RepoReport): string {
+  if (r.error?.code !== "GIT_SIGNATURE_INVALID" || !r.error.message.includes("refused commit")) return "";
+  return " Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs `skillhub sync` and commits the lock; pull it, then `skillhub sync --frozen` again.";
 }
 
 /**

@@ -19,6 +19,7 @@ export function teamJson(hub: Hub) {
   return {
     repos: (hub.git?.status() ?? []).map((r) => ({ ...r, synced: r.state !== undefined })),
     git_executable: hub.git ? (Bun.which("git") ?? null) : undefined,
+    allowed_signers: hub.git ? (hub.config.trust.allowed_signers ?? null) : undefined,
     analytics: { description: hub.analytics.describe, buffered_events: bufferedEvents(hub) },
   };
 }
@@ -32,6 +33,13 @@ export function teamLines(hub: Hub): string[] {
     lines.push(
       "",
       `Git repositories (branch ${c.git.branch}; ${every}; token: ${c.git.token ? "GITHUB_TOKEN set" : "none, git credential helpers and SSH keys apply"}):`,
+    );
+    // A teammate who forgot the setting serves unsigned commits without a word: say which mode this is.
+    const signers = c.trust.allowed_signers;
+    lines.push(
+      signers
+        ? `  commit signatures: checked, only commits signed by a key in ${signers} are served (trust.allowed_signers)`
+        : "  commit signatures: not checked (set SKILLHUB_ALLOWED_SIGNERS or trust.allowed_signers to serve only signed commits)",
     );
     if (!Bun.which("git"))
       lines.push("  problem: the git executable is not on PATH; install git to sync these repositories.");
@@ -48,11 +56,12 @@ export function teamLines(hub: Hub): string[] {
         lines.push(`    the last sync failed (${r.state.last_error.at}): ${r.state.last_error.message}`);
       const served = hub.catalog.sources.find((s) => s.label === r.name)?.served ?? 0;
       if (r.served) lines.push(`    served: ${served} skill${served === 1 ? "" : "s"}`);
-      else if (r.not_served)
-        lines.push(
-          `    not served: ${r.not_served.replace(/\.$/, "")} (trust.allowed_signers). ${capitalised(r.fix ?? "")}.`,
-        );
-      else if (r.state && r.path)
+      else if (r.not_served) {
+        const why = r.not_served.replace(/\.$/, "");
+        // A refused signature's reason already names the setting.
+        const setting = why.includes("trust.allowed_signers") ? "" : " (trust.allowed_signers)";
+        lines.push(`    not served: ${why}${setting}. ${capitalised(r.fix ?? "")}.`);
+      } else if (r.state && r.path)
         lines.push(`    not served: its folder ${r.path} leads outside the repository through a link.`);
     }
   }

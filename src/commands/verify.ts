@@ -1,7 +1,7 @@
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
-import { plural } from "../util/plural.ts";
+import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import {
@@ -99,14 +99,45 @@ export const runVerify: CommandRun = async (ctx) => {
       );
       return 1;
     }
-    ctx.out(
-      "Review them, then run `skillhub lock` to accept them, or restore what the lock records: `skillhub sync --frozen` puts every repository back at its locked commit (a plain `skillhub sync` moves the unpinned ones to their branch tip and writes that to the lock); restore a folder's files from version control.\n",
-    );
+    ctx.out(`${nextStep(hub, changes)}\n`);
     return 1;
   } finally {
     hub.close();
   }
 };
+
+/**
+ * What to run after differences, by their cause. A copy trust.allowed_signers refuses is neither accepted
+ * by `skillhub lock` (it records no unverified commit) nor always restored by `sync --frozen` (the locked
+ * commit may be one a retired key signed): only a commit signed by a listed key serves it again. Copies
+ * merely at other commits than the lock's, with nothing else changed, are what a pull of a newer lock
+ * leaves: fetching the locked commits comes first, since `skillhub lock` would write the old ones back.
+ */
+function nextStep(hub: Hub, changes: LockChange[]): string {
+  const repos = hub.git?.status() ?? [];
+  const refused = repos.filter((r) => r.state && r.not_served);
+  // Files changed in a copy: the sync's advice is a plain `skillhub sync`, which would also move a branch's
+  // copy to its tip and rewrite the lock; `--frozen` puts the files back at the commit the lock records.
+  const restore = (fix: string) =>
+    fix.startsWith("`skillhub sync`")
+      ? "`skillhub sync --frozen` puts its files back at the commit skillhub.lock records"
+      : capitalised(fix);
+  if (refused.length > 0)
+    return refused
+      .map(
+        (r) =>
+          `Repository ${r.name} is not served here: trust.allowed_signers refuses its copy (above), and \`skillhub lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`skillhub verify\` again.`,
+      )
+      .join("\n");
+  const labels = new Set(repos.map((r) => r.name));
+  const ofRepo = (c: LockChange) => labels.has(c.subject === "source" ? c.id : c.id.slice(0, c.id.indexOf(":")));
+  const moved = changes.filter((c) => c.subject === "source" && c.kind === "changed" && labels.has(c.id));
+  if (moved.length > 0 && changes.every(ofRepo)) {
+    const names = moved.map((c) => c.id).join(", ");
+    return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`skillhub sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}, or review the change and run \`skillhub lock\` to record the ${moved.length === 1 ? "copy's" : "copies'"} instead.`;
+  }
+  return "Review them, then run `skillhub lock` to accept them, or restore what the lock records: `skillhub sync --frozen` puts every repository back at its locked commit (a plain `skillhub sync` moves the unpinned ones to their branch tip and writes that to the lock); restore a folder's files from version control.";
+}
 
 /**
  * `skillhub lock` writes no lock while a repository has no local copy: with one not fetched yet, a missing

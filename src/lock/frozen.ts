@@ -6,6 +6,7 @@ import type { Skill } from "../skills/skill.ts";
 import { skillReadRoot } from "../skills/skill-read.ts";
 import { isVersionControl } from "../sources/skill-files.ts";
 import type { Logger } from "../util/logger.ts";
+import { capitalised } from "../util/plural.ts";
 import { statOf } from "../util/stat.ts";
 import { lockSkill, skillDigest } from "./build.ts";
 import { compareSkill, describeChange, type LockChange } from "./compare.ts";
@@ -293,7 +294,7 @@ export class FrozenGuard {
       refusal.code === "LOCK_UNAVAILABLE"
         ? (this.load(file).error?.message ?? `cannot read ${file}`)
         : refusal.changes.length > 0
-          ? `refused ${skill.id}: differs from ${file}: ${refusal.changes.map(describeChange).join("; ")}. Review the change and run \`skillhub lock\`, or restore the files (\`skillhub verify\` lists every difference).`
+          ? `refused ${skill.id}: differs from ${file}: ${refusal.changes.map(describeChange).join("; ")}. ${capitalised(restoreAdvice(skill))} (\`skillhub verify\` lists every difference).`
           : `refused ${skill.id}: ${refusal.code} (${file}).`;
     const key = refusal.code === "LOCK_UNAVAILABLE" ? what : `${skill.id}:${skill.hash}:${what}`;
     if (!this.logged.has(key)) {
@@ -322,11 +323,22 @@ function unrecorded(skill: Skill, path: string, lockName: string): FrozenRefusal
   };
 }
 
+/**
+ * What brings a changed skill back. A repository's copy at another commit than the lock's is what a pull
+ * of a newer lock leaves: `skillhub sync --frozen` checks the locked commit out, where `skillhub lock`
+ * would write the old commit back.
+ */
+function restoreAdvice(skill: Skill): string {
+  return skill.location === "remote"
+    ? "`skillhub sync --frozen` puts its repository's copy at the commit the lock records, or they can review the change and run `skillhub sync` to adopt it"
+    : "they can review the change and run `skillhub lock`, or restore the files";
+}
+
 function mismatch(skill: Skill, changes: LockChange[], lockName: string): FrozenRefusal {
   const files = changes.map((c) => c.file ?? c.detail).join(", ");
   return {
     code: "SKILL_LOCK_MISMATCH",
-    message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${lockName}), and ${FROZEN}: it is not served. Tell the user; they can review the change and run \`skillhub lock\`, or restore the files.`,
+    message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${lockName}), and ${FROZEN}: it is not served. Tell the user; ${restoreAdvice(skill)}.`,
     changes,
   };
 }

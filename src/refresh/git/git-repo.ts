@@ -9,7 +9,7 @@ import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
-import { type Differences, differencesFrom, verifySigned } from "./git-trust.ts";
+import { type Differences, differencesFrom, pinnedToSigned, verifySigned } from "./git-trust.ts";
 
 export type { RepoTarget, SyncContext, SyncWant } from "./git-target.ts";
 export { FULL_COMMIT, refOf } from "./git-target.ts";
@@ -194,7 +194,7 @@ async function keepVerified(
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
     return said(
-      `The copy's own commit ${short} is not signed by a listed key either, so nothing of ${target.spec.url} can be served until someone whose key ${signers} lists pushes a signed commit to ${target.ref ?? target.branch}.`,
+      `The copy's own commit ${short} is not signed by a listed key either, so nothing of ${target.spec.url} can be served until ${target.ref ? pinnedToSigned(target, signers) : `someone whose key ${signers} lists pushes a signed commit to ${target.branch}`}.`,
     );
   }
   if (!(await changedSince(target, ctx, previous, true)))

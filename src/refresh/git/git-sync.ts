@@ -17,6 +17,9 @@ import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.t
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
 import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
 
+/** The verdict on a repository with no copy on disk yet. */
+const NO_COPY = "there is no copy yet";
+
 /**
  * Keeps local copies of the team's skill repositories: a first sync at
  * start-up, then one every `intervalMs`, never two at once. Listeners hear about every completed sync.
@@ -111,8 +114,7 @@ export class GitSync {
     let changed = false;
     for (const target of this.targets) {
       let verdict: CopyVerdict | null;
-      if (!existsSync(join(target.dir, ".git")))
-        verdict = { why: "there is no copy yet", fix: "a sync that succeeds makes one" };
+      if (!existsSync(join(target.dir, ".git"))) verdict = { why: NO_COPY, fix: "a sync that succeeds makes one" };
       else {
         try {
           verdict = (await verifyCopy(target, { git: this.git, signed: this.signed }, signers)) ?? null;
@@ -130,7 +132,10 @@ export class GitSync {
       const log = this.options.logger;
       if (verdict === null) {
         if (before !== undefined)
-          log.info(`repo ${target.label}: the copy is verified (trust.allowed_signers); served again.`);
+          // A first clone was never refused: "again" would send its reader looking for an earlier failure.
+          log.info(
+            `repo ${target.label}: the copy is verified (trust.allowed_signers)${before?.why === NO_COPY ? "" : "; served again"}.`,
+          );
       } else if (existsSync(join(target.dir, ".git")))
         log.error(
           `repo ${target.label}: the copy in ${target.dir} is not served: ${verdict.why.replace(/\.$/, "")} (trust.allowed_signers). ${capitalised(verdict.fix)}.`,

@@ -57,6 +57,14 @@ export interface TrustContext {
 }
 
 /**
+ * What serves a pinned repository again once its locked commit is refused: a plain sync never moves a
+ * pin, so a newly signed commit alone changes nothing; the pin has to be moved to it.
+ */
+export function pinnedToSigned(target: RepoTarget, signers: string): string {
+  return `its pin ${target.ref} names a commit signed by a key in ${signers}: a signer signs and tags one, then \`skillhub sync --update\` moves the pin if the tag ${target.ref} was moved to it, or the new tag is pinned (\`skillhub add ${target.spec.url}#NEW-TAG\`, \`ref:\`, SKILLS_REF)`;
+}
+
+/**
  * Refuse `commit` (GIT_SIGNATURE_INVALID) unless it carries only SSH signatures and `git verify-commit`
  * finds one by a key in `signers`. `dir` is the repository holding the commit.
  */
@@ -157,7 +165,9 @@ export async function verifyCopy(
       fix:
         error.details.commit === undefined
           ? "it is checked again once the allowed-signers file is fixed"
-          : `a sync serves it again once ${target.ref ?? target.branch} of ${target.spec.url} has a commit signed by a key in ${signers} (pushed by someone whose key the file lists)`,
+          : target.ref
+            ? `it is served again once ${pinnedToSigned(target, signers)}`
+            : `a sync serves it again once ${target.branch} of ${target.spec.url} has a commit signed by a key in ${signers} (pushed by someone whose key the file lists)`,
     };
   }
   const changed = await differencesFrom(target.dir, commit, ctx.git);
