@@ -140,7 +140,7 @@ export function readLockfile(file: string): Lockfile {
   if (read.code === "FILE_NOT_FOUND")
     throw new LockError(
       "LOCK_MISSING",
-      `no lock at ${file}; run \`skillhub lock\` (or \`skillhub sync\`) to write one.`,
+      `no lock at ${file}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).`,
     );
   const why = read.code === "PATH_OUTSIDE_SKILL" ? "it links outside its folder" : read.reason.replace(/\.$/, "");
   throw new LockError(

@@ -167,7 +167,7 @@ describe("frozen mode (--frozen, SKILLHUB_FROZEN=1)", () => {
     const io = { out: () => {}, err: (t: string) => void (err += t), cwd: m.project };
     expect(await run(["serve", "--frozen", "--project", m.project], env, io)).toBe(2);
     expect(err).toBe(
-      `skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): no lock at ${m.lock}; run \`skillhub lock\` (or \`skillhub sync\`) to write one.\n`,
+      `skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): no lock at ${m.lock}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).\n`,
     );
     writeFileSync(m.lock, "{}");
     err = "";

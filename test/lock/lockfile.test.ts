@@ -123,7 +123,7 @@ describe("skillhub.lock format", () => {
       expect((error as LockError).message).toMatch(message);
     }
     const dir = tempDir();
-    expect(() => readLockfile(join(dir, "skillhub.lock"))).toThrow(/no lock at .*run `skillhub lock`/);
+    expect(() => readLockfile(join(dir, "skillhub.lock"))).toThrow(/no lock at .*run `skillhub sync`/);
   });
 
   test("compare names every added, removed and changed source, skill and file", () => {

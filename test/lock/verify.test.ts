@@ -108,7 +108,7 @@ describe("skillhub lock and skillhub verify", () => {
     const missing = await cli(m, ["verify"]);
     expect(missing.code).toBe(2);
     expect(missing.err).toBe(
-      `skillhub: no lock at ${m.lock}; run \`skillhub lock\` (or \`skillhub sync\`) to write one.\n`,
+      `skillhub: no lock at ${m.lock}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).\n`,
     );
     for (const corrupt of [
       '{"lockfile_version": 1, "sources": {}, "skills": ',
