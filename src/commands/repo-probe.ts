@@ -2,7 +2,7 @@ import type { RepoEntryConfig } from "../config/schema.ts";
 import { repoAuth } from "../refresh/git/git-auth.ts";
 import { classifyFailure, GitError } from "../refresh/git/git-errors.ts";
 import { GitRunner } from "../refresh/git/git-runner.ts";
-import { FULL_COMMIT } from "../refresh/git/git-target.ts";
+import { FULL_COMMIT, remoteHeadBranch } from "../refresh/git/git-target.ts";
 import { parseRepo } from "../refresh/git/git-url.ts";
 
 export interface ProbeOptions {
@@ -45,11 +45,11 @@ export async function probeRepository(
         timedOut: out.timedOut,
         timeoutMs,
       });
-    const refs = out.stdout.split("\n").map((line) => line.split("\t"));
     if (!ref) {
-      const head = refs.find(([what, name]) => name === "HEAD" && what?.startsWith("ref: refs/heads/"));
-      return head?.[0] ? { branch: head[0].slice("ref: refs/heads/".length) } : {};
+      const branch = remoteHeadBranch(out.stdout);
+      return branch ? { branch } : {};
     }
+    const refs = out.stdout.split("\n").map((line) => line.split("\t"));
     if (refs.some(([, name]) => name === `refs/tags/${ref}`)) return { ref };
     if (refs.some(([, name]) => name === `refs/heads/${ref}`)) return { branch: ref };
     if (FULL_COMMIT.test(ref.toLowerCase())) return { ref: ref.toLowerCase() };

@@ -28,6 +28,16 @@ function skills() {
   return dir;
 }
 
+type Hit = { name: string; excerpt?: string; matched?: string };
+
+/** search_skills' hits for `query`. */
+async function hitsFor(
+  call: (tool: string, args: Record<string, unknown>) => Promise<{ structuredContent?: unknown }>,
+  query: string,
+) {
+  return ((await call("search_skills", { query })).structuredContent as { skills: Hit[] }).skills;
+}
+
 describe("search_skills", () => {
   test("the documented result shape plus category, tags, location and an excerpt", async () => {
     const { call } = await open({ flags: { "skills-dir": [skills()] } });
@@ -59,14 +69,9 @@ describe("search_skills", () => {
       ["支払期日", "invoice-jp"],
       ["議事録をもとにプレゼン資料を作りたい", "minutes-jp"],
     ]) {
-      const result = await call("search_skills", { query });
-      const { skills: hits } = result.structuredContent as {
-        skills: { name: string; excerpt?: string; matched?: string }[];
-      };
-      expect(hits[0]?.name).toBe(name as string);
+      expect((await hitsFor(call, query as string))[0]?.name).toBe(name as string);
     }
-    const result = await call("search_skills", { query: "支払期日" });
-    const { skills: hits } = result.structuredContent as { skills: { excerpt?: string; matched?: string }[] };
+    const hits = await hitsFor(call, "支払期日");
     expect(hits[0]?.excerpt).toContain("支払期日");
     expect(hits[0]?.matched).toContain("支払期日");
   });
@@ -84,8 +89,7 @@ describe("search_skills", () => {
       // Long enough for typo matching, where each word of the field is read.
       ["Markdown", "description: Markdown"],
     ]) {
-      const result = await call("search_skills", { query });
-      const { skills: hits } = result.structuredContent as { skills: { name: string; matched?: string }[] };
+      const hits = await hitsFor(call, query as string);
       expect(hits.find((hit) => hit.name === "invoice-jp")?.matched).toBe(matched as string);
     }
   });

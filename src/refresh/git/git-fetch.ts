@@ -1,6 +1,13 @@
 import { classifyFailure, GitError } from "./git-errors.ts";
 import type { GitOutput } from "./git-runner.ts";
-import { FULL_COMMIT, type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
+import {
+  FULL_COMMIT,
+  type RepoTarget,
+  refOf,
+  remoteHeadBranch,
+  type SyncContext,
+  type SyncWant,
+} from "./git-target.ts";
 
 /**
  * Fetch what the copy should serve into `dir` and return its commit: the
@@ -19,13 +26,10 @@ export async function fetchWanted(
   if (commit) {
     if (await hasCommit(dir, commit, ctx)) return commit;
     ctx.progress(`fetching ${target.spec.url} (commit ${commit.slice(0, 12)})`);
-    const out = await ctx.git.run(["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit], {
-      cwd: dir,
-      config: ctx.auth.config,
-      env: ctx.auth.env,
-      secrets: ctx.auth.secrets,
-      timeoutMs: ctx.timeoutMs,
-    });
+    const out = await ctx.git.run(
+      ["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit],
+      remoteOptions(ctx, dir),
+    );
     if (out.code !== 0) {
       if (MISSING_OBJECT.test(out.stderr)) {
         const why = want.commit
@@ -44,13 +48,10 @@ export async function fetchWanted(
     : [`refs/heads/${target.branch}`, `refs/remotes/origin/${target.branch}`];
   ctx.progress(`fetching ${target.spec.url} (${refOf(target)})`);
   // Not --depth on an existing copy: the server sends only the commits since the last sync, and their ancestry stays known.
-  const out = await ctx.git.run(["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, `+${source}:${local_}`], {
-    cwd: dir,
-    config: ctx.auth.config,
-    env: ctx.auth.env,
-    secrets: ctx.auth.secrets,
-    timeoutMs: ctx.timeoutMs,
-  });
+  const out = await ctx.git.run(
+    ["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, `+${source}:${local_}`],
+    remoteOptions(ctx, dir),
+  );
   if (out.code !== 0) {
     if (target.ref && MISSING_OBJECT.test(out.stderr))
       throw new GitError(
@@ -94,20 +95,19 @@ async function withDefaultBranch(
   ctx: SyncContext,
   dir: string,
 ): Promise<GitError | undefined> {
-  const out = await ctx.git.run(["ls-remote", "--symref", target.spec.url, "HEAD"], {
-    cwd: dir,
-    config: ctx.auth.config,
-    env: ctx.auth.env,
-    secrets: ctx.auth.secrets,
-    timeoutMs: ctx.timeoutMs,
-  });
-  const head = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout)?.[1];
+  const out = await ctx.git.run(["ls-remote", "--symref", target.spec.url, "HEAD"], remoteOptions(ctx, dir));
+  const head = remoteHeadBranch(out.stdout);
   if (out.code !== 0 || !head || head === target.branch) return undefined;
   return new GitError(
     "GIT_BRANCH_NOT_FOUND",
     `branch '${target.branch}' does not exist in ${target.spec.url}, whose default branch is '${head}'; set SKILLS_BRANCH=${head} (or \`branch: ${head}\` in its entry, or git.branch in config.yaml).`,
     { details: { ...error.details, default_branch: head } },
   );
+}
+
+/** How git talks to the remote for `dir`'s copy: the repository's credentials, its time limit. */
+function remoteOptions(ctx: SyncContext, dir: string) {
+  return { cwd: dir, config: ctx.auth.config, env: ctx.auth.env, secrets: ctx.auth.secrets, timeoutMs: ctx.timeoutMs };
 }
 
 async function hasCommit(dir: string, commit: string, ctx: SyncContext): Promise<boolean> {

@@ -44,3 +44,8 @@ export const FULL_COMMIT = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 export function refOf(target: RepoTarget): string {
   return target.ref ?? target.branch;
 }
+
+/** The branch `git ls-remote --symref URL HEAD` names as the remote's default, if it names one. */
+export function remoteHeadBranch(lsRemote: string): string | undefined {
+  return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(lsRemote)?.[1];
+}
