@@ -134,7 +134,22 @@ export function renderReport(report: ValidateReport): string {
       ? "no problems."
       : `${s.without_problems} without a problem, ${s.errors} error${s.errors === 1 ? "" : "s"} in ${s.files_with_errors} file${s.files_with_errors === 1 ? "" : "s"}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"} in ${s.files_with_warnings} file${s.files_with_warnings === 1 ? "" : "s"}.`;
   lines.push(`Checked ${what}: ${found}`);
+  const repeated = mostFrequent(s.by_code);
+  if (repeated) lines.push(`Most frequent: ${repeated}.`);
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The codes found more than once, most frequent first (at most five): in a
+ * large collection one habit (an extra frontmatter key, names with
+ * underscores) repeats in hundreds of files, and the file blocks bury it.
+ */
+function mostFrequent(byCode: Record<string, number>): string | undefined {
+  const repeated = Object.entries(byCode)
+    .filter(([, n]) => n > 1)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .slice(0, 5);
+  return repeated.length > 0 ? repeated.map(([code, n]) => `${code} (${n})`).join(", ") : undefined;
 }
 
 function shownPath(file: string, cwd: string): string {

@@ -174,6 +174,13 @@ describe("skillhub validate", () => {
 
 const corpora = corporaDir();
 describe.skipIf(!corpora)("skillhub validate over the real corpora", () => {
+  test("the summary names the problems that repeat most, which the file blocks bury", async () => {
+    const result = await validate([corpora as string], tempDir());
+    expect(result.out).toEndWith(
+      "Most frequent: unknown-key (843), invalid-name (92), name-mismatch (66), body-too-long (47), duplicate-name (10).\n",
+    );
+  });
+
   test("the counts of ../shared/corpora/README.md", async () => {
     const result = await validate([corpora as string, "--json"], tempDir());
     expect(result.code).toBe(1);
