@@ -25,8 +25,9 @@ Usage:
   skillhub show NAME                  what the skill tool returns for NAME
   skillhub search QUERY [--limit N] [--json]
                                       what search_skills returns for QUERY
-  skillhub doctor [--json]            project root, sources, counts, shadowing, diagnostics, config
-                                      (with --transport http [--host ADDR] [--port N] [--stateless]:
+  skillhub doctor [--all] [--json]    project root, sources, counts, shadowing, diagnostics, config
+                                      (long lists show their first 10 lines; --all: every line;
+                                      with --transport http [--host ADDR] [--port N] [--stateless]:
                                       what a shared server would use)
   skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees
                                       in DIR (default: the working directory); exit 1 on errors

@@ -52,7 +52,7 @@ describe("skillhub CLI", () => {
       for (const name of commandOptionNames(command))
         expect({ command, named: help.includes(`--${name}`) }).toEqual({ command, named: true });
     }
-    expect((await cli(["help"])).out).toContain("skillhub doctor [--json]");
+    expect((await cli(["help"])).out).toContain("skillhub doctor [--all] [--json]");
     // `help COMMAND` is that command's help, as `COMMAND --help`; a mistyped one is suggested.
     expect((await cli(["help", "sync"])).out).toBe((await cli(["sync", "--help"])).out);
     const typo = await cli(["help", "doctr"]);

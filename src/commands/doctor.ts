@@ -77,10 +77,12 @@ export const runDoctor: CommandRun = async (ctx) => {
         : "  Put skill folders (each with a SKILL.md) in one of the folders above, or pass --skills-dir DIR.",
     );
   }
-  lines.push(...(await publicationReport(hub)));
+  const all = ctx.args.options.all;
+  lines.push(...(await publicationReport(hub, (items, what) => shortened(items, all, what))));
   if (catalog.shadowed.length > 0) {
     lines.push("", `Shadowed skills (${catalog.shadowed.length}; load them by qualified name):`);
-    for (const { skill, by } of catalog.shadowed) lines.push(`  ${skill.id}  ${skill.dir}  (hidden by ${by.dir})`);
+    const hidden = catalog.shadowed.map(({ skill, by }) => `  ${skill.id}  ${skill.dir}  (hidden by ${by.dir})`);
+    lines.push(...shortened(hidden, all, "shadowed skills"));
   }
   const problems = catalog.diagnostics.filter((d) => d.code !== "shadowed");
   const errors = problems.filter((d) => d.severity === "error").length;
@@ -90,8 +92,11 @@ export const runDoctor: CommandRun = async (ctx) => {
     "",
     `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (skills not served), ${warnings} warning${warnings === 1 ? "" : "s"}`,
   );
-  for (const d of problems) lines.push(`  ${formatDiagnostic(d)}`);
+  // Errors (skills not served) and the config's warnings in full; a collection's repeated warnings shortened.
+  for (const d of problems) if (d.severity === "error") lines.push(`  ${formatDiagnostic(d)}`);
   for (const w of configWarnings) lines.push(`  warning config ${w}`);
+  const skillWarnings = problems.filter((d) => d.severity !== "error").map((d) => `  ${formatDiagnostic(d)}`);
+  lines.push(...shortened(skillWarnings, all, "warnings"));
   lines.push("", "Configuration:");
   lines.push(`  tools: ${c.server.tools}${c.server.tools === "auto" ? ` → ${tools.join(", ")}` : ""}`);
   lines.push(`  filters: ${describeFilter(hub.filter)}`);
@@ -105,6 +110,21 @@ export const runDoctor: CommandRun = async (ctx) => {
   // As --help says: 1 when the command found a problem (a skill that cannot be served, a repository's copy not served).
   return errors > 0 || unserved.length > 0 ? 1 : 0;
 };
+
+const SHOWN = 10;
+
+/**
+ * A long list's first lines and how to see the rest: a collection of a
+ * thousand skills repeats one warning hundreds of times, and the report's
+ * configuration would scroll out of sight.
+ */
+function shortened(items: string[], all: boolean, what: string): string[] {
+  if (all || items.length <= SHOWN + 1) return items;
+  return [
+    ...items.slice(0, SHOWN),
+    `  … and ${items.length - SHOWN} more ${what} (\`skillhub doctor --all\` lists every one).`,
+  ];
+}
 
 /** Object keys in snake_case, deeply (camelCase → camel_case); values untouched. Pure. */
 export function snakeKeys(value: unknown): unknown {

@@ -65,7 +65,7 @@ const COMMAND_OPTIONS: Record<Command, readonly (keyof typeof OPTIONS)[]> = {
   search: ["json", "limit"],
   show: [],
   validate: ["json"],
-  doctor: ["json"],
+  doctor: ["json", "all"],
   sync: ["json", "update"],
   lock: ["json"],
   verify: ["json"],

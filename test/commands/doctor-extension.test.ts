@@ -7,10 +7,10 @@ import { writeNode } from "../helpers/tree.ts";
 afterAll(cleanupTemp);
 
 /** What `skillhub doctor` prints over these skills folders; it must exit 0. */
-async function doctor(home: string, dirs: string[]): Promise<string> {
+async function doctor(home: string, dirs: string[], options: string[] = []): Promise<string> {
   let out = "";
   const code = await run(
-    ["doctor", ...dirs.flatMap((dir) => ["--skills-dir", dir]), "--home", home],
+    ["doctor", ...dirs.flatMap((dir) => ["--skills-dir", dir]), "--home", home, ...options],
     { HOME: home },
     {
       out: (text: string) => {
@@ -51,4 +51,25 @@ test("doctor names each URI a tree node and a skill would share, and which one i
   expect(out).toContain(
     "  skill://ops/deploy/ is tree node 'ops/deploy', not folder deploy/ of skill 'ops', whose files read_skill_file reads by path",
   );
+});
+
+test("doctor shows the first 10 lines of a long list and how to see every one; --all shows every one", async () => {
+  const home = tempDir("skillhub-doctor-home-");
+  const dir = tempDir("skillhub-doctor-skills-");
+  for (let i = 0; i < 14; i++) writeSkill(dir, `Bad_${i}`, { description: `Refused name ${i}` });
+  const short = await doctor(home, [dir]);
+  expect(short).toContain(
+    "Skills extension (skills/list, skill:// resources): 0 published, 14 served by the tools only",
+  );
+  expect(short.match(/must be 1-64 lowercase letters/g)?.length).toBe(10);
+  expect(short).toContain("  … and 4 more skills (`skillhub doctor --all` lists every one).");
+  expect(short.match(/ warning invalid-name /g)?.length).toBe(10);
+  expect(short).toContain("  … and 4 more warnings (`skillhub doctor --all` lists every one).");
+  // The rest of the report still follows.
+  expect(short).toContain("Configuration:");
+
+  const every = await doctor(home, [dir], ["--all"]);
+  expect(every.match(/must be 1-64 lowercase letters/g)?.length).toBe(14);
+  expect(every.match(/ warning invalid-name /g)?.length).toBe(14);
+  expect(every).not.toContain("more warnings");
 });
