@@ -135,7 +135,8 @@ function impliedAnalytics(raw: Record<string, unknown>, assignments: readonly As
 
 function normalisePaths(config: Config, input: ResolveInput): Config {
   const abs = (p: string) => {
-    const expanded = p === "~" ? input.homeDir : p.startsWith("~/") ? join(input.homeDir, p.slice(2)) : p;
+    // `~\` too, as fromFileFolder reads it: a config file written on Windows.
+    const expanded = p === "~" ? input.homeDir : /^~[\\/]/.test(p) ? join(input.homeDir, p.slice(2)) : p;
     return isAbsolute(expanded) ? expanded : resolvePath(input.cwd, expanded);
   };
   return {
@@ -153,6 +154,12 @@ function normalisePaths(config: Config, input: ResolveInput): Config {
       enabled_categories: config.filters.enabled_categories.map((s) => s.trim().toLowerCase()).filter(Boolean),
     },
     analytics: { ...config.analytics, file: config.analytics.file ? abs(config.analytics.file) : "" },
+    lock: { ...config.lock, file: config.lock.file === undefined ? undefined : abs(config.lock.file) },
+    trust: {
+      ...config.trust,
+      allowed_signers: config.trust.allowed_signers === undefined ? undefined : abs(config.trust.allowed_signers),
+    },
+    plugins: { ...config.plugins, dir: config.plugins.dir === undefined ? undefined : abs(config.plugins.dir) },
     // A repository given as a local path is one from here, like a skills folder: git, run in SkillHub's
     // own folder, would otherwise look for `../team-skills` there and answer that it does not exist.
     git: {
@@ -284,11 +291,15 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
   return out;
 }
 
-/** Keys whose values are paths on this machine (git.repos: those of its entries that are local paths). */
+/**
+ * Keys whose values are paths on this machine (git.repos: those of its entries that are local paths); each
+ * is made absolute, `~` expanded, by normalisePaths.
+ */
 const PATH_KEYS = new Set([
   "home",
   "cache_path",
   "sources.dirs",
+  "sources.project_dirs",
   "sources.project",
   "analytics.file",
   "plugins.dir",

@@ -1,4 +1,4 @@
-import { endsWithCjk, isCjkTerm, processTerm } from "./text.ts";
+import { endsWithCjk, foldWidth, isCjkTerm, processTerm } from "./text.ts";
 
 /** Characters in an excerpt (about 160, as skills.search promises). */
 export const EXCERPT_CHARS = 160;
@@ -145,7 +145,7 @@ function matches(text: string, terms: readonly string[]): Matches {
  * ("invoic" of "invoices"), so find them with indexOf at word starts.
  */
 function wordStarts(text: string, terms: readonly string[]): number[] {
-  const lower = text.toLowerCase();
+  const lower = foldWidth(text.toLowerCase());
   const out: number[] = [];
   // Lower-casing changed a length ("İ" → "i̇"): positions in `lower` are not positions in `text`.
   if (lower.length !== text.length) return out;

@@ -22,7 +22,8 @@ export interface FieldTerms {
 export function fieldTerms(text: string): FieldTerms {
   const tokens = tokenize(text);
   const counts = new Map<string, number>();
-  for (const token of tokens) for (const term of processTerms(token)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  for (const token of tokens)
+    for (const term of processTerms(token, true)) counts.set(term, (counts.get(term) ?? 0) + 1);
   return { counts, length: new Set(tokens).size };
 }
 
@@ -69,7 +70,7 @@ export class TermCounter {
     for (const token of tokenize(text)) {
       if (token === "") continue;
       this.distinct.add(token);
-      for (const term of processTerms(token)) this.counts.set(term, (this.counts.get(term) ?? 0) + 1);
+      for (const term of processTerms(token, true)) this.counts.set(term, (this.counts.get(term) ?? 0) + 1);
     }
   }
 }

@@ -55,15 +55,18 @@ const CJK_LAST = new RegExp(`${CJK_CHAR}$`, "u");
  * The terms of one token: the processed word (processTerm), or for a token holding CJK text its
  * runs of other scripts processed as words and each CJK run as its overlapping pairs of characters
  * (`請求書` → `請求`, `求書`), as search engines index such text without a dictionary: a query in
- * other words of the same phrase still shares most pairs with it. Index and queries both use it.
+ * other words of the same phrase still shares most pairs with it. Index and queries both use it;
+ * `indexed`, the index's reading, adds each character of a longer run on its own (`請`, `求`, `書`), so
+ * that a query of one character (`图`, Korean `책`) finds the words it is part of; a query's longer run
+ * stays pairs, which single characters of other words would only blur.
  */
-export function processTerms(token: string): readonly string[] {
+export function processTerms(token: string, indexed = false): readonly string[] {
   if (!isCjkTerm(token)) {
     const single = processTerm(token);
     return single === null ? NO_TERMS : [single];
   }
   const out: string[] = [];
-  for (const part of token.toLowerCase().split(CJK_RUN)) {
+  for (const part of foldWidth(token.toLowerCase()).split(CJK_RUN)) {
     if (part === "") continue;
     if (!CJK_RUN.test(part)) {
       const term = processTerm(part);
@@ -72,11 +75,27 @@ export function processTerms(token: string): readonly string[] {
       // Characters, not UTF-16 units: Han beyond the first plane (`𠮷`) takes two units.
       const chars = part.length === 1 ? [part] : Array.from(part);
       if (chars.length === 1) out.push(part);
-      else for (let i = 0; i + 1 < chars.length; i++) out.push(`${chars[i]}${chars[i + 1]}`);
+      else {
+        for (let i = 0; i + 1 < chars.length; i++) out.push(`${chars[i]}${chars[i + 1]}`);
+        if (indexed) out.push(...chars);
+      }
     }
   }
   return out;
 }
+
+/**
+ * `text` with full-width Latin letters, digits and signs (`ＰＤＦ`, `２０２４`, which Japanese and Chinese
+ * input methods type) as their ASCII ones, so that they are the words `PDF` and `2024`. One unit for one:
+ * positions in the text stay positions in the folded text (excerpts, why a hit matched). Pure.
+ */
+export function foldWidth(text: string): string {
+  if (!FULL_WIDTH.test(text)) return text;
+  return text.replace(FULL_WIDTHS, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+}
+
+const FULL_WIDTH = /[\uff01-\uff5e]/;
+const FULL_WIDTHS = /[\uff01-\uff5e]/g;
 
 const NO_TERMS: readonly string[] = [];
 
@@ -125,7 +144,7 @@ export function forgetProcessedTerms(): void {
 }
 
 function processFresh(term: string): string | null {
-  const lower = term.toLowerCase();
+  const lower = foldWidth(term.toLowerCase());
   // Single letters are noise (the "s" of "month's"); single digits are not.
   if (lower.length === 0 || (lower.length === 1 && !/\d/.test(lower)) || STOP_WORDS.has(lower)) return null;
   return stem(lower);

@@ -3,7 +3,7 @@ import type { RankedHit } from "./engine.ts";
 import { META_FIELDS, metadata } from "./fields.ts";
 import { SEARCH_OPTIONS } from "./index-settings.ts";
 import { type TermSpec, termSpecs } from "./query-spec.ts";
-import { acronyms, isCjkTerm, processTerms, splitWords } from "./text.ts";
+import { acronyms, foldWidth, isCjkTerm, processTerms, splitWords } from "./text.ts";
 
 /**
  * Why each of a query's hits matched, in a line an agent can judge it by: the query's words as typed, grouped by
@@ -23,7 +23,7 @@ function explain(hit: RankedHit, typed: ReadonlyMap<string, string>, fuzzy: bool
   if (hit.matched && hit.matched.length > 0) {
     const specs = termSpecs(hit.matched, SEARCH_OPTIONS).map((s) => (fuzzy ? s : { ...s, maxDistance: 0 }));
     const texts = metadata(hit.skill);
-    const lower = META_FIELDS.map((f) => texts[f].toLowerCase());
+    const lower = META_FIELDS.map((f) => foldWidth(texts[f].toLowerCase()));
     const where = new Map<string, string[]>();
     for (const spec of specs) {
       const found = META_FIELDS.filter((_, i) => fieldHas(lower[i] as string, spec));

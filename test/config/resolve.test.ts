@@ -171,6 +171,28 @@ describe("resolveConfig", () => {
     expect(config.analytics.file).toBe("/work/events.jsonl");
   });
 
+  test("every path setting expands `~/` to the home and is made absolute, from a file or the environment", () => {
+    const { config } = resolve({ SKILLHUB_LOCK: "~/env.lock", SKILLHUB_ALLOWED_SIGNERS: "keys/allowed" }, {}, [
+      {
+        path: "/home/u/team/config.yaml",
+        data: {
+          trust: { allowed_signers: "~/.ssh/allowed_signers" },
+          plugins: { dir: "~/claude/plugins" },
+          sources: { project_dirs: ["skills"] },
+        },
+      },
+    ]);
+    expect(config.lock.file).toBe("/home/u/env.lock");
+    // The environment's relative path is the working folder's, as a variable's always is.
+    expect(config.trust.allowed_signers).toBe("/work/keys/allowed");
+    expect(config.plugins.dir).toBe("/home/u/claude/plugins");
+    expect(config.sources.project_dirs).toEqual(["/home/u/team/skills"]);
+    const fromFile = resolve({}, {}, [
+      { path: "/c/config.yaml", data: { trust: { allowed_signers: "~/.ssh/allowed_signers" } } },
+    ]);
+    expect(fromFile.config.trust.allowed_signers).toBe("/home/u/.ssh/allowed_signers");
+  });
+
   test("secrets are never echoed", () => {
     const message = failure(() => resolve({ SKILLHUB_HTTP_TOKEN: "s3cret", SKILLHUB_PORT: "x" })).message;
     expect(message).not.toContain("s3cret");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { normaliseQuery, processTerm, processTerms, splitWords, stem } from "../../src/search/text.ts";
+import { foldWidth, normaliseQuery, processTerm, processTerms, splitWords, stem } from "../../src/search/text.ts";
 
 describe("search text", () => {
   test("queries are trimmed and whitespace collapsed", () => {
@@ -65,6 +65,20 @@ describe("search text", () => {
     expect(processTerms("파일을")).toEqual(["파일", "일을"]);
     expect(processTerms("Extracting")).toEqual(["extract"]);
     expect(processTerms("the")).toEqual([]);
+  });
+
+  test("the index reads a longer CJK run's characters on their own too; a query, its pairs only", () => {
+    expect(processTerms("图表", true)).toEqual(["图表", "图", "表"]);
+    expect(processTerms("𠮷野", true)).toEqual(["𠮷野", "𠮷", "野"]);
+    expect(processTerms("表", true)).toEqual(["表"]);
+    expect(processTerms("图表")).toEqual(["图表"]);
+  });
+
+  test("full-width letters and digits are the ASCII words", () => {
+    expect(foldWidth("ＰＤＦ２０２４")).toBe("PDF2024");
+    expect(foldWidth("ＰＤＦ").length).toBe(3);
+    expect(processTerm("ＰＤＦｓ")).toBe("pdf");
+    expect(processTerms("ＰＤＦの請求書")).toEqual(["pdf", "の請", "請求", "求書"]);
   });
 
   test("a pair is two characters, not two UTF-16 units: Han beyond the first plane stays whole", () => {

@@ -76,6 +76,33 @@ describe("search_skills", () => {
     expect(hits[0]?.matched).toContain("支払期日");
   });
 
+  test("a query of one CJK character finds the words it is part of; full-width letters and digits are ASCII ones", async () => {
+    const dir = skills();
+    writeSkill(dir, "charts-zh", { description: "从图表中提取数据并生成报告。" });
+    writeSkill(dir, "reading-ko", { description: "책을 읽고 요약합니다." });
+    writeSkill(dir, "invoice-jp", {
+      description: "ＰＤＦの請求書から金額を抽出する。",
+      body: "# 請求書\n\n２０２４年度の請求書を読み取ります。\n",
+    });
+    const { call } = await open({ flags: { "skills-dir": [dir] } });
+    for (const [query, name] of [
+      ["图", "charts-zh"],
+      // The second character of a pair too.
+      ["表", "charts-zh"],
+      ["책", "reading-ko"],
+      ["2024", "invoice-jp"],
+    ]) {
+      expect((await hitsFor(call, query as string))[0]?.name).toBe(name as string);
+    }
+    // A longer CJK query is still read as pairs: one shared character does not make a hit.
+    expect((await hitsFor(call, "图书馆")).map((hit) => hit.name)).not.toContain("charts-zh");
+    const pdf = (await hitsFor(call, "PDF")).find((hit) => hit.name === "invoice-jp");
+    expect(pdf?.matched).toBe("description: PDF");
+    const year = (await hitsFor(call, "2024"))[0];
+    expect(year?.excerpt).toContain("２０２４年度");
+    expect(year?.matched).toBe("text: 2024");
+  });
+
   test("a word written between CJK characters counts where it is, as the engine matched it", async () => {
     const dir = skills();
     writeSkill(dir, "invoice-jp", {
