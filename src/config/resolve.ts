@@ -181,7 +181,7 @@ function normalisePaths(config: Config, input: ResolveInput): Config {
  * Whether a repository is a local path as git reads one: no `scheme://`, and no `host:` before the first
  * slash (scp-like `git@host:team/skills`); a Windows drive is a path. A `-` start is refused elsewhere.
  */
-function isLocalPath(repo: string): boolean {
+export function isLocalPath(repo: string): boolean {
   const text = repo.trim();
   if (text === "" || text.startsWith("-") || /^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return false;
   if (/^[A-Za-z]:[\\/]/.test(text)) return true;

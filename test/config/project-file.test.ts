@@ -92,6 +92,18 @@ describe("a project's skillhub.yaml", () => {
     expect(err).toContain(file);
   });
 
+  test("a repository given as a relative path is the project's neighbour, whatever folder git runs in", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    remote.push();
+    const project = join(remote.bare, "..", "project");
+    write(join(project, "skillhub.yaml"), "git:\n  repos: [../team.git]\n");
+    expect(projectSourcesAt(project)?.repos).toEqual([{ url: remote.bare, scope: "project" }]);
+    const { client } = await projectSession(project);
+    const result = await client.callTool({ name: "skill", arguments: { name: "alpha" } });
+    expect(result.isError).toBeFalsy();
+    expect(JSON.stringify(result.content)).toContain("Loading: alpha");
+  });
+
   test("its repositories never receive GITHUB_TOKEN (the user's do)", async () => {
     const tls = selfSignedCert();
     if (!tls) return;
