@@ -140,6 +140,8 @@ describe("resolveConfig", () => {
     const endpoints = [
       () => resolve({ ANALYTICS_ENDPOINT: "ftp://hooks.example/x" }),
       () => resolve({}, {}, [{ path: "/c.yaml", data: { analytics: { endpoint: "hooks.example/x" } } }]),
+      () => resolve({ ANALYTICS_ENDPOINT: "https://hooks.exa mple/x" }),
+      () => resolve({ ANALYTICS_ENDPOINT: "http://[::1/x" }),
     ];
     for (const attempt of endpoints) {
       const endpoint = failure(attempt).message;
