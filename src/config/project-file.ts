@@ -73,7 +73,8 @@ export function readProjectFile(file: string, projectDir: string): ProjectSource
     repos: repos.data.map((item) => {
       const entry = typeof item === "string" ? { url: item } : item;
       // A local path is the project's, as its folders are: git runs in SkillHub's own folder.
-      const url = isLocalPath(entry.url) && !/^~([\\/]|$)/.test(entry.url) ? resolve(root, entry.url.trim()) : entry.url;
+      const url =
+        isLocalPath(entry.url) && !/^~([\\/]|$)/.test(entry.url) ? resolve(root, entry.url.trim()) : entry.url;
       return { ...entry, url, scope: "project" };
     }),
     dirs: absolute,

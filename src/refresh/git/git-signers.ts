@@ -12,7 +12,8 @@ import { sha256Hex } from "../../util/sha256.ts";
  * Security: whoever can write the file decides which keys sign a team's skills. A file, or a folder
  * above it, that another user can write (a shared folder, a group's) lets that user add a key, as a
  * link they own in front of it lets them point it elsewhere: such a file is refused, as `ssh` refuses
- * an `authorized_keys` others can write. And `git verify-commit` names the file to `ssh-keygen`, which
+ * an `authorized_keys` others can write. A group-writable one passes only when the group is the user's
+ * own private group. And `git verify-commit` names the file to `ssh-keygen`, which
  * opens it again: a file swapped between the check and that open (or a FIFO put there) would be read
  * instead, so ssh-keygen is given a copy in a folder of SkillHub's own.
  */
@@ -53,6 +54,32 @@ export async function withSignersCopy<T>(bytes: Buffer, use: (file: string) => P
 }
 
 /**
+ * Whether group `gid` is a user private group, the owner alone: named as the user, with no other member
+ * listed in /etc/group and no other user's primary group in /etc/passwd. Systems that give each user such
+ * a group set umask 002, so a user's files are group-writable; a group shared with others (macOS `staff`,
+ * `users`) is not the owner alone, and one these files do not describe (a directory service) is not
+ * taken for private. Pure.
+ */
+export function isPrivateGroup(gid: number, user: string, groupFile: string, passwdFile: string): boolean {
+  const fields = (line: string) => line.split(":");
+  const group = groupFile
+    .split("\n")
+    .map(fields)
+    .find((f) => f.length >= 4 && Number(f[2]) === gid && f[2] !== "");
+  if (!group || group[0] !== user) return false;
+  if ((group[3] ?? "").split(",").some((member) => member.trim() !== "" && member.trim() !== user)) return false;
+  return !passwdFile
+    .split("\n")
+    .map(fields)
+    .some((f) => f.length >= 4 && f[0] !== user && f[3] !== "" && Number(f[3]) === gid);
+}
+
+function readSystemFile(path: string): string {
+  const read = readNamedFile({ path, maxBytes: 16_777_216 });
+  return read.ok ? read.bytes.toString("utf8") : "";
+}
+
+/**
  * What lets another user change the file whose real path is `real` (inode `ino`), named `given`: the
  * file, a folder above it, or a link on the way owned by someone else or writable by others; undefined
  * when only this user (or root) can. Where there are no user ids (Windows) nothing is checked.
@@ -66,9 +93,18 @@ export function othersCanChange(given: string, real: string, ino: number): strin
     // Security: a sticky folder (/tmp) lets others add entries but not replace or remove ours.
     if (folder && (stat.mode & 0o1000) !== 0) return undefined;
     if ((stat.mode & 0o002) !== 0) return `${what} is writable by every user`;
-    // A group of one's own (user private groups, umask 002) is the owner alone; another group is not.
-    if ((stat.mode & 0o020) !== 0 && stat.gid !== gid) return `${what} is writable by group ${stat.gid}`;
+    if ((stat.mode & 0o020) !== 0 && !(stat.gid === gid && ownGroup()))
+      return `${what} is writable by group ${stat.gid}`;
     return undefined;
+  };
+  let own: boolean | undefined;
+  const ownGroup = () => {
+    if (own === undefined) {
+      const passwd = readSystemFile("/etc/passwd");
+      const entry = passwd.split("\n").find((line) => line.split(":")[2] === String(uid));
+      own = isPrivateGroup(gid, entry?.split(":")[0] ?? "", readSystemFile("/etc/group"), passwd);
+    }
+    return own;
   };
   try {
     const file = statSync(real);

@@ -3,7 +3,7 @@ import { chmodSync, lchownSync, mkdirSync, statSync, symlinkSync, writeFileSync 
 import { join } from "node:path";
 import type { GitError } from "../../../src/refresh/git/git-errors.ts";
 import { GitRunner } from "../../../src/refresh/git/git-runner.ts";
-import { othersCanChange } from "../../../src/refresh/git/git-signers.ts";
+import { isPrivateGroup, othersCanChange } from "../../../src/refresh/git/git-signers.ts";
 import type { RepoTarget } from "../../../src/refresh/git/git-target.ts";
 import { verifySigned } from "../../../src/refresh/git/git-trust.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
@@ -138,4 +138,32 @@ describe("the allowed-signers file", () => {
     expect(othersCanChange(open, open, statSync(open).ino)).toMatch(/open is writable by every user/);
     expect(othersCanChange(file, file, statSync(file).ino + 1)).toContain("was replaced while it was read");
   });
+
+  test("a group-writable file passes only in the user's private group", () => {
+    const passwd = "ana:x:1000:1000::/home/ana:/bin/sh\nbob:x:1001:1001::/home/bob:/bin/sh\n";
+    // Debian's and Fedora's user private groups.
+    expect(isPrivateGroup(1000, "ana", "ana:x:1000:\nbob:x:1001:\n", passwd)).toBe(true);
+    expect(isPrivateGroup(1000, "ana", "ana:x:1000:ana\n", passwd)).toBe(true);
+    // A group with another member, another user's primary group, a shared group (macOS staff), an unknown one.
+    expect(isPrivateGroup(1000, "ana", "ana:x:1000:bob\n", passwd)).toBe(false);
+    expect(isPrivateGroup(1000, "ana", "ana:x:1000:\n", `${passwd}eve:x:1002:1000::/home/eve:/bin/sh\n`)).toBe(false);
+    expect(isPrivateGroup(20, "ana", "staff:*:20:root\n", passwd)).toBe(false);
+    expect(isPrivateGroup(1000, "ana", "", passwd)).toBe(false);
+  });
+
+  test.skipIf(process.getuid?.() !== 0)(
+    "a group-writable signers file: the user's own group passes, another is refused",
+    () => {
+      const folder = tempDir("skillhub-own-");
+      chmodSync(folder, 0o755);
+      const file = join(folder, "allowed_signers");
+      writeFileSync(file, "x\n");
+      chmodSync(file, 0o664);
+      // root's group is root's alone here (/etc/group and /etc/passwd say so).
+      expect(othersCanChange(file, file, statSync(file).ino)).toBeUndefined();
+      // Group 100 is `users` on Debian, Fedora and Arch: shared by every ordinary user.
+      lchownSync(file, 0, 100);
+      expect(othersCanChange(file, file, statSync(file).ino)).toMatch(/allowed_signers is writable by group 100/);
+    },
+  );
 });
