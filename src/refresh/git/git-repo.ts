@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
-import { isInside } from "../../util/safe-path.ts";
 import { copySettingsProblem, skippedEntries } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted } from "./git-fetch.ts";
@@ -244,25 +243,26 @@ async function emptySubmoduleFolders(target: RepoTarget, ctx: SyncContext): Prom
   });
   const entries = parseStage(listing.code === 0 ? listing.stdout : "");
   if (typeof entries === "string") return;
-  const copy = realpathSync(target.dir);
+  const copy = Buffer.from(`${realpathSync(target.dir)}${sep}`);
   for (const entry of entries) {
     if (entry.mode !== "160000") continue;
-    const folder = Buffer.concat([Buffer.from(`${copy}${sep}`), entry.path]).toString();
+    // As bytes: a name that is not UTF-8 would become U+FFFD as text, and another folder emptied.
+    const folder = Buffer.concat([copy, entry.path]);
     // Security: only ever inside the copy, reached without a link; a link put in the folder's place is
     // removed itself (rm never follows it), not what it leads to.
-    const parent = dirname(folder);
-    if (realOr(parent) !== parent || !isInside(copy, parent)) continue;
+    const parent = folder.subarray(0, folder.lastIndexOf(sep));
+    if (parent.length < copy.length - 1 || !realOr(parent)?.equals(parent)) continue;
     await rm(folder, { recursive: true, force: true });
     mkdirSync(folder);
   }
 }
 
-/** The real path of `path`, or "" when it has none (gone, a dangling link). */
-function realOr(path: string): string {
+/** The real path of `path`, as bytes; undefined when it has none (gone, a dangling link). */
+function realOr(path: Buffer): Buffer | undefined {
   try {
-    return realpathSync(path);
+    return realpathSync(path, { encoding: "buffer" });
   } catch {
-    return "";
+    return undefined;
   }
 }
 

@@ -349,6 +349,36 @@ describe("trust.allowed_signers: a signed repository with a submodule", () => {
   });
 });
 
+describe("trust.allowed_signers: a submodule whose folder's name is not UTF-8", () => {
+  test("a skill planted in it is not served; sync empties that folder, not one of a similar name", async () => {
+    const vendored = remoteRepo("vendored", { "README.md": "vendored\n" });
+    const name = Buffer.concat([Buffer.from("skills/vend"), Buffer.from([0xff]), Buffer.from("ored")]);
+    const under = (root: string, ...rest: string[]) =>
+      Buffer.concat([Buffer.from(`${root}/`), name, ...rest.map((part) => Buffer.from(`/${part}`))]);
+    const { m, env, copy } = await signedCopy("Signed by the team.", (remote) => {
+      const commit = git(["rev-parse", "HEAD"], vendored.work);
+      const entry = Buffer.concat([Buffer.from(`160000 commit ${commit}\t`), name, Buffer.from("\n")]);
+      const added = Bun.spawnSync(["git", "update-index", "--index-info"], {
+        cwd: remote.work,
+        env: GIT_ENV,
+        stdin: entry,
+      });
+      expect(added.exitCode).toBe(0);
+      mkdirSync(under(remote.work));
+    });
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
+    mkdirSync(under(copy, "planted"));
+    writeFileSync(under(copy, "planted", "SKILL.md"), skillText("planted", "Planted on disk."));
+    await refusedThenRestored(m, env, "planted", "Signed by the team.", "Planted on disk.");
+    expect(readdirSync(under(copy))).toEqual([]);
+    expect(
+      readdirSync(join(copy, "skills"), { encoding: "buffer" })
+        .map((n) => n.toString("latin1"))
+        .sort(),
+    ).toEqual(["alpha", "vend\u00ffored"]);
+  });
+});
+
 describe("trust.allowed_signers: attributes planted in a copy's .git", () => {
   test("an `ident` attribute in .git/info/attributes does not let a rewritten file pass for the signed one", async () => {
     const { m, env, copy } = await signedCopy("Signed by the team. Version $Id$");
