@@ -92,3 +92,24 @@ describe("a client holding the token cannot exhaust the hub", () => {
     }
   }, 120_000);
 });
+
+describe("a loopback port is open to every user of the machine", () => {
+  test("commands enabled without a token: the server warns that any local user could run them; with a token it does not", async () => {
+    const home = tempDir("skillhub-hostile-home-");
+    const skills = tempDir("skillhub-hostile-skills-");
+    writeSkill(skills, "slow", { description: "A skill" });
+    const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_ENABLE_COMMANDS: "1" };
+    const open = await startHttpBinary(bin, ["--skills-dir", skills], { env, cwd: home });
+    await open.stop();
+    expect(open.stderr()).toContain(
+      "run_skill_command is enabled and no token is set: every user of this machine can connect to this port and run commands as you. Set SKILLHUB_HTTP_TOKEN",
+    );
+    const guarded = await startHttpBinary(bin, ["--skills-dir", skills], {
+      env: { ...env, SKILLHUB_HTTP_TOKEN: TOKEN },
+      cwd: home,
+    });
+    await guarded.stop();
+    expect(guarded.stderr()).toContain("token required");
+    expect(guarded.stderr()).not.toContain("every user of this machine");
+  }, 120_000);
+});
