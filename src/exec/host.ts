@@ -1,3 +1,4 @@
+import { SkillHubError } from "../util/errors.ts";
 import {
   DEFAULT_GRACE_MS,
   defaultSpawn,
@@ -6,7 +7,6 @@ import {
   runProcess,
   type SpawnFn,
 } from "./process.ts";
-import { SkillHubError } from "../util/errors.ts";
 import { defaultKill, type KillFn, RunningGroups } from "./process-group.ts";
 import { defaultWhich } from "./runners.ts";
 

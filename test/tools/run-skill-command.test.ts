@@ -233,7 +233,10 @@ describe("run_skill_command when enabled", () => {
 
 describe("run_skill_command: a bounded number of runs at once", () => {
   test("past the server's limit a call is refused at once (TOO_MANY_RUNS), and a finished run frees its place", async () => {
-    const { cmd, dir } = await open({ SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "bash" }, { hub: { exec: { maxRunning: 2 } } });
+    const { cmd, dir } = await open(
+      { SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "bash" },
+      { hub: { exec: { maxRunning: 2 } } },
+    );
     // Each run says it started, then waits for the test's word: no clock decides who is running when.
     write(join(dir, "pdf", "wait.sh"), 'touch "started-$$"\nwhile [ ! -e go ]; do sleep 0.05; done\necho done\n');
     const started = () => readdirSync(join(dir, "pdf")).filter((n) => n.startsWith("started-")).length;
@@ -250,7 +253,8 @@ describe("run_skill_command: a bounded number of runs at once", () => {
       "2 scripts and commands are running on this server, the most it runs at once; try again when one has finished.",
     );
     writeFileSync(join(dir, "pdf", "go"), "");
-    for (const result of await Promise.all(running)) expect(result.structuredContent).toMatchObject({ stdout: "done\n" });
+    for (const result of await Promise.all(running))
+      expect(result.structuredContent).toMatchObject({ stdout: "done\n" });
     expect((await cmd("bash", ["wait.sh"])).structuredContent).toMatchObject({ stdout: "done\n", exit_code: 0 });
   });
 });
