@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { isVersionControl } from "../sources/skill-files.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { isInside } from "../util/safe-path.ts";
@@ -62,8 +62,10 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
   for (const arg of args) {
     // Security: a NUL byte would cut the argument short in the kernel's exec call.
     if (arg.includes("\0")) return { ok: false, reason: `argument ${JSON.stringify(arg)} contains a NUL byte` };
+    // The places a glued value may start share everything after their first separator: judged once.
+    const names = new Map<string, string | undefined>();
     for (const candidate of pathCandidates(arg)) {
-      const problem = pathProblem(candidate, skillDir, base, realpath, exists);
+      const problem = pathProblem(candidate, skillDir, base, realpath, exists, names);
       if (!problem) continue;
       const glued = candidate !== arg && !arg.startsWith("--");
       const hint = glued ? " (a value glued to a short option counts as a path: give it as its own argument)" : "";
@@ -108,8 +110,25 @@ function lexists(path: string): boolean {
   }
 }
 
-/** Separators at the end of a path: `/` here, either slash on Windows (a `\\` is a name's character elsewhere). */
-const TRAILING_SEPARATORS = process.platform === "win32" ? /[\\/]+$/ : /[/]+$/;
+/** Why the names of a path (split at either slash) may not be used, or undefined. */
+function namesProblem(text: string): string | undefined {
+  const names = text.split(/[\\/]+/);
+  // Security: ".." climbs out of the skill's folder.
+  if (names.includes("..")) return "contains '..'; only paths inside the skill's folder are allowed";
+  // Security: as read_skill_file, version-control metadata is no file of the skill (a remote's token in .git/config).
+  if (names.some(isVersionControl)) return "names version-control metadata (.git), which is no file of the skill";
+  return undefined;
+}
+
+/** `path` without separators at its end (`/`, either slash on Windows, where `\\` is no name's character).
+ * A loop: `/[/]+$/` is tried again at every separator of a long path. */
+function trimSeparators(path: string): string {
+  let end = path.length;
+  while (end > 0 && (path[end - 1] === "/" || (process.platform === "win32" && path[end - 1] === "\\"))) end--;
+  return path.slice(0, end);
+}
+/** Separators between names: `/`, and `\\` on Windows. */
+const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /[/]+/;
 
 function pathProblem(
   text: string,
@@ -117,26 +136,44 @@ function pathProblem(
   base: string,
   realpath: (p: string) => string,
   exists: (p: string) => boolean,
+  names: Map<string, string | undefined> = new Map(),
 ): string | undefined {
   if (text === "") return undefined;
   // Security: absolute paths (POSIX, Windows drive or UNC) ignore the working directory altogether.
   if (text.startsWith("/") || text.startsWith("\\") || /^[A-Za-z]:/.test(text))
     return "is an absolute path; only paths inside the skill's folder are allowed";
-  // Security: ".." climbs out of the skill's folder.
-  if (text.split(/[\\/]+/).includes("..")) return "contains '..'; only paths inside the skill's folder are allowed";
-  // Security: as read_skill_file, version-control metadata is no file of the skill (a remote's token in .git/config).
-  if (text.split(/[\\/]+/).some(isVersionControl))
-    return "names version-control metadata (.git), which is no file of the skill";
+  const cut = /[\\/]/.exec(text)?.index ?? text.length;
+  const head = namesProblem(text.slice(0, cut));
+  if (head) return head;
+  const tail = text.slice(cut);
+  if (!names.has(tail)) names.set(tail, namesProblem(tail));
+  const problem = names.get(tail);
+  if (problem) return problem;
   // Security: a symlink inside the folder may point anywhere; check the nearest existing part of the path.
   // A trailing slash would make lstat follow a link (`link/`), and many programs drop it: the link itself
-  // is what is checked.
-  const root = join(skillDir);
-  let probe = join(skillDir, text.replace(TRAILING_SEPARATORS, ""));
+  // is what is checked. That part is found from the skill's folder down, stopping at the first name
+  // missing (nothing exists below a missing folder). Security: searched up from the end, and with every
+  // name judged again for every place a glued value may start, one 4 KB argument (`-aaa…/a/a/…`) held
+  // the server's thread, and every client, for 3.7 s.
+  let probe = join(skillDir);
+  const path = trimSeparators(text);
+  const separator = new RegExp(SEPARATORS.source, "g");
   try {
-    while (!exists(probe) && probe !== root && dirname(probe) !== probe) probe = dirname(probe);
+    for (let from = 0; from <= path.length; ) {
+      const found = separator.exec(path);
+      const to = found ? found.index : path.length;
+      const name = path.slice(from, to);
+      from = found ? to + found[0].length : path.length + 1;
+      if (name === "" || name === ".") continue;
+      const next = join(probe, name);
+      if (!exists(next)) break;
+      probe = next;
+    }
   } catch (error) {
     return `cannot be checked (${errnoCode(error) ?? errorMessage(error)}); only paths inside the skill's folder that can be checked are allowed`;
   }
+  // Nothing of it exists: it would be created in the skill's folder itself, whose real path is `base`.
+  if (probe === join(skillDir)) return undefined;
   let real: string;
   try {
     real = realpath(probe);

@@ -1,3 +1,4 @@
+import { SkillHubError } from "../util/errors.ts";
 import {
   DEFAULT_GRACE_MS,
   defaultSpawn,
@@ -8,6 +9,13 @@ import {
 } from "./process.ts";
 import { defaultKill, type KillFn, RunningGroups } from "./process-group.ts";
 import { defaultWhich } from "./runners.ts";
+
+/**
+ * Most scripts and commands one server runs at once, run_script and run_skill_command together: far
+ * above what one agent starts in parallel, far below what would exhaust the machine's processes or the
+ * server's descriptors (three per run).
+ */
+export const MAX_RUNNING = 16;
 
 /**
  * Everything run_script and run_skill_command need from the machine, with
@@ -32,6 +40,8 @@ export interface ExecHost {
   bunConfig?: () => string;
   /** Groups running now; killed when the hub closes. */
   groups: RunningGroups;
+  /** Most groups running at once; one more run is refused with TOO_MANY_RUNS. Default MAX_RUNNING. */
+  maxRunning: number;
   /** Starts a run's timeout; injected by tests that end a run when it is ready. Default the runtime's. */
   setTimeout?: (fn: () => void, ms: number) => unknown;
   clearTimeout?: (handle: unknown) => void;
@@ -48,12 +58,27 @@ export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
     graceMs: DEFAULT_GRACE_MS,
     which: defaultWhich,
     groups: new RunningGroups(),
+    maxRunning: MAX_RUNNING,
     ...overrides,
   };
 }
 
-/** runProcess with the host's spawn, kill, clock, grace period and group registry. */
+/**
+ * runProcess with the host's spawn, kill, clock, grace period and group registry. Throws SkillHubError
+ * TOO_MANY_RUNS, before anything starts, when `host.maxRunning` groups are running already.
+ *
+ * Security: each call of a client starts a process, and one HTTP request may carry a batch of 100 calls,
+ * so without a bound any client could start processes until the machine has none left. Refused rather
+ * than queued: a queue would let the same client hold every other one waiting behind its runs. Nothing
+ * awaits between this count and runProcess registering its group, so concurrent calls cannot overshoot.
+ */
 export function runOnHost(host: ExecHost, spec: RunSpec): Promise<ProcessResult> {
+  if (host.groups.size >= host.maxRunning)
+    throw new SkillHubError(
+      "TOO_MANY_RUNS",
+      `${host.groups.size} scripts and commands are running on this server, the most it runs at once; try again when one has finished`,
+      { details: { running: host.groups.size } },
+    );
   return runProcess(spec, {
     spawn: host.spawn,
     kill: host.kill,

@@ -57,6 +57,11 @@ export class RunningGroups {
     this.markers.delete(group);
   }
 
+  /** How many groups are running now. */
+  get size(): number {
+    return this.running.size;
+  }
+
   /** Groups of scripts and commands running now. */
   list(): number[] {
     return [...this.running.keys()];

@@ -16,6 +16,7 @@ export type ErrorCode =
   | "MISSING_ARGS"
   | "EXECUTION_TIMEOUT"
   | "NO_RUNNER"
+  | "TOO_MANY_RUNS"
   | "INVALID_ARGUMENT"
   | "PERMISSION_DENIED"
   | "NOT_A_REGULAR_FILE"

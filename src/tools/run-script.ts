@@ -202,6 +202,7 @@ export const runScriptTool = defineTool({
       });
     } catch (error) {
       if (!(error instanceof SkillHubError)) throw error;
+      if (error.code === "TOO_MANY_RUNS") return errorResult("TOO_MANY_RUNS", `${error.message}.`, error.details);
       return errorResult(
         "NO_RUNNER",
         `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}.`,

@@ -130,6 +130,7 @@ export const runSkillCommandTool = defineTool({
       });
     } catch (error) {
       if (!(error instanceof SkillHubError)) throw error;
+      if (error.code === "TOO_MANY_RUNS") return errorResult("TOO_MANY_RUNS", `${error.message}.`, error.details);
       return errorResult("NO_RUNNER", `Command '${command}' could not start: ${error.message}.`, { command });
     }
     deps.track("script_executed", {

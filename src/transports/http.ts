@@ -127,6 +127,12 @@ export async function serveHttp(hub: Hub, options: HttpServeOptions = {}): Promi
   hub.logger.info(
     `listening on ${running.url} (${mode}; token ${options.token ? "required" : "not required"}; ${isLoopbackHost(host) ? "this machine only" : "reachable from the network"})`,
   );
+  // Security: a loopback port is open to every account on this machine, not only to the one that started the
+  // server; with commands on, any of them would run commands as this user.
+  if (options.token === undefined && hub.config.commands.enabled)
+    hub.logger.warn(
+      "run_skill_command is enabled and no token is set: every user of this machine can connect to this port and run commands as you. Set SKILLHUB_HTTP_TOKEN (clients then send it as a bearer token).",
+    );
   if (options.token !== undefined && options.token.length < 16)
     hub.logger.warn(
       "SKILLHUB_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`).",

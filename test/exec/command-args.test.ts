@@ -145,4 +145,25 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     // A path through a file is missing, as a new file under it would be: the command fails on it by itself.
     expect(checkPathArgs(["extract.py/x"], dir)).toEqual({ ok: true });
   });
+
+  test("a long run of option letters glued to a deep path costs one look per place it may start, not one per name", () => {
+    const dir = skill();
+    // 250 places a value may start, each followed by 1,900 names: searched up from the end, 475,000 lstats.
+    const arg = `-${"a".repeat(250)}${"/a".repeat(1900)}`;
+    let looks = 0;
+    const exists = (path: string) => {
+      looks++;
+      return path === dir;
+    };
+    expect(checkPathArgs([arg], dir, { exists })).toEqual({
+      ok: false,
+      reason: expect.stringContaining("is an absolute path"),
+    });
+    expect(looks).toBeLessThanOrEqual(250);
+    // Deep paths that exist are still followed to their end, and judged there.
+    mkdirSync(join(dir, "a", "b", "c"), { recursive: true });
+    symlinkSync(join(dir, "..", "secret.txt"), join(dir, "a", "b", "c", "out.txt"));
+    expect(checkPathArgs(["a/b/c/out.txt"], dir).ok).toBe(false);
+    expect(checkPathArgs(["a/b/c/new/deeper.txt"], dir)).toEqual({ ok: true });
+  });
 });

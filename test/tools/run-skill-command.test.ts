@@ -1,8 +1,9 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, realpathSync, symlinkSync } from "node:fs";
+import { chmodSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect } from "../helpers/hub.ts";
+import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 let closers: (() => Promise<void>)[] = [];
@@ -227,5 +228,33 @@ describe("run_skill_command when enabled", () => {
     const stdout = String((await cmd("env")).structuredContent?.stdout);
     expect(stdout).toContain("DEPLOY_KEY=ok-cmd3");
     for (const value of ["sk-ant-cmd1", "glpat-cmd2"]) expect(stdout).not.toContain(value);
+  });
+});
+
+describe("run_skill_command: a bounded number of runs at once", () => {
+  test("past the server's limit a call is refused at once (TOO_MANY_RUNS), and a finished run frees its place", async () => {
+    const { cmd, dir } = await open(
+      { SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "bash" },
+      { hub: { exec: { maxRunning: 2 } } },
+    );
+    // Each run says it started, then waits for the test's word: no clock decides who is running when.
+    write(join(dir, "pdf", "wait.sh"), 'touch "started-$$"\nwhile [ ! -e go ]; do sleep 0.05; done\necho done\n');
+    const started = () => readdirSync(join(dir, "pdf")).filter((n) => n.startsWith("started-")).length;
+    const running = [cmd("bash", ["wait.sh"]), cmd("bash", ["wait.sh"])];
+    await eventually(() => started() === 2);
+    let third: Awaited<ReturnType<typeof cmd>> | undefined;
+    void cmd("bash", ["wait.sh"]).then((r) => (third = r));
+    // Without the limit the third run starts and waits with the others.
+    await eventually(() => third !== undefined || started() > 2);
+    expect(started()).toBe(2);
+    expect(third?.isError).toBe(true);
+    expect(third && error(third)).toMatchObject({ code: "TOO_MANY_RUNS", running: 2 });
+    expect(third && error(third).message).toBe(
+      "2 scripts and commands are running on this server, the most it runs at once; try again when one has finished.",
+    );
+    writeFileSync(join(dir, "pdf", "go"), "");
+    for (const result of await Promise.all(running))
+      expect(result.structuredContent).toMatchObject({ stdout: "done\n" });
+    expect((await cmd("bash", ["wait.sh"])).structuredContent).toMatchObject({ stdout: "done\n", exit_code: 0 });
   });
 });
