@@ -29,6 +29,12 @@ const OAUTH_PATH =
   /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
 
 /**
+ * With every session taken, one that sent no request for this long gives its place to a new client (it
+ * gets 404 and opens a new session, as the protocol says), so streams held open cannot lock others out.
+ */
+const EVICT_QUIET_MS = 60_000;
+
+/**
  * The Streamable HTTP endpoint as a pure `Request → Response` function:
  * `/mcp` (POST, GET, DELETE) and `/healthz`. Security checks run first, then
  * routing, then the SDK's web-standard transport, one per session, each with
@@ -186,6 +192,13 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       );
     }
     if (sessions.full) await sweep();
+    if (sessions.full) {
+      const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
+      if (evicted)
+        log.info(
+          `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)}, quiet the longest, for a new one`,
+        );
+    }
     if (sessions.full)
       return rpcError(
         503,

@@ -14,7 +14,10 @@ export interface Session {
 export interface SessionTableOptions {
   /** A session with no request and no open stream for this long is closed (ms). */
   idleMs: number;
-  /** Most sessions at once; the next initialize is refused until one ends. Default 1,000. */
+  /**
+   * Most sessions at once; the next initialize takes the place of the one quiet the longest (no request
+   * for a minute), else is refused until one ends. Default 1,000.
+   */
   maxSessions?: number;
   /** Clock (ms). Default Date.now. */
   now?: () => number;
@@ -110,6 +113,20 @@ export class SessionTable {
         return reader.cancel(reason);
       },
     });
+  }
+
+  /**
+   * Close the session whose last request is the oldest, if none came for `quietMs`, even with its
+   * GET stream open; returns it. A full table would otherwise refuse every newcomer for as long as
+   * its holders keep their streams open, whoever they are.
+   */
+  async evictQuietest(quietMs: number): Promise<Session | undefined> {
+    let oldest: Session | undefined;
+    for (const s of this.sessions.values()) if (!oldest || s.lastSeen < oldest.lastSeen) oldest = s;
+    if (!oldest || this.now() - oldest.lastSeen < quietMs) return undefined;
+    this.sessions.delete(oldest.id);
+    await closeQuietly(oldest);
+    return oldest;
   }
 
   /** Close sessions idle for longer than the limit; returns their ids. */

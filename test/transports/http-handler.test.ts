@@ -369,12 +369,44 @@ describe("sessions", () => {
     }
   });
 
-  test("the number of sessions is bounded: 503 with Retry-After", async () => {
+  test("the number of sessions is bounded: 503 with Retry-After while every session is in use", async () => {
     const w = world({ maxSessions: 1 });
     await w.open();
     const refused = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("60");
+  });
+
+  test("with every session taken by open streams, the one quiet the longest gives its place to a newcomer", async () => {
+    const w = world({ maxSessions: 2 });
+    const held: ReturnType<typeof sseReader>[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { id } = await w.open();
+      ids.push(id);
+      const stream = await w.handler.handle(
+        mcpRequest("GET", "/mcp", { session: id, headers: { accept: "text/event-stream" } }),
+      );
+      held.push(sseReader(stream));
+      w.advance(10_000);
+    }
+    // Streams open, no request: never idle, so only the quiet-the-longest rule frees a place.
+    w.advance(30 * 60_000 + 1);
+    const second = ids[1] as string;
+    await w.handler.handle(mcpRequest("POST", "/mcp", { session: second, body: listTools() })).then((r) => r.text());
+    const { id: newcomer } = await w.open();
+    expect(
+      w.handler.sessions
+        .list()
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([second, newcomer].sort());
+    const gone = await w.handler.handle(mcpRequest("POST", "/mcp", { session: ids[0] as string, body: listTools() }));
+    expect(gone.status).toBe(404);
+    // Sessions that all asked something within the minute keep their places.
+    const refused = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
+    expect(refused.status).toBe(503);
+    for (const reader of held) await reader.cancel();
   });
 
   test("an initialize the SDK refuses (wrong Accept) leaves no session behind", async () => {
