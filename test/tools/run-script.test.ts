@@ -131,6 +131,15 @@ describe("run_script: the validation cascade, in its order", () => {
   });
 });
 
+describe("run_script: the server's limit of runs at once", () => {
+  test("a call past it is refused at once with TOO_MANY_RUNS, nothing started", async () => {
+    const { run } = await open(undefined, { hub: { exec: { maxRunning: 0 } } });
+    const refused = await run("scripts/args.sh", { name: "Ada" });
+    expect(refused.isError).toBe(true);
+    expect(error(refused)).toMatchObject({ code: "TOO_MANY_RUNS", running: 0 });
+  });
+});
+
 describe("run_script: runners and arguments", () => {
   test.each([
     ["scripts/args.sh", "sh"],
