@@ -1,5 +1,6 @@
-import { resolve } from "node:path";
-import { statOf } from "../../util/stat.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { readNamedFile } from "../../util/named-file.ts";
 import { gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
 
@@ -73,15 +74,39 @@ export async function copySettingsProblem(dir: string, git: GitRunner): Promise<
     const named = foreign.length > 3 ? `${foreign.slice(0, 3).join(", ")}…` : foreign.join(", ");
     return `its .git/config holds settings SkillHub does not write (${named}), which could run a program or hide a change`;
   }
-  // Security: attributes git applies before it compares a file (`ident`, `text`, `working-tree-encoding`, a
-  // filter) let a rewritten file pass for the committed one: `$Id: anything $` compares equal to `$Id$`.
-  // SkillHub's clone writes no .git/info (no template); a repository's own .gitattributes is its commit's.
   const where = await git.run(["rev-parse", "--git-path", "info/attributes"], { cwd: dir });
   if (where.code !== 0) return `its .git cannot be read (${gitMessage(where.stderr) || `exit ${where.code}`})`;
-  const attributes = statOf(resolve(dir, where.stdout.trim()));
-  if (attributes && (!attributes.isFile() || attributes.size > 0))
+  const file = resolve(dir, where.stdout.trim());
+  // The bounded reader: a FIFO or device put there is refused, never waited on.
+  const read = readNamedFile({ path: file, maxBytes: RAW_ATTRIBUTES.length + 1 });
+  // A copy made before SkillHub wrote the file, or one whose file was taken away: written (again) here.
+  if (!read.ok && read.missing) return writeRawAttributes(file);
+  if (!read.ok || read.bytes.toString("utf8") !== RAW_ATTRIBUTES)
     return "its .git/info/attributes sets attributes SkillHub does not write, which could hide a change to a file";
   return undefined;
+}
+
+/**
+ * Every file as its commit holds it: no line-ending conversion, no `$Id$` expansion, no filter or
+ * encoding, whatever a repository's own .gitattributes says (.git/info/attributes comes before it).
+ *
+ * Security: attributes git applies before it compares a file let a rewritten file pass for the committed
+ * one: with a committed `* ident`, `$Id: anything $` compares equal to `$Id$`; with `text`, a line's
+ * ending. Checked out and compared raw, a file passes only with the very bytes signed. Skills are
+ * served as committed, on every system.
+ */
+export const RAW_ATTRIBUTES = "* -text -ident -filter -working-tree-encoding\n";
+
+/** Write RAW_ATTRIBUTES at `file` (a copy's `.git/info/attributes`); why it could not be, in words. */
+export function writeRawAttributes(file: string): string | undefined {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    // Exclusive: a link put in the file's place (even to nothing) is not followed.
+    writeFileSync(file, RAW_ATTRIBUTES, { flag: "wx" });
+    return undefined;
+  } catch (error) {
+    return `its .git/info/attributes cannot be written (${(error as Error).message})`;
+  }
 }
 
 /**

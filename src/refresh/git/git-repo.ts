@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
-import { copySettingsProblem, skippedEntries } from "./git-copy-guard.ts";
+import { copySettingsProblem, skippedEntries, writeRawAttributes } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
@@ -138,6 +138,8 @@ async function clone(
     // init + fetch of exactly one commit (shallow) + checkout: the same for a branch, a tag and a commit.
     // No template: the user's template folder could add config (git-copy-guard.ts) or hooks to the copy.
     await local({ ...target, dir: temp }, ctx, ["init", "--quiet", "--template=", temp], parent);
+    const unwritten = writeRawAttributes(join(temp, ".git", "info", "attributes"));
+    if (unwritten) throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} failed: ${unwritten}.`);
     // As `git clone` would: origin is the URL without credentials (tools and people look for it).
     await local({ ...target, dir: temp }, ctx, ["remote", "add", "origin", target.spec.url], temp);
     const tip = await fetchWanted(target, ctx, temp, want, true);

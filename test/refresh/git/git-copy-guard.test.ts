@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readdirSync, utimesSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { foreignSettings, skippedEntries } from "../../../src/refresh/git/git-copy-guard.ts";
+import { foreignSettings, RAW_ATTRIBUTES, skippedEntries } from "../../../src/refresh/git/git-copy-guard.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
@@ -65,7 +65,7 @@ describe("git runs no program named by a repository copy's own .git", () => {
     const plain = await cli(m, ["sync"], { SKILLS_REPO: remote.url });
     expect(plain.code).toBe(0);
     expect(plain.out).toContain("(filter.own.clean)");
-    expect(existsSync(join(copy, ".git", "info", "attributes"))).toBe(false);
+    expect(readFileSync(join(copy, ".git", "info", "attributes"), "utf8")).toBe(RAW_ATTRIBUTES);
     expect(existsSync(marker)).toBe(false);
   });
 
