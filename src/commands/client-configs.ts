@@ -83,22 +83,39 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
     case "windsurf":
       return [{ where: "~/.codeium/windsurf/mcp_config.json", text: json({ mcpServers: { skillhub: entry } }) }];
     case "codex":
+      // `codex mcp add` writes this very table into config.toml, beside what the file already holds.
       return [
         {
           where: "~/.codex/config.toml",
           text: `[mcp_servers.skillhub]\ncommand = ${tomlString(launch.command)}\nargs = [${launch.args.map(tomlString).join(", ")}]`,
         },
+        {
+          where: "run once",
+          text: `codex mcp add skillhub -- ${shellWords([launch.command, ...launch.args])}`,
+          command: true,
+        },
       ];
     case "gemini":
+      // Gemini CLI writes settings.json itself (the sign-in method, after the first start): `gemini mcp add`
+      // merges the server into it. It passes the options after the command on to the server, and takes
+      // no `--` there.
       return [
         {
-          where:
-            "~/.gemini/settings.json (or .gemini/settings.json in a project). Gemini CLI starts it only in a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled",
+          where: "run once (user scope; drop --scope user to add it to this project only)",
+          text: `gemini mcp add --scope user skillhub ${shellWords([launch.command, ...launch.args])}`,
+          command: true,
+        },
+        {
+          where: `~/.gemini/settings.json (or .gemini/settings.json in a project). ${GEMINI_TRUST}`,
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
   }
 }
+
+/** What Gemini CLI asks before it starts a configured server. */
+const GEMINI_TRUST =
+  "Gemini CLI starts it only in a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled";
 
 /** VS Code's prompt for the token: asked once, kept by VS Code, never written in the workspace. */
 const VSCODE_TOKEN_INPUT = {
@@ -245,8 +262,13 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       // Gemini CLI expands $VAR and ${VAR} in every string of its settings files.
       return [
         {
-          where:
-            "~/.gemini/settings.json. Gemini CLI connects only from a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled",
+          where: "run once (user scope; drop --scope user to add it to this project only)",
+          text: `gemini mcp add --scope user --transport http skillhub ${shellWords([url])}${token ? ` --header ${shellWords([`Authorization: ${bearer}`])}` : ""}`,
+          command: true,
+          ...(token ? { token: "env" as const } : {}),
+        },
+        {
+          where: `~/.gemini/settings.json. ${GEMINI_TRUST}`,
           ...(token ? { token: "env" as const } : {}),
           text: json({
             mcpServers: { skillhub: { httpUrl: url, ...(token ? { headers: { Authorization: bearer } } : {}) } },

@@ -66,15 +66,43 @@ function serverArgs(ctx: Parameters<CommandRun>[0]): string[] {
   return args;
 }
 
+/**
+ * The client a name given to print-config means: its own name in any case, or the client's name as its
+ * users know it (`Gemini CLI`, `VS Code`, `claude_desktop`): spaces and underscores read as hyphens.
+ */
+export function clientNamed(typed: string): Client | undefined {
+  const name = typed
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, "-");
+  return CLIENTS.find((c) => c === name || CLIENT_TITLES[c].toLowerCase().replace(/\s+/g, "-") === name);
+}
+
+/**
+ * What to suggest for a name that is no client: each client it is a part of (`claude`: Claude Code or
+ * Claude Desktop; `desktop`), and the closest by spelling.
+ */
+function suggestion(typed: string): string {
+  const name = typed.trim().toLowerCase();
+  const part = CLIENTS.filter((c) => c.split("-").includes(name));
+  const close = [...new Set([...part, closestWord(name, CLIENTS)])].filter((c) => c !== undefined);
+  return close.length > 0 ? ` Did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
+}
+
 /** `skillhub print-config CLIENT [--project DIR] [--http URL]`. */
 export const runPrintConfig: CommandRun = async (ctx) => {
-  const client = ctx.args.positionals[0];
-  if (!client || !(CLIENTS as readonly string[]).includes(client)) {
-    const close = client ? closestWord(client, CLIENTS) : undefined;
-    const guess = close ? ` Did you mean '${close}'?` : "";
-    ctx.err(
-      `skillhub print-config: ${client ? `unknown client "${client}"` : "name a client"}.${guess} Clients: ${CLIENTS.join(", ")}.\n`,
-    );
+  // `print-config Gemini CLI`, unquoted, names one client in two words.
+  const whole = ctx.args.positionals.length > 1 ? clientNamed(ctx.args.positionals.join(" ")) : undefined;
+  const [typed, ...more] = whole ? [ctx.args.positionals.join(" ")] : ctx.args.positionals;
+  const client = whole ?? (typed === undefined ? undefined : clientNamed(typed));
+  if (!client || more.length > 0) {
+    const problem =
+      typed === undefined
+        ? "name a client."
+        : !client
+          ? `unknown client "${typed}".${suggestion(typed)}`
+          : `one client at a time: run it once for each of ${[typed, ...more].map((c) => `"${c}"`).join(", ")}.`;
+    ctx.err(`skillhub print-config: ${problem} Clients: ${CLIENTS.join(", ")}.\n`);
     return 2;
   }
   const launch = selfLaunch();
@@ -87,7 +115,7 @@ export const runPrintConfig: CommandRun = async (ctx) => {
     return 2;
   }
   const token = ctx.config.server.token;
-  const snippets = url ? httpSnippets(client as Client, url, token) : stdioSnippets(client as Client, launch);
+  const snippets = url ? httpSnippets(client, url, token) : stdioSnippets(client, launch);
   // stdout is exactly one file's content (`print-config cursor > ~/.cursor/mcp.json` works); where it goes,
   // and any alternative (a command to run instead), go to stderr.
   const file = snippets.find((s) => !s.command) ?? (snippets[0] as (typeof snippets)[number]);
@@ -95,7 +123,7 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   for (const other of others) ctx.err(`# ${other.where}:\n${other.text}\n`);
   // Written over an existing file, the snippet would drop its other servers and settings.
   ctx.err(`# ${others.length > 0 ? "or " : ""}merge into ${file.where}\n`);
-  if (url && file.token) ctx.err(tokenNote(file.token, CLIENT_TITLES[client as Client]));
+  if (url && file.token) ctx.err(tokenNote(file.token, CLIENT_TITLES[client]));
   if (!url && isCheckoutBuild(launch.command))
     ctx.err(
       `# ${launch.command} is the build in a SkillHub checkout, which \`make clean\` removes: for everyday use, copy it to ~/.local/bin first and run print-config from that copy.\n`,

@@ -9,6 +9,7 @@ import {
   clientToolsEnabled,
   offeredCommand,
   printConfig,
+  runOffered,
   runTool,
 } from "../helpers/client-tools.ts";
 import { tempDir, write } from "../helpers/fs.ts";
@@ -42,12 +43,9 @@ function approveProject(c: ClientHome): void {
   write(join(c.project, ".claude", "settings.local.json"), JSON.stringify({ enabledMcpjsonServers: ["skillhub"] }));
 }
 
-/** Runs a command line print-config offered, with `claude` on PATH. */
-async function runOffered(c: ClientHome, line: string) {
-  const ran = await runTool(["sh", "-c", line.replace(/^claude /, '"$CLAUDE" ')], {
-    env: { ...c.env, CLAUDE: clientTools().claude[0] as string },
-    cwd: c.project,
-  });
+/** Runs a command line print-config offered, which must succeed. */
+async function added(c: ClientHome, line: string) {
+  const ran = await runOffered(c, line);
   expect(ran.code, ran.err).toBe(0);
 }
 
@@ -55,7 +53,7 @@ describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets"
   test("stdio: the printed `claude mcp add --scope user` command, then `claude mcp list` says Connected", async () => {
     const c = clientHome();
     const { notes } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
-    await runOffered(c, offeredCommand(notes, "claude mcp add"));
+    await added(c, offeredCommand(notes, "claude mcp add"));
     expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
   });
 
@@ -77,7 +75,7 @@ describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets"
     expect(printed.file + printed.notes).not.toContain(CLIENT_TOKEN);
     expect(printed.notes).toContain("export SKILLHUB_HTTP_TOKEN=");
     // Run once in the home folder, as a newcomer would: the server is there in the project too.
-    await runOffered({ ...c, project: c.home }, offeredCommand(printed.notes, "claude mcp add"));
+    await added({ ...c, project: c.home }, offeredCommand(printed.notes, "claude mcp add"));
     expect(await listed(withToken, "skillhub")).toMatch(/✔ Connected/);
     // Without the variable, Claude Code names the one that is missing.
     const unset = await claude(c, ["mcp", "list"]);

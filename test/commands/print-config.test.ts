@@ -1,0 +1,61 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { clientNamed } from "../../src/commands/print-config.ts";
+import { runCli } from "../helpers/cli.ts";
+import { cleanupTemp } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+const CLIENT_LIST = "Clients: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini.";
+
+describe("print-config takes a client as its users name it", () => {
+  test("its own name in any case, or the client's title, quoted or in separate words", async () => {
+    for (const typed of ["Cursor", "VS Code", "vs-code", "Gemini CLI", "gemini-cli", "claude_desktop", "Claude Code"])
+      expect({ typed, client: clientNamed(typed) }).toMatchObject({ typed, client: expect.any(String) });
+    expect(clientNamed("VS Code")).toBe("vscode");
+    expect(clientNamed("Gemini CLI")).toBe("gemini");
+    const words = await runCli(["print-config", "Gemini", "CLI"]);
+    expect(words.code).toBe(0);
+    expect(words.err).toContain("gemini mcp add --scope user skillhub");
+    const cased = await runCli(["print-config", "Cursor"]);
+    expect(cased.code).toBe(0);
+    expect(JSON.parse(cased.out).mcpServers.skillhub.command).toBe(process.execPath);
+  });
+
+  test("`claude` is two clients: the error names both, and prints nothing on stdout", async () => {
+    const claude = await runCli(["print-config", "claude"]);
+    expect(claude.code).toBe(2);
+    expect(claude.out).toBe("");
+    expect(claude.err).toBe(
+      `skillhub print-config: unknown client "claude". Did you mean 'claude-desktop' or 'claude-code'? ${CLIENT_LIST}\n`,
+    );
+    const desktop = await runCli(["print-config", "desktop"]);
+    expect(desktop.err).toContain("Did you mean 'claude-desktop'?");
+  });
+
+  test("two clients at once are refused, not the second one dropped", async () => {
+    const two = await runCli(["print-config", "claude-code", "cursor"]);
+    expect(two.code).toBe(2);
+    expect(two.out).toBe("");
+    expect(two.err).toBe(
+      `skillhub print-config: one client at a time: run it once for each of "claude-code", "cursor". ${CLIENT_LIST}\n`,
+    );
+  });
+
+  test("Codex and Gemini CLI are offered their own `mcp add` command, which merges into an existing file", async () => {
+    const codex = await runCli(["print-config", "codex", "--no-watch"]);
+    expect(codex.err).toContain(`# run once:\ncodex mcp add skillhub -- ${process.execPath} `);
+    expect(codex.err).toContain("--no-watch\n# or merge into ~/.codex/config.toml\n");
+    const gemini = await runCli(["print-config", "gemini", "--tools", "hub"]);
+    expect(gemini.err).toContain(
+      "# run once (user scope; drop --scope user to add it to this project only):\ngemini mcp add --scope user skillhub ",
+    );
+    expect(gemini.err).toContain("--tools hub\n# or merge into ~/.gemini/settings.json");
+    const http = await runCli(["print-config", "gemini", "--http", "http://127.0.0.1:8000/mcp"], {
+      SKILLHUB_HTTP_TOKEN: "t0ken-for-the-test-0123",
+    });
+    expect(http.err).toContain(
+      "gemini mcp add --scope user --transport http skillhub http://127.0.0.1:8000/mcp --header 'Authorization: Bearer ${SKILLHUB_HTTP_TOKEN}'\n",
+    );
+    expect(http.err + http.out).not.toContain("t0ken-for-the-test-0123");
+  });
+});
