@@ -41,6 +41,10 @@ export interface Snippet {
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 const tomlString = (s: string) => JSON.stringify(s);
 
+/** Where Claude Code's `claude mcp add` goes: unlike Gemini CLI's and Codex's, it refuses a name it has already. */
+const CLAUDE_ADD =
+  "run once (user scope; drop --scope user to add it to this project only; to change it later, `claude mcp remove skillhub` first)";
+
 /** Snippets for a local (stdio) server started by the client. */
 export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
   const entry = { command: launch.command, args: launch.args };
@@ -56,7 +60,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
     case "claude-code":
       return [
         {
-          where: "run once (user scope; drop --scope user to add it to this project only)",
+          where: CLAUDE_ADD,
           text: `claude mcp add --scope user skillhub -- ${shellWords([launch.command, ...launch.args])}`,
           command: true,
         },
@@ -76,7 +80,8 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
     case "vscode":
       return [
         {
-          where: ".vscode/mcp.json in a workspace (or the user mcp.json)",
+          where:
+            ".vscode/mcp.json in a workspace (or your user mcp.json, which the Command Palette's MCP: Open User Configuration opens)",
           text: json({ servers: { skillhub: { type: "stdio", ...entry } } }),
         },
       ];
@@ -184,7 +189,7 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       // Claude Code expands ${VAR} in a server's headers, in .mcp.json and in what `claude mcp add` stores.
       return [
         {
-          where: "run once (user scope; drop --scope user to add it to this project only)",
+          where: CLAUDE_ADD,
           text: `claude mcp add --scope user --transport http skillhub ${shellWords([url])}${token ? ` --header ${shellWords([`Authorization: ${bearer}`])}` : ""}`,
           command: true,
           ...(token ? { token: "env" as const } : {}),

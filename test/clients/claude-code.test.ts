@@ -57,6 +57,23 @@ describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets"
     expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
   });
 
+  test("stdio: to change the server, the `claude mcp remove` the note names, then the new command (a second add is refused)", async () => {
+    const c = clientHome();
+    const first = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
+    await added(c, offeredCommand(first.notes, "claude mcp add"));
+    const changed = await printConfig("claude-code", ["--skills-dir", fixture.skills, "--no-watch"], c.env, c.project);
+    const again = await runOffered(c, offeredCommand(changed.notes, "claude mcp add"));
+    expect(again.code).not.toBe(0);
+    expect(again.out + again.err).toContain("MCP server skillhub already exists in user config");
+    const remove = changed.notes.match(/`(claude mcp remove [^`]+)`/)?.[1];
+    expect(remove).toBe("claude mcp remove skillhub");
+    await added(c, remove as string);
+    await added(c, offeredCommand(changed.notes, "claude mcp add"));
+    const got = await claude(c, ["mcp", "get", "skillhub"]);
+    expect(got.out).toContain(`Args: --skills-dir ${fixture.skills} --no-watch`);
+    expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
+  });
+
   test("stdio: the printed .mcp.json at the project root, once the project's servers are approved", async () => {
     const c = clientHome();
     const { file, notes } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
