@@ -44,6 +44,13 @@ async function listed(c: ClientHome): Promise<string> {
   return line;
 }
 
+/** The configured stdio server: Disabled until the project folder is trusted, then Connected. */
+async function connectsOnceTrusted(c: ClientHome): Promise<void> {
+  expect(await listed(c)).toMatch(/skillhub: .*\(stdio\) - Disabled/);
+  trust(c);
+  expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
+}
+
 describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet from ~/.gemini/settings.json", () => {
   test("stdio", async () => {
     const c = clientHome();
@@ -51,9 +58,7 @@ describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet fr
     write(join(c.home, ".gemini", "settings.json"), file);
     // What print-config's note says a user sees before answering Gemini CLI's trust question.
     expect(notes).toContain("until then `gemini mcp list` says Disabled");
-    expect(await listed(c)).toMatch(/skillhub: .*\(stdio\) - Disabled/);
-    trust(c);
-    expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
+    await connectsOnceTrusted(c);
   });
 
   test("HTTP with a token: the file names SKILLHUB_HTTP_TOKEN, Gemini CLI reads it and connects; another is refused", async () => {
@@ -85,9 +90,7 @@ describe.skipIf(!clientToolsEnabled)("the `gemini mcp add` command print-config 
     const settings = JSON.parse(readFileSync(join(c.home, ".gemini", "settings.json"), "utf8"));
     expect(settings.security).toEqual(SIGNED_IN.security);
     expect(settings.mcpServers.skillhub).toEqual(JSON.parse(file).mcpServers.skillhub);
-    expect(await listed(c)).toMatch(/skillhub: .*\(stdio\) - Disabled/);
-    trust(c);
-    expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
+    await connectsOnceTrusted(c);
   });
 
   test("HTTP with a token: the command holds no token; Gemini CLI reads SKILLHUB_HTTP_TOKEN and connects", async () => {
