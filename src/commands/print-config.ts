@@ -15,12 +15,22 @@ import {
 } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
 
-/** How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout. */
-export function selfLaunch(): Launch {
-  const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(Bun.main);
-  return compiled
-    ? { command: namedOnPath(process.execPath), args: [] }
-    : { command: process.execPath, args: [resolve(Bun.main)] };
+/**
+ * How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout.
+ * Run by `npx skillhub`, the binary lies in npm's npx cache, which npm may empty at any time: the client
+ * starts it the way it was started, `npx -y skillhub`.
+ */
+export function selfLaunch(main = Bun.main, execPath = process.execPath): Launch {
+  const compiled = main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(main);
+  if (!compiled) return { command: execPath, args: [resolve(main)] };
+  return inNpxCache(execPath)
+    ? { command: "npx", args: ["-y", "skillhub"] }
+    : { command: namedOnPath(execPath), args: [] };
+}
+
+/** Whether `path` is inside npm's npx cache (`~/.npm/_npx/<hash>/node_modules/…`). */
+export function inNpxCache(path: string): boolean {
+  return /[\\/]_npx[\\/][^\\/]+[\\/]node_modules[\\/]/.test(path);
 }
 
 /**
@@ -127,6 +137,10 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   if (!url && isCheckoutBuild(launch.command))
     ctx.err(
       `# ${launch.command} is the build in a SkillHub checkout, which \`make clean\` removes: for everyday use, copy it to ~/.local/bin first and run print-config from that copy.\n`,
+    );
+  if (!url && launch.command === "npx")
+    ctx.err(
+      "# npx fetches SkillHub again whenever npm empties its cache, and a binary on disk starts faster: for everyday use, install SkillHub (docs/install.md) and run print-config from it.\n",
     );
   const remote = url !== undefined && !isLoopbackHost(new URL(url).hostname);
   // Off loopback, the server refuses any client without its token (401): say so while there is time.

@@ -1,7 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { clientNamed } from "../../src/commands/print-config.ts";
+import { copyFileSync, linkSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { clientNamed, inNpxCache, selfLaunch } from "../../src/commands/print-config.ts";
+import { binary } from "../helpers/binary.ts";
 import { runCli } from "../helpers/cli.ts";
-import { cleanupTemp } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
@@ -57,5 +60,45 @@ describe("print-config takes a client as its users name it", () => {
       "gemini mcp add --scope user --transport http skillhub http://127.0.0.1:8000/mcp --header 'Authorization: Bearer ${SKILLHUB_HTTP_TOKEN}'\n",
     );
     expect(http.err + http.out).not.toContain("t0ken-for-the-test-0123");
+  });
+});
+
+describe("print-config run through `npx skillhub`", () => {
+  const cached = "/home/me/.npm/_npx/9f86d081884c7d65/node_modules/@skillhub-dev/skillhub-linux-x64/bin/skillhub";
+
+  test("the binary in npm's npx cache is started as `npx -y skillhub`, never by its path in the cache", () => {
+    expect(inNpxCache(cached)).toBe(true);
+    expect(inNpxCache("C:\\Users\\me\\AppData\\Local\\npm-cache\\_npx\\9f86\\node_modules\\x\\skillhub.exe")).toBe(
+      true,
+    );
+    expect(
+      inNpxCache("/usr/lib/node_modules/skillhub/node_modules/@skillhub-dev/skillhub-linux-x64/bin/skillhub"),
+    ).toBe(false);
+    expect(selfLaunch("/$bunfs/root/skillhub", cached)).toEqual({ command: "npx", args: ["-y", "skillhub"] });
+    expect(selfLaunch("/$bunfs/root/skillhub", "/opt/skillhub/bin/skillhub").command).toBe(
+      "/opt/skillhub/bin/skillhub",
+    );
+  });
+
+  test("the compiled binary, run from an npx cache folder, prints npx with its flags for every client", () => {
+    const dir = join(tempDir("skillhub-npx-"), ".npm", "_npx", "9f86d081884c7d65", "node_modules", "skillhub-bin");
+    mkdirSync(dir, { recursive: true });
+    const bin = join(dir, "skillhub");
+    try {
+      linkSync(binary(), bin);
+    } catch {
+      copyFileSync(binary(), bin);
+    }
+    const printed = Bun.spawnSync([bin, "print-config", "cursor", "--no-watch"], {
+      env: { HOME: tempDir(), PATH: "/usr/bin:/bin" },
+    });
+    expect(printed.exitCode).toBe(0);
+    expect(JSON.parse(printed.stdout.toString()).mcpServers.skillhub).toEqual({
+      command: "npx",
+      args: ["-y", "skillhub", "--no-watch"],
+    });
+    expect(printed.stderr.toString()).toContain("# npx fetches SkillHub again whenever npm empties its cache");
+    const gemini = Bun.spawnSync([bin, "print-config", "gemini"], { env: { HOME: tempDir(), PATH: "/usr/bin:/bin" } });
+    expect(gemini.stderr.toString()).toContain("gemini mcp add --scope user skillhub npx -y skillhub\n");
   });
 });
