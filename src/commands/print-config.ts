@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { ENV_SETTINGS } from "../config/settings.ts";
 import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
 import { realOr } from "../util/safe-path.ts";
@@ -138,6 +139,11 @@ export const runPrintConfig: CommandRun = async (ctx) => {
     ctx.err(
       `# ${launch.command} is the build in a SkillHub checkout, which \`make clean\` removes: for everyday use, copy it to ~/.local/bin first and run print-config from that copy.\n`,
     );
+  const unwritten = url ? [] : settingsLeftOut(ctx.env);
+  if (unwritten.length > 0)
+    ctx.err(
+      `# ${unwritten.join(", ")} ${unwritten.length === 1 ? "is" : "are"} set here but not in the snippet, and the client starts SkillHub with its own environment: add ${unwritten.length === 1 ? "it" : "them"} to the server's "env" in the file, or set ${unwritten.length === 1 ? "it" : "them"} in ~/.skillhub/config.yaml (docs/configuration.md; \`skillhub add --global URL\` records a repository there).\n`,
+    );
   if (!url && launch.command === "npx")
     ctx.err(
       "# npx fetches SkillHub again whenever npm empties its cache, and a binary on disk starts faster: for everyday use, install SkillHub (docs/install.md) and run print-config from it.\n",
@@ -156,6 +162,28 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   ctx.out(`${file.text}\n`);
   return 0;
 };
+
+/**
+ * Settings that reach this command only through the environment, which a client does not pass on
+ * (Claude Desktop, started from the Dock, has none of the shell's): named so the user can carry them.
+ * Secrets are left out (a shell often holds a GITHUB_TOKEN or an API key for other tools), and so are
+ * the HTTP server's own settings, which a stdio snippet does not use.
+ */
+export function settingsLeftOut(env: Record<string, string | undefined>): string[] {
+  return Object.entries(ENV_SETTINGS)
+    .filter(([name, setting]) => !setting.secret && !HTTP_ONLY.has(setting.key) && env[name])
+    .map(([name]) => name);
+}
+
+const HTTP_ONLY = new Set([
+  "server.transport",
+  "server.host",
+  "server.port",
+  "server.stateless",
+  "server.allowed_origins",
+  "server.allowed_hosts",
+  "server.session_idle_minutes",
+]);
 
 /** What becomes of the token in the snippet, and what the user still has to do for it. */
 export function tokenNote(

@@ -102,3 +102,26 @@ describe("print-config run through `npx skillhub`", () => {
     expect(gemini.stderr.toString()).toContain("gemini mcp add --scope user skillhub npx -y skillhub\n");
   });
 });
+
+describe("print-config and the settings of this shell's environment", () => {
+  test("SkillHub settings set only in the environment are named, since the client does not pass them on", async () => {
+    const env = { SKILLS_REPO: "https://git.example.com/team/skills.git", SKILLHUB_FROZEN: "1" };
+    const printed = await runCli(["print-config", "cursor"], {
+      ...env,
+      GITHUB_TOKEN: "ghp_secret0123456789",
+      SKILLHUB_PORT: "9000",
+    });
+    expect(printed.code).toBe(0);
+    expect(printed.err).toContain(
+      '# SKILLS_REPO, SKILLHUB_FROZEN are set here but not in the snippet, and the client starts SkillHub with its own environment: add them to the server\'s "env" in the file, or set them in ~/.skillhub/config.yaml',
+    );
+    // A secret is never named (nor written), and the HTTP server's own settings do not apply.
+    expect(printed.err).not.toContain("GITHUB_TOKEN");
+    expect(printed.err).not.toContain("SKILLHUB_PORT");
+    expect(JSON.parse(printed.out).mcpServers.skillhub.env).toBeUndefined();
+    const http = await runCli(["print-config", "cursor", "--http", "http://127.0.0.1:8000/mcp"], env);
+    expect(http.err).not.toContain("set here but not in the snippet");
+    const clean = await runCli(["print-config", "cursor"]);
+    expect(clean.err).not.toContain("set here but not in the snippet");
+  });
+});
