@@ -9,7 +9,7 @@
  * Usage: bun scripts/clients.ts [--install-only]
  */
 import { join } from "node:path";
-import { ensureNode22, ensureNpmTool, npmToolInstalled, PINNED } from "./npm-tools.ts";
+import { ensureNode22, ensureNpmTool, node22Package, npmToolInstalled, PINNED } from "./npm-tools.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const TOOLS = [PINNED.mcpb, PINNED.claudeCode, PINNED.geminiCli, PINNED.codex, PINNED.mcpRemote];
@@ -26,7 +26,17 @@ function registryProblem(): string | undefined {
   return said || `npm ping exited ${ping.exitCode}`;
 }
 
-const missing = TOOLS.filter((t) => !npmToolInstalled(t.name, t.version));
+/** Node 22 too, when it comes from .tools/ (the system's is older): without it no client runs. */
+function nodeTool(): { name: string; version: string }[] {
+  try {
+    const pkg = node22Package();
+    return pkg ? [pkg] : [];
+  } catch {
+    return []; // no package for this platform: ensureNode22 says so below
+  }
+}
+
+const missing = [...TOOLS, ...nodeTool()].filter((t) => !npmToolInstalled(t.name, t.version));
 if (missing.length > 0) {
   const problem = registryProblem();
   if (problem) {

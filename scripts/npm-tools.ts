@@ -143,17 +143,27 @@ export function binOf(packageDir: string, bin: string): string {
 }
 
 /**
- * A Node >= 22.19: the one on PATH when recent enough, else the pinned
- * node-<os>-<arch> package from the npm registry.
+ * The pinned node-<os>-<arch> package, when the node on PATH is missing or older than Node 22.19 (then
+ * ensureNode22 installs it); undefined when the one on PATH will do.
  */
-export function ensureNode22(): string {
+export function node22Package(): { name: string; version: string } | undefined {
   const onPath = Bun.which("node");
-  if (onPath && recentEnough(Bun.spawnSync([onPath, "--version"]).stdout.toString())) return onPath;
+  if (onPath && recentEnough(Bun.spawnSync([onPath, "--version"]).stdout.toString())) return undefined;
   const arch = process.arch === "x64" || process.arch === "arm64" ? process.arch : undefined;
   const os = process.platform === "linux" || process.platform === "darwin" ? process.platform : undefined;
   if (!arch || !os)
     throw new Error(`no Node 22 package for ${process.platform}-${process.arch}; put Node >= 22.19 on PATH`);
-  const dir = ensureNpmTool(`node-${os}-${arch}`, PINNED.node.version, { check: PINNED.node.check });
+  return { name: `node-${os}-${arch}`, version: PINNED.node.version };
+}
+
+/**
+ * A Node >= 22.19: the one on PATH when recent enough, else the pinned
+ * node-<os>-<arch> package from the npm registry.
+ */
+export function ensureNode22(): string {
+  const pkg = node22Package();
+  if (!pkg) return Bun.which("node") as string;
+  const dir = ensureNpmTool(pkg.name, pkg.version, { check: PINNED.node.check });
   return join(dir, "bin", "node");
 }
 
