@@ -22,8 +22,11 @@ function registryProblem(): string | undefined {
     timeout: 60_000,
   });
   if (ping.exitCode === 0) return undefined;
-  const said = `${ping.stderr.toString()}${ping.stdout.toString()}`.trim().split("\n").at(-1);
-  return said || `npm ping exited ${ping.exitCode}`;
+  const lines = `${ping.stderr.toString()}${ping.stdout.toString()}`.trim().split("\n");
+  // npm ends with where its log is; the reason is the failed request's line, or the error code.
+  const said =
+    lines.find((l) => / failed, reason: /.test(l)) ?? lines.find((l) => /^npm error code /.test(l)) ?? lines.at(-1);
+  return said?.replace(/^npm error (FetchError: )?/, "") || `npm ping exited ${ping.exitCode}`;
 }
 
 /** Node 22 too, when it comes from .tools/ (the system's is older): without it no client runs. */
