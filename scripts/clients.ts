@@ -9,7 +9,7 @@
  * Usage: bun scripts/clients.ts [--install-only]
  */
 import { join } from "node:path";
-import { ensureNode22, ensureNpmTool, npmToolInstalled, PINNED } from "./npm-tools.ts";
+import { ensureNode22, ensureNpmTool, node22Package, npmToolInstalled, PINNED } from "./npm-tools.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const TOOLS = [PINNED.mcpb, PINNED.claudeCode, PINNED.geminiCli, PINNED.codex, PINNED.mcpRemote];
@@ -22,11 +22,24 @@ function registryProblem(): string | undefined {
     timeout: 60_000,
   });
   if (ping.exitCode === 0) return undefined;
-  const said = `${ping.stderr.toString()}${ping.stdout.toString()}`.trim().split("\n").at(-1);
-  return said || `npm ping exited ${ping.exitCode}`;
+  const lines = `${ping.stderr.toString()}${ping.stdout.toString()}`.trim().split("\n");
+  // npm ends with where its log is; the reason is the failed request's line, or the error code.
+  const said =
+    lines.find((l) => / failed, reason: /.test(l)) ?? lines.find((l) => /^npm error code /.test(l)) ?? lines.at(-1);
+  return said?.replace(/^npm error (FetchError: )?/, "") || `npm ping exited ${ping.exitCode}`;
 }
 
-const missing = TOOLS.filter((t) => !npmToolInstalled(t.name, t.version));
+/** Node 22 too, when it comes from .tools/ (the system's is older): without it no client runs. */
+function nodeTool(): { name: string; version: string }[] {
+  try {
+    const pkg = node22Package();
+    return pkg ? [pkg] : [];
+  } catch {
+    return []; // no package for this platform: ensureNode22 says so below
+  }
+}
+
+const missing = [...TOOLS, ...nodeTool()].filter((t) => !npmToolInstalled(t.name, t.version));
 if (missing.length > 0) {
   const problem = registryProblem();
   if (problem) {

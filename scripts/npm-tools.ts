@@ -3,10 +3,20 @@
  * .tools/npm/<name>@<version>/ (never into package.json). Used by
  * `make conformance`, the MCP Inspector test and `make clients`.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
+
+/**
+ * A command that must succeed before an install counts: `bin` of the package run with `args`. For the
+ * packages whose executable is native and put in place by a postinstall script (a copy of hundreds of
+ * megabytes, which a full disk cuts short while npm may still exit 0).
+ */
+export interface ToolCheck {
+  bin: string;
+  args: readonly string[];
+}
 
 /** The versions `make conformance` runs; change them here only. */
 export const PINNED = {
@@ -14,33 +24,56 @@ export const PINNED = {
   inspector: { name: "@modelcontextprotocol/inspector", version: "2.12.0" },
   /** The MCP Bundle CLI and the real clients `make clients` proves SkillHub in (Claude Code wants Node >= 22). */
   mcpb: { name: "@anthropic-ai/mcpb", version: "2.1.2" },
-  claudeCode: { name: "@anthropic-ai/claude-code", version: "2.1.332" },
+  claudeCode: { name: "@anthropic-ai/claude-code", version: "2.1.332", check: { bin: "claude", args: ["--version"] } },
   geminiCli: { name: "@google/gemini-cli", version: "0.61.0" },
   codex: { name: "@openai/codex", version: "0.171.0" },
   /** What Claude Desktop's HTTP snippet starts (`npx -y mcp-remote`): it bridges stdio to the shared server. */
   mcpRemote: { name: "mcp-remote", version: "0.15.1" },
   /** The conformance suite and the Inspector want Node >= 22.19; the registry has it as node-<os>-<arch>. */
-  node: { version: "22.23.3", minimum: [22, 19] as const },
+  node: { version: "22.23.3", minimum: [22, 19] as const, check: { bin: "node", args: ["--version"] } },
 } as const;
 
 /** Where `name@version` is installed: .tools/npm/<name>@<version>/. */
-const toolPrefix = (name: string, version: string) =>
-  join(ROOT, ".tools", "npm", `${name.replace("/", "+")}@${version}`);
+const toolPrefix = (name: string, version: string, root: string) =>
+  join(root, ".tools", "npm", `${name.replace("/", "+")}@${version}`);
 
-/** Whether `name@version` is installed already (then no registry is needed for it). */
-export function npmToolInstalled(name: string, version: string): boolean {
-  return installedVersion(join(toolPrefix(name, version), "node_modules", name)) === version;
+/**
+ * Written into a tool's folder last, once npm has finished and the tool's check has passed. A folder
+ * without it is an install cut short (a full disk, an interrupted run): its package.json may be there
+ * while its executable is not, and npm, taking the package for installed, would not repair it.
+ */
+const STAMP = ".installed";
+
+/** Where the tools live and how they are fetched; tests give their own. */
+export interface InstallOptions {
+  /** The checkout whose .tools/npm/ holds the tools (default: this one). */
+  root?: string;
+  /** The npm command (default `npm` on PATH). */
+  npm?: readonly string[];
+  /** What must run before the install counts (default: the check PINNED gives the tool, if any). */
+  check?: ToolCheck;
 }
 
-/** The package folder of `name@version`, installed with npm when missing. */
-export function ensureNpmTool(name: string, version: string): string {
-  const prefix = toolPrefix(name, version);
+/** Whether `name@version` is installed, completely (then no registry is needed for it). */
+export function npmToolInstalled(name: string, version: string, options: InstallOptions = {}): boolean {
+  const prefix = toolPrefix(name, version, options.root ?? ROOT);
+  return stampOf(prefix) === version && installedVersion(join(prefix, "node_modules", name)) === version;
+}
+
+/**
+ * The package folder of `name@version`, installed with npm when it is not installed completely. A
+ * folder left by an install cut short is removed first, and so is one whose install fails, so that a
+ * later run starts afresh without anyone removing it by hand.
+ */
+export function ensureNpmTool(name: string, version: string, options: InstallOptions = {}): string {
+  const prefix = toolPrefix(name, version, options.root ?? ROOT);
   const dir = join(prefix, "node_modules", name);
-  if (installedVersion(dir) === version) return dir;
+  if (npmToolInstalled(name, version, options)) return dir;
+  rmSync(prefix, { recursive: true, force: true });
   process.stderr.write(`Installing ${name}@${version} from the npm registry into ${prefix} ...\n`);
   const npm = Bun.spawnSync(
     [
-      "npm",
+      ...(options.npm ?? ["npm"]),
       "install",
       "--prefix",
       prefix,
@@ -56,9 +89,47 @@ export function ensureNpmTool(name: string, version: string): string {
       stderr: "inherit",
     },
   );
-  if (npm.exitCode !== 0 || installedVersion(dir) !== version)
-    throw new Error(`npm could not install ${name}@${version}`);
+  const problem =
+    npm.exitCode !== 0 || installedVersion(dir) !== version
+      ? `npm could not install ${name}@${version}`
+      : checkProblem(dir, options.check ?? checkOf(name));
+  if (problem) {
+    rmSync(prefix, { recursive: true, force: true });
+    throw new Error(`${problem}; the partial install is removed, and the next run installs it again`);
+  }
+  writeFileSync(join(prefix, STAMP), `${version}\n`);
   return dir;
+}
+
+/** The check PINNED gives the package `name`. */
+function checkOf(name: string): ToolCheck | undefined {
+  for (const tool of Object.values(PINNED))
+    if ("name" in tool && tool.name === name && "check" in tool) return tool.check;
+  return undefined;
+}
+
+/** Why the installed package fails its check, or undefined when it passes (or has none). */
+function checkProblem(dir: string, check: ToolCheck | undefined): string | undefined {
+  if (!check) return undefined;
+  const command = `\`${[check.bin, ...check.args].join(" ")}\``;
+  try {
+    const ran = Bun.spawnSync([binOf(dir, check.bin), ...check.args], {
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 60_000,
+    });
+    if (ran.exitCode === 0) return undefined;
+    const said = ran.stderr.toString().trim().split("\n").at(-1);
+    return `the installed ${check.bin} does not run (${command} exited ${ran.exitCode ?? ran.signalCode}${said ? `: ${said}` : ""})`;
+  } catch (error) {
+    // A truncated executable, or none: the system refuses to start it.
+    return `the installed ${check.bin} does not run (${command}: ${(error as Error).message})`;
+  }
+}
+
+function stampOf(prefix: string): string | undefined {
+  const file = join(prefix, STAMP);
+  return existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
 }
 
 /** A bin script of an installed package, by its bin name. */
@@ -72,17 +143,27 @@ export function binOf(packageDir: string, bin: string): string {
 }
 
 /**
- * A Node >= 22.19: the one on PATH when recent enough, else the pinned
- * node-<os>-<arch> package from the npm registry.
+ * The pinned node-<os>-<arch> package, when the node on PATH is missing or older than Node 22.19 (then
+ * ensureNode22 installs it); undefined when the one on PATH will do.
  */
-export function ensureNode22(): string {
+export function node22Package(): { name: string; version: string } | undefined {
   const onPath = Bun.which("node");
-  if (onPath && recentEnough(Bun.spawnSync([onPath, "--version"]).stdout.toString())) return onPath;
+  if (onPath && recentEnough(Bun.spawnSync([onPath, "--version"]).stdout.toString())) return undefined;
   const arch = process.arch === "x64" || process.arch === "arm64" ? process.arch : undefined;
   const os = process.platform === "linux" || process.platform === "darwin" ? process.platform : undefined;
   if (!arch || !os)
     throw new Error(`no Node 22 package for ${process.platform}-${process.arch}; put Node >= 22.19 on PATH`);
-  const dir = ensureNpmTool(`node-${os}-${arch}`, PINNED.node.version);
+  return { name: `node-${os}-${arch}`, version: PINNED.node.version };
+}
+
+/**
+ * A Node >= 22.19: the one on PATH when recent enough, else the pinned
+ * node-<os>-<arch> package from the npm registry.
+ */
+export function ensureNode22(): string {
+  const pkg = node22Package();
+  if (!pkg) return Bun.which("node") as string;
+  const dir = ensureNpmTool(pkg.name, pkg.version, { check: PINNED.node.check });
   return join(dir, "bin", "node");
 }
 

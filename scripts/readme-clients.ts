@@ -29,12 +29,14 @@ function place(where: string): string {
  * same mcpServers JSON) share one snippet, listed with where each of them keeps it.
  */
 export function clientsBlock(): string {
-  const groups = new Map<string, { client: Client; where: string }[]>();
+  const groups = new Map<string, { client: Client; where: string; command: boolean }[]>();
   for (const client of CLIENTS)
     for (const s of stdioSnippets(client, { command: PLACEHOLDER, args: [] }))
-      groups.set(s.text, [...(groups.get(s.text) ?? []), { client, where: s.where }]);
+      groups.set(s.text, [...(groups.get(s.text) ?? []), { client, where: s.where, command: s.command === true }]);
   const parts = [...groups].map(([text, uses]) => {
-    const names = uses.map((u) => TITLES[u.client]).join(", ");
+    // A client with a command and a file appears twice: the command's summary names the command.
+    const titles = uses.map((u) => TITLES[u.client]).join(", ");
+    const names = uses[0]?.command ? `${titles}: <code>${text.split(" ").slice(0, 3).join(" ")}</code>` : titles;
     const where = uses
       .map((u) => `- ${TITLES[u.client]} (\`skillhub print-config ${u.client}\`): ${place(u.where)}`)
       .join("\n");

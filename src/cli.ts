@@ -58,9 +58,11 @@ Usage:
                                       trees, diagnostics, usage) on 127.0.0.1 (--host: any other
                                       address, with SKILLHUB_HTTP_TOKEN); prints its URL
   skillhub print-config CLIENT        config file for claude-desktop, claude-code, cursor, vscode,
-                                      windsurf, codex or gemini on stdout (where it goes: stderr)
-                                      [--project DIR] [--http URL: a shared server's form; with
-                                      SKILLHUB_HTTP_TOKEN set, the client sends that token]
+                                      windsurf, codex or gemini on stdout; where it goes on stderr,
+                                      with the client's own "mcp add" command for claude-code,
+                                      gemini and codex [--project DIR] [--http URL: a shared
+                                      server's form; with SKILLHUB_HTTP_TOKEN set, the client sends
+                                      that token]
   skillhub mcp-server [--root DIR]    the stdio server with skills.list and skills.search over
                                       <project>/DIR only (default ./skills)
   skillhub --version | --help

@@ -41,6 +41,10 @@ export interface Snippet {
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 const tomlString = (s: string) => JSON.stringify(s);
 
+/** Where Claude Code's `claude mcp add` goes: unlike Gemini CLI's and Codex's, it refuses a name it has already. */
+const CLAUDE_ADD =
+  "run once (user scope; drop --scope user to add it to this project only; to change it later, `claude mcp remove skillhub` first)";
+
 /** Snippets for a local (stdio) server started by the client. */
 export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
   const entry = { command: launch.command, args: launch.args };
@@ -56,7 +60,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
     case "claude-code":
       return [
         {
-          where: "run once (user scope; drop --scope user to add it to this project only)",
+          where: CLAUDE_ADD,
           text: `claude mcp add --scope user skillhub -- ${shellWords([launch.command, ...launch.args])}`,
           command: true,
         },
@@ -76,29 +80,47 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
     case "vscode":
       return [
         {
-          where: ".vscode/mcp.json in a workspace (or the user mcp.json)",
+          where:
+            ".vscode/mcp.json in a workspace (or your user mcp.json, which the Command Palette's MCP: Open User Configuration opens)",
           text: json({ servers: { skillhub: { type: "stdio", ...entry } } }),
         },
       ];
     case "windsurf":
       return [{ where: "~/.codeium/windsurf/mcp_config.json", text: json({ mcpServers: { skillhub: entry } }) }];
     case "codex":
+      // `codex mcp add` writes this very table into config.toml, beside what the file already holds.
       return [
         {
           where: "~/.codex/config.toml",
           text: `[mcp_servers.skillhub]\ncommand = ${tomlString(launch.command)}\nargs = [${launch.args.map(tomlString).join(", ")}]`,
         },
+        {
+          where: "run once",
+          text: `codex mcp add skillhub -- ${shellWords([launch.command, ...launch.args])}`,
+          command: true,
+        },
       ];
     case "gemini":
+      // Gemini CLI writes settings.json itself (the sign-in method, after the first start): `gemini mcp add`
+      // merges the server into it. It passes the options after the command on to the server, and takes
+      // no `--` there.
       return [
         {
-          where:
-            "~/.gemini/settings.json (or .gemini/settings.json in a project). Gemini CLI starts it only in a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled",
+          where: "run once (user scope; drop --scope user to add it to this project only)",
+          text: `gemini mcp add --scope user skillhub ${shellWords([launch.command, ...launch.args])}`,
+          command: true,
+        },
+        {
+          where: `~/.gemini/settings.json (or .gemini/settings.json in a project). ${GEMINI_TRUST}`,
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
   }
 }
+
+/** What Gemini CLI asks before it starts a configured server. */
+const GEMINI_TRUST =
+  "Gemini CLI starts it only in a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled";
 
 /** VS Code's prompt for the token: asked once, kept by VS Code, never written in the workspace. */
 const VSCODE_TOKEN_INPUT = {
@@ -167,7 +189,7 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       // Claude Code expands ${VAR} in a server's headers, in .mcp.json and in what `claude mcp add` stores.
       return [
         {
-          where: "run once (user scope; drop --scope user to add it to this project only)",
+          where: CLAUDE_ADD,
           text: `claude mcp add --scope user --transport http skillhub ${shellWords([url])}${token ? ` --header ${shellWords([`Authorization: ${bearer}`])}` : ""}`,
           command: true,
           ...(token ? { token: "env" as const } : {}),
@@ -245,8 +267,13 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       // Gemini CLI expands $VAR and ${VAR} in every string of its settings files.
       return [
         {
-          where:
-            "~/.gemini/settings.json. Gemini CLI connects only from a folder you trust: the first `gemini` there asks; until then `gemini mcp list` says Disabled",
+          where: "run once (user scope; drop --scope user to add it to this project only)",
+          text: `gemini mcp add --scope user --transport http skillhub ${shellWords([url])}${token ? ` --header ${shellWords([`Authorization: ${bearer}`])}` : ""}`,
+          command: true,
+          ...(token ? { token: "env" as const } : {}),
+        },
+        {
+          where: `~/.gemini/settings.json. ${GEMINI_TRUST}`,
           ...(token ? { token: "env" as const } : {}),
           text: json({
             mcpServers: { skillhub: { httpUrl: url, ...(token ? { headers: { Authorization: bearer } } : {}) } },

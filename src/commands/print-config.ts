@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { ENV_SETTINGS } from "../config/settings.ts";
 import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
 import { realOr } from "../util/safe-path.ts";
@@ -15,12 +16,22 @@ import {
 } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
 
-/** How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout. */
-export function selfLaunch(): Launch {
-  const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(Bun.main);
-  return compiled
-    ? { command: namedOnPath(process.execPath), args: [] }
-    : { command: process.execPath, args: [resolve(Bun.main)] };
+/**
+ * How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout.
+ * Run by `npx skillhub`, the binary lies in npm's npx cache, which npm may empty at any time: the client
+ * starts it the way it was started, `npx -y skillhub`.
+ */
+export function selfLaunch(main = Bun.main, execPath = process.execPath): Launch {
+  const compiled = main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(main);
+  if (!compiled) return { command: execPath, args: [resolve(main)] };
+  return inNpxCache(execPath)
+    ? { command: "npx", args: ["-y", "skillhub"] }
+    : { command: namedOnPath(execPath), args: [] };
+}
+
+/** Whether `path` is inside npm's npx cache (`~/.npm/_npx/<hash>/node_modules/…`). */
+export function inNpxCache(path: string): boolean {
+  return /[\\/]_npx[\\/][^\\/]+[\\/]node_modules[\\/]/.test(path);
 }
 
 /**
@@ -66,15 +77,43 @@ function serverArgs(ctx: Parameters<CommandRun>[0]): string[] {
   return args;
 }
 
+/**
+ * The client a name given to print-config means: its own name in any case, or the client's name as its
+ * users know it (`Gemini CLI`, `VS Code`, `claude_desktop`): spaces and underscores read as hyphens.
+ */
+export function clientNamed(typed: string): Client | undefined {
+  const name = typed
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, "-");
+  return CLIENTS.find((c) => c === name || CLIENT_TITLES[c].toLowerCase().replace(/\s+/g, "-") === name);
+}
+
+/**
+ * What to suggest for a name that is no client: each client it is a part of (`claude`: Claude Code or
+ * Claude Desktop; `desktop`), and the closest by spelling.
+ */
+function suggestion(typed: string): string {
+  const name = typed.trim().toLowerCase();
+  const part = CLIENTS.filter((c) => c.split("-").includes(name));
+  const close = [...new Set([...part, closestWord(name, CLIENTS)])].filter((c) => c !== undefined);
+  return close.length > 0 ? ` Did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
+}
+
 /** `skillhub print-config CLIENT [--project DIR] [--http URL]`. */
 export const runPrintConfig: CommandRun = async (ctx) => {
-  const client = ctx.args.positionals[0];
-  if (!client || !(CLIENTS as readonly string[]).includes(client)) {
-    const close = client ? closestWord(client, CLIENTS) : undefined;
-    const guess = close ? ` Did you mean '${close}'?` : "";
-    ctx.err(
-      `skillhub print-config: ${client ? `unknown client "${client}"` : "name a client"}.${guess} Clients: ${CLIENTS.join(", ")}.\n`,
-    );
+  // `print-config Gemini CLI`, unquoted, names one client in two words.
+  const whole = ctx.args.positionals.length > 1 ? clientNamed(ctx.args.positionals.join(" ")) : undefined;
+  const [typed, ...more] = whole ? [ctx.args.positionals.join(" ")] : ctx.args.positionals;
+  const client = whole ?? (typed === undefined ? undefined : clientNamed(typed));
+  if (!client || more.length > 0) {
+    const problem =
+      typed === undefined
+        ? "name a client."
+        : !client
+          ? `unknown client "${typed}".${suggestion(typed)}`
+          : `one client at a time: run it once for each of ${[typed, ...more].map((c) => `"${c}"`).join(", ")}.`;
+    ctx.err(`skillhub print-config: ${problem} Clients: ${CLIENTS.join(", ")}.\n`);
     return 2;
   }
   const launch = selfLaunch();
@@ -87,7 +126,7 @@ export const runPrintConfig: CommandRun = async (ctx) => {
     return 2;
   }
   const token = ctx.config.server.token;
-  const snippets = url ? httpSnippets(client as Client, url, token) : stdioSnippets(client as Client, launch);
+  const snippets = url ? httpSnippets(client, url, token) : stdioSnippets(client, launch);
   // stdout is exactly one file's content (`print-config cursor > ~/.cursor/mcp.json` works); where it goes,
   // and any alternative (a command to run instead), go to stderr.
   const file = snippets.find((s) => !s.command) ?? (snippets[0] as (typeof snippets)[number]);
@@ -95,10 +134,19 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   for (const other of others) ctx.err(`# ${other.where}:\n${other.text}\n`);
   // Written over an existing file, the snippet would drop its other servers and settings.
   ctx.err(`# ${others.length > 0 ? "or " : ""}merge into ${file.where}\n`);
-  if (url && file.token) ctx.err(tokenNote(file.token, CLIENT_TITLES[client as Client]));
+  if (url && file.token) ctx.err(tokenNote(file.token, CLIENT_TITLES[client]));
   if (!url && isCheckoutBuild(launch.command))
     ctx.err(
       `# ${launch.command} is the build in a SkillHub checkout, which \`make clean\` removes: for everyday use, copy it to ~/.local/bin first and run print-config from that copy.\n`,
+    );
+  const unwritten = url ? [] : settingsLeftOut(ctx.env);
+  if (unwritten.length > 0)
+    ctx.err(
+      `# ${unwritten.join(", ")} ${unwritten.length === 1 ? "is" : "are"} set here but not in the snippet, and the client starts SkillHub with its own environment: add ${unwritten.length === 1 ? "it" : "them"} to the server's "env" in the file, or set ${unwritten.length === 1 ? "it" : "them"} in ~/.skillhub/config.yaml (docs/configuration.md; \`skillhub add --global URL\` records a repository there).\n`,
+    );
+  if (!url && launch.command === "npx")
+    ctx.err(
+      "# npx fetches SkillHub again whenever npm empties its cache, and a binary on disk starts faster: for everyday use, install SkillHub (docs/install.md) and run print-config from it.\n",
     );
   const remote = url !== undefined && !isLoopbackHost(new URL(url).hostname);
   // Off loopback, the server refuses any client without its token (401): say so while there is time.
@@ -114,6 +162,28 @@ export const runPrintConfig: CommandRun = async (ctx) => {
   ctx.out(`${file.text}\n`);
   return 0;
 };
+
+/**
+ * Settings that reach this command only through the environment, which a client does not pass on
+ * (Claude Desktop, started from the Dock, has none of the shell's): named so the user can carry them.
+ * Secrets are left out (a shell often holds a GITHUB_TOKEN or an API key for other tools), and so are
+ * the HTTP server's own settings, which a stdio snippet does not use.
+ */
+export function settingsLeftOut(env: Record<string, string | undefined>): string[] {
+  return Object.entries(ENV_SETTINGS)
+    .filter(([name, setting]) => !setting.secret && !HTTP_ONLY.has(setting.key) && env[name])
+    .map(([name]) => name);
+}
+
+const HTTP_ONLY = new Set([
+  "server.transport",
+  "server.host",
+  "server.port",
+  "server.stateless",
+  "server.allowed_origins",
+  "server.allowed_hosts",
+  "server.session_idle_minutes",
+]);
 
 /** What becomes of the token in the snippet, and what the user still has to do for it. */
 export function tokenNote(

@@ -9,6 +9,7 @@ import {
   clientToolsEnabled,
   offeredCommand,
   printConfig,
+  runOffered,
   runTool,
 } from "../helpers/client-tools.ts";
 import { tempDir, write } from "../helpers/fs.ts";
@@ -42,12 +43,9 @@ function approveProject(c: ClientHome): void {
   write(join(c.project, ".claude", "settings.local.json"), JSON.stringify({ enabledMcpjsonServers: ["skillhub"] }));
 }
 
-/** Runs a command line print-config offered, with `claude` on PATH. */
-async function runOffered(c: ClientHome, line: string) {
-  const ran = await runTool(["sh", "-c", line.replace(/^claude /, '"$CLAUDE" ')], {
-    env: { ...c.env, CLAUDE: clientTools().claude[0] as string },
-    cwd: c.project,
-  });
+/** Runs a command line print-config offered, which must succeed. */
+async function added(c: ClientHome, line: string) {
+  const ran = await runOffered(c, line);
   expect(ran.code, ran.err).toBe(0);
 }
 
@@ -55,7 +53,24 @@ describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets"
   test("stdio: the printed `claude mcp add --scope user` command, then `claude mcp list` says Connected", async () => {
     const c = clientHome();
     const { notes } = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
-    await runOffered(c, offeredCommand(notes, "claude mcp add"));
+    await added(c, offeredCommand(notes, "claude mcp add"));
+    expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
+  });
+
+  test("stdio: to change the server, the `claude mcp remove` the note names, then the new command (a second add is refused)", async () => {
+    const c = clientHome();
+    const first = await printConfig("claude-code", ["--skills-dir", fixture.skills], c.env, c.project);
+    await added(c, offeredCommand(first.notes, "claude mcp add"));
+    const changed = await printConfig("claude-code", ["--skills-dir", fixture.skills, "--no-watch"], c.env, c.project);
+    const again = await runOffered(c, offeredCommand(changed.notes, "claude mcp add"));
+    expect(again.code).not.toBe(0);
+    expect(again.out + again.err).toContain("MCP server skillhub already exists in user config");
+    const remove = changed.notes.match(/`(claude mcp remove [^`]+)`/)?.[1];
+    expect(remove).toBe("claude mcp remove skillhub");
+    await added(c, remove as string);
+    await added(c, offeredCommand(changed.notes, "claude mcp add"));
+    const got = await claude(c, ["mcp", "get", "skillhub"]);
+    expect(got.out).toContain(`Args: --skills-dir ${fixture.skills} --no-watch`);
     expect(await listed(c, "skillhub")).toMatch(/✔ Connected/);
   });
 
@@ -77,7 +92,7 @@ describe.skipIf(!clientToolsEnabled)("Claude Code reads print-config's snippets"
     expect(printed.file + printed.notes).not.toContain(CLIENT_TOKEN);
     expect(printed.notes).toContain("export SKILLHUB_HTTP_TOKEN=");
     // Run once in the home folder, as a newcomer would: the server is there in the project too.
-    await runOffered({ ...c, project: c.home }, offeredCommand(printed.notes, "claude mcp add"));
+    await added({ ...c, project: c.home }, offeredCommand(printed.notes, "claude mcp add"));
     expect(await listed(withToken, "skillhub")).toMatch(/✔ Connected/);
     // Without the variable, Claude Code names the one that is missing.
     const unset = await claude(c, ["mcp", "list"]);

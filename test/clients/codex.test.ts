@@ -10,6 +10,7 @@ import {
   clientToolsEnabled,
   offeredCommand,
   printConfig,
+  runOffered,
   runTool,
 } from "../helpers/client-tools.ts";
 import { write } from "../helpers/fs.ts";
@@ -118,16 +119,32 @@ describe.skipIf(!clientToolsEnabled)("Codex reads print-config's snippet from ~/
     expect(refused?.toolsError).toContain("Auth required");
   });
 
+  test("stdio: the printed `codex mcp add` writes the same table into an existing config.toml, and it connects", async () => {
+    const c = clientHome();
+    const config = join(c.home, ".codex", "config.toml");
+    write(config, 'model = "gpt-5"\n');
+    const { file, notes } = await printConfig(
+      "codex",
+      ["--skills-dir", fixture.skills, "--no-watch"],
+      c.env,
+      c.project,
+    );
+    const added = await runOffered(c, offeredCommand(notes, "codex mcp add"));
+    expect(added.code, added.err).toBe(0);
+    const written = readFileSync(config, "utf8");
+    expect(written).toStartWith('model = "gpt-5"\n');
+    expect(written).toContain(file.trim());
+    const status = (await mcpStatus(c)).find((s) => s.name === "skillhub");
+    expect(status?.tools.skill?.description).toContain("release-notes");
+  });
+
   test("HTTP with a token: the printed `codex mcp add` writes the same server, and it connects", async () => {
     const home = clientHome();
     const c = { ...home, env: { ...home.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN } };
     const { file, notes } = await printConfig("codex", ["--http", fixture.server.url], c.env, c.project);
     const line = offeredCommand(notes, "codex mcp add");
     expect(line).not.toContain(CLIENT_TOKEN);
-    const added = await runTool(["sh", "-c", line.replace(/^codex /, '"$NODE" "$CODEX" ')], {
-      env: { ...c.env, NODE: clientTools().codex[0] as string, CODEX: clientTools().codex[1] as string },
-      cwd: c.project,
-    });
+    const added = await runOffered(c, line);
     expect(added.code, added.err).toBe(0);
     const got = await codex(c, ["mcp", "get", "skillhub", "--json"]);
     expect(JSON.parse(got.out).transport).toMatchObject({

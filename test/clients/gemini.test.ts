@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cpSync } from "node:fs";
+import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CLIENT_TOKEN,
@@ -8,7 +8,9 @@ import {
   clientHome,
   clientTools,
   clientToolsEnabled,
+  offeredCommand,
   printConfig,
+  runOffered,
   runTool,
 } from "../helpers/client-tools.ts";
 import { tempDir, write } from "../helpers/fs.ts";
@@ -42,6 +44,13 @@ async function listed(c: ClientHome): Promise<string> {
   return line;
 }
 
+/** The configured stdio server: Disabled until the project folder is trusted, then Connected. */
+async function connectsOnceTrusted(c: ClientHome): Promise<void> {
+  expect(await listed(c)).toMatch(/skillhub: .*\(stdio\) - Disabled/);
+  trust(c);
+  expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
+}
+
 describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet from ~/.gemini/settings.json", () => {
   test("stdio", async () => {
     const c = clientHome();
@@ -49,9 +58,7 @@ describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet fr
     write(join(c.home, ".gemini", "settings.json"), file);
     // What print-config's note says a user sees before answering Gemini CLI's trust question.
     expect(notes).toContain("until then `gemini mcp list` says Disabled");
-    expect(await listed(c)).toMatch(/skillhub: .*\(stdio\) - Disabled/);
-    trust(c);
-    expect(await listed(c)).toMatch(/✓ skillhub: .*\(stdio\) - Connected/);
+    await connectsOnceTrusted(c);
   });
 
   test("HTTP with a token: the file names SKILLHUB_HTTP_TOKEN, Gemini CLI reads it and connects; another is refused", async () => {
@@ -65,6 +72,37 @@ describe.skipIf(!clientToolsEnabled)("Gemini CLI reads print-config's snippet fr
     expect(await listed({ ...c, env })).toMatch(/✓ skillhub: .*\(http\) - Connected/);
     const wrong = { ...c, env: { ...c.env, SKILLHUB_HTTP_TOKEN: "not-the-token-0000000000" } };
     expect(await listed(wrong)).not.toContain("- Connected");
+    expect(await listed(c)).not.toContain("- Connected");
+  });
+});
+
+/** What Gemini CLI keeps in settings.json after its first start: the sign-in method the user chose. */
+const SIGNED_IN = { security: { auth: { selectedType: "gemini-api-key" } } };
+
+describe.skipIf(!clientToolsEnabled)("the `gemini mcp add` command print-config offers", () => {
+  test("stdio: it merges the server into an existing settings.json with the same arguments, and it connects", async () => {
+    const c = clientHome();
+    write(join(c.home, ".gemini", "settings.json"), JSON.stringify(SIGNED_IN));
+    const args = ["--skills-dir", fixture.skills, "--no-watch", "--tools", "hub", "--log-level", "WARN"];
+    const { file, notes } = await printConfig("gemini", args, c.env, c.project);
+    const added = await runOffered(c, offeredCommand(notes, "gemini mcp add"));
+    expect(added.code, added.out + added.err).toBe(0);
+    const settings = JSON.parse(readFileSync(join(c.home, ".gemini", "settings.json"), "utf8"));
+    expect(settings.security).toEqual(SIGNED_IN.security);
+    expect(settings.mcpServers.skillhub).toEqual(JSON.parse(file).mcpServers.skillhub);
+    await connectsOnceTrusted(c);
+  });
+
+  test("HTTP with a token: the command holds no token; Gemini CLI reads SKILLHUB_HTTP_TOKEN and connects", async () => {
+    const c = clientHome();
+    const env = { ...c.env, SKILLHUB_HTTP_TOKEN: CLIENT_TOKEN };
+    const { notes } = await printConfig("gemini", ["--http", fixture.server.url], env, c.project);
+    const line = offeredCommand(notes, "gemini mcp add");
+    expect(line).not.toContain(CLIENT_TOKEN);
+    const added = await runOffered(c, line);
+    expect(added.code, added.out + added.err).toBe(0);
+    trust(c);
+    expect(await listed({ ...c, env })).toMatch(/✓ skillhub: .*\(http\) - Connected/);
     expect(await listed(c)).not.toContain("- Connected");
   });
 });

@@ -129,6 +129,19 @@ export function offeredCommand(notes: string, startsWith: string): string {
   return line;
 }
 
+/**
+ * Runs, as a user would paste it into a shell in the project, a command line print-config offered
+ * (`claude mcp add …`, `gemini mcp add …`, `codex mcp add …`): its first word is that pinned client.
+ */
+export async function runOffered(c: ClientHome, line: string): Promise<Ran> {
+  const word = line.split(" ", 1)[0] as string;
+  if (word !== "claude" && word !== "gemini" && word !== "codex") throw new Error(`not a client's command: ${line}`);
+  const argv = clientTools()[word];
+  const tool = Object.fromEntries(argv.map((arg, i) => [`CLIENT_ARGV_${i}`, arg]));
+  const prefix = argv.map((_, i) => `"$CLIENT_ARGV_${i}"`).join(" ");
+  return runTool(["sh", "-c", `${prefix}${line.slice(word.length)}`], { env: { ...c.env, ...tool }, cwd: c.project });
+}
+
 /** The bearer token of the shared server the client tests connect to over HTTP. */
 export const CLIENT_TOKEN = "client-test-token-0123456789";
 

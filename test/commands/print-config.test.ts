@@ -1,0 +1,127 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync, linkSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { clientNamed, inNpxCache, selfLaunch } from "../../src/commands/print-config.ts";
+import { binary } from "../helpers/binary.ts";
+import { runCli } from "../helpers/cli.ts";
+import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+
+afterAll(cleanupTemp);
+
+const CLIENT_LIST = "Clients: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini.";
+
+describe("print-config takes a client as its users name it", () => {
+  test("its own name in any case, or the client's title, quoted or in separate words", async () => {
+    for (const typed of ["Cursor", "VS Code", "vs-code", "Gemini CLI", "gemini-cli", "claude_desktop", "Claude Code"])
+      expect({ typed, client: clientNamed(typed) }).toMatchObject({ typed, client: expect.any(String) });
+    expect(clientNamed("VS Code")).toBe("vscode");
+    expect(clientNamed("Gemini CLI")).toBe("gemini");
+    const words = await runCli(["print-config", "Gemini", "CLI"]);
+    expect(words.code).toBe(0);
+    expect(words.err).toContain("gemini mcp add --scope user skillhub");
+    const cased = await runCli(["print-config", "Cursor"]);
+    expect(cased.code).toBe(0);
+    expect(JSON.parse(cased.out).mcpServers.skillhub.command).toBe(process.execPath);
+  });
+
+  test("`claude` is two clients: the error names both, and prints nothing on stdout", async () => {
+    const claude = await runCli(["print-config", "claude"]);
+    expect(claude.code).toBe(2);
+    expect(claude.out).toBe("");
+    expect(claude.err).toBe(
+      `skillhub print-config: unknown client "claude". Did you mean 'claude-desktop' or 'claude-code'? ${CLIENT_LIST}\n`,
+    );
+    const desktop = await runCli(["print-config", "desktop"]);
+    expect(desktop.err).toContain("Did you mean 'claude-desktop'?");
+  });
+
+  test("two clients at once are refused, not the second one dropped", async () => {
+    const two = await runCli(["print-config", "claude-code", "cursor"]);
+    expect(two.code).toBe(2);
+    expect(two.out).toBe("");
+    expect(two.err).toBe(
+      `skillhub print-config: one client at a time: run it once for each of "claude-code", "cursor". ${CLIENT_LIST}\n`,
+    );
+  });
+
+  test("Codex and Gemini CLI are offered their own `mcp add` command, which merges into an existing file", async () => {
+    const codex = await runCli(["print-config", "codex", "--no-watch"]);
+    expect(codex.err).toContain(`# run once:\ncodex mcp add skillhub -- ${process.execPath} `);
+    expect(codex.err).toContain("--no-watch\n# or merge into ~/.codex/config.toml\n");
+    const gemini = await runCli(["print-config", "gemini", "--tools", "hub"]);
+    expect(gemini.err).toContain(
+      "# run once (user scope; drop --scope user to add it to this project only):\ngemini mcp add --scope user skillhub ",
+    );
+    expect(gemini.err).toContain("--tools hub\n# or merge into ~/.gemini/settings.json");
+    const http = await runCli(["print-config", "gemini", "--http", "http://127.0.0.1:8000/mcp"], {
+      SKILLHUB_HTTP_TOKEN: "t0ken-for-the-test-0123",
+    });
+    expect(http.err).toContain(
+      "gemini mcp add --scope user --transport http skillhub http://127.0.0.1:8000/mcp --header 'Authorization: Bearer ${SKILLHUB_HTTP_TOKEN}'\n",
+    );
+    expect(http.err + http.out).not.toContain("t0ken-for-the-test-0123");
+  });
+});
+
+describe("print-config run through `npx skillhub`", () => {
+  const cached = "/home/me/.npm/_npx/9f86d081884c7d65/node_modules/@skillhub-dev/skillhub-linux-x64/bin/skillhub";
+
+  test("the binary in npm's npx cache is started as `npx -y skillhub`, never by its path in the cache", () => {
+    expect(inNpxCache(cached)).toBe(true);
+    expect(inNpxCache("C:\\Users\\me\\AppData\\Local\\npm-cache\\_npx\\9f86\\node_modules\\x\\skillhub.exe")).toBe(
+      true,
+    );
+    expect(
+      inNpxCache("/usr/lib/node_modules/skillhub/node_modules/@skillhub-dev/skillhub-linux-x64/bin/skillhub"),
+    ).toBe(false);
+    expect(selfLaunch("/$bunfs/root/skillhub", cached)).toEqual({ command: "npx", args: ["-y", "skillhub"] });
+    expect(selfLaunch("/$bunfs/root/skillhub", "/opt/skillhub/bin/skillhub").command).toBe(
+      "/opt/skillhub/bin/skillhub",
+    );
+  });
+
+  test("the compiled binary, run from an npx cache folder, prints npx with its flags for every client", () => {
+    const dir = join(tempDir("skillhub-npx-"), ".npm", "_npx", "9f86d081884c7d65", "node_modules", "skillhub-bin");
+    mkdirSync(dir, { recursive: true });
+    const bin = join(dir, "skillhub");
+    try {
+      linkSync(binary(), bin);
+    } catch {
+      copyFileSync(binary(), bin);
+    }
+    const printed = Bun.spawnSync([bin, "print-config", "cursor", "--no-watch"], {
+      env: { HOME: tempDir(), PATH: "/usr/bin:/bin" },
+    });
+    expect(printed.exitCode).toBe(0);
+    expect(JSON.parse(printed.stdout.toString()).mcpServers.skillhub).toEqual({
+      command: "npx",
+      args: ["-y", "skillhub", "--no-watch"],
+    });
+    expect(printed.stderr.toString()).toContain("# npx fetches SkillHub again whenever npm empties its cache");
+    const gemini = Bun.spawnSync([bin, "print-config", "gemini"], { env: { HOME: tempDir(), PATH: "/usr/bin:/bin" } });
+    expect(gemini.stderr.toString()).toContain("gemini mcp add --scope user skillhub npx -y skillhub\n");
+  });
+});
+
+describe("print-config and the settings of this shell's environment", () => {
+  test("SkillHub settings set only in the environment are named, since the client does not pass them on", async () => {
+    const env = { SKILLS_REPO: "https://git.example.com/team/skills.git", SKILLHUB_FROZEN: "1" };
+    const printed = await runCli(["print-config", "cursor"], {
+      ...env,
+      GITHUB_TOKEN: "ghp_secret0123456789",
+      SKILLHUB_PORT: "9000",
+    });
+    expect(printed.code).toBe(0);
+    expect(printed.err).toContain(
+      '# SKILLS_REPO, SKILLHUB_FROZEN are set here but not in the snippet, and the client starts SkillHub with its own environment: add them to the server\'s "env" in the file, or set them in ~/.skillhub/config.yaml',
+    );
+    // A secret is never named (nor written), and the HTTP server's own settings do not apply.
+    expect(printed.err).not.toContain("GITHUB_TOKEN");
+    expect(printed.err).not.toContain("SKILLHUB_PORT");
+    expect(JSON.parse(printed.out).mcpServers.skillhub.env).toBeUndefined();
+    const http = await runCli(["print-config", "cursor", "--http", "http://127.0.0.1:8000/mcp"], env);
+    expect(http.err).not.toContain("set here but not in the snippet");
+    const clean = await runCli(["print-config", "cursor"]);
+    expect(clean.err).not.toContain("set here but not in the snippet");
+  });
+});
