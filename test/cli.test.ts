@@ -195,15 +195,20 @@ describe("skillhub CLI", () => {
     );
     // Read, it is no hint any more.
     expect(run(["list", "--skills-dir", "./skills"])).toMatch(/^pdf /);
-    expect(run(["list", "--skills-dir", tempDir()], tempDir())).toBe(
+    const named = tempDir();
+    expect(run(["list", "--skills-dir", named], tempDir())).toBe(
+      `No skills found in ${named} (a skill is a folder holding a SKILL.md) nor in the usual folders. Run \`skillhub doctor\` with the same options to see every folder searched.\n`,
+    );
+    expect(run(["list"], tempDir())).toBe(
       "No skills found. Run `skillhub doctor` to see which folders were searched.\n",
     );
   });
 
   test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
-    const empty = await cli(["search", "pdf", "--skills-dir", tempDir()]);
+    const folder = tempDir();
+    const empty = await cli(["search", "pdf", "--skills-dir", folder]);
     expect(empty.code).toBe(0);
-    expect(empty.out).toBe("No skills found. Run `skillhub doctor` to see which folders were searched.\n");
+    expect(empty.out).toStartWith(`No skills found in ${folder} (a skill is a folder holding a SKILL.md)`);
     const dir = tempDir();
     write(join(dir, "bad", "SKILL.md"), "no frontmatter\n");
     const broken = await cli(["search", "pdf", "--skills-dir", dir]);

@@ -77,6 +77,10 @@ export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: 
       catalog.sources.map((s) => s.dir),
     );
     if (unread) return `No skills found. ${unreadSkillsHint(cwd, unread)}\n`;
+    // A folder the user named is the one they expected skills in: named back, as doctor needs it too.
+    const named = catalog.sources.filter((s) => s.location === "explicit").map((s) => s.dir);
+    if (named.length > 0)
+      return `No skills found in ${named.join(", ")} (a skill is a folder holding a SKILL.md) nor in the usual folders. Run \`skillhub doctor\` with the same options to see every folder searched.\n`;
     return "No skills found. Run `skillhub doctor` to see which folders were searched.\n";
   }
   return [
