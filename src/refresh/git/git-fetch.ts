@@ -87,7 +87,8 @@ function failure(target: RepoTarget, ctx: SyncContext, out: GitOutput, ref: stri
 
 /**
  * A missing branch, said with the branch the repository does have by default (many still call it
- * `master`), so the fix is one setting: one `git ls-remote`; undefined when that says nothing better.
+ * `master`), else the ones it has, so the fix is one setting; a repository with no branch at all is
+ * empty, which no setting fixes. One `git ls-remote`; undefined when that says nothing better.
  */
 async function withDefaultBranch(
   error: GitError,
@@ -95,13 +96,33 @@ async function withDefaultBranch(
   ctx: SyncContext,
   dir: string,
 ): Promise<GitError | undefined> {
-  const out = await ctx.git.run(["ls-remote", "--symref", target.spec.url, "HEAD"], remoteOptions(ctx, dir));
-  const head = remoteHeadBranch(out.stdout);
-  if (out.code !== 0 || !head || head === target.branch) return undefined;
+  const out = await ctx.git.run(
+    ["ls-remote", "--symref", target.spec.url, "HEAD", "refs/heads/*"],
+    remoteOptions(ctx, dir),
+  );
+  if (out.code !== 0) return undefined;
+  const branches = [...out.stdout.matchAll(/^[0-9a-f]{40,64}\trefs\/heads\/(\S+)$/gm)].map((m) => m[1] as string);
+  if (branches.length === 0)
+    return new GitError(
+      "GIT_BRANCH_NOT_FOUND",
+      `${target.spec.url} has no branch yet (an empty repository): push a first commit of skills to it, then sync again.`,
+      { details: { ...error.details, empty: true } },
+    );
+  const head = remoteHeadBranch(out.stdout) ?? (branches.length === 1 ? branches[0] : undefined);
+  const set = (branch: string) =>
+    `set SKILLS_BRANCH=${branch} (or \`branch: ${branch}\` in its entry, or git.branch in config.yaml)`;
+  if (head && head !== target.branch)
+    return new GitError(
+      "GIT_BRANCH_NOT_FOUND",
+      `branch '${target.branch}' does not exist in ${target.spec.url}, whose default branch is '${head}'; ${set(head)}.`,
+      { details: { ...error.details, default_branch: head } },
+    );
+  if (head) return undefined;
+  const some = branches.slice(0, 5).map((b) => `'${b}'`);
   return new GitError(
     "GIT_BRANCH_NOT_FOUND",
-    `branch '${target.branch}' does not exist in ${target.spec.url}, whose default branch is '${head}'; set SKILLS_BRANCH=${head} (or \`branch: ${head}\` in its entry, or git.branch in config.yaml).`,
-    { details: { ...error.details, default_branch: head } },
+    `branch '${target.branch}' does not exist in ${target.spec.url}, whose branches include ${some.join(", ")}; ${set(branches[0] as string)}, or another of them.`,
+    { details: { ...error.details, branches: branches.slice(0, 5) } },
   );
 }
 

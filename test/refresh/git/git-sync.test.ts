@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { run } from "../../../src/cli.ts";
 import { loadConfig } from "../../../src/config/load.ts";
@@ -238,6 +239,25 @@ describe("git sync", () => {
     );
     const fixed = await session(remote.url, { env: { SKILLS_BRANCH: "master" } });
     expect(fixed.hub.catalog.get("tool")?.source).toBe("older");
+  });
+
+  test("an empty repository is said to be empty; one whose HEAD names no branch lists the branches it has", async () => {
+    const empty = tempDir("skillhub-empty-");
+    git(["init", "--quiet", "--bare", join(empty, "empty.git")]);
+    const url = pathToFileURL(join(empty, "empty.git")).href;
+    const none = await (await session(url)).call("refresh_skills");
+    expect(none.structuredContent).toMatchObject({ success: false, error: { code: "GIT_BRANCH_NOT_FOUND" } });
+    expect(textOf(none)).toContain(
+      `${url} has no branch yet (an empty repository): push a first commit of skills to it, then sync again.`,
+    );
+
+    const odd = remoteRepo("odd", { "skills/tool/SKILL.md": skillText("tool") }, "trunk");
+    git(["push", "--quiet", "origin", "trunk:dev"], odd.work);
+    git(["symbolic-ref", "HEAD", "refs/heads/gone"], odd.bare);
+    const listed = await (await session(odd.url)).call("refresh_skills");
+    expect(textOf(listed)).toContain(
+      `branch 'main' does not exist in ${odd.url}, whose branches include 'dev', 'trunk'; set SKILLS_BRANCH=dev`,
+    );
   });
 
   test("several repositories: unique labels, every one synced", async () => {
