@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
 import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
 import type { RepoEntryConfig } from "../config/schema.ts";
@@ -13,7 +14,7 @@ import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
 import { loadSettings } from "./load-settings.ts";
 import { runLock } from "./lock.ts";
 import { probeRepository } from "./repo-probe.ts";
-import { enclosingCheckout, type SourceFile, sourceFile } from "./source-files.ts";
+import { enclosingCheckout, isCheckout, type SourceFile, sourceFile } from "./source-files.ts";
 import { sourceReport } from "./source-report.ts";
 import { parseSource, SourceError, type SourceSpec } from "./source-spec.ts";
 
@@ -60,6 +61,11 @@ export const runAdd: CommandRun = async (ctx) => {
   if (top)
     ctx.err(
       `skillhub add: note: the project root here is the working folder ${where.projectDir}, inside the checkout ${top}; a client started at ${top} reads its own skillhub.yaml (run add there, or pass --project ${top}).\n`,
+    );
+  // A first skillhub.yaml in a folder that is no checkout (~/Downloads) is rarely where a client starts.
+  else if (where.scope === "project" && where.projectDir && !existsSync(where.file) && !isCheckout(where.projectDir))
+    ctx.err(
+      `skillhub add: note: ${where.projectDir} is no git checkout; its skillhub.yaml is read by servers whose project is this folder (a client started here, or --project ${where.projectDir}). For every project, run skillhub add --global.\n`,
     );
   // A file that cannot be changed is said before any fetch; the change is made on the file as it is after them.
   const within = where.scope === "project" ? (where.projectDir ?? undefined) : undefined;

@@ -47,8 +47,13 @@ export function sourceFile(ctx: CommandContext, global: boolean): SourceFile | s
  * folder, when `add` runs in a subfolder): a client started at the top would not read this folder's file.
  */
 export function enclosingCheckout(projectDir: string): string | undefined {
-  if (existsSync(join(projectDir, ".git"))) return undefined;
+  if (isCheckout(projectDir)) return undefined;
   for (let dir = dirname(projectDir); dir !== dirname(dir); dir = dirname(dir))
     if (existsSync(join(dir, ".git"))) return dir;
   return undefined;
+}
+
+/** Whether `dir` is the top of a git checkout. */
+export function isCheckout(dir: string): boolean {
+  return existsSync(join(dir, ".git"));
 }

@@ -299,6 +299,22 @@ describe("skillhub add", () => {
     expect(atTop.err).not.toContain("note:");
   });
 
+  test("a first skillhub.yaml in a folder that is no checkout comes with a note naming --global", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const downloads = tempDir("skillhub-add-downloads-");
+    const added = await cli(m, ["add", team.url], {}, downloads);
+    expect(added.code, added.err).toBe(0);
+    expect(added.err).toContain(
+      `skillhub add: note: ${downloads} is no git checkout; its skillhub.yaml is read by servers whose project is this folder (a client started here, or --project ${downloads}). For every project, run skillhub add --global.`,
+    );
+    expect(existsSync(join(downloads, "skillhub.yaml"))).toBe(true);
+    // Once the file is there, it was chosen: no note again; nor in a checkout, nor with --global.
+    expect((await cli(m, ["add", teamRepo().url], {}, downloads)).err).not.toContain("note:");
+    expect((await cli(m, ["add", teamRepo().url])).err).not.toContain("note:");
+    expect((await cli(m, ["add", "--global", teamRepo().url], {}, tempDir())).err).not.toContain("note:");
+  });
+
   test("--global writes ~/.skillhub/config.yaml, keeping its comments and other settings", async () => {
     const m = machine();
     const team = teamRepo();
