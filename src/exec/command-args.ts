@@ -45,8 +45,8 @@ export interface PathCheckIo {
  * - a ".." segment anywhere ("../x", "a/../../b") is refused, even when it would come back in;
  * - an argument naming something that exists (or whose nearest existing parent exists) under
  *   the skill's folder must resolve, symlinks followed, inside the skill's real folder.
- * - a value glued to short options (`-f/etc/passwd`, `-rfsub/link`): where the letters end is the
- *   command's business, so every place the value could start is checked.
+ * - a value glued to short options (`-f/etc/passwd`, `-rfsub/link`, `-5f/etc/passwd`): where the option
+ *   letters and digits end is the command's business, so every place the value could start is checked.
  * Not checked: text inside an argument (`python -c "open('/etc/x')"`), or what an interpreter does at
  * run time — allow-listing an interpreter trusts it.
  */
@@ -77,15 +77,16 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
 
 /**
  * What in `arg` a command may take for a path: a plain argument itself; the value of `--option=value`;
- * after `-` and a run of option letters, every place the value may start (`-rfsub/x` is `-r -f sub/x`
- * to grep; `-rf/x` is `-r -f /x`).
+ * after `-` and a run of option letters and digits, every place the value may start (`-rfsub/x` is
+ * `-r -f sub/x` to grep; `-rf/x` is `-r -f /x`). Security: a digit is an option as well as a letter
+ * (grep's `-5` asks for 5 lines of context): `grep -a5f/etc/passwd` reads its patterns from /etc/passwd.
  */
 function pathCandidates(arg: string): string[] {
   if (!arg.startsWith("-")) return [arg];
   const eq = arg.indexOf("=");
   const starts = eq > 0 ? [arg.slice(eq + 1)] : [];
   if (arg.startsWith("--")) return starts;
-  const letters = /^-[A-Za-z]*/.exec(arg)?.[0].length ?? 1;
+  const letters = /^-[A-Za-z0-9]*/.exec(arg)?.[0].length ?? 1;
   for (let i = 2; i <= letters && i < arg.length; i++) starts.push(arg.slice(i));
   return starts;
 }

@@ -148,8 +148,18 @@ const IGNORED_BY_HFS = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  */
 export function isVersionControl(name: string): boolean {
   const plain = name.replace(IGNORED_BY_HFS, "").toLowerCase();
-  const ntfs = (plain.split(":")[0] ?? "").replace(/[. ]+$/, "");
+  const ntfs = trimDotsAndSpaces(plain.split(":")[0] ?? "");
   return plain === VCS_DIR || ntfs === VCS_DIR || /^git~\d+$/.test(ntfs);
+}
+
+/**
+ * `name` without the dots and spaces at its end, as Windows drops them. Security: a loop, in one pass;
+ * `/[. ]+$/` is tried again from every dot, and a client's name of a million `. ` took minutes.
+ */
+function trimDotsAndSpaces(name: string): string {
+  let end = name.length;
+  while (end > 0 && (name[end - 1] === "." || name[end - 1] === " ")) end--;
+  return name.slice(0, end);
 }
 
 /**

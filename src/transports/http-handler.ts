@@ -29,8 +29,9 @@ const OAUTH_PATH =
   /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
 
 /**
- * With every session taken, one that sent no request for this long gives its place to a new client (it
- * gets 404 and opens a new session, as the protocol says), so streams held open cannot lock others out.
+ * With every session taken, one that sent no request for this long, and waits on no call, gives its place
+ * to a new client (it gets 404 and opens a new session, as the protocol says), so streams held open cannot
+ * lock others out.
  */
 const EVICT_QUIET_MS = 60_000;
 
@@ -235,7 +236,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       await server.close().catch(() => undefined);
       return response;
     }
-    return tracked(session, response);
+    return tracked(session, response, request);
   }
 
   async function forward(session: Session, request: Request, parsedBody?: unknown): Promise<Response> {
@@ -243,12 +244,13 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       request,
       parsedBody === undefined ? undefined : { parsedBody },
     );
-    return tracked(session, response);
+    return tracked(session, response, request);
   }
 
-  function tracked(session: Session, response: Response): Response {
+  function tracked(session: Session, response: Response, request: Request): Response {
     if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
-    return new Response(sessions.track(session, response.body), { status: response.status, headers: response.headers });
+    const body = sessions.track(session, response.body, request.method === "POST");
+    return new Response(body, { status: response.status, headers: response.headers });
   }
 
   /** Stateless: a fresh server and transport per POST, JSON answers, no sessions, no GET stream. */

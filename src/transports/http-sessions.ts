@@ -9,6 +9,8 @@ export interface Session {
   lastSeen: number;
   /** Streaming responses still open (the GET stream, POST streams of calls in progress). */
   openStreams: number;
+  /** Of those, the POST streams: calls the session is waiting on. */
+  openCalls: number;
 }
 
 export interface SessionTableOptions {
@@ -54,7 +56,7 @@ export class SessionTable {
   }
 
   add(id: string, server: McpServer, transport: WebStandardStreamableHTTPServerTransport): Session {
-    const session: Session = { id, server, transport, lastSeen: this.now(), openStreams: 0 };
+    const session: Session = { id, server, transport, lastSeen: this.now(), openStreams: 0, openCalls: 0 };
     this.sessions.set(id, session);
     return session;
   }
@@ -84,14 +86,17 @@ export class SessionTable {
   /**
    * Wrap a streaming response body so the session counts as active while it
    * is open; the idle clock restarts when it ends or the client goes away.
+   * `call`: the answer to a POST, which the session is waiting on (not the GET stream).
    */
-  track(session: Session, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  track(session: Session, body: ReadableStream<Uint8Array>, call = false): ReadableStream<Uint8Array> {
     session.openStreams++;
+    if (call) session.openCalls++;
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
       session.openStreams--;
+      if (call) session.openCalls--;
       session.lastSeen = this.now();
     };
     const reader = body.getReader();
@@ -118,11 +123,13 @@ export class SessionTable {
   /**
    * Close the session whose last request is the oldest, if none came for `quietMs`, even with its
    * GET stream open; returns it. A full table would otherwise refuse every newcomer for as long as
-   * its holders keep their streams open, whoever they are.
+   * its holders keep their streams open, whoever they are. A session waiting on a call (a command
+   * that runs for minutes) is not quiet: closing it would throw away the answer, and kill the run.
    */
   async evictQuietest(quietMs: number): Promise<Session | undefined> {
     let oldest: Session | undefined;
-    for (const s of this.sessions.values()) if (!oldest || s.lastSeen < oldest.lastSeen) oldest = s;
+    for (const s of this.sessions.values())
+      if (s.openCalls === 0 && (!oldest || s.lastSeen < oldest.lastSeen)) oldest = s;
     if (!oldest || this.now() - oldest.lastSeen < quietMs) return undefined;
     this.sessions.delete(oldest.id);
     await closeQuietly(oldest);

@@ -166,4 +166,17 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     expect(checkPathArgs(["a/b/c/out.txt"], dir).ok).toBe(false);
     expect(checkPathArgs(["a/b/c/new/deeper.txt"], dir)).toEqual({ ok: true });
   });
+
+  test(
+    "a name of dots and spaces is judged in one pass: a 1 MB argument does not hold the server",
+    () => {
+      const dir = skill();
+      // Trailing dots and spaces are trimmed (Windows drops them: `.git. ` is `.git`). Trimmed by a pattern
+      // tried again from every dot, this argument took the server's thread for minutes.
+      const arg = `new/${". ".repeat(500_000)}x`;
+      expect(checkPathArgs([arg], dir)).toEqual({ ok: true });
+      expect(checkPathArgs([`.git${" .".repeat(500_000)}/config`], dir).ok).toBe(false);
+    },
+    { timeout: 120_000 },
+  );
 });

@@ -52,11 +52,11 @@ export async function messages(response: Response): Promise<Array<Record<string,
 }
 
 /** A handler over a hub with two skills, a controllable clock, and helpers to open sessions. */
-export function handlerWorld(options: Partial<HttpHandlerOptions> = {}) {
+export function handlerWorld(options: Partial<HttpHandlerOptions> = {}, env: Record<string, string> = {}) {
   const dir = tempDir("skillhub-http-");
   writeSkill(dir, "git-helper", { description: "Git workflow helper" });
   writeSkill(dir, "pdf-tools", { description: "Work with PDF files" });
-  const { hub, logger } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
+  const { hub, logger } = testHub({ flags: { "skills-dir": [dir] }, env, hub: { acceptRoots: false } });
   let clock = 1_000_000;
   const handler = createHttpHandler(hub, { host: "127.0.0.1", now: () => clock, version: "test", ...options });
   void hub.start();

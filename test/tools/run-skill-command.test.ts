@@ -156,6 +156,10 @@ describe("run_skill_command when enabled", () => {
     for (const args of [
       ["-f/etc/passwd", "notes.txt"],
       ["-rf../other/SKILL.md", "."],
+      // A digit is an option too (grep's `-5` is a context of 5 lines): `-a5f/etc/passwd` reads /etc/passwd.
+      ["-5f/etc/passwd", "notes.txt"],
+      ["-a5f/etc/passwd", "notes.txt"],
+      ["-1rf../other/SKILL.md", "."],
     ])
       expect(error(await cmd("grep", args)).code).toBe("PATH_OUTSIDE_SKILL");
     expect(error(await cmd("cat", ["../other/SKILL.md"])).message).toBe(

@@ -1,15 +1,18 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { nestedDeeper } from "../../src/transports/http-responses.ts";
 import { cleanupTemp, writeSkill } from "../helpers/fs.ts";
 import { handlerWorld, initialize, mcpRequest, messages, sseReader } from "../helpers/http.ts";
+import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const worlds: Array<ReturnType<typeof handlerWorld>> = [];
 afterEach(async () => {
   while (worlds.length > 0) await worlds.pop()?.close();
 });
-function world(options: Parameters<typeof handlerWorld>[0] = {}) {
-  const w = handlerWorld(options);
+function world(options: Parameters<typeof handlerWorld>[0] = {}, env: Record<string, string> = {}) {
+  const w = handlerWorld(options, env);
   worlds.push(w);
   return w;
 }
@@ -407,6 +410,29 @@ describe("sessions", () => {
     const refused = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
     expect(refused.status).toBe(503);
     for (const reader of held) await reader.cancel();
+  });
+
+  test("a session with a call in progress keeps its place, however long the call runs", async () => {
+    const w = world({ maxSessions: 1 }, { SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "bash" });
+    const skill = join(w.dir, "pdf-tools");
+    // The command says it started, then waits for the test's word: no clock decides how long it runs.
+    writeFileSync(join(skill, "wait.sh"), "touch started\nwhile [ ! -e go ]; do sleep 0.05; done\necho done\n");
+    const { id } = await w.open();
+    const call = {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "run_skill_command", arguments: { skill_name: "pdf-tools", command: "bash", args: ["wait.sh"] } },
+    };
+    const running = sseReader(await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: call })));
+    const answer = running.next();
+    await eventually(() => existsSync(join(skill, "started")));
+    w.advance(10 * 60_000);
+    const refused = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
+    expect(refused.status).toBe(503);
+    expect(w.handler.sessions.list().map((s) => s.id)).toEqual([id]);
+    writeFileSync(join(skill, "go"), "");
+    expect(await answer).toMatchObject({ id: 7, result: { structuredContent: { stdout: "done\n" } } });
   });
 
   test("an initialize the SDK refuses (wrong Accept) leaves no session behind", async () => {

@@ -251,8 +251,9 @@ async function emptySubmoduleFolders(target: RepoTarget, ctx: SyncContext): Prom
     // As bytes: a name that is not UTF-8 would become U+FFFD as text, and another folder emptied.
     const folder = Buffer.concat([copy, entry.path]);
     // Security: only ever inside the copy, reached without a link; a link put in the folder's place is
-    // removed itself (rm never follows it), not what it leads to.
-    const parent = folder.subarray(0, folder.lastIndexOf(sep));
+    // removed itself (rm never follows it), not what it leads to. git's names part at `/` on Windows too,
+    // where a junction in a folder above would otherwise pass unseen.
+    const parent = folder.subarray(0, Math.max(folder.lastIndexOf("/"), folder.lastIndexOf(sep)));
     if (parent.length < copy.length - 1 || !realOr(parent)?.equals(parent)) continue;
     await rm(folder, { recursive: true, force: true });
     mkdirSync(folder);
