@@ -128,6 +128,13 @@ function trimSeparators(path: string): string {
   while (end > 0 && (path[end - 1] === "/" || (process.platform === "win32" && path[end - 1] === "\\"))) end--;
   return path.slice(0, end);
 }
+/**
+ * Whether no file can have `name`: Linux takes at most 255 bytes; macOS and Windows count 255 UTF-16
+ * units, so there only a name of more than 255 characters however written (510 units) is sure.
+ */
+function tooLongForAName(name: string): boolean {
+  return process.platform === "linux" ? Buffer.byteLength(name) > 255 : name.length > 510;
+}
 /** Separators between names: `/`, and `\\` on Windows. */
 const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /[/]+/;
 
@@ -166,6 +173,8 @@ function pathProblem(
       const name = path.slice(from, to);
       from = found ? to + found[0].length : path.length + 1;
       if (name === "" || name === ".") continue;
+      // No file system holds a name this long: nothing exists there (a long grep pattern, `-c` code).
+      if (tooLongForAName(name)) break;
       const next = join(probe, name);
       if (!exists(next)) break;
       probe = next;

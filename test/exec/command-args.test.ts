@@ -121,16 +121,13 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     });
   });
 
-  test("a path that cannot be checked is refused, not taken for a new file: a link loop, a name too long, no permission", () => {
+  test("a path that cannot be checked is refused, not taken for a new file: a link loop, no permission", () => {
     const dir = skill();
     symlinkSync("loop", join(dir, "loop"));
-    for (const arg of ["loop/x", `${"a".repeat(300)}/x`]) {
-      const result = checkPathArgs([arg], dir);
-      expect({ arg, reason: result.ok ? "" : result.reason }).toEqual({
-        arg,
-        reason: expect.stringContaining("cannot be checked"),
-      });
-    }
+    const loop = checkPathArgs(["loop/x"], dir);
+    expect(loop.ok ? "" : loop.reason).toContain("cannot be checked");
+    // A name longer than any file system takes is nowhere, as a missing one (a long grep pattern).
+    expect(checkPathArgs([`${"a".repeat(300)}/x`], dir)).toEqual({ ok: true });
     // A folder the server may not look into (as root every folder can be looked into: the failure is given).
     const denied = checkPathArgs(["d/link"], dir, {
       exists: () => {

@@ -167,6 +167,14 @@ describe("run_skill_command when enabled", () => {
     );
   });
 
+  test("an argument longer than any file name (a long pattern) is no path, and runs", async () => {
+    const { cmd } = await on();
+    const pattern = `${"needle ".repeat(60)}end`;
+    const result = await cmd("grep", ["-c", pattern, "notes.txt"]);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ stdout: "0\n", exit_code: 1 });
+  });
+
   test("skill filters apply: SKILL_NOT_FOUND, SKILL_DISABLED", async () => {
     const { cmd } = await on({ SKILLHUB_ENABLED_SKILLS: "other" });
     expect(error(await cmd("ls", [], "nope")).code).toBe("SKILL_NOT_FOUND");
