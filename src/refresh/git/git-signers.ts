@@ -62,12 +62,14 @@ export async function withSignersCopy<T>(bytes: Buffer, use: (file: string) => P
  */
 export function isPrivateGroup(gid: number, user: string, groupFile: string, passwdFile: string): boolean {
   const fields = (line: string) => line.split(":");
-  const group = groupFile
+  // Every line of that id: a second name for the group may list other members.
+  const groups = groupFile
     .split("\n")
     .map(fields)
-    .find((f) => f.length >= 4 && Number(f[2]) === gid && f[2] !== "");
-  if (!group || group[0] !== user) return false;
-  if ((group[3] ?? "").split(",").some((member) => member.trim() !== "" && member.trim() !== user)) return false;
+    .filter((f) => f.length >= 4 && Number(f[2]) === gid && f[2] !== "");
+  const alone = (group: string[]) =>
+    group[0] === user && !(group[3] ?? "").split(",").some((m) => m.trim() !== "" && m.trim() !== user);
+  if (groups.length === 0 || !groups.every(alone)) return false;
   return !passwdFile
     .split("\n")
     .map(fields)

@@ -149,6 +149,8 @@ describe("the allowed-signers file", () => {
     expect(isPrivateGroup(1000, "ana", "ana:x:1000:\n", `${passwd}eve:x:1002:1000::/home/eve:/bin/sh\n`)).toBe(false);
     expect(isPrivateGroup(20, "ana", "staff:*:20:root\n", passwd)).toBe(false);
     expect(isPrivateGroup(1000, "ana", "", passwd)).toBe(false);
+    // A second name for the same group id, with other members.
+    expect(isPrivateGroup(1000, "ana", "ana:x:1000:\nteam:x:1000:bob\n", passwd)).toBe(false);
   });
 
   test.skipIf(process.getuid?.() !== 0)(
