@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { readNamedFile } from "../../util/named-file.ts";
 import { gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
@@ -77,12 +77,37 @@ export async function copySettingsProblem(dir: string, git: GitRunner): Promise<
   const where = await git.run(["rev-parse", "--git-path", "info/attributes"], { cwd: dir });
   if (where.code !== 0) return `its .git cannot be read (${gitMessage(where.stderr) || `exit ${where.code}`})`;
   const file = resolve(dir, where.stdout.trim());
+  // Security: the file git reads, and SkillHub may write, is the copy's own: not in the repository a `.git`
+  // file names, nor where a link in .git leads (to ~/.config/git, whose `attributes` every repository reads).
+  const foreignFolder = notOwnFolder(dir) ?? (file === join(dir, ".git", "info", "attributes") ? undefined : ".git");
+  if (foreignFolder) return `its ${foreignFolder} is not a folder of the copy (a link or a .git file leading elsewhere)`;
+  // A copy made before SkillHub wrote the file, or one whose file was taken away: written (again) here.
+  // Another SkillHub (one per MCP client) may write it between the read and the write: then it is read again.
+  let raw = attributesOf(file);
+  if (raw === undefined) {
+    const unwritten = writeRawAttributes(file);
+    raw = attributesOf(file);
+    if (raw === undefined) return unwritten;
+  }
+  if (raw) return undefined;
+  return "its .git/info/attributes sets attributes SkillHub does not write, which could hide a change to a file";
+}
+
+/** Whether the file at `file` is RAW_ATTRIBUTES; undefined when there is none. */
+function attributesOf(file: string): boolean | undefined {
   // The bounded reader: a FIFO or device put there is refused, never waited on.
   const read = readNamedFile({ path: file, maxBytes: RAW_ATTRIBUTES.length + 1 });
-  // A copy made before SkillHub wrote the file, or one whose file was taken away: written (again) here.
-  if (!read.ok && read.missing) return writeRawAttributes(file);
-  if (!read.ok || read.bytes.toString("utf8") !== RAW_ATTRIBUTES)
-    return "its .git/info/attributes sets attributes SkillHub does not write, which could hide a change to a file";
+  if (!read.ok) return read.missing ? undefined : false;
+  return read.bytes.toString("utf8") === RAW_ATTRIBUTES;
+}
+
+/** `.git` or `.git/info` of the copy in `dir` when it is no folder of its own (a link, a file); `.git/info` may be missing. */
+function notOwnFolder(dir: string): string | undefined {
+  for (const name of [".git", ".git/info"]) {
+    const stat = lstatSync(join(dir, name), { throwIfNoEntry: false });
+    if (stat === undefined && name === ".git/info") continue;
+    if (!stat?.isDirectory()) return name;
+  }
   return undefined;
 }
 

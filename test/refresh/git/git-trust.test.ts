@@ -432,6 +432,33 @@ describe("trust.allowed_signers: a repository's own .gitattributes", () => {
     expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
     expect(readFileSync(join(copy, ".git", "info", "attributes"), "utf8")).toBe(RAW_ATTRIBUTES);
   });
+
+  test("the attributes file is written only in the copy's own .git: not through a link, nor in the repository a .git file names", async () => {
+    const { m, env, copy } = await signedCopy("Signed by the team.");
+    // .git/info made a link to a folder elsewhere (git's own ~/.config/git, whose `attributes` every repository reads).
+    const elsewhere = tempDir("skillhub-elsewhere-");
+    rmSync(join(copy, ".git", "info"), { recursive: true });
+    symlinkSync(elsewhere, join(copy, ".git", "info"));
+    const linked = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
+    expect(linked.repos[0].not_served).toContain("its .git/info is not a folder of the copy");
+    expect(readdirSync(elsewhere)).toEqual([]);
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.out).toContain(`the copy in ${copy} was removed and cloned again: its .git/info is not a folder`);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(lstatSync(join(copy, ".git", "info")).isDirectory()).toBe(true);
+
+    // A .git file naming a repository elsewhere: git would act on that one.
+    const other = join(tempDir("skillhub-other-"), "repo.git");
+    git(["clone", "--quiet", "--bare", join(copy, ".git"), other], copy);
+    rmSync(join(copy, ".git"), { recursive: true });
+    writeFileSync(join(copy, ".git"), `gitdir: ${other}\n`);
+    const named = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
+    expect(named.repos[0].not_served).toContain("its .git is not a folder of the copy");
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect(readdirSync(join(other, "info"))).not.toContain("attributes");
+    expect(lstatSync(join(copy, ".git")).isDirectory()).toBe(true);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by the team.");
+  });
 });
 
 /**
