@@ -111,6 +111,16 @@ function lexists(path: string): boolean {
   }
 }
 
+/** `exists(path)`, false where the file system refuses the name at the path's end as too long. */
+function existsUnlessTooLong(exists: (path: string) => boolean, path: string): boolean {
+  try {
+    return exists(path);
+  } catch (error) {
+    if (errnoCode(error) === "ENAMETOOLONG") return false;
+    throw error;
+  }
+}
+
 /** Why the names of a path (split at either slash) may not be used, or undefined. */
 function namesProblem(text: string): string | undefined {
   const names = text.split(/[\\/]+/);
@@ -129,11 +139,13 @@ function trimSeparators(path: string): string {
   return path.slice(0, end);
 }
 /**
- * Whether no file can have `name`: Linux takes at most 255 bytes; macOS and Windows count 255 UTF-16
- * units, so there only a name of more than 255 characters however written (510 units) is sure.
+ * Whether `name` is longer than the usual file systems take: Linux's at most 255 bytes; macOS and Windows
+ * count 255 UTF-16 units, so there only a name of more than 255 characters however written (510 units) is
+ * sure. Windows drops the dots and spaces at a name's end (`link....` opens `link`): they do not count.
  */
-function tooLongForAName(name: string): boolean {
-  return process.platform === "linux" ? Buffer.byteLength(name) > 255 : name.length > 510;
+export function tooLongForAName(name: string, platform: NodeJS.Platform = process.platform): boolean {
+  if (platform === "linux") return Buffer.byteLength(name) > 255;
+  return (platform === "win32" ? name.replace(/[. ]+$/, "") : name).length > 510;
 }
 /** Separators between names: `/`, and `\\` on Windows. */
 const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /[/]+/;
@@ -173,10 +185,10 @@ function pathProblem(
       const name = path.slice(from, to);
       from = found ? to + found[0].length : path.length + 1;
       if (name === "" || name === ".") continue;
-      // No file system holds a name this long: nothing exists there (a long grep pattern, `-c` code).
-      if (tooLongForAName(name)) break;
       const next = join(probe, name);
-      if (!exists(next)) break;
+      // A name longer than the file system takes is nowhere, as a missing one (a long grep pattern, `-c` code).
+      // Security: only when the file system says so: some take longer names (FUSE: 1,024 bytes).
+      if (!(tooLongForAName(name) ? existsUnlessTooLong(exists, next) : exists(next))) break;
       probe = next;
     }
   } catch (error) {

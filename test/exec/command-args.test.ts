@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { checkCommandName, checkPathArgs } from "../../src/exec/command-args.ts";
+import { checkCommandName, checkPathArgs, tooLongForAName } from "../../src/exec/command-args.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -141,6 +141,28 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     });
     // A path through a file is missing, as a new file under it would be: the command fails on it by itself.
     expect(checkPathArgs(["extract.py/x"], dir)).toEqual({ ok: true });
+  });
+
+  test("a name longer than usual is nowhere only when the file system refuses it: one that takes it is checked", () => {
+    const dir = skill();
+    const long = "l".repeat(300);
+    // A file system that takes names of 1,024 bytes (FUSE), holding a link of that name to the user's home.
+    const onFuse = {
+      exists: (path: string) => path.startsWith(join(dir, long)),
+      realpath: (path: string) => (path.startsWith(join(dir, long)) ? "/home/user/.ssh" : realpathSync(path)),
+    };
+    expect(checkPathArgs([`${long}/id_ed25519`], dir, onFuse)).toEqual({
+      ok: false,
+      reason: `argument '${long}/id_ed25519' resolves (through a symlink) outside the skill's folder`,
+    });
+    const glued = checkPathArgs([`-f${long}/id_ed25519`], dir, onFuse);
+    expect(glued.ok ? "" : glued.reason).toContain("resolves (through a symlink) outside the skill's folder");
+    // Windows drops the dots and spaces at a name's end: `link` and 600 dots is `link`, a name to look at.
+    expect(tooLongForAName(`link${".".repeat(600)}`, "win32")).toBe(false);
+    expect(tooLongForAName(`link${" .".repeat(300)}`, "win32")).toBe(false);
+    expect(tooLongForAName("l".repeat(511), "win32")).toBe(true);
+    expect(tooLongForAName(`link${".".repeat(600)}`, "darwin")).toBe(true);
+    expect(tooLongForAName("é".repeat(128), "linux")).toBe(true);
   });
 
   test("a long run of option letters glued to a deep path costs one look per place it may start, not one per name", () => {
