@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, linkSync, mkdirSync } from "node:fs";
+import { chmodSync, copyFileSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { clientNamed, inNpxCache, selfLaunch } from "../../src/commands/print-config.ts";
+import { shellWords } from "../../src/util/shell-words.ts";
 import { binary } from "../helpers/binary.ts";
 import { runCli } from "../helpers/cli.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
@@ -123,5 +124,67 @@ describe("print-config and the settings of this shell's environment", () => {
     expect(http.err).not.toContain("set here but not in the snippet");
     const clean = await runCli(["print-config", "cursor"]);
     expect(clean.err).not.toContain("set here but not in the snippet");
+  });
+});
+
+describe("print-config's `mcp add` commands, pasted into a shell, start the very binary with its flags", () => {
+  test("a path with spaces, quotes, `$` and `&` reaches the client as one word, in sh and bash", () => {
+    const root = tempDir("skillhub-paste-");
+    const folder = join(root, `it's $HOME "and" \`x\` & y`);
+    mkdirSync(folder, { recursive: true });
+    const bin = join(folder, "skillhub");
+    try {
+      linkSync(binary(), bin);
+    } catch {
+      copyFileSync(binary(), bin);
+    }
+    const skills = join(root, "my skills $1");
+    mkdirSync(skills);
+    // Stand-ins for the clients: each prints the arguments it was given, one a line.
+    const tools = join(root, "bin");
+    mkdirSync(tools);
+    for (const name of ["claude", "gemini", "codex"]) {
+      writeFileSync(join(tools, name), `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done\n`);
+      chmodSync(join(tools, name), 0o755);
+    }
+    const expected = { claude: "claude mcp add", gemini: "gemini mcp add", codex: "codex mcp add" };
+    for (const [client, starts] of [
+      ["claude-code", expected.claude],
+      ["gemini", expected.gemini],
+      ["codex", expected.codex],
+    ] as const) {
+      const printed = Bun.spawnSync([bin, "print-config", client, "--skills-dir", skills, "--log-level", "debug"], {
+        env: { HOME: tempDir(), PATH: "/usr/bin:/bin" },
+      });
+      expect(printed.exitCode).toBe(0);
+      const line = printed.stderr
+        .toString()
+        .split("\n")
+        .find((l) => l.startsWith(starts)) as string;
+      for (const shell of ["sh", "bash"]) {
+        const ran = Bun.spawnSync([shell, "-c", line], { env: { PATH: `${tools}:/usr/bin:/bin`, HOME: root } });
+        const words = ran.stdout.toString().split("\n").slice(0, -1);
+        expect({ client, shell, tail: words.slice(-5) }).toEqual({
+          client,
+          shell,
+          tail: [bin, "--skills-dir", skills, "--log-level", "debug"],
+        });
+      }
+    }
+  });
+
+  test("on Windows, the words are quoted as PowerShell reads them back", () => {
+    const exe = "C:\\Users\\Ann O'Brien\\AppData\\Local\\Programs\\skillhub\\skillhub.exe";
+    expect(shellWords([exe, "--tools", "search,read"], "win32")).toBe(
+      "'C:\\Users\\Ann O''Brien\\AppData\\Local\\Programs\\skillhub\\skillhub.exe' --tools 'search,read'",
+    );
+    expect(shellWords(["C:\\skillhub\\skillhub.exe", "--log-level", "debug"], "win32")).toBe(
+      "C:\\skillhub\\skillhub.exe --log-level debug",
+    );
+    // PowerShell ends a quote at a typographic one too, and takes `@x` for splatting, `$x` for a variable.
+    expect(shellWords(["D:\\Ann\u2019s", "@team", "Authorization: Bearer ${SKILLHUB_HTTP_TOKEN}"], "win32")).toBe(
+      "'D:\\Ann\u2019\u2019s' '@team' 'Authorization: Bearer ${SKILLHUB_HTTP_TOKEN}'",
+    );
+    expect(shellWords([exe], "linux")).toBe(`'C:\\Users\\Ann O'\\''Brien\\AppData\\Local\\Programs\\skillhub\\skillhub.exe'`);
   });
 });
