@@ -9,6 +9,18 @@ import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
+/** The compiled binary as `skillhub` in `dir` (made): a hard link, or a copy across file systems. */
+function binaryIn(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, "skillhub");
+  try {
+    linkSync(binary(), bin);
+  } catch {
+    copyFileSync(binary(), bin);
+  }
+  return bin;
+}
+
 const CLIENT_LIST = "Clients: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini.";
 
 describe("print-config takes a client as its users name it", () => {
@@ -82,14 +94,9 @@ describe("print-config run through `npx skillhub`", () => {
   });
 
   test("the compiled binary, run from an npx cache folder, prints npx with its flags for every client", () => {
-    const dir = join(tempDir("skillhub-npx-"), ".npm", "_npx", "9f86d081884c7d65", "node_modules", "skillhub-bin");
-    mkdirSync(dir, { recursive: true });
-    const bin = join(dir, "skillhub");
-    try {
-      linkSync(binary(), bin);
-    } catch {
-      copyFileSync(binary(), bin);
-    }
+    const bin = binaryIn(
+      join(tempDir("skillhub-npx-"), ".npm", "_npx", "9f86d081884c7d65", "node_modules", "skillhub-bin"),
+    );
     const printed = Bun.spawnSync([bin, "print-config", "cursor", "--no-watch"], {
       env: { HOME: tempDir(), PATH: "/usr/bin:/bin" },
     });
@@ -130,14 +137,7 @@ describe("print-config and the settings of this shell's environment", () => {
 describe("print-config's `mcp add` commands, pasted into a shell, start the very binary with its flags", () => {
   test("a path with spaces, quotes, `$` and `&` reaches the client as one word, in sh and bash", () => {
     const root = tempDir("skillhub-paste-");
-    const folder = join(root, `it's $HOME "and" \`x\` & y`);
-    mkdirSync(folder, { recursive: true });
-    const bin = join(folder, "skillhub");
-    try {
-      linkSync(binary(), bin);
-    } catch {
-      copyFileSync(binary(), bin);
-    }
+    const bin = binaryIn(join(root, `it's $HOME "and" \`x\` & y`));
     const skills = join(root, "my skills $1");
     mkdirSync(skills);
     // Stand-ins for the clients: each prints the arguments it was given, one a line.
@@ -185,6 +185,8 @@ describe("print-config's `mcp add` commands, pasted into a shell, start the very
     expect(shellWords(["D:\\Ann\u2019s", "@team", "Authorization: Bearer ${SKILLHUB_HTTP_TOKEN}"], "win32")).toBe(
       "'D:\\Ann\u2019\u2019s' '@team' 'Authorization: Bearer ${SKILLHUB_HTTP_TOKEN}'",
     );
-    expect(shellWords([exe], "linux")).toBe(`'C:\\Users\\Ann O'\\''Brien\\AppData\\Local\\Programs\\skillhub\\skillhub.exe'`);
+    expect(shellWords([exe], "linux")).toBe(
+      `'C:\\Users\\Ann O'\\''Brien\\AppData\\Local\\Programs\\skillhub\\skillhub.exe'`,
+    );
   });
 });

@@ -80,7 +80,8 @@ export async function copySettingsProblem(dir: string, git: GitRunner): Promise<
   // Security: the file git reads, and SkillHub may write, is the copy's own: not in the repository a `.git`
   // file names, nor where a link in .git leads (to ~/.config/git, whose `attributes` every repository reads).
   const foreignFolder = notOwnFolder(dir) ?? (file === join(dir, ".git", "info", "attributes") ? undefined : ".git");
-  if (foreignFolder) return `its ${foreignFolder} is not a folder of the copy (a link or a .git file leading elsewhere)`;
+  if (foreignFolder)
+    return `its ${foreignFolder} is not a folder of the copy (a link or a .git file leading elsewhere)`;
   // A copy made before SkillHub wrote the file, or one whose file was taken away: written (again) here.
   // Another SkillHub (one per MCP client) may write it between the read and the write: then it is read again.
   let raw = attributesOf(file);
