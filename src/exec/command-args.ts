@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { isVersionControl } from "../sources/skill-files.ts";
+import { isVersionControl, trimDotsAndSpaces } from "../sources/skill-files.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { isInside } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -145,7 +145,7 @@ function trimSeparators(path: string): string {
  */
 export function tooLongForAName(name: string, platform: NodeJS.Platform = process.platform): boolean {
   if (platform === "linux") return Buffer.byteLength(name) > 255;
-  return (platform === "win32" ? name.replace(/[. ]+$/, "") : name).length > 510;
+  return (platform === "win32" ? trimDotsAndSpaces(name) : name).length > 510;
 }
 /** Separators between names: `/`, and `\\` on Windows. */
 const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /[/]+/;

@@ -156,7 +156,7 @@ export function isVersionControl(name: string): boolean {
  * `name` without the dots and spaces at its end, as Windows drops them. Security: a loop, in one pass;
  * `/[. ]+$/` is tried again from every dot, and a client's name of a million `. ` took minutes.
  */
-function trimDotsAndSpaces(name: string): string {
+export function trimDotsAndSpaces(name: string): string {
   let end = name.length;
   while (end > 0 && (name[end - 1] === "." || name[end - 1] === " ")) end--;
   return name.slice(0, end);

@@ -163,6 +163,8 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     expect(tooLongForAName("l".repeat(511), "win32")).toBe(true);
     expect(tooLongForAName(`link${".".repeat(600)}`, "darwin")).toBe(true);
     expect(tooLongForAName("é".repeat(128), "linux")).toBe(true);
+    // In one pass: a regular expression tried from every dot took hours on a million `. ` before an `x`.
+    expect(tooLongForAName(`${". ".repeat(500_000)}x`, "win32")).toBe(true);
   });
 
   test("a long run of option letters glued to a deep path costs one look per place it may start, not one per name", () => {
