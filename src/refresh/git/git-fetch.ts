@@ -97,11 +97,25 @@ async function withDefaultBranch(
   dir: string,
 ): Promise<GitError | undefined> {
   const out = await ctx.git.run(
-    ["ls-remote", "--symref", target.spec.url, "HEAD", "refs/heads/*"],
+    ["ls-remote", "--symref", target.spec.url, "HEAD", "refs/heads/*", "refs/tags/*"],
     remoteOptions(ctx, dir),
   );
   if (out.code !== 0) return undefined;
-  const branches = [...out.stdout.matchAll(/^[0-9a-f]{40,64}\trefs\/heads\/(\S+)$/gm)].map((m) => m[1] as string);
+  const named = (kind: string) =>
+    [...out.stdout.matchAll(new RegExp(`^[0-9a-f]{40,64}\trefs/${kind}/(\\S+)$`, "gm"))]
+      .map((m) => m[1] as string)
+      .filter((name) => !name.endsWith("^{}"));
+  const branches = named("heads");
+  const tags = named("tags");
+  if (branches.length === 0 && tags.length > 0)
+    return new GitError(
+      "GIT_BRANCH_NOT_FOUND",
+      `${target.spec.url} has no branch, only tags (${tags
+        .slice(0, 5)
+        .map((t) => `'${t}'`)
+        .join(", ")}): pin one with SKILLS_REF (or \`ref:\` in its entry).`,
+      { details: { ...error.details, tags: tags.slice(0, 5) } },
+    );
   if (branches.length === 0)
     return new GitError(
       "GIT_BRANCH_NOT_FOUND",

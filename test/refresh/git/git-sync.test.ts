@@ -251,6 +251,16 @@ describe("git sync", () => {
       `${url} has no branch yet (an empty repository): push a first commit of skills to it, then sync again.`,
     );
 
+    // Tags alone: a tag is what there is to pin.
+    const tagged = remoteRepo("tagged", { "skills/tool/SKILL.md": skillText("tool") }, "trunk");
+    git(["tag", "v1"], tagged.work);
+    git(["push", "--quiet", "origin", "v1"], tagged.work);
+    git(["update-ref", "-d", "refs/heads/trunk"], tagged.bare);
+    const tags = await (await session(tagged.url)).call("refresh_skills");
+    expect(textOf(tags)).toContain(
+      `${tagged.url} has no branch, only tags ('v1'): pin one with SKILLS_REF (or \`ref:\` in its entry).`,
+    );
+
     const odd = remoteRepo("odd", { "skills/tool/SKILL.md": skillText("tool") }, "trunk");
     git(["push", "--quiet", "origin", "trunk:dev"], odd.work);
     git(["symbolic-ref", "HEAD", "refs/heads/gone"], odd.bare);
