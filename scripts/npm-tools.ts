@@ -3,8 +3,8 @@
  * .tools/npm/<name>@<version>/ (never into package.json). Used by
  * `make conformance`, the MCP Inspector test and `make clients`.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -69,6 +69,62 @@ export function ensureNpmTool(name: string, version: string, options: InstallOpt
   const prefix = toolPrefix(name, version, options.root ?? ROOT);
   const dir = join(prefix, "node_modules", name);
   if (npmToolInstalled(name, version, options)) return dir;
+  // Two make targets at once (conformance beside clients) would each remove the other's install.
+  const release = installLock(prefix);
+  try {
+    if (npmToolInstalled(name, version, options)) return dir;
+    install(name, version, prefix, dir, options);
+    return dir;
+  } finally {
+    release();
+  }
+}
+
+/** How long a run waits for another run's install of the same tool (Claude Code's is ~400 MB). */
+const LOCK_WAIT_MS = 30 * 60_000;
+
+/**
+ * Hold `<prefix>.lock` (a folder: made atomically, or not at all) for this process; a lock whose
+ * process has ended is taken over. Returns its release.
+ */
+function installLock(prefix: string): () => void {
+  const lock = `${prefix}.lock`;
+  mkdirSync(dirname(prefix), { recursive: true });
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (let said = false; ; ) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), `${process.pid}\n`);
+      return () => rmSync(lock, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    if (!alive(lock)) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > until) throw new Error(`${lock} is held by another install for too long; remove it if none runs`);
+    if (!said) process.stderr.write(`Waiting for another run's install into ${prefix} ...\n`);
+    said = true;
+    Bun.sleepSync(250);
+  }
+}
+
+/** Whether the process that holds `lock` still runs (a lock made this minute, its pid not yet written, does). */
+function alive(lock: string): boolean {
+  const file = join(lock, "pid");
+  if (!existsSync(file)) return Date.now() - (statOf(lock)?.mtimeMs ?? 0) < 60_000;
+  const pid = Number(readFileSync(file, "utf8").trim());
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function install(name: string, version: string, prefix: string, dir: string, options: InstallOptions): void {
   rmSync(prefix, { recursive: true, force: true });
   process.stderr.write(`Installing ${name}@${version} from the npm registry into ${prefix} ...\n`);
   const npm = Bun.spawnSync(
@@ -98,7 +154,6 @@ export function ensureNpmTool(name: string, version: string, options: InstallOpt
     throw new Error(`${problem}; the partial install is removed, and the next run installs it again`);
   }
   writeFileSync(join(prefix, STAMP), `${version}\n`);
-  return dir;
 }
 
 /** The check PINNED gives the package `name`. */
@@ -177,4 +232,12 @@ function installedVersion(dir: string): string | undefined {
   const file = join(dir, "package.json");
   if (!existsSync(file)) return undefined;
   return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version;
+}
+
+function statOf(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureNpmTool, type InstallOptions, npmToolInstalled } from "../../scripts/npm-tools.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { eventually } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 
@@ -27,6 +28,8 @@ dir="$prefix/node_modules/$name"
 mkdir -p "$dir/bin"
 printf '{"name":"%s","version":"%s","bin":{"fake-tool":"bin/fake-tool"}}' "$name" "$version" > "$dir/package.json"
 case "$mode" in
+  gated) while [ ! -e "$log.go" ]; do sleep 0.05; done
+    printf '#!/bin/sh\\necho %s\\n' "$version" > "$dir/bin/fake-tool" ;;
   ok) printf '#!/bin/sh\\necho %s\\n' "$version" > "$dir/bin/fake-tool" ;;
   cut) exit 1 ;;
   stub) printf '#!/bin/sh\\necho "the native executable is missing" >&2\\nexit 1\\n' > "$dir/bin/fake-tool" ;;
@@ -41,14 +44,14 @@ function machine() {
   const script = join(root, "fake-npm.sh");
   const log = join(root, "npm-calls.log");
   writeFileSync(script, FAKE_NPM);
-  const options = (mode: "ok" | "cut" | "stub" | "truncated"): InstallOptions => ({
+  const options = (mode: "ok" | "cut" | "stub" | "truncated" | "gated"): InstallOptions => ({
     root,
     npm: ["/bin/sh", script, mode, log],
     check: { bin: "fake-tool", args: ["--version"] },
   });
   const calls = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").length : 0);
   const prefix = join(root, ".tools", "npm", `@example+fake-tool@${VERSION}`);
-  return { root, options, calls, prefix };
+  return { root, options, calls, prefix, log };
 }
 
 /** Runs ensureNpmTool with stderr's "Installing …" line kept out of the test output. */
@@ -120,5 +123,42 @@ describe("the pinned tools in .tools/npm count as installed only once their inst
     expect(npmToolInstalled(NAME, VERSION, m.options("ok"))).toBe(false);
     ensure(m.options("ok"));
     expect(npmToolInstalled(NAME, VERSION, m.options("ok"))).toBe(true);
+  });
+
+  test("two runs at once install once: the second waits for the first's install, then uses it", async () => {
+    const m = machine();
+    const run = (mode: "ok" | "gated") =>
+      Bun.spawn(
+        [
+          process.execPath,
+          "-e",
+          `const { ensureNpmTool } = await import(${JSON.stringify(join(import.meta.dir, "../../scripts/npm-tools.ts"))});
+           ensureNpmTool(${JSON.stringify(NAME)}, ${JSON.stringify(VERSION)}, ${JSON.stringify(m.options(mode))});`,
+        ],
+        { stdout: "pipe", stderr: "pipe" },
+      );
+    const first = run("gated");
+    let err = "";
+    let second: ReturnType<typeof run> | undefined;
+    try {
+      await eventually(() => m.calls() === 1);
+      second = run("ok");
+      const said = second.stderr.getReader();
+      while (!err.includes("Waiting for another run's install")) {
+        const { value, done } = await said.read();
+        if (done) break;
+        err += new TextDecoder().decode(value);
+      }
+      expect(err).toContain("Waiting for another run's install");
+    } finally {
+      // The first run's npm waits for this word, whatever happened above.
+      writeFileSync(`${m.log}.go`, "");
+    }
+    expect(await first.exited).toBe(0);
+    expect(await second?.exited).toBe(0);
+    // The second run saw the first's finished install: npm ran once, the stamp is there.
+    expect(m.calls()).toBe(1);
+    expect(npmToolInstalled(NAME, VERSION, m.options("ok"))).toBe(true);
+    expect(existsSync(`${m.prefix}.lock`)).toBe(false);
   });
 });
