@@ -61,7 +61,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
       return [
         {
           where: CLAUDE_ADD,
-          text: `claude mcp add --scope user skillhub -- ${shellWords([launch.command, ...launch.args])}`,
+          text: `claude mcp add --scope user skillhub ${shellWords(["--", launch.command, ...launch.args])}`,
           command: true,
         },
         {
@@ -96,7 +96,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
         },
         {
           where: "run once",
-          text: `codex mcp add skillhub -- ${shellWords([launch.command, ...launch.args])}`,
+          text: `codex mcp add skillhub ${shellWords(["--", launch.command, ...launch.args])}`,
           command: true,
         },
       ];

@@ -178,6 +178,9 @@ describe("print-config's `mcp add` commands, pasted into a shell, start the very
     expect(shellWords([exe, "--tools", "search,read"], "win32")).toBe(
       "'C:\\Users\\Ann O''Brien\\AppData\\Local\\Programs\\skillhub\\skillhub.exe' --tools 'search,read'",
     );
+    // A bare `--` is PowerShell's own end of a script's parameters: npm's claude.ps1 would never see it.
+    expect(shellWords(["--", "C:\\skillhub.exe"], "win32")).toBe("'--' C:\\skillhub.exe");
+    expect(shellWords(["--", "/usr/bin/skillhub"], "linux")).toBe("-- /usr/bin/skillhub");
     expect(shellWords(["C:\\skillhub\\skillhub.exe", "--log-level", "debug"], "win32")).toBe(
       "C:\\skillhub\\skillhub.exe --log-level debug",
     );
