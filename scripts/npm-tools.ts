@@ -3,8 +3,9 @@
  * .tools/npm/<name>@<version>/ (never into package.json). Used by
  * `make conformance`, the MCP Inspector test and `make clients`.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { statOf } from "../src/util/stat.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -232,12 +233,4 @@ function installedVersion(dir: string): string | undefined {
   const file = join(dir, "package.json");
   if (!existsSync(file)) return undefined;
   return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version;
-}
-
-function statOf(path: string) {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
 }

@@ -47,6 +47,7 @@ export const runSources: CommandRun = async (ctx) => {
     const counts = new Map(hub.catalog.sources.map((s) => [s.label, s]));
     const rows: Row[] = [];
     for (const t of configRepoTargets(c)) {
+      const repo = status.get(t.label);
       const count = counts.get(t.label);
       rows.push({
         label: t.label,
@@ -56,10 +57,8 @@ export const runSources: CommandRun = async (ctx) => {
         ...(t.ref ? { ref: t.ref } : { branch: t.branch }),
         origin: t.project && projectFile ? projectFile : userOrigin,
         lockedCommit: locked.get(t.label),
-        copyCommit: status.get(t.label)?.state?.commit,
-        ...(status.get(t.label)?.state && status.get(t.label)?.not_served
-          ? { notServed: status.get(t.label)?.not_served }
-          : {}),
+        copyCommit: repo?.state?.commit,
+        ...(repo?.state && repo.not_served ? { notServed: repo.not_served } : {}),
         skills: count?.served ?? 0,
         shadowed: count?.shadowed ?? 0,
       });

@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { readConfigFile } from "./load.ts";
-import { isLocalPath, type Resolved } from "./resolve.ts";
+import { type Resolved, repoFrom } from "./resolve.ts";
 import { type Config, JITLESS, RepoEntryConfig } from "./schema.ts";
 
 /**
@@ -70,12 +70,10 @@ export function readProjectFile(file: string, projectDir: string): ProjectSource
   return {
     file,
     // Security: whatever an entry says, it is the project's (scope cannot be raised to the user's).
+    // A local path is the project's, as its folders are: git runs in SkillHub's own folder.
     repos: repos.data.map((item) => {
       const entry = typeof item === "string" ? { url: item } : item;
-      // A local path is the project's, as its folders are: git runs in SkillHub's own folder.
-      const url =
-        isLocalPath(entry.url) && !/^~([\\/]|$)/.test(entry.url) ? resolve(root, entry.url.trim()) : entry.url;
-      return { ...entry, url, scope: "project" };
+      return { ...entry, url: repoFrom(root, entry.url), scope: "project" };
     }),
     dirs: absolute,
     warnings,

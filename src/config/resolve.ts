@@ -181,7 +181,7 @@ function normalisePaths(config: Config, input: ResolveInput): Config {
  * Whether a repository is a local path as git reads one: no `scheme://`, and no `host:` before the first
  * slash (scp-like `git@host:team/skills`); a Windows drive is a path. A `-` start is refused elsewhere.
  */
-export function isLocalPath(repo: string): boolean {
+function isLocalPath(repo: string): boolean {
   const text = repo.trim();
   if (text === "" || text.startsWith("-") || /^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return false;
   if (/^[A-Za-z]:[\\/]/.test(text)) return true;
@@ -321,11 +321,17 @@ function fromFileFolder(key: string, value: unknown, folder: string): unknown {
   if (key !== "git.repos" || !Array.isArray(value)) return value;
   return value.map((repo) =>
     typeof repo === "string"
-      ? anchor(repo.trim(), isLocalPath(repo))
+      ? repoFrom(folder, repo)
       : isPlainObject(repo) && typeof repo.url === "string"
-        ? { ...repo, url: anchor(repo.url.trim(), isLocalPath(repo.url)) }
+        ? { ...repo, url: repoFrom(folder, repo.url) }
         : repo,
   );
+}
+
+/** A repository written in a file of `folder`: a relative local path is taken from that folder. */
+export function repoFrom(folder: string, repo: string): string {
+  const url = repo.trim();
+  return isLocalPath(url) && !/^~([\\/]|$)/.test(url) && !isAbsolute(url) ? resolvePath(folder, url) : url;
 }
 
 /** The settings whose last part is `name` (`tools` → `server.tools`): a key put in the wrong section. */

@@ -107,13 +107,15 @@ async function withDefaultBranch(
       .filter((name) => !name.endsWith("^{}"));
   const branches = named("heads");
   const tags = named("tags");
+  const some = (names: string[]) =>
+    names
+      .slice(0, 5)
+      .map((name) => `'${name}'`)
+      .join(", ");
   if (branches.length === 0 && tags.length > 0)
     return new GitError(
       "GIT_BRANCH_NOT_FOUND",
-      `${target.spec.url} has no branch, only tags (${tags
-        .slice(0, 5)
-        .map((t) => `'${t}'`)
-        .join(", ")}): pin one with SKILLS_REF (or \`ref:\` in its entry).`,
+      `${target.spec.url} has no branch, only tags (${some(tags)}): pin one with SKILLS_REF (or \`ref:\` in its entry).`,
       { details: { ...error.details, tags: tags.slice(0, 5) } },
     );
   if (branches.length === 0)
@@ -132,10 +134,9 @@ async function withDefaultBranch(
       { details: { ...error.details, default_branch: head } },
     );
   if (head) return undefined;
-  const some = branches.slice(0, 5).map((b) => `'${b}'`);
   return new GitError(
     "GIT_BRANCH_NOT_FOUND",
-    `branch '${target.branch}' does not exist in ${target.spec.url}, whose branches include ${some.join(", ")}; ${set(branches[0] as string)}, or another of them.`,
+    `branch '${target.branch}' does not exist in ${target.spec.url}, whose branches include ${some(branches)}; ${set(branches[0] as string)}, or another of them.`,
     { details: { ...error.details, branches: branches.slice(0, 5) } },
   );
 }
