@@ -41,6 +41,8 @@ export interface PathCheckIo {
  * The first argument that reaches outside `skillDir`, or ok. What is checked
  * (the command resolves its arguments against the skill's folder, its cwd):
  * - every argument, and the value of `--option=value`;
+ * - what follows every `=` and `@` in an argument (`dd if=/etc/passwd`, `awk -v f=…`, `curl -d @file`,
+ *   `-F x=@file`, `-F x=<file`, `gcc @file`), and what follows every `file:` (a URL), %-escapes decoded;
  * - absolute paths ("/etc/passwd", "C:\\x", "\\\\host\\share") are refused;
  * - a ".." segment anywhere ("../x", "a/../../b") is refused, even when it would come back in;
  * - an argument naming something that exists (or whose nearest existing parent exists) under
@@ -62,17 +64,25 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
   for (const arg of args) {
     // Security: a NUL byte would cut the argument short in the kernel's exec call.
     if (arg.includes("\0")) return { ok: false, reason: `argument ${JSON.stringify(arg)} contains a NUL byte` };
-    // The places a glued value may start share everything after their first separator: judged once.
+    // The places a path may start share everything after their first separator: judged once.
     const names = new Map<string, string | undefined>();
-    for (const candidate of pathCandidates(arg)) {
-      const problem = pathProblem(candidate, skillDir, base, realpath, exists, names);
-      if (!problem) continue;
-      const glued = candidate !== arg && !arg.startsWith("--");
-      const hint = glued ? " (a value glued to a short option counts as a path: give it as its own argument)" : "";
-      return { ok: false, reason: `argument '${arg}' ${problem}${hint}` };
+    for (const { text, hint } of pathCandidates(arg)) {
+      const problem = pathProblem(text, skillDir, base, realpath, exists, names);
+      if (problem) return { ok: false, reason: `argument '${arg}' ${problem}${hint}` };
     }
   }
   return { ok: true };
+}
+
+const GLUED = " (a value glued to a short option counts as a path: give it as its own argument)";
+const AFTER_SIGN =
+  " (what follows '=' or '@' counts as a path: give a path inside the skill's folder, or, for text that is no path, write [=] or [@] in a pattern and %2F for / in a URL)";
+const FILE_URL = " (a file: URL counts as a path: give the file's path relative to the skill's folder, without file:)";
+
+/** A text in an argument that a command may take for a path, and what to tell the model when it is refused. */
+interface Candidate {
+  text: string;
+  hint: string;
 }
 
 /**
@@ -80,15 +90,50 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
  * after `-` and a run of option letters and digits, every place the value may start (`-rfsub/x` is
  * `-r -f sub/x` to grep; `-rf/x` is `-r -f /x`). Security: a digit is an option as well as a letter
  * (grep's `-5` asks for 5 lines of context): `grep -a5f/etc/passwd` reads its patterns from /etc/passwd.
+ *
+ * Security: what follows every `=` and every `@`, wherever it is. `name=value` is a path to dd (`if=`,
+ * `of=`), make and awk (`-v f=…`); `@file` is one to curl (`-d @file`, `-F x=@file`, `--data-urlencode
+ * name@file`) and to gcc (a response file); `=<file` sends a file's content with curl's `-F`. Every `=`
+ * and not the first only: a value may itself be `name=value` (gawk's `--assign=f=/etc/passwd`), and
+ * which `=` a program splits at is its business, as where glued option letters end is. A pattern that
+ * merely holds `=` or `@` passes: only what follows them is judged, as any path is.
+ *
+ * Security: what follows every `file:` (any case, wherever it starts: `url=file:…`, `-ufile:…`,
+ * `<URL:file:…>`, `jar:file:…`) is the path of a `file:` URL, which curl, git and Python's urllib open.
+ * Every standard one is absolute (`file:/p`, `file:///p`, `file://host/p`) and refused as absolute paths
+ * are; Python also opens a relative one (`file:x`) from its working folder, which is judged as a path
+ * after its %-escapes are decoded (`file:%2e%2e/x` is `../x`), whole and cut at `?` or `#` (curl drops
+ * a query, Python keeps it). `file:` before text that is no such path (`file: x`, `Makefile:12`) passes.
+ *
+ * Every place is found in a pass over `arg`; the names they share after their first separator are judged
+ * once (`names`).
  */
-function pathCandidates(arg: string): string[] {
-  if (!arg.startsWith("-")) return [arg];
-  const eq = arg.indexOf("=");
-  const starts = eq > 0 ? [arg.slice(eq + 1)] : [];
-  if (arg.startsWith("--")) return starts;
-  const letters = /^-[A-Za-z0-9]*/.exec(arg)?.[0].length ?? 1;
-  for (let i = 2; i <= letters && i < arg.length; i++) starts.push(arg.slice(i));
-  return starts;
+function pathCandidates(arg: string): Candidate[] {
+  const found: Candidate[] = [];
+  if (!arg.startsWith("-")) found.push({ text: arg, hint: "" });
+  // First, so that a URL glued to an option (`-ufile:///x`) is refused with the words for a URL.
+  for (const url of arg.matchAll(/file:/gi)) {
+    const path = percentDecoded(arg.slice(url.index + url[0].length));
+    found.push({ text: path, hint: FILE_URL });
+    const query = path.search(/[?#]/);
+    if (query >= 0) found.push({ text: path.slice(0, query), hint: FILE_URL });
+  }
+  if (arg.startsWith("-") && !arg.startsWith("--")) {
+    const letters = /^-[A-Za-z0-9]*/.exec(arg)?.[0].length ?? 1;
+    for (let i = 2; i <= letters && i < arg.length; i++) found.push({ text: arg.slice(i), hint: GLUED });
+  }
+  for (let i = 0; i < arg.length; i++) {
+    if (arg[i] !== "=" && arg[i] !== "@") continue;
+    found.push({ text: arg.slice(i + 1), hint: AFTER_SIGN });
+    if (arg[i] === "=" && arg[i + 1] === "<") found.push({ text: arg.slice(i + 2), hint: AFTER_SIGN });
+  }
+  return found;
+}
+
+/** `text` with its %-escapes decoded, as a URL's path is: UTF-8, a byte that is none becoming U+FFFD (as in
+ * Python's `unquote`); a `%` without two hex digits stays as it is. */
+function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll("%", ""), "hex").toString("utf8"));
 }
 
 /** Whether `path` is neither a regular file nor a folder (stat never blocks, even on a FIFO). */

@@ -67,7 +67,6 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
       "-f../secret.txt",
       "-fleak.txt",
       "-rfup/secret.txt",
-      "-o=/x",
     ]) {
       const result = checkPathArgs([arg], dir);
       expect(result.ok).toBe(false);
@@ -97,6 +96,107 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     const result = checkPathArgs(args, skill());
     expect(result.ok).toBe(false);
     expect(result.ok ? "" : result.reason).toContain(reason);
+  });
+
+  test("what follows '=', '@' or file: is a path too: dd's if=, curl's @file and -F x=@file, gcc's @file, file: URLs", () => {
+    const dir = skill();
+    const refused: [string, string][] = [
+      ["if=/etc/passwd", "is an absolute path"],
+      ["of=../secret.txt", "contains '..'"],
+      ["FILE=/etc/passwd", "is an absolute path"],
+      ["out=leak.txt", "outside the skill's folder"],
+      // Every '=': a value may itself be name=value (gawk's --assign=f=/etc/passwd).
+      ["a=b=/etc/passwd", "is an absolute path"],
+      ["--assign=f=/etc/passwd", "is an absolute path"],
+      ["-vf=/etc/passwd", "is an absolute path"],
+      ["x=.git/config", "version-control metadata"],
+      ["@/etc/passwd", "is an absolute path"],
+      ["@../secret.txt", "contains '..'"],
+      ["@leak.txt", "outside the skill's folder"],
+      ["-d@/etc/passwd", "is an absolute path"],
+      ["--data-binary=@../secret.txt", "contains '..'"],
+      ["x=@/etc/passwd", "is an absolute path"],
+      ["x=@leak.txt", "outside the skill's folder"],
+      ["-o=/x", "is an absolute path"],
+      // curl's -F name=<file sends the file's content; --data-urlencode name@file as well.
+      ["x=</etc/passwd", "is an absolute path"],
+      ["name@/etc/passwd", "is an absolute path"],
+    ];
+    for (const [arg, reason] of refused) {
+      const check = checkPathArgs([arg], dir);
+      expect({ arg, reason: check.ok ? "" : check.reason }).toEqual({
+        arg,
+        reason: expect.stringContaining(reason) as unknown as string,
+      });
+      expect(check.ok ? "" : check.reason).toContain("what follows '=' or '@' counts as a path");
+    }
+    const urls: [string, string][] = [
+      ["file:///etc/passwd", "is an absolute path"],
+      ["file:/etc/passwd", "is an absolute path"],
+      ["FILE://localhost/etc/passwd", "is an absolute path"],
+      ["url=file:///etc/passwd", "is an absolute path"],
+      ["-ufile:///etc/passwd", "is an absolute path"],
+      ["<URL:file:///etc/passwd>", "is an absolute path"],
+      ["jar:file:///etc/x.jar!/a", "is an absolute path"],
+      // Python opens a relative file: URL from its working folder, its %-escapes decoded.
+      ["file:../secret.txt", "contains '..'"],
+      ["file:%2e%2E/secret.txt", "contains '..'"],
+      ["file:%2Fetc/passwd", "is an absolute path"],
+      ["file:leak.txt", "outside the skill's folder"],
+      ["file:leak.txt?x=1", "outside the skill's folder"],
+      ["file:leak.txt#top", "outside the skill's folder"],
+    ];
+    for (const [arg, reason] of urls) {
+      const check = checkPathArgs([arg], dir);
+      expect({ arg, reason: check.ok ? "" : check.reason }).toEqual({
+        arg,
+        reason: expect.stringContaining(reason) as unknown as string,
+      });
+      expect(check.ok ? "" : check.reason).toContain("a file: URL counts as a path");
+    }
+    expect(checkPathArgs(["if=/etc/passwd"], dir)).toEqual({
+      ok: false,
+      reason:
+        "argument 'if=/etc/passwd' is an absolute path; only paths inside the skill's folder are allowed (what follows '=' or '@' counts as a path: give a path inside the skill's folder, or, for text that is no path, write [=] or [@] in a pattern and %2F for / in a URL)",
+    });
+    expect(checkPathArgs(["file:///etc/passwd"], dir)).toEqual({
+      ok: false,
+      reason:
+        "argument 'file:///etc/passwd' is an absolute path; only paths inside the skill's folder are allowed (a file: URL counts as a path: give the file's path relative to the skill's folder, without file:)",
+    });
+  });
+
+  test("'=', '@' and file: before text that is no path, or a path inside, still pass", () => {
+    const dir = skill();
+    const args = [
+      "a=b",
+      "key=value",
+      "a==b",
+      "x=",
+      "=",
+      "@",
+      "if=extract.py",
+      "of=out/result.txt",
+      "out=new/file.txt",
+      "FILE=alias.py",
+      "x=@extract.py",
+      "-d@extract.py",
+      "@extract.py",
+      "user@example.com",
+      "git@github.com:org/repo.git",
+      "pkg@1.2.3",
+      "HEAD@{1}",
+      "https://example.com/search?q=a&page=2",
+      "file:",
+      "file: notes",
+      "Makefile:12",
+      "profile:x",
+      "file:extract.py",
+      "file:out/new%20file.txt",
+      "file:%zz",
+      "PATH[=]/usr/bin",
+    ];
+    expect(checkPathArgs(args, dir)).toEqual({ ok: true });
   });
 
   test("version-control metadata is no file of the skill, however it is spelled", () => {
@@ -181,6 +281,10 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
       reason: expect.stringContaining("is an absolute path"),
     });
     expect(looks).toBeLessThanOrEqual(250);
+    // The same for every '=' and '@': 2,000 places a value may start, one look each.
+    looks = 0;
+    expect(checkPathArgs([`${"a=@".repeat(1000)}${"a/".repeat(1900)}`], dir, { exists })).toEqual({ ok: true });
+    expect(looks).toBeLessThanOrEqual(2001);
     // Deep paths that exist are still followed to their end, and judged there.
     mkdirSync(join(dir, "a", "b", "c"), { recursive: true });
     symlinkSync(join(dir, "..", "secret.txt"), join(dir, "a", "b", "c", "out.txt"));

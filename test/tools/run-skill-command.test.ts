@@ -167,6 +167,36 @@ describe("run_skill_command when enabled", () => {
     );
   });
 
+  test("PATH_OUTSIDE_SKILL: a path after '=' or '@' (dd if=, curl -d @file) or in a file: URL; inside ones run", async () => {
+    const { cmd } = await on({ ALLOWED_COMMANDS: "dd,curl,grep" });
+    for (const [command, args] of [
+      ["dd", ["if=../other/SKILL.md", "status=none"]],
+      ["dd", ["if=escape.md", "status=none"]],
+      ["dd", ["if=notes.txt", "of=../other/copy.txt", "status=none"]],
+      ["curl", ["-s", "-d", "@/etc/passwd", "http://127.0.0.1:9/"]],
+      ["curl", ["-s", "-F", "x=@../other/SKILL.md", "http://127.0.0.1:9/"]],
+      ["curl", ["-s", "file:///etc/passwd"]],
+      ["curl", ["-s", "FILE:%2E%2E/other/SKILL.md"]],
+    ] as const)
+      expect({ command, args, code: error(await cmd(command, [...args])).code }).toEqual({
+        command,
+        args,
+        code: "PATH_OUTSIDE_SKILL",
+      });
+    expect(error(await cmd("dd", ["if=../other/SKILL.md"])).message).toBe(
+      "Argument 'if=../other/SKILL.md' contains '..'; only paths inside the skill's folder are allowed (what follows '=' or '@' counts as a path: give a path inside the skill's folder, or, for text that is no path, write [=] or [@] in a pattern and %2F for / in a URL). Commands run in the skill's folder; give paths relative to it, without '..'.",
+    );
+    // A path inside the folder after '=', and '=' or '@' before text that is no path, still run.
+    expect((await cmd("dd", ["if=notes.txt", "status=none"])).structuredContent).toMatchObject({
+      stdout: "0123456789abcdefghij\n",
+      exit_code: 0,
+    });
+    expect((await cmd("grep", ["-c", "a=b", "notes.txt"])).structuredContent).toMatchObject({ stdout: "0\n" });
+    expect((await cmd("grep", ["-c", "user@example.com", "notes.txt"])).structuredContent).toMatchObject({
+      stdout: "0\n",
+    });
+  });
+
   test("an argument longer than any file name (a long pattern) is no path, and runs", async () => {
     const { cmd } = await on();
     const pattern = `${"needle ".repeat(60)}end`;
