@@ -1,6 +1,8 @@
 import { readSync, realpathSync, type Stats } from "node:fs";
+import type { Skill } from "../skills/skill.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import { withConfinedFile } from "../util/confined-read.ts";
+import { checkRelativePath } from "../util/safe-path.ts";
 import { sha256Hex } from "../util/sha256.ts";
 
 /**
@@ -30,7 +32,8 @@ export interface SkillDigests {
   truncated: boolean;
   /**
    * What the folder holds that no lock records, relative: version-control metadata, nested skills' folders,
-   * FIFOs and devices, links that lead to no file of the skill, folders that could not be read.
+   * FIFOs and devices, links that lead to no file of the skill, folders that could not be read, and files
+   * that could not be hashed under their own name.
    */
   unrecorded: string[];
 }
@@ -141,15 +144,19 @@ export function digestFile(root: string, rel: string, cache: DigestCache = diges
 
 /**
  * Digests of one skill's files (the one walker's list, sources/skill-files.ts),
- * at most LOCKED_ENTRIES_MAX of them; `truncated` when it has more. Files that
- * cannot be read are left out (a file the lock does not list is never served
- * frozen). `root` is the skill folder's real path when known.
+ * at most LOCKED_ENTRIES_MAX of them; `truncated` when it has more. A file that
+ * cannot be hashed under its own name is left out of `files` and named in
+ * `unrecorded`. `root` is the skill folder's real path when known.
  */
 export function digestSkill(
-  skill: { dir: string },
+  skill: Pick<Skill, "dir" | "kind">,
   options: { max?: number; cache?: DigestCache; realDir?: string } = {},
 ): SkillDigests {
-  const listing = listSkillFiles(skill.dir, { max: options.max ?? LOCKED_ENTRIES_MAX, realDir: options.realDir });
+  const listing = listSkillFiles(skill.dir, {
+    max: options.max ?? LOCKED_ENTRIES_MAX,
+    realDir: options.realDir,
+    ownSkillFile: skill.kind !== "tree-node",
+  });
   // Without a prototype: a file named `__proto__` is a key like any other (a plain object's setter drops it).
   const files: Record<string, FileDigest> = Object.create(null);
   const listed = new Set(listing.files.map((f) => f.path));
@@ -163,8 +170,13 @@ export function digestSkill(
   const root = options.realDir ?? realOf(skill.dir);
   if (root === undefined) return { files, truncated: false, unrecorded };
   for (const entry of [...listing.files].sort((a, b) => compareText(a.path, b.path))) {
-    const digest = digestFile(root, entry.path, options.cache);
+    // Security: a name the confined reader takes for another file (`x ` for `x`, `a\b` for `a/b`) or refuses
+    // (`c:x`) would record another file's digest, or none, as would an unreadable file; yet a process in the
+    // folder opens it by its name. So it is unrecorded: no lock vouches for it, and no code runs beside it.
+    const named = checkRelativePath(entry.path);
+    const digest = named.ok && named.path === entry.path ? digestFile(root, entry.path, options.cache) : undefined;
     if (digest) files[entry.path] = digest;
+    else unrecorded.push(entry.path);
   }
   return { files, truncated: false, unrecorded };
 }

@@ -2,9 +2,10 @@ import { basename, join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { type DigestCache, digestCache, digestFile, digestSkill } from "../catalog/digests.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
-import type { Skill } from "../skills/skill.ts";
+import type { Skill, TreeNode } from "../skills/skill.ts";
 import { skillReadRoot } from "../skills/skill-read.ts";
-import { isVersionControl } from "../sources/skill-files.ts";
+import { resolveParentPath } from "../skills/tree-paths.ts";
+import { isVersionControl, VCS_DIR } from "../sources/skill-files.ts";
 import type { Logger } from "../util/logger.ts";
 import { capitalised } from "../util/plural.ts";
 import { statOf } from "../util/stat.ts";
@@ -133,17 +134,20 @@ export class FrozenGuard {
   /**
    * Why `skill` is not served, or undefined: its lock entry (missing, too large, moved, or recording
    * other bytes than those the catalog parsed), and for a tree node each ancestor whose rules it
-   * inherits. Pure over the locks and the catalog: no file of the skill is read. Not logged.
+   * inherits, and that those are the ancestors its lock records. Pure over the locks and the catalog:
+   * no file of the skill is read. Not logged.
    */
   refusal(skill: Skill, catalog: Catalog): FrozenRefusal | undefined {
     const changes = this.generation();
     const known = this.verdicts.get(skill);
     if (known && known.changes === changes && known.catalog === catalog) return known.refusal;
     let refusal: FrozenRefusal | undefined;
-    for (const node of skill.kind === "tree-node" ? effectiveChain(catalog, skill).reverse() : [skill]) {
+    const chain = skill.kind === "tree-node" ? effectiveChain(catalog, skill).reverse() : [skill];
+    for (const node of chain) {
       refusal = this.entry(node).refusal;
       if (refusal) break;
     }
+    if (!refusal && skill.kind === "tree-node" && skill.tree.inherit) refusal = this.ancestry(skill, chain);
     this.verdicts.set(skill, { changes, catalog, refusal });
     return refusal;
   }
@@ -205,7 +209,8 @@ export class FrozenGuard {
    * it: no FIFO, device, link out or unreadable folder, and a nested skill's folder only when that
    * skill passes this same check (a `helper/` package planted beside a reviewed `helper.py` would be
    * imported in its place). Version-control metadata refuses any command (`cat .git/x`, `node
-   * .git/x.js`), not a declared script, which reads what it was reviewed to read. Digests of
+   * .git/x.js`); a declared script, which reads what it was reviewed to read, runs beside a `.git`
+   * spelled so (a clone's), not beside a folder only another file system takes for one. Digests of
    * unchanged files come from the cache, so a second run costs a walk and a stat per file.
    */
   checkWhole(skill: Skill, catalog: Catalog, runs: "script" | "command" = "command"): FrozenRefusal | undefined {
@@ -222,14 +227,42 @@ export class FrozenGuard {
       const changes = compareSkill(node.id, locked, { ...lockSkill(node, digests), skill_md: own });
       if (changes.length > 0) return this.report(node, mismatch(node, changes, lockName));
       for (const path of digests.unrecorded) {
-        const vcs = isVersionControl(basename(path));
-        if (vcs && runs === "script") continue;
+        // A declared script runs beside a clone's own `.git`. A name only another file system takes for it
+        // (`.GIT`, `git~1` on Linux) is an ordinary folder that no lock records.
+        if (runs === "script" && basename(path) === VCS_DIR) continue;
         const nested = catalog.skillOfFile(join(node.dir, path, "SKILL.md"));
         if (nested && nested !== node && !this.checkWhole(nested, catalog, runs)) continue;
+        const vcs = runs === "command" && isVersionControl(basename(path));
         return this.report(node, vcs ? versionControlled(node, path, lockName) : unrecorded(node, path, lockName));
       }
     }
     return undefined;
+  }
+
+  /**
+   * Why an inheriting tree node's ancestors (`chain`, the node first) are not those its lock records, or
+   * undefined. The lock records the tree's nodes, so it gives each node's parent as the scan does: the
+   * nearest recorded ancestor. Security: every node of a chain may match its own entry while the chain is
+   * not the one reviewed: an ancestor removed (or made no node) since would drop its rules from what the
+   * node serves, and its declarations from the scripts it may run.
+   */
+  private ancestry(skill: TreeNode, chain: readonly Skill[]): FrozenRefusal | undefined {
+    const { lock, file } = this.load(this.options.lockFor?.(skill));
+    if (!lock) return undefined;
+    const prefix = skill.id.slice(0, skill.id.length - skill.name.length);
+    const recorded = (path: string) => entryOf(lock.skills, `${prefix}${path}`)?.kind === "tree-node";
+    const reviewed = [skill.name];
+    let parent = resolveParentPath(skill.name, recorded).parent;
+    while (parent !== undefined) {
+      reviewed.push(parent);
+      parent = resolveParentPath(parent, recorded).parent;
+    }
+    const served = chain.map((node) => node.name);
+    const at = served.findIndex((path, i) => path !== reviewed[i]);
+    const differs = at === -1 ? served.length : at;
+    if (differs === reviewed.length && differs === served.length) return undefined;
+    const detail = `the parent of ${served[differs - 1]} (${served[differs] ?? "none"}; reviewed: ${reviewed[differs] ?? "none"})`;
+    return mismatch(skill, [{ kind: "changed", subject: "skill", id: skill.id, detail }], basename(file));
   }
 
   /** The lock entry of one skill (not its ancestors), or why it cannot be served. */

@@ -40,6 +40,11 @@ export interface ListOptions {
    * stat instead of a readdir.
    */
   knownEntries?: (folder: string) => Iterable<FolderEntry> | undefined;
+  /**
+   * Whether a SKILL.md at the folder's top is the skill's own file, recorded apart (default true). A tree
+   * node's resource folder has none (the node's .md lies beside it): a SKILL.md there is listed like any file.
+   */
+  ownSkillFile?: boolean;
 }
 
 /**
@@ -118,7 +123,7 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
           queues[tooling ? 1 : 0].push(path);
           continue;
         }
-        if (rel === "" && entry.name === SKILL_FILE) continue;
+        if (rel === "" && entry.name === SKILL_FILE && options.ownSkillFile !== false) continue;
         if (entry.kind === "special") {
           list.specials.push(path);
           continue;

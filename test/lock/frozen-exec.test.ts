@@ -14,9 +14,10 @@ afterEach(async () => {
 
 /**
  * A team's skills folder, locked: a tree node `ops` whose server script uses a helper beside it, and an
- * Agent Skill `notes` (with a nested skill `notes/extra` of its own) for run_skill_command.
+ * Agent Skill `notes` (with a nested skill `notes/extra` of its own) for run_skill_command. `prepare`
+ * adds to the folder before it is locked.
  */
-async function lockedTeam() {
+async function lockedTeam(prepare: (team: string) => void = () => {}) {
   const m = machine();
   const team = tempDir("skillhub-frozen-exec-team-");
   writeNode(team, "ops.md", {
@@ -43,6 +44,7 @@ async function lockedTeam() {
   writeSkill(join(team, "notes/node_modules"), "pkg");
   write(join(team, "notes/refs/a.md"), "a\n");
   symlinkSync("refs", join(team, "notes/lib"));
+  prepare(team);
   const locked = await cli(m, ["lock", "--skills-dir", team]);
   expect(locked.code, locked.err).toBe(0);
   const s = await connect({
@@ -57,7 +59,8 @@ async function lockedTeam() {
     const sc = result.structuredContent as { stdout?: string; error?: { code: string; message: string } };
     return { error: result.isError ? sc.error : undefined, stdout: sc.stdout ?? "" };
   };
-  return { team, run };
+  const verify = () => cli(m, ["verify", "--skills-dir", team]);
+  return { team, run, verify };
 }
 
 describe("a frozen server runs code only in a folder holding reviewed files alone", () => {
@@ -132,5 +135,42 @@ describe("a frozen server runs code only in a folder holding reviewed files alon
     const refused = await run("run_skill_command", { skill_name: "notes", command: "ls", args: ["."] });
     expect(refused.error?.code).toBe("FILE_NOT_LOCKED");
     expect(refused.error?.message).toContain("its folder holds 'extra'");
+  });
+
+  test("a file the lock cannot record by its own name (white space at an end, a backslash, a drive letter) refuses code in its folder", async () => {
+    // Reviewed with the skill, but SkillHub reads `notes.md ` as `notes.md`: no lock may vouch for it.
+    const { team, run } = await lockedTeam((dir) => write(join(dir, "notes/notes.md "), "reviewed twin\n"));
+    write(join(team, "notes/notes.md "), "UNREVIEWED rewrite\n");
+    for (const name of ["notes.md ", "c:planted.md", "a\\b.md"]) {
+      if (name !== "notes.md ") write(join(team, "notes", name), "UNREVIEWED planted\n");
+      const refused = await run("run_skill_command", { skill_name: "notes", command: "cat", args: [name] });
+      expect(refused.error?.code).toBe("FILE_NOT_LOCKED");
+      expect(refused.error?.message).toContain("its folder holds '");
+      expect(refused.stdout).not.toContain("UNREVIEWED");
+    }
+  });
+
+  test("a SKILL.md added to a tree node's resource folder is a difference, and no code runs there", async () => {
+    const { team, run, verify } = await lockedTeam();
+    write(join(team, "ops/SKILL.md"), "UNREVIEWED instructions, no frontmatter\n");
+    const script = await run("run_script", { skill_path: "ops", file: "scripts/check.sh" });
+    const command = await run("run_skill_command", { skill_name: "ops", command: "cat", args: ["SKILL.md"] });
+    for (const refused of [script, command]) {
+      expect(refused.error?.code).toBe("SKILL_LOCK_MISMATCH");
+      expect(refused.error?.message).toContain("(SKILL.md differs from skillhub.lock)");
+      expect(refused.stdout).toBe("");
+    }
+    const verified = await verify();
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(":ops file SKILL.md: new file (sha256:");
+  });
+
+  test("run_script: a folder only another file system takes for .git (.GIT, git~1) is no clone's: the script is refused", async () => {
+    const { team, run } = await lockedTeam();
+    write(join(team, "ops/scripts/.GIT/helper.sh"), "helper() { echo planted; }\n");
+    const refused = await run("run_script", { skill_path: "ops", file: "scripts/check.sh" });
+    expect(refused.error?.code).toBe("FILE_NOT_LOCKED");
+    expect(refused.error?.message).toContain("its folder holds 'scripts/.GIT', which skillhub.lock does not record");
+    expect(refused.stdout).toBe("");
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { run } from "../../src/cli.ts";
@@ -220,6 +220,27 @@ describe("frozen mode and skill trees", () => {
     expect(e.code).toBe("SKILL_LOCK_MISMATCH");
     expect(e.message).toContain("Skill 'ui/_index' changed since it was reviewed (_index.md differs from");
     expect(error(await s.call("get_skill", { context: "forms" })).code).toBe("SKILL_LOCK_MISMATCH");
+  });
+
+  test("a tree node is refused when an ancestor whose rules it inherits was removed: its chain is not the one reviewed", async () => {
+    const m = machine();
+    const tree = join(m.project, ".agents", "skills");
+    writeNode(tree, "_root.md", { keywords: ["global"], body: "Global rules.\n" });
+    writeNode(tree, "ui/_index.md", { keywords: ["ui"], body: "UI rules: never ship secrets.\n" });
+    writeNode(tree, "ui/forms.md", { keywords: ["forms"], body: "Form rules.\n" });
+    writeNode(tree, "ui/plain.md", { keywords: ["plain"], extra: "inherit: false", body: "Plain rules.\n" });
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    const s = await frozenSession(m);
+    expect(textOf(await s.call("load_skill", { skill_name: "ui/forms" }))).toContain("never ship secrets");
+    rmSync(join(tree, "ui/_index.md"));
+    await s.hub.refresher.rescan("test");
+    const e = error(await s.call("load_skill", { skill_name: "ui/forms" }));
+    expect(e.code).toBe("SKILL_LOCK_MISMATCH");
+    expect(e.message).toContain("(the parent of ui/forms (_root; reviewed: ui/_index) differs from skillhub.lock)");
+    // Hidden wherever a model reads: get_skill routes to no node.
+    expect((await s.call("get_skill", { context: "forms" })).structuredContent).toMatchObject({ no_match: true });
+    // A node that inherits nothing serves what was reviewed, whatever its parent.
+    expect(textOf(await s.call("load_skill", { skill_name: "ui/plain" }))).toContain("Plain rules.");
   });
 });
 
