@@ -62,6 +62,8 @@ export function emptyBunConfig(home: string, platform: NodeJS.Platform = process
  * the same way). `--no-env-file` and an empty `--config`: a .env or a
  * bunfig.toml in the working directory must not add variables or preload code
  * behind the server's back (a frozen server runs reviewed files only).
+ * `--no-install`: where no node_modules folder holds an imported package, Bun would fetch it from the
+ * registry at run time, its version chosen by any package.json above the skill, which no lock covers.
  */
 export function scriptRunner(
   extension: string,
@@ -82,7 +84,7 @@ export function scriptRunner(
     return {
       ok: true,
       runner: {
-        argv: [host.execPath, "--no-env-file", `--config=${config}`, ...fixed],
+        argv: [host.execPath, "--no-env-file", "--no-install", `--config=${config}`, ...fixed],
         env: { BUN_BE_BUN: "1" },
         configured,
       },

@@ -23,7 +23,7 @@ describe("scriptRunner", () => {
     expect(scriptRunner(".ts", runners, host, "/bin")).toEqual({
       ok: true,
       runner: {
-        argv: ["/usr/local/bin/skillhub", "--no-env-file", "--config=/dev/null"],
+        argv: ["/usr/local/bin/skillhub", "--no-env-file", "--no-install", "--config=/dev/null"],
         env: { BUN_BE_BUN: "1" },
         configured: "skillhub",
       },

@@ -182,6 +182,31 @@ describe("run_script: runners and arguments", () => {
     expect(stdout).not.toContain("planted");
   });
 
+  test("a .ts script's missing package is not fetched from the registry at run time", async () => {
+    const requests: string[] = [];
+    const registry = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (request) => {
+        requests.push(new URL(request.url).pathname);
+        return new Response("not found", { status: 404 });
+      },
+    });
+    closers.push(async () => void registry.stop(true));
+    const url = `http://127.0.0.1:${registry.port}/`;
+    const dir = writeScriptTree(tempDir());
+    write(
+      join(dir, "tools/echo/scripts/args.ts"),
+      'import pad from "skillhub-absent-package";\nconsole.log(pad("x"));\n',
+    );
+    const env = { ...process.env, NPM_CONFIG_REGISTRY: url, BUN_CONFIG_REGISTRY: url };
+    const { run } = await open(dir, { hub: { exec: { env } } });
+    const content = (await run("scripts/args.ts", { name: "Ada" })).structuredContent as Record<string, unknown>;
+    expect(content).toMatchObject({ success: false });
+    expect(String(content.stderr)).toContain("skillhub-absent-package");
+    expect(requests).toEqual([]);
+  });
+
   test("where there is no /dev/null (Windows), an empty file in SkillHub's home keeps the folder's bunfig.toml unread", async () => {
     const project = tempDir("skillhub-project-");
     write(join(project, "bunfig.toml"), 'preload = ["./planted.ts"]\n');
