@@ -244,7 +244,8 @@ describe("skillhub CLI", () => {
     expect(doctor.code).toBe(1);
     expect(doctor.out).toContain(`Project root: ${project}`);
     expect(doctor.out).toContain("--project / SKILLHUB_PROJECT_DIR");
-    expect(doctor.out).toContain(`${labelOfDir(dir).padEnd(15)} explicit ${dir}  (2 skills)`);
+    expect(doctor.out).toMatch(new RegExp(` 1\\. ${labelOfDir(dir)} +explicit  `));
+    expect(doctor.out).toContain(`explicit  ${dir}  (2 skills)`);
     expect(doctor.out).toContain("claude-global");
     expect(doctor.out).toContain("not present");
     expect(doctor.out).toContain("claude-global:git");

@@ -16,7 +16,7 @@ import { runLock } from "./lock.ts";
 import { probeRepository } from "./repo-probe.ts";
 import { enclosingCheckout, isCheckout, type SourceFile, sourceFile } from "./source-files.ts";
 import { sourceReport } from "./source-report.ts";
-import { parseSource, SourceError, type SourceSpec } from "./source-spec.ts";
+import { hashRefForm, parseSource, SourceError, type SourceSpec } from "./source-spec.ts";
 
 /** A source `add` recorded: how the user wrote it, and how to find it again once the config is reloaded. */
 interface Added {
@@ -150,7 +150,7 @@ async function addRepository(
     const same = index >= 0 && JSON.stringify(edit.repos()[index]) === JSON.stringify(item);
     if (!same) edit.setRepo(item, index >= 0 ? index : undefined);
     return {
-      written: describe(spec.written, entry),
+      written: describe(spec, entry),
       change: same ? "unchanged" : index >= 0 ? "updated" : "added",
       repo: entry,
     };
@@ -193,23 +193,29 @@ function written(entry: RepoEntryConfig): RepoItem {
   return Object.keys(rest).length === 1 ? rest.url : rest;
 }
 
-function describe(text: string, entry: RepoEntryConfig): string {
+function describe(spec: SourceSpec & { kind: "git" }, entry: RepoEntryConfig): string {
+  const text = spec.written;
   const details = [
-    entry.url !== text ? entry.url : "",
+    spec.bare ? `the git repository ${entry.url}` : entry.url !== text ? entry.url : "",
     entry.path ? `folder ${entry.path}` : "",
     entry.ref ? `pinned to ${entry.ref}` : entry.branch ? `following branch ${entry.branch}` : "",
   ].filter(Boolean);
   return details.length > 0 ? `${text} (${details.join(", ")})` : text;
 }
 
-/** One sentence for a repository `add` could not fetch: offline, unknown, private, or a ref it lacks. */
+/**
+ * One sentence for a repository `add` could not fetch: offline, unknown, private, or a ref it lacks. A URL
+ * ending in `@REF` is the shorthand's way to give a ref, which a URL writes `#REF`: said when it is not found.
+ */
 export function failureSentence(error: GitError, written: string): string {
+  const hashed = hashRefForm(written);
+  const refHint = hashed ? ` If '${hashed.ref}' is a ref, a URL gives it after '#': ${hashed.url}.` : "";
   switch (error.code) {
     case "GIT_UNREACHABLE":
     case "GIT_TIMEOUT":
-      return `cannot reach ${written} (${error.message.replace(/^cannot reach \S+: |\.$/g, "")}): check the network or the URL, then try again.`;
+      return `cannot reach ${written} (${error.message.replace(/^cannot reach \S+: |\.$/g, "")}): check the network or the URL, then try again.${refHint}`;
     case "GIT_AUTH_FAILED":
-      return `${written} was not found, or it is private: check the name; for a private repository set up an SSH key or a git credential helper for its host (or GITHUB_TOKEN, for your own --global sources).`;
+      return `${written} was not found, or it is private: check the name; for a private repository set up an SSH key or a git credential helper for its host (or GITHUB_TOKEN, for your own --global sources).${refHint}`;
     case "GIT_REF_NOT_FOUND":
     case "GIT_BRANCH_NOT_FOUND":
       return `${error.message.replace(/; set SKILLS_BRANCH.*$/, ".")}`;

@@ -2,6 +2,7 @@ import { describeFilter } from "../catalog/filters.ts";
 import { describeWatches, probeWatches } from "../refresh/folder-watchers.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { publicationReport } from "../server/skills-extension/report.ts";
+import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
 import { VERSION } from "../version.ts";
@@ -51,14 +52,15 @@ export const runDoctor: CommandRun = async (ctx) => {
     lines.push("  note: when a client reports MCP roots, its first file:// root replaces the working directory.");
   }
   lines.push("", "Sources (searched in this order; the first one holding a name wins):");
-  catalog.sources.forEach((s, i) => {
+  const rows = catalog.sources.map((s) => {
     const state = s.exists
       ? `${s.served} skill${s.served === 1 ? "" : "s"}${s.shadowed ? `, ${s.shadowed} shadowed` : ""}`
       : folderProblem(s.dir)?.kind === "file"
         ? "a file, not a folder"
         : "not present";
-    lines.push(`  ${String(i + 1).padStart(2)}. ${s.label.padEnd(15)} ${s.location.padEnd(8)} ${s.dir}  (${state})`);
+    return [s.label, s.location, `${s.dir}  (${state})`];
   });
+  for (const [i, row] of alignColumns(rows).entries()) lines.push(`  ${String(i + 1).padStart(2)}. ${row}`);
   lines.push(...teamLines(hub));
   lines.push("", `Skills served: ${catalog.skills.length}`);
   const unserved = unservedRepos(hub);

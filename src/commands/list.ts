@@ -1,8 +1,11 @@
+import { basename, dirname } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import { SCAN_LIMIT_CODES } from "../sources/walk.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
+import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
+import { folderProblem } from "../util/folder-check.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { unreadSkillsFolder, unreadSkillsHint } from "./unread-skills.ts";
 
@@ -42,13 +45,13 @@ export const runList: CommandRun = async (ctx) => {
     ctx.out(noSkillsNote(catalog, "list", ctx.cwd));
     return 0;
   }
-  const width = Math.min(40, Math.max(...skills.map((s) => s.name.length)));
-  for (const s of skills) {
+  const rows = skills.map((s) => {
     const flag = s.not_locked ? " [frozen: the lock does not vouch for it]" : s.enabled ? "" : " [disabled]";
-    ctx.out(`${s.name.padEnd(width)}  ${s.source.padEnd(14)} ${truncate(oneLine(s.description), 80)}${flag}\n`);
-  }
-  if (ctx.args.options.all)
-    for (const s of shadowed) ctx.out(`${s.qualified.padEnd(width)}  shadowed by ${s.shadowed_by}\n`);
+    return [s.name, s.source, `${truncate(oneLine(s.description), 80)}${flag}`];
+  });
+  if (ctx.args.options.all) for (const s of shadowed) rows.push([s.qualified, `shadowed by ${s.shadowed_by}`]);
+  // A name longer than 40 characters pushes its own line rather than every other one.
+  for (const line of alignColumns(rows, 40)) ctx.out(`${line}\n`);
   const notes = [`${skills.length} skill${skills.length === 1 ? "" : "s"}`];
   if (shadowed.length > 0)
     notes.push(`${shadowed.length} shadowed${ctx.args.options.all ? "" : " (--all shows them)"}`);
@@ -79,6 +82,9 @@ export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: 
     if (unread) return `No skills found. ${unreadSkillsHint(cwd, unread)}\n`;
     // A folder the user named is the one they expected skills in: named back, as doctor needs it too.
     const named = catalog.sources.filter((s) => s.location === "explicit").map((s) => s.dir);
+    const problems = named.map((dir) => [dir, folderProblem(dir)?.kind] as const);
+    if (problems.some(([, kind]) => kind !== undefined))
+      return `No skills found: ${problems.map(([dir, kind]) => namedFolderState(dir, kind)).join("; ")}. Run \`skillhub doctor\` with the same options to see every folder searched.\n`;
     if (named.length > 0)
       return `No skills found in ${named.join(", ")} (a skill is a folder holding a SKILL.md) nor in the usual folders. Run \`skillhub doctor\` with the same options to see every folder searched.\n`;
     return "No skills found. Run `skillhub doctor` to see which folders were searched.\n";
@@ -89,4 +95,18 @@ export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: 
     `Fix them (skillhub validate DIR explains each rule), then run skillhub ${command} again.`,
     "",
   ].join("\n");
+}
+
+/**
+ * Why a folder given with --skills-dir served no skills: it holds none, it does not exist, or it is a file
+ * (a SKILL.md, most often, given for the folder that holds the skill folders: that folder is named).
+ */
+function namedFolderState(dir: string, kind: "missing" | "file" | undefined): string {
+  if (kind === undefined) return `${dir} holds no skills (a skill is a folder holding a SKILL.md)`;
+  if (kind === "missing") return `${dir} does not exist`;
+  const hint =
+    basename(dir).toLowerCase() === "skill.md"
+      ? `--skills-dir ${dirname(dirname(dir))}`
+      : "a skill is a folder holding a SKILL.md";
+  return `${dir} is a file: give the folder that holds skill folders (${hint})`;
 }

@@ -52,8 +52,10 @@ export const runSearch: CommandRun = async (ctx) => {
     return 0;
   }
   for (const [i, s] of skills.entries()) {
+    // The source's label, as `list` prints it: a location (explicit, remote) says how a source was found, not which.
+    const source = hub.catalog.get(s.name)?.source ?? s.location;
     ctx.out(
-      `${String(i + 1).padStart(2)}. ${s.name}  (${s.score.toFixed(2)}, ${s.location})\n    ${truncate(oneLine(s.description), 110)}\n`,
+      `${String(i + 1).padStart(2)}. ${s.name}  (${s.score.toFixed(2)}, ${source})\n    ${truncate(oneLine(s.description), 110)}\n`,
     );
     if (s.excerpt && !s.description.startsWith(s.excerpt.slice(0, 40))) ctx.out(`    “${s.excerpt}”\n`);
   }

@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { SkillHubError } from "../util/errors.ts";
 
 /** What `skillhub add` / `remove` was given: a git repository (with a folder and a ref), or a local folder. */
@@ -14,6 +15,8 @@ export type SourceSpec =
       ref?: string;
       /** How the user wrote it, for messages. */
       written: string;
+      /** Written as the path of a bare repository (its URL is `file://` that path). */
+      bare?: true;
     }
   | { kind: "folder"; dir: string; written: string };
 
@@ -42,9 +45,10 @@ export interface SourceContext {
 
 /**
  * Read a source as `skillhub add` takes it. A path (./x, ../x, /x, ~/x, or an existing folder) is a
- * local folder; a URL (https://, ssh://, git://, file://, user@host:path) is a git repository, with
- * `#REF` for a ref, and a GitHub folder page (…/tree/REF/PATH) read as its repository, ref and
- * folder; `owner/repo[/path][@ref]` is a GitHub repository. Throws SourceError.
+ * local folder, or the git repository `file://PATH` when it is a bare repository; a URL (https://,
+ * ssh://, git://, file://, user@host:path) is a git repository, with `#REF` for a ref, and a GitHub
+ * folder page (…/tree/REF/PATH) read as its repository, ref and folder; `owner/repo[/path][@ref]` is
+ * a GitHub repository. Throws SourceError.
  */
 export function parseSource(text: string, ctx: SourceContext): SourceSpec {
   const written = text.trim();
@@ -52,6 +56,9 @@ export function parseSource(text: string, ctx: SourceContext): SourceSpec {
   if (written.startsWith("-"))
     throw new SourceError(`'${written}' is not a source; if it is a folder, write ./${written}.`);
   const local = localFolder(written, ctx);
+  // A bare repository holds no files to serve, only history: git fetches it as file://.
+  if (local !== undefined && isBareRepository(local))
+    return { kind: "git", url: pathToFileURL(local).href, written, bare: true };
   if (local !== undefined) return { kind: "folder", dir: local, written };
   const tree = GITHUB_TREE.exec(written);
   if (tree) {
@@ -109,6 +116,36 @@ function localFolder(text: string, ctx: SourceContext): string | undefined {
   throw new SourceError(
     kind === "file" ? `${dir} is a file, not a folder of skills.` : `the folder ${dir} does not exist.`,
   );
+}
+
+/** Whether `dir` is a bare git repository (HEAD, objects/ and refs/ at its top), as `git init --bare` makes. */
+function isBareRepository(dir: string): boolean {
+  return (
+    statKind(join(dir, "HEAD")) === "file" &&
+    statKind(join(dir, "objects")) === "dir" &&
+    statKind(join(dir, "refs")) === "dir"
+  );
+}
+
+/**
+ * A URL written `URL@REF` (the shorthand's form) as `URL#REF`, with that ref, for the message saying it
+ * cannot be reached; undefined for anything else (a URL whose only `@` is its user's, `git@host:path`).
+ */
+export function hashRefForm(written: string): { url: string; ref: string } | undefined {
+  if (written.includes("#")) return undefined;
+  let path: string;
+  if (URL_SCHEME.test(written)) {
+    try {
+      path = new URL(written).pathname;
+    } catch {
+      return undefined;
+    }
+  } else if (SCP_LIKE.test(written)) path = written.slice(written.indexOf(":") + 1);
+  else return undefined;
+  const at = /@([^@/\s]+)$/.exec(path);
+  const ref = at?.[1];
+  if (!at || !ref || !written.endsWith(at[0])) return undefined;
+  return { url: `${written.slice(0, -at[0].length)}#${ref}`, ref };
 }
 
 function statKind(path: string): "dir" | "file" | undefined {

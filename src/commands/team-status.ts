@@ -32,7 +32,7 @@ export function teamLines(hub: Hub): string[] {
     const every = c.refresh.enabled ? `synced every ${c.refresh.interval_minutes} min` : "background sync off";
     lines.push(
       "",
-      `Git repositories (branch ${c.git.branch}; ${every}; token: ${c.git.token ? "GITHUB_TOKEN set" : "none, git credential helpers and SSH keys apply"}):`,
+      `Git repositories (default branch ${c.git.branch}; ${every}; token: ${c.git.token ? "GITHUB_TOKEN set" : "none, git credential helpers and SSH keys apply"}):`,
     );
     // A teammate who forgot the setting serves unsigned commits without a word: say which mode this is.
     const signers = c.trust.allowed_signers;

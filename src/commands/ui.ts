@@ -2,18 +2,29 @@ import { startHttpServer } from "../transports/http.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
 import { type CommandRun, hubFor } from "./context.ts";
 
-/** How `--open` starts the user's browser, per platform; injectable for tests. */
-export type OpenUrl = (url: string) => void;
+/**
+ * How `--open` starts the user's browser, per platform; injectable for tests. `failed` is called with why
+ * when no browser could be started (no opener on PATH, or it exited with an error), later for the latter.
+ */
+export type OpenUrl = (url: string, failed: (why: string) => void) => void;
 
 function defaultOpener(platform = process.platform): OpenUrl {
   const command = platform === "darwin" ? ["open"] : platform === "win32" ? ["cmd", "/c", "start", '""'] : ["xdg-open"];
-  return (url) => {
-    // No shell: the URL is one argument. A missing opener only costs the convenience; the URL is printed.
+  const name = command[0] as string;
+  return (url, failed) => {
+    // No shell: the URL is one argument.
+    let proc: ReturnType<typeof Bun.spawn>;
     try {
-      Bun.spawn([...command, url], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).unref();
-    } catch {
-      // Printed below already.
+      proc = Bun.spawn([...command, url], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+      failed(missing ? `${name} is not on PATH` : `${name}: ${(error as Error).message}`);
+      return;
     }
+    proc.unref();
+    void proc.exited.then((code) => {
+      if (code !== 0) failed(`${name} exited with code ${code}`);
+    });
   };
 }
 
@@ -60,7 +71,11 @@ export function uiCommand(options: UiCommandOptions = {}): CommandRun {
     ctx.logger.info(
       `serving the page for project ${hub.projectRoot.dir ?? "(none)"} at ${url} (MCP at ${running.url}); press Ctrl-C to stop.`,
     );
-    if (ctx.args.options.open) (options.open ?? defaultOpener())(url);
+    // A browser that does not open is said, with what to do: the URL above is all the user has then.
+    if (ctx.args.options.open)
+      (options.open ?? defaultOpener())(url, (why) =>
+        ctx.err(`skillhub ui: could not open a browser (${why}): open the URL above.\n`),
+      );
     options.onListening?.(url);
     const signals = options.signals ?? (["SIGINT", "SIGTERM"] as const);
     let onSignal: (signal: NodeJS.Signals) => void = () => undefined;

@@ -4,6 +4,7 @@ import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
+import { ACCEPT_OR_RESTORE } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -136,7 +137,7 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
     const names = moved.map((c) => c.id).join(", ");
     return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`skillhub sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}, or review the change and run \`skillhub lock\` to record the ${moved.length === 1 ? "copy's" : "copies'"} instead.`;
   }
-  return "Review them, then run `skillhub lock` to accept them, or restore what the lock records: `skillhub sync --frozen` puts every repository back at its locked commit (a plain `skillhub sync` moves the unpinned ones to their branch tip and writes that to the lock); restore a folder's files from version control.";
+  return ACCEPT_OR_RESTORE;
 }
 
 /**

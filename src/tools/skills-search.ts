@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { checkedBody } from "../lock/checked-read.ts";
 import { excerptAtToken } from "../search/excerpt.ts";
+import { plural } from "../util/plural.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { SkillSummary, summarise } from "./support/sk-summary.ts";
@@ -61,7 +62,7 @@ export const skSearchTool = defineTool({
     hits.sort((a, b) => b.score - a.score || b.inMeta - a.inMeta || a.meta.name.localeCompare(b.meta.name));
     const results = hits.slice(0, limit).map(({ inMeta: _, ...hit }) => hit);
     const result = { query, limit, total: hits.length, results };
-    const text = `${hits.length} skill${hits.length === 1 ? "" : "s"} contain every token of "${query}"${hits.length > limit ? `; showing ${limit}` : ""}.`;
+    const text = `${plural(hits.length, "skill")} ${hits.length === 1 ? "contains" : "contain"} every token of "${query}"${hits.length > limit ? `; showing ${limit}` : ""}.`;
     return structuredResult(result, `${text}\n\n${JSON.stringify(result, null, 2)}`);
   },
 });

@@ -12,7 +12,7 @@ import {
   symlinkSync,
   utimesSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { initializeAndList } from "../../scripts/smoke.ts";
 import { run } from "../../src/cli.ts";
 import { readLockfile } from "../../src/lock/lockfile.ts";
@@ -345,6 +345,47 @@ describe("skillhub add", () => {
     const global = await cli(m, ["add", "--global", outside]);
     expect(global.code, global.err).toBe(0);
     expect(readFileSync(join(m.home, ".skillhub", "config.yaml"), "utf8")).toContain(`dirs:\n    - ${outside}\n`);
+  });
+
+  test("a bare repository's path is added as the git repository file://PATH, in a project and with --global; a checkout stays a folder", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const added = await cli(m, ["add", team.bare]);
+    expect(added.code, added.err).toBe(0);
+    expect(added.out).toContain(`Added ${team.bare} (the git repository ${team.url}) in ${projectFile(m)}.`);
+    expect(readFileSync(projectFile(m), "utf8")).toContain(`repos:\n    - ${team.url}\n`);
+    expect(added.out).toMatch(/team-skills: 2 skills available/);
+    expect(readLockfile(join(m.project, "skillhub.lock")).sources["team-skills"]?.url).toBe(team.url);
+
+    const other = machine();
+    const relativePath = relative(other.project, team.bare);
+    const global = await cli(other, ["add", "--global", relativePath]);
+    expect(global.code, global.err).toBe(0);
+    expect(global.out).toContain(`Added ${relativePath} (the git repository ${team.url}) in`);
+    const config = readFileSync(join(other.home, ".skillhub", "config.yaml"), "utf8");
+    expect(config).toContain(`git:\n  repos:\n    - ${team.url}\n`);
+    expect(config).not.toContain("dirs:");
+    // The working clone beside it is a checkout of skill folders: a folder source, as before.
+    const checkout = await cli(other, ["add", "--global", team.work]);
+    expect(checkout.code, checkout.err).toBe(0);
+    expect(readFileSync(join(other.home, ".skillhub", "config.yaml"), "utf8")).toContain(`dirs:\n    - ${team.work}\n`);
+  });
+
+  test("a URL ending in @REF that cannot be reached suggests URL#REF, which adds the pinned repository", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const at = await cli(m, ["add", `${team.url}@v1`]);
+    expect(at.code).toBe(1);
+    expect(at.err).toContain(`skillhub add: cannot reach ${team.url}@v1 (`);
+    expect(at.err).toContain(`If 'v1' is a ref, a URL gives it after '#': ${team.url}#v1. Nothing was added.\n`);
+    expect(existsSync(projectFile(m))).toBe(false);
+    const hashed = await cli(m, ["add", `${team.url}#v1`]);
+    expect(hashed.code, hashed.err).toBe(0);
+    expect(hashed.out).toContain("pinned to v1");
+    // A URL without one is not told about refs.
+    const missing = await cli(m, ["add", `${team.url.replace("team-skills.git", "nothing.git")}`]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).not.toContain("after '#'");
   });
 
   test("shadowing is reported as doctor does: a skill hidden by the project's own, and load it by qualified name", async () => {

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseSource, SourceError } from "../../src/commands/source-spec.ts";
+import { pathToFileURL } from "node:url";
+import { hashRefForm, parseSource, SourceError } from "../../src/commands/source-spec.ts";
 import { repoPath, repoTargets } from "../../src/refresh/repo-targets.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 
@@ -51,6 +52,43 @@ describe("sources as `skillhub add` reads them", () => {
     expect(parse("./acme")).toMatchObject({ kind: "folder", dir: join(cwd, "acme") });
     expect(parse("~/my-skills")).toMatchObject({ kind: "folder", dir: join(homeDir, "my-skills") });
     expect(parse(cwd)).toMatchObject({ kind: "folder", dir: cwd });
+  });
+
+  test("a bare repository's path is that repository as a file:// URL; a checkout is a folder", () => {
+    const bare = join(cwd, "team.git");
+    mkdirSync(join(bare, "objects"), { recursive: true });
+    mkdirSync(join(bare, "refs"));
+    writeFileSync(join(bare, "HEAD"), "ref: refs/heads/main\n");
+    expect(parse("./team.git")).toEqual({
+      kind: "git",
+      url: pathToFileURL(bare).href,
+      written: "./team.git",
+      bare: true,
+    });
+    expect(parse(bare)).toMatchObject({ kind: "git", url: pathToFileURL(bare).href });
+    mkdirSync(join(cwd, "checkout", ".git"), { recursive: true });
+    expect(parse("./checkout")).toMatchObject({ kind: "folder", dir: join(cwd, "checkout") });
+  });
+
+  test("a URL ending in @REF has a #REF form; the user of git@host:path or ssh:// is no ref", () => {
+    expect(hashRefForm("file:///srv/git/team.git@v1")).toEqual({ url: "file:///srv/git/team.git#v1", ref: "v1" });
+    expect(hashRefForm("https://git.example.com/team/skills.git@release/2")).toBeUndefined();
+    expect(hashRefForm("https://git.example.com/team/skills@main")).toEqual({
+      url: "https://git.example.com/team/skills#main",
+      ref: "main",
+    });
+    expect(hashRefForm("git@github.com:acme/skills.git@v2")).toEqual({
+      url: "git@github.com:acme/skills.git#v2",
+      ref: "v2",
+    });
+    for (const plain of [
+      "git@github.com:acme/skills.git",
+      "ssh://git@host:2222/skills.git",
+      "ssh://git@host",
+      "file:///srv/git/team.git#v1",
+      "acme/skills@v1",
+    ])
+      expect(hashRefForm(plain), plain).toBeUndefined();
   });
 
   test("what is none of these is one sentence", () => {

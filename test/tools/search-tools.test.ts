@@ -306,6 +306,7 @@ describe("profile sk: skills.list and skills.search", () => {
     const { call } = await open({ flags: { "skills-dir": [skills()], tools: "sk" } });
     const result = await call("skills.search", { query: "invoice EXTRACT.PY" });
     expect(result.structuredContent).toMatchObject({ query: "invoice EXTRACT.PY", limit: 10, total: 1 });
+    expect(textOf(result)).toStartWith('1 skill contains every token of "invoice EXTRACT.PY".\n');
     const hit = (result.structuredContent as { results: { meta: { name: string }; score: number; excerpt: string }[] })
       .results[0];
     expect(hit?.meta.name).toBe("pdf-invoice-extractor");
@@ -313,6 +314,7 @@ describe("profile sk: skills.list and skills.search", () => {
     expect(hit?.excerpt.length).toBeLessThanOrEqual(162);
     const none = await call("skills.search", { query: "invoice kubernetes" });
     expect(none.structuredContent).toMatchObject({ total: 0, results: [] });
+    expect(textOf(none)).toStartWith('0 skills contain every token of "invoice kubernetes".\n');
     const bad = await call("skills.search", { query: "x", limit: 26 });
     expect(bad.isError).toBe(true);
   });

@@ -1,0 +1,182 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binary, runBinary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
+
+afterAll(cleanupTemp);
+
+/** The compiled binary, as a person runs it in `cwd` with `home` as HOME: no log lines on stderr. */
+const skillhub = (args: string[], cwd: string, home: string) =>
+  runBinary(args, cwd, home, { ...GIT_ENV, LOG_LEVEL: "WARN" });
+
+/** A folder holding skill folders, named `label` (the label --skills-dir gives it). */
+function skillsFolder(label: string, skills: Record<string, string>): string {
+  const dir = join(tempDir(), label);
+  for (const [name, description] of Object.entries(skills)) writeSkill(dir, name, { description });
+  return dir;
+}
+
+describe("what search, list and doctor print", () => {
+  test("search names each hit's source by its label, as list does, not where SkillHub looked", () => {
+    const home = tempDir();
+    const dir = skillsFolder("house-rules", {
+      "postgres-query-tuning": "Diagnose and speed up slow PostgreSQL SQL queries with EXPLAIN.",
+      "git-commit-messages": "Write clear commit messages.",
+    });
+    const found = skillhub(["search", "slow SQL query", "--skills-dir", dir], home, home);
+    expect(found.code, found.err).toBe(0);
+    expect(found.out).toMatch(/^ 1\. postgres-query-tuning {2}\(\d\.\d\d, house-rules\)\n/);
+    expect(found.out).not.toContain("explicit");
+    expect(skillhub(["list", "--skills-dir", dir], home, home).out).toContain("  house-rules  ");
+  });
+
+  test("list and doctor size their columns to the longest label: two spaces after it, however long", () => {
+    const home = tempDir();
+    const example = skillsFolder("skills-example", {
+      "code-review-checklist": "Checklist for reviewing pull requests.",
+      pdf: "Extract text from PDF files.",
+    });
+    const science = skillsFolder("claude-scientific-skills", { "protein-folding": "Predict protein structures." });
+    const listed = skillhub(["list", "--skills-dir", example], home, home);
+    expect(listed.out).toStartWith(
+      [
+        "code-review-checklist  skills-example  Checklist for reviewing pull requests.",
+        "pdf                    skills-example  Extract text from PDF files.",
+        "",
+      ].join("\n"),
+    );
+    const both = skillhub(["list", "--skills-dir", science, "--skills-dir", example], home, home);
+    expect(both.out).toContain("protein-folding        claude-scientific-skills  Predict protein structures.\n");
+    expect(both.out).toContain("pdf                    skills-example            Extract text from PDF files.\n");
+
+    const doctor = skillhub(["doctor", "--skills-dir", science, "--skills-dir", example], home, home);
+    const rows = doctor.out.split("\n").filter((line) => /^ {2}[ \d]\d\. /.test(line));
+    expect(rows.length).toBeGreaterThan(2);
+    expect(rows[0]).toBe(`   1. claude-scientific-skills  explicit  ${science}  (1 skill)`);
+    expect(rows[1]).toBe(`   2. skills-example            explicit  ${example}  (2 skills)`);
+    // Every row's location starts where the first one's does.
+    for (const row of rows) expect(row.slice(6 + 24, 6 + 26), row).toBe("  ");
+  });
+
+  test("doctor's repositories header names the default branch, not one every repository follows", () => {
+    const home = tempDir();
+    const project = join(home, "project");
+    git(["init", "--quiet", "-b", "main", project]);
+    const team = remoteRepo("team", { "skills/hello/SKILL.md": skillText("hello") });
+    write(join(project, "skillhub.yaml"), `git:\n  repos:\n    - url: ${team.url}\n      ref: v1\n`);
+    const doctor = skillhub(["doctor"], project, home);
+    expect(doctor.out).toContain("\nGit repositories (default branch main; ");
+    expect(doctor.out).not.toContain("(branch main;");
+    expect(doctor.out).toContain(`  team  ${team.url}, pinned to v1`);
+  });
+
+  test("a --skills-dir that does not exist, or that is a SKILL.md, is said so on stdout too", () => {
+    const home = tempDir();
+    const missing = join(tempDir(), "not-there");
+    const noFolder = skillhub(["list", "--skills-dir", missing], home, home);
+    expect(noFolder.code).toBe(0);
+    expect(noFolder.out).toBe(
+      `No skills found: ${missing} does not exist. Run \`skillhub doctor\` with the same options to see every folder searched.\n`,
+    );
+    expect(noFolder.err).toContain(`${missing} does not exist`);
+    const folder = skillsFolder("skills-example", { "house-style": "The team's house rules." });
+    const file = join(folder, "house-style", "SKILL.md");
+    for (const command of [["list"], ["search", "house rules"]]) {
+      const given = skillhub([...command, "--skills-dir", file], home, home);
+      expect(given.out).toBe(
+        `No skills found: ${file} is a file: give the folder that holds skill folders (--skills-dir ${folder}). Run \`skillhub doctor\` with the same options to see every folder searched.\n`,
+      );
+    }
+    // An empty folder is not "missing": it holds no skill folders.
+    const empty = tempDir();
+    expect(skillhub(["list", "--skills-dir", missing, "--skills-dir", empty], home, home).out).toStartWith(
+      `No skills found: ${missing} does not exist; ${empty} holds no skills (a skill is a folder holding a SKILL.md). `,
+    );
+  });
+});
+
+describe("sync --frozen", () => {
+  test("differences from the lock end with what to do, in the sentence verify ends with", () => {
+    const home = tempDir();
+    const project = join(home, "project");
+    git(["init", "--quiet", "-b", "main", project]);
+    writeSkill(join(project, "local-skills"), "hello", { description: "Says hello." });
+    write(join(project, "skillhub.yaml"), "sources:\n  dirs:\n    - local-skills\n");
+    expect(skillhub(["lock"], project, home).code).toBe(0);
+    writeFileSync(join(project, "local-skills", "hello", "SKILL.md"), skillText("hello", "Says hello, edited."));
+    const verify = skillhub(["verify"], project, home);
+    expect(verify.code).toBe(1);
+    const advice = verify.out.trimEnd().split("\n").pop() as string;
+    expect(advice).toStartWith(
+      "Review them, then run `skillhub lock` to accept them, or restore what the lock records",
+    );
+    const sync = skillhub(["sync", "--frozen"], project, home);
+    expect(sync.code).toBe(1);
+    expect(sync.out).toContain("1 difference (frozen, lock unchanged):\n  changed skill local-skills:hello");
+    expect(sync.out).toEndWith(`\n${advice}\n`);
+    // No difference, no advice.
+    expect(skillhub(["lock"], project, home).code).toBe(0);
+    expect(skillhub(["sync", "--frozen"], project, home).out).not.toContain("Review them");
+  });
+});
+
+/** Read `stream` until its text so far matches `pattern`; the text. */
+async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp, seen = { text: "" }): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  try {
+    while (!pattern.test(seen.text)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      seen.text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return seen.text;
+}
+
+describe.skipIf(process.platform === "win32")("ui --open", () => {
+  /** `skillhub ui --open` with PATH holding only `bin`: its stdout and stderr once stderr matches `until`. */
+  async function uiOpen(bin: string, until: RegExp) {
+    const home = tempDir();
+    const skills = skillsFolder("skills", { pdf: "Extract text from PDF files." });
+    const proc = Bun.spawn([binary(), "ui", "--open", "--skills-dir", skills, "--no-watch"], {
+      env: { PATH: bin, HOME: home, LOG_LEVEL: "WARN" },
+      cwd: home,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const out = await readUntil(proc.stdout, /\n/);
+      const err = await readUntil(proc.stderr, until);
+      return { out, err };
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  }
+
+  test("with no browser opener on PATH, stderr says so and points at the URL printed", async () => {
+    const { out, err } = await uiOpen(tempDir(), /open the URL above/);
+    expect(out).toMatch(/^SkillHub page: http:\/\/127\.0\.0\.1:\d+\/\n$/);
+    expect(err).toMatch(
+      /^skillhub ui: could not open a browser \((xdg-)?open is not on PATH\): open the URL above\.$/m,
+    );
+  });
+
+  test("an opener that fails is said with its exit code", async () => {
+    const bin = tempDir();
+    for (const name of ["xdg-open", "open"]) {
+      writeFileSync(join(bin, name), "#!/bin/sh\nexit 3\n");
+      chmodSync(join(bin, name), 0o755);
+    }
+    const { err } = await uiOpen(bin, /open the URL above/);
+    expect(err).toMatch(
+      /^skillhub ui: could not open a browser \((xdg-)?open exited with code 3\): open the URL above\.$/m,
+    );
+  });
+});
