@@ -221,6 +221,10 @@ export async function differencesFrom(dir: string, commit: string, git: GitRunne
       { cwd: dir, env, config },
     );
     if (status.code !== 0) return failed(status);
+    // Security: a folder git cannot list (made execute-only, its files still open by name) is passed over
+    // with a warning, and what it holds would pass for the commit's.
+    const unlisted = /^warning: (could not open directory .*)$/m.exec(status.stderr);
+    if (unlisted) return { failed: unlisted[1] as string };
     const changed = status.stdout.split("\0").filter((entry) => entry !== "");
     return { changed: [...changed, ...inSubmodules(dir, entries)] };
   } finally {
