@@ -38,3 +38,15 @@ export function noteLinkOutside(result: WalkResult, path: string, real: string, 
     ),
   );
 }
+
+/** A link of a confined source (a synced repository, a plugin) into version-control metadata (`.git`): not followed. */
+export function noteLinkToVersionControl(result: WalkResult, path: string, real: string): void {
+  result.diagnostics.push(
+    diagnostic(
+      "symlink-outside",
+      "warning",
+      path,
+      `links to ${real}, inside version-control metadata (.git), which is no file of the repository; not followed.`,
+    ),
+  );
+}

@@ -1,10 +1,12 @@
 import * as nodeFs from "node:fs";
+import { relative, sep } from "node:path";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode } from "../util/errors.ts";
 import { isInside } from "../util/safe-path.ts";
 import { type FileStamp, fileStamp } from "./stamp.ts";
+import { isVersionControl } from "./version-control.ts";
 import { type FolderEntry, FolderListings, SKILL_FILE } from "./walk-listings.ts";
-import { noteLinkOutside, noteSpecial, noteUnreadable } from "./walk-notes.ts";
+import { noteLinkOutside, noteLinkToVersionControl, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, toRel } from "./walk-paths.ts";
 import { type Covers, realOrEmpty, WalkRecord } from "./walk-record.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
@@ -209,6 +211,10 @@ export class Walker {
             );
             continue;
           }
+          if (limits.confineLinks && inVersionControl(base, childReal)) {
+            noteLinkToVersionControl(result, path, childReal);
+            continue;
+          }
           if (!insideSkill && !hasSkill) {
             if (!limits.confineLinks) childBase = childReal;
           } else if (!isInside(childBase, childReal)) {
@@ -252,7 +258,10 @@ export class Walker {
     this.listings.endRescan();
   }
 
-  /** Whether a file link's target stays inside `base` (confined sources); a diagnostic otherwise. */
+  /**
+   * Whether a file link's target stays inside `base` (confined sources), out of version-control metadata;
+   * a diagnostic otherwise.
+   */
   private linkInside(path: string, base: string, result: WalkResult): boolean {
     let real: string;
     try {
@@ -260,8 +269,9 @@ export class Walker {
     } catch {
       return false;
     }
-    if (isInside(base, real)) return true;
-    noteLinkOutside(result, path, real, base);
+    if (!isInside(base, real)) noteLinkOutside(result, path, real, base);
+    else if (inVersionControl(base, real)) noteLinkToVersionControl(result, path, real);
+    else return true;
     return false;
   }
 
@@ -289,4 +299,14 @@ export class Walker {
       return undefined;
     }
   }
+}
+
+/**
+ * Whether `real`, inside `base`, lies in version-control metadata (a `.git` folder, spelled any way).
+ * Security: the walk never enters such a folder by its name, nor may a link in a synced repository or a
+ * plugin lead into one: what git keeps there is no file of any commit, whoever can write the copy writes
+ * it, and no check of a signed copy (trust.allowed_signers) looks at it. Pure.
+ */
+function inVersionControl(base: string, real: string): boolean {
+  return relative(base, real).split(sep).some(isVersionControl);
 }

@@ -1,6 +1,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { Config } from "../../config/schema.ts";
+import { isVersionControl } from "../../sources/version-control.ts";
 import { isInside } from "../../util/safe-path.ts";
 import { configRepoTargets } from "../repo-targets.ts";
 
@@ -26,14 +27,14 @@ export function repoConfigFiles(
 }
 
 /**
- * `<copy>/skills` when it is a folder inside the copy, else the copy itself. Security: a `skills`
+ * `<copy>/skills` when it is a folder of the copy, else the copy itself. Security: a `skills`
  * committed as a link to a folder elsewhere (~/.claude/skills) is not the repository's: the copy's root
  * is walked instead, where the walker refuses that link with a `symlink-outside` diagnostic.
  */
 export function skillsDir(copy: string): string {
   const skills = join(copy, "skills");
   try {
-    if (statSync(skills).isDirectory() && isInside(realpathSync(copy), realpathSync(skills))) return skills;
+    if (statSync(skills).isDirectory() && ofCopy(realpathSync(copy), realpathSync(skills))) return skills;
   } catch {
     // No skills/ folder: the root holds the skills.
   }
@@ -42,8 +43,8 @@ export function skillsDir(copy: string): string {
 
 /**
  * A copy's skills folder: `path` inside it when one is configured, else skillsDir. Undefined when
- * `path` leads outside the copy through a link. Security: a repository cannot make a folder
- * elsewhere on the machine a source by committing a link where its skills should be.
+ * `path` leads outside the copy, or into its `.git`, through a link. Security: a repository cannot make a
+ * folder elsewhere on the machine a source by committing a link where its skills should be.
  */
 export function repoSkillsDir(copy: string, path: string | undefined): string | undefined {
   if (!path) return skillsDir(copy);
@@ -54,5 +55,15 @@ export function repoSkillsDir(copy: string, path: string | undefined): string | 
   } catch {
     return dir; // Not there (yet): nothing to serve, nothing to escape to.
   }
-  return isInside(realpathSync(copy), real) ? dir : undefined;
+  return ofCopy(realpathSync(copy), real) ? dir : undefined;
+}
+
+/**
+ * Whether the real path `real` is a folder of the copy whose real path is `copy`: inside it, and not in
+ * version-control metadata. Security: what `.git` holds is no file of the commit, whoever can write the
+ * copy writes it, and no check of a signed copy looks at it; a committed `skills` link into it would
+ * serve that.
+ */
+function ofCopy(copy: string, real: string): boolean {
+  return isInside(copy, real) && !relative(copy, real).split(sep).some(isVersionControl);
 }

@@ -115,6 +115,17 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
       "GIT_FAILED",
       `the copy in ${target.dir} has no commit after the update; delete it and sync again.`,
     );
+  // Security: checkout writes what the copy's .git holds under the commit's names without checking a file's
+  // content against its name, so an object replaced on disk (or a commit-graph naming another tree) is
+  // written again at every sync, and the copy never served. With allowed signers, one that is still not its
+  // commit is cloned again.
+  if (want.allowedSigners && (await changedSince(target, ctx, commit, true))) {
+    warnings.push(
+      `the copy in ${target.dir} was removed and cloned again: its .git wrote files that are not those of commit ${commit.slice(0, 12)} (objects replaced on disk).`,
+    );
+    await removeCopy(target.dir);
+    return clone(target, ctx, want, warnings);
+  }
   const filesChanged =
     commit === previous
       ? 0

@@ -84,9 +84,9 @@ export class GitSync {
 
   /**
    * Each copy's skills folder: its configured path, else `skills/` when present, else its root (after
-   * the local folders). A path that a link leads out of the copy is not served. Security: with
-   * trust.allowed_signers, only copies verified by verifyCopies are listed: a copy cloned before the
-   * setting was made, or changed on disk since, is not served.
+   * the local folders). A path that a link leads out of the copy, or into its .git, is not served.
+   * Security: with trust.allowed_signers, only copies verified by verifyCopies are listed: a copy cloned
+   * before the setting was made, or changed on disk since, is not served.
    */
   sources(): { label: string; dir: string }[] {
     return this.targets

@@ -5,7 +5,7 @@ import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
 import { readSigners, withSignersCopy } from "./git-signers.ts";
 import type { RepoTarget } from "./git-target.ts";
-import { type IndexEntry, parseStage, treeOf } from "./git-tree-check.ts";
+import { type IndexEntry, isTreeOf, parseStage, parseTree, treeOf } from "./git-tree-check.ts";
 
 /**
  * trust.allowed_signers: a commit is served only when it carries an SSH
@@ -221,6 +221,10 @@ export async function differencesFrom(dir: string, commit: string, git: GitRunne
       { cwd: dir, env, config },
     );
     if (status.code !== 0) return failed(status);
+    // Security: a folder git cannot list (made execute-only, its files still open by name) is passed over
+    // with a warning, and what it holds would pass for the commit's.
+    const unlisted = /^warning: (could not open directory .*)$/m.exec(status.stderr);
+    if (unlisted) return { failed: unlisted[1] as string };
     const changed = status.stdout.split("\0").filter((entry) => entry !== "");
     return { changed: [...changed, ...inSubmodules(dir, entries)] };
   } finally {
@@ -231,7 +235,8 @@ export async function differencesFrom(dir: string, commit: string, git: GitRunne
 /**
  * The entries of the index at `env.GIT_INDEX_FILE`, just read from `commit`, when they are exactly that
  * commit's tree; else why not: every tree recomputed from the entries, the root compared with the tree
- * the commit names (which git reads with its hash checked).
+ * the commit names (which git reads with its hash checked); a tree git would write otherwise is compared
+ * with git's hash-checked listing of it (git-tree-check.ts).
  */
 async function signedEntries(
   dir: string,
@@ -253,8 +258,13 @@ async function signedEntries(
     return `its .git cannot list commit ${short}'s files (${gitMessage(stage.stderr) || `exit ${stage.code}`})`;
   const entries = parseStage(stage.stdout);
   if (typeof entries === "string") return `its .git cannot list commit ${short}'s files (${entries})`;
+  const listTree = async (id: string) => {
+    const out = await git.run(["ls-tree", id], { cwd: dir, config: [{ key: "core.quotePath", value: "true" }] });
+    const listed = out.code === 0 ? parseTree(out.stdout) : "";
+    return typeof listed === "string" ? undefined : listed;
+  };
+  if (await isTreeOf(entries, tree, listTree)) return entries;
   const made = treeOf(entries, tree.length === 40 ? 40 : 64);
-  if (made === tree) return entries;
   return `its .git holds trees that are not those of commit ${short}: the files git reads for it make tree ${made.slice(0, 12)}, and the signed commit names tree ${tree.slice(0, 12)} (objects replaced on disk)`;
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseStage, treeOf } from "../../../src/refresh/git/git-tree-check.ts";
+import { isTreeOf, parseStage, parseTree, type TreeEntry, treeOf } from "../../../src/refresh/git/git-tree-check.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
 import { GIT_ENV, git } from "../../helpers/git.ts";
 
@@ -79,5 +79,59 @@ describe("a tree recomputed from an index's entries", () => {
     expect(parseStage("100644 abc 0\tfile\n")).toContain("not understood");
     expect(parseStage(`100644 ${"a".repeat(40)} 2\tfile\n`)).toContain("unmerged");
     expect(parseStage(`100644 ${"a".repeat(40)} 0\t"bad\\q"\n`)).toContain("not understood");
+  });
+});
+
+describe("an index compared with a tree git would write otherwise", () => {
+  test("100664 and an empty subtree: the same files by git's listing of each tree; another object is not", async () => {
+    const repo = tempDir("skillhub-tree-");
+    git(["init", "--quiet", repo]);
+    const mktree = (lines: string) =>
+      Bun.spawnSync(["git", "mktree"], { cwd: repo, env: GIT_ENV, stdin: Buffer.from(lines) })
+        .stdout.toString()
+        .trim();
+    const blob = Bun.spawnSync(["git", "hash-object", "-w", "--stdin"], {
+      cwd: repo,
+      env: GIT_ENV,
+      stdin: Buffer.from("signed\n"),
+    })
+      .stdout.toString()
+      .trim();
+    const alpha = mktree(`100664 blob ${blob}\tSKILL.md\n`);
+    const tree = mktree(`040000 tree ${alpha}\talpha\n040000 tree ${mktree("")}\tempty\n`);
+    const index = join(tempDir(), "index");
+    const env = { ...GIT_ENV, GIT_INDEX_FILE: index };
+    expect(Bun.spawnSync(["git", "read-tree", tree], { cwd: repo, env }).exitCode).toBe(0);
+    const listing = Bun.spawnSync(["git", "-c", "core.quotePath=true", "ls-files", "--stage"], { cwd: repo, env });
+    const entries = parseStage(listing.stdout.toString());
+    if (typeof entries === "string") throw new Error(entries);
+    expect(entries.map((e) => e.mode)).toEqual(["100644"]);
+    expect(treeOf(entries, 40)).not.toBe(tree);
+    const listed: string[] = [];
+    const list = async (id: string) => {
+      listed.push(id);
+      const out = Bun.spawnSync(["git", "-c", "core.quotePath=true", "ls-tree", id], { cwd: repo, env: GIT_ENV });
+      const parsed = parseTree(out.stdout.toString());
+      return typeof parsed === "string" ? undefined : parsed;
+    };
+    expect(await isTreeOf(entries, tree, list)).toBe(true);
+    expect(listed).toEqual([tree, alpha]);
+    const other = Bun.spawnSync(["git", "hash-object", "-w", "--stdin"], {
+      cwd: repo,
+      env: GIT_ENV,
+      stdin: Buffer.from("planted\n"),
+    })
+      .stdout.toString()
+      .trim();
+    const forged = [{ ...(entries[0] as (typeof entries)[0]), id: other }];
+    expect(await isTreeOf(forged, tree, list)).toBe(false);
+    // A listing git did not give (it could not check the tree's hash), or one naming an entry twice.
+    expect(await isTreeOf(entries, tree, async () => undefined)).toBe(false);
+    const twice = async (id: string): Promise<TreeEntry[] | undefined> => {
+      const once = await list(id);
+      return once && [...once, ...once];
+    };
+    expect(await isTreeOf(entries, tree, twice)).toBe(false);
+    expect(parseTree("100644 blob abc\tfile\n")).toContain("not understood");
   });
 });

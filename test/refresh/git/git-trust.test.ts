@@ -17,6 +17,7 @@ import { commitSignatures, signatureKind } from "../../../src/refresh/git/git-tr
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { GIT_ENV, git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { cli, type Machine, machine, repoServerOn } from "../../lock/cli.ts";
+import { gitStatusFromCommit, refusedThenRestored, replaceObject, signedCopy, unpackObjects } from "./signed-copy.ts";
 
 const agents: string[] = [];
 afterAll(() => {
@@ -462,81 +463,19 @@ describe("trust.allowed_signers: a repository's own .gitattributes", () => {
 });
 
 /**
- * A team repository whose tip, with alpha's SKILL.md saying `description` (and whatever `prepare` adds),
- * is signed by a key the signers file lists, synced into a new machine: its environment and its copy.
- */
-async function signedCopy(description: string, prepare?: (remote: Remote) => void) {
-  const keys = tempDir("skillhub-keys-");
-  const trusted = sshKey(keys, "trusted");
-  const signers = join(keys, "allowed_signers");
-  writeFileSync(signers, `trusted@example.com ${trusted.pub}\n`);
-  const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-  remote.write("skills/alpha/SKILL.md", skillText("alpha", description));
-  prepare?.(remote);
-  signedCommit(remote, "signed", trusted.key);
-  const m = machine();
-  const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
-  expect((await cli(m, ["sync"], env)).code).toBe(0);
-  const repos = join(m.home, ".skillhub", "repos");
-  const copy = join(repos, readdirSync(repos).filter((n) => !n.startsWith("."))[0] as string);
-  return { m, env, copy };
-}
-
-/** What git's own status says of the copy against a scratch index read from its commit: "" for nothing. */
-function gitStatusFromCommit(copy: string): string {
-  const scratch = { ...GIT_ENV, GIT_INDEX_FILE: join(tempDir(), "index") };
-  expect(Bun.spawnSync(["git", "read-tree", "HEAD"], { cwd: copy, env: scratch }).exitCode).toBe(0);
-  const status = ["status", "--porcelain", "--ignored", "--untracked-files=all"];
-  return Bun.spawnSync(["git", ...status], { cwd: copy, env: scratch }).stdout.toString();
-}
-
-/**
- * The tampered copy serves nothing (neither `planted` nor `signed` listed), doctor says `why`; a sync
- * restores it: `signed` listed again, `planted` not.
- */
-async function refusedThenRestored(
-  m: Machine,
-  env: Record<string, string>,
-  why: string,
-  signed: string,
-  planted: string,
-): Promise<void> {
-  const listed = (await cli(m, ["list", "--json"], env)).out;
-  expect(listed).not.toContain(planted);
-  expect(listed).not.toContain(signed);
-  const doctor = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
-  expect(doctor.repos[0].not_served).toContain(why);
-  expect((await cli(m, ["sync"], env)).code).toBe(0);
-  const again = (await cli(m, ["list", "--json"], env)).out;
-  expect(again).toContain(signed);
-  expect(again).not.toContain(planted);
-}
-
-/**
  * Put, under the name of the signed commit's tree at `folder`, a tree of that folder's files as they are
  * on disk now: the loose object file overwritten, as anyone who can write the copy can (git reads a
  * subtree without checking its content against its name).
  */
 function forgeSubtree(copy: string, folder: string): void {
-  const objects = join(copy, ".git", "objects");
-  // Packed objects are found before loose ones: unpack them all, so that the loose file is the one read.
-  const packs = join(objects, "pack");
-  for (const name of readdirSync(packs).filter((n) => n.endsWith(".pack"))) {
-    const pack = readFileSync(join(packs, name));
-    for (const ext of [".pack", ".idx", ".rev"]) rmSync(join(packs, name.replace(/\.pack$/, ext)), { force: true });
-    const unpacked = Bun.spawnSync(["git", "unpack-objects", "-q"], { cwd: copy, env: GIT_ENV, stdin: pack });
-    expect(unpacked.exitCode).toBe(0);
-  }
+  unpackObjects(copy);
   const signed = git(["rev-parse", `HEAD:${folder}`], copy);
   const entries = readdirSync(join(copy, folder)).map((name) => {
     const blob = git(["hash-object", "-w", join(folder, name)], copy);
     return `100644 blob ${blob}\t${name}\n`;
   });
   const made = Bun.spawnSync(["git", "mktree"], { cwd: copy, env: GIT_ENV, stdin: Buffer.from(entries.join("")) });
-  const forged = made.stdout.toString().trim();
-  const file = (id: string) => join(objects, id.slice(0, 2), id.slice(2));
-  rmSync(file(signed), { force: true });
-  writeFileSync(file(signed), readFileSync(file(forged)));
+  replaceObject(copy, signed, made.stdout.toString().trim());
   // What a scratch index read from the signed commit now holds: the attacker's files.
   expect(git(["ls-tree", "HEAD", `${folder}/`], copy)).toContain(git(["hash-object", join(folder, "SKILL.md")], copy));
 }
