@@ -6,6 +6,14 @@ import { detach } from "../util/detach.ts";
  * "pdf table extraction".
  */
 
+/**
+ * Longest query a search tool takes (characters): a task told in a few sentences fits. Security: a
+ * search runs on the server's one thread and its cost grows with the query (a word's fuzzy match takes
+ * memory in the square of its length; skills.search looks for every token in every skill), so a
+ * megabyte of query held every other client's requests and could exhaust the server's memory.
+ */
+export const MAX_QUERY_CHARS = 2000;
+
 /** Trim and collapse whitespace. */
 export function normaliseQuery(query: string): string {
   return query.replace(/\s+/g, " ").trim();

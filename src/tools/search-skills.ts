@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { FUZZY_MAX_DOCUMENTS } from "../search/index-settings.ts";
+import { MAX_QUERY_CHARS } from "../search/text.ts";
 import { whyMatched } from "../search/why-matched.ts";
 import type { Skill } from "../skills/skill.ts";
 import { nextTurn } from "../util/next-turn.ts";
@@ -18,6 +19,10 @@ const Input = () =>
       .refine(
         (q) => q.trim().length > 0,
         "query must contain words describing the task, e.g. 'extract tables from a PDF'",
+      )
+      .max(
+        MAX_QUERY_CHARS,
+        `query must be at most ${MAX_QUERY_CHARS} characters: describe the task in a sentence or two`,
       )
       .describe("The task in your own words, as a sentence (e.g. 'extract invoice numbers from scanned PDF receipts')"),
     limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default SEARCH_LIMIT, 10)"),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { checkedBody } from "../lock/checked-read.ts";
 import { excerptAtToken } from "../search/excerpt.ts";
+import { MAX_QUERY_CHARS } from "../search/text.ts";
 import { plural } from "../util/plural.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
@@ -10,7 +11,11 @@ import { SkillSummary, summarise } from "./support/sk-summary.ts";
 const Input = () =>
   z
     .object({
-      query: z.string().min(1).describe("Keywords to match (all whitespace-separated tokens must be present)"),
+      query: z
+        .string()
+        .min(1)
+        .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters: give the keywords to match`)
+        .describe("Keywords to match (all whitespace-separated tokens must be present)"),
       limit: z.number().int().min(1).max(25).default(10).describe("Maximum number of hits"),
     })
     .strict();

@@ -11,8 +11,14 @@ import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { preflight, withCors } from "./http-cors.ts";
-import { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
-import { isJsonContentType, json, pathOf, RPC, readJsonBody, rpcError } from "./http-responses.ts";
+import {
+  type HttpHandler,
+  type HttpHandlerOptions,
+  MAX_BODY_BYTES,
+  MAX_INITIALIZE_BYTES,
+  type RequestHooks,
+} from "./http-options.ts";
+import { type BodyResult, isJsonContentType, json, pathOf, RPC, readJsonBody, rpcError } from "./http-responses.ts";
 import { bearerAllowed, corsOrigin, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
 import { publishChanges } from "./publish-changes.ts";
@@ -20,6 +26,9 @@ import { publishChanges } from "./publish-changes.ts";
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
 
 const MCP_METHODS = ["GET", "POST", "DELETE"];
+
+/** A request's JSON body, parsed, and its size in bytes. */
+type ReadBody = Extract<BodyResult, { kind: "ok" }>;
 
 /**
  * Where an OAuth client looks, on a 401, for a way to log in (RFC 9728 and RFC 8414 metadata, dynamic
@@ -131,7 +140,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       hooks.longLived?.();
       if (!(await isLegacyRequest(request, body.value))) return modern.fetch(request, { parsedBody: body.value });
       if (options.stateless) return stateless(request, body.value);
-      return post(request, body.value);
+      return post(request, body);
     }
     if (options.stateless) return stateless(request);
     const session = findSession(request);
@@ -169,7 +178,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   /** Body checks shared by both modes: JSON, bounded, parseable. */
-  async function readBody(request: Request): Promise<{ value: unknown } | Response> {
+  async function readBody(request: Request): Promise<ReadBody | Response> {
     if (!isJsonContentType(request.headers.get("content-type"))) {
       return rpcError(415, RPC.SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json.");
     }
@@ -177,10 +186,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     if (body.kind === "too-large")
       return rpcError(413, RPC.SERVER_ERROR, `Payload Too Large: the body must not exceed ${maxBody} bytes.`);
     if (body.kind === "invalid") return rpcError(400, RPC.PARSE_ERROR, `Parse error: ${body.reason}.`);
-    return { value: body.value };
+    return body;
   }
 
-  async function post(request: Request, parsedBody: unknown): Promise<Response> {
+  async function post(request: Request, body: ReadBody): Promise<Response> {
+    const parsedBody = body.value;
     const named = request.headers.has("mcp-session-id") ? findSession(request) : undefined;
     if (named instanceof Response) return named;
     if (named) return forward(named, request, parsedBody);
@@ -192,6 +202,13 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         "Bad Request: Mcp-Session-Id header is required. Send initialize first to open a session.",
       );
     }
+    // Security: the session keeps what initialize sent (client info, capabilities) for its whole life.
+    if (body.bytes > MAX_INITIALIZE_BYTES)
+      return rpcError(
+        413,
+        RPC.SERVER_ERROR,
+        `Payload Too Large: a request that opens a session (initialize) must not exceed ${MAX_INITIALIZE_BYTES} bytes.`,
+      );
     if (sessions.full) await sweep();
     if (sessions.full) {
       const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);

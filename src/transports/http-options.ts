@@ -5,6 +5,13 @@ import type { SessionTable } from "./http-sessions.ts";
 /** 4 MiB: far above any JSON-RPC message SkillHub expects, far below what could hurt the process. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/**
+ * 64 KiB: the largest request that opens a session. Security: a session keeps its initialize request's client
+ * info and capabilities for its whole life, so at the 4 MiB body limit the 1,000 sessions a server holds
+ * could keep 4 GiB; a real initialize is a few hundred bytes (an icon as a data: URI, a few KiB).
+ */
+export const MAX_INITIALIZE_BYTES = 64 * 1024;
+
 export interface HttpHandlerOptions {
   /** The address the server binds; its names pass the Host and Origin checks. */
   host: string;

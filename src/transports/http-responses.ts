@@ -34,7 +34,10 @@ export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 }
 
-export type BodyResult = { kind: "ok"; value: unknown } | { kind: "too-large" } | { kind: "invalid"; reason: string };
+export type BodyResult =
+  | { kind: "ok"; value: unknown; bytes: number }
+  | { kind: "too-large" }
+  | { kind: "invalid"; reason: string };
 
 /**
  * Read and parse a JSON request body, stopping as soon as more than `maxBytes`
@@ -93,7 +96,7 @@ function parse(bytes: Uint8Array): BodyResult {
     return { kind: "invalid", reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   const text = new TextDecoder().decode(bytes);
   try {
-    return { kind: "ok", value: JSON.parse(text) };
+    return { kind: "ok", value: JSON.parse(text), bytes: bytes.byteLength };
   } catch {
     return { kind: "invalid", reason: text.trim() === "" ? "empty body" : "not valid JSON" };
   }

@@ -127,9 +127,13 @@ export function bearerAllowed(authorization: string | null, token: string | unde
 /**
  * Security: a server reachable from other machines without a token would
  * hand every skill (and any enabled command) to anyone on the network.
+ * A token holding whitespace cannot be sent after "Bearer " (bearerAllowed):
+ * every client would get 401, and no one would know why.
  * Returns the reason to refuse start-up, or undefined.
  */
 export function refuseToBind(host: string, token: string | undefined): string | undefined {
+  if (token !== undefined && /\s/.test(token))
+    return `SKILLHUB_HTTP_TOKEN holds a space, tab or line break: clients send the token after "Bearer " in one header, which cannot carry it, so every one would be refused. Set one without whitespace (e.g. \`openssl rand -hex 32\`).`;
   if (isLoopbackHost(host) || (token !== undefined && token.length > 0)) return undefined;
   return `refusing to serve HTTP on ${host} without a token: anyone who can reach that address could use this server. Set SKILLHUB_HTTP_TOKEN (clients then send "Authorization: Bearer <token>"), or bind this machine only with --host 127.0.0.1.`;
 }

@@ -1,10 +1,17 @@
 /**
+ * Longest typed name that gets close names (characters): a skill's name has at most 64, and a sentence
+ * naming one ("the pdf-tools skill") fits. Security: what was typed is compared with every name, so a
+ * megabyte sent as a skill's name held the server's thread for seconds on a large catalog.
+ */
+const MAX_TYPED_CHARS = 256;
+
+/**
  * Close names for a misspelt one: edit distance, with a bonus for a shared
- * prefix or containment ("pdf" → "pdf-tools"). Pure.
+ * prefix or containment ("pdf" → "pdf-tools"). None for a name longer than MAX_TYPED_CHARS. Pure.
  */
 export function closeNames(query: string, names: readonly string[], max = 5): string[] {
   const q = query.trim().toLowerCase();
-  if (q === "") return [];
+  if (q === "" || q.length > MAX_TYPED_CHARS) return [];
   const scored: { name: string; score: number }[] = [];
   for (const name of names) {
     const n = name.toLowerCase();

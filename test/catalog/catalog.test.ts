@@ -114,4 +114,11 @@ describe("closeNames", () => {
     expect(closeNames("zzzzzz", names)).toEqual([]);
     expect(editDistance("kitten", "sitting")).toBe(3);
   });
+
+  test("a sentence naming a skill finds it; a name longer than 256 characters gets none (each name is compared with it)", () => {
+    const names = ["git", "pdf-tools"];
+    expect(closeNames("load the pdf-tools skill", names)).toEqual(["pdf-tools"]);
+    expect(closeNames(`pdf-tools ${"x".repeat(246)}`, names)).toEqual(["pdf-tools"]);
+    expect(closeNames(`pdf-tools ${"x".repeat(247)}`, names)).toEqual([]);
+  });
 });

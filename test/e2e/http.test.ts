@@ -144,6 +144,25 @@ describe("Streamable HTTP on a real socket with the SDK client", () => {
     expect(server.handler.sessions.size).toBe(0);
   });
 
+  test("a client that vanishes without DELETE while holding its GET stream is dropped once idle, unasked", async () => {
+    const { server, advance } = serve({ sessionIdleMinutes: 30 });
+    const id = await rawSession(server.url);
+    const [session] = serverSessions(server);
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port: server.port, socket: { data() {} } });
+    socket.write(`GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${id}\r\n\r\n`);
+    await eventually(() => session?.openStreams === 1);
+    // Gone: the connection drops, no DELETE, no further request; the idle time counts from then.
+    socket.terminate();
+    await eventually(() => session?.openStreams === 0);
+    advance(30 * 60_000 - 1);
+    expect(await server.handler.sweep()).toEqual([]);
+    advance(1);
+    // The periodic sweep frees it: no request has to come for the session to be closed.
+    expect(await server.handler.sweep()).toEqual([id]);
+    expect(server.handler.sessions.size).toBe(0);
+    expect(await listWith(server.url, id)).toBe(404);
+  });
+
   test("DELETE ends the session: the SDK's terminateSession, then 404", async () => {
     const { server } = serve();
     const { transport } = await connect(server.url);

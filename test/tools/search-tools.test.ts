@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync, utimesSync } from "node:fs";
 import { join } from "node:path";
+import { MAX_QUERY_CHARS } from "../../src/search/text.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
 
@@ -189,6 +190,17 @@ describe("search_skills", () => {
     }
   });
 
+  test("a query over 2,000 characters is INVALID_ARGUMENT, and says how long one may be", async () => {
+    const { call } = await open({ flags: { "skills-dir": [skills()] } });
+    // One long word: its fuzzy match would take memory in the square of its length.
+    const result = await call("search_skills", { query: "x".repeat(MAX_QUERY_CHARS + 1) });
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as { error: { code: string } }).error.code).toBe("INVALID_ARGUMENT");
+    expect(textOf(result)).toContain("query must be at most 2000 characters");
+    const longest = `invoice pdf ${"x".repeat(MAX_QUERY_CHARS - 12)}`;
+    expect((await call("search_skills", { query: longest })).isError).toBeFalsy();
+  });
+
   test("a skill added while running is searchable", async () => {
     const dir = skills();
     const { call, hub } = await open({ flags: { "skills-dir": [dir] } });
@@ -274,6 +286,15 @@ describe("profile sk: skills.list and skills.search", () => {
         limit: { type: "integer", minimum: 1, maximum: 25, default: 10 },
       },
     });
+  });
+
+  test("skills.search: a query over 2,000 characters is INVALID_ARGUMENT", async () => {
+    const { call } = await open({ flags: { "skills-dir": [skills()], tools: "sk" } });
+    // Every token is looked for in every skill: a megabyte of "a a a …" ran for seconds per request.
+    const result = await call("skills.search", { query: "a ".repeat(MAX_QUERY_CHARS / 2 + 1) });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("query must be at most 2000 characters");
+    expect((await call("skills.search", { query: "a ".repeat(MAX_QUERY_CHARS / 2) })).isError).toBeFalsy();
   });
 
   test("skills.list: substring filter over install name, name and description; body on request", async () => {

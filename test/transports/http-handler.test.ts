@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { MAX_INITIALIZE_BYTES } from "../../src/transports/http-options.ts";
 import { nestedDeeper } from "../../src/transports/http-responses.ts";
 import { cleanupTemp, writeSkill } from "../helpers/fs.ts";
 import { handlerWorld, initialize, mcpRequest, messages, sseReader } from "../helpers/http.ts";
@@ -370,6 +371,36 @@ describe("sessions", () => {
       expect(message.method).toBe("notifications/tools/list_changed");
       await reader.cancel();
     }
+  });
+
+  test("an initialize over 64 KiB opens no session (413): a session keeps what initialize sent for its whole life", async () => {
+    const w = world();
+    const padded = (bytes: number) => {
+      const body = initialize();
+      return {
+        ...body,
+        params: { ...body.params, capabilities: { experimental: { pad: { text: "x".repeat(bytes) } } } },
+      };
+    };
+    const refused = await w.handler.handle(mcpRequest("POST", "/mcp", { body: padded(MAX_INITIALIZE_BYTES) }));
+    expect(refused.status).toBe(413);
+    expect((await errorOf(refused)).message).toBe(
+      `Payload Too Large: a request that opens a session (initialize) must not exceed ${MAX_INITIALIZE_BYTES} bytes.`,
+    );
+    expect(w.handler.sessions.size).toBe(0);
+    const opened = await w.handler.handle(mcpRequest("POST", "/mcp", { body: padded(MAX_INITIALIZE_BYTES - 1024) }));
+    expect(opened.status).toBe(200);
+    expect(w.handler.sessions.size).toBe(1);
+    // Within a session, requests keep the 4 MiB limit.
+    const id = opened.headers.get("mcp-session-id") as string;
+    const call = {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "search_skills", arguments: { query: "git", pad: "x".repeat(MAX_INITIALIZE_BYTES) } },
+    };
+    const [reply] = await messages(await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: call })));
+    expect(reply?.id).toBe(3);
   });
 
   test("the number of sessions is bounded: 503 with Retry-After while every session is in use", async () => {

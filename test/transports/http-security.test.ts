@@ -35,6 +35,16 @@ describe("refuseToBind", () => {
     expect(refuseToBind("0.0.0.0", "a-long-random-token")).toBeUndefined();
     expect(refuseToBind("127.0.0.1", undefined)).toBeUndefined();
   });
+
+  test("a token no client could send (whitespace in it) is refused on any address, saying why", () => {
+    for (const token of ["a-long-random-token\r", "correct horse battery staple", "\ta-long-random-token", "abc\n"]) {
+      const reason = refuseToBind("127.0.0.1", token);
+      expect(reason, JSON.stringify(token)).toStartWith("SKILLHUB_HTTP_TOKEN holds a space, tab or line break");
+      expect(refuseToBind("0.0.0.0", token)).toBe(reason);
+      // Why: the client's header cannot carry it.
+      expect(bearerAllowed(`Bearer ${token}`, token)).toBe(false);
+    }
+  });
 });
 
 describe("hostAllowed", () => {
