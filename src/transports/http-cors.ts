@@ -44,6 +44,7 @@ export function withCors(response: Response, origin: string | undefined): Respon
     headers.set("Access-Control-Allow-Origin", origin);
     headers.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
   }
-  headers.append("Vary", "Origin");
+  const vary = headers.get("Vary") ?? "";
+  if (!vary.split(",").some((name) => name.trim().toLowerCase() === "origin")) headers.append("Vary", "Origin");
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
