@@ -45,16 +45,8 @@ async function runHttp(ctx: CommandContext): Promise<number> {
   );
   try {
     // Loaded only here: a stdio server (what MCP clients start) does not pay for HTTP and the web page.
-    const { serveHttp } = await import("../transports/http.ts");
-    const why = await serveHttp(hub, {
-      host: s.host,
-      port: s.port,
-      token: s.token || undefined,
-      allowedHosts: s.allowed_hosts,
-      allowedOrigins: s.allowed_origins,
-      stateless: s.stateless,
-      sessionIdleMinutes: s.session_idle_minutes,
-    });
+    const { httpServeOptions, serveHttp } = await import("../transports/http.ts");
+    const why = await serveHttp(hub, httpServeOptions(s));
     ctx.logger.info(`stopping: ${why}`);
     return 0;
   } catch (error) {

@@ -1,4 +1,4 @@
-import { startHttpServer } from "../transports/http.ts";
+import { httpServeOptions, startHttpServer } from "../transports/http.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
 import { type CommandRun, hubFor } from "./context.ts";
 
@@ -52,12 +52,9 @@ export function uiCommand(options: UiCommandOptions = {}): CommandRun {
     let running: ReturnType<typeof startHttpServer>;
     try {
       running = startHttpServer(hub, {
-        host: s.host,
+        ...httpServeOptions(s),
         // A fixed default port would collide with a running `serve --transport http`; the OS picks one.
         port: ctx.args.flags.port === undefined ? 0 : s.port,
-        token: s.token || undefined,
-        allowedHosts: s.allowed_hosts,
-        allowedOrigins: s.allowed_origins,
       });
     } catch (error) {
       hub.close();

@@ -1,4 +1,5 @@
 import { hostname, networkInterfaces } from "node:os";
+import type { Config } from "../config/schema.ts";
 import type { Hub } from "../server/hub.ts";
 import { ConfigError, errorMessage, SkillHubError } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
@@ -25,6 +26,19 @@ export interface HttpServeOptions {
   keepAliveMs?: number;
   /** Signals that stop `serveHttp`. Default SIGINT, SIGTERM. */
   signals?: readonly NodeJS.Signals[];
+}
+
+/** The options the `server` settings choose, for `serve` and `ui` alike. */
+export function httpServeOptions(server: Config["server"]): HttpServeOptions {
+  return {
+    host: server.host,
+    port: server.port,
+    token: server.token || undefined,
+    allowedHosts: server.allowed_hosts,
+    allowedOrigins: server.allowed_origins,
+    stateless: server.stateless,
+    sessionIdleMinutes: server.session_idle_minutes,
+  };
 }
 
 export interface RunningHttpServer {

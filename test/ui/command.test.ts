@@ -3,6 +3,7 @@ import { run } from "../../src/cli.ts";
 import { uiCommand } from "../../src/commands/ui.ts";
 import { parseCommandLine } from "../../src/config/args.ts";
 import { resolveConfig } from "../../src/config/resolve.ts";
+import { httpServeOptions } from "../../src/transports/http.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { freshBinary } from "./browser.ts";
@@ -37,6 +38,21 @@ describe("skillhub ui", () => {
     expect(list.items.map((s) => s.name)).toEqual(["pdf-tools"]);
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
+  });
+
+  test("the page's server takes the HTTP settings serve takes: session idle time, token, origins", () => {
+    const home = tempDir("skillhub-ui-settings-");
+    const env = {
+      SKILLHUB_SESSION_IDLE_MINUTES: "5",
+      SKILLHUB_HTTP_TOKEN: "page-token",
+      SKILLHUB_ALLOWED_ORIGINS: "https://tools.example.com",
+    };
+    const { config } = resolveConfig({ env, flags: {}, homeDir: home, cwd: home });
+    expect(httpServeOptions(config.server)).toMatchObject({
+      sessionIdleMinutes: 5,
+      token: "page-token",
+      allowedOrigins: ["https://tools.example.com"],
+    });
   });
 
   test("--open hands the URL to the browser opener; a stray argument is a usage error", async () => {
