@@ -246,14 +246,17 @@ export async function run(
 }
 
 /**
- * `mcp-server` walks `<project-root>/<root>` (default `./skills`) and nothing else, over stdio,
- * with the sk profile unless --tools says otherwise.
+ * `mcp-server` walks `<project-root>/<root>` (default `./skills`) and the explicit folders (--skills-dir,
+ * SKILLS_DIR), nothing else, over stdio, with the sk profile unless --tools says otherwise: no other project
+ * or personal folder, no plugin, no git repository (a project's skillhub.yaml or your own), so it never
+ * fetches at start either.
  */
 function mcpServerSettings(config: Config): Config {
   return {
     ...config,
     sources: { ...config.sources, only_dirs: true, project_skills: config.sources.project_skills ?? SK_DEFAULT_ROOT },
     server: { ...config.server, transport: "stdio" },
+    git: { ...config.git, repos: [] },
   };
 }
 
