@@ -4,7 +4,7 @@ import "./util/allocator-env.ts";
 import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { loadSettings } from "./commands/load-settings.ts";
-import { type Command, type ParsedArgs, parseCommandLine } from "./config/args.ts";
+import { type Command, commandOptionNames, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import type { Config } from "./config/schema.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
@@ -12,19 +12,19 @@ import { namedFolderWarnings } from "./util/folder-check.ts";
 import { createLogger } from "./util/logger.ts";
 import { VERSION } from "./version.ts";
 
-export const HELP = `SkillHub ${VERSION}: one MCP server for every Agent Skill you have.
-
-Usage:
-  skillhub [serve [DIR...]] [options] run the MCP server on stdio (what MCP clients start);
+/** Each command's entry: its usage line, then what it does, with its options' defaults and formats. */
+const USAGE = `  skillhub [serve [DIR...]] [options] run the MCP server on stdio (what MCP clients start);
                                       DIRs are skills folders, as --skills-dir
   skillhub serve --transport http [--host ADDR] [--port N] [--stateless]
                                       a shared server over Streamable HTTP at /mcp (+ /healthz,
                                       and a read-only web page at /)
   skillhub list [--json] [--all]      skills found: name, source and description (--json: each
                                       one's folder and location too; --all: shadowed ones too)
-  skillhub show NAME                  what the skill tool returns for NAME
+  skillhub show NAME                  what the skill tool returns for NAME; exit 1 if no skill
+                                      has that name (stderr lists the skills, closest first)
   skillhub search QUERY [--limit N] [--json]
-                                      what search_skills returns for QUERY
+                                      what search_skills returns for QUERY; --limit: at most N
+                                      results, 1 to 100 (default 10, or SEARCH_LIMIT)
   skillhub doctor [--all] [--json]    project root, sources, counts, shadowing, diagnostics, config
                                       (long lists show their first 10 lines; --all: every line;
                                       with --transport http [--host ADDR] [--port N] [--stateless]:
@@ -52,45 +52,65 @@ Usage:
                                       naming every added, removed or changed skill and file
   skillhub stats [--json] [--since DATE] [FILE...]
                                       usage summary from the local analytics file (or FILEs):
-                                      most/never used skills, failed requests, feedback, scripts
+                                      most/never used skills, failed requests, feedback, scripts;
+                                      --since: a date (2026-02-01, 2026-02-01T09:00:00Z) or a time
+                                      ago (30m, 12h, 7d, 2w)
   skillhub ui [--open] [--host ADDR] [--port N]
                                       a read-only web page for this project's skills (search, read,
-                                      trees, diagnostics, usage) on 127.0.0.1 (--host: any other
-                                      address, with SKILLHUB_HTTP_TOKEN); prints its URL
+                                      trees, diagnostics, usage) on 127.0.0.1 and a free port
+                                      (--port N: that one; --host: any other address, with
+                                      SKILLHUB_HTTP_TOKEN); prints its URL
   skillhub print-config CLIENT        config file for claude-desktop, claude-code, cursor, vscode,
-                                      windsurf, codex or gemini on stdout; where it goes on stderr,
-                                      with the client's own "mcp add" command for claude-code,
-                                      gemini and codex [--project DIR] [--http URL: a shared
-                                      server's form; with SKILLHUB_HTTP_TOKEN set, the client sends
-                                      that token]
-  skillhub mcp-server [--root DIR]    the stdio server with skills.list and skills.search over
-                                      <project>/DIR only (default ./skills)
+                                      windsurf, codex or gemini on stdout, which starts the server
+                                      with the options given; where it goes on stderr, with the
+                                      client's own "mcp add" command for claude-code, gemini and
+                                      codex [--http URL: a shared server's form; with
+                                      SKILLHUB_HTTP_TOKEN set, the client sends that token]
+  skillhub mcp-server [--root DIR]    the stdio server with skills.list and skills.search only
+                                      (the sk profile) over <project>/DIR (default ./skills) and
+                                      the --skills-dir folders: no other folder or repository
   skillhub --version | --help
+`;
 
-Options (every command):
-  --skills-dir DIR       extra skills folder, searched first (repeatable; also SKILLS_DIR)
-  --project DIR          project root for .agents/.claude skills (else CLAUDE_PROJECT_DIR,
-                         MCP roots, or the working directory)
-  --root DIR             a skills folder under the project root, read after --skills-dir
-                         (the sk profile and mcp-server read ./skills when not given)
-  --tools PROFILE|LIST   auto (default), skill, hub, tree, sk, all, or a comma list of tools
-  --no-watch             no file watches (the 30 s stat check covers everything)
-  --log-level LEVEL      DEBUG, INFO, WARN, ERROR or SILENT (also LOG_LEVEL); logs go to stderr
-  --home DIR             SkillHub's own folder (default ~/.skillhub; also SKILLHUB_HOME)
-  --config FILE          read settings from FILE after ~/.skillhub/config.yaml
-  --frozen               serve and sync only what skillhub.lock records (also SKILLHUB_FROZEN=1)
+/** The help of each option a setting (or --config) sets, in the order helps list them. */
+const OPTION_HELP: Record<string, string> = {
+  "skills-dir": "--skills-dir DIR       extra skills folder, searched first (repeatable; also SKILLS_DIR)",
+  project: `--project DIR          project root for .agents/.claude skills (else CLAUDE_PROJECT_DIR,
+                         MCP roots, or the working directory)`,
+  root: `--root DIR             a skills folder under the project root, read after --skills-dir
+                         (the sk profile and mcp-server read ./skills when not given)`,
+  frozen: "--frozen               serve and sync only what skillhub.lock records (also SKILLHUB_FROZEN=1)",
+  tools: "--tools PROFILE|LIST   auto (default), skill, hub, tree, sk, all, or a comma list of tools",
+  "no-watch": "--no-watch             no file watches (the 30 s stat check covers everything)",
+  "no-prompts": "--no-prompts           no MCP prompts (the most useful skills otherwise); SKILLHUB_NO_PROMPTS=1 too",
+  reindex: "--reindex              rebuild the persisted search index instead of loading it",
+  "skip-auto-reindex": "--skip-auto-reindex    use the persisted search index as it is, even if skills changed",
+  "enable-commands": "--enable-commands      offer run_skill_command (off by default; ALLOWED_COMMANDS applies)",
+  transport: "--transport stdio|http stdio (default) or Streamable HTTP (also SKILLHUB_TRANSPORT)",
+  host: `--host ADDR            HTTP address to bind (default 127.0.0.1, this machine only); any
+                         other address needs a token in SKILLHUB_HTTP_TOKEN`,
+  port: `--port N               HTTP port (serve's default 8000, ui's a free one; 0 picks a free
+                         one, logged to stderr)`,
+  stateless: "--stateless            HTTP without sessions: every POST is answered in JSON, no GET stream",
+  "log-level": "--log-level LEVEL      DEBUG, INFO, WARN, ERROR or SILENT (also LOG_LEVEL); logs go to stderr",
+  home: "--home DIR             SkillHub's own folder (default ~/.skillhub; also SKILLHUB_HOME)",
+  config: "--config FILE          read settings from FILE after ~/.skillhub/config.yaml",
+};
 
-Options (serve):
-  --transport stdio|http stdio (default) or Streamable HTTP (also SKILLHUB_TRANSPORT)
-  --host ADDR            HTTP address to bind (default 127.0.0.1, this machine only); any
-                         other address needs a token in SKILLHUB_HTTP_TOKEN
-  --port N               HTTP port (default 8000; 0 picks a free one, logged to stderr)
-  --no-prompts           no MCP prompts (the most useful skills otherwise); SKILLHUB_NO_PROMPTS=1 too
-  --stateless            HTTP without sessions: every POST is answered in JSON, no GET stream
-  --reindex              rebuild the persisted search index instead of loading it
-  --skip-auto-reindex    use the persisted search index as it is, even if skills changed
-  --enable-commands      offer run_skill_command (off by default; ALLOWED_COMMANDS applies)
+/** The help lines of `names`' options, in OPTION_HELP's order. */
+function optionLines(names: readonly string[]): string {
+  return Object.entries(OPTION_HELP)
+    .filter(([name]) => names.includes(name))
+    .map(([, text]) => `  ${text}\n`)
+    .join("");
+}
 
+export const HELP = `SkillHub ${VERSION}: one MCP server for every Agent Skill you have.
+
+Usage:
+${USAGE}
+Options (each command takes those its own help lists: skillhub COMMAND --help):
+${optionLines(Object.keys(OPTION_HELP))}
 Skills are read from, in order: --skills-dir/SKILLS_DIR, folders the project's skillhub.yaml
 adds, <project>/.agents/skills, <project>/.agent/skills, ~/.agents/skills, ~/.agent/skills,
 <project>/.claude/skills, ~/.claude/skills, ~/.skillhub/skills, synced repositories (the
@@ -100,17 +120,11 @@ skills of installed Claude Code plugins. The first folder holding a name wins.
 Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
 
-/**
- * `skillhub COMMAND --help`: the command's own lines of HELP, then the options every command takes (and
- * the server's, for serve and mcp-server).
- */
+/** `skillhub COMMAND --help`: the command's entry in the usage, then the options it takes. */
 export function commandHelp(command: Command): string {
-  const [usage = "", rest = ""] = HELP.split("\nOptions (every command):\n");
-  const [common = "", serveAndAfter = ""] = rest.split("\nOptions (serve):\n");
-  const serveOptions = serveAndAfter.split("\n\n")[0] ?? "";
   const own: string[] = [];
   let inEntry = false;
-  for (const line of usage.split("\n")) {
+  for (const line of USAGE.split("\n")) {
     if (line.startsWith("  skillhub ")) {
       const words = line
         .slice("  skillhub ".length)
@@ -120,26 +134,14 @@ export function commandHelp(command: Command): string {
     } else if (!line.startsWith("      ")) inEntry = false;
     if (inEntry) own.push(line);
   }
-  const server = command === "serve" || command === "mcp-server";
-  // mcp-server is stdio only: none of the lines on where a server listens (each option and its follow-ons).
-  let listening = false;
-  const serverOptions = serveOptions
-    .split("\n")
-    .filter((line) => {
-      if (/^ {2}--/.test(line))
-        listening = command === "mcp-server" && /^ {2}--(transport|host|port|stateless) /.test(line);
-      return !listening;
-    })
-    .join("\n");
   return [
     `SkillHub ${VERSION}`,
     "",
     "Usage:",
     ...own,
     "",
-    "Options (every command):",
-    common.trimEnd(),
-    ...(server ? ["", `Options (${command}):`, serverOptions.trimEnd()] : []),
+    "Options:",
+    optionLines(commandOptionNames(command)).trimEnd(),
     "",
     "skillhub --help lists every command.",
     "",
@@ -220,12 +222,12 @@ export async function run(
   const cwd = io.cwd ?? process.cwd();
   let ctx: CommandContext;
   try {
-    if (args.command === "mcp-server") args.flags.tools ??= "sk";
     const settings = async (verifiedCopy?: (copy: string) => boolean) => {
       const loaded = await loadSettings({ args, env, homeDir, cwd, verifiedCopy });
       return args.command === "mcp-server" ? { ...loaded, config: mcpServerSettings(loaded.config) } : loaded;
     };
     const { config, warnings } = await settings();
+    refuseListeningOnStdio(args, config);
     for (const warning of namedFolderWarnings(config.sources)) io.err(`skillhub: warning: ${warning}.\n`);
     // A mistyped key is ignored: said by every command, not only by doctor and the server's log, since the
     // setting it meant (a skills folder, say) silently does not apply.
@@ -246,15 +248,35 @@ export async function run(
 }
 
 /**
- * `mcp-server` walks `<project-root>/<root>` (default `./skills`) and nothing else, over stdio,
- * with the sk profile unless --tools says otherwise.
+ * `mcp-server` is the `sk mcp-server [--root ./skills]` command line: skills.list and skills.search (the sk
+ * profile, whatever SKILLHUB_TOOLS or a config file says) over stdio, reading `<project-root>/<root>`
+ * (default `./skills`) and the explicit folders (--skills-dir, SKILLS_DIR), nothing else: no other project
+ * or personal folder, no plugin, no git repository (a project's skillhub.yaml or your own), so it never
+ * fetches at start either.
  */
 function mcpServerSettings(config: Config): Config {
   return {
     ...config,
     sources: { ...config.sources, only_dirs: true, project_skills: config.sources.project_skills ?? SK_DEFAULT_ROOT },
-    server: { ...config.server, transport: "stdio" },
+    server: { ...config.server, transport: "stdio", tools: "sk" },
+    git: { ...config.git, repos: [] },
   };
+}
+
+/**
+ * `skillhub serve --port 8000` without `--transport http` would serve on stdio and drop where to listen: say
+ * what to type instead. The transport may come from SKILLHUB_TRANSPORT or a config file, so this is checked
+ * on the settings, not on the command line alone.
+ */
+function refuseListeningOnStdio(args: ParsedArgs, config: Config): void {
+  if (args.command !== "serve" || config.server.transport !== "stdio") return;
+  const given = ["host", "port", "stateless"].filter((name) => args.flags[name] !== undefined);
+  if (given.length === 0) return;
+  const typed = given.map((name) => (args.flags[name] === true ? `--${name}` : `--${name} ${args.flags[name]}`));
+  throw new ConfigError(
+    `option --${given[0]} is for a server over HTTP, and this one would run on stdio (the default): skillhub serve --transport http ${typed.join(" ")}.`,
+    { key: given[0], value: "stdio" },
+  );
 }
 
 /** Resolves once stdout has taken everything written so far (set when a write is buffered). */

@@ -3,7 +3,8 @@ import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { isCheckoutBuild } from "../src/commands/print-config.ts";
 import { COMMANDS, commandOptionNames } from "../src/config/args.ts";
-import { binary } from "./helpers/binary.ts";
+import { FLAG_SETTINGS } from "../src/config/flag-settings.ts";
+import { binary, runBinary } from "./helpers/binary.ts";
 import { runCli } from "./helpers/cli.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "./helpers/fs.ts";
 
@@ -29,35 +30,79 @@ describe("skillhub CLI", () => {
     expect(version.out).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  test("COMMAND --help shows that command's usage and the options every command takes", async () => {
+  test("COMMAND --help shows that command's usage and exactly the options it takes", async () => {
+    const settings = new Set([...Object.keys(FLAG_SETTINGS), "config"]);
     for (const command of COMMANDS) {
       const help = await cli([command, "--help"]);
       expect({ command, code: help.code }).toEqual({ command, code: 0 });
-      const usage = help.out.slice(help.out.indexOf("Usage:"), help.out.indexOf("Options (every command):"));
+      const usage = help.out.slice(help.out.indexOf("Usage:"), help.out.indexOf("\nOptions:\n"));
       expect({ command, named: usage.includes(`skillhub ${command}`) || usage.includes(`[${command}`) }).toEqual({
         command,
         named: true,
       });
       // Another command's entry is not there.
       expect(usage.match(/^ {2}skillhub \[?([a-z-]+)/gm)?.every((line) => line.includes(command))).toBe(true);
-      expect(help.out).toContain("--skills-dir DIR");
-      expect(help.out.includes(`Options (${command}):`)).toBe(command === "serve" || command === "mcp-server");
-      // Where a server listens: only where it is taken (mcp-server is stdio only).
-      expect(help.out.includes("--port N")).toBe(command === "serve" || command === "ui" || command === "doctor");
+      // The Options block lists the settings the command reads, no other (one table says which: args.ts).
+      const block = help.out.slice(help.out.indexOf("\nOptions:\n"), help.out.indexOf("\nskillhub --help"));
+      const listed = [...block.matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]);
+      const takes = commandOptionNames(command).filter((name) => settings.has(name));
+      expect({ command, listed: listed.sort() }).toEqual({ command, listed: takes.sort() });
+      // Every option it accepts is named in its help, its own ones in its usage.
+      for (const name of commandOptionNames(command))
+        expect({ command, name, named: help.out.includes(`--${name}`) }).toEqual({ command, name, named: true });
     }
     expect((await cli(["add", "--help"])).out).toContain("skillhub add SOURCE... [--global]");
-    // Every option a command accepts is named in its own help.
-    for (const command of COMMANDS) {
-      const help = (await cli([command, "--help"])).out;
-      for (const name of commandOptionNames(command))
-        expect({ command, named: help.includes(`--${name}`) }).toEqual({ command, named: true });
-    }
     expect((await cli(["help"])).out).toContain("skillhub doctor [--all] [--json]");
     // `help COMMAND` is that command's help, as `COMMAND --help`; a mistyped one is suggested.
     expect((await cli(["help", "sync"])).out).toBe((await cli(["sync", "--help"])).out);
     const typo = await cli(["help", "doctr"]);
     expect(typo.code).toBe(2);
     expect(typo.err).toContain(`unknown command "doctr". Did you mean 'doctor'?`);
+  });
+
+  test("a command's help gives its defaults, formats and exit codes, and no option it ignores", async () => {
+    const help = async (command: string) => (await cli([command, "--help"])).out;
+    expect(await help("search")).toContain("1 to 100 (default 10, or SEARCH_LIMIT)");
+    expect(await help("ui")).toContain("on 127.0.0.1 and a free port");
+    expect(await help("show")).toContain("exit 1 if no skill\n                                      has that name");
+    const stats = await help("stats");
+    expect(stats).toContain("--since: a date (2026-02-01, 2026-02-01T09:00:00Z) or a time\n");
+    expect(stats).toContain("ago (30m, 12h, 7d, 2w)");
+    for (const command of ["stats", "validate"]) {
+      const text = await help(command);
+      expect({ command, tools: text.includes("--tools"), watch: text.includes("--no-watch") }).toEqual({
+        command,
+        tools: false,
+        watch: false,
+      });
+    }
+    // What mcp-server serves, and none of the options it would not honour.
+    const sk = await help("mcp-server");
+    expect(sk).toContain("skills.list and skills.search only");
+    for (const name of ["--tools", "--enable-commands", "--reindex", "--transport", "--port"])
+      expect({ name, listed: sk.includes(name) }).toEqual({ name, listed: false });
+    // The stats error and its help give the same formats.
+    const wrong = await cli(["stats", "--since", "last week"]);
+    expect(wrong.code).toBe(2);
+    for (const format of ["2026-02-01", "2026-02-01T09:00:00Z", "7d", "12h", "2w"]) expect(wrong.err).toContain(format);
+  });
+
+  test("skillhub version suggests --version; serve --port without --transport http says what to type", async () => {
+    const version = await cli(["version"]);
+    expect(version.code).toBe(2);
+    expect(version.err).toContain(`unknown command "version". Did you mean '--version'?`);
+    // Through the binary: before, it served on stdio and dropped the port.
+    const home = tempDir();
+    const stdio = runBinary(["serve", "--port", "8000"], home, home);
+    expect(stdio).toEqual({
+      code: 2,
+      out: "",
+      err: "skillhub: option --port is for a server over HTTP, and this one would run on stdio (the default): skillhub serve --transport http --port 8000.\n",
+    });
+    // --host and --stateless too, with the transport set to stdio in the environment as well.
+    const refused = runBinary(["--stateless", "--host", "127.0.0.1"], home, home, { SKILLHUB_TRANSPORT: "stdio" });
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("skillhub serve --transport http --host 127.0.0.1 --stateless.");
   });
 
   test("usage errors go to stderr with exit 2", async () => {
@@ -69,7 +114,7 @@ describe("skillhub CLI", () => {
     const config = await cli(["list"], { SEARCH_THRESHOLD: "lots" });
     expect(config.code).toBe(2);
     expect(config.err).toContain("SEARCH_THRESHOLD");
-    expect((await cli(["list", "--tools", "skill,bogus"])).err).toContain("unknown tool 'bogus'");
+    expect((await cli(["doctor", "--tools", "skill,bogus"])).err).toContain("unknown tool 'bogus'");
   });
 
   test("list shows skills, sources and problems; --json is machine-readable", async () => {
@@ -355,6 +400,20 @@ describe("skillhub CLI", () => {
       "--config",
       join(cwd, "extra.yaml"),
     ]);
+  });
+
+  test("print-config takes exactly the settings its config starts the server with", async () => {
+    const cwd = tempDir();
+    write(join(cwd, "extra.yaml"), "# more settings\n");
+    const values: Record<string, string> = { tools: "hub", "log-level": "WARN", config: join(cwd, "extra.yaml") };
+    for (const name of commandOptionNames("print-config")) {
+      if (name === "http") continue;
+      const value = values[name] ?? "x";
+      const argv = FLAG_SETTINGS[name]?.kind === "bool" ? [`--${name}`] : [`--${name}`, value];
+      const { code, out } = await runCli(["print-config", "cursor", ...argv], { HOME: cwd });
+      const args: string[] = code === 0 ? JSON.parse(out).mcpServers.skillhub.args : [];
+      expect({ name, carried: args.includes(`--${name}`) }).toEqual({ name, carried: true });
+    }
   });
 
   test("the binary: --version, --help and a wrong flag", async () => {

@@ -24,7 +24,7 @@ export const COMMANDS = [
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
-  // Shared by every command; mapped onto config keys (flag-settings.ts FLAG_SETTINGS).
+  // Settings, mapped onto config keys (flag-settings.ts FLAG_SETTINGS); READS says which commands take each.
   "skills-dir": { type: "string", multiple: true },
   project: { type: "string" },
   root: { type: "string" },
@@ -57,44 +57,77 @@ const OPTIONS = {
   version: { type: "boolean", short: "v" },
 } as const satisfies Record<string, OptionSpec>;
 
-/** The command options (beside the shared ones, --config, --help and --version) each command reads. */
-const COMMAND_OPTIONS: Record<Command, readonly (keyof typeof OPTIONS)[]> = {
-  serve: [],
-  "mcp-server": [],
-  list: ["json", "all"],
-  search: ["json", "limit"],
-  show: [],
-  validate: ["json"],
-  doctor: ["json", "all"],
-  sync: ["json", "update"],
-  lock: ["json"],
-  verify: ["json"],
-  stats: ["json", "since"],
-  "print-config": ["http"],
-  ui: ["open"],
-  add: ["global", "ref", "path"],
-  remove: ["global", "path"],
-  sources: ["json"],
-};
+/** Which skills are read: every command that reads the catalog takes them. */
+const SKILLS = ["skills-dir", "project", "root", "frozen"] as const;
+/** The saved search index: read where search_skills answers. */
+const INDEX = ["reindex", "skip-auto-reindex"] as const;
+/** How a server serves the skills: read by the commands that run one, shown by doctor, kept by print-config. */
+const SERVING = ["tools", "no-watch", "no-prompts", ...INDEX, "enable-commands"] as const;
+/** Where an HTTP server listens. */
+const LISTENING = ["transport", "host", "port", "stateless"] as const;
+
+type OptionName = keyof typeof OPTIONS;
 
 /**
- * Where a server listens: read by the commands that open one (mcp-server is stdio only) and by doctor,
- * which shows the settings they make. Every other config flag shapes the catalog every command reads.
+ * Every option each command reads, beside those every command takes (EVERY_COMMAND): its `--help` lists
+ * them, and any other is refused. The one table of who reads what.
  */
-const LISTENING: Partial<Record<Command, readonly string[]>> = {
-  serve: ["transport", "host", "port", "stateless"],
-  doctor: ["transport", "host", "port", "stateless"],
-  ui: ["host", "port"],
+const READS: Record<Command, readonly OptionName[]> = {
+  serve: [...SKILLS, ...SERVING, ...LISTENING],
+  // The sk profile over stdio (cli.ts mcpServerSettings): no other tool, no search index, no HTTP.
+  "mcp-server": [...SKILLS, "no-watch", "no-prompts"],
+  list: ["json", "all", ...SKILLS],
+  search: ["json", "limit", ...SKILLS, ...INDEX],
+  show: [...SKILLS],
+  // The folders named, as they are: no project, no configured folder.
+  validate: ["json"],
+  doctor: ["json", "all", ...SKILLS, ...SERVING, ...LISTENING],
+  sync: ["json", "update", ...SKILLS],
+  lock: ["json", ...SKILLS],
+  verify: ["json", ...SKILLS],
+  stats: ["json", "since", ...SKILLS],
+  // The flags the printed config starts the server with (print-config.ts CARRIED); --reindex on every start is not one.
+  "print-config": ["http", ...SKILLS, ...SERVING.filter((o) => o !== "reindex")],
+  // The same HTTP server as serve's, on a free port by default; never stateless.
+  ui: ["open", ...SKILLS, ...SERVING, "host", "port"],
+  add: ["global", "ref", "path", ...SKILLS],
+  remove: ["global", "path", ...SKILLS],
+  sources: ["json", ...SKILLS],
 };
-const LISTENING_OPTIONS = new Set(LISTENING.serve);
 
-/** The options `command` reads beside those every command takes: what its `--help` must name. */
-export function commandOptionNames(command: Command): string[] {
-  return [...COMMAND_OPTIONS[command], ...(LISTENING[command] ?? [])];
+/** Options every command takes and lists: where SkillHub's settings are, and its logs. */
+const EVERY_COMMAND: readonly OptionName[] = ["config", "home", "log-level"];
+
+/** A value that says what the command does anyway is no mistake (`mcp-server --transport stdio`). */
+const FIXED: Partial<Record<Command, Partial<Record<OptionName, string>>>> = {
+  "mcp-server": { transport: "stdio", tools: "sk" },
+};
+
+/** Every option `command` takes (beside --help and --version): what its `--help` must name. */
+export function commandOptionNames(command: Command): OptionName[] {
+  return [...READS[command], ...EVERY_COMMAND];
 }
 
-/** Options no command reads on its own: every command takes them. */
-const EVERY_COMMAND = new Set(["config", "help", "version"]);
+const TO_SERVE_HTTP = "to serve over HTTP: skillhub serve --transport http [--port N]";
+const SK_SERVES =
+  "mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; skillhub serve --tools PROFILE|LIST serves other tools";
+const STDIO_ONLY = "mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP)";
+
+/** What to do instead of an option a command does not take, where a likely intent is known. */
+const INSTEAD: Partial<Record<Command, Partial<Record<OptionName, string>>>> = {
+  serve: { http: `--http URL is print-config's (a client's config for a shared server); ${TO_SERVE_HTTP}` },
+  "mcp-server": {
+    transport: STDIO_ONLY,
+    host: STDIO_ONLY,
+    port: STDIO_ONLY,
+    stateless: STDIO_ONLY,
+    tools: SK_SERVES,
+    "enable-commands": SK_SERVES,
+    reindex: SK_SERVES,
+    "skip-auto-reindex": SK_SERVES,
+  },
+  validate: { "skills-dir": "name the folders to lint after it (skillhub validate DIR...)" },
+};
 
 /** The options a value follows. */
 const OPTIONS_TAKING_VALUES = new Set(
@@ -158,7 +191,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   try {
     parsed = parseArgv(argv, OPTIONS);
   } catch (error) {
-    throw new ConfigError(dashHint(argv, error) ?? usageMessage(error));
+    throw new ConfigError(dashHint(argv, error) ?? usageMessage(error, argv));
   }
   const [first, ...rest] = parsed.positionals;
   // `skillhub help [COMMAND]`, as many command lines take it, after options too (`--project X help`).
@@ -168,7 +201,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   if (first !== undefined) {
     if (!(COMMANDS as readonly string[]).includes(first)) {
       const folder = /[/\\.~]/.test(first) ? ` To serve a skills folder: skillhub --skills-dir ${first}` : "";
-      const close = closestCommand(first);
+      // `skillhub version`, as other tools take it, is an option here.
+      const close = first === "version" ? "--version" : closestCommand(first);
       const guess = close && !folder ? ` Did you mean '${close}'?` : "";
       throw new ConfigError(`unknown command "${first}".${guess} Commands: ${COMMANDS.join(", ")}.${folder}`, {
         key: "command",
@@ -212,39 +246,44 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   };
 }
 
-/** A command option given to a command that does not read it is an error, not something to ignore. */
+/** An option given to a command that does not read it is an error, not something to ignore. */
 function refuseOthersOptions(command: Command, values: Record<string, unknown>): void {
-  const own: readonly string[] = COMMAND_OPTIONS[command];
+  const takes: readonly string[] = commandOptionNames(command);
   for (const [name, value] of Object.entries(values)) {
-    if (value === undefined || EVERY_COMMAND.has(name) || own.includes(name)) continue;
-    if (LISTENING_OPTIONS.has(name)) {
-      if (LISTENING[command]?.includes(name)) continue;
-      // Saying what mcp-server does anyway is no mistake.
-      if (command === "mcp-server" && name === "transport" && value === "stdio") continue;
-      const instead =
-        command === "mcp-server"
-          ? "mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP)"
-          : "only serve (and ui, with --host and --port) opens a server";
-      throw new ConfigError(`option --${name} does not apply to ${command}: ${instead}.`, {
-        key: name,
-        value: command,
-      });
-    }
-    if (CONFIG_FLAGS.has(name)) continue;
-    const takes =
-      own.length > 0 ? `its own options are ${own.map((o) => `--${o}`).join(", ")}` : "it has no options of its own";
-    throw new ConfigError(`option --${name} does not apply to ${command}: ${takes}.`, { key: name, value: command });
+    if (value === undefined || takes.includes(name) || name === "version") continue;
+    if (FIXED[command]?.[name as OptionName] === value) continue;
+    throw new ConfigError(`option --${name} does not apply to ${command}: ${instead(command, name as OptionName)}.`, {
+      key: name,
+      value: command,
+    });
   }
 }
 
-function usageMessage(error: unknown): string {
+/** Why `option` is refused by `command`, and what to type instead: a known intent, else what the command takes. */
+function instead(command: Command, option: OptionName): string {
+  const known = INSTEAD[command]?.[option];
+  if (known) return known;
+  if ((LISTENING as readonly string[]).includes(option))
+    return "only serve (and ui, with --host and --port) opens a server";
+  return `${command} takes ${commandOptionNames(command)
+    .map((o) => `--${o}`)
+    .join(", ")}`;
+}
+
+function usageMessage(error: unknown, argv: readonly string[]): string {
   const message = error instanceof Error ? error.message : String(error);
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (unknown) {
     const word = unknown[1] ?? "";
+    if (word === "--stdio")
+      return "unknown option --stdio: stdio is the default (skillhub serve, or --transport stdio).";
     const close = word.startsWith("--") ? closestWord(word.slice(2), Object.keys(OPTIONS)) : undefined;
     return `unknown option ${word}.${close ? ` Did you mean --${close}?` : ""}`;
   }
+  // `skillhub serve --http`: a guess at serving over HTTP, not print-config's URL.
+  const valueless = /Option '(--[^' ]+)[^']*' argument (missing|is ambiguous)/.exec(message)?.[1];
+  if (valueless === "--http" && !argv.includes("print-config"))
+    return `option --http needs a URL, and only print-config takes it (skillhub print-config CLIENT --http URL: a client's config for a shared server); ${TO_SERVE_HTTP}.`;
   const missing = /Option '([^' ]+)[^']*' argument missing/.exec(message);
   if (missing) return `option ${missing[1]?.split(",").pop()?.trim()} needs a value.`;
   const dashed = /Option '(--[^']+)' argument is ambiguous/.exec(message);

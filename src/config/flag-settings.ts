@@ -1,6 +1,6 @@
 import type { Setting } from "./settings.ts";
 
-/** Flags shared by every command (parsed by `args.ts`), mapped to config keys. */
+/** The flags that are settings (parsed by `args.ts`, which says which commands take each), mapped to config keys. */
 export const FLAG_SETTINGS: Record<string, Setting> = {
   "skills-dir": { key: "sources.dirs", kind: "pathlist", description: "An extra skills folder (repeatable)." },
   project: { key: "sources.project", kind: "string", description: "The project root." },

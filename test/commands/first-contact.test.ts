@@ -228,7 +228,7 @@ describe("first contact with the command line", () => {
     const { code, err, out } = await cli(["list", "--limit", "3"]);
     expect(code).toBe(2);
     expect(out).toBe("");
-    expect(err).toContain("option --limit does not apply to list: its own options are --json, --all.");
+    expect(err).toContain("option --limit does not apply to list: list takes --json, --all, --skills-dir,");
   });
 
   test("a --skills-dir that is a file (a SKILL.md given for its folder) is named as such", async () => {

@@ -261,16 +261,74 @@ describe("parseCommandLine", () => {
     expect(parseCommandLine(["list", "--json", "--all"]).options).toMatchObject({ json: true, all: true });
   });
 
-  test("a command option given to a command that does not read it is refused, naming the command's own", () => {
+  test("a command option given to a command that does not read it is refused, naming what the command takes", () => {
     expect(failure(() => parseCommandLine(["list", "--limit", "3"])).message).toBe(
-      "option --limit does not apply to list: its own options are --json, --all.",
+      "option --limit does not apply to list: list takes --json, --all, --skills-dir, --project, --root, --frozen, --config, --home, --log-level.",
     );
     expect(failure(() => parseCommandLine(["show", "pdf", "--json"])).message).toBe(
-      "option --json does not apply to show: it has no options of its own.",
+      "option --json does not apply to show: show takes --skills-dir, --project, --root, --frozen, --config, --home, --log-level.",
     );
     expect(failure(() => parseCommandLine(["--json"])).message).toContain("does not apply to serve");
-    // The shared options go with every command: doctor shows the settings they make.
+    // doctor shows the settings a server would use: it takes a server's options.
     expect(parseCommandLine(["doctor", "--port", "5", "--json"]).flags.port).toBe("5");
+  });
+
+  test("a setting given to a command that does not read it is refused, naming what the command takes", () => {
+    // Where a one-shot command reads no server setting, and validate no configured folder.
+    expect(failure(() => parseCommandLine(["stats", "--tools", "all"])).message).toBe(
+      "option --tools does not apply to stats: stats takes --json, --since, --skills-dir, --project, --root, --frozen, --config, --home, --log-level.",
+    );
+    expect(failure(() => parseCommandLine(["stats", "--no-watch"])).message).toContain("does not apply to stats");
+    expect(failure(() => parseCommandLine(["validate", "--skills-dir", "x"])).message).toBe(
+      "option --skills-dir does not apply to validate: name the folders to lint after it (skillhub validate DIR...).",
+    );
+    // The printed config does not rebuild the index on every start.
+    expect(failure(() => parseCommandLine(["print-config", "cursor", "--reindex"])).message).toContain(
+      "does not apply to print-config",
+    );
+    // What each takes, it takes.
+    expect(parseCommandLine(["print-config", "cursor", "--tools", "hub", "--no-watch"]).flags).toMatchObject({
+      tools: "hub",
+      "no-watch": true,
+    });
+    expect(parseCommandLine(["search", "pdf", "--reindex", "--skills-dir", "x"]).flags.reindex).toBe(true);
+    expect(parseCommandLine(["validate", "--config", "c.yaml", "--log-level", "WARN"]).options.config).toBe("c.yaml");
+  });
+
+  test("serve --http is answered with what to type to serve over HTTP", () => {
+    const hint = "to serve over HTTP: skillhub serve --transport http [--port N]";
+    const given = failure(() => parseCommandLine(["serve", "--http", "http://127.0.0.1:8000"])).message;
+    expect(given).toBe(
+      `option --http does not apply to serve: --http URL is print-config's (a client's config for a shared server); ${hint}.`,
+    );
+    for (const argv of [["serve", "--http"], ["--http"], ["serve", "--http", "--port", "8000"]])
+      expect({ argv, message: failure(() => parseCommandLine(argv)).message }).toEqual({
+        argv,
+        message: `option --http needs a URL, and only print-config takes it (skillhub print-config CLIENT --http URL: a client's config for a shared server); ${hint}.`,
+      });
+    // print-config's own --http still just needs its value.
+    expect(failure(() => parseCommandLine(["print-config", "cursor", "--http"])).message).toBe(
+      "option --http needs a value.",
+    );
+    expect(failure(() => parseCommandLine(["serve", "--stdio"])).message).toBe(
+      "unknown option --stdio: stdio is the default (skillhub serve, or --transport stdio).",
+    );
+  });
+
+  test("mcp-server takes only what it honours, and says what it serves", () => {
+    const serves =
+      "mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; skillhub serve --tools PROFILE|LIST serves other tools.";
+    for (const argv of [["--tools", "all"], ["--enable-commands"], ["--reindex"], ["--skip-auto-reindex"]])
+      expect({ argv, message: failure(() => parseCommandLine(["mcp-server", ...argv])).message }).toEqual({
+        argv,
+        message: `option ${argv[0]} does not apply to mcp-server: ${serves}`,
+      });
+    // Saying what it does anyway is no mistake.
+    expect(parseCommandLine(["mcp-server", "--tools", "sk"]).flags.tools).toBe("sk");
+    expect(
+      parseCommandLine(["mcp-server", "--root", "tools/skills", "--skills-dir", "x", "--no-watch", "--no-prompts"])
+        .flags,
+    ).toMatchObject({ root: "tools/skills", "no-watch": true, "no-prompts": true });
   });
 
   test("where a server listens is refused by commands that open none, and by the stdio-only mcp-server", () => {
@@ -296,6 +354,10 @@ describe("parseCommandLine", () => {
   test("unknown options and commands are usage errors", () => {
     expect(failure(() => parseCommandLine(["--frobnicate"])).message).toBe("unknown option --frobnicate.");
     expect(failure(() => parseCommandLine(["frobnicate"])).message).toContain('unknown command "frobnicate"');
+    // As many tools take it: the option is meant.
+    expect(failure(() => parseCommandLine(["version"])).message).toStartWith(
+      `unknown command "version". Did you mean '--version'?`,
+    );
     expect(failure(() => parseCommandLine(["--port"])).message).toContain("needs a value");
   });
 });

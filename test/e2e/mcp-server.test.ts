@@ -2,8 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { binary } from "../helpers/binary.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { binary, runBinary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { remoteRepo, skillText } from "../helpers/git.ts";
 
 afterAll(cleanupTemp);
 const bin = binary();
@@ -36,5 +37,24 @@ describe("skillhub mcp-server over stdio", () => {
     const rooted = await start(project, home, ["mcp-server", "--root", "tools/skills"]);
     expect(await names(rooted)).toEqual(["vendored"]);
     await rooted.close();
+  });
+
+  test("a project's skillhub.yaml adds nothing to it: neither its repositories nor its folders", async () => {
+    const home = tempDir("skillhub-e2e-home-");
+    const project = tempDir("skillhub-e2e-project-");
+    const remote = remoteRepo("team-skills", { "skills/team-only/SKILL.md": skillText("team-only") });
+    writeSkill(join(project, "skills"), "bd-ready", { description: "Check bd ready" });
+    writeSkill(join(project, "vendor"), "listed", { description: "In the project's sources.dirs" });
+    write(join(project, "skillhub.yaml"), `git:\n  repos:\n    - ${remote.url}\nsources:\n  dirs:\n    - ./vendor\n`);
+    // The repository's copy is there: serve would serve it, and list lists it.
+    expect(runBinary(["sync"], project, home).code).toBe(0);
+    expect(runBinary(["list"], project, home).out).toContain("team-only");
+    const extra = tempDir("skillhub-e2e-extra-");
+    writeSkill(extra, "extra", { description: "Named with --skills-dir" });
+    const client = await start(project, home, ["mcp-server", "--skills-dir", extra]);
+    const listed = await client.callTool({ name: "skills.list", arguments: {} });
+    const served = (listed.structuredContent as { skills: { meta: { name: string } }[] }).skills;
+    expect(served.map((s) => s.meta.name).sort()).toEqual(["bd-ready", "extra"]);
+    await client.close();
   });
 });
