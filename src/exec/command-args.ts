@@ -51,6 +51,10 @@ export interface PathCheckIo {
  *   letters and digits end is the command's business, so every place the value could start is checked.
  * Not checked: text inside an argument (`python -c "open('/etc/x')"`), or what an interpreter does at
  * run time — allow-listing an interpreter trusts it.
+ *
+ * Security: the check runs on the server's only thread, and an argument may hold a place a path starts at
+ * nearly every character (`-aaaa…`, `@@@@…`): it takes time in proportion to the argument's length, with at
+ * most one look at the file system per place (and one per name that exists below it), as `Text` explains.
  */
 export function checkPathArgs(args: readonly string[], skillDir: string, io: PathCheckIo = {}): ArgCheck {
   const realpath = io.realpath ?? realpathSync;
@@ -61,17 +65,24 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
   } catch {
     return { ok: false, reason: `the skill's folder ${skillDir} does not exist` };
   }
+  const skill: SkillFolder = { root: join(skillDir), base, realpath, exists };
   for (const arg of args) {
     // Security: a NUL byte would cut the argument short in the kernel's exec call.
     if (arg.includes("\0")) return { ok: false, reason: `argument ${JSON.stringify(arg)} contains a NUL byte` };
-    // The places a path may start share everything after their first separator: judged once.
-    const names = new Map<string, string | undefined>();
-    for (const { text, hint } of pathCandidates(arg)) {
-      const problem = pathProblem(text, skillDir, base, realpath, exists, names);
-      if (problem) return { ok: false, reason: `argument '${arg}' ${problem}${hint}` };
+    for (const place of pathPlaces(arg)) {
+      const problem = pathProblem(place, skill);
+      if (problem) return { ok: false, reason: `argument '${arg}' ${problem}${place.hint}` };
     }
   }
   return { ok: true };
+}
+
+/** The skill's folder as `join` writes it (`root`), its real path, and how the file system is read. */
+interface SkillFolder {
+  root: string;
+  base: string;
+  realpath: (path: string) => string;
+  exists: (path: string) => boolean;
 }
 
 const GLUED = " (a value glued to a short option counts as a path: give it as its own argument)";
@@ -79,17 +90,61 @@ const AFTER_SIGN =
   " (what follows '=' or '@' counts as a path: give a path inside the skill's folder, or, for text that is no path, write [=] or [@] in a pattern and %2F for / in a URL)";
 const FILE_URL = " (a file: URL counts as a path: give the file's path relative to the skill's folder, without file:)";
 
-/** A text in an argument that a command may take for a path, and what to tell the model when it is refused. */
-interface Candidate {
-  text: string;
+/**
+ * A string in which paths may start at many places (an argument, or the paths of its file: URLs), with
+ * what those places share worked out once. Places in one name (`-aaaa…`, `a=a=a…`) are each other's ends,
+ * and places before one slash share every name after it: judging each place's text from scratch took time
+ * in the square of the argument's length. Here a place costs a few steps, and at most one look at the file
+ * system for its first name (`lookUp`).
+ */
+interface Text {
+  value: string;
+  /** For each index, the first `/` or `\` at or after it (names are judged split at either), or the length. */
+  slashes: Int32Array;
+  /** For each index, the first separator the file system splits at (`/`; either slash on Windows). */
+  separators: Int32Array;
+  /** Per end of a place: from which index on every name up to that end is known to be no `..` and no `.git`. */
+  fineFrom: Map<number, number>;
+  /** Per end of a name: what the names ending there share. */
+  names: Map<number, NameEnd>;
+}
+
+/** What the names ending at one index share: each is the end of every longer one. */
+interface NameEnd {
+  /** Where they end once Windows has dropped the dots and spaces at their end (elsewhere: the index itself). */
+  kept: number;
+  /** In the skill's folder, the names starting at or before it are known to be refused as too long. */
+  tooLongTo?: number;
+}
+
+/** A place in `text` where a path may start, where it ends, and what to tell the model when it is refused. */
+interface Place {
+  text: Text;
+  start: number;
+  end: number;
   hint: string;
 }
 
+function textOf(value: string): Text {
+  const slashes = nextOf(value, "/\\");
+  const separators = process.platform === "win32" ? slashes : nextOf(value, "/");
+  return { value, slashes, separators, fineFrom: new Map(), names: new Map() };
+}
+
+/** For each index of `text` and its length, the first index at or after it holding one of `chars`, or the length. */
+function nextOf(text: string, chars: string): Int32Array {
+  const codes = Array.from(chars, (char) => char.charCodeAt(0));
+  const next = new Int32Array(text.length + 1);
+  next[text.length] = text.length;
+  for (let i = text.length - 1; i >= 0; i--) next[i] = codes.includes(text.charCodeAt(i)) ? i : (next[i + 1] as number);
+  return next;
+}
+
 /**
- * What in `arg` a command may take for a path: a plain argument itself; the value of `--option=value`;
- * after `-` and a run of option letters and digits, every place the value may start (`-rfsub/x` is
- * `-r -f sub/x` to grep; `-rf/x` is `-r -f /x`). Security: a digit is an option as well as a letter
- * (grep's `-5` asks for 5 lines of context): `grep -a5f/etc/passwd` reads its patterns from /etc/passwd.
+ * Where in `arg` a command may take what follows for a path: a plain argument itself; the value of
+ * `--option=value`; after `-` and a run of option letters and digits, every place the value may start
+ * (`-rfsub/x` is `-r -f sub/x` to grep; `-rf/x` is `-r -f /x`). Security: a digit is an option as well as a
+ * letter (grep's `-5` asks for 5 lines of context): `grep -a5f/etc/passwd` reads its patterns from /etc/passwd.
  *
  * Security: what follows every `=` and every `@`, wherever it is. `name=value` is a path to dd (`if=`,
  * `of=`), make and awk (`-v f=…`); `@file` is one to curl (`-d @file`, `-F x=@file`, `--data-urlencode
@@ -97,7 +152,25 @@ interface Candidate {
  * and not the first only: a value may itself be `name=value` (gawk's `--assign=f=/etc/passwd`), and
  * which `=` a program splits at is its business, as where glued option letters end is. A pattern that
  * merely holds `=` or `@` passes: only what follows them is judged, as any path is.
- *
+ */
+function* pathPlaces(arg: string): Generator<Place> {
+  const text = textOf(arg);
+  const at = (start: number, hint: string): Place => ({ text, start, end: arg.length, hint });
+  if (!arg.startsWith("-")) yield at(0, "");
+  // First, so that a URL glued to an option (`-ufile:///x`) is refused with the words for a URL.
+  yield* urlPlaces(arg);
+  if (arg.startsWith("-") && !arg.startsWith("--")) {
+    const letters = /^-[A-Za-z0-9]*/.exec(arg)?.[0].length ?? 1;
+    for (let i = 2; i <= letters && i < arg.length; i++) yield at(i, GLUED);
+  }
+  for (let i = 0; i < arg.length; i++) {
+    if (arg[i] !== "=" && arg[i] !== "@") continue;
+    yield at(i + 1, AFTER_SIGN);
+    if (arg[i] === "=" && arg[i + 1] === "<") yield at(i + 2, AFTER_SIGN);
+  }
+}
+
+/**
  * Security: what follows every `file:` (any case, wherever it starts: `url=file:…`, `-ufile:…`,
  * `<URL:file:…>`, `jar:file:…`) is the path of a `file:` URL, which curl, git and Python's urllib open.
  * Every standard one is absolute (`file:/p`, `file:///p`, `file://host/p`) and refused as absolute paths
@@ -105,29 +178,22 @@ interface Candidate {
  * after its %-escapes are decoded (`file:%2e%2e/x` is `../x`), whole and cut at `?` or `#` (curl drops
  * a query, Python keeps it). `file:` before text that is no such path (`file: x`, `Makefile:12`) passes.
  *
- * Every place is found in a pass over `arg`; the names they share after their first separator are judged
- * once (`names`).
+ * The paths are decoded once, as one text: what follows a `file:` ends as what follows the next one does,
+ * and no %-escape spans the `:` between them.
  */
-function pathCandidates(arg: string): Candidate[] {
-  const found: Candidate[] = [];
-  if (!arg.startsWith("-")) found.push({ text: arg, hint: "" });
-  // First, so that a URL glued to an option (`-ufile:///x`) is refused with the words for a URL.
-  for (const url of arg.matchAll(/file:/gi)) {
-    const path = percentDecoded(arg.slice(url.index + url[0].length));
-    found.push({ text: path, hint: FILE_URL });
-    const query = path.search(/[?#]/);
-    if (query >= 0) found.push({ text: path.slice(0, query), hint: FILE_URL });
+function* urlPlaces(arg: string): Generator<Place> {
+  const starts = Array.from(arg.matchAll(/file:/gi), (url) => url.index + url[0].length);
+  if (starts.length === 0) return;
+  const pieces = starts.map((start, i) => percentDecoded(arg.slice(start, starts[i + 1] ?? arg.length)));
+  const text = textOf(pieces.join(""));
+  const query = nextOf(text.value, "?#");
+  const end = text.value.length;
+  let start = 0;
+  for (const piece of pieces) {
+    yield { text, start, end, hint: FILE_URL };
+    if ((query[start] as number) < end) yield { text, start, end: query[start] as number, hint: FILE_URL };
+    start += piece.length;
   }
-  if (arg.startsWith("-") && !arg.startsWith("--")) {
-    const letters = /^-[A-Za-z0-9]*/.exec(arg)?.[0].length ?? 1;
-    for (let i = 2; i <= letters && i < arg.length; i++) found.push({ text: arg.slice(i), hint: GLUED });
-  }
-  for (let i = 0; i < arg.length; i++) {
-    if (arg[i] !== "=" && arg[i] !== "@") continue;
-    found.push({ text: arg.slice(i + 1), hint: AFTER_SIGN });
-    if (arg[i] === "=" && arg[i + 1] === "<") found.push({ text: arg.slice(i + 2), hint: AFTER_SIGN });
-  }
-  return found;
 }
 
 /** `text` with its %-escapes decoded, as a URL's path is: UTF-8, a byte that is none becoming U+FFFD (as in
@@ -156,33 +222,48 @@ function lexists(path: string): boolean {
   }
 }
 
-/** `exists(path)`, false where the file system refuses the name at the path's end as too long. */
-function existsUnlessTooLong(exists: (path: string) => boolean, path: string): boolean {
-  try {
-    return exists(path);
-  } catch (error) {
-    if (errnoCode(error) === "ENAMETOOLONG") return false;
-    throw error;
-  }
+/** Whether `error` is the file system refusing a name as too long. */
+function isTooLong(error: unknown): boolean {
+  return errnoCode(error) === "ENAMETOOLONG";
 }
+
+const CLIMBS = "contains '..'; only paths inside the skill's folder are allowed";
+const VCS = "names version-control metadata (.git), which is no file of the skill";
 
 /** Why the names of a path (split at either slash) may not be used, or undefined. */
 function namesProblem(text: string): string | undefined {
   const names = text.split(/[\\/]+/);
   // Security: ".." climbs out of the skill's folder.
-  if (names.includes("..")) return "contains '..'; only paths inside the skill's folder are allowed";
+  if (names.includes("..")) return CLIMBS;
   // Security: as read_skill_file, version-control metadata is no file of the skill (a remote's token in .git/config).
-  if (names.some(isVersionControl)) return "names version-control metadata (.git), which is no file of the skill";
+  if (names.some(isVersionControl)) return VCS;
   return undefined;
 }
 
-/** `path` without separators at its end (`/`, either slash on Windows, where `\\` is no name's character).
- * A loop: `/[/]+$/` is tried again at every separator of a long path. */
-function trimSeparators(path: string): string {
-  let end = path.length;
-  while (end > 0 && (path[end - 1] === "/" || (process.platform === "win32" && path[end - 1] === "\\"))) end--;
-  return path.slice(0, end);
+/**
+ * isVersionControl(name) for the first name of a place, read no further than its first `:`, `=` or `@`, and
+ * not at all when it starts with four letters or digits. Security: the same answer, as a version-control
+ * name (`.git`, `git~1`, any case) holds before a `:` (an NTFS stream, which it ignores) only `.git` or
+ * `git~`, digits, dots, spaces and code points HFS+ ignores, none of which is `=` or `@`, and does not start
+ * with four letters or digits. So the places in a run of option letters (`-aaaa…`) cost a step each, and
+ * one after `=` or `@` reads no further than the next: the places of one name are each other's ends.
+ */
+function isVersionControlHead(name: string): boolean {
+  if (/^[A-Za-z0-9]{4}/.test(name)) return false;
+  const stop = name.search(/[:=@]/);
+  if (stop < 0) return isVersionControl(name);
+  return name[stop] === ":" && isVersionControl(name.slice(0, stop));
 }
+
+/** Why the names from `cut` (a slash) to `end` may not be used; each is judged once for all places sharing it. */
+function tailProblem(text: Text, cut: number, end: number): string | undefined {
+  const fine = text.fineFrom.get(end) ?? end;
+  if (cut >= fine) return undefined;
+  const problem = namesProblem(text.value.slice(cut, fine));
+  if (!problem) text.fineFrom.set(end, cut);
+  return problem;
+}
+
 /**
  * Whether `name` is longer than the usual file systems take: Linux's at most 255 bytes; macOS and Windows
  * count 255 UTF-16 units, so there only a name of more than 255 characters however written (510 units) is
@@ -192,66 +273,110 @@ export function tooLongForAName(name: string, platform: NodeJS.Platform = proces
   if (platform === "linux") return Buffer.byteLength(name) > 255;
   return (platform === "win32" ? trimDotsAndSpaces(name) : name).length > 510;
 }
-/** Separators between names: `/`, and `\\` on Windows. */
-const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /[/]+/;
 
-function pathProblem(
-  text: string,
-  skillDir: string,
-  base: string,
-  realpath: (p: string) => string,
-  exists: (p: string) => boolean,
-  names: Map<string, string | undefined> = new Map(),
-): string | undefined {
-  if (text === "") return undefined;
+/**
+ * No system SkillHub runs on takes a longer name (UTF-16 units, each at least a byte): Linux's PATH_MAX of
+ * 4,096 bytes bounds a whole path and so each of its names; macOS and Windows take 255 units.
+ */
+const LONGEST_NAME = 4096;
+
+function pathProblem({ text, start, end }: Place, skill: SkillFolder): string | undefined {
+  const { value } = text;
+  if (start === end) return undefined;
   // Security: absolute paths (POSIX, Windows drive or UNC) ignore the working directory altogether.
-  if (text.startsWith("/") || text.startsWith("\\") || /^[A-Za-z]:/.test(text))
+  const drive = start + 1 < end && value[start + 1] === ":" && /[A-Za-z]/.test(value[start] ?? "");
+  if (value[start] === "/" || value[start] === "\\" || drive)
     return "is an absolute path; only paths inside the skill's folder are allowed";
-  const cut = /[\\/]/.exec(text)?.index ?? text.length;
-  const head = namesProblem(text.slice(0, cut));
-  if (head) return head;
-  const tail = text.slice(cut);
-  if (!names.has(tail)) names.set(tail, namesProblem(tail));
-  const problem = names.get(tail);
-  if (problem) return problem;
+  const cut = Math.min(text.slashes[start] as number, end);
+  const head = value.slice(start, cut);
+  if (head === "..") return CLIMBS;
+  if (isVersionControlHead(head)) return VCS;
+  const tail = tailProblem(text, cut, end);
+  if (tail) return tail;
   // Security: a symlink inside the folder may point anywhere; check the nearest existing part of the path.
-  // A trailing slash would make lstat follow a link (`link/`), and many programs drop it: the link itself
-  // is what is checked. That part is found from the skill's folder down, stopping at the first name
-  // missing (nothing exists below a missing folder). Security: searched up from the end, and with every
-  // name judged again for every place a glued value may start, one 4 KB argument (`-aaa…/a/a/…`) held
-  // the server's thread, and every client, for 3.7 s.
-  let probe = join(skillDir);
-  const path = trimSeparators(text);
-  const separator = new RegExp(SEPARATORS.source, "g");
+  // Names are looked up from the skill's folder down, stopping at the first one missing (nothing exists
+  // below a missing folder); a separator at the end is dropped, as many programs do: the link itself is
+  // what is checked (`link/` would make lstat follow it).
+  let probe = skill.root;
   try {
-    for (let from = 0; from <= path.length; ) {
-      const found = separator.exec(path);
-      const to = found ? found.index : path.length;
-      const name = path.slice(from, to);
-      from = found ? to + found[0].length : path.length + 1;
-      if (name === "" || name === ".") continue;
-      const next = join(probe, name);
-      // A name longer than the file system takes is nowhere, as a missing one (a long grep pattern, `-c` code).
-      // Security: only when the file system says so: some take longer names (FUSE: 1,024 bytes).
-      if (!(tooLongForAName(name) ? existsUnlessTooLong(exists, next) : exists(next))) break;
+    for (let from = start, to = start; from < end; from = to + 1) {
+      to = Math.min(text.separators[from] as number, end);
+      if (to === from || (to === from + 1 && value[from] === ".")) continue;
+      const next = lookUp(text, from, to, probe, skill);
+      if (next === undefined) break;
       probe = next;
     }
   } catch (error) {
     return `cannot be checked (${errnoCode(error) ?? errorMessage(error)}); only paths inside the skill's folder that can be checked are allowed`;
   }
   // Nothing of it exists: it would be created in the skill's folder itself, whose real path is `base`.
-  if (probe === join(skillDir)) return undefined;
+  if (probe === skill.root) return undefined;
   let real: string;
   try {
-    real = realpath(probe);
+    real = skill.realpath(probe);
   } catch {
     // Security: it exists (lstat) but does not resolve: a dangling symlink, which a write would follow anywhere.
     return "is a symlink that leads nowhere inside the skill's folder";
   }
-  if (!isInside(base, real)) return "resolves (through a symlink) outside the skill's folder";
+  if (!isInside(skill.base, real)) return "resolves (through a symlink) outside the skill's folder";
   // Security: a FIFO, socket or device would make the command wait on another process (or read forever).
   if (isSpecial(real)) return "is a FIFO, socket or device, not a regular file or folder";
   return undefined;
+}
+
+/**
+ * The path of the name `text.value[from, to)` in `folder` if it exists, or undefined; a failure other than
+ * a missing name is thrown. A name longer than the file system takes is nowhere, as a missing one (a long
+ * grep pattern, `-c` code). Security: only when the file system says so: some take longer names (FUSE:
+ * 1,024 bytes); but one longer than any system takes (`LONGEST_NAME`) is nowhere without asking.
+ */
+function lookUp(text: Text, from: number, to: number, folder: string, skill: SkillFolder): string | undefined {
+  const shared = nameEnd(text, to);
+  const inSkill = folder === skill.root;
+  if (shared.kept - from > LONGEST_NAME || (inSkill && from <= (shared.tooLongTo ?? -1))) return undefined;
+  const path = join(folder, text.value.slice(from, to));
+  try {
+    return skill.exists(path) ? path : undefined;
+  } catch (error) {
+    if (!isTooLong(error) || !tooLongForAName(text.value.slice(from, shared.kept))) throw error;
+    if (inSkill) shared.tooLongTo ??= lastTooLong(text, from, to, skill);
+    return undefined;
+  }
+}
+
+function nameEnd(text: Text, to: number): NameEnd {
+  let shared = text.names.get(to);
+  if (shared === undefined) {
+    shared = { kept: process.platform === "win32" ? trimDotsAndSpaces(text.value.slice(0, to)).length : to };
+    text.names.set(to, shared);
+  }
+  return shared;
+}
+
+/**
+ * The last index from which the names ending at `to` are refused as too long in the skill's folder, the one
+ * from `from` (longer than usual) being refused. Each place in `-aaaa…` starts such a name: rather than one
+ * look per place, the file system is asked once more, about the shortest of them longer than usual.
+ * Security: a file system that refuses a name as too long refuses every longer one, so every name it ends;
+ * where it takes that one, each name is asked about.
+ */
+function lastTooLong(text: Text, from: number, to: number, skill: SkillFolder): number {
+  const { kept } = nameEnd(text, to);
+  // A name shortens as its start moves on: halve the span between one longer than usual and the empty one.
+  let long = from;
+  let short = kept;
+  while (short - long > 1) {
+    const middle = (long + short) >>> 1;
+    if (tooLongForAName(text.value.slice(middle, kept))) long = middle;
+    else short = middle;
+  }
+  if (long === from) return from;
+  try {
+    skill.exists(join(skill.root, text.value.slice(long, to)));
+    return from;
+  } catch (error) {
+    return isTooLong(error) ? long : from;
+  }
 }
 
 /**

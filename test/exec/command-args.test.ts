@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { checkCommandName, checkPathArgs, tooLongForAName } from "../../src/exec/command-args.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
@@ -290,6 +290,90 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     symlinkSync(join(dir, "..", "secret.txt"), join(dir, "a", "b", "c", "out.txt"));
     expect(checkPathArgs(["a/b/c/out.txt"], dir).ok).toBe(false);
     expect(checkPathArgs(["a/b/c/new/deeper.txt"], dir)).toEqual({ ok: true });
+  });
+
+  /** A file system that refuses names longer than 255 bytes, as ext4 does, counting the looks at it. */
+  function counted(inner: (path: string) => boolean = () => false) {
+    const fs = {
+      looks: 0,
+      exists: (path: string) => {
+        fs.looks++;
+        if (Buffer.byteLength(basename(path)) > 255)
+          throw Object.assign(new Error("file name too long"), { code: "ENAMETOOLONG" });
+        return inner(path);
+      },
+    };
+    return fs;
+  }
+  const MiB = 1024 * 1024;
+
+  test.each([
+    // A place at every letter (-a -a … -aaaa…).
+    ["all letters", `-${"a".repeat(MiB)}`],
+    // A place after every '=' and '@'.
+    ["letters with '=' and '@' every few", "aa=aa@".repeat(MiB / 6)],
+    // A deep path after many '=': every place shares it.
+    ["a deep path after many '='", `${"a=".repeat(MiB / 4)}${"a/".repeat(MiB / 4)}`],
+  ])(
+    "a 1 MiB argument of %s costs a look per place whose name is short, not one per place",
+    (_shape, arg) => {
+      const fs = counted();
+      expect(checkPathArgs([arg], skill(), fs)).toEqual({ ok: true });
+      // One look per place whose name is at most 255 bytes long, and two at the longer names they all end
+      // (one refused, then the shortest): before, one look per place, each at a name as long as the rest.
+      expect(fs.looks).toBeLessThanOrEqual(255 + 2);
+    },
+    { timeout: 120_000 },
+  );
+
+  test(
+    "the places of a 1 MiB argument are each judged as before: .git, a symlink out or a file: URL at the end is refused",
+    () => {
+      const dir = skill();
+      const sign = "in a URL)";
+      const glued = "as its own argument)";
+      const refused: [string, string, string][] = [
+        [`${"a=".repeat(MiB / 2)}.git/config`, "version-control metadata", sign],
+        [`-${"a".repeat(MiB)}.git`, "version-control metadata", glued],
+        [`-${"a".repeat(MiB)}leak.txt`, "outside the skill's folder", glued],
+        [`${"x@".repeat(MiB / 2)}leak.txt`, "outside the skill's folder", sign],
+        [`-${"x@".repeat(MiB / 2)}out/../../secret.txt`, "contains '..'", glued],
+        [`${"file:x".repeat(MiB / 6)}file:leak.txt?q=1`, "outside the skill's folder", "without file:)"],
+        [`${"=".repeat(MiB)}${"a".repeat(300)}/../x`, "contains '..'", "are allowed"],
+      ];
+      for (const [arg, reason, end] of refused) {
+        const check = checkPathArgs([arg], dir);
+        const said = check.ok ? "" : check.reason;
+        expect({ start: arg.slice(0, 12), reason: said.includes(reason), end: said.endsWith(end) }).toEqual({
+          start: arg.slice(0, 12),
+          reason: true,
+          end: true,
+        });
+      }
+    },
+    { timeout: 120_000 },
+  );
+
+  test("where the file system takes a long name, every place's name is still asked about", () => {
+    const dir = skill();
+    const long = "l".repeat(300);
+    // FUSE takes names of 1,024 bytes: here one of them is a link to the user's home.
+    const onFuse = {
+      exists: (path: string) => {
+        if (Buffer.byteLength(basename(path)) > 1024)
+          throw Object.assign(new Error("file name too long"), { code: "ENAMETOOLONG" });
+        return path.startsWith(join(dir, long));
+      },
+      realpath: (path: string) => (path.startsWith(join(dir, long)) ? "/home/user/.ssh" : realpathSync(path)),
+    };
+    for (const arg of [`${"@".repeat(5000)}${long}/id_ed25519`, `-${"a".repeat(5000)}${long}/id_ed25519`]) {
+      const check = checkPathArgs([arg], dir, onFuse);
+      expect(check.ok ? "" : check.reason).toContain("resolves (through a symlink) outside the skill's folder");
+    }
+    // Where it refuses the names longer than usual, they are nowhere: one look at the shortest stands for them.
+    const fs = counted();
+    expect(checkPathArgs([`${"@".repeat(5000)}${long}`], dir, fs)).toEqual({ ok: true });
+    expect(fs.looks).toBeLessThanOrEqual(255 + 2 + 1);
   });
 
   test(
