@@ -46,6 +46,28 @@ const Output = () =>
       .describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
   });
 
+/** Linux's exec refuses an argument longer than 128 KiB (MAX_ARG_STRLEN). */
+const MAX_ARG_BYTES = 128 * 1024;
+/**
+ * All of a call's arguments together. Security: the path check costs a file-system look per place a path may
+ * start in a short option's letters, so a request's worth of them could hold the server for seconds.
+ */
+const MAX_ARGS_BYTES = 256 * 1024;
+
+/** Why `args` are too large to run, or undefined. */
+function argsTooLarge(args: readonly string[]): string | undefined {
+  let total = 0;
+  for (const [index, arg] of args.entries()) {
+    const bytes = Buffer.byteLength(arg);
+    if (bytes > MAX_ARG_BYTES)
+      return `Argument ${index + 1} is ${bytes} bytes; a command takes at most ${MAX_ARG_BYTES} bytes in one argument. Pass a file inside the skill's folder instead of its text.`;
+    total += bytes;
+  }
+  if (total > MAX_ARGS_BYTES)
+    return `The arguments are ${total} bytes together; a command takes at most ${MAX_ARGS_BYTES}. Split the work into several calls.`;
+  return undefined;
+}
+
 /**
  * Run an allow-listed command in a skill's folder. Offered
  * only when enabled explicitly (--enable-commands / SKILLHUB_ENABLE_COMMANDS=1);
@@ -99,6 +121,8 @@ export const runSkillCommandTool = defineTool({
         { skill: skill.name },
       );
     }
+    const size = argsTooLarge(args);
+    if (size) return errorResult("INVALID_ARGUMENT", size, { skill: skill.name });
     // Security: options that follow symlinks (grep -R, find -L) are refused like paths that leave the skill.
     const links = checkLinkFlags(command, args);
     const paths = links.ok ? checkPathArgs(args, dir) : links;

@@ -141,6 +141,26 @@ describe("run_skill_command when enabled", () => {
     expect(error(await custom.cmd("ls")).code).toBe("COMMAND_NOT_ALLOWED");
   });
 
+  test("INVALID_ARGUMENT: one argument over 128 KiB, or all of them over 256 KiB, before any path is looked at", async () => {
+    const { cmd } = await on();
+    const long = error(await cmd("grep", [`-${"a".repeat(128 * 1024)}`, "notes.txt"]));
+    expect(long.code).toBe("INVALID_ARGUMENT");
+    expect(long.message).toStartWith(
+      "Argument 1 is 131073 bytes; a command takes at most 131072 bytes in one argument.",
+    );
+    const many = error(
+      await cmd(
+        "grep",
+        Array.from({ length: 1100 }, () => `-${"a".repeat(255)}`),
+      ),
+    );
+    expect(many.code).toBe("INVALID_ARGUMENT");
+    expect(many.message).toStartWith("The arguments are 281600 bytes together; a command takes at most 262144.");
+    expect((await cmd("grep", ["-c", "a".repeat(1000), "notes.txt"])).structuredContent).toMatchObject({
+      exit_code: 1,
+    });
+  });
+
   test("PATH_OUTSIDE_SKILL: '..', absolute paths and symlinks leading out of the skill's folder", async () => {
     const { cmd } = await on();
     for (const args of [
