@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { isVersionControl, trimDotsAndSpaces } from "../sources/skill-files.ts";
+import { isVersionControl, isVersionControlHead, trimDotsAndSpaces } from "../sources/version-control.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { isInside } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -238,21 +238,6 @@ function namesProblem(text: string): string | undefined {
   // Security: as read_skill_file, version-control metadata is no file of the skill (a remote's token in .git/config).
   if (names.some(isVersionControl)) return VCS;
   return undefined;
-}
-
-/**
- * isVersionControl(name) for the first name of a place, read no further than its first `:`, `=` or `@`, and
- * not at all when it starts with four letters or digits. Security: the same answer, as a version-control
- * name (`.git`, `git~1`, any case) holds before a `:` (an NTFS stream, which it ignores) only `.git` or
- * `git~`, digits, dots, spaces and code points HFS+ ignores, none of which is `=` or `@`, and does not start
- * with four letters or digits. So the places in a run of option letters (`-aaaa…`) cost a step each, and
- * one after `=` or `@` reads no further than the next: the places of one name are each other's ends.
- */
-function isVersionControlHead(name: string): boolean {
-  if (/^[A-Za-z0-9]{4}/.test(name)) return false;
-  const stop = name.search(/[:=@]/);
-  if (stop < 0) return isVersionControl(name);
-  return name[stop] === ":" && isVersionControl(name.slice(0, stop));
 }
 
 /** Why the names from `cut` (a slash) to `end` may not be used; each is judged once for all places sharing it. */

@@ -17,6 +17,21 @@ export function isVersionControl(name: string): boolean {
 }
 
 /**
+ * isVersionControl(name) for the first name of a place, read no further than its first `:`, `=` or `@`, and
+ * not at all when it starts with four letters or digits. Security: the same answer, as a version-control
+ * name (`.git`, `git~1`, any case) holds before a `:` (an NTFS stream, which it ignores) only `.git` or
+ * `git~`, digits, dots, spaces and code points HFS+ ignores, none of which is `=` or `@`, and does not start
+ * with four letters or digits. So the places in a run of option letters (`-aaaa…`) cost a step each, and
+ * one after `=` or `@` reads no further than the next: the places of one name are each other's ends.
+ */
+export function isVersionControlHead(name: string): boolean {
+  if (/^[A-Za-z0-9]{4}/.test(name)) return false;
+  const stop = name.search(/[:=@]/);
+  if (stop < 0) return isVersionControl(name);
+  return name[stop] === ":" && isVersionControl(name.slice(0, stop));
+}
+
+/**
  * `name` without the dots and spaces at its end, as Windows drops them. Security: a loop, in one pass;
  * `/[. ]+$/` is tried again from every dot, and a client's name of a million `. ` took minutes.
  */
