@@ -1,5 +1,6 @@
 import { relative, sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
+import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 
 /** One line of a description: its first sentence or line, at most `width` characters. */
@@ -26,8 +27,8 @@ export function sourceReport(catalog: Catalog, label: string, dir: string): stri
       ? `${label}: no skills found in ${dir}.`
       : `${label}: ${served.length} skill${served.length === 1 ? "" : "s"} available${hidden ? `, ${hidden} shadowed` : ""} (${dir}):`,
   ];
-  const width = Math.min(32, Math.max(...served.map((s) => s.name.length), 0));
-  for (const skill of served) lines.push(`  ${skill.name.padEnd(width)}  ${oneLine(skill.description)}`);
+  for (const line of alignColumns(served.map((skill) => [skill.name, oneLine(skill.description)]), 32))
+    lines.push(`  ${line}`);
   for (const { skill, by } of catalog.shadowed) {
     if (skill.source === label)
       lines.push(`  shadowed: ${skill.name} is hidden by ${by.dir} (source ${by.source}); load it as '${skill.id}'.`);
