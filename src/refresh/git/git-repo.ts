@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
 import { copySettingsProblem, skippedEntries, writeRawAttributes } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
-import { fetchWanted } from "./git-fetch.ts";
+import { fetchWanted, reachedByRef } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
@@ -65,7 +65,9 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   }
   if (previous === null) return clone(target, ctx, want, warnings);
 
-  const tip = await fetchWanted(target, ctx, target.dir, want, false);
+  const tip = await fetchWanted(target, ctx, target.dir, want, false).catch((error) =>
+    failClosed(target, ctx, previous, error),
+  );
   if (want.allowedSigners) {
     try {
       await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
@@ -182,6 +184,24 @@ async function clone(
   const files = countLines(await local(target, ctx, ["ls-files", "-z"]), "\0");
   writeState(target, commit, ctx.now);
   return { commit, previous: null, changed: true, filesChanged: files, cloned: true, warnings };
+}
+
+/**
+ * Rethrow `error`, the refusal of the lock's commit, having removed the copy when the configured branch or
+ * tag does not reach the copy's own commit `previous` either. Security: nothing the repository's ref does
+ * not reach is served: a copy already at the refused commit (checked out by an earlier SkillHub, or before
+ * the branch was force-pushed) goes; one at a commit of the ref stays served, as after any failed sync.
+ */
+async function failClosed(target: RepoTarget, ctx: SyncContext, previous: string, error: unknown): Promise<never> {
+  if (!(error instanceof GitError) || error.code !== "GIT_COMMIT_NOT_IN_REF") throw error;
+  // The refusal fetched the ref's whole history: the answer for the copy's commit is final too.
+  if (await reachedByRef(target, ctx, target.dir, previous)) throw error;
+  await removeCopy(target.dir);
+  throw new GitError(
+    error.code,
+    `${error.message} The copy in ${target.dir}, at commit ${previous.slice(0, 12)}, which is not in that history either, was removed.`,
+    { details: error.details },
+  );
 }
 
 /**
