@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
-import { copySettingsProblem, skippedEntries, writeRawAttributes } from "./git-copy-guard.ts";
+import { copySettingsProblem, gitFilesProblem, skippedEntries, writeRawAttributes } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted, reachedByRef } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
@@ -44,14 +44,17 @@ export interface RepoState {
  * and the copy keeps its last verified checkout (keepVerified). Throws GitError.
  */
 export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncWant = {}): Promise<RepoSyncResult> {
-  const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
+  const copy = existsSync(join(target.dir, ".git"));
+  const previous = copy ? await head(target.dir, ctx) : null;
   const warnings: string[] = [];
-  // Security: git is not let loose on a copy whose own config could make it run a program (git-copy-guard.ts).
+  // Security: git is not let loose on a copy whose .git is not its own or holds a file git would wait on
+  // (head() has no answer then), nor on one whose own config could make it run a program (git-copy-guard.ts).
   // With allowed signers, nor on one whose .git holds trees that are not its commit's (checkout would write
   // them), or whose files git cannot compare with it.
-  const unsafe =
-    previous === null
-      ? undefined
+  const unsafe = !copy
+    ? undefined
+    : previous === null
+      ? gitFilesProblem(target.dir)
       : ((await copySettingsProblem(target.dir, ctx.git)) ??
         (want.allowedSigners ? unusableOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined));
   if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
@@ -315,8 +318,9 @@ async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd =
   return out.stdout;
 }
 
-/** The commit checked out in `dir`, or null. */
+/** The commit checked out in `dir`, or null; null too, without asking git, when git must not be started on it (gitFilesProblem). */
 export async function head(dir: string, ctx: Pick<SyncContext, "git">): Promise<string | null> {
+  if (gitFilesProblem(dir)) return null;
   const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: dir });
   const hash = out.stdout.trim();
   return out.code === 0 && /^[0-9a-f]{40,64}$/.test(hash) ? hash : null;
