@@ -1,6 +1,7 @@
 import { accessSync, constants, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { errorMessage } from "../util/errors.ts";
+import { absolutePathEntries } from "../util/path-env.ts";
 
 /**
  * What runs a script (by extension, from `scripts.runners`) or a command
@@ -144,7 +145,7 @@ export function findExecutable(
  * run_skill_command: a skill could ship its own `cat`. Such entries are skipped.
  */
 export function defaultWhich(command: string, path: string | undefined): string | null {
-  const entries = (path ?? "").split(delimiter).filter((entry) => entry !== "" && isAbsolute(entry));
-  if (entries.length === 0) return null;
-  return Bun.which(command, { PATH: entries.join(delimiter) });
+  const entries = absolutePathEntries(path);
+  if (entries === "") return null;
+  return Bun.which(command, { PATH: entries });
 }

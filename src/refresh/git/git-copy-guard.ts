@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, type Stats, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readNamedFile } from "../../util/named-file.ts";
 import { gitMessage } from "./git-errors.ts";
@@ -63,10 +63,49 @@ export function foreignSettings(listing: string): string[] {
 }
 
 /**
+ * The files of a copy's `.git` that git opens before a command does its work (repository discovery,
+ * config, the object store, shallow and replaced history, refs), and the index the sync's commands read.
+ */
+const READ_FIRST = [
+  "HEAD",
+  "config",
+  "commondir",
+  "shallow",
+  "info/grafts",
+  "packed-refs",
+  "index",
+  "objects/info/alternates",
+];
+
+/**
+ * Why git must not be started on the copy in `dir` at all, in words, or undefined: its `.git` (or
+ * `.git/info`) is no folder of its own, so git would act on another repository; or a file git opens
+ * first (READ_FIRST) is not a regular file. Only lstat: no file is opened.
+ * Security (availability): git opens those files with no time limit of its own, so a FIFO put in one's
+ * place holds every git command on the copy until the runner's timeout (two minutes each).
+ */
+export function gitFilesProblem(dir: string): string | undefined {
+  const folder = notOwnFolder(dir);
+  if (folder) return notOwn(folder);
+  for (const name of READ_FIRST) {
+    let stat: Stats | undefined;
+    try {
+      stat = lstatSync(join(dir, ".git", name), { throwIfNoEntry: false });
+    } catch (error) {
+      return `its .git/${name} cannot be looked at (${(error as Error).message})`;
+    }
+    if (stat && !stat.isFile()) return `its .git/${name} is not a regular file, which git would wait on`;
+  }
+  return undefined;
+}
+
+/**
  * Why git must not be trusted with the copy in `dir` because of its own config, in words, or
  * undefined when the config holds only what SkillHub's clone writes. `git config` runs no program.
  */
 export async function copySettingsProblem(dir: string, git: GitRunner): Promise<string | undefined> {
+  const files = gitFilesProblem(dir);
+  if (files) return files;
   const out = await git.run(["config", "--local", "--list", "-z"], { cwd: dir });
   if (out.code !== 0) return `its .git/config cannot be read (${gitMessage(out.stderr) || `exit ${out.code}`})`;
   const foreign = [...new Set(foreignSettings(out.stdout))];
@@ -80,8 +119,7 @@ export async function copySettingsProblem(dir: string, git: GitRunner): Promise<
   // Security: the file git reads, and SkillHub may write, is the copy's own: not in the repository a `.git`
   // file names, nor where a link in .git leads (to ~/.config/git, whose `attributes` every repository reads).
   const foreignFolder = notOwnFolder(dir) ?? (file === join(dir, ".git", "info", "attributes") ? undefined : ".git");
-  if (foreignFolder)
-    return `its ${foreignFolder} is not a folder of the copy (a link or a .git file leading elsewhere)`;
+  if (foreignFolder) return notOwn(foreignFolder);
   // A copy made before SkillHub wrote the file, or one whose file was taken away: written (again) here.
   // Another SkillHub (one per MCP client) may write it between the read and the write: then it is read again.
   let raw = attributesOf(file);
@@ -100,6 +138,10 @@ function attributesOf(file: string): boolean | undefined {
   const read = readNamedFile({ path: file, maxBytes: RAW_ATTRIBUTES.length + 1 });
   if (!read.ok) return read.missing ? undefined : false;
   return read.bytes.toString("utf8") === RAW_ATTRIBUTES;
+}
+
+function notOwn(folder: string): string {
+  return `its ${folder} is not a folder of the copy (a link or a .git file leading elsewhere)`;
 }
 
 /** `.git` or `.git/info` of the copy in `dir` when it is no folder of its own (a link, a file); `.git/info` may be missing. */

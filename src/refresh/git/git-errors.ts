@@ -8,6 +8,11 @@ export type GitErrorCode =
   | "GIT_TIMEOUT"
   /** The pinned tag or commit (or the lock's commit) is not in the repository. */
   | "GIT_REF_NOT_FOUND"
+  /**
+   * The lock's commit is not in the history of the configured branch or tag: a fork's commit (which the
+   * server hands out by its hash), a force-pushed branch, a moved tag.
+   */
+  | "GIT_COMMIT_NOT_IN_REF"
   /** trust.allowed_signers: the commit is unsigned or signed by a key not listed. */
   | "GIT_SIGNATURE_INVALID"
   /** Another SkillHub process held the copy's lock too long (reported, never thrown; see git-lock.ts). */

@@ -10,9 +10,10 @@ import {
 } from "./git-target.ts";
 
 /**
- * Fetch what the copy should serve into `dir` and return its commit: the
- * wanted commit (no network when it is already there), the pinned commit or
- * tag, or the branch tip.
+ * Fetch what the copy should serve into `dir` and return its commit: the pinned commit, the lock's
+ * commit (`want.commit`) once the configured branch or tag is known to reach it (requireInHistory), the
+ * pinned tag's commit, or the branch tip. `shallow`: `dir` is a first copy, which fetches as little
+ * history as it can.
  */
 export async function fetchWanted(
   target: RepoTarget,
@@ -21,50 +22,155 @@ export async function fetchWanted(
   want: SyncWant,
   shallow: boolean,
 ): Promise<string> {
+  // Not --depth on an existing copy: the server sends only the commits since the last sync, and their
+  // ancestry stays known.
   const depth = shallow ? ["--depth", "1"] : [];
-  const commit = want.commit ?? (target.ref && FULL_COMMIT.test(target.ref) ? target.ref : undefined);
-  if (commit) {
-    if (await hasCommit(dir, commit, ctx)) return commit;
-    ctx.progress(`fetching ${target.spec.url} (commit ${commit.slice(0, 12)})`);
-    const out = await ctx.git.run(
-      ["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit],
-      remoteOptions(ctx, dir),
-    );
-    if (out.code !== 0) {
-      if (MISSING_OBJECT.test(out.stderr)) {
-        const why = want.commit
-          ? `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in ${target.spec.url} any more (force-pushed or deleted?); review the repository, then run \`skillhub sync --update\` to lock its current state.`
-          : `commit ${commit} (SKILLS_REF / git.ref) is not in ${target.spec.url}; check the hash.`;
-        throw new GitError("GIT_REF_NOT_FOUND", why, { details: { url: target.spec.url, commit } });
-      }
-      throw failure(target, ctx, out, commit);
-    }
-    if (!(await hasCommit(dir, commit, ctx)))
-      throw new GitError("GIT_REF_NOT_FOUND", `${target.spec.url} did not send commit ${commit}.`);
-    return commit;
+  // A full hash configured as the ref is its own pin: the lock can record no other commit for it (sync
+  // records the commit checked out), so one it names otherwise is not followed.
+  const pinned = target.ref && FULL_COMMIT.test(target.ref) ? target.ref : undefined;
+  const commit = pinned ?? want.commit;
+  const fetchTip = (deepen: readonly string[]) => {
+    ctx.progress(`fetching ${target.spec.url} (${refOf(target)})`);
+    return fetchRef(target, ctx, dir, deepen);
+  };
+  if (!commit) {
+    await fetchTip(depth);
+    return tipOf(target, ctx, dir);
   }
-  const [source, local_] = target.ref
-    ? [`refs/tags/${target.ref}`, `refs/tags/${target.ref}`]
-    : [`refs/heads/${target.branch}`, `refs/remotes/origin/${target.branch}`];
-  ctx.progress(`fetching ${target.spec.url} (${refOf(target)})`);
-  // Not --depth on an existing copy: the server sends only the commits since the last sync, and their ancestry stays known.
+  // An existing copy fetches the ref first: the lock's commit usually comes with it (a teammate's newer
+  // lock), and is then not fetched twice.
+  if (!pinned && !shallow) await fetchTip([]);
+  if (!(await hasCommit(dir, commit, ctx))) await fetchCommit(target, ctx, dir, commit, Boolean(pinned), depth);
+  if (!pinned) await requireInHistory(target, ctx, dir, commit, shallow);
+  return commit;
+}
+
+/** Fetch `commit` by its hash: the pinned one (`pinned`), else the lock's. Throws GIT_REF_NOT_FOUND when the server lacks it. */
+async function fetchCommit(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  commit: string,
+  pinned: boolean,
+  depth: readonly string[],
+): Promise<void> {
+  ctx.progress(`fetching ${target.spec.url} (commit ${commit.slice(0, 12)})`);
   const out = await ctx.git.run(
-    ["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, `+${source}:${local_}`],
+    ["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit],
     remoteOptions(ctx, dir),
   );
   if (out.code !== 0) {
-    if (target.ref && MISSING_OBJECT.test(out.stderr))
-      throw new GitError(
-        "GIT_REF_NOT_FOUND",
-        `tag '${target.ref}' (SKILLS_REF / git.ref) does not exist in ${target.spec.url}; pin an existing tag or a full commit hash.`,
-        { details: { url: target.spec.url, ref: target.ref } },
-      );
-    const error = failure(target, ctx, out, refOf(target));
-    if (error.code === "GIT_BRANCH_NOT_FOUND") throw (await withDefaultBranch(error, target, ctx, dir)) ?? error;
-    throw error;
+    if (MISSING_OBJECT.test(out.stderr)) {
+      const why = pinned
+        ? `commit ${commit} (SKILLS_REF / git.ref) is not in ${target.spec.url}; check the hash.`
+        : `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in ${target.spec.url} any more (force-pushed or deleted?); review the repository, then run \`skillhub sync --update\` to lock its current state.`;
+      throw new GitError("GIT_REF_NOT_FOUND", why, { details: { url: target.spec.url, commit } });
+    }
+    throw failure(target, ctx, out, commit);
   }
+  if (!(await hasCommit(dir, commit, ctx)))
+    throw new GitError("GIT_REF_NOT_FOUND", `${target.spec.url} did not send commit ${commit}.`);
+}
+
+/**
+ * Commits after the lock's commit carry a later committer date, unless a clock was off: a first copy
+ * fetches the ref's commits dated from this many seconds before it.
+ */
+const CLOCK_SLACK_S = 86_400;
+
+/**
+ * Refuse the lock's `commit` (GIT_COMMIT_NOT_IN_REF) unless it is in the history of the configured
+ * branch or tag, fetched into `dir` as far back as needed to tell.
+ *
+ * Security: a server hands out any commit it holds by its hash, and GitHub holds, under a repository's
+ * URL, the commits of all its forks. Checked out unchecked, a lock naming a fork's commit (in a project
+ * someone else wrote) would have that fork's skills served, and its scripts run, as the repository's.
+ *
+ * Network: an existing copy has the ref's commits since its last sync (fetchWanted fetched them), which
+ * reach the commit unless the lock went back past the copy's first commit. A first copy holds the commit
+ * alone: it fetches the ref's commits dated from a day before it. Only when that does not reach it (a
+ * refusal, a lock older than the copy, a clock far off) is the ref's whole history fetched: a date never
+ * decides, the history does.
+ */
+async function requireInHistory(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  commit: string,
+  firstCopy: boolean,
+): Promise<void> {
+  const history = `fetching the history of ${refOf(target)} from ${target.spec.url} back to commit ${commit.slice(0, 12)}`;
+  if (firstCopy) {
+    const since = Math.max(0, (await commitTime(dir, commit, ctx)) - CLOCK_SLACK_S);
+    ctx.progress(history);
+    await fetchRef(target, ctx, dir, [`--shallow-since=@${since}`]);
+  }
+  if (await reachedByRef(target, ctx, dir, commit)) return;
+  if (await isShallow(dir, ctx)) {
+    ctx.progress(`${history} (all of it)`);
+    await fetchRef(target, ctx, dir, ["--unshallow"]);
+    if (await reachedByRef(target, ctx, dir, commit)) return;
+  }
+  const [kind, moved] = target.ref ? ["tag", "the tag moved"] : ["branch", "the branch was force-pushed"];
+  const ref = `${kind} '${refOf(target)}'`;
+  throw new GitError(
+    "GIT_COMMIT_NOT_IN_REF",
+    `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of ${ref} of ${target.spec.url} (a commit from a fork, or ${moved}): review it, then run \`skillhub sync --update\` to lock the current ${ref}.`,
+    { details: { url: target.spec.url, ref: refOf(target), commit } },
+  );
+}
+
+/**
+ * Whether `commit` is in the history of the configured branch or tag as last fetched into `dir`. After
+ * requireInHistory refused a commit, that history is whole, and the answer final for any commit.
+ */
+export async function reachedByRef(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  commit: string,
+): Promise<boolean> {
+  const [, local] = refNames(target);
+  const out = await ctx.git.run(["merge-base", "--is-ancestor", commit, `${local}^{commit}`], { cwd: dir });
+  return out.code === 0;
+}
+
+/** Where the configured ref is fetched from, and kept in the copy: the tag, else the branch's remote-tracking ref. */
+function refNames(target: RepoTarget): [source: string, local: string] {
+  return target.ref
+    ? [`refs/tags/${target.ref}`, `refs/tags/${target.ref}`]
+    : [`refs/heads/${target.branch}`, `refs/remotes/origin/${target.branch}`];
+}
+
+/**
+ * Fetch the configured branch or tag into its local ref (refNames), with `deepen` (--depth,
+ * --shallow-since, --unshallow) saying how much of its history. Throws GitError.
+ */
+async function fetchRef(target: RepoTarget, ctx: SyncContext, dir: string, deepen: readonly string[]): Promise<void> {
+  const [source, local] = refNames(target);
+  const out = await ctx.git.run(
+    ["fetch", "--no-tags", "--quiet", ...deepen, target.spec.url, `+${source}:${local}`],
+    remoteOptions(ctx, dir),
+  );
+  if (out.code === 0) return;
+  // --shallow-since later than the ref's last commit: there was nothing to fetch.
+  if (NOTHING_SINCE.test(out.stderr)) return;
+  if (target.ref && MISSING_OBJECT.test(out.stderr))
+    throw new GitError(
+      "GIT_REF_NOT_FOUND",
+      `tag '${target.ref}' (SKILLS_REF / git.ref) does not exist in ${target.spec.url}; pin an existing tag or a full commit hash.`,
+      { details: { url: target.spec.url, ref: target.ref } },
+    );
+  const error = failure(target, ctx, out, refOf(target));
+  if (error.code === "GIT_BRANCH_NOT_FOUND") throw (await withDefaultBranch(error, target, ctx, dir)) ?? error;
+  throw error;
+}
+
+/** The commit the configured ref names in `dir`, once fetched. */
+async function tipOf(target: RepoTarget, ctx: SyncContext, dir: string): Promise<string> {
+  const [source, local] = refNames(target);
   const tip = (
-    await ctx.git.run(["rev-parse", "--verify", "--quiet", `${local_}^{commit}`], { cwd: dir })
+    await ctx.git.run(["rev-parse", "--verify", "--quiet", `${local}^{commit}`], { cwd: dir })
   ).stdout.trim();
   if (!FULL_COMMIT.test(tip)) throw new GitError("GIT_FAILED", `${source} of ${target.spec.url} is not a commit.`);
   return tip;
@@ -73,6 +179,9 @@ export async function fetchWanted(
 /** git's words when a wanted ref or object is not on the server. */
 const MISSING_OBJECT =
   /couldn't find remote ref|not our ref|no such remote ref|unadvertised object|remote error: upload-pack/i;
+
+/** git's words when --shallow-since selects none of a ref's commits (all are older). */
+const NOTHING_SINCE = /no commits selected for shallow requests/i;
 
 function failure(target: RepoTarget, ctx: SyncContext, out: GitOutput, ref: string): GitError {
   return classifyFailure({
@@ -149,4 +258,16 @@ function remoteOptions(ctx: SyncContext, dir: string) {
 async function hasCommit(dir: string, commit: string, ctx: SyncContext): Promise<boolean> {
   const out = await ctx.git.run(["cat-file", "-e", `${commit}^{commit}`], { cwd: dir });
   return out.code === 0;
+}
+
+/** The committer time of `commit` in `dir`, in seconds since 1970 (0 when git cannot say). */
+async function commitTime(dir: string, commit: string, ctx: SyncContext): Promise<number> {
+  const out = await ctx.git.run(["show", "--no-patch", "--format=%ct", commit], { cwd: dir });
+  return Number.parseInt(out.stdout.trim(), 10) || 0;
+}
+
+/** Whether the repository in `dir` lacks part of some history (a copy made with --depth or --shallow-since). */
+async function isShallow(dir: string, ctx: SyncContext): Promise<boolean> {
+  const out = await ctx.git.run(["rev-parse", "--is-shallow-repository"], { cwd: dir });
+  return out.stdout.trim() !== "false";
 }

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
-import { copySettingsProblem, skippedEntries, writeRawAttributes } from "./git-copy-guard.ts";
+import { copySettingsProblem, gitFilesProblem, skippedEntries, writeRawAttributes } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
-import { fetchWanted } from "./git-fetch.ts";
+import { fetchWanted, reachedByRef } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
@@ -44,14 +44,17 @@ export interface RepoState {
  * and the copy keeps its last verified checkout (keepVerified). Throws GitError.
  */
 export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncWant = {}): Promise<RepoSyncResult> {
-  const previous = existsSync(join(target.dir, ".git")) ? await head(target.dir, ctx) : null;
+  const copy = existsSync(join(target.dir, ".git"));
+  const previous = copy ? await head(target.dir, ctx) : null;
   const warnings: string[] = [];
-  // Security: git is not let loose on a copy whose own config could make it run a program (git-copy-guard.ts).
+  // Security: git is not let loose on a copy whose .git is not its own or holds a file git would wait on
+  // (head() has no answer then), nor on one whose own config could make it run a program (git-copy-guard.ts).
   // With allowed signers, nor on one whose .git holds trees that are not its commit's (checkout would write
   // them), or whose files git cannot compare with it.
-  const unsafe =
-    previous === null
-      ? undefined
+  const unsafe = !copy
+    ? undefined
+    : previous === null
+      ? gitFilesProblem(target.dir)
       : ((await copySettingsProblem(target.dir, ctx.git)) ??
         (want.allowedSigners ? unusableOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined));
   if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
@@ -65,7 +68,9 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   }
   if (previous === null) return clone(target, ctx, want, warnings);
 
-  const tip = await fetchWanted(target, ctx, target.dir, want, false);
+  const tip = await fetchWanted(target, ctx, target.dir, want, false).catch((error) =>
+    failClosed(target, ctx, previous, error),
+  );
   if (want.allowedSigners) {
     try {
       await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
@@ -185,6 +190,24 @@ async function clone(
 }
 
 /**
+ * Rethrow `error`, the refusal of the lock's commit, having removed the copy when the configured branch or
+ * tag does not reach the copy's own commit `previous` either. Security: nothing the repository's ref does
+ * not reach is served: a copy already at the refused commit (checked out by an earlier SkillHub, or before
+ * the branch was force-pushed) goes; one at a commit of the ref stays served, as after any failed sync.
+ */
+async function failClosed(target: RepoTarget, ctx: SyncContext, previous: string, error: unknown): Promise<never> {
+  if (!(error instanceof GitError) || error.code !== "GIT_COMMIT_NOT_IN_REF") throw error;
+  // The refusal fetched the ref's whole history: the answer for the copy's commit is final too.
+  if (await reachedByRef(target, ctx, target.dir, previous)) throw error;
+  await removeCopy(target.dir);
+  throw new GitError(
+    error.code,
+    `${error.message} The copy in ${target.dir}, at commit ${previous.slice(0, 12)}, which is not in that history either, was removed.`,
+    { details: error.details },
+  );
+}
+
+/**
  * trust.allowed_signers refused the commit a sync wanted (`refusal`): the copy stays at `previous` when that
  * commit is signed by a listed key, its files put back to it when they were changed (so that it is
  * served, as verifyCopy requires); else nothing of the repository can be served until a signed commit is
@@ -295,8 +318,9 @@ async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd =
   return out.stdout;
 }
 
-/** The commit checked out in `dir`, or null. */
+/** The commit checked out in `dir`, or null; null too, without asking git, when git must not be started on it (gitFilesProblem). */
 export async function head(dir: string, ctx: Pick<SyncContext, "git">): Promise<string | null> {
+  if (gitFilesProblem(dir)) return null;
   const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: dir });
   const hash = out.stdout.trim();
   return out.code === 0 && /^[0-9a-f]{40,64}$/.test(hash) ? hash : null;

@@ -1,7 +1,7 @@
-import { delimiter, isAbsolute } from "node:path";
 import { defaultSpawn, type ProcessResult, runProcess, type SpawnFn } from "../../exec/process.ts";
 import { defaultKill, type KillFn, RunningGroups } from "../../exec/process-group.ts";
 import { errnoCode, SkillHubError } from "../../util/errors.ts";
+import { absolutePathEntries } from "../../util/path-env.ts";
 import { withoutSecrets } from "../../util/secret-env.ts";
 import type { GitConfigEntry } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
@@ -155,7 +155,7 @@ export class GitRunner {
     // helpers on PATH, as Bun finds git: an empty or relative entry ("", ".") is looked up from that folder,
     // whose files whoever can write the copy chooses, and a planted `ssh-keygen` would vouch for any commit.
     for (const name of Object.keys(env).filter((key) => key.toUpperCase() === "PATH"))
-      env[name] = absoluteEntries(env[name]);
+      env[name] = absolutePathEntries(env[name]);
     // Never wait for a password on a terminal the server does not have; English messages to classify.
     // Security: replacement objects (`git replace`, refs in the copy) are ignored: a commit's tree is the one it names.
     Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "", GIT_NO_REPLACE_OBJECTS: "1" }, extraEnv);
@@ -197,14 +197,6 @@ export class GitRunner {
       timedOut: result.timedOut,
     };
   }
-}
-
-/** The absolute entries of a PATH value, in order. Pure. */
-function absoluteEntries(path: string | undefined): string {
-  return (path ?? "")
-    .split(delimiter)
-    .filter((entry) => entry !== "" && isAbsolute(entry))
-    .join(delimiter);
 }
 
 /** The environment without unset entries (a child's environment holds strings only). */

@@ -444,6 +444,7 @@ export class GitSync {
       error.code === "GIT_BRANCH_NOT_FOUND" ||
       error.code === "GIT_NOT_FOUND" ||
       error.code === "GIT_REF_NOT_FOUND" ||
+      error.code === "GIT_COMMIT_NOT_IN_REF" ||
       error.code === "GIT_SIGNATURE_INVALID";
     this.options.logger[
       this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"

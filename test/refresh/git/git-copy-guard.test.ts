@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readdirSync, readFileSync, utimesSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { foreignSettings, RAW_ATTRIBUTES, skippedEntries } from "../../../src/refresh/git/git-copy-guard.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
@@ -99,6 +99,42 @@ describe("git runs no program named by a repository copy's own .git", () => {
     expect((await cli(m, ["list", "--json"], env)).out).toContain("Second commit.");
     expect(existsSync(marker)).toBe(false);
   });
+});
+
+/** A FIFO at `path`, in place of the file there. */
+function fifoAt(path: string): void {
+  rmSync(path, { force: true });
+  const made = Bun.spawnSync(["mkfifo", path]);
+  if (made.exitCode !== 0) throw new Error(`mkfifo failed: ${made.stderr.toString()}`);
+}
+
+describe("a copy's .git holding a FIFO git would wait on", () => {
+  // Without the check, each git command on the copy would wait for its two-minute timeout: past this test's limit.
+  for (const name of ["config", "objects/info/alternates"])
+    test(`.git/${name}: sync clones it again at once, lock and (with allowed signers) list do not wait on it`, async () => {
+      const { remote, signers } = signedRemote();
+      const m = machine();
+      const env = { SKILLS_REPO: remote.url };
+      expect((await cli(m, ["sync"], env)).code).toBe(0);
+      const copy = copyOf(m);
+      fifoAt(join(copy, ".git", name));
+
+      const locked = await cli(m, ["lock"], env);
+      expect(locked.code).toBe(1);
+      const trust = { ...env, SKILLHUB_ALLOWED_SIGNERS: signers };
+      expect((await cli(m, ["list", "--json"], trust)).out).not.toContain("Signed by the team.");
+      const doctor = JSON.parse((await cli(m, ["doctor", "--json"], trust)).out);
+      expect(doctor.repos[0].not_served).toBe(`its .git/${name} is not a regular file, which git would wait on`);
+
+      const synced = await cli(m, ["sync"], env);
+      expect(synced.code).toBe(0);
+      expect(synced.out).toContain(
+        `the copy in ${copy} was removed and cloned again: its .git/${name} is not a regular file, which git would wait on.`,
+      );
+      expect(lstatSync(join(copy, ".git", "config")).isFile()).toBe(true);
+      expect(existsSync(join(copy, ".git", "objects", "info", "alternates"))).toBe(false);
+      expect((await cli(m, ["list", "--json"], trust)).out).toContain("Signed by the team.");
+    });
 });
 
 describe("what a copy's .git may hold", () => {

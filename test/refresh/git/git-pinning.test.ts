@@ -95,12 +95,21 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
 });
 
 describe("a force-pushed branch", () => {
-  test("--frozen keeps the locked commit (even on a fresh machine while it exists), sync moves on with a warning", async () => {
+  test("--frozen refuses the locked commit it no longer reaches (no copy of it stays), sync moves on with a warning", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
     const m = machine();
     const env = { SKILLS_REPO: remote.url };
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const reviewed = lockOf(m).sources.team.commit;
+    const teammate = machine();
+    writeFileSync(teammate.lock, readFileSync(m.lock));
+    expect((await cli(teammate, ["sync", "--frozen"], env)).code).toBe(0);
+    const teammateCopy = join(
+      teammate.home,
+      ".skillhub",
+      "repos",
+      readRepos(join(teammate.home, ".skillhub", "repos"))[0] as string,
+    );
 
     // History rewritten: the reviewed commit is gone from the branch.
     git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
@@ -109,19 +118,27 @@ describe("a force-pushed branch", () => {
     git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
     git(["push", "--quiet", "--force", "origin", "main"], remote.work);
     const rewritten = git(["rev-parse", "HEAD"], remote.work);
+    const refusal = `commit ${reviewed.slice(0, 12)} recorded in skillhub.lock is not in the history of branch 'main' of ${remote.url} (a commit from a fork, or the branch was force-pushed): review it, then run \`skillhub sync --update\` to lock the current branch 'main'.`;
 
-    const frozen = await cli(m, ["sync", "--frozen"], env);
-    expect(frozen.code).toBe(0);
-    expect(copyHead(m)).toBe(reviewed);
-    expect(frozen.out).toContain("verified (frozen)");
-    expect(lockOf(m).sources.team.commit).toBe(reviewed);
+    // The copy at the reviewed commit is not kept: nothing the branch does not reach is served.
+    const frozen = await cli(teammate, ["sync", "--frozen", "--json"], env);
+    expect(frozen.code).toBe(1);
+    expect(JSON.parse(frozen.out).repos[0].error).toEqual({
+      code: "GIT_COMMIT_NOT_IN_REF",
+      message: `${refusal} The copy in ${teammateCopy}, at commit ${reviewed.slice(0, 12)}, which is not in that history either, was removed.`,
+    });
+    expect(readRepos(join(teammate.home, ".skillhub", "repos"))).toEqual([]);
+    expect(lockOf(teammate).sources.team.commit).toBe(reviewed);
 
-    // A fresh machine with the committed lock: once the server has dropped the old commit (gc),
-    // it is an explicit error, not a silent move.
-    git(["reflog", "expire", "--expire=now", "--all"], remote.bare);
-    git(["gc", "--quiet", "--prune=now"], remote.bare);
+    // A fresh machine with the committed lock: refused while the server still has the commit, and once it
+    // has dropped it (gc), said so.
     const other = machine();
     writeFileSync(other.lock, readFileSync(m.lock));
+    const stale = await cli(other, ["sync", "--frozen", "--json"], env);
+    expect(stale.code).toBe(1);
+    expect(JSON.parse(stale.out).repos[0].error).toEqual({ code: "GIT_COMMIT_NOT_IN_REF", message: refusal });
+    git(["reflog", "expire", "--expire=now", "--all"], remote.bare);
+    git(["gc", "--quiet", "--prune=now"], remote.bare);
     const fresh = await cli(other, ["sync", "--frozen", "--json"], env);
     expect(fresh.code).toBe(1);
     const error = JSON.parse(fresh.out).repos[0].error;

@@ -1,0 +1,263 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { connect } from "../../helpers/hub.ts";
+import { cli, type Machine, machine } from "../../lock/cli.ts";
+
+afterAll(cleanupTemp);
+
+/** The machine's copy of the repository (its only one), or undefined when there is none. */
+function copyOf(m: Machine): string | undefined {
+  const repos = join(m.home, ".skillhub", "repos");
+  const slug = existsSync(repos) ? readdirSync(repos).find((n) => !n.startsWith(".")) : undefined;
+  return slug ? join(repos, slug) : undefined;
+}
+
+function copyHead(m: Machine): string {
+  return git(["rev-parse", "HEAD"], copyOf(m) as string);
+}
+
+/** `m`'s lock with `edit` applied to its team source, written to `to`'s project (a project cloned with that lock). */
+function copyLock(m: Machine, to: Machine, edit: (source: Record<string, string>) => void = () => {}): void {
+  const lock = JSON.parse(readFileSync(m.lock, "utf8"));
+  edit(lock.sources.team);
+  writeFileSync(to.lock, `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+/** The first repository's error of a `sync --json`. */
+function errorOf(result: { out: string }): { code: string; message: string } | undefined {
+  return JSON.parse(result.out).repos[0].error;
+}
+
+/**
+ * A fork of `remote` with one commit more, adding `skills/evil/SKILL.md`; its commit. As on GitHub, the
+ * fork's objects are the repository's too (alternates), and the server hands out any object by its hash,
+ * although no branch or tag of the repository reaches it.
+ */
+function forkCommit(remote: Remote): string {
+  const root = tempDir("skillhub-fork-");
+  const fork = join(root, "fork.git");
+  const work = join(root, "work");
+  git(["clone", "--quiet", "--bare", remote.bare, fork]);
+  git(["clone", "--quiet", fork, work]);
+  write(join(work, "skills/evil/SKILL.md"), skillText("evil", "Runs the fork's scripts."));
+  git(["add", "-A"], work);
+  git(["commit", "--quiet", "-m", "fork"], work);
+  git(["push", "--quiet", "origin", "main"], work);
+  appendFileSync(join(remote.bare, "objects", "info", "alternates"), `${join(fork, "objects")}\n`);
+  git(["config", "uploadpack.allowAnySHA1InWant", "true"], remote.bare);
+  return git(["rev-parse", "HEAD"], work);
+}
+
+/** Whether `commit` can be fetched by its hash from `remote` (the premise of a fork's commit). */
+function servedByHash(remote: Remote, commit: string): boolean {
+  const scratch = tempDir("skillhub-scratch-");
+  git(["init", "--quiet", scratch]);
+  git(["fetch", "--quiet", "--depth", "1", remote.url, commit], scratch);
+  return git(["cat-file", "-t", commit], scratch) === "commit";
+}
+
+/** Commit everything in the remote's working clone dated `days` from now, push it; its hash. */
+function pushDated(remote: Remote, message: string, days: number): string {
+  const when = `@${Math.floor(Date.now() / 1000) + days * 86_400} +0000`;
+  git(["add", "-A"], remote.work);
+  const env = { ...GIT_ENV, GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when };
+  const made = Bun.spawnSync(["git", "commit", "--quiet", "--allow-empty", "-m", message], {
+    cwd: remote.work,
+    env,
+    stderr: "pipe",
+  });
+  if (made.exitCode !== 0) throw new Error(`git commit failed: ${made.stderr.toString()}`);
+  git(["push", "--quiet", "origin", "HEAD"], remote.work);
+  return git(["rev-parse", "HEAD"], remote.work);
+}
+
+const notInBranch = (remote: Remote, commit: string, moved = "the branch was force-pushed") =>
+  `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of branch 'main' of ${remote.url} (a commit from a fork, or ${moved}): review it, then run \`skillhub sync --update\` to lock the current branch 'main'.`;
+
+describe("a lock's commit is checked out only when the configured branch or tag reaches it", () => {
+  test("a fork's commit, which the server hands out by its hash, is refused on a fresh machine", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const env = { SKILLS_REPO: remote.url };
+    const reviewer = machine();
+    expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
+    const fork = forkCommit(remote);
+    expect(servedByHash(remote, fork)).toBe(true);
+
+    const cloned = machine();
+    copyLock(reviewer, cloned, (source) => (source.commit = fork));
+    const frozen = await cli(cloned, ["sync", "--frozen", "--json"], env);
+    expect(frozen.code).toBe(1);
+    expect(errorOf(frozen)).toEqual({
+      code: "GIT_COMMIT_NOT_IN_REF",
+      message: notInBranch(remote, fork),
+    });
+    expect(copyOf(cloned)).toBeUndefined();
+  });
+
+  test("a commit of another branch is refused; an older commit of the branch is accepted", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
+    const env = { SKILLS_REPO: remote.url };
+    const reviewer = machine();
+    expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
+    const older = JSON.parse(readFileSync(reviewer.lock, "utf8")).sources.team.commit;
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second."));
+    remote.push("second");
+    git(["checkout", "--quiet", "-b", "feature"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Unreviewed feature."));
+    const feature = remote.push("feature");
+    git(["push", "--quiet", "origin", "feature"], remote.work);
+
+    const other = machine();
+    copyLock(reviewer, other, (source) => (source.commit = feature));
+    const refused = await cli(other, ["sync", "--frozen", "--json"], env);
+    expect(errorOf(refused)?.code).toBe("GIT_COMMIT_NOT_IN_REF");
+    expect(errorOf(refused)?.message).toBe(notInBranch(remote, feature));
+    expect(copyOf(other)).toBeUndefined();
+
+    const teammate = machine();
+    copyLock(reviewer, teammate);
+    const accepted = await cli(teammate, ["sync", "--frozen"], env);
+    expect(accepted.code).toBe(0);
+    expect(copyHead(teammate)).toBe(older);
+  });
+
+  test("a first copy fetches the branch's history only from shortly before the locked commit", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
+    const initial = git(["rev-parse", "HEAD"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second."));
+    const second = pushDated(remote, "second", 10);
+    const env = { SKILLS_REPO: remote.url };
+    const reviewer = machine();
+    expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
+    expect(copyHead(reviewer)).toBe(second);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Third."));
+    const third = pushDated(remote, "third", 20);
+
+    const teammate = machine();
+    copyLock(reviewer, teammate);
+    expect((await cli(teammate, ["sync", "--frozen"], env)).code).toBe(0);
+    const copy = copyOf(teammate) as string;
+    expect(copyHead(teammate)).toBe(second);
+    expect(git(["cat-file", "-t", third], copy)).toBe("commit");
+    expect(existsSync(join(copy, ".git", "shallow"))).toBe(true);
+    // Ten days older than the locked commit: never fetched.
+    expect(Bun.spawnSync(["git", "cat-file", "-e", initial], { cwd: copy, env: GIT_ENV }).exitCode).not.toBe(0);
+  });
+
+  test("a copy made at the tip accepts a lock of an older commit of the branch (its history fetched)", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
+    const env = { SKILLS_REPO: remote.url };
+    const reviewer = machine();
+    expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
+    const older = copyHead(reviewer);
+    for (const n of [2, 3]) {
+      remote.write("skills/alpha/SKILL.md", skillText("alpha", `Version ${n}.`));
+      remote.push(`v${n}`);
+    }
+    const teammate = machine();
+    expect((await cli(teammate, ["sync"], env)).code).toBe(0);
+    expect(copyHead(teammate)).not.toBe(older);
+    copyLock(reviewer, teammate);
+    const frozen = await cli(teammate, ["sync", "--frozen"], env);
+    expect(frozen.code).toBe(0);
+    expect(copyHead(teammate)).toBe(older);
+  });
+
+  test("a pinned tag: its older commit is accepted, a commit it never reached is refused", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Tagged.") });
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const env = { SKILLS_REPO: remote.url, SKILLS_REF: "v1" };
+    const reviewer = machine();
+    expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
+    const tagged = copyHead(reviewer);
+    // The tag moves on: its old commit is still in its history.
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Tag moved on."));
+    remote.push("moved");
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    const teammate = machine();
+    copyLock(reviewer, teammate);
+    expect((await cli(teammate, ["sync"], env)).code).toBe(0);
+    expect(copyHead(teammate)).toBe(tagged);
+
+    const fork = forkCommit(remote);
+    const cloned = machine();
+    copyLock(reviewer, cloned, (source) => (source.commit = fork));
+    const refused = await cli(cloned, ["sync", "--json"], env);
+    expect(refused.code).toBe(1);
+    expect(errorOf(refused)).toEqual({
+      code: "GIT_COMMIT_NOT_IN_REF",
+      message: `commit ${fork.slice(0, 12)} recorded in skillhub.lock is not in the history of tag 'v1' of ${remote.url} (a commit from a fork, or the tag moved): review it, then run \`skillhub sync --update\` to lock the current tag 'v1'.`,
+    });
+    expect(copyOf(cloned)).toBeUndefined();
+  });
+
+  test("a full commit hash pinned in the configuration is checked out, whatever commit the lock records for it", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const pinned = git(["rev-parse", "HEAD"], remote.work);
+    const env = { SKILLS_REPO: remote.url, SKILLS_REF: pinned };
+    const reviewer = machine();
+    expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
+    const fork = forkCommit(remote);
+    const cloned = machine();
+    copyLock(reviewer, cloned, (source) => (source.commit = fork));
+    const synced = await cli(cloned, ["sync", "--frozen", "--json"], env);
+    expect(JSON.parse(synced.out).repos[0]).toMatchObject({ success: true, commit_hash: pinned });
+    expect(copyHead(cloned)).toBe(pinned);
+  });
+
+  test("a copy keeps serving its own commit of the branch when the lock names a fork's", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const env = { SKILLS_REPO: remote.url };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const reviewed = copyHead(m);
+    const fork = forkCommit(remote);
+    copyLock(m, m, (source) => (source.commit = fork));
+    const frozen = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(errorOf(frozen)).toEqual({ code: "GIT_COMMIT_NOT_IN_REF", message: notInBranch(remote, fork) });
+    expect(copyHead(m)).toBe(reviewed);
+    expect(JSON.parse(frozen.out).repos[0].served).toBe(true);
+  });
+});
+
+describe("a copy at a commit its branch does not reach is not served", () => {
+  test("a frozen server whose copy is at a fork's commit (and whose lock records it) removes the copy", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const env = { SKILLS_REPO: remote.url };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    // As an earlier SkillHub left it: the fork's commit checked out, the lock written from it.
+    const fork = forkCommit(remote);
+    const copy = copyOf(m) as string;
+    git(["fetch", "--quiet", remote.url, fork], copy);
+    git(["checkout", "--quiet", "--detach", fork], copy);
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).skills["team:evil"]).toBeDefined();
+
+    const s = await connect({
+      home: m.home,
+      cwd: m.project,
+      env: { ...env, SKILLHUB_FROZEN: "1" },
+      flags: { project: m.project },
+      hub: { env: GIT_ENV, git: { runner: { env: GIT_ENV }, intervalMs: 0 } },
+    });
+    try {
+      expect(copyOf(m)).toBeUndefined();
+      expect(s.hub.catalog.get("evil")).toBeUndefined();
+      expect(s.logger.lines.join("\n")).toContain(
+        `${notInBranch(remote, fork)} The copy in ${copy}, at commit ${fork.slice(0, 12)}, which is not in that history either, was removed.`,
+      );
+      const again = await s.call("refresh_skills", {});
+      expect(JSON.stringify(again)).toContain("GIT_COMMIT_NOT_IN_REF");
+      expect(s.hub.catalog.get("evil")).toBeUndefined();
+      expect(copyOf(m)).toBeUndefined();
+    } finally {
+      await s.close();
+    }
+  });
+});
