@@ -12,7 +12,7 @@ import { createLogger } from "../util/logger.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
 import { loadSettings } from "./load-settings.ts";
-import { runLock } from "./lock.ts";
+import { writeLocks } from "./lock.ts";
 import { probeRepository } from "./repo-probe.ts";
 import { enclosingCheckout, isCheckout, type SourceFile, sourceFile } from "./source-files.ts";
 import { sourceReport } from "./source-report.ts";
@@ -84,7 +84,7 @@ export const runAdd: CommandRun = async (ctx) => {
         ? `${a.written} is already a source in ${where.file}; nothing changed.\n`
         : `${a.change === "added" ? "Added" : "Updated"} ${a.written} in ${where.file}.\n`,
     );
-  return reportAndLock(ctx, added);
+  return reportAndLock(ctx, added, where.scope);
 };
 
 /** What one source does to the file, once it is ready to be recorded. */
@@ -130,7 +130,7 @@ async function addRepository(
   const base: RepoEntryConfig = {
     url: spec.url,
     ...(path ? { path } : {}),
-    ...(where.scope === "project" ? { scope: "project" } : {}),
+    scope: where.scope === "project" ? "project" : "user",
   };
   let entry: RepoEntryConfig;
   try {
@@ -226,8 +226,12 @@ export function failureSentence(error: GitError, written: string): string {
   }
 }
 
-/** Reload the configuration with the new sources, say what each brings, and write the lock. */
-async function reportAndLock(ctx: CommandContext, added: readonly Added[]): Promise<number> {
+/** Reload the configuration with the new sources, say what each brings, and write the locks of their place. */
+async function reportAndLock(
+  ctx: CommandContext,
+  added: readonly Added[],
+  scope: SourceFile["scope"],
+): Promise<number> {
   const next = await reloaded(ctx);
   const hub = await scannedHub(next);
   try {
@@ -244,7 +248,8 @@ async function reportAndLock(ctx: CommandContext, added: readonly Added[]): Prom
   } finally {
     hub.close();
   }
-  return (await runLock(next)) === 0 ? 0 : 1;
+  // Your own sources are pinned by your own lock: --global writes no lock in the working folder.
+  return (await writeLocks(next, (t) => scope === "project" || t.scope !== "project")) === 0 ? 0 : 1;
 }
 
 /** The command's context with the configuration read again from its files. */

@@ -12,12 +12,27 @@ export function fetchAdvice(hub: Hub, label: string): string {
     : "run `skillhub sync` to fetch it";
 }
 
-/** The labels of the git sources the hub's lock records; none when it is missing or cannot be read. */
+/** The labels of the git sources whose commit the lock that pins them records (lockedCommits). */
 export function lockedSources(hub: Hub): Set<string> {
-  try {
-    return new Set(Object.keys(readLockfile(hub.lockFile()).sources));
-  } catch (error) {
-    if (error instanceof LockError) return new Set();
-    throw error;
+  return new Set(lockedCommits(hub).keys());
+}
+
+/**
+ * The commits the locks pin, by source label: each repository's from the lock that pins it (the
+ * project's, or the user's own for the repositories of their config file: lock/location.ts). A lock that
+ * records a repository another lock pins does not count for it: it pins nothing. A missing lock adds
+ * none; so does one that cannot be read, which `unreadable` is told about.
+ */
+export function lockedCommits(hub: Hub, unreadable: (error: LockError) => void = () => {}): Map<string, string> {
+  const commits = new Map<string, string>();
+  for (const { file } of hub.lockTargets()) {
+    try {
+      for (const [label, source] of Object.entries(readLockfile(file).sources))
+        if (hub.repoLockOf(label).file === file) commits.set(label, source.commit);
+    } catch (error) {
+      if (!(error instanceof LockError)) throw error;
+      if (error.code !== "LOCK_MISSING") unreadable(error);
+    }
   }
+  return commits;
 }

@@ -9,23 +9,25 @@ import { plural } from "../util/plural.ts";
 /** One lock file's share of what would be served now. */
 export interface TargetLock extends LockTarget {
   lock: Lockfile;
-  /** The repositories this lock records (the first target's), with their checkouts. */
+  /** The repositories this lock pins, with their checkouts. */
   heads: GitHead[];
-  /** Whether this lock records the git sources (the first target does). */
-  recordsSources: boolean;
+  /** The repositories another lock pins: label → that lock's file. */
+  elsewhere: ReadonlyMap<string, string>;
 }
 
 /**
  * What would be served now, as locks: for each lock file (project, global;
  * lock/location.ts) the skills of the hub's current catalog it covers, and
- * for the first one the repositories' checkouts.
+ * the checkouts of the repositories it pins.
  */
 export async function currentLocks(hub: Hub): Promise<TargetLock[]> {
   const heads = (await hub.git?.heads()) ?? [];
-  return hub.lockTargets().map((target, i) => {
-    const own = i === 0 ? heads : [];
+  const pinnedBy = new Map(heads.map((h) => [h.label, hub.repoLockOf(h.label).file]));
+  return hub.lockTargets().map((target) => {
+    const own = heads.filter((h) => pinnedBy.get(h.label) === target.file);
+    const elsewhere = new Map([...pinnedBy].filter(([, file]) => file !== target.file));
     const lock = buildLockfile(hub.catalog, own, (skill) => hub.lockTargetOf(skill).file === target.file);
-    return { ...target, lock, heads: own, recordsSources: i === 0 };
+    return { ...target, lock, heads: own, elsewhere };
   });
 }
 
@@ -45,15 +47,21 @@ export function outdated(target: TargetLock): boolean {
 }
 
 /**
- * The differences between `locked` and what would be served now. A global
- * lock read inside a project ignores the repositories (and their skills) it
- * recorded when it was written outside any project: the project lock holds
- * them now.
+ * The differences between `locked` and what would be served now. What `locked` records of a repository
+ * another lock pins now (and of its skills) is not its business any more:
+ * - the project lock reports it as removed, naming the lock that pins it now, so that the next `lock` or
+ *   `sync` drops it from the lock the project commits (an earlier SkillHub recorded the user's own
+ *   repositories there, which a teammate without them saw as removed);
+ * - the global lock ignores it: written outside any project, it records every repository, and inside
+ *   one the project lock holds the project's.
  */
 export function lockChanges(target: TargetLock, locked: Lockfile): LockChange[] {
-  if (target.recordsSources) return compareLocks(locked, target.lock, target.heads);
-  const skills = Object.entries(locked.skills).filter(([, s]) => !Object.hasOwn(locked.sources, s.source));
-  return compareLocks({ ...locked, sources: {}, skills: Object.fromEntries(skills) }, target.lock, target.heads);
+  if (target.scope !== "global") return compareLocks(locked, target.lock, target.heads, target.elsewhere);
+  const theirs = (label: string) => target.elsewhere.has(label);
+  const sources = Object.entries(locked.sources).filter(([label]) => !theirs(label));
+  const skills = Object.entries(locked.skills).filter(([, s]) => !theirs(s.source));
+  const own = { ...locked, sources: Object.fromEntries(sources), skills: Object.fromEntries(skills) };
+  return compareLocks(own, target.lock, target.heads);
 }
 
 /** Skills a lock records as too large to lock (catalog/digests.ts, LOCKED_ENTRIES_MAX): never served frozen. */

@@ -1,3 +1,4 @@
+import type { LockTarget } from "../lock/location.ts";
 import { writeLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
@@ -7,18 +8,25 @@ import { currentLocks, hasEntries, outdated, tooLarge, tooLargeNote } from "./lo
 
 /**
  * `skillhub lock [--json]`: record what would be served now (no network: the
- * repositories' copies as they are). The project's skills and repositories go
- * to `<project>/skillhub.lock`, to commit; the user's own (global folders,
- * plugins) to `~/.skillhub/skillhub.lock`, so a teammate without them still
+ * repositories' copies as they are). The project's skills and repositories
+ * (skillhub.yaml, SKILLS_REPO) go to `<project>/skillhub.lock`, to commit; the
+ * user's own (global folders, plugins, the repositories of their own config
+ * file) to `~/.skillhub/skillhub.lock`, so a teammate without them still
  * verifies (lock/location.ts). Each file is written when it has something to
  * record or when it records what is no longer served (a lock whose last source
  * went is emptied, not left to pin it); with nothing at all, the first, so
  * `verify` finds a lock.
  */
-export const runLock: CommandRun = async (ctx) => {
+export const runLock: CommandRun = (ctx) => writeLocks(ctx);
+
+/** runLock, writing only the locks `which` selects (`skillhub add --global`: not the project's). */
+export async function writeLocks(
+  ctx: Parameters<CommandRun>[0],
+  which: (target: LockTarget) => boolean = () => true,
+): Promise<number> {
   const hub = await scannedHub(ctx);
   try {
-    const targets = await currentLocks(hub);
+    const targets = (await currentLocks(hub)).filter(which);
     const missing = targets.flatMap((t) => t.heads.filter((h) => h.commit === null));
     // A lock without a configured repository (or with a copy nobody verified) would let `verify` pass over
     // skills nobody reviewed: write none.
@@ -56,7 +64,7 @@ export const runLock: CommandRun = async (ctx) => {
   } finally {
     hub.close();
   }
-};
+}
 
 /**
  * What serves a copy trust.allowed_signers refuses again, as the sync reported it: a sync alone fetches

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { PROJECT_CONFIG_FILE } from "../config/project-file.ts";
-import { LockError, readLockfile } from "../lock/lockfile.ts";
 import { configRepoTargets, repoEntry, sourceKey, targetKey } from "../refresh/repo-targets.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { snakeKeys } from "./doctor.ts";
+import { lockedCommits } from "./fetch-advice.ts";
 import { projectDirOf } from "./source-files.ts";
 
 /** One added source as `skillhub sources` shows it. */
@@ -42,7 +42,7 @@ export const runSources: CommandRun = async (ctx) => {
     const userOrigin = ctx.env.SKILLS_REPO
       ? "SKILLS_REPO (environment)"
       : `${join(c.home, "config.yaml")}${ctx.args.options.config ? ` / ${ctx.args.options.config}` : ""}`;
-    const locked = lockedCommits(hub.lockFile(), ctx.err);
+    const locked = lockedCommits(hub, (error) => ctx.err(`skillhub sources: ${error.message}\n`));
     const status = new Map((hub.git?.status() ?? []).map((s) => [s.name, s]));
     const counts = new Map(hub.catalog.sources.map((s) => [s.label, s]));
     const rows: Row[] = [];
@@ -121,7 +121,13 @@ export const runSources: CommandRun = async (ctx) => {
       lines.push("", `Shadowed skills (${shadowed.length}; load them by qualified name):`);
       for (const { skill, by } of shadowed) lines.push(`  ${skill.id}  ${skill.dir}  (hidden by ${by.dir})`);
     }
-    lines.push("", `Pins: ${hub.lockFile()}.`);
+    lines.push(
+      "",
+      `Pins: ${hub
+        .lockTargets()
+        .map((t) => t.file)
+        .join(", ")}.`,
+    );
     ctx.out(`${lines.join("\n")}\n`);
     return 0;
   } finally {
@@ -144,15 +150,4 @@ function rowLines(r: Row): string[] {
     `    ${follows}; ${lock}; ${copy}  (${served})`,
     ...refused,
   ];
-}
-
-/** The commits a lock pins, by source label; none when there is no lock yet, or it cannot be read (said on stderr). */
-function lockedCommits(file: string, err: (text: string) => void): Map<string, string> {
-  try {
-    return new Map(Object.entries(readLockfile(file).sources).map(([label, s]) => [label, s.commit]));
-  } catch (error) {
-    if (!(error instanceof LockError)) throw error;
-    if (error.code !== "LOCK_MISSING") err(`skillhub sources: ${error.message}\n`);
-    return new Map();
-  }
 }

@@ -77,7 +77,7 @@ export const runSync: CommandRun = async (ctx) => {
           );
       } else if (!outcome.success) {
         // A lock that would record nothing (the personal one, without personal skills) is not news.
-        if (target.recordsSources || before || hasEntries(target.lock))
+        if (target.heads.length > 0 || before || hasEntries(target.lock))
           ctx.out(`${file}: not written, a repository could not be synced.\n`);
       } else if (!written) {
         if (before) ctx.out(`${file}: up to date.\n`);

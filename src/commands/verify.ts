@@ -48,7 +48,8 @@ export const runVerify: CommandRun = async (ctx) => {
         missing.set(target.file, error);
         if (hasEntries(target.lock)) {
           const n = Object.keys(target.lock.skills).length;
-          const note = `${plural(n, "personal skill")} (global folders, --skills-dir folders outside the project, plugins) not verified: no lock at ${target.file}; run \`skillhub lock\` to write it.`;
+          const repos = Object.keys(target.lock.sources).length > 0 ? "the repositories of your own config, " : "";
+          const note = `${plural(n, "personal skill")} (global folders, ${repos}--skills-dir folders outside the project, plugins) not verified: no lock at ${target.file}; run \`skillhub lock\` to write it.`;
           notes.push({ scope: target.scope, file: target.file, note });
         }
         continue;

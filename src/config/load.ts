@@ -91,11 +91,35 @@ function resolveIgnoring(
   }
 }
 
-/** The user's own file: every key applies, except the unsupported ones (dropped with their reason). */
+/**
+ * The user's own file: every key applies, except the unsupported ones (dropped with their reason). Its
+ * repositories are marked as the user's own (`scope: user`): the user's lock pins them, never a project's.
+ */
 function userFile(path: string, warnings: string[]): ConfigFile {
   const dropped = dropUnsupportedKeys(readConfigFile(path));
   warnings.push(...dropped.warnings);
-  return dropped.file;
+  return ownRepos(dropped.file);
+}
+
+/**
+ * `file` with each `git.repos` entry marked `scope: user` (a URL becomes `{ url, scope }`); an entry that
+ * already says `scope: project` keeps it, and anything that is not an entry is left for the schema to name.
+ */
+function ownRepos(file: ConfigFile): ConfigFile {
+  const git = isMapping(file.data) ? file.data.git : undefined;
+  if (!isMapping(git) || !Array.isArray(git.repos)) return file;
+  const repos = git.repos.map((repo: unknown) =>
+    typeof repo === "string"
+      ? { url: repo, scope: "user" }
+      : isMapping(repo) && repo.scope === undefined
+        ? { ...repo, scope: "user" }
+        : repo,
+  );
+  return { ...file, data: { ...(file.data as Record<string, unknown>), git: { ...git, repos } } };
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Largest config.yaml read; a larger one is refused (the whole schema fits in a few kilobytes). */

@@ -163,9 +163,10 @@ export const AnalyticsConfig = once(() =>
 
 /**
  * One `repos:` entry written as a mapping: a repository with its own pin (`ref`: a tag or a commit),
- * branch and skills folder (`path`), as `skillhub add` writes them. `scope: project` marks entries
- * read from a project's skillhub.yaml (the loader sets it): they get no GITHUB_TOKEN, and their
- * server scripts run only with scripts.allow_project.
+ * branch and skills folder (`path`), as `skillhub add` writes them. `scope` says whose configuration
+ * named it (the loaders set it): `project`, a project's skillhub.yaml (no GITHUB_TOKEN, server scripts
+ * only with scripts.allow_project); `user`, the user's own config file, so that the user's own lock pins
+ * it (lock/location.ts). Unset: SKILLS_REPO or --repo, pinned by the project's lock.
  */
 export const RepoEntryConfig = once(() =>
   z.strictObject({
@@ -173,7 +174,7 @@ export const RepoEntryConfig = once(() =>
     ref: z.string().min(1).optional(),
     branch: z.string().min(1).optional(),
     path: z.string().min(1).optional(),
-    scope: z.literal("project").optional(),
+    scope: z.enum(["project", "user"]).optional(),
   }),
 );
 export type RepoEntryConfig = z.infer<ReturnType<typeof RepoEntryConfig>>;

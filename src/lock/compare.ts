@@ -57,8 +57,15 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
 /**
  * Everything that differs between `lock` and `now` (a lock built from what
  * would be served): git sources first, then skills by id. Empty = verified. Pure.
+ * `elsewhere`: the repositories another lock pins now (label → that lock's file), which
+ * `lock` may still record: they are removed from it, each saying which lock has it.
  */
-export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitHead[] = []): LockChange[] {
+export function compareLocks(
+  lock: Lockfile,
+  now: Lockfile,
+  heads: readonly GitHead[] = [],
+  elsewhere: ReadonlyMap<string, string> = new Map(),
+): LockChange[] {
   const changes: LockChange[] = [];
   const missing = new Map(heads.filter((h) => h.commit === null).map((h) => [h.label, h.notServed]));
   const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing.keys()]);
@@ -70,7 +77,9 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
         kind: "removed",
         subject: "source",
         id: label,
-        detail: missingDetail(shown(before.url), missing, label),
+        detail: elsewhere.has(label)
+          ? `${shown(before.url)} is pinned by ${elsewhere.get(label)} now, not by this lock`
+          : missingDetail(shown(before.url), missing, label),
       });
     else if (!before && after)
       changes.push({
@@ -93,7 +102,14 @@ export function compareLocks(lock: Lockfile, now: Lockfile, heads: readonly GitH
     const before = entryOf(lock.skills, id);
     const after = entryOf(now.skills, id);
     if (before && !after)
-      changes.push({ kind: "removed", subject: "skill", id, detail: `not served any more (was ${before.path})` });
+      changes.push({
+        kind: "removed",
+        subject: "skill",
+        id,
+        detail: elsewhere.has(before.source)
+          ? `its repository is pinned by ${elsewhere.get(before.source)} now (was ${before.path})`
+          : `not served any more (was ${before.path})`,
+      });
     else if (!before && after)
       changes.push({ kind: "added", subject: "skill", id, detail: `served but not in the lock (${after.path})` });
     else if (before && after) changes.push(...compareSkill(id, before, after));

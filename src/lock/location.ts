@@ -1,13 +1,15 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
+import type { Config, RepoEntryConfig } from "../config/schema.ts";
+import { configRepoTargets, repoEntry, sourceKey, targetKey } from "../refresh/repo-targets.ts";
 import type { Location } from "../sources/source-list.ts";
 import { LOCKFILE_NAME } from "./lockfile.ts";
 
 /**
- * Which skills a lock file covers. "project": the project's own skills and
- * the git sources (committed with the project, so teammates and CI verify
- * them); "global": this machine's personal skills (global folders, SkillHub's
- * skills folder, Claude Code plugins); "all": everything (SKILLHUB_LOCK, or
- * no project root).
+ * Which skills and repositories a lock file covers. A repository is pinned by the lock of the place
+ * that names it. "project": the project's own skills, and the repositories of its skillhub.yaml and
+ * of SKILLS_REPO / --repo (committed with the project, so teammates and CI verify them); "global":
+ * this machine's personal skills (global folders, SkillHub's skills folder, Claude Code plugins) and
+ * the repositories of the user's own config file; "all": everything (SKILLHUB_LOCK, or no project root).
  */
 export type LockScope = "project" | "global" | "all";
 
@@ -27,9 +29,9 @@ export interface LockPlace {
 }
 
 /**
- * The lock files, the one that records git sources first: `lock.file` alone
- * when set; else `<project>/skillhub.lock` and `~/.skillhub/skillhub.lock`;
- * with no project root, `~/.skillhub/skillhub.lock` alone, covering everything.
+ * The lock files, the project's first: `lock.file` alone when set; else
+ * `<project>/skillhub.lock` and `~/.skillhub/skillhub.lock`; with no project
+ * root, `~/.skillhub/skillhub.lock` alone, covering everything.
  */
 export function lockTargets(input: LockPlace): LockTarget[] {
   if (input.file) return [{ scope: "all", file: isAbsolute(input.file) ? input.file : resolve(input.cwd, input.file) }];
@@ -41,29 +43,59 @@ export function lockTargets(input: LockPlace): LockTarget[] {
   ];
 }
 
-/** The lock that records git sources and their pins (the first target). */
+/**
+ * The main lock (the first target): the project's, which a frozen server needs to start and whose
+ * copies the project's repositories use (repo-targets.ts).
+ */
 export function lockPath(input: LockPlace): string {
   return lockTargets(input)[0]?.file ?? join(input.home, LOCKFILE_NAME);
 }
 
 /**
- * Whether `target` covers a skill (or source) at `location` rooted at `root`.
- * Git sources ("remote") go with the project: the code has no per-project
- * repository setting (a folder's config.yaml may not set git.repos), and a
- * team pins its repositories in the lock it commits. An explicit folder
+ * The source labels of the repositories the user's own config file names (`scope: user`, set by
+ * config/load.ts): the global lock pins them and records their skills, inside a project too. The first
+ * entry of a repository and folder is the one synced (a project's comes first), so it decides.
+ */
+export function ownRepoLabels(config: Config): ReadonlySet<string> {
+  if (!config.git.repos.some((r) => typeof r !== "string" && r.scope === "user")) return new Set();
+  const first = new Map<string, RepoEntryConfig>();
+  for (const item of config.git.repos) {
+    const entry = repoEntry(item);
+    const key = sourceKey(entry);
+    if (!first.has(key)) first.set(key, entry);
+  }
+  const own = configRepoTargets(config).filter((t) => first.get(targetKey(t))?.scope === "user");
+  return new Set(own.map((t) => t.label));
+}
+
+/**
+ * Whether `target` pins the repository labelled `label`: the global lock those of the user's own
+ * config file (`own`, ownRepoLabels), the project lock every other. Security: a project's lock never
+ * pins a repository the user configured, so a cloned project cannot choose the commit whose scripts
+ * run as the user's own.
+ */
+export function pinsRepo(target: LockTarget, label: string, own: ReadonlySet<string>): boolean {
+  return target.scope === "all" || target.scope === (own.has(label) ? "global" : "project");
+}
+
+/**
+ * Whether `target` covers a skill of the source labelled `source`, at `location` rooted at `root`. A
+ * repository's ("remote") skills go with the lock that pins it (pinsRepo). An explicit folder
  * (--skills-dir, sources.dirs) is the project's when it lies inside it.
  */
 export function covers(
   target: LockTarget,
-  source: { location: Location; root: string },
+  skill: { location: Location; root: string; source: string },
   projectDir: string | null,
+  own: ReadonlySet<string> = new Set(),
 ): boolean {
+  if (skill.location === "remote") return pinsRepo(target, skill.source, own);
   if (target.scope === "all") return true;
-  return scopeOf(source, projectDir) === target.scope;
+  return scopeOf(skill, projectDir) === target.scope;
 }
 
 function scopeOf(source: { location: Location; root: string }, projectDir: string | null): "project" | "global" {
-  if (source.location === "project" || source.location === "remote") return "project";
+  if (source.location === "project") return "project";
   if (source.location === "explicit" && projectDir) {
     const rel = relative(projectDir, source.root);
     if (!rel.startsWith("..") && !isAbsolute(rel)) return "project";

@@ -22,3 +22,35 @@ export function lockedPins(file: string): Map<string, { ref: string; commit: str
   }
   return pins;
 }
+
+/**
+ * Each repository's pin, read from the lock that pins it: `pinning` maps a repository URL (as
+ * SkillHub shows it) to that lock's file. A lock that cannot be read pins none of its repositories
+ * (`failed` is told why, and the sync follows their refs); the other lock's repositories keep theirs.
+ *
+ * Security: a URL is looked up in its own lock only, so a project's lock that records a repository of
+ * the user's own configuration (a cloned project's, or one written by an earlier SkillHub) pins nothing.
+ */
+export function pinsFrom(
+  pinning: ReadonlyMap<string, string>,
+  failed: (file: string, error: LockError) => void,
+): Map<string, { ref: string; commit: string }> {
+  const byFile = new Map<string, Map<string, { ref: string; commit: string }>>();
+  const pins = new Map<string, { ref: string; commit: string }>();
+  for (const [url, file] of pinning) {
+    let locked = byFile.get(file);
+    if (!locked) {
+      try {
+        locked = lockedPins(file);
+      } catch (error) {
+        if (!(error instanceof LockError)) throw error;
+        failed(file, error);
+        locked = new Map();
+      }
+      byFile.set(file, locked);
+    }
+    const pin = locked.get(url);
+    if (pin) pins.set(url, pin);
+  }
+  return pins;
+}

@@ -58,7 +58,9 @@ export function targetKey(target: RepoTarget): string {
  * `lock` is the skillhub.lock that pins these copies (lock/location.ts; SkillHub's own lock when
  * unset). A project's lock gets copies of its own: a pin, a frozen commit or a sync in one project
  * must never change the files another project serves, so two projects never share a copy. The runs
- * of one project (its servers, `skillhub sync`, `verify`) read the same lock and share theirs.
+ * of one project (its servers, `skillhub sync`, `verify`) read the same lock and share theirs. A
+ * repository of the user's own config file (`scope: user`) is pinned by the user's own lock in every
+ * project, so it has one copy, that lock's, wherever it is served.
  */
 export function repoTargets(options: {
   repos: readonly (string | RepoEntryConfig)[];
@@ -70,6 +72,7 @@ export function repoTargets(options: {
   checkBranch(options.branch, "SKILLS_BRANCH / git.branch");
   if (options.ref !== undefined) checkRef(options.ref, "SKILLS_REF / git.ref");
   const used = new Set<string>();
+  const seen = new Set<string>();
   const targets: RepoTarget[] = [];
   const forLock = copySuffix(options.home, options.lock);
   for (const item of options.repos) {
@@ -90,8 +93,9 @@ export function repoTargets(options: {
     const parsed = parseRepo(raw);
     // Each folder of a repository has its own copy, so that one sync never waits for another's lock.
     const source = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
-    if (targets.some((t) => t.spec.slug === `${source}${forLock}`)) continue;
-    const slug = `${source}${forLock}`;
+    if (seen.has(source)) continue;
+    seen.add(source);
+    const slug = entry.scope === "user" ? source : `${source}${forLock}`;
     const name = path ? `${parsed.name}-${path.split("/").pop()}` : parsed.name;
     // A repository never takes a fixed source's label.
     const wanted = isReservedLabel(name) ? `repo-${name}` : name;

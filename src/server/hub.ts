@@ -8,8 +8,8 @@ import type { Config } from "../config/schema.ts";
 import { type ExecHost, execHost } from "../exec/host.ts";
 import { emptyBunConfig } from "../exec/runners.ts";
 import { FrozenGuard } from "../lock/frozen.ts";
-import { covers, type LockTarget, lockPath, lockTargets } from "../lock/location.ts";
-import { lockedPins } from "../lock/pins.ts";
+import { covers, type LockTarget, lockPath, lockTargets, ownRepoLabels, pinsRepo } from "../lock/location.ts";
+import { pinsFrom } from "../lock/pins.ts";
 import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
 import { Refresher, walkLimitsOf } from "../refresh/refresher.ts";
@@ -68,6 +68,8 @@ export class Hub implements ToolDeps {
   /** Frozen mode: serve only what skillhub.lock records. */
   readonly frozen?: FrozenGuard;
   private root: ProjectRoot;
+  /** The source labels of the repositories of the user's own config file: the global lock pins them. */
+  private readonly own: ReadonlySet<string>;
   private readonly scanner: Scanner;
   /** Names already answered by an immediate rescan for this catalog generation. */
   private probed = { generation: -1, names: new Set<string>() };
@@ -103,9 +105,10 @@ export class Hub implements ToolDeps {
     this.selection = parseToolSelection(options.config.server.tools);
     this.offered = new OfferedTools(this.selection);
     this.root = this.computeRoot(undefined);
+    this.own = ownRepoLabels(options.config);
     this.git = GitSync.fromConfig(options.config, this.logger, {
       runner: { env: options.env },
-      pins: () => lockedPins(this.lockFile()),
+      pins: () => this.repoPins(),
       lockFile: () => this.lockFile(),
       ...options.git,
     });
@@ -209,7 +212,7 @@ export class Hub implements ToolDeps {
     return enabled ? claudePlugins(dir, this.options.homeDir, this.root.dir, this.logger) : undefined;
   }
 
-  /** The skillhub.lock that records the git sources, for the current project root (lock/location.ts). */
+  /** The main skillhub.lock for the current project root: the project's (lock/location.ts). */
   lockFile(): string {
     return lockPath(this.lockPlace());
   }
@@ -219,10 +222,36 @@ export class Hub implements ToolDeps {
     return lockTargets(this.lockPlace());
   }
 
-  /** The lock that covers `skill`: the project's for its own skills, SkillHub's home for personal ones. */
-  lockTargetOf(skill: Pick<Skill, "location" | "root">): LockTarget {
+  /**
+   * The lock that covers `skill`: the project's for its own skills and those of the project's
+   * repositories (skillhub.yaml, SKILLS_REPO), SkillHub's home for personal ones and those of the
+   * repositories of the user's own config file.
+   */
+  lockTargetOf(skill: Pick<Skill, "location" | "root" | "source">): LockTarget {
     const targets = this.lockTargets();
-    return targets.find((t) => covers(t, skill, this.root.dir)) ?? (targets[0] as LockTarget);
+    return targets.find((t) => covers(t, skill, this.root.dir, this.own)) ?? (targets[0] as LockTarget);
+  }
+
+  /** The lock that pins the repository labelled `label` and records its skills (lock/location.ts). */
+  repoLockOf(label: string): LockTarget {
+    const targets = this.lockTargets();
+    return targets.find((t) => pinsRepo(t, label, this.own)) ?? (targets[0] as LockTarget);
+  }
+
+  /**
+   * The repositories' pins, each from the lock that pins it. Security: a URL the user's own config file
+   * names is pinned by the user's lock alone, even where a project names it too (with another folder):
+   * pins go by URL, and a project's lock must never choose the commit of the user's repository.
+   */
+  private repoPins(): Map<string, { ref: string; commit: string }> {
+    const pinning = new Map<string, string>();
+    for (const t of this.git?.targets ?? [])
+      if (!pinning.has(t.spec.url) || this.own.has(t.label)) pinning.set(t.spec.url, this.repoLockOf(t.label).file);
+    return pinsFrom(pinning, (file, error) =>
+      this.logger.warn(
+        `git sync: the commits ${file} records cannot be used (${error.message}); its repositories follow their refs.`,
+      ),
+    );
   }
 
   private lockPlace() {

@@ -413,7 +413,11 @@ describe("skillhub remove and skillhub sources", () => {
     expect(listed.out).toContain(
       `${projectFile(m)}:\n  team-skills  ${team.url}\n    pinned to v1; locked at ${head}; copy at ${head}  (2 skills)`,
     );
-    expect(listed.out).toContain(`${join(m.home, ".skillhub", "config.yaml")}:\n  mine  ${mine.url}\n    branch main;`);
+    // Your own repository's pin is your own lock's.
+    const mineHead = git(["rev-parse", "HEAD"], mine.work).slice(0, 12);
+    expect(listed.out).toContain(
+      `${join(m.home, ".skillhub", "config.yaml")}:\n  mine  ${mine.url}\n    branch main; locked at ${mineHead};`,
+    );
     const json = JSON.parse((await cli(m, ["sources", "--json"])).out);
     expect(json.sources.map((s: { label: string; origin: string }) => [s.label, s.origin])).toEqual([
       ["team-skills", projectFile(m)],
@@ -426,7 +430,9 @@ describe("skillhub remove and skillhub sources", () => {
       `Removed team-skills from ${projectFile(m)}; no longer served from team-skills: docx, pdf.`,
     );
     expect(readFileSync(projectFile(m), "utf8")).not.toContain(team.url);
-    expect(Object.keys(readLockfile(join(m.project, "skillhub.lock")).sources)).toEqual(["mine"]);
+    // Each lock pins the repositories of the file that names them: the project's, and the user's own.
+    expect(Object.keys(readLockfile(join(m.project, "skillhub.lock")).sources)).toEqual([]);
+    expect(Object.keys(readLockfile(join(m.home, ".skillhub", "skillhub.lock")).sources)).toEqual(["mine"]);
 
     const wrongFile = await cli(m, ["remove", mine.url]);
     expect(wrongFile.code).toBe(1);

@@ -105,7 +105,8 @@ describe("config.yaml of skills folders", () => {
     );
     const base = { env: {}, homeDir: home, cwd: home };
     const { config, warnings } = loadConfig({ ...base, sourceFiles: [file] });
-    expect(config.git).toEqual({ repos: ["file:///mine.git"], branch: "main" });
+    // The user's own file names the repository (its lock pins it); the folder's git.repos is dropped.
+    expect(config.git).toEqual({ repos: [{ url: "file:///mine.git", scope: "user" }], branch: "main" });
     expect(config.git.token).toBeUndefined();
     expect(config.analytics).toMatchObject({ enabled: false, file: "", endpoint: "", flush_seconds: 5 });
     expect(config.matching.min_score).toBe(0.4);
@@ -190,7 +191,7 @@ describe("config.yaml of skills folders", () => {
     const file = write(join(copy, "config.yaml"), text("~/.skills-mcp/analytics.jsonl"));
     const base = { env: {}, homeDir: home, cwd: home };
     const { config, warnings } = loadConfig({ ...base, sourceFiles: [file], repoFiles: [file] });
-    expect(config.git).toEqual({ repos: ["file:///mine.git"], branch: "develop" });
+    expect(config.git).toEqual({ repos: [{ url: "file:///mine.git", scope: "user" }], branch: "develop" });
     // Security: the repository names the file; it is written in SkillHub's analytics folder, nowhere else.
     const confined = join(home, ".skillhub", "analytics", "analytics.jsonl");
     expect(config.analytics).toMatchObject({

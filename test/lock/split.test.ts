@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { covers, lockTargets } from "../../src/lock/location.ts";
+import type { Location } from "../../src/sources/source-list.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { cli, type Machine, machine, serverOn } from "./cli.ts";
@@ -115,12 +116,21 @@ describe("one lock per place: the project's skills and the user's own", () => {
     const [project, global] = lockTargets({ projectDir: "/p", home: "/h/.skillhub", cwd: "/p" });
     if (!project || !global) throw new Error("two targets expected");
     expect([project.scope, global.scope]).toEqual(["project", "global"]);
-    expect(covers(project, { location: "project", root: "/p/.agents/skills" }, "/p")).toBe(true);
-    expect(covers(project, { location: "remote", root: "/h/.skillhub/repos/x" }, "/p")).toBe(true);
-    expect(covers(project, { location: "explicit", root: "/p/skills" }, "/p")).toBe(true);
-    expect(covers(global, { location: "explicit", root: "/elsewhere/skills" }, "/p")).toBe(true);
-    expect(covers(global, { location: "global", root: "/h/.claude/skills" }, "/p")).toBe(true);
-    expect(covers(project, { location: "global", root: "/h/.claude/skills" }, "/p")).toBe(false);
+    const own = new Set(["mine"]);
+    const at = (location: Location, root: string, source = "x") => ({ location, root, source });
+    expect(covers(project, at("project", "/p/.agents/skills"), "/p", own)).toBe(true);
+    expect(covers(project, at("remote", "/h/.skillhub/repos/x", "team"), "/p", own)).toBe(true);
+    expect(covers(global, at("remote", "/h/.skillhub/repos/x", "team"), "/p", own)).toBe(false);
+    // A repository of the user's own config file goes with the user's lock, inside a project too.
+    expect(covers(global, at("remote", "/h/.skillhub/repos/m", "mine"), "/p", own)).toBe(true);
+    expect(covers(project, at("remote", "/h/.skillhub/repos/m", "mine"), "/p", own)).toBe(false);
+    expect(covers(project, at("explicit", "/p/skills"), "/p", own)).toBe(true);
+    expect(covers(global, at("explicit", "/elsewhere/skills"), "/p", own)).toBe(true);
+    expect(covers(global, at("global", "/h/.claude/skills"), "/p", own)).toBe(true);
+    expect(covers(project, at("global", "/h/.claude/skills"), "/p", own)).toBe(false);
+    const [all] = lockTargets({ projectDir: null, home: "/h/.skillhub", cwd: "/" });
+    if (!all) throw new Error("one target expected");
+    expect(covers(all, at("remote", "/h/.skillhub/repos/m", "mine"), null, own)).toBe(true);
     expect(lockTargets({ projectDir: null, home: "/h/.skillhub", cwd: "/" })).toEqual([
       { scope: "all", file: "/h/.skillhub/skillhub.lock" },
     ]);
