@@ -27,8 +27,8 @@ export function sourceReport(catalog: Catalog, label: string, dir: string): stri
       ? `${label}: no skills found in ${dir}.`
       : `${label}: ${served.length} skill${served.length === 1 ? "" : "s"} available${hidden ? `, ${hidden} shadowed` : ""} (${dir}):`,
   ];
-  for (const line of alignColumns(served.map((skill) => [skill.name, oneLine(skill.description)]), 32))
-    lines.push(`  ${line}`);
+  const rows = served.map((skill) => [skill.name, oneLine(skill.description)]);
+  for (const line of alignColumns(rows, 32)) lines.push(`  ${line}`);
   for (const { skill, by } of catalog.shadowed) {
     if (skill.source === label)
       lines.push(`  shadowed: ${skill.name} is hidden by ${by.dir} (source ${by.source}); load it as '${skill.id}'.`);
