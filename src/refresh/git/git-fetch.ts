@@ -39,10 +39,43 @@ export async function fetchWanted(
   }
   // An existing copy fetches the ref first: the lock's commit usually comes with it (a teammate's newer
   // lock), and is then not fetched twice.
-  if (!pinned && !shallow) await fetchTip([]);
+  if (!pinned && !shallow) {
+    try {
+      await fetchTip([]);
+    } catch (error) {
+      if (!(await reachedOffline(target, ctx, dir, commit, error))) throw error;
+      return commit;
+    }
+  }
   if (!(await hasCommit(dir, commit, ctx))) await fetchCommit(target, ctx, dir, commit, Boolean(pinned), depth);
   if (!pinned) await requireInHistory(target, ctx, dir, commit, shallow);
   return commit;
+}
+
+/**
+ * Whether the lock's `commit` may be taken although the remote gave no answer (`error`: unreachable, timed
+ * out): the configured branch or tag, as the copy last fetched it, reaches it. A frozen or pinned sync then
+ * works offline once the copy holds the commit.
+ *
+ * Security: that record is written only by fetching the ref from the configured URL (fetchRef), so what it
+ * reaches was in the branch's or tag's history then. A fork's commit comes by its hash alone, which it does
+ * not reach: offline, that one is never taken. Only when the remote does not answer: it alone can tell that
+ * the branch was force-pushed (or the tag moved) past the commit since, which also removes a copy at it
+ * (git-repo.ts's failClosed).
+ */
+async function reachedOffline(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  commit: string,
+  error: unknown,
+): Promise<boolean> {
+  const noAnswer = error instanceof GitError && (error.code === "GIT_UNREACHABLE" || error.code === "GIT_TIMEOUT");
+  if (!noAnswer || !(await reachedByRef(target, ctx, dir, commit))) return false;
+  ctx.progress(
+    `${target.spec.url} gave no answer: commit ${commit.slice(0, 12)} checked against ${namedRef(target)} as last fetched`,
+  );
+  return true;
 }
 
 /** Fetch `commit` by its hash: the pinned one (`pinned`), else the lock's. Throws GIT_REF_NOT_FOUND when the server lacks it. */
@@ -111,8 +144,8 @@ async function requireInHistory(
     await fetchRef(target, ctx, dir, ["--unshallow"]);
     if (await reachedByRef(target, ctx, dir, commit)) return;
   }
-  const [kind, moved] = target.ref ? ["tag", "the tag moved"] : ["branch", "the branch was force-pushed"];
-  const ref = `${kind} '${refOf(target)}'`;
+  const moved = target.ref ? "the tag moved" : "the branch was force-pushed";
+  const ref = namedRef(target);
   throw new GitError(
     "GIT_COMMIT_NOT_IN_REF",
     `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of ${ref} of ${target.spec.url} (a commit from a fork, or ${moved}): review it, then run \`skillhub sync --update\` to lock the current ${ref}.`,
@@ -133,6 +166,11 @@ export async function reachedByRef(
   const [, local] = refNames(target);
   const out = await ctx.git.run(["merge-base", "--is-ancestor", commit, `${local}^{commit}`], { cwd: dir });
   return out.code === 0;
+}
+
+/** The configured ref as messages name it: `branch 'main'`, `tag 'v1'`. */
+function namedRef(target: RepoTarget): string {
+  return `${target.ref ? "tag" : "branch"} '${refOf(target)}'`;
 }
 
 /** Where the configured ref is fetched from, and kept in the copy: the tag, else the branch's remote-tracking ref. */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
@@ -72,6 +72,13 @@ function pushDated(remote: Remote, message: string, days: number): string {
   if (made.exitCode !== 0) throw new Error(`git commit failed: ${made.stderr.toString()}`);
   git(["push", "--quiet", "origin", "HEAD"], remote.work);
   return git(["rev-parse", "HEAD"], remote.work);
+}
+
+/** Take `remote` off the network (its bare repository moved away); the function brings it back. */
+function offline(remote: Remote): () => void {
+  const away = `${remote.bare}.away`;
+  renameSync(remote.bare, away);
+  return () => renameSync(away, remote.bare);
 }
 
 const notInBranch = (remote: Remote, commit: string, moved = "the branch was force-pushed") =>
@@ -259,5 +266,165 @@ describe("a copy at a commit its branch does not reach is not served", () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe("offline, the locked commit is taken when the branch or tag, as the copy last fetched it, reaches it", () => {
+  test("a second frozen sync succeeds offline at the locked commit, on a first copy's machine and the reviewer's", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const env = { SKILLS_REPO: remote.url };
+    const reviewer = machine();
+    expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
+    const locked = copyHead(reviewer);
+    const teammate = machine();
+    copyLock(reviewer, teammate);
+    expect((await cli(teammate, ["sync", "--frozen"], env)).code).toBe(0);
+
+    offline(remote);
+    for (const m of [teammate, reviewer]) {
+      const again = await cli(m, ["sync", "--frozen", "--json"], env);
+      expect(again.code, again.out + again.err).toBe(0);
+      expect(JSON.parse(again.out).repos[0]).toMatchObject({ success: true, commit_hash: locked });
+      expect(copyHead(m)).toBe(locked);
+    }
+  });
+
+  test("a lock back at an older commit the copy holds is checked out offline", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
+    const env = { SKILLS_REPO: remote.url };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const older = readFileSync(m.lock, "utf8");
+    const first = copyHead(m);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second."));
+    const second = remote.push("second");
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect(copyHead(m)).toBe(second);
+
+    offline(remote);
+    writeFileSync(m.lock, older);
+    const frozen = await cli(m, ["sync", "--frozen"], env);
+    expect(frozen.code, frozen.out + frozen.err).toBe(0);
+    expect(copyHead(m)).toBe(first);
+  });
+
+  test("a pinned tag's second sync succeeds offline", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Tagged.") });
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const env = { SKILLS_REPO: remote.url, SKILLS_REF: "v1" };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const tagged = copyHead(m);
+
+    offline(remote);
+    const again = await cli(m, ["sync", "--json"], env);
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(JSON.parse(again.out).repos[0]).toMatchObject({ success: true, commit_hash: tagged });
+  });
+
+  test("a copy without a record of the branch (made by an earlier SkillHub) fetches it once, then syncs offline", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const env = { SKILLS_REPO: remote.url };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const locked = copyHead(m);
+    git(["update-ref", "-d", "refs/remotes/origin/main"], copyOf(m) as string);
+
+    const online = offline(remote);
+    const unchecked = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(unchecked.code).toBe(1);
+    expect(errorOf(unchecked)?.code).toBe("GIT_UNREACHABLE");
+    online();
+    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
+    offline(remote);
+    const again = await cli(m, ["sync", "--frozen"], env);
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(copyHead(m)).toBe(locked);
+  });
+
+  test("a commit the copy holds but its record of the branch no longer reaches goes to the remote, which refuses it", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    const env = { SKILLS_REPO: remote.url };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const dropped = copyHead(m);
+    const droppedLock = readFileSync(m.lock, "utf8");
+    // The branch is force-pushed past it; the copy follows, and keeps the dropped commit's objects.
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten."));
+    git(["add", "-A"], remote.work);
+    git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+    const rewritten = git(["rev-parse", "HEAD"], remote.work);
+    expect((await cli(m, ["sync", "--update"], env)).code).toBe(0);
+    expect(copyHead(m)).toBe(rewritten);
+    expect(git(["cat-file", "-t", dropped], copyOf(m) as string)).toBe("commit");
+    writeFileSync(m.lock, droppedLock);
+
+    const online = offline(remote);
+    const unchecked = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(unchecked.code).toBe(1);
+    expect(errorOf(unchecked)?.code).toBe("GIT_UNREACHABLE");
+    expect(copyHead(m)).toBe(rewritten);
+    online();
+    const refused = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(errorOf(refused)).toEqual({ code: "GIT_COMMIT_NOT_IN_REF", message: notInBranch(remote, dropped) });
+    expect(copyHead(m)).toBe(rewritten);
+  });
+
+  test("a commit the branch has dropped since the copy's last fetch is taken offline, refused once the remote answers", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    const env = { SKILLS_REPO: remote.url };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const dropped = copyHead(m);
+    const copy = copyOf(m) as string;
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten."));
+    git(["add", "-A"], remote.work);
+    git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+
+    const online = offline(remote);
+    const unchecked = await cli(m, ["sync", "--frozen"], env);
+    expect(unchecked.code, unchecked.out + unchecked.err).toBe(0);
+    expect(unchecked.err).toContain(
+      `sync: ${remote.url} gave no answer: commit ${dropped.slice(0, 12)} checked against branch 'main' as last fetched…`,
+    );
+    expect(copyHead(m)).toBe(dropped);
+    online();
+    const refused = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(errorOf(refused)).toEqual({
+      code: "GIT_COMMIT_NOT_IN_REF",
+      message: `${notInBranch(remote, dropped)} The copy in ${copy}, at commit ${dropped.slice(0, 12)}, which is not in that history either, was removed.`,
+    });
+    expect(copyOf(m)).toBeUndefined();
+  });
+
+  test("a fork's commit the copy holds is not taken offline", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const env = { SKILLS_REPO: remote.url };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const reviewed = copyHead(m);
+    const fork = forkCommit(remote);
+    git(["fetch", "--quiet", remote.url, fork], copyOf(m) as string);
+    copyLock(m, m, (source) => (source.commit = fork));
+
+    offline(remote);
+    const frozen = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(frozen.code).toBe(1);
+    expect(errorOf(frozen)?.code).toBe("GIT_UNREACHABLE");
+    expect(copyHead(m)).toBe(reviewed);
+  });
+
+  test("a remote that answers without the branch is not overruled by the copy's record of it", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const env = { SKILLS_REPO: remote.url };
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    git(["update-ref", "-d", "refs/heads/main"], remote.bare);
+    const frozen = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(frozen.code).toBe(1);
+    expect(errorOf(frozen)?.code).toBe("GIT_BRANCH_NOT_FOUND");
   });
 });
