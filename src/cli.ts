@@ -227,7 +227,8 @@ export async function run(
       return args.command === "mcp-server" ? { ...loaded, config: mcpServerSettings(loaded.config) } : loaded;
     };
     const { config, warnings } = await settings();
-    refuseListeningOnStdio(args, config);
+    const stdioOnly = listeningOnStdio(args, config);
+    if (stdioOnly) io.err(`skillhub: warning: ${stdioOnly}.\n`);
     for (const warning of namedFolderWarnings(config.sources)) io.err(`skillhub: warning: ${warning}.\n`);
     // A mistyped key is ignored: said by every command, not only by doctor and the server's log, since the
     // setting it meant (a skills folder, say) silently does not apply.
@@ -264,19 +265,17 @@ function mcpServerSettings(config: Config): Config {
 }
 
 /**
- * `skillhub serve --port 8000` without `--transport http` would serve on stdio and drop where to listen: say
- * what to type instead. The transport may come from SKILLHUB_TRANSPORT or a config file, so this is checked
- * on the settings, not on the command line alone.
+ * `skillhub serve --port 8000` without `--transport http` serves on stdio and drops where to listen: say what
+ * to type instead. A warning, not a refusal: an MCP client's configuration that passes such a flag to its
+ * stdio server kept working before, and must not lose its skills on an upgrade. The transport may come from
+ * SKILLHUB_TRANSPORT or a config file, so this is judged on the settings, not on the command line alone.
  */
-function refuseListeningOnStdio(args: ParsedArgs, config: Config): void {
-  if (args.command !== "serve" || config.server.transport !== "stdio") return;
+function listeningOnStdio(args: ParsedArgs, config: Config): string | undefined {
+  if (args.command !== "serve" || config.server.transport !== "stdio") return undefined;
   const given = ["host", "port", "stateless"].filter((name) => args.flags[name] !== undefined);
-  if (given.length === 0) return;
+  if (given.length === 0) return undefined;
   const typed = given.map((name) => (args.flags[name] === true ? `--${name}` : `--${name} ${args.flags[name]}`));
-  throw new ConfigError(
-    `option --${given[0]} is for a server over HTTP, and this one would run on stdio (the default): skillhub serve --transport http ${typed.join(" ")}.`,
-    { key: given[0], value: "stdio" },
-  );
+  return `option --${given[0]} is for a server over HTTP, and this one runs on stdio (the default) without it; to serve over HTTP: skillhub serve --transport http ${typed.join(" ")}`;
 }
 
 /** Resolves once stdout has taken everything written so far (set when a write is buffered). */

@@ -87,22 +87,23 @@ describe("skillhub CLI", () => {
     for (const format of ["2026-02-01", "2026-02-01T09:00:00Z", "7d", "12h", "2w"]) expect(wrong.err).toContain(format);
   });
 
-  test("skillhub version suggests --version; serve --port without --transport http says what to type", async () => {
+  test("skillhub version suggests --version; serve --port without --transport http serves stdio, saying what to type", async () => {
     const version = await cli(["version"]);
     expect(version.code).toBe(2);
     expect(version.err).toContain(`unknown command "version". Did you mean '--version'?`);
-    // Through the binary: before, it served on stdio and dropped the port.
+    // Through the binary: the stdio server still starts (an MCP client's configuration may pass such a flag),
+    // and its first line says how to serve over HTTP.
     const home = tempDir();
     const stdio = runBinary(["serve", "--port", "8000"], home, home);
-    expect(stdio).toEqual({
-      code: 2,
-      out: "",
-      err: "skillhub: option --port is for a server over HTTP, and this one would run on stdio (the default): skillhub serve --transport http --port 8000.\n",
-    });
+    expect(stdio.code).toBe(0);
+    expect(stdio.out).toBe("");
+    expect(stdio.err).toStartWith(
+      "skillhub: warning: option --port is for a server over HTTP, and this one runs on stdio (the default) without it; to serve over HTTP: skillhub serve --transport http --port 8000.\n",
+    );
     // --host and --stateless too, with the transport set to stdio in the environment as well.
-    const refused = runBinary(["--stateless", "--host", "127.0.0.1"], home, home, { SKILLHUB_TRANSPORT: "stdio" });
-    expect(refused.code).toBe(2);
-    expect(refused.err).toContain("skillhub serve --transport http --host 127.0.0.1 --stateless.");
+    const warned = runBinary(["--stateless", "--host", "127.0.0.1"], home, home, { SKILLHUB_TRANSPORT: "stdio" });
+    expect(warned.code).toBe(0);
+    expect(warned.err).toContain("skillhub serve --transport http --host 127.0.0.1 --stateless.");
   });
 
   test("usage errors go to stderr with exit 2", async () => {
