@@ -8,6 +8,15 @@ import { cli, type Machine, machine } from "../../lock/cli.ts";
 
 afterAll(cleanupTemp);
 
+/** The team's repository, its skill `alpha` saying `text`, and the settings that serve it (tag `tag` pinned). */
+function team(text?: string, tag?: string): { remote: Remote; env: Record<string, string> } {
+  const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", text) });
+  if (!tag) return { remote, env: { SKILLS_REPO: remote.url } };
+  git(["tag", tag], remote.work);
+  git(["push", "--quiet", "origin", tag], remote.work);
+  return { remote, env: { SKILLS_REPO: remote.url, SKILLS_REF: tag } };
+}
+
 /** The machine's copy of the repository (its only one), or undefined when there is none. */
 function copyOf(m: Machine): string | undefined {
   const repos = join(m.home, ".skillhub", "repos");
@@ -86,8 +95,7 @@ const notInBranch = (remote: Remote, commit: string, moved = "the branch was for
 
 describe("a lock's commit is checked out only when the configured branch or tag reaches it", () => {
   test("a fork's commit, which the server hands out by its hash, is refused on a fresh machine", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team();
     const reviewer = machine();
     expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
     const fork = forkCommit(remote);
@@ -105,8 +113,7 @@ describe("a lock's commit is checked out only when the configured branch or tag 
   });
 
   test("a commit of another branch is refused; an older commit of the branch is accepted", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team("First.");
     const reviewer = machine();
     expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
     const older = JSON.parse(readFileSync(reviewer.lock, "utf8")).sources.team.commit;
@@ -155,8 +162,7 @@ describe("a lock's commit is checked out only when the configured branch or tag 
   });
 
   test("a copy made at the tip accepts a lock of an older commit of the branch (its history fetched)", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team("First.");
     const reviewer = machine();
     expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
     const older = copyHead(reviewer);
@@ -174,10 +180,7 @@ describe("a lock's commit is checked out only when the configured branch or tag 
   });
 
   test("a pinned tag: its older commit is accepted, a commit it never reached is refused", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Tagged.") });
-    git(["tag", "v1"], remote.work);
-    git(["push", "--quiet", "origin", "v1"], remote.work);
-    const env = { SKILLS_REPO: remote.url, SKILLS_REF: "v1" };
+    const { remote, env } = team("Tagged.", "v1");
     const reviewer = machine();
     expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
     const tagged = copyHead(reviewer);
@@ -218,8 +221,7 @@ describe("a lock's commit is checked out only when the configured branch or tag 
   });
 
   test("a copy keeps serving its own commit of the branch when the lock names a fork's", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team();
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const reviewed = copyHead(m);
@@ -234,8 +236,7 @@ describe("a lock's commit is checked out only when the configured branch or tag 
 
 describe("a copy at a commit its branch does not reach is not served", () => {
   test("a frozen server whose copy is at a fork's commit (and whose lock records it) removes the copy", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team();
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     // As an earlier SkillHub left it: the fork's commit checked out, the lock written from it.
@@ -271,8 +272,7 @@ describe("a copy at a commit its branch does not reach is not served", () => {
 
 describe("offline, the locked commit is taken when the branch or tag, as the copy last fetched it, reaches it", () => {
   test("a second frozen sync succeeds offline at the locked commit, on a first copy's machine and the reviewer's", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team();
     const reviewer = machine();
     expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
     const locked = copyHead(reviewer);
@@ -290,8 +290,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
   });
 
   test("a lock back at an older commit the copy holds is checked out offline", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team("First.");
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const older = readFileSync(m.lock, "utf8");
@@ -309,10 +308,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
   });
 
   test("a pinned tag's second sync succeeds offline", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Tagged.") });
-    git(["tag", "v1"], remote.work);
-    git(["push", "--quiet", "origin", "v1"], remote.work);
-    const env = { SKILLS_REPO: remote.url, SKILLS_REF: "v1" };
+    const { remote, env } = team("Tagged.", "v1");
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const tagged = copyHead(m);
@@ -324,8 +320,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
   });
 
   test("a copy without a record of the branch (made by an earlier SkillHub) fetches it once, then syncs offline", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team();
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const locked = copyHead(m);
@@ -344,8 +339,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
   });
 
   test("a commit the copy holds but its record of the branch no longer reaches goes to the remote, which refuses it", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team("Reviewed.");
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const dropped = copyHead(m);
@@ -373,8 +367,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
   });
 
   test("a commit the branch has dropped since the copy's last fetch is taken offline, refused once the remote answers", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team("Reviewed.");
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const dropped = copyHead(m);
@@ -401,8 +394,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
   });
 
   test("a fork's commit the copy holds is not taken offline", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team();
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const reviewed = copyHead(m);
@@ -418,8 +410,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
   });
 
   test("a remote that answers without the branch is not overruled by the copy's record of it", async () => {
-    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
-    const env = { SKILLS_REPO: remote.url };
+    const { remote, env } = team();
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     git(["update-ref", "-d", "refs/heads/main"], remote.bare);
