@@ -224,11 +224,17 @@ export async function run(
   try {
     const settings = async (verifiedCopy?: (copy: string) => boolean) => {
       const loaded = await loadSettings({ args, env, homeDir, cwd, verifiedCopy });
-      return args.command === "mcp-server" ? { ...loaded, config: mcpServerSettings(loaded.config) } : loaded;
+      if (args.command !== "mcp-server") return loaded;
+      const repos = loaded.config.git.repos.map((repo) => (typeof repo === "string" ? repo : repo.url));
+      const skipped = repos.length
+        ? [`mcp-server serves no git repository, so ${repos.join(", ")} is left out (skillhub serve serves it)`]
+        : [];
+      return { config: mcpServerSettings(loaded.config), warnings: [...loaded.warnings, ...skipped] };
     };
     const { config, warnings } = await settings();
     const stdioOnly = listeningOnStdio(args, config);
-    if (stdioOnly) io.err(`skillhub: warning: ${stdioOnly}.\n`);
+    for (const warning of [...args.ignored, ...(stdioOnly ? [stdioOnly] : [])])
+      io.err(`skillhub: warning: ${warning}.\n`);
     for (const warning of namedFolderWarnings(config.sources)) io.err(`skillhub: warning: ${warning}.\n`);
     // A mistyped key is ignored: said by every command, not only by doctor and the server's log, since the
     // setting it meant (a skills folder, say) silently does not apply.

@@ -143,6 +143,8 @@ export interface ParsedArgs {
   positionals: string[];
   /** Flags that map to configuration keys. */
   flags: Record<string, unknown>;
+  /** Why options were ignored rather than refused (a server a client starts: warnings, not errors). */
+  ignored: string[];
   /** Everything else. */
   options: {
     config?: string;
@@ -214,7 +216,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   }
   const values = parsed.values;
   // --help wins over an option the command does not take: the help says which it takes.
-  if (values.help !== true) refuseOthersOptions(command, values);
+  const ignored = values.help === true ? [] : refuseOthersOptions(command, values);
   const flags: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) if (CONFIG_FLAGS.has(name)) flags[name] = value;
   if (command === "serve" && positionals.length > 0) {
@@ -228,6 +230,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     named: first !== undefined,
     positionals,
     flags,
+    ignored,
     options: {
       config: values.config as string | undefined,
       json: values.json === true,
@@ -246,17 +249,23 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   };
 }
 
-/** An option given to a command that does not read it is an error, not something to ignore. */
-function refuseOthersOptions(command: Command, values: Record<string, unknown>): void {
+/**
+ * An option given to a command that does not read it is an error, not something to ignore; except for
+ * mcp-server, which MCP clients start: there it is dropped from `values` and said in a warning (returned), since
+ * a client's configuration that passed it before must not lose its skills on an upgrade.
+ */
+function refuseOthersOptions(command: Command, values: Record<string, unknown>): string[] {
   const takes: readonly string[] = commandOptionNames(command);
+  const ignored: string[] = [];
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined || takes.includes(name) || name === "version") continue;
     if (FIXED[command]?.[name as OptionName] === value) continue;
-    throw new ConfigError(`option --${name} does not apply to ${command}: ${instead(command, name as OptionName)}.`, {
-      key: name,
-      value: command,
-    });
+    const why = `option --${name} does not apply to ${command}: ${instead(command, name as OptionName)}`;
+    if (command !== "mcp-server") throw new ConfigError(`${why}.`, { key: name, value: command });
+    ignored.push(`${why}; ignored`);
+    delete values[name];
   }
+  return ignored;
 }
 
 /** Why `option` is refused by `command`, and what to type instead: a known intent, else what the command takes. */

@@ -315,14 +315,17 @@ describe("parseCommandLine", () => {
     );
   });
 
-  test("mcp-server takes only what it honours, and says what it serves", () => {
+  test("mcp-server ignores what it does not honour, saying what it serves (a client's configuration keeps working)", () => {
     const serves =
-      "mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; skillhub serve --tools PROFILE|LIST serves other tools.";
-    for (const argv of [["--tools", "all"], ["--enable-commands"], ["--reindex"], ["--skip-auto-reindex"]])
-      expect({ argv, message: failure(() => parseCommandLine(["mcp-server", ...argv])).message }).toEqual({
+      "mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; skillhub serve --tools PROFILE|LIST serves other tools; ignored";
+    for (const argv of [["--tools", "all"], ["--enable-commands"], ["--reindex"], ["--skip-auto-reindex"]]) {
+      const parsed = parseCommandLine(["mcp-server", ...argv]);
+      expect({ argv, ignored: parsed.ignored }).toEqual({
         argv,
-        message: `option ${argv[0]} does not apply to mcp-server: ${serves}`,
+        ignored: [`option ${argv[0]} does not apply to mcp-server: ${serves}`],
       });
+      expect(parsed.flags).toEqual({});
+    }
     // Saying what it does anyway is no mistake.
     expect(parseCommandLine(["mcp-server", "--tools", "sk"]).flags.tools).toBe("sk");
     expect(
@@ -331,10 +334,10 @@ describe("parseCommandLine", () => {
     ).toMatchObject({ root: "tools/skills", "no-watch": true, "no-prompts": true });
   });
 
-  test("where a server listens is refused by commands that open none, and by the stdio-only mcp-server", () => {
-    expect(failure(() => parseCommandLine(["mcp-server", "--transport", "http"])).message).toBe(
-      "option --transport does not apply to mcp-server: mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP).",
-    );
+  test("where a server listens is refused by commands that open none, and ignored by the stdio-only mcp-server", () => {
+    expect(parseCommandLine(["mcp-server", "--transport", "http"]).ignored).toEqual([
+      "option --transport does not apply to mcp-server: mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP); ignored",
+    ]);
     expect(failure(() => parseCommandLine(["list", "--stateless"])).message).toBe(
       "option --stateless does not apply to list: only serve (and ui, with --host and --port) opens a server.",
     );

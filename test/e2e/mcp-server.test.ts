@@ -56,5 +56,12 @@ describe("skillhub mcp-server over stdio", () => {
     const served = (listed.structuredContent as { skills: { meta: { name: string } }[] }).skills;
     expect(served.map((s) => s.meta.name).sort()).toEqual(["bd-ready", "extra"]);
     await client.close();
+    // A client's configuration that passes what mcp-server does not honour still starts it, with warnings.
+    const warned = runBinary(["mcp-server", "--enable-commands", "--tools", "all"], project, home);
+    expect(warned.code).toBe(0);
+    expect(warned.out).toBe("");
+    expect(warned.err).toContain("warning: option --enable-commands does not apply to mcp-server:");
+    expect(warned.err).toContain("warning: option --tools does not apply to mcp-server:");
+    expect(warned.err).toContain(`mcp-server serves no git repository, so ${remote.url} is left out`);
   });
 });
