@@ -5,7 +5,7 @@ import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedSources } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE } from "./lock-advice.ts";
+import { ACCEPT_OR_RESTORE_FILES } from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges } from "./lock-state.ts";
 
 /**
@@ -85,7 +85,8 @@ export const runSync: CommandRun = async (ctx) => {
       else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
     }
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
-    if (differs && outcome.success) ctx.out(`${ACCEPT_OR_RESTORE}\n`);
+    // Every repository is at its locked commit now: what differs is a folder's files.
+    if (differs && outcome.success) ctx.out(`${ACCEPT_OR_RESTORE_FILES}\n`);
     return outcome.success && !differs ? 0 : 1;
   } finally {
     hub.close();

@@ -55,6 +55,8 @@ export function uiCommand(options: UiCommandOptions = {}): CommandRun {
         ...httpServeOptions(s),
         // A fixed default port would collide with a running `serve --transport http`; the OS picks one.
         port: ctx.args.flags.port === undefined ? 0 : s.port,
+        // Not ui's setting (nor its --stateless): its MCP endpoint keeps sessions, as serve does by default.
+        stateless: false,
       });
     } catch (error) {
       hub.close();

@@ -98,7 +98,7 @@ describe("what search, list and doctor print", () => {
 });
 
 describe("sync --frozen", () => {
-  test("differences from the lock end with what to do, in the sentence verify ends with", () => {
+  test("differences from the lock end with what to do: verify's sentence, without the sync it has just done", () => {
     const home = tempDir();
     const project = join(home, "project");
     git(["init", "--quiet", "-b", "main", project]);
@@ -115,7 +115,9 @@ describe("sync --frozen", () => {
     const sync = skillhub(["sync", "--frozen"], project, home);
     expect(sync.code).toBe(1);
     expect(sync.out).toContain("1 difference (frozen, lock unchanged):\n  changed skill local-skills:hello");
-    expect(sync.out).toEndWith(`\n${advice}\n`);
+    expect(sync.out).toEndWith(
+      "\nReview them, then run `skillhub lock` to accept them, or restore what the lock records: restore a folder's files from version control.\n",
+    );
     // No difference, no advice.
     expect(skillhub(["lock"], project, home).code).toBe(0);
     expect(skillhub(["sync", "--frozen"], project, home).out).not.toContain("Review them");
