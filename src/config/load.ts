@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { ConfigError } from "../util/errors.ts";
 import { yaml } from "../util/lazy-yaml.ts";
+import { isMapping } from "../util/mapping.ts";
 import { readNamedText } from "../util/named-file.ts";
 import { yamlErrorAt } from "../util/yaml-error.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
@@ -116,10 +117,6 @@ function ownRepos(file: ConfigFile): ConfigFile {
         : repo,
   );
   return { ...file, data: { ...(file.data as Record<string, unknown>), git: { ...git, repos } } };
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Largest config.yaml read; a larger one is refused (the whole schema fits in a few kilobytes). */

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../util/errors.ts";
+import { isMapping } from "../util/mapping.ts";
 import { readConfigFile } from "./load.ts";
 import { type Resolved, repoFrom } from "./resolve.ts";
 import { type Config, JITLESS, RepoEntryConfig } from "./schema.ts";
@@ -103,8 +104,4 @@ export function withProjectSources(config: Config, project: ProjectSources): Con
     git: { ...config.git, repos: [...project.repos, ...config.git.repos] },
     sources: { ...config.sources, project_dirs: [...project.dirs, ...config.sources.project_dirs] },
   };
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

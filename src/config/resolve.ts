@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { closeNames } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
+import { isMapping } from "../util/mapping.ts";
 import { configDefaults } from "./defaults.ts";
 import { FLAG_SETTINGS } from "./flag-settings.ts";
 import { type Config, configSchema, configSchemaOf, JITLESS } from "./schema.ts";
@@ -126,7 +127,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
  */
 function impliedAnalytics(raw: Record<string, unknown>, assignments: readonly Assignment[]): void {
   const analytics = raw.analytics;
-  if (!isPlainObject(analytics)) return;
+  if (!isMapping(analytics)) return;
   const explicit = assignments.findLast((a) => !a.implied && a.path.join(".") === "analytics.enabled");
   const set = (value: unknown) => typeof value === "string" && value.trim() !== "";
   // The environment's implied `true` (ANALYTICS_ENDPOINT) does not override an explicit value from a file.
@@ -246,7 +247,7 @@ function shown(value: unknown, secret?: boolean): string {
 function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
   const out: Assignment[] = [];
   if (file.data === null || file.data === undefined) return out;
-  if (!isPlainObject(file.data)) {
+  if (!isMapping(file.data)) {
     throw new ConfigError(
       `Invalid configuration: ${file.path} must hold a YAML mapping of settings, not ${typeName(file.data)}.`,
       {
@@ -272,8 +273,8 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
         continue;
       }
       const childShape = objectShape(childSchema);
-      if (childShape && isPlainObject(child)) walk(child, childPath, childSchema);
-      else if (isRecordSchema(childSchema) && isPlainObject(child)) {
+      if (childShape && isMapping(child)) walk(child, childPath, childSchema);
+      else if (isRecordSchema(childSchema) && isMapping(child)) {
         for (const [k, v] of Object.entries(child))
           out.push({
             path: [...childPath, k],
@@ -322,7 +323,7 @@ function fromFileFolder(key: string, value: unknown, folder: string): unknown {
   return value.map((repo) =>
     typeof repo === "string"
       ? repoFrom(folder, repo)
-      : isPlainObject(repo) && typeof repo.url === "string"
+      : isMapping(repo) && typeof repo.url === "string"
         ? { ...repo, url: repoFrom(folder, repo.url) }
         : repo,
   );
@@ -366,10 +367,6 @@ function isRecordSchema(schema: z.ZodType): boolean {
   return defOf(unwrap(schema))?.type === "record";
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function typeName(value: unknown): string {
   return Array.isArray(value) ? "a list" : value === null ? "null" : `a ${typeof value}`;
 }
@@ -378,7 +375,7 @@ function setDeep(target: Record<string, unknown>, path: string[], value: unknown
   let node = target;
   for (const key of path.slice(0, -1)) {
     const next = node[key];
-    if (!isPlainObject(next)) node[key] = {};
+    if (!isMapping(next)) node[key] = {};
     node = node[key] as Record<string, unknown>;
   }
   const last = path[path.length - 1];
@@ -388,7 +385,7 @@ function setDeep(target: Record<string, unknown>, path: string[], value: unknown
 function getDeep(target: unknown, path: PropertyKey[]): unknown {
   let node = target;
   for (const key of path)
-    node = isPlainObject(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+    node = isMapping(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
   return node;
 }
 

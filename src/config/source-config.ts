@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
+import { isMapping } from "../util/mapping.ts";
 import type { ConfigFile } from "./resolve.ts";
 import type { Config } from "./schema.ts";
 
@@ -183,8 +184,4 @@ export function dropUnsupportedKeys(
     warnings.push(`${file.path}: key "${dotted}" ignored: not supported (${reason}).`);
   }
   return { file: { path: file.path, data: copy }, warnings };
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,7 @@ import { effectiveChain } from "../catalog/tree-chain.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { skillReadRoot } from "../skills/skill-read.ts";
 import { resolveParentPath } from "../skills/tree-paths.ts";
-import { isVersionControl, VCS_DIR } from "../sources/skill-files.ts";
+import { isVersionControl, VCS_DIR } from "../sources/version-control.ts";
 import type { Logger } from "../util/logger.ts";
 import { capitalised } from "../util/plural.ts";
 import { statOf } from "../util/stat.ts";

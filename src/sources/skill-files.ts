@@ -6,8 +6,6 @@ import { isVersionControl } from "./version-control.ts";
 import { SKILL_FILE, SKIPPED_DIRS } from "./walk.ts";
 import { type FolderEntry, readEntries } from "./walk-listings.ts";
 
-export { isVersionControl, trimDotsAndSpaces, VCS_DIR } from "./version-control.ts";
-
 export interface SkillFileEntry {
   /** Relative to the skill folder, "/" separators. */
   path: string;

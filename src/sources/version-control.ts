@@ -1,3 +1,5 @@
+import { relative, sep } from "node:path";
+
 /** Version-control metadata: never a file of a skill. */
 export const VCS_DIR = ".git";
 
@@ -29,6 +31,15 @@ export function isVersionControlHead(name: string): boolean {
   const stop = name.search(/[:=@]/);
   if (stop < 0) return isVersionControl(name);
   return name[stop] === ":" && isVersionControl(name.slice(0, stop));
+}
+
+/**
+ * Whether `real`, inside `base`, lies in version-control metadata (a `.git` folder, spelled any way).
+ * Security: what git keeps there is no file of any commit, whoever can write the copy writes it, and no
+ * check of a signed copy (trust.allowed_signers) looks at it: a link into it must never serve it. Pure.
+ */
+export function inVersionControl(base: string, real: string): boolean {
+  return relative(base, real).split(sep).some(isVersionControl);
 }
 
 /**

@@ -1,10 +1,9 @@
 import * as nodeFs from "node:fs";
-import { relative, sep } from "node:path";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode } from "../util/errors.ts";
 import { isInside } from "../util/safe-path.ts";
 import { type FileStamp, fileStamp } from "./stamp.ts";
-import { isVersionControl } from "./version-control.ts";
+import { inVersionControl } from "./version-control.ts";
 import { type FolderEntry, FolderListings, SKILL_FILE } from "./walk-listings.ts";
 import { noteLinkOutside, noteLinkToVersionControl, noteSpecial, noteUnreadable } from "./walk-notes.ts";
 import { childPath, toRel } from "./walk-paths.ts";
@@ -299,14 +298,4 @@ export class Walker {
       return undefined;
     }
   }
-}
-
-/**
- * Whether `real`, inside `base`, lies in version-control metadata (a `.git` folder, spelled any way).
- * Security: the walk never enters such a folder by its name, nor may a link in a synced repository or a
- * plugin lead into one: what git keeps there is no file of any commit, whoever can write the copy writes
- * it, and no check of a signed copy (trust.allowed_signers) looks at it. Pure.
- */
-function inVersionControl(base: string, real: string): boolean {
-  return relative(base, real).split(sep).some(isVersionControl);
 }

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
-import { isVersionControl } from "../../sources/version-control.ts";
+import { inVersionControl } from "../../sources/version-control.ts";
 import { isInside } from "../../util/safe-path.ts";
 import { configRepoTargets } from "../repo-targets.ts";
 
@@ -65,5 +65,5 @@ export function repoSkillsDir(copy: string, path: string | undefined): string | 
  * serve that.
  */
 function ofCopy(copy: string, real: string): boolean {
-  return isInside(copy, real) && !relative(copy, real).split(sep).some(isVersionControl);
+  return isInside(copy, real) && !inVersionControl(copy, real);
 }
