@@ -92,6 +92,8 @@ export const runVerify: CommandRun = async (ctx) => {
         ctx.out(`${target.file}: ${plural(own.length, "difference")} from what would be served:\n${changeLines(own)}`);
     }
     if (changes.length === 0) return 0;
+    const unpinned = unpinnedOwn(checked);
+    if (unpinned) ctx.out(`${unpinned}\n`);
     // A fresh clone of the project: its repositories are not fetched yet, so every one of their skills reads
     // as removed. Fetching the locked commits comes first; accepting the differences would drop them.
     const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
@@ -139,6 +141,19 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
     return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`skillhub sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}, or review the change and run \`skillhub lock\` to record the ${moved.length === 1 ? "copy's" : "copies'"} instead.`;
   }
   return ACCEPT_OR_RESTORE;
+}
+
+/**
+ * After an upgrade, your own repositories are pinned by ~/.skillhub/skillhub.lock, which an earlier
+ * version never recorded them in: the sentence that says so, or undefined when no such repository is new.
+ */
+function unpinnedOwn(checked: readonly Checked[]): string | undefined {
+  const labels = checked
+    .filter((c) => c.target.scope === "global")
+    .flatMap((c) => c.changes.filter((x) => x.subject === "source" && x.kind === "added").map((x) => x.id));
+  if (labels.length === 0) return undefined;
+  const one = labels.length === 1;
+  return `${one ? "Repository" : "Repositories"} ${labels.join(", ")} of your own config ${one ? "is" : "are"} not pinned by your lock yet (as after an upgrade: earlier versions recorded ${one ? "it" : "them"} in the project lock): ${one ? "it follows its branch" : "they follow their branches"} and a frozen server leaves ${one ? "its" : "their"} skills out; review the copy and run \`skillhub lock\`.`;
 }
 
 /**

@@ -166,7 +166,7 @@ export const AnalyticsConfig = once(() =>
  * branch and skills folder (`path`), as `skillhub add` writes them. `scope` says whose configuration
  * named it (the loaders set it): `project`, a project's skillhub.yaml (no GITHUB_TOKEN, server scripts
  * only with scripts.allow_project); `user`, the user's own config file, so that the user's own lock pins
- * it (lock/location.ts). Unset: SKILLS_REPO or --repo, pinned by the project's lock.
+ * it (lock/location.ts). Unset: SKILLS_REPO, pinned by the project's lock.
  */
 export const RepoEntryConfig = once(() =>
   z.strictObject({

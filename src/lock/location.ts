@@ -1,15 +1,16 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
-import type { Config, RepoEntryConfig } from "../config/schema.ts";
-import { configRepoTargets, repoEntry, sourceKey, targetKey } from "../refresh/repo-targets.ts";
+import type { Config } from "../config/schema.ts";
+import { parseRepo } from "../refresh/git/git-url.ts";
+import { configRepoTargets, ownUrls } from "../refresh/repo-targets.ts";
 import type { Location } from "../sources/source-list.ts";
 import { LOCKFILE_NAME } from "./lockfile.ts";
 
 /**
  * Which skills and repositories a lock file covers. A repository is pinned by the lock of the place
  * that names it. "project": the project's own skills, and the repositories of its skillhub.yaml and
- * of SKILLS_REPO / --repo (committed with the project, so teammates and CI verify them); "global":
+ * of SKILLS_REPO (committed with the project, so teammates and CI verify them); "global":
  * this machine's personal skills (global folders, SkillHub's skills folder, Claude Code plugins) and
- * the repositories of the user's own config file; "all": everything (SKILLHUB_LOCK, or no project root).
+ * the repositories whose URL the user's own config file names; "all": everything (SKILLHUB_LOCK, or no project root).
  */
 export type LockScope = "project" | "global" | "all";
 
@@ -52,20 +53,20 @@ export function lockPath(input: LockPlace): string {
 }
 
 /**
- * The source labels of the repositories the user's own config file names (`scope: user`, set by
- * config/load.ts): the global lock pins them and records their skills, inside a project too. The first
- * entry of a repository and folder is the one synced (a project's comes first), so it decides.
+ * The source labels of the repositories whose URL the user's own config file names (`scope: user`, set
+ * by config/load.ts): the global lock pins them and records their skills, inside a project too. Pins go
+ * by URL (one copy's commit per URL: git-sync.ts), so a project's entry of the same URL with another
+ * folder is pinned by the user's lock as well, and left out of the project lock: one lock decides a
+ * URL's commit for pins, checkouts, `skillhub lock` and advice alike.
  */
 export function ownRepoLabels(config: Config): ReadonlySet<string> {
-  if (!config.git.repos.some((r) => typeof r !== "string" && r.scope === "user")) return new Set();
-  const first = new Map<string, RepoEntryConfig>();
-  for (const item of config.git.repos) {
-    const entry = repoEntry(item);
-    const key = sourceKey(entry);
-    if (!first.has(key)) first.set(key, entry);
-  }
-  const own = configRepoTargets(config).filter((t) => first.get(targetKey(t))?.scope === "user");
-  return new Set(own.map((t) => t.label));
+  const own = ownUrls(config.git.repos);
+  if (own.size === 0) return new Set();
+  return new Set(
+    configRepoTargets(config)
+      .filter((t) => own.has(parseRepo(t.spec.url).slug))
+      .map((t) => t.label),
+  );
 }
 
 /**

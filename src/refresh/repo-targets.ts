@@ -56,11 +56,12 @@ export function targetKey(target: RepoTarget): string {
  * `ref` or `branch` wins over SKILLS_REF / SKILLS_BRANCH. Throws ConfigError.
  *
  * `lock` is the skillhub.lock that pins these copies (lock/location.ts; SkillHub's own lock when
- * unset). A project's lock gets copies of its own: a pin, a frozen commit or a sync in one project
- * must never change the files another project serves, so two projects never share a copy. The runs
- * of one project (its servers, `skillhub sync`, `verify`) read the same lock and share theirs. A
- * repository of the user's own config file (`scope: user`) is pinned by the user's own lock in every
- * project, so it has one copy, that lock's, wherever it is served.
+ * unset). Each lock has copies of its own: a pin, a frozen commit or a sync in one project must never
+ * change the files another project serves, so runs that read different locks never share a copy. The
+ * runs that read the same lock (a project's servers, `skillhub sync`, `verify`) share its copies. A
+ * repository whose URL the user's own config file names (`scope: user`) is pinned by SkillHub's own lock
+ * (~/.skillhub/skillhub.lock) in every project, so it has that lock's copy wherever it is served; pass
+ * the repositories through copyRepos, which leaves no such entry when lock.file pins everything.
  */
 export function repoTargets(options: {
   repos: readonly (string | RepoEntryConfig)[];
@@ -75,6 +76,7 @@ export function repoTargets(options: {
   const seen = new Set<string>();
   const targets: RepoTarget[] = [];
   const forLock = copySuffix(options.home, options.lock);
+  const own = ownUrls(options.repos);
   for (const item of options.repos) {
     const entry = repoEntry(item);
     const raw = entry.url;
@@ -95,7 +97,7 @@ export function repoTargets(options: {
     const source = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
     if (seen.has(source)) continue;
     seen.add(source);
-    const slug = entry.scope === "user" ? source : `${source}${forLock}`;
+    const slug = own.has(parsed.slug) ? source : `${source}${forLock}`;
     const name = path ? `${parsed.name}-${path.split("/").pop()}` : parsed.name;
     // A repository never takes a fixed source's label.
     const wanted = isReservedLabel(name) ? `repo-${name}` : name;
@@ -116,10 +118,34 @@ export function repoTargets(options: {
   return targets;
 }
 
+/**
+ * The repositories (normalised URLs) whose URL an entry of the user's own config file names: SkillHub's
+ * own lock pins them, whatever folder a project's entry of the same URL serves (lock/location.ts).
+ */
+export function ownUrls(repos: readonly (string | RepoEntryConfig)[]): ReadonlySet<string> {
+  return new Set(
+    repos.flatMap((item) => (typeof item !== "string" && item.scope === "user" ? [parseRepo(item.url).slug] : [])),
+  );
+}
+
+/**
+ * A configuration's repositories as repoTargets takes them. With lock.file (SKILLHUB_LOCK) that one lock
+ * pins every repository, the user's own too: their entries lose `scope: user`, so their copies are that
+ * lock's and not the ones SkillHub's own lock pins elsewhere.
+ */
+export function copyRepos(config: Config): (string | RepoEntryConfig)[] {
+  if (!config.lock.file) return [...config.git.repos];
+  return config.git.repos.map((item) => {
+    if (typeof item === "string" || item.scope !== "user") return item;
+    const { scope: _, ...entry } = item;
+    return entry;
+  });
+}
+
 /** The targets of a configuration (repoTargets of its git settings), their copies those of `lock`'s. */
 export function configRepoTargets(config: Config, lock?: string): RepoTarget[] {
   return repoTargets({
-    repos: config.git.repos,
+    repos: copyRepos(config),
     branch: config.git.branch,
     ref: config.git.ref,
     home: config.home,

@@ -13,6 +13,7 @@ import { pinsFrom } from "../lock/pins.ts";
 import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
 import { Refresher, walkLimitsOf } from "../refresh/refresher.ts";
+import { copyRepos } from "../refresh/repo-targets.ts";
 import { createSearch } from "../search/create-search.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -107,6 +108,7 @@ export class Hub implements ToolDeps {
     this.root = this.computeRoot(undefined);
     this.own = ownRepoLabels(options.config);
     this.git = GitSync.fromConfig(options.config, this.logger, {
+      repos: copyRepos(options.config),
       runner: { env: options.env },
       pins: () => this.repoPins(),
       lockFile: () => this.lockFile(),
@@ -239,14 +241,14 @@ export class Hub implements ToolDeps {
   }
 
   /**
-   * The repositories' pins, each from the lock that pins it. Security: a URL the user's own config file
-   * names is pinned by the user's lock alone, even where a project names it too (with another folder):
-   * pins go by URL, and a project's lock must never choose the commit of the user's repository.
+   * The repositories' pins, each from the lock that pins it (repoLockOf). Security: a URL the user's own
+   * config file names is pinned by the user's lock alone, even where a project names it too (ownRepoLabels
+   * counts every label of that URL as the user's), so a project's lock never chooses its commit.
    */
   private repoPins(): Map<string, { ref: string; commit: string }> {
     const pinning = new Map<string, string>();
     for (const t of this.git?.targets ?? [])
-      if (!pinning.has(t.spec.url) || this.own.has(t.label)) pinning.set(t.spec.url, this.repoLockOf(t.label).file);
+      if (!pinning.has(t.spec.url)) pinning.set(t.spec.url, this.repoLockOf(t.label).file);
     return pinsFrom(pinning, (file, error) =>
       this.logger.warn(
         `git sync: the commits ${file} records cannot be used (${error.message}); its repositories follow their refs.`,

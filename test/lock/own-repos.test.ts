@@ -275,8 +275,8 @@ describe("whose configuration names a repository", () => {
       const loaded = loadConfig({ env, homeDir: home, cwd: project, ...(configFile ? { configFile } : {}) });
       return [...ownRepoLabels(withProject(loaded, projectSourcesAt(project)).config)];
     };
-    // A repository both name is the project's (its entry comes first, and is the one synced).
-    expect(labels({})).toEqual(["mine"]);
+    // A repository both name is yours: its URL is one of yours, so your lock alone pins it.
+    expect(labels({})).toEqual(["both", "mine"]);
     expect(labels({}, extra)).toEqual(["extra"]);
     expect(labels({ SKILLS_REPO: "file:///mine.git" })).toEqual([]);
   });

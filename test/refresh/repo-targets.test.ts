@@ -1,0 +1,35 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Config, RepoEntryConfig } from "../../src/config/schema.ts";
+import { copyRepos, repoTargets } from "../../src/refresh/repo-targets.ts";
+
+const home = "/h/.skillhub";
+const mine: RepoEntryConfig = { url: "https://example.com/me/skills.git", scope: "user" };
+const copies = (repos: (string | RepoEntryConfig)[], lock: string) =>
+  repoTargets({ repos, branch: "main", home, lock }).map((t) => t.dir.slice(join(home, "repos").length + 1));
+
+describe("which copy a repository uses: the one of the lock that pins it", () => {
+  test("your repository shares SkillHub's own lock's copy across projects that read that lock", () => {
+    const [a] = copies([mine], "/pa/skillhub.lock");
+    const [b] = copies([mine], "/pb/skillhub.lock");
+    expect(a).toMatch(/^skills-[0-9a-f]{8}$/);
+    expect(b).toBe(a as string);
+  });
+
+  test("with lock.file, that lock pins your repository too: its copy is that lock's, not the shared one", () => {
+    const config = { lock: { file: "/pa/one.lock" }, git: { repos: [mine] } } as unknown as Config;
+    const [shared] = copies([mine], "/pb/skillhub.lock");
+    const [one] = copies(copyRepos(config), "/pa/one.lock");
+    expect(one).not.toBe(shared as string);
+    expect(one).toMatch(/^skills-[0-9a-f]{8}-[0-9a-f]{8}$/);
+  });
+
+  test("a project's entry of your URL with another folder is pinned by your lock, so it uses that lock's copies", () => {
+    const other: RepoEntryConfig = { url: mine.url, path: "more", scope: "project" };
+    const inA = copies([other, mine], "/pa/skillhub.lock");
+    const inB = copies([other, mine], "/pb/skillhub.lock");
+    expect(inA).toEqual(inB);
+    const stranger = copies([{ url: "https://example.com/team/skills.git", scope: "project" }], "/pa/skillhub.lock");
+    expect(stranger[0]).not.toEqual(copies([{ url: "https://example.com/team/skills.git" }], "/pb/skillhub.lock")[0]);
+  });
+});
