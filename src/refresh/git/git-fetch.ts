@@ -12,16 +12,19 @@ import {
 /**
  * Fetch what the copy should serve into `dir` and return its commit: the pinned commit, the lock's
  * commit (`want.commit`) once the configured branch or tag is known to reach it (requireInHistory), the
- * pinned tag's commit, or the branch tip. `shallow`: `dir` is a first copy, which fetches as little
- * history as it can.
+ * pinned tag's commit, or the branch tip. `existing`: `dir` is an existing copy, with its record of the
+ * branch or tag read before this fetch overwrites it (recordOf); a lock's commit only that record reaches
+ * adds a warning to its `warnings`. Without it, `dir` is a first copy, which fetches as little history as
+ * it can.
  */
 export async function fetchWanted(
   target: RepoTarget,
   ctx: SyncContext,
   dir: string,
   want: SyncWant,
-  shallow: boolean,
+  existing?: { record: string | undefined; warnings: string[] },
 ): Promise<string> {
+  const shallow = !existing;
   // Not --depth on an existing copy: the server sends only the commits since the last sync, and their
   // ancestry stays known.
   const depth = shallow ? ["--depth", "1"] : [];
@@ -48,8 +51,15 @@ export async function fetchWanted(
     }
   }
   if (!(await hasCommit(dir, commit, ctx))) await fetchCommit(target, ctx, dir, commit, Boolean(pinned), depth);
-  if (!pinned) await requireInHistory(target, ctx, dir, commit, shallow);
+  if (!pinned && !(await requireInHistory(target, ctx, dir, commit, shallow, existing?.record)))
+    existing?.warnings.push(movedAway(target, commit));
   return commit;
+}
+
+/** Why a lock's commit is served although the branch or tag moved away from it (keptByRecord). */
+function movedAway(target: RepoTarget, commit: string): string {
+  const ref = namedRef(target);
+  return `${ref} of ${target.spec.url} ${target.ref ? "was moved" : "was force-pushed"} away from commit ${commit.slice(0, 12)} recorded in skillhub.lock: that commit, which the ${target.ref ? "tag" : "branch"} reached when SkillHub last fetched it, is still served; review the current ${ref}, then run \`skillhub sync --update\` to lock it.`;
 }
 
 /**
@@ -59,9 +69,8 @@ export async function fetchWanted(
  *
  * Security: that record is written only by fetching the ref from the configured URL (fetchRef), so what it
  * reaches was in the branch's or tag's history then. A fork's commit comes by its hash alone, which it does
- * not reach: offline, that one is never taken. Only when the remote does not answer: it alone can tell that
- * the branch was force-pushed (or the tag moved) past the commit since, which also removes a copy at it
- * (git-repo.ts's failClosed).
+ * not reach: offline, that one is never taken. Only when the remote does not answer: a commit the record
+ * reaches is taken online too (keptByRecord), with a warning once the remote says its branch or tag moved.
  */
 async function reachedOffline(
   target: RepoTarget,
@@ -113,7 +122,8 @@ const CLOCK_SLACK_S = 86_400;
 
 /**
  * Refuse the lock's `commit` (GIT_COMMIT_NOT_IN_REF) unless it is in the history of the configured
- * branch or tag, fetched into `dir` as far back as needed to tell.
+ * branch or tag, fetched into `dir` as far back as needed to tell, or in that of the copy's `record` of it
+ * from before this fetch (keptByRecord): then false, the branch or tag moved away from it; else true.
  *
  * Security: a server hands out any commit it holds by its hash, and GitHub holds, under a repository's
  * URL, the commits of all its forks. Checked out unchecked, a lock naming a fork's commit (in a project
@@ -131,19 +141,21 @@ async function requireInHistory(
   dir: string,
   commit: string,
   firstCopy: boolean,
-): Promise<void> {
+  record: string | undefined,
+): Promise<boolean> {
   const history = `fetching the history of ${refOf(target)} from ${target.spec.url} back to commit ${commit.slice(0, 12)}`;
   if (firstCopy) {
     const since = Math.max(0, (await commitTime(dir, commit, ctx)) - CLOCK_SLACK_S);
     ctx.progress(history);
     await fetchRef(target, ctx, dir, [`--shallow-since=@${since}`]);
   }
-  if (await reachedByRef(target, ctx, dir, commit)) return;
+  if (await reachedByRef(target, ctx, dir, commit)) return true;
   if (await isShallow(dir, ctx)) {
     ctx.progress(`${history} (all of it)`);
     await fetchRef(target, ctx, dir, ["--unshallow"]);
-    if (await reachedByRef(target, ctx, dir, commit)) return;
+    if (await reachedByRef(target, ctx, dir, commit)) return true;
   }
+  if (await keptByRecord(target, ctx, dir, commit, record)) return false;
   const moved = target.ref ? "the tag moved" : "the branch was force-pushed";
   const ref = namedRef(target);
   throw new GitError(
@@ -164,8 +176,49 @@ export async function reachedByRef(
   commit: string,
 ): Promise<boolean> {
   const [, local] = refNames(target);
-  const out = await ctx.git.run(["merge-base", "--is-ancestor", commit, `${local}^{commit}`], { cwd: dir });
+  return reaches(ctx, dir, local, commit);
+}
+
+/** Whether `tip` (a ref or object naming a commit, or a tag of one) is `commit` or has it in its history. */
+async function reaches(ctx: SyncContext, dir: string, tip: string, commit: string): Promise<boolean> {
+  const out = await ctx.git.run(["merge-base", "--is-ancestor", commit, `${tip}^{commit}`], { cwd: dir });
   return out.code === 0;
+}
+
+/**
+ * The copy's record of the configured branch or tag (refNames' local ref, as SkillHub last fetched it): its
+ * object, or undefined when there is none. Read before a fetch overwrites it (keptByRecord).
+ */
+export async function recordOf(target: RepoTarget, ctx: SyncContext, dir: string): Promise<string | undefined> {
+  const [, local] = refNames(target);
+  const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", local], { cwd: dir });
+  const id = out.stdout.trim();
+  return out.code === 0 && FULL_COMMIT.test(id) ? id : undefined;
+}
+
+/**
+ * Whether the copy's `record` of the branch or tag from before this sync's fetch reaches `commit`, although
+ * the branch or tag as fetched now does not: it was force-pushed, or the tag moved, away from it. Such a
+ * commit is still served (a locked one, the copy's own): it was in the ref's history when it was reviewed,
+ * and the lock moves only with `skillhub sync --update`. The record is then put back, so that the next sync
+ * (and an offline one, reachedOffline) decides the same until the lock moves.
+ *
+ * Security: the record is written only by fetching the ref from the configured URL (fetchRef), or put back
+ * here to what such a fetch wrote: a fork's commit, fetched by its hash alone, is never in its history. A
+ * first copy has no record: a commit its branch or tag does not reach now is refused there, as a fork's.
+ */
+export async function keptByRecord(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  commit: string,
+  record: string | undefined,
+): Promise<boolean> {
+  if (!record || !(await reaches(ctx, dir, record, commit))) return false;
+  const [, local] = refNames(target);
+  const kept = await ctx.git.run(["update-ref", "--no-deref", local, record], { cwd: dir });
+  if (kept.code !== 0) throw new GitError("GIT_FAILED", `git update-ref failed in ${dir}: ${kept.stderr.trim()}.`);
+  return true;
 }
 
 /** The configured ref as messages name it: `branch 'main'`, `tag 'v1'`. */

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
 import { copySettingsProblem, gitFilesProblem, skippedEntries, writeRawAttributes } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
-import { fetchWanted, reachedByRef } from "./git-fetch.ts";
+import { fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
@@ -68,8 +68,10 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   }
   if (previous === null) return clone(target, ctx, want, warnings);
 
-  const tip = await fetchWanted(target, ctx, target.dir, want, false).catch((error) =>
-    failClosed(target, ctx, previous, error),
+  // The copy's record of the branch or tag, as SkillHub last fetched it: what it reached then is still taken.
+  const record = await recordOf(target, ctx, target.dir);
+  const tip = await fetchWanted(target, ctx, target.dir, want, { record, warnings }).catch((error) =>
+    failClosed(target, ctx, previous, record, error),
   );
   if (want.allowedSigners) {
     try {
@@ -158,7 +160,7 @@ async function clone(
     if (unwritten) throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} failed: ${unwritten}.`);
     // As `git clone` would: origin is the URL without credentials (tools and people look for it).
     await local({ ...target, dir: temp }, ctx, ["remote", "add", "origin", target.spec.url], temp);
-    const tip = await fetchWanted(target, ctx, temp, want, true);
+    const tip = await fetchWanted(target, ctx, temp, want);
     // Security: an unsigned or wrongly signed commit never becomes a copy.
     if (want.allowedSigners)
       await verifySigned(target, ctx, temp, tip, want.allowedSigners).catch((error) => {
@@ -191,14 +193,22 @@ async function clone(
 
 /**
  * Rethrow `error`, the refusal of the lock's commit, having removed the copy when the configured branch or
- * tag does not reach the copy's own commit `previous` either. Security: nothing the repository's ref does
- * not reach is served: a copy already at the refused commit (checked out by an earlier SkillHub, or before
- * the branch was force-pushed) goes; one at a commit of the ref stays served, as after any failed sync.
+ * tag reaches the copy's own commit `previous` neither now nor in the copy's `record` of it from before the
+ * fetch (keptByRecord). Security: nothing the repository's ref does not reach is served: a copy already at
+ * the refused commit (checked out by an earlier SkillHub from a fork) goes; one at a commit of the ref
+ * stays served, as after any failed sync.
  */
-async function failClosed(target: RepoTarget, ctx: SyncContext, previous: string, error: unknown): Promise<never> {
+async function failClosed(
+  target: RepoTarget,
+  ctx: SyncContext,
+  previous: string,
+  record: string | undefined,
+  error: unknown,
+): Promise<never> {
   if (!(error instanceof GitError) || error.code !== "GIT_COMMIT_NOT_IN_REF") throw error;
   // The refusal fetched the ref's whole history: the answer for the copy's commit is final too.
   if (await reachedByRef(target, ctx, target.dir, previous)) throw error;
+  if (await keptByRecord(target, ctx, target.dir, previous, record)) throw error;
   await removeCopy(target.dir);
   throw new GitError(
     error.code,

@@ -22,6 +22,9 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 const GUARD_CONFIG: readonly GitConfigEntry[] = [
   { key: "core.fsmonitor", value: "false" },
   { key: "core.hooksPath", value: "/dev/null" },
+  // Not a security setting: with the user's core.preferSymlinkRefs, `.git/HEAD` would be a link, which
+  // git-copy-guard.ts's gitFilesProblem refuses as a file git could wait on, and no copy could be made.
+  { key: "core.preferSymlinkRefs", value: "false" },
 ];
 
 /**

@@ -425,12 +425,18 @@ export class GitSync {
     const state = readState(target.dir);
     const copy = existsSync(join(target.dir, ".git"));
     const verdict = this.trust.get(target.spec.slug);
+    // A refused commit stays refused, whatever the retry: only a lock that moves (`sync --update`) helps.
+    const refused = error.code === "GIT_COMMIT_NOT_IN_REF";
     const serving = !copy
-      ? "There is no local copy yet, so this repository's skills are unavailable until a sync succeeds"
+      ? refused
+        ? "No copy is made, so this repository's skills are unavailable until the lock names a commit the branch or tag reaches"
+        : "There is no local copy yet, so this repository's skills are unavailable until a sync succeeds"
       : this.served(target)
         ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
         : `The local copy is not served${verdict ? ` (${verdict.why.replace(/\.$/, "")}): ${verdict.fix}` : ""}`;
-    const retry = this.options.retry ?? "call refresh_skills, or run `skillhub sync`";
+    const retry = refused
+      ? "`skillhub sync --update`, after that review, locks one"
+      : (this.options.retry ?? "call refresh_skills, or run `skillhub sync`");
     // A command (no background sync) says how to try again; a server, when it will.
     const next =
       this.options.intervalMs > 0

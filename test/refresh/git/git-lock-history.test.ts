@@ -93,6 +93,9 @@ function offline(remote: Remote): () => void {
 const notInBranch = (remote: Remote, commit: string, moved = "the branch was force-pushed") =>
   `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of branch 'main' of ${remote.url} (a commit from a fork, or ${moved}): review it, then run \`skillhub sync --update\` to lock the current branch 'main'.`;
 
+const movedAway = (remote: Remote, commit: string) =>
+  `branch 'main' of ${remote.url} was force-pushed away from commit ${commit.slice(0, 12)} recorded in skillhub.lock: that commit, which the branch reached when SkillHub last fetched it, is still served; review the current branch 'main', then run \`skillhub sync --update\` to lock it.`;
+
 describe("a lock's commit is checked out only when the configured branch or tag reaches it", () => {
   test("a fork's commit, which the server hands out by its hash, is refused on a fresh machine", async () => {
     const { remote, env } = team();
@@ -366,12 +369,11 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
     expect(copyHead(m)).toBe(rewritten);
   });
 
-  test("a commit the branch has dropped since the copy's last fetch is taken offline, refused once the remote answers", async () => {
+  test("a commit the branch has dropped since the copy's last fetch is taken offline, and kept with a warning once the remote answers", async () => {
     const { remote, env } = team("Reviewed.");
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const dropped = copyHead(m);
-    const copy = copyOf(m) as string;
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten."));
     git(["add", "-A"], remote.work);
     git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
@@ -385,12 +387,38 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
     );
     expect(copyHead(m)).toBe(dropped);
     online();
+    // The same answer at every sync until the lock moves, online or not: the record that reached it is kept.
+    for (const again of [false, false, true]) {
+      const restore = again ? offline(remote) : () => {};
+      const kept = await cli(m, ["sync", "--frozen", "--json"], env);
+      restore();
+      expect(kept.code, kept.out + kept.err).toBe(0);
+      expect(JSON.parse(kept.out).repos[0]).toMatchObject({ success: true, commit_hash: dropped });
+      if (!again) expect(JSON.parse(kept.out).repos[0].warnings).toEqual([movedAway(remote, dropped)]);
+      expect(copyHead(m)).toBe(dropped);
+    }
+  });
+
+  test("a copy at a force-pushed-away commit stays when the lock names a fork's", async () => {
+    const { remote, env } = team("Reviewed.");
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const reviewed = copyHead(m);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten."));
+    git(["add", "-A"], remote.work);
+    git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+    const fork = forkCommit(remote);
+    const lock = readFileSync(m.lock, "utf8");
+    copyLock(m, m, (source) => (source.commit = fork));
+
     const refused = await cli(m, ["sync", "--frozen", "--json"], env);
-    expect(errorOf(refused)).toEqual({
-      code: "GIT_COMMIT_NOT_IN_REF",
-      message: `${notInBranch(remote, dropped)} The copy in ${copy}, at commit ${dropped.slice(0, 12)}, which is not in that history either, was removed.`,
-    });
-    expect(copyOf(m)).toBeUndefined();
+    expect(errorOf(refused)).toEqual({ code: "GIT_COMMIT_NOT_IN_REF", message: notInBranch(remote, fork) });
+    expect(copyHead(m)).toBe(reviewed);
+    writeFileSync(m.lock, lock);
+    const kept = await cli(m, ["sync", "--frozen"], env);
+    expect(kept.code, kept.out + kept.err).toBe(0);
+    expect(copyHead(m)).toBe(reviewed);
   });
 
   test("a fork's commit the copy holds is not taken offline", async () => {

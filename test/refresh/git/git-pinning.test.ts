@@ -72,6 +72,64 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
     expect(lockOf(m).sources.team).toEqual({ url: remote.url, ref: "v2", commit: v1 });
   });
 
+  test("a tag moved sideways keeps its reviewed commit served, with a warning, until sync --update", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const reviewed = git(["rev-parse", "HEAD"], remote.work);
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLS_REF: "v1" };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    // The tagged commit amended and the tag force-pushed: the new tag commit does not reach the old one.
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Amended."));
+    git(["add", "-A"], remote.work);
+    git(["commit", "--quiet", "--amend", "-m", "amended"], remote.work);
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    const amended = git(["rev-parse", "HEAD"], remote.work);
+    const warning = `tag 'v1' of ${remote.url} was moved away from commit ${reviewed.slice(0, 12)} recorded in skillhub.lock: that commit, which the tag reached when SkillHub last fetched it, is still served; review the current tag 'v1', then run \`skillhub sync --update\` to lock it.`;
+
+    for (let i = 0; i < 2; i++) {
+      const again = await cli(m, ["sync"], env);
+      expect(again.code, again.out + again.err).toBe(0);
+      expect(copyHead(m)).toBe(reviewed);
+      expect(again.out).toContain(`warning: ${warning}`);
+      expect(again.out).toContain("up to date.\n");
+    }
+    // A fresh machine has no record of the tag reaching it: refused, as a fork's commit would be.
+    const fresh = machine();
+    writeFileSync(fresh.lock, readFileSync(m.lock));
+    const refused = await cli(fresh, ["sync", "--json"], env);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.out).repos[0].error.code).toBe("GIT_COMMIT_NOT_IN_REF");
+
+    const update = await cli(m, ["sync", "--update"], env);
+    expect(update.code).toBe(0);
+    expect(copyHead(m)).toBe(amended);
+    expect(lockOf(m).sources.team.commit).toBe(amended);
+    expect(update.out).not.toContain("warning:");
+  });
+
+  test("a copy is made and synced with core.preferSymlinkRefs set in the user's git config", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = {
+      SKILLS_REPO: remote.url,
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "core.preferSymlinkRefs",
+      GIT_CONFIG_VALUE_0: "true",
+    };
+    for (const next of ["beta", undefined]) {
+      const synced = await cli(m, ["sync", "--json"], env);
+      expect(synced.code, synced.out + synced.err).toBe(0);
+      expect(JSON.parse(synced.out).repos[0]).toMatchObject({ success: true, warnings: [] });
+      if (!next) break;
+      remote.write(`skills/${next}/SKILL.md`, skillText(next));
+      remote.push(next);
+    }
+    expect(copyHead(m)).toBe(git(["rev-parse", "HEAD"], remote.work));
+  });
+
   test("a full commit hash is checked out detached; a missing tag or commit is an explicit error", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
     const first = git(["rev-parse", "HEAD"], remote.work);
@@ -95,7 +153,7 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
 });
 
 describe("a force-pushed branch", () => {
-  test("--frozen refuses the locked commit it no longer reaches (no copy of it stays), sync moves on with a warning", async () => {
+  test("--frozen keeps serving the reviewed commit it no longer reaches, with a warning; a fresh machine refuses it; sync moves on", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
     const m = machine();
     const env = { SKILLS_REPO: remote.url };
@@ -104,12 +162,6 @@ describe("a force-pushed branch", () => {
     const teammate = machine();
     writeFileSync(teammate.lock, readFileSync(m.lock));
     expect((await cli(teammate, ["sync", "--frozen"], env)).code).toBe(0);
-    const teammateCopy = join(
-      teammate.home,
-      ".skillhub",
-      "repos",
-      readRepos(join(teammate.home, ".skillhub", "repos"))[0] as string,
-    );
 
     // History rewritten: the reviewed commit is gone from the branch.
     git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
@@ -120,14 +172,13 @@ describe("a force-pushed branch", () => {
     const rewritten = git(["rev-parse", "HEAD"], remote.work);
     const refusal = `commit ${reviewed.slice(0, 12)} recorded in skillhub.lock is not in the history of branch 'main' of ${remote.url} (a commit from a fork, or the branch was force-pushed): review it, then run \`skillhub sync --update\` to lock the current branch 'main'.`;
 
-    // The copy at the reviewed commit is not kept: nothing the branch does not reach is served.
-    const frozen = await cli(teammate, ["sync", "--frozen", "--json"], env);
-    expect(frozen.code).toBe(1);
-    expect(JSON.parse(frozen.out).repos[0].error).toEqual({
-      code: "GIT_COMMIT_NOT_IN_REF",
-      message: `${refusal} The copy in ${teammateCopy}, at commit ${reviewed.slice(0, 12)}, which is not in that history either, was removed.`,
-    });
-    expect(readRepos(join(teammate.home, ".skillhub", "repos"))).toEqual([]);
+    // The teammate's copy reached the reviewed commit through the branch: the lock still pins it.
+    const frozen = await cli(teammate, ["sync", "--frozen"], env);
+    expect(frozen.code, frozen.out + frozen.err).toBe(0);
+    expect(copyHead(teammate)).toBe(reviewed);
+    expect(frozen.out).toContain(
+      `warning: branch 'main' of ${remote.url} was force-pushed away from commit ${reviewed.slice(0, 12)} recorded in skillhub.lock: that commit, which the branch reached when SkillHub last fetched it, is still served; review the current branch 'main', then run \`skillhub sync --update\` to lock it.`,
+    );
     expect(lockOf(teammate).sources.team.commit).toBe(reviewed);
 
     // A fresh machine with the committed lock: refused while the server still has the commit, and once it
@@ -137,6 +188,10 @@ describe("a force-pushed branch", () => {
     const stale = await cli(other, ["sync", "--frozen", "--json"], env);
     expect(stale.code).toBe(1);
     expect(JSON.parse(stale.out).repos[0].error).toEqual({ code: "GIT_COMMIT_NOT_IN_REF", message: refusal });
+    const said = await cli(other, ["sync", "--frozen"], env);
+    expect(said.err).toContain(
+      `${refusal} No copy is made, so this repository's skills are unavailable until the lock names a commit the branch or tag reaches; \`skillhub sync --update\`, after that review, locks one.`,
+    );
     git(["reflog", "expire", "--expire=now", "--all"], remote.bare);
     git(["gc", "--quiet", "--prune=now"], remote.bare);
     const fresh = await cli(other, ["sync", "--frozen", "--json"], env);

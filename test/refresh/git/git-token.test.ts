@@ -90,12 +90,13 @@ describe("GITHUB_TOKEN handling", () => {
     expect(modern.stderr).toContain("https://***@host");
     const fetch = calls.at(-1);
     expect(fetch?.cmd).toEqual(["git", "fetch"]);
-    // The header first, then the config every git command runs with (hooks and fsmonitor off).
+    // The header first, then the config every git command runs with (hooks and fsmonitor off, HEAD a file).
     expect(fetch?.env).toMatchObject({
-      GIT_CONFIG_COUNT: "3",
+      GIT_CONFIG_COUNT: "4",
       GIT_CONFIG_KEY_0: config[0]?.key,
       GIT_CONFIG_KEY_1: "core.fsmonitor",
       GIT_CONFIG_KEY_2: "core.hooksPath",
+      GIT_CONFIG_KEY_3: "core.preferSymlinkRefs",
       GIT_TERMINAL_PROMPT: "0",
     });
     calls.length = 0;
@@ -111,6 +112,8 @@ describe("GITHUB_TOKEN handling", () => {
       "core.fsmonitor=false",
       "-c",
       "core.hooksPath=/dev/null",
+      "-c",
+      "core.preferSymlinkRefs=false",
       "fetch",
     ]);
     // SkillHub's own secrets are not passed on to git.
