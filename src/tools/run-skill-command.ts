@@ -46,8 +46,11 @@ const Output = () =>
       .describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
   });
 
-/** Linux's exec refuses an argument longer than 128 KiB (MAX_ARG_STRLEN). */
-const MAX_ARG_BYTES = 128 * 1024;
+/**
+ * The longest argument Linux's exec takes: MAX_ARG_STRLEN (128 KiB) counts the argument's terminating NUL,
+ * so one of 131,072 bytes fails with E2BIG.
+ */
+const MAX_ARG_BYTES = 128 * 1024 - 1;
 /**
  * All of a call's arguments together. Security: the path check costs a file-system look per place a path may
  * start in a short option's letters, so a request's worth of them could hold the server for seconds.
