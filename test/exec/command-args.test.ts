@@ -79,7 +79,6 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     [["../secret.txt"], "contains '..'"],
     [["out/../../secret.txt"], "contains '..'"],
     [["..\\secret.txt"], "contains '..'"],
-    [["C:\\x"], "is an absolute path"],
     [["--input=/etc/passwd"], "is an absolute path"],
     [["--input=../x"], "contains '..'"],
     [["leak.txt"], "outside the skill's folder"],
@@ -197,6 +196,22 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
       "PATH[=]/usr/bin",
     ];
     expect(checkPathArgs(args, dir)).toEqual({ ok: true });
+  });
+
+  test("a drive letter makes a path absolute on Windows only: elsewhere a colon after '=' is text", () => {
+    const dir = skill();
+    const colons = ["key=a:b", "-e", "x=y:z", "--sort=k:asc", "C:/x", "x=C:\\y", "@c:z"];
+    expect(checkPathArgs(colons, dir, { platform: "linux" })).toEqual({ ok: true });
+    expect(checkPathArgs(colons, dir, { platform: "darwin" })).toEqual({ ok: true });
+    for (const arg of ["C:\\x", "C:/x", "c:x", "key=C:/Windows/win.ini", "--in=D:\\secret", "@c:z"]) {
+      const check = checkPathArgs([arg], dir, { platform: "win32" });
+      expect({ arg, reason: check.ok ? "" : check.reason }).toEqual({
+        arg,
+        reason: expect.stringContaining("is an absolute path") as unknown as string,
+      });
+    }
+    expect(checkPathArgs(["key=a:b"], dir, { platform: "win32" }).ok).toBe(false);
+    expect(checkPathArgs(["key=ab:c", "a=1"], dir, { platform: "win32" })).toEqual({ ok: true });
   });
 
   test("version-control metadata is no file of the skill, however it is spelled", () => {
