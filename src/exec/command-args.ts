@@ -169,9 +169,31 @@ function* pathPlaces(arg: string, platform: NodeJS.Platform): Generator<Place> {
   }
   for (let i = 0; i < arg.length; i++) {
     if (arg[i] !== "=" && arg[i] !== "@") continue;
-    yield at(i + 1, AFTER_SIGN);
-    if (arg[i] === "=" && arg[i + 1] === "<") yield at(i + 2, AFTER_SIGN);
+    const after = arg[i] === "=" && arg[i + 1] === "<" ? [i + 1, i + 2] : [i + 1];
+    for (const start of after) {
+      yield at(start, AFTER_SIGN);
+      const quoted = arg[start] === '"' ? quotedName(arg, start) : undefined;
+      if (quoted !== undefined)
+        yield { text: textOf(quoted, platform), start: 0, end: quoted.length, hint: AFTER_SIGN };
+    }
   }
+}
+
+/**
+ * Security: curl's `-F x=@"file"`, `x=<"file"` and `headers=@"file"` take the name between the quotes, its
+ * `\"` and `\\` unescaped: the name from the `"` at `open` to the closing one, or undefined when none closes
+ * it (curl then takes the quote as part of the name, which the place at `open` judges). A name is read
+ * only up to the first quote that is not escaped, and a quote opening another one follows `@`, `<` or `=`,
+ * so no escaped quote: the names read for one argument do not overlap, and take time in its length.
+ */
+function quotedName(arg: string, open: number): string | undefined {
+  let name = "";
+  for (let i = open + 1; i < arg.length; i++) {
+    if (arg[i] === '"') return name;
+    if (arg[i] === "\\" && (arg[i + 1] === "\\" || arg[i + 1] === '"')) i++;
+    name += arg[i];
+  }
+  return undefined;
 }
 
 /**
@@ -393,6 +415,23 @@ const LINK_SHORT: Record<string, string> = {
   stat: "L",
   rsync: "LkK",
 };
+/**
+ * Security: curl expands `{a,b}` and `[1-3]` in the file names it uploads (`-T '{/etc/hostname,x}'`,
+ * `-T '{.,x}./secret'` is `../secret`, `-T 'lea[k-k].txt'` a symlink out), making names the path check never
+ * sees. Expanding them could make 100,000 names of one argument, so an argument of curl's holding `{` or `[`
+ * is refused unless globbing is off (`-g`, `--globoff`), which also leaves JSON (`-d '{"a":1}'`) to pass.
+ */
+export function checkCurlGlobs(command: string, args: readonly string[]): ArgCheck {
+  if (command.toLowerCase().replace(/\.exe$/, "") !== "curl") return { ok: true };
+  if (args.some((arg) => arg === "-g" || arg === "--globoff")) return { ok: true };
+  const glob = args.find((arg) => /[{[]/.test(arg));
+  if (glob === undefined) return { ok: true };
+  return {
+    ok: false,
+    reason: `argument '${glob}' holds '{' or '[', which curl expands into file names the path check cannot follow; add --globoff (-g), or give each file as it is named`,
+  };
+}
+
 const LINK_LONG = /^--(dereference|follow|copy-links|copy-dirlinks|keep-dirlinks|dereference-recursive)(=|$|-)/;
 const LINK_WORDS = new Set(["-follow", "-L", "-H"]);
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkCommandName, checkLinkFlags, checkPathArgs } from "../exec/command-args.ts";
+import { checkCommandName, checkCurlGlobs, checkLinkFlags, checkPathArgs } from "../exec/command-args.ts";
 import { childEnv } from "../exec/env.ts";
 import { runOnHost } from "../exec/host.ts";
 import { commandRunner } from "../exec/runners.ts";
@@ -128,7 +128,8 @@ export const runSkillCommandTool = defineTool({
     if (size) return errorResult("INVALID_ARGUMENT", size, { skill: skill.name });
     // Security: options that follow symlinks (grep -R, find -L) are refused like paths that leave the skill.
     const links = checkLinkFlags(command, args);
-    const paths = links.ok ? checkPathArgs(args, dir) : links;
+    const globs = links.ok ? checkCurlGlobs(command, args) : links;
+    const paths = globs.ok ? checkPathArgs(args, dir) : globs;
     if (!paths.ok) {
       return errorResult(
         "PATH_OUTSIDE_SKILL",
