@@ -35,6 +35,8 @@ export interface PathCheckIo {
   realpath?: (path: string) => string;
   /** Whether the path exists; default lstat, so a dangling symlink counts. */
   exists?: (path: string) => boolean;
+  /** Whose path rules apply (drive letters, `\\` as a separator); default the server's own. */
+  platform?: NodeJS.Platform;
 }
 
 /**
@@ -43,7 +45,7 @@ export interface PathCheckIo {
  * - every argument, and the value of `--option=value`;
  * - what follows every `=` and `@` in an argument (`dd if=/etc/passwd`, `awk -v f=…`, `curl -d @file`,
  *   `-F x=@file`, `-F x=<file`, `gcc @file`), and what follows every `file:` (a URL), %-escapes decoded;
- * - absolute paths ("/etc/passwd", "C:\\x", "\\\\host\\share") are refused;
+ * - absolute paths ("/etc/passwd", "\\\\host\\share", on Windows "C:\\x" and "C:x") are refused;
  * - a ".." segment anywhere ("../x", "a/../../b") is refused, even when it would come back in;
  * - an argument naming something that exists (or whose nearest existing parent exists) under
  *   the skill's folder must resolve, symlinks followed, inside the skill's real folder.
@@ -65,11 +67,12 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
   } catch {
     return { ok: false, reason: `the skill's folder ${skillDir} does not exist` };
   }
+  const platform = io.platform ?? process.platform;
   const skill: SkillFolder = { root: join(skillDir), base, realpath, exists };
   for (const arg of args) {
     // Security: a NUL byte would cut the argument short in the kernel's exec call.
     if (arg.includes("\0")) return { ok: false, reason: `argument ${JSON.stringify(arg)} contains a NUL byte` };
-    for (const place of pathPlaces(arg)) {
+    for (const place of pathPlaces(arg, platform)) {
       const problem = pathProblem(place, skill);
       if (problem) return { ok: false, reason: `argument '${arg}' ${problem}${place.hint}` };
     }
@@ -99,6 +102,7 @@ const FILE_URL = " (a file: URL counts as a path: give the file's path relative 
  */
 interface Text {
   value: string;
+  platform: NodeJS.Platform;
   /** For each index, the first `/` or `\` at or after it (names are judged split at either), or the length. */
   slashes: Int32Array;
   /** For each index, the first separator the file system splits at (`/`; either slash on Windows). */
@@ -125,10 +129,10 @@ interface Place {
   hint: string;
 }
 
-function textOf(value: string): Text {
+function textOf(value: string, platform: NodeJS.Platform): Text {
   const slashes = nextOf(value, "/\\");
-  const separators = process.platform === "win32" ? slashes : nextOf(value, "/");
-  return { value, slashes, separators, fineFrom: new Map(), names: new Map() };
+  const separators = platform === "win32" ? slashes : nextOf(value, "/");
+  return { value, platform, slashes, separators, fineFrom: new Map(), names: new Map() };
 }
 
 /** For each index of `text` and its length, the first index at or after it holding one of `chars`, or the length. */
@@ -153,21 +157,43 @@ function nextOf(text: string, chars: string): Int32Array {
  * which `=` a program splits at is its business, as where glued option letters end is. A pattern that
  * merely holds `=` or `@` passes: only what follows them is judged, as any path is.
  */
-function* pathPlaces(arg: string): Generator<Place> {
-  const text = textOf(arg);
+function* pathPlaces(arg: string, platform: NodeJS.Platform): Generator<Place> {
+  const text = textOf(arg, platform);
   const at = (start: number, hint: string): Place => ({ text, start, end: arg.length, hint });
   if (!arg.startsWith("-")) yield at(0, "");
   // First, so that a URL glued to an option (`-ufile:///x`) is refused with the words for a URL.
-  yield* urlPlaces(arg);
+  yield* urlPlaces(arg, platform);
   if (arg.startsWith("-") && !arg.startsWith("--")) {
     const letters = /^-[A-Za-z0-9]*/.exec(arg)?.[0].length ?? 1;
     for (let i = 2; i <= letters && i < arg.length; i++) yield at(i, GLUED);
   }
   for (let i = 0; i < arg.length; i++) {
     if (arg[i] !== "=" && arg[i] !== "@") continue;
-    yield at(i + 1, AFTER_SIGN);
-    if (arg[i] === "=" && arg[i + 1] === "<") yield at(i + 2, AFTER_SIGN);
+    const after = arg[i] === "=" && arg[i + 1] === "<" ? [i + 1, i + 2] : [i + 1];
+    for (const start of after) {
+      yield at(start, AFTER_SIGN);
+      const quoted = arg[start] === '"' ? quotedName(arg, start) : undefined;
+      if (quoted !== undefined)
+        yield { text: textOf(quoted, platform), start: 0, end: quoted.length, hint: AFTER_SIGN };
+    }
   }
+}
+
+/**
+ * Security: curl's `-F x=@"file"`, `x=<"file"` and `headers=@"file"` take the name between the quotes, its
+ * `\"` and `\\` unescaped: the name from the `"` at `open` to the closing one, or undefined when none closes
+ * it (curl then takes the quote as part of the name, which the place at `open` judges). A name is read
+ * only up to the first quote that is not escaped, and a quote opening another one follows `@`, `<` or `=`,
+ * so no escaped quote: the names read for one argument do not overlap, and take time in its length.
+ */
+function quotedName(arg: string, open: number): string | undefined {
+  let name = "";
+  for (let i = open + 1; i < arg.length; i++) {
+    if (arg[i] === '"') return name;
+    if (arg[i] === "\\" && (arg[i + 1] === "\\" || arg[i + 1] === '"')) i++;
+    name += arg[i];
+  }
+  return undefined;
 }
 
 /**
@@ -181,11 +207,11 @@ function* pathPlaces(arg: string): Generator<Place> {
  * The paths are decoded once, as one text: what follows a `file:` ends as what follows the next one does,
  * and no %-escape spans the `:` between them.
  */
-function* urlPlaces(arg: string): Generator<Place> {
+function* urlPlaces(arg: string, platform: NodeJS.Platform): Generator<Place> {
   const starts = Array.from(arg.matchAll(/file:/gi), (url) => url.index + url[0].length);
   if (starts.length === 0) return;
   const pieces = starts.map((start, i) => percentDecoded(arg.slice(start, starts[i + 1] ?? arg.length)));
-  const text = textOf(pieces.join(""));
+  const text = textOf(pieces.join(""), platform);
   const query = nextOf(text.value, "?#");
   const end = text.value.length;
   let start = 0;
@@ -268,8 +294,11 @@ const LONGEST_NAME = 4096;
 function pathProblem({ text, start, end }: Place, skill: SkillFolder): string | undefined {
   const { value } = text;
   if (start === end) return undefined;
-  // Security: absolute paths (POSIX, Windows drive or UNC) ignore the working directory altogether.
-  const drive = start + 1 < end && value[start + 1] === ":" && /[A-Za-z]/.test(value[start] ?? "");
+  // Security: absolute paths (POSIX, Windows drive or UNC) ignore the working directory altogether. A drive
+  // letter is one only on Windows (`C:x` is relative to that drive's own folder there): elsewhere `key=a:b`
+  // and `--sort=k:asc` are a name holding a colon.
+  const drive =
+    text.platform === "win32" && start + 1 < end && value[start + 1] === ":" && /[A-Za-z]/.test(value[start] ?? "");
   if (value[start] === "/" || value[start] === "\\" || drive)
     return "is an absolute path; only paths inside the skill's folder are allowed";
   const cut = Math.min(text.slashes[start] as number, end);
@@ -323,7 +352,7 @@ function lookUp(text: Text, from: number, to: number, folder: string, skill: Ski
   try {
     return skill.exists(path) ? path : undefined;
   } catch (error) {
-    if (!isTooLong(error) || !tooLongForAName(text.value.slice(from, shared.kept))) throw error;
+    if (!isTooLong(error) || !tooLongForAName(text.value.slice(from, shared.kept), text.platform)) throw error;
     if (inSkill) shared.tooLongTo ??= lastTooLong(text, from, to, skill);
     return undefined;
   }
@@ -332,7 +361,7 @@ function lookUp(text: Text, from: number, to: number, folder: string, skill: Ski
 function nameEnd(text: Text, to: number): NameEnd {
   let shared = text.names.get(to);
   if (shared === undefined) {
-    shared = { kept: process.platform === "win32" ? trimDotsAndSpaces(text.value.slice(0, to)).length : to };
+    shared = { kept: text.platform === "win32" ? trimDotsAndSpaces(text.value.slice(0, to)).length : to };
     text.names.set(to, shared);
   }
   return shared;
@@ -352,7 +381,7 @@ function lastTooLong(text: Text, from: number, to: number, skill: SkillFolder): 
   let short = kept;
   while (short - long > 1) {
     const middle = (long + short) >>> 1;
-    if (tooLongForAName(text.value.slice(middle, kept))) long = middle;
+    if (tooLongForAName(text.value.slice(middle, kept), text.platform)) long = middle;
     else short = middle;
   }
   if (long === from) return from;
@@ -386,6 +415,23 @@ const LINK_SHORT: Record<string, string> = {
   stat: "L",
   rsync: "LkK",
 };
+/**
+ * Security: curl expands `{a,b}` and `[1-3]` in the file names it uploads (`-T '{/etc/hostname,x}'`,
+ * `-T '{.,x}./secret'` is `../secret`, `-T 'lea[k-k].txt'` a symlink out), making names the path check never
+ * sees. Expanding them could make 100,000 names of one argument, so an argument of curl's holding `{` or `[`
+ * is refused unless globbing is off (`-g`, `--globoff`), which also leaves JSON (`-d '{"a":1}'`) to pass.
+ */
+export function checkCurlGlobs(command: string, args: readonly string[]): ArgCheck {
+  if (command.toLowerCase().replace(/\.exe$/, "") !== "curl") return { ok: true };
+  if (args.some((arg) => arg === "-g" || arg === "--globoff")) return { ok: true };
+  const glob = args.find((arg) => /[{[]/.test(arg));
+  if (glob === undefined) return { ok: true };
+  return {
+    ok: false,
+    reason: `argument '${glob}' holds '{' or '[', which curl expands into file names the path check cannot follow; add --globoff (-g), or give each file as it is named`,
+  };
+}
+
 const LINK_LONG = /^--(dereference|follow|copy-links|copy-dirlinks|keep-dirlinks|dereference-recursive)(=|$|-)/;
 const LINK_WORDS = new Set(["-follow", "-L", "-H"]);
 

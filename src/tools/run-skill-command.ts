@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkCommandName, checkLinkFlags, checkPathArgs } from "../exec/command-args.ts";
+import { checkCommandName, checkCurlGlobs, checkLinkFlags, checkPathArgs } from "../exec/command-args.ts";
 import { childEnv } from "../exec/env.ts";
 import { runOnHost } from "../exec/host.ts";
 import { commandRunner } from "../exec/runners.ts";
@@ -46,8 +46,11 @@ const Output = () =>
       .describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
   });
 
-/** Linux's exec refuses an argument longer than 128 KiB (MAX_ARG_STRLEN). */
-const MAX_ARG_BYTES = 128 * 1024;
+/**
+ * The longest argument Linux's exec takes: MAX_ARG_STRLEN (128 KiB) counts the argument's terminating NUL,
+ * so one of 131,072 bytes fails with E2BIG.
+ */
+const MAX_ARG_BYTES = 128 * 1024 - 1;
 /**
  * All of a call's arguments together. Security: the path check costs a file-system look per place a path may
  * start in a short option's letters, so a request's worth of them could hold the server for seconds.
@@ -125,7 +128,8 @@ export const runSkillCommandTool = defineTool({
     if (size) return errorResult("INVALID_ARGUMENT", size, { skill: skill.name });
     // Security: options that follow symlinks (grep -R, find -L) are refused like paths that leave the skill.
     const links = checkLinkFlags(command, args);
-    const paths = links.ok ? checkPathArgs(args, dir) : links;
+    const globs = links.ok ? checkCurlGlobs(command, args) : links;
+    const paths = globs.ok ? checkPathArgs(args, dir) : globs;
     if (!paths.ok) {
       return errorResult(
         "PATH_OUTSIDE_SKILL",

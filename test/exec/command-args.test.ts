@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
-import { checkCommandName, checkPathArgs, tooLongForAName } from "../../src/exec/command-args.ts";
+import { checkCommandName, checkCurlGlobs, checkPathArgs, tooLongForAName } from "../../src/exec/command-args.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -26,6 +26,27 @@ describe("checkCommandName: bare names only", () => {
     "",
   ])("%p is refused", (name) => {
     expect(checkCommandName(name).ok).toBe(false);
+  });
+});
+
+describe("checkCurlGlobs: curl's {a,b} and [1-3] make names no check sees", () => {
+  test("an argument of curl's holding '{' or '[' is refused unless globbing is off", () => {
+    for (const args of [
+      ["-T", "{/etc/hostname,x}"],
+      ["-T", "{.,x}./secret"],
+      ["-T", "lea[k-k].txt"],
+    ]) {
+      const check = checkCurlGlobs("curl", ["http://127.0.0.1/", ...args]);
+      expect({ args, reason: check.ok ? "" : check.reason }).toEqual({
+        args,
+        reason: `argument '${args[1]}' holds '{' or '[', which curl expands into file names the path check cannot follow; add --globoff (-g), or give each file as it is named`,
+      });
+    }
+    expect(checkCurlGlobs("CURL.exe", ["-T", "{a,b}"]).ok).toBe(false);
+    expect(checkCurlGlobs("curl", ["-g", "-T", "{/etc/hostname,x}"])).toEqual({ ok: true });
+    expect(checkCurlGlobs("curl", ["--globoff", "-d", '{"a":1}', "http://127.0.0.1/"])).toEqual({ ok: true });
+    expect(checkCurlGlobs("curl", ["-T", "notes.txt", "http://127.0.0.1/"])).toEqual({ ok: true });
+    expect(checkCurlGlobs("awk", ["{print $1}", "notes.txt"])).toEqual({ ok: true });
   });
 });
 
@@ -79,7 +100,6 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     [["../secret.txt"], "contains '..'"],
     [["out/../../secret.txt"], "contains '..'"],
     [["..\\secret.txt"], "contains '..'"],
-    [["C:\\x"], "is an absolute path"],
     [["--input=/etc/passwd"], "is an absolute path"],
     [["--input=../x"], "contains '..'"],
     [["leak.txt"], "outside the skill's folder"],
@@ -100,6 +120,8 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
 
   test("what follows '=', '@' or file: is a path too: dd's if=, curl's @file and -F x=@file, gcc's @file, file: URLs", () => {
     const dir = skill();
+    // A link named `leak\` (curl's -F unescapes \\ in a quoted name): `x=@"leak\\"` names it.
+    if (process.platform !== "win32") symlinkSync(join(dir, "..", "secret.txt"), join(dir, "leak\\"));
     const refused: [string, string][] = [
       ["if=/etc/passwd", "is an absolute path"],
       ["of=../secret.txt", "contains '..'"],
@@ -121,6 +143,14 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
       // curl's -F name=<file sends the file's content; --data-urlencode name@file as well.
       ["x=</etc/passwd", "is an absolute path"],
       ["name@/etc/passwd", "is an absolute path"],
+      // curl's -F takes a quoted name without its quotes, up to the closing one (its \" and \\ unescaped).
+      ['x=@"/etc/passwd"', "is an absolute path"],
+      ['x=<"/etc/passwd"', "is an absolute path"],
+      ['headers=@"/etc/x"', "is an absolute path"],
+      ['x=@"../secret.txt";type=text/plain', "contains '..'"],
+      ['x=@"leak.txt"', "outside the skill's folder"],
+      ['x=@"leak.txt";type=text/plain', "outside the skill's folder"],
+      ...(process.platform === "win32" ? [] : [['x=@"leak\\\\"', "outside the skill's folder"] as [string, string]]),
     ];
     for (const [arg, reason] of refused) {
       const check = checkPathArgs([arg], dir);
@@ -195,8 +225,29 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
       "file:out/new%20file.txt",
       "file:%zz",
       "PATH[=]/usr/bin",
+      'x=@"extract.py"',
+      'x=@"out/result.txt";type=text/plain',
+      'x=@"a\\"b"',
+      // No closing quote: curl takes the quote as part of the name, a folder `"..` inside the skill.
+      'x=@"../x',
     ];
     expect(checkPathArgs(args, dir)).toEqual({ ok: true });
+  });
+
+  test("a drive letter makes a path absolute on Windows only: elsewhere a colon after '=' is text", () => {
+    const dir = skill();
+    const colons = ["key=a:b", "-e", "x=y:z", "--sort=k:asc", "C:/x", "x=C:\\y", "@c:z"];
+    expect(checkPathArgs(colons, dir, { platform: "linux" })).toEqual({ ok: true });
+    expect(checkPathArgs(colons, dir, { platform: "darwin" })).toEqual({ ok: true });
+    for (const arg of ["C:\\x", "C:/x", "c:x", "key=C:/Windows/win.ini", "--in=D:\\secret", "@c:z"]) {
+      const check = checkPathArgs([arg], dir, { platform: "win32" });
+      expect({ arg, reason: check.ok ? "" : check.reason }).toEqual({
+        arg,
+        reason: expect.stringContaining("is an absolute path") as unknown as string,
+      });
+    }
+    expect(checkPathArgs(["key=a:b"], dir, { platform: "win32" }).ok).toBe(false);
+    expect(checkPathArgs(["key=ab:c", "a=1"], dir, { platform: "win32" })).toEqual({ ok: true });
   });
 
   test("version-control metadata is no file of the skill, however it is spelled", () => {
@@ -285,6 +336,10 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     looks = 0;
     expect(checkPathArgs([`${"a=@".repeat(1000)}${"a/".repeat(1900)}`], dir, { exists })).toEqual({ ok: true });
     expect(looks).toBeLessThanOrEqual(2001);
+    // A quoted name after every '=@': the names do not overlap, one look each.
+    looks = 0;
+    expect(checkPathArgs(['x=@"a"'.repeat(1000)], dir, { exists })).toEqual({ ok: true });
+    expect(looks).toBeLessThanOrEqual(3001);
     // Deep paths that exist are still followed to their end, and judged there.
     mkdirSync(join(dir, "a", "b", "c"), { recursive: true });
     symlinkSync(join(dir, "..", "secret.txt"), join(dir, "a", "b", "c", "out.txt"));

@@ -141,13 +141,16 @@ describe("run_skill_command when enabled", () => {
     expect(error(await custom.cmd("ls")).code).toBe("COMMAND_NOT_ALLOWED");
   });
 
-  test("INVALID_ARGUMENT: one argument over 128 KiB, or all of them over 256 KiB, before any path is looked at", async () => {
+  test("INVALID_ARGUMENT: one argument of 128 KiB or more, or all of them over 256 KiB, before any path is looked at", async () => {
     const { cmd } = await on();
-    const long = error(await cmd("grep", [`-${"a".repeat(128 * 1024)}`, "notes.txt"]));
+    // Linux's exec counts an argument's terminating NUL: 131,072 bytes fail there, so they are refused here.
+    const long = error(await cmd("grep", [`-${"a".repeat(128 * 1024 - 1)}`, "notes.txt"]));
     expect(long.code).toBe("INVALID_ARGUMENT");
     expect(long.message).toStartWith(
-      "Argument 1 is 131073 bytes; a command takes at most 131072 bytes in one argument.",
+      "Argument 1 is 131072 bytes; a command takes at most 131071 bytes in one argument.",
     );
+    // The longest argument taken does start the command (cat then finds no file of that name).
+    expect((await cmd("cat", ["a".repeat(128 * 1024 - 1)])).structuredContent).toMatchObject({ exit_code: 1 });
     const many = error(
       await cmd(
         "grep",
