@@ -45,6 +45,7 @@ export interface PathCheckIo {
  * - every argument, and the value of `--option=value`;
  * - what follows every `=` and `@` in an argument (`dd if=/etc/passwd`, `awk -v f=…`, `curl -d @file`,
  *   `-F x=@file`, `-F x=<file`, `gcc @file`), and what follows every `file:` (a URL), %-escapes decoded;
+ * - the file names curl's `-F` reads after `@` and `=<`: spaces before them skipped, each ended by `;` or `,`;
  * - absolute paths ("/etc/passwd", "\\\\host\\share", on Windows "C:\\x" and "C:x") are refused;
  * - a ".." segment anywhere ("../x", "a/../../b") is refused, even when it would come back in;
  * - an argument naming something that exists (or whose nearest existing parent exists) under
@@ -91,6 +92,8 @@ interface SkillFolder {
 const GLUED = " (a value glued to a short option counts as a path: give it as its own argument)";
 const AFTER_SIGN =
   " (what follows '=' or '@' counts as a path: give a path inside the skill's folder, or, for text that is no path, write [=] or [@] in a pattern and %2F for / in a URL)";
+const CURL_FILE =
+  " (curl's -F uploads the files named after '@' or '=<', spaces before a name skipped, each name ended by ';' or ',': give paths inside the skill's folder)";
 const FILE_URL = " (a file: URL counts as a path: give the file's path relative to the skill's folder, without file:)";
 
 /**
@@ -159,7 +162,13 @@ function nextOf(text: string, chars: string): Int32Array {
  */
 function* pathPlaces(arg: string, platform: NodeJS.Platform): Generator<Place> {
   const text = textOf(arg, platform);
-  const at = (start: number, hint: string): Place => ({ text, start, end: arg.length, hint });
+  const at = (start: number, hint: string, end = arg.length): Place => ({ text, start, end, hint });
+  // A name from `start` to `end`, and the one between quotes when a quote opens it.
+  function* named(start: number, end: number, hint: string): Generator<Place> {
+    yield at(start, hint, end);
+    const quoted = arg[start] === '"' ? quotedName(arg, start) : undefined;
+    if (quoted !== undefined) yield { text: textOf(quoted, platform), start: 0, end: quoted.length, hint };
+  }
   if (!arg.startsWith("-")) yield at(0, "");
   // First, so that a URL glued to an option (`-ufile:///x`) is refused with the words for a URL.
   yield* urlPlaces(arg, platform);
@@ -167,24 +176,58 @@ function* pathPlaces(arg: string, platform: NodeJS.Platform): Generator<Place> {
     const letters = /^-[A-Za-z0-9]*/.exec(arg)?.[0].length ?? 1;
     for (let i = 2; i <= letters && i < arg.length; i++) yield at(i, GLUED);
   }
+  const curl = curlFiles(arg);
   for (let i = 0; i < arg.length; i++) {
-    if (arg[i] !== "=" && arg[i] !== "@") continue;
-    const after = arg[i] === "=" && arg[i + 1] === "<" ? [i + 1, i + 2] : [i + 1];
-    for (const start of after) {
-      yield at(start, AFTER_SIGN);
-      const quoted = arg[start] === '"' ? quotedName(arg, start) : undefined;
-      if (quoted !== undefined)
-        yield { text: textOf(quoted, platform), start: 0, end: quoted.length, hint: AFTER_SIGN };
-    }
+    const sign = arg[i];
+    const file = sign === "@" || (sign === "<" && arg[i - 1] === "=") || (sign === "," && i > curl.list);
+    if (sign === "=" || (file && sign !== ",")) yield* named(i + 1, arg.length, AFTER_SIGN);
+    if (!file) continue;
+    const start = curl.nameStart(i + 1);
+    const end = curl.nameEnd(start);
+    // The name as curl reads it, unless that is the place just judged.
+    if (sign === "," || start > i + 1) yield* named(start, end, CURL_FILE);
+    else if (end < arg.length) yield at(start, CURL_FILE, end);
   }
+}
+
+const SPACES = " \t\n\v\f\r";
+
+/**
+ * Security: curl's `-F name=@file` (and `name=<file`, `;headers=@file`) reads its file names its own way,
+ * each a name no other place judges: it skips the spaces before a name (`x=@ /etc/passwd`); it ends an
+ * unquoted name at `;` (`x=@leak.txt;type=text/plain` uploads `leak.txt`), dropping the spaces before the
+ * `;`; and after `@` it takes several files separated by `,` (`x=@a.txt,/etc/passwd`, a `,` also ending a
+ * `;type=…`). So past the spaces after every `@` and `=<`, and after every `,` following the first of them,
+ * a name runs to the next `;` or `,` (a longer name than curl's, at `<`, is only stricter). Spaces are
+ * skipped from one sign each and these names end at the next `;` or `,`: they do not overlap.
+ */
+function curlFiles(arg: string) {
+  const stops = nextOf(arg, ";,");
+  // For each index, where the spaces just before it start.
+  const spacesFrom = new Int32Array(arg.length + 1);
+  for (let i = 1; i <= arg.length; i++)
+    spacesFrom[i] = SPACES.includes(arg[i - 1] as string) ? (spacesFrom[i - 1] as number) : i;
+  const first = arg.search(/@|=</);
+  return {
+    /** After the first `@` or `=<`, a `,` separates curl's file names. */
+    list: first < 0 ? arg.length : first,
+    nameStart(after: number): number {
+      let start = after;
+      while (start < arg.length && SPACES.includes(arg[start] as string)) start++;
+      return start;
+    },
+    nameEnd(start: number): number {
+      return Math.max(start, spacesFrom[stops[start] as number] as number);
+    },
+  };
 }
 
 /**
  * Security: curl's `-F x=@"file"`, `x=<"file"` and `headers=@"file"` take the name between the quotes, its
  * `\"` and `\\` unescaped: the name from the `"` at `open` to the closing one, or undefined when none closes
  * it (curl then takes the quote as part of the name, which the place at `open` judges). A name is read
- * only up to the first quote that is not escaped, and a quote opening another one follows `@`, `<` or `=`,
- * so no escaped quote: the names read for one argument do not overlap, and take time in its length.
+ * only up to the first quote that is not escaped, and a quote opening another one follows `@`, `<`, `=`, `,`
+ * or a space, so no escaped quote: the names read for one argument do not overlap, and take time in its length.
  */
 function quotedName(arg: string, open: number): string | undefined {
   let name = "";

@@ -234,6 +234,49 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     expect(checkPathArgs(args, dir)).toEqual({ ok: true });
   });
 
+  test("curl's -F file names are judged as curl reads them: spaces skipped, ended by ';', several after '@' split at ','", () => {
+    const dir = skill();
+    write(join(dir, "notes.txt"), "notes\n");
+    const refused: [string, string][] = [
+      ["x=@ /etc/passwd", "is an absolute path"],
+      ["x=< /etc/passwd", "is an absolute path"],
+      ["x=@\t../secret.txt", "contains '..'"],
+      ['x=@ "leak.txt"', "outside the skill's folder"],
+      ["x=@leak.txt;type=text/plain", "outside the skill's folder"],
+      ["x=@leak.txt ;type=text/plain", "outside the skill's folder"],
+      ["x=<leak.txt;type=text/plain", "outside the skill's folder"],
+      ["x=@notes.txt,/etc/passwd", "is an absolute path"],
+      ["x=@notes.txt, /etc/passwd", "is an absolute path"],
+      ["x=@notes.txt,leak.txt", "outside the skill's folder"],
+      ["x=@notes.txt;type=text/plain,leak.txt;type=text/plain", "outside the skill's folder"],
+      ['x=@notes.txt,"leak.txt"', "outside the skill's folder"],
+    ];
+    for (const [arg, reason] of refused) {
+      const check = checkPathArgs([arg], dir);
+      expect({ arg, reason: check.ok ? "" : check.reason }).toEqual({
+        arg,
+        reason: expect.stringContaining(reason) as unknown as string,
+      });
+    }
+    expect(checkPathArgs(["x=@leak.txt;type=text/plain"], dir)).toEqual({
+      ok: false,
+      reason:
+        "argument 'x=@leak.txt;type=text/plain' resolves (through a symlink) outside the skill's folder (curl's -F uploads the files named after '@' or '=<', spaces before a name skipped, each name ended by ';' or ',': give paths inside the skill's folder)",
+    });
+    const passing = [
+      "x=@notes.txt;type=text/plain",
+      "x=@ notes.txt",
+      "x=@notes.txt ;type=text/plain",
+      "x=<notes.txt;type=text/plain",
+      "x=@a.txt,b.txt",
+      "x=@notes.txt;type=text/plain,out/result.txt;filename=r.txt",
+      "user@example.com",
+      "a,b@c",
+      "x=@,",
+    ];
+    expect(checkPathArgs(passing, dir)).toEqual({ ok: true });
+  });
+
   test("a drive letter makes a path absolute on Windows only: elsewhere a colon after '=' is text", () => {
     const dir = skill();
     const colons = ["key=a:b", "-e", "x=y:z", "--sort=k:asc", "C:/x", "x=C:\\y", "@c:z"];
@@ -340,6 +383,10 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     looks = 0;
     expect(checkPathArgs(['x=@"a"'.repeat(1000)], dir, { exists })).toEqual({ ok: true });
     expect(looks).toBeLessThanOrEqual(3001);
+    // curl's -F names, after every ',' and before every ';' (and after every '='): one look each.
+    looks = 0;
+    expect(checkPathArgs([`x=@${"a;type=t,".repeat(1000)}`], dir, { exists })).toEqual({ ok: true });
+    expect(looks).toBeLessThanOrEqual(2003);
     // Deep paths that exist are still followed to their end, and judged there.
     mkdirSync(join(dir, "a", "b", "c"), { recursive: true });
     symlinkSync(join(dir, "..", "secret.txt"), join(dir, "a", "b", "c", "out.txt"));
@@ -369,6 +416,8 @@ describe("checkPathArgs: paths stay inside the skill's folder", () => {
     ["letters with '=' and '@' every few", "aa=aa@".repeat(MiB / 6)],
     // A deep path after many '=': every place shares it.
     ["a deep path after many '='", `${"a=".repeat(MiB / 4)}${"a/".repeat(MiB / 4)}`],
+    // A name of curl's -F after the spaces following every '@' and '=<'.
+    ["'@' and '=<' each before a space", `${"@ =< ".repeat(MiB / 5)}x`],
   ])(
     "a 1 MiB argument of %s costs a look per place whose name is short, not one per place",
     (_shape, arg) => {
