@@ -83,6 +83,14 @@ function pushDated(remote: Remote, message: string, days: number): string {
   return git(["rev-parse", "HEAD"], remote.work);
 }
 
+/** Rewrite the branch's last commit (`alpha` says "Rewritten.") and force-push it: the old one is dropped. */
+function forcePush(remote: Remote): void {
+  remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten."));
+  git(["add", "-A"], remote.work);
+  git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
+  git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+}
+
 /** Take `remote` off the network (its bare repository moved away); the function brings it back. */
 function offline(remote: Remote): () => void {
   const away = `${remote.bare}.away`;
@@ -348,10 +356,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
     const dropped = copyHead(m);
     const droppedLock = readFileSync(m.lock, "utf8");
     // The branch is force-pushed past it; the copy follows, and keeps the dropped commit's objects.
-    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten."));
-    git(["add", "-A"], remote.work);
-    git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
-    git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+    forcePush(remote);
     const rewritten = git(["rev-parse", "HEAD"], remote.work);
     expect((await cli(m, ["sync", "--update"], env)).code).toBe(0);
     expect(copyHead(m)).toBe(rewritten);
@@ -374,10 +379,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const dropped = copyHead(m);
-    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten."));
-    git(["add", "-A"], remote.work);
-    git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
-    git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+    forcePush(remote);
 
     const online = offline(remote);
     const unchecked = await cli(m, ["sync", "--frozen"], env);
@@ -404,10 +406,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     const reviewed = copyHead(m);
-    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Rewritten."));
-    git(["add", "-A"], remote.work);
-    git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
-    git(["push", "--quiet", "--force", "origin", "main"], remote.work);
+    forcePush(remote);
     const fork = forkCommit(remote);
     const lock = readFileSync(m.lock, "utf8");
     copyLock(m, m, (source) => (source.commit = fork));
