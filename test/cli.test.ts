@@ -250,6 +250,35 @@ describe("skillhub CLI", () => {
     );
   });
 
+  test("the sk tools' skills/ folder: read by list, show and doctor only as a server with the same tools setting reads it, and said", () => {
+    const project = tempDir();
+    writeSkill(join(project, "skills"), "pdf", { description: "PDF tools" });
+    const home = tempDir();
+    const folder = join(project, "skills");
+    const because = (setting: string) =>
+      `${folder} is read (source project-skills) because ${setting} offers skills.list and skills.search, which read the project's skills/ folder; a server started with that setting serves it too (--root DIR names another folder).`;
+    // The default tools: not read (a hint names it).
+    const plain = runBinary(["list"], project, home);
+    expect(plain.out).toContain("no source reads it");
+    expect(plain.err).toBe("");
+    // SKILLHUB_TOOLS=sk: read, as `skillhub serve` with that variable serves it, and said on stderr.
+    const env = { SKILLHUB_TOOLS: "sk" };
+    const listed = runBinary(["list"], project, home, env);
+    expect(listed.out).toMatch(/^pdf +project-skills/);
+    expect(listed.err).toBe(`skillhub: ${because("SKILLHUB_TOOLS=sk")}\n`);
+    expect(runBinary(["show", "pdf"], project, home, env).err).toBe(`skillhub: ${because("SKILLHUB_TOOLS=sk")}\n`);
+    // doctor says it under its sources; a config file's setting is named as such.
+    expect(runBinary(["doctor"], project, home, env).out).toContain(`\n  note: ${because("SKILLHUB_TOOLS=sk")}\n`);
+    write(join(home, ".skillhub", "config.yaml"), "server:\n  tools: sk\n");
+    expect(runBinary(["search", "pdf"], project, home).err).toBe(
+      `skillhub: ${because("server.tools: sk (config file)")}\n`,
+    );
+    // --root names the folder: nothing to explain.
+    const rooted = runBinary(["list", "--root", "skills"], project, home);
+    expect(rooted.out).toMatch(/^pdf +project-skills/);
+    expect(rooted.err).toBe("");
+  });
+
   test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
     const folder = tempDir();
     const empty = await cli(["search", "pdf", "--skills-dir", folder]);
