@@ -136,7 +136,7 @@ describe("resolveConfig", () => {
       resolve({}, {}, [{ path: "/c.yaml", data: { matching: { min_score: "high" } } }]),
     ).message;
     expect(file).toContain("matching.min_score in /c.yaml");
-    expect(file).toContain("expected number");
+    expect(file).toContain("expected a number");
     const endpoints = [
       () => resolve({ ANALYTICS_ENDPOINT: "ftp://hooks.example/x" }),
       () => resolve({}, {}, [{ path: "/c.yaml", data: { analytics: { endpoint: "hooks.example/x" } } }]),

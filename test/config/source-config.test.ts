@@ -160,7 +160,7 @@ describe("config.yaml of skills folders", () => {
     expect(await run(["doctor", "--json", "--skills-dir", skills], { HOME: home }, d.io)).toBe(0);
     const report = JSON.parse(d.out.join(""));
     expect(report.config_warnings).toEqual([
-      `matching.max_results in ${join(skills, "config.yaml")} = "many": expected number, received string. ${join(skills, "config.yaml")}'s settings are ignored.`,
+      `matching.max_results in ${join(skills, "config.yaml")} = "many": expected a number. ${join(skills, "config.yaml")}'s settings are ignored.`,
     ]);
     // The user's own file with a wrong value still stops start-up, naming it, whatever the folders hold.
     write(join(home, ".skillhub", "config.yaml"), "matching:\n  max_results: many\n");
