@@ -58,6 +58,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
 
   for (const file of input.files ?? []) assignments.push(...fileAssignments(file, warnings));
 
+  warnings.push(...mistypedVariables(input.env));
   const envDirs: string[] = [];
   for (const [name, setting] of Object.entries(ENV_SETTINGS)) {
     const raw = input.env[name];
@@ -189,6 +190,30 @@ function isLocalPath(repo: string): boolean {
   const colon = text.indexOf(":");
   const slash = text.indexOf("/");
   return colon < 0 || (slash >= 0 && slash < colon);
+}
+
+/** `SKILLHUB_*` variables that are no setting: the marker run_skill_command gives its processes, a client config's header. */
+const NOT_SETTINGS = new Set(["SKILLHUB_RUN_ID", "SKILLHUB_AUTHORIZATION"]);
+const PREFIX = "SKILLHUB_";
+
+/**
+ * A `SKILLHUB_*` variable that is no setting but close to one (`SKILLHUB_TOOL` for `SKILLHUB_TOOLS`): a
+ * warning naming the setting, as a mistyped config key gets. Another program's variable stays unsaid.
+ */
+function mistypedVariables(env: Record<string, string | undefined>): string[] {
+  const settings = Object.keys(ENV_SETTINGS).filter((name) => name.startsWith(PREFIX));
+  const out: string[] = [];
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith(PREFIX) || name in ENV_SETTINGS || NOT_SETTINGS.has(name)) continue;
+    const [close] = closeNames(
+      name.slice(PREFIX.length),
+      settings.map((s) => s.slice(PREFIX.length)),
+      1,
+    );
+    if (close !== undefined)
+      out.push(`variable ${name} is ignored: no setting has that name. Did you mean ${PREFIX}${close}?`);
+  }
+  return out;
 }
 
 const TRUE = new Set(["1", "true", "yes", "on"]);

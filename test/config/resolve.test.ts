@@ -150,6 +150,18 @@ describe("resolveConfig", () => {
     }
   });
 
+  test("a mistyped SKILLHUB_ variable is a warning naming the setting; another program's is not", () => {
+    const { warnings } = resolve({
+      SKILLHUB_TOOL: "sk",
+      SKILLHUB_RUN_ID: "x",
+      SKILLHUB_EXTRA_THING: "1",
+      SKILLHUB_PORT: "9",
+    });
+    expect(warnings).toEqual([
+      "variable SKILLHUB_TOOL is ignored: no setting has that name. Did you mean SKILLHUB_TOOLS?",
+    ]);
+  });
+
   test("a relative path in a config file is relative to the file's folder; in the environment, to the working folder", () => {
     const { config } = resolve({ SKILLHUB_ANALYTICS_FILE: "events.jsonl" }, {}, [
       {
