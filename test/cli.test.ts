@@ -345,6 +345,16 @@ describe("skillhub CLI", () => {
     expect(runBinary(["list"], project, home)).toMatchObject({ code: 0, err: "" });
   });
 
+  test("stats with analytics on but no event written yet says so, instead of 'no analytics file is configured'", () => {
+    const home = tempDir();
+    const file = join(tempDir(), "usage.jsonl");
+    const run = runBinary(["stats"], tempDir(), home, { SKILLHUB_ANALYTICS_FILE: file });
+    expect(run.code).toBe(0);
+    expect(run.out).toBe(
+      `No analytics events yet: analytics is on, and ${file} is written once a server records its first events (every 30 s).\n`,
+    );
+  });
+
   test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
     const folder = tempDir();
     const empty = await cli(["search", "pdf", "--skills-dir", folder]);
