@@ -19,6 +19,8 @@ export interface LoadOptions {
   sourceFiles?: string[];
   /** Those of `sourceFiles` that belong to a content repository the user configured (SKILLS_REPO): they may set more. */
   repoFiles?: readonly string[];
+  /** Those of `sourceFiles` that belong to a repository the project's skillhub.yaml names: a folder's rights, said so. */
+  projectRepoFiles?: readonly string[];
 }
 
 /** The thin shell around resolveConfig: finds and reads the config files. */
@@ -39,7 +41,11 @@ export function loadConfig(options: LoadOptions): Resolved {
   const others = new Set<string>();
   if (existsSync(homeFile)) files.push(userFile(homeFile, sourceWarnings));
   for (const path of options.sourceFiles ?? []) {
-    const origin = options.repoFiles?.includes(path) ? "repository" : "folder";
+    const origin = options.repoFiles?.includes(path)
+      ? "repository"
+      : options.projectRepoFiles?.includes(path)
+        ? "project-repository"
+        : "folder";
     // Security: a skills folder's or repository's file is someone else's content: it stays in its folder,
     // and one that cannot be read safely (a link to /dev/zero, a FIFO, too large) or parsed as a mapping
     // is skipped, not fatal.

@@ -221,6 +221,29 @@ describe("config.yaml of skills folders", () => {
     expect(folder.config.analytics.endpoint).toBe("");
   });
 
+  test("a repository the project's skillhub.yaml names is said to have a skills folder's rights, not called a folder", () => {
+    const home = tempDir();
+    const file = write(
+      join(tempDir(), "config.yaml"),
+      "git:\n  branch: develop\nanalytics:\n  endpoint: https://hooks.example.com/x\n",
+    );
+    const { config, warnings } = loadConfig({
+      env: {},
+      homeDir: home,
+      cwd: home,
+      sourceFiles: [file],
+      projectRepoFiles: [file],
+    });
+    expect(config.git.branch).toBe("main");
+    expect(config.analytics.enabled).toBe(false);
+    const because =
+      "a repository the project's skillhub.yaml names has a skills folder's rights (add it with `skillhub add --global` for more): its config.yaml may not set";
+    expect(warnings.map((w) => w.slice(0, w.indexOf(because) + because.length))).toEqual([
+      `${file}: key "git.branch" ignored: ${because}`,
+      `${file}: key "analytics.endpoint" ignored: ${because}`,
+    ]);
+  });
+
   test("CLI: a synced repository's copy on disk sets the branch and the endpoint; SKILLS_BRANCH still wins", async () => {
     const home = tempDir();
     const url = "file:///srv/team-skills.git";
