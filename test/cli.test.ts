@@ -250,6 +250,111 @@ describe("skillhub CLI", () => {
     );
   });
 
+  test("the sk tools' skills/ folder: read by list, show and doctor only as a server with the same tools setting reads it, and said", () => {
+    const project = tempDir();
+    writeSkill(join(project, "skills"), "pdf", { description: "PDF tools" });
+    const home = tempDir();
+    const folder = join(project, "skills");
+    const because = (setting: string) =>
+      `${folder} is read (source project-skills) because ${setting} offers skills.list and skills.search, which read the project's skills/ folder; a server started with that setting serves it too (--root DIR names another folder).`;
+    // The default tools: not read (a hint names it).
+    const plain = runBinary(["list"], project, home);
+    expect(plain.out).toContain("no source reads it");
+    expect(plain.err).toBe("");
+    // SKILLHUB_TOOLS=sk: read, as `skillhub serve` with that variable serves it, and said on stderr.
+    const env = { SKILLHUB_TOOLS: "sk" };
+    const listed = runBinary(["list"], project, home, env);
+    expect(listed.out).toMatch(/^pdf +project-skills/);
+    expect(listed.err).toBe(`skillhub: ${because("SKILLHUB_TOOLS=sk")}\n`);
+    expect(runBinary(["show", "pdf"], project, home, env).err).toBe(`skillhub: ${because("SKILLHUB_TOOLS=sk")}\n`);
+    // doctor says it under its sources; a config file's setting is named as such.
+    expect(runBinary(["doctor"], project, home, env).out).toContain(`\n  note: ${because("SKILLHUB_TOOLS=sk")}\n`);
+    write(join(home, ".skillhub", "config.yaml"), "server:\n  tools: sk\n");
+    expect(runBinary(["search", "pdf"], project, home).err).toBe(
+      `skillhub: ${because("server.tools: sk (config file)")}\n`,
+    );
+    // --root names the folder: nothing to explain.
+    const rooted = runBinary(["list", "--root", "skills"], project, home);
+    expect(rooted.out).toMatch(/^pdf +project-skills/);
+    expect(rooted.err).toBe("");
+  });
+
+  test("a bad config file or variable stops the command with one line naming the key, the value and what is allowed", () => {
+    const project = tempDir();
+    const home = tempDir();
+    const file = join(home, ".skillhub", "config.yaml");
+    // The billion laughs: nine levels of ten aliases each.
+    const levels = [..."abcdefghi"];
+    const bomb = levels.map(
+      (l, i) =>
+        `${l}: &${l} [${Array(10)
+          .fill(i === 0 ? "x" : `*${levels[i - 1]}`)
+          .join(", ")}]`,
+    );
+    const cases: [yaml: string, env: Record<string, string>, expected: string][] = [
+      ["search:\n  limit: 0\n", {}, `search.limit in ${file} = 0: expected a number of at least 1.`],
+      ["search:\n  limit: 2.5\n", {}, `search.limit in ${file} = 2.5: expected a whole number.`],
+      ["search:\n  mode: fuzzy\n", {}, `search.mode in ${file} = "fuzzy": expected one of fts, vector, hybrid.`],
+      ["sources:\n  watch: maybe\n", {}, `sources.watch in ${file} = "maybe": expected true or false.`],
+      ["server: 5\n", {}, `server in ${file} = 5: expected a mapping of settings.`],
+      ["server:\n  port: .nan\n", {}, `server.port in ${file} = NaN: expected a number.`],
+      [
+        "server:\n  allowed_origins: [https://ok.example.com, tools.example.com]\n",
+        {},
+        `server.allowed_origins in ${file}, entry 2 = "tools.example.com": expected an origin such as https://tools.example.com (scheme, host and port, no path).`,
+      ],
+      [
+        "",
+        { SKILLHUB_ALLOWED_HOSTS: "skills.example.com,https://skills.example.com" },
+        'SKILLHUB_ALLOWED_HOSTS (environment variable) (config key server.allowed_hosts), entry 2 = "https://skills.example.com": expected a host name such as skills.example.com or skills.example.com:8000 (no scheme, path or spaces).',
+      ],
+      [
+        "",
+        { ALLOWED_COMMANDS: "python,/bin/sh" },
+        'ALLOWED_COMMANDS (environment variable) (config key commands.allowed), entry 2 = "/bin/sh": expected a bare command name such as python or ls (no path, no spaces).',
+      ],
+      [
+        "",
+        { SKILLHUB_PORT: "70000" },
+        "SKILLHUB_PORT (environment variable) (config key server.port) = 70000: expected a number of at most 65535.",
+      ],
+      [
+        "search:\n  limit: 3\n  limit: 4\n",
+        {},
+        `${file} is not valid YAML: the key "limit" is written twice in the same mapping (again at line 3, column 3); keep one.`,
+      ],
+      [
+        `${bomb.join("\n")}\n`,
+        {},
+        `${file} is not valid YAML: its aliases (*name) expand to more than 100 copies; write the values out instead.`,
+      ],
+      ["- search\n", {}, `${file} must hold a YAML mapping of settings, not a list.`],
+    ];
+    for (const [yaml, env, expected] of cases) {
+      write(file, yaml);
+      const run = runBinary(["list"], project, home, env);
+      expect({ yaml, env, code: run.code, err: run.err }).toEqual({
+        yaml,
+        env,
+        code: 2,
+        err: `skillhub: Invalid configuration: ${expected}\n`,
+      });
+    }
+    // A section whose keys are all commented out sets nothing.
+    write(file, "server:\n  # port: 8000\nsearch:\n  limit: 5\n");
+    expect(runBinary(["list"], project, home)).toMatchObject({ code: 0, err: "" });
+  });
+
+  test("stats with analytics on but no event written yet says so, instead of 'no analytics file is configured'", () => {
+    const home = tempDir();
+    const file = join(tempDir(), "usage.jsonl");
+    const run = runBinary(["stats"], tempDir(), home, { SKILLHUB_ANALYTICS_FILE: file });
+    expect(run.code).toBe(0);
+    expect(run.out).toBe(
+      `No analytics events yet: analytics is on, and ${file} is written once a server records its first events (every 30 s).\n`,
+    );
+  });
+
   test("search with no skill served says so, as list does, instead of 'no skill matches'", async () => {
     const folder = tempDir();
     const empty = await cli(["search", "pdf", "--skills-dir", folder]);

@@ -55,13 +55,34 @@ export async function scannedHub(ctx: CommandContext, options: { sayUnsynced?: b
   const hub = oneShotHub(ctx);
   await hub.git?.verifyCopies();
   hub.scanNow();
+  if (options.sayUnsynced === false) return hub;
+  const note = toolsFolderNote(ctx, hub);
+  if (note) ctx.err(`skillhub: ${note}\n`);
   // A command does not sync (a server does, at start): a repository never synced here adds no skills, and
   // an empty list without a word would look like a broken setup. doctor and sources say it themselves.
-  if (options.sayUnsynced !== false)
-    for (const r of hub.git?.status() ?? [])
-      if (!r.state)
-        ctx.err(
-          `skillhub: repository ${r.name} (${r.url}) is not synced yet, so its skills are left out; ${fetchAdvice(hub, r.name)}.\n`,
-        );
+  for (const r of hub.git?.status() ?? [])
+    if (!r.state)
+      ctx.err(
+        `skillhub: repository ${r.name} (${r.url}) is not synced yet, so its skills are left out; ${fetchAdvice(hub, r.name)}.\n`,
+      );
   return hub;
+}
+
+/**
+ * Why `<project>/skills` is read when no `--root` names it: the tools setting offers the `sk` profile's
+ * tools, whose folder it is (tools/support/sk-summary.ts). A command reads what a server started with the
+ * same settings serves, so it reads that folder too, and says why. Undefined when no such folder is read.
+ */
+export function toolsFolderNote(ctx: CommandContext, hub: Hub): string | undefined {
+  if (ctx.config.sources.project_skills !== undefined) return undefined;
+  const folder = hub.catalog.sources.find((s) => s.label === "project-skills" && s.exists);
+  if (!folder) return undefined;
+  const tools = ctx.config.server.tools;
+  const setting =
+    ctx.args.flags.tools !== undefined
+      ? `--tools ${tools}`
+      : ctx.env.SKILLHUB_TOOLS
+        ? `SKILLHUB_TOOLS=${tools}`
+        : `server.tools: ${tools} (config file)`;
+  return `${folder.dir} is read (source project-skills) because ${setting} offers skills.list and skills.search, which read the project's skills/ folder; a server started with that setting serves it too (--root DIR names another folder).`;
 }

@@ -6,7 +6,7 @@ import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
 import { VERSION } from "../version.ts";
-import { type CommandRun, scannedHub } from "./context.ts";
+import { type CommandRun, scannedHub, toolsFolderNote } from "./context.ts";
 import { teamJson, teamLines, unservedRepos } from "./team-status.ts";
 import { unreadSkillsFolder, unreadSkillsHint } from "./unread-skills.ts";
 
@@ -61,6 +61,8 @@ export const runDoctor: CommandRun = async (ctx) => {
     return [s.label, s.location, `${s.dir}  (${state})`];
   });
   for (const [i, row] of alignColumns(rows).entries()) lines.push(`  ${String(i + 1).padStart(2)}. ${row}`);
+  const toolsFolder = toolsFolderNote(ctx, hub);
+  if (toolsFolder) lines.push(`  note: ${toolsFolder}`);
   lines.push(...teamLines(hub));
   lines.push("", `Skills served: ${catalog.skills.length}`);
   const unserved = unservedRepos(hub);

@@ -22,8 +22,17 @@ export interface SettingsInput {
  */
 export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   const { args, env, homeDir, cwd, verifiedCopy } = input;
-  const loadFiles = (sourceFiles?: string[], repoFiles?: string[]) =>
-    loadConfig({ env, flags: args.flags, homeDir, cwd, configFile: args.options.config, sourceFiles, repoFiles });
+  const loadFiles = (sourceFiles?: string[], repoFiles?: string[], projectRepoFiles?: string[]) =>
+    loadConfig({
+      env,
+      flags: args.flags,
+      homeDir,
+      cwd,
+      configFile: args.options.config,
+      sourceFiles,
+      repoFiles,
+      projectRepoFiles,
+    });
   const first = loadFiles();
   // The project's skillhub.yaml (what `skillhub add` recorded), at the project root known at start: a
   // client's MCP roots come later and do not bring another project's sources.
@@ -45,6 +54,9 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
         )
       : [];
   const repoFiles = copies.filter((c) => !c.project).map((c) => c.file);
+  const projectRepoFiles = copies.filter((c) => c.project).map((c) => c.file);
   const sourceFiles = [...copies.map((c) => c.file), ...explicitSourceConfigFiles(config)];
-  return sourceFiles.length > 0 ? withProject(loadFiles(sourceFiles, repoFiles), project) : withProject(first, project);
+  return sourceFiles.length > 0
+    ? withProject(loadFiles(sourceFiles, repoFiles, projectRepoFiles), project)
+    : withProject(first, project);
 }

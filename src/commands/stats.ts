@@ -50,6 +50,14 @@ export const runStats: CommandRun = async (ctx) => {
     return 0;
   }
   if (summary.events === 0) {
+    // Analytics on (a file, or a team repository's config.yaml) but no server has written an event yet.
+    const configured = ctx.args.positionals.length > 0 ? undefined : localFile(ctx.config);
+    if (configured !== undefined && files.length === 0) {
+      ctx.out(
+        `No analytics events${since ? ` since ${since}` : ""} yet: analytics is on, and ${configured} is written once a server records its first events (every ${ctx.config.analytics.flush_seconds} s).\n`,
+      );
+      return 0;
+    }
     const where = files.length > 0 ? `in ${files.join(", ")}` : "to show: no analytics file is configured";
     ctx.out(
       `No analytics events${since ? ` since ${since}` : ""} ${where}.\nTurn on local analytics with SKILLHUB_ANALYTICS_FILE=<file> (or analytics.file in config.yaml), or pass JSONL files collected by your endpoint: skillhub stats FILE...\n`,

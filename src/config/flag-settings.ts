@@ -7,8 +7,9 @@ export const FLAG_SETTINGS: Record<string, Setting> = {
   root: {
     key: "sources.project_skills",
     kind: "string",
-    default: "`skills`",
-    description: "The folder under the project root that the `sk` profile and `skillhub mcp-server` read.",
+    default: "`skills` with the `sk` tools and `mcp-server`, else none",
+    description:
+      "A skills folder under the project root, read right after `--skills-dir`: the one the `sk` tools (`SKILLHUB_TOOLS=sk`, which the one-shot commands follow too) and `skillhub mcp-server` read; with other tools, read only when set.",
   },
   "no-watch": { key: "sources.watch", kind: "bool", description: "No file watcher (the rescan timer still runs)." },
   "no-prompts": {

@@ -19,6 +19,8 @@ export interface LoadOptions {
   sourceFiles?: string[];
   /** Those of `sourceFiles` that belong to a content repository the user configured (SKILLS_REPO): they may set more. */
   repoFiles?: readonly string[];
+  /** Those of `sourceFiles` that belong to a repository the project's skillhub.yaml names: a folder's rights, said so. */
+  projectRepoFiles?: readonly string[];
 }
 
 /** The thin shell around resolveConfig: finds and reads the config files. */
@@ -39,7 +41,11 @@ export function loadConfig(options: LoadOptions): Resolved {
   const others = new Set<string>();
   if (existsSync(homeFile)) files.push(userFile(homeFile, sourceWarnings));
   for (const path of options.sourceFiles ?? []) {
-    const origin = options.repoFiles?.includes(path) ? "repository" : "folder";
+    const origin = options.repoFiles?.includes(path)
+      ? "repository"
+      : options.projectRepoFiles?.includes(path)
+        ? "project-repository"
+        : "folder";
     // Security: a skills folder's or repository's file is someone else's content: it stays in its folder,
     // and one that cannot be read safely (a link to /dev/zero, a FIFO, too large) or parsed as a mapping
     // is skipped, not fatal.
@@ -154,11 +160,28 @@ function readSourceConfigFile(path: string): ConfigFile | "missing" | string {
   return `${path} must hold a YAML mapping of settings, not ${what}.`;
 }
 
+/** Most aliases (`*name`) one config file may expand: a few keep a file short, thousands are a YAML bomb. */
+export const MAX_CONFIG_ALIASES = 100;
+
 /** The file's YAML, or a sentence naming the file and where the YAML is wrong. Pure. */
 function parseConfigText(path: string, text: string): ConfigFile | string {
   try {
-    return { path, data: yaml().parse(text, { maxAliasCount: 100 }) };
+    return { path, data: yaml().parse(text, { maxAliasCount: MAX_CONFIG_ALIASES }) };
   } catch (error) {
-    return `${path} is not valid YAML: ${yamlErrorAt(error, text)}.`;
+    return `${path} is not valid YAML: ${configYamlError(error, text)}.`;
   }
+}
+
+/** What is wrong with a config file's YAML, in the file's terms: the key written twice, the aliases expanded. */
+function configYamlError(error: unknown, text: string): string {
+  const { code, linePos } = error as { code?: string; linePos?: { line: number; col: number }[] };
+  const at = linePos?.[0];
+  if (code === "DUPLICATE_KEY" && at) {
+    const key = /^\s*(?:-\s+)?(["']?)([^"':]+)\1\s*:/.exec(text.split("\n")[at.line - 1]?.slice(at.col - 1) ?? "")?.[2];
+    if (key !== undefined)
+      return `the key "${key.trim()}" is written twice in the same mapping (again at line ${at.line}, column ${at.col}); keep one`;
+  }
+  if (error instanceof ReferenceError && /alias count/i.test(error.message))
+    return `its aliases (*name) expand to more than ${MAX_CONFIG_ALIASES} copies; write the values out instead`;
+  return yamlErrorAt(error, text);
 }

@@ -58,6 +58,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
 
   for (const file of input.files ?? []) assignments.push(...fileAssignments(file, warnings));
 
+  warnings.push(...mistypedVariables(input.env));
   const envDirs: string[] = [];
   for (const [name, setting] of Object.entries(ENV_SETTINGS)) {
     const raw = input.env[name];
@@ -191,6 +192,30 @@ function isLocalPath(repo: string): boolean {
   return colon < 0 || (slash >= 0 && slash < colon);
 }
 
+/** `SKILLHUB_*` variables that are no setting: the marker run_skill_command gives its processes, a client config's header. */
+const NOT_SETTINGS = new Set(["SKILLHUB_RUN_ID", "SKILLHUB_AUTHORIZATION"]);
+const PREFIX = "SKILLHUB_";
+
+/**
+ * A `SKILLHUB_*` variable that is no setting but close to one (`SKILLHUB_TOOL` for `SKILLHUB_TOOLS`): a
+ * warning naming the setting, as a mistyped config key gets. Another program's variable stays unsaid.
+ */
+function mistypedVariables(env: Record<string, string | undefined>): string[] {
+  const settings = Object.keys(ENV_SETTINGS).filter((name) => name.startsWith(PREFIX));
+  const out: string[] = [];
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith(PREFIX) || name in ENV_SETTINGS || NOT_SETTINGS.has(name)) continue;
+    const [close] = closeNames(
+      name.slice(PREFIX.length),
+      settings.map((s) => s.slice(PREFIX.length)),
+      1,
+    );
+    if (close !== undefined)
+      out.push(`variable ${name} is ignored: no setting has that name. Did you mean ${PREFIX}${close}?`);
+  }
+  return out;
+}
+
 const TRUE = new Set(["1", "true", "yes", "on"]);
 const FALSE = new Set(["0", "false", "no", "off"]);
 
@@ -240,7 +265,45 @@ function convert(text: string, setting: Setting, origin: string, delimiter: stri
 
 function shown(value: unknown, secret?: boolean): string {
   if (secret) return "<redacted>";
-  return JSON.stringify(value);
+  // YAML's .nan and .inf are numbers JSON has no text for.
+  return typeof value === "number" && !Number.isFinite(value) ? String(value) : JSON.stringify(value);
+}
+
+/** The schema's types, as a config file's reader names them. */
+const TYPE_NAMES: Record<string, string> = {
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  string: "a text",
+  array: "a list",
+  object: "a mapping of settings",
+};
+
+/** What a schema issue allows, in words ("expected a whole number of at least 1"), not zod's notation. */
+function allowedBy(issue: z.core.$ZodIssue): string {
+  const bound = (limit: number | bigint, inclusive: boolean | undefined, side: "least" | "most") =>
+    inclusive === false ? `${side === "least" ? "above" : "below"} ${limit}` : `of at ${side} ${limit}`;
+  switch (issue.code) {
+    case "invalid_type":
+      return `expected ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case "invalid_value":
+      return `expected one of ${issue.values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ")}`;
+    case "too_small":
+    case "too_big": {
+      const limit = issue.code === "too_small" ? issue.minimum : issue.maximum;
+      const side = issue.code === "too_small" ? "least" : "most";
+      if (issue.origin === "string")
+        return Number(limit) === 1 && side === "least"
+          ? "expected a non-empty text"
+          : `expected ${bound(limit, issue.inclusive, side)} characters`;
+      if (issue.origin === "array") return `expected ${bound(limit, issue.inclusive, side)} entries`;
+      // Past the largest exact whole number (1e99): no count is that large.
+      if (Number(limit) >= Number.MAX_SAFE_INTEGER) return "expected a whole number";
+      return `expected a number ${bound(limit, issue.inclusive, side)}`;
+    }
+    default:
+      return issue.message.replace(/^Invalid input: /, "");
+  }
 }
 
 /** Turn a file's nested object into leaf assignments; unknown keys become warnings. */
@@ -273,6 +336,8 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
         continue;
       }
       const childShape = objectShape(childSchema);
+      // A section left empty (`server:` with every key below it commented out) sets nothing.
+      if (childShape && child === null) continue;
       if (childShape && isMapping(child)) walk(child, childPath, childSchema);
       else if (isRecordSchema(childSchema) && isMapping(child)) {
         for (const [k, v] of Object.entries(child))
@@ -394,10 +459,13 @@ function toConfigError(error: z.ZodError, raw: Record<string, unknown>, origins:
   const path = (issue?.path ?? []).map(String);
   let origin: Assignment | undefined;
   for (let n = path.length; n > 0 && !origin; n--) origin = origins.get(path.slice(0, n).join("."));
-  const key = path.join(".") || "(root)";
+  // A list's entry is named by its place in the list (`entry 2`), the key by the list's own.
+  const entry = typeof issue?.path.at(-1) === "number" ? Number(issue?.path.at(-1)) + 1 : undefined;
+  const key = (entry === undefined ? path : path.slice(0, -1)).join(".") || "(root)";
   const value = getDeep(raw, issue?.path ?? []);
-  const where = origin ? `${origin.origin}${origin.origin.includes(key) ? "" : ` (config key ${key})`}` : key;
-  const allowed = (issue?.message ?? "a valid value").replace(/^Invalid input: /, "");
+  const named = origin ? `${origin.origin}${origin.origin.includes(key) ? "" : ` (config key ${key})`}` : key;
+  const where = entry === undefined ? named : `${named}, entry ${entry}`;
+  const allowed = issue ? allowedBy(issue) : "a valid value";
   // Security: a key set in a config file is as secret as one from the environment.
   const secret = origin?.secret || SECRET_KEYS.has(key);
   return new ConfigError(`Invalid configuration: ${where} = ${shown(value, secret)}: ${allowed}.`, {

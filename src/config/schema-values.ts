@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkCommandName } from "../exec/command-args.ts";
 
 /** Value shapes the configuration's schemas share (schema.ts, schema-search.ts). */
 
@@ -12,3 +13,51 @@ export const httpUrl = () =>
     .string()
     .regex(/^https?:\/\/[^\s/]+/i, "expected an http:// or https:// URL")
     .refine((url) => URL.canParse(url), "expected an http:// or https:// URL");
+
+/**
+ * server.allowed_origins: origins as a browser sends them, `https://tools.example.com[:port]` (no path,
+ * query or user). One the HTTP server could never match fails at start-up rather than being skipped.
+ */
+export const originList = () =>
+  z.array(
+    z
+      .string()
+      .refine(isOrigin, "expected an origin such as https://tools.example.com (scheme, host and port, no path)"),
+  );
+
+function isOrigin(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (
+    (url.protocol === "http:" || url.protocol === "https:") &&
+    url.hostname !== "" &&
+    url.username === "" &&
+    url.password === "" &&
+    url.pathname === "/" &&
+    url.search === "" &&
+    url.hash === "" &&
+    !/[?#]/.test(value)
+  );
+}
+
+/** server.allowed_hosts: a host name or address, with `:port` to pin a port, as the Host header carries it. */
+export const hostList = () =>
+  z.array(
+    z
+      .string()
+      .refine(
+        (value) => !/[\s/@?#\\]/.test(value) && value !== "" && URL.canParse(`http://${value}`),
+        "expected a host name such as skills.example.com or skills.example.com:8000 (no scheme, path or spaces)",
+      ),
+  );
+
+/** commands.allowed: bare command names, as run_skill_command compares them (a path never matches one). */
+export const commandList = () =>
+  z.array(
+    z
+      .string()
+      .refine(
+        (value) => checkCommandName(value).ok,
+        "expected a bare command name such as python or ls (no path, no spaces)",
+      ),
+  );

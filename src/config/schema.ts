@@ -3,7 +3,16 @@ import { LOG_LEVELS } from "../util/logger.ts";
 import { once } from "../util/once.ts";
 import { LockConfig, PluginsConfig, TrustConfig } from "./schema-lock.ts";
 import { EmbeddingConfig, SearchConfig } from "./schema-search.ts";
-import { fraction, httpUrl, nonNegativeInt, positiveInt, stringList } from "./schema-values.ts";
+import {
+  commandList,
+  fraction,
+  hostList,
+  httpUrl,
+  nonNegativeInt,
+  originList,
+  positiveInt,
+  stringList,
+} from "./schema-values.ts";
 
 /**
  * The whole configuration's schema. Keys are the config-file keys (snake_case, as in a skill
@@ -64,9 +73,9 @@ export const ServerConfig = once(() =>
     /** Bearer token for HTTP (SKILLHUB_HTTP_TOKEN); required on a non-loopback host. */
     token: z.string().optional(),
     /** Extra allowed Origin values for HTTP. */
-    allowed_origins: stringList(),
+    allowed_origins: originList(),
     /** Extra allowed Host values for HTTP. */
-    allowed_hosts: stringList(),
+    allowed_hosts: hostList(),
     /** Minutes before an idle HTTP session is closed. Default 30. */
     session_idle_minutes: positiveInt(),
     /** Tool profile (auto, skill, hub, tree, sk, all) or a comma list of tool names. Default auto. */
@@ -101,7 +110,7 @@ export const CommandsConfig = once(() =>
     /** Register run_skill_command (--enable-commands / SKILLHUB_ENABLE_COMMANDS). Default false. */
     enabled: z.boolean(),
     /** ALLOWED_COMMANDS. */
-    allowed: stringList(),
+    allowed: commandList(),
     /** EXEC_TIMEOUT_SECONDS. Default 60. */
     timeout_seconds: positiveInt(),
     /** EXEC_MAX_OUTPUT_BYTES. Default 65,536. */

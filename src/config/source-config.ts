@@ -75,8 +75,19 @@ export const UNSUPPORTED_KEYS: Readonly<Record<string, string>> = {
     "SkillHub keeps a shallow, single-branch clone and reads only its skills/ folder and config.yaml, so a sparse checkout would save no network and little disk",
 };
 
-/** Where a source config file comes from: a content repository the user configured, or a skills folder. */
-export type SourceConfigOrigin = "repository" | "folder";
+/**
+ * Where a source config file comes from: a content repository the user configured, one a project's
+ * skillhub.yaml names (a skills folder's rights), or a skills folder.
+ */
+export type SourceConfigOrigin = "repository" | "project-repository" | "folder";
+
+/** Whose config.yaml it is, as a warning names it. */
+const WHOSE: Record<SourceConfigOrigin, string> = {
+  repository: "a content repository's config.yaml",
+  "project-repository":
+    "a repository the project's skillhub.yaml names has a skills folder's rights (add it with `skillhub add --global` for more): its config.yaml",
+  folder: "a skills folder's config.yaml",
+};
 
 export const SOURCE_CONFIG_FILE = "config.yaml";
 
@@ -107,14 +118,12 @@ export function restrictSourceConfig(
   const data = file.data;
   if (!isMapping(data)) return { file, warnings: [] };
   const forbidden = origin === "repository" ? REPO_CONFIG_FORBIDDEN_KEYS : SOURCE_CONFIG_FORBIDDEN_KEYS;
-  const who = origin === "repository" ? "a content repository's" : "a skills folder's";
+  const who = WHOSE[origin];
   const kept: Record<string, unknown> = {};
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (!SOURCE_CONFIG_SECTIONS.includes(key)) {
-      warnings.push(
-        `${file.path}: key "${key}" ignored: ${who} config.yaml may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`,
-      );
+      warnings.push(`${file.path}: key "${key}" ignored: ${who} may only set ${SOURCE_CONFIG_SECTIONS.join(", ")}.`);
       continue;
     }
     if (!isMapping(value)) {
@@ -127,7 +136,7 @@ export function restrictSourceConfig(
       const dotted = `${key}.${child}`;
       if (forbidden.includes(dotted)) {
         warnings.push(
-          `${file.path}: key "${dotted}" ignored: ${who} config.yaml may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`,
+          `${file.path}: key "${dotted}" ignored: ${who} may not set ${forbidden.join(", ")} (they belong in ~/.skillhub/config.yaml or the environment).`,
         );
       } else if (dotted === "scripts.enabled" && childValue === true) {
         // Security: the kill switch works one way: a team may turn its scripts off for everyone, but a

@@ -136,7 +136,7 @@ describe("resolveConfig", () => {
       resolve({}, {}, [{ path: "/c.yaml", data: { matching: { min_score: "high" } } }]),
     ).message;
     expect(file).toContain("matching.min_score in /c.yaml");
-    expect(file).toContain("expected number");
+    expect(file).toContain("expected a number");
     const endpoints = [
       () => resolve({ ANALYTICS_ENDPOINT: "ftp://hooks.example/x" }),
       () => resolve({}, {}, [{ path: "/c.yaml", data: { analytics: { endpoint: "hooks.example/x" } } }]),
@@ -148,6 +148,18 @@ describe("resolveConfig", () => {
       expect(endpoint).toMatch(/ANALYTICS_ENDPOINT|analytics\.endpoint in \/c\.yaml/);
       expect(endpoint).toContain("expected an http:// or https:// URL");
     }
+  });
+
+  test("a mistyped SKILLHUB_ variable is a warning naming the setting; another program's is not", () => {
+    const { warnings } = resolve({
+      SKILLHUB_TOOL: "sk",
+      SKILLHUB_RUN_ID: "x",
+      SKILLHUB_EXTRA_THING: "1",
+      SKILLHUB_PORT: "9",
+    });
+    expect(warnings).toEqual([
+      "variable SKILLHUB_TOOL is ignored: no setting has that name. Did you mean SKILLHUB_TOOLS?",
+    ]);
   });
 
   test("a relative path in a config file is relative to the file's folder; in the environment, to the working folder", () => {

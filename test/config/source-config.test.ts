@@ -160,7 +160,7 @@ describe("config.yaml of skills folders", () => {
     expect(await run(["doctor", "--json", "--skills-dir", skills], { HOME: home }, d.io)).toBe(0);
     const report = JSON.parse(d.out.join(""));
     expect(report.config_warnings).toEqual([
-      `matching.max_results in ${join(skills, "config.yaml")} = "many": expected number, received string. ${join(skills, "config.yaml")}'s settings are ignored.`,
+      `matching.max_results in ${join(skills, "config.yaml")} = "many": expected a number. ${join(skills, "config.yaml")}'s settings are ignored.`,
     ]);
     // The user's own file with a wrong value still stops start-up, naming it, whatever the folders hold.
     write(join(home, ".skillhub", "config.yaml"), "matching:\n  max_results: many\n");
@@ -219,6 +219,29 @@ describe("config.yaml of skills folders", () => {
     const folder = loadConfig({ ...base, sourceFiles: [file] });
     expect(folder.config.git.branch).toBe("main");
     expect(folder.config.analytics.endpoint).toBe("");
+  });
+
+  test("a repository the project's skillhub.yaml names is said to have a skills folder's rights, not called a folder", () => {
+    const home = tempDir();
+    const file = write(
+      join(tempDir(), "config.yaml"),
+      "git:\n  branch: develop\nanalytics:\n  endpoint: https://hooks.example.com/x\n",
+    );
+    const { config, warnings } = loadConfig({
+      env: {},
+      homeDir: home,
+      cwd: home,
+      sourceFiles: [file],
+      projectRepoFiles: [file],
+    });
+    expect(config.git.branch).toBe("main");
+    expect(config.analytics.enabled).toBe(false);
+    const because =
+      "a repository the project's skillhub.yaml names has a skills folder's rights (add it with `skillhub add --global` for more): its config.yaml may not set";
+    expect(warnings.map((w) => w.slice(0, w.indexOf(because) + because.length))).toEqual([
+      `${file}: key "git.branch" ignored: ${because}`,
+      `${file}: key "analytics.endpoint" ignored: ${because}`,
+    ]);
   });
 
   test("CLI: a synced repository's copy on disk sets the branch and the endpoint; SKILLS_BRANCH still wins", async () => {
