@@ -329,6 +329,7 @@ describe("skillhub CLI", () => {
         `${file} is not valid YAML: its aliases (*name) expand to more than 100 copies; write the values out instead.`,
       ],
       ["- search\n", {}, `${file} must hold a YAML mapping of settings, not a list.`],
+      ["scripts:\n  runners:\n    .rb: 5\n", {}, `scripts.runners.".rb" in ${file} = 5: expected a text.`],
     ];
     for (const [yaml, env, expected] of cases) {
       write(file, yaml);

@@ -344,7 +344,7 @@ function fileAssignments(file: ConfigFile, warnings: string[]): Assignment[] {
           out.push({
             path: [...childPath, k],
             value: v,
-            origin: `${childPath.join(".")}.${k} in ${file.path}`,
+            origin: `${shownKey([...childPath, k])} in ${file.path}`,
             file: file.path,
           });
       } else {
@@ -447,6 +447,11 @@ function setDeep(target: Record<string, unknown>, path: string[], value: unknown
   if (last !== undefined) node[last] = value;
 }
 
+/** A setting's dotted name; a name of its own that holds a dot (a runner's `.rb`) is quoted. */
+function shownKey(path: string[]): string {
+  return path.map((k) => (k.includes(".") ? JSON.stringify(k) : k)).join(".");
+}
+
 function getDeep(target: unknown, path: PropertyKey[]): unknown {
   let node = target;
   for (const key of path)
@@ -461,7 +466,7 @@ function toConfigError(error: z.ZodError, raw: Record<string, unknown>, origins:
   for (let n = path.length; n > 0 && !origin; n--) origin = origins.get(path.slice(0, n).join("."));
   // A list's entry is named by its place in the list (`entry 2`), the key by the list's own.
   const entry = typeof issue?.path.at(-1) === "number" ? Number(issue?.path.at(-1)) + 1 : undefined;
-  const key = (entry === undefined ? path : path.slice(0, -1)).join(".") || "(root)";
+  const key = shownKey(entry === undefined ? path : path.slice(0, -1)) || "(root)";
   const value = getDeep(raw, issue?.path ?? []);
   const named = origin ? `${origin.origin}${origin.origin.includes(key) ? "" : ` (config key ${key})`}` : key;
   const where = entry === undefined ? named : `${named}, entry ${entry}`;
