@@ -1,6 +1,6 @@
+import { unrecordableIn } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
-import { unrecordableChanges } from "../lock/unrecordable.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
@@ -20,7 +20,7 @@ interface Checked {
   target: TargetLock;
   /** The lock's differences, then what no lock can record (also in `unrecordable`). */
   changes: LockChange[];
-  unrecordable: LockChange[];
+  unrecordable: readonly LockChange[];
 }
 
 /**
@@ -57,7 +57,7 @@ export const runVerify: CommandRun = async (ctx) => {
         }
         continue;
       }
-      const unrecordable = unrecordableChanges(hub.catalog, target.lock);
+      const unrecordable = unrecordableIn(target.lock);
       checked.push({ target, changes: [...lockChanges(target, locked), ...unrecordable], unrecordable });
     }
     // Nothing at all to compare with: as before the split, that is a missing lock.
