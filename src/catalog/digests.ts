@@ -37,10 +37,10 @@ export interface SkillDigests {
    */
   unrecorded: string[];
   /**
-   * The part of `unrecorded` that is in the skill's place and can never be recorded, with why: FIFOs and
-   * devices, links that lead to no file of the skill, folders that could not be listed, files that could not
-   * be hashed under their own name. Version-control metadata and nested skills' folders are not here: they
-   * are not the skill's (a nested skill is checked as itself).
+   * The entries of `unrecorded` that stand among the skill's own files yet no lock can ever record, each
+   * with why: FIFOs and devices, links that lead to no file of the skill, folders that could not be listed,
+   * files that could not be hashed under their own name. Not version-control metadata nor nested skills'
+   * folders, which are no files of the skill (a nested skill is checked as itself).
    */
   unrecordable: Unrecordable[];
 }
