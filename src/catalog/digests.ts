@@ -36,6 +36,19 @@ export interface SkillDigests {
    * that could not be hashed under their own name.
    */
   unrecorded: string[];
+  /**
+   * The entries of `unrecorded` that stand among the skill's own files yet no lock can ever record, each
+   * with why: FIFOs and devices, links that lead to no file of the skill, folders that could not be listed,
+   * files that could not be hashed under their own name. Not version-control metadata nor nested skills'
+   * folders, which are no files of the skill (a nested skill is checked as itself).
+   */
+  unrecordable: Unrecordable[];
+}
+
+/** A path in a skill's folder that no lock can record, and why (a clause: "it is a FIFO, socket or device"). */
+export interface Unrecordable {
+  path: string;
+  why: string;
 }
 
 /**
@@ -160,25 +173,49 @@ export function digestSkill(
   // Without a prototype: a file named `__proto__` is a key like any other (a plain object's setter drops it).
   const files: Record<string, FileDigest> = Object.create(null);
   const listed = new Set(listing.files.map((f) => f.path));
-  const unrecorded = [
-    ...listing.skipped,
-    ...listing.specials,
-    ...listing.links.filter((path) => !listed.has(path) && !listing.folderLinks.includes(path)),
-    ...listing.unreadable,
+  const unrecordable: Unrecordable[] = [
+    ...listing.specials.map((path) => ({ path, why: "it is a FIFO, socket or device, not a file SkillHub reads" })),
+    ...listing.links
+      .filter((path) => !listed.has(path) && !listing.folderLinks.includes(path))
+      .map((path) => ({ path, why: "it is a link that leads to no file inside the skill's folder" })),
+    ...listing.unreadable.map((path) => ({ path, why: "it is a folder SkillHub cannot list" })),
   ];
-  if (listing.truncated) return { files, truncated: true, unrecorded };
+  const result = (truncated: boolean): SkillDigests => ({
+    files,
+    truncated,
+    unrecorded: [...listing.skipped, ...unrecordable.map((u) => u.path)],
+    unrecordable,
+  });
+  if (listing.truncated) return result(true);
   const root = options.realDir ?? realOf(skill.dir);
-  if (root === undefined) return { files, truncated: false, unrecorded };
+  if (root === undefined) return result(false);
   for (const entry of [...listing.files].sort((a, b) => compareText(a.path, b.path))) {
     // Security: a name the confined reader takes for another file (`x ` for `x`, `a\b` for `a/b`) or refuses
     // (`c:x`) would record another file's digest, or none, as would an unreadable file; yet a process in the
-    // folder opens it by its name. So it is unrecorded: no lock vouches for it, and no code runs beside it.
-    const named = checkRelativePath(entry.path);
-    const digest = named.ok && named.path === entry.path ? digestFile(root, entry.path, options.cache) : undefined;
+    // folder opens it by its name. So it is unrecordable: no lock vouches for it, and no code runs beside it.
+    const unnamed = unopenedName(entry.path);
+    const digest = unnamed ? undefined : digestFile(root, entry.path, options.cache);
     if (digest) files[entry.path] = digest;
-    else unrecorded.push(entry.path);
+    else
+      unrecordable.push({
+        path: entry.path,
+        why: unnamed ?? "SkillHub cannot read it (no permission, or it is no regular file now)",
+      });
   }
-  return { files, truncated: false, unrecorded };
+  return result(false);
+}
+
+/**
+ * Why SkillHub cannot open the file at `path` (a walker's "/" path) by that very name, or undefined when it can.
+ * Pure.
+ */
+export function unopenedName(path: string): string | undefined {
+  const named = checkRelativePath(path);
+  if (named.ok && named.path === path) return undefined;
+  if (path.includes("\\")) return "its name holds a backslash, which SkillHub reads as a folder separator";
+  if (/^[A-Za-z]:/.test(path.trim())) return "its name starts with a drive letter, which SkillHub refuses to open";
+  if (path !== path.trim()) return "its path begins or ends with white space, which SkillHub trims";
+  return `SkillHub cannot open it by that name (the name ${named.ok ? "reads as another path" : named.reason})`;
 }
 
 function realOf(dir: string): string | undefined {

@@ -1,3 +1,4 @@
+import { unrecordableIn } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
@@ -17,7 +18,9 @@ import {
 
 interface Checked {
   target: TargetLock;
+  /** The lock's differences, then what no lock can record (also in `unrecordable`). */
   changes: LockChange[];
+  unrecordable: readonly LockChange[];
 }
 
 /**
@@ -54,7 +57,8 @@ export const runVerify: CommandRun = async (ctx) => {
         }
         continue;
       }
-      checked.push({ target, changes: lockChanges(target, locked) });
+      const unrecordable = unrecordableIn(target.lock);
+      checked.push({ target, changes: [...lockChanges(target, locked), ...unrecordable], unrecordable });
     }
     // Nothing at all to compare with: as before the split, that is a missing lock.
     const unread = notes[0]?.file ?? targets[0]?.file;
@@ -103,7 +107,9 @@ export const runVerify: CommandRun = async (ctx) => {
       );
       return 1;
     }
-    ctx.out(`${nextStep(hub, changes)}\n`);
+    const unrecordable = checked.flatMap((c) => c.unrecordable);
+    if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable)}\n`);
+    if (unrecordable.length < changes.length) ctx.out(`${nextStep(hub, changes)}\n`);
     return 1;
   } finally {
     hub.close();
@@ -141,6 +147,12 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
     return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`skillhub sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}, or review the change and run \`skillhub lock\` to record the ${moved.length === 1 ? "copy's" : "copies'"} instead.`;
   }
   return ACCEPT_OR_RESTORE;
+}
+
+/** What to do about files no lock can record: `skillhub lock` would leave them out again. */
+function unrecordableAdvice(changes: readonly LockChange[]): string {
+  const one = changes.length === 1;
+  return `${one ? "A file" : `${changes.length} files`} above cannot be recorded by any lock (\`skillhub lock\` leaves ${one ? "it" : "them"} out): rename or remove ${one ? "it" : "them"}, then run \`skillhub lock\`.`;
 }
 
 /**

@@ -19,6 +19,28 @@ export const LOCKFILE_VERSION = 1;
 const Digest = () => z.string().regex(SHA256, "expected sha256:<64 lower-case hex>");
 const Commit = () => z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "expected a full commit hash");
 
+/**
+ * `z.record(z.string(), value)` whose result has no prototype (emptyRecord). Security: zod builds a record
+ * by assignment, so an entry named `__proto__` (a file of that name, parsed from JSON as an own key) would
+ * set the record's prototype instead of being an entry: dropped from the lock, and its value inherited by
+ * every lookup that is not an own-key one.
+ */
+function namedRecord<T extends z.ZodType>(value: T) {
+  return z
+    .custom<Record<string, unknown>>((input) => typeof input === "object" && input !== null && !Array.isArray(input), {
+      message: "expected an object",
+    })
+    .transform((input, ctx) => {
+      const out = emptyRecord<z.output<T>>();
+      for (const key of Object.keys(input)) {
+        const parsed = value.safeParse(input[key]);
+        if (parsed.success) out[key] = parsed.data;
+        else for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] } as never);
+      }
+      return out;
+    });
+}
+
 /** One git source: where it comes from, what it follows, and the commit reviewed. */
 export const LockedSource = once(() =>
   z.strictObject({
@@ -41,7 +63,7 @@ export const LockedSkill = once(() =>
     path: z.string().min(1),
     skill_md: Digest(),
     /** Relative "/" path inside the skill's folder → digest (every file the one walker lists, sources/skill-files.ts). */
-    files: z.record(z.string(), Digest()),
+    files: namedRecord(Digest()),
     /**
      * Set when the skill has more files and folders than a lock records (catalog/digests.ts,
      * LOCKED_ENTRIES_MAX): `files` is then empty, and a frozen server refuses the skill.
@@ -55,9 +77,9 @@ export const Lockfile = once(() =>
   z.strictObject({
     lockfile_version: z.literal(LOCKFILE_VERSION),
     /** Git sources by source label. */
-    sources: z.record(z.string(), LockedSource()),
+    sources: namedRecord(LockedSource()),
     /** Served skills by qualified id (`<source>:<name>`). */
-    skills: z.record(z.string(), LockedSkill()),
+    skills: namedRecord(LockedSkill()),
   }),
 );
 export type Lockfile = z.infer<ReturnType<typeof Lockfile>>;
@@ -162,7 +184,7 @@ export function writeLockfile(file: string, lock: Lockfile): void {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
+  const out = emptyRecord<unknown>();
   for (const key of Object.keys(value).sort(compareText)) out[key] = sortKeys((value as Record<string, unknown>)[key]);
   return out;
 }

@@ -93,6 +93,32 @@ describe("skillhub.lock format", () => {
     expect(parseLockfile(text, "x")).toEqual(sample());
   });
 
+  test("entries named like Object.prototype's members are written and read back as entries of their own", () => {
+    const lock = sample();
+    const files = Object.fromEntries([
+      ["__proto__", D("5")],
+      ["constructor", D("6")],
+    ]);
+    (lock.skills["project:zeta"] as { files: Record<string, string> }).files = files;
+    const text = formatLockfile(lock);
+    expect(text).toContain(`"__proto__": "${D("5")}"`);
+    const read = parseLockfile(text, "x");
+    const zeta = read.skills["project:zeta"] as { files: Record<string, string> };
+    expect(Object.keys(zeta.files)).toEqual(["__proto__", "constructor"]);
+    expect(Object.getPrototypeOf(zeta.files)).toBeNull();
+    // A source labelled so is a source, not the prototype every lookup in `sources` would inherit from.
+    const source = { url: "https://example.com/x.git", ref: "main", commit: "b".repeat(40) };
+    const labelled = parseLockfile(
+      JSON.stringify({ ...JSON.parse(text), sources: JSON.parse(`{"__proto__":${JSON.stringify(source)}}`) }),
+      "x",
+    );
+    expect(Object.keys(labelled.sources)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(labelled.sources)).toBeNull();
+    expect(() => parseLockfile(text.replace(`"__proto__": "${D("5")}"`, '"__proto__": "sha256:short"'), "x")).toThrow(
+      /at skills\.project:zeta\.files\.__proto__: expected sha256/,
+    );
+  });
+
   test("a corrupt lock is a LockError with the file, the place and what to do, never a crash", () => {
     const cases: [string, RegExp][] = [
       ["{ not json", /skillhub\.lock is not valid JSON .*run `skillhub lock`/],

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
@@ -72,6 +73,45 @@ describe("skillhub lock and skillhub verify", () => {
     // Accepting the change: lock again, verify passes.
     expect((await cli(m, ["lock"])).code).toBe(0);
     expect((await cli(m, ["verify"])).code).toBe(0);
+  });
+
+  test("verify names what no lock can record (a name SkillHub cannot open as it is, a FIFO) and fails, as a frozen server refuses code there", async () => {
+    const m = machine();
+    writeSkill(m.skills, "notes");
+    write(join(m.skills, "notes", "notes.md"), "reviewed\n");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+    for (const name of ["notes.md ", "c:planted.md", "a\\b.md"]) write(join(m.skills, "notes", name), "planted\n");
+    execFileSync("mkfifo", [join(m.skills, "notes", "pipe")]);
+
+    const bad = await cli(m, ["verify"]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`${m.lock}: 4 differences from what would be served:\n`);
+    const frozen = ": a frozen server runs no code in this skill's folder";
+    for (const line of [
+      "added skill project:notes file a\\b.md: cannot be recorded by a lock (its name holds a backslash, which SkillHub reads as a folder separator)",
+      "added skill project:notes file c:planted.md: cannot be recorded by a lock (its name starts with a drive letter, which SkillHub refuses to open)",
+      "added skill project:notes file notes.md : cannot be recorded by a lock (its path begins or ends with white space, which SkillHub trims)",
+      "added skill project:notes file pipe: cannot be recorded by a lock (it is a FIFO, socket or device, not a file SkillHub reads)",
+    ])
+      expect(bad.out).toContain(`  ${line}${frozen}\n`);
+    expect(bad.out).toContain(
+      "4 files above cannot be recorded by any lock (`skillhub lock` leaves them out): rename or remove them",
+    );
+    expect(bad.out).not.toContain("to accept them");
+
+    // Locking again accepts none of them.
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    const json = await cli(m, ["verify", "--json"]);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.out);
+    expect(report.ok).toBe(false);
+    expect(report.changes.map((c: { file: string }) => c.file).sort()).toEqual([
+      "a\\b.md",
+      "c:planted.md",
+      "notes.md ",
+      "pipe",
+    ]);
   });
 
   test("lock writes nothing while a configured repository has no local copy (verify would pass over it)", async () => {

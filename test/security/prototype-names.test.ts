@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect } from "../helpers/hub.ts";
-import { cli, machine } from "../lock/cli.ts";
+import { cli, machine, serverOn } from "../lock/cli.ts";
 
 afterAll(cleanupTemp);
 
@@ -42,5 +43,34 @@ describe("files named like Object.prototype's members are files like any other f
     } finally {
       await s.close();
     }
+  });
+
+  test("reviewed: lock records them, verify compares them, a frozen server serves them and runs beside them", async () => {
+    const m = machine();
+    writeSkill(m.skills, "notes");
+    for (const name of NAMES) write(join(m.skills, "notes", name), `reviewed ${name}\n`);
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    const files = JSON.parse(readFileSync(m.lock, "utf8")).skills["project:notes"].files;
+    expect(Object.keys(files).sort()).toEqual([...NAMES].sort());
+    expect((await cli(m, ["verify"])).code).toBe(0);
+
+    const s = await serverOn(m, { SKILLHUB_FROZEN: "1", SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "cat" });
+    try {
+      for (const name of NAMES) {
+        const read = await s.call("read_skill_file", { skill_name: "notes", file_path: name });
+        expect(read.isError).toBeFalsy();
+        expect(JSON.stringify(read)).toContain(`reviewed ${name}`);
+      }
+      const ran = await s.call("run_skill_command", { skill_name: "notes", command: "cat", args: ["__proto__"] });
+      expect(ran.isError).toBeFalsy();
+      expect(JSON.stringify(ran)).toContain("reviewed __proto__");
+    } finally {
+      await s.close();
+    }
+
+    write(join(m.skills, "notes", "__proto__"), "changed\n");
+    const changed = await cli(m, ["verify"]);
+    expect(changed.code).toBe(1);
+    expect(changed.out).toContain("changed skill project:notes file __proto__: sha256:");
   });
 });

@@ -1,5 +1,7 @@
 import { lstatSync, mkdirSync, type Stats, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { type FolderEntry, readEntries } from "../../sources/walk-listings.ts";
+import { errnoCode } from "../../util/errors.ts";
 import { readNamedFile } from "../../util/named-file.ts";
 import { gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
@@ -78,13 +80,22 @@ const READ_FIRST = [
 ];
 
 /**
- * Why git must not be started on the copy in `dir` at all, in words, or undefined: its `.git` (or
- * `.git/info`) is no folder of its own, so git would act on another repository; or a file git opens
- * first (READ_FIRST) is not a regular file. Only lstat: no file is opened.
- * Security (availability): git opens those files with no time limit of its own, so a FIFO put in one's
- * place holds every git command on the copy until the runner's timeout (two minutes each).
+ * Most files and folders of a copy's `.git` looked through (gitFilesProblem). A fresh clone holds a few
+ * dozen; fetches add loose objects until git packs them (gc.auto, 6,700 by default), so a copy near the
+ * limit is one whose history is best fetched again.
  */
-export function gitFilesProblem(dir: string): string | undefined {
+export const GIT_ENTRIES_MAX = 100_000;
+
+/**
+ * Why git must not be started on the copy in `dir` at all, in words, or undefined: its `.git` (or
+ * `.git/info`) is no folder of its own, so git would act on another repository; a file git opens
+ * first (READ_FIRST) is not a regular file; or anything else in `.git` is neither a regular file nor a
+ * folder. No file is opened: a listing of each folder (GIT_ENTRIES_MAX entries at most) and a few lstats.
+ * Security (availability): git opens the files of its `.git` with no time limit of its own (a loose
+ * object, a ref, a pack's index, the index, a reflog it appends to), so a FIFO put in one's place, or a
+ * link to one, holds every git command on the copy until the runner's timeout (two minutes each).
+ */
+export function gitFilesProblem(dir: string, max: number = GIT_ENTRIES_MAX): string | undefined {
   const folder = notOwnFolder(dir);
   if (folder) return notOwn(folder);
   for (const name of READ_FIRST) {
@@ -94,9 +105,39 @@ export function gitFilesProblem(dir: string): string | undefined {
     } catch (error) {
       return `its .git/${name} cannot be looked at (${(error as Error).message})`;
     }
-    if (stat && !stat.isFile()) return `its .git/${name} is not a regular file, which git would wait on`;
+    if (stat && !stat.isFile()) return waitedOn(name);
+  }
+  return oddEntry(join(dir, ".git"), max);
+}
+
+/** The first entry under `root` (a copy's `.git`) that is neither a regular file nor a folder, in words. */
+function oddEntry(root: string, max: number): string | undefined {
+  const folders = [""];
+  let seen = 0;
+  for (let at = 0; at < folders.length; at++) {
+    const rel = folders[at] as string;
+    let entries: FolderEntry[];
+    try {
+      entries = readEntries(rel === "" ? root : join(root, rel));
+    } catch (error) {
+      // Gone since its parent was listed (git prunes emptied object folders): nothing there to wait on.
+      if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") continue;
+      // Security: a folder git can pass through but SkillHub cannot list could hide a FIFO under a known name.
+      return `its .git/${rel} cannot be listed (${(error as Error).message})`;
+    }
+    seen += entries.length;
+    if (seen > max) return `its .git holds more than ${max} files and folders, more than SkillHub looks through`;
+    for (const entry of entries) {
+      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.kind === "dir") folders.push(path);
+      else if (entry.kind !== "file") return waitedOn(path);
+    }
   }
   return undefined;
+}
+
+function waitedOn(path: string): string {
+  return `its .git/${path} is not a regular file, which git would wait on`;
 }
 
 /**

@@ -226,7 +226,7 @@ export async function differencesFrom(dir: string, commit: string, git: GitRunne
     const unlisted = /^warning: (could not open directory .*)$/m.exec(status.stderr);
     if (unlisted) return { failed: unlisted[1] as string };
     const changed = status.stdout.split("\0").filter((entry) => entry !== "");
-    return { changed: [...changed, ...inSubmodules(dir, entries)] };
+    return { changed: [...changed, ...inSubmodules(dir, entries), ...nestedRepositories(dir, entries)] };
   } finally {
     rmSync(index, { force: true });
   }
@@ -266,6 +266,29 @@ async function signedEntries(
   if (await isTreeOf(entries, tree, listTree)) return entries;
   const made = treeOf(entries, tree.length === 40 ? 40 : 64);
   return `its .git holds trees that are not those of commit ${short}: the files git reads for it make tree ${made.slice(0, 12)}, and the signed commit names tree ${tree.slice(0, 12)} (objects replaced on disk)`;
+}
+
+/**
+ * The `.git` of another repository in a folder of the commit, as status entries ("?? <folder>/.git").
+ * Security: git status never names a `.git`, nor does `git clean` take one out of a tracked folder, and a
+ * commit cannot hold one: one there was put there since. A script of the skill whose folder holds it, or
+ * lies under it, that runs git (`git rev-parse`, `git log`) would use that repository, whose config can
+ * name a program to run (core.fsmonitor). One lstat per folder of the commit.
+ */
+function nestedRepositories(dir: string, entries: readonly IndexEntry[]): string[] {
+  const folders = new Set<string>();
+  for (const entry of entries) {
+    // latin1 keeps every byte of a path as one character, so any name is kept as it is.
+    const path = Buffer.from(entry.path).toString("latin1");
+    for (let at = path.indexOf("/"); at > 0; at = path.indexOf("/", at + 1)) folders.add(path.slice(0, at));
+  }
+  const found: string[] = [];
+  for (const folder of folders) {
+    const bytes = Buffer.from(folder, "latin1");
+    if (lstatSync(Buffer.concat([Buffer.from(`${dir}/`), bytes, Buffer.from("/.git")]), { throwIfNoEntry: false }))
+      found.push(`?? ${bytes.toString("utf8")}/.git`);
+  }
+  return found;
 }
 
 /**

@@ -1,7 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { foreignSettings, RAW_ATTRIBUTES, skippedEntries } from "../../../src/refresh/git/git-copy-guard.ts";
+import {
+  foreignSettings,
+  gitFilesProblem,
+  RAW_ATTRIBUTES,
+  skippedEntries,
+} from "../../../src/refresh/git/git-copy-guard.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
@@ -136,6 +141,69 @@ describe("a copy's .git holding a FIFO git would wait on", () => {
       expect((await cli(m, ["list", "--json"], trust)).out).toContain("Signed by the team.");
     });
 });
+
+describe("a FIFO anywhere else in a copy's .git", () => {
+  // Each git command that opens it would wait for the runner's two-minute timeout: past this test's limit.
+  const places: [string, (copy: string) => string][] = [
+    ["the checked-out commit's loose object", (copy) => objectPath(git(["rev-parse", "HEAD"], copy).trim())],
+    ["the branch's ref", () => "refs/heads/main"],
+    ["the remote branch's ref", () => "refs/remotes/origin/main"],
+    ["a reflog git appends to", () => "logs/HEAD"],
+  ];
+  for (const [what, place] of places)
+    test(`${what}: sync clones the copy again at once, lock does not wait on it`, async () => {
+      const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+      const m = machine();
+      const env = { SKILLS_REPO: remote.url };
+      expect((await cli(m, ["sync"], env)).code).toBe(0);
+      // A second commit, fetched as loose objects.
+      remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second commit."));
+      remote.push("second");
+      expect((await cli(m, ["sync"], env)).code).toBe(0);
+      const copy = copyOf(m);
+      const name = place(copy);
+      expect(lstatSync(join(copy, ".git", name)).isFile()).toBe(true);
+      fifoAt(join(copy, ".git", name));
+      const why = `its .git/${name} is not a regular file, which git would wait on`;
+
+      expect((await cli(m, ["lock"], env)).code).toBe(1);
+      const synced = await cli(m, ["sync"], env);
+      expect(synced.code).toBe(0);
+      expect(synced.out).toContain(`the copy in ${copy} was removed and cloned again: ${why}.`);
+      expect((await cli(m, ["list", "--json"], env)).out).toContain("Second commit.");
+    });
+
+  test("a .git with more entries than are looked through is refused, not passed over", () => {
+    const copy = tempDir("skillhub-copy-");
+    git(["init", "--quiet"], copy);
+    const entries = readdirSync(join(copy, ".git"), { recursive: true }).length;
+    expect(gitFilesProblem(copy, entries)).toBeUndefined();
+    write(join(copy, ".git", "objects", "ab", "cdef"), "x");
+    expect(gitFilesProblem(copy, entries)).toBe(
+      `its .git holds more than ${entries} files and folders, more than SkillHub looks through`,
+    );
+  });
+
+  test("a link in .git, which could lead git to a FIFO, is refused the same way", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const copy = copyOf(m);
+    const fifo = join(tempDir("skillhub-fifo-"), "pipe");
+    fifoAt(fifo);
+    rmSync(join(copy, ".git", "refs", "heads", "main"), { force: true });
+    symlinkSync(fifo, join(copy, ".git", "refs", "heads", "main"));
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.code).toBe(0);
+    expect(synced.out).toContain("its .git/refs/heads/main is not a regular file, which git would wait on.");
+  });
+});
+
+/** Where a loose object lies in a `.git`. */
+function objectPath(hash: string): string {
+  return `objects/${hash.slice(0, 2)}/${hash.slice(2)}`;
+}
 
 describe("what a copy's .git may hold", () => {
   test("only the settings SkillHub's clone writes are its own", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { git, skillText, sshKey } from "../../helpers/git.ts";
 import { cli } from "../../lock/cli.ts";
-import { signedCopy } from "./signed-copy.ts";
+import { gitStatusFromCommit, refusedThenRestored, signedCopy } from "./signed-copy.ts";
 
 // What a signed copy can hold besides the commit's files, put there by whoever can write it, where the
 // check of the copy (trust.allowed_signers) must not take it for the commit's.
@@ -95,5 +95,19 @@ describe("a signed link into a copy's .git", () => {
     });
     write(join(linked.copy, ".git", "planted", "beta", "SKILL.md"), skillText("beta", "Planted on disk."));
     expect((await cli(linked.m, ["list", "--json"], linked.env)).out).not.toContain("Planted on disk.");
+  });
+});
+
+describe("a repository planted in a signed copy's folders", () => {
+  test("a .git put in a skill's folder, which git status never reports and a script's git would use, makes the copy unserved", async () => {
+    const { m, env, copy } = await signedCopy("Signed by the team.");
+    // A repository of the attacker's where a skill's script runs: its config names a program any git there runs.
+    const marker = join(tempDir("skillhub-ran-"), "ran");
+    git(["init", "--quiet", join(copy, "skills", "alpha")], copy);
+    git(["config", "core.fsmonitor", `touch '${marker}'`], join(copy, "skills", "alpha"));
+    expect(gitStatusFromCommit(copy)).toBe("");
+    await refusedThenRestored(m, env, "skills/alpha/.git", "Signed by the team.", "Planted on disk.");
+    expect(existsSync(join(copy, "skills", "alpha", ".git"))).toBe(false);
+    expect(existsSync(marker)).toBe(false);
   });
 });
