@@ -9,3 +9,12 @@ const RESTORE_FILES = "restore a folder's files from version control";
 export const ACCEPT_OR_RESTORE = `${REVIEW_THEN_LOCK}: \`skillhub sync --frozen\` puts every repository back at its locked commit (a plain \`skillhub sync\` moves the unpinned ones to their branch tip and writes that to the lock); ${RESTORE_FILES}.`;
 
 export const ACCEPT_OR_RESTORE_FILES = `${REVIEW_THEN_LOCK}: ${RESTORE_FILES}.`;
+
+/**
+ * Files changed in a repository's copy: it is a cache of the repository, and the next sync discards them,
+ * so no lock records them. The sentence naming the first few and what to do instead.
+ */
+export function localChangesNote(label: string, edited: readonly string[]): string {
+  const shown = edited.slice(0, 3).join(", ") + (edited.length > 3 ? `, and ${edited.length - 3} more` : "");
+  return `repository ${label}'s copy has local changes (${shown}), which the next sync discards: change the repository instead, or run \`skillhub sync --frozen\` to put the locked commit's files back`;
+}

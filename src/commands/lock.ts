@@ -1,10 +1,12 @@
+import { unrecordableIn } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { writeLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { currentLocks, hasEntries, outdated, tooLarge, tooLargeNote } from "./lock-state.ts";
+import { localChangesNote } from "./lock-advice.ts";
+import { changeLines, currentLocks, hasEntries, outdated, tooLarge, tooLargeNote } from "./lock-state.ts";
 
 /**
  * `skillhub lock [--json]`: record what would be served now (no network: the
@@ -39,12 +41,25 @@ export async function writeLocks(
         );
       return 1;
     }
+    // A lock of edited files would record bytes no commit holds: the next sync discards them, and a
+    // teammate's copy of the same commit would never verify.
+    const edited = targets.flatMap((t) => t.heads.filter((h) => h.edited));
+    if (edited.length > 0) {
+      for (const h of edited)
+        ctx.err(`skillhub lock: ${localChangesNote(h.label, h.edited ?? [])}; no lock was written.\n`);
+      return 1;
+    }
     const wanted = targets.filter((t) => hasEntries(t.lock) || outdated(t));
     const written = wanted.length > 0 ? wanted : targets.slice(0, 1);
     for (const t of written) writeLockfile(t.file, t.lock);
     for (const t of written) {
       const note = tooLargeNote(t.lock);
       if (note) ctx.err(`skillhub lock: ${note}\n`);
+      const unrecordable = unrecordableIn(t.lock);
+      if (unrecordable.length > 0)
+        ctx.err(
+          `skillhub lock: ${plural(unrecordable.length, "file")} left out of ${t.file}, which no lock can record (rename or remove ${unrecordable.length === 1 ? "it" : "them"}):\n${changeLines(unrecordable)}`,
+        );
     }
     const counts = written.map((t) => ({
       file: t.file,

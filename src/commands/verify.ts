@@ -5,7 +5,7 @@ import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE } from "./lock-advice.ts";
+import { ACCEPT_OR_RESTORE, localChangesNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -109,7 +109,9 @@ export const runVerify: CommandRun = async (ctx) => {
     }
     const unrecordable = checked.flatMap((c) => c.unrecordable);
     if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable)}\n`);
-    if (unrecordable.length < changes.length) ctx.out(`${nextStep(hub, changes)}\n`);
+    const edited = checked.flatMap((c) => c.target.heads.filter((h) => h.edited));
+    for (const h of edited) ctx.out(`${capitalised(localChangesNote(h.label, h.edited ?? []))}.\n`);
+    if (unrecordable.length < changes.length && edited.length === 0) ctx.out(`${nextStep(hub, changes)}\n`);
     return 1;
   } finally {
     hub.close();

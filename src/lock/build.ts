@@ -14,6 +14,8 @@ export interface GitHead {
   commit: string | null;
   /** trust.allowed_signers: why the copy on disk is not served (its commit is then null). */
   notServed?: string;
+  /** Files changed in the copy's work tree since its checkout, which the next sync discards. */
+  edited?: string[];
 }
 
 /**

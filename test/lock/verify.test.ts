@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { GIT_ENV } from "../helpers/git.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { cli, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
@@ -100,8 +100,13 @@ describe("skillhub lock and skillhub verify", () => {
     );
     expect(bad.out).not.toContain("to accept them");
 
-    // Locking again accepts none of them.
-    expect((await cli(m, ["lock"])).code).toBe(0);
+    // Locking again accepts none of them, and says so.
+    const relocked = await cli(m, ["lock"]);
+    expect(relocked.code).toBe(0);
+    expect(relocked.err).toStartWith(
+      `skillhub lock: 4 files left out of ${m.lock}, which no lock can record (rename or remove them):\n`,
+    );
+    expect(relocked.err).toContain("  added skill project:notes file pipe: cannot be recorded by a lock");
     const json = await cli(m, ["verify", "--json"]);
     expect(json.code).toBe(1);
     const report = JSON.parse(json.out);
@@ -122,6 +127,40 @@ describe("skillhub lock and skillhub verify", () => {
     expect(out).toBe("");
     expect(err).toContain("has no local copy yet, so no lock was written; run `skillhub sync`");
     expect(existsSync(m.lock)).toBe(false);
+  });
+
+  test("lock refuses a repository copy with local changes (the next sync discards them); verify says how to restore it", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const locked = readFileSync(m.lock, "utf8");
+    const skill = execFileSync("find", [join(m.home, ".skillhub"), "-path", "*/skills/alpha/SKILL.md"], {
+      encoding: "utf8",
+    }).trim();
+    expect(skill).not.toBe("");
+    writeFileSync(skill, skillText("alpha", "Edited in the cache."));
+    write(join(skill, "..", "notes.md"), "planted\n");
+
+    const note =
+      "repository team's copy has local changes (skills/alpha/SKILL.md, skills/alpha/notes.md), which the next sync discards: change the repository instead, or run `skillhub sync --frozen` to put the locked commit's files back";
+    const refused = await cli(m, ["lock"], env);
+    expect({ code: refused.code, out: refused.out, err: refused.err }).toEqual({
+      code: 1,
+      out: "",
+      err: `skillhub lock: ${note}; no lock was written.\n`,
+    });
+    expect(readFileSync(m.lock, "utf8")).toBe(locked);
+
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain("changed skill team:alpha file SKILL.md");
+    expect(verified.out).toContain(`Repository ${note.slice("repository ".length)}.\n`);
+    expect(verified.out).not.toContain("`skillhub lock` to accept");
+
+    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
   });
 
   test("a lock written on one machine verifies on another: no machine path is in it", async () => {

@@ -336,6 +336,19 @@ export async function head(dir: string, ctx: Pick<SyncContext, "git">): Promise<
   return out.code === 0 && /^[0-9a-f]{40,64}$/.test(hash) ? hash : null;
 }
 
+/**
+ * The files a copy's work tree changed, added or removed against its checkout (`git status`), which the
+ * next sync discards: none when git cannot say.
+ */
+export async function localChanges(dir: string, ctx: Pick<SyncContext, "git">): Promise<string[]> {
+  const out = await ctx.git.run(["--no-optional-locks", "status", "--porcelain=v1", "-z"], { cwd: dir });
+  if (out.code !== 0) return [];
+  return out.stdout
+    .split("\0")
+    .filter((entry) => /^.. /.test(entry))
+    .map((entry) => entry.slice(3));
+}
+
 function countLines(text: string, separator: string): number {
   return text.split(separator).filter((s) => s !== "").length;
 }

@@ -11,7 +11,7 @@ import { repoSkillsDir } from "./git-copies.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
-import { head, type RepoState, readState, recordFailure, syncRepo } from "./git-repo.ts";
+import { head, localChanges, type RepoState, readState, recordFailure, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
 import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
@@ -197,8 +197,8 @@ export class GitSync {
   }
 
   /**
-   * Each repository's served copy: label, URL, ref and checked-out commit, for the lock. The commit is
-   * null without a copy, and for a copy trust.allowed_signers keeps from being served: a lock never
+   * Each repository's served copy: label, URL, ref, checked-out commit and local changes, for the lock.
+   * The commit is null without a copy, and for a copy trust.allowed_signers keeps from being served: a lock never
    * records a commit nobody verified.
    */
   async heads(): Promise<GitHead[]> {
@@ -212,7 +212,9 @@ export class GitSync {
             commit: null,
             ...(copy ? { notServed: this.trust.get(t.spec.slug)?.why ?? "not verified" } : {}),
           };
-        return { ...base, commit: copy ? await head(t.dir, { git: this.git }) : null };
+        const commit = copy ? await head(t.dir, { git: this.git }) : null;
+        const edited = commit ? await localChanges(t.dir, { git: this.git }) : [];
+        return { ...base, commit, ...(edited.length > 0 ? { edited } : {}) };
       }),
     );
   }
