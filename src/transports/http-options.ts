@@ -1,4 +1,5 @@
 import type { SessionTable } from "./http-sessions.ts";
+import type { ListenStreamsOptions } from "./listen-streams.ts";
 
 /** The Streamable HTTP handler's contract: its options, the hooks of the socket layer, what it returns. */
 
@@ -37,12 +38,16 @@ export interface HttpHandlerOptions {
   version?: string;
   /** SSE keep-alive comment interval (ms) for the SDK transport. Default the SDK's (15 s). */
   keepAliveMs?: number;
+  /** Most subscriptions/listen streams open at once, and from one address (listen-streams.ts). */
+  listens?: ListenStreamsOptions;
 }
 
 /** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */
 export interface RequestHooks {
   /** The request is authenticated and about to reach MCP: it may stream for a long time. */
   longLived?: () => void;
+  /** The address the request came from (the socket's peer); listen streams are counted by it. Default none. */
+  peer?: string;
 }
 
 export interface HttpHandler {

@@ -10,6 +10,8 @@ export const RPC = {
   PARSE_ERROR: -32700,
   /** Valid JSON that is not a JSON-RPC message, or a message over the size limit. */
   INVALID_REQUEST: -32600,
+  /** A request whose params break a limit (request-limits.ts). */
+  INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
   /** Transport-level refusals (the SDK uses the same code). */
   SERVER_ERROR: -32000,
@@ -27,6 +29,17 @@ export function rpcError(
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "Content-Type": "application/json", ...headers },
+  });
+}
+
+/**
+ * The answer to JSON-RPC request `id` refused at the edge: the client's call fails with this error, as
+ * if the server had answered it (HTTP 200 is what a 2025 client reads an answer from).
+ */
+export function rpcAnswerError(id: string | number, code: number, message: string, status = 200): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), {
+    status,
+    headers: { "Content-Type": "application/json" },
   });
 }
 

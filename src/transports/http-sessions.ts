@@ -1,4 +1,5 @@
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import { onStreamEnd } from "./stream-end.ts";
 
 /** One MCP session: its own SDK server over the shared hub, and the transport that holds its streams. */
 export interface Session {
@@ -91,32 +92,10 @@ export class SessionTable {
   track(session: Session, body: ReadableStream<Uint8Array>, call = false): ReadableStream<Uint8Array> {
     session.openStreams++;
     if (call) session.openCalls++;
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
+    return onStreamEnd(body, () => {
       session.openStreams--;
       if (call) session.openCalls--;
       session.lastSeen = this.now();
-    };
-    const reader = body.getReader();
-    return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { done, value } = await reader.read();
-          if (done) {
-            end();
-            controller.close();
-          } else controller.enqueue(value);
-        } catch (error) {
-          end();
-          controller.error(error);
-        }
-      },
-      cancel(reason) {
-        end();
-        return reader.cancel(reason);
-      },
     });
   }
 

@@ -89,7 +89,11 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
       // Headroom over the handler's own limit, so the handler (not Bun) answers most oversized bodies with JSON-RPC.
       maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024,
       development: false,
-      fetch: (request, srv) => handler.handle(request, { longLived: () => srv.timeout(request, 0) }),
+      fetch: (request, srv) =>
+        handler.handle(request, {
+          longLived: () => srv.timeout(request, 0),
+          peer: srv.requestIP(request)?.address,
+        }),
       error: (error) => {
         hub.logger.error(`http: ${error.stack ?? error.message}`);
         return rpcError(

@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { RPC } from "./http-responses.ts";
 import { toJSONRPCMessage } from "./jsonrpc-message.ts";
+import { refuseRequest } from "./request-limits.ts";
 
 /** What LineTransport reads: `data` (Buffer chunks), `end`, `close` and `error` events (process.stdin). */
 export interface InputStream {
@@ -123,6 +124,11 @@ export class LineTransport implements Transport {
         "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message.",
         typeof id === "string" || typeof id === "number" ? id : null,
       );
+      return;
+    }
+    const refusal = refuseRequest(message);
+    if (refusal) {
+      this.reject(RPC.INVALID_PARAMS, refusal.message, refusal.id);
       return;
     }
     const id = "method" in message && "id" in message ? message.id : undefined;
