@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { RPC } from "./http-responses.ts";
+import { jsonRefusal, RPC } from "./http-responses.ts";
 import { toJSONRPCMessage } from "./jsonrpc-message.ts";
 import { refuseRequest } from "./request-limits.ts";
 
@@ -92,7 +92,7 @@ export class LineTransport implements Transport {
         }
       }
       if (newline < 0) return;
-      if (!this.discarding) this.line(Buffer.concat(this.chunks).toString("utf8"));
+      if (!this.discarding) this.line(Buffer.concat(this.chunks));
       this.discarding = false;
       this.chunks = [];
       this.size = 0;
@@ -100,9 +100,14 @@ export class LineTransport implements Transport {
     }
   };
 
-  private line(text: string): void {
-    const trimmed = text.replace(/\r$/, "");
+  private line(bytes: Buffer): void {
+    const trimmed = bytes.toString("utf8").replace(/\r$/, "");
     if (trimmed.trim() === "") return;
+    const refused = jsonRefusal(bytes);
+    if (refused) {
+      this.reject(RPC.PARSE_ERROR, `Parse error: ${refused}; the line was dropped.`, null);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(trimmed);

@@ -79,6 +79,37 @@ describe("a resource URI over the length limit", () => {
   });
 });
 
+describe("requests that would hold the server's thread or echo megabytes", () => {
+  for (const revision of REVISIONS)
+    test(`${revision}: arguments with 300,000 members are refused before they are parsed, naming the limit`, async () => {
+      const running = await server();
+      const c = await client(running.url, revision);
+      const args: Record<string, string> = { query: "git" };
+      for (let i = 0; i < 300_000; i++) args[`k${i}`] = "v";
+      const error = await c.callTool({ name: "search_skills", arguments: args }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.message).toContain("more than 10000 in its objects");
+      const answer = await c.callTool({ name: "search_skills", arguments: { query: "git" } });
+      expect(JSON.stringify(answer.content)).toContain("git-helper");
+    });
+
+  for (const revision of REVISIONS)
+    test(`${revision}: a tool name of 5,000 characters gets a JSON-RPC error, not its name echoed back`, async () => {
+      const running = await server();
+      const c = await client(running.url, revision);
+      const name = "x".repeat(5000);
+      const error = await c.callTool({ name, arguments: {} }).then(
+        () => undefined,
+        (e: Error & { code?: number }) => e,
+      );
+      expect(error?.code).toBe(-32602);
+      expect(error?.message).toContain("names of at most 1024 characters");
+      expect(error?.message.length).toBeLessThan(500);
+    });
+});
+
 /** A fetch into `handler` as if every request came from `peer`. */
 function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
