@@ -78,6 +78,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   const sessions = new SessionTable({
     idleMs: options.sessionIdleMs ?? 30 * 60_000,
     maxSessions: options.maxSessions,
+    maxPerPeer: options.maxSessionsPerPeer,
     now: options.now,
   });
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -154,15 +155,16 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         },
       );
     }
+    const peer = hooks.peer ?? "";
     if (request.method === "POST") {
       const body = await readBody(request);
       if (body instanceof Response) return body;
       const refused = refuse(body.value);
       if (refused) return refused;
       hooks.longLived?.();
-      if (!(await isLegacyRequest(request, body.value))) return modernCall(request, body.value, hooks.peer ?? "");
+      if (!(await isLegacyRequest(request, body.value))) return modernCall(request, body.value, peer);
       if (options.stateless) return stateless(request, body.value);
-      return post(request, body);
+      return post(request, body, peer);
     }
     if (options.stateless) return stateless(request);
     const session = findSession(request);
@@ -236,7 +238,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     return undefined;
   }
 
-  async function post(request: Request, body: ReadBody): Promise<Response> {
+  async function post(request: Request, body: ReadBody, peer: string): Promise<Response> {
     const parsedBody = body.value;
     const named = request.headers.has("mcp-session-id") ? findSession(request) : undefined;
     if (named instanceof Response) return named;
@@ -256,6 +258,13 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         RPC.SERVER_ERROR,
         `Payload Too Large: a request that opens a session (initialize) must not exceed ${MAX_INITIALIZE_BYTES} bytes.`,
       );
+    if (sessions.peerFull(peer))
+      return rpcError(
+        429,
+        RPC.SERVER_ERROR,
+        `Too Many Requests: this client's address holds ${sessions.maxPerPeer} open sessions, the most one address may hold. End the sessions no longer used (DELETE /mcp with their Mcp-Session-Id) or let them expire, then initialize again.`,
+        { "Retry-After": "60" },
+      );
     if (sessions.full) await sweep();
     if (sessions.full) {
       const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
@@ -271,17 +280,17 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         `Service Unavailable: ${sessions.maxSessions} sessions are open. Retry later.`,
         { "Retry-After": "60" },
       );
-    return open(request, parsedBody);
+    return open(request, parsedBody, peer);
   }
 
   /** A new session: its own SDK server and transport; kept only if initialize succeeds. */
-  async function open(request: Request, parsedBody: unknown): Promise<Response> {
+  async function open(request: Request, parsedBody: unknown, peer: string): Promise<Response> {
     const server = newServer();
     let session: Session | undefined;
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        session = sessions.add(id, server, transport);
+        session = sessions.add(id, server, transport, peer);
         log.debug(`http: session ${id.slice(0, 8)} opened (${sessions.size} open)`);
       },
       keepAliveMs: options.keepAliveMs,

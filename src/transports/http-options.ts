@@ -30,6 +30,8 @@ export interface HttpHandlerOptions {
   sessionIdleMs?: number;
   /** Most open sessions. Default 1,000. */
   maxSessions?: number;
+  /** Most open sessions from one address. Default 250. */
+  maxSessionsPerPeer?: number;
   /** Largest request body (bytes). Default MAX_BODY_BYTES. */
   maxBodyBytes?: number;
   /** Clock for session expiry (ms). Default Date.now. */

@@ -7,10 +7,11 @@ import { onStreamEnd } from "./stream-end.ts";
 export const MAX_LISTENS = 1024;
 
 /**
- * 64: the most listen streams one address may hold. A client needs one for all its change notifications;
- * several agents on one machine share an address. Behind a reverse proxy every client has the proxy's.
+ * 256, a quarter of MAX_LISTENS: the most listen streams one address may hold. A client needs one for all
+ * its change notifications, but every client behind a reverse proxy has the proxy's address, so the share
+ * is large; what it guarantees is that one machine cannot take every stream.
  */
-export const MAX_LISTENS_PER_PEER = 64;
+export const MAX_LISTENS_PER_PEER = MAX_LISTENS / 4;
 
 export interface ListenStreamsOptions {
   /** Most streams in all. Default MAX_LISTENS. */

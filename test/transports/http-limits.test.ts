@@ -1,10 +1,10 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
+import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
 import type { HttpHandler } from "../../src/transports/http-handler.ts";
 import { REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { handlerWorld, mcpRequest } from "../helpers/http.ts";
+import { handlerWorld, initialize, mcpRequest } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
@@ -14,11 +14,11 @@ afterEach(async () => {
 });
 
 /** `skillhub serve --http` in process, on a free loopback port, over one skill. */
-async function server(): Promise<RunningHttpServer> {
+async function server(options: HttpServeOptions = {}): Promise<RunningHttpServer> {
   const dir = tempDir("skillhub-limits-");
   writeSkill(dir, "git-helper", { description: "Git workflow helper" });
   const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
-  const running = startHttpServer(hub, { port: 0 });
+  const running = startHttpServer(hub, { port: 0, ...options });
   void hub.start();
   await hub.ready;
   closers.push(async () => {
@@ -119,6 +119,27 @@ function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch 
   }) as typeof globalThis.fetch;
 }
 
+describe("2025 sessions are bounded per address", () => {
+  test("one address cannot hold every session: past its share it gets 429 naming the limit; others still connect", async () => {
+    const w = handlerWorld({ maxSessions: 10, maxSessionsPerPeer: 3 });
+    closers.push(w.close);
+    await w.hub.ready;
+    const url = "http://127.0.0.1:8000/mcp";
+    const greedy = fetchFrom(w.handler, "10.0.0.66");
+    for (let i = 0; i < 3; i++) await client(url, "2025-11-25", greedy);
+    const refused = await client(url, "2025-11-25", greedy).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(refused?.message).toContain("holds 3 open sessions, the most one address may hold");
+    const direct = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }), { peer: "10.0.0.66" });
+    expect(direct.status).toBe(429);
+    expect(direct.headers.get("retry-after")).toBe("60");
+    const other = await client(url, "2025-11-25", fetchFrom(w.handler, "10.0.0.7"));
+    expect((await other.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
+
 const LISTEN = { toolsListChanged: true, resourcesListChanged: true };
 
 describe("subscriptions/listen streams are bounded per address", () => {
@@ -162,16 +183,22 @@ describe("subscriptions/listen streams are bounded per address", () => {
   });
 
   test("over a socket, streams are counted by the client's address", async () => {
-    const running = await server();
-    const greedy = await client(running.url, "2026-07-28");
-    const held = [];
-    // The default share of one address, all from 127.0.0.1.
-    for (let i = 0; i < 64; i++) held.push(await greedy.listen(LISTEN));
-    const refused = await greedy.listen(LISTEN).then(
+    // Bound on every interface, so one client can come from 127.0.0.1 and another from ::1.
+    const token = "t".repeat(32);
+    const running = await server({ host: "::", token, listens: { maxPerPeer: 1 } });
+    const withToken: typeof globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${token}`);
+      return fetch(input, { ...init, headers });
+    }) as typeof globalThis.fetch;
+    const v4 = await client(`http://127.0.0.1:${running.port}/mcp`, "2026-07-28", withToken);
+    await v4.listen(LISTEN);
+    const refused = await v4.listen(LISTEN).then(
       () => undefined,
       (e: Error) => e,
     );
-    expect(refused?.message).toContain("already holds 64 open subscriptions/listen streams");
-    for (const s of held) await s.close();
+    expect(refused?.message).toContain("already holds 1 open subscriptions/listen streams");
+    const v6 = await client(`http://[::1]:${running.port}/mcp`, "2026-07-28", withToken);
+    expect((await v6.listen(LISTEN)).honoredFilter).toMatchObject({ toolsListChanged: true });
   });
 });
