@@ -48,7 +48,7 @@ export interface HttpHandlerOptions {
 export interface RequestHooks {
   /** The request is authenticated and about to reach MCP: it may stream for a long time. */
   longLived?: () => void;
-  /** The address the request came from (the socket's peer); listen streams are counted by it. Default none. */
+  /** The address the request came from (the socket's peer): sessions and listen streams are counted by it. Default none. */
   peer?: string;
 }
 
