@@ -179,7 +179,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     if (listenId === undefined) return modern.fetch(request, { parsedBody });
     const refusal = listens.refusal(peer);
     if (refusal) {
-      log.info(`http: subscriptions/listen refused for ${peer || "a client"} (${listens.size} streams open)`);
+      log.debug(`http: subscriptions/listen refused for ${peer || "a client"} (${listens.size} streams open)`);
       return rpcAnswerError(listenId, RPC.SERVER_ERROR, refusal);
     }
     const response = await modern.fetch(request, { parsedBody });
