@@ -1,9 +1,17 @@
+import { stat } from "node:fs/promises";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { EventBuffer } from "./buffer.ts";
 import type { AnalyticsEvent } from "./event.ts";
 import { appendJsonl } from "./jsonl.ts";
 import type { Tracker } from "./tracker.ts";
+
+/**
+ * 1 GiB: analytics.file stops growing here, and new events are dropped (counted, with a warning) until it
+ * is rotated. Security: over HTTP, every client of a shared hub adds events (feedback comments of 4,000
+ * characters), so without a ceiling one of them could fill the disk. The page reads its first 64 MiB.
+ */
+export const MAX_ANALYTICS_FILE_BYTES = 1024 ** 3;
 
 export type FetchFn = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -14,6 +22,8 @@ export interface PublisherOptions {
   endpoint?: string;
   /** Append events as JSONL here (analytics.file). */
   file?: string;
+  /** Size at which `file` stops growing (bytes). Default MAX_ANALYTICS_FILE_BYTES. */
+  maxFileBytes?: number;
   /** Failed POSTs go here until the next success (`<home>/analytics-buffer.jsonl`). */
   bufferFile: string;
   /** Milliseconds between flushes (analytics.flush_seconds × 1000). */
@@ -54,6 +64,8 @@ export class Publisher {
   private timer: unknown;
   private inFlight?: Promise<FlushResult>;
   private failing = false;
+  /** The analytics file is at its ceiling: said once, until it is rotated. */
+  private fileFull = false;
   private closed = false;
   private readonly buffer: EventBuffer;
   private readonly fetch: FetchFn;
@@ -100,7 +112,7 @@ export class Publisher {
     }
     if (this.inFlight) {
       const events = this.options.tracker.drain();
-      if (this.options.file) await appendJsonl(this.options.file, events).catch(() => undefined);
+      if (this.options.file) await this.writeFile(this.options.file, events).catch(() => undefined);
       const dropped = this.options.endpoint ? await this.buffer.append(events).catch(() => events.length) : 0;
       return {
         drained: events.length,
@@ -117,13 +129,31 @@ export class Publisher {
     const result: FlushResult = { ...EMPTY, drained: events.length };
     if (this.options.file && events.length > 0) {
       try {
-        await appendJsonl(this.options.file, events);
+        await this.writeFile(this.options.file, events);
       } catch (error) {
         this.options.logger.warn(`analytics: cannot write ${this.options.file}: ${errorMessage(error)}`);
       }
     }
     if (this.options.endpoint) await this.post(this.options.endpoint, events, result, timeoutMs);
     return result;
+  }
+
+  /** Append to the analytics file, unless it has reached its ceiling (then the events are dropped). */
+  private async writeFile(file: string, events: readonly AnalyticsEvent[]): Promise<void> {
+    const max = this.options.maxFileBytes ?? MAX_ANALYTICS_FILE_BYTES;
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
+    if (size < max) {
+      this.fileFull = false;
+      await appendJsonl(file, events);
+      return;
+    }
+    const line = `analytics: ${file} holds ${size} bytes, the most SkillHub writes to it (${max}); ${events.length} new events were dropped. Rotate it (move it aside): new events then go to a fresh file.`;
+    if (this.fileFull) this.options.logger.debug(line);
+    else this.options.logger.warn(line);
+    this.fileFull = true;
   }
 
   private async post(

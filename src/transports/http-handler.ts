@@ -18,10 +18,21 @@ import {
   MAX_INITIALIZE_BYTES,
   type RequestHooks,
 } from "./http-options.ts";
-import { type BodyResult, isJsonContentType, json, pathOf, RPC, readJsonBody, rpcError } from "./http-responses.ts";
+import {
+  type BodyResult,
+  isJsonContentType,
+  json,
+  pathOf,
+  RPC,
+  readJsonBody,
+  rpcAnswerError,
+  rpcError,
+} from "./http-responses.ts";
 import { bearerAllowed, corsOrigin, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
+import { ListenStreams } from "./listen-streams.ts";
 import { publishChanges } from "./publish-changes.ts";
+import { refuseRequest } from "./request-limits.ts";
 
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
 
@@ -44,6 +55,13 @@ const OAUTH_PATH =
  */
 const EVICT_QUIET_MS = 60_000;
 
+/** The id of a subscriptions/listen request, or undefined for any other message. */
+function listenRequestId(message: unknown): string | number | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  return method === "subscriptions/listen" && (typeof id === "string" || typeof id === "number") ? id : undefined;
+}
+
 /**
  * The Streamable HTTP endpoint as a pure `Request → Response` function:
  * `/mcp` (POST, GET, DELETE) and `/healthz`. Security checks run first, then
@@ -60,6 +78,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   const sessions = new SessionTable({
     idleMs: options.sessionIdleMs ?? 30 * 60_000,
     maxSessions: options.maxSessions,
+    maxPerPeer: options.maxSessionsPerPeer,
     now: options.now,
   });
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -75,9 +94,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   const newServer = () => createServer(hub, { version, remote: true });
   // 2026-07-28 requests: stateless by design (no initialize, no session), one server per request, change
   // notifications on subscriptions/listen streams. 2025 requests keep the sessions below (or stateless mode).
+  const listens = new ListenStreams(options.listens);
   const modern = createMcpHandler(() => createServer(hub, { version, remote: true, notifyChanges: false }), {
     legacy: "reject",
     maxRequestBodySize: maxBody,
+    maxSubscriptions: listens.max,
     keepAliveMs: options.keepAliveMs,
     onerror: (error) => log.debug(`http: ${errorMessage(error)}`),
   });
@@ -134,19 +155,36 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         },
       );
     }
+    const peer = hooks.peer ?? "";
     if (request.method === "POST") {
       const body = await readBody(request);
       if (body instanceof Response) return body;
+      const refused = refuse(body.value);
+      if (refused) return refused;
       hooks.longLived?.();
-      if (!(await isLegacyRequest(request, body.value))) return modern.fetch(request, { parsedBody: body.value });
+      if (!(await isLegacyRequest(request, body.value))) return modernCall(request, body.value, peer);
       if (options.stateless) return stateless(request, body.value);
-      return post(request, body);
+      return post(request, body, peer);
     }
     if (options.stateless) return stateless(request);
     const session = findSession(request);
     if (session instanceof Response) return session;
     if (request.method === "GET") hooks.longLived?.();
     return forward(session, request);
+  }
+
+  /** A 2026-07-28 request; a subscriptions/listen stream is counted (listen-streams.ts) while it is open. */
+  async function modernCall(request: Request, parsedBody: unknown, peer: string): Promise<Response> {
+    const listenId = listenRequestId(parsedBody);
+    if (listenId === undefined) return modern.fetch(request, { parsedBody });
+    const refusal = listens.refusal(peer);
+    if (refusal) {
+      log.debug(`http: subscriptions/listen refused for ${peer || "a client"} (${listens.size} streams open)`);
+      return rpcAnswerError(listenId, RPC.SERVER_ERROR, refusal);
+    }
+    const response = await modern.fetch(request, { parsedBody });
+    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+    return new Response(listens.track(peer, response.body), { status: response.status, headers: response.headers });
   }
 
   function health(request: Request): Response {
@@ -189,7 +227,18 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     return body;
   }
 
-  async function post(request: Request, body: ReadBody): Promise<Response> {
+  /** A request past the limits of request-limits.ts, answered before the SDK sees it; undefined when none is. */
+  function refuse(value: unknown): Response | undefined {
+    const batch = Array.isArray(value);
+    for (const message of batch ? value : [value]) {
+      const refusal = refuseRequest(message);
+      // A batch's answer is an array the client matches by id; one error for it all is a 400.
+      if (refusal) return rpcAnswerError(refusal.id, RPC.INVALID_PARAMS, refusal.message, batch ? 400 : 200);
+    }
+    return undefined;
+  }
+
+  async function post(request: Request, body: ReadBody, peer: string): Promise<Response> {
     const parsedBody = body.value;
     const named = request.headers.has("mcp-session-id") ? findSession(request) : undefined;
     if (named instanceof Response) return named;
@@ -209,6 +258,13 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         RPC.SERVER_ERROR,
         `Payload Too Large: a request that opens a session (initialize) must not exceed ${MAX_INITIALIZE_BYTES} bytes.`,
       );
+    if (sessions.peerFull(peer))
+      return rpcError(
+        429,
+        RPC.SERVER_ERROR,
+        `Too Many Requests: this client's address holds ${sessions.maxPerPeer} open sessions, the most one address may hold. End the sessions no longer used (DELETE /mcp with their Mcp-Session-Id) or let them expire, then initialize again.`,
+        { "Retry-After": "60" },
+      );
     if (sessions.full) await sweep();
     if (sessions.full) {
       const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
@@ -224,17 +280,17 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         `Service Unavailable: ${sessions.maxSessions} sessions are open. Retry later.`,
         { "Retry-After": "60" },
       );
-    return open(request, parsedBody);
+    return open(request, parsedBody, peer);
   }
 
   /** A new session: its own SDK server and transport; kept only if initialize succeeds. */
-  async function open(request: Request, parsedBody: unknown): Promise<Response> {
+  async function open(request: Request, parsedBody: unknown, peer: string): Promise<Response> {
     const server = newServer();
     let session: Session | undefined;
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        session = sessions.add(id, server, transport);
+        session = sessions.add(id, server, transport, peer);
         log.debug(`http: session ${id.slice(0, 8)} opened (${sessions.size} open)`);
       },
       keepAliveMs: options.keepAliveMs,

@@ -1,4 +1,5 @@
 import type { SessionTable } from "./http-sessions.ts";
+import type { ListenStreamsOptions } from "./listen-streams.ts";
 
 /** The Streamable HTTP handler's contract: its options, the hooks of the socket layer, what it returns. */
 
@@ -29,6 +30,8 @@ export interface HttpHandlerOptions {
   sessionIdleMs?: number;
   /** Most open sessions. Default 1,000. */
   maxSessions?: number;
+  /** Most open sessions from one address. Default 250. */
+  maxSessionsPerPeer?: number;
   /** Largest request body (bytes). Default MAX_BODY_BYTES. */
   maxBodyBytes?: number;
   /** Clock for session expiry (ms). Default Date.now. */
@@ -37,12 +40,16 @@ export interface HttpHandlerOptions {
   version?: string;
   /** SSE keep-alive comment interval (ms) for the SDK transport. Default the SDK's (15 s). */
   keepAliveMs?: number;
+  /** Most subscriptions/listen streams open at once, and from one address (listen-streams.ts). */
+  listens?: ListenStreamsOptions;
 }
 
 /** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */
 export interface RequestHooks {
   /** The request is authenticated and about to reach MCP: it may stream for a long time. */
   longLived?: () => void;
+  /** The address the request came from (the socket's peer): sessions and listen streams are counted by it. Default none. */
+  peer?: string;
 }
 
 export interface HttpHandler {

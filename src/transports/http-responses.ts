@@ -10,6 +10,8 @@ export const RPC = {
   PARSE_ERROR: -32700,
   /** Valid JSON that is not a JSON-RPC message, or a message over the size limit. */
   INVALID_REQUEST: -32600,
+  /** A request whose params break a limit (request-limits.ts). */
+  INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
   /** Transport-level refusals (the SDK uses the same code). */
   SERVER_ERROR: -32000,
@@ -27,6 +29,17 @@ export function rpcError(
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "Content-Type": "application/json", ...headers },
+  });
+}
+
+/**
+ * The answer to JSON-RPC request `id` refused at the edge: the client's call fails with this error, as
+ * if the server had answered it (HTTP 200 is what a 2025 client reads an answer from).
+ */
+export function rpcAnswerError(id: string | number, code: number, message: string, status = 200): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), {
+    status,
+    headers: { "Content-Type": "application/json" },
   });
 }
 
@@ -89,11 +102,15 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 /** Deepest nesting of arrays and objects a request may have: MCP messages hold a few levels. */
 export const MAX_JSON_DEPTH = 100;
 
+/**
+ * Most `"name": value` pairs in all the objects of one request: an MCP message holds a few dozen, a tool's
+ * arguments a few more.
+ */
+export const MAX_JSON_MEMBERS = 10_000;
+
 function parse(bytes: Uint8Array): BodyResult {
-  // Security: JSON.parse of megabytes of `[[[…` is slow and takes far more memory than the body; one linear
-  // pass refuses it first.
-  if (nestedDeeper(bytes, MAX_JSON_DEPTH))
-    return { kind: "invalid", reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  const refused = jsonRefusal(bytes);
+  if (refused) return { kind: "invalid", reason: refused };
   const text = new TextDecoder().decode(bytes);
   try {
     return { kind: "ok", value: JSON.parse(text), bytes: bytes.byteLength };
@@ -102,9 +119,19 @@ function parse(bytes: Uint8Array): BodyResult {
   }
 }
 
-/** Whether the JSON text in `bytes` opens more than `limit` arrays or objects at once (strings skipped). Pure. */
-export function nestedDeeper(bytes: Uint8Array, limit: number): boolean {
+/**
+ * Why the JSON text in `bytes` is refused before it is parsed, or undefined; one linear pass, strings
+ * skipped. Pure. Security: JSON.parse of megabytes of `[[[…` is slow and takes far more memory than the
+ * text; an object of 300,000 members, parsed and then checked against the SDK's schemas, holds the
+ * server's only thread for a second or more, and every other client waits.
+ */
+export function jsonRefusal(
+  bytes: Uint8Array,
+  maxDepth = MAX_JSON_DEPTH,
+  maxMembers = MAX_JSON_MEMBERS,
+): string | undefined {
   let depth = 0;
+  let members = 0;
   let inString = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
@@ -113,10 +140,13 @@ export function nestedDeeper(bytes: Uint8Array, limit: number): boolean {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
+      if (++depth > maxDepth) return `nested deeper than ${maxDepth} levels`;
     } else if (c === 0x5d || c === 0x7d) depth--;
+    // Outside strings, a colon only ever ends an object member's name.
+    else if (c === 0x3a && ++members > maxMembers)
+      return `too many "name": value pairs (more than ${maxMembers} in its objects; an MCP message holds a few dozen)`;
   }
-  return false;
+  return undefined;
 }
 
 /** Whether a Content-Type names JSON (parameters such as charset allowed). */

@@ -1,10 +1,13 @@
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import { onStreamEnd } from "./stream-end.ts";
 
 /** One MCP session: its own SDK server over the shared hub, and the transport that holds its streams. */
 export interface Session {
   readonly id: string;
   readonly server: McpServer;
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** The address that opened it (the socket's peer); "" when unknown. */
+  readonly peer: string;
   /** When the last request arrived or the last stream ended (ms, from the table's clock). */
   lastSeen: number;
   /** Streaming responses still open (the GET stream, POST streams of calls in progress). */
@@ -21,6 +24,12 @@ export interface SessionTableOptions {
    * for a minute), else is refused until one ends. Default 1,000.
    */
   maxSessions?: number;
+  /**
+   * Most sessions opened from one address. Default 250, a quarter of the default maxSessions: every client
+   * behind a reverse proxy has the proxy's address, so the share is large; what it guarantees is that
+   * one machine cannot hold every session (a request a minute keeps each from being evicted).
+   */
+  maxPerPeer?: number;
   /** Clock (ms). Default Date.now. */
   now?: () => number;
 }
@@ -34,11 +43,13 @@ export class SessionTable {
   private readonly sessions = new Map<string, Session>();
   private readonly idleMs: number;
   readonly maxSessions: number;
+  readonly maxPerPeer: number;
   readonly now: () => number;
 
   constructor(options: SessionTableOptions) {
     this.idleMs = options.idleMs;
     this.maxSessions = options.maxSessions ?? 1000;
+    this.maxPerPeer = options.maxPerPeer ?? 250;
     this.now = options.now ?? Date.now;
   }
 
@@ -50,13 +61,20 @@ export class SessionTable {
     return this.sessions.size >= this.maxSessions;
   }
 
+  /** Whether `peer` holds as many sessions as one address may. */
+  peerFull(peer: string): boolean {
+    let held = 0;
+    for (const s of this.sessions.values()) if (s.peer === peer && ++held >= this.maxPerPeer) return true;
+    return false;
+  }
+
   /** The open sessions (for health reports and tests). */
   list(): readonly Session[] {
     return [...this.sessions.values()];
   }
 
-  add(id: string, server: McpServer, transport: WebStandardStreamableHTTPServerTransport): Session {
-    const session: Session = { id, server, transport, lastSeen: this.now(), openStreams: 0, openCalls: 0 };
+  add(id: string, server: McpServer, transport: WebStandardStreamableHTTPServerTransport, peer = ""): Session {
+    const session: Session = { id, server, transport, peer, lastSeen: this.now(), openStreams: 0, openCalls: 0 };
     this.sessions.set(id, session);
     return session;
   }
@@ -91,32 +109,10 @@ export class SessionTable {
   track(session: Session, body: ReadableStream<Uint8Array>, call = false): ReadableStream<Uint8Array> {
     session.openStreams++;
     if (call) session.openCalls++;
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
+    return onStreamEnd(body, () => {
       session.openStreams--;
       if (call) session.openCalls--;
       session.lastSeen = this.now();
-    };
-    const reader = body.getReader();
-    return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { done, value } = await reader.read();
-          if (done) {
-            end();
-            controller.close();
-          } else controller.enqueue(value);
-        } catch (error) {
-          end();
-          controller.error(error);
-        }
-      },
-      cancel(reason) {
-        end();
-        return reader.cancel(reason);
-      },
     });
   }
 

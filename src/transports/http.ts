@@ -6,6 +6,7 @@ import { bounded } from "./bounded.ts";
 import { createHttpHandler, type HttpHandler, MAX_BODY_BYTES } from "./http-handler.ts";
 import { RPC, rpcError } from "./http-responses.ts";
 import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind } from "./http-security.ts";
+import type { ListenStreamsOptions } from "./listen-streams.ts";
 
 export interface HttpServeOptions {
   /** Address to bind. Default 127.0.0.1 (this machine only). */
@@ -24,6 +25,8 @@ export interface HttpServeOptions {
   now?: () => number;
   /** SSE keep-alive interval (ms). Default the SDK's 15 s. */
   keepAliveMs?: number;
+  /** Most subscriptions/listen streams in all and from one address. Default listen-streams.ts's. */
+  listens?: ListenStreamsOptions;
   /** Signals that stop `serveHttp`. Default SIGINT, SIGTERM. */
   signals?: readonly NodeJS.Signals[];
 }
@@ -77,6 +80,7 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
     sessionIdleMs: idleMs,
     now: options.now,
     keepAliveMs: options.keepAliveMs,
+    listens: options.listens,
   });
   let server: ReturnType<typeof Bun.serve>;
   try {
@@ -89,7 +93,11 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
       // Headroom over the handler's own limit, so the handler (not Bun) answers most oversized bodies with JSON-RPC.
       maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024,
       development: false,
-      fetch: (request, srv) => handler.handle(request, { longLived: () => srv.timeout(request, 0) }),
+      fetch: (request, srv) =>
+        handler.handle(request, {
+          longLived: () => srv.timeout(request, 0),
+          peer: srv.requestIP(request)?.address,
+        }),
       error: (error) => {
         hub.logger.error(`http: ${error.stack ?? error.message}`);
         return rpcError(

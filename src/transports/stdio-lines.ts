@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { RPC } from "./http-responses.ts";
+import { jsonRefusal, RPC } from "./http-responses.ts";
 import { toJSONRPCMessage } from "./jsonrpc-message.ts";
+import { refuseRequest } from "./request-limits.ts";
 
 /** What LineTransport reads: `data` (Buffer chunks), `end`, `close` and `error` events (process.stdin). */
 export interface InputStream {
@@ -91,7 +92,7 @@ export class LineTransport implements Transport {
         }
       }
       if (newline < 0) return;
-      if (!this.discarding) this.line(Buffer.concat(this.chunks).toString("utf8"));
+      if (!this.discarding) this.line(Buffer.concat(this.chunks));
       this.discarding = false;
       this.chunks = [];
       this.size = 0;
@@ -99,9 +100,14 @@ export class LineTransport implements Transport {
     }
   };
 
-  private line(text: string): void {
-    const trimmed = text.replace(/\r$/, "");
+  private line(bytes: Buffer): void {
+    const trimmed = bytes.toString("utf8").replace(/\r$/, "");
     if (trimmed.trim() === "") return;
+    const refused = jsonRefusal(bytes);
+    if (refused) {
+      this.reject(RPC.PARSE_ERROR, `Parse error: ${refused}; the line was dropped.`, null);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(trimmed);
@@ -123,6 +129,11 @@ export class LineTransport implements Transport {
         "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message.",
         typeof id === "string" || typeof id === "number" ? id : null,
       );
+      return;
+    }
+    const refusal = refuseRequest(message);
+    if (refusal) {
+      this.reject(RPC.INVALID_PARAMS, refusal.message, refusal.id);
       return;
     }
     const id = "method" in message && "id" in message ? message.id : undefined;

@@ -1,8 +1,9 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { readJsonlFile } from "../../src/analytics/jsonl.ts";
+import { Publisher } from "../../src/analytics/publisher.ts";
 import { Tracker } from "../../src/analytics/tracker.ts";
 import { serveStdio } from "../../src/transports/stdio.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
@@ -187,5 +188,38 @@ describe("tracker queue", () => {
     expect(logger.lines.some((l) => l.includes("2 events were dropped"))).toBe(true);
     tracker.track("search", { query: "again", results: 0 });
     expect(tracker.pending).toBe(1);
+  });
+});
+
+describe("the local analytics file is bounded", () => {
+  test("it stops growing at its ceiling: new events are dropped with one warning, until it is rotated", async () => {
+    const dir = tempDir("skillhub-an-");
+    const file = join(dir, "events.jsonl");
+    const logger = createMemoryLogger();
+    const tracker = new Tracker({ enabled: true, maxQueue: 100, serverId: "dev-test", logger });
+    const publisher = new Publisher({
+      tracker,
+      logger,
+      file,
+      maxFileBytes: 1000,
+      bufferFile: join(dir, "buffer.jsonl"),
+      flushMs: 0,
+    });
+    // About 520 bytes each, as a client's report_usage with a long comment.
+    const feedback = () =>
+      tracker.track("skill_feedback", { skill_path: "pdf", useful: false, comment: "x".repeat(400) });
+    for (let i = 0; i < 10; i++) {
+      feedback();
+      await publisher.flush();
+    }
+    // Written while under the ceiling: at 0 and at ~520 bytes; at ~1,040 it stopped.
+    expect(readJsonlFile(file).events.length).toBe(2);
+    const warnings = logger.lines.filter((l) => l.includes("WARN") && l.includes("the most SkillHub writes to it"));
+    expect(warnings.length).toBe(1);
+    expect(warnings[0]).toContain("Rotate it (move it aside)");
+    renameSync(file, `${file}.1`);
+    feedback();
+    await publisher.flush();
+    expect(readJsonlFile(file).events.length).toBe(1);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_INITIALIZE_BYTES } from "../../src/transports/http-options.ts";
-import { nestedDeeper } from "../../src/transports/http-responses.ts";
+import { jsonRefusal } from "../../src/transports/http-responses.ts";
 import { cleanupTemp, writeSkill } from "../helpers/fs.ts";
 import { handlerWorld, initialize, mcpRequest, messages, sseReader } from "../helpers/http.ts";
 import { eventually } from "../helpers/wait.ts";
@@ -231,9 +231,10 @@ describe("security", () => {
     const error = await errorOf(deep);
     expect(error.code).toBe(-32700);
     expect(error.message).toContain("nested deeper than 100 levels");
-    expect(nestedDeeper(new TextEncoder().encode(`${"[".repeat(100)}${"]".repeat(100)}`), 100)).toBe(false);
-    expect(nestedDeeper(new TextEncoder().encode(`["${"[".repeat(500)}\\", "\\"[["]`), 100)).toBe(false);
-    expect(nestedDeeper(new TextEncoder().encode(`{"a":${"[".repeat(101)}`), 100)).toBe(true);
+    const refusal = (text: string) => jsonRefusal(new TextEncoder().encode(text));
+    expect(refusal(`${"[".repeat(100)}${"]".repeat(100)}`)).toBeUndefined();
+    expect(refusal(`["${"[".repeat(500)}\\", "\\"[["]`)).toBeUndefined();
+    expect(refusal(`{"a":${"[".repeat(101)}`)).toBe("nested deeper than 100 levels");
   });
 
   test("malformed JSON is a JSON-RPC parse error, and the handler keeps serving", async () => {

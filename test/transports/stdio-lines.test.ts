@@ -87,6 +87,45 @@ describe("stdio survives any input", () => {
     expect(await p.done).toBe("stdin ended");
   });
 
+  test("resources/read of a URI over the length limit gets -32602 naming the limit; the next read is served", async () => {
+    const p = pipes();
+    p.send(initialize);
+    await p.waitFor(1);
+    const uri = `skill://git-helper/${"a".repeat(1_000_000)}`;
+    p.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "resources/read", params: { uri } }));
+    const [refused] = await p.waitFor(4);
+    expect(refused?.error.code).toBe(-32602);
+    expect(refused?.error.message).toContain("at most 8192 characters");
+    p.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "resources/read",
+        params: { uri: "skill://git-helper/SKILL.md" },
+      }),
+    );
+    const [read] = await p.waitFor(5);
+    expect(read?.result.contents[0].text).toContain("Git workflow helper");
+    p.stdin.end();
+    await p.done;
+  });
+
+  test("a line with more than 10,000 object members gets -32700 naming the limit; the next message is served", async () => {
+    const p = pipes();
+    p.send(initialize);
+    await p.waitFor(1);
+    const params: Record<string, string> = {};
+    for (let i = 0; i < 20_000; i++) params[`k${i}`] = "v";
+    p.send(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "ping", params }));
+    const [refused] = await p.waitFor(null);
+    expect(refused?.error.code).toBe(-32700);
+    expect(refused?.error.message).toContain("more than 10000 in its objects");
+    p.send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }));
+    expect((await p.waitFor(7))[0]?.result).toEqual({});
+    p.stdin.end();
+    await p.done;
+  });
+
   test("stdin's end answers the requests already sent, then ends the server", async () => {
     const p = pipes();
     p.send(initialize);

@@ -56,6 +56,15 @@ describe("renderMarkdown: hostile skills render as text", () => {
     "| <b onmouseover=alert(1)> | b |\n|---|---|\n| <script> | x |",
     "<!-- --><style>body{display:none}</style>",
     '[a](https://ok.example/" onmouseover="alert(1))',
+    "[click][x]\n\n[x]: javascript:alert(1)",
+    "[click][x]\n\n[x]: <javascript:alert(1)>",
+    "[click](&#106;avascript:alert(1))",
+    "[click](&#x6A;avascript&colon;alert(1))",
+    "<javascript:alert(1)>",
+    "<svg onload=alert(1)>",
+    '<https://ok.example/"onmouseover=alert(1)>',
+    '![i](https://ok.example/a.png "t\\"onerror=alert(1)")',
+    '[`a"<b onclick=x>`](https://ok.example/)',
   ];
 
   for (const input of hostile) {

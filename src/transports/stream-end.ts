@@ -1,0 +1,31 @@
+/**
+ * `body`, passed through as it is read, with `end` called once when it ends: read to its end, failed,
+ * or cancelled by the reader (the client went away). Pull-based: nothing is read ahead of the client.
+ */
+export function onStreamEnd(body: ReadableStream<Uint8Array>, end: () => void): ReadableStream<Uint8Array> {
+  let ended = false;
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    end();
+  };
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          finish();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+}

@@ -1,0 +1,204 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
+import type { HttpHandler } from "../../src/transports/http-handler.ts";
+import { REVISIONS, type Revision } from "../helpers/clients.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import { handlerWorld, initialize, mcpRequest } from "../helpers/http.ts";
+import { testHub } from "../helpers/hub.ts";
+
+afterAll(cleanupTemp);
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close().catch(() => undefined);
+});
+
+/** `skillhub serve --http` in process, on a free loopback port, over one skill. */
+async function server(options: HttpServeOptions = {}): Promise<RunningHttpServer> {
+  const dir = tempDir("skillhub-limits-");
+  writeSkill(dir, "git-helper", { description: "Git workflow helper" });
+  const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
+  const running = startHttpServer(hub, { port: 0, ...options });
+  void hub.start();
+  await hub.ready;
+  closers.push(async () => {
+    await running.stop();
+    hub.close();
+  });
+  return running;
+}
+
+/** An SDK client of `url` on `revision`; `fetch` defaults to the network. */
+async function client(url: string, revision: Revision, fetch?: typeof globalThis.fetch): Promise<Client> {
+  const modern = revision >= "2026-";
+  const c = new Client(
+    { name: `limits-${revision}`, version: "1.0.0" },
+    modern ? { versionNegotiation: { mode: { pin: revision } } } : { supportedProtocolVersions: [revision] },
+  );
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}));
+  closers.unshift(() => c.close());
+  return c;
+}
+
+describe("a resource URI over the length limit", () => {
+  for (const revision of REVISIONS)
+    test(`${revision}: resources/read gets a JSON-RPC error naming the limit, and the client goes on`, async () => {
+      const running = await server();
+      const c = await client(running.url, revision);
+      // A 2026-07-28 request repeats the URI in its Mcp-Name header, which Bun caps at 16 KiB (431).
+      const uri = `skill://git-helper/${"a".repeat(revision >= "2026-" ? 10_000 : 1_000_000)}`;
+      const error = await c.readResource({ uri }).then(
+        () => undefined,
+        (e: Error & { code?: number }) => e,
+      );
+      expect(error?.code).toBe(-32602);
+      expect(error?.message).toContain(`${uri.length} characters long`);
+      expect(error?.message).toContain("at most 8192 characters");
+      const read = await c.readResource({ uri: "skill://git-helper/SKILL.md" });
+      expect(JSON.stringify(read.contents)).toContain("Git workflow helper");
+    });
+
+  test("in a batch, the whole batch gets 400 with the error", async () => {
+    const w = handlerWorld();
+    closers.push(w.close);
+    const session = await w.open("2025-03-26");
+    const long = `skill://git-helper/${"b".repeat(9000)}`;
+    const response = await w.handler.handle(
+      mcpRequest("POST", "/mcp", {
+        session: session.id,
+        body: [
+          { jsonrpc: "2.0", id: 2, method: "tools/list" },
+          { jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri: long } },
+        ],
+      }),
+    );
+    expect(response.status).toBe(400);
+    const answer = (await response.json()) as { id: number; error: { code: number; message: string } };
+    expect(answer.id).toBe(3);
+    expect(answer.error.code).toBe(-32602);
+  });
+});
+
+describe("requests that would hold the server's thread or echo megabytes", () => {
+  for (const revision of REVISIONS)
+    test(`${revision}: arguments with 300,000 members are refused before they are parsed, naming the limit`, async () => {
+      const running = await server();
+      const c = await client(running.url, revision);
+      const args: Record<string, string> = { query: "git" };
+      for (let i = 0; i < 300_000; i++) args[`k${i}`] = "v";
+      const error = await c.callTool({ name: "search_skills", arguments: args }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.message).toContain("more than 10000 in its objects");
+      const answer = await c.callTool({ name: "search_skills", arguments: { query: "git" } });
+      expect(JSON.stringify(answer.content)).toContain("git-helper");
+    });
+
+  for (const revision of REVISIONS)
+    test(`${revision}: a tool name of 5,000 characters gets a JSON-RPC error, not its name echoed back`, async () => {
+      const running = await server();
+      const c = await client(running.url, revision);
+      const name = "x".repeat(5000);
+      const error = await c.callTool({ name, arguments: {} }).then(
+        () => undefined,
+        (e: Error & { code?: number }) => e,
+      );
+      expect(error?.code).toBe(-32602);
+      expect(error?.message).toContain("names of at most 1024 characters");
+      expect(error?.message.length).toBeLessThan(500);
+    });
+});
+
+/** A fetch into `handler` as if every request came from `peer`. */
+function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(String(input), init);
+    request.headers.set("host", "127.0.0.1:8000");
+    return handler.handle(request, { peer });
+  }) as typeof globalThis.fetch;
+}
+
+describe("2025 sessions are bounded per address", () => {
+  test("one address cannot hold every session: past its share it gets 429 naming the limit; others still connect", async () => {
+    const w = handlerWorld({ maxSessions: 10, maxSessionsPerPeer: 3 });
+    closers.push(w.close);
+    await w.hub.ready;
+    const url = "http://127.0.0.1:8000/mcp";
+    const greedy = fetchFrom(w.handler, "10.0.0.66");
+    for (let i = 0; i < 3; i++) await client(url, "2025-11-25", greedy);
+    const refused = await client(url, "2025-11-25", greedy).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(refused?.message).toContain("holds 3 open sessions, the most one address may hold");
+    const direct = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }), { peer: "10.0.0.66" });
+    expect(direct.status).toBe(429);
+    expect(direct.headers.get("retry-after")).toBe("60");
+    const other = await client(url, "2025-11-25", fetchFrom(w.handler, "10.0.0.7"));
+    expect((await other.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
+
+const LISTEN = { toolsListChanged: true, resourcesListChanged: true };
+
+describe("subscriptions/listen streams are bounded per address", () => {
+  test("one address cannot take every stream: past its share it gets an error naming the limit; others still listen", async () => {
+    const w = handlerWorld({ listens: { max: 6, maxPerPeer: 3 } });
+    closers.push(w.close);
+    await w.hub.ready;
+    const url = "http://127.0.0.1:8000/mcp";
+    const greedy = await client(url, "2026-07-28", fetchFrom(w.handler, "10.0.0.66"));
+    const held = [];
+    for (let i = 0; i < 3; i++) held.push(await greedy.listen(LISTEN));
+    const refused = await greedy.listen(LISTEN).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(refused?.message).toContain("already holds 3 open subscriptions/listen streams");
+    const other = await client(url, "2026-07-28", fetchFrom(w.handler, "10.0.0.7"));
+    const subscription = await other.listen(LISTEN);
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+    // A stream closed by its client gives its place back.
+    await held[0]?.close();
+    const again = await greedy.listen(LISTEN);
+    expect(again.honoredFilter).toMatchObject({ toolsListChanged: true });
+  });
+
+  test("with every stream taken, a newcomer gets an error saying so, not the SDK's bare one", async () => {
+    const w = handlerWorld({ listens: { max: 2, maxPerPeer: 2 } });
+    closers.push(w.close);
+    await w.hub.ready;
+    const url = "http://127.0.0.1:8000/mcp";
+    const a = await client(url, "2026-07-28", fetchFrom(w.handler, "10.0.0.1"));
+    await a.listen(LISTEN);
+    const b = await client(url, "2026-07-28", fetchFrom(w.handler, "10.0.0.2"));
+    await b.listen(LISTEN);
+    const c = await client(url, "2026-07-28", fetchFrom(w.handler, "10.0.0.3"));
+    const refused = await c.listen(LISTEN).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(refused?.message).toContain("the server holds 2 open subscriptions/listen streams");
+  });
+
+  test("over a socket, streams are counted by the client's address", async () => {
+    // Bound on every interface, so one client can come from 127.0.0.1 and another from ::1.
+    const token = "t".repeat(32);
+    const running = await server({ host: "::", token, listens: { maxPerPeer: 1 } });
+    const withToken: typeof globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${token}`);
+      return fetch(input, { ...init, headers });
+    }) as typeof globalThis.fetch;
+    const v4 = await client(`http://127.0.0.1:${running.port}/mcp`, "2026-07-28", withToken);
+    await v4.listen(LISTEN);
+    const refused = await v4.listen(LISTEN).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(refused?.message).toContain("already holds 1 open subscriptions/listen streams");
+    const v6 = await client(`http://[::1]:${running.port}/mcp`, "2026-07-28", withToken);
+    expect((await v6.listen(LISTEN)).honoredFilter).toMatchObject({ toolsListChanged: true });
+  });
+});
