@@ -129,7 +129,9 @@ describe("verify's advice restores what the lock records", () => {
     );
     const edited = await cli(mate.home, mate.pa, ["verify"]);
     expect(edited.code).toBe(1);
-    expect(edited.out).toContain("`skillhub sync --frozen` puts every repository back at its locked commit");
+    expect(edited.out).toContain(
+      "Repository team-skills's copy has local changes (skills/alpha/SKILL.md), which the next sync discards: change the repository instead, or run `skillhub sync --frozen` to put the locked commit's files back.\n",
+    );
     expect((await cli(mate.home, mate.pa, ["sync", "--frozen"])).code).toBe(0);
     expect((await cli(mate.home, mate.pa, ["verify"])).code).toBe(0);
     expect((await cli(mate.home, mate.pa, ["show", "alpha"])).out).toContain("Version one.");
