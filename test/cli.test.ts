@@ -330,6 +330,12 @@ describe("skillhub CLI", () => {
       ],
       ["- search\n", {}, `${file} must hold a YAML mapping of settings, not a list.`],
       ["scripts:\n  runners:\n    .rb: 5\n", {}, `scripts.runners.".rb" in ${file} = 5: expected a text.`],
+      [
+        "",
+        { SKILLS_REF: "-x" },
+        'SKILLS_REF (environment variable) (config key git.ref) = "-x": expected a tag name or a full commit hash (40 hex).',
+      ],
+      ["git:\n  branch: a..b\n", {}, `git.branch in ${file} = "a..b": expected a branch name.`],
     ];
     for (const [yaml, env, expected] of cases) {
       write(file, yaml);

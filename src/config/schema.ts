@@ -4,8 +4,10 @@ import { once } from "../util/once.ts";
 import { LockConfig, PluginsConfig, TrustConfig } from "./schema-lock.ts";
 import { EmbeddingConfig, SearchConfig } from "./schema-search.ts";
 import {
+  branchName,
   commandList,
   fraction,
+  gitRef,
   hostList,
   httpUrl,
   nonNegativeInt,
@@ -180,8 +182,8 @@ export const AnalyticsConfig = once(() =>
 export const RepoEntryConfig = once(() =>
   z.strictObject({
     url: z.string().min(1),
-    ref: z.string().min(1).optional(),
-    branch: z.string().min(1).optional(),
+    ref: gitRef().optional(),
+    branch: branchName().optional(),
     path: z.string().min(1).optional(),
     scope: z.enum(["project", "user"]).optional(),
   }),
@@ -192,13 +194,13 @@ export const GitConfig = once(() =>
   z.strictObject({
     /** SKILLS_REPO (comma list) or `repos:`: URLs, or mappings with their own ref, branch and path. */
     repos: z.array(z.union([z.string(), RepoEntryConfig()])),
-    branch: z.string().min(1),
+    branch: branchName(),
     token: z.string().optional(),
     // No `sparse_checkout`: copies are shallow, single-branch clones and only skills/ and config.yaml are read,
     // so a sparse checkout would save little disk and no network. The key is accepted and ignored with a
     // warning (UNSUPPORTED_KEYS in source-config.ts) so that such a config.yaml still loads.
-    /** SKILLS_REF: pin every repository to a tag or a commit (7–64 hex) instead of following `branch`. */
-    ref: z.string().min(1).optional(),
+    /** SKILLS_REF: pin every repository to a tag or a full commit hash instead of following `branch`. */
+    ref: gitRef().optional(),
   }),
 );
 

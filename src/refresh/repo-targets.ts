@@ -1,15 +1,12 @@
 import { join, posix, resolve } from "node:path";
 import type { Config, RepoEntryConfig } from "../config/schema.ts";
+import { BRANCH_NAME, isGitRef } from "../config/schema-values.ts";
 import { LOCKFILE_NAME } from "../lock/lockfile.ts";
 import { isReservedLabel } from "../sources/source-list.ts";
 import { ConfigError } from "../util/errors.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { FULL_COMMIT, type RepoTarget } from "./git/git-target.ts";
 import { parseRepo } from "./git/git-url.ts";
-
-const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;
-/** A tag name git accepts (and that cannot be read as an option), or a full commit hash. */
-const REF = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/+@-]{1,200}(?<![./])$/;
 
 /** A `repos:` item as a mapping: a bare URL is `{ url }`. */
 export function repoEntry(item: string | RepoEntryConfig): RepoEntryConfig {
@@ -177,14 +174,14 @@ export function projectRepoLabels(config: Config): ReadonlySet<string> {
 }
 
 function checkBranch(branch: string, what: string): void {
-  if (!BRANCH.test(branch))
+  if (!BRANCH_NAME.test(branch))
     throw new ConfigError(`Invalid configuration: ${what} = ${JSON.stringify(branch)}: expected a branch name.`, {
       key: "git.branch",
     });
 }
 
 function checkRef(ref: string, what: string): void {
-  if (!REF.test(ref) && !FULL_COMMIT.test(ref))
+  if (!isGitRef(ref))
     throw new ConfigError(
       `Invalid configuration: ${what} = ${JSON.stringify(ref)}: expected a tag name or a full commit hash (40 hex).`,
       { key: "git.ref" },

@@ -148,7 +148,7 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
     });
     const bad = await cli(machine(), ["sync"], { SKILLS_REPO: remote.url, SKILLS_REF: "--upload-pack=x" });
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain("SKILLS_REF / git.ref");
+    expect(bad.err).toContain('SKILLS_REF (environment variable) (config key git.ref) = "--upload-pack=x"');
   });
 });
 
