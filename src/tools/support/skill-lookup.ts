@@ -6,13 +6,14 @@ import { closeNames } from "../../util/close-names.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
 import type { EventType, ToolDeps } from "../definition.ts";
 import { type ErrorCode, errorResult } from "../results.ts";
+import { shownArg } from "./shown-arg.ts";
 
 export type Lookup = { skill: Skill; error?: undefined } | { skill?: undefined; error: CallToolResult };
 
 /** How a family of tools words its misses: what the argument is, and where to look instead. */
 export interface LookupWords {
-  /** "No skill named 'x'." / "No skill at 'x'." */
-  missing: (name: string) => string;
+  /** "No skill named 'x'." / "No skill at 'x'.", given the name as answers show it (shownArg). */
+  missing: (shown: string) => string;
   /** Sentence ending the not-found message. */
   whereToLook: string;
   /** Sentence ending the disabled message. */
@@ -98,13 +99,15 @@ export function refusalResult(skill: Skill, refusal: FrozenRefusal): CallToolRes
   });
 }
 
-/** SKILL_NOT_FOUND in the family's words (close names first). */
+/** SKILL_NOT_FOUND in the family's words (close names first), naming what was asked once, as shownArg shows it. */
 export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): CallToolResult {
   if (words.notFound) return words.notFound(name, deps);
   const enabled = deps.store.catalog.skills.filter((s) => isEnabled(s, deps.filter)).map((s) => s.name);
   const suggestions = closeNames(name, enabled);
   const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(", ")}?` : "";
-  return errorResult("SKILL_NOT_FOUND", `${words.missing(name)}${hint} ${words.whereToLook}`, { suggestions });
+  return errorResult("SKILL_NOT_FOUND", `${words.missing(shownArg(name))}${hint} ${words.whereToLook}`, {
+    suggestions,
+  });
 }
 
 /**
@@ -124,10 +127,9 @@ export function recordLoad(
 /**
  * A failed read of a found skill: deleted since the scan, it is not found, and said to be gone (the catalog
  * still lists it until the rescan this starts, so a not-found answer naming close names would offer it
- * back); anything else as unreadableSkill.
+ * back), naming it once; anything else as unreadableSkill.
  */
 export function readFailure(
-  name: string,
   skill: Skill,
   failure: ConfinedFailure,
   deps: ToolDeps,
@@ -137,7 +139,7 @@ export function readFailure(
   void deps.ensureFresh(0).catch(() => undefined);
   return errorResult(
     "SKILL_NOT_FOUND",
-    `${words.missing(name)} Skill '${skill.name}' was removed from the server since its last scan, which is running now. ${words.whereToLook}`,
+    `Skill '${shownArg(skill.name)}' not found: it was removed from the server since its last scan, which is running now. ${words.whereToLook}`,
     { skill: skill.name, suggestions: [] },
   );
 }

@@ -1,0 +1,31 @@
+/** Most characters of a caller's string that an answer repeats; the rest is cut to "…". */
+export const SHOWN_ARG_CHARS = 80;
+
+/**
+ * Characters an answer never repeats as they are: controls (NUL, newlines, escape), bidirectional marks and
+ * overrides (U+200E/F, U+202A–E, U+2066–9: they reorder the text around them), and lone surrogates (they
+ * turn into U+FFFD on the way out, so the model could not tell what it sent).
+ */
+const UNSHOWABLE =
+  /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+
+/**
+ * A name, path or other string the caller sent, as an answer quotes it: at most SHOWN_ARG_CHARS characters
+ * (code points; a longer one is cut and ends with "…"), with unshowable characters written as `\uXXXX`.
+ * Security: a megabyte sent as a skill's name came back in full, once in the message and again in its
+ * details, so a model paid twice for its own mistake; a right-to-left override reversed the sentence around it.
+ */
+export function shownArg(text: string): string {
+  let kept = "";
+  let count = 0;
+  for (const char of text) {
+    if (count === SHOWN_ARG_CHARS) return `${escapeUnshowable(kept)}…`;
+    kept += char;
+    count++;
+  }
+  return escapeUnshowable(kept);
+}
+
+function escapeUnshowable(text: string): string {
+  return text.replace(UNSHOWABLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
+}
