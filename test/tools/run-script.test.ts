@@ -391,6 +391,41 @@ describe("run_script: credential-looking variables", () => {
   });
 });
 
+describe("run_script: interpreters' start-up hooks", () => {
+  test("BASH_ENV, BUN_OPTIONS, NODE_OPTIONS and the like in the server's environment reach no script unless pass_env lists them", async () => {
+    const dir = writeScriptTree(tempDir());
+    const scripts = join(dir, "tools/echo/scripts");
+    // Relative, so each would run a file of the working folder (the script's own here) before the script.
+    write(join(scripts, "hook.sh"), "echo HOOK-SOURCED\n");
+    write(join(scripts, "hook.js"), "console.log('HOOK-PRELOADED');\n");
+    const hooks = {
+      BASH_ENV: "./hook.sh",
+      ENV: "./hook.sh",
+      BUN_OPTIONS: "--preload ./hook.js",
+      NODE_OPTIONS: "--require ./hook.js",
+      PERL5OPT: "-Mstrict",
+      PYTHONSTARTUP: "./hook.py",
+      LD_PRELOAD: "/nonexistent/hook.so",
+    };
+    const { run } = await open(dir, { hub: { exec: { env: { ...process.env, ...hooks } } } });
+    const cwd = { cwd: scripts };
+    const env = String((await run("scripts/env.sh", {}, cwd)).structuredContent?.stdout);
+    for (const name of Object.keys(hooks)) expect(env).not.toContain(`\n${name}=`);
+    expect(env).not.toContain("HOOK-SOURCED");
+    const sh = await run("scripts/args.sh", { name: "n" }, cwd);
+    expect(sh.structuredContent?.stdout).toStartWith("sh name=n greeting=hello");
+    const ts = await run("scripts/args.ts", { name: "n" }, cwd);
+    expect(ts.structuredContent?.stdout).toStartWith("ts name=n greeting=hello runtime=bun");
+    const passed = await open(dir, {
+      env: { SKILLHUB_PASS_ENV: "bash_env" },
+      hub: { exec: { env: { ...process.env, ...hooks } } },
+    });
+    expect((await passed.run("scripts/args.sh", { name: "n" }, cwd)).structuredContent?.stdout).toStartWith(
+      "HOOK-SOURCED\nsh name=n",
+    );
+  });
+});
+
 describe("run_script: process control", () => {
   test("timeout: the script and its sleeping grandchild are gone; partial output and the documented timeout text; exit code 137", async () => {
     const timeout = heldTimeout();
