@@ -16,6 +16,8 @@ export const HOSTILE_PATHS = [
   "..\\..\\outside\\secret.txt",
   "C:\\Windows\\win.ini",
   "x".repeat(10_000),
+  `../${"x".repeat(131_000)}`,
+  "\u202e../outside/secret.txt",
   "%2e%2e/%2e%2e/outside/secret.txt",
   "data.txt/../../../outside/secret.txt",
   "",

@@ -128,9 +128,10 @@ export const runSkillCommandTool = defineTool({
     const size = argsTooLarge(args);
     if (size) return errorResult("INVALID_ARGUMENT", size, { skill: skill.name });
     // Security: options that follow symlinks (grep -R, find -L) are refused like paths that leave the skill.
-    const links = checkLinkFlags(command, args);
-    const globs = links.ok ? checkCurlGlobs(command, args) : links;
-    const paths = globs.ok ? checkPathArgs(args, dir) : globs;
+    const quote = (arg: string) => `'${shownArg(arg)}'`;
+    const links = checkLinkFlags(command, args, quote);
+    const globs = links.ok ? checkCurlGlobs(command, args, quote) : links;
+    const paths = globs.ok ? checkPathArgs(args, dir, { quote }) : globs;
     if (!paths.ok) {
       return errorResult(
         "PATH_OUTSIDE_SKILL",
