@@ -147,6 +147,15 @@ export function hostileCalls(): { tool: string; args: Record<string, unknown> }[
       args: { skill_name: "tools", command: args[0] === "-L" ? "ls" : "grep", args },
     });
   calls.push({ tool: "run_skill_command", args: { skill_name: "tools", command: "/bin/sh", args: ["-c", "env"] } });
+  calls.push({ tool: "skill", args: { name: "victim", ["k".repeat(1_048_576)]: 1 } });
+  calls.push({
+    tool: "run_script",
+    args: { skill_path: "deploy", file: "x.sh", args: { ["k".repeat(1_048_576)]: 5 } },
+  });
+  calls.push({
+    tool: "load_skill",
+    args: { skill_name: "victim", ...Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i])) },
+  });
   calls.push({ tool: "list_skills", args: { include_body: true } });
   calls.push({ tool: "refresh_skills", args: {} });
   return calls;

@@ -120,3 +120,23 @@ describe("not-found answers name what was asked once", () => {
     }
   });
 });
+
+describe("INVALID_ARGUMENT answers quote what was sent short", () => {
+  test("an unknown field's name, a record's key in a path, and a hundred unknown fields", async () => {
+    const { call } = await everyTool();
+    const long = "k".repeat(1_048_576);
+    const unknown = await call("skill", { name: "git", [long]: 1 });
+    expect(unknown.structuredContent?.error?.code).toBe("INVALID_ARGUMENT");
+    expect(unknown.structuredContent?.error?.issues).toEqual([`arguments: Unrecognized key: "${"k".repeat(80)}…"`]);
+    expect(JSON.stringify(unknown).length).toBeLessThan(2000);
+    const keyed = await call("run_script", { skill_path: "deploy", file: "run.sh", args: { [long]: 5 } });
+    expect(keyed.structuredContent?.error?.issues).toEqual([
+      `args.${"k".repeat(80)}…: Invalid input: expected string, received number`,
+    ]);
+    const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`extra${i}`, 1]));
+    const hundred = await call("run_skill_command", { skill_name: "git", command: "cat", ...many });
+    expect(hundred.structuredContent?.error?.issues).toEqual([
+      'arguments: Unrecognized keys: "extra0", "extra1", "extra2", "extra3", "extra4" and 95 more',
+    ]);
+  });
+});
