@@ -140,3 +140,18 @@ describe("INVALID_ARGUMENT answers quote what was sent short", () => {
     ]);
   });
 });
+
+describe("names in either Unicode normal form", () => {
+  test("a composed name finds a skill spelt decomposed and the other way round; a zero-width space is shown escaped", async () => {
+    const dir = tempDir("skillhub-nfc-");
+    writeSkill(dir, "cafe", { name: "caf\u00e9", description: "Composed" });
+    writeSkill(dir, "the", { name: "the\u0301", description: "Decomposed" });
+    const { call } = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all" } });
+    expect((await call("load_skill", { skill_name: "cafe\u0301" })).structuredContent?.name).toBe("caf\u00e9");
+    expect((await call("load_skill", { skill_name: "th\u00e9" })).structuredContent?.name).toBe("the\u0301");
+    expect(textOf(await call("skill", { name: "CAFE\u0301" }))).toStartWith("Loading: caf\u00e9\n");
+    expect(textOf(await call("load_skill", { skill_name: "\u200bcaf\u00e9" }))).toBe(
+      "SKILL_NOT_FOUND: No skill named '\\u200bcaf\u00e9'. Did you mean 'caf\u00e9'? Use search_skills to find skills by topic.",
+    );
+  });
+});

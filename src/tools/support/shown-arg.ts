@@ -2,12 +2,12 @@
 export const SHOWN_ARG_CHARS = 80;
 
 /**
- * Characters an answer never repeats as they are: controls (NUL, newlines, escape), bidirectional marks and
- * overrides (U+200E/F, U+202A–E, U+2066–9: they reorder the text around them), and lone surrogates (they
- * turn into U+FFFD on the way out, so the model could not tell what it sent).
+ * Characters an answer never repeats as they are: controls (NUL, newlines, escape), format characters
+ * (bidirectional marks and overrides reorder the text around them; zero-width ones make two different names
+ * look the same), and lone surrogates (they turn into U+FFFD on the way out, so the model could not tell
+ * what it sent).
  */
-const UNSHOWABLE =
-  /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+const UNSHOWABLE = /[\p{Cc}\p{Cf}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
 
 /**
  * A name, path or other string the caller sent, as an answer quotes it: at most SHOWN_ARG_CHARS characters
