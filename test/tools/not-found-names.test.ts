@@ -155,3 +155,16 @@ describe("names in either Unicode normal form", () => {
     );
   });
 });
+
+describe("skills.list and skills.search quote the query short", () => {
+  test("a 1 MB filter is cut to 80 characters in the sentence; a NUL is shown escaped", async () => {
+    const dir = tempDir("skillhub-sk-");
+    writeSkill(dir, "git", { description: "Git workflow" });
+    const { call } = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "sk" } });
+    const listed = await call("skills.list", { query: "q".repeat(1_048_576) });
+    expect(textOf(listed)).toBe(`0 skills matched "${"q".repeat(80)}…": none.`);
+    expect(textOf(await call("skills.search", { query: "git\u0000" }))).toStartWith(
+      '0 skills contain every token of "git\\u0000".\n',
+    );
+  });
+});
