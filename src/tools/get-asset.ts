@@ -4,7 +4,7 @@ import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
-import { shownArg } from "./support/shown-arg.ts";
+import { shownArg, shownReason } from "./support/shown-arg.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
@@ -102,8 +102,8 @@ export const getAssetTool = defineTool({
         located.code === "PATH_OUTSIDE_SKILL"
           ? `'${shownArg(checked.path)}' resolves outside the skill's folder and is not served.`
           : skill.kind === "tree-node"
-            ? `Asset '${checked.path}' is declared by '${owner.name}' but missing on disk (${located.reason}). The skill is still usable without it.`
-            : `File '${shownArg(checked.path)}' not found in skill '${skill.name}' (${located.reason}).`;
+            ? `Asset '${checked.path}' is declared by '${owner.name}' but missing on disk (${shownReason(located.reason, checked.path)}). The skill is still usable without it.`
+            : `File '${shownArg(checked.path)}' not found in skill '${skill.name}' (${shownReason(located.reason, checked.path)}).`;
       return errorResult(located.code, message, { skill_path: skill.name, file: shownArg(checked.path) });
     }
     const read = readAsset(owner, checked.path, deps.config.assets.max_size_bytes, { frozen: deps.frozen });

@@ -13,7 +13,7 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { readServedFile } from "./support/served-file.ts";
-import { shownArg } from "./support/shown-arg.ts";
+import { shownArg, shownReason } from "./support/shown-arg.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
 import { isOwnFileUri, notUnder, relativeOf } from "./support/skill-place.ts";
 
@@ -91,7 +91,7 @@ export const readSkillFileTool = defineTool({
     if (!read.ok) {
       const advice =
         read.code === "PATH_OUTSIDE_SKILL" ? INSIDE_ONLY : `load_skill('${skill.name}') lists the skill's files.`;
-      return errorResult(read.code, `${read.reason.replace(/\.$/, "")}. ${advice}`, {
+      return errorResult(read.code, `${shownReason(read.reason, checked.path).replace(/\.$/, "")}. ${advice}`, {
         skill: skill.name,
         file_path: shownArg(file_path),
       });

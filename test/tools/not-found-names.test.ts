@@ -118,6 +118,22 @@ describe("not-found answers name what was asked once", () => {
       expect(result.isError).toBe(true);
       expect(JSON.stringify(result).length).toBeLessThan(2000);
     }
+    // A missing file's name as the reader says it: 3,000 characters cut, a direction mark and a newline escaped.
+    for (const [tool, args, shown] of [
+      [
+        "read_skill_file",
+        { skill_name: "git", file_path: "q".repeat(3000) },
+        `'${"q".repeat(80)}…' cannot be read (ENAMETOOLONG)`,
+      ],
+      ["read_skill_file", { skill_name: "git", file_path: "\u202eref\n.md" }, "'\\u202eref\\u000a.md' does not exist"],
+      ["get_asset", { skill_path: "git", file: "q".repeat(3000) }, `'${"q".repeat(80)}…'`],
+      ["get_asset", { skill_path: "git", file: "\u202eref.md" }, "'\\u202eref.md'"],
+    ] as const) {
+      const message = (await call(tool, args)).structuredContent?.error?.message as string;
+      expect(message).toContain(shown);
+      expect(message).not.toContain("\u202e");
+      expect(message.length).toBeLessThan(600);
+    }
   });
 });
 

@@ -29,3 +29,12 @@ export function shownArg(text: string): string {
 function escapeUnshowable(text: string): string {
   return text.replace(UNSHOWABLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
 }
+
+/**
+ * A file reader's reason (util/confined-read.ts, util/safe-path.ts), which names the file first, quoted as it
+ * was asked for: that name as shownArg shows it. Any other reason is returned as it is.
+ */
+export function shownReason(reason: string, path: string): string {
+  const quoted = `'${path}'`;
+  return reason.startsWith(quoted) ? `'${shownArg(path)}'${reason.slice(quoted.length)}` : reason;
+}
