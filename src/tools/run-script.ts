@@ -179,6 +179,7 @@ export const runScriptTool = defineTool({
       deps.projectRoot.dir ?? host.cwd,
       // A root of / or a home (or a link to one) is no project to confine a client to (a server started there by hand).
       session.remote ? { project: deps.projectRoot.dir !== null, home: deps.homeDir } : undefined,
+      (text) => `'${shownArg(text)}'`,
     );
     if (!workDir.ok)
       return errorResult(
