@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.ts";
+import { absolutePathEntries } from "../util/path-env.ts";
 import { type SecretSpec, withoutSecrets } from "../util/secret-env.ts";
 
 /**
@@ -59,7 +60,8 @@ export function argVariable(name: string): string {
  * server's secrets are removed, and so is every variable named like a
  * credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`)
  * unless `pass_env` names it (util/secret-env.ts); so are the interpreters' start-up hooks
- * (STARTUP_HOOK_ENV), which `pass_env` may let through too. Python writes no bytecode
+ * (STARTUP_HOOK_ENV), which `pass_env` may let through too, and PATH keeps its absolute entries only.
+ * Python writes no bytecode
  * (`PYTHONDONTWRITEBYTECODE`): a `__pycache__` left in a skill's folder would
  * be a file its lock does not record, and a frozen server would then refuse
  * to run the skill again.
@@ -77,6 +79,9 @@ export function childEnv(
     const upper = name.toUpperCase();
     if (upper.startsWith("SKILL_ARG_") || hooks.has(upper)) delete env[name];
   }
+  // Security: an empty or relative PATH entry (a trailing ':' is one) is searched from the working folder, a
+  // project the user merely opened or any folder a model names as cwd: a script calling `git` ran its `./git`.
+  if (env.PATH !== undefined) env.PATH = absolutePathEntries(env.PATH);
   for (const [name, value] of Object.entries(args)) env[argVariable(name)] = value;
   env.PYTHONDONTWRITEBYTECODE = "1";
   return Object.assign(env, extra);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { emptyBunConfig } from "../../src/exec/runners.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -423,6 +423,25 @@ describe("run_script: interpreters' start-up hooks", () => {
     expect((await passed.run("scripts/args.sh", { name: "n" }, cwd)).structuredContent?.stdout).toStartWith(
       "HOOK-SOURCED\nsh name=n",
     );
+  });
+});
+
+describe("run_script: PATH", () => {
+  test("an empty or relative PATH entry reaches no script: a command planted in the working folder is not run", async () => {
+    const dir = tempDir();
+    writeNode(dir, "_root.md", { keywords: ["root"] });
+    writeNode(dir, "calls.md", { keywords: ["calls"], extra: "scripts:\n  - file: call.sh\n    execution: server" });
+    write(join(dir, "calls/call.sh"), 'planted-tool\necho "rc=$? PATH=$PATH"\n');
+    const project = tempDir();
+    write(join(project, "planted-tool"), "#!/bin/sh\necho PLANTED\n");
+    chmodSync(join(project, "planted-tool"), 0o755);
+    const path = (process.env.PATH ?? "/usr/bin:/bin")
+      .split(":")
+      .filter((entry) => entry.startsWith("/"))
+      .join(":");
+    const { call } = await open(dir, { hub: { exec: { env: { ...process.env, PATH: `.:${path}::bin:` } } } });
+    const result = await call("run_script", { skill_path: "calls", file: "call.sh", cwd: project });
+    expect(result.structuredContent?.stdout).toBe(`rc=127 PATH=${path}\n`);
   });
 });
 
