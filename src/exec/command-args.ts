@@ -13,6 +13,11 @@ import { statOf } from "../util/stat.ts";
 
 export type ArgCheck = { ok: true } | { ok: false; reason: string };
 
+/** How a reason quotes the argument it is about; the tool gives one that cuts a long one short. */
+export type Quote = (arg: string) => string;
+
+const asIs: Quote = (arg) => `'${arg}'`;
+
 /**
  * A bare command name ("python", "ls"), or why not.
  *
@@ -37,6 +42,8 @@ export interface PathCheckIo {
   exists?: (path: string) => boolean;
   /** Whose path rules apply (drive letters, `\\` as a separator); default the server's own. */
   platform?: NodeJS.Platform;
+  /** How the reason quotes the refused argument; default whole, in single quotes. */
+  quote?: Quote;
 }
 
 /**
@@ -69,13 +76,14 @@ export function checkPathArgs(args: readonly string[], skillDir: string, io: Pat
     return { ok: false, reason: `the skill's folder ${skillDir} does not exist` };
   }
   const platform = io.platform ?? process.platform;
+  const quote = io.quote ?? asIs;
   const skill: SkillFolder = { root: join(skillDir), base, realpath, exists };
   for (const arg of args) {
     // Security: a NUL byte would cut the argument short in the kernel's exec call.
-    if (arg.includes("\0")) return { ok: false, reason: `argument ${JSON.stringify(arg)} contains a NUL byte` };
+    if (arg.includes("\0")) return { ok: false, reason: `argument ${quote(arg)} contains a NUL byte` };
     for (const place of pathPlaces(arg, platform)) {
       const problem = pathProblem(place, skill);
-      if (problem) return { ok: false, reason: `argument '${arg}' ${problem}${place.hint}` };
+      if (problem) return { ok: false, reason: `argument ${quote(arg)} ${problem}${place.hint}` };
     }
   }
   return { ok: true };
@@ -464,14 +472,14 @@ const LINK_SHORT: Record<string, string> = {
  * sees. Expanding them could make 100,000 names of one argument, so an argument of curl's holding `{` or `[`
  * is refused unless globbing is off (`-g`, `--globoff`), which also leaves JSON (`-d '{"a":1}'`) to pass.
  */
-export function checkCurlGlobs(command: string, args: readonly string[]): ArgCheck {
+export function checkCurlGlobs(command: string, args: readonly string[], quote: Quote = asIs): ArgCheck {
   if (command.toLowerCase().replace(/\.exe$/, "") !== "curl") return { ok: true };
   if (args.some((arg) => arg === "-g" || arg === "--globoff")) return { ok: true };
   const glob = args.find((arg) => /[{[]/.test(arg));
   if (glob === undefined) return { ok: true };
   return {
     ok: false,
-    reason: `argument '${glob}' holds '{' or '[', which curl expands into file names the path check cannot follow; add --globoff (-g), or give each file as it is named`,
+    reason: `argument ${quote(glob)} holds '{' or '[', which curl expands into file names the path check cannot follow; add --globoff (-g), or give each file as it is named`,
   };
 }
 
@@ -482,17 +490,23 @@ const LINK_WORDS = new Set(["-follow", "-L", "-H"]);
  * Security: refuse arguments that make `command` follow symbolic links (see
  * LINK_SHORT), since a link inside the skill may lead anywhere. Pure.
  */
-export function checkLinkFlags(command: string, args: readonly string[]): ArgCheck {
+export function checkLinkFlags(command: string, args: readonly string[], quote: Quote = asIs): ArgCheck {
   const name = command.toLowerCase().replace(/\.exe$/, "");
   const short = LINK_SHORT[name] ?? "";
   for (const arg of args) {
     if (arg === "--") break;
     if (LINK_LONG.test(arg))
-      return { ok: false, reason: `option '${arg}' makes ${command} follow symlinks, which may lead out of the skill` };
+      return {
+        ok: false,
+        reason: `option ${quote(arg)} makes ${command} follow symlinks, which may lead out of the skill`,
+      };
     if (name === "find" && LINK_WORDS.has(arg))
-      return { ok: false, reason: `option '${arg}' makes find follow symlinks, which may lead out of the skill` };
+      return { ok: false, reason: `option ${quote(arg)} makes find follow symlinks, which may lead out of the skill` };
     if (short && /^-[A-Za-z]+$/.test(arg) && [...arg.slice(1)].some((c) => short.includes(c)))
-      return { ok: false, reason: `option '${arg}' makes ${command} follow symlinks, which may lead out of the skill` };
+      return {
+        ok: false,
+        reason: `option ${quote(arg)} makes ${command} follow symlinks, which may lead out of the skill`,
+      };
   }
   return { ok: true };
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.ts";
+import { absolutePathEntries } from "../util/path-env.ts";
 import { type SecretSpec, withoutSecrets } from "../util/secret-env.ts";
 
 /**
@@ -21,6 +22,30 @@ export function configSecrets(config: Config): SecretSpec & { names: readonly st
   };
 }
 
+/**
+ * Variables that make a shell, an interpreter or the dynamic loader run code of their own naming before the
+ * script's (a file to source, a module to preload, options to prepend, a library to inject). Security: the
+ * server's environment is the user's client's, and one set there for another purpose reached every script:
+ * a relative `BASH_ENV=./env.sh` was sourced from the working folder (a skill's, or any `cwd` a model names)
+ * by every bash started, a pyenv shim included; `BUN_OPTIONS=--preload ./x.js` ran before each .ts and .js
+ * script. A frozen server runs reviewed files only. `pass_env` lets a named one through.
+ */
+export const STARTUP_HOOK_ENV = [
+  "BASH_ENV",
+  "ENV",
+  "NODE_OPTIONS",
+  "BUN_OPTIONS",
+  "PYTHONSTARTUP",
+  "PERL5OPT",
+  "RUBYOPT",
+  "JAVA_TOOL_OPTIONS",
+  "JDK_JAVA_OPTIONS",
+  "_JAVA_OPTIONS",
+  "LD_PRELOAD",
+  "LD_AUDIT",
+  "DYLD_INSERT_LIBRARIES",
+] as const;
+
 /** `config_path` → `SKILL_ARG_CONFIG_PATH`; characters outside [A-Z0-9_] become `_`. Pure. */
 export function argVariable(name: string): string {
   return `SKILL_ARG_${name.toUpperCase().replace(/[^A-Z0-9_]/g, "_")}`;
@@ -34,7 +59,9 @@ export function argVariable(name: string): string {
  * are dropped, so a script only ever sees the arguments of this call; the
  * server's secrets are removed, and so is every variable named like a
  * credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`)
- * unless `pass_env` names it (util/secret-env.ts). Python writes no bytecode
+ * unless `pass_env` names it (util/secret-env.ts); so are the interpreters' start-up hooks
+ * (STARTUP_HOOK_ENV), which `pass_env` may let through too, and PATH keeps its absolute entries only.
+ * Python writes no bytecode
  * (`PYTHONDONTWRITEBYTECODE`): a `__pycache__` left in a skill's folder would
  * be a file its lock does not record, and a frozen server would then refuse
  * to run the skill again.
@@ -46,7 +73,15 @@ export function childEnv(
   extra: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
   const env = withoutSecrets(base, configSecrets(config));
-  for (const name of Object.keys(env)) if (name.toUpperCase().startsWith("SKILL_ARG_")) delete env[name];
+  const passed = new Set(config.pass_env.map((n) => n.toUpperCase()));
+  const hooks = new Set<string>(STARTUP_HOOK_ENV.filter((n) => !passed.has(n)));
+  for (const name of Object.keys(env)) {
+    const upper = name.toUpperCase();
+    if (upper.startsWith("SKILL_ARG_") || hooks.has(upper)) delete env[name];
+  }
+  // Security: an empty or relative PATH entry (a trailing ':' is one) is searched from the working folder, a
+  // project the user merely opened or any folder a model names as cwd: a script calling `git` ran its `./git`.
+  if (env.PATH !== undefined) env.PATH = absolutePathEntries(env.PATH);
   for (const [name, value] of Object.entries(args)) env[argVariable(name)] = value;
   env.PYTHONDONTWRITEBYTECODE = "1";
   return Object.assign(env, extra);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /**
  * Security: every process a script started, found again at its end. Killing
@@ -9,10 +9,12 @@ import { readdirSync, readFileSync } from "node:fs";
  * server walks /proc: a process whose initial environment carries the marker,
  * or whose parent chain leads to the script, is signalled too.
  *
- * Linux only (/proc). Elsewhere the process group is all there is (see
- * docs/hardening.md). A descendant that wipes its environment *and* leaves the
- * tree (double fork + env -i) escapes; cgroups would catch it but need
- * privileges this server does not assume.
+ * One that wipes its environment *and* leaves the tree (double fork + env -i)
+ * is still found while it holds the run's stdout or stderr open (the pipes
+ * were made for this run alone). Linux only (/proc). Elsewhere the process
+ * group is all there is (see docs/hardening.md). A descendant that does all
+ * three (leaves, wipes, closes its output) escapes; cgroups would catch it but
+ * need privileges this server does not assume.
  */
 
 export const RUN_MARKER_VARIABLE = "SKILLHUB_RUN_ID";
@@ -23,6 +25,10 @@ export type KillFn = (pid: number, signal: NodeJS.Signals | 0) => void;
 export interface ProcessTable {
   /** Every pid with its parent pid and, when readable, its initial environment. */
   list(): { pid: number; ppid: number; pgid?: number; environ?: string }[];
+  /** What process `pid` has as stdout and stderr when they are pipes or sockets (`pipe:[inode]`); none when unknown. */
+  outputPipes?(pid: number): string[];
+  /** Processes other than this one that hold one of `pipes` open for writing. */
+  pipeWriters?(pipes: readonly string[]): number[];
 }
 
 /** The live table from /proc; empty where there is no /proc. */
@@ -59,7 +65,57 @@ export const procTable: ProcessTable = {
     }
     return out;
   },
+  outputPipes(pid) {
+    const pipes: string[] = [];
+    for (const fd of [1, 2]) {
+      const target = linkOf(`/proc/${pid}/fd/${fd}`);
+      // Bun gives a child one end of a socket pair ("socket:[inode]"); other runtimes a pipe.
+      if (target?.startsWith("pipe:") || target?.startsWith("socket:")) pipes.push(target);
+    }
+    return pipes;
+  },
+  pipeWriters(pipes) {
+    if (pipes.length === 0) return [];
+    const wanted = new Set(pipes);
+    const writers: number[] = [];
+    for (const name of entries("/proc")) {
+      if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+      // Another user's process lists no descriptors to us: not ours to find or kill.
+      const holds = entries(`/proc/${name}/fd`).some((fd) => {
+        const target = linkOf(`/proc/${name}/fd/${fd}`);
+        return target !== undefined && wanted.has(target) && writable(`/proc/${name}/fdinfo/${fd}`);
+      });
+      if (holds) writers.push(Number(name));
+    }
+    return writers;
+  },
 };
+
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function linkOf(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a descriptor's fdinfo shows it open for writing (O_WRONLY or O_RDWR in its octal `flags`). */
+function writable(fdinfo: string): boolean {
+  try {
+    const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(fdinfo, "latin1"))?.[1];
+    return flags !== undefined && (Number.parseInt(flags, 8) & 3) !== 0;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Pids of the run: carriers of `marker` and their descendants, plus those of

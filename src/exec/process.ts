@@ -112,6 +112,8 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     });
   }
   const group = child.pid;
+  // Read at once, while the child's stdout and stderr are still the pipes made for this run.
+  const pipes = table.outputPipes?.(child.pid) ?? [];
   const groups = options.groups ?? new RunningGroups();
   groups.add(group, kill, marker);
   const stdout = captureStream(child.stdout, spec.maxOutputBytes);
@@ -177,20 +179,37 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
 
   // The pipes close when the last writer dies; one that escaped the group (setsid) must not hold the call.
   const drained = Promise.all([stdout.done, stderr.done]);
-  let drainTimer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => {
-    drainTimer = setTimeout(() => resolve("late"), DRAIN_MS);
-  });
-  if ((await Promise.race([drained, late])) === "late") {
-    stdout.stop();
-    stderr.stop();
+  if (!(await drainedWithin(drained, DRAIN_MS))) {
+    // Security: what still writes to this run's pipes once its group and marked processes are gone left the
+    // group and cleared its environment (setsid + env -i): it holds pipes made for this run alone, so it is the run's.
+    for (const pid of table.pipeWriters?.(pipes) ?? []) {
+      try {
+        kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+    if (!(await drainedWithin(drained, DRAIN_MS))) {
+      stdout.stop();
+      stderr.stop();
+    }
   }
-  clearTimeout(drainTimer);
   const [out, err] = await drained;
 
   const signal = child.signalCode ?? undefined;
   const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (child.exitCode ?? 128 + signalNumber(signal));
   return { exitCode, ...(signal ? { signal } : {}), timedOut, aborted, stdout: out, stderr: err, durationMs };
+}
+
+/** Whether `drained` settles within `ms` milliseconds. */
+async function drainedWithin(drained: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), ms);
+  });
+  const outcome = await Promise.race([drained, late]);
+  clearTimeout(timer);
+  return outcome !== "late";
 }
 
 function signalNumber(name: string | undefined): number {

@@ -25,22 +25,25 @@ export function resolveWorkingDir(
   input: string | undefined,
   base: string,
   remote?: { project: boolean; home: string },
+  quote: (text: string) => string = (text) => `'${text}'`,
 ): WorkingDir {
   if (input === undefined || input.trim() === "") return existingDir(base, "the default working folder");
   // Security: a NUL byte would cut the path short in the kernel's chdir; no folder's path is longer than
   // PATH_MAX, and a longer one would cost every step up it below.
   if (input.includes("\0")) return { ok: false, reason: "cwd contains a NUL byte" };
   if (input.length > MAX_PATH_CHARS) return { ok: false, reason: `cwd is longer than ${MAX_PATH_CHARS} characters` };
-  if (!remote) return existingDir(isAbsolute(input) ? resolve(input) : resolve(base, input), `cwd '${input}'`);
+  const asked = `cwd ${quote(input)}`;
+  // An absolute cwd is named once; a relative one with the folder it names.
+  if (!remote) return existingDir(isAbsolute(input) ? resolve(input) : resolve(base, input), asked, !isAbsolute(input));
   if (!remote.project || !confinesRemote(base, remote.home))
     return {
       ok: false,
-      reason: `cwd '${input}' cannot be used: this server has no project folder to run scripts in`,
+      reason: `${asked} cannot be used: this server has no project folder to run scripts in`,
       unconfined: true,
     };
   const outside = {
     ok: false,
-    reason: `cwd '${input}' is not a folder of the server's project: a client on another machine gives one relative to the project root`,
+    reason: `${asked} is not a folder of the server's project: a client on another machine gives one relative to the project root`,
   } as const;
   const dir = resolve(base, input);
   if (isAbsolute(input) || /^[A-Za-z]:/.test(input) || !isInside(resolve(base), dir)) return outside;
@@ -50,7 +53,7 @@ export function resolveWorkingDir(
   let known = dir;
   while (known !== base && statOf(known) === undefined) known = dirname(known);
   if (!isInside(root, realOr(known))) return outside;
-  const found = existingDir(dir, `cwd '${input}'`);
+  const found = existingDir(dir, asked, true);
   if (!found.ok) return found;
   const real = realOr(dir);
   return isInside(root, real) ? { ok: true, dir: real } : outside;
@@ -75,9 +78,11 @@ export function confinesRemote(root: string, home: string, platform: string = pr
   );
 }
 
-function existingDir(dir: string, what: string): WorkingDir {
+/** `dir` when it is an existing folder; else why not, naming it as `what` (and by its path when `withPath`). */
+function existingDir(dir: string, what: string, withPath = true): WorkingDir {
+  const named = withPath ? `${what} (${dir})` : what;
   const stat = statOf(dir);
-  if (!stat) return { ok: false, reason: `${what} (${dir}) does not exist` };
-  if (!stat.isDirectory()) return { ok: false, reason: `${what} (${dir}) is not a folder` };
+  if (!stat) return { ok: false, reason: `${named} does not exist` };
+  if (!stat.isDirectory()) return { ok: false, reason: `${named} is not a folder` };
   return { ok: true, dir };
 }

@@ -8,6 +8,7 @@ import {
 import type { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
+import { issueLine } from "../tools/support/issue-line.ts";
 import { pickedSkills, termsOf } from "../usage/picked.ts";
 import { pickSkills } from "../usage/skill-pick.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
@@ -239,7 +240,7 @@ function describe(tool: ToolDefinition, ctx: ToolContext): Tool {
 }
 
 function invalidArguments(tool: ToolDefinition, error: z.ZodError): CallToolResult {
-  const problems = error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`);
+  const problems = error.issues.map(issueLine);
   const fields = Object.keys(tool.inputSchema.shape);
   return errorResult(
     "INVALID_ARGUMENT",

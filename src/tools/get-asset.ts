@@ -4,6 +4,7 @@ import { checkRelativePath } from "../util/safe-path.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
+import { shownArg, shownReason } from "./support/shown-arg.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
@@ -72,11 +73,8 @@ export const getAssetTool = defineTool({
     if (!checked.ok) {
       return errorResult(
         "PATH_OUTSIDE_SKILL",
-        `File path '${file}' ${checked.reason}. Give a path relative to the skill's resource folder, as get_skill lists it.`,
-        {
-          skill_path: skill.name,
-          file,
-        },
+        `File path '${shownArg(file)}' ${checked.reason}. Give a path relative to the skill's resource folder, as get_skill lists it.`,
+        { skill_path: skill.name, file: shownArg(file) },
       );
     }
     const catalog = deps.store.catalog;
@@ -90,8 +88,8 @@ export const getAssetTool = defineTool({
         const listed = declaredFiles(catalog, skill);
         return errorResult(
           "FILE_NOT_FOUND",
-          `Asset '${checked.path}' not found for skill '${skill.name}'. ${listed.length > 0 ? `Declared files: ${listed.join(", ")}.` : "It declares no assets or scripts."} Only files declared in the skill's frontmatter are served.`,
-          { skill_path: skill.name, file: checked.path, available: listed },
+          `Asset '${shownArg(checked.path)}' not found for skill '${skill.name}'. ${listed.length > 0 ? `Declared files: ${listed.join(", ")}.` : "It declares no assets or scripts."} Only files declared in the skill's frontmatter are served.`,
+          { skill_path: skill.name, file: shownArg(checked.path), available: listed },
         );
       }
       owner = ancestor;
@@ -102,11 +100,11 @@ export const getAssetTool = defineTool({
     if (!located.ok) {
       const message =
         located.code === "PATH_OUTSIDE_SKILL"
-          ? `'${checked.path}' resolves outside the skill's folder and is not served.`
+          ? `'${shownArg(checked.path)}' resolves outside the skill's folder and is not served.`
           : skill.kind === "tree-node"
-            ? `Asset '${checked.path}' is declared by '${owner.name}' but missing on disk (${located.reason}). The skill is still usable without it.`
-            : `File '${checked.path}' not found in skill '${skill.name}' (${located.reason}).`;
-      return errorResult(located.code, message, { skill_path: skill.name, file: checked.path });
+            ? `Asset '${checked.path}' is declared by '${owner.name}' but missing on disk (${shownReason(located.reason, checked.path)}). The skill is still usable without it.`
+            : `File '${shownArg(checked.path)}' not found in skill '${skill.name}' (${shownReason(located.reason, checked.path)}).`;
+      return errorResult(located.code, message, { skill_path: skill.name, file: shownArg(checked.path) });
     }
     const read = readAsset(owner, checked.path, deps.config.assets.max_size_bytes, { frozen: deps.frozen });
     if (!read.ok) {

@@ -9,6 +9,7 @@ import { skillUris } from "../skills/skill-uri.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable } from "./support/asset-read.ts";
+import { shownArg } from "./support/shown-arg.ts";
 import { disabledError } from "./support/skill-lookup.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
@@ -131,16 +132,15 @@ export const listSkillsTool = defineTool({
       const message =
         result.kind === "none"
           ? "There are no skill trees here (no Markdown files with keywords). Call list_skills with flat: true for the list of skills."
-          : `No node or folder '${path}' in the skill tree. Top level: ${result.top.join(", ") || "(nothing enabled)"}. Leave path out for the whole tree.`;
-      return errorResult("SKILL_NOT_FOUND", message, { path });
+          : `No node or folder '${shownArg(path ?? "")}' in the skill tree. Top level: ${result.top.join(", ") || "(nothing enabled)"}. Leave path out for the whole tree.`;
+      return errorResult("SKILL_NOT_FOUND", message);
     }
     const all = flatEntries(catalog, deps.filter, query ?? "", session.remote);
     const start = cursor === undefined ? 0 : parseCursor(cursor, all.length);
     if (start === undefined) {
       return errorResult(
         "INVALID_ARGUMENT",
-        `cursor '${cursor}' is not one this list gave. Leave cursor out for the first page, then pass each answer's next_cursor.`,
-        { cursor },
+        `cursor '${shownArg(cursor ?? "")}' is not one this list gave. Leave cursor out for the first page, then pass each answer's next_cursor.`,
       );
     }
     const page = pageOf(catalog, all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true, deps);

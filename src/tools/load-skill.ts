@@ -60,7 +60,7 @@ export const loadSkillTool = defineTool({
     // Read once; frozen, served only when the lock records the digest of these very bytes.
     const read = checkedInstructions(deps.frozen, deps.store.catalog, skill);
     if (isRefused(read)) return refusalResult(skill, read.refused);
-    if (!read.ok) return readFailure(skill_name, skill, read, deps);
+    if (!read.ok) return readFailure(skill, read, deps);
     const instructions = read.text;
     const { files, truncated } = skillFiles(skill, ctx);
     recordLoad(deps, skill, "load_skill");

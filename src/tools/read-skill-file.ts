@@ -13,6 +13,7 @@ import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { readServedFile } from "./support/served-file.ts";
+import { shownArg, shownReason } from "./support/shown-arg.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
 import { isOwnFileUri, notUnder, relativeOf } from "./support/skill-place.ts";
 
@@ -76,9 +77,9 @@ export const readSkillFileTool = defineTool({
     const explicit = from !== undefined || length !== undefined;
     const checked = checkRelativePath(file_path);
     if (!checked.ok)
-      return errorResult("PATH_OUTSIDE_SKILL", `'${file_path}' ${checked.reason}. ${INSIDE_ONLY}`, {
+      return errorResult("PATH_OUTSIDE_SKILL", `'${shownArg(file_path)}' ${checked.reason}. ${INSIDE_ONLY}`, {
         skill: skill.name,
-        file_path,
+        file_path: shownArg(file_path),
       });
     // A tree node's declared files, inherited ones too, are read where the node declaring them has them.
     const owner =
@@ -90,7 +91,10 @@ export const readSkillFileTool = defineTool({
     if (!read.ok) {
       const advice =
         read.code === "PATH_OUTSIDE_SKILL" ? INSIDE_ONLY : `load_skill('${skill.name}') lists the skill's files.`;
-      return errorResult(read.code, `${read.reason.replace(/\.$/, "")}. ${advice}`, { skill: skill.name, file_path });
+      return errorResult(read.code, `${shownReason(read.reason, checked.path).replace(/\.$/, "")}. ${advice}`, {
+        skill: skill.name,
+        file_path: shownArg(file_path),
+      });
     }
     if (offset > 0 && offset >= read.size)
       return errorResult(

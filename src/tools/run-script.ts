@@ -15,6 +15,7 @@ import { defineTool } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
 import { projectOwnership } from "./support/project-owned.ts";
+import { shownArg } from "./support/shown-arg.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
@@ -97,8 +98,8 @@ export const runScriptTool = defineTool({
     if (!checked.ok) {
       return errorResult(
         "PATH_OUTSIDE_SKILL",
-        `Script path '${file}' ${checked.reason}. Give the path exactly as get_skill lists it.`,
-        { skill_path: skill.name, file },
+        `Script path '${shownArg(file)}' ${checked.reason}. Give the path exactly as get_skill lists it.`,
+        { skill_path: skill.name, file: shownArg(file) },
       );
     }
     const path = checked.path;
@@ -113,10 +114,10 @@ export const runScriptTool = defineTool({
           : "It declares no scripts.";
       return errorResult(
         "SCRIPT_NOT_DECLARED",
-        `Script '${path}' not found for skill '${skill.name}'. ${listing} Only scripts declared in the skill's frontmatter can run.`,
+        `Script '${shownArg(path)}' not found for skill '${skill.name}'. ${listing} Only scripts declared in the skill's frontmatter can run.`,
         {
           skill_path: skill.name,
-          file: path,
+          file: shownArg(path),
           available: declared.map((s) => s.file),
         },
       );
@@ -178,6 +179,7 @@ export const runScriptTool = defineTool({
       deps.projectRoot.dir ?? host.cwd,
       // A root of / or a home (or a link to one) is no project to confine a client to (a server started there by hand).
       session.remote ? { project: deps.projectRoot.dir !== null, home: deps.homeDir } : undefined,
+      (text) => `'${shownArg(text)}'`,
     );
     if (!workDir.ok)
       return errorResult(
@@ -187,7 +189,7 @@ export const runScriptTool = defineTool({
             ? "Leave cwd out: a client on another machine runs scripts in the server's default folder only."
             : "Give an existing folder as cwd, or leave it out to run in the project root."
         }`,
-        { cwd },
+        { cwd: shownArg(cwd ?? "") },
       );
     const maxBytes = config.max_output_bytes;
     let result: Awaited<ReturnType<typeof runOnHost>>;

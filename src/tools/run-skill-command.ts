@@ -7,6 +7,7 @@ import { SkillHubError } from "../util/errors.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { filesBase } from "./support/asset-read.ts";
+import { shownArg } from "./support/shown-arg.ts";
 import { lookupSkill } from "./support/skill-lookup.ts";
 
 const Input = () =>
@@ -104,16 +105,16 @@ export const runSkillCommandTool = defineTool({
     if (!name.ok) {
       return errorResult(
         "COMMAND_NOT_ALLOWED",
-        `Command '${command}' ${name.reason}. Allowed commands: ${config.allowed.join(", ") || "none"}.`,
-        { command, allowed: config.allowed },
+        `Command '${shownArg(command)}' ${name.reason}. Allowed commands: ${config.allowed.join(", ") || "none"}.`,
+        { command: shownArg(command), allowed: config.allowed },
       );
     }
     // Security: exact names only (ALLOWED_COMMANDS); "python3" is not "python".
     if (!config.allowed.includes(command)) {
       return errorResult(
         "COMMAND_NOT_ALLOWED",
-        `Command '${command}' is not allowed on this server. Allowed commands: ${config.allowed.join(", ") || "none"} (ALLOWED_COMMANDS).`,
-        { command, allowed: config.allowed },
+        `Command '${shownArg(command)}' is not allowed on this server. Allowed commands: ${config.allowed.join(", ") || "none"} (ALLOWED_COMMANDS).`,
+        { command: shownArg(command), allowed: config.allowed },
       );
     }
     const dir = filesBase(skill);
@@ -127,9 +128,10 @@ export const runSkillCommandTool = defineTool({
     const size = argsTooLarge(args);
     if (size) return errorResult("INVALID_ARGUMENT", size, { skill: skill.name });
     // Security: options that follow symlinks (grep -R, find -L) are refused like paths that leave the skill.
-    const links = checkLinkFlags(command, args);
-    const globs = links.ok ? checkCurlGlobs(command, args) : links;
-    const paths = globs.ok ? checkPathArgs(args, dir) : globs;
+    const quote = (arg: string) => `'${shownArg(arg)}'`;
+    const links = checkLinkFlags(command, args, quote);
+    const globs = links.ok ? checkCurlGlobs(command, args, quote) : links;
+    const paths = globs.ok ? checkPathArgs(args, dir, { quote }) : globs;
     if (!paths.ok) {
       return errorResult(
         "PATH_OUTSIDE_SKILL",

@@ -9,6 +9,7 @@ import { closeNames } from "../util/close-names.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
 import { isClaudeCode } from "./support/result-budget.ts";
+import { shownArg } from "./support/shown-arg.ts";
 import {
   CLAUDE_CODE_BUDGET,
   DEFAULT_BUDGET,
@@ -111,7 +112,7 @@ export const skillTool = defineTool({
         : checkedSkillText(deps.frozen, skill);
     if (isRefused(read)) return refusalResult(skill, read.refused);
     // Deleted since the last scan: not found, and said to be gone (a rescan starts).
-    if (!read.ok) return readFailure(name, skill, read, deps, words);
+    if (!read.ok) return readFailure(skill, read, deps, words);
     const text = read.text;
     recordLoad(deps, skill, "skill");
     // The "Loading: …" text stays the first (and, for clients that read one, the only) content item; the
@@ -161,7 +162,7 @@ export function enabledSkills(catalog: Catalog, deps: Pick<ToolDeps, "filter">):
   return catalog.skills.filter((s) => isEnabled(s, deps.filter));
 }
 
-/** The skill tool's not-found text, close matches first. */
+/** The skill tool's not-found text: the name said once, as shownArg shows it; close matches first. */
 function notFound(requested: string, catalog: Catalog, deps: ToolDeps, hasSearch: boolean) {
   const skills = enabledSkills(catalog, deps);
   const close = closeNames(
@@ -178,6 +179,7 @@ function notFound(requested: string, catalog: Catalog, deps: ToolDeps, hasSearch
       `- …and ${ordered.length - shown.length} more${hasSearch ? " (search_skills finds them by topic)" : ""}`,
     );
   if (shown.length === 0) shown.push("- (none: no skills are installed; see `skillhub doctor`)");
-  const text = `Skill '${requested}' not found.\n\nAvailable skills:\n${shown.join("\n")}\n\nUse the exact skill name (case-insensitive) to load a skill.`;
-  return errorResult("SKILL_NOT_FOUND", `Skill '${requested}' not found.`, { suggestions: close }, text);
+  const missing = `Skill '${shownArg(requested)}' not found.`;
+  const text = `${missing}\n\nAvailable skills:\n${shown.join("\n")}\n\nUse the exact skill name (case-insensitive) to load a skill.`;
+  return errorResult("SKILL_NOT_FOUND", missing, { suggestions: close }, text);
 }

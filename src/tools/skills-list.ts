@@ -3,6 +3,7 @@ import { isEnabled } from "../catalog/filters.ts";
 import { checkedBody } from "../lock/checked-read.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
+import { shownArg } from "./support/shown-arg.ts";
 import { SkillSummary, summarise } from "./support/sk-summary.ts";
 
 const Input = () =>
@@ -48,7 +49,7 @@ export const skListTool = defineTool({
         summary.body = (skill && checkedBody(deps.frozen, skill)) ?? "";
       }
     }
-    const text = `${skills.length} skill${skills.length === 1 ? "" : "s"} matched${needle ? ` "${query}"` : ""}: ${skills.map((s) => s.meta.name).join(", ") || "none"}.`;
+    const text = `${skills.length} skill${skills.length === 1 ? "" : "s"} matched${needle ? ` "${shownArg(query ?? "")}"` : ""}: ${skills.map((s) => s.meta.name).join(", ") || "none"}.`;
     // The text is a human-friendly summary; the structured payload carries the data.
     return structuredResult({ skills }, text);
   },

@@ -6,6 +6,7 @@ import { MAX_QUERY_CHARS } from "../search/text.ts";
 import { plural } from "../util/plural.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
+import { shownArg } from "./support/shown-arg.ts";
 import { SkillSummary, summarise } from "./support/sk-summary.ts";
 
 const Input = () =>
@@ -67,7 +68,7 @@ export const skSearchTool = defineTool({
     hits.sort((a, b) => b.score - a.score || b.inMeta - a.inMeta || a.meta.name.localeCompare(b.meta.name));
     const results = hits.slice(0, limit).map(({ inMeta: _, ...hit }) => hit);
     const result = { query, limit, total: hits.length, results };
-    const text = `${plural(hits.length, "skill")} ${hits.length === 1 ? "contains" : "contain"} every token of "${query}"${hits.length > limit ? `; showing ${limit}` : ""}.`;
+    const text = `${plural(hits.length, "skill")} ${hits.length === 1 ? "contains" : "contain"} every token of "${shownArg(query)}"${hits.length > limit ? `; showing ${limit}` : ""}.`;
     return structuredResult(result, `${text}\n\n${JSON.stringify(result, null, 2)}`);
   },
 });

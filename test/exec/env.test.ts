@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/resolve.ts";
-import { argVariable, childEnv } from "../../src/exec/env.ts";
+import { argVariable, childEnv, STARTUP_HOOK_ENV } from "../../src/exec/env.ts";
 import { looksLikeCredential, SERVER_SECRET_ENV, withoutSecrets } from "../../src/util/secret-env.ts";
 
 const config = (env: Record<string, string> = {}) => resolveConfig({ env, homeDir: "/h", cwd: "/h" }).config;
@@ -59,6 +59,19 @@ describe("environment hygiene", () => {
       SKILL_ARG_DRY_RUN: "yes",
       PYTHONDONTWRITEBYTECODE: "1",
       BUN_BE_BUN: "1",
+    });
+  });
+
+  test("childEnv: every interpreter start-up hook is dropped, unless pass_env names it", () => {
+    const hooks = Object.fromEntries(STARTUP_HOOK_ENV.map((name) => [name, "./hook"]));
+    expect(childEnv({ PATH: "/bin", ...hooks, NODE_PATH: "/lib" }, config())).toEqual({
+      PATH: "/bin",
+      NODE_PATH: "/lib",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    expect(childEnv({ BASH_ENV: "./a", NODE_OPTIONS: "--x" }, config({ SKILLHUB_PASS_ENV: "node_options" }))).toEqual({
+      NODE_OPTIONS: "--x",
+      PYTHONDONTWRITEBYTECODE: "1",
     });
   });
 

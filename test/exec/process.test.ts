@@ -92,6 +92,25 @@ describe("runProcess: one child under full control", () => {
     expect(await survivors(pidsIn(result.stdout.text))).toEqual([]);
   });
 
+  test.skipIf(process.platform !== "linux")(
+    "a child that left the group and cleared its environment (setsid + env -i) dies while it holds the run's output",
+    async () => {
+      const sleep = Bun.which("sleep") as string;
+      // Each waits until its child runs `sleep` with no marker left in its environment: only the pipe tells.
+      const cleared = "while grep -qa SKILLHUB_RUN_ID /proc/$!/environ 2>/dev/null; do :; done";
+      const result = await runProcess(
+        spec(
+          `setsid env -i ${sleep} 300 &\n${cleared}\necho pid $!\nexec 3>&1\nsetsid env -i ${sleep} 301 >/dev/null 2>&1 &\n${cleared}\necho pid $!\n`,
+        ),
+        { graceMs: 400 },
+      );
+      expect(result.exitCode).toBe(0);
+      const pids = pidsIn(result.stdout.text);
+      expect(pids).toHaveLength(2);
+      expect(await survivors(pids)).toEqual([]);
+    },
+  );
+
   test("output is capped while streaming: 10 MB printed, the cap kept, the rest counted and dropped", async () => {
     const result = await runProcess(
       spec("head -c 10485760 /dev/zero | tr '\\0' 'x'; echo tail >&2", { maxOutputBytes: 65_536 }),

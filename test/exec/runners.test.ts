@@ -102,6 +102,16 @@ describe("resolveWorkingDir", () => {
     });
   });
 
+  test("an absolute cwd is named once, through the caller's quote", () => {
+    const base = tempDir("skillhub-cwd-");
+    const missing = join(base, "nope");
+    expect(resolveWorkingDir(missing, base)).toEqual({ ok: false, reason: `cwd '${missing}' does not exist` });
+    expect(resolveWorkingDir(missing, base, undefined, (text) => `<${text.length}>`)).toEqual({
+      ok: false,
+      reason: `cwd <${missing.length}> does not exist`,
+    });
+  });
+
   test("a remote cwd's project may not hold the server's home, in any case where names ignore case", () => {
     const project = tempDir("skillhub-Project-");
     const home = join(project, "users", "ana");

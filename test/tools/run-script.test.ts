@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { emptyBunConfig } from "../../src/exec/runners.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -388,6 +388,60 @@ describe("run_script: credential-looking variables", () => {
       expect(stdout).not.toContain(`${name}=`);
       expect(stdout).not.toContain(value);
     }
+  });
+});
+
+describe("run_script: interpreters' start-up hooks", () => {
+  test("BASH_ENV, BUN_OPTIONS, NODE_OPTIONS and the like in the server's environment reach no script unless pass_env lists them", async () => {
+    const dir = writeScriptTree(tempDir());
+    const scripts = join(dir, "tools/echo/scripts");
+    // Relative, so each would run a file of the working folder (the script's own here) before the script.
+    write(join(scripts, "hook.sh"), "echo HOOK-SOURCED\n");
+    write(join(scripts, "hook.js"), "console.log('HOOK-PRELOADED');\n");
+    const hooks = {
+      BASH_ENV: "./hook.sh",
+      ENV: "./hook.sh",
+      BUN_OPTIONS: "--preload ./hook.js",
+      NODE_OPTIONS: "--require ./hook.js",
+      PERL5OPT: "-Mstrict",
+      PYTHONSTARTUP: "./hook.py",
+      LD_PRELOAD: "/nonexistent/hook.so",
+    };
+    const { run } = await open(dir, { hub: { exec: { env: { ...process.env, ...hooks } } } });
+    const cwd = { cwd: scripts };
+    const env = String((await run("scripts/env.sh", {}, cwd)).structuredContent?.stdout);
+    for (const name of Object.keys(hooks)) expect(env).not.toContain(`\n${name}=`);
+    expect(env).not.toContain("HOOK-SOURCED");
+    const sh = await run("scripts/args.sh", { name: "n" }, cwd);
+    expect(sh.structuredContent?.stdout).toStartWith("sh name=n greeting=hello");
+    const ts = await run("scripts/args.ts", { name: "n" }, cwd);
+    expect(ts.structuredContent?.stdout).toStartWith("ts name=n greeting=hello runtime=bun");
+    const passed = await open(dir, {
+      env: { SKILLHUB_PASS_ENV: "bash_env" },
+      hub: { exec: { env: { ...process.env, ...hooks } } },
+    });
+    expect((await passed.run("scripts/args.sh", { name: "n" }, cwd)).structuredContent?.stdout).toStartWith(
+      "HOOK-SOURCED\nsh name=n",
+    );
+  });
+});
+
+describe("run_script: PATH", () => {
+  test("an empty or relative PATH entry reaches no script: a command planted in the working folder is not run", async () => {
+    const dir = tempDir();
+    writeNode(dir, "_root.md", { keywords: ["root"] });
+    writeNode(dir, "calls.md", { keywords: ["calls"], extra: "scripts:\n  - file: call.sh\n    execution: server" });
+    write(join(dir, "calls/call.sh"), 'planted-tool\necho "rc=$? PATH=$PATH"\n');
+    const project = tempDir();
+    write(join(project, "planted-tool"), "#!/bin/sh\necho PLANTED\n");
+    chmodSync(join(project, "planted-tool"), 0o755);
+    const path = (process.env.PATH ?? "/usr/bin:/bin")
+      .split(":")
+      .filter((entry) => entry.startsWith("/"))
+      .join(":");
+    const { call } = await open(dir, { hub: { exec: { env: { ...process.env, PATH: `.:${path}::bin:` } } } });
+    const result = await call("run_script", { skill_path: "calls", file: "call.sh", cwd: project });
+    expect(result.structuredContent?.stdout).toBe(`rc=127 PATH=${path}\n`);
   });
 });
 

@@ -190,6 +190,21 @@ describe("run_skill_command when enabled", () => {
     );
   });
 
+  test("a refused argument is quoted cut to 80 characters, its NUL and direction marks as \\u escapes", async () => {
+    const { cmd } = await on();
+    const long = `../${"a".repeat(131_000)}`;
+    for (const [command, args, quoted] of [
+      ["cat", [long], `'../${"a".repeat(77)}…'`],
+      ["cat", [`--file=/${"b".repeat(131_000)}`], `'--file=/${"b".repeat(72)}…'`],
+      ["cat", ["a\0\u202eb"], "'a\\u0000\\u202eb'"],
+      ["grep", [`--dereference-recursive${"c".repeat(100)}`, "x"], `'--dereference-recursive${"c".repeat(57)}…'`],
+    ] as const) {
+      const result = await cmd(command, [...args]);
+      expect(error(result).message).toContain(` ${quoted} `);
+      expect(JSON.stringify(result).length).toBeLessThan(2000);
+    }
+  });
+
   test("PATH_OUTSIDE_SKILL: a path after '=' or '@' (dd if=, curl -d @file) or in a file: URL; inside ones run", async () => {
     const { cmd } = await on({ ALLOWED_COMMANDS: "dd,curl,grep" });
     for (const [command, args] of [

@@ -277,7 +277,7 @@ describe("a skill removed from the disk since the last scan", () => {
       error: {
         code: "SKILL_NOT_FOUND",
         message:
-          "No skill named 'vanish'. Skill 'vanish' was removed from the server since its last scan, which is running now. Use search_skills to find skills by topic.",
+          "Skill 'vanish' not found: it was removed from the server since its last scan, which is running now. Use search_skills to find skills by topic.",
         skill: "vanish",
         suggestions: [],
       },

@@ -8,6 +8,7 @@ import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ErrorCode } from "../results.ts";
 import { readServedFile } from "./served-file.ts";
+import { shownArg, shownReason } from "./shown-arg.ts";
 
 /** The folder a node's declared files live in: its resource folder; an Agent Skill's own folder. */
 export function filesBase(skill: Skill): string | undefined {
@@ -48,13 +49,13 @@ export function readAsset(
   options: { frozen?: FrozenGuard } & Pick<ConfinedReadOptions, "now"> = {},
 ): AssetContent {
   const base = filesBase(owner);
-  if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${rel}' does not exist.` };
+  if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${shownArg(rel)}' does not exist.` };
   // Frozen: served only when the lock records the digest of these very bytes (served-file.ts).
   const read = readServedFile(options.frozen, owner, rel, maxBytes, "refuse", { base, now: options.now });
   if (isRefused(read)) return { ok: false, code: read.refused.code, message: read.refused.message };
   if (!read.ok) {
     if (read.code === "FILE_TOO_LARGE") return tooLarge(rel, read.size ?? maxBytes + 1, maxBytes);
-    return { ok: false, code: read.code, message: read.reason };
+    return { ok: false, code: read.code, message: shownReason(read.reason, rel) };
   }
   const bytes = read.bytes;
   if (isBinaryFile(rel, bytes))

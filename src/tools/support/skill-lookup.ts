@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Catalog } from "../../catalog/catalog.ts";
 import { describeFilter, isEnabled } from "../../catalog/filters.ts";
 import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
@@ -6,13 +7,14 @@ import { closeNames } from "../../util/close-names.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
 import type { EventType, ToolDeps } from "../definition.ts";
 import { type ErrorCode, errorResult } from "../results.ts";
+import { shownArg } from "./shown-arg.ts";
 
 export type Lookup = { skill: Skill; error?: undefined } | { skill?: undefined; error: CallToolResult };
 
 /** How a family of tools words its misses: what the argument is, and where to look instead. */
 export interface LookupWords {
-  /** "No skill named 'x'." / "No skill at 'x'." */
-  missing: (name: string) => string;
+  /** "No skill named 'x'." / "No skill at 'x'.", given the name as answers show it (shownArg). */
+  missing: (shown: string) => string;
   /** Sentence ending the not-found message. */
   whereToLook: string;
   /** Sentence ending the disabled message. */
@@ -44,12 +46,26 @@ export async function lookupSkill(
   words: LookupWords = BY_NAME,
   options: { runs?: Runs } = {},
 ): Promise<Lookup> {
-  const skill = await deps.findSkill(name);
+  const skill = (await deps.findSkill(name)) ?? otherForm(name, deps.store.catalog);
   if (!skill) return { error: notFound(name, deps, words) };
   const refused = frozenRefusal(skill, deps, options.runs);
   if (refused) return { error: refused };
   if (!isEnabled(skill, deps.filter)) return { error: disabledError(skill, deps, words.pickAnother) };
   return { skill };
+}
+
+/**
+ * The skill a name finds in its other Unicode normal form: a name typed composed ("café", as most keyboards
+ * write it) finds one whose SKILL.md or folder spells it decomposed (as macOS writes file names), and the
+ * other way round. Without it the answer was "No skill named 'café'. Did you mean 'café'?".
+ */
+function otherForm(name: string, catalog: Catalog): Skill | undefined {
+  for (const form of ["NFC", "NFD"] as const) {
+    const normal = name.normalize(form);
+    const found = normal === name ? undefined : catalog.get(normal);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
@@ -98,13 +114,15 @@ export function refusalResult(skill: Skill, refusal: FrozenRefusal): CallToolRes
   });
 }
 
-/** SKILL_NOT_FOUND in the family's words (close names first). */
+/** SKILL_NOT_FOUND in the family's words (close names first), naming what was asked once, as shownArg shows it. */
 export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_NAME): CallToolResult {
   if (words.notFound) return words.notFound(name, deps);
   const enabled = deps.store.catalog.skills.filter((s) => isEnabled(s, deps.filter)).map((s) => s.name);
   const suggestions = closeNames(name, enabled);
   const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(", ")}?` : "";
-  return errorResult("SKILL_NOT_FOUND", `${words.missing(name)}${hint} ${words.whereToLook}`, { suggestions });
+  return errorResult("SKILL_NOT_FOUND", `${words.missing(shownArg(name))}${hint} ${words.whereToLook}`, {
+    suggestions,
+  });
 }
 
 /**
@@ -124,10 +142,9 @@ export function recordLoad(
 /**
  * A failed read of a found skill: deleted since the scan, it is not found, and said to be gone (the catalog
  * still lists it until the rescan this starts, so a not-found answer naming close names would offer it
- * back); anything else as unreadableSkill.
+ * back), naming it once; anything else as unreadableSkill.
  */
 export function readFailure(
-  name: string,
   skill: Skill,
   failure: ConfinedFailure,
   deps: ToolDeps,
@@ -137,7 +154,7 @@ export function readFailure(
   void deps.ensureFresh(0).catch(() => undefined);
   return errorResult(
     "SKILL_NOT_FOUND",
-    `${words.missing(name)} Skill '${skill.name}' was removed from the server since its last scan, which is running now. ${words.whereToLook}`,
+    `Skill '${shownArg(skill.name)}' not found: it was removed from the server since its last scan, which is running now. ${words.whereToLook}`,
     { skill: skill.name, suggestions: [] },
   );
 }

@@ -1,0 +1,40 @@
+/** Most characters of a caller's string that an answer repeats; the rest is cut to "…". */
+export const SHOWN_ARG_CHARS = 80;
+
+/**
+ * Characters an answer never repeats as they are: controls (NUL, newlines, escape), format characters
+ * (bidirectional marks and overrides reorder the text around them; zero-width ones make two different names
+ * look the same), and lone surrogates (they turn into U+FFFD on the way out, so the model could not tell
+ * what it sent).
+ */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+
+/**
+ * A name, path or other string the caller sent, as an answer quotes it: at most SHOWN_ARG_CHARS characters
+ * (code points; a longer one is cut and ends with "…"), with unshowable characters written as `\uXXXX`.
+ * Security: a megabyte sent as a skill's name came back in full, once in the message and again in its
+ * details, so a model paid twice for its own mistake; a right-to-left override reversed the sentence around it.
+ */
+export function shownArg(text: string): string {
+  let kept = "";
+  let count = 0;
+  for (const char of text) {
+    if (count === SHOWN_ARG_CHARS) return `${escapeUnshowable(kept)}…`;
+    kept += char;
+    count++;
+  }
+  return escapeUnshowable(kept);
+}
+
+function escapeUnshowable(text: string): string {
+  return text.replace(UNSHOWABLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * A file reader's reason (util/confined-read.ts, util/safe-path.ts), which names the file first, quoted as it
+ * was asked for: that name as shownArg shows it. Any other reason is returned as it is.
+ */
+export function shownReason(reason: string, path: string): string {
+  const quoted = `'${path}'`;
+  return reason.startsWith(quoted) ? `'${shownArg(path)}'${reason.slice(quoted.length)}` : reason;
+}
