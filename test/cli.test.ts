@@ -115,7 +115,12 @@ describe("skillhub CLI", () => {
     const config = await cli(["list"], { SEARCH_THRESHOLD: "lots" });
     expect(config.code).toBe(2);
     expect(config.err).toContain("SEARCH_THRESHOLD");
-    expect((await cli(["doctor", "--tools", "skill,bogus"])).err).toContain("unknown tool 'bogus'");
+    expect((await cli(["doctor", "--tools", "skill,bogus"])).err).toContain("unknown tool 'bogus';");
+    const listed = await cli(["list"], { SKILLHUB_TOOLS: "sk,serch_skills" });
+    expect(listed.code).toBe(2);
+    expect(listed.err).toContain(
+      `"sk,serch_skills": 'sk' is a profile, which is given alone, not in a list; unknown tool 'serch_skills' (did you mean 'search_skills'?); expected a profile`,
+    );
   });
 
   test("list shows skills, sources and problems; --json is machine-readable", async () => {

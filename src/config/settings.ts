@@ -54,7 +54,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     key: "pass_env",
     kind: "list",
     description:
-      "Variables named like credentials (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`) that scripts and commands may still receive; others are removed (comma list).",
+      "Variables scripts and commands may still receive although they are removed by default: those named like credentials (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`) and interpreter start-up hooks (`BASH_ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `LD_PRELOAD`, …) (comma list).",
   },
   SKILLS_DIR: {
     key: "sources.dirs",

@@ -1,6 +1,7 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
 import type { Config } from "../config/schema.ts";
+import { closestWord } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
 import type { ToolDefinition } from "./definition.ts";
 import { getAssetTool } from "./get-asset.ts";
@@ -76,11 +77,18 @@ export function parseToolSelection(spec: string): ToolSelection {
   const unknown = names.filter((n) => !TOOLS.has(n));
   if (names.length === 0 || unknown.length > 0) {
     throw new ConfigError(
-      `Invalid configuration: --tools / SKILLHUB_TOOLS = ${JSON.stringify(spec)}: ${unknown.length > 0 ? `unknown tool ${unknown.map((n) => `'${n}'`).join(", ")}` : "empty"}; expected a profile (auto, ${Object.keys(PROFILES).join(", ")}) or a comma list of: ${[...TOOLS.keys()].join(", ")}.`,
+      `Invalid configuration: --tools / SKILLHUB_TOOLS = ${JSON.stringify(spec)}: ${names.length === 0 ? "empty" : unknown.map(unknownTool).join("; ")}; expected a profile (auto, ${Object.keys(PROFILES).join(", ")}) or a comma list of: ${[...TOOLS.keys()].join(", ")}.`,
       { key: "server.tools", value: spec },
     );
   }
   return { kind: "fixed", names };
+}
+
+/** Why `name` is no tool, for a comma list: a profile cannot be one of its items; a close tool is named. */
+function unknownTool(name: string): string {
+  if (name === "auto" || PROFILES[name]) return `'${name}' is a profile, which is given alone, not in a list`;
+  const close = closestWord(name, [...TOOLS.keys()]);
+  return `unknown tool '${name}'${close ? ` (did you mean '${close}'?)` : ""}`;
 }
 
 /** The tools offered now. `auto` follows the catalog, so the set can change with it. */
