@@ -35,15 +35,21 @@ export function skillRoot(prefix: readonly string[], name: string) {
   };
 }
 
+/** Whether `uri` is under skill://, its scheme written in any case, as URI schemes are. */
+export function isSkillUri(uri: string): boolean {
+  return uri.slice(0, SCHEME.length).toLowerCase() === SCHEME;
+}
+
 /**
- * The lookup key of a URI: each segment decoded then re-encoded, so
+ * The lookup key of a URI: the scheme in lower case (`SKILL://x` is `skill://x`), each segment decoded
+ * then re-encoded, so
  * `skill://a/b%20c` and `skill://a/b c` meet, and `skill://a/b/` is `skill://a/b`; an encoded slash
  * separates segments like a plain one (`skill://ops%2Fdeploy/x` is `skill://ops/deploy/x`: no name of a
  * segment holds one). The URI itself for anything not under skill:// or not decodable; a `..` or empty
  * segment stays in the key and so never matches a published file (no traversal by URI).
  */
 export function uriKey(uri: string): string {
-  if (!uri.startsWith(SCHEME)) return uri;
+  if (!isSkillUri(uri)) return uri;
   // One trailing slash names the same folder (`skill://x/` is `skill://x`); more stay, and match nothing.
   const path = uri.slice(SCHEME.length);
   const segments = (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path).split("/");

@@ -390,6 +390,19 @@ describe("what the extension publishes", () => {
     expect(publicationIfBuilt(w.hub.catalog)?.skills).toHaveLength(63);
   });
 
+  test("a URI's scheme is read in any case, as URI schemes are: SKILL:// reads the file skill:// names", async () => {
+    const w = await world();
+    const { client } = await w.connect("2025-11-25");
+    const read = await client.readResource({ uri: "SKILL://pdf-processing/references/FORMS.md" });
+    expect((read.contents[0] as { text: string }).text).toBe("# Forms\n");
+    const tool = await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "pdf-processing", file_path: "Skill://pdf-processing/references/FORMS.md" },
+    });
+    expect(tool.isError).toBeFalsy();
+    expect(JSON.stringify(tool.content)).toContain("# Forms");
+  });
+
   test("a URI of many segments is looked up only as deep as the deepest skill's root goes", async () => {
     const w = await world(({ a }) => {
       writeNode(a, "ops/release.md", { keywords: ["release"], extra: "assets:\n  - file: notes.txt\n    type: other" });

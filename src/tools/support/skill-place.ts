@@ -1,6 +1,6 @@
 import type { Catalog } from "../../catalog/catalog.ts";
 import type { Skill } from "../../skills/skill.ts";
-import { pathUnder, SKILL_URI_SCHEME, skillUris, uriKey } from "../../skills/skill-uri.ts";
+import { isSkillUri, pathUnder, skillUris, uriKey } from "../../skills/skill-uri.ts";
 import type { ToolContext } from "../definition.ts";
 import { errorResult } from "../results.ts";
 
@@ -70,15 +70,13 @@ export function relativeOf(
   asked: string,
   ctx: Pick<ToolContext, "deps" | "session">,
 ): string | undefined {
-  return asked.startsWith(SKILL_URI_SCHEME) ? pathUnder(skillPlace(skill, ctx).uri(""), asked) : asked;
+  return isSkillUri(asked) ? pathUnder(skillPlace(skill, ctx).uri(""), asked) : asked;
 }
 
 /** Whether `asked` is a tree node's own file by its URI (`skill://ops/release.md` of node `ops/release`). */
 export function isOwnFileUri(skill: Skill, asked: string, ctx: Pick<ToolContext, "deps" | "session">): boolean {
   return (
-    skill.kind === "tree-node" &&
-    asked.startsWith(SKILL_URI_SCHEME) &&
-    uriKey(asked) === uriKey(`${skillPlace(skill, ctx).uri("")}.md`)
+    skill.kind === "tree-node" && isSkillUri(asked) && uriKey(asked) === uriKey(`${skillPlace(skill, ctx).uri("")}.md`)
   );
 }
 
