@@ -133,7 +133,7 @@ export const listSkillsTool = defineTool({
         result.kind === "none"
           ? "There are no skill trees here (no Markdown files with keywords). Call list_skills with flat: true for the list of skills."
           : `No node or folder '${shownArg(path ?? "")}' in the skill tree. Top level: ${result.top.join(", ") || "(nothing enabled)"}. Leave path out for the whole tree.`;
-      return errorResult("SKILL_NOT_FOUND", message);
+      return errorResult("SKILL_NOT_FOUND", message, { path: shownArg(path ?? "") });
     }
     const all = flatEntries(catalog, deps.filter, query ?? "", session.remote);
     const start = cursor === undefined ? 0 : parseCursor(cursor, all.length);
@@ -141,6 +141,7 @@ export const listSkillsTool = defineTool({
       return errorResult(
         "INVALID_ARGUMENT",
         `cursor '${shownArg(cursor ?? "")}' is not one this list gave. Leave cursor out for the first page, then pass each answer's next_cursor.`,
+        { cursor: shownArg(cursor ?? "") },
       );
     }
     const page = pageOf(catalog, all, start, limit ?? FLAT_DEFAULT_LIMIT, include_body === true, deps);

@@ -123,6 +123,7 @@ describe("list_skills with path: the tree", () => {
       error: {
         code: "SKILL_NOT_FOUND",
         message: `No node or folder 'ui' in the skill tree. Top level: _root, api. Leave path out for the whole tree.`,
+        path: "ui",
       },
     });
     expect((await call("list_skills", { path: "api/_index" })).structuredContent).toMatchObject({

@@ -47,7 +47,9 @@ describe("not-found answers name what was asked once", () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent?.error?.code).toBe("SKILL_NOT_FOUND");
     const text = textOf(result);
-    expect(occurrences(text, `${"n".repeat(79)}x…`)).toBe(1);
+    // list_skills answers its structured content as JSON text, its `path` detail included: the sentence names it once.
+    const said = tool === "list_skills" ? String(result.structuredContent?.error?.message) : text;
+    expect(occurrences(said, `${"n".repeat(79)}x…`)).toBe(1);
     expect(text).not.toContain("xx");
     expect(text.length).toBeLessThan(1000);
   });
@@ -88,7 +90,7 @@ describe("not-found answers name what was asked once", () => {
     );
   });
 
-  test("list_skills: an unknown path is not repeated in the details, and a bad cursor is cut", async () => {
+  test("list_skills: an unknown path and a bad cursor are cut, in the sentence and the details alike", async () => {
     const { call } = await everyTool();
     const missing = await call("list_skills", { path: "nowhere" });
     expect(missing.structuredContent).toEqual({
@@ -96,11 +98,16 @@ describe("not-found answers name what was asked once", () => {
         code: "SKILL_NOT_FOUND",
         message:
           "No node or folder 'nowhere' in the skill tree. Top level: _root, deploy. Leave path out for the whole tree.",
+        path: "nowhere",
       },
     });
+    const long = await call("list_skills", { path: "p".repeat(100_000) });
+    expect(long.structuredContent?.error?.path).toBe(`${"p".repeat(80)}…`);
+    expect(textOf(long).length).toBeLessThan(1_000);
     const cursor = await call("list_skills", { cursor: "c".repeat(100_000) });
     expect(cursor.structuredContent?.error?.code).toBe("INVALID_ARGUMENT");
-    expect(occurrences(textOf(cursor), `${"c".repeat(80)}…`)).toBe(1);
+    expect(cursor.structuredContent?.error?.cursor).toBe(`${"c".repeat(80)}…`);
+    expect(textOf(cursor).length).toBeLessThan(1_000);
   });
 
   test("file paths and commands a caller sends are cut in messages and details alike", async () => {
