@@ -1,8 +1,8 @@
 import { LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
-import { buildLockfile, type GitHead } from "../lock/build.ts";
+import { buildLockfile } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
-import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import { type GitHead, LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 

@@ -2,21 +2,15 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { digestSkill, type Sha256, type SkillDigests } from "../catalog/digests.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { LockChange } from "./compare.ts";
-import { emptyRecord, LOCKFILE_VERSION, type LockedSkill, type LockedSource, type Lockfile } from "./lockfile.ts";
+import {
+  emptyRecord,
+  type GitHead,
+  LOCKFILE_VERSION,
+  type LockedSkill,
+  type LockedSource,
+  type Lockfile,
+} from "./lockfile.ts";
 import { relativeSkillPath } from "./skill-path.ts";
-
-/** A git source as it is on disk now: its label, URL (no credentials), ref and checked-out commit. */
-export interface GitHead {
-  label: string;
-  url: string;
-  ref: string;
-  /** null when there is no usable copy yet, or the copy is not served. */
-  commit: string | null;
-  /** trust.allowed_signers: why the copy on disk is not served (its commit is then null). */
-  notServed?: string;
-  /** Files changed in the copy's work tree since its checkout, which the next sync discards. */
-  edited?: string[];
-}
 
 /**
  * The lock entry of one skill: its own file's digest is that of the bytes the

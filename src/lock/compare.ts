@@ -1,7 +1,6 @@
 import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
-import type { GitHead } from "./build.ts";
-import { entryOf, type LockedSkill, type Lockfile } from "./lockfile.ts";
+import { entryOf, type GitHead, type LockedSkill, type Lockfile } from "./lockfile.ts";
 
 /** One difference between the lock and what would be served. */
 export interface LockChange {

@@ -188,3 +188,16 @@ function sortKeys(value: unknown): unknown {
   for (const key of Object.keys(value).sort(compareText)) out[key] = sortKeys((value as Record<string, unknown>)[key]);
   return out;
 }
+
+/** A git source as it is on disk now: its label, URL (no credentials), ref and checked-out commit. */
+export interface GitHead {
+  label: string;
+  url: string;
+  ref: string;
+  /** null when there is no usable copy yet, or the copy is not served. */
+  commit: string | null;
+  /** trust.allowed_signers: why the copy on disk is not served (its commit is then null). */
+  notServed?: string;
+  /** Files changed in the copy's work tree since its checkout, which the next sync discards. */
+  edited?: string[];
+}

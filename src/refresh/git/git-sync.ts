@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/schema.ts";
-import type { GitHead } from "../../lock/build.ts";
+import type { GitHead } from "../../lock/lockfile.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
 import { capitalised } from "../../util/plural.ts";
