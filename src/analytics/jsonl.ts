@@ -5,8 +5,9 @@ import { readNamedText } from "../util/named-file.ts";
 import { type AnalyticsEvent, isAnalyticsEvent } from "./event.ts";
 
 /**
- * Most bytes of one analytics file read (`stats`, the page's usage view, the buffer): about 300,000
- * events. A larger file is read up to there and said to be cut; rotate it to see the rest.
+ * Most bytes of one analytics file read whole (the buffer, `team status`): about 300,000 events. A larger
+ * file is read up to there and said to be cut. `stats` and the page's usage view read the analytics
+ * file a chunk at a time instead (usage-file.ts).
  */
 export const MAX_ANALYTICS_READ_BYTES = 64 * 1_048_576;
 

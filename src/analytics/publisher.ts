@@ -9,7 +9,7 @@ import type { Tracker } from "./tracker.ts";
 /**
  * 1 GiB: analytics.file stops growing here, and new events are dropped (counted, with a warning) until it
  * is rotated. Security: over HTTP, every client of a shared hub adds events (feedback comments of 4,000
- * characters), so without a ceiling one of them could fill the disk. The page reads its first 64 MiB.
+ * characters), so without a ceiling one of them could fill the disk.
  */
 export const MAX_ANALYTICS_FILE_BYTES = 1024 ** 3;
 

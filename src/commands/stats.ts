@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { AnalyticsEvent } from "../analytics/event.ts";
-import { readJsonlFile } from "../analytics/jsonl.ts";
 import { bufferFile, localFile } from "../analytics/setup.ts";
-import { summarize, type UsageSummary } from "../analytics/stats.ts";
+import { type UsageSummary, UsageTally } from "../analytics/stats.ts";
+import { UsageFile } from "../analytics/usage-file.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
 /**
@@ -27,18 +26,22 @@ export const runStats: CommandRun = async (ctx) => {
     ctx.err(`skillhub stats: no such file: ${missing.join(", ")}.\n`);
     return 2;
   }
-  let events: AnalyticsEvent[] = [];
+  // The page's aggregation (analytics/usage-file.ts), read in chunks: memory follows the counts, not the file.
+  const tally = new UsageTally();
   let malformed = 0;
   for (const file of files) {
-    // Bounded (util/named-file.ts): a FIFO or a device named here is refused with a sentence, never read.
-    const read = readJsonlFile(file);
+    // A FIFO or a device named here is refused with a sentence, never opened.
+    const read = new UsageFile(file, {
+      final: true,
+      accept: sinceMs === undefined ? undefined : (e) => Date.parse(e.timestamp) >= sinceMs,
+    });
+    await read.update();
     if (read.problem) ctx.err(`skillhub stats: warning: ${read.problem}\n`);
-    events.push(...read.events);
+    tally.merge(read.tally);
     malformed += read.malformed;
   }
-  if (sinceMs !== undefined) events = events.filter((e) => Date.parse(e.timestamp) >= sinceMs);
   const hub = await scannedHub(ctx);
-  const summary = summarize(events, {
+  const summary = tally.summary({
     catalog: hub.catalog.skills.map((s) => s.name),
     limit: ctx.args.options.json ? 100 : 10,
   });

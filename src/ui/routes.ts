@@ -61,7 +61,7 @@ export function isUiPath(pathname: string): boolean {
   return pathname === "/" || pathname === "/favicon.ico" || pathname === "/ui" || pathname.startsWith("/ui/");
 }
 
-/** Per hub: parsed analytics files, so that polling does not re-read them. */
+/** Per hub: the analytics files followed, so that polling reads only what was appended. */
 const eventFiles = new WeakMap<Hub, EventFiles>();
 /** Per hub: the last usage answer, reused while the files, the catalog and the range are unchanged. */
 const usageCache = new WeakMap<Hub, { key: string; value: unknown }>();
@@ -173,7 +173,7 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
       const key = `${days}:${catalog.generation}:${events(hub).stamp(analyticsFiles(hub.config))}`;
       const cached = usageCache.get(hub);
       if (cached?.key === key) return cached.value;
-      const value = usage(hub, days);
+      const value = await usage(hub, days);
       usageCache.set(hub, { key, value });
       return value;
     }
@@ -206,8 +206,8 @@ function events(hub: Hub): EventFiles {
   return files;
 }
 
-function usage(hub: Hub, days: number) {
-  const read = events(hub).read(analyticsFiles(hub.config));
+async function usage(hub: Hub, days: number) {
+  const read = await events(hub).read(analyticsFiles(hub.config));
   const names = hub.catalog.skills.map((s) => s.name);
   const view = usageView(read, names, days);
   const s = view.summary;

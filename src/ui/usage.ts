@@ -1,9 +1,8 @@
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { AnalyticsEvent } from "../analytics/event.ts";
-import { readJsonlFile } from "../analytics/jsonl.ts";
 import { bufferFile, localFile } from "../analytics/setup.ts";
-import { summarize, type UsageSummary } from "../analytics/stats.ts";
+import { type UsageSummary, UsageTally } from "../analytics/stats.ts";
+import { UsageFile } from "../analytics/usage-file.ts";
 import type { Config } from "../config/schema.ts";
 
 /** Loads of one skill per day, oldest day first. */
@@ -34,34 +33,45 @@ export function analyticsFiles(config: Config): string[] {
   return [localFile(config) ?? join(config.home, "analytics.jsonl"), bufferFile(config)];
 }
 
+/** What the analytics files hold: the files there, their events' tally, the lines that are not events. */
+export interface UsageRead {
+  files: string[];
+  tally: UsageTally;
+  malformed: number;
+}
+
 /**
- * Parsed events, cached per file by size and modification time: a page that
- * polls does not re-read an unchanged file, and a grown one is read again.
+ * The analytics files followed (analytics/usage-file.ts): each read folds only what was appended since
+ * the last one, so a page that polls costs what changed, and the first read of a large file is done a
+ * chunk at a time while the server answers its other requests.
  */
 export class EventFiles {
-  private cache = new Map<string, { stamp: string; events: AnalyticsEvent[]; malformed: number }>();
+  private followed = new Map<string, UsageFile>();
 
-  read(files: readonly string[]): { files: string[]; events: AnalyticsEvent[]; malformed: number } {
-    const present: string[] = [];
-    const events: AnalyticsEvent[] = [];
-    let malformed = 0;
-    for (const file of files) {
-      const stat = existsSync(file) ? statSync(file, { throwIfNoEntry: false }) : undefined;
-      if (!stat?.isFile()) {
-        this.cache.delete(file);
-        continue;
+  async read(files: readonly string[]): Promise<UsageRead> {
+    for (const path of this.followed.keys()) if (!files.includes(path)) this.followed.delete(path);
+    const present: UsageFile[] = [];
+    for (const path of files) {
+      let file = this.followed.get(path);
+      if (!file) {
+        file = new UsageFile(path);
+        this.followed.set(path, file);
       }
-      present.push(file);
-      const stamp = `${stat.size}:${stat.mtimeMs}`;
-      let entry = this.cache.get(file);
-      if (entry?.stamp !== stamp) {
-        entry = { stamp, ...readJsonlFile(file) };
-        this.cache.set(file, entry);
-      }
-      for (const e of entry.events) events.push(e);
-      malformed += entry.malformed;
+      await file.update();
+      if (file.present) present.push(file);
     }
-    return { files: present, events, malformed };
+    // The usual case is one file with events (the buffer is empty while the endpoint answers): its tally
+    // is used as it is, not copied.
+    const withEvents = present.filter((f) => f.tally.events > 0);
+    const tally =
+      withEvents.length === 1
+        ? (withEvents[0] as UsageFile).tally
+        : withEvents.reduce((all, f) => all.merge(f.tally), new UsageTally());
+    return {
+      files: present.map((f) => f.path),
+      tally,
+      malformed: present.reduce((n, f) => n + f.malformed, 0),
+    };
   }
 
   /** A value that changes when any of the files changes (for the page's live updates). */
@@ -77,49 +87,27 @@ export class EventFiles {
 
 /**
  * Usage over time for the page's charts: loads (skill_loaded, skill_served)
- * per skill per day over `days` days ending on the latest event's day, and
+ * per skill per day over `days` days ending on the latest load's day, and
  * `skillhub stats`' summary (top skills, searches and requests without a hit). Pure.
  */
-export function usageView(
-  read: { files: string[]; events: readonly AnalyticsEvent[]; malformed: number },
-  catalogNames: readonly string[],
-  days = 30,
-): UsageView {
-  const summary = summarize(read.events, { catalog: catalogNames, limit: 10 });
-  const loads = read.events.filter((e) => e.type === "skill_loaded" || e.type === "skill_served");
-  const lastMs = loads.reduce((max, e) => Math.max(max, Date.parse(e.timestamp) || 0), 0);
-  const end = lastMs > 0 ? Math.floor(lastMs / DAY_MS) : Math.floor(Date.now() / DAY_MS);
+export function usageView(read: UsageRead, catalogNames: readonly string[], days = 30): UsageView {
+  const { tally } = read;
+  const summary = tally.summary({ catalog: catalogNames, limit: 10 });
+  const end = Math.floor((tally.lastLoadMs > 0 ? tally.lastLoadMs : Date.now()) / DAY_MS);
   const first = end - days + 1;
   const dayList = Array.from({ length: days }, (_, i) => new Date((first + i) * DAY_MS).toISOString().slice(0, 10));
-  const bySkill = new Map<string, number[]>();
-  for (const e of loads) {
-    const day = Math.floor((Date.parse(e.timestamp) || 0) / DAY_MS);
-    if (day < first || day > end) continue;
-    const skill = skillOf(e.data);
-    if (!skill) continue;
-    let counts = bySkill.get(skill);
-    if (!counts) {
-      counts = new Array(days).fill(0);
-      bySkill.set(skill, counts);
-    }
-    counts[day - first] = (counts[day - first] ?? 0) + 1;
+  const ranked: DailySeries[] = [];
+  for (const [skill, byDay] of tally.daily) {
+    const counts = dayList.map((_, i) => byDay.get(first + i) ?? 0);
+    const total = counts.reduce((a, b) => a + b, 0);
+    if (total > 0) ranked.push({ skill, counts, total });
   }
-  const ranked = [...bySkill.entries()]
-    .map(([skill, counts]) => ({ skill, counts, total: counts.reduce((a, b) => a + b, 0) }))
-    .sort((a, b) => b.total - a.total || a.skill.localeCompare(b.skill));
+  ranked.sort((a, b) => b.total - a.total || a.skill.localeCompare(b.skill));
   const series = ranked.slice(0, SERIES_SHOWN);
   const rest = ranked.slice(SERIES_SHOWN);
   if (rest.length > 0) {
     const counts = dayList.map((_, i) => rest.reduce((sum, s) => sum + (s.counts[i] ?? 0), 0));
     series.push({ skill: `${rest.length} other skills`, counts, total: counts.reduce((a, b) => a + b, 0) });
   }
-  return { files: read.files, events: read.events.length, malformed: read.malformed, days: dayList, series, summary };
-}
-
-function skillOf(data: Record<string, unknown>): string | undefined {
-  for (const k of ["skill_path", "skill", "name"]) {
-    const v = data[k];
-    if (typeof v === "string" && v.trim() !== "") return v.trim();
-  }
-  return undefined;
+  return { files: read.files, events: tally.events, malformed: read.malformed, days: dayList, series, summary };
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { AnalyticsEvent, EventType } from "../../src/analytics/event.ts";
-import { summarize } from "../../src/analytics/stats.ts";
+import { COMMENTS_KEPT, summarize, UsageTally } from "../../src/analytics/stats.ts";
 import { run } from "../../src/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
@@ -90,6 +90,45 @@ describe("usage summary", () => {
     ]);
     expect(s.execution_modes).toEqual({ server: 2 });
     expect(s.period.from).toBe(EVENTS[0]?.timestamp ?? "");
+  });
+});
+
+describe("usage tally", () => {
+  const tallyOf = (events: readonly AnalyticsEvent[]) => {
+    const tally = new UsageTally();
+    for (const e of events) tally.add(e);
+    return tally;
+  };
+  const catalog = ["pdf", "ui/react/auth", "git", "deploy/docker"];
+
+  test("two files' tallies merged equal the tally of all their events, wherever the files split", () => {
+    const all = [...EVENTS, ...EVENTS.slice(3, 9), ...EVENTS.slice(12)];
+    const whole = tallyOf(all);
+    for (let cut = 0; cut <= all.length; cut++) {
+      const merged = tallyOf(all.slice(0, cut)).merge(tallyOf(all.slice(cut)));
+      expect({ cut, summary: merged.summary({ catalog }) }).toEqual({ cut, summary: whole.summary({ catalog }) });
+      expect([...merged.daily].map(([k, v]) => [k, [...v]])).toEqual([...whole.daily].map(([k, v]) => [k, [...v]]));
+      expect(merged.lastLoadMs).toBe(whole.lastLoadMs);
+    }
+    // Merging copies: the tally merged from is left as it was.
+    const part = tallyOf(EVENTS.slice(0, 4));
+    const before = part.summary({ catalog });
+    new UsageTally().merge(part).add(EVENTS[0] as AnalyticsEvent);
+    expect(part.summary({ catalog })).toEqual(before);
+  });
+
+  test("negative feedback keeps its latest comments, not every one", () => {
+    const reports = Array.from({ length: COMMENTS_KEPT + 5 }, (_, i) =>
+      ev("skill_feedback", { skill_path: "pdf", useful: false, comment: `comment ${i}` }),
+    );
+    const half = Math.floor(reports.length / 2);
+    for (const tally of [tallyOf(reports), tallyOf(reports.slice(0, half)).merge(tallyOf(reports.slice(half)))]) {
+      const [pdf] = tally.summary().feedback;
+      expect(pdf?.not_useful).toBe(COMMENTS_KEPT + 5);
+      expect(pdf?.comments).toHaveLength(COMMENTS_KEPT);
+      expect(pdf?.comments.at(-1)).toBe(`comment ${COMMENTS_KEPT + 4}`);
+      expect(pdf?.comments[0]).toBe("comment 5");
+    }
   });
 });
 
