@@ -46,6 +46,27 @@ export const STARTUP_HOOK_ENV = [
   "DYLD_INSERT_LIBRARIES",
 ] as const;
 
+/**
+ * Variables holding a list of folders an interpreter or the loader searches for modules or libraries.
+ * Security: an empty or relative entry is searched from the working folder (a skill's, or any `cwd` a model
+ * names): `PYTHONPATH=:lib`, set in the client's environment for another purpose, put that folder first on
+ * Python's module path, and a `json.py` planted there shadowed the standard library for every script and
+ * allowed command. Such entries are dropped (the variable too when none is left); absolute ones are kept;
+ * `pass_env` keeps a named one whole.
+ */
+export const LIBRARY_PATH_ENV = [
+  "PYTHONPATH",
+  "NODE_PATH",
+  "PERL5LIB",
+  "PERLLIB",
+  "RUBYLIB",
+  "GEM_PATH",
+  "CLASSPATH",
+  "LD_LIBRARY_PATH",
+  "DYLD_LIBRARY_PATH",
+  "DYLD_FALLBACK_LIBRARY_PATH",
+] as const;
+
 /** `config_path` → `SKILL_ARG_CONFIG_PATH`; characters outside [A-Z0-9_] become `_`. Pure. */
 export function argVariable(name: string): string {
   return `SKILL_ARG_${name.toUpperCase().replace(/[^A-Z0-9_]/g, "_")}`;
@@ -60,7 +81,8 @@ export function argVariable(name: string): string {
  * server's secrets are removed, and so is every variable named like a
  * credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`)
  * unless `pass_env` names it (util/secret-env.ts); so are the interpreters' start-up hooks
- * (STARTUP_HOOK_ENV), which `pass_env` may let through too, and PATH keeps its absolute entries only.
+ * (STARTUP_HOOK_ENV), which `pass_env` may let through too; PATH keeps its absolute entries only, and so do
+ * the library search paths (LIBRARY_PATH_ENV) unless `pass_env` names them.
  * Python writes no bytecode
  * (`PYTHONDONTWRITEBYTECODE`): a `__pycache__` left in a skill's folder would
  * be a file its lock does not record, and a frozen server would then refuse
@@ -75,9 +97,15 @@ export function childEnv(
   const env = withoutSecrets(base, configSecrets(config));
   const passed = new Set(config.pass_env.map((n) => n.toUpperCase()));
   const hooks = new Set<string>(STARTUP_HOOK_ENV.filter((n) => !passed.has(n)));
+  const searchPaths = new Set<string>(LIBRARY_PATH_ENV.filter((n) => !passed.has(n)));
   for (const name of Object.keys(env)) {
     const upper = name.toUpperCase();
     if (upper.startsWith("SKILL_ARG_") || hooks.has(upper)) delete env[name];
+    else if (searchPaths.has(upper)) {
+      const kept = absolutePathEntries(env[name]);
+      if (kept === "") delete env[name];
+      else env[name] = kept;
+    }
   }
   // Security: an empty or relative PATH entry (a trailing ':' is one) is searched from the working folder, a
   // project the user merely opened or any folder a model names as cwd: a script calling `git` ran its `./git`.

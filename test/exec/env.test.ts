@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/resolve.ts";
-import { argVariable, childEnv, STARTUP_HOOK_ENV } from "../../src/exec/env.ts";
+import { argVariable, childEnv, LIBRARY_PATH_ENV, STARTUP_HOOK_ENV } from "../../src/exec/env.ts";
 import { looksLikeCredential, SERVER_SECRET_ENV, withoutSecrets } from "../../src/util/secret-env.ts";
 
 const config = (env: Record<string, string> = {}) => resolveConfig({ env, homeDir: "/h", cwd: "/h" }).config;
@@ -73,6 +73,23 @@ describe("environment hygiene", () => {
       NODE_OPTIONS: "--x",
       PYTHONDONTWRITEBYTECODE: "1",
     });
+  });
+
+  test("childEnv: library search paths keep their absolute entries only (none left: gone), unless pass_env names them", () => {
+    const inherited = { PYTHONPATH: ":lib", NODE_PATH: "/opt/node:./node_modules", CLASSPATH: ".", RUBYLIB: "/r" };
+    expect(childEnv(inherited, config())).toEqual({
+      NODE_PATH: "/opt/node",
+      RUBYLIB: "/r",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    expect(childEnv(inherited, config({ SKILLHUB_PASS_ENV: "pythonpath,CLASSPATH" }))).toEqual({
+      PYTHONPATH: ":lib",
+      NODE_PATH: "/opt/node",
+      CLASSPATH: ".",
+      RUBYLIB: "/r",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    for (const name of LIBRARY_PATH_ENV) expect(childEnv({ [name]: "::." }, config())).not.toHaveProperty(name);
   });
 
   test("argVariable: upper case, anything but [A-Z0-9_] becomes _", () => {

@@ -311,6 +311,53 @@ describe("run_skill_command when enabled", () => {
   });
 });
 
+describe("run_skill_command: library search paths from the server's environment", () => {
+  /** The server's PATH without uv, so that `python` is python3 itself; PYTHONPATH as given. */
+  const pythonEnv = (pythonPath: string) => ({
+    ...process.env,
+    PATH: (process.env.PATH ?? "")
+      .split(":")
+      .filter((p) => !Bun.which("uv", { PATH: p }))
+      .join(":"),
+    PYTHONPATH: pythonPath,
+  });
+
+  /** A skill whose script (in scripts/) imports json, and a json.py planted in the skill's folder (the command's cwd). */
+  async function planted(pythonPath: string, passEnv?: string) {
+    const session = await open(
+      { SKILLHUB_ENABLE_COMMANDS: "1", ...(passEnv ? { SKILLHUB_PASS_ENV: passEnv } : {}) },
+      { hub: { exec: { env: pythonEnv(pythonPath) } } },
+    );
+    write(join(session.dir, "pdf", "json.py"), "print('planted module ran')\n");
+    write(
+      join(session.dir, "pdf", "scripts", "probe.py"),
+      "import json, os\nprint(json.__file__)\nprint('PYTHONPATH=' + repr(os.environ.get('PYTHONPATH')))\n",
+    );
+    return (await session.cmd("python", ["scripts/probe.py"])).structuredContent as {
+      stdout: string;
+      exit_code: number;
+    };
+  }
+
+  test("PYTHONPATH=':' inherited: the working folder's json.py is not imported; absolute entries are kept", async () => {
+    const run = await planted(":");
+    expect(run.exit_code).toBe(0);
+    expect(run.stdout).not.toContain("planted module ran");
+    expect(run.stdout).not.toContain(join("pdf", "json.py"));
+    expect(run.stdout).toContain("PYTHONPATH=None");
+    const lib = tempDir("skillhub-pylib-");
+    const kept = await planted(`:${lib}:lib`);
+    expect(kept.stdout).not.toContain("planted module ran");
+    expect(kept.stdout).toContain(`PYTHONPATH='${lib}'`);
+  });
+
+  test("pass_env naming PYTHONPATH keeps it whole", async () => {
+    const run = await planted(":", "PYTHONPATH");
+    expect(run.stdout).toContain("planted module ran");
+    expect(run.stdout).toContain("PYTHONPATH=':'");
+  });
+});
+
 describe("run_skill_command: a bounded number of runs at once", () => {
   test("past the server's limit a call is refused at once (TOO_MANY_RUNS), and a finished run frees its place", async () => {
     const { cmd, dir } = await open(
