@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { declaredFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
+import { shownArg, shownReason } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
-import { shownArg, shownReason } from "./support/shown-arg.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";

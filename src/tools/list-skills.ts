@@ -6,10 +6,10 @@ import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
 import { checkedBody } from "../lock/checked-read.ts";
 import type { Skill } from "../skills/skill.ts";
 import { skillUris } from "../skills/skill-uri.ts";
+import { shownArg } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable } from "./support/asset-read.ts";
-import { shownArg } from "./support/shown-arg.ts";
 import { disabledError } from "./support/skill-lookup.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */

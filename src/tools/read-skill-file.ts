@@ -9,11 +9,11 @@ import type { ConfinedFailure } from "../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { fileText } from "../util/file-text.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
+import { shownArg, shownReason } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { readServedFile } from "./support/served-file.ts";
-import { shownArg, shownReason } from "./support/shown-arg.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
 import { isOwnFileUri, notUnder, relativeOf } from "./support/skill-place.ts";
 

@@ -4,10 +4,10 @@ import { childEnv } from "../exec/env.ts";
 import { runOnHost } from "../exec/host.ts";
 import { commandRunner } from "../exec/runners.ts";
 import { SkillHubError } from "../util/errors.ts";
+import { shownArg } from "../util/shown-arg.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { filesBase } from "./support/asset-read.ts";
-import { shownArg } from "./support/shown-arg.ts";
 import { lookupSkill } from "./support/skill-lookup.ts";
 
 const Input = () =>

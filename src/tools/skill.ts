@@ -6,10 +6,10 @@ import { checkedInstructions, checkedSkillText, isRefused } from "../lock/checke
 import type { Skill } from "../skills/skill.ts";
 import { pickedSkills } from "../usage/picked.ts";
 import { closeNames } from "../util/close-names.ts";
+import { shownArg } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { errorResult, textResult } from "./results.ts";
 import { isClaudeCode } from "./support/result-budget.ts";
-import { shownArg } from "./support/shown-arg.ts";
 import {
   CLAUDE_CODE_BUDGET,
   DEFAULT_BUDGET,

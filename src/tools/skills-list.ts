@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { isEnabled } from "../catalog/filters.ts";
 import { checkedBody } from "../lock/checked-read.ts";
+import { shownArg } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { shownArg } from "./support/shown-arg.ts";
 import { SkillSummary, summarise } from "./support/sk-summary.ts";
 
 const Input = () =>

@@ -4,9 +4,9 @@ import { checkedBody } from "../lock/checked-read.ts";
 import { excerptAtToken } from "../search/excerpt.ts";
 import { MAX_QUERY_CHARS } from "../search/text.ts";
 import { plural } from "../util/plural.ts";
+import { shownArg } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
-import { shownArg } from "./support/shown-arg.ts";
 import { SkillSummary, summarise } from "./support/sk-summary.ts";
 
 const Input = () =>

@@ -12,6 +12,7 @@ import {
 import { join } from "node:path";
 import { errnoCode } from "./errors.ts";
 import { checkRelativePath, isInside } from "./safe-path.ts";
+import { shownArg } from "./shown-arg.ts";
 
 /**
  * The one reader for every byte SkillHub serves or parses from a skill
@@ -93,7 +94,9 @@ export const CHUNK = 65_536;
 
 /** Read a file confined to `root`: see the module comment. Never throws for a file-system condition. */
 export function readConfined(options: ConfinedReadOptions): ConfinedRead {
-  return withConfinedFile(options, (fd, stat, real) => readOpened(fd, stat, real, options.file, options));
+  return withConfinedFile(options, (fd, stat, real) =>
+    readOpened(fd, stat, real, () => shownArg(options.file), options),
+  );
 }
 
 /** What a bounded read of an opened file needs to know: its limit, what to do past it, its time budget. */
@@ -102,19 +105,25 @@ export type ReadLimits = Pick<ConfinedReadOptions, "maxBytes" | "overflow" | "ti
 /**
  * The bounded read every entry point shares (readConfined, named-file.ts), on a descriptor already
  * checked to be a regular file: at most `maxBytes` (+1 to prove a file grew past it), within the
- * time budget. `shown` names the file in the reasons.
+ * time budget. `shown` names the file in the reasons (called only for one).
  */
-export function readOpened(fd: number, stat: Stats, real: string, shown: string, limits: ReadLimits): ConfinedRead {
+export function readOpened(
+  fd: number,
+  stat: Stats,
+  real: string,
+  shown: () => string,
+  limits: ReadLimits,
+): ConfinedRead {
   const maxBytes = limits.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
   const read = readBounded(fd, maxBytes + 1, stat.size, limits);
-  if (read === undefined) return fail("READ_TIMEOUT", `'${shown}' took too long to read; try again.`);
+  if (read === undefined) return fail("READ_TIMEOUT", `'${shown()}' took too long to read; try again.`);
   let bytes = read;
   let truncated = false;
   if (bytes.length > maxBytes) {
     // Security: the size checked above may be stale; a byte past the limit proves the file grew over it.
     if (limits.overflow !== "truncate")
       return {
-        ...fail("FILE_TOO_LARGE", `'${shown}' grew past the limit of ${maxBytes} bytes.`),
+        ...fail("FILE_TOO_LARGE", `'${shown()}' grew past the limit of ${maxBytes} bytes.`),
         size: Math.max(bytes.length, stat.size),
       };
     bytes = bytes.subarray(0, maxBytes);
@@ -148,10 +157,12 @@ export function withConfinedFile<T>(
   use: (fd: number, stat: Stats, real: string) => T | ConfinedFailure,
 ): T | ConfinedFailure {
   const maxBytes = options.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
-  const shown = options.file;
+  // Security: the name is the caller's (a model's, a client's URI): quoted cut and with its controls and
+  // direction marks escaped, as the tools quote it, wherever the reason reaches an answer as it is.
+  const shown = () => shownArg(options.file);
   // Security: the name is always relative to the root, checked as text first (no "..", absolute, NUL).
   const checked = checkRelativePath(options.file);
-  if (!checked.ok) return fail("PATH_OUTSIDE_SKILL", `'${shown}' ${checked.reason}.`);
+  if (!checked.ok) return fail("PATH_OUTSIDE_SKILL", `'${shown()}' ${checked.reason}.`);
   let rootReal: string;
   try {
     rootReal = options.rootIsReal ? options.root : realpathSync(options.root);
@@ -164,27 +175,27 @@ export function withConfinedFile<T>(
     // Security: O_NONBLOCK so a FIFO cannot block the open; O_NOCTTY so a terminal device never becomes ours.
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
   } catch (error) {
-    return fromErrno(error, `'${shown}'`);
+    return fromErrno(error, `'${shown()}'`);
   }
   try {
     const stat = fstatSync(fd);
     // Security: the descriptor is what gets read, so its real path is what must be inside the skill.
     const real = openedRealPath(fd, path, stat);
-    if (real === undefined) return fail("FILE_CHANGED", `'${shown}' changed while it was being opened; try again.`);
+    if (real === undefined) return fail("FILE_CHANGED", `'${shown()}' changed while it was being opened; try again.`);
     if (!isInside(rootReal, real))
-      return fail("PATH_OUTSIDE_SKILL", `'${shown}' resolves outside the skill's folder and is not served.`);
-    if (stat.isDirectory()) return fail("FILE_NOT_FOUND", `'${shown}' is a folder, not a file.`);
+      return fail("PATH_OUTSIDE_SKILL", `'${shown()}' resolves outside the skill's folder and is not served.`);
+    if (stat.isDirectory()) return fail("FILE_NOT_FOUND", `'${shown()}' is a folder, not a file.`);
     // Security: FIFOs, sockets and devices never reach a read (one could block or never end).
     if (!stat.isFile())
-      return fail("NOT_A_REGULAR_FILE", `'${shown}' is not a regular file (a FIFO, socket or device).`);
+      return fail("NOT_A_REGULAR_FILE", `'${shown()}' is not a regular file (a FIFO, socket or device).`);
     if (stat.size > maxBytes && options.overflow !== "truncate")
       return {
-        ...fail("FILE_TOO_LARGE", `'${shown}' is ${stat.size} bytes; the limit is ${maxBytes}.`),
+        ...fail("FILE_TOO_LARGE", `'${shown()}' is ${stat.size} bytes; the limit is ${maxBytes}.`),
         size: stat.size,
       };
     return use(fd, stat, real);
   } catch (error) {
-    return fromErrno(error, `'${shown}'`);
+    return fromErrno(error, `'${shown()}'`);
   } finally {
     closeSync(fd);
   }

@@ -89,7 +89,7 @@ export function readNamedFile(options: NamedFileOptions): ConfinedFile | NamedFi
       const outside = outsideOf(options.within, real, path);
       if (outside) return outside;
     }
-    const read = readOpened(fd, stat, real, path, options);
+    const read = readOpened(fd, stat, real, () => path, options);
     return read.ok ? read : named(read);
   } catch (error) {
     return named(fromErrno(error, `'${path}'`), error);

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { join, sep } from "node:path";
+import { shownArg } from "./shown-arg.ts";
 
 /**
  * Path checks for files a client names (get_asset, read_skill_file) or a
@@ -67,7 +68,7 @@ export function resolveInside(
   realpath: (path: string) => string = realpathSync,
 ): InsideResult {
   const checked = checkRelativePath(rel);
-  if (!checked.ok) return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `'${rel}' ${checked.reason}` };
+  if (!checked.ok) return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `'${shownArg(rel)}' ${checked.reason}` };
   let baseReal: string;
   try {
     baseReal = realpath(base);
@@ -79,10 +80,14 @@ export function resolveInside(
   try {
     real = realpath(path);
   } catch {
-    return { ok: false, code: "FILE_NOT_FOUND", reason: `'${checked.path}' does not exist` };
+    return { ok: false, code: "FILE_NOT_FOUND", reason: `'${shownArg(checked.path)}' does not exist` };
   }
   // Security: a symlink inside the folder may point anywhere (/etc/passwd, ~/.ssh); only its target counts.
   if (!isInside(baseReal, real))
-    return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `'${checked.path}' resolves outside the skill's folder` };
+    return {
+      ok: false,
+      code: "PATH_OUTSIDE_SKILL",
+      reason: `'${shownArg(checked.path)}' resolves outside the skill's folder`,
+    };
   return { ok: true, path, real };
 }

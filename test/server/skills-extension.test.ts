@@ -345,6 +345,32 @@ describe("what the extension publishes", () => {
     }
   });
 
+  test("a refused path is quoted as the tools quote it: cut to 80 characters, NUL and direction marks escaped", async () => {
+    const w = await world(({ a }) => {
+      writeSkill(a, "Bad_Name", { description: "Unpublished" });
+      symlinkSync("loop", join(a, "Bad_Name", "loop"));
+      symlinkSync("\u202eloop", join(a, "Bad_Name", "\u202eloop"));
+    });
+    const { client } = await w.connect("2025-11-25");
+    const message = async (path: string) =>
+      (await rpcError(client, "resources/read", { uri: `skill://Bad_Name/${path}` }))?.message ?? "";
+    const rtl = await message("\u202eloop/x.md");
+    expect(rtl).toContain("'\\u202eloop/x.md' is a symlink loop.");
+    expect(rtl).not.toContain("\u202e");
+    // A path of 3,504 characters: the answer quotes 80 of them, and the URI as much.
+    const long = await message(`${"loop/".repeat(700)}x.md`);
+    expect(long).toContain(`'${"loop/".repeat(16)}…' is a symlink loop.`);
+    expect(long.length).toBeLessThan(400);
+    for (const path of [`loop/${"a".repeat(1_000_000)}.md`, "loop/a\u0000b.md", "loop/\u202e.md"]) {
+      const answer = await message(path);
+      expect({ path: path.slice(0, 20), length: answer.length < 400, raw: /[\u0000\u202e]/.test(answer) }).toEqual({
+        path: path.slice(0, 20),
+        length: true,
+        raw: false,
+      });
+    }
+  });
+
   test("a tree node's files through resources/read: what it declares or inherits, the rest only beside read_skill_file", async () => {
     const a = tempDir("skillhub-ext-tree-");
     writeNode(a, "_root.md", { keywords: ["global"] });

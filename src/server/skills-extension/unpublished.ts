@@ -7,6 +7,7 @@ import type { Skill } from "../../skills/skill.ts";
 import { readSkillSourceBytes } from "../../skills/skill-read.ts";
 import { readServedFile } from "../../tools/support/served-file.ts";
 import { checkRelativePath } from "../../util/safe-path.ts";
+import { shownArg, shownReason } from "../../util/shown-arg.ts";
 import type { Hub } from "../hub.ts";
 import { mimeTypeFor } from "./mime.ts";
 import { skillsAt } from "./publication.ts";
@@ -44,10 +45,15 @@ export function readUnpublished(
     } else if (!hub.tools().some((tool) => tool.name === "read_skill_file")) return undefined;
   }
   const read = readServedFile(hub.frozen, owner, checked.path, maxBytes, "refuse");
-  if (isRefused(read)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${read.refused.message}`);
+  // The URI names a path the client chose (up to the URI limit): quoted as the reason quotes the path.
+  if (isRefused(read))
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${shownArg(uri)}: ${read.refused.message}`);
   if (!read.ok) {
     if (read.code === "FILE_NOT_FOUND") return undefined;
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} cannot be served: ${read.reason}`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `${shownArg(uri)} cannot be served: ${shownReason(read.reason, checked.path)}`,
+    );
   }
   return { bytes: read.bytes, mimeType: mimeTypeFor(checked.path) };
 }

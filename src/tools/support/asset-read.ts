@@ -5,10 +5,10 @@ import type { ConfinedReadOptions } from "../../util/confined-read.ts";
 import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
 import { fileText } from "../../util/file-text.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
+import { shownArg, shownReason } from "../../util/shown-arg.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ErrorCode } from "../results.ts";
 import { readServedFile } from "./served-file.ts";
-import { shownArg, shownReason } from "./shown-arg.ts";
 
 /** The folder a node's declared files live in: its resource folder; an Agent Skill's own folder. */
 export function filesBase(skill: Skill): string | undefined {

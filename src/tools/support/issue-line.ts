@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { shownArg } from "./shown-arg.ts";
+import { shownArg } from "../../util/shown-arg.ts";
 
 /** Most unknown field names one line names; the rest are counted. */
 const KEYS_SHOWN = 5;

@@ -5,9 +5,9 @@ import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { closeNames } from "../../util/close-names.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
+import { shownArg } from "../../util/shown-arg.ts";
 import type { EventType, ToolDeps } from "../definition.ts";
 import { type ErrorCode, errorResult } from "../results.ts";
-import { shownArg } from "./shown-arg.ts";
 
 export type Lookup = { skill: Skill; error?: undefined } | { skill?: undefined; error: CallToolResult };
 

@@ -10,7 +10,7 @@ export const SHOWN_ARG_CHARS = 80;
 const UNSHOWABLE = /[\p{Cc}\p{Cf}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
 
 /**
- * A name, path or other string the caller sent, as an answer quotes it: at most SHOWN_ARG_CHARS characters
+ * A name, path or other string the caller sent, as an answer (a tool's, a reader's reason) quotes it: at most SHOWN_ARG_CHARS characters
  * (code points; a longer one is cut and ends with "…"), with unshowable characters written as `\uXXXX`.
  * Security: a megabyte sent as a skill's name came back in full, once in the message and again in its
  * details, so a model paid twice for its own mistake; a right-to-left override reversed the sentence around it.
@@ -31,8 +31,9 @@ function escapeUnshowable(text: string): string {
 }
 
 /**
- * A file reader's reason (util/confined-read.ts, util/safe-path.ts), which names the file first, quoted as it
- * was asked for: that name as shownArg shows it. Any other reason is returned as it is.
+ * A reader's reason that names the file first, quoted as it was asked for (sources/skill-files.ts,
+ * lock/checked-read.ts): that name as shownArg shows it. Any other reason, one already quoting it so
+ * (util/confined-read.ts, util/safe-path.ts) included, is returned as it is.
  */
 export function shownReason(reason: string, path: string): string {
   const quoted = `'${path}'`;
