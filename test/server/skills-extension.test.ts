@@ -363,7 +363,11 @@ describe("what the extension publishes", () => {
     expect(long.length).toBeLessThan(400);
     for (const path of [`loop/${"a".repeat(1_000_000)}.md`, "loop/a\u0000b.md", "loop/\u202e.md"]) {
       const answer = await message(path);
-      expect({ path: path.slice(0, 20), length: answer.length < 400, raw: /[\u0000\u202e]/.test(answer) }).toEqual({
+      expect({
+        path: path.slice(0, 20),
+        length: answer.length < 400,
+        raw: answer.includes("\u0000") || answer.includes("\u202e"),
+      }).toEqual({
         path: path.slice(0, 20),
         length: true,
         raw: false,
