@@ -149,6 +149,45 @@ export function jsonRefusal(
   return undefined;
 }
 
+/**
+ * The `id` of the JSON-RPC request in `bytes` (its top-level object's `"id"` member, a string or a number)
+ * without parsing the rest, or null: a request refused before it is parsed (jsonRefusal) is answered
+ * under its own id, which its client waits for. One linear pass, strings skipped.
+ */
+export function requestIdOf(bytes: Uint8Array): string | number | null {
+  const text = new TextDecoder().decode(bytes);
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (depth === 1 && expectKey && text.slice(i, end + 1) === '"id"') {
+        const value = /^\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+          text.slice(end + 1, end + 200),
+        );
+        if (value?.[1]) return JSON.parse(value[1]) as string | number;
+      }
+      expectKey = false;
+      i = end;
+    } else if (c === "{" || c === "[") {
+      depth++;
+      expectKey = c === "{" && depth === 1;
+    } else if (c === "}" || c === "]") depth--;
+    else if (c === "," && depth === 1) expectKey = true;
+  }
+  return null;
+}
+
+/** The index of the quote that ends the JSON string opening at `start`. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i;
+  }
+  return text.length;
+}
+
 /** Whether a Content-Type names JSON (parameters such as charset allowed). */
 export function isJsonContentType(value: string | null): boolean {
   if (!value) return false;

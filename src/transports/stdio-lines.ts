@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { jsonRefusal, RPC } from "./http-responses.ts";
+import { jsonRefusal, RPC, requestIdOf } from "./http-responses.ts";
 import { toJSONRPCMessage } from "./jsonrpc-message.ts";
 import { refuseRequest } from "./request-limits.ts";
 
@@ -105,7 +105,7 @@ export class LineTransport implements Transport {
     if (trimmed.trim() === "") return;
     const refused = jsonRefusal(bytes);
     if (refused) {
-      this.reject(RPC.PARSE_ERROR, `Parse error: ${refused}; the line was dropped.`, null);
+      this.reject(RPC.PARSE_ERROR, `Parse error: ${refused}; the line was dropped.`, requestIdOf(bytes));
       return;
     }
     let value: unknown;

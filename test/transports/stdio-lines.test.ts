@@ -25,7 +25,7 @@ function pipes(maxLineBytes?: number) {
   });
   const done = serveStdio(hub, { stdin, stdout, signals: [], maxLineBytes });
   const send = (line: string) => stdin.write(`${line}\n`);
-  const waitFor = async (id: number | null, count = 1) => {
+  const waitFor = async (id: number | string | null, count = 1) => {
     const end = Date.now() + HANG_MS;
     while (answers.filter((a) => a.id === id).length < count) {
       if (Date.now() > end) throw new Error(`no answer with id ${id}: ${JSON.stringify(answers)}`);
@@ -110,16 +110,19 @@ describe("stdio survives any input", () => {
     await p.done;
   });
 
-  test("a line with more than 10,000 object members gets -32700 naming the limit; the next message is served", async () => {
+  test("a line with more than 10,000 object members gets -32700 naming the limit, under its own id; the next message is served", async () => {
     const p = pipes();
     p.send(initialize);
     await p.waitFor(1);
-    const params: Record<string, string> = {};
+    const params: Record<string, string> = { id: "nested, not the request's" };
     for (let i = 0; i < 20_000; i++) params[`k${i}`] = "v";
-    p.send(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "ping", params }));
-    const [refused] = await p.waitFor(null);
+    // The id after the params, and after a string holding `"id":`: found where it stands, at the top level.
+    p.send(JSON.stringify({ jsonrpc: "2.0", method: "ping", params, note: '"id": 99', id: 6 }));
+    const [refused] = await p.waitFor(6);
     expect(refused?.error.code).toBe(-32700);
     expect(refused?.error.message).toContain("more than 10000 in its objects");
+    p.send(JSON.stringify({ jsonrpc: "2.0", id: 'req-"8"', method: "ping", params }));
+    expect((await p.waitFor('req-"8"'))[0]?.error.code).toBe(-32700);
     p.send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }));
     expect((await p.waitFor(7))[0]?.result).toEqual({});
     p.stdin.end();
