@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.ts";
-import { absolutePathEntries } from "../util/path-env.ts";
+import { keepAbsoluteEntries } from "../util/path-env.ts";
 import { type SecretSpec, withoutSecrets } from "../util/secret-env.ts";
 
 /**
@@ -28,7 +28,8 @@ export function configSecrets(config: Config): SecretSpec & { names: readonly st
  * server's environment is the user's client's, and one set there for another purpose reached every script:
  * a relative `BASH_ENV=./env.sh` was sourced from the working folder (a skill's, or any `cwd` a model names)
  * by every bash started, a pyenv shim included; `BUN_OPTIONS=--preload ./x.js` ran before each .ts and .js
- * script. A frozen server runs reviewed files only. `pass_env` lets a named one through.
+ * script; `SHELLOPTS=xtrace` with a `PS4` holding `$(…)` runs that command; a `PYTHONWARNINGS` category
+ * imports a module. A frozen server runs reviewed files only. `pass_env` lets a named one through.
  */
 export const STARTUP_HOOK_ENV = [
   "BASH_ENV",
@@ -44,7 +45,14 @@ export const STARTUP_HOOK_ENV = [
   "LD_PRELOAD",
   "LD_AUDIT",
   "DYLD_INSERT_LIBRARIES",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "PS4",
+  "PYTHONWARNINGS",
 ] as const;
+
+/** bash's exported functions (`BASH_FUNC_ls%%`): each replaces a command of that name in every bash script. */
+const BASH_FUNCTION = /^BASH_FUNC_.*%%$/;
 
 /**
  * Variables holding a list of folders an interpreter or the loader searches for modules or libraries.
@@ -97,19 +105,14 @@ export function childEnv(
   const env = withoutSecrets(base, configSecrets(config));
   const passed = new Set(config.pass_env.map((n) => n.toUpperCase()));
   const hooks = new Set<string>(STARTUP_HOOK_ENV.filter((n) => !passed.has(n)));
-  const searchPaths = new Set<string>(LIBRARY_PATH_ENV.filter((n) => !passed.has(n)));
   for (const name of Object.keys(env)) {
     const upper = name.toUpperCase();
-    if (upper.startsWith("SKILL_ARG_") || hooks.has(upper)) delete env[name];
-    else if (searchPaths.has(upper)) {
-      const kept = absolutePathEntries(env[name]);
-      if (kept === "") delete env[name];
-      else env[name] = kept;
-    }
+    const hook = hooks.has(upper) || (BASH_FUNCTION.test(upper) && !passed.has(upper));
+    if (upper.startsWith("SKILL_ARG_") || hook) delete env[name];
   }
   // Security: an empty or relative PATH entry (a trailing ':' is one) is searched from the working folder, a
   // project the user merely opened or any folder a model names as cwd: a script calling `git` ran its `./git`.
-  if (env.PATH !== undefined) env.PATH = absolutePathEntries(env.PATH);
+  keepAbsoluteEntries(env, new Set(["PATH", ...LIBRARY_PATH_ENV.filter((n) => !passed.has(n))]));
   for (const [name, value] of Object.entries(args)) env[argVariable(name)] = value;
   env.PYTHONDONTWRITEBYTECODE = "1";
   return Object.assign(env, extra);

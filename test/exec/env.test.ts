@@ -75,6 +75,26 @@ describe("environment hygiene", () => {
     });
   });
 
+  test("childEnv: bash's exported functions are dropped, unless pass_env names one", () => {
+    const inherited = { "BASH_FUNC_ls%%": "() { echo hooked; }", "BASH_FUNC_git%%": "() { :; }", PATH: "/bin" };
+    expect(childEnv(inherited, config())).toEqual({ PATH: "/bin", PYTHONDONTWRITEBYTECODE: "1" });
+    expect(childEnv(inherited, config({ SKILLHUB_PASS_ENV: "BASH_FUNC_git%%" }))).toEqual({
+      "BASH_FUNC_git%%": "() { :; }",
+      PATH: "/bin",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+  });
+
+  test("childEnv: a PATH with no absolute entry is removed, not left empty (read as the working folder), in any case", () => {
+    for (const name of ["PATH", "Path"]) {
+      expect(childEnv({ [name]: ":.:bin" }, config())).toEqual({ PYTHONDONTWRITEBYTECODE: "1" });
+      expect(childEnv({ [name]: ".:/usr/bin:" }, config())).toEqual({
+        [name]: "/usr/bin",
+        PYTHONDONTWRITEBYTECODE: "1",
+      });
+    }
+  });
+
   test("childEnv: library search paths keep their absolute entries only (none left: gone), unless pass_env names them", () => {
     const inherited = { PYTHONPATH: ":lib", NODE_PATH: "/opt/node:./node_modules", CLASSPATH: ".", RUBYLIB: "/r" };
     expect(childEnv(inherited, config())).toEqual({

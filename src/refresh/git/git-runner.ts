@@ -1,7 +1,10 @@
 import { defaultSpawn, type ProcessResult, runProcess, type SpawnFn } from "../../exec/process.ts";
 import { defaultKill, type KillFn, RunningGroups } from "../../exec/process-group.ts";
 import { errnoCode, SkillHubError } from "../../util/errors.ts";
-import { absolutePathEntries } from "../../util/path-env.ts";
+import { keepAbsoluteEntries } from "../../util/path-env.ts";
+
+const ONLY_PATH = new Set(["PATH"]);
+
 import { withoutSecrets } from "../../util/secret-env.ts";
 import type { GitConfigEntry } from "./git-auth.ts";
 import { GitError } from "./git-errors.ts";
@@ -157,8 +160,7 @@ export class GitRunner {
     // Security: git runs in a repository copy, and finds ssh-keygen (the signature check), ssh and its other
     // helpers on PATH, as Bun finds git: an empty or relative entry ("", ".") is looked up from that folder,
     // whose files whoever can write the copy chooses, and a planted `ssh-keygen` would vouch for any commit.
-    for (const name of Object.keys(env).filter((key) => key.toUpperCase() === "PATH"))
-      env[name] = absolutePathEntries(env[name]);
+    keepAbsoluteEntries(env, ONLY_PATH);
     // Never wait for a password on a terminal the server does not have; English messages to classify.
     // Security: replacement objects (`git replace`, refs in the copy) are ignored: a commit's tree is the one it names.
     Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "", GIT_NO_REPLACE_OBJECTS: "1" }, extraEnv);
