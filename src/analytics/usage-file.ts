@@ -55,15 +55,27 @@ export class UsageFile {
   /** Inside a line longer than MAX_LINE_BYTES: its rest, up to the next newline, is dropped. */
   private skipping = false;
   private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
 
   constructor(
     readonly path: string,
     private readonly options: UsageFileOptions = {},
   ) {}
 
-  /** Fold what was appended since the last update (the whole file the first time). Concurrent calls share one read. */
+  /**
+   * Fold what was appended since the last update (the whole file the first time). A call during a read
+   * waits for one more read after it, which sees what was appended since that read began; calls meanwhile
+   * share that one.
+   */
   update(): Promise<void> {
-    this.running ??= this.read().finally(() => {
+    if (this.running) {
+      this.queued ??= this.running.then(() => {
+        this.queued = undefined;
+        return this.update();
+      });
+      return this.queued;
+    }
+    this.running = this.read().finally(() => {
       this.running = undefined;
     });
     return this.running;

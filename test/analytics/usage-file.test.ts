@@ -111,6 +111,21 @@ describe("an analytics file followed: only appended bytes are read", () => {
     }
   });
 
+  test("an update asked for during a read sees what was appended after that read began", async () => {
+    const path = join(tempDir("skillhub-usage-file-"), "analytics.jsonl");
+    const r = random(11);
+    writeFileSync(path, toJsonl(Array.from({ length: 2_000 }, () => randomEvent(r))));
+    const file = new UsageFile(path, { chunkBytes: 64 });
+    const first = file.update();
+    for (let polls = 0; file.offset === 0 && polls < 1_000_000; polls++) await Bun.sleep(0);
+    expect(file.offset).toBeGreaterThan(0);
+    appendFileSync(path, toJsonl([randomEvent(r)]));
+    const second = file.update();
+    await Promise.all([first, second]);
+    expect(file.tally.events).toBe(2_001);
+    expect(file.offset).toBe(readFileSync(path).length);
+  });
+
   test("a line being written is read once its newline is there: never lost, never counted twice", async () => {
     const path = join(tempDir("skillhub-usage-file-"), "analytics.jsonl");
     const r = random(7);
