@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { checkCommandName } from "../exec/command-args.ts";
-import { FULL_COMMIT } from "../refresh/git/git-target.ts";
 
 /** Value shapes the configuration's schemas share (schema.ts, schema-search.ts). */
 
@@ -11,9 +10,9 @@ export const stringList = () => z.array(z.string());
 
 /** A branch name git accepts and that cannot be read as an option. */
 export const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;
-/** A tag name git accepts (and that cannot be read as an option); a full commit hash passes too. */
-export const TAG_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/+@-]{1,200}(?<![./])$/;
-export const isGitRef = (ref: string) => TAG_NAME.test(ref) || FULL_COMMIT.test(ref.toLowerCase());
+/** A tag name git accepts and that cannot be read as an option; a full commit hash is one too. */
+const TAG_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/+@-]{1,200}(?<![./])$/;
+export const isGitRef = (ref: string) => TAG_NAME.test(ref);
 export const branchName = () => z.string().regex(BRANCH_NAME, "expected a branch name");
 export const gitRef = () => z.string().refine(isGitRef, "expected a tag name or a full commit hash (40 hex)");
 // A URL the fetch would refuse (`https://exa mple.com`, `http://[::1`) fails at start-up, not at every send.

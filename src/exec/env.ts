@@ -25,11 +25,11 @@ export function configSecrets(config: Config): SecretSpec & { names: readonly st
 /**
  * Variables that make a shell, an interpreter or the dynamic loader run code of their own naming before the
  * script's (a file to source, a module to preload, options to prepend, a library to inject). Security: the
- * server's environment is the user's client's, and one set there for another purpose reached every script:
- * a relative `BASH_ENV=./env.sh` was sourced from the working folder (a skill's, or any `cwd` a model names)
- * by every bash started, a pyenv shim included; `BUN_OPTIONS=--preload ./x.js` ran before each .ts and .js
- * script; `SHELLOPTS=xtrace` with a `PS4` holding `$(…)` runs that command; a `PYTHONWARNINGS` category
- * imports a module. A frozen server runs reviewed files only. `pass_env` lets a named one through.
+ * server's environment is the user's client's, and one set there for another purpose would reach every
+ * script: a relative `BASH_ENV=./env.sh` is sourced from the working folder (a skill's, or any `cwd` a model
+ * names) by every bash started, a pyenv shim included; `BUN_OPTIONS=--preload ./x.js` runs before each .ts
+ * and .js script; `SHELLOPTS=xtrace` with a `PS4` holding `$(…)` runs that command; a `PYTHONWARNINGS`
+ * category imports a module. A frozen server runs reviewed files only. `pass_env` lets a named one through.
  */
 export const STARTUP_HOOK_ENV = [
   "BASH_ENV",
@@ -57,9 +57,9 @@ const BASH_FUNCTION = /^BASH_FUNC_.*%%$/;
 /**
  * Variables holding a list of folders an interpreter or the loader searches for modules or libraries.
  * Security: an empty or relative entry is searched from the working folder (a skill's, or any `cwd` a model
- * names): `PYTHONPATH=:lib`, set in the client's environment for another purpose, put that folder first on
- * Python's module path, and a `json.py` planted there shadowed the standard library for every script and
- * allowed command. Such entries are dropped (the variable too when none is left); absolute ones are kept;
+ * names): `PYTHONPATH=:lib`, set in the client's environment for another purpose, puts that folder first on
+ * Python's module path, and a `json.py` planted there would shadow the standard library for every script
+ * and allowed command. Such entries are dropped (the variable too when none is left); absolute ones are kept;
  * `pass_env` keeps a named one whole.
  */
 export const LIBRARY_PATH_ENV = [
@@ -111,7 +111,7 @@ export function childEnv(
     if (upper.startsWith("SKILL_ARG_") || hook) delete env[name];
   }
   // Security: an empty or relative PATH entry (a trailing ':' is one) is searched from the working folder, a
-  // project the user merely opened or any folder a model names as cwd: a script calling `git` ran its `./git`.
+  // project the user merely opened or any folder a model names as cwd: a script calling `git` would run its `./git`.
   keepAbsoluteEntries(env, new Set(["PATH", ...LIBRARY_PATH_ENV.filter((n) => !passed.has(n))]));
   for (const [name, value] of Object.entries(args)) env[argVariable(name)] = value;
   env.PYTHONDONTWRITEBYTECODE = "1";

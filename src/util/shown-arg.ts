@@ -12,8 +12,9 @@ const UNSHOWABLE = /[\p{Cc}\p{Cf}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud80
 /**
  * A name, path or other string the caller sent, as an answer (a tool's, a reader's reason) quotes it: at most SHOWN_ARG_CHARS characters
  * (code points; a longer one is cut and ends with "…"), with unshowable characters written as `\uXXXX`.
- * Security: a megabyte sent as a skill's name came back in full, once in the message and again in its
- * details, so a model paid twice for its own mistake; a right-to-left override reversed the sentence around it.
+ * Security: a megabyte sent as a skill's name would otherwise come back in full, in the message and again in
+ * its details, so that a model pays twice for its own mistake; a right-to-left override would reverse the
+ * sentence around it.
  */
 export function shownArg(text: string): string {
   let kept = "";

@@ -7,8 +7,8 @@ const KEYS_SHOWN = 5;
 /**
  * One problem of a tool call's arguments as its INVALID_ARGUMENT answer says it: `field.path: message`.
  * Security: zod quotes an unknown field's name whole, and a record's key becomes part of the path, so a
- * megabyte sent as a field's name came back three times over; names are shown as shownArg shows them,
- * and at most KEYS_SHOWN of them.
+ * megabyte sent as a field's name would come back three times over; names are shown as shownArg shows
+ * them, and at most KEYS_SHOWN of them.
  */
 export function issueLine(issue: z.core.$ZodIssue): string {
   const where = issue.path.length > 0 ? issue.path.map((p) => shownArg(String(p))).join(".") : "arguments";
