@@ -20,7 +20,7 @@ console.log(
 console.log("|---|---|---|---|---|---|");
 for (const clientName of clients) {
   for (const profile of profiles) {
-    const env = { SKILLHUB_RESCAN_SECONDS: "0", SKILLHUB_WATCH: "0", SKILLHUB_TOOLS: profile, SKILLHUB_ANALYTICS: "0" };
+    const env = { SKILLHUB_RESCAN_SECONDS: "0", SKILLHUB_WATCH: "0", SKILLHUB_TOOLS: profile };
     const home = process.env.HOME ?? "/tmp";
     const { config } = resolveConfig({ env, flags: { "skills-dir": dirs }, homeDir: home, cwd: process.cwd() });
     const hub = new Hub({ config, logger: createLogger({ level: "SILENT" }), env, homeDir: home, cwd: process.cwd() });

@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import type { z } from "zod";
-import { closeNames } from "../util/close-names.ts";
+import { closeNames, closestWord } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
 import { isMapping } from "../util/mapping.ts";
@@ -205,13 +205,13 @@ function mistypedVariables(env: Record<string, string | undefined>): string[] {
   const out: string[] = [];
   for (const name of Object.keys(env)) {
     if (!name.startsWith(PREFIX) || name in ENV_SETTINGS || NOT_SETTINGS.has(name)) continue;
-    const [close] = closeNames(
+    // closestWord, not closeNames: a name that merely holds a setting's (`SKILLHUB_NPM_TOOLS`) is another's.
+    const close = closestWord(
       name.slice(PREFIX.length),
-      settings.map((s) => s.slice(PREFIX.length)),
-      1,
+      settings.map((s) => s.slice(PREFIX.length).toLowerCase()),
     );
     if (close !== undefined)
-      out.push(`variable ${name} is ignored: no setting has that name. Did you mean ${PREFIX}${close}?`);
+      out.push(`variable ${name} is ignored: no setting has that name. Did you mean ${PREFIX}${close.toUpperCase()}?`);
   }
   return out;
 }

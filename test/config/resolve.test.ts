@@ -155,10 +155,14 @@ describe("resolveConfig", () => {
       SKILLHUB_TOOL: "sk",
       SKILLHUB_RUN_ID: "x",
       SKILLHUB_EXTRA_THING: "1",
+      SKILLHUB_NPM_TOOLS: "/opt/tools",
+      SKILLHUB_CLIENT_TOOLS: "/opt/clients",
       SKILLHUB_PORT: "9",
+      SKILLHUB_FORZEN: "1",
     });
     expect(warnings).toEqual([
       "variable SKILLHUB_TOOL is ignored: no setting has that name. Did you mean SKILLHUB_TOOLS?",
+      "variable SKILLHUB_FORZEN is ignored: no setting has that name. Did you mean SKILLHUB_FROZEN?",
     ]);
   });
 
