@@ -132,13 +132,9 @@ export function jsonRefusal(
 ): string | undefined {
   let depth = 0;
   let members = 0;
-  let inString = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
+    if (c === 0x22) i = closingQuote(bytes, i);
     else if (c === 0x5b || c === 0x7b) {
       if (++depth > maxDepth) return `nested deeper than ${maxDepth} levels`;
     } else if (c === 0x5d || c === 0x7d) depth--;
@@ -186,6 +182,16 @@ function stringEnd(text: string, start: number): number {
     else if (text[i] === '"') return i;
   }
   return text.length;
+}
+
+/** The index of the quote that ends the JSON string opening at `start` (a quote after an even run of backslashes). */
+function closingQuote(bytes: Uint8Array, start: number): number {
+  for (let at = bytes.indexOf(0x22, start + 1); at >= 0; at = bytes.indexOf(0x22, at + 1)) {
+    let backslashes = 0;
+    while (bytes[at - 1 - backslashes] === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return bytes.length;
 }
 
 /** Whether a Content-Type names JSON (parameters such as charset allowed). */

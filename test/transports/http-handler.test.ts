@@ -235,6 +235,12 @@ describe("security", () => {
     expect(refusal(`${"[".repeat(100)}${"]".repeat(100)}`)).toBeUndefined();
     expect(refusal(`["${"[".repeat(500)}\\", "\\"[["]`)).toBeUndefined();
     expect(refusal(`{"a":${"[".repeat(101)}`)).toBe("nested deeper than 100 levels");
+    // A string ends at a quote after an even run of backslashes: what follows `\\"` is outside it again.
+    expect(refusal(`["a\\\\", ${"[".repeat(101)}`)).toBe("nested deeper than 100 levels");
+    expect(refusal(`["a\\\\\\"${"[".repeat(101)}"]`)).toBeUndefined();
+    expect(refusal(`{"k": "${"x".repeat(1_000_000)}:::", "b": ${"[".repeat(101)}`)).toBe(
+      "nested deeper than 100 levels",
+    );
   });
 
   test("malformed JSON is a JSON-RPC parse error, and the handler keeps serving", async () => {
