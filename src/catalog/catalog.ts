@@ -28,6 +28,32 @@ export interface SourceStatus {
   dirCount: number;
 }
 
+/**
+ * `text` in Unicode normal form C, so a name typed composed ("café", as most keyboards write it) and one
+ * written decomposed (as macOS writes file names) meet. ASCII text (most names) is its own normal form,
+ * and the test costs far less than normalize().
+ */
+export function normalForm(text: string): string {
+  return NON_ASCII.test(text) ? text.normalize("NFC") : text;
+}
+
+/** Any UTF-16 code unit past ASCII (a surrogate included). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/** The key a name or qualified id is kept under: lower case, in normal form C. */
+function lookupKey(name: string): string {
+  return normalForm(name.toLowerCase());
+}
+
+/**
+ * `lowered`'s entry in `map`, whose keys are lookupKeys. A key found as given is in normal form C
+ * already, so a name asked as written (most lookups, on every tool call's path) is never normalised.
+ */
+function lookup(map: ReadonlyMap<string, Skill>, lowered: string): Skill | undefined {
+  const found = map.get(lowered);
+  return found || !NON_ASCII.test(lowered) ? found : map.get(lowered.normalize("NFC"));
+}
+
 export interface ShadowedSkill {
   skill: Skill;
   /** The skill that took its name. */
@@ -52,8 +78,9 @@ export class Catalog {
   readonly skills: readonly Skill[];
   /** Skills hidden by a served skill of the same name. */
   readonly shadowed: readonly ShadowedSkill[];
+  /** Served skills by lookupKey of their name. */
   private readonly byKey: Map<string, Skill>;
-  /** Served skills by qualified id, then shadowed ones from other sources. */
+  /** Served skills by lookupKey of their qualified id, then shadowed ones from other sources. */
   private readonly byId = new Map<string, Skill>();
   /** Agent Skills (served or shadowed) by file: made on first use (a scan's parse cache asks). */
   private bySkillFile?: Map<string, Skill>;
@@ -73,19 +100,22 @@ export class Catalog {
       let hidden = 0;
       for (const d of scan.diagnostics) diagnostics.push(d.source ? d : { ...d, source: scan.source.label });
       for (const skill of scan.skills) {
-        const winner = winners.get(skill.key);
+        const key = normalForm(skill.key);
+        const winner = winners.get(key);
         if (winner) {
           hidden++;
           shadowed.push({ skill, by: winner });
           const sameSource = winner.source === skill.source;
+          // Two names that look alike and differ only in Unicode normal form: say why they collide.
+          const form = winner.key === skill.key ? "" : " (the same name in another Unicode normal form)";
           diagnostics.push({
             ...diagnostic(
               sameSource ? "duplicate-name" : "shadowed",
               sameSource ? "warning" : "info",
               skill.file,
               sameSource
-                ? `another skill named '${skill.name}' in the same source (${winner.dir}) comes first; this one is not served.`
-                : `skill '${skill.name}' is shadowed by ${winner.dir} (source ${winner.source}); load it as '${skill.id}'.`,
+                ? `another skill named '${skill.name}' in the same source (${winner.dir}) comes first${form}; this one is not served.`
+                : `skill '${skill.name}' is shadowed by ${winner.dir} (source ${winner.source})${form}; load it as '${skill.id}'.`,
             ),
             source: skill.source,
           });
@@ -93,7 +123,7 @@ export class Catalog {
         }
         served++;
         skills.push(skill);
-        winners.set(skill.key, skill);
+        winners.set(key, skill);
       }
       sources.push({
         label: scan.source.label,
@@ -120,16 +150,16 @@ export class Catalog {
     this.skills = skills;
     this.shadowed = shadowed;
     this.byKey = winners;
-    for (const skill of skills) this.byId.set(skill.id.toLowerCase(), skill);
+    for (const skill of skills) this.byId.set(lookupKey(skill.id), skill);
     for (const { skill, by } of shadowed) {
-      const id = skill.id.toLowerCase();
+      const id = lookupKey(skill.id);
       if (by.source !== skill.source && !this.byId.has(id)) this.byId.set(id, skill);
     }
   }
 
   /** Shadowed skills their qualified name reaches (another source's): a same-source duplicate is served by no route. */
   reachableShadowed(): ShadowedSkill[] {
-    return this.shadowed.filter(({ skill }) => this.byId.get(skill.id.toLowerCase()) === skill);
+    return this.shadowed.filter(({ skill }) => this.byId.get(lookupKey(skill.id)) === skill);
   }
 
   static empty(): Catalog {
@@ -137,17 +167,17 @@ export class Catalog {
   }
 
   /**
-   * A served skill by name (case-insensitive), or any skill, shadowed ones
-   * included, by qualified name `<source>:<name>`.
+   * A served skill by name (case-insensitive, in either Unicode normal form), or any skill, shadowed
+   * ones included, by qualified name `<source>:<name>`.
    */
   get(name: string): Skill | undefined {
     const key = name.trim().toLowerCase();
-    return this.byKey.get(key) ?? this.byId.get(key);
+    return lookup(this.byKey, key) ?? lookup(this.byId, key);
   }
 
   /** A skill by its exact qualified id (`<source>:<name>`), shadowed ones included. */
   getById(id: string): Skill | undefined {
-    const skill = this.byId.get(id.toLowerCase());
+    const skill = lookup(this.byId, id.toLowerCase());
     return skill?.id === id ? skill : undefined;
   }
 

@@ -35,6 +35,38 @@ describe("Catalog", () => {
     ]);
   });
 
+  test("a name is found in either Unicode normal form, and served as its author wrote it", () => {
+    const catalog = new Catalog([scan("project", ["caf\u00e9", "the\u0301", "git"])]);
+    for (const name of ["caf\u00e9", "cafe\u0301", " CAFE\u0301 ", "project:cafe\u0301"])
+      expect(catalog.get(name)?.name).toBe("caf\u00e9");
+    expect(catalog.get("th\u00e9")?.name).toBe("the\u0301");
+    expect(catalog.get("project:TH\u00c9")?.id).toBe("project:the\u0301");
+    // By exact id only: the id as written.
+    expect(catalog.getById("project:the\u0301")?.name).toBe("the\u0301");
+    expect(catalog.getById("project:th\u00e9")).toBeUndefined();
+  });
+
+  test("two names differing only in Unicode normal form collide: the first wins, as for duplicates, and the note says why", () => {
+    const catalog = new Catalog([
+      scan("project", ["caf\u00e9", "cafe\u0301"]),
+      scan("global", ["CAFE\u0301"], "global"),
+    ]);
+    expect(catalog.skills.map((s) => s.id)).toEqual(["project:caf\u00e9"]);
+    expect(catalog.get("cafe\u0301")?.id).toBe("project:caf\u00e9");
+    expect(catalog.get("global:caf\u00e9")?.id).toBe("global:CAFE\u0301");
+    expect(catalog.reachableShadowed().map(({ skill }) => skill.id)).toEqual(["global:CAFE\u0301"]);
+    expect(catalog.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        "duplicate-name",
+        "another skill named 'cafe\u0301' in the same source (/project/caf\u00e9) comes first (the same name in another Unicode normal form); this one is not served.",
+      ],
+      [
+        "shadowed",
+        "skill 'CAFE\u0301' is shadowed by /project/caf\u00e9 (source project) (the same name in another Unicode normal form); load it as 'global:CAFE\u0301'.",
+      ],
+    ]);
+  });
+
   test("names are only looked up, never used as paths", () => {
     const catalog = new Catalog([scan("project", ["git"])]);
     for (const hostile of ["../../../etc/passwd", ".ssh/id_rsa", "git/../git", "git\u0000", "/etc/passwd"]) {

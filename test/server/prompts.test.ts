@@ -83,6 +83,19 @@ describe("a slash menu a person can read", () => {
     });
   });
 
+  test("a prompt is got by its name in either Unicode normal form, under the name its author wrote", async () => {
+    const dir = tempDir("skillhub-prompts-nfc-");
+    writeSkill(dir, "cafe", { name: "caf\u00e9", description: "Composed" });
+    writeSkill(dir, "the", { name: "the\u0301", description: "Decomposed" });
+    const { client } = await handlerWithClients(dir, open);
+    const c = await client("2025-11-25");
+    const composed = await c.getPrompt({ name: "cafe\u0301" });
+    expect(composed.description).toBe("Composed");
+    expect(composed.messages[0]?.content).toMatchObject({ text: expect.stringContaining("Loading: caf\u00e9\n") });
+    const decomposed = await c.getPrompt({ name: "th\u00e9" });
+    expect(decomposed.messages[0]?.content).toMatchObject({ text: expect.stringContaining("Loading: the\u0301\n") });
+  });
+
   test("SKILLHUB_PROMPTS=N lists the most useful N; a value that is neither a number nor `all` stops start-up", async () => {
     const w = await world(20, { SKILLHUB_PROMPTS: "5" });
     const client = await w.client("2025-11-25");

@@ -193,6 +193,19 @@ describe("what the extension publishes", () => {
     expect(textOf(loaded as never)).toContain("big-skill");
   });
 
+  test("a skill's URI with its name in the other Unicode normal form reads the same files", async () => {
+    const w = await world(({ a }) => {
+      writeSkill(a, "cafe", { name: "caf\u00e9", description: "Composed" });
+      write(join(a, "cafe", "notes", "n.txt"), "notes\n");
+      writeSkill(a, "the", { name: "the\u0301", description: "Decomposed" });
+    });
+    const { client } = await w.connect("2025-11-25");
+    const text = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text?: string }).text;
+    expect(await text("skill://cafe%CC%81/SKILL.md")).toContain("description: Composed");
+    expect(await text("skill://cafe\u0301/notes/n.txt")).toBe("notes\n");
+    expect(await text("skill://th%C3%A9/SKILL.md")).toContain("description: Decomposed");
+  });
+
   test("an unpublished skill's files read by the URI the tools name them with, as read_skill_file reads them", async () => {
     const outside = tempDir("skillhub-ext-outside-");
     write(join(outside, "secret.txt"), "secret\n");

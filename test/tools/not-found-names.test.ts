@@ -181,6 +181,24 @@ describe("names in either Unicode normal form", () => {
       "SKILL_NOT_FOUND: No skill named '\\u200bcaf\u00e9'. Did you mean 'caf\u00e9'? Use search_skills to find skills by topic.",
     );
   });
+
+  test("skill and load_skill find a skill by the other form of its name from the catalog, with no miss and so no rescan", async () => {
+    const dir = tempDir("skillhub-nfc-");
+    writeSkill(dir, "cafe", { name: "caf\u00e9", description: "Composed" });
+    writeSkill(dir, "the", { name: "the\u0301", description: "Decomposed" });
+    const { hub, call } = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all" } });
+    // A miss asks the refresher for a rescan (at once, or one a second): none may reach it.
+    let misses = 0;
+    const refreshForMiss = hub.refresher.refreshForMiss.bind(hub.refresher);
+    hub.refresher.refreshForMiss = (minIntervalMs) => {
+      misses++;
+      return refreshForMiss(minIntervalMs);
+    };
+    expect((await call("load_skill", { skill_name: "cafe\u0301" })).structuredContent?.name).toBe("caf\u00e9");
+    expect(textOf(await call("skill", { name: "cafe\u0301" }))).toStartWith("Loading: caf\u00e9\n");
+    expect(textOf(await call("skill", { name: "th\u00e9" }))).toStartWith("Loading: the\u0301\n");
+    expect(misses).toBe(0);
+  });
 });
 
 describe("skills.list and skills.search quote the query short", () => {

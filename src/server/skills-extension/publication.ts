@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import type { Resource } from "@modelcontextprotocol/server";
 import { SKILL_LIMITS, type Skill as SkillEntry, skillEntry } from "@modelcontextprotocol/server/ext/skills";
-import type { Catalog } from "../../catalog/catalog.ts";
+import { type Catalog, normalForm } from "../../catalog/catalog.ts";
 import { digestFile } from "../../catalog/digests.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
@@ -173,9 +173,11 @@ export function skillOutcome(
 }
 
 /**
- * The skills whose URIs `uri` lies among, and the file's path under each ("" for the skill's own folder):
- * `skill://<name>/<path>` for the skill its name reaches, `skill://<source>/<name>/<path>` for one a
- * same-named skill shadows, where a name may be several segments (a tree node's `ops/deploy`). Several
+ * The skills whose URIs `uri` lies among, the file's path under each ("" for the skill's own folder),
+ * and `key`, the uriKey of that file under the skill's URIs as published: `skill://<name>/<path>` for
+ * the skill its name reaches, `skill://<source>/<name>/<path>` for one a same-named skill shadows, where
+ * a name may be several segments (a tree node's `ops/deploy`), written in either Unicode normal form
+ * (`skill://cafe%CC%81` is `skill://caf%C3%A9`'s skill, and `key` starts with the latter). Several
  * can match (a skill named like a source's label, a tree node under a skill's name): the longest root
  * comes first (the shadowed skill's of equal length), and a caller that finds nothing there asks the
  * next. Two shadowed skills share a root when their sources' labels are written alike (`my.team`,
@@ -184,7 +186,7 @@ export function skillOutcome(
 export function skillsAt(
   catalog: Catalog,
   uri: string,
-): { skill: Skill; shadowed: boolean; path: string; root: string }[] {
+): { skill: Skill; shadowed: boolean; path: string; root: string; key: string }[] {
   const key = uriKey(uri);
   if (!key.startsWith(SKILL_URI_SCHEME)) return [];
   const segments = key.slice(SKILL_URI_SCHEME.length).split("/").map(decoded);
@@ -195,16 +197,29 @@ export function skillsAt(
   // Security: a URI longer than any skill's root is looked up from the deepest root down only; each
   // lookup joins the segments it names, so a client's URI of many segments would otherwise cost their square.
   for (let length = Math.min(names.length, deepest); length >= 1; length--) {
-    for (const skill of shadowedByName.get(names.slice(1, length).join("/")) ?? [])
+    for (const skill of shadowedByName.get(normalForm(names.slice(1, length).join("/"))) ?? [])
       candidates.push({ skill, shadowed: true });
     const served = catalog.get(names.slice(0, length).join("/"));
     if (served && catalog.get(served.name) === served) candidates.push({ skill: served, shadowed: false });
   }
   return candidates.flatMap(({ skill, shadowed }) => {
-    const root = uriKey(skillUris(skill, shadowed).dir(""));
-    const path = root === key ? "" : pathUnder(root, uri);
-    return path === undefined ? [] : [{ skill, shadowed, path, root }];
+    const uris = skillUris(skill, shadowed);
+    const root = uriKey(uris.dir(""));
+    const path = pathBelow(root, names);
+    return path === undefined ? [] : [{ skill, shadowed, path, root, key: uriKey(uris.file(path)) }];
   });
+}
+
+/**
+ * The path `names` (a URI's decoded segments) name under the skill URI `root`, each segment of the root
+ * matched as written or in the other Unicode normal form; undefined when they lie elsewhere.
+ */
+function pathBelow(root: string, names: readonly string[]): string | undefined {
+  const segments = root.slice(SKILL_URI_SCHEME.length).split("/").map(decodeURIComponent);
+  if (segments.length > names.length) return undefined;
+  const sameName = (segment: string, i: number) =>
+    segment === names[i] || normalForm(segment) === normalForm(names[i] ?? "");
+  return segments.every(sameName) ? names.slice(segments.length).join("/") : undefined;
 }
 
 /** Per snapshot: the reachable shadowed skills by name, and how many segments the longest skill root has. */
@@ -217,7 +232,8 @@ function namesOf(catalog: Catalog): { shadowedByName: Map<string, Skill[]>; deep
     let deepest = 0;
     for (const skill of catalog.skills) deepest = Math.max(deepest, skill.name.split("/").length);
     for (const { skill } of catalog.reachableShadowed()) {
-      shadowedByName.set(skill.name, [...(shadowedByName.get(skill.name) ?? []), skill]);
+      const name = normalForm(skill.name);
+      shadowedByName.set(name, [...(shadowedByName.get(name) ?? []), skill]);
       // Under its source's label: one segment more.
       deepest = Math.max(deepest, skill.name.split("/").length + 1);
     }

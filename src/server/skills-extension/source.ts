@@ -78,7 +78,7 @@ export function skillSource(hub: Hub): SkillSource {
     async get(uri) {
       for await (const at of skillsOf(hub, uri)) {
         const entry = "reason" in at.outcome ? undefined : at.outcome.published.entry;
-        if (entry && uriKey(entry.uri) === uriKey(uri)) return entry;
+        if (entry && uriKey(entry.uri) === at.key) return entry;
       }
       return undefined;
     },
@@ -91,9 +91,9 @@ export function skillSource(hub: Hub): SkillSource {
           if (unpublished) return contents(unpublished.bytes, unpublished.mimeType);
           continue;
         }
-        const file = at.outcome.files.get(uriKey(uri));
+        const file = at.outcome.files.get(at.key);
         if (file) return readPublished(hub, uri, file);
-        if (at.outcome.dirs.has(uriKey(uri)))
+        if (at.outcome.dirs.has(at.key))
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,
             `${uri} is a directory; list it with resources/directory/read.`,
@@ -104,7 +104,7 @@ export function skillSource(hub: Hub): SkillSource {
     },
     async readDirectory(uri, { cursor }) {
       for await (const at of skillsOf(hub, uri)) {
-        const children = "reason" in at.outcome ? undefined : at.outcome.dirs.get(uriKey(uri));
+        const children = "reason" in at.outcome ? undefined : at.outcome.dirs.get(at.key);
         if (!children) continue;
         const page = paginate(children, cursor, SKILLS_PAGE_SIZE, (r: Resource) => r.uri);
         return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };

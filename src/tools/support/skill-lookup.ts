@@ -1,5 +1,4 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { Catalog } from "../../catalog/catalog.ts";
 import { describeFilter, isEnabled } from "../../catalog/filters.ts";
 import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
@@ -46,26 +45,12 @@ export async function lookupSkill(
   words: LookupWords = BY_NAME,
   options: { runs?: Runs } = {},
 ): Promise<Lookup> {
-  const skill = (await deps.findSkill(name)) ?? otherForm(name, deps.store.catalog);
+  const skill = await deps.findSkill(name);
   if (!skill) return { error: notFound(name, deps, words) };
   const refused = frozenRefusal(skill, deps, options.runs);
   if (refused) return { error: refused };
   if (!isEnabled(skill, deps.filter)) return { error: disabledError(skill, deps, words.pickAnother) };
   return { skill };
-}
-
-/**
- * The skill a name finds in its other Unicode normal form: a name typed composed ("café", as most keyboards
- * write it) finds one whose SKILL.md or folder spells it decomposed (as macOS writes file names), and the
- * other way round. Without it the answer was "No skill named 'café'. Did you mean 'café'?".
- */
-function otherForm(name: string, catalog: Catalog): Skill | undefined {
-  for (const form of ["NFC", "NFD"] as const) {
-    const normal = name.normalize(form);
-    const found = normal === name ? undefined : catalog.get(normal);
-    if (found) return found;
-  }
-  return undefined;
 }
 
 /**
