@@ -31,6 +31,7 @@ import {
 import { bearerAllowed, corsOrigin, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
 import { ListenStreams } from "./listen-streams.ts";
+import type { Place } from "./peer-places.ts";
 import { publishChanges } from "./publish-changes.ts";
 import { refuseRequest } from "./request-limits.ts";
 
@@ -60,6 +61,13 @@ function listenRequestId(message: unknown): string | number | undefined {
   if (typeof message !== "object" || message === null) return undefined;
   const { method, id } = message as { method?: unknown; id?: unknown };
   return method === "subscriptions/listen" && (typeof id === "string" || typeof id === "number") ? id : undefined;
+}
+
+/** The body of a streaming (server-sent events) response, else undefined. */
+function eventStream(response: Response): ReadableStream<Uint8Array> | undefined {
+  return response.headers.get("content-type")?.startsWith("text/event-stream")
+    ? (response.body ?? undefined)
+    : undefined;
 }
 
 /**
@@ -173,18 +181,28 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     return forward(session, request);
   }
 
-  /** A 2026-07-28 request; a subscriptions/listen stream is counted (listen-streams.ts) while it is open. */
+  /** A 2026-07-28 request; a subscriptions/listen stream holds a place (listen-streams.ts) while it is open. */
   async function modernCall(request: Request, parsedBody: unknown, peer: string): Promise<Response> {
     const listenId = listenRequestId(parsedBody);
     if (listenId === undefined) return modern.fetch(request, { parsedBody });
-    const refusal = listens.refusal(peer);
-    if (refusal) {
+    const place = listens.take(peer);
+    if (typeof place === "string") {
       log.debug(`http: subscriptions/listen refused for ${peer || "a client"} (${listens.size} streams open)`);
-      return rpcAnswerError(listenId, RPC.SERVER_ERROR, refusal);
+      return rpcAnswerError(listenId, RPC.SERVER_ERROR, place);
     }
-    const response = await modern.fetch(request, { parsedBody });
-    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
-    return new Response(listens.track(peer, response.body), { status: response.status, headers: response.headers });
+    let response: Response;
+    try {
+      response = await modern.fetch(request, { parsedBody });
+    } catch (error) {
+      place.release();
+      throw error;
+    }
+    const body = eventStream(response);
+    if (!body) {
+      place.release();
+      return response;
+    }
+    return new Response(listens.track(place, body), { status: response.status, headers: response.headers });
   }
 
   function health(request: Request): Response {
@@ -258,39 +276,46 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         RPC.SERVER_ERROR,
         `Payload Too Large: a request that opens a session (initialize) must not exceed ${MAX_INITIALIZE_BYTES} bytes.`,
       );
-    if (sessions.peerFull(peer))
+    let place = sessions.reserve(peer);
+    if (place === "full") {
+      await sweep();
+      if (sessions.full) {
+        const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
+        if (evicted)
+          log.info(
+            `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)}, quiet the longest, for a new one`,
+          );
+      }
+      place = sessions.reserve(peer);
+    }
+    if (place === "peer-full")
       return rpcError(
         429,
         RPC.SERVER_ERROR,
         `Too Many Requests: this client's address holds ${sessions.maxPerPeer} open sessions, the most one address may hold. End the sessions no longer used (DELETE /mcp with their Mcp-Session-Id) or let them expire, then initialize again.`,
         { "Retry-After": "60" },
       );
-    if (sessions.full) await sweep();
-    if (sessions.full) {
-      const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
-      if (evicted)
-        log.info(
-          `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)}, quiet the longest, for a new one`,
-        );
-    }
-    if (sessions.full)
+    if (place === "full")
       return rpcError(
         503,
         RPC.SERVER_ERROR,
         `Service Unavailable: ${sessions.maxSessions} sessions are open. Retry later.`,
         { "Retry-After": "60" },
       );
-    return open(request, parsedBody, peer);
+    return open(request, parsedBody, place);
   }
 
-  /** A new session: its own SDK server and transport; kept only if initialize succeeds. */
-  async function open(request: Request, parsedBody: unknown, peer: string): Promise<Response> {
+  /**
+   * A new session in `place`: its own SDK server and transport; kept only if initialize succeeds, else
+   * `place` is given back.
+   */
+  async function open(request: Request, parsedBody: unknown, place: Place): Promise<Response> {
     const server = newServer();
     let session: Session | undefined;
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        session = sessions.add(id, server, transport, peer);
+        session = sessions.add(id, server, transport, place);
         log.debug(`http: session ${id.slice(0, 8)} opened (${sessions.size} open)`);
       },
       keepAliveMs: options.keepAliveMs,
@@ -302,10 +327,16 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       log.debug(`http: session ${session.id.slice(0, 8)} closed (${sessions.size} open)`);
     };
     transport.onerror = (error) => log.debug(`http: ${errorMessage(error)}`);
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody });
+    let response: Response;
+    try {
+      await server.connect(transport);
+      response = await transport.handleRequest(request, { parsedBody });
+    } finally {
+      // The session, if initialize opened one, holds the place now; without one (a throw, or e.g. 406 for a
+      // wrong Accept header) the place is free again.
+      if (!session) place.release();
+    }
     if (!session) {
-      // Refused before a session existed (e.g. 406 for a wrong Accept header): nothing to keep.
       await server.close().catch(() => undefined);
       return response;
     }
@@ -321,9 +352,12 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   function tracked(session: Session, response: Response, request: Request): Response {
-    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
-    const body = sessions.track(session, response.body, request.method === "POST");
-    return new Response(body, { status: response.status, headers: response.headers });
+    const body = eventStream(response);
+    if (!body) return response;
+    return new Response(sessions.track(session, body, request.method === "POST"), {
+      status: response.status,
+      headers: response.headers,
+    });
   }
 
   /** Stateless: a fresh server and transport per POST, JSON answers, no sessions, no GET stream. */
@@ -360,6 +394,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
 
   return {
     sessions,
+    listens,
     sweep,
     async close() {
       unpublish();

@@ -1,5 +1,5 @@
 import type { SessionTable } from "./http-sessions.ts";
-import type { ListenStreamsOptions } from "./listen-streams.ts";
+import type { ListenStreams, ListenStreamsOptions } from "./listen-streams.ts";
 
 /** The Streamable HTTP handler's contract: its options, the hooks of the socket layer, what it returns. */
 
@@ -30,7 +30,7 @@ export interface HttpHandlerOptions {
   sessionIdleMs?: number;
   /** Most open sessions. Default 1,000. */
   maxSessions?: number;
-  /** Most open sessions from one address. Default 250. */
+  /** Most open sessions from one address. Default a quarter of maxSessions (at least 1). */
   maxSessionsPerPeer?: number;
   /** Largest request body (bytes). Default MAX_BODY_BYTES. */
   maxBodyBytes?: number;
@@ -56,6 +56,8 @@ export interface HttpHandler {
   /** Request → Response; never throws. */
   handle(request: Request, hooks?: RequestHooks): Promise<Response>;
   readonly sessions: SessionTable;
+  /** The subscriptions/listen streams open. */
+  readonly listens: ListenStreams;
   /** Close idle sessions now; returns their ids. */
   sweep(): Promise<string[]>;
   /** Close every session. */

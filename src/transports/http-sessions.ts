@@ -1,4 +1,5 @@
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import { PeerPlaces, type Place, type PlaceRefusal } from "./peer-places.ts";
 import { onStreamEnd } from "./stream-end.ts";
 
 /** One MCP session: its own SDK server over the shared hub, and the transport that holds its streams. */
@@ -6,8 +7,8 @@ export interface Session {
   readonly id: string;
   readonly server: McpServer;
   readonly transport: WebStandardStreamableHTTPServerTransport;
-  /** The address that opened it (the socket's peer); "" when unknown. */
-  readonly peer: string;
+  /** Its place in the table, held by the address that opened it (the socket's peer; "" when unknown). */
+  readonly place: Place;
   /** When the last request arrived or the last stream ended (ms, from the table's clock). */
   lastSeen: number;
   /** Streaming responses still open (the GET stream, POST streams of calls in progress). */
@@ -25,7 +26,7 @@ export interface SessionTableOptions {
    */
   maxSessions?: number;
   /**
-   * Most sessions opened from one address. Default 250, a quarter of the default maxSessions: every client
+   * Most sessions opened from one address. Default a quarter of maxSessions (250 of 1,000): every client
    * behind a reverse proxy has the proxy's address, so the share is large; what it guarantees is that
    * one machine cannot hold every session (a request a minute keeps each from being evicted).
    */
@@ -41,31 +42,41 @@ export interface SessionTableOptions {
  */
 export class SessionTable {
   private readonly sessions = new Map<string, Session>();
+  /** One per open session, and one per initialize still being answered. */
+  private readonly places: PeerPlaces;
   private readonly idleMs: number;
-  readonly maxSessions: number;
-  readonly maxPerPeer: number;
   readonly now: () => number;
 
   constructor(options: SessionTableOptions) {
     this.idleMs = options.idleMs;
-    this.maxSessions = options.maxSessions ?? 1000;
-    this.maxPerPeer = options.maxPerPeer ?? 250;
+    this.places = new PeerPlaces(options.maxSessions ?? 1000, options.maxPerPeer);
     this.now = options.now ?? Date.now;
   }
 
+  get maxSessions(): number {
+    return this.places.max;
+  }
+
+  get maxPerPeer(): number {
+    return this.places.maxPerPeer;
+  }
+
+  /** Open sessions. */
   get size(): number {
     return this.sessions.size;
   }
 
+  /** Whether every place is taken, by open sessions or sessions being opened. */
   get full(): boolean {
-    return this.sessions.size >= this.maxSessions;
+    return this.places.size >= this.places.max;
   }
 
-  /** Whether `peer` holds as many sessions as one address may. */
-  peerFull(peer: string): boolean {
-    let held = 0;
-    for (const s of this.sessions.values()) if (s.peer === peer && ++held >= this.maxPerPeer) return true;
-    return false;
+  /**
+   * A place for a session `peer` is opening, or why it gets none. Take it before the initialize request
+   * awaits anything; `add` gives it to the session, else `release` it.
+   */
+  reserve(peer: string): Place | PlaceRefusal {
+    return this.places.take(peer);
   }
 
   /** The open sessions (for health reports and tests). */
@@ -73,8 +84,9 @@ export class SessionTable {
     return [...this.sessions.values()];
   }
 
-  add(id: string, server: McpServer, transport: WebStandardStreamableHTTPServerTransport, peer = ""): Session {
-    const session: Session = { id, server, transport, peer, lastSeen: this.now(), openStreams: 0, openCalls: 0 };
+  /** A session opened in `place` (from `reserve`), which it holds until it is forgotten. */
+  add(id: string, server: McpServer, transport: WebStandardStreamableHTTPServerTransport, place: Place): Session {
+    const session: Session = { id, server, transport, place, lastSeen: this.now(), openStreams: 0, openCalls: 0 };
     this.sessions.set(id, session);
     return session;
   }
@@ -88,7 +100,7 @@ export class SessionTable {
     const session = this.sessions.get(id);
     if (!session) return undefined;
     if (this.idle(session)) {
-      this.sessions.delete(id);
+      this.forget(session);
       void closeQuietly(session);
       return undefined;
     }
@@ -98,7 +110,13 @@ export class SessionTable {
 
   /** Forget a session (its transport closed itself, e.g. after DELETE). */
   remove(id: string): void {
-    this.sessions.delete(id);
+    const session = this.sessions.get(id);
+    if (session) this.forget(session);
+  }
+
+  private forget(session: Session): void {
+    this.sessions.delete(session.id);
+    session.place.release();
   }
 
   /**
@@ -127,7 +145,7 @@ export class SessionTable {
     for (const s of this.sessions.values())
       if (s.openCalls === 0 && (!oldest || s.lastSeen < oldest.lastSeen)) oldest = s;
     if (!oldest || this.now() - oldest.lastSeen < quietMs) return undefined;
-    this.sessions.delete(oldest.id);
+    this.forget(oldest);
     await closeQuietly(oldest);
     return oldest;
   }
@@ -135,7 +153,7 @@ export class SessionTable {
   /** Close sessions idle for longer than the limit; returns their ids. */
   async sweep(): Promise<string[]> {
     const expired = [...this.sessions.values()].filter((s) => this.idle(s));
-    for (const s of expired) this.sessions.delete(s.id);
+    for (const s of expired) this.forget(s);
     await Promise.all(expired.map((s) => closeQuietly(s)));
     return expired.map((s) => s.id);
   }
@@ -147,7 +165,7 @@ export class SessionTable {
   /** Close every session (shutdown). */
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
-    this.sessions.clear();
+    for (const s of all) this.forget(s);
     await Promise.all(all.map((s) => closeQuietly(s)));
   }
 }

@@ -1,3 +1,4 @@
+import { PeerPlaces, type Place } from "./peer-places.ts";
 import { onStreamEnd } from "./stream-end.ts";
 
 /**
@@ -6,17 +7,14 @@ import { onStreamEnd } from "./stream-end.ts";
  */
 export const MAX_LISTENS = 1024;
 
-/**
- * 256, a quarter of MAX_LISTENS: the most listen streams one address may hold. A client needs one for all
- * its change notifications, but every client behind a reverse proxy has the proxy's address, so the share
- * is large; what it guarantees is that one machine cannot take every stream.
- */
-export const MAX_LISTENS_PER_PEER = MAX_LISTENS / 4;
-
 export interface ListenStreamsOptions {
   /** Most streams in all. Default MAX_LISTENS. */
   max?: number;
-  /** Most streams from one address. Default MAX_LISTENS_PER_PEER. */
+  /**
+   * Most streams from one address. Default a quarter of `max` (256 of 1,024): a client needs one for all
+   * its change notifications, but every client behind a reverse proxy has the proxy's address, so the
+   * share is large; what it guarantees is that one machine cannot take every stream.
+   */
   maxPerPeer?: number;
 }
 
@@ -26,38 +24,36 @@ export interface ListenStreamsOptions {
  * its own, one client could open every stream the SDK allows, and each client after it would be refused.
  */
 export class ListenStreams {
-  readonly max: number;
-  readonly maxPerPeer: number;
-  private readonly byPeer = new Map<string, number>();
-  private total = 0;
+  private readonly places: PeerPlaces;
 
   constructor(options: ListenStreamsOptions = {}) {
-    this.max = options.max ?? MAX_LISTENS;
-    this.maxPerPeer = options.maxPerPeer ?? MAX_LISTENS_PER_PEER;
+    this.places = new PeerPlaces(options.max ?? MAX_LISTENS, options.maxPerPeer);
   }
 
+  get max(): number {
+    return this.places.max;
+  }
+
+  /** Streams open, and places taken by listen requests still being answered. */
   get size(): number {
-    return this.total;
+    return this.places.size;
   }
 
-  /** Why one more stream from `peer` is refused (a sentence for the client), or undefined. */
-  refusal(peer: string): string | undefined {
-    if ((this.byPeer.get(peer) ?? 0) >= this.maxPerPeer)
-      return `Too many subscriptions: this client's address already holds ${this.maxPerPeer} open subscriptions/listen streams, the most one address may hold. One stream carries every kind of change notification: close the ones no longer read, then listen again.`;
-    if (this.total >= this.max)
-      return `Too many subscriptions: the server holds ${this.max} open subscriptions/listen streams, the most it keeps. Retry later; meanwhile list tools and resources again to see changes.`;
-    return undefined;
+  /**
+   * A place for one more stream from `peer`, taken now (before the request awaits anything), or why it is
+   * refused: a sentence for the client.
+   */
+  take(peer: string): Place | string {
+    const place = this.places.take(peer);
+    if (place === "peer-full")
+      return `Too many subscriptions: this client's address already holds ${this.places.maxPerPeer} open subscriptions/listen streams, the most one address may hold. One stream carries every kind of change notification: close the ones no longer read, then listen again.`;
+    if (place === "full")
+      return `Too many subscriptions: the server holds ${this.places.max} open subscriptions/listen streams, the most it keeps. Retry later; meanwhile list tools and resources again to see changes.`;
+    return place;
   }
 
-  /** Count `body` as a stream of `peer` until it ends or the client goes away; returns what to send. */
-  track(peer: string, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-    this.total++;
-    this.byPeer.set(peer, (this.byPeer.get(peer) ?? 0) + 1);
-    return onStreamEnd(body, () => {
-      this.total--;
-      const left = (this.byPeer.get(peer) ?? 1) - 1;
-      if (left > 0) this.byPeer.set(peer, left);
-      else this.byPeer.delete(peer);
-    });
+  /** `body`, holding `place` until it ends or the client goes away; returns what to send. */
+  track(place: Place, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    return onStreamEnd(body, place.release);
   }
 }

@@ -6,6 +6,7 @@ import { REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { handlerWorld, initialize, mcpRequest } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
+import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -138,7 +139,78 @@ describe("2025 sessions are bounded per address", () => {
     const other = await client(url, "2025-11-25", fetchFrom(w.handler, "10.0.0.7"));
     expect((await other.listTools()).tools.length).toBeGreaterThan(0);
   });
+
+  test("ten initialize requests at once from one address open its share, no more; closed sessions give their places back", async () => {
+    const w = handlerWorld({ maxSessions: 12, maxSessionsPerPeer: 3 });
+    closers.push(w.close);
+    await w.hub.ready;
+    const first = await initializeBurst(w.handler, 10, () => "10.0.0.66");
+    expect(first.opened).toHaveLength(3);
+    expect(first.refused.map((r) => r.status)).toEqual(Array(7).fill(429));
+    for (const r of first.refused) {
+      expect(r.headers.get("retry-after")).toBe("60");
+      expect(await r.text()).toContain("holds 3 open sessions, the most one address may hold");
+    }
+    expect(w.handler.sessions.size).toBe(3);
+    for (const id of first.opened)
+      await w.handler.handle(mcpRequest("DELETE", "/mcp", { session: id }), { peer: "10.0.0.66" });
+    await eventually(() => w.handler.sessions.size === 0);
+    const again = await initializeBurst(w.handler, 10, () => "10.0.0.66");
+    expect(again.opened).toHaveLength(3);
+  });
+
+  test("ten initialize requests at once from ten addresses open as many sessions as the table holds, no more", async () => {
+    const w = handlerWorld({ maxSessions: 4, maxSessionsPerPeer: 4 });
+    closers.push(w.close);
+    await w.hub.ready;
+    const burst = await initializeBurst(w.handler, 10, (i) => `10.0.0.${i + 1}`);
+    expect(burst.opened).toHaveLength(4);
+    expect(burst.refused.map((r) => r.status)).toEqual(Array(6).fill(503));
+    expect(w.handler.sessions.size).toBe(4);
+  });
+
+  test("an initialize the SDK refuses (wrong Accept) gives its place back", async () => {
+    const w = handlerWorld({ maxSessions: 4, maxSessionsPerPeer: 1 });
+    closers.push(w.close);
+    await w.hub.ready;
+    const wrong = mcpRequest("POST", "/mcp", { body: initialize(), headers: { accept: "application/json" } });
+    expect((await w.handler.handle(wrong, { peer: "10.0.0.66" })).status).toBe(406);
+    expect((await initializeBurst(w.handler, 1, () => "10.0.0.66")).opened).toHaveLength(1);
+  });
+
+  for (const [maxSessions, share] of [
+    [8, 2],
+    [2, 1],
+  ] as const)
+    test(`with at most ${maxSessions} sessions, one address opens ${share}, a quarter (at least one)`, async () => {
+      const w = handlerWorld({ maxSessions });
+      closers.push(w.close);
+      await w.hub.ready;
+      const burst = await initializeBurst(w.handler, 10, () => "10.0.0.66");
+      expect(burst.opened).toHaveLength(share);
+      expect(await burst.refused[0]?.text()).toContain(`holds ${share} open sessions`);
+    });
 });
+
+/** `count` initialize requests at once, request `i` from `peerOf(i)`: the ids of the sessions opened, and the other answers. */
+async function initializeBurst(handler: HttpHandler, count: number, peerOf: (i: number) => string) {
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      handler.handle(mcpRequest("POST", "/mcp", { body: initialize(undefined, i + 1) }), { peer: peerOf(i) }),
+    ),
+  );
+  const opened: string[] = [];
+  const refused: Response[] = [];
+  for (const answer of answers) {
+    const id = answer.headers.get("mcp-session-id");
+    if (!id) refused.push(answer);
+    else {
+      opened.push(id);
+      await answer.text();
+    }
+  }
+  return { opened, refused };
+}
 
 const LISTEN = { toolsListChanged: true, resourcesListChanged: true };
 
@@ -201,4 +273,56 @@ describe("subscriptions/listen streams are bounded per address", () => {
     const v6 = await client(`http://[::1]:${running.port}/mcp`, "2026-07-28", withToken);
     expect((await v6.listen(LISTEN)).honoredFilter).toMatchObject({ toolsListChanged: true });
   });
+
+  test("ten listen requests at once from one address get its share, no more; closed streams give their places back", async () => {
+    const w = handlerWorld({ listens: { max: 12, maxPerPeer: 3 } });
+    closers.push(w.close);
+    await w.hub.ready;
+    const greedy = await client("http://127.0.0.1:8000/mcp", "2026-07-28", fetchFrom(w.handler, "10.0.0.66"));
+    const burst = () => listenBurst(Array(10).fill(greedy));
+    const first = await burst();
+    expect(first.held).toHaveLength(3);
+    expect(first.refused).toHaveLength(7);
+    for (const message of first.refused) expect(message).toContain("already holds 3 open subscriptions/listen streams");
+    for (const subscription of first.held) await subscription.close();
+    await eventually(() => w.handler.listens.size === 0);
+    expect((await burst()).held).toHaveLength(3);
+  });
+
+  test("ten listen requests at once from ten addresses get as many streams as the server keeps, the rest its own error", async () => {
+    const w = handlerWorld({ listens: { max: 4, maxPerPeer: 4 } });
+    closers.push(w.close);
+    await w.hub.ready;
+    const clients = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        client("http://127.0.0.1:8000/mcp", "2026-07-28", fetchFrom(w.handler, `10.0.0.${i + 1}`)),
+      ),
+    );
+    const burst = await listenBurst(clients);
+    expect(burst.held).toHaveLength(4);
+    expect(burst.refused).toHaveLength(6);
+    for (const message of burst.refused)
+      expect(message).toContain("the server holds 4 open subscriptions/listen streams");
+  });
+
+  test("with at most 8 streams, one address holds 2, a quarter", async () => {
+    const w = handlerWorld({ listens: { max: 8 } });
+    closers.push(w.close);
+    await w.hub.ready;
+    const greedy = await client("http://127.0.0.1:8000/mcp", "2026-07-28", fetchFrom(w.handler, "10.0.0.66"));
+    const burst = await listenBurst(Array(10).fill(greedy));
+    expect(burst.held).toHaveLength(2);
+    expect(burst.refused[0]).toContain("already holds 2 open subscriptions/listen streams");
+  });
 });
+
+/** One subscriptions/listen request from each of `clients`, all at once: the streams opened, the refusals' messages. */
+async function listenBurst(clients: Client[]) {
+  const settled = await Promise.allSettled(clients.map((c) => c.listen(LISTEN)));
+  const held = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  closers.unshift(async () => {
+    for (const subscription of held) await subscription.close();
+  });
+  const refused = settled.flatMap((s) => (s.status === "rejected" ? [String((s.reason as Error).message)] : []));
+  return { held, refused };
+}
