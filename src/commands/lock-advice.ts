@@ -12,9 +12,14 @@ export const ACCEPT_OR_RESTORE_FILES = `${REVIEW_THEN_LOCK}: ${RESTORE_FILES}.`;
 
 /**
  * Files changed in a repository's copy: it is a cache of the repository, and the next sync discards them,
- * so no lock records them. The sentence naming the first few and what to do instead.
+ * so no lock records them. The sentence naming the first few and what to do instead: `skillhub sync
+ * --frozen` when it would put back the commit a lock records (frozenRestores), else a plain `skillhub
+ * sync`, which fetches the repository's ref and records that commit.
  */
-export function localChangesNote(label: string, edited: readonly string[]): string {
+export function localChangesNote(label: string, edited: readonly string[], locked: boolean): string {
   const shown = edited.slice(0, 3).join(", ") + (edited.length > 3 ? `, and ${edited.length - 3} more` : "");
-  return `repository ${label}'s copy has local changes (${shown}), which the next sync discards: change the repository instead, or run \`skillhub sync --frozen\` to put the locked commit's files back`;
+  const restore = locked
+    ? "run `skillhub sync --frozen` to put the locked commit's files back"
+    : "run `skillhub sync` to put the files of its ref's commit back and record that commit (no lock records this repository yet)";
+  return `repository ${label}'s copy has local changes (${shown}), which the next sync discards: change the repository instead, or ${restore}`;
 }

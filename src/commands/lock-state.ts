@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { buildLockfile } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
@@ -29,6 +30,22 @@ export async function currentLocks(hub: Hub): Promise<TargetLock[]> {
     const lock = buildLockfile(hub.catalog, own, (skill) => hub.lockTargetOf(skill).file === target.file);
     return { ...target, lock, heads: own, elsewhere };
   });
+}
+
+/**
+ * Whether `skillhub sync --frozen` puts back the commit a lock records of repository `label`: the lock
+ * that pins it records it, and the first lock, which a frozen sync requires (sync.ts), is there and
+ * readable, as every other is when it exists.
+ */
+export function frozenRestores(targets: readonly TargetLock[], label: string): boolean {
+  try {
+    const locks = targets.map((t, i) => (i === 0 || existsSync(t.file) ? readLockfile(t.file) : undefined));
+    const pinning = targets.findIndex((t) => t.heads.some((h) => h.label === label));
+    return pinning >= 0 && label in (locks[pinning]?.sources ?? {});
+  } catch (error) {
+    if (error instanceof LockError) return false;
+    throw error;
+  }
 }
 
 /** Whether a lock records anything (a skill or a git source). */

@@ -6,7 +6,15 @@ import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import { localChangesNote } from "./lock-advice.ts";
-import { changeLines, currentLocks, hasEntries, outdated, tooLarge, tooLargeNote } from "./lock-state.ts";
+import {
+  changeLines,
+  currentLocks,
+  frozenRestores,
+  hasEntries,
+  outdated,
+  tooLarge,
+  tooLargeNote,
+} from "./lock-state.ts";
 
 /**
  * `skillhub lock [--json]`: record what would be served now (no network: the
@@ -28,7 +36,8 @@ export async function writeLocks(
 ): Promise<number> {
   const hub = await scannedHub(ctx);
   try {
-    const targets = (await currentLocks(hub)).filter(which);
+    const all = await currentLocks(hub);
+    const targets = all.filter(which);
     const missing = targets.flatMap((t) => t.heads.filter((h) => h.commit === null));
     // A lock without a configured repository (or with a copy nobody verified) would let `verify` pass over
     // skills nobody reviewed: write none.
@@ -46,7 +55,9 @@ export async function writeLocks(
     const edited = targets.flatMap((t) => t.heads.filter((h) => h.edited));
     if (edited.length > 0) {
       for (const h of edited)
-        ctx.err(`skillhub lock: ${localChangesNote(h.label, h.edited ?? [])}; no lock was written.\n`);
+        ctx.err(
+          `skillhub lock: ${localChangesNote(h.label, h.edited ?? [], frozenRestores(all, h.label))}; no lock was written.\n`,
+        );
       return 1;
     }
     const wanted = targets.filter((t) => hasEntries(t.lock) || outdated(t));

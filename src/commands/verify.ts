@@ -9,6 +9,7 @@ import { ACCEPT_OR_RESTORE, localChangesNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
+  frozenRestores,
   hasEntries,
   lockChanges,
   type TargetLock,
@@ -110,7 +111,8 @@ export const runVerify: CommandRun = async (ctx) => {
     const unrecordable = checked.flatMap((c) => c.unrecordable);
     if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable)}\n`);
     const edited = checked.flatMap((c) => c.target.heads.filter((h) => h.edited));
-    for (const h of edited) ctx.out(`${capitalised(localChangesNote(h.label, h.edited ?? []))}.\n`);
+    for (const h of edited)
+      ctx.out(`${capitalised(localChangesNote(h.label, h.edited ?? [], frozenRestores(targets, h.label)))}.\n`);
     if (unrecordable.length < changes.length && edited.length === 0) ctx.out(`${nextStep(hub, changes)}\n`);
     return 1;
   } finally {

@@ -1,13 +1,19 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
-import { cli, machine } from "./cli.ts";
+import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
+import { cli, type Machine, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
+
+/** The one repository copy of machine `m`. */
+function copyOf(m: Machine): string {
+  const repos = join(m.home, ".skillhub", "repos");
+  return join(repos, readdirSync(repos).filter((n) => !n.startsWith("."))[0] as string);
+}
 
 describe("skillhub lock and skillhub verify", () => {
   test("lock records every served skill with digests; verify passes, then names every tampered file", async () => {
@@ -161,6 +167,71 @@ describe("skillhub lock and skillhub verify", () => {
     expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
     expect((await cli(m, ["verify"], env)).code).toBe(0);
     expect((await cli(m, ["lock"], env)).code).toBe(0);
+  });
+
+  test("lock refuses edits hidden from git status (skip-worktree, assume-unchanged): the next sync discards them too", async () => {
+    const remote = remoteRepo("team", {
+      "skills/alpha/SKILL.md": skillText("alpha"),
+      "skills/alpha/notes.md": "reviewed\n",
+    });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const locked = readFileSync(m.lock, "utf8");
+    const copy = copyOf(m);
+    writeFileSync(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Edited in the cache."));
+    writeFileSync(join(copy, "skills", "alpha", "notes.md"), "edited\n");
+    git(["update-index", "--skip-worktree", "skills/alpha/SKILL.md"], copy);
+    git(["update-index", "--assume-unchanged", "skills/alpha/notes.md"], copy);
+
+    const refused = await cli(m, ["lock"], env);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toBe(
+      "skillhub lock: repository team's copy has local changes (skills/alpha/SKILL.md, skills/alpha/notes.md), which the next sync discards: change the repository instead, or run `skillhub sync --frozen` to put the locked commit's files back; no lock was written.\n",
+    );
+    expect(readFileSync(m.lock, "utf8")).toBe(locked);
+    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+  });
+
+  test("lock and verify pass over a change outside the repository's skills folder, which no lock records", async () => {
+    const remote = remoteRepo("team", { "README.md": "# Team\n", "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const copy = copyOf(m);
+    writeFileSync(join(copy, "README.md"), "# Team, edited in the cache\n");
+    write(join(copy, "docs", "planted.md"), "planted\n");
+
+    const locked = await cli(m, ["lock"], env);
+    expect({ code: locked.code, err: locked.err }).toEqual({ code: 0, err: "" });
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+    // The sync still puts the whole copy back: it is a cache of the repository.
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect(readFileSync(join(copy, "README.md"), "utf8")).toBe("# Team\n");
+    expect(existsSync(join(copy, "docs", "planted.md"))).toBe(false);
+  });
+
+  test("a copy with local changes that no lock records yet: lock's advice is a plain sync, which restores and records it", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    rmSync(m.lock);
+    const skill = join(copyOf(m), "skills", "alpha", "SKILL.md");
+    writeFileSync(skill, skillText("alpha", "Edited in the cache."));
+
+    const refused = await cli(m, ["lock"], env);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toBe(
+      "skillhub lock: repository team's copy has local changes (skills/alpha/SKILL.md), which the next sync discards: change the repository instead, or run `skillhub sync` to put the files of its ref's commit back and record that commit (no lock records this repository yet); no lock was written.\n",
+    );
+    expect(existsSync(m.lock)).toBe(false);
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.code).toBe(0);
+    expect(readFileSync(skill, "utf8")).toBe(skillText("alpha"));
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.team).toBeDefined();
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
   });
 
   test("a lock written on one machine verifies on another: no machine path is in it", async () => {

@@ -1,6 +1,5 @@
-import { lstatSync, mkdirSync, type Stats, writeFileSync } from "node:fs";
+import { type Dirent, lstatSync, mkdirSync, readdirSync, type Stats, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { type FolderEntry, readEntries } from "../../sources/walk-listings.ts";
 import { errnoCode } from "../../util/errors.ts";
 import { readNamedFile } from "../../util/named-file.ts";
 import { gitMessage } from "./git-errors.ts";
@@ -110,15 +109,19 @@ export function gitFilesProblem(dir: string, max: number = GIT_ENTRIES_MAX): str
   return oddEntry(join(dir, ".git"), max);
 }
 
-/** The first entry under `root` (a copy's `.git`) that is neither a regular file nor a folder, in words. */
+/**
+ * The first entry under `root` (a copy's `.git`) that is neither a regular file nor a folder, in words.
+ * Synchronous and on every sync, so no more than a listing per folder: in the order the file system
+ * gives, unsorted, and no path built for a file.
+ */
 function oddEntry(root: string, max: number): string | undefined {
   const folders = [""];
   let seen = 0;
   for (let at = 0; at < folders.length; at++) {
     const rel = folders[at] as string;
-    let entries: FolderEntry[];
+    let entries: Dirent[];
     try {
-      entries = readEntries(rel === "" ? root : join(root, rel));
+      entries = readdirSync(rel === "" ? root : join(root, rel), { withFileTypes: true });
     } catch (error) {
       // Gone since its parent was listed (git prunes emptied object folders): nothing there to wait on.
       if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") continue;
@@ -128,9 +131,11 @@ function oddEntry(root: string, max: number): string | undefined {
     seen += entries.length;
     if (seen > max) return `its .git holds more than ${max} files and folders, more than SkillHub looks through`;
     for (const entry of entries) {
+      if (entry.isFile()) continue;
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.kind === "dir") folders.push(path);
-      else if (entry.kind !== "file") return waitedOn(path);
+      // A link is neither (isDirectory and isFile describe the entry itself, never what it leads to).
+      if (entry.isDirectory()) folders.push(path);
+      else return waitedOn(path);
     }
   }
   return undefined;
@@ -141,12 +146,19 @@ function waitedOn(path: string): string {
 }
 
 /**
- * Why git must not be trusted with the copy in `dir` because of its own config, in words, or
- * undefined when the config holds only what SkillHub's clone writes. `git config` runs no program.
+ * Why git must not be trusted with the copy in `dir`, in words, or undefined: gitFilesProblem, then
+ * settingsProblem.
  */
 export async function copySettingsProblem(dir: string, git: GitRunner): Promise<string | undefined> {
-  const files = gitFilesProblem(dir);
-  if (files) return files;
+  return gitFilesProblem(dir) ?? (await settingsProblem(dir, git));
+}
+
+/**
+ * Why git must not be trusted with the copy in `dir` because of its own config, in words, or
+ * undefined when the config holds only what SkillHub's clone writes. `git config` runs no program.
+ * Only on a copy gitFilesProblem has just passed (copySettingsProblem, or a sync that walked it first).
+ */
+export async function settingsProblem(dir: string, git: GitRunner): Promise<string | undefined> {
   const out = await git.run(["config", "--local", "--list", "-z"], { cwd: dir });
   if (out.code !== 0) return `its .git/config cannot be read (${gitMessage(out.stderr) || `exit ${out.code}`})`;
   const foreign = [...new Set(foreignSettings(out.stdout))];

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
-import { copySettingsProblem, gitFilesProblem, skippedEntries, writeRawAttributes } from "./git-copy-guard.ts";
+import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
+import { discardedBySync } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
@@ -45,18 +46,20 @@ export interface RepoState {
  */
 export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncWant = {}): Promise<RepoSyncResult> {
   const copy = existsSync(join(target.dir, ".git"));
-  const previous = copy ? await head(target.dir, ctx) : null;
-  const warnings: string[] = [];
   // Security: git is not let loose on a copy whose .git is not its own or holds a file git would wait on
-  // (head() has no answer then), nor on one whose own config could make it run a program (git-copy-guard.ts).
-  // With allowed signers, nor on one whose .git holds trees that are not its commit's (checkout would write
-  // them), or whose files git cannot compare with it.
-  const unsafe = !copy
-    ? undefined
-    : previous === null
-      ? gitFilesProblem(target.dir)
-      : ((await copySettingsProblem(target.dir, ctx.git)) ??
-        (want.allowedSigners ? unusableOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined));
+  // (git-copy-guard.ts). That walk of .git is the sync's only one: what git does next is SkillHub's own.
+  const files = copy ? gitFilesProblem(target.dir) : undefined;
+  const previous = copy && files === undefined ? await checkedOut(target.dir, ctx) : null;
+  const warnings: string[] = [];
+  // Security: nor on one whose own config could make it run a program (git-copy-guard.ts). With allowed
+  // signers, nor on one whose .git holds trees that are not its commit's (checkout would write them), or
+  // whose files git cannot compare with it.
+  const unsafe =
+    files ??
+    (previous === null
+      ? undefined
+      : ((await settingsProblem(target.dir, ctx.git)) ??
+        (want.allowedSigners ? unusableOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined)));
   if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
     warnings.push(
       unsafe === undefined
@@ -83,9 +86,10 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   }
   const following = !target.ref && !want.commit;
   const branch = target.branch;
-  // Entries marked skip-worktree or assume-unchanged are changes git status does not report.
-  const skipped = skippedEntries(await local(target, ctx, ["ls-files", "-v", "-z"])).length > 0;
-  const dirty = skipped || (await changedSince(target, ctx, previous, Boolean(want.allowedSigners)));
+  // The whole copy, not only its skills folder: an edit left elsewhere would stop a fast-forward.
+  const dirty =
+    (await discardedBySync(target.dir, ctx.git)).length > 0 ||
+    (want.allowedSigners !== undefined && (await changedSince(target, ctx, previous)));
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
   ).stdout.trim();
@@ -116,7 +120,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     if (dirty) await local(target, ctx, ["clean", want.allowedSigners ? "-ffdqx" : "-ffdq"]);
     if (dirty) await emptySubmoduleFolders(target, ctx);
   }
-  const commit = await head(target.dir, ctx);
+  const commit = await checkedOut(target.dir, ctx);
   if (commit === null)
     throw new GitError(
       "GIT_FAILED",
@@ -126,7 +130,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   // content against its name, so an object replaced on disk (or a commit-graph naming another tree) is
   // written again at every sync, and the copy never served. With allowed signers, one that is still not its
   // commit is cloned again.
-  if (want.allowedSigners && (await changedSince(target, ctx, commit, true))) {
+  if (want.allowedSigners && (await changedSince(target, ctx, commit))) {
     warnings.push(
       `the copy in ${target.dir} was removed and cloned again: its .git wrote files that are not those of commit ${commit.slice(0, 12)} (objects replaced on disk).`,
     );
@@ -242,7 +246,7 @@ async function keepVerified(
       `The copy's own commit ${short} is not signed by a listed key either, so nothing of ${target.spec.url} can be served until ${target.ref ? pinnedToSigned(target, signers) : `someone whose key ${signers} lists pushes a signed commit to ${target.branch}`}.`,
     );
   }
-  if (!(await changedSince(target, ctx, previous, true)))
+  if (!(await changedSince(target, ctx, previous)))
     return said(`The copy stays at its last verified commit ${short}, which is served.`);
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
@@ -257,11 +261,10 @@ async function keepVerified(
 }
 
 /**
- * Whether the copy's files differ from `commit`. With allowed signers the copy must be exactly its commit
- * (git-trust.ts's verifyCopy): ignored files count, and the copy's own index is not trusted.
+ * Whether the copy's files differ from `commit` as trust.allowed_signers sees them (git-trust.ts's
+ * verifyCopy): ignored files count, and the copy's own index is not trusted.
  */
-async function changedSince(target: RepoTarget, ctx: SyncContext, commit: string, strict: boolean): Promise<boolean> {
-  if (!strict) return (await local(target, ctx, ["status", "--porcelain"])).trim() !== "";
+async function changedSince(target: RepoTarget, ctx: SyncContext, commit: string): Promise<boolean> {
   const changed = await differencesFrom(target.dir, commit, ctx.git);
   if ("failed" in changed) throw new GitError("GIT_FAILED", `git status failed in ${target.dir}: ${changed.failed}.`);
   return "forged" in changed || changed.changed.length > 0;
@@ -330,23 +333,14 @@ async function local(target: RepoTarget, ctx: SyncContext, args: string[], cwd =
 
 /** The commit checked out in `dir`, or null; null too, without asking git, when git must not be started on it (gitFilesProblem). */
 export async function head(dir: string, ctx: Pick<SyncContext, "git">): Promise<string | null> {
-  if (gitFilesProblem(dir)) return null;
+  return gitFilesProblem(dir) ? null : checkedOut(dir, ctx);
+}
+
+/** head() without the walk of `.git`: only for a copy gitFilesProblem passed in this same sync. */
+async function checkedOut(dir: string, ctx: Pick<SyncContext, "git">): Promise<string | null> {
   const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: dir });
   const hash = out.stdout.trim();
   return out.code === 0 && /^[0-9a-f]{40,64}$/.test(hash) ? hash : null;
-}
-
-/**
- * The files a copy's work tree changed, added or removed against its checkout (`git status`), which the
- * next sync discards: none when git cannot say.
- */
-export async function localChanges(dir: string, ctx: Pick<SyncContext, "git">): Promise<string[]> {
-  const out = await ctx.git.run(["--no-optional-locks", "status", "--porcelain=v1", "-z"], { cwd: dir });
-  if (out.code !== 0) return [];
-  return out.stdout
-    .split("\0")
-    .filter((entry) => /^.. /.test(entry))
-    .map((entry) => entry.slice(3));
 }
 
 function countLines(text: string, separator: string): number {

@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import type { GitHead } from "../../lock/lockfile.ts";
 import { errorMessage } from "../../util/errors.ts";
@@ -8,10 +8,11 @@ import { capitalised } from "../../util/plural.ts";
 import { repoTargets } from "../repo-targets.ts";
 import { repoAuth } from "./git-auth.ts";
 import { repoSkillsDir } from "./git-copies.ts";
+import { discardedBySync } from "./git-discards.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
-import { head, localChanges, type RepoState, readState, recordFailure, syncRepo } from "./git-repo.ts";
+import { head, type RepoState, readState, recordFailure, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
 import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
@@ -213,10 +214,24 @@ export class GitSync {
             ...(copy ? { notServed: this.trust.get(t.spec.slug)?.why ?? "not verified" } : {}),
           };
         const commit = copy ? await head(t.dir, { git: this.git }) : null;
-        const edited = commit ? await localChanges(t.dir, { git: this.git }) : [];
+        const edited = commit ? await this.discardedInServed(t) : [];
         return { ...base, commit, ...(edited.length > 0 ? { edited } : {}) };
       }),
     );
+  }
+
+  /**
+   * What the next sync discards in `t`'s copy (git-discards.ts) that is served: under its skills folder,
+   * which is all a lock records of it. None when the folder leads out of the copy (nothing of it is
+   * served), or when git cannot list them.
+   */
+  private async discardedInServed(t: RepoTarget): Promise<string[]> {
+    const served = repoSkillsDir(t.dir, t.path);
+    if (served === undefined) return [];
+    // Through a link inside the copy, the folder git knows is the one it leads to.
+    const within = existsSync(served) ? relative(realpathSync(t.dir), realpathSync(served)) : relative(t.dir, served);
+    const folder = within.split(sep).join("/");
+    return discardedBySync(t.dir, this.git, folder).catch(() => []);
   }
 
   get lastSyncTime(): string | null {
