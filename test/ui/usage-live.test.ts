@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, renameSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { AnalyticsEvent } from "../../src/analytics/event.ts";
 import { toJsonl } from "../../src/analytics/jsonl.ts";
@@ -67,17 +68,36 @@ describe("the page's usage view follows the analytics file", () => {
     const blocks = Math.ceil((16 * 1_048_576) / block.length);
     writeFileSync(file, block.repeat(blocks));
     const hub = await hubWithAnalytics(file);
+    // The read is held at its second chunk, whatever the machine's load, until the request is answered.
+    const probe = await open(file, "r");
+    const proto = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const read = proto.read;
+    const held = Promise.withResolvers<void>();
+    const release = Promise.withResolvers<void>();
+    let reads = 0;
+    proto.read = async function (this: unknown, ...args: unknown[]) {
+      if (++reads === 2) {
+        held.resolve();
+        await release.promise;
+      }
+      return read.apply(this, args);
+    };
     try {
       let answered = false;
       const usage = hub.usage().then((u) => {
         answered = true;
         return u;
       });
+      await held.promise;
       const search = await hub.call("search_skills", { query: "pdf invoices" });
       expect(search.isError).toBeFalsy();
       expect(answered).toBe(false);
+      release.resolve();
       expect((await usage).events).toBe(blocks * 1000);
     } finally {
+      proto.read = read;
+      release.resolve();
       await hub.close();
     }
   });
