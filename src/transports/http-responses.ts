@@ -151,37 +151,26 @@ export function jsonRefusal(
  * under its own id, which its client waits for. One linear pass, strings skipped.
  */
 export function requestIdOf(bytes: Uint8Array): string | number | null {
-  const text = new TextDecoder().decode(bytes);
   let depth = 0;
   let expectKey = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      const end = stringEnd(text, i);
-      if (depth === 1 && expectKey && text.slice(i, end + 1) === '"id"') {
-        const value = /^\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
-          text.slice(end + 1, end + 200),
-        );
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c === 0x22) {
+      const end = closingQuote(bytes, i);
+      if (depth === 1 && expectKey && end === i + 3 && bytes[i + 1] === 0x69 && bytes[i + 2] === 0x64) {
+        const after = new TextDecoder().decode(bytes.subarray(end + 1, end + 200));
+        const value = /^\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(after);
         if (value?.[1]) return JSON.parse(value[1]) as string | number;
       }
       expectKey = false;
       i = end;
-    } else if (c === "{" || c === "[") {
+    } else if (c === 0x7b || c === 0x5b) {
       depth++;
-      expectKey = c === "{" && depth === 1;
-    } else if (c === "}" || c === "]") depth--;
-    else if (c === "," && depth === 1) expectKey = true;
+      expectKey = c === 0x7b && depth === 1;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && depth === 1) expectKey = true;
   }
   return null;
-}
-
-/** The index of the quote that ends the JSON string opening at `start`. */
-function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === "\\") i++;
-    else if (text[i] === '"') return i;
-  }
-  return text.length;
 }
 
 /** The index of the quote that ends the JSON string opening at `start` (a quote after an even run of backslashes). */
