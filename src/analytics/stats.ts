@@ -38,6 +38,12 @@ export interface SummaryOptions {
 
 /** Comments of negative feedback kept per skill, the latest ones: a tally holds counts, not every event's text. */
 export const COMMENTS_KEPT = 100;
+/**
+ * Distinct texts a list of requests that found nothing keeps (failed searches, unmatched and ambiguous
+ * `get_skill` contexts): their words come from clients, so each is new as often as a client likes. Past
+ * twice this many, the least counted are dropped; a dropped text counted again starts from one.
+ */
+export const TEXTS_KEPT = 10_000;
 const DAY_MS = 86_400_000;
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
@@ -133,8 +139,7 @@ export class UsageTally {
       case "no_match": {
         const context = str(d.context);
         if (!context) break;
-        entry(this.noMatch, key(context), () => ({ context, count: 0, closest: str(d.closest_candidate) ?? null }))
-          .count++;
+        countText(this.noMatch, key(context), () => ({ context, count: 0, closest: str(d.closest_candidate) ?? null }));
         break;
       }
       case "search": {
@@ -142,7 +147,7 @@ export class UsageTally {
         const results =
           num(d.results) ?? num(d.result_count) ?? (Array.isArray(d.results) ? d.results.length : undefined);
         if (!query || results !== 0) break;
-        entry(this.searches, key(query), () => ({ query, count: 0 })).count++;
+        countText(this.searches, key(query), () => ({ query, count: 0 }));
         break;
       }
       case "ambiguous": {
@@ -151,7 +156,7 @@ export class UsageTally {
         const candidates = Array.isArray(d.candidates)
           ? d.candidates.filter((c): c is string => typeof c === "string")
           : [];
-        entry(this.ambiguous, key(context), () => ({ context, count: 0, candidates })).count++;
+        countText(this.ambiguous, key(context), () => ({ context, count: 0, candidates }));
         break;
       }
       case "skill_feedback": {
@@ -214,13 +219,10 @@ export class UsageTally {
       a.score.sum += b.score.sum;
       a.score.n += b.score.n;
     });
-    const counted = <T extends { count: number }>(a: T, b: T) => {
-      a.count += b.count;
-    };
-    mergeInto(this.noMatch, other.noMatch, counted);
-    mergeInto(this.searches, other.searches, counted);
-    mergeInto(this.ambiguous, other.ambiguous, counted);
-    mergeInto(this.assets, other.assets, counted);
+    mergeTexts(this.noMatch, other.noMatch);
+    mergeTexts(this.searches, other.searches);
+    mergeTexts(this.ambiguous, other.ambiguous);
+    mergeInto(this.assets, other.assets, addCount);
     mergeInto(this.feedback, other.feedback, (a, b) => {
       a.useful += b.useful;
       a.not_useful += b.not_useful;
@@ -299,6 +301,38 @@ export function summarize(events: Iterable<AnalyticsEvent>, options: SummaryOpti
   const tally = new UsageTally();
   for (const e of events) tally.add(e);
   return tally.summary(options);
+}
+
+/** Count one more of a client's text in `map`, keeping the map within twice TEXTS_KEPT. */
+function countText<T extends { count: number }>(map: Map<string, T>, k: string, make: () => T): void {
+  entry(map, k, make).count++;
+  keepMostCounted(map);
+}
+
+function addCount<T extends { count: number }>(a: T, b: T): void {
+  a.count += b.count;
+}
+
+/** Merge another tally's texts of one list into this one's, within twice TEXTS_KEPT. */
+function mergeTexts<T extends { count: number }>(into: Map<string, T>, from: Map<string, T>): void {
+  mergeInto(into, from, addCount);
+  keepMostCounted(into);
+}
+
+/**
+ * Past 2 × TEXTS_KEPT entries, keep the TEXTS_KEPT most counted (ties: first seen), in first-seen order.
+ * Amortised over the TEXTS_KEPT additions between two prunings, a sort of 20,000 counts is cheap.
+ */
+function keepMostCounted(map: Map<string, { count: number }>): void {
+  if (map.size <= 2 * TEXTS_KEPT) return;
+  const counts = Float64Array.from(map.values(), (v) => v.count).sort();
+  const floor = counts[counts.length - TEXTS_KEPT] as number;
+  let room = TEXTS_KEPT - counts.filter((c) => c > floor).length;
+  for (const [k, v] of map) {
+    if (v.count > floor) continue;
+    if (v.count === floor && room > 0) room--;
+    else map.delete(k);
+  }
 }
 
 function addMean(m: Mean, x: number): void {

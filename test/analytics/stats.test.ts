@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { AnalyticsEvent, EventType } from "../../src/analytics/event.ts";
-import { COMMENTS_KEPT, summarize, UsageTally } from "../../src/analytics/stats.ts";
+import { COMMENTS_KEPT, summarize, TEXTS_KEPT, UsageTally } from "../../src/analytics/stats.ts";
 import { run } from "../../src/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
@@ -128,6 +128,35 @@ describe("usage tally", () => {
       expect(pdf?.comments).toHaveLength(COMMENTS_KEPT);
       expect(pdf?.comments.at(-1)).toBe(`comment ${COMMENTS_KEPT + 4}`);
       expect(pdf?.comments[0]).toBe("comment 5");
+    }
+  });
+
+  test("texts clients make up keep at most twice TEXTS_KEPT each; a text asked again and again keeps its count", () => {
+    // A client sending a new query (or get_skill context) every time, with one real gap asked now and then.
+    const spam = (n: number, from: number) =>
+      Array.from({ length: n }, (_, i) => [
+        ev("search", { query: `made up ${from + i}`, results: 0 }),
+        ev("no_match", { context: `made up ${from + i}` }),
+        ev("ambiguous", { context: `made up ${from + i}`, candidates: ["pdf", "git"] }),
+      ]).flat();
+    const asked = [
+      ev("search", { query: "kubernetes helm", results: 0 }),
+      ev("no_match", { context: "nginx reverse proxy" }),
+      ev("ambiguous", { context: "auth", candidates: ["ui/react/auth", "api/auth"] }),
+    ];
+    const events: AnalyticsEvent[] = [];
+    for (let round = 0; round < 6; round++) events.push(...spam(TEXTS_KEPT / 2, round * TEXTS_KEPT), ...asked);
+    const half = Math.floor(events.length / 2);
+    for (const tally of [tallyOf(events), tallyOf(events.slice(0, half)).merge(tallyOf(events.slice(half)))]) {
+      const all = tally.summary({ limit: Number.POSITIVE_INFINITY });
+      for (const list of [all.failed_searches, all.no_match, all.ambiguous]) {
+        expect(list.length).toBeGreaterThanOrEqual(TEXTS_KEPT);
+        expect(list.length).toBeLessThanOrEqual(2 * TEXTS_KEPT);
+      }
+      expect(all.failed_searches[0]).toEqual({ query: "kubernetes helm", count: 6 });
+      expect(all.no_match[0]).toMatchObject({ context: "nginx reverse proxy", count: 6 });
+      expect(all.ambiguous[0]).toMatchObject({ context: "auth", count: 6 });
+      expect(all.events).toBe(events.length);
     }
   });
 });
