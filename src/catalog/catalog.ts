@@ -1,3 +1,4 @@
+import { basename, dirname } from "node:path";
 import type { Skill } from "../skills/skill.ts";
 import type { Source } from "../sources/source-list.ts";
 import { type Diagnostic, type DiagnosticCode, diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
@@ -205,6 +206,22 @@ export class Catalog {
       }
     }
     return this.byFile.get(file) ?? NO_DIAGNOSTICS;
+  }
+
+  /**
+   * Why a folder named `name` serves no skill: the first error about the SKILL.md in it (a missing
+   * description, broken YAML), when no served skill holds the name; the name compared as lookups compare
+   * it. Without this, a skill whose file has a mistake is only "not found" to the one who just wrote it.
+   */
+  unservedFolder(name: string): Diagnostic | undefined {
+    if (this.get(name)) return undefined;
+    const key = lookupKey(name);
+    return this.diagnostics.find(
+      (d) =>
+        d.severity === "error" &&
+        basename(d.file).toLowerCase() === "skill.md" &&
+        lookupKey(basename(dirname(d.file))) === key,
+    );
   }
 
   errorCount(): number {

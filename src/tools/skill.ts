@@ -19,6 +19,7 @@ import {
 } from "./support/skill-catalog.ts";
 import {
   BY_NAME,
+  brokenFolder,
   type LookupWords,
   lookupSkill,
   readFailure,
@@ -179,7 +180,8 @@ function notFound(requested: string, catalog: Catalog, deps: ToolDeps, hasSearch
       `- …and ${ordered.length - shown.length} more${hasSearch ? " (search_skills finds them by topic)" : ""}`,
     );
   if (shown.length === 0) shown.push("- (none: no skills are installed; see `skillhub doctor`)");
-  const missing = `Skill '${shownArg(requested)}' not found.`;
+  const broken = brokenFolder(requested, catalog);
+  const missing = `Skill '${shownArg(requested)}' not found.${broken?.sentence ?? ""}`;
   const text = `${missing}\n\nAvailable skills:\n${shown.join("\n")}\n\nUse the exact skill name (case-insensitive) to load a skill.`;
-  return errorResult("SKILL_NOT_FOUND", missing, { suggestions: close }, text);
+  return errorResult("SKILL_NOT_FOUND", missing, { suggestions: close, ...broken?.fields }, text);
 }

@@ -213,3 +213,39 @@ describe("skills.list and skills.search quote the query short", () => {
     );
   });
 });
+
+describe("a folder whose SKILL.md has an error", () => {
+  test("each tool that takes a name says why that folder serves no skill, and the others are still served", async () => {
+    const dir = tempDir("skillhub-broken-");
+    writeSkill(dir, "git", { description: "Git workflow" });
+    write(`${dir}/no-desc/SKILL.md`, "---\nname: no-desc\n---\n# No description\n");
+    write(`${dir}/bad-yaml/SKILL.md`, "---\nname: bad-yaml\ndescription: [unclosed\n---\n# Bad\n");
+    const { call } = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all" } });
+    const fix = "Fix the file; `skillhub doctor` lists every problem.";
+    const asked = await call("load_skill", { skill_name: "No-Desc" });
+    expect(asked.structuredContent?.error).toMatchObject({ code: "SKILL_NOT_FOUND", problem: "missing-description" });
+    expect(textOf(asked)).toBe(
+      "SKILL_NOT_FOUND: No skill named 'No-Desc'. A folder of that name holds a SKILL.md with an error " +
+        `(missing-description): frontmatter has no description; agents choose skills by it. Skill not served. ${fix} ` +
+        "Use search_skills to find skills by topic.",
+    );
+    const skill = await call("skill", { name: "bad-yaml" });
+    expect(skill.structuredContent?.error).toMatchObject({ code: "SKILL_NOT_FOUND", problem: "yaml-error" });
+    expect(textOf(skill)).toStartWith(
+      "Skill 'bad-yaml' not found. A folder of that name holds a SKILL.md with an error",
+    );
+    expect(textOf(skill)).toContain(`${fix}\n\nAvailable skills:\n- git: Git workflow\n`);
+    for (const [tool, args] of [
+      ["read_skill_file", { skill_name: "no-desc", file_path: "SKILL.md" }],
+      ["report_usage", { skill_path: "no-desc", useful: false }],
+    ] as const)
+      expect((await call(tool, args)).structuredContent?.error?.problem).toBe("missing-description");
+    // A name no folder holds, and a served skill, are answered as before.
+    expect((await call("load_skill", { skill_name: "nothing" })).structuredContent?.error).toEqual({
+      code: "SKILL_NOT_FOUND",
+      message: "No skill named 'nothing'. Use search_skills to find skills by topic.",
+      suggestions: [],
+    });
+    expect((await call("load_skill", { skill_name: "git" })).structuredContent?.name).toBe("git");
+  });
+});

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Catalog } from "../../catalog/catalog.ts";
 import { describeFilter, isEnabled } from "../../catalog/filters.ts";
 import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
@@ -105,9 +106,25 @@ export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_N
   const enabled = deps.store.catalog.skills.filter((s) => isEnabled(s, deps.filter)).map((s) => s.name);
   const suggestions = closeNames(name, enabled);
   const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(", ")}?` : "";
-  return errorResult("SKILL_NOT_FOUND", `${words.missing(shownArg(name))}${hint} ${words.whereToLook}`, {
-    suggestions,
-  });
+  const broken = brokenFolder(name, deps.store.catalog);
+  return errorResult(
+    "SKILL_NOT_FOUND",
+    `${words.missing(shownArg(name))}${broken?.sentence ?? ""}${hint} ${words.whereToLook}`,
+    { suggestions, ...broken?.fields },
+  );
+}
+
+/**
+ * A not-found answer's sentence when a folder of that name holds a SKILL.md with an error (Catalog.unservedFolder):
+ * the error, and how to fix it, for the author who just wrote the file.
+ */
+export function brokenFolder(name: string, catalog: Catalog) {
+  const d = catalog.unservedFolder(name);
+  if (!d) return undefined;
+  return {
+    sentence: ` A folder of that name holds a SKILL.md with an error (${d.code}): ${d.message} Fix the file; \`skillhub doctor\` lists every problem.`,
+    fields: { problem: d.code },
+  };
 }
 
 /**
