@@ -279,6 +279,14 @@ const TYPE_NAMES: Record<string, string> = {
   object: "a mapping of settings",
 };
 
+/** A single value where a list is expected: the list form that holds it, as YAML writes it. */
+function listForm(issue: z.core.$ZodIssue | undefined, value: unknown): string {
+  if (issue?.code !== "invalid_type" || issue.expected !== "array") return "";
+  if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return "";
+  if (String(value).length > 200) return "";
+  return ` (a list of one is written [${JSON.stringify(value)}])`;
+}
+
 /** What a schema issue allows, in words ("expected a whole number of at least 1"), not zod's notation. */
 function allowedBy(issue: z.core.$ZodIssue): string {
   const bound = (limit: number | bigint, inclusive: boolean | undefined, side: "least" | "most") =>
@@ -470,9 +478,9 @@ function toConfigError(error: z.ZodError, raw: Record<string, unknown>, origins:
   const value = getDeep(raw, issue?.path ?? []);
   const named = origin ? `${origin.origin}${origin.origin.includes(key) ? "" : ` (config key ${key})`}` : key;
   const where = entry === undefined ? named : `${named}, entry ${entry}`;
-  const allowed = issue ? allowedBy(issue) : "a valid value";
   // Security: a key set in a config file is as secret as one from the environment.
   const secret = origin?.secret || SECRET_KEYS.has(key);
+  const allowed = (issue ? allowedBy(issue) : "a valid value") + (secret ? "" : listForm(issue, value));
   return new ConfigError(`Invalid configuration: ${where} = ${shown(value, secret)}: ${allowed}.`, {
     key,
     value: secret ? "<redacted>" : value,

@@ -137,6 +137,12 @@ describe("resolveConfig", () => {
     ).message;
     expect(file).toContain("matching.min_score in /c.yaml");
     expect(file).toContain("expected a number");
+    // One value where a list belongs: the list that holds it, in YAML's own brackets.
+    expect(
+      failure(() => resolve({}, {}, [{ path: "/c.yaml", data: { sources: { dirs: "/srv/skills" } } }])).message,
+    ).toBe(
+      'Invalid configuration: sources.dirs in /c.yaml = "/srv/skills": expected a list (a list of one is written ["/srv/skills"]).',
+    );
     const endpoints = [
       () => resolve({ ANALYTICS_ENDPOINT: "ftp://hooks.example/x" }),
       () => resolve({}, {}, [{ path: "/c.yaml", data: { analytics: { endpoint: "hooks.example/x" } } }]),
