@@ -59,6 +59,8 @@ const OPTIONS = {
 
 /** Which skills are read: every command that reads the catalog takes them. */
 const SKILLS = ["skills-dir", "project", "root", "frozen"] as const;
+/** The same, for the commands that write skillhub.lock: --frozen keeps the lock as it is. */
+const LOCK_WRITERS = SKILLS.filter((o) => o !== "frozen");
 /** The saved search index: read where search_skills answers. */
 const INDEX = ["reindex", "skip-auto-reindex"] as const;
 /** How a server serves the skills: read by the commands that run one, shown by doctor, kept by print-config. */
@@ -83,15 +85,15 @@ const READS: Record<Command, readonly OptionName[]> = {
   validate: ["json"],
   doctor: ["json", "all", ...SKILLS, ...SERVING, ...LISTENING],
   sync: ["json", "update", ...SKILLS],
-  lock: ["json", ...SKILLS],
+  lock: ["json", ...LOCK_WRITERS],
   verify: ["json", ...SKILLS],
   stats: ["json", "since", ...SKILLS],
   // The flags the printed config starts the server with (print-config.ts CARRIED); --reindex on every start is not one.
   "print-config": ["http", ...SKILLS, ...SERVING.filter((o) => o !== "reindex")],
   // The same HTTP server as serve's, on a free port by default; never stateless.
   ui: ["open", ...SKILLS, ...SERVING, "host", "port"],
-  add: ["global", "ref", "path", ...SKILLS],
-  remove: ["global", "path", ...SKILLS],
+  add: ["global", "ref", "path", ...LOCK_WRITERS],
+  remove: ["global", "path", ...LOCK_WRITERS],
   sources: ["json", ...SKILLS],
 };
 
@@ -113,6 +115,9 @@ const SK_SERVES =
   "mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; skillhub serve --tools PROFILE|LIST serves other tools";
 const STDIO_ONLY = "mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP)";
 
+const ADD_CHANGES_LOCK =
+  "adding or removing a source changes skillhub.yaml and skillhub.lock, which --frozen keeps as they are: run it without --frozen";
+
 /** What to do instead of an option a command does not take, where a likely intent is known. */
 const INSTEAD: Partial<Record<Command, Partial<Record<OptionName, string>>>> = {
   serve: { http: `--http URL is print-config's (a client's config for a shared server); ${TO_SERVE_HTTP}` },
@@ -127,6 +132,12 @@ const INSTEAD: Partial<Record<Command, Partial<Record<OptionName, string>>>> = {
     "skip-auto-reindex": SK_SERVES,
   },
   validate: { "skills-dir": "name the folders to lint after it (skillhub validate DIR...)" },
+  lock: {
+    frozen:
+      "lock records what would be served now, and --frozen keeps skillhub.lock as it is; skillhub verify compares the two",
+  },
+  add: { frozen: ADD_CHANGES_LOCK },
+  remove: { frozen: ADD_CHANGES_LOCK },
 };
 
 /** The options a value follows. */

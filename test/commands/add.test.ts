@@ -183,22 +183,30 @@ describe("skillhub add", () => {
     expect(existsSync(projectFile(n))).toBe(false);
   });
 
-  test("a bad source is one sentence and exit 2: not a URL, a missing folder, --ref on several, --frozen", async () => {
+  test("a bad source is one sentence and exit 2: not a URL, a missing folder, --ref on several, frozen mode", async () => {
     const m = machine();
-    const cases: [string[], RegExp][] = [
+    const cases: [string[], RegExp, Record<string, string>?][] = [
       [["add", "ht!tp://x"], /is not a git URL, an owner\/repo GitHub shorthand or a folder/],
       [["add", "./missing"], /the folder .*missing does not exist\./],
       [["add", "a/b", "c/d", "--ref", "v1"], /--ref and --path apply to one source/],
-      [["add", "a/b", "--frozen"], /--frozen serves only what skillhub\.lock records/],
+      [["add", "a/b"], /--frozen serves only what skillhub\.lock records/, { SKILLHUB_FROZEN: "1" }],
       [["add"], /name a source/],
     ];
-    for (const [argv, message] of cases) {
-      const result = await cli(m, argv);
+    for (const [argv, message, env] of cases) {
+      const result = await cli(m, argv, env);
       expect(result.code, argv.join(" ")).toBe(2);
       expect(result.err.trim().split("\n")).toHaveLength(1);
       expect(result.err).toMatch(message);
     }
+    // The option itself is not add's, nor remove's or lock's: their help does not offer it.
+    for (const command of ["add", "remove", "lock"]) {
+      const flag = await cli(m, [command, ...(command === "lock" ? [] : ["a/b"]), "--frozen"]);
+      expect(flag.code).toBe(2);
+      expect(flag.err).toContain(`option --frozen does not apply to ${command}: `);
+      expect((await cli(m, [command, "--help"])).out).not.toContain("--frozen");
+    }
     expect(existsSync(projectFile(m))).toBe(false);
+    expect(existsSync(join(m.project, "skillhub.lock"))).toBe(false);
   });
 
   test("a URL holding a password or token is refused before anything is fetched, and the secret is never printed", async () => {
