@@ -1,4 +1,5 @@
 import type { Skill } from "../skills/skill.ts";
+import { normalForm } from "./catalog.ts";
 
 export interface SkillFilter {
   /** Lower-cased names; when non-empty only these are enabled (SKILLHUB_ENABLED_SKILLS). */
@@ -23,9 +24,16 @@ export function isEnabled(skill: Skill, filter: SkillFilter): boolean {
   return passesFilter(skill, filter);
 }
 
-/** The name and category filters alone (SKILLHUB_ENABLED_SKILLS / _CATEGORIES), frozen mode aside. */
+/**
+ * The name and category filters alone (SKILLHUB_ENABLED_SKILLS / _CATEGORIES), frozen mode aside. Names
+ * meet in Unicode normal form C, as the catalog looks them up: `café` typed composed enables a skill
+ * whose name was written decomposed.
+ */
 export function passesFilter(skill: Skill, filter: SkillFilter): boolean {
-  if (filter.skills.length > 0) return filter.skills.includes(skill.key);
+  if (filter.skills.length > 0) {
+    const key = normalForm(skill.key);
+    return filter.skills.some((name) => normalForm(name) === key);
+  }
   if (filter.categories.length > 0) return skill.category !== undefined && filter.categories.includes(skill.category);
   return true;
 }

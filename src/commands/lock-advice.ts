@@ -1,3 +1,7 @@
+import type { GitHead } from "../lock/lockfile.ts";
+import type { Hub } from "../server/hub.ts";
+import { fetchAdvice } from "./fetch-advice.ts";
+
 /**
  * What to do about differences from skillhub.lock: accept them, or put back what the lock records. `verify`
  * ends with ACCEPT_OR_RESTORE when no repository's state explains them; `sync --frozen`, which has just put
@@ -22,4 +26,15 @@ export function localChangesNote(label: string, edited: readonly string[], locke
     ? "run `skillhub sync --frozen` to put the locked commit's files back"
     : "run `skillhub sync` to put the files of its ref's commit back and record that commit (no lock records this repository yet)";
   return `repository ${label}'s copy has local changes (${shown}), which the next sync discards: change the repository instead, or ${restore}`;
+}
+
+/**
+ * Repository `h`'s copy, whose local changes git cannot list (a damaged index, a folder it cannot read):
+ * no lock records it, since it may hold what no commit does, and no sync repairs it. The sentence saying
+ * which copy, what git said, and what to do.
+ */
+export function uncheckedNote(hub: Hub, h: GitHead): string {
+  const dir = hub.git?.status().find((r) => r.name === h.label)?.dir ?? h.label;
+  const why = (h.unchecked ?? "").replace(/\.$/, "");
+  return `git cannot say whether repository ${h.label}'s copy in ${dir} has local changes (${why}): fix what git says, or remove the copy (a cache of the repository) and ${fetchAdvice(hub, h.label)}`;
 }

@@ -1,11 +1,11 @@
-import { unrecordableIn } from "../lock/build.ts";
+import { leftOut } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { writeLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { localChangesNote } from "./lock-advice.ts";
+import { localChangesNote, uncheckedNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -50,6 +50,13 @@ export async function writeLocks(
         );
       return 1;
     }
+    // A copy git cannot compare with its commit may hold anything: nothing of it is recorded.
+    const unchecked = targets.flatMap((t) => t.heads.filter((h) => h.unchecked));
+    if (unchecked.length > 0) {
+      for (const h of unchecked)
+        ctx.err(`skillhub lock: ${uncheckedNote(hub, h)}, then \`skillhub lock\` again; no lock was written.\n`);
+      return 1;
+    }
     // A lock of edited files would record bytes no commit holds: the next sync discards them, and a
     // teammate's copy of the same commit would never verify.
     const edited = targets.flatMap((t) => t.heads.filter((h) => h.edited));
@@ -66,10 +73,15 @@ export async function writeLocks(
     for (const t of written) {
       const note = tooLargeNote(t.lock);
       if (note) ctx.err(`skillhub lock: ${note}\n`);
-      const unrecordable = unrecordableIn(t.lock);
+      const { unrecordable, ignored } = leftOut(t.lock);
       if (unrecordable.length > 0)
         ctx.err(
           `skillhub lock: ${plural(unrecordable.length, "file")} left out of ${t.file}, which no lock can record (rename or remove ${unrecordable.length === 1 ? "it" : "them"}):\n${changeLines(unrecordable)}`,
+        );
+      const one = ignored.length === 1;
+      if (ignored.length > 0)
+        ctx.err(
+          `skillhub lock: ${plural(ignored.length, "file")} left out of ${t.file}, which git ignores in ${one ? "its" : "their"} repository's copy (no commit holds ${one ? "it" : "them"}, so a teammate's copy of the same commit has none, and a frozen server does not serve ${one ? "it" : "them"}):\n${changeLines(ignored)}`,
         );
     }
     const counts = written.map((t) => ({

@@ -1,11 +1,11 @@
-import { unrecordableIn } from "../lock/build.ts";
+import { leftOut } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE, localChangesNote } from "./lock-advice.ts";
+import { ACCEPT_OR_RESTORE, localChangesNote, uncheckedNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -58,7 +58,7 @@ export const runVerify: CommandRun = async (ctx) => {
         }
         continue;
       }
-      const unrecordable = unrecordableIn(target.lock);
+      const { unrecordable } = leftOut(target.lock);
       checked.push({ target, changes: [...lockChanges(target, locked), ...unrecordable], unrecordable });
     }
     // Nothing at all to compare with: as before the split, that is a missing lock.
@@ -110,10 +110,14 @@ export const runVerify: CommandRun = async (ctx) => {
     }
     const unrecordable = checked.flatMap((c) => c.unrecordable);
     if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable)}\n`);
+    // A copy git cannot compare with its commit, or one with local changes: `skillhub lock` accepts neither.
+    const unchecked = checked.flatMap((c) => c.target.heads.filter((h) => h.unchecked));
+    for (const h of unchecked) ctx.out(`${capitalised(uncheckedNote(hub, h))}, then \`skillhub verify\` again.\n`);
     const edited = checked.flatMap((c) => c.target.heads.filter((h) => h.edited));
     for (const h of edited)
       ctx.out(`${capitalised(localChangesNote(h.label, h.edited ?? [], frozenRestores(targets, h.label)))}.\n`);
-    if (unrecordable.length < changes.length && edited.length === 0) ctx.out(`${nextStep(hub, changes)}\n`);
+    if (unrecordable.length < changes.length && edited.length + unchecked.length === 0)
+      ctx.out(`${nextStep(hub, changes)}\n`);
     return 1;
   } finally {
     hub.close();

@@ -1,3 +1,4 @@
+import { relative, sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { digestSkill, type Sha256, type SkillDigests } from "../catalog/digests.ts";
 import type { Skill } from "../skills/skill.ts";
@@ -40,7 +41,10 @@ export function skillDigest(skill: Pick<Skill, "hash">): Sha256 {
 /**
  * The lock for what would be served now: every served skill of `catalog`
  * (those `covered` when given: one lock's share) with its digests, and every
- * git source with a copy at its commit (none when `heads` is empty).
+ * git source with a copy at its commit (none when `heads` is empty). A
+ * repository copy's files that git ignores (`heads`' `ignored`: a script's
+ * cache) are left out: no commit holds them, so a teammate's copy of the same
+ * commit has none.
  */
 export function buildLockfile(
   catalog: Catalog,
@@ -49,38 +53,63 @@ export function buildLockfile(
 ): Lockfile {
   const sources = emptyRecord<LockedSource>();
   for (const h of heads) if (h.commit) sources[h.label] = { url: h.url, ref: h.ref, commit: h.commit };
+  const ignoredBy = new Map(heads.map((h) => [h.label, new Set(h.ignored)]));
   const skills = emptyRecord<LockedSkill>();
-  const unrecordable: LockChange[] = [];
+  const leftOut: LeftOut = { unrecordable: [], ignored: [] };
   for (const skill of catalog.skills) {
     if (!covered(skill)) continue;
     const digests = digestSkill(skill);
+    const ignored = ignoredBy.get(skill.source);
+    if (ignored && ignored.size > 0) {
+      // The copy's paths are relative to its skills folder, the skill's source root.
+      const folder = relative(skill.root, skill.dir).split(sep).join("/");
+      for (const path of Object.keys(digests.files)) {
+        if (!ignored.has(folder === "" ? path : `${folder}/${path}`)) continue;
+        delete digests.files[path];
+        leftOut.ignored.push(addedFile(skill, path, "ignored by git in the repository's copy"));
+      }
+    }
     skills[skill.id] = lockSkill(skill, digests);
     // A skill too large to lock is refused whole.
     if (!digests.truncated)
       for (const { path, why } of digests.unrecordable)
-        unrecordable.push({
-          kind: "added",
-          subject: "file",
-          id: skill.id,
-          file: path,
-          detail: `cannot be recorded by a lock (${why}): a frozen server runs no code in this skill's folder`,
-        });
+        leftOut.unrecordable.push(
+          addedFile(
+            skill,
+            path,
+            `cannot be recorded by a lock (${why}): a frozen server runs no code in this skill's folder`,
+          ),
+        );
   }
   const lock: Lockfile = { lockfile_version: LOCKFILE_VERSION, sources, skills };
-  if (unrecordable.length > 0) unrecordableOf.set(lock, unrecordable);
+  leftOutOf.set(lock, leftOut);
   return lock;
 }
 
-/** What buildLockfile found that no lock can record, by the lock it built. */
-const unrecordableOf = new WeakMap<Lockfile, readonly LockChange[]>();
+function addedFile(skill: Skill, file: string, detail: string): LockChange {
+  return { kind: "added", subject: "file", id: skill.id, file, detail };
+}
 
-/**
- * What the folders of the skills of `lock`, a lock buildLockfile built, hold that no lock can record
- * (catalog/digests.ts, `unrecordable`: a name SkillHub cannot open as it is, an unreadable file, a FIFO,
- * a link out), as added files; none for a lock read from a file. Security: a frozen server runs no code
- * in such a folder, since what a process would read there was never reviewed; `verify` names them so
- * that CI fails before the server refuses.
- */
-export function unrecordableIn(lock: Lockfile): readonly LockChange[] {
-  return unrecordableOf.get(lock) ?? [];
+/** What buildLockfile found in the skills' folders and did not record, as added files. */
+export interface LeftOut {
+  /**
+   * What no lock can record (catalog/digests.ts, `unrecordable`: a name SkillHub cannot open as it is, an
+   * unreadable file, a FIFO, a link out). Security: a frozen server runs no code in such a folder, since
+   * what a process would read there was never reviewed; `verify` names them so that CI fails before the
+   * server refuses.
+   */
+  unrecordable: LockChange[];
+  /**
+   * A repository copy's files that git ignores: no commit holds them. Not differences for `verify`; a
+   * frozen server serves none of them (FILE_NOT_LOCKED) and runs no code beside them, as for any file
+   * the lock does not record.
+   */
+  ignored: LockChange[];
+}
+
+const leftOutOf = new WeakMap<Lockfile, LeftOut>();
+
+/** What buildLockfile left out of `lock` (LeftOut); nothing for a lock read from a file. */
+export function leftOut(lock: Lockfile): Readonly<LeftOut> {
+  return leftOutOf.get(lock) ?? { unrecordable: [], ignored: [] };
 }

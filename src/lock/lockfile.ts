@@ -200,4 +200,11 @@ export interface GitHead {
   notServed?: string;
   /** Files changed in the copy's work tree since its checkout, which the next sync discards. */
   edited?: string[];
+  /**
+   * Files git ignores in the copy's skills folder, relative to it ("/" separators): no commit holds them,
+   * so no lock records them (build.ts).
+   */
+  ignored?: string[];
+  /** Why git could not list the copy's local changes (its message, naming the copy): `edited` is then unknown. */
+  unchecked?: string;
 }

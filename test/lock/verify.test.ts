@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
-import { cli, type Machine, machine } from "./cli.ts";
+import { textOf } from "../helpers/hub.ts";
+import { cli, type Machine, machine, repoServerOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
 
@@ -210,6 +211,80 @@ describe("skillhub lock and skillhub verify", () => {
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     expect(readFileSync(join(copy, "README.md"), "utf8")).toBe("# Team\n");
     expect(existsSync(join(copy, "docs", "planted.md"))).toBe(false);
+  });
+
+  test("a repository copy's git-ignored files (a script's cache) are left out of the lock: a teammate at the same commit verifies it, and frozen serving refuses them", async () => {
+    const remote = remoteRepo("team", {
+      "skills/alpha/SKILL.md": skillText("alpha"),
+      "skills/alpha/.gitignore": "__pycache__/\n*.log\n",
+    });
+    // A file the ignore rules name but the commit holds is the commit's: recorded.
+    remote.write("skills/alpha/kept.log", "committed\n");
+    git(["add", "-f", "skills/alpha/kept.log"], remote.work);
+    remote.push("kept");
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const alpha = join(copyOf(m), "skills", "alpha");
+    write(join(alpha, "__pycache__", "helper.cpython-312.pyc"), "byte code\n");
+    write(join(alpha, "run.log"), "a script's output\n");
+
+    const locked = await cli(m, ["lock"], env);
+    expect(locked.code).toBe(0);
+    expect(locked.err).toBe(
+      `skillhub lock: 2 files left out of ${m.lock}, which git ignores in their repository's copy (no commit holds them, so a teammate's copy of the same commit has none, and a frozen server does not serve them):\n` +
+        "  added skill team:alpha file __pycache__/helper.cpython-312.pyc: ignored by git in the repository's copy\n" +
+        "  added skill team:alpha file run.log: ignored by git in the repository's copy\n",
+    );
+    const files = Object.keys(JSON.parse(readFileSync(m.lock, "utf8")).skills["team:alpha"].files);
+    expect(files.sort()).toEqual([".gitignore", "kept.log"]);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+
+    const teammate = machine();
+    writeFileSync(teammate.lock, readFileSync(m.lock));
+    const frozen = await cli(teammate, ["sync", "--frozen"], env);
+    expect(frozen.code, frozen.out + frozen.err).toBe(0);
+    expect((await cli(teammate, ["verify"], env)).code).toBe(0);
+
+    const s = await repoServerOn(m, { ...env, SKILLHUB_FROZEN: "1" });
+    try {
+      const read = (file_path: string) => s.call("read_skill_file", { skill_name: "alpha", file_path });
+      expect(textOf(await read("kept.log"))).toContain("committed");
+      const refused = await read("__pycache__/helper.cpython-312.pyc");
+      expect(refused.structuredContent).toMatchObject({ error: { code: "FILE_NOT_LOCKED" } });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("lock refuses a copy git cannot list the changes of (a damaged index), saying which copy, what git said and what to do", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const before = readFileSync(m.lock, "utf8");
+    const copy = copyOf(m);
+    writeFileSync(join(copy, ".git", "index"), "not an index\n");
+    writeFileSync(join(copy, "skills", "alpha", "SKILL.md"), skillText("alpha", "Edited in the cache."));
+
+    const refused = await cli(m, ["lock"], env);
+    expect({ code: refused.code, out: refused.out }).toEqual({ code: 1, out: "" });
+    expect(refused.err).toStartWith(
+      `skillhub lock: git cannot say whether repository team's copy in ${copy} has local changes (git ls-files failed in ${copy}: `,
+    );
+    expect(refused.err).toEndWith(
+      "): fix what git says, or remove the copy (a cache of the repository) and run `skillhub sync --frozen` to fetch the commit skillhub.lock records, then `skillhub lock` again; no lock was written.\n",
+    );
+    expect(readFileSync(m.lock, "utf8")).toBe(before);
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(`Git cannot say whether repository team's copy in ${copy} has local changes`);
+    expect(verified.out).not.toContain("`skillhub lock` to accept");
+
+    rmSync(copy, { recursive: true });
+    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
+    expect(readFileSync(m.lock, "utf8")).toBe(before);
   });
 
   test("a copy with local changes that no lock records yet: lock's advice is a plain sync, which restores and records it", async () => {

@@ -199,6 +199,22 @@ describe("names in either Unicode normal form", () => {
     expect(textOf(await call("skill", { name: "th\u00e9" }))).toStartWith("Loading: the\u0301\n");
     expect(misses).toBe(0);
   });
+
+  test("SKILLHUB_ENABLED_SKILLS enables a skill named in either form of its name", async () => {
+    const dir = tempDir("skillhub-nfc-");
+    writeSkill(dir, "cafe", { name: "cafe\u0301", description: "Decomposed" });
+    writeSkill(dir, "the", { name: "th\u00e9", description: "Composed" });
+    writeSkill(dir, "git", { description: "Not enabled" });
+    const { call } = await open({
+      flags: { "skills-dir": [dir] },
+      env: { SKILLHUB_TOOLS: "all", SKILLHUB_ENABLED_SKILLS: "caf\u00e9,the\u0301" },
+    });
+    expect((await call("load_skill", { skill_name: "cafe\u0301" })).structuredContent?.name).toBe("cafe\u0301");
+    expect((await call("load_skill", { skill_name: "th\u00e9" })).structuredContent?.name).toBe("th\u00e9");
+    expect((await call("load_skill", { skill_name: "git" })).structuredContent?.error).toMatchObject({
+      code: "SKILL_DISABLED",
+    });
+  });
 });
 
 describe("skills.list and skills.search quote the query short", () => {

@@ -2,15 +2,32 @@ import { skippedEntries } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
 
+/** What a copy's work tree holds besides its checkout (copyChanges), as paths relative to the copy. */
+export interface CopyChanges {
+  /**
+   * What the next sync (git-repo.ts's syncRepo) discards: the files its work tree changed, added or
+   * removed against its checkout, and the entries its index marks skip-worktree or assume-unchanged, which
+   * `git status` does not compare with the work tree (the sync takes both for changes).
+   */
+  discarded: string[];
+  /**
+   * The files git ignores, which a sync without trust.allowed_signers keeps and no commit holds: listed
+   * only when asked for (`ignored`), since git then walks every ignored folder.
+   */
+  ignored: string[];
+}
+
 /**
- * What the next sync discards in the copy in `dir` (git-repo.ts's syncRepo), as paths relative to the
- * copy: the files its work tree changed, added or removed against its checkout, and the entries its
- * index marks skip-worktree or assume-unchanged, which `git status` does not compare with the work tree
- * (the sync takes both for changes). Only under `folder` (a folder of the copy, relative, `/` between
- * names) when one is given: what a lock records of a copy is its skills folder. Ignored files are not
- * named: a sync without trust.allowed_signers keeps them. Throws GitError (GIT_FAILED) when git cannot say.
+ * What the copy in `dir` holds besides its checkout (CopyChanges). Only under `folder` (a folder of the
+ * copy, relative, `/` between names) when one is given: what a lock records of a copy is its skills
+ * folder. Throws GitError (GIT_FAILED) when git cannot say.
  */
-export async function discardedBySync(dir: string, git: GitRunner, folder = ""): Promise<string[]> {
+export async function copyChanges(
+  dir: string,
+  git: GitRunner,
+  options: { folder?: string; ignored?: boolean } = {},
+): Promise<CopyChanges> {
+  const folder = options.folder ?? "";
   // Literal: a configured path is a folder's name, not a pattern.
   const within = folder === "" ? [] : ["--", `:(literal)${folder}`];
   const run = async (args: string[]) => {
@@ -23,10 +40,10 @@ export async function discardedBySync(dir: string, git: GitRunner, folder = ""):
     );
   };
   const skipped = skippedEntries(await run(["ls-files", "-v", "-z"]));
-  const changed = (await run(["status", "--porcelain=v1", "-z", "--untracked-files=all"]))
-    .split("\0")
-    // A rename's entry is followed by its old name, which has no status of its own.
-    .filter((entry) => /^.. /.test(entry))
-    .map((entry) => entry.slice(3));
-  return [...new Set([...skipped, ...changed])];
+  const status = ["status", "--porcelain=v1", "-z", "--untracked-files=all", ...(options.ignored ? ["--ignored"] : [])];
+  // A rename's entry is followed by its old name, which has no status of its own.
+  const entries = (await run(status)).split("\0").filter((entry) => /^.. /.test(entry));
+  const changed = entries.filter((entry) => !entry.startsWith("!! ")).map((entry) => entry.slice(3));
+  const ignored = entries.filter((entry) => entry.startsWith("!! ")).map((entry) => entry.slice(3));
+  return { discarded: [...new Set([...skipped, ...changed])], ignored };
 }

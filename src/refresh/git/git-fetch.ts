@@ -63,13 +63,14 @@ function movedAway(target: RepoTarget, commit: string): string {
 }
 
 /**
- * Whether the lock's `commit` may be taken although the remote gave no answer (`error`: unreachable, timed
- * out): the configured branch or tag, as the copy last fetched it, reaches it. A frozen or pinned sync then
- * works offline once the copy holds the commit.
+ * Whether the lock's `commit` may be taken although the remote could not be read (`error`: unreachable,
+ * timed out, or refusing the credentials this machine has, as in CI without the secret): the configured
+ * branch or tag, as the copy last fetched it, reaches it. A frozen or pinned sync then works offline, and
+ * without access, once the copy holds the commit.
  *
  * Security: that record is written only by fetching the ref from the configured URL (fetchRef), so what it
  * reaches was in the branch's or tag's history then. A fork's commit comes by its hash alone, which it does
- * not reach: offline, that one is never taken. Only when the remote does not answer: a commit the record
+ * not reach: offline, that one is never taken. Only when the remote is not read: a commit the record
  * reaches is taken online too (keptByRecord), with a warning once the remote says its branch or tag moved.
  */
 async function reachedOffline(
@@ -79,10 +80,12 @@ async function reachedOffline(
   commit: string,
   error: unknown,
 ): Promise<boolean> {
-  const noAnswer = error instanceof GitError && (error.code === "GIT_UNREACHABLE" || error.code === "GIT_TIMEOUT");
-  if (!noAnswer || !(await reachedByRef(target, ctx, dir, commit))) return false;
+  const code = error instanceof GitError ? error.code : undefined;
+  const unread = code === "GIT_UNREACHABLE" || code === "GIT_TIMEOUT" || code === "GIT_AUTH_FAILED";
+  if (!unread || !(await reachedByRef(target, ctx, dir, commit))) return false;
+  const why = code === "GIT_AUTH_FAILED" ? "refused access" : "gave no answer";
   ctx.progress(
-    `${target.spec.url} gave no answer: commit ${commit.slice(0, 12)} checked against ${namedRef(target)} as last fetched`,
+    `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} checked against ${namedRef(target)} as last fetched`,
   );
   return true;
 }

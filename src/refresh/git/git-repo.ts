@@ -3,7 +3,7 @@ import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
 import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
-import { discardedBySync } from "./git-discards.ts";
+import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
@@ -88,7 +88,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const branch = target.branch;
   // The whole copy, not only its skills folder: an edit left elsewhere would stop a fast-forward.
   const dirty =
-    (await discardedBySync(target.dir, ctx.git)).length > 0 ||
+    (await copyChanges(target.dir, ctx.git)).discarded.length > 0 ||
     (want.allowedSigners !== undefined && (await changedSince(target, ctx, previous)));
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })

@@ -8,7 +8,7 @@ import { capitalised } from "../../util/plural.ts";
 import { repoTargets } from "../repo-targets.ts";
 import { repoAuth } from "./git-auth.ts";
 import { repoSkillsDir } from "./git-copies.ts";
-import { discardedBySync } from "./git-discards.ts";
+import { copyChanges } from "./git-discards.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
@@ -198,9 +198,10 @@ export class GitSync {
   }
 
   /**
-   * Each repository's served copy: label, URL, ref, checked-out commit and local changes, for the lock.
-   * The commit is null without a copy, and for a copy trust.allowed_signers keeps from being served: a lock never
-   * records a commit nobody verified.
+   * Each repository's served copy: label, URL, ref, checked-out commit, local changes and ignored files,
+   * for the lock. The commit is null without a copy, and for a copy trust.allowed_signers keeps from being
+   * served: a lock never records a commit nobody verified. When git cannot list the changes, `unchecked`
+   * says why, and nothing is said of them.
    */
   async heads(): Promise<GitHead[]> {
     return Promise.all(
@@ -214,24 +215,37 @@ export class GitSync {
             ...(copy ? { notServed: this.trust.get(t.spec.slug)?.why ?? "not verified" } : {}),
           };
         const commit = copy ? await head(t.dir, { git: this.git }) : null;
-        const edited = commit ? await this.discardedInServed(t) : [];
-        return { ...base, commit, ...(edited.length > 0 ? { edited } : {}) };
+        if (!commit) return { ...base, commit };
+        try {
+          const { edited, ignored } = await this.servedChanges(t);
+          return {
+            ...base,
+            commit,
+            ...(edited.length > 0 ? { edited } : {}),
+            ...(ignored.length > 0 ? { ignored } : {}),
+          };
+        } catch (error) {
+          return { ...base, commit, unchecked: errorMessage(error) };
+        }
       }),
     );
   }
 
   /**
-   * What the next sync discards in `t`'s copy (git-discards.ts) that is served: under its skills folder,
-   * which is all a lock records of it. None when the folder leads out of the copy (nothing of it is
-   * served), or when git cannot list them.
+   * What `t`'s copy holds besides its checkout (git-discards.ts) in what is served, its skills folder,
+   * which is all a lock records of it: what the next sync discards (`edited`, relative to the copy) and the
+   * files git ignores (relative to the skills folder). None when the folder leads out of the copy (nothing
+   * of it is served). Throws GitError when git cannot list them.
    */
-  private async discardedInServed(t: RepoTarget): Promise<string[]> {
+  private async servedChanges(t: RepoTarget): Promise<{ edited: string[]; ignored: string[] }> {
     const served = repoSkillsDir(t.dir, t.path);
-    if (served === undefined) return [];
+    if (served === undefined) return { edited: [], ignored: [] };
     // Through a link inside the copy, the folder git knows is the one it leads to.
     const within = existsSync(served) ? relative(realpathSync(t.dir), realpathSync(served)) : relative(t.dir, served);
     const folder = within.split(sep).join("/");
-    return discardedBySync(t.dir, this.git, folder).catch(() => []);
+    const changes = await copyChanges(t.dir, this.git, { folder, ignored: true });
+    const prefix = folder === "" ? "" : `${folder}/`;
+    return { edited: changes.discarded, ignored: changes.ignored.map((path) => path.slice(prefix.length)) };
   }
 
   get lastSyncTime(): string | null {

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
-import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, selfSignedCert, skillText } from "../../helpers/git.ts";
+import { projectRoot, serveGitHttps } from "../../helpers/git-http.ts";
 import { connect } from "../../helpers/hub.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
 
@@ -299,6 +300,40 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
       expect(copyHead(m)).toBe(locked);
     }
   });
+
+  const tls = selfSignedCert();
+  test.skipIf(!tls)(
+    "a remote that refuses the credentials a frozen sync has (none) serves the locked commit the copy holds",
+    async () => {
+      const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+      const token = "ghp_FAKEtoken0123456789abcdefSECRET";
+      const basic = `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;
+      const http = serveGitHttps(projectRoot(remote.bare), tls as { cert: string; key: string }, (h) => h === basic);
+      try {
+        const env = { SKILLS_REPO: `${http.base}team.git`, GIT_SSL_NO_VERIFY: "1" };
+        const m = machine();
+        expect((await cli(m, ["sync"], { ...env, GITHUB_TOKEN: token })).code).toBe(0);
+        const locked = copyHead(m);
+        remote.write("skills/alpha/SKILL.md", skillText("alpha", "Not reviewed."));
+        remote.push("later");
+
+        // No token here (CI without the secret, a teammate without access): the copy already holds the commit.
+        const frozen = await cli(m, ["sync", "--frozen", "--json"], env);
+        expect(frozen.code, frozen.out + frozen.err).toBe(0);
+        expect(JSON.parse(frozen.out).repos[0]).toMatchObject({ success: true, commit_hash: locked });
+        expect(frozen.err).toContain(
+          `sync: ${env.SKILLS_REPO} refused access: commit ${locked.slice(0, 12)} checked against branch 'main' as last fetched…`,
+        );
+        expect(copyHead(m)).toBe(locked);
+        // A plain sync follows the branch, which it cannot read: it fails as before.
+        const plain = await cli(m, ["sync", "--json"], env);
+        expect(plain.code).toBe(1);
+        expect(errorOf(plain)?.code).toBe("GIT_AUTH_FAILED");
+      } finally {
+        http.stop();
+      }
+    },
+  );
 
   test("a lock back at an older commit the copy holds is checked out offline", async () => {
     const { remote, env } = team("First.");
