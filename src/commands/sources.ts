@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_CONFIG_FILE } from "../config/project-file.ts";
 import { configRepoTargets, repoEntry, sourceKey, targetKey } from "../refresh/repo-targets.ts";
@@ -125,7 +126,7 @@ export const runSources: CommandRun = async (ctx) => {
       "",
       `Pins: ${hub
         .lockTargets()
-        .map((t) => t.file)
+        .map((t) => (existsSync(t.file) ? t.file : `${t.file} (not written yet)`))
         .join(", ")}.`,
     );
     ctx.out(`${lines.join("\n")}\n`);

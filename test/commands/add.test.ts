@@ -460,6 +460,16 @@ describe("skillhub remove and skillhub sources", () => {
     expect(listed.out).toContain(`duplicate: ${team.url} is listed again; team-skills is used.`);
   });
 
+  test("sources names each lock that pins, and says which is not written yet", async () => {
+    const m = machine();
+    expect((await cli(m, ["add", teamRepo().url])).code).toBe(0);
+    const personal = join(m.home, ".skillhub", "skillhub.lock");
+    expect(existsSync(personal)).toBe(false);
+    expect((await cli(m, ["sources"])).out).toContain(
+      `Pins: ${join(m.project, "skillhub.lock")}, ${personal} (not written yet).`,
+    );
+  });
+
   test("removing the last personal folder empties the personal lock, so verify passes and no project lock appears", async () => {
     const m = machine();
     const mine = tempDir("skillhub-add-mine-");
