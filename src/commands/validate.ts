@@ -109,12 +109,13 @@ export function validateCatalog(
   };
 }
 
-/** SKILL.md files that were found but could not be parsed into a skill. */
+/** SKILL.md files (a misnamed `skill.md` too) that were found but could not be parsed into a skill. */
 function notServed(diagnostics: Diagnostic[], parsed: Skill[]): number {
   const known = new Set(parsed.map((s) => s.file));
+  const skillFile = SKILL_FILE.toLowerCase();
   return new Set(
     diagnostics
-      .filter((d) => d.severity === "error" && basename(d.file) === SKILL_FILE && !known.has(d.file))
+      .filter((d) => d.severity === "error" && basename(d.file).toLowerCase() === skillFile && !known.has(d.file))
       .map((d) => d.file),
   ).size;
 }

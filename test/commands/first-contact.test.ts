@@ -163,6 +163,10 @@ describe("first contact with the command line", () => {
     expect(validate.code).toBe(1);
     expect(validate.out).toContain(`pdf/skill.md\n  error   misnamed-skill-file    is named skill.md; ${says}`);
     expect(validate.out).toContain("docx/Skill.md");
+    // Three skill folders, two whose file is misnamed: all three are counted as checked.
+    expect(validate.out).toContain(
+      "Checked 3 Agent Skills and 0 tree nodes in 1 folder: 1 without a problem, 2 errors in 2 files",
+    );
     const doctor = await cli(["doctor", "--skills-dir", dir]);
     expect(doctor.out).toContain(`error misnamed-skill-file ${join(dir, "pdf", "skill.md")}: is named skill.md`);
     const list = await cli(["list", "--skills-dir", dir]);
