@@ -83,84 +83,92 @@ sha256() { # FILE
   fi
 }
 
-platform="${SKILLHUB_PLATFORM:-}"
-[ -n "$platform" ] || detect_platform
-case " $PLATFORMS " in
-  *" $platform "*) ;;
-  *) die "there is no SkillHub build for $platform (builds: $PLATFORMS). Build from source: https://github.com/skillhub-dev/skillhub" ;;
-esac
+# Everything runs from main, called on the last line: a download cut short (curl | sh) runs nothing.
+main() {
+  platform="${SKILLHUB_PLATFORM:-}"
+  [ -n "$platform" ] || detect_platform
+  case " $PLATFORMS " in
+    *" $platform "*) ;;
+    *) die "there is no SkillHub build for $platform (builds: $PLATFORMS). Build from source: https://github.com/skillhub-dev/skillhub" ;;
+  esac
 
-version="${VERSION:-}"
-version="${version#v}"
-if [ -n "${SKILLHUB_DOWNLOAD_URL:-}" ]; then
-  base="${SKILLHUB_DOWNLOAD_URL%/}"
-elif [ -n "$version" ]; then
-  base="$RELEASES/download/v$version"
-else
-  base="$RELEASES/latest/download"
-fi
-install_dir="${INSTALL_DIR:-$HOME/.local/bin}"
+  version="${VERSION:-}"
+  version="${version#v}"
+  if [ -n "${SKILLHUB_DOWNLOAD_URL:-}" ]; then
+    base="${SKILLHUB_DOWNLOAD_URL%/}"
+  elif [ -n "$version" ]; then
+    base="$RELEASES/download/v$version"
+  else
+    base="$RELEASES/latest/download"
+  fi
+  install_dir="${INSTALL_DIR:-$HOME/.local/bin}"
 
-tmp="$(mktemp -d 2>/dev/null || mktemp -d -t skillhub)"
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+  tmp="$(mktemp -d 2>/dev/null || mktemp -d -t skillhub)"
+  staged=""
+  # A copy cut short (a full disk, Ctrl-C) leaves no partial binary in the install folder either.
+  trap 'rm -rf "$tmp"; [ -z "$staged" ] || rm -f "$staged"' EXIT
+  trap 'exit 130' INT TERM
 
-download "$base/SHA256SUMS" "$tmp/SHA256SUMS"
-# The checksum list names every archive, so it also tells which version "latest" is.
-if [ -n "$version" ]; then
-  archive="skillhub-$version-$platform.tar.gz"
-  expected="$(awk -v name="$archive" '$2 == name || $2 == "*" name { print $1; exit }' "$tmp/SHA256SUMS")"
-else
-  line="$(awk -v suffix="-$platform.tar.gz" 'substr($2, length($2) - length(suffix) + 1) == suffix { print; exit }' "$tmp/SHA256SUMS")"
-  expected="${line%% *}"
-  archive="${line##* }"
-  archive="${archive#\*}"
-  version="${archive#skillhub-}"
-  version="${version%-"$platform".tar.gz}"
-fi
-[ -n "$expected" ] || die "$base/SHA256SUMS lists no ${archive:-archive for $platform}: is ${VERSION:-the latest release} published for $platform?"
-# Security: the name comes from a downloaded file and becomes a path; keep it inside $tmp.
-case "$archive" in */* | .*) die "$base/SHA256SUMS names an unexpected file: $archive" ;; esac
+  download "$base/SHA256SUMS" "$tmp/SHA256SUMS"
+  # The checksum list names every archive, so it also tells which version "latest" is.
+  if [ -n "$version" ]; then
+    archive="skillhub-$version-$platform.tar.gz"
+    expected="$(awk -v name="$archive" '$2 == name || $2 == "*" name { print $1; exit }' "$tmp/SHA256SUMS")"
+  else
+    line="$(awk -v suffix="-$platform.tar.gz" 'substr($2, length($2) - length(suffix) + 1) == suffix { print; exit }' "$tmp/SHA256SUMS")"
+    expected="${line%% *}"
+    archive="${line##* }"
+    archive="${archive#\*}"
+    version="${archive#skillhub-}"
+    version="${version%-"$platform".tar.gz}"
+  fi
+  [ -n "$expected" ] || die "$base/SHA256SUMS lists no ${archive:-archive for $platform}: is ${VERSION:-the latest release} published for $platform?"
+  # Security: the name comes from a downloaded file and becomes a path; keep it inside $tmp.
+  case "$archive" in */* | .*) die "$base/SHA256SUMS names an unexpected file: $archive" ;; esac
 
-say "Downloading SkillHub $version for $platform ..."
-download "$base/$archive" "$tmp/$archive"
-actual="$(sha256 "$tmp/$archive")"
-if [ "$actual" != "$expected" ]; then
-  die "checksum mismatch for $archive: expected $expected, got $actual. The download is corrupt or was tampered with; nothing was installed."
-fi
+  say "Downloading SkillHub $version for $platform ..."
+  download "$base/$archive" "$tmp/$archive"
+  actual="$(sha256 "$tmp/$archive")"
+  if [ "$actual" != "$expected" ]; then
+    die "checksum mismatch for $archive: expected $expected, got $actual. The download is corrupt or was tampered with; nothing was installed."
+  fi
 
-mkdir -p "$tmp/unpacked"
-tar -xzf "$tmp/$archive" -C "$tmp/unpacked" || die "could not unpack $archive"
-[ -f "$tmp/unpacked/skillhub" ] || die "$archive holds no skillhub binary"
-chmod 755 "$tmp/unpacked/skillhub"
-if [ "${platform%%-*}" = darwin ] && command -v codesign >/dev/null 2>&1 && ! codesign --verify "$tmp/unpacked/skillhub" 2>/dev/null; then
-  # Apple silicon kills unsigned binaries; an ad-hoc signature is enough to run.
-  codesign --force --sign - "$tmp/unpacked/skillhub" || die "could not sign the binary (codesign --force --sign -)"
-fi
-if ! got="$("$tmp/unpacked/skillhub" --version 2>&1)"; then
-  hint=""
-  case "$platform" in *-musl) hint="
+  mkdir -p "$tmp/unpacked"
+  tar -xzf "$tmp/$archive" -C "$tmp/unpacked" || die "could not unpack $archive"
+  [ -f "$tmp/unpacked/skillhub" ] || die "$archive holds no skillhub binary"
+  chmod 755 "$tmp/unpacked/skillhub"
+  if [ "${platform%%-*}" = darwin ] && command -v codesign >/dev/null 2>&1 && ! codesign --verify "$tmp/unpacked/skillhub" 2>/dev/null; then
+    # Apple silicon kills unsigned binaries; an ad-hoc signature is enough to run.
+    codesign --force --sign - "$tmp/unpacked/skillhub" || die "could not sign the binary (codesign --force --sign -)"
+  fi
+  if ! got="$("$tmp/unpacked/skillhub" --version 2>&1)"; then
+    hint=""
+    case "$platform" in *-musl) hint="
 On Alpine, install its C++ runtime first: apk add libstdc++ libgcc" ;; esac
-  die "the downloaded binary does not run on this machine: $(printf '%s\n' "$got" | head -n 3)$hint"
-fi
+    die "the downloaded binary does not run on this machine: $(printf '%s\n' "$got" | head -n 3)$hint"
+  fi
 
-mkdir -p "$install_dir" || die "cannot create $install_dir: set INSTALL_DIR to a folder you can write"
-# Copy then rename, so that a running skillhub is replaced, not overwritten mid-flight.
-cp "$tmp/unpacked/skillhub" "$install_dir/.skillhub.new.$$" || die "cannot write to $install_dir: set INSTALL_DIR to a folder you can write"
-mv -f "$install_dir/.skillhub.new.$$" "$install_dir/skillhub"
-ln -sf skillhub "$install_dir/skillhub-mcp"
+  mkdir -p "$install_dir" || die "cannot create $install_dir: set INSTALL_DIR to a folder you can write"
+  # Copy then rename, so that a running skillhub is replaced, not overwritten mid-flight.
+  staged="$install_dir/.skillhub.new.$$"
+  cp "$tmp/unpacked/skillhub" "$staged" || die "cannot write to $install_dir: set INSTALL_DIR to a folder you can write"
+  mv -f "$staged" "$install_dir/skillhub"
+  ln -sf skillhub "$install_dir/skillhub-mcp"
 
-say "Installed SkillHub $got to $install_dir/skillhub (also answers to skillhub-mcp)."
-command_name="$install_dir/skillhub"
-case ":$PATH:" in
-  *":$install_dir:"*) command_name=skillhub ;;
-  *) say "Note: $install_dir is not on your PATH; add it with: export PATH=\"$install_dir:\$PATH\"" ;;
-esac
-# Quoted for a shell when the folder holds a space or another special character.
-case "$command_name" in
-  *[!A-Za-z0-9_./-]*) command_name="'$(printf '%s' "$command_name" | sed "s/'/'\\\\''/g")'" ;;
-esac
-say ""
-say "Next: connect your MCP client. Print its configuration with"
-say "  $command_name print-config claude-desktop"
-say "(clients: $CLIENTS)"
+  say "Installed SkillHub $got to $install_dir/skillhub (also answers to skillhub-mcp)."
+  command_name="$install_dir/skillhub"
+  case ":$PATH:" in
+    *":$install_dir:"*) command_name=skillhub ;;
+    *) say "Note: $install_dir is not on your PATH; add it with: export PATH=\"$install_dir:\$PATH\"" ;;
+  esac
+  # Quoted for a shell when the folder holds a space or another special character.
+  case "$command_name" in
+    *[!A-Za-z0-9_./-]*) command_name="'$(printf '%s' "$command_name" | sed "s/'/'\\\\''/g")'" ;;
+  esac
+  say ""
+  say "Next: connect your MCP client. Print its configuration with"
+  say "  $command_name print-config claude-desktop"
+  say "(clients: $CLIENTS)"
+}
+
+main "$@"

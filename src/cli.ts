@@ -10,6 +10,7 @@ import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
 import { namedFolderWarnings } from "./util/folder-check.ts";
 import { createLogger } from "./util/logger.ts";
+import { terminalText } from "./util/shown-arg.ts";
 import { VERSION } from "./version.ts";
 
 /** Each command's entry: its usage line, then what it does, with its options' defaults and formats. */
@@ -189,8 +190,15 @@ export interface CliIo {
 export async function run(
   argv: string[],
   env: Record<string, string | undefined>,
-  io: CliIo = { out: stdout, err: stderr },
+  given: CliIo = { out: stdout, err: stderr },
 ): Promise<number> {
+  // Security: what a command prints holds text from files anyone may have written (a SKILL.md, a cloned
+  // project's skillhub.yaml, an analytics file): no control character in it reaches the terminal as it is.
+  const io: CliIo = {
+    ...given,
+    out: (text) => given.out(terminalText(text)),
+    err: (text) => given.err(terminalText(text)),
+  };
   let args: ParsedArgs;
   try {
     args = parseCommandLine(argv);

@@ -70,8 +70,11 @@ function serverArgs(ctx: Parameters<CommandRun>[0]): string[] {
   for (const name of CARRIED) {
     const value = ctx.args.flags[name];
     if (value === true) args.push(`--${name}`);
-    for (const v of typeof value === "string" ? [value] : Array.isArray(value) ? value : [])
-      args.push(`--${name}`, FOLDERS.has(name) ? resolve(ctx.cwd, String(v)) : String(v));
+    for (const v of typeof value === "string" ? [value] : Array.isArray(value) ? value : []) {
+      const given = FOLDERS.has(name) ? resolve(ctx.cwd, String(v)) : String(v);
+      // The server reads a word starting with `-` after `--root` as an option, and refuses to start: joined, it is the value.
+      args.push(...(given.startsWith("-") ? [`--${name}=${given}`] : [`--${name}`, given]));
+    }
   }
   if (ctx.args.options.config) args.push("--config", resolve(ctx.cwd, ctx.args.options.config));
   return args;

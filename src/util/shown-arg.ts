@@ -28,7 +28,25 @@ export function shownArg(text: string): string {
 }
 
 function escapeUnshowable(text: string): string {
-  return text.replace(UNSHOWABLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
+  return text.replace(UNSHOWABLE, escaped);
+}
+
+function escaped(char: string): string {
+  return `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * Text a command prints, as a terminal should receive it: whole, its tabs and line breaks (`\n`, `\r\n`)
+ * kept, every other character shownArg escapes written as `\uXXXX`.
+ * Security: a skill's name and description, a SKILL.md shown by `skillhub show`, a label from a cloned
+ * project's skillhub.yaml or a name in an analytics file are anyone's text; raw, an escape sequence in them
+ * would reach the terminal of whoever runs the command: rewrite the screen and the window's title, set
+ * the clipboard (OSC 52), or show a link whose text is not its target.
+ */
+export function terminalText(text: string): string {
+  return text.replace(UNSHOWABLE, (char, at: number) =>
+    char === "\n" || char === "\t" || (char === "\r" && text[at + 1] === "\n") ? char : escaped(char),
+  );
 }
 
 /**

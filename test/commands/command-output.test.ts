@@ -97,6 +97,65 @@ describe("what search, list and doctor print", () => {
   });
 });
 
+describe("text from a hostile SKILL.md, skillhub.yaml or analytics file, printed to a terminal", () => {
+  /** Escape sequences a terminal acts on: a window title (OSC 0), the clipboard (OSC 52), a link (OSC 8), colours, C1's CSI. */
+  const ESCAPES =
+    "\u001b]0;PWNED\u0007 \u001b]52;c;cm0gLXJmIH4=\u0007 \u001b]8;;https://evil.example\u001b\\docs\u001b]8;;\u001b\\ \u001b[2J\u009b31m";
+  /** Characters that must not reach the terminal raw: controls other than tab and newline, bidi overrides. */
+  const RAW = /(?![\t\n])[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+
+  test("list, search, show, doctor, validate, sources and stats write each control character as \\uXXXX", () => {
+    const home = tempDir();
+    const project = tempDir();
+    const skills = join(project, ".agents", "skills");
+    writeSkill(skills, "evil", {
+      description: JSON.stringify(`Deploys ${ESCAPES} \u202eeliforp`),
+      body: `# Evil\n\nBody ${ESCAPES}\n`,
+    });
+    writeSkill(skills, "evil2", { name: JSON.stringify(`ev\u001b[8mil2`), description: "hidden name" });
+    write(join(project, "skillhub.yaml"), `sources:\n  dirs:\n    - ${JSON.stringify(`odd\u001b]0;T\u0007`)}\n`);
+    const events = join(tempDir(), "events.jsonl");
+    const event = {
+      type: "skill_loaded",
+      timestamp: new Date().toISOString(),
+      server_id: "s",
+      data: { skill: `x${ESCAPES}` },
+    };
+    write(events, `${JSON.stringify(event)}\n`);
+    const runs = [
+      ["list"],
+      ["search", "deploys"],
+      ["show", "evil"],
+      ["show", "ev"],
+      ["doctor"],
+      ["validate"],
+      ["sources"],
+      ["stats", events],
+    ];
+    for (const args of runs) {
+      const r = skillhub(args, project, home);
+      expect({ args, raw: RAW.exec(r.out + r.err)?.[0] }).toEqual({ args, raw: undefined });
+      if (args[0] !== "sources") expect(r.out + r.err, args.join(" ")).toContain("\\u001b");
+    }
+    expect(skillhub(["list"], project, home).out).toContain(
+      "Deploys \\u001b]0;PWNED\\u0007 \\u001b]52;c;cm0gLXJmIH4=\\u0007",
+    );
+    expect(skillhub(["show", "evil"], project, home).out).toContain("\\u202eeliforp");
+    expect(skillhub(["sources"], project, home).out).toContain("odd\\u001b]0;T\\u0007");
+  });
+
+  test("tabs and line breaks, CRLF ones too, are kept", () => {
+    const home = tempDir();
+    const skills = join(tempDir(), "skills");
+    write(
+      join(skills, "crlf", "SKILL.md"),
+      "---\r\nname: crlf\r\ndescription: Kept as written.\r\n---\r\n# Title\r\n\ta\tb\r\n",
+    );
+    const shown = skillhub(["show", "crlf", "--skills-dir", skills], home, home);
+    expect(shown.out).toEndWith("---\r\n# Title\r\n\ta\tb\r\n");
+  });
+});
+
 describe("sync --frozen", () => {
   test("differences from the lock end with what to do: verify's sentence, without the sync it has just done", () => {
     const home = tempDir();

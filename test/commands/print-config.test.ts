@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { clientNamed, inNpxCache, selfLaunch } from "../../src/commands/print-config.ts";
 import { shellWords } from "../../src/util/shell-words.ts";
@@ -171,6 +171,53 @@ describe("print-config's `mcp add` commands, pasted into a shell, start the very
         });
       }
     }
+  });
+
+  test("a folder with a newline, `$()` and non-ASCII, a value starting with `-`: the same words, a server that starts", () => {
+    const root = tempDir("skillhub-paste-");
+    const bin = binaryIn(join(root, "app"));
+    const skills = join(root, "team skills\n$(touch pwned) `touch pwned2` \u00e9\u4e2d");
+    mkdirSync(skills);
+    // Stand-ins for the clients: each records the arguments it was given, NUL-separated (an argument may hold a newline).
+    const tools = join(root, "bin");
+    mkdirSync(tools);
+    for (const name of ["claude", "gemini", "codex"]) {
+      writeFileSync(join(tools, name), `#!/bin/sh\nprintf '%s\\0' "$@" > "$0.argv"\n`);
+      chmodSync(join(tools, name), 0o755);
+    }
+    const flags = ["--skills-dir", skills, "--root=-odd", "--no-watch"];
+    const server = [bin, "--skills-dir", skills, "--root=-odd", "--no-watch"];
+    const env = { HOME: root, PATH: "/usr/bin:/bin" };
+    for (const [client, tool] of [
+      ["claude-code", "claude"],
+      ["gemini", "gemini"],
+      ["codex", "codex"],
+    ] as const) {
+      const printed = Bun.spawnSync([bin, "print-config", client, ...flags], { env, cwd: root });
+      expect(printed.exitCode).toBe(0);
+      const err = printed.stderr.toString();
+      // The command runs from its first word to the line that starts the next comment.
+      const command = err.slice(err.indexOf(`${tool} mcp add`), err.indexOf("\n# ", err.indexOf(`${tool} mcp add`)));
+      const ran = Bun.spawnSync(["sh", "-c", command], {
+        env: { PATH: `${tools}:/usr/bin:/bin`, HOME: root },
+        cwd: root,
+      });
+      expect(ran.exitCode).toBe(0);
+      const words = readFileSync(join(tools, `${tool}.argv`), "utf8")
+        .split("\0")
+        .slice(0, -1);
+      expect({ client, tail: words.slice(-server.length) }).toEqual({ client, tail: server });
+      if (client === "codex") {
+        const table = Bun.TOML.parse(printed.stdout.toString()) as { mcp_servers: { skillhub: { args: string[] } } };
+        expect(table.mcp_servers.skillhub.args).toEqual(server.slice(1));
+      }
+    }
+    expect(readdirSync(root).filter((name) => name.startsWith("pwned"))).toEqual([]);
+    // The server the client starts with those words takes them: it serves until its stdin ends.
+    const cursor = Bun.spawnSync([bin, "print-config", "cursor", ...flags], { env, cwd: root });
+    const { command, args } = JSON.parse(cursor.stdout.toString()).mcpServers.skillhub;
+    const started = Bun.spawnSync([command, ...args], { env: { ...env, LOG_LEVEL: "ERROR" }, stdin: "ignore" });
+    expect({ code: started.exitCode, err: started.stderr.toString() }).toEqual({ code: 0, err: "" });
   });
 
   test("on Windows, the words are quoted as PowerShell reads them back", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMEPAGE, TARGETS } from "../../scripts/release/targets.ts";
 import { haveTools } from "../helpers/dist-tools.ts";
@@ -40,11 +40,15 @@ afterAll(() => {
   cleanupTemp();
 });
 
-/** Run install.sh as a user would, with a fresh HOME and the machine's tools on PATH. */
-async function install(env: Record<string, string>, release = "good") {
+/**
+ * Run install.sh as a user would, with a fresh HOME and the machine's tools on PATH; with `piped`, that text
+ * read by the shell from its stdin, as `curl … | sh` gives it.
+ */
+async function install(env: Record<string, string>, release = "good", piped?: string) {
   const home = tempDir("skillhub-install-home-");
   const installDir = join(home, ".local", "bin");
-  const proc = Bun.spawn([SHELL, SCRIPT], {
+  const proc = Bun.spawn(piped === undefined ? [SHELL, SCRIPT] : [SHELL], {
+    ...(piped === undefined ? {} : { stdin: Buffer.from(piped) }),
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: home,
@@ -109,6 +113,38 @@ describe.if(ready)("install.sh", () => {
     expect(r.err).toContain("nothing was installed");
     expect(readFileSync(join(dir, "skillhub"), "utf8")).toBe("previous version");
     expect(existsSync(join(dir, "skillhub-mcp"))).toBe(false);
+  });
+
+  test("a copy into the install folder cut short (a full disk) leaves no partial binary there", async () => {
+    const dir = tempDir("skillhub-install-full-");
+    writeFileSync(join(dir, "skillhub"), "previous version");
+    const fakeBin = tempDir("skillhub-install-cp-");
+    writeFileSync(
+      join(fakeBin, "cp"),
+      `#!/bin/sh\nhead -c 1000 "$1" > "$2"\necho "cp: error writing '$2': No space left on device" >&2\nexit 1\n`,
+    );
+    chmodSync(join(fakeBin, "cp"), 0o755);
+    const r = await install({ INSTALL_DIR: dir, PATH: `${fakeBin}:${process.env.PATH}` });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`cannot write to ${dir}`);
+    expect(readdirSync(dir)).toEqual(["skillhub"]);
+    expect(readFileSync(join(dir, "skillhub"), "utf8")).toBe("previous version");
+  });
+
+  test("the script cut short anywhere, as `curl | sh` runs what it got, downloads and installs nothing", async () => {
+    const text = readFileSync(SCRIPT, "utf8");
+    expect((await install({}, "good", text)).code).toBe(0);
+    const before = requests.length;
+    for (let end = text.indexOf("\n"); end < text.length - 1; end = text.indexOf("\n", end + 1)) {
+      const r = await install({}, "good", text.slice(0, end + 1));
+      const line = text.slice(0, end).split("\n").length;
+      expect({ line, downloads: requests.length - before, out: r.out, installed: existsSync(r.installDir) }).toEqual({
+        line,
+        downloads: 0,
+        out: "",
+        installed: false,
+      });
+    }
   });
 
   test("refuses an unknown platform with a clear message, before downloading anything", async () => {
