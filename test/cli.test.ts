@@ -123,6 +123,14 @@ describe("skillhub CLI", () => {
     );
   });
 
+  test("doctor shows the tools a profile offers; a list naming them is shown as written", async () => {
+    const shown = async (tools: string) =>
+      (await cli(["doctor", "--tools", tools])).out.match(/\n {2}tools: .*\n/)?.[0];
+    expect(await shown("hub")).toBe("\n  tools: hub → search_skills, load_skill, read_skill_file\n");
+    expect(await shown("auto")).toStartWith("\n  tools: auto → skill, search_skills, load_skill,");
+    expect(await shown("skill, load_skill")).toBe("\n  tools: skill, load_skill\n");
+  });
+
   test("list shows skills, sources and problems; --json is machine-readable", async () => {
     const dir = skills();
     const text = await cli(["list", "--skills-dir", dir]);

@@ -102,7 +102,11 @@ export const runDoctor: CommandRun = async (ctx) => {
   const skillWarnings = problems.filter((d) => d.severity !== "error").map((d) => `  ${formatDiagnostic(d)}`);
   lines.push(...shortened(skillWarnings, all, "warnings"));
   lines.push("", "Configuration:");
-  lines.push(`  tools: ${c.server.tools}${c.server.tools === "auto" ? ` → ${tools.join(", ")}` : ""}`);
+  // A profile (auto, hub, all, …) is shown with the tools it offers; a list that names them all is shown as it is.
+  const offered = tools.join(", ");
+  lines.push(
+    `  tools: ${c.server.tools}${c.server.tools.replace(/\s*,\s*/g, ", ") === offered ? "" : ` → ${offered}`}`,
+  );
   lines.push(`  filters: ${describeFilter(hub.filter)}`);
   lines.push(
     `  rescan: ${c.sources.rescan_seconds > 0 ? `a stat check every ${c.sources.rescan_seconds} s of ${watches ? "what no watch covers" : "every folder and skill file"}` : "off"}; watcher: ${watches ? describeWatches(watches, c.sources.rescan_seconds) : "off"}`,
