@@ -55,7 +55,14 @@ export function parseSource(text: string, ctx: SourceContext): SourceSpec {
   if (written === "") throw new SourceError("name a source: a git URL, owner/repo (GitHub) or a folder.");
   if (written.startsWith("-"))
     throw new SourceError(`'${written}' is not a source; if it is a folder, write ./${written}.`);
-  const local = localFolder(written, ctx);
+  let local: string | undefined;
+  try {
+    local = localFolder(written, ctx);
+  } catch (error) {
+    const pinned = bareAtRef(written, ctx);
+    if (pinned) return pinned;
+    throw error;
+  }
   // A bare repository holds no files to serve, only history: git fetches it as file://.
   if (local !== undefined && isBareRepository(local))
     return { kind: "git", url: pathToFileURL(local).href, written, bare: true };
@@ -116,6 +123,28 @@ function localFolder(text: string, ctx: SourceContext): string | undefined {
   throw new SourceError(
     kind === "file" ? `${dir} is a file, not a folder of skills.` : `the folder ${dir} does not exist.`,
   );
+}
+
+/**
+ * `PATH#REF` where PATH is a bare repository: that repository at REF, as `file://PATH#REF` reads. `PATH@REF`
+ * (the shorthand's form) is refused with the forms that work, since `@` may be part of a folder's name.
+ */
+function bareAtRef(written: string, ctx: SourceContext): SourceSpec | undefined {
+  const at = Math.max(written.lastIndexOf("#"), written.lastIndexOf("@"));
+  if (at <= 0) return undefined;
+  let dir: string | undefined;
+  try {
+    dir = localFolder(written.slice(0, at), ctx);
+  } catch {
+    return undefined;
+  }
+  if (dir === undefined || !isBareRepository(dir)) return undefined;
+  const ref = written.slice(at + 1);
+  if (written[at] === "@")
+    throw new SourceError(
+      `${dir} is a bare repository; to add it at ${ref}, write ${written.slice(0, at)}#${ref} or --ref ${ref}.`,
+    );
+  return { kind: "git", url: pathToFileURL(dir).href, ...(ref ? { ref } : {}), written, bare: true };
 }
 
 /** Whether `dir` is a bare git repository (HEAD, objects/ and refs/ at its top), as `git init --bare` makes. */

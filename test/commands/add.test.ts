@@ -379,6 +379,22 @@ describe("skillhub add", () => {
     expect(readFileSync(join(other.home, ".skillhub", "config.yaml"), "utf8")).toContain(`dirs:\n    - ${team.work}\n`);
   });
 
+  test("a bare repository's path with #REF is that repository at REF; with @REF the answer gives the forms that work", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const added = await cli(m, ["add", `${team.bare}#v1`]);
+    expect(added.code, added.err).toBe(0);
+    expect(readFileSync(projectFile(m), "utf8")).toContain(`url: ${team.url}\n      ref: v1\n`);
+    expect(readLockfile(join(m.project, "skillhub.lock")).sources["team-skills"]?.commit).toBe(
+      git(["rev-parse", "v1"], team.work),
+    );
+    const at = await cli(machine(), ["add", `${team.bare}@v1`]);
+    expect(at.code).toBe(2);
+    expect(at.err).toContain(`${team.bare} is a bare repository; to add it at v1, write ${team.bare}#v1 or --ref v1.`);
+    // A missing folder is still said to be missing.
+    expect((await cli(machine(), ["add", `${team.bare}-gone#v1`])).err).toContain("does not exist.");
+  });
+
   test("a URL ending in @REF that cannot be reached suggests URL#REF, which adds the pinned repository", async () => {
     const m = machine();
     const team = teamRepo();
