@@ -115,6 +115,8 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       skills: Object.keys(t.lock.skills).length,
       too_large: tooLarge(t.lock),
       sources: Object.keys(t.lock.sources).length,
+      // The files of its skills the lock does not record, as stderr names them.
+      left_out: leftOut(t.lock),
     }));
     if (ctx.args.options.json) {
       const first = counts[0];

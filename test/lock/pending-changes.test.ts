@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readLockfile } from "../../src/lock/lockfile.ts";
-import { cleanupTemp, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
 import { remoteRepo, skillText } from "../helpers/git.ts";
 import { cli, machine } from "./cli.ts";
 
@@ -86,5 +86,41 @@ describe("add and remove change only their own sources' lock entries", () => {
     expect(added.code, added.err).toBe(0);
     expect(Object.keys(readLockfile(m.lock).skills)).toHaveLength(2);
     expect((await cli(m, ["verify"])).code).toBe(0);
+  });
+});
+
+describe("skillhub lock --json", () => {
+  test("names the files left out of each lock: those git ignores in a repository's copy and those no lock can record", async () => {
+    const remote = remoteRepo("team", {
+      "skills/alpha/SKILL.md": skillText("alpha"),
+      "skills/alpha/.gitignore": "*.log\n",
+    });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const repos = join(m.home, ".skillhub", "repos");
+    write(join(repos, readdirSync(repos)[0] as string, "skills", "alpha", "run.log"), "output\n");
+    writeSkill(m.skills, "notes");
+    write(join(m.skills, "notes", "notes.md "), "trailing space\n");
+
+    const locked = await cli(m, ["lock", "--json"], env);
+    expect(locked.code, locked.err).toBe(0);
+    const report = JSON.parse(locked.out);
+    const ignored = [
+      {
+        kind: "added",
+        subject: "file",
+        id: "team:alpha",
+        file: "run.log",
+        detail: "ignored by git in the repository's copy",
+      },
+    ];
+    expect(report.left_out.ignored).toEqual(ignored);
+    expect(report.left_out.unrecordable).toEqual([
+      expect.objectContaining({ id: "project:notes", file: "notes.md ", kind: "added", subject: "file" }),
+    ]);
+    expect(report.locks[0].left_out.ignored).toEqual(ignored);
+    // The fields that were there before are unchanged.
+    expect(report).toMatchObject({ file: m.lock, scope: "project", skills: 2, sources: 1, too_large: [] });
   });
 });
