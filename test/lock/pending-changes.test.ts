@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { readLockfile } from "../../src/lock/lockfile.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
 import { remoteRepo, skillText } from "../helpers/git.ts";
-import { cli, machine } from "./cli.ts";
+import { eventually, textOf } from "../helpers/hub.ts";
+import { cli, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
 
@@ -122,5 +123,46 @@ describe("skillhub lock --json", () => {
     expect(report.locks[0].left_out.ignored).toEqual(ignored);
     // The fields that were there before are unchanged.
     expect(report).toMatchObject({ file: m.lock, scope: "project", skills: 2, sources: 1, too_large: [] });
+  });
+});
+
+describe("frozen advice for a repository's skill", () => {
+  test("a copy edited on this machine is told to be put back with sync --frozen, not adopted with sync", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const repos = join(m.home, ".skillhub", "repos");
+    // Edited while the server runs: its start-up sync puts a copy's files back.
+    const s = await serverOn(m, { ...env, SKILLHUB_FROZEN: "1" });
+    try {
+      expect(textOf(await s.call("skill", { name: "team:alpha" }))).toContain("Instructions for alpha");
+      edit(join(repos, readdirSync(repos)[0] as string, "skills", "alpha", "SKILL.md"));
+      const text = await eventually(async () => {
+        const said = textOf(await s.call("skill", { name: "team:alpha" }));
+        return said.includes("SKILL_LOCK_MISMATCH") && said;
+      });
+      expect(text).toContain(
+        "its repository's copy was changed on this machine, and every sync discards such changes: `skillhub sync --frozen` puts the locked commit's files back",
+      );
+      expect(text).not.toContain("adopt");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("verify's advice", () => {
+  test("in a project without repositories, says nothing of putting repositories back", async () => {
+    const m = machine();
+    const good = writeSkill(m.skills, "good");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    edit(good);
+    const verified = await cli(m, ["verify"]);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(
+      "Review them, then run `skillhub lock` to accept them, or restore what the lock records: restore a folder's files from version control.",
+    );
+    expect(verified.out).not.toContain("sync");
   });
 });
