@@ -166,3 +166,63 @@ describe("verify's advice", () => {
     expect(verified.out).not.toContain("sync");
   });
 });
+
+describe("skillhub doctor --frozen", () => {
+  test("a lock that is not valid: named, its skills counted as not served, exit 1", async () => {
+    const m = machine();
+    writeSkill(m.skills, "good");
+    writeSkill(m.skills, "other");
+    writeFileSync(m.lock, "{bad");
+    const plain = await cli(m, ["doctor"]);
+    expect(plain.out).toContain("Skills served: 2");
+    expect(plain.out).not.toContain("Lock (frozen");
+    const doctor = await cli(m, ["doctor", "--frozen"]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.out).toContain(`  ${m.lock} (project): not valid; refuses 2 skills\n    ${m.lock} is not valid JSON`);
+    expect(doctor.out).toContain("Skills served: 0\n  Not served in frozen mode: 2 (see Lock above).");
+    const json = JSON.parse((await cli(m, ["doctor", "--frozen", "--json"])).out);
+    expect(json.frozen.locks[0]).toMatchObject({ scope: "project", file: m.lock, valid: false });
+    expect(json.frozen.locks[0].error.code).toBe("LOCK_INVALID");
+  });
+
+  test("an edited local skill and an edited repository copy are refused, with why and what to do", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    const good = writeSkill(m.skills, "good");
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const ok = await cli(m, ["doctor", "--frozen"], env);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toContain(`  ${m.lock} (project): valid\n`);
+    expect(ok.out).toContain("Skills served: 2\n");
+
+    edit(good);
+    const repos = join(m.home, ".skillhub", "repos");
+    edit(join(repos, readdirSync(repos)[0] as string, "skills", "alpha", "SKILL.md"));
+    const doctor = await cli(m, ["doctor", "--frozen"], env);
+    expect(doctor.code).toBe(1);
+    expect(doctor.out).toContain(`  ${m.lock} (project): valid; refuses 2 skills\n`);
+    expect(doctor.out).toMatch(
+      /\n {4}project:good: SKILL_LOCK_MISMATCH \(changed skill project:good file SKILL\.md: sha256:[0-9a-f]{12}… → sha256:[0-9a-f]{12}…\)\n/,
+    );
+    expect(doctor.out).toContain("    team:alpha: SKILL_LOCK_MISMATCH (changed skill team:alpha file SKILL.md");
+    expect(doctor.out).toContain(
+      "  Repository team's copy has local changes (skills/alpha/SKILL.md), which the next sync discards: change the repository instead, or run `skillhub sync --frozen` to put the locked commit's files back.",
+    );
+    expect(doctor.out).toContain("Skills served: 0\n  Not served in frozen mode: 2 (see Lock above).");
+  });
+
+  test("a long list of refused skills shows its first 10 lines; --all every one", async () => {
+    const m = machine();
+    for (let i = 0; i < 12; i++) writeSkill(m.skills, `s${String(i).padStart(2, "0")}`);
+    writeFileSync(m.lock, '{"lockfile_version": 1, "skills": {}, "sources": {}}\n');
+    const doctor = await cli(m, ["doctor", "--frozen"]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.out).toContain("refuses 12 skills");
+    expect(doctor.out).toContain("    project:s09: SKILL_NOT_LOCKED\n");
+    expect(doctor.out).not.toContain("project:s10: SKILL_NOT_LOCKED");
+    expect(doctor.out).toContain("… and 2 more refused skills (`skillhub doctor --all` lists every one).");
+    const all = await cli(m, ["doctor", "--frozen", "--all"]);
+    expect(all.out).toContain("    project:s11: SKILL_NOT_LOCKED\n");
+  });
+});
