@@ -65,6 +65,13 @@ describe("add and remove change only their own sources' lock entries", () => {
     const verified = await cli(m, ["verify"]);
     expect(verified.out).toContain("added skill project:sneaky");
     expect(verified.out).toContain("changed skill team-skills:pdf file SKILL.md");
+
+    const removed = await cli(m, ["remove", docs.url]);
+    expect(removed.code, removed.err).toBe(0);
+    const left = readLockfile(m.lock);
+    expect(Object.keys(left.sources)).toEqual(["team-skills"]);
+    expect(Object.keys(left.skills).sort()).toEqual(["project:good", "team-skills:pdf"]);
+    expect(left.skills["team-skills:pdf"]).toEqual(before.skills["team-skills:pdf"] as never);
   });
 
   test("a lock that cannot be read is not replaced by what would be served now", async () => {
