@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
 import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
 import type { RepoEntryConfig } from "../config/schema.ts";
-import { lockPath } from "../lock/location.ts";
+import { type LockTarget, lockPath } from "../lock/location.ts";
 import { GitError } from "../refresh/git/git-errors.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
 import { carriesCredentials, withoutCredentials } from "../refresh/git/git-url.ts";
@@ -234,6 +234,8 @@ async function reportAndLock(
 ): Promise<number> {
   const next = await reloaded(ctx);
   const hub = await scannedHub(next);
+  // The lock entries add writes: those of the sources it added or changed, every other one as it was.
+  const labels = new Set<string>();
   try {
     const targets = hub.git?.targets ?? [];
     const repos = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
@@ -243,13 +245,15 @@ async function reportAndLock(
       const source = target
         ? { label: target.label, dir: repos.get(target.label) }
         : hub.catalog.sources.find((s) => s.dir === a.dir);
+      if (source && a.change !== "unchanged") labels.add(source.label);
       if (source?.dir) ctx.out(`${sourceReport(hub.catalog, source.label, source.dir).join("\n")}\n`);
     }
   } finally {
     hub.close();
   }
   // Your own sources are pinned by your own lock: --global writes no lock in the working folder.
-  return (await writeLocks(next, (t) => scope === "project" || t.scope !== "project")) === 0 ? 0 : 1;
+  const which = (t: LockTarget) => scope === "project" || t.scope !== "project";
+  return (await writeLocks(next, { which, sources: labels })) === 0 ? 0 : 1;
 }
 
 /** The command's context with the configuration read again from its files. */

@@ -7,6 +7,7 @@ import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub, toolsFolderNote } from "./context.ts";
+import { frozenReport } from "./lock-refusals.ts";
 import { teamJson, teamLines, unservedRepos } from "./team-status.ts";
 import { unreadSkillsFolder, unreadSkillsHint } from "./unread-skills.ts";
 
@@ -20,6 +21,8 @@ export const runDoctor: CommandRun = async (ctx) => {
   // What a server here would watch, tried now: a system out of watches is said here as in the server's log.
   const watches = c.sources.watch ? await probeWatches(hub.refresher.watchTargets()) : undefined;
   const configWarnings = [...ctx.configWarnings, ...namedFolderWarnings(c.sources)];
+  // Frozen: which locks, and the skills they keep from being served, counted as not served.
+  const frozen = await frozenReport(hub, (items, what) => shortened(items, ctx.args.options.all, what));
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({
@@ -37,9 +40,12 @@ export const runDoctor: CommandRun = async (ctx) => {
       tools,
       watches: watches ?? null,
       ...teamJson(hub),
+      ...(frozen ? { frozen: frozen.json } : {}),
     });
     ctx.out(`${JSON.stringify(report, null, 2)}\n`);
-    return catalog.diagnostics.some((d) => d.severity === "error") || unservedRepos(hub).length > 0 ? 1 : 0;
+    return catalog.diagnostics.some((d) => d.severity === "error") || unservedRepos(hub).length > 0 || frozen?.failed
+      ? 1
+      : 0;
   }
   const lines: string[] = [`SkillHub ${VERSION}`, ""];
   lines.push(`Project root: ${root.dir ?? "(none)"}`, `  found by: ${root.how}`);
@@ -64,7 +70,9 @@ export const runDoctor: CommandRun = async (ctx) => {
   const toolsFolder = toolsFolderNote(ctx, hub);
   if (toolsFolder) lines.push(`  note: ${toolsFolder}`);
   lines.push(...teamLines(hub));
-  lines.push("", `Skills served: ${catalog.skills.length}`);
+  lines.push(...(frozen?.lines ?? []));
+  lines.push("", `Skills served: ${catalog.skills.length - (frozen?.refused ?? 0)}`);
+  if (frozen?.refused) lines.push(`  Not served in frozen mode: ${frozen.refused} (see Lock above).`);
   const unserved = unservedRepos(hub);
   if (unserved.length > 0)
     lines.push(
@@ -116,7 +124,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   lines.push(`  log level: ${c.log_level}`);
   ctx.out(`${lines.join("\n")}\n`);
   // As --help says: 1 when the command found a problem (a skill that cannot be served, a repository's copy not served).
-  return errors > 0 || unserved.length > 0 ? 1 : 0;
+  return errors > 0 || unserved.length > 0 || frozen?.failed ? 1 : 0;
 };
 
 const SHOWN = 10;

@@ -4,8 +4,9 @@ import { fetchAdvice } from "./fetch-advice.ts";
 
 /**
  * What to do about differences from skillhub.lock: accept them, or put back what the lock records. `verify`
- * ends with ACCEPT_OR_RESTORE when no repository's state explains them; `sync --frozen`, which has just put
- * every repository back at its locked commit, with ACCEPT_OR_RESTORE_FILES.
+ * ends with ACCEPT_OR_RESTORE when no repository's state explains them, and with ACCEPT_OR_RESTORE_FILES
+ * when none of them is a repository's; `sync --frozen`, which has just put every repository back at its
+ * locked commit, with ACCEPT_OR_RESTORE_FILES.
  */
 const REVIEW_THEN_LOCK = "Review them, then run `skillhub lock` to accept them, or restore what the lock records";
 const RESTORE_FILES = "restore a folder's files from version control";

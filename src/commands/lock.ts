@@ -1,6 +1,6 @@
-import { leftOut } from "../lock/build.ts";
+import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
-import { writeLockfile } from "../lock/lockfile.ts";
+import { LockError, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
@@ -11,7 +11,9 @@ import {
   currentLocks,
   frozenRestores,
   hasEntries,
+  lockChanges,
   outdated,
+  type TargetLock,
   tooLarge,
   tooLargeNote,
 } from "./lock-state.ts";
@@ -29,16 +31,33 @@ import {
  */
 export const runLock: CommandRun = (ctx) => writeLocks(ctx);
 
-/** runLock, writing only the locks `which` selects (`skillhub add --global`: not the project's). */
-export async function writeLocks(
-  ctx: Parameters<CommandRun>[0],
-  which: (target: LockTarget) => boolean = () => true,
-): Promise<number> {
+/** Which locks writeLocks writes, and which of their entries. */
+export interface LockWrite {
+  /** The locks to write (`skillhub add --global`: not the project's); all by default. */
+  which?: (target: LockTarget) => boolean;
+  /**
+   * The sources (labels) whose entries are written as they are now; every other entry of an existing lock
+   * is kept as it is (`skillhub add` and `remove`: withSourcesFrom). Every source when not given, and for
+   * a lock not written yet.
+   */
+  sources?: ReadonlySet<string>;
+}
+
+/** runLock, writing only what `write` selects. */
+export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrite = {}): Promise<number> {
   const hub = await scannedHub(ctx);
   try {
     const all = await currentLocks(hub);
-    const targets = all.filter(which);
-    const missing = targets.flatMap((t) => t.heads.filter((h) => h.commit === null));
+    const only = write.sources;
+    const chosen = all.filter(write.which ?? (() => true));
+    const targets = only ? keepingOthers(chosen, only) : chosen;
+    if (typeof targets === "string") {
+      ctx.err(`skillhub: ${targets}\n`);
+      return 1;
+    }
+    // Only the state of the repositories written matters: another's entries stay as the lock has them.
+    const heads = (t: TargetLock) => (only ? t.heads.filter((h) => only.has(h.label)) : t.heads);
+    const missing = targets.flatMap((t) => heads(t).filter((h) => h.commit === null));
     // A lock without a configured repository (or with a copy nobody verified) would let `verify` pass over
     // skills nobody reviewed: write none.
     if (missing.length > 0) {
@@ -51,7 +70,7 @@ export async function writeLocks(
       return 1;
     }
     // A copy git cannot compare with its commit may hold anything: nothing of it is recorded.
-    const unchecked = targets.flatMap((t) => t.heads.filter((h) => h.unchecked));
+    const unchecked = targets.flatMap((t) => heads(t).filter((h) => h.unchecked));
     if (unchecked.length > 0) {
       for (const h of unchecked)
         ctx.err(`skillhub lock: ${uncheckedNote(hub, h)}, then \`skillhub lock\` again; no lock was written.\n`);
@@ -59,7 +78,7 @@ export async function writeLocks(
     }
     // A lock of edited files would record bytes no commit holds: the next sync discards them, and a
     // teammate's copy of the same commit would never verify.
-    const edited = targets.flatMap((t) => t.heads.filter((h) => h.edited));
+    const edited = targets.flatMap((t) => heads(t).filter((h) => h.edited));
     if (edited.length > 0) {
       for (const h of edited)
         ctx.err(
@@ -84,12 +103,20 @@ export async function writeLocks(
           `skillhub lock: ${plural(ignored.length, "file")} left out of ${t.file}, which git ignores in ${one ? "its" : "their"} repository's copy (no commit holds ${one ? "it" : "them"}, so a teammate's copy of the same commit has none, and a frozen server does not serve ${one ? "it" : "them"}):\n${changeLines(ignored)}`,
         );
     }
+    // What add and remove left as it was: a change nobody reviewed, which `verify` still names.
+    const pending = only ? targets.reduce((n, t, i) => n + lockChanges(chosen[i] ?? t, t.lock).length, 0) : 0;
+    if (pending > 0)
+      ctx.err(
+        `skillhub: ${plural(pending, "other difference")} from the lock ${pending === 1 ? "is" : "are"} left as ${pending === 1 ? "it was" : "they were"} (\`skillhub verify\` lists them): review, then run \`skillhub lock\` to accept them.\n`,
+      );
     const counts = written.map((t) => ({
       file: t.file,
       scope: t.scope,
       skills: Object.keys(t.lock.skills).length,
       too_large: tooLarge(t.lock),
       sources: Object.keys(t.lock.sources).length,
+      // The files of its skills the lock does not record, as stderr names them.
+      left_out: leftOut(t.lock),
     }));
     if (ctx.args.options.json) {
       const first = counts[0];
@@ -102,6 +129,25 @@ export async function writeLocks(
   } finally {
     hub.close();
   }
+}
+
+/**
+ * `targets` with each existing lock's entries kept but for those of `sources` (withSourcesFrom); a lock
+ * not written yet is written whole. The sentence naming a lock that cannot be read, whose entries nobody
+ * can keep: it is not replaced by what would be served now, which nobody reviewed.
+ */
+function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<string>): TargetLock[] | string {
+  const kept: TargetLock[] = [];
+  for (const t of targets) {
+    try {
+      kept.push({ ...t, lock: withSourcesFrom(readLockfile(t.file), t.lock, sources) });
+    } catch (error) {
+      if (!(error instanceof LockError)) throw error;
+      if (error.code !== "LOCK_MISSING") return `${error.message.replace(/\.$/, "")}; no lock was written.`;
+      kept.push(t);
+    }
+  }
+  return kept;
 }
 
 /**

@@ -5,7 +5,7 @@ import { configRepoTargets, repoEntry, repoPath, sourceKey, targetKey } from "..
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { reloaded } from "./add.ts";
 import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
-import { runLock } from "./lock.ts";
+import { writeLocks } from "./lock.ts";
 import { type SourceFile, sourceFile } from "./source-files.ts";
 import { parseSource, SourceError } from "./source-spec.ts";
 
@@ -79,7 +79,9 @@ export const runRemove: CommandRun = async (ctx) => {
         : `Removed ${shown} from ${where.file}${what}.\n`,
     );
   });
-  return (await runLock(await reloaded(ctx))) === 0 ? 0 : 1;
+  // The lock entries of the sources removed go; every other one stays as it was.
+  const removed = new Set(served.flatMap((s) => (s.label ? [s.label] : [])));
+  return (await writeLocks(await reloaded(ctx), { sources: removed })) === 0 ? 0 : 1;
 };
 
 /** The item of `edit` that `word` names, or the sentence saying why there is none. */

@@ -5,7 +5,7 @@ import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE, localChangesNote, uncheckedNote } from "./lock-advice.ts";
+import { ACCEPT_OR_RESTORE, ACCEPT_OR_RESTORE_FILES, localChangesNote, uncheckedNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -154,7 +154,8 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
     const names = moved.map((c) => c.id).join(", ");
     return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`skillhub sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}, or review the change and run \`skillhub lock\` to record the ${moved.length === 1 ? "copy's" : "copies'"} instead.`;
   }
-  return ACCEPT_OR_RESTORE;
+  // Only what applies: no repository differs, so no sync restores anything.
+  return changes.some(ofRepo) ? ACCEPT_OR_RESTORE : ACCEPT_OR_RESTORE_FILES;
 }
 
 /** What to do about files no lock can record: `skillhub lock` would leave them out again. */

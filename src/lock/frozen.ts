@@ -1,7 +1,9 @@
-import { basename, join } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { type DigestCache, digestCache, digestFile, digestSkill } from "../catalog/digests.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
+import { readState } from "../refresh/git/git-repo.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { skillReadRoot } from "../skills/skill-read.ts";
 import { resolveParentPath } from "../skills/tree-paths.ts";
@@ -187,7 +189,7 @@ export class FrozenGuard {
       file: name,
       detail: `${short(expected)} → ${short(actual)}`,
     };
-    return this.report(skill, mismatch(skill, [change], lockName));
+    return this.report(skill, this.mismatch(skill, [change], lockName));
   }
 
   /** The files the lock records for `skill` (relative "/" paths), or undefined when it has no usable entry. */
@@ -225,7 +227,7 @@ export class FrozenGuard {
       const folder = skillReadRoot(node);
       const own = (folder.ok && digestFile(folder.root, basename(node.file), cache)?.digest) || "sha256:unreadable";
       const changes = compareSkill(node.id, locked, { ...lockSkill(node, digests), skill_md: own });
-      if (changes.length > 0) return this.report(node, mismatch(node, changes, lockName));
+      if (changes.length > 0) return this.report(node, this.mismatch(node, changes, lockName));
       for (const path of digests.unrecorded) {
         // A declared script runs beside a clone's own `.git`. A name only another file system takes for it
         // (`.GIT`, `git~1` on Linux) is an ordinary folder that no lock records.
@@ -262,7 +264,7 @@ export class FrozenGuard {
     const differs = at === -1 ? served.length : at;
     if (differs === reviewed.length && differs === served.length) return undefined;
     const detail = `the parent of ${served[differs - 1]} (${served[differs] ?? "none"}; reviewed: ${reviewed[differs] ?? "none"})`;
-    return mismatch(skill, [{ kind: "changed", subject: "skill", id: skill.id, detail }], basename(file));
+    return this.mismatch(skill, [{ kind: "changed", subject: "skill", id: skill.id, detail }], basename(file));
   }
 
   /** The lock entry of one skill (not its ancestors), or why it cannot be served. */
@@ -317,7 +319,24 @@ export class FrozenGuard {
       });
     return changes.length === 0
       ? { locked, lockName }
-      : { locked, lockName, refusal: mismatch(skill, changes, lockName) };
+      : { locked, lockName, refusal: this.mismatch(skill, changes, lockName) };
+  }
+
+  /** SKILL_LOCK_MISMATCH for `skill`, whose `changes` differ from the lock named `lockName`. */
+  private mismatch(skill: Skill, changes: LockChange[], lockName: string): FrozenRefusal {
+    const files = changes.map((c) => c.file ?? c.detail).join(", ");
+    return {
+      code: "SKILL_LOCK_MISMATCH",
+      message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${lockName}), and ${FROZEN}: it is not served. Tell the user; ${this.restoreAdvice(skill)}.`,
+      changes,
+    };
+  }
+
+  /** What brings a changed skill back (restoreAdvice), with the commit its lock records of its repository. */
+  private restoreAdvice(skill: Skill): string {
+    if (skill.location !== "remote") return restoreAdvice(skill, undefined);
+    const { lock } = this.load(this.options.lockFor?.(skill));
+    return restoreAdvice(skill, lock ? entryOf(lock.sources, skill.source)?.commit : undefined);
   }
 
   /** Log a refusal once per skill and content (stderr, with the lock's path), and return it. */
@@ -327,7 +346,7 @@ export class FrozenGuard {
       refusal.code === "LOCK_UNAVAILABLE"
         ? (this.load(file).error?.message ?? `cannot read ${file}`)
         : refusal.changes.length > 0
-          ? `refused ${skill.id}: differs from ${file}: ${refusal.changes.map(describeChange).join("; ")}. ${capitalised(restoreAdvice(skill))} (\`skillhub verify\` lists every difference).`
+          ? `refused ${skill.id}: differs from ${file}: ${refusal.changes.map(describeChange).join("; ")}. ${capitalised(this.restoreAdvice(skill))} (\`skillhub verify\` lists every difference).`
           : `refused ${skill.id}: ${refusal.code} (${file}).`;
     const key = refusal.code === "LOCK_UNAVAILABLE" ? what : `${skill.id}:${skill.hash}:${what}`;
     if (!this.logged.has(key)) {
@@ -357,23 +376,27 @@ function unrecorded(skill: Skill, path: string, lockName: string): FrozenRefusal
 }
 
 /**
- * What brings a changed skill back. A repository's copy at another commit than the lock's is what a pull
- * of a newer lock leaves: `skillhub sync --frozen` checks the locked commit out, where `skillhub lock`
- * would write the old commit back.
+ * What brings a changed skill back. For a repository's skill, by the commit its copy was last synced to
+ * (the state the sync keeps in the copy's `.git`):
+ * - the commit the lock records (`locked`): the copy's files were changed on this machine, and any sync
+ *   discards such changes, a plain `skillhub sync` included, so nothing of them can be adopted: `skillhub
+ *   sync --frozen` puts the locked commit's files back, and a change to keep belongs in the repository;
+ * - another commit (as after a pull of a newer lock, or a server that followed the branch): `skillhub sync
+ *   --frozen` checks the locked commit out, where `skillhub lock` would write the old commit back.
  */
-function restoreAdvice(skill: Skill): string {
-  return skill.location === "remote"
-    ? "`skillhub sync --frozen` puts its repository's copy at the commit the lock records, or they can review the change and run `skillhub sync` to adopt it"
-    : "they can review the change and run `skillhub lock`, or restore the files";
+export function restoreAdvice(skill: Pick<Skill, "location" | "root">, locked: string | undefined): string {
+  if (skill.location !== "remote") return "they can review the change and run `skillhub lock`, or restore the files";
+  if (locked !== undefined && copyCommit(skill.root) === locked)
+    return "its repository's copy was changed on this machine, and every sync discards such changes: `skillhub sync --frozen` puts the locked commit's files back (a change to keep belongs in the repository itself)";
+  return "`skillhub sync --frozen` puts its repository's copy at the commit the lock records, or they can review the change and run `skillhub sync` to adopt it";
 }
 
-function mismatch(skill: Skill, changes: LockChange[], lockName: string): FrozenRefusal {
-  const files = changes.map((c) => c.file ?? c.detail).join(", ");
-  return {
-    code: "SKILL_LOCK_MISMATCH",
-    message: `Skill '${skill.name}' changed since it was reviewed (${files} ${changes.length === 1 ? "differs" : "differ"} from ${lockName}), and ${FROZEN}: it is not served. Tell the user; ${restoreAdvice(skill)}.`,
-    changes,
-  };
+/** The commit the last sync checked out in the repository copy that holds `folder`, if SkillHub recorded one. */
+function copyCommit(folder: string): string | undefined {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, VCS_DIR))) return readState(dir)?.commit;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 /** Whether two reads of a lock found the same entries, or failed the same way. */
