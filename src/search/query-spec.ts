@@ -1,5 +1,5 @@
 import type { SearchOptions } from "minisearch";
-import { processTerms } from "./text.ts";
+import { queryTerms } from "./text.ts";
 
 /**
  * MiniSearch's reading of a query and of its search options (executeQuery, termToQuerySpec,
@@ -31,7 +31,7 @@ const DEFAULT_MAX_FUZZY = 6;
 /** Processed query terms in order, repeats kept (MiniSearch's tokenize + processTerm). */
 export function querySequence(query: string): string[] {
   const out: string[] = [];
-  for (const word of query.split(/[\n\r\p{Z}\p{P}\p{S}]+/u)) if (word) out.push(...processTerms(word));
+  for (const word of query.split(/[\n\r\p{Z}\p{P}\p{S}]+/u)) if (word) out.push(...queryTerms(word));
   return out;
 }
 

@@ -69,15 +69,28 @@ const CJK_LAST = new RegExp(`${CJK_CHAR}$`, "u");
  * stays pairs, which single characters of other words would only blur.
  */
 export function processTerms(token: string, indexed = false): readonly string[] {
+  return termsOf(token, indexed, true);
+}
+
+/**
+ * A client's word (a query's) as processTerms makes it, its terms not remembered: the memo is for the
+ * words of skills, which repeat; a client can make up any number of words, and each one kept would
+ * hold the server's memory (up to PROCESSED_CACHE_MAX words of up to MAX_QUERY_CHARS characters each).
+ */
+export function queryTerms(token: string): readonly string[] {
+  return termsOf(token, false, false);
+}
+
+function termsOf(token: string, indexed: boolean, remember: boolean): readonly string[] {
   if (!isCjkTerm(token)) {
-    const single = processTerm(token);
+    const single = processedTerm(token, remember);
     return single === null ? NO_TERMS : [single];
   }
   const out: string[] = [];
   for (const part of foldWidth(token.toLowerCase()).split(CJK_RUN)) {
     if (part === "") continue;
     if (!CJK_RUN.test(part)) {
-      const term = processTerm(part);
+      const term = processedTerm(part, remember);
       if (term !== null) out.push(term);
     } else {
       // Characters, not UTF-16 units: Han beyond the first plane (`𠮷`) takes two units.
@@ -131,8 +144,14 @@ const PROCESSED_CACHE_MAX = 200_000;
  * to drop a term. Memoised: indexing meets the same words over and over.
  */
 export function processTerm(term: string): string | null {
+  return processedTerm(term, true);
+}
+
+/** processTerm; `remember` false (a client's words, queryTerms) reads the memo but adds nothing to it. */
+function processedTerm(term: string, remember: boolean): string | null {
   let result = processed.get(term);
   if (result === undefined) {
+    if (!remember) return processFresh(term);
     // Terms are slices of whole skill bodies: keep copies, or the index pins every body it has seen.
     const own = detach(term);
     const value = processFresh(own);
@@ -149,6 +168,11 @@ export function processTerm(term: string): string | null {
  */
 export function forgetProcessedTerms(): void {
   processed.clear();
+}
+
+/** Words processTerm's memo holds now. */
+export function processedTermCount(): number {
+  return processed.size;
 }
 
 function processFresh(term: string): string | null {

@@ -3,7 +3,7 @@ import type { RankedHit } from "./engine.ts";
 import { META_FIELDS, metadata } from "./fields.ts";
 import { SEARCH_OPTIONS } from "./index-settings.ts";
 import { type TermSpec, termSpecs } from "./query-spec.ts";
-import { acronyms, foldWidth, isCjkTerm, processTerms, splitWords } from "./text.ts";
+import { acronyms, foldWidth, isCjkTerm, processTerms, queryTerms, splitWords } from "./text.ts";
 
 /**
  * Why each of a query's hits matched, in a line an agent can judge it by: the query's words as typed, grouped by
@@ -88,7 +88,7 @@ function inWord(text: string, i: number): boolean {
 /** Each processed query term → the word the user typed for it (an acronym → its phrase), first one kept. */
 function typedWords(query: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const word of splitWords(query)) for (const term of processTerms(word)) if (!out.has(term)) out.set(term, word);
+  for (const word of splitWords(query)) for (const term of queryTerms(word)) if (!out.has(term)) out.set(term, word);
   for (const { acronym, words } of acronyms(query)) if (!out.has(acronym)) out.set(acronym, words.join(" "));
   return out;
 }

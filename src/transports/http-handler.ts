@@ -10,6 +10,7 @@ import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
+import { cancelledIds, endCancelled } from "./cancelled-calls.ts";
 import { preflight, withCors } from "./http-cors.ts";
 import {
   type HttpHandler,
@@ -348,6 +349,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       request,
       parsedBody === undefined ? undefined : { parsedBody },
     );
+    const cancelled = cancelledIds(parsedBody);
+    if (cancelled.length > 0) void endCancelled(session.transport, cancelled);
     return tracked(session, response, request);
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_QUERY_CHARS } from "../../src/search/text.ts";
+import { MAX_QUERY_CHARS, processedTermCount } from "../../src/search/text.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
 
@@ -199,6 +199,16 @@ describe("search_skills", () => {
     expect(textOf(result)).toContain("query must be at most 2000 characters");
     const longest = `invoice pdf ${"x".repeat(MAX_QUERY_CHARS - 12)}`;
     expect((await call("search_skills", { query: longest })).isError).toBeFalsy();
+  });
+
+  test("words a client makes up are not remembered: searches keep the server's word memo as it was", async () => {
+    const { call } = await open({ flags: { "skills-dir": [skills()] } });
+    // The hits' words are met (and remembered) once; then only made-up words are new.
+    const query = (word: string) => `invoice pdf ${word} ${word.repeat(40)}`;
+    expect((await hitsFor(call, query("warmup")))[0]?.name).toBe("pdf-invoice-extractor");
+    const before = processedTermCount();
+    for (let i = 0; i < 200; i++) await hitsFor(call, query(`madeup${i.toString(36)}x`));
+    expect(processedTermCount()).toBe(before);
   });
 
   test("a skill added while running is searchable", async () => {

@@ -479,6 +479,46 @@ describe("sessions", () => {
     expect(await answer).toMatchObject({ id: 7, result: { structuredContent: { stdout: "done\n" } } });
   });
 
+  test("a cancelled call's stream ends with a 'Request cancelled' answer; one answered first gets nothing more", async () => {
+    const w = world({}, { SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "bash" });
+    const skill = join(w.dir, "pdf-tools");
+    writeFileSync(join(skill, "wait.sh"), "touch started\nwhile [ ! -e go ]; do sleep 0.05; done\necho done\n");
+    const { id } = await w.open();
+    const post = (body: unknown) => w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body }));
+    const cancel = (requestId: number) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId },
+    });
+    const command = {
+      name: "run_skill_command",
+      arguments: { skill_name: "pdf-tools", command: "bash", args: ["wait.sh"] },
+    };
+    // A call running when its cancellation comes: the SDK sends it no answer, and its stream stayed open.
+    const running = sseReader(await post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: command }));
+    await eventually(() => existsSync(join(skill, "started")));
+    expect((await post(cancel(7))).status).toBe(202);
+    expect(await running.next()).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32800, message: "Request cancelled" },
+    });
+    // Cancelled in the body that asks it: the SDK never starts it. Many of them leave no stream open.
+    for (let n = 100; n < 120; n++) {
+      const batch = [{ jsonrpc: "2.0", id: n, method: "tools/list" }, cancel(n)];
+      expect(await messages(await post(batch))).toEqual([
+        { jsonrpc: "2.0", id: n, error: { code: -32800, message: "Request cancelled" } },
+      ]);
+    }
+    expect(w.handler.sessions.list()[0]).toMatchObject({ openStreams: 0, openCalls: 0 });
+    // Answered before the cancellation came: the cancellation changes nothing.
+    const listed = await messages(await post(listTools(200)));
+    expect(listed[0]).toMatchObject({ id: 200, result: { tools: expect.any(Array) } });
+    expect((await post(cancel(200))).status).toBe(202);
+    expect(await messages(await post(listTools(201)))).toEqual([expect.objectContaining({ id: 201 })]);
+    writeFileSync(join(skill, "go"), "");
+  });
+
   test("an initialize the SDK refuses (wrong Accept) leaves no session behind", async () => {
     const w = world();
     const response = await w.handler.handle(
