@@ -3,8 +3,8 @@
  * compiled binary over Streamable HTTP, scenario by scenario, for every
  * scenario that applies to a skills server (SCENARIOS), on the real skills in
  * ../shared/corpora when present (skills-example otherwise), then the MCP
- * Inspector CLI test (which includes `skills/list --verify` over stdio), the
- * shared hub behind haproxy and what reaches Claude Code's model.
+ * Inspector CLI test (over HTTP, `skills/list --verify` over stdio, and through
+ * haproxy to two replicas) and what reaches Claude Code's model.
  * Exit 0 only when every scenario passes except those listed in
  * test/conformance/expected-failures.yml, and the required ones did pass.
  * Usage: bun scripts/conformance.ts [--verbose]
@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { binary } from "../test/helpers/binary.ts";
 import { startHttpBinary } from "../test/helpers/http-binary.ts";
 import { binOf, ensureNode22, ensureNpmTool, PINNED } from "./npm-tools.ts";
+import { parallelFlags } from "./test-jobs.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const EXPECTED = join(ROOT, "test", "conformance", "expected-failures.yml");
@@ -126,16 +127,17 @@ process.stderr.write(
   `required scenarios passed: ${REQUIRED.join(", ")}\n\nMCP Inspector CLI (over stdio and HTTP, and through haproxy to two replicas), Claude Code's CLI:\n`,
 );
 
-// The clients nobody here wrote, with the pinned npm tools installed: the shared hub's test skips itself,
-// saying so, where haproxy is not installed.
+// The clients nobody here wrote, with the pinned npm tools installed: the Inspector through haproxy skips
+// itself, saying so, where haproxy is not installed. (The SDK client and the page through haproxy, with no npm
+// tool, are make test's: test/e2e/shared-hub.test.ts.)
 const clients = Bun.spawnSync(
   [
     process.execPath,
     "test",
     "--timeout",
     "240000",
+    ...parallelFlags(),
     "./test/e2e/inspector.test.ts",
-    "./test/e2e/shared-hub.test.ts",
     "./test/e2e/claude-code-results.test.ts",
   ],
   { cwd: ROOT, env: { ...process.env, SKILLHUB_NPM_TOOLS: "1" }, stdout: "inherit", stderr: "inherit" },
