@@ -85,25 +85,13 @@ try {
   );
   process.stderr.write(`skills from: ${SKILL_DIRS.join(", ")}\n`);
   code = 0;
-  for (const scenario of SCENARIOS) {
-    const run = Bun.spawn(
-      [
-        node,
-        suite,
-        "server",
-        "--url",
-        server.url,
-        "--scenario",
-        scenario,
-        "--expected-failures",
-        expectedFile,
-        "-o",
-        out,
-        ...(process.argv.includes("--verbose") ? ["--verbose"] : []),
-      ],
-      { stdout: "inherit", stderr: "inherit", cwd: home },
-    );
-    const exit = await run.exited;
+  // Scenarios run TEST_JOBS at a time, each its own client of the one server; each one's output is printed
+  // whole, in the list's order.
+  const inLane = lanes(Math.max(1, Number(process.env.TEST_JOBS ?? 2) || 1));
+  const runs = SCENARIOS.map((scenario) => inLane(() => runScenario(scenario)));
+  for (const [i, scenario] of SCENARIOS.entries()) {
+    const { exit, output } = await (runs[i] as (typeof runs)[number]);
+    process.stdout.write(output);
     if (exit !== 0) {
       process.stderr.write(`scenario ${scenario}: exit ${exit}\n`);
       code = 1;
@@ -143,6 +131,49 @@ const clients = Bun.spawnSync(
   { cwd: ROOT, env: { ...process.env, SKILLHUB_NPM_TOOLS: "1" }, stdout: "inherit", stderr: "inherit" },
 );
 process.exit(clients.exitCode ?? 1);
+
+/** One scenario against the server: the suite's exit code and its output (stdout, then stderr). */
+async function runScenario(scenario: string): Promise<{ exit: number; output: string }> {
+  const run = Bun.spawn(
+    [
+      node,
+      suite,
+      "server",
+      "--url",
+      server.url,
+      "--scenario",
+      scenario,
+      "--expected-failures",
+      expectedFile,
+      "-o",
+      out,
+      ...(process.argv.includes("--verbose") ? ["--verbose"] : []),
+    ],
+    { stdout: "pipe", stderr: "pipe", cwd: home },
+  );
+  const [exit, stdout, stderr] = await Promise.all([
+    run.exited,
+    new Response(run.stdout).text(),
+    new Response(run.stderr).text(),
+  ]);
+  return { exit, output: stdout + stderr };
+}
+
+/** Runs what it is given at most `n` at a time, the others waiting their turn in order. */
+function lanes(n: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (running >= n) await new Promise<void>((start) => waiting.push(start));
+    running++;
+    try {
+      return await work();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
 
 /** Whether every check of a scenario's latest run succeeded (results/server-<name>-<time>/checks.json). */
 function scenarioPassed(dir: string, scenario: string): boolean {
