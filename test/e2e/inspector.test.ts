@@ -7,7 +7,7 @@ import { haproxyBinary } from "../helpers/haproxy.ts";
 import { startHttpBinary } from "../helpers/http-binary.ts";
 import { eventually } from "../helpers/hub.ts";
 import { runsHere } from "../helpers/runs-here.ts";
-import { sharedHub } from "../helpers/shared-hub.ts";
+import { sharedHub } from "./shared-hub.ts";
 
 /**
  * A real MCP client, the MCP Inspector CLI (pinned, Node 22), against the

@@ -3,8 +3,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { cleanupTemp } from "../helpers/fs.ts";
 import { haproxyBinary, startHaproxy } from "../helpers/haproxy.ts";
 import { eventually, HANG_MS, textOf } from "../helpers/hub.ts";
-import { sharedHub } from "../helpers/shared-hub.ts";
 import { hasChromium, launchBrowser } from "../ui/browser.ts";
+import { sharedHub } from "./shared-hub.ts";
 
 /**
  * The shared hub as a team deploys it: two replicas of the compiled binary

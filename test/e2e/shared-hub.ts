@@ -1,14 +1,14 @@
 import { expect } from "bun:test";
 import { join } from "node:path";
-import { binary } from "./binary.ts";
-import { tempDir, write, writeSkill } from "./fs.ts";
-import { type Balancer, startHaproxy } from "./haproxy.ts";
-import { type HttpBinary, startHttpBinary } from "./http-binary.ts";
+import { binary } from "../helpers/binary.ts";
+import { tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { type Balancer, startHaproxy } from "../helpers/haproxy.ts";
+import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
 
 /**
  * The shared hub as a team deploys it, for test/e2e/shared-hub.test.ts and the MCP Inspector through it
  * (test/e2e/inspector.test.ts): two replicas of the compiled binary over one skills folder (pdf-invoice
- * with a script, git-helper) behind haproxy. Needs haproxy (helpers/haproxy.ts haproxyBinary).
+ * with a script, git-helper) behind haproxy. Needs haproxy (test/helpers/haproxy.ts haproxyBinary).
  */
 export interface Hub {
   balancer: Balancer;
