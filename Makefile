@@ -4,9 +4,10 @@ VERSION ?= $(shell node -p "require('./package.json').version")
 export BUN_VERSION
 
 # Empty when ensure-bun.sh could not provide Bun (it said why on stderr): stop there, not at a later command.
-BUN = $(or $(shell BUN_VERSION=$(BUN_VERSION) ./scripts/ensure-bun.sh),$(error no Bun $(BUN_VERSION): see above))
+# Asked once, at the first recipe that needs Bun, then kept: under make -j no two recipes install it at once.
+BUN = $(eval BUN := $$(or $$(shell BUN_VERSION=$$(BUN_VERSION) ./scripts/ensure-bun.sh),$$(error no Bun $$(BUN_VERSION): see above)))$(BUN)
 
-.PHONY: all run serve test check lint format typecheck build bench bench-pick bench-listing bench-rescan eval eval-scale clean
+.PHONY: all run serve test test-files check lint format typecheck build bench bench-pick bench-listing bench-rescan eval eval-scale clean
 
 all: build
 
@@ -29,27 +30,36 @@ serve: build
 typecheck: deps
 	$(BUN) x tsc --noEmit
 
-## make test: type-check, then every test (unit, in-memory client, binary end-to-end). Installs no
+## make test: type-check and every test (unit, in-memory client, binary end-to-end). Installs no
 ## system package: tests that need zip, unzip or ruby are skipped, with one line saying so, when absent.
+## Under make -j the type-check runs beside the tests (make test-files: the tests alone).
 ## The per-test timeout is given here because Bun ignores bunfig.toml's [test] timeout; it detects a hang
 ## on a loaded machine, never a speed budget (no test asserts on wall-clock speed).
+## TEST_JOBS test files run at once, each in its own process (bun test --parallel; 1: one after another);
+## make conformance and make clients run theirs so too.
 ## TEST_WALL_SECONDS bounds the whole run where `timeout` exists, for a hang no test's timeout sees (the
-## runtime's main thread parked): the run is stopped, the test that was running is named (the last file
-## started and the last test reported), and make fails. Nothing is ever run again. An hour by default (a
-## run under nice -n 19 beside two busy cores took over 30 minutes); 25 minutes in CI, under its 30.
+## runtime's main thread parked): the run is stopped, the test files that were running are named (the last
+## ones reported, and the last test reported), and make fails. Nothing is ever run again. An hour by default
+## (a run under nice -n 19 beside two busy cores took over 30 minutes); 25 minutes in CI, under its 30.
 TEST_TIMEOUT_MS ?= 120000
+TEST_JOBS ?= 2
+export TEST_JOBS
 TEST_WALL_SECONDS ?= $(if $(CI),1500,3600)
 WATCHDOG = $(shell command -v timeout >/dev/null 2>&1 && echo timeout -k 30 $(TEST_WALL_SECONDS))
 TEST_LOG = .tools/test-run.log
-test: typecheck build
-	@echo "$(BUN) test --timeout $(TEST_TIMEOUT_MS)"
-	@{ $(WATCHDOG) $(BUN) test --timeout $(TEST_TIMEOUT_MS) 2>&1; echo $$? > $(TEST_LOG).rc; } | tee $(TEST_LOG); \
+TEST_COMMAND = $(BUN) test --timeout $(TEST_TIMEOUT_MS) $(if $(filter-out 1,$(TEST_JOBS)),--parallel=$(TEST_JOBS))
+test: typecheck test-files
+
+test-files: build
+	@echo "$(TEST_COMMAND)"
+	@{ $(WATCHDOG) $(TEST_COMMAND) 2>&1; echo $$? > $(TEST_LOG).rc; } | tee $(TEST_LOG); \
 	  rc=$$(cat $(TEST_LOG).rc); \
 	  if [ "$$rc" = 124 ] || [ "$$rc" = 137 ]; then \
 	    echo "make test: stopped after $(TEST_WALL_SECONDS) s (TEST_WALL_SECONDS) with the run unfinished." >&2; \
-	    echo "  last test file started: $$(grep -E '^test/.*\.test\.ts:$$' $(TEST_LOG) | tail -n 1)" >&2; \
-	    echo "  last test reported:     $$(grep -E '^\((pass|fail|skip|todo)\)' $(TEST_LOG) | tail -n 1)" >&2; \
-	    echo "  the test after it in that file was running (full output: $(TEST_LOG))." >&2; \
+	    echo "  last test files reported: $$(grep -E '^test/.*\.test\.ts:$$' $(TEST_LOG) | awk -v n=$(TEST_JOBS) \
+	      '{ f[NR] = $$0 } END { for (i = NR; i > 0 && k < n; i--) if (!(f[i] in seen)) { seen[f[i]] = 1; k++; printf "%s ", f[i] } }')" >&2; \
+	    echo "  last test reported:       $$(grep -E '^\((pass|fail|skip|todo)\)' $(TEST_LOG) | tail -n 1)" >&2; \
+	    echo "  a test after it in one of those files was running (full output: $(TEST_LOG))." >&2; \
 	  fi; \
 	  exit $$rc
 
@@ -115,8 +125,8 @@ fuzz: build
 
 ## make conformance: the MCP conformance suite (pinned, Node 22 from the npm registry, both
 ## installed into .tools/) against the binary over Streamable HTTP, then the MCP Inspector CLI (also through
-## haproxy to two replicas, with the SDK client and the page in Chromium) and Claude Code's CLI (pinned) with a
-## stand-in model API.
+## haproxy to two replicas; the SDK client and the page in Chromium go through them in make test) and Claude
+## Code's CLI (pinned) with a stand-in model API.
 ## Expected failures, one reason each: test/conformance/expected-failures.yml.
 conformance: build
 	$(BUN) scripts/conformance.ts
@@ -150,7 +160,7 @@ bench-search: build
 bench-ui: build
 	$(BUN) bench/ui.ts
 
-.PHONY: release formula readme bench-bytecode bench-startup bench-memory bench-search npm-packages lint-dist client-packages client-tools clients
+.PHONY: release formula readme bench-bytecode bench-startup bench-memory bench-search npm-packages lint-dist client-packages client-tools npm-tools clients
 
 ## make release VERSION=x.y.z: cross-compile linux-x64, linux-arm64, linux-x64-musl, darwin-x64,
 ## darwin-arm64 and windows-x64 into dist/release/ (archives, MCP Bundles .mcpb for Claude Desktop, and
@@ -168,6 +178,11 @@ client-packages:
 ## scripts/npm-tools.ts, with Node 22, into .tools/ (never system-wide).
 client-tools: node_modules/.installed
 	$(BUN) scripts/clients.ts --install-only
+
+## make npm-tools: every pinned npm tool (scripts/npm-tools.ts: the conformance suite, the MCP Inspector and the
+## client tools), with Node 22, into .tools/ at once; make conformance and make clients find them there.
+npm-tools: node_modules/.installed
+	$(BUN) scripts/npm-tools.ts
 
 ## make clients: test/clients/ with those tools: each print-config snippet read by its own client and reported
 ## connected (stdio, and HTTP with a token), the plugin, the extension and the .mcpb bundles. Skipped, saying

@@ -10,6 +10,7 @@
  */
 import { join } from "node:path";
 import { ensureNode22, ensureNpmTool, node22Package, npmToolInstalled, PINNED } from "./npm-tools.ts";
+import { parallelFlags } from "./test-jobs.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const TOOLS = [PINNED.mcpb, PINNED.claudeCode, PINNED.geminiCli, PINNED.codex, PINNED.mcpRemote];
@@ -61,7 +62,7 @@ try {
 }
 if (process.argv.includes("--install-only")) process.exit(0);
 
-const run = Bun.spawnSync([process.execPath, "test", "--timeout", "180000", "./test/clients/"], {
+const run = Bun.spawnSync([process.execPath, "test", "--timeout", "180000", ...parallelFlags(), "./test/clients/"], {
   cwd: ROOT,
   env: { ...process.env, SKILLHUB_CLIENT_TOOLS: "1" },
   stdout: "inherit",

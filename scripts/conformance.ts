@@ -3,8 +3,8 @@
  * compiled binary over Streamable HTTP, scenario by scenario, for every
  * scenario that applies to a skills server (SCENARIOS), on the real skills in
  * ../shared/corpora when present (skills-example otherwise), then the MCP
- * Inspector CLI test (which includes `skills/list --verify` over stdio), the
- * shared hub behind haproxy and what reaches Claude Code's model.
+ * Inspector CLI test (over HTTP, `skills/list --verify` over stdio, and through
+ * haproxy to two replicas) and what reaches Claude Code's model.
  * Exit 0 only when every scenario passes except those listed in
  * test/conformance/expected-failures.yml, and the required ones did pass.
  * Usage: bun scripts/conformance.ts [--verbose]
@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { binary } from "../test/helpers/binary.ts";
 import { startHttpBinary } from "../test/helpers/http-binary.ts";
 import { binOf, ensureNode22, ensureNpmTool, PINNED } from "./npm-tools.ts";
+import { parallelFlags } from "./test-jobs.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const EXPECTED = join(ROOT, "test", "conformance", "expected-failures.yml");
@@ -84,25 +85,13 @@ try {
   );
   process.stderr.write(`skills from: ${SKILL_DIRS.join(", ")}\n`);
   code = 0;
-  for (const scenario of SCENARIOS) {
-    const run = Bun.spawn(
-      [
-        node,
-        suite,
-        "server",
-        "--url",
-        server.url,
-        "--scenario",
-        scenario,
-        "--expected-failures",
-        expectedFile,
-        "-o",
-        out,
-        ...(process.argv.includes("--verbose") ? ["--verbose"] : []),
-      ],
-      { stdout: "inherit", stderr: "inherit", cwd: home },
-    );
-    const exit = await run.exited;
+  // Scenarios run TEST_JOBS at a time, each its own client of the one server; each one's output is printed
+  // whole, in the list's order.
+  const inLane = lanes(Math.max(1, Number(process.env.TEST_JOBS ?? 2) || 1));
+  const runs = SCENARIOS.map((scenario) => inLane(() => runScenario(scenario)));
+  for (const [i, scenario] of SCENARIOS.entries()) {
+    const { exit, output } = await (runs[i] as (typeof runs)[number]);
+    process.stdout.write(output);
     if (exit !== 0) {
       process.stderr.write(`scenario ${scenario}: exit ${exit}\n`);
       code = 1;
@@ -126,21 +115,65 @@ process.stderr.write(
   `required scenarios passed: ${REQUIRED.join(", ")}\n\nMCP Inspector CLI (over stdio and HTTP, and through haproxy to two replicas), Claude Code's CLI:\n`,
 );
 
-// The clients nobody here wrote, with the pinned npm tools installed: the shared hub's test skips itself,
-// saying so, where haproxy is not installed.
+// The clients nobody here wrote, with the pinned npm tools installed: the Inspector through haproxy skips
+// itself, saying so, where haproxy is not installed. (The SDK client and the page through haproxy, with no npm
+// tool, are make test's: test/e2e/shared-hub.test.ts.)
 const clients = Bun.spawnSync(
   [
     process.execPath,
     "test",
     "--timeout",
     "240000",
+    ...parallelFlags(),
     "./test/e2e/inspector.test.ts",
-    "./test/e2e/shared-hub.test.ts",
     "./test/e2e/claude-code-results.test.ts",
   ],
   { cwd: ROOT, env: { ...process.env, SKILLHUB_NPM_TOOLS: "1" }, stdout: "inherit", stderr: "inherit" },
 );
 process.exit(clients.exitCode ?? 1);
+
+/** One scenario against the server: the suite's exit code and its output (stdout, then stderr). */
+async function runScenario(scenario: string): Promise<{ exit: number; output: string }> {
+  const run = Bun.spawn(
+    [
+      node,
+      suite,
+      "server",
+      "--url",
+      server.url,
+      "--scenario",
+      scenario,
+      "--expected-failures",
+      expectedFile,
+      "-o",
+      out,
+      ...(process.argv.includes("--verbose") ? ["--verbose"] : []),
+    ],
+    { stdout: "pipe", stderr: "pipe", cwd: home },
+  );
+  const [exit, stdout, stderr] = await Promise.all([
+    run.exited,
+    new Response(run.stdout).text(),
+    new Response(run.stderr).text(),
+  ]);
+  return { exit, output: stdout + stderr };
+}
+
+/** Runs what it is given at most `n` at a time, the others waiting their turn in order. */
+function lanes(n: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (running >= n) await new Promise<void>((start) => waiting.push(start));
+    running++;
+    try {
+      return await work();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
 
 /** Whether every check of a scenario's latest run succeeded (results/server-<name>-<time>/checks.json). */
 function scenarioPassed(dir: string, scenario: string): boolean {

@@ -234,3 +234,20 @@ function installedVersion(dir: string): string | undefined {
   if (!existsSync(file)) return undefined;
   return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version;
 }
+
+/** Every pinned tool, and Node 22 when the system's is older. */
+const PINNED_TOOLS = Object.values(PINNED).filter((tool) => "name" in tool);
+
+// `make npm-tools`: install them all now (make conformance and make clients would, one at a time, on first use).
+if (import.meta.main) {
+  try {
+    const node = ensureNode22();
+    for (const tool of PINNED_TOOLS) ensureNpmTool(tool.name, tool.version);
+    process.stderr.write(
+      `pinned npm tools in .tools/npm: ${PINNED_TOOLS.map((t) => `${t.name}@${t.version}`).join(", ")} (Node ${Bun.spawnSync([node, "--version"]).stdout.toString().trim()})\n`,
+    );
+  } catch (error) {
+    process.stderr.write(`make npm-tools: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}

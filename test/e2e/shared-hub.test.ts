@@ -1,25 +1,21 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { dirname, join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { binOf, ensureNode22, ensureNpmTool, npmToolInstalled, PINNED } from "../../scripts/npm-tools.ts";
-import { binary } from "../helpers/binary.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { type Balancer, haproxyBinary, startHaproxy } from "../helpers/haproxy.ts";
-import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
+import { cleanupTemp } from "../helpers/fs.ts";
+import { haproxyBinary, startHaproxy } from "../helpers/haproxy.ts";
 import { eventually, HANG_MS, textOf } from "../helpers/hub.ts";
-import { runsHere } from "../helpers/runs-here.ts";
 import { hasChromium, launchBrowser } from "../ui/browser.ts";
+import { sharedHub } from "./shared-hub.ts";
 
 /**
  * The shared hub as a team deploys it: two replicas of the compiled binary
  * over one skills folder, behind Debian's haproxy, used by clients nobody here
- * wrote: the SDK's own client on both protocol revisions, the MCP Inspector
- * CLI, and the web page in Chromium. 2025-11-25 sessions live in one replica,
- * so they need the balancer to keep a session on its replica (haproxy learns
- * each Mcp-Session-Id from the initialize answer) or replicas run
- * --stateless; 2026-07-28 needs neither. Skipped, saying so, without haproxy
- * (.ci/run installs it); the Inspector part needs the pinned CLI (make
- * conformance), the page part /usr/bin/chromium.
+ * wrote: the SDK's own client on both protocol revisions and the web page in
+ * Chromium (the MCP Inspector CLI through it: test/e2e/inspector.test.ts, under
+ * make conformance). 2025-11-25 sessions live in one replica, so they need the
+ * balancer to keep a session on its replica (haproxy learns each
+ * Mcp-Session-Id from the initialize answer) or replicas run --stateless;
+ * 2026-07-28 needs neither. Skipped, saying so, without haproxy (.ci/run
+ * installs it); the page part needs /usr/bin/chromium.
  */
 afterAll(cleanupTemp);
 
@@ -28,44 +24,6 @@ if (!haproxy)
   process.stderr.write(
     "skipping the shared-hub tests: haproxy is not installed (apt-get install haproxy; .ci/run does)\n",
   );
-
-interface Hub {
-  balancer: Balancer;
-  replicas: HttpBinary[];
-  /** MCP requests each replica has answered so far (from its debug log). */
-  hits(): number[];
-  stop(): Promise<void>;
-}
-
-/** Two replicas over one skills folder (sessions, or --stateless) behind haproxy. */
-async function sharedHub(mode: "sticky sessions" | "stateless"): Promise<Hub> {
-  const home = tempDir("skillhub-shared-home-");
-  const skills = tempDir("skillhub-shared-skills-");
-  writeSkill(skills, "pdf-invoice", {
-    description: "Extract invoice fields from PDF files",
-    body: "# PDF invoices\n\nRun `python3 scripts/extract.py` and fill **totals**.\n",
-  });
-  write(join(skills, "pdf-invoice/scripts/extract.py"), 'print("totals: 42")\n');
-  writeSkill(skills, "git-helper", { description: "Git workflow helper" });
-  const env = { PATH: process.env.PATH ?? "", HOME: home };
-  const args = ["--skills-dir", skills, "--no-watch", ...(mode === "stateless" ? ["--stateless"] : [])];
-  const replicas = await Promise.all(
-    [0, 1].map(() => startHttpBinary(binary(), args, { env, cwd: home, logLevel: "DEBUG" })),
-  );
-  const balancer = await startHaproxy(
-    replicas.map((r) => r.base),
-    { sticky: mode === "sticky sessions" },
-  );
-  return {
-    balancer,
-    replicas,
-    hits: () => replicas.map((r) => r.stderr().split("http: POST /mcp →").length - 1),
-    async stop() {
-      await balancer.stop();
-      for (const r of replicas) expect(await r.stop()).toBe(0);
-    },
-  };
-}
 
 async function sdkClient(url: string, revision: "2025-11-25" | "2026-07-28"): Promise<Client> {
   const client = new Client(
@@ -152,42 +110,6 @@ describe.skipIf(!haproxy)("two replicas behind haproxy serve clients nobody here
       await hub.stop();
     }
   }, 120_000);
-
-  const { name, version } = PINNED.inspector;
-  const inspectorReady = runsHere(
-    process.env.SKILLHUB_NPM_TOOLS === "1" || npmToolInstalled(name, version),
-    "the MCP Inspector through haproxy",
-    `${name}@${version} is not in .tools/ (make conformance installs it)`,
-  );
-  test.skipIf(!inspectorReady)(
-    "the MCP Inspector CLI through haproxy: tools, a call, a resource",
-    async () => {
-      const node = ensureNode22();
-      const inspector = binOf(ensureNpmTool(name, version), "mcp-inspector");
-      const hub = await sharedHub("sticky sessions");
-      try {
-        const run = (args: string[]) => {
-          const proc = Bun.spawnSync([node, inspector, "--cli", hub.balancer.url, "--transport", "http", ...args], {
-            env: { PATH: `${dirname(node)}:${process.env.PATH ?? ""}`, HOME: tempDir("skillhub-inspector-home-") },
-          });
-          expect(proc.exitCode, proc.stderr.toString()).toBe(0);
-          return proc.stdout.toString();
-        };
-        for (let i = 0; i < 2; i++) expect(run(["--method", "tools/list"])).toContain('"read_skill_file"');
-        expect(run(["--method", "tools/call", "--tool-name", "skill", "--tool-arg", "name=pdf-invoice"])).toContain(
-          "Base directory: skill://pdf-invoice",
-        );
-        expect(run(["--method", "resources/read", "--uri", "skill://pdf-invoice/scripts/extract.py"])).toContain(
-          "totals: 42",
-        );
-        // Each run is a new session (initialize, round robin): both replicas answered some (their logs arrive on their own time).
-        await eventually(() => hub.hits().every((n) => n > 0));
-      } finally {
-        await hub.stop();
-      }
-    },
-    180_000,
-  );
 
   test.skipIf(!hasChromium())(
     "the web page in Chromium through haproxy: search, open a skill",
