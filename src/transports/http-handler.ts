@@ -10,7 +10,7 @@ import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { cancelledIds, endCancelled } from "./cancelled-calls.ts";
+import { AnsweringTransport } from "./cancelled-calls.ts";
 import { preflight, withCors } from "./http-cors.ts";
 import {
   type HttpHandler,
@@ -313,7 +313,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   async function open(request: Request, parsedBody: unknown, place: Place): Promise<Response> {
     const server = newServer();
     let session: Session | undefined;
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    const transport: AnsweringTransport = new AnsweringTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         session = sessions.add(id, server, transport, place);
@@ -345,12 +345,10 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   async function forward(session: Session, request: Request, parsedBody?: unknown): Promise<Response> {
-    const response = await session.transport.handleRequest(
-      request,
-      parsedBody === undefined ? undefined : { parsedBody },
-    );
-    const cancelled = cancelledIds(parsedBody);
-    if (cancelled.length > 0) void endCancelled(session.transport, cancelled);
+    const response =
+      parsedBody === undefined
+        ? await session.transport.handleRequest(request)
+        : await session.transport.handlePost(request, parsedBody);
     return tracked(session, response, request);
   }
 

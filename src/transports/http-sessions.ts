@@ -1,4 +1,5 @@
-import type { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import type { McpServer } from "@modelcontextprotocol/server";
+import type { AnsweringTransport } from "./cancelled-calls.ts";
 import { PeerPlaces, type Place, type PlaceRefusal } from "./peer-places.ts";
 import { onStreamEnd } from "./stream-end.ts";
 
@@ -6,7 +7,7 @@ import { onStreamEnd } from "./stream-end.ts";
 export interface Session {
   readonly id: string;
   readonly server: McpServer;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly transport: AnsweringTransport;
   /** Its place in the table, held by the address that opened it (the socket's peer; "" when unknown). */
   readonly place: Place;
   /** When the last request arrived or the last stream ended (ms, from the table's clock). */
@@ -85,7 +86,7 @@ export class SessionTable {
   }
 
   /** A session opened in `place` (from `reserve`), which it holds until it is forgotten. */
-  add(id: string, server: McpServer, transport: WebStandardStreamableHTTPServerTransport, place: Place): Session {
+  add(id: string, server: McpServer, transport: AnsweringTransport, place: Place): Session {
     const session: Session = { id, server, transport, place, lastSeen: this.now(), openStreams: 0, openCalls: 0 };
     this.sessions.set(id, session);
     return session;

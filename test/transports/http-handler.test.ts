@@ -516,6 +516,18 @@ describe("sessions", () => {
     expect(listed[0]).toMatchObject({ id: 200, result: { tools: expect.any(Array) } });
     expect((await post(cancel(200))).status).toBe(202);
     expect(await messages(await post(listTools(201)))).toEqual([expect.objectContaining({ id: 201 })]);
+    // In a batch, one request answered while the other runs: its stream stays open, and cancelling the
+    // answered one sends nothing more; the other's answer comes next.
+    writeFileSync(join(skill, "wait2.sh"), "touch started2\nwhile [ ! -e go2 ]; do sleep 0.05; done\necho done2\n");
+    const slow = { ...command, arguments: { ...command.arguments, args: ["wait2.sh"] } };
+    const both = sseReader(
+      await post([{ jsonrpc: "2.0", id: 300, method: "tools/call", params: slow }, listTools(301)]),
+    );
+    expect(await both.next()).toMatchObject({ id: 301, result: { tools: expect.any(Array) } });
+    await eventually(() => existsSync(join(skill, "started2")));
+    expect((await post(cancel(301))).status).toBe(202);
+    writeFileSync(join(skill, "go2"), "");
+    expect(await both.next()).toMatchObject({ id: 300, result: { structuredContent: { stdout: "done2\n" } } });
     writeFileSync(join(skill, "go"), "");
   });
 
