@@ -31,20 +31,31 @@ function escapeUnshowable(text: string): string {
   return text.replace(UNSHOWABLE, escaped);
 }
 
+/** `\uXXXX` per UTF-16 unit, as JSON writes it: a character past U+FFFF as its two surrogates. */
 function escaped(char: string): string {
-  return `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`;
+  let out = "";
+  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return out;
 }
 
 /**
+ * What a terminal must not receive as it is: controls (escape sequences start with one; C1 controls
+ * included), bidirectional overrides and isolates (they reorder what is shown), lone surrogates. Joiners,
+ * soft hyphens and marks that Persian, Indic or emoji text needs are kept.
+ */
+const TERMINAL_UNSAFE =
+  /[\p{Cc}\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+
+/**
  * Text a command prints, as a terminal should receive it: whole, its tabs and line breaks (`\n`, `\r\n`)
- * kept, every other character shownArg escapes written as `\uXXXX`.
+ * kept, every other control character, bidirectional override and lone surrogate written as `\uXXXX`.
  * Security: a skill's name and description, a SKILL.md shown by `skillhub show`, a label from a cloned
  * project's skillhub.yaml or a name in an analytics file are anyone's text; raw, an escape sequence in them
  * would reach the terminal of whoever runs the command: rewrite the screen and the window's title, set
  * the clipboard (OSC 52), or show a link whose text is not its target.
  */
 export function terminalText(text: string): string {
-  return text.replace(UNSHOWABLE, (char, at: number) =>
+  return text.replace(TERMINAL_UNSAFE, (char, at: number) =>
     char === "\n" || char === "\t" || (char === "\r" && text[at + 1] === "\n") ? char : escaped(char),
   );
 }

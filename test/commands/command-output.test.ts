@@ -154,6 +154,20 @@ describe("text from a hostile SKILL.md, skillhub.yaml or analytics file, printed
     const shown = skillhub(["show", "crlf", "--skills-dir", skills], home, home);
     expect(shown.out).toEndWith("---\r\n# Title\r\n\ta\tb\r\n");
   });
+  test("text that needs joiners and tags is printed as written, and --json still reads back the same", () => {
+    const home = tempDir();
+    const skills = join(tempDir(), "skills");
+    // A subdivision flag (tag characters past U+FFFF), a family emoji (zero-width joiners), Persian with a
+    // zero-width non-joiner, a soft hyphen; and one escape sequence, which --json carries as JSON escapes it.
+    const description =
+      "Flag \u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}, family \u{1f468}\u200d\u{1f469}\u200d\u{1f467}, \u062e\u0627\u0646\u0647\u200c\u0647\u0627, co\u00adop";
+    writeSkill(skills, "world", { description: JSON.stringify(`${description} \u001b[2J`) });
+    const listed = skillhub(["list", "--skills-dir", skills], home, home).out;
+    expect(listed).toContain(description);
+    expect(listed).toContain("\\u001b[2J");
+    const json = JSON.parse(skillhub(["list", "--json", "--skills-dir", skills], home, home).out);
+    expect(json.skills[0].description).toBe(`${description} \u001b[2J`);
+  });
 });
 
 describe("sync --frozen", () => {
