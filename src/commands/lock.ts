@@ -55,8 +55,9 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       ctx.err(`skillhub: ${targets}\n`);
       return 1;
     }
-    // Only the state of the repositories written matters: another's entries stay as the lock has them.
-    const heads = (t: TargetLock) => (only ? t.heads.filter((h) => only.has(h.label)) : t.heads);
+    // Only the state of the repositories written matters where another's entries stay as the lock has
+    // them; a lock written whole (the first) records every repository, so every one is checked.
+    const heads = (t: KeptLock) => (only && t.kept ? t.heads.filter((h) => only.has(h.label)) : t.heads);
     const missing = targets.flatMap((t) => heads(t).filter((h) => h.commit === null));
     // A lock without a configured repository (or with a copy nobody verified) would let `verify` pass over
     // skills nobody reviewed: write none.
@@ -131,16 +132,19 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
   }
 }
 
+/** A lock about to be written; `kept`: an existing lock whose other sources' entries stay as they are. */
+type KeptLock = TargetLock & { kept?: boolean };
+
 /**
  * `targets` with each existing lock's entries kept but for those of `sources` (withSourcesFrom); a lock
  * not written yet is written whole. The sentence naming a lock that cannot be read, whose entries nobody
  * can keep: it is not replaced by what would be served now, which nobody reviewed.
  */
-function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<string>): TargetLock[] | string {
-  const kept: TargetLock[] = [];
+function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<string>): KeptLock[] | string {
+  const kept: KeptLock[] = [];
   for (const t of targets) {
     try {
-      kept.push({ ...t, lock: withSourcesFrom(readLockfile(t.file), t.lock, sources) });
+      kept.push({ ...t, lock: withSourcesFrom(readLockfile(t.file), t.lock, sources), kept: true });
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
       if (error.code !== "LOCK_MISSING") return `${error.message.replace(/\.$/, "")}; no lock was written.`;

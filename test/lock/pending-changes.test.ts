@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readLockfile } from "../../src/lock/lockfile.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
@@ -94,6 +94,21 @@ describe("add and remove change only their own sources' lock entries", () => {
     expect(added.code, added.err).toBe(0);
     expect(Object.keys(readLockfile(m.lock).skills)).toHaveLength(2);
     expect((await cli(m, ["verify"])).code).toBe(0);
+  });
+  test("without a lock, add checks every repository it records: another's edited copy writes none", async () => {
+    const m = machine();
+    const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
+    const docs = remoteRepo("docs-skills", { "skills/guide/SKILL.md": skillText("guide") });
+    expect((await cli(m, ["add", team.url])).code).toBe(0);
+    rmSync(m.lock);
+    const repos = join(m.home, ".skillhub", "repos");
+    const copy = join(repos, readdirSync(repos).find((n) => n.startsWith("team-skills")) as string);
+    edit(join(copy, "skills", "pdf", "SKILL.md"));
+    const added = await cli(m, ["add", docs.url]);
+    expect(added.code).toBe(1);
+    expect(added.err).toContain("team-skills");
+    expect(added.err).toContain("no lock was written.");
+    expect(existsSync(m.lock)).toBe(false);
   });
 });
 
