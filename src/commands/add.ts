@@ -10,7 +10,7 @@ import { repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targe
 import { resolveProjectRoot } from "../sources/project-root.ts";
 import { createLogger } from "../util/logger.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
-import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
+import { type CommandContext, type CommandRun, scannedHub, sourcesOf } from "./context.ts";
 import { loadSettings } from "./load-settings.ts";
 import { writeLocks } from "./lock.ts";
 import { probeRepository } from "./repo-probe.ts";
@@ -233,6 +233,7 @@ async function reportAndLock(
   scope: SourceFile["scope"],
 ): Promise<number> {
   const next = await reloaded(ctx);
+  const previous = sourcesOf(ctx);
   const hub = await scannedHub(next);
   // The lock entries add writes: those of the sources it added or changed, every other one as it was.
   const labels = new Set<string>();
@@ -253,7 +254,7 @@ async function reportAndLock(
   }
   // Your own sources are pinned by your own lock: --global writes no lock in the working folder.
   const which = (t: LockTarget) => scope === "project" || t.scope !== "project";
-  return (await writeLocks(next, { which, sources: labels })) === 0 ? 0 : 1;
+  return (await writeLocks(next, { which, sources: labels, previous })) === 0 ? 0 : 1;
 }
 
 /** The command's context with the configuration read again from its files. */

@@ -2,6 +2,7 @@ import type { ParsedArgs } from "../config/args.ts";
 import type { Config } from "../config/schema.ts";
 import { Hub, type HubOptions } from "../server/hub.ts";
 import type { ConfigReload } from "../server/repo-config.ts";
+import type { Source } from "../sources/source-list.ts";
 import { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
@@ -45,6 +46,16 @@ export function hubFor(ctx: CommandContext, options: Partial<HubOptions> = {}): 
 export function oneShotHub(ctx: CommandContext, options: Partial<HubOptions> = {}): Hub {
   const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
   return hubFor(ctx, { config, announceDiagnostics: false, usage: new UsageStore(), ...options });
+}
+
+/** The sources `ctx`'s configuration names, in precedence order, none of them read. */
+export function sourcesOf(ctx: CommandContext): Source[] {
+  const hub = oneShotHub(ctx);
+  try {
+    return hub.sources();
+  } finally {
+    hub.close();
+  }
 }
 
 /**

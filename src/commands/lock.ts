@@ -2,6 +2,7 @@ import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { LockError, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
+import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
@@ -41,6 +42,11 @@ export interface LockWrite {
    * a lock not written yet.
    */
   sources?: ReadonlySet<string>;
+  /**
+   * The sources before `add` or `remove` changed the configuration: a folder whose label changed with it
+   * (a folder of the same name added or removed beside it) has its entries moved to its new label.
+   */
+  previous?: readonly Source[];
 }
 
 /** runLock, writing only what `write` selects. */
@@ -48,7 +54,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
   const hub = await scannedHub(ctx);
   try {
     const all = await currentLocks(hub);
-    const only = write.sources;
+    const only = write.sources && new Set([...write.sources, ...relabelled(write.previous ?? [], hub.sources())]);
     const chosen = all.filter(write.which ?? (() => true));
     const targets = only ? keepingOthers(chosen, only) : chosen;
     if (typeof targets === "string") {
@@ -130,6 +136,15 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
   } finally {
     hub.close();
   }
+}
+
+/** Both labels of each folder that has another label in `after` than in `before`. */
+function relabelled(before: readonly Source[], after: readonly Source[]): string[] {
+  const now = new Map(after.map((s) => [s.dir, s.label]));
+  return before.flatMap((s) => {
+    const label = now.get(s.dir);
+    return label !== undefined && label !== s.label ? [s.label, label] : [];
+  });
 }
 
 /** A lock about to be written; `kept`: an existing lock whose other sources' entries stay as they are. */

@@ -38,6 +38,7 @@ export const runRemove: CommandRun = async (ctx) => {
   }
   // What each one served, to say what is gone.
   const before = await scannedHub(ctx);
+  const previous = before.sources();
   const labels = new Map(configRepoTargets(ctx.config).map((t) => [targetKey(t), t.label]));
   const served = found.map((f) => {
     const label =
@@ -81,7 +82,7 @@ export const runRemove: CommandRun = async (ctx) => {
   });
   // The lock entries of the sources removed go; every other one stays as it was.
   const removed = new Set(served.flatMap((s) => (s.label ? [s.label] : [])));
-  return (await writeLocks(await reloaded(ctx), { sources: removed })) === 0 ? 0 : 1;
+  return (await writeLocks(await reloaded(ctx), { sources: removed, previous })) === 0 ? 0 : 1;
 };
 
 /** The item of `edit` that `word` names, or the sentence saying why there is none. */

@@ -110,6 +110,23 @@ describe("add and remove change only their own sources' lock entries", () => {
     expect(added.err).toContain("no lock was written.");
     expect(existsSync(m.lock)).toBe(false);
   });
+  test("a folder whose label changes when another of its name is added or removed keeps its entries, under its new label", async () => {
+    const m = machine();
+    writeSkill(join(m.project, "a", "skills"), "alpha");
+    writeSkill(join(m.project, "b", "skills"), "beta");
+    expect((await cli(m, ["add", "./a/skills"])).code).toBe(0);
+    expect(Object.keys(readLockfile(m.lock).skills)).toEqual(["skills:alpha"]);
+    // Two folders named skills: each is labelled by its parent too.
+    const added = await cli(m, ["add", "./b/skills"]);
+    expect(added.code, added.err).toBe(0);
+    expect(added.err).not.toContain("other difference");
+    expect(Object.keys(readLockfile(m.lock).skills).sort()).toEqual(["a-skills:alpha", "b-skills:beta"]);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+    const removed = await cli(m, ["remove", "./b/skills"]);
+    expect(removed.code, removed.err).toBe(0);
+    expect(Object.keys(readLockfile(m.lock).skills)).toEqual(["skills:alpha"]);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+  });
 });
 
 describe("skillhub lock --json", () => {
