@@ -180,7 +180,7 @@ function notFound(requested: string, catalog: Catalog, deps: ToolDeps, hasSearch
       `- …and ${ordered.length - shown.length} more${hasSearch ? " (search_skills finds them by topic)" : ""}`,
     );
   if (shown.length === 0) shown.push("- (none: no skills are installed; see `skillhub doctor`)");
-  const broken = brokenFolder(requested, catalog);
+  const broken = brokenFolder(requested, deps);
   const missing = `Skill '${shownArg(requested)}' not found.${broken?.sentence ?? ""}`;
   const text = `${missing}\n\nAvailable skills:\n${shown.join("\n")}\n\nUse the exact skill name (case-insensitive) to load a skill.`;
   return errorResult("SKILL_NOT_FOUND", missing, { suggestions: close, ...broken?.fields }, text);

@@ -20,14 +20,15 @@ export function shownArg(text: string): string {
   let kept = "";
   let count = 0;
   for (const char of text) {
-    if (count === SHOWN_ARG_CHARS) return `${escapeUnshowable(kept)}…`;
+    if (count === SHOWN_ARG_CHARS) return `${shownText(kept)}…`;
     kept += char;
     count++;
   }
-  return escapeUnshowable(kept);
+  return shownText(kept);
 }
 
-function escapeUnshowable(text: string): string {
+/** A text a file or caller wrote, whole, with the characters shownArg escapes written as `\uXXXX`. */
+export function shownText(text: string): string {
   return text.replace(UNSHOWABLE, escaped);
 }
 

@@ -264,4 +264,18 @@ describe("a folder whose SKILL.md has an error", () => {
     });
     expect((await call("load_skill", { skill_name: "git" })).structuredContent?.name).toBe("git");
   });
+  test("on a server whose filter chooses the skills, a broken folder is not named", async () => {
+    const dir = tempDir("skillhub-broken-");
+    writeSkill(dir, "git", { description: "Git workflow" });
+    write(`${dir}/no-desc/SKILL.md`, "---\nname: no-desc\n---\n# No description\n");
+    const { call } = await open({
+      flags: { "skills-dir": [dir] },
+      env: { SKILLHUB_TOOLS: "all", SKILLHUB_ENABLED_SKILLS: "git" },
+    });
+    expect((await call("load_skill", { skill_name: "no-desc" })).structuredContent?.error).toEqual({
+      code: "SKILL_NOT_FOUND",
+      message: "No skill named 'no-desc'. Use search_skills to find skills by topic.",
+      suggestions: [],
+    });
+  });
 });

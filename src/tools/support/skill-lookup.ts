@@ -1,11 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { Catalog } from "../../catalog/catalog.ts";
-import { describeFilter, isEnabled } from "../../catalog/filters.ts";
+import { describeFilter, filterActive, isEnabled } from "../../catalog/filters.ts";
 import type { FrozenRefusal } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { closeNames } from "../../util/close-names.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
-import { shownArg } from "../../util/shown-arg.ts";
+import { shownArg, shownText } from "../../util/shown-arg.ts";
 import type { EventType, ToolDeps } from "../definition.ts";
 import { type ErrorCode, errorResult } from "../results.ts";
 
@@ -106,7 +105,7 @@ export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_N
   const enabled = deps.store.catalog.skills.filter((s) => isEnabled(s, deps.filter)).map((s) => s.name);
   const suggestions = closeNames(name, enabled);
   const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(", ")}?` : "";
-  const broken = brokenFolder(name, deps.store.catalog);
+  const broken = brokenFolder(name, deps);
   return errorResult(
     "SKILL_NOT_FOUND",
     `${words.missing(shownArg(name))}${broken?.sentence ?? ""}${hint} ${words.whereToLook}`,
@@ -116,13 +115,15 @@ export function notFound(name: string, deps: ToolDeps, words: LookupWords = BY_N
 
 /**
  * A not-found answer's sentence when a folder of that name holds a SKILL.md with an error (Catalog.unservedFolder):
- * the error, and how to fix it, for the author who just wrote the file.
+ * the error, and how to fix it, for the author who just wrote the file. Not on a server whose filters or lock
+ * choose what a model may see: there a folder no one enabled stays unnamed.
  */
-export function brokenFolder(name: string, catalog: Catalog) {
-  const d = catalog.unservedFolder(name);
+export function brokenFolder(name: string, deps: Pick<ToolDeps, "store" | "filter">) {
+  if (filterActive(deps.filter) || deps.filter.locked) return undefined;
+  const d = deps.store.catalog.unservedFolder(name);
   if (!d) return undefined;
   return {
-    sentence: ` A folder of that name holds a SKILL.md with an error (${d.code}): ${d.message} Fix the file; \`skillhub doctor\` lists every problem.`,
+    sentence: ` A folder of that name holds a SKILL.md with an error (${d.code}): ${shownText(d.message)} Fix the file; \`skillhub doctor\` lists every problem.`,
     fields: { problem: d.code },
   };
 }
