@@ -258,6 +258,10 @@ describe("skillhub CLI", () => {
     expect(run(["list", "--skills-dir", named], tempDir())).toBe(
       `No skills found in ${named} (a skill is a folder holding a SKILL.md) nor in the usual folders. Run \`skillhub doctor\` with the same options to see every folder searched.\n`,
     );
+    // An empty folder named where skills lie unread: the folder named first, then where they are.
+    expect(run(["list", "--skills-dir", named])).toBe(
+      `No skills found in ${named} (a skill is a folder holding a SKILL.md) nor in the usual folders. ${hint}\n`,
+    );
     expect(run(["list"], tempDir())).toBe(
       "No skills found. Run `skillhub doctor` to see which folders were searched.\n",
     );

@@ -79,14 +79,16 @@ export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: 
       cwd,
       catalog.sources.map((s) => s.dir),
     );
-    if (unread) return `No skills found. ${unreadSkillsHint(cwd, unread)}\n`;
-    // A folder the user named is the one they expected skills in: named back, as doctor needs it too.
+    const hint = unread ? ` ${unreadSkillsHint(cwd, unread)}` : "";
+    const then = hint || " Run `skillhub doctor` with the same options to see every folder searched.";
+    // A folder the user named is the one they expected skills in: named back first, as doctor needs it too.
     const named = catalog.sources.filter((s) => s.location === "explicit").map((s) => s.dir);
     const problems = named.map((dir) => [dir, folderProblem(dir)?.kind] as const);
     if (problems.some(([, kind]) => kind !== undefined))
-      return `No skills found: ${problems.map(([dir, kind]) => namedFolderState(dir, kind)).join("; ")}. Run \`skillhub doctor\` with the same options to see every folder searched.\n`;
+      return `No skills found: ${problems.map(([dir, kind]) => namedFolderState(dir, kind)).join("; ")}.${then}\n`;
     if (named.length > 0)
-      return `No skills found in ${named.join(", ")} (a skill is a folder holding a SKILL.md) nor in the usual folders. Run \`skillhub doctor\` with the same options to see every folder searched.\n`;
+      return `No skills found in ${named.join(", ")} (a skill is a folder holding a SKILL.md) nor in the usual folders.${then}\n`;
+    if (unread) return `No skills found.${hint}\n`;
     return "No skills found. Run `skillhub doctor` to see which folders were searched.\n";
   }
   return [
