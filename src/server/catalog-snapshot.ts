@@ -92,25 +92,39 @@ export function snapshotFile(hub: Hub): string {
 }
 
 /**
- * What a listing (tools/list, prompts/list) waits for: nothing while the snapshot's catalog stands in
- * for the first scan, else the first scan. Calls and reads always wait for the scan (hub.ready).
+ * Most skills a snapshot may list for the first listing to wait for the first scan (hub.listingWaitMs(true)
+ * at most): a scan that keeps the snapshot's parses reads them in tens of milliseconds, so a client that
+ * lists once and quits sees a skill added since. A larger collection is listed from the snapshot at once,
+ * where waiting would cost the listing most of a second.
  */
-export function listingReady(hub: Hub): Promise<void> | undefined {
-  return hub.store.provisional ? undefined : hub.ready;
+export const WAITED_SNAPSHOT_SKILLS = 1000;
+
+/**
+ * What a listing (prompts/list, resources/list) waits for: the first scan, except while the last run's
+ * snapshot stands in for it (then list_changed follows when the scan differs); a small snapshot waits a
+ * moment for the scan first (WAITED_SNAPSHOT_SKILLS). Calls and reads always wait for the scan (hub.ready).
+ */
+export function listingReady(hub: Hub): Promise<unknown> | undefined {
+  if (!hub.store.provisional) return hub.ready;
+  return hub.catalog.size <= WAITED_SNAPSHOT_SKILLS ? scanOrWait(hub, hub.listingWaitMs(true)) : undefined;
 }
 
 /**
- * What tools/list waits for: as listingReady, except that on a first start (no snapshot, the first scan
- * under way) it waits hub.listingWaitMs at most, then lists the tools with the skills still being read
- * (the skill tool says so, and list_changed follows the scan: announce-changes.ts).
+ * What tools/list waits for: as listingReady, and on a first start too (no snapshot, the first scan
+ * under way) it waits hub.listingWaitMs(false) at most, then lists the tools with the skills still being
+ * read (the skill tool says so, and list_changed follows the scan: announce-changes.ts).
  */
 export function toolsListingReady(hub: Hub): Promise<unknown> | undefined {
-  if (!hub.catalogPending) return listingReady(hub);
+  return hub.catalogPending ? scanOrWait(hub, hub.listingWaitMs(false)) : listingReady(hub);
+}
+
+/** The first scan, or `ms`, whichever ends first. */
+function scanOrWait(hub: Hub, ms: number): Promise<unknown> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([
     hub.ready,
     new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, hub.listingWaitMs);
+      timer = setTimeout(resolve, ms);
       timer.unref?.();
     }),
   ]).finally(() => clearTimeout(timer));

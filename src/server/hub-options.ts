@@ -29,6 +29,8 @@ export interface HubOptions {
   now?: () => number;
   /** How long a first start's tools/list waits for the first scan (ms). Default 800; tests shorten it. */
   listingWaitMs?: number;
+  /** How long a listing a small snapshot of the last run could answer waits for the first scan (ms). Default 200. */
+  snapshotListingWaitMs?: number;
   /** Overrides for git sync (interval, spawn, environment) in tests. */
   git?: Partial<GitSyncOptions>;
   /** Overrides for embedding requests (fetch, sleep, clock, timers) and the vector index in tests. */

@@ -185,8 +185,12 @@ export class Hub implements ToolDeps {
     return this.store.catalog === this.unread;
   }
 
-  /** How long tools/list waits for the first scan before it answers without the skills (ms). */
-  get listingWaitMs(): number {
+  /**
+   * How long a listing waits for the first scan (ms) before it answers from the last run's snapshot, or, on
+   * a first start (tools/list only), without the skills.
+   */
+  listingWaitMs(snapshot: boolean): number {
+    if (snapshot) return this.options.snapshotListingWaitMs ?? SNAPSHOT_LISTING_WAIT_MS;
     return this.options.listingWaitMs ?? LISTING_WAIT_MS;
   }
 
@@ -423,3 +427,9 @@ const INDEX_START_DELAY_MS = 500;
  * sooner and the first listing names them; a larger collection is listed once it has (list_changed).
  */
 const LISTING_WAIT_MS = 800;
+
+/**
+ * Milliseconds a listing waits for the first scan when the last run's snapshot of a small collection could
+ * answer it (catalog-snapshot.ts): such a scan ends well within it unless a repository sync holds it.
+ */
+const SNAPSHOT_LISTING_WAIT_MS = 200;

@@ -101,6 +101,8 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   stdout.on("error", () => finish("stdout closed"));
   const idleStart = setTimeout(start, IDLE_START_MS);
   const why = await done;
+  // A first scan under way when the client left (see below).
+  const scanning = started && !scanned;
   // Closing: a start still queued (setImmediate after initialize) must not start a hub being shut down.
   started = true;
   clearTimeout(idleStart);
@@ -111,6 +113,9 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   await bounded(
     (async () => {
       await handle.close().catch(() => undefined);
+      // A client that lists once and goes (an inspector, a health check) may leave before the first scan
+      // ends: it is finished and kept, or every such start would scan from nothing or list a stale snapshot.
+      if (scanning && why === "stdin ended") await hub.ready.catch(() => undefined);
       // A snapshot being written is finished (not left as a temporary file).
       await saving;
       // Stops the timers and sends the last analytics events.

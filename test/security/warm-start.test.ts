@@ -34,6 +34,8 @@ async function session(setup: ReturnType<typeof signedSetup>, scanner?: GatedSca
     env: { SKILLS_REPO: setup.remote.url, SKILLHUB_ALLOWED_SIGNERS: setup.signers },
     hub: {
       listingWaitMs: HANG_MS,
+      // A held scan: listings are answered from the snapshot at once.
+      snapshotListingWaitMs: 0,
       git: { runner: { env: GIT_ENV }, intervalMs: 0 },
       ...(scanner ? { scanner } : {}),
     },

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { once } from "node:events";
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { Scanner } from "../../src/catalog/scanner.ts";
 import { run } from "../../src/cli.ts";
-import { SNAPSHOT_VERSION } from "../../src/server/catalog-snapshot.ts";
+import { SNAPSHOT_VERSION, WAITED_SNAPSHOT_SKILLS } from "../../src/server/catalog-snapshot.ts";
 import { serveStdio } from "../../src/transports/stdio.ts";
 import { VERSION } from "../../src/version.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
@@ -15,13 +16,20 @@ import { HANG_MS } from "../helpers/wait.ts";
 afterAll(cleanupTemp);
 
 /** One serveStdio session over in-process pipes, with a line-level JSON-RPC client. */
-function session(skills: string, home: string, scanner?: Scanner, env: Record<string, string> = {}) {
+function session(
+  skills: string,
+  home: string,
+  scanner?: Scanner,
+  env: Record<string, string> = {},
+  // Unless a test shortens it, a listing the snapshot could answer waits for the scan as long as it is held.
+  snapshotListingWaitMs = 600_000,
+) {
   const { hub, logger } = testHub({
     flags: { "skills-dir": [skills] },
     env,
     home,
     // A first start's listing waits for the scan as long as the test holds it.
-    hub: { listingWaitMs: 600_000, ...(scanner ? { scanner } : {}) },
+    hub: { listingWaitMs: 600_000, snapshotListingWaitMs, ...(scanner ? { scanner } : {}) },
   });
   const stdin = new PassThrough();
   const stdout = new PassThrough();
@@ -67,7 +75,15 @@ function session(skills: string, home: string, scanner?: Scanner, env: Record<st
     stdin.end();
     await done;
   };
-  return { hub, logger, messages, send, request, waitUntil, notified, open, close };
+  /** End stdin; resolves once the server has seen that end and taken its next turn, with how it closes. */
+  const leave = async () => {
+    const ended = once(stdin, "end");
+    stdin.end();
+    await ended;
+    await new Promise((resolve) => setImmediate(resolve));
+    return { closed: done };
+  };
+  return { hub, logger, messages, send, request, waitUntil, notified, open, close, leave };
 }
 
 /** The text of the first tools/list answer's tools (descriptions name the skills). */
@@ -93,11 +109,11 @@ describe("the catalog snapshot answers the first listing of the next start", () 
     await firstRun(skills, home);
 
     const scanner = new GatedScanner();
-    const s = session(skills, home, scanner);
+    const s = session(skills, home, scanner, {}, 0);
     expect(await s.open()).toContain("invoice-parser");
     const tools = await s.request("tools/list");
     const prompts = await s.request("prompts/list");
-    // Answered while the scan is held at the gate: from the snapshot.
+    // Answered while the scan is held at the gate (past the listing's wait): from the snapshot.
     expect(scanner.scans).toBe(1);
     expect(listed(tools)).toContain("invoice-parser");
     expect(prompts.result.prompts.map((p: { name: string }) => p.name)).toEqual(["invoice-parser"]);
@@ -146,7 +162,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
     await s.close();
   });
 
-  test("a catalog changed between runs: the snapshot's list first, then list_changed and the new skills", async () => {
+  test("a catalog changed between runs, scanned past the listing's wait: the snapshot's list first, then list_changed and the new skills", async () => {
     const skills = tempDir("skillhub-snap-skills-");
     const home = tempDir("skillhub-snap-home-");
     writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
@@ -156,7 +172,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
     rmSync(join(skills, "old-helper"), { recursive: true });
 
     const scanner = new GatedScanner();
-    const s = session(skills, home, scanner);
+    const s = session(skills, home, scanner, {}, 0);
     await s.open();
     const before = await s.request("tools/list");
     expect(listed(before)).toContain("old-helper");
@@ -201,6 +217,82 @@ describe("the catalog snapshot answers the first listing of the next start", () 
     await s.waitUntil("the snapshot kept again", () => (header().stamps !== before.stamps ? header() : undefined));
     expect(header().contentHash).toBe(before.contentHash);
     await s.close();
+  });
+
+  test("a catalog changed between runs and scanned within the listing's wait: the first listings are what is on disk", async () => {
+    const skills = tempDir("skillhub-snap-skills-");
+    const home = tempDir("skillhub-snap-home-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    writeSkill(skills, "old-helper", { description: "Soon removed" });
+    await firstRun(skills, home);
+    writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
+    rmSync(join(skills, "old-helper"), { recursive: true });
+
+    const scanner = new GatedScanner();
+    const s = session(skills, home, scanner);
+    await s.open();
+    const tools = s.send("tools/list");
+    const prompts = s.send("prompts/list");
+    scanner.release();
+    const toolsAnswer = await s.waitUntil("tools/list", () => s.messages.find((m) => m.id === tools));
+    const promptsAnswer = await s.waitUntil("prompts/list", () => s.messages.find((m) => m.id === prompts));
+    expect(listed(toolsAnswer)).toContain("pdf-tools");
+    expect(listed(toolsAnswer)).not.toContain("old-helper");
+    expect(promptsAnswer.result.prompts.map((p: { name: string }) => p.name).sort()).toEqual([
+      "invoice-parser",
+      "pdf-tools",
+    ]);
+    await s.close();
+  });
+
+  test("a large collection's first listing does not wait for the scan: the snapshot answers it", async () => {
+    const skills = tempDir("skillhub-snap-skills-");
+    const home = tempDir("skillhub-snap-home-");
+    for (let i = 0; i <= WAITED_SNAPSHOT_SKILLS; i++)
+      writeSkill(skills, `skill-${i}`, { description: `Skill number ${i}` });
+    await firstRun(skills, home);
+    writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
+
+    const scanner = new GatedScanner();
+    const s = session(skills, home, scanner);
+    await s.open();
+    const tools = await s.request("tools/list");
+    expect(scanner.released).toBe(false);
+    expect(listed(tools)).toContain("skill-0");
+    expect(listed(tools)).not.toContain("pdf-tools");
+    scanner.release();
+    await s.waitUntil("tools/list_changed", () =>
+      s.messages.find((m) => m.method === "notifications/tools/list_changed"),
+    );
+    await s.close();
+  });
+
+  test("a client that leaves before the first scan ends: the scan is finished and kept for the next start", async () => {
+    const skills = tempDir("skillhub-snap-skills-");
+    const home = tempDir("skillhub-snap-home-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    await firstRun(skills, home);
+    writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
+
+    // A one-shot client: lists from the snapshot while the scan is held, then closes stdin.
+    const scanner = new GatedScanner();
+    const s = session(skills, home, scanner, {}, 0);
+    await s.open();
+    expect(listed(await s.request("tools/list"))).not.toContain("pdf-tools");
+    const { closed } = await s.leave();
+    scanner.release();
+    await closed;
+    const file = join(home, ".skillhub", "index", snapshotFiles(home)[0] as string);
+    expect(readFileSync(file, "utf8")).toContain("pdf-tools");
+
+    // The next one-shot client, whose scan is held past the wait too, lists the skill from that snapshot.
+    const next = new GatedScanner();
+    const t = session(skills, home, next, {}, 0);
+    await t.open();
+    expect(listed(await t.request("tools/list"))).toContain("pdf-tools");
+    const left = await t.leave();
+    next.release();
+    await left.closed;
   });
 
   for (const [what, damage] of [
