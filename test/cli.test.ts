@@ -267,6 +267,29 @@ describe("skillhub CLI", () => {
     );
   });
 
+  test("skills found elsewhere do not hide an unread skills/ folder: list, search, show and doctor name it", () => {
+    const project = tempDir();
+    writeSkill(join(project, "skills"), "hello-world", { description: "Say hello" });
+    const home = tempDir();
+    writeSkill(join(home, ".claude", "skills"), "csv-summary", { description: "Summarise CSV files" });
+    const run = (args: string[]) => {
+      const proc = Bun.spawnSync([binary(), ...args], {
+        cwd: project,
+        env: { HOME: home, PATH: process.env.PATH ?? "" },
+      });
+      return { out: proc.stdout.toString(), err: proc.stderr.toString() };
+    };
+    const hint = `${join(project, "skills")} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`skillhub add ./skills\` to add it to this project's skillhub.yaml.`;
+    const list = run(["list"]).out;
+    expect(list).toMatch(/^csv-summary /m);
+    expect(list).toEndWith(`note: ${hint}\n`);
+    expect(run(["search", "say hello greeting"]).out).toContain(`\`skillhub list\` shows every skill. ${hint}\n`);
+    expect(run(["show", "hello-world"]).err).toEndWith(`${hint}\n`);
+    expect(run(["doctor"]).out).toContain(`Skills served: 1\n  ${hint}\n`);
+    // Once read, nothing is said.
+    expect(run(["list", "--skills-dir", "./skills"]).out).not.toContain("no source reads it");
+  });
+
   test("the sk tools' skills/ folder: read by list, show and doctor only as a server with the same tools setting reads it, and said", () => {
     const project = tempDir();
     writeSkill(join(project, "skills"), "pdf", { description: "PDF tools" });

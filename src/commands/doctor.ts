@@ -9,7 +9,7 @@ import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub, toolsFolderNote } from "./context.ts";
 import { frozenReport } from "./lock-refusals.ts";
 import { teamJson, teamLines, unservedRepos } from "./team-status.ts";
-import { unreadSkillsFolder, unreadSkillsHint } from "./unread-skills.ts";
+import { unreadSkillsNote } from "./unread-skills.ts";
 
 /** `skillhub doctor`: where skills come from, what was found, and what is wrong. */
 export const runDoctor: CommandRun = async (ctx) => {
@@ -78,16 +78,11 @@ export const runDoctor: CommandRun = async (ctx) => {
     lines.push(
       `  Not served: the skills of ${unserved.length === 1 ? "repository" : "repositories"} ${unserved.join(", ")} (see Git repositories above).`,
     );
-  else if (catalog.skills.length === 0) {
-    const unread = unreadSkillsFolder(
-      ctx.cwd,
-      catalog.sources.map((s) => s.dir),
-    );
-    lines.push(
-      unread
-        ? `  ${unreadSkillsHint(ctx.cwd, unread)}`
-        : "  Put skill folders (each with a SKILL.md) in one of the folders above, or pass --skills-dir DIR.",
-    );
+  else {
+    const unread = unreadSkillsNote(ctx.cwd, catalog);
+    if (unread) lines.push(`  ${unread}`);
+    else if (catalog.skills.length === 0)
+      lines.push("  Put skill folders (each with a SKILL.md) in one of the folders above, or pass --skills-dir DIR.");
   }
   const all = ctx.args.options.all;
   lines.push(...(await publicationReport(hub, (items, what) => shortened(items, all, what))));

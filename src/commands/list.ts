@@ -7,7 +7,7 @@ import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem } from "../util/folder-check.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
-import { unreadSkillsFolder, unreadSkillsHint } from "./unread-skills.ts";
+import { unreadSkillsNote } from "./unread-skills.ts";
 
 /** `skillhub list [--json] [--all]`: served skills with source and description (JSON: folder and location too); --all adds shadowed ones. */
 export const runList: CommandRun = async (ctx) => {
@@ -65,6 +65,8 @@ export const runList: CommandRun = async (ctx) => {
   ctx.out(`\n${notes.join(", ")}\n`);
   // A limit that stopped the scan hides skills: say so here too, not only in doctor.
   for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);
+  const unread = unreadSkillsNote(ctx.cwd, catalog);
+  if (unread) ctx.out(`note: ${unread}\n`);
   return 0;
 };
 
@@ -75,11 +77,8 @@ export const runList: CommandRun = async (ctx) => {
 export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: string): string {
   const errors = catalog.diagnostics.filter((d) => d.severity === "error");
   if (errors.length === 0) {
-    const unread = unreadSkillsFolder(
-      cwd,
-      catalog.sources.map((s) => s.dir),
-    );
-    const hint = unread ? ` ${unreadSkillsHint(cwd, unread)}` : "";
+    const unread = unreadSkillsNote(cwd, catalog);
+    const hint = unread ? ` ${unread}` : "";
     const then = hint || " Run `skillhub doctor` with the same options to see every folder searched.";
     // A folder the user named is the one they expected skills in: named back first, as doctor needs it too.
     const named = catalog.sources.filter((s) => s.location === "explicit").map((s) => s.dir);

@@ -2,6 +2,7 @@ import { searchSkillsTool } from "../tools/search-skills.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { noSkillsNote } from "./list.ts";
+import { unreadSkillsNote } from "./unread-skills.ts";
 
 interface Hit {
   name: string;
@@ -44,10 +45,11 @@ export const runSearch: CommandRun = async (ctx) => {
   }
   if (fallback_reason) ctx.err(`skillhub search: full-text results: ${fallback_reason}\n`);
   if (skills.length === 0) {
+    const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
     ctx.out(
       hub.catalog.skills.length === 0
         ? noSkillsNote(hub.catalog, "search", ctx.cwd)
-        : `No skill matches "${query}". \`skillhub list\` shows every skill.\n`,
+        : `No skill matches "${query}". \`skillhub list\` shows every skill.${unread ? ` ${unread}` : ""}\n`,
     );
     return 0;
   }

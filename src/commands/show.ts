@@ -1,5 +1,6 @@
 import { skillTool } from "../tools/skill.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { unreadSkillsNote } from "./unread-skills.ts";
 
 /** `skillhub show NAME`: what the `skill` tool returns (its text, without the model-facing markup). */
 export const runShow: CommandRun = async (ctx) => {
@@ -21,7 +22,8 @@ export const runShow: CommandRun = async (ctx) => {
   const first = result.content[0];
   const text = first?.type === "text" ? first.text : "";
   if (result.isError) {
-    ctx.err(`${text}\n`);
+    const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
+    ctx.err(`${text}\n${unread ? `${unread}\n` : ""}`);
     return 1;
   }
   ctx.out(text.endsWith("\n") ? text : `${text}\n`);

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import type { Catalog } from "../catalog/catalog.ts";
 
 /** How many entries of a folder are looked at: a hint, not a scan. */
 const LOOK_AT = 200;
@@ -30,4 +31,16 @@ function holdsSkillFolders(dir: string): boolean {
 export function unreadSkillsHint(cwd: string, dir: string): string {
   if (dir === cwd) return `${dir} holds skill folders, but no source reads it: pass --skills-dir .`;
   return `${dir} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`skillhub add ./skills\` to add it to this project's skillhub.yaml.`;
+}
+
+/**
+ * The hint for `catalog`'s sources, or undefined: said beside whatever a command found, since skills from
+ * elsewhere (a personal ~/.claude/skills) must not hide a project's `skills/` folder that nothing reads.
+ */
+export function unreadSkillsNote(cwd: string, catalog: Catalog): string | undefined {
+  const unread = unreadSkillsFolder(
+    cwd,
+    catalog.sources.map((s) => s.dir),
+  );
+  return unread && unreadSkillsHint(cwd, unread);
 }
