@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { sha256Hex } from "../util/sha256.ts";
-import { frontmatterText, splitFrontmatter } from "./frontmatter.ts";
+import { descriptionProblem, frontmatterText, scalarText, splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
 import type { ParsedSkill } from "./skill.ts";
@@ -82,18 +82,14 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
   const fm = data as Record<string, unknown>;
   const folder = basename(dir);
 
-  const description = scalarText(fm.description)?.trim() ?? "";
-  if (description === "") {
+  const problem = descriptionProblem(fm.description);
+  if (problem !== undefined) {
     diagnostics.push(
-      diagnostic(
-        "missing-description",
-        "error",
-        file,
-        "frontmatter has no description; agents choose skills by it. Skill not served.",
-      ),
+      diagnostic("missing-description", "error", file, `${problem}; agents choose skills by it. Skill not served.`),
     );
     return { diagnostics };
   }
+  const description = (scalarText(fm.description) as string).trim();
 
   let name = scalarText(fm.name)?.trim() ?? "";
   if (name === "") {
@@ -175,12 +171,6 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
 export function skillBody(text: string): string {
   const split = splitFrontmatter(text);
   return split.body;
-}
-
-function scalarText(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return undefined;
 }
 
 interface HubMetadata {

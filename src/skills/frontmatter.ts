@@ -81,3 +81,23 @@ function acyclic(value: unknown, ancestors: object[]): unknown {
   ancestors.pop();
   return copy;
 }
+
+/** A frontmatter value as text: a string, or a number or boolean written out; undefined for anything else. */
+export function scalarText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}
+
+/**
+ * What is wrong with a frontmatter's `description`, as the start of a sentence, or undefined when it is
+ * text: a list or an indented mapping is named as such, since "no description" would send the author
+ * looking for a key that is there.
+ */
+export function descriptionProblem(value: unknown): string | undefined {
+  if (value === undefined || value === null) return "frontmatter has no description";
+  if (Array.isArray(value)) return "the description is a list, not text";
+  const text = scalarText(value);
+  if (text === undefined) return "the description is a mapping (indented 'key: value' lines), not text";
+  return text.trim() === "" ? "the description is empty" : undefined;
+}

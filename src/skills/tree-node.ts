@@ -1,7 +1,7 @@
 import { type Diagnostic, diagnostic, recoveredDiagnostic } from "../util/diagnostic.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { sha256Hex } from "../util/sha256.ts";
-import { frontmatterText, splitFrontmatter } from "./frontmatter.ts";
+import { descriptionProblem, frontmatterText, scalarText, splitFrontmatter } from "./frontmatter.ts";
 import { parseLenientYaml } from "./lenient-yaml.ts";
 import { countLines } from "./markdown.ts";
 import { ASSET_TYPES, type AssetDecl, type ScriptArg, type ScriptDecl, type TreeParse } from "./tree-types.ts";
@@ -45,21 +45,22 @@ export function parseTreeNode(file: string, text: string, hash?: string): TreePa
   if (yaml.recovered.length > 0) diagnostics.push(recoveredDiagnostic(file, yaml.recovered));
   const warn = (message: string) => diagnostics.push(diagnostic("invalid-field", "warning", file, message));
   const keywords = keywordList(fm.keywords, warn);
-  const description = scalar(fm.description)?.trim() ?? "";
+  const problem = descriptionProblem(fm.description);
+  const description = scalarText(fm.description)?.trim() ?? "";
   if (keywords.length === 0)
     diagnostics.push(
       diagnostic("missing-keywords", "error", file, "keywords must be a non-empty list of words. Node not served."),
     );
-  if (description === "")
+  if (problem !== undefined)
     diagnostics.push(
       diagnostic(
         "missing-description",
         "error",
         file,
-        "frontmatter has no description; get_skill shows it to choose between nodes. Node not served.",
+        `${problem}; get_skill shows it to choose between nodes. Node not served.`,
       ),
     );
-  if (keywords.length === 0 || description === "") return { kind: "invalid", diagnostics };
+  if (keywords.length === 0 || problem !== undefined) return { kind: "invalid", diagnostics };
   const unsafe = (what: string, path: string, reason: string) =>
     diagnostics.push(
       diagnostic(
@@ -96,12 +97,6 @@ function other(file: string, code: Diagnostic["code"], message: string): TreePar
 
 type Warn = (message: string) => void;
 
-function scalar(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return undefined;
-}
-
 /** A list of words, lower-cased, trimmed, de-duplicated; "a, b" is read as a list too. */
 function keywordList(value: unknown, warn: Warn): string[] {
   const raw = Array.isArray(value)
@@ -114,7 +109,7 @@ function keywordList(value: unknown, warn: Warn): string[] {
   if (!Array.isArray(value) && typeof value !== "string" && value != null) warn("keywords must be a list of words.");
   const out: string[] = [];
   for (const item of raw) {
-    const text = scalar(item);
+    const text = scalarText(item);
     if (text === undefined) {
       warn(`keyword ${JSON.stringify(item)} is not a word; ignored.`);
       continue;
@@ -135,7 +130,7 @@ function hubMetadata(fm: Record<string, unknown>): Record<string, unknown> {
 function categoryOf(fm: Record<string, unknown>, warn: Warn): string | undefined {
   const value = fm.category ?? hubMetadata(fm).category;
   if (value === undefined || value === null) return undefined;
-  const text = scalar(value)?.trim().toLowerCase();
+  const text = scalarText(value)?.trim().toLowerCase();
   if (text === undefined) warn(`category must be a word, not ${JSON.stringify(value)}; ignored.`);
   return text || undefined;
 }
@@ -149,7 +144,7 @@ function tagsOf(fm: Record<string, unknown>, warn: Warn): string[] {
     warn(`tags must be a list of words, not ${JSON.stringify(value)}; ignored.`);
     return [];
   }
-  return [...new Set(raw.map((t) => scalar(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
+  return [...new Set(raw.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
 }
 
 function inheritFlag(value: unknown, warn: Warn): boolean {
@@ -188,12 +183,12 @@ function fileEntry(
       : typeof entry === "object" && entry !== null && !Array.isArray(entry)
         ? (entry as Record<string, unknown>)
         : undefined;
-  const file = scalar(fields?.file)?.trim();
+  const file = scalarText(fields?.file)?.trim();
   if (!fields || !file) {
     warn(`${kind} entry ${JSON.stringify(entry)} has no file; ignored.`);
     return undefined;
   }
-  return { file, description: scalar(fields.description)?.trim() ?? "", fields };
+  return { file, description: scalarText(fields.description)?.trim() ?? "", fields };
 }
 
 type Unsafe = (what: string, path: string, reason: string) => void;
@@ -206,7 +201,7 @@ function assetOf(entry: unknown, warn: Warn, unsafe: Unsafe): AssetDecl[] {
     unsafe("asset", e.file, checked.reason);
     return [];
   }
-  const rawType = scalar(e.fields.type)?.trim().toLowerCase();
+  const rawType = scalarText(e.fields.type)?.trim().toLowerCase();
   const type = (ASSET_TYPES as readonly string[]).includes(rawType ?? "") ? (rawType as AssetDecl["type"]) : "other";
   if (rawType !== undefined && type !== rawType)
     warn(`asset '${e.file}' has type '${rawType}'; expected one of ${ASSET_TYPES.join(", ")}; using other.`);
@@ -221,22 +216,22 @@ function scriptOf(entry: unknown, warn: Warn, unsafe: Unsafe): ScriptDecl[] {
     unsafe("script", e.file, checked.reason);
     return [];
   }
-  const rawExecution = scalar(e.fields.execution)?.trim().toLowerCase();
+  const rawExecution = scalarText(e.fields.execution)?.trim().toLowerCase();
   const execution = rawExecution === "server" ? "server" : "claude";
   if (rawExecution !== undefined && rawExecution !== execution)
     warn(`script '${e.file}' has execution '${rawExecution}'; expected claude or server; using claude.`);
   const args: ScriptArg[] = [];
   for (const arg of entries(e.fields.args, `script '${e.file}' args`, warn)) {
     const a = typeof arg === "object" && arg !== null && !Array.isArray(arg) ? (arg as Record<string, unknown>) : {};
-    const name = scalar(a.name)?.trim();
+    const name = scalarText(a.name)?.trim();
     if (!name) {
       warn(`script '${e.file}' has an argument without a name; ignored.`);
       continue;
     }
-    const fallback = scalar(a.default);
+    const fallback = scalarText(a.default);
     args.push({
       name,
-      description: scalar(a.description)?.trim() ?? "",
+      description: scalarText(a.description)?.trim() ?? "",
       required: a.required !== false,
       ...(fallback === undefined ? {} : { default: fallback }),
     });

@@ -29,6 +29,24 @@ describe("parseAgentSkill", () => {
     expect(skill?.alwaysApply).toBe(true);
   });
 
+  test("a description that is there but is no text says what it is: a list, a mapping, empty", () => {
+    const message = (text: string) => parse(text).diagnostics.map((d) => `${d.code}: ${d.message}`);
+    expect(message("---\nname: pdf\ndescription:\n  - Fill forms\n  - Merge files\n---\n")).toEqual([
+      "missing-description: the description is a list, not text; agents choose skills by it. Skill not served.",
+    ]);
+    expect(message("---\nname: pdf\ndescription:\n  forms: fill\n---\n")).toEqual([
+      "missing-description: the description is a mapping (indented 'key: value' lines), not text; agents choose skills by it. Skill not served.",
+    ]);
+    expect(message("---\nname: pdf\ndescription: ''\n---\n")).toEqual([
+      "missing-description: the description is empty; agents choose skills by it. Skill not served.",
+    ]);
+    expect(message("---\nname: pdf\n---\n")).toEqual([
+      "missing-description: frontmatter has no description; agents choose skills by it. Skill not served.",
+    ]);
+    // A number is text as written.
+    expect(parse("---\nname: pdf\ndescription: 42\n---\n").skill?.description).toBe("42");
+  });
+
   test("no frontmatter, unclosed frontmatter, bad YAML and a missing description skip the skill with a diagnostic", () => {
     expect(parse("# no frontmatter").skill).toBeUndefined();
     expect(codes("# no frontmatter")).toEqual(["no-frontmatter"]);

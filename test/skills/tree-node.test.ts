@@ -66,6 +66,9 @@ describe("tree node frontmatter", () => {
     expect(parse("keywords: []\ndescription: d").kind).toBe("invalid");
     expect(codes(parse("keywords: [a]"))).toEqual(["error missing-description"]);
     expect(codes(parse('keywords: [a]\ndescription: "  "'))).toEqual(["error missing-description"]);
+    expect(parse("keywords: [a]\ndescription: [one, two]").diagnostics[0]?.message).toStartWith(
+      "the description is a list, not text;",
+    );
   });
 
   test("not a tree node: no frontmatter, broken YAML, no keywords key (reported only inside a tree)", () => {
