@@ -90,9 +90,9 @@ function resolveIgnoring(
     } catch (error) {
       const file = error instanceof ConfigError ? error.details.file : undefined;
       if (typeof file !== "string" || !others.has(file)) throw error;
-      warnings.push(
-        `${(error as Error).message.replace(/^Invalid configuration: /, "")} ${file}'s settings are ignored.`,
-      );
+      // Its first problem is enough: the whole file is set aside (the other lines may be other files').
+      const [first] = (error as Error).message.split("\n");
+      warnings.push(`${first?.replace(/^Invalid configuration: /, "")} ${file}'s settings are ignored.`);
       kept = kept.filter((f) => f.path !== file);
     }
   }

@@ -468,19 +468,30 @@ function getDeep(target: unknown, path: PropertyKey[]): unknown {
 }
 
 function toConfigError(error: z.ZodError, raw: Record<string, unknown>, origins: Map<string, Assignment>): ConfigError {
-  const issue = error.issues[0];
-  const path = (issue?.path ?? []).map(String);
+  // Every key that is wrong, not only the first: fixing them one start at a time wastes the user's time.
+  const found = error.issues.slice(0, ISSUES_SHOWN).map((issue) => issueError(issue, raw, origins));
+  const lines = [...new Set(found.map((e) => e.message))];
+  const more = error.issues.length - ISSUES_SHOWN;
+  if (more > 0) lines.push(`… and ${more} more.`);
+  return new ConfigError(lines.join("\n"), (found[0] as ConfigError).details);
+}
+
+/** Most invalid keys named at once. */
+const ISSUES_SHOWN = 10;
+
+function issueError(issue: z.core.$ZodIssue, raw: Record<string, unknown>, origins: Map<string, Assignment>) {
+  const path = issue.path.map(String);
   let origin: Assignment | undefined;
   for (let n = path.length; n > 0 && !origin; n--) origin = origins.get(path.slice(0, n).join("."));
   // A list's entry is named by its place in the list (`entry 2`), the key by the list's own.
-  const entry = typeof issue?.path.at(-1) === "number" ? Number(issue?.path.at(-1)) + 1 : undefined;
+  const entry = typeof issue.path.at(-1) === "number" ? Number(issue.path.at(-1)) + 1 : undefined;
   const key = shownKey(entry === undefined ? path : path.slice(0, -1)) || "(root)";
-  const value = getDeep(raw, issue?.path ?? []);
+  const value = getDeep(raw, issue.path);
   const named = origin ? `${origin.origin}${origin.origin.includes(key) ? "" : ` (config key ${key})`}` : key;
   const where = entry === undefined ? named : `${named}, entry ${entry}`;
   // Security: a key set in a config file is as secret as one from the environment.
   const secret = origin?.secret || SECRET_KEYS.has(key);
-  const allowed = (issue ? allowedBy(issue) : "a valid value") + (secret ? "" : listForm(issue, value));
+  const allowed = allowedBy(issue) + (secret ? "" : listForm(issue, value));
   return new ConfigError(`Invalid configuration: ${where} = ${shown(value, secret)}: ${allowed}.`, {
     key,
     value: secret ? "<redacted>" : value,

@@ -119,6 +119,26 @@ describe("resolveConfig", () => {
     expect(resolve({}, {}, on).config.analytics.enabled).toBe(true);
   });
 
+  test("every bad value in the files is named at once, each with its key, value and what is allowed", () => {
+    const error = failure(() =>
+      resolve({}, {}, [{ path: "/c.yaml", data: { search: { limit: 0 }, sources: { rescan_seconds: "soon" } } }]),
+    );
+    expect(error.message.split("\n").sort()).toEqual([
+      "Invalid configuration: search.limit in /c.yaml = 0: expected a number of at least 1.",
+      'Invalid configuration: sources.rescan_seconds in /c.yaml = "soon": expected a number.',
+    ]);
+    const many = failure(() =>
+      resolve({}, {}, [
+        {
+          path: "/c.yaml",
+          data: { sources: { dirs: Array.from({ length: 12 }, (_, i) => i) } },
+        },
+      ]),
+    ).message.split("\n");
+    expect(many).toHaveLength(11);
+    expect(many.at(-1)).toBe("… and 2 more.");
+  });
+
   test("a bad value names the key, the value and what is allowed", () => {
     expect(failure(() => resolve({ SEARCH_LIMIT: "ten" })).message).toBe(
       'Invalid configuration: SEARCH_LIMIT (environment variable) = "ten": expected a whole number.',
