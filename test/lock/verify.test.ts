@@ -126,6 +126,24 @@ describe("skillhub lock and skillhub verify", () => {
     ]);
   });
 
+  test("a file whose name is not UTF-8 is named as no lock can record it, not taken for the file its name reads as", async () => {
+    const m = machine();
+    writeSkill(m.skills, "notes");
+    // Named U+FFFD in UTF-8: what a name that is not UTF-8 reads as.
+    write(join(m.skills, "notes", "\uFFFD"), "reviewed\n");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+    writeFileSync(Buffer.from(`${join(m.skills, "notes")}/\xff`, "latin1"), "planted\n");
+    const bad = await cli(m, ["verify"]);
+    expect(bad.code).toBe(1);
+    const why = "cannot be recorded by a lock (its name is not UTF-8, or reads as another of its folder that is not";
+    expect(bad.out.split(`added skill project:notes file \uFFFD: ${why}`).length).toBe(3);
+    const relocked = await cli(m, ["lock"]);
+    expect(relocked.err).toContain("2 files left out of");
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).skills["project:notes"].files).toEqual({});
+    expect((await cli(m, ["verify"])).code).toBe(1);
+  });
+
   test("lock writes nothing while a configured repository has no local copy (verify would pass over it)", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");
