@@ -107,6 +107,11 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
         continue;
       }
       let undecodable: boolean | undefined;
+      const unnamed = (name: string): boolean => {
+        if (!name.includes("\uFFFD")) return false;
+        undecodable ??= holdsUndecodable(folder);
+        return undecodable;
+      };
       for (const entry of entries) {
         const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
         if (isVersionControl(entry.name)) {
@@ -115,7 +120,7 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
         }
         // Security: a name that is not UTF-8 is listed with U+FFFD in place of its bytes, so it opens another
         // file or none (`\xff` and `\xfe` both read as the file named U+FFFD): its bytes would never be hashed.
-        if (entry.name.includes("\uFFFD") && (undecodable ??= holdsUndecodable(folder))) {
+        if (unnamed(entry.name)) {
           list.unnamed.push(path);
           continue;
         }

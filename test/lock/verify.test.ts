@@ -126,6 +126,31 @@ describe("skillhub lock and skillhub verify", () => {
     ]);
   });
 
+  test("verify names what a frozen server runs no code beside though no file of the skill: a folder named .git elsewhere, a SKILL.md that is no skill", async () => {
+    const m = machine();
+    writeSkill(m.skills, "notes");
+    // A clone's own .git and a nested skill that is served are no such thing.
+    write(join(m.skills, "notes", ".git", "config"), "[core]\n");
+    writeSkill(join(m.skills, "notes"), "extra");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+    write(join(m.skills, "notes", "scripts", ".GIT", "helper.py"), "planted\n");
+    write(join(m.skills, "notes", "scripts", "helper", "SKILL.md"), "no frontmatter: no skill\n");
+    write(join(m.skills, "notes", "scripts", "helper", "__init__.py"), "planted\n");
+    const bad = await cli(m, ["verify"]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`${m.lock}: 2 differences from what would be served:\n`);
+    const frozen = ": a frozen server runs no code in this skill's folder";
+    for (const line of [
+      "added skill project:notes file scripts/.GIT: cannot be recorded by a lock (only another file system takes its name for version-control metadata)",
+      "added skill project:notes file scripts/helper: cannot be recorded by a lock (its SKILL.md is no skill SkillHub serves (`skillhub doctor` says why), nor a file of this one)",
+    ])
+      expect(bad.out).toContain(`  ${line}${frozen}\n`);
+    const relocked = await cli(m, ["lock"]);
+    expect(relocked.err).toContain(`skillhub lock: 2 files left out of ${m.lock}, which no lock can record`);
+    expect((await cli(m, ["verify"])).code).toBe(1);
+  });
+
   test("a file whose name is not UTF-8 is named as no lock can record it, not taken for the file its name reads as", async () => {
     const m = machine();
     writeSkill(m.skills, "notes");
