@@ -214,7 +214,10 @@ function readable(folder: string): FolderEntry[] | undefined {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Whether `folder` holds an entry whose name is not UTF-8 (read as bytes); false when it cannot be listed. */
+/**
+ * Whether `folder` holds an entry whose name is not UTF-8 (read as bytes). Security: true when it cannot be
+ * listed so, since which name is which cannot then be told.
+ */
 function holdsUndecodable(folder: string): boolean {
   try {
     return readdirSync(folder, { encoding: "buffer" }).some((name) => {
@@ -226,7 +229,7 @@ function holdsUndecodable(folder: string): boolean {
       }
     });
   } catch {
-    return false;
+    return true;
   }
 }
 
