@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { LAUNCHER, PLUGIN_DIR, staleClientPackages } from "../../scripts/client-packages.ts";
@@ -90,6 +90,21 @@ describe("the launcher (packaging/claude-plugin/bin/skillhub)", () => {
     expect(serverInfo.name).toBe("skillhub");
     expect(tools.find((t) => t.name === "skill")?.description).toContain("commit-style");
     expect(requests.length).toBe(before);
+  });
+
+  test("a skillhub in the working folder is never run, whatever relative entry PATH holds (., empty, bin)", async () => {
+    const home = tempDir("skillhub-launcher-home-");
+    mkdirSync(join(home, ".local", "bin"), { recursive: true });
+    symlinkSync(binary(), join(home, ".local", "bin", "skillhub"));
+    // What a cloned repository, the client's working folder, could hold.
+    for (const dir of [home, join(home, "bin")]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "skillhub"), "#!/bin/sh\necho planted\n", { mode: 0o755 });
+    }
+    for (const path of [`.:${SYSTEM_PATH}`, `:${SYSTEM_PATH}`, `bin:${SYSTEM_PATH}`]) {
+      const run = await launch(["--version"], { HOME: home, PATH: path, SKILLHUB_DOWNLOAD_URL: `${server.url}good` });
+      expect({ path, code: run.code, out: run.out }).toEqual({ path, code: 0, out: `${pkg.version}\n` });
+    }
   });
 
   test("with none on PATH, runs ~/.local/bin/skillhub, where install.sh and a build from source put it; nothing is downloaded", async () => {
