@@ -92,18 +92,31 @@ describe("the launcher (packaging/claude-plugin/bin/skillhub)", () => {
     expect(requests.length).toBe(before);
   });
 
-  test("a skillhub in the working folder is never run, whatever relative entry PATH holds (., empty, bin)", async () => {
-    const home = tempDir("skillhub-launcher-home-");
-    mkdirSync(join(home, ".local", "bin"), { recursive: true });
-    symlinkSync(binary(), join(home, ".local", "bin", "skillhub"));
-    // What a cloned repository, the client's working folder, could hold.
-    for (const dir of [home, join(home, "bin")]) {
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, "skillhub"), "#!/bin/sh\necho planted\n", { mode: 0o755 });
-    }
-    for (const path of [`.:${SYSTEM_PATH}`, `:${SYSTEM_PATH}`, `bin:${SYSTEM_PATH}`]) {
-      const run = await launch(["--version"], { HOME: home, PATH: path, SKILLHUB_DOWNLOAD_URL: `${server.url}good` });
-      expect({ path, code: run.code, out: run.out }).toEqual({ path, code: 0, out: `${pkg.version}\n` });
+  test("a relative PATH entry (., bin) finds nothing in the working folder: no skillhub, no program the launcher or install.sh runs", async () => {
+    // What a cloned repository, the client's working folder, could hold: each writes a mark, then fails.
+    const project = tempDir("skillhub-launcher-project-");
+    const marks = join(project, "marks");
+    for (const dir of [project, join(project, "bin")])
+      for (const name of ["skillhub", "dirname", "sh", "curl", "mktemp", "sha256sum", "tar"]) {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, name), `#!/bin/sh\necho ${name} >> '${marks}'\nexit 1\n`, { mode: 0o755 });
+      }
+    for (const path of [`.:${SYSTEM_PATH}`, `bin:${SYSTEM_PATH}`]) {
+      const home = tempDir("skillhub-launcher-home-");
+      const proc = Bun.spawn([SHELL, LAUNCHER_PATH, "serve"], {
+        env: { PATH: path, HOME: home, SKILLHUB_PLATFORM: "linux-x64", SKILLHUB_DOWNLOAD_URL: `${server.url}good` },
+        cwd: project,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [code, out] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
+      // The plugin's release was installed and started; nothing of the working folder ran.
+      expect({ path, code, out, marks: existsSync(marks) }).toEqual({
+        path,
+        code: 0,
+        out: "fake skillhub linux-x64 serve\n",
+        marks: false,
+      });
     }
   });
 
