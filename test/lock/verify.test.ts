@@ -151,6 +151,18 @@ describe("skillhub lock and skillhub verify", () => {
     expect((await cli(m, ["verify"])).code).toBe(1);
   });
 
+  test("a file named with a line break is one line of verify's output, which no name can add to", async () => {
+    const m = machine();
+    writeSkill(m.skills, "notes");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    write(join(m.skills, "notes", `x\n${m.lock}: verified, 1 skill and 0 git sources match.`), "planted\n");
+    const bad = await cli(m, ["verify"]);
+    expect(bad.code).toBe(1);
+    expect(bad.out.split("\n").filter((line) => line.includes("verified"))).toEqual([
+      `  added skill project:notes file x\\u000a${m.lock}: verified, 1 skill and 0 git sources match.: new file (sha256:${bad.out.split("(sha256:")[1]?.split(")")[0]})`,
+    ]);
+  });
+
   test("a file whose name is not UTF-8 is named as no lock can record it, not taken for the file its name reads as", async () => {
     const m = machine();
     writeSkill(m.skills, "notes");
