@@ -179,6 +179,10 @@ export function digestSkill(
       .filter((path) => !listed.has(path) && !listing.folderLinks.includes(path))
       .map((path) => ({ path, why: "it is a link that leads to no file inside the skill's folder" })),
     ...listing.unreadable.map((path) => ({ path, why: "it is a folder SkillHub cannot list" })),
+    ...listing.unnamed.map((path) => ({
+      path,
+      why: "its name is not UTF-8, or reads as another of its folder that is not, so SkillHub cannot open it by name",
+    })),
   ];
   const result = (truncated: boolean): SkillDigests => ({
     files,

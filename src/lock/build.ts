@@ -1,7 +1,9 @@
-import { relative, sep } from "node:path";
+import { basename, join, relative, sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
-import { digestSkill, type Sha256, type SkillDigests } from "../catalog/digests.ts";
+import { digestSkill, type Sha256, type SkillDigests, type Unrecordable } from "../catalog/digests.ts";
 import type { Skill } from "../skills/skill.ts";
+import { isVersionControl, VCS_DIR } from "../sources/version-control.ts";
+import { SKILL_FILE } from "../sources/walk.ts";
 import type { LockChange } from "./compare.ts";
 import {
   emptyRecord,
@@ -72,7 +74,7 @@ export function buildLockfile(
     skills[skill.id] = lockSkill(skill, digests);
     // A skill too large to lock is refused whole.
     if (!digests.truncated)
-      for (const { path, why } of digests.unrecordable)
+      for (const { path, why } of [...digests.unrecordable, ...refusedBeside(catalog, skill, digests)])
         leftOut.unrecordable.push(
           addedFile(
             skill,
@@ -105,6 +107,27 @@ export function withSourcesFrom(lock: Lockfile, built: Lockfile, labels: Readonl
   const { unrecordable, ignored } = leftOut(built);
   leftOutOf.set(merged, { unrecordable: unrecordable.filter(ours), ignored: ignored.filter(ours) });
   return merged;
+}
+
+/**
+ * What the walker passed over in `skill`'s folder (`unrecorded` less `unrecordable`: version-control metadata,
+ * nested skills' folders) that a frozen server still runs no code beside (FrozenGuard.checkWhole), each with
+ * why: all but a clone's own `.git` and a nested skill the catalog serves, which is checked as itself.
+ */
+function refusedBeside(catalog: Catalog, skill: Skill, digests: SkillDigests): Unrecordable[] {
+  const named = new Set(digests.unrecordable.map((u) => u.path));
+  const refused: Unrecordable[] = [];
+  for (const path of digests.unrecorded) {
+    if (named.has(path) || basename(path) === VCS_DIR) continue;
+    if (isVersionControl(basename(path)))
+      refused.push({ path, why: "only another file system takes its name for version-control metadata" });
+    else if (!catalog.skillOfFile(join(skill.dir, path, SKILL_FILE)))
+      refused.push({
+        path,
+        why: "its SKILL.md is no skill SkillHub serves (`skillhub doctor` says why), nor a file of this one",
+      });
+  }
+  return refused;
 }
 
 function addedFile(skill: Skill, file: string, detail: string): LockChange {

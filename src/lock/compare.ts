@@ -1,4 +1,5 @@
 import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
+import { shownText } from "../util/shown-arg.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { entryOf, type GitHead, type LockedSkill, type Lockfile } from "./lockfile.ts";
 
@@ -119,7 +120,9 @@ export function compareLocks(
 /** "changed skill project:pdf file SKILL.md: sha256:… → sha256:…" */
 export function describeChange(c: LockChange): string {
   const what = c.subject === "file" ? `skill ${c.id} file ${c.file}` : `${c.subject} ${c.id}`;
-  return `${c.kind} ${what}: ${c.detail}`;
+  // Security: a file or skill name may hold a line break (or an invisible character): written as `\uXXXX`,
+  // so that a difference stays one line and no name can add one that reads as SkillHub's.
+  return shownText(`${c.kind} ${what}: ${c.detail}`);
 }
 
 function digestChange(before: string, after: string): string {

@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
 import { isInside } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -29,6 +29,8 @@ export interface SkillFileList {
   skipped: string[];
   /** Links (in `links`) to a folder inside the skill: what they lead to is listed under its own path. */
   folderLinks: string[];
+  /** Entries whose name is not UTF-8, or reads as one that is not: no name SkillHub has opens them. */
+  unnamed: string[];
 }
 
 export interface ListOptions {
@@ -83,6 +85,7 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
     unreadable: [],
     skipped: [],
     folderLinks: [],
+    unnamed: [],
   };
   let real: string;
   try {
@@ -103,10 +106,22 @@ export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFil
         list.unreadable.push(rel);
         continue;
       }
+      let undecodable: boolean | undefined;
+      const unnamed = (name: string): boolean => {
+        if (!name.includes("\uFFFD")) return false;
+        undecodable ??= holdsUndecodable(folder);
+        return undecodable;
+      };
       for (const entry of entries) {
         const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
         if (isVersionControl(entry.name)) {
           list.skipped.push(path);
+          continue;
+        }
+        // Security: a name that is not UTF-8 is listed with U+FFFD in place of its bytes, so it opens another
+        // file or none (`\xff` and `\xfe` both read as the file named U+FFFD): its bytes would never be hashed.
+        if (unnamed(entry.name)) {
+          list.unnamed.push(path);
           continue;
         }
         const full = join(folder, entry.name);
@@ -194,6 +209,27 @@ function readable(folder: string): FolderEntry[] | undefined {
     return readEntries(folder);
   } catch {
     return undefined;
+  }
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Whether `folder` holds an entry whose name is not UTF-8 (read as bytes). Security: true when it cannot be
+ * listed so, since which name is which cannot then be told.
+ */
+function holdsUndecodable(folder: string): boolean {
+  try {
+    return readdirSync(folder, { encoding: "buffer" }).some((name) => {
+      try {
+        UTF8.decode(name);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+  } catch {
+    return true;
   }
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { LAUNCHER, PLUGIN_DIR, staleClientPackages } from "../../scripts/client-packages.ts";
@@ -90,6 +90,34 @@ describe("the launcher (packaging/claude-plugin/bin/skillhub)", () => {
     expect(serverInfo.name).toBe("skillhub");
     expect(tools.find((t) => t.name === "skill")?.description).toContain("commit-style");
     expect(requests.length).toBe(before);
+  });
+
+  test("a relative PATH entry (., bin) finds nothing in the working folder: no skillhub, no program the launcher or install.sh runs", async () => {
+    // What a cloned repository, the client's working folder, could hold: each writes a mark, then fails.
+    const project = tempDir("skillhub-launcher-project-");
+    const marks = join(project, "marks");
+    for (const dir of [project, join(project, "bin")])
+      for (const name of ["skillhub", "dirname", "sh", "curl", "mktemp", "sha256sum", "tar"]) {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, name), `#!/bin/sh\necho ${name} >> '${marks}'\nexit 1\n`, { mode: 0o755 });
+      }
+    for (const path of [`.:${SYSTEM_PATH}`, `bin:${SYSTEM_PATH}`]) {
+      const home = tempDir("skillhub-launcher-home-");
+      const proc = Bun.spawn([SHELL, LAUNCHER_PATH, "serve"], {
+        env: { PATH: path, HOME: home, SKILLHUB_PLATFORM: "linux-x64", SKILLHUB_DOWNLOAD_URL: `${server.url}good` },
+        cwd: project,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [code, out] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
+      // The plugin's release was installed and started; nothing of the working folder ran.
+      expect({ path, code, out, marks: existsSync(marks) }).toEqual({
+        path,
+        code: 0,
+        out: "fake skillhub linux-x64 serve\n",
+        marks: false,
+      });
+    }
   });
 
   test("with none on PATH, runs ~/.local/bin/skillhub, where install.sh and a build from source put it; nothing is downloaded", async () => {

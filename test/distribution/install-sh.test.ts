@@ -1,9 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { HOMEPAGE, TARGETS } from "../../scripts/release/targets.ts";
 import { haveTools } from "../helpers/dist-tools.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { selfSignedCert } from "../helpers/git.ts";
 import { fakeRelease, serveReleases, tamper } from "./fake-release.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -13,6 +23,8 @@ const SHELL = Bun.which("dash") ?? "/bin/sh";
 const VERSION = "0.9.1";
 
 let server: ReturnType<typeof Bun.serve>;
+let secure: ReturnType<typeof Bun.serve> | undefined;
+let caFile: string;
 let requests: string[] = [];
 let good: string;
 let tampered: string;
@@ -34,9 +46,28 @@ beforeAll(async () => {
     "#!/bin/sh\necho 'Error loading shared library libstdc++.so.6' >&2\nexit 127\n",
   );
   ({ server, requests } = serveReleases(() => ({ good, tampered, broken })));
+  const tls = selfSignedCert();
+  if (!tls) return;
+  caFile = join(tempDir("skillhub-install-ca-"), "ca.pem");
+  writeFileSync(caFile, tls.cert);
+  // An https mirror: /good/<file> serves the release; /to-https/ and /to-http/ redirect there, or to the
+  // plain-http server, as a mirror or a CDN in the middle could.
+  secure = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    tls,
+    fetch(request) {
+      const [, which, name = ""] = new URL(request.url).pathname.split("/");
+      if (which === "to-https") return Response.redirect(`https://127.0.0.1:${secure?.port}/good/${name}`, 302);
+      if (which === "to-http") return Response.redirect(`http://127.0.0.1:${server.port}/good/${name}`, 302);
+      if (which !== "good" || !existsSync(join(good, name))) return new Response("not found", { status: 404 });
+      return new Response(Bun.file(join(good, name)));
+    },
+  });
 });
 afterAll(() => {
   server?.stop(true);
+  secure?.stop(true);
   cleanupTemp();
 });
 
@@ -199,4 +230,52 @@ describe.if(ready)("install.sh", () => {
     expect(text).toContain(`PLATFORMS="${unix.join(" ")}"`);
     expect(text).toContain(`RELEASES="${HOMEPAGE}/releases"`);
   });
+});
+
+/** A PATH of links to every program on this one but `left`: a machine without it. */
+function pathWithout(left: string): string {
+  const bin = tempDir(`skillhub-install-no-${left}-`);
+  const seen = new Set([left]);
+  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(":")) {
+    if (!dir.startsWith("/") || !existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      symlinkSync(join(dir, name), join(bin, name));
+    }
+  }
+  return bin;
+}
+
+describe.if(ready && selfSignedCert() !== undefined)("install.sh over https", () => {
+  // Both tools trust the test's certificate; curl reads CURL_CA_BUNDLE, wget its WGETRC file.
+  const trusting = () => {
+    const wgetrc = join(tempDir("skillhub-install-wgetrc-"), "wgetrc");
+    writeFileSync(wgetrc, `ca_certificate = ${caFile}\n`);
+    return { CURL_CA_BUNDLE: caFile, WGETRC: wgetrc };
+  };
+  const mirror = (which: string) => ({ SKILLHUB_DOWNLOAD_URL: `https://127.0.0.1:${secure?.port}/${which}` });
+
+  for (const tool of ["curl", "wget"]) {
+    test(`with ${tool}, follows a redirect to https and refuses one to plain http, installing nothing`, async () => {
+      const env = { ...trusting(), ...(tool === "wget" ? { PATH: pathWithout("curl") } : {}) };
+      if (tool === "wget") expect(Bun.which("wget", { PATH: env.PATH })).not.toBeNull();
+
+      const followed = await install({ ...env, ...mirror("to-https") });
+      expect(followed.err).toBe("");
+      expect(runInstalled(join(followed.installDir, "skillhub"), "--version")).toBe(VERSION);
+
+      const before = requests.length;
+      const downgraded = await install({ ...env, ...mirror("to-http") });
+      expect(downgraded.code).toBe(1);
+      expect(downgraded.err).toContain(
+        tool === "curl"
+          ? `could not download ${mirror("to-http").SKILLHUB_DOWNLOAD_URL}/SHA256SUMS`
+          : "was redirected to a URL that is not https: refused, nothing was installed",
+      );
+      expect(existsSync(downgraded.installDir)).toBe(false);
+      // curl does not even ask the plain-http server; wget asks, and what it got is thrown away.
+      if (tool === "curl") expect(requests.length).toBe(before);
+    });
+  }
 });

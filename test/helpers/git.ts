@@ -96,6 +96,9 @@ export function selfSignedCert(): { cert: string; key: string } | undefined {
       "1",
       "-subj",
       "/CN=127.0.0.1",
+      // curl and wget check an address against the certificate's alternative names only.
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
       "-keyout",
       join(dir, "key.pem"),
       "-out",

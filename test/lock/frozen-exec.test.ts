@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, symlinkSync } from "node:fs";
+import { existsSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect } from "../helpers/hub.ts";
@@ -148,6 +148,19 @@ describe("a frozen server runs code only in a folder holding reviewed files alon
       expect(refused.error?.message).toContain("its folder holds '");
       expect(refused.stdout).not.toContain("UNREVIEWED");
     }
+  });
+
+  test("a file whose name is not UTF-8 refuses code in its folder, though a reviewed file's name reads alike", async () => {
+    // Reviewed: a file named U+FFFD in UTF-8, which is what a name that is not UTF-8 reads as.
+    const { team, run } = await lockedTeam((dir) => write(join(dir, "notes/\uFFFD"), "reviewed\n"));
+    const cat = { skill_name: "notes", command: "cat", args: ["notes.md"] };
+    expect(await run("run_skill_command", cat)).toEqual({ error: undefined, stdout: "reviewed notes\n" });
+    writeFileSync(Buffer.from(`${join(team, "notes")}/\xff`, "latin1"), "UNREVIEWED planted\n");
+    const refused = await run("run_skill_command", cat);
+    // The reviewed file cannot be told from the planted one any more: it counts as gone.
+    expect(refused.error?.code).toBe("SKILL_LOCK_MISMATCH");
+    expect(refused.error?.message).toContain("\uFFFD");
+    expect(refused.stdout).toBe("");
   });
 
   test("a SKILL.md added to a tree node's resource folder is a difference, and no code runs there", async () => {

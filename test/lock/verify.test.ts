@@ -126,6 +126,61 @@ describe("skillhub lock and skillhub verify", () => {
     ]);
   });
 
+  test("verify names what a frozen server runs no code beside though no file of the skill: a folder named .git elsewhere, a SKILL.md that is no skill", async () => {
+    const m = machine();
+    writeSkill(m.skills, "notes");
+    // A clone's own .git and a nested skill that is served are no such thing.
+    write(join(m.skills, "notes", ".git", "config"), "[core]\n");
+    writeSkill(join(m.skills, "notes"), "extra");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+    write(join(m.skills, "notes", "scripts", ".GIT", "helper.py"), "planted\n");
+    write(join(m.skills, "notes", "scripts", "helper", "SKILL.md"), "no frontmatter: no skill\n");
+    write(join(m.skills, "notes", "scripts", "helper", "__init__.py"), "planted\n");
+    const bad = await cli(m, ["verify"]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`${m.lock}: 2 differences from what would be served:\n`);
+    const frozen = ": a frozen server runs no code in this skill's folder";
+    for (const line of [
+      "added skill project:notes file scripts/.GIT: cannot be recorded by a lock (only another file system takes its name for version-control metadata)",
+      "added skill project:notes file scripts/helper: cannot be recorded by a lock (its SKILL.md is no skill SkillHub serves (`skillhub doctor` says why), nor a file of this one)",
+    ])
+      expect(bad.out).toContain(`  ${line}${frozen}\n`);
+    const relocked = await cli(m, ["lock"]);
+    expect(relocked.err).toContain(`skillhub lock: 2 files left out of ${m.lock}, which no lock can record`);
+    expect((await cli(m, ["verify"])).code).toBe(1);
+  });
+
+  test("a file named with a line break is one line of verify's output, which no name can add to", async () => {
+    const m = machine();
+    writeSkill(m.skills, "notes");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    write(join(m.skills, "notes", `x\n${m.lock}: verified, 1 skill and 0 git sources match.`), "planted\n");
+    const bad = await cli(m, ["verify"]);
+    expect(bad.code).toBe(1);
+    expect(bad.out.split("\n").filter((line) => line.includes("verified"))).toEqual([
+      `  added skill project:notes file x\\u000a${m.lock}: verified, 1 skill and 0 git sources match.: new file (sha256:${bad.out.split("(sha256:")[1]?.split(")")[0]})`,
+    ]);
+  });
+
+  test("a file whose name is not UTF-8 is named as no lock can record it, not taken for the file its name reads as", async () => {
+    const m = machine();
+    writeSkill(m.skills, "notes");
+    // Named U+FFFD in UTF-8: what a name that is not UTF-8 reads as.
+    write(join(m.skills, "notes", "\uFFFD"), "reviewed\n");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+    writeFileSync(Buffer.from(`${join(m.skills, "notes")}/\xff`, "latin1"), "planted\n");
+    const bad = await cli(m, ["verify"]);
+    expect(bad.code).toBe(1);
+    const why = "cannot be recorded by a lock (its name is not UTF-8, or reads as another of its folder that is not";
+    expect(bad.out.split(`added skill project:notes file \uFFFD: ${why}`).length).toBe(3);
+    const relocked = await cli(m, ["lock"]);
+    expect(relocked.err).toContain("2 files left out of");
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).skills["project:notes"].files).toEqual({});
+    expect((await cli(m, ["verify"])).code).toBe(1);
+  });
+
   test("lock writes nothing while a configured repository has no local copy (verify would pass over it)", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");

@@ -36,6 +36,7 @@ describe("the files of a skill (one walker for the lock, verify, the tools and t
       unreadable: [],
       skipped: [],
       folderLinks: [],
+      unnamed: [],
     });
   });
 

@@ -61,11 +61,22 @@ detect_platform() {
   if [ "$os" = linux ] && is_musl; then platform="$platform-musl"; fi
 }
 
+# Security: a download uses its URL's own scheme (https, unless SKILLHUB_DOWNLOAD_URL names a mirror by
+# another) and follows redirects to https only, so no redirect turns it into plain http.
 download() { # URL FILE
+  case "$1" in
+    *://*) scheme="${1%%://*}" ;;
+    *) scheme=https ;;
+  esac
   if command -v curl >/dev/null 2>&1; then
-    curl -fsSL --retry 2 -o "$2" "$1" || die "could not download $1"
+    curl -fsSL --retry 2 --proto "=$scheme" --proto-redir =https -o "$2" "$1" || die "could not download $1"
   elif command -v wget >/dev/null 2>&1; then
-    wget -q -O "$2" "$1" || die "could not download $1"
+    # wget has no such limit: the server's answers say where it was sent, and a redirect to another
+    # scheme than https refuses what it downloaded.
+    wget -q -S -O "$2" "$1" 2>"$2.headers" || die "could not download $1"
+    if grep -i '^ *location: *[a-z][a-z0-9+.-]*:' "$2.headers" | grep -qiv '^ *location: *https:'; then
+      die "$1 was redirected to a URL that is not https: refused, nothing was installed"
+    fi
   else
     die "neither curl nor wget is installed"
   fi
