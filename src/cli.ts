@@ -21,8 +21,9 @@ const USAGE = `  skillhub [serve [DIR...]] [options] run the MCP server on stdio
                                       and a read-only web page at /)
   skillhub list [--json] [--all]      skills found: name, source and description (--json: each
                                       one's folder and location too; --all: shadowed ones too)
-  skillhub show NAME                  what the skill tool returns for NAME; exit 1 if no skill
-                                      has that name (stderr lists the skills, closest first)
+  skillhub show NAME                  what the skill tool returns for NAME, then its other files;
+                                      exit 1 if no skill has that name (stderr lists the skills,
+                                      closest first)
   skillhub search QUERY [--limit N] [--json]
                                       what search_skills returns for QUERY; --limit: at most N
                                       results, 1 to 100 (default 10, or SEARCH_LIMIT)

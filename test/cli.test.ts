@@ -64,7 +64,7 @@ describe("skillhub CLI", () => {
     const help = async (command: string) => (await cli([command, "--help"])).out;
     expect(await help("search")).toContain("1 to 100 (default 10, or SEARCH_LIMIT)");
     expect(await help("ui")).toContain("on 127.0.0.1 and a free port");
-    expect(await help("show")).toContain("exit 1 if no skill\n                                      has that name");
+    expect(await help("show")).toContain("exit 1 if no skill has that name");
     const stats = await help("stats");
     expect(stats).toContain("--since: a date (2026-02-01, 2026-02-01T09:00:00Z) or a time\n");
     expect(stats).toContain("ago (30m, 12h, 7d, 2w)");
@@ -425,7 +425,15 @@ describe("skillhub CLI", () => {
     expect(shown.out).toStartWith(`Loading: git\nBase directory: ${join(dir, "git")}\n\n---\nname: git`);
     // The skill's text for a person: not the markup the skill tool's description promises a model.
     expect(shown.out).not.toContain("command-message");
-    expect(shown.out).toEndWith(`${readFileSync(join(dir, "git", "SKILL.md"), "utf8").trimEnd()}\n`);
+    expect(shown.out).toEndWith(
+      `${readFileSync(join(dir, "git", "SKILL.md"), "utf8").trimEnd()}\n\nFiles: none besides SKILL.md.\n`,
+    );
+    // The files its instructions may name, with their sizes.
+    write(join(dir, "git", "scripts", "hooks.sh"), "echo hook\n");
+    write(join(dir, "git", "references", "flow.md"), "# Flow\n");
+    expect((await cli(["show", "git", "--skills-dir", dir])).out).toEndWith(
+      "\nFiles besides SKILL.md:\n  references/flow.md  7 bytes\n  scripts/hooks.sh    10 bytes\n",
+    );
     const missing = await cli(["show", "gti", "--skills-dir", dir]);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain("Skill 'gti' not found.\n\nAvailable skills:\n- git");

@@ -152,7 +152,7 @@ describe("text from a hostile SKILL.md, skillhub.yaml or analytics file, printed
       "---\r\nname: crlf\r\ndescription: Kept as written.\r\n---\r\n# Title\r\n\ta\tb\r\n",
     );
     const shown = skillhub(["show", "crlf", "--skills-dir", skills], home, home);
-    expect(shown.out).toEndWith("---\r\n# Title\r\n\ta\tb\r\n");
+    expect(shown.out).toEndWith("---\r\n# Title\r\n\ta\tb\r\n\nFiles: none besides SKILL.md.\n");
   });
   test("text that needs joiners and tags is printed as written, and --json still reads back the same", () => {
     const home = tempDir();
