@@ -104,7 +104,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
           "invalid-name",
           "warning",
           file,
-          `name '${name}' is not 1-64 lower-case letters, digits and single hyphens; served as is.`,
+          `name '${name}' is not 1-64 lower-case letters, digits and single hyphens${nameFix(name)}; SkillHub serves it as written.`,
         ),
       );
     }
@@ -114,7 +114,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
           "name-mismatch",
           "warning",
           file,
-          `name '${name}' differs from its folder '${folder}'; served as '${name}'.`,
+          `name '${name}' differs from its folder '${folder}' (${NAME_PATTERN.test(folder) ? `set \`name: ${folder}\`, or rename the folder` : "rename the folder to match"}); SkillHub serves it as '${name}'.`,
         ),
       );
     }
@@ -200,4 +200,15 @@ function skillhubMetadata(metadata: unknown): HubMetadata {
   const alwaysApply =
     h.alwaysApply === true || (typeof h.alwaysApply === "string" && h.alwaysApply.trim().toLowerCase() === "true");
   return { category, tags, alwaysApply };
+}
+
+/** How a name that breaks the naming rule is written to keep it (`My Skill` → `my-skill`), when it can be. */
+function nameFix(name: string): string {
+  const fixed = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, MAX_NAME_LENGTH)
+    .replace(/-+$/, "");
+  return NAME_PATTERN.test(fixed) ? ` (write '${fixed}')` : "";
 }

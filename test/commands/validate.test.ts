@@ -82,14 +82,14 @@ describe("skillhub validate", () => {
     expect(result.out).toBe(
       [
         "Bad_Name/SKILL.md",
-        "  error   invalid-name           name 'Bad_Name' is not 1-64 lower-case letters, digits and single hyphens; served as is.",
+        "  error   invalid-name           name 'Bad_Name' is not 1-64 lower-case letters, digits and single hyphens (write 'bad-name'); SkillHub serves it as written.",
         "",
         "extra/SKILL.md",
         "  warning body-too-long          body has 502 lines; keep SKILL.md under 500 and move detail to files.",
         "  warning unknown-key            unknown top-level key 'requires'; the specification keeps extra data under metadata (metadata.requires).",
         "",
         "folder/SKILL.md",
-        "  error   name-mismatch          name 'other-name' differs from its folder 'folder'; served as 'other-name'.",
+        "  error   name-mismatch          name 'other-name' differs from its folder 'folder' (set `name: folder`, or rename the folder); SkillHub serves it as 'other-name'.",
         "",
         "long/SKILL.md",
         "  error   compatibility-too-long compatibility is 501 characters; the limit is 500.",
@@ -150,7 +150,8 @@ describe("skillhub validate", () => {
         {
           severity: "error",
           code: "invalid-name",
-          message: "name 'Bad_Name' is not 1-64 lower-case letters, digits and single hyphens; served as is.",
+          message:
+            "name 'Bad_Name' is not 1-64 lower-case letters, digits and single hyphens (write 'bad-name'); SkillHub serves it as written.",
         },
       ],
     });

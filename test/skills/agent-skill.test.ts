@@ -29,6 +29,19 @@ describe("parseAgentSkill", () => {
     expect(skill?.alwaysApply).toBe(true);
   });
 
+  test("a name that breaks the rules or its folder's says how to fix it", () => {
+    const messages = (text: string, dir: string) => parse(text, dir).diagnostics.map((d) => d.message);
+    expect(messages("---\nname: My Skill\ndescription: d\n---\n", "/s/my-skill")).toEqual([
+      "name 'My Skill' is not 1-64 lower-case letters, digits and single hyphens (write 'my-skill'); SkillHub serves it as written.",
+      "name 'My Skill' differs from its folder 'my-skill' (set `name: my-skill`, or rename the folder); SkillHub serves it as 'My Skill'.",
+    ]);
+    // A folder that breaks the rule too is renamed; a name with nothing to keep gets no spelling.
+    expect(messages("---\nname: '!!'\ndescription: d\n---\n", "/s/My Folder")).toEqual([
+      "name '!!' is not 1-64 lower-case letters, digits and single hyphens; SkillHub serves it as written.",
+      "name '!!' differs from its folder 'My Folder' (rename the folder to match); SkillHub serves it as '!!'.",
+    ]);
+  });
+
   test("a description that is there but is no text says what it is: a list, a mapping, empty", () => {
     const message = (text: string) => parse(text).diagnostics.map((d) => `${d.code}: ${d.message}`);
     expect(message("---\nname: pdf\ndescription:\n  - Fill forms\n  - Merge files\n---\n")).toEqual([
