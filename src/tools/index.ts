@@ -103,8 +103,10 @@ function autoNames(catalog: Catalog, config: Config): string[] {
   const names = [...AUTO_BASE];
   const filter = { skills: config.filters.enabled_skills, categories: config.filters.enabled_categories };
   // Only an enabled node can be asked for: a tree that the filters hide entirely gets no tree tools. A content
-  // repository configured but empty (yet) gets them too: they answer no_match until it has nodes.
-  if (config.git.repos.length > 0 || catalog.skills.some((s) => s.kind === "tree-node" && isEnabled(s, filter)))
+  // repository configured but empty (yet) gets them too: they answer no_match until it has nodes. Repositories
+  // that hold Agent Skills only do not: the tree tools could never find anything there.
+  const emptyRepos = config.git.repos.length > 0 && !catalog.skills.some((s) => s.location === "remote");
+  if (emptyRepos || catalog.skills.some((s) => s.kind === "tree-node" && isEnabled(s, filter)))
     names.push("get_skill", "get_asset");
   if (config.analytics.enabled) names.push("report_usage");
   if (config.scripts.enabled && declaresServerScript(catalog, config)) names.push("run_script");

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { GIT_ENV, remoteRepo } from "../helpers/git.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { recordingSessions, sessions, textOf } from "../helpers/hub.ts";
 import { writeScriptTree } from "../helpers/scripts.ts";
 import { writeExampleTree, writeNode } from "../helpers/tree.ts";
@@ -55,6 +55,18 @@ describe("JSON.stringify(result) in the text of every tree-family tool", () => {
       error: { code: "SKILL_NOT_FOUND" },
     });
     expect(expectJsonText(await call("refresh_skills"))).toMatchObject({ success: true, mode: "local" });
+  });
+
+  test("repositories that hold Agent Skills only do not offer the tree tools, which could find nothing there", async () => {
+    const remote = remoteRepo("team-skills", { "skills/sql-style/SKILL.md": skillText("sql-style") });
+    const { client } = await openPlain({
+      env: { SKILLS_REPO: remote.url },
+      hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0 } },
+    });
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["skill", "search_skills", "load_skill", "list_skills"]));
+    expect(names).not.toContain("get_skill");
+    expect(names).not.toContain("get_asset");
   });
 
   test("a content repository configured but empty offers the tree tools, which answer no_match", async () => {
