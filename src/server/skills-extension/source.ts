@@ -83,6 +83,7 @@ export function skillSource(hub: Hub): SkillSource {
       return undefined;
     },
     async read(uri) {
+      await hub.takeTurn();
       for await (const at of skillsOf(hub, uri)) {
         if ("reason" in at.outcome) {
           // A folder whose URIs a shadowed skill holds is not this skill's to serve by URI (claimedFolders).
