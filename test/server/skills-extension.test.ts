@@ -446,6 +446,22 @@ describe("what the extension publishes", () => {
     expect(JSON.stringify(tool.content)).toContain("# Forms");
   });
 
+  test("a URI with a section or a query, as a Markdown link gives it, reads the file; a name holding # or ? is still its own", async () => {
+    const w = await world(({ a }) => write(join(a, "pdf-processing", "notes #1?.md"), "hash\n"));
+    const { client } = await w.connect("2025-11-25");
+    const text = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text;
+    expect(await text("skill://pdf-processing/references/FORMS.md#fill-a-form")).toBe("# Forms\n");
+    expect(await text("skill://pdf-processing/references/FORMS.md?plain=1")).toBe("# Forms\n");
+    expect(await text("skill://pdf-processing/notes%20%231%3F.md")).toBe("hash\n");
+    expect(await text("skill://pdf-processing/notes%20%231%3F.md#top")).toBe("hash\n");
+    const tool = await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "pdf-processing", file_path: "skill://pdf-processing/references/FORMS.md#fill-a-form" },
+    });
+    expect(tool.structuredContent).toMatchObject({ content: "# Forms\n", encoding: "utf-8" });
+    expect((await rpcError(client, "resources/read", { uri: "skill://pdf-processing/notes%20" }))?.code).toBe(-32602);
+  });
+
   test("a URI of many segments is looked up only as deep as the deepest skill's root goes", async () => {
     const w = await world(({ a }) => {
       writeNode(a, "ops/release.md", { keywords: ["release"], extra: "assets:\n  - file: notes.txt\n    type: other" });
