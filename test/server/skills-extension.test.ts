@@ -134,6 +134,14 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
       const error = await rpcError(client, method, { uri });
       expect({ method, uri, code: error?.code }).toEqual({ method, uri, code: -32602 });
     }
+    // A miss says where a skill's files are listed, quoting a long URI cut as the tools quote names.
+    const missing = await rpcError(client, "resources/read", { uri: "skill://pdf-processing/missing.md" });
+    expect(missing?.message).toContain(
+      "No file of a served skill is at skill://pdf-processing/missing.md. A skill's files are listed with their URIs by skills/get on its SKILL.md, resources/directory/read on its folder and load_skill.",
+    );
+    const long = await rpcError(client, "resources/read", { uri: `skill://pdf-processing/${"m".repeat(5000)}` });
+    expect(long?.code).toBe(-32602);
+    expect(long?.message.length).toBeLessThan(400);
   });
 
   test("a file changed between skills/list and resources/read fails the read; skills/get then has the new digest", async () => {
