@@ -56,10 +56,12 @@ export function missedFileHint(skill: Skill, asked: string, ctx: ToolContext): M
     const other = siblingSkill(skill, rest[0] as string, ctx);
     if (other) {
       const place = skillPlace(other, ctx);
-      const file = shownArg(rest.slice(1).join("/"));
-      const where = place.remote ? `, or its URI ${place.uri(file)}` : "";
+      const file = rest.slice(1).join("/");
+      const shown = shownArg(file);
+      // A path cut or escaped to be shown is no file's: its URI is given only when shown whole.
+      const where = place.remote && shown === file ? `, or its URI ${place.uri(file)}` : "";
       return {
-        sentence: ` It is a file of skill '${place.name}': read it with read_skill_file (skill_name "${place.name}", file_path "${file}")${where}.`,
+        sentence: ` It is a file of skill '${place.name}': read it with read_skill_file (skill_name "${place.name}", file_path "${shown}")${where}.`,
         suggestions: [],
       };
     }
