@@ -152,6 +152,7 @@ describe("read_skill_file and the paths a skill's own links give", () => {
       ["../scripts/run.py", "scripts/run.py"],
       ["references/../scripts/run.py", "scripts/run.py"],
       ["References/API.md", "references/api.md"],
+      [".claude/skills/subagents/scripts/run.py", "scripts/run.py"],
     ]) {
       const result = await call("read_skill_file", { skill_name: "subagents", file_path });
       expect(result.isError).toBe(true);
@@ -172,6 +173,14 @@ describe("read_skill_file and the paths a skill's own links give", () => {
     );
     const read = await remote.call("read_skill_file", { skill_name: "code-review", file_path: "code-reviewer.md" });
     expect(read.structuredContent?.content).toBe("# Reviewer\n");
+    // As a skill names a file of another in a project that holds both: through that skill's folder.
+    const project = await remote.call("read_skill_file", {
+      skill_name: "subagents",
+      file_path: "skills/code-review/code-reviewer.md",
+    });
+    expect(project.structuredContent?.error?.message).toContain(
+      `It is a file of skill 'code-review': read it with read_skill_file (skill_name "code-review", file_path "code-reviewer.md")`,
+    );
     // Not named when it is disabled.
     const filtered = await linked({ env: { SKILLHUB_ENABLED_SKILLS: "subagents" } });
     expect(textOf(await filtered.call("read_skill_file", asked))).not.toContain("code-review'");

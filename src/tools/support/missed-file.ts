@@ -35,11 +35,13 @@ export interface MissedFileHint {
 }
 
 /**
- * For a path that names no file of `skill`: the file of another skill it reaches from this one's folder
- * (`../requesting-code-review/code-reviewer.md`, as skills in one collection link to each other), with the
- * call that reads it; else this skill's files it may mean, as a link in one of its own files gives it
- * (`next.md` written in `references/guide.md`, `../scripts/run.py`), or written in another case or Unicode
- * form. Undefined when there is none. Only enabled skills are named.
+ * For a path that names no file of `skill`: the file of another skill it names through that skill's
+ * folder beside this one's, as skills of one collection refer to each other
+ * (`../requesting-code-review/code-reviewer.md`, `skills/scientific-schematics/scripts/generate.py` from a
+ * project holding them), with the call that reads it; else this skill's files it may mean: as a link in one
+ * of its own files gives it (`next.md` written in `references/guide.md`, `../scripts/run.py`), under a path
+ * to its folder (`.claude/skills/<name>/scripts/run.py`), or in another case or Unicode form. Undefined when
+ * there is none. Only enabled skills are named.
  */
 export function missedFileHint(skill: Skill, asked: string, ctx: ToolContext): MissedFileHint | undefined {
   if (asked.length > MAX_ASKED_CHARS) return undefined;
@@ -52,41 +54,42 @@ export function missedFileHint(skill: Skill, asked: string, ctx: ToolContext): M
     } else if (segment !== "" && segment !== ".") rest.push(segment);
   }
   if (rest.length === 0) return undefined;
-  if (climbs === 1 && rest.length > 1) {
-    const other = siblingSkill(skill, rest[0] as string, ctx);
-    if (other) {
-      const place = skillPlace(other, ctx);
-      const file = rest.slice(1).join("/");
-      const shown = shownArg(file);
-      // A path cut or escaped to be shown is no file's: its URI is given only when shown whole.
-      const where = place.remote && shown === file ? `, or its URI ${place.uri(file)}` : "";
-      return {
-        sentence: ` It is a file of skill '${place.name}': read it with read_skill_file (skill_name "${place.name}", file_path "${shown}")${where}.`,
-        suggestions: [],
-      };
-    }
+  if (climbs <= 1) {
+    const beside = siblings(skill, ctx);
+    const at = rest.findIndex((segment, i) => i < rest.length - 1 && beside.has(segment));
+    const other = beside.get(rest[at] ?? "");
+    const catalog = ctx.deps.store.catalog;
+    if (other && isEnabled(other, ctx.deps.filter) && !ctx.deps.frozen?.check(other, catalog))
+      return otherSkillFile(other, rest.slice(at + 1).join("/"), ctx);
   }
   const wanted = rest.join("/").normalize("NFC").toLowerCase();
   const paths = skillFiles(skill, ctx).files.map((f) => f.path);
   const matches = paths.filter((path) => {
     const p = path.normalize("NFC").toLowerCase();
-    return p === wanted || p.endsWith(`/${wanted}`);
+    return p === wanted || p.endsWith(`/${wanted}`) || wanted.endsWith(`/${p}`);
   });
   if (matches.length === 0) return undefined;
   const suggestions = matches.slice(0, SUGGESTIONS_MAX);
   return { sentence: ` Did you mean ${suggestions.map((p) => `'${p}'`).join(", ")}?`, suggestions };
 }
 
-/** The enabled skill whose folder is `folder` beside `skill`'s own, if any. */
-function siblingSkill(skill: Skill, folder: string, ctx: ToolContext): Skill | undefined {
+/** The sentence naming `file` of `other` and the call that reads it. */
+function otherSkillFile(other: Skill, file: string, ctx: ToolContext): MissedFileHint {
+  const place = skillPlace(other, ctx);
+  const shown = shownArg(file);
+  // A path cut or escaped to be shown is no file's: its URI is given only when shown whole.
+  const where = place.remote && shown === file ? `, or its URI ${place.uri(file)}` : "";
+  return {
+    sentence: ` It is a file of skill '${place.name}': read it with read_skill_file (skill_name "${place.name}", file_path "${shown}")${where}.`,
+    suggestions: [],
+  };
+}
+
+/** The Agent Skills whose folders lie beside `skill`'s own, by folder name. */
+function siblings(skill: Skill, ctx: ToolContext): Map<string, Skill> {
   const parent = dirname(skill.dir);
-  return ctx.deps.store.catalog.skills.find(
-    (s) =>
-      s !== skill &&
-      s.kind === "agent-skill" &&
-      basename(s.dir) === folder &&
-      dirname(s.dir) === parent &&
-      isEnabled(s, ctx.deps.filter) &&
-      !ctx.deps.frozen?.check(s, ctx.deps.store.catalog),
-  );
+  const beside = new Map<string, Skill>();
+  for (const s of ctx.deps.store.catalog.skills)
+    if (s !== skill && s.kind === "agent-skill" && dirname(s.dir) === parent) beside.set(basename(s.dir), s);
+  return beside;
 }
