@@ -145,6 +145,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
 
   async function callTool(name: string, args: unknown, signal: AbortSignal, meta: unknown): Promise<CallToolResult> {
     await hub.ready;
+    await hub.takeTurn();
     const tool = hub.tools().find((t) => t.name === name);
     if (!tool) {
       throw new ProtocolError(

@@ -27,6 +27,7 @@ import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import { USAGE_FILE, UsageStore } from "../usage/usage-store.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { turns } from "../util/next-turn.ts";
 import { MemoryRelease } from "../util/release-memory.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 import type { HubOptions } from "./hub-options.ts";
@@ -68,6 +69,12 @@ export class Hub implements ToolDeps {
   readonly exec: ExecHost;
   /** Frozen mode: serve only what skillhub.lock records. */
   readonly frozen?: FrozenGuard;
+  /**
+   * A turn of the event loop for one call of a client (a tool call, a resource read), after the turn of the
+   * call before it. Security: a batch of 100 costly calls (searches with long queries, reads of large files)
+   * arrives in one request and would otherwise run back to back, holding every other client for seconds.
+   */
+  readonly takeTurn = turns();
   private root: ProjectRoot;
   /** The source labels of the repositories of the user's own config file: the global lock pins them. */
   private readonly own: ReadonlySet<string>;

@@ -45,13 +45,17 @@ export function isSkillUri(uri: string): boolean {
  * then re-encoded, so
  * `skill://a/b%20c` and `skill://a/b c` meet, and `skill://a/b/` is `skill://a/b`; an encoded slash
  * separates segments like a plain one (`skill://ops%2Fdeploy/x` is `skill://ops/deploy/x`: no name of a
- * segment holds one). The URI itself for anything not under skill:// or not decodable; a `..` or empty
- * segment stays in the key and so never matches a published file (no traversal by URI).
+ * segment holds one). A query or fragment names the same file (`skill://a/ref.md#auth` is `skill://a/ref.md`,
+ * as a Markdown link to a section copied whole): a name holding `?` or `#` is written `%3F` or `%23` in
+ * its URI. The URI itself for anything not under skill:// or not decodable; a `..` or empty segment stays
+ * in the key and so never matches a published file (no traversal by URI).
  */
 export function uriKey(uri: string): string {
   if (!isSkillUri(uri)) return uri;
+  const rest = uri.slice(SCHEME.length);
+  const end = rest.search(/[?#]/);
   // One trailing slash names the same folder (`skill://x/` is `skill://x`); more stay, and match nothing.
-  const path = uri.slice(SCHEME.length);
+  const path = end < 0 ? rest : rest.slice(0, end);
   const segments = (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path).split("/");
   try {
     return (

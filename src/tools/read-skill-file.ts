@@ -12,6 +12,7 @@ import { checkRelativePath } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
+import { linkTarget, type MissedFileHint, missedFileHint } from "./support/missed-file.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { readServedFile } from "./support/served-file.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
@@ -70,31 +71,51 @@ export const readSkillFileTool = defineTool({
     if (error) return error;
     // A tree node's own file by its URI (the one a long node's first part names), read as load_skill reads it.
     const own = isOwnFileUri(skill, asked, ctx);
-    const file_path = own ? basename(skill.file) : relativeOf(skill, asked, ctx);
-    if (file_path === undefined) return notUnder(skill, asked, ctx, "file_path");
+    const relative = own ? basename(skill.file) : relativeOf(skill, asked, ctx);
+    if (relative === undefined) return notUnder(skill, asked, ctx, "file_path");
     const max = Math.min(length ?? deps.config.files.max_file_bytes, deps.config.files.max_file_bytes);
     // An offset or a length, even offset 0, asks for parts: a binary file too large for one answer comes in parts.
     const explicit = from !== undefined || length !== undefined;
-    const checked = checkRelativePath(file_path);
-    if (!checked.ok)
-      return errorResult("PATH_OUTSIDE_SKILL", `'${shownArg(file_path)}' ${checked.reason}. ${INSIDE_ONLY}`, {
-        skill: skill.name,
-        file_path: shownArg(file_path),
-      });
-    // A tree node's declared files, inherited ones too, are read where the node declaring them has them.
-    const owner =
-      (!own && skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
-    const read = own
-      ? readNodeFile(deps.frozen, skill, offset + max)
-      : readServedFile(deps.frozen, owner, checked.path, offset + max, "truncate");
+    const readAt = (path: string): Attempt => {
+      const checked = checkRelativePath(path);
+      if (!checked.ok) return { reason: checked.reason };
+      // A tree node's declared files, inherited ones too, are read where the node declaring them has them.
+      const owner =
+        (!own && skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) ||
+        skill;
+      const read = own
+        ? readNodeFile(deps.frozen, skill, offset + max)
+        : readServedFile(deps.frozen, owner, checked.path, offset + max, "truncate");
+      return { path: checked.path, read };
+    };
+    let file_path = relative;
+    let attempt = readAt(file_path);
+    // A Markdown link's target copied whole (`references/api.md#auth`, `my%20notes.md`) names the file it
+    // links to, when no file has the name as written.
+    const linked = own ? file_path : linkTarget(file_path);
+    if (linked !== file_path && !found(attempt)) {
+      const again = readAt(linked);
+      if (found(again)) [file_path, attempt] = [linked, again];
+    }
+    if (!("read" in attempt)) {
+      const hint = missedFileHint(skill, file_path, ctx);
+      return errorResult(
+        "PATH_OUTSIDE_SKILL",
+        `'${shownArg(file_path)}' ${attempt.reason}.${hint?.sentence ?? ""} ${INSIDE_ONLY}`,
+        { skill: skill.name, file_path: shownArg(file_path), ...suggested(hint) },
+      );
+    }
+    const { read } = attempt;
     if (isRefused(read)) return refusalResult(skill, read.refused);
     if (!read.ok) {
+      const hint = read.code === "FILE_NOT_FOUND" && !own ? missedFileHint(skill, file_path, ctx) : undefined;
       const advice =
         read.code === "PATH_OUTSIDE_SKILL" ? INSIDE_ONLY : `load_skill('${skill.name}') lists the skill's files.`;
-      return errorResult(read.code, `${shownReason(read.reason, checked.path).replace(/\.$/, "")}. ${advice}`, {
-        skill: skill.name,
-        file_path: shownArg(file_path),
-      });
+      return errorResult(
+        read.code,
+        `${shownReason(read.reason, attempt.path).replace(/\.$/, "")}.${hint?.sentence ?? ""} ${advice}`,
+        { skill: skill.name, file_path: shownArg(file_path), ...suggested(hint) },
+      );
     }
     if (offset > 0 && offset >= read.size)
       return errorResult(
@@ -150,6 +171,19 @@ function readNodeFile(
     truncated: read.size > maxBytes,
     real: read.real,
   };
+}
+
+/** A path a client sent: refused as it is written (the reason), or read (the path checked, and the read). */
+type Attempt = { reason: string } | { path: string; read: CheckedFile | ConfinedFailure | Refused };
+
+/** Whether a read found a file (served, or refused by the lock), rather than a bad path or none at all. */
+function found(attempt: Attempt): boolean {
+  return "read" in attempt && (isRefused(attempt.read) || attempt.read.ok);
+}
+
+/** A miss's suggested paths as an answer's details, when there are any. */
+function suggested(hint: MissedFileHint | undefined): { suggestions?: string[] } {
+  return hint && hint.suggestions.length > 0 ? { suggestions: hint.suggestions } : {};
 }
 
 /** Characters of an answer besides its content (field names, indentation, sizes, offsets, a MIME type). */

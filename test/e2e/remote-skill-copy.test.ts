@@ -102,3 +102,79 @@ describe("a remote client copies a skill to its own disk and runs its script the
     120_000,
   );
 });
+
+describe("a remote client fetches every file a skill's text links to, by the link as written", () => {
+  test.each(["2025-11-25", "2026-07-28"] as const)(
+    "revision %s",
+    async (revision) => {
+      const skills = tempDir("skillhub-remote-links-");
+      writeSkill(skills, "subagents", {
+        description: "Dispatch subagents for a plan",
+        body: [
+          "# Subagents",
+          "",
+          "Read [the API](references/api.md#auth), [my notes](references/my%20notes.md) and [the logo](./assets/logo.png).",
+          "Run [the runner](scripts/run.py?mode=check); review with [the reviewer](../code-review/code-reviewer.md).",
+          "",
+        ].join("\n"),
+      });
+      write(join(skills, "subagents", "references", "api.md"), "# Auth\n");
+      write(join(skills, "subagents", "references", "my notes.md"), "notes\n");
+      write(join(skills, "subagents", "assets", "logo.png"), PNG);
+      write(join(skills, "subagents", "scripts", "run.py"), "print('check')\n");
+      writeSkill(skills, "code-review", { description: "Review code before merging" });
+      write(join(skills, "code-review", "code-reviewer.md"), "# Reviewer\n");
+      const home = tempDir("skillhub-remote-links-home-");
+      const server = await startHttpBinary(binary(), ["--skills-dir", skills, "--no-watch"], {
+        env: { PATH: process.env.PATH ?? "", HOME: home },
+        cwd: home,
+      });
+      const client = new Client(
+        { name: "remote-agent", version: "1.0.0" },
+        revision === "2026-07-28"
+          ? { versionNegotiation: { mode: { pin: revision } } }
+          : { supportedProtocolVersions: [revision] },
+      );
+      /** A file's bytes from a read_skill_file answer, or from a resources/read one. */
+      const bytesOf = (answer: Record<string, any>) =>
+        answer.content !== undefined
+          ? Buffer.from(answer.content, answer.encoding === "base64" ? "base64" : "utf8")
+          : Buffer.from(
+              answer.contents[0].blob ?? answer.contents[0].text,
+              answer.contents[0].blob ? "base64" : "utf8",
+            );
+      try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+        const loaded = await client.callTool({ name: "skill", arguments: { name: "subagents" } });
+        const text = (loaded.content as { text: string }[])[0]?.text ?? "";
+        const base = /^Base directory: (\S+)$/m.exec(text)?.[1];
+        expect(base).toBe("skill://subagents");
+        const links = [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1] as string);
+        expect(links).toHaveLength(5);
+        for (const link of links) {
+          const onDisk = join(skills, "subagents", decodeURIComponent(link.split(/[?#]/)[0] as string));
+          const byTool = await client.callTool({
+            name: "read_skill_file",
+            arguments: { skill_name: "subagents", file_path: link },
+          });
+          const answer = byTool.structuredContent as Record<string, any>;
+          if (link.startsWith("../")) {
+            // The skill beside it: the answer names the URI to read instead.
+            const uri = /its URI (skill:\/\/\S+)\./.exec(answer.error.message)?.[1] as string;
+            expect(uri).toBe("skill://code-review/code-reviewer.md");
+            expect(bytesOf(await client.readResource({ uri })).equals(readFileSync(onDisk))).toBe(true);
+            continue;
+          }
+          expect({ link, bytes: bytesOf(answer).equals(readFileSync(onDisk)) }).toEqual({ link, bytes: true });
+          // The same link under the base directory, as a client resolving it as a URI would send it.
+          const read = await client.readResource({ uri: `${base}/${link.replace(/^\.\//, "")}` });
+          expect({ link, bytes: bytesOf(read).equals(readFileSync(onDisk)) }).toEqual({ link, bytes: true });
+        }
+      } finally {
+        await client.close();
+        expect(await server.stop()).toBe(0);
+      }
+    },
+    120_000,
+  );
+});

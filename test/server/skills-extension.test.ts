@@ -134,6 +134,14 @@ describe.each([...REVISIONS])("skills extension (SEP-2640) on %s", (revision) =>
       const error = await rpcError(client, method, { uri });
       expect({ method, uri, code: error?.code }).toEqual({ method, uri, code: -32602 });
     }
+    // A miss says where a skill's files are listed, quoting a long URI cut as the tools quote names.
+    const missing = await rpcError(client, "resources/read", { uri: "skill://pdf-processing/missing.md" });
+    expect(missing?.message).toContain(
+      "No file of a served skill is at skill://pdf-processing/missing.md. A skill's files are listed with their URIs by skills/get on its SKILL.md, resources/directory/read on its folder and load_skill.",
+    );
+    const long = await rpcError(client, "resources/read", { uri: `skill://pdf-processing/${"m".repeat(5000)}` });
+    expect(long?.code).toBe(-32602);
+    expect(long?.message.length).toBeLessThan(400);
   });
 
   test("a file changed between skills/list and resources/read fails the read; skills/get then has the new digest", async () => {
@@ -444,6 +452,22 @@ describe("what the extension publishes", () => {
     });
     expect(tool.isError).toBeFalsy();
     expect(JSON.stringify(tool.content)).toContain("# Forms");
+  });
+
+  test("a URI with a section or a query, as a Markdown link gives it, reads the file; a name holding # or ? is still its own", async () => {
+    const w = await world(({ a }) => write(join(a, "pdf-processing", "notes #1?.md"), "hash\n"));
+    const { client } = await w.connect("2025-11-25");
+    const text = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text;
+    expect(await text("skill://pdf-processing/references/FORMS.md#fill-a-form")).toBe("# Forms\n");
+    expect(await text("skill://pdf-processing/references/FORMS.md?plain=1")).toBe("# Forms\n");
+    expect(await text("skill://pdf-processing/notes%20%231%3F.md")).toBe("hash\n");
+    expect(await text("skill://pdf-processing/notes%20%231%3F.md#top")).toBe("hash\n");
+    const tool = await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "pdf-processing", file_path: "skill://pdf-processing/references/FORMS.md#fill-a-form" },
+    });
+    expect(tool.structuredContent).toMatchObject({ content: "# Forms\n", encoding: "utf-8" });
+    expect((await rpcError(client, "resources/read", { uri: "skill://pdf-processing/notes%20" }))?.code).toBe(-32602);
   });
 
   test("a URI of many segments is looked up only as deep as the deepest skill's root goes", async () => {

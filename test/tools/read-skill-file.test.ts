@@ -103,3 +103,86 @@ describe("read_skill_file", () => {
     );
   });
 });
+
+describe("read_skill_file and the paths a skill's own links give", () => {
+  /** Skill `subagents` whose text links to its own files and to a file of `code-review` beside it. */
+  async function linked(options: { remote?: boolean; env?: Record<string, string> } = {}) {
+    const dir = tempDir();
+    writeSkill(dir, "subagents", { description: "Dispatch subagents" });
+    write(join(dir, "subagents", "references", "api.md"), "# Auth\n");
+    write(join(dir, "subagents", "references", "my notes.md"), "notes\n");
+    write(join(dir, "subagents", "references", "guide.md"), "See [next](next.md) and [run](../scripts/run.py).\n");
+    write(join(dir, "subagents", "references", "next.md"), "next\n");
+    write(join(dir, "subagents", "scripts", "run.py"), "print(1)\n");
+    write(join(dir, "subagents", "a#b.md"), "hash\n");
+    write(join(dir, "secret.txt"), "root:x:0:0");
+    writeSkill(dir, "code-review", { description: "Review code" });
+    write(join(dir, "code-review", "code-reviewer.md"), "# Reviewer\n");
+    return open({ flags: { "skills-dir": [dir] }, remote: options.remote, env: options.env });
+  }
+
+  test("a link's target copied whole, with its section, query, <…> or %-escapes, reads the file it links to", async () => {
+    const { call } = await linked();
+    for (const [file_path, content] of [
+      ["references/api.md#auth", "# Auth\n"],
+      ["./references/api.md?raw=1", "# Auth\n"],
+      ["references/my%20notes.md", "notes\n"],
+      ["<references/my notes.md>", "notes\n"],
+      ["a#b.md", "hash\n"],
+      ["a%23b.md", "hash\n"],
+    ]) {
+      const result = await call("read_skill_file", { skill_name: "subagents", file_path });
+      expect({ file_path, content: result.structuredContent?.content }).toEqual({ file_path, content });
+    }
+  });
+
+  test("%-escapes decode into a path that is checked like any other: no way out of the skill", async () => {
+    const { call } = await linked();
+    for (const file_path of ["..%2fsecret.txt", "%2e%2e/secret.txt", "..%5Csecret.txt", "%2Fetc%2Fpasswd", "x%00.md"]) {
+      const result = await call("read_skill_file", { skill_name: "subagents", file_path });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).not.toContain("root:x");
+    }
+  });
+
+  test("a path written from another of the skill's files, or in another case, gets the file it may mean", async () => {
+    const { call } = await linked();
+    for (const [file_path, meant] of [
+      ["next.md", "references/next.md"],
+      ["../scripts/run.py", "scripts/run.py"],
+      ["references/../scripts/run.py", "scripts/run.py"],
+      ["References/API.md", "references/api.md"],
+      [".claude/skills/subagents/scripts/run.py", "scripts/run.py"],
+    ]) {
+      const result = await call("read_skill_file", { skill_name: "subagents", file_path });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent?.error?.suggestions).toEqual([meant]);
+      expect(result.structuredContent?.error?.message).toContain(`Did you mean '${meant}'?`);
+    }
+    const none = await call("read_skill_file", { skill_name: "subagents", file_path: "nothing.md" });
+    expect(none.structuredContent?.error).not.toHaveProperty("suggestions");
+  });
+
+  test("a link to a file of the skill beside it names that skill and the call that reads it", async () => {
+    const remote = await linked({ remote: true });
+    const asked = { skill_name: "subagents", file_path: "../code-review/code-reviewer.md" };
+    const result = await remote.call("read_skill_file", asked);
+    expect(result.structuredContent?.error?.code).toBe("PATH_OUTSIDE_SKILL");
+    expect(result.structuredContent?.error?.message).toContain(
+      `It is a file of skill 'code-review': read it with read_skill_file (skill_name "code-review", file_path "code-reviewer.md"), or its URI skill://code-review/code-reviewer.md.`,
+    );
+    const read = await remote.call("read_skill_file", { skill_name: "code-review", file_path: "code-reviewer.md" });
+    expect(read.structuredContent?.content).toBe("# Reviewer\n");
+    // As a skill names a file of another in a project that holds both: through that skill's folder.
+    const project = await remote.call("read_skill_file", {
+      skill_name: "subagents",
+      file_path: "skills/code-review/code-reviewer.md",
+    });
+    expect(project.structuredContent?.error?.message).toContain(
+      `It is a file of skill 'code-review': read it with read_skill_file (skill_name "code-review", file_path "code-reviewer.md")`,
+    );
+    // Not named when it is disabled.
+    const filtered = await linked({ env: { SKILLHUB_ENABLED_SKILLS: "subagents" } });
+    expect(textOf(await filtered.call("read_skill_file", asked))).not.toContain("code-review'");
+  });
+});

@@ -4,7 +4,7 @@ import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "
 import type { HttpHandler } from "../../src/transports/http-handler.ts";
 import { REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { handlerWorld, initialize, mcpRequest } from "../helpers/http.ts";
+import { handlerWorld, initialize, mcpRequest, messages } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
 import { eventually } from "../helpers/wait.ts";
 
@@ -109,6 +109,37 @@ describe("requests that would hold the server's thread or echo megabytes", () =>
       expect(error?.message).toContain("names of at most 1024 characters");
       expect(error?.message.length).toBeLessThan(500);
     });
+});
+
+describe("a batch of costly calls", () => {
+  test("runs one call per turn of the event loop, so other clients are answered between two of them", async () => {
+    const world = handlerWorld();
+    closers.push(world.close);
+    const { id } = await world.open();
+    // Each search notes how many had run; the first also asks what has run when the loop next turns
+    // (as a request from another client would be answered then).
+    const search = world.hub.search;
+    const query = search.query.bind(search);
+    let searches = 0;
+    let ranBeforeNextTurn: number | undefined;
+    search.query = (...args) => {
+      if (searches++ === 0) setImmediate(() => (ranBeforeNextTurn = searches));
+      return query(...args);
+    };
+    const batch = Array.from({ length: 20 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i + 10,
+      method: "tools/call",
+      params: { name: "search_skills", arguments: { query: "git workflow" } },
+    }));
+    const answers = await messages(
+      await world.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: batch })),
+    );
+    expect(answers.map((a) => a.id).sort((a, b) => a - b)).toEqual(batch.map((m) => m.id));
+    expect(answers.every((a) => JSON.stringify(a.result).includes("git-helper"))).toBe(true);
+    expect(searches).toBe(20);
+    expect(ranBeforeNextTurn).toBe(1);
+  });
 });
 
 /** A fetch into `handler` as if every request came from `peer`. */

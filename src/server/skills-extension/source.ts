@@ -1,8 +1,9 @@
-import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, type Resource, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import { type SkillReadResult, type SkillSource, SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isEnabled } from "../../catalog/filters.ts";
 import { errorMessage, SkillHubError } from "../../util/errors.ts";
 import { strictFileText } from "../../util/file-text.ts";
+import { shownArg } from "../../util/shown-arg.ts";
 import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
@@ -83,6 +84,7 @@ export function skillSource(hub: Hub): SkillSource {
       return undefined;
     },
     async read(uri) {
+      await hub.takeTurn();
       for await (const at of skillsOf(hub, uri)) {
         if ("reason" in at.outcome) {
           // A folder whose URIs a shadowed skill holds is not this skill's to serve by URI (claimedFolders).
@@ -100,7 +102,11 @@ export function skillSource(hub: Hub): SkillSource {
           );
       }
       const node = readNodeFile(hub, uri);
-      return node ? contents(node.bytes, node.mimeType) : undefined;
+      if (node) return contents(node.bytes, node.mimeType);
+      throw new ResourceNotFoundError(
+        uri,
+        `No file of a served skill is at ${shownArg(uri)}. A skill's files are listed with their URIs by skills/get on its SKILL.md, resources/directory/read on its folder${hub.tools().some((t) => t.name === "load_skill") ? " and load_skill" : ""}.`,
+      );
     },
     async readDirectory(uri, { cursor }) {
       for await (const at of skillsOf(hub, uri)) {
