@@ -1,5 +1,6 @@
 import type { GitHead } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
+import { plural } from "../util/plural.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 
 /**
@@ -14,6 +15,16 @@ const RESTORE_FILES = "restore a folder's files from version control";
 export const ACCEPT_OR_RESTORE = `${REVIEW_THEN_LOCK}: \`skillhub sync --frozen\` puts every repository back at its locked commit (a plain \`skillhub sync\` moves the unpinned ones to their branch tip and writes that to the lock); ${RESTORE_FILES}.`;
 
 export const ACCEPT_OR_RESTORE_FILES = `${REVIEW_THEN_LOCK}: ${RESTORE_FILES}.`;
+
+/**
+ * What `add`, `remove` and `sync` say of the differences from a lock that they leave as the lock has them
+ * (build.ts's withSourcesFrom): how many (`what`: "other difference" after the changes they wrote), that
+ * `verify` lists them, and that `skillhub lock` accepts them once reviewed.
+ */
+export function leftAsTheyWere(count: number, what = "other difference"): string {
+  const one = count === 1;
+  return `${plural(count, what)} from the lock ${one ? "is" : "are"} left as ${one ? "it was" : "they were"} (\`skillhub verify\` lists ${one ? "it" : "them"}): review, then run \`skillhub lock\` to accept ${one ? "it" : "them"}.`;
+}
 
 /**
  * Files changed in a repository's copy: it is a cache of the repository, and the next sync discards them,

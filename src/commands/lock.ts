@@ -6,7 +6,7 @@ import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { localChangesNote, uncheckedNote } from "./lock-advice.ts";
+import { leftAsTheyWere, localChangesNote, uncheckedNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -112,10 +112,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     }
     // What add and remove left as it was: a change nobody reviewed, which `verify` still names.
     const pending = only ? targets.reduce((n, t, i) => n + lockChanges(chosen[i] ?? t, t.lock).length, 0) : 0;
-    if (pending > 0)
-      ctx.err(
-        `skillhub: ${plural(pending, "other difference")} from the lock ${pending === 1 ? "is" : "are"} left as ${pending === 1 ? "it was" : "they were"} (\`skillhub verify\` lists them): review, then run \`skillhub lock\` to accept them.\n`,
-      );
+    if (pending > 0) ctx.err(`skillhub: ${leftAsTheyWere(pending)}\n`);
     const counts = written.map((t) => ({
       file: t.file,
       scope: t.scope,

@@ -1,3 +1,4 @@
+import { withSourcesFrom } from "../lock/build.ts";
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { RepoReport } from "../refresh/git/git-sync-types.ts";
@@ -5,8 +6,8 @@ import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedSources } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE_FILES } from "./lock-advice.ts";
-import { changeLines, currentLocks, hasEntries, lockChanges } from "./lock-state.ts";
+import { ACCEPT_OR_RESTORE_FILES, leftAsTheyWere } from "./lock-advice.ts";
+import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
 /**
  * `skillhub sync [--update] [--frozen] [--json]`: what refresh_skills does,
@@ -51,12 +52,17 @@ export const runSync: CommandRun = async (ctx) => {
     const anyEntries = targets.some((t) => hasEntries(t.lock));
     const reports = targets.map((t, i) => {
       const before = previous.get(t.file);
-      const changes = before ? lockChanges(t, before) : [];
+      // What a sync fetches is its repositories' commits: a lock written before gets their entries, and every
+      // folder's stay as it has them, so that an edit nobody reviewed is still a difference for `verify`
+      // (review, then `skillhub lock`). The first lock records everything.
+      const lock = before && !frozen ? withSourcesFrom(before, t.lock, repositories(t, before)) : t.lock;
+      const changes = before ? lockChanges({ ...t, lock }, before) : [];
+      const pending = lock === t.lock ? 0 : lockChanges(t, lock).length;
       const wanted = before ? changes.length > 0 : hasEntries(t.lock) || (i === 0 && !anyEntries);
       // The lock records a complete sync only: after a failure it would pin a half-updated state.
       const written = !frozen && outcome.success && wanted;
-      if (written) writeLockfile(t.file, t.lock);
-      return { target: t, before, report: { file: t.file, scope: t.scope, written, frozen, changes } };
+      if (written) writeLockfile(t.file, lock);
+      return { target: t, before, report: { file: t.file, scope: t.scope, written, frozen, changes, pending } };
     });
     const differs = frozen && reports.some((r) => r.report.changes.length > 0);
     if (ctx.args.options.json) {
@@ -80,9 +86,15 @@ export const runSync: CommandRun = async (ctx) => {
         if (target.heads.length > 0 || before || hasEntries(target.lock))
           ctx.out(`${file}: not written, a repository could not be synced.\n`);
       } else if (!written) {
-        if (before) ctx.out(`${file}: up to date.\n`);
-      } else if (before) ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
-      else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
+        if (report.pending > 0)
+          ctx.out(
+            `${file}: not changed (a sync records what its repositories bring); ${leftAsTheyWere(report.pending, "difference")}\n`,
+          );
+        else if (before) ctx.out(`${file}: up to date.\n`);
+      } else if (before) {
+        ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
+        if (report.pending > 0) ctx.out(`${file}: ${leftAsTheyWere(report.pending)}\n`);
+      } else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
     }
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
     // Every repository is at its locked commit now: what differs is a folder's files.
@@ -119,6 +131,14 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   ctx.out(
     `${skills(outcome.skills_reindexed)} indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`,
   );
+}
+
+/**
+ * The git sources whose entries a sync writes in `target`'s lock: every configured repository (this lock's
+ * and the others', which it records no more) and every one `before` records (one no longer configured goes).
+ */
+function repositories(target: TargetLock, before: Lockfile): Set<string> {
+  return new Set([...target.heads.map((h) => h.label), ...target.elsewhere.keys(), ...Object.keys(before.sources)]);
 }
 
 function skills(count: number): string {

@@ -411,7 +411,7 @@ describe("skillhub lock and skillhub verify", () => {
     }
   });
 
-  test("sync writes the lock when there is none and reports what changed since", async () => {
+  test("sync writes the lock when there is none; after that, a folder's changes wait for review", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");
     const first = await cli(m, ["sync"]);
@@ -421,9 +421,9 @@ describe("skillhub lock and skillhub verify", () => {
     expect(same.out).toContain(`${m.lock}: up to date.\n`);
     writeSkill(m.skills, "docx");
     const changed = await cli(m, ["sync"]);
-    expect(changed.out).toContain(`${m.lock}: updated, 1 change:\n  added skill project:docx`);
+    expect(changed.out).toContain(`${m.lock}: not changed (a sync records what its repositories bring); 1 difference`);
     const json = JSON.parse((await cli(m, ["sync", "--json"])).out);
-    expect(json.lock).toMatchObject({ file: m.lock, written: false, frozen: false, changes: [] });
+    expect(json.lock).toMatchObject({ file: m.lock, written: false, frozen: false, changes: [], pending: 1 });
   });
 
   test("SKILLHUB_LOCK puts the lock elsewhere; without a project root it lives in SkillHub's home", async () => {
