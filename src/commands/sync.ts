@@ -2,10 +2,11 @@ import { withSourcesFrom } from "../lock/build.ts";
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { RepoReport } from "../refresh/git/git-sync-types.ts";
+import { type RepoTarget, refOf } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
-import { lockedSources } from "./fetch-advice.ts";
+import { lockedCommits } from "./fetch-advice.ts";
 import { ACCEPT_OR_RESTORE_FILES, leftAsTheyWere } from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
@@ -114,17 +115,20 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   }
   const width = Math.max(...outcome.repos.map((r) => r.name.length), 4);
   const frozen = ctx.config.lock.frozen;
-  const locked = lockedSources(hub);
+  const locked = lockedCommits(hub);
   const sources = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
+  const targets = new Map((hub.git?.targets ?? []).map((t) => [t.label, t]));
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
       ? `FAILED: ${r.error.message}${failedCopy(r)}${frozen ? frozenRefusal(r) : lockedInstead(r, locked)}`
-      : r.cloned
-        ? `cloned, ${plural(r.files_changed, "file")}`
-        : r.changed
-          ? `updated, ${r.files_changed} file${r.files_changed === 1 ? "" : "s"} changed`
-          : "up to date";
+      : (frozen || r.ref_commit) && r.commit_hash && locked.get(r.name) === r.commit_hash
+        ? atLockedCommit(r, targets.get(r.name))
+        : r.cloned
+          ? `cloned, ${plural(r.files_changed, "file")}`
+          : r.changed
+            ? `updated, ${r.files_changed} file${r.files_changed === 1 ? "" : "s"} changed`
+            : "up to date";
     ctx.out(`${r.name.padEnd(width)}  ${commit}  ${state}${r.error ? "" : `  ${sources.get(r.name) ?? r.dir}`}\n`);
     for (const w of r.warnings) ctx.out(`${"".padEnd(width)}  warning: ${w}\n`);
   }
@@ -146,11 +150,27 @@ function skills(count: number): string {
 }
 
 /**
+ * A repository kept at the commit its lock records (frozen, or pinned to a tag that moved), which is what it
+ * serves whatever its branch or tag says: said so, with where that branch or tag is when the remote said it
+ * is elsewhere, and what moves the lock there (a plain sync for a branch, `--update` for a tag; lockfile.md).
+ */
+function atLockedCommit(r: RepoReport, target: RepoTarget | undefined): string {
+  const at = r.cloned
+    ? `cloned at the locked commit, ${plural(r.files_changed, "file")}`
+    : r.changed
+      ? `checked out the locked commit, ${plural(r.files_changed, "file")} changed`
+      : "at the locked commit";
+  if (!r.ref_commit || !target) return at;
+  const [ref, move] = target.ref ? ["tag", "skillhub sync --update"] : ["branch", "skillhub sync"];
+  return `${at} (${ref} ${refOf(target)} is at ${r.ref_commit.slice(0, 7)}; \`${move}\` moves the lock to it)`;
+}
+
+/**
  * A first clone whose branch tip trust.allowed_signers refuses (a teammate's plain `sync` after someone
  * pushed an unsigned commit) leaves nothing to serve, while the commit the project's lock records passed
  * the check when it was locked: `--frozen` fetches that one.
  */
-function lockedInstead(r: RepoReport, locked: Set<string>): string {
+function lockedInstead(r: RepoReport, locked: ReadonlyMap<string, string>): string {
   if (r.commit_hash || r.error?.code !== "GIT_SIGNATURE_INVALID" || !locked.has(r.name)) return "";
   return " skillhub.lock records a commit of it: `skillhub sync --frozen` fetches and serves that one.";
 }
