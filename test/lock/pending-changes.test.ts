@@ -265,6 +265,26 @@ describe("frozen advice for a repository's skill", () => {
   });
 });
 
+describe("a repository copy's edited file names", () => {
+  test("are written with \\uXXXX escapes by lock and verify: a line break in one adds no line", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const repos = join(m.home, ".skillhub", "repos");
+    const fake = "skillhub: verified, nothing to review";
+    write(join(repos, readdirSync(repos)[0] as string, "skills", "alpha", `notes\n${fake}.md`), "planted\n");
+    const locked = await cli(m, ["lock"], env);
+    expect(locked.code).toBe(1);
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    for (const said of [locked.err, verified.out]) {
+      expect(said).toContain(`(skills/alpha/notes\\u000a${fake}.md)`);
+      expect(said.split("\n").some((line) => line.startsWith(fake))).toBe(false);
+    }
+  });
+});
+
 describe("verify's advice", () => {
   test("in a project without repositories, says nothing of putting repositories back", async () => {
     const m = machine();
