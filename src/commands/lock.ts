@@ -56,7 +56,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     const all = await currentLocks(hub);
     const only = write.sources && new Set([...write.sources, ...relabelled(write.previous ?? [], hub.sources())]);
     const chosen = all.filter(write.which ?? (() => true));
-    const targets = only ? keepingOthers(chosen, only) : chosen;
+    const targets: KeptLock[] | string = only ? keepingOthers(chosen, only) : chosen;
     if (typeof targets === "string") {
       ctx.err(`skillhub: ${targets}\n`);
       return 1;
@@ -93,8 +93,9 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
         );
       return 1;
     }
-    const wanted = targets.filter((t) => hasEntries(t.lock) || outdated(t));
-    const written = wanted.length > 0 ? wanted : targets.slice(0, 1);
+    // A lock whose entries add or remove leave as they are is not written again (nor said to be).
+    const wanted = targets.filter((t) => (t.kept ? outdated(t) : hasEntries(t.lock) || outdated(t)));
+    const written = wanted.length > 0 || targets.some((t) => t.kept) ? wanted : targets.slice(0, 1);
     for (const t of written) writeLockfile(t.file, t.lock);
     for (const t of written) {
       const note = tooLargeNote(t.lock);

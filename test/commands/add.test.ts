@@ -91,6 +91,29 @@ describe("skillhub add", () => {
     ).toEqual(["docx", "pdf"]);
   });
 
+  test("a source added again changes nothing: the lock is neither rewritten nor said to be", async () => {
+    const m = machine();
+    const team = teamRepo();
+    writeSkill(join(m.project, "vendor", "skills"), "vendored");
+    expect((await cli(m, ["add", team.url, "./vendor/skills"])).code).toBe(0);
+    const lock = join(m.project, "skillhub.lock");
+    const text = readFileSync(lock, "utf8");
+    // Left as it was: a later write, or the same bytes written again, would move it.
+    utimesSync(lock, new Date(1_000_000), new Date(1_000_000));
+    for (const source of [team.url, "./vendor/skills"]) {
+      const again = await cli(m, ["add", source]);
+      expect(again.code, again.err).toBe(0);
+      expect(again.out).toContain(`${source} is already a source in ${projectFile(m)}; nothing changed.\n`);
+      expect(again.out).not.toContain("Wrote");
+      expect(statSync(lock).mtimeMs).toBe(1_000_000);
+    }
+    expect(readFileSync(lock, "utf8")).toBe(text);
+    // With no lock yet, it is written whole, as a first lock always is.
+    rmSync(lock);
+    const first = await cli(m, ["add", team.url]);
+    expect(first.out).toContain(`Wrote ${lock}: 3 skills, 1 git source.`);
+  });
+
   test("the server started in the project serves the added repository's skills", async () => {
     const m = machine();
     const team = teamRepo();
