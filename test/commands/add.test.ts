@@ -13,6 +13,7 @@ import {
   utimesSync,
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { initializeAndList } from "../../scripts/smoke.ts";
 import { run } from "../../src/cli.ts";
 import { readLockfile } from "../../src/lock/lockfile.ts";
@@ -423,8 +424,9 @@ describe("skillhub add", () => {
     const team = teamRepo();
     const at = await cli(m, ["add", `${team.url}@v1`]);
     expect(at.code).toBe(1);
-    expect(at.err).toContain(`skillhub add: cannot reach ${team.url}@v1 (`);
-    expect(at.err).toContain(`If 'v1' is a ref, a URL gives it after '#': ${team.url}#v1. Nothing was added.\n`);
+    expect(at.err).toContain(
+      `skillhub add: the folder ${team.bare}@v1 (${team.url}@v1) does not exist. If 'v1' is a ref, a URL gives it after '#': ${team.url}#v1. Nothing was added.\n`,
+    );
     expect(existsSync(projectFile(m))).toBe(false);
     const hashed = await cli(m, ["add", `${team.url}#v1`]);
     expect(hashed.code, hashed.err).toBe(0);
@@ -433,6 +435,34 @@ describe("skillhub add", () => {
     const missing = await cli(m, ["add", `${team.url.replace("team-skills.git", "nothing.git")}`]);
     expect(missing.code).toBe(1);
     expect(missing.err).not.toContain("after '#'");
+  });
+
+  test("a file:// URL that names no repository says so, not to check the network; a refused transport says it is refused", async () => {
+    const m = machine();
+    const gone = join(tempDir(), "nope.git");
+    const missing = await cli(m, ["add", pathToFileURL(gone).href]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain(
+      `skillhub add: the folder ${gone} (${pathToFileURL(gone).href}) does not exist. Nothing was added.\n`,
+    );
+    const empty = tempDir();
+    const plain = await cli(m, ["add", pathToFileURL(empty).href]);
+    expect(plain.code).toBe(1);
+    expect(plain.err).toContain(`skillhub add: git cannot read a repository in ${empty} (`);
+    // A project's repository may not use a transport that runs a command, whatever the user's git config says.
+    const marker = join(tempDir(), "ran");
+    const gitconfig = write(
+      join(m.home, ".gitconfig"),
+      `[protocol]\n\tallow = always\n[url "ext::sh -c touch% ${marker} "]\n\tinsteadOf = https://git.example.com/\n`,
+    );
+    const refused = await cli(m, ["add", "https://git.example.com/team/skills.git"], { GIT_CONFIG_GLOBAL: gitconfig });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(
+      "transport 'ext' is not allowed for https://git.example.com/team/skills.git, so git refused it",
+    );
+    for (const said of [missing.err, plain.err, refused.err]) expect(said).not.toContain("check the network");
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(projectFile(m))).toBe(false);
   });
 
   test("shadowing is reported as doctor does: a skill hidden by the project's own, and load it by qualified name", async () => {
