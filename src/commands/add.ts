@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
 import type { RepoEntryConfig } from "../config/schema.ts";
 import { type LockTarget, lockPath } from "../lock/location.ts";
@@ -141,7 +142,7 @@ async function addRepository(
     await fetchCopy(ctx, entry);
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
-    return fail(`${failureSentence(error, spec.written)} Nothing was added.`, 1);
+    return fail(`${failureSentence(error, spec)} Nothing was added.`, 1);
   }
   const item = written(entry);
   const key = sourceKey(entry);
@@ -204,16 +205,25 @@ function describe(spec: SourceSpec & { kind: "git" }, entry: RepoEntryConfig): s
 }
 
 /**
- * One sentence for a repository `add` could not fetch: offline, unknown, private, or a ref it lacks. A URL
- * ending in `@REF` is the shorthand's way to give a ref, which a URL writes `#REF`: said when it is not found.
+ * One sentence for a repository `add` could not fetch: offline, unknown, private, or a ref it lacks; on this
+ * machine (file://), a folder that is not there or holds no repository. A URL ending in `@REF` is the
+ * shorthand's way to give a ref, which a URL writes `#REF`: said when it is not found.
  */
-export function failureSentence(error: GitError, written: string): string {
+export function failureSentence(error: GitError, spec: Pick<SourceSpec & { kind: "git" }, "url" | "written">): string {
+  const { written } = spec;
   const hashed = hashRefForm(written);
   const refHint = hashed ? ` If '${hashed.ref}' is a ref, a URL gives it after '#': ${hashed.url}.` : "";
+  const why = error.message.replace(/^cannot reach \S+: |\.$/g, "");
   switch (error.code) {
     case "GIT_UNREACHABLE":
-    case "GIT_TIMEOUT":
-      return `cannot reach ${written} (${error.message.replace(/^cannot reach \S+: |\.$/g, "")}): check the network or the URL, then try again.${refHint}`;
+    case "GIT_TIMEOUT": {
+      const folder = localFolder(spec.url);
+      if (folder)
+        return existsSync(folder)
+          ? `git cannot read a repository in ${folder} (${why}).${refHint}`
+          : `the folder ${folder} (${written}) does not exist.${refHint}`;
+      return `cannot reach ${written} (${why}): check the network or the URL, then try again.${refHint}`;
+    }
     case "GIT_AUTH_FAILED":
       return `${written} was not found, or it is private: check the name; for a private repository set up an SSH key or a git credential helper for its host (or GITHUB_TOKEN, for your own --global sources).${refHint}`;
     case "GIT_REF_NOT_FOUND":
@@ -223,6 +233,17 @@ export function failureSentence(error: GitError, written: string): string {
       return error.message;
     default:
       return `${written} could not be fetched: ${error.message}`;
+  }
+}
+
+/** The folder a file:// URL names on this machine; undefined for any other URL. */
+function localFolder(url: string): string | undefined {
+  if (!/^file:/i.test(url)) return undefined;
+  try {
+    return fileURLToPath(url);
+  } catch {
+    // file://host/path: another machine's (or a Windows share's), reached as the URL says.
+    return undefined;
   }
 }
 

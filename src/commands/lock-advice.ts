@@ -1,5 +1,7 @@
 import type { GitHead } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
+import { plural } from "../util/plural.ts";
+import { shownText } from "../util/shown-arg.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 
 /**
@@ -16,13 +18,25 @@ export const ACCEPT_OR_RESTORE = `${REVIEW_THEN_LOCK}: \`skillhub sync --frozen\
 export const ACCEPT_OR_RESTORE_FILES = `${REVIEW_THEN_LOCK}: ${RESTORE_FILES}.`;
 
 /**
+ * What `add`, `remove` and `sync` say of the differences from a lock that they leave as the lock has them
+ * (build.ts's withSourcesFrom): how many (`what`: "other difference" after the changes they wrote), that
+ * `verify` lists them, and that `skillhub lock` accepts them once reviewed.
+ */
+export function leftAsTheyWere(count: number, what = "other difference"): string {
+  const one = count === 1;
+  return `${plural(count, what)} from the lock ${one ? "is" : "are"} left as ${one ? "it was" : "they were"} (\`skillhub verify\` lists ${one ? "it" : "them"}): review, then run \`skillhub lock\` to accept ${one ? "it" : "them"}.`;
+}
+
+/**
  * Files changed in a repository's copy: it is a cache of the repository, and the next sync discards them,
  * so no lock records them. The sentence naming the first few and what to do instead: `skillhub sync
  * --frozen` when it would put back the commit a lock records (frozenRestores), else a plain `skillhub
  * sync`, which fetches the repository's ref and records that commit.
  */
 export function localChangesNote(label: string, edited: readonly string[], locked: boolean): string {
-  const shown = edited.slice(0, 3).join(", ") + (edited.length > 3 ? `, and ${edited.length - 3} more` : "");
+  // Security: a file name may hold a line break: written as `\uXXXX`, as a difference writes it (describeChange).
+  const names = edited.slice(0, 3).map(shownText).join(", ");
+  const shown = names + (edited.length > 3 ? `, and ${edited.length - 3} more` : "");
   const restore = locked
     ? "run `skillhub sync --frozen` to put the locked commit's files back"
     : "run `skillhub sync` to put the files of its ref's commit back and record that commit (no lock records this repository yet)";

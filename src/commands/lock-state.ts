@@ -14,6 +14,8 @@ export interface TargetLock extends LockTarget {
   heads: GitHead[];
   /** The repositories another lock pins: label → that lock's file. */
   elsewhere: ReadonlyMap<string, string>;
+  /** Skills another source's skill of their name hides: qualified id → the served one's. */
+  shadowed: ReadonlyMap<string, string>;
 }
 
 /**
@@ -24,11 +26,12 @@ export interface TargetLock extends LockTarget {
 export async function currentLocks(hub: Hub): Promise<TargetLock[]> {
   const heads = (await hub.git?.heads()) ?? [];
   const pinnedBy = new Map(heads.map((h) => [h.label, hub.repoLockOf(h.label).file]));
+  const shadowed = new Map(hub.catalog.shadowed.map(({ skill, by }) => [skill.id, by.id]));
   return hub.lockTargets().map((target) => {
     const own = heads.filter((h) => pinnedBy.get(h.label) === target.file);
     const elsewhere = new Map([...pinnedBy].filter(([, file]) => file !== target.file));
     const lock = buildLockfile(hub.catalog, own, (skill) => hub.lockTargetOf(skill).file === target.file);
-    return { ...target, lock, heads: own, elsewhere };
+    return { ...target, lock, heads: own, elsewhere, shadowed };
   });
 }
 
@@ -73,12 +76,13 @@ export function outdated(target: TargetLock): boolean {
  *   one the project lock holds the project's.
  */
 export function lockChanges(target: TargetLock, locked: Lockfile): LockChange[] {
-  if (target.scope !== "global") return compareLocks(locked, target.lock, target.heads, target.elsewhere);
-  const theirs = (label: string) => target.elsewhere.has(label);
+  const { heads, elsewhere, shadowed } = target;
+  if (target.scope !== "global") return compareLocks(locked, target.lock, { heads, elsewhere, shadowed });
+  const theirs = (label: string) => elsewhere.has(label);
   const sources = Object.entries(locked.sources).filter(([label]) => !theirs(label));
   const skills = Object.entries(locked.skills).filter(([, s]) => !theirs(s.source));
   const own = { ...locked, sources: Object.fromEntries(sources), skills: Object.fromEntries(skills) };
-  return compareLocks(own, target.lock, target.heads);
+  return compareLocks(own, target.lock, { heads, shadowed });
 }
 
 /** Skills a lock records as too large to lock (catalog/digests.ts, LOCKED_ENTRIES_MAX): never served frozen. */

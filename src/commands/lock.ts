@@ -6,7 +6,7 @@ import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { localChangesNote, uncheckedNote } from "./lock-advice.ts";
+import { leftAsTheyWere, localChangesNote, uncheckedNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -56,7 +56,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     const all = await currentLocks(hub);
     const only = write.sources && new Set([...write.sources, ...relabelled(write.previous ?? [], hub.sources())]);
     const chosen = all.filter(write.which ?? (() => true));
-    const targets = only ? keepingOthers(chosen, only) : chosen;
+    const targets: KeptLock[] | string = only ? keepingOthers(chosen, only) : chosen;
     if (typeof targets === "string") {
       ctx.err(`skillhub: ${targets}\n`);
       return 1;
@@ -93,8 +93,9 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
         );
       return 1;
     }
-    const wanted = targets.filter((t) => hasEntries(t.lock) || outdated(t));
-    const written = wanted.length > 0 ? wanted : targets.slice(0, 1);
+    // A lock whose entries add or remove leave as they are is not written again (nor said to be).
+    const wanted = targets.filter((t) => (t.kept ? outdated(t) : hasEntries(t.lock) || outdated(t)));
+    const written = wanted.length > 0 || targets.some((t) => t.kept) ? wanted : targets.slice(0, 1);
     for (const t of written) writeLockfile(t.file, t.lock);
     for (const t of written) {
       const note = tooLargeNote(t.lock);
@@ -112,10 +113,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     }
     // What add and remove left as it was: a change nobody reviewed, which `verify` still names.
     const pending = only ? targets.reduce((n, t, i) => n + lockChanges(chosen[i] ?? t, t.lock).length, 0) : 0;
-    if (pending > 0)
-      ctx.err(
-        `skillhub: ${plural(pending, "other difference")} from the lock ${pending === 1 ? "is" : "are"} left as ${pending === 1 ? "it was" : "they were"} (\`skillhub verify\` lists them): review, then run \`skillhub lock\` to accept them.\n`,
-      );
+    if (pending > 0) ctx.err(`skillhub: ${leftAsTheyWere(pending)}\n`);
     const counts = written.map((t) => ({
       file: t.file,
       scope: t.scope,

@@ -1,12 +1,14 @@
+import { withSourcesFrom } from "../lock/build.ts";
 import { LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { RepoReport } from "../refresh/git/git-sync-types.ts";
+import { type RepoTarget, refOf } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
-import { lockedSources } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE_FILES } from "./lock-advice.ts";
-import { changeLines, currentLocks, hasEntries, lockChanges } from "./lock-state.ts";
+import { lockedCommits } from "./fetch-advice.ts";
+import { ACCEPT_OR_RESTORE_FILES, leftAsTheyWere } from "./lock-advice.ts";
+import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
 /**
  * `skillhub sync [--update] [--frozen] [--json]`: what refresh_skills does,
@@ -51,12 +53,17 @@ export const runSync: CommandRun = async (ctx) => {
     const anyEntries = targets.some((t) => hasEntries(t.lock));
     const reports = targets.map((t, i) => {
       const before = previous.get(t.file);
-      const changes = before ? lockChanges(t, before) : [];
+      // What a sync fetches is its repositories' commits: a lock written before gets their entries, and every
+      // folder's stay as it has them, so that an edit nobody reviewed is still a difference for `verify`
+      // (review, then `skillhub lock`). The first lock records everything.
+      const lock = before && !frozen ? withSourcesFrom(before, t.lock, repositories(t, before)) : t.lock;
+      const changes = before ? lockChanges({ ...t, lock }, before) : [];
+      const pending = lock === t.lock ? 0 : lockChanges(t, lock).length;
       const wanted = before ? changes.length > 0 : hasEntries(t.lock) || (i === 0 && !anyEntries);
       // The lock records a complete sync only: after a failure it would pin a half-updated state.
       const written = !frozen && outcome.success && wanted;
-      if (written) writeLockfile(t.file, t.lock);
-      return { target: t, before, report: { file: t.file, scope: t.scope, written, frozen, changes } };
+      if (written) writeLockfile(t.file, lock);
+      return { target: t, before, report: { file: t.file, scope: t.scope, written, frozen, changes, pending } };
     });
     const differs = frozen && reports.some((r) => r.report.changes.length > 0);
     if (ctx.args.options.json) {
@@ -80,9 +87,15 @@ export const runSync: CommandRun = async (ctx) => {
         if (target.heads.length > 0 || before || hasEntries(target.lock))
           ctx.out(`${file}: not written, a repository could not be synced.\n`);
       } else if (!written) {
-        if (before) ctx.out(`${file}: up to date.\n`);
-      } else if (before) ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
-      else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
+        if (report.pending > 0)
+          ctx.out(
+            `${file}: not changed (a sync records what its repositories bring); ${leftAsTheyWere(report.pending, "difference")}\n`,
+          );
+        else if (before) ctx.out(`${file}: up to date.\n`);
+      } else if (before) {
+        ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
+        if (report.pending > 0) ctx.out(`${file}: ${leftAsTheyWere(report.pending)}\n`);
+      } else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
     }
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
     // Every repository is at its locked commit now: what differs is a folder's files.
@@ -102,17 +115,20 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   }
   const width = Math.max(...outcome.repos.map((r) => r.name.length), 4);
   const frozen = ctx.config.lock.frozen;
-  const locked = lockedSources(hub);
+  const locked = lockedCommits(hub);
   const sources = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
+  const targets = new Map((hub.git?.targets ?? []).map((t) => [t.label, t]));
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
       ? `FAILED: ${r.error.message}${failedCopy(r)}${frozen ? frozenRefusal(r) : lockedInstead(r, locked)}`
-      : r.cloned
-        ? `cloned, ${plural(r.files_changed, "file")}`
-        : r.changed
-          ? `updated, ${r.files_changed} file${r.files_changed === 1 ? "" : "s"} changed`
-          : "up to date";
+      : (frozen || r.ref_commit) && r.commit_hash && locked.get(r.name) === r.commit_hash
+        ? atLockedCommit(r, targets.get(r.name))
+        : r.cloned
+          ? `cloned, ${plural(r.files_changed, "file")}`
+          : r.changed
+            ? `updated, ${r.files_changed} file${r.files_changed === 1 ? "" : "s"} changed`
+            : "up to date";
     ctx.out(`${r.name.padEnd(width)}  ${commit}  ${state}${r.error ? "" : `  ${sources.get(r.name) ?? r.dir}`}\n`);
     for (const w of r.warnings) ctx.out(`${"".padEnd(width)}  warning: ${w}\n`);
   }
@@ -121,8 +137,32 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   );
 }
 
+/**
+ * The git sources whose entries a sync writes in `target`'s lock: every configured repository (this lock's
+ * and the others', which it records no more) and every one `before` records (one no longer configured goes).
+ */
+function repositories(target: TargetLock, before: Lockfile): Set<string> {
+  return new Set([...target.heads.map((h) => h.label), ...target.elsewhere.keys(), ...Object.keys(before.sources)]);
+}
+
 function skills(count: number): string {
   return `${count} skill${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * A repository kept at the commit its lock records (frozen, or pinned to a tag that moved), which is what it
+ * serves whatever its branch or tag says: said so, with where that branch or tag is when the remote said it
+ * is elsewhere, and what moves the lock there (a plain sync for a branch, `--update` for a tag; lockfile.md).
+ */
+function atLockedCommit(r: RepoReport, target: RepoTarget | undefined): string {
+  const at = r.cloned
+    ? `cloned at the locked commit, ${plural(r.files_changed, "file")}`
+    : r.changed
+      ? `checked out the locked commit, ${plural(r.files_changed, "file")} changed`
+      : "at the locked commit";
+  if (!r.ref_commit || !target) return at;
+  const [ref, move] = target.ref ? ["tag", "skillhub sync --update"] : ["branch", "skillhub sync"];
+  return `${at} (${ref} ${refOf(target)} is at ${r.ref_commit.slice(0, 7)}; \`${move}\` moves the lock to it)`;
 }
 
 /**
@@ -130,7 +170,7 @@ function skills(count: number): string {
  * pushed an unsigned commit) leaves nothing to serve, while the commit the project's lock records passed
  * the check when it was locked: `--frozen` fetches that one.
  */
-function lockedInstead(r: RepoReport, locked: Set<string>): string {
+function lockedInstead(r: RepoReport, locked: ReadonlyMap<string, string>): string {
   if (r.commit_hash || r.error?.code !== "GIT_SIGNATURE_INVALID" || !locked.has(r.name)) return "";
   return " skillhub.lock records a commit of it: `skillhub sync --frozen` fetches and serves that one.";
 }

@@ -14,6 +14,21 @@ export interface LockChange {
   file?: string;
   /** One sentence for people: "commit 1a2b3c4 → 5d6e7f8", "sha256:ab12… → sha256:cd34…". */
   detail: string;
+  /**
+   * A skill removed from the lock because another source's skill of its name is served now (it still
+   * exists, shadowed, and a lock records served skills only): that skill's qualified id.
+   */
+  shadowed_by?: string;
+}
+
+/** What compareLocks knows of what would be served besides `now`. */
+export interface CompareContext {
+  /** The git sources' checkouts (a repository without a copy explains its removed source). */
+  heads?: readonly GitHead[];
+  /** The repositories another lock pins now (label → that lock's file): removed from this one, saying which. */
+  elsewhere?: ReadonlyMap<string, string>;
+  /** Skills shadowed now (qualified id → the qualified id of the skill served under their name). */
+  shadowed?: ReadonlyMap<string, string>;
 }
 
 /** Differences of one skill's entries (lock → now): its file and every added, removed or changed file. Pure. */
@@ -57,15 +72,9 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
 /**
  * Everything that differs between `lock` and `now` (a lock built from what
  * would be served): git sources first, then skills by id. Empty = verified. Pure.
- * `elsewhere`: the repositories another lock pins now (label → that lock's file), which
- * `lock` may still record: they are removed from it, each saying which lock has it.
  */
-export function compareLocks(
-  lock: Lockfile,
-  now: Lockfile,
-  heads: readonly GitHead[] = [],
-  elsewhere: ReadonlyMap<string, string> = new Map(),
-): LockChange[] {
+export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareContext = {}): LockChange[] {
+  const { heads = [], elsewhere = new Map<string, string>(), shadowed = new Map<string, string>() } = context;
   const changes: LockChange[] = [];
   const missing = new Map(heads.filter((h) => h.commit === null).map((h) => [h.label, h.notServed]));
   const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing.keys()]);
@@ -101,28 +110,33 @@ export function compareLocks(
   for (const id of [...ids].sort(compareText)) {
     const before = entryOf(lock.skills, id);
     const after = entryOf(now.skills, id);
-    if (before && !after)
+    if (before && !after) {
+      const pinned = elsewhere.get(before.source);
+      const by = pinned ? undefined : shadowed.get(id);
       changes.push({
         kind: "removed",
         subject: "skill",
         id,
-        detail: elsewhere.has(before.source)
-          ? `its repository is pinned by ${elsewhere.get(before.source)} now (was ${before.path})`
-          : `not served any more (was ${before.path})`,
+        detail: pinned
+          ? `its repository is pinned by ${pinned} now (was ${before.path})`
+          : by
+            ? `hidden by ${by} now, which is served under its name (was ${before.path})`
+            : `not served any more (was ${before.path})`,
+        ...(by ? { shadowed_by: by } : {}),
       });
-    else if (!before && after)
+    } else if (!before && after)
       changes.push({ kind: "added", subject: "skill", id, detail: `served but not in the lock (${after.path})` });
     else if (before && after) changes.push(...compareSkill(id, before, after));
   }
   return changes;
 }
 
-/** "changed skill project:pdf file SKILL.md: sha256:… → sha256:…" */
+/** "changed skill project:pdf file SKILL.md: sha256:… → sha256:…"; a shadowed skill's removal says "shadowed". */
 export function describeChange(c: LockChange): string {
   const what = c.subject === "file" ? `skill ${c.id} file ${c.file}` : `${c.subject} ${c.id}`;
   // Security: a file or skill name may hold a line break (or an invisible character): written as `\uXXXX`,
   // so that a difference stays one line and no name can add one that reads as SkillHub's.
-  return shownText(`${c.kind} ${what}: ${c.detail}`);
+  return shownText(`${c.shadowed_by ? "shadowed" : c.kind} ${what}: ${c.detail}`);
 }
 
 function digestChange(before: string, after: string): string {

@@ -13,6 +13,7 @@ import {
   utimesSync,
 } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { initializeAndList } from "../../scripts/smoke.ts";
 import { run } from "../../src/cli.ts";
 import { readLockfile } from "../../src/lock/lockfile.ts";
@@ -89,6 +90,29 @@ describe("skillhub add", () => {
         .skills.map((s: { name: string }) => s.name)
         .sort(),
     ).toEqual(["docx", "pdf"]);
+  });
+
+  test("a source added again changes nothing: the lock is neither rewritten nor said to be", async () => {
+    const m = machine();
+    const team = teamRepo();
+    writeSkill(join(m.project, "vendor", "skills"), "vendored");
+    expect((await cli(m, ["add", team.url, "./vendor/skills"])).code).toBe(0);
+    const lock = join(m.project, "skillhub.lock");
+    const text = readFileSync(lock, "utf8");
+    // Left as it was: a later write, or the same bytes written again, would move it.
+    utimesSync(lock, new Date(1_000_000), new Date(1_000_000));
+    for (const source of [team.url, "./vendor/skills"]) {
+      const again = await cli(m, ["add", source]);
+      expect(again.code, again.err).toBe(0);
+      expect(again.out).toContain(`${source} is already a source in ${projectFile(m)}; nothing changed.\n`);
+      expect(again.out).not.toContain("Wrote");
+      expect(statSync(lock).mtimeMs).toBe(1_000_000);
+    }
+    expect(readFileSync(lock, "utf8")).toBe(text);
+    // With no lock yet, it is written whole, as a first lock always is.
+    rmSync(lock);
+    const first = await cli(m, ["add", team.url]);
+    expect(first.out).toContain(`Wrote ${lock}: 3 skills, 1 git source.`);
   });
 
   test("the server started in the project serves the added repository's skills", async () => {
@@ -400,8 +424,9 @@ describe("skillhub add", () => {
     const team = teamRepo();
     const at = await cli(m, ["add", `${team.url}@v1`]);
     expect(at.code).toBe(1);
-    expect(at.err).toContain(`skillhub add: cannot reach ${team.url}@v1 (`);
-    expect(at.err).toContain(`If 'v1' is a ref, a URL gives it after '#': ${team.url}#v1. Nothing was added.\n`);
+    expect(at.err).toContain(
+      `skillhub add: the folder ${team.bare}@v1 (${team.url}@v1) does not exist. If 'v1' is a ref, a URL gives it after '#': ${team.url}#v1. Nothing was added.\n`,
+    );
     expect(existsSync(projectFile(m))).toBe(false);
     const hashed = await cli(m, ["add", `${team.url}#v1`]);
     expect(hashed.code, hashed.err).toBe(0);
@@ -410,6 +435,34 @@ describe("skillhub add", () => {
     const missing = await cli(m, ["add", `${team.url.replace("team-skills.git", "nothing.git")}`]);
     expect(missing.code).toBe(1);
     expect(missing.err).not.toContain("after '#'");
+  });
+
+  test("a file:// URL that names no repository says so, not to check the network; a refused transport says it is refused", async () => {
+    const m = machine();
+    const gone = join(tempDir(), "nope.git");
+    const missing = await cli(m, ["add", pathToFileURL(gone).href]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain(
+      `skillhub add: the folder ${gone} (${pathToFileURL(gone).href}) does not exist. Nothing was added.\n`,
+    );
+    const empty = tempDir();
+    const plain = await cli(m, ["add", pathToFileURL(empty).href]);
+    expect(plain.code).toBe(1);
+    expect(plain.err).toContain(`skillhub add: git cannot read a repository in ${empty} (`);
+    // A project's repository may not use a transport that runs a command, whatever the user's git config says.
+    const marker = join(tempDir(), "ran");
+    const gitconfig = write(
+      join(m.home, ".gitconfig"),
+      `[protocol]\n\tallow = always\n[url "ext::sh -c touch% ${marker} "]\n\tinsteadOf = https://git.example.com/\n`,
+    );
+    const refused = await cli(m, ["add", "https://git.example.com/team/skills.git"], { GIT_CONFIG_GLOBAL: gitconfig });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(
+      "transport 'ext' is not allowed for https://git.example.com/team/skills.git, so git refused it",
+    );
+    for (const said of [missing.err, plain.err, refused.err]) expect(said).not.toContain("check the network");
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(projectFile(m))).toBe(false);
   });
 
   test("shadowing is reported as doctor does: a skill hidden by the project's own, and load it by qualified name", async () => {

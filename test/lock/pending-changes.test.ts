@@ -26,7 +26,7 @@ describe("add and remove change only their own sources' lock entries", () => {
 
     const added = await cli(m, ["add", "./vendor/skills"]);
     expect(added.code, added.err).toBe(0);
-    expect(added.err).toContain("1 other difference from the lock is left as it was (`skillhub verify` lists them)");
+    expect(added.err).toContain("1 other difference from the lock is left as it was (`skillhub verify` lists it)");
     const lock = readLockfile(m.lock);
     expect(lock.skills["project:good"]).toEqual(before);
     expect(Object.values(lock.skills).map((s) => s.name)).toContain("vendored");
@@ -129,6 +129,80 @@ describe("add and remove change only their own sources' lock entries", () => {
   });
 });
 
+describe("sync writes its repositories' lock entries, and leaves every folder's as the lock had them", () => {
+  test("an edited local skill stays a difference after sync, which says so; lock accepts it after review", async () => {
+    const m = machine();
+    const csv = writeSkill(m.skills, "csv-summary");
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    const before = readFileSync(m.lock, "utf8");
+    edit(csv);
+    writeSkill(m.skills, "sneaky");
+
+    const synced = await cli(m, ["sync"]);
+    expect(synced.code, synced.err).toBe(0);
+    expect(synced.out).toContain(
+      `${m.lock}: not changed (a sync records what its repositories bring); 2 differences from the lock are left as they were (\`skillhub verify\` lists them): review, then run \`skillhub lock\` to accept them.\n`,
+    );
+    expect(synced.out).not.toContain("updated");
+    expect(readFileSync(m.lock, "utf8")).toBe(before);
+    expect(JSON.parse((await cli(m, ["sync", "--json"])).out).lock).toMatchObject({ written: false, pending: 2 });
+    const verified = await cli(m, ["verify"]);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain("changed skill project:csv-summary file SKILL.md");
+    expect(verified.out).toContain("added skill project:sneaky");
+
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+    expect((await cli(m, ["sync"])).out).toContain(`${m.lock}: up to date.\n`);
+  });
+
+  test("a new commit of a repository is written with its skills; a folder's edit beside it is not", async () => {
+    const m = machine();
+    const csv = writeSkill(m.skills, "csv-summary");
+    const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
+    const env = { SKILLS_REPO: team.url };
+    const first = await cli(m, ["sync"], env);
+    expect(first.out).toContain(`${m.lock}: written (2 skills).\n`);
+    const locked = readLockfile(m.lock);
+    edit(csv);
+    team.write("skills/pdf/SKILL.md", skillText("pdf", "Second version."));
+    const next = team.push("two");
+
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.code, synced.err).toBe(0);
+    expect(synced.out).toContain(
+      `${m.lock}: updated, 2 changes:\n  changed source team-skills: commit ${locked.sources["team-skills"]?.commit.slice(0, 12)} → ${next.slice(0, 12)}\n  changed skill team-skills:pdf file SKILL.md: `,
+    );
+    expect(synced.out).toContain(
+      `${m.lock}: 1 other difference from the lock is left as it was (\`skillhub verify\` lists it): review, then run \`skillhub lock\` to accept it.\n`,
+    );
+    const lock = readLockfile(m.lock);
+    expect(lock.sources["team-skills"]?.commit).toBe(next);
+    expect(lock.skills["project:csv-summary"]).toEqual(locked.skills["project:csv-summary"] as never);
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.out).toContain("1 difference from what would be served:\n  changed skill project:csv-summary");
+
+    // Frozen, nothing is written, and every difference is named as before.
+    const frozen = await cli(m, ["sync", "--frozen"], env);
+    expect(frozen.code).toBe(1);
+    expect(frozen.out).toContain(
+      `${m.lock}: 1 difference (frozen, lock unchanged):\n  changed skill project:csv-summary`,
+    );
+  });
+
+  test("a repository taken out of the configuration leaves the lock with its skills", async () => {
+    const m = machine();
+    writeSkill(m.skills, "good");
+    const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
+    expect((await cli(m, ["sync"], { SKILLS_REPO: team.url })).code).toBe(0);
+    const synced = await cli(m, ["sync"]);
+    expect(synced.code, synced.err).toBe(0);
+    expect(synced.out).toContain(`${m.lock}: updated, 2 changes:\n  removed source team-skills: `);
+    expect(Object.keys(readLockfile(m.lock).skills)).toEqual(["project:good"]);
+    expect((await cli(m, ["verify"])).code).toBe(0);
+  });
+});
+
 describe("skillhub lock --json", () => {
   test("names the files left out of each lock: those git ignores in a repository's copy and those no lock can record", async () => {
     const remote = remoteRepo("team", {
@@ -187,6 +261,26 @@ describe("frozen advice for a repository's skill", () => {
       expect(text).not.toContain("adopt");
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe("a repository copy's edited file names", () => {
+  test("are written with \\uXXXX escapes by lock and verify: a line break in one adds no line", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const repos = join(m.home, ".skillhub", "repos");
+    const fake = "skillhub: verified, nothing to review";
+    write(join(repos, readdirSync(repos)[0] as string, "skills", "alpha", `notes\n${fake}.md`), "planted\n");
+    const locked = await cli(m, ["lock"], env);
+    expect(locked.code).toBe(1);
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    for (const said of [locked.err, verified.out]) {
+      expect(said).toContain(`(skills/alpha/notes\\u000a${fake}.md)`);
+      expect(said.split("\n").some((line) => line.startsWith(fake))).toBe(false);
     }
   });
 });

@@ -411,7 +411,7 @@ describe("skillhub lock and skillhub verify", () => {
     }
   });
 
-  test("sync writes the lock when there is none and reports what changed since", async () => {
+  test("sync writes the lock when there is none; after that, a folder's changes wait for review", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");
     const first = await cli(m, ["sync"]);
@@ -421,9 +421,45 @@ describe("skillhub lock and skillhub verify", () => {
     expect(same.out).toContain(`${m.lock}: up to date.\n`);
     writeSkill(m.skills, "docx");
     const changed = await cli(m, ["sync"]);
-    expect(changed.out).toContain(`${m.lock}: updated, 1 change:\n  added skill project:docx`);
+    expect(changed.out).toContain(`${m.lock}: not changed (a sync records what its repositories bring); 1 difference`);
     const json = JSON.parse((await cli(m, ["sync", "--json"])).out);
-    expect(json.lock).toMatchObject({ file: m.lock, written: false, frozen: false, changes: [] });
+    expect(json.lock).toMatchObject({ file: m.lock, written: false, frozen: false, changes: [], pending: 1 });
+  });
+
+  test("a locked skill hidden since by another of its name is said to be shadowed, and by which, not removed", async () => {
+    const m = machine();
+    writeSkill(join(m.home, ".claude", "skills"), "csv-summary");
+    const team = remoteRepo("team-skills", { "skills/pdf/SKILL.md": skillText("pdf") });
+    const env = { SKILLS_REPO: team.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    writeSkill(m.skills, "csv-summary");
+    writeSkill(m.skills, "pdf");
+
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(
+      "shadowed skill claude-global:csv-summary: hidden by project:csv-summary now, which is served under its name (was csv-summary/SKILL.md)\n",
+    );
+    expect(verified.out).toContain(
+      "shadowed skill team-skills:pdf: hidden by project:pdf now, which is served under its name (was pdf/SKILL.md)\n",
+    );
+    expect(verified.out).not.toContain("not served any more");
+    const json = JSON.parse((await cli(m, ["verify", "--json"], env)).out);
+    expect(json.changes).toContainEqual({
+      kind: "removed",
+      subject: "skill",
+      id: "claude-global:csv-summary",
+      detail: "hidden by project:csv-summary now, which is served under its name (was csv-summary/SKILL.md)",
+      shadowed_by: "project:csv-summary",
+    });
+    // The repository's entries are sync's to write: its skill's is said the same way there.
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.out).toContain(
+      `${m.lock}: updated, 1 change:\n  shadowed skill team-skills:pdf: hidden by project:pdf now, which is served under its name`,
+    );
+    // A lock records served skills only: accepted, the shadowed ones are left out of it.
+    expect((await cli(m, ["lock"], env)).code).toBe(0);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
   });
 
   test("SKILLHUB_LOCK puts the lock elsewhere; without a project root it lives in SkillHub's home", async () => {

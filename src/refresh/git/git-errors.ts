@@ -50,6 +50,8 @@ const AUTH =
 const UNREACHABLE =
   /Could not resolve host|Failed to connect|Connection refused|Connection timed out|Network is unreachable|unable to access|Could not read from remote repository|does not appear to be a git repository|Operation timed out|No route to host|SSL|Connection reset|unable to connect|Temporary failure in name resolution/i;
 const BRANCH = /Remote branch .* not found|couldn't find remote ref/i;
+/** git's refusal of a transport (GIT_ALLOW_PROTOCOL, protocol.allow): before UNREACHABLE, which may follow it. */
+const REFUSED_TRANSPORT = /transport '([^']*)' not allowed/i;
 
 /** Turn a failed network command into an error that says what to do. */
 export function classifyFailure(ctx: FailureContext): GitError {
@@ -76,6 +78,14 @@ export function classifyFailure(ctx: FailureContext): GitError {
     return new GitError(
       "GIT_AUTH_FAILED",
       `authentication to ${ctx.url} failed (or the repository does not exist): ${fix}`,
+      { details },
+    );
+  }
+  const refused = REFUSED_TRANSPORT.exec(ctx.stderr);
+  if (refused) {
+    return new GitError(
+      "GIT_FAILED",
+      `transport '${refused[1]}' is not allowed for ${ctx.url}, so git refused it (a project's repositories may use https, ssh, git, http and file only; your own, what git's protocol.allow lets through): check the URL, and any url.<base>.insteadOf rule of your git config that rewrites it.`,
       { details },
     );
   }

@@ -9,6 +9,17 @@ import {
   type SyncWant,
 } from "./git-target.ts";
 
+/** What fetchWanted fetched. */
+export interface Fetched {
+  /** The commit the copy should serve. */
+  commit: string;
+  /**
+   * The commit the configured branch or tag is at, as this fetch read it from the remote; undefined when it
+   * was not read (a full commit hash configured as the ref, a remote that gave no answer).
+   */
+  refCommit?: string;
+}
+
 /**
  * Fetch what the copy should serve into `dir` and return its commit: the pinned commit, the lock's
  * commit (`want.commit`) once the configured branch or tag is known to reach it (requireInHistory), the
@@ -23,7 +34,7 @@ export async function fetchWanted(
   dir: string,
   want: SyncWant,
   existing?: { record: string | undefined; warnings: string[] },
-): Promise<string> {
+): Promise<Fetched> {
   const shallow = !existing;
   // Not --depth on an existing copy: the server sends only the commits since the last sync, and their
   // ancestry stays known.
@@ -38,22 +49,28 @@ export async function fetchWanted(
   };
   if (!commit) {
     await fetchTip(depth);
-    return tipOf(target, ctx, dir);
+    const tip = await tipOf(target, ctx, dir);
+    return { commit: tip, refCommit: tip };
   }
   // An existing copy fetches the ref first: the lock's commit usually comes with it (a teammate's newer
   // lock), and is then not fetched twice.
+  let refCommit: string | undefined;
   if (!pinned && !shallow) {
     try {
       await fetchTip([]);
     } catch (error) {
       if (!(await reachedOffline(target, ctx, dir, commit, error))) throw error;
-      return commit;
+      return { commit };
     }
+    // Read now: a ref force-pushed away from the commit is put back to the copy's record below (keptByRecord).
+    refCommit = await refTip(target, ctx, dir);
   }
   if (!(await hasCommit(dir, commit, ctx))) await fetchCommit(target, ctx, dir, commit, Boolean(pinned), depth);
   if (!pinned && !(await requireInHistory(target, ctx, dir, commit, shallow, existing?.record)))
     existing?.warnings.push(movedAway(target, commit));
-  return commit;
+  // A first copy fetched the ref to check the commit's history (requireInHistory), which has no record to keep.
+  if (!pinned && shallow) refCommit = await refTip(target, ctx, dir);
+  return { commit, ...(refCommit ? { refCommit } : {}) };
 }
 
 /** Why a lock's commit is served although the branch or tag moved away from it (keptByRecord). */
@@ -262,12 +279,18 @@ async function fetchRef(target: RepoTarget, ctx: SyncContext, dir: string, deepe
 
 /** The commit the configured ref names in `dir`, once fetched. */
 async function tipOf(target: RepoTarget, ctx: SyncContext, dir: string): Promise<string> {
-  const [source, local] = refNames(target);
+  const tip = await refTip(target, ctx, dir);
+  if (!tip) throw new GitError("GIT_FAILED", `${refNames(target)[0]} of ${target.spec.url} is not a commit.`);
+  return tip;
+}
+
+/** The commit the configured ref names in `dir` as last fetched, or undefined when it names none. */
+async function refTip(target: RepoTarget, ctx: SyncContext, dir: string): Promise<string | undefined> {
+  const [, local] = refNames(target);
   const tip = (
     await ctx.git.run(["rev-parse", "--verify", "--quiet", `${local}^{commit}`], { cwd: dir })
   ).stdout.trim();
-  if (!FULL_COMMIT.test(tip)) throw new GitError("GIT_FAILED", `${source} of ${target.spec.url} is not a commit.`);
-  return tip;
+  return FULL_COMMIT.test(tip) ? tip : undefined;
 }
 
 /** git's words when a wanted ref or object is not on the server. */

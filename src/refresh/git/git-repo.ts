@@ -5,7 +5,7 @@ import { readNamedText } from "../../util/named-file.ts";
 import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
-import { fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
+import { type Fetched, fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
@@ -20,6 +20,11 @@ export interface RepoSyncResult {
   changed: boolean;
   filesChanged: number;
   cloned: boolean;
+  /**
+   * The commit the configured branch or tag is at, as this sync read it from the remote, when that is not
+   * `commit` (a copy kept at the lock's commit); undefined otherwise, or when it was not read.
+   */
+  refCommit?: string;
   /** Local changes or local commits were discarded. */
   warnings: string[];
 }
@@ -73,9 +78,11 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
 
   // The copy's record of the branch or tag, as SkillHub last fetched it: what it reached then is still taken.
   const record = await recordOf(target, ctx, target.dir);
-  const tip = await fetchWanted(target, ctx, target.dir, want, { record, warnings }).catch((error) =>
+  const fetched = await fetchWanted(target, ctx, target.dir, want, { record, warnings }).catch((error) =>
     failClosed(target, ctx, previous, record, error),
   );
+  const tip = fetched.commit;
+  const elsewhere = refElsewhere(fetched);
   if (want.allowedSigners) {
     try {
       await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
@@ -96,7 +103,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const placed = following ? current === branch : current === "";
   if (tip === previous && !dirty && placed) {
     writeState(target, tip, ctx.now);
-    return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, warnings };
+    return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, ...elsewhere, warnings };
   }
   const fastForward =
     tip === previous ||
@@ -142,7 +149,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
       ? 0
       : countLines(await local(target, ctx, ["diff", "--name-only", "-z", previous, commit]), "\0");
   writeState(target, commit, ctx.now);
-  return { commit, previous, changed: commit !== previous, filesChanged, cloned: false, warnings };
+  return { commit, previous, changed: commit !== previous, filesChanged, cloned: false, ...elsewhere, warnings };
 }
 
 async function clone(
@@ -155,6 +162,7 @@ async function clone(
   mkdirSync(parent, { recursive: true });
   // Clone beside the final folder and rename: an interrupted clone never looks like a copy (git-leftovers.ts).
   const temp = tempCloneDir(parent, target.spec.slug, ctx.now());
+  let elsewhere: Pick<RepoSyncResult, "refCommit"> = {};
   ctx.progress(`cloning ${target.spec.url} (${want.commit?.slice(0, 12) ?? refOf(target)}) into ${target.dir}`);
   try {
     // init + fetch of exactly one commit (shallow) + checkout: the same for a branch, a tag and a commit.
@@ -164,7 +172,9 @@ async function clone(
     if (unwritten) throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} failed: ${unwritten}.`);
     // As `git clone` would: origin is the URL without credentials (tools and people look for it).
     await local({ ...target, dir: temp }, ctx, ["remote", "add", "origin", target.spec.url], temp);
-    const tip = await fetchWanted(target, ctx, temp, want);
+    const fetched = await fetchWanted(target, ctx, temp, want);
+    const tip = fetched.commit;
+    elsewhere = refElsewhere(fetched);
     // Security: an unsigned or wrongly signed commit never becomes a copy.
     if (want.allowedSigners)
       await verifySigned(target, ctx, temp, tip, want.allowedSigners).catch((error) => {
@@ -192,7 +202,12 @@ async function clone(
     throw new GitError("GIT_FAILED", `the clone of ${target.spec.url} has no commit on ${refOf(target)}.`);
   const files = countLines(await local(target, ctx, ["ls-files", "-z"]), "\0");
   writeState(target, commit, ctx.now);
-  return { commit, previous: null, changed: true, filesChanged: files, cloned: true, warnings };
+  return { commit, previous: null, changed: true, filesChanged: files, cloned: true, ...elsewhere, warnings };
+}
+
+/** RepoSyncResult's refCommit: the ref's commit, when it is not the one fetched to serve. */
+function refElsewhere(fetched: Fetched): Pick<RepoSyncResult, "refCommit"> {
+  return fetched.refCommit && fetched.refCommit !== fetched.commit ? { refCommit: fetched.refCommit } : {};
 }
 
 /**

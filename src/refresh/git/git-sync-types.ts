@@ -58,6 +58,11 @@ export interface RepoReport {
   success: boolean;
   changed: boolean;
   commit_hash: string | null;
+  /**
+   * The commit the configured branch or tag is at on the remote, as this sync read it, when the copy is
+   * kept at another (the lock's, frozen or pinned); absent otherwise, or when the remote was not read.
+   */
+  ref_commit?: string;
   files_changed: number;
   /** This sync made the first local copy. */
   cloned?: true;

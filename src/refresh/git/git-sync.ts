@@ -423,6 +423,7 @@ export class GitSync {
         success: true,
         changed: result.changed,
         commit_hash: result.commit,
+        ...(result.refCommit ? { ref_commit: result.refCommit } : {}),
         files_changed: result.filesChanged,
         served: false,
         ...(result.cloned ? { cloned: true as const } : {}),

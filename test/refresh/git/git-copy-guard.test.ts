@@ -80,7 +80,10 @@ describe("git runs no program named by a repository copy's own .git", () => {
     const marker = join(tempDir("skillhub-marker-"), "ran");
     write(join(m.project, "skillhub.yaml"), `git:\n  repos:\n    - "ext::sh -c touch% ${marker}"\n`);
     const synced = await cli(m, ["sync"], { GIT_CONFIG_GLOBAL: gitconfig, GIT_ALLOW_PROTOCOL: "ext:file" });
-    expect(synced.out).toContain("transport 'ext' not allowed");
+    expect(synced.out).toContain(
+      `FAILED: transport 'ext' is not allowed for ext::sh -c touch% ${marker}, so git refused it`,
+    );
+    expect(synced.out).not.toContain("check the network");
     expect(existsSync(marker)).toBe(false);
   });
 

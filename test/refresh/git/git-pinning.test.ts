@@ -94,6 +94,9 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
       expect(again.code, again.out + again.err).toBe(0);
       expect(copyHead(m)).toBe(reviewed);
       expect(again.out).toContain(`warning: ${warning}`);
+      expect(again.out).toContain(
+        `team  ${reviewed.slice(0, 7)}  at the locked commit (tag v1 is at ${amended.slice(0, 7)}; \`skillhub sync --update\` moves the lock to it)`,
+      );
       expect(again.out).toContain("up to date.\n");
     }
     // A fresh machine has no record of the tag reaching it: refused, as a fork's commit would be.
