@@ -32,8 +32,13 @@ export function loadConfig(options: LoadOptions): Resolved {
     cwd: options.cwd,
     pathDelimiter: delimiter,
   };
-  // First pass: only to learn where SkillHub's home (and so its config file) is.
-  const { config: first } = resolveConfig(base);
+  // First pass: only where SkillHub's home (and so its config file) is. Every other value is judged once,
+  // with the files, so that all that is wrong is named together.
+  const { config: first } = resolveConfig({
+    ...base,
+    env: { SKILLHUB_HOME: options.env.SKILLHUB_HOME },
+    flags: options.flags?.home === undefined ? {} : { home: options.flags.home },
+  });
   const files: ConfigFile[] = [];
   const homeFile = join(first.home, "config.yaml");
   const sourceWarnings: string[] = [];
@@ -88,11 +93,14 @@ function resolveIgnoring(
     try {
       return resolveConfig({ ...base, files: kept });
     } catch (error) {
-      const file = error instanceof ConfigError ? error.details.file : undefined;
-      if (typeof file !== "string" || !others.has(file)) throw error;
-      // Its first problem is enough: the whole file is set aside (the other lines may be other files').
-      const [first] = (error as Error).message.split("\n");
-      warnings.push(`${first?.replace(/^Invalid configuration: /, "")} ${file}'s settings are ignored.`);
+      if (!(error instanceof ConfigError)) throw error;
+      // Someone else's file with a wrong value is set aside first: its first problem is said, and the rest
+      // is resolved again (what stops the start is then only the user's own).
+      const problems = (error.details.problems ?? []) as { message: string; file?: unknown }[];
+      const theirs = problems.find((p) => typeof p.file === "string" && others.has(p.file));
+      if (theirs === undefined) throw error;
+      const file = theirs.file as string;
+      warnings.push(`${theirs.message.replace(/^Invalid configuration: /, "")} ${file}'s settings are ignored.`);
       kept = kept.filter((f) => f.path !== file);
     }
   }

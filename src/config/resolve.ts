@@ -59,12 +59,24 @@ export function resolveConfig(input: ResolveInput): Resolved {
   for (const file of input.files ?? []) assignments.push(...fileAssignments(file, warnings));
 
   warnings.push(...mistypedVariables(input.env));
+  // A value that cannot be read is named with every other wrong one, at the end.
+  const unreadable: ConfigError[] = [];
+  const read = (raw: string, setting: Setting, origin: string) => {
+    try {
+      return convert(raw, setting, origin, delimiter);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      unreadable.push(error);
+      return undefined;
+    }
+  };
   const envDirs: string[] = [];
   for (const [name, setting] of Object.entries(ENV_SETTINGS)) {
     const raw = input.env[name];
     if (raw === undefined || raw === "") continue;
     const origin = `${name} (environment variable)`;
-    const value = convert(raw, setting, origin, delimiter);
+    const value = read(raw, setting, origin);
+    if (value === undefined) continue;
     if (setting.key === "sources.dirs") {
       envDirs.push(...(value as string[]));
       continue;
@@ -86,11 +98,8 @@ export function resolveConfig(input: ResolveInput): Resolved {
     }
     // --no-watch is the one negative flag.
     const value =
-      name === "no-watch" || name === "no-prompts"
-        ? false
-        : typeof raw === "string"
-          ? convert(raw, setting, origin, delimiter)
-          : raw;
+      name === "no-watch" || name === "no-prompts" ? false : typeof raw === "string" ? read(raw, setting, origin) : raw;
+    if (value === undefined) continue;
     assignments.push({ path: setting.key.split("."), value, origin, secret: setting.secret });
   }
   if (flagDirs.length + envDirs.length > 0) {
@@ -117,7 +126,8 @@ export function resolveConfig(input: ResolveInput): Resolved {
   const changed = Object.keys(raw).filter((key) => JSON.stringify(raw[key]) !== JSON.stringify(defaults[key]));
   const schema = configSchemaOf(changed) ?? configSchema();
   const parsed = schema.safeParse(raw, JITLESS);
-  if (!parsed.success) throw toConfigError(parsed.error, raw, origins);
+  if (!parsed.success || unreadable.length > 0)
+    throw toConfigError(unreadable, parsed.success ? [] : parsed.error.issues, raw, origins);
   return { config: normalisePaths({ ...raw, ...parsed.data } as Config, input), warnings };
 }
 
@@ -467,13 +477,25 @@ function getDeep(target: unknown, path: PropertyKey[]): unknown {
   return node;
 }
 
-function toConfigError(error: z.ZodError, raw: Record<string, unknown>, origins: Map<string, Assignment>): ConfigError {
+function toConfigError(
+  unreadable: readonly ConfigError[],
+  issues: readonly z.core.$ZodIssue[],
+  raw: Record<string, unknown>,
+  origins: Map<string, Assignment>,
+): ConfigError {
   // Every key that is wrong, not only the first: fixing them one start at a time wastes the user's time.
-  const found = error.issues.slice(0, ISSUES_SHOWN).map((issue) => issueError(issue, raw, origins));
-  const lines = [...new Set(found.map((e) => e.message))];
-  const more = error.issues.length - ISSUES_SHOWN;
-  if (more > 0) lines.push(`… and ${more} more.`);
-  return new ConfigError(lines.join("\n"), (found[0] as ConfigError).details);
+  const found = [...unreadable, ...issues.map((issue) => issueError(issue, raw, origins))];
+  // Each problem with the file that set it: loadConfig sets aside a skills folder's file that has one.
+  const problems = found.map((e) => ({ message: e.message, file: e.details.file }));
+  const first = found[0] as ConfigError;
+  if (found.length === 1) return new ConfigError(first.message, { ...first.details, problems });
+  const texts = [...new Set(found.map((e) => e.message.replace(/^Invalid configuration: /, "")))];
+  const shown = texts.slice(0, ISSUES_SHOWN).map((text) => `  ${text}`);
+  if (texts.length > ISSUES_SHOWN) shown.push(`  … and ${texts.length - ISSUES_SHOWN} more.`);
+  return new ConfigError(`Invalid configuration, ${texts.length} problems:\n${shown.join("\n")}`, {
+    ...first.details,
+    problems,
+  });
 }
 
 /** Most invalid keys named at once. */

@@ -119,24 +119,25 @@ describe("resolveConfig", () => {
     expect(resolve({}, {}, on).config.analytics.enabled).toBe(true);
   });
 
-  test("every bad value in the files is named at once, each with its key, value and what is allowed", () => {
+  test("every bad value is named at once, each with its key, value and what is allowed", () => {
     const error = failure(() =>
-      resolve({}, {}, [{ path: "/c.yaml", data: { search: { limit: 0 }, sources: { rescan_seconds: "soon" } } }]),
+      resolve({ LOG_LEVEL: "loud" }, { port: "many" }, [
+        { path: "/c.yaml", data: { search: { limit: 0 }, sources: { rescan_seconds: "soon" } } },
+      ]),
     );
-    expect(error.message.split("\n").sort()).toEqual([
-      "Invalid configuration: search.limit in /c.yaml = 0: expected a number of at least 1.",
-      'Invalid configuration: sources.rescan_seconds in /c.yaml = "soon": expected a number.',
+    const [head, ...problems] = error.message.split("\n");
+    expect(head).toBe("Invalid configuration, 4 problems:");
+    expect(problems.sort()).toEqual([
+      '  --port = "many": expected a whole number.',
+      '  LOG_LEVEL (environment variable) = "loud": expected one of DEBUG, INFO, WARN, ERROR, SILENT.',
+      "  search.limit in /c.yaml = 0: expected a number of at least 1.",
+      '  sources.rescan_seconds in /c.yaml = "soon": expected a number.',
     ]);
     const many = failure(() =>
-      resolve({}, {}, [
-        {
-          path: "/c.yaml",
-          data: { sources: { dirs: Array.from({ length: 12 }, (_, i) => i) } },
-        },
-      ]),
+      resolve({}, {}, [{ path: "/c.yaml", data: { sources: { dirs: Array.from({ length: 12 }, (_, i) => i) } } }]),
     ).message.split("\n");
-    expect(many).toHaveLength(11);
-    expect(many.at(-1)).toBe("… and 2 more.");
+    expect(many).toHaveLength(12);
+    expect(many.at(-1)).toBe("  … and 2 more.");
   });
 
   test("a bad value names the key, the value and what is allowed", () => {
@@ -280,6 +281,33 @@ describe("loadConfig", () => {
     });
     expect(config.search).toMatchObject({ limit: 7, threshold: 0.4 });
     expect(config.scripts.runners).toMatchObject({ ".rb": "ruby", ".sh": "bash" });
+  });
+
+  test("a wrong value in the environment and one in the config file are named together", () => {
+    const home = tempDir();
+    write(join(home, "hub", "config.yaml"), "log_level: nope\n");
+    const message = failure(() =>
+      loadConfig({ env: { SKILLHUB_HOME: join(home, "hub"), SEARCH_LIMIT: "0" }, homeDir: home, cwd: home }),
+    ).message;
+    expect(message).toStartWith("Invalid configuration, 2 problems:\n");
+    expect(message).toContain("SEARCH_LIMIT (environment variable)");
+    expect(message).toContain(`log_level in ${join(home, "hub", "config.yaml")} = "nope"`);
+  });
+
+  test("a skills folder's file with a wrong value is set aside, and only the user's own stop the start", () => {
+    const home = tempDir();
+    write(join(home, "hub", "config.yaml"), "search:\n  limit: 0\n");
+    const theirs = write(join(home, "skills", "config.yaml"), "matching:\n  max_results: many\n");
+    const load = () =>
+      loadConfig({ env: { SKILLHUB_HOME: join(home, "hub") }, homeDir: home, cwd: home, sourceFiles: [theirs] });
+    const message = failure(load).message;
+    expect(message).toBe(
+      `Invalid configuration: search.limit in ${join(home, "hub", "config.yaml")} = 0: expected a number of at least 1.`,
+    );
+    write(join(home, "hub", "config.yaml"), "search:\n  limit: 3\n");
+    const { config, warnings } = load();
+    expect(config.search.limit).toBe(3);
+    expect(warnings.join("\n")).toContain(`${theirs}'s settings are ignored.`);
   });
 
   test("invalid YAML and a missing --config file are configuration errors", () => {
