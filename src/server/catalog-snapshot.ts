@@ -92,10 +92,11 @@ export function snapshotFile(hub: Hub): string {
 }
 
 /**
- * Most skills a snapshot may list for the first listing to wait for the first scan (hub.listingWaitMs(true)
- * at most): a scan that keeps the snapshot's parses reads them in tens of milliseconds, so a client that
- * lists once and quits sees a skill added since. A larger collection is listed from the snapshot at once,
- * where waiting would cost the listing most of a second.
+ * Most skills a snapshot may list for a listing to wait for the first scan (hub.listingWaitMs(true) at
+ * most): a scan that keeps the snapshot's parses reads them in tens of milliseconds, so a client that lists
+ * once and quits sees a skill added since. A larger collection is listed from the snapshot at once, where
+ * waiting would cost the listing most of a second; so is any collection while a repository sync, which
+ * takes longer than that, holds the first scan.
  */
 export const WAITED_SNAPSHOT_SKILLS = 1000;
 
@@ -106,7 +107,8 @@ export const WAITED_SNAPSHOT_SKILLS = 1000;
  */
 export function listingReady(hub: Hub): Promise<unknown> | undefined {
   if (!hub.store.provisional) return hub.ready;
-  return hub.catalog.size <= WAITED_SNAPSHOT_SKILLS ? scanOrWait(hub, hub.listingWaitMs(true)) : undefined;
+  if (hub.catalog.size > WAITED_SNAPSHOT_SKILLS || hub.git !== undefined) return undefined;
+  return firstScanOrWait(hub, "snapshot");
 }
 
 /**
@@ -115,19 +117,32 @@ export function listingReady(hub: Hub): Promise<unknown> | undefined {
  * read (the skill tool says so, and list_changed follows the scan: announce-changes.ts).
  */
 export function toolsListingReady(hub: Hub): Promise<unknown> | undefined {
-  return hub.catalogPending ? scanOrWait(hub, hub.listingWaitMs(false)) : listingReady(hub);
+  return hub.catalogPending ? firstScanOrWait(hub, "nothing") : listingReady(hub);
 }
 
-/** The first scan, or `ms`, whichever ends first. */
-function scanOrWait(hub: Hub, ms: number): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    hub.ready,
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-      timer.unref?.();
-    }),
-  ]).finally(() => clearTimeout(timer));
+/** The first scan's end or a deadline, whichever comes first: one deadline per start for what is listed meanwhile. */
+const firstScanWaits = new WeakMap<Hub, Map<"snapshot" | "nothing", Promise<unknown>>>();
+
+/**
+ * The first scan, or hub.listingWaitMs of the first listing made with the snapshot (or with nothing) to
+ * stand in for it, whichever ends first: a client's later listings, and each page of one, wait no more.
+ */
+function firstScanOrWait(hub: Hub, standIn: "snapshot" | "nothing"): Promise<unknown> {
+  let waits = firstScanWaits.get(hub);
+  if (!waits) firstScanWaits.set(hub, (waits = new Map()));
+  let wait = waits.get(standIn);
+  if (!wait) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    wait = Promise.race([
+      hub.ready,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, hub.listingWaitMs(standIn === "snapshot"));
+        timer.unref?.();
+      }),
+    ]).finally(() => clearTimeout(timer));
+    waits.set(standIn, wait);
+  }
+  return wait;
 }
 
 /** The sources a snapshot's skills may be listed from: those served now, as the snapshot names them. */

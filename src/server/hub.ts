@@ -360,7 +360,9 @@ export class Hub implements ToolDeps {
     return this.offered.get(this.store.catalog, this.config);
   }
 
+  /** Stop everything the hub runs; a second call does nothing. */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     // Ends a clone or fetch still running, with its helpers (git-remote-https, ssh).
     this.git?.close();

@@ -10,6 +10,12 @@ import { type InputStream, LineTransport } from "./stdio-lines.ts";
 /** The scan starts at the client's first message, or after this long without one (ms). */
 const IDLE_START_MS = 1000;
 
+/**
+ * Longest wait, when a client leaves during the first scan, for that scan to end and be kept (ms): within the
+ * shutdown's budget, with room for the rest of the shutdown.
+ */
+const SCAN_FINISH_MS = 1500;
+
 /** Changes in a burst are kept once, this long after the last (ms): writing 10,000 skills takes a moment. */
 const SNAPSHOT_SAVE_DELAY_MS = 2000;
 
@@ -110,18 +116,21 @@ export async function serveStdio(hub: Hub, options: StdioOptions = {}): Promise<
   for (const signal of signals) process.off(signal, onSignal);
   unkeep();
   // Bounded: a signal must end the process within seconds whatever is still running.
-  await bounded(
+  const ended = await bounded(
     (async () => {
       await handle.close().catch(() => undefined);
       // A client that lists once and goes (an inspector, a health check) may leave before the first scan
       // ends: it is finished and kept, or every such start would scan from nothing or list a stale snapshot.
-      if (scanning && why === "stdin ended") await hub.ready.catch(() => undefined);
+      // Not for long: a repository sync can hold that scan for seconds.
+      if (scanning && why === "stdin ended") await bounded(hub.ready, SCAN_FINISH_MS);
       // A snapshot being written is finished (not left as a temporary file).
       await saving;
       // Stops the timers and sends the last analytics events.
       await hub.shutdown();
     })(),
   );
+  // Out of time: the hub is closed all the same, which ends a clone or fetch and a script still running.
+  if (!ended) hub.close();
   return why;
 }
 

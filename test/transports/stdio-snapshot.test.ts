@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { Scanner } from "../../src/catalog/scanner.ts";
 import { run } from "../../src/cli.ts";
-import { SNAPSHOT_VERSION, WAITED_SNAPSHOT_SKILLS } from "../../src/server/catalog-snapshot.ts";
+import {
+  listingReady,
+  SNAPSHOT_VERSION,
+  toolsListingReady,
+  WAITED_SNAPSHOT_SKILLS,
+} from "../../src/server/catalog-snapshot.ts";
 import { serveStdio } from "../../src/transports/stdio.ts";
 import { VERSION } from "../../src/version.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
@@ -92,8 +97,8 @@ const snapshotFiles = (home: string) =>
   readdirSync(join(home, ".skillhub", "index")).filter((f) => f.startsWith("catalog-") && f.endsWith(".json"));
 
 /** A first run over `skills` that leaves its catalog snapshot in `home`. */
-async function firstRun(skills: string, home: string): Promise<void> {
-  const s = session(skills, home);
+async function firstRun(skills: string, home: string, env: Record<string, string> = {}): Promise<void> {
+  const s = session(skills, home, undefined, env);
   await s.open();
   await s.request("tools/list");
   await s.hub.ready;
@@ -243,6 +248,60 @@ describe("the catalog snapshot answers the first listing of the next start", () 
       "pdf-tools",
     ]);
     await s.close();
+  });
+
+  test("a client that leaves during a first scan that does not end: the hub is closed all the same", async () => {
+    const skills = tempDir("skillhub-snap-skills-");
+    const home = tempDir("skillhub-snap-home-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    await firstRun(skills, home);
+
+    // A scan held for good, as a repository sync that never answers holds it.
+    const scanner = new GatedScanner();
+    const s = session(skills, home, scanner, {}, 0);
+    let hubClosed = false;
+    const close = s.hub.close.bind(s.hub);
+    s.hub.close = () => {
+      hubClosed = true;
+      close();
+    };
+    await s.open();
+    await s.request("tools/list");
+    const { closed } = await s.leave();
+    await closed;
+    expect(scanner.released).toBe(false);
+    expect(hubClosed).toBe(true);
+  });
+
+  test("a listing's wait is one per start, and none while a repository sync holds the first scan", async () => {
+    const skills = tempDir("skillhub-snap-skills-");
+    const home = tempDir("skillhub-snap-home-");
+    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+    await firstRun(skills, home);
+    const scanner = new GatedScanner();
+    const s = session(skills, home, scanner);
+    await s.open();
+    await s.waitUntil("the snapshot listed", () => (s.hub.store.provisional ? {} : undefined));
+    const first = listingReady(s.hub);
+    expect(first).toBeInstanceOf(Promise);
+    // Every later listing, of any kind, waits for the same deadline, not one of its own.
+    expect(listingReady(s.hub)).toBe(first);
+    expect(toolsListingReady(s.hub)).toBe(first);
+    scanner.release();
+    await s.close();
+
+    // With a repository configured, the sync holds the first scan: the snapshot answers at once.
+    const repo = { SKILLS_REPO: `file://${join(home, "no-such-repository.git")}` };
+    const withRepo = tempDir("skillhub-snap-home-");
+    await firstRun(skills, withRepo, repo);
+    const held = new GatedScanner();
+    const t = session(skills, withRepo, held, repo);
+    await t.open();
+    await t.waitUntil("the snapshot listed", () => (t.hub.store.provisional ? {} : undefined));
+    expect(listingReady(t.hub)).toBeUndefined();
+    expect(listed(await t.request("tools/list"))).toContain("invoice-parser");
+    held.release();
+    await t.close();
   });
 
   test("a large collection's first listing does not wait for the scan: the snapshot answers it", async () => {
