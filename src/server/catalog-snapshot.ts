@@ -128,8 +128,8 @@ const firstScanWaits = new WeakMap<Hub, Map<"snapshot" | "nothing", Promise<unkn
  * stand in for it, whichever ends first: a client's later listings, and each page of one, wait no more.
  */
 function firstScanOrWait(hub: Hub, standIn: "snapshot" | "nothing"): Promise<unknown> {
-  let waits = firstScanWaits.get(hub);
-  if (!waits) firstScanWaits.set(hub, (waits = new Map()));
+  const waits = firstScanWaits.get(hub) ?? new Map();
+  firstScanWaits.set(hub, waits);
   let wait = waits.get(standIn);
   if (!wait) {
     let timer: ReturnType<typeof setTimeout> | undefined;
