@@ -104,7 +104,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
           "invalid-name",
           "warning",
           file,
-          `name '${name}' is not 1-64 lower-case letters, digits and single hyphens${nameFix(name)}; SkillHub serves it as written.`,
+          `name '${name}' is not 1-64 lower-case letters, digits and single hyphens${nameFix(name, folder)}; SkillHub serves it as written.`,
         ),
       );
     }
@@ -202,8 +202,12 @@ function skillhubMetadata(metadata: unknown): HubMetadata {
   return { category, tags, alwaysApply };
 }
 
-/** How a name that breaks the naming rule is written to keep it (`My Skill` → `my-skill`), when it can be. */
-function nameFix(name: string): string {
+/**
+ * How a name that breaks the naming rule is written (`My Skill` → `my-skill`), when it can be: its folder's
+ * name when that one keeps the rule, so the fix also ends a mismatch with the folder.
+ */
+function nameFix(name: string, folder: string): string {
+  if (NAME_PATTERN.test(folder) && folder.length <= MAX_NAME_LENGTH) return ` (write '${folder}')`;
   const fixed = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")

@@ -35,6 +35,8 @@ describe("parseAgentSkill", () => {
       "name 'My Skill' is not 1-64 lower-case letters, digits and single hyphens (write 'my-skill'); SkillHub serves it as written.",
       "name 'My Skill' differs from its folder 'my-skill' (set `name: my-skill`, or rename the folder); SkillHub serves it as 'My Skill'.",
     ]);
+    // The folder's name, when it keeps the rule: following either hint ends both warnings.
+    expect(messages("---\nname: My Foo\ndescription: d\n---\n", "/s/foo")[0]).toContain("(write 'foo')");
     // A folder that breaks the rule too is renamed; a name with nothing to keep gets no spelling.
     expect(messages("---\nname: '!!'\ndescription: d\n---\n", "/s/My Folder")).toEqual([
       "name '!!' is not 1-64 lower-case letters, digits and single hyphens; SkillHub serves it as written.",

@@ -181,7 +181,10 @@ describe("read_skill_file and the paths a skill's own links give", () => {
     expect(project.structuredContent?.error?.message).toContain(
       `It is a file of skill 'code-review': read it with read_skill_file (skill_name "code-review", file_path "code-reviewer.md")`,
     );
-    // Not named when it is disabled.
+    // Not named for a file it does not have, nor when it is disabled.
+    const missing = await remote.call("read_skill_file", { ...asked, file_path: "../code-review/no-such-file.md" });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).not.toContain("It is a file of skill");
     const filtered = await linked({ env: { SKILLHUB_ENABLED_SKILLS: "subagents" } });
     expect(textOf(await filtered.call("read_skill_file", asked))).not.toContain("code-review'");
   });

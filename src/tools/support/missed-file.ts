@@ -58,9 +58,15 @@ export function missedFileHint(skill: Skill, asked: string, ctx: ToolContext): M
     const beside = siblings(skill, ctx);
     const at = rest.findIndex((segment, i) => i < rest.length - 1 && beside.has(segment));
     const other = beside.get(rest[at] ?? "");
-    const catalog = ctx.deps.store.catalog;
-    if (other && isEnabled(other, ctx.deps.filter) && !ctx.deps.frozen?.check(other, catalog))
-      return otherSkillFile(other, rest.slice(at + 1).join("/"), ctx);
+    const file = rest.slice(at + 1).join("/");
+    // Named only when it is served and has that file: a refusal is not logged for a skill nobody asked for.
+    if (
+      other &&
+      isEnabled(other, ctx.deps.filter) &&
+      !ctx.deps.frozen?.refusal(other, ctx.deps.store.catalog) &&
+      (file === "SKILL.md" || skillFiles(other, ctx).files.some((f) => f.path === file))
+    )
+      return otherSkillFile(other, file, ctx);
   }
   const wanted = rest.join("/").normalize("NFC").toLowerCase();
   const paths = skillFiles(skill, ctx).files.map((f) => f.path);
