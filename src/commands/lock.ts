@@ -114,9 +114,11 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     // What add and remove left as it was: a change nobody reviewed, which `verify` still names.
     const pending = only ? targets.reduce((n, t, i) => n + lockChanges(chosen[i] ?? t, t.lock).length, 0) : 0;
     if (pending > 0) ctx.err(`skillhub: ${leftAsTheyWere(pending)}\n`);
-    const counts = written.map((t) => ({
+    // Every lock, written or left as it was (an add of a source already there writes none).
+    const counts = targets.map((t) => ({
       file: t.file,
       scope: t.scope,
+      written: written.includes(t),
       skills: Object.keys(t.lock.skills).length,
       too_large: tooLarge(t.lock),
       sources: Object.keys(t.lock.sources).length,
@@ -124,10 +126,10 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       left_out: leftOut(t.lock),
     }));
     if (ctx.args.options.json) {
-      const first = counts[0];
+      const first = counts.find((c) => c.written) ?? counts[0];
       ctx.out(`${JSON.stringify({ ...first, missing_copies: missing, locks: counts }, null, 2)}\n`);
     } else {
-      for (const c of counts)
+      for (const c of counts.filter((c) => c.written))
         ctx.out(`Wrote ${c.file}: ${plural(c.skills, "skill")}, ${plural(c.sources, "git source")}.\n`);
     }
     return 0;
