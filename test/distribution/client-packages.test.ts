@@ -92,7 +92,7 @@ describe("the launcher (packaging/claude-plugin/bin/skillhub)", () => {
     expect(requests.length).toBe(before);
   });
 
-  test("a relative PATH entry (., bin) finds nothing in the working folder: no skillhub, no program the launcher or install.sh runs", async () => {
+  test("a relative PATH entry (., bin), or one holding a pattern, finds nothing in the working folder: no skillhub, no program the launcher or install.sh runs", async () => {
     // What a cloned repository, the client's working folder, could hold: each writes a mark, then fails.
     const project = tempDir("skillhub-launcher-project-");
     const marks = join(project, "marks");
@@ -101,7 +101,8 @@ describe("the launcher (packaging/claude-plugin/bin/skillhub)", () => {
         mkdirSync(dir, { recursive: true });
         writeFileSync(join(dir, name), `#!/bin/sh\necho ${name} >> '${marks}'\nexit 1\n`, { mode: 0o755 });
       }
-    for (const path of [`.:${SYSTEM_PATH}`, `bin:${SYSTEM_PATH}`]) {
+    // `${project}/*` is a folder's name; expanded as a pattern, it would be the project's bin/ among others.
+    for (const path of [`.:${SYSTEM_PATH}`, `bin:${SYSTEM_PATH}`, `${project}/*:${SYSTEM_PATH}`]) {
       const home = tempDir("skillhub-launcher-home-");
       const proc = Bun.spawn([SHELL, LAUNCHER_PATH, "serve"], {
         env: { PATH: path, HOME: home, SKILLHUB_PLATFORM: "linux-x64", SKILLHUB_DOWNLOAD_URL: `${server.url}good` },
