@@ -181,7 +181,7 @@ export function digestSkill(
     ...listing.unreadable.map((path) => ({ path, why: "it is a folder SkillHub cannot list" })),
     ...listing.unnamed.map((path) => ({
       path,
-      why: "its name is not UTF-8, or reads as another of its folder that is not, so SkillHub cannot open it by name",
+      why: "its name is not UTF-8, or reads the same as the name of another entry of its folder that is not, so SkillHub cannot open it by name",
     })),
   ];
   const result = (truncated: boolean): SkillDigests => ({

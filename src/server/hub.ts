@@ -72,7 +72,7 @@ export class Hub implements ToolDeps {
   /**
    * A turn of the event loop for one call of a client (a tool call, a resource read), after the turn of the
    * call before it. Security: a batch of 100 costly calls (searches with long queries, reads of large files)
-   * arrives in one request and would otherwise run back to back, holding every other client for seconds.
+   * arrives in one request and would otherwise run back to back, holding every other client meanwhile.
    */
   readonly takeTurn = turns();
   private root: ProjectRoot;

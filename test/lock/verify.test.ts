@@ -173,7 +173,7 @@ describe("skillhub lock and skillhub verify", () => {
     writeFileSync(Buffer.from(`${join(m.skills, "notes")}/\xff`, "latin1"), "planted\n");
     const bad = await cli(m, ["verify"]);
     expect(bad.code).toBe(1);
-    const why = "cannot be recorded by a lock (its name is not UTF-8, or reads as another of its folder that is not";
+    const why = "cannot be recorded by a lock (its name is not UTF-8, or reads the same as the name of another entry of its folder that is not";
     expect(bad.out.split(`added skill project:notes file \uFFFD: ${why}`).length).toBe(3);
     const relocked = await cli(m, ["lock"]);
     expect(relocked.err).toContain("2 files left out of");
