@@ -109,7 +109,8 @@ export const runVerify: CommandRun = async (ctx) => {
       return 1;
     }
     const unrecordable = checked.flatMap((c) => c.unrecordable);
-    if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable)}\n`);
+    const repoLabels = new Set((hub.git?.sources() ?? []).map((r) => r.label));
+    if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable, repoLabels)}\n`);
     // A copy git cannot compare with its commit, or one with local changes: `skillhub lock` accepts neither.
     const unchecked = checked.flatMap((c) => c.target.heads.filter((h) => h.unchecked));
     for (const h of unchecked) ctx.out(`${capitalised(uncheckedNote(hub, h))}, then \`skillhub verify\` again.\n`);
@@ -158,10 +159,21 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
   return changes.some(ofRepo) ? ACCEPT_OR_RESTORE : ACCEPT_OR_RESTORE_FILES;
 }
 
-/** What to do about files no lock can record: `skillhub lock` would leave them out again. */
-function unrecordableAdvice(changes: readonly LockChange[]): string {
+/**
+ * What to do about files no lock can record: `skillhub lock` would leave them out again. A repository's
+ * copy is put back at its commit by each sync, so there they are changed in the repository itself.
+ */
+function unrecordableAdvice(changes: readonly LockChange[], repoLabels: ReadonlySet<string>): string {
   const one = changes.length === 1;
-  return `${one ? "A file" : `${changes.length} files`} above cannot be recorded by any lock (\`skillhub lock\` leaves ${one ? "it" : "them"} out): rename or remove ${one ? "it" : "them"}, then run \`skillhub lock\`.`;
+  const it = one ? "it" : "them";
+  const inRepos = changes.filter((c) => repoLabels.has(c.id.slice(0, c.id.indexOf(":")))).length;
+  const fix =
+    inRepos === 0
+      ? `rename or remove ${it}, then run \`skillhub lock\``
+      : inRepos === changes.length
+        ? `rename or remove ${it} in the repository, then run \`skillhub sync\``
+        : `rename or remove ${it} (a repository's in the repository, then \`skillhub sync\`), then run \`skillhub lock\``;
+  return `${one ? "A file" : `${changes.length} files`} above cannot be recorded by any lock (\`skillhub lock\` leaves ${it} out): ${fix}.`;
 }
 
 /**

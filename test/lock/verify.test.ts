@@ -173,7 +173,8 @@ describe("skillhub lock and skillhub verify", () => {
     writeFileSync(Buffer.from(`${join(m.skills, "notes")}/\xff`, "latin1"), "planted\n");
     const bad = await cli(m, ["verify"]);
     expect(bad.code).toBe(1);
-    const why = "cannot be recorded by a lock (its name is not UTF-8, or reads the same as the name of another entry of its folder that is not";
+    const why =
+      "cannot be recorded by a lock (its name is not UTF-8, or reads the same as the name of another entry of its folder that is not";
     expect(bad.out.split(`added skill project:notes file \uFFFD: ${why}`).length).toBe(3);
     const relocked = await cli(m, ["lock"]);
     expect(relocked.err).toContain("2 files left out of");
@@ -189,6 +190,19 @@ describe("skillhub lock and skillhub verify", () => {
     expect(out).toBe("");
     expect(err).toContain("has no local copy yet, so no lock was written; run `skillhub sync`");
     expect(existsSync(m.lock)).toBe(false);
+  });
+
+  test("a file no lock can record in a repository is renamed in the repository: verify says so, not to rename it here", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha"), "skills/alpha/notes.md ": "x\n" });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain("added skill team:alpha file notes.md : cannot be recorded by a lock");
+    expect(verified.out).toContain(
+      "A file above cannot be recorded by any lock (`skillhub lock` leaves it out): rename or remove it in the repository, then run `skillhub sync`.",
+    );
   });
 
   test("lock refuses a repository copy with local changes (the next sync discards them); verify says how to restore it", async () => {
