@@ -106,12 +106,19 @@ async function firstRun(skills: string, home: string, env: Record<string, string
   expect(snapshotFiles(home)).toHaveLength(1);
 }
 
+/** A skills folder holding invoice-parser and `others` (name → description), after a first run over it. */
+async function afterFirstRun(others: Record<string, string> = {}) {
+  const skills = tempDir("skillhub-snap-skills-");
+  const home = tempDir("skillhub-snap-home-");
+  writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
+  for (const [name, description] of Object.entries(others)) writeSkill(skills, name, { description });
+  await firstRun(skills, home);
+  return { skills, home };
+}
+
 describe("the catalog snapshot answers the first listing of the next start", () => {
   test("tools/list and prompts/list before the scan ends name the last run's skills; calls wait for the scan", async () => {
-    const skills = tempDir("skillhub-snap-skills-");
-    const home = tempDir("skillhub-snap-home-");
-    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    await firstRun(skills, home);
+    const { skills, home } = await afterFirstRun();
 
     const scanner = new GatedScanner();
     const s = session(skills, home, scanner, {}, 0);
@@ -137,10 +144,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
   });
 
   test("frozen, nothing comes from the snapshot: a description edited in it never reaches a client", async () => {
-    const skills = tempDir("skillhub-snap-skills-");
-    const home = tempDir("skillhub-snap-home-");
-    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    await firstRun(skills, home);
+    const { skills, home } = await afterFirstRun();
     const locked = await run(
       ["lock", "--skills-dir", skills],
       { HOME: home },
@@ -168,11 +172,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
   });
 
   test("a catalog changed between runs, scanned past the listing's wait: the snapshot's list first, then list_changed and the new skills", async () => {
-    const skills = tempDir("skillhub-snap-skills-");
-    const home = tempDir("skillhub-snap-home-");
-    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    writeSkill(skills, "old-helper", { description: "Soon removed" });
-    await firstRun(skills, home);
+    const { skills, home } = await afterFirstRun({ "old-helper": "Soon removed" });
     writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
     rmSync(join(skills, "old-helper"), { recursive: true });
 
@@ -207,10 +207,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
   });
 
   test("a catalog whose files were only touched (chmod) is kept again with their new stamps", async () => {
-    const skills = tempDir("skillhub-snap-skills-");
-    const home = tempDir("skillhub-snap-home-");
-    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    await firstRun(skills, home);
+    const { skills, home } = await afterFirstRun();
     const file = join(home, ".skillhub", "index", snapshotFiles(home)[0] as string);
     const header = () => JSON.parse(readFileSync(file, "utf8").split("\n")[0] as string);
     const before = header();
@@ -225,11 +222,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
   });
 
   test("a catalog changed between runs and scanned within the listing's wait: the first listings are what is on disk", async () => {
-    const skills = tempDir("skillhub-snap-skills-");
-    const home = tempDir("skillhub-snap-home-");
-    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    writeSkill(skills, "old-helper", { description: "Soon removed" });
-    await firstRun(skills, home);
+    const { skills, home } = await afterFirstRun({ "old-helper": "Soon removed" });
     writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
     rmSync(join(skills, "old-helper"), { recursive: true });
 
@@ -251,10 +244,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
   });
 
   test("a client that leaves during a first scan that does not end: the hub is closed all the same", async () => {
-    const skills = tempDir("skillhub-snap-skills-");
-    const home = tempDir("skillhub-snap-home-");
-    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    await firstRun(skills, home);
+    const { skills, home } = await afterFirstRun();
 
     // A scan held for good, as a repository sync that never answers holds it.
     const scanner = new GatedScanner();
@@ -274,10 +264,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
   });
 
   test("a listing's wait is one per start, and none while a repository sync holds the first scan", async () => {
-    const skills = tempDir("skillhub-snap-skills-");
-    const home = tempDir("skillhub-snap-home-");
-    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    await firstRun(skills, home);
+    const { skills, home } = await afterFirstRun();
     const scanner = new GatedScanner();
     const s = session(skills, home, scanner);
     await s.open();
@@ -327,10 +314,7 @@ describe("the catalog snapshot answers the first listing of the next start", () 
   });
 
   test("a client that leaves before the first scan ends: the scan is finished and kept for the next start", async () => {
-    const skills = tempDir("skillhub-snap-skills-");
-    const home = tempDir("skillhub-snap-home-");
-    writeSkill(skills, "invoice-parser", { description: "Parse invoices into totals" });
-    await firstRun(skills, home);
+    const { skills, home } = await afterFirstRun();
     writeSkill(skills, "pdf-tools", { description: "Fill PDF forms" });
 
     // A one-shot client: lists from the snapshot while the scan is held, then closes stdin.
