@@ -118,12 +118,13 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   const locked = lockedCommits(hub);
   const sources = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
   const targets = new Map((hub.git?.targets ?? []).map((t) => [t.label, t]));
+  const sync = plainSync(ctx);
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
-      ? `FAILED: ${r.error.message}${failedCopy(r)}${frozen ? frozenRefusal(r) : lockedInstead(r, locked)}`
+      ? `FAILED: ${r.error.message}${failedCopy(r)}${frozen ? frozenRefusal(r, sync) : lockedInstead(r, locked)}`
       : (frozen || r.ref_commit) && r.commit_hash && locked.get(r.name) === r.commit_hash
-        ? atLockedCommit(r, targets.get(r.name))
+        ? atLockedCommit(r, targets.get(r.name), sync)
         : r.cloned
           ? `cloned, ${plural(r.files_changed, "file")}`
           : r.changed
@@ -154,14 +155,14 @@ function skills(count: number): string {
  * serves whatever its branch or tag says: said so, with where that branch or tag is when the remote said it
  * is elsewhere, and what moves the lock there (a plain sync for a branch, `--update` for a tag; lockfile.md).
  */
-function atLockedCommit(r: RepoReport, target: RepoTarget | undefined): string {
+function atLockedCommit(r: RepoReport, target: RepoTarget | undefined, sync: string): string {
   const at = r.cloned
     ? `cloned at the locked commit, ${plural(r.files_changed, "file")}`
     : r.changed
       ? `checked out the locked commit, ${plural(r.files_changed, "file")} changed`
       : "at the locked commit";
   if (!r.ref_commit || !target) return at;
-  const [ref, move] = target.ref ? ["tag", "skillhub sync --update"] : ["branch", "skillhub sync"];
+  const [ref, move] = target.ref ? ["tag", `${sync} --update`] : ["branch", sync];
   return `${at} (${ref} ${refOf(target)} is at ${r.ref_commit.slice(0, 7)}; \`${move}\` moves the lock to it)`;
 }
 
@@ -179,9 +180,18 @@ function lockedInstead(r: RepoReport, locked: ReadonlyMap<string, string>): stri
  * Frozen, the commit fetched is the one the lock records: a newly signed commit on the branch serves
  * nothing here until the lock records it, which is the reviewer's `skillhub sync` and a pull.
  */
-function frozenRefusal(r: RepoReport): string {
+function frozenRefusal(r: RepoReport, sync: string): string {
   if (r.error?.code !== "GIT_SIGNATURE_INVALID" || !r.error.message.includes("refused commit")) return "";
-  return " Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs `skillhub sync` and commits the lock; pull it, then `skillhub sync --frozen` again.";
+  return ` Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs \`${sync}\` and commits the lock; pull it, then \`skillhub sync --frozen\` again.`;
+}
+
+/**
+ * The sync that moves a lock: a plain `skillhub sync`, unless frozen mode comes from the environment or a
+ * config file (SKILLHUB_FROZEN, lock.frozen), where a plain sync is frozen too and the variable turns it off.
+ */
+function plainSync(ctx: Parameters<CommandRun>[0]): string {
+  const byFlagOnly = ctx.args.flags.frozen === true && !ctx.env.SKILLHUB_FROZEN;
+  return !ctx.config.lock.frozen || byFlagOnly ? "skillhub sync" : "SKILLHUB_FROZEN=0 skillhub sync";
 }
 
 /**

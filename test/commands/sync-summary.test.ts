@@ -54,6 +54,9 @@ describe("skillhub sync's summary", () => {
     expect(cloned.out).toContain(
       `team-skills  ${locked.slice(0, 7)}  cloned at the locked commit, 1 file (branch main is at ${tip.slice(0, 7)}; `,
     );
+    // Frozen by the environment, a plain sync is frozen too: the line names the sync that is not.
+    const byEnv = runBinary(["sync"], project, home, { ...GIT_ENV, LOG_LEVEL: "WARN", SKILLHUB_FROZEN: "1" });
+    expect(byEnv.out).toContain(`; \`SKILLHUB_FROZEN=0 skillhub sync\` moves the lock to it)`);
     // What the line names moves the lock.
     const moved = skillhub(["sync"], project, home);
     expect(moved.out).toMatch(/^team-skills {2}[0-9a-f]{7} {2}updated, 1 file changed/m);
