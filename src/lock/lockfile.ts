@@ -104,6 +104,15 @@ export function parseLockfile(text: string, file: string): Lockfile {
       error,
     );
   }
+  // Security: JSON.parse keeps the last of a repeated key silently, so a pull request could show one digest
+  // to its reviewer and have another one read.
+  const repeated = repeatedKey(text);
+  if (repeated !== undefined) {
+    throw new LockError(
+      "LOCK_INVALID",
+      `${file} gives ${repeated} twice, and only the last would count; restore it from version control or run \`skillhub lock\` to write it again.`,
+    );
+  }
   const version = (data as { lockfile_version?: unknown } | null)?.lockfile_version;
   if (typeof version === "number" && version > LOCKFILE_VERSION) {
     throw new LockError(
@@ -121,6 +130,62 @@ export function parseLockfile(text: string, file: string): Lockfile {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The first key an object of `text` (valid JSON) gives twice, with the keys that lead to it
+ * (`key "sha256" of skills.project:pdf`), or undefined. Keys are compared as JSON reads them (`"a"` and
+ * `"\u0061"` are one key).
+ */
+export function repeatedKey(text: string): string | undefined {
+  // One per open object or array: the keys seen (an array has none) and the key it is the value of.
+  const open: { keys?: string[] | Set<string>; under: string }[] = [];
+  let lastKey = "";
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at);
+    if (char === OPEN_OBJECT || char === OPEN_ARRAY)
+      open.push({ keys: char === OPEN_OBJECT ? [] : undefined, under: lastKey });
+    else if (char === CLOSE_OBJECT || char === CLOSE_ARRAY) open.pop();
+    else if (char === QUOTE) {
+      const end = stringEnd(text, at);
+      const start = at;
+      at = end;
+      const container = open[open.length - 1];
+      if (!container?.keys) continue;
+      // A key is the string a colon follows, after any white space (however much).
+      let next = end + 1;
+      while (WHITE_SPACE.has(text.charCodeAt(next))) next++;
+      if (text.charCodeAt(next) !== COLON) continue;
+      const raw = text.slice(start, end + 1);
+      const key = raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+      const keys = container.keys;
+      if (Array.isArray(keys) ? keys.includes(key) : keys.has(key)) {
+        const path = open.slice(1).map((o) => o.under);
+        return `key ${JSON.stringify(key)}${path.length > 0 ? ` of ${path.join(".")}` : ""}`;
+      }
+      // Most objects of a lock hold a few keys: a list, until one holds many.
+      if (Array.isArray(keys) && keys.length >= 16) container.keys = new Set([...keys, key]);
+      else if (Array.isArray(keys)) keys.push(key);
+      else keys.add(key);
+      lastKey = key;
+    }
+  }
+  return undefined;
+}
+
+const [QUOTE, COLON, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [...'":{}[]'].map((c) => c.charCodeAt(0));
+
+/** JSON's white space: space, tab, line feed, carriage return. */
+const WHITE_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** Where the JSON string opening at `start` ends (its closing quote): a quote after an odd run of backslashes is escaped. */
+function stringEnd(text: string, start: number): number {
+  for (let end = text.indexOf('"', start + 1); end !== -1; end = text.indexOf('"', end + 1)) {
+    let slashes = 0;
+    while (text[end - 1 - slashes] === "\\") slashes++;
+    if (slashes % 2 === 0) return end;
+  }
+  return text.length;
 }
 
 /**

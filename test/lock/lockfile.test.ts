@@ -152,6 +152,40 @@ describe("skillhub.lock format", () => {
     expect(() => readLockfile(join(dir, "skillhub.lock"))).toThrow(/no lock at .*run `skillhub sync`/);
   });
 
+  test("a key given twice is refused, however it is spaced or escaped: JSON would keep the last one unseen", () => {
+    const text = formatLockfile(sample());
+    const reviewed = `"a.md": "${D("3")}"`;
+    expect(text).toContain(reviewed);
+    const repeated = (with_: string) => {
+      try {
+        parseLockfile(text.replace(reviewed, `${reviewed},\n${with_}`), "/p/skillhub.lock");
+      } catch (error) {
+        return (error as LockError).message;
+      }
+      return "accepted";
+    };
+    const refused =
+      '/p/skillhub.lock gives key "a.md" of skills.project:zeta.files twice, and only the last would count';
+    expect(repeated(`"a.md": "${D("9")}"`)).toStartWith(refused);
+    expect(repeated(`"a.md"${" ".repeat(200)}\n : "${D("9")}"`)).toStartWith(refused);
+    expect(repeated(`"\\u0061.md": "${D("9")}"`)).toStartWith(refused);
+    // In an object of many keys too.
+    const many = sample();
+    const zeta = many.skills["project:zeta"] as Lockfile["skills"][string];
+    for (let i = 0; i < 40; i++) zeta.files[`f${i}.md`] = D("5");
+    const manyText = formatLockfile(many);
+    expect(() =>
+      parseLockfile(manyText.replace(`"f39.md": "${D("5")}"`, `"f39.md": "${D("5")}", "f7.md": "${D("9")}"`), "/p/l"),
+    ).toThrow('/p/l gives key "f7.md" of skills.project:zeta.files twice');
+    expect(parseLockfile(manyText, "/p/l").skills["project:zeta"]?.files["f7.md"]).toBe(D("5"));
+    // The same text as a value, or a key of another object, is no repetition.
+    expect(repeated(`"c.md": "a.md"`)).not.toContain("twice");
+    expect(parseLockfile(text, "/p/skillhub.lock")).toEqual(parseLockfile(formatLockfile(sample()), "x"));
+    expect(repeated(`"quote\\"d.md": "${D("9")}", "quote\\"d.md": "${D("8")}"`)).toStartWith(
+      '/p/skillhub.lock gives key "quote\\"d.md" of skills.project:zeta.files twice',
+    );
+  });
+
   test("compare names every added, removed and changed source, skill and file", () => {
     const before = sample();
     const after = sample();
