@@ -45,12 +45,11 @@ export const runSearch: CommandRun = async (ctx) => {
   }
   if (fallback_reason) ctx.err(`skillhub search: full-text results: ${fallback_reason}\n`);
   if (skills.length === 0) {
-    const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
-    ctx.out(
-      hub.catalog.skills.length === 0
-        ? noSkillsNote(hub.catalog, "search", ctx.cwd)
-        : `No skill matches "${query}". \`skillhub list\` shows every skill.${unread ? ` ${unread}` : ""}\n`,
-    );
+    if (hub.catalog.skills.length === 0) ctx.out(noSkillsNote(hub.catalog, "search", ctx.cwd));
+    else {
+      const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
+      ctx.out(`No skill matches "${query}". \`skillhub list\` shows every skill.${unread ? ` ${unread}` : ""}\n`);
+    }
     return 0;
   }
   for (const [i, s] of skills.entries()) {

@@ -6,16 +6,17 @@ import type { Catalog } from "../catalog/catalog.ts";
 const LOOK_AT = 200;
 
 /**
- * The folder among the working directory and its `skills/` that holds skill folders (`<name>/SKILL.md`)
- * no source reads: a clone of a skills repository, where `skillhub list` would otherwise only say
- * "no skills found". Undefined when there is none, or when it is searched already.
+ * The sentence naming a folder among the working directory and its `skills/` that holds skill folders
+ * (`<name>/SKILL.md`) none of `catalog`'s sources reads, and how to read it; undefined when there is none.
+ * Said beside whatever a command found: skills from elsewhere (a personal ~/.claude/skills) must not hide
+ * a clone of a skills repository, or a project's `skills/` folder, that nothing reads.
  */
-export function unreadSkillsFolder(cwd: string, searched: readonly string[]): string | undefined {
-  for (const dir of [join(cwd, "skills"), cwd]) {
-    if (searched.includes(dir)) continue;
-    if (holdsSkillFolders(dir)) return dir;
-  }
-  return undefined;
+export function unreadSkillsNote(cwd: string, catalog: Catalog): string | undefined {
+  const searched = new Set(catalog.sources.map((s) => s.dir));
+  const dir = [join(cwd, "skills"), cwd].find((d) => !searched.has(d) && holdsSkillFolders(d));
+  if (dir === undefined) return undefined;
+  if (dir === cwd) return `${dir} holds skill folders, but no source reads it: pass --skills-dir .`;
+  return `${dir} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`skillhub add ./skills\` to add it to this project's skillhub.yaml.`;
 }
 
 function holdsSkillFolders(dir: string): boolean {
@@ -25,22 +26,4 @@ function holdsSkillFolders(dir: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The sentence that names such a folder and how to read it, relative to the working directory. */
-export function unreadSkillsHint(cwd: string, dir: string): string {
-  if (dir === cwd) return `${dir} holds skill folders, but no source reads it: pass --skills-dir .`;
-  return `${dir} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`skillhub add ./skills\` to add it to this project's skillhub.yaml.`;
-}
-
-/**
- * The hint for `catalog`'s sources, or undefined: said beside whatever a command found, since skills from
- * elsewhere (a personal ~/.claude/skills) must not hide a project's `skills/` folder that nothing reads.
- */
-export function unreadSkillsNote(cwd: string, catalog: Catalog): string | undefined {
-  const unread = unreadSkillsFolder(
-    cwd,
-    catalog.sources.map((s) => s.dir),
-  );
-  return unread && unreadSkillsHint(cwd, unread);
 }
