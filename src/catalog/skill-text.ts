@@ -22,12 +22,6 @@ export function readSkillFileText(skill: Skill): SkillRead {
   return read.ok ? { ok: true, text: read.text } : read;
 }
 
-/** The whole SKILL.md (BOM removed), or undefined when it cannot be served (search excerpts, listings). */
-export function readSkillText(skill: Skill): string | undefined {
-  const read = readSkillFileText(skill);
-  return read.ok ? read.text : undefined;
-}
-
 /** Bytes read for a body's start beyond its characters: a usual frontmatter (a few hundred bytes) and some multi-byte text. */
 const START_SLACK_BYTES = 4096;
 /** A frontmatter this long still leaves a body's start in the second read (as the search index's prefix allows). */

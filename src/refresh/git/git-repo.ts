@@ -11,9 +11,6 @@ import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-t
 import { parseStage } from "./git-tree-check.ts";
 import { type Differences, differencesFrom, pinnedToSigned, verifySigned } from "./git-trust.ts";
 
-export type { RepoTarget, SyncContext, SyncWant } from "./git-target.ts";
-export { FULL_COMMIT, refOf } from "./git-target.ts";
-
 export interface RepoSyncResult {
   commit: string;
   previous: string | null;
