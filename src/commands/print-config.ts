@@ -143,10 +143,17 @@ export const runPrintConfig: CommandRun = async (ctx) => {
       `# ${launch.command} is the build in a SkillHub checkout, which \`make clean\` removes: for everyday use, copy it to ~/.local/bin first and run print-config from that copy.\n`,
     );
   const unwritten = url ? [] : settingsLeftOut(ctx.env);
-  if (unwritten.length > 0)
+  if (unwritten.length > 0) {
+    const them = unwritten.length === 1 ? "it" : "them";
     ctx.err(
-      `# ${unwritten.join(", ")} ${unwritten.length === 1 ? "is" : "are"} set here but not in the snippet, and the client starts SkillHub with its own environment: add ${unwritten.length === 1 ? "it" : "them"} to the server's "env" in the file, or set ${unwritten.length === 1 ? "it" : "them"} in ~/.skillhub/config.yaml (docs/configuration.md; \`skillhub add --global URL\` records a repository there).\n`,
+      `# ${unwritten.join(", ")} ${unwritten.length === 1 ? "is" : "are"} set here but not in the snippet, and the client starts SkillHub with its own environment: add ${them} to the server's "env" in the file, or set ${them} in ~/.skillhub/config.yaml (docs/configuration.md).\n`,
     );
+    // A team's repository belongs in the project, where its lock pins it for everyone, not in one user's setup.
+    if (unwritten.includes("SKILLS_REPO"))
+      ctx.err(
+        "# for a team's repository, `skillhub add URL` records it in this project's skillhub.yaml, which the project's lock pins and teammates share (`skillhub add --global URL`: in yours alone).\n",
+      );
+  }
   if (!url && launch.command === "npx")
     ctx.err(
       "# npx fetches SkillHub again whenever npm empties its cache, and a binary on disk starts faster: for everyday use, install SkillHub (docs/install.md) and run print-config from it.\n",

@@ -5,6 +5,7 @@ import type { RepoReport } from "../refresh/git/git-sync-types.ts";
 import { type RepoTarget, refOf } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
+import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
 import { ACCEPT_OR_RESTORE_FILES, leftAsTheyWere } from "./lock-advice.ts";
@@ -50,8 +51,7 @@ export const runSync: CommandRun = async (ctx) => {
     }
     const outcome = await hub.refreshSkills();
     const targets = await currentLocks(hub);
-    const anyEntries = targets.some((t) => hasEntries(t.lock));
-    const reports = targets.map((t, i) => {
+    const reports = targets.map((t) => {
       const before = previous.get(t.file);
       // What a sync fetches is its repositories' commits: a lock written before gets their entries, and every
       // folder's stay as it has them, so that an edit nobody reviewed is still a difference for `verify`
@@ -59,7 +59,9 @@ export const runSync: CommandRun = async (ctx) => {
       const lock = before && !frozen ? withSourcesFrom(before, t.lock, repositories(t, before)) : t.lock;
       const changes = before ? lockChanges({ ...t, lock }, before) : [];
       const pending = lock === t.lock ? 0 : lockChanges(t, lock).length;
-      const wanted = before ? changes.length > 0 : hasEntries(t.lock) || (i === 0 && !anyEntries);
+      // A first lock records something: a sync that serves nothing (a typo in the configuration, the wrong
+      // folder) leaves no empty lock behind for `verify` to pass.
+      const wanted = before ? changes.length > 0 : hasEntries(t.lock);
       // The lock records a complete sync only: after a failure it would pin a half-updated state.
       const written = !frozen && outcome.success && wanted;
       if (written) writeLockfile(t.file, lock);
@@ -93,10 +95,14 @@ export const runSync: CommandRun = async (ctx) => {
           );
         else if (before) ctx.out(`${file}: up to date.\n`);
       } else if (before) {
-        ctx.out(`${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}`);
+        ctx.out(
+          `${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}${reviewLines(hub, before, target.lock)}`,
+        );
         if (report.pending > 0) ctx.out(`${file}: ${leftAsTheyWere(report.pending)}\n`);
       } else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
     }
+    if (!frozen && outcome.success && reports.every((r) => !r.before && !r.report.written))
+      ctx.out("No lock written: nothing to record (no skill is served and no repository is configured).\n");
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
     // Every repository is at its locked commit now: what differs is a folder's files.
     if (differs && outcome.success) ctx.out(`${ACCEPT_OR_RESTORE_FILES}\n`);
@@ -136,6 +142,25 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   ctx.out(
     `${skills(outcome.skills_reindexed)} indexed${outcome.last_sync ? `; last full sync ${outcome.last_sync}` : ""}.\n`,
   );
+}
+
+/**
+ * How to read what a repository's new commit changed, for each one whose locked commit moved: the lock shows
+ * only digests, and the copy holds both commits (the old one was checked out there until now).
+ */
+function reviewLines(hub: Hub, before: Lockfile, after: Lockfile): string {
+  const copies = new Map((hub.git?.sources() ?? []).map((s) => [s.label, s.dir]));
+  return Object.entries(after.sources)
+    .flatMap(([label, { commit }]) => {
+      const old = before.sources[label]?.commit;
+      const dir = copies.get(label);
+      return old && dir && old !== commit
+        ? [
+            `  review ${label}'s files: ${shellWords(["git", "-C", dir, "diff", old.slice(0, 12), commit.slice(0, 12)])}\n`,
+          ]
+        : [];
+    })
+    .join("");
 }
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
+import { closeNames } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
 import { isMapping } from "../util/mapping.ts";
 import { readConfigFile } from "./load.ts";
@@ -48,10 +49,7 @@ export function readProjectFile(file: string, projectDir: string): ProjectSource
     for (const [child, childValue] of children) {
       const key = child ? `${section}.${child}` : section;
       if ((PROJECT_KEYS as readonly string[]).includes(key)) picked[key as keyof typeof picked] = childValue;
-      else
-        warnings.push(
-          `${file}: key "${key}" ignored: a project's ${PROJECT_CONFIG_FILE} may only set ${PROJECT_KEYS.join(" and ")} (other settings belong in ~/.skillhub/config.yaml or the environment).`,
-        );
+      else warnings.push(ignoredKey(file, key));
     }
   }
   const repos = Repos().safeParse(picked["git.repos"] ?? [], JITLESS);
@@ -79,6 +77,14 @@ export function readProjectFile(file: string, projectDir: string): ProjectSource
     dirs: absolute,
     warnings,
   };
+}
+
+/** Why a key of the project's file is ignored: a misspelt one (`git.repo`) is named as the key meant. */
+function ignoredKey(file: string, key: string): string {
+  const [meant] = closeNames(key, PROJECT_KEYS, 1);
+  if (meant !== undefined)
+    return `${file}: unknown key "${key}" ignored. Did you mean "${meant}"? (a project's ${PROJECT_CONFIG_FILE} may set ${PROJECT_KEYS.join(" and ")})`;
+  return `${file}: key "${key}" ignored: a project's ${PROJECT_CONFIG_FILE} may only set ${PROJECT_KEYS.join(" and ")} (other settings belong in ~/.skillhub/config.yaml or the environment).`;
 }
 
 /** The sources of the project at `projectDir` (none without a project or without its skillhub.yaml). */

@@ -122,7 +122,10 @@ export function buildSourceList(input: SourceListInput): Source[] {
   // A folder given twice is one source (see the end), with one label. The project's own folders
   // (skillhub.yaml) are labelled by their names too, together with the explicit ones so none meet.
   const unique = [...new Set(dirs)];
-  const projectDirs = input.onlyDirs ? [] : [...new Set((input.projectDirs ?? []).map((dir) => resolve(dir)))];
+  // One folder has one label however it is given: a project folder also given explicitly is the explicit one.
+  const projectDirs = input.onlyDirs
+    ? []
+    : [...new Set((input.projectDirs ?? []).map((dir) => resolve(dir)))].filter((dir) => !unique.includes(dir));
   const labels = explicitLabels([...unique, ...projectDirs], taken);
   const list: Source[] = unique.map((dir, i) => ({ label: labels[i] as string, dir, location: "explicit" }));
   if (input.projectSkills !== undefined && input.projectDir)

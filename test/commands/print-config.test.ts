@@ -123,6 +123,12 @@ describe("print-config and the settings of this shell's environment", () => {
     expect(printed.err).toContain(
       '# SKILLS_REPO, SKILLHUB_FROZEN are set here but not in the snippet, and the client starts SkillHub with its own environment: add them to the server\'s "env" in the file, or set them in ~/.skillhub/config.yaml',
     );
+    expect(printed.err).toContain(
+      "# for a team's repository, `skillhub add URL` records it in this project's skillhub.yaml, which the project's lock pins",
+    );
+    const frozenOnly = await runCli(["print-config", "cursor"], { SKILLHUB_FROZEN: "1" });
+    expect(frozenOnly.err).toContain("SKILLHUB_FROZEN is set here but not in the snippet");
+    expect(frozenOnly.err).not.toContain("skillhub add URL");
     // A secret is never named (nor written), and the HTTP server's own settings do not apply.
     expect(printed.err).not.toContain("GITHUB_TOKEN");
     expect(printed.err).not.toContain("SKILLHUB_PORT");

@@ -70,8 +70,15 @@ describe("skillhub sync's summary", () => {
     const home = tempDir();
     const project = join(home, "project");
     git(["init", "--quiet", "-b", "main", project]);
-    expect(skillhub(["sync"], project, home).out).toStartWith(
+    const synced = skillhub(["sync"], project, home);
+    expect(synced.out).toStartWith(
       "No git repository is configured (`skillhub add owner/repo` adds one to this project's skillhub.yaml;",
     );
+    // Nothing served, nothing configured (a misspelt key, the wrong folder): no empty lock for verify to pass.
+    expect(synced.out).toEndWith(
+      "No lock written: nothing to record (no skill is served and no repository is configured).\n",
+    );
+    expect(readdirSync(project)).not.toContain("skillhub.lock");
+    expect(skillhub(["verify"], project, home).code).not.toBe(0);
   });
 });

@@ -79,6 +79,20 @@ describe("a project's skillhub.yaml", () => {
     expect(withProject(user, sources).config.git.repos).toEqual([...sources.repos, "https://example.com/mine.git"]);
   });
 
+  test("a misspelt key is named with the key meant, not sent to another file", () => {
+    const project = tempDir("skillhub-project-");
+    const file = write(
+      join(project, "skillhub.yaml"),
+      "git:\n  repo:\n    - https://example.com/a.git\nsources:\n  dir: [kit]\n",
+    );
+    const sources = readProjectFile(file, project);
+    expect(sources.repos).toEqual([]);
+    expect(sources.warnings).toEqual([
+      `${file}: unknown key "git.repo" ignored. Did you mean "git.repos"? (a project's skillhub.yaml may set git.repos and sources.dirs)`,
+      `${file}: unknown key "sources.dir" ignored. Did you mean "sources.dirs"? (a project's skillhub.yaml may set git.repos and sources.dirs)`,
+    ]);
+  });
+
   test("a folder outside the project, or a file that is not a mapping, stops start-up naming the file and key", async () => {
     const project = tempDir("skillhub-project-");
     const file = write(join(project, "skillhub.yaml"), "sources:\n  dirs: [../elsewhere]\n");

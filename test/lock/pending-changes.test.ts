@@ -176,6 +176,12 @@ describe("sync writes its repositories' lock entries, and leaves every folder's 
     expect(synced.out).toContain(
       `${m.lock}: 1 other difference from the lock is left as it was (\`skillhub verify\` lists it): review, then run \`skillhub lock\` to accept it.\n`,
     );
+    // The lock shows digests only: sync names the command that shows what the new commit changed, and it runs.
+    const review = synced.out.match(/^ {2}review team-skills's files: (git -C \S+ diff [0-9a-f]{12} [0-9a-f]{12})$/m);
+    expect(review?.[1]).toContain(`diff ${locked.sources["team-skills"]?.commit.slice(0, 12)} ${next.slice(0, 12)}`);
+    const diff = Bun.spawnSync((review?.[1] ?? "git").split(" "));
+    expect(diff.exitCode).toBe(0);
+    expect(diff.stdout.toString()).toContain("+description: Second version.");
     const lock = readLockfile(m.lock);
     expect(lock.sources["team-skills"]?.commit).toBe(next);
     expect(lock.skills["project:csv-summary"]).toEqual(locked.skills["project:csv-summary"] as never);

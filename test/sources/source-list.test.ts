@@ -97,4 +97,12 @@ describe("explicit folders' labels: their names, whatever the order", () => {
     });
     expect(list.map((s) => s.label)).toEqual(["skills"]);
   });
+
+  test("a project folder also given as --skills-dir keeps its name, as the lock records it", () => {
+    const input = { projectDir: "/w/proj", homeDir: "/h", hubHome: "/hub", projectDirs: ["/w/proj/kit"] };
+    const alone = buildSourceList({ ...input, dirs: [] });
+    const both = buildSourceList({ ...input, dirs: ["/w/proj/kit"] });
+    expect(alone.find((s) => s.dir === "/w/proj/kit")?.label).toBe("kit");
+    expect(both.filter((s) => s.dir === "/w/proj/kit").map((s) => s.label)).toEqual(["kit"]);
+  });
 });
