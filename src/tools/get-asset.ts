@@ -3,7 +3,7 @@ import { declaredFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
-import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
+import { errorResult, imageResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
@@ -60,7 +60,8 @@ export const getAssetTool = defineTool({
   description: () =>
     "Return the content of an asset or script of a skill: a file listed by get_skill in assets, scripts, inherited_assets or " +
     "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`; images, fonts, " +
-    "PDF and other binary files in `content_base64` with `mime_type`. Files over the size limit (1 MiB by default) are refused. " +
+    "PDF and other binary files in `content_base64` with `mime_type`; a PNG, JPEG, GIF or WebP image also comes as an image " +
+    "to look at, and its text then leaves the base64 out. Files over the size limit (1 MiB by default) are refused. " +
     "Scripts with execution 'claude' are meant to be fetched here and run by you.",
   handler: jsonTextHandler(async ({ skill_path, file: asked }, ctx) => {
     const { deps } = ctx;
@@ -121,15 +122,19 @@ export const getAssetTool = defineTool({
       is_inherited: resolvedFrom !== undefined,
       size_bytes: read.size,
     });
-    return structuredResult({
+    const described = {
       skill_path: skill.name,
       ...(resolvedFrom === undefined ? {} : { resolved_from: resolvedFrom }),
       file: checked.path,
-      ...(read.binary ? { content_base64: read.base64 } : { content: read.text }),
+      ...(read.binary ? {} : { content: read.text }),
       size_bytes: read.size,
       type,
       ...(read.binary ? { mime_type: read.mimeType } : {}),
       ...(ctx.session.remote ? { uri: skillPlace(skill, ctx).uri(checked.path) } : {}),
-    });
+    };
+    const data = read.binary ? { ...described, content_base64: read.base64 } : described;
+    // An image a model can view is shown as one; the JSON text then names it without repeating its base64.
+    if (read.binary && read.image) return imageResult(data, read, JSON.stringify(described));
+    return structuredResult(data);
   }),
 });

@@ -41,6 +41,25 @@ export function structuredResult(data: Record<string, unknown>, text?: string): 
 }
 
 /**
+ * A whole image a model can view: a short text, then the image itself, in place of a JSON text that would
+ * repeat its base64 as text (MCP asks for that mirror only for clients that read no structured content;
+ * such a client gets the image). `data`, the structured content, keeps every field, the base64 too.
+ */
+export function imageResult(
+  data: Record<string, unknown>,
+  image: { base64: string; mimeType: string },
+  text: string,
+): CallToolResult {
+  return {
+    content: [
+      { type: "text", text },
+      { type: "image", data: image.base64, mimeType: image.mimeType },
+    ],
+    structuredContent: data,
+  };
+}
+
+/**
  * An expected failure: `isError` with `{ error: { code, message, ...details } }`
  * and a text a model can act on. `text` overrides the text (the skill
  * tool's not-found listing).
@@ -63,10 +82,11 @@ export function errorResult(
  * run_script, report_usage, refresh_skills) put `JSON.stringify(result)` in
  * their text content, errors included, so a client written against the tree
  * tools' contract can `JSON.parse` the text. `isError` and the structured content are kept.
- * A result without structured content is returned as it is.
+ * A result without structured content is returned as it is, and so is one with an image (imageResult),
+ * whose text is already that JSON less the base64 the image carries.
  */
 export function withJsonText(result: CallToolResult): CallToolResult {
-  if (result.structuredContent === undefined) return result;
+  if (result.structuredContent === undefined || result.content.some((c) => c.type === "image")) return result;
   return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
 }
 
