@@ -36,7 +36,9 @@ const Output = () =>
     content_base64: z
       .string()
       .optional()
-      .describe("Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64"),
+      .describe(
+        "Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64; left out for an image sent as an image content block",
+      ),
     size_bytes: z.number().int(),
     type: z
       .string()
@@ -60,8 +62,8 @@ export const getAssetTool = defineTool({
   description: () =>
     "Return the content of an asset or script of a skill: a file listed by get_skill in assets, scripts, inherited_assets or " +
     "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`; images, fonts, " +
-    "PDF and other binary files in `content_base64` with `mime_type`; a PNG, JPEG, GIF or WebP image also comes as an image " +
-    "to look at, and its text then leaves the base64 out. Files over the size limit (1 MiB by default) are refused. " +
+    "PDF and other binary files in `content_base64` with `mime_type`, except a PNG, JPEG, GIF or WebP image, which comes as an " +
+    "image to look at. Files over the size limit (1 MiB by default) are refused. " +
     "Scripts with execution 'claude' are meant to be fetched here and run by you.",
   handler: jsonTextHandler(async ({ skill_path, file: asked }, ctx) => {
     const { deps } = ctx;
@@ -122,19 +124,18 @@ export const getAssetTool = defineTool({
       is_inherited: resolvedFrom !== undefined,
       size_bytes: read.size,
     });
-    const described = {
+    // An image a model can view comes as one, its base64 then left out of the structured content (imageResult).
+    const image = read.binary && read.image;
+    const data = {
       skill_path: skill.name,
       ...(resolvedFrom === undefined ? {} : { resolved_from: resolvedFrom }),
       file: checked.path,
-      ...(read.binary ? {} : { content: read.text }),
+      ...(read.binary ? (image ? {} : { content_base64: read.base64 }) : { content: read.text }),
       size_bytes: read.size,
       type,
       ...(read.binary ? { mime_type: read.mimeType } : {}),
       ...(ctx.session.remote ? { uri: skillPlace(skill, ctx).uri(checked.path) } : {}),
     };
-    const data = read.binary ? { ...described, content_base64: read.base64 } : described;
-    // An image a model can view is shown as one; the JSON text then names it without repeating its base64.
-    if (read.binary && read.image) return imageResult(data, read, JSON.stringify(described));
-    return structuredResult(data);
+    return read.binary && image ? imageResult(data, read) : structuredResult(data);
   }),
 });

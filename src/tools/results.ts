@@ -41,18 +41,19 @@ export function structuredResult(data: Record<string, unknown>, text?: string): 
 }
 
 /**
- * A whole image a model can view: a short text, then the image itself, in place of a JSON text that would
- * repeat its base64 as text (MCP asks for that mirror only for clients that read no structured content;
- * such a client gets the image). `data`, the structured content, keeps every field, the base64 too.
+ * A whole image a model can view: a text (the JSON of `data` unless given), then the image. `data`, the
+ * structured content, leaves the image's base64 out: Claude Code hands its model the JSON of
+ * structuredContent beside the image blocks (in place of the text), and the base64 would reach the
+ * model there as text, the very flood the image block spares it.
  */
 export function imageResult(
   data: Record<string, unknown>,
   image: { base64: string; mimeType: string },
-  text: string,
+  text?: string,
 ): CallToolResult {
   return {
     content: [
-      { type: "text", text },
+      { type: "text", text: text ?? JSON.stringify(data, null, 2) },
       { type: "image", data: image.base64, mimeType: image.mimeType },
     ],
     structuredContent: data,
@@ -82,12 +83,12 @@ export function errorResult(
  * run_script, report_usage, refresh_skills) put `JSON.stringify(result)` in
  * their text content, errors included, so a client written against the tree
  * tools' contract can `JSON.parse` the text. `isError` and the structured content are kept.
- * A result without structured content is returned as it is, and so is one with an image (imageResult),
- * whose text is already that JSON less the base64 the image carries.
+ * Other content (an image) is kept after the text. A result without structured content is returned as it is.
  */
 export function withJsonText(result: CallToolResult): CallToolResult {
-  if (result.structuredContent === undefined || result.content.some((c) => c.type === "image")) return result;
-  return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
+  if (result.structuredContent === undefined) return result;
+  const text = { type: "text" as const, text: JSON.stringify(result.structuredContent) };
+  return { ...result, content: [text, ...result.content.filter((c) => c.type !== "text")] };
 }
 
 /** The tree-family tools, whose every answer (argument errors included) has the JSON text. */

@@ -158,10 +158,12 @@ describe.skipIf(cli === undefined)("what reaches Claude Code's model (its real C
         call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png" }),
       ][results.length];
     const [, read] = await runClaude(script, skills);
-    const blocks = (read as ToolResultSeen).content as Array<{ type: string; source?: { data?: string } }>;
-    expect(blocks.map((b) => b.type)).toEqual(["text", "image"]);
-    expect(resultText(read as ToolResultSeen)).toContain("images/logo.png: image/png");
-    expect(resultText(read as ToolResultSeen)).not.toContain(logo.toString("base64"));
+    // Claude Code hands its model the image blocks, then the JSON of structuredContent in place of the text.
+    const blocks = (read as ToolResultSeen).content as Array<{ type: string; source?: { media_type?: string } }>;
+    expect(blocks.filter((b) => b.type === "image").map((b) => b.source?.media_type)).toEqual(["image/png"]);
+    const text = resultText({ ...(read as ToolResultSeen), content: blocks.filter((b) => b.type === "text") });
+    expect(text).toContain('"mime_type":"image/png"');
+    expect(text).not.toContain(logo.toString("base64"));
   }, 240_000);
 
   test("the measured budget: a result of exactly 50,000 characters reaches the model whole, one more does not", async () => {

@@ -72,7 +72,7 @@ describe("get_asset", () => {
       type: "image",
       mime_type: "image/png",
     };
-    expect(result.structuredContent).toEqual({ ...described, content_base64: logo.toString("base64") });
+    expect(result.structuredContent).toEqual(described);
     expect(result.content).toEqual([
       { type: "text", text: JSON.stringify(described) },
       { type: "image", data: logo.toString("base64"), mimeType: "image/png" },
