@@ -61,10 +61,9 @@ export const getAssetTool = defineTool({
   outputSchema: Output,
   description: () =>
     "Return the content of an asset or script of a skill: a file listed by get_skill in assets, scripts, inherited_assets or " +
-    "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`; images, fonts, " +
-    "PDF and other binary files in `content_base64` with `mime_type`, except a PNG, JPEG, GIF or WebP image, which comes as an " +
-    "image to look at. Files over the size limit (1 MiB by default) are refused. " +
-    "Scripts with execution 'claude' are meant to be fetched here and run by you.",
+    "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`, a PNG, JPEG, " +
+    "GIF or WebP as an image, other binary files in `content_base64` with `mime_type`. Files over 1 MiB (by default) are " +
+    "refused. Scripts with execution 'claude' are meant to be fetched here and run by you.",
   handler: jsonTextHandler(async ({ skill_path, file: asked }, ctx) => {
     const { deps } = ctx;
     const found = await lookupSkillPath(skill_path, deps);

@@ -64,9 +64,9 @@ export const readSkillFileTool = defineTool({
   inputSchema: Input,
   outputSchema: Output,
   description: () =>
-    "Read a file that belongs to a skill (template, reference, example, script) by its path relative to the skill folder. " +
-    "Text comes back as UTF-8, binary files as base64 with a MIME type; a large file in parts (read on from next_offset). " +
-    "A PNG, JPEG, GIF or WebP image read whole comes as an image to look at (offset 0 gets its base64 instead).",
+    "Read a file of a skill (template, reference, example, script) by its path relative to the skill folder. " +
+    "Text comes back as UTF-8, binary files as base64 with a MIME type, a whole PNG, JPEG, GIF or WebP as an image " +
+    "(offset 0: base64); a large file in parts (read on from next_offset).",
   handler: async ({ skill_name, file_path: asked, offset: from, length }, ctx) => {
     const offset = from ?? 0;
     const { deps } = ctx;
