@@ -53,7 +53,7 @@ describe("get_asset", () => {
     expect(JSON.parse(textOf(svg))).toEqual(svg.structuredContent);
   });
 
-  test("a PNG: an image block and a JSON text without the base64; structuredContent keeps content_base64", async () => {
+  test("a PNG: its JSON text, then an image block; no content_base64 (the image carries the bytes)", async () => {
     const root = tempDir();
     const logo = png(3, 2);
     writeNode(root, "brand.md", {
