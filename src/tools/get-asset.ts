@@ -36,9 +36,7 @@ const Output = () =>
     content_base64: z
       .string()
       .optional()
-      .describe(
-        "Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64; left out for an image sent as an image content block",
-      ),
+      .describe("Binary files (images, fonts, PDF, zip, or NUL bytes in the first KiB): the bytes, base64"),
     size_bytes: z.number().int(),
     type: z
       .string()
@@ -61,9 +59,9 @@ export const getAssetTool = defineTool({
   outputSchema: Output,
   description: () =>
     "Return the content of an asset or script of a skill: a file listed by get_skill in assets, scripts, inherited_assets or " +
-    "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`, a PNG, JPEG, " +
-    "GIF or WebP as an image, other binary files in `content_base64` with `mime_type`. Files over 1 MiB (by default) are " +
-    "refused. Scripts with execution 'claude' are meant to be fetched here and run by you.",
+    "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`, binary files in " +
+    "`content_base64` with `mime_type`, and a whole PNG, JPEG, GIF or WebP also as an image. Files over 1 MiB (by default) " +
+    "are refused. Scripts with execution 'claude' are meant to be fetched here and run by you.",
   handler: jsonTextHandler(async ({ skill_path, file: asked }, ctx) => {
     const { deps } = ctx;
     const found = await lookupSkillPath(skill_path, deps);
@@ -123,18 +121,19 @@ export const getAssetTool = defineTool({
       is_inherited: resolvedFrom !== undefined,
       size_bytes: read.size,
     });
-    // An image a model can view comes as one, its base64 then left out of the structured content (imageResult).
-    const image = read.binary && read.image;
     const data = {
       skill_path: skill.name,
       ...(resolvedFrom === undefined ? {} : { resolved_from: resolvedFrom }),
       file: checked.path,
-      ...(read.binary ? (image ? {} : { content_base64: read.base64 }) : { content: read.text }),
+      ...(read.binary ? { content_base64: read.base64 } : { content: read.text }),
       size_bytes: read.size,
       type,
       ...(read.binary ? { mime_type: read.mimeType } : {}),
       ...(ctx.session.remote ? { uri: skillPlace(skill, ctx).uri(checked.path) } : {}),
     };
-    return read.binary && image ? imageResult(data, read) : structuredResult(data);
+    // An image a model can view comes as one too. The text stays the whole answer as JSON, base64 included: a
+    // client of the tree tools parses it for `content_base64`.
+    if (read.binary && read.image) return imageResult(data, read, JSON.stringify(data));
+    return structuredResult(data);
   }),
 });

@@ -45,9 +45,7 @@ const Input = () =>
 
 const Output = () =>
   z.object({
-    content: z
-      .string()
-      .describe("The text, or base64 for binary files; empty for an image sent whole as an image content block"),
+    content: z.string().describe("The text, or base64 for binary files"),
     encoding: z.enum(["utf-8", "base64"]),
     truncated: z.boolean().describe("True when the file goes on past what is returned (read on from next_offset)"),
     size_bytes: z.number().describe("Size of the whole file"),
@@ -65,8 +63,8 @@ export const readSkillFileTool = defineTool({
   outputSchema: Output,
   description: () =>
     "Read a file of a skill (template, reference, example, script) by its path relative to the skill folder. " +
-    "Text comes back as UTF-8, binary files as base64 with a MIME type, a whole PNG, JPEG, GIF or WebP as an image " +
-    "(offset 0: base64); a large file in parts (read on from next_offset).",
+    "Text comes back as UTF-8, binary files as base64 with a MIME type (a whole PNG, JPEG, GIF or WebP also as an " +
+    "image); a large file in parts (read on from next_offset).",
   handler: async ({ skill_name, file_path: asked, offset: from, length }, ctx) => {
     const offset = from ?? 0;
     const { deps } = ctx;
@@ -153,12 +151,11 @@ export const readSkillFileTool = defineTool({
       ...(part.start > 0 || part.next !== undefined ? { offset: part.start } : {}),
       ...(part.next !== undefined ? { next_offset: part.next } : {}),
     };
-    // A whole image, asked for without offset or length, is sent as an image, its `content` (which the schema
-    // requires) left empty (imageResult says why). A part of one is not an image, and an offset or a length
-    // asks for the bytes themselves (to copy the file): base64 text.
+    // A whole image, asked for without offset or length, is shown to the model; a part of one is not an image,
+    // and an offset or a length asks for the bytes themselves (to copy the file), as base64 text.
     if (binary && !explicit && part.next === undefined && isViewableImage(read.real, part.bytes))
       return imageResult(
-        { ...data, content: "" },
+        data,
         { base64, mimeType },
         `${file_path}: ${mimeType}, ${read.size} bytes, sent as an image. To get its bytes as base64 text (to save the file), read it again with offset 0.`,
       );

@@ -41,19 +41,17 @@ export function structuredResult(data: Record<string, unknown>, text?: string): 
 }
 
 /**
- * A whole image a model can view: a text (the JSON of `data` unless given), then the image. `data`, the
- * structured content, leaves the image's base64 out: Claude Code hands its model the JSON of
- * structuredContent beside the image blocks (in place of the text), and the base64 would reach the
- * model there as text, the very flood the image block spares it.
+ * A whole image a model can view: a text, then the image itself. `data`, the structured content, keeps
+ * every field, the base64 too (a client that saves the file reads it there).
  */
 export function imageResult(
   data: Record<string, unknown>,
   image: { base64: string; mimeType: string },
-  text?: string,
+  text: string,
 ): CallToolResult {
   return {
     content: [
-      { type: "text", text: text ?? JSON.stringify(data, null, 2) },
+      { type: "text", text },
       { type: "image", data: image.base64, mimeType: image.mimeType },
     ],
     structuredContent: data,

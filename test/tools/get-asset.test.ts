@@ -53,7 +53,7 @@ describe("get_asset", () => {
     expect(JSON.parse(textOf(svg))).toEqual(svg.structuredContent);
   });
 
-  test("a PNG: its JSON text, then an image block; no content_base64 (the image carries the bytes)", async () => {
+  test("a PNG: its JSON text with content_base64, then an image block", async () => {
     const root = tempDir();
     const logo = png(3, 2);
     writeNode(root, "brand.md", {
@@ -72,11 +72,11 @@ describe("get_asset", () => {
       type: "image",
       mime_type: "image/png",
     };
-    expect(result.structuredContent).toEqual(described);
-    expect(result.content).toEqual([
-      { type: "text", text: JSON.stringify(described) },
-      { type: "image", data: logo.toString("base64"), mimeType: "image/png" },
-    ]);
+    expect(result.structuredContent).toEqual({ ...described, content_base64: logo.toString("base64") });
+    // The text is the whole answer as JSON, base64 included (a client of the tree tools parses it), then the image.
+    expect(result.content.map((c) => c.type)).toEqual(["text", "image"]);
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+    expect(result.content[1]).toEqual({ type: "image", data: logo.toString("base64"), mimeType: "image/png" });
     // Bytes that are not the image their name says: as before, the JSON text with the base64 and no image.
     const pointer = await call("get_asset", { skill_path: "brand", file: "assets/pointer.png" });
     expect(pointer.content.map((c) => c.type)).toEqual(["text"]);

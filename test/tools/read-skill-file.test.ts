@@ -55,8 +55,7 @@ describe("read_skill_file", () => {
 
   test("binary files come back as base64 with a MIME type (by extension or NUL bytes)", async () => {
     const { call } = await setup();
-    // With an offset: an image read whole comes as an image (below).
-    const png = await call("read_skill_file", { skill_name: "pdf", file_path: "images/logo.png", offset: 0 });
+    const png = await call("read_skill_file", { skill_name: "pdf", file_path: "images/logo.png" });
     expect(png.structuredContent).toEqual({
       content: Buffer.from(PNG).toString("base64"),
       encoding: "base64",
@@ -229,7 +228,7 @@ describe("read_skill_file and images", () => {
   const imageOf = (result: { content: { type: string }[] }) =>
     result.content.find((c) => c.type === "image") as { type: "image"; data: string; mimeType: string } | undefined;
 
-  test("a whole PNG: an image block with its bytes, a short text, no base64 in the text or structuredContent", async () => {
+  test("a whole PNG: an image block with its bytes, a short text without the base64, the base64 kept in structuredContent", async () => {
     const { call } = await images();
     const result = await call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png" });
     const base64 = LOGO.toString("base64");
@@ -242,9 +241,8 @@ describe("read_skill_file and images", () => {
       `images/logo.png: image/png, ${LOGO.length} bytes, sent as an image. To get its bytes as base64 text (to save the file), read it again with offset 0.`,
     );
     expect(textOf(result)).not.toContain(base64);
-    // Claude Code shows its model the JSON of structuredContent: the base64 there would be text again.
     expect(structured(result)).toEqual({
-      content: "",
+      content: base64,
       encoding: "base64",
       truncated: false,
       size_bytes: LOGO.length,
