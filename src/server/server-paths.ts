@@ -169,8 +169,15 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
   return swept;
 }
 
+/**
+ * Where a file's answer holds the file's own bytes: its text (`content`), or its base64 (`content_base64`,
+ * and an image block's `data`), whose letters and slashes can spell a folder's path by chance.
+ */
+const FILE_BYTES = new Set(["content", "content_base64", "data"]);
+
 function sweep(value: unknown, paths: ServerPaths, kind: SweepKind, key?: string): unknown {
-  if (typeof value === "string") return kind === "file" && key === "content" ? value : hide(value, paths, kind);
+  if (typeof value === "string")
+    return kind === "file" && key !== undefined && FILE_BYTES.has(key) ? value : hide(value, paths, kind);
   if (Array.isArray(value)) return value.map((item) => sweep(item, paths, kind));
   if (value === null || typeof value !== "object") return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, kind, k)]));

@@ -3,7 +3,7 @@ import { declaredFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
-import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
+import { errorResult, imageResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
@@ -59,9 +59,9 @@ export const getAssetTool = defineTool({
   outputSchema: Output,
   description: () =>
     "Return the content of an asset or script of a skill: a file listed by get_skill in assets, scripts, inherited_assets or " +
-    "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`; images, fonts, " +
-    "PDF and other binary files in `content_base64` with `mime_type`. Files over the size limit (1 MiB by default) are refused. " +
-    "Scripts with execution 'claude' are meant to be fetched here and run by you.",
+    "inherited_scripts (inherited files are found up the skill's parent chain). Text comes back in `content`, binary files in " +
+    "`content_base64` with `mime_type`, and a whole PNG, JPEG, GIF or WebP also as an image. Files over 1 MiB (by default) " +
+    "are refused. Scripts with execution 'claude' are meant to be fetched here and run by you.",
   handler: jsonTextHandler(async ({ skill_path, file: asked }, ctx) => {
     const { deps } = ctx;
     const found = await lookupSkillPath(skill_path, deps);
@@ -121,7 +121,7 @@ export const getAssetTool = defineTool({
       is_inherited: resolvedFrom !== undefined,
       size_bytes: read.size,
     });
-    return structuredResult({
+    const data = {
       skill_path: skill.name,
       ...(resolvedFrom === undefined ? {} : { resolved_from: resolvedFrom }),
       file: checked.path,
@@ -130,6 +130,10 @@ export const getAssetTool = defineTool({
       type,
       ...(read.binary ? { mime_type: read.mimeType } : {}),
       ...(ctx.session.remote ? { uri: skillPlace(skill, ctx).uri(checked.path) } : {}),
-    });
+    };
+    // An image a model can view comes as one too. The text stays the whole answer as JSON, base64 included: a
+    // client of the tree tools parses it for `content_base64`.
+    if (read.binary && read.image) return imageResult(data, read, JSON.stringify(data));
+    return structuredResult(data);
   }),
 });

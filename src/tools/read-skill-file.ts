@@ -6,12 +6,12 @@ import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { readSkillSourceBytes } from "../skills/skill-read.ts";
 import type { ConfinedFailure } from "../util/confined-read.ts";
-import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
+import { isBinaryFile, isViewableImage, mimeTypeFor } from "../util/file-kind.ts";
 import { fileText } from "../util/file-text.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
-import { errorResult, structuredResult } from "./results.ts";
+import { errorResult, imageResult, structuredResult } from "./results.ts";
 import { linkTarget, type MissedFileHint, missedFileHint } from "./support/missed-file.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { readServedFile } from "./support/served-file.ts";
@@ -62,8 +62,9 @@ export const readSkillFileTool = defineTool({
   inputSchema: Input,
   outputSchema: Output,
   description: () =>
-    "Read a file that belongs to a skill (template, reference, example, script) by its path relative to the skill folder. " +
-    "Text comes back as UTF-8, binary files as base64 with a MIME type; a large file in parts (read on from next_offset).",
+    "Read a file of a skill (template, reference, example, script) by its path relative to the skill folder. " +
+    "Text comes back as UTF-8, binary files as base64 with a MIME type (a whole PNG, JPEG, GIF or WebP also as an " +
+    "image); a large file in parts (read on from next_offset).",
   handler: async ({ skill_name, file_path: asked, offset: from, length }, ctx) => {
     const offset = from ?? 0;
     const { deps } = ctx;
@@ -138,16 +139,27 @@ export const readSkillFileTool = defineTool({
         { skill: skill.name, file_path, size_bytes: read.size, max_bytes: max },
       );
     const part = filePart(read.bytes, offset, read.size, binary, resultBudget(ctx));
-    return structuredResult({
+    const base64 = binary ? Buffer.from(part.bytes).toString("base64") : "";
+    const mimeType = mimeTypeFor(read.real);
+    const data = {
       ...(binary
-        ? { content: Buffer.from(part.bytes).toString("base64"), encoding: "base64" as const }
+        ? { content: base64, encoding: "base64" as const }
         : { content: part.text, encoding: "utf-8" as const }),
       truncated: part.next !== undefined,
       size_bytes: read.size,
-      ...(binary ? { mime_type: mimeTypeFor(read.real) } : {}),
+      ...(binary ? { mime_type: mimeType } : {}),
       ...(part.start > 0 || part.next !== undefined ? { offset: part.start } : {}),
       ...(part.next !== undefined ? { next_offset: part.next } : {}),
-    });
+    };
+    // A whole image, asked for without offset or length, is shown to the model; a part of one is not an image,
+    // and an offset or a length asks for the bytes themselves (to copy the file), as base64 text.
+    if (binary && !explicit && part.next === undefined && isViewableImage(read.real, part.bytes))
+      return imageResult(
+        data,
+        { base64, mimeType },
+        `${file_path}: ${mimeType}, ${read.size} bytes, sent as an image. To get its bytes as base64 text (to save the file), read it again with offset 0.`,
+      );
+    return structuredResult(data);
   },
 });
 

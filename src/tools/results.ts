@@ -41,6 +41,24 @@ export function structuredResult(data: Record<string, unknown>, text?: string): 
 }
 
 /**
+ * A whole image a model can view: a text, then the image itself. `data`, the structured content, keeps
+ * every field, the base64 too (a client that saves the file reads it there).
+ */
+export function imageResult(
+  data: Record<string, unknown>,
+  image: { base64: string; mimeType: string },
+  text: string,
+): CallToolResult {
+  return {
+    content: [
+      { type: "text", text },
+      { type: "image", data: image.base64, mimeType: image.mimeType },
+    ],
+    structuredContent: data,
+  };
+}
+
+/**
  * An expected failure: `isError` with `{ error: { code, message, ...details } }`
  * and a text a model can act on. `text` overrides the text (the skill
  * tool's not-found listing).
@@ -63,11 +81,12 @@ export function errorResult(
  * run_script, report_usage, refresh_skills) put `JSON.stringify(result)` in
  * their text content, errors included, so a client written against the tree
  * tools' contract can `JSON.parse` the text. `isError` and the structured content are kept.
- * A result without structured content is returned as it is.
+ * Other content (an image) is kept after the text. A result without structured content is returned as it is.
  */
 export function withJsonText(result: CallToolResult): CallToolResult {
   if (result.structuredContent === undefined) return result;
-  return { ...result, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] };
+  const text = { type: "text" as const, text: JSON.stringify(result.structuredContent) };
+  return { ...result, content: [text, ...result.content.filter((c) => c.type !== "text")] };
 }
 
 /** The tree-family tools, whose every answer (argument errors included) has the JSON text. */

@@ -21,6 +21,7 @@ export const MIME_TYPES: Readonly<Record<string, string>> = {
   ".jpg": "image/jpeg",
   ".jpeg": "image/jpeg",
   ".gif": "image/gif",
+  ".webp": "image/webp",
   ".svg": "image/svg+xml",
   ".pdf": "application/pdf",
   ".zip": "application/zip",
@@ -53,4 +54,32 @@ export function hasNulByte(bytes: Uint8Array, limit = SNIFF_BYTES): boolean {
 /** Binary by extension, or by content. */
 export function isBinaryFile(file: string, bytes: Uint8Array): boolean {
   return isBinaryExtension(file) || hasNulByte(bytes);
+}
+
+/**
+ * The images a model can be shown, by MIME type, each with a test of its signature (the first bytes). Not
+ * SVG: it is text, which a model reads as such, and the Messages API and most clients take none.
+ */
+const VIEWABLE_IMAGES: Readonly<Record<string, (bytes: Uint8Array) => boolean>> = {
+  "image/png": (bytes) => startsWith(bytes, 0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  "image/jpeg": (bytes) => startsWith(bytes, 0, [0xff, 0xd8, 0xff]),
+  "image/gif": (bytes) => startsWith(bytes, 0, ascii("GIF87a")) || startsWith(bytes, 0, ascii("GIF89a")),
+  "image/webp": (bytes) => startsWith(bytes, 0, ascii("RIFF")) && startsWith(bytes, 8, ascii("WEBP")),
+};
+
+/**
+ * Whether a file can go to a client as an image a model views (PNG, JPEG, GIF, WebP): its extension names
+ * the type (mimeTypeFor) and its bytes begin as that type does. A file misnamed either way (a PNG called
+ * .txt, text called .png) is not one: a model's API refuses an image whose bytes are not what it says.
+ */
+export function isViewableImage(file: string, bytes: Uint8Array): boolean {
+  return VIEWABLE_IMAGES[mimeTypeFor(file)]?.(bytes) ?? false;
+}
+
+function startsWith(bytes: Uint8Array, at: number, signature: readonly number[]): boolean {
+  return bytes.length >= at + signature.length && signature.every((byte, i) => bytes[at + i] === byte);
+}
+
+function ascii(text: string): number[] {
+  return [...text].map((char) => char.charCodeAt(0));
 }

@@ -5,6 +5,7 @@ import { binOf, ensureNpmTool, npmToolInstalled, PINNED } from "../../scripts/np
 import { CLAUDE_CODE_RESULT_CHARS } from "../../src/tools/support/result-budget.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { png } from "../helpers/images.ts";
 import { resultText, type Script, startModelApi, type ToolResultSeen } from "../helpers/model-api.ts";
 
 /**
@@ -141,6 +142,30 @@ describe.skipIf(cli === undefined)("what reaches Claude Code's model (its real C
     const rest = texts.slice(3).map((t) => JSON.parse(t).content as string);
     expect(rest.length).toBeGreaterThan(0);
     expect(head + rest.join("")).toBe(original);
+  }, 240_000);
+
+  test("a skill's PNG, read whole: the model is handed an image", async () => {
+    const skills = tempDir("skillhub-claude-image-");
+    const logo = png(3, 2);
+    write(
+      join(skills, "brand", "SKILL.md"),
+      "---\nname: brand\ndescription: Brand assets\n---\n\nSee images/logo.png.\n",
+    );
+    write(join(skills, "brand", "images", "logo.png"), logo);
+    const script: Script = (results) =>
+      [
+        { name: "ToolSearch", input: { query: "select:mcp__skillhub__read_skill_file" } },
+        call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png" }),
+      ][results.length];
+    const [, read] = await runClaude(script, skills);
+    // Claude Code hands its model the image blocks, with the JSON of structuredContent in place of the text.
+    const blocks = (read as ToolResultSeen).content as Array<{
+      type: string;
+      source?: { media_type?: string; data?: string };
+    }>;
+    const images = blocks.filter((b) => b.type === "image");
+    expect(images.map((b) => b.source?.media_type)).toEqual(["image/png"]);
+    expect(images[0]?.source?.data).toBe(logo.toString("base64"));
   }, 240_000);
 
   test("the measured budget: a result of exactly 50,000 characters reaches the model whole, one more does not", async () => {

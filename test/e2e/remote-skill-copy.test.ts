@@ -153,9 +153,10 @@ describe("a remote client fetches every file a skill's text links to, by the lin
         expect(links).toHaveLength(5);
         for (const link of links) {
           const onDisk = join(skills, "subagents", decodeURIComponent(link.split(/[?#]/)[0] as string));
+          // From offset 0, as a client copying files reads (docs/http.md): without one, an image comes as an image.
           const byTool = await client.callTool({
             name: "read_skill_file",
-            arguments: { skill_name: "subagents", file_path: link },
+            arguments: { skill_name: "subagents", file_path: link, offset: 0 },
           });
           const answer = byTool.structuredContent as Record<string, any>;
           if (link.startsWith("../")) {

@@ -3,6 +3,7 @@ import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { recordingSessions, textOf } from "../helpers/hub.ts";
+import { png } from "../helpers/images.ts";
 import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -46,6 +47,41 @@ describe("get_asset", () => {
       type: "image",
       mime_type: "image/svg+xml",
     });
+    // SVG is text, which no model API takes as an image: the JSON text carries its base64, as before.
+    const svg = await call("get_asset", { skill_path: "ui/react/auth", file: "assets/auth-flow.svg" });
+    expect(svg.content.map((c) => c.type)).toEqual(["text"]);
+    expect(JSON.parse(textOf(svg))).toEqual(svg.structuredContent);
+  });
+
+  test("a PNG: its JSON text with content_base64, then an image block", async () => {
+    const root = tempDir();
+    const logo = png(3, 2);
+    writeNode(root, "brand.md", {
+      extra:
+        "assets:\n  - file: assets/logo.png\n    type: image\n    description: Logo\n  - file: assets/pointer.png\n    type: image\n    description: Not fetched from LFS",
+    });
+    write(join(root, "brand/assets/logo.png"), logo);
+    write(join(root, "brand/assets/pointer.png"), "version https://git-lfs.github.com/spec/v1\n");
+    const { call, client } = await open(root);
+    expect((await client.listTools()).tools.find((t) => t.name === "get_asset")?.outputSchema).toBeDefined();
+    const result = await call("get_asset", { skill_path: "brand", file: "assets/logo.png" });
+    const described = {
+      skill_path: "brand",
+      file: "assets/logo.png",
+      size_bytes: logo.length,
+      type: "image",
+      mime_type: "image/png",
+    };
+    expect(result.structuredContent).toEqual({ ...described, content_base64: logo.toString("base64") });
+    // The text is the whole answer as JSON, base64 included (a client of the tree tools parses it), then the image.
+    expect(result.content.map((c) => c.type)).toEqual(["text", "image"]);
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+    expect(result.content[1]).toEqual({ type: "image", data: logo.toString("base64"), mimeType: "image/png" });
+    // Bytes that are not the image their name says: as before, the JSON text with the base64 and no image.
+    const pointer = await call("get_asset", { skill_path: "brand", file: "assets/pointer.png" });
+    expect(pointer.content.map((c) => c.type)).toEqual(["text"]);
+    expect(JSON.parse(textOf(pointer))).toEqual(pointer.structuredContent);
+    expect(pointer.structuredContent).toMatchObject({ mime_type: "image/png", content_base64: expect.any(String) });
   });
 
   test("an inherited asset or script: resolved up the chain, with resolved_from; the node's own copy wins", async () => {

@@ -1,8 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
+import { readSkillFileTool } from "../../src/tools/read-skill-file.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
+import { GIF, JPEG, png } from "../helpers/images.ts";
 
 afterAll(cleanupTemp);
 const open = sessions();
@@ -187,5 +190,146 @@ describe("read_skill_file and the paths a skill's own links give", () => {
     expect(textOf(missing)).not.toContain("It is a file of skill");
     const filtered = await linked({ env: { SKILLHUB_ENABLED_SKILLS: "subagents" } });
     expect(textOf(await filtered.call("read_skill_file", asked))).not.toContain("code-review'");
+  });
+});
+
+describe("read_skill_file and images", () => {
+  const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
+  const LOGO = png(3, 2);
+
+  /** A client on a skill with images, the tools listed first so that the SDK validates every structuredContent. */
+  async function images(env: Record<string, string> = {}) {
+    const dir = tempDir();
+    const skill = join(dir, "brand");
+    writeSkill(dir, "brand", { description: "Brand assets" });
+    write(join(skill, "images/logo.png"), LOGO);
+    write(join(skill, "images/PHOTO.JPG"), JPEG);
+    write(join(skill, "images/spinner.gif"), GIF);
+    write(join(skill, "images/big.png"), png(40, 40));
+    write(join(skill, "images/diagram.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
+    write(join(skill, "docs/guide.pdf"), PDF);
+    // Misnamed both ways: a PNG called .txt, and text called .png (as a Git LFS pointer is).
+    write(join(skill, "notes/logo.txt"), LOGO);
+    write(
+      join(skill, "images/pointer.png"),
+      "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 70485\n",
+    );
+    const session = await open({ flags: { "skills-dir": [dir] }, env });
+    const { tools } = await session.client.listTools();
+    expect(tools.find((t) => t.name === "read_skill_file")?.outputSchema).toBeDefined();
+    return session;
+  }
+
+  /** The structured content, checked against the tool's own output schema (no field it does not declare). */
+  function structured(result: { structuredContent?: unknown }) {
+    return z.strictObject((readSkillFileTool.outputSchema as z.ZodObject).shape).parse(result.structuredContent);
+  }
+
+  const imageOf = (result: { content: { type: string }[] }) =>
+    result.content.find((c) => c.type === "image") as { type: "image"; data: string; mimeType: string } | undefined;
+
+  test("a whole PNG: an image block with its bytes, a short text without the base64, the base64 kept in structuredContent", async () => {
+    const { call } = await images();
+    const result = await call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png" });
+    const base64 = LOGO.toString("base64");
+    expect(result.isError).toBeFalsy();
+    const image = imageOf(result);
+    expect(image?.mimeType).toBe("image/png");
+    expect(Buffer.from(image?.data ?? "", "base64").equals(LOGO)).toBe(true);
+    expect(result.content.map((c) => c.type)).toEqual(["text", "image"]);
+    expect(textOf(result)).toBe(
+      `images/logo.png: image/png, ${LOGO.length} bytes, sent as an image. To get its bytes as base64 text (to save the file), read it again with offset 0.`,
+    );
+    expect(textOf(result)).not.toContain(base64);
+    expect(structured(result)).toEqual({
+      content: base64,
+      encoding: "base64",
+      truncated: false,
+      size_bytes: LOGO.length,
+      mime_type: "image/png",
+    });
+  });
+
+  test("a JPEG named in capitals, and a GIF, are images too", async () => {
+    const { call } = await images();
+    const jpeg = await call("read_skill_file", { skill_name: "brand", file_path: "images/PHOTO.JPG" });
+    expect(imageOf(jpeg)?.mimeType).toBe("image/jpeg");
+    expect(Buffer.from(imageOf(jpeg)?.data ?? "", "base64").equals(JPEG)).toBe(true);
+    expect(structured(jpeg)).toMatchObject({ mime_type: "image/jpeg", size_bytes: JPEG.length });
+    const gif = await call("read_skill_file", { skill_name: "brand", file_path: "images/spinner.gif" });
+    expect(imageOf(gif)).toEqual({ type: "image", data: GIF.toString("base64"), mimeType: "image/gif" });
+  });
+
+  test("asked with an offset or a length, an image's bytes come as base64 text, as a part of one does", async () => {
+    const { call } = await images();
+    const whole = await call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png", offset: 0 });
+    expect(imageOf(whole)).toBeUndefined();
+    expect(structured(whole)).toEqual({
+      content: LOGO.toString("base64"),
+      encoding: "base64",
+      truncated: false,
+      size_bytes: LOGO.length,
+      mime_type: "image/png",
+    });
+    expect(textOf(whole)).toContain(LOGO.toString("base64"));
+    const part = await call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png", length: 8 });
+    expect(imageOf(part)).toBeUndefined();
+    expect(structured(part)).toEqual({
+      content: LOGO.subarray(0, 8).toString("base64"),
+      encoding: "base64",
+      truncated: true,
+      size_bytes: LOGO.length,
+      mime_type: "image/png",
+      offset: 0,
+      next_offset: 8,
+    });
+  });
+
+  test("an image longer than one answer may carry is cut as any binary file, as base64 text, never sent as an image", async () => {
+    const { call } = await images({ SKILLHUB_RESULT_BUDGET: "4000" });
+    const big = png(40, 40);
+    const result = await call("read_skill_file", { skill_name: "brand", file_path: "images/big.png" });
+    expect(imageOf(result)).toBeUndefined();
+    // The budget less the answer's other fields, in base64 (4 characters per 3 bytes): as for every binary file.
+    const end = Math.floor(((4000 - 300) * 3) / 4);
+    expect(structured(result)).toEqual({
+      content: big.subarray(0, end).toString("base64"),
+      encoding: "base64",
+      truncated: true,
+      size_bytes: big.length,
+      mime_type: "image/png",
+      offset: 0,
+      next_offset: end,
+    });
+    const tooLarge = await images({ MAX_FILE_BYTES: "100" });
+    expect(code(await tooLarge.call("read_skill_file", { skill_name: "brand", file_path: "images/big.png" }))).toBe(
+      "FILE_TOO_LARGE",
+    );
+  });
+
+  test("a PDF, an SVG and misnamed files stay base64 text, by extension as before", async () => {
+    const { call } = await images();
+    const cases: [string, Buffer | string, string][] = [
+      ["docs/guide.pdf", PDF, "application/pdf"],
+      // SVG is text a model reads as such; no model API takes it as an image.
+      ["images/diagram.svg", '<svg xmlns="http://www.w3.org/2000/svg"/>\n', "image/svg+xml"],
+      // Binary by its NUL bytes, but named as text: not an image.
+      ["notes/logo.txt", LOGO, "application/octet-stream"],
+      // Named as an image, but its bytes are not one: sent as one, a model's API would refuse it.
+      ["images/pointer.png", "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 70485\n", "image/png"],
+    ];
+    for (const [file_path, bytes, mime_type] of cases) {
+      const result = await call("read_skill_file", { skill_name: "brand", file_path });
+      const base64 = Buffer.from(bytes).toString("base64");
+      expect(result.content.map((c) => c.type)).toEqual(["text"]);
+      expect(structured(result)).toEqual({
+        content: base64,
+        encoding: "base64",
+        truncated: false,
+        size_bytes: Buffer.byteLength(bytes),
+        mime_type,
+      });
+      expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+    }
   });
 });

@@ -229,6 +229,41 @@ describe("a remote client (HTTP) is never told a path of the server", () => {
   });
 });
 
+describe("an image over HTTP: its bytes as they are, though their base64 spells a server folder", () => {
+  // A folder's path is all base64 characters (letters, digits, /) where the temp folder's is.
+  const root = tempDir("skillhubImg");
+  const first = join(root, "skills");
+  /** PNG bytes whose base64 holds `first` and a file under it: the sweep of server paths must leave them be. */
+  const bytes = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0]),
+    Buffer.from(`${first}/brand/x`.padEnd(Math.ceil((first.length + 8) / 4) * 4, "A"), "base64"),
+  ]);
+
+  test.skipIf(!/^[A-Za-z0-9/]+$/.test(first))("read_skill_file and get_asset", async () => {
+    const base64 = bytes.toString("base64");
+    expect(base64).toContain(`${first}/brand/`);
+    writeSkill(first, "brand", { description: "Brand assets" });
+    write(join(first, "brand/logo.png"), bytes);
+    writeNode(first, "assets.md", { extra: "assets:\n  - file: logo.png\n    description: Logo" });
+    write(join(first, "assets/logo.png"), bytes);
+    const client = await remoteClient("2025-11-25", {
+      root,
+      first,
+      second: join(root, "more"),
+      project: join(root, "project"),
+    });
+    const read = await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "brand", file_path: "logo.png" },
+    });
+    expect(read.content).toContainEqual({ type: "image", data: base64, mimeType: "image/png" });
+    expect((read.structuredContent as { content: string }).content).toBe(base64);
+    const asset = await client.callTool({ name: "get_asset", arguments: { skill_path: "assets", file: "logo.png" } });
+    expect(asset.content).toContainEqual({ type: "image", data: base64, mimeType: "image/png" });
+    expect((asset.structuredContent as { content_base64: string }).content_base64).toBe(base64);
+  });
+});
+
 describe("a script's output over HTTP: the server's folders as whole names", () => {
   /** What a remote client is told a server script printed: `echo` of `line` (the project's path in it). */
   async function printed(line: (project: string) => string): Promise<{ stdout: string; project: string }> {

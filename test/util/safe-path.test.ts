@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { hasNulByte, isBinaryFile, mimeTypeFor } from "../../src/util/file-kind.ts";
+import { hasNulByte, isBinaryFile, isViewableImage, mimeTypeFor } from "../../src/util/file-kind.ts";
 import { checkRelativePath, isInside, resolveInside } from "../../src/util/safe-path.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { GIF, JPEG, png } from "../helpers/images.ts";
 
 afterAll(cleanupTemp);
 
@@ -70,6 +71,7 @@ describe("binary detection and MIME types", () => {
     ["a.JPG", "image/jpeg"],
     ["a.jpeg", "image/jpeg"],
     ["a.gif", "image/gif"],
+    ["a.webp", "image/webp"],
     ["a.svg", "image/svg+xml"],
     ["a.pdf", "application/pdf"],
     ["a.zip", "application/zip"],
@@ -87,5 +89,22 @@ describe("binary detection and MIME types", () => {
     const late = new Uint8Array(2048).fill(65);
     late[1500] = 0;
     expect(hasNulByte(late)).toBe(false);
+  });
+
+  test("an image a model can view: named PNG, JPEG, GIF or WebP, and its bytes begin as that type does", () => {
+    const webp = Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WEBPVP8 ")]);
+    expect(isViewableImage("logo.png", png())).toBe(true);
+    expect(isViewableImage("PHOTO.JPG", JPEG)).toBe(true);
+    expect(isViewableImage("spinner.gif", GIF)).toBe(true);
+    expect(isViewableImage("hero.webp", webp)).toBe(true);
+    // Misnamed: by the name a PNG is text, or another type; by the bytes a .png is text (a Git LFS pointer).
+    expect(isViewableImage("logo.txt", png())).toBe(false);
+    expect(isViewableImage("logo.jpg", png())).toBe(false);
+    expect(isViewableImage("logo.png", Buffer.from("version https://git-lfs.github.com/spec/v1\n"))).toBe(false);
+    expect(isViewableImage("hero.webp", Buffer.from("RIFF\0\0\0\0WAVEfmt "))).toBe(false);
+    // SVG is text; PDF is not an image.
+    expect(isViewableImage("diagram.svg", Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBe(false);
+    expect(isViewableImage("guide.pdf", Buffer.from("%PDF-1.4\n"))).toBe(false);
+    expect(isViewableImage("empty.png", new Uint8Array())).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { isRefused } from "../../lock/checked-read.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import type { ConfinedReadOptions } from "../../util/confined-read.ts";
-import { isBinaryFile, mimeTypeFor } from "../../util/file-kind.ts";
+import { isBinaryFile, isViewableImage, mimeTypeFor } from "../../util/file-kind.ts";
 import { fileText } from "../../util/file-text.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import { shownArg, shownReason } from "../../util/shown-arg.ts";
@@ -31,7 +31,15 @@ export function isServable(owner: Skill, file: string): boolean {
 
 export type AssetContent =
   | { ok: true; size: number; text: string; binary: false }
-  | { ok: true; size: number; base64: string; mimeType: string; binary: true }
+  | {
+      ok: true;
+      size: number;
+      base64: string;
+      mimeType: string;
+      binary: true;
+      /** Whether a model can be shown it as an image (file-kind.ts isViewableImage). */
+      image: boolean;
+    }
   | { ok: false; code: ErrorCode; message: string; size?: number };
 
 /**
@@ -40,7 +48,7 @@ export type AssetContent =
  * a regular file opened without blocking, at most `maxBytes` read once
  * (FILE_TOO_LARGE otherwise, even for a file that grows after the check);
  * binary by extension or NUL bytes in the first KiB → base64 with a MIME
- * type; otherwise UTF-8 text.
+ * type (and whether it is an image a model can view); otherwise UTF-8 text.
  */
 export function readAsset(
   owner: Skill,
@@ -59,7 +67,14 @@ export function readAsset(
   }
   const bytes = read.bytes;
   if (isBinaryFile(rel, bytes))
-    return { ok: true, size: bytes.length, base64: bytes.toString("base64"), mimeType: mimeTypeFor(rel), binary: true };
+    return {
+      ok: true,
+      size: bytes.length,
+      base64: bytes.toString("base64"),
+      mimeType: mimeTypeFor(rel),
+      binary: true,
+      image: isViewableImage(rel, bytes),
+    };
   return { ok: true, size: bytes.length, text: fileText.decode(bytes), binary: false };
 }
 
