@@ -6,7 +6,7 @@ import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { readSkillSourceBytes } from "../skills/skill-read.ts";
 import type { ConfinedFailure } from "../util/confined-read.ts";
-import { isBinaryFile, isViewableImage, mimeTypeFor } from "../util/file-kind.ts";
+import { binaryMimeType, isBinaryFile, isViewableImage } from "../util/file-kind.ts";
 import { fileText } from "../util/file-text.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
@@ -140,7 +140,7 @@ export const readSkillFileTool = defineTool({
       );
     const part = filePart(read.bytes, offset, read.size, binary, resultBudget(ctx));
     const base64 = binary ? Buffer.from(part.bytes).toString("base64") : "";
-    const mimeType = mimeTypeFor(read.real);
+    const mimeType = binaryMimeType(read.real);
     const data = {
       ...(binary
         ? { content: base64, encoding: "base64" as const }

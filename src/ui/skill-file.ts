@@ -5,7 +5,7 @@ import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { filesBase } from "../tools/support/asset-read.ts";
 import { readServedFile } from "../tools/support/served-file.ts";
-import { isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
+import { binaryMimeType, isBinaryFile } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import type { PageLinks } from "./markdown-links.ts";
 import { MAX_RENDERED_CHARS } from "./skill-detail.ts";
@@ -77,7 +77,7 @@ export function readFileView(
       sizeBytes: read.size,
       truncated: read.truncated,
       binary: true,
-      mimeType: mimeTypeFor(checked.path),
+      mimeType: binaryMimeType(checked.path),
     };
   const text = new TextDecoder().decode(bytes);
   const markdown = /\.(md|markdown)$/i.test(checked.path);

@@ -15,8 +15,24 @@ export const BINARY_EXTENSIONS: ReadonlySet<string> = new Set([
   ".woff2",
 ]);
 
-/** MIME types of binary files; anything else is application/octet-stream. */
+/** MIME types of skill files by extension (`resources/read`, binary answers); anything else is application/octet-stream. */
 export const MIME_TYPES: Readonly<Record<string, string>> = {
+  ".md": "text/markdown",
+  ".markdown": "text/markdown",
+  ".txt": "text/plain",
+  ".json": "application/json",
+  ".yaml": "application/yaml",
+  ".yml": "application/yaml",
+  ".toml": "application/toml",
+  ".py": "text/x-python",
+  ".sh": "text/x-shellscript",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".ts": "text/x-typescript",
+  ".html": "text/html",
+  ".css": "text/css",
+  ".csv": "text/csv",
+  ".xml": "application/xml",
   ".png": "image/png",
   ".jpg": "image/jpeg",
   ".jpeg": "image/jpeg",
@@ -39,9 +55,14 @@ export function isBinaryExtension(file: string): boolean {
   return BINARY_EXTENSIONS.has(extname(file).toLowerCase());
 }
 
-/** MIME type for a binary file, by extension. */
+/** MIME type of a file, by its extension (case-insensitive). */
 export function mimeTypeFor(file: string): string {
   return MIME_TYPES[extname(file).toLowerCase()] ?? DEFAULT_MIME_TYPE;
+}
+
+/** MIME type of a file served as binary: a text type only names text, so bytes in a `.txt` are octet-stream. */
+export function binaryMimeType(file: string): string {
+  return isBinaryExtension(file) ? mimeTypeFor(file) : DEFAULT_MIME_TYPE;
 }
 
 /** A NUL byte in the first KiB: not text, whatever the extension says. */

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { hasNulByte, isBinaryFile, isViewableImage, mimeTypeFor } from "../../src/util/file-kind.ts";
+import { binaryMimeType, hasNulByte, isBinaryFile, isViewableImage, mimeTypeFor } from "../../src/util/file-kind.ts";
 import { checkRelativePath, isInside, resolveInside } from "../../src/util/safe-path.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { GIF, JPEG, png } from "../helpers/images.ts";
@@ -80,6 +80,15 @@ describe("binary detection and MIME types", () => {
     ["a.ico", "application/octet-stream"],
     ["a.bin", "application/octet-stream"],
   ])("%p → %p", (file, mime) => expect(mimeTypeFor(file)).toBe(mime));
+
+  test("one table for resources and binary answers: text types name text files only", () => {
+    expect(mimeTypeFor("SKILL.md")).toBe("text/markdown");
+    expect(mimeTypeFor("run.py")).toBe("text/x-python");
+    expect(mimeTypeFor("fonts/a.woff2")).toBe("font/woff2");
+    // Bytes served as binary from a text-named file (a NUL in a .txt) are not said to be text.
+    expect(binaryMimeType("data.txt")).toBe("application/octet-stream");
+    expect(binaryMimeType("hero.WEBP")).toBe("image/webp");
+  });
 
   test("binary by extension, or by a NUL byte in the first KiB", () => {
     const text = new TextEncoder().encode("plain text");

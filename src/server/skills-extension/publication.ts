@@ -8,9 +8,9 @@ import type { Skill } from "../../skills/skill.ts";
 import { pathUnder, SKILL_URI_SCHEME, skillRoot, skillUris, uriKey } from "../../skills/skill-uri.ts";
 import { listSkillFiles, type SkillFileList } from "../../sources/skill-files.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { mimeTypeFor } from "../../util/file-kind.ts";
 import { nextTurn } from "../../util/next-turn.ts";
 import { fileDigest } from "./digest.ts";
-import { mimeTypeFor } from "./mime.ts";
 import { readSkillFile } from "./skill-files.ts";
 
 /** One file the extension serves, with the digest and size it was published with. */

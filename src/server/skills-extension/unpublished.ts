@@ -6,10 +6,10 @@ import { isRefused } from "../../lock/checked-read.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { readSkillSourceBytes } from "../../skills/skill-read.ts";
 import { readServedFile } from "../../tools/support/served-file.ts";
+import { mimeTypeFor } from "../../util/file-kind.ts";
 import { checkRelativePath } from "../../util/safe-path.ts";
 import { shownArg, shownReason } from "../../util/shown-arg.ts";
 import type { Hub } from "../hub.ts";
-import { mimeTypeFor } from "./mime.ts";
 import { skillsAt } from "./publication.ts";
 import { uriKey } from "./uris.ts";
 

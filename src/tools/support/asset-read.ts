@@ -2,7 +2,7 @@ import { isRefused } from "../../lock/checked-read.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import type { ConfinedReadOptions } from "../../util/confined-read.ts";
-import { isBinaryFile, isViewableImage, mimeTypeFor } from "../../util/file-kind.ts";
+import { binaryMimeType, isBinaryFile, isViewableImage } from "../../util/file-kind.ts";
 import { fileText } from "../../util/file-text.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import { shownArg, shownReason } from "../../util/shown-arg.ts";
@@ -71,7 +71,7 @@ export function readAsset(
       ok: true,
       size: bytes.length,
       base64: bytes.toString("base64"),
-      mimeType: mimeTypeFor(rel),
+      mimeType: binaryMimeType(rel),
       binary: true,
       image: isViewableImage(rel, bytes),
     };
