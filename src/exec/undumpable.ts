@@ -16,7 +16,7 @@ import { openLibc } from "./libc.ts";
 const PR_SET_DUMPABLE = 4;
 
 /** Make this process undumpable (Linux); false, with the reason logged, where it cannot be. */
-export async function closeToChildren(logger?: Logger): Promise<boolean> {
+export async function makeUndumpable(logger?: Logger): Promise<boolean> {
   if (process.platform !== "linux") return false;
   const opened = await openLibc({ prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } });
   if ("skipped" in opened) {
