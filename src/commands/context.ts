@@ -1,10 +1,14 @@
 import type { ParsedArgs } from "../config/args.ts";
 import type { Config } from "../config/schema.ts";
+import { configSecrets } from "../exec/env.ts";
+import { hideFromInitialEnviron } from "../exec/initial-environ.ts";
+import { makeUndumpable } from "../exec/undumpable.ts";
 import { Hub, type HubOptions } from "../server/hub.ts";
 import type { ConfigReload } from "../server/repo-config.ts";
 import type { Source } from "../sources/source-list.ts";
 import { UsageStore } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
+import { secretVariables } from "../util/secret-env.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 
 /** Everything a command needs; output goes through `out`/`err` so tests can capture it. */
@@ -25,6 +29,16 @@ export interface CommandContext {
 
 /** A command returns its exit code; only cli.ts exits. */
 export type CommandRun = (ctx: CommandContext) => Promise<number>;
+
+/**
+ * Security: a server runs its clients' scripts and commands, so before any can start, the secrets leave the
+ * process's environment block (/proc/<pid>/environ: exec/initial-environ.ts), and its memory and descriptors,
+ * its stdout to the client among them, are closed to them (exec/undumpable.ts). `serve` and `ui` both.
+ */
+export async function closeToChildren(ctx: CommandContext): Promise<void> {
+  await hideFromInitialEnviron(secretVariables(process.env, configSecrets(ctx.config)), ctx.logger);
+  await makeUndumpable(ctx.logger);
+}
 
 /** The command's hub: its configuration, logger, environment and folders, plus `options`. */
 export function hubFor(ctx: CommandContext, options: Partial<HubOptions> = {}): Hub {

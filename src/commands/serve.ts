@@ -1,16 +1,12 @@
-import { configSecrets } from "../exec/env.ts";
-import { hideFromInitialEnviron } from "../exec/initial-environ.ts";
 import type { Hub } from "../server/hub.ts";
 import { serveStdio } from "../transports/stdio.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
-import { secretVariables } from "../util/secret-env.ts";
 import { VERSION } from "../version.ts";
-import { type CommandContext, type CommandRun, hubFor } from "./context.ts";
+import { type CommandContext, type CommandRun, closeToChildren, hubFor } from "./context.ts";
 
 /** `skillhub [serve]`: the MCP server on stdio (default) or Streamable HTTP. Logs go to stderr. */
 export const runServe: CommandRun = async (ctx) => {
-  // Security: secrets out of /proc/<pid>/environ before any child can start (exec/initial-environ.ts).
-  await hideFromInitialEnviron(secretVariables(process.env, configSecrets(ctx.config)), ctx.logger);
+  await closeToChildren(ctx);
   if (ctx.config.server.transport === "http") return runHttp(ctx);
   const hub: Hub = hubFor(ctx);
   // A server idles for hours after its big jobs: what they freed goes back to the system.

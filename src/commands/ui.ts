@@ -1,6 +1,6 @@
 import { httpServeOptions, startHttpServer } from "../transports/http.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
-import { type CommandRun, hubFor } from "./context.ts";
+import { type CommandRun, closeToChildren, hubFor } from "./context.ts";
 
 /**
  * How `--open` starts the user's browser, per platform; injectable for tests. `failed` is called with why
@@ -47,6 +47,8 @@ export interface UiCommandOptions {
 export function uiCommand(options: UiCommandOptions = {}): CommandRun {
   return async (ctx) => {
     const s = ctx.config.server;
+    // Its MCP endpoint runs scripts as serve's does.
+    await closeToChildren(ctx);
     const hub = hubFor(ctx, { acceptRoots: false });
     for (const w of ctx.configWarnings) ctx.logger.warn(`config: ${w}`);
     let running: ReturnType<typeof startHttpServer>;

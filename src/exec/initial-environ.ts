@@ -1,4 +1,5 @@
 import type { Logger } from "../util/logger.ts";
+import { openLibc } from "./libc.ts";
 
 /**
  * Security: children must not read the server's secrets from
@@ -16,11 +17,6 @@ import type { Logger } from "../util/logger.ts";
  * See docs/hardening.md.
  */
 
-const LIBC_NAMES: Record<string, string[]> = {
-  linux: ["libc.so.6", "libc.so", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"],
-  darwin: ["libSystem.B.dylib", "/usr/lib/libSystem.B.dylib"],
-};
-
 export interface EnvironWipe {
   /** Variables whose value was overwritten in the initial block. */
   hidden: string[];
@@ -35,24 +31,9 @@ export interface EnvironWipe {
  */
 export async function hideFromInitialEnviron(names: readonly string[], logger?: Logger): Promise<EnvironWipe> {
   if (names.length === 0) return { hidden: [] };
-  const candidates = LIBC_NAMES[process.platform];
-  if (!candidates) return skip(`not supported on ${process.platform}`, logger);
-  let ffi: typeof import("bun:ffi");
-  try {
-    ffi = await import("bun:ffi");
-  } catch (error) {
-    return skip(`bun:ffi unavailable (${String(error)})`, logger);
-  }
-  let lib: { symbols: { getenv: (name: Uint8Array) => unknown }; close(): void } | undefined;
-  for (const name of candidates) {
-    try {
-      lib = ffi.dlopen(name, { getenv: { args: [ffi.FFIType.ptr], returns: ffi.FFIType.ptr } }) as typeof lib;
-      break;
-    } catch {
-      // Try the next name (glibc, then musl).
-    }
-  }
-  if (!lib) return skip("libc could not be opened", logger);
+  const opened = await openLibc({ getenv: { args: ["ptr"], returns: "ptr" } });
+  if ("skipped" in opened) return skip(opened.skipped, logger);
+  const { lib, ffi } = opened;
   const hidden: string[] = [];
   try {
     for (const name of names) {

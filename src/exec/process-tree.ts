@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { errnoCode } from "../util/errors.ts";
 
 /**
  * Security: every process a script started, found again at its end. Killing
@@ -25,8 +26,12 @@ export type KillFn = (pid: number, signal: NodeJS.Signals | 0) => void;
 export interface ProcessTable {
   /** Every pid with its parent pid and, when readable, its initial environment. */
   list(): { pid: number; ppid: number; pgid?: number; environ?: string }[];
-  /** What process `pid` has as stdout and stderr when they are pipes or sockets (`pipe:[inode]`); none when unknown. */
-  outputPipes?(pid: number): string[];
+  /**
+   * What process `pid` has as stdout and stderr when they are pipes or sockets (`pipe:[inode]`); undefined
+   * while they cannot be read (a child the undumpable server started is as closed as the server until it
+   * runs its program: exec/undumpable.ts).
+   */
+  outputPipes?(pid: number): string[] | undefined;
   /** Processes other than this one that hold one of `pipes` open for writing. */
   pipeWriters?(pipes: readonly string[]): number[];
 }
@@ -68,7 +73,12 @@ export const procTable: ProcessTable = {
   outputPipes(pid) {
     const pipes: string[] = [];
     for (const fd of [1, 2]) {
-      const target = linkOf(`/proc/${pid}/fd/${fd}`);
+      let target: string | undefined;
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch (error) {
+        if (errnoCode(error) === "EACCES") return undefined;
+      }
       // Bun gives a child one end of a socket pair ("socket:[inode]"); other runtimes a pipe.
       if (target?.startsWith("pipe:") || target?.startsWith("socket:")) pipes.push(target);
     }

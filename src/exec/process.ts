@@ -45,6 +45,8 @@ export const TIMEOUT_EXIT_CODE = 137;
 export const DEFAULT_GRACE_MS = 5_000;
 /** How often a terminated group is checked for survivors, in milliseconds. */
 const POLL_MS = 25;
+/** Most looks at a child's stdout and stderr that cannot be read yet, one a millisecond. */
+const PIPE_LOOKS = 1_000;
 /** How long output is still read once the group is gone (a writer that left the group with setsid), in milliseconds. */
 const DRAIN_MS = 1_000;
 
@@ -113,7 +115,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   }
   const group = child.pid;
   // Read at once, while the child's stdout and stderr are still the pipes made for this run.
-  const pipes = table.outputPipes?.(child.pid) ?? [];
+  const pipesRead = outputPipes(child, table);
   const groups = options.groups ?? new RunningGroups();
   groups.add(group, kill, marker);
   const stdout = captureStream(child.stdout, spec.maxOutputBytes);
@@ -182,7 +184,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   if (!(await drainedWithin(drained, DRAIN_MS))) {
     // Security: what still writes to this run's pipes once its group and marked processes are gone left the
     // group and cleared its environment (setsid + env -i): it holds pipes made for this run alone, so it is the run's.
-    for (const pid of table.pipeWriters?.(pipes) ?? []) {
+    for (const pid of table.pipeWriters?.(await pipesRead) ?? []) {
       try {
         kill(pid, "SIGKILL");
       } catch {
@@ -199,6 +201,21 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const signal = child.signalCode ?? undefined;
   const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (child.exitCode ?? 128 + signalNumber(signal));
   return { exitCode, ...(signal ? { signal } : {}), timedOut, aborted, stdout: out, stderr: err, durationMs };
+}
+
+/**
+ * The child's stdout and stderr as the process table names them, read as soon as it can be: a child of an
+ * undumpable server cannot be read until it runs its program (exec/undumpable.ts), a moment after spawn
+ * returned. None when the child is gone first, or never becomes readable (a set-user-ID program).
+ */
+async function outputPipes(child: ChildProcess, table: ProcessTable): Promise<string[]> {
+  for (let look = 0; look < PIPE_LOOKS; look++) {
+    const pipes = table.outputPipes ? table.outputPipes(child.pid) : [];
+    if (pipes !== undefined) return pipes;
+    if (child.exitCode !== null || child.signalCode !== null) return [];
+    await Bun.sleep(1);
+  }
+  return [];
 }
 
 /** Whether `drained` settles within `ms` milliseconds. */

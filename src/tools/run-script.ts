@@ -2,7 +2,8 @@ import { extname } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
-import { childEnv } from "../exec/env.ts";
+import { argsTooLarge } from "../exec/arg-size.ts";
+import { argVariable, childEnv } from "../exec/env.ts";
 import { runOnHost } from "../exec/host.ts";
 import { scriptRunner } from "../exec/runners.ts";
 import { scriptOutcome } from "../exec/script-result.ts";
@@ -142,6 +143,17 @@ export const runScriptTool = defineTool({
     }
     const argCheck = checkArgs(decl, args);
     if (argCheck) return argCheck(skill.name, path);
+    const values = withDefaults(decl, args);
+    // Security: exec refuses a longer one (E2BIG), which would read as a runner that cannot start.
+    const size = argsTooLarge(
+      Object.entries(values).map(([name, value]) => [`'${name}'`, `${argVariable(name)}=${value}`]),
+      "script",
+      {
+        one: "Give a shorter value (a file's path instead of its text, if the script takes one).",
+        all: "Give shorter values.",
+      },
+    );
+    if (size) return errorResult("INVALID_ARGUMENT", size, { skill_path: skill.name, file: path });
     const extension = extname(path).toLowerCase();
     const allowed = config.allowed_extensions.map((e) => (e.startsWith(".") ? e : `.${e}`).toLowerCase());
     // Security: an operator's extension allow-list, whatever a skill declares.
@@ -197,7 +209,7 @@ export const runScriptTool = defineTool({
       result = await runOnHost(host, {
         argv: [...runner.runner.argv, located.real],
         cwd: workDir.dir,
-        env: childEnv(host.env, deps.config, withDefaults(decl, args), runner.runner.env),
+        env: childEnv(host.env, deps.config, values, runner.runner.env),
         timeoutMs: config.timeout_seconds * 1000,
         maxOutputBytes: maxBytes,
         signal,

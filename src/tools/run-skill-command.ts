@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { argsTooLarge } from "../exec/arg-size.ts";
 import { checkCommandName, checkCurlGlobs, checkLinkFlags, checkPathArgs } from "../exec/command-args.ts";
 import { childEnv } from "../exec/env.ts";
 import { runOnHost } from "../exec/host.ts";
@@ -46,31 +47,6 @@ const Output = () =>
       .object({ stdout: z.boolean(), stderr: z.boolean() })
       .describe("Which streams were cut at EXEC_MAX_OUTPUT_BYTES"),
   });
-
-/**
- * The longest argument Linux's exec takes: MAX_ARG_STRLEN (128 KiB) counts the argument's terminating NUL,
- * so one of 131,072 bytes fails with E2BIG.
- */
-const MAX_ARG_BYTES = 128 * 1024 - 1;
-/**
- * All of a call's arguments together. Security: the path check costs a file-system look per place a path may
- * start in a short option's letters, so a request's worth of them could hold the server for seconds.
- */
-const MAX_ARGS_BYTES = 256 * 1024;
-
-/** Why `args` are too large to run, or undefined. */
-function argsTooLarge(args: readonly string[]): string | undefined {
-  let total = 0;
-  for (const [index, arg] of args.entries()) {
-    const bytes = Buffer.byteLength(arg);
-    if (bytes > MAX_ARG_BYTES)
-      return `Argument ${index + 1} is ${bytes} bytes; a command takes at most ${MAX_ARG_BYTES} bytes in one argument. Pass a file inside the skill's folder instead of its text.`;
-    total += bytes;
-  }
-  if (total > MAX_ARGS_BYTES)
-    return `The arguments are ${total} bytes together; a command takes at most ${MAX_ARGS_BYTES}. Split the work into several calls.`;
-  return undefined;
-}
 
 /**
  * Run an allow-listed command in a skill's folder. Offered
@@ -125,7 +101,11 @@ export const runSkillCommandTool = defineTool({
         { skill: skill.name },
       );
     }
-    const size = argsTooLarge(args);
+    const size = argsTooLarge(
+      args.map((arg, index) => [String(index + 1), arg]),
+      "command",
+      { one: "Pass a file inside the skill's folder instead of its text.", all: "Split the work into several calls." },
+    );
     if (size) return errorResult("INVALID_ARGUMENT", size, { skill: skill.name });
     // Security: options that follow symlinks (grep -R, find -L) are refused like paths that leave the skill.
     const quote = (arg: string) => `'${shownArg(arg)}'`;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { decodeUtf8Prefix } from "../../src/exec/capture.ts";
 import { runProcess, TIMEOUT_EXIT_CODE } from "../../src/exec/process.ts";
 import { RunningGroups } from "../../src/exec/process-group.ts";
+import { procTable } from "../../src/exec/process-tree.ts";
 import { SkillHubError } from "../../src/util/errors.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/hub.ts";
@@ -107,6 +108,27 @@ describe("runProcess: one child under full control", () => {
       expect(result.exitCode).toBe(0);
       const pids = pidsIn(result.stdout.text);
       expect(pids).toHaveLength(2);
+      expect(await survivors(pids)).toEqual([]);
+    },
+  );
+
+  test.skipIf(process.platform !== "linux")(
+    "its output is found although the child could not be read at first (an undumpable server's, before it runs its program)",
+    async () => {
+      const sleep = Bun.which("sleep") as string;
+      let looks = 0;
+      const processTable = {
+        ...procTable,
+        outputPipes: (pid: number) => (++looks <= 3 ? undefined : procTable.outputPipes?.(pid)),
+      };
+      const cleared = "while grep -qa SKILLHUB_RUN_ID /proc/$!/environ 2>/dev/null; do :; done";
+      const result = await runProcess(spec(`setsid env -i ${sleep} 300 &\n${cleared}\necho pid $!\n`), {
+        graceMs: 400,
+        processTable,
+      });
+      expect(looks).toBeGreaterThan(3);
+      const pids = pidsIn(result.stdout.text);
+      expect(pids).toHaveLength(1);
       expect(await survivors(pids)).toEqual([]);
     },
   );

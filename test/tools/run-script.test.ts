@@ -119,6 +119,19 @@ describe("run_script: the validation cascade, in its order", () => {
     const filtered = await open(dir, { env: { SKILLHUB_ENABLED_SKILLS: "pdf" } });
     expect(error(await filtered.run("scripts/args.sh", { name: "a" })).code).toBe("SKILL_DISABLED");
   });
+  test("a value longer than exec takes is refused as an argument, not reported as a runner that cannot start", async () => {
+    const { run, events } = await open();
+    // SKILL_ARG_NAME= and 131,057 bytes: 131,072 with the NUL exec counts.
+    expect(error(await run("scripts/args.sh", { name: "x".repeat(131_057) }))).toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message:
+        "Argument 'name' is 131072 bytes; a script takes at most 131071 bytes in one argument. Give a shorter value (a file's path instead of its text, if the script takes one).",
+    });
+    expect(events).toEqual([]);
+    const ran = await run("scripts/args.sh", { name: "x".repeat(131_056) });
+    expect((ran.structuredContent as { success: boolean }).success).toBe(true);
+  });
+
   test("a declared script that is a symlink leading out of the resource folder does not run", async () => {
     const dir = writeScriptTree(tempDir());
     const outside = write(join(tempDir("skillhub-outside-"), "evil.sh"), "echo evil\n");

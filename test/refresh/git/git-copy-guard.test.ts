@@ -109,6 +109,33 @@ describe("git runs no program named by a repository copy's own .git", () => {
   });
 });
 
+describe("git runs no program a repository's own files name", () => {
+  test("its .gitattributes naming a filter or diff driver of the user's git config, its .githooks under a relative core.hooksPath: nothing runs on clone or update", async () => {
+    const m = machine();
+    const marker = join(tempDir("skillhub-marker-"), "ran");
+    const driver = tripwire(join(tempDir("skillhub-driver-"), "driver.sh"), marker);
+    const gitconfig = write(
+      join(m.home, ".gitconfig"),
+      `[filter "team"]\n\tsmudge = ${driver}\n\tclean = ${driver}\n\trequired = true\n[diff "team"]\n\ttextconv = ${driver}\n[core]\n\thooksPath = .githooks\n`,
+    );
+    const remote = remoteRepo("team", {
+      "skills/alpha/SKILL.md": skillText("alpha"),
+      ".gitattributes": "* filter=team diff=team\n",
+    });
+    for (const hook of ["post-checkout", "reference-transaction", "post-index-change"])
+      tripwire(join(remote.work, ".githooks", hook), marker);
+    remote.push("a filter and hooks");
+    const env = { SKILLS_REPO: remote.url, GIT_CONFIG_GLOBAL: gitconfig };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second commit."));
+    remote.push("second");
+    const updated = await cli(m, ["sync"], env);
+    expect(updated.out).toContain("1 file changed");
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Second commit.");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 /** A FIFO at `path`, in place of the file there. */
 function fifoAt(path: string): void {
   rmSync(path, { force: true });
