@@ -26,7 +26,9 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
   "refresh.enabled": { description: "Background sync of the team repositories." },
   "scripts.enabled": { description: "`run_script` at all (a kill switch)." },
   "scripts.timeout_seconds": { description: "Time limit of one `run_script` run, in seconds." },
-  "scripts.max_output_bytes": { description: "Output kept per stream of one `run_script` run; the rest is dropped." },
+  "scripts.max_output_bytes": {
+    description: "Output kept per stream of one `run_script` run (at most 16 MiB); the rest is dropped.",
+  },
   "scripts.allowed_extensions": { description: "Script extensions `run_script` runs." },
   "scripts.allow_project": {
     description:

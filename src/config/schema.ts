@@ -12,6 +12,7 @@ import {
   httpUrl,
   nonNegativeInt,
   originList,
+  outputBytes,
   positiveInt,
   stringList,
 } from "./schema-values.ts";
@@ -116,7 +117,7 @@ export const CommandsConfig = once(() =>
     /** EXEC_TIMEOUT_SECONDS. Default 60. */
     timeout_seconds: positiveInt(),
     /** EXEC_MAX_OUTPUT_BYTES. Default 65,536. */
-    max_output_bytes: positiveInt(),
+    max_output_bytes: outputBytes(),
   }),
 );
 
@@ -139,7 +140,7 @@ export const ScriptsConfig = once(() =>
   z.strictObject({
     enabled: z.boolean(),
     timeout_seconds: positiveInt(),
-    max_output_bytes: positiveInt(),
+    max_output_bytes: outputBytes(),
     allowed_extensions: stringList(),
     /**
      * Run server scripts declared by skills in the project's own folders (.agents, .claude)?

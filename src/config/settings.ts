@@ -248,7 +248,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   EXEC_MAX_OUTPUT_BYTES: {
     key: "commands.max_output_bytes",
     kind: "int",
-    description: "Output kept per stream of one `run_skill_command` run; the rest is dropped.",
+    description: "Output kept per stream of one `run_skill_command` run (at most 16 MiB); the rest is dropped.",
   },
   SKILLS_REPO: {
     key: "git.repos",

@@ -43,6 +43,19 @@ describe("which program runs scripts is the operator's choice", () => {
     expect(ignored("scripts.runners")[0]).toContain("a skills folder's config.yaml may not set");
   });
 
+  test("a skills folder's config.yaml cannot make the server hold more than 16 MiB of a script's output", () => {
+    const home = tempDir();
+    const file = write(join(tempDir(), "config.yaml"), "scripts:\n  max_output_bytes: 300000000\n");
+    const { config, warnings } = loadConfig({ env: {}, homeDir: home, cwd: home, sourceFiles: [file] });
+    expect(config.scripts.max_output_bytes).toBe(1_048_576);
+    expect(warnings.join("\n")).toContain("scripts.max_output_bytes in");
+    expect(warnings.join("\n")).toContain("= 300000000: expected a number of at most 16777216");
+    // The user's own settings have the same bound, which stops the start naming the key.
+    expect(() => loadConfig({ env: { EXEC_MAX_OUTPUT_BYTES: "16777217" }, homeDir: home, cwd: home })).toThrow(
+      "commands.max_output_bytes) = 16777217: expected a number of at most 16777216",
+    );
+  });
+
   test("a content repository's config.yaml cannot set them either", () => {
     const home = tempDir();
     const file = write(join(tempDir(), "config.yaml"), HIJACK);
