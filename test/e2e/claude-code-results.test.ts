@@ -7,6 +7,7 @@ import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { png } from "../helpers/images.ts";
 import { resultText, type Script, startModelApi, type ToolResultSeen } from "../helpers/model-api.ts";
+import { writeNode } from "../helpers/tree.ts";
 
 /**
  * The real Claude Code CLI (pinned, in .tools/) against the compiled binary
@@ -40,8 +41,12 @@ function claudeCli(): string | undefined {
 
 const cli = claudeCli();
 
-/** What the stand-in model saw of each tool call, after Claude Code ran it. */
-async function runClaude(script: Script, skills: string, env: Record<string, string> = {}): Promise<ToolResultSeen[]> {
+/** What the stand-in model saw of each tool call, after Claude Code ran it; `args` and `env` are the server's. */
+async function runClaude(
+  script: Script,
+  skills: string,
+  { args = [], env = {} }: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<ToolResultSeen[]> {
   const model = startModelApi(script);
   const home = tempDir("skillhub-claude-home-");
   const project = tempDir("skillhub-claude-project-");
@@ -52,7 +57,7 @@ async function runClaude(script: Script, skills: string, env: Record<string, str
         skillhub: {
           type: "stdio",
           command: binary(),
-          args: ["--skills-dir", skills, "--no-watch"],
+          args: ["--skills-dir", skills, "--no-watch", ...args],
           env: { HOME: home, ...env },
         },
       },
@@ -189,10 +194,69 @@ describe.skipIf(cli === undefined)("what reaches Claude Code's model (its real C
         call("skill", { name: "edge-at" }),
         call("skill", { name: "edge-over" }),
       ][results.length];
-    const results = await runClaude(script, skills, { SKILLHUB_RESULT_BUDGET: "1000000" });
+    const results = await runClaude(script, skills, { env: { SKILLHUB_RESULT_BUDGET: "1000000" } });
     const [at, over] = results.slice(1).map(resultText);
     expect(at).not.toMatch(PERSISTED);
     expect(at?.length).toBe(CLAUDE_CODE_RESULT_CHARS);
     expect(over).toMatch(PERSISTED);
+  }, 240_000);
+
+  test("every hint reaches the model: a success as the JSON of its structured content (its text dropped), an error as its text", async () => {
+    const skills = tempDir("skillhub-claude-hints-");
+    write(
+      join(skills, "pdf-tools", "SKILL.md"),
+      `---\nname: pdf-tools\ndescription: Extract tables and text from PDF files\n---\n\n${"Read reference/api.md for the table options, one line at a time.\n".repeat(200)}`,
+    );
+    write(join(skills, "pdf-tools", "reference", "api.md"), `# API\n\n${"A line of the reference.\n".repeat(50)}`);
+    writeNode(skills, "brand.md", {
+      keywords: ["brand", "logo"],
+      extra: ["assets:", "  - file: assets/logo.png", "    description: The logo", "    type: image"].join("\n"),
+    });
+    write(join(skills, "brand", "assets", "logo.png"), png(3, 2));
+    const calls = [
+      call("search_skills", { query: "extract tables from pdf files" }),
+      call("load_skill", { skill_name: "pdf-tool" }),
+      call("load_skill", { skill_name: "pdf-tools" }),
+      call("read_skill_file", { skill_name: "pdf-tools", file_path: "reference/api.md", length: 60 }),
+      call("read_skill_file", { skill_name: "pdf-tools", file_path: "API.md" }),
+      call("skill", { name: "pdf-tool" }),
+      call("get_skill", { context: "nothing fits this context" }),
+      call("list_skills", { flat: true, limit: 1 }),
+      call("get_asset", { skill_path: "brand", file: "assets/nope.png" }),
+      call("run_skill_command", { skill_name: "pdf-tools", command: "rm", args: ["x"] }),
+    ];
+    const select = `select:${[...new Set(calls.map((c) => c.name))].join(",")}`;
+    const script: Script = (results) =>
+      results.length === 0 ? { name: "ToolSearch", input: { query: select } } : calls[results.length - 1];
+    const results = await runClaude(script, skills, {
+      args: ["--tools", "all", "--enable-commands"],
+      // A small budget, so that load_skill answers in parts, its first with the line on how to read the rest.
+      env: { SKILLHUB_RESULT_BUDGET: "4000" },
+    });
+    const [search, missed, loaded, part, missedFile, skillMissed, noMatch, page, asset, command] = results
+      .slice(1)
+      .map((r) => ({ error: r.is_error === true, text: resultText(r) }));
+    const json = (seen: { text: string } | undefined) => JSON.parse(seen?.text ?? "");
+    // A success: the structured content, as compact JSON (SkillHub's text is the same JSON, indented).
+    expect(search?.error).toBe(false);
+    expect(search?.text).toBe(JSON.stringify(json(search)));
+    expect(json(search).skills[0].matched).toContain("tables");
+    expect(json(loaded).instructions).toContain("[SkillHub: this is the first part of pdf-tools's SKILL.md");
+    expect(json(part)).toMatchObject({ truncated: true, next_offset: 60 });
+    expect(json(noMatch).hint).toContain("search_skills");
+    expect(json(page).message).toContain('call list_skills again with cursor "1"');
+    // An error: its text, whole (the structured content is dropped).
+    expect(missed).toEqual({
+      error: true,
+      text: "SKILL_NOT_FOUND: No skill named 'pdf-tool'. Did you mean 'pdf-tools'? Use search_skills to find skills by topic.",
+    });
+    expect(missedFile?.error).toBe(true);
+    expect(missedFile?.text).toContain("Did you mean 'reference/api.md'?");
+    expect(skillMissed?.error).toBe(true);
+    expect(skillMissed?.text).toContain("Available skills:\n- pdf-tools: Extract tables and text from PDF files");
+    expect(asset?.error).toBe(true);
+    expect(json(asset).error.message).toContain("Declared files: assets/logo.png");
+    expect(command?.error).toBe(true);
+    expect(command?.text).toStartWith("COMMAND_NOT_ALLOWED: Command 'rm' is not allowed on this server.");
   }, 240_000);
 });

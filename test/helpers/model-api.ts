@@ -13,6 +13,8 @@ export interface ToolResultSeen {
   tool_use_id: string;
   /** The result as the model sees it: a string, or content blocks. */
   content: unknown;
+  /** Set when the CLI hands the result to the model as a failed call. */
+  is_error?: boolean;
 }
 
 /** The text a model reads in a tool result. */
