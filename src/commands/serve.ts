@@ -53,10 +53,22 @@ async function runHttp(ctx: CommandContext): Promise<number> {
   }
 }
 
-/** Frozen mode without a readable lock would refuse every skill: stop at start-up instead, saying why. */
+/**
+ * Frozen mode without a readable lock would refuse every skill: stop at start-up instead, saying why. A
+ * lock that is not valid stops it too. One place without its lock (a project that serves nothing, beside
+ * your own lock) does not: that place's skills are refused until `skillhub lock` writes it, as doctor says.
+ */
 function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
-  const error = hub.frozen?.load().error;
-  if (!error) return true;
+  const frozen = hub.frozen;
+  if (!frozen) return true;
+  const errors = hub.lockTargets().map((t) => frozen.load(t.file).error);
+  const missing = errors.filter((e) => e?.code === "LOCK_MISSING");
+  const error = errors.find((e) => e && e.code !== "LOCK_MISSING") ?? (missing.length === errors.length && missing[0]);
+  if (!error) {
+    for (const e of missing)
+      ctx.logger.warn(`frozen mode: ${e?.message.replace(/;.*/, "")}: the skills of its place are refused`);
+    return true;
+  }
   hub.close();
   ctx.err(`skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): ${error.message}\n`);
   return false;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync, symlinkSync } from "node:fs";
+import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
@@ -7,17 +7,17 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { z } from "zod";
 import { ownFileReads, swapForSpecials } from "../../bench/fuzz/frozen-cases.ts";
 import { binary } from "../helpers/binary.ts";
-import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/wait.ts";
 import { type Machine, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
 
 /** An SDK client over stdio on the binary serving `m`'s project frozen, without a watcher; `stderr()` so far. */
-async function frozenClient(bin: string, m: Machine, env: Record<string, string>) {
+async function frozenClient(bin: string, m: Machine, env: Record<string, string>, more: string[] = []) {
   const transport = new StdioClientTransport({
     command: bin,
-    args: ["--frozen", "--project", m.project, "--no-watch"],
+    args: ["--frozen", "--project", m.project, "--no-watch", ...more],
     env,
     cwd: m.project,
     stderr: "pipe",
@@ -59,6 +59,35 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
     } finally {
       await client.close();
     }
+  }, 120_000);
+
+  test("frozen with your own lock only (a project that serves nothing): it starts; a project skill is refused", async () => {
+    const bin = binary();
+    const m = machine();
+    const ext = tempDir("skillhub-lock-ext-");
+    writeSkill(ext, "alpha");
+    const env = { PATH: process.env.PATH ?? "", HOME: m.home };
+    const runBin = (args: string[]) => Bun.spawnSync([bin, ...args, "--project", m.project], { env, cwd: m.project });
+    // The --skills-dir folder lies outside the project: `lock` writes your own lock, and none in the project.
+    expect(runBin(["lock", "--skills-dir", ext]).exitCode).toBe(0);
+    expect(existsSync(m.lock)).toBe(false);
+    writeSkill(m.skills, "beta");
+    const { client, stderr } = await frozenClient(bin, m, env, ["--skills-dir", ext]);
+    try {
+      const call = (name: string, args: Record<string, unknown>) =>
+        client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+      expect((await call("load_skill", { skill_name: "alpha" })).isError).toBeFalsy();
+      const refused = await call("load_skill", { skill_name: "beta" });
+      expect((refused.structuredContent as { error: { code: string } }).error.code).toBe("LOCK_UNAVAILABLE");
+      expect(stderr()).toContain(`frozen mode: no lock at ${m.lock}: the skills of its place are refused`);
+    } finally {
+      await client.close();
+    }
+    // No lock anywhere: it does not start.
+    rmSync(join(m.home, ".skillhub", "skillhub.lock"));
+    const none = runBin(["--frozen", "--skills-dir", ext]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr.toString()).toContain(`no lock at ${m.lock}`);
   }, 120_000);
 
   test("frozen, a SKILL.md swapped for a FIFO, a link to one or a device never blocks: the call is refused, ping answers", async () => {
