@@ -52,7 +52,7 @@ const Input = () =>
 
 const Output = () =>
   z.object({
-    content: z.string().describe("The text, or base64 for binary files; empty for a whole image sent as an image"),
+    content: z.string().describe("The text, or base64 for binary files (empty for an image sent as one)"),
     encoding: z.enum(["utf-8", "base64"]),
     truncated: z.boolean().describe("True when the file goes on past what is returned (read on from next_offset)"),
     size_bytes: z.number().describe("Size of the whole file"),
@@ -61,7 +61,7 @@ const Output = () =>
     next_offset: z
       .number()
       .optional()
-      .describe("When truncated: the offset to read the rest from; 0 for an image sent as one (its base64)"),
+      .describe("When truncated: the offset to read the rest from (0 for an image's base64)"),
   });
 
 /** `read_skill_file`: one file of a skill, never anything outside it. */
