@@ -62,6 +62,7 @@ const Output = () =>
       .number()
       .optional()
       .describe("When truncated: the offset to read the rest from (0 for an image's base64)"),
+    note: z.string().optional().describe("For an image sent as one: that it was, and when to read its bytes"),
   });
 
 /** `read_skill_file`: one file of a skill, never anything outside it. */
@@ -72,9 +73,9 @@ export const readSkillFileTool = defineTool({
   inputSchema: Input,
   outputSchema: Output,
   description: () =>
-    "Read a file of a skill (template, reference, example, script) by its path relative to the skill folder. " +
-    "Text comes back as UTF-8, binary files as base64 with a MIME type (a whole PNG, JPEG, GIF or WebP as an " +
-    "image instead); a large file in parts (read on from next_offset).",
+    "Read a file of a skill (template, reference, example, script) by its path relative to its folder. " +
+    "Text comes as UTF-8, binary files as base64 with a MIME type, a whole PNG, JPEG, GIF or WebP as an image; " +
+    "a large file in parts (read on from next_offset).",
   handler: async ({ skill_name, file_path: asked, offset: from, length }, ctx) => {
     const offset = from ?? 0;
     const { deps } = ctx;
@@ -180,6 +181,9 @@ export const readSkillFileTool = defineTool({
  */
 function imageAnswer(file_path: string, read: CheckedFile): CallToolResult {
   const mimeType = binaryMimeType(read.real);
+  // Clients that hand their model the structured content (Claude Code) drop the text: the note says it there
+  // too, so that a model does not read the image again as base64 parts it cannot look at.
+  const note = `${file_path}: ${mimeType}, ${read.size} bytes, sent as an image; read it from offset 0 only to save the file (its bytes as base64).`;
   return imageResult(
     {
       content: "",
@@ -189,9 +193,10 @@ function imageAnswer(file_path: string, read: CheckedFile): CallToolResult {
       mime_type: mimeType,
       offset: 0,
       next_offset: 0,
+      note,
     },
     { base64: read.bytes.toString("base64"), mimeType },
-    `${file_path}: ${mimeType}, ${read.size} bytes, sent as an image; read it from offset 0 for its bytes as base64 (to save the file).`,
+    note,
   );
 }
 

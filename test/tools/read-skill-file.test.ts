@@ -262,9 +262,9 @@ describe("read_skill_file and images", () => {
     const image = imageOf(result);
     expect(image?.mimeType).toBe("image/png");
     expect(Buffer.from(image?.data ?? "", "base64").equals(SCREEN)).toBe(true);
-    expect(textOf(result)).toBe(
-      `images/screen.png: image/png, ${SCREEN.length} bytes, sent as an image; read it from offset 0 for its bytes as base64 (to save the file).`,
-    );
+    const note = `images/screen.png: image/png, ${SCREEN.length} bytes, sent as an image; read it from offset 0 only to save the file (its bytes as base64).`;
+    expect(textOf(result)).toBe(note);
+    // The note is in the structured content too, which is what Claude Code hands its model.
     expect(structured(result)).toEqual({
       content: "",
       encoding: "base64",
@@ -273,6 +273,7 @@ describe("read_skill_file and images", () => {
       mime_type: "image/png",
       offset: 0,
       next_offset: 0,
+      note,
     });
     // Read on from next_offset 0, as after any part: base64 parts that join to the file.
     expect((await readOn(call, "images/screen.png", 0)).equals(SCREEN)).toBe(true);
