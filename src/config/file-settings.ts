@@ -37,7 +37,10 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
   "scripts.runners": {
     description: "The program that runs each extension; `skillhub` is the SkillHub binary's embedded Bun.",
   },
-  "assets.max_size_bytes": { description: "Largest file `get_asset` serves." },
+  "assets.max_size_bytes": {
+    description:
+      "Largest file `get_asset` serves, and largest image `read_skill_file` sends as an image (at most 3,932,160).",
+  },
   "assets.inline_text_max_bytes": {
     description: "Text assets up to this size come back inline in `get_skill`'s result; 0 = never.",
   },

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { findFileInChain } from "../catalog/tree-chain.ts";
 import { type CheckedFile, isRefused, type Refused } from "../lock/checked-read.ts";
@@ -6,7 +7,13 @@ import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { readSkillSourceBytes } from "../skills/skill-read.ts";
 import type { ConfinedFailure } from "../util/confined-read.ts";
-import { binaryMimeType, isBinaryFile, isViewableImage } from "../util/file-kind.ts";
+import {
+  binaryMimeType,
+  isBinaryFile,
+  isViewableImage,
+  MAX_VIEWABLE_IMAGE_BYTES,
+  namesViewableImage,
+} from "../util/file-kind.ts";
 import { fileText } from "../util/file-text.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
@@ -45,13 +52,17 @@ const Input = () =>
 
 const Output = () =>
   z.object({
-    content: z.string().describe("The text, or base64 for binary files"),
+    content: z.string().describe("The text, or base64 for binary files (empty for an image sent as one)"),
     encoding: z.enum(["utf-8", "base64"]),
     truncated: z.boolean().describe("True when the file goes on past what is returned (read on from next_offset)"),
     size_bytes: z.number().describe("Size of the whole file"),
     mime_type: z.string().optional().describe("For binary files"),
     offset: z.number().optional().describe("The byte this part starts at, when it is not the whole file"),
-    next_offset: z.number().optional().describe("When truncated: the offset to read the rest from"),
+    next_offset: z
+      .number()
+      .optional()
+      .describe("When truncated: the offset to read the rest from (0 for an image's base64)"),
+    note: z.string().optional().describe("For an image sent as one: that it was, and when to read its bytes"),
   });
 
 /** `read_skill_file`: one file of a skill, never anything outside it. */
@@ -62,9 +73,9 @@ export const readSkillFileTool = defineTool({
   inputSchema: Input,
   outputSchema: Output,
   description: () =>
-    "Read a file of a skill (template, reference, example, script) by its path relative to the skill folder. " +
-    "Text comes back as UTF-8, binary files as base64 with a MIME type (a whole PNG, JPEG, GIF or WebP also as an " +
-    "image); a large file in parts (read on from next_offset).",
+    "Read a file of a skill (template, reference, example, script) by its path relative to its folder. " +
+    "Text comes as UTF-8, binary files as base64 with a MIME type, a whole PNG, JPEG, GIF or WebP as an image; " +
+    "a large file in parts (read on from next_offset).",
   handler: async ({ skill_name, file_path: asked, offset: from, length }, ctx) => {
     const offset = from ?? 0;
     const { deps } = ctx;
@@ -77,6 +88,10 @@ export const readSkillFileTool = defineTool({
     const max = Math.min(length ?? deps.config.files.max_file_bytes, deps.config.files.max_file_bytes);
     // An offset or a length, even offset 0, asks for parts: a binary file too large for one answer comes in parts.
     const explicit = from !== undefined || length !== undefined;
+    // A whole image asked for without either goes to the model as an image, up to assets.max_size_bytes (and
+    // the most a model's API takes): its bytes are not repeated as base64, so they take none of the answer's
+    // budget. A file named as one is read that far, and cut back to `max` when it turns out not to be one.
+    const imageCap = Math.min(deps.config.assets.max_size_bytes, MAX_VIEWABLE_IMAGE_BYTES);
     const readAt = (path: string): Attempt => {
       const checked = checkRelativePath(path);
       if (!checked.ok) return { reason: checked.reason };
@@ -84,9 +99,10 @@ export const readSkillFileTool = defineTool({
       const owner =
         (!own && skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) ||
         skill;
+      const limit = !explicit && namesViewableImage(checked.path) ? Math.max(max, imageCap) : max;
       const read = own
         ? readNodeFile(deps.frozen, skill, offset + max)
-        : readServedFile(deps.frozen, owner, checked.path, offset + max, "truncate");
+        : readServedFile(deps.frozen, owner, checked.path, offset + limit, "truncate");
       return { path: checked.path, read };
     };
     let file_path = relative;
@@ -124,44 +140,70 @@ export const readSkillFileTool = defineTool({
         `offset ${offset} is past the end of '${file_path}' (${read.size} bytes). Read from an offset below its size.`,
         { skill: skill.name, file_path, size_bytes: read.size },
       );
+    const image = !explicit && !read.truncated && read.size <= imageCap && isViewableImage(read.real, read.bytes);
+    const served = image ? read : upTo(read, offset + max);
     deps.track("asset_served", {
       tool: "read_skill_file",
       skill_path: skill.name,
       file: file_path,
-      size_bytes: read.size,
-      truncated: read.truncated || offset > 0,
+      size_bytes: served.size,
+      truncated: !image && (served.truncated || offset > 0),
     });
-    const binary = isBinaryFile(read.real, read.bytes);
-    if (binary && read.truncated && !explicit)
+    if (image) return imageAnswer(file_path, served);
+    const binary = isBinaryFile(served.real, served.bytes);
+    if (binary && served.truncated && !explicit)
       return errorResult(
         "FILE_TOO_LARGE",
-        `'${file_path}' is a ${read.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES) at once, and a cut binary file is useless by itself. Read it in parts with offset and length, then join them.`,
-        { skill: skill.name, file_path, size_bytes: read.size, max_bytes: max },
+        `'${file_path}' is a ${served.size}-byte binary file; this server returns at most ${max} bytes (MAX_FILE_BYTES) at once, and a cut binary file is useless by itself. Read it in parts with offset and length, then join them.`,
+        { skill: skill.name, file_path, size_bytes: served.size, max_bytes: max },
       );
-    const part = filePart(read.bytes, offset, read.size, binary, resultBudget(ctx));
+    const part = filePart(served.bytes, offset, served.size, binary, resultBudget(ctx));
     const base64 = binary ? Buffer.from(part.bytes).toString("base64") : "";
-    const mimeType = binaryMimeType(read.real);
+    const mimeType = binaryMimeType(served.real);
     const data = {
       ...(binary
         ? { content: base64, encoding: "base64" as const }
         : { content: part.text, encoding: "utf-8" as const }),
       truncated: part.next !== undefined,
-      size_bytes: read.size,
+      size_bytes: served.size,
       ...(binary ? { mime_type: mimeType } : {}),
       ...(part.start > 0 || part.next !== undefined ? { offset: part.start } : {}),
       ...(part.next !== undefined ? { next_offset: part.next } : {}),
     };
-    // A whole image, asked for without offset or length, is shown to the model; a part of one is not an image,
-    // and an offset or a length asks for the bytes themselves (to copy the file), as base64 text.
-    if (binary && !explicit && part.next === undefined && isViewableImage(read.real, part.bytes))
-      return imageResult(
-        data,
-        { base64, mimeType },
-        `${file_path}: ${mimeType}, ${read.size} bytes, sent as an image. To get its bytes as base64 text (to save the file), read it again with offset 0.`,
-      );
     return structuredResult(data);
   },
 });
+
+/**
+ * A whole image, shown to the model as an image block. Its structured content holds none of its bytes (base64
+ * there would fill the answer a client hands its model, and repeat the image): it says the file goes on from
+ * offset 0, where a client that wants the bytes (to save the file) reads them as base64 parts.
+ */
+function imageAnswer(file_path: string, read: CheckedFile): CallToolResult {
+  const mimeType = binaryMimeType(read.real);
+  // Clients that hand their model the structured content (Claude Code) drop the text: the note says it there
+  // too, so that a model does not read the image again as base64 parts it cannot look at.
+  const note = `${file_path}: ${mimeType}, ${read.size} bytes, sent as an image; read it from offset 0 only to save the file (its bytes as base64).`;
+  return imageResult(
+    {
+      content: "",
+      encoding: "base64",
+      truncated: true,
+      size_bytes: read.size,
+      mime_type: mimeType,
+      offset: 0,
+      next_offset: 0,
+      note,
+    },
+    { base64: read.bytes.toString("base64"), mimeType },
+    note,
+  );
+}
+
+/** A read cut back to its first `maxBytes` (a file named as an image is read further, to send it whole). */
+function upTo(read: CheckedFile, maxBytes: number): CheckedFile {
+  return read.bytes.length <= maxBytes ? read : { ...read, bytes: read.bytes.subarray(0, maxBytes), truncated: true };
+}
 
 /**
  * A tree node's own file, its first `maxBytes`: one confined read of all of it (a node's file is read whole to

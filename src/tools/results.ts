@@ -41,8 +41,8 @@ export function structuredResult(data: Record<string, unknown>, text?: string): 
 }
 
 /**
- * A whole image a model can view: a text, then the image itself. `data`, the structured content, keeps
- * every field, the base64 too (a client that saves the file reads it there).
+ * A whole image a model can view: a text, then the image itself, with `data` as the structured content
+ * (get_asset's keeps the base64, its contract; read_skill_file's says where to read the bytes from).
  */
 export function imageResult(
   data: Record<string, unknown>,

@@ -97,6 +97,18 @@ export function isViewableImage(file: string, bytes: Uint8Array): boolean {
   return VIEWABLE_IMAGES[mimeTypeFor(file)]?.(bytes) ?? false;
 }
 
+/**
+ * Largest image sent to a client as an image, in bytes: 3.75 MiB, whose base64 is 5 MiB, the most the
+ * Messages API takes for one image. A larger one would fail every later turn of a client that passes images
+ * on as they are (Claude Code shrinks them itself).
+ */
+export const MAX_VIEWABLE_IMAGE_BYTES = 3_932_160;
+
+/** Whether a file's name is that of an image a model can view (PNG, JPEG, GIF, WebP); its bytes are not checked. */
+export function namesViewableImage(file: string): boolean {
+  return mimeTypeFor(file) in VIEWABLE_IMAGES;
+}
+
 function startsWith(bytes: Uint8Array, at: number, signature: readonly number[]): boolean {
   return bytes.length >= at + signature.length && signature.every((byte, i) => bytes[at + i] === byte);
 }

@@ -149,28 +149,40 @@ describe.skipIf(cli === undefined)("what reaches Claude Code's model (its real C
     expect(head + rest.join("")).toBe(original);
   }, 240_000);
 
-  test("a skill's PNG, read whole: the model is handed an image", async () => {
+  test("a skill's PNGs, read whole: the model is handed each as an image, with no base64 beside it", async () => {
     const skills = tempDir("skillhub-claude-image-");
-    const logo = png(3, 2);
-    write(
-      join(skills, "brand", "SKILL.md"),
-      "---\nname: brand\ndescription: Brand assets\n---\n\nSee images/logo.png.\n",
-    );
-    write(join(skills, "brand", "images", "logo.png"), logo);
+    // A screenshot of about 300 KB, and one of about 900 KB: over the 500 KB Claude Code sends as they are.
+    const screen = png(316, 316);
+    const large = png(548, 548);
+    write(join(skills, "brand", "SKILL.md"), "---\nname: brand\ndescription: Brand assets\n---\n\nSee images/.\n");
+    write(join(skills, "brand", "images", "screen.png"), screen);
+    write(join(skills, "brand", "images", "large.png"), large);
     const script: Script = (results) =>
       [
         { name: "ToolSearch", input: { query: "select:mcp__skillhub__read_skill_file" } },
-        call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png" }),
+        call("read_skill_file", { skill_name: "brand", file_path: "images/screen.png" }),
+        call("read_skill_file", { skill_name: "brand", file_path: "images/large.png" }),
       ][results.length];
-    const [, read] = await runClaude(script, skills);
-    // Claude Code hands its model the image blocks, with the JSON of structuredContent in place of the text.
-    const blocks = (read as ToolResultSeen).content as Array<{
-      type: string;
-      source?: { media_type?: string; data?: string };
-    }>;
-    const images = blocks.filter((b) => b.type === "image");
-    expect(images.map((b) => b.source?.media_type)).toEqual(["image/png"]);
-    expect(images[0]?.source?.data).toBe(logo.toString("base64"));
+    const [, ...reads] = await runClaude(script, skills);
+    type Block = { type: string; text?: string; source?: { media_type?: string; data?: string } };
+    const [seen, seenLarge] = reads.map((r) => {
+      const blocks = r.content as Block[];
+      const texts = blocks.filter((b) => b.type === "text").map((b) => b.text ?? "");
+      return { images: blocks.filter((b) => b.type === "image"), texts };
+    });
+    // The image, byte for byte; beside it Claude Code's line naming where it saved it, and the JSON of the
+    // structured content (SkillHub's text dropped), which holds none of the image's bytes.
+    expect(seen?.images.map((b) => b.source?.media_type)).toEqual(["image/png"]);
+    expect(seen?.images[0]?.source?.data).toBe(screen.toString("base64"));
+    const json = seen?.texts.find((t) => t.startsWith("{")) ?? "{}";
+    expect(JSON.parse(json)).toMatchObject({ content: "", truncated: true, size_bytes: screen.length, next_offset: 0 });
+    // The note that the image was sent as one reaches the model, so that it does not read the base64 too.
+    expect(JSON.parse(json).note).toContain("sent as an image; read it from offset 0 only to save the file");
+    expect(seen?.texts.join("").length).toBeLessThan(1000);
+    // Over 500 KB Claude Code sends its model a smaller copy it encodes itself: an image still.
+    expect(seenLarge?.images).toHaveLength(1);
+    expect(seenLarge?.images[0]?.source?.data?.length).toBeLessThan(large.toString("base64").length);
+    expect(seenLarge?.texts.join("").length).toBeLessThan(1000);
   }, 240_000);
 
   test("the measured budget: a result of exactly 50,000 characters reaches the model whole, one more does not", async () => {

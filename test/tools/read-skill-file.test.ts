@@ -2,7 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { resolveConfig } from "../../src/config/resolve.ts";
+import type { Config } from "../../src/config/schema.ts";
 import { readSkillFileTool } from "../../src/tools/read-skill-file.ts";
+import { MAX_VIEWABLE_IMAGE_BYTES } from "../../src/util/file-kind.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { sessions, textOf } from "../helpers/hub.ts";
 import { GIF, JPEG, png } from "../helpers/images.ts";
@@ -55,7 +58,8 @@ describe("read_skill_file", () => {
 
   test("binary files come back as base64 with a MIME type (by extension or NUL bytes)", async () => {
     const { call } = await setup();
-    const png = await call("read_skill_file", { skill_name: "pdf", file_path: "images/logo.png" });
+    // From offset 0: without it, a PNG is sent as an image (see below).
+    const png = await call("read_skill_file", { skill_name: "pdf", file_path: "images/logo.png", offset: 0 });
     expect(png.structuredContent).toEqual({
       content: Buffer.from(PNG).toString("base64"),
       encoding: "base64",
@@ -94,8 +98,8 @@ describe("read_skill_file", () => {
   });
 
   test("a binary file over the limit is FILE_TOO_LARGE, not a broken prefix", async () => {
-    const { call } = await setup({ MAX_FILE_BYTES: "5" });
-    const result = await call("read_skill_file", { skill_name: "pdf", file_path: "images/logo.png" });
+    const { call } = await setup({ MAX_FILE_BYTES: "3" });
+    const result = await call("read_skill_file", { skill_name: "pdf", file_path: "data.bin" });
     expect(code(result)).toBe("FILE_TOO_LARGE");
   });
 
@@ -196,9 +200,13 @@ describe("read_skill_file and the paths a skill's own links give", () => {
 describe("read_skill_file and images", () => {
   const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
   const LOGO = png(3, 2);
+  /** A screenshot-sized PNG (about 300 KB), far over what one answer may carry as base64. */
+  const SCREEN = png(316, 316);
+  /** A PNG over assets.max_size_bytes (1 MiB). */
+  const HUGE = png(600, 600);
 
   /** A client on a skill with images, the tools listed first so that the SDK validates every structuredContent. */
-  async function images(env: Record<string, string> = {}) {
+  async function images(env: Record<string, string> = {}, config?: (dir: string) => Config) {
     const dir = tempDir();
     const skill = join(dir, "brand");
     writeSkill(dir, "brand", { description: "Brand assets" });
@@ -206,18 +214,22 @@ describe("read_skill_file and images", () => {
     write(join(skill, "images/PHOTO.JPG"), JPEG);
     write(join(skill, "images/spinner.gif"), GIF);
     write(join(skill, "images/big.png"), png(40, 40));
+    write(join(skill, "images/screen.png"), SCREEN);
+    write(join(skill, "images/huge.png"), HUGE);
     write(join(skill, "images/diagram.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
     write(join(skill, "docs/guide.pdf"), PDF);
     // Misnamed both ways: a PNG called .txt, and text called .png (as a Git LFS pointer is).
     write(join(skill, "notes/logo.txt"), LOGO);
+    write(join(skill, "notes/screen.txt"), SCREEN);
+    write(join(skill, "images/photo.png"), Buffer.concat([JPEG, Buffer.alloc(100_000)]));
     write(
       join(skill, "images/pointer.png"),
       "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 70485\n",
     );
-    const session = await open({ flags: { "skills-dir": [dir] }, env });
+    const session = await open({ flags: { "skills-dir": [dir] }, env, hub: config && { config: config(dir) } });
     const { tools } = await session.client.listTools();
     expect(tools.find((t) => t.name === "read_skill_file")?.outputSchema).toBeDefined();
-    return session;
+    return { ...session, skill };
   }
 
   /** The structured content, checked against the tool's own output schema (no field it does not declare). */
@@ -228,26 +240,50 @@ describe("read_skill_file and images", () => {
   const imageOf = (result: { content: { type: string }[] }) =>
     result.content.find((c) => c.type === "image") as { type: "image"; data: string; mimeType: string } | undefined;
 
-  test("a whole PNG: an image block with its bytes, a short text without the base64, the base64 kept in structuredContent", async () => {
+  /** Every part of a file from `offset` on, read on from each next_offset, decoded and joined. */
+  async function readOn(call: Awaited<ReturnType<typeof images>>["call"], file_path: string, offset: number) {
+    const parts: Buffer[] = [];
+    for (let next: number | undefined = offset; next !== undefined; ) {
+      const part = await call("read_skill_file", { skill_name: "brand", file_path, offset: next });
+      expect(imageOf(part)).toBeUndefined();
+      const body = structured(part) as { content: string; encoding: string; next_offset?: number };
+      expect(body.encoding).toBe("base64");
+      parts.push(Buffer.from(body.content, "base64"));
+      next = body.next_offset;
+    }
+    return Buffer.concat(parts);
+  }
+
+  test("a whole 300 KB PNG: an image block with its exact bytes; the structured content holds none and says to read from 0", async () => {
     const { call } = await images();
-    const result = await call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png" });
-    const base64 = LOGO.toString("base64");
+    const result = await call("read_skill_file", { skill_name: "brand", file_path: "images/screen.png" });
     expect(result.isError).toBeFalsy();
+    expect(result.content.map((c) => c.type)).toEqual(["text", "image"]);
     const image = imageOf(result);
     expect(image?.mimeType).toBe("image/png");
-    expect(Buffer.from(image?.data ?? "", "base64").equals(LOGO)).toBe(true);
-    expect(result.content.map((c) => c.type)).toEqual(["text", "image"]);
-    expect(textOf(result)).toBe(
-      `images/logo.png: image/png, ${LOGO.length} bytes, sent as an image. To get its bytes as base64 text (to save the file), read it again with offset 0.`,
-    );
-    expect(textOf(result)).not.toContain(base64);
+    expect(Buffer.from(image?.data ?? "", "base64").equals(SCREEN)).toBe(true);
+    const note = `images/screen.png: image/png, ${SCREEN.length} bytes, sent as an image; read it from offset 0 only to save the file (its bytes as base64).`;
+    expect(textOf(result)).toBe(note);
+    // The note is in the structured content too, which is what Claude Code hands its model.
     expect(structured(result)).toEqual({
-      content: base64,
+      content: "",
       encoding: "base64",
-      truncated: false,
-      size_bytes: LOGO.length,
+      truncated: true,
+      size_bytes: SCREEN.length,
       mime_type: "image/png",
+      offset: 0,
+      next_offset: 0,
+      note,
     });
+    // Read on from next_offset 0, as after any part: base64 parts that join to the file.
+    expect((await readOn(call, "images/screen.png", 0)).equals(SCREEN)).toBe(true);
+  });
+
+  test("a small PNG is sent the same way", async () => {
+    const { call } = await images();
+    const result = await call("read_skill_file", { skill_name: "brand", file_path: "images/logo.png" });
+    expect(imageOf(result)).toEqual({ type: "image", data: LOGO.toString("base64"), mimeType: "image/png" });
+    expect(structured(result)).toMatchObject({ content: "", truncated: true, size_bytes: LOGO.length, next_offset: 0 });
   });
 
   test("a JPEG named in capitals, and a GIF, are images too", async () => {
@@ -285,26 +321,51 @@ describe("read_skill_file and images", () => {
     });
   });
 
-  test("an image longer than one answer may carry is cut as any binary file, as base64 text, never sent as an image", async () => {
-    const { call } = await images({ SKILLHUB_RESULT_BUDGET: "4000" });
+  test("neither the answer's budget nor MAX_FILE_BYTES cuts an image sent as one", async () => {
+    const { call } = await images({ SKILLHUB_RESULT_BUDGET: "4000", MAX_FILE_BYTES: "100" });
     const big = png(40, 40);
     const result = await call("read_skill_file", { skill_name: "brand", file_path: "images/big.png" });
-    expect(imageOf(result)).toBeUndefined();
-    // The budget less the answer's other fields, in base64 (4 characters per 3 bytes): as for every binary file.
-    const end = Math.floor(((4000 - 300) * 3) / 4);
-    expect(structured(result)).toEqual({
-      content: big.subarray(0, end).toString("base64"),
+    expect(imageOf(result)).toEqual({ type: "image", data: big.toString("base64"), mimeType: "image/png" });
+    expect(structured(result)).toMatchObject({ content: "", size_bytes: big.length, next_offset: 0 });
+  });
+
+  test("over assets.max_size_bytes (1 MiB), an image is any binary file: FILE_TOO_LARGE whole, base64 parts from an offset", async () => {
+    const { call } = await images();
+    const whole = await call("read_skill_file", { skill_name: "brand", file_path: "images/huge.png" });
+    expect(imageOf(whole)).toBeUndefined();
+    expect(whole.structuredContent).toEqual({
+      error: expect.objectContaining({ code: "FILE_TOO_LARGE", size_bytes: HUGE.length, max_bytes: 65_536 }),
+    });
+    const part = await call("read_skill_file", { skill_name: "brand", file_path: "images/huge.png", offset: 0 });
+    expect(imageOf(part)).toBeUndefined();
+    // The default budget less the answer's other fields, in base64 (4 characters per 3 bytes): as for every binary file.
+    const end = Math.floor(((25_000 - 300) * 3) / 4);
+    expect(structured(part)).toEqual({
+      content: HUGE.subarray(0, end).toString("base64"),
       encoding: "base64",
       truncated: true,
-      size_bytes: big.length,
+      size_bytes: HUGE.length,
       mime_type: "image/png",
       offset: 0,
       next_offset: end,
     });
-    const tooLarge = await images({ MAX_FILE_BYTES: "100" });
-    expect(code(await tooLarge.call("read_skill_file", { skill_name: "brand", file_path: "images/big.png" }))).toBe(
-      "FILE_TOO_LARGE",
-    );
+  });
+
+  test("a larger assets.max_size_bytes stops at the most a model's API takes (3.75 MiB, 5 MiB of base64)", async () => {
+    const config = (dir: string) => {
+      const { config } = resolveConfig({ env: {}, flags: { "skills-dir": [dir] }, homeDir: tempDir(), cwd: dir });
+      return { ...config, assets: { ...config.assets, max_size_bytes: 8_000_000 } } as Config;
+    };
+    const { call, skill } = await images({}, config);
+    // PNGs by their first bytes, padded to the sizes at stake.
+    const sized = (size: number) => Buffer.concat([LOGO, Buffer.alloc(size - LOGO.length)]);
+    write(join(skill, "images/at.png"), sized(MAX_VIEWABLE_IMAGE_BYTES));
+    write(join(skill, "images/over.png"), sized(MAX_VIEWABLE_IMAGE_BYTES + 1));
+    const at = await call("read_skill_file", { skill_name: "brand", file_path: "images/at.png" });
+    expect(Buffer.from(imageOf(at)?.data ?? "", "base64").length).toBe(MAX_VIEWABLE_IMAGE_BYTES);
+    const over = await call("read_skill_file", { skill_name: "brand", file_path: "images/over.png" });
+    expect(imageOf(over)).toBeUndefined();
+    expect(code(over)).toBe("FILE_TOO_LARGE");
   });
 
   test("a PDF, an SVG and misnamed files stay base64 text, by extension as before", async () => {
@@ -331,5 +392,8 @@ describe("read_skill_file and images", () => {
       });
       expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
     }
+    // Over MAX_FILE_BYTES, read whole: FILE_TOO_LARGE, as for any binary file.
+    for (const file_path of ["notes/screen.txt", "images/photo.png"])
+      expect(code(await call("read_skill_file", { skill_name: "brand", file_path }))).toBe("FILE_TOO_LARGE");
   });
 });

@@ -13,8 +13,8 @@ const open = sessions();
 // error's text alone (test/e2e/claude-code-results.test.ts measures it). So every note, hint and
 // continuation line of a success must be in its structured content, and every error's text must hold its
 // whole message. The sk tools' summary lines (their contract: a readable line, the data in the structured
-// content) and read_skill_file's line before an image (the base64 is in the structured content) are the
-// texts that are not the JSON; each tool's own tests pin those.
+// content) and read_skill_file's line before an image (its structured content says the same: where its
+// bytes are, next_offset 0) are the texts that are not the JSON; each tool's own tests pin those.
 
 /** Tools with an output schema, run_skill_command enabled. */
 const TOOLS =

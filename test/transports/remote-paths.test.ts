@@ -257,7 +257,13 @@ describe("an image over HTTP: its bytes as they are, though their base64 spells 
       arguments: { skill_name: "brand", file_path: "logo.png" },
     });
     expect(read.content).toContainEqual({ type: "image", data: base64, mimeType: "image/png" });
-    expect((read.structuredContent as { content: string }).content).toBe(base64);
+    expect(read.structuredContent).toMatchObject({ content: "", next_offset: 0 });
+    // Its bytes, read from offset 0, as a client copying the skill reads them.
+    const copied = await client.callTool({
+      name: "read_skill_file",
+      arguments: { skill_name: "brand", file_path: "logo.png", offset: 0 },
+    });
+    expect((copied.structuredContent as { content: string }).content).toBe(base64);
     const asset = await client.callTool({ name: "get_asset", arguments: { skill_path: "assets", file: "logo.png" } });
     expect(asset.content).toContainEqual({ type: "image", data: base64, mimeType: "image/png" });
     expect((asset.structuredContent as { content_base64: string }).content_base64).toBe(base64);
