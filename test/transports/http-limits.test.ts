@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
 import type { HttpHandler } from "../../src/transports/http-handler.ts";
@@ -6,7 +7,7 @@ import { REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { handlerWorld, initialize, mcpRequest, messages } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually, within } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -141,6 +142,39 @@ describe("a batch of costly calls", () => {
     expect(ranBeforeNextTurn).toBe(1);
   });
 });
+
+describe("a silent connection is closed", () => {
+  test("before its request is admitted, and once an admitted request's answer has ended", async () => {
+    const running = await server({ idleTimeoutSeconds: 1 });
+    const head = (body: string) =>
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const halfSent = silentClient(running.port, `${head("x".repeat(100))}{"jsonrpc":`);
+    await within(halfSent.closed, "the close of a connection whose body stopped half way");
+    // Requests MCP admits lift the limit (their answers may stream for long); once answered (one streamed,
+    // one JSON) their connections, kept alive for a next request, are silent and closed as any other.
+    const init = JSON.stringify(initialize());
+    const streamed = silentClient(running.port, `${head(init)}${init}`);
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const refused = silentClient(running.port, `${head(list)}${list}`);
+    await within(streamed.closed, "the close of a silent connection after a streamed answer");
+    await within(refused.closed, "the close of a silent connection after a JSON answer");
+    expect(streamed.received()).toContain('"serverInfo"');
+    expect(refused.received()).toContain("Mcp-Session-Id header is required");
+  }, 120_000);
+});
+
+/** A raw connection to `port` on loopback that sends `text`, then nothing: what it received, and its close. */
+function silentClient(port: number, text: string) {
+  let received = "";
+  const socket = connect(port, "127.0.0.1", () => socket.write(text));
+  socket.on("data", (chunk) => {
+    received += chunk.toString();
+  });
+  socket.on("error", () => undefined);
+  closers.push(async () => void socket.destroy());
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  return { closed, received: () => received };
+}
 
 /** A fetch into `handler` as if every request came from `peer`. */
 function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch {
