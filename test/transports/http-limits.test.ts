@@ -141,6 +141,39 @@ describe("a batch of costly calls", () => {
     expect(searches).toBe(20);
     expect(ranBeforeNextTurn).toBe(1);
   });
+
+  const requests = {
+    "prompts/get": { name: "git-helper" },
+    "skills/list": {},
+    "skills/get": { uri: "skill://git-helper/SKILL.md" },
+    "resources/directory/read": { uri: "skill://git-helper" },
+    "resources/read": { uri: "skill://git-helper/SKILL.md" },
+  };
+  for (const [method, params] of Object.entries(requests))
+    test(`of ${method} answers one per turn of the event loop too`, async () => {
+      const world = handlerWorld();
+      closers.push(world.close);
+      const { id } = await world.open();
+      // Once, first: what the first call builds (the skills extension's publication) is built before the batch.
+      const once = { jsonrpc: "2.0", id: 1, method, params };
+      await messages(await world.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: once })));
+      // The first answer asks how many were sent when the loop next turns.
+      const transport = world.handler.sessions.lookup(id)?.transport;
+      if (!transport) throw new Error("no session");
+      const send = transport.send.bind(transport);
+      let sent = 0;
+      let sentBeforeNextTurn: number | undefined;
+      transport.send = (message, options) => {
+        if ("id" in message && sent++ === 0) setImmediate(() => (sentBeforeNextTurn = sent));
+        return send(message, options);
+      };
+      const batch = Array.from({ length: 20 }, (_, i) => ({ jsonrpc: "2.0", id: i + 10, method, params }));
+      const answers = await messages(
+        await world.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: batch })),
+      );
+      expect(answers.filter((a) => a.result)).toHaveLength(20);
+      expect(await eventually(() => sentBeforeNextTurn)).toBeLessThanOrEqual(2);
+    });
 });
 
 describe("a silent connection is closed", () => {
