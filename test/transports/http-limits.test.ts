@@ -352,7 +352,7 @@ describe("subscriptions/listen streams are bounded per address", () => {
     expect(refused?.message).toContain("the server holds 2 open subscriptions/listen streams");
   });
 
-  test("over a socket, streams are counted by the client's address", async () => {
+  test("over a socket, streams are counted by the client's address, whatever its headers say", async () => {
     // Bound on every interface, so one client can come from 127.0.0.1 and another from ::1.
     const token = "t".repeat(32);
     const running = await server({ host: "::", token, listens: { maxPerPeer: 1 } });
@@ -368,6 +368,18 @@ describe("subscriptions/listen streams are bounded per address", () => {
       (e: Error) => e,
     );
     expect(refused?.message).toContain("already holds 1 open subscriptions/listen streams");
+    // The socket's address, not what a client says of itself: a forged X-Forwarded-For buys no other share.
+    const forged = await client(`http://127.0.0.1:${running.port}/mcp`, "2026-07-28", ((input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("x-forwarded-for", "203.0.113.9");
+      headers.set("forwarded", "for=203.0.113.9");
+      return withToken(input, { ...init, headers });
+    }) as typeof globalThis.fetch);
+    const stillRefused = await forged.listen(LISTEN).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(stillRefused?.message).toContain("already holds 1 open subscriptions/listen streams");
     const v6 = await client(`http://[::1]:${running.port}/mcp`, "2026-07-28", withToken);
     expect((await v6.listen(LISTEN)).honoredFilter).toMatchObject({ toolsListChanged: true });
   });
