@@ -45,6 +45,20 @@ describe("refuseToBind", () => {
       expect(bearerAllowed(`Bearer ${token}`, token)).toBe(false);
     }
   });
+
+  test("a token outside printable ASCII, which clients send as different bytes, is refused on any address, saying why", () => {
+    for (const token of ["contraseña-0123456789", "tok\u0001en-0123456789", "токен-0123456789abcdef"]) {
+      const reason = refuseToBind("127.0.0.1", token);
+      expect(reason, JSON.stringify(token)).toStartWith(
+        "SKILLHUB_HTTP_TOKEN holds a character outside printable ASCII",
+      );
+      expect(refuseToBind("0.0.0.0", token)).toBe(reason);
+    }
+    // Why: a client sending UTF-8 (curl) is read as Latin-1.
+    const utf8 = new TextDecoder("latin1").decode(new TextEncoder().encode("contraseña-0123456789"));
+    expect(bearerAllowed(`Bearer ${utf8}`, "contraseña-0123456789")).toBe(false);
+    expect(refuseToBind("0.0.0.0", "A-z_0.9~+/=!#$%&'*")).toBeUndefined();
+  });
 });
 
 describe("hostAllowed", () => {
