@@ -292,6 +292,17 @@ describe("sessions", () => {
     expect((await w.handler.handle(mcpRequest("DELETE", "/mcp"))).status).toBe(400);
     const ok = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }));
     expect(ok.status).toBe(200);
+    // The server picks every id: an initialize naming one of the client's choosing, or sent again in an open
+    // session, opens nothing.
+    const chosen = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { session: "chosen-by-client", body: initialize() }),
+    );
+    expect(chosen.status).toBe(404);
+    expect(chosen.headers.get("mcp-session-id")).toBeNull();
+    const again = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: initialize() }));
+    expect(again.status).toBe(400);
+    expect(again.headers.get("mcp-session-id")).toBeNull();
+    expect(w.handler.sessions.list().map((s) => s.id)).toEqual([id]);
   });
 
   test("protocol versions 2025-03-26, 2025-06-18 and 2025-11-25 are each accepted as asked", async () => {

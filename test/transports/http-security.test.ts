@@ -65,7 +65,9 @@ describe("hostAllowed", () => {
   const loopback = hostPolicy({ bound: "127.0.0.1" });
 
   test("loopback names pass with any port; other names and malformed values do not", () => {
-    for (const h of ["127.0.0.1", "127.0.0.1:8000", "localhost:1", "[::1]:8000"])
+    // Another spelling of the same address is that address (a browser sends the URL's, which a page cannot
+    // make a DNS name of).
+    for (const h of ["127.0.0.1", "127.0.0.1:8000", "localhost:1", "[::1]:8000", "[0:0:0:0:0:0:0:1]", "2130706433"])
       expect(hostAllowed(h, loopback), h).toBe(true);
     for (const h of [
       null,
@@ -73,6 +75,11 @@ describe("hostAllowed", () => {
       "evil.example.com",
       "evil.example.com:8000",
       "localhost.evil.example",
+      "localhost.",
+      "app.localhost",
+      "[::ffff:127.0.0.1]",
+      "127.0.0.2",
+      "localhost:99999",
       "user@localhost",
       "localhost/x",
       "10.0.0.5:8000",
@@ -112,6 +119,9 @@ describe("originAllowed", () => {
       "null",
       "https://evil.example.com",
       "https://tools.example.com.evil.example",
+      "http://localhost.:8000",
+      "http://127.0.0.1.nip.io:8000",
+      "http://localhost@evil.example.com",
       "file:///tmp/x.html",
       "not a url",
       "chrome-extension://abc",
