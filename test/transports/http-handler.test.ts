@@ -176,6 +176,22 @@ describe("security", () => {
       mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Basic ${btoa(`u:${token}`)}` } }),
     );
     expect(basic.status).toBe(401);
+    // Only from one Authorization header: not from a query string (which logs and histories keep), nor a second header.
+    for (const path of [
+      `/mcp?token=${token}`,
+      `/mcp?access_token=${token}`,
+      `/ui/api/overview?access_token=${token}`,
+    ]) {
+      const method = path.startsWith("/mcp") ? "POST" : "GET";
+      const response = await w.handler.handle(
+        mcpRequest(method, path, method === "POST" ? { body: initialize() } : {}),
+      );
+      expect(response.status, path).toBe(401);
+      expect(await response.text(), path).not.toContain(token);
+    }
+    const twice = mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Bearer ${token}` } });
+    twice.headers.append("authorization", `Bearer ${token}`);
+    expect((await w.handler.handle(twice)).status).toBe(401);
     const right = await w.handler.handle(
       mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `bearer ${token}` } }),
     );
