@@ -66,6 +66,8 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
   });
   server.setRequestHandler("prompts/get", async (request) => {
     await hub.ready;
+    // As a tools/call of the skill tool does: a batch of them takes turns with other clients' requests.
+    await hub.takeTurn();
     const name = request.params.name;
     const skill = await hub.findSkill(name);
     // A skill the lock refuses (frozen) is answered by the skill tool: its refusal, not its words.

@@ -35,6 +35,7 @@ import { ListenStreams } from "./listen-streams.ts";
 import type { Place } from "./peer-places.ts";
 import { publishChanges } from "./publish-changes.ts";
 import { refuseRequest } from "./request-limits.ts";
+import { eventStream } from "./stream-end.ts";
 
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
 
@@ -62,13 +63,6 @@ function listenRequestId(message: unknown): string | number | undefined {
   if (typeof message !== "object" || message === null) return undefined;
   const { method, id } = message as { method?: unknown; id?: unknown };
   return method === "subscriptions/listen" && (typeof id === "string" || typeof id === "number") ? id : undefined;
-}
-
-/** The body of a streaming (server-sent events) response, else undefined. */
-function eventStream(response: Response): ReadableStream<Uint8Array> | undefined {
-  return response.headers.get("content-type")?.startsWith("text/event-stream")
-    ? (response.body ?? undefined)
-    : undefined;
 }
 
 /**

@@ -127,13 +127,16 @@ export function bearerAllowed(authorization: string | null, token: string | unde
 /**
  * Security: a server reachable from other machines without a token would
  * hand every skill (and any enabled command) to anyone on the network.
- * A token holding whitespace cannot be sent after "Bearer " (bearerAllowed):
- * every client would get 401, and no one would know why.
+ * A token holding whitespace cannot be sent after "Bearer " (bearerAllowed), and
+ * one outside ASCII arrives as bytes that depend on the client: every client (or
+ * most) would get 401, and no one would know why.
  * Returns the reason to refuse start-up, or undefined.
  */
 export function refuseToBind(host: string, token: string | undefined): string | undefined {
   if (token !== undefined && /\s/.test(token))
     return `SKILLHUB_HTTP_TOKEN holds a space, tab or line break: clients send the token after "Bearer " in one header, which cannot carry it, so every one would be refused. Set one without whitespace (e.g. \`openssl rand -hex 32\`).`;
+  if (token !== undefined && /[^\x21-\x7e]/.test(token))
+    return `SKILLHUB_HTTP_TOKEN holds a character outside printable ASCII: clients send such a character in a header as different bytes (UTF-8 or Latin-1), so most would be refused. Set one of ASCII letters and digits (e.g. \`openssl rand -hex 32\`).`;
   if (isLoopbackHost(host) || (token !== undefined && token.length > 0)) return undefined;
   return `refusing to serve HTTP on ${host} without a token: anyone who can reach that address could use this server. Set SKILLHUB_HTTP_TOKEN (clients then send "Authorization: Bearer <token>"), or bind this machine only with --host 127.0.0.1.`;
 }

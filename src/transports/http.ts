@@ -7,6 +7,7 @@ import { createHttpHandler, type HttpHandler, MAX_BODY_BYTES } from "./http-hand
 import { RPC, rpcError } from "./http-responses.ts";
 import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind } from "./http-security.ts";
 import type { ListenStreamsOptions } from "./listen-streams.ts";
+import { eventStream, onStreamEnd } from "./stream-end.ts";
 
 export interface HttpServeOptions {
   /** Address to bind. Default 127.0.0.1 (this machine only). */
@@ -29,6 +30,8 @@ export interface HttpServeOptions {
   listens?: ListenStreamsOptions;
   /** Signals that stop `serveHttp`. Default SIGINT, SIGTERM. */
   signals?: readonly NodeJS.Signals[];
+  /** Seconds a connection may sit silent outside an admitted request's answer. Default IDLE_TIMEOUT_SECONDS. */
+  idleTimeoutSeconds?: number;
 }
 
 /** The options the `server` settings choose, for `serve` and `ui` alike. */
@@ -55,8 +58,9 @@ export interface RunningHttpServer {
 
 /**
  * Seconds a connection may sit silent before it is admitted to MCP (headers,
- * body). Admitted requests lift the limit: SSE streams and long tool calls
- * are silent for longer, and the SDK's keep-alive comments do not count.
+ * body), and between two requests. Admitted requests lift the limit until
+ * their answer ends: SSE streams and long tool calls are silent for longer,
+ * and the SDK's keep-alive comments do not count.
  */
 const IDLE_TIMEOUT_SECONDS = 30;
 
@@ -82,22 +86,31 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
     keepAliveMs: options.keepAliveMs,
     listens: options.listens,
   });
+  const idleSeconds = options.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS;
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
       hostname: host,
       port: options.port ?? 8000,
-      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      idleTimeout: idleSeconds,
       // Security and sanity: never share the port with another process (a second `skillhub serve` must fail).
       reusePort: false,
       // Headroom over the handler's own limit, so the handler (not Bun) answers most oversized bodies with JSON-RPC.
       maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024,
       development: false,
-      fetch: (request, srv) =>
-        handler.handle(request, {
-          longLived: () => srv.timeout(request, 0),
+      fetch: async (request, srv) => {
+        let lifted = false;
+        const response = await handler.handle(request, {
+          longLived: () => {
+            lifted = true;
+            srv.timeout(request, 0);
+          },
           peer: srv.requestIP(request)?.address,
-        }),
+        });
+        // Security: a limit lifted for one request stays off on its connection, which a client keeps alive for
+        // the next one: without it back, one request bought a socket held silent for ever.
+        return lifted ? afterAnswer(response, () => srv.timeout(request, idleSeconds)) : response;
+      },
       error: (error) => {
         hub.logger.error(`http: ${error.stack ?? error.message}`);
         return rpcError(
@@ -183,6 +196,16 @@ function localAddresses(): string[] {
   const addresses = [hostname()];
   for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) addresses.push(a.address);
   return addresses;
+}
+
+/** `response`, with `done` called once its answer ends: at once, or for an event stream when the stream ends. */
+function afterAnswer(response: Response, done: () => void): Response {
+  const body = eventStream(response);
+  if (!body) {
+    done();
+    return response;
+  }
+  return new Response(onStreamEnd(body, done), { status: response.status, headers: response.headers });
 }
 
 function urlHost(host: string): string {

@@ -1,5 +1,6 @@
 /** A place taken in a PeerPlaces table, held until `release` gives it back (later calls do nothing). */
 export interface Place {
+  /** What its holder is counted as (peerKey). */
   readonly peer: string;
   release(): void;
 }
@@ -13,7 +14,28 @@ export function peerShare(max: number): number {
 }
 
 /**
- * Places in a bounded table (sessions, listen streams), counted by the address that holds them.
+ * What an address is counted as: an IPv4 address as itself (also written as IPv6, `::ffff:10.0.0.1`), an
+ * IPv6 address by its /64 network. Security: a machine on IPv6 is given a whole /64 and may use any address
+ * in it, so counted by address it would take every place; a /64 is one network, as an IPv4 address behind
+ * NAT is. Pure.
+ */
+export function peerKey(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  if (!address.includes(":")) return address;
+  const [head = "", tail] = (address.split("%")[0] ?? "").toLowerCase().split("::");
+  const groups = (text: string | undefined) => (text ? text.split(":") : []);
+  // An IPv4 address at the end (`64:ff9b::10.0.0.1`) stands for two groups.
+  const width = (list: string[]) => list.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0);
+  const left = groups(head);
+  const right = groups(tail);
+  const zeros = tail === undefined ? [] : Array(Math.max(0, 8 - width(left) - width(right))).fill("0");
+  const network = [...left, ...zeros, ...right].slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16));
+  return `${network.join(":")}::/64`;
+}
+
+/**
+ * Places in a bounded table (sessions, listen streams), counted by the address that holds them (peerKey).
  * Security: a place is taken synchronously, before the request it is for awaits anything, and counts
  * until released; a check now and a count after an await would let a burst of requests from one
  * address, all checked before any is counted, take every place.
@@ -42,8 +64,9 @@ export class PeerPlaces {
     return undefined;
   }
 
-  /** A place for `peer`, or why it gets none. */
-  take(peer: string): Place | PlaceRefusal {
+  /** A place for the client at address `from`, or why it gets none. */
+  take(from: string): Place | PlaceRefusal {
+    const peer = peerKey(from);
     const refused = this.refusal(peer);
     if (refused) return refused;
     this.total++;

@@ -29,3 +29,10 @@ export function onStreamEnd(body: ReadableStream<Uint8Array>, end: () => void): 
     },
   });
 }
+
+/** The body of a streaming (server-sent events) response, else undefined. */
+export function eventStream(response: Response): ReadableStream<Uint8Array> | undefined {
+  return response.headers.get("content-type")?.startsWith("text/event-stream")
+    ? (response.body ?? undefined)
+    : undefined;
+}

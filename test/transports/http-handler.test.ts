@@ -176,6 +176,22 @@ describe("security", () => {
       mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Basic ${btoa(`u:${token}`)}` } }),
     );
     expect(basic.status).toBe(401);
+    // Only from one Authorization header: not from a query string (which logs and histories keep), nor a second header.
+    for (const path of [
+      `/mcp?token=${token}`,
+      `/mcp?access_token=${token}`,
+      `/ui/api/overview?access_token=${token}`,
+    ]) {
+      const method = path.startsWith("/mcp") ? "POST" : "GET";
+      const response = await w.handler.handle(
+        mcpRequest(method, path, method === "POST" ? { body: initialize() } : {}),
+      );
+      expect(response.status, path).toBe(401);
+      expect(await response.text(), path).not.toContain(token);
+    }
+    const twice = mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Bearer ${token}` } });
+    twice.headers.append("authorization", `Bearer ${token}`);
+    expect((await w.handler.handle(twice)).status).toBe(401);
     const right = await w.handler.handle(
       mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `bearer ${token}` } }),
     );
@@ -292,6 +308,17 @@ describe("sessions", () => {
     expect((await w.handler.handle(mcpRequest("DELETE", "/mcp"))).status).toBe(400);
     const ok = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }));
     expect(ok.status).toBe(200);
+    // The server picks every id: an initialize naming one of the client's choosing, or sent again in an open
+    // session, opens nothing.
+    const chosen = await w.handler.handle(
+      mcpRequest("POST", "/mcp", { session: "chosen-by-client", body: initialize() }),
+    );
+    expect(chosen.status).toBe(404);
+    expect(chosen.headers.get("mcp-session-id")).toBeNull();
+    const again = await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: initialize() }));
+    expect(again.status).toBe(400);
+    expect(again.headers.get("mcp-session-id")).toBeNull();
+    expect(w.handler.sessions.list().map((s) => s.id)).toEqual([id]);
   });
 
   test("protocol versions 2025-03-26, 2025-06-18 and 2025-11-25 are each accepted as asked", async () => {

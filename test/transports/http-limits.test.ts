@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
 import type { HttpHandler } from "../../src/transports/http-handler.ts";
@@ -6,7 +7,7 @@ import { REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { handlerWorld, initialize, mcpRequest, messages } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually, within } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -140,7 +141,73 @@ describe("a batch of costly calls", () => {
     expect(searches).toBe(20);
     expect(ranBeforeNextTurn).toBe(1);
   });
+
+  const requests = {
+    "prompts/get": { name: "git-helper" },
+    "skills/list": {},
+    "skills/get": { uri: "skill://git-helper/SKILL.md" },
+    "resources/directory/read": { uri: "skill://git-helper" },
+    "resources/read": { uri: "skill://git-helper/SKILL.md" },
+  };
+  for (const [method, params] of Object.entries(requests))
+    test(`of ${method} answers one per turn of the event loop too`, async () => {
+      const world = handlerWorld();
+      closers.push(world.close);
+      const { id } = await world.open();
+      // Once, first: what the first call builds (the skills extension's publication) is built before the batch.
+      const once = { jsonrpc: "2.0", id: 1, method, params };
+      await messages(await world.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: once })));
+      // The first answer asks how many were sent when the loop next turns.
+      const transport = world.handler.sessions.lookup(id)?.transport;
+      if (!transport) throw new Error("no session");
+      const send = transport.send.bind(transport);
+      let sent = 0;
+      let sentBeforeNextTurn: number | undefined;
+      transport.send = (message, options) => {
+        if ("id" in message && sent++ === 0) setImmediate(() => (sentBeforeNextTurn = sent));
+        return send(message, options);
+      };
+      const batch = Array.from({ length: 20 }, (_, i) => ({ jsonrpc: "2.0", id: i + 10, method, params }));
+      const answers = await messages(
+        await world.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: batch })),
+      );
+      expect(answers.filter((a) => a.result)).toHaveLength(20);
+      expect(await eventually(() => sentBeforeNextTurn)).toBeLessThanOrEqual(2);
+    });
 });
+
+describe("a silent connection is closed", () => {
+  test("before its request is admitted, and once an admitted request's answer has ended", async () => {
+    const running = await server({ idleTimeoutSeconds: 1 });
+    const head = (body: string) =>
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const halfSent = silentClient(running.port, `${head("x".repeat(100))}{"jsonrpc":`);
+    await within(halfSent.closed, "the close of a connection whose body stopped half way");
+    // Requests MCP admits lift the limit (their answers may stream for long); once answered (one streamed,
+    // one JSON) their connections, kept alive for a next request, are silent and closed as any other.
+    const init = JSON.stringify(initialize());
+    const streamed = silentClient(running.port, `${head(init)}${init}`);
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const refused = silentClient(running.port, `${head(list)}${list}`);
+    await within(streamed.closed, "the close of a silent connection after a streamed answer");
+    await within(refused.closed, "the close of a silent connection after a JSON answer");
+    expect(streamed.received()).toContain('"serverInfo"');
+    expect(refused.received()).toContain("Mcp-Session-Id header is required");
+  }, 120_000);
+});
+
+/** A raw connection to `port` on loopback that sends `text`, then nothing: what it received, and its close. */
+function silentClient(port: number, text: string) {
+  let received = "";
+  const socket = connect(port, "127.0.0.1", () => socket.write(text));
+  socket.on("data", (chunk) => {
+    received += chunk.toString();
+  });
+  socket.on("error", () => undefined);
+  closers.push(async () => void socket.destroy());
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  return { closed, received: () => received };
+}
 
 /** A fetch into `handler` as if every request came from `peer`. */
 function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch {
@@ -285,7 +352,7 @@ describe("subscriptions/listen streams are bounded per address", () => {
     expect(refused?.message).toContain("the server holds 2 open subscriptions/listen streams");
   });
 
-  test("over a socket, streams are counted by the client's address", async () => {
+  test("over a socket, streams are counted by the client's address, whatever its headers say", async () => {
     // Bound on every interface, so one client can come from 127.0.0.1 and another from ::1.
     const token = "t".repeat(32);
     const running = await server({ host: "::", token, listens: { maxPerPeer: 1 } });
@@ -301,6 +368,18 @@ describe("subscriptions/listen streams are bounded per address", () => {
       (e: Error) => e,
     );
     expect(refused?.message).toContain("already holds 1 open subscriptions/listen streams");
+    // The socket's address, not what a client says of itself: a forged X-Forwarded-For buys no other share.
+    const forged = await client(`http://127.0.0.1:${running.port}/mcp`, "2026-07-28", ((input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("x-forwarded-for", "203.0.113.9");
+      headers.set("forwarded", "for=203.0.113.9");
+      return withToken(input, { ...init, headers });
+    }) as typeof globalThis.fetch);
+    const stillRefused = await forged.listen(LISTEN).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(stillRefused?.message).toContain("already holds 1 open subscriptions/listen streams");
     const v6 = await client(`http://[::1]:${running.port}/mcp`, "2026-07-28", withToken);
     expect((await v6.listen(LISTEN)).honoredFilter).toMatchObject({ toolsListChanged: true });
   });

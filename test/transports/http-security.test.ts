@@ -45,13 +45,29 @@ describe("refuseToBind", () => {
       expect(bearerAllowed(`Bearer ${token}`, token)).toBe(false);
     }
   });
+
+  test("a token outside printable ASCII, which clients send as different bytes, is refused on any address, saying why", () => {
+    for (const token of ["contraseña-0123456789", "tok\u0001en-0123456789", "токен-0123456789abcdef"]) {
+      const reason = refuseToBind("127.0.0.1", token);
+      expect(reason, JSON.stringify(token)).toStartWith(
+        "SKILLHUB_HTTP_TOKEN holds a character outside printable ASCII",
+      );
+      expect(refuseToBind("0.0.0.0", token)).toBe(reason);
+    }
+    // Why: a client sending UTF-8 (curl) is read as Latin-1.
+    const utf8 = new TextDecoder("latin1").decode(new TextEncoder().encode("contraseña-0123456789"));
+    expect(bearerAllowed(`Bearer ${utf8}`, "contraseña-0123456789")).toBe(false);
+    expect(refuseToBind("0.0.0.0", "A-z_0.9~+/=!#$%&'*")).toBeUndefined();
+  });
 });
 
 describe("hostAllowed", () => {
   const loopback = hostPolicy({ bound: "127.0.0.1" });
 
   test("loopback names pass with any port; other names and malformed values do not", () => {
-    for (const h of ["127.0.0.1", "127.0.0.1:8000", "localhost:1", "[::1]:8000"])
+    // Another spelling of the same address is that address (a browser sends the URL's, which a page cannot
+    // make a DNS name of).
+    for (const h of ["127.0.0.1", "127.0.0.1:8000", "localhost:1", "[::1]:8000", "[0:0:0:0:0:0:0:1]", "2130706433"])
       expect(hostAllowed(h, loopback), h).toBe(true);
     for (const h of [
       null,
@@ -59,6 +75,11 @@ describe("hostAllowed", () => {
       "evil.example.com",
       "evil.example.com:8000",
       "localhost.evil.example",
+      "localhost.",
+      "app.localhost",
+      "[::ffff:127.0.0.1]",
+      "127.0.0.2",
+      "localhost:99999",
       "user@localhost",
       "localhost/x",
       "10.0.0.5:8000",
@@ -98,6 +119,9 @@ describe("originAllowed", () => {
       "null",
       "https://evil.example.com",
       "https://tools.example.com.evil.example",
+      "http://localhost.:8000",
+      "http://127.0.0.1.nip.io:8000",
+      "http://localhost@evil.example.com",
       "file:///tmp/x.html",
       "not a url",
       "chrome-extension://abc",

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PeerPlaces, peerShare } from "../../src/transports/peer-places.ts";
+import { PeerPlaces, peerKey, peerShare } from "../../src/transports/peer-places.ts";
 
 describe("PeerPlaces", () => {
   test("one address's share is a quarter of the table, at least one", () => {
@@ -22,5 +22,26 @@ describe("PeerPlaces", () => {
     expect(typeof places.take("d")).toBe("object");
     expect(places.take("e")).toBe("full");
     expect(others.every((p) => typeof p === "object")).toBe(true);
+  });
+
+  test("an IPv6 client counts by its /64 network, which one machine picks its addresses in; IPv4 by its address", () => {
+    expect(peerKey("10.0.0.7")).toBe("10.0.0.7");
+    expect(peerKey("::ffff:10.0.0.7")).toBe("10.0.0.7");
+    expect(peerKey("::FFFF:10.0.0.7")).toBe("10.0.0.7");
+    const network = peerKey("2001:db8:1:2::1");
+    for (const address of ["2001:db8:1:2:a:b:c:d", "2001:0db8:0001:0002::ffff", "2001:DB8:1:2::1%eth0"])
+      expect(peerKey(address), address).toBe(network);
+    expect(network).toBe("2001:db8:1:2::/64");
+    for (const address of ["2001:db8:1:3::1", "2001:db8::1", "::1", "fe80::1"])
+      expect(peerKey(address), address).not.toBe(network);
+    expect(peerKey("::1")).toBe("0:0:0:0::/64");
+    expect(peerKey("1:2:3::10.0.0.7")).toBe("1:2:3:0::/64");
+    expect(peerKey("")).toBe("");
+    // So a machine changing address within its /64 holds one share.
+    const places = new PeerPlaces(8, 2);
+    expect(typeof places.take("2001:db8:1:2::1")).toBe("object");
+    expect(typeof places.take("2001:db8:1:2::2")).toBe("object");
+    expect(places.take("2001:db8:1:2::3")).toBe("peer-full");
+    expect(typeof places.take("2001:db8:1:3::1")).toBe("object");
   });
 });

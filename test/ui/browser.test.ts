@@ -5,7 +5,7 @@ import { cleanupTemp, writeSkill } from "../helpers/fs.ts";
 import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
 import { HANG_MS } from "../helpers/wait.ts";
 import { freshBinary, hasChromium, launchBrowser, SCREENSHOTS } from "./browser.ts";
-import { HOSTILE_FILE, HOSTILE_NAME, uiWorld } from "./world.ts";
+import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_PAGES, uiWorld } from "./world.ts";
 
 /**
  * The page in a real browser: headless Debian Chromium against the compiled
@@ -151,6 +151,15 @@ suite("the page in Chromium", () => {
     await page.locator("main > h1", { hasText: HOSTILE_FILE }).waitFor(WAIT);
     expect(await page.locator("#file-body").textContent()).toContain("<script>window.__pwned = 8</script>");
     await page.screenshot({ path: join(SCREENSHOTS, "hostile.png"), fullPage: true });
+    // HTML and SVG files are shown (as text, or described), never loaded as pages or images of the hub.
+    const skill = encodeURIComponent(`first:${HOSTILE_NAME}`);
+    await page.goto(`${server.base}/#/skill/${skill}/file/${HOSTILE_PAGES.html}`);
+    await page.locator("main > h1", { hasText: HOSTILE_PAGES.html }).waitFor(WAIT);
+    expect(await page.locator("main").textContent()).toContain("<script>window.__pwned = 9</script>");
+    await page.goto(`${server.base}/#/skill/${skill}/file/${HOSTILE_PAGES.svg}`);
+    await page.locator("main > h1", { hasText: HOSTILE_PAGES.svg }).waitFor(WAIT);
+    expect(await page.locator("main").textContent()).toContain("image/svg+xml");
+    expect(await page.locator("main svg, main img, main iframe, main object, main embed").count()).toBe(0);
     expect(await page.evaluate<string>("typeof window.__pwned")).toBe("undefined");
     expect(errors).toEqual([]);
     await page.close();

@@ -4,7 +4,7 @@ import { overview } from "../../src/ui/hub-view.ts";
 import { CONTENT_SECURITY_POLICY } from "../../src/ui/routes.ts";
 import { cleanupTemp } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
-import { HOSTILE_FILE, HOSTILE_NAME, uiWorld } from "./world.ts";
+import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_PAGES, uiWorld } from "./world.ts";
 
 const TOKEN = "a-long-test-token-0123456789";
 let handler: HttpHandler;
@@ -165,6 +165,24 @@ describe("the API", () => {
       `/ui/api/file?id=${encodeURIComponent(`first:${HOSTILE_NAME}`)}&path=${encodeURIComponent(HOSTILE_FILE)}`,
     );
     expect(file.html).toBe("<p>&lt;script&gt;window.__pwned = 8&lt;/script&gt;</p>");
+    // HTML and SVG, which would run on the hub's origin (the page's, with its token), come back as JSON:
+    // HTML as text, SVG described; no route serves a skill's file with its own type.
+    const fileOf = (path: string) =>
+      get(`/ui/api/file?id=${encodeURIComponent(`first:${HOSTILE_NAME}`)}&path=${encodeURIComponent(path)}`);
+    const html = await fileOf(HOSTILE_PAGES.html);
+    expect(html.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(html.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
+    expect(await html.json()).toMatchObject({
+      binary: false,
+      text: "<html><script>window.__pwned = 9</script></html>\n",
+    });
+    const svg = await fileOf(HOSTILE_PAGES.svg);
+    expect(svg.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    const described = (await svg.json()) as Record<string, unknown>;
+    expect(described).toMatchObject({ binary: true, mimeType: "image/svg+xml" });
+    expect(JSON.stringify(described)).not.toContain("__pwned");
+    for (const path of [`/ui/${HOSTILE_PAGES.html}`, `/ui/api/${HOSTILE_PAGES.svg}`, `/${HOSTILE_PAGES.svg}`])
+      expect((await get(path)).headers.get("content-type"), path).toStartWith("application/json");
   });
 
   test("tree: nodes with keywords and inherited chains; tree files through get_asset's rules", async () => {

@@ -22,6 +22,9 @@ export const HOSTILE_BODY = [
   "| <svg onload=window.__pwned=6> | y |",
 ].join("\n");
 
+/** Files of the hostile skill that would run script if served with their own type. */
+export const HOSTILE_PAGES = { html: "page.html", svg: "icon.svg" };
+
 /**
  * Folders for the page's tests: skills with files, a shadowed pair, a broken
  * skill, a hostile skill, a skill tree, a secret outside every skill reached
@@ -58,6 +61,12 @@ export function uiWorld() {
     body: HOSTILE_BODY,
   });
   write(join(first, HOSTILE_NAME, HOSTILE_FILE), "<script>window.__pwned = 8</script>\n");
+  // Files a browser runs when served as they are, on the hub's origin: the page shows them, never serves them.
+  write(join(first, HOSTILE_NAME, HOSTILE_PAGES.html), "<html><script>window.__pwned = 9</script></html>\n");
+  write(
+    join(first, HOSTILE_NAME, HOSTILE_PAGES.svg),
+    '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned = 10"><script>window.__pwned = 11</script></svg>\n',
+  );
   writeNode(trees, "_root.md", { keywords: ["global", "rules"], description: "Universal project rules" });
   writeNode(trees, "ui/_index.md", { keywords: ["ui", "frontend"], description: "Frontend rules" });
   writeNode(trees, "ui/react.md", {

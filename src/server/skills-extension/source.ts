@@ -84,7 +84,6 @@ export function skillSource(hub: Hub): SkillSource {
       return undefined;
     },
     async read(uri) {
-      await hub.takeTurn();
       for await (const at of skillsOf(hub, uri)) {
         if ("reason" in at.outcome) {
           // A folder whose URIs a shadowed skill holds is not this skill's to serve by URI (claimedFolders).
@@ -160,14 +159,16 @@ function readPublished(hub: Hub, uri: string, file: PublishedFile): SkillReadRes
 }
 
 /**
- * Every method of `source` with its unexpected failures (a bug, a file-system error no check foresaw)
- * answered as an internal error with no server path in it, and logged in full on stderr: the client's
- * error text is all a model would see.
+ * Every method of `source` taking its turn of the event loop (Hub.takeTurn: a batch of 100 skills/list or
+ * resources/read cannot hold other clients meanwhile), with its unexpected failures (a bug, a file-system
+ * error no check foresaw) answered as an internal error with no server path in it, and logged in full on
+ * stderr: the client's error text is all a model would see.
  */
 function guarded(hub: Hub, source: SkillSource): SkillSource {
   const wrap =
     <A extends unknown[], R>(name: string, method: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
+      await hub.takeTurn();
       try {
         return await method(...args);
       } catch (error) {
