@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeUtf8Prefix } from "../../src/exec/capture.ts";
 import { runProcess, TIMEOUT_EXIT_CODE } from "../../src/exec/process.ts";
@@ -116,13 +116,22 @@ describe("runProcess: one child under full control", () => {
     "its output is found although the child could not be read at first (an undumpable server's, before it runs its program)",
     async () => {
       const sleep = Bun.which("sleep") as string;
+      // The script ends only once its pipes were read (the fourth look): on a busy machine it could end
+      // during the unreadable looks, and a child that is gone has no pipes to find.
+      const read = join(tempDir("skillhub-exec-looks-"), "read");
       let looks = 0;
       const processTable = {
         ...procTable,
-        outputPipes: (pid: number) => (++looks <= 3 ? undefined : procTable.outputPipes?.(pid)),
+        outputPipes: (pid: number) => {
+          if (++looks <= 3) return undefined;
+          const pipes = procTable.outputPipes?.(pid);
+          writeFileSync(read, "");
+          return pipes;
+        },
       };
       const cleared = "while grep -qa SKILLHUB_RUN_ID /proc/$!/environ 2>/dev/null; do :; done";
-      const result = await runProcess(spec(`setsid env -i ${sleep} 300 &\n${cleared}\necho pid $!\n`), {
+      const waitRead = `while [ ! -e '${read}' ]; do sleep 0.05; done`;
+      const result = await runProcess(spec(`setsid env -i ${sleep} 300 &\n${cleared}\necho pid $!\n${waitRead}\n`), {
         graceMs: 400,
         processTable,
       });
