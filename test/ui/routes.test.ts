@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, renameSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
 import { overview } from "../../src/ui/hub-view.ts";
 import { CONTENT_SECURITY_POLICY } from "../../src/ui/routes.ts";
-import { cleanupTemp } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { testHub } from "../helpers/hub.ts";
-import { HOSTILE_FILE, HOSTILE_NAME, uiWorld } from "./world.ts";
+import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_SVG, HOSTILE_SVG_TEXT, uiWorld } from "./world.ts";
 
 const TOKEN = "a-long-test-token-0123456789";
 let handler: HttpHandler;
@@ -165,6 +169,10 @@ describe("the API", () => {
       `/ui/api/file?id=${encodeURIComponent(`first:${HOSTILE_NAME}`)}&path=${encodeURIComponent(HOSTILE_FILE)}`,
     );
     expect(file.html).toBe("<p>&lt;script&gt;window.__pwned = 8&lt;/script&gt;</p>");
+    // An SVG is text: its source, for the page to show as text (drawn, its script would run).
+    const svg = await body(`/ui/api/file?id=${encodeURIComponent(`first:${HOSTILE_NAME}`)}&path=${HOSTILE_SVG}`);
+    expect(svg).toMatchObject({ binary: false, mimeType: "image/svg+xml", text: HOSTILE_SVG_TEXT });
+    expect(svg.html).toBeUndefined();
   });
 
   test("tree: nodes with keywords and inherited chains; tree files through get_asset's rules", async () => {
@@ -220,6 +228,37 @@ describe("git sync status", () => {
         lastSync: null,
       });
       expect(JSON.stringify(git)).not.toContain("s3cret");
+    } finally {
+      hub.close();
+    }
+  });
+
+  test("a failed sync: its code, time and message, without the server's folders", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const home = tempDir("skillhub-ui-git-");
+    // The remote lies in SkillHub's home, so that git's message names a folder of the server.
+    const upstream = join(home, "hub", "upstream", "team.git");
+    mkdirSync(dirname(upstream), { recursive: true });
+    renameSync(remote.bare, upstream);
+    const { hub } = testHub({
+      home,
+      env: { SKILLHUB_HOME: join(home, "hub"), SKILLS_REPO: pathToFileURL(upstream).href },
+      hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0 } },
+    });
+    try {
+      void hub.start();
+      await hub.ready;
+      const synced = overview(hub).git.repos[0];
+      const commit = synced?.commit;
+      expect(commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(synced?.lastError).toBeNull();
+      renameSync(upstream, `${upstream}.moved`);
+      await hub.git?.refresh("test");
+      const failed = overview(hub).git.repos[0];
+      expect(failed?.commit).toBe(commit ?? "");
+      expect(failed?.lastError).toMatchObject({ code: "GIT_UNREACHABLE", at: expect.stringMatching(/^\d{4}-/) });
+      expect(failed?.lastError?.message).toStartWith("cannot reach <skillhub home>/upstream/team.git");
+      expect(failed?.lastError?.message).not.toContain(home);
     } finally {
       hub.close();
     }

@@ -22,6 +22,11 @@ export const HOSTILE_BODY = [
   "| <svg onload=window.__pwned=6> | y |",
 ].join("\n");
 
+/** An image whose script would run if the page drew it. */
+export const HOSTILE_SVG = "diagram.svg";
+export const HOSTILE_SVG_TEXT =
+  '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned = 9"><script>window.__pwned = 10</script></svg>\n';
+
 /**
  * Folders for the page's tests: skills with files, a shadowed pair, a broken
  * skill, a hostile skill, a skill tree, a secret outside every skill reached
@@ -58,6 +63,7 @@ export function uiWorld() {
     body: HOSTILE_BODY,
   });
   write(join(first, HOSTILE_NAME, HOSTILE_FILE), "<script>window.__pwned = 8</script>\n");
+  write(join(first, HOSTILE_NAME, HOSTILE_SVG), HOSTILE_SVG_TEXT);
   writeNode(trees, "_root.md", { keywords: ["global", "rules"], description: "Universal project rules" });
   writeNode(trees, "ui/_index.md", { keywords: ["ui", "frontend"], description: "Frontend rules" });
   writeNode(trees, "ui/react.md", {
