@@ -203,7 +203,9 @@ describe("the API", () => {
       ["ui/react", 7],
     ]);
     expect(u.misses[0]).toEqual({ label: "search: kubernetes helm chart", value: 2 });
-    expect(u.svg.loads).toStartWith('<svg xmlns="http://www.w3.org/2000/svg"');
+    expect(u.svg.loads).toStartWith('<svg xmlns="http://www.w3.org/2000/svg" class="chart wide" viewBox="0 0 720 ');
+    // And narrow, for phones: drawn at about their width, labels clipped shorter.
+    expect(u.svg.top).toContain('<svg xmlns="http://www.w3.org/2000/svg" class="chart narrow" viewBox="0 0 360 ');
     expect(u.svg.misses).toContain("&lt;script&gt;");
     expect(u.svg.misses).not.toContain("<script>");
   });

@@ -65,7 +65,11 @@ export function uiWorld() {
   write(join(first, HOSTILE_NAME, HOSTILE_FILE), "<script>window.__pwned = 8</script>\n");
   write(join(first, HOSTILE_NAME, HOSTILE_SVG), HOSTILE_SVG_TEXT);
   writeNode(trees, "_root.md", { keywords: ["global", "rules"], description: "Universal project rules" });
-  writeNode(trees, "ui/_index.md", { keywords: ["ui", "frontend"], description: "Frontend rules" });
+  // Keywords enough to fill a phone's line beside the node's name.
+  writeNode(trees, "ui/_index.md", {
+    keywords: ["ui", "frontend", "components", "accessibility", "design-system"],
+    description: "Frontend rules",
+  });
   writeNode(trees, "ui/react.md", {
     keywords: ["react", "components"],
     description: "React component rules",
