@@ -11,10 +11,21 @@ import type { DailySeries } from "./usage.ts";
 /** Colour-blind-safe palette (Okabe-Ito), each at least 3:1 against the white and the dark background. */
 export const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F7F7F"];
 
-const W = 720;
+/** Width of a chart in SVG units: as wide as a desktop page's column. */
+export const WIDE = 720;
+/**
+ * Width of the charts a phone shows instead (style.css swaps them): drawn at about its screen's width,
+ * so that 12-unit labels read as 12 px, not the 5 px the wide chart's shrink to.
+ */
+export const NARROW = 360;
 
-/** Stacked bars: loads per day, one colour per skill, with a legend. */
-export function dailyLoadsSvg(days: readonly string[], series: readonly DailySeries[], title: string): string {
+/** Stacked bars: loads per day, one colour per skill, with a legend. `W`: the chart's width (WIDE, NARROW). */
+export function dailyLoadsSvg(
+  days: readonly string[],
+  series: readonly DailySeries[],
+  title: string,
+  W = WIDE,
+): string {
   const H = 240;
   const left = 36;
   const bottom = 28;
@@ -56,21 +67,24 @@ export function dailyLoadsSvg(days: readonly string[], series: readonly DailySer
   return svg(W, H, title, desc, parts.join(""));
 }
 
-/** Horizontal bars with a label and a value each, longest first as given. */
+/** Horizontal bars with a label and a value each, longest first as given. `W`: the chart's width (WIDE, NARROW). */
 export function barsSvg(
   items: readonly { label: string; value: number }[],
   title: string,
   colour = PALETTE[0],
+  W = WIDE,
 ): string {
   const row = 26;
-  const labelW = 260;
+  // A label's room: about 30 characters, 16 on a narrow chart (the full label is in its <title>).
+  const labelW = W >= WIDE ? 260 : 130;
+  const labelChars = W >= WIDE ? 30 : 16;
   const H = Math.max(1, items.length) * row + 8;
   const max = Math.max(1, ...items.map((i) => i.value));
   const parts = items.map((item, i) => {
     const width = ((W - labelW - 60) * item.value) / max;
     const y = 4 + i * row;
     return (
-      `<text class="label" x="${labelW - 8}" y="${y + 17}" text-anchor="end">${escapeHtml(clip(item.label, 30))}<title>${escapeHtml(item.label)}</title></text>` +
+      `<text class="label" x="${labelW - 8}" y="${y + 17}" text-anchor="end">${escapeHtml(clip(item.label, labelChars))}<title>${escapeHtml(item.label)}</title></text>` +
       `<rect x="${labelW}" y="${y + 4}" width="${Math.max(1, width).toFixed(1)}" height="${row - 8}" fill="${colour}"/>` +
       `<text class="value" x="${(labelW + width + 6).toFixed(1)}" y="${y + 17}">${item.value}</text>`
     );
@@ -80,7 +94,7 @@ export function barsSvg(
 }
 
 function svg(width: number, height: number, title: string, desc: string, body: string): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(title)}"><title>${escapeHtml(title)}</title><desc>${escapeHtml(desc)}</desc>${body}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart ${width >= WIDE ? "wide" : "narrow"}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(title)}"><title>${escapeHtml(title)}</title><desc>${escapeHtml(desc)}</desc>${body}</svg>`;
 }
 
 /** A round axis step for values up to `max` (1, 2, 5 × 10^n), about four grid lines. */

@@ -4,8 +4,10 @@ import { buildSkillTree, type SkillTreeNode } from "../catalog/tree-listing.ts";
 import { withoutCredentials } from "../refresh/git/git-url.ts";
 import { searchMode } from "../search/embeddings/settings.ts";
 import type { Hub } from "../server/hub.ts";
+import { hideServerPaths, type ServerPaths, serverPaths } from "../server/server-paths.ts";
 import { isServable } from "../tools/support/asset-read.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
+import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { VERSION } from "../version.ts";
 
 /** What the overview shows: where skills come from, counts, git sync, analytics, the hub's settings. */
@@ -40,27 +42,41 @@ export function overview(hub: Hub) {
 }
 
 /**
- * The team repositories and their last sync, as `doctor` reports them.
+ * The team repositories and their last sync, as `doctor` reports them: the local copy's commit, and the
+ * last sync's failure while the copy is kept at an older commit.
  * Security: credentials written into a repository URL are never shown.
  */
 export function gitStatus(hub: Hub) {
   if (!hub.git) return { configured: false as const, repos: [] };
   const c = hub.config;
+  const repos = hub.git.status();
+  const paths = repos.some((r) => r.state?.last_error) ? serverPaths(hub) : undefined;
   return {
     configured: true as const,
     branch: c.git.branch,
     interval: c.refresh.enabled ? `every ${c.refresh.interval_minutes} min` : "off",
     gitFound: Bun.which("git") !== null,
     lastSync: hub.git.lastSyncTime,
-    repos: hub.git.status().map((r) => ({
+    repos: repos.map((r) => ({
       name: r.name,
       url: withoutCredentials(r.url),
       branch: r.branch,
       dir: r.dir,
       commit: r.state?.commit ?? null,
       lastSync: r.state?.last_sync ?? null,
+      lastError: r.state?.last_error && paths ? failureForViewer(r.state.last_error, paths) : null,
     })),
   };
+}
+
+/**
+ * Security: a sync's failure as the page shows it to whoever opens it, maybe on another machine: the
+ * server's folders (SkillHub's home, where the copies are, the user's home, the project) named as a
+ * remote MCP client is told them, and no credential of a URL (git's messages are scrubbed already;
+ * this holds for any message).
+ */
+function failureForViewer(failure: { code: string; message: string; at: string }, paths: ServerPaths) {
+  return { code: failure.code, at: failure.at, message: hideServerPaths(scrubUrlCredentials(failure.message), paths) };
 }
 
 /** One page of the catalog's diagnostics (warnings and errors; shadowing is on the skills' rows). */

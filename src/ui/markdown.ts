@@ -17,7 +17,7 @@ const MAX_TABLE_CELLS = 20_000;
 
 /**
  * A skill's Markdown as HTML, for the page. A small CommonMark subset that
- * covers what skills use: headings, paragraphs, fenced and indented code,
+ * covers what skills use: headings (from <h2>: the page has its <h1>), paragraphs, fenced and indented code,
  * lists (nested), block quotes, tables, rules, and the inline rules of
  * markdown-inline.ts.
  *
@@ -60,7 +60,8 @@ function blocks(lines: string[], links: LinkPolicy, nesting: number, budget: Bud
     }
     const heading = headingOf(line);
     if (heading) {
-      const { level } = heading;
+      // One level down: the page's own <h1> names the skill or the file; `#` is a section of it.
+      const level = Math.min(6, heading.level + 1);
       out.push(`<h${level}>${renderInline(heading.text, links)}</h${level}>`);
       i++;
       continue;

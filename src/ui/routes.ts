@@ -6,7 +6,7 @@ import pageHtml from "./assets/page.html" with { type: "text" };
 import styleCss from "./assets/style.css" with { type: "text" };
 import viewsHubJs from "./assets/views-hub.js" with { type: "text" };
 import viewsSkillsJs from "./assets/views-skills.js" with { type: "text" };
-import { barsSvg, dailyLoadsSvg, PALETTE } from "./charts.ts";
+import { barsSvg, dailyLoadsSvg, NARROW, PALETTE, WIDE } from "./charts.ts";
 import { diagnosticsPage, overview, treeView } from "./hub-view.ts";
 import type { PageLinks } from "./markdown-links.ts";
 import { renderPage } from "./markdown-page.ts";
@@ -161,7 +161,10 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
         );
       // Security: frozen mode; no file of a skill that differs from its lock.
       if (detail.refused) return problem(403, detail.refused.code, detail.refused.message);
-      const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes, hub.frozen);
+      const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes, hub.frozen, {
+        files: detail.files,
+        truncated: detail.filesTruncated,
+      });
       return view.ok
         ? await rendered(view)
         : problem(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);
@@ -217,6 +220,9 @@ async function usage(hub: Hub, days: number) {
   ]
     .sort((a, b) => b.value - a.value)
     .slice(0, 10);
+  const top = s.most_used.map((u) => ({ label: u.skill, value: u.uses }));
+  // Each chart twice, wide and narrow: the style sheet shows the one that fits the screen.
+  const wideAndNarrow = (chart: (width: number) => string) => chart(WIDE) + chart(NARROW);
   return {
     analytics: hub.analytics.describe,
     ...view,
@@ -224,12 +230,9 @@ async function usage(hub: Hub, days: number) {
     palette: PALETTE,
     misses,
     svg: {
-      loads: dailyLoadsSvg(view.days, view.series, `Skill loads per day, last ${days} days`),
-      top: barsSvg(
-        s.most_used.map((u) => ({ label: u.skill, value: u.uses })),
-        "Most used skills",
-      ),
-      misses: barsSvg(misses, "Searches and requests without a hit", PALETTE[1]),
+      loads: wideAndNarrow((w) => dailyLoadsSvg(view.days, view.series, `Skill loads per day, last ${days} days`, w)),
+      top: wideAndNarrow((w) => barsSvg(top, "Most used skills", PALETTE[0], w)),
+      misses: wideAndNarrow((w) => barsSvg(misses, "Searches and requests without a hit", PALETTE[1], w)),
     },
   };
 }

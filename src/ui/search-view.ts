@@ -1,7 +1,7 @@
 import { isEnabled } from "../catalog/filters.ts";
 import type { Hub } from "../server/hub.ts";
 import { skillExcerpt } from "../tools/support/skill-excerpt.ts";
-import { plainExcerpt } from "./plain-excerpt.ts";
+import { plainMarkdown } from "./plain-excerpt.ts";
 
 export interface SearchHitView {
   id: string;
@@ -45,8 +45,9 @@ export async function searchView(
       source: skill.source,
       ...(skill.category ? { category: skill.category } : {}),
       tags: skill.tags,
-      // Shown as text: Markdown's markup (`## Usage`, `**bold**`, `[a](b)`) would be noise there.
-      excerpt: plainExcerpt(skillExcerpt(skill, terms, hub.frozen)),
+      // Shown as text: Markdown's markup (`## Usage`, `**bold**`, `[a](b)`) would be noise there. It goes
+      // before the excerpt is cut, while the body still has its lines (an excerpt is one line).
+      excerpt: skillExcerpt(skill, terms, hub.frozen, plainMarkdown),
     })),
     mode: outcome.mode,
     ...(outcome.fallbackReason ? { fallbackReason: outcome.fallbackReason } : {}),

@@ -77,7 +77,7 @@ export function skillDetail(
   const enabled = passesFilter(skill, filter);
   const refusal = enabled ? frozenCheck(frozen, catalog, skill) : undefined;
   let refused = refusal && { code: refusal.code, message: refusal.message };
-  let markdown: SkillDetail["markdown"];
+  let source: string | undefined;
   let notice: string | undefined;
   if (!enabled) {
     notice =
@@ -96,11 +96,12 @@ export function skillDetail(
       notice = `${skill.file} could not be read; it may have been removed since the last scan.`;
     else {
       const cut = body.length > MAX_RENDERED_CHARS;
-      markdown = { source: cut ? body.slice(0, MAX_RENDERED_CHARS) : body, links: { skillId: skill.id, dir: "" } };
+      source = cut ? body.slice(0, MAX_RENDERED_CHARS) : body;
       if (cut) notice = `Only the first ${MAX_RENDERED_CHARS} characters are shown.`;
     }
   }
   const { files, truncated } = enabled && !refused ? filesOf(catalog, skill, frozen) : { files: [], truncated: false };
+  const markdown = source === undefined ? undefined : { source, links: pageLinks(skill, "", files, truncated) };
   return {
     skill: {
       ...row,
@@ -118,6 +119,14 @@ export function skillDetail(
     filesTruncated: truncated,
     ...(skill.kind === "tree-node" ? { tree: treeInfo(catalog, skill) } : {}),
   };
+}
+
+/**
+ * Where the relative links of a page of `skill` (in its folder `dir`) may lead: to its files as listed, or
+ * anywhere in its folder when the listing stopped short (the file view still confines each read).
+ */
+export function pageLinks(skill: Skill, dir: string, files: readonly FileEntry[], truncated: boolean): PageLinks {
+  return { skillId: skill.id, dir, ...(truncated ? {} : { files: files.map((f) => f.path) }) };
 }
 
 /** An Agent Skill's files on disk (as load_skill lists them); a tree node's declared assets and scripts, inherited ones too. */

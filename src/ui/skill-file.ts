@@ -5,10 +5,10 @@ import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { filesBase } from "../tools/support/asset-read.ts";
 import { readServedFile } from "../tools/support/served-file.ts";
-import { binaryMimeType, isBinaryFile } from "../util/file-kind.ts";
+import { binaryMimeType, hasNulByte, isBinaryFile, mimeTypeFor } from "../util/file-kind.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import type { PageLinks } from "./markdown-links.ts";
-import { MAX_RENDERED_CHARS } from "./skill-detail.ts";
+import { type FileEntry, MAX_RENDERED_CHARS, pageLinks } from "./skill-detail.ts";
 
 export type FileView =
   | {
@@ -17,6 +17,7 @@ export type FileView =
       sizeBytes: number;
       truncated: boolean;
       binary: boolean;
+      /** A binary file's type; for a text file, only an SVG's (shown as its source). */
       mimeType?: string;
       /** Text files: the first `maxBytes` bytes as UTF-8. Binary files are described, not sent. */
       text?: string;
@@ -33,7 +34,8 @@ export type FileView =
  * and get_asset use: a relative path, resolved to its real path, which must
  * stay inside the skill's real folder (a tree node's: the declaring node's
  * resource folder). Opened non-blocking, checked to be a regular file on the
- * descriptor, at most `maxBytes` read (MAX_FILE_BYTES).
+ * descriptor, at most `maxBytes` read (MAX_FILE_BYTES). `listed`: the skill's files as its page lists
+ * them (skillDetail), where a Markdown file's relative links may lead.
  */
 export function readFileView(
   catalog: Catalog,
@@ -41,6 +43,7 @@ export function readFileView(
   requested: string,
   maxBytes: number,
   frozen?: FrozenGuard,
+  listed: { files: readonly FileEntry[]; truncated: boolean } = { files: [], truncated: true },
 ): FileView {
   const checked = checkRelativePath(requested);
   if (!checked.ok) return { ok: false, code: "PATH_OUTSIDE_SKILL", message: `'${requested}' ${checked.reason}.` };
@@ -70,7 +73,9 @@ export function readFileView(
     return { ok: false, code, message: read.reason };
   }
   const bytes = read.bytes;
-  if (isBinaryFile(checked.path, bytes))
+  // An SVG is text: the page shows its source (never draws it, which would run its script on the page's origin).
+  const svg = mimeTypeFor(checked.path) === "image/svg+xml" && !hasNulByte(bytes);
+  if (!svg && isBinaryFile(checked.path, bytes))
     return {
       ok: true,
       path: checked.path,
@@ -88,9 +93,15 @@ export function readFileView(
     sizeBytes: read.size,
     truncated: read.truncated,
     binary: false,
+    ...(svg ? { mimeType: "image/svg+xml" } : {}),
     text,
     ...(markdown && text.length <= MAX_RENDERED_CHARS
-      ? { markdown: { source: text, ...(skill.kind === "tree-node" ? {} : { links: { skillId: skill.id, dir } }) } }
+      ? {
+          markdown: {
+            source: text,
+            ...(skill.kind === "tree-node" ? {} : { links: pageLinks(skill, dir, listed.files, listed.truncated) }),
+          },
+        }
       : {}),
   };
 }

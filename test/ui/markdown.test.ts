@@ -1,13 +1,32 @@
 import { describe, expect, test } from "bun:test";
 import { externalUrl } from "../../src/ui/escape.ts";
 import { renderMarkdown } from "../../src/ui/markdown.ts";
+import { pageLinkPolicy } from "../../src/ui/markdown-links.ts";
 
 const files = { file: (p: string) => `#/skill/x/file/${p}` };
 
 describe("renderMarkdown: what skills use", () => {
-  test("headings, paragraphs, emphasis, code", () => {
+  test("headings (one level down: the page has its own <h1>), paragraphs, emphasis, code", () => {
+    expect(renderMarkdown("###### Six")).toBe("<h6>Six</h6>");
     expect(renderMarkdown("# Title\n\nSome **bold** and *it* and `a<b>`.")).toBe(
-      "<h1>Title</h1>\n<p>Some <strong>bold</strong> and <em>it</em> and <code>a&lt;b&gt;</code>.</p>",
+      "<h2>Title</h2>\n<p>Some <strong>bold</strong> and <em>it</em> and <code>a&lt;b&gt;</code>.</p>",
+    );
+  });
+
+  test("relative links lead only to the skill's own files; any other stays text", () => {
+    const links = pageLinkPolicy({ skillId: "s:pdf", dir: "docs/", files: ["docs/reference.md", "logo.png"] });
+    expect(
+      renderMarkdown(
+        "[r](reference.md#columns) [l](../logo.png) [m](missing.md) [o](../../other/SKILL.md) [s](../SKILL.md) [d](.)",
+        links,
+      ),
+    ).toBe(
+      '<p><a href="#/skill/s%3Apdf/file/docs/reference.md">r</a> <a href="#/skill/s%3Apdf/file/logo.png">l</a> m o <a href="#/skill/s%3Apdf">s</a> d</p>',
+    );
+    // A listing that stopped short (no `files`): any path inside the folder, none outside it.
+    const unlisted = pageLinkPolicy({ skillId: "s:pdf", dir: "" });
+    expect(renderMarkdown("[a](deep/x.md) [b](../x.md)", unlisted)).toBe(
+      '<p><a href="#/skill/s%3Apdf/file/deep/x.md">a</a> b</p>',
     );
   });
 
@@ -129,10 +148,10 @@ describe("renderMarkdown: hostile skills render as text", () => {
   });
 
   test("fences, headings and separators read as before", () => {
-    expect(renderMarkdown("## Title ##")).toBe("<h2>Title</h2>");
+    expect(renderMarkdown("## Title ##")).toBe("<h3>Title</h3>");
     expect(renderMarkdown("#NoSpace")).toBe("<p>#NoSpace</p>");
     expect(renderMarkdown("####### seven")).toBe("<p>####### seven</p>");
-    expect(renderMarkdown("# C# #")).toBe("<h1>C#</h1>");
+    expect(renderMarkdown("# C# #")).toBe("<h2>C#</h2>");
     expect(renderMarkdown("~~~ py extra\nx\n~~~")).toBe('<pre><code class="language-py">x</code></pre>');
     expect(renderMarkdown("``` a`b\nx")).toBe("<p>``` a`b\nx</p>");
     expect(renderMarkdown("| a |\n| :-: |\n| 1 |")).toContain('<td class="align-center">1</td>');

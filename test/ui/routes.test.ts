@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, renameSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
 import { overview } from "../../src/ui/hub-view.ts";
 import { CONTENT_SECURITY_POLICY } from "../../src/ui/routes.ts";
-import { cleanupTemp } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { testHub } from "../helpers/hub.ts";
-import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_PAGES, uiWorld } from "./world.ts";
+import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_PAGES, HOSTILE_SVG, HOSTILE_SVG_TEXT, uiWorld } from "./world.ts";
 
 const TOKEN = "a-long-test-token-0123456789";
 let handler: HttpHandler;
@@ -165,8 +169,8 @@ describe("the API", () => {
       `/ui/api/file?id=${encodeURIComponent(`first:${HOSTILE_NAME}`)}&path=${encodeURIComponent(HOSTILE_FILE)}`,
     );
     expect(file.html).toBe("<p>&lt;script&gt;window.__pwned = 8&lt;/script&gt;</p>");
-    // HTML and SVG, which would run on the hub's origin (the page's, with its token), come back as JSON:
-    // HTML as text, SVG described; no route serves a skill's file with its own type.
+    // HTML and SVG, which would run on the hub's origin (the page's, with its token), come back as JSON
+    // text for the page to show as text; no route serves a skill's file with its own type.
     const fileOf = (path: string) =>
       get(`/ui/api/file?id=${encodeURIComponent(`first:${HOSTILE_NAME}`)}&path=${encodeURIComponent(path)}`);
     const html = await fileOf(HOSTILE_PAGES.html);
@@ -176,11 +180,11 @@ describe("the API", () => {
       binary: false,
       text: "<html><script>window.__pwned = 9</script></html>\n",
     });
-    const svg = await fileOf(HOSTILE_PAGES.svg);
+    const svg = await fileOf(HOSTILE_SVG);
     expect(svg.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    const described = (await svg.json()) as Record<string, unknown>;
-    expect(described).toMatchObject({ binary: true, mimeType: "image/svg+xml" });
-    expect(JSON.stringify(described)).not.toContain("__pwned");
+    const shown = (await svg.json()) as Record<string, unknown>;
+    expect(shown).toMatchObject({ binary: false, mimeType: "image/svg+xml", text: HOSTILE_SVG_TEXT });
+    expect(shown.html).toBeUndefined();
     for (const path of [`/ui/${HOSTILE_PAGES.html}`, `/ui/api/${HOSTILE_PAGES.svg}`, `/${HOSTILE_PAGES.svg}`])
       expect((await get(path)).headers.get("content-type"), path).toStartWith("application/json");
   });
@@ -213,7 +217,9 @@ describe("the API", () => {
       ["ui/react", 7],
     ]);
     expect(u.misses[0]).toEqual({ label: "search: kubernetes helm chart", value: 2 });
-    expect(u.svg.loads).toStartWith('<svg xmlns="http://www.w3.org/2000/svg"');
+    expect(u.svg.loads).toStartWith('<svg xmlns="http://www.w3.org/2000/svg" class="chart wide" viewBox="0 0 720 ');
+    // And narrow, for phones: drawn at about their width, labels clipped shorter.
+    expect(u.svg.top).toContain('<svg xmlns="http://www.w3.org/2000/svg" class="chart narrow" viewBox="0 0 360 ');
     expect(u.svg.misses).toContain("&lt;script&gt;");
     expect(u.svg.misses).not.toContain("<script>");
   });
@@ -238,6 +244,37 @@ describe("git sync status", () => {
         lastSync: null,
       });
       expect(JSON.stringify(git)).not.toContain("s3cret");
+    } finally {
+      hub.close();
+    }
+  });
+
+  test("a failed sync: its code, time and message, without the server's folders", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const home = tempDir("skillhub-ui-git-");
+    // The remote lies in SkillHub's home, so that git's message names a folder of the server.
+    const upstream = join(home, "hub", "upstream", "team.git");
+    mkdirSync(dirname(upstream), { recursive: true });
+    renameSync(remote.bare, upstream);
+    const { hub } = testHub({
+      home,
+      env: { SKILLHUB_HOME: join(home, "hub"), SKILLS_REPO: pathToFileURL(upstream).href },
+      hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0 } },
+    });
+    try {
+      void hub.start();
+      await hub.ready;
+      const synced = overview(hub).git.repos[0];
+      const commit = synced?.commit;
+      expect(commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(synced?.lastError).toBeNull();
+      renameSync(upstream, `${upstream}.moved`);
+      await hub.git?.refresh("test");
+      const failed = overview(hub).git.repos[0];
+      expect(failed?.commit).toBe(commit ?? "");
+      expect(failed?.lastError).toMatchObject({ code: "GIT_UNREACHABLE", at: expect.stringMatching(/^\d{4}-/) });
+      expect(failed?.lastError?.message).toStartWith("cannot reach <skillhub home>/upstream/team.git");
+      expect(failed?.lastError?.message).not.toContain(home);
     } finally {
       hub.close();
     }

@@ -22,8 +22,11 @@ export const HOSTILE_BODY = [
   "| <svg onload=window.__pwned=6> | y |",
 ].join("\n");
 
-/** Files of the hostile skill that would run script if served with their own type. */
+/** Files of the hostile skill that would run script if served with their own type, or drawn. */
 export const HOSTILE_PAGES = { html: "page.html", svg: "icon.svg" };
+export const HOSTILE_SVG = HOSTILE_PAGES.svg;
+export const HOSTILE_SVG_TEXT =
+  '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned = 10"><script>window.__pwned = 11</script></svg>\n';
 
 /**
  * Folders for the page's tests: skills with files, a shadowed pair, a broken
@@ -63,12 +66,13 @@ export function uiWorld() {
   write(join(first, HOSTILE_NAME, HOSTILE_FILE), "<script>window.__pwned = 8</script>\n");
   // Files a browser runs when served as they are, on the hub's origin: the page shows them, never serves them.
   write(join(first, HOSTILE_NAME, HOSTILE_PAGES.html), "<html><script>window.__pwned = 9</script></html>\n");
-  write(
-    join(first, HOSTILE_NAME, HOSTILE_PAGES.svg),
-    '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned = 10"><script>window.__pwned = 11</script></svg>\n',
-  );
+  write(join(first, HOSTILE_NAME, HOSTILE_SVG), HOSTILE_SVG_TEXT);
   writeNode(trees, "_root.md", { keywords: ["global", "rules"], description: "Universal project rules" });
-  writeNode(trees, "ui/_index.md", { keywords: ["ui", "frontend"], description: "Frontend rules" });
+  // Keywords enough to fill a phone's line beside the node's name.
+  writeNode(trees, "ui/_index.md", {
+    keywords: ["ui", "frontend", "components", "accessibility", "design-system"],
+    description: "Frontend rules",
+  });
   writeNode(trees, "ui/react.md", {
     keywords: ["react", "components"],
     description: "React component rules",

@@ -33,10 +33,17 @@ function decodeOrKeep(part) {
   }
 }
 
+/**
+ * Draw the current route. `keepFocus`: leave the focus where it is (the search box, a live update);
+ * `redraw`: the same view again with fresh data (dom.js show keeps the reader's place in it); `scrollY`:
+ * where to scroll once drawn (the entry's remembered place, 0 for a new one; none: stay).
+ */
 async function render(options) {
-  const seq = nextRender();
+  const seq = nextRender(options?.redraw);
   const { parts, params } = parseRoute();
   const focus = !options?.keepFocus;
+  // The box shows the query of the search on screen, and no other view's.
+  if (parts[0] !== "search" && document.activeElement !== searchInput) searchInput.value = "";
   try {
     if (parts[0] === "search") {
       currentNav("");
@@ -62,9 +69,31 @@ async function render(options) {
     }
   } catch (error) {
     if (error instanceof HttpError && error.status === 401) return renderTokenForm(seq, error.message);
-    show(seq, h("h1", { tabindex: "-1" }, "Something went wrong"), h("p", { class: "error-box" }, error.message));
+    renderProblem(seq, error, parts);
   }
-  if (focus && isCurrent(seq)) main.querySelector("h1")?.focus();
+  if (!isCurrent(seq)) return;
+  const heading = main.querySelector("h1");
+  document.title = heading ? `${heading.dataset.title || heading.textContent} · SkillHub` : "SkillHub";
+  if (focus) heading?.focus({ preventScroll: true });
+  if (options?.scrollY !== undefined) window.scrollTo(0, options.scrollY);
+}
+
+/** A view that could not be drawn: "Not found" for what is not there (a skill renamed, a file removed), with a way back. */
+function renderProblem(seq, error, parts) {
+  const missing = error instanceof HttpError && error.status === 404;
+  const inSkill = parts[0] === "skill" && parts[2] === "file" && error.code !== "SKILL_NOT_FOUND";
+  show(
+    seq,
+    h(
+      "p",
+      {},
+      inSkill
+        ? h("a", { href: `#/skill/${encodeURIComponent(parts[1])}` }, "← Back to the skill")
+        : h("a", { href: "#/" }, "← All skills"),
+    ),
+    h("h1", { tabindex: "-1" }, missing ? "Not found" : "Something went wrong"),
+    h("p", { class: missing ? "notice" : "error-box" }, error.message),
+  );
 }
 
 function renderTokenForm(seq, message) {
@@ -104,7 +133,7 @@ async function poll() {
     const g = await api("generation");
     const key = `${g.generation}:${g.content}:${g.usage}`;
     if (lastGeneration !== null && key !== lastGeneration) {
-      await render({ keepFocus: true });
+      await render({ keepFocus: true, redraw: true });
       announce("Updated: the skills changed on the server.");
       document.getElementById("foot-updated").textContent = `· updated ${new Date().toLocaleTimeString()}`;
     }
@@ -120,7 +149,7 @@ searchInput.addEventListener("input", () => {
     const q = searchInput.value;
     const target = q.trim() ? `#/search?${new URLSearchParams({ q })}` : "#/";
     if (location.hash.startsWith("#/search")) {
-      history.replaceState(null, "", target);
+      history.replaceState(history.state, "", target);
       render({ keepFocus: true });
     } else {
       location.hash = target;
@@ -137,7 +166,24 @@ document.querySelector(".skip").addEventListener("click", (event) => {
   event.preventDefault();
   main.focus();
 });
-window.addEventListener("hashchange", () => render({ keepFocus: document.activeElement === searchInput }));
+// Back and Forward return to where the reader was in that view: the page scrolls each entry itself, once drawn
+// (the browser would scroll before the view's data came back, and land at the top).
+history.scrollRestoration = "manual";
+/** Scroll position of each history entry of this tab, by the key kept in the entry's state. */
+const scrollOfEntry = new Map();
+let entry = entryKey();
+
+function entryKey() {
+  if (!history.state?.entry) history.replaceState({ ...history.state, entry: `${Date.now()}-${Math.random()}` }, "");
+  return history.state.entry;
+}
+
+window.addEventListener("hashchange", () => {
+  // The view left is still on screen: its place is the one to come back to.
+  scrollOfEntry.set(entry, window.scrollY);
+  entry = entryKey();
+  render({ keepFocus: document.activeElement === searchInput, scrollY: scrollOfEntry.get(entry) ?? 0 });
+});
 render({ keepFocus: true });
 setInterval(poll, POLL_MS);
 poll();

@@ -7,10 +7,16 @@ export const TOKEN_KEY = "skillhub-token";
 const main = document.getElementById("main");
 const live = document.getElementById("live");
 let renderSeq = 0;
+/** Whether the current render draws the same view again (a live update), keeping what the reader had open. */
+let redrawing = false;
 
-/** Start a render; returns its number. A newer render makes older ones stale (see show). */
-export function nextRender() {
+/**
+ * Start a render; returns its number. A newer render makes older ones stale (see show). `redraw`: the same
+ * view drawn again with fresh data, which keeps the focused element and the open <details> (see show).
+ */
+export function nextRender(redraw = false) {
   renderSeq += 1;
+  redrawing = redraw;
   return renderSeq;
 }
 
@@ -27,7 +33,8 @@ export function h(tag, attrs, ...children) {
     else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
     else el.setAttribute(key, value === true ? "" : String(value));
   }
-  for (const child of children.flat()) {
+  // Any depth: a nested list of children is spread, never turned into text (an element's text is its href).
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
     if (child === undefined || child === null || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -71,11 +78,64 @@ export function announce(text) {
   live.textContent = text;
 }
 
-/** Replace the main region's content; a stale render (a newer route started) is dropped. */
+/**
+ * Replace the main region's content; a stale render (a newer route started) is dropped. A redraw keeps
+ * the reader's place: the element that had focus (found again by id, link target or summary text) and
+ * the <details> that were open.
+ */
 export function show(seq, ...nodes) {
   if (!isCurrent(seq)) return false;
-  main.replaceChildren(...nodes.flat(2).filter((n) => n !== null && n !== undefined && n !== false));
+  const kept = redrawing ? readerState() : null;
+  main.replaceChildren(
+    ...nodes.flat(Number.POSITIVE_INFINITY).filter((n) => n !== null && n !== undefined && n !== false),
+  );
+  if (kept) restoreReaderState(kept);
   return true;
+}
+
+/**
+ * Elements of `main` matching `selector`, each with a key that finds it again after a redraw: its id, else
+ * its tag and its link target (a link) or text, with its rank among elements keyed alike. One pass.
+ */
+function keyed(selector) {
+  const seen = new Map();
+  return [...main.querySelectorAll(selector)].map((el) => {
+    const base = el.id ? `#${el.id}` : `${el.tagName}|${el.tagName === "A" ? el.getAttribute("href") : el.textContent}`;
+    const rank = seen.get(base) ?? 0;
+    seen.set(base, rank + 1);
+    return [`${base}|${rank}`, el];
+  });
+}
+
+function readerState() {
+  const active = document.activeElement;
+  const inMain = active && active !== main && main.contains(active);
+  return {
+    focused: inMain
+      ? { tag: active.tagName, key: keyed(active.tagName).find(([, el]) => el === active)?.[0] }
+      : undefined,
+    // What the reader typed in a field of the view (the list's filter) is theirs, not the server's.
+    value: inMain && "value" in active ? active.value : undefined,
+    open: new Map(keyed("details > summary").map(([key, el]) => [key, el.parentElement.open])),
+  };
+}
+
+function restoreReaderState({ focused, value, open }) {
+  if (open.size)
+    for (const [key, el] of keyed("details > summary")) if (open.has(key)) el.parentElement.open = open.get(key);
+  if (focused === undefined) return;
+  // Gone from the new view: the focus stays in the content, on its heading, rather than falling to <body>.
+  const el = keyed(focused.tag).find(([key]) => key === focused.key)?.[1] ?? main.querySelector("h1");
+  if (!el) return;
+  if (value !== undefined && "value" in el) el.value = value;
+  el.focus({ preventScroll: true });
+}
+
+/** A time the server sent (ISO 8601, UTC) in the reader's own zone and format; the exact value on hover. */
+export function when(iso) {
+  const date = new Date(iso ?? "");
+  if (Number.isNaN(date.getTime())) return iso || "never";
+  return h("time", { datetime: iso, title: iso }, date.toLocaleString());
 }
 
 export function skillLink(id, text) {

@@ -1,5 +1,5 @@
 // Views of the whole hub: skill trees, usage charts, status (what `skillhub doctor` explains).
-import { api, dataTable, diagnosticsList, h, keywordBadges, setTrustedHtml, show, skillLink } from "./dom.js";
+import { api, dataTable, diagnosticsList, h, keywordBadges, setTrustedHtml, show, skillLink, when } from "./dom.js";
 
 function treeNode(node) {
   const label = node.id ? skillLink(node.id, node.name) : h("strong", {}, node.name || "(trees)");
@@ -167,7 +167,12 @@ export async function renderStatus(seq) {
   );
   const git = data.git.configured
     ? [
-        h("p", {}, `Branch ${data.git.branch}; sync ${data.git.interval}; last sync ${data.git.lastSync || "never"}`),
+        h(
+          "p",
+          {},
+          `Branch ${data.git.branch}; sync ${data.git.interval}; last successful sync `,
+          when(data.git.lastSync),
+        ),
         data.git.gitFound ? null : h("p", { class: "error-box" }, "The git executable is not on PATH."),
         h(
           "ul",
@@ -182,9 +187,19 @@ export async function renderStatus(seq) {
                 "p",
                 {},
                 r.commit
-                  ? `Copy at ${r.commit.slice(0, 7)}, synced ${r.lastSync}`
+                  ? [`Copy at ${r.commit.slice(0, 7)}, synced `, when(r.lastSync)]
                   : "Not synced yet: no local copy. Run `skillhub sync` and read its message.",
               ),
+              // As `skillhub doctor` says it: the copy above is what is served until a sync succeeds.
+              r.lastError
+                ? h(
+                    "p",
+                    { class: "error-box sync-failed" },
+                    "The last sync failed (",
+                    when(r.lastError.at),
+                    `, ${r.lastError.code}): ${r.lastError.message}`,
+                  )
+                : null,
             ),
           ),
         ),

@@ -11,6 +11,7 @@ import {
   setTrustedHtml,
   show,
   skillLink,
+  when,
 } from "./dom.js";
 
 export async function renderSkills(seq, params) {
@@ -125,7 +126,7 @@ export async function renderSkill(seq, id) {
     h("dt", {}, "File"),
     h("dd", { class: "mono" }, s.file),
     h("dt", {}, "Modified"),
-    h("dd", {}, `${s.modified} · ${s.sizeBytes} bytes · ${s.bodyLines} lines`),
+    h("dd", {}, when(s.modified), ` · ${s.sizeBytes} bytes · ${s.bodyLines} lines`),
     s.category ? [h("dt", {}, "Category"), h("dd", {}, s.category)] : null,
     s.tags.length ? [h("dt", {}, "Tags"), h("dd", {}, s.tags.join(", "))] : null,
   );
@@ -218,6 +219,18 @@ export async function renderFile(seq, id, path) {
       setTrustedHtml(h("article", { class: "markdown", id: "file-body" }), data.html),
       h("details", {}, h("summary", {}, "Source"), h("pre", {}, data.text)),
     ];
-  else body = h("pre", { id: "file-body" }, h("code", {}, data.text));
-  show(seq, back, h("h1", { tabindex: "-1" }, data.path), h("p", { class: "muted" }, info), body);
+  else
+    body = [
+      // Security: an SVG is shown as its source, as text; drawn, its script would run on this page's origin.
+      data.mimeType === "image/svg+xml" ? h("p", { class: "muted" }, "An SVG image, shown as its source.") : null,
+      h("pre", { id: "file-body" }, h("code", {}, data.text)),
+    ];
+  const skillName = id.slice(id.indexOf(":") + 1);
+  show(
+    seq,
+    back,
+    h("h1", { tabindex: "-1", "data-title": `${data.path} · ${skillName}` }, data.path),
+    h("p", { class: "muted" }, info),
+    body,
+  );
 }
