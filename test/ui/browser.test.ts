@@ -8,7 +8,7 @@ import { type HttpBinary, startHttpBinary } from "../helpers/http-binary.ts";
 import { testHub } from "../helpers/hub.ts";
 import { eventually, HANG_MS } from "../helpers/wait.ts";
 import { freshBinary, hasChromium, launchBrowser, SCREENSHOTS } from "./browser.ts";
-import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_PAGES, HOSTILE_SVG, HOSTILE_SVG_TEXT, uiWorld } from "./world.ts";
+import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_PAGES, HOSTILE_SVG, uiWorld } from "./world.ts";
 
 /**
  * The page in a real browser: headless Debian Chromium against the compiled
