@@ -150,7 +150,7 @@ interface PageGlobals {
 /** Runs in the page: the skill list's heading is shown. */
 function listShown(): boolean {
   const doc = (globalThis as unknown as PageGlobals).document;
-  return doc.querySelector("main h1")?.textContent?.startsWith("Skills (") ?? false;
+  return doc.querySelector("main h1")?.textContent?.startsWith("Skills: ") ?? false;
 }
 
 function printTable(header: string[], rows: string[][]): void {

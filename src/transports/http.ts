@@ -162,6 +162,10 @@ export async function serveHttp(hub: Hub, options: HttpServeOptions = {}): Promi
   hub.logger.info(
     `listening on ${running.url} (${mode}; token ${options.token ? "required" : "not required"}; ${isLoopbackHost(host) ? "this machine only" : "reachable from the network"})`,
   );
+  // Its own line: whoever reads the log for the MCP endpoint matches the line above.
+  hub.logger.info(
+    `web page at ${running.url.replace(/\/mcp$/, "/")}${options.token ? " (it asks for the token once)" : ""}`,
+  );
   // Security: a loopback port is open to every account on this machine, not only to the one that started the
   // server; with commands on, any of them would run commands as this user.
   if (options.token === undefined && hub.config.commands.enabled)

@@ -96,6 +96,11 @@ suite("the page in Chromium", () => {
     return { page, errors };
   }
 
+  test("the server's log names the page's address, and whether it asks for the token", async () => {
+    await eventually(() => server.stderr().includes(`web page at ${server.base}/\n`));
+    await eventually(() => guarded.stderr().includes(`web page at ${guarded.base}/ (it asks for the token once)`));
+  });
+
   test("search as you type, open a skill, read one of its files", async () => {
     const { page, errors } = await newPage();
     await page.goto(`${server.base}/`);
