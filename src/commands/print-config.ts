@@ -151,7 +151,7 @@ export const runPrintConfig: CommandRun = async (ctx) => {
     // A team's repository belongs in the project, where its lock pins it for everyone, not in one user's setup.
     if (unwritten.includes("SKILLS_REPO"))
       ctx.err(
-        "# for a team's repository, `skillhub add URL` records it in this project's skillhub.yaml, which the project's lock pins and teammates share (`skillhub add --global URL`: in yours alone).\n",
+        "# for a team's repository, run `skillhub add URL` in the project: it records it in the project's skillhub.yaml, which the project's lock pins and teammates share (`skillhub add --global URL`: in yours alone).\n",
       );
   }
   if (!url && launch.command === "npx")

@@ -9,8 +9,8 @@ export const fraction = () => z.number().min(0).max(1);
 export const stringList = () => z.array(z.string());
 /**
  * Output kept per stream of a script or command: held in memory, and no answer carries more than a few
- * hundred KB (SKILLHUB_RESULT_BUDGET). Security: a repository's config.yaml may set it, and 300 MB of
- * output took the server to 6 GB.
+ * hundred KB (SKILLHUB_RESULT_BUDGET). Security: a repository's config.yaml may set it, and the server
+ * holds several times the output it keeps while it builds the answer.
  */
 export const MAX_OUTPUT_LIMIT = 16 * 1024 * 1024;
 export const outputBytes = () => positiveInt().max(MAX_OUTPUT_LIMIT);

@@ -146,7 +146,7 @@ export const runScriptTool = defineTool({
     const values = withDefaults(decl, args);
     // Security: exec refuses a longer one (E2BIG), which would read as a runner that cannot start.
     const size = argsTooLarge(
-      Object.entries(values).map(([name, value]) => [`'${name}'`, `${argVariable(name)}=${value}`]),
+      Object.entries(values).map(([name, value]) => [`'${name}'`, value, Buffer.byteLength(`${argVariable(name)}=`)]),
       "script",
       {
         one: "Give a shorter value (a file's path instead of its text, if the script takes one).",

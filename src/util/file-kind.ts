@@ -90,11 +90,12 @@ const VIEWABLE_IMAGES: Readonly<Record<string, (bytes: Uint8Array) => boolean>> 
 
 /**
  * Whether a file can go to a client as an image a model views (PNG, JPEG, GIF, WebP): its extension names
- * the type (mimeTypeFor) and its bytes begin as that type does. A file misnamed either way (a PNG called
- * .txt, text called .png) is not one: a model's API refuses an image whose bytes are not what it says.
+ * the type (mimeTypeFor), its bytes begin as that type does, and it is at most MAX_VIEWABLE_IMAGE_BYTES. A
+ * file misnamed either way (a PNG called .txt, text called .png) is not one: a model's API refuses an image
+ * whose bytes are not what it says, or that is too large.
  */
 export function isViewableImage(file: string, bytes: Uint8Array): boolean {
-  return VIEWABLE_IMAGES[mimeTypeFor(file)]?.(bytes) ?? false;
+  return bytes.length <= MAX_VIEWABLE_IMAGE_BYTES && (VIEWABLE_IMAGES[mimeTypeFor(file)]?.(bytes) ?? false);
 }
 
 /**

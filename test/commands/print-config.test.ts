@@ -124,7 +124,7 @@ describe("print-config and the settings of this shell's environment", () => {
       '# SKILLS_REPO, SKILLHUB_FROZEN are set here but not in the snippet, and the client starts SkillHub with its own environment: add them to the server\'s "env" in the file, or set them in ~/.skillhub/config.yaml',
     );
     expect(printed.err).toContain(
-      "# for a team's repository, `skillhub add URL` records it in this project's skillhub.yaml, which the project's lock pins",
+      "# for a team's repository, run `skillhub add URL` in the project: it records it in the project's skillhub.yaml, which the project's lock pins",
     );
     const frozenOnly = await runCli(["print-config", "cursor"], { SKILLHUB_FROZEN: "1" });
     expect(frozenOnly.err).toContain("SKILLHUB_FROZEN is set here but not in the snippet");

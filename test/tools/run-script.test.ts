@@ -121,11 +121,11 @@ describe("run_script: the validation cascade, in its order", () => {
   });
   test("a value longer than exec takes is refused as an argument, not reported as a runner that cannot start", async () => {
     const { run, events } = await open();
-    // SKILL_ARG_NAME= and 131,057 bytes: 131,072 with the NUL exec counts.
+    // SKILL_ARG_NAME= and 131,057 bytes: 131,072 with the NUL exec counts; the message gives the value's own sizes.
     expect(error(await run("scripts/args.sh", { name: "x".repeat(131_057) }))).toMatchObject({
       code: "INVALID_ARGUMENT",
       message:
-        "Argument 'name' is 131072 bytes; a script takes at most 131071 bytes in one argument. Give a shorter value (a file's path instead of its text, if the script takes one).",
+        "Argument 'name' is 131057 bytes; a script takes at most 131056 bytes in it. Give a shorter value (a file's path instead of its text, if the script takes one).",
     });
     expect(events).toEqual([]);
     const ran = await run("scripts/args.sh", { name: "x".repeat(131_056) });

@@ -146,9 +146,7 @@ describe("run_skill_command when enabled", () => {
     // Linux's exec counts an argument's terminating NUL: 131,072 bytes fail there, so they are refused here.
     const long = error(await cmd("grep", [`-${"a".repeat(128 * 1024 - 1)}`, "notes.txt"]));
     expect(long.code).toBe("INVALID_ARGUMENT");
-    expect(long.message).toStartWith(
-      "Argument 1 is 131072 bytes; a command takes at most 131071 bytes in one argument.",
-    );
+    expect(long.message).toStartWith("Argument 1 is 131072 bytes; a command takes at most 131071 bytes in it.");
     // The longest argument taken does start the command (cat then finds no file of that name).
     expect((await cmd("cat", ["a".repeat(128 * 1024 - 1)])).structuredContent).toMatchObject({ exit_code: 1 });
     const many = error(

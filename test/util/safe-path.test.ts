@@ -1,7 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { binaryMimeType, hasNulByte, isBinaryFile, isViewableImage, mimeTypeFor } from "../../src/util/file-kind.ts";
+import {
+  binaryMimeType,
+  hasNulByte,
+  isBinaryFile,
+  isViewableImage,
+  MAX_VIEWABLE_IMAGE_BYTES,
+  mimeTypeFor,
+} from "../../src/util/file-kind.ts";
 import { checkRelativePath, isInside, resolveInside } from "../../src/util/safe-path.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { GIF, JPEG, png } from "../helpers/images.ts";
@@ -111,6 +118,11 @@ describe("binary detection and MIME types", () => {
     expect(isViewableImage("logo.jpg", png())).toBe(false);
     expect(isViewableImage("logo.png", Buffer.from("version https://git-lfs.github.com/spec/v1\n"))).toBe(false);
     expect(isViewableImage("hero.webp", Buffer.from("RIFF\0\0\0\0WAVEfmt "))).toBe(false);
+    // Over what a model's API takes for one image (5 MiB of base64), whatever the tool's own limit.
+    const huge = Buffer.alloc(MAX_VIEWABLE_IMAGE_BYTES + 1);
+    png().copy(huge);
+    expect(isViewableImage("huge.png", huge)).toBe(false);
+    expect(isViewableImage("huge.png", huge.subarray(0, MAX_VIEWABLE_IMAGE_BYTES))).toBe(true);
     // SVG is text; PDF is not an image.
     expect(isViewableImage("diagram.svg", Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBe(false);
     expect(isViewableImage("guide.pdf", Buffer.from("%PDF-1.4\n"))).toBe(false);
