@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
+import { initialize } from "../helpers/http.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -132,12 +133,7 @@ describe("run_script through the compiled binary", () => {
       stderr: "ignore",
     });
     const send = (msg: object) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
-    send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    });
+    send(initialize("2025-06-18"));
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({
       jsonrpc: "2.0",

@@ -6,6 +6,7 @@ import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { initialize } from "../helpers/http.ts";
 
 afterAll(cleanupTemp);
 const bin = binary();
@@ -138,12 +139,7 @@ describe("the compiled binary over stdio", () => {
     const w = world();
     const proc = Bun.spawn([bin], { cwd: w.project, env: w.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     const send = (msg: object) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
-    send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    });
+    send(initialize("2025-06-18"));
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     proc.stdin.write("this is not json\n");
