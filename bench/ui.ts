@@ -79,7 +79,8 @@ async function main(): Promise<void> {
       ["skills, page 1 of 200", "/ui/api/skills?page=1&per=50"],
       ["skills, page 150, filtered", "/ui/api/skills?page=150&per=50&q=skill"],
       ["search", "/ui/api/search?q=extract+tables+from+a+pdf&limit=20"],
-      ["skill page", `/ui/api/skill?id=${encodeURIComponent(`dir1:${middle}`)}`],
+      // An explicit folder is labelled by its own name (skills:NAME).
+      ["skill page", `/ui/api/skill?id=${encodeURIComponent(`skills:${middle}`)}`],
       ["diagnostics", "/ui/api/diagnostics?page=1"],
       ["usage (charts)", "/ui/api/usage?days=30"],
       ["generation (poll)", "/ui/api/generation"],
