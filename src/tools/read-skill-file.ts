@@ -158,19 +158,16 @@ export const readSkillFileTool = defineTool({
         { skill: skill.name, file_path, size_bytes: served.size, max_bytes: max },
       );
     const part = filePart(served.bytes, offset, served.size, binary, resultBudget(ctx));
-    const base64 = binary ? Buffer.from(part.bytes).toString("base64") : "";
-    const mimeType = binaryMimeType(served.real);
-    const data = {
+    return structuredResult({
       ...(binary
-        ? { content: base64, encoding: "base64" as const }
+        ? { content: Buffer.from(part.bytes).toString("base64"), encoding: "base64" as const }
         : { content: part.text, encoding: "utf-8" as const }),
       truncated: part.next !== undefined,
       size_bytes: served.size,
-      ...(binary ? { mime_type: mimeType } : {}),
+      ...(binary ? { mime_type: binaryMimeType(served.real) } : {}),
       ...(part.start > 0 || part.next !== undefined ? { offset: part.start } : {}),
       ...(part.next !== undefined ? { next_offset: part.next } : {}),
-    };
-    return structuredResult(data);
+    });
   },
 });
 
