@@ -131,6 +131,23 @@ describe("skillhub CLI", () => {
     expect(await shown("skill, load_skill")).toBe("\n  tools: skill, load_skill\n");
   });
 
+  test("doctor with --transport http says what serve would do, and fails where serve would not start", async () => {
+    const open = await cli(["doctor", "--transport", "http", "--host", "0.0.0.0"]);
+    expect(open.code).toBe(1);
+    expect(open.out).toContain(
+      "  http: 0.0.0.0:8000; would not start: refusing to serve HTTP on 0.0.0.0 without a token:",
+    );
+    const json = JSON.parse((await cli(["doctor", "--json", "--transport", "http", "--host", "0.0.0.0"])).out);
+    expect(json.http).toMatchObject({ host: "0.0.0.0", token_required: false });
+    expect(json.http.refused).toContain("without a token");
+    const guarded = await cli(["doctor", "--transport", "http", "--host", "0.0.0.0"], { SKILLHUB_HTTP_TOKEN: "abc" });
+    expect(guarded.out).toContain("  http: 0.0.0.0:8000; clients send the token (SKILLHUB_HTTP_TOKEN)\n");
+    expect((await cli(["doctor", "--transport", "http"])).out).toContain(
+      "  http: 127.0.0.1:8000; no token asked (this machine only)\n",
+    );
+    expect((await cli(["doctor"])).out).not.toContain("  http: ");
+  });
+
   test("list shows skills, sources and problems; --json is machine-readable", async () => {
     const dir = skills();
     const text = await cli(["list", "--skills-dir", dir]);

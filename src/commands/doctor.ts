@@ -2,6 +2,7 @@ import { describeFilter } from "../catalog/filters.ts";
 import { describeWatches, probeWatches } from "../refresh/folder-watchers.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { publicationReport } from "../server/skills-extension/report.ts";
+import { refuseToBind } from "../transports/http-security.ts";
 import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
@@ -23,6 +24,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   const configWarnings = [...ctx.configWarnings, ...namedFolderWarnings(c.sources)];
   // Frozen: which locks, and the skills they keep from being served, counted as not served.
   const frozen = await frozenReport(hub, (items, what) => shortened(items, ctx.args.options.all, what));
+  const http = c.server.transport === "http" ? httpReport(c.server) : undefined;
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({
@@ -41,9 +43,13 @@ export const runDoctor: CommandRun = async (ctx) => {
       watches: watches ?? null,
       ...teamJson(hub),
       ...(frozen ? { frozen: frozen.json } : {}),
+      ...(http ? { http: http.json } : {}),
     });
     ctx.out(`${JSON.stringify(report, null, 2)}\n`);
-    return catalog.diagnostics.some((d) => d.severity === "error") || unservedRepos(hub).length > 0 || frozen?.failed
+    return catalog.diagnostics.some((d) => d.severity === "error") ||
+      unservedRepos(hub).length > 0 ||
+      frozen?.failed ||
+      http?.json.refused
       ? 1
       : 0;
   }
@@ -115,12 +121,29 @@ export const runDoctor: CommandRun = async (ctx) => {
     `  rescan: ${c.sources.rescan_seconds > 0 ? `a stat check every ${c.sources.rescan_seconds} s of ${watches ? "what no watch covers" : "every folder and skill file"}` : "off"}; watcher: ${watches ? describeWatches(watches, c.sources.rescan_seconds) : "off"}`,
   );
   lines.push(`  search: ${searchMode(c)}; embeddings: ${describeEmbedding(embeddingSettings(c.embedding))}`);
+  if (http) lines.push(`  http: ${http.line}`);
   lines.push(`  home: ${c.home}`);
   lines.push(`  log level: ${c.log_level}`);
   ctx.out(`${lines.join("\n")}\n`);
   // As --help says: 1 when the command found a problem (a skill that cannot be served, a repository's copy not served).
-  return errors > 0 || unserved.length > 0 || frozen?.failed ? 1 : 0;
+  return errors > 0 || unserved.length > 0 || frozen?.failed || http?.json.refused ? 1 : 0;
 };
+
+/** What `serve --transport http` would do with these settings: where it listens, whether clients need the token, or why it would not start. */
+function httpReport(server: { host: string; port: number; token?: string; stateless: boolean }): {
+  line: string;
+  json: { host: string; port: number; token_required: boolean; stateless: boolean; refused: string | null };
+} {
+  const refused = refuseToBind(server.host, server.token) ?? null;
+  const tokenRequired = server.token !== undefined && server.token.length > 0;
+  const where = `${server.host}:${server.port}${server.stateless ? ", stateless" : ""}`;
+  return {
+    line: refused
+      ? `${where}; would not start: ${refused}`
+      : `${where}; ${tokenRequired ? "clients send the token (SKILLHUB_HTTP_TOKEN)" : "no token asked (this machine only)"}`,
+    json: { host: server.host, port: server.port, token_required: tokenRequired, stateless: server.stateless, refused },
+  };
+}
 
 const SHOWN = 10;
 

@@ -158,6 +158,11 @@ export const runPrintConfig: CommandRun = async (ctx) => {
     ctx.err(
       "# npx fetches SkillHub again whenever npm empties its cache, and a binary on disk starts faster: for everyday use, install SkillHub (docs/install.md) and run print-config from it.\n",
     );
+  // A proxy in front may serve /mcp under another prefix, so only a path not ending in /mcp is questioned.
+  if (url && !/\/mcp\/?$/.test(new URL(url).pathname))
+    ctx.err(
+      `# SkillHub serves MCP at /mcp, and ${JSON.stringify(new URL(url).pathname)} is not it: if the URL is the server's own, use ${new URL("/mcp", url)} instead.\n`,
+    );
   const remote = url !== undefined && !isLoopbackHost(new URL(url).hostname);
   // Off loopback, the server refuses any client without its token (401): say so while there is time.
   if (remote && !token)

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import {
   createMcpHandler,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   isInitializeRequest,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
@@ -35,6 +35,7 @@ import { ListenStreams } from "./listen-streams.ts";
 import type { Place } from "./peer-places.ts";
 import { publishChanges } from "./publish-changes.ts";
 import { refuseRequest } from "./request-limits.ts";
+import { SessionIds } from "./session-ids.ts";
 import { eventStream } from "./stream-end.ts";
 
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
@@ -57,6 +58,18 @@ const OAUTH_PATH =
  * lock others out.
  */
 const EVICT_QUIET_MS = 60_000;
+
+/** Whether a POST body (one message or a batch) holds an initialize request. */
+function opensSession(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some((m) => isInitializeRequest(m));
+}
+
+/** The client's name an initialize in `body` gives ("" when none does). */
+function clientNameOf(body: unknown): string {
+  const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m));
+  const name = (init as { params?: { clientInfo?: { name?: unknown } } } | undefined)?.params?.clientInfo?.name;
+  return typeof name === "string" ? name : "";
+}
 
 /** The id of a subscriptions/listen request, or undefined for any other message. */
 function listenRequestId(message: unknown): string | number | undefined {
@@ -84,6 +97,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     maxPerPeer: options.maxSessionsPerPeer,
     now: options.now,
   });
+  const ids = new SessionIds(options.token);
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const version = options.version ?? VERSION;
   const log = hub.logger;
@@ -126,10 +140,18 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       );
     }
     const path = pathOf(request);
+    // A client configured with the server's address but not its endpoint posts to the page.
+    if (path === "/" && request.method === "POST")
+      return rpcError(
+        405,
+        RPC.SERVER_ERROR,
+        `Method not allowed: POST /. SkillHub serves MCP at /mcp: set the client's URL to ${new URL("/mcp", request.url)}.`,
+        { Allow: "GET, HEAD" },
+      );
     if (isUiPath(path))
       return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
     if (path === "/healthz") return health(request);
-    if (path !== "/mcp")
+    if (path !== "/mcp" && path !== "/mcp/")
       return rpcError(
         404,
         RPC.SERVER_ERROR,
@@ -152,7 +174,9 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         RPC.SERVER_ERROR,
         authorization === null
           ? 'Unauthorized: no token was sent. Send the server\'s token (SKILLHUB_HTTP_TOKEN) as "Authorization: Bearer <token>".'
-          : 'Unauthorized: the token sent is not this server\'s. Send its token (SKILLHUB_HTTP_TOKEN) as "Authorization: Bearer <token>".',
+          : /^Bearer[ \t]/i.test(authorization)
+            ? 'Unauthorized: the token sent is not this server\'s. Send its token (SKILLHUB_HTTP_TOKEN) as "Authorization: Bearer <token>".'
+            : 'Unauthorized: the Authorization header must read "Bearer <token>", the word Bearer then the server\'s token (SKILLHUB_HTTP_TOKEN).',
         {
           "WWW-Authenticate": 'Bearer realm="skillhub"',
         },
@@ -170,10 +194,12 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       return post(request, body, peer);
     }
     if (options.stateless) return stateless(request);
-    const session = findSession(request);
+    const session = await findSession(request, peer);
     if (session instanceof Response) return session;
     if (request.method === "GET") hooks.longLived?.();
-    return forward(session, request);
+    const response = await forward(session, request);
+    if (request.method === "DELETE" && response.ok) ids.end(session.id);
+    return response;
   }
 
   /** A 2026-07-28 request; a subscriptions/listen stream holds a place (listen-streams.ts) while it is open. */
@@ -209,8 +235,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     return json(200, { status: ready ? "ok" : "starting", version, skills: hub.catalog.skills.length });
   }
 
-  /** The session a request names: 400 without an id, 404 for an unknown or expired one. */
-  function findSession(request: Request): Session | Response {
+  /**
+   * The session a request names: 400 without an id; one this server issued that is no longer open (a
+   * restart, or idle past the limit) is opened again (session-ids.ts); 404 for any other.
+   */
+  async function findSession(request: Request, peer: string, parsedBody?: unknown): Promise<Session | Response> {
     const id = request.headers.get("mcp-session-id");
     if (!id)
       return rpcError(
@@ -218,13 +247,14 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         RPC.SERVER_ERROR,
         "Bad Request: Mcp-Session-Id header is required. Send initialize first to open a session.",
       );
-    return (
-      sessions.lookup(id) ??
-      rpcError(
-        404,
-        RPC.SESSION_NOT_FOUND,
-        "Session not found: it expired or was closed. Start a new session with initialize.",
-      )
+    const open = sessions.lookup(id);
+    if (open) return open;
+    const resumable = request.method !== "DELETE" && !opensSession(parsedBody) ? ids.resumable(id) : undefined;
+    if (resumable) return resume(id, resumable.clientName, request, peer);
+    return rpcError(
+      404,
+      RPC.SESSION_NOT_FOUND,
+      "Session not found: it expired or was closed. Start a new session with initialize.",
     );
   }
 
@@ -253,11 +283,10 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
 
   async function post(request: Request, body: ReadBody, peer: string): Promise<Response> {
     const parsedBody = body.value;
-    const named = request.headers.has("mcp-session-id") ? findSession(request) : undefined;
+    const named = request.headers.has("mcp-session-id") ? await findSession(request, peer, parsedBody) : undefined;
     if (named instanceof Response) return named;
     if (named) return forward(named, request, parsedBody);
-    const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
-    if (!messages.some((m) => isInitializeRequest(m))) {
+    if (!opensSession(parsedBody)) {
       return rpcError(
         400,
         RPC.SERVER_ERROR,
@@ -271,15 +300,30 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         RPC.SERVER_ERROR,
         `Payload Too Large: a request that opens a session (initialize) must not exceed ${MAX_INITIALIZE_BYTES} bytes.`,
       );
+    const place = await takePlace(peer);
+    if (place instanceof Response) return place;
+    const response = await start(
+      place,
+      () => ids.issue(clientNameOf(parsedBody)),
+      (transport) => transport.handleRequest(request, { parsedBody }),
+    );
+    return response instanceof Response ? response : tracked(response.session, response.answer, request);
+  }
+
+  /** A place in the session table for a session `peer` opens, or the answer refusing one. */
+  async function takePlace(peer: string): Promise<Place | Response> {
     let place = sessions.reserve(peer);
     if (place === "full") {
       await sweep();
       if (sessions.full) {
         const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
-        if (evicted)
+        if (evicted) {
+          // Its client is told the session is gone, and opens a new one: resuming it would take a place again.
+          ids.end(evicted.id);
           log.info(
             `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)}, quiet the longest, for a new one`,
           );
+        }
       }
       place = sessions.reserve(peer);
     }
@@ -297,18 +341,64 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         `Service Unavailable: ${sessions.maxSessions} sessions are open. Retry later.`,
         { "Retry-After": "60" },
       );
-    return open(request, parsedBody, place);
+    return place;
   }
 
   /**
-   * A new session in `place`: its own SDK server and transport; kept only if initialize succeeds, else
-   * `place` is given back.
+   * The session `id` names, opened again for a request that uses it: the server answers an initialize
+   * the client sent before (its protocol version from the request's header, its name from the id, no
+   * capabilities) and goes on as if the session had never closed.
    */
-  async function open(request: Request, parsedBody: unknown, place: Place): Promise<Response> {
+  async function resume(id: string, clientName: string, request: Request, peer: string): Promise<Session | Response> {
+    const place = await takePlace(peer);
+    if (place instanceof Response) return place;
+    const version = request.headers.get("mcp-protocol-version") ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+    const headers = { accept: "application/json, text/event-stream", "content-type": "application/json" };
+    const opened = await start(
+      place,
+      () => id,
+      async (transport) => {
+        const initialize = {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: clientName, version: "" } },
+        };
+        const answer = await transport.handleRequest(new Request(request.url, { method: "POST", headers }), {
+          parsedBody: initialize,
+        });
+        await answer.text();
+        const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+        const more = { ...headers, "mcp-session-id": id, "mcp-protocol-version": version };
+        return transport.handleRequest(new Request(request.url, { method: "POST", headers: more }), {
+          parsedBody: initialized,
+        });
+      },
+    );
+    if (opened instanceof Response)
+      return rpcError(
+        404,
+        RPC.SESSION_NOT_FOUND,
+        "Session not found: it expired or was closed. Start a new session with initialize.",
+      );
+    log.info(`http: session ${id.slice(0, 8)} resumed (${sessions.size} open)`);
+    return opened.session;
+  }
+
+  /**
+   * A new session in `place` with the id `newId` gives: its own SDK server and transport, to which
+   * `initialize` hands the request that opens it. Kept only if that opens the session, else `place` is
+   * given back and the answer returned.
+   */
+  async function start(
+    place: Place,
+    newId: () => string,
+    initialize: (transport: AnsweringTransport) => Promise<Response>,
+  ): Promise<{ session: Session; answer: Response } | Response> {
     const server = newServer();
     let session: Session | undefined;
     const transport: AnsweringTransport = new AnsweringTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: newId,
       onsessioninitialized: (id) => {
         session = sessions.add(id, server, transport, place);
         log.debug(`http: session ${id.slice(0, 8)} opened (${sessions.size} open)`);
@@ -322,10 +412,10 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       log.debug(`http: session ${session.id.slice(0, 8)} closed (${sessions.size} open)`);
     };
     transport.onerror = (error) => log.debug(`http: ${errorMessage(error)}`);
-    let response: Response;
+    let answer: Response;
     try {
       await server.connect(transport);
-      response = await transport.handleRequest(request, { parsedBody });
+      answer = await initialize(transport);
     } finally {
       // The session, if initialize opened one, holds the place now; without one (a throw, or e.g. 406 for a
       // wrong Accept header) the place is free again.
@@ -333,9 +423,9 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     }
     if (!session) {
       await server.close().catch(() => undefined);
-      return response;
+      return answer;
     }
-    return tracked(session, response, request);
+    return { session, answer };
   }
 
   async function forward(session: Session, request: Request, parsedBody?: unknown): Promise<Response> {

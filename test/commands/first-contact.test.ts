@@ -94,6 +94,16 @@ describe("print-config CLIENT > file writes a valid file", () => {
       expect((await cli(["print-config", "cursor", "--http", url], token)).err).not.toContain("clear text");
   });
 
+  test("--http with a URL whose path is not /mcp is questioned, naming the endpoint; a proxy's prefix before /mcp is not", async () => {
+    const err = async (url: string) => (await cli(["print-config", "cursor", "--http", url])).err;
+    for (const url of ["http://127.0.0.1:8000", "http://127.0.0.1:8000/", "http://127.0.0.1:8000/sse"])
+      expect(await err(url), url).toContain(
+        "is not it: if the URL is the server's own, use http://127.0.0.1:8000/mcp instead.",
+      );
+    for (const url of ["http://127.0.0.1:8000/mcp", "http://127.0.0.1:8000/mcp/", "https://example.com/skills/mcp"])
+      expect(await err(url), url).not.toContain("SkillHub serves MCP at /mcp");
+  });
+
   test("the note for a client that reads the token from its environment says how to set it on this system", () => {
     expect(tokenNote("env", "Codex", "linux")).toContain(
       "`export SKILLHUB_HTTP_TOKEN=<the server's token>` in ~/.zshrc",

@@ -86,7 +86,7 @@ describe("Streamable HTTP on a real socket with the SDK client", () => {
   test("initialize, then every listed tool answers its sample arguments", async () => {
     const { server } = serve();
     const { client, transport } = await connect(server.url);
-    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}\.[\w-]*\.[\w-]{43}$/);
     expect(client.getServerVersion()?.name).toBe("skillhub");
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
@@ -125,7 +125,7 @@ describe("Streamable HTTP on a real socket with the SDK client", () => {
     expect(after.tools.find((t) => t.name === "skill")?.description).toContain("brand-new");
   });
 
-  test("idle sessions expire (404); a client holding its GET stream stays", async () => {
+  test("an idle session is closed and opened again by its next request; a client holding its GET stream stays", async () => {
     const { server, advance } = serve({ sessionIdleMinutes: 1 });
     const { client, transport } = await connect(server.url);
     await client.listTools();
@@ -133,14 +133,16 @@ describe("Streamable HTTP on a real socket with the SDK client", () => {
     const raw = await rawSession(server.url);
     expect(await listWith(server.url, raw)).toBe(200);
     advance(61_000);
-    expect(await listWith(server.url, raw)).toBe(404);
+    expect(await server.handler.sweep()).toEqual([raw]);
+    expect(await listWith(server.url, raw)).toBe(200);
+    expect(server.handler.sessions.size).toBe(2);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     // Once the client hangs up, its session expires too.
     const id = transport.sessionId as string;
     await transport.close();
     await eventually(() => [...serverSessions(server)].every((s) => s.openStreams === 0));
     advance(61_000);
-    expect(await listWith(server.url, id)).toBe(404);
+    expect((await server.handler.sweep()).sort()).toEqual([id, raw].sort());
     expect(server.handler.sessions.size).toBe(0);
   });
 
@@ -160,7 +162,6 @@ describe("Streamable HTTP on a real socket with the SDK client", () => {
     // The periodic sweep frees it: no request has to come for the session to be closed.
     expect(await server.handler.sweep()).toEqual([id]);
     expect(server.handler.sessions.size).toBe(0);
-    expect(await listWith(server.url, id)).toBe(404);
   });
 
   test("DELETE ends the session: the SDK's terminateSession, then 404", async () => {

@@ -54,6 +54,16 @@ describe("routing", () => {
     const put = await w.handler.handle(mcpRequest("PUT", "/mcp", { body: {} }));
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toBe("GET, POST, DELETE");
+    // A client given the server's address without /mcp posts to the page: it is told the endpoint.
+    const page = await w.handler.handle(mcpRequest("POST", "/", { body: initialize() }));
+    expect(page.status).toBe(405);
+    expect((await errorOf(page)).message).toBe(
+      "Method not allowed: POST /. SkillHub serves MCP at /mcp: set the client's URL to http://127.0.0.1:8000/mcp.",
+    );
+    // With a trailing slash, the endpoint is the same.
+    const slash = await w.handler.handle(mcpRequest("POST", "/mcp/", { body: initialize() }));
+    expect(slash.status).toBe(200);
+    expect(slash.headers.get("mcp-session-id")).toBeTruthy();
     const postHealth = await w.handler.handle(mcpRequest("POST", "/healthz", { body: {} }));
     expect(postHealth.status).toBe(405);
     expect(postHealth.headers.get("allow")).toBe("GET, HEAD");
@@ -176,6 +186,16 @@ describe("security", () => {
       mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: `Basic ${btoa(`u:${token}`)}` } }),
     );
     expect(basic.status).toBe(401);
+    for (const authorization of [`Basic ${btoa(`u:${token}`)}`, token])
+      expect(
+        (
+          await errorOf(
+            await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization } })),
+          )
+        ).message,
+      ).toBe(
+        'Unauthorized: the Authorization header must read "Bearer <token>", the word Bearer then the server\'s token (SKILLHUB_HTTP_TOKEN).',
+      );
     // Only from one Authorization header: not from a query string (which logs and histories keep), nor a second header.
     for (const path of [
       `/mcp?token=${token}`,
@@ -292,7 +312,7 @@ describe("sessions", () => {
   test("initialize issues an Mcp-Session-Id; requests without one are 400, unknown ones 404", async () => {
     const w = world();
     const { id, init } = await w.open();
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(id).toMatch(/^[0-9a-f-]{36}\.[\w-]*\.[\w-]{43}$/);
     expect(init.result.serverInfo.name).toBe("skillhub");
     const missing = await w.handler.handle(mcpRequest("POST", "/mcp", { body: listTools() }));
     expect(missing.status).toBe(400);
@@ -365,7 +385,7 @@ describe("sessions", () => {
     expect((await w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }))).status).toBe(404);
   });
 
-  test("an idle session expires; one holding its GET stream does not", async () => {
+  test("an idle session is closed, and opened again by its client's next request; one holding its GET stream stays open", async () => {
     const w = world({ sessionIdleMs: 60_000 });
     const idle = await w.open();
     const listening = await w.open();
@@ -377,19 +397,77 @@ describe("sessions", () => {
     expect(await w.handler.sweep()).toEqual([]);
     w.advance(2_000);
     expect(await w.handler.sweep()).toEqual([idle.id]);
-    expect((await w.handler.handle(mcpRequest("POST", "/mcp", { session: idle.id, body: listTools() }))).status).toBe(
-      404,
-    );
+    expect(w.handler.sessions.list().map((s) => s.id)).toEqual([listening.id]);
+    const back = await w.handler.handle(mcpRequest("POST", "/mcp", { session: idle.id, body: listTools() }));
+    expect(back.status).toBe(200);
+    expect((await messages(back))[0]?.result.tools.length).toBeGreaterThan(0);
+    expect(w.handler.sessions.size).toBe(2);
     const stillThere = await w.handler.handle(mcpRequest("POST", "/mcp", { session: listening.id, body: listTools() }));
     expect(stillThere.status).toBe(200);
     await stillThere.text();
     // The client hangs up: the idle clock starts from then.
     await stream.body?.cancel();
     w.advance(61_000);
-    expect(
-      (await w.handler.handle(mcpRequest("POST", "/mcp", { session: listening.id, body: listTools() }))).status,
-    ).toBe(404);
+    expect((await w.handler.sweep()).sort()).toEqual([idle.id, listening.id].sort());
     expect(w.handler.sessions.size).toBe(0);
+  });
+
+  test("a restarted server opens again a session its predecessor issued, under the same token, with the client's name", async () => {
+    const token = "s3cret-token";
+    const auth = { authorization: `Bearer ${token}` };
+    const before = world({ token });
+    const init = await before.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers: auth }));
+    const id = init.headers.get("mcp-session-id") as string;
+    await init.text();
+    await before.close();
+    const after = world({ token });
+    const version = { ...auth, "mcp-protocol-version": "2025-06-18" };
+    const list = await after.handler.handle(
+      mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: version }),
+    );
+    expect(list.status).toBe(200);
+    expect((await messages(list))[0]?.result.tools.map((t: { name: string }) => t.name)).toContain("skill");
+    const [resumed] = after.handler.sessions.list();
+    expect(resumed?.id).toBe(id);
+    expect(resumed?.server.server.getClientVersion()?.name).toBe("handler-test");
+    expect(after.logger.lines.some((l) => l.includes(`session ${id.slice(0, 8)} resumed`))).toBe(true);
+    // The GET stream a client opens again after the restart is the resumed session's.
+    const stream = await after.handler.handle(
+      mcpRequest("GET", "/mcp", { session: id, headers: { ...version, accept: "text/event-stream" } }),
+    );
+    expect(stream.headers.get("content-type")).toBe("text/event-stream");
+    await stream.body?.cancel();
+    expect(after.handler.sessions.size).toBe(1);
+  });
+
+  test("an id this server did not issue, or issued under another token, or altered, is 404", async () => {
+    const issuer = world({ token: "one-token" });
+    const init = await issuer.handler.handle(
+      mcpRequest("POST", "/mcp", { body: initialize(), headers: { authorization: "Bearer one-token" } }),
+    );
+    const id = init.headers.get("mcp-session-id") as string;
+    await init.text();
+    const other = world({ token: "another-token" });
+    const auth = { authorization: "Bearer another-token" };
+    const altered = `${id.slice(0, -1)}${id.endsWith("A") ? "B" : "A"}`;
+    const renamed = id.replace(/\.[\w-]*\./, `.${Buffer.from("someone-else").toString("base64url")}.`);
+    for (const session of [id, altered, renamed, "00000000-0000-0000-0000-000000000000", "a.b.c"]) {
+      const answer = await other.handler.handle(
+        mcpRequest("POST", "/mcp", { session, body: listTools(), headers: auth }),
+      );
+      expect(answer.status, session).toBe(404);
+      expect((await errorOf(answer)).code).toBe(-32001);
+    }
+    expect(other.handler.sessions.size).toBe(0);
+    // An initialize sent with an old id opens nothing either: the server picks every id.
+    const reopened = await issuer.handler.handle(
+      mcpRequest("POST", "/mcp", {
+        session: altered,
+        body: initialize(),
+        headers: { authorization: "Bearer one-token" },
+      }),
+    );
+    expect(reopened.status).toBe(404);
   });
 
   test("tools/list_changed reaches every session with a GET stream", async () => {
