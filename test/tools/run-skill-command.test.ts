@@ -287,6 +287,25 @@ describe("run_skill_command when enabled", () => {
     }
   });
 
+  test("a command that cannot start: why, and what to change; its path for a local client only", async () => {
+    const bin = tempDir("skillhub-bin-");
+    const broken = write(join(bin, "broken"), "not a program\0\0");
+    chmodSync(broken, 0o755);
+    for (const remote of [false, true]) {
+      const { cmd } = await on(
+        { ALLOWED_COMMANDS: "broken" },
+        { remote, hub: { exec: { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } } } },
+      );
+      const result = await cmd("broken");
+      expect(error(result)).toEqual({
+        code: "NO_RUNNER",
+        message: `Command 'broken' could not start: ${remote ? "<program 'broken'>" : broken} is not a program this system can run (ENOEXEC). Install a working 'broken' on the server's PATH, or take it off ALLOWED_COMMANDS.`,
+        command: "broken",
+      });
+      if (remote) expect(JSON.stringify(result)).not.toContain(bin);
+    }
+  });
+
   test("credential-looking variables never reach the command unless pass_env lists them", async () => {
     const { cmd } = await on(
       { ALLOWED_COMMANDS: "env", SKILLHUB_PASS_ENV: "DEPLOY_KEY,SSH_AUTH_SOCK" },
