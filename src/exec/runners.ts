@@ -134,7 +134,13 @@ export function runnerPrograms(
   };
   for (const value of Object.values(runners)) {
     const [command = ""] = value.trim().split(/\s+/);
-    add(command === SELF_RUNNER ? host.execPath : isAbsolute(command) ? command : findExecutable(command, path, host.which));
+    add(
+      command === SELF_RUNNER
+        ? host.execPath
+        : isAbsolute(command)
+          ? command
+          : findExecutable(command, path, host.which),
+    );
   }
   for (const command of commands) {
     const found = commandRunner(command, host, path);

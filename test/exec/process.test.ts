@@ -180,6 +180,10 @@ describe("runProcess: one child under full control", () => {
     const error = await runProcess({ ...spec("true"), argv: ["/nonexistent/runner"] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillHubError);
     expect((error as SkillHubError).code).toBe("SPAWN_FAILED");
+    // Its path once, and why in words: not the system's message, which names the path again.
+    expect((error as SkillHubError).message).toBe(
+      "/nonexistent/runner does not exist, or the interpreter its #! line names does not (ENOENT)",
+    );
   });
 });
 

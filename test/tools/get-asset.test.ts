@@ -97,12 +97,15 @@ describe("get_asset", () => {
     symlinkSync("notes.md", join(root, "brand/assets/notes.png"));
     const { call } = await open(root);
     const diagram = await call("get_asset", { skill_path: "brand", file: "assets/diagram" });
-    expect(diagram.structuredContent).toMatchObject({ mime_type: "image/png", content_base64: logo.toString("base64") });
+    expect(diagram.structuredContent).toMatchObject({
+      mime_type: "image/png",
+      content_base64: logo.toString("base64"),
+    });
     expect(diagram.content[1]).toEqual({ type: "image", data: logo.toString("base64"), mimeType: "image/png" });
     // Named as an image, leading to text: the text.
-    expect((await call("get_asset", { skill_path: "brand", file: "assets/notes.png" })).structuredContent).toMatchObject(
-      { content: "# Notes\n" },
-    );
+    expect(
+      (await call("get_asset", { skill_path: "brand", file: "assets/notes.png" })).structuredContent,
+    ).toMatchObject({ content: "# Notes\n" });
   });
 
   test("an inherited asset or script: resolved up the chain, with resolved_from; the node's own copy wins", async () => {

@@ -249,7 +249,8 @@ describe("run_script: runners and arguments", () => {
     const broken = write(join(bin, "broken"), "not a program\0\0");
     chmodSync(broken, 0o755);
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
-    const advice = "Give '.sh' a runner that works in scripts.runners, or fetch the script with get_asset and run it yourself.";
+    const advice =
+      "Give '.sh' a runner that works in scripts.runners, or fetch the script with get_asset and run it yourself.";
     for (const remote of [false, true]) {
       const { run, hub } = await open(undefined, { remote, hub: { exec: { env } } });
       const shown = remote ? "<program 'broken'>" : broken;

@@ -297,7 +297,7 @@ describe("run_skill_command when enabled", () => {
         { remote, hub: { exec: { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } } } },
       );
       const result = await cmd("broken");
-      expect(error(result)).toEqual({
+      expect((result.structuredContent as { error: unknown }).error).toEqual({
         code: "NO_RUNNER",
         message: `Command 'broken' could not start: ${remote ? "<program 'broken'>" : broken} is not a program this system can run (ENOEXEC). Install a working 'broken' on the server's PATH, or take it off ALLOWED_COMMANDS.`,
         command: "broken",
