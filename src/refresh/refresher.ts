@@ -11,9 +11,8 @@ import { MAX_TIMER_MS } from "../util/timer-limit.ts";
 import { Debounce } from "./debounce.ts";
 import { FolderWatchers, type WatchCoverage, type WatchFn, type WatchTargets, watchBudget } from "./folder-watchers.ts";
 
-export type { WatchFn } from "./folder-watchers.ts";
-
 export { MAX_TIMER_MS } from "../util/timer-limit.ts";
+export type { WatchFn } from "./folder-watchers.ts";
 
 export interface RefresherOptions {
   store: CatalogStore;
