@@ -111,7 +111,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   } catch (error) {
     throw new SkillHubError("SPAWN_FAILED", `${spec.argv[0]} ${whyNotStarted(error)}`, {
       cause: error,
-      details: { errno: errnoCode(error), executable: spec.argv[0] },
+      details: { errno: errnoCode(error) },
     });
   }
   const group = child.pid;

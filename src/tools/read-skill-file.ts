@@ -105,8 +105,8 @@ export const readSkillFileTool = defineTool({
       // A link is judged by the file it leads to, as the image check below judges it (`diagram` → `diagram.png`):
       // one whose own name is not an image's is read again, as far, when that file may be one. The same
       // confined read, so it serves nothing outside the skill.
-      const image = !named && !explicit && read.ok && read.truncated && read.size <= imageCap;
-      return { path: checked.path, read: image && namesViewableImage(read.real) ? upTo(imageCap) : read };
+      const mayBeImage = !named && !explicit && read.ok && read.truncated && read.size <= imageCap;
+      return { path: checked.path, read: mayBeImage && namesViewableImage(read.real) ? upTo(imageCap) : read };
     };
     let file_path = relative;
     let attempt = readAt(file_path);
