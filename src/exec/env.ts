@@ -84,17 +84,15 @@ export function argVariable(name: string): string {
  * The child's whole environment. `base` is the server's environment; `args`
  * are passed as SKILL_ARG_* variables, `extra` (BUN_BE_BUN=1) last. Pure.
  *
- * Security: variables already named SKILL_ARG_* in the server's environment
- * are dropped, so a script only ever sees the arguments of this call; the
- * server's secrets are removed, and so is every variable named like a
- * credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`)
- * unless `pass_env` names it (util/secret-env.ts); so are the interpreters' start-up hooks
- * (STARTUP_HOOK_ENV), which `pass_env` may let through too; PATH keeps its absolute entries only, and so do
- * the library search paths (LIBRARY_PATH_ENV) unless `pass_env` names them.
- * Python writes no bytecode
- * (`PYTHONDONTWRITEBYTECODE`): a `__pycache__` left in a skill's folder would
- * be a file its lock does not record, and a frozen server would then refuse
- * to run the skill again.
+ * Security: variables already named SKILL_ARG_* in the server's environment are dropped, so a script
+ * only ever sees the arguments of this call; the server's secrets are removed, and so is every variable
+ * named like a credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`, …) or handing
+ * one over by reference (`SSH_AUTH_SOCK`, `*_ASKPASS`, …) unless `pass_env` names it
+ * (util/secret-env.ts); so are the interpreters' start-up hooks (STARTUP_HOOK_ENV), which `pass_env` may
+ * let through too; PATH keeps its absolute entries only, and so do the library search paths
+ * (LIBRARY_PATH_ENV) unless `pass_env` names them. Python writes no bytecode (`PYTHONDONTWRITEBYTECODE`):
+ * a `__pycache__` left in a skill's folder would be a file its lock does not record, and a frozen server
+ * would then refuse to run the skill again.
  */
 export function childEnv(
   base: Readonly<Record<string, string | undefined>>,

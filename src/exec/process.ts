@@ -1,4 +1,5 @@
-import { errnoCode, errorMessage, SkillHubError } from "../util/errors.ts";
+import { errnoCode, SkillHubError } from "../util/errors.ts";
+import { MAX_TIMER_MS } from "../util/timer-limit.ts";
 import { type Captured, captureStream } from "./capture.ts";
 import { defaultKill, type KillFn, RunningGroups, signalGroup } from "./process-group.ts";
 import { type ProcessTable, procTable, RUN_MARKER_VARIABLE, signalRun } from "./process-tree.ts";
@@ -108,7 +109,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   try {
     child = spawn(spec.argv, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });
   } catch (error) {
-    throw new SkillHubError("SPAWN_FAILED", `cannot start ${spec.argv[0]}: ${errorMessage(error)}`, {
+    throw new SkillHubError("SPAWN_FAILED", `${spec.argv[0]} ${whyNotStarted(error)}`, {
       cause: error,
       details: { errno: errnoCode(error) },
     });
@@ -150,10 +151,14 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   };
   const setTimer = options.setTimeout ?? setTimeout;
   const clearTimer = options.clearTimeout ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
-  const timeout = setTimer(() => {
-    timedOut = true;
-    terminate();
-  }, spec.timeoutMs);
+  // A longer delay would fire at once (scripts.timeout_seconds may come from a skills folder's config.yaml).
+  const timeout = setTimer(
+    () => {
+      timedOut = true;
+      terminate();
+    },
+    Math.min(spec.timeoutMs, MAX_TIMER_MS),
+  );
   const onAbort = () => {
     aborted = true;
     terminate();
@@ -201,6 +206,25 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const signal = child.signalCode ?? undefined;
   const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (child.exitCode ?? 128 + signalNumber(signal));
   return { exitCode, ...(signal ? { signal } : {}), timedOut, aborted, stdout: out, stderr: err, durationMs };
+}
+
+/**
+ * Why a program did not start, after its path, in words and with its errno code. Not the system's message,
+ * which names the path again (`posix_spawn '/usr/bin/python3'`) and says "unknown error" for ENOEXEC.
+ */
+function whyNotStarted(error: unknown): string {
+  const code = errnoCode(error);
+  switch (code) {
+    case "ENOEXEC":
+      return "is not a program this system can run (ENOEXEC)";
+    case "ENOENT":
+      return "does not exist, or the interpreter its #! line names does not (ENOENT)";
+    case "EACCES":
+    case "EPERM":
+      return `cannot be run: permission denied (${code})`;
+    default:
+      return `cannot be run (${code ?? (error instanceof Error ? error.name : "unknown error")})`;
+  }
 }
 
 /**

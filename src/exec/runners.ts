@@ -1,5 +1,5 @@
 import { accessSync, constants, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { basename, isAbsolute, join } from "node:path";
 import { errorMessage } from "../util/errors.ts";
 import { absolutePathEntries } from "../util/path-env.ts";
 
@@ -112,6 +112,41 @@ export function commandRunner(command: string, host: RunnerHost, path: string | 
   const executable = findExecutable(command, path, host.which);
   if (!executable) return { ok: false, reason: "missing", configured: command, executable: command };
   return { ok: true, runner: { argv: [executable], env: {}, configured: command } };
+}
+
+/**
+ * The programs scripts and commands start (from `scripts.runners`, and the allowed commands), each with a
+ * name for it that is no path (`<program 'python3'>`): a configured path as written, even one that does not
+ * exist; a name as `path` finds it now (`uv` for `python`, as commandRunner does); the self runner as the
+ * running executable. Security: messages about a runner name its path, which a client on another machine
+ * must not be told (server/server-paths.ts names these so in its answers).
+ */
+export function runnerPrograms(
+  runners: Readonly<Record<string, string>>,
+  commands: readonly string[],
+  host: RunnerHost,
+  path: string | undefined,
+): Array<[path: string, name: string]> {
+  const programs = new Map<string, string>();
+  const add = (program: string | null | undefined) => {
+    if (program && isAbsolute(program) && !programs.has(program))
+      programs.set(program, `<program '${basename(program)}'>`);
+  };
+  for (const value of Object.values(runners)) {
+    const [command = ""] = value.trim().split(/\s+/);
+    add(
+      command === SELF_RUNNER
+        ? host.execPath
+        : isAbsolute(command)
+          ? command
+          : findExecutable(command, path, host.which),
+    );
+  }
+  for (const command of commands) {
+    const found = commandRunner(command, host, path);
+    if (found.ok) add(found.runner.argv[0]);
+  }
+  return [...programs];
 }
 
 /**

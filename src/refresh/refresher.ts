@@ -7,13 +7,12 @@ import type { WalkLimits } from "../sources/walk.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
+import { MAX_TIMER_MS } from "../util/timer-limit.ts";
 import { Debounce } from "./debounce.ts";
 import { FolderWatchers, type WatchCoverage, type WatchFn, type WatchTargets, watchBudget } from "./folder-watchers.ts";
 
+export { MAX_TIMER_MS } from "../util/timer-limit.ts";
 export type { WatchFn } from "./folder-watchers.ts";
-
-/** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); a longer one fires at once, over and over. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RefresherOptions {
   store: CatalogStore;

@@ -1,5 +1,6 @@
 import { join, sep } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
+import { runnerPrograms } from "../exec/runners.ts";
 import { skillUris } from "../skills/skill-uri.ts";
 import { realOr } from "../util/safe-path.ts";
 import type { Hub } from "./hub.ts";
@@ -39,7 +40,7 @@ const perCatalog = new WeakMap<
  * becomes its skill:// URI (so a path under it becomes the file's URI, the one
  * resources/read and read_skill_file serve); the
  * skills folders (by source label), the project root, SkillHub's home, the
- * user's home and the working folder become names.
+ * user's home, the working folder and the programs scripts and commands start become names.
  */
 export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   const catalog = hub.catalog;
@@ -76,6 +77,7 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   if (hub.projectRoot.dir) named.push([hub.projectRoot.dir, "<project>"]);
   named.push([hub.config.home, "<skillhub home>"], [hub.exec.cwd, "<server folder>"]);
   if (homeDir !== "") named.push([homeDir, "<home>"]);
+  named.push(...startedPrograms(hub));
   const folders = [...named, ...known.reals]
     .flatMap(([path, name]): Array<[string, string]> => {
       const real = realOr(path);
@@ -106,6 +108,18 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     relative,
     separator: sep === "\\" ? "\\" : "/",
   };
+}
+
+/** The programs this server's scripts and commands may start, as `<program '…'>` (a failure to start one names it). */
+function startedPrograms(hub: Hub): Array<[string, string]> {
+  const { scripts, commands } = hub.config;
+  if (!scripts.enabled && !commands.enabled) return [];
+  return runnerPrograms(
+    scripts.enabled ? scripts.runners : {},
+    commands.enabled ? commands.allowed : [],
+    hub.exec,
+    hub.exec.env.PATH,
+  );
 }
 
 /** In `ServerPaths.skills`: a path in a skill's folder that has no URI of its own (uri-conflicts.ts); it is named as any other. */

@@ -95,15 +95,18 @@ export const readSkillFileTool = defineTool({
     const readAt = (path: string): Attempt => {
       const checked = checkRelativePath(path);
       if (!checked.ok) return { reason: checked.reason };
+      if (own) return { path: checked.path, read: readNodeFile(deps.frozen, skill, offset + max) };
       // A tree node's declared files, inherited ones too, are read where the node declaring them has them.
       const owner =
-        (!own && skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) ||
-        skill;
-      const limit = !explicit && namesViewableImage(checked.path) ? Math.max(max, imageCap) : max;
-      const read = own
-        ? readNodeFile(deps.frozen, skill, offset + max)
-        : readServedFile(deps.frozen, owner, checked.path, offset + limit, "truncate");
-      return { path: checked.path, read };
+        (skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
+      const upTo = (bytes: number) => readServedFile(deps.frozen, owner, checked.path, offset + bytes, "truncate");
+      const named = !explicit && namesViewableImage(checked.path);
+      const read = upTo(named ? Math.max(max, imageCap) : max);
+      // A link is judged by the file it leads to, as the image check below judges it (`diagram` → `diagram.png`):
+      // one whose own name is not an image's is read again, as far, when that file may be one. The same
+      // confined read, so it serves nothing outside the skill.
+      const mayBeImage = !named && !explicit && read.ok && read.truncated && read.size <= imageCap;
+      return { path: checked.path, read: mayBeImage && namesViewableImage(read.real) ? upTo(imageCap) : read };
     };
     let file_path = relative;
     let attempt = readAt(file_path);

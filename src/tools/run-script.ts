@@ -1,4 +1,4 @@
-import { extname } from "node:path";
+import { extname, isAbsolute } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
@@ -177,13 +177,16 @@ export const runScriptTool = defineTool({
     }
     const host = deps.exec;
     const runner = scriptRunner(extension, config.runners, host, host.env.PATH);
+    // A runner's path in these messages is the server's: a remote client's answer names it `<program '…'>` instead
+    // (server/server-paths.ts), as every folder of the server.
+    const advice = `Give '${extension}' a runner that works in scripts.runners, or fetch the script with get_asset and run it yourself.`;
     if (!runner.ok) {
       const message =
         runner.reason === "none"
           ? `No runner is configured for '${extension}' scripts (scripts.runners). Fetch the script with get_asset and run it yourself.`
           : runner.reason === "no-config"
             ? `The runner '${runner.configured}' for '${extension}' scripts cannot start: its empty config file cannot be written in SkillHub's home (${runner.why}). Fetch the script with get_asset and run it yourself.`
-            : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine ('${runner.executable}' is not on PATH).`;
+            : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine (${isAbsolute(runner.executable ?? "") ? "no executable file there" : `'${runner.executable}' is not on PATH`}). ${advice}`;
       return errorResult("NO_RUNNER", message, { skill_path: skill.name, file: path, extension });
     }
     const workDir = resolveWorkingDir(
@@ -219,8 +222,8 @@ export const runScriptTool = defineTool({
       if (error.code === "TOO_MANY_RUNS") return errorResult("TOO_MANY_RUNS", `${error.message}.`, error.details);
       return errorResult(
         "NO_RUNNER",
-        `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}.`,
-        { skill_path: skill.name, file: path },
+        `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}. ${advice}`,
+        { skill_path: skill.name, file: path, extension },
       );
     }
     const outcome = scriptOutcome(result, maxBytes);

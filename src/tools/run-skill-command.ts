@@ -141,7 +141,12 @@ export const runSkillCommandTool = defineTool({
     } catch (error) {
       if (!(error instanceof SkillHubError)) throw error;
       if (error.code === "TOO_MANY_RUNS") return errorResult("TOO_MANY_RUNS", `${error.message}.`, error.details);
-      return errorResult("NO_RUNNER", `Command '${command}' could not start: ${error.message}.`, { command });
+      // The program's path is the server's: a remote client's answer names it `<program '…'>` (server/server-paths.ts).
+      return errorResult(
+        "NO_RUNNER",
+        `Command '${command}' could not start: ${error.message}. Install a working '${command}' on the server's PATH, or take it off ALLOWED_COMMANDS.`,
+        { command },
+      );
     }
     deps.track("script_executed", {
       skill_path: skill.name,

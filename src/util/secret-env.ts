@@ -18,12 +18,38 @@ export const SERVER_SECRET_ENV: readonly string[] = [
 const MIN_SECRET_VALUE = 8;
 
 /**
- * Whether a variable's name says it holds a credential: it ends in `_KEY`, `_TOKEN`, `_SECRET` or
- * `_PASSWORD`, or starts with `AWS_SECRET` (case-insensitive). Pure.
+ * Variables that hand over a credential by reference, each named exactly. Security: whoever has one acts as
+ * the user without ever reading a secret: SSH_AUTH_SOCK is the SSH agent's socket (sign as the user: push
+ * to their repositories, log in to their servers), GPG_AGENT_INFO the GnuPG agent's (GnuPG before 2.1),
+ * KRB5CCNAME a Kerberos ticket cache kept where its default is not, VSCODE_GIT_IPC_HANDLE the socket on
+ * which VS Code's git extension answers with the user's GitHub credentials (set in its terminals, so in
+ * any client started there). SSH_AGENT_PID is only the agent's process id, which any process may list.
+ */
+const CREDENTIAL_REFERENCES: ReadonlySet<string> = new Set([
+  "SSH_AUTH_SOCK",
+  "GPG_AGENT_INFO",
+  "KRB5CCNAME",
+  "VSCODE_GIT_IPC_HANDLE",
+]);
+
+/**
+ * Whether a variable's name says it holds a credential or hands one over (case-insensitive): it ends in
+ * `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD` or `_CREDENTIALS`, each also followed by `_FILE` (a file
+ * holding one: `POSTGRES_PASSWORD_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`), or in `AUTHORIZATION` (a
+ * ready header: `SKILLHUB_AUTHORIZATION`, the hub's bearer token for mcp-remote) or `ASKPASS` (a program
+ * that answers a password prompt, maybe from a keyring: `GIT_ASKPASS`, `SSH_ASKPASS`, `SUDO_ASKPASS`),
+ * starts with `AWS_SECRET`, or is one of CREDENTIAL_REFERENCES. Configuration that may point at
+ * credentials (`KUBECONFIG`, `DOCKER_HOST`, `GNUPGHOME`) is not: a script running as the user reads
+ * their defaults anyway. Pure.
  */
 export function looksLikeCredential(name: string): boolean {
   const upper = name.toUpperCase();
-  return /_(KEY|TOKEN|SECRET|PASSWORD)$/.test(upper) || upper.startsWith("AWS_SECRET");
+  return (
+    /_(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS)(_FILE)?$/.test(upper) ||
+    /(^|_)(AUTHORIZATION|ASKPASS)$/.test(upper) ||
+    upper.startsWith("AWS_SECRET") ||
+    CREDENTIAL_REFERENCES.has(upper)
+  );
 }
 
 export interface SecretSpec {

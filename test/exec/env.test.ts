@@ -134,6 +134,62 @@ describe("credential-looking names", () => {
       expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: false });
   });
 
+  test("looksLikeCredential: what hands over a credential by reference (an agent's socket, an askpass program, a header, a key file)", () => {
+    for (const name of [
+      "SSH_AUTH_SOCK",
+      "gpg_agent_info",
+      "KRB5CCNAME",
+      "VSCODE_GIT_IPC_HANDLE",
+      "GIT_ASKPASS",
+      "SSH_ASKPASS",
+      "SUDO_ASKPASS",
+      "SKILLHUB_AUTHORIZATION",
+      "AUTHORIZATION",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "AWS_SHARED_CREDENTIALS_FILE",
+      "POSTGRES_PASSWORD_FILE",
+      "AWS_WEB_IDENTITY_TOKEN_FILE",
+      "TLS_KEY_FILE",
+    ])
+      expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: true });
+    // Configuration that merely may point at credentials a script could read as the user anyway, or a process id.
+    for (const name of [
+      "SSH_AGENT_PID",
+      "SSH_ASKPASS_REQUIRE",
+      "DOCKER_HOST",
+      "KUBECONFIG",
+      "GNUPGHOME",
+      "DBUS_SESSION_BUS_ADDRESS",
+      "XDG_RUNTIME_DIR",
+      "SSL_CERT_FILE",
+      "GIT_SSH_COMMAND",
+      "NOT_AUTHORIZATION_DIR",
+      "PROFILE",
+    ])
+      expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: false });
+  });
+
+  test("childEnv drops the SSH agent, GPG agent, askpass programs and the hub's bearer header; pass_env lets a named one through", () => {
+    const base = {
+      PATH: "/bin",
+      SSH_AUTH_SOCK: "/tmp/ssh-XXXXabcd/agent.4242",
+      SSH_AGENT_PID: "4243",
+      GPG_AGENT_INFO: "/run/user/1000/gnupg/S.gpg-agent:0:1",
+      GIT_ASKPASS: "/usr/share/code/resources/app/extensions/git/dist/askpass.sh",
+      VSCODE_GIT_IPC_HANDLE: "/run/user/1000/vscode-git-fe6f77ad41.sock",
+      SKILLHUB_AUTHORIZATION: "Bearer s3cret-token-value",
+      // A copy of the socket's path under another name goes too.
+      GIT_SSH_COMMAND: "ssh -o IdentityAgent=/tmp/ssh-XXXXabcd/agent.4242",
+    };
+    expect(childEnv(base, config())).toEqual({ PATH: "/bin", SSH_AGENT_PID: "4243", PYTHONDONTWRITEBYTECODE: "1" });
+    const passed = childEnv(base, config({ SKILLHUB_PASS_ENV: "SSH_AUTH_SOCK" }));
+    expect(passed.SSH_AUTH_SOCK).toBe("/tmp/ssh-XXXXabcd/agent.4242");
+    expect(passed.GIT_SSH_COMMAND).toBe("ssh -o IdentityAgent=/tmp/ssh-XXXXabcd/agent.4242");
+    expect(passed.SKILLHUB_AUTHORIZATION).toBeUndefined();
+    // git keeps the agent (a repository fetched over SSH needs it): the name rule is the scripts' only.
+    expect(withoutSecrets(base).SSH_AUTH_SOCK).toBe("/tmp/ssh-XXXXabcd/agent.4242");
+  });
+
   test("childEnv drops them and any copy of their values; pass_env lets one through, never a server secret", () => {
     const cfg = config({ SKILLHUB_PASS_ENV: "NPM_TOKEN,GITHUB_TOKEN" });
     const env = childEnv(

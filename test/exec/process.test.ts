@@ -176,10 +176,24 @@ describe("runProcess: one child under full control", () => {
     expect(groups.list()).toEqual([]);
   });
 
+  test("a timeout longer than a timer takes (24.8 days) is no timeout at all, not one that fires at once", async () => {
+    // A timer of 2^31 ms or more fires after 1 ms: every script would be killed as it started.
+    const s = spec("touch ready; while [ ! -e go ]; do sleep 0.05; done; echo done", { timeoutMs: 3_000_000_000 });
+    const run = runProcess(s);
+    const ready = eventually(() => existsSync(join(s.cwd, "ready"))).then(() => "ready");
+    expect(await Promise.race([ready, run.then(() => "ended")])).toBe("ready");
+    writeFileSync(join(s.cwd, "go"), "");
+    expect(await run).toMatchObject({ exitCode: 0, timedOut: false, stdout: { text: "done\n" } });
+  });
+
   test("an executable that cannot start is a SPAWN_FAILED error", async () => {
     const error = await runProcess({ ...spec("true"), argv: ["/nonexistent/runner"] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillHubError);
     expect((error as SkillHubError).code).toBe("SPAWN_FAILED");
+    // Its path once, and why in words: not the system's message, which names the path again.
+    expect((error as SkillHubError).message).toBe(
+      "/nonexistent/runner does not exist, or the interpreter its #! line names does not (ENOENT)",
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
-import { commandRunner, defaultWhich, scriptRunner } from "../../src/exec/runners.ts";
+import { commandRunner, defaultWhich, runnerPrograms, scriptRunner } from "../../src/exec/runners.ts";
 import { confinesRemote, resolveWorkingDir } from "../../src/exec/working-dir.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
@@ -72,6 +72,24 @@ describe("commandRunner", () => {
       configured: "ls",
       executable: "ls",
     });
+  });
+});
+
+describe("runnerPrograms", () => {
+  test("every program a script or command starts, by a name that is no path; a configured path even when missing", () => {
+    const host = {
+      execPath: "/usr/local/bin/skillhub",
+      which: fakeWhich({ bash: "/usr/bin/bash", npx: "/usr/bin/npx", uv: "/home/ana/.local/bin/uv", ls: "/bin/ls" }),
+    };
+    expect(runnerPrograms(runners, ["python", "ls", "not-installed"], host, "/usr/bin")).toEqual([
+      ["/usr/bin/bash", "<program 'bash'>"],
+      ["/usr/local/bin/skillhub", "<program 'skillhub'>"],
+      ["/usr/bin/npx", "<program 'npx'>"],
+      ["/opt/none/ruby", "<program 'ruby'>"],
+      ["/home/ana/.local/bin/uv", "<program 'uv'>"],
+      ["/bin/ls", "<program 'ls'>"],
+    ]);
+    expect(runnerPrograms({}, [], host, "/usr/bin")).toEqual([]);
   });
 });
 

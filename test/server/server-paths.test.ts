@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { realpathSync, symlinkSync } from "node:fs";
+import { chmodSync, realpathSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { hideServerPaths, type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -290,6 +290,31 @@ describe("hideServerPaths", () => {
     const none = serverPaths(again, "");
     again.close();
     expect(none.folders.filter(([, name]) => name === "<home>")).toEqual([]);
+  });
+
+  test("the programs scripts and commands start are named, by their real path too; none when neither runs", () => {
+    const skills = tempDir("skillhub-programs-");
+    writeSkill(skills, "pdf", { description: "A skill" });
+    const bin = tempDir("skillhub-programs-bin-");
+    const real = write(join(bin, "python3.12"), "#!/bin/sh\n");
+    chmodSync(real, 0o755);
+    symlinkSync(real, join(bin, "python3"));
+    const { hub } = testHub({
+      flags: { "skills-dir": [skills] },
+      env: { SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "python3" },
+      hub: { acceptRoots: false, exec: { env: { PATH: bin } } },
+    });
+    hub.scanNow();
+    hub.config.scripts.runners[".rb"] = join(bin, "missing-ruby");
+    const stdout = `${join(bin, "python3")}: ENOEXEC; ${realpathSync(real)} -V; ${join(bin, "missing-ruby")} -w; ${bin}/other`;
+    expect(hideServerPaths({ structuredContent: { stdout } }, serverPaths(hub)).structuredContent.stdout).toBe(
+      `<program 'python3'>: ENOEXEC; <program 'python3'> -V; <program 'missing-ruby'> -w; ${bin}/other`,
+    );
+    hub.config.scripts.enabled = false;
+    hub.config.commands.enabled = false;
+    const none = serverPaths(hub);
+    hub.close();
+    expect(none.folders.filter(([, name]) => name.startsWith("<program"))).toEqual([]);
   });
 
   test("a path whose URI another holds is named, not given a URI that fetches another file", () => {

@@ -84,6 +84,30 @@ describe("get_asset", () => {
     expect(pointer.structuredContent).toMatchObject({ mime_type: "image/png", content_base64: expect.any(String) });
   });
 
+  test("a link is judged by the file it leads to, as read_skill_file judges it: one to a PNG is an image", async () => {
+    const root = tempDir();
+    const logo = png(3, 2);
+    writeNode(root, "brand.md", {
+      extra:
+        "assets:\n  - file: assets/diagram\n    type: image\n    description: Diagram\n  - file: assets/notes.png\n    type: other\n    description: Notes",
+    });
+    write(join(root, "brand/assets/logo.png"), logo);
+    write(join(root, "brand/assets/notes.md"), "# Notes\n");
+    symlinkSync("logo.png", join(root, "brand/assets/diagram"));
+    symlinkSync("notes.md", join(root, "brand/assets/notes.png"));
+    const { call } = await open(root);
+    const diagram = await call("get_asset", { skill_path: "brand", file: "assets/diagram" });
+    expect(diagram.structuredContent).toMatchObject({
+      mime_type: "image/png",
+      content_base64: logo.toString("base64"),
+    });
+    expect(diagram.content[1]).toEqual({ type: "image", data: logo.toString("base64"), mimeType: "image/png" });
+    // Named as an image, leading to text: the text.
+    expect(
+      (await call("get_asset", { skill_path: "brand", file: "assets/notes.png" })).structuredContent,
+    ).toMatchObject({ content: "# Notes\n" });
+  });
+
   test("an inherited asset or script: resolved up the chain, with resolved_from; the node's own copy wins", async () => {
     const { call, events } = await open(writeExampleTree(tempDir()));
     expect(

@@ -368,6 +368,33 @@ describe("read_skill_file and images", () => {
     expect(code(over)).toBe("FILE_TOO_LARGE");
   });
 
+  test("a link is judged by the file it leads to: one to a PNG is an image whatever its own name; it stays in the skill", async () => {
+    const { call, skill } = await images();
+    symlinkSync("screen.png", join(skill, "images/diagram"));
+    symlinkSync("screen.png", join(skill, "images/logo.bin"));
+    symlinkSync(join(skill, "images/screen.png"), join(skill, "notes/shot.txt"));
+    for (const file_path of ["images/diagram", "images/logo.bin", "notes/shot.txt"]) {
+      const result = await call("read_skill_file", { skill_name: "brand", file_path });
+      expect(result.isError, file_path).toBeFalsy();
+      expect(imageOf(result)).toEqual({ type: "image", data: SCREEN.toString("base64"), mimeType: "image/png" });
+      expect(structured(result)).toMatchObject({ content: "", size_bytes: SCREEN.length, next_offset: 0 });
+      expect((await readOn(call, file_path, 0)).equals(SCREEN)).toBe(true);
+    }
+    // Named as an image, leading to text: the text in parts, as any text.
+    write(join(skill, "notes/long.md"), "x".repeat(100_000));
+    symlinkSync("../notes/long.md", join(skill, "images/fake.png"));
+    const fake = await call("read_skill_file", { skill_name: "brand", file_path: "images/fake.png" });
+    expect(imageOf(fake)).toBeUndefined();
+    expect(structured(fake)).toMatchObject({ encoding: "utf-8", truncated: true, size_bytes: 100_000, offset: 0 });
+    // Leading to an image outside the skill (another's, or none): refused as before, whatever the names say.
+    const outside = join(tempDir(), "secret.png");
+    write(outside, SCREEN);
+    symlinkSync(outside, join(skill, "images/escape"));
+    symlinkSync(outside, join(skill, "images/escape.png"));
+    for (const file_path of ["images/escape", "images/escape.png"])
+      expect(code(await call("read_skill_file", { skill_name: "brand", file_path }))).toBe("PATH_OUTSIDE_SKILL");
+  });
+
   test("a PDF, an SVG and misnamed files stay base64 text, by extension as before", async () => {
     const { call } = await images();
     const cases: [string, Buffer | string, string][] = [

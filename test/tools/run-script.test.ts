@@ -100,7 +100,7 @@ describe("run_script: the validation cascade, in its order", () => {
     );
     hub.config.scripts.runners[".lua"] = "lua-not-installed-here";
     expect(error(await run("scripts/run.lua")).message).toBe(
-      "The runner 'lua-not-installed-here' for '.lua' scripts is not installed on this machine ('lua-not-installed-here' is not on PATH).",
+      "The runner 'lua-not-installed-here' for '.lua' scripts is not installed on this machine ('lua-not-installed-here' is not on PATH). Give '.lua' a runner that works in scripts.runners, or fetch the script with get_asset and run it yourself.",
     );
   });
 
@@ -241,6 +241,43 @@ describe("run_script: runners and arguments", () => {
       code: "NO_RUNNER",
       message: expect.stringContaining("its empty config file cannot be written in SkillHub's home (ENOTDIR"),
     });
+  });
+
+  test("a runner that cannot start: which runner, why and which setting; its path for a local client only", async () => {
+    // An executable this system cannot run (no #! line, not a program): starting it fails with ENOEXEC.
+    const bin = tempDir("skillhub-runner-");
+    const broken = write(join(bin, "broken"), "not a program\0\0");
+    chmodSync(broken, 0o755);
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    const advice =
+      "Give '.sh' a runner that works in scripts.runners, or fetch the script with get_asset and run it yourself.";
+    for (const remote of [false, true]) {
+      const { run, hub } = await open(undefined, { remote, hub: { exec: { env } } });
+      const shown = remote ? "<program 'broken'>" : broken;
+      // Found on PATH, then configured by its path.
+      for (const [configured, named] of [
+        ["broken --quiet", "broken --quiet"],
+        [`${broken} --quiet`, `${shown} --quiet`],
+      ]) {
+        hub.config.scripts.runners[".sh"] = configured as string;
+        const result = await run("scripts/args.sh", { name: "a" });
+        expect(error(result)).toEqual({
+          code: "NO_RUNNER",
+          message: `The runner '${named}' for '.sh' scripts could not start: ${shown} is not a program this system can run (ENOEXEC). ${advice}`,
+          skill_path: "tools/echo",
+          file: "scripts/args.sh",
+          extension: ".sh",
+        });
+        if (remote) expect(JSON.stringify(result)).not.toContain(bin);
+      }
+      // Configured by a path that does not exist.
+      hub.config.scripts.runners[".sh"] = join(bin, "gone");
+      const missing = await run("scripts/args.sh", { name: "a" });
+      expect(error(missing).message).toBe(
+        `The runner '${remote ? "<program 'gone'>" : join(bin, "gone")}' for '.sh' scripts is not installed on this machine (no executable file there). ${advice}`,
+      );
+      if (remote) expect(JSON.stringify(missing)).not.toContain(bin);
+    }
   });
 
   test("arguments are data, never code: quotes and $( ) reach the script verbatim", async () => {

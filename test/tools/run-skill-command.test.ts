@@ -287,9 +287,28 @@ describe("run_skill_command when enabled", () => {
     }
   });
 
+  test("a command that cannot start: why, and what to change; its path for a local client only", async () => {
+    const bin = tempDir("skillhub-bin-");
+    const broken = write(join(bin, "broken"), "not a program\0\0");
+    chmodSync(broken, 0o755);
+    for (const remote of [false, true]) {
+      const { cmd } = await on(
+        { ALLOWED_COMMANDS: "broken" },
+        { remote, hub: { exec: { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } } } },
+      );
+      const result = await cmd("broken");
+      expect((result.structuredContent as { error: unknown }).error).toEqual({
+        code: "NO_RUNNER",
+        message: `Command 'broken' could not start: ${remote ? "<program 'broken'>" : broken} is not a program this system can run (ENOEXEC). Install a working 'broken' on the server's PATH, or take it off ALLOWED_COMMANDS.`,
+        command: "broken",
+      });
+      if (remote) expect(JSON.stringify(result)).not.toContain(bin);
+    }
+  });
+
   test("credential-looking variables never reach the command unless pass_env lists them", async () => {
     const { cmd } = await on(
-      { ALLOWED_COMMANDS: "env", SKILLHUB_PASS_ENV: "DEPLOY_KEY" },
+      { ALLOWED_COMMANDS: "env", SKILLHUB_PASS_ENV: "DEPLOY_KEY,SSH_AUTH_SOCK" },
       {
         hub: {
           exec: {
@@ -298,6 +317,11 @@ describe("run_skill_command when enabled", () => {
               ANTHROPIC_API_KEY: "sk-ant-cmd1",
               GITLAB_TOKEN: "glpat-cmd2",
               DEPLOY_KEY: "ok-cmd3",
+              // Credentials handed over by reference: the user's SSH agent (named in pass_env), the hub's
+              // bearer header for mcp-remote, a program answering password prompts.
+              SSH_AUTH_SOCK: "/tmp/ssh-cmd4/agent.1",
+              SKILLHUB_AUTHORIZATION: "Bearer cmd5-token",
+              GIT_ASKPASS: "/opt/cmd6/askpass.sh",
             },
           },
         },
@@ -305,7 +329,14 @@ describe("run_skill_command when enabled", () => {
     );
     const stdout = String((await cmd("env")).structuredContent?.stdout);
     expect(stdout).toContain("DEPLOY_KEY=ok-cmd3");
-    for (const value of ["sk-ant-cmd1", "glpat-cmd2"]) expect(stdout).not.toContain(value);
+    expect(stdout).toContain("SSH_AUTH_SOCK=/tmp/ssh-cmd4/agent.1");
+    for (const value of ["sk-ant-cmd1", "glpat-cmd2", "cmd5-token", "/opt/cmd6/askpass.sh"])
+      expect(stdout).not.toContain(value);
+    const { cmd: unnamed } = await on(
+      { ALLOWED_COMMANDS: "env" },
+      { hub: { exec: { env: { ...process.env, SSH_AUTH_SOCK: "/tmp/ssh-cmd4/agent.1" } } } },
+    );
+    expect(String((await unnamed("env")).structuredContent?.stdout)).not.toContain("SSH_AUTH_SOCK");
   });
 });
 

@@ -47,8 +47,8 @@ export type AssetContent =
  * reader: inside the owner's real folder (the opened file, not only the name),
  * a regular file opened without blocking, at most `maxBytes` read once
  * (FILE_TOO_LARGE otherwise, even for a file that grows after the check);
- * binary by extension or NUL bytes in the first KiB → base64 with a MIME
- * type (and whether it is an image a model can view); otherwise UTF-8 text.
+ * binary by the opened file's extension or NUL bytes in the first KiB → base64
+ * with a MIME type (and whether it is an image a model can view); otherwise UTF-8 text.
  */
 export function readAsset(
   owner: Skill,
@@ -66,14 +66,15 @@ export function readAsset(
     return { ok: false, code: read.code, message: shownReason(read.reason, rel) };
   }
   const bytes = read.bytes;
-  if (isBinaryFile(rel, bytes))
+  // The file read, not the name asked for: a link (`diagram` → `diagram.png`) is what it leads to, as in read_skill_file.
+  if (isBinaryFile(read.real, bytes))
     return {
       ok: true,
       size: bytes.length,
       base64: bytes.toString("base64"),
-      mimeType: binaryMimeType(rel),
+      mimeType: binaryMimeType(read.real),
       binary: true,
-      image: isViewableImage(rel, bytes),
+      image: isViewableImage(read.real, bytes),
     };
   return { ok: true, size: bytes.length, text: fileText.decode(bytes), binary: false };
 }
