@@ -17,6 +17,7 @@ import { isBinaryExtension } from "../util/file-kind.ts";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable, readAsset } from "./support/asset-read.ts";
+import { commandLine } from "./support/run-yourself.ts";
 import { disabledError, frozenRefusal, recordLoad, refusalResult, unreadableSkill } from "./support/skill-lookup.ts";
 import { exampleFile } from "./support/skill-parts.ts";
 import { fetchAdvice, skillPlace } from "./support/skill-place.ts";
@@ -231,9 +232,13 @@ function withUris(result: Served["result"], skill: Skill, ctx: ToolContext): Ser
   const scripts = [...((result.scripts ?? []) as ScriptDecl[]), ...((result.inherited_scripts ?? []) as ScriptDecl[])];
   const onServer =
     ctx.hasTool?.("run_script") && scripts.some((d) => d.execution === "server")
-      ? " A script with execution 'server' runs on the server with run_script instead."
+      ? " A script with execution 'server' runs on the server with run_script instead, where a path among its arguments names a file of the server, not yours."
       : "";
-  return { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) + onServer };
+  const yours = scripts.find((d) => d.execution !== "server" && d.args.length > 0);
+  const withArgs = yours
+    ? ` A script reads its arguments from environment variables, e.g. ${commandLine(yours, yours.file)}.`
+    : "";
+  return { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) + withArgs + onServer };
 }
 
 function candidate(s: Scored<Skill>) {

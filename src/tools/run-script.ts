@@ -17,6 +17,7 @@ import { defineTool } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
 import { projectOwnership } from "./support/project-owned.ts";
+import { commandLine } from "./support/run-yourself.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
@@ -35,7 +36,7 @@ const Input = () =>
         .record(z.string(), z.string())
         .default({})
         .describe(
-          'The script\'s named arguments as get_skill lists them, e.g. {"config_path": "./src/auth/config.ts"}; leave out when it takes none. Passed as SKILL_ARG_<NAME> environment variables',
+          'The script\'s named arguments as get_skill lists them, e.g. {"config_path": "config/app.yaml"}; leave out when it takes none. Passed as SKILL_ARG_<NAME> environment variables; a path names a file on the server',
         ),
       cwd: z
         .string()
@@ -112,7 +113,9 @@ export const runScriptTool = defineTool({
       const listing =
         declared.length > 0
           ? `Declared scripts: ${declared.map((s) => `${s.file} (execution: ${s.execution})`).join(", ")}.`
-          : "It declares no scripts.";
+          : skill.kind === "tree-node"
+            ? "It declares no scripts."
+            : "It is an Agent Skill, whose scripts run_script does not run: fetch the script with read_skill_file and run it yourself.";
       return errorResult(
         "SCRIPT_NOT_DECLARED",
         `Script '${shownArg(path)}' not found for skill '${skill.name}'. ${listing} Only scripts declared in the skill's frontmatter can run.`,
@@ -128,7 +131,7 @@ export const runScriptTool = defineTool({
     if (decl.execution !== "server") {
       return errorResult(
         "SCRIPT_NOT_SERVER",
-        `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. Use get_asset to fetch its content and run it yourself with bash.`,
+        `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. Fetch it with get_asset, with any file it reads${session.remote ? ", into a local folder under the same relative paths" : ""}, and run it yourself from the skill's folder, each argument as an environment variable: ${commandLine(decl, path)}.`,
         { skill_path: skill.name, file: path, execution: decl.execution },
       );
     }

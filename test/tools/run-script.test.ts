@@ -62,11 +62,15 @@ describe("run_script: the validation cascade, in its order", () => {
     expect(error(await run("scripts/local.sh"))).toEqual({
       code: "SCRIPT_NOT_SERVER",
       message:
-        "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Use get_asset to fetch its content and run it yourself with bash.",
+        "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Fetch it with get_asset, with any file it reads, and run it yourself from the skill's folder, each argument as an environment variable: SKILL_ARG_NAME=<name> SKILL_ARG_GREETING=<greeting> bash scripts/local.sh.",
       skill_path: "tools/echo",
       file: "scripts/local.sh",
       execution: "claude",
     });
+    const remote = await open(undefined, { remote: true });
+    expect(error(await remote.run("scripts/local.sh")).message).toContain(
+      "with any file it reads, into a local folder under the same relative paths, and run it yourself",
+    );
     const missing = await run("scripts/args.sh", { greeting: "hi" });
     expect(missing.isError).toBe(true);
     expect(error(missing)).toEqual({
@@ -114,6 +118,8 @@ describe("run_script: the validation cascade, in its order", () => {
     });
     expect(error(await call("run_script", { skill_path: "pdf", file: "scripts/x.sh", args: {} }))).toMatchObject({
       code: "SCRIPT_NOT_DECLARED",
+      message:
+        "Script 'scripts/x.sh' not found for skill 'pdf'. It is an Agent Skill, whose scripts run_script does not run: fetch the script with read_skill_file and run it yourself. Only scripts declared in the skill's frontmatter can run.",
       available: [],
     });
     const filtered = await open(dir, { env: { SKILLHUB_ENABLED_SKILLS: "pdf" } });

@@ -346,9 +346,20 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     write(join(w.first, "ops/_index/assets/checklist.md"), "- tag the release\n");
     writeNode(w.first, "ops/release.md", {
       keywords: ["release", "ship"],
-      extra: "scripts:\n  - file: scripts/release.sh\n    description: Prints where it is\n    execution: server",
+      extra: [
+        "scripts:",
+        "  - file: scripts/release.sh",
+        "    description: Prints where it is",
+        "    execution: server",
+        "  - file: scripts/notes.py",
+        "    description: Drafts the release notes",
+        "    args:",
+        "      - name: since_tag",
+        "        description: The last release's tag",
+      ].join("\n"),
     });
     write(join(w.first, "ops/release/scripts/release.sh"), 'echo "script $0"\n');
+    write(join(w.first, "ops/release/scripts/notes.py"), 'import os\nprint(os.environ["SKILL_ARG_SINCE_TAG"])\n');
     return w;
   }
 
@@ -364,12 +375,18 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     expect(got.scripts[0].uri).toBe(script);
     expect(got.inherited_assets[0].uri).toBe(checklist);
     expect(got.fetch).toContain(`or by its URI ${script} with read_skill_file or resources/read`);
-    expect(got.fetch).toEndWith("A script with execution 'server' runs on the server with run_script instead.");
+    expect(got.fetch).toEndWith(
+      "A script reads its arguments from environment variables, e.g. SKILL_ARG_SINCE_TAG=<since_tag> python3 scripts/notes.py. A script with execution 'server' runs on the server with run_script instead, where a path among its arguments names a file of the server, not yours.",
+    );
     const asset = await call("get_asset", { skill_path: "ops/release", file: checklist });
     expect(asset).toMatchObject({ resolved_from: "ops/_index", content: "- tag the release\n", uri: checklist });
     const loaded = await call("load_skill", { skill_name: "ops/release" });
     expect(loaded.path).toBe("skill://ops/release");
-    expect(loaded.files.map((f: { uri: string }) => f.uri)).toEqual([checklist, script]);
+    expect(loaded.files.map((f: { uri: string }) => f.uri)).toEqual([
+      checklist,
+      "skill://ops/release/scripts/notes.py",
+      script,
+    ]);
     for (const { uri } of loaded.files as { uri: string }[]) {
       const byTool = await call("read_skill_file", { skill_name: "ops/release", file_path: uri });
       const byResource = (await client.readResource({ uri })).contents[0] as { text: string };

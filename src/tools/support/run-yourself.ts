@@ -1,0 +1,16 @@
+import { extname } from "node:path";
+import { argVariable } from "../../exec/env.ts";
+import type { ScriptDecl } from "../../skills/tree-types.ts";
+
+/** What runs a script of each extension on a client's machine. */
+const LOCAL_RUNNERS: Record<string, string> = { ".sh": "bash", ".py": "python3", ".js": "node", ".ts": "npx tsx" };
+
+/**
+ * How a model runs a skill's script by hand, its arguments as the environment variables run_script would
+ * set: `SKILL_ARG_COMPONENT_NAME=<component_name> bash scripts/new-form.sh`.
+ */
+export function commandLine(decl: Pick<ScriptDecl, "args">, path: string): string {
+  const runner = LOCAL_RUNNERS[extname(path).toLowerCase()];
+  const args = decl.args.map((a) => `${argVariable(a.name)}=<${a.name}>`);
+  return [...args, runner ? `${runner} ${path}` : `./${path}`].join(" ");
+}
