@@ -48,6 +48,10 @@ describe("provider settings", () => {
     const parse = (v: object) =>
       embeddingSettings(EmbeddingConfig().parse({ ...configDefaults("/h").embedding, ...v }));
     expect(parse({})).toBeUndefined();
+    // A timeout past what a timer takes (about 24.8 days) would fire at once: it waits as long as one can.
+    expect(parse({ provider: "openai", openai_api_key: "sk-1", timeout_seconds: 3_000_000 })?.timeoutMs).toBe(
+      2 ** 31 - 1,
+    );
     expect(parse({ provider: "openai", openai_api_key: "sk-1" })).toMatchObject({
       model: "text-embedding-3-small",
       baseUrl: "https://api.openai.com/v1",

@@ -1,4 +1,5 @@
 import type { Config } from "../../config/schema.ts";
+import { MAX_TIMER_MS } from "../../util/timer-limit.ts";
 import { trimEndChar } from "../../util/trim-char.ts";
 import { PROVIDERS } from "./provider.ts";
 import type { EmbeddingSettings } from "./provider-api.ts";
@@ -17,7 +18,8 @@ export function embeddingSettings(config: Config["embedding"]): EmbeddingSetting
     model: model !== undefined && entry.modelName ? entry.modelName(model) : model,
     baseUrl: trimEndChar(entry.baseUrl(config), "/"),
     apiKey: entry.apiKey(config),
-    timeoutMs: Math.round(config.timeout_seconds * 1000),
+    // A longer delay would fire at once.
+    timeoutMs: Math.min(Math.round(config.timeout_seconds * 1000), MAX_TIMER_MS),
     batchSize: config.batch_size,
   };
 }
