@@ -98,6 +98,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     now: options.now,
   });
   const ids = new SessionIds(options.token);
+  /** Sessions being opened again, by id. */
+  const resumes = new Map<string, Promise<Session | Response>>();
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const version = options.version ?? VERSION;
   const log = hub.logger;
@@ -250,7 +252,17 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     const open = sessions.lookup(id);
     if (open) return open;
     const resumable = request.method !== "DELETE" && !opensSession(parsedBody) ? ids.resumable(id) : undefined;
-    if (resumable) return resume(id, resumable.clientName, request, peer);
+    if (resumable) {
+      // Requests sent at once with the same id open one session, which all of them use.
+      let resuming = resumes.get(id);
+      if (!resuming) {
+        resuming = resume(id, resumable.clientName, request, peer).finally(() => resumes.delete(id));
+        resumes.set(id, resuming);
+      }
+      const resumed = await resuming;
+      // Each request gets its own copy of a refusal: a body is read once.
+      return resumed instanceof Response ? (resumed.clone() as Response) : resumed;
+    }
     return rpcError(
       404,
       RPC.SESSION_NOT_FOUND,

@@ -440,6 +440,40 @@ describe("sessions", () => {
     expect(after.handler.sessions.size).toBe(1);
   });
 
+  test("requests sent at once naming one id after a restart open one session, which answers them all", async () => {
+    const before = world();
+    const { id } = await before.open();
+    await before.close();
+    // One place in the table: a second session under the id could not open.
+    const after = world({ maxSessions: 1, ...ONE_ADDRESS });
+    const answers = await Promise.all(
+      [2, 3, 4, 5].map((n) => after.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools(n) }))),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    for (const answer of answers) expect((await messages(answer))[0]?.result.tools.length).toBeGreaterThan(0);
+    expect(after.handler.sessions.list().map((s) => s.id)).toEqual([id]);
+    // Its one place in the table is given back when it ends.
+    expect((await after.handler.handle(mcpRequest("DELETE", "/mcp", { session: id }))).status).toBe(200);
+    expect(after.handler.sessions.size).toBe(0);
+    expect((await after.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }))).status).toBe(
+      404,
+    );
+    await after.open();
+  });
+
+  test("a refusal for requests resuming one id at once reaches each of them", async () => {
+    const before = world();
+    const { id } = await before.open();
+    await before.close();
+    const after = world({ maxSessions: 1, ...ONE_ADDRESS });
+    await after.open();
+    const answers = await Promise.all(
+      [2, 3].map((n) => after.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools(n) }))),
+    );
+    expect(answers.map((a) => a.status)).toEqual([503, 503]);
+    for (const answer of answers) expect((await errorOf(answer)).message).toContain("sessions are open");
+  });
+
   test("an id this server did not issue, or issued under another token, or altered, is 404", async () => {
     const issuer = world({ token: "one-token" });
     const init = await issuer.handler.handle(
