@@ -77,6 +77,8 @@ export interface GitCall {
   /** Variables for this command (GIT_INDEX_FILE). */
   env?: Readonly<Record<string, string>>;
   timeoutMs?: number;
+  /** Ends git (its whole process group) when aborted: a fetch over git.max_repo_bytes (git-size-limit.ts). */
+  signal?: AbortSignal;
 }
 
 export interface GitOutput {
@@ -85,6 +87,8 @@ export interface GitOutput {
   /** Scrubbed of secrets. */
   stderr: string;
   timedOut: boolean;
+  /** stdout was longer than the most kept (64 MiB), and cut. */
+  truncated: boolean;
 }
 
 /**
@@ -176,6 +180,7 @@ export class GitRunner {
           env: defined(env),
           timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? 120_000,
           maxOutputBytes: MAX_OUTPUT_BYTES,
+          ...(call.signal ? { signal: call.signal } : {}),
         },
         {
           spawn: this.options.spawn ?? defaultSpawn,
@@ -200,6 +205,7 @@ export class GitRunner {
       stdout: result.stdout.text,
       stderr: scrub(result.stderr.text, call.secrets ?? []),
       timedOut: result.timedOut,
+      truncated: result.stdout.truncated,
     };
   }
 }
