@@ -185,6 +185,45 @@ describe("trust.allowed_signers: a key's validity (valid-after, valid-before) is
     expect(early.message).toContain(`its signing key is not valid now (${signers}:1: key is not yet valid`);
     expect(copyHead(m)).toBe(good);
   });
+
+  test("a certificate a listed authority issued vouches while it is valid; an expired one does not, whatever the commit's date", async () => {
+    const keys = tempDir("skillhub-keys-");
+    const authority = sshKey(keys, "authority");
+    const alice = sshKey(keys, "alice");
+    const certify = (validity: string) => {
+      const made = Bun.spawnSync([
+        "ssh-keygen",
+        "-q",
+        "-s",
+        authority.key,
+        "-I",
+        "alice",
+        "-n",
+        "alice@example.com",
+        "-V",
+        validity,
+        `${alice.key}.pub`,
+      ]);
+      if (made.exitCode !== 0) throw new Error(`ssh-keygen -s failed: ${made.stderr.toString()}`);
+      return `${alice.key}-cert.pub`;
+    };
+    const signers = join(keys, "allowed_signers");
+    writeFileSync(signers, `alice@example.com cert-authority ${authority.pub}\n`);
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed with a valid certificate."));
+    const good = datedCommit(remote, certify("-1d:+1d"), new Date().toISOString());
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect(copyHead(m)).toBe(good);
+
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed with an expired certificate."));
+    datedCommit(remote, certify("20190101:20190201"), "2019-01-15T00:00:00Z");
+    const error = JSON.parse((await cli(m, ["sync", "--json"], env)).out).repos[0].error;
+    expect(error.code).toBe("GIT_SIGNATURE_INVALID");
+    expect(error.message).toContain("its signing key is not valid now");
+    expect(copyHead(m)).toBe(good);
+  });
 });
 
 /** A GnuPG home with one fresh signing key, as a user's keyring would hold it. */
