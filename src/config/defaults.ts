@@ -61,7 +61,8 @@ export function configDefaults(home: string): Config {
     },
     assets: { max_size_bytes: 1_048_576, inline_text_max_bytes: 10_240 },
     analytics: { enabled: false, endpoint: "", file: "", flush_seconds: 30, max_queue: 10_000 },
-    git: { repos: [], branch: "main" },
+    // A team's skills are text: a repository that sends more holds a large file by mistake, or is hostile.
+    git: { repos: [], branch: "main", max_repo_bytes: 1_073_741_824 },
     lock: { frozen: false },
     trust: {},
     plugins: { enabled: true },

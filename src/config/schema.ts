@@ -202,6 +202,11 @@ export const GitConfig = once(() =>
     // warning (UNSUPPORTED_KEYS in source-config.ts) so that such a config.yaml still loads.
     /** SKILLS_REF: pin every repository to a tag or a full commit hash instead of following `branch`. */
     ref: gitRef().optional(),
+    /**
+     * SKILLHUB_MAX_REPO_BYTES: most bytes one sync of a repository may bring onto disk, in what git
+     * receives and, separately, in the files of the commit it checks out; 0 = no limit. Default 1 GiB.
+     */
+    max_repo_bytes: nonNegativeInt(),
   }),
 );
 

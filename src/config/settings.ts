@@ -290,6 +290,12 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     kind: "string",
     description: "Pin every synced repository to a tag or a full commit instead of following `git.branch`.",
   },
+  SKILLHUB_MAX_REPO_BYTES: {
+    key: "git.max_repo_bytes",
+    kind: "int",
+    description:
+      "Most bytes one sync of a team repository may bring onto disk: what git receives, and the files of the commit it checks out (each file at least 4 KiB); over it the sync fails with `GIT_TOO_LARGE` and the last copy stays served; 0 = no limit.",
+  },
   SKILLHUB_LOCK: {
     key: "lock.file",
     kind: "string",

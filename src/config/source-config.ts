@@ -46,6 +46,8 @@ export const SOURCE_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
   "git.branch",
   // A repository must not choose its own pin: the user's lock and config do.
   "git.ref",
+  // Nor raise the limit on what it may bring onto the user's disk.
+  "git.max_repo_bytes",
   "analytics.file",
   "analytics.endpoint",
   ...SCRIPT_EXECUTION_KEYS,
@@ -63,6 +65,8 @@ export const REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
   "git.token",
   // Security: a repository never chooses its own pin; the user (SKILLS_REF, their config) and the lock do.
   "git.ref",
+  // Security: nor the limit on what it may bring onto the user's disk (a small commit could lift it for the next).
+  "git.max_repo_bytes",
   ...SCRIPT_EXECUTION_KEYS,
 ];
 

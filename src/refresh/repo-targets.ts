@@ -85,11 +85,16 @@ export function repoTargets(options: {
       });
     if (entry.branch !== undefined) checkBranch(entry.branch, `${where} branch`);
     if (entry.ref !== undefined) checkRef(entry.ref, `${where} ref`);
-    const branch = entry.branch ?? options.branch;
-    // An entry's own branch means following it, whatever SKILLS_REF pins the others to.
-    const ref = entry.ref ?? (entry.branch ? undefined : options.ref);
     const path = repoPath(entry.path, where);
     const parsed = parseRepo(raw);
+    // Security: a repository of the user's own config file follows the branch and pin of the user's entry,
+    // whatever a project's skillhub.yaml says of it: its copy is shared by every project and pinned by the
+    // user's lock, its scripts run as the user's, so a project you clone must not choose its commit (a
+    // fork's, which GitHub serves under the original URL, or an old one).
+    const chosen = decidingEntry(options.repos, entry);
+    const branch = chosen.branch ?? options.branch;
+    // An entry's own branch means following it, whatever SKILLS_REF pins the others to.
+    const ref = chosen.ref ?? (chosen.branch ? undefined : options.ref);
     // Each folder of a repository has its own copy, so that one sync never waits for another's lock.
     const source = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
     if (seen.has(source)) continue;
@@ -126,14 +131,35 @@ export function ownUrls(repos: readonly (string | RepoEntryConfig)[]): ReadonlyS
 }
 
 /**
+ * The entry whose branch and pin decide `entry`'s copy: for a project's entry of a repository the user's own
+ * config file names, the user's entry of it (the one of the same folder if there is one, else the first);
+ * else `entry` itself.
+ */
+function decidingEntry(repos: readonly (string | RepoEntryConfig)[], entry: RepoEntryConfig): RepoEntryConfig {
+  if (entry.scope !== "project") return entry;
+  const slug = parseRepo(entry.url).slug;
+  const mine = repos.map(repoEntry).filter((e) => e.scope === "user" && parseRepo(e.url).slug === slug);
+  return mine.find((e) => e.path === entry.path) ?? mine[0] ?? entry;
+}
+
+/**
  * A configuration's repositories as repoTargets takes them. With lock.file (SKILLHUB_LOCK) that one lock
  * pins every repository, the user's own too: their entries lose `scope: user`, so their copies are that
- * lock's and not the ones SkillHub's own lock pins elsewhere.
+ * lock's and not the ones SkillHub's own lock pins elsewhere; a project's entry of one of them takes its
+ * branch and pin first, as repoTargets would give it.
  */
 export function copyRepos(config: Config): (string | RepoEntryConfig)[] {
-  if (!config.lock.file) return [...config.git.repos];
-  return config.git.repos.map((item) => {
-    if (typeof item === "string" || item.scope !== "user") return item;
+  const repos = config.git.repos;
+  if (!config.lock.file) return [...repos];
+  return repos.map((item) => {
+    if (typeof item === "string") return item;
+    if (item.scope === "project") {
+      // Decided before the user's entries lose their scope (repoTargets' decidingEntry).
+      const { ref: _ref, branch: _branch, ...entry } = item;
+      const { ref, branch } = decidingEntry(repos, item);
+      return { ...entry, ...(ref !== undefined ? { ref } : {}), ...(branch !== undefined ? { branch } : {}) };
+    }
+    if (item.scope !== "user") return item;
     const { scope: _, ...entry } = item;
     return entry;
   });

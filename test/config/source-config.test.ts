@@ -79,7 +79,7 @@ describe("config.yaml of skills folders", () => {
     expect(restrictSourceConfig({ path: "x", data: null })).toEqual({ file: { path: "x", data: null }, warnings: [] });
   });
 
-  test("a skills folder cannot set git.repos, git.token, git.branch, analytics.file, analytics.endpoint or scripts.allow_project", () => {
+  test("a skills folder cannot set git.repos, git.token, git.branch, git.max_repo_bytes, analytics.file, analytics.endpoint or scripts.allow_project", () => {
     const home = tempDir();
     write(join(home, ".skillhub/config.yaml"), "git:\n  repos: [file:///mine.git]\n");
     const copy = tempDir();
@@ -90,6 +90,7 @@ describe("config.yaml of skills folders", () => {
         "  repos: [https://evil.example/other.git]",
         "  token: stolen",
         "  branch: evil",
+        "  max_repo_bytes: 0",
         "  sparse_checkout: true",
         "analytics:",
         "  file: ~/.bashrc",
@@ -106,7 +107,11 @@ describe("config.yaml of skills folders", () => {
     const base = { env: {}, homeDir: home, cwd: home };
     const { config, warnings } = loadConfig({ ...base, sourceFiles: [file] });
     // The user's own file names the repository (its lock pins it); the folder's git.repos is dropped.
-    expect(config.git).toEqual({ repos: [{ url: "file:///mine.git", scope: "user" }], branch: "main" });
+    expect(config.git).toEqual({
+      repos: [{ url: "file:///mine.git", scope: "user" }],
+      branch: "main",
+      max_repo_bytes: 1_073_741_824,
+    });
     expect(config.git.token).toBeUndefined();
     expect(config.analytics).toMatchObject({ enabled: false, file: "", endpoint: "", flush_seconds: 5 });
     expect(config.matching.min_score).toBe(0.4);
@@ -115,6 +120,7 @@ describe("config.yaml of skills folders", () => {
       "git.repos",
       "git.token",
       "git.branch",
+      "git.max_repo_bytes",
       "analytics.file",
       "analytics.endpoint",
       "scripts.allow_project",
@@ -169,7 +175,7 @@ describe("config.yaml of skills folders", () => {
     expect(c.err.join("")).toContain(`matching.max_results in ${join(home, ".skillhub", "config.yaml")} = "many"`);
   });
 
-  test("the content repository the user configured may set analytics.endpoint, analytics.file (.jsonl) and git.branch", () => {
+  test("the content repository the user configured may set analytics.endpoint, analytics.file (.jsonl) and git.branch, not its own size limit", () => {
     const home = tempDir();
     write(join(home, ".skillhub/config.yaml"), "git:\n  repos: [file:///mine.git]\n");
     const copy = tempDir();
@@ -180,6 +186,7 @@ describe("config.yaml of skills folders", () => {
         "  token: stolen",
         "  branch: develop",
         "  ref: v0.0.1-evil",
+        "  max_repo_bytes: 0",
         "analytics:",
         "  enabled: true",
         `  file: ${file}`,
@@ -191,7 +198,11 @@ describe("config.yaml of skills folders", () => {
     const file = write(join(copy, "config.yaml"), text("~/.skills-mcp/analytics.jsonl"));
     const base = { env: {}, homeDir: home, cwd: home };
     const { config, warnings } = loadConfig({ ...base, sourceFiles: [file], repoFiles: [file] });
-    expect(config.git).toEqual({ repos: [{ url: "file:///mine.git", scope: "user" }], branch: "develop" });
+    expect(config.git).toEqual({
+      repos: [{ url: "file:///mine.git", scope: "user" }],
+      branch: "develop",
+      max_repo_bytes: 1_073_741_824,
+    });
     // Security: the repository names the file; it is written in SkillHub's analytics folder, nowhere else.
     const confined = join(home, ".skillhub", "analytics", "analytics.jsonl");
     expect(config.analytics).toMatchObject({
@@ -201,9 +212,11 @@ describe("config.yaml of skills folders", () => {
     });
     expect(config.scripts.allow_project).toBe(false);
     const because =
-      "a content repository's config.yaml may not set git.repos, git.token, git.ref, scripts.allow_project, scripts.runners, scripts.allowed_extensions (they belong in ~/.skillhub/config.yaml or the environment).";
+      "a content repository's config.yaml may not set git.repos, git.token, git.ref, git.max_repo_bytes, scripts.allow_project, scripts.runners, scripts.allowed_extensions (they belong in ~/.skillhub/config.yaml or the environment).";
     expect(warnings).toEqual([
-      ...["git.repos", "git.token", "git.ref"].map((key) => `${file}: key "${key}" ignored: ${because}`),
+      ...["git.repos", "git.token", "git.ref", "git.max_repo_bytes"].map(
+        (key) => `${file}: key "${key}" ignored: ${because}`,
+      ),
       `${file}: key "analytics.file" "~/.skills-mcp/analytics.jsonl" is written as ${confined}: a repository's usage events stay in SkillHub's analytics folder.`,
       `${file}: key "scripts.allow_project" ignored: ${because}`,
     ]);

@@ -264,6 +264,43 @@ describe("a cloned project's lock cannot choose the commit of your own repositor
   }, 120_000);
 });
 
+describe("a project cannot choose the commit of your repository", () => {
+  /** A commit the remote holds but its branch does not reach, as GitHub holds a fork's under the original URL. */
+  function forkCommit(remote: Remote): string {
+    git(["checkout", "--quiet", "-b", "fork"], remote.work);
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "A fork's deploy."));
+    git(["commit", "--quiet", "-am", "fork"], remote.work);
+    const fork = git(["rev-parse", "HEAD"], remote.work);
+    git(["push", "--quiet", "origin", "fork"], remote.work);
+    git(["push", "--quiet", "origin", ":fork"], remote.work);
+    git(["checkout", "--quiet", "main"], remote.work);
+    return fork;
+  }
+
+  for (const path of [undefined, "skills"])
+    test(`a project's entry of your URL${path ? " with another folder" : ""} and a ref of its own: your entry's branch and pin apply`, async () => {
+      const remote = team();
+      const reviewed = git(["rev-parse", "HEAD"], remote.work);
+      const fork = forkCommit(remote);
+      const m = machine();
+      ownRepo(m.home, remote.url);
+      expect((await cli(m, ["sync"])).code).toBe(0);
+
+      // A project you clone names your repository, pinned to a commit of its choosing.
+      const entry = `    - url: ${remote.url}\n      ref: ${fork}\n${path ? `      path: ${path}\n` : ""}`;
+      write(join(m.project, "skillhub.yaml"), `git:\n  repos:\n${entry}`);
+      const synced = await cli(m, ["sync"]);
+      expect(synced.code, synced.out + synced.err).toBe(0);
+      for (const copy of copiesOf(m.home, "team"))
+        expect(git(["rev-parse", "HEAD"], join(m.home, ".skillhub", "repos", copy))).toBe(reviewed);
+      const own = readLockfile(globalLock(m.home));
+      for (const source of Object.values(own.sources)) expect(source).toMatchObject({ ref: "main", commit: reviewed });
+      const listed = await cli(m, ["list", "--json"]);
+      expect(listed.out).toContain("Deploy with care.");
+      expect(listed.out).not.toContain("A fork's deploy.");
+    }, 120_000);
+});
+
 describe("whose configuration names a repository", () => {
   test("your config.yaml's and --config's are your own; SKILLS_REPO's and a project's skillhub.yaml's are not", () => {
     const home = tempDir();

@@ -32,4 +32,25 @@ describe("which copy a repository uses: the one of the lock that pins it", () =>
     const stranger = copies([{ url: "https://example.com/team/skills.git", scope: "project" }], "/pa/skillhub.lock");
     expect(stranger[0]).not.toEqual(copies([{ url: "https://example.com/team/skills.git" }], "/pb/skillhub.lock")[0]);
   });
+
+  test("a project's entry of your URL follows your entry's branch and pin, with lock.file too", () => {
+    const fork = "a".repeat(40);
+    const pinned: RepoEntryConfig = { ...mine, ref: "v1" };
+    const theirs: RepoEntryConfig = { url: mine.url, ref: fork, scope: "project" };
+    const elsewhere: RepoEntryConfig = { url: mine.url, branch: "evil", path: "more", scope: "project" };
+    const refs = (repos: (string | RepoEntryConfig)[]) =>
+      repoTargets({ repos, branch: "main", home }).map((t) => [t.ref, t.branch]);
+    expect(refs([theirs, elsewhere, pinned])).toEqual([
+      ["v1", "main"],
+      ["v1", "main"],
+    ]);
+    const config = { lock: { file: "/pa/one.lock" }, git: { repos: [theirs, elsewhere, pinned] } } as unknown as Config;
+    expect(refs(copyRepos(config))).toEqual([
+      ["v1", "main"],
+      ["v1", "main"],
+    ]);
+    // A project's entry of a repository that is not yours keeps its own.
+    const team: RepoEntryConfig = { url: "https://example.com/team/skills.git", ref: fork, scope: "project" };
+    expect(refs([team, { url: team.url }])).toEqual([[fork, "main"]]);
+  });
 });

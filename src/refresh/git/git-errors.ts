@@ -15,6 +15,8 @@ export type GitErrorCode =
   | "GIT_COMMIT_NOT_IN_REF"
   /** trust.allowed_signers: the commit is unsigned or signed by a key not listed. */
   | "GIT_SIGNATURE_INVALID"
+  /** git.max_repo_bytes: a sync brought, or would check out, more than the limit (git-size-limit.ts). */
+  | "GIT_TOO_LARGE"
   /** Another SkillHub process held the copy's lock too long (reported, never thrown; see git-lock.ts). */
   | "GIT_LOCKED"
   | "GIT_FAILED";

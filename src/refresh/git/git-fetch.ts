@@ -1,5 +1,6 @@
 import { classifyFailure, GitError } from "./git-errors.ts";
 import type { GitOutput } from "./git-runner.ts";
+import { FetchLimit } from "./git-size-limit.ts";
 import {
   FULL_COMMIT,
   type RepoTarget,
@@ -8,6 +9,9 @@ import {
   type SyncContext,
   type SyncWant,
 } from "./git-target.ts";
+
+/** A sync's context while it fetches into one copy: its fetches are held to git.max_repo_bytes together. */
+type FetchContext = SyncContext & { limit: FetchLimit };
 
 /** What fetchWanted fetched. */
 export interface Fetched {
@@ -30,11 +34,17 @@ export interface Fetched {
  */
 export async function fetchWanted(
   target: RepoTarget,
-  ctx: SyncContext,
+  sync: SyncContext,
   dir: string,
   want: SyncWant,
   existing?: { record: string | undefined; warnings: string[] },
 ): Promise<Fetched> {
+  const limit = await FetchLimit.start(sync.git, dir, {
+    max: sync.maxRepoBytes ?? 0,
+    url: target.spec.url,
+    refs: [refNames(target)[1]],
+  });
+  const ctx: FetchContext = { ...sync, limit };
   const shallow = !existing;
   // Not --depth on an existing copy: the server sends only the commits since the last sync, and their
   // ancestry stays known.
@@ -110,14 +120,14 @@ async function reachedOffline(
 /** Fetch `commit` by its hash: the pinned one (`pinned`), else the lock's. Throws GIT_REF_NOT_FOUND when the server lacks it. */
 async function fetchCommit(
   target: RepoTarget,
-  ctx: SyncContext,
+  ctx: FetchContext,
   dir: string,
   commit: string,
   pinned: boolean,
   depth: readonly string[],
 ): Promise<void> {
   ctx.progress(`fetching ${target.spec.url} (commit ${commit.slice(0, 12)})`);
-  const out = await ctx.git.run(
+  const out = await ctx.limit.fetch(
     ["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit],
     remoteOptions(ctx, dir),
   );
@@ -157,7 +167,7 @@ const CLOCK_SLACK_S = 86_400;
  */
 async function requireInHistory(
   target: RepoTarget,
-  ctx: SyncContext,
+  ctx: FetchContext,
   dir: string,
   commit: string,
   firstCopy: boolean,
@@ -257,9 +267,9 @@ function refNames(target: RepoTarget): [source: string, local: string] {
  * Fetch the configured branch or tag into its local ref (refNames), with `deepen` (--depth,
  * --shallow-since, --unshallow) saying how much of its history. Throws GitError.
  */
-async function fetchRef(target: RepoTarget, ctx: SyncContext, dir: string, deepen: readonly string[]): Promise<void> {
+async function fetchRef(target: RepoTarget, ctx: FetchContext, dir: string, deepen: readonly string[]): Promise<void> {
   const [source, local] = refNames(target);
-  const out = await ctx.git.run(
+  const out = await ctx.limit.fetch(
     ["fetch", "--no-tags", "--quiet", ...deepen, target.spec.url, `+${source}:${local}`],
     remoteOptions(ctx, dir),
   );

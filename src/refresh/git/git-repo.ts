@@ -7,6 +7,7 @@ import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { type Fetched, fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
+import { checkoutWithin } from "./git-size-limit.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
 import { type Differences, differencesFrom, pinnedToSigned, verifySigned } from "./git-trust.ts";
@@ -105,6 +106,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const fastForward =
     tip === previous ||
     (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
+  if (tip !== previous) await checkoutWithin(ctx.git, target.dir, tip, sizeLimit(target, ctx));
   if (dirty)
     warnings.push(
       `local changes in ${target.dir} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
@@ -178,6 +180,7 @@ async function clone(
         if (!(error instanceof GitError)) throw error;
         throw new GitError(error.code, `${error.message} No copy was made.`, { details: error.details });
       });
+    await checkoutWithin(ctx.git, temp, tip, sizeLimit(target, ctx));
     const following = !target.ref && !want.commit;
     await local({ ...target, dir: temp }, ctx, [
       "checkout",
@@ -200,6 +203,11 @@ async function clone(
   const files = countLines(await local(target, ctx, ["ls-files", "-z"]), "\0");
   writeState(target, commit, ctx.now);
   return { commit, previous: null, changed: true, filesChanged: files, cloned: true, ...elsewhere, warnings };
+}
+
+/** git.max_repo_bytes for checkoutWithin. */
+function sizeLimit(target: RepoTarget, ctx: SyncContext): { max: number; url: string } {
+  return { max: ctx.maxRepoBytes ?? 0, url: target.spec.url };
 }
 
 /** RepoSyncResult's refCommit: the ref's commit, when it is not the one fetched to serve. */

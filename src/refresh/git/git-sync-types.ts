@@ -39,6 +39,11 @@ export interface GitSyncOptions {
   lockWaitMs?: number;
   /** Network commands are killed after this long. Default 120,000. */
   timeoutMs?: number;
+  /**
+   * git.max_repo_bytes: most bytes one sync of a repository may bring into its copy's `.git`, and most its
+   * checked-out files may take (git-size-limit.ts). Default 0: no limit (fromConfig passes the setting).
+   */
+  maxRepoBytes?: number;
   /** How to try again after a failure, said in its warning. Default: call refresh_skills or run `skillhub sync`. */
   retry?: string;
   /** Progress lines (cloning…, fetching…). Default: logger.debug. */

@@ -76,6 +76,7 @@ export class GitSync {
       allowedSigners: config.trust.allowed_signers,
       frozen: config.lock.frozen,
       token: config.git.token,
+      maxRepoBytes: config.git.max_repo_bytes,
       home: config.home,
       logger,
       intervalMs: config.refresh.enabled ? config.refresh.interval_minutes * 60_000 : 0,
@@ -400,6 +401,7 @@ export class GitSync {
           now: this.now,
           progress: this.options.progress ?? ((line) => log.debug(line)),
           timeoutMs,
+          ...(this.options.maxRepoBytes ? { maxRepoBytes: this.options.maxRepoBytes } : {}),
           signed: this.signed,
         },
         want,
@@ -483,7 +485,8 @@ export class GitSync {
       error.code === "GIT_NOT_FOUND" ||
       error.code === "GIT_REF_NOT_FOUND" ||
       error.code === "GIT_COMMIT_NOT_IN_REF" ||
-      error.code === "GIT_SIGNATURE_INVALID";
+      error.code === "GIT_SIGNATURE_INVALID" ||
+      error.code === "GIT_TOO_LARGE";
     this.options.logger[
       this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"
     ](line);

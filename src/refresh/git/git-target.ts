@@ -33,6 +33,8 @@ export interface SyncContext {
   progress: (line: string) => void;
   /** Network commands are killed after this long. */
   timeoutMs: number;
+  /** git.max_repo_bytes: most bytes a sync may bring into the copy's `.git`, and check out; 0 or unset = no limit. */
+  maxRepoBytes?: number;
   /** Commits whose signature was verified by this process (trust.allowed_signers; git-trust.ts). */
   signed?: Set<string>;
 }

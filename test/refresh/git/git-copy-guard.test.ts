@@ -1,5 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+} from "node:fs";
 import { join } from "node:path";
 import {
   foreignSettings,
@@ -8,7 +18,7 @@ import {
   skippedEntries,
 } from "../../../src/refresh/git/git-copy-guard.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
-import { git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
 
 afterAll(cleanupTemp);
@@ -186,11 +196,12 @@ describe("a FIFO anywhere else in a copy's .git", () => {
       const m = machine();
       const env = { SKILLS_REPO: remote.url };
       expect((await cli(m, ["sync"], env)).code).toBe(0);
-      // A second commit, fetched as loose objects.
       remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second commit."));
       remote.push("second");
       expect((await cli(m, ["sync"], env)).code).toBe(0);
       const copy = copyOf(m);
+      // Its objects loose, as git writes a small fetch's by default (SkillHub's own fetches keep a pack).
+      loosen(copy);
       const name = place(copy);
       expect(lstatSync(join(copy, ".git", name)).isFile()).toBe(true);
       fifoAt(join(copy, ".git", name));
@@ -231,6 +242,21 @@ describe("a FIFO anywhere else in a copy's .git", () => {
 });
 
 /** Where a loose object lies in a `.git`. */
+/** Turn every pack of `copy` into loose objects. */
+function loosen(copy: string): void {
+  const packs = join(copy, ".git", "objects", "pack");
+  const aside = tempDir("skillhub-packs-");
+  for (const name of readdirSync(packs)) renameSync(join(packs, name), join(aside, name));
+  for (const name of readdirSync(aside).filter((n) => n.endsWith(".pack"))) {
+    const unpacked = Bun.spawnSync(["git", "unpack-objects", "-q"], {
+      cwd: copy,
+      env: GIT_ENV,
+      stdin: Bun.file(join(aside, name)),
+    });
+    if (unpacked.exitCode !== 0) throw new Error(`git unpack-objects failed: ${unpacked.stderr.toString()}`);
+  }
+}
+
 function objectPath(hash: string): string {
   return `objects/${hash.slice(0, 2)}/${hash.slice(2)}`;
 }

@@ -125,6 +125,107 @@ describe("trust.allowed_signers: only commits signed by a listed SSH key", () =>
   });
 });
 
+describe("trust.allowed_signers: a key's validity (valid-after, valid-before) is checked now", () => {
+  /** Commit everything in the remote's working clone signed with `key`, dated `date` (ISO), and push. */
+  function datedCommit(remote: Remote, key: string, date: string): string {
+    const env = { ...GIT_ENV, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+    const run = (args: string[]) => {
+      const proc = Bun.spawnSync(["git", ...args], { cwd: remote.work, env, stderr: "pipe", stdout: "pipe" });
+      if (proc.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${proc.stderr.toString()}`);
+      return proc.stdout.toString().trim();
+    };
+    run(["add", "-A"]);
+    run(["-c", "gpg.format=ssh", "-c", `user.signingkey=${key}`, "commit", "-S", "--quiet", "-m", "dated"]);
+    run(["push", "--quiet", "origin", "main"]);
+    return run(["rev-parse", "HEAD"]);
+  }
+
+  test("a key the file retired (valid-before) vouches for no commit, not even one dated back to when it was valid", async () => {
+    const keys = tempDir("skillhub-keys-");
+    const current = sshKey(keys, "current");
+    const retired = sshKey(keys, "retired");
+    const signers = join(keys, "allowed_signers");
+    writeFileSync(
+      signers,
+      `retired@example.com valid-before="20200101" ${retired.pub}\ncurrent@example.com ${current.pub}\n`,
+    );
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by a current key."));
+    const good = signedCommit(remote, "signed", current.key);
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+
+    // Whoever holds the retired key signs a commit and dates it back: git checks the key at that date.
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by the retired key."));
+    const backdated = datedCommit(remote, retired.key, "2019-06-01T00:00:00Z");
+    const refused = await cli(m, ["sync", "--json"], env);
+    expect(refused.code).toBe(1);
+    const error = JSON.parse(refused.out).repos[0].error;
+    expect(error.code).toBe("GIT_SIGNATURE_INVALID");
+    expect(error.message).toStartWith(
+      `refused commit ${backdated.slice(0, 12)} of ${remote.url}: its signing key is not valid now (${signers}:1: key has expired: verify time `,
+    );
+    expect(error.message).toContain(
+      "> valid-before 2020-01-01T00:00:00), whatever date the commit gives. trust.allowed_signers accepts only commits signed by a listed key.",
+    );
+    expect(copyHead(m)).toBe(good);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Signed by a current key.");
+
+    // A key that becomes valid later (valid-after) vouches for nothing yet, however far ahead a commit is dated.
+    const future = sshKey(keys, "future");
+    writeFileSync(
+      signers,
+      `future@example.com valid-after="20900101" ${future.pub}\ncurrent@example.com ${current.pub}\n`,
+    );
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed by a key not valid yet."));
+    datedCommit(remote, future.key, "2091-01-01T00:00:00Z");
+    const early = JSON.parse((await cli(m, ["sync", "--json"], env)).out).repos[0].error;
+    expect(early.code).toBe("GIT_SIGNATURE_INVALID");
+    expect(early.message).toContain(`its signing key is not valid now (${signers}:1: key is not yet valid`);
+    expect(copyHead(m)).toBe(good);
+  });
+
+  test("a certificate a listed authority issued vouches while it is valid; an expired one does not, whatever the commit's date", async () => {
+    const keys = tempDir("skillhub-keys-");
+    const authority = sshKey(keys, "authority");
+    const alice = sshKey(keys, "alice");
+    const certify = (validity: string) => {
+      const made = Bun.spawnSync([
+        "ssh-keygen",
+        "-q",
+        "-s",
+        authority.key,
+        "-I",
+        "alice",
+        "-n",
+        "alice@example.com",
+        "-V",
+        validity,
+        `${alice.key}.pub`,
+      ]);
+      if (made.exitCode !== 0) throw new Error(`ssh-keygen -s failed: ${made.stderr.toString()}`);
+      return `${alice.key}-cert.pub`;
+    };
+    const signers = join(keys, "allowed_signers");
+    writeFileSync(signers, `alice@example.com cert-authority ${authority.pub}\n`);
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed with a valid certificate."));
+    const good = datedCommit(remote, certify("-1d:+1d"), new Date().toISOString());
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect(copyHead(m)).toBe(good);
+
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Signed with an expired certificate."));
+    datedCommit(remote, certify("20190101:20190201"), "2019-01-15T00:00:00Z");
+    const error = JSON.parse((await cli(m, ["sync", "--json"], env)).out).repos[0].error;
+    expect(error.code).toBe("GIT_SIGNATURE_INVALID");
+    expect(error.message).toContain("its signing key is not valid now");
+    expect(copyHead(m)).toBe(good);
+  });
+});
+
 /** A GnuPG home with one fresh signing key, as a user's keyring would hold it. */
 function gpgHome(): { home: string; env: Record<string, string | undefined> } {
   const home = tempDir("skillhub-gnupg-");

@@ -1,0 +1,169 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { checkoutBytes } from "../../../src/refresh/git/git-size-limit.ts";
+import { gitStatus } from "../../../src/ui/hub-view.ts";
+import { cleanupTemp, write } from "../../helpers/fs.ts";
+import { git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { projectRoot, serveGitHttpStalled } from "../../helpers/git-http.ts";
+import { textOf } from "../../helpers/hub.ts";
+import { within } from "../../helpers/wait.ts";
+import { cli, type Machine, machine, repoServerOn } from "../../lock/cli.ts";
+
+afterAll(cleanupTemp);
+const closers: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** The limit the tests set: a few MiB, far under the files they push. */
+const LIMIT = 2 * 1024 * 1024;
+const limited = (url: string) => ({ SKILLS_REPO: url, SKILLHUB_MAX_REPO_BYTES: String(LIMIT) });
+const raise =
+  "if the repository is meant to be that large, raise the limit of 2,097,152 bytes: SKILLHUB_MAX_REPO_BYTES, or git.max_repo_bytes in ~/.skillhub/config.yaml (0 = no limit)";
+const sentTooMuch = (url: string) =>
+  `${url} sent more than 2,097,152 bytes for one sync, so git was stopped and what it wrote removed; ${raise}, else take the large files out of the repository's history.`;
+
+function teamRemote(): Remote {
+  return remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Alpha as first reviewed.") });
+}
+
+/** Push a commit that changes alpha and adds `bytes` as a file of its own. */
+function pushLarge(remote: Remote, bytes: Uint8Array): string {
+  remote.write("skills/alpha/SKILL.md", skillText("alpha", "Alpha with a large file."));
+  write(join(remote.work, "skills", "alpha", "assets", "recording.bin"), bytes);
+  return remote.push("large file");
+}
+
+function reposOf(m: Machine): string {
+  return join(m.home, ".skillhub", "repos");
+}
+
+/** The copy of the one repository of `m`. */
+function copyOf(m: Machine): string {
+  const copies = readdirSync(reposOf(m)).filter((name) => !name.endsWith(".lock"));
+  expect(copies).toHaveLength(1);
+  return join(reposOf(m), copies[0] as string);
+}
+
+/** Every file under `dir`, relative to it, sorted. */
+function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).map((path) => relative(dir, join(dir, path))).sort();
+}
+
+/** Temporary packs and objects, and unfinished clones, anywhere under SkillHub's folder. */
+function leftovers(m: Machine): string[] {
+  const home = join(m.home, ".skillhub");
+  return filesUnder(home).filter((path) => /tmp_pack|tmp_idx|tmp_obj|\.clone-/.test(path));
+}
+
+async function syncJson(m: Machine, env: Record<string, string>) {
+  const synced = await cli(m, ["sync", "--json"], env);
+  return { code: synced.code, repo: JSON.parse(synced.out).repos[0], err: synced.err };
+}
+
+describe("git.max_repo_bytes: what one sync may bring onto disk", () => {
+  test("a first clone that receives more than the limit: GIT_TOO_LARGE, no copy and nothing of it left", async () => {
+    const remote = teamRemote();
+    pushLarge(remote, randomBytes(6 * 1024 * 1024));
+    const m = machine();
+
+    const synced = await syncJson(m, limited(remote.url));
+    expect(synced.code).toBe(1);
+    expect(synced.repo.error).toEqual({ code: "GIT_TOO_LARGE", message: sentTooMuch(remote.url) });
+    expect(synced.repo.commit_hash).toBeNull();
+    expect(readdirSync(reposOf(m)).filter((name) => !name.endsWith(".lock"))).toEqual([]);
+    expect(leftovers(m)).toEqual([]);
+
+    // 0 lifts the limit.
+    const unlimited = await syncJson(m, { ...limited(remote.url), SKILLHUB_MAX_REPO_BYTES: "0" });
+    expect(unlimited.code).toBe(0);
+    expect(existsSync(join(copyOf(m), "skills", "alpha", "assets", "recording.bin"))).toBe(true);
+  });
+
+  test("a later fetch over the limit: its pack is removed, and the last commit stays checked out and served", async () => {
+    const remote = teamRemote();
+    const m = machine();
+    const env = limited(remote.url);
+    expect((await syncJson(m, env)).code).toBe(0);
+    const copy = copyOf(m);
+    const reviewed = git(["rev-parse", "HEAD"], copy);
+    const objects = filesUnder(join(copy, ".git", "objects"));
+    const tracked = git(["rev-parse", "refs/remotes/origin/main"], copy);
+
+    pushLarge(remote, randomBytes(6 * 1024 * 1024));
+    const synced = await syncJson(m, env);
+    expect(synced.code).toBe(1);
+    expect(synced.repo.error).toEqual({ code: "GIT_TOO_LARGE", message: sentTooMuch(remote.url) });
+    expect(synced.repo.commit_hash).toBe(reviewed);
+    // Nothing of the fetch is left: not its pack, not a ref to what it brought.
+    expect(filesUnder(join(copy, ".git", "objects"))).toEqual(objects);
+    expect(leftovers(m)).toEqual([]);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(reviewed);
+    expect(git(["rev-parse", "refs/remotes/origin/main"], copy)).toBe(tracked);
+    git(["fsck", "--no-progress"], copy);
+
+    // doctor, the server and its page say why; the reviewed skills are still served.
+    const doctor = JSON.parse((await cli(m, ["doctor", "--json"], env)).out);
+    expect(doctor.repos[0].state.last_error).toMatchObject({ code: "GIT_TOO_LARGE", message: sentTooMuch(remote.url) });
+    const s = await repoServerOn(m, env);
+    closers.push(s.close);
+    expect(textOf(await s.call("skill", { name: "alpha" }))).toContain("Alpha as first reviewed.");
+    expect(gitStatus(s.hub).repos[0]?.lastError?.code).toBe("GIT_TOO_LARGE");
+    expect(s.logger.lines.some((l) => l.includes(sentTooMuch(remote.url)))).toBe(true);
+  });
+
+  test("a commit whose files take more than the limit once checked out (a pack is compressed) is not checked out", async () => {
+    const zeros = new Uint8Array(8 * 1024 * 1024);
+    const checkedOut = (commit: string, url: string) =>
+      `the files of commit ${commit.slice(0, 12)} of ${url} take 8,392,704 bytes on disk, more than 2,097,152 bytes, so they were not checked out; ${raise}, else take the large files out of the repository.`;
+    // A first clone.
+    const bomb = teamRemote();
+    const bombCommit = pushLarge(bomb, zeros);
+    const fresh = machine();
+    const cloned = await syncJson(fresh, limited(bomb.url));
+    expect(cloned.repo.error).toEqual({ code: "GIT_TOO_LARGE", message: checkedOut(bombCommit, bomb.url) });
+    expect(readdirSync(reposOf(fresh)).filter((name) => !name.endsWith(".lock"))).toEqual([]);
+
+    // An existing copy keeps its commit.
+    const remote = teamRemote();
+    const m = machine();
+    expect((await syncJson(m, limited(remote.url))).code).toBe(0);
+    const reviewed = git(["rev-parse", "HEAD"], copyOf(m));
+    const large = pushLarge(remote, zeros);
+    const synced = await syncJson(m, limited(remote.url));
+    expect(synced.repo.error).toEqual({ code: "GIT_TOO_LARGE", message: checkedOut(large, remote.url) });
+    expect(git(["rev-parse", "HEAD"], copyOf(m))).toBe(reviewed);
+    expect(existsSync(join(copyOf(m), "skills", "alpha", "assets"))).toBe(false);
+    expect((await cli(m, ["list", "--json"], limited(remote.url))).out).toContain("Alpha as first reviewed.");
+  });
+
+  test("git is stopped while it receives, once what it wrote passes the limit: a remote that stalls mid-pack", async () => {
+    const remote = teamRemote();
+    pushLarge(remote, randomBytes(8 * 1024 * 1024));
+    // The remote sends 5 MiB of the pack, then nothing more and no end: without the watch, git would wait
+    // for its two-minute time limit, past this test's.
+    const server = serveGitHttpStalled(projectRoot(remote.bare), 5 * 1024 * 1024);
+    closers.push(server.stop);
+    const url = `${server.base}team.git`;
+    const m = machine();
+    const synced = await within(syncJson(m, limited(url)), "the sync of a stalled remote");
+    expect(synced.repo.error).toEqual({ code: "GIT_TOO_LARGE", message: sentTooMuch(url) });
+    expect(readdirSync(reposOf(m)).filter((name) => !name.endsWith(".lock"))).toEqual([]);
+    expect(leftovers(m)).toEqual([]);
+  });
+
+  test("what a checkout takes: each file in whole blocks, at least one; a submodule writes no file", () => {
+    const id = "a".repeat(40);
+    const listing = [
+      `100644 blob ${id}       0\tempty`,
+      `100644 blob ${id}    4096\tone-block`,
+      `100755 blob ${id}    4097\ttwo-blocks`,
+      `120000 blob ${id}      11\tlink`,
+      `160000 commit ${id}       -\tvendor/lib`,
+      "",
+    ].join("\0");
+    expect(checkoutBytes(listing)).toBe(5 * 4096);
+  });
+});
