@@ -187,6 +187,23 @@ describe("git sync", () => {
     expect((await first).success).toBe(true);
   });
 
+  test("an interval past what a timer takes (about 24.8 days) waits as long as a timer can, not once per millisecond", () => {
+    const delays: number[] = [];
+    const sync = new GitSync({
+      repos: ["file:///nowhere"],
+      branch: "main",
+      home: tempDir(),
+      logger: createMemoryLogger(),
+      intervalMs: 40_000 * 60_000,
+      setInterval: (_fn, ms) => {
+        delays.push(ms);
+        return 1 as unknown as ReturnType<typeof setInterval>;
+      },
+    });
+    sync.start();
+    expect(delays).toEqual([2 ** 31 - 1]);
+  });
+
   test("a dirty or diverged copy is reset to the remote with a warning", async () => {
     const remote = teamRemote();
     const { call, hub, logger } = await session(remote.url);
