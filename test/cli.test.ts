@@ -140,8 +140,13 @@ describe("skillhub CLI", () => {
     const json = JSON.parse((await cli(["doctor", "--json", "--transport", "http", "--host", "0.0.0.0"])).out);
     expect(json.http).toMatchObject({ host: "0.0.0.0", token_required: false });
     expect(json.http.refused).toContain("without a token");
-    const guarded = await cli(["doctor", "--transport", "http", "--host", "0.0.0.0"], { SKILLHUB_HTTP_TOKEN: "abc" });
+    const token = { SKILLHUB_HTTP_TOKEN: "0123456789abcdef" };
+    const guarded = await cli(["doctor", "--transport", "http", "--host", "0.0.0.0"], token);
     expect(guarded.out).toContain("  http: 0.0.0.0:8000; clients send the token (SKILLHUB_HTTP_TOKEN)\n");
+    const weak = await cli(["doctor", "--transport", "http", "--host", "0.0.0.0"], { SKILLHUB_HTTP_TOKEN: "abc" });
+    expect(weak.out).toContain(
+      "clients send the token (SKILLHUB_HTTP_TOKEN); warning: SKILLHUB_HTTP_TOKEN is shorter than 16 characters;",
+    );
     expect((await cli(["doctor", "--transport", "http"])).out).toContain(
       "  http: 127.0.0.1:8000; no token asked (this machine only)\n",
     );

@@ -2,7 +2,7 @@ import { describeFilter } from "../catalog/filters.ts";
 import { describeWatches, probeWatches } from "../refresh/folder-watchers.ts";
 import { describeEmbedding, embeddingSettings, searchMode } from "../search/embeddings/settings.ts";
 import { publicationReport } from "../server/skills-extension/report.ts";
-import { refuseToBind } from "../transports/http-security.ts";
+import { refuseToBind, weakToken } from "../transports/http-security.ts";
 import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
@@ -132,16 +132,32 @@ export const runDoctor: CommandRun = async (ctx) => {
 /** What `serve --transport http` would do with these settings: where it listens, whether clients need the token, or why it would not start. */
 function httpReport(server: { host: string; port: number; token?: string; stateless: boolean }): {
   line: string;
-  json: { host: string; port: number; token_required: boolean; stateless: boolean; refused: string | null };
+  json: {
+    host: string;
+    port: number;
+    token_required: boolean;
+    stateless: boolean;
+    refused: string | null;
+    warning: string | null;
+  };
 } {
   const refused = refuseToBind(server.host, server.token) ?? null;
+  const warning = weakToken(server.token) ?? null;
   const tokenRequired = server.token !== undefined && server.token.length > 0;
   const where = `${server.host}:${server.port}${server.stateless ? ", stateless" : ""}`;
+  const asked = tokenRequired ? "clients send the token (SKILLHUB_HTTP_TOKEN)" : "no token asked (this machine only)";
   return {
     line: refused
       ? `${where}; would not start: ${refused}`
-      : `${where}; ${tokenRequired ? "clients send the token (SKILLHUB_HTTP_TOKEN)" : "no token asked (this machine only)"}`,
-    json: { host: server.host, port: server.port, token_required: tokenRequired, stateless: server.stateless, refused },
+      : `${where}; ${asked}${warning ? `; warning: ${warning}` : ""}`,
+    json: {
+      host: server.host,
+      port: server.port,
+      token_required: tokenRequired,
+      stateless: server.stateless,
+      refused,
+      warning,
+    },
   };
 }
 

@@ -58,6 +58,11 @@ export interface CreateServerOptions {
    * HTTP (no session, no stream to send on): then no capability advertises listChanged.
    */
   canNotify?: boolean;
+  /**
+   * A session opened again after the server lost it (a restart): its client listed tools from another
+   * instance, so the next change of them is announced as if it had listed them here. Default false.
+   */
+  resumed?: boolean;
 }
 
 /** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
@@ -103,7 +108,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   registerResourceListing(mcp, hub);
   // Tools are computed per request from the catalog, so they are answered at the protocol layer.
   const server = mcp.server;
-  const seen: Announced = { initialized: false };
+  const seen: Announced = { initialized: false, ...(options.resumed ? { tools: "" } : {}) };
 
   const context = (signal?: AbortSignal, meta?: unknown): ToolContext => {
     const names = new Set(hub.tools().map((t) => t.name));

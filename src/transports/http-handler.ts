@@ -3,6 +3,7 @@ import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   isInitializeRequest,
   isLegacyRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { createServer } from "../server/create-server.ts";
@@ -110,7 +111,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   );
 
   // Every HTTP client is remote: it does not share this machine's disk, so answers name files by skill:// URI.
-  const newServer = () => createServer(hub, { version, remote: true });
+  const newServer = (resumed = false) => createServer(hub, { version, remote: true, resumed });
   // 2026-07-28 requests: stateless by design (no initialize, no session), one server per request, change
   // notifications on subscriptions/listen streams. 2025 requests keep the sessions below (or stateless mode).
   const listens = new ListenStreams(options.listens);
@@ -147,7 +148,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       return rpcError(
         405,
         RPC.SERVER_ERROR,
-        `Method not allowed: POST /. SkillHub serves MCP at /mcp: set the client's URL to ${new URL("/mcp", request.url)}.`,
+        "Method not allowed: POST /. SkillHub serves MCP at /mcp: add /mcp to the end of the client's URL.",
         { Allow: "GET, HEAD" },
       );
     if (isUiPath(path))
@@ -199,9 +200,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     const session = await findSession(request, peer);
     if (session instanceof Response) return session;
     if (request.method === "GET") hooks.longLived?.();
-    const response = await forward(session, request);
-    if (request.method === "DELETE" && response.ok) ids.end(session.id);
-    return response;
+    return forward(session, request);
   }
 
   /** A 2026-07-28 request; a subscriptions/listen stream holds a place (listen-streams.ts) while it is open. */
@@ -251,7 +250,12 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       );
     const open = sessions.lookup(id);
     if (open) return open;
-    const resumable = request.method !== "DELETE" && !opensSession(parsedBody) ? ids.resumable(id) : undefined;
+    const resumable = opensSession(parsedBody) ? undefined : ids.resumable(id);
+    // Ending a session this server no longer holds: it is not opened again for anyone.
+    if (resumable && request.method === "DELETE") {
+      ids.end(id);
+      return new Response(null, { status: 200 });
+    }
     if (resumable) {
       // Requests sent at once with the same id open one session, which all of them use.
       let resuming = resumes.get(id);
@@ -317,6 +321,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     const response = await start(
       place,
       () => ids.issue(clientNameOf(parsedBody)),
+      false,
       (transport) => transport.handleRequest(request, { parsedBody }),
     );
     return response instanceof Response ? response : tracked(response.session, response.answer, request);
@@ -328,14 +333,12 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     if (place === "full") {
       await sweep();
       if (sessions.full) {
+        // Its client's next request opens it again, in the place of the one quiet the longest then, if any.
         const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
-        if (evicted) {
-          // Its client is told the session is gone, and opens a new one: resuming it would take a place again.
-          ids.end(evicted.id);
+        if (evicted)
           log.info(
             `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)}, quiet the longest, for a new one`,
           );
-        }
       }
       place = sessions.reserve(peer);
     }
@@ -362,13 +365,20 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
    * capabilities) and goes on as if the session had never closed.
    */
   async function resume(id: string, clientName: string, request: Request, peer: string): Promise<Session | Response> {
+    const version = request.headers.get("mcp-protocol-version") ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+      return rpcError(
+        400,
+        RPC.SERVER_ERROR,
+        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40))} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}).`,
+      );
     const place = await takePlace(peer);
     if (place instanceof Response) return place;
-    const version = request.headers.get("mcp-protocol-version") ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const headers = { accept: "application/json, text/event-stream", "content-type": "application/json" };
     const opened = await start(
       place,
       () => id,
+      true,
       async (transport) => {
         const initialize = {
           jsonrpc: "2.0",
@@ -398,16 +408,17 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   /**
-   * A new session in `place` with the id `newId` gives: its own SDK server and transport, to which
-   * `initialize` hands the request that opens it. Kept only if that opens the session, else `place` is
-   * given back and the answer returned.
+   * A new session in `place` with the id `newId` gives (`resumed`: one its client had before): its own SDK
+   * server and transport, to which `initialize` hands the request that opens it. Kept only if that opens
+   * the session, else `place` is given back and the answer returned.
    */
   async function start(
     place: Place,
     newId: () => string,
+    resumed: boolean,
     initialize: (transport: AnsweringTransport) => Promise<Response>,
   ): Promise<{ session: Session; answer: Response } | Response> {
-    const server = newServer();
+    const server = newServer(resumed);
     let session: Session | undefined;
     const transport: AnsweringTransport = new AnsweringTransport({
       sessionIdGenerator: newId,
@@ -415,12 +426,14 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         session = sessions.add(id, server, transport, place);
         log.debug(`http: session ${id.slice(0, 8)} opened (${sessions.size} open)`);
       },
+      // A client's DELETE: before the session closes, so no request resumes it meanwhile.
+      onsessionclosed: (id) => ids.end(id),
       keepAliveMs: options.keepAliveMs,
     });
     // Set before connect: the SDK chains these with its own. DELETE, expiry and shutdown all end here.
     transport.onclose = () => {
       if (!session) return;
-      sessions.remove(session.id);
+      sessions.remove(session);
       log.debug(`http: session ${session.id.slice(0, 8)} closed (${sessions.size} open)`);
     };
     transport.onerror = (error) => log.debug(`http: ${errorMessage(error)}`);

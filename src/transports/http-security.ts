@@ -141,6 +141,13 @@ export function refuseToBind(host: string, token: string | undefined): string | 
   return `refusing to serve HTTP on ${host} without a token: anyone who can reach that address could use this server. Set SKILLHUB_HTTP_TOKEN (clients then send "Authorization: Bearer <token>"), or bind this machine only with --host 127.0.0.1.`;
 }
 
+/** Why a token is too easy to guess (from a session id too, see session-ids.ts), or undefined. */
+export function weakToken(token: string | undefined): string | undefined {
+  return token !== undefined && token.length < 16
+    ? "SKILLHUB_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`)."
+    : undefined;
+}
+
 function digest(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
 }

@@ -109,10 +109,10 @@ export class SessionTable {
     return session;
   }
 
-  /** Forget a session (its transport closed itself, e.g. after DELETE). */
-  remove(id: string): void {
-    const session = this.sessions.get(id);
-    if (session) this.forget(session);
+  /** Forget a session (its transport closed itself, e.g. after DELETE); another under its id stays. */
+  remove(session: Session): void {
+    if (this.sessions.get(session.id) === session) this.forget(session);
+    else session.place.release();
   }
 
   private forget(session: Session): void {

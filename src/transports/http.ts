@@ -5,7 +5,7 @@ import { ConfigError, errorMessage, SkillHubError } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
 import { createHttpHandler, type HttpHandler, MAX_BODY_BYTES } from "./http-handler.ts";
 import { RPC, rpcError } from "./http-responses.ts";
-import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind } from "./http-security.ts";
+import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind, weakToken } from "./http-security.ts";
 import type { ListenStreamsOptions } from "./listen-streams.ts";
 import { eventStream, onStreamEnd } from "./stream-end.ts";
 
@@ -172,10 +172,8 @@ export async function serveHttp(hub: Hub, options: HttpServeOptions = {}): Promi
     hub.logger.warn(
       "run_skill_command is enabled and no token is set: every user of this machine can connect to this port and run commands as you. Set SKILLHUB_HTTP_TOKEN (clients then send it as a bearer token).",
     );
-  if (options.token !== undefined && options.token.length < 16)
-    hub.logger.warn(
-      "SKILLHUB_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`).",
-    );
+  const weak = weakToken(options.token);
+  if (weak) hub.logger.warn(weak);
   void hub.start();
   let finish!: (why: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHmac, randomUUID, scryptSync, timingSafeEqual } from "node:crypto";
 
 /** Ended ids remembered, so that a client using one is told its session is gone (the oldest are forgotten). */
 const ENDED_KEPT = 4096;
@@ -19,17 +19,20 @@ const NAME_BYTES = 64;
  * Security: the MAC proves only that a server holding this token issued the id. Anyone who could forge
  * one can initialize a session anyway, so a key derived from the token (or from nothing, on a server that
  * takes no token and so listens on loopback only) needs no file to survive a restart or a redeploy, and
- * servers behind one load balancer that share the token resume each other's sessions.
+ * servers behind one load balancer that share the token resume each other's sessions. Ids travel where
+ * tokens do not (a balancer's tables, access logs), and one id lets a guess at the token be checked
+ * offline: the key is derived with scrypt (16 MiB, some 40 ms, once per process), so a guess costs as much.
  */
 export class SessionIds {
-  private readonly key: Buffer;
+  private derived: Buffer | undefined;
   private readonly ended = new Set<string>();
 
-  constructor(token: string | undefined) {
-    this.key = createHash("sha256")
-      .update("skillhub session id\0")
-      .update(token ?? "")
-      .digest();
+  constructor(private readonly token: string | undefined) {}
+
+  /** Derived on first use: a server that opens no session never pays for it. */
+  private get key(): Buffer {
+    this.derived ??= scryptSync(this.token ?? "", "skillhub session id", 32, { N: 2 ** 14, r: 8, p: 1 });
+    return this.derived;
   }
 
   /** A new id for a session opened by `clientName` (initialize's clientInfo.name). */

@@ -23,21 +23,26 @@ const MIN_SECRET_VALUE = 8;
  * to their repositories, log in to their servers), GPG_AGENT_INFO the GnuPG agent's (GnuPG before 2.1),
  * KRB5CCNAME a Kerberos ticket cache kept where its default is not, VSCODE_GIT_IPC_HANDLE the socket on
  * which VS Code's git extension answers with the user's GitHub credentials (set in its terminals, so in
- * any client started there). SSH_AGENT_PID is only the agent's process id, which any process may list.
+ * any client started there), GNOME_KEYRING_CONTROL the GNOME keyring's, DOCKER_AUTH_CONFIG registries'
+ * logins. SSH_AGENT_PID is only the agent's process id, which any process may list.
  */
 const CREDENTIAL_REFERENCES: ReadonlySet<string> = new Set([
   "SSH_AUTH_SOCK",
   "GPG_AGENT_INFO",
   "KRB5CCNAME",
   "VSCODE_GIT_IPC_HANDLE",
+  "GNOME_KEYRING_CONTROL",
+  "DOCKER_AUTH_CONFIG",
 ]);
 
 /**
  * Whether a variable's name says it holds a credential or hands one over (case-insensitive): it ends in
- * `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD` or `_CREDENTIALS`, each also followed by `_FILE` (a file
- * holding one: `POSTGRES_PASSWORD_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`), or in `AUTHORIZATION` (a
- * ready header: `SKILLHUB_AUTHORIZATION`, the hub's bearer token for mcp-remote) or `ASKPASS` (a program
- * that answers a password prompt, maybe from a keyring: `GIT_ASKPASS`, `SSH_ASKPASS`, `SUDO_ASKPASS`),
+ * `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD`, `_CREDENTIALS`, `_PWD` (`MYSQL_PWD`), `_JWT` (`CI_JOB_JWT`),
+ * `_AUTH` or `_AUTHTOKEN` (npm's `NPM_CONFIG__AUTH`), each also followed by `_FILE` (a file holding one:
+ * `POSTGRES_PASSWORD_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`), or in `PASSWORD` or `PASSFILE` (`PGPASSWORD`,
+ * `PGPASSFILE`), `AUTHORIZATION` (a ready header: `SKILLHUB_AUTHORIZATION`, the hub's bearer token for
+ * mcp-remote) or `ASKPASS` (a program that answers a password prompt, maybe from a keyring: `GIT_ASKPASS`,
+ * `SSH_ASKPASS`, `SUDO_ASKPASS`),
  * starts with `AWS_SECRET`, or is one of CREDENTIAL_REFERENCES. Configuration that may point at
  * credentials (`KUBECONFIG`, `DOCKER_HOST`, `GNUPGHOME`) is not: a script running as the user reads
  * their defaults anyway. Pure.
@@ -45,8 +50,8 @@ const CREDENTIAL_REFERENCES: ReadonlySet<string> = new Set([
 export function looksLikeCredential(name: string): boolean {
   const upper = name.toUpperCase();
   return (
-    /_(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS)(_FILE)?$/.test(upper) ||
-    /(^|_)(AUTHORIZATION|ASKPASS)$/.test(upper) ||
+    /_(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS|PWD|JWT|AUTH|AUTHTOKEN)(_FILE)?$/.test(upper) ||
+    /(AUTHORIZATION|ASKPASS|PASSWORD|PASSFILE)$/.test(upper) ||
     upper.startsWith("AWS_SECRET") ||
     CREDENTIAL_REFERENCES.has(upper)
   );

@@ -150,6 +150,14 @@ describe("credential-looking names", () => {
       "POSTGRES_PASSWORD_FILE",
       "AWS_WEB_IDENTITY_TOKEN_FILE",
       "TLS_KEY_FILE",
+      "PGPASSWORD",
+      "PGPASSFILE",
+      "MYSQL_PWD",
+      "npm_config__auth",
+      "NPM_CONFIG__AUTHTOKEN",
+      "CI_JOB_JWT",
+      "GNOME_KEYRING_CONTROL",
+      "DOCKER_AUTH_CONFIG",
     ])
       expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: true });
     // Configuration that merely may point at credentials a script could read as the user anyway, or a process id.
@@ -165,6 +173,9 @@ describe("credential-looking names", () => {
       "GIT_SSH_COMMAND",
       "NOT_AUTHORIZATION_DIR",
       "PROFILE",
+      "PWD",
+      "OLDPWD",
+      "OAUTH_CALLBACK_PORT",
     ])
       expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: false });
   });

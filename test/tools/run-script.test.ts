@@ -62,7 +62,7 @@ describe("run_script: the validation cascade, in its order", () => {
     expect(error(await run("scripts/local.sh"))).toEqual({
       code: "SCRIPT_NOT_SERVER",
       message:
-        "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Fetch it with get_asset, with any file it reads, and run it yourself from the skill's folder, each argument as an environment variable: SKILL_ARG_NAME=<name> SKILL_ARG_GREETING=<greeting> bash scripts/local.sh.",
+        "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Fetch it with get_asset, with any file it reads, and run it yourself from the skill's folder, each argument as an environment variable: SKILL_ARG_NAME='<name>' SKILL_ARG_GREETING='<greeting>' bash scripts/local.sh.",
       skill_path: "tools/echo",
       file: "scripts/local.sh",
       execution: "claude",

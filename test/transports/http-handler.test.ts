@@ -58,7 +58,7 @@ describe("routing", () => {
     const page = await w.handler.handle(mcpRequest("POST", "/", { body: initialize() }));
     expect(page.status).toBe(405);
     expect((await errorOf(page)).message).toBe(
-      "Method not allowed: POST /. SkillHub serves MCP at /mcp: set the client's URL to http://127.0.0.1:8000/mcp.",
+      "Method not allowed: POST /. SkillHub serves MCP at /mcp: add /mcp to the end of the client's URL.",
     );
     // With a trailing slash, the endpoint is the same.
     const slash = await w.handler.handle(mcpRequest("POST", "/mcp/", { body: initialize() }));
@@ -461,6 +461,48 @@ describe("sessions", () => {
     await after.open();
   });
 
+  test("a DELETE of a session the server no longer holds ends it too: it is not opened again", async () => {
+    const before = world();
+    const { id } = await before.open();
+    await before.close();
+    const after = world();
+    expect((await after.handler.handle(mcpRequest("DELETE", "/mcp", { session: id }))).status).toBe(200);
+    expect((await after.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }))).status).toBe(
+      404,
+    );
+    expect(after.handler.sessions.size).toBe(0);
+  });
+
+  test("a resumed session asking in a protocol version the server lacks gets 400 and opens nothing", async () => {
+    const before = world();
+    const { id } = await before.open();
+    await before.close();
+    const after = world();
+    const asked = await after.handler.handle(
+      mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: { "mcp-protocol-version": "1999-01-01" } }),
+    );
+    expect(asked.status).toBe(400);
+    expect((await errorOf(asked)).message).toContain('unsupported MCP-Protocol-Version "1999-01-01"');
+    expect(after.handler.sessions.size).toBe(0);
+  });
+
+  test("a resumed session is told when the tools change, though it listed them before the restart", async () => {
+    const before = world();
+    const { id } = await before.open();
+    await before.close();
+    const after = world();
+    await after.hub.ready;
+    const stream = await after.handler.handle(
+      mcpRequest("GET", "/mcp", { session: id, headers: { accept: "text/event-stream" } }),
+    );
+    const reader = sseReader(stream);
+    writeSkill(after.dir, "brand-new", { description: "Added while serving" });
+    await after.hub.refresher.rescan("test");
+    const seen: string[] = [];
+    while (!seen.includes("notifications/tools/list_changed")) seen.push((await reader.next()).method);
+    await reader.cancel();
+  });
+
   test("a refusal for requests resuming one id at once reaches each of them", async () => {
     const before = world();
     const { id } = await before.open();
@@ -587,8 +629,9 @@ describe("sessions", () => {
         .map((s) => s.id)
         .sort(),
     ).toEqual([second, newcomer].sort());
+    // Its client's next request would open it again, in the place of one quiet for a minute: none is.
     const gone = await w.handler.handle(mcpRequest("POST", "/mcp", { session: ids[0] as string, body: listTools() }));
-    expect(gone.status).toBe(404);
+    expect(gone.status).toBe(503);
     // Sessions that all asked something within the minute keep their places.
     const refused = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }));
     expect(refused.status).toBe(503);

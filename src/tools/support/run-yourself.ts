@@ -7,10 +7,11 @@ const LOCAL_RUNNERS: Record<string, string> = { ".sh": "bash", ".py": "python3",
 
 /**
  * How a model runs a skill's script by hand, its arguments as the environment variables run_script would
- * set: `SKILL_ARG_COMPONENT_NAME=<component_name> bash scripts/new-form.sh`.
+ * set: `SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.
  */
 export function commandLine(decl: Pick<ScriptDecl, "args">, path: string): string {
   const runner = LOCAL_RUNNERS[extname(path).toLowerCase()];
-  const args = decl.args.map((a) => `${argVariable(a.name)}=<${a.name}>`);
+  // Quoted: pasted as it is, <name> would be a redirection, and a value with spaces needs the quotes.
+  const args = decl.args.map((a) => `${argVariable(a.name)}='<${a.name}>'`);
   return [...args, runner ? `${runner} ${path}` : `./${path}`].join(" ");
 }
