@@ -30,26 +30,7 @@ export function serveGitHttps(
       authorizations.push(header);
       if (!authorized(header))
         return new Response("Unauthorized\n", { status: 401, headers: { "www-authenticate": 'Basic realm="git"' } });
-      const url = new URL(request.url);
-      const body = new Uint8Array(await request.arrayBuffer());
-      const proc = Bun.spawn(["git", "http-backend"], {
-        env: {
-          ...GIT_ENV,
-          GIT_PROJECT_ROOT: root,
-          GIT_HTTP_EXPORT_ALL: "1",
-          PATH_INFO: url.pathname,
-          QUERY_STRING: url.search.slice(1),
-          REQUEST_METHOD: request.method,
-          CONTENT_TYPE: request.headers.get("content-type") ?? "",
-          CONTENT_LENGTH: String(body.length),
-          HTTP_CONTENT_ENCODING: request.headers.get("content-encoding") ?? "",
-          HTTP_GIT_PROTOCOL: request.headers.get("git-protocol") ?? "",
-          REMOTE_ADDR: "127.0.0.1",
-        },
-        stdin: body,
-        stdout: "pipe",
-        stderr: "ignore",
-      });
+      const proc = await httpBackend(root, request);
       const output = new Uint8Array(await new Response(proc.stdout).arrayBuffer());
       await proc.exited;
       return cgiResponse(output);
@@ -70,26 +51,7 @@ export function serveGitHttpStalled(root: string, afterBytes: number): { base: s
     hostname: "127.0.0.1",
     idleTimeout: 0,
     async fetch(request) {
-      const url = new URL(request.url);
-      const body = new Uint8Array(await request.arrayBuffer());
-      const proc = Bun.spawn(["git", "http-backend"], {
-        env: {
-          ...GIT_ENV,
-          GIT_PROJECT_ROOT: root,
-          GIT_HTTP_EXPORT_ALL: "1",
-          PATH_INFO: url.pathname,
-          QUERY_STRING: url.search.slice(1),
-          REQUEST_METHOD: request.method,
-          CONTENT_TYPE: request.headers.get("content-type") ?? "",
-          CONTENT_LENGTH: String(body.length),
-          HTTP_CONTENT_ENCODING: request.headers.get("content-encoding") ?? "",
-          HTTP_GIT_PROTOCOL: request.headers.get("git-protocol") ?? "",
-          REMOTE_ADDR: "127.0.0.1",
-        },
-        stdin: body,
-        stdout: "pipe",
-        stderr: "ignore",
-      });
+      const proc = await httpBackend(root, request);
       backends.push(proc);
       const reader = proc.stdout.getReader();
       // The CGI headers, then the body as it comes, cut at afterBytes.
@@ -126,6 +88,30 @@ export function serveGitHttpStalled(root: string, afterBytes: number): { base: s
       for (const backend of backends) backend.kill();
     },
   };
+}
+
+/** `git http-backend` (CGI) started for one request to the bare repositories in `root`. */
+async function httpBackend(root: string, request: Request) {
+  const url = new URL(request.url);
+  const body = new Uint8Array(await request.arrayBuffer());
+  return Bun.spawn(["git", "http-backend"], {
+    env: {
+      ...GIT_ENV,
+      GIT_PROJECT_ROOT: root,
+      GIT_HTTP_EXPORT_ALL: "1",
+      PATH_INFO: url.pathname,
+      QUERY_STRING: url.search.slice(1),
+      REQUEST_METHOD: request.method,
+      CONTENT_TYPE: request.headers.get("content-type") ?? "",
+      CONTENT_LENGTH: String(body.length),
+      HTTP_CONTENT_ENCODING: request.headers.get("content-encoding") ?? "",
+      HTTP_GIT_PROTOCOL: request.headers.get("git-protocol") ?? "",
+      REMOTE_ADDR: "127.0.0.1",
+    },
+    stdin: body,
+    stdout: "pipe",
+    stderr: "ignore",
+  });
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -26,6 +26,14 @@ const ONE_ADDRESS = { maxSessionsPerPeer: Number.POSITIVE_INFINITY };
 
 const listTools = (id = 2) => ({ jsonrpc: "2.0", id, method: "tools/list" });
 
+/** A session opened by a server that then stopped, and the server started after it (`options`). */
+async function restarted(options: Parameters<typeof handlerWorld>[0] = {}) {
+  const before = world();
+  const { id } = await before.open();
+  await before.close();
+  return { id, after: world(options) };
+}
+
 async function errorOf(response: Response) {
   const body = (await response.json()) as { error: { code: number; message: string } };
   return body.error;
@@ -441,11 +449,8 @@ describe("sessions", () => {
   });
 
   test("requests sent at once naming one id after a restart open one session, which answers them all", async () => {
-    const before = world();
-    const { id } = await before.open();
-    await before.close();
     // One place in the table: a second session under the id could not open.
-    const after = world({ maxSessions: 1, ...ONE_ADDRESS });
+    const { id, after } = await restarted({ maxSessions: 1, ...ONE_ADDRESS });
     const answers = await Promise.all(
       [2, 3, 4, 5].map((n) => after.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools(n) }))),
     );
@@ -462,10 +467,7 @@ describe("sessions", () => {
   });
 
   test("a DELETE of a session the server no longer holds ends it too: it is not opened again", async () => {
-    const before = world();
-    const { id } = await before.open();
-    await before.close();
-    const after = world();
+    const { id, after } = await restarted();
     expect((await after.handler.handle(mcpRequest("DELETE", "/mcp", { session: id }))).status).toBe(200);
     expect((await after.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools() }))).status).toBe(
       404,
@@ -474,10 +476,7 @@ describe("sessions", () => {
   });
 
   test("a resumed session asking in a protocol version the server lacks gets 400 and opens nothing", async () => {
-    const before = world();
-    const { id } = await before.open();
-    await before.close();
-    const after = world();
+    const { id, after } = await restarted();
     const asked = await after.handler.handle(
       mcpRequest("POST", "/mcp", { session: id, body: listTools(), headers: { "mcp-protocol-version": "1999-01-01" } }),
     );
@@ -487,10 +486,7 @@ describe("sessions", () => {
   });
 
   test("a resumed session is told when the tools change, though it listed them before the restart", async () => {
-    const before = world();
-    const { id } = await before.open();
-    await before.close();
-    const after = world();
+    const { id, after } = await restarted();
     await after.hub.ready;
     const stream = await after.handler.handle(
       mcpRequest("GET", "/mcp", { session: id, headers: { accept: "text/event-stream" } }),
@@ -504,10 +500,7 @@ describe("sessions", () => {
   });
 
   test("a refusal for requests resuming one id at once reaches each of them", async () => {
-    const before = world();
-    const { id } = await before.open();
-    await before.close();
-    const after = world({ maxSessions: 1, ...ONE_ADDRESS });
+    const { id, after } = await restarted({ maxSessions: 1, ...ONE_ADDRESS });
     await after.open();
     const answers = await Promise.all(
       [2, 3].map((n) => after.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: listTools(n) }))),
