@@ -35,6 +35,7 @@ import { type Session, SessionTable } from "./http-sessions.ts";
 import { ListenStreams } from "./listen-streams.ts";
 import type { Place } from "./peer-places.ts";
 import { publishChanges } from "./publish-changes.ts";
+import { RefusalLog } from "./refusal-log.ts";
 import { refuseRequest } from "./request-limits.ts";
 import { SessionIds } from "./session-ids.ts";
 import { eventStream } from "./stream-end.ts";
@@ -99,6 +100,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     now: options.now,
   });
   const ids = new SessionIds(options.token);
+  const refusals = new RefusalLog(hub.logger, options.now);
   /** Sessions being opened again, by id. */
   const resumes = new Map<string, Promise<Session | Response>>();
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -520,6 +522,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         const routed = await route(request, hooks, cors);
         const response = corsAware ? withCors(routed, cors) : routed;
         if (log.level === "DEBUG") log.debug(`http: ${request.method} ${pathOf(request)} → ${response.status}`);
+        void refusals.note(request, response, hooks.peer ?? "");
         return response;
       } catch (error) {
         // A bug must not take the server down or leak a stack to the client.

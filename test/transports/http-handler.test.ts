@@ -166,6 +166,24 @@ describe("security", () => {
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
   });
 
+  test("a refused client is said in the log with the reason, once a minute per address", async () => {
+    const w = world({ token: "s3cret-token-0123456789abcdef" });
+    const refusedLines = () => w.logger.lines.filter((l) => l.includes("http: refused"));
+    const send = (peer: string, headers: Record<string, string> = {}) =>
+      w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize(), headers }), { peer });
+    for (let i = 0; i < 3; i++) expect((await send("10.0.0.5")).status).toBe(401);
+    await eventually(() => refusedLines().length === 1);
+    expect(refusedLines()[0]).toContain("http: refused POST /mcp from 10.0.0.5 (401: Unauthorized: no token was sent.");
+    expect((await send("10.0.0.6", { origin: "https://evil.example" })).status).toBe(403);
+    await eventually(() => refusedLines().length === 2);
+    expect(refusedLines()[1]).toContain('from 10.0.0.6 (403: Forbidden: Origin "https://evil.example" may not call');
+    w.advance(61_000);
+    await send("10.0.0.5", { authorization: "Bearer wrong" });
+    await eventually(() => refusedLines().length === 3);
+    expect(refusedLines()[2]).toContain("(401: Unauthorized: the token sent is not this server's.");
+    expect(w.logger.lines.join("\n")).not.toContain("s3cret-token");
+  });
+
   test("with a token, /mcp needs the bearer; the token never reaches the log", async () => {
     const token = "s3cret-token-0123456789abcdef";
     const w = world({ token });
