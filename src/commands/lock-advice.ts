@@ -1,3 +1,4 @@
+import type { LockChange } from "../lock/compare.ts";
 import type { GitHead } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
@@ -16,6 +17,18 @@ const RESTORE_FILES = "restore a folder's files from version control";
 export const ACCEPT_OR_RESTORE = `${REVIEW_THEN_LOCK}: \`skillhub sync --frozen\` puts every repository back at its locked commit (a plain \`skillhub sync\` moves the unpinned ones to their branch tip and writes that to the lock); ${RESTORE_FILES}.`;
 
 export const ACCEPT_OR_RESTORE_FILES = `${REVIEW_THEN_LOCK}: ${RESTORE_FILES}.`;
+
+/**
+ * A lock naming another URL for a repository than the configuration does (an edit to either, or a lock
+ * written elsewhere): no sync restores a URL, so the user picks which one is right. Undefined when no
+ * change is a URL's.
+ */
+export function otherUrlAdvice(changes: readonly LockChange[]): string | undefined {
+  const labels = changes.filter((c) => c.subject === "source" && c.fields?.includes("url")).map((c) => c.id);
+  if (labels.length === 0) return undefined;
+  const one = labels.length === 1;
+  return `skillhub.lock names another URL for ${one ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above), and no sync changes a URL: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, review that repository, then run \`skillhub lock\`.`;
+}
 
 /**
  * What `add`, `remove` and `sync` say of the differences from a lock that they leave as the lock has them

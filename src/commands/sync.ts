@@ -8,7 +8,7 @@ import { plural } from "../util/plural.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE_FILES, leftAsTheyWere } from "./lock-advice.ts";
+import { ACCEPT_OR_RESTORE_FILES, leftAsTheyWere, otherUrlAdvice } from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
 /**
@@ -105,7 +105,8 @@ export const runSync: CommandRun = async (ctx) => {
       ctx.out("No lock written: nothing to record (no skill is served and no repository is configured).\n");
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
     // Every repository is at its locked commit now: what differs is a folder's files.
-    if (differs && outcome.success) ctx.out(`${ACCEPT_OR_RESTORE_FILES}\n`);
+    if (differs && outcome.success)
+      ctx.out(`${otherUrlAdvice(reports.flatMap((r) => r.report.changes)) ?? ACCEPT_OR_RESTORE_FILES}\n`);
     return outcome.success && !differs ? 0 : 1;
   } finally {
     hub.close();

@@ -5,7 +5,13 @@ import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE, ACCEPT_OR_RESTORE_FILES, localChangesNote, uncheckedNote } from "./lock-advice.ts";
+import {
+  ACCEPT_OR_RESTORE,
+  ACCEPT_OR_RESTORE_FILES,
+  localChangesNote,
+  otherUrlAdvice,
+  uncheckedNote,
+} from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
@@ -148,6 +154,8 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
           `Repository ${r.name} is not served here: trust.allowed_signers refuses its copy (above), and \`skillhub lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`skillhub verify\` again.`,
       )
       .join("\n");
+  const otherUrl = otherUrlAdvice(changes);
+  if (otherUrl) return otherUrl;
   const labels = new Set(repos.map((r) => r.name));
   const ofRepo = (c: LockChange) => labels.has(c.subject === "source" ? c.id : c.id.slice(0, c.id.indexOf(":")));
   const moved = changes.filter((c) => c.subject === "source" && c.kind === "changed" && labels.has(c.id));

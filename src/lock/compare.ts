@@ -19,6 +19,8 @@ export interface LockChange {
    * exists, shadowed, and a lock records served skills only): that skill's qualified id.
    */
   shadowed_by?: string;
+  /** A source changed: which of its fields differ. */
+  fields?: Array<"url" | "ref" | "commit">;
 }
 
 /** What compareLocks knows of what would be served besides `now`. */
@@ -99,11 +101,21 @@ export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareCont
       });
     else if (before && after) {
       const what: string[] = [];
-      if (before.url !== after.url) what.push(`url ${shown(before.url)} → ${shown(after.url)}`);
-      if (before.ref !== after.ref) what.push(`ref ${before.ref} → ${after.ref}`);
-      if (before.commit !== after.commit)
+      const fields: Array<"url" | "ref" | "commit"> = [];
+      if (before.url !== after.url) {
+        what.push(`url ${shown(before.url)} → ${shown(after.url)}`);
+        fields.push("url");
+      }
+      if (before.ref !== after.ref) {
+        what.push(`ref ${before.ref} → ${after.ref}`);
+        fields.push("ref");
+      }
+      if (before.commit !== after.commit) {
         what.push(`commit ${before.commit.slice(0, 12)} → ${after.commit.slice(0, 12)}`);
-      if (what.length > 0) changes.push({ kind: "changed", subject: "source", id: label, detail: what.join(", ") });
+        fields.push("commit");
+      }
+      if (what.length > 0)
+        changes.push({ kind: "changed", subject: "source", id: label, detail: what.join(", "), fields });
     }
   }
   const ids = new Set([...Object.keys(lock.skills), ...Object.keys(now.skills)]);

@@ -205,6 +205,27 @@ describe("skillhub lock and skillhub verify", () => {
     );
   });
 
+  test("a lock naming another URL for a repository: verify and sync --frozen say to pick one, not to sync it back", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const lock = JSON.parse(readFileSync(m.lock, "utf8"));
+    lock.sources.team.url = "https://example.com/someone-else/team.git";
+    writeFileSync(m.lock, JSON.stringify(lock, null, 2));
+    const advice =
+      "skillhub.lock names another URL for repository team than the configuration (above), and no sync changes a URL: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, review that repository, then run `skillhub lock`.\n";
+    for (const argv of [["verify"], ["sync", "--frozen"]]) {
+      const answer = await cli(m, argv, env);
+      expect(answer.code, argv.join(" ")).toBe(1);
+      expect(answer.out, argv.join(" ")).toContain(
+        "changed source team: url https://example.com/someone-else/team.git → ",
+      );
+      expect(answer.out, argv.join(" ")).toEndWith(advice);
+      expect(answer.out, argv.join(" ")).not.toContain("at another commit");
+    }
+  });
+
   test("lock refuses a repository copy with local changes (the next sync discards them); verify says how to restore it", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
     const m = machine();
