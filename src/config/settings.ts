@@ -54,7 +54,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     key: "pass_env",
     kind: "list",
     description:
-      "Variables scripts and commands may still receive although they are removed by default: those named like credentials (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_CREDENTIALS`, each also with `_FILE`, `AWS_SECRET*`), those that hand one over by reference (`SSH_AUTH_SOCK`, `GPG_AGENT_INFO`, `KRB5CCNAME`, `VSCODE_GIT_IPC_HANDLE`, `*_ASKPASS`, `*_AUTHORIZATION`) and interpreter start-up hooks (`BASH_ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `LD_PRELOAD`, …); a library search path named here (`PYTHONPATH`, `NODE_PATH`, …) keeps its empty and relative entries (comma list).",
+      "Variables scripts and commands may still receive although they are removed by default: those named like credentials (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_CREDENTIALS`, `*_PWD`, `*_JWT`, `*_AUTH`, `*_AUTHTOKEN`, each also with `_FILE`, `*PASSWORD`, `*PASSFILE`, `AWS_SECRET*`), those that hand one over by reference (`SSH_AUTH_SOCK`, `GPG_AGENT_INFO`, `KRB5CCNAME`, `VSCODE_GIT_IPC_HANDLE`, `GNOME_KEYRING_CONTROL`, `DOCKER_AUTH_CONFIG`, `*ASKPASS`, `*AUTHORIZATION`) and interpreter start-up hooks (`BASH_ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `LD_PRELOAD`, …); a library search path named here (`PYTHONPATH`, `NODE_PATH`, …) keeps its empty and relative entries (comma list).",
   },
   SKILLS_DIR: {
     key: "sources.dirs",
