@@ -148,19 +148,10 @@ export class GitRunner {
     return this.exec([...prefix, ...args], call, extraEnv);
   }
 
-  /**
-   * Run a program git itself would start (`ssh-keygen`), found and run as git is: the same environment,
-   * process group and time limit. A non-zero exit is a result; throws GitError GIT_FAILED when it cannot start.
-   */
-  runHelper(program: string, args: readonly string[], call: GitCall = {}): Promise<GitOutput> {
-    return this.exec(args, call, {}, program);
-  }
-
   private async exec(
     args: readonly string[],
     call: GitCall,
     extraEnv: Record<string, string> = {},
-    helper?: string,
   ): Promise<GitOutput> {
     if (this.closed) throw new GitError("GIT_FAILED", "git sync stopped: SkillHub is shutting down.");
     // Security: SkillHub's secrets are none of git's business (the token reaches git only as scoped config).
@@ -177,12 +168,12 @@ export class GitRunner {
     // Never wait for a password on a terminal the server does not have; English messages to classify.
     // Security: replacement objects (`git replace`, refs in the copy) are ignored: a commit's tree is the one it names.
     Object.assign(env, { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", LANGUAGE: "", GIT_NO_REPLACE_OBJECTS: "1" }, extraEnv);
-    const program = helper ?? this.options.git ?? "git";
+    const git = this.options.git ?? "git";
     let result: ProcessResult;
     try {
       result = await runProcess(
         {
-          argv: [program, ...args],
+          argv: [git, ...args],
           // Not process.cwd(): the server's folder may be gone, and clone and --version need none.
           // node:os when git runs, not at start-up.
           cwd: call.cwd ?? (require("node:os") as typeof import("node:os")).tmpdir(),
@@ -200,10 +191,6 @@ export class GitRunner {
       );
     } catch (error) {
       const cause = error instanceof SkillHubError && error.code === "SPAWN_FAILED" ? (error.cause ?? error) : error;
-      if (helper)
-        throw new GitError("GIT_FAILED", `cannot run ${helper}: ${scrub(String(cause), call.secrets ?? [])}`, {
-          cause: error,
-        });
       if (errnoCode(cause) === "ENOENT" || /not found/i.test(String(cause))) {
         throw new GitError(
           "GIT_NOT_FOUND",

@@ -1,6 +1,5 @@
-import { lstatSync, readdirSync, rmSync, type Stats, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { OWN_FILE_MODE } from "../../util/own-file.ts";
+import { lstatSync, readdirSync, rmSync, type Stats } from "node:fs";
+import { join } from "node:path";
 import { copySettingsProblem } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
@@ -104,8 +103,8 @@ export async function verifySigned(
     throw refuse(
       `it carries ${foreign === "unknown" ? "a signature of an unknown kind" : `an ${foreign} signature`}, and only SSH signatures are accepted (git would hand it to gpg or gpgsm, which trust any key of the user's keyring)`,
     );
-  await withSignersCopy(file.bytes, async (copy) => {
-    const checked = await ctx.git
+  const out = await withSignersCopy(file.bytes, (copy) =>
+    ctx.git
       .run(
         [
           "-c",
@@ -124,41 +123,11 @@ export async function verifySigned(
         ],
         { cwd: dir },
       )
-      .then((result) => ({ ...result, stderr: result.stderr.split(copy).join(signers) }));
-    if (checked.code !== 0)
-      throw refuse(
-        `its signature is not by a key in ${signers} (${gitMessage(checked.stderr) || `exit ${checked.code}`})`,
-      );
-    const expired = await invalidNow(ctx, copy, signatures);
-    if (expired !== undefined)
-      throw refuse(
-        `its signing key is not valid now (${expired.split(copy).join(signers)}), whatever date the commit gives`,
-      );
-  });
-  // A key whose validity ends (valid-before) may stop vouching while the server runs: checked each time.
-  if (!TIMED_OPTION.test(file.bytes.toString("utf8"))) ctx.signed?.add(verified);
-}
-
-/** An allowed-signers option that makes a key's validity depend on the time. */
-const TIMED_OPTION = /valid-(before|after)\s*=/i;
-
-/**
- * Why a key that made one of `signatures` is not valid now by the allowed-signers file at `copy` (its
- * `valid-after` and `valid-before` options), or undefined when each is. Security: git checks those
- * options at the commit's committer date, which whoever signs writes: a key the file retired with
- * valid-before would otherwise vouch for any commit it dates back. `ssh-keygen -Y find-principals`
- * without a verify time checks them now; git has checked the signature itself.
- */
-async function invalidNow(ctx: TrustContext, copy: string, signatures: readonly string[]): Promise<string | undefined> {
-  const file = join(dirname(copy), "signature");
-  for (const signature of signatures) {
-    writeFileSync(file, `${signature}\n`, { mode: OWN_FILE_MODE });
-    const out = await ctx.git.runHelper("ssh-keygen", ["-Y", "find-principals", "-f", copy, "-s", file]);
-    // ssh-keygen names the line and why first ("<file>:1: key has expired: …"), then "No principal matched".
-    const why = out.stderr.split("\n").find((line) => line.trim() !== "");
-    if (out.code !== 0) return why?.trim().replace(/[.\s]+$/, "") || `${copy}: no principal matched`;
-  }
-  return undefined;
+      .then((result) => ({ ...result, stderr: result.stderr.split(copy).join(signers) })),
+  );
+  if (out.code !== 0)
+    throw refuse(`its signature is not by a key in ${signers} (${gitMessage(out.stderr) || `exit ${out.code}`})`);
+  ctx.signed?.add(verified);
 }
 
 /** Why a copy on disk is not served, and what brings it back. */
