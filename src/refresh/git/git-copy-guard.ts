@@ -80,8 +80,8 @@ const READ_FIRST = [
 
 /**
  * Most files and folders of a copy's `.git` looked through (gitFilesProblem). A fresh clone holds a few
- * dozen; fetches add loose objects until git packs them (gc.auto, 6,700 by default), so a copy near the
- * limit is one whose history is best fetched again.
+ * dozen; each sync that brings changes adds a pack until a sync repacks them (repackWhenMany), so a copy
+ * near the limit is one whose history is best fetched again.
  */
 export const GIT_ENTRIES_MAX = 100_000;
 

@@ -7,7 +7,7 @@ import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import { type Fetched, fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
-import { checkoutWithin } from "./git-size-limit.ts";
+import { checkoutWithin, repackWhenMany } from "./git-size-limit.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
 import { type Differences, differencesFrom, pinnedToSigned, verifySigned } from "./git-trust.ts";
@@ -147,6 +147,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     commit === previous
       ? 0
       : countLines(await local(target, ctx, ["diff", "--name-only", "-z", previous, commit]), "\0");
+  await repackWhenMany(ctx.git, target.dir);
   writeState(target, commit, ctx.now);
   return { commit, previous, changed: commit !== previous, filesChanged, cloned: false, ...elsewhere, warnings };
 }

@@ -29,8 +29,7 @@ const BLOCK_BYTES = 4096;
  *   object whole in memory and write it loose, so a fetch of one huge file showed nothing until its end.
  * - No repack, maintenance nor commit-graph after the fetch: the sync's objects stay in files of their
  *   own, so that removing them never removes an object the copy had before, nor leaves a file naming
- *   them. A copy is never repacked, then: one whose `.git` grows past what SkillHub looks through is
- *   cloned again (git-copy-guard.ts's GIT_ENTRIES_MAX).
+ *   them. A sync that succeeded repacks the copy once it holds many packs (repackWhenMany).
  */
 const WATCHED_FETCH_CONFIG = [
   { key: "fetch.unpackLimit", value: "1" },
@@ -190,7 +189,21 @@ export class FetchLimit {
       const path = join(this.dir, ".git", name);
       await (before === undefined ? rm(path, { force: true }) : writeFile(path, before));
     }
+    // A repack meanwhile (a `git gc` run by hand, git's own auto gc) moved objects the copy had into a file
+    // the sync seems to have added: removing it would leave the copy's commit without its objects. The new
+    // files stay then; the refs are back, so they name nothing new.
+    if (!(await this.keptAll())) return;
     for (const path of added) await rm(path, { recursive: true, force: true });
+  }
+
+  /** Whether every file `.git/objects` held before the sync is still there. */
+  private async keptAll(): Promise<boolean> {
+    const root = join(this.dir, ".git", "objects");
+    for (const [rel, names] of this.known) {
+      const now = new Set((await listed(join(root, rel))).map((e) => e.name));
+      for (const name of names) if (!now.has(name)) return false;
+    }
+    return true;
   }
 }
 
@@ -206,7 +219,8 @@ export async function checkoutWithin(
   options: { max: number; url: string },
 ): Promise<void> {
   if (options.max <= 0) return;
-  const out = await git.run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit], { cwd: dir });
+  // -t: the folders too, each a block. Security: a tree may name one deep folder a thousand times over.
+  const out = await git.run(["ls-tree", "-r", "-t", "-l", "-z", "--full-tree", commit], { cwd: dir });
   if (out.code !== 0)
     throw new GitError("GIT_FAILED", `git ls-tree failed in ${dir}: ${out.stderr.trim() || `exit ${out.code}`}.`);
   const size = out.truncated ? Number.POSITIVE_INFINITY : checkoutBytes(out.stdout);
@@ -222,16 +236,37 @@ export async function checkoutWithin(
 }
 
 /**
- * What the files of a `git ls-tree -r -l -z` listing take on disk: each blob's size rounded up to whole
- * blocks, at least one (a submodule's entry, size "-", writes an empty folder only). Pure.
+ * What the entries of a `git ls-tree -r -t -l -z` listing take on disk: each blob's size rounded up to
+ * whole blocks, at least one; a folder (tree) or a submodule's entry (an empty folder), one block. Pure.
  */
 export function checkoutBytes(listing: string): number {
   let total = 0;
   for (const entry of listing.split("\0")) {
-    const size = /^[0-7]{6} blob [0-9a-f]+ +(\d+)\t/.exec(entry)?.[1];
-    if (size !== undefined) total += Math.max(1, Math.ceil(Number(size) / BLOCK_BYTES)) * BLOCK_BYTES;
+    const size = /^[0-7]{6} (?:blob|tree|commit) [0-9a-f]+ +(\d+|-)\t/.exec(entry)?.[1];
+    if (size === undefined) continue;
+    total += size === "-" ? BLOCK_BYTES : Math.max(1, Math.ceil(Number(size) / BLOCK_BYTES)) * BLOCK_BYTES;
   }
   return total;
+}
+
+/** Packs a copy may hold before a sync repacks it: under git's own gc.autoPackLimit (50). */
+const PACKS_KEPT = 40;
+
+/**
+ * Repack the copy in `dir` into one pack once its fetches have left more than PACKS_KEPT: each sync that
+ * brings changes adds a pack of its own (WATCHED_FETCH_CONFIG), and lookups slow with every pack. After a
+ * sync, never during one: the next sync notes what the copy holds after this. A failure only costs speed.
+ */
+export async function repackWhenMany(git: GitRunner, dir: string): Promise<void> {
+  const packs = (await listed(join(dir, ".git", "objects", "pack"))).filter((e) => e.name.endsWith(".pack"));
+  if (packs.length <= PACKS_KEPT) return;
+  await git.run(["repack", "-a", "-d", "-q"], {
+    cwd: dir,
+    config: [
+      { key: "gc.auto", value: "0" },
+      { key: "repack.writeBitmaps", value: "false" },
+    ],
+  });
 }
 
 /** The entries of `folder`, or none when it is gone (git removes emptied folders and renames as it goes). */

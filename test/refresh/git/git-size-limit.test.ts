@@ -2,10 +2,11 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { checkoutBytes } from "../../../src/refresh/git/git-size-limit.ts";
+import { GitRunner } from "../../../src/refresh/git/git-runner.ts";
+import { checkoutBytes, FetchLimit, repackWhenMany } from "../../../src/refresh/git/git-size-limit.ts";
 import { gitStatus } from "../../../src/ui/hub-view.ts";
 import { cleanupTemp, write } from "../../helpers/fs.ts";
-import { git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
 import { projectRoot, serveGitHttpStalled } from "../../helpers/git-http.ts";
 import { textOf } from "../../helpers/hub.ts";
 import { within } from "../../helpers/wait.ts";
@@ -117,7 +118,7 @@ describe("git.max_repo_bytes: what one sync may bring onto disk", () => {
   test("a commit whose files take more than the limit once checked out (a pack is compressed) is not checked out", async () => {
     const zeros = new Uint8Array(8 * 1024 * 1024);
     const checkedOut = (commit: string, url: string) =>
-      `the files of commit ${commit.slice(0, 12)} of ${url} take 8,392,704 bytes on disk, more than 2,097,152 bytes, so they were not checked out; ${raise}, else take the large files out of the repository.`;
+      `the files of commit ${commit.slice(0, 12)} of ${url} take 8,404,992 bytes on disk, more than 2,097,152 bytes, so they were not checked out; ${raise}, else take the large files out of the repository.`;
     // A first clone.
     const bomb = teamRemote();
     const bombCommit = pushLarge(bomb, zeros);
@@ -154,16 +155,93 @@ describe("git.max_repo_bytes: what one sync may bring onto disk", () => {
     expect(leftovers(m)).toEqual([]);
   });
 
-  test("what a checkout takes: each file in whole blocks, at least one; a submodule writes no file", () => {
+  test("what a checkout takes: each file in whole blocks, at least one; a folder or a submodule, one", () => {
     const id = "a".repeat(40);
     const listing = [
       `100644 blob ${id}       0\tempty`,
       `100644 blob ${id}    4096\tone-block`,
       `100755 blob ${id}    4097\ttwo-blocks`,
       `120000 blob ${id}      11\tlink`,
+      `040000 tree ${id}       -\tvendor`,
       `160000 commit ${id}       -\tvendor/lib`,
       "",
     ].join("\0");
-    expect(checkoutBytes(listing)).toBe(5 * 4096);
+    expect(checkoutBytes(listing)).toBe(7 * 4096);
+  });
+
+  test("folders count: a tree naming one deep folder a hundred times over is not checked out", async () => {
+    const remote = teamRemote();
+    const m = machine();
+    expect((await syncJson(m, limited(remote.url))).code).toBe(0);
+    const reviewed = git(["rev-parse", "HEAD"], copyOf(m));
+    // A folder 300 deep, named by 100 entries of the root: a pack of a few KB, 30,000 folders once written.
+    const mktree = (entries: string) =>
+      Bun.spawnSync(["git", "mktree"], { cwd: remote.work, stdin: Buffer.from(entries) })
+        .stdout.toString()
+        .trim();
+    const blob = Bun.spawnSync(["git", "hash-object", "-w", "--stdin"], { cwd: remote.work, stdin: Buffer.from("x") })
+      .stdout.toString()
+      .trim();
+    let deep = mktree(`100644 blob ${blob}\tf\n`);
+    for (let i = 0; i < 300; i++) deep = mktree(`040000 tree ${deep}\ta\n`);
+    const skills = git(["rev-parse", "HEAD^{tree}:skills"], remote.work);
+    const root = mktree(
+      [`040000 tree ${skills}\tskills`, ...Array.from({ length: 100 }, (_, i) => `040000 tree ${deep}\td${i}`)].join(
+        "\n",
+      ) + "\n",
+    );
+    const commit = git(["commit-tree", root, "-p", "HEAD", "-m", "folders"], remote.work);
+    git(["push", "--quiet", "origin", `${commit}:refs/heads/main`], remote.work);
+    const synced = await syncJson(m, limited(remote.url));
+    expect(synced.repo.error.code).toBe("GIT_TOO_LARGE");
+    expect(synced.repo.error.message).toContain(`the files of commit ${commit.slice(0, 12)} of ${remote.url} take `);
+    expect(git(["rev-parse", "HEAD"], copyOf(m))).toBe(reviewed);
+    expect(existsSync(join(copyOf(m), "d0"))).toBe(false);
+  });
+
+  test("a fetch over the limit removes nothing when a repack moved the copy's objects meanwhile", async () => {
+    const remote = teamRemote();
+    const m = machine();
+    expect((await syncJson(m, limited(remote.url))).code).toBe(0);
+    const copy = copyOf(m);
+    const reviewed = git(["rev-parse", "HEAD"], copy);
+    const runner = new GitRunner({ env: GIT_ENV });
+    const limit = await FetchLimit.start(runner, copy, {
+      max: LIMIT,
+      url: remote.url,
+      refs: ["refs/remotes/origin/main"],
+    });
+    // Another git (a `git gc` by hand) packs what the copy held into a new pack, while the sync fetches.
+    git(["repack", "-a", "-d", "-q"], copy);
+    pushLarge(remote, randomBytes(4 * 1024 * 1024));
+    await expect(limit.fetch(["fetch", "--quiet", "origin", "main"], { cwd: copy })).rejects.toMatchObject({
+      code: "GIT_TOO_LARGE",
+    });
+    // The copy's commit keeps its objects, and its ref is back.
+    git(["fsck", "--no-progress", "--connectivity-only"], copy);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(reviewed);
+    expect(git(["rev-parse", "refs/remotes/origin/main"], copy)).toBe(reviewed);
+  });
+
+  test("a copy holding more than 40 packs is repacked into one after a sync", async () => {
+    const remote = teamRemote();
+    const m = machine();
+    expect((await syncJson(m, limited(remote.url))).code).toBe(0);
+    const copy = copyOf(m);
+    const packs = () => readdirSync(join(copy, ".git", "objects", "pack")).filter((n) => n.endsWith(".pack"));
+    // 41 packs, as 41 syncs that brought changes leave them.
+    for (let i = 0; i < 41; i++) {
+      write(join(copy, ".git", "scratch.txt"), `pack ${i}\n`);
+      const blob = git(["hash-object", "-w", ".git/scratch.txt"], copy);
+      Bun.spawnSync(["git", "pack-objects", "-q", ".git/objects/pack/pack"], {
+        cwd: copy,
+        stdin: Buffer.from(`${blob}\n`),
+      });
+    }
+    git(["prune-packed"], copy);
+    expect(packs().length).toBeGreaterThan(40);
+    await repackWhenMany(new GitRunner({ env: GIT_ENV }), copy);
+    expect(packs()).toHaveLength(1);
+    git(["fsck", "--no-progress", "--connectivity-only"], copy);
   });
 });
