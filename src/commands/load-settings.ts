@@ -56,7 +56,11 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   const repoFiles = copies.filter((c) => !c.project).map((c) => c.file);
   const projectRepoFiles = copies.filter((c) => c.project).map((c) => c.file);
   const sourceFiles = [...copies.map((c) => c.file), ...explicitSourceConfigFiles(config)];
-  return sourceFiles.length > 0
-    ? withProject(loadFiles(sourceFiles, repoFiles, projectRepoFiles), project)
-    : withProject(first, project);
+  const resolved =
+    sourceFiles.length > 0
+      ? withProject(loadFiles(sourceFiles, repoFiles, projectRepoFiles), project)
+      : withProject(first, project);
+  if (config.git.repos.length > 0)
+    resolved.warnings.push(...(await import("../refresh/repo-targets.ts")).overriddenPins(resolved.config.git.repos));
+  return resolved;
 }

@@ -143,6 +143,25 @@ function decidingEntry(repos: readonly (string | RepoEntryConfig)[], entry: Repo
 }
 
 /**
+ * What a project's skillhub.yaml asks of a repository that the user's own config file decides instead
+ * (decidingEntry): a ref or branch that is not served, said so that the project's pin is not believed.
+ */
+export function overriddenPins(repos: readonly (string | RepoEntryConfig)[]): string[] {
+  const said: string[] = [];
+  for (const entry of repos.map(repoEntry)) {
+    if (entry.scope !== "project" || (entry.ref === undefined && entry.branch === undefined)) continue;
+    const chosen = decidingEntry(repos, entry);
+    if (chosen === entry || (chosen.ref === entry.ref && chosen.branch === entry.branch)) continue;
+    const asked = entry.ref !== undefined ? `ref ${entry.ref}` : `branch ${entry.branch}`;
+    const served = chosen.ref ? `ref ${chosen.ref}` : chosen.branch ? `branch ${chosen.branch}` : "its default branch";
+    said.push(
+      `the project's skillhub.yaml gives ${scrubUrlCredentials(entry.url)} ${asked}, but your ~/.skillhub/config.yaml names that repository too, and your entry decides its copy (${served}): take it out of one of the two files to serve the project's.`,
+    );
+  }
+  return said;
+}
+
+/**
  * A configuration's repositories as repoTargets takes them. With lock.file (SKILLHUB_LOCK) that one lock
  * pins every repository, the user's own too: their entries lose `scope: user`, so their copies are that
  * lock's and not the ones SkillHub's own lock pins elsewhere; a project's entry of one of them takes its

@@ -291,6 +291,10 @@ describe("a project cannot choose the commit of your repository", () => {
       write(join(m.project, "skillhub.yaml"), `git:\n  repos:\n${entry}`);
       const synced = await cli(m, ["sync"]);
       expect(synced.code, synced.out + synced.err).toBe(0);
+      // The project's pin is said not to be served, in every command, doctor's report included.
+      const overridden = `the project's skillhub.yaml gives ${remote.url} ref ${fork}, but your ~/.skillhub/config.yaml names that repository too, and your entry decides its copy (its default branch): take it out of one of the two files to serve the project's.`;
+      expect(synced.err).toContain(`skillhub: warning: config ${overridden}`);
+      expect(JSON.parse((await cli(m, ["doctor", "--json"])).out).config_warnings).toContain(overridden);
       for (const copy of copiesOf(m.home, "team"))
         expect(git(["rev-parse", "HEAD"], join(m.home, ".skillhub", "repos", copy))).toBe(reviewed);
       const own = readLockfile(globalLock(m.home));
