@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.ts";
 import { configSecrets } from "../exec/env.ts";
 import type { Logger } from "../util/logger.ts";
 import { knownSecretValues } from "../util/secret-env.ts";
-import { MAX_TIMER_MS } from "../util/timer-limit.ts";
+import { timerDelay } from "../util/timer-limit.ts";
 import { serverId } from "./event.ts";
 import { Publisher, type PublisherOptions, safeOrigin } from "./publisher.ts";
 import { Tracker } from "./tracker.ts";
@@ -68,7 +68,7 @@ export function createAnalytics(
     file,
     bufferFile: bufferFile(config),
     // A longer delay would fire at once, over and over.
-    flushMs: Math.min(a.flush_seconds * 1000, MAX_TIMER_MS),
+    flushMs: timerDelay(a.flush_seconds * 1000),
     ...overrides,
   });
   const where = [endpoint ? `POST to ${safeOrigin(endpoint)}` : "", file ? `file ${file}` : ""]

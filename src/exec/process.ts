@@ -1,5 +1,5 @@
 import { errnoCode, SkillHubError } from "../util/errors.ts";
-import { MAX_TIMER_MS } from "../util/timer-limit.ts";
+import { timerDelay } from "../util/timer-limit.ts";
 import { type Captured, captureStream } from "./capture.ts";
 import { defaultKill, type KillFn, RunningGroups, signalGroup } from "./process-group.ts";
 import { type ProcessTable, procTable, RUN_MARKER_VARIABLE, signalRun } from "./process-tree.ts";
@@ -152,13 +152,10 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const setTimer = options.setTimeout ?? setTimeout;
   const clearTimer = options.clearTimeout ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
   // A longer delay would fire at once (scripts.timeout_seconds may come from a skills folder's config.yaml).
-  const timeout = setTimer(
-    () => {
-      timedOut = true;
-      terminate();
-    },
-    Math.min(spec.timeoutMs, MAX_TIMER_MS),
-  );
+  const timeout = setTimer(() => {
+    timedOut = true;
+    terminate();
+  }, timerDelay(spec.timeoutMs));
   const onAbort = () => {
     aborted = true;
     terminate();

@@ -7,7 +7,7 @@ import type { WalkLimits } from "../sources/walk.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { nextTurn } from "../util/next-turn.ts";
-import { MAX_TIMER_MS } from "../util/timer-limit.ts";
+import { timerDelay } from "../util/timer-limit.ts";
 import { Debounce } from "./debounce.ts";
 import { FolderWatchers, type WatchCoverage, type WatchFn, type WatchTargets, watchBudget } from "./folder-watchers.ts";
 
@@ -135,7 +135,7 @@ export class Refresher {
     const seconds = this.options.rescanSeconds;
     if (seconds > 0) {
       const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
-      this.timer = set(() => void this.check("timer", "unwatched"), Math.min(seconds * 1000, MAX_TIMER_MS));
+      this.timer = set(() => void this.check("timer", "unwatched"), timerDelay(seconds * 1000));
     }
     return first;
   }

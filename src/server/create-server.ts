@@ -12,7 +12,7 @@ import { issueLine } from "../tools/support/issue-line.ts";
 import { pickedSkills, termsOf } from "../usage/picked.ts";
 import { pickSkills } from "../usage/skill-pick.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
-import { MAX_TIMER_MS } from "../util/timer-limit.ts";
+import { timerDelay } from "../util/timer-limit.ts";
 import { VERSION } from "../version.ts";
 import { type Announced, announceChanges } from "./announce-changes.ts";
 import { listingReady, toolsListingReady } from "./catalog-snapshot.ts";
@@ -198,7 +198,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
     if (!hub.acceptRoots || hub.config.sources.project || !server.getClientCapabilities()?.roots) return;
     if (isModernRevision(server.getNegotiatedProtocolVersion())) return;
     try {
-      const timeout = Math.min(hub.config.server.roots_timeout_seconds * 1000, MAX_TIMER_MS);
+      const timeout = timerDelay(hub.config.server.roots_timeout_seconds * 1000);
       const { roots } = await server.listRoots(undefined, { timeout });
       hub.setClientRoots(roots.map((r) => r.uri));
     } catch (error) {

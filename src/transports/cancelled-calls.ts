@@ -11,7 +11,7 @@ export const REQUEST_CANCELLED = -32800;
 type Id = string | number;
 
 /** The messages of a POST body, one or a batch, as objects. */
-function messagesOf(body: unknown): Record<string, unknown>[] {
+export function messagesOf(body: unknown): Record<string, unknown>[] {
   return (Array.isArray(body) ? body : [body]).filter(
     (m): m is Record<string, unknown> => typeof m === "object" && m !== null,
   );

@@ -11,7 +11,7 @@ import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { AnsweringTransport } from "./cancelled-calls.ts";
+import { AnsweringTransport, messagesOf } from "./cancelled-calls.ts";
 import { preflight, withCors } from "./http-cors.ts";
 import {
   type HttpHandler,
@@ -61,14 +61,23 @@ const OAUTH_PATH =
  */
 const EVICT_QUIET_MS = 60_000;
 
+/** The answer to a request naming a session that is not open and will not be opened again: 404. */
+function sessionNotFound(): Response {
+  return rpcError(
+    404,
+    RPC.SESSION_NOT_FOUND,
+    "Session not found: it expired or was closed. Start a new session with initialize.",
+  );
+}
+
 /** Whether a POST body (one message or a batch) holds an initialize request. */
 function opensSession(body: unknown): boolean {
-  return (Array.isArray(body) ? body : [body]).some((m) => isInitializeRequest(m));
+  return messagesOf(body).some((m) => isInitializeRequest(m));
 }
 
 /** The client's name an initialize in `body` gives ("" when none does). */
 function clientNameOf(body: unknown): string {
-  const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m));
+  const init = messagesOf(body).find((m) => isInitializeRequest(m));
   const name = (init as { params?: { clientInfo?: { name?: unknown } } } | undefined)?.params?.clientInfo?.name;
   return typeof name === "string" ? name : "";
 }
@@ -269,11 +278,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       // Each request gets its own copy of a refusal: a body is read once.
       return resumed instanceof Response ? (resumed.clone() as Response) : resumed;
     }
-    return rpcError(
-      404,
-      RPC.SESSION_NOT_FOUND,
-      "Session not found: it expired or was closed. Start a new session with initialize.",
-    );
+    return sessionNotFound();
   }
 
   /** Body checks shared by both modes: JSON, bounded, parseable. */
@@ -399,12 +404,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         });
       },
     );
-    if (opened instanceof Response)
-      return rpcError(
-        404,
-        RPC.SESSION_NOT_FOUND,
-        "Session not found: it expired or was closed. Start a new session with initialize.",
-      );
+    if (opened instanceof Response) return sessionNotFound();
     log.info(`http: session ${id.slice(0, 8)} resumed (${sessions.size} open)`);
     return opened.session;
   }

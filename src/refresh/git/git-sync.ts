@@ -5,7 +5,7 @@ import type { GitHead } from "../../lock/lockfile.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
 import { capitalised } from "../../util/plural.ts";
-import { MAX_TIMER_MS } from "../../util/timer-limit.ts";
+import { timerDelay } from "../../util/timer-limit.ts";
 import { repoTargets } from "../repo-targets.ts";
 import { repoAuth } from "./git-auth.ts";
 import { repoSkillsDir } from "./git-copies.ts";
@@ -280,7 +280,7 @@ export class GitSync {
     if (this.options.intervalMs <= 0 || this.timer !== undefined) return;
     const set = this.options.setInterval ?? ((fn, ms) => setInterval(fn, ms).unref());
     // A longer delay would fire at once, over and over (refresh.interval_minutes may come from a repository's config.yaml).
-    this.timer = set(() => void this.refresh("timer"), Math.min(this.options.intervalMs, MAX_TIMER_MS));
+    this.timer = set(() => void this.refresh("timer"), timerDelay(this.options.intervalMs));
   }
 
   stop(): void {

@@ -1,5 +1,5 @@
 import type { Config } from "../../config/schema.ts";
-import { MAX_TIMER_MS } from "../../util/timer-limit.ts";
+import { timerDelay } from "../../util/timer-limit.ts";
 import { trimEndChar } from "../../util/trim-char.ts";
 import { PROVIDERS } from "./provider.ts";
 import type { EmbeddingSettings } from "./provider-api.ts";
@@ -19,7 +19,7 @@ export function embeddingSettings(config: Config["embedding"]): EmbeddingSetting
     baseUrl: trimEndChar(entry.baseUrl(config), "/"),
     apiKey: entry.apiKey(config),
     // A longer delay would fire at once.
-    timeoutMs: Math.min(Math.round(config.timeout_seconds * 1000), MAX_TIMER_MS),
+    timeoutMs: timerDelay(Math.round(config.timeout_seconds * 1000)),
     batchSize: config.batch_size,
   };
 }
