@@ -144,9 +144,14 @@ describe("skillhub CLI", () => {
     const guarded = await cli(["doctor", "--transport", "http", "--host", "0.0.0.0"], token);
     expect(guarded.out).toContain("  http: 0.0.0.0:8000; clients send the token (SKILLHUB_HTTP_TOKEN)\n");
     const weak = await cli(["doctor", "--transport", "http", "--host", "0.0.0.0"], { SKILLHUB_HTTP_TOKEN: "abc" });
-    expect(weak.out).toContain(
-      "clients send the token (SKILLHUB_HTTP_TOKEN); warning: SKILLHUB_HTTP_TOKEN is shorter than 16 characters;",
+    expect(weak.out).toContain("clients send the token (SKILLHUB_HTTP_TOKEN) (see Diagnostics)\n");
+    expect(weak.out).toMatch(/Diagnostics: 0 errors \(skills not served\), 1 warning\n/);
+    expect(weak.out).toContain("  warning config SKILLHUB_HTTP_TOKEN is shorter than 16 characters;");
+    const weakJson = JSON.parse(
+      (await cli(["doctor", "--json", "--transport", "http"], { SKILLHUB_HTTP_TOKEN: "abc" })).out,
     );
+    expect(weakJson.config_warnings).toContainEqual(expect.stringContaining("shorter than 16 characters"));
+    expect(weakJson.http.warning).toContain("shorter than 16 characters");
     expect((await cli(["doctor", "--transport", "http"])).out).toContain(
       "  http: 127.0.0.1:8000; no token asked (this machine only)\n",
     );

@@ -21,10 +21,15 @@ export const runDoctor: CommandRun = async (ctx) => {
   const tools = hub.tools().map((t) => t.name);
   // What a server here would watch, tried now: a system out of watches is said here as in the server's log.
   const watches = c.sources.watch ? await probeWatches(hub.refresher.watchTargets()) : undefined;
-  const configWarnings = [...ctx.configWarnings, ...namedFolderWarnings(c.sources)];
+  const http = c.server.transport === "http" ? httpReport(c.server) : undefined;
+  // A guessable token is the configuration's warning, counted as the others are.
+  const configWarnings = [
+    ...ctx.configWarnings,
+    ...namedFolderWarnings(c.sources),
+    ...(http?.json.warning ? [http.json.warning] : []),
+  ];
   // Frozen: which locks, and the skills they keep from being served, counted as not served.
   const frozen = await frozenReport(hub, (items, what) => shortened(items, ctx.args.options.all, what));
-  const http = c.server.transport === "http" ? httpReport(c.server) : undefined;
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({
@@ -149,7 +154,7 @@ function httpReport(server: { host: string; port: number; token?: string; statel
   return {
     line: refused
       ? `${where}; would not start: ${refused}`
-      : `${where}; ${asked}${warning ? `; warning: ${warning}` : ""}`,
+      : `${where}; ${asked}${warning ? " (see Diagnostics)" : ""}`,
     json: {
       host: server.host,
       port: server.port,
