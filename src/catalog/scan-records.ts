@@ -25,6 +25,8 @@ export interface WatchPlan {
   mounts: string[];
   /** Source folders left to the stat check, and why. */
   unwatched: { path: string; why: string }[];
+  /** Source folders not there (yet): where one appears is watched for it. */
+  absent: string[];
 }
 
 /** What the last scan's walks looked at, per source (WalkRecord): what a check by stat verifies. */
@@ -91,6 +93,7 @@ export class ScanRecords {
       roots: roots.filter((root, i) => !roots.slice(0, i).some((outer) => isInside(outer, root))),
       mounts: this.walks.flatMap((record) => record.mounts),
       unwatched,
+      absent: this.walks.filter((record) => !record.rootReal).map((record) => record.root),
     };
   }
 }

@@ -125,7 +125,7 @@ export class Scanner {
 
   /** Where the last scan's sources are watched, and which are left to the stat check (ScanRecords.watchRoots). */
   watchRoots(maxFolders: number): WatchPlan {
-    return this.records?.watchRoots(maxFolders) ?? { roots: [], mounts: [], unwatched: [] };
+    return this.records?.watchRoots(maxFolders) ?? { roots: [], mounts: [], unwatched: [], absent: [] };
   }
 
   private beginPass(sources: readonly Source[]): void {

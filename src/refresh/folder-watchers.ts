@@ -1,4 +1,5 @@
-import { watch as fsWatch, readFileSync, statfsSync, statSync } from "node:fs";
+import { watch as fsWatch, lstatSync, readFileSync, statfsSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { SKIPPED_DIRS } from "../sources/walk.ts";
 import type { Covers } from "../sources/walk-record.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
@@ -97,6 +98,27 @@ export interface WatchTargets {
   inputs: string[];
   /** Source folders left to the stat check, and why. */
   unwatched: { path: string; why: string }[];
+  /** Source folders not there (yet): their nearest folder that is, watched for the entry leading to them. */
+  absent?: string[];
+}
+
+/**
+ * Where a source folder not there yet will appear: its nearest folder that exists, and the name of the
+ * entry there on the way to it (`.agents` for `<project>/.agents/skills`). None when the path exists (a
+ * file, a dangling link: the stat check covers those) or only the file system's root does.
+ */
+function awaitedEntry(path: string): { folder: string; name: string } | undefined {
+  let child = path;
+  for (let folder = path; ; child = folder, folder = dirname(folder)) {
+    try {
+      const stat = lstatSync(folder);
+      return folder !== path && stat.isDirectory() && folder !== dirname(folder)
+        ? { folder, name: basename(child) }
+        : undefined;
+    } catch {
+      if (folder === dirname(folder)) return undefined;
+    }
+  }
 }
 
 /** What the watchers cover after a sync. */
@@ -105,7 +127,7 @@ export interface WatchCoverage {
   wanted: number;
   /** Folders watched now, each with everything below it. */
   watched: number;
-  /** The source list's inputs watched now. */
+  /** Paths watched plainly now: the source list's inputs, and folders where a missing source folder will appear. */
   inputs: number;
   /** Refused by the system for want of watches. */
   refused: number;
@@ -161,6 +183,8 @@ export class FolderWatchers {
   /** Paths whose watch stopped working: not watched again while they stay wanted (no scan per failure). */
   private readonly failed = new Set<string>();
   private readonly refusedPaths = new Set<string>();
+  /** Folders watched for a source folder to appear in them, and the entry names that lead to one. */
+  private awaited = new Map<string, Set<string>>();
   private coverage: WatchCoverage = { wanted: 0, watched: 0, inputs: 0, refused: 0, remote: 0, large: 0 };
   /** Mounted file systems inside the roots whose watches miss other machines' changes. */
   private remoteMounts: string[] = [];
@@ -177,10 +201,12 @@ export class FolderWatchers {
 
   /**
    * Watch exactly `roots` (each with everything below it) and `inputs` (plainly); a missing one is
-   * skipped (the stat check sees it appear). Logs once each source folder left unwatched. Reports the
-   * coverage.
+   * skipped (the stat check sees it appear). Where an `absent` source folder will appear is watched
+   * plainly for the entry leading to it, so a source folder made while the server runs (`mkdir -p
+   * .agents/skills/x`) is served as soon as a skill folder is. Logs once each source folder left
+   * unwatched. Reports the coverage.
    */
-  sync({ roots, mounts, inputs, unwatched }: WatchTargets): WatchCoverage {
+  sync({ roots, mounts, inputs, unwatched, absent = [] }: WatchTargets): WatchCoverage {
     if (this.closed) return this.coverage;
     for (const { path, why } of unwatched) {
       if (this.largeReported.has(path)) continue;
@@ -196,6 +222,15 @@ export class FolderWatchers {
       else remote++;
     }
     this.remoteMounts = mounts.filter((mount) => !local(mount));
+    this.awaited = new Map();
+    for (const path of absent) {
+      const entry = awaitedEntry(path);
+      // A folder already watched (an input, or inside a root) reports the entry anyway.
+      if (!entry || (wanted.has(entry.folder) && !this.awaited.has(entry.folder))) continue;
+      if (roots.some((root) => isInside(root, entry.folder)) || !local(entry.folder)) continue;
+      wanted.set(entry.folder, false);
+      this.awaited.set(entry.folder, (this.awaited.get(entry.folder) ?? new Set()).add(entry.name));
+    }
     for (const [path, watching] of this.watches) {
       if (wanted.has(path) && this.watchedFolders.get(path) === folderIdentity(path)) continue;
       watching.close();
@@ -216,7 +251,7 @@ export class FolderWatchers {
             recursive,
             (name, event) => {
               if (recursive && !name) this.gone(path);
-              else if (!recursive || scanSees(name as string, event)) this.options.changed();
+              else if (recursive ? scanSees(name as string, event) : this.awaits(path, name)) this.options.changed();
             },
             (error) => this.stopped(path, error),
           ),
@@ -246,6 +281,12 @@ export class FolderWatchers {
     this.coversNow = undefined;
     this.reportLimit(limit);
     return this.coverage;
+  }
+
+  /** Whether an entry changed in a plainly watched folder matters: any does, but in a folder awaiting a source folder. */
+  private awaits(folder: string, name: string | undefined): boolean {
+    const names = this.awaited.get(folder);
+    return !names || (name !== undefined && names.has(basename(name)));
   }
 
   /** What the last sync covered. */

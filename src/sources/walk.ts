@@ -74,6 +74,7 @@ export class Walker {
       record: new WalkRecord(),
     };
     const record = result.record;
+    record.root = root;
     let rootReal: string;
     try {
       if (!this.fs.statSync(root).isDirectory()) {
@@ -88,7 +89,6 @@ export class Walker {
       return result;
     }
     if (rootReal !== root) record.links.push([root, rootReal]);
-    record.root = root;
     record.rootReal = rootReal;
     result.exists = true;
     const visited = new Set<string>();

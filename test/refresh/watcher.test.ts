@@ -140,6 +140,24 @@ describe("a watch on each source folder, covering every folder below it", () => 
     refresher.stop();
   });
 
+  test("a source folder made while the server runs is served without waiting for the timer", async () => {
+    const project = realpathSync(tempDir("skillhub-watch-project-"));
+    const source = join(project, ".agents", "skills");
+    const { refresher, store } = await watchedRefresher(source);
+    const scans = countRescans(refresher);
+    // The timer never fires here: only the watch on the project folder can bring the skill in.
+    writeSkill(source, "translate");
+    await eventually(() => store.catalog.get("translate"));
+    expect(scans.count).toBeGreaterThan(0);
+    const before = scans.count;
+    writeSkill(source, "summarize");
+    await eventually(() => store.catalog.get("summarize"));
+    // The source folder is watched with everything below it now, its parent no longer.
+    expect(refresher.watchCoverage).toMatchObject({ watched: 1, inputs: 0 });
+    expect(scans.count).toBeGreaterThan(before);
+    refresher.stop();
+  });
+
   test("a source folder removed and made again is watched again (a watch follows the folder, not its path)", async () => {
     const root = collections();
     const { asked, watchFn } = silentWatches();
@@ -433,6 +451,43 @@ describe("a watch on each source folder, covering every folder below it", () => 
     expect(asked).toEqual([[other, true]]);
     expect(watchers.covers?.(join(root, "team"))).toBe(false);
     expect(watchers.covers?.(join(other, "any", "folder"))).toBe(true);
+    watchers.close();
+  });
+
+  test("where a missing source folder will appear is watched for the entry leading to it, and only for it", () => {
+    const project = realpathSync(tempDir("skillhub-watch-awaited-"));
+    const handlers = new Map<string, (name?: string, event?: string) => void>();
+    const watchFn: WatchFn = (path, _recursive, onChange) => {
+      handlers.set(path, onChange);
+      return { close: () => handlers.delete(path) };
+    };
+    const changes = { count: 0 };
+    const watchers = new FolderWatchers({
+      logger: createMemoryLogger(),
+      rescanSeconds: 30,
+      changed: () => changes.count++,
+      watchFn,
+    });
+    const absent = [join(project, ".agents", "skills"), join(project, ".claude", "skills")];
+    watchers.sync({ roots: [], mounts: [], inputs: [], unwatched: [], absent });
+    expect([...handlers.keys()]).toEqual([project]);
+    handlers.get(project)?.("notes.txt", "rename");
+    handlers.get(project)?.("src", "rename");
+    expect(changes.count).toBe(0);
+    handlers.get(project)?.(".claude", "rename");
+    expect(changes.count).toBe(1);
+    // One step closer: the folder made is watched for the next entry, the project no longer.
+    mkdirSync(join(project, ".claude"));
+    watchers.sync({ roots: [], mounts: [], inputs: [], unwatched: [], absent });
+    expect([...handlers.keys()].sort()).toEqual([project, join(project, ".claude")]);
+    handlers.get(join(project, ".claude"))?.("settings.json", "change");
+    expect(changes.count).toBe(1);
+    handlers.get(join(project, ".claude"))?.("skills", "rename");
+    expect(changes.count).toBe(2);
+    // Nothing is watched above a path that exists (a file where the folder should be: the check's).
+    writeFileSync(join(project, "file"), "");
+    watchers.sync({ roots: [], mounts: [], inputs: [], unwatched: [], absent: [join(project, "file")] });
+    expect([...handlers.keys()]).toEqual([]);
     watchers.close();
   });
 
