@@ -41,6 +41,10 @@ export interface Snippet {
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 const tomlString = (s: string) => JSON.stringify(s);
 
+const CURSOR_CONFIG = "~/.cursor/mcp.json (or .cursor/mcp.json in a project)";
+const VSCODE_CONFIG =
+  ".vscode/mcp.json in a workspace (or your user mcp.json, which the Command Palette's MCP: Open User Configuration opens)";
+
 /** Where Claude Code's `claude mcp add` goes: unlike Gemini CLI's and Codex's, it refuses a name it has already. */
 const CLAUDE_ADD =
   "run once (user scope; drop --scope user to add it to this project only; to change it later, `claude mcp remove skillhub` first)";
@@ -53,7 +57,7 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
       return [
         {
           where:
-            "claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\)",
+            "claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\; there is no Linux build)",
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
@@ -73,15 +77,14 @@ export function stdioSnippets(client: Client, launch: Launch): Snippet[] {
     case "cursor":
       return [
         {
-          where: "~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
+          where: CURSOR_CONFIG,
           text: json({ mcpServers: { skillhub: entry } }),
         },
       ];
     case "vscode":
       return [
         {
-          where:
-            ".vscode/mcp.json in a workspace (or your user mcp.json, which the Command Palette's MCP: Open User Configuration opens)",
+          where: VSCODE_CONFIG,
           text: json({ servers: { skillhub: { type: "stdio", ...entry } } }),
         },
       ];
@@ -206,7 +209,7 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
     case "cursor":
       return [
         {
-          where: "~/.cursor/mcp.json",
+          where: CURSOR_CONFIG,
           ...(token ? { token: "env" as const } : {}),
           text: json({
             mcpServers: {
@@ -219,7 +222,7 @@ export function httpSnippets(client: Client, url: string, token?: string): Snipp
       // Security: a workspace's .vscode/mcp.json is often committed: VS Code asks for the token once and keeps it.
       return [
         {
-          where: ".vscode/mcp.json",
+          where: VSCODE_CONFIG,
           ...(token ? { token: "asked" as const } : {}),
           text: json({
             ...(token ? { inputs: [VSCODE_TOKEN_INPUT] } : {}),

@@ -37,6 +37,19 @@ describe("print-config takes a client as its users name it", () => {
     expect(JSON.parse(cased.out).mcpServers.skillhub.command).toBe(process.execPath);
   });
 
+  test("where the file goes is said the same for a local and a shared server, and where a client has no build", async () => {
+    for (const client of ["cursor", "vscode"]) {
+      const local = (await runCli(["print-config", client])).err;
+      const shared = (await runCli(["print-config", client, "--http", "http://hub.example:8000/mcp"])).err;
+      const where = client === "cursor" ? "(or .cursor/mcp.json in a project)" : "(or your user mcp.json";
+      expect({ client, local, shared }).toMatchObject({
+        local: expect.stringContaining(where),
+        shared: expect.stringContaining(where),
+      });
+    }
+    expect((await runCli(["print-config", "claude-desktop"])).err).toContain("there is no Linux build");
+  });
+
   test("`claude` is two clients: the error names both, and prints nothing on stdout", async () => {
     const claude = await runCli(["print-config", "claude"]);
     expect(claude.code).toBe(2);
