@@ -82,14 +82,12 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
   const fm = data as Record<string, unknown>;
   const folder = basename(dir);
 
+  // A description missing is said with the name's problems, so one run of `validate` lists them all.
   const problem = descriptionProblem(fm.description);
-  if (problem !== undefined) {
+  if (problem !== undefined)
     diagnostics.push(
       diagnostic("missing-description", "error", file, `${problem}; agents choose skills by it. Skill not served.`),
     );
-    return { diagnostics };
-  }
-  const description = (scalarText(fm.description) as string).trim();
 
   let name = scalarText(fm.name)?.trim() ?? "";
   if (name === "") {
@@ -104,7 +102,7 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
           "invalid-name",
           "warning",
           file,
-          `name '${name}' is not 1-64 lower-case letters, digits and single hyphens${nameFix(name, folder)}; SkillHub serves it as written.`,
+          `name '${name}' is not 1-64 lower-case letters, digits and single hyphens${nameFix(name, folder)}${problem === undefined ? "; SkillHub serves it as written" : ""}.`,
         ),
       );
     }
@@ -114,11 +112,13 @@ export function parseAgentSkill(input: SkillFileInput): ParseResult {
           "name-mismatch",
           "warning",
           file,
-          `name '${name}' differs from its folder '${folder}' (${NAME_PATTERN.test(folder) ? `set \`name: ${folder}\`, or rename the folder` : "rename the folder to match"}); SkillHub serves it as '${name}'.`,
+          `name '${name}' differs from its folder '${folder}' (${NAME_PATTERN.test(folder) ? `set \`name: ${folder}\`, or rename the folder` : "rename the folder to match"})${problem === undefined ? `; SkillHub serves it as '${name}'` : ""}.`,
         ),
       );
     }
   }
+  if (problem !== undefined) return { diagnostics };
+  const description = (scalarText(fm.description) as string).trim();
   if (description.length > MAX_DESCRIPTION_LENGTH) {
     diagnostics.push(
       diagnostic(

@@ -62,6 +62,19 @@ describe("parseAgentSkill", () => {
     expect(parse("---\nname: pdf\ndescription: 42\n---\n").skill?.description).toBe("42");
   });
 
+  test("a missing description is said with the name's problems, so one validation lists them all", () => {
+    const result = parse("---\nname: bar\n---\n", "/s/foo");
+    expect(result.skill).toBeUndefined();
+    expect(result.diagnostics.map((d) => `${d.code} ${d.severity}`)).toEqual([
+      "missing-description error",
+      "name-mismatch warning",
+    ]);
+    // Not served: no word of how it would be.
+    expect(result.diagnostics[1]?.message).toBe(
+      "name 'bar' differs from its folder 'foo' (set `name: foo`, or rename the folder).",
+    );
+  });
+
   test("no frontmatter, unclosed frontmatter, bad YAML and a missing description skip the skill with a diagnostic", () => {
     expect(parse("# no frontmatter").skill).toBeUndefined();
     expect(codes("# no frontmatter")).toEqual(["no-frontmatter"]);
