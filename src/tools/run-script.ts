@@ -18,6 +18,7 @@ import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
 import { projectOwnership } from "./support/project-owned.ts";
 import { commandLine } from "./support/run-yourself.ts";
+import { downloadAdvice } from "./support/skill-archive.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
@@ -129,9 +130,14 @@ export const runScriptTool = defineTool({
     const decl = hit.decl as ScriptDecl;
     // Security: `execution: server` is the skill author's explicit opt-in to server-side execution.
     if (decl.execution !== "server") {
+      const download = downloadAdvice(skill, ctx, commandLine(decl, path));
       return errorResult(
         "SCRIPT_NOT_SERVER",
-        `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. Fetch it with get_asset, with any file it reads${session.remote ? ", into a local folder under the same relative paths" : ""}, and run it yourself from the skill's folder, each argument as an environment variable: ${commandLine(decl, path)}.`,
+        `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. ${
+          download
+            ? `Run it yourself, each argument as an environment variable. ${download}`
+            : `Fetch it with get_asset, with any file it reads${session.remote ? ", into a local folder under the same relative paths" : ""}, and run it yourself from the skill's folder, each argument as an environment variable: ${commandLine(decl, path)}.`
+        }`,
         { skill_path: skill.name, file: path, execution: decl.execution },
       );
     }
