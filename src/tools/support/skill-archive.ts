@@ -112,5 +112,5 @@ export function downloadAdvice(skill: Skill, ctx: Deps, run?: string): string | 
   const dir = localFolder(skill);
   const script = exampleFile(contents.files.map((f) => f.path).filter((p) => p.startsWith("scripts/")));
   const then = run ?? (script ? commandLine({ args: [] }, script) : undefined);
-  return `To use its files on your machine, download the skill's folder with one shell command (the link works for an hour; ask again for a new one): ${downloadCommand(url, dir)}${then ? `, then run from that folder: cd ${dir} && ${then}` : ""}.`;
+  return `To use its files on your machine, download the skill's folder with one shell command (the link works for an hour; ask again for a new one): \`${downloadCommand(url, dir)}\`${then ? `, then run from that folder: \`cd ${dir} && ${then}\`` : ""}.`;
 }
