@@ -163,6 +163,10 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       for (const [path, file] of files) expect(file.bytes.equals(readFileSync(join(kit, path)))).toBe(true);
       expect(files.get("scripts/run.sh")?.executable).toBe(true);
       expect(files.get("references/guide.md")?.executable).toBe(false);
+      // The skill's prompt says the same.
+      const prompt = await agent.getPrompt({ name: "kit" });
+      const promptText = (prompt.messages[0]?.content as { text: string }).text;
+      expect(download(promptText).dir).toBe(".skillhub-skills/kit");
       // What read_skill_file refuses, the archive leaves out.
       for (const path of [".git/config", "inner/notes.txt", "escape.txt"]) {
         const read = await agent.callTool({
@@ -296,6 +300,13 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     ).url;
     expect((await fetchArchive(open.handler, loopback)).status).toBe(200);
     expect((await fetchArchive(proxied.handler, loopback)).status).toBe(403);
+  });
+
+  test("a stateless server gives working links too", async () => {
+    const { dir } = world();
+    const { handler } = await serve(dir, { stateless: true });
+    const text = textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } }));
+    expect((await fetchArchive(handler, download(text).url)).status).toBe(200);
   });
 
   test("a skill over the size limit gets no command: the answer says to fetch its files one by one", async () => {
