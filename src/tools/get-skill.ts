@@ -236,8 +236,7 @@ function withUris(result: Served["result"], skill: Skill, ctx: ToolContext): Ser
       ? " A script with execution 'server' runs on the server with run_script instead, where a path among its arguments names a file of the server, not yours."
       : "";
   const yours = scripts.find((d) => d.execution !== "server" && d.args.length > 0);
-  const runnable = yours ?? scripts.find((d) => d.execution !== "server");
-  const download = downloadAdvice(skill, ctx, runnable && commandLine(runnable, runnable.file));
+  const download = downloadAdvice(skill, ctx);
   // The download's sentence shows the command with its arguments already.
   const withArgs =
     yours && !download

@@ -201,8 +201,10 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       url.split("/archive/")[1]?.split(".")[1],
     );
     expect(message.message).toContain("SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.");
-    const loaded = await agent.callTool({ name: "load_skill", arguments: { skill_name: "kit" } });
-    download((loaded.structuredContent as { fetch: string }).fetch);
+    const loaded = await agent.callTool({ name: "load_skill", arguments: { skill_name: "forms/new" } });
+    const loadedFetch = (loaded.structuredContent as { fetch: string }).fetch;
+    expect(download(loadedFetch).dir).toBe(".skillhub-skills/forms-new");
+    expect(loadedFetch).toContain("SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.");
   });
 
   test("expired, altered, foreign or unknown links are refused with a text that says so", async () => {

@@ -1,5 +1,5 @@
 import { SKILL_LIMITS } from "@modelcontextprotocol/server/ext/skills";
-import { findFileInChain } from "../../catalog/tree-chain.ts";
+import { chainFiles, findFileInChain } from "../../catalog/tree-chain.ts";
 import { isRefused } from "../../lock/checked-read.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { SKILL_FILE } from "../../sources/walk.ts";
@@ -97,7 +97,7 @@ export function localFolder(skill: Skill): string {
 /**
  * For a client on another machine whose session can hand out download links (HTTP): one sentence with
  * the shell command that downloads and unpacks the skill's folder, then the command that runs a script
- * of it (`run`, else its first script's), so that no byte of it passes through the model. Undefined
+ * of it (`run`, else runLine's), so that no byte of it passes through the model. Undefined
  * over stdio, or when no link can be made (the sentence on fetching files one by one then stands alone).
  */
 export function downloadAdvice(skill: Skill, ctx: Deps, run?: string): string | undefined {
@@ -110,7 +110,22 @@ export function downloadAdvice(skill: Skill, ctx: Deps, run?: string): string | 
   const url = link(skill.id, contents.version);
   if (!url) return undefined;
   const dir = localFolder(skill);
-  const script = exampleFile(contents.files.map((f) => f.path).filter((p) => p.startsWith("scripts/")));
-  const then = run ?? (script ? commandLine({ args: [] }, script) : undefined);
+  const then = run ?? runLine(skill, contents.files, ctx);
   return `To use its files on your machine, download the skill's folder with one shell command (the link works for an hour; ask again for a new one): \`${downloadCommand(url, dir)}\`${then ? `, then run from that folder: \`cd ${dir} && ${then}\`` : ""}.`;
+}
+
+/**
+ * The command line of a script an agent runs itself: a tree node's first one declared to run on the
+ * agent's side (one with arguments first, which shows how to pass them); an Agent Skill's first file
+ * under scripts/.
+ */
+function runLine(skill: Skill, files: readonly ArchiveFile[], ctx: Deps): string | undefined {
+  if (skill.kind === "tree-node") {
+    const declared = chainFiles(ctx.deps.store.catalog, skill);
+    const yours = [...declared.scripts, ...declared.inheritedScripts].filter((d) => d.execution !== "server");
+    const shown = yours.find((d) => d.args.length > 0) ?? yours[0];
+    return shown && commandLine(shown, shown.file);
+  }
+  const script = exampleFile(files.map((f) => f.path).filter((path) => path.startsWith("scripts/")));
+  return script && commandLine({ args: [] }, script);
 }
