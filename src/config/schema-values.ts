@@ -35,6 +35,8 @@ export const httpUrl = () =>
  */
 export const publicUrl = () =>
   httpUrl().refine((value) => {
+    // httpUrl's own checks do not stop this one: a value they refuse is left to their message.
+    if (!URL.canParse(value)) return true;
     const url = new URL(value);
     return url.username === "" && url.password === "" && url.search === "" && url.hash === "" && !/[?#]/.test(value);
   }, "expected the URL clients reach this server at, such as https://skills.example.com or https://example.com/skillhub (no query, fragment or user)");
