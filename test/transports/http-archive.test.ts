@@ -201,6 +201,15 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       url.split("/archive/")[1]?.split(".")[1],
     );
     expect(message.message).toContain("SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.");
+    // An Agent Skill's script, which run_script never runs: the same command, then its command line.
+    const agentSkill = await agent.callTool({
+      name: "run_script",
+      arguments: { skill_path: "kit", file: "scripts/run.sh" },
+    });
+    const notDeclared = (agentSkill.structuredContent as { error: { code: string; message: string } }).error;
+    expect(notDeclared.code).toBe("SCRIPT_NOT_DECLARED");
+    expect(download(notDeclared.message).dir).toBe(".skillhub-skills/kit");
+    expect(notDeclared.message).toEndWith("`cd .skillhub-skills/kit && bash scripts/run.sh`.");
     const loaded = await agent.callTool({ name: "load_skill", arguments: { skill_name: "forms/new" } });
     const loadedFetch = (loaded.structuredContent as { fetch: string }).fetch;
     expect(download(loadedFetch).dir).toBe(".skillhub-skills/forms-new");
