@@ -2,6 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { ArchiveLinks } from "../../src/transports/archive-links.ts";
+import { TokenKey } from "../../src/transports/token-key.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { startHttpBinary } from "../helpers/http-binary.ts";
@@ -12,7 +14,7 @@ import { writeNode } from "../helpers/tree.ts";
  * over HTTP with a token; the agent's client loads a skill, and its shell, which has no token, runs the
  * command from the answer with the system's curl and tar, then the script's command line. The files
  * unpacked are the skill's, modes included; what read_skill_file never serves is not among them; a link
- * altered by a byte is refused.
+ * altered by a byte, or signed under the token but expired, is refused.
  */
 afterAll(cleanupTemp);
 
@@ -152,6 +154,22 @@ describe("a remote agent downloads a skill with the command from the answer, and
         const answer = await fetch(altered);
         expect(answer.status).toBe(403);
         expect(await answer.text()).toContain("this download link was not made by this server");
+        // A link signed under the server's token, but two hours ago: expired.
+        const [, name = ""] = url.split("/archive/");
+        const [id = "", version = ""] = name.split(".");
+        const old = new ArchiveLinks(new TokenKey(TOKEN), () => Date.now() - 2 * 3600_000).path(
+          Buffer.from(id, "base64url").toString(),
+          version,
+        );
+        const expired = sh(kitCommands.download.replace(url, `${server.base}${old}`), other);
+        expect(expired.exitCode).not.toBe(0);
+        expect(expired.stderr).toContain("403");
+        const expiredAnswer = await fetch(`${server.base}${old}`);
+        expect(expiredAnswer.status).toBe(403);
+        expect(await expiredAnswer.text()).toContain("this download link expired at");
+        // The same, signed now: the server takes it, so what refused the other was its age.
+        const fresh = new ArchiveLinks(new TokenKey(TOKEN)).path(Buffer.from(id, "base64url").toString(), version);
+        expect((await fetch(`${server.base}${fresh}`)).status).toBe(200);
         // The token's endpoint still wants the token; the link alone opens nothing else.
         expect((await fetch(server.url, { method: "POST" })).status).toBe(401);
       } finally {
