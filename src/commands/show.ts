@@ -1,7 +1,7 @@
 import type { Skill } from "../skills/skill.ts";
 import { skillTool } from "../tools/skill.ts";
+import { skillFiles } from "../tools/support/skill-file-list.ts";
 import { lookupSkill } from "../tools/support/skill-lookup.ts";
-import { skillFiles } from "../tools/support/skill-parts.ts";
 import { alignColumns } from "../util/columns.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";

@@ -30,6 +30,18 @@ export const httpUrl = () =>
     .refine((url) => URL.canParse(url), "expected an http:// or https:// URL");
 
 /**
+ * server.public_url: where clients reach the server, `https://skills.example.com[/prefix]` (no query,
+ * fragment or user): download links are this followed by `/archive/…`.
+ */
+export const publicUrl = () =>
+  httpUrl().refine((value) => {
+    // httpUrl's own checks do not stop this one: a value they refuse is left to their message.
+    if (!URL.canParse(value)) return true;
+    const url = new URL(value);
+    return url.username === "" && url.password === "" && url.search === "" && url.hash === "" && !/[?#]/.test(value);
+  }, "expected the URL clients reach this server at, such as https://skills.example.com or https://example.com/skillhub (no query, fragment or user)");
+
+/**
  * server.allowed_origins: origins as a browser sends them, `https://tools.example.com[:port]` (no path,
  * query or user). One the HTTP server could never match fails at start-up rather than being skipped.
  */

@@ -14,6 +14,7 @@ import {
   originList,
   outputBytes,
   positiveInt,
+  publicUrl,
   stringList,
 } from "./schema-values.ts";
 
@@ -79,6 +80,8 @@ export const ServerConfig = once(() =>
     allowed_origins: originList(),
     /** Extra allowed Host values for HTTP. */
     allowed_hosts: hostList(),
+    /** The URL clients reach the HTTP server at behind a reverse proxy (download links); unset = the request's origin. */
+    public_url: publicUrl().optional(),
     /** Minutes before an idle HTTP session is closed. Default 30. */
     session_idle_minutes: positiveInt(),
     /** Tool profile (auto, skill, hub, tree, sk, all) or a comma list of tool names. Default auto. */

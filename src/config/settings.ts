@@ -122,6 +122,13 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     kind: "list",
     description: "Further `Host` values the HTTP server accepts (comma list; `name:port` pins the port).",
   },
+  SKILLHUB_PUBLIC_URL: {
+    key: "server.public_url",
+    kind: "string",
+    default: "the address the client sent its request to",
+    description:
+      "The URL clients reach the HTTP server at when a reverse proxy stands in front (`https://skills.example.com`, or with the path the proxy serves it under): download links in answers start with it. `X-Forwarded-*` headers are never trusted.",
+  },
   SKILLHUB_SESSION_IDLE_MINUTES: {
     key: "server.session_idle_minutes",
     kind: "int",

@@ -63,6 +63,12 @@ export interface CreateServerOptions {
    * instance, so the next change of them is announced as if it had listed them here. Default false.
    */
   resumed?: boolean;
+  /**
+   * For a remote client: the link to a skill's archive (`id`, `version`) that the client reaches this
+   * server by, given the HTTP request that asks (undefined when the answer is not to one). Default none:
+   * answers then say how to fetch files one by one.
+   */
+  archiveUrl?: (id: string, version: string, request: Request | undefined) => string | undefined;
 }
 
 /** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
@@ -110,19 +116,25 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   const server = mcp.server;
   const seen: Announced = { initialized: false, ...(options.resumed ? { tools: "" } : {}) };
 
-  const context = (signal?: AbortSignal, meta?: unknown): ToolContext => {
+  const links = options.archiveUrl;
+  const context = (signal?: AbortSignal, meta?: unknown, request?: Request): ToolContext => {
     const names = new Set(hub.tools().map((t) => t.name));
     // A 2026-07-28 request names its client in its own envelope; a 2025 session did so at initialize.
     const named = envelopeClientName(meta);
+    const archiveUrl = links && ((id: string, version: string) => links(id, version, request));
     return {
       deps: hub,
-      session: { clientName: () => named ?? server.getClientVersion()?.name, remote },
+      session: {
+        clientName: () => named ?? server.getClientVersion()?.name,
+        remote,
+        ...(archiveUrl ? { archiveUrl } : {}),
+      },
       signal,
       hasTool: (name) => names.has(name),
     };
   };
 
-  if (promptsEnabled(hub)) registerPrompts(mcp, hub, () => context());
+  if (promptsEnabled(hub)) registerPrompts(mcp, hub, (request) => context(undefined, undefined, request));
 
   // A listing may come before the first scan only where list_changed can follow it (not a stateless
   // request's server, which the handler's own events speak for only once a catalog exists).
@@ -145,11 +157,18 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       request.params.arguments,
       ctx.mcpReq.signal,
       ctx.mcpReq.envelope,
+      ctx.http?.req,
     );
     return remote ? hideServerPaths(result, serverPaths(hub), sweepKind(request.params.name)) : result;
   });
 
-  async function callTool(name: string, args: unknown, signal: AbortSignal, meta: unknown): Promise<CallToolResult> {
+  async function callTool(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    meta: unknown,
+    request: Request | undefined,
+  ): Promise<CallToolResult> {
     await hub.ready;
     await hub.takeTurn();
     const tool = hub.tools().find((t) => t.name === name);
@@ -169,7 +188,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         ? withJsonText(invalidArguments(tool, parsed.error))
         : invalidArguments(tool, parsed.error);
     try {
-      return await tool.handler(parsed.data, context(signal, meta));
+      return await tool.handler(parsed.data, context(signal, meta, request));
     } catch (error) {
       // A bug must not reach the client as a crash: report it as a tool error and log it.
       hub.logger.error(

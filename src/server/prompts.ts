@@ -54,7 +54,7 @@ export function promptsSignature(hub: Hub): string {
  * returns the `skill` tool's text for that name, as a user message, so a prompt and a tool call load the
  * same skill. Any served skill can be got by name, listed or not.
  */
-export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolContext): void {
+export function registerPrompts(mcp: McpServer, hub: Hub, context: (request?: Request) => ToolContext): void {
   const server = mcp.server;
   server.setRequestHandler("prompts/list", async (request) => {
     await listingReady(hub);
@@ -64,7 +64,7 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
     const page = paginate(prompts, request.params?.cursor, PROMPTS_PAGE_SIZE, (p) => p.name);
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
-  server.setRequestHandler("prompts/get", async (request) => {
+  server.setRequestHandler("prompts/get", async (request, reqCtx) => {
     await hub.ready;
     // As a tools/call of the skill tool does: a batch of them takes turns with other clients' requests.
     await hub.takeTurn();
@@ -76,7 +76,7 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: () => ToolCon
         ProtocolErrorCode.InvalidParams,
         `No prompt named '${name}': prompts are the served skills' names; prompts/list lists the most useful ones.`,
       );
-    const ctx = context();
+    const ctx = context(reqCtx.http?.req);
     const called = await skillTool.handler({ name }, ctx);
     // As tools/call does: a client on another machine is told no path of this server.
     const result = ctx.session.remote ? hideServerPaths(called, serverPaths(hub), "skill") : called;

@@ -63,6 +63,12 @@ export interface SessionInfo {
    * them. False for stdio, whose client shares the server's disk.
    */
   readonly remote: boolean;
+  /**
+   * A link the client's own shell can download a skill's archive from without the server's token (HTTP):
+   * `id` the skill's, `version` what it serves now (support/skill-archive.ts). Undefined over stdio, or
+   * when this request gives no address the client reaches the server at.
+   */
+  readonly archiveUrl?: (id: string, version: string) => string | undefined;
 }
 
 export interface ToolContext {

@@ -18,8 +18,9 @@ import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./defini
 import { jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable, readAsset } from "./support/asset-read.ts";
 import { commandLine } from "./support/run-yourself.ts";
+import { downloadAdvice } from "./support/skill-archive.ts";
+import { exampleFile } from "./support/skill-file-list.ts";
 import { disabledError, frozenRefusal, recordLoad, refusalResult, unreadableSkill } from "./support/skill-lookup.ts";
-import { exampleFile } from "./support/skill-parts.ts";
 import { fetchAdvice, skillPlace } from "./support/skill-place.ts";
 
 const Input = () =>
@@ -235,10 +236,13 @@ function withUris(result: Served["result"], skill: Skill, ctx: ToolContext): Ser
       ? " A script with execution 'server' runs on the server with run_script instead, where a path among its arguments names a file of the server, not yours."
       : "";
   const yours = scripts.find((d) => d.execution !== "server" && d.args.length > 0);
-  const withArgs = yours
-    ? ` A script reads its arguments from environment variables, e.g. ${commandLine(yours, yours.file)}.`
-    : "";
-  return { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files)) + withArgs + onServer };
+  const download = downloadAdvice(skill, ctx);
+  // The download's sentence shows the command with its arguments already.
+  const withArgs =
+    yours && !download
+      ? ` A script reads its arguments from environment variables, e.g. ${commandLine(yours, yours.file)}.`
+      : "";
+  return { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files), download) + withArgs + onServer };
 }
 
 function candidate(s: Scored<Skill>) {

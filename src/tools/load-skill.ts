@@ -3,8 +3,10 @@ import { checkedInstructions, isRefused } from "../lock/checked-read.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { fitInstructions } from "./support/instruction-parts.ts";
+import { downloadAdvice } from "./support/skill-archive.ts";
+import { exampleFile, skillFiles } from "./support/skill-file-list.ts";
 import { lookupSkill, readFailure, recordLoad, refusalResult } from "./support/skill-lookup.ts";
-import { exampleFile, fetchablePaths, skillFiles } from "./support/skill-parts.ts";
+import { fetchablePaths } from "./support/skill-parts.ts";
 import { fetchAdvice, skillPlace } from "./support/skill-place.ts";
 
 const Input = () =>
@@ -75,7 +77,15 @@ export const loadSkillTool = defineTool({
       files: place.remote ? files.map((f) => ({ ...f, uri: place.uri(f.path) })) : files,
       ...(truncated ? { files_truncated: true } : {}),
       ...(place.remote
-        ? { fetch: fetchAdvice(skill, place, ctx, exampleFile(fetchablePaths(skill, ctx, files).paths)) }
+        ? {
+            fetch: fetchAdvice(
+              skill,
+              place,
+              ctx,
+              exampleFile(fetchablePaths(skill, ctx, files).paths),
+              downloadAdvice(skill, ctx),
+            ),
+          }
         : {}),
     };
     return structuredResult(fitInstructions(answer, skill, ctx, place));

@@ -1,4 +1,4 @@
-import { basename } from "node:path";
+import { basename, isAbsolute, normalize, sep } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { findFileInChain } from "../catalog/tree-chain.ts";
@@ -15,7 +15,7 @@ import {
   namesViewableImage,
 } from "../util/file-kind.ts";
 import { fileText } from "../util/file-text.ts";
-import { checkRelativePath } from "../util/safe-path.ts";
+import { checkRelativePath, isInside, realOr } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY } from "./definition.ts";
 import { errorResult, imageResult, structuredResult } from "./results.ts";
@@ -23,7 +23,7 @@ import { linkTarget, type MissedFileHint, missedFileHint } from "./support/misse
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { readServedFile } from "./support/served-file.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
-import { isOwnFileUri, notUnder, relativeOf } from "./support/skill-place.ts";
+import { isOwnFileUri, notUnder, relativeOf, skillPlace } from "./support/skill-place.ts";
 
 const INSIDE_ONLY =
   "Only files inside the skill's folder can be read; use a relative path from load_skill's file list.";
@@ -85,6 +85,16 @@ export const readSkillFileTool = defineTool({
     const own = isOwnFileUri(skill, asked, ctx);
     const relative = own ? basename(skill.file) : relativeOf(skill, asked, ctx);
     if (relative === undefined) return notUnder(skill, asked, ctx, "file_path");
+    const inFolder = serverPathIn(skill, relative);
+    if (inFolder !== undefined) {
+      // Not quoted back: over HTTP, a path of the server is shown as its URI, which would read as refused too.
+      const place = skillPlace(skill, ctx);
+      return errorResult(
+        "PATH_OUTSIDE_SKILL",
+        `file_path was an absolute path of ${place.remote ? "the server's disk" : "the skill's folder"}; read_skill_file takes the path relative to the skill's folder: pass '${inFolder}'${place.remote ? ` (or the file's URI ${place.uri(inFolder)})` : ""}.`,
+        { skill: skill.name, file_path: shownArg(relative), suggestions: [inFolder] },
+      );
+    }
     const max = Math.min(length ?? deps.config.files.max_file_bytes, deps.config.files.max_file_bytes);
     // An offset or a length, even offset 0, asks for parts: a binary file too large for one answer comes in parts.
     const explicit = from !== undefined || length !== undefined;
@@ -225,6 +235,23 @@ function readNodeFile(
     truncated: read.size > maxBytes,
     real: read.real,
   };
+}
+
+/**
+ * The relative path of a file of `skill`'s folder that `asked` names by its absolute path on this machine
+ * (a model that saw one, in a script's output or a local answer, sends it back); undefined for any other.
+ */
+function serverPathIn(skill: Skill, asked: string): string | undefined {
+  if (!isAbsolute(asked) || asked.includes("\0")) return undefined;
+  const path = normalize(asked);
+  for (const base of new Set([skill.dir, realOr(skill.dir)])) {
+    if (path !== base && isInside(base, path))
+      return path
+        .slice(base.length + 1)
+        .split(sep)
+        .join("/");
+  }
+  return undefined;
 }
 
 /** A path a client sent: refused as it is written (the reason), or read (the path checked, and the read). */

@@ -18,6 +18,7 @@ import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
 import { projectOwnership } from "./support/project-owned.ts";
 import { commandLine } from "./support/run-yourself.ts";
+import { downloadAdvice } from "./support/skill-archive.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { skillPlace } from "./support/skill-place.ts";
 import { lookupSkillPath } from "./support/tree-lookup.ts";
@@ -106,6 +107,11 @@ export const runScriptTool = defineTool({
     }
     const path = checked.path;
     const catalog = deps.store.catalog;
+    // For a client on another machine told to run a script itself: the command that downloads the skill's folder.
+    const yourself = (run?: string) => {
+      const download = downloadAdvice(skill, ctx, run);
+      return download ? ` ${download}` : "";
+    };
     // Security: only a file the skill's frontmatter declares as a script can run; a file merely present in the folder cannot.
     const hit = skill.kind === "tree-node" ? findFileInChain(catalog, skill, path) : undefined;
     if (hit?.kind !== "script") {
@@ -118,7 +124,7 @@ export const runScriptTool = defineTool({
             : "It is an Agent Skill, whose scripts run_script does not run: fetch the script with read_skill_file and run it yourself.";
       return errorResult(
         "SCRIPT_NOT_DECLARED",
-        `Script '${shownArg(path)}' not found for skill '${skill.name}'. ${listing} Only scripts declared in the skill's frontmatter can run.`,
+        `Script '${shownArg(path)}' not found for skill '${skill.name}'. ${listing} Only scripts declared in the skill's frontmatter can run.${skill.kind === "agent-skill" ? yourself() : ""}`,
         {
           skill_path: skill.name,
           file: shownArg(path),
@@ -129,9 +135,14 @@ export const runScriptTool = defineTool({
     const decl = hit.decl as ScriptDecl;
     // Security: `execution: server` is the skill author's explicit opt-in to server-side execution.
     if (decl.execution !== "server") {
+      const download = yourself(commandLine(decl, path));
       return errorResult(
         "SCRIPT_NOT_SERVER",
-        `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. Fetch it with get_asset, with any file it reads${session.remote ? ", into a local folder under the same relative paths" : ""}, and run it yourself from the skill's folder, each argument as an environment variable: ${commandLine(decl, path)}.`,
+        `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. ${
+          download
+            ? `Run it yourself, each argument as an environment variable.${download}`
+            : `Fetch it with get_asset, with any file it reads${session.remote ? ", into a local folder under the same relative paths" : ""}, and run it yourself from the skill's folder, each argument as an environment variable: ${commandLine(decl, path)}.`
+        }`,
         { skill_path: skill.name, file: path, execution: decl.execution },
       );
     }
@@ -140,7 +151,7 @@ export const runScriptTool = defineTool({
     if (!config.allow_project && projectOwnership(deps.config)(hit.owner)) {
       return errorResult(
         "SCRIPTS_DISABLED",
-        `Script '${path}' belongs to '${hit.owner.name}' in this project's own skills (its folders, or a repository its skillhub.yaml adds), and server scripts from the project do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Fetch it with get_asset and run it yourself if the user agrees.`,
+        `Script '${path}' belongs to '${hit.owner.name}' in this project's own skills (its folders, or a repository its skillhub.yaml adds), and server scripts from the project do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Fetch it with get_asset and run it yourself if the user agrees.${yourself(commandLine(decl, path))}`,
         { skill_path: skill.name, file: path, location: "project" },
       );
     }
@@ -190,7 +201,11 @@ export const runScriptTool = defineTool({
           : runner.reason === "no-config"
             ? `The runner '${runner.configured}' for '${extension}' scripts cannot start: its empty config file cannot be written in SkillHub's home (${runner.why}). Fetch the script with get_asset and run it yourself.`
             : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine (${isAbsolute(runner.executable ?? "") ? "no executable file there" : `'${runner.executable}' is not on PATH`}). ${advice}`;
-      return errorResult("NO_RUNNER", message, { skill_path: skill.name, file: path, extension });
+      return errorResult("NO_RUNNER", message + yourself(commandLine(decl, path)), {
+        skill_path: skill.name,
+        file: path,
+        extension,
+      });
     }
     const workDir = resolveWorkingDir(
       cwd,
@@ -225,7 +240,7 @@ export const runScriptTool = defineTool({
       if (error.code === "TOO_MANY_RUNS") return errorResult("TOO_MANY_RUNS", `${error.message}.`, error.details);
       return errorResult(
         "NO_RUNNER",
-        `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}. ${advice}`,
+        `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}. ${advice}${yourself(commandLine(decl, path))}`,
         { skill_path: skill.name, file: path, extension },
       );
     }

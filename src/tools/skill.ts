@@ -86,7 +86,7 @@ export const skillTool = defineTool({
         // The pick is of the hub's current catalog: the listing's own catalog decides what is listed.
         ranked: () => pickedSkills(ctx.deps),
         hasSearch: ctx.hasTool?.("search_skills") ?? false,
-        location: (s) => skillLocation(s, ctx.deps.projectRoot.dir),
+        location: (s) => skillLocation(s, ctx.deps.projectRoot.dir, ctx.session.remote),
         pending: ctx.deps.catalogPending,
         qualifiedExample: catalog.shadowed.find(({ skill }) => isEnabled(skill, ctx.deps.filter))?.skill.id,
       },
@@ -145,18 +145,18 @@ const OVER_BUDGET_CATALOG = 3000;
 const SKILL_TOOL_OVERHEAD = 600;
 
 /**
- * The skill tool knows two locations: a skill in the project (its project folders, or an
- * explicit folder inside the project root) is "project"; everything else "global".
+ * The skill tool's locations: a skill in the project (its project folders, or an explicit folder inside
+ * the project root) is "project"; everything else "global". For a client on another machine (`remote`)
+ * that project is the hub's, not the one it works in: "hub".
  */
-export function skillLocation(skill: Skill, projectDir: string | null): "project" | "global" {
-  if (skill.location === "project") return "project";
-  if (
-    skill.location === "explicit" &&
-    projectDir &&
-    (skill.root === projectDir || skill.root.startsWith(`${projectDir}${sep}`))
-  )
-    return "project";
-  return "global";
+export function skillLocation(skill: Skill, projectDir: string | null, remote = false): "project" | "global" | "hub" {
+  const inProject =
+    skill.location === "project" ||
+    (skill.location === "explicit" &&
+      projectDir !== null &&
+      (skill.root === projectDir || skill.root.startsWith(`${projectDir}${sep}`)));
+  if (!inProject) return "global";
+  return remote ? "hub" : "project";
 }
 
 export function enabledSkills(catalog: Catalog, deps: Pick<ToolDeps, "filter">): Skill[] {

@@ -11,7 +11,9 @@ import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
+import { ARCHIVE_PREFIX, ArchiveLinks } from "./archive-links.ts";
 import { AnsweringTransport, messagesOf } from "./cancelled-calls.ts";
+import { serveArchive } from "./http-archive.ts";
 import { preflight, withCors } from "./http-cors.ts";
 import {
   type HttpHandler,
@@ -39,6 +41,7 @@ import { RefusalLog } from "./refusal-log.ts";
 import { refuseRequest } from "./request-limits.ts";
 import { SessionIds } from "./session-ids.ts";
 import { eventStream } from "./stream-end.ts";
+import { TokenKey } from "./token-key.ts";
 
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
 
@@ -108,7 +111,16 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     maxPerPeer: options.maxSessionsPerPeer,
     now: options.now,
   });
-  const ids = new SessionIds(options.token);
+  const secret = new TokenKey(options.token);
+  const ids = new SessionIds(secret);
+  const links = new ArchiveLinks(secret, options.now);
+  // A download link names this server as its client reaches it: the public URL when one is set (a
+  // reverse proxy), else the origin of the request that asks.
+  const publicUrl = options.publicUrl?.replace(/\/+$/, "");
+  const archiveUrl = (id: string, version: string, request: Request | undefined) => {
+    const base = publicUrl ?? (request ? new URL(request.url).origin : undefined);
+    return base === undefined ? undefined : `${base}${links.path(id, version)}`;
+  };
   const refusals = new RefusalLog(hub.logger, options.now);
   /** Sessions being opened again, by id. */
   const resumes = new Map<string, Promise<Session | Response>>();
@@ -122,17 +134,20 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   );
 
   // Every HTTP client is remote: it does not share this machine's disk, so answers name files by skill:// URI.
-  const newServer = (resumed = false) => createServer(hub, { version, remote: true, resumed });
+  const newServer = (resumed = false) => createServer(hub, { version, remote: true, resumed, archiveUrl });
   // 2026-07-28 requests: stateless by design (no initialize, no session), one server per request, change
   // notifications on subscriptions/listen streams. 2025 requests keep the sessions below (or stateless mode).
   const listens = new ListenStreams(options.listens);
-  const modern = createMcpHandler(() => createServer(hub, { version, remote: true, notifyChanges: false }), {
-    legacy: "reject",
-    maxRequestBodySize: maxBody,
-    maxSubscriptions: listens.max,
-    keepAliveMs: options.keepAliveMs,
-    onerror: (error) => log.debug(`http: ${errorMessage(error)}`),
-  });
+  const modern = createMcpHandler(
+    () => createServer(hub, { version, remote: true, notifyChanges: false, archiveUrl }),
+    {
+      legacy: "reject",
+      maxRequestBodySize: maxBody,
+      maxSubscriptions: listens.max,
+      keepAliveMs: options.keepAliveMs,
+      onerror: (error) => log.debug(`http: ${errorMessage(error)}`),
+    },
+  );
   const unpublish = publishChanges(hub, modern.notify);
 
   /** `cors`: the request's origin when it is listed for CORS (http-cors.ts), else undefined. */
@@ -162,6 +177,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         "Method not allowed: POST /. SkillHub serves MCP at /mcp: add /mcp to the end of the client's URL.",
         { Allow: "GET, HEAD" },
       );
+    // No token: the link is the capability (archive-links.ts).
+    if (path.startsWith(ARCHIVE_PREFIX)) return serveArchive(request, path, hub, links, options.now);
     if (isUiPath(path))
       return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
     if (path === "/healthz") return health(request);
@@ -483,7 +500,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       );
     }
     // No session and no stream: no list_changed can reach this client, so none is advertised.
-    const server = createServer(hub, { version, remote: true, notifyChanges: false, canNotify: false });
+    const server = createServer(hub, { version, remote: true, notifyChanges: false, canNotify: false, archiveUrl });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -42,6 +42,11 @@ export interface HttpHandlerOptions {
   keepAliveMs?: number;
   /** Most subscriptions/listen streams open at once, and from one address (listen-streams.ts). */
   listens?: ListenStreamsOptions;
+  /**
+   * The URL clients reach this server at, when it is not the one they send requests to (a reverse proxy):
+   * download links start with it (server.public_url). Default: the origin of the request that asks.
+   */
+  publicUrl?: string;
 }
 
 /** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */

@@ -18,6 +18,8 @@ export interface HttpServeOptions {
   token?: string;
   allowedHosts?: readonly string[];
   allowedOrigins?: readonly string[];
+  /** The URL clients reach the server at behind a reverse proxy (server.public_url). Default: each request's origin. */
+  publicUrl?: string;
   /** No sessions, JSON answers. Default false. */
   stateless?: boolean;
   /** Minutes before an idle session is closed. Default 30. */
@@ -42,6 +44,7 @@ export function httpServeOptions(server: Config["server"]): HttpServeOptions {
     token: server.token || undefined,
     allowedHosts: server.allowed_hosts,
     allowedOrigins: server.allowed_origins,
+    publicUrl: server.public_url,
     stateless: server.stateless,
     sessionIdleMinutes: server.session_idle_minutes,
   };
@@ -79,6 +82,7 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
     token: options.token,
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
+    publicUrl: options.publicUrl,
     localAddresses: isWildcardHost(host) ? localAddresses() : [],
     stateless: options.stateless,
     sessionIdleMs: idleMs,

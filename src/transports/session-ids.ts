@@ -1,4 +1,5 @@
-import { createHmac, randomUUID, scryptSync, timingSafeEqual } from "node:crypto";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import type { TokenKey } from "./token-key.ts";
 
 /** Ended ids remembered, so that a client using one is told its session is gone (the oldest are forgotten). */
 const ENDED_KEPT = 4096;
@@ -17,23 +18,13 @@ const NAME_BYTES = 64;
  * gave its place to another, is still 404.
  *
  * Security: the MAC proves only that a server holding this token issued the id. Anyone who could forge
- * one can initialize a session anyway, so a key derived from the token (or from nothing, on a server that
- * takes no token and so listens on loopback only) needs no file to survive a restart or a redeploy, and
- * servers behind one load balancer that share the token resume each other's sessions. Ids travel where
- * tokens do not (a balancer's tables, access logs), and one id lets a guess at the token be checked
- * offline: the key is derived with scrypt (16 MiB, some 40 ms, once per process), so a guess costs as much.
+ * one can initialize a session anyway, so the key derived from the token (token-key.ts) is enough, and
+ * servers behind one load balancer that share the token resume each other's sessions.
  */
 export class SessionIds {
-  private derived: Buffer | undefined;
   private readonly ended = new Set<string>();
 
-  constructor(private readonly token: string | undefined) {}
-
-  /** Derived on first use: a server that opens no session never pays for it. */
-  private get key(): Buffer {
-    this.derived ??= scryptSync(this.token ?? "", "skillhub session id", 32, { N: 2 ** 14, r: 8, p: 1 });
-    return this.derived;
-  }
+  constructor(private readonly secret: TokenKey) {}
 
   /** A new id for a session opened by `clientName` (initialize's clientInfo.name). */
   issue(clientName: string): string {
@@ -59,7 +50,7 @@ export class SessionIds {
   }
 
   private mac(body: string): string {
-    return createHmac("sha256", this.key).update(body).digest("base64url");
+    return createHmac("sha256", this.secret.key).update(body).digest("base64url");
   }
 }
 

@@ -177,6 +177,19 @@ describe("resolveConfig", () => {
     }
   });
 
+  test("server.public_url: an http(s) URL, with a path or not, from the environment or a file; nothing else", () => {
+    expect(resolve({ SKILLHUB_PUBLIC_URL: "https://skills.example.com/hub" }).config.server.public_url).toBe(
+      "https://skills.example.com/hub",
+    );
+    expect(
+      resolve({}, {}, [{ path: "/c.yaml", data: { server: { public_url: "http://hub.internal:8000" } } }]).config.server
+        .public_url,
+    ).toBe("http://hub.internal:8000");
+    expect(resolve({}).config.server.public_url).toBeUndefined();
+    for (const value of ["skills.example.com", "https://skills.example.com/?a=1", "https://u:p@skills.example.com"])
+      expect(failure(() => resolve({ SKILLHUB_PUBLIC_URL: value })).message).toContain("SKILLHUB_PUBLIC_URL");
+  });
+
   test("a mistyped SKILLHUB_ variable is a warning naming the setting; another program's is not", () => {
     const { warnings } = resolve({
       SKILLHUB_TOOL: "sk",

@@ -8,7 +8,7 @@ import { startHttpBinary } from "../helpers/http-binary.ts";
 
 /**
  * A client that shares nothing with the server but HTTP, as a remote agent
- * does (docs/http.md, "Running a skill's script on your machine"): it loads
+ * does (docs/http.md, "Fetching files one by one"): it loads
  * a skill, fetches every file it names by URI (read_skill_file in parts, or
  * resources/read), writes them into a fresh local folder under the same
  * relative paths and runs the script there. Nothing it receives holds the

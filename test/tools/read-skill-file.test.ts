@@ -32,6 +32,30 @@ async function setup(env: Record<string, string> = {}) {
 const code = (r: { structuredContent?: unknown }) => (r.structuredContent as { error?: { code: string } }).error?.code;
 
 describe("read_skill_file", () => {
+  test("a server path of the skill's folder: refused with what to pass instead, never called absolute as a URI", async () => {
+    const dir = tempDir();
+    writeSkill(dir, "kit", { description: "A kit" });
+    const script = write(join(dir, "kit", "scripts", "run.sh"), "echo hi\n");
+    const answer = async (remote: boolean, file_path: string) => {
+      const { call } = await open({ flags: { "skills-dir": [dir] }, remote });
+      const result = await call("read_skill_file", { skill_name: "kit", file_path });
+      return (result.structuredContent as { error: { code: string; message: string; suggestions?: string[] } }).error;
+    };
+    expect(await answer(true, script)).toEqual({
+      code: "PATH_OUTSIDE_SKILL",
+      message:
+        "file_path was an absolute path of the server's disk; read_skill_file takes the path relative to the skill's folder: pass 'scripts/run.sh' (or the file's URI skill://kit/scripts/run.sh).",
+      skill: "kit",
+      file_path: "skill://kit/scripts/run.sh",
+      suggestions: ["scripts/run.sh"],
+    } as never);
+    expect((await answer(false, script)).message).toBe(
+      "file_path was an absolute path of the skill's folder; read_skill_file takes the path relative to the skill's folder: pass 'scripts/run.sh'.",
+    );
+    // A path outside the folder is refused as before.
+    expect((await answer(true, "/etc/passwd")).message).toStartWith("'/etc/passwd' is absolute;");
+  });
+
   test("a text file, whole", async () => {
     const { call } = await setup();
     const result = await call("read_skill_file", { skill_name: "PDF", file_path: "templates/invoice.txt" });

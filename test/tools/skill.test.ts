@@ -157,6 +157,32 @@ describe("skill tool: its testing scenarios", () => {
 });
 
 describe("skill tool: SkillHub additions", () => {
+  test("<location>: a --skills-dir folder inside the project is 'project' locally, the hub's over HTTP", async () => {
+    const l = layout();
+    const inside = join(l.project, "team-skills");
+    writeSkill(inside, "deploy", { description: "Deploy the app" });
+    writeSkill(l.projectSkills, "lint", { description: "Lint the code" });
+    writeSkill(l.globalSkills, "notes", { description: "Keep notes" });
+    const described = async (remote: boolean) => {
+      const { client } = await open(l, { flags: { project: l.project, "skills-dir": [inside] }, remote });
+      return (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+    };
+    const local = await described(false);
+    expect(local).toContain(
+      "<name>deploy</name>\n<description>Deploy the app</description>\n<location>project</location>",
+    );
+    expect(local).toContain(
+      "<name>lint</name>\n<description>Lint the code</description>\n<location>project</location>",
+    );
+    const remote = await described(true);
+    expect(remote).toContain(
+      "<name>deploy</name>\n<description>Deploy the app</description>\n<location>hub</location>",
+    );
+    expect(remote).toContain("<name>lint</name>\n<description>Lint the code</description>\n<location>hub</location>");
+    expect(remote).toContain("<name>notes</name>\n<description>Keep notes</description>\n<location>global</location>");
+    expect(remote).not.toContain("<location>project</location>");
+  });
+
   test("title, annotations and a strict input schema", async () => {
     const l = layout();
     const { client } = await open(l);

@@ -3,7 +3,7 @@ import { isEnabled } from "../../catalog/filters.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { shownArg } from "../../util/shown-arg.ts";
 import type { ToolContext } from "../definition.ts";
-import { skillFiles } from "./skill-parts.ts";
+import { skillFiles } from "./skill-file-list.ts";
 import { skillPlace } from "./skill-place.ts";
 
 /** Most files a miss suggests. */

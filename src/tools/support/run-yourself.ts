@@ -15,3 +15,12 @@ export function commandLine(decl: Pick<ScriptDecl, "args">, path: string): strin
   const args = decl.args.map((a) => `${argVariable(a.name)}='<${a.name}>'`);
   return [...args, runner ? `${runner} ${path}` : `./${path}`].join(" ");
 }
+
+/**
+ * The one shell command that downloads a skill's archive and unpacks it into `dir`: curl and tar, which
+ * Linux, macOS and Windows 10+ all ship (bsdtar there). `-f`: a refused link fails the command instead of
+ * handing tar an error page. The URL is quoted: a public URL may hold characters a shell reads.
+ */
+export function downloadCommand(url: string, dir: string): string {
+  return `mkdir -p ${dir} && curl -fsSL '${url.replaceAll("'", "%27")}' | tar -xzf - -C ${dir}`;
+}

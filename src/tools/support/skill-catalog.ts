@@ -39,8 +39,8 @@ export interface CatalogListingOptions {
   ranked?: () => readonly Skill[];
   /** Whether search_skills is offered, for the "…and N more" hint. */
   hasSearch: boolean;
-  /** The skill tool's `<location>` (project|global) of a skill. Default: project for project folders, else global. */
-  location?: (skill: Skill) => "project" | "global";
+  /** The skill tool's `<location>` (project|global|hub) of a skill. Default: project for project folders, else global. */
+  location?: (skill: Skill) => "project" | "global" | "hub";
   /** The skills are still being read (a first start): the listing says so instead of listing none. */
   pending?: boolean;
   /** A served qualified name (`<source>:<name>`) for the examples: a skill hidden by one of the same name. */

@@ -1,14 +1,13 @@
 import { basename } from "node:path";
-import { declaredFiles, findFileInChain } from "../../catalog/tree-chain.ts";
-import type { Skill, TreeNode } from "../../skills/skill.ts";
-import { lastReadFolder, skillReadRoot } from "../../skills/skill-read.ts";
-import { listSkillFiles, type SkillFileEntry } from "../../sources/skill-files.ts";
+import type { Skill } from "../../skills/skill.ts";
+import { skillReadRoot } from "../../skills/skill-read.ts";
+import type { SkillFileEntry } from "../../sources/skill-files.ts";
 import { readConfined } from "../../util/confined-read.ts";
-import { statOf } from "../../util/stat.ts";
 import type { ToolContext } from "../definition.ts";
-import { locateFile } from "./asset-read.ts";
 import { nodeContinuation } from "./node-continuation.ts";
 import { linesUpTo, partEnd, resultBudget } from "./result-budget.ts";
+import { downloadAdvice } from "./skill-archive.ts";
+import { exampleFile, skillFiles } from "./skill-file-list.ts";
 import { fetchAdvice, type SkillPlace, skillPlace } from "./skill-place.ts";
 
 /** Most file names the `skill` tool's answer lists for a remote client (load_skill lists them all). */
@@ -16,25 +15,6 @@ const FILES_SHOWN = 12;
 
 /** Characters kept for the line that says how to read the rest (it is measured; this is where the cut starts). */
 const CONTINUATION_ROOM = 700;
-
-/**
- * A skill's files as load_skill lists them: every regular file but SKILL.md, nested skills left out;
- * frozen, only the files the lock records (read_skill_file refuses the others). A tree node's: the files
- * it declares, its own and inherited, that are there (the ones every way of fetching a node's file
- * serves, get_asset and resources/read alike), over stdio as over HTTP; frozen, those the lock records.
- */
-export function skillFiles(
-  skill: Skill,
-  ctx: Pick<ToolContext, "deps" | "session">,
-): { files: SkillFileEntry[]; truncated: boolean } {
-  if (skill.kind === "tree-node") return { files: declaredEntries(skill, ctx), truncated: false };
-  const listed = listSkillFiles(skill.dir, {
-    realDir: lastReadFolder(skill),
-    knownEntries: ctx.deps.knownEntries?.bind(ctx.deps),
-  });
-  const locked = ctx.deps.frozen?.lockedFiles(skill);
-  return locked ? { files: listed.files.filter((f) => locked.has(f.path)), truncated: listed.truncated } : listed;
-}
 
 /**
  * The head of a loaded skill: the skill tool's "Loading:" and "Base directory:"
@@ -52,7 +32,7 @@ export function skillHead(skill: Skill, place: SkillPlace, ctx: ToolContext): st
     paths.length === 0
       ? `Files: none${skill.kind === "agent-skill" ? " besides SKILL.md" : ""}.`
       : `Files under ${place.base}/: ${shown.join(", ")}${more > 0 || truncated ? `, and ${truncated ? "more" : more} more${ctx.hasTool?.("load_skill") ? " (load_skill lists them all)" : ""}` : ""}.`;
-  return `${head}${fetchAdvice(skill, place, ctx, example)}\n${list}\n\n`;
+  return `${head}${fetchAdvice(skill, place, ctx, example, downloadAdvice(skill, ctx))}\n${list}\n\n`;
 }
 
 /** The files a remote client can fetch (skillFiles; `listed` when the caller has them). */
@@ -63,26 +43,6 @@ export function fetchablePaths(
 ): { paths: string[]; truncated: boolean } {
   const { files, truncated } = listed ? { files: listed, truncated: false } : skillFiles(skill, ctx);
   return { paths: files.map((f) => f.path), truncated };
-}
-
-/**
- * A tree node's declared files, its own and inherited, that are on disk now, with their sizes; frozen,
- * only those the lock records for the node that has them (get_asset and read_skill_file refuse the others).
- */
-function declaredEntries(skill: TreeNode, ctx: Pick<ToolContext, "deps">): SkillFileEntry[] {
-  const catalog = ctx.deps.store.catalog;
-  return declaredFiles(catalog, skill).flatMap((path) => {
-    const owner = findFileInChain(catalog, skill, path)?.owner;
-    if (owner && ctx.deps.frozen?.lockedFiles(owner)?.has(path) === false) return [];
-    const located = owner && locateFile(owner, path);
-    const stat = located?.ok ? statOf(located.real) : undefined;
-    return stat?.isFile() ? [{ path, size: stat.size }] : [];
-  });
-}
-
-/** A script when the skill has one (the file a remote agent most needs to fetch), else its first file. */
-export function exampleFile(paths: readonly string[]): string | undefined {
-  return paths.find((path) => path.startsWith("scripts/")) ?? paths[0];
 }
 
 /** What a skill's text becomes for one client: whole, or its first part and the line on how to read the rest. */

@@ -47,9 +47,16 @@ export function skillPlace(skill: Skill, ctx: Pick<ToolContext, "deps" | "sessio
  * files when this session offers it, else read_skill_file when offered (it reads every served skill,
  * and takes a file's URI as its path), else resources/read on the file's URI, which serves every served
  * skill's files (the skills extension's, and the others' as read_skill_file would).
- * `example` is a file of the skill to show the call with.
+ * `example` is a file of the skill to show the call with; `download`, the sentence with the command that
+ * downloads the whole folder (skill-archive.ts), when this client has one, says how to run a script.
  */
-export function fetchAdvice(skill: Skill, place: SkillPlace, ctx: ToolContext, example = "<path>"): string {
+export function fetchAdvice(
+  skill: Skill,
+  place: SkillPlace,
+  ctx: ToolContext,
+  example = "<path>",
+  download?: string,
+): string {
   const uri = place.uri(example).replace("%3Cpath%3E", "<path>");
   const readFile = ctx.hasTool?.("read_skill_file") ?? false;
   const way =
@@ -58,7 +65,7 @@ export function fetchAdvice(skill: Skill, place: SkillPlace, ctx: ToolContext, e
       : readFile
         ? `read_skill_file (skill_name "${place.name}", file_path "${example}"), whose file_path takes its URI ${uri} too`
         : `resources/read ${uri}`;
-  return `This server runs on another machine: paths in this skill are relative to ${place.base}, not to a folder on your disk. Fetch a file with ${way}. To run a script, first save it and the files it uses into a new local folder under the same relative paths, then run it there.`;
+  return `This server runs on another machine: paths in this skill are relative to ${place.base}, not to a folder on your disk. Fetch a file with ${way}. ${download ?? "To run a script, first save it and the files it uses into a new local folder under the same relative paths, then run it there."}`;
 }
 
 /**

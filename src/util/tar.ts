@@ -1,0 +1,101 @@
+/**
+ * A tar archive (POSIX ustar, with a pax header for a name ustar cannot hold) of regular files, as GNU tar
+ * and bsdtar (the `tar` of macOS and Windows 10+) extract it. Pure: bytes in, bytes out; the caller streams
+ * one file at a time, so an archive is never whole in memory.
+ */
+
+const BLOCK = 512;
+const encoder = new TextEncoder();
+
+/** One file of an archive: its `/`-separated relative path, its bytes, and whether it runs. */
+export interface TarFile {
+  path: string;
+  bytes: Uint8Array;
+  executable: boolean;
+  /** Modification time, seconds since the epoch. */
+  mtime: number;
+}
+
+/** A file's blocks, in parts: its header (after a pax header when its name needs one), its bytes, padding. */
+export function tarEntry(file: TarFile): Uint8Array[] {
+  const name = encoder.encode(file.path);
+  const split = ustarName(file.path, name);
+  const pax = split ? undefined : paxRecords({ path: file.path });
+  const head = header({
+    name: split?.name ?? name.subarray(0, 100),
+    prefix: split?.prefix,
+    mode: file.executable ? 0o755 : 0o644,
+    size: file.bytes.length,
+    mtime: file.mtime,
+    type: "0",
+  });
+  const paxHead =
+    pax && header({ name: encoder.encode("PaxHeader"), mode: 0o644, size: pax.length, mtime: file.mtime, type: "x" });
+  return [...(pax && paxHead ? [paxHead, ...padded(pax)] : []), head, ...padded(file.bytes)];
+}
+
+/** The end of an archive: two empty blocks. */
+export const TAR_END = new Uint8Array(2 * BLOCK);
+
+/** `path` as ustar's name and prefix fields hold it (ASCII, at most 100 + 155 bytes split at a `/`), or undefined. */
+function ustarName(path: string, bytes: Uint8Array): { name: Uint8Array; prefix?: Uint8Array } | undefined {
+  // Names that are not ASCII go in a pax header, which says they are UTF-8.
+  if (!/^[\x20-\x7e]*$/.test(path)) return undefined;
+  if (bytes.length <= 100) return { name: bytes };
+  for (let cut = path.indexOf("/"); cut >= 0; cut = path.indexOf("/", cut + 1)) {
+    if (cut <= 155 && bytes.length - cut - 1 <= 100)
+      return { prefix: bytes.subarray(0, cut), name: bytes.subarray(cut + 1) };
+  }
+  return undefined;
+}
+
+/** pax extended header records: `<length> <key>=<value>\n`, the length counting itself. */
+function paxRecords(values: Record<string, string>): Uint8Array {
+  let text = "";
+  for (const [key, value] of Object.entries(values)) {
+    const rest = ` ${key}=${value}\n`;
+    const restBytes = encoder.encode(rest).length;
+    let length = restBytes + 1;
+    while (String(length).length + restBytes !== length) length = String(length).length + restBytes;
+    text += `${length}${rest}`;
+  }
+  return encoder.encode(text);
+}
+
+interface Header {
+  name: Uint8Array;
+  prefix?: Uint8Array;
+  mode: number;
+  size: number;
+  mtime: number;
+  type: "0" | "x";
+}
+
+function header(h: Header): Uint8Array {
+  const block = new Uint8Array(BLOCK);
+  block.set(h.name, 0);
+  octal(block, 100, 8, h.mode);
+  octal(block, 108, 8, 0);
+  octal(block, 116, 8, 0);
+  octal(block, 124, 12, h.size);
+  octal(block, 136, 12, h.mtime);
+  block.fill(0x20, 148, 156);
+  block[156] = h.type.charCodeAt(0);
+  block.set(encoder.encode("ustar\u000000"), 257);
+  if (h.prefix) block.set(h.prefix, 345);
+  let sum = 0;
+  for (const byte of block) sum += byte;
+  octal(block, 148, 7, sum);
+  return block;
+}
+
+/** `value` in octal, zero-padded to `width - 1` digits and a NUL. */
+function octal(block: Uint8Array, at: number, width: number, value: number): void {
+  block.set(encoder.encode(`${value.toString(8).padStart(width - 1, "0")}\u0000`), at);
+}
+
+/** `bytes`, then the zeros that end its last block. */
+function padded(bytes: Uint8Array): Uint8Array[] {
+  const rest = bytes.length % BLOCK;
+  return rest === 0 ? [bytes] : [bytes, new Uint8Array(BLOCK - rest)];
+}

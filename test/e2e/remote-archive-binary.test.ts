@@ -1,0 +1,182 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { join, relative } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { ArchiveLinks } from "../../src/transports/archive-links.ts";
+import { TokenKey } from "../../src/transports/token-key.ts";
+import { binary } from "../helpers/binary.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { startHttpBinary } from "../helpers/http-binary.ts";
+import { writeNode } from "../helpers/tree.ts";
+
+/**
+ * A remote agent of a shared hub (docs/http.md, "Downloading a skill's folder"): the compiled binary serves
+ * over HTTP with a token; the agent's client loads a skill, and its shell, which has no token, runs the
+ * command from the answer with the system's curl and tar, then the script's command line. The files
+ * unpacked are the skill's, modes included; what read_skill_file never serves is not among them; a link
+ * altered by a byte, or signed under the token but expired, is refused.
+ */
+afterAll(cleanupTemp);
+
+const TOKEN = "e2e-archive-token-0123456789abcdef";
+const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0xff, 0, 7]);
+
+function skills() {
+  const dir = tempDir("skillhub-e2e-archive-");
+  const kit = join(dir, "invoice-kit");
+  writeSkill(dir, "invoice-kit", {
+    description: "Add up the totals of an invoice",
+    body: "# Invoice kit\n\nRun `bash scripts/total.sh` from this folder.\n",
+  });
+  write(
+    join(kit, "scripts/total.sh"),
+    'cd "$(dirname "$0")/.." && echo "total: $(($(cat templates/rates.txt) * 3))"\n',
+  );
+  chmodSync(join(kit, "scripts/total.sh"), 0o755);
+  write(join(kit, "templates/rates.txt"), "14\n");
+  write(join(kit, "assets/logo.png"), PNG);
+  write(join(kit, "references/a long name/notes ünïcode.md"), "notes\n".repeat(5000));
+  // Never served: version-control metadata, a link out of the folder, a nested skill's files.
+  write(join(kit, ".git/config"), "[remote]\n\turl = https://user:secret@example.com/x.git\n");
+  symlinkSync(write(join(tempDir("skillhub-e2e-outside-"), "secret.txt"), "outside\n"), join(kit, "outside.txt"));
+  writeSkill(kit, "nested", { description: "A nested skill" });
+  writeNode(dir, "_root.md", { keywords: ["global"] });
+  writeNode(dir, "forms/new.md", {
+    keywords: ["form", "forms", "component"],
+    extra: [
+      "scripts:",
+      "  - file: scripts/new-form.sh",
+      "    description: Makes a form component",
+      "    execution: claude",
+      "    args:",
+      "      - name: component_name",
+      "        description: The component's name",
+      "        required: true",
+    ].join("\n"),
+  });
+  write(join(dir, "forms/new/scripts/new-form.sh"), 'echo "form $SKILL_ARG_COMPONENT_NAME"\n');
+  return { dir, kit };
+}
+
+/** Every file under `dir`, relative, with whether it is executable. */
+function filesUnder(dir: string): Map<string, boolean> {
+  const found = new Map<string, boolean>();
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else found.set(relative(dir, path), (statSync(path).mode & 0o111) !== 0);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/** The commands in an answer's backticks: the download, then the run line. */
+function commands(text: string): { download: string; run: string; folder: string } {
+  const match =
+    /`(mkdir -p (\S+) && curl -fsSL '[^']+' \| tar -xzf - -C \S+)`, then run from that folder: `([^`]+)`/.exec(text);
+  if (!match) throw new Error(`no download command in: ${text.slice(0, 800)}`);
+  return { download: match[1] as string, folder: match[2] as string, run: match[3] as string };
+}
+
+function sh(command: string, cwd: string) {
+  const run = Bun.spawnSync(["sh", "-c", command], { cwd, env: { PATH: process.env.PATH ?? "" } });
+  return { exitCode: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
+}
+
+describe("a remote agent downloads a skill with the command from the answer, and runs it", () => {
+  test.each(["2025-11-25", "2026-07-28"] as const)(
+    "revision %s",
+    async (revision) => {
+      const { dir, kit } = skills();
+      const home = tempDir("skillhub-e2e-archive-home-");
+      const server = await startHttpBinary(binary(), ["--skills-dir", dir, "--no-watch", "--tools", "all"], {
+        env: { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HTTP_TOKEN: TOKEN },
+        cwd: home,
+      });
+      const client = new Client(
+        { name: "remote-agent", version: "1.0.0" },
+        revision === "2026-07-28"
+          ? { versionNegotiation: { mode: { pin: revision } } }
+          : { supportedProtocolVersions: [revision] },
+      );
+      try {
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(server.url), {
+            requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+          }),
+        );
+        const workspace = tempDir("skillhub-e2e-agent-");
+
+        // An Agent Skill through the skill tool: the folder, bytes and modes as the server has them.
+        const loaded = await client.callTool({ name: "skill", arguments: { name: "invoice-kit" } });
+        const text = (loaded.content as { text: string }[])[0]?.text ?? "";
+        const kitCommands = commands(text);
+        expect(kitCommands.run).toBe("cd .skillhub-skills/invoice-kit && bash scripts/total.sh");
+        const fetched = sh(kitCommands.download, workspace);
+        expect(fetched).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+        const unpacked = join(workspace, kitCommands.folder);
+        const files = filesUnder(unpacked);
+        expect([...files.keys()].sort()).toEqual([
+          "SKILL.md",
+          "assets/logo.png",
+          "references/a long name/notes ünïcode.md",
+          "scripts/total.sh",
+          "templates/rates.txt",
+        ]);
+        for (const path of files.keys())
+          expect(readFileSync(join(unpacked, path)).equals(readFileSync(join(kit, path)))).toBe(true);
+        expect(files.get("scripts/total.sh")).toBe(true);
+        expect(files.get("templates/rates.txt")).toBe(false);
+        for (const never of [".git", "outside.txt", "nested"]) expect(existsSync(join(unpacked, never))).toBe(false);
+        expect(sh(kitCommands.run, workspace)).toEqual({ exitCode: 0, stdout: "total: 42\n", stderr: "" });
+        // Nothing of the server's folders in the answer.
+        expect(text).not.toContain(dir);
+
+        // A tree node through get_skill: the script's command line, its argument filled in as a model does.
+        const routed = await client.callTool({ name: "get_skill", arguments: { context: "a new form component" } });
+        const form = commands((routed.structuredContent as { fetch: string }).fetch);
+        expect(sh(form.download, workspace).exitCode).toBe(0);
+        const run = form.run.replace("'<component_name>'", "'Login'");
+        expect(run).toBe("cd .skillhub-skills/forms-new && SKILL_ARG_COMPONENT_NAME='Login' bash scripts/new-form.sh");
+        expect(sh(run, workspace)).toEqual({ exitCode: 0, stdout: "form Login\n", stderr: "" });
+
+        // A link altered by one character: curl fails (-f), so tar unpacks nothing; the server says why.
+        const url = /'(http[^']+)'/.exec(kitCommands.download)?.[1] as string;
+        const at = url.length - ".tar.gz".length - 1;
+        const altered = `${url.slice(0, at)}${url[at] === "A" ? "B" : "A"}${url.slice(at + 1)}`;
+        const other = tempDir("skillhub-e2e-agent-other-");
+        const refused = sh(kitCommands.download.replace(url, altered), other);
+        expect(refused.exitCode).not.toBe(0);
+        expect(refused.stderr).toContain("403");
+        expect(filesUnder(other).size).toBe(0);
+        const answer = await fetch(altered);
+        expect(answer.status).toBe(403);
+        expect(await answer.text()).toContain("this download link was not made by this server");
+        // A link signed under the server's token, but two hours ago: expired.
+        const [, name = ""] = url.split("/archive/");
+        const [id = "", version = ""] = name.split(".");
+        const old = new ArchiveLinks(new TokenKey(TOKEN), () => Date.now() - 2 * 3600_000).path(
+          Buffer.from(id, "base64url").toString(),
+          version,
+        );
+        const expired = sh(kitCommands.download.replace(url, `${server.base}${old}`), other);
+        expect(expired.exitCode).not.toBe(0);
+        expect(expired.stderr).toContain("403");
+        const expiredAnswer = await fetch(`${server.base}${old}`);
+        expect(expiredAnswer.status).toBe(403);
+        expect(await expiredAnswer.text()).toContain("this download link expired at");
+        // The same, signed now: the server takes it, so what refused the other was its age.
+        const fresh = new ArchiveLinks(new TokenKey(TOKEN)).path(Buffer.from(id, "base64url").toString(), version);
+        expect((await fetch(`${server.base}${fresh}`)).status).toBe(200);
+        // The token's endpoint still wants the token; the link alone opens nothing else.
+        expect((await fetch(server.url, { method: "POST" })).status).toBe(401);
+      } finally {
+        await client.close();
+        expect(await server.stop()).toBe(0);
+      }
+    },
+    120_000,
+  );
+});

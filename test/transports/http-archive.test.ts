@@ -1,0 +1,346 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { join, relative } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { ARCHIVE_LINK_SECONDS } from "../../src/transports/archive-links.ts";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
+import type { Revision } from "../helpers/clients.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { connect, testHub, textOf } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
+
+afterAll(cleanupTemp);
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+const TOKEN = "archive-test-token-0123456789";
+const HOST = "127.0.0.1:8000";
+const BINARY = Uint8Array.from({ length: 3000 }, (_, i) => (i * 13) % 256);
+
+/**
+ * Skills whose archive must hold exactly what read_skill_file serves: `kit` has an executable script, a
+ * reference, a binary asset and a link to its own file, beside what is never served (version-control
+ * metadata, a nested skill's files, a link leading out of the folder); `forms/new` is a tree node with a
+ * script a model runs itself, with an argument.
+ */
+function world() {
+  const dir = tempDir("skillhub-archive-");
+  const kit = join(dir, "kit");
+  writeSkill(dir, "kit", { description: "A kit of scripts", body: "# Kit\n\nRun `bash scripts/run.sh`.\n" });
+  write(join(kit, "scripts/run.sh"), 'echo "kit ran"\n');
+  chmodSync(join(kit, "scripts/run.sh"), 0o755);
+  write(join(kit, "references/guide.md"), "A guide.\n");
+  write(join(kit, "assets/logo.bin"), BINARY);
+  write(join(kit, ".git/config"), "[remote]\n\turl = https://user:secret@example.com\n");
+  writeSkill(kit, "inner", { description: "A nested skill" });
+  write(join(kit, "inner/notes.txt"), "the nested skill's\n");
+  const secret = write(join(tempDir("skillhub-archive-outside-"), "secret.txt"), "outside\n");
+  symlinkSync(secret, join(kit, "escape.txt"));
+  symlinkSync(join(kit, "references/guide.md"), join(kit, "guide-link.md"));
+  writeNode(dir, "_root.md", { keywords: ["global"] });
+  writeNode(dir, "forms/new.md", {
+    keywords: ["form", "forms"],
+    extra: [
+      "scripts:",
+      "  - file: scripts/new-form.sh",
+      "    description: Makes a form",
+      "    execution: claude",
+      "    args:",
+      "      - name: component_name",
+      "        description: The component",
+      "        required: true",
+    ].join("\n"),
+  });
+  write(join(dir, "forms/new/scripts/new-form.sh"), 'echo "form $SKILL_ARG_COMPONENT_NAME"\n');
+  return { dir, kit };
+}
+
+/** A started hub over `dir` behind a handler with a token and a clock the test moves. */
+async function serve(dir: string, options: Partial<HttpHandlerOptions> = {}) {
+  const { hub } = testHub({
+    env: { SKILLHUB_TOOLS: "all" },
+    flags: { "skills-dir": [dir] },
+    hub: { acceptRoots: false },
+  });
+  let clock = Date.parse("2026-01-01T00:00:00Z");
+  const handler = createHttpHandler(hub, { host: "127.0.0.1", token: TOKEN, now: () => clock, ...options });
+  void hub.start();
+  await hub.ready;
+  closers.push(async () => {
+    await handler.close();
+    hub.close();
+  });
+  return { hub, handler, advance: (ms: number) => (clock += ms) };
+}
+
+/** A client of `handler` that sends the token, as a configured agent does. */
+async function client(handler: HttpHandler, revision: Revision = "2025-11-25", token = TOKEN): Promise<Client> {
+  const c = new Client(
+    { name: "remote-agent", version: "1.0.0" },
+    revision >= "2026-"
+      ? { versionNegotiation: { mode: { pin: revision } } }
+      : { supportedProtocolVersions: [revision] },
+  );
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(`http://${HOST}/mcp`), {
+      fetch: (input, init) => {
+        const request = new Request(String(input), init);
+        request.headers.set("host", HOST);
+        if (token) request.headers.set("authorization", `Bearer ${token}`);
+        return handler.handle(request);
+      },
+    }),
+  );
+  closers.unshift(() => c.close());
+  return c;
+}
+
+const COMMAND = /`mkdir -p (\S+) && curl -fsSL '([^']+)' \| tar -xzf - -C ([^\s`]+)`/;
+
+/** The download command an answer gives: its folder and URL. */
+function download(text: string): { dir: string; url: string } {
+  const match = COMMAND.exec(text);
+  if (!match) throw new Error(`no download command in: ${text.slice(0, 600)}`);
+  expect(match[3]).toBe(match[1] as string);
+  return { dir: match[1] as string, url: match[2] as string };
+}
+
+/** GET `url` as curl does: no token, no Origin. */
+function fetchArchive(handler: HttpHandler, url: string, method = "GET"): Promise<Response> {
+  return handler.handle(new Request(url, { method, headers: { host: new URL(url).host } }));
+}
+
+/** An archive's bytes unpacked by the system's tar into a new folder: every file's path, bytes and mode. */
+function unpack(bytes: Uint8Array): Map<string, { bytes: Buffer; executable: boolean }> {
+  const dir = tempDir("skillhub-archive-out-");
+  const run = Bun.spawnSync(["tar", "-xzf", "-", "-C", dir], { stdin: bytes });
+  expect(run.stderr.toString()).toBe("");
+  expect(run.exitCode).toBe(0);
+  const files = new Map<string, { bytes: Buffer; executable: boolean }>();
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else
+        files.set(relative(dir, path), {
+          bytes: readFileSync(path),
+          executable: (statSync(path).mode & 0o111) !== 0,
+        });
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+describe("a remote agent downloads a skill's folder with one command", () => {
+  test.each(["2025-11-25", "2026-07-28"] as const)(
+    "revision %s: the skill tool's command fetches, without the token, exactly the files read_skill_file serves",
+    async (revision) => {
+      const { dir, kit } = world();
+      const { handler } = await serve(dir);
+      const agent = await client(handler, revision);
+      const text = textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } }));
+      const { dir: folder, url } = download(text);
+      expect(folder).toBe(".skillhub-skills/kit");
+      expect(url.startsWith(`http://${HOST}/archive/`)).toBe(true);
+      expect(text).toContain("then run from that folder: `cd .skillhub-skills/kit && bash scripts/run.sh`.");
+      const response = await fetchArchive(handler, url);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("application/gzip");
+      const files = unpack(new Uint8Array(await response.arrayBuffer()));
+      const loaded = await agent.callTool({ name: "load_skill", arguments: { skill_name: "kit" } });
+      const listed = (loaded.structuredContent as { files: { path: string }[] }).files.map((f) => f.path);
+      expect([...files.keys()].sort()).toEqual(["SKILL.md", ...listed].sort());
+      expect([...files.keys()].sort()).toEqual([
+        "SKILL.md",
+        "assets/logo.bin",
+        "guide-link.md",
+        "references/guide.md",
+        "scripts/run.sh",
+      ]);
+      for (const [path, file] of files) expect(file.bytes.equals(readFileSync(join(kit, path)))).toBe(true);
+      expect(files.get("scripts/run.sh")?.executable).toBe(true);
+      expect(files.get("references/guide.md")?.executable).toBe(false);
+      // The skill's prompt says the same.
+      const prompt = await agent.getPrompt({ name: "kit" });
+      const promptText = (prompt.messages[0]?.content as { text: string }).text;
+      expect(download(promptText).dir).toBe(".skillhub-skills/kit");
+      // What read_skill_file refuses, the archive leaves out.
+      for (const path of [".git/config", "inner/notes.txt", "escape.txt"]) {
+        const read = await agent.callTool({
+          name: "read_skill_file",
+          arguments: { skill_name: "kit", file_path: path },
+        });
+        expect(read.isError).toBe(true);
+      }
+    },
+  );
+
+  test("get_skill, load_skill and SCRIPT_NOT_SERVER give the command, then the command line to run", async () => {
+    const { dir } = world();
+    const { handler } = await serve(dir);
+    const agent = await client(handler);
+    const routed = await agent.callTool({ name: "get_skill", arguments: { context: "new form" } });
+    const fetchText = (routed.structuredContent as { fetch: string }).fetch;
+    const { dir: folder, url } = download(fetchText);
+    expect(folder).toBe(".skillhub-skills/forms-new");
+    expect(fetchText).toContain(
+      "then run from that folder: `cd .skillhub-skills/forms-new && SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.",
+    );
+    const files = unpack(new Uint8Array(await (await fetchArchive(handler, url)).arrayBuffer()));
+    expect([...files.keys()]).toEqual(["scripts/new-form.sh"]);
+    const refused = await agent.callTool({
+      name: "run_script",
+      arguments: { skill_path: "forms/new", file: "scripts/new-form.sh", args: { component_name: "Login" } },
+    });
+    const message = (refused.structuredContent as { error: { code: string; message: string } }).error;
+    expect(message.code).toBe("SCRIPT_NOT_SERVER");
+    expect(download(message.message).url.split("/archive/")[1]?.split(".")[1]).toBe(
+      url.split("/archive/")[1]?.split(".")[1],
+    );
+    expect(message.message).toContain("SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.");
+    // An Agent Skill's script, which run_script never runs: the same command, then its command line.
+    const agentSkill = await agent.callTool({
+      name: "run_script",
+      arguments: { skill_path: "kit", file: "scripts/run.sh" },
+    });
+    const notDeclared = (agentSkill.structuredContent as { error: { code: string; message: string } }).error;
+    expect(notDeclared.code).toBe("SCRIPT_NOT_DECLARED");
+    expect(download(notDeclared.message).dir).toBe(".skillhub-skills/kit");
+    expect(notDeclared.message).toEndWith("`cd .skillhub-skills/kit && bash scripts/run.sh`.");
+    const loaded = await agent.callTool({ name: "load_skill", arguments: { skill_name: "forms/new" } });
+    const loadedFetch = (loaded.structuredContent as { fetch: string }).fetch;
+    expect(download(loadedFetch).dir).toBe(".skillhub-skills/forms-new");
+    expect(loadedFetch).toContain("SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.");
+  });
+
+  test("expired, altered, foreign or unknown links are refused with a text that says so", async () => {
+    const { dir } = world();
+    const { handler, advance } = await serve(dir);
+    const agent = await client(handler);
+    const kitUrl = download(textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } }))).url;
+    const formUrl = download(
+      (
+        (await agent.callTool({ name: "get_skill", arguments: { context: "new form" } })).structuredContent as {
+          fetch: string;
+        }
+      ).fetch,
+    ).url;
+    const refusal = async (url: string, method = "GET") => {
+      const response = await fetchArchive(handler, url, method);
+      expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+      return { status: response.status, text: await response.text() };
+    };
+    const [id, version, expires, mac] = (kitUrl.split("/archive/")[1] as string).replace(/\.tar\.gz$/, "").split(".");
+    const base = `http://${HOST}/archive/`;
+    const flipped = `${mac?.[0] === "A" ? "B" : "A"}${mac?.slice(1)}`;
+    const otherId = (formUrl.split("/archive/")[1] as string).split(".")[0];
+    const altered = [
+      `${base}${id}.${version}.${expires}.${flipped}.tar.gz`,
+      `${base}${otherId}.${version}.${expires}.${mac}.tar.gz`,
+      `${base}${id}.${version}.${Number(expires) + 86_400}.${mac}.tar.gz`,
+    ];
+    for (const url of altered) {
+      const answer = await refusal(url);
+      expect(answer.status).toBe(403);
+      expect(answer.text).toContain("this download link was not made by this server");
+    }
+    expect((await refusal(`${base}nothing.tar.gz`)).status).toBe(404);
+    expect((await refusal(kitUrl, "POST")).status).toBe(405);
+    // A link another server made (another token) is refused; one without a token is another key too.
+    const other = await serve(dir, { token: "another-token-0123456789" });
+    const foreign = download(
+      textOf(
+        await (await client(other.handler, "2025-11-25", "another-token-0123456789")).callTool({
+          name: "skill",
+          arguments: { name: "kit" },
+        }),
+      ),
+    ).url;
+    expect((await refusal(foreign)).status).toBe(403);
+    expect((await fetchArchive(other.handler, foreign)).status).toBe(200);
+    expect((await fetchArchive(handler, kitUrl)).status).toBe(200);
+    advance(ARCHIVE_LINK_SECONDS * 1000);
+    const expired = await refusal(kitUrl);
+    expect(expired.status).toBe(403);
+    expect(expired.text).toContain("this download link expired at 2026-01-01T01:00:00.000Z");
+    expect(expired.text).toContain("Ask the server again for the skill");
+  });
+
+  test("a skill that changed refuses its old link; the new answer's link serves the new files", async () => {
+    const { dir, kit } = world();
+    const { handler, hub } = await serve(dir);
+    const agent = await client(handler);
+    const old = download(textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } }))).url;
+    write(join(kit, "references/guide.md"), "A guide, revised.\n");
+    const changed = await fetchArchive(handler, old);
+    expect(changed.status).toBe(404);
+    expect(await changed.text()).toContain("skill 'kit' has changed since this link was made");
+    const fresh = download(textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } }))).url;
+    expect(fresh).not.toBe(old);
+    const files = unpack(new Uint8Array(await (await fetchArchive(handler, fresh)).arrayBuffer()));
+    expect(files.get("references/guide.md")?.bytes.toString()).toBe("A guide, revised.\n");
+    // A file that changes while the archive is sent ends it with an error: tar never gets a mix.
+    const sending = await fetchArchive(handler, fresh);
+    write(join(kit, "scripts/run.sh"), 'echo "changed"\n');
+    await expect(sending.arrayBuffer()).rejects.toThrow();
+    // A skill no longer served: 404.
+    write(join(kit, "SKILL.md"), "no frontmatter\n");
+    await hub.refreshSkills();
+    const gone = await fetchArchive(handler, fresh);
+    expect(gone.status).toBe(404);
+    expect(await gone.text()).toContain("this server no longer serves that skill");
+  });
+
+  test("links start with server.public_url behind a proxy; a server without a token makes working links too", async () => {
+    const { dir } = world();
+    const proxied = await serve(dir, { publicUrl: "https://skills.example.com/hub/" });
+    const text = textOf(await (await client(proxied.handler)).callTool({ name: "skill", arguments: { name: "kit" } }));
+    const { url } = download(text);
+    expect(url.startsWith("https://skills.example.com/hub/archive/")).toBe(true);
+    // What the proxy forwards: the path under its prefix, to the server's own address.
+    const path = url.slice("https://skills.example.com/hub".length);
+    expect((await fetchArchive(proxied.handler, `http://${HOST}${path}`)).status).toBe(200);
+    const open = await serve(dir, { token: undefined });
+    const loopback = download(
+      textOf(
+        await (await client(open.handler, "2025-11-25", "")).callTool({ name: "skill", arguments: { name: "kit" } }),
+      ),
+    ).url;
+    expect((await fetchArchive(open.handler, loopback)).status).toBe(200);
+    expect((await fetchArchive(proxied.handler, loopback)).status).toBe(403);
+  });
+
+  test("a stateless server gives working links too", async () => {
+    const { dir } = world();
+    const { handler } = await serve(dir, { stateless: true });
+    const text = textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } }));
+    expect((await fetchArchive(handler, download(text).url)).status).toBe(200);
+  });
+
+  test("a skill over the size limit gets no command: the answer says to fetch its files one by one", async () => {
+    const dir = tempDir("skillhub-archive-big-");
+    writeSkill(dir, "huge", { description: "A skill with a large asset" });
+    write(join(dir, "huge/scripts/run.sh"), "echo hi\n");
+    write(join(dir, "huge/assets/big.bin"), new Uint8Array(16 * 1024 * 1024 + 1));
+    const { handler } = await serve(dir);
+    const text = textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "huge" } }));
+    expect(text).not.toContain("curl");
+    expect(text).toContain("first save it and the files it uses into a new local folder");
+  });
+
+  test("over stdio, answers are unchanged: no download command", async () => {
+    const { dir } = world();
+    const local = await connect({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all" } });
+    closers.push(local.close);
+    const answers = [
+      textOf(await local.call("skill", { name: "kit" })),
+      textOf(await local.call("load_skill", { skill_name: "kit" })),
+      textOf(await local.call("get_skill", { context: "new form" })),
+      textOf(await local.call("run_script", { skill_path: "forms/new", file: "scripts/new-form.sh", args: {} })),
+    ];
+    for (const answer of answers) expect(answer).not.toContain("curl");
+  });
+});
