@@ -488,8 +488,9 @@ function toConfigError(
   // Each problem with the file that set it: loadConfig sets aside a skills folder's file that has one.
   const problems = found.map((e) => ({ message: e.message, file: e.details.file }));
   const first = found[0] as ConfigError;
-  if (found.length === 1) return new ConfigError(first.message, { ...first.details, problems });
   const texts = [...new Set(found.map((e) => e.message.replace(/^Invalid configuration: /, "")))];
+  // One problem said twice (a value read through two settings) is one problem.
+  if (texts.length === 1) return new ConfigError(first.message, { ...first.details, problems });
   const shown = texts.slice(0, ISSUES_SHOWN).map((text) => `  ${text}`);
   if (texts.length > ISSUES_SHOWN) shown.push(`  … and ${texts.length - ISSUES_SHOWN} more.`);
   return new ConfigError(`Invalid configuration, ${texts.length} problems:\n${shown.join("\n")}`, {

@@ -169,11 +169,14 @@ describe("resolveConfig", () => {
       () => resolve({}, {}, [{ path: "/c.yaml", data: { analytics: { endpoint: "hooks.example/x" } } }]),
       () => resolve({ ANALYTICS_ENDPOINT: "https://hooks.exa mple/x" }),
       () => resolve({ ANALYTICS_ENDPOINT: "http://[::1/x" }),
+      () => resolve({ ANALYTICS_ENDPOINT: "nope" }),
     ];
     for (const attempt of endpoints) {
       const endpoint = failure(attempt).message;
       expect(endpoint).toMatch(/ANALYTICS_ENDPOINT|analytics\.endpoint in \/c\.yaml/);
       expect(endpoint).toContain("expected an http:// or https:// URL");
+      // A URL the schema checks twice (its form, then its scheme) is still one problem.
+      expect(endpoint).toStartWith("Invalid configuration: ");
     }
   });
 
