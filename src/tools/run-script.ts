@@ -108,7 +108,7 @@ export const runScriptTool = defineTool({
     const path = checked.path;
     const catalog = deps.store.catalog;
     // For a client on another machine told to run a script itself: the command that downloads the skill's folder.
-    const yourself = (run?: string) => {
+    const yourself = (run?: Pick<ScriptDecl, "args" | "file">) => {
       const download = downloadAdvice(skill, ctx, run);
       return download ? ` ${download}` : "";
     };
@@ -135,7 +135,7 @@ export const runScriptTool = defineTool({
     const decl = hit.decl as ScriptDecl;
     // Security: `execution: server` is the skill author's explicit opt-in to server-side execution.
     if (decl.execution !== "server") {
-      const download = yourself(commandLine(decl, path));
+      const download = yourself({ args: decl.args, file: path });
       return errorResult(
         "SCRIPT_NOT_SERVER",
         `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. ${
@@ -151,7 +151,7 @@ export const runScriptTool = defineTool({
     if (!config.allow_project && projectOwnership(deps.config)(hit.owner)) {
       return errorResult(
         "SCRIPTS_DISABLED",
-        `Script '${path}' belongs to '${hit.owner.name}' in this project's own skills (its folders, or a repository its skillhub.yaml adds), and server scripts from the project do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Fetch it with get_asset and run it yourself if the user agrees.${yourself(commandLine(decl, path))}`,
+        `Script '${path}' belongs to '${hit.owner.name}' in this project's own skills (its folders, or a repository its skillhub.yaml adds), and server scripts from the project do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Fetch it with get_asset and run it yourself if the user agrees.${yourself({ args: decl.args, file: path })}`,
         { skill_path: skill.name, file: path, location: "project" },
       );
     }
@@ -201,7 +201,7 @@ export const runScriptTool = defineTool({
           : runner.reason === "no-config"
             ? `The runner '${runner.configured}' for '${extension}' scripts cannot start: its empty config file cannot be written in SkillHub's home (${runner.why}). Fetch the script with get_asset and run it yourself.`
             : `The runner '${runner.configured}' for '${extension}' scripts is not installed on this machine (${isAbsolute(runner.executable ?? "") ? "no executable file there" : `'${runner.executable}' is not on PATH`}). ${advice}`;
-      return errorResult("NO_RUNNER", message + yourself(commandLine(decl, path)), {
+      return errorResult("NO_RUNNER", message + yourself({ args: decl.args, file: path }), {
         skill_path: skill.name,
         file: path,
         extension,
@@ -240,7 +240,7 @@ export const runScriptTool = defineTool({
       if (error.code === "TOO_MANY_RUNS") return errorResult("TOO_MANY_RUNS", `${error.message}.`, error.details);
       return errorResult(
         "NO_RUNNER",
-        `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}. ${advice}${yourself(commandLine(decl, path))}`,
+        `The runner '${runner.runner.configured}' for '${extension}' scripts could not start: ${error.message}. ${advice}${yourself({ args: decl.args, file: path })}`,
         { skill_path: skill.name, file: path, extension },
       );
     }

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { shownArg } from "../util/shown-arg.ts";
+import { pathOf } from "./http-responses.ts";
 import type { TokenKey } from "./token-key.ts";
 
 /**
@@ -15,6 +16,18 @@ export const ARCHIVE_LINK_SECONDS = 3600;
 export const ARCHIVE_PREFIX = "/archive/";
 
 const SUFFIX = ".tar.gz";
+
+/**
+ * A request's path as the log says it. Security: a download link is a capability, and logs travel
+ * further than links should: of one, only its start and the skill it names are said, never its MAC.
+ */
+export function loggedPath(request: Request): string {
+  const path = pathOf(request);
+  if (!path.startsWith(ARCHIVE_PREFIX)) return path;
+  const name = path.slice(ARCHIVE_PREFIX.length);
+  const id = Buffer.from(name.split(".")[0] ?? "", "base64url").toString();
+  return `${ARCHIVE_PREFIX}${name.slice(0, 8)}… (skill ${shownArg(id)})`;
+}
 
 /** What a link names once its MAC and its expiry check out. */
 export type LinkCheck = { ok: true; id: string; version: string } | { ok: false; status: 403 | 404; message: string };
@@ -57,7 +70,7 @@ export class ArchiveLinks {
         ok: false,
         status: 403,
         message:
-          "Forbidden: this download link was not made by this server (it was altered, or made by another server or under another token). Ask the server again for the skill: its answer gives a new link.",
+          "Forbidden: this download link was not made by this server (it was altered, or made by a server with another token). Ask the server again for the skill: its answer gives a new link.",
       };
     if (Number(expires) * 1000 <= this.now())
       return {

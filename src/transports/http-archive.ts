@@ -1,10 +1,28 @@
+import { closeSync, readSync } from "node:fs";
 import type { Hub } from "../server/hub.ts";
 import type { ToolContext } from "../tools/definition.ts";
-import { archiveContents, archiveName, readArchiveFile } from "../tools/support/skill-archive.ts";
+import { openServedFile } from "../tools/support/served-file.ts";
+import { ARCHIVE_MAX_BYTES, type ArchiveFile, archiveContents, archiveName } from "../tools/support/skill-archive.ts";
 import { lookupSkill } from "../tools/support/skill-lookup.ts";
-import { sha256Hex } from "../util/sha256.ts";
-import { TAR_END, tarEntry } from "../util/tar.ts";
+import { CHUNK } from "../util/confined-read.ts";
+import { TAR_END, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
+import { PeerPlaces, type Place } from "./peer-places.ts";
+import { onStreamEnd } from "./stream-end.ts";
+
+/**
+ * Downloads sent at once: 4 in all, 2 per client address. Security: a link is a capability without the
+ * token, and each download holds a file open and a compressor (archive streams: at most CHUNK bytes read
+ * ahead, and the compressor's own buffers); a count bounds what holders of links, or one machine, can
+ * make the server hold. A model downloads one skill at a time.
+ */
+export const MAX_ARCHIVE_STREAMS = 4;
+export const MAX_ARCHIVE_STREAMS_PER_PEER = 2;
+
+/** The places downloads hold while they are sent. */
+export function archiveStreams(): PeerPlaces {
+  return new PeerPlaces(MAX_ARCHIVE_STREAMS, MAX_ARCHIVE_STREAMS_PER_PEER);
+}
 
 /** A plain-text answer: what curl, a shell or a person reads when a download is refused. */
 function refusal(status: number, message: string, headers: Record<string, string> = {}): Response {
@@ -14,25 +32,64 @@ function refusal(status: number, message: string, headers: Record<string, string
   });
 }
 
+/** What serveArchive needs besides the request. */
+export interface ArchiveServing {
+  hub: Hub;
+  links: ArchiveLinks;
+  /** Downloads being sent (archiveStreams). */
+  streams: PeerPlaces;
+  /** The client's address ("" when unknown). */
+  peer: string;
+  now?: () => number;
+}
+
 /**
  * GET /archive/…: one skill's served files as a gzipped tar, for the link a remote agent's answer gave
  * (archive-links.ts). No bearer token: the link is the capability. The files are those the link's version
- * names, read one at a time as the archive is sent (memory holds one file, at most 16 MiB); one that
- * changes while it is sent ends the download with an error, so tar never unpacks a mix of two versions.
+ * names, read in chunks of CHUNK bytes as the client takes the archive, each checked against its digest
+ * when it has been sent: one that changed ends the download with an error, which makes curl and tar fail
+ * (the files unpacked before it stay: the command is run again into a fresh folder). A client that goes
+ * away stops the reading and the compressing.
  */
-export async function serveArchive(
-  request: Request,
-  path: string,
-  hub: Hub,
-  links: ArchiveLinks,
-  now: () => number = Date.now,
-): Promise<Response> {
+export async function serveArchive(request: Request, path: string, serving: ArchiveServing): Promise<Response> {
+  const { hub, links, streams, now = Date.now } = serving;
   if (request.method !== "GET")
     return refusal(405, `Method not allowed: ${request.method}. Download a skill's archive with GET.`, {
       Allow: "GET",
     });
   const link = links.check(path);
   if (!link.ok) return refusal(link.status, link.message);
+  // Security: taken before anything is awaited (peer-places.ts), held until the archive is sent or dropped.
+  const place = streams.take(serving.peer);
+  if (place === "peer-full")
+    return refusal(
+      429,
+      `Too Many Requests: this address is downloading ${streams.maxPerPeer} skills at once, the most one address may. Retry when one has finished.`,
+      { "Retry-After": "5" },
+    );
+  if (place === "full")
+    return refusal(
+      503,
+      `Service Unavailable: the server is sending ${streams.max} downloads, the most it sends at once. Retry shortly.`,
+      { "Retry-After": "5" },
+    );
+  let answer: Response | undefined;
+  try {
+    answer = await archiveResponse(request, link, hub, place, now);
+    return answer;
+  } finally {
+    // A refusal holds no place: the archive's stream gives its place back when it ends.
+    if (answer?.status !== 200) place.release();
+  }
+}
+
+async function archiveResponse(
+  request: Request,
+  link: { id: string; version: string },
+  hub: Hub,
+  place: Place,
+  now: () => number,
+): Promise<Response> {
   const ask = "Ask the server again for the skill: its answer gives a new link.";
   const found = await lookupSkill(link.id, hub);
   if (found.error) return refusal(404, `Not found: this server no longer serves that skill. ${ask}`);
@@ -42,39 +99,94 @@ export async function serveArchive(
     session: { clientName: () => undefined, remote: true },
   };
   const contents = archiveContents(skill, ctx);
-  if (!contents.ok) return refusal(contents.tooLarge ? 413 : 404, `Cannot download: ${contents.reason}.`);
+  if (!contents.ok)
+    return refusal(contents.tooLarge ? 413 : 404, `Cannot download: ${contents.reason.replace(/\.$/, "")}.`);
   if (contents.version !== link.version)
     return refusal(404, `Not found: skill '${skill.name}' has changed since this link was made. ${ask}`);
-  const mtime = Math.floor(now() / 1000);
-  const files = contents.files[Symbol.iterator]();
-  const tar = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = files.next();
+  const tar = tarStream(contents.files, Math.floor(now() / 1000), request.signal, (file) =>
+    hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`),
+  );
+  const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+  return new Response(onStreamEnd(gzip, place.release), {
+    headers: {
+      "Content-Type": "application/gzip",
+      "Content-Disposition": `attachment; filename="${archiveName(skill, ctx)}.tar.gz"`,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}
+
+/**
+ * `files` as a tar, read as it is pulled: one file open at a time, CHUNK bytes per pull, each file's
+ * digest, size and mode checked against what the link's version names once it has been read (`changed`
+ * is told, and the stream fails). Ends, closing the file, when `signal` aborts or the reader cancels.
+ */
+function tarStream(
+  files: readonly ArchiveFile[],
+  mtime: number,
+  signal: AbortSignal,
+  changed: (file: ArchiveFile) => void,
+): ReadableStream<Uint8Array> {
+  const queue = files[Symbol.iterator]();
+  let open: { file: ArchiveFile; fd: number; read: number; hash: Bun.CryptoHasher } | undefined;
+  const close = () => {
+    if (open) closeSync(open.fd);
+    open = undefined;
+  };
+  const fail = (file: ArchiveFile, controller: ReadableStreamDefaultController<Uint8Array>) => {
+    close();
+    changed(file);
+    controller.error(new Error(`${file.path} changed`));
+  };
+  const step = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (signal.aborted) {
+      close();
+      controller.error(signal.reason);
+      return;
+    }
+    if (!open) {
+      const next = queue.next();
       if (next.done) {
         controller.enqueue(TAR_END);
         controller.close();
         return;
       }
       const file = next.value;
-      const read = readArchiveFile(file, ctx);
-      if (!read.ok || read.executable !== file.executable || sha256Hex(read.bytes) !== file.digest) {
-        hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`);
-        controller.error(new Error(`${file.path} changed`));
-        return;
+      const opened = openServedFile(file.owner, file.path, ARCHIVE_MAX_BYTES);
+      const executable = opened.ok && (opened.stat.mode & 0o111) !== 0;
+      if (opened.ok) open = { file, fd: opened.fd, read: 0, hash: new Bun.CryptoHasher("sha256") };
+      if (!opened.ok || opened.stat.size !== file.size || executable !== file.executable) return fail(file, controller);
+      for (const part of tarHeader({ path: file.path, size: file.size, executable, mtime })) controller.enqueue(part);
+      return;
+    }
+    const { file } = open;
+    // One more byte than is left proves a file that grew.
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, file.size - open.read + 1));
+    const n = readSync(open.fd, chunk, 0, chunk.length, open.read);
+    open.read += n;
+    if (open.read > file.size || (n === 0 && open.read < file.size)) return fail(file, controller);
+    if (n > 0) {
+      open.hash.update(chunk.subarray(0, n));
+      controller.enqueue(chunk.subarray(0, n));
+      return;
+    }
+    // The whole file was sent: it must be the bytes the version names.
+    const digest = open.hash.digest("hex");
+    close();
+    if (digest !== file.digest) return fail(file, controller);
+    const padding = tarPadding(file.size);
+    if (padding) controller.enqueue(padding);
+  };
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      try {
+        step(controller);
+      } catch (error) {
+        close();
+        throw error;
       }
-      for (const part of tarEntry({ path: file.path, bytes: read.bytes, executable: file.executable, mtime }))
-        controller.enqueue(part);
     },
+    cancel: close,
   });
-  return new Response(
-    tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>),
-    {
-      headers: {
-        "Content-Type": "application/gzip",
-        "Content-Disposition": `attachment; filename="${archiveName(skill)}.tar.gz"`,
-        "Cache-Control": "no-store",
-        "X-Content-Type-Options": "nosniff",
-      },
-    },
-  );
 }

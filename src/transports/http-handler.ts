@@ -11,9 +11,9 @@ import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { ARCHIVE_PREFIX, ArchiveLinks } from "./archive-links.ts";
+import { ARCHIVE_PREFIX, ArchiveLinks, loggedPath } from "./archive-links.ts";
 import { AnsweringTransport, messagesOf } from "./cancelled-calls.ts";
-import { serveArchive } from "./http-archive.ts";
+import { archiveStreams, serveArchive } from "./http-archive.ts";
 import { preflight, withCors } from "./http-cors.ts";
 import {
   type HttpHandler,
@@ -114,9 +114,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   const secret = new TokenKey(options.token);
   const ids = new SessionIds(secret);
   const links = new ArchiveLinks(secret, options.now);
+  const archives = archiveStreams();
   // A download link names this server as its client reaches it: the public URL when one is set (a
-  // reverse proxy), else the origin of the request that asks.
-  const publicUrl = options.publicUrl?.replace(/\/+$/, "");
+  // reverse proxy), else the origin of the request that asks. Normalised (URL.href): a space or a
+  // backtick in the setting is escaped, so the link cannot end the answer's code span or the shell word.
+  const publicUrl = options.publicUrl && new URL(options.publicUrl).href.replace(/\/+$/, "");
   const archiveUrl = (id: string, version: string, request: Request | undefined) => {
     const base = publicUrl ?? (request ? new URL(request.url).origin : undefined);
     return base === undefined ? undefined : `${base}${links.path(id, version)}`;
@@ -178,7 +180,8 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         { Allow: "GET, HEAD" },
       );
     // No token: the link is the capability (archive-links.ts).
-    if (path.startsWith(ARCHIVE_PREFIX)) return serveArchive(request, path, hub, links, options.now);
+    if (path.startsWith(ARCHIVE_PREFIX))
+      return serveArchive(request, path, { hub, links, streams: archives, peer: hooks.peer ?? "", now: options.now });
     if (isUiPath(path))
       return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
     if (path === "/healthz") return health(request);
@@ -538,7 +541,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         const cors = corsAware ? corsOrigin(request.headers.get("origin"), policy) : undefined;
         const routed = await route(request, hooks, cors);
         const response = corsAware ? withCors(routed, cors) : routed;
-        if (log.level === "DEBUG") log.debug(`http: ${request.method} ${pathOf(request)} → ${response.status}`);
+        if (log.level === "DEBUG") log.debug(`http: ${request.method} ${loggedPath(request)} → ${response.status}`);
         void refusals.note(request, response, hooks.peer ?? "");
         return response;
       } catch (error) {

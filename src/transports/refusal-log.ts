@@ -1,5 +1,5 @@
 import type { Logger } from "../util/logger.ts";
-import { pathOf } from "./http-responses.ts";
+import { loggedPath } from "./archive-links.ts";
 
 /** How often one address's refusals of one status are said: once a minute. */
 const EVERY_MS = 60_000;
@@ -34,7 +34,7 @@ export class RefusalLog {
       .then((body) => (body as { error?: { message?: unknown } }).error?.message)
       .catch(() => undefined);
     this.log.info(
-      `http: refused ${request.method} ${pathOf(request)} from ${peer || "a client"} (${response.status}${typeof reason === "string" ? `: ${reason}` : ""}); said once a minute per address`,
+      `http: refused ${request.method} ${loggedPath(request)} from ${peer || "a client"} (${response.status}${typeof reason === "string" ? `: ${reason}` : ""}); said once a minute per address`,
     );
   }
 }

@@ -156,6 +156,30 @@ export function withConfinedFile<T>(
   options: ConfinedReadOptions,
   use: (fd: number, stat: Stats, real: string) => T | ConfinedFailure,
 ): T | ConfinedFailure {
+  const opened = openConfined(options);
+  if (!opened.ok) return opened;
+  try {
+    return use(opened.fd, opened.stat, opened.real);
+  } catch (error) {
+    return fromErrno(error, `'${shownArg(options.file)}'`);
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** A file opened by openConfined: its descriptor, which the caller closes, its stat and its real path. */
+export interface ConfinedOpen {
+  ok: true;
+  fd: number;
+  stat: Stats;
+  real: string;
+}
+
+/**
+ * Open `options.file` under `options.root` with every check of withConfinedFile, and hand the descriptor
+ * to the caller, who reads it at its own pace (a download sent as the client takes it) and closes it.
+ */
+export function openConfined(options: ConfinedReadOptions): ConfinedOpen | ConfinedFailure {
   const maxBytes = options.maxBytes ?? MAX_INSTRUCTIONS_BYTES;
   // Security: the name is the caller's (a model's, a client's URI): quoted cut and with its controls and
   // direction marks escaped, as the tools quote it, wherever the reason reaches an answer as it is.
@@ -177,27 +201,30 @@ export function withConfinedFile<T>(
   } catch (error) {
     return fromErrno(error, `'${shown()}'`);
   }
+  const refused = (failure: ConfinedFailure) => {
+    closeSync(fd);
+    return failure;
+  };
   try {
     const stat = fstatSync(fd);
     // Security: the descriptor is what gets read, so its real path is what must be inside the skill.
     const real = openedRealPath(fd, path, stat);
-    if (real === undefined) return fail("FILE_CHANGED", `'${shown()}' changed while it was being opened; try again.`);
+    if (real === undefined)
+      return refused(fail("FILE_CHANGED", `'${shown()}' changed while it was being opened; try again.`));
     if (!isInside(rootReal, real))
-      return fail("PATH_OUTSIDE_SKILL", `'${shown()}' resolves outside the skill's folder and is not served.`);
-    if (stat.isDirectory()) return fail("FILE_NOT_FOUND", `'${shown()}' is a folder, not a file.`);
+      return refused(fail("PATH_OUTSIDE_SKILL", `'${shown()}' resolves outside the skill's folder and is not served.`));
+    if (stat.isDirectory()) return refused(fail("FILE_NOT_FOUND", `'${shown()}' is a folder, not a file.`));
     // Security: FIFOs, sockets and devices never reach a read (one could block or never end).
     if (!stat.isFile())
-      return fail("NOT_A_REGULAR_FILE", `'${shown()}' is not a regular file (a FIFO, socket or device).`);
+      return refused(fail("NOT_A_REGULAR_FILE", `'${shown()}' is not a regular file (a FIFO, socket or device).`));
     if (stat.size > maxBytes && options.overflow !== "truncate")
-      return {
+      return refused({
         ...fail("FILE_TOO_LARGE", `'${shown()}' is ${stat.size} bytes; the limit is ${maxBytes}.`),
         size: stat.size,
-      };
-    return use(fd, stat, real);
+      });
+    return { ok: true, fd, stat, real };
   } catch (error) {
-    return fromErrno(error, `'${shown()}'`);
-  } finally {
-    closeSync(fd);
+    return refused(fromErrno(error, `'${shown()}'`));
   }
 }
 

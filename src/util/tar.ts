@@ -1,7 +1,7 @@
 /**
  * A tar archive (POSIX ustar, with a pax header for a name ustar cannot hold) of regular files, as GNU tar
  * and bsdtar (the `tar` of macOS and Windows 10+) extract it. Pure: bytes in, bytes out; the caller streams
- * one file at a time, so an archive is never whole in memory.
+ * a file's header, its bytes in chunks, then its padding, so neither an archive nor a file is whole in memory.
  */
 
 const BLOCK = 512;
@@ -18,6 +18,15 @@ export interface TarFile {
 
 /** A file's blocks, in parts: its header (after a pax header when its name needs one), its bytes, padding. */
 export function tarEntry(file: TarFile): Uint8Array[] {
+  const end = tarPadding(file.bytes.length);
+  return [...tarHeader({ ...file, size: file.bytes.length }), file.bytes, ...(end ? [end] : [])];
+}
+
+/**
+ * The blocks before a file's `size` bytes (a pax header when its name needs one, then its header), for a
+ * caller that sends the bytes in chunks of its own and then tarPadding(size).
+ */
+export function tarHeader(file: Omit<TarFile, "bytes"> & { size: number }): Uint8Array[] {
   const name = encoder.encode(file.path);
   const split = ustarName(file.path, name);
   const pax = split ? undefined : paxRecords({ path: file.path });
@@ -25,13 +34,19 @@ export function tarEntry(file: TarFile): Uint8Array[] {
     name: split?.name ?? name.subarray(0, 100),
     prefix: split?.prefix,
     mode: file.executable ? 0o755 : 0o644,
-    size: file.bytes.length,
+    size: file.size,
     mtime: file.mtime,
     type: "0",
   });
   const paxHead =
     pax && header({ name: encoder.encode("PaxHeader"), mode: 0o644, size: pax.length, mtime: file.mtime, type: "x" });
-  return [...(pax && paxHead ? [paxHead, ...padded(pax)] : []), head, ...padded(file.bytes)];
+  return [...(pax && paxHead ? [paxHead, ...padded(pax)] : []), head];
+}
+
+/** The zeros that end the last block of a file of `size` bytes, or undefined when it ends one exactly. */
+export function tarPadding(size: number): Uint8Array | undefined {
+  const rest = size % BLOCK;
+  return rest === 0 ? undefined : new Uint8Array(BLOCK - rest);
 }
 
 /** The end of an archive: two empty blocks. */
@@ -96,6 +111,6 @@ function octal(block: Uint8Array, at: number, width: number, value: number): voi
 
 /** `bytes`, then the zeros that end its last block. */
 function padded(bytes: Uint8Array): Uint8Array[] {
-  const rest = bytes.length % BLOCK;
-  return rest === 0 ? [bytes] : [bytes, new Uint8Array(BLOCK - rest)];
+  const end = tarPadding(bytes.length);
+  return end ? [bytes, end] : [bytes];
 }

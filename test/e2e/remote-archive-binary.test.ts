@@ -54,7 +54,8 @@ function skills() {
       "        required: true",
     ].join("\n"),
   });
-  write(join(dir, "forms/new/scripts/new-form.sh"), 'echo "form $SKILL_ARG_COMPONENT_NAME"\n');
+  // Its output lands where it runs: the agent's folder, as run_script's does in the project's.
+  write(join(dir, "forms/new/scripts/new-form.sh"), 'echo "form $SKILL_ARG_COMPONENT_NAME" > form.txt && cat form.txt\n');
   return { dir, kit };
 }
 
@@ -75,7 +76,7 @@ function filesUnder(dir: string): Map<string, boolean> {
 /** The commands in an answer's backticks: the download, then the run line. */
 function commands(text: string): { download: string; run: string; folder: string } {
   const match =
-    /`(mkdir -p (\S+) && curl -fsSL '[^']+' \| tar -xzf - -C \S+)`, then run from that folder: `([^`]+)`/.exec(text);
+    /`(mkdir -p (\S+) && curl -fsSL '[^']+' \| tar -xzf - -C \S+)`, then run from the same folder: `([^`]+)`/.exec(text);
   if (!match) throw new Error(`no download command in: ${text.slice(0, 800)}`);
   return { download: match[1] as string, folder: match[2] as string, run: match[3] as string };
 }
@@ -113,7 +114,7 @@ describe("a remote agent downloads a skill with the command from the answer, and
         const loaded = await client.callTool({ name: "skill", arguments: { name: "invoice-kit" } });
         const text = (loaded.content as { text: string }[])[0]?.text ?? "";
         const kitCommands = commands(text);
-        expect(kitCommands.run).toBe("cd .skillhub-skills/invoice-kit && bash scripts/total.sh");
+        expect(kitCommands.run).toBe("bash .skillhub-skills/invoice-kit/scripts/total.sh");
         const fetched = sh(kitCommands.download, workspace);
         expect(fetched).toEqual({ exitCode: 0, stdout: "", stderr: "" });
         const unpacked = join(workspace, kitCommands.folder);
@@ -139,8 +140,9 @@ describe("a remote agent downloads a skill with the command from the answer, and
         const form = commands((routed.structuredContent as { fetch: string }).fetch);
         expect(sh(form.download, workspace).exitCode).toBe(0);
         const run = form.run.replace("'<component_name>'", "'Login'");
-        expect(run).toBe("cd .skillhub-skills/forms-new && SKILL_ARG_COMPONENT_NAME='Login' bash scripts/new-form.sh");
+        expect(run).toBe(`SKILL_ARG_COMPONENT_NAME='Login' bash ${form.folder}/scripts/new-form.sh`);
         expect(sh(run, workspace)).toEqual({ exitCode: 0, stdout: "form Login\n", stderr: "" });
+        expect(readFileSync(join(workspace, "form.txt"), "utf8")).toBe("form Login\n");
 
         // A link altered by one character: curl fails (-f), so tar unpacks nothing; the server says why.
         const url = /'(http[^']+)'/.exec(kitCommands.download)?.[1] as string;

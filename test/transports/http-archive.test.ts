@@ -145,7 +145,7 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       const { dir: folder, url } = download(text);
       expect(folder).toBe(".skillhub-skills/kit");
       expect(url.startsWith(`http://${HOST}/archive/`)).toBe(true);
-      expect(text).toContain("then run from that folder: `cd .skillhub-skills/kit && bash scripts/run.sh`.");
+      expect(text).toContain("then run from the same folder: `bash .skillhub-skills/kit/scripts/run.sh`.");
       const response = await fetchArchive(handler, url);
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("application/gzip");
@@ -185,9 +185,10 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     const routed = await agent.callTool({ name: "get_skill", arguments: { context: "new form" } });
     const fetchText = (routed.structuredContent as { fetch: string }).fetch;
     const { dir: folder, url } = download(fetchText);
-    expect(folder).toBe(".skillhub-skills/forms-new");
+    // A tree node's folder is told apart from an Agent Skill named forms-new's.
+    expect(folder).toMatch(/^\.skillhub-skills\/forms-new-[0-9a-f]{8}$/);
     expect(fetchText).toContain(
-      "then run from that folder: `cd .skillhub-skills/forms-new && SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.",
+      `then run from the same folder: \`SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`,
     );
     const files = unpack(new Uint8Array(await (await fetchArchive(handler, url)).arrayBuffer()));
     expect([...files.keys()]).toEqual(["scripts/new-form.sh"]);
@@ -200,7 +201,7 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     expect(download(message.message).url.split("/archive/")[1]?.split(".")[1]).toBe(
       url.split("/archive/")[1]?.split(".")[1],
     );
-    expect(message.message).toContain("SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.");
+    expect(message.message).toContain(`SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`);
     // An Agent Skill's script, which run_script never runs: the same command, then its command line.
     const agentSkill = await agent.callTool({
       name: "run_script",
@@ -209,11 +210,11 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     const notDeclared = (agentSkill.structuredContent as { error: { code: string; message: string } }).error;
     expect(notDeclared.code).toBe("SCRIPT_NOT_DECLARED");
     expect(download(notDeclared.message).dir).toBe(".skillhub-skills/kit");
-    expect(notDeclared.message).toEndWith("`cd .skillhub-skills/kit && bash scripts/run.sh`.");
+    expect(notDeclared.message).toEndWith("`bash .skillhub-skills/kit/scripts/run.sh`.");
     const loaded = await agent.callTool({ name: "load_skill", arguments: { skill_name: "forms/new" } });
     const loadedFetch = (loaded.structuredContent as { fetch: string }).fetch;
-    expect(download(loadedFetch).dir).toBe(".skillhub-skills/forms-new");
-    expect(loadedFetch).toContain("SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`.");
+    expect(download(loadedFetch).dir).toBe(folder);
+    expect(loadedFetch).toContain(`SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`);
   });
 
   test("expired, altered, foreign or unknown links are refused with a text that says so", async () => {

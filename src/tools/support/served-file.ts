@@ -1,9 +1,16 @@
+import { closeSync } from "node:fs";
 import { type CheckedFile, checkedFileRead, type Refused } from "../../lock/checked-read.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { realFolder } from "../../skills/skill-read.ts";
 import { isSkillFolder, notOfSkill, notOfSkillReal } from "../../sources/skill-files.ts";
-import { type ConfinedFailure, type ConfinedReadOptions, fail } from "../../util/confined-read.ts";
+import {
+  type ConfinedFailure,
+  type ConfinedOpen,
+  type ConfinedReadOptions,
+  fail,
+  openConfined,
+} from "../../util/confined-read.ts";
 
 /**
  * One file of a skill's folder, as read_skill_file and resources/read serve it: `path` (checked, "/"
@@ -29,6 +36,24 @@ export function readServedFile(
   if (!read.ok) return read;
   const reached = notOfSkillReal(folder.root, read.real);
   return reached === undefined ? read : fail("PATH_OUTSIDE_SKILL", `'${path}' leads to another's file: ${reached}`);
+}
+
+/**
+ * The file readServedFile would read, opened and checked the same way (not against a lock: the caller
+ * compares what it reads with a digest that was), its descriptor left open for the caller to read at its
+ * pace and close: `maxBytes` refuses a larger file.
+ */
+export function openServedFile(skill: Skill, path: string, maxBytes: number): ConfinedOpen | ConfinedFailure {
+  const folder = realFolder(skill.dir, skill);
+  if (!folder.ok) return folder;
+  const foreign = ownerProblem(skill, folder.root) ?? notOfSkill(folder.root, path);
+  if (foreign !== undefined) return fail("PATH_OUTSIDE_SKILL", foreign);
+  const opened = openConfined({ root: folder.root, rootIsReal: true, file: path, maxBytes });
+  if (!opened.ok) return opened;
+  const reached = notOfSkillReal(folder.root, opened.real);
+  if (reached === undefined) return opened;
+  closeSync(opened.fd);
+  return fail("PATH_OUTSIDE_SKILL", `'${path}' leads to another's file: ${reached}`);
 }
 
 /**

@@ -1,14 +1,16 @@
+import { closeSync } from "node:fs";
 import { SKILL_LIMITS } from "@modelcontextprotocol/server/ext/skills";
 import { chainFiles, findFileInChain } from "../../catalog/tree-chain.ts";
 import { isRefused } from "../../lock/checked-read.ts";
 import type { Skill } from "../../skills/skill.ts";
+import type { ScriptDecl } from "../../skills/tree-types.ts";
 import { SKILL_FILE } from "../../sources/walk.ts";
 import { sha256Hex } from "../../util/sha256.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ToolContext } from "../definition.ts";
-import { commandLine, downloadCommand } from "./run-yourself.ts";
-import { readServedFile } from "./served-file.ts";
-import { exampleFile, skillFiles } from "./skill-file-list.ts";
+import { commandLine, downloadCommand, localRunner } from "./run-yourself.ts";
+import { openServedFile, readServedFile } from "./served-file.ts";
+import { skillFiles } from "./skill-file-list.ts";
 
 /** Most bytes of files one archive holds: the skills extension's limit for a whole skill (16 MiB). */
 export const ARCHIVE_MAX_BYTES = SKILL_LIMITS.bytes;
@@ -21,6 +23,8 @@ export interface ArchiveFile {
   owner: Skill;
   /** sha256 of its bytes, hex. */
   digest: string;
+  /** Its size in bytes. */
+  size: number;
   executable: boolean;
 }
 
@@ -30,38 +34,91 @@ export type ArchiveContents =
 
 type Deps = Pick<ToolContext, "deps" | "session">;
 
+/** How a file of an archive is read to be hashed: readArchiveFile; tests count the reads. */
+export type ArchiveRead = typeof readArchiveFile;
+
+/** Skills whose archive version is remembered (the most recently asked for). */
+const VERSIONS_KEPT = 256;
+
+/** Archive versions by the stamps of the files they were read from (stampKey): the last VERSIONS_KEPT. */
+const versions = new Map<string, { files: Omit<ArchiveFile, "owner">[]; version: string }>();
+
 /**
  * What a skill's archive holds: what read_skill_file serves of it and load_skill lists (an Agent Skill's
  * SKILL.md and its files; a tree node's declared files, its own and inherited), each read once through
  * the same confined reader (served-file.ts: its real folder only, no version-control metadata, no nested
  * skill's file, no link leading out, frozen only as the lock records it). `version` names these bytes and
  * modes: a skill that changes gets another, so a link made for the old one is refused (http-archive.ts).
- * A file gone since the listing is left out; any other refusal refuses the archive.
+ * A file gone since the listing is left out; any other refusal refuses the archive. A skill whose files'
+ * stamps (real path, size, times, inode, mode) are those of a recent answer costs their stats only: its
+ * files are not read again (the download reads them, and checks them against their digests).
  */
-export function archiveContents(skill: Skill, ctx: Deps): ArchiveContents {
+export function archiveContents(skill: Skill, ctx: Deps, read: ArchiveRead = readArchiveFile): ArchiveContents {
   const listed = skillFiles(skill, ctx);
   if (listed.truncated)
     return { ok: false, reason: `skill '${skill.name}' has too many files to download at once`, tooLarge: true };
   const paths = [...(skill.kind === "agent-skill" ? [SKILL_FILE] : []), ...listed.files.map((f) => f.path)];
+  const owners = new Map(paths.map((path) => [path, ownerOf(skill, path, ctx)]));
+  // Frozen, every read is checked against the lock, which may change: nothing is remembered.
+  const key = ctx.deps.frozen ? undefined : stampKey(skill, owners);
+  const known = key === undefined ? undefined : versions.get(key);
+  if (key !== undefined && known) {
+    versions.delete(key);
+    versions.set(key, known);
+    return {
+      ok: true,
+      files: known.files.map((f) => ({ ...f, owner: owners.get(f.path) ?? skill })),
+      version: known.version,
+    };
+  }
   const files: ArchiveFile[] = [];
   let total = 0;
-  for (const path of paths) {
-    const owner = ownerOf(skill, path, ctx);
-    const read = readArchiveFile({ path, owner }, ctx, ARCHIVE_MAX_BYTES - total);
-    if (!read.ok && read.code === "FILE_NOT_FOUND") continue;
-    if (!read.ok)
-      return read.code === "FILE_TOO_LARGE"
+  for (const [path, owner] of owners) {
+    const got = read({ path, owner }, ctx, ARCHIVE_MAX_BYTES - total);
+    if (!got.ok && got.code === "FILE_NOT_FOUND") continue;
+    if (!got.ok)
+      return got.code === "FILE_TOO_LARGE"
         ? {
             ok: false,
             reason: `the files of skill '${skill.name}' total more than ${ARCHIVE_MAX_BYTES} bytes (16 MiB), the most one download holds`,
             tooLarge: true,
           }
-        : { ok: false, reason: `'${path}' of skill '${skill.name}' cannot be served: ${read.reason}` };
-    total += read.bytes.length;
-    files.push({ path, owner, digest: sha256Hex(read.bytes), executable: read.executable });
+        : { ok: false, reason: `'${path}' of skill '${skill.name}' cannot be served: ${got.reason}` };
+    total += got.bytes.length;
+    files.push({ path, owner, digest: sha256Hex(got.bytes), size: got.bytes.length, executable: got.executable });
   }
   const version = sha256Hex(files.map((f) => `${f.path}\0${f.digest}\0${f.executable ? "x" : "-"}\n`).join(""));
-  return { ok: true, files, version: Buffer.from(version.slice(0, 24), "hex").toString("base64url") };
+  const contents = {
+    ok: true as const,
+    files,
+    version: Buffer.from(version.slice(0, 24), "hex").toString("base64url"),
+  };
+  if (key !== undefined) {
+    versions.set(key, { files: files.map(({ owner: _, ...f }) => f), version: contents.version });
+    if (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value as string);
+  }
+  return contents;
+}
+
+/**
+ * What a skill's files are on disk now, without reading them: each one's path and, when it opens, its
+ * real path, size, times, inode and mode (a file that is gone, "-"). Undefined when one cannot be opened
+ * for another reason: the read says why.
+ */
+function stampKey(skill: Skill, owners: ReadonlyMap<string, Skill>): string | undefined {
+  const stamps = [skill.id];
+  for (const [path, owner] of owners) {
+    const opened = openServedFile(owner, path, ARCHIVE_MAX_BYTES);
+    if (!opened.ok && opened.code !== "FILE_NOT_FOUND") return undefined;
+    if (opened.ok) closeSync(opened.fd);
+    const s = opened.ok ? opened.stat : undefined;
+    stamps.push(
+      s && opened.ok
+        ? `${path}\0${opened.real}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\0${s.mode}`
+        : `${path}\0-`,
+    );
+  }
+  return stamps.join("\n");
 }
 
 /** A file of an archive, read again to be sent: its bytes, and whether its mode lets it run. */
@@ -84,23 +141,37 @@ function ownerOf(skill: Skill, path: string, ctx: Deps): Skill {
   return findFileInChain(ctx.deps.store.catalog, skill, path)?.owner ?? skill;
 }
 
-/** A skill's name as a file name of any system: `ui/react/auth` → `ui-react-auth`. */
-export function archiveName(skill: Skill): string {
-  return skill.name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+/, "") || "skill";
+/** `text` as a file name of any system: `ui/react/auth` → `ui-react-auth`. */
+function fileSafe(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+/, "") || "skill";
 }
 
-/** The folder an agent is told to unpack a skill into: under its working folder, named after the skill. */
-export function localFolder(skill: Skill): string {
-  return `.skillhub-skills/${archiveName(skill)}`;
+/**
+ * The name of a skill's local folder and archive, one per skill: an Agent Skill served under its name, when
+ * that is a file name already, keeps it (`pdf`); any other skill (a tree node, one another source's skill
+ * shadows) gets a digest of its qualified id after its name (`forms-new-1a2b3c4d`), so two skills
+ * never unpack into one folder (`dup` and `s2:dup`; the node `forms/new` and the skill `forms-new`).
+ */
+export function archiveName(skill: Skill, ctx: Pick<ToolContext, "deps">): string {
+  const served = skill.kind === "agent-skill" && ctx.deps.store.catalog.get(skill.name)?.id === skill.id;
+  if (served && fileSafe(skill.name) === skill.name) return skill.name;
+  return `${fileSafe(skill.name)}-${sha256Hex(skill.id).slice(0, 8)}`;
+}
+
+/** The folder an agent is told to unpack a skill into: under its working folder, named by archiveName. */
+export function localFolder(skill: Skill, ctx: Pick<ToolContext, "deps">): string {
+  return `.skillhub-skills/${archiveName(skill, ctx)}`;
 }
 
 /**
  * For a client on another machine whose session can hand out download links (HTTP): one sentence with
  * the shell command that downloads and unpacks the skill's folder, then the command that runs a script
- * of it (`run`, else runLine's), so that no byte of it passes through the model. Undefined
- * over stdio, or when no link can be made (the sentence on fetching files one by one then stands alone).
+ * of it (`run`, else runLine's) from the agent's folder, as run_script runs a script from the project's
+ * (exec/working-dir.ts), so that no byte of it passes through the model and the shell stays where it was.
+ * Undefined over stdio, or when no link can be made (the sentence on fetching files one by one then
+ * stands alone).
  */
-export function downloadAdvice(skill: Skill, ctx: Deps, run?: string): string | undefined {
+export function downloadAdvice(skill: Skill, ctx: Deps, run?: Pick<ScriptDecl, "args" | "file">): string | undefined {
   const link = ctx.session.archiveUrl;
   if (!link) return undefined;
   const contents = archiveContents(skill, ctx);
@@ -109,23 +180,27 @@ export function downloadAdvice(skill: Skill, ctx: Deps, run?: string): string | 
     return undefined;
   const url = link(skill.id, contents.version);
   if (!url) return undefined;
-  const dir = localFolder(skill);
-  const then = run ?? runLine(skill, contents.files, ctx);
-  return `To use its files on your machine, download the skill's folder with one shell command (the link works for an hour; ask again for a new one): \`${downloadCommand(url, dir)}\`${then ? `, then run from that folder: \`cd ${dir} && ${then}\`` : ""}.`;
+  const dir = localFolder(skill, ctx);
+  const script = run ?? runnable(skill, contents.files, ctx);
+  const then = script && commandLine(script, `${dir}/${script.file}`);
+  return `To use its files on your machine, download the skill's folder with one shell command (the link works for an hour; ask again for a new one): \`${downloadCommand(url, dir)}\`${then ? `, then run from the same folder: \`${then}\`` : ""}.`;
 }
 
 /**
- * The command line of a script an agent runs itself: a tree node's first one declared to run on the
- * agent's side (one with arguments first, which shows how to pass them); an Agent Skill's first file
- * under scripts/.
+ * The script an agent runs itself: a tree node's first one declared to run on the agent's side (one with
+ * arguments first, which shows how to pass them); an Agent Skill's first file under scripts/ that a
+ * runner is known for (commandLine) or that is executable. Undefined when there is none.
  */
-function runLine(skill: Skill, files: readonly ArchiveFile[], ctx: Deps): string | undefined {
+function runnable(
+  skill: Skill,
+  files: readonly ArchiveFile[],
+  ctx: Deps,
+): Pick<ScriptDecl, "args" | "file"> | undefined {
   if (skill.kind === "tree-node") {
     const declared = chainFiles(ctx.deps.store.catalog, skill);
     const yours = [...declared.scripts, ...declared.inheritedScripts].filter((d) => d.execution !== "server");
-    const shown = yours.find((d) => d.args.length > 0) ?? yours[0];
-    return shown && commandLine(shown, shown.file);
+    return yours.find((d) => d.args.length > 0) ?? yours[0];
   }
-  const script = exampleFile(files.map((f) => f.path).filter((path) => path.startsWith("scripts/")));
-  return script && commandLine({ args: [] }, script);
+  const script = files.find((f) => f.path.startsWith("scripts/") && (localRunner(f.path) || f.executable));
+  return script && { args: [], file: script.path };
 }
