@@ -55,7 +55,10 @@ function skills() {
     ].join("\n"),
   });
   // Its output lands where it runs: the agent's folder, as run_script's does in the project's.
-  write(join(dir, "forms/new/scripts/new-form.sh"), 'echo "form $SKILL_ARG_COMPONENT_NAME" > form.txt && cat form.txt\n');
+  write(
+    join(dir, "forms/new/scripts/new-form.sh"),
+    'echo "form $SKILL_ARG_COMPONENT_NAME" > form.txt && cat form.txt\n',
+  );
   return { dir, kit };
 }
 
@@ -76,7 +79,9 @@ function filesUnder(dir: string): Map<string, boolean> {
 /** The commands in an answer's backticks: the download, then the run line. */
 function commands(text: string): { download: string; run: string; folder: string } {
   const match =
-    /`(mkdir -p (\S+) && curl -fsSL '[^']+' \| tar -xzf - -C \S+)`, then run from the same folder: `([^`]+)`/.exec(text);
+    /`(mkdir -p (\S+) && curl -fsSL '[^']+' \| tar -xzf - -C \S+)`, then run from the same folder: `([^`]+)`/.exec(
+      text,
+    );
   if (!match) throw new Error(`no download command in: ${text.slice(0, 800)}`);
   return { download: match[1] as string, folder: match[2] as string, run: match[3] as string };
 }

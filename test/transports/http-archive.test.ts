@@ -1,5 +1,14 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { ARCHIVE_LINK_SECONDS } from "../../src/transports/archive-links.ts";
@@ -58,10 +67,10 @@ function world() {
 }
 
 /** A started hub over `dir` behind a handler with a token and a clock the test moves. */
-async function serve(dir: string, options: Partial<HttpHandlerOptions> = {}) {
-  const { hub } = testHub({
+async function serve(dir: string | string[], options: Partial<HttpHandlerOptions> = {}) {
+  const { hub, logger } = testHub({
     env: { SKILLHUB_TOOLS: "all" },
-    flags: { "skills-dir": [dir] },
+    flags: { "skills-dir": [dir].flat() },
     hub: { acceptRoots: false },
   });
   let clock = Date.parse("2026-01-01T00:00:00Z");
@@ -72,7 +81,7 @@ async function serve(dir: string, options: Partial<HttpHandlerOptions> = {}) {
     await handler.close();
     hub.close();
   });
-  return { hub, handler, advance: (ms: number) => (clock += ms) };
+  return { hub, logger, handler, advance: (ms: number) => (clock += ms) };
 }
 
 /** A client of `handler` that sends the token, as a configured agent does. */
@@ -201,7 +210,9 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     expect(download(message.message).url.split("/archive/")[1]?.split(".")[1]).toBe(
       url.split("/archive/")[1]?.split(".")[1],
     );
-    expect(message.message).toContain(`SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`);
+    expect(message.message).toContain(
+      `SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`,
+    );
     // An Agent Skill's script, which run_script never runs: the same command, then its command line.
     const agentSkill = await agent.callTool({
       name: "run_script",
@@ -343,5 +354,147 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       textOf(await local.call("run_script", { skill_path: "forms/new", file: "scripts/new-form.sh", args: {} })),
     ];
     for (const answer of answers) expect(answer).not.toContain("curl");
+  });
+});
+
+describe("downloads and run lines a reviewer tried to abuse", () => {
+  test("at most 2 downloads per address and 4 in all are sent at once; one read to its end or dropped frees its place", async () => {
+    const { dir } = world();
+    const { handler } = await serve(dir);
+    const url = download(
+      textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } })),
+    ).url;
+    const from = (peer: string) => handler.handle(new Request(url, { headers: { host: HOST } }), { peer });
+    const first = [await from("10.0.0.1"), await from("10.0.0.1")];
+    expect(first.map((r) => r.status)).toEqual([200, 200]);
+    const third = await from("10.0.0.1");
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toBe("5");
+    expect(await third.text()).toBe(
+      "Too Many Requests: this address is downloading 2 skills at once, the most one address may. Retry when one has finished.\n",
+    );
+    const others = [await from("10.0.0.2"), await from("10.0.0.2")];
+    expect(others.map((r) => r.status)).toEqual([200, 200]);
+    const full = await from("10.0.0.3");
+    expect(full.status).toBe(503);
+    expect(full.headers.get("retry-after")).toBe("5");
+    expect(await full.text()).toContain("the server is sending 4 downloads");
+    unpack(new Uint8Array(await (first[0] as Response).arrayBuffer()));
+    await (first[1] as Response).body?.cancel();
+    const again = [await from("10.0.0.1"), await from("10.0.0.1")];
+    expect(again.map((r) => r.status)).toEqual([200, 200]);
+    for (const response of [...others, ...again]) await response.body?.cancel();
+  });
+
+  test.if(process.platform === "linux")(
+    "a large file is read in chunks as the client takes it, and closed when the client goes",
+    async () => {
+      const dir = tempDir("skillhub-archive-large-");
+      writeSkill(dir, "large", { description: "A skill with a large asset" });
+      const asset = write(join(dir, "large/assets/noise.bin"), crypto.getRandomValues(new Uint8Array(8 * 1024 * 1024)));
+      const { handler } = await serve(dir);
+      const text = textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "large" } }));
+      const real = realpathSync(asset);
+      const isOpen = () =>
+        readdirSync("/proc/self/fd").some((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`) === real;
+          } catch {
+            return false;
+          }
+        });
+      const response = await fetchArchive(handler, download(text).url);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      let received = 0;
+      while (received < 1024 * 1024) received += (await reader.read()).value?.length ?? 0;
+      // Mid-file: the file is open, not read whole.
+      expect(isOpen()).toBe(true);
+      await reader.cancel();
+      for (let i = 0; i < 500 && isOpen(); i++) await Bun.sleep(10);
+      expect(isOpen()).toBe(false);
+    },
+  );
+
+  test("the run line quotes the skill's script path and argument names: pasted into a shell, they run nothing", async () => {
+    const dir = tempDir("skillhub-archive-quoted-");
+    writeSkill(dir, "odd", { description: "A skill with an odd script name" });
+    const script = "scripts/a b;$(touch pwned-path).sh";
+    write(join(dir, "odd", script), "echo ran\n");
+    writeNode(dir, "forms/evil.md", {
+      keywords: ["evil"],
+      extra: [
+        "scripts:",
+        "  - file: scripts/go.sh",
+        "    description: Goes",
+        "    execution: claude",
+        "    args:",
+        `      - name: "x';touch pwned-arg;'"`,
+        "        description: An argument",
+      ].join("\n"),
+    });
+    write(join(dir, "forms/evil/scripts/go.sh"), 'echo "went"\n');
+    const { handler } = await serve(dir);
+    const agent = await client(handler);
+    const workspace = tempDir("skillhub-archive-quoted-agent-");
+    const runs = [
+      textOf(await agent.callTool({ name: "skill", arguments: { name: "odd" } })),
+      (
+        (await agent.callTool({ name: "load_skill", arguments: { skill_name: "forms/evil" } })).structuredContent as {
+          fetch: string;
+        }
+      ).fetch,
+    ].map((text) => {
+      const { dir: folder, url } = download(text);
+      return { folder, url, line: /then run from the same folder: `([^`]+)`/.exec(text)?.[1] as string };
+    });
+    for (const { folder, url, line } of runs) {
+      const bytes = new Uint8Array(await (await fetchArchive(handler, url)).arrayBuffer());
+      mkdirSync(join(workspace, folder), { recursive: true });
+      const tar = Bun.spawnSync(["tar", "-xzf", "-", "-C", join(workspace, folder)], { stdin: bytes });
+      expect(tar.exitCode).toBe(0);
+      const ran = Bun.spawnSync(["sh", "-c", line], { cwd: workspace });
+      expect(ran.exitCode).toBe(0);
+      expect(ran.stdout.toString()).toMatch(/^(ran|went)\n$/);
+    }
+    expect(readdirSync(workspace).sort()).toEqual([".skillhub-skills"]);
+  });
+
+  test("an Agent Skill's run line names a script a runner is known for, or none", async () => {
+    const dir = tempDir("skillhub-archive-runnable-");
+    writeSkill(dir, "docs-only", { description: "Scripts folder with a readme only" });
+    write(join(dir, "docs-only/scripts/README.md"), "How to run.\n");
+    writeSkill(dir, "tool", { description: "A readme before its script" });
+    write(join(dir, "tool/scripts/README.md"), "How to run.\n");
+    write(join(dir, "tool/scripts/run.py"), "print('hi')\n");
+    const { handler } = await serve(dir);
+    const agent = await client(handler);
+    const docsOnly = textOf(await agent.callTool({ name: "skill", arguments: { name: "docs-only" } }));
+    expect(download(docsOnly).dir).toBe(".skillhub-skills/docs-only");
+    expect(docsOnly).not.toContain("then run");
+    const tool = textOf(await agent.callTool({ name: "skill", arguments: { name: "tool" } }));
+    expect(tool).toContain("then run from the same folder: `python3 .skillhub-skills/tool/scripts/run.py`.");
+  });
+
+  test("two skills of one name from two sources unpack into folders of their own", async () => {
+    const first = tempDir("skillhub-archive-first-");
+    const second = tempDir("skillhub-archive-second-");
+    for (const dir of [first, second]) {
+      writeSkill(dir, "dup", { description: `dup of ${dir}` });
+      write(join(dir, "dup/scripts/run.sh"), `echo ${dir}\n`);
+    }
+    const { handler, hub } = await serve([first, second]);
+    const agent = await client(handler);
+    const shadowed = hub.catalog.shadowed.find((s) => s.skill.name === "dup")?.skill.id as string;
+    expect(shadowed).toBeDefined();
+    const folders = [];
+    for (const name of ["dup", shadowed]) {
+      const text = textOf(await agent.callTool({ name: "skill", arguments: { name } }));
+      const { dir: folder, url } = download(text);
+      folders.push(folder);
+      const files = unpack(new Uint8Array(await (await fetchArchive(handler, url)).arrayBuffer()));
+      expect(files.get("scripts/run.sh")?.bytes.toString()).toBe(`echo ${name === "dup" ? first : second}\n`);
+    }
+    expect(folders[0]).toBe(".skillhub-skills/dup");
+    expect(folders[1]).toMatch(/^\.skillhub-skills\/dup-[0-9a-f]{8}$/);
   });
 });

@@ -375,7 +375,9 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
     expect(got.scripts[0].uri).toBe(script);
     expect(got.inherited_assets[0].uri).toBe(checklist);
     expect(got.fetch).toContain(`or by its URI ${script} with read_skill_file or resources/read`);
-    expect(got.fetch).toMatch(/then run from the same folder: `SKILL_ARG_SINCE_TAG='<since_tag>' python3 \.skillhub-skills\/ops-release-[0-9a-f]{8}\/scripts\/notes\.py`\. A script/);
+    expect(got.fetch).toMatch(
+      /then run from the same folder: `SKILL_ARG_SINCE_TAG='<since_tag>' python3 \.skillhub-skills\/ops-release-[0-9a-f]{8}\/scripts\/notes\.py`\. A script/,
+    );
     expect(got.fetch).toEndWith(
       "/scripts/notes.py`. A script with execution 'server' runs on the server with run_script instead, where a path among its arguments names a file of the server, not yours.",
     );
