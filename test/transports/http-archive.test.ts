@@ -497,4 +497,25 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     expect(folders[0]).toBe(".skillhub-skills/dup");
     expect(folders[1]).toMatch(/^\.skillhub-skills\/dup-[0-9a-f]{8}$/);
   });
+
+  test("a public URL with a space or backtick is escaped; logs name a link's skill and start, never its MAC", async () => {
+    const { dir } = world();
+    const { handler, logger, advance } = await serve(dir, { publicUrl: "https://skills.example.com/my `hub`/" });
+    const text = textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } }));
+    const { url } = download(text);
+    expect(url.startsWith("https://skills.example.com/my%20%60hub%60/archive/")).toBe(true);
+    const local = `http://${HOST}${url.slice("https://skills.example.com/my%20%60hub%60".length)}`;
+    const mac = (url.split("/archive/")[1] as string).split(".")[3] as string;
+    expect((await fetchArchive(handler, local)).status).toBe(200);
+    advance(ARCHIVE_LINK_SECONDS * 1000);
+    expect((await fetchArchive(handler, local)).status).toBe(403);
+    const said = () => logger.lines.filter((line) => line.includes("/archive/"));
+    // The refusal's line is written once its answer has been read (refusal-log.ts).
+    for (let i = 0; i < 500 && said().length < 3; i++) await Bun.sleep(10);
+    expect(said().length).toBe(3);
+    for (const line of said()) {
+      expect(line).not.toContain(mac);
+      expect(line).toMatch(/\/archive\/.{8}… \(skill [^)]*:kit\)/);
+    }
+  });
 });
