@@ -118,7 +118,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   // A download link names this server as its client reaches it: the public URL when one is set (a
   // reverse proxy), else the origin of the request that asks. Normalised (URL.href): a space or a
   // backtick in the setting is escaped, so the link cannot end the answer's code span or the shell word.
-  const publicUrl = options.publicUrl && new URL(options.publicUrl).href.replace(/\/+$/, "");
+  const publicUrl = options.publicUrl ? new URL(options.publicUrl).href.replace(/\/+$/, "") : undefined;
   const archiveUrl = (id: string, version: string, request: Request | undefined) => {
     const base = publicUrl ?? (request ? new URL(request.url).origin : undefined);
     return base === undefined ? undefined : `${base}${links.path(id, version)}`;
