@@ -103,7 +103,7 @@ async function archiveResponse(
     return refusal(contents.tooLarge ? 413 : 404, `Cannot download: ${contents.reason.replace(/\.$/, "")}.`);
   if (contents.version !== link.version)
     return refusal(404, `Not found: skill '${skill.name}' has changed since this link was made. ${ask}`);
-  const tar = tarStream(contents.files, Math.floor(now() / 1000), request.signal, (file) =>
+  const tar = tarStream(contents.files, Math.floor(now() / 1000), request.signal, hub.frozen !== undefined, (file) =>
     hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`),
   );
   const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
@@ -121,11 +121,14 @@ async function archiveResponse(
  * `files` as a tar, read as it is pulled: one file open at a time, CHUNK bytes per pull, each file's
  * digest, size and mode checked against what the link's version names once it has been read (`changed`
  * is told, and the stream fails). Ends, closing the file, when `signal` aborts or the reader cancels.
+ * `whole` (frozen: only bytes the lock vouches for may leave): each file is read whole and checked before
+ * any of it is sent, at most ARCHIVE_MAX_BYTES held per download.
  */
 function tarStream(
   files: readonly ArchiveFile[],
   mtime: number,
   signal: AbortSignal,
+  whole: boolean,
   changed: (file: ArchiveFile) => void,
 ): ReadableStream<Uint8Array> {
   const queue = files[Symbol.iterator]();
@@ -157,7 +160,16 @@ function tarStream(
       const executable = opened.ok && (opened.stat.mode & 0o111) !== 0;
       if (opened.ok) open = { file, fd: opened.fd, read: 0, hash: new Bun.CryptoHasher("sha256") };
       if (!opened.ok || opened.stat.size !== file.size || executable !== file.executable) return fail(file, controller);
-      for (const part of tarHeader({ path: file.path, size: file.size, executable, mtime })) controller.enqueue(part);
+      const header = tarHeader({ path: file.path, size: file.size, executable, mtime });
+      if (whole) {
+        const bytes = readWhole(opened.fd, file.size);
+        close();
+        if (bytes === undefined || Bun.CryptoHasher.hash("sha256", bytes, "hex") !== file.digest)
+          return fail(file, controller);
+        for (const part of [...header, bytes, tarPadding(file.size)]) if (part?.length) controller.enqueue(part);
+        return;
+      }
+      for (const part of header) controller.enqueue(part);
       return;
     }
     const { file } = open;
@@ -189,4 +201,13 @@ function tarStream(
     },
     cancel: close,
   });
+}
+
+/** A file's `size` bytes from its start, or undefined when it holds more or fewer. */
+function readWhole(fd: number, size: number): Uint8Array | undefined {
+  // One more byte than expected proves a file that grew.
+  const bytes = Buffer.allocUnsafe(size + 1);
+  let read = 0;
+  for (let n = -1; n !== 0 && read <= size; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);
+  return read === size ? bytes.subarray(0, size) : undefined;
 }

@@ -10,13 +10,16 @@ import {
   symlinkSync,
 } from "node:fs";
 import { join, relative } from "node:path";
+import { gunzipSync, constants as zlibConstants } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { ARCHIVE_LINK_SECONDS } from "../../src/transports/archive-links.ts";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
 import type { Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { GIT_ENV } from "../helpers/git.ts";
 import { connect, testHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
+import { cli, machine } from "../lock/cli.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -304,6 +307,44 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     const gone = await fetchArchive(handler, fresh);
     expect(gone.status).toBe(404);
     expect(await gone.text()).toContain("this server no longer serves that skill");
+  });
+
+  test("frozen, a file changed while it is sent never reaches the client: each file is checked before any of it leaves", async () => {
+    const m = machine();
+    writeSkill(m.skills, "kit");
+    // Bytes gzip cannot shrink: the archive's first part leaves before the file has been read to its end.
+    const locked = Uint8Array.from({ length: 4 << 20 }, (_, i) => (i * 2654435761) >>> 24);
+    write(join(m.skills, "kit", "assets/data.bin"), locked);
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    const { hub } = testHub({
+      home: m.home,
+      cwd: m.project,
+      env: { SKILLHUB_FROZEN: "1" },
+      flags: { project: m.project },
+      hub: { env: GIT_ENV, acceptRoots: false },
+    });
+    const handler = createHttpHandler(hub, { host: "127.0.0.1", token: TOKEN });
+    void hub.start();
+    await hub.ready;
+    closers.push(async () => {
+      await handler.close();
+      hub.close();
+    });
+    const agent = await client(handler);
+    const { url } = download(textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } })));
+    const response = await fetchArchive(handler, url);
+    expect(response.status).toBe(200);
+    const body = (response.body as ReadableStream<Uint8Array>).getReader();
+    const received: Uint8Array[] = [(await body.read()).value as Uint8Array];
+    write(join(m.skills, "kit", "assets/data.bin"), "B".repeat(4 << 20));
+    try {
+      for (let part = await body.read(); !part.done; part = await body.read()) received.push(part.value);
+    } catch {
+      // A download that stops is a failed download: what matters is what reached the client before.
+    }
+    // What arrived, unpacked as far as it goes (a stopped download's gzip has no end).
+    const unzipped = gunzipSync(Buffer.concat(received), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    expect(unzipped.includes("B".repeat(4096))).toBe(false);
   });
 
   test("links start with server.public_url behind a proxy; a server without a token makes working links too", async () => {
