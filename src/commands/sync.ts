@@ -32,7 +32,8 @@ export const runSync: CommandRun = async (ctx) => {
       intervalMs: 0,
       retry: "run `skillhub sync` again once that is fixed",
       // --update: sync to the configured refs, whatever the lock says.
-      ...(update ? { pins: () => new Map() } : {}),
+      // It also takes a signed branch's rewritten history (GIT_HISTORY_REWRITTEN), as reviewed.
+      ...(update ? { pins: () => new Map(), acceptRewrite: true } : {}),
     },
   });
   try {

@@ -81,15 +81,20 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   );
   const tip = fetched.commit;
   const elsewhere = refElsewhere(fetched);
+  const following = !target.ref && !want.commit;
+  const descends = async () =>
+    tip === previous ||
+    (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
   if (want.allowedSigners) {
     try {
       await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
+      if (following && !want.rewrite && !(await descends())) throw rewritten(target, previous, tip);
     } catch (error) {
-      if (!(error instanceof GitError) || error.code !== "GIT_SIGNATURE_INVALID") throw error;
+      if (!(error instanceof GitError)) throw error;
+      if (error.code !== "GIT_SIGNATURE_INVALID" && error.code !== "GIT_HISTORY_REWRITTEN") throw error;
       throw await keepVerified(target, ctx, previous, want.allowedSigners, error);
     }
   }
-  const following = !target.ref && !want.commit;
   const branch = target.branch;
   // The whole copy, not only its skills folder: an edit left elsewhere would stop a fast-forward.
   const dirty =
@@ -103,9 +108,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     writeState(target, tip, ctx.now);
     return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, ...elsewhere, warnings };
   }
-  const fastForward =
-    tip === previous ||
-    (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
+  const fastForward = await descends();
   if (tip !== previous) await checkoutWithin(ctx.git, target.dir, tip, sizeLimit(target, ctx));
   if (dirty)
     warnings.push(
@@ -239,6 +242,20 @@ async function failClosed(
     error.code,
     `${error.message} The copy in ${target.dir}, at commit ${previous.slice(0, 12)}, which is not in that history either, was removed.`,
     { details: error.details },
+  );
+}
+
+/**
+ * The refusal of a followed branch's `tip` that does not descend from the copy's verified commit `previous`.
+ * Security: with signed commits required, whoever controls the remote cannot sign a new commit, but can
+ * force-push the branch back to an older signed one (a skill since fixed, a key since retired): a freeze or
+ * rollback that every signature check passes. Only history that goes on from what was verified is taken.
+ */
+function rewritten(target: RepoTarget, previous: string, tip: string): GitError {
+  return new GitError(
+    "GIT_HISTORY_REWRITTEN",
+    `branch '${target.branch}' of ${target.spec.url} is now at commit ${tip.slice(0, 12)}, which does not descend from commit ${previous.slice(0, 12)} of the copy (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it.`,
+    { details: { url: target.spec.url, branch: target.branch, commit: tip, previous } },
   );
 }
 

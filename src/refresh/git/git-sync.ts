@@ -364,6 +364,7 @@ export class GitSync {
     return {
       ...(held ? { commit: pin.commit } : {}),
       ...(this.options.allowedSigners ? { allowedSigners: this.options.allowedSigners } : {}),
+      ...(this.options.acceptRewrite ? { rewrite: true as const } : {}),
     };
   }
 
@@ -462,7 +463,7 @@ export class GitSync {
     const copy = existsSync(join(target.dir, ".git"));
     const verdict = this.trust.get(target.spec.slug);
     // A refused commit stays refused, whatever the retry: only a lock that moves (`sync --update`) helps.
-    const refused = error.code === "GIT_COMMIT_NOT_IN_REF";
+    const refused = error.code === "GIT_COMMIT_NOT_IN_REF" || error.code === "GIT_HISTORY_REWRITTEN";
     const serving = !copy
       ? refused
         ? "No copy is made, so this repository's skills are unavailable until the lock names a commit the branch or tag reaches"
@@ -471,7 +472,7 @@ export class GitSync {
         ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
         : `The local copy is not served${verdict ? ` (${verdict.why.replace(/\.$/, "")}): ${verdict.fix}` : ""}`;
     const retry = refused
-      ? "`skillhub sync --update`, after that review, locks one"
+      ? `\`skillhub sync --update\`, after that review, ${error.code === "GIT_HISTORY_REWRITTEN" ? "takes it" : "locks one"}`
       : (this.options.retry ?? "call refresh_skills, or run `skillhub sync`");
     // A command (no background sync) says how to try again; a server, when it will.
     const next =
@@ -479,7 +480,7 @@ export class GitSync {
         ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min (${retry})`
         : retry;
     // A refused commit's message already says what the copy serves (git-repo.ts's keepVerified).
-    const said = copy && error.code === "GIT_SIGNATURE_INVALID";
+    const said = copy && (error.code === "GIT_SIGNATURE_INVALID" || error.code === "GIT_HISTORY_REWRITTEN");
     const line = `repo ${target.label}: ${error.message}${said ? "" : ` ${serving};`} ${said ? capitalised(next) : next}.`;
     const auth =
       error.code === "GIT_AUTH_FAILED" ||
@@ -488,6 +489,7 @@ export class GitSync {
       error.code === "GIT_REF_NOT_FOUND" ||
       error.code === "GIT_COMMIT_NOT_IN_REF" ||
       error.code === "GIT_SIGNATURE_INVALID" ||
+      error.code === "GIT_HISTORY_REWRITTEN" ||
       error.code === "GIT_TOO_LARGE";
     this.options.logger[
       this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"

@@ -24,6 +24,11 @@ export interface SyncWant {
   commit?: string;
   /** SSH allowed-signers file: the commit checked out must be signed by a key it lists. */
   allowedSigners?: string;
+  /**
+   * With allowedSigners, a followed branch may move to a commit that does not descend from the copy's
+   * (`skillhub sync --update`, after review); otherwise such a move is refused (GIT_HISTORY_REWRITTEN).
+   */
+  rewrite?: true;
 }
 
 export interface SyncContext {

@@ -1,0 +1,44 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { cleanupTemp } from "../../helpers/fs.ts";
+import { git, signedCommit, skillText } from "../../helpers/git.ts";
+import { cli } from "../../lock/cli.ts";
+import { signedCopy } from "./signed-copy.ts";
+
+afterAll(cleanupTemp);
+
+describe("a signed branch force-pushed back to an older signed commit", () => {
+  test("is not taken by a plain sync: the copy keeps serving its commit; `sync --update` takes it", async () => {
+    const { m, env, copy, remote, trusted } = await signedCopy("Known bad.");
+    const old = git(["rev-parse", "HEAD"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(fixed);
+    const locked = readFileSync(m.lock, "utf8");
+
+    // Whoever controls the remote cannot sign, but can re-serve the old signed commit.
+    git(["push", "--quiet", "--force", "origin", `${old}:refs/heads/main`], remote.work);
+    const refused = await cli(m, ["sync", "--json"], env);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.out).repos[0].error).toEqual({
+      code: "GIT_HISTORY_REWRITTEN",
+      message: `branch 'main' of ${remote.url} is now at commit ${old.slice(0, 12)}, which does not descend from commit ${fixed.slice(0, 12)} of the copy (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it. The copy stays at its last verified commit ${fixed.slice(0, 12)}, which is served.`,
+    });
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(fixed);
+    expect(readFileSync(m.lock, "utf8")).toBe(locked);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Fixed.");
+
+    const accepted = await cli(m, ["sync", "--update"], env);
+    expect(accepted.code, accepted.out + accepted.err).toBe(0);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(old);
+  });
+
+  test("a signed commit pushed on top of the copy's is taken as before", async () => {
+    const { m, env, copy, remote, trusted } = await signedCopy("First.");
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second."));
+    const second = signedCommit(remote, "second", trusted.key);
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(second);
+  });
+});
