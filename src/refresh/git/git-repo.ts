@@ -5,7 +5,7 @@ import { readNamedText } from "../../util/named-file.ts";
 import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
-import { type Fetched, fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
+import { type Fetched, fetchWanted, inRefHistory, keptByRecord, recordOf } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { checkoutWithin, repackWhenMany } from "./git-size-limit.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
@@ -234,9 +234,9 @@ async function failClosed(
   error: unknown,
 ): Promise<never> {
   if (!(error instanceof GitError) || error.code !== "GIT_COMMIT_NOT_IN_REF") throw error;
-  // The refusal fetched the ref's whole history: the answer for the copy's commit is final too.
-  if (await reachedByRef(target, ctx, target.dir, previous)) throw error;
   if (await keptByRecord(target, ctx, target.dir, previous, record)) throw error;
+  const now = await inRefHistory(target, ctx, target.dir, previous).catch(() => ({ reached: false }));
+  if (now.reached) throw error;
   await removeCopy(target.dir);
   throw new GitError(
     error.code,
