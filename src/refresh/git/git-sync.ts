@@ -1,9 +1,12 @@
 import { existsSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { MAX_CONFIG_BYTES } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
+import { SOURCE_CONFIG_FILE } from "../../config/source-config.ts";
 import type { GitHead } from "../../lock/lockfile.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
+import { readNamedFile } from "../../util/named-file.ts";
 import { capitalised } from "../../util/plural.ts";
 import { timerDelay } from "../../util/timer-limit.ts";
 import { repoTargets } from "../repo-targets.ts";
@@ -18,6 +21,15 @@ import { GitRunner } from "./git-runner.ts";
 import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
 import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
+
+/**
+ * The digest of the copy's `config.yaml` as the settings loader would read it (config/load.ts), or
+ * undefined when it has none it could read (then none is applied either).
+ */
+export function configDigest(copy: string): string | undefined {
+  const read = readNamedFile({ path: join(copy, SOURCE_CONFIG_FILE), maxBytes: MAX_CONFIG_BYTES, within: copy });
+  return read.ok ? `sha256:${read.sha256}` : undefined;
+}
 
 /** The verdict on a repository with no copy on disk yet. */
 const NO_COPY = "there is no copy yet";
@@ -218,36 +230,44 @@ export class GitSync {
           };
         const commit = copy ? await head(t.dir, { git: this.git }) : null;
         if (!commit) return { ...base, commit };
+        const config = configDigest(t.dir);
         try {
           const { edited, ignored } = await this.servedChanges(t);
           return {
             ...base,
             commit,
+            ...(config ? { config } : {}),
             ...(edited.length > 0 ? { edited } : {}),
             ...(ignored.length > 0 ? { ignored } : {}),
           };
         } catch (error) {
-          return { ...base, commit, unchecked: errorMessage(error) };
+          return { ...base, commit, ...(config ? { config } : {}), unchecked: errorMessage(error) };
         }
       }),
     );
   }
 
   /**
-   * What `t`'s copy holds besides its checkout (git-discards.ts) in what is served, its skills folder,
-   * which is all a lock records of it: what the next sync discards (`edited`, relative to the copy) and the
-   * files git ignores (relative to the skills folder). None when the folder leads out of the copy (nothing
-   * of it is served). Throws GitError when git cannot list them.
+   * What `t`'s copy holds besides its checkout (git-discards.ts) in what a lock records of it, its skills
+   * folder and its `config.yaml`: what the next sync discards (`edited`, relative to the copy; a
+   * `config.yaml` no commit holds, which git ignores, included) and the files git ignores in the skills
+   * folder (relative to it). Throws GitError when git cannot list them.
    */
   private async servedChanges(t: RepoTarget): Promise<{ edited: string[]; ignored: string[] }> {
+    const settings = await copyChanges(t.dir, this.git, { folder: SOURCE_CONFIG_FILE, ignored: true });
+    const config = [...settings.discarded, ...settings.ignored];
     const served = repoSkillsDir(t.dir, t.path);
-    if (served === undefined) return { edited: [], ignored: [] };
+    // None of the skills folder when it leads out of the copy: nothing of it is served.
+    if (served === undefined) return { edited: config, ignored: [] };
     // Through a link inside the copy, the folder git knows is the one it leads to.
     const within = existsSync(served) ? relative(realpathSync(t.dir), realpathSync(served)) : relative(t.dir, served);
     const folder = within.split(sep).join("/");
     const changes = await copyChanges(t.dir, this.git, { folder, ignored: true });
     const prefix = folder === "" ? "" : `${folder}/`;
-    return { edited: changes.discarded, ignored: changes.ignored.map((path) => path.slice(prefix.length)) };
+    return {
+      edited: [...new Set([...changes.discarded, ...config])],
+      ignored: changes.ignored.filter((path) => path !== SOURCE_CONFIG_FILE).map((path) => path.slice(prefix.length)),
+    };
   }
 
   get lastSyncTime(): string | null {
