@@ -88,7 +88,8 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   if (want.allowedSigners) {
     try {
       await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
-      if (following && !want.rewrite && !(await descends())) throw rewritten(target, previous, tip);
+      if (following && !want.rewrite && !(await descends())) throw rewritten(target, previous, "of the copy", tip);
+      if (following && !want.rewrite) await requireAfter(target, ctx, target.dir, want, tip);
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
       if (error.code !== "GIT_SIGNATURE_INVALID" && error.code !== "GIT_HISTORY_REWRITTEN") throw error;
@@ -178,14 +179,16 @@ async function clone(
     const fetched = await fetchWanted(target, ctx, temp, want);
     const tip = fetched.commit;
     elsewhere = refElsewhere(fetched);
-    // Security: an unsigned or wrongly signed commit never becomes a copy.
-    if (want.allowedSigners)
-      await verifySigned(target, ctx, temp, tip, want.allowedSigners).catch((error) => {
-        if (!(error instanceof GitError)) throw error;
-        throw new GitError(error.code, `${error.message} No copy was made.`, { details: error.details });
-      });
-    await checkoutWithin(ctx.git, temp, tip, sizeLimit(target, ctx));
     const following = !target.ref && !want.commit;
+    // Security: an unsigned or wrongly signed commit never becomes a copy, nor one older than the lock's.
+    if (want.allowedSigners)
+      await verifySigned(target, ctx, temp, tip, want.allowedSigners)
+        .then(() => (following && !want.rewrite ? requireAfter(target, ctx, temp, want, tip) : undefined))
+        .catch((error) => {
+          if (!(error instanceof GitError)) throw error;
+          throw new GitError(error.code, `${error.message} No copy was made.`, { details: error.details });
+        });
+    await checkoutWithin(ctx.git, temp, tip, sizeLimit(target, ctx));
     await local({ ...target, dir: temp }, ctx, [
       "checkout",
       "--quiet",
@@ -251,12 +254,33 @@ async function failClosed(
  * force-push the branch back to an older signed one (a skill since fixed, a key since retired): a freeze or
  * rollback that every signature check passes. Only history that goes on from what was verified is taken.
  */
-function rewritten(target: RepoTarget, previous: string, tip: string): GitError {
+function rewritten(target: RepoTarget, previous: string, whose: string, tip: string): GitError {
   return new GitError(
     "GIT_HISTORY_REWRITTEN",
-    `branch '${target.branch}' of ${target.spec.url} is now at commit ${tip.slice(0, 12)}, which does not descend from commit ${previous.slice(0, 12)} of the copy (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it.`,
+    `branch '${target.branch}' of ${target.spec.url} is now at commit ${tip.slice(0, 12)}, which does not descend from commit ${previous.slice(0, 12)} ${whose} (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it.`,
     { details: { url: target.spec.url, branch: target.branch, commit: tip, previous } },
   );
+}
+
+/**
+ * Refuse (GIT_HISTORY_REWRITTEN) the followed branch's `tip` unless it descends from the lock's commit
+ * (`want.after`), told from the copy in `dir` when it holds that commit, else from the branch's history on
+ * the remote (inRefHistory: a first copy is shallow).
+ */
+async function requireAfter(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  want: SyncWant,
+  tip: string,
+): Promise<void> {
+  const after = want.after;
+  if (after === undefined || after === tip) return;
+  const held = (await ctx.git.run(["cat-file", "-e", `${after}^{commit}`], { cwd: dir })).code === 0;
+  const descends = held
+    ? (await ctx.git.run(["merge-base", "--is-ancestor", after, tip], { cwd: dir })).code === 0
+    : (await inRefHistory(target, ctx, dir, after)).reached;
+  if (!descends) throw rewritten(target, after, "recorded in skillhub.lock", tip);
 }
 
 /**

@@ -381,8 +381,11 @@ export class GitSync {
   private want(target: RepoTarget, pins: ReadonlyMap<string, { ref: string; commit: string }>): SyncWant {
     const pin = pins.get(target.spec.url);
     const held = pin && pin.ref === refOf(target) && (this.options.frozen || target.ref !== undefined);
+    // Security: with signed commits, a followed branch never goes back past what the lock says was reviewed.
+    const after = pin && pin.ref === refOf(target) && !held && this.options.allowedSigners ? pin.commit : undefined;
     return {
       ...(held ? { commit: pin.commit } : {}),
+      ...(after ? { after } : {}),
       ...(this.options.allowedSigners ? { allowedSigners: this.options.allowedSigners } : {}),
       ...(this.options.acceptRewrite ? { rewrite: true as const } : {}),
     };

@@ -29,6 +29,11 @@ export interface SyncWant {
    * (`skillhub sync --update`, after review); otherwise such a move is refused (GIT_HISTORY_REWRITTEN).
    */
   rewrite?: true;
+  /**
+   * With allowedSigners, the lock's commit for a followed branch: the commit taken must descend from it too,
+   * as from the copy's (the commit the team reviewed, on a machine without a copy as well).
+   */
+  after?: string;
 }
 
 export interface SyncContext {

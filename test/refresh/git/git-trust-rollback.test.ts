@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { cleanupTemp } from "../../helpers/fs.ts";
 import { git, signedCommit, skillText } from "../../helpers/git.ts";
-import { cli } from "../../lock/cli.ts";
+import { cli, machine } from "../../lock/cli.ts";
 import { signedCopy } from "./signed-copy.ts";
 
 afterAll(cleanupTemp);
@@ -31,6 +32,39 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
 
     const accepted = await cli(m, ["sync", "--update"], env);
     expect(accepted.code, accepted.out + accepted.err).toBe(0);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(old);
+  });
+
+  test("nor past the lock's commit: by a machine without a copy, nor by one whose copy is older than the lock", async () => {
+    const { m, env, copy, remote, trusted } = await signedCopy("Known bad.");
+    const old = git(["rev-parse", "HEAD"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    // A teammate's lock records the fix; this machine's copy is still at the old commit.
+    const reviewer = machine();
+    expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
+    git(["push", "--quiet", "--force", "origin", `${old}:refs/heads/main`], remote.work);
+    const refusal = `branch 'main' of ${remote.url} is now at commit ${old.slice(0, 12)}, which does not descend from commit ${fixed.slice(0, 12)} recorded in skillhub.lock (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it.`;
+
+    const fresh = machine();
+    writeFileSync(fresh.lock, readFileSync(reviewer.lock, "utf8"));
+    const first = await cli(fresh, ["sync", "--json"], env);
+    expect(first.code).toBe(1);
+    expect(JSON.parse(first.out).repos[0].error).toEqual({
+      code: "GIT_HISTORY_REWRITTEN",
+      message: `${refusal} No copy was made.`,
+    });
+    const repos = join(fresh.home, ".skillhub", "repos");
+    const copies = existsSync(repos)
+      ? readdirSync(repos).filter((n) => !n.startsWith(".") && !n.endsWith(".lock"))
+      : [];
+    expect(copies).toEqual([]);
+
+    writeFileSync(m.lock, readFileSync(reviewer.lock, "utf8"));
+    const behind = await cli(m, ["sync", "--json"], env);
+    expect(behind.code).toBe(1);
+    expect(JSON.parse(behind.out).repos[0].error.code).toBe("GIT_HISTORY_REWRITTEN");
+    expect(JSON.parse(behind.out).repos[0].error.message).toStartWith(refusal);
     expect(git(["rev-parse", "HEAD"], copy)).toBe(old);
   });
 
