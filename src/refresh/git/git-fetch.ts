@@ -204,6 +204,7 @@ export async function inRefHistory(
       // Security: fetching with a filter makes the URL a promisor remote, from which git would fetch any
       // object it lacks on demand (a fork's commit by its hash): only what the ref's history brought counts.
       await sync.git.run(["config", "--remove-section", `remote.${target.spec.url}`], { cwd: scratch });
+      await sync.git.run(["config", "--unset-all", "extensions.partialClone"], { cwd: scratch });
     };
     const since = Math.max(0, (await commitTime(dir, commit, ctx)) - CLOCK_SLACK_S);
     ctx.progress(history);

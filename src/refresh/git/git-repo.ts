@@ -85,10 +85,16 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const descends = async () =>
     tip === previous ||
     (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
+  const branch = target.branch;
+  const current = (
+    await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
+  ).stdout.trim();
   if (want.allowedSigners) {
     try {
       await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
-      if (following && !want.rewrite && !(await descends())) throw rewritten(target, previous, "of the copy", tip);
+      // A copy of another branch or of a pin (the configuration changed: an explicit move) is no anchor.
+      const rewrite = following && !want.rewrite && current === branch && !(await descends());
+      if (rewrite) throw rewritten(target, previous, "of the copy", tip);
       if (following && !want.rewrite) await requireAfter(target, ctx, target.dir, want, tip);
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
@@ -96,14 +102,10 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
       throw await keepVerified(target, ctx, previous, want.allowedSigners, error);
     }
   }
-  const branch = target.branch;
   // The whole copy, not only its skills folder: an edit left elsewhere would stop a fast-forward.
   const dirty =
     (await copyChanges(target.dir, ctx.git)).discarded.length > 0 ||
     (want.allowedSigners !== undefined && (await changedSince(target, ctx, previous)));
-  const current = (
-    await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
-  ).stdout.trim();
   const placed = following ? current === branch : current === "";
   if (tip === previous && !dirty && placed) {
     writeState(target, tip, ctx.now);

@@ -76,3 +76,21 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     expect(git(["rev-parse", "HEAD"], copy)).toBe(second);
   });
 });
+
+describe("a signed repository's configured branch changed", () => {
+  test("is an explicit move: the other branch is followed, whatever its history", async () => {
+    const { m, env, copy, remote, trusted } = await signedCopy("On main.");
+    git(["checkout", "--quiet", "--orphan", "other"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "On another branch."));
+    git(["add", "-A"], remote.work);
+    git(
+      ["-c", "gpg.format=ssh", "-c", `user.signingkey=${trusted.key}`, "commit", "-S", "--quiet", "-m", "other"],
+      remote.work,
+    );
+    git(["push", "--quiet", "origin", "other"], remote.work);
+    const other = git(["rev-parse", "HEAD"], remote.work);
+    const synced = await cli(m, ["sync"], { ...env, SKILLS_BRANCH: "other" });
+    expect(synced.code, synced.out + synced.err).toBe(0);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(other);
+  });
+});
