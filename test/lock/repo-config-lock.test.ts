@@ -52,6 +52,7 @@ describe("skillhub.lock records a repository's config.yaml", () => {
     // sync --frozen puts the locked commit's file back, and then verifies.
     const frozen = await cli(m, ["sync", "--frozen"], env);
     expect(frozen.code, frozen.out + frozen.err).toBe(0);
+    expect(frozen.out).toContain(`warning: local changes in ${copy} (config.yaml) were discarded`);
     expect(readFileSync(join(copy, "config.yaml"), "utf8")).toBe(TEAM_CONFIG);
     expect((await cli(m, ["verify"], env)).code).toBe(0);
   });

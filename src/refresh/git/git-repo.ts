@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
+import { shownNames } from "../../util/shown-arg.ts";
 import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
@@ -103,9 +104,9 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     }
   }
   // The whole copy, not only its skills folder: an edit left elsewhere would stop a fast-forward.
+  const discarded = (await copyChanges(target.dir, ctx.git)).discarded;
   const dirty =
-    (await copyChanges(target.dir, ctx.git)).discarded.length > 0 ||
-    (want.allowedSigners !== undefined && (await changedSince(target, ctx, previous)));
+    discarded.length > 0 || (want.allowedSigners !== undefined && (await changedSince(target, ctx, previous)));
   const placed = following ? current === branch : current === "";
   if (tip === previous && !dirty && placed) {
     writeState(target, tip, ctx.now);
@@ -115,7 +116,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   if (tip !== previous) await checkoutWithin(ctx.git, target.dir, tip, sizeLimit(target, ctx));
   if (dirty)
     warnings.push(
-      `local changes in ${target.dir} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
+      `local changes in ${target.dir}${discarded.length > 0 ? ` (${shownNames(discarded)})` : ""} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
     );
   if (following && !fastForward)
     warnings.push(
