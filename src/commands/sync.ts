@@ -226,6 +226,7 @@ function plainSync(ctx: Parameters<CommandRun>[0]): string {
  * refused: git-repo.ts's keepVerified).
  */
 function failedCopy(r: RepoReport): string {
-  if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID") return "";
+  if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID" || r.error?.code === "GIT_HISTORY_REWRITTEN")
+    return "";
   return r.served ? " (the local copy is still served)" : " (the local copy is not served: see `skillhub doctor`)";
 }

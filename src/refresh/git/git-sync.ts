@@ -502,8 +502,9 @@ export class GitSync {
       this.options.intervalMs > 0
         ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min (${retry})`
         : retry;
-    // A refused commit's message already says what the copy serves (git-repo.ts's keepVerified).
-    const said = copy && (error.code === "GIT_SIGNATURE_INVALID" || error.code === "GIT_HISTORY_REWRITTEN");
+    // A refused commit's message already says what the copy serves (git-repo.ts's keepVerified), or that
+    // no copy was made.
+    const said = error.code === "GIT_HISTORY_REWRITTEN" || (copy && error.code === "GIT_SIGNATURE_INVALID");
     const line = `repo ${target.label}: ${error.message}${said ? "" : ` ${serving};`} ${said ? capitalised(next) : next}.`;
     const auth =
       error.code === "GIT_AUTH_FAILED" ||

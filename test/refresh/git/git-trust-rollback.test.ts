@@ -54,6 +54,9 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
       code: "GIT_HISTORY_REWRITTEN",
       message: `${refusal} No copy was made.`,
     });
+    expect(first.err).toContain(
+      `${refusal} No copy was made. \`skillhub sync --update\`, after that review, takes it.\n`,
+    );
     const repos = join(fresh.home, ".skillhub", "repos");
     const copies = existsSync(repos)
       ? readdirSync(repos).filter((n) => !n.startsWith(".") && !n.endsWith(".lock"))
