@@ -26,7 +26,7 @@ import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
  * The digest of the copy's `config.yaml` as the settings loader would read it (config/load.ts), or
  * undefined when it has none it could read (then none is applied either).
  */
-export function configDigest(copy: string): string | undefined {
+function configDigest(copy: string): string | undefined {
   const read = readNamedFile({ path: join(copy, SOURCE_CONFIG_FILE), maxBytes: MAX_CONFIG_BYTES, within: copy });
   return read.ok ? `sha256:${read.sha256}` : undefined;
 }
