@@ -167,7 +167,9 @@ const CLOCK_SLACK_S = 86_400;
 
 /**
  * Whether the lock's `commit` (held in `dir`) is in the history of the configured branch or tag as the
- * remote has it now, and the commit the ref is at (`tip`, undefined when it names none).
+ * remote has it now, and the commit the ref is at (`tip`, undefined when it names none). With `from`, in
+ * the history of that commit instead (fetched by its hash: the very commit a sync is about to take, not
+ * the ref, which the remote may have moved again since).
  *
  * Security: a server hands out any commit it holds by its hash, and GitHub holds, under a repository's
  * URL, the commits of all its forks. Checked out unchecked, a lock naming a fork's commit (in a project
@@ -184,6 +186,7 @@ export async function inRefHistory(
   sync: SyncContext,
   dir: string,
   commit: string,
+  from?: string,
 ): Promise<{ reached: boolean; tip?: string }> {
   const parent = dirname(target.dir);
   mkdirSync(parent, { recursive: true });
@@ -200,7 +203,12 @@ export async function inRefHistory(
     const ctx: FetchContext = { ...sync, limit };
     const history = `fetching the history of ${refOf(target)} from ${target.spec.url} back to commit ${commit.slice(0, 12)}`;
     const fetchCommits = async (deepen: string) => {
-      await fetchRef(target, ctx, scratch, ["--filter=tree:0", deepen]);
+      if (from === undefined) await fetchRef(target, ctx, scratch, ["--filter=tree:0", deepen]);
+      else {
+        const args = ["fetch", "--no-tags", "--quiet", "--filter=tree:0", deepen, target.spec.url, from];
+        const out = await ctx.limit.fetch(args, remoteOptions(ctx, scratch));
+        if (out.code !== 0 && !NOTHING_SINCE.test(out.stderr)) throw failure(target, ctx, out, from);
+      }
       // Security: fetching with a filter makes the URL a promisor remote, from which git would fetch any
       // object it lacks on demand (a fork's commit by its hash): only what the ref's history brought counts.
       await sync.git.run(["config", "--remove-section", `remote.${target.spec.url}`], { cwd: scratch });
@@ -209,13 +217,14 @@ export async function inRefHistory(
     const since = Math.max(0, (await commitTime(dir, commit, ctx)) - CLOCK_SLACK_S);
     ctx.progress(history);
     await fetchCommits(`--shallow-since=@${since}`);
-    let reached = await reaches(ctx, scratch, local, commit);
+    const head = from ?? local;
+    let reached = await reaches(ctx, scratch, head, commit);
     if (!reached && (await isShallow(scratch, ctx))) {
       ctx.progress(`${history} (all of it)`);
       await fetchCommits("--unshallow");
-      reached = await reaches(ctx, scratch, local, commit);
+      reached = await reaches(ctx, scratch, head, commit);
     }
-    const tip = await refTip(target, ctx, scratch);
+    const tip = from ?? (await refTip(target, ctx, scratch));
     return { reached, ...(tip ? { tip } : {}) };
   } finally {
     await rm(scratch, { recursive: true, force: true });

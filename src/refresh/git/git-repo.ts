@@ -267,8 +267,9 @@ function rewritten(target: RepoTarget, previous: string, whose: string, tip: str
 
 /**
  * Refuse (GIT_HISTORY_REWRITTEN) the followed branch's `tip` unless it descends from the lock's commit
- * (`want.after`), told from the copy in `dir` when it holds that commit, else from the branch's history on
- * the remote (inRefHistory: a first copy is shallow).
+ * (`want.after`), told from the copy in `dir` when it holds that commit, else from `tip`'s history on the
+ * remote (inRefHistory; a first copy is shallow). Security: `tip`'s own history, fetched by its hash, not
+ * the branch's, which whoever controls the remote could move back between the two fetches.
  */
 async function requireAfter(
   target: RepoTarget,
@@ -282,7 +283,7 @@ async function requireAfter(
   const held = (await ctx.git.run(["cat-file", "-e", `${after}^{commit}`], { cwd: dir })).code === 0;
   const descends = held
     ? (await ctx.git.run(["merge-base", "--is-ancestor", after, tip], { cwd: dir })).code === 0
-    : (await inRefHistory(target, ctx, dir, after)).reached;
+    : (await inRefHistory(target, ctx, dir, after, tip)).reached;
   if (!descends) throw rewritten(target, after, "recorded in skillhub.lock", tip);
 }
 

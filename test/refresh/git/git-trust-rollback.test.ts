@@ -1,8 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupTemp } from "../../helpers/fs.ts";
-import { git, signedCommit, skillText } from "../../helpers/git.ts";
+import { repoAuth } from "../../../src/refresh/git/git-auth.ts";
+import { inRefHistory } from "../../../src/refresh/git/git-fetch.ts";
+import { GitRunner } from "../../../src/refresh/git/git-runner.ts";
+import { parseRepo } from "../../../src/refresh/git/git-url.ts";
+import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
+import { GIT_ENV, git, remoteRepo, signedCommit, skillText } from "../../helpers/git.ts";
 import { cli, machine } from "../../lock/cli.ts";
 import { signedCopy } from "./signed-copy.ts";
 
@@ -95,5 +99,37 @@ describe("a signed repository's configured branch changed", () => {
     const synced = await cli(m, ["sync"], { ...env, SKILLS_BRANCH: "other" });
     expect(synced.code, synced.out + synced.err).toBe(0);
     expect(git(["rev-parse", "HEAD"], copy)).toBe(other);
+  });
+});
+
+describe("whether a commit descends from the lock's is told from that commit's own history", () => {
+  test("not from the branch's, which the remote may have moved back since the commit was fetched", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
+    const first = git(["rev-parse", "HEAD"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Reviewed."));
+    const locked = remote.push("reviewed");
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Later."));
+    const later = remote.push("later");
+    // An older line of history, beside the branch (what a rollback serves).
+    git(["checkout", "--quiet", "-b", "old", first], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Known bad."));
+    const old = remote.push("old");
+    git(["push", "--quiet", "origin", "old"], remote.work);
+
+    const spec = parseRepo(remote.url);
+    // A first copy holding none of these commits (as one fetched at a depth of 1 holds almost none).
+    const target = { spec, label: "team", dir: join(tempDir("skillhub-repos-"), "team"), branch: "main" };
+    git(["init", "--quiet", target.dir]);
+    const ctx = {
+      git: new GitRunner({ env: GIT_ENV }),
+      auth: repoAuth(spec, undefined),
+      now: Date.now,
+      progress: () => {},
+      timeoutMs: 60_000,
+    };
+    expect(await inRefHistory(target, ctx, target.dir, locked)).toEqual({ reached: true, tip: later });
+    expect(await inRefHistory(target, ctx, target.dir, locked, later)).toEqual({ reached: true, tip: later });
+    // main still reaches the locked commit; the commit about to be taken does not.
+    expect(await inRefHistory(target, ctx, target.dir, locked, old)).toEqual({ reached: false, tip: old });
   });
 });
