@@ -116,15 +116,15 @@ async function reachedUnread(
       : code === "GIT_AUTH_FAILED"
         ? "refused access"
         : code === "GIT_TOO_LARGE"
-          ? `sent more than the size limit for the history of ${namedRef(target)}`
+          ? `sent more than git.max_repo_bytes for the history of ${namedRef(target)} (it sends commits only with their files)`
           : code === "GIT_BRANCH_NOT_FOUND" || code === "GIT_REF_NOT_FOUND"
             ? `has no ${namedRef(target)} any more`
             : undefined;
   if (why === undefined || !(await reachedByRef(target, ctx, dir, commit))) return false;
-  if (code === "GIT_BRANCH_NOT_FOUND" || code === "GIT_REF_NOT_FOUND" || code === "GIT_TOO_LARGE")
-    warnings?.push(
-      `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} recorded in skillhub.lock, which ${namedRef(target)} reached when SkillHub last fetched it, is still served; review the repository, then run \`skillhub sync --update\` to lock what it serves now.`,
-    );
+  const kept = `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} recorded in skillhub.lock, which ${namedRef(target)} reached when SkillHub last fetched it, is still served`;
+  if (code === "GIT_TOO_LARGE") warnings?.push(`${kept}.`);
+  else if (code === "GIT_BRANCH_NOT_FOUND" || code === "GIT_REF_NOT_FOUND")
+    warnings?.push(`${kept}; review the repository, then run \`skillhub sync --update\` to lock what it serves now.`);
   else
     ctx.progress(
       `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} checked against ${namedRef(target)} as last fetched`,

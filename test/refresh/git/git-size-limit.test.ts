@@ -285,7 +285,7 @@ describe("frozen, a huge file pushed to the branch's tip does not matter: only t
     expect(synced.code, synced.all).toBe(0);
     expect(synced.repo).toMatchObject({ success: true, commit_hash: locked });
     expect(synced.repo.warnings).toEqual([
-      `${remote.url} sent more than the size limit for the history of branch 'main': commit ${locked.slice(0, 12)} recorded in skillhub.lock, which branch 'main' reached when SkillHub last fetched it, is still served; review the repository, then run \`skillhub sync --update\` to lock what it serves now.`,
+      `${remote.url} sent more than git.max_repo_bytes for the history of branch 'main' (it sends commits only with their files): commit ${locked.slice(0, 12)} recorded in skillhub.lock, which branch 'main' reached when SkillHub last fetched it, is still served.`,
     ]);
     expect(leftovers(reviewer)).toEqual([]);
     // A fresh machine has no such record: the branch's history is fetched, files and all, and held to the limit.
