@@ -202,10 +202,10 @@ export async function inRefHistory(
     });
     const ctx: FetchContext = { ...sync, limit };
     const history = `fetching the history of ${refOf(target)} from ${target.spec.url} back to commit ${commit.slice(0, 12)}`;
-    const fetchCommits = async (deepen: string) => {
-      if (from === undefined) await fetchRef(target, ctx, scratch, ["--filter=tree:0", deepen]);
+    const fetchCommits = async (deepen: readonly string[]) => {
+      if (from === undefined) await fetchRef(target, ctx, scratch, ["--filter=tree:0", ...deepen]);
       else {
-        const args = ["fetch", "--no-tags", "--quiet", "--filter=tree:0", deepen, target.spec.url, from];
+        const args = ["fetch", "--no-tags", "--quiet", "--filter=tree:0", ...deepen, target.spec.url, from];
         const out = await ctx.limit.fetch(args, remoteOptions(ctx, scratch));
         if (out.code !== 0 && !NOTHING_SINCE.test(out.stderr)) throw failure(target, ctx, out, from);
       }
@@ -214,14 +214,19 @@ export async function inRefHistory(
       await sync.git.run(["config", "--remove-section", `remote.${target.spec.url}`], { cwd: scratch });
       await sync.git.run(["config", "--unset-all", "extensions.partialClone"], { cwd: scratch });
     };
-    const since = Math.max(0, (await commitTime(dir, commit, ctx)) - CLOCK_SLACK_S);
-    ctx.progress(history);
-    await fetchCommits(`--shallow-since=@${since}`);
     const head = from ?? local;
-    let reached = await reaches(ctx, scratch, head, commit);
-    if (!reached && (await isShallow(scratch, ctx))) {
-      ctx.progress(`${history} (all of it)`);
-      await fetchCommits("--unshallow");
+    // A commit `dir` does not hold has no date to start from: the whole history at once.
+    const since = (await commitTime(dir, commit, ctx)) - CLOCK_SLACK_S;
+    let reached = false;
+    if (since > 0) {
+      ctx.progress(history);
+      await fetchCommits([`--shallow-since=@${since}`]);
+      reached = await reaches(ctx, scratch, head, commit);
+    }
+    // Not reached among the commits since then (or none was since then: nothing fetched), or never tried.
+    if (!reached && (since <= 0 || (await isShallow(scratch, ctx)) || !(await hasCommit(scratch, head, ctx)))) {
+      ctx.progress(`${history}${since > 0 ? " (all of it)" : ""}`);
+      await fetchCommits((await isShallow(scratch, ctx)) ? ["--unshallow"] : []);
       reached = await reaches(ctx, scratch, head, commit);
     }
     const tip = from ?? (await refTip(target, ctx, scratch));

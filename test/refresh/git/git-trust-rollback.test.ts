@@ -75,6 +75,38 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     expect(git(["rev-parse", "HEAD"], copy)).toBe(old);
   });
 
+  test("a machine without a copy takes a tip that goes on from the lock's commit, however old both are", async () => {
+    const { m, env, remote, trusted } = await signedCopy("Reviewed.");
+    // A signed commit on top, dated two days ago, as a teammate's lock usually trails the branch.
+    const when = `@${Math.floor(Date.now() / 1000) - 2 * 86_400} +0000`;
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Newer."));
+    git(["add", "-A"], remote.work);
+    const signed = [
+      "-c",
+      "gpg.format=ssh",
+      "-c",
+      `user.signingkey=${trusted.key}`,
+      "commit",
+      "-S",
+      "--quiet",
+      "-m",
+      "newer",
+    ];
+    const made = Bun.spawnSync(["git", ...signed], {
+      cwd: remote.work,
+      env: { ...GIT_ENV, GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when },
+    });
+    expect(made.exitCode).toBe(0);
+    git(["push", "--quiet", "origin", "main"], remote.work);
+    const newer = git(["rev-parse", "HEAD"], remote.work);
+
+    const fresh = machine();
+    writeFileSync(fresh.lock, readFileSync(m.lock, "utf8"));
+    const synced = await cli(fresh, ["sync", "--json"], env);
+    expect(synced.code, synced.out + synced.err).toBe(0);
+    expect(JSON.parse(synced.out).repos[0]).toMatchObject({ success: true, commit_hash: newer });
+  });
+
   test("a signed commit pushed on top of the copy's is taken as before", async () => {
     const { m, env, copy, remote, trusted } = await signedCopy("First.");
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second."));
