@@ -4,6 +4,7 @@ import { projectSourcesAt, withProject } from "../config/project-file.ts";
 import type { Resolved } from "../config/resolve.ts";
 import { explicitSourceConfigFiles } from "../config/source-config.ts";
 import { lockPath } from "../lock/location.ts";
+import { lockedConfigs } from "../lock/pins.ts";
 import { resolveProjectRoot } from "../sources/project-root.ts";
 
 export interface SettingsInput {
@@ -22,7 +23,12 @@ export interface SettingsInput {
  */
 export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   const { args, env, homeDir, cwd, verifiedCopy } = input;
-  const loadFiles = (sourceFiles?: string[], repoFiles?: string[], projectRepoFiles?: string[]) =>
+  const loadFiles = (
+    sourceFiles?: string[],
+    repoFiles?: string[],
+    projectRepoFiles?: string[],
+    lockedDigests?: ReadonlyMap<string, string | null>,
+  ) =>
     loadConfig({
       env,
       flags: args.flags,
@@ -32,6 +38,7 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
       sourceFiles,
       repoFiles,
       projectRepoFiles,
+      lockedDigests,
     });
   const first = loadFiles();
   // The project's skillhub.yaml (what `skillhub add` recorded), at the project root known at start: a
@@ -45,20 +52,19 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   // A content repository the user configured may set more than a folder (source-config.ts); one the
   // project named, no more than a folder. Git sync's modules are loaded only when repositories are
   // configured (a faster start).
+  const place = { file: config.lock.file, projectDir, home: config.home, cwd };
   const copies =
     config.git.repos.length > 0
-      ? (await import("../refresh/git/git-copies.ts")).repoConfigFiles(
-          config,
-          verifiedCopy,
-          lockPath({ file: config.lock.file, projectDir, home: config.home, cwd }),
-        )
+      ? (await import("../refresh/git/git-copies.ts")).repoConfigFiles(config, verifiedCopy, lockPath(place))
       : [];
+  // Frozen: a repository's config.yaml applies only as the lock that pins it records it.
+  const locked = config.lock.frozen && copies.length > 0 ? lockedConfigs(config, place, copies) : undefined;
   const repoFiles = copies.filter((c) => !c.project).map((c) => c.file);
   const projectRepoFiles = copies.filter((c) => c.project).map((c) => c.file);
   const sourceFiles = [...copies.map((c) => c.file), ...explicitSourceConfigFiles(config)];
   const resolved =
     sourceFiles.length > 0
-      ? withProject(loadFiles(sourceFiles, repoFiles, projectRepoFiles), project)
+      ? withProject(loadFiles(sourceFiles, repoFiles, projectRepoFiles, locked), project)
       : withProject(first, project);
   if (config.git.repos.length > 0)
     resolved.warnings.push(...(await import("../refresh/repo-targets.ts")).overriddenPins(resolved.config.git.repos));

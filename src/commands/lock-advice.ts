@@ -2,7 +2,7 @@ import type { LockChange } from "../lock/compare.ts";
 import type { GitHead } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
-import { shownText } from "../util/shown-arg.ts";
+import { shownNames } from "../util/shown-arg.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 
 /**
@@ -47,9 +47,7 @@ export function leftAsTheyWere(count: number, what = "other difference"): string
  * sync`, which fetches the repository's ref and records that commit.
  */
 export function localChangesNote(label: string, edited: readonly string[], locked: boolean): string {
-  // Security: a file name may hold a line break: written as `\uXXXX`, as a difference writes it (describeChange).
-  const names = edited.slice(0, 3).map(shownText).join(", ");
-  const shown = names + (edited.length > 3 ? `, and ${edited.length - 3} more` : "");
+  const shown = shownNames(edited);
   const restore = locked
     ? "run `skillhub sync --frozen` to put the locked commit's files back"
     : "run `skillhub sync` to put the files of its ref's commit back and record that commit (no lock records this repository yet)";

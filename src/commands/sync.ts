@@ -32,7 +32,8 @@ export const runSync: CommandRun = async (ctx) => {
       intervalMs: 0,
       retry: "run `skillhub sync` again once that is fixed",
       // --update: sync to the configured refs, whatever the lock says.
-      ...(update ? { pins: () => new Map() } : {}),
+      // It also takes a signed branch's rewritten history (GIT_HISTORY_REWRITTEN), as reviewed.
+      ...(update ? { pins: () => new Map(), acceptRewrite: true } : {}),
     },
   });
   try {
@@ -225,6 +226,7 @@ function plainSync(ctx: Parameters<CommandRun>[0]): string {
  * refused: git-repo.ts's keepVerified).
  */
 function failedCopy(r: RepoReport): string {
-  if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID") return "";
+  if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID" || r.error?.code === "GIT_HISTORY_REWRITTEN")
+    return "";
   return r.served ? " (the local copy is still served)" : " (the local copy is not served: see `skillhub doctor`)";
 }

@@ -21,6 +21,11 @@ export interface LoadOptions {
   repoFiles?: readonly string[];
   /** Those of `sourceFiles` that belong to a repository the project's skillhub.yaml names: a folder's rights, said so. */
   projectRepoFiles?: readonly string[];
+  /**
+   * Frozen: for each repository's file of `sourceFiles`, the digest skillhub.lock records for it (null: the
+   * lock records none). Such a file applies only when the bytes read are those; else it is ignored, said so.
+   */
+  lockedDigests?: ReadonlyMap<string, string | null>;
 }
 
 /** The thin shell around resolveConfig: finds and reads the config files. */
@@ -54,7 +59,7 @@ export function loadConfig(options: LoadOptions): Resolved {
     // Security: a skills folder's or repository's file is someone else's content: it stays in its folder,
     // and one that cannot be read safely (a link to /dev/zero, a FIFO, too large) or parsed as a mapping
     // is skipped, not fatal.
-    const read = readSourceConfigFile(path);
+    const read = readSourceConfigFile(path, options.lockedDigests?.get(path));
     if (read === "missing") continue;
     if (typeof read === "string") {
       sourceWarnings.push(`${read} Its settings are ignored.`);
@@ -156,9 +161,14 @@ export function readConfigFile(path: string): ConfigFile {
  * mapping is skipped with that sentence as a warning, and every skill is still served (so is one holding a
  * wrong value: loadConfig).
  */
-function readSourceConfigFile(path: string): ConfigFile | "missing" | string {
+function readSourceConfigFile(path: string, locked?: string | null): ConfigFile | "missing" | string {
   const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES, within: dirname(path) });
   if (!read.ok) return read.missing ? "missing" : read.reason;
+  // Security: frozen, a repository's settings are those of the locked commit, checked on the very bytes
+  // parsed: a file changed in the copy (by whoever can write it) must not choose where usage events and
+  // queries go, nor how skills are matched.
+  if (locked !== undefined && `sha256:${read.sha256}` !== locked)
+    return `${path} is not the one skillhub.lock records for its repository (${locked === null ? "it records none" : `${locked.slice(0, 19)}… recorded`}, sha256:${read.sha256.slice(0, 12)}… here): run \`skillhub sync --frozen\` to put the locked commit's file back, or review it and run \`skillhub lock\`.`;
   const parsed = parseConfigText(path, read.text);
   if (typeof parsed === "string") return parsed;
   // An empty file (or comments only) sets nothing; a list or a scalar is not a set of settings.

@@ -54,7 +54,9 @@ export function buildLockfile(
   covered: (skill: Skill) => boolean = () => true,
 ): Lockfile {
   const sources = emptyRecord<LockedSource>();
-  for (const h of heads) if (h.commit) sources[h.label] = { url: h.url, ref: h.ref, commit: h.commit };
+  for (const h of heads)
+    if (h.commit)
+      sources[h.label] = { url: h.url, ref: h.ref, commit: h.commit, ...(h.config ? { config: h.config } : {}) };
   const ignoredBy = new Map(heads.map((h) => [h.label, new Set(h.ignored)]));
   const skills = emptyRecord<LockedSkill>();
   const leftOut: LeftOut = { unrecordable: [], ignored: [] };

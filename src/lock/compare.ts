@@ -20,7 +20,7 @@ export interface LockChange {
    */
   shadowed_by?: string;
   /** A source changed: which of its fields differ. */
-  fields?: Array<"url" | "ref" | "commit">;
+  fields?: Array<"url" | "ref" | "commit" | "config">;
 }
 
 /** What compareLocks knows of what would be served besides `now`. */
@@ -101,7 +101,7 @@ export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareCont
       });
     else if (before && after) {
       const what: string[] = [];
-      const fields: Array<"url" | "ref" | "commit"> = [];
+      const fields: NonNullable<LockChange["fields"]> = [];
       if (before.url !== after.url) {
         what.push(`url ${shown(before.url)} → ${shown(after.url)}`);
         fields.push("url");
@@ -113,6 +113,12 @@ export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareCont
       if (before.commit !== after.commit) {
         what.push(`commit ${before.commit.slice(0, 12)} → ${after.commit.slice(0, 12)}`);
         fields.push("commit");
+      }
+      if (before.config !== after.config) {
+        what.push(
+          `config.yaml ${!before.config ? `added (${short(after.config)})` : !after.config ? `removed (was ${short(before.config)})` : digestChange(before.config, after.config)}`,
+        );
+        fields.push("config");
       }
       if (what.length > 0)
         changes.push({ kind: "changed", subject: "source", id: label, detail: what.join(", "), fields });

@@ -49,6 +49,11 @@ export const LockedSource = once(() =>
     /** The configured tag, commit or (when nothing is pinned) branch. */
     ref: z.string().min(1),
     commit: Commit(),
+    /**
+     * The digest of the repository's own settings file, `config.yaml` at its root, as the copy of `commit`
+     * holds it; absent when it has none. A frozen server applies no other (config/load.ts).
+     */
+    config: Digest().optional(),
   }),
 );
 export type LockedSource = z.infer<ReturnType<typeof LockedSource>>;
@@ -263,6 +268,8 @@ export interface GitHead {
   commit: string | null;
   /** trust.allowed_signers: why the copy on disk is not served (its commit is then null). */
   notServed?: string;
+  /** The digest of the copy's `config.yaml` (the repository's settings), when it has one. */
+  config?: string;
   /** Files changed in the copy's work tree since its checkout, which the next sync discards. */
   edited?: string[];
   /**

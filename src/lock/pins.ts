@@ -1,5 +1,7 @@
+import type { Config } from "../config/schema.ts";
 import { withoutCredentials } from "../refresh/git/git-url.ts";
-import { LockError, readLockfile } from "./lockfile.ts";
+import { type LockPlace, lockTargets, ownRepoLabels, pinsRepo } from "./location.ts";
+import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
 
 /**
  * The lock's commits by repository URL, for git sync (a pinned repository
@@ -53,4 +55,34 @@ export function pinsFrom(
     if (pin) pins.set(url, pin);
   }
   return pins;
+}
+
+/**
+ * Frozen: the digest of each repository copy's `config.yaml` (`copies`' files) that the lock pinning the
+ * repository records, or null when it records none (no such file at the locked commit, a lock written
+ * before SkillHub recorded them, or a lock that cannot be read: nothing is vouched for then).
+ */
+export function lockedConfigs(
+  config: Config,
+  place: LockPlace,
+  copies: readonly { file: string; label: string; url: string }[],
+): Map<string, string | null> {
+  const own = ownRepoLabels(config);
+  const targets = lockTargets(place);
+  const read = new Map<string, Lockfile | undefined>();
+  const locked = new Map<string, string | null>();
+  for (const copy of copies) {
+    const file = targets.find((t) => pinsRepo(t, copy.label, own))?.file;
+    if (file !== undefined && !read.has(file)) {
+      try {
+        read.set(file, readLockfile(file));
+      } catch (error) {
+        if (!(error instanceof LockError)) throw error;
+        read.set(file, undefined);
+      }
+    }
+    const sources = Object.values((file === undefined ? undefined : read.get(file))?.sources ?? {});
+    locked.set(copy.file, sources.find((s) => withoutCredentials(s.url) === copy.url)?.config ?? null);
+  }
+  return locked;
 }

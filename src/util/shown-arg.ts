@@ -70,3 +70,12 @@ export function shownReason(reason: string, path: string): string {
   const quoted = `'${path}'`;
   return reason.startsWith(quoted) ? `'${shownArg(path)}'${reason.slice(quoted.length)}` : reason;
 }
+
+/**
+ * The first `most` of `names`, each as shownText writes it, and how many more there are: "a, b, c, and 2
+ * more". Security: a file name may hold a line break, written as `\uXXXX` so that no name adds a line.
+ */
+export function shownNames(names: readonly string[], most = 3): string {
+  const shown = names.slice(0, most).map(shownText).join(", ");
+  return shown + (names.length > most ? `, and ${names.length - most} more` : "");
+}

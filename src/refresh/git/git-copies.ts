@@ -19,10 +19,15 @@ export function repoConfigFiles(
   config: Config,
   verified: (copy: string) => boolean = () => false,
   lock?: string,
-): { file: string; project: boolean }[] {
+): { file: string; project: boolean; label: string; url: string }[] {
   return configRepoTargets(config, lock)
     .filter((target) => !config.trust.allowed_signers || verified(target.dir))
-    .map((target) => ({ file: join(target.dir, "config.yaml"), project: target.project === true }))
+    .map((target) => ({
+      file: join(target.dir, "config.yaml"),
+      project: target.project === true,
+      label: target.label,
+      url: target.spec.url,
+    }))
     .filter(({ file }) => existsSync(file));
 }
 

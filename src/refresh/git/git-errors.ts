@@ -15,6 +15,11 @@ export type GitErrorCode =
   | "GIT_COMMIT_NOT_IN_REF"
   /** trust.allowed_signers: the commit is unsigned or signed by a key not listed. */
   | "GIT_SIGNATURE_INVALID"
+  /**
+   * trust.allowed_signers: the followed branch's new tip does not descend from the copy's verified commit (a
+   * force-push back to an older signed commit, or rewritten history); taken only with `sync --update`.
+   */
+  | "GIT_HISTORY_REWRITTEN"
   /** git.max_repo_bytes: a sync brought, or would check out, more than the limit (git-size-limit.ts). */
   | "GIT_TOO_LARGE"
   /** Another SkillHub process held the copy's lock too long (reported, never thrown; see git-lock.ts). */

@@ -1,4 +1,8 @@
-import { classifyFailure, GitError } from "./git-errors.ts";
+import { mkdirSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import { classifyFailure, GitError, gitMessage } from "./git-errors.ts";
+import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import type { GitOutput } from "./git-runner.ts";
 import { FetchLimit } from "./git-size-limit.ts";
 import {
@@ -26,11 +30,10 @@ export interface Fetched {
 
 /**
  * Fetch what the copy should serve into `dir` and return its commit: the pinned commit, the lock's
- * commit (`want.commit`) once the configured branch or tag is known to reach it (requireInHistory), the
+ * commit (`want.commit`) once the configured branch or tag is known to reach it (inRefHistory), the
  * pinned tag's commit, or the branch tip. `existing`: `dir` is an existing copy, with its record of the
- * branch or tag read before this fetch overwrites it (recordOf); a lock's commit only that record reaches
- * adds a warning to its `warnings`. Without it, `dir` is a first copy, which fetches as little history as
- * it can.
+ * branch or tag (recordOf); a lock's commit only that record reaches adds a warning to its `warnings`.
+ * Without it, `dir` is a first copy, which fetches as little history as it can.
  */
 export async function fetchWanted(
   target: RepoTarget,
@@ -45,42 +48,38 @@ export async function fetchWanted(
     refs: [refNames(target)[1]],
   });
   const ctx: FetchContext = { ...sync, limit };
-  const shallow = !existing;
   // Not --depth on an existing copy: the server sends only the commits since the last sync, and their
   // ancestry stays known.
-  const depth = shallow ? ["--depth", "1"] : [];
+  const depth = existing ? [] : ["--depth", "1"];
   // A full hash configured as the ref is its own pin: the lock can record no other commit for it (sync
   // records the commit checked out), so one it names otherwise is not followed.
   const pinned = target.ref && FULL_COMMIT.test(target.ref) ? target.ref : undefined;
   const commit = pinned ?? want.commit;
-  const fetchTip = (deepen: readonly string[]) => {
-    ctx.progress(`fetching ${target.spec.url} (${refOf(target)})`);
-    return fetchRef(target, ctx, dir, deepen);
-  };
   if (!commit) {
-    await fetchTip(depth);
+    ctx.progress(`fetching ${target.spec.url} (${refOf(target)})`);
+    await fetchRef(target, ctx, dir, depth);
     const tip = await tipOf(target, ctx, dir);
     return { commit: tip, refCommit: tip };
   }
-  // An existing copy fetches the ref first: the lock's commit usually comes with it (a teammate's newer
-  // lock), and is then not fetched twice.
-  let refCommit: string | undefined;
-  if (!pinned && !shallow) {
-    try {
-      await fetchTip([]);
-    } catch (error) {
-      if (!(await reachedOffline(target, ctx, dir, commit, error))) throw error;
-      return { commit };
-    }
-    // Read now: a ref force-pushed away from the commit is put back to the copy's record below (keptByRecord).
-    refCommit = await refTip(target, ctx, dir);
-  }
+  // The lock's commit is fetched by its hash, and only its own files: what the branch or tag holds now (a
+  // huge file pushed to its tip) is never fetched, so it cannot make a frozen sync fail.
   if (!(await hasCommit(dir, commit, ctx))) await fetchCommit(target, ctx, dir, commit, Boolean(pinned), depth);
-  if (!pinned && !(await requireInHistory(target, ctx, dir, commit, shallow, existing?.record)))
-    existing?.warnings.push(movedAway(target, commit));
-  // A first copy fetched the ref to check the commit's history (requireInHistory), which has no record to keep.
-  if (!pinned && shallow) refCommit = await refTip(target, ctx, dir);
-  return { commit, ...(refCommit ? { refCommit } : {}) };
+  if (pinned) return { commit };
+  let history: { reached: boolean; tip?: string };
+  try {
+    history = await inRefHistory(target, ctx, dir, commit);
+  } catch (error) {
+    if (!(await reachedUnread(target, ctx, dir, commit, error, existing?.warnings))) throw error;
+    return { commit };
+  }
+  const refCommit = history.tip ? { refCommit: history.tip } : {};
+  if (history.reached) {
+    await recordReaching(target, ctx, dir, commit);
+    return { commit, ...refCommit };
+  }
+  if (!(await keptByRecord(target, ctx, dir, commit, existing?.record))) throw notInRef(target, commit);
+  existing?.warnings.push(movedAway(target, commit));
+  return { commit, ...refCommit };
 }
 
 /** Why a lock's commit is served although the branch or tag moved away from it (keptByRecord). */
@@ -90,30 +89,46 @@ function movedAway(target: RepoTarget, commit: string): string {
 }
 
 /**
- * Whether the lock's `commit` may be taken although the remote could not be read (`error`: unreachable,
- * timed out, or refusing the credentials this machine has, as in CI without the secret): the configured
- * branch or tag, as the copy last fetched it, reaches it. A frozen or pinned sync then works offline, and
- * without access, once the copy holds the commit.
+ * Whether the lock's `commit` may be taken although the configured branch or tag could not be read (`error`):
+ * the remote was unreachable, timed out, refused the credentials this machine has (CI without the secret),
+ * sent more than git.max_repo_bytes (a server that cannot send commits alone), or has no such branch or
+ * tag any more; and the branch or tag, as the copy last fetched it, reaches the commit. A frozen or pinned
+ * sync then works offline, and without access, once the copy holds the commit; a deleted branch or tag is
+ * taken as a force-push is (keptByRecord), with a warning in `warnings`.
  *
- * Security: that record is written only by fetching the ref from the configured URL (fetchRef), so what it
- * reaches was in the branch's or tag's history then. A fork's commit comes by its hash alone, which it does
- * not reach: offline, that one is never taken. Only when the remote is not read: a commit the record
- * reaches is taken online too (keptByRecord), with a warning once the remote says its branch or tag moved.
+ * Security: that record is written only by fetching the ref from the configured URL (fetchRef), or where
+ * such a fetch reached the commit (recordReaching), so what it reaches was in the branch's or tag's
+ * history then. A fork's commit comes by its hash alone, which it does not reach: offline, that one is
+ * never taken.
  */
-async function reachedOffline(
+async function reachedUnread(
   target: RepoTarget,
   ctx: SyncContext,
   dir: string,
   commit: string,
   error: unknown,
+  warnings: string[] | undefined,
 ): Promise<boolean> {
   const code = error instanceof GitError ? error.code : undefined;
-  const unread = code === "GIT_UNREACHABLE" || code === "GIT_TIMEOUT" || code === "GIT_AUTH_FAILED";
-  if (!unread || !(await reachedByRef(target, ctx, dir, commit))) return false;
-  const why = code === "GIT_AUTH_FAILED" ? "refused access" : "gave no answer";
-  ctx.progress(
-    `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} checked against ${namedRef(target)} as last fetched`,
-  );
+  const why =
+    code === "GIT_UNREACHABLE" || code === "GIT_TIMEOUT"
+      ? "gave no answer"
+      : code === "GIT_AUTH_FAILED"
+        ? "refused access"
+        : code === "GIT_TOO_LARGE"
+          ? `sent more than git.max_repo_bytes for the history of ${namedRef(target)} (it sends commits only with their files)`
+          : code === "GIT_BRANCH_NOT_FOUND" || code === "GIT_REF_NOT_FOUND"
+            ? `has no ${namedRef(target)} any more`
+            : undefined;
+  if (why === undefined || !(await reachedByRef(target, ctx, dir, commit))) return false;
+  const kept = `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} recorded in skillhub.lock, which ${namedRef(target)} reached when SkillHub last fetched it, is still served`;
+  if (code === "GIT_TOO_LARGE") warnings?.push(`${kept}.`);
+  else if (code === "GIT_BRANCH_NOT_FOUND" || code === "GIT_REF_NOT_FOUND")
+    warnings?.push(`${kept}; review the repository, then run \`skillhub sync --update\` to lock what it serves now.`);
+  else
+    ctx.progress(
+      `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} checked against ${namedRef(target)} as last fetched`,
+    );
   return true;
 }
 
@@ -145,50 +160,88 @@ async function fetchCommit(
 }
 
 /**
- * Commits after the lock's commit carry a later committer date, unless a clock was off: a first copy
+ * Commits after the lock's commit carry a later committer date, unless a clock was off: the history check
  * fetches the ref's commits dated from this many seconds before it.
  */
 const CLOCK_SLACK_S = 86_400;
 
 /**
- * Refuse the lock's `commit` (GIT_COMMIT_NOT_IN_REF) unless it is in the history of the configured
- * branch or tag, fetched into `dir` as far back as needed to tell, or in that of the copy's `record` of it
- * from before this fetch (keptByRecord): then false, the branch or tag moved away from it; else true.
+ * Whether the lock's `commit` (held in `dir`) is in the history of the configured branch or tag as the
+ * remote has it now, and the commit the ref is at (`tip`, undefined when it names none). With `from`, in
+ * the history of that commit instead (fetched by its hash: the very commit a sync is about to take, not
+ * the ref, which the remote may have moved again since).
  *
  * Security: a server hands out any commit it holds by its hash, and GitHub holds, under a repository's
  * URL, the commits of all its forks. Checked out unchecked, a lock naming a fork's commit (in a project
  * someone else wrote) would have that fork's skills served, and its scripts run, as the repository's.
  *
- * Network: an existing copy has the ref's commits since its last sync (fetchWanted fetched them), which
- * reach the commit unless the lock went back past the copy's first commit. A first copy holds the commit
- * alone: it fetches the ref's commits dated from a day before it. Only when that does not reach it (a
- * refusal, a lock older than the copy, a clock far off) is the ref's whole history fetched: a date never
- * decides, the history does.
+ * Network: the ref's commits alone, without their files (`--filter=tree:0`), into a scratch repository
+ * that is removed after: a huge file at the tip costs nothing, and the copy never holds a commit without
+ * its files. First those dated from a day before the commit; only when they do not reach it (a refusal, a
+ * clock far off) the ref's whole history: a date never decides, the history does. A server that cannot
+ * filter sends the files too, held to git.max_repo_bytes like any fetch.
  */
-async function requireInHistory(
+export async function inRefHistory(
   target: RepoTarget,
-  ctx: FetchContext,
+  sync: SyncContext,
   dir: string,
   commit: string,
-  firstCopy: boolean,
-  record: string | undefined,
-): Promise<boolean> {
-  const history = `fetching the history of ${refOf(target)} from ${target.spec.url} back to commit ${commit.slice(0, 12)}`;
-  if (firstCopy) {
-    const since = Math.max(0, (await commitTime(dir, commit, ctx)) - CLOCK_SLACK_S);
-    ctx.progress(history);
-    await fetchRef(target, ctx, dir, [`--shallow-since=@${since}`]);
+  from?: string,
+): Promise<{ reached: boolean; tip?: string }> {
+  const parent = dirname(target.dir);
+  mkdirSync(parent, { recursive: true });
+  const scratch = tempCloneDir(parent, `${target.spec.slug}.history`, sync.now());
+  try {
+    const init = await sync.git.run(["init", "--quiet", "--template=", scratch], { cwd: parent });
+    if (init.code !== 0) throw new GitError("GIT_FAILED", `git init failed in ${scratch}: ${gitMessage(init.stderr)}.`);
+    const [, local] = refNames(target);
+    const limit = await FetchLimit.start(sync.git, scratch, {
+      max: sync.maxRepoBytes ?? 0,
+      url: target.spec.url,
+      refs: [local],
+    });
+    const ctx: FetchContext = { ...sync, limit };
+    const history = `fetching the history of ${refOf(target)} from ${target.spec.url} back to commit ${commit.slice(0, 12)}`;
+    const fetchCommits = async (deepen: readonly string[]) => {
+      if (from === undefined) await fetchRef(target, ctx, scratch, ["--filter=tree:0", ...deepen]);
+      else {
+        const args = ["fetch", "--no-tags", "--quiet", "--filter=tree:0", ...deepen, target.spec.url, from];
+        const out = await ctx.limit.fetch(args, remoteOptions(ctx, scratch));
+        if (out.code !== 0 && !NOTHING_SINCE.test(out.stderr)) throw failure(target, ctx, out, from);
+      }
+      // Security: fetching with a filter makes the URL a promisor remote, from which git would fetch any
+      // object it lacks on demand (a fork's commit by its hash): only what the ref's history brought counts.
+      await sync.git.run(["config", "--remove-section", `remote.${target.spec.url}`], { cwd: scratch });
+      await sync.git.run(["config", "--unset-all", "extensions.partialClone"], { cwd: scratch });
+    };
+    const head = from ?? local;
+    // A commit `dir` does not hold has no date to start from: the whole history at once.
+    const since = (await commitTime(dir, commit, ctx)) - CLOCK_SLACK_S;
+    let reached = false;
+    if (since > 0) {
+      ctx.progress(history);
+      await fetchCommits([`--shallow-since=@${since}`]);
+      reached = await reaches(ctx, scratch, head, commit);
+    }
+    // Not reached among the commits since then (or none was since then: nothing fetched), or never tried.
+    if (!reached && (since <= 0 || (await isShallow(scratch, ctx)) || !(await hasCommit(scratch, head, ctx)))) {
+      ctx.progress(`${history}${since > 0 ? " (all of it)" : ""}`);
+      await fetchCommits((await isShallow(scratch, ctx)) ? ["--unshallow"] : []);
+      reached = await reaches(ctx, scratch, head, commit);
+    }
+    const tip = from ?? (await refTip(target, ctx, scratch));
+    return { reached, ...(tip ? { tip } : {}) };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+    finishTempClone(scratch);
   }
-  if (await reachedByRef(target, ctx, dir, commit)) return true;
-  if (await isShallow(dir, ctx)) {
-    ctx.progress(`${history} (all of it)`);
-    await fetchRef(target, ctx, dir, ["--unshallow"]);
-    if (await reachedByRef(target, ctx, dir, commit)) return true;
-  }
-  if (await keptByRecord(target, ctx, dir, commit, record)) return false;
+}
+
+/** GIT_COMMIT_NOT_IN_REF: the lock's `commit` is neither in the ref's history nor in the copy's record of it. */
+function notInRef(target: RepoTarget, commit: string): GitError {
   const moved = target.ref ? "the tag moved" : "the branch was force-pushed";
   const ref = namedRef(target);
-  throw new GitError(
+  return new GitError(
     "GIT_COMMIT_NOT_IN_REF",
     `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of ${ref} of ${target.spec.url} (a commit from a fork, or ${moved}): review it, then run \`skillhub sync --update\` to lock the current ${ref}.`,
     { details: { url: target.spec.url, ref: refOf(target), commit } },
@@ -196,8 +249,20 @@ async function requireInHistory(
 }
 
 /**
- * Whether `commit` is in the history of the configured branch or tag as last fetched into `dir`. After
- * requireInHistory refused a commit, that history is whole, and the answer final for any commit.
+ * After inRefHistory found `commit` in the ref's history: the copy's record of the ref (refNames' local ref)
+ * is made to reach it, when it does not yet (a first copy, a lock newer than the copy's last fetch), so
+ * that an offline sync, or one after a force-push, takes it too (reachedUnread, keptByRecord).
+ */
+async function recordReaching(target: RepoTarget, ctx: SyncContext, dir: string, commit: string): Promise<void> {
+  if (await reachedByRef(target, ctx, dir, commit)) return;
+  const [, local] = refNames(target);
+  const out = await ctx.git.run(["update-ref", "--no-deref", local, commit], { cwd: dir });
+  if (out.code !== 0) throw new GitError("GIT_FAILED", `git update-ref failed in ${dir}: ${out.stderr.trim()}.`);
+}
+
+/**
+ * Whether `commit` is in the history of the configured branch or tag as last fetched into `dir` (the copy's
+ * record of it).
  */
 export async function reachedByRef(
   target: RepoTarget,
@@ -231,7 +296,7 @@ export async function recordOf(target: RepoTarget, ctx: SyncContext, dir: string
  * the branch or tag as fetched now does not: it was force-pushed, or the tag moved, away from it. Such a
  * commit is still served (a locked one, the copy's own): it was in the ref's history when it was reviewed,
  * and the lock moves only with `skillhub sync --update`. The record is then put back, so that the next sync
- * (and an offline one, reachedOffline) decides the same until the lock moves.
+ * (and an offline one, reachedUnread) decides the same until the lock moves.
  *
  * Security: the record is written only by fetching the ref from the configured URL (fetchRef), or put back
  * here to what such a fetch wrote: a fork's commit, fetched by its hash alone, is never in its history. A

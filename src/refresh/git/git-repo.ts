@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
+import { shownNames } from "../../util/shown-arg.ts";
 import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
-import { type Fetched, fetchWanted, keptByRecord, reachedByRef, recordOf } from "./git-fetch.ts";
+import { type Fetched, fetchWanted, inRefHistory, keptByRecord, recordOf } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { checkoutWithin, repackWhenMany } from "./git-size-limit.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
@@ -81,35 +82,41 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   );
   const tip = fetched.commit;
   const elsewhere = refElsewhere(fetched);
-  if (want.allowedSigners) {
-    try {
-      await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
-    } catch (error) {
-      if (!(error instanceof GitError) || error.code !== "GIT_SIGNATURE_INVALID") throw error;
-      throw await keepVerified(target, ctx, previous, want.allowedSigners, error);
-    }
-  }
   const following = !target.ref && !want.commit;
+  const descends = async () =>
+    tip === previous ||
+    (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
   const branch = target.branch;
-  // The whole copy, not only its skills folder: an edit left elsewhere would stop a fast-forward.
-  const dirty =
-    (await copyChanges(target.dir, ctx.git)).discarded.length > 0 ||
-    (want.allowedSigners !== undefined && (await changedSince(target, ctx, previous)));
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
   ).stdout.trim();
+  if (want.allowedSigners) {
+    try {
+      await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
+      // A copy of another branch or of a pin (the configuration changed: an explicit move) is no anchor.
+      const rewrite = following && !want.rewrite && current === branch && !(await descends());
+      if (rewrite) throw rewritten(target, previous, "of the copy", tip);
+      if (following && !want.rewrite) await requireAfter(target, ctx, target.dir, want, tip);
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      if (error.code !== "GIT_SIGNATURE_INVALID" && error.code !== "GIT_HISTORY_REWRITTEN") throw error;
+      throw await keepVerified(target, ctx, previous, want.allowedSigners, error);
+    }
+  }
+  // The whole copy, not only its skills folder: an edit left elsewhere would stop a fast-forward.
+  const discarded = (await copyChanges(target.dir, ctx.git)).discarded;
+  const dirty =
+    discarded.length > 0 || (want.allowedSigners !== undefined && (await changedSince(target, ctx, previous)));
   const placed = following ? current === branch : current === "";
   if (tip === previous && !dirty && placed) {
     writeState(target, tip, ctx.now);
     return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, ...elsewhere, warnings };
   }
-  const fastForward =
-    tip === previous ||
-    (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
+  const fastForward = await descends();
   if (tip !== previous) await checkoutWithin(ctx.git, target.dir, tip, sizeLimit(target, ctx));
   if (dirty)
     warnings.push(
-      `local changes in ${target.dir} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
+      `local changes in ${target.dir}${discarded.length > 0 ? ` (${shownNames(discarded)})` : ""} were discarded: it is a cache of ${target.spec.url}, change the repository instead.`,
     );
   if (following && !fastForward)
     warnings.push(
@@ -175,14 +182,16 @@ async function clone(
     const fetched = await fetchWanted(target, ctx, temp, want);
     const tip = fetched.commit;
     elsewhere = refElsewhere(fetched);
-    // Security: an unsigned or wrongly signed commit never becomes a copy.
-    if (want.allowedSigners)
-      await verifySigned(target, ctx, temp, tip, want.allowedSigners).catch((error) => {
-        if (!(error instanceof GitError)) throw error;
-        throw new GitError(error.code, `${error.message} No copy was made.`, { details: error.details });
-      });
-    await checkoutWithin(ctx.git, temp, tip, sizeLimit(target, ctx));
     const following = !target.ref && !want.commit;
+    // Security: an unsigned or wrongly signed commit never becomes a copy, nor one older than the lock's.
+    if (want.allowedSigners)
+      await verifySigned(target, ctx, temp, tip, want.allowedSigners)
+        .then(() => (following && !want.rewrite ? requireAfter(target, ctx, temp, want, tip) : undefined))
+        .catch((error) => {
+          if (!(error instanceof GitError)) throw error;
+          throw new GitError(error.code, `${error.message} No copy was made.`, { details: error.details });
+        });
+    await checkoutWithin(ctx.git, temp, tip, sizeLimit(target, ctx));
     await local({ ...target, dir: temp }, ctx, [
       "checkout",
       "--quiet",
@@ -231,15 +240,51 @@ async function failClosed(
   error: unknown,
 ): Promise<never> {
   if (!(error instanceof GitError) || error.code !== "GIT_COMMIT_NOT_IN_REF") throw error;
-  // The refusal fetched the ref's whole history: the answer for the copy's commit is final too.
-  if (await reachedByRef(target, ctx, target.dir, previous)) throw error;
   if (await keptByRecord(target, ctx, target.dir, previous, record)) throw error;
+  const now = await inRefHistory(target, ctx, target.dir, previous).catch(() => ({ reached: false }));
+  if (now.reached) throw error;
   await removeCopy(target.dir);
   throw new GitError(
     error.code,
     `${error.message} The copy in ${target.dir}, at commit ${previous.slice(0, 12)}, which is not in that history either, was removed.`,
     { details: error.details },
   );
+}
+
+/**
+ * The refusal of a followed branch's `tip` that does not descend from the copy's verified commit `previous`.
+ * Security: with signed commits required, whoever controls the remote cannot sign a new commit, but can
+ * force-push the branch back to an older signed one (a skill since fixed, a key since retired): a freeze or
+ * rollback that every signature check passes. Only history that goes on from what was verified is taken.
+ */
+function rewritten(target: RepoTarget, previous: string, whose: string, tip: string): GitError {
+  return new GitError(
+    "GIT_HISTORY_REWRITTEN",
+    `branch '${target.branch}' of ${target.spec.url} is now at commit ${tip.slice(0, 12)}, which does not descend from commit ${previous.slice(0, 12)} ${whose} (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it.`,
+    { details: { url: target.spec.url, branch: target.branch, commit: tip, previous } },
+  );
+}
+
+/**
+ * Refuse (GIT_HISTORY_REWRITTEN) the followed branch's `tip` unless it descends from the lock's commit
+ * (`want.after`), told from the copy in `dir` when it holds that commit, else from `tip`'s history on the
+ * remote (inRefHistory; a first copy is shallow). Security: `tip`'s own history, fetched by its hash, not
+ * the branch's, which whoever controls the remote could move back between the two fetches.
+ */
+async function requireAfter(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  want: SyncWant,
+  tip: string,
+): Promise<void> {
+  const after = want.after;
+  if (after === undefined || after === tip) return;
+  const held = (await ctx.git.run(["cat-file", "-e", `${after}^{commit}`], { cwd: dir })).code === 0;
+  const descends = held
+    ? (await ctx.git.run(["merge-base", "--is-ancestor", after, tip], { cwd: dir })).code === 0
+    : (await inRefHistory(target, ctx, dir, after, tip)).reached;
+  if (!descends) throw rewritten(target, after, "recorded in skillhub.lock", tip);
 }
 
 /**

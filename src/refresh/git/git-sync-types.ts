@@ -23,6 +23,11 @@ export interface GitSyncOptions {
   frozen?: boolean;
   /** trust.allowed_signers: accept only commits signed by a key of this SSH allowed-signers file. */
   allowedSigners?: string;
+  /**
+   * `skillhub sync --update`: with allowedSigners, a followed branch may move to a commit that does not
+   * descend from its copy's (a deliberate history rewrite, reviewed). Default false: refused.
+   */
+  acceptRewrite?: boolean;
   /** GITHUB_TOKEN: sent to https:// repositories only. */
   token?: string;
   /** SkillHub's home: copies go to `<home>/repos/<slug>`. */

@@ -1,9 +1,12 @@
 import { existsSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { MAX_CONFIG_BYTES } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
+import { SOURCE_CONFIG_FILE } from "../../config/source-config.ts";
 import type { GitHead } from "../../lock/lockfile.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
+import { readNamedFile } from "../../util/named-file.ts";
 import { capitalised } from "../../util/plural.ts";
 import { timerDelay } from "../../util/timer-limit.ts";
 import { repoTargets } from "../repo-targets.ts";
@@ -18,6 +21,15 @@ import { GitRunner } from "./git-runner.ts";
 import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
 import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
+
+/**
+ * The digest of the copy's `config.yaml` as the settings loader would read it (config/load.ts), or
+ * undefined when it has none it could read (then none is applied either).
+ */
+function configDigest(copy: string): string | undefined {
+  const read = readNamedFile({ path: join(copy, SOURCE_CONFIG_FILE), maxBytes: MAX_CONFIG_BYTES, within: copy });
+  return read.ok ? `sha256:${read.sha256}` : undefined;
+}
 
 /** The verdict on a repository with no copy on disk yet. */
 const NO_COPY = "there is no copy yet";
@@ -218,36 +230,44 @@ export class GitSync {
           };
         const commit = copy ? await head(t.dir, { git: this.git }) : null;
         if (!commit) return { ...base, commit };
+        const config = configDigest(t.dir);
         try {
           const { edited, ignored } = await this.servedChanges(t);
           return {
             ...base,
             commit,
+            ...(config ? { config } : {}),
             ...(edited.length > 0 ? { edited } : {}),
             ...(ignored.length > 0 ? { ignored } : {}),
           };
         } catch (error) {
-          return { ...base, commit, unchecked: errorMessage(error) };
+          return { ...base, commit, ...(config ? { config } : {}), unchecked: errorMessage(error) };
         }
       }),
     );
   }
 
   /**
-   * What `t`'s copy holds besides its checkout (git-discards.ts) in what is served, its skills folder,
-   * which is all a lock records of it: what the next sync discards (`edited`, relative to the copy) and the
-   * files git ignores (relative to the skills folder). None when the folder leads out of the copy (nothing
-   * of it is served). Throws GitError when git cannot list them.
+   * What `t`'s copy holds besides its checkout (git-discards.ts) in what a lock records of it, its skills
+   * folder and its `config.yaml`: what the next sync discards (`edited`, relative to the copy; a
+   * `config.yaml` no commit holds, which git ignores, included) and the files git ignores in the skills
+   * folder (relative to it). Throws GitError when git cannot list them.
    */
   private async servedChanges(t: RepoTarget): Promise<{ edited: string[]; ignored: string[] }> {
+    const settings = await copyChanges(t.dir, this.git, { folder: SOURCE_CONFIG_FILE, ignored: true });
+    const config = [...settings.discarded, ...settings.ignored];
     const served = repoSkillsDir(t.dir, t.path);
-    if (served === undefined) return { edited: [], ignored: [] };
+    // None of the skills folder when it leads out of the copy: nothing of it is served.
+    if (served === undefined) return { edited: config, ignored: [] };
     // Through a link inside the copy, the folder git knows is the one it leads to.
     const within = existsSync(served) ? relative(realpathSync(t.dir), realpathSync(served)) : relative(t.dir, served);
     const folder = within.split(sep).join("/");
     const changes = await copyChanges(t.dir, this.git, { folder, ignored: true });
     const prefix = folder === "" ? "" : `${folder}/`;
-    return { edited: changes.discarded, ignored: changes.ignored.map((path) => path.slice(prefix.length)) };
+    return {
+      edited: [...new Set([...changes.discarded, ...config])],
+      ignored: changes.ignored.filter((path) => path !== SOURCE_CONFIG_FILE).map((path) => path.slice(prefix.length)),
+    };
   }
 
   get lastSyncTime(): string | null {
@@ -361,9 +381,13 @@ export class GitSync {
   private want(target: RepoTarget, pins: ReadonlyMap<string, { ref: string; commit: string }>): SyncWant {
     const pin = pins.get(target.spec.url);
     const held = pin && pin.ref === refOf(target) && (this.options.frozen || target.ref !== undefined);
+    // Security: with signed commits, a followed branch never goes back past what the lock says was reviewed.
+    const after = pin && pin.ref === refOf(target) && !held && this.options.allowedSigners ? pin.commit : undefined;
     return {
       ...(held ? { commit: pin.commit } : {}),
+      ...(after ? { after } : {}),
       ...(this.options.allowedSigners ? { allowedSigners: this.options.allowedSigners } : {}),
+      ...(this.options.acceptRewrite ? { rewrite: true as const } : {}),
     };
   }
 
@@ -462,7 +486,7 @@ export class GitSync {
     const copy = existsSync(join(target.dir, ".git"));
     const verdict = this.trust.get(target.spec.slug);
     // A refused commit stays refused, whatever the retry: only a lock that moves (`sync --update`) helps.
-    const refused = error.code === "GIT_COMMIT_NOT_IN_REF";
+    const refused = error.code === "GIT_COMMIT_NOT_IN_REF" || error.code === "GIT_HISTORY_REWRITTEN";
     const serving = !copy
       ? refused
         ? "No copy is made, so this repository's skills are unavailable until the lock names a commit the branch or tag reaches"
@@ -471,15 +495,16 @@ export class GitSync {
         ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
         : `The local copy is not served${verdict ? ` (${verdict.why.replace(/\.$/, "")}): ${verdict.fix}` : ""}`;
     const retry = refused
-      ? "`skillhub sync --update`, after that review, locks one"
+      ? `\`skillhub sync --update\`, after that review, ${error.code === "GIT_HISTORY_REWRITTEN" ? "takes it" : "locks one"}`
       : (this.options.retry ?? "call refresh_skills, or run `skillhub sync`");
     // A command (no background sync) says how to try again; a server, when it will.
     const next =
       this.options.intervalMs > 0
         ? `the next try is in ${Math.round(this.options.intervalMs / 60_000)} min (${retry})`
         : retry;
-    // A refused commit's message already says what the copy serves (git-repo.ts's keepVerified).
-    const said = copy && error.code === "GIT_SIGNATURE_INVALID";
+    // A refused commit's message already says what the copy serves (git-repo.ts's keepVerified), or that
+    // no copy was made.
+    const said = error.code === "GIT_HISTORY_REWRITTEN" || (copy && error.code === "GIT_SIGNATURE_INVALID");
     const line = `repo ${target.label}: ${error.message}${said ? "" : ` ${serving};`} ${said ? capitalised(next) : next}.`;
     const auth =
       error.code === "GIT_AUTH_FAILED" ||
@@ -488,6 +513,7 @@ export class GitSync {
       error.code === "GIT_REF_NOT_FOUND" ||
       error.code === "GIT_COMMIT_NOT_IN_REF" ||
       error.code === "GIT_SIGNATURE_INVALID" ||
+      error.code === "GIT_HISTORY_REWRITTEN" ||
       error.code === "GIT_TOO_LARGE";
     this.options.logger[
       this.failing.has(target.label) && reason === "timer" && !auth ? "debug" : auth ? "error" : "warn"

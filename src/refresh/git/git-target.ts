@@ -24,6 +24,16 @@ export interface SyncWant {
   commit?: string;
   /** SSH allowed-signers file: the commit checked out must be signed by a key it lists. */
   allowedSigners?: string;
+  /**
+   * With allowedSigners, a followed branch may move to a commit that does not descend from the copy's
+   * (`skillhub sync --update`, after review); otherwise such a move is refused (GIT_HISTORY_REWRITTEN).
+   */
+  rewrite?: true;
+  /**
+   * With allowedSigners, the lock's commit for a followed branch: the commit taken must descend from it too,
+   * as from the copy's (the commit the team reviewed, on a machine without a copy as well).
+   */
+  after?: string;
 }
 
 export interface SyncContext {

@@ -150,7 +150,7 @@ describe("a lock's commit is checked out only when the configured branch or tag 
     expect(copyHead(teammate)).toBe(older);
   });
 
-  test("a first copy fetches the branch's history only from shortly before the locked commit", async () => {
+  test("a first copy fetches the locked commit alone, and none of the branch's files", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "First.") });
     const initial = git(["rev-parse", "HEAD"], remote.work);
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Second."));
@@ -167,10 +167,12 @@ describe("a lock's commit is checked out only when the configured branch or tag 
     expect((await cli(teammate, ["sync", "--frozen"], env)).code).toBe(0);
     const copy = copyOf(teammate) as string;
     expect(copyHead(teammate)).toBe(second);
-    expect(git(["cat-file", "-t", third], copy)).toBe("commit");
     expect(existsSync(join(copy, ".git", "shallow"))).toBe(true);
-    // Ten days older than the locked commit: never fetched.
-    expect(Bun.spawnSync(["git", "cat-file", "-e", initial], { cwd: copy, env: GIT_ENV }).exitCode).not.toBe(0);
+    // The branch's history is checked elsewhere (a scratch repository, removed): the copy holds the
+    // locked commit alone, neither the tip nor the commit before it.
+    for (const other of [third, initial])
+      expect(Bun.spawnSync(["git", "cat-file", "-e", other], { cwd: copy, env: GIT_ENV }).exitCode).not.toBe(0);
+    expect(readdirSync(join(teammate.home, ".skillhub", "repos")).filter((n) => n.startsWith("."))).toEqual([]);
   });
 
   test("a copy made at the tip accepts a lock of an older commit of the branch (its history fetched)", async () => {
@@ -471,13 +473,24 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
     expect(copyHead(m)).toBe(reviewed);
   });
 
-  test("a remote that answers without the branch is not overruled by the copy's record of it", async () => {
+  test("a branch deleted on the remote: the locked commit its record reaches is served, with a warning; a fresh machine is refused", async () => {
     const { remote, env } = team();
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const locked = copyHead(m);
     git(["update-ref", "-d", "refs/heads/main"], remote.bare);
     const frozen = await cli(m, ["sync", "--frozen", "--json"], env);
-    expect(frozen.code).toBe(1);
-    expect(errorOf(frozen)?.code).toBe("GIT_BRANCH_NOT_FOUND");
+    expect(frozen.code, frozen.out + frozen.err).toBe(0);
+    expect(JSON.parse(frozen.out).repos[0]).toMatchObject({ success: true, commit_hash: locked });
+    expect(JSON.parse(frozen.out).repos[0].warnings).toEqual([
+      `${remote.url} has no branch 'main' any more: commit ${locked.slice(0, 12)} recorded in skillhub.lock, which branch 'main' reached when SkillHub last fetched it, is still served; review the repository, then run \`skillhub sync --update\` to lock what it serves now.`,
+    ]);
+    // Nothing tells a reviewed commit from a fork's there: the branch must reach it.
+    const fresh = machine();
+    copyLock(m, fresh);
+    const refused = await cli(fresh, ["sync", "--frozen", "--json"], env);
+    expect(refused.code).toBe(1);
+    expect(errorOf(refused)?.code).toBe("GIT_BRANCH_NOT_FOUND");
+    expect(copyOf(fresh)).toBeUndefined();
   });
 });

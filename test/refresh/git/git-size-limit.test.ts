@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { GitRunner } from "../../../src/refresh/git/git-runner.ts";
 import { checkoutBytes, FetchLimit, repackWhenMany } from "../../../src/refresh/git/git-size-limit.ts";
@@ -243,5 +243,55 @@ describe("git.max_repo_bytes: what one sync may bring onto disk", () => {
     await repackWhenMany(new GitRunner({ env: GIT_ENV }), copy);
     expect(packs()).toHaveLength(1);
     git(["fsck", "--no-progress", "--connectivity-only"], copy);
+  });
+});
+
+describe("frozen, a huge file pushed to the branch's tip does not matter: only the locked commit is fetched", () => {
+  /** A reviewer's lock of `remote`'s first commit, then a large file pushed on top; a fresh machine with that lock. */
+  async function lockedThenLarge(remote: Remote) {
+    const reviewer = machine();
+    const env = limited(remote.url);
+    expect((await syncJson(reviewer, env)).code).toBe(0);
+    const locked = git(["rev-parse", "HEAD"], copyOf(reviewer));
+    pushLarge(remote, randomBytes(6 * 1024 * 1024));
+    const fresh = machine();
+    write(fresh.lock, readFileSync(reviewer.lock, "utf8"));
+    return { reviewer, fresh, env, locked };
+  }
+
+  const frozenJson = async (m: Machine, env: Record<string, string>) => {
+    const synced = await cli(m, ["sync", "--frozen", "--json"], env);
+    return { code: synced.code, repo: JSON.parse(synced.out).repos[0], all: synced.out + synced.err };
+  };
+
+  test("a server that sends commits without their files (GitHub, GitLab): a fresh machine and a copy both sync", async () => {
+    const remote = teamRemote();
+    git(["config", "uploadpack.allowFilter", "true"], remote.bare);
+    const { reviewer, fresh, env, locked } = await lockedThenLarge(remote);
+    const tip = git(["rev-parse", "HEAD"], remote.work);
+    for (const m of [fresh, reviewer]) {
+      const synced = await frozenJson(m, env);
+      expect(synced.code, synced.all).toBe(0);
+      expect(synced.repo).toMatchObject({ success: true, commit_hash: locked, ref_commit: tip });
+      expect(git(["rev-parse", "HEAD"], copyOf(m))).toBe(locked);
+      expect(leftovers(m)).toEqual([]);
+    }
+  });
+
+  test("a server that cannot: a copy whose record of the branch reaches the locked commit syncs, with a warning", async () => {
+    const remote = teamRemote();
+    const { reviewer, fresh, env, locked } = await lockedThenLarge(remote);
+    const synced = await frozenJson(reviewer, env);
+    expect(synced.code, synced.all).toBe(0);
+    expect(synced.repo).toMatchObject({ success: true, commit_hash: locked });
+    expect(synced.repo.warnings).toEqual([
+      `${remote.url} sent more than git.max_repo_bytes for the history of branch 'main' (it sends commits only with their files): commit ${locked.slice(0, 12)} recorded in skillhub.lock, which branch 'main' reached when SkillHub last fetched it, is still served.`,
+    ]);
+    expect(leftovers(reviewer)).toEqual([]);
+    // A fresh machine has no such record: the branch's history is fetched, files and all, and held to the limit.
+    const first = await frozenJson(fresh, env);
+    expect(first.code).toBe(1);
+    expect(first.repo.error.code).toBe("GIT_TOO_LARGE");
+    expect(leftovers(fresh)).toEqual([]);
   });
 });

@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { sha256Of } from "../../src/catalog/digests.ts";
+import { loadSettings } from "../../src/commands/load-settings.ts";
+import { parseCommandLine } from "../../src/config/args.ts";
+import { cleanupTemp } from "../helpers/fs.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
+import { cli, type Machine, machine } from "./cli.ts";
+
+afterAll(cleanupTemp);
+
+const TEAM_CONFIG = "matching:\n  min_score: 0.3\n";
+const TAMPERED = "matching:\n  min_score: 0.9\n";
+
+/** A team repository with its own config.yaml, synced (and locked) on a new machine. */
+async function synced() {
+  const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha"), "config.yaml": TEAM_CONFIG });
+  const m = machine();
+  const env = { SKILLS_REPO: remote.url };
+  expect((await cli(m, ["sync"], env)).code).toBe(0);
+  const repos = join(m.home, ".skillhub", "repos");
+  const copy = join(repos, readdirSync(repos).filter((n) => !n.startsWith("."))[0] as string);
+  return { m, env, copy };
+}
+
+/** The settings a command or server on `m` runs with (frozen or not), as the command line loads them. */
+async function settingsOn(m: Machine, env: Record<string, string>, frozen: boolean) {
+  const all = { ...GIT_ENV, HOME: m.home, ...env, ...(frozen ? { SKILLHUB_FROZEN: "1" } : {}) };
+  const args = parseCommandLine(["serve", "--project", m.project]);
+  return loadSettings({ args, env: all, homeDir: m.home, cwd: m.project });
+}
+
+describe("skillhub.lock records a repository's config.yaml", () => {
+  test("the lock records its digest; verify and sync --frozen name a copy's config.yaml changed on disk", async () => {
+    const { m, env, copy } = await synced();
+    const lock = JSON.parse(readFileSync(m.lock, "utf8"));
+    expect(lock.sources.team.config).toBe(sha256Of(TEAM_CONFIG));
+
+    writeFileSync(join(copy, "config.yaml"), TAMPERED);
+    const change = `changed source team: config.yaml ${sha256Of(TEAM_CONFIG).slice(0, 19)}… → ${sha256Of(TAMPERED).slice(0, 19)}…`;
+    const verify = await cli(m, ["verify"], env);
+    expect(verify.code).toBe(1);
+    expect(verify.out).toContain(`  ${change}\n`);
+    expect(verify.out).toContain("Repository team's copy has local changes (config.yaml)");
+    const json = JSON.parse((await cli(m, ["verify", "--json"], env)).out);
+    expect(json.changes).toContainEqual(expect.objectContaining({ subject: "source", id: "team", fields: ["config"] }));
+    // `lock` does not record a file the next sync discards.
+    expect((await cli(m, ["lock"], env)).code).toBe(1);
+    expect(JSON.parse(readFileSync(m.lock, "utf8")).sources.team.config).toBe(sha256Of(TEAM_CONFIG));
+
+    // sync --frozen puts the locked commit's file back, and then verifies.
+    const frozen = await cli(m, ["sync", "--frozen"], env);
+    expect(frozen.code, frozen.out + frozen.err).toBe(0);
+    expect(frozen.out).toContain(`warning: local changes in ${copy} (config.yaml) were discarded`);
+    expect(readFileSync(join(copy, "config.yaml"), "utf8")).toBe(TEAM_CONFIG);
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+  });
+
+  test("a frozen server applies a copy's config.yaml only as the lock records it", async () => {
+    const { m, env, copy } = await synced();
+    expect((await settingsOn(m, env, true)).config.matching.min_score).toBe(0.3);
+
+    writeFileSync(join(copy, "config.yaml"), TAMPERED);
+    const frozen = await settingsOn(m, env, true);
+    expect(frozen.config.matching.min_score).not.toBe(0.9);
+    expect(frozen.warnings.join("\n")).toContain(
+      `${join(copy, "config.yaml")} is not the one skillhub.lock records for its repository (${sha256Of(TEAM_CONFIG).slice(0, 19)}… recorded, ${sha256Of(TAMPERED).slice(0, 19)}… here): run \`skillhub sync --frozen\` to put the locked commit's file back, or review it and run \`skillhub lock\`. Its settings are ignored.`,
+    );
+    // Not frozen, the copy's file applies as it is.
+    expect((await settingsOn(m, env, false)).config.matching.min_score).toBe(0.9);
+  });
+});
