@@ -310,10 +310,26 @@ export async function keptByRecord(
   record: string | undefined,
 ): Promise<boolean> {
   if (!record || !(await reaches(ctx, dir, record, commit))) return false;
-  const [, local] = refNames(target);
-  const kept = await ctx.git.run(["update-ref", "--no-deref", local, record], { cwd: dir });
-  if (kept.code !== 0) throw new GitError("GIT_FAILED", `git update-ref failed in ${dir}: ${kept.stderr.trim()}.`);
+  await putBackRecord(target, ctx, dir, record);
   return true;
+}
+
+/**
+ * Put the copy's record of the branch or tag back to `record`, as it was before this sync's fetch (recordOf),
+ * or remove it when there was none. Security: a fetched tip that is refused (an unsigned commit, a rollback)
+ * is not left as the record, which would make it what the branch reached (keptByRecord, reachedUnread): a
+ * later frozen sync would then find the lock's commit outside that history and drop the locked copy.
+ */
+export async function putBackRecord(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  record: string | undefined,
+): Promise<void> {
+  const [, local] = refNames(target);
+  const args = record ? ["update-ref", "--no-deref", local, record] : ["update-ref", "--no-deref", "-d", local];
+  const out = await ctx.git.run(args, { cwd: dir });
+  if (out.code !== 0) throw new GitError("GIT_FAILED", `git update-ref failed in ${dir}: ${out.stderr.trim()}.`);
 }
 
 /** The configured ref as messages name it: `branch 'main'`, `tag 'v1'`. */
@@ -459,7 +475,7 @@ async function commitTime(dir: string, commit: string, ctx: SyncContext): Promis
 }
 
 /** Whether the repository in `dir` lacks part of some history (a copy made with --depth or --shallow-since). */
-async function isShallow(dir: string, ctx: SyncContext): Promise<boolean> {
+export async function isShallow(dir: string, ctx: SyncContext): Promise<boolean> {
   const out = await ctx.git.run(["rev-parse", "--is-shallow-repository"], { cwd: dir });
   return out.stdout.trim() !== "false";
 }

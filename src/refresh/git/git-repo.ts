@@ -6,7 +6,15 @@ import { shownNames } from "../../util/shown-arg.ts";
 import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
-import { type Fetched, fetchWanted, inRefHistory, keptByRecord, recordOf } from "./git-fetch.ts";
+import {
+  type Fetched,
+  fetchWanted,
+  inRefHistory,
+  isShallow,
+  keptByRecord,
+  putBackRecord,
+  recordOf,
+} from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { checkoutWithin, repackWhenMany } from "./git-size-limit.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
@@ -83,9 +91,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const tip = fetched.commit;
   const elsewhere = refElsewhere(fetched);
   const following = !target.ref && !want.commit;
-  const descends = async () =>
-    tip === previous ||
-    (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
+  const descends = () => descendsFrom(target, ctx, target.dir, previous, tip);
   const branch = target.branch;
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
@@ -100,7 +106,8 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
       if (error.code !== "GIT_SIGNATURE_INVALID" && error.code !== "GIT_HISTORY_REWRITTEN") throw error;
-      throw await keepVerified(target, ctx, previous, want.allowedSigners, error);
+      await putBackRecord(target, ctx, target.dir, record);
+      throw await keepVerified(target, ctx, previous, want.allowedSigners, want.after, error);
     }
   }
   // The whole copy, not only its skills folder: an edit left elsewhere would stop a fast-forward.
@@ -279,31 +286,58 @@ async function requireAfter(
   tip: string,
 ): Promise<void> {
   const after = want.after;
-  if (after === undefined || after === tip) return;
-  const held = (await ctx.git.run(["cat-file", "-e", `${after}^{commit}`], { cwd: dir })).code === 0;
-  const descends = held
-    ? (await ctx.git.run(["merge-base", "--is-ancestor", after, tip], { cwd: dir })).code === 0
-    : (await inRefHistory(target, ctx, dir, after, tip)).reached;
-  if (!descends) throw rewritten(target, after, "recorded in skillhub.lock", tip);
+  if (after === undefined) return;
+  if (!(await descendsFrom(target, ctx, dir, after, tip)))
+    throw rewritten(target, after, "recorded in skillhub.lock", tip);
+}
+
+/**
+ * Whether `commit` is `ancestor` or descends from it: told by the repository in `dir` when it holds
+ * `ancestor`, else from `commit`'s history on the remote (inRefHistory). A shallow repository (a first copy
+ * is one) lacks the history below its boundary, so only its yes is trusted: its no is asked of the remote.
+ */
+async function descendsFrom(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  ancestor: string,
+  commit: string,
+): Promise<boolean> {
+  if (ancestor === commit) return true;
+  const held = (await ctx.git.run(["cat-file", "-e", `${ancestor}^{commit}`], { cwd: dir })).code === 0;
+  if (held && (await ctx.git.run(["merge-base", "--is-ancestor", ancestor, commit], { cwd: dir })).code === 0)
+    return true;
+  if (held && !(await isShallow(dir, ctx))) return false;
+  return (await inRefHistory(target, ctx, dir, ancestor, commit)).reached;
 }
 
 /**
  * trust.allowed_signers refused the commit a sync wanted (`refusal`): the copy stays at `previous` when that
- * commit is signed by a listed key, its files put back to it when they were changed (so that it is
- * served, as verifyCopy requires); else nothing of the repository can be served until a signed commit is
- * pushed. Returns the refusal, saying which.
+ * commit is signed by a listed key and is not older than the lock's (`after`), its files put back to it
+ * when they were changed (so that it is served, as verifyCopy requires); else nothing of the repository can
+ * be served until a signed commit is pushed, or the branch goes on from the lock's commit. Returns the
+ * refusal, saying which.
  */
 async function keepVerified(
   target: RepoTarget,
   ctx: SyncContext,
   previous: string,
   signers: string,
+  after: string | undefined,
   refusal: GitError,
 ): Promise<GitError> {
   const said = (text: string) => new GitError(refusal.code, `${refusal.message} ${text}`, { details: refusal.details });
   // No usable signers file: nothing can be checked, the copy included.
   if (refusal.details.commit === undefined) return said("The copy is not served until then.");
   const short = previous.slice(0, 12);
+  // Security: a copy behind the lock (this machine had not synced since the reviewed fix) is the rollback
+  // itself: kept, it would serve the older commit for as long as the branch stays rolled back.
+  if (after !== undefined && !(await descendsFrom(target, ctx, target.dir, after, previous))) {
+    await removeCopy(target.dir);
+    return said(
+      `The copy in ${target.dir}, at commit ${short}, which is older than commit ${after.slice(0, 12)} recorded in skillhub.lock, was removed: nothing of ${target.spec.url} is served until ${target.branch} goes on from that commit.`,
+    );
+  }
   try {
     await verifySigned(target, ctx, target.dir, previous, signers);
   } catch (error) {

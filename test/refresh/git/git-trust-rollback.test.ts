@@ -33,6 +33,14 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     expect(git(["rev-parse", "HEAD"], copy)).toBe(fixed);
     expect(readFileSync(m.lock, "utf8")).toBe(locked);
     expect((await cli(m, ["list", "--json"], env)).out).toContain("Fixed.");
+    // The refused tip is not left as the copy's record of the branch: a frozen sync still serves the lock's
+    // commit, which the branch reached when it was fetched, with a warning.
+    expect(git(["rev-parse", "refs/remotes/origin/main"], copy)).toBe(fixed);
+    const frozen = await cli(m, ["sync", "--frozen"], env);
+    expect(frozen.code, frozen.out + frozen.err).toBe(0);
+    expect(frozen.err).toContain(`was force-pushed away from commit ${fixed.slice(0, 12)} recorded in skillhub.lock`);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(fixed);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("Fixed.");
 
     const accepted = await cli(m, ["sync", "--update"], env);
     expect(accepted.code, accepted.out + accepted.err).toBe(0);
@@ -71,8 +79,29 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     const behind = await cli(m, ["sync", "--json"], env);
     expect(behind.code).toBe(1);
     expect(JSON.parse(behind.out).repos[0].error.code).toBe("GIT_HISTORY_REWRITTEN");
-    expect(JSON.parse(behind.out).repos[0].error.message).toStartWith(refusal);
-    expect(git(["rev-parse", "HEAD"], copy)).toBe(old);
+    // The copy, older than the lock's commit, is the rollback itself: it is not kept to be served.
+    expect(JSON.parse(behind.out).repos[0].error.message).toBe(
+      `${refusal} The copy in ${copy}, at commit ${old.slice(0, 12)}, which is older than commit ${fixed.slice(0, 12)} recorded in skillhub.lock, was removed: nothing of ${remote.url} is served until main goes on from that commit.`,
+    );
+    expect(existsSync(copy)).toBe(false);
+    expect((await cli(m, ["list", "--json"], env)).out).not.toContain("Known bad.");
+  });
+
+  test("a shallow copy's missing history is not taken for a rewrite: the remote is asked", async () => {
+    const { m: reviewer, env, remote, trusted } = await signedCopy("Reviewed.");
+    const reviewed = readFileSync(reviewer.lock, "utf8");
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Middle."));
+    signedCommit(remote, "middle", trusted.key);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Latest."));
+    const latest = signedCommit(remote, "latest", trusted.key);
+    // A first copy at the tip (shallow), then frozen back to the reviewed commit: its history stops at the tip.
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    writeFileSync(m.lock, reviewed);
+    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
+    const synced = await cli(m, ["sync", "--json"], env);
+    expect(synced.code, synced.out + synced.err).toBe(0);
+    expect(JSON.parse(synced.out).repos[0]).toMatchObject({ success: true, commit_hash: latest });
   });
 
   test("a machine without a copy takes a tip that goes on from the lock's commit, however old both are", async () => {
