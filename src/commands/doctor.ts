@@ -46,7 +46,7 @@ export const runDoctor: CommandRun = async (ctx) => {
       config_warnings: configWarnings,
       tools,
       watches: watches ?? null,
-      ...teamJson(hub),
+      ...(await teamJson(hub)),
       ...(frozen ? { frozen: frozen.json } : {}),
       ...(http ? { http: http.json } : {}),
     });
@@ -80,7 +80,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   for (const [i, row] of alignColumns(rows).entries()) lines.push(`  ${String(i + 1).padStart(2)}. ${row}`);
   const toolsFolder = toolsFolderNote(ctx, hub);
   if (toolsFolder) lines.push(`  note: ${toolsFolder}`);
-  lines.push(...teamLines(hub));
+  lines.push(...(await teamLines(hub)));
   lines.push(...(frozen?.lines ?? []));
   lines.push("", `Skills served: ${catalog.skills.length - (frozen?.refused ?? 0)}`);
   if (frozen?.refused) lines.push(`  Not served in frozen mode: ${frozen.refused} (see Lock above).`);

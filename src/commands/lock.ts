@@ -1,6 +1,6 @@
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
-import { LockError, readLockfile, writeLockfile } from "../lock/lockfile.ts";
+import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
@@ -83,6 +83,11 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
         ctx.err(`skillhub lock: ${uncheckedNote(hub, h)}, then \`skillhub lock\` again; no lock was written.\n`);
       return 1;
     }
+    const back = await movedBack(hub, targets, heads);
+    if (back.length > 0) {
+      for (const line of back) ctx.err(`skillhub lock: ${line}; no lock was written.\n`);
+      return 1;
+    }
     // A lock of edited files would record bytes no commit holds: the next sync discards them, and a
     // teammate's copy of the same commit would never verify.
     const edited = targets.flatMap((t) => heads(t).filter((h) => h.edited));
@@ -136,6 +141,33 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
   } finally {
     hub.close();
   }
+}
+
+/**
+ * With trust.allowed_signers, why each repository's copy that went back from the commit its lock records
+ * (moved back in the copy: GitSync.goesBack) is not recorded. Security: a sync takes such a commit only with
+ * `skillhub sync --update`, after review; `skillhub lock` is no way around that.
+ */
+async function movedBack(hub: Hub, targets: readonly KeptLock[], heads: (t: KeptLock) => GitHead[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const t of targets) {
+    let sources: Lockfile["sources"];
+    try {
+      sources = readLockfile(t.file).sources;
+    } catch (error) {
+      if (!(error instanceof LockError)) throw error;
+      continue;
+    }
+    for (const h of heads(t)) {
+      const locked = Object.hasOwn(sources, h.label) ? sources[h.label] : undefined;
+      if (!h.commit || !locked || locked.url !== h.url || locked.ref !== h.ref || locked.commit === h.commit) continue;
+      if (!(await hub.git?.goesBack(h.label, locked.commit))) continue;
+      lines.push(
+        `repository ${h.label}'s copy is at commit ${h.commit.slice(0, 12)}, which does not go on from commit ${locked.commit.slice(0, 12)} recorded in ${t.file} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`skillhub sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`skillhub sync --update\``,
+      );
+    }
+  }
+  return lines;
 }
 
 /** Both labels of each folder that has another label in `after` than in `before`. */

@@ -14,10 +14,19 @@ export function unservedRepos(hub: Hub): string[] {
   return (hub.git?.status() ?? []).filter((r) => !r.served).map((r) => r.name);
 }
 
+/**
+ * Each repository's status, with the commit its copy is checked out at now (`commit`, null without a
+ * copy): the last sync's record says what that sync left, not what a checkout made in the copy since.
+ */
+async function repoStatus(hub: Hub) {
+  const commits = (await hub.git?.checkouts()) ?? new Map<string, string | null>();
+  return (hub.git?.status() ?? []).map((r) => ({ ...r, commit: commits.get(r.name) ?? null }));
+}
+
 /** Git repositories and analytics, for `doctor --json`. */
-export function teamJson(hub: Hub) {
+export async function teamJson(hub: Hub) {
   return {
-    repos: (hub.git?.status() ?? []).map((r) => ({ ...r, synced: r.state !== undefined })),
+    repos: (await repoStatus(hub)).map((r) => ({ ...r, synced: r.state !== undefined })),
     git_executable: hub.git ? (Bun.which("git") ?? null) : undefined,
     allowed_signers: hub.git ? (hub.config.trust.allowed_signers ?? null) : undefined,
     analytics: { description: hub.analytics.describe, buffered_events: bufferedEvents(hub) },
@@ -25,7 +34,7 @@ export function teamJson(hub: Hub) {
 }
 
 /** Git repositories and analytics, for `doctor`'s text. */
-export function teamLines(hub: Hub): string[] {
+export async function teamLines(hub: Hub): Promise<string[]> {
   const lines: string[] = [];
   const c = hub.config;
   if (hub.git) {
@@ -43,13 +52,13 @@ export function teamLines(hub: Hub): string[] {
     );
     if (!Bun.which("git"))
       lines.push("  problem: the git executable is not on PATH; install git to sync these repositories.");
-    for (const r of hub.git.status()) {
+    for (const r of await repoStatus(hub)) {
       const follows = r.ref ? `, pinned to ${r.ref}` : r.branch !== c.git.branch ? `, branch ${r.branch}` : "";
       const added = r.project ? " (added by the project's skillhub.yaml)" : "";
       lines.push(`  ${r.name}  ${r.url}${r.path ? `, folder ${r.path}` : ""}${follows}${added}`);
       lines.push(
         r.state
-          ? `    copy ${r.dir} at ${r.state.commit.slice(0, 7)}, last synced ${r.state.last_sync}`
+          ? `    copy ${r.dir} at ${(r.commit ?? r.state.commit).slice(0, 7)}, last synced ${r.state.last_sync}${r.commit && r.commit !== r.state.commit ? ` (at ${r.state.commit.slice(0, 7)}; checked out in the copy since)` : ""}`
           : `    not synced yet: no local copy, so no skills from this repository: ${fetchAdvice(hub, r.name)} (a server with network access syncs it at start).`,
       );
       if (r.state?.last_error)

@@ -161,7 +161,7 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
   const moved = changes.filter((c) => c.subject === "source" && c.kind === "changed" && labels.has(c.id));
   if (moved.length > 0 && changes.every(ofRepo)) {
     const names = moved.map((c) => c.id).join(", ");
-    return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`skillhub sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}, or review the change and run \`skillhub lock\` to record the ${moved.length === 1 ? "copy's" : "copies'"} instead.`;
+    return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`skillhub sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}; only when ${moved.length === 1 ? "the copy's commit goes" : "each copy's commit goes"} on from the locked one (a server that followed the branch), review the change and run \`skillhub lock\` to record it. A copy at an older commit is a rollback: it is not recorded.`;
   }
   // Only what applies: no repository differs, so no sync restores anything.
   return changes.some(ofRepo) ? ACCEPT_OR_RESTORE : ACCEPT_OR_RESTORE_FILES;

@@ -141,6 +141,9 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     expect(verify.code).toBe(1);
     expect(verify.out).toContain("The copy of team-skills is at another commit than skillhub.lock records");
     expect(verify.out).toContain("run `skillhub sync --frozen` to check out the locked commit");
+    // The copy is older than the lock: recording it would take back the reviewed change.
+    expect(verify.out).toContain("A copy at an older commit is a rollback: it is not recorded.");
+    expect(verify.out).not.toContain("to record the copy's instead");
     expect(verify.out).not.toContain("Review them, then run `skillhub lock`");
     expect(mate.run("sync", "--frozen").code).toBe(0);
     expect(mate.run("verify").code).toBe(0);

@@ -475,7 +475,7 @@ async function commitTime(dir: string, commit: string, ctx: SyncContext): Promis
 }
 
 /** Whether the repository in `dir` lacks part of some history (a copy made with --depth or --shallow-since). */
-export async function isShallow(dir: string, ctx: SyncContext): Promise<boolean> {
+export async function isShallow(dir: string, ctx: Pick<SyncContext, "git">): Promise<boolean> {
   const out = await ctx.git.run(["rev-parse", "--is-shallow-repository"], { cwd: dir });
   return out.stdout.trim() !== "false";
 }

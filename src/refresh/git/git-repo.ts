@@ -436,6 +436,21 @@ export async function head(dir: string, ctx: Pick<SyncContext, "git">): Promise<
   return gitFilesProblem(dir) ? null : checkedOut(dir, ctx);
 }
 
+/**
+ * Whether the copy in `dir` is checked out at a commit known not to go on from `locked` (the lock's): one
+ * older than it (a copy moved back), or any other when the copy holds `locked` and all of its history. Told
+ * from the copy alone: false when it cannot tell (it lacks `locked`, or is shallow and not moved back).
+ */
+export async function goesBackFrom(dir: string, ctx: Pick<SyncContext, "git">, locked: string): Promise<boolean> {
+  const commit = await head(dir, ctx);
+  if (commit === null || commit === locked) return false;
+  const isAncestor = async (a: string, b: string) =>
+    (await ctx.git.run(["merge-base", "--is-ancestor", a, b], { cwd: dir })).code === 0;
+  if (await isAncestor(commit, locked)) return true;
+  const held = (await ctx.git.run(["cat-file", "-e", `${locked}^{commit}`], { cwd: dir })).code === 0;
+  return held && !(await isShallow(dir, ctx)) && !(await isAncestor(locked, commit));
+}
+
 /** head() without the walk of `.git`: only for a copy gitFilesProblem passed in this same sync. */
 async function checkedOut(dir: string, ctx: Pick<SyncContext, "git">): Promise<string | null> {
   const out = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: dir });

@@ -16,7 +16,7 @@ import { copyChanges } from "./git-discards.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
-import { head, type RepoState, readState, recordFailure, syncRepo } from "./git-repo.ts";
+import { goesBackFrom, head, type RepoState, readState, recordFailure, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
 import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
 import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
@@ -199,6 +199,21 @@ export class GitSync {
           }
         : {}),
     }));
+  }
+
+  /** Each repository's copy's checked-out commit by label (head()): null without a usable copy. */
+  async checkouts(): Promise<Map<string, string | null>> {
+    const commits = await Promise.all(this.targets.map((t) => head(t.dir, { git: this.git })));
+    return new Map(this.targets.map((t, i) => [t.label, commits[i] ?? null]));
+  }
+
+  /**
+   * With trust.allowed_signers, whether repository `label`'s copy is at a commit known not to go on from
+   * `locked`, the lock's (goesBackFrom): a lock never records it, as no sync takes it without `--update`.
+   */
+  async goesBack(label: string, locked: string): Promise<boolean> {
+    const t = this.targets.find((t) => t.label === label);
+    return Boolean(this.options.allowedSigners && t && (await goesBackFrom(t.dir, { git: this.git }, locked)));
   }
 
   /** Whether the copy in `dir` is one of these repositories' and may be served now (served()). */

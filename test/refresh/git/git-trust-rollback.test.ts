@@ -145,6 +145,29 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
   });
 });
 
+describe("a signed copy moved back in place (an older commit checked out in it)", () => {
+  test("is not recorded by `skillhub lock`, and doctor shows the commit the copy is at", async () => {
+    const { m, env, copy, remote, trusted } = await signedCopy("Known bad.");
+    const old = git(["rev-parse", "HEAD"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const locked = readFileSync(m.lock, "utf8");
+    git(["checkout", "--quiet", "-B", "main", old], copy);
+
+    const doctor = await cli(m, ["doctor", "--json"], env);
+    expect(JSON.parse(doctor.out).repos[0]).toMatchObject({ commit: old, state: { commit: fixed } });
+    expect((await cli(m, ["doctor"], env)).out).toContain(`copy ${copy} at ${old.slice(0, 7)}, last synced`);
+
+    const lock = await cli(m, ["lock"], env);
+    expect(lock.code).toBe(1);
+    expect(lock.err).toBe(
+      `skillhub lock: repository team's copy is at commit ${old.slice(0, 12)}, which does not go on from commit ${fixed.slice(0, 12)} recorded in ${m.lock} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`skillhub sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`skillhub sync --update\`; no lock was written.\n`,
+    );
+    expect(readFileSync(m.lock, "utf8")).toBe(locked);
+  });
+});
+
 describe("a signed repository's configured branch changed", () => {
   test("is an explicit move: the other branch is followed, whatever its history", async () => {
     const { m, env, copy, remote, trusted } = await signedCopy("On main.");
