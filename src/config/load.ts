@@ -163,12 +163,17 @@ export function readConfigFile(path: string): ConfigFile {
  */
 function readSourceConfigFile(path: string, locked?: string | null): ConfigFile | "missing" | string {
   const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES, within: dirname(path) });
-  if (!read.ok) return read.missing ? "missing" : read.reason;
   // Security: frozen, a repository's settings are those of the locked commit, checked on the very bytes
   // parsed: a file changed in the copy (by whoever can write it) must not choose where usage events and
-  // queries go, nor how skills are matched.
+  // queries go, nor how skills are matched; nor may one removed (or replaced by a link to nothing) drop the
+  // locked settings without a word.
+  if (!read.ok) {
+    if (!read.missing) return read.reason;
+    if (typeof locked !== "string") return "missing";
+    return `${path} is missing (deleted, or a link to nothing), but skillhub.lock records one for its repository (${locked.slice(0, 19)}… recorded): run \`skillhub sync --frozen\` to put the locked commit's file back.`;
+  }
   if (locked !== undefined && `sha256:${read.sha256}` !== locked)
-    return `${path} is not the one skillhub.lock records for its repository (${locked === null ? "it records none" : `${locked.slice(0, 19)}… recorded`}, sha256:${read.sha256.slice(0, 12)}… here): run \`skillhub sync --frozen\` to put the locked commit's file back, or review it and run \`skillhub lock\`.`;
+    return `${path} is not the one skillhub.lock records for its repository (${locked === null ? "it records none" : `${locked.slice(0, 19)}… recorded`}, sha256:${read.sha256.slice(0, 12)}… here): ${locked === null ? "review it and run `skillhub lock` to record it" : "run `skillhub sync --frozen` to put the locked commit's file back, or review it and run `skillhub lock`"}.`;
   const parsed = parseConfigText(path, read.text);
   if (typeof parsed === "string") return parsed;
   // An empty file (or comments only) sets nothing; a list or a scalar is not a set of settings.

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Of } from "../../src/catalog/digests.ts";
 import { loadSettings } from "../../src/commands/load-settings.ts";
@@ -69,5 +69,28 @@ describe("skillhub.lock records a repository's config.yaml", () => {
     );
     // Not frozen, the copy's file applies as it is.
     expect((await settingsOn(m, env, false)).config.matching.min_score).toBe(0.9);
+  });
+
+  test("a frozen server names a locked config.yaml removed from the copy, or replaced by a link to nothing", async () => {
+    const { m, env, copy } = await synced();
+    const file = join(copy, "config.yaml");
+    const missing = `${file} is missing (deleted, or a link to nothing), but skillhub.lock records one for its repository (${sha256Of(TEAM_CONFIG).slice(0, 19)}… recorded): run \`skillhub sync --frozen\` to put the locked commit's file back. Its settings are ignored.`;
+    rmSync(file);
+    expect((await settingsOn(m, env, true)).warnings).toContain(missing);
+    symlinkSync(join(copy, "nowhere.yaml"), file);
+    expect((await settingsOn(m, env, true)).warnings).toContain(missing);
+    // Not frozen, a copy without the file has no settings of its own, as ever.
+    expect((await settingsOn(m, env, false)).warnings.join("\n")).not.toContain("config.yaml");
+  });
+
+  test("a lock that records no config.yaml: a frozen server says to review the copy's and lock it", async () => {
+    const { m, env, copy } = await synced();
+    const lock = JSON.parse(readFileSync(m.lock, "utf8"));
+    delete lock.sources.team.config;
+    writeFileSync(m.lock, JSON.stringify(lock, null, 2));
+    const frozen = await settingsOn(m, env, true);
+    expect(frozen.warnings).toContain(
+      `${join(copy, "config.yaml")} is not the one skillhub.lock records for its repository (it records none, ${sha256Of(TEAM_CONFIG).slice(0, 19)}… here): review it and run \`skillhub lock\` to record it. Its settings are ignored.`,
+    );
   });
 });

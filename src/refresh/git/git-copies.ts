@@ -1,5 +1,5 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import { inVersionControl } from "../../sources/version-control.ts";
 import { isInside } from "../../util/safe-path.ts";
@@ -8,7 +8,7 @@ import { configRepoTargets } from "../repo-targets.ts";
 /** Where the configured repositories' local copies keep their skills and settings. */
 
 /**
- * The `config.yaml` of each configured repository's local copy that exists (read at start-up), and
+ * The `config.yaml` of each configured repository's local copy (read at start-up; the file may be missing), and
  * whether a project's skillhub.yaml named the repository (then it has a skills folder's rights only).
  * The copies are those `lock` pins (repo-targets.ts): the project's, as the server's at start.
  * Security: with trust.allowed_signers, only those of copies `verified` (GitSync.servesCopy) passed: a
@@ -20,15 +20,19 @@ export function repoConfigFiles(
   verified: (copy: string) => boolean = () => false,
   lock?: string,
 ): { file: string; project: boolean; label: string; url: string }[] {
-  return configRepoTargets(config, lock)
-    .filter((target) => !config.trust.allowed_signers || verified(target.dir))
-    .map((target) => ({
-      file: join(target.dir, "config.yaml"),
-      project: target.project === true,
-      label: target.label,
-      url: target.spec.url,
-    }))
-    .filter(({ file }) => existsSync(file));
+  return (
+    configRepoTargets(config, lock)
+      .filter((target) => !config.trust.allowed_signers || verified(target.dir))
+      .map((target) => ({
+        file: join(target.dir, "config.yaml"),
+        project: target.project === true,
+        label: target.label,
+        url: target.spec.url,
+      }))
+      // Each copy's, whether or not the file is there: frozen, one the lock records but the copy lacks is named
+      // (config/load.ts), not passed over; otherwise a missing file sets nothing.
+      .filter(({ file }) => existsSync(join(dirname(file), ".git")))
+  );
 }
 
 /**
