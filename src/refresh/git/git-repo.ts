@@ -91,7 +91,6 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const tip = fetched.commit;
   const elsewhere = refElsewhere(fetched);
   const following = !target.ref && !want.commit;
-  const descends = () => descendsFrom(target, ctx, target.dir, previous, tip);
   const branch = target.branch;
   const current = (
     await ctx.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: target.dir })
@@ -100,7 +99,11 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     try {
       await verifySigned(target, ctx, target.dir, tip, want.allowedSigners);
       // A copy of another branch or of a pin (the configuration changed: an explicit move) is no anchor.
-      const rewrite = following && !want.rewrite && current === branch && !(await descends());
+      const rewrite =
+        following &&
+        !want.rewrite &&
+        current === branch &&
+        !(await descendsFrom(target, ctx, target.dir, previous, tip));
       if (rewrite) throw rewritten(target, previous, "of the copy", tip);
       if (following && !want.rewrite) await requireAfter(target, ctx, target.dir, want, tip);
     } catch (error) {
@@ -119,7 +122,10 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     writeState(target, tip, ctx.now);
     return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, ...elsewhere, warnings };
   }
-  const fastForward = await descends();
+  // Told by the copy alone: it decides only between a merge and a checkout, and the warning below.
+  const fastForward =
+    tip === previous ||
+    (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
   if (tip !== previous) await checkoutWithin(ctx.git, target.dir, tip, sizeLimit(target, ctx));
   if (dirty)
     warnings.push(
