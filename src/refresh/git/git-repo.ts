@@ -341,7 +341,7 @@ async function keepVerified(
   if (after !== undefined && !(await descendsFrom(target, ctx, target.dir, after, previous))) {
     await removeCopy(target.dir);
     return said(
-      `The copy in ${target.dir}, at commit ${short}, which is older than commit ${after.slice(0, 12)} recorded in skillhub.lock, was removed: nothing of ${target.spec.url} is served until ${target.branch} goes on from that commit.`,
+      `The copy in ${target.dir}, at commit ${short}, which is older than commit ${after.slice(0, 12)} recorded in skillhub.lock, was removed: nothing older than the lock's commit is served.`,
     );
   }
   try {

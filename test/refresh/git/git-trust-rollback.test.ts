@@ -81,7 +81,7 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     expect(JSON.parse(behind.out).repos[0].error.code).toBe("GIT_HISTORY_REWRITTEN");
     // The copy, older than the lock's commit, is the rollback itself: it is not kept to be served.
     expect(JSON.parse(behind.out).repos[0].error.message).toBe(
-      `${refusal} The copy in ${copy}, at commit ${old.slice(0, 12)}, which is older than commit ${fixed.slice(0, 12)} recorded in skillhub.lock, was removed: nothing of ${remote.url} is served until main goes on from that commit.`,
+      `${refusal} The copy in ${copy}, at commit ${old.slice(0, 12)}, which is older than commit ${fixed.slice(0, 12)} recorded in skillhub.lock, was removed: nothing older than the lock's commit is served.`,
     );
     expect(existsSync(copy)).toBe(false);
     expect((await cli(m, ["list", "--json"], env)).out).not.toContain("Known bad.");
