@@ -31,7 +31,7 @@ export function repoConfigFiles(
       }))
       // Each copy's, whether or not the file is there: frozen, one the lock records but the copy lacks is named
       // (config/load.ts), not passed over; otherwise a missing file sets nothing.
-      .filter(({ file }) => existsSync(join(dirname(file), ".git")))
+      .filter(({ file }) => existsSync(dirname(file)))
   );
 }
 
