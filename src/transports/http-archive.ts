@@ -4,7 +4,7 @@ import type { ToolContext } from "../tools/definition.ts";
 import { openServedFile } from "../tools/support/served-file.ts";
 import { ARCHIVE_MAX_BYTES, type ArchiveFile, archiveContents, archiveName } from "../tools/support/skill-archive.ts";
 import { lookupSkill } from "../tools/support/skill-lookup.ts";
-import { CHUNK } from "../util/confined-read.ts";
+import { CHUNK, readOpened } from "../util/confined-read.ts";
 import { TAR_END, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
 import { PeerPlaces, type Place } from "./peer-places.ts";
@@ -162,11 +162,10 @@ function tarStream(
       if (!opened.ok || opened.stat.size !== file.size || executable !== file.executable) return fail(file, controller);
       const header = tarHeader({ path: file.path, size: file.size, executable, mtime });
       if (whole) {
-        const bytes = readWhole(opened.fd, file.size);
+        const read = readOpened(opened.fd, opened.stat, opened.real, () => file.path, { maxBytes: file.size });
         close();
-        if (bytes === undefined || Bun.CryptoHasher.hash("sha256", bytes, "hex") !== file.digest)
-          return fail(file, controller);
-        for (const part of [...header, bytes, tarPadding(file.size)]) if (part?.length) controller.enqueue(part);
+        if (!read.ok || read.bytes.length !== file.size || read.sha256 !== file.digest) return fail(file, controller);
+        for (const part of [...header, read.bytes, tarPadding(file.size)]) if (part?.length) controller.enqueue(part);
         return;
       }
       for (const part of header) controller.enqueue(part);
@@ -201,13 +200,4 @@ function tarStream(
     },
     cancel: close,
   });
-}
-
-/** A file's `size` bytes from its start, or undefined when it holds more or fewer. */
-function readWhole(fd: number, size: number): Uint8Array | undefined {
-  // One more byte than expected proves a file that grew.
-  const bytes = Buffer.allocUnsafe(size + 1);
-  let read = 0;
-  for (let n = -1; n !== 0 && read <= size; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);
-  return read === size ? bytes.subarray(0, size) : undefined;
 }

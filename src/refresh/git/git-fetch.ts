@@ -275,7 +275,12 @@ export async function reachedByRef(
 }
 
 /** Whether `tip` (a ref or object naming a commit, or a tag of one) is `commit` or has it in its history. */
-async function reaches(ctx: SyncContext, dir: string, tip: string, commit: string): Promise<boolean> {
+export async function reaches(
+  ctx: Pick<SyncContext, "git">,
+  dir: string,
+  tip: string,
+  commit: string,
+): Promise<boolean> {
   const out = await ctx.git.run(["merge-base", "--is-ancestor", commit, `${tip}^{commit}`], { cwd: dir });
   return out.code === 0;
 }
@@ -463,7 +468,8 @@ function remoteOptions(ctx: SyncContext, dir: string) {
   return { cwd: dir, config: ctx.auth.config, env: ctx.auth.env, secrets: ctx.auth.secrets, timeoutMs: ctx.timeoutMs };
 }
 
-async function hasCommit(dir: string, commit: string, ctx: SyncContext): Promise<boolean> {
+/** Whether the repository in `dir` holds `commit` (a commit, or a tag of one). */
+export async function hasCommit(dir: string, commit: string, ctx: Pick<SyncContext, "git">): Promise<boolean> {
   const out = await ctx.git.run(["cat-file", "-e", `${commit}^{commit}`], { cwd: dir });
   return out.code === 0;
 }

@@ -9,10 +9,12 @@ import { GitError, gitMessage } from "./git-errors.ts";
 import {
   type Fetched,
   fetchWanted,
+  hasCommit,
   inRefHistory,
   isShallow,
   keptByRecord,
   putBackRecord,
+  reaches,
   recordOf,
 } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
@@ -123,9 +125,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     return { commit: tip, previous, changed: false, filesChanged: 0, cloned: false, ...elsewhere, warnings };
   }
   // Told by the copy alone: it decides only between a merge and a checkout, and the warning below.
-  const fastForward =
-    tip === previous ||
-    (await ctx.git.run(["merge-base", "--is-ancestor", previous, tip], { cwd: target.dir })).code === 0;
+  const fastForward = tip === previous || (await reaches(ctx, target.dir, tip, previous));
   if (tip !== previous) await checkoutWithin(ctx.git, target.dir, tip, sizeLimit(target, ctx));
   if (dirty)
     warnings.push(
@@ -310,9 +310,8 @@ async function descendsFrom(
   commit: string,
 ): Promise<boolean> {
   if (ancestor === commit) return true;
-  const held = (await ctx.git.run(["cat-file", "-e", `${ancestor}^{commit}`], { cwd: dir })).code === 0;
-  if (held && (await ctx.git.run(["merge-base", "--is-ancestor", ancestor, commit], { cwd: dir })).code === 0)
-    return true;
+  const held = await hasCommit(dir, ancestor, ctx);
+  if (held && (await reaches(ctx, dir, commit, ancestor))) return true;
   if (held && !(await isShallow(dir, ctx))) return false;
   return (await inRefHistory(target, ctx, dir, ancestor, commit)).reached;
 }
@@ -450,11 +449,9 @@ export async function head(dir: string, ctx: Pick<SyncContext, "git">): Promise<
 export async function goesBackFrom(dir: string, ctx: Pick<SyncContext, "git">, locked: string): Promise<boolean> {
   const commit = await head(dir, ctx);
   if (commit === null || commit === locked) return false;
-  const isAncestor = async (a: string, b: string) =>
-    (await ctx.git.run(["merge-base", "--is-ancestor", a, b], { cwd: dir })).code === 0;
-  if (await isAncestor(commit, locked)) return true;
-  const held = (await ctx.git.run(["cat-file", "-e", `${locked}^{commit}`], { cwd: dir })).code === 0;
-  return held && !(await isShallow(dir, ctx)) && !(await isAncestor(locked, commit));
+  if (await reaches(ctx, dir, locked, commit)) return true;
+  const held = await hasCommit(dir, locked, ctx);
+  return held && !(await isShallow(dir, ctx)) && !(await reaches(ctx, dir, commit, locked));
 }
 
 /** head() without the walk of `.git`: only for a copy gitFilesProblem passed in this same sync. */
