@@ -130,7 +130,7 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
-      ? `FAILED: ${r.error.message}${failedCopy(r)}${frozen ? frozenRefusal(r, sync) : lockedInstead(r, locked)}`
+      ? `FAILED: ${r.error.message}${failedCopy(r, frozen ? locked.get(r.name) : undefined)}${frozen ? frozenRefusal(r, sync) : lockedInstead(r, locked)}`
       : (frozen || r.ref_commit) && r.commit_hash && locked.get(r.name) === r.commit_hash
         ? atLockedCommit(r, targets.get(r.name), sync)
         : r.cloned
@@ -223,10 +223,13 @@ function plainSync(ctx: Parameters<CommandRun>[0]): string {
 
 /**
  * What a failed repository's copy serves now, unless its message says it (a commit trust.allowed_signers
- * refused: git-repo.ts's keepVerified).
+ * refused: git-repo.ts's keepVerified). Frozen (`locked`: the commit the lock records), a copy at another
+ * commit serves only the skills whose files the lock records as they are.
  */
-function failedCopy(r: RepoReport): string {
+function failedCopy(r: RepoReport, locked?: string): string {
   if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID" || r.error?.code === "GIT_HISTORY_REWRITTEN")
     return "";
-  return r.served ? " (the local copy is still served)" : " (the local copy is not served: see `skillhub doctor`)";
+  if (!r.served) return " (the local copy is not served: see `skillhub doctor`)";
+  if (!locked || locked === r.commit_hash) return " (the local copy is still served)";
+  return ` (the local copy is at commit ${r.commit_hash.slice(0, 12)}, not the lock's ${locked.slice(0, 12)}: a frozen server serves only its skills that match skillhub.lock)`;
 }

@@ -409,6 +409,15 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
     const refused = await cli(m, ["sync", "--frozen", "--json"], env);
     expect(errorOf(refused)).toEqual({ code: "GIT_COMMIT_NOT_IN_REF", message: notInBranch(remote, dropped) });
     expect(copyHead(m)).toBe(rewritten);
+    const said = await cli(m, ["sync", "--frozen"], env);
+    expect(said.out).toContain(
+      `(the local copy is at commit ${rewritten.slice(0, 12)}, not the lock's ${dropped.slice(0, 12)}: a frozen server serves only its skills that match skillhub.lock)`,
+    );
+    expect(said.out).not.toContain("still served");
+    const shown = await cli(m, ["show", "alpha"], { ...env, SKILLHUB_FROZEN: "1" });
+    expect(shown.code).toBe(1);
+    expect(shown.err).toContain("SKILL_LOCK_MISMATCH: Skill 'alpha' changed since it was reviewed");
+    expect(shown.out).not.toContain("Rewritten.");
   });
 
   test("a commit the branch has dropped since the copy's last fetch is taken offline, and kept with a warning once the remote answers", async () => {
