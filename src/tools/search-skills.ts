@@ -110,14 +110,33 @@ export const searchSkillsTool = defineTool({
       };
     });
     deps.track("search", { tool: "search_skills", query, results: skills.length, top: skills[0]?.name ?? null });
-    return structuredResult({
+    const result = structuredResult({
       skills,
       search_mode: mode,
       ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
       ...(partial ? { partial } : {}),
     });
+    const hint = skills.length === 0 && !partial ? nothingToFind(deps, wanted) : undefined;
+    if (hint) result.content.push({ type: "text", text: hint });
+    return result;
   },
 });
+
+/**
+ * Why no search can find anything, when that is so: no skill is served, or none in the category asked for.
+ * A second text block beside the JSON (the result's schema has no room left in tools/list).
+ */
+function nothingToFind(deps: ToolDeps, category: string | undefined): string | undefined {
+  const served = deps.store.catalog.skills.filter((s) => isEnabled(s, deps.filter));
+  if (served.length === 0)
+    return "No skills are served here, so no search can find one: tell the user; `skillhub doctor` shows which folders are read.";
+  if (!category) return undefined;
+  const categories = [...new Set(served.flatMap((s) => (s.category ? [s.category] : [])))].sort();
+  if (categories.includes(category)) return undefined;
+  return categories.length === 0
+    ? `No skill has a category, so none is in '${category}': search again without category.`
+    : `No skill is in category '${category}'. Categories: ${categories.join(", ")}; or search again without category.`;
+}
 
 /** Frozen mode: only bytes whose digest the lock records reach an excerpt. */
 function excerptFor(skill: Skill, terms: readonly string[], deps: ToolDeps): string {

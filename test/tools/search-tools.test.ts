@@ -172,6 +172,24 @@ describe("search_skills", () => {
     ]);
   });
 
+  test("no results because nothing can match: no skill served, or a category no skill has, says so", async () => {
+    const none = await open({ flags: { "skills-dir": [tempDir()] } });
+    const empty = await none.call("search_skills", { query: "extract tables from a PDF" });
+    expect((empty.structuredContent as { skills: unknown[] }).skills).toEqual([]);
+    expect(empty.content[1]).toEqual({
+      type: "text",
+      text: "No skills are served here, so no search can find one: tell the user; `skillhub doctor` shows which folders are read.",
+    });
+    const { call } = await open({ flags: { "skills-dir": [skills()] } });
+    const unknown = await call("search_skills", { query: "invoice", category: "Finance" });
+    expect(textOf(unknown)).toContain(
+      "No skill is in category 'finance'. Categories: databases, development, documents; or search again without category.",
+    );
+    const missed = await call("search_skills", { query: "zebra quokka", category: "databases" });
+    expect((missed.structuredContent as { skills: unknown[] }).skills).toEqual([]);
+    expect(missed.content).toHaveLength(1);
+  });
+
   test("SEARCH_LIMIT is the default limit", async () => {
     const dir = tempDir();
     for (let i = 0; i < 12; i++) writeSkill(dir, `widget-${i}`, { description: "widget tools" });
