@@ -33,12 +33,13 @@ const USAGE = `  skillhub [serve [DIR...]] [options] run the MCP server on stdio
                                       what a shared server would use)
   skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees
                                       in DIR (default: the working directory); exit 1 on errors
-  skillhub sync [--json] [--update] [--frozen]
+  skillhub sync [--json] [--update [REPO...]] [--frozen]
                                       pull the skill repositories (skillhub.yaml, SKILLS_REPO)
                                       now and write skillhub.lock; pinned ones (a ref, SKILLS_REF)
-                                      stay at their locked commit unless --update; --frozen fetches
-                                      the locked commits and changes no pin; progress on stderr,
-                                      exit 1 if a repository cannot be synced
+                                      stay at their locked commit unless --update (every one, or
+                                      the REPOs named); --frozen fetches the locked commits and
+                                      changes no pin; progress on stderr, exit 1 if a repository
+                                      cannot be synced
   skillhub add SOURCE... [--global] [--ref REF] [--path SUBDIR]
                                       add a skills repository or folder to this project's
                                       skillhub.yaml (--global: ~/.skillhub/config.yaml), fetch it,
@@ -154,7 +155,7 @@ export function commandHelp(command: Command): string {
 const SAYS_CONFIG_WARNINGS = new Set<Command>(["doctor", "serve", "mcp-server", "ui"]);
 
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
-const NO_POSITIONALS = new Set<Command>(["list", "doctor", "sync", "ui", "lock", "verify", "sources", "mcp-server"]);
+const NO_POSITIONALS = new Set<Command>(["list", "doctor", "ui", "lock", "verify", "sources", "mcp-server"]);
 
 /**
  * Each command's module is loaded when it runs: the server does not pay for validate's linter or

@@ -1,6 +1,7 @@
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
+import { updateCommand } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
@@ -163,7 +164,7 @@ async function movedBack(hub: Hub, targets: readonly KeptLock[], heads: (t: Kept
       if (!h.commit || !locked || locked.url !== h.url || locked.ref !== h.ref || locked.commit === h.commit) continue;
       if (!(await hub.git?.goesBack(h.label, locked.commit))) continue;
       lines.push(
-        `repository ${h.label}'s copy is at commit ${h.commit.slice(0, 12)}, which does not go on from commit ${locked.commit.slice(0, 12)} recorded in ${t.file} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`skillhub sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`skillhub sync --update\``,
+        `repository ${h.label}'s copy is at commit ${h.commit.slice(0, 12)}, which does not go on from commit ${locked.commit.slice(0, 12)} recorded in ${t.file} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`skillhub sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`${updateCommand(h)}\``,
       );
     }
   }

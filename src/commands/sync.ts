@@ -12,9 +12,9 @@ import { ACCEPT_OR_RESTORE_FILES, leftAsTheyWere, otherUrlAdvice } from "./lock-
 import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
 /**
- * `skillhub sync [--update] [--frozen] [--json]`: what refresh_skills does,
+ * `skillhub sync [--update [REPO...]] [--frozen] [--json]`: what refresh_skills does,
  * from the command line, then the lock. A pinned repository (SKILLS_REF) stays
- * at its locked commit unless `--update`; `--frozen` keeps every repository at
+ * at its locked commit unless `--update` (every one, or those named); `--frozen` keeps every repository at
  * its locked commit and checks the result against the lock instead of writing
  * it. Progress goes to stderr, the summary to stdout; exit 1 when a repository
  * could not be synced or (frozen) something differs from the lock.
@@ -22,8 +22,15 @@ import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } f
 export const runSync: CommandRun = async (ctx) => {
   const frozen = ctx.config.lock.frozen;
   const update = ctx.args.options.update;
+  const named = ctx.args.positionals;
   if (frozen && update) {
     ctx.err("skillhub: --update moves the pins and --frozen keeps them: use one of them.\n");
+    return 2;
+  }
+  if (named.length > 0 && !update) {
+    ctx.err(
+      `skillhub: unexpected argument '${named[0]}' for sync: a sync pulls every repository; name repositories after --update to move only their pins (\`skillhub sync --update ${named[0]}\`).\n`,
+    );
     return 2;
   }
   const hub = oneShotHub(ctx, {
@@ -31,11 +38,20 @@ export const runSync: CommandRun = async (ctx) => {
       progress: (line) => ctx.err(`sync: ${line}…\n`),
       intervalMs: 0,
       retry: "run `skillhub sync` again once that is fixed",
-      // --update: sync to the configured refs, whatever the lock says.
+      // --update: sync to the configured refs, whatever the lock says; only the repositories named, if any.
       // It also takes a signed branch's rewritten history (GIT_HISTORY_REWRITTEN), as reviewed.
-      ...(update ? { pins: () => new Map(), acceptRewrite: true } : {}),
+      ...(update ? { update: (label: string) => named.length === 0 || named.includes(label) } : {}),
     },
   });
+  const unknown = named.filter((n) => !hub.git?.targets.some((t) => t.label === n));
+  if (unknown.length > 0) {
+    const labels = (hub.git?.targets ?? []).map((t) => t.label);
+    ctx.err(
+      `skillhub: no repository named '${unknown[0]}' to update. ${labels.length > 0 ? `Repositories: ${labels.join(", ")}.` : "No git repository is configured."}\n`,
+    );
+    hub.close();
+    return 2;
+  }
   try {
     // Read before syncing: a corrupt lock stops the sync; frozen, the lock of the repositories must exist.
     const previous = new Map<string, Lockfile>();
@@ -189,7 +205,7 @@ function atLockedCommit(r: RepoReport, target: RepoTarget | undefined, sync: str
       ? `checked out the locked commit, ${plural(r.files_changed, "file")} changed`
       : "at the locked commit";
   if (!r.ref_commit || !target) return at;
-  const [ref, move] = target.ref ? ["tag", `${sync} --update`] : ["branch", sync];
+  const [ref, move] = target.ref ? ["tag", `${sync} --update ${shellWords([target.label])}`] : ["branch", sync];
   return `${at} (${ref} ${refOf(target)} is at ${r.ref_commit.slice(0, 7)}; \`${move}\` moves the lock to it)`;
 }
 

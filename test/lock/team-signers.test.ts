@@ -117,7 +117,7 @@ describe("a team repository under trust.allowed_signers: what the commands tell 
     const sync = lead.run("sync");
     expect(sync.code).toBe(1);
     expect(sync.out).toContain("until its pin v1 names a commit signed by a key in");
-    expect(sync.out).toContain("`skillhub sync --update` moves the pin if the tag v1 was moved to it");
+    expect(sync.out).toContain("`skillhub sync --update team-skills` moves the pin if the tag v1 was moved to it");
     expect(sync.out).not.toContain("pushes a signed commit to v1");
     const verify = lead.run("verify");
     expect(verify.out).toContain("It is served again once its pin v1 names a commit signed by a key in");

@@ -12,6 +12,7 @@ import {
   remoteHeadBranch,
   type SyncContext,
   type SyncWant,
+  updateCommand,
 } from "./git-target.ts";
 
 /** A sync's context while it fetches into one copy: its fetches are held to git.max_repo_bytes together. */
@@ -85,7 +86,7 @@ export async function fetchWanted(
 /** Why a lock's commit is served although the branch or tag moved away from it (keptByRecord). */
 function movedAway(target: RepoTarget, commit: string): string {
   const ref = namedRef(target);
-  return `${ref} of ${target.spec.url} ${target.ref ? "was moved" : "was force-pushed"} away from commit ${commit.slice(0, 12)} recorded in skillhub.lock: that commit, which the ${target.ref ? "tag" : "branch"} reached when SkillHub last fetched it, is still served; review the current ${ref}, then run \`skillhub sync --update\` to lock it.`;
+  return `${ref} of ${target.spec.url} ${target.ref ? "was moved" : "was force-pushed"} away from commit ${commit.slice(0, 12)} recorded in skillhub.lock: that commit, which the ${target.ref ? "tag" : "branch"} reached when SkillHub last fetched it, is still served; review the current ${ref}, then run \`${updateCommand(target)}\` to lock it.`;
 }
 
 /**
@@ -124,7 +125,7 @@ async function reachedUnread(
   const kept = `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} recorded in skillhub.lock, which ${namedRef(target)} reached when SkillHub last fetched it, is still served`;
   if (code === "GIT_TOO_LARGE") warnings?.push(`${kept}.`);
   else if (code === "GIT_BRANCH_NOT_FOUND" || code === "GIT_REF_NOT_FOUND")
-    warnings?.push(`${kept}; review the repository, then run \`skillhub sync --update\` to lock what it serves now.`);
+    warnings?.push(`${kept}; review the repository, then run \`${updateCommand(target)}\` to lock what it serves now.`);
   else
     ctx.progress(
       `${target.spec.url} ${why}: commit ${commit.slice(0, 12)} checked against ${namedRef(target)} as last fetched`,
@@ -150,7 +151,7 @@ async function fetchCommit(
     if (MISSING_OBJECT.test(out.stderr)) {
       const why = pinned
         ? `commit ${commit} (SKILLS_REF / git.ref) is not in ${target.spec.url}; check the hash.`
-        : `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in ${target.spec.url} any more (force-pushed or deleted?); review the repository, then run \`skillhub sync --update\` to lock its current state.`;
+        : `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in ${target.spec.url} any more (force-pushed or deleted?); review the repository, then run \`${updateCommand(target)}\` to lock its current state.`;
       throw new GitError("GIT_REF_NOT_FOUND", why, { details: { url: target.spec.url, commit } });
     }
     throw failure(target, ctx, out, commit);
@@ -243,7 +244,7 @@ function notInRef(target: RepoTarget, commit: string): GitError {
   const ref = namedRef(target);
   return new GitError(
     "GIT_COMMIT_NOT_IN_REF",
-    `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of ${ref} of ${target.spec.url} (a commit from a fork, or ${moved}): review it, then run \`skillhub sync --update\` to lock the current ${ref}.`,
+    `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of ${ref} of ${target.spec.url} (a commit from a fork, or ${moved}): review it, then run \`${updateCommand(target)}\` to lock the current ${ref}.`,
     { details: { url: target.spec.url, ref: refOf(target), commit } },
   );
 }

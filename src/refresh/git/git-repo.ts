@@ -19,7 +19,7 @@ import {
 } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { checkoutWithin, repackWhenMany } from "./git-size-limit.ts";
-import { type RepoTarget, refOf, type SyncContext, type SyncWant } from "./git-target.ts";
+import { type RepoTarget, refOf, type SyncContext, type SyncWant, updateCommand } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
 import { type Differences, differencesFrom, pinnedToSigned, verifySigned } from "./git-trust.ts";
 
@@ -273,7 +273,7 @@ async function failClosed(
 function rewritten(target: RepoTarget, previous: string, whose: string, tip: string): GitError {
   return new GitError(
     "GIT_HISTORY_REWRITTEN",
-    `branch '${target.branch}' of ${target.spec.url} is now at commit ${tip.slice(0, 12)}, which does not descend from commit ${previous.slice(0, 12)} ${whose} (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it.`,
+    `branch '${target.branch}' of ${target.spec.url} is now at commit ${tip.slice(0, 12)}, which does not descend from commit ${previous.slice(0, 12)} ${whose} (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`${updateCommand(target)}\` to accept it.`,
     { details: { url: target.spec.url, branch: target.branch, commit: tip, previous } },
   );
 }

@@ -24,10 +24,11 @@ export interface GitSyncOptions {
   /** trust.allowed_signers: accept only commits signed by a key of this SSH allowed-signers file. */
   allowedSigners?: string;
   /**
-   * `skillhub sync --update`: with allowedSigners, a followed branch may move to a commit that does not
-   * descend from its copy's (a deliberate history rewrite, reviewed). Default false: refused.
+   * `skillhub sync --update [REPO...]`: whether the repository labelled so goes to its configured ref
+   * whatever the lock says, and, with allowedSigners, may move to a commit that does not descend from its
+   * copy's (a deliberate history rewrite, reviewed). Default: none (pins held, rewrites refused).
    */
-  acceptRewrite?: boolean;
+  update?: (label: string) => boolean;
   /** GITHUB_TOKEN: sent to https:// repositories only. */
   token?: string;
   /** SkillHub's home: copies go to `<home>/repos/<slug>`. */

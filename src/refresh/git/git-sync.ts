@@ -19,7 +19,7 @@ import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
 import { goesBackFrom, head, type RepoState, readState, recordFailure, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
 import type { GitSyncOptions, RepoReport, SyncOutcome } from "./git-sync-types.ts";
-import { type RepoTarget, refOf, type SyncWant } from "./git-target.ts";
+import { type RepoTarget, refOf, type SyncWant, updateCommand } from "./git-target.ts";
 import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
 
 /**
@@ -394,7 +394,8 @@ export class GitSync {
 
   /** A pinned repository (or any, when frozen) stays at the lock's commit for its ref. */
   private want(target: RepoTarget, pins: ReadonlyMap<string, { ref: string; commit: string }>): SyncWant {
-    const pin = pins.get(target.spec.url);
+    const updating = this.options.update?.(target.label) === true;
+    const pin = updating ? undefined : pins.get(target.spec.url);
     const held = pin && pin.ref === refOf(target) && (this.options.frozen || target.ref !== undefined);
     // Security: with signed commits, a followed branch never goes back past what the lock says was reviewed.
     const after = pin && pin.ref === refOf(target) && !held && this.options.allowedSigners ? pin.commit : undefined;
@@ -402,7 +403,7 @@ export class GitSync {
       ...(held ? { commit: pin.commit } : {}),
       ...(after ? { after } : {}),
       ...(this.options.allowedSigners ? { allowedSigners: this.options.allowedSigners } : {}),
-      ...(this.options.acceptRewrite ? { rewrite: true as const } : {}),
+      ...(updating ? { rewrite: true as const } : {}),
     };
   }
 
@@ -510,7 +511,7 @@ export class GitSync {
         ? `Serving the local copy${state ? ` from ${state.last_sync} (commit ${state.commit.slice(0, 7)})` : ""}`
         : `The local copy is not served${verdict ? ` (${verdict.why.replace(/\.$/, "")}): ${verdict.fix}` : ""}`;
     const retry = refused
-      ? `\`skillhub sync --update\`, after that review, ${error.code === "GIT_HISTORY_REWRITTEN" ? "takes it" : "locks one"}`
+      ? `\`${updateCommand(target)}\`, after that review, ${error.code === "GIT_HISTORY_REWRITTEN" ? "takes it" : "locks one"}`
       : (this.options.retry ?? "call refresh_skills, or run `skillhub sync`");
     // A command (no background sync) says how to try again; a server, when it will.
     const next =

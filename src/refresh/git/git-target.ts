@@ -1,3 +1,4 @@
+import { shellWords } from "../../util/shell-words.ts";
 import type { RepoAuth } from "./git-auth.ts";
 import type { GitRunner } from "./git-runner.ts";
 import type { RepoSpec } from "./git-url.ts";
@@ -60,4 +61,9 @@ export function refOf(target: RepoTarget): string {
 /** The branch `git ls-remote --symref URL HEAD` names as the remote's default, if it names one. */
 export function remoteHeadBranch(lsRemote: string): string | undefined {
   return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(lsRemote)?.[1];
+}
+
+/** The command that moves this repository's lock entry to what its ref reaches now, after a review. */
+export function updateCommand(target: Pick<RepoTarget, "label">): string {
+  return `skillhub sync --update ${shellWords([target.label])}`;
 }

@@ -4,7 +4,7 @@ import { copySettingsProblem } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
 import { readSigners, withSignersCopy } from "./git-signers.ts";
-import type { RepoTarget } from "./git-target.ts";
+import { type RepoTarget, updateCommand } from "./git-target.ts";
 import { type IndexEntry, isTreeOf, parseStage, parseTree, treeOf } from "./git-tree-check.ts";
 
 /**
@@ -61,7 +61,7 @@ export interface TrustContext {
  * pin, so a newly signed commit alone changes nothing; the pin has to be moved to it.
  */
 export function pinnedToSigned(target: RepoTarget, signers: string): string {
-  return `its pin ${target.ref} names a commit signed by a key in ${signers}: a signer signs and tags one, then \`skillhub sync --update\` moves the pin if the tag ${target.ref} was moved to it, or the new tag is pinned (\`skillhub add ${target.spec.url}#NEW-TAG\`, \`ref:\`, SKILLS_REF)`;
+  return `its pin ${target.ref} names a commit signed by a key in ${signers}: a signer signs and tags one, then \`${updateCommand(target)}\` moves the pin if the tag ${target.ref} was moved to it, or the new tag is pinned (\`skillhub add ${target.spec.url}#NEW-TAG\`, \`ref:\`, SKILLS_REF)`;
 }
 
 /**

@@ -100,10 +100,10 @@ function offline(remote: Remote): () => void {
 }
 
 const notInBranch = (remote: Remote, commit: string, moved = "the branch was force-pushed") =>
-  `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of branch 'main' of ${remote.url} (a commit from a fork, or ${moved}): review it, then run \`skillhub sync --update\` to lock the current branch 'main'.`;
+  `commit ${commit.slice(0, 12)} recorded in skillhub.lock is not in the history of branch 'main' of ${remote.url} (a commit from a fork, or ${moved}): review it, then run \`skillhub sync --update team\` to lock the current branch 'main'.`;
 
 const movedAway = (remote: Remote, commit: string) =>
-  `branch 'main' of ${remote.url} was force-pushed away from commit ${commit.slice(0, 12)} recorded in skillhub.lock: that commit, which the branch reached when SkillHub last fetched it, is still served; review the current branch 'main', then run \`skillhub sync --update\` to lock it.`;
+  `branch 'main' of ${remote.url} was force-pushed away from commit ${commit.slice(0, 12)} recorded in skillhub.lock: that commit, which the branch reached when SkillHub last fetched it, is still served; review the current branch 'main', then run \`skillhub sync --update team\` to lock it.`;
 
 describe("a lock's commit is checked out only when the configured branch or tag reaches it", () => {
   test("a fork's commit, which the server hands out by its hash, is refused on a fresh machine", async () => {
@@ -215,7 +215,7 @@ describe("a lock's commit is checked out only when the configured branch or tag 
     expect(refused.code).toBe(1);
     expect(errorOf(refused)).toEqual({
       code: "GIT_COMMIT_NOT_IN_REF",
-      message: `commit ${fork.slice(0, 12)} recorded in skillhub.lock is not in the history of tag 'v1' of ${remote.url} (a commit from a fork, or the tag moved): review it, then run \`skillhub sync --update\` to lock the current tag 'v1'.`,
+      message: `commit ${fork.slice(0, 12)} recorded in skillhub.lock is not in the history of tag 'v1' of ${remote.url} (a commit from a fork, or the tag moved): review it, then run \`skillhub sync --update team\` to lock the current tag 'v1'.`,
     });
     expect(copyOf(cloned)).toBeUndefined();
   });
@@ -492,7 +492,7 @@ describe("offline, the locked commit is taken when the branch or tag, as the cop
     expect(frozen.code, frozen.out + frozen.err).toBe(0);
     expect(JSON.parse(frozen.out).repos[0]).toMatchObject({ success: true, commit_hash: locked });
     expect(JSON.parse(frozen.out).repos[0].warnings).toEqual([
-      `${remote.url} has no branch 'main' any more: commit ${locked.slice(0, 12)} recorded in skillhub.lock, which branch 'main' reached when SkillHub last fetched it, is still served; review the repository, then run \`skillhub sync --update\` to lock what it serves now.`,
+      `${remote.url} has no branch 'main' any more: commit ${locked.slice(0, 12)} recorded in skillhub.lock, which branch 'main' reached when SkillHub last fetched it, is still served; review the repository, then run \`skillhub sync --update team\` to lock what it serves now.`,
     ]);
     // Nothing tells a reviewed commit from a fork's there: the branch must reach it.
     const fresh = machine();

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
-import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
 import { connect } from "../../helpers/hub.ts";
 import { cli, type Machine, machine } from "../../lock/cli.ts";
 
@@ -72,6 +72,46 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
     expect(lockOf(m).sources.team).toEqual({ url: remote.url, ref: "v2", commit: v1 });
   });
 
+  test("sync --update NAME moves only the pins of the repositories named; an unknown name moves none", async () => {
+    const tagged = (name: string) => {
+      const remote = remoteRepo(name, { [`skills/${name}-skill/SKILL.md`]: skillText(`${name}-skill`, "One.") });
+      git(["tag", "v1"], remote.work);
+      git(["push", "--quiet", "origin", "v1"], remote.work);
+      return { remote, v1: git(["rev-parse", "HEAD"], remote.work) };
+    };
+    const moveTag = (remote: Remote) => {
+      remote.write("README.md", "moved\n");
+      const moved = remote.push("moved");
+      git(["tag", "-f", "v1"], remote.work);
+      git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+      return moved;
+    };
+    const team = tagged("team");
+    const docs = tagged("docs");
+    const m = machine();
+    const env = { SKILLS_REPO: `${team.remote.url},${docs.remote.url}`, SKILLS_REF: "v1" };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const teamMoved = moveTag(team.remote);
+    moveTag(docs.remote);
+
+    const unknown = await cli(m, ["sync", "--update", "tema"], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toBe("skillhub: no repository named 'tema' to update. Repositories: team, docs.\n");
+    const bare = await cli(m, ["sync", "team"], env);
+    expect(bare.code).toBe(2);
+    expect(bare.err).toContain(
+      "name repositories after --update to move only their pins (`skillhub sync --update team`)",
+    );
+    expect(lockOf(m).sources.team.commit).toBe(team.v1);
+
+    const one = await cli(m, ["sync", "--update", "team"], env);
+    expect(one.code, one.out + one.err).toBe(0);
+    expect(lockOf(m).sources.team.commit).toBe(teamMoved);
+    expect(lockOf(m).sources.docs.commit).toBe(docs.v1);
+    expect(one.out).toContain(`docs  ${docs.v1.slice(0, 7)}  at the locked commit (tag v1 is at`);
+    expect(one.out).toContain("`skillhub sync --update docs` moves the lock to it)");
+  });
+
   test("a tag moved sideways keeps its reviewed commit served, with a warning, until sync --update", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
     git(["tag", "v1"], remote.work);
@@ -87,7 +127,7 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
     git(["tag", "-f", "v1"], remote.work);
     git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
     const amended = git(["rev-parse", "HEAD"], remote.work);
-    const warning = `tag 'v1' of ${remote.url} was moved away from commit ${reviewed.slice(0, 12)} recorded in skillhub.lock: that commit, which the tag reached when SkillHub last fetched it, is still served; review the current tag 'v1', then run \`skillhub sync --update\` to lock it.`;
+    const warning = `tag 'v1' of ${remote.url} was moved away from commit ${reviewed.slice(0, 12)} recorded in skillhub.lock: that commit, which the tag reached when SkillHub last fetched it, is still served; review the current tag 'v1', then run \`skillhub sync --update team\` to lock it.`;
 
     for (let i = 0; i < 2; i++) {
       const again = await cli(m, ["sync"], env);
@@ -95,7 +135,7 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
       expect(copyHead(m)).toBe(reviewed);
       expect(again.out).toContain(`warning: ${warning}`);
       expect(again.out).toContain(
-        `team  ${reviewed.slice(0, 7)}  at the locked commit (tag v1 is at ${amended.slice(0, 7)}; \`skillhub sync --update\` moves the lock to it)`,
+        `team  ${reviewed.slice(0, 7)}  at the locked commit (tag v1 is at ${amended.slice(0, 7)}; \`skillhub sync --update team\` moves the lock to it)`,
       );
       expect(again.out).toContain("up to date.\n");
     }
@@ -173,14 +213,14 @@ describe("a force-pushed branch", () => {
     git(["commit", "--quiet", "--amend", "-m", "rewritten"], remote.work);
     git(["push", "--quiet", "--force", "origin", "main"], remote.work);
     const rewritten = git(["rev-parse", "HEAD"], remote.work);
-    const refusal = `commit ${reviewed.slice(0, 12)} recorded in skillhub.lock is not in the history of branch 'main' of ${remote.url} (a commit from a fork, or the branch was force-pushed): review it, then run \`skillhub sync --update\` to lock the current branch 'main'.`;
+    const refusal = `commit ${reviewed.slice(0, 12)} recorded in skillhub.lock is not in the history of branch 'main' of ${remote.url} (a commit from a fork, or the branch was force-pushed): review it, then run \`skillhub sync --update team\` to lock the current branch 'main'.`;
 
     // The teammate's copy reached the reviewed commit through the branch: the lock still pins it.
     const frozen = await cli(teammate, ["sync", "--frozen"], env);
     expect(frozen.code, frozen.out + frozen.err).toBe(0);
     expect(copyHead(teammate)).toBe(reviewed);
     expect(frozen.out).toContain(
-      `warning: branch 'main' of ${remote.url} was force-pushed away from commit ${reviewed.slice(0, 12)} recorded in skillhub.lock: that commit, which the branch reached when SkillHub last fetched it, is still served; review the current branch 'main', then run \`skillhub sync --update\` to lock it.`,
+      `warning: branch 'main' of ${remote.url} was force-pushed away from commit ${reviewed.slice(0, 12)} recorded in skillhub.lock: that commit, which the branch reached when SkillHub last fetched it, is still served; review the current branch 'main', then run \`skillhub sync --update team\` to lock it.`,
     );
     expect(lockOf(teammate).sources.team.commit).toBe(reviewed);
 
@@ -193,7 +233,7 @@ describe("a force-pushed branch", () => {
     expect(JSON.parse(stale.out).repos[0].error).toEqual({ code: "GIT_COMMIT_NOT_IN_REF", message: refusal });
     const said = await cli(other, ["sync", "--frozen"], env);
     expect(said.err).toContain(
-      `${refusal} No copy is made, so this repository's skills are unavailable until the lock names a commit the branch or tag reaches; \`skillhub sync --update\`, after that review, locks one.`,
+      `${refusal} No copy is made, so this repository's skills are unavailable until the lock names a commit the branch or tag reaches; \`skillhub sync --update team\`, after that review, locks one.`,
     );
     git(["reflog", "expire", "--expire=now", "--all"], remote.bare);
     git(["gc", "--quiet", "--prune=now"], remote.bare);

@@ -28,7 +28,7 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.out).repos[0].error).toEqual({
       code: "GIT_HISTORY_REWRITTEN",
-      message: `branch 'main' of ${remote.url} is now at commit ${old.slice(0, 12)}, which does not descend from commit ${fixed.slice(0, 12)} of the copy (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it. The copy stays at its last verified commit ${fixed.slice(0, 12)}, which is served.`,
+      message: `branch 'main' of ${remote.url} is now at commit ${old.slice(0, 12)}, which does not descend from commit ${fixed.slice(0, 12)} of the copy (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update team\` to accept it. The copy stays at its last verified commit ${fixed.slice(0, 12)}, which is served.`,
     });
     expect(git(["rev-parse", "HEAD"], copy)).toBe(fixed);
     expect(readFileSync(m.lock, "utf8")).toBe(locked);
@@ -42,7 +42,7 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     expect(git(["rev-parse", "HEAD"], copy)).toBe(fixed);
     expect((await cli(m, ["list", "--json"], env)).out).toContain("Fixed.");
 
-    const accepted = await cli(m, ["sync", "--update"], env);
+    const accepted = await cli(m, ["sync", "--update", "team"], env);
     expect(accepted.code, accepted.out + accepted.err).toBe(0);
     expect(git(["rev-parse", "HEAD"], copy)).toBe(old);
   });
@@ -56,7 +56,7 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     const reviewer = machine();
     expect((await cli(reviewer, ["sync"], env)).code).toBe(0);
     git(["push", "--quiet", "--force", "origin", `${old}:refs/heads/main`], remote.work);
-    const refusal = `branch 'main' of ${remote.url} is now at commit ${old.slice(0, 12)}, which does not descend from commit ${fixed.slice(0, 12)} recorded in skillhub.lock (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update\` to accept it.`;
+    const refusal = `branch 'main' of ${remote.url} is now at commit ${old.slice(0, 12)}, which does not descend from commit ${fixed.slice(0, 12)} recorded in skillhub.lock (the branch was force-pushed: back to an older commit, or its history rewritten), so it is not taken; if that was deliberate, review the branch, then run \`skillhub sync --update team\` to accept it.`;
 
     const fresh = machine();
     writeFileSync(fresh.lock, readFileSync(reviewer.lock, "utf8"));
@@ -67,7 +67,7 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
       message: `${refusal} No copy was made.`,
     });
     expect(first.err).toContain(
-      `${refusal} No copy was made. \`skillhub sync --update\`, after that review, takes it.\n`,
+      `${refusal} No copy was made. \`skillhub sync --update team\`, after that review, takes it.\n`,
     );
     const repos = join(fresh.home, ".skillhub", "repos");
     const copies = existsSync(repos)
@@ -162,7 +162,7 @@ describe("a signed copy moved back in place (an older commit checked out in it)"
     const lock = await cli(m, ["lock"], env);
     expect(lock.code).toBe(1);
     expect(lock.err).toBe(
-      `skillhub lock: repository team's copy is at commit ${old.slice(0, 12)}, which does not go on from commit ${fixed.slice(0, 12)} recorded in ${m.lock} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`skillhub sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`skillhub sync --update\`; no lock was written.\n`,
+      `skillhub lock: repository team's copy is at commit ${old.slice(0, 12)}, which does not go on from commit ${fixed.slice(0, 12)} recorded in ${m.lock} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`skillhub sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`skillhub sync --update team\`; no lock was written.\n`,
     );
     expect(readFileSync(m.lock, "utf8")).toBe(locked);
   });
