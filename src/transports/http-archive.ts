@@ -8,7 +8,7 @@ import { CHUNK, readOpened } from "../util/confined-read.ts";
 import { TAR_END, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
 import { PeerPlaces, type Place } from "./peer-places.ts";
-import { onStreamEnd } from "./stream-end.ts";
+import { type IdleLimit, onStreamEnd } from "./stream-end.ts";
 
 /**
  * Downloads sent at once: 4 in all, 2 per client address. Security: a link is a capability without the
@@ -18,6 +18,13 @@ import { onStreamEnd } from "./stream-end.ts";
  */
 export const MAX_ARCHIVE_STREAMS = 4;
 export const MAX_ARCHIVE_STREAMS_PER_PEER = 2;
+
+/**
+ * How long a download waits for its client to take the next part (ms): 30 s, the silence the server allows
+ * a connection outside an answer (http.ts). Security: a client that stops reading would otherwise hold one
+ * of the MAX_ARCHIVE_STREAMS places, its file and its compressor for as long as its connection stays open.
+ */
+export const ARCHIVE_IDLE_MS = 30_000;
 
 /** The places downloads hold while they are sent. */
 export function archiveStreams(): PeerPlaces {
@@ -41,6 +48,8 @@ export interface ArchiveServing {
   /** The client's address ("" when unknown). */
   peer: string;
   now?: () => number;
+  /** How long a download waits for its client to take more, and the timer that counts it. Default ARCHIVE_IDLE_MS, setTimeout. */
+  idle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
 }
 
 /**
@@ -48,11 +57,11 @@ export interface ArchiveServing {
  * (archive-links.ts). No bearer token: the link is the capability. The files are those the link's version
  * names, read in chunks of CHUNK bytes as the client takes the archive, each checked against its digest
  * when it has been sent: one that changed ends the download with an error, which makes curl and tar fail
- * (the files unpacked before it stay: the command is run again into a fresh folder). A client that goes
- * away stops the reading and the compressing.
+ * (the command moves nothing into place then). A client that goes away, or takes nothing for
+ * ARCHIVE_IDLE_MS, stops the reading and the compressing.
  */
 export async function serveArchive(request: Request, path: string, serving: ArchiveServing): Promise<Response> {
-  const { hub, links, streams, now = Date.now } = serving;
+  const { hub, links, streams, now = Date.now, idle } = serving;
   if (request.method !== "GET")
     return refusal(405, `Method not allowed: ${request.method}. Download a skill's archive with GET.`, {
       Allow: "GET",
@@ -75,7 +84,7 @@ export async function serveArchive(request: Request, path: string, serving: Arch
     );
   let answer: Response | undefined;
   try {
-    answer = await archiveResponse(request, link, hub, place, now);
+    answer = await archiveResponse(request, link, hub, place, now, idle);
     return answer;
   } finally {
     // A refusal holds no place: the archive's stream gives its place back when it ends.
@@ -89,6 +98,7 @@ async function archiveResponse(
   hub: Hub,
   place: Place,
   now: () => number,
+  idle: ArchiveServing["idle"] = {},
 ): Promise<Response> {
   const ask = "Ask the server again for the skill: its answer gives a new link.";
   const found = await lookupSkill(link.id, hub);
@@ -107,7 +117,10 @@ async function archiveResponse(
     hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`),
   );
   const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
-  return new Response(onStreamEnd(gzip, place.release), {
+  const ms = idle.ms ?? ARCHIVE_IDLE_MS;
+  const stopped = () =>
+    hub.logger.warn(`http: the archive of ${skill.name} stopped: its client took nothing for ${ms / 1000} s`);
+  return new Response(onStreamEnd(gzip, place.release, { ms, stopped, timer: idle.timer }), {
     headers: {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${archiveName(skill, ctx)}.tar.gz"`,

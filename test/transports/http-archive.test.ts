@@ -427,6 +427,41 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     for (const response of [...others, ...again]) await response.body?.cancel();
   });
 
+  test("a client that takes nothing for the idle limit loses its download and its place; one that reads keeps it", async () => {
+    const { dir } = world();
+    // The idle limit's timers, fired by the test instead of the clock.
+    const timers = new Set<() => void>();
+    const { handler, logger } = await serve(dir, {
+      downloadIdle: {
+        timer: (fire) => {
+          timers.add(fire);
+          return () => timers.delete(fire);
+        },
+      },
+    });
+    const url = download(
+      textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } })),
+    ).url;
+    const from = (peer: string) => handler.handle(new Request(url, { headers: { host: HOST } }), { peer });
+    const held = [await from("10.0.0.1"), await from("10.0.0.2"), await from("10.0.0.3"), await from("10.0.0.4")];
+    expect(held.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await from("10.0.0.5")).status).toBe(503);
+    // Each download has sent its first part and waits for its client: each one's limit is counting.
+    for (let i = 0; i < 500 && timers.size < 4; i++) await Bun.sleep(10);
+    expect(timers.size).toBe(4);
+    // A client that reads is never stopped: each part it takes starts its limit again, the end stops it.
+    unpack(new Uint8Array(await (held[0] as Response).arrayBuffer()));
+    expect(timers.size).toBe(3);
+    for (const fire of [...timers]) fire();
+    for (const response of held.slice(1))
+      expect(await (response as Response).arrayBuffer().then(() => "read", () => "failed")).toBe("failed");
+    const stopped = logger.lines.filter((line) => line.includes("http: the archive of kit stopped"));
+    expect(stopped).toEqual(Array(3).fill(expect.stringContaining("its client took nothing for 30 s")));
+    const again = [await from("10.0.0.5"), await from("10.0.0.6"), await from("10.0.0.7"), await from("10.0.0.8")];
+    expect(again.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    for (const response of again) await response.body?.cancel();
+  });
+
   test.if(process.platform === "linux")(
     "a large file is read in chunks as the client takes it, and closed when the client goes",
     async () => {
