@@ -2,10 +2,16 @@ import { closeSync, readSync } from "node:fs";
 import type { Hub } from "../server/hub.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { openServedFile } from "../tools/support/served-file.ts";
-import { ARCHIVE_MAX_BYTES, type ArchiveFile, archiveContents, archiveName } from "../tools/support/skill-archive.ts";
+import {
+  ARCHIVE_MAX_BYTES,
+  type ArchiveContents,
+  type ArchiveFile,
+  archiveContents,
+  archiveName,
+} from "../tools/support/skill-archive.ts";
 import { lookupSkill } from "../tools/support/skill-lookup.ts";
 import { CHUNK, readOpened } from "../util/confined-read.ts";
-import { TAR_END, tarHeader, tarPadding } from "../util/tar.ts";
+import { TAR_END, tarFolder, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
 import { PeerPlaces, type Place } from "./peer-places.ts";
 import { type IdleLimit, onStreamEnd } from "./stream-end.ts";
@@ -113,7 +119,7 @@ async function archiveResponse(
     return refusal(contents.tooLarge ? 413 : 404, `Cannot download: ${contents.reason.replace(/\.$/, "")}.`);
   if (contents.version !== link.version)
     return refusal(404, `Not found: skill '${skill.name}' has changed since this link was made. ${ask}`);
-  const tar = tarStream(contents.files, Math.floor(now() / 1000), request.signal, hub.frozen !== undefined, (file) =>
+  const tar = tarStream(contents, now() / 1000, request.signal, hub.frozen !== undefined, (file) =>
     hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`),
   );
   const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
@@ -131,19 +137,21 @@ async function archiveResponse(
 }
 
 /**
- * `files` as a tar, read as it is pulled: one file open at a time, CHUNK bytes per pull, each file's
- * digest, size and mode checked against what the link's version names once it has been read (`changed`
- * is told, and the stream fails). Ends, closing the file, when `signal` aborts or the reader cancels.
- * `whole` (frozen: only bytes the lock vouches for may leave): each file is read whole and checked before
- * any of it is sent, at most ARCHIVE_MAX_BYTES held per download.
+ * The folders, then the files, as a tar, read as it is pulled: one file open at a time, CHUNK bytes per
+ * pull, each file's digest, size and mode checked against what the link's version names once it has been
+ * read (`changed` is told, and the stream fails). Each file has its own modification time; folders have
+ * `now` (seconds), as unpacking would give them. Ends, closing the file, when `signal` aborts or the reader
+ * cancels. `whole` (frozen: only bytes the lock vouches for may leave): each file is read whole and checked
+ * before any of it is sent, at most ARCHIVE_MAX_BYTES held per download.
  */
 function tarStream(
-  files: readonly ArchiveFile[],
-  mtime: number,
+  { files, folders }: Pick<Extract<ArchiveContents, { ok: true }>, "files" | "folders">,
+  now: number,
   signal: AbortSignal,
   whole: boolean,
   changed: (file: ArchiveFile) => void,
 ): ReadableStream<Uint8Array> {
+  const folderQueue = folders[Symbol.iterator]();
   const queue = files[Symbol.iterator]();
   let open: { file: ArchiveFile; fd: number; read: number; hash: Bun.CryptoHasher } | undefined;
   const close = () => {
@@ -161,6 +169,11 @@ function tarStream(
       controller.error(signal.reason);
       return;
     }
+    const folder = folderQueue.next();
+    if (!folder.done) {
+      for (const part of tarFolder(folder.value, now)) controller.enqueue(part);
+      return;
+    }
     if (!open) {
       const next = queue.next();
       if (next.done) {
@@ -173,7 +186,7 @@ function tarStream(
       const executable = opened.ok && (opened.stat.mode & 0o111) !== 0;
       if (opened.ok) open = { file, fd: opened.fd, read: 0, hash: new Bun.CryptoHasher("sha256") };
       if (!opened.ok || opened.stat.size !== file.size || executable !== file.executable) return fail(file, controller);
-      const header = tarHeader({ path: file.path, size: file.size, executable, mtime });
+      const header = tarHeader({ path: file.path, size: file.size, executable, mtime: opened.stat.mtimeMs / 1000 });
       if (whole) {
         const read = readOpened(opened.fd, opened.stat, opened.real, () => file.path, { maxBytes: file.size });
         close();

@@ -8,6 +8,7 @@ import {
   realpathSync,
   statSync,
   symlinkSync,
+  utimesSync,
 } from "node:fs";
 import { join, relative } from "node:path";
 import { gunzipSync, constants as zlibConstants } from "node:zlib";
@@ -229,6 +230,55 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     const loadedFetch = (loaded.structuredContent as { fetch: string }).fetch;
     expect(download(loadedFetch).dir).toBe(folder);
     expect(loadedFetch).toContain(`SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`);
+  });
+
+  test("the archive holds the skill's folders, an empty one too (0755), and each file's own time; a touch keeps the link", async () => {
+    const { dir, kit } = world();
+    mkdirSync(join(kit, "data/empty"), { recursive: true });
+    const files = ["SKILL.md", "scripts/run.sh", "references/guide.md", "assets/logo.bin"];
+    const touch = (iso: string) => {
+      for (const path of files) utimesSync(join(kit, path), new Date(iso), new Date(iso));
+    };
+    touch("2024-03-04T05:06:00Z");
+    const { handler } = await serve(dir);
+    const agent = await client(handler);
+    const listing = async () => {
+      const { url } = download(textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } })));
+      const bytes = new Uint8Array(await (await fetchArchive(handler, url)).arrayBuffer());
+      const run = Bun.spawnSync(["tar", "-tvzf", "-"], { stdin: bytes, env: { TZ: "UTC", PATH: process.env.PATH } });
+      expect(run.exitCode).toBe(0);
+      // `drwxr-xr-x 0/0 0 2024-03-04 05:06 data/empty/` → its mode, time and name.
+      const entries = run.stdout
+        .toString()
+        .trim()
+        .split("\n")
+        .map((line) => line.split(/\s+/))
+        .map((words) => `${words[0]} ${words[3]} ${words[4]} ${words.slice(5).join(" ")}`);
+      return { url, entries };
+    };
+    const first = await listing();
+    const folders = first.entries.filter((e) => e.startsWith("d"));
+    // A folder's time is the download's (the test's clock), as unpacking would give it.
+    expect(folders).toEqual([
+      "drwxr-xr-x 2026-01-01 00:00 assets/",
+      "drwxr-xr-x 2026-01-01 00:00 data/",
+      "drwxr-xr-x 2026-01-01 00:00 data/empty/",
+      "drwxr-xr-x 2026-01-01 00:00 references/",
+      "drwxr-xr-x 2026-01-01 00:00 scripts/",
+    ]);
+    expect(first.entries.filter((e) => !e.startsWith("d")).sort()).toEqual([
+      "-rw-r--r-- 2024-03-04 05:06 SKILL.md",
+      "-rw-r--r-- 2024-03-04 05:06 assets/logo.bin",
+      "-rw-r--r-- 2024-03-04 05:06 guide-link.md",
+      "-rw-r--r-- 2024-03-04 05:06 references/guide.md",
+      "-rwxr-xr-x 2024-03-04 05:06 scripts/run.sh",
+    ]);
+    // Touched, not changed: the same link, and the archive has the new times.
+    touch("2025-06-07T08:09:00Z");
+    const touched = await listing();
+    expect(touched.url).toBe(first.url);
+    expect(touched.entries).toContain("-rwxr-xr-x 2025-06-07 08:09 scripts/run.sh");
+    expect(touched.entries).not.toContain("-rwxr-xr-x 2024-03-04 05:06 scripts/run.sh");
   });
 
   test("expired, altered, foreign or unknown links are refused with a text that says so", async () => {
@@ -454,7 +504,12 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     expect(timers.size).toBe(3);
     for (const fire of [...timers]) fire();
     for (const response of held.slice(1))
-      expect(await (response as Response).arrayBuffer().then(() => "read", () => "failed")).toBe("failed");
+      expect(
+        await (response as Response).arrayBuffer().then(
+          () => "read",
+          () => "failed",
+        ),
+      ).toBe("failed");
     const stopped = logger.lines.filter((line) => line.includes("http: the archive of kit stopped"));
     expect(stopped).toEqual(Array(3).fill(expect.stringContaining("its client took nothing for 30 s")));
     const again = [await from("10.0.0.5"), await from("10.0.0.6"), await from("10.0.0.7"), await from("10.0.0.8")];
