@@ -110,14 +110,13 @@ async function client(handler: HttpHandler, revision: Revision = "2025-11-25", t
   return c;
 }
 
-const COMMAND = /`mkdir -p (\S+) && curl -fsSL '([^']+)' \| tar -xzf - -C ([^\s`]+)`/;
+const COMMAND = /`(mkdir -p [^`]* -o "\$tmp\/skill\.tar\.gz" '([^']+)' [^`]* mv "\$tmp\/skill" (\S+) [^`]*)`/;
 
-/** The download command an answer gives: its folder and URL. */
-function download(text: string): { dir: string; url: string } {
+/** The download command an answer gives: its folder and URL, and the command as a whole. */
+function download(text: string): { dir: string; url: string; command: string } {
   const match = COMMAND.exec(text);
   if (!match) throw new Error(`no download command in: ${text.slice(0, 600)}`);
-  expect(match[3]).toBe(match[1] as string);
-  return { dir: match[1] as string, url: match[2] as string };
+  return { dir: match[3] as string, url: match[2] as string, command: match[1] as string };
 }
 
 /** GET `url` as curl does: no token, no Origin. */
@@ -155,9 +154,12 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       const { handler } = await serve(dir);
       const agent = await client(handler, revision);
       const text = textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } }));
-      const { dir: folder, url } = download(text);
+      const { dir: folder, url, command } = download(text);
       expect(folder).toBe(".skillhub-skills/kit");
       expect(url.startsWith(`http://${HOST}/archive/`)).toBe(true);
+      expect(command).toBe(
+        `mkdir -p .skillhub-skills && tmp=$(mktemp -d .skillhub-skills/.kit.XXXXXX) && curl -fsSL -o "$tmp/skill.tar.gz" '${url}' && mkdir "$tmp/skill" && tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill" && rm -rf .skillhub-skills/kit && mv "$tmp/skill" .skillhub-skills/kit && rm -rf "$tmp"`,
+      );
       expect(text).toContain("then run from the same folder: `bash .skillhub-skills/kit/scripts/run.sh`.");
       const response = await fetchArchive(handler, url);
       expect(response.status).toBe(200);
