@@ -26,9 +26,12 @@ export function onStreamEnd(
 ): ReadableStream<Uint8Array> {
   let ended = false;
   let stopTimer: (() => void) | undefined;
-  const finish = () => {
+  const disarm = () => {
     stopTimer?.();
     stopTimer = undefined;
+  };
+  const finish = () => {
+    disarm();
     if (ended) return;
     ended = true;
     end();
@@ -36,8 +39,7 @@ export function onStreamEnd(
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      stopTimer?.();
-      stopTimer = undefined;
+      disarm();
       try {
         const { done, value } = await reader.read();
         if (done) {
