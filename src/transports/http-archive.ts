@@ -2,13 +2,19 @@ import { closeSync, readSync } from "node:fs";
 import type { Hub } from "../server/hub.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { openServedFile } from "../tools/support/served-file.ts";
-import { ARCHIVE_MAX_BYTES, type ArchiveFile, archiveContents, archiveName } from "../tools/support/skill-archive.ts";
+import {
+  ARCHIVE_MAX_BYTES,
+  type ArchiveContents,
+  type ArchiveFile,
+  archiveContents,
+  archiveName,
+} from "../tools/support/skill-archive.ts";
 import { lookupSkill } from "../tools/support/skill-lookup.ts";
 import { CHUNK, readOpened } from "../util/confined-read.ts";
-import { TAR_END, tarHeader, tarPadding } from "../util/tar.ts";
+import { TAR_END, tarFolder, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
 import { PeerPlaces, type Place } from "./peer-places.ts";
-import { onStreamEnd } from "./stream-end.ts";
+import { type IdleLimit, onStreamEnd } from "./stream-end.ts";
 
 /**
  * Downloads sent at once: 4 in all, 2 per client address. Security: a link is a capability without the
@@ -18,6 +24,13 @@ import { onStreamEnd } from "./stream-end.ts";
  */
 export const MAX_ARCHIVE_STREAMS = 4;
 export const MAX_ARCHIVE_STREAMS_PER_PEER = 2;
+
+/**
+ * How long a download waits for its client to take the next part (ms): 30 s, the silence the server allows
+ * a connection outside an answer (http.ts). Security: a client that stops reading would otherwise hold one
+ * of the MAX_ARCHIVE_STREAMS places, its file and its compressor for as long as its connection stays open.
+ */
+export const ARCHIVE_IDLE_MS = 30_000;
 
 /** The places downloads hold while they are sent. */
 export function archiveStreams(): PeerPlaces {
@@ -41,6 +54,8 @@ export interface ArchiveServing {
   /** The client's address ("" when unknown). */
   peer: string;
   now?: () => number;
+  /** How long a download waits for its client to take more, and the timer that counts it. Default ARCHIVE_IDLE_MS, setTimeout. */
+  idle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
 }
 
 /**
@@ -48,11 +63,11 @@ export interface ArchiveServing {
  * (archive-links.ts). No bearer token: the link is the capability. The files are those the link's version
  * names, read in chunks of CHUNK bytes as the client takes the archive, each checked against its digest
  * when it has been sent: one that changed ends the download with an error, which makes curl and tar fail
- * (the files unpacked before it stay: the command is run again into a fresh folder). A client that goes
- * away stops the reading and the compressing.
+ * (the command moves nothing into place then). A client that goes away, or takes nothing for
+ * ARCHIVE_IDLE_MS, stops the reading and the compressing.
  */
 export async function serveArchive(request: Request, path: string, serving: ArchiveServing): Promise<Response> {
-  const { hub, links, streams, now = Date.now } = serving;
+  const { hub, links, streams, now = Date.now, idle } = serving;
   if (request.method !== "GET")
     return refusal(405, `Method not allowed: ${request.method}. Download a skill's archive with GET.`, {
       Allow: "GET",
@@ -75,7 +90,7 @@ export async function serveArchive(request: Request, path: string, serving: Arch
     );
   let answer: Response | undefined;
   try {
-    answer = await archiveResponse(request, link, hub, place, now);
+    answer = await archiveResponse(request, link, hub, place, now, idle);
     return answer;
   } finally {
     // A refusal holds no place: the archive's stream gives its place back when it ends.
@@ -89,6 +104,7 @@ async function archiveResponse(
   hub: Hub,
   place: Place,
   now: () => number,
+  idle: ArchiveServing["idle"] = {},
 ): Promise<Response> {
   const ask = "Ask the server again for the skill: its answer gives a new link.";
   const found = await lookupSkill(link.id, hub);
@@ -103,11 +119,14 @@ async function archiveResponse(
     return refusal(contents.tooLarge ? 413 : 404, `Cannot download: ${contents.reason.replace(/\.$/, "")}.`);
   if (contents.version !== link.version)
     return refusal(404, `Not found: skill '${skill.name}' has changed since this link was made. ${ask}`);
-  const tar = tarStream(contents.files, Math.floor(now() / 1000), request.signal, hub.frozen !== undefined, (file) =>
+  const tar = tarStream(contents, now() / 1000, request.signal, hub.frozen !== undefined, (file) =>
     hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`),
   );
   const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
-  return new Response(onStreamEnd(gzip, place.release), {
+  const ms = idle.ms ?? ARCHIVE_IDLE_MS;
+  const stopped = () =>
+    hub.logger.warn(`http: the archive of ${skill.name} stopped: its client took nothing for ${ms / 1000} s`);
+  return new Response(onStreamEnd(gzip, place.release, { ms, stopped, timer: idle.timer }), {
     headers: {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${archiveName(skill, ctx)}.tar.gz"`,
@@ -118,19 +137,21 @@ async function archiveResponse(
 }
 
 /**
- * `files` as a tar, read as it is pulled: one file open at a time, CHUNK bytes per pull, each file's
- * digest, size and mode checked against what the link's version names once it has been read (`changed`
- * is told, and the stream fails). Ends, closing the file, when `signal` aborts or the reader cancels.
- * `whole` (frozen: only bytes the lock vouches for may leave): each file is read whole and checked before
- * any of it is sent, at most ARCHIVE_MAX_BYTES held per download.
+ * The folders, then the files, as a tar, read as it is pulled: one file open at a time, CHUNK bytes per
+ * pull, each file's digest, size and mode checked against what the link's version names once it has been
+ * read (`changed` is told, and the stream fails). Each file has its own modification time; folders have
+ * `now` (seconds), as unpacking would give them. Ends, closing the file, when `signal` aborts or the reader
+ * cancels. `whole` (frozen: only bytes the lock vouches for may leave): each file is read whole and checked
+ * before any of it is sent, at most ARCHIVE_MAX_BYTES held per download.
  */
 function tarStream(
-  files: readonly ArchiveFile[],
-  mtime: number,
+  { files, folders }: Pick<Extract<ArchiveContents, { ok: true }>, "files" | "folders">,
+  now: number,
   signal: AbortSignal,
   whole: boolean,
   changed: (file: ArchiveFile) => void,
 ): ReadableStream<Uint8Array> {
+  const folderQueue = folders[Symbol.iterator]();
   const queue = files[Symbol.iterator]();
   let open: { file: ArchiveFile; fd: number; read: number; hash: Bun.CryptoHasher } | undefined;
   const close = () => {
@@ -148,6 +169,11 @@ function tarStream(
       controller.error(signal.reason);
       return;
     }
+    const folder = folderQueue.next();
+    if (!folder.done) {
+      for (const part of tarFolder(folder.value, now)) controller.enqueue(part);
+      return;
+    }
     if (!open) {
       const next = queue.next();
       if (next.done) {
@@ -160,7 +186,7 @@ function tarStream(
       const executable = opened.ok && (opened.stat.mode & 0o111) !== 0;
       if (opened.ok) open = { file, fd: opened.fd, read: 0, hash: new Bun.CryptoHasher("sha256") };
       if (!opened.ok || opened.stat.size !== file.size || executable !== file.executable) return fail(file, controller);
-      const header = tarHeader({ path: file.path, size: file.size, executable, mtime });
+      const header = tarHeader({ path: file.path, size: file.size, executable, mtime: opened.stat.mtimeMs / 1000 });
       if (whole) {
         const read = readOpened(opened.fd, opened.stat, opened.real, () => file.path, { maxBytes: file.size });
         close();

@@ -181,7 +181,14 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       );
     // No token: the link is the capability (archive-links.ts).
     if (path.startsWith(ARCHIVE_PREFIX))
-      return serveArchive(request, path, { hub, links, streams: archives, peer: hooks.peer ?? "", now: options.now });
+      return serveArchive(request, path, {
+        hub,
+        links,
+        streams: archives,
+        peer: hooks.peer ?? "",
+        now: options.now,
+        idle: options.downloadIdle,
+      });
     if (isUiPath(path))
       return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
     if (path === "/healthz") return health(request);

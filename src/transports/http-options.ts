@@ -1,5 +1,6 @@
 import type { SessionTable } from "./http-sessions.ts";
 import type { ListenStreams, ListenStreamsOptions } from "./listen-streams.ts";
+import type { IdleLimit } from "./stream-end.ts";
 
 /** The Streamable HTTP handler's contract: its options, the hooks of the socket layer, what it returns. */
 
@@ -47,6 +48,8 @@ export interface HttpHandlerOptions {
    * download links start with it (server.public_url). Default: the origin of the request that asks.
    */
   publicUrl?: string;
+  /** How long a download waits for its client to take more (ms), and the timer that counts it. Default http-archive.ts's ARCHIVE_IDLE_MS, setTimeout. */
+  downloadIdle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
 }
 
 /** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */

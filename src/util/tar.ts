@@ -1,7 +1,8 @@
 /**
- * A tar archive (POSIX ustar, with a pax header for a name ustar cannot hold) of regular files, as GNU tar
- * and bsdtar (the `tar` of macOS and Windows 10+) extract it. Pure: bytes in, bytes out; the caller streams
- * a file's header, its bytes in chunks, then its padding, so neither an archive nor a file is whole in memory.
+ * A tar archive (POSIX ustar, with a pax header for a name ustar cannot hold) of folders and regular files,
+ * as GNU tar and bsdtar (the `tar` of macOS and Windows 10+) extract it. Pure: bytes in, bytes out; the caller
+ * streams a file's header, its bytes in chunks, then its padding, so neither an archive nor a file is whole
+ * in memory.
  */
 
 const BLOCK = 512;
@@ -12,7 +13,7 @@ export interface TarFile {
   path: string;
   bytes: Uint8Array;
   executable: boolean;
-  /** Modification time, seconds since the epoch. */
+  /** Modification time, seconds since the epoch (a fraction is dropped; before 1970, 1970). */
   mtime: number;
 }
 
@@ -27,19 +28,22 @@ export function tarEntry(file: TarFile): Uint8Array[] {
  * caller that sends the bytes in chunks of its own and then tarPadding(size).
  */
 export function tarHeader(file: Omit<TarFile, "bytes"> & { size: number }): Uint8Array[] {
-  const name = encoder.encode(file.path);
-  const split = ustarName(file.path, name);
-  const pax = split ? undefined : paxRecords({ path: file.path });
-  const head = header({
-    name: split?.name ?? name.subarray(0, 100),
-    prefix: split?.prefix,
-    mode: file.executable ? 0o755 : 0o644,
-    size: file.size,
-    mtime: file.mtime,
-    type: "0",
-  });
+  return entry(file.path, { mode: file.executable ? 0o755 : 0o644, size: file.size, mtime: file.mtime, type: "0" });
+}
+
+/** A folder's entry (mode 0755): unpacked, the folder is there even when nothing in the archive is in it. */
+export function tarFolder(path: string, mtime: number): Uint8Array[] {
+  return entry(`${path}/`, { mode: 0o755, size: 0, mtime, type: "5" });
+}
+
+/** An entry's header blocks: a pax header first when ustar cannot hold `path`. */
+function entry(path: string, fields: Omit<Header, "name" | "prefix">): Uint8Array[] {
+  const name = encoder.encode(path);
+  const split = ustarName(path, name);
+  const pax = split ? undefined : paxRecords({ path });
+  const head = header({ ...fields, name: split?.name ?? name.subarray(0, 100), prefix: split?.prefix });
   const paxHead =
-    pax && header({ name: encoder.encode("PaxHeader"), mode: 0o644, size: pax.length, mtime: file.mtime, type: "x" });
+    pax && header({ name: encoder.encode("PaxHeader"), mode: 0o644, size: pax.length, mtime: fields.mtime, type: "x" });
   return [...(pax && paxHead ? [paxHead, ...padded(pax)] : []), head];
 }
 
@@ -83,8 +87,11 @@ interface Header {
   mode: number;
   size: number;
   mtime: number;
-  type: "0" | "x";
+  type: "0" | "5" | "x";
 }
+
+/** Most seconds an mtime field holds (11 octal digits, the year 2242): a time outside 0..this is clamped. */
+const MAX_MTIME = 0o77777777777;
 
 function header(h: Header): Uint8Array {
   const block = new Uint8Array(BLOCK);
@@ -93,7 +100,7 @@ function header(h: Header): Uint8Array {
   octal(block, 108, 8, 0);
   octal(block, 116, 8, 0);
   octal(block, 124, 12, h.size);
-  octal(block, 136, 12, h.mtime);
+  octal(block, 136, 12, Math.min(Math.max(0, Math.floor(h.mtime)), MAX_MTIME));
   block.fill(0x20, 148, 156);
   block[156] = h.type.charCodeAt(0);
   block.set(encoder.encode("ustar\u000000"), 257);

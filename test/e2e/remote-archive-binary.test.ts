@@ -78,10 +78,7 @@ function filesUnder(dir: string): Map<string, boolean> {
 
 /** The commands in an answer's backticks: the download, then the run line. */
 function commands(text: string): { download: string; run: string; folder: string } {
-  const match =
-    /`(mkdir -p (\S+) && curl -fsSL '[^']+' \| tar -xzf - -C \S+)`, then run from the same folder: `([^`]+)`/.exec(
-      text,
-    );
+  const match = /`(mkdir -p [^`]* mv "\$tmp\/skill" (\S+) [^`]*)`, then run from the same folder: `([^`]+)`/.exec(text);
   if (!match) throw new Error(`no download command in: ${text.slice(0, 800)}`);
   return { download: match[1] as string, folder: match[2] as string, run: match[3] as string };
 }
@@ -149,7 +146,7 @@ describe("a remote agent downloads a skill with the command from the answer, and
         expect(sh(run, workspace)).toEqual({ exitCode: 0, stdout: "form Login\n", stderr: "" });
         expect(readFileSync(join(workspace, "form.txt"), "utf8")).toBe("form Login\n");
 
-        // A link altered by one character: curl fails (-f), so tar unpacks nothing; the server says why.
+        // A link altered by one character: curl fails (-f), so nothing is unpacked or moved; the server says why.
         const url = /'(http[^']+)'/.exec(kitCommands.download)?.[1] as string;
         const at = url.length - ".tar.gz".length - 1;
         const altered = `${url.slice(0, at)}${url[at] === "A" ? "B" : "A"}${url.slice(at + 1)}`;
@@ -158,6 +155,7 @@ describe("a remote agent downloads a skill with the command from the answer, and
         expect(refused.exitCode).not.toBe(0);
         expect(refused.stderr).toContain("403");
         expect(filesUnder(other).size).toBe(0);
+        expect(existsSync(join(other, kitCommands.folder))).toBe(false);
         const answer = await fetch(altered);
         expect(answer.status).toBe(403);
         expect(await answer.text()).toContain("this download link was not made by this server");

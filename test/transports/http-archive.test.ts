@@ -8,6 +8,7 @@ import {
   realpathSync,
   statSync,
   symlinkSync,
+  utimesSync,
 } from "node:fs";
 import { join, relative } from "node:path";
 import { gunzipSync, constants as zlibConstants } from "node:zlib";
@@ -109,14 +110,13 @@ async function client(handler: HttpHandler, revision: Revision = "2025-11-25", t
   return c;
 }
 
-const COMMAND = /`mkdir -p (\S+) && curl -fsSL '([^']+)' \| tar -xzf - -C ([^\s`]+)`/;
+const COMMAND = /`(mkdir -p [^`]* -o "\$tmp\/skill\.tar\.gz" '([^']+)' [^`]* mv "\$tmp\/skill" (\S+) [^`]*)`/;
 
-/** The download command an answer gives: its folder and URL. */
-function download(text: string): { dir: string; url: string } {
+/** The download command an answer gives: its folder and URL, and the command as a whole. */
+function download(text: string): { dir: string; url: string; command: string } {
   const match = COMMAND.exec(text);
   if (!match) throw new Error(`no download command in: ${text.slice(0, 600)}`);
-  expect(match[3]).toBe(match[1] as string);
-  return { dir: match[1] as string, url: match[2] as string };
+  return { dir: match[3] as string, url: match[2] as string, command: match[1] as string };
 }
 
 /** GET `url` as curl does: no token, no Origin. */
@@ -154,9 +154,12 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       const { handler } = await serve(dir);
       const agent = await client(handler, revision);
       const text = textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } }));
-      const { dir: folder, url } = download(text);
+      const { dir: folder, url, command } = download(text);
       expect(folder).toBe(".skillhub-skills/kit");
       expect(url.startsWith(`http://${HOST}/archive/`)).toBe(true);
+      expect(command).toBe(
+        `mkdir -p .skillhub-skills && tmp=$(mktemp -d .skillhub-skills/.kit.XXXXXX) && curl -fsSL -o "$tmp/skill.tar.gz" '${url}' && mkdir "$tmp/skill" && tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill" && rm -rf .skillhub-skills/kit && mv "$tmp/skill" .skillhub-skills/kit && rm -rf "$tmp"`,
+      );
       expect(text).toContain("then run from the same folder: `bash .skillhub-skills/kit/scripts/run.sh`.");
       const response = await fetchArchive(handler, url);
       expect(response.status).toBe(200);
@@ -229,6 +232,55 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     const loadedFetch = (loaded.structuredContent as { fetch: string }).fetch;
     expect(download(loadedFetch).dir).toBe(folder);
     expect(loadedFetch).toContain(`SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`);
+  });
+
+  test("the archive holds the skill's folders, an empty one too (0755), and each file's own time; a touch keeps the link", async () => {
+    const { dir, kit } = world();
+    mkdirSync(join(kit, "data/empty"), { recursive: true });
+    const files = ["SKILL.md", "scripts/run.sh", "references/guide.md", "assets/logo.bin"];
+    const touch = (iso: string) => {
+      for (const path of files) utimesSync(join(kit, path), new Date(iso), new Date(iso));
+    };
+    touch("2024-03-04T05:06:00Z");
+    const { handler } = await serve(dir);
+    const agent = await client(handler);
+    const listing = async () => {
+      const { url } = download(textOf(await agent.callTool({ name: "skill", arguments: { name: "kit" } })));
+      const bytes = new Uint8Array(await (await fetchArchive(handler, url)).arrayBuffer());
+      const run = Bun.spawnSync(["tar", "-tvzf", "-"], { stdin: bytes, env: { TZ: "UTC", PATH: process.env.PATH } });
+      expect(run.exitCode).toBe(0);
+      // `drwxr-xr-x 0/0 0 2024-03-04 05:06 data/empty/` → its mode, time and name.
+      const entries = run.stdout
+        .toString()
+        .trim()
+        .split("\n")
+        .map((line) => line.split(/\s+/))
+        .map((words) => `${words[0]} ${words[3]} ${words[4]} ${words.slice(5).join(" ")}`);
+      return { url, entries };
+    };
+    const first = await listing();
+    const folders = first.entries.filter((e) => e.startsWith("d"));
+    // A folder's time is the download's (the test's clock), as unpacking would give it.
+    expect(folders).toEqual([
+      "drwxr-xr-x 2026-01-01 00:00 assets/",
+      "drwxr-xr-x 2026-01-01 00:00 data/",
+      "drwxr-xr-x 2026-01-01 00:00 data/empty/",
+      "drwxr-xr-x 2026-01-01 00:00 references/",
+      "drwxr-xr-x 2026-01-01 00:00 scripts/",
+    ]);
+    expect(first.entries.filter((e) => !e.startsWith("d")).sort()).toEqual([
+      "-rw-r--r-- 2024-03-04 05:06 SKILL.md",
+      "-rw-r--r-- 2024-03-04 05:06 assets/logo.bin",
+      "-rw-r--r-- 2024-03-04 05:06 guide-link.md",
+      "-rw-r--r-- 2024-03-04 05:06 references/guide.md",
+      "-rwxr-xr-x 2024-03-04 05:06 scripts/run.sh",
+    ]);
+    // Touched, not changed: the same link, and the archive has the new times.
+    touch("2025-06-07T08:09:00Z");
+    const touched = await listing();
+    expect(touched.url).toBe(first.url);
+    expect(touched.entries).toContain("-rwxr-xr-x 2025-06-07 08:09 scripts/run.sh");
+    expect(touched.entries).not.toContain("-rwxr-xr-x 2024-03-04 05:06 scripts/run.sh");
   });
 
   test("expired, altered, foreign or unknown links are refused with a text that says so", async () => {
@@ -425,6 +477,46 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     const again = [await from("10.0.0.1"), await from("10.0.0.1")];
     expect(again.map((r) => r.status)).toEqual([200, 200]);
     for (const response of [...others, ...again]) await response.body?.cancel();
+  });
+
+  test("a client that takes nothing for the idle limit loses its download and its place; one that reads keeps it", async () => {
+    const { dir } = world();
+    // The idle limit's timers, fired by the test instead of the clock.
+    const timers = new Set<() => void>();
+    const { handler, logger } = await serve(dir, {
+      downloadIdle: {
+        timer: (fire) => {
+          timers.add(fire);
+          return () => timers.delete(fire);
+        },
+      },
+    });
+    const url = download(
+      textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } })),
+    ).url;
+    const from = (peer: string) => handler.handle(new Request(url, { headers: { host: HOST } }), { peer });
+    const held = [await from("10.0.0.1"), await from("10.0.0.2"), await from("10.0.0.3"), await from("10.0.0.4")];
+    expect(held.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await from("10.0.0.5")).status).toBe(503);
+    // Each download has sent its first part and waits for its client: each one's limit is counting.
+    for (let i = 0; i < 500 && timers.size < 4; i++) await Bun.sleep(10);
+    expect(timers.size).toBe(4);
+    // A client that reads is never stopped: each part it takes starts its limit again, the end stops it.
+    unpack(new Uint8Array(await (held[0] as Response).arrayBuffer()));
+    expect(timers.size).toBe(3);
+    for (const fire of [...timers]) fire();
+    for (const response of held.slice(1))
+      expect(
+        await (response as Response).arrayBuffer().then(
+          () => "read",
+          () => "failed",
+        ),
+      ).toBe("failed");
+    const stopped = logger.lines.filter((line) => line.includes("http: the archive of kit stopped"));
+    expect(stopped).toEqual(Array(3).fill(expect.stringContaining("its client took nothing for 30 s")));
+    const again = [await from("10.0.0.5"), await from("10.0.0.6"), await from("10.0.0.7"), await from("10.0.0.8")];
+    expect(again.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    for (const response of again) await response.body?.cancel();
   });
 
   test.if(process.platform === "linux")(

@@ -2,14 +2,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { TAR_END, type TarFile, tarEntry } from "../../src/util/tar.ts";
+import { TAR_END, type TarFile, tarEntry, tarFolder } from "../../src/util/tar.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
 
-/** `files` as one .tar.gz, unpacked by the system's tar into a new folder. */
-function unpacked(files: TarFile[]): { dir: string; stderr: string; exitCode: number } {
-  const tar = Buffer.concat([...files.flatMap((f) => tarEntry(f)), TAR_END]);
+/** `files` (after `folders`' entries) as one .tar.gz, unpacked by the system's tar into a new folder. */
+function unpacked(files: TarFile[], folders: Uint8Array[][] = []): { dir: string; stderr: string; exitCode: number } {
+  const tar = Buffer.concat([...folders.flat(), ...files.flatMap((f) => tarEntry(f)), TAR_END]);
   const dir = tempDir("skillhub-tar-");
   const run = Bun.spawnSync(["tar", "-xzf", "-", "-C", dir], { stdin: gzipSync(tar) });
   return { dir, stderr: run.stderr.toString(), exitCode: run.exitCode };
@@ -40,6 +40,28 @@ describe("tar writer", () => {
     expect(statSync(join(dir, "scripts/run.sh")).mode & 0o111).not.toBe(0);
     expect(statSync(join(dir, "SKILL.md")).mode & 0o111).toBe(0);
     expect(Math.floor(statSync(join(dir, "SKILL.md")).mtimeMs / 1000)).toBe(1_700_000_000);
+  });
+
+  test("folders are entries of their own: an empty one is unpacked, mode 0755, and each entry keeps its time", () => {
+    const long = `${"d".repeat(150)}/${"e".repeat(120)}`;
+    const folders = [tarFolder("empty", 1_600_000_000), tarFolder("scripts", 1_600_000_000), tarFolder(long, 0)];
+    const files = [file("scripts/run.sh", "echo hi\n", true), { ...file("old.txt", "old\n"), mtime: -5 }];
+    const { dir, exitCode, stderr } = unpacked(files, folders);
+    expect({ exitCode, stderr }).toEqual({ exitCode: 0, stderr: "" });
+    for (const folder of ["empty", "scripts", long]) expect(statSync(join(dir, folder)).mode & 0o7777).toBe(0o755);
+    expect(readFileSync(join(dir, "scripts/run.sh"), "utf8")).toBe("echo hi\n");
+    const tar = Buffer.concat([...folders.flat(), ...files.flatMap((f) => tarEntry(f)), TAR_END]);
+    const listed = Bun.spawnSync(["tar", "-tvzf", "-"], {
+      stdin: gzipSync(tar),
+      env: { TZ: "UTC", PATH: process.env.PATH },
+    });
+    const lines = listed.stdout.toString().trim().split("\n");
+    expect(lines[0]).toMatch(/^drwxr-xr-x .* 2020-09-13 12:26 empty\/$/);
+    expect(lines[1]).toMatch(/^drwxr-xr-x .* 2020-09-13 12:26 scripts\/$/);
+    expect(lines[2]).toMatch(new RegExp(`^drwxr-xr-x .* 1970-01-01 00:00 ${long}/$`));
+    expect(lines[3]).toMatch(/^-rwxr-xr-x .* 2023-11-14 22:13 scripts\/run\.sh$/);
+    // A time before 1970 is clamped to it: the field holds no sign.
+    expect(lines[4]).toMatch(/^-rw-r--r-- .* 1970-01-01 00:00 old\.txt$/);
   });
 
   test("names ustar cannot hold (long, or not ASCII) come through a pax header", () => {

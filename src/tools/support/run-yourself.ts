@@ -1,4 +1,4 @@
-import { extname } from "node:path";
+import { extname, posix } from "node:path";
 import { argVariable } from "../../exec/env.ts";
 import type { ScriptDecl } from "../../skills/tree-types.ts";
 import { shellWords } from "../../util/shell-words.ts";
@@ -32,10 +32,27 @@ export function commandLine(decl: Pick<ScriptDecl, "args">, path: string): strin
 }
 
 /**
- * The one shell command that downloads a skill's archive and unpacks it into `dir`: curl and tar, which
- * Linux, macOS and Windows 10+ all ship (bsdtar there). `-f`: a refused link fails the command instead of
- * handing tar an error page. The URL is quoted: a public URL may hold characters a shell reads.
+ * The one shell command that downloads a skill's archive and puts its folder at `dir`
+ * (`.skillhub-skills/<name>`), in POSIX sh with curl, tar and mktemp (Linux, macOS and Git Bash have them):
+ * curl saves the archive into a fresh hidden folder beside `dir`, tar unpacks it into a folder made there
+ * (mktemp's own is private, 0700), and only when both succeeded is the old `dir` removed (a newer version
+ * replaces it, never lands inside it) and the new one moved in. A failed download (refused, cut off, not
+ * gzip) leaves `dir` as it was, and the hidden folder with what came. Saved, not piped: a pipe's status is
+ * tar's alone, and a refused link must stop the command before anything moves. `-f`: a refused link fails
+ * curl instead of saving its error page. Security: the URL is quoted (a public URL may hold characters a
+ * shell reads); `dir` is archiveName's (letters, digits, `.`, `_`, `-` under `.skillhub-skills/`), so
+ * `rm -rf` names that one folder; the temporary folder, a variable's value, is quoted.
  */
 export function downloadCommand(url: string, dir: string): string {
-  return `mkdir -p ${dir} && curl -fsSL '${url.replaceAll("'", "%27")}' | tar -xzf - -C ${dir}`;
+  const parent = posix.dirname(dir);
+  return [
+    `mkdir -p ${parent}`,
+    `tmp=$(mktemp -d ${parent}/.${posix.basename(dir)}.XXXXXX)`,
+    `curl -fsSL -o "$tmp/skill.tar.gz" '${url.replaceAll("'", "%27")}'`,
+    `mkdir "$tmp/skill"`,
+    `tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill"`,
+    `rm -rf ${dir}`,
+    `mv "$tmp/skill" ${dir}`,
+    `rm -rf "$tmp"`,
+  ].join(" && ");
 }

@@ -29,7 +29,8 @@ export interface ArchiveFile {
 }
 
 export type ArchiveContents =
-  | { ok: true; files: ArchiveFile[]; version: string }
+  /** `folders`: relative, "/"-separated, parents first; every folder of `files`, and an Agent Skill's empty ones. */
+  | { ok: true; files: ArchiveFile[]; folders: string[]; version: string }
   | { ok: false; reason: string; tooLarge?: boolean };
 
 type Deps = Pick<ToolContext, "deps" | "session">;
@@ -41,17 +42,19 @@ export type ArchiveRead = typeof readArchiveFile;
 const VERSIONS_KEPT = 256;
 
 /** Archive versions by the stamps of the files they were read from (stampKey): the last VERSIONS_KEPT. */
-const versions = new Map<string, { files: Omit<ArchiveFile, "owner">[]; version: string }>();
+const versions = new Map<string, { files: Omit<ArchiveFile, "owner">[]; folders: string[]; version: string }>();
 
 /**
  * What a skill's archive holds: what read_skill_file serves of it and load_skill lists (an Agent Skill's
  * SKILL.md and its files; a tree node's declared files, its own and inherited), each read once through
  * the same confined reader (served-file.ts: its real folder only, no version-control metadata, no nested
- * skill's file, no link leading out, frozen only as the lock records it). `version` names these bytes and
- * modes: a skill that changes gets another, so a link made for the old one is refused (http-archive.ts).
- * A file gone since the listing is left out; any other refusal refuses the archive. A skill whose files'
- * stamps (real path, size, times, inode, mode) are those of a recent answer costs their stats only: its
- * files are not read again (the download reads them, and checks them against their digests).
+ * skill's file, no link leading out, frozen only as the lock records it), and its folders (an Agent
+ * Skill's empty ones too, unless frozen: the lock records files only). `version` names these paths, bytes
+ * and modes, not their times: a skill that changes gets another, so a link made for the old one is refused
+ * (http-archive.ts), and a file touched but unchanged keeps it. A file gone since the listing is left
+ * out; any other refusal refuses the archive. A skill whose files' stamps (real path, size, times, inode,
+ * mode) and folders are those of a recent answer costs their stats only: its files are not read again
+ * (the download reads them, and checks them against their digests).
  */
 export function archiveContents(skill: Skill, ctx: Deps, read: ArchiveRead = readArchiveFile): ArchiveContents {
   const listed = skillFiles(skill, ctx);
@@ -59,8 +62,9 @@ export function archiveContents(skill: Skill, ctx: Deps, read: ArchiveRead = rea
     return { ok: false, reason: `skill '${skill.name}' has too many files to download at once`, tooLarge: true };
   const paths = [...(skill.kind === "agent-skill" ? [SKILL_FILE] : []), ...listed.files.map((f) => f.path)];
   const owners = new Map(paths.map((path) => [path, ownerOf(skill, path, ctx)]));
+  const folders = [...new Set([...paths.flatMap(parents), ...listed.folders])].sort();
   // Frozen, every read is checked against the lock, which may change: nothing is remembered.
-  const key = ctx.deps.frozen ? undefined : stampKey(skill, owners);
+  const key = ctx.deps.frozen ? undefined : stampKey(skill, owners, folders);
   const known = key === undefined ? undefined : versions.get(key);
   if (key !== undefined && known) {
     versions.delete(key);
@@ -68,6 +72,7 @@ export function archiveContents(skill: Skill, ctx: Deps, read: ArchiveRead = rea
     return {
       ok: true,
       files: known.files.map((f) => ({ ...f, owner: owners.get(f.path) ?? skill })),
+      folders: known.folders,
       version: known.version,
     };
   }
@@ -87,26 +92,36 @@ export function archiveContents(skill: Skill, ctx: Deps, read: ArchiveRead = rea
     total += got.bytes.length;
     files.push({ path, owner, digest: sha256Hex(got.bytes), size: got.bytes.length, executable: got.executable });
   }
-  const version = sha256Hex(files.map((f) => `${f.path}\0${f.digest}\0${f.executable ? "x" : "-"}\n`).join(""));
+  const named = [
+    ...folders.map((f) => `${f}/\n`),
+    ...files.map((f) => `${f.path}\0${f.digest}\0${f.executable ? "x" : "-"}\n`),
+  ];
   const contents = {
     ok: true as const,
     files,
-    version: Buffer.from(version.slice(0, 24), "hex").toString("base64url"),
+    folders,
+    version: Buffer.from(sha256Hex(named.join("")).slice(0, 24), "hex").toString("base64url"),
   };
   if (key !== undefined) {
-    versions.set(key, { files: files.map(({ owner: _, ...f }) => f), version: contents.version });
+    versions.set(key, { files: files.map(({ owner: _, ...f }) => f), folders, version: contents.version });
     if (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value as string);
   }
   return contents;
 }
 
+/** The folders `path` lies in: `a/b/c.md` → `a`, `a/b`. */
+function parents(path: string): string[] {
+  const parts = path.split("/").slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join("/"));
+}
+
 /**
- * What a skill's files are on disk now, without reading them: each one's path and, when it opens, its
- * real path, size, times, inode and mode (a file that is gone, "-"). Undefined when one cannot be opened
- * for another reason: the read says why.
+ * What a skill's files are on disk now, without reading them: its folders, and each file's path and, when
+ * it opens, its real path, size, times, inode and mode (a file that is gone, "-"). Undefined when one
+ * cannot be opened for another reason: the read says why.
  */
-function stampKey(skill: Skill, owners: ReadonlyMap<string, Skill>): string | undefined {
-  const stamps = [skill.id];
+function stampKey(skill: Skill, owners: ReadonlyMap<string, Skill>, folders: readonly string[]): string | undefined {
+  const stamps = [skill.id, ...folders.map((f) => `${f}/`)];
   for (const [path, owner] of owners) {
     const opened = openServedFile(owner, path, ARCHIVE_MAX_BYTES);
     if (!opened.ok && opened.code !== "FILE_NOT_FOUND") return undefined;

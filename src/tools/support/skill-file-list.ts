@@ -11,18 +11,22 @@ import { locateFile } from "./asset-read.ts";
  * frozen, only the files the lock records (read_skill_file refuses the others). A tree node's: the files
  * it declares, its own and inherited, that are there (the ones every way of fetching a node's file
  * serves, get_asset and resources/read alike), over stdio as over HTTP; frozen, those the lock records.
+ * `folders`: an Agent Skill's, empty ones too (listSkillFiles); none frozen (the lock records files only)
+ * nor for a tree node (its files are declared one by one).
  */
 export function skillFiles(
   skill: Skill,
   ctx: Pick<ToolContext, "deps" | "session">,
-): { files: SkillFileEntry[]; truncated: boolean } {
-  if (skill.kind === "tree-node") return { files: declaredEntries(skill, ctx), truncated: false };
+): { files: SkillFileEntry[]; folders: string[]; truncated: boolean } {
+  if (skill.kind === "tree-node") return { files: declaredEntries(skill, ctx), folders: [], truncated: false };
   const listed = listSkillFiles(skill.dir, {
     realDir: lastReadFolder(skill),
     knownEntries: ctx.deps.knownEntries?.bind(ctx.deps),
   });
   const locked = ctx.deps.frozen?.lockedFiles(skill);
-  return locked ? { files: listed.files.filter((f) => locked.has(f.path)), truncated: listed.truncated } : listed;
+  return locked
+    ? { files: listed.files.filter((f) => locked.has(f.path)), folders: [], truncated: listed.truncated }
+    : listed;
 }
 
 /**

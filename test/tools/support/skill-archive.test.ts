@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Skill } from "../../../src/skills/skill.ts";
 import {
@@ -12,7 +13,7 @@ import { testHub } from "../../helpers/hub.ts";
 
 afterAll(cleanupTemp);
 
-test("an unchanged skill's archive version costs stats only; a changed file gives a new version", async () => {
+test("an unchanged skill's archive version costs stats only; a changed file or a new folder gives a new version, a touched file not", async () => {
   const dir = tempDir("skillhub-archive-version-");
   writeSkill(dir, "kit", { description: "A kit" });
   write(join(dir, "kit/scripts/run.sh"), "echo hi\n");
@@ -36,9 +37,17 @@ test("an unchanged skill's archive version costs stats only; a changed file give
   reads.length = 0;
   expect(version()).toBe(first);
   expect(reads).toEqual([]);
+  // Touched, not changed: read again (its stamp changed), the same version.
+  utimesSync(join(dir, "kit/references/guide.md"), new Date("2030-01-01"), new Date("2030-01-01"));
+  expect(version()).toBe(first);
+  expect(reads.length).toBe(3);
+  reads.length = 0;
   write(join(dir, "kit/references/guide.md"), "A guide, revised.\n");
   const changed = version();
   expect(changed).not.toBe(first);
   expect(reads.length).toBe(3);
+  // An empty folder is part of what is served: a new version.
+  mkdirSync(join(dir, "kit/data"));
+  expect(version()).not.toBe(changed);
   hub.close();
 });
