@@ -39,10 +39,10 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
   },
   "assets.max_size_bytes": {
     description:
-      "Largest file `get_asset` serves, and largest image `read_skill_file` sends as an image (at most 3,932,160).",
+      "Largest file `get_asset` serves (at most 16 MiB), and largest image `read_skill_file` sends as an image (that one at most 3,932,160).",
   },
   "assets.inline_text_max_bytes": {
-    description: "Text assets up to this size come back inline in `get_skill`'s result; 0 = never.",
+    description: "Text assets up to this size come back inline in `get_skill`'s result (at most 16 MiB); 0 = never.",
   },
   "content.max_tokens": {
     description:

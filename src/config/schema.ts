@@ -4,12 +4,14 @@ import { once } from "../util/once.ts";
 import { LockConfig, PluginsConfig, TrustConfig } from "./schema-lock.ts";
 import { EmbeddingConfig, SearchConfig } from "./schema-search.ts";
 import {
+  assetBytes,
   branchName,
   commandList,
   fraction,
   gitRef,
   hostList,
   httpUrl,
+  MAX_ASSET_LIMIT,
   nonNegativeInt,
   originList,
   outputBytes,
@@ -156,9 +158,10 @@ export const ScriptsConfig = once(() =>
 
 export const AssetsConfig = once(() =>
   z.strictObject({
-    max_size_bytes: positiveInt(),
-    /** get_skill inlines the content of declared text assets up to this size, in bytes; 0 = never. Default 10,240. */
-    inline_text_max_bytes: nonNegativeInt(),
+    /** Largest file get_asset serves, in bytes (at most 16 MiB). Default 1 MiB. */
+    max_size_bytes: assetBytes(),
+    /** get_skill inlines the content of declared text assets up to this size, in bytes (at most 16 MiB); 0 = never. Default 10,240. */
+    inline_text_max_bytes: nonNegativeInt().max(MAX_ASSET_LIMIT),
   }),
 );
 
