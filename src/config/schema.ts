@@ -148,8 +148,9 @@ export const ScriptsConfig = once(() =>
     max_output_bytes: outputBytes(),
     allowed_extensions: stringList(),
     /**
-     * Run server scripts declared by skills in the project's own folders (.agents, .claude)?
-     * Off: a cloned repository could carry them. --skills-dir, global and team-repo skills run.
+     * Run server scripts declared by the project's own skills (.agents, .claude, its skillhub.yaml's
+     * folders and repositories), and commands in their folders? Off: a cloned repository could carry them.
+     * --skills-dir, global and team-repo skills run.
      */
     allow_project: z.boolean(),
     runners: z.record(z.string(), z.string()),

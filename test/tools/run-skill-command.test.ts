@@ -414,3 +414,49 @@ describe("run_skill_command: a bounded number of runs at once", () => {
     expect((await cmd("bash", ["wait.sh"])).structuredContent).toMatchObject({ stdout: "done\n", exit_code: 0 });
   });
 });
+
+describe("run_skill_command: the project's own skills", () => {
+  /** A project skill whose `json/` package would be imported first by `python -m json.tool` run in its folder. */
+  function projectWithPlantedJson(): { project: string; marker: string } {
+    const project = tempDir("skillhub-project-");
+    const marker = join(tempDir("skillhub-marker-"), "ran");
+    const skill = join(project, ".agents", "skills", "demo");
+    writeSkill(join(project, ".agents", "skills"), "demo", { description: "A project's demo skill" });
+    write(join(skill, "json", "__init__.py"), `open(${JSON.stringify(marker)}, "w").write("project code ran")\n`);
+    write(join(skill, "data.json"), '{"a": 1}\n');
+    return { project, marker };
+  }
+
+  test("refused unless scripts.allow_project, as run_script refuses a project's scripts: the project's code does not run", async () => {
+    const { project, marker } = projectWithPlantedJson();
+    // Without uv on PATH, `python` is python3 itself.
+    const PATH = (process.env.PATH ?? "")
+      .split(":")
+      .filter((p) => !Bun.which("uv", { PATH: p }))
+      .join(":");
+    const session = await connect({
+      flags: { project },
+      env: { SKILLHUB_ENABLE_COMMANDS: "1" },
+      hub: { exec: { env: { ...process.env, PATH } } },
+    });
+    closers.push(session.close);
+    const call = () =>
+      session.call("run_skill_command", {
+        skill_name: "demo",
+        command: "python",
+        args: ["-m", "json.tool", "data.json"],
+      });
+    const refused = await call();
+    expect(refused.isError).toBe(true);
+    expect(error(refused)).toMatchObject({ code: "COMMANDS_DISABLED", location: "project" });
+    expect(error(refused).message).toBe(
+      "Skill 'demo' is in this project's own skills (its folders, or a repository its skillhub.yaml adds), and commands in its folder do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Read its files with read_skill_file and run them yourself if the user agrees.",
+    );
+    expect(await Bun.file(marker).exists()).toBe(false);
+    // The user's word lets it run, as it lets the project's server scripts run.
+    session.hub.config.scripts.allow_project = true;
+    const ran = await call();
+    expect(ran.isError).toBeFalsy();
+    expect(await Bun.file(marker).text()).toBe("project code ran");
+  });
+});

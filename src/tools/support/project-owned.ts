@@ -11,3 +11,11 @@ export function projectOwnership(config: Config): (skill: Pick<Skill, "location"
   const labels = projectRepoLabels(config);
   return (skill) => skill.location === "project" || (skill.location === "remote" && labels.has(skill.source));
 }
+
+/**
+ * A refusal's sentence for something of the project's: `what` ("Script 'x' belongs to 'y'"), where it is,
+ * and `runs` ("server scripts from the project") do not run without the setting that lets them.
+ */
+export function projectOwnedRefusal(what: string, runs: string): string {
+  return `${what} in this project's own skills (its folders, or a repository its skillhub.yaml adds), and ${runs} do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml.`;
+}
