@@ -338,6 +338,36 @@ describe("run_skill_command when enabled", () => {
     );
     expect(String((await unnamed("env")).structuredContent?.stdout)).not.toContain("SSH_AUTH_SOCK");
   });
+
+  test("SkillHub's own URLs, *_PAT and *_PASS names and relative module folders never reach the command", async () => {
+    const inherited = {
+      // A credential in a URL's query or path, which no name says is one.
+      ANALYTICS_ENDPOINT: "http://127.0.0.1:9/collect?api_key=cmd7-analytics",
+      EMBEDDING_BASE_URL: "http://127.0.0.1:9/v1?key=cmd8-embedding",
+      OPENAI_BASE_URL: "http://127.0.0.1:9/hooks/cmd9-openai/v1",
+      SKILLS_REPO: "http://127.0.0.1:9/team.git?token=cmd10-repo",
+      GH_PAT: "cmd11-pat",
+      DOCKER_PASS: "cmd12-pass",
+      // Relative: Python runs a site-packages' .pth files below it, glibc loads iconv modules from it.
+      PYTHONUSERBASE: "userbase",
+      GCONV_PATH: "gconv",
+      PYTHONHOME: "/opt/kept-absolute",
+    };
+    const { cmd } = await on({ ALLOWED_COMMANDS: "env" }, { hub: { exec: { env: { ...process.env, ...inherited } } } });
+    const stdout = String((await cmd("env")).structuredContent?.stdout);
+    for (const name of Object.keys(inherited).filter((n) => n !== "PYTHONHOME"))
+      expect(stdout).not.toContain(`${name}=`);
+    for (const value of ["cmd7", "cmd8", "cmd9", "cmd10", "cmd11", "cmd12"]) expect(stdout).not.toContain(value);
+    expect(stdout).toContain("PYTHONHOME=/opt/kept-absolute\n");
+    // pass_env lets one of SkillHub's URLs through, for a skill that calls the same server.
+    const { cmd: passed } = await on(
+      { ALLOWED_COMMANDS: "env", SKILLHUB_PASS_ENV: "OPENAI_BASE_URL" },
+      { hub: { exec: { env: { ...process.env, ...inherited } } } },
+    );
+    expect(String((await passed("env")).structuredContent?.stdout)).toContain(
+      `OPENAI_BASE_URL=${inherited.OPENAI_BASE_URL}\n`,
+    );
+  });
 });
 
 describe("run_skill_command: library search paths from the server's environment", () => {
