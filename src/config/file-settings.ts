@@ -32,7 +32,7 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
   "scripts.allowed_extensions": { description: "Script extensions `run_script` runs." },
   "scripts.allow_project": {
     description:
-      "Run the project's own skills' server scripts (`run_script`) and commands in their folders (`run_skill_command`): those of its folders (`.agents`, `.claude`) and of the repositories its `skillhub.yaml` adds; only in your own config file.",
+      "Run the project's own skills' server scripts (`run_script`) and commands in their folders (`run_skill_command`): those of its folders (`.agents`, `.claude`), of the repositories its `skillhub.yaml` adds and of Claude Code plugins installed for it; only in your own config file.",
   },
   "scripts.runners": {
     description: "The program that runs each extension; `skillhub` is the SkillHub binary's embedded Bun.",

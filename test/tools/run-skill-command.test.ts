@@ -480,7 +480,7 @@ describe("run_skill_command: the project's own skills", () => {
     expect(refused.isError).toBe(true);
     expect(error(refused)).toMatchObject({ code: "COMMANDS_DISABLED", location: "project" });
     expect(error(refused).message).toBe(
-      "Skill 'demo' is in this project's own skills (its folders, or a repository its skillhub.yaml adds), and commands in its folder do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Read its files with read_skill_file and run them yourself if the user agrees.",
+      "Skill 'demo' is in this project's own skills (its folders, a Claude Code plugin installed for it, or a repository its skillhub.yaml adds), and commands in its folder do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Read its files with read_skill_file and run them yourself if the user agrees.",
     );
     expect(await Bun.file(marker).exists()).toBe(false);
     // The user's word lets it run, as it lets the project's server scripts run.
