@@ -50,7 +50,7 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   // explicit --skills-dir/SKILLS_DIR folders (highest precedence last). The source list depends on
   // the configuration, so this is a second pass; a config.yaml cannot add folders (source-config.ts).
   // A content repository the user configured may set more than a folder (source-config.ts); one the
-  // project named, no more than a folder. Git sync's modules are loaded only when repositories are
+  // project named, less than a folder (nothing that acts on the user's own sources). Git sync's modules are loaded only when repositories are
   // configured (a faster start).
   const place = { file: config.lock.file, projectDir, home: config.home, cwd };
   const copies =

@@ -32,17 +32,17 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
   "scripts.allowed_extensions": { description: "Script extensions `run_script` runs." },
   "scripts.allow_project": {
     description:
-      "Run server scripts declared in the project's own folders (`.agents`, `.claude`); only in your own config file.",
+      "Run the project's own skills' server scripts (`run_script`) and commands in their folders (`run_skill_command`): those of its folders (`.agents`, `.claude`), of the repositories its `skillhub.yaml` adds and of Claude Code plugins installed for it; only in your own config file.",
   },
   "scripts.runners": {
     description: "The program that runs each extension; `skillhub` is the SkillHub binary's embedded Bun.",
   },
   "assets.max_size_bytes": {
     description:
-      "Largest file `get_asset` serves, and largest image `read_skill_file` sends as an image (at most 3,932,160).",
+      "Largest file `get_asset` serves (at most 16 MiB), and largest image `read_skill_file` sends as an image (that one at most 3,932,160).",
   },
   "assets.inline_text_max_bytes": {
-    description: "Text assets up to this size come back inline in `get_skill`'s result; 0 = never.",
+    description: "Text assets up to this size come back inline in `get_skill`'s result (at most 16 MiB); 0 = never.",
   },
   "content.max_tokens": {
     description:

@@ -19,7 +19,7 @@ export interface LoadOptions {
   sourceFiles?: string[];
   /** Those of `sourceFiles` that belong to a content repository the user configured (SKILLS_REPO): they may set more. */
   repoFiles?: readonly string[];
-  /** Those of `sourceFiles` that belong to a repository the project's skillhub.yaml names: a folder's rights, said so. */
+  /** Those of `sourceFiles` that belong to a repository the project's skillhub.yaml names: less than a folder's rights, said so. */
   projectRepoFiles?: readonly string[];
   /**
    * Frozen: for each repository's file of `sourceFiles`, the digest skillhub.lock records for it (null: the

@@ -14,6 +14,13 @@ export const stringList = () => z.array(z.string());
  */
 export const MAX_OUTPUT_LIMIT = 16 * 1024 * 1024;
 export const outputBytes = () => positiveInt().max(MAX_OUTPUT_LIMIT);
+/**
+ * Largest file one asset read holds. Security: get_asset reads the whole file, then sends it (base64 for a
+ * binary one) in one JSON-RPC line, twice (the result's JSON and its text) and for an image once more, so
+ * the server holds several times this while it answers; a content repository's config.yaml may set it.
+ */
+export const MAX_ASSET_LIMIT = 16 * 1024 * 1024;
+export const assetBytes = () => positiveInt().max(MAX_ASSET_LIMIT);
 
 /** A branch name git accepts and that cannot be read as an option. */
 export const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/;

@@ -4,12 +4,14 @@ import { once } from "../util/once.ts";
 import { LockConfig, PluginsConfig, TrustConfig } from "./schema-lock.ts";
 import { EmbeddingConfig, SearchConfig } from "./schema-search.ts";
 import {
+  assetBytes,
   branchName,
   commandList,
   fraction,
   gitRef,
   hostList,
   httpUrl,
+  MAX_ASSET_LIMIT,
   nonNegativeInt,
   originList,
   outputBytes,
@@ -146,8 +148,9 @@ export const ScriptsConfig = once(() =>
     max_output_bytes: outputBytes(),
     allowed_extensions: stringList(),
     /**
-     * Run server scripts declared by skills in the project's own folders (.agents, .claude)?
-     * Off: a cloned repository could carry them. --skills-dir, global and team-repo skills run.
+     * Run server scripts declared by the project's own skills (.agents, .claude, its skillhub.yaml's
+     * folders and repositories), and commands in their folders? Off: a cloned repository could carry them.
+     * --skills-dir, global and team-repo skills run.
      */
     allow_project: z.boolean(),
     runners: z.record(z.string(), z.string()),
@@ -156,9 +159,10 @@ export const ScriptsConfig = once(() =>
 
 export const AssetsConfig = once(() =>
   z.strictObject({
-    max_size_bytes: positiveInt(),
-    /** get_skill inlines the content of declared text assets up to this size, in bytes; 0 = never. Default 10,240. */
-    inline_text_max_bytes: nonNegativeInt(),
+    /** Largest file get_asset serves, in bytes (at most 16 MiB). Default 1 MiB. */
+    max_size_bytes: assetBytes(),
+    /** get_skill inlines the content of declared text assets up to this size, in bytes (at most 16 MiB); 0 = never. Default 10,240. */
+    inline_text_max_bytes: nonNegativeInt().max(MAX_ASSET_LIMIT),
   }),
 );
 

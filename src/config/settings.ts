@@ -24,6 +24,11 @@ export interface Setting extends SettingDoc {
   implies?: Record<string, unknown>;
   /** Never echo the value in an error message. */
   secret?: boolean;
+  /**
+   * A URL only SkillHub uses: never passed to scripts and commands (exec/env.ts), since a URL can carry a
+   * credential no name says is one (`?api_key=…`, a webhook's token in its path).
+   */
+  url?: boolean;
 }
 
 /** Environment variables, in the order they are applied. */
@@ -54,7 +59,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     key: "pass_env",
     kind: "list",
     description:
-      "Variables scripts and commands may still receive although they are removed by default: those named like credentials (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_CREDENTIALS`, `*_PWD`, `*_JWT`, `*_AUTH`, `*_AUTHTOKEN`, each also with `_FILE`, `*PASSWORD`, `*PASSFILE`, `AWS_SECRET*`), those that hand one over by reference (`SSH_AUTH_SOCK`, `GPG_AGENT_INFO`, `KRB5CCNAME`, `VSCODE_GIT_IPC_HANDLE`, `GNOME_KEYRING_CONTROL`, `DOCKER_AUTH_CONFIG`, `*ASKPASS`, `*AUTHORIZATION`) and interpreter start-up hooks (`BASH_ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `LD_PRELOAD`, …); a library search path named here (`PYTHONPATH`, `NODE_PATH`, …) keeps its empty and relative entries (comma list).",
+      "Variables scripts and commands may still receive although they are removed by default: those named like credentials (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_CREDENTIALS`, `*_PWD`, `*_JWT`, `*_AUTH`, `*_AUTHTOKEN`, `*_PAT`, `*_PASS`, `*_PASSWD`, each also with `_FILE`, `*PASSWORD`, `*PASSPHRASE`, `*PASSFILE`, `AWS_SECRET*`), those that hand one over by reference (`SSH_AUTH_SOCK`, `GPG_AGENT_INFO`, `KRB5CCNAME`, `VSCODE_GIT_IPC_HANDLE`, `GNOME_KEYRING_CONTROL`, `DOCKER_AUTH_CONFIG`, `*ASKPASS`, `*AUTHORIZATION`), SkillHub's own URLs (`ANALYTICS_ENDPOINT`, `EMBEDDING_BASE_URL`, `OPENAI_BASE_URL`, `SKILLHUB_PUBLIC_URL`, `SKILLS_REPO`) and interpreter start-up hooks (`BASH_ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `LD_PRELOAD`, …); a library search path named here (`PYTHONPATH`, `NODE_PATH`, `PYTHONUSERBASE`, `GCONV_PATH`, …) keeps its empty and relative entries (comma list).",
   },
   SKILLS_DIR: {
     key: "sources.dirs",
@@ -124,6 +129,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   },
   SKILLHUB_PUBLIC_URL: {
     key: "server.public_url",
+    url: true,
     kind: "string",
     default: "the address the client sent its request to",
     description:
@@ -189,6 +195,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   },
   EMBEDDING_BASE_URL: {
     key: "embedding.base_url",
+    url: true,
     kind: "string",
     description: "The embedding server's URL; required for `openai-compatible`, overrides the others' URL.",
   },
@@ -206,6 +213,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   },
   OPENAI_BASE_URL: {
     key: "embedding.openai_base_url",
+    url: true,
     kind: "string",
     default: "`https://api.openai.com/v1`",
     description: "Where `openai` requests go (a proxy or gateway).",
@@ -259,6 +267,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   },
   SKILLS_REPO: {
     key: "git.repos",
+    url: true,
     kind: "list",
     description: "Team skill repositories to sync: one git URL or a comma list; see [team.md](team.md).",
   },
@@ -271,6 +280,7 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   },
   ANALYTICS_ENDPOINT: {
     key: "analytics.endpoint",
+    url: true,
     kind: "string",
     implies: { "analytics.enabled": true },
     description: "POST usage events to this URL (turns analytics on).",

@@ -71,6 +71,29 @@ export const REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
 ];
 
 /**
+ * Keys that act on every source, the user's own included: background sync of every repository, and the
+ * limits of every asset read and script run. Security: a repository a project's skillhub.yaml names is the
+ * project's choice (a repository the user merely opened can name one), so its config.yaml may not set them:
+ * it could turn off the sync of the user's own repositories, let every script run for a day, or have one
+ * get_asset call hold gigabytes. Lowering is refused too: a one-second timeout would break the user's own
+ * scripts just the same.
+ */
+const SERVER_WIDE_KEYS = [
+  "refresh.enabled",
+  "refresh.interval_minutes",
+  "scripts.timeout_seconds",
+  "scripts.max_output_bytes",
+  "assets.max_size_bytes",
+  "assets.inline_text_max_bytes",
+] as const;
+
+/** A repository a project's skillhub.yaml names: a skills folder's limits, and none of SERVER_WIDE_KEYS. */
+export const PROJECT_REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
+  ...SOURCE_CONFIG_FORBIDDEN_KEYS,
+  ...SERVER_WIDE_KEYS,
+];
+
+/**
  * Keys a skill-tree config.yaml may carry that SkillHub does not implement, with the reason; a
  * file that sets one loads, with this warning (never an error).
  */
@@ -81,7 +104,8 @@ export const UNSUPPORTED_KEYS: Readonly<Record<string, string>> = {
 
 /**
  * Where a source config file comes from: a content repository the user configured, one a project's
- * skillhub.yaml names (a skills folder's rights), or a skills folder.
+ * skillhub.yaml names (fewer rights than a skills folder), or a skills folder (--skills-dir, SKILLS_DIR:
+ * the user names it). A project's own folders (.agents, .claude, its skillhub.yaml's) carry no config.yaml.
  */
 export type SourceConfigOrigin = "repository" | "project-repository" | "folder";
 
@@ -89,8 +113,15 @@ export type SourceConfigOrigin = "repository" | "project-repository" | "folder";
 const WHOSE: Record<SourceConfigOrigin, string> = {
   repository: "a content repository's config.yaml",
   "project-repository":
-    "a repository the project's skillhub.yaml names has a skills folder's rights (add it with `skillhub add --global` for more): its config.yaml",
+    "a repository the project's skillhub.yaml names (add it with `skillhub add --global` for a content repository's rights): its config.yaml",
   folder: "a skills folder's config.yaml",
+};
+
+/** The keys of the allowed sections each origin's config.yaml may not set. */
+const FORBIDDEN: Record<SourceConfigOrigin, readonly string[]> = {
+  repository: REPO_CONFIG_FORBIDDEN_KEYS,
+  "project-repository": PROJECT_REPO_CONFIG_FORBIDDEN_KEYS,
+  folder: SOURCE_CONFIG_FORBIDDEN_KEYS,
 };
 
 export const SOURCE_CONFIG_FILE = "config.yaml";
@@ -121,7 +152,7 @@ export function restrictSourceConfig(
 ): { file: ConfigFile; warnings: string[] } {
   const data = file.data;
   if (!isMapping(data)) return { file, warnings: [] };
-  const forbidden = origin === "repository" ? REPO_CONFIG_FORBIDDEN_KEYS : SOURCE_CONFIG_FORBIDDEN_KEYS;
+  const forbidden = FORBIDDEN[origin];
   const who = WHOSE[origin];
   const kept: Record<string, unknown> = {};
   const warnings: string[] = [];

@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.ts";
+import { ENV_SETTINGS } from "../config/settings.ts";
 import { keepAbsoluteEntries } from "../util/path-env.ts";
 import { type SecretSpec, withoutSecrets } from "../util/secret-env.ts";
 
@@ -8,17 +9,29 @@ import { type SecretSpec, withoutSecrets } from "../util/secret-env.ts";
  */
 
 /**
+ * SkillHub's own settings that are URLs (ANALYTICS_ENDPOINT, EMBEDDING_BASE_URL, OPENAI_BASE_URL,
+ * SKILLHUB_PUBLIC_URL, SKILLS_REPO): no script or command needs them. Security: a URL can carry a
+ * credential that no name says is one (`?api_key=…`, a webhook's token in its path).
+ */
+export const SERVER_URL_ENV: readonly string[] = Object.entries(ENV_SETTINGS)
+  .filter(([, setting]) => setting.url)
+  .map(([name]) => name);
+
+/**
  * The secrets a configuration holds: names from `secrets`, values of the tokens and of every `*api_key`,
- * and every variable whose name looks like a credential's except those `pass_env` lets through.
+ * and every variable whose name looks like a credential's except those `pass_env` lets through; and the
+ * server's own URLs (SERVER_URL_ENV), dropped by name unless `pass_env` names one.
  */
 export function configSecrets(config: Config): SecretSpec & { names: readonly string[] } {
   const keys = Object.entries(config.embedding as Record<string, unknown>)
     .filter(([key, value]) => key.endsWith("api_key") && typeof value === "string")
     .map(([, value]) => value as string);
+  const passed = new Set(config.pass_env.map((n) => n.toUpperCase()));
   return {
     names: config.secrets,
     values: [config.git.token, config.server.token, ...keys],
     credentialNames: { except: config.pass_env },
+    dropped: SERVER_URL_ENV.filter((name) => !passed.has(name)),
   };
 }
 
@@ -55,12 +68,14 @@ export const STARTUP_HOOK_ENV = [
 const BASH_FUNCTION = /^BASH_FUNC_.*%%$/;
 
 /**
- * Variables holding a list of folders an interpreter or the loader searches for modules or libraries.
- * Security: an empty or relative entry is searched from the working folder (a skill's, or any `cwd` a model
- * names): `PYTHONPATH=:lib`, set in the client's environment for another purpose, puts that folder first on
- * Python's module path, and a `json.py` planted there would shadow the standard library for every script
- * and allowed command. Such entries are dropped (the variable too when none is left); absolute ones are kept;
- * `pass_env` keeps a named one whole.
+ * Variables holding a folder, or a list of folders, an interpreter or the loader searches for modules or
+ * libraries. Security: an empty or relative entry is searched from the working folder (a skill's, or any
+ * `cwd` a model names): `PYTHONPATH=:lib`, set in the client's environment for another purpose, puts that
+ * folder first on Python's module path, and a `json.py` planted there would shadow the standard library for
+ * every script and allowed command; a relative `PYTHONUSERBASE` has Python run the `.pth` files of a
+ * site-packages folder below it, `PYTHONHOME` load its standard library from there, and a relative
+ * `GCONV_PATH` has glibc's iconv load a converter library from it. Such entries are dropped (the variable
+ * too when none is left); absolute ones are kept; `pass_env` keeps a named one whole.
  */
 export const LIBRARY_PATH_ENV = [
   "PYTHONPATH",
@@ -73,6 +88,9 @@ export const LIBRARY_PATH_ENV = [
   "LD_LIBRARY_PATH",
   "DYLD_LIBRARY_PATH",
   "DYLD_FALLBACK_LIBRARY_PATH",
+  "PYTHONUSERBASE",
+  "PYTHONHOME",
+  "GCONV_PATH",
 ] as const;
 
 /** `config_path` → `SKILL_ARG_CONFIG_PATH`; characters outside [A-Z0-9_] become `_`. Pure. */
@@ -92,7 +110,9 @@ export function argVariable(name: string): string {
  * let through too; PATH keeps its absolute entries only, and so do the library search paths
  * (LIBRARY_PATH_ENV) unless `pass_env` names them. Python writes no bytecode (`PYTHONDONTWRITEBYTECODE`):
  * a `__pycache__` left in a skill's folder would be a file its lock does not record, and a frozen server
- * would then refuse to run the skill again.
+ * would then refuse to run the skill again. `PYTHONSAFEPATH` is not set: it would keep a script's own
+ * folder off its module path too, and skills' scripts import their sibling modules; the folders Python
+ * would put first are the skill's own, and a project's skills run nothing without scripts.allow_project.
  */
 export function childEnv(
   base: Readonly<Record<string, string | undefined>>,

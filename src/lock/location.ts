@@ -2,7 +2,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Config } from "../config/schema.ts";
 import { parseRepo } from "../refresh/git/git-url.ts";
 import { configRepoTargets, ownUrls } from "../refresh/repo-targets.ts";
-import type { Location } from "../sources/source-list.ts";
+import { type Location, PLUGIN_LABEL_PREFIX } from "../sources/source-list.ts";
 import { LOCKFILE_NAME } from "./lockfile.ts";
 
 /**
@@ -95,7 +95,12 @@ export function covers(
   return scopeOf(skill, projectDir) === target.scope;
 }
 
-function scopeOf(source: { location: Location; root: string }, projectDir: string | null): "project" | "global" {
+function scopeOf(
+  source: { location: Location; root: string; source: string },
+  projectDir: string | null,
+): "project" | "global" {
+  // A plugin installed for the project is still this machine's: Claude Code's cache, not the project's files.
+  if (source.source.startsWith(PLUGIN_LABEL_PREFIX)) return "global";
   if (source.location === "project") return "project";
   if (source.location === "explicit" && projectDir) {
     const rel = relative(projectDir, source.root);

@@ -16,7 +16,9 @@ import { isReservedLabel, PLUGIN_LABEL_PREFIX, type Source } from "./source-list
  * layouts), the newest version folder of each cached plugin is used. Plugins
  * turned off in `~/.claude/settings.json` (`enabledPlugins: { "p@m": false }`)
  * are skipped. Each plugin is labelled `plugin:<plugin>`, and its skills are
- * qualified `<plugin>:<skill>`, as Claude Code names them.
+ * qualified `<plugin>:<skill>`, as Claude Code names them. A plugin installed
+ * for the user is a global source; one installed for this project (scope
+ * `project` or `local`) is a project source.
  *
  * Security: a plugin is someone else's content. Its skills folder must be
  * inside the plugin's folder, and links in it may not leave it (the walker
@@ -87,7 +89,9 @@ export function findPluginSources(input: PluginSourceInput | undefined): Source[
     out.push({
       label: `${PLUGIN_LABEL_PREFIX}${p.plugin}`,
       dir,
-      location: "global",
+      // Security: a plugin installed for the project (a committed .claude/settings.json can ask for one) is the
+      // project's, like its skills folders: its server scripts and commands run only with scripts.allow_project.
+      location: p.forProject ? "project" : "global",
       // A plugin named like a fixed source keeps `plugin:<name>` as its qualifier.
       qualifier: isReservedLabel(p.plugin) ? `${PLUGIN_LABEL_PREFIX}${p.plugin}` : p.plugin,
     });
@@ -112,6 +116,8 @@ interface Install {
   plugin: string;
   marketplace: string;
   installPath: string;
+  /** Installed for this project (scope `project` or `local`), not for the user. */
+  forProject?: boolean;
 }
 
 /** The registry's installs; undefined without a usable registry (then the cache is read instead). */
@@ -135,7 +141,7 @@ function readInstalled(input: PluginSourceInput): Install[] | undefined {
       if (typeof e?.installPath !== "string" || e.installPath === "") continue;
       const forProject = e.scope === "project" || e.scope === "local";
       if (forProject && (typeof e.projectPath !== "string" || resolve(e.projectPath) !== input.projectDir)) continue;
-      out.push({ plugin, marketplace, installPath: e.installPath });
+      out.push({ plugin, marketplace, installPath: e.installPath, forProject });
       break;
     }
   }

@@ -16,7 +16,7 @@ import { statOf } from "../util/stat.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
-import { projectOwnership } from "./support/project-owned.ts";
+import { projectOwnedRefusal, projectOwnership } from "./support/project-owned.ts";
 import { commandLine } from "./support/run-yourself.ts";
 import { downloadAdvice } from "./support/skill-archive.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
@@ -151,7 +151,7 @@ export const runScriptTool = defineTool({
     if (!config.allow_project && projectOwnership(deps.config)(hit.owner)) {
       return errorResult(
         "SCRIPTS_DISABLED",
-        `Script '${path}' belongs to '${hit.owner.name}' in this project's own skills (its folders, or a repository its skillhub.yaml adds), and server scripts from the project do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Fetch it with get_asset and run it yourself if the user agrees.${yourself({ args: decl.args, file: path })}`,
+        `${projectOwnedRefusal(`Script '${path}' belongs to '${hit.owner.name}'`, "server scripts from the project")} Fetch it with get_asset and run it yourself if the user agrees.${yourself({ args: decl.args, file: path })}`,
         { skill_path: skill.name, file: path, location: "project" },
       );
     }

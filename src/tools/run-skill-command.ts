@@ -9,6 +9,7 @@ import { shownArg } from "../util/shown-arg.ts";
 import { defineTool } from "./definition.ts";
 import { errorResult, structuredResult } from "./results.ts";
 import { filesBase } from "./support/asset-read.ts";
+import { projectOwnedRefusal, projectOwnership } from "./support/project-owned.ts";
 import { lookupSkill } from "./support/skill-lookup.ts";
 
 const Input = () =>
@@ -77,6 +78,16 @@ export const runSkillCommandTool = defineTool({
     const found = await lookupSkill(skill_name, deps, undefined, { runs: "command" });
     if (found.error) return found.error;
     const skill = found.skill;
+    // Security: a project's skill is the project's code, which the user merely opened: a command run in its
+    // folder runs it (Python puts the working folder first on its module path, so `python -m json.tool`
+    // imports the skill's `json/`). As for run_script, only scripts.allow_project lets it.
+    if (!deps.config.scripts.allow_project && projectOwnership(deps.config)(skill)) {
+      return errorResult(
+        "COMMANDS_DISABLED",
+        `${projectOwnedRefusal(`Skill '${skill.name}' is`, "commands in its folder")} Read its files with read_skill_file and run them yourself if the user agrees.`,
+        { skill: skill.name, location: "project" },
+      );
+    }
     const name = checkCommandName(command);
     if (!name.ok) {
       return errorResult(

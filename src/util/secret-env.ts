@@ -38,9 +38,10 @@ const CREDENTIAL_REFERENCES: ReadonlySet<string> = new Set([
 /**
  * Whether a variable's name says it holds a credential or hands one over (case-insensitive): it ends in
  * `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD`, `_CREDENTIALS`, `_PWD` (`MYSQL_PWD`), `_JWT` (`CI_JOB_JWT`),
- * `_AUTH` or `_AUTHTOKEN` (npm's `NPM_CONFIG__AUTH`), each also followed by `_FILE` (a file holding one:
- * `POSTGRES_PASSWORD_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`), or in `PASSWORD` or `PASSFILE` (`PGPASSWORD`,
- * `PGPASSFILE`), `AUTHORIZATION` (a ready header: `SKILLHUB_AUTHORIZATION`, the hub's bearer token for
+ * `_AUTH` or `_AUTHTOKEN` (npm's `NPM_CONFIG__AUTH`), `_PAT` (a personal access token: `GH_PAT`), `_PASS`
+ * or `_PASSWD` (`DOCKER_PASS`), each also followed by `_FILE` (a file holding one:
+ * `POSTGRES_PASSWORD_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`), or in `PASSWORD`, `PASSPHRASE` or `PASSFILE`
+ * (`PGPASSWORD`, `GPG_PASSPHRASE`, `PGPASSFILE`), `AUTHORIZATION` (a ready header: `SKILLHUB_AUTHORIZATION`, the hub's bearer token for
  * mcp-remote) or `ASKPASS` (a program that answers a password prompt, maybe from a keyring: `GIT_ASKPASS`,
  * `SSH_ASKPASS`, `SUDO_ASKPASS`),
  * starts with `AWS_SECRET`, or is one of CREDENTIAL_REFERENCES. Configuration that may point at
@@ -50,8 +51,8 @@ const CREDENTIAL_REFERENCES: ReadonlySet<string> = new Set([
 export function looksLikeCredential(name: string): boolean {
   const upper = name.toUpperCase();
   return (
-    /_(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS|PWD|JWT|AUTH|AUTHTOKEN)(_FILE)?$/.test(upper) ||
-    /(AUTHORIZATION|ASKPASS|PASSWORD|PASSFILE)$/.test(upper) ||
+    /_(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS|PWD|JWT|AUTH|AUTHTOKEN|PAT|PASS|PASSWD)(_FILE)?$/.test(upper) ||
+    /(AUTHORIZATION|ASKPASS|PASSWORD|PASSPHRASE|PASSFILE)$/.test(upper) ||
     upper.startsWith("AWS_SECRET") ||
     CREDENTIAL_REFERENCES.has(upper)
   );
@@ -66,6 +67,11 @@ export interface SecretSpec {
    * git does not (its credential helpers read such variables). Default: off.
    */
   credentialNames?: { except: readonly string[] };
+  /**
+   * Names dropped by name alone: settings children need not get, whose values are no secret to look for
+   * elsewhere (the server's own URLs). Matched in any case.
+   */
+  dropped?: readonly string[];
   /** Secret values the server holds (tokens, API keys from the config): any variable carrying one is dropped too. */
   values?: readonly (string | undefined)[];
   /** Keep credentials in *_proxy variables (git needs its proxy; scripts do not). Default false. */
@@ -85,12 +91,13 @@ export function withoutSecrets(
   spec: SecretSpec = {},
 ): Record<string, string> {
   const names = secretNames(env, spec);
+  const dropped = new Set((spec.dropped ?? []).map((n) => n.toUpperCase()));
   // The values of secret-named variables count as secret values too: a copy under another name goes as well.
   const values = new Set(knownSecretValues(env, spec));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (names.has(name.toUpperCase())) continue;
+    if (names.has(name.toUpperCase()) || dropped.has(name.toUpperCase())) continue;
     if (values.has(value)) continue;
     // Security: a secret inside a longer value ("Bearer <token>", a URL with the token) drops the variable too.
     if (containsAny(value, values)) continue;
@@ -108,7 +115,7 @@ export function containsAny(text: string, values: ReadonlySet<string>): boolean 
 
 /**
  * Names of the variables of `env` that hold a secret: a secret name, a
- * secret value (whole or inside), or a URL with credentials. Pure.
+ * secret value (whole or inside), a URL with credentials, or a name `spec.dropped` lists. Pure.
  */
 export function secretVariables(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): string[] {
   const kept = withoutSecrets(env, spec);

@@ -234,7 +234,7 @@ describe("config.yaml of skills folders", () => {
     expect(folder.config.analytics.endpoint).toBe("");
   });
 
-  test("a repository the project's skillhub.yaml names is said to have a skills folder's rights, not called a folder", () => {
+  test("a repository the project's skillhub.yaml names is named as one, not called a folder", () => {
     const home = tempDir();
     const file = write(
       join(tempDir(), "config.yaml"),
@@ -250,7 +250,7 @@ describe("config.yaml of skills folders", () => {
     expect(config.git.branch).toBe("main");
     expect(config.analytics.enabled).toBe(false);
     const because =
-      "a repository the project's skillhub.yaml names has a skills folder's rights (add it with `skillhub add --global` for more): its config.yaml may not set";
+      "a repository the project's skillhub.yaml names (add it with `skillhub add --global` for a content repository's rights): its config.yaml may not set";
     expect(warnings.map((w) => w.slice(0, w.indexOf(because) + because.length))).toEqual([
       `${file}: key "git.branch" ignored: ${because}`,
       `${file}: key "analytics.endpoint" ignored: ${because}`,

@@ -20,6 +20,10 @@ const SECRETS = {
   SKILLHUB_HTTP_TOKEN: "http_environ_canary_0002",
   PIP_INDEX_URL: "https://user:pip_environ_canary_0003@pypi.example.com/simple",
   DATABASE_URL: "postgres://app:db_environ_canary_0004@db/x",
+  // SkillHub's own URLs (one holds a key in its query), and credentials named *_PAT and *_PASS.
+  EMBEDDING_BASE_URL: "http://127.0.0.1:9/v1?api_key=embedding_environ_canary_0005",
+  GH_PAT: "gh_pat_environ_canary_0006",
+  DOCKER_PASS: "docker_environ_canary_0007",
 };
 
 /**
@@ -65,11 +69,13 @@ async function expectNoSecretSeen(client: Client): Promise<void> {
   // The script really read the server's block (not an empty file), or was refused it (not root).
   if (!out.includes("environ refused")) {
     expect(out).toContain("HOME=");
-    expect(out).toContain("GITHUB_TOKEN=*");
+    for (const name of ["GITHUB_TOKEN", "EMBEDDING_BASE_URL", "GH_PAT", "DOCKER_PASS"])
+      expect(out).toContain(`${name}=*`);
   }
   expect(out).toContain("--- own");
   for (const value of Object.values(SECRETS)) expect(out).not.toContain(value);
-  for (const part of ["pip_environ_canary_0003", "db_environ_canary_0004"]) expect(out).not.toContain(part);
+  for (const part of ["pip_environ_canary_0003", "db_environ_canary_0004", "embedding_environ_canary_0005"])
+    expect(out).not.toContain(part);
 }
 
 describe.skipIf(process.platform !== "linux")("the server's environment, as a child sees it", () => {

@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/resolve.ts";
-import { argVariable, childEnv, LIBRARY_PATH_ENV, STARTUP_HOOK_ENV } from "../../src/exec/env.ts";
-import { looksLikeCredential, SERVER_SECRET_ENV, withoutSecrets } from "../../src/util/secret-env.ts";
+import {
+  argVariable,
+  childEnv,
+  configSecrets,
+  LIBRARY_PATH_ENV,
+  SERVER_URL_ENV,
+  STARTUP_HOOK_ENV,
+} from "../../src/exec/env.ts";
+import { looksLikeCredential, SERVER_SECRET_ENV, secretVariables, withoutSecrets } from "../../src/util/secret-env.ts";
 
 const config = (env: Record<string, string> = {}) => resolveConfig({ env, homeDir: "/h", cwd: "/h" }).config;
 
@@ -112,6 +119,38 @@ describe("environment hygiene", () => {
     for (const name of LIBRARY_PATH_ENV) expect(childEnv({ [name]: "::." }, config())).not.toHaveProperty(name);
   });
 
+  test("childEnv: SkillHub's own URLs are dropped by name (pass_env keeps one), and hidden from the initial environment", () => {
+    const inherited = {
+      PATH: "/bin",
+      ANALYTICS_ENDPOINT: "https://collect.example.com/x?api_key=k1",
+      embedding_base_url: "http://127.0.0.1:11434/v1?key=k2",
+      OPENAI_BASE_URL: "https://gateway.example.com/v1",
+      SKILLHUB_PUBLIC_URL: "https://skills.example.com",
+      SKILLS_REPO: "https://github.com/acme/skills.git",
+      // Not a setting: a variable a tool of the user's own reads keeps its value.
+      OLLAMA_HOST: "http://127.0.0.1:11434/v1?key=k2",
+    };
+    expect(SERVER_URL_ENV).toEqual([
+      "SKILLHUB_PUBLIC_URL",
+      "EMBEDDING_BASE_URL",
+      "OPENAI_BASE_URL",
+      "SKILLS_REPO",
+      "ANALYTICS_ENDPOINT",
+    ]);
+    expect(childEnv(inherited, config())).toEqual({
+      PATH: "/bin",
+      OLLAMA_HOST: inherited.OLLAMA_HOST,
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    expect(childEnv(inherited, config({ SKILLHUB_PASS_ENV: "openai_base_url" })).OPENAI_BASE_URL).toBe(
+      inherited.OPENAI_BASE_URL,
+    );
+    // What the server overwrites in its own /proc/<pid>/environ (commands/context.ts).
+    expect(secretVariables(inherited, configSecrets(config())).sort()).toEqual(
+      ["ANALYTICS_ENDPOINT", "OPENAI_BASE_URL", "SKILLHUB_PUBLIC_URL", "SKILLS_REPO", "embedding_base_url"].sort(),
+    );
+  });
+
   test("argVariable: upper case, anything but [A-Z0-9_] becomes _", () => {
     expect(argVariable("config_path")).toBe("SKILL_ARG_CONFIG_PATH");
     expect(argVariable("out.dir-name")).toBe("SKILL_ARG_OUT_DIR_NAME");
@@ -158,6 +197,12 @@ describe("credential-looking names", () => {
       "CI_JOB_JWT",
       "GNOME_KEYRING_CONTROL",
       "DOCKER_AUTH_CONFIG",
+      "GH_PAT",
+      "azure_devops_pat",
+      "DOCKER_PASS",
+      "REGISTRY_PASS_FILE",
+      "FTP_PASSWD",
+      "GPG_PASSPHRASE",
     ])
       expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: true });
     // Configuration that merely may point at credentials a script could read as the user anyway, or a process id.
@@ -176,6 +221,11 @@ describe("credential-looking names", () => {
       "PWD",
       "OLDPWD",
       "OAUTH_CALLBACK_PORT",
+      "MANPATH",
+      "XDG_DATA_PATH",
+      "SEARCH_PATTERN",
+      "BYPASS",
+      "PASSES",
     ])
       expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: false });
   });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { claudePlugins, findPluginSources, pluginSourceInputs } from "../../src/sources/plugin-sources.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, eventually, textOf } from "../helpers/hub.ts";
+import { writeScriptTree } from "../helpers/scripts.ts";
 
 afterAll(cleanupTemp);
 const closers: (() => Promise<void>)[] = [];
@@ -140,5 +141,55 @@ describe("Claude Code plugin skills as a source", () => {
     );
     expect(findPluginSources({ pluginsDir: plugins, projectDir: null })).toEqual([]);
     expect(findPluginSources({ pluginsDir: join(plugins, "missing"), projectDir: null })).toEqual([]);
+  });
+});
+
+describe("a plugin installed for the project (scope project or local)", () => {
+  test("is the project's: its server scripts and commands run only with scripts.allow_project; one installed for the user runs them", async () => {
+    const { home, plugins, install } = claudeHome();
+    const project = tempDir("skillhub-project-");
+    const dir = install("acme", "tools-kit", "1.0.0", ["helper"]);
+    writeScriptTree(join(dir, "skills"));
+    const registry = (entry: Record<string, string>) =>
+      write(
+        join(plugins, "installed_plugins.json"),
+        JSON.stringify({ version: 2, plugins: { "tools-kit@acme": [{ ...entry, installPath: dir }] } }),
+      );
+    const open = async () => {
+      const s = await connect({
+        home,
+        cwd: project,
+        flags: { project },
+        env: { SKILLHUB_TOOLS: "all", SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "bash" },
+      });
+      closers.push(s.close);
+      const script = () =>
+        s.call("run_script", { skill_path: "tools/echo", file: "scripts/args.sh", args: { name: "x" } });
+      const command = () =>
+        s.call("run_skill_command", { skill_name: "tools/echo", command: "bash", args: ["scripts/args.sh"] });
+      const location = s.hub.catalog.sources.find((src) => src.label === "plugin:tools-kit")?.location;
+      return { s, script, command, location };
+    };
+    for (const scope of ["project", "local"]) {
+      registry({ scope, projectPath: project });
+      const { s, script, command, location } = await open();
+      expect(location).toBe("project");
+      const refused = await script();
+      expect(refused.structuredContent?.error).toMatchObject({ code: "SCRIPTS_DISABLED", location: "project" });
+      expect(refused.structuredContent?.error.message).toContain("a Claude Code plugin installed for it");
+      expect((await command()).structuredContent?.error).toMatchObject({ code: "COMMANDS_DISABLED" });
+      // The skill tool's listing says where it comes from.
+      const tools = await s.client.listTools();
+      const listing = tools.tools.find((t) => t.name === "skill")?.description ?? "";
+      expect(listing).toContain(
+        "<name>helper</name>\n<description>helper from plugin tools-kit.</description>\n<location>project</location>",
+      );
+      s.hub.config.scripts.allow_project = true;
+      expect((await script()).structuredContent).toMatchObject({ success: true });
+    }
+    registry({ scope: "user" });
+    const { script, location } = await open();
+    expect(location).toBe("global");
+    expect((await script()).structuredContent).toMatchObject({ success: true });
   });
 });

@@ -128,6 +128,10 @@ describe("one lock per place: the project's skills and the user's own", () => {
     expect(covers(global, at("explicit", "/elsewhere/skills"), "/p", own)).toBe(true);
     expect(covers(global, at("global", "/h/.claude/skills"), "/p", own)).toBe(true);
     expect(covers(project, at("global", "/h/.claude/skills"), "/p", own)).toBe(false);
+    // A plugin installed for the project is in Claude Code's cache, not the project's files: the user's lock.
+    const plugin = at("project", "/h/.claude/plugins/cache/acme/kit/1.0.0/skills", "plugin:kit");
+    expect(covers(global, plugin, "/p", own)).toBe(true);
+    expect(covers(project, plugin, "/p", own)).toBe(false);
     const [all] = lockTargets({ projectDir: null, home: "/h/.skillhub", cwd: "/" });
     if (!all) throw new Error("one target expected");
     expect(covers(all, at("remote", "/h/.skillhub/repos/m", "mine"), null, own)).toBe(true);

@@ -61,6 +61,8 @@ describe("files named like Object.prototype's members are files like any other f
         expect(read.isError).toBeFalsy();
         expect(JSON.stringify(read)).toContain(`reviewed ${name}`);
       }
+      // The project's own skill: commands run in its folder only with the user's word.
+      s.hub.config.scripts.allow_project = true;
       const ran = await s.call("run_skill_command", { skill_name: "notes", command: "cat", args: ["__proto__"] });
       expect(ran.isError).toBeFalsy();
       expect(JSON.stringify(ran)).toContain("reviewed __proto__");

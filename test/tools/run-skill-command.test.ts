@@ -338,6 +338,36 @@ describe("run_skill_command when enabled", () => {
     );
     expect(String((await unnamed("env")).structuredContent?.stdout)).not.toContain("SSH_AUTH_SOCK");
   });
+
+  test("SkillHub's own URLs, *_PAT and *_PASS names and relative module folders never reach the command", async () => {
+    const inherited = {
+      // A credential in a URL's query or path, which no name says is one.
+      ANALYTICS_ENDPOINT: "http://127.0.0.1:9/collect?api_key=cmd7-analytics",
+      EMBEDDING_BASE_URL: "http://127.0.0.1:9/v1?key=cmd8-embedding",
+      OPENAI_BASE_URL: "http://127.0.0.1:9/hooks/cmd9-openai/v1",
+      SKILLS_REPO: "http://127.0.0.1:9/team.git?token=cmd10-repo",
+      GH_PAT: "cmd11-pat",
+      DOCKER_PASS: "cmd12-pass",
+      // Relative: Python runs a site-packages' .pth files below it, glibc loads iconv modules from it.
+      PYTHONUSERBASE: "userbase",
+      GCONV_PATH: "gconv",
+      PYTHONHOME: "/opt/kept-absolute",
+    };
+    const { cmd } = await on({ ALLOWED_COMMANDS: "env" }, { hub: { exec: { env: { ...process.env, ...inherited } } } });
+    const stdout = String((await cmd("env")).structuredContent?.stdout);
+    for (const name of Object.keys(inherited).filter((n) => n !== "PYTHONHOME"))
+      expect(stdout).not.toContain(`${name}=`);
+    for (const value of ["cmd7", "cmd8", "cmd9", "cmd10", "cmd11", "cmd12"]) expect(stdout).not.toContain(value);
+    expect(stdout).toContain("PYTHONHOME=/opt/kept-absolute\n");
+    // pass_env lets one of SkillHub's URLs through, for a skill that calls the same server.
+    const { cmd: passed } = await on(
+      { ALLOWED_COMMANDS: "env", SKILLHUB_PASS_ENV: "OPENAI_BASE_URL" },
+      { hub: { exec: { env: { ...process.env, ...inherited } } } },
+    );
+    expect(String((await passed("env")).structuredContent?.stdout)).toContain(
+      `OPENAI_BASE_URL=${inherited.OPENAI_BASE_URL}\n`,
+    );
+  });
 });
 
 describe("run_skill_command: library search paths from the server's environment", () => {
@@ -412,5 +442,51 @@ describe("run_skill_command: a bounded number of runs at once", () => {
     for (const result of await Promise.all(running))
       expect(result.structuredContent).toMatchObject({ stdout: "done\n" });
     expect((await cmd("bash", ["wait.sh"])).structuredContent).toMatchObject({ stdout: "done\n", exit_code: 0 });
+  });
+});
+
+describe("run_skill_command: the project's own skills", () => {
+  /** A project skill whose `json/` package would be imported first by `python -m json.tool` run in its folder. */
+  function projectWithPlantedJson(): { project: string; marker: string } {
+    const project = tempDir("skillhub-project-");
+    const marker = join(tempDir("skillhub-marker-"), "ran");
+    const skill = join(project, ".agents", "skills", "demo");
+    writeSkill(join(project, ".agents", "skills"), "demo", { description: "A project's demo skill" });
+    write(join(skill, "json", "__init__.py"), `open(${JSON.stringify(marker)}, "w").write("project code ran")\n`);
+    write(join(skill, "data.json"), '{"a": 1}\n');
+    return { project, marker };
+  }
+
+  test("refused unless scripts.allow_project, as run_script refuses a project's scripts: the project's code does not run", async () => {
+    const { project, marker } = projectWithPlantedJson();
+    // Without uv on PATH, `python` is python3 itself.
+    const PATH = (process.env.PATH ?? "")
+      .split(":")
+      .filter((p) => !Bun.which("uv", { PATH: p }))
+      .join(":");
+    const session = await connect({
+      flags: { project },
+      env: { SKILLHUB_ENABLE_COMMANDS: "1" },
+      hub: { exec: { env: { ...process.env, PATH } } },
+    });
+    closers.push(session.close);
+    const call = () =>
+      session.call("run_skill_command", {
+        skill_name: "demo",
+        command: "python",
+        args: ["-m", "json.tool", "data.json"],
+      });
+    const refused = await call();
+    expect(refused.isError).toBe(true);
+    expect(error(refused)).toMatchObject({ code: "COMMANDS_DISABLED", location: "project" });
+    expect(error(refused).message).toBe(
+      "Skill 'demo' is in this project's own skills (its folders, a Claude Code plugin installed for it, or a repository its skillhub.yaml adds), and commands in its folder do not run unless scripts.allow_project is true in ~/.skillhub/config.yaml. Read its files with read_skill_file and run them yourself if the user agrees.",
+    );
+    expect(await Bun.file(marker).exists()).toBe(false);
+    // The user's word lets it run, as it lets the project's server scripts run.
+    session.hub.config.scripts.allow_project = true;
+    const ran = await call();
+    expect(ran.isError).toBeFalsy();
+    expect(await Bun.file(marker).text()).toBe("project code ran");
   });
 });

@@ -9,7 +9,7 @@ import { configRepoTargets } from "../repo-targets.ts";
 
 /**
  * The `config.yaml` of each configured repository's local copy (read at start-up; the file may be missing), and
- * whether a project's skillhub.yaml named the repository (then it has a skills folder's rights only).
+ * whether a project's skillhub.yaml named the repository (then its file may set less than a skills folder's).
  * The copies are those `lock` pins (repo-targets.ts): the project's, as the server's at start.
  * Security: with trust.allowed_signers, only those of copies `verified` (GitSync.servesCopy) passed: a
  * copy that is not served (unsigned, signed by a key since removed, changed on disk) must not choose where
