@@ -49,5 +49,7 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
       "`get_skill` truncates a node's inherited content over this many estimated tokens (characters / 4), with a warning; 0 = never.",
   },
   "analytics.enabled": { description: "Usage analytics; on by itself when an endpoint or a file is set." },
-  "analytics.max_queue": { description: "Most usage events held in memory; further ones are dropped and counted." },
+  "analytics.max_queue": {
+    description: "Most usage events held in memory (at most 1,000,000); further ones are dropped and counted.",
+  },
 };

@@ -176,7 +176,7 @@ export const AnalyticsConfig = once(() =>
     /** Seconds between POSTs (SKILLHUB_ANALYTICS_FLUSH_SECONDS). Default 30. */
     flush_seconds: z.number().min(0.05),
     /** Most events kept in memory before new ones are dropped (and counted). Default 10,000. */
-    max_queue: positiveInt(),
+    max_queue: positiveInt().max(1_000_000),
   }),
 );
 

@@ -25,6 +25,11 @@ const SERVER_WIDE = [
   "assets:",
   "  max_size_bytes: 16000000",
   "  inline_text_max_bytes: 16000000",
+  "content:",
+  "  max_tokens: 0",
+  "analytics:",
+  "  flush_seconds: 0.05",
+  "  max_queue: 1000000",
   "matching:",
   "  min_score: 0.4",
   "",
@@ -37,6 +42,9 @@ const KEYS = [
   "scripts.max_output_bytes",
   "assets.max_size_bytes",
   "assets.inline_text_max_bytes",
+  "content.max_tokens",
+  "analytics.flush_seconds",
+  "analytics.max_queue",
 ];
 
 /** A tree node declaring a 2 MiB text asset: over get_asset's default limit (1 MiB). */
@@ -67,6 +75,8 @@ describe("the config.yaml of a repository a project's skillhub.yaml names", () =
     expect(config.refresh).toEqual({ enabled: true, interval_minutes: 15 });
     expect(config.scripts).toMatchObject({ timeout_seconds: 60, max_output_bytes: 1_048_576 });
     expect(config.assets).toEqual({ max_size_bytes: 1_048_576, inline_text_max_bytes: 10_240 });
+    expect(config.content.max_tokens).toBe(8000);
+    expect(config.analytics).toMatchObject({ flush_seconds: 30, max_queue: 10_000 });
     // What applies to the repository's own skills only still applies.
     expect(config.matching.min_score).toBe(0.4);
     const who =
@@ -110,12 +120,20 @@ describe("the config.yaml of a repository a project's skillhub.yaml names", () =
   });
 });
 
-describe("assets.max_size_bytes has a bound", () => {
+describe("the limits on what is held in memory have a bound", () => {
   test("over 16 MiB in the user's own file stops start-up, naming the key, the value and the bound", () => {
     const home = tempDir();
     const file = write(join(home, ".skillhub", "config.yaml"), "assets:\n  max_size_bytes: 1500000000\n");
     expect(() => loadConfig({ env: {}, homeDir: home, cwd: home })).toThrow(
       `Invalid configuration: assets.max_size_bytes in ${file} = 1500000000: expected a number of at most 16777216.`,
+    );
+  });
+
+  test("so has analytics.max_queue, the events held in memory", () => {
+    const home = tempDir();
+    const file = write(join(home, ".skillhub", "config.yaml"), "analytics:\n  max_queue: 2000000\n");
+    expect(() => loadConfig({ env: {}, homeDir: home, cwd: home })).toThrow(
+      `Invalid configuration: analytics.max_queue in ${file} = 2000000: expected a number of at most 1000000.`,
     );
   });
 
