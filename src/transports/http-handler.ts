@@ -58,9 +58,9 @@ const OAUTH_PATH =
   /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
 
 /**
- * With every session taken, one that sent no request for this long, and waits on no call, gives its place
- * to a new client (it gets 404 and opens a new session, as the protocol says), so streams held open cannot
- * lock others out.
+ * With every session taken, one that sent no request for this long, and waits on no call, may give its
+ * place to a new client from any address (its client's next request opens it again), so streams held open
+ * cannot lock others out (SessionTable.evictFor).
  */
 const EVICT_QUIET_MS = 60_000;
 
@@ -360,11 +360,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     if (place === "full") {
       await sweep();
       if (sessions.full) {
-        // Its client's next request opens it again, in the place of the one quiet the longest then, if any.
-        const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
+        // Its client's next request opens it again, in the place of another then, if one may go.
+        const evicted = await sessions.evictFor(peer, EVICT_QUIET_MS);
         if (evicted)
           log.info(
-            `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)}, quiet the longest, for a new one`,
+            `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)} (from ${evicted.place.peer || "an unknown address"}) for a new one`,
           );
       }
       place = sessions.reserve(peer);
