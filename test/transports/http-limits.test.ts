@@ -112,11 +112,14 @@ describe("requests that would hold the server's thread or echo megabytes", () =>
     });
 });
 
+/** 2025-03-26: the last protocol revision with JSON-RPC batches. */
+const BATCHES = "2025-03-26";
+
 describe("a batch of costly calls", () => {
   test("runs one call per turn of the event loop, so other clients are answered between two of them", async () => {
     const world = handlerWorld();
     closers.push(world.close);
-    const { id } = await world.open();
+    const { id } = await world.open(BATCHES);
     // Each search notes how many had run; the first also asks what has run when the loop next turns
     // (as a request from another client would be answered then).
     const search = world.hub.search;
@@ -153,7 +156,7 @@ describe("a batch of costly calls", () => {
     test(`of ${method} answers one per turn of the event loop too`, async () => {
       const world = handlerWorld();
       closers.push(world.close);
-      const { id } = await world.open();
+      const { id } = await world.open(BATCHES);
       // Once, first: what the first call builds (the skills extension's publication) is built before the batch.
       const once = { jsonrpc: "2.0", id: 1, method, params };
       await messages(await world.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: once })));
