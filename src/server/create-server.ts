@@ -12,9 +12,11 @@ import { issueLine } from "../tools/support/issue-line.ts";
 import { pickedSkills, termsOf } from "../usage/picked.ts";
 import { pickSkills } from "../usage/skill-pick.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
+import { jsonBytes } from "../util/json-bytes.ts";
 import { timerDelay } from "../util/timer-limit.ts";
 import { VERSION } from "../version.ts";
 import { type Announced, announceChanges } from "./announce-changes.ts";
+import { type AnswerBudget, refusalAdvice } from "./answer-budget.ts";
 import { listingReady, toolsListingReady } from "./catalog-snapshot.ts";
 import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
@@ -69,6 +71,12 @@ export interface CreateServerOptions {
    * answers then say how to fetch files one by one.
    */
   archiveUrl?: (id: string, version: string, request: Request | undefined) => string | undefined;
+  /**
+   * The bytes of answers the HTTP transport holds (answer-budget.ts): a tool's result and a resource's
+   * content count there until the response carrying them ends, and are refused past it. Default none
+   * (stdio: one client, which reads its answers in turn).
+   */
+  answers?: AnswerBudget;
 }
 
 /** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
@@ -110,7 +118,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   );
   // Skills as resources (SEP-2640): skills/list, skills/get, resources/*, the extension capability;
   // resources/list paged, from the catalog (resource-listing.ts).
-  skillsExtension(hub).attach(mcp);
+  skillsExtension(hub, options.answers).attach(mcp);
   registerResourceListing(mcp, hub);
   // Tools are computed per request from the catalog, so they are answered at the protocol layer.
   const server = mcp.server;
@@ -152,14 +160,25 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   });
 
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+    const name = request.params.name;
     const result = await callTool(
-      request.params.name,
+      name,
       request.params.arguments,
       ctx.mcpReq.signal,
       ctx.mcpReq.envelope,
       ctx.http?.req,
     );
-    return remote ? hideServerPaths(result, serverPaths(hub), sweepKind(request.params.name)) : result;
+    const answer = remote ? hideServerPaths(result, serverPaths(hub), sweepKind(name)) : result;
+    const refused = options.answers?.take(ctx.http?.req, jsonBytes(answer));
+    if (!refused) return answer;
+    const failed = errorResult(
+      refused.kind === "busy" ? "SERVER_BUSY" : "FILE_TOO_LARGE",
+      `The answer of ${name} was not sent: ${refusalAdvice(
+        refused,
+        hub.tools().some((t) => t.name === "read_skill_file"),
+      )}`,
+    );
+    return JSON_TEXT_TOOLS.has(name) ? withJsonText(failed) : failed;
   });
 
   async function callTool(

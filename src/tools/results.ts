@@ -17,6 +17,8 @@ export type ErrorCode =
   | "EXECUTION_TIMEOUT"
   | "NO_RUNNER"
   | "TOO_MANY_RUNS"
+  // The server holds as many bytes of answers as it sends at once: retry, or ask for less (answer-budget.ts).
+  | "SERVER_BUSY"
   | "INVALID_ARGUMENT"
   | "PERMISSION_DENIED"
   | "NOT_A_REGULAR_FILE"

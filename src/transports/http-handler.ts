@@ -3,15 +3,18 @@ import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   isInitializeRequest,
   isLegacyRequest,
+  LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { AnswerBudget, type Exchange } from "../server/answer-budget.ts";
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { ARCHIVE_PREFIX, ArchiveLinks, loggedPath } from "./archive-links.ts";
+import { refuseBatch } from "./batches.ts";
 import { AnsweringTransport, messagesOf } from "./cancelled-calls.ts";
 import { archiveStreams, serveArchive } from "./http-archive.ts";
 import { preflight, withCors } from "./http-cors.ts";
@@ -35,12 +38,12 @@ import {
 import { bearerAllowed, corsOrigin, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
 import { ListenStreams } from "./listen-streams.ts";
-import type { Place } from "./peer-places.ts";
+import { type Place, peerKey } from "./peer-places.ts";
 import { publishChanges } from "./publish-changes.ts";
 import { RefusalLog } from "./refusal-log.ts";
 import { refuseRequest } from "./request-limits.ts";
 import { SessionIds } from "./session-ids.ts";
-import { eventStream } from "./stream-end.ts";
+import { eventStream, onStreamEnd } from "./stream-end.ts";
 import { TokenKey } from "./token-key.ts";
 
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
@@ -58,9 +61,9 @@ const OAUTH_PATH =
   /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
 
 /**
- * With every session taken, one that sent no request for this long, and waits on no call, gives its place
- * to a new client (it gets 404 and opens a new session, as the protocol says), so streams held open cannot
- * lock others out.
+ * With every session taken, one that sent no request for this long, and waits on no call, may give its
+ * place to a new client from any address (its client's next request opens it again), so streams held open
+ * cannot lock others out (SessionTable.evictFor).
  */
 const EVICT_QUIET_MS = 60_000;
 
@@ -124,6 +127,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     return base === undefined ? undefined : `${base}${links.path(id, version)}`;
   };
   const refusals = new RefusalLog(hub.logger, options.now);
+  const answers = new AnswerBudget(options.answers);
   /** Sessions being opened again, by id. */
   const resumes = new Map<string, Promise<Session | Response>>();
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -136,12 +140,12 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   );
 
   // Every HTTP client is remote: it does not share this machine's disk, so answers name files by skill:// URI.
-  const newServer = (resumed = false) => createServer(hub, { version, remote: true, resumed, archiveUrl });
+  const newServer = (resumed = false) => createServer(hub, { version, remote: true, resumed, archiveUrl, answers });
   // 2026-07-28 requests: stateless by design (no initialize, no session), one server per request, change
   // notifications on subscriptions/listen streams. 2025 requests keep the sessions below (or stateless mode).
   const listens = new ListenStreams(options.listens);
   const modern = createMcpHandler(
-    () => createServer(hub, { version, remote: true, notifyChanges: false, archiveUrl }),
+    () => createServer(hub, { version, remote: true, notifyChanges: false, archiveUrl, answers }),
     {
       legacy: "reject",
       maxRequestBodySize: maxBody,
@@ -230,9 +234,17 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       const refused = refuse(body.value);
       if (refused) return refused;
       hooks.longLived?.();
-      if (!(await isLegacyRequest(request, body.value))) return modernCall(request, body.value, peer);
-      if (options.stateless) return stateless(request, body.value);
-      return post(request, body, peer);
+      // What the request's answers hold counts from now until its response ends (answer-budget.ts).
+      const exchange = answers.opened(request, peerKey(peer));
+      try {
+        if (!(await isLegacyRequest(request, body.value)))
+          return sent(await modernCall(request, body.value, peer), exchange);
+        if (options.stateless) return sent(await stateless(request, body.value), exchange);
+        return sent(await post(request, body, peer), exchange);
+      } catch (error) {
+        exchange.end();
+        throw error;
+      }
     }
     if (options.stateless) return stateless(request);
     const session = await findSession(request, peer);
@@ -367,11 +379,11 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     if (place === "full") {
       await sweep();
       if (sessions.full) {
-        // Its client's next request opens it again, in the place of the one quiet the longest then, if any.
-        const evicted = await sessions.evictQuietest(EVICT_QUIET_MS);
+        // Its client's next request opens it again, in the place of another then, if one may go.
+        const evicted = await sessions.evictFor(peer, EVICT_QUIET_MS);
         if (evicted)
           log.info(
-            `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)}, quiet the longest, for a new one`,
+            `http: ${sessions.maxSessions} sessions open; closed ${evicted.id.slice(0, 8)} (from ${evicted.place.peer || "an unknown address"}) for a new one`,
           );
       }
       place = sessions.reserve(peer);
@@ -483,11 +495,29 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   async function forward(session: Session, request: Request, parsedBody?: unknown): Promise<Response> {
+    const batch = refuseBatch(
+      parsedBody,
+      session.server.server.getNegotiatedProtocolVersion() ?? LATEST_PROTOCOL_VERSION,
+    );
+    if (batch) return batch;
     const response =
       parsedBody === undefined
         ? await session.transport.handleRequest(request)
         : await session.transport.handlePost(request, parsedBody);
     return tracked(session, response, request);
+  }
+
+  /**
+   * `response`, `exchange` ended once it is sent: an event stream (whose answers may come later) when it
+   * ends, a body holding answers counted in the budget once read out, any other now.
+   */
+  function sent(response: Response, exchange: Exchange): Response {
+    const body = eventStream(response) ?? (exchange.held > 0 ? response.body : null);
+    if (!body) {
+      exchange.end();
+      return response;
+    }
+    return new Response(onStreamEnd(body, exchange.end), { status: response.status, headers: response.headers });
   }
 
   function tracked(session: Session, response: Response, request: Request): Response {
@@ -509,8 +539,21 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         { Allow: "POST" },
       );
     }
+    // No session: the revision is the one the request names, 2025-03-26 when it names none (as the SDK does).
+    const batch = refuseBatch(
+      parsedBody,
+      request.headers.get("mcp-protocol-version") ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+    );
+    if (batch) return batch;
     // No session and no stream: no list_changed can reach this client, so none is advertised.
-    const server = createServer(hub, { version, remote: true, notifyChanges: false, canNotify: false, archiveUrl });
+    const server = createServer(hub, {
+      version,
+      remote: true,
+      notifyChanges: false,
+      canNotify: false,
+      archiveUrl,
+      answers,
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -534,6 +577,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   return {
     sessions,
     listens,
+    answers,
     sweep,
     async close() {
       unpublish();

@@ -1,3 +1,4 @@
+import type { AnswerBudget, AnswerBudgetOptions } from "../server/answer-budget.ts";
 import type { SessionTable } from "./http-sessions.ts";
 import type { ListenStreams, ListenStreamsOptions } from "./listen-streams.ts";
 import type { IdleLimit } from "./stream-end.ts";
@@ -43,6 +44,8 @@ export interface HttpHandlerOptions {
   keepAliveMs?: number;
   /** Most subscriptions/listen streams open at once, and from one address (listen-streams.ts). */
   listens?: ListenStreamsOptions;
+  /** Most bytes of answers held at once, and for one address (answer-budget.ts). */
+  answers?: AnswerBudgetOptions;
   /**
    * The URL clients reach this server at, when it is not the one they send requests to (a reverse proxy):
    * download links start with it (server.public_url). Default: the origin of the request that asks.
@@ -56,7 +59,10 @@ export interface HttpHandlerOptions {
 export interface RequestHooks {
   /** The request is authenticated and about to reach MCP: it may stream for a long time. */
   longLived?: () => void;
-  /** The address the request came from (the socket's peer): sessions and listen streams are counted by it. Default none. */
+  /**
+   * The address the request came from (the socket's peer): sessions, listen streams and the answers being
+   * sent are counted by it. Default none.
+   */
   peer?: string;
 }
 
@@ -66,6 +72,8 @@ export interface HttpHandler {
   readonly sessions: SessionTable;
   /** The subscriptions/listen streams open. */
   readonly listens: ListenStreams;
+  /** The bytes of answers being built or sent. */
+  readonly answers: AnswerBudget;
   /** Close idle sessions now; returns their ids. */
   sweep(): Promise<string[]>;
   /** Close every session. */

@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import type { AnsweringTransport } from "./cancelled-calls.ts";
-import { PeerPlaces, type Place, type PlaceRefusal } from "./peer-places.ts";
+import { PeerPlaces, type Place, type PlaceRefusal, peerKey } from "./peer-places.ts";
 import { onStreamEnd } from "./stream-end.ts";
 
 /** One MCP session: its own SDK server over the shared hub, and the transport that holds its streams. */
@@ -21,15 +21,12 @@ export interface Session {
 export interface SessionTableOptions {
   /** A session with no request and no open stream for this long is closed (ms). */
   idleMs: number;
-  /**
-   * Most sessions at once; the next initialize takes the place of the one quiet the longest (no request
-   * for a minute), else is refused until one ends. Default 1,000.
-   */
+  /** Most sessions at once; then a newcomer takes the place of another (evictFor), else is refused. Default 1,000. */
   maxSessions?: number;
   /**
    * Most sessions opened from one address. Default a quarter of maxSessions (250 of 1,000): every client
    * behind a reverse proxy has the proxy's address, so the share is large; what it guarantees is that
-   * one machine cannot hold every session (a request a minute keeps each from being evicted).
+   * one machine cannot hold every session.
    */
   maxPerPeer?: number;
   /** Clock (ms). Default Date.now. */
@@ -136,19 +133,30 @@ export class SessionTable {
   }
 
   /**
-   * Close the session whose last request is the oldest, if none came for `quietMs`, even with its
-   * GET stream open; returns it. A full table would otherwise refuse every newcomer for as long as
-   * its holders keep their streams open, whoever they are. A session waiting on a call (a command
-   * that runs for minutes) is not quiet: closing it would throw away the answer, and kill the run.
+   * With every place taken, close a session to give its place to a newcomer from `peer`; returns it, or
+   * undefined when none may go. A session waiting on a call (a command that runs for minutes) never goes:
+   * closing it would throw away the answer, and kill the run. Of the others, the one quiet the longest of
+   * the address holding the most sessions, if that address holds at least two more than the newcomer's
+   * (so that the move leaves it no fewer than the newcomer: a few addresses keeping every session busy
+   * cannot lock others out, and two addresses never take places back and forth), or if the session sent
+   * nothing for `quietMs` (so that streams held open cannot lock newcomers out, whoever holds them).
    */
-  async evictQuietest(quietMs: number): Promise<Session | undefined> {
-    let oldest: Session | undefined;
-    for (const s of this.sessions.values())
-      if (s.openCalls === 0 && (!oldest || s.lastSeen < oldest.lastSeen)) oldest = s;
-    if (!oldest || this.now() - oldest.lastSeen < quietMs) return undefined;
-    this.forget(oldest);
-    await closeQuietly(oldest);
-    return oldest;
+  async evictFor(peer: string, quietMs: number): Promise<Session | undefined> {
+    const held = new Map<string, number>();
+    for (const s of this.sessions.values()) held.set(s.place.peer, (held.get(s.place.peer) ?? 0) + 1);
+    const newcomer = held.get(peerKey(peer)) ?? 0;
+    const count = (s: Session) => held.get(s.place.peer) ?? 0;
+    let victim: Session | undefined;
+    for (const s of this.sessions.values()) {
+      if (s.openCalls > 0) continue;
+      if (count(s) < newcomer + 2 && this.now() - s.lastSeen < quietMs) continue;
+      if (!victim || count(s) > count(victim) || (count(s) === count(victim) && s.lastSeen < victim.lastSeen))
+        victim = s;
+    }
+    if (!victim) return undefined;
+    this.forget(victim);
+    await closeQuietly(victim);
+    return victim;
   }
 
   /** Close sessions idle for longer than the limit; returns their ids. */

@@ -1,5 +1,6 @@
 import { hostname, networkInterfaces } from "node:os";
 import type { Config } from "../config/schema.ts";
+import type { AnswerBudgetOptions } from "../server/answer-budget.ts";
 import type { Hub } from "../server/hub.ts";
 import { ConfigError, errorMessage, SkillHubError } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
@@ -30,6 +31,8 @@ export interface HttpServeOptions {
   keepAliveMs?: number;
   /** Most subscriptions/listen streams in all and from one address. Default listen-streams.ts's. */
   listens?: ListenStreamsOptions;
+  /** Most bytes of answers held at once, in all and for one address. Default answer-budget.ts's. */
+  answers?: AnswerBudgetOptions;
   /** Signals that stop `serveHttp`. Default SIGINT, SIGTERM. */
   signals?: readonly NodeJS.Signals[];
   /** Seconds a connection may sit silent outside an admitted request's answer. Default IDLE_TIMEOUT_SECONDS. */
@@ -89,6 +92,7 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
     now: options.now,
     keepAliveMs: options.keepAliveMs,
     listens: options.listens,
+    answers: options.answers,
   });
   const idleSeconds = options.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS;
   let server: ReturnType<typeof Bun.serve>;

@@ -13,16 +13,27 @@ export function peerShare(max: number): number {
   return Math.max(1, Math.floor(max / 4));
 }
 
+/** What every address of this machine counts as: 127.0.0.0/8, `::1` and `::ffff:127.x.y.z`. */
+export const LOOPBACK_PEER = "loopback";
+
 /**
  * What an address is counted as: an IPv4 address as itself (also written as IPv6, `::ffff:10.0.0.1`), an
- * IPv6 address by its /64 network. Security: a machine on IPv6 is given a whole /64 and may use any address
- * in it, so counted by address it would take every place; a /64 is one network, as an IPv4 address behind
- * NAT is. Pure.
+ * IPv6 address by its /64 network, every loopback address as one (LOOPBACK_PEER). Security: a machine on
+ * IPv6 is given a whole /64 and may use any address in it, so counted by address it would take every
+ * place; a /64 is one network, as an IPv4 address behind NAT is. Likewise any process of this machine may
+ * connect from any address of 127.0.0.0/8, or from ::1. Pure.
  */
 export function peerKey(address: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (mapped?.[1]) return mapped[1];
-  if (!address.includes(":")) return address;
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
+  const ipv4 = mapped ?? (address.includes(":") ? undefined : address);
+  if (ipv4 !== undefined) return ipv4.startsWith("127.") ? LOOPBACK_PEER : ipv4;
+  const groups = ipv6Groups(address);
+  if (groups.join(":") === "0:0:0:0:0:0:0:1") return LOOPBACK_PEER;
+  return `${groups.slice(0, 4).join(":")}::/64`;
+}
+
+/** An IPv6 address's groups, `::` expanded, in lower-case hex without leading zeros (a zone dropped). */
+function ipv6Groups(address: string): string[] {
   const [head = "", tail] = (address.split("%")[0] ?? "").toLowerCase().split("::");
   const groups = (text: string | undefined) => (text ? text.split(":") : []);
   // An IPv4 address at the end (`64:ff9b::10.0.0.1`) stands for two groups.
@@ -30,8 +41,7 @@ export function peerKey(address: string): string {
   const left = groups(head);
   const right = groups(tail);
   const zeros = tail === undefined ? [] : Array(Math.max(0, 8 - width(left) - width(right))).fill("0");
-  const network = [...left, ...zeros, ...right].slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16));
-  return `${network.join(":")}::/64`;
+  return [...left, ...zeros, ...right].map((g) => Number.parseInt(g, 16).toString(16));
 }
 
 /**

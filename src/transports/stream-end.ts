@@ -15,7 +15,9 @@ function startTimer(fire: () => void, ms: number): () => void {
 
 /**
  * `body`, passed through as it is read, with `end` called once when it ends: read to its end, failed,
- * or cancelled by the reader (the client went away). Pull-based: nothing is read ahead of the client.
+ * or cancelled by the reader (the client went away). Pull-based with a high-water mark of 0: nothing is
+ * read ahead of the client, so `end` comes once the socket has written the last chunk, not as soon as it
+ * took it (a client reading slowly holds that chunk in the server's memory until then).
  * With `idle`, a reader that asks for nothing more for `idle.ms` after its last part stops the stream:
  * `body` is cancelled and the reader's stream fails (a slow client cannot hold what `end` frees for ever).
  */
@@ -37,36 +39,39 @@ export function onStreamEnd(
     end();
   };
   const reader = body.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      disarm();
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        disarm();
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            finish();
+            controller.close();
+            return;
+          }
+          controller.enqueue(value);
+          if (!idle || ended) return;
+          stopTimer = (idle.timer ?? startTimer)(() => {
+            if (ended) return;
+            idle.stopped();
+            finish();
+            // No reason: Bun writes a failed answer's reason to stderr, beside the line `stopped` logs.
+            controller.error();
+            reader.cancel(new Error(`the reader took nothing for ${idle.ms} ms`)).catch(() => undefined);
+          }, idle.ms);
+        } catch (error) {
           finish();
-          controller.close();
-          return;
+          controller.error(error);
         }
-        controller.enqueue(value);
-        if (!idle || ended) return;
-        stopTimer = (idle.timer ?? startTimer)(() => {
-          if (ended) return;
-          idle.stopped();
-          finish();
-          // No reason: Bun writes a failed answer's reason to stderr, beside the line `stopped` logs.
-          controller.error();
-          reader.cancel(new Error(`the reader took nothing for ${idle.ms} ms`)).catch(() => undefined);
-        }, idle.ms);
-      } catch (error) {
+      },
+      cancel(reason) {
         finish();
-        controller.error(error);
-      }
+        return reader.cancel(reason);
+      },
     },
-    cancel(reason) {
-      finish();
-      return reader.cancel(reason);
-    },
-  });
+    { highWaterMark: 0 },
+  );
 }
 
 /** The body of a streaming (server-sent events) response, else undefined. */

@@ -12,7 +12,8 @@ import { eventually } from "../helpers/wait.ts";
 afterAll(cleanupTemp);
 const bin = binary();
 const TOKEN = "tok-hostile-0123456789abcdef";
-const PROTOCOL = "2025-06-18";
+/** The last revision with JSON-RPC batches: a hostile client may still speak it. */
+const PROTOCOL = "2025-03-26";
 
 async function hub(env: Record<string, string> = {}) {
   const home = tempDir("skillhub-hostile-home-");

@@ -120,6 +120,15 @@ export function sseReader(response: Response) {
         clearTimeout(timer);
       }
     },
+    /** Read on to the stream's end, as a socket does once its client has the answers (throws on a message). */
+    async ended(): Promise<void> {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+      }
+      if (buffer.includes("data: ")) throw new Error(`a message after the last one read: ${buffer.slice(0, 200)}`);
+    },
     cancel: () => reader.cancel(),
   };
 }

@@ -676,7 +676,8 @@ describe("sessions", () => {
     const w = world({}, { SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "bash" });
     const skill = join(w.dir, "pdf-tools");
     writeFileSync(join(skill, "wait.sh"), "touch started\nwhile [ ! -e go ]; do sleep 0.05; done\necho done\n");
-    const { id } = await w.open();
+    // 2025-03-26: the last revision with batches, which this test sends too.
+    const { id } = await w.open("2025-03-26");
     const post = (body: unknown) => w.handler.handle(mcpRequest("POST", "/mcp", { session: id, body }));
     const cancel = (requestId: number) => ({
       jsonrpc: "2.0",
@@ -696,6 +697,7 @@ describe("sessions", () => {
       id: 7,
       error: { code: -32800, message: "Request cancelled" },
     });
+    await running.ended();
     // Cancelled in the body that asks it: the SDK never starts it. Many of them leave no stream open.
     for (let n = 100; n < 120; n++) {
       const batch = [{ jsonrpc: "2.0", id: n, method: "tools/list" }, cancel(n)];

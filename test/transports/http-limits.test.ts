@@ -112,11 +112,14 @@ describe("requests that would hold the server's thread or echo megabytes", () =>
     });
 });
 
+/** 2025-03-26: the last protocol revision with JSON-RPC batches. */
+const BATCHES = "2025-03-26";
+
 describe("a batch of costly calls", () => {
   test("runs one call per turn of the event loop, so other clients are answered between two of them", async () => {
     const world = handlerWorld();
     closers.push(world.close);
-    const { id } = await world.open();
+    const { id } = await world.open(BATCHES);
     // Each search notes how many had run; the first also asks what has run when the loop next turns
     // (as a request from another client would be answered then).
     const search = world.hub.search;
@@ -153,7 +156,7 @@ describe("a batch of costly calls", () => {
     test(`of ${method} answers one per turn of the event loop too`, async () => {
       const world = handlerWorld();
       closers.push(world.close);
-      const { id } = await world.open();
+      const { id } = await world.open(BATCHES);
       // Once, first: what the first call builds (the skills extension's publication) is built before the batch.
       const once = { jsonrpc: "2.0", id: 1, method, params };
       await messages(await world.handler.handle(mcpRequest("POST", "/mcp", { session: id, body: once })));
@@ -276,6 +279,51 @@ describe("2025 sessions are bounded per address", () => {
     expect((await initializeBurst(w.handler, 1, () => "10.0.0.66")).opened).toHaveLength(1);
   });
 
+  test("every loopback address is one: 127.0.0.0/8 and ::1 share one address's share", async () => {
+    const w = handlerWorld({ maxSessions: 8, maxSessionsPerPeer: 2 });
+    closers.push(w.close);
+    await w.hub.ready;
+    const url = "http://127.0.0.1:8000/mcp";
+    await client(url, "2025-11-25", fetchFrom(w.handler, "127.0.0.2"));
+    await client(url, "2025-11-25", fetchFrom(w.handler, "::1"));
+    const refused = await client(url, "2025-11-25", fetchFrom(w.handler, "127.0.0.3")).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(refused?.message).toContain("holds 2 open sessions, the most one address may hold");
+    const other = await client(url, "2025-11-25", fetchFrom(w.handler, "10.0.0.7"));
+    expect((await other.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  test("with every session taken by busy addresses, a newcomer takes the place of the quietest of the address holding the most", async () => {
+    const w = handlerWorld({ maxSessions: 6, maxSessionsPerPeer: 3 });
+    closers.push(w.close);
+    await w.hub.ready;
+    // Every session asked something a second ago or less: none is quiet for a minute.
+    const opened: Record<string, string[]> = {};
+    for (const peer of ["10.0.0.1", "10.0.0.2", "10.0.0.1", "10.0.0.3", "10.0.0.1", "10.0.0.2"]) {
+      const [id] = (await initializeBurst(w.handler, 1, () => peer)).opened;
+      if (!id) throw new Error(`no session for ${peer}`);
+      (opened[peer] ??= []).push(id);
+      w.advance(1_000);
+    }
+    const url = "http://127.0.0.1:8000/mcp";
+    const newcomer = await client(url, "2025-11-25", fetchFrom(w.handler, "10.0.0.9"));
+    expect((await newcomer.listTools()).tools.length).toBeGreaterThan(0);
+    const open = new Set(w.handler.sessions.list().map((s) => s.id));
+    expect(open.size).toBe(6);
+    expect(open.has(opened["10.0.0.1"]?.[0] as string)).toBe(false);
+    expect([...(opened["10.0.0.1"] ?? []).slice(1), ...(opened["10.0.0.2"] ?? [])].every((id) => open.has(id))).toBe(
+      true,
+    );
+    // Now no address holds two more than the newcomer's (1), nor than a busy address's (2): places are not
+    // taken back and forth.
+    for (const peer of ["10.0.0.9", "10.0.0.1", "10.0.0.3"]) {
+      const [refused] = (await initializeBurst(w.handler, 1, () => peer)).refused;
+      expect(refused?.status, peer).toBe(503);
+    }
+  });
+
   for (const [maxSessions, share] of [
     [8, 2],
     [2, 1],
@@ -380,8 +428,13 @@ describe("subscriptions/listen streams are bounded per address", () => {
       (e: Error) => e,
     );
     expect(stillRefused?.message).toContain("already holds 1 open subscriptions/listen streams");
+    // Nor does another loopback address: ::1 is this machine too, with the same share.
     const v6 = await client(`http://[::1]:${running.port}/mcp`, "2026-07-28", withToken);
-    expect((await v6.listen(LISTEN)).honoredFilter).toMatchObject({ toolsListChanged: true });
+    const refusedToo = await v6.listen(LISTEN).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(refusedToo?.message).toContain("already holds 1 open subscriptions/listen streams");
   });
 
   test("ten listen requests at once from one address get its share, no more; closed streams give their places back", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PeerPlaces, peerKey, peerShare } from "../../src/transports/peer-places.ts";
+import { LOOPBACK_PEER, PeerPlaces, peerKey, peerShare } from "../../src/transports/peer-places.ts";
 
 describe("PeerPlaces", () => {
   test("one address's share is a quarter of the table, at least one", () => {
@@ -34,7 +34,6 @@ describe("PeerPlaces", () => {
     expect(network).toBe("2001:db8:1:2::/64");
     for (const address of ["2001:db8:1:3::1", "2001:db8::1", "::1", "fe80::1"])
       expect(peerKey(address), address).not.toBe(network);
-    expect(peerKey("::1")).toBe("0:0:0:0::/64");
     expect(peerKey("1:2:3::10.0.0.7")).toBe("1:2:3:0::/64");
     expect(peerKey("")).toBe("");
     // So a machine changing address within its /64 holds one share.
@@ -43,5 +42,18 @@ describe("PeerPlaces", () => {
     expect(typeof places.take("2001:db8:1:2::2")).toBe("object");
     expect(places.take("2001:db8:1:2::3")).toBe("peer-full");
     expect(typeof places.take("2001:db8:1:3::1")).toBe("object");
+  });
+
+  test("every loopback address is one client: any process of this machine may use any of them", () => {
+    for (const address of ["127.0.0.1", "127.0.0.9", "127.255.255.254", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.5"])
+      expect(peerKey(address), address).toBe(LOOPBACK_PEER);
+    for (const address of ["10.127.0.1", "128.0.0.1", "::ffff:10.0.0.1", "::2", "1::1", "fe80::1"])
+      expect(peerKey(address), address).not.toBe(LOOPBACK_PEER);
+    const places = new PeerPlaces(8, 2);
+    expect(typeof places.take("127.0.0.2")).toBe("object");
+    expect(typeof places.take("::1")).toBe("object");
+    expect(places.take("127.0.0.3")).toBe("peer-full");
+    expect(places.take("::ffff:127.0.0.4")).toBe("peer-full");
+    expect(typeof places.take("10.0.0.1")).toBe("object");
   });
 });

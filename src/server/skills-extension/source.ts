@@ -3,7 +3,9 @@ import { type SkillReadResult, type SkillSource, SkillsExtension } from "@modelc
 import { isEnabled } from "../../catalog/filters.ts";
 import { errorMessage, SkillHubError } from "../../util/errors.ts";
 import { strictFileText } from "../../util/file-text.ts";
+import { jsonBytes } from "../../util/json-bytes.ts";
 import { shownArg } from "../../util/shown-arg.ts";
+import { type AnswerBudget, refusalAdvice } from "../answer-budget.ts";
 import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
@@ -35,9 +37,9 @@ export const LIST_TTL_MS = 30_000;
  * this source answers from the current snapshot's publication, and reads the files of skills it does
  * not publish as the tools do (unpublished.ts).
  */
-export function skillsExtension(hub: Hub): SkillsExtension {
+export function skillsExtension(hub: Hub, answers?: AnswerBudget): SkillsExtension {
   return new SkillsExtension({
-    source: skillSource(hub),
+    source: skillSource(hub, answers),
     cacheHint: { ttlMs: LIST_TTL_MS, cacheScope: "private" },
     onWarning: (w) => hub.logger.warn(`skills extension: ${w.path}: ${w.message}`),
   });
@@ -69,7 +71,8 @@ async function* skillsOf(hub: Hub, uri: string) {
   }
 }
 
-export function skillSource(hub: Hub): SkillSource {
+/** `answers`: where the HTTP transport counts what a read sends (create-server.ts); none over stdio. */
+export function skillSource(hub: Hub, answers?: AnswerBudget): SkillSource {
   return guarded(hub, {
     async list({ cursor }) {
       const pub = await current(hub);
@@ -83,28 +86,18 @@ export function skillSource(hub: Hub): SkillSource {
       }
       return undefined;
     },
-    async read(uri) {
-      for await (const at of skillsOf(hub, uri)) {
-        if ("reason" in at.outcome) {
-          // A folder whose URIs a shadowed skill holds is not this skill's to serve by URI (claimedFolders).
-          if (isClaimed(claimedFolders(hub.catalog, at.skill, at.shadowed), at.path)) continue;
-          const unpublished = readUnpublished(hub, at.skill, at.path, uri);
-          if (unpublished) return contents(unpublished.bytes, unpublished.mimeType);
-          continue;
-        }
-        const file = at.outcome.files.get(at.key);
-        if (file) return readPublished(hub, uri, file);
-        if (at.outcome.dirs.has(at.key))
-          throw new ProtocolError(
-            ProtocolErrorCode.InvalidParams,
-            `${uri} is a directory; list it with resources/directory/read.`,
-          );
-      }
-      const node = readNodeFile(hub, uri);
-      if (node) return contents(node.bytes, node.mimeType);
-      throw new ResourceNotFoundError(
-        uri,
-        `No file of a served skill is at ${shownArg(uri)}. A skill's files are listed with their URIs by skills/get on its SKILL.md, resources/directory/read on its folder${hub.tools().some((t) => t.name === "load_skill") ? " and load_skill" : ""}.`,
+    async read(uri, ctx) {
+      const content = await readFile(hub, uri);
+      // Security: counted until the response carrying it ends, so reads at once (a batch, clients reading
+      // slowly) cannot hold the server's memory without bound.
+      const refused = answers?.take(ctx.http?.req, jsonBytes(content));
+      if (!refused) return content;
+      throw new ProtocolError(
+        refused.kind === "busy" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,
+        `${shownArg(uri)} was not sent: ${refusalAdvice(
+          refused,
+          hub.tools().some((t) => t.name === "read_skill_file"),
+        )}`,
       );
     },
     async readDirectory(uri, { cursor }) {
@@ -125,6 +118,35 @@ export function skillSource(hub: Hub): SkillSource {
       }));
     },
   });
+}
+
+/**
+ * The content of the skill file at `uri`: a published skill's as published, another served skill's as the
+ * tools read it, a tree node's own file; not found otherwise.
+ */
+async function readFile(hub: Hub, uri: string): Promise<SkillReadResult> {
+  for await (const at of skillsOf(hub, uri)) {
+    if ("reason" in at.outcome) {
+      // A folder whose URIs a shadowed skill holds is not this skill's to serve by URI (claimedFolders).
+      if (isClaimed(claimedFolders(hub.catalog, at.skill, at.shadowed), at.path)) continue;
+      const unpublished = readUnpublished(hub, at.skill, at.path, uri);
+      if (unpublished) return contents(unpublished.bytes, unpublished.mimeType);
+      continue;
+    }
+    const file = at.outcome.files.get(at.key);
+    if (file) return readPublished(hub, uri, file);
+    if (at.outcome.dirs.has(at.key))
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `${uri} is a directory; list it with resources/directory/read.`,
+      );
+  }
+  const node = readNodeFile(hub, uri);
+  if (node) return contents(node.bytes, node.mimeType);
+  throw new ResourceNotFoundError(
+    uri,
+    `No file of a served skill is at ${shownArg(uri)}. A skill's files are listed with their URIs by skills/get on its SKILL.md, resources/directory/read on its folder${hub.tools().some((t) => t.name === "load_skill") ? " and load_skill" : ""}.`,
+  );
 }
 
 /**

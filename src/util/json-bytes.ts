@@ -1,0 +1,34 @@
+/**
+ * The bytes `value` takes as JSON text in UTF-8, counted without building the text: what an answer
+ * holding it costs to send. A string counts its escapes (a control character is six bytes, `\u0001`); a
+ * Uint8Array counts as the base64 string it is sent as. Exact for strings, arrays and plain objects of
+ * them; numbers are counted as JavaScript writes them. Pure.
+ */
+export function jsonBytes(value: unknown): number {
+  if (typeof value === "string") return stringBytes(value);
+  if (value instanceof Uint8Array) return 4 * Math.ceil(value.byteLength / 3) + 2;
+  if (Array.isArray(value))
+    return Math.max(
+      2,
+      value.reduce((n: number, item) => n + (item === undefined ? 4 : jsonBytes(item)) + 1, 1),
+    );
+  if (typeof value === "object" && value !== null) {
+    let n = 1;
+    for (const [key, item] of Object.entries(value))
+      if (item !== undefined && typeof item !== "function") n += stringBytes(key) + jsonBytes(item) + 2;
+    return Math.max(2, n);
+  }
+  return String(value).length;
+}
+
+/** A string as JSON: its UTF-8 bytes, its escapes and its quotes. */
+function stringBytes(text: string): number {
+  let escapes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // \b \t \n \f \r take two bytes, other control characters six (\u001f), " and \ two.
+    if (c < 0x20) escapes += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 1 : 5;
+    else if (c === 0x22 || c === 0x5c) escapes += 1;
+  }
+  return Buffer.byteLength(text, "utf8") + escapes + 2;
+}

@@ -1,0 +1,261 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { AnswerBudgetOptions } from "../../src/server/answer-budget.ts";
+import { startHttpServer } from "../../src/transports/http.ts";
+import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { initialize, mcpRequest, messages } from "../helpers/http.ts";
+import { testHub } from "../helpers/hub.ts";
+import { eventually } from "../helpers/wait.ts";
+
+/** The bytes of answers the HTTP server holds at once are bounded, in all and per address (answer-budget.ts). */
+
+afterAll(cleanupTemp);
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close().catch(() => undefined);
+});
+
+/** Small limits, so that files of some KiB stand for files of some MiB. */
+const LIMITS: AnswerBudgetOptions = { maxBytes: 100_000, maxPerPeer: 60_000 };
+const URL_ = "http://127.0.0.1:8000/mcp";
+const TEXT = "skill://bulk/text.txt";
+
+/** A skill with a 40 KB text, 12 KB of control characters, a 15 KB text and a 30 KB binary file. */
+function skills(): string {
+  const dir = tempDir("skillhub-answers-");
+  writeSkill(dir, "bulk", { description: "Large files" });
+  write(join(dir, "bulk", "text.txt"), "a".repeat(40_000));
+  write(join(dir, "bulk", "controls.txt"), "\x01".repeat(12_000));
+  write(join(dir, "bulk", "small.txt"), "b".repeat(15_000));
+  // Not UTF-8: served as base64 (a file of NUL bytes would be text, six bytes per byte).
+  write(join(dir, "bulk", "blob.bin"), new Uint8Array(30_000).fill(0xff));
+  return dir;
+}
+
+/** A handler over those files, with `LIMITS` (stateless when asked). */
+async function world(options: { stateless?: boolean } = {}) {
+  const { hub } = testHub({
+    flags: { "skills-dir": [skills()] },
+    env: { SKILLHUB_TOOLS: "all" },
+    hub: { acceptRoots: false },
+  });
+  const handler = createHttpHandler(hub, { host: "127.0.0.1", version: "test", answers: LIMITS, ...options });
+  void hub.start();
+  await hub.ready;
+  closers.push(async () => {
+    await handler.close();
+    hub.close();
+  });
+  return handler;
+}
+
+/** A fetch into `handler` as if every request came from `peer`. */
+function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(String(input), init);
+    request.headers.set("host", "127.0.0.1:8000");
+    return handler.handle(request, { peer });
+  }) as typeof globalThis.fetch;
+}
+
+/** An SDK client of `url` on `revision`. */
+async function client(url: string, revision: string, fetch?: typeof globalThis.fetch): Promise<Client> {
+  const c = new Client(
+    { name: `answers-${revision}`, version: "1.0.0" },
+    revision >= "2026-"
+      ? { versionNegotiation: { mode: { pin: revision as "2026-07-28" } } }
+      : { supportedProtocolVersions: [revision] },
+  );
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}));
+  closers.unshift(() => c.close());
+  return c;
+}
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: Error & { code?: number }) => e,
+  );
+
+/** A 2025 session opened by `peer` with raw requests: post to it, as a client reading its answers when it likes. */
+async function rawSession(handler: HttpHandler, peer: string, protocolVersion = "2025-11-25") {
+  const opened = await handler.handle(mcpRequest("POST", "/mcp", { body: initialize(protocolVersion) }), { peer });
+  const session = opened.headers.get("mcp-session-id") ?? "";
+  await opened.text();
+  const headers = { "mcp-protocol-version": protocolVersion };
+  const post = (body: unknown) => handler.handle(mcpRequest("POST", "/mcp", { session, body, headers }), { peer });
+  await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text();
+  return post;
+}
+
+const read = (id: number, uri = TEXT) => ({ jsonrpc: "2.0", id, method: "resources/read", params: { uri } });
+
+describe("the answers a server holds are bounded", () => {
+  for (const revision of ["2025-11-25", "2026-07-28"])
+    test(`${revision}: a file's answer counts as sent, a control character as six bytes; one past an address's share is refused, saying what to do`, async () => {
+      const handler = await world();
+      const c = await client(URL_, revision, fetchFrom(handler, "10.0.0.1"));
+      const text = await c.readResource({ uri: TEXT });
+      expect(JSON.stringify(text.contents)).toContain("a".repeat(1000));
+      // 12 KB of control characters: 72 KB as JSON, more than the 60 KB one address may be sent at once.
+      const refused = await failure(c.readResource({ uri: "skill://bulk/controls.txt" }));
+      expect(refused?.code).toBe(-32602);
+      expect(refused?.message).toContain(
+        "skill://bulk/controls.txt was not sent: the answer would take 71 KiB, more than the 59 KiB this server sends one client at once. Instead, read the file in parts with read_skill_file (offset and length; it takes the file's skill:// URI too).",
+      );
+      const blob = await c.readResource({ uri: "skill://bulk/blob.bin" });
+      expect(blob.contents[0]).toMatchObject({ blob: Buffer.alloc(30_000, 0xff).toString("base64") });
+      await eventually(() => handler.answers.held === 0);
+    });
+
+  test("an answer counts until its response is read: meanwhile its address's next read is refused, another address's is not", async () => {
+    const handler = await world();
+    const post = await rawSession(handler, "10.0.0.1");
+    // A client that asks, then reads nothing: its answer is built and held.
+    const held = await post(read(2));
+    await eventually(() => handler.answers.held > 40_000);
+    const same = await client(URL_, "2025-11-25", fetchFrom(handler, "10.0.0.1"));
+    const refused = await failure(same.readResource({ uri: TEXT }));
+    expect(refused?.code).toBe(-32603);
+    expect(refused?.message).toContain(
+      "skill://bulk/text.txt was not sent: the server is sending 40 KiB of answers now",
+    );
+    expect(refused?.message).toContain(
+      "Retry in a moment, once the answers being sent have been read, or read the file",
+    );
+    // A tool's answer counts the same way: get_asset holds the file twice (its content and its JSON text).
+    const asset = await same.callTool({ name: "get_asset", arguments: { skill_path: "bulk", file: "small.txt" } });
+    expect(asset.isError).toBe(true);
+    expect(asset.structuredContent).toMatchObject({ error: { code: "SERVER_BUSY" } });
+    expect(JSON.stringify(asset.content)).toContain("The answer of get_asset was not sent: the server is sending");
+    const other = await client(URL_, "2025-11-25", fetchFrom(handler, "10.0.0.2"));
+    expect(JSON.stringify((await other.readResource({ uri: TEXT })).contents)).toContain("aaaa");
+    // Read at last: its bytes are free again.
+    expect(JSON.stringify(await messages(held))).toContain("aaaa");
+    await eventually(() => handler.answers.held === 0);
+    expect(JSON.stringify((await same.readResource({ uri: TEXT })).contents)).toContain("aaaa");
+    const served = await same.callTool({ name: "get_asset", arguments: { skill_path: "bulk", file: "small.txt" } });
+    expect(served.structuredContent).toMatchObject({ content: "b".repeat(15_000) });
+  });
+
+  test("over a socket, every answer read gives its bytes back: reads near the share, one after another, all succeed", async () => {
+    const { hub } = testHub({ flags: { "skills-dir": [skills()] }, hub: { acceptRoots: false } });
+    const running = startHttpServer(hub, { port: 0, answers: LIMITS });
+    void hub.start();
+    await hub.ready;
+    closers.push(async () => {
+      await running.stop();
+      hub.close();
+    });
+    for (const revision of ["2025-11-25", "2026-07-28"]) {
+      const c = await client(running.url, revision);
+      for (let i = 0; i < 10; i++) expect((await c.readResource({ uri: TEXT })).contents).toHaveLength(1);
+    }
+    await eventually(() => running.handler.answers.held === 0);
+  });
+});
+
+describe("a client that reads slowly", () => {
+  test("over a socket, holds its answer's bytes until it has read them: meanwhile its address's next read is refused", async () => {
+    const dir = skills();
+    // 12 MB, 16 MB as base64: more than the sockets of this machine buffer, so the server holds the rest.
+    write(join(dir, "bulk", "large.bin"), new Uint8Array(12_000_000).fill(0xff));
+    const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
+    const running = startHttpServer(hub, { port: 0, answers: { maxBytes: 64 << 20, maxPerPeer: 24 << 20 } });
+    void hub.start();
+    await hub.ready;
+    closers.push(async () => {
+      await running.stop();
+      hub.close();
+    });
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const opened = await fetch(running.url, { method: "POST", headers, body: JSON.stringify(initialize()) });
+    const session = opened.headers.get("mcp-session-id") ?? "";
+    await opened.text();
+    const body = JSON.stringify(read(2, "skill://bulk/large.bin"));
+    const slow = rawClient(
+      running.port,
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${running.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: ${session}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await eventually(() => running.handler.answers.held > 16_000_000);
+    const same = await client(running.url, "2025-11-25");
+    const refused = await failure(same.readResource({ uri: "skill://bulk/large.bin" }));
+    expect(refused?.message).toContain(
+      "skill://bulk/large.bin was not sent: the server is sending 15.3 MiB of answers now",
+    );
+    slow.read();
+    await eventually(() => slow.received() > 16_000_000 && running.handler.answers.held === 0);
+    expect((await same.readResource({ uri: "skill://bulk/large.bin" })).contents).toHaveLength(1);
+  });
+});
+
+describe("JSON-RPC batches", () => {
+  test("are refused on a session of 2025-06-18 or later, which has none; the session goes on", async () => {
+    const handler = await world();
+    for (const revision of ["2025-06-18", "2025-11-25"]) {
+      const post = await rawSession(handler, "10.0.0.1", revision);
+      const refused = await post([read(2), read(3)]);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: `Invalid Request: a JSON-RPC batch (an array of messages) is not part of MCP ${revision}, the revision this client speaks; batches ended with 2025-03-26. Send each message in a request of its own.`,
+        },
+      });
+      expect(JSON.stringify(await messages(await post(read(4))))).toContain("aaaa");
+    }
+    expect(handler.answers.held).toBe(0);
+  });
+
+  test("of a 2025-03-26 session get the reads the budget holds, and an error for each other", async () => {
+    const handler = await world();
+    const post = await rawSession(handler, "10.0.0.1", "2025-03-26");
+    const answers = await messages(await post([2, 3, 4, 5, 6].map((id) => read(id))));
+    // The batch's answers are one response: the first read's bytes count until it is read.
+    expect(answers.filter((a) => a.result)).toHaveLength(1);
+    expect(answers.filter((a) => a.error?.code === -32603)).toHaveLength(4);
+    expect(answers.find((a) => a.error)?.error.message).toContain("was not sent: the server is sending 40 KiB");
+    await eventually(() => handler.answers.held === 0);
+  });
+
+  test("stateless: refused under the revision a request names, 2025-06-18 or later; its JSON answer counts until read", async () => {
+    const handler = await world({ stateless: true });
+    const headers = (revision: string) => ({ "mcp-protocol-version": revision });
+    const batch = [read(2), read(3)];
+    const refused = await handler.handle(mcpRequest("POST", "/mcp", { body: batch, headers: headers("2025-11-25") }));
+    expect(refused.status).toBe(400);
+    const one = await handler.handle(mcpRequest("POST", "/mcp", { body: read(4), headers: headers("2025-11-25") }));
+    expect(handler.answers.held).toBeGreaterThan(40_000);
+    expect(JSON.stringify(await messages(one))).toContain("aaaa");
+    await eventually(() => handler.answers.held === 0);
+    // Without the header: 2025-03-26, which has batches.
+    const old = await messages(await handler.handle(mcpRequest("POST", "/mcp", { body: batch })));
+    expect(old.map((a) => a.id).sort()).toEqual([2, 3]);
+  });
+});
+
+/** A connection to `port` on loopback that sends `text`, then reads nothing until `read` is called. */
+function rawClient(port: number, text: string) {
+  let received = 0;
+  const socket = connect(port, "127.0.0.1", () => socket.write(text));
+  socket.pause();
+  socket.on("data", (chunk: Buffer) => {
+    received += chunk.length;
+  });
+  socket.on("error", () => undefined);
+  closers.push(async () => void socket.destroy());
+  return {
+    read: () => socket.resume(),
+    /** Bytes received so far. */
+    received: () => received,
+  };
+}
