@@ -39,8 +39,21 @@ export function onStreamEnd(
     end();
   };
   const reader = body.getReader();
+  /** Counts `idle.ms` until the reader asks for the next part (or its first). */
+  const arm = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (!idle || ended) return;
+    stopTimer = (idle.timer ?? startTimer)(() => {
+      if (ended) return;
+      idle.stopped();
+      finish();
+      // No reason: Bun writes a failed answer's reason to stderr, beside the line `stopped` logs.
+      controller.error();
+      reader.cancel(new Error(`the reader took nothing for ${idle.ms} ms`)).catch(() => undefined);
+    }, idle.ms);
+  };
   return new ReadableStream<Uint8Array>(
     {
+      start: arm,
       async pull(controller) {
         disarm();
         try {
@@ -51,15 +64,7 @@ export function onStreamEnd(
             return;
           }
           controller.enqueue(value);
-          if (!idle || ended) return;
-          stopTimer = (idle.timer ?? startTimer)(() => {
-            if (ended) return;
-            idle.stopped();
-            finish();
-            // No reason: Bun writes a failed answer's reason to stderr, beside the line `stopped` logs.
-            controller.error();
-            reader.cancel(new Error(`the reader took nothing for ${idle.ms} ms`)).catch(() => undefined);
-          }, idle.ms);
+          arm(controller);
         } catch (error) {
           finish();
           controller.error(error);
