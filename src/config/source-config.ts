@@ -75,19 +75,25 @@ export const REPO_CONFIG_FORBIDDEN_KEYS: readonly string[] = [
  * limits of every asset read and script run. Security: a repository a project's skillhub.yaml names is the
  * project's choice (a repository the user merely opened can name one), so its config.yaml may not set them:
  * it could turn off the sync of the user's own repositories, let every script run for a day, or have one
- * get_asset call hold gigabytes, turn off get_skill's truncation, or flush the user's analytics every 50 ms.
+ * get_asset call hold gigabytes, turn off get_skill's truncation, flush the user's analytics every 50 ms, or
+ * switch off the user's scripts, analytics or skill-tree matches (matching applies to the whole catalog).
  * Lowering is refused too: a one-second timeout would break the user's own scripts just the same.
  */
 const SERVER_WIDE_KEYS = [
   "refresh.enabled",
   "refresh.interval_minutes",
+  "scripts.enabled",
   "scripts.timeout_seconds",
   "scripts.max_output_bytes",
   "assets.max_size_bytes",
   "assets.inline_text_max_bytes",
   "content.max_tokens",
+  "analytics.enabled",
   "analytics.flush_seconds",
   "analytics.max_queue",
+  "matching.min_score",
+  "matching.max_results",
+  "matching.ambiguity_threshold",
 ] as const;
 
 /** A repository a project's skillhub.yaml names: a skills folder's limits, and none of SERVER_WIDE_KEYS. */

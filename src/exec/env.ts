@@ -62,6 +62,11 @@ export const STARTUP_HOOK_ENV = [
   "BASHOPTS",
   "PS4",
   "PYTHONWARNINGS",
+  "LUA_INIT",
+  "LUA_INIT_5_1",
+  "LUA_INIT_5_2",
+  "LUA_INIT_5_3",
+  "LUA_INIT_5_4",
 ] as const;
 
 /** bash's exported functions (`BASH_FUNC_ls%%`): each replaces a command of that name in every bash script. */

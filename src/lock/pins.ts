@@ -3,21 +3,28 @@ import { withoutCredentials } from "../refresh/git/git-url.ts";
 import { type LockPlace, lockTargets, ownRepoLabels, pinsRepo } from "./location.ts";
 import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
 
+/** A repository's pin: the commit its lock records for its ref. */
+export interface Pin {
+  ref: string;
+  commit: string;
+}
+
 /**
- * The lock's commits by repository URL, for git sync (a pinned repository
- * stays at its locked commit). No lock = no pins; a corrupt lock throws
- * LockError, which the sync reports and then syncs to the configured refs.
+ * The lock's commits by source label, each with its repository's URL as SkillHub shows it, for git sync
+ * (a pinned repository stays at its locked commit). No lock = no pins; a corrupt lock throws LockError,
+ * which the sync reports and then syncs to the configured refs.
  *
- * Keyed by the URL as SkillHub shows it, without credentials: a lock written when a URL's shown form
- * still held one (`git+https://TOKEN@…`, a remote helper's `codecommit::https://u:TOKEN@…`) keeps its
- * pin, so a moved tag is not followed once on the way (the next write records the URL without them).
+ * By label: two entries of one URL (two of its folders, `path:`) have a pin each. The URL is shown without
+ * credentials: a lock written when a URL's shown form still held one (`git+https://TOKEN@…`, a remote
+ * helper's `codecommit::https://u:TOKEN@…`) keeps its pin, so a moved tag is not followed once on the way
+ * (the next write records the URL without them).
  */
-export function lockedPins(file: string): Map<string, { ref: string; commit: string }> {
-  const pins = new Map<string, { ref: string; commit: string }>();
+export function lockedPins(file: string): Map<string, Pin & { url: string }> {
+  const pins = new Map<string, Pin & { url: string }>();
   try {
     const lock = readLockfile(file);
-    for (const source of Object.values(lock.sources))
-      pins.set(withoutCredentials(source.url), { ref: source.ref, commit: source.commit });
+    for (const [label, source] of Object.entries(lock.sources))
+      pins.set(label, { url: withoutCredentials(source.url), ref: source.ref, commit: source.commit });
   } catch (error) {
     if (error instanceof LockError && error.code === "LOCK_MISSING") return pins;
     throw error;
@@ -26,20 +33,21 @@ export function lockedPins(file: string): Map<string, { ref: string; commit: str
 }
 
 /**
- * Each repository's pin, read from the lock that pins it: `pinning` maps a repository URL (as
- * SkillHub shows it) to that lock's file. A lock that cannot be read pins none of its repositories
- * (`failed` is told why, and the sync follows their refs); the other lock's repositories keep theirs.
+ * Each repository's pin by source label, read from the lock that pins it: `pinning` maps a label to its
+ * repository's URL (as SkillHub shows it) and that lock's file. A lock that cannot be read pins none of its
+ * repositories (`failed` is told why, and the sync follows their refs); the other lock's keep theirs.
  *
- * Security: a URL is looked up in its own lock only, so a project's lock that records a repository of
- * the user's own configuration (a cloned project's, or one written by an earlier SkillHub) pins nothing.
+ * Security: a label is looked up in its own lock only, so a project's lock that records a repository of
+ * the user's own configuration (a cloned project's, or one written by an earlier SkillHub) pins nothing;
+ * and only for the URL configured now, so an entry of the same label for another URL pins nothing either.
  */
 export function pinsFrom(
-  pinning: ReadonlyMap<string, string>,
+  pinning: ReadonlyMap<string, { url: string; file: string }>,
   failed: (file: string, error: LockError) => void,
-): Map<string, { ref: string; commit: string }> {
-  const byFile = new Map<string, Map<string, { ref: string; commit: string }>>();
-  const pins = new Map<string, { ref: string; commit: string }>();
-  for (const [url, file] of pinning) {
+): Map<string, Pin> {
+  const byFile = new Map<string, Map<string, Pin & { url: string }>>();
+  const pins = new Map<string, Pin>();
+  for (const [label, { url, file }] of pinning) {
     let locked = byFile.get(file);
     if (!locked) {
       try {
@@ -51,8 +59,11 @@ export function pinsFrom(
       }
       byFile.set(file, locked);
     }
-    const pin = locked.get(url);
-    if (pin) pins.set(url, pin);
+    // A label the lock does not record for this URL (a project's entry of another folder of your repository)
+    // takes the pin of the URL's first entry there: it is not followed past what that lock reviewed.
+    const own = locked.get(label);
+    const pin = own?.url === url ? own : [...locked.values()].find((p) => p.url === url);
+    if (pin) pins.set(label, { ref: pin.ref, commit: pin.commit });
   }
   return pins;
 }

@@ -6,7 +6,7 @@ import { isReservedLabel } from "../sources/source-list.ts";
 import { ConfigError } from "../util/errors.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { FULL_COMMIT, type RepoTarget } from "./git/git-target.ts";
-import { parseRepo } from "./git/git-url.ts";
+import { parseRepo, repoName } from "./git/git-url.ts";
 
 /** A `repos:` item as a mapping: a bare URL is `{ url }`. */
 export function repoEntry(item: string | RepoEntryConfig): RepoEntryConfig {
@@ -100,7 +100,8 @@ export function repoTargets(options: {
     if (seen.has(source)) continue;
     seen.add(source);
     const slug = own.has(parsed.slug) ? source : `${source}${forLock}`;
-    const name = path ? `${parsed.name}-${path.split("/").pop()}` : parsed.name;
+    // A folder's name as a repository's is made (letters, digits, `.`, `_`, `-`): it is printed in summaries.
+    const name = path ? `${parsed.name}-${repoName(path)}` : parsed.name;
     // A repository never takes a fixed source's label.
     const wanted = isReservedLabel(name) ? `repo-${name}` : name;
     let label = wanted;

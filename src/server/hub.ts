@@ -9,7 +9,7 @@ import { type ExecHost, execHost } from "../exec/host.ts";
 import { emptyBunConfig } from "../exec/runners.ts";
 import { FrozenGuard } from "../lock/frozen.ts";
 import { covers, type LockTarget, lockPath, lockTargets, ownRepoLabels, pinsRepo } from "../lock/location.ts";
-import { pinsFrom } from "../lock/pins.ts";
+import { type Pin, pinsFrom } from "../lock/pins.ts";
 import { forceRefresh, type RefreshOutcome } from "../refresh/force-refresh.ts";
 import { GitSync } from "../refresh/git/git-sync.ts";
 import { Refresher, walkLimitsOf } from "../refresh/refresher.ts";
@@ -256,10 +256,10 @@ export class Hub implements ToolDeps {
    * config file names is pinned by the user's lock alone, even where a project names it too (ownRepoLabels
    * counts every label of that URL as the user's), so a project's lock never chooses its commit.
    */
-  private repoPins(): Map<string, { ref: string; commit: string }> {
-    const pinning = new Map<string, string>();
+  private repoPins(): Map<string, Pin> {
+    const pinning = new Map<string, { url: string; file: string }>();
     for (const t of this.git?.targets ?? [])
-      if (!pinning.has(t.spec.url)) pinning.set(t.spec.url, this.repoLockOf(t.label).file);
+      pinning.set(t.label, { url: t.spec.url, file: this.repoLockOf(t.label).file });
     return pinsFrom(pinning, (file, error) =>
       this.logger.warn(
         `git sync: the commits ${file} records cannot be used (${error.message}); its repositories follow their refs.`,

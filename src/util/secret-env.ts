@@ -37,23 +37,25 @@ const CREDENTIAL_REFERENCES: ReadonlySet<string> = new Set([
 
 /**
  * Whether a variable's name says it holds a credential or hands one over (case-insensitive): it ends in
- * `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD`, `_CREDENTIALS`, `_PWD` (`MYSQL_PWD`), `_JWT` (`CI_JOB_JWT`),
+ * `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD`, `_CREDENTIAL(S)`, `_PWD` (`MYSQL_PWD`), `_JWT` (`CI_JOB_JWT`),
  * `_AUTH` or `_AUTHTOKEN` (npm's `NPM_CONFIG__AUTH`), `_PAT` (a personal access token: `GH_PAT`), `_PASS`
  * or `_PASSWD` (`DOCKER_PASS`), each also followed by `_FILE` (a file holding one:
  * `POSTGRES_PASSWORD_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`), or in `PASSWORD`, `PASSPHRASE` or `PASSFILE`
- * (`PGPASSWORD`, `GPG_PASSPHRASE`, `PGPASSFILE`), `AUTHORIZATION` (a ready header: `SKILLHUB_AUTHORIZATION`, the hub's bearer token for
+ * (`PGPASSWORD`, `GPG_PASSPHRASE`, `PGPASSFILE`), `APIKEY`, `WEBHOOK` or `WEBHOOK_URL` (a URL holding its
+ * token: `SLACK_WEBHOOK_URL`), `AUTHORIZATION` (a ready header: `SKILLHUB_AUTHORIZATION`, the hub's bearer token for
  * mcp-remote) or `ASKPASS` (a program that answers a password prompt, maybe from a keyring: `GIT_ASKPASS`,
  * `SSH_ASKPASS`, `SUDO_ASKPASS`),
- * starts with `AWS_SECRET`, or is one of CREDENTIAL_REFERENCES. Configuration that may point at
+ * starts with `AWS_SECRET` or `SECRET_KEY` (`SECRET_KEY_BASE`), is a password manager's session (`BW_SESSION`,
+ * `OP_SESSION_<account>`), or is one of CREDENTIAL_REFERENCES. Configuration that may point at
  * credentials (`KUBECONFIG`, `DOCKER_HOST`, `GNUPGHOME`) is not: a script running as the user reads
  * their defaults anyway. Pure.
  */
 export function looksLikeCredential(name: string): boolean {
   const upper = name.toUpperCase();
   return (
-    /_(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS|PWD|JWT|AUTH|AUTHTOKEN|PAT|PASS|PASSWD)(_FILE)?$/.test(upper) ||
-    /(AUTHORIZATION|ASKPASS|PASSWORD|PASSPHRASE|PASSFILE)$/.test(upper) ||
-    upper.startsWith("AWS_SECRET") ||
+    /_(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?|PWD|JWT|AUTH|AUTHTOKEN|PAT|PASS|PASSWD)(_FILE)?$/.test(upper) ||
+    /(AUTHORIZATION|ASKPASS|PASSWORD|PASSPHRASE|PASSFILE|APIKEY|WEBHOOK|WEBHOOK_URL)$/.test(upper) ||
+    /^(AWS_SECRET|SECRET_KEY|OP_SESSION_|BW_SESSION$)/.test(upper) ||
     CREDENTIAL_REFERENCES.has(upper)
   );
 }

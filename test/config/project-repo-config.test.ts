@@ -20,6 +20,7 @@ const SERVER_WIDE = [
   "  enabled: false",
   "  interval_minutes: 1",
   "scripts:",
+  "  enabled: false",
   "  timeout_seconds: 86400",
   "  max_output_bytes: 16000000",
   "assets:",
@@ -28,23 +29,31 @@ const SERVER_WIDE = [
   "content:",
   "  max_tokens: 0",
   "analytics:",
+  "  enabled: false",
   "  flush_seconds: 0.05",
   "  max_queue: 1000000",
   "matching:",
-  "  min_score: 0.4",
+  "  min_score: 1",
+  "  max_results: 1",
+  "  ambiguity_threshold: 0",
   "",
 ].join("\n");
 
 const KEYS = [
   "refresh.enabled",
   "refresh.interval_minutes",
+  "scripts.enabled",
   "scripts.timeout_seconds",
   "scripts.max_output_bytes",
   "assets.max_size_bytes",
   "assets.inline_text_max_bytes",
   "content.max_tokens",
+  "analytics.enabled",
   "analytics.flush_seconds",
   "analytics.max_queue",
+  "matching.min_score",
+  "matching.max_results",
+  "matching.ambiguity_threshold",
 ];
 
 /** A tree node declaring a 2 MiB text asset: over get_asset's default limit (1 MiB). */
@@ -62,7 +71,7 @@ const ROOT = [
 ].join("\n");
 
 describe("the config.yaml of a repository a project's skillhub.yaml names", () => {
-  test("may not set what acts on every source (sync, script and asset limits): each key ignored with a warning", () => {
+  test("may not set what acts on every source (sync, scripts, limits, analytics, matching): each key ignored with a warning", () => {
     const home = tempDir();
     const file = write(join(tempDir(), "config.yaml"), SERVER_WIDE);
     const { config, warnings } = loadConfig({
@@ -77,8 +86,8 @@ describe("the config.yaml of a repository a project's skillhub.yaml names", () =
     expect(config.assets).toEqual({ max_size_bytes: 1_048_576, inline_text_max_bytes: 10_240 });
     expect(config.content.max_tokens).toBe(8000);
     expect(config.analytics).toMatchObject({ flush_seconds: 30, max_queue: 10_000 });
-    // What applies to the repository's own skills only still applies.
-    expect(config.matching.min_score).toBe(0.4);
+    expect(config.scripts.enabled).toBe(true);
+    expect(config.matching).toEqual({ min_score: 0.2, max_results: 3, ambiguity_threshold: 0.1 });
     const who =
       "a repository the project's skillhub.yaml names (add it with `skillhub add --global` for a content repository's rights): its config.yaml may not set";
     expect(warnings).toHaveLength(KEYS.length);

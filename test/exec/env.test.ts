@@ -203,6 +203,13 @@ describe("credential-looking names", () => {
       "REGISTRY_PASS_FILE",
       "FTP_PASSWD",
       "GPG_PASSPHRASE",
+      "FOO_APIKEY",
+      "AZURE_CREDENTIAL",
+      "SECRET_KEY_BASE",
+      "BW_SESSION",
+      "OP_SESSION_my",
+      "SLACK_WEBHOOK_URL",
+      "DISCORD_WEBHOOK",
     ])
       expect({ name, secret: looksLikeCredential(name) }).toEqual({ name, secret: true });
     // Configuration that merely may point at credentials a script could read as the user anyway, or a process id.
@@ -213,6 +220,8 @@ describe("credential-looking names", () => {
       "KUBECONFIG",
       "GNUPGHOME",
       "DBUS_SESSION_BUS_ADDRESS",
+      "DESKTOP_SESSION",
+      "WEBHOOK_TIMEOUT_SECONDS",
       "XDG_RUNTIME_DIR",
       "SSL_CERT_FILE",
       "GIT_SSH_COMMAND",

@@ -9,7 +9,7 @@ export interface GitSyncOptions {
   /** SKILLS_REF / git.ref: pin every repository to this tag or full commit hash instead of following `branch`. */
   ref?: string;
   /**
-   * The lock's commits by repository URL, read at each sync (skillhub.lock). A
+   * The lock's commits by source label, read at each sync (skillhub.lock). A
    * pinned repository (a `ref`) stays at its locked commit, and so does every
    * repository when `frozen`, until `skillhub sync --update`. Default: none.
    */

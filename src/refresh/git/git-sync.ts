@@ -395,7 +395,7 @@ export class GitSync {
   /** A pinned repository (or any, when frozen) stays at the lock's commit for its ref. */
   private want(target: RepoTarget, pins: ReadonlyMap<string, { ref: string; commit: string }>): SyncWant {
     const updating = this.options.update?.(target.label) === true;
-    const pin = updating ? undefined : pins.get(target.spec.url);
+    const pin = updating ? undefined : pins.get(target.label);
     const held = pin && pin.ref === refOf(target) && (this.options.frozen || target.ref !== undefined);
     // Security: with signed commits, a followed branch never goes back past what the lock says was reviewed.
     const after = pin && pin.ref === refOf(target) && !held && this.options.allowedSigners ? pin.commit : undefined;

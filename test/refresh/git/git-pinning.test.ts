@@ -112,6 +112,35 @@ describe("pinning a tag or a commit (SKILLS_REF / git.ref)", () => {
     expect(one.out).toContain("`skillhub sync --update docs` moves the lock to it)");
   });
 
+  test("two folders of one repository pinned to one tag have a pin each: --update of one leaves the other's", async () => {
+    const remote = remoteRepo("multi", {
+      "skills/a/alpha/SKILL.md": skillText("alpha", "Alpha one."),
+      "skills/b/beta/SKILL.md": skillText("beta", "Beta one."),
+    });
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const v1 = git(["rev-parse", "HEAD"], remote.work);
+    const m = machine();
+    const entry = (path: string) => `    - url: ${remote.url}\n      ref: v1\n      path: ${path}\n`;
+    write(join(m.project, "skillhub.yaml"), `git:\n  repos:\n${entry("skills/a")}${entry("skills/b")}`);
+    expect((await cli(m, ["sync"], {})).code).toBe(0);
+    remote.write("skills/a/alpha/SKILL.md", skillText("alpha", "Alpha two, unreviewed."));
+    remote.write("skills/b/beta/SKILL.md", skillText("beta", "Beta two, reviewed."));
+    const v2 = remote.push("two");
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+
+    expect((await cli(m, ["sync", "--update", "multi-b"], {})).code).toBe(0);
+    const commits = () =>
+      Object.fromEntries(Object.entries(lockOf(m).sources).map(([k, v]) => [k, (v as { commit: string }).commit]));
+    expect(commits()).toEqual({ "multi-a": v1, "multi-b": v2 });
+    // A plain sync later keeps each folder at its own pin.
+    expect((await cli(m, ["sync"], {})).code).toBe(0);
+    expect(commits()).toEqual({ "multi-a": v1, "multi-b": v2 });
+    expect((await cli(m, ["show", "alpha"], {})).out).toContain("Alpha one.");
+    expect((await cli(m, ["show", "beta"], {})).out).toContain("Beta two, reviewed.");
+  });
+
   test("a tag moved sideways keeps its reviewed commit served, with a warning, until sync --update", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Reviewed.") });
     git(["tag", "v1"], remote.work);
