@@ -54,3 +54,14 @@ describe("which copy a repository uses: the one of the lock that pins it", () =>
     expect(refs([team, { url: team.url }])).toEqual([[fork, "main"]]);
   });
 });
+
+describe("a repository folder's label", () => {
+  test("is the repository's name and the folder's, in letters, digits, `.`, `_` and `-`: a path cannot forge a line", () => {
+    const entry: RepoEntryConfig = {
+      url: "https://example.com/team/skills.git",
+      path: "skills/a\nevil  0000000  up to date",
+    };
+    const [target] = repoTargets({ repos: [entry], branch: "main", home });
+    expect(target?.label).toBe("skills-a-evil-0000000-up-to-date");
+  });
+});
