@@ -68,7 +68,10 @@ export function findPluginSources(input: PluginSourceInput | undefined): Source[
   if (!input) return [];
   const disabled = disabledPlugins(input);
   if (disabled === undefined) return [];
-  const installs = readInstalled(input) ?? readCache(input.pluginsDir);
+  const registry = join(input.pluginsDir, "installed_plugins.json");
+  // Security: a registry that is there but unusable says no scope, so each cached plugin is taken for the
+  // project's (its scripts need scripts.allow_project), as one installed for this project would be.
+  const installs = readInstalled(input) ?? readCache(input.pluginsDir, fileIsThere(registry));
   const seen = new Set<string>();
   const out: Source[] = [];
   for (const p of installs.sort((a, b) => cmp(a.plugin, b.plugin) || cmp(a.marketplace, b.marketplace))) {
@@ -89,9 +92,10 @@ export function findPluginSources(input: PluginSourceInput | undefined): Source[
     out.push({
       label: `${PLUGIN_LABEL_PREFIX}${p.plugin}`,
       dir,
-      // Security: a plugin installed for the project (a committed .claude/settings.json can ask for one) is the
-      // project's, like its skills folders: its server scripts and commands run only with scripts.allow_project.
-      location: p.forProject ? "project" : "global",
+      // Security: a plugin installed for the project (a committed .claude/settings.json can ask for one), or
+      // one whose folder is inside the project, is the project's, like its skills folders: its server scripts
+      // and commands run only with scripts.allow_project.
+      location: p.forProject || insideProject(p.installPath, input.projectDir) ? "project" : "global",
       // A plugin named like a fixed source keeps `plugin:<name>` as its qualifier.
       qualifier: isReservedLabel(p.plugin) ? `${PLUGIN_LABEL_PREFIX}${p.plugin}` : p.plugin,
     });
@@ -148,8 +152,11 @@ function readInstalled(input: PluginSourceInput): Install[] | undefined {
   return out;
 }
 
-/** `cache/<marketplace>/<plugin>/<version>/`: the newest version (numeric-aware order) of each plugin. */
-function readCache(pluginsDir: string): Install[] {
+/**
+ * `cache/<marketplace>/<plugin>/<version>/`: the newest version (numeric-aware order) of each plugin, each
+ * taken for the project's when `forProject` (its scope is unknown).
+ */
+function readCache(pluginsDir: string, forProject: boolean): Install[] {
   const cache = join(pluginsDir, "cache");
   const out: Install[] = [];
   for (const marketplace of dirs(cache)) {
@@ -159,7 +166,7 @@ function readCache(pluginsDir: string): Install[] {
         a.localeCompare(b, "en", { numeric: true }),
       );
       const newest = versions.at(-1);
-      if (newest) out.push({ plugin, marketplace, installPath: join(cache, marketplace, plugin, newest) });
+      if (newest) out.push({ plugin, marketplace, installPath: join(cache, marketplace, plugin, newest), forProject });
     }
   }
   return out;
@@ -212,6 +219,16 @@ function fileIsThere(path: string): boolean {
 }
 
 /** The real path `dir` resolves to when that is outside `plugin`'s real folder; undefined when inside. */
+/** Whether the plugin's real folder is inside the project's. */
+function insideProject(installPath: string, projectDir: string | null): boolean {
+  if (projectDir === null) return false;
+  try {
+    return isInside(realpathSync(projectDir), realpathSync(installPath));
+  } catch {
+    return false;
+  }
+}
+
 function linkedOut(dir: string, plugin: string): string | undefined {
   try {
     const real = realpathSync(dir);

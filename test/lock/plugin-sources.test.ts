@@ -124,12 +124,13 @@ describe("Claude Code plugin skills as a source", () => {
     const { plugins, install } = claudeHome();
     write(join(plugins, "installed_plugins.json"), "{ broken");
     install("acme", "project", "1.0.0", ["x"]);
+    // Which scope each plugin was installed for is unknown then: each is taken for the project's.
     expect(findPluginSources({ pluginsDir: plugins, projectDir: null })).toEqual([
       {
         label: "plugin:project",
         qualifier: "plugin:project",
         dir: join(plugins, "cache", "acme", "project", "1.0.0", "skills"),
-        location: "global",
+        location: "project",
       },
     ]);
     write(
@@ -191,5 +192,18 @@ describe("a plugin installed for the project (scope project or local)", () => {
     const { script, location } = await open();
     expect(location).toBe("global");
     expect((await script()).structuredContent).toMatchObject({ success: true });
+  });
+
+  test("so is one installed for the user whose folder is inside the project", () => {
+    const { plugins } = claudeHome();
+    const project = tempDir("skillhub-project-");
+    const dir = join(project, "vendor", "plug");
+    writeSkill(join(dir, "skills"), "pk", { description: "A plugin skill kept in the project." });
+    write(
+      join(plugins, "installed_plugins.json"),
+      JSON.stringify({ version: 2, plugins: { "plug@m": [{ scope: "user", installPath: dir }] } }),
+    );
+    expect(findPluginSources({ pluginsDir: plugins, projectDir: project })[0]?.location).toBe("project");
+    expect(findPluginSources({ pluginsDir: plugins, projectDir: tempDir() })[0]?.location).toBe("global");
   });
 });
