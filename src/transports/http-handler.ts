@@ -376,6 +376,15 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   /** A place in the session table for a session `peer` opens, or the answer refusing one. */
   async function takePlace(peer: string): Promise<Place | Response> {
     let place = sessions.reserve(peer);
+    if (place === "peer-full") {
+      // As below, its client's next request opens it again, in the place of another then.
+      const evicted = await sessions.evictOwn(peer);
+      if (evicted)
+        log.info(
+          `http: ${evicted.place.peer || "an unknown address"} holds ${sessions.maxPerPeer} sessions, the most one address may; closed its quietest, ${evicted.id.slice(0, 8)}, for a new one from it`,
+        );
+      place = sessions.reserve(peer);
+    }
     if (place === "full") {
       await sweep();
       if (sessions.full) {
@@ -392,7 +401,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       return rpcError(
         429,
         RPC.SERVER_ERROR,
-        `Too Many Requests: this client's address holds ${sessions.maxPerPeer} open sessions, the most one address may hold. End the sessions no longer used (DELETE /mcp with their Mcp-Session-Id) or let them expire, then initialize again.`,
+        `Too Many Requests: this client's address holds ${sessions.maxPerPeer} open sessions, the most one address may hold, and each of them is waiting on a call or being opened. Retry once a call has ended, or end the sessions no longer used (DELETE /mcp with their Mcp-Session-Id).`,
         { "Retry-After": "60" },
       );
     if (place === "full")
