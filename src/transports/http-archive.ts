@@ -14,7 +14,7 @@ import { CHUNK, readOpened } from "../util/confined-read.ts";
 import { TAR_END, tarFolder, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
 import { PeerPlaces, type Place } from "./peer-places.ts";
-import { type IdleLimit, onStreamEnd } from "./stream-end.ts";
+import { type IdleLimit, idleReason, onStreamEnd, READER_IDLE_MS } from "./stream-end.ts";
 
 /**
  * Downloads sent at once: 4 in all, 2 per client address. Security: a link is a capability without the
@@ -24,13 +24,6 @@ import { type IdleLimit, onStreamEnd } from "./stream-end.ts";
  */
 export const MAX_ARCHIVE_STREAMS = 4;
 export const MAX_ARCHIVE_STREAMS_PER_PEER = 2;
-
-/**
- * How long a download waits for its client to take the next part (ms): 30 s, the silence the server allows
- * a connection outside an answer (http.ts). Security: a client that stops reading would otherwise hold one
- * of the MAX_ARCHIVE_STREAMS places, its file and its compressor for as long as its connection stays open.
- */
-export const ARCHIVE_IDLE_MS = 30_000;
 
 /** The places downloads hold while they are sent. */
 export function archiveStreams(): PeerPlaces {
@@ -54,7 +47,11 @@ export interface ArchiveServing {
   /** The client's address ("" when unknown). */
   peer: string;
   now?: () => number;
-  /** How long a download waits for its client to take more, and the timer that counts it. Default ARCHIVE_IDLE_MS, setTimeout. */
+  /**
+   * How long a download waits for its client to take more, and the timer that counts it. Default
+   * READER_IDLE_MS, setTimeout. Security: a client that stops reading would otherwise hold one of the
+   * MAX_ARCHIVE_STREAMS places, its file and its compressor for as long as its connection stays open.
+   */
   idle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
 }
 
@@ -64,7 +61,7 @@ export interface ArchiveServing {
  * names, read in chunks of CHUNK bytes as the client takes the archive, each checked against its digest
  * when it has been sent: one that changed ends the download with an error, which makes curl and tar fail
  * (the command moves nothing into place then). A client that goes away, or takes nothing for
- * ARCHIVE_IDLE_MS, stops the reading and the compressing.
+ * READER_IDLE_MS, stops the reading and the compressing.
  */
 export async function serveArchive(request: Request, path: string, serving: ArchiveServing): Promise<Response> {
   const { hub, links, streams, now = Date.now, idle } = serving;
@@ -123,9 +120,8 @@ async function archiveResponse(
     hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`),
   );
   const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
-  const ms = idle.ms ?? ARCHIVE_IDLE_MS;
-  const stopped = () =>
-    hub.logger.warn(`http: the archive of ${skill.name} stopped: its client took nothing for ${ms / 1000} s`);
+  const ms = idle.ms ?? READER_IDLE_MS;
+  const stopped = () => hub.logger.warn(`http: the archive of ${skill.name} stopped: ${idleReason(ms)}`);
   return new Response(onStreamEnd(gzip, place.release, { ms, stopped, timer: idle.timer }), {
     headers: {
       "Content-Type": "application/gzip",

@@ -43,7 +43,7 @@ import { publishChanges } from "./publish-changes.ts";
 import { RefusalLog } from "./refusal-log.ts";
 import { refuseRequest } from "./request-limits.ts";
 import { SessionIds } from "./session-ids.ts";
-import { eventStream, onStreamEnd } from "./stream-end.ts";
+import { eventStream, idleReason, onStreamEnd, READER_IDLE_MS } from "./stream-end.ts";
 import { TokenKey } from "./token-key.ts";
 
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
@@ -191,7 +191,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         streams: archives,
         peer: hooks.peer ?? "",
         now: options.now,
-        idle: options.downloadIdle,
+        idle: options.readerIdle,
       });
     if (isUiPath(path))
       return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
@@ -238,9 +238,9 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       const exchange = answers.opened(request, peerKey(peer));
       try {
         if (!(await isLegacyRequest(request, body.value)))
-          return sent(await modernCall(request, body.value, peer), exchange);
-        if (options.stateless) return sent(await stateless(request, body.value), exchange);
-        return sent(await post(request, body, peer), exchange);
+          return sent(request, peer, await modernCall(request, body.value, peer), exchange);
+        if (options.stateless) return sent(request, peer, await stateless(request, body.value), exchange);
+        return sent(request, peer, await post(request, body, peer), exchange);
       } catch (error) {
         exchange.end();
         throw error;
@@ -250,7 +250,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     const session = await findSession(request, peer);
     if (session instanceof Response) return session;
     if (request.method === "GET") hooks.longLived?.();
-    return forward(session, request);
+    return sent(request, peer, await forward(session, request));
   }
 
   /** A 2026-07-28 request; a subscriptions/listen stream holds a place (listen-streams.ts) while it is open. */
@@ -517,16 +517,27 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   /**
-   * `response`, `exchange` ended once it is sent: an event stream (whose answers may come later) when it
-   * ends, a body holding answers counted in the budget once read out, any other now.
+   * `response` to `request` from `peer`, `exchange` (its answers in the budget) ended once it is sent: an
+   * event stream (whose answers may come later) when it ends, a body holding answers counted in the budget
+   * once read out, any other now. Security: either is stopped, and what it holds freed, when its client
+   * takes nothing for the idle limit (stream-end.ts): the socket's own time limit is lifted for an answer
+   * (http.ts), and an answer nobody reads would hold its bytes, and its session's call, for as long as its
+   * connection stays open. An event stream with nothing to send is never stopped: no timer runs meanwhile.
    */
-  function sent(response: Response, exchange: Exchange): Response {
-    const body = eventStream(response) ?? (exchange.held > 0 ? response.body : null);
+  function sent(request: Request, peer: string, response: Response, exchange?: Exchange): Response {
+    const end = () => exchange?.end();
+    const body = eventStream(response) ?? (exchange && exchange.held > 0 ? response.body : null);
     if (!body) {
-      exchange.end();
+      end();
       return response;
     }
-    return new Response(onStreamEnd(body, exchange.end), { status: response.status, headers: response.headers });
+    const ms = options.readerIdle?.ms ?? READER_IDLE_MS;
+    const stopped = () =>
+      log.warn(`http: an answer to ${request.method} /mcp from ${peer || "a client"} stopped: ${idleReason(ms)}`);
+    return new Response(onStreamEnd(body, end, { ms, stopped, timer: options.readerIdle?.timer }), {
+      status: response.status,
+      headers: response.headers,
+    });
   }
 
   function tracked(session: Session, response: Response, request: Request): Response {

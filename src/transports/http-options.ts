@@ -51,8 +51,11 @@ export interface HttpHandlerOptions {
    * download links start with it (server.public_url). Default: the origin of the request that asks.
    */
   publicUrl?: string;
-  /** How long a download waits for its client to take more (ms), and the timer that counts it. Default http-archive.ts's ARCHIVE_IDLE_MS, setTimeout. */
-  downloadIdle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
+  /**
+   * How long an answer that streams, or a download, waits for its client to take more (ms), and the timer
+   * that counts it. Default stream-end.ts's READER_IDLE_MS, setTimeout.
+   */
+  readerIdle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
 }
 
 /** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */

@@ -4,7 +4,7 @@ import type { AnswerBudgetOptions } from "../server/answer-budget.ts";
 import type { Hub } from "../server/hub.ts";
 import { ConfigError, errorMessage, SkillHubError } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
-import { createHttpHandler, type HttpHandler, MAX_BODY_BYTES } from "./http-handler.ts";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES } from "./http-handler.ts";
 import { RPC, rpcError } from "./http-responses.ts";
 import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind, weakToken } from "./http-security.ts";
 import type { ListenStreamsOptions } from "./listen-streams.ts";
@@ -37,6 +37,8 @@ export interface HttpServeOptions {
   signals?: readonly NodeJS.Signals[];
   /** Seconds a connection may sit silent outside an admitted request's answer. Default IDLE_TIMEOUT_SECONDS. */
   idleTimeoutSeconds?: number;
+  /** How long an answer or a download waits for its client to take more, and its timer. Default stream-end.ts's. */
+  readerIdle?: HttpHandlerOptions["readerIdle"];
 }
 
 /** The options the `server` settings choose, for `serve` and `ui` alike. */
@@ -66,7 +68,8 @@ export interface RunningHttpServer {
  * Seconds a connection may sit silent before it is admitted to MCP (headers,
  * body), and between two requests. Admitted requests lift the limit until
  * their answer ends: SSE streams and long tool calls are silent for longer,
- * and the SDK's keep-alive comments do not count.
+ * and the SDK's keep-alive comments do not count. An answer its client stops
+ * reading is stopped by the handler instead (stream-end.ts, READER_IDLE_MS).
  */
 const IDLE_TIMEOUT_SECONDS = 30;
 
@@ -93,6 +96,7 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
     keepAliveMs: options.keepAliveMs,
     listens: options.listens,
     answers: options.answers,
+    readerIdle: options.readerIdle,
   });
   const idleSeconds = options.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS;
   let server: ReturnType<typeof Bun.serve>;

@@ -18,6 +18,7 @@ import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "..
 import type { Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
+import { handTimers } from "../helpers/hand-timers.ts";
 import { connect, testHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 import { cli, machine } from "../lock/cli.ts";
@@ -482,15 +483,9 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
   test("a client that takes nothing for the idle limit loses its download and its place; one that reads keeps it", async () => {
     const { dir } = world();
     // The idle limit's timers, fired by the test instead of the clock.
-    const timers = new Set<() => void>();
-    const { handler, logger } = await serve(dir, {
-      downloadIdle: {
-        timer: (fire) => {
-          timers.add(fire);
-          return () => timers.delete(fire);
-        },
-      },
-    });
+    const hand = handTimers();
+    const timers = hand.armed;
+    const { handler, logger } = await serve(dir, { readerIdle: { timer: hand.timer } });
     const url = download(
       textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } })),
     ).url;
@@ -504,7 +499,7 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     // A client that reads is never stopped: each part it takes starts its limit again, the end stops it.
     unpack(new Uint8Array(await (held[0] as Response).arrayBuffer()));
     expect(timers.size).toBe(3);
-    for (const fire of [...timers]) fire();
+    hand.fireAll();
     for (const response of held.slice(1))
       expect(
         await (response as Response).arrayBuffer().then(
@@ -513,7 +508,9 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
         ),
       ).toBe("failed");
     const stopped = logger.lines.filter((line) => line.includes("http: the archive of kit stopped"));
-    expect(stopped).toEqual(Array(3).fill(expect.stringContaining("its client took nothing for 30 s")));
+    expect(stopped).toEqual(
+      Array(3).fill(expect.stringContaining("stopped: its client read nothing for 120 s, or read too slowly")),
+    );
     const again = [await from("10.0.0.5"), await from("10.0.0.6"), await from("10.0.0.7"), await from("10.0.0.8")];
     expect(again.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     for (const response of again) await response.body?.cancel();
