@@ -142,6 +142,26 @@ describe("the answers a server holds are bounded", () => {
     expect(served.structuredContent).toMatchObject({ content: "b".repeat(15_000) });
   });
 
+  test("a file's size on disk counts before it is read: a read that cannot fit is refused before its answer is built", async () => {
+    const { handler } = await world();
+    const post = await rawSession(handler, "10.0.0.1");
+    const unread = await post(read(2));
+    await eventually(() => handler.answers.held > 40_000);
+    // blob.bin is 30,000 bytes, 40,002 as base64: refused for its size on disk, its answer was never built.
+    const [refused] = await messages(await post(read(3, "skill://bulk/blob.bin")));
+    expect(refused?.error).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining(
+        "skill://bulk/blob.bin was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 30 KiB, would pass its limit",
+      ),
+    });
+    await unread.text();
+    await eventually(() => handler.answers.held === 0);
+    const [blob] = await messages(await post(read(4, "skill://bulk/blob.bin")));
+    expect(blob?.result.contents[0].blob).toBe(Buffer.alloc(30_000, 0xff).toString("base64"));
+    await eventually(() => handler.answers.held === 0);
+  });
+
   test("over a socket, every answer read gives its bytes back: reads near the share, one after another, all succeed", async () => {
     const { running } = await socketWorld();
     for (const revision of ["2025-11-25", "2026-07-28"]) {
