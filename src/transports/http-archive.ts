@@ -46,6 +46,8 @@ export interface ArchiveServing {
   streams: PeerPlaces;
   /** The client's address ("" when unknown). */
   peer: string;
+  /** Lifts the socket's silence limit for a download being sent; returns what puts it back (RequestHooks). */
+  longLived?: () => () => void;
   now?: () => number;
   /**
    * How long a download waits for its client to take more, and the timer that counts it. Default
@@ -87,7 +89,7 @@ export async function serveArchive(request: Request, path: string, serving: Arch
     );
   let answer: Response | undefined;
   try {
-    answer = await archiveResponse(request, link, hub, place, now, idle);
+    answer = await archiveResponse(request, link, { hub, place, now, idle, longLived: serving.longLived });
     return answer;
   } finally {
     // A refusal holds no place: the archive's stream gives its place back when it ends.
@@ -98,10 +100,13 @@ export async function serveArchive(request: Request, path: string, serving: Arch
 async function archiveResponse(
   request: Request,
   link: { id: string; version: string },
-  hub: Hub,
-  place: Place,
-  now: () => number,
-  idle: ArchiveServing["idle"] = {},
+  {
+    hub,
+    place,
+    now,
+    idle = {},
+    longLived,
+  }: Pick<ArchiveServing, "hub" | "idle" | "longLived"> & { place: Place; now: () => number },
 ): Promise<Response> {
   const ask = "Ask the server again for the skill: its answer gives a new link.";
   const found = await lookupSkill(link.id, hub);
@@ -122,7 +127,14 @@ async function archiveResponse(
   const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
   const ms = idle.ms ?? READER_IDLE_MS;
   const stopped = () => hub.logger.warn(`http: the archive of ${skill.name} stopped: ${idleReason(ms)}`);
-  return new Response(onStreamEnd(gzip, place.release, { ms, stopped, timer: idle.timer }), {
+  // The socket's own limit would cut a client reading slowly, while it drains megabytes of buffers: the idle
+  // limit stands in for it until the download ends.
+  const restore = longLived?.();
+  const end = () => {
+    place.release();
+    restore?.();
+  };
+  return new Response(onStreamEnd(gzip, end, { ms, stopped, timer: idle.timer }), {
     headers: {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${archiveName(skill, ctx)}.tar.gz"`,

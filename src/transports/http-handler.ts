@@ -190,6 +190,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         links,
         streams: archives,
         peer: hooks.peer ?? "",
+        longLived: hooks.longLived,
         now: options.now,
         idle: options.readerIdle,
       });
@@ -233,24 +234,30 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       if (body instanceof Response) return body;
       const refused = refuse(body.value);
       if (refused) return refused;
-      hooks.longLived?.();
+      const restore = hooks.longLived?.();
       // What the request's answers hold counts from now until its response ends (answer-budget.ts).
       const exchange = answers.opened(request, peerKey(peer));
-      try {
-        if (!(await isLegacyRequest(request, body.value)))
-          return sent(request, peer, await modernCall(request, body.value, peer), exchange);
-        if (options.stateless) return sent(request, peer, await stateless(request, body.value), exchange);
-        return sent(request, peer, await post(request, body, peer), exchange);
-      } catch (error) {
+      const end = () => {
         exchange.end();
-        throw error;
-      }
+        restore?.();
+      };
+      return answered(request, peer, end, exchange, async () => {
+        if (!(await isLegacyRequest(request, body.value))) return modernCall(request, body.value, peer);
+        if (options.stateless) return stateless(request, body.value);
+        return post(request, body, peer);
+      });
     }
     if (options.stateless) return stateless(request);
     const session = await findSession(request, peer);
     if (session instanceof Response) return session;
-    if (request.method === "GET") hooks.longLived?.();
-    return sent(request, peer, await forward(session, request));
+    const restore = request.method === "GET" ? hooks.longLived?.() : undefined;
+    return answered(
+      request,
+      peer,
+      () => restore?.(),
+      undefined,
+      () => forward(session, request),
+    );
   }
 
   /** A 2026-07-28 request; a subscriptions/listen stream holds a place (listen-streams.ts) while it is open. */
@@ -517,15 +524,28 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   /**
-   * `response` to `request` from `peer`, `exchange` (its answers in the budget) ended once it is sent: an
-   * event stream (whose answers may come later) when it ends, a body holding answers counted in the budget
-   * once read out, any other now. Security: either is stopped, and what it holds freed, when its client
-   * takes nothing for the idle limit (stream-end.ts): the socket's own time limit is lifted for an answer
-   * (http.ts), and an answer nobody reads would hold its bytes, and its session's call, for as long as its
-   * connection stays open. An event stream with nothing to send is never stopped: no timer runs meanwhile.
+   * The response `answer` makes to `request` from `peer`, with `end` called once it has been sent: an event
+   * stream (whose answers may come later) when it ends, a body holding answers counted in `exchange` (the
+   * budget's) once read out, any other (or a throw) at once. Security: either stream is stopped, and what
+   * it holds freed, when its client takes nothing of it for the idle limit (stream-end.ts): the socket's own
+   * limit is lifted until `end`, and an answer nobody reads would hold its bytes, and its session's call,
+   * for as long as its connection stays open. An event stream with nothing to send is never stopped: no
+   * timer runs meanwhile.
    */
-  function sent(request: Request, peer: string, response: Response, exchange?: Exchange): Response {
-    const end = () => exchange?.end();
+  async function answered(
+    request: Request,
+    peer: string,
+    end: () => void,
+    exchange: Exchange | undefined,
+    answer: () => Promise<Response>,
+  ): Promise<Response> {
+    let response: Response;
+    try {
+      response = await answer();
+    } catch (error) {
+      end();
+      throw error;
+    }
     const body = eventStream(response) ?? (exchange && exchange.held > 0 ? response.body : null);
     if (!body) {
       end();

@@ -60,8 +60,12 @@ export interface HttpHandlerOptions {
 
 /** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */
 export interface RequestHooks {
-  /** The request is authenticated and about to reach MCP: it may stream for a long time. */
-  longLived?: () => void;
+  /**
+   * The request is admitted (to MCP, or a download) and its answer may stream for a long time: lift the
+   * socket's silence limit. Returns what puts the limit back, which the handler calls once the answer has
+   * ended. Meanwhile the handler's own idle limit (stream-end.ts) stops an answer its client takes nothing of.
+   */
+  longLived?: () => () => void;
   /**
    * The address the request came from (the socket's peer): sessions, listen streams and the answers being
    * sent are counted by it. Default none.

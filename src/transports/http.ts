@@ -8,7 +8,6 @@ import { createHttpHandler, type HttpHandler, type HttpHandlerOptions, MAX_BODY_
 import { RPC, rpcError } from "./http-responses.ts";
 import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind, weakToken } from "./http-security.ts";
 import type { ListenStreamsOptions } from "./listen-streams.ts";
-import { eventStream, onStreamEnd } from "./stream-end.ts";
 
 export interface HttpServeOptions {
   /** Address to bind. Default 127.0.0.1 (this machine only). */
@@ -65,11 +64,12 @@ export interface RunningHttpServer {
 }
 
 /**
- * Seconds a connection may sit silent before it is admitted to MCP (headers,
- * body), and between two requests. Admitted requests lift the limit until
- * their answer ends: SSE streams and long tool calls are silent for longer,
- * and the SDK's keep-alive comments do not count. An answer its client stops
- * reading is stopped by the handler instead (stream-end.ts, READER_IDLE_MS).
+ * Seconds a connection may sit silent before it is admitted to MCP or a
+ * download (headers, body), and between two requests. Admitted requests lift
+ * the limit until their answer ends: SSE streams and long tool calls are silent
+ * for longer, the SDK's keep-alive comments do not count, and a client reading
+ * slowly drains megabytes of buffers. An answer its client stops reading is
+ * stopped by the handler instead (stream-end.ts, READER_IDLE_MS).
  */
 const IDLE_TIMEOUT_SECONDS = 30;
 
@@ -110,19 +110,16 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
       // Headroom over the handler's own limit, so the handler (not Bun) answers most oversized bodies with JSON-RPC.
       maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024,
       development: false,
-      fetch: async (request, srv) => {
-        let lifted = false;
-        const response = await handler.handle(request, {
+      fetch: (request, srv) =>
+        handler.handle(request, {
           longLived: () => {
-            lifted = true;
             srv.timeout(request, 0);
+            // Security: a limit lifted for one request stays off on its connection, which a client keeps alive
+            // for the next one: without it back, one request bought a socket held silent for ever.
+            return () => srv.timeout(request, idleSeconds);
           },
           peer: srv.requestIP(request)?.address,
-        });
-        // Security: a limit lifted for one request stays off on its connection, which a client keeps alive for
-        // the next one: without it back, one request bought a socket held silent for ever.
-        return lifted ? afterAnswer(response, () => srv.timeout(request, idleSeconds)) : response;
-      },
+        }),
       error: (error) => {
         hub.logger.error(`http: ${error.stack ?? error.message}`);
         return rpcError(
@@ -210,16 +207,6 @@ function localAddresses(): string[] {
   const addresses = [hostname()];
   for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) addresses.push(a.address);
   return addresses;
-}
-
-/** `response`, with `done` called once its answer ends: at once, or for an event stream when the stream ends. */
-function afterAnswer(response: Response, done: () => void): Response {
-  const body = eventStream(response);
-  if (!body) {
-    done();
-    return response;
-  }
-  return new Response(onStreamEnd(body, done), { status: response.status, headers: response.headers });
 }
 
 function urlHost(host: string): string {

@@ -228,6 +228,25 @@ describe("a client that takes nothing for the idle limit", () => {
     expect(hand.armed.size).toBe(0);
   });
 
+  test("an answer lifts its socket's silence limit until it has been read, however slowly", async () => {
+    const { handler } = await world({ stateless: true });
+    const socket = { lifted: 0, restored: 0 };
+    const hooks = {
+      peer: "10.0.0.1",
+      longLived: () => {
+        socket.lifted++;
+        return () => void socket.restored++;
+      },
+    };
+    const one = await handler.handle(mcpRequest("POST", "/mcp", { body: read(2) }), hooks);
+    expect(socket).toEqual({ lifted: 1, restored: 0 });
+    expect(JSON.stringify(await messages(one))).toContain("aaaa");
+    expect(socket).toEqual({ lifted: 1, restored: 1 });
+    // An answer holding nothing of the budget is written at once: its limit is back at once.
+    await handler.handle(mcpRequest("POST", "/mcp", { body: { jsonrpc: "2.0", id: 3, method: "tools/list" } }), hooks);
+    expect(socket).toEqual({ lifted: 2, restored: 2 });
+  });
+
   test("over a socket, loses its answer: the bytes are free again, and the client gets it cut short", async () => {
     const hand = handTimers();
     const { running, logger } = await socketWorld(

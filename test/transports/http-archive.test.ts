@@ -516,6 +516,34 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     for (const response of again) await response.body?.cancel();
   });
 
+  test("a download lifts its socket's silence limit until it ends: a client reading slowly has the idle limit", async () => {
+    const { dir } = world();
+    const { handler } = await serve(dir);
+    const url = download(
+      textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } })),
+    ).url;
+    const socket = { lifted: 0, restored: 0 };
+    const hooks = {
+      peer: "10.0.0.1",
+      longLived: () => {
+        socket.lifted++;
+        return () => void socket.restored++;
+      },
+    };
+    const response = await handler.handle(new Request(url, { headers: { host: HOST } }), hooks);
+    expect(response.status).toBe(200);
+    expect(socket).toEqual({ lifted: 1, restored: 0 });
+    unpack(new Uint8Array(await response.arrayBuffer()));
+    expect(socket).toEqual({ lifted: 1, restored: 1 });
+    // A refused download is answered at once: nothing to lift.
+    const expired = await handler.handle(
+      new Request(`${url.slice(0, -8)}x.tar.gz`, { headers: { host: HOST } }),
+      hooks,
+    );
+    expect(expired.status).toBe(403);
+    expect(socket).toEqual({ lifted: 1, restored: 1 });
+  });
+
   test.if(process.platform === "linux")(
     "a large file is read in chunks as the client takes it, and closed when the client goes",
     async () => {
