@@ -37,7 +37,9 @@ interface Open {
  * Security: an answer is built whole, then held until its client has read it; a file's answer is up to six
  * times the file (a JSON escape per control character), and many reads of large files at once, by a batch
  * or clients that read slowly, held gigabytes. Past the budget an answer is refused, not waited for: its
- * client is told to retry or to ask for less.
+ * client is told to retry or to ask for less. Where its size has a bound known before it is built (a file's
+ * size on disk), the bound is taken first and the answer's own size once built (`giveBack`, then `take`),
+ * so one that cannot fit is refused before its bytes are read.
  */
 export class AnswerBudget {
   readonly maxBytes: number;
@@ -95,6 +97,17 @@ export class AnswerBudget {
     this.byPeer.set(state.peer, peerHeld + bytes);
     this.total += bytes;
     return undefined;
+  }
+
+  /**
+   * Stop counting `bytes` that `take` counted for `request`: a bound taken before an answer was built (a
+   * file's size on disk), now that it was not built or `take` counts it at its own size.
+   */
+  giveBack(request: Request | undefined, bytes: number): void {
+    const state = request && this.open.get(request);
+    if (!state) return;
+    state.held -= bytes;
+    this.release(state.peer, bytes);
   }
 
   private release(peer: string, bytes: number): void {

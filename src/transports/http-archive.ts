@@ -14,7 +14,7 @@ import { CHUNK, readOpened } from "../util/confined-read.ts";
 import { TAR_END, tarFolder, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
 import { PeerPlaces, type Place } from "./peer-places.ts";
-import { type IdleLimit, onStreamEnd } from "./stream-end.ts";
+import { type IdleLimit, idleReason, onStreamEnd, READER_IDLE_MS } from "./stream-end.ts";
 
 /**
  * Downloads sent at once: 4 in all, 2 per client address. Security: a link is a capability without the
@@ -24,13 +24,6 @@ import { type IdleLimit, onStreamEnd } from "./stream-end.ts";
  */
 export const MAX_ARCHIVE_STREAMS = 4;
 export const MAX_ARCHIVE_STREAMS_PER_PEER = 2;
-
-/**
- * How long a download waits for its client to take the next part (ms): 30 s, the silence the server allows
- * a connection outside an answer (http.ts). Security: a client that stops reading would otherwise hold one
- * of the MAX_ARCHIVE_STREAMS places, its file and its compressor for as long as its connection stays open.
- */
-export const ARCHIVE_IDLE_MS = 30_000;
 
 /** The places downloads hold while they are sent. */
 export function archiveStreams(): PeerPlaces {
@@ -53,8 +46,14 @@ export interface ArchiveServing {
   streams: PeerPlaces;
   /** The client's address ("" when unknown). */
   peer: string;
+  /** Lifts the socket's silence limit for a download being sent; returns what puts it back (RequestHooks). */
+  longLived?: () => () => void;
   now?: () => number;
-  /** How long a download waits for its client to take more, and the timer that counts it. Default ARCHIVE_IDLE_MS, setTimeout. */
+  /**
+   * How long a download waits for its client to take more, and the timer that counts it. Default
+   * READER_IDLE_MS, setTimeout. Security: a client that stops reading would otherwise hold one of the
+   * MAX_ARCHIVE_STREAMS places, its file and its compressor for as long as its connection stays open.
+   */
   idle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
 }
 
@@ -64,7 +63,7 @@ export interface ArchiveServing {
  * names, read in chunks of CHUNK bytes as the client takes the archive, each checked against its digest
  * when it has been sent: one that changed ends the download with an error, which makes curl and tar fail
  * (the command moves nothing into place then). A client that goes away, or takes nothing for
- * ARCHIVE_IDLE_MS, stops the reading and the compressing.
+ * READER_IDLE_MS, stops the reading and the compressing.
  */
 export async function serveArchive(request: Request, path: string, serving: ArchiveServing): Promise<Response> {
   const { hub, links, streams, now = Date.now, idle } = serving;
@@ -90,7 +89,7 @@ export async function serveArchive(request: Request, path: string, serving: Arch
     );
   let answer: Response | undefined;
   try {
-    answer = await archiveResponse(request, link, hub, place, now, idle);
+    answer = await archiveResponse(request, link, { hub, place, now, idle, longLived: serving.longLived });
     return answer;
   } finally {
     // A refusal holds no place: the archive's stream gives its place back when it ends.
@@ -101,10 +100,13 @@ export async function serveArchive(request: Request, path: string, serving: Arch
 async function archiveResponse(
   request: Request,
   link: { id: string; version: string },
-  hub: Hub,
-  place: Place,
-  now: () => number,
-  idle: ArchiveServing["idle"] = {},
+  {
+    hub,
+    place,
+    now,
+    idle = {},
+    longLived,
+  }: Pick<ArchiveServing, "hub" | "idle" | "longLived"> & { place: Place; now: () => number },
 ): Promise<Response> {
   const ask = "Ask the server again for the skill: its answer gives a new link.";
   const found = await lookupSkill(link.id, hub);
@@ -123,10 +125,16 @@ async function archiveResponse(
     hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`),
   );
   const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
-  const ms = idle.ms ?? ARCHIVE_IDLE_MS;
-  const stopped = () =>
-    hub.logger.warn(`http: the archive of ${skill.name} stopped: its client took nothing for ${ms / 1000} s`);
-  return new Response(onStreamEnd(gzip, place.release, { ms, stopped, timer: idle.timer }), {
+  const ms = idle.ms ?? READER_IDLE_MS;
+  const stopped = () => hub.logger.warn(`http: the archive of ${skill.name} stopped: ${idleReason(ms)}`);
+  // The socket's own limit would cut a client reading slowly, while it drains megabytes of buffers: the idle
+  // limit stands in for it until the download ends.
+  const restore = longLived?.();
+  const end = () => {
+    place.release();
+    restore?.();
+  };
+  return new Response(onStreamEnd(gzip, end, { ms, stopped, timer: idle.timer }), {
     headers: {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${archiveName(skill, ctx)}.tar.gz"`,

@@ -43,7 +43,7 @@ import { publishChanges } from "./publish-changes.ts";
 import { RefusalLog } from "./refusal-log.ts";
 import { refuseRequest } from "./request-limits.ts";
 import { SessionIds } from "./session-ids.ts";
-import { eventStream, onStreamEnd } from "./stream-end.ts";
+import { eventStream, idleReason, onStreamEnd, READER_IDLE_MS } from "./stream-end.ts";
 import { TokenKey } from "./token-key.ts";
 
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
@@ -190,8 +190,9 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         links,
         streams: archives,
         peer: hooks.peer ?? "",
+        longLived: hooks.longLived,
         now: options.now,
-        idle: options.downloadIdle,
+        idle: options.readerIdle,
       });
     if (isUiPath(path))
       return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
@@ -233,24 +234,30 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       if (body instanceof Response) return body;
       const refused = refuse(body.value);
       if (refused) return refused;
-      hooks.longLived?.();
+      const restore = hooks.longLived?.();
       // What the request's answers hold counts from now until its response ends (answer-budget.ts).
       const exchange = answers.opened(request, peerKey(peer));
-      try {
-        if (!(await isLegacyRequest(request, body.value)))
-          return sent(await modernCall(request, body.value, peer), exchange);
-        if (options.stateless) return sent(await stateless(request, body.value), exchange);
-        return sent(await post(request, body, peer), exchange);
-      } catch (error) {
+      const end = () => {
         exchange.end();
-        throw error;
-      }
+        restore?.();
+      };
+      return answered(request, peer, end, exchange, async () => {
+        if (!(await isLegacyRequest(request, body.value))) return modernCall(request, body.value, peer);
+        if (options.stateless) return stateless(request, body.value);
+        return post(request, body, peer);
+      });
     }
     if (options.stateless) return stateless(request);
     const session = await findSession(request, peer);
     if (session instanceof Response) return session;
-    if (request.method === "GET") hooks.longLived?.();
-    return forward(session, request);
+    const restore = request.method === "GET" ? hooks.longLived?.() : undefined;
+    return answered(
+      request,
+      peer,
+      () => restore?.(),
+      undefined,
+      () => forward(session, request),
+    );
   }
 
   /** A 2026-07-28 request; a subscriptions/listen stream holds a place (listen-streams.ts) while it is open. */
@@ -376,6 +383,15 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   /** A place in the session table for a session `peer` opens, or the answer refusing one. */
   async function takePlace(peer: string): Promise<Place | Response> {
     let place = sessions.reserve(peer);
+    if (place === "peer-full") {
+      // As below, its client's next request opens it again, in the place of another then.
+      const evicted = await sessions.evictOwn(peer);
+      if (evicted)
+        log.info(
+          `http: ${evicted.place.peer || "an unknown address"} holds ${sessions.maxPerPeer} sessions, the most one address may; closed its quietest, ${evicted.id.slice(0, 8)}, for a new one from it`,
+        );
+      place = sessions.reserve(peer);
+    }
     if (place === "full") {
       await sweep();
       if (sessions.full) {
@@ -392,7 +408,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       return rpcError(
         429,
         RPC.SERVER_ERROR,
-        `Too Many Requests: this client's address holds ${sessions.maxPerPeer} open sessions, the most one address may hold. End the sessions no longer used (DELETE /mcp with their Mcp-Session-Id) or let them expire, then initialize again.`,
+        `Too Many Requests: this client's address holds ${sessions.maxPerPeer} open sessions, the most one address may hold, and each of them is waiting on a call or being opened. Retry once a call has ended, or end the sessions no longer used (DELETE /mcp with their Mcp-Session-Id).`,
         { "Retry-After": "60" },
       );
     if (place === "full")
@@ -508,16 +524,40 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   }
 
   /**
-   * `response`, `exchange` ended once it is sent: an event stream (whose answers may come later) when it
-   * ends, a body holding answers counted in the budget once read out, any other now.
+   * The response `answer` makes to `request` from `peer`, with `end` called once it has been sent: an event
+   * stream (whose answers may come later) when it ends, a body holding answers counted in `exchange` (the
+   * budget's) once read out, any other (or a throw) at once. Security: either stream is stopped, and what
+   * it holds freed, when its client takes nothing of it for the idle limit (stream-end.ts): the socket's own
+   * limit is lifted until `end`, and an answer nobody reads would hold its bytes, and its session's call,
+   * for as long as its connection stays open. An event stream with nothing to send is never stopped: no
+   * timer runs meanwhile.
    */
-  function sent(response: Response, exchange: Exchange): Response {
-    const body = eventStream(response) ?? (exchange.held > 0 ? response.body : null);
+  async function answered(
+    request: Request,
+    peer: string,
+    end: () => void,
+    exchange: Exchange | undefined,
+    answer: () => Promise<Response>,
+  ): Promise<Response> {
+    let response: Response;
+    try {
+      response = await answer();
+    } catch (error) {
+      end();
+      throw error;
+    }
+    const body = eventStream(response) ?? (exchange && exchange.held > 0 ? response.body : null);
     if (!body) {
-      exchange.end();
+      end();
       return response;
     }
-    return new Response(onStreamEnd(body, exchange.end), { status: response.status, headers: response.headers });
+    const ms = options.readerIdle?.ms ?? READER_IDLE_MS;
+    const stopped = () =>
+      log.warn(`http: an answer to ${request.method} /mcp from ${peer || "a client"} stopped: ${idleReason(ms)}`);
+    return new Response(onStreamEnd(body, end, { ms, stopped, timer: options.readerIdle?.timer }), {
+      status: response.status,
+      headers: response.headers,
+    });
   }
 
   function tracked(session: Session, response: Response, request: Request): Response {

@@ -51,14 +51,21 @@ export interface HttpHandlerOptions {
    * download links start with it (server.public_url). Default: the origin of the request that asks.
    */
   publicUrl?: string;
-  /** How long a download waits for its client to take more (ms), and the timer that counts it. Default http-archive.ts's ARCHIVE_IDLE_MS, setTimeout. */
-  downloadIdle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
+  /**
+   * How long an answer that streams, or a download, waits for its client to take more (ms), and the timer
+   * that counts it. Default stream-end.ts's READER_IDLE_MS, setTimeout.
+   */
+  readerIdle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
 }
 
 /** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */
 export interface RequestHooks {
-  /** The request is authenticated and about to reach MCP: it may stream for a long time. */
-  longLived?: () => void;
+  /**
+   * The request is admitted (to MCP, or a download) and its answer may stream for a long time: lift the
+   * socket's silence limit. Returns what puts the limit back, which the handler calls once the answer has
+   * ended. Meanwhile the handler's own idle limit (stream-end.ts) stops an answer its client takes nothing of.
+   */
+  longLived?: () => () => void;
   /**
    * The address the request came from (the socket's peer): sessions, listen streams and the answers being
    * sent are counted by it. Default none.

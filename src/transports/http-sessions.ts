@@ -26,7 +26,8 @@ export interface SessionTableOptions {
   /**
    * Most sessions opened from one address. Default a quarter of maxSessions (250 of 1,000): every client
    * behind a reverse proxy has the proxy's address, so the share is large; what it guarantees is that
-   * one machine cannot hold every session.
+   * one machine cannot hold every session. Past it, a newcomer takes the place of one of its address's
+   * (evictOwn).
    */
   maxPerPeer?: number;
   /** Clock (ms). Default Date.now. */
@@ -153,6 +154,26 @@ export class SessionTable {
       if (!victim || count(s) > count(victim) || (count(s) === count(victim) && s.lastSeen < victim.lastSeen))
         victim = s;
     }
+    return this.evict(victim);
+  }
+
+  /**
+   * With `peer`'s address holding its share, close that address's session quiet the longest, whatever its
+   * age, to give its place to a newcomer from the same address; returns it, or undefined when none may go
+   * (each waits on a call, or is still being opened). As in evictFor, a session waiting on a call never goes.
+   * Security: every process of this machine is one address, and so is every client behind one proxy; without
+   * this, one of them holding the share would lock all the others out.
+   */
+  async evictOwn(peer: string): Promise<Session | undefined> {
+    const key = peerKey(peer);
+    let victim: Session | undefined;
+    for (const s of this.sessions.values())
+      if (s.place.peer === key && s.openCalls === 0 && (!victim || s.lastSeen < victim.lastSeen)) victim = s;
+    return this.evict(victim);
+  }
+
+  /** Close `victim`, if any, now that its place goes to another; returns it. */
+  private async evict(victim: Session | undefined): Promise<Session | undefined> {
     if (!victim) return undefined;
     this.forget(victim);
     await closeQuietly(victim);

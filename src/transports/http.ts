@@ -4,11 +4,10 @@ import type { AnswerBudgetOptions } from "../server/answer-budget.ts";
 import type { Hub } from "../server/hub.ts";
 import { ConfigError, errorMessage, SkillHubError } from "../util/errors.ts";
 import { bounded } from "./bounded.ts";
-import { createHttpHandler, type HttpHandler, MAX_BODY_BYTES } from "./http-handler.ts";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES } from "./http-handler.ts";
 import { RPC, rpcError } from "./http-responses.ts";
 import { isLoopbackHost, isWildcardHost, normalizeHostname, refuseToBind, weakToken } from "./http-security.ts";
 import type { ListenStreamsOptions } from "./listen-streams.ts";
-import { eventStream, onStreamEnd } from "./stream-end.ts";
 
 export interface HttpServeOptions {
   /** Address to bind. Default 127.0.0.1 (this machine only). */
@@ -37,6 +36,8 @@ export interface HttpServeOptions {
   signals?: readonly NodeJS.Signals[];
   /** Seconds a connection may sit silent outside an admitted request's answer. Default IDLE_TIMEOUT_SECONDS. */
   idleTimeoutSeconds?: number;
+  /** How long an answer or a download waits for its client to take more, and its timer. Default stream-end.ts's. */
+  readerIdle?: HttpHandlerOptions["readerIdle"];
 }
 
 /** The options the `server` settings choose, for `serve` and `ui` alike. */
@@ -63,10 +64,12 @@ export interface RunningHttpServer {
 }
 
 /**
- * Seconds a connection may sit silent before it is admitted to MCP (headers,
- * body), and between two requests. Admitted requests lift the limit until
- * their answer ends: SSE streams and long tool calls are silent for longer,
- * and the SDK's keep-alive comments do not count.
+ * Seconds a connection may sit silent before it is admitted to MCP or a
+ * download (headers, body), and between two requests. Admitted requests lift
+ * the limit until their answer ends: SSE streams and long tool calls are silent
+ * for longer, the SDK's keep-alive comments do not count, and a client reading
+ * slowly drains megabytes of buffers. An answer its client stops reading is
+ * stopped by the handler instead (stream-end.ts, READER_IDLE_MS).
  */
 const IDLE_TIMEOUT_SECONDS = 30;
 
@@ -93,6 +96,7 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
     keepAliveMs: options.keepAliveMs,
     listens: options.listens,
     answers: options.answers,
+    readerIdle: options.readerIdle,
   });
   const idleSeconds = options.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS;
   let server: ReturnType<typeof Bun.serve>;
@@ -106,19 +110,16 @@ export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): Runni
       // Headroom over the handler's own limit, so the handler (not Bun) answers most oversized bodies with JSON-RPC.
       maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024,
       development: false,
-      fetch: async (request, srv) => {
-        let lifted = false;
-        const response = await handler.handle(request, {
+      fetch: (request, srv) =>
+        handler.handle(request, {
           longLived: () => {
-            lifted = true;
             srv.timeout(request, 0);
+            // Security: a limit lifted for one request stays off on its connection, which a client keeps alive
+            // for the next one: without it back, one request bought a socket held silent for ever.
+            return () => srv.timeout(request, idleSeconds);
           },
           peer: srv.requestIP(request)?.address,
-        });
-        // Security: a limit lifted for one request stays off on its connection, which a client keeps alive for
-        // the next one: without it back, one request bought a socket held silent for ever.
-        return lifted ? afterAnswer(response, () => srv.timeout(request, idleSeconds)) : response;
-      },
+        }),
       error: (error) => {
         hub.logger.error(`http: ${error.stack ?? error.message}`);
         return rpcError(
@@ -206,16 +207,6 @@ function localAddresses(): string[] {
   const addresses = [hostname()];
   for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) addresses.push(a.address);
   return addresses;
-}
-
-/** `response`, with `done` called once its answer ends: at once, or for an event stream when the stream ends. */
-function afterAnswer(response: Response, done: () => void): Response {
-  const body = eventStream(response);
-  if (!body) {
-    done();
-    return response;
-  }
-  return new Response(onStreamEnd(body, done), { status: response.status, headers: response.headers });
 }
 
 function urlHost(host: string): string {

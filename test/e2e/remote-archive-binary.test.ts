@@ -78,7 +78,9 @@ function filesUnder(dir: string): Map<string, boolean> {
 
 /** The commands in an answer's backticks: the download, then the run line. */
 function commands(text: string): { download: string; run: string; folder: string } {
-  const match = /`(mkdir -p [^`]* mv "\$tmp\/skill" (\S+) [^`]*)`, then run from the same folder: `([^`]+)`/.exec(text);
+  const match = /`(if test -L [^`]* mv "\$tmp\/skill" (\S+) [^`]*)`, then run from the same folder: `([^`]+)`/.exec(
+    text,
+  );
   if (!match) throw new Error(`no download command in: ${text.slice(0, 800)}`);
   return { download: match[1] as string, folder: match[2] as string, run: match[3] as string };
 }

@@ -1,5 +1,15 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
@@ -81,7 +91,7 @@ async function serve(dir: string) {
   /** The answer's download command and run line. */
   const commands = async () => {
     const text = textOf(await client.callTool({ name: "skill", arguments: { name: "kit" } }));
-    const match = /`(mkdir -p [^`]+)`, then run from the same folder: `([^`]+)`/.exec(text);
+    const match = /`(if test -L [^`]+)`, then run from the same folder: `([^`]+)`/.exec(text);
     if (!match) throw new Error(`no download command in: ${text.slice(0, 600)}`);
     return { download: match[1] as string, run: match[2] as string };
   };
@@ -182,5 +192,37 @@ describe("the download command, run by sh with curl and tar", () => {
     expect(shown(workspace)).toEqual(["kit"]);
     expect(tree(unpacked)).toEqual(tree(kit));
     expect(await sh(run, workspace)).toEqual({ exitCode: 0, stdout: "kit ran again\n", stderr: "" });
+  });
+
+  test("a .skillhub-skills that is a symbolic link stops the command: what it leads to is left untouched", async () => {
+    const { dir } = skill();
+    const { commands } = await serve(dir);
+    const { download } = await commands();
+    // A hostile checkout: its .skillhub-skills leads to a folder of the test's own, a decoy.
+    const root = tempDir("skillhub-download-link-");
+    const decoy = join(root, "decoy");
+    write(join(decoy, "kit/keep.txt"), "mine\n");
+    const workspace = join(root, "agent");
+    mkdirSync(workspace);
+    symlinkSync(decoy, join(workspace, ".skillhub-skills"));
+    expect(await sh(download, workspace)).toEqual({
+      exitCode: 1,
+      stdout: "",
+      stderr: ".skillhub-skills is a symbolic link; nothing was downloaded\n",
+    });
+    // Neither removed nor added to: no hidden folder of a download either.
+    const untouched = () => {
+      expect(readdirSync(decoy)).toEqual(["kit"]);
+      expect(readdirSync(join(decoy, "kit"))).toEqual(["keep.txt"]);
+      expect(readFileSync(join(decoy, "kit/keep.txt"), "utf8")).toBe("mine\n");
+    };
+    untouched();
+    // A link in place of the skill's own folder is replaced, not followed: rm -rf removes the link.
+    rmSync(join(workspace, ".skillhub-skills"));
+    mkdirSync(join(workspace, ".skillhub-skills"));
+    symlinkSync(decoy, join(workspace, ".skillhub-skills/kit"));
+    expect((await sh(download, workspace)).exitCode).toBe(0);
+    expect(lstatSync(join(workspace, ".skillhub-skills/kit")).isDirectory()).toBe(true);
+    untouched();
   });
 });

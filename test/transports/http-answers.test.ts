@@ -3,9 +3,10 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { AnswerBudgetOptions } from "../../src/server/answer-budget.ts";
-import { startHttpServer } from "../../src/transports/http.ts";
-import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
+import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { handTimers } from "../helpers/hand-timers.ts";
 import { initialize, mcpRequest, messages } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
 import { eventually } from "../helpers/wait.ts";
@@ -35,9 +36,9 @@ function skills(): string {
   return dir;
 }
 
-/** A handler over those files, with `LIMITS` (stateless when asked). */
-async function world(options: { stateless?: boolean } = {}) {
-  const { hub } = testHub({
+/** A handler over those files, with `LIMITS` and `options` (stateless, the idle limit's timer), and its log. */
+async function world(options: Partial<HttpHandlerOptions> = {}) {
+  const { hub, logger } = testHub({
     flags: { "skills-dir": [skills()] },
     env: { SKILLHUB_TOOLS: "all" },
     hub: { acceptRoots: false },
@@ -49,7 +50,7 @@ async function world(options: { stateless?: boolean } = {}) {
     await handler.close();
     hub.close();
   });
-  return handler;
+  return { handler, logger };
 }
 
 /** A fetch into `handler` as if every request came from `peer`. */
@@ -96,7 +97,7 @@ const read = (id: number, uri = TEXT) => ({ jsonrpc: "2.0", id, method: "resourc
 describe("the answers a server holds are bounded", () => {
   for (const revision of ["2025-11-25", "2026-07-28"])
     test(`${revision}: a file's answer counts as sent, a control character as six bytes; one past an address's share is refused, saying what to do`, async () => {
-      const handler = await world();
+      const { handler } = await world();
       const c = await client(URL_, revision, fetchFrom(handler, "10.0.0.1"));
       const text = await c.readResource({ uri: TEXT });
       expect(JSON.stringify(text.contents)).toContain("a".repeat(1000));
@@ -112,7 +113,7 @@ describe("the answers a server holds are bounded", () => {
     });
 
   test("an answer counts until its response is read: meanwhile its address's next read is refused, another address's is not", async () => {
-    const handler = await world();
+    const { handler } = await world();
     const post = await rawSession(handler, "10.0.0.1");
     // A client that asks, then reads nothing: its answer is built and held.
     const held = await post(read(2));
@@ -141,15 +142,28 @@ describe("the answers a server holds are bounded", () => {
     expect(served.structuredContent).toMatchObject({ content: "b".repeat(15_000) });
   });
 
-  test("over a socket, every answer read gives its bytes back: reads near the share, one after another, all succeed", async () => {
-    const { hub } = testHub({ flags: { "skills-dir": [skills()] }, hub: { acceptRoots: false } });
-    const running = startHttpServer(hub, { port: 0, answers: LIMITS });
-    void hub.start();
-    await hub.ready;
-    closers.push(async () => {
-      await running.stop();
-      hub.close();
+  test("a file's size on disk counts before it is read: a read that cannot fit is refused before its answer is built", async () => {
+    const { handler } = await world();
+    const post = await rawSession(handler, "10.0.0.1");
+    const unread = await post(read(2));
+    await eventually(() => handler.answers.held > 40_000);
+    // blob.bin is 30,000 bytes, 40,002 as base64: refused for its size on disk, its answer was never built.
+    const [refused] = await messages(await post(read(3, "skill://bulk/blob.bin")));
+    expect(refused?.error).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining(
+        "skill://bulk/blob.bin was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 30 KiB, would pass its limit",
+      ),
     });
+    await unread.text();
+    await eventually(() => handler.answers.held === 0);
+    const [blob] = await messages(await post(read(4, "skill://bulk/blob.bin")));
+    expect(blob?.result.contents[0].blob).toBe(Buffer.alloc(30_000, 0xff).toString("base64"));
+    await eventually(() => handler.answers.held === 0);
+  });
+
+  test("over a socket, every answer read gives its bytes back: reads near the share, one after another, all succeed", async () => {
+    const { running } = await socketWorld();
     for (const revision of ["2025-11-25", "2026-07-28"]) {
       const c = await client(running.url, revision);
       for (let i = 0; i < 10; i++) expect((await c.readResource({ uri: TEXT })).contents).toHaveLength(1);
@@ -158,32 +172,23 @@ describe("the answers a server holds are bounded", () => {
   });
 });
 
+/** A loopback server over skills(), with `LIMITS` unless `options` says otherwise, and its log. */
+async function socketWorld(options: HttpServeOptions = {}, dir = skills()) {
+  const { hub, logger } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
+  const running = startHttpServer(hub, { port: 0, answers: LIMITS, ...options });
+  void hub.start();
+  await hub.ready;
+  closers.push(async () => {
+    await running.stop();
+    hub.close();
+  });
+  return { running, hub, logger, dir };
+}
+
 describe("a client that reads slowly", () => {
   test("over a socket, holds its answer's bytes until it has read them: meanwhile its address's next read is refused", async () => {
-    const dir = skills();
-    // 12 MB, 16 MB as base64: more than the sockets of this machine buffer, so the server holds the rest.
-    write(join(dir, "bulk", "large.bin"), new Uint8Array(12_000_000).fill(0xff));
-    const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
-    const running = startHttpServer(hub, { port: 0, answers: { maxBytes: 64 << 20, maxPerPeer: 24 << 20 } });
-    void hub.start();
-    await hub.ready;
-    closers.push(async () => {
-      await running.stop();
-      hub.close();
-    });
-    const headers = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-11-25",
-    };
-    const opened = await fetch(running.url, { method: "POST", headers, body: JSON.stringify(initialize()) });
-    const session = opened.headers.get("mcp-session-id") ?? "";
-    await opened.text();
-    const body = JSON.stringify(read(2, "skill://bulk/large.bin"));
-    const slow = rawClient(
-      running.port,
-      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${running.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: ${session}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+    const { running } = await socketWorld(LARGE_LIMITS, largeSkills());
+    const slow = await largeRead(running);
     await eventually(() => running.handler.answers.held > 16_000_000);
     const same = await client(running.url, "2025-11-25");
     const refused = await failure(same.readResource({ uri: "skill://bulk/large.bin" }));
@@ -196,9 +201,109 @@ describe("a client that reads slowly", () => {
   });
 });
 
+describe("a client that takes nothing for the idle limit", () => {
+  const STOPPED = "stopped: its client read nothing for 120 s, or read too slowly";
+
+  test("loses its answer: its bytes are free again, the log says so once, and the session goes on", async () => {
+    const hand = handTimers();
+    const { handler, logger } = await world({ readerIdle: { timer: hand.timer } });
+    const post = await rawSession(handler, "10.0.0.1");
+    const unread = await post(read(2));
+    await eventually(() => handler.answers.held > 40_000);
+    expect(hand.armed.size).toBe(1);
+    hand.fireAll();
+    await eventually(() => handler.answers.held === 0);
+    expect(
+      await unread.text().then(
+        () => "read",
+        () => "failed",
+      ),
+    ).toBe("failed");
+    expect(logger.lines.filter((line) => line.includes("stopped"))).toEqual([
+      expect.stringContaining(`http: an answer to POST /mcp from 10.0.0.1 ${STOPPED}`),
+    ]);
+    expect(handler.sessions.list()[0]).toMatchObject({ openStreams: 0, openCalls: 0 });
+    // A client that reads is never stopped: the answer it takes to its end arms nothing that stays.
+    expect(JSON.stringify(await messages(await post(read(3))))).toContain("aaaa");
+    expect(hand.armed.size).toBe(0);
+  });
+
+  test("an answer lifts its socket's silence limit until it has been read, however slowly", async () => {
+    const { handler } = await world({ stateless: true });
+    const socket = { lifted: 0, restored: 0 };
+    const hooks = {
+      peer: "10.0.0.1",
+      longLived: () => {
+        socket.lifted++;
+        return () => void socket.restored++;
+      },
+    };
+    const one = await handler.handle(mcpRequest("POST", "/mcp", { body: read(2) }), hooks);
+    expect(socket).toEqual({ lifted: 1, restored: 0 });
+    expect(JSON.stringify(await messages(one))).toContain("aaaa");
+    expect(socket).toEqual({ lifted: 1, restored: 1 });
+    // An answer holding nothing of the budget is written at once: its limit is back at once.
+    await handler.handle(mcpRequest("POST", "/mcp", { body: { jsonrpc: "2.0", id: 3, method: "tools/list" } }), hooks);
+    expect(socket).toEqual({ lifted: 2, restored: 2 });
+  });
+
+  test("over a socket, loses its answer: the bytes are free again, and the client gets it cut short", async () => {
+    const hand = handTimers();
+    const { running, logger } = await socketWorld(
+      { ...LARGE_LIMITS, readerIdle: { timer: hand.timer } },
+      largeSkills(),
+    );
+    const slow = await largeRead(running);
+    // The server sends what the connection's buffers take, then waits for its client to take more.
+    await eventually(() => running.handler.answers.held > 16_000_000 && hand.armed.size > 0);
+    hand.fireAll();
+    await eventually(() => running.handler.answers.held === 0);
+    slow.read();
+    await slow.closed;
+    expect(slow.received()).toBeLessThan(16_000_000);
+    expect(logger.lines.filter((line) => line.includes("stopped"))).toEqual([
+      expect.stringContaining(`http: an answer to POST /mcp from 127.0.0.1 ${STOPPED}`),
+    ]);
+    const c = await client(running.url, "2025-11-25");
+    expect((await c.readResource({ uri: "skill://bulk/large.bin" })).contents).toHaveLength(1);
+  });
+
+  test("over a socket, a listener that reads is never stopped, however long no change comes", async () => {
+    const hand = handTimers();
+    const { running, hub, dir, logger } = await socketWorld({ readerIdle: { timer: hand.timer } });
+    const changes: string[] = [];
+    const listeners = [];
+    for (const revision of ["2025-11-25", "2026-07-28"]) {
+      const c = await client(running.url, revision);
+      c.setNotificationHandler("notifications/tools/list_changed", async () => void changes.push(revision));
+      // A change is announced to a client that has listed what changed.
+      await c.listTools();
+      if (revision >= "2026-") await c.listen({ toolsListChanged: true });
+      listeners.push(c);
+    }
+    // The 2025 client's GET stream, the 2026 client's subscriptions/listen stream: open, waiting for an event.
+    await eventually(
+      () => running.handler.sessions.list().some((s) => s.openStreams > 0) && running.handler.listens.size > 0,
+    );
+    // While no event comes, no limit counts: nothing to fire.
+    await eventually(() => hand.armed.size === 0);
+    for (const name of ["first-new", "second-new"]) {
+      writeSkill(dir, name, { description: "Added while listening" });
+      await hub.refresher.rescan("test");
+      await eventually(() => changes.length >= 2);
+      expect(changes.sort()).toEqual(["2025-11-25", "2026-07-28"]);
+      changes.length = 0;
+      await eventually(() => hand.armed.size === 0);
+      hand.fireAll();
+    }
+    expect(logger.lines.filter((line) => line.includes("stopped"))).toEqual([]);
+    for (const c of listeners) expect((await c.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
+
 describe("JSON-RPC batches", () => {
   test("are refused on a session of 2025-06-18 or later, which has none; the session goes on", async () => {
-    const handler = await world();
+    const { handler } = await world();
     for (const revision of ["2025-06-18", "2025-11-25"]) {
       const post = await rawSession(handler, "10.0.0.1", revision);
       const refused = await post([read(2), read(3)]);
@@ -217,7 +322,7 @@ describe("JSON-RPC batches", () => {
   });
 
   test("of a 2025-03-26 session get the reads the budget holds, and an error for each other", async () => {
-    const handler = await world();
+    const { handler } = await world();
     const post = await rawSession(handler, "10.0.0.1", "2025-03-26");
     const answers = await messages(await post([2, 3, 4, 5, 6].map((id) => read(id))));
     // The batch's answers are one response: the first read's bytes count until it is read.
@@ -228,7 +333,7 @@ describe("JSON-RPC batches", () => {
   });
 
   test("stateless: refused under the revision a request names, 2025-06-18 or later; its JSON answer counts until read", async () => {
-    const handler = await world({ stateless: true });
+    const { handler } = await world({ stateless: true });
     const headers = (revision: string) => ({ "mcp-protocol-version": revision });
     const batch = [read(2), read(3)];
     const refused = await handler.handle(mcpRequest("POST", "/mcp", { body: batch, headers: headers("2025-11-25") }));
@@ -243,6 +348,33 @@ describe("JSON-RPC batches", () => {
   });
 });
 
+/** Limits that let one client be sent the 16 MB answer of largeSkills' large.bin. */
+const LARGE_LIMITS: HttpServeOptions = { answers: { maxBytes: 64 << 20, maxPerPeer: 24 << 20 } };
+
+/** skills() with a 12 MB large.bin, 16 MB as base64: more than this machine's sockets buffer. */
+function largeSkills(): string {
+  const dir = skills();
+  write(join(dir, "bulk", "large.bin"), new Uint8Array(12_000_000).fill(0xff));
+  return dir;
+}
+
+/** A session's read of large.bin over a raw connection that reads nothing of its answer until told to. */
+async function largeRead(running: RunningHttpServer) {
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-11-25",
+  };
+  const opened = await fetch(running.url, { method: "POST", headers, body: JSON.stringify(initialize()) });
+  const session = opened.headers.get("mcp-session-id") ?? "";
+  await opened.text();
+  const body = JSON.stringify(read(2, "skill://bulk/large.bin"));
+  return rawClient(
+    running.port,
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${running.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: ${session}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
 /** A connection to `port` on loopback that sends `text`, then reads nothing until `read` is called. */
 function rawClient(port: number, text: string) {
   let received = 0;
@@ -253,9 +385,12 @@ function rawClient(port: number, text: string) {
   });
   socket.on("error", () => undefined);
   closers.push(async () => void socket.destroy());
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
   return {
     read: () => socket.resume(),
     /** Bytes received so far. */
     received: () => received,
+    /** Settles when the connection has closed. */
+    closed,
   };
 }

@@ -18,6 +18,7 @@ import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "..
 import type { Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
+import { handTimers } from "../helpers/hand-timers.ts";
 import { connect, testHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 import { cli, machine } from "../lock/cli.ts";
@@ -110,7 +111,7 @@ async function client(handler: HttpHandler, revision: Revision = "2025-11-25", t
   return c;
 }
 
-const COMMAND = /`(mkdir -p [^`]* -o "\$tmp\/skill\.tar\.gz" '([^']+)' [^`]* mv "\$tmp\/skill" (\S+) [^`]*)`/;
+const COMMAND = /`(if test -L [^`]* -o "\$tmp\/skill\.tar\.gz" '([^']+)' [^`]* mv "\$tmp\/skill" (\S+) [^`]*)`/;
 
 /** The download command an answer gives: its folder and URL, and the command as a whole. */
 function download(text: string): { dir: string; url: string; command: string } {
@@ -158,7 +159,7 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       expect(folder).toBe(".skillhub-skills/kit");
       expect(url.startsWith(`http://${HOST}/archive/`)).toBe(true);
       expect(command).toBe(
-        `mkdir -p .skillhub-skills && tmp=$(mktemp -d .skillhub-skills/.kit.XXXXXX) && curl -fsSL -o "$tmp/skill.tar.gz" '${url}' && mkdir "$tmp/skill" && tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill" && rm -rf .skillhub-skills/kit && mv "$tmp/skill" .skillhub-skills/kit && rm -rf "$tmp"`,
+        `if test -L .skillhub-skills; then echo '.skillhub-skills is a symbolic link; nothing was downloaded' >&2; false; fi && mkdir -p .skillhub-skills && tmp=$(mktemp -d .skillhub-skills/.kit.XXXXXX) && curl -fsSL -o "$tmp/skill.tar.gz" '${url}' && mkdir "$tmp/skill" && tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill" && rm -rf .skillhub-skills/kit && mv "$tmp/skill" .skillhub-skills/kit && rm -rf "$tmp"`,
       );
       expect(text).toContain("then run from the same folder: `bash .skillhub-skills/kit/scripts/run.sh`.");
       const response = await fetchArchive(handler, url);
@@ -482,15 +483,9 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
   test("a client that takes nothing for the idle limit loses its download and its place; one that reads keeps it", async () => {
     const { dir } = world();
     // The idle limit's timers, fired by the test instead of the clock.
-    const timers = new Set<() => void>();
-    const { handler, logger } = await serve(dir, {
-      downloadIdle: {
-        timer: (fire) => {
-          timers.add(fire);
-          return () => timers.delete(fire);
-        },
-      },
-    });
+    const hand = handTimers();
+    const timers = hand.armed;
+    const { handler, logger } = await serve(dir, { readerIdle: { timer: hand.timer } });
     const url = download(
       textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } })),
     ).url;
@@ -504,7 +499,7 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     // A client that reads is never stopped: each part it takes starts its limit again, the end stops it.
     unpack(new Uint8Array(await (held[0] as Response).arrayBuffer()));
     expect(timers.size).toBe(3);
-    for (const fire of [...timers]) fire();
+    hand.fireAll();
     for (const response of held.slice(1))
       expect(
         await (response as Response).arrayBuffer().then(
@@ -513,10 +508,40 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
         ),
       ).toBe("failed");
     const stopped = logger.lines.filter((line) => line.includes("http: the archive of kit stopped"));
-    expect(stopped).toEqual(Array(3).fill(expect.stringContaining("its client took nothing for 30 s")));
+    expect(stopped).toEqual(
+      Array(3).fill(expect.stringContaining("stopped: its client read nothing for 120 s, or read too slowly")),
+    );
     const again = [await from("10.0.0.5"), await from("10.0.0.6"), await from("10.0.0.7"), await from("10.0.0.8")];
     expect(again.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     for (const response of again) await response.body?.cancel();
+  });
+
+  test("a download lifts its socket's silence limit until it ends: a client reading slowly has the idle limit", async () => {
+    const { dir } = world();
+    const { handler } = await serve(dir);
+    const url = download(
+      textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } })),
+    ).url;
+    const socket = { lifted: 0, restored: 0 };
+    const hooks = {
+      peer: "10.0.0.1",
+      longLived: () => {
+        socket.lifted++;
+        return () => void socket.restored++;
+      },
+    };
+    const response = await handler.handle(new Request(url, { headers: { host: HOST } }), hooks);
+    expect(response.status).toBe(200);
+    expect(socket).toEqual({ lifted: 1, restored: 0 });
+    unpack(new Uint8Array(await response.arrayBuffer()));
+    expect(socket).toEqual({ lifted: 1, restored: 1 });
+    // A refused download is answered at once: nothing to lift.
+    const expired = await handler.handle(
+      new Request(`${url.slice(0, -8)}x.tar.gz`, { headers: { host: HOST } }),
+      hooks,
+    );
+    expect(expired.status).toBe(403);
+    expect(socket).toEqual({ lifted: 1, restored: 1 });
   });
 
   test.if(process.platform === "linux")(

@@ -221,24 +221,68 @@ function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch 
   }) as typeof globalThis.fetch;
 }
 
+const LIST_TOOLS = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+
 describe("2025 sessions are bounded per address", () => {
-  test("one address cannot hold every session: past its share it gets 429 naming the limit; others still connect", async () => {
+  test("past its share, an address's newcomer takes the place of its quietest session; other addresses keep theirs", async () => {
     const w = handlerWorld({ maxSessions: 10, maxSessionsPerPeer: 3 });
     closers.push(w.close);
     await w.hub.ready;
     const url = "http://127.0.0.1:8000/mcp";
+    // The other address's session is the quietest of all: it is not the greedy address's to take.
+    const other = await client(url, "2025-11-25", fetchFrom(w.handler, "10.0.0.7"));
+    const ids = () => new Set(w.handler.sessions.list().map((s) => s.id));
+    const otherId = [...ids()][0] as string;
     const greedy = fetchFrom(w.handler, "10.0.0.66");
-    for (let i = 0; i < 3; i++) await client(url, "2025-11-25", greedy);
-    const refused = await client(url, "2025-11-25", greedy).then(
-      () => undefined,
-      (e: Error) => e,
+    const own: Client[] = [];
+    for (let i = 0; i < 3; i++) {
+      w.advance(1_000);
+      own.push(await client(url, "2025-11-25", greedy));
+    }
+    const [first, second] = [...ids()].filter((id) => id !== otherId) as [string, string];
+    // The first of them asks something now: the second is the quietest (a session's age does not count).
+    w.advance(1_000);
+    await own[0]?.listTools();
+    w.advance(1_000);
+    const newcomer = await client(url, "2025-11-25", greedy);
+    expect((await newcomer.listTools()).tools.length).toBeGreaterThan(0);
+    expect(ids().has(second)).toBe(false);
+    expect(ids().has(first)).toBe(true);
+    expect(ids().has(otherId)).toBe(true);
+    expect(w.handler.sessions.size).toBe(4);
+    expect(w.logger.lines).toContainEqual(
+      expect.stringContaining(
+        `http: 10.0.0.66 holds 3 sessions, the most one address may; closed its quietest, ${second.slice(0, 8)}, for a new one from it`,
+      ),
     );
-    expect(refused?.message).toContain("holds 3 open sessions, the most one address may hold");
+    expect((await other.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  test("an address whose every session waits on a call gets 429 naming the limit; one that ends gives its place", async () => {
+    const w = handlerWorld({ maxSessions: 10, maxSessionsPerPeer: 2 });
+    closers.push(w.close);
+    await w.hub.ready;
+    const ids = (await initializeBurst(w.handler, 1, () => "10.0.0.66")).opened;
+    ids.push(...(await initializeBurst(w.handler, 1, () => "10.0.0.66")).opened);
+    // Each asks something whose answer is still being sent: a call the session waits on.
+    const calls = [];
+    for (const session of ids)
+      calls.push(
+        await w.handler.handle(mcpRequest("POST", "/mcp", { session, body: LIST_TOOLS }), { peer: "10.0.0.66" }),
+      );
+    expect(w.handler.sessions.list().map((s) => s.openCalls)).toEqual([1, 1]);
+    w.advance(60 * 60_000);
     const direct = await w.handler.handle(mcpRequest("POST", "/mcp", { body: initialize() }), { peer: "10.0.0.66" });
     expect(direct.status).toBe(429);
     expect(direct.headers.get("retry-after")).toBe("60");
-    const other = await client(url, "2025-11-25", fetchFrom(w.handler, "10.0.0.7"));
-    expect((await other.listTools()).tools.length).toBeGreaterThan(0);
+    expect(await direct.text()).toContain(
+      "this client's address holds 2 open sessions, the most one address may hold, and each of them is waiting on a call or being opened. Retry once a call has ended",
+    );
+    expect(w.handler.sessions.list().map((s) => s.id)).toEqual(ids);
+    await calls[1]?.text();
+    const [opened] = (await initializeBurst(w.handler, 1, () => "10.0.0.66")).opened;
+    expect(w.handler.sessions.list().map((s) => s.id)).toEqual([ids[0] as string, opened as string]);
+    await calls[0]?.text();
   });
 
   test("ten initialize requests at once from one address open its share, no more; closed sessions give their places back", async () => {
@@ -284,15 +328,31 @@ describe("2025 sessions are bounded per address", () => {
     closers.push(w.close);
     await w.hub.ready;
     const url = "http://127.0.0.1:8000/mcp";
-    await client(url, "2025-11-25", fetchFrom(w.handler, "127.0.0.2"));
-    await client(url, "2025-11-25", fetchFrom(w.handler, "::1"));
-    const refused = await client(url, "2025-11-25", fetchFrom(w.handler, "127.0.0.3")).then(
-      () => undefined,
-      (e: Error) => e,
-    );
-    expect(refused?.message).toContain("holds 2 open sessions, the most one address may hold");
     const other = await client(url, "2025-11-25", fetchFrom(w.handler, "10.0.0.7"));
+    const peers = () => w.handler.sessions.list().map((s) => s.place.peer);
+    await client(url, "2025-11-25", fetchFrom(w.handler, "127.0.0.2"));
+    w.advance(1_000);
+    await client(url, "2025-11-25", fetchFrom(w.handler, "::1"));
+    const oldest = w.handler.sessions.list()[1]?.id as string;
+    w.advance(1_000);
+    // A third from this machine takes the place of its quietest, 127.0.0.2's, not of another address's.
+    await client(url, "2025-11-25", fetchFrom(w.handler, "127.0.0.3"));
+    expect(peers()).toEqual(["10.0.0.7", "loopback", "loopback"]);
+    expect(w.handler.sessions.list().some((s) => s.id === oldest)).toBe(false);
     expect((await other.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  test("one local process holding this machine's share locks no other local client out", async () => {
+    const w = handlerWorld({ maxSessions: 40 });
+    closers.push(w.close);
+    await w.hub.ready;
+    const hog = await initializeBurst(w.handler, 10, () => "127.0.0.9");
+    expect(hog.opened).toHaveLength(10);
+    w.advance(1_000);
+    const url = "http://127.0.0.1:8000/mcp";
+    const local = await client(url, "2025-11-25", fetchFrom(w.handler, "127.0.0.1"));
+    expect((await local.listTools()).tools.length).toBeGreaterThan(0);
+    expect(w.handler.sessions.size).toBe(10);
   });
 
   test("with every session taken by busy addresses, a newcomer takes the place of the quietest of the address holding the most", async () => {

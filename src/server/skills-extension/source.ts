@@ -5,7 +5,7 @@ import { errorMessage, SkillHubError } from "../../util/errors.ts";
 import { strictFileText } from "../../util/file-text.ts";
 import { jsonBytes } from "../../util/json-bytes.ts";
 import { shownArg } from "../../util/shown-arg.ts";
-import { type AnswerBudget, refusalAdvice } from "../answer-budget.ts";
+import { type AnswerBudget, type AnswerRefusal, refusalAdvice } from "../answer-budget.ts";
 import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
@@ -87,18 +87,26 @@ export function skillSource(hub: Hub, answers?: AnswerBudget): SkillSource {
       return undefined;
     },
     async read(uri, ctx) {
-      const content = await readFile(hub, uri);
+      const request = ctx.http?.req;
+      const refuse = (refused: AnswerRefusal | undefined) => {
+        if (refused) throw refusalError(hub, uri, refused);
+      };
       // Security: counted until the response carrying it ends, so reads at once (a batch, clients reading
-      // slowly) cannot hold the server's memory without bound.
-      const refused = answers?.take(ctx.http?.req, jsonBytes(content));
-      if (!refused) return content;
-      throw new ProtocolError(
-        refused.kind === "busy" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,
-        `${shownArg(uri)} was not sent: ${refusalAdvice(
-          refused,
-          hub.tools().some((t) => t.name === "read_skill_file"),
-        )}`,
-      );
+      // slowly) cannot hold the server's memory without bound. A published file's size on disk, which its
+      // answer is never smaller than, counts before it is read: a read that cannot fit is refused before
+      // its bytes are read and its answer built, not after.
+      let bound = 0;
+      let content: SkillReadResult;
+      try {
+        content = await readFile(hub, uri, (bytes) => {
+          refuse(answers?.take(request, bytes));
+          bound = bytes;
+        });
+      } finally {
+        answers?.giveBack(request, bound);
+      }
+      refuse(answers?.take(request, jsonBytes(content)));
+      return content;
     },
     async readDirectory(uri, { cursor }) {
       for await (const at of skillsOf(hub, uri)) {
@@ -120,11 +128,23 @@ export function skillSource(hub: Hub, answers?: AnswerBudget): SkillSource {
   });
 }
 
+/** Why the answer to a read of `uri` was not sent, for its client. */
+function refusalError(hub: Hub, uri: string, refused: AnswerRefusal): ProtocolError {
+  return new ProtocolError(
+    refused.kind === "busy" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,
+    `${shownArg(uri)} was not sent: ${refusalAdvice(
+      refused,
+      hub.tools().some((t) => t.name === "read_skill_file"),
+    )}`,
+  );
+}
+
 /**
  * The content of the skill file at `uri`: a published skill's as published, another served skill's as the
- * tools read it, a tree node's own file; not found otherwise.
+ * tools read it, a tree node's own file; not found otherwise. `reading` is told a published file's size
+ * on disk before it is read, and may throw to refuse the read.
  */
-async function readFile(hub: Hub, uri: string): Promise<SkillReadResult> {
+async function readFile(hub: Hub, uri: string, reading: (bytes: number) => void): Promise<SkillReadResult> {
   for await (const at of skillsOf(hub, uri)) {
     if ("reason" in at.outcome) {
       // A folder whose URIs a shadowed skill holds is not this skill's to serve by URI (claimedFolders).
@@ -134,7 +154,10 @@ async function readFile(hub: Hub, uri: string): Promise<SkillReadResult> {
       continue;
     }
     const file = at.outcome.files.get(at.key);
-    if (file) return readPublished(hub, uri, file);
+    if (file) {
+      reading(file.size);
+      return readPublished(hub, uri, file);
+    }
     if (at.outcome.dirs.has(at.key))
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,

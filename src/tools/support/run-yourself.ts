@@ -41,11 +41,15 @@ export function commandLine(decl: Pick<ScriptDecl, "args">, path: string): strin
  * tar's alone, and a refused link must stop the command before anything moves. `-f`: a refused link fails
  * curl instead of saving its error page. Security: the URL is quoted (a public URL may hold characters a
  * shell reads); `dir` is archiveName's (letters, digits, `.`, `_`, `-` under `.skillhub-skills/`), so
- * `rm -rf` names that one folder; the temporary folder, a variable's value, is quoted.
+ * `rm -rf` names that one folder; the temporary folder, a variable's value, is quoted. The command stops,
+ * saying why, when `.skillhub-skills` is a symbolic link: in a checkout made by someone else it may lead
+ * anywhere, and `rm -rf .skillhub-skills/<name>` would delete `<name>` there (a link at `dir` itself is
+ * harmless: `rm -rf` removes the link, not what it leads to).
  */
 export function downloadCommand(url: string, dir: string): string {
   const parent = posix.dirname(dir);
   return [
+    `if test -L ${parent}; then echo '${parent} is a symbolic link; nothing was downloaded' >&2; false; fi`,
     `mkdir -p ${parent}`,
     `tmp=$(mktemp -d ${parent}/.${posix.basename(dir)}.XXXXXX)`,
     `curl -fsSL -o "$tmp/skill.tar.gz" '${url.replaceAll("'", "%27")}'`,
