@@ -1,5 +1,5 @@
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
-import { createHttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
 import { tempDir, writeSkill } from "./fs.ts";
 import { testHub } from "./hub.ts";
 import { HANG_MS } from "./wait.ts";
@@ -131,4 +131,26 @@ export function sseReader(response: Response) {
     },
     cancel: () => reader.cancel(),
   };
+}
+
+/** A fetch into `handler` as if every request came from `peer`. */
+export function fetchFrom(handler: Pick<HttpHandler, "handle">, peer: string): typeof globalThis.fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(String(input), init);
+    request.headers.set("host", "127.0.0.1:8000");
+    return handler.handle(request, { peer });
+  }) as typeof globalThis.fetch;
+}
+
+/** Request hooks from `peer` that count how often the socket's silence limit is lifted and put back. */
+export function countedSocket(peer = "10.0.0.1") {
+  const socket = { lifted: 0, restored: 0 };
+  const hooks = {
+    peer,
+    longLived: () => {
+      socket.lifted++;
+      return () => void socket.restored++;
+    },
+  };
+  return { socket, hooks };
 }

@@ -7,7 +7,7 @@ import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { handTimers } from "../helpers/hand-timers.ts";
-import { initialize, mcpRequest, messages } from "../helpers/http.ts";
+import { countedSocket, fetchFrom, initialize, mcpRequest, messages } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
 import { eventually } from "../helpers/wait.ts";
 
@@ -51,15 +51,6 @@ async function world(options: Partial<HttpHandlerOptions> = {}) {
     hub.close();
   });
   return { handler, logger };
-}
-
-/** A fetch into `handler` as if every request came from `peer`. */
-function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(String(input), init);
-    request.headers.set("host", "127.0.0.1:8000");
-    return handler.handle(request, { peer });
-  }) as typeof globalThis.fetch;
 }
 
 /** An SDK client of `url` on `revision`. */
@@ -230,14 +221,7 @@ describe("a client that takes nothing for the idle limit", () => {
 
   test("an answer lifts its socket's silence limit until it has been read, however slowly", async () => {
     const { handler } = await world({ stateless: true });
-    const socket = { lifted: 0, restored: 0 };
-    const hooks = {
-      peer: "10.0.0.1",
-      longLived: () => {
-        socket.lifted++;
-        return () => void socket.restored++;
-      },
-    };
+    const { socket, hooks } = countedSocket();
     const one = await handler.handle(mcpRequest("POST", "/mcp", { body: read(2) }), hooks);
     expect(socket).toEqual({ lifted: 1, restored: 0 });
     expect(JSON.stringify(await messages(one))).toContain("aaaa");

@@ -19,6 +19,7 @@ import type { Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
 import { handTimers } from "../helpers/hand-timers.ts";
+import { countedSocket } from "../helpers/http.ts";
 import { connect, testHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 import { cli, machine } from "../lock/cli.ts";
@@ -522,14 +523,7 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     const url = download(
       textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "kit" } })),
     ).url;
-    const socket = { lifted: 0, restored: 0 };
-    const hooks = {
-      peer: "10.0.0.1",
-      longLived: () => {
-        socket.lifted++;
-        return () => void socket.restored++;
-      },
-    };
+    const { socket, hooks } = countedSocket();
     const response = await handler.handle(new Request(url, { headers: { host: HOST } }), hooks);
     expect(response.status).toBe(200);
     expect(socket).toEqual({ lifted: 1, restored: 0 });

@@ -5,7 +5,7 @@ import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "
 import type { HttpHandler } from "../../src/transports/http-handler.ts";
 import { REVISIONS, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { handlerWorld, initialize, mcpRequest, messages } from "../helpers/http.ts";
+import { fetchFrom, handlerWorld, initialize, mcpRequest, messages } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
 import { eventually, within } from "../helpers/wait.ts";
 
@@ -210,15 +210,6 @@ function silentClient(port: number, text: string) {
   closers.push(async () => void socket.destroy());
   const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
   return { closed, received: () => received };
-}
-
-/** A fetch into `handler` as if every request came from `peer`. */
-function fetchFrom(handler: HttpHandler, peer: string): typeof globalThis.fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(String(input), init);
-    request.headers.set("host", "127.0.0.1:8000");
-    return handler.handle(request, { peer });
-  }) as typeof globalThis.fetch;
 }
 
 const LIST_TOOLS = { jsonrpc: "2.0", id: 2, method: "tools/list" };
