@@ -27,7 +27,8 @@ const TEXT = "skill://bulk/text.txt";
 /**
  * A skill with a 40 KB text, 12 KB of control characters, a 15 KB and a 25 KB text, a 30 KB binary file
  * and a 20 KB zip; a skill the skills extension does not publish (its name breaks the rules), with a 30 KB
- * binary file; a skill whose instructions are 22 KB.
+ * binary file; a tree node (never published) whose own file is 25 KB, not UTF-8; a skill whose instructions
+ * are 22 KB.
  */
 function skills(): string {
   const dir = tempDir("skillhub-answers-");
@@ -42,6 +43,8 @@ function skills(): string {
   write(join(dir, "bulk", "blob.zip"), new Uint8Array(20_000).fill(0xff));
   writeSkill(dir, "Loose_Bulk", { description: "A name the skills extension does not publish" });
   write(join(dir, "Loose_Bulk", "loose.bin"), new Uint8Array(30_000).fill(0xff));
+  const node = Buffer.from('---\nkeywords: [notes]\ndescription: "Notes not in UTF-8"\n---\n\n');
+  write(join(dir, "notes", "latin.md"), Buffer.concat([node, Buffer.alloc(25_000, 0xff)]));
   writeSkill(dir, "long-read", { description: "Long instructions", body: `# Long\n\n${"d".repeat(22_000)}\n` });
   return dir;
 }
@@ -163,7 +166,7 @@ describe("the answers a server holds are bounded", () => {
     await eventually(() => handler.answers.held === 0);
   });
 
-  test("a file of a skill the extension does not publish counts its size on disk before it is read, as a published one", async () => {
+  test("a file of a skill the extension does not publish, a tree node's own too, counts its size on disk before it is read, as a published one", async () => {
     const { handler } = await world();
     const post = await rawSession(handler, "10.0.0.1");
     const unread = await post(read(2));
@@ -176,10 +179,18 @@ describe("the answers a server holds are bounded", () => {
         "skill://Loose_Bulk/loose.bin was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 30 KiB, would pass its limit",
       ),
     });
+    // A tree node's own file: 25 KiB on disk, 33 KiB as base64.
+    const [node] = await messages(await post(read(5, "skill://notes/latin.md")));
+    expect(node?.error.message).toContain(
+      "skill://notes/latin.md was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 25 KiB, would pass its limit",
+    );
     await unread.text();
     await eventually(() => handler.answers.held === 0);
     const [loose] = await messages(await post(read(4, "skill://Loose_Bulk/loose.bin")));
     expect(loose?.result.contents[0].blob).toBe(Buffer.alloc(30_000, 0xff).toString("base64"));
+    await eventually(() => handler.answers.held === 0);
+    const [latin] = await messages(await post(read(6, "skill://notes/latin.md")));
+    expect(latin?.result.contents[0].blob.length).toBeGreaterThan(33_000);
     await eventually(() => handler.answers.held === 0);
   });
 
