@@ -111,10 +111,10 @@ export function checkedFileRead(
   file: string,
   maxBytes: number,
   overflow: "truncate" | "refuse",
-  clock: Pick<ConfinedReadOptions, "now"> = {},
+  hooks: Pick<ConfinedReadOptions, "now" | "beforeRead"> = {},
 ): CheckedFile | ConfinedFailure | Refused {
   if (!frozen) {
-    const read = readConfined({ root, rootIsReal: true, file, maxBytes, overflow, ...clock });
+    const read = readConfined({ root, rootIsReal: true, file, maxBytes, overflow, ...hooks });
     return read.ok
       ? { ok: true, bytes: read.bytes, size: read.size, truncated: read.truncated, real: read.real }
       : read;
@@ -122,7 +122,7 @@ export function checkedFileRead(
   const hash = new Bun.CryptoHasher("sha256");
   const kept = Buffer.alloc(Math.min(maxBytes, FROZEN_READ_MAX_BYTES));
   let filled = 0;
-  const options = { root, rootIsReal: true, file, maxBytes: FROZEN_READ_MAX_BYTES, ...clock };
+  const options = { root, rootIsReal: true, file, maxBytes: FROZEN_READ_MAX_BYTES, ...hooks };
   const read = readConfinedChunks(options, (chunk) => {
     hash.update(chunk);
     const part = chunk.subarray(0, kept.length - filled);

@@ -1,3 +1,5 @@
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+
 /** 64 MiB: the most bytes of answers (their JSON, as sent) held at once for all HTTP clients. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
@@ -38,7 +40,7 @@ interface Open {
  * times the file (a JSON escape per control character), and many reads of large files at once, by a batch
  * or clients that read slowly, held gigabytes. Past the budget an answer is refused, not waited for: its
  * client is told to retry or to ask for less. Where its size has a bound known before it is built (a file's
- * size on disk), the bound is taken first and the answer's own size once built (`giveBack`, then `take`),
+ * size on disk), the bound is taken first and the answer's own size once built (buildBounded, then `take`),
  * so one that cannot fit is refused before its bytes are read.
  */
 export class AnswerBudget {
@@ -119,6 +121,47 @@ export class AnswerBudget {
   }
 }
 
+/** Told the least bytes an answer being built will take, before its bytes are read (buildBounded). */
+export type Bound = (bytes: number) => void;
+
+/** What buildBounded built, or why it stopped. */
+export type Bounded<T> = { value: T } | { refused: AnswerRefusal };
+
+/** A bound past the budget, thrown through the read that told it (so nothing more is read) to buildBounded. */
+class BoundRefused extends Error {
+  constructor(readonly refusal: AnswerRefusal) {
+    super(refusal.message);
+  }
+}
+
+/**
+ * Build an answer to `request` whose least size is known before its bytes are read: `build` tells `bound`
+ * that size once it knows it (a file's size on disk once the file is open, or its base64's), and it counts
+ * while the answer is built; past the budget, `bound` stops the build there (the read throws through, having
+ * read nothing) and the refusal is returned instead. The bound is given back when `build` ends: the caller
+ * counts the answer built at its own size (`take`). Without a budget (stdio), `build` just runs.
+ */
+export async function buildBounded<T>(
+  budget: AnswerBudget | undefined,
+  request: Request | undefined,
+  build: (bound: Bound) => T | Promise<T>,
+): Promise<Bounded<T>> {
+  let held = 0;
+  try {
+    const value = await build((bytes) => {
+      const refused = budget?.take(request, bytes);
+      if (refused) throw new BoundRefused(refused);
+      held += bytes;
+    });
+    return { value };
+  } catch (error) {
+    if (error instanceof BoundRefused) return { refused: error.refusal };
+    throw error;
+  } finally {
+    budget?.giveBack(request, held);
+  }
+}
+
 /** Bytes as a person reads them: KiB below a MiB, else MiB with one decimal. */
 function size(bytes: number): string {
   return bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
@@ -135,4 +178,15 @@ export function refusalAdvice(refusal: AnswerRefusal, parts: boolean): string {
   return refusal.kind === "busy"
     ? `${refusal.message}. Retry in a moment, once the answers being sent have been read, or ${less}.`
     : `${refusal.message}. Instead, ${less}.`;
+}
+
+/**
+ * A refused answer as the JSON-RPC error its request gets (resources/read, prompts/get), `what` naming the
+ * answer: busy is the server's state now (an internal error: retry), too large the request's (invalid params).
+ */
+export function refusalError(what: string, refusal: AnswerRefusal, parts: boolean): ProtocolError {
+  return new ProtocolError(
+    refusal.kind === "busy" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,
+    `${what} was not sent: ${refusalAdvice(refusal, parts)}`,
+  );
 }

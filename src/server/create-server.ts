@@ -16,7 +16,7 @@ import { jsonBytes } from "../util/json-bytes.ts";
 import { timerDelay } from "../util/timer-limit.ts";
 import { VERSION } from "../version.ts";
 import { type Announced, announceChanges } from "./announce-changes.ts";
-import { type AnswerBudget, refusalAdvice } from "./answer-budget.ts";
+import { type AnswerBudget, type AnswerRefusal, buildBounded, refusalAdvice } from "./answer-budget.ts";
 import { listingReady, toolsListingReady } from "./catalog-snapshot.ts";
 import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
@@ -125,11 +125,31 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   const seen: Announced = { initialized: false, ...(options.resumed ? { tools: "" } : {}) };
 
   const links = options.archiveUrl;
-  const context = (signal?: AbortSignal, meta?: unknown, request?: Request): ToolContext => {
+  const answers = options.answers;
+  /** A tool's answer past the bytes of answers held at once: what its client is told instead. */
+  const refusedAnswer = (tool: string, refused: AnswerRefusal): CallToolResult => {
+    const failed = errorResult(
+      refused.kind === "busy" ? "SERVER_BUSY" : "FILE_TOO_LARGE",
+      `The answer of ${tool} was not sent: ${refusalAdvice(
+        refused,
+        hub.tools().some((t) => t.name === "read_skill_file"),
+      )}`,
+    );
+    return JSON_TEXT_TOOLS.has(tool) ? withJsonText(failed) : failed;
+  };
+  /** `tool`: the tool whose call `request` is, which may count its answer before building it (bounded). */
+  const context = (signal?: AbortSignal, meta?: unknown, request?: Request, tool?: string): ToolContext => {
     const names = new Set(hub.tools().map((t) => t.name));
     // A 2026-07-28 request names its client in its own envelope; a 2025 session did so at initialize.
     const named = envelopeClientName(meta);
     const archiveUrl = links && ((id: string, version: string) => links(id, version, request));
+    const bounded: ToolContext["bounded"] =
+      answers && request && tool
+        ? async (build) => {
+            const built = await buildBounded(answers, request, build);
+            return "refused" in built ? { refused: refusedAnswer(tool, built.refused) } : built;
+          }
+        : undefined;
     return {
       deps: hub,
       session: {
@@ -139,10 +159,11 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       },
       signal,
       hasTool: (name) => names.has(name),
+      ...(bounded ? { bounded } : {}),
     };
   };
 
-  if (promptsEnabled(hub)) registerPrompts(mcp, hub, (request) => context(undefined, undefined, request));
+  if (promptsEnabled(hub)) registerPrompts(mcp, hub, (request) => context(undefined, undefined, request), answers);
 
   // A listing may come before the first scan only where list_changed can follow it (not a stateless
   // request's server, which the handler's own events speak for only once a catalog exists).
@@ -169,16 +190,8 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
       ctx.http?.req,
     );
     const answer = remote ? hideServerPaths(result, serverPaths(hub), sweepKind(name)) : result;
-    const refused = options.answers?.take(ctx.http?.req, jsonBytes(answer));
-    if (!refused) return answer;
-    const failed = errorResult(
-      refused.kind === "busy" ? "SERVER_BUSY" : "FILE_TOO_LARGE",
-      `The answer of ${name} was not sent: ${refusalAdvice(
-        refused,
-        hub.tools().some((t) => t.name === "read_skill_file"),
-      )}`,
-    );
-    return JSON_TEXT_TOOLS.has(name) ? withJsonText(failed) : failed;
+    const refused = answers?.take(ctx.http?.req, jsonBytes(answer));
+    return refused ? refusedAnswer(name, refused) : answer;
   });
 
   async function callTool(
@@ -207,7 +220,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         ? withJsonText(invalidArguments(tool, parsed.error))
         : invalidArguments(tool, parsed.error);
     try {
-      return await tool.handler(parsed.data, context(signal, meta, request));
+      return await tool.handler(parsed.data, context(signal, meta, request, name));
     } catch (error) {
       // A bug must not reach the client as a crash: report it as a tool error and log it.
       hub.logger.error(

@@ -5,6 +5,9 @@ import type { Skill } from "../skills/skill.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { skillTool } from "../tools/skill.ts";
 import { pickedSkills } from "../usage/picked.ts";
+import { jsonBytes } from "../util/json-bytes.ts";
+import { shownArg } from "../util/shown-arg.ts";
+import { type AnswerBudget, refusalError } from "./answer-budget.ts";
 import { listingReady } from "./catalog-snapshot.ts";
 import type { Hub } from "./hub.ts";
 import { paginate } from "./paging.ts";
@@ -52,9 +55,15 @@ export function promptsSignature(hub: Hub): string {
 /**
  * MCP prompts for the most useful skills (`/skill-name` in clients that surface prompts). Getting one
  * returns the `skill` tool's text for that name, as a user message, so a prompt and a tool call load the
- * same skill. Any served skill can be got by name, listed or not.
+ * same skill. Any served skill can be got by name, listed or not. `answers`: where the HTTP transport
+ * counts what a prompt sends, as a tool's answer (create-server.ts); none over stdio.
  */
-export function registerPrompts(mcp: McpServer, hub: Hub, context: (request?: Request) => ToolContext): void {
+export function registerPrompts(
+  mcp: McpServer,
+  hub: Hub,
+  context: (request?: Request) => ToolContext,
+  answers?: AnswerBudget,
+): void {
   const server = mcp.server;
   server.setRequestHandler("prompts/list", async (request) => {
     await listingReady(hub);
@@ -84,9 +93,14 @@ export function registerPrompts(mcp: McpServer, hub: Hub, context: (request?: Re
     // the skill tool's description makes to a model; a prompt is a person's choice and promised nothing.
     const first = result.content[0];
     const text = first?.type === "text" ? first.text : "";
-    return {
+    const answer = {
       description: skill.description,
       messages: [{ role: "user" as const, content: { type: "text" as const, text } }],
     };
+    // Security: a skill's text (up to 1 MiB, six bytes a control character as JSON) counts until the response
+    // carrying it ends, as a tool's answer does, so prompts got at once cannot hold memory without bound.
+    const refused = answers?.take(reqCtx.http?.req, jsonBytes(answer));
+    if (refused) throw refusalError(`Prompt '${shownArg(name)}'`, refused, false);
+    return answer;
   });
 }

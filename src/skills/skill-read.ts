@@ -4,6 +4,7 @@ import { linksConfined } from "../sources/source-list.ts";
 import {
   type ConfinedFailure,
   type ConfinedFile,
+  type ConfinedReadOptions,
   MAX_INSTRUCTIONS_BYTES,
   readConfined,
   readConfinedText,
@@ -149,12 +150,13 @@ function sourceKind(skill: Pick<Skill, "location">): string {
   return skill.location === "remote" ? "repository" : "plugin";
 }
 
-/** A skill's own file as bytes (for the scanner's digest). */
+/** A skill's own file as bytes (for the scanner's digest); `beforeRead` as for readConfined. */
 export function readSkillSourceBytes(
   skill: SkillPlace,
   maxBytes = MAX_INSTRUCTIONS_BYTES,
+  beforeRead?: ConfinedReadOptions["beforeRead"],
 ): ConfinedFile | ConfinedFailure {
   const root = skillReadRoot(skill);
   if (!root.ok) return root;
-  return readConfined({ root: root.root, rootIsReal: true, file: basename(skill.file), maxBytes });
+  return readConfined({ root: root.root, rootIsReal: true, file: basename(skill.file), maxBytes, beforeRead });
 }

@@ -80,6 +80,14 @@ export interface ToolContext {
   hasTool?: (name: string) => boolean;
   /** Characters of tools/list left for this tool's definition by the others (the skill catalog adapts). */
   room?: number;
+  /**
+   * Build this call's answer within the bytes of answers the transport holds at once (HTTP;
+   * server/answer-budget.ts): `build` tells `bound` the least bytes its answer will take (a file's size on
+   * disk, or its base64's) before reading them; past the budget the read stops there and the call's refusal
+   * comes back instead (SERVER_BUSY, or FILE_TOO_LARGE when no client may be sent that much at once).
+   * Undefined where answers are not counted (stdio).
+   */
+  bounded?: <T>(build: (bound: (bytes: number) => void) => T) => Promise<{ value: T } | { refused: CallToolResult }>;
 }
 
 /** One tool: metadata, schemas and a handler. Descriptions may depend on the catalog (the skill tool's does). */

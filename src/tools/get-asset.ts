@@ -106,7 +106,12 @@ export const getAssetTool = defineTool({
             : `File '${shownArg(checked.path)}' not found in skill '${skill.name}' (${shownReason(located.reason, checked.path)}).`;
       return errorResult(located.code, message, { skill_path: skill.name, file: shownArg(checked.path) });
     }
-    const read = readAsset(owner, checked.path, deps.config.assets.max_size_bytes, { frozen: deps.frozen });
+    // Security: over HTTP, the file's size on disk counts against the answers held at once before it is read.
+    const readFile = (bound?: (bytes: number) => void) =>
+      readAsset(owner, checked.path, deps.config.assets.max_size_bytes, { frozen: deps.frozen, bound });
+    const built = ctx.bounded ? await ctx.bounded(readFile) : { value: readFile() };
+    if ("refused" in built) return built.refused;
+    const read = built.value;
     if (!read.ok) {
       return errorResult(read.code, read.message, {
         skill_path: skill.name,

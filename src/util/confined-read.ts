@@ -57,6 +57,12 @@ export interface ConfinedReadOptions {
   timeBudgetMs?: number;
   /** Injected clock for tests. */
   now?: () => number;
+  /**
+   * Told the opened file's size (fstat, bytes) and real path once every check has passed, before any byte of
+   * it is read; may throw to stop the read there (the descriptor is closed and the error thrown on). An HTTP
+   * answer's budget counts a file's size this way before its bytes are read (server/answer-budget.ts).
+   */
+  beforeRead?: (size: number, real: string) => void;
 }
 
 export interface ConfinedFile {
@@ -159,6 +165,7 @@ export function withConfinedFile<T>(
   const opened = openConfined(options);
   if (!opened.ok) return opened;
   try {
+    options.beforeRead?.(opened.stat.size, opened.real);
     return use(opened.fd, opened.stat, opened.real);
   } catch (error) {
     return fromErrno(error, `'${shownArg(options.file)}'`);

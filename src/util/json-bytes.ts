@@ -6,7 +6,7 @@
  */
 export function jsonBytes(value: unknown): number {
   if (typeof value === "string") return stringBytes(value);
-  if (value instanceof Uint8Array) return 4 * Math.ceil(value.byteLength / 3) + 2;
+  if (value instanceof Uint8Array) return base64JsonBytes(value.byteLength);
   if (Array.isArray(value))
     return Math.max(
       2,
@@ -19,6 +19,11 @@ export function jsonBytes(value: unknown): number {
     return Math.max(2, n);
   }
   return String(value).length;
+}
+
+/** The bytes `byteLength` bytes take as a base64 string in JSON, its quotes included. */
+export function base64JsonBytes(byteLength: number): number {
+  return 4 * Math.ceil(byteLength / 3) + 2;
 }
 
 /** A string as JSON: its UTF-8 bytes, its escapes and its quotes. */

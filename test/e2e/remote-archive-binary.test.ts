@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -8,6 +9,7 @@ import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { startHttpBinary } from "../helpers/http-binary.ts";
 import { writeNode } from "../helpers/tree.ts";
+import { eventually } from "../helpers/wait.ts";
 
 /**
  * A remote agent of a shared hub (docs/http.md, "Downloading a skill's folder"): the compiled binary serves
@@ -186,4 +188,57 @@ describe("a remote agent downloads a skill with the command from the answer, and
     },
     120_000,
   );
+});
+
+/** A line the server's logger writes: time, name, level, message. */
+const LOG_LINE = /^\d{4}-\d\d-\d\dT[\d:.]+Z skillhub (DEBUG|INFO|WARN|ERROR) /;
+
+describe("a skill file that changes while its archive is downloaded", () => {
+  test("stops the download, and the server's log says so in one line, with no stack trace", async () => {
+    const dir = tempDir("skillhub-e2e-changing-");
+    writeSkill(dir, "kit", { description: "A kit with a large asset" });
+    // More than the loopback connection buffers: the archive is still being read when the file changes.
+    const large = join(dir, "kit/assets/large.bin");
+    write(large, randomBytes(12 * 1024 * 1024));
+    const home = tempDir("skillhub-e2e-changing-home-");
+    const server = await startHttpBinary(binary(), ["--skills-dir", dir, "--no-watch"], {
+      env: { PATH: process.env.PATH ?? "", HOME: home, SKILLHUB_HTTP_TOKEN: TOKEN },
+      cwd: home,
+    });
+    const client = new Client({ name: "remote-agent", version: "1.0.0" });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+        }),
+      );
+      const loaded = await client.callTool({ name: "skill", arguments: { name: "kit" } });
+      const text = (loaded.content as { text: string }[])[0]?.text ?? "";
+      const url = /'(http[^']+\/archive\/[^']+)'/.exec(text)?.[1] as string;
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      const body = (response.body as ReadableStream<Uint8Array>).getReader();
+      await body.read();
+      write(large, randomBytes(12 * 1024 * 1024));
+      const failed = await (async () => {
+        try {
+          for (let part = await body.read(); !part.done; part = await body.read());
+          return false;
+        } catch {
+          return true;
+        }
+      })();
+      expect(failed).toBe(true);
+      await eventually(() => server.stderr().includes("changed while it was sent"));
+    } finally {
+      await client.close();
+      expect(await server.stop()).toBe(0);
+    }
+    // Stopped, the server has written all it will: each line of its log is a log line, and one names the archive.
+    const lines = server.stderr().trimEnd().split("\n");
+    expect(lines.filter((line) => !LOG_LINE.test(line))).toEqual([]);
+    expect(lines.filter((line) => line.includes("archive"))).toEqual([
+      expect.stringContaining("WARN  http: the archive of kit stopped: assets/large.bin changed while it was sent"),
+    ]);
+  }, 120_000);
 });

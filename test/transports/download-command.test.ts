@@ -133,10 +133,10 @@ function tree(dir: string): Record<string, string> {
   return found;
 }
 
-/** What the agent sees in `.skillhub-skills`: its folders, the hidden ones (a failed try's) left out. */
+/** What `.skillhub-skills` holds, hidden folders (a download's temporary one) included. */
 function shown(workspace: string): string[] {
   const skills = join(workspace, ".skillhub-skills");
-  return existsSync(skills) ? readdirSync(skills).filter((name) => !name.startsWith(".")) : [];
+  return existsSync(skills) ? readdirSync(skills).sort() : [];
 }
 
 describe("the download command, run by sh with curl and tar", () => {
@@ -156,7 +156,7 @@ describe("the download command, run by sh with curl and tar", () => {
     expect(await sh(run, workspace)).toEqual({ exitCode: 0, stdout: "kit ran\n", stderr: "" });
   });
 
-  test("a refused link, a connection cut mid-archive or bytes that are no gzip leave no skill folder", async () => {
+  test("a refused link, a connection cut mid-archive or bytes that are no gzip leave no skill folder, nor a temporary one", async () => {
     const { dir } = skill();
     const { commands, base } = await serve(dir);
     const { download } = await commands();
@@ -167,12 +167,14 @@ describe("the download command, run by sh with curl and tar", () => {
       cut: url.replace(base, `${base}/cut`),
       garbage: url.replace(base, `${base}/garbage`),
     };
+    const left: Record<string, { failed: boolean; shown: string[] }> = {};
     for (const [how, link] of Object.entries(failing)) {
       const workspace = tempDir(`skillhub-download-${how}-`);
       const ran = await sh(download.replace(url, link), workspace);
-      expect({ how, failed: ran.exitCode !== 0 }).toEqual({ how, failed: true });
-      expect({ how, shown: shown(workspace) }).toEqual({ how, shown: [] });
+      left[how] = { failed: ran.exitCode !== 0, shown: shown(workspace) };
     }
+    const none = { failed: true, shown: [] };
+    expect(left).toEqual({ refused: none, cut: none, garbage: none });
   });
 
   test("a newer version replaces the folder whole; a failed one leaves the old folder as it was", async () => {
@@ -186,8 +188,11 @@ describe("the download command, run by sh with curl and tar", () => {
     write(join(kit, "scripts/run.sh"), 'echo "kit ran again"\n');
     const { download, run } = await commands();
     const url = /'(http[^']+)'/.exec(download)?.[1] as string;
-    expect((await sh(download.replace(url, url.replace(base, `${base}/cut`)), workspace)).exitCode).not.toBe(0);
-    expect(tree(unpacked)).toEqual(old);
+    for (const failing of [url.replace(base, `${base}/cut`), url.replace(base, `${base}/garbage`)]) {
+      expect((await sh(download.replace(url, failing), workspace)).exitCode).not.toBe(0);
+      expect(shown(workspace)).toEqual(["kit"]);
+      expect(tree(unpacked)).toEqual(old);
+    }
     expect((await sh(download, workspace)).exitCode).toBe(0);
     expect(shown(workspace)).toEqual(["kit"]);
     expect(tree(unpacked)).toEqual(tree(kit));
@@ -205,7 +210,8 @@ describe("the download command, run by sh with curl and tar", () => {
     const workspace = join(root, "agent");
     mkdirSync(workspace);
     symlinkSync(decoy, join(workspace, ".skillhub-skills"));
-    expect(await sh(download, workspace)).toEqual({
+    // A `tmp` of the agent's shell naming the decoy: the command removes only a folder mktemp made.
+    expect(await sh(`tmp='${decoy}'; ${download}`, workspace)).toEqual({
       exitCode: 1,
       stdout: "",
       stderr: ".skillhub-skills is a symbolic link; nothing was downloaded\n",

@@ -24,15 +24,28 @@ const LIMITS: AnswerBudgetOptions = { maxBytes: 100_000, maxPerPeer: 60_000 };
 const URL_ = "http://127.0.0.1:8000/mcp";
 const TEXT = "skill://bulk/text.txt";
 
-/** A skill with a 40 KB text, 12 KB of control characters, a 15 KB text and a 30 KB binary file. */
+/**
+ * A skill with a 40 KB text, 12 KB of control characters, a 15 KB and a 25 KB text, a 30 KB binary file
+ * and a 20 KB zip; a skill the skills extension does not publish (its name breaks the rules), with a 30 KB
+ * binary file; a tree node (never published) whose own file is 25 KB, not UTF-8; a skill whose instructions
+ * are 22 KB.
+ */
 function skills(): string {
   const dir = tempDir("skillhub-answers-");
   writeSkill(dir, "bulk", { description: "Large files" });
   write(join(dir, "bulk", "text.txt"), "a".repeat(40_000));
   write(join(dir, "bulk", "controls.txt"), "\x01".repeat(12_000));
   write(join(dir, "bulk", "small.txt"), "b".repeat(15_000));
+  write(join(dir, "bulk", "medium.txt"), "c".repeat(25_000));
   // Not UTF-8: served as base64 (a file of NUL bytes would be text, six bytes per byte).
   write(join(dir, "bulk", "blob.bin"), new Uint8Array(30_000).fill(0xff));
+  // Binary by its extension: get_asset sends it as base64, whatever its bytes.
+  write(join(dir, "bulk", "blob.zip"), new Uint8Array(20_000).fill(0xff));
+  writeSkill(dir, "Loose_Bulk", { description: "A name the skills extension does not publish" });
+  write(join(dir, "Loose_Bulk", "loose.bin"), new Uint8Array(30_000).fill(0xff));
+  const node = Buffer.from('---\nkeywords: [notes]\ndescription: "Notes not in UTF-8"\n---\n\n');
+  write(join(dir, "notes", "latin.md"), Buffer.concat([node, Buffer.alloc(25_000, 0xff)]));
+  writeSkill(dir, "long-read", { description: "Long instructions", body: `# Long\n\n${"d".repeat(22_000)}\n` });
   return dir;
 }
 
@@ -150,6 +163,98 @@ describe("the answers a server holds are bounded", () => {
     await eventually(() => handler.answers.held === 0);
     const [blob] = await messages(await post(read(4, "skill://bulk/blob.bin")));
     expect(blob?.result.contents[0].blob).toBe(Buffer.alloc(30_000, 0xff).toString("base64"));
+    await eventually(() => handler.answers.held === 0);
+  });
+
+  test("a file of a skill the extension does not publish, a tree node's own too, counts its size on disk before it is read, as a published one", async () => {
+    const { handler } = await world();
+    const post = await rawSession(handler, "10.0.0.1");
+    const unread = await post(read(2));
+    await eventually(() => handler.answers.held > 40_000);
+    // loose.bin is 30,000 bytes, 40,002 as base64: refused for its size on disk, its answer was never built.
+    const [refused] = await messages(await post(read(3, "skill://Loose_Bulk/loose.bin")));
+    expect(refused?.error).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining(
+        "skill://Loose_Bulk/loose.bin was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 30 KiB, would pass its limit",
+      ),
+    });
+    // A tree node's own file: 25 KiB on disk, 33 KiB as base64.
+    const [node] = await messages(await post(read(5, "skill://notes/latin.md")));
+    expect(node?.error.message).toContain(
+      "skill://notes/latin.md was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 25 KiB, would pass its limit",
+    );
+    await unread.text();
+    await eventually(() => handler.answers.held === 0);
+    const [loose] = await messages(await post(read(4, "skill://Loose_Bulk/loose.bin")));
+    expect(loose?.result.contents[0].blob).toBe(Buffer.alloc(30_000, 0xff).toString("base64"));
+    await eventually(() => handler.answers.held === 0);
+    const [latin] = await messages(await post(read(6, "skill://notes/latin.md")));
+    expect(latin?.result.contents[0].blob.length).toBeGreaterThan(33_000);
+    await eventually(() => handler.answers.held === 0);
+  });
+
+  test("get_asset counts its file's size on disk before reading it, as base64 for a binary file: one that cannot fit is refused unread", async () => {
+    const { handler } = await world();
+    const post = await rawSession(handler, "10.0.0.1");
+    const unread = await post(read(2));
+    await eventually(() => handler.answers.held > 40_000);
+    const c = await client(URL_, "2025-11-25", fetchFrom(handler, "10.0.0.1"));
+    const asset = (file: string) => c.callTool({ name: "get_asset", arguments: { skill_path: "bulk", file } });
+    // Each answer would be about twice its file (content and JSON text); each is refused for what it takes before
+    // it is read: medium.txt its 25,000 bytes, blob.zip its 26,670 as base64.
+    for (const [file, bytes] of [
+      ["medium.txt", "25 KiB"],
+      ["blob.zip", "27 KiB"],
+    ]) {
+      const refused = await asset(file as string);
+      const sentence = `The answer of get_asset was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, ${bytes}, would pass its limit`;
+      expect({ file, refused: refused.structuredContent }).toEqual({
+        file,
+        refused: { error: { code: "SERVER_BUSY", message: expect.stringContaining(sentence) } },
+      });
+      expect(JSON.parse((refused.content as { text: string }[])[0]?.text ?? "")).toEqual(refused.structuredContent);
+      expect(refused.isError).toBe(true);
+    }
+    await unread.text();
+    await eventually(() => handler.answers.held === 0);
+    expect((await asset("blob.zip")).structuredContent).toMatchObject({
+      content_base64: Buffer.alloc(20_000, 0xff).toString("base64"),
+    });
+    expect((await asset("medium.txt")).structuredContent).toMatchObject({ content: "c".repeat(25_000) });
+    await eventually(() => handler.answers.held === 0);
+  });
+
+  test("a prompt's answer counts until its response is read: meanwhile its address's next one is refused", async () => {
+    const { handler } = await world({ stateless: true });
+    const headers = { "mcp-protocol-version": "2025-11-25" };
+    const post = (body: unknown) => handler.handle(mcpRequest("POST", "/mcp", { body, headers }), { peer: "10.0.0.1" });
+    const prompt = { jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "long-read" } };
+    // A stateless JSON answer is built whole before its response: it counts from then until it is read.
+    const held = await post(prompt);
+    expect(handler.answers.held).toBeGreaterThan(22_000);
+    // The 40 KB read would pass the address's share beside the prompt's unread answer.
+    const [refusedRead] = await messages(await post(read(3)));
+    expect(refusedRead?.error).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("the server is sending 23 KiB of answers now"),
+    });
+    expect(JSON.stringify(await messages(held))).toContain("dddd");
+    await eventually(() => handler.answers.held === 0);
+    // And the other way round: a prompt past the share beside an unread answer is refused, saying what to do.
+    const unread = await post(read(4));
+    expect(handler.answers.held).toBeGreaterThan(40_000);
+    const c = await client(URL_, "2025-11-25", fetchFrom(handler, "10.0.0.1"));
+    const refused = await failure(c.getPrompt({ name: "long-read" }));
+    expect(refused?.code).toBe(-32603);
+    expect(refused?.message).toContain(
+      "Prompt 'long-read' was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 23 KiB, would pass its limit (98 KiB in all, 59 KiB to one address). Retry in a moment, once the answers being sent have been read, or ask for less.",
+    );
+    const other = await client(URL_, "2025-11-25", fetchFrom(handler, "10.0.0.2"));
+    expect(JSON.stringify((await other.getPrompt({ name: "long-read" })).messages)).toContain("dddd");
+    await unread.text();
+    await eventually(() => handler.answers.held === 0);
+    expect(JSON.stringify((await c.getPrompt({ name: "long-read" })).messages)).toContain("dddd");
     await eventually(() => handler.answers.held === 0);
   });
 

@@ -5,7 +5,7 @@ import { errorMessage, SkillHubError } from "../../util/errors.ts";
 import { strictFileText } from "../../util/file-text.ts";
 import { jsonBytes } from "../../util/json-bytes.ts";
 import { shownArg } from "../../util/shown-arg.ts";
-import { type AnswerBudget, type AnswerRefusal, refusalAdvice } from "../answer-budget.ts";
+import { type AnswerBudget, type AnswerRefusal, type Bound, buildBounded, refusalError } from "../answer-budget.ts";
 import type { Hub } from "../hub.ts";
 import { paginate } from "../paging.ts";
 import { fileDigest } from "./digest.ts";
@@ -88,25 +88,15 @@ export function skillSource(hub: Hub, answers?: AnswerBudget): SkillSource {
     },
     async read(uri, ctx) {
       const request = ctx.http?.req;
-      const refuse = (refused: AnswerRefusal | undefined) => {
-        if (refused) throw refusalError(hub, uri, refused);
-      };
       // Security: counted until the response carrying it ends, so reads at once (a batch, clients reading
-      // slowly) cannot hold the server's memory without bound. A published file's size on disk, which its
-      // answer is never smaller than, counts before it is read: a read that cannot fit is refused before
-      // its bytes are read and its answer built, not after.
-      let bound = 0;
-      let content: SkillReadResult;
-      try {
-        content = await readFile(hub, uri, (bytes) => {
-          refuse(answers?.take(request, bytes));
-          bound = bytes;
-        });
-      } finally {
-        answers?.giveBack(request, bound);
-      }
-      refuse(answers?.take(request, jsonBytes(content)));
-      return content;
+      // slowly) cannot hold the server's memory without bound. The file's size on disk, which its answer is
+      // never smaller than, counts before it is read: a read that cannot fit is refused before its bytes are
+      // read and its answer built, not after.
+      const built = await buildBounded(answers, request, (bound) => readFile(hub, uri, bound));
+      if ("refused" in built) throw readRefused(hub, uri, built.refused);
+      const refused = answers?.take(request, jsonBytes(built.value));
+      if (refused) throw readRefused(hub, uri, refused);
+      return built.value;
     },
     async readDirectory(uri, { cursor }) {
       for await (const at of skillsOf(hub, uri)) {
@@ -129,33 +119,31 @@ export function skillSource(hub: Hub, answers?: AnswerBudget): SkillSource {
 }
 
 /** Why the answer to a read of `uri` was not sent, for its client. */
-function refusalError(hub: Hub, uri: string, refused: AnswerRefusal): ProtocolError {
-  return new ProtocolError(
-    refused.kind === "busy" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,
-    `${shownArg(uri)} was not sent: ${refusalAdvice(
-      refused,
-      hub.tools().some((t) => t.name === "read_skill_file"),
-    )}`,
+function readRefused(hub: Hub, uri: string, refused: AnswerRefusal): ProtocolError {
+  return refusalError(
+    shownArg(uri),
+    refused,
+    hub.tools().some((t) => t.name === "read_skill_file"),
   );
 }
 
 /**
  * The content of the skill file at `uri`: a published skill's as published, another served skill's as the
- * tools read it, a tree node's own file; not found otherwise. `reading` is told a published file's size
- * on disk before it is read, and may throw to refuse the read.
+ * tools read it, a tree node's own file; not found otherwise. `bound` is told the file's size on disk
+ * before it is read (its answer is never smaller: text as it is, or base64), and may throw to stop the read.
  */
-async function readFile(hub: Hub, uri: string, reading: (bytes: number) => void): Promise<SkillReadResult> {
+async function readFile(hub: Hub, uri: string, bound: Bound): Promise<SkillReadResult> {
   for await (const at of skillsOf(hub, uri)) {
     if ("reason" in at.outcome) {
       // A folder whose URIs a shadowed skill holds is not this skill's to serve by URI (claimedFolders).
       if (isClaimed(claimedFolders(hub.catalog, at.skill, at.shadowed), at.path)) continue;
-      const unpublished = readUnpublished(hub, at.skill, at.path, uri);
+      const unpublished = readUnpublished(hub, at.skill, at.path, uri, bound);
       if (unpublished) return contents(unpublished.bytes, unpublished.mimeType);
       continue;
     }
     const file = at.outcome.files.get(at.key);
     if (file) {
-      reading(file.size);
+      bound(file.size);
       return readPublished(hub, uri, file);
     }
     if (at.outcome.dirs.has(at.key))
@@ -164,7 +152,7 @@ async function readFile(hub: Hub, uri: string, reading: (bytes: number) => void)
         `${uri} is a directory; list it with resources/directory/read.`,
       );
   }
-  const node = readNodeFile(hub, uri);
+  const node = readNodeFile(hub, uri, bound);
   if (node) return contents(node.bytes, node.mimeType);
   throw new ResourceNotFoundError(
     uri,

@@ -9,6 +9,7 @@ import { readServedFile } from "../../tools/support/served-file.ts";
 import { mimeTypeFor } from "../../util/file-kind.ts";
 import { checkRelativePath } from "../../util/safe-path.ts";
 import { shownArg, shownReason } from "../../util/shown-arg.ts";
+import type { Bound } from "../answer-budget.ts";
 import type { Hub } from "../hub.ts";
 import { skillsAt } from "./publication.ts";
 import { uriKey } from "./uris.ts";
@@ -20,13 +21,15 @@ import { uriKey } from "./uris.ts";
  * reads it, a tree node's as get_asset does, so that a client offered only the `skill` tool can still
  * fetch what the skill's instructions use.
  * Undefined when there is no such file (the caller answers "not found"). A published skill's files
- * are the publication's alone, each with the digest skills/get gave for it.
+ * are the publication's alone, each with the digest skills/get gave for it. `bound` is told the file's
+ * size on disk before it is read, and may throw to stop the read.
  */
 export function readUnpublished(
   hub: Hub,
   skill: Skill,
   path: string,
   uri: string,
+  bound?: Bound,
 ): { bytes: Uint8Array; mimeType: string } | undefined {
   const refusal = hub.frozen?.check(skill, hub.catalog);
   if (refusal) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${refusal.message}`);
@@ -44,7 +47,7 @@ export function readUnpublished(
       maxBytes = hub.config.assets.max_size_bytes;
     } else if (!hub.tools().some((tool) => tool.name === "read_skill_file")) return undefined;
   }
-  const read = readServedFile(hub.frozen, owner, checked.path, maxBytes, "refuse");
+  const read = readServedFile(hub.frozen, owner, checked.path, maxBytes, "refuse", { beforeRead: bound });
   // The URI names a path the client chose (up to the URI limit): quoted as the reason quotes the path.
   if (isRefused(read))
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${shownArg(uri)}: ${read.refused.message}`);
@@ -62,14 +65,18 @@ export function readUnpublished(
  * A tree node's own Markdown file, by its place in the tree: `skill://frontend/react-forms.md` is node
  * `frontend/react-forms`'s (a shadowed node's under its source's label), as the answers that name the
  * file give it; read and checked as load_skill reads it, and served as it is (a byte-order mark kept, as
- * every file served by URI is). Undefined when no enabled node is there.
+ * every file served by URI is). Undefined when no enabled node is there. `bound` as for readUnpublished.
  */
-export function readNodeFile(hub: Hub, uri: string): { bytes: Uint8Array; mimeType: string } | undefined {
+export function readNodeFile(
+  hub: Hub,
+  uri: string,
+  bound?: Bound,
+): { bytes: Uint8Array; mimeType: string } | undefined {
   const key = uriKey(uri);
   if (!key.endsWith(".md")) return undefined;
   for (const at of skillsAt(hub.catalog, key.slice(0, -".md".length))) {
     if (at.path !== "" || at.skill.kind !== "tree-node" || !isEnabled(at.skill, hub.filter)) continue;
-    const read = readSkillSourceBytes(at.skill);
+    const read = readSkillSourceBytes(at.skill, undefined, bound);
     if (!read.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} cannot be served: ${read.reason}`);
     const refused = hub.frozen?.checkRead(at.skill, null, read.sha256);
     if (refused) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${refused.message}`);

@@ -2,8 +2,9 @@ import { isRefused } from "../../lock/checked-read.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import type { ConfinedReadOptions } from "../../util/confined-read.ts";
-import { binaryMimeType, isBinaryFile, isViewableImage } from "../../util/file-kind.ts";
+import { binaryMimeType, isBinaryExtension, isBinaryFile, isViewableImage } from "../../util/file-kind.ts";
 import { fileText } from "../../util/file-text.ts";
+import { base64JsonBytes } from "../../util/json-bytes.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import { shownArg, shownReason } from "../../util/shown-arg.ts";
 import { statOf } from "../../util/stat.ts";
@@ -49,17 +50,23 @@ export type AssetContent =
  * (FILE_TOO_LARGE otherwise, even for a file that grows after the check);
  * binary by the opened file's extension or NUL bytes in the first KiB → base64
  * with a MIME type (and whether it is an image a model can view); otherwise UTF-8 text.
+ * `bound` is told the least bytes the content takes in an answer before any is read (ToolContext.bounded):
+ * the file's size on disk, as base64 when its extension makes it binary; it may throw to stop the read.
  */
 export function readAsset(
   owner: Skill,
   rel: string,
   maxBytes: number,
-  options: { frozen?: FrozenGuard } & Pick<ConfinedReadOptions, "now"> = {},
+  options: { frozen?: FrozenGuard; bound?: (bytes: number) => void } & Pick<ConfinedReadOptions, "now"> = {},
 ): AssetContent {
   const base = filesBase(owner);
   if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${shownArg(rel)}' does not exist.` };
+  const { bound } = options;
+  // Text is never shorter in JSON than its bytes (a byte not UTF-8 becomes a three-byte U+FFFD).
+  const beforeRead =
+    bound && ((size: number, real: string) => bound(isBinaryExtension(real) ? base64JsonBytes(size) : size));
   // Frozen: served only when the lock records the digest of these very bytes (served-file.ts).
-  const read = readServedFile(options.frozen, owner, rel, maxBytes, "refuse", { base, now: options.now });
+  const read = readServedFile(options.frozen, owner, rel, maxBytes, "refuse", { base, now: options.now, beforeRead });
   if (isRefused(read)) return { ok: false, code: read.refused.code, message: read.refused.message };
   if (!read.ok) {
     if (read.code === "FILE_TOO_LARGE") return tooLarge(rel, read.size ?? maxBytes + 1, maxBytes);

@@ -37,7 +37,8 @@ export function commandLine(decl: Pick<ScriptDecl, "args">, path: string): strin
  * curl saves the archive into a fresh hidden folder beside `dir`, tar unpacks it into a folder made there
  * (mktemp's own is private, 0700), and only when both succeeded is the old `dir` removed (a newer version
  * replaces it, never lands inside it) and the new one moved in. A failed download (refused, cut off, not
- * gzip) leaves `dir` as it was, and the hidden folder with what came. Saved, not piped: a pipe's status is
+ * gzip) removes the hidden folder and exits non-zero, leaving `dir` as it was: the removal runs only once
+ * mktemp has set `tmp` (a `tmp` of the user's shell is never removed). Saved, not piped: a pipe's status is
  * tar's alone, and a refused link must stop the command before anything moves. `-f`: a refused link fails
  * curl instead of saving its error page. Security: the URL is quoted (a public URL may hold characters a
  * shell reads); `dir` is archiveName's (letters, digits, `.`, `_`, `-` under `.skillhub-skills/`), so
@@ -52,9 +53,11 @@ export function downloadCommand(url: string, dir: string): string {
     `if test -L ${parent}; then echo '${parent} is a symbolic link; nothing was downloaded' >&2; false; fi`,
     `mkdir -p ${parent}`,
     `tmp=$(mktemp -d ${parent}/.${posix.basename(dir)}.XXXXXX)`,
-    `curl -fsSL -o "$tmp/skill.tar.gz" '${url.replaceAll("'", "%27")}'`,
-    `mkdir "$tmp/skill"`,
-    `tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill"`,
+    `{ ${[
+      `curl -fsSL -o "$tmp/skill.tar.gz" '${url.replaceAll("'", "%27")}'`,
+      `mkdir "$tmp/skill"`,
+      `tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill"`,
+    ].join(" && ")} || { rm -rf "$tmp"; false; }; }`,
     `rm -rf ${dir}`,
     `mv "$tmp/skill" ${dir}`,
     `rm -rf "$tmp"`,

@@ -18,7 +18,8 @@ import {
  * skill's files and version-control metadata are not the skill's (the one walker decides, as for the
  * lock), whether named so or reached through a link; the read is one confined read and, frozen, its
  * bytes are served only when the lock records their digest for that path (lock/checked-read.ts).
- * `base`: the folder the path is under when it is not the skill's own (a tree node's resource folder).
+ * `base`: the folder the path is under when it is not the skill's own (a tree node's resource folder);
+ * `beforeRead`: told the opened file's size before its bytes are read (confined-read.ts).
  */
 export function readServedFile(
   frozen: FrozenGuard | undefined,
@@ -26,13 +27,16 @@ export function readServedFile(
   path: string,
   maxBytes: number,
   overflow: "truncate" | "refuse",
-  options: { base?: string } & Pick<ConfinedReadOptions, "now"> = {},
+  options: { base?: string } & Pick<ConfinedReadOptions, "now" | "beforeRead"> = {},
 ): CheckedFile | ConfinedFailure | Refused {
   const folder = realFolder(options.base ?? skill.dir, skill);
   if (!folder.ok) return folder;
   const foreign = ownerProblem(skill, folder.root) ?? notOfSkill(folder.root, path);
   if (foreign !== undefined) return fail("PATH_OUTSIDE_SKILL", foreign);
-  const read = checkedFileRead(frozen, skill, folder.root, path, maxBytes, overflow, { now: options.now });
+  const read = checkedFileRead(frozen, skill, folder.root, path, maxBytes, overflow, {
+    now: options.now,
+    beforeRead: options.beforeRead,
+  });
   if (!read.ok) return read;
   const reached = notOfSkillReal(folder.root, read.real);
   return reached === undefined ? read : fail("PATH_OUTSIDE_SKILL", `'${path}' leads to another's file: ${reached}`);
