@@ -6,6 +6,7 @@ import { isMapping } from "../util/mapping.ts";
 import { readNamedText } from "../util/named-file.ts";
 import { yamlErrorAt } from "../util/yaml-error.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
+import { BRANCH_NAME } from "./schema-values.ts";
 import { dropUnsupportedKeys, restrictSourceConfig } from "./source-config.ts";
 
 export interface LoadOptions {
@@ -28,8 +29,17 @@ export interface LoadOptions {
   lockedDigests?: ReadonlyMap<string, string | null>;
 }
 
+/** What loadConfig resolved, and the branch each content repository's config.yaml says it publishes. */
+export interface Loaded extends Resolved {
+  /**
+   * A content repository's `git.branch`, by the path of the config.yaml that sets it: the branch of that
+   * repository alone (withRepoBranches), never the default of the others.
+   */
+  repoBranches: ReadonlyMap<string, string>;
+}
+
 /** The thin shell around resolveConfig: finds and reads the config files. */
-export function loadConfig(options: LoadOptions): Resolved {
+export function loadConfig(options: LoadOptions): Loaded {
   const base = {
     env: options.env,
     flags: options.flags,
@@ -49,6 +59,7 @@ export function loadConfig(options: LoadOptions): Resolved {
   const sourceWarnings: string[] = [];
   /** The skills folders' and repositories' files: someone else's content. */
   const others = new Set<string>();
+  const branches = new Map<string, string>();
   if (existsSync(homeFile)) files.push(userFile(homeFile, sourceWarnings));
   for (const path of options.sourceFiles ?? []) {
     const origin = options.repoFiles?.includes(path)
@@ -67,7 +78,11 @@ export function loadConfig(options: LoadOptions): Resolved {
     }
     const restricted = restrictSourceConfig(read, origin, join(first.home, ANALYTICS_FOLDER));
     sourceWarnings.push(...restricted.warnings);
-    files.push(restricted.file);
+    // Security: a repository's branch is its own, not every repository's default: merged, one repository
+    // could move the others to a branch of its choosing (an old commit of theirs), dropping their pins.
+    const own = origin === "repository" ? ownBranch(restricted.file, sourceWarnings) : { file: restricted.file };
+    if (own.branch !== undefined) branches.set(path, own.branch);
+    files.push(own.file);
     others.add(path);
   }
   if (options.configFile !== undefined) {
@@ -79,8 +94,23 @@ export function loadConfig(options: LoadOptions): Resolved {
     }
     files.push(userFile(options.configFile, sourceWarnings));
   }
-  const resolved = resolveIgnoring(base, files, others, sourceWarnings);
-  return sourceWarnings.length === 0 ? resolved : { ...resolved, warnings: [...sourceWarnings, ...resolved.warnings] };
+  const { resolved, ignored } = resolveIgnoring(base, files, others, sourceWarnings);
+  for (const file of ignored) branches.delete(file);
+  return { ...resolved, warnings: [...sourceWarnings, ...resolved.warnings], repoBranches: branches };
+}
+
+/**
+ * A content repository's file without its `git.branch`, and that branch when it is one git accepts (else a
+ * warning, and the repository follows the branch it would without it).
+ */
+function ownBranch(file: ConfigFile, warnings: string[]): { file: ConfigFile; branch?: string } {
+  const git = isMapping(file.data) ? file.data.git : undefined;
+  if (!isMapping(git) || !("branch" in git)) return { file };
+  const { branch, ...rest } = git;
+  const data = { ...(file.data as Record<string, unknown>), git: rest };
+  if (typeof branch === "string" && BRANCH_NAME.test(branch)) return { file: { ...file, data }, branch };
+  warnings.push(`${file.path}: git.branch = ${JSON.stringify(branch)}: expected a branch name; it is ignored.`);
+  return { file: { ...file, data } };
 }
 
 /**
@@ -93,10 +123,11 @@ function resolveIgnoring(
   files: ConfigFile[],
   others: ReadonlySet<string>,
   warnings: string[],
-): Resolved {
+): { resolved: Resolved; ignored: string[] } {
+  const ignored: string[] = [];
   for (let kept = files; ; ) {
     try {
-      return resolveConfig({ ...base, files: kept });
+      return { resolved: resolveConfig({ ...base, files: kept }), ignored };
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       // Someone else's file with a wrong value is set aside first: its first problem is said, and the rest
@@ -107,6 +138,7 @@ function resolveIgnoring(
       const file = theirs.file as string;
       warnings.push(`${theirs.message.replace(/^Invalid configuration: /, "")} ${file}'s settings are ignored.`);
       kept = kept.filter((f) => f.path !== file);
+      ignored.push(file);
     }
   }
 }

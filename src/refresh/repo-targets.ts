@@ -163,6 +163,23 @@ export function overriddenPins(repos: readonly (string | RepoEntryConfig)[]): st
 }
 
 /**
+ * `repos` with each content repository's own branch (its config.yaml's `git.branch`, by sourceKey) on its
+ * entries that choose none: an entry's own branch or ref still wins, and a project's entries are decided by
+ * the user's (decidingEntry).
+ */
+export function withRepoBranches(
+  repos: readonly (string | RepoEntryConfig)[],
+  branches: ReadonlyMap<string, string>,
+): (string | RepoEntryConfig)[] {
+  return repos.map((item) => {
+    const entry = repoEntry(item);
+    if (entry.scope === "project" || entry.branch !== undefined || entry.ref !== undefined) return item;
+    const branch = branches.get(sourceKey(entry));
+    return branch === undefined ? item : { ...entry, branch };
+  });
+}
+
+/**
  * A configuration's repositories as repoTargets takes them. With lock.file (SKILLHUB_LOCK) that one lock
  * pins every repository, the user's own too: their entries lose `scope: user`, so their copies are that
  * lock's and not the ones SkillHub's own lock pins elsewhere; a project's entry of one of them takes its

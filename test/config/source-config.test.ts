@@ -197,12 +197,14 @@ describe("config.yaml of skills folders", () => {
       ].join("\n");
     const file = write(join(copy, "config.yaml"), text("~/.skills-mcp/analytics.jsonl"));
     const base = { env: {}, homeDir: home, cwd: home };
-    const { config, warnings } = loadConfig({ ...base, sourceFiles: [file], repoFiles: [file] });
+    const { config, warnings, repoBranches } = loadConfig({ ...base, sourceFiles: [file], repoFiles: [file] });
+    // Its branch is its own (load-settings.ts puts it on its entries), never every repository's default.
     expect(config.git).toEqual({
       repos: [{ url: "file:///mine.git", scope: "user" }],
-      branch: "develop",
+      branch: "main",
       max_repo_bytes: 1_073_741_824,
     });
+    expect([...repoBranches]).toEqual([[file, "develop"]]);
     // Security: the repository names the file; it is written in SkillHub's analytics folder, nowhere else.
     const confined = join(home, ".skillhub", "analytics", "analytics.jsonl");
     expect(config.analytics).toMatchObject({
@@ -231,6 +233,7 @@ describe("config.yaml of skills folders", () => {
     // The same file in a --skills-dir folder (a project's checkout, perhaps) sets none of them.
     const folder = loadConfig({ ...base, sourceFiles: [file] });
     expect(folder.config.git.branch).toBe("main");
+    expect(folder.repoBranches.size).toBe(0);
     expect(folder.config.analytics.endpoint).toBe("");
   });
 
@@ -257,31 +260,53 @@ describe("config.yaml of skills folders", () => {
     ]);
   });
 
-  test("CLI: a synced repository's copy on disk sets the branch and the endpoint; SKILLS_BRANCH still wins", async () => {
+  test("CLI: a synced repository's copy on disk sets its own branch and the endpoint; SKILLS_BRANCH still wins", async () => {
     const home = tempDir();
-    const url = "file:///srv/team-skills.git";
     const { parseRepo } = await import("../../src/refresh/git/git-url.ts");
-    const copy = join(home, ".skillhub", "repos", parseRepo(url).slug);
-    write(join(copy, "skills", "_root.md"), "---\nkeywords: [x]\ndescription: Root\n---\nRoot\n");
-    write(
-      join(copy, "config.yaml"),
-      "git:\n  branch: develop\nanalytics:\n  enabled: true\n  endpoint: https://hooks.example.com/x\n",
-    );
-    // A copy as a sync leaves it (a git checkout), so that doctor finds it served.
-    git(["init", "--quiet"], copy);
-    git(["add", "-A"], copy);
-    git(["commit", "--quiet", "-m", "copy"], copy);
+    const copyOf = (url: string, config?: string) => {
+      const copy = join(home, ".skillhub", "repos", parseRepo(url).slug);
+      write(join(copy, "skills", "_root.md"), "---\nkeywords: [x]\ndescription: Root\n---\nRoot\n");
+      if (config !== undefined) write(join(copy, "config.yaml"), config);
+      // A copy as a sync leaves it (a git checkout), so that doctor finds it served.
+      git(["init", "--quiet"], copy);
+      git(["add", "-A"], copy);
+      git(["commit", "--quiet", "-m", "copy"], copy);
+    };
+    const team = "file:///srv/team-skills.git";
+    const other = "file:///srv/other-skills.git";
+    const pinned = "file:///srv/pinned-skills.git";
+    copyOf(team, "git:\n  branch: develop\nanalytics:\n  enabled: true\n  endpoint: https://hooks.example.com/x\n");
+    copyOf(other);
+    copyOf(pinned, "git:\n  branch: develop\n");
     const out: string[] = [];
     const io = { out: (t: string) => void out.push(t), err: () => {}, cwd: home };
-    const env = { HOME: home, SKILLS_REPO: url, SKILLHUB_RESCAN_SECONDS: "0" };
+    const env = { HOME: home, SKILLHUB_RESCAN_SECONDS: "0" };
     const { run } = await import("../../src/cli.ts");
-    expect(await run(["doctor", "--json"], env, io)).toBe(0);
-    const doctor = JSON.parse(out.join(""));
-    expect(doctor.repos[0].branch).toBe("develop");
-    expect(doctor.analytics.description).toContain("hooks.example.com");
-    out.length = 0;
-    expect(await run(["doctor", "--json"], { ...env, SKILLS_BRANCH: "release" }, io)).toBe(0);
-    expect(JSON.parse(out.join("")).repos[0].branch).toBe("release");
+    const branches = async (extra: Record<string, string>, repos: string[]) => {
+      out.length = 0;
+      const config = `git:\n  branch: stable\n  repos:\n${repos.map((r) => `    - ${r}\n`).join("")}`;
+      write(join(home, ".skillhub", "config.yaml"), config);
+      expect(await run(["doctor", "--json"], { ...env, ...extra }, io)).toBe(0);
+      const doctor = JSON.parse(out.join(""));
+      return {
+        branches: doctor.repos.map((r: { branch: string }) => r.branch),
+        analytics: doctor.analytics.description,
+      };
+    };
+    // The team repository's config.yaml chooses its own branch and its usage endpoint.
+    const alone = await branches({}, [team]);
+    expect(alone.branches).toEqual(["develop"]);
+    expect(alone.analytics).toContain("hooks.example.com");
+    // Security: its branch is not the others' default: another repository keeps the user's git.branch, and
+    // one whose entry names its branch keeps that, whatever its own config.yaml says.
+    expect((await branches({}, [team, other, `{ url: ${pinned}, branch: lts }`])).branches).toEqual([
+      "develop",
+      "stable",
+      "lts",
+    ]);
+    expect((await branches({ SKILLS_BRANCH: "release" }, [team])).branches).toEqual(["release"]);
+    // A pin of every repository (SKILLS_REF) leaves the branch as it was: the tag decides.
+    expect((await branches({ SKILLS_REF: "v1.0.0" }, [team, other])).branches).toEqual(["stable", "stable"]);
   });
 });
 

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import { inVersionControl } from "../../sources/version-control.ts";
 import { isInside } from "../../util/safe-path.ts";
-import { configRepoTargets } from "../repo-targets.ts";
+import { configRepoTargets, targetKey } from "../repo-targets.ts";
 
 /** Where the configured repositories' local copies keep their skills and settings. */
 
@@ -19,7 +19,7 @@ export function repoConfigFiles(
   config: Config,
   verified: (copy: string) => boolean = () => false,
   lock?: string,
-): { file: string; project: boolean; label: string; url: string }[] {
+): { file: string; project: boolean; label: string; url: string; key: string }[] {
   return (
     configRepoTargets(config, lock)
       .filter((target) => !config.trust.allowed_signers || verified(target.dir))
@@ -28,6 +28,7 @@ export function repoConfigFiles(
         project: target.project === true,
         label: target.label,
         url: target.spec.url,
+        key: targetKey(target),
       }))
       // Each copy's, whether or not the file is there: frozen, one the lock records but the copy lacks is named
       // (config/load.ts), not passed over; otherwise a missing file sets nothing.
