@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.ts";
-import { withoutCredentials } from "../refresh/git/git-url.ts";
+import { parseRepo, withoutCredentials } from "../refresh/git/git-url.ts";
 import { type LockPlace, lockTargets, ownRepoLabels, pinsRepo } from "./location.ts";
 import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
 
@@ -62,7 +62,7 @@ export function pinsFrom(
     // A label the lock does not record for this URL (a project's entry of another folder of your repository)
     // takes the pin of the URL's first entry there: it is not followed past what that lock reviewed.
     const own = locked.get(label);
-    const pin = own?.url === url ? own : [...locked.values()].find((p) => p.url === url);
+    const pin = own && sameRepo(own.url, url) ? own : [...locked.values()].find((p) => sameRepo(p.url, url));
     if (pin) pins.set(label, { ref: pin.ref, commit: pin.commit });
   }
   return pins;
@@ -93,7 +93,16 @@ export function lockedConfigs(
       }
     }
     const sources = Object.values((file === undefined ? undefined : read.get(file))?.sources ?? {});
-    locked.set(copy.file, sources.find((s) => withoutCredentials(s.url) === copy.url)?.config ?? null);
+    locked.set(copy.file, sources.find((s) => sameRepo(s.url, copy.url))?.config ?? null);
   }
   return locked;
+}
+
+/**
+ * Whether two spellings name one repository (`…/team.git`, `…/team/`, another case of the host), as its
+ * copy is shared. Security: compared as written, a project's other spelling of your repository's URL found
+ * no pin, and its sync moved the shared copy past what your lock records.
+ */
+function sameRepo(a: string, b: string): boolean {
+  return parseRepo(a).slug === parseRepo(b).slug;
 }

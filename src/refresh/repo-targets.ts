@@ -86,12 +86,14 @@ export function repoTargets(options: {
     if (entry.branch !== undefined) checkBranch(entry.branch, `${where} branch`);
     if (entry.ref !== undefined) checkRef(entry.ref, `${where} ref`);
     const path = repoPath(entry.path, where);
-    const parsed = parseRepo(raw);
     // Security: a repository of the user's own config file follows the branch and pin of the user's entry,
     // whatever a project's skillhub.yaml says of it: its copy is shared by every project and pinned by the
     // user's lock, its scripts run as the user's, so a project you clone must not choose its commit (a
-    // fork's, which GitHub serves under the original URL, or an old one).
+    // fork's, which GitHub serves under the original URL, or an old one). A project's entry of a folder the
+    // user's entry serves is that entry (its URL as the user spells it, its rights), in the project's place.
     const chosen = decidingEntry(options.repos, entry);
+    const yours = chosen !== entry && repoPath(chosen.path, where) === path;
+    const parsed = parseRepo(chosen.url);
     const branch = chosen.branch ?? options.branch;
     // An entry's own branch means following it, whatever SKILLS_REF pins the others to.
     const ref = chosen.ref ?? (chosen.branch ? undefined : options.ref);
@@ -115,7 +117,7 @@ export function repoTargets(options: {
       // A commit hash is compared with git's (lower-case) output.
       ...(ref ? { ref: FULL_COMMIT.test(ref.toLowerCase()) ? ref.toLowerCase() : ref } : {}),
       ...(path ? { path } : {}),
-      ...(entry.scope === "project" ? { project: true } : {}),
+      ...(entry.scope === "project" && !yours ? { project: true } : {}),
     });
   }
   return targets;
@@ -140,7 +142,8 @@ function decidingEntry(repos: readonly (string | RepoEntryConfig)[], entry: Repo
   if (entry.scope !== "project") return entry;
   const slug = parseRepo(entry.url).slug;
   const mine = repos.map(repoEntry).filter((e) => e.scope === "user" && parseRepo(e.url).slug === slug);
-  return mine.find((e) => e.path === entry.path) ?? mine[0] ?? entry;
+  const folder = repoPath(entry.path, "repos entry");
+  return mine.find((e) => repoPath(e.path, "repos entry") === folder) ?? mine[0] ?? entry;
 }
 
 /**

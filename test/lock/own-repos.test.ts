@@ -303,6 +303,50 @@ describe("a project cannot choose the commit of your repository", () => {
       expect(listed.out).toContain("Deploy with care.");
       expect(listed.out).not.toContain("A fork's deploy.");
     }, 120_000);
+
+  test("a project's other spelling of your URL (a trailing slash) finds your pin: a moved tag is not followed", async () => {
+    const remote = team();
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const reviewed = git(["rev-parse", "HEAD"], remote.work);
+    const m = machine();
+    ownRepo(m.home, remote.url, "      ref: v1\n");
+    expect((await cli(m, ["sync"])).code).toBe(0);
+    // The tag moves to a commit nobody reviewed; a project you clone names your repository as it spells it.
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "A moved tag's deploy."));
+    remote.push("moved");
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    write(join(m.project, "skillhub.yaml"), `git:\n  repos:\n    - url: ${remote.url}/\n`);
+    const synced = await cli(m, ["sync"]);
+    expect(synced.code, synced.out + synced.err).toBe(0);
+    expect(copyHead(m.home, "team")).toBe(reviewed);
+    expect(readLockfile(globalLock(m.home)).sources.team).toEqual({ url: remote.url, ref: "v1", commit: reviewed });
+    const listed = await cli(m, ["list", "--json"]);
+    expect(listed.out).toContain("Deploy with care.");
+    expect(listed.out).not.toContain("A moved tag's deploy.");
+  }, 120_000);
+
+  test("a project that names your repository keeps its own config.yaml's branch and its rights", async () => {
+    // Your repository publishes from `stable` (its config.yaml says so); `main` moves on, unreviewed.
+    const remote = team();
+    remote.write("config.yaml", "git:\n  branch: stable\n");
+    const reviewed = remote.push("publish from stable");
+    git(["push", "--quiet", "origin", "HEAD:stable"], remote.work);
+    const m = machine();
+    ownRepo(m.home, remote.url);
+    expect((await cli(m, ["sync"])).code).toBe(0);
+    expect((await cli(m, ["sync"])).code).toBe(0);
+    expect(readLockfile(globalLock(m.home)).sources.team).toMatchObject({ ref: "stable", commit: reviewed });
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Main's unreviewed deploy."));
+    remote.push("main moves on");
+    write(join(m.project, "skillhub.yaml"), `git:\n  repos:\n    - ${remote.url}\n`);
+    const synced = await cli(m, ["sync"]);
+    expect(synced.code, synced.out + synced.err).toBe(0);
+    expect(synced.err).not.toContain('key "git.branch" ignored');
+    expect(copyHead(m.home, "team")).toBe(reviewed);
+    expect(readLockfile(globalLock(m.home)).sources.team).toMatchObject({ ref: "stable", commit: reviewed });
+  }, 120_000);
 });
 
 describe("whose configuration names a repository", () => {
