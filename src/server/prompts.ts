@@ -11,7 +11,7 @@ import { type AnswerBudget, refusalError } from "./answer-budget.ts";
 import { listingReady } from "./catalog-snapshot.ts";
 import type { Hub } from "./hub.ts";
 import { paginate } from "./paging.ts";
-import { hideServerPaths, serverPaths } from "./server-paths.ts";
+import { hideServerPaths, serverPaths, shownHidden } from "./server-paths.ts";
 
 /** Prompts per prompts/list page. */
 export const PROMPTS_PAGE_SIZE = 100;
@@ -79,13 +79,17 @@ export function registerPrompts(
     await hub.takeTurn();
     const name = request.params.name;
     const skill = await hub.findSkill(name);
+    const ctx = context(reqCtx.http?.req);
     // A skill the lock refuses (frozen) is answered by the skill tool: its refusal, not its words.
-    if (!skill || !passesFilter(skill, hub.filter))
+    if (!skill || !passesFilter(skill, hub.filter)) {
+      // Security: the name quoted as a tool's answer quotes an argument (cut short), and, to a client on
+      // another machine, with no path of this server in it.
+      const asked = ctx.session.remote ? shownHidden(name, serverPaths(hub)) : shownArg(name);
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `No prompt named '${name}': prompts are the served skills' names; prompts/list lists the most useful ones.`,
+        `No prompt named '${asked}': prompts are the served skills' names; prompts/list lists the most useful ones.`,
       );
-    const ctx = context(reqCtx.http?.req);
+    }
     const called = await skillTool.handler({ name }, ctx);
     // As tools/call does: a client on another machine is told no path of this server.
     const result = ctx.session.remote ? hideServerPaths(called, serverPaths(hub), "skill") : called;

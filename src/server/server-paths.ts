@@ -3,6 +3,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { runnerPrograms } from "../exec/runners.ts";
 import { skillUris } from "../skills/skill-uri.ts";
 import { realOr } from "../util/safe-path.ts";
+import { shownArg } from "../util/shown-arg.ts";
 import type { Hub } from "./hub.ts";
 import { claimedFolders } from "./skills-extension/publication.ts";
 import { nodeFileOwner, nodeFileUri } from "./skills-extension/uri-conflicts.ts";
@@ -164,7 +165,9 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
   const m = matcher(paths);
   const written = (path: string, index: number) =>
     paths.separator === "/" ? json.includes(JSON.stringify(path).slice(1, -1)) : m.find(index, json, 0) !== undefined;
-  if (!paths.folders.some(([path], index) => written(path, index)) && !hasEscapes(json)) return result;
+  // A text cut short may end inside a folder's name, which is then nowhere written whole (nextCut).
+  if (!paths.folders.some(([path], index) => written(path, index)) && !hasEscapes(json) && !json.includes(CUT))
+    return result;
   const swept = sweep(result, paths, (result as { isError?: unknown }).isError === true ? "answer" : kind) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
@@ -181,6 +184,16 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
     };
   });
   return swept;
+}
+
+/**
+ * Security: a caller's string as an error sent to a client on another machine quotes it, where no answer's
+ * sweep follows (a protocol error): its paths of this server hidden while whole (each becomes its file's URI
+ * or its folder's name), then cut short as shownArg cuts it, then swept again, since a path that is no
+ * folder's may still be cut inside one's name (`/srv/hub/sk…` of `/srv/hub/skills-old/x`).
+ */
+export function shownHidden(text: string, paths: ServerPaths): string {
+  return hideServerPaths(shownArg(hideServerPaths(text, paths)), paths);
 }
 
 /**
@@ -236,7 +249,7 @@ function matcher(paths: ServerPaths): Matcher {
       key: (path) => path,
       skills: paths.skills,
       isSeparator: (char) => char === "/",
-      end: /[\s"'`<>()[\]{},;|\\]/,
+      end: /[\s"'`<>()[\]{},;|\\…]/,
     };
   let known = windowsMatchers.get(paths);
   if (!known) {
@@ -265,7 +278,7 @@ function matcher(paths: ServerPaths): Matcher {
       key: windowsKey,
       skills,
       isSeparator: (char) => char === "\\" || char === "/",
-      end: /[\s"'`<>()[\]{},;|]/,
+      end: /[\s"'`<>()[\]{},;|…]/,
     };
     windowsMatchers.set(paths, known);
   }
@@ -382,6 +395,12 @@ function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
     }
     return hit;
   };
+  // The same for a path cut short inside a folder's name; none looked for where nothing was cut.
+  let cut: Hit | undefined | null = value.includes(CUT) ? null : undefined;
+  const cutFrom = (from: number) => {
+    if (cut === null || (cut !== undefined && cut.at < from)) cut = nextCut(value, from, paths, m, kind);
+    return cut;
+  };
   let out = "";
   let pos = 0;
   for (;;) {
@@ -390,6 +409,14 @@ function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
       const hit = nextFrom(index, pos);
       if (hit && (!best || hit.at < best.at || (hit.at === best.at && hit.end > best.end))) best = { ...hit, index };
     }
+    const shortened = cutFrom(pos);
+    if (shortened && (!best || shortened.at < best.at)) {
+      // Security: what is left of a folder's path cut short is hidden as the whole path would be.
+      const kept = shortened.inner ? shortened.at + 1 : Math.max(pos, shortened.lead);
+      out += value.slice(pos, kept) + CUT_NAME;
+      pos = shortened.end;
+      continue;
+    }
     if (!best) break;
     const skillEnd = skillFolderEnd(value, best.at, best.end, paths, m);
     let bound = value.length;
@@ -397,6 +424,8 @@ function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
       const hit = nextFrom(index, best.end);
       if (hit && hit.lead < bound) bound = Math.max(hit.lead, best.end);
     }
+    const glued = cutFrom(best.end);
+    if (glued && glued.lead < bound) bound = Math.max(glued.lead, best.end);
     let stop = skillEnd;
     while (stop < bound && !endsPath(value, stop, m)) stop++;
     const name = paths.folders[best.index]?.[1] ?? "";
@@ -404,8 +433,12 @@ function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
     const lead = Math.max(pos, best.lead);
     // A folder that ends a longer path (`/backup/home/ana/x`) is no skill's: only its names are hidden.
     const uri = best.inner ? undefined : inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
+    // A skill's text keeps its author's paths, but not one cut short where it may go on into a skill's folder.
+    const cutInto =
+      kind === "skill" && uri === undefined && !best.inner ? cutInSkill(value, best.at, bound, paths, m) : undefined;
+    if (cutInto !== undefined) stop = cutInto;
     if (uri !== undefined) out += value.slice(pos, lead) + uri;
-    else if (kind === "skill") out += value.slice(pos, stop);
+    else if (kind === "skill" && cutInto === undefined) out += value.slice(pos, stop);
     else if (best.inner) out += value.slice(pos, best.at + 1) + name + value.slice(best.end, stop);
     else out += value.slice(pos, lead) + name + value.slice(best.end, stop);
     pos = stop;
@@ -478,20 +511,148 @@ function nextHit(text: string, index: number, from: number, paths: ServerPaths, 
     const goesOn =
       next !== undefined && (NAME_CHAR.test(next) || (next === "." && NAME_CHAR.test(text[hit.end + 1] ?? "")));
     if (goesOn && !closed) continue;
-    if (paths.relative?.has(folder)) {
-      // Only where a word starts: `myhome/ana` or `x/home/ana` is another path (the latter the home's, found whole).
-      const prior = text[hit.at - 1];
-      if (prior === undefined || !(NAME_CHAR.test(prior) || prior === "." || m.isSeparator(prior)))
-        return { lead: hit.at, ...hit };
-      continue;
-    }
-    const before = text.slice(Math.max(0, hit.at - LEAD_CHARS), hit.at);
-    const lead = LEAD[paths.separator].exec(before);
-    if (lead) return { lead: hit.at - lead[0].length, ...hit };
-    if (!continuesPath(text, hit.at, m)) return { lead: hit.at, ...hit };
-    // Security: the user's home ending a longer path (`/backup/home/ana`) still names the user.
-    if (paths.anywhere?.has(folder) && m.isSeparator(folder[0])) return { lead: hit.at, inner: true, ...hit };
+    const start = pathStart(text, hit.at, folder, paths, m);
+    if (start) return { ...start, ...hit };
   }
+}
+
+/**
+ * Where the path that `folder` (of `paths.folders`), written at `at`, starts, if it starts one there: `lead`
+ * before a LEAD prefix, `inner` where a folder of `paths.anywhere` ends a longer path; undefined where it
+ * is only part of a longer path or a word (see nextHit).
+ */
+function pathStart(
+  text: string,
+  at: number,
+  folder: string,
+  paths: ServerPaths,
+  m: Matcher,
+): { lead: number; inner?: true } | undefined {
+  if (paths.relative?.has(folder)) {
+    // Only where a word starts: `myhome/ana` or `x/home/ana` is another path (the latter the home's, found whole).
+    const prior = text[at - 1];
+    return prior === undefined || !(NAME_CHAR.test(prior) || prior === "." || m.isSeparator(prior))
+      ? { lead: at }
+      : undefined;
+  }
+  const before = text.slice(Math.max(0, at - LEAD_CHARS), at);
+  const lead = LEAD[paths.separator].exec(before);
+  if (lead) return { lead: at - lead[0].length };
+  if (!continuesPath(text, at, m)) return { lead: at };
+  // Security: the user's home ending a longer path (`/backup/home/ana`) still names the user.
+  if (paths.anywhere?.has(folder) && m.isSeparator(folder[0])) return { lead: at, inner: true };
+  return undefined;
+}
+
+/**
+ * What ends a text cut short (util/shown-arg.ts, excerpts, a description shortened to fit): a path there may
+ * stop inside a folder's name, and then names no folder whole.
+ */
+const CUT = "…";
+
+/** A path's root, as a key writes it (`/`, `c:\\`, `\\` before a UNC server): no folder's first name. */
+const ROOT_START = /^(?:[a-z]:)?[\\/]*/;
+
+/** What a path cut short inside a folder's name becomes: no part of that folder's path is shown. */
+const CUT_NAME = "<server path>";
+
+/** `paths.folders`' keys in order, and how far before a cut one may start. */
+interface CutIndex {
+  keys: string[];
+  /** Each key's folder: its index in `paths.folders`. */
+  folders: number[];
+  /** The keys' first characters: where a folder's path may start. */
+  firsts: ReadonlySet<string>;
+  /** Most characters a folder's path is written with. */
+  reach: number;
+}
+
+const cutIndexes = new WeakMap<ServerPaths, CutIndex>();
+
+/** The CutIndex of `paths`, made once per ServerPaths (an answer's strings are swept one by one). */
+function cutIndex(paths: ServerPaths, m: Matcher): CutIndex {
+  let index = cutIndexes.get(paths);
+  if (!index) {
+    const keyed = paths.folders.map(([folder], i): [string, number] => [m.key(folder), i]);
+    keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const keys = keyed.map(([key]) => key);
+    const longest = Math.max(0, ...paths.folders.map(([folder]) => folder.length));
+    // As inSkill: however its slashes are written (doubled, escaped twice), a folder's path is no longer than this.
+    const reach = paths.separator === "/" ? longest : 4 * longest;
+    index = { keys, folders: keyed.map(([, i]) => i), firsts: new Set(keys.map((key) => key[0] ?? "")), reach };
+    cutIndexes.set(paths, index);
+  }
+  return index;
+}
+
+const sortedSkillKeys = new WeakMap<ReadonlyMap<string, string>, string[]>();
+
+/** The keys of the skill folders that have a URI, in order. */
+function skillKeys(m: Matcher): string[] {
+  let keys = sortedSkillKeys.get(m.skills);
+  if (!keys) {
+    keys = [...m.skills].filter(([, uri]) => uri !== NO_URI).map(([key]) => key);
+    keys.sort();
+    sortedSkillKeys.set(m.skills, keys);
+  }
+  return keys;
+}
+
+/** The first place in `sorted` (ordered as strings) of a string not before `text`. */
+function firstNotBefore(sorted: readonly string[], text: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] as string) < text) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Whether a string of `sorted` starts with `text`. */
+function startsAny(sorted: readonly string[], text: string): boolean {
+  return sorted[firstNotBefore(sorted, text)]?.startsWith(text) ?? false;
+}
+
+/**
+ * The first path cut short inside a folder's name, from `from` on: the text right before a cut is the start
+ * of a folder of `paths.folders` (the longest such text, from where a path starts as that folder's would:
+ * pathStart), past that folder's first name (`/home/an…`, `C:\\Users\\a…`; not `/ho…` nor `C:\\Us…`, the
+ * start of a thousand paths). Its `end` is the cut. In a skill's own text (kind "skill"), only one that may
+ * go on into a skill's folder: any other is the author's path, kept as a whole one is.
+ */
+function nextCut(text: string, from: number, paths: ServerPaths, m: Matcher, kind: SweepKind): Hit | undefined {
+  const index = cutIndex(paths, m);
+  let after = from;
+  for (let cut = text.indexOf(CUT, from); cut >= 0; cut = text.indexOf(CUT, cut + 1)) {
+    for (let at = Math.max(after, cut - index.reach); at < cut - 1; at++) {
+      if (!index.firsts.has(m.key(text[at] as string))) continue;
+      const key = m.key(text.slice(at, cut));
+      if (!key.replace(ROOT_START, "").includes(paths.separator)) continue;
+      for (let i = firstNotBefore(index.keys, key); index.keys[i]?.startsWith(key); i++) {
+        const start = pathStart(text, at, paths.folders[index.folders[i] as number]?.[0] ?? "", paths, m);
+        if (!start || (kind === "skill" && (start.inner || !startsAny(skillKeys(m), key)))) continue;
+        return { ...start, at, end: cut };
+      }
+    }
+    // A path cut short holds no earlier cut.
+    after = cut + 1;
+  }
+  return undefined;
+}
+
+/**
+ * In a skill's own text, the cut where the path at `at` (a folder of `paths.folders` starts it) is cut short
+ * inside the name of a skill's folder (`/srv/skills/Bad Na…`): the text up to the cut, before `bound` and
+ * holding no character a skill folder's path never holds, starts a skill folder's path. Else undefined.
+ */
+function cutInSkill(text: string, at: number, bound: number, paths: ServerPaths, m: Matcher): number | undefined {
+  const cut = text.indexOf(CUT, at);
+  // As inSkill: no skill folder is longer, however its slashes are written.
+  if (cut < 0 || cut > bound || cut - at > (paths.separator === "/" ? 1 : 4) * paths.longest) return undefined;
+  const path = text.slice(at, cut);
+  return !FOLDER_END[paths.separator].test(path) && startsAny(skillKeys(m), m.key(path)) ? cut : undefined;
 }
 
 /** Characters no skill folder's path holds here: where the search for one ends. */

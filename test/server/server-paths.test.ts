@@ -248,6 +248,41 @@ describe("hideServerPaths", () => {
     );
   });
 
+  test("a path cut short ('…') inside a folder's name: what is left of that folder is hidden too", () => {
+    const paths = {
+      ...hub(),
+      folders: [["/home/ana/skills", "<skills folder 'mine'>"], ...hub().folders, ["/home/ana", "<home>"]],
+      anywhere: new Set(["/home/ana"]),
+    } as ServerPaths;
+    const sweep = (text: string, kind?: "skill") =>
+      hideServerPaths({ content: [{ type: "text", text }] }, paths, kind).content[0]?.text;
+    expect(sweep("Argument '/srv/hub/ski…' is an absolute path")).toBe("Argument '<server path>…' is an absolute path");
+    expect(sweep("'/home/an…' and '/backup/home/an…' and 'file:///srv/h…'")).toBe(
+      "'<server path>…' and '/backup/<server path>…' and '<server path>…'",
+    );
+    // Past a folder written whole: its name, and the file's URI where the cut leaves a skill's folder whole.
+    expect(sweep("/srv/hub/skills/Bad Na… /srv/hub/skills/skill-1/ru…")).toBe(
+      "<skills folder 'skills'>/Bad Na… skill://skill-1/ru…",
+    );
+    // The start of every path (a first name), another machine's path and a word are no folder's.
+    expect(sweep("/srv… /ho… /etc/pass… /srv/hubs/x… srv/hub/sk…")).toBe(
+      "/srv… /ho… /etc/pass… /srv/hubs/x… srv/hub/sk…",
+    );
+    // A skill's own text keeps its author's paths, cut or not, but for one that may go on into a skill's folder.
+    expect(sweep("restore /home/ana/no… or /backup/home/an…", "skill")).toBe(
+      "restore /home/ana/no… or /backup/home/an…",
+    );
+    expect(sweep("run /srv/hub/sk… or /srv/hub/skills/Bad Na… or /srv/hub/skills/skill-2/g…", "skill")).toBe(
+      "run <server path>… or <skills folder 'skills'>/Bad Na… or skill://skill-2/g…",
+    );
+    // On Windows, in any case and with either slash.
+    const windows = (text: string) =>
+      hideServerPaths({ structuredContent: { text } }, windowsHub()).structuredContent.text;
+    expect(windows("'c:/users/an…' '\\\\?\\C:\\\\Hub\\sk…' 'C:\\Us…'")).toBe(
+      "'<server path>…' '<server path>…' 'C:\\Us…'",
+    );
+  });
+
   test("line numbers, glued paths and folded letters: each path found, none left in a URI", () => {
     const posix = [
       "/srv/hub/skills/skill-1/x.py:10: in <module>",

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { realpathSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { PROFILES } from "../../src/tools/index.ts";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
+import { SHOWN_ARG_CHARS } from "../../src/util/shown-arg.ts";
 import { httpClient, type Revision } from "../helpers/clients.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, httpHub, testHub, textOf } from "../helpers/hub.ts";
@@ -26,8 +27,7 @@ const TOOLS = [...(PROFILES.all ?? []), "skills.list", "skills.search"].join(","
  * Skills rules), one that is skipped (no description), a tree node with a
  * server script that prints its working folder, and a project folder.
  */
-function world() {
-  const root = tempDir("skillhub-remote-paths-");
+function world(root = tempDir("skillhub-remote-paths-")) {
   const first = join(root, "team-skills");
   const second = join(root, "more-skills");
   const project = join(root, "project");
@@ -62,6 +62,21 @@ function world() {
 /** Every string a server path could hide in: the folders as given and as the kernel resolves them. */
 function forbidden(root: string): string[] {
   return [...new Set([root, realpathSync(root)])];
+}
+
+/**
+ * A folder under a temp folder, so deep that a path in it is longer than an answer quotes of an argument
+ * (SHOWN_ARG_CHARS) on any machine, however short its temp folder's path: the quote is cut inside it.
+ */
+function deepFolder(prefix: string, ...names: string[]): string {
+  const deep = join(tempDir(prefix), ...names, "a folder deep enough that what an answer quotes of a path ends in it");
+  expect(deep.length).toBeGreaterThan(SHOWN_ARG_CHARS);
+  return deep;
+}
+
+/** What an answer must not show of `folder`: its start up to its second name (`/tmp/`), which no shorter start names. */
+function folderStarts(folder: string): string[] {
+  return forbidden(folder).map((path) => path.slice(0, path.indexOf(sep, 1) + 1));
 }
 
 async function remoteClient(revision: Revision, w: ReturnType<typeof world>, tools = TOOLS) {
@@ -509,7 +524,8 @@ describe("a tree node's files over HTTP: one skill:// URI, as the tree lays them
 
 describe("a server folder whose name JSON escapes", () => {
   test("a backslash or a quote in the skills folder's path: still named by URI, never shown", async () => {
-    const root = join(tempDir("skillhub-remote-escaped-"), 'back\\slash "quoted"');
+    // Deep: the command's argument below is quoted cut short, inside the folder's path, wherever the temp folder is.
+    const root = deepFolder("skillhub-remote-escaped-", 'back\\slash "quoted"');
     const skills = join(root, "team skills");
     writeSkill(skills, "demo", { body: `# Demo\n\nRun ${join(skills, "demo", "run.sh")} here.\n` });
     write(join(skills, "demo", "run.sh"), "echo demo\n");
@@ -527,8 +543,52 @@ describe("a server folder whose name JSON escapes", () => {
     for (const answer of answers) {
       expect(answer).not.toContain("slash");
       expect(answer).not.toContain("quoted");
+      for (const start of folderStarts(root)) expect(answer).not.toContain(start);
     }
     expect(answers[0]).toContain("Run skill://demo/run.sh here.");
+    expect(answers[3]).toContain("Argument '<server path>…' is an absolute path");
+  });
+});
+
+describe("a server path longer than an answer quotes of an argument", () => {
+  test("sent as any tool's argument, over HTTP: no part of it in any answer, though its quote is cut inside it", async () => {
+    const w = world(deepFolder("skillhub-remote-long-"));
+    const client = await remoteClient("2025-11-25", w);
+    const skillDir = join(w.first, "pdf-invoice");
+    const file = join(skillDir, "scripts", "extract.py");
+    const nodeFile = join(w.first, "tools", "echo", "scripts", "where.sh");
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["skill", { name: skillDir }],
+      ["load_skill", { skill_name: file }],
+      ["read_skill_file", { skill_name: "pdf-invoice", file_path: file }],
+      ["read_skill_file", { skill_name: "pdf-invoice", file_path: `file://${file}` }],
+      ["list_skills", { path: skillDir }],
+      ["get_skill", { context: file }],
+      ["get_asset", { skill_path: "tools/echo", file: nodeFile }],
+      ["run_script", { skill_path: "tools/echo", file: nodeFile, args: {} }],
+      ["run_script", { skill_path: "tools/echo", file: "scripts/where.sh", args: {}, cwd: join(w.project, "x") }],
+      ["run_skill_command", { skill_name: "pdf-invoice", command: "ls", args: ["-la", join(w.root, "home")] }],
+      ["run_skill_command", { skill_name: "pdf-invoice", command: file }],
+      ["search_skills", { query: file }],
+      ["skills.search", { query: file }],
+    ];
+    const answers: string[] = [];
+    for (const [name, args] of calls) answers.push(JSON.stringify(await client.callTool({ name, arguments: args })));
+    // A prompt's name: hidden whole, then quoted; a path of no folder is still cut inside a folder's name.
+    const prompt = (name: string) => client.getPrompt({ name }).then(String, (error: Error) => error.message);
+    const prompts = [
+      await prompt(skillDir),
+      await prompt(join(w.project, "notes")),
+      await prompt(join(w.root, "elsewhere", "notes")),
+    ];
+    expect(prompts[0]).toContain("No prompt named 'skill://pdf-invoice'");
+    expect(prompts[1]).toContain("No prompt named '<project>/notes'");
+    expect(prompts[2]).toContain("No prompt named '<server path>…'");
+    const all = [...answers, ...prompts].join("\n");
+    for (const start of folderStarts(w.root)) expect(all).not.toContain(start);
+    expect(all).not.toContain("skillhub-remote-long-");
+    expect(all).not.toContain("deep enough");
+    expect(answers[9]).toContain("Argument '<server path>…' is an absolute path");
   });
 });
 
