@@ -97,8 +97,9 @@ export function registerPrompts(
     // the skill tool's description makes to a model; a prompt is a person's choice and promised nothing.
     const first = result.content[0];
     const text = first?.type === "text" ? first.text : "";
+    // Security: frozen, a skill the lock refuses is named by its refusal alone, not by its description.
     const answer = {
-      description: skill.description,
+      ...(isEnabled(skill, hub.filter) ? { description: skill.description } : {}),
       messages: [{ role: "user" as const, content: { type: "text" as const, text } }],
     };
     // Security: a skill's text (up to 1 MiB, six bytes a control character as JSON) counts until the response

@@ -202,6 +202,13 @@ describe("frozen mode and the skills extension", () => {
       (e: Error) => e.message,
     );
     expect(prompt).toContain("SKILL_LOCK_MISMATCH");
+    expect(prompt).not.toContain("Tampered");
+    // A skill added since the lock: refused by name, and no word of its own either.
+    write(join(m.skills, "xlsx", "SKILL.md"), "---\nname: xlsx\ndescription: Unlocked words\n---\nBody.\n");
+    await s.hub.refresher.rescan("test");
+    const added = JSON.stringify(await s.client.getPrompt({ name: "xlsx" }));
+    expect(added).toContain("SKILL_NOT_LOCKED");
+    expect(added).not.toContain("Unlocked words");
   });
 });
 
