@@ -5,7 +5,7 @@ import { sha256Of } from "../../src/catalog/digests.ts";
 import { loadSettings } from "../../src/commands/load-settings.ts";
 import { parseCommandLine } from "../../src/config/args.ts";
 import { cleanupTemp } from "../helpers/fs.ts";
-import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
+import { GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
 import { cli, type Machine, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
@@ -92,5 +92,38 @@ describe("skillhub.lock records a repository's config.yaml", () => {
     expect(frozen.warnings).toContain(
       `${join(copy, "config.yaml")} is not the one skillhub.lock records for its repository (it records none, ${sha256Of(TEAM_CONFIG).slice(0, 19)}… here): review it and run \`skillhub lock\` to record it. Its settings are ignored.`,
     );
+  });
+  test("a fresh machine's sync --frozen fetches the branch the lock records, which the repository's config.yaml chose", async () => {
+    // The team publishes from `release` (its config.yaml says so); `main` moves on with files nobody reviewed.
+    const remote = remoteRepo("team", {
+      "skills/alpha/SKILL.md": skillText("alpha", "Reviewed."),
+      "config.yaml": "git:\n  branch: release\n",
+    });
+    git(["push", "--quiet", "origin", "HEAD:release"], remote.work);
+    const reviewed = git(["rev-parse", "HEAD"], remote.work);
+    remote.write("skills/alpha/SKILL.md", skillText("alpha", "Main's unreviewed words."));
+    remote.write("config.yaml", "git:\n  branch: release\n# changed\n");
+    remote.push("main moves on");
+    const lead = machine();
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(lead, ["sync"], env)).code).toBe(0);
+    expect((await cli(lead, ["sync"], env)).code).toBe(0);
+    expect(JSON.parse(readFileSync(lead.lock, "utf8")).sources.team).toMatchObject({
+      ref: "release",
+      commit: reviewed,
+    });
+
+    // A teammate's first sync, with the committed lock and no copy yet.
+    const mate = machine();
+    writeFileSync(mate.lock, readFileSync(lead.lock));
+    const frozen = await cli(mate, ["sync", "--frozen"], env);
+    expect(frozen.code, frozen.out + frozen.err).toBe(0);
+    expect(frozen.out).toContain("verified (frozen)");
+    const repos = join(mate.home, ".skillhub", "repos");
+    const copy = join(repos, readdirSync(repos).filter((n) => !n.startsWith(".") && !n.endsWith(".lock"))[0] as string);
+    expect(git(["rev-parse", "HEAD"], copy)).toBe(reviewed);
+    // Nothing of main's tip was fetched, let alone checked out.
+    expect(() => git(["cat-file", "-e", git(["rev-parse", "HEAD"], remote.work)], copy)).toThrow();
+    expect((await cli(mate, ["list", "--json"], { ...env, SKILLHUB_FROZEN: "1" })).out).toContain("Reviewed.");
   });
 });

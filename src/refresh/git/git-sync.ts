@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { MAX_CONFIG_BYTES } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
+import { BRANCH_NAME } from "../../config/schema-values.ts";
 import { SOURCE_CONFIG_FILE } from "../../config/source-config.ts";
 import type { GitHead } from "../../lock/lockfile.ts";
 import { errorMessage } from "../../util/errors.ts";
@@ -50,6 +51,8 @@ export class GitSync {
   private timer: unknown;
   private leftoversRemoved = false;
   private lastSync: string | null = null;
+  /** Frozen: the branch the lock records for a repository whose configured one differs (lockedBranch), by label. */
+  private readonly lockedBranches = new Map<string, string>();
   private readonly now: () => number;
   /** trust.allowed_signers: commits whose signature this process verified (a commit never changes). */
   private readonly signed = new Set<string>();
@@ -236,7 +239,7 @@ export class GitSync {
     return Promise.all(
       this.targets.map(async (t) => {
         const copy = existsSync(join(t.dir, ".git"));
-        const base = { label: t.label, url: t.spec.url, ref: refOf(t) };
+        const base = { label: t.label, url: t.spec.url, ref: this.lockedBranches.get(t.label) ?? refOf(t) };
         if (!this.served(t))
           return {
             ...base,
@@ -353,7 +356,12 @@ export class GitSync {
     }
     const pins = this.readPins();
     const targets = this.targets;
-    const repos = await Promise.all(targets.map((t) => this.syncOne(t, reason, this.want(t, pins))));
+    const repos = await Promise.all(
+      targets.map((t) => {
+        const at = this.lockedBranch(t, pins);
+        return this.syncOne(at, reason, this.want(at, pins));
+      }),
+    );
     // After every sync, whatever its result: a failed one leaves the copy as it was, which may have changed.
     const trustChanged = await this.verifyCopies();
     // Said once the copies are checked, so that a failure says whether the copy on disk is served.
@@ -390,6 +398,20 @@ export class GitSync {
       );
       return new Map();
     }
+  }
+
+  /**
+   * Frozen, a followed branch is the one the lock records for it. Security: the branch a repository's own
+   * config.yaml chooses is known only once its copy is there: on a fresh machine the default branch's tip was
+   * fetched (files nobody reviewed, on disk) and the lock's commit, on the other branch, was never reached.
+   */
+  private lockedBranch(target: RepoTarget, pins: ReadonlyMap<string, { ref: string; commit: string }>): RepoTarget {
+    const pin = pins.get(target.label);
+    this.lockedBranches.delete(target.label);
+    if (!this.options.frozen || !pin || target.ref !== undefined || pin.ref === target.branch) return target;
+    if (!BRANCH_NAME.test(pin.ref)) return target;
+    this.lockedBranches.set(target.label, pin.ref);
+    return { ...target, branch: pin.ref };
   }
 
   /** A pinned repository (or any, when frozen) stays at the lock's commit for its ref. */
