@@ -114,9 +114,10 @@ Usage:
 ${USAGE}
 Options (each command takes those its own help lists: skillhub COMMAND --help):
 ${optionLines(Object.keys(OPTION_HELP))}
-Skills are read from, in order: --skills-dir/SKILLS_DIR, folders the project's skillhub.yaml
-adds, <project>/.agents/skills, <project>/.agent/skills, ~/.agents/skills, ~/.agent/skills,
-<project>/.claude/skills, ~/.claude/skills, ~/.skillhub/skills, synced repositories (the
+Skills are read from, in order: --skills-dir/SKILLS_DIR, sources.dirs of your config file
+(skillhub add --global DIR), folders the project's skillhub.yaml adds, <project>/.agents/skills,
+<project>/.agent/skills, ~/.agents/skills, ~/.agent/skills, <project>/.claude/skills,
+~/.claude/skills, ~/.skillhub/skills, synced repositories (the
 project's skillhub.yaml, then SKILLS_REPO or repos: in ~/.skillhub/config.yaml), then the
 skills of installed Claude Code plugins. The first folder holding a name wins.
 
@@ -267,7 +268,7 @@ export async function run(
 /**
  * `mcp-server` is the `sk mcp-server [--root ./skills]` command line: skills.list and skills.search (the sk
  * profile, whatever SKILLHUB_TOOLS or a config file says) over stdio, reading `<project-root>/<root>`
- * (default `./skills`) and the explicit folders (--skills-dir, SKILLS_DIR), nothing else: no other project
+ * (default `./skills`) and the explicit folders (--skills-dir, SKILLS_DIR, sources.dirs), nothing else: no other project
  * or personal folder, no plugin, no git repository (a project's skillhub.yaml or your own), so it never
  * fetches at start either.
  */
