@@ -520,6 +520,19 @@ describe("skillhub remove and skillhub sources", () => {
     expect((await cli(m, ["sources"])).out).toContain("No sources added");
   });
 
+  test("adding after the last source was removed writes a block list, as the first add did", async () => {
+    const m = machine();
+    const team = teamRepo();
+    expect((await cli(m, ["add", team.url])).code).toBe(0);
+    const removed = await cli(m, ["remove", "team-skills"]);
+    expect(removed.code, removed.err).toBe(0);
+    const added = await cli(m, ["add", `${team.url}#main`, "--path", "skills"]);
+    expect(added.code, added.err).toBe(0);
+    const text = readFileSync(projectFile(m), "utf8");
+    expect(text).toContain(`git:\n  repos:\n    - url: ${team.url}\n      path: skills\n`);
+    expect(text).not.toContain("[");
+  });
+
   test("a repository listed in both files is used once; sources says which entry is the duplicate", async () => {
     const m = machine();
     const team = teamRepo();
