@@ -527,6 +527,37 @@ describe("skillhub CLI", () => {
     expect(out).toContain("Project root: (none)");
   });
 
+  test("list and doctor in a project's subfolder name the project above and how to read it, keeping the root", () => {
+    const home = tempDir();
+    const project = tempDir();
+    write(join(project, "skillhub.yaml"), "sources:\n  dirs: []\n");
+    writeSkill(join(project, ".agents", "skills"), "house-rules");
+    const deep = join(project, "src", "deep");
+    write(join(deep, "main.ts"), "");
+    const note = `note: ${project} above holds a skillhub.yaml, so this is likely a subfolder of that project, whose skills are not read from here: run skillhub in ${project}, or pass --project ${project} (or set SKILLHUB_PROJECT_DIR=${project}).\n`;
+    const list = runBinary(["list"], deep, home);
+    expect(list.code, list.err).toBe(0);
+    expect(list.out).toEndWith(note);
+    const doctor = runBinary(["doctor"], deep, home);
+    expect(doctor.out).toContain(`Project root: ${deep}\n  found by: working directory\n  ${note}`);
+    // Each way the note names reads the project's skills, without the note.
+    for (const [args, cwd, env] of [
+      [["list"], project, {}],
+      [["list", "--project", project], deep, {}],
+      [["list"], deep, { SKILLHUB_PROJECT_DIR: project }],
+    ] as const) {
+      const read = runBinary([...args], cwd, home, env);
+      expect({ args, out: read.out }).toEqual({ args, out: expect.stringContaining("house-rules") });
+      expect({ args, note: read.out.includes("note:") }).toEqual({ args, note: false });
+    }
+    // The home folder is no project: its skillhub.yaml is never named from a folder below it.
+    write(join(home, "skillhub.yaml"), "sources:\n  dirs: []\n");
+    const below = join(home, "notes", "today");
+    write(join(below, "todo.md"), "");
+    expect(runBinary(["list"], below, home).out).not.toContain("note:");
+    expect(runBinary(["doctor"], below, home).out).not.toContain("skillhub.yaml");
+  });
+
   test("print-config gives each client's snippet with an absolute command", async () => {
     for (const client of ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex", "gemini"]) {
       const { code, out } = await cli(["print-config", client]);
