@@ -4,7 +4,7 @@ import "./util/allocator-env.ts";
 import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { loadSettings } from "./commands/load-settings.ts";
-import { type Command, commandOptionNames, type ParsedArgs, parseCommandLine } from "./config/args.ts";
+import { type Command, commandOptionNames, namedCommand, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import type { Config } from "./config/schema.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
@@ -100,9 +100,51 @@ const OPTION_HELP: Record<string, string> = {
   config: "--config FILE          read settings from FILE after ~/.skillhub/config.yaml",
 };
 
-/** The help lines of `names`' options, in OPTION_HELP's order. */
-function optionLines(names: readonly string[]): string {
-  return Object.entries(OPTION_HELP)
+const JSON_HELP = "--json                 print JSON (snake_case keys) instead of text";
+const GLOBAL_HELP = "--global               your own ~/.skillhub/config.yaml instead of the project's skillhub.yaml";
+
+/**
+ * The help of each command's own options (no setting), listed before the settings in its help; args.ts
+ * READS says which it takes, and each must be here.
+ */
+const OWN_OPTION_HELP: Partial<Record<Command, Record<string, string>>> = {
+  list: { json: JSON_HELP, all: "--all                  shadowed skills too" },
+  search: {
+    json: JSON_HELP,
+    limit: "--limit N              at most N results, 1 to 100 (default 10, or SEARCH_LIMIT)",
+  },
+  validate: { json: JSON_HELP },
+  doctor: { json: JSON_HELP, all: "--all                  every line of long lists (else their first 10)" },
+  sync: {
+    json: JSON_HELP,
+    update: `--update               move pinned repositories (every one, or the REPOs named) to their
+                         refs' current commits and rewrite skillhub.lock`,
+  },
+  lock: { json: JSON_HELP },
+  verify: { json: JSON_HELP },
+  stats: {
+    json: JSON_HELP,
+    since: `--since DATE|AGO       only events since a date (2026-02-01, 2026-02-01T09:00:00Z) or a
+                         time ago (30m, 12h, 7d, 2w)`,
+  },
+  "print-config": {
+    http: `--http URL             a shared server's form: the client connects to URL (with
+                         SKILLHUB_HTTP_TOKEN set, it sends that token)`,
+  },
+  ui: { open: "--open                 open the page in the default browser" },
+  add: {
+    global: GLOBAL_HELP,
+    ref: "--ref REF              pin the repository to a tag, branch or commit (one source only)",
+    path: "--path SUBDIR          the skills folder inside the repository (default skills/, else its root)",
+  },
+  remove: { global: GLOBAL_HELP, path: "--path SUBDIR          the entry for that folder of the repository" },
+  sources: { json: JSON_HELP },
+};
+
+/** The help lines of `names`' options: `command`'s own first, then the settings in OPTION_HELP's order. */
+function optionLines(names: readonly string[], command?: Command): string {
+  const own = Object.entries((command && OWN_OPTION_HELP[command]) ?? {});
+  return [...own, ...Object.entries(OPTION_HELP)]
     .filter(([name]) => names.includes(name))
     .map(([, text]) => `  ${text}\n`)
     .join("");
@@ -114,9 +156,10 @@ Usage:
 ${USAGE}
 Options (each command takes those its own help lists: skillhub COMMAND --help):
 ${optionLines(Object.keys(OPTION_HELP))}
-Skills are read from, in order: --skills-dir/SKILLS_DIR, folders the project's skillhub.yaml
-adds, <project>/.agents/skills, <project>/.agent/skills, ~/.agents/skills, ~/.agent/skills,
-<project>/.claude/skills, ~/.claude/skills, ~/.skillhub/skills, synced repositories (the
+Skills are read from, in order: --skills-dir/SKILLS_DIR, sources.dirs of your config file
+(skillhub add --global DIR), folders the project's skillhub.yaml adds, <project>/.agents/skills,
+<project>/.agent/skills, ~/.agents/skills, ~/.agent/skills, <project>/.claude/skills,
+~/.claude/skills, ~/.skillhub/skills, synced repositories (the
 project's skillhub.yaml, then SKILLS_REPO or repos: in ~/.skillhub/config.yaml), then the
 skills of installed Claude Code plugins. The first folder holding a name wins.
 
@@ -144,11 +187,16 @@ export function commandHelp(command: Command): string {
     ...own,
     "",
     "Options:",
-    optionLines(commandOptionNames(command)).trimEnd(),
+    optionLines(commandOptionNames(command), command).trimEnd(),
     "",
     "skillhub --help lists every command.",
     "",
   ].join("\n");
+}
+
+/** The line after a usage error: the help of the command given, which lists the options it takes. */
+function helpPointer(command: Command | undefined): string {
+  return `Run 'skillhub ${command === undefined ? "" : `${command} `}--help' for usage.\n`;
 }
 
 /** Commands that report configuration warnings themselves (doctor's diagnostics, a server's log). */
@@ -205,7 +253,7 @@ export async function run(
   try {
     args = parseCommandLine(argv);
   } catch (error) {
-    io.err(`skillhub: ${errorMessage(error)}\nRun 'skillhub --help' for usage.\n`);
+    io.err(`skillhub: ${errorMessage(error)}\n${helpPointer(namedCommand(argv))}`);
     return 2;
   }
   if (args.options.help) {
@@ -219,7 +267,7 @@ export async function run(
   const stray = NO_POSITIONALS.has(args.command) ? args.positionals[0] : undefined;
   if (stray !== undefined) {
     const hint = args.command === "list" || args.command === "doctor" ? ` (did you mean --skills-dir ${stray}?)` : "";
-    io.err(`skillhub: unexpected argument '${stray}' for ${args.command}${hint}\nRun 'skillhub --help' for usage.\n`);
+    io.err(`skillhub: unexpected argument '${stray}' for ${args.command}${hint}\n${helpPointer(args.command)}`);
     return 2;
   }
   const command = COMMANDS[args.command];
@@ -267,7 +315,7 @@ export async function run(
 /**
  * `mcp-server` is the `sk mcp-server [--root ./skills]` command line: skills.list and skills.search (the sk
  * profile, whatever SKILLHUB_TOOLS or a config file says) over stdio, reading `<project-root>/<root>`
- * (default `./skills`) and the explicit folders (--skills-dir, SKILLS_DIR), nothing else: no other project
+ * (default `./skills`) and the explicit folders (--skills-dir, SKILLS_DIR, sources.dirs), nothing else: no other project
  * or personal folder, no plugin, no git repository (a project's skillhub.yaml or your own), so it never
  * fetches at start either.
  */

@@ -42,15 +42,24 @@ describe("skillhub CLI", () => {
       });
       // Another command's entry is not there.
       expect(usage.match(/^ {2}skillhub \[?([a-z-]+)/gm)?.every((line) => line.includes(command))).toBe(true);
-      // The Options block lists the settings the command reads, no other (one table says which: args.ts).
+      // The Options block lists every option the command takes, no other (one table says which: args.ts),
+      // its own ones (--global, --http, …) first, then the settings.
       const block = help.out.slice(help.out.indexOf("\nOptions:\n"), help.out.indexOf("\nskillhub --help"));
-      const listed = [...block.matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]);
-      const takes = commandOptionNames(command).filter((name) => settings.has(name));
-      expect({ command, listed: listed.sort() }).toEqual({ command, listed: takes.sort() });
-      // Every option it accepts is named in its help, its own ones in its usage.
-      for (const name of commandOptionNames(command))
-        expect({ command, name, named: help.out.includes(`--${name}`) }).toEqual({ command, name, named: true });
+      const listed = [...block.matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1] as string);
+      const takes = commandOptionNames(command);
+      expect({ command, listed: [...listed].sort() }).toEqual({ command, listed: [...takes].sort() });
+      const own = listed.filter((name) => !settings.has(name));
+      expect({ command, first: listed.slice(0, own.length) }).toEqual({ command, first: own });
     }
+    const options = async (command: string) => {
+      const out = (await cli([command, "--help"])).out;
+      return out.slice(out.indexOf("\nOptions:\n"));
+    };
+    expect(await options("add")).toContain(
+      "  --global               your own ~/.skillhub/config.yaml instead of the project's skillhub.yaml\n  --ref REF ",
+    );
+    expect(await options("add")).toContain("  --path SUBDIR          the skills folder inside the repository");
+    expect(await options("print-config")).toContain("  --http URL             a shared server's form");
     expect((await cli(["add", "--help"])).out).toContain("skillhub add SOURCE... [--global]");
     expect((await cli(["help"])).out).toContain("skillhub doctor [--all] [--json]");
     // `help COMMAND` is that command's help, as `COMMAND --help`; a mistyped one is suggested.
@@ -110,7 +119,20 @@ describe("skillhub CLI", () => {
     const flag = await cli(["--frobnicate"]);
     expect(flag).toMatchObject({ code: 2, out: "" });
     expect(flag.err).toContain("unknown option --frobnicate");
-    expect(flag.err).toContain("skillhub --help");
+    expect(flag.err).toEndWith("\nRun 'skillhub --help' for usage.\n");
+    // A command's wrong option, missing value or stray word points to that command's help, which lists its options.
+    for (const command of COMMANDS) {
+      const wrong = await cli(["--project", "list", command, "--bogus"]);
+      expect({ command, code: wrong.code, tail: wrong.err.split("\n").at(-2) }).toEqual({
+        command,
+        code: 2,
+        tail: `Run 'skillhub ${command} --help' for usage.`,
+      });
+    }
+    expect((await cli(["search", "--limit"])).err).toEndWith("\nRun 'skillhub search --help' for usage.\n");
+    expect((await cli(["list", "--limit", "3"])).err).toEndWith("\nRun 'skillhub list --help' for usage.\n");
+    expect((await cli(["list", "stray"])).err).toEndWith("\nRun 'skillhub list --help' for usage.\n");
+    expect((await cli(["lsit", "--json"])).err).toEndWith("\nRun 'skillhub --help' for usage.\n");
     expect((await cli(["frobnicate"])).code).toBe(2);
     const config = await cli(["list"], { SEARCH_THRESHOLD: "lots" });
     expect(config.code).toBe(2);
@@ -503,6 +525,37 @@ describe("skillhub CLI", () => {
     const { code, out } = await cli(["doctor"], { HOME: home });
     expect(code).toBe(0);
     expect(out).toContain("Project root: (none)");
+  });
+
+  test("list and doctor in a project's subfolder name the project above and how to read it, keeping the root", () => {
+    const home = tempDir();
+    const project = tempDir();
+    write(join(project, "skillhub.yaml"), "sources:\n  dirs: []\n");
+    writeSkill(join(project, ".agents", "skills"), "house-rules");
+    const deep = join(project, "src", "deep");
+    write(join(deep, "main.ts"), "");
+    const note = `note: ${project} above holds a skillhub.yaml, so this is likely a subfolder of that project, whose skills are not read from here: run skillhub in ${project}, or pass --project ${project} (or set SKILLHUB_PROJECT_DIR=${project}).\n`;
+    const list = runBinary(["list"], deep, home);
+    expect(list.code, list.err).toBe(0);
+    expect(list.out).toEndWith(note);
+    const doctor = runBinary(["doctor"], deep, home);
+    expect(doctor.out).toContain(`Project root: ${deep}\n  found by: working directory\n  ${note}`);
+    // Each way the note names reads the project's skills, without the note.
+    for (const [args, cwd, env] of [
+      [["list"], project, {}],
+      [["list", "--project", project], deep, {}],
+      [["list"], deep, { SKILLHUB_PROJECT_DIR: project }],
+    ] as const) {
+      const read = runBinary([...args], cwd, home, env);
+      expect({ args, out: read.out }).toEqual({ args, out: expect.stringContaining("house-rules") });
+      expect({ args, note: read.out.includes("note:") }).toEqual({ args, note: false });
+    }
+    // The home folder is no project: its skillhub.yaml is never named from a folder below it.
+    write(join(home, "skillhub.yaml"), "sources:\n  dirs: []\n");
+    const below = join(home, "notes", "today");
+    write(join(below, "todo.md"), "");
+    expect(runBinary(["list"], below, home).out).not.toContain("note:");
+    expect(runBinary(["doctor"], below, home).out).not.toContain("skillhub.yaml");
   });
 
   test("print-config gives each client's snippet with an absolute command", async () => {

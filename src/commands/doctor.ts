@@ -9,6 +9,7 @@ import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub, toolsFolderNote } from "./context.ts";
 import { frozenReport } from "./lock-refusals.ts";
+import { parentProjectNote } from "./parent-project.ts";
 import { teamJson, teamLines, unservedRepos } from "./team-status.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";
 
@@ -60,6 +61,8 @@ export const runDoctor: CommandRun = async (ctx) => {
   }
   const lines: string[] = [`SkillHub ${VERSION}`, ""];
   lines.push(`Project root: ${root.dir ?? "(none)"}`, `  found by: ${root.how}`);
+  const parent = parentProjectNote(root, ctx.homeDir);
+  if (parent) lines.push(`  note: ${parent}`);
   if (c.server.transport === "http") {
     if (!c.sources.project)
       lines.push(

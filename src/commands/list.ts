@@ -7,6 +7,7 @@ import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem } from "../util/folder-check.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
+import { parentProjectNote } from "./parent-project.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";
 
 /** `skillhub list [--json] [--all]`: served skills with source and description (JSON: folder and location too); --all adds shadowed ones. */
@@ -41,8 +42,10 @@ export const runList: CommandRun = async (ctx) => {
     );
     return 0;
   }
+  const parent = parentProjectNote(hub.projectRoot, ctx.homeDir);
   if (skills.length === 0) {
     ctx.out(noSkillsNote(catalog, "list", ctx.cwd));
+    if (parent) ctx.out(`note: ${parent}\n`);
     return 0;
   }
   const rows = skills.map((s) => {
@@ -67,6 +70,7 @@ export const runList: CommandRun = async (ctx) => {
   for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);
   const unread = unreadSkillsNote(ctx.cwd, catalog);
   if (unread) ctx.out(`note: ${unread}\n`);
+  if (parent) ctx.out(`note: ${parent}\n`);
   return 0;
 };
 

@@ -324,18 +324,34 @@ function dashHint(argv: readonly string[], error: unknown): string | undefined {
   for (const spec of Object.values(OPTIONS)) if ("short" in spec) known.add(`-${(spec as { short: string }).short}`);
   // "-21risk-automation" (one dash, a word) looks like a name; "--frobnicate" is just an unknown option.
   // A word after a string option is its value (`--limit -10`), not a name that needs `--`.
-  const isValue = (list: readonly string[], i: number) => {
-    const option = list[i - 1] ?? "";
-    return option.startsWith("--") && !option.includes("=") && OPTIONS_TAKING_VALUES.has(option.slice(2));
-  };
-  const odd = words.find((w, i) => /^-[^-].+/.test(w) && !known.has(w) && !isValue(words, i));
+  const odd = words.find((w, i) => /^-[^-].+/.test(w) && !known.has(w) && !isOptionValue(words, i));
   if (odd === undefined) return undefined;
   // The same command line with the name moved after --: every word after -- is part of the name. The
   // command may come after options (`--project X show`); without one, the name is a skill's to show.
   const others = words.filter((w) => w !== odd);
-  const named = others.some((w, i) => (COMMANDS as readonly string[]).includes(w) && !isValue(others, i));
+  const named = others.some((w, i) => (COMMANDS as readonly string[]).includes(w) && !isOptionValue(others, i));
   const line = [...(named ? [] : ["show"]), ...others, "--", odd, ...(end === -1 ? [] : argv.slice(end + 1))];
   return `unknown option ${odd}. If it is a name, not an option, put -- before it: skillhub ${shellWords(line)}`;
+}
+
+/**
+ * The command `argv` names, found without parsing it whole (an unknown option stops the parse): the first
+ * word that is neither an option nor an option's value, when it is a command. For the help a usage error
+ * points to: `skillhub list --bogus` → `skillhub list --help`.
+ */
+export function namedCommand(argv: readonly string[]): Command | undefined {
+  for (const [i, word] of argv.entries()) {
+    if (word === "--") return undefined;
+    if (word.startsWith("-") || isOptionValue(argv, i)) continue;
+    return (COMMANDS as readonly string[]).includes(word) ? (word as Command) : undefined;
+  }
+  return undefined;
+}
+
+/** Whether `list[i]` is the value of the option before it (`--project list`), not a word of its own. */
+function isOptionValue(list: readonly string[], i: number): boolean {
+  const option = list[i - 1] ?? "";
+  return option.startsWith("--") && !option.includes("=") && OPTIONS_TAKING_VALUES.has(option.slice(2));
 }
 
 /** The command nearest a mistyped one (close-names.ts), if any. */

@@ -140,6 +140,9 @@ export class ConfigFileEdit {
     const Y = yaml();
     const node = this.doc.createNode(item);
     const current = this.doc.getIn(path, true);
+    // An empty `[]` or `{}` on the way (`repos: []`, left when the last entry was removed) is written into
+    // as a block one, as a person would: a project commits this file, and a flow list of mappings reads badly.
+    for (const on of [this.doc.contents, this.doc.getIn([path[0]], true), current]) blockIfEmpty(on);
     if (index !== undefined) this.doc.setIn([...path, index], node);
     else if (Y.isSeq(current)) current.items.push(node);
     else {
@@ -149,6 +152,11 @@ export class ConfigFileEdit {
       (this.doc.getIn([path[0]], true) as YAMLMap).set(path[1], this.doc.createNode([item]));
     }
   }
+}
+
+/** An empty flow collection (`[]`, `{}`) becomes a block one; one holding items keeps the style it was written in. */
+function blockIfEmpty(node: unknown): void {
+  if (yaml().isCollection(node) && node.flow === true && node.items.length === 0) node.flow = false;
 }
 
 /** Where `path`'s bytes are: itself, or where it leads when it is a link (inside `within`, when given). */

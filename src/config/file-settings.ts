@@ -13,7 +13,10 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
     description:
       "Skills folders inside the project that its `skillhub.yaml` adds (`skillhub add ./folder`); served as the project's own.",
   },
-  "sources.only_dirs": { description: "Serve only the explicit folders (`dirs`), not the project and global ones." },
+  "sources.only_dirs": {
+    description:
+      "Serve only the explicit folders (`dirs`, after those of `--skills-dir` and `SKILLS_DIR`) and the synced repositories: no project or global folder, no plugin.",
+  },
   "sources.debounce_ms": { description: "Milliseconds the watcher waits for changes to settle." },
   "sources.max_depth": { description: "Deepest folder level scanned below a skills folder." },
   "sources.max_dirs": { description: "Most folders scanned per skills folder (a warning says when it stops)." },

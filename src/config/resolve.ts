@@ -102,13 +102,6 @@ export function resolveConfig(input: ResolveInput): Resolved {
     if (value === undefined) continue;
     assignments.push({ path: setting.key.split("."), value, origin, secret: setting.secret });
   }
-  if (flagDirs.length + envDirs.length > 0) {
-    assignments.push({
-      path: ["sources", "dirs"],
-      value: [...flagDirs, ...envDirs],
-      origin: "--skills-dir / SKILLS_DIR",
-    });
-  }
 
   // Start from the defaults so that maps (scripts.runners) merge key by key.
   const defaults = configDefaults(join(input.homeDir, ".skillhub")) as Record<string, unknown>;
@@ -128,7 +121,12 @@ export function resolveConfig(input: ResolveInput): Resolved {
   const parsed = schema.safeParse(raw, JITLESS);
   if (!parsed.success || unreadable.length > 0)
     throw toConfigError(unreadable, parsed.success ? [] : parsed.error.issues, raw, origins);
-  return { config: normalisePaths({ ...raw, ...parsed.data } as Config, input), warnings };
+  const config = { ...raw, ...parsed.data } as Config;
+  // The folders of --skills-dir and SKILLS_DIR come before those of the config files, never instead of them
+  // (`skillhub add --global DIR` writes there): a one-off folder must not hide the user's own skills. Only
+  // the files' list is checked by the schema, so that a wrong entry is named by its place in its file.
+  const dirs = [...flagDirs, ...envDirs, ...config.sources.dirs];
+  return { config: normalisePaths({ ...config, sources: { ...config.sources, dirs } }, input), warnings };
 }
 
 /**
@@ -157,7 +155,8 @@ function normalisePaths(config: Config, input: ResolveInput): Config {
     cache_path: config.cache_path === undefined ? undefined : abs(config.cache_path),
     sources: {
       ...config.sources,
-      dirs: config.sources.dirs.map(abs),
+      // A folder named twice (by a flag and in a file, `/a/b/` or `/a/b`) is one, searched at its first place.
+      dirs: [...new Set(config.sources.dirs.map((dir) => resolvePath(abs(dir))))],
       project_dirs: config.sources.project_dirs.map(abs),
       project: config.sources.project === undefined ? undefined : abs(config.sources.project),
     },

@@ -33,7 +33,7 @@ export { EmbeddingConfig, SearchConfig } from "./schema-search.ts";
 
 export const SourcesConfig = once(() =>
   z.strictObject({
-    /** Explicit skill folders (--skills-dir, then SKILLS_DIR), searched first. */
+    /** Explicit skill folders (--skills-dir, then SKILLS_DIR, then the config file's), searched first. */
     dirs: stringList(),
     /** Skills folders a project's skillhub.yaml adds (inside the project), served as the project's own. */
     project_dirs: stringList(),

@@ -64,7 +64,8 @@ export const ENV_SETTINGS: Record<string, Setting> = {
   SKILLS_DIR: {
     key: "sources.dirs",
     kind: "pathlist",
-    description: "Extra skill folders, searched first (`:`-separated; `;` on Windows). `--skills-dir` ones come first.",
+    description:
+      "Extra skill folders, searched first (`:`-separated; `;` on Windows): every `--skills-dir`, then `SKILLS_DIR`, then the config file's (`skillhub add --global DIR` writes there), added together; a folder named twice is read once, at its first place.",
   },
   SKILLHUB_PROJECT_DIR: {
     key: "sources.project",

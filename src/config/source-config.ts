@@ -137,7 +137,7 @@ export const SOURCE_CONFIG_FILE = "config.yaml";
 
 /**
  * `config.yaml` at the root of each explicit skills folder (--skills-dir,
- * then SKILLS_DIR), lowest precedence first: the first folder wins for skill
+ * then SKILLS_DIR, then sources.dirs), lowest precedence first: the first folder wins for skill
  * names, so its settings win too. The default folders (.agents, .claude,
  * ~/.skillhub/skills) carry none: ~/.skillhub/config.yaml is the user's file.
  */

@@ -17,6 +17,9 @@ export interface ProjectRootInput {
   homeDir: string;
 }
 
+/** `how` of a root that is the working directory (the last choice, and the one a subfolder gets). */
+export const WORKING_DIRECTORY = "working directory";
+
 // Claude Desktop starts servers in "/", some Windows clients in System32: never a project.
 const SYSTEM_PREFIXES = [
   "/usr",
@@ -38,7 +41,7 @@ export function resolveProjectRoot(input: ProjectRootInput): ProjectRoot {
   if (claude) return { dir: resolve(input.cwd, claude), how: "CLAUDE_PROJECT_DIR (set by Claude Code)" };
   const root = firstFileRoot(input.roots ?? []);
   if (root) return { dir: root, how: "MCP roots (first file:// root the client reported)" };
-  if (isProjectCandidate(input.cwd, input.homeDir)) return { dir: resolve(input.cwd), how: "working directory" };
+  if (isProjectCandidate(input.cwd, input.homeDir)) return { dir: resolve(input.cwd), how: WORKING_DIRECTORY };
   return {
     dir: null,
     how: `none: the working directory ${input.cwd} is the home, root or a system folder; pass --project DIR to use project skills`,

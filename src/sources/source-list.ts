@@ -17,7 +17,7 @@ export interface Source {
 }
 
 export interface SourceListInput {
-  /** Explicit folders: --skills-dir flags, then SKILLS_DIR. */
+  /** Explicit folders: --skills-dir flags, then SKILLS_DIR, then the config file's `sources.dirs`. */
   dirs: readonly string[];
   /** Use only the explicit folders (config `sources.only_dirs`). */
   onlyDirs?: boolean;

@@ -18,7 +18,7 @@ import { initializeAndList } from "../../scripts/smoke.ts";
 import { run } from "../../src/cli.ts";
 import { readLockfile } from "../../src/lock/lockfile.ts";
 import { binary, binaryClient } from "../helpers/binary.ts";
-import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { closedPort, GIT_ENV, git, remoteRepo, skillText } from "../helpers/git.ts";
 
 afterAll(cleanupTemp);
@@ -520,6 +520,19 @@ describe("skillhub remove and skillhub sources", () => {
     expect((await cli(m, ["sources"])).out).toContain("No sources added");
   });
 
+  test("adding after the last source was removed writes a block list, as the first add did", async () => {
+    const m = machine();
+    const team = teamRepo();
+    expect((await cli(m, ["add", team.url])).code).toBe(0);
+    const removed = await cli(m, ["remove", "team-skills"]);
+    expect(removed.code, removed.err).toBe(0);
+    const added = await cli(m, ["add", `${team.url}#main`, "--path", "skills"]);
+    expect(added.code, added.err).toBe(0);
+    const text = readFileSync(projectFile(m), "utf8");
+    expect(text).toContain(`git:\n  repos:\n    - url: ${team.url}\n      path: skills\n`);
+    expect(text).not.toContain("[");
+  });
+
   test("a repository listed in both files is used once; sources says which entry is the duplicate", async () => {
     const m = machine();
     const team = teamRepo();
@@ -553,6 +566,33 @@ describe("skillhub remove and skillhub sources", () => {
     expect(existsSync(join(m.project, "skillhub.lock"))).toBe(false);
     const verified = await cli(m, ["verify"]);
     expect(verified.code, verified.out + verified.err).toBe(0);
+  });
+
+  test("a personal folder stays served beside --skills-dir and SKILLS_DIR folders, and its lock keeps its pins", async () => {
+    const m = machine();
+    const mine = tempDir("skillhub-add-mine-");
+    writeSkill(mine, "mine-skill");
+    const other = tempDir("skillhub-add-other-");
+    writeSkill(other, "other-skill");
+    const personal = join(m.home, ".skillhub", "skillhub.lock");
+    expect((await cli(m, ["add", "--global", mine])).code).toBe(0);
+    const names = async (argv: string[], env: Record<string, string> = {}) => {
+      const listed = await cli(m, ["list", "--json", "--all", ...argv], env);
+      expect(listed.code, listed.err).toBe(0);
+      return JSON.parse(listed.out).skills.map((s: { name: string; source: string }) => `${s.source}:${s.name}`);
+    };
+    const [otherSkill, mineSkill] = [`${labelOfDir(other)}:other-skill`, `${labelOfDir(mine)}:mine-skill`];
+    expect(await names(["--skills-dir", other])).toEqual([otherSkill, mineSkill]);
+    expect(await names([], { SKILLS_DIR: other })).toEqual([otherSkill, mineSkill]);
+    // The folder named again is one source, at its first place: not a second one shadowing the first.
+    expect(await names(["--skills-dir", mine, "--skills-dir", other])).toEqual([mineSkill, otherSkill]);
+    expect((await cli(m, ["doctor", "--skills-dir", other])).out).toContain(mine);
+    const locked = await cli(m, ["lock", "--skills-dir", other]);
+    expect(locked.code, locked.err).toBe(0);
+    expect(Object.keys(readLockfile(personal).skills).sort()).toEqual([
+      expect.stringMatching(/:mine-skill$/),
+      expect.stringMatching(/:other-skill$/),
+    ]);
   });
 
   test("remove of a folder, and of something that is not a source", async () => {

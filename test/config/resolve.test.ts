@@ -83,6 +83,22 @@ describe("resolveConfig", () => {
     expect(config.sources.watch).toBe(false);
   });
 
+  test("--skills-dir and SKILLS_DIR folders come before the config files' sources.dirs, never instead of them", () => {
+    const file = [{ path: "/home/u/.skillhub/config.yaml", data: { sources: { dirs: ["/team/skills", "/env/"] } } }];
+    expect(resolve({ SKILLS_DIR: "/env" }, { "skills-dir": ["/flag"] }, file).config.sources.dirs).toEqual([
+      "/flag",
+      "/env",
+      "/team/skills",
+    ]);
+    expect(resolve({}, { "skills-dir": ["/team/skills"] }, file).config.sources.dirs).toEqual(["/team/skills", "/env"]);
+    expect(resolve({}, {}, file).config.sources.dirs).toEqual(["/team/skills", "/env"]);
+    // A wrong entry of the file is still named by its place in the file, whatever the flags add in front.
+    const bad = [{ path: "/c.yaml", data: { sources: { dirs: ["/ok", 7] } } }];
+    expect(failure(() => resolve({ SKILLS_DIR: "/env" }, { "skills-dir": ["/flag"] }, bad)).message).toBe(
+      "Invalid configuration: sources.dirs in /c.yaml, entry 2 = 7: expected a text.",
+    );
+  });
+
   test("analytics.file or analytics.endpoint in a config file turns analytics on", () => {
     const file = (analytics: Record<string, unknown>) => [
       { path: "/home/u/.skillhub/config.yaml", data: { analytics } },
