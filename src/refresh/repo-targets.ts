@@ -69,9 +69,8 @@ export function repoTargets(options: {
 }): RepoTarget[] {
   checkBranch(options.branch, "SKILLS_BRANCH / git.branch");
   if (options.ref !== undefined) checkRef(options.ref, "SKILLS_REF / git.ref");
-  const used = new Set<string>();
   const seen = new Set<string>();
-  const targets: RepoTarget[] = [];
+  const found: { wanted: string; target: Omit<RepoTarget, "label"> }[] = [];
   const forLock = copySuffix(options.home, options.lock);
   const own = ownUrls(options.repos);
   for (const item of options.repos) {
@@ -104,23 +103,41 @@ export function repoTargets(options: {
     const slug = own.has(parsed.slug) ? source : `${source}${forLock}`;
     // A folder's name as a repository's is made (letters, digits, `.`, `_`, `-`): it is printed in summaries.
     const name = path ? `${parsed.name}-${repoName(path)}` : parsed.name;
-    // A repository never takes a fixed source's label.
-    const wanted = isReservedLabel(name) ? `repo-${name}` : name;
+    found.push({
+      // A repository never takes a fixed source's label.
+      wanted: isReservedLabel(name) ? `repo-${name}` : name,
+      target: {
+        spec: { ...parsed, slug },
+        dir: join(options.home, "repos", slug),
+        branch,
+        // A commit hash is compared with git's (lower-case) output.
+        ...(ref ? { ref: FULL_COMMIT.test(ref.toLowerCase()) ? ref.toLowerCase() : ref } : {}),
+        ...(path ? { path } : {}),
+        ...(entry.scope === "project" && !yours ? { project: true } : {}),
+      },
+    });
+  }
+  return withLabels(found);
+}
+
+/**
+ * Each target with a unique label, its name or the name and `-2`, `-3`…, kept in order. The repositories
+ * the user configured take theirs first: a project's repository of the same name gets the `-2`, so the
+ * label the user's lock records (and `sync --update NAME` names) is the same in every project.
+ */
+function withLabels(found: readonly { wanted: string; target: Omit<RepoTarget, "label"> }[]): RepoTarget[] {
+  const used = new Set<string>();
+  const labels: string[] = [];
+  const projects = (i: number) => (found[i]?.target.project ? 1 : 0);
+  const yoursFirst = [...found.keys()].sort((a, b) => projects(a) - projects(b));
+  for (const i of yoursFirst) {
+    const wanted = found[i]?.wanted ?? "repo";
     let label = wanted;
     for (let n = 2; used.has(label); n++) label = `${wanted}-${n}`;
     used.add(label);
-    targets.push({
-      spec: { ...parsed, slug },
-      label,
-      dir: join(options.home, "repos", slug),
-      branch,
-      // A commit hash is compared with git's (lower-case) output.
-      ...(ref ? { ref: FULL_COMMIT.test(ref.toLowerCase()) ? ref.toLowerCase() : ref } : {}),
-      ...(path ? { path } : {}),
-      ...(entry.scope === "project" && !yours ? { project: true } : {}),
-    });
+    labels[i] = label;
   }
-  return targets;
+  return found.map(({ target }, i) => ({ ...target, label: labels[i] ?? "repo" }));
 }
 
 /**

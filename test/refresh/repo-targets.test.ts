@@ -64,4 +64,17 @@ describe("a repository folder's label", () => {
     const [target] = repoTargets({ repos: [entry], branch: "main", home });
     expect(target?.label).toBe("skills-a-evil-0000000-up-to-date");
   });
+
+  test("your repository keeps its label in every project: a project's repository of the same name gets the -2", () => {
+    const team: RepoEntryConfig = { url: "https://example.com/me/team.git", scope: "user" };
+    const theirs: RepoEntryConfig = { url: "https://example.com/them/team.git", scope: "project" };
+    const labels = (repos: RepoEntryConfig[]) =>
+      repoTargets({ repos, branch: "main", home }).map((t) => [t.spec.url, t.label]);
+    // Listed first (as a project's skillhub.yaml's entries are), the project's still comes second in labels only.
+    expect(labels([theirs, team])).toEqual([
+      [theirs.url, "team-2"],
+      [team.url, "team"],
+    ]);
+    expect(labels([team])).toEqual([[team.url, "team"]]);
+  });
 });
