@@ -2,10 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { Scanner } from "../src/catalog/scanner.ts";
 import { buildSourceList } from "../src/sources/source-list.ts";
-import { corporaDir, corpusFolders } from "./helpers/corpora.ts";
+import { corporaFor, corpusFolders } from "./helpers/corpora.ts";
 
-const dir = corporaDir();
-if (!dir) console.warn("corpora test skipped: ../shared/corpora is absent (set SKILLHUB_CORPORA to run it)");
+const dir = corporaFor("the real SKILL.md corpora tests");
 
 describe.skipIf(!dir)("real SKILL.md corpora", () => {
   const root = dir as string;

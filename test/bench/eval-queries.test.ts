@@ -5,7 +5,7 @@ import { describeLeaks, leaks } from "../../bench/lib/paraphrase-check.ts";
 import { Scanner } from "../../src/catalog/scanner.ts";
 import { searchName } from "../../src/search/search-name.ts";
 import { buildSourceList } from "../../src/sources/source-list.ts";
-import { corporaDir, corpusFolders } from "../helpers/corpora.ts";
+import { corporaFor, corpusFolders } from "../helpers/corpora.ts";
 
 const QUERY_CLASSES = [
   "exact name",
@@ -59,7 +59,7 @@ test("every eval query names a class", () => {
       });
 });
 
-const dir = corporaDir();
+const dir = corporaFor("the eval queries' tests over the real corpora");
 describe.skipIf(!dir)("over the real corpora", () => {
   const catalog = new Scanner().scan(
     buildSourceList({

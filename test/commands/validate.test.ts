@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
-import { corporaDir } from "../helpers/corpora.ts";
+import { corporaFor } from "../helpers/corpora.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { writeNode } from "../helpers/tree.ts";
 
@@ -173,7 +173,7 @@ describe("skillhub validate", () => {
   });
 });
 
-const corpora = corporaDir();
+const corpora = corporaFor("skillhub validate's tests over the real corpora");
 describe.skipIf(!corpora)("skillhub validate over the real corpora", () => {
   test("the summary names the problems that repeat most, which the file blocks bury", async () => {
     const result = await validate([corpora as string], tempDir());

@@ -32,9 +32,9 @@ beforeAll(async () => {
   tamper(tampered, `skillhub-${pkg.version}-linux-x64.tar.gz`);
   ({ server, requests } = serveReleases(() => ({ good, tampered })));
 });
-afterAll(() => {
+afterAll(async () => {
   server?.stop(true);
-  cleanupTemp();
+  await cleanupTemp();
 });
 
 /** The plugin's launcher as a client starts it, with a fresh HOME (unless given, or `withHome` is false) and `env`. */

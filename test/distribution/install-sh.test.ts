@@ -65,10 +65,10 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(() => {
+afterAll(async () => {
   server?.stop(true);
   secure?.stop(true);
-  cleanupTemp();
+  await cleanupTemp();
 });
 
 /**

@@ -167,7 +167,7 @@ export function clientFixture(): { skills: string; server: HttpBinary } {
   });
   afterAll(async () => {
     await fixture.server?.stop();
-    cleanupTemp();
+    await cleanupTemp();
   });
   return fixture;
 }

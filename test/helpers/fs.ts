@@ -1,11 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmod, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { explicitLabels } from "../../src/sources/source-list.ts";
 
 const made: string[] = [];
 
-/** A fresh temp folder, removed by `cleanupTemp()` (call it in afterAll/afterEach). */
+/**
+ * A fresh temp folder, removed by `cleanupTemp()`: every test file that makes one, itself or
+ * through a helper, ends with `afterAll(cleanupTemp)`.
+ */
 export function tempDir(prefix = "skillhub-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   made.push(dir);
@@ -13,19 +17,36 @@ export function tempDir(prefix = "skillhub-test-"): string {
 }
 
 /**
- * Remove every temp folder made so far, without waiting for it: some tests write thousands of
- * skill folders, and unlinking them in a hook took 3 s and more on a busy 2-core machine (past
- * Bun's hook timeout). One `rm -rf` child, not waited for, does it beside the next tests; it needs
- * no test process alive to finish. Where rm cannot start, they are removed here.
+ * Remove every temp folder made so far, with what the tests and the processes they started
+ * wrote in them. Awaited, not left to a child process: `bun test` ends a test process when its
+ * files are done, and a removal still running then is killed with it, leaving its folders. The
+ * hook runs under the run's --timeout, as a test does.
  */
-export function cleanupTemp(): void {
-  const dirs = made.splice(0);
-  if (dirs.length === 0) return;
+export async function cleanupTemp(): Promise<void> {
+  await Promise.all(made.splice(0).map(removeTree));
+}
+
+/**
+ * Remove a folder and everything in it. A folder a test left unreadable (mode 000) or read-only
+ * stops the removal for a user other than root: every folder in the tree is then given back to its
+ * owner and the removal tried again.
+ */
+async function removeTree(dir: string): Promise<void> {
   try {
-    Bun.spawn(["rm", "-rf", "--", ...dirs], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).unref();
+    await rm(dir, { recursive: true, force: true });
   } catch {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await makeOwnerWritable(dir);
+    await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** chmod 700 on `dir` and on every folder under it. */
+async function makeOwnerWritable(dir: string): Promise<void> {
+  // Security: a symbolic link is never followed (a Dirent of a link is no directory): the tests plant
+  // links to folders outside, and a chmod through one would change a folder that is not the test's.
+  await chmod(dir, 0o700).catch(() => undefined);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  await Promise.all(entries.filter((e) => e.isDirectory()).map((e) => makeOwnerWritable(join(dir, e.name))));
 }
 
 /** Write a file, creating its folders. */

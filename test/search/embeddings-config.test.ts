@@ -6,9 +6,9 @@ import { embeddingServer } from "../helpers/embedding-server.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
 const servers: { stop: () => void }[] = [];
-afterAll(() => {
-  cleanupTemp();
+afterAll(async () => {
   for (const s of servers) s.stop();
+  await cleanupTemp();
 });
 
 function failure(env: Record<string, string>, files: { path: string; data: unknown }[] = []): ConfigError {

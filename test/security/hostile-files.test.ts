@@ -158,7 +158,7 @@ describe("read_skill_file and get_asset on hostile files", () => {
     for (const r of [await read("link.txt"), await read("pipe")]) expect(JSON.stringify(r)).not.toContain(CANARY);
   });
 
-  test.skipIf(!notRoot)("an unreadable file is PERMISSION_DENIED, without a stack trace", async () => {
+  test.skipIf(!notRoot())("an unreadable file is PERMISSION_DENIED, without a stack trace", async () => {
     const { skills } = world();
     const file = write(join(skills, "victim/locked.txt"), "no\n");
     Bun.spawnSync(["chmod", "000", file]);

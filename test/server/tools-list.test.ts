@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { connect } from "../helpers/hub.ts";
+import { connect, sessions } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
+const open = sessions();
 
 /** tools/list of a fresh session, closed at once so its hub never starts indexing thousands of skills. */
 async function listBytes(dir: string, clientName?: string) {
@@ -73,7 +74,7 @@ describe("the tool list is computed once per catalog generation", () => {
   test("the same list until the catalog changes; a new catalog gets a new list", async () => {
     const dir = tempDir();
     writeSkill(dir, "alpha");
-    const session = await connect({ flags: { "skills-dir": [dir] } });
+    const session = await open({ flags: { "skills-dir": [dir] } });
     await session.client.listTools();
     const first = session.hub.tools();
     expect(session.hub.tools()).toBe(first);

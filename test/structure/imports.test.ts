@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
+import { importGraph, sourceFiles } from "./import-graph.ts";
 
 /**
  * The import structure STYLE.md asks for, checked on src/ as it is: no import
@@ -11,25 +11,8 @@ import { dirname, join, relative, resolve } from "node:path";
 const SRC = resolve(import.meta.dir, "../../src");
 const LAYERS = ["sources", "skills", "catalog", "search", "tools", "server", "transports"];
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith(".ts") && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
 const files = sourceFiles(SRC);
-const known = new Set(files);
-const imports = new Map(
-  files.map((file) => {
-    const text = readFileSync(file, "utf8");
-    const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)]
-      .map((m) => resolve(dirname(file), m[1] as string))
-      .filter((target) => known.has(target));
-    return [file, targets] as const;
-  }),
-);
+const imports = importGraph(files);
 const shown = (file: string) => relative(SRC, file);
 
 /** Strongly connected components of more than one file (Tarjan). */

@@ -1,6 +1,7 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { corporaDir, corpusFolders } from "../helpers/corpora.ts";
+import { cleanupTemp } from "../helpers/fs.ts";
 import { sessions } from "../helpers/hub.ts";
 
 /**
@@ -9,6 +10,7 @@ import { sessions } from "../helpers/hub.ts";
  * their names never route by a substring, nor by a whole word.
  */
 const open = sessions();
+afterAll(cleanupTemp);
 const EXAMPLE = join(import.meta.dir, "..", "..", "skills-example");
 
 const TREE_CASES: [string, string][] = [

@@ -81,7 +81,7 @@ suite("the page in Chromium", () => {
   afterAll(async () => {
     await closeBrowser?.();
     await Promise.all([server?.stop(), guarded?.stop(), otherSite?.stop(true)]);
-    cleanupTemp();
+    await cleanupTemp();
   });
 
   /** A page that fails the test on any dialog (alert from a hostile skill) and records script errors. */

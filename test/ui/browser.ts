@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
+import { tempDir } from "../helpers/fs.ts";
 import { HANG_MS } from "../helpers/wait.ts";
 
 /** Debian's chromium package: the only browser the page's tests use (nothing is downloaded). */
@@ -36,9 +36,12 @@ export function freshBinary(): string {
   return bin;
 }
 
-/** Headless Chromium with a fresh profile, no network features, no sandbox (containers, CI). */
+/**
+ * Headless Chromium with a fresh profile (a temp folder: the caller's test file ends with
+ * `afterAll(cleanupTemp)`), no network features, no sandbox (containers, CI).
+ */
 export async function launchBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), "skillhub-chromium-"));
+  const profile = tempDir("skillhub-chromium-");
   mkdirSync(SCREENSHOTS, { recursive: true });
   // launchPersistentContext owns --user-data-dir (Playwright refuses it in args): a fresh temp folder per run.
   const context = await chromium.launchPersistentContext(profile, {
@@ -62,9 +65,6 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
   });
   return {
     context,
-    close: async () => {
-      await context.close().catch(() => undefined);
-      rmSync(profile, { recursive: true, force: true });
-    },
+    close: () => context.close().catch(() => undefined),
   };
 }

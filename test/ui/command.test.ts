@@ -8,7 +8,7 @@ import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { freshBinary } from "./browser.ts";
 
-afterAll(() => cleanupTemp());
+afterAll(cleanupTemp);
 
 describe("skillhub ui", () => {
   test("the binary prints the page's URL on stdout, serves it, and stops on SIGTERM", async () => {

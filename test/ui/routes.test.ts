@@ -30,9 +30,9 @@ beforeAll(async () => {
   close = () => hub.close();
 });
 
-afterAll(() => {
+afterAll(async () => {
   close();
-  cleanupTemp();
+  await cleanupTemp();
 });
 
 function get(path: string, headers: Record<string, string> = {}, via = handler): Promise<Response> {

@@ -115,7 +115,7 @@ describe("readNamedFile: the bounded reader for files configuration names", () =
     ).toMatchObject({ ok: false, code: "READ_TIMEOUT" });
   });
 
-  test.skipIf(!notRoot)("an unreadable file is PERMISSION_DENIED, not missing", () => {
+  test.skipIf(!notRoot())("an unreadable file is PERMISSION_DENIED, not missing", () => {
     const dir = tempDir("skillhub-nf-");
     mkdirSync(join(dir, "locked"), { mode: 0o000 });
     expect(readNamedFile({ path: join(dir, "locked", "x.yaml"), maxBytes: 10 })).toMatchObject({

@@ -20,11 +20,11 @@ import { cli, type Machine, machine, repoServerOn } from "../../lock/cli.ts";
 import { gitStatusFromCommit, refusedThenRestored, replaceObject, signedCopy, unpackObjects } from "./signed-copy.ts";
 
 const agents: string[] = [];
-afterAll(() => {
+afterAll(async () => {
   // The gpg-agents the OpenPGP test started, one per GNUPGHOME.
   for (const home of agents)
     Bun.spawnSync(["gpgconf", "--kill", "gpg-agent"], { env: { ...process.env, GNUPGHOME: home } });
-  cleanupTemp();
+  await cleanupTemp();
 });
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
