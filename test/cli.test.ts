@@ -556,6 +556,15 @@ describe("skillhub CLI", () => {
     write(join(below, "todo.md"), "");
     expect(runBinary(["list"], below, home).out).not.toContain("note:");
     expect(runBinary(["doctor"], below, home).out).not.toContain("skillhub.yaml");
+    // Nor is a folder every user may write (`/tmp`): a skillhub.yaml planted there names no project of yours.
+    const shared = tempDir();
+    chmodSync(shared, 0o1777);
+    write(join(shared, "skillhub.yaml"), "sources:\n  dirs: []\n");
+    const mine = join(shared, "work", "here");
+    write(join(mine, "main.ts"), "");
+    expect(runBinary(["list"], mine, home).out).not.toContain("note:");
+    chmodSync(shared, 0o700);
+    expect(runBinary(["list"], mine, home).out).toContain(`note: ${shared} above holds a skillhub.yaml`);
   });
 
   test("print-config gives each client's snippet with an absolute command", async () => {

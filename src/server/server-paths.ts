@@ -397,6 +397,13 @@ function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
   };
   // The same for a path cut short inside a folder's name; none looked for where nothing was cut.
   let cut: Hit | undefined | null = value.includes(CUT) ? null : undefined;
+  // The first cut at or after a place, found again only once passed: a text of many paths and one cut at its
+  // end is read once, not once a path.
+  let cutAt = value.indexOf(CUT);
+  const cutAfter = (from: number) => {
+    if (cutAt >= 0 && cutAt < from) cutAt = value.indexOf(CUT, from);
+    return cutAt;
+  };
   const cutFrom = (from: number) => {
     if (cut === null || (cut !== undefined && cut.at < from)) cut = nextCut(value, from, paths, m, kind);
     return cut;
@@ -435,7 +442,9 @@ function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
     const uri = best.inner ? undefined : inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
     // A skill's text keeps its author's paths, but not one cut short where it may go on into a skill's folder.
     const cutInto =
-      kind === "skill" && uri === undefined && !best.inner ? cutInSkill(value, best.at, bound, paths, m) : undefined;
+      kind === "skill" && uri === undefined && !best.inner
+        ? cutInSkill(value, best.at, cutAfter(best.at), bound, paths, m)
+        : undefined;
     if (cutInto !== undefined) stop = cutInto;
     if (uri !== undefined) out += value.slice(pos, lead) + uri;
     else if (kind === "skill" && cutInto === undefined) out += value.slice(pos, stop);
@@ -643,12 +652,19 @@ function nextCut(text: string, from: number, paths: ServerPaths, m: Matcher, kin
 }
 
 /**
- * In a skill's own text, the cut where the path at `at` (a folder of `paths.folders` starts it) is cut short
- * inside the name of a skill's folder (`/srv/skills/Bad Na…`): the text up to the cut, before `bound` and
- * holding no character a skill folder's path never holds, starts a skill folder's path. Else undefined.
+ * In a skill's own text, `cut` (the first cut from `at` on; -1: none) where the path at `at` (a folder of
+ * `paths.folders` starts it) is cut short inside the name of a skill's folder (`/srv/skills/Bad Na…`): the
+ * text up to the cut, before `bound` and holding no character a skill folder's path never holds, starts a
+ * skill folder's path. Else undefined.
  */
-function cutInSkill(text: string, at: number, bound: number, paths: ServerPaths, m: Matcher): number | undefined {
-  const cut = text.indexOf(CUT, at);
+function cutInSkill(
+  text: string,
+  at: number,
+  cut: number,
+  bound: number,
+  paths: ServerPaths,
+  m: Matcher,
+): number | undefined {
   // As inSkill: no skill folder is longer, however its slashes are written.
   if (cut < 0 || cut > bound || cut - at > (paths.separator === "/" ? 1 : 4) * paths.longest) return undefined;
   const path = text.slice(at, cut);

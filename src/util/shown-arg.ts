@@ -11,7 +11,8 @@ const UNSHOWABLE = /[\p{Cc}\p{Cf}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud80
 
 /**
  * A name, path or other string the caller sent, as an answer (a tool's, a reader's reason) quotes it: at most SHOWN_ARG_CHARS characters
- * (code points; a longer one is cut and ends with "…"), with unshowable characters written as `\uXXXX`.
+ * (code points; a longer one is cut and ends with "…", from a path on, which it would leave unfinished), with
+ * unshowable characters written as `\uXXXX`.
  * Security: a megabyte sent as a skill's name would otherwise come back in full, in the message and again in
  * its details, so that a model pays twice for its own mistake; a right-to-left override would reverse the
  * sentence around it.
@@ -20,12 +21,20 @@ export function shownArg(text: string): string {
   let kept = "";
   let count = 0;
   for (const char of text) {
-    if (count === SHOWN_ARG_CHARS) return `${shownText(kept)}…`;
+    if (count === SHOWN_ARG_CHARS) return `${shownText(kept.replace(CUT_PATH, ""))}…`;
     kept += char;
     count++;
   }
   return shownText(kept);
 }
+
+/**
+ * What a cut text leaves out besides its end: all from the first word holding a `/` or `\` (a path, which
+ * may hold spaces). Security: a path cut where the caller chose would let the answers of a server that hides
+ * its own folders from remote clients say, for each character a caller adds, whether the text so far starts
+ * one of them.
+ */
+const CUT_PATH = /[^\s'"`]*[\\/][\s\S]*$/u;
 
 /** A text a file or caller wrote, whole, with the characters shownArg escapes written as `\uXXXX`. */
 export function shownText(text: string): string {

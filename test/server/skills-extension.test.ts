@@ -378,9 +378,9 @@ describe("what the extension publishes", () => {
     const rtl = await message("\u202eloop/x.md");
     expect(rtl).toContain("'\\u202eloop/x.md' is a symlink loop.");
     expect(rtl).not.toContain("\u202e");
-    // A path of 3,504 characters: the answer quotes 80 of them, and the URI as much.
+    // A path of 3,504 characters: the answer quotes none of it, cut where the path would be left unfinished.
     const long = await message(`${"loop/".repeat(700)}x.md`);
-    expect(long).toContain(`'${"loop/".repeat(16)}…' is a symlink loop.`);
+    expect(long).toContain("'…' is a symlink loop.");
     expect(long.length).toBeLessThan(400);
     for (const path of [`loop/${"a".repeat(1_000_000)}.md`, "loop/a\u0000b.md", "loop/\u202e.md"]) {
       const answer = await message(path);

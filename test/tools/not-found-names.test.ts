@@ -127,8 +127,8 @@ describe("not-found answers name what was asked once", () => {
     }
     const cwd = `/${"d".repeat(3000)}\n`;
     const where = (await call("run_script", { skill_path: "deploy", file: "run.sh", cwd })).structuredContent?.error;
-    expect(where?.message).toStartWith(`cwd '/${"d".repeat(79)}…' does not exist.`);
-    expect(where?.cwd).toBe(`/${"d".repeat(79)}…`);
+    expect(where?.message).toStartWith("cwd '…' does not exist.");
+    expect(where?.cwd).toBe("…");
     // A missing file's name as the reader says it: 3,000 characters cut, a direction mark and a newline escaped.
     for (const [tool, args, shown] of [
       [

@@ -192,8 +192,9 @@ describe("run_skill_command when enabled", () => {
     const { cmd } = await on();
     const long = `../${"a".repeat(131_000)}`;
     for (const [command, args, quoted] of [
-      ["cat", [long], `'../${"a".repeat(77)}…'`],
-      ["cat", [`--file=/${"b".repeat(131_000)}`], `'--file=/${"b".repeat(72)}…'`],
+      // A path cut short is left out from where it starts (server-paths.ts: a cut path tells no folder).
+      ["cat", [long], "'…'"],
+      ["cat", [`--file=/${"b".repeat(131_000)}`], "'…'"],
       ["cat", ["a\0\u202eb"], "'a\\u0000\\u202eb'"],
       ["grep", [`--dereference-recursive${"c".repeat(100)}`, "x"], `'--dereference-recursive${"c".repeat(57)}…'`],
     ] as const) {

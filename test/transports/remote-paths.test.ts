@@ -546,7 +546,7 @@ describe("a server folder whose name JSON escapes", () => {
       for (const start of folderStarts(root)) expect(answer).not.toContain(start);
     }
     expect(answers[0]).toContain("Run skill://demo/run.sh here.");
-    expect(answers[3]).toContain("Argument '<server path>…' is an absolute path");
+    expect(answers[3]).toContain("Argument '…' is an absolute path");
   });
 });
 
@@ -581,14 +581,19 @@ describe("a server path longer than an answer quotes of an argument", () => {
       await prompt(join(w.project, "notes")),
       await prompt(join(w.root, "elsewhere", "notes")),
     ];
+    // Security: a quote cut where the caller chose tells nothing of the folders: padded so that the cut falls
+    // right after a guess, a guess that starts a folder of this server and one that does not are answered alike.
+    const padded = (guess: string) => prompt(`${"x".repeat(79 - guess.length)} ${guess}tail-past-the-cut`);
+    const [right, wrong] = [w.root.slice(0, 12), `${w.root.slice(0, 11)}#`];
+    expect(await padded(right as string)).toBe(await padded(wrong));
     expect(prompts[0]).toContain("No prompt named 'skill://pdf-invoice'");
     expect(prompts[1]).toContain("No prompt named '<project>/notes'");
-    expect(prompts[2]).toContain("No prompt named '<server path>…'");
+    expect(prompts[2]).toContain("No prompt named '…'");
     const all = [...answers, ...prompts].join("\n");
     for (const start of folderStarts(w.root)) expect(all).not.toContain(start);
     expect(all).not.toContain("skillhub-remote-long-");
     expect(all).not.toContain("deep enough");
-    expect(answers[9]).toContain("Argument '<server path>…' is an absolute path");
+    expect(answers[9]).toContain("Argument '…' is an absolute path");
   });
 });
 
