@@ -119,6 +119,9 @@ describe("skillhub.lock records a repository's config.yaml", () => {
     const frozen = await cli(mate, ["sync", "--frozen"], env);
     expect(frozen.code, frozen.out + frozen.err).toBe(0);
     expect(frozen.out).toContain("verified (frozen)");
+    expect(frozen.err).toContain(
+      "repo team: frozen, branch release as skillhub.lock records it (the configuration says main;",
+    );
     const repos = join(mate.home, ".skillhub", "repos");
     const copy = join(repos, readdirSync(repos).filter((n) => !n.startsWith(".") && !n.endsWith(".lock"))[0] as string);
     expect(git(["rev-parse", "HEAD"], copy)).toBe(reviewed);

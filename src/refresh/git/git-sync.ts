@@ -411,6 +411,9 @@ export class GitSync {
     if (!this.options.frozen || !pin || target.ref !== undefined || pin.ref === target.branch) return target;
     if (!BRANCH_NAME.test(pin.ref)) return target;
     this.lockedBranches.set(target.label, pin.ref);
+    this.options.logger.info(
+      `repo ${target.label}: frozen, branch ${pin.ref} as skillhub.lock records it (the configuration says ${target.branch}; run \`skillhub sync\` to follow that, then lock it).`,
+    );
     return { ...target, branch: pin.ref };
   }
 
