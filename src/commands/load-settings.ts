@@ -1,5 +1,5 @@
 import type { ParsedArgs } from "../config/args.ts";
-import { type Loaded, loadConfig } from "../config/load.ts";
+import { loadConfig } from "../config/load.ts";
 import { projectSourcesAt, withProject } from "../config/project-file.ts";
 import type { Resolved } from "../config/resolve.ts";
 import { explicitSourceConfigFiles } from "../config/source-config.ts";
@@ -65,29 +65,7 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   const loaded = sourceFiles.length > 0 ? loadFiles(sourceFiles, repoFiles, projectRepoFiles, locked) : first;
   if (config.git.repos.length === 0) return withProject(loaded, project);
   const targets = await import("../refresh/repo-targets.ts");
-  const resolved = withProject(ownBranches(loaded, copies, env, targets.withRepoBranches), project);
+  const resolved = withProject(targets.ownBranches(loaded, copies, env), project);
   resolved.warnings.push(...targets.overriddenPins(resolved.config.git.repos));
   return resolved;
-}
-
-/**
- * `loaded` with each content repository's `git.branch` on its own entries: the branch it publishes is its
- * own. SKILLS_BRANCH and a pin of every repository (git.ref) decide over it, as over any config file.
- */
-function ownBranches(
-  loaded: Loaded,
-  copies: readonly { file: string; project: boolean; key: string }[],
-  env: Record<string, string | undefined>,
-  withRepoBranches: typeof import("../refresh/repo-targets.ts").withRepoBranches,
-): Resolved {
-  const { repoBranches, ...resolved } = loaded;
-  const git = resolved.config.git;
-  if (env.SKILLS_BRANCH || git.ref !== undefined) return resolved;
-  const byKey = new Map<string, string>();
-  for (const copy of copies) {
-    const branch = repoBranches.get(copy.file);
-    if (branch !== undefined && !copy.project) byKey.set(copy.key, branch);
-  }
-  if (byKey.size === 0) return resolved;
-  return { ...resolved, config: { ...resolved.config, git: { ...git, repos: withRepoBranches(git.repos, byKey) } } };
 }

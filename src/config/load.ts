@@ -33,7 +33,7 @@ export interface LoadOptions {
 export interface Loaded extends Resolved {
   /**
    * A content repository's `git.branch`, by the path of the config.yaml that sets it: the branch of that
-   * repository alone (withRepoBranches), never the default of the others.
+   * repository alone (ownBranches in refresh/repo-targets.ts), never the default of the others.
    */
   repoBranches: ReadonlyMap<string, string>;
 }

@@ -60,9 +60,14 @@ export function pinsFrom(
       byFile.set(file, locked);
     }
     // A label the lock does not record for this URL (a project's entry of another folder of your repository)
-    // takes the pin of the URL's first entry there: it is not followed past what that lock reviewed.
+    // takes the pin of the URL's first entry there: it is not followed past what that lock reviewed. URLs are
+    // compared as the repository they name, as its copy is shared (`…/team.git`, `…/team/`, the host in
+    // another case). Security: compared as written, a project's other spelling of your repository's URL found
+    // no pin, and its sync moved the shared copy past what your lock records.
+    const repo = parseRepo(url).slug;
+    const ofRepo = (p: { url: string }) => parseRepo(p.url).slug === repo;
     const own = locked.get(label);
-    const pin = own && sameRepo(own.url, url) ? own : [...locked.values()].find((p) => sameRepo(p.url, url));
+    const pin = own && ofRepo(own) ? own : [...locked.values()].find(ofRepo);
     if (pin) pins.set(label, { ref: pin.ref, commit: pin.commit });
   }
   return pins;
@@ -93,16 +98,8 @@ export function lockedConfigs(
       }
     }
     const sources = Object.values((file === undefined ? undefined : read.get(file))?.sources ?? {});
-    locked.set(copy.file, sources.find((s) => sameRepo(s.url, copy.url))?.config ?? null);
+    const repo = parseRepo(copy.url).slug;
+    locked.set(copy.file, sources.find((s) => parseRepo(s.url).slug === repo)?.config ?? null);
   }
   return locked;
-}
-
-/**
- * Whether two spellings name one repository (`…/team.git`, `…/team/`, another case of the host), as its
- * copy is shared. Security: compared as written, a project's other spelling of your repository's URL found
- * no pin, and its sync moved the shared copy past what your lock records.
- */
-function sameRepo(a: string, b: string): boolean {
-  return parseRepo(a).slug === parseRepo(b).slug;
 }

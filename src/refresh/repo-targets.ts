@@ -1,4 +1,6 @@
 import { join, posix, resolve } from "node:path";
+import type { Loaded } from "../config/load.ts";
+import type { Resolved } from "../config/resolve.ts";
 import type { Config, RepoEntryConfig } from "../config/schema.ts";
 import { BRANCH_NAME, isGitRef } from "../config/schema-values.ts";
 import { LOCKFILE_NAME } from "../lock/lockfile.ts";
@@ -183,20 +185,32 @@ export function overriddenPins(repos: readonly (string | RepoEntryConfig)[]): st
 }
 
 /**
- * `repos` with each content repository's own branch (its config.yaml's `git.branch`, by sourceKey) on its
- * entries that choose none: an entry's own branch or ref still wins, and a project's entries are decided by
- * the user's (decidingEntry).
+ * `loaded` with each content repository's `git.branch` (its config.yaml's, by the copy holding it) on its
+ * own entries that choose none: the branch it publishes is its own, never the others' default. An entry's
+ * own branch or ref, SKILLS_BRANCH and a pin of every repository (git.ref) decide over it, and a project's
+ * entries are decided by the user's (decidingEntry).
  */
-export function withRepoBranches(
-  repos: readonly (string | RepoEntryConfig)[],
-  branches: ReadonlyMap<string, string>,
-): (string | RepoEntryConfig)[] {
-  return repos.map((item) => {
+export function ownBranches(
+  loaded: Loaded,
+  copies: readonly { file: string; project: boolean; key: string }[],
+  env: Record<string, string | undefined>,
+): Resolved {
+  const { repoBranches, ...resolved } = loaded;
+  const git = resolved.config.git;
+  if (env.SKILLS_BRANCH || git.ref !== undefined) return resolved;
+  const branches = new Map<string, string>();
+  for (const copy of copies) {
+    const branch = repoBranches.get(copy.file);
+    if (branch !== undefined && !copy.project) branches.set(copy.key, branch);
+  }
+  if (branches.size === 0) return resolved;
+  const repos = git.repos.map((item) => {
     const entry = repoEntry(item);
     if (entry.scope === "project" || entry.branch !== undefined || entry.ref !== undefined) return item;
     const branch = branches.get(sourceKey(entry));
     return branch === undefined ? item : { ...entry, branch };
   });
+  return { ...resolved, config: { ...resolved.config, git: { ...git, repos } } };
 }
 
 /**

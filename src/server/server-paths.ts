@@ -189,11 +189,10 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
 /**
  * Security: a caller's string as an error sent to a client on another machine quotes it, where no answer's
  * sweep follows (a protocol error): its paths of this server hidden while whole (each becomes its file's URI
- * or its folder's name), then cut short as shownArg cuts it, then swept again, since a path that is no
- * folder's may still be cut inside one's name (`/srv/hub/sk…` of `/srv/hub/skills-old/x`).
+ * or its folder's name), then cut short as shownArg cuts it (a cut leaves no path, whole or not).
  */
 export function shownHidden(text: string, paths: ServerPaths): string {
-  return hideServerPaths(shownArg(hideServerPaths(text, paths)), paths);
+  return shownArg(hideServerPaths(text, paths));
 }
 
 /**
