@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -7,15 +7,13 @@ import { Publisher } from "../../src/analytics/publisher.ts";
 import { Tracker } from "../../src/analytics/tracker.ts";
 import { serveStdio } from "../../src/transports/stdio.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { analyticsEndpoint, type Endpoint } from "../helpers/endpoint.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect, eventually, HANG_MS, testHub, within } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 function endpoint(): Endpoint {
   const e = analyticsEndpoint();

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
@@ -10,16 +10,14 @@ import { createServer } from "../../src/server/create-server.ts";
 import { Hub } from "../../src/server/hub.ts";
 import { ConfigError } from "../../src/util/errors.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, selfSignedCert, skillText } from "../helpers/git.ts";
 import { projectRoot, serveGitHttps } from "../helpers/git-http.ts";
 import { writeScriptTree } from "../helpers/scripts.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 const TOKEN = "ghp_FAKEtoken0123456789abcdefSECRET";
 const basic = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`;

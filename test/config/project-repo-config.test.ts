@@ -1,18 +1,16 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { loadSettings } from "../../src/commands/load-settings.ts";
 import { parseCommandLine } from "../../src/config/args.ts";
 import { loadConfig } from "../../src/config/load.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo } from "../helpers/git.ts";
 import { connect } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /** Settings that act on every source: a project's repository tries to turn sync off and lift every limit. */
 const SERVER_WIDE = [

@@ -1,17 +1,15 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadSettings } from "../../src/commands/load-settings.ts";
 import { parseCommandLine } from "../../src/config/args.ts";
 import { loadConfig } from "../../src/config/load.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { connect } from "../helpers/hub.ts";
 import { writeScriptTree } from "../helpers/scripts.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /** A config.yaml that tries to choose what runs scripts, and to let more kinds of file run. */
 const HIJACK = [

@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { HttpHandler } from "../../src/transports/http-handler.ts";
+import type { Closer } from "./closers.ts";
 import { httpHub } from "./hub.ts";
 
 /** The protocol revisions SkillHub serves, oldest first. */
@@ -47,11 +48,11 @@ export async function httpClient(
 
 /**
  * An HTTP handler (in process) over a started hub on `dir`, and SDK clients of
- * it; `closers` gets what ends them (clients first), for the test file's afterEach.
+ * it; `closers` (the test file's closeAfterEach()) gets what ends them, clients first.
  */
 export async function handlerWithClients(
   dir: string,
-  closers: (() => Promise<void>)[],
+  closers: Closer[],
   options: { env?: Record<string, string>; flags?: Record<string, unknown>; stateless?: boolean } = {},
 ) {
   const { hub, handler, close } = await httpHub([dir], options);

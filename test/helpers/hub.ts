@@ -1,4 +1,3 @@
-import { afterEach } from "bun:test";
 import { Client, InMemoryTransport, type CallToolResult as SdkCallToolResult } from "@modelcontextprotocol/client";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import type { Config } from "../../src/config/schema.ts";
@@ -6,6 +5,7 @@ import { createServer } from "../../src/server/create-server.ts";
 import { Hub, type HubOptions } from "../../src/server/hub.ts";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
+import { closeAfterEach } from "./closers.ts";
 import { tempDir } from "./fs.ts";
 
 export interface TestHubOptions {
@@ -93,10 +93,7 @@ export { eventually, HANG_MS, within } from "./wait.ts";
  * test. Call once at the top level of the file.
  */
 export function sessions(defaults: ConnectOptions = {}) {
-  const open: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of open.splice(0)) await close();
-  });
+  const open = closeAfterEach();
   return async (options: ConnectOptions = {}) => {
     const session = await connect({ ...defaults, ...options });
     open.push(session.close);

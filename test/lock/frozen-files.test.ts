@@ -1,18 +1,16 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
 import { LOCKED_ENTRIES_MAX } from "../../src/catalog/digests.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
 import { textOf } from "../helpers/hub.ts";
 import { cli, type Machine, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 async function session(m: Machine, env?: Record<string, string>) {
   const s = await serverOn(m, env);

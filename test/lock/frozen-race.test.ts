@@ -1,17 +1,15 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "zod";
 import { flipper } from "../../bench/fuzz/frozen-cases.ts";
 import { sha256Of } from "../../src/catalog/digests.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, write } from "../helpers/fs.ts";
 import { textOf } from "../helpers/hub.ts";
 import { cli, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
+const closers = closeAfterEach();
 
 const REVIEWED =
   "---\nname: pdf\ndescription: Fill PDF forms.\n---\n\n# PDF\n\nREVIEWED-STEPS: use the form template.\n";
@@ -34,10 +32,11 @@ async function raced(references = 0) {
   closers.push(s.close);
   // The publication (skills/list) is built once, before the attack, as a client would list first.
   await s.client.request({ method: "skills/list", params: {} } as never, z.looseObject({}) as never);
+  // The flippers stop before the server closes, the last started first.
   const main = await flipper(join(m.skills, "pdf", "SKILL.md"), [REVIEWED, EVIL]);
-  closers.push(main.stop);
+  closers.unshift(main.stop);
   const forms = await flipper(join(m.skills, "pdf", "forms.md"), [FORMS, EVIL_FORMS]);
-  closers.push(forms.stop);
+  closers.unshift(forms.stop);
   return s;
 }
 

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
@@ -7,6 +7,7 @@ import { FrozenGuard } from "../../src/lock/frozen.ts";
 import { writeLockfile } from "../../src/lock/lockfile.ts";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
 import { textOf } from "../helpers/hub.ts";
@@ -15,10 +16,7 @@ import { eventually } from "../helpers/wait.ts";
 import { cli, type Machine, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 async function frozenSession(m: Machine) {
   const s = await serverOn(m);

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
@@ -7,16 +7,14 @@ import { projectSourcesAt, withProject } from "../../src/config/project-file.ts"
 import { ownRepoLabels } from "../../src/lock/location.ts";
 import { readLockfile } from "../../src/lock/lockfile.ts";
 import { runBinary } from "../helpers/binary.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../helpers/git.ts";
 import { connect } from "../helpers/hub.ts";
 import { cli, type Machine, machine } from "./cli.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 const globalLock = (home: string) => join(home, ".skillhub", "skillhub.lock");
 

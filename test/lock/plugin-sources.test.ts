@@ -1,15 +1,13 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { claudePlugins, findPluginSources, pluginSourceInputs } from "../../src/sources/plugin-sources.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, eventually, textOf } from "../helpers/hub.ts";
 import { writeScriptTree } from "../helpers/scripts.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /** A home with Claude Code's plugin layout: installed_plugins.json and cache/<marketplace>/<plugin>/<version>/skills. */
 function claudeHome() {

@@ -1,18 +1,16 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { covers, lockTargets } from "../../src/lock/location.ts";
 import type { Location } from "../../src/sources/source-list.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { cli, type Machine, machine, serverOn } from "./cli.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /** A developer's machine: the project's skill, and personal ones in ~/.claude/skills and ~/.agents/skills. */
 function developer(): Machine {

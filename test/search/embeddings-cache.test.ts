@@ -1,21 +1,19 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadVectorCache, saveVectorCache } from "../../src/search/embeddings/vector-cache.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { embeddingServer } from "../helpers/embedding-server.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const servers: { stop: () => void }[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) s.stop();
-});
+const closers = closeAfterEach();
 
 function server() {
   const s = embeddingServer();
-  servers.push(s);
+  closers.push(s.stop);
   return s;
 }
 

@@ -1,14 +1,11 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { embeddingServer } from "../helpers/embedding-server.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const closers = closeAfterEach();
 
 function server(options: Parameters<typeof embeddingServer>[0] = {}) {
   const s = embeddingServer(options);

@@ -1,15 +1,13 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { handlerWithClients, REVISIONS } from "../helpers/clients.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { connect, eventually, testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const open = closeAfterEach();
 
 async function world(count = 2, env: Record<string, string> = {}, flags: Record<string, unknown> = {}) {
   const dir = tempDir("skillhub-prompts-");

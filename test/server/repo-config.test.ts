@@ -1,16 +1,14 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { repositorySections } from "../../src/server/repo-config.ts";
 import { ConfigError } from "../../src/util/errors.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp } from "../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { connect } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 const base = () => resolveConfig({ env: {}, homeDir: "/h", cwd: "/h" }).config;
 

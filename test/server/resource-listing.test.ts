@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
@@ -6,15 +6,13 @@ import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { z } from "zod";
 import { publicationIfBuilt } from "../../src/server/skills-extension/publication.ts";
 import { httpClient, REVISIONS } from "../helpers/clients.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { httpHub } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const open = closeAfterEach();
 
 /** 240 publishable skills, a shadowed one, and every kind the extension does not publish. */
 async function world() {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
@@ -7,16 +7,14 @@ import { z } from "zod";
 import { Catalog } from "../../src/catalog/catalog.ts";
 import { publication, publicationIfBuilt } from "../../src/server/skills-extension/publication.ts";
 import { httpClient, REVISIONS, type Revision } from "../helpers/clients.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { httpHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const open = closeAfterEach();
 
 /** Two skill folders (project shadows global), a handler, and clients on any revision. */
 async function world(build?: (dirs: { a: string; b: string }) => void) {

@@ -1,16 +1,13 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { corporaDir } from "../helpers/corpora.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, textOf } from "../helpers/hub.ts";
 import { writeExampleTree, writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const closers = closeAfterEach();
 
 async function open(dirs: string[], env: Record<string, string> = {}) {
   const session = await connect({ flags: { "skills-dir": dirs }, env: { SKILLHUB_TOOLS: "all", ...env } });

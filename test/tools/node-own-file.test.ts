@@ -1,5 +1,6 @@
-import { afterAll, afterEach, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp } from "../helpers/fs.ts";
 import { writeNode } from "../helpers/tree.ts";
 import { cli, machine, serverOn } from "../lock/cli.ts";
@@ -10,10 +11,7 @@ import { cli, machine, serverOn } from "../lock/cli.ts";
  * it only as the lock records it.
  */
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 test("frozen: a node's own file by its URI is served as locked, and refused once it differs", async () => {
   const m = machine();

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { emptyBunConfig } from "../../src/exec/runners.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect, eventually, textOf } from "../helpers/hub.ts";
 import { heldTimeout, survivors } from "../helpers/process.ts";
@@ -9,11 +10,7 @@ import { writeScriptTree } from "../helpers/scripts.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const closers = closeAfterEach();
 
 async function open(dir = writeScriptTree(tempDir()), options: ConnectOptions = {}) {
   const session = await connect({

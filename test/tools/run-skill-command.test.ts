@@ -1,16 +1,13 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect } from "../helpers/hub.ts";
 import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const closers = closeAfterEach();
 
 /** Two Agent Skills side by side; `pdf` has a script and a symlink leading out. */
 function skills(): string {

@@ -1,16 +1,13 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { connect } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 import { cli, machine, serverOn } from "../lock/cli.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const closers = closeAfterEach();
 
 async function open(dir: string, env: Record<string, string>) {
   const session = await connect({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all", ...env } });

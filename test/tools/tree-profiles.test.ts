@@ -1,15 +1,12 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { PROFILES, TOOLS } from "../../src/tools/index.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { connect, eventually } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
-let closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers) await close();
-  closers = [];
-});
+const closers = closeAfterEach();
 
 async function open(dir: string, tools?: string, env: Record<string, string> = {}) {
   const session = await connect({ flags: { "skills-dir": [dir], ...(tools ? { tools } : {}) }, env });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import {
   chmodSync,
   existsSync,
@@ -13,6 +13,7 @@ import {
 import { join, relative } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createHttpHandler, type HttpHandler } from "../../src/transports/http-handler.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub, textOf } from "../helpers/hub.ts";
 
@@ -23,10 +24,7 @@ import { testHub, textOf } from "../helpers/hub.ts";
  * that are no gzip. A failed download leaves no skill folder, or the one that was there, untouched.
  */
 afterAll(cleanupTemp);
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /** A skill whose archive spans many chunks (an asset gzip cannot shrink), with an empty folder. */
 function skill() {

@@ -1,10 +1,11 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { AnswerBudgetOptions } from "../../src/server/answer-budget.ts";
 import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { handTimers } from "../helpers/hand-timers.ts";
 import { countedSocket, fetchFrom, initialize, mcpRequest, messages } from "../helpers/http.ts";
@@ -14,10 +15,7 @@ import { eventually } from "../helpers/wait.ts";
 /** The bytes of answers the HTTP server holds at once are bounded, in all and per address (answer-budget.ts). */
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close().catch(() => undefined);
-});
+const closers = closeAfterEach({ ignoringErrors: true });
 
 /** Small limits, so that files of some KiB stand for files of some MiB. */
 const LIMITS: AnswerBudgetOptions = { maxBytes: 100_000, maxPerPeer: 60_000 };

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import {
   chmodSync,
   mkdirSync,
@@ -16,6 +16,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { ARCHIVE_LINK_SECONDS } from "../../src/transports/archive-links.ts";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../../src/transports/http-handler.ts";
 import type { Revision } from "../helpers/clients.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { GIT_ENV } from "../helpers/git.ts";
 import { handTimers } from "../helpers/hand-timers.ts";
@@ -25,10 +26,7 @@ import { writeNode } from "../helpers/tree.ts";
 import { cli, machine } from "../lock/cli.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 const TOKEN = "archive-test-token-0123456789";
 const HOST = "127.0.0.1:8000";

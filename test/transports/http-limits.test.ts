@@ -1,19 +1,17 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
 import type { HttpHandler } from "../../src/transports/http-handler.ts";
 import { REVISIONS, type Revision } from "../helpers/clients.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { fetchFrom, handlerWorld, initialize, mcpRequest, messages } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
 import { eventually, within } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close().catch(() => undefined);
-});
+const closers = closeAfterEach({ ignoringErrors: true });
 
 /** `skillhub serve --http` in process, on a free loopback port, over one skill. */
 async function server(options: HttpServeOptions = {}): Promise<RunningHttpServer> {

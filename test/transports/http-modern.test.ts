@@ -1,12 +1,10 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp } from "../helpers/fs.ts";
 import { handlerWorld, mcpRequest, messages } from "../helpers/http.ts";
 
 afterAll(cleanupTemp);
-const worlds: ReturnType<typeof handlerWorld>[] = [];
-afterEach(async () => {
-  for (const w of worlds.splice(0)) await w.close();
-});
+const closers = closeAfterEach();
 
 const MODERN = "2026-07-28";
 
@@ -34,7 +32,7 @@ function post(body: unknown, headers: Record<string, string>) {
 describe("the 2026-07-28 revision over HTTP (stateless, no initialize)", () => {
   test("server/discover answers without a session, with the extension, instructions and cache fields", async () => {
     const w = handlerWorld();
-    worlds.push(w);
+    closers.push(w.close);
     const response = await w.handler.handle(post(modern(1, "server/discover"), { "mcp-method": "server/discover" }));
     expect(response.status).toBe(200);
     expect(response.headers.get("mcp-session-id")).toBeNull();
@@ -47,7 +45,7 @@ describe("the 2026-07-28 revision over HTTP (stateless, no initialize)", () => {
 
   test("tools/list carries ttlMs and cacheScope; the same call on 2025 does not", async () => {
     const w = handlerWorld();
-    worlds.push(w);
+    closers.push(w.close);
     const response = await w.handler.handle(post(modern(2, "tools/list"), { "mcp-method": "tools/list" }));
     const [answer] = await messages(response);
     expect(answer?.result.tools.length).toBeGreaterThan(0);
@@ -67,7 +65,7 @@ describe("the 2026-07-28 revision over HTTP (stateless, no initialize)", () => {
 
   test("Mcp-Method and Mcp-Name headers are validated against the body; the error carries the request id", async () => {
     const w = handlerWorld();
-    worlds.push(w);
+    closers.push(w.close);
     const cases: { body: ReturnType<typeof modern>; headers: Record<string, string> }[] = [
       { body: modern(4, "tools/list"), headers: { "mcp-method": "tools/call" } },
       { body: modern(5, "tools/list"), headers: {} },
@@ -99,7 +97,7 @@ describe("the 2026-07-28 revision over HTTP (stateless, no initialize)", () => {
 
   test("security still applies first: a foreign Host or Origin is refused before the revision matters", async () => {
     const w = handlerWorld({ token: "secret-token-0123456789" });
-    worlds.push(w);
+    closers.push(w.close);
     const body = modern(9, "tools/list");
     expect((await w.handler.handle(post(body, { "mcp-method": "tools/list", host: "evil.example" }))).status).toBe(403);
     expect(

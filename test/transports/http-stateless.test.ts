@@ -1,13 +1,11 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { handlerWithClients } from "../helpers/clients.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { eventually } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const open = closeAfterEach();
 
 /** A --stateless HTTP handler (or a session one) over one skills folder, and SDK clients of it. */
 async function world(stateless: boolean) {

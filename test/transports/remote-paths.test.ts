@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { realpathSync, symlinkSync } from "node:fs";
 import { join, sep } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
@@ -7,15 +7,13 @@ import { PROFILES } from "../../src/tools/index.ts";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { SHOWN_ARG_CHARS } from "../../src/util/shown-arg.ts";
 import { httpClient, type Revision } from "../helpers/clients.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { connect, httpHub, testHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /** Every tool, the sk profile's two included. */
 const TOOLS = [...(PROFILES.all ?? []), "skills.list", "skills.search"].join(",");

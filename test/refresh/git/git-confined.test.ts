@@ -1,6 +1,7 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { closeAfterEach } from "../../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../../helpers/git.ts";
 import { connect } from "../../helpers/hub.ts";
@@ -9,10 +10,7 @@ import { connect } from "../../helpers/hub.ts";
 // skills or to / serves nothing from there; local folders keep following links (tested in walk-hostile).
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 describe("symlinks committed to a synced repository", () => {
   test("links out of the repository are refused with a diagnostic; its own skills are served", async () => {

@@ -1,18 +1,16 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { GitSync } from "../../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../../src/util/logger.ts";
+import { closeAfterEach } from "../../helpers/closers.ts";
 import { fakeGit } from "../../helpers/fake-git.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
 import { HANG_MS, within } from "../../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /**
  * The real git behind a wrapper that notes when two network commands run at

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { GitSync } from "../../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../../src/util/logger.ts";
+import { closeAfterEach } from "../../helpers/closers.ts";
 import { type FakeGit, fakeGit, HANGING_GIT, killRecorded } from "../../helpers/fake-git.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, skillText } from "../../helpers/git.ts";
@@ -11,9 +12,8 @@ import { isGone, survivors } from "../../helpers/process.ts";
 
 afterAll(cleanupTemp);
 const fakes: FakeGit[] = [];
-const closers: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
+const closers = closeAfterEach();
+afterEach(() => {
   for (const fake of fakes.splice(0)) killRecorded(fake);
 });
 

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, lchownSync, mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GitError } from "../../../src/refresh/git/git-errors.ts";
@@ -6,15 +6,13 @@ import { GitRunner } from "../../../src/refresh/git/git-runner.ts";
 import { isPrivateGroup, othersCanChange } from "../../../src/refresh/git/git-signers.ts";
 import type { RepoTarget } from "../../../src/refresh/git/git-target.ts";
 import { verifySigned } from "../../../src/refresh/git/git-trust.ts";
+import { closeAfterEach } from "../../helpers/closers.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
 import { GIT_ENV, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { cli, machine, repoServerOn } from "../../lock/cli.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 const ROOT = process.getuid?.() === 0;
 

@@ -1,10 +1,11 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { GitRunner } from "../../../src/refresh/git/git-runner.ts";
 import { checkoutBytes, FetchLimit, repackWhenMany } from "../../../src/refresh/git/git-size-limit.ts";
 import { gitStatus } from "../../../src/ui/hub-view.ts";
+import { closeAfterEach } from "../../helpers/closers.ts";
 import { cleanupTemp, write } from "../../helpers/fs.ts";
 import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
 import { projectRoot, serveGitHttpStalled } from "../../helpers/git-http.ts";
@@ -13,10 +14,7 @@ import { within } from "../../helpers/wait.ts";
 import { cli, type Machine, machine, repoServerOn } from "../../lock/cli.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /** The limit the tests set: a few MiB, far under the files they push. */
 const LIMIT = 2 * 1024 * 1024;

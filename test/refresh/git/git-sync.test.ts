@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -9,15 +9,13 @@ import { repoConfigFiles } from "../../../src/refresh/git/git-copies.ts";
 import { GitSync } from "../../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../../src/util/logger.ts";
 import { runCli } from "../../helpers/cli.ts";
+import { closeAfterEach } from "../../helpers/closers.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
 import { type ConnectOptions, connect, eventually, textOf } from "../../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 /** A session whose hub syncs `repos`; git runs without the developer's own config. */
 async function session(repos: string, options: ConnectOptions & { interval?: number } = {}) {

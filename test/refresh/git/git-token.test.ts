@@ -1,17 +1,15 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { GitRunner, type SpawnFn } from "../../../src/refresh/git/git-runner.ts";
+import { closeAfterEach } from "../../helpers/closers.ts";
 import { cleanupTemp } from "../../helpers/fs.ts";
 import { closedPort, GIT_ENV, git, remoteRepo, selfSignedCert, skillText } from "../../helpers/git.ts";
 import { type GitHttpServer, projectRoot, serveGitHttps } from "../../helpers/git-http.ts";
 import { connect, textOf } from "../../helpers/hub.ts";
 
 afterAll(cleanupTemp);
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 const TOKEN = "ghp_FAKEtoken0123456789abcdefSECRET";
 const basic = (token: string) => `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;

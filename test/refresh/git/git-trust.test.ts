@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import {
   lstatSync,
@@ -14,6 +14,7 @@ import {
 import { join } from "node:path";
 import { RAW_ATTRIBUTES } from "../../../src/refresh/git/git-copy-guard.ts";
 import { commitSignatures, signatureKind } from "../../../src/refresh/git/git-trust.ts";
+import { closeAfterEach } from "../../helpers/closers.ts";
 import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
 import { GIT_ENV, git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
 import { cli, type Machine, machine, repoServerOn } from "../../lock/cli.ts";
@@ -26,10 +27,7 @@ afterAll(async () => {
     Bun.spawnSync(["gpgconf", "--kill", "gpg-agent"], { env: { ...process.env, GNUPGHOME: home } });
   await cleanupTemp();
 });
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const closers = closeAfterEach();
 
 const HAVE_GPG = Bun.which("gpg") !== null;
 if (!HAVE_GPG)
