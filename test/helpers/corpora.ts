@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { runsHere } from "./runs-here.ts";
 
 /** The real SKILL.md corpora (../shared/corpora, or SKILLHUB_CORPORA); undefined when absent. */
-export function corporaDir(): string | undefined {
+function corporaDir(): string | undefined {
   const dir = process.env.SKILLHUB_CORPORA ?? join(import.meta.dir, "..", "..", "..", "shared", "corpora");
   return existsSync(dir) ? dir : undefined;
 }
