@@ -159,6 +159,16 @@ describe("analytics publisher", () => {
     await off.call("skill", { name: "pdf" });
     expect(off.hub.analytics.tracker.pending).toBe(0);
   });
+
+  test("a session's close returns once its last events are in the analytics file: nothing is written after it", async () => {
+    const file = join(tempDir(), "analytics.jsonl");
+    // No timed flush: the event reaches the file through the final flush only.
+    const s = await session({ SKILLHUB_ANALYTICS_FILE: file, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" });
+    await s.call("skill", { name: "pdf" });
+    expect(existsSync(file)).toBe(false);
+    await s.close();
+    expect(readJsonlFile(file).events.map((e) => e.type)).toEqual(["skill_loaded"]);
+  });
 });
 
 describe("tracker queue", () => {

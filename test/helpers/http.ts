@@ -72,7 +72,7 @@ export function handlerWorld(options: Partial<HttpHandlerOptions> = {}, env: Rec
   };
   const close = async () => {
     await handler.close();
-    hub.close();
+    await hub.shutdown();
   };
   return {
     dir,

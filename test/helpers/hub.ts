@@ -39,7 +39,7 @@ export interface ConnectOptions extends TestHubOptions {
   remote?: boolean;
 }
 
-/** An SDK Client connected in memory to a started hub. */
+/** An SDK Client connected in memory to a started hub; `close` returns once both have stopped. */
 export async function connect(options: ConnectOptions = {}) {
   const { hub, logger, home } = testHub(options);
   const server = createServer(hub, { version: "test", remote: options.remote });
@@ -64,9 +64,12 @@ export async function connect(options: ConnectOptions = {}) {
   const call = (name: string, args: Record<string, unknown> = {}) =>
     // The SDK's own request timeout (60 s) would be a wall-clock limit: a loaded machine gets HANG_MS.
     client.callTool({ name, arguments: args }, { timeout: HANG_MS }) as Promise<CallToolResult>;
+  // The hub's last analytics flush is awaited too: a write still running when the test removes its
+  // folders would make the analytics file's folder again.
   const close = async () => {
-    hub.close();
+    const shut = hub.shutdown();
     await client.close();
+    await shut;
   };
   return { client, server, hub, logger, home, notifications, call, close };
 }
@@ -118,7 +121,7 @@ export function recordingSessions() {
 
 /**
  * A started hub over `dirs` behind an HTTP handler in process (client roots ignored, as a shared server
- * does; `stateless` as --stateless), once its first scan is in; `close` stops both.
+ * does; `stateless` as --stateless), once its first scan is in; `close` stops both, as connect()'s does.
  */
 export async function httpHub(
   dirs: string[],
@@ -135,7 +138,7 @@ export async function httpHub(
   await hub.ready;
   const close = async () => {
     await handler.close();
-    hub.close();
+    await hub.shutdown();
   };
   return { hub, logger, handler, close };
 }

@@ -13,7 +13,7 @@ import { HOSTILE_FILE, HOSTILE_NAME, HOSTILE_PAGES, HOSTILE_SVG, HOSTILE_SVG_TEX
 const TOKEN = "a-long-test-token-0123456789";
 let handler: HttpHandler;
 let open: HttpHandler;
-let close: () => void;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
   const w = uiWorld();
@@ -27,11 +27,11 @@ beforeAll(async () => {
   open = createHttpHandler(hub, { host: "127.0.0.1", version: "test" });
   void hub.start();
   await hub.ready;
-  close = () => hub.close();
+  close = () => hub.shutdown();
 });
 
 afterAll(async () => {
-  close();
+  await close();
   await cleanupTemp();
 });
 

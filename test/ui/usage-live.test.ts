@@ -19,7 +19,7 @@ function loads(n: number, skill: string, from = Date.UTC(2026, 10, 20)): Analyti
   }));
 }
 
-/** A hub over one skill, its analytics in `file`, with its page's API and an MCP client. */
+/** A hub over one skill, its analytics in `file`, with its page's API and an MCP client; `close` stops all. */
 async function hubWithAnalytics(file: string) {
   const skills = tempDir("skillhub-usage-skills-");
   writeSkill(skills, "pdf-invoices", { description: "Extract totals from PDF invoices." });
@@ -32,7 +32,11 @@ async function hubWithAnalytics(file: string) {
     expect(response.status).toBe(200);
     return (await response.json()) as Record<string, any>;
   };
-  return { ...mcp, usage };
+  const close = async () => {
+    await handler.close();
+    await mcp.close();
+  };
+  return { ...mcp, usage, close };
 }
 
 describe("the page's usage view follows the analytics file", () => {
