@@ -111,7 +111,7 @@ export function checkedFileRead(
   file: string,
   maxBytes: number,
   overflow: "truncate" | "refuse",
-  hooks: Pick<ConfinedReadOptions, "now" | "beforeRead"> = {},
+  hooks: Pick<ConfinedReadOptions, "now" | "beforeRead" | "onRead"> = {},
 ): CheckedFile | ConfinedFailure | Refused {
   if (!frozen) {
     const read = readConfined({ root, rootIsReal: true, file, maxBytes, overflow, ...hooks });

@@ -79,21 +79,24 @@ export class AnswerBudget {
   /**
    * Count `bytes` of an answer to `request` until its response ends, or say why it must not be sent. An
    * answer to a request this budget does not count (stdio, an in-process client, a response already ended)
-   * is not counted.
+   * is not counted. `counted`: bytes of the same answer this budget counts already (a bound told in parts as
+   * its file is read, buildBounded), so that an answer is judged whole: one growing past an address's share
+   * is too large, not a reason to retry.
    */
-  take(request: Request | undefined, bytes: number): AnswerRefusal | undefined {
+  take(request: Request | undefined, bytes: number, counted = 0): AnswerRefusal | undefined {
     const state = request && this.open.get(request);
     if (!state) return undefined;
-    if (bytes > this.maxPerPeer)
+    const whole = counted + bytes;
+    if (whole > this.maxPerPeer)
       return {
         kind: "too-large",
-        message: `the answer would take ${size(bytes)}, more than the ${size(this.maxPerPeer)} this server sends one client at once`,
+        message: `the answer would take ${size(whole)}, more than the ${size(this.maxPerPeer)} this server sends one client at once`,
       };
     const peerHeld = this.byPeer.get(state.peer) ?? 0;
     if (peerHeld + bytes > this.maxPerPeer || this.total + bytes > this.maxBytes)
       return {
         kind: "busy",
-        message: `the server is sending ${size(this.total)} of answers now (${size(peerHeld)} of them to this client's address) and this one, ${size(bytes)}, would pass its limit (${size(this.maxBytes)} in all, ${size(this.maxPerPeer)} to one address)`,
+        message: `the server is sending ${size(this.total - counted)} of answers now (${size(peerHeld - counted)} of them to this client's address) and this one, ${size(whole)}, would pass its limit (${size(this.maxBytes)} in all, ${size(this.maxPerPeer)} to one address)`,
       };
     state.held += bytes;
     this.byPeer.set(state.peer, peerHeld + bytes);
@@ -121,7 +124,7 @@ export class AnswerBudget {
   }
 }
 
-/** Told the least bytes an answer being built will take, before its bytes are read (buildBounded). */
+/** Told bytes an answer being built will take at least, before they are read; later calls tell more (buildBounded). */
 export type Bound = (bytes: number) => void;
 
 /** What buildBounded built, or why it stopped. */
@@ -136,10 +139,12 @@ class BoundRefused extends Error {
 
 /**
  * Build an answer to `request` whose least size is known before its bytes are read: `build` tells `bound`
- * that size once it knows it (a file's size on disk once the file is open, or its base64's), and it counts
+ * that size once it knows it (a file's size on disk once the file is open, or its base64's), and more as it
+ * learns more (a text's JSON escapes, chunk by chunk; another file the answer holds), and all of it counts
  * while the answer is built; past the budget, `bound` stops the build there (the read throws through, having
- * read nothing) and the refusal is returned instead. The bound is given back when `build` ends: the caller
- * counts the answer built at its own size (`take`). Without a budget (stdio), `build` just runs.
+ * read no more) and the refusal is returned instead, judged on all that was told. The bound is given back
+ * when `build` ends: the caller counts the answer built at its own size (`take`). Without a budget (stdio),
+ * `build` just runs.
  */
 export async function buildBounded<T>(
   budget: AnswerBudget | undefined,
@@ -149,7 +154,7 @@ export async function buildBounded<T>(
   let held = 0;
   try {
     const value = await build((bytes) => {
-      const refused = budget?.take(request, bytes);
+      const refused = budget?.take(request, bytes, held);
       if (refused) throw new BoundRefused(refused);
       held += bytes;
     });

@@ -87,7 +87,21 @@ export interface ToolContext {
    * comes back instead (SERVER_BUSY, or FILE_TOO_LARGE when no client may be sent that much at once).
    * Undefined where answers are not counted (stdio).
    */
-  bounded?: <T>(build: (bound: (bytes: number) => void) => T) => Promise<{ value: T } | { refused: CallToolResult }>;
+  bounded?: <T>(build: (bound: AnswerBound) => T) => Promise<{ value: T } | { refused: CallToolResult }>;
+}
+
+/** Told bytes an answer being built will take at least, before they are read; throws to stop the read (bounded). */
+export type AnswerBound = (bytes: number) => void;
+
+/**
+ * `build` run within the bytes of answers the transport holds at once (ToolContext.bounded), given the bound
+ * to tell; where answers are not counted (stdio), run as it is, with no bound.
+ */
+export async function withinAnswerBudget<T>(
+  ctx: Pick<ToolContext, "bounded">,
+  build: (bound?: AnswerBound) => T,
+): Promise<{ value: T } | { refused: CallToolResult }> {
+  return ctx.bounded ? ctx.bounded(build) : { value: build() };
 }
 
 /** One tool: metadata, schemas and a handler. Descriptions may depend on the catalog (the skill tool's does). */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { declaredFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
-import { defineTool, READ_ONLY } from "./definition.ts";
+import { defineTool, READ_ONLY, withinAnswerBudget } from "./definition.ts";
 import { errorResult, imageResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile, readAsset } from "./support/asset-read.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
@@ -106,10 +106,11 @@ export const getAssetTool = defineTool({
             : `File '${shownArg(checked.path)}' not found in skill '${skill.name}' (${shownReason(located.reason, checked.path)}).`;
       return errorResult(located.code, message, { skill_path: skill.name, file: shownArg(checked.path) });
     }
-    // Security: over HTTP, the file's size on disk counts against the answers held at once before it is read.
-    const readFile = (bound?: (bytes: number) => void) =>
-      readAsset(owner, checked.path, deps.config.assets.max_size_bytes, { frozen: deps.frozen, bound });
-    const built = ctx.bounded ? await ctx.bounded(readFile) : { value: readFile() };
+    // Security: over HTTP, the file's size on disk counts against the answers held at once before it is read,
+    // and its text's escapes as they are read.
+    const built = await withinAnswerBudget(ctx, (bound) =>
+      readAsset(owner, checked.path, deps.config.assets.max_size_bytes, { frozen: deps.frozen, bound }),
+    );
     if ("refused" in built) return built.refused;
     const read = built.value;
     if (!read.ok) {

@@ -14,7 +14,14 @@ import { AssetDecl, ScriptDecl } from "../skills/tree-node.ts";
 import type { ConfinedFailure } from "../util/confined-read.ts";
 import { errnoCode, SkillHubError } from "../util/errors.ts";
 import { isBinaryExtension } from "../util/file-kind.ts";
-import { defineTool, READ_ONLY, type ToolContext, type ToolDeps } from "./definition.ts";
+import {
+  type AnswerBound,
+  defineTool,
+  READ_ONLY,
+  type ToolContext,
+  type ToolDeps,
+  withinAnswerBudget,
+} from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable, readAsset } from "./support/asset-read.ts";
 import { commandLine } from "./support/run-yourself.ts";
@@ -172,7 +179,12 @@ export const getSkillTool = defineTool({
     if (isRefused(sections)) return refusalResult(best.item, sections.refused);
     let served: Served;
     try {
-      served = serve(catalog, best, deps.config, sections, deps.frozen);
+      // Security: over HTTP, each inlined asset counts against the answers held at once before it is read.
+      const built = await withinAnswerBudget(ctx, (bound) =>
+        serve(catalog, best, deps.config, sections, { frozen: deps.frozen, bound }),
+      );
+      if ("refused" in built) return built.refused;
+      served = built.value;
     } catch (error) {
       // Deleted or unreadable since the last scan: nothing to serve. Anything else is a bug.
       if (errnoCode(error) === undefined) throw error;
@@ -262,15 +274,16 @@ interface Served {
 
 /**
  * The single-match answer. Declared files missing on disk are left out (each
- * has a diagnostic); small text assets are inlined; content over
- * content.max_tokens is cut, the node's own rules kept first (tree-budget.ts).
+ * has a diagnostic); small text assets are inlined, each told to `bound` as
+ * get_asset's content is (readAsset); content over content.max_tokens is cut,
+ * the node's own rules kept first (tree-budget.ts).
  */
 function serve(
   catalog: Catalog,
   best: Scored<Skill>,
   config: Config,
   read: ReturnType<typeof checkedSections>,
-  frozen: FrozenGuard | undefined,
+  assetReads: InlineReads,
 ): Served {
   const skill = best.item;
   if (!read.ok) {
@@ -313,7 +326,7 @@ function serve(
   const inlined = <T extends { file: string; from?: string }>(list: T[]) =>
     available(list).map((d) => {
       const owner = ownerOf(d.from);
-      const text = owner && inlineText(owner, d.file, config.assets.inline_text_max_bytes, frozen);
+      const text = owner && inlineText(owner, d.file, config.assets.inline_text_max_bytes, assetReads);
       return text === undefined ? d : { ...d, content: text };
     });
   return {
@@ -328,14 +341,20 @@ function serve(
   };
 }
 
+/** How inlined assets are read: the lock's guard when frozen, and the answer's bound (ToolContext.bounded). */
+interface InlineReads {
+  frozen?: FrozenGuard;
+  bound?: AnswerBound;
+}
+
 /**
  * `assets.inline_text_max_bytes`: a declared text asset up to
  * that size comes with its content; larger or binary ones are fetched with
  * get_asset. Read through the same bounded, confined reader as get_asset.
  */
-function inlineText(owner: Skill, file: string, maxBytes: number, frozen?: FrozenGuard): string | undefined {
+function inlineText(owner: Skill, file: string, maxBytes: number, reads: InlineReads): string | undefined {
   if (maxBytes <= 0 || isBinaryExtension(file)) return undefined;
-  const read = readAsset(owner, file, maxBytes, { frozen });
+  const read = readAsset(owner, file, maxBytes, reads);
   return read.ok && !read.binary ? read.text : undefined;
 }
 

@@ -6,7 +6,7 @@ import { type CheckedFile, isRefused, type Refused } from "../lock/checked-read.
 import type { FrozenGuard } from "../lock/frozen.ts";
 import type { Skill } from "../skills/skill.ts";
 import { readSkillSourceBytes } from "../skills/skill-read.ts";
-import type { ConfinedFailure } from "../util/confined-read.ts";
+import type { ConfinedFailure, ConfinedReadOptions } from "../util/confined-read.ts";
 import {
   binaryMimeType,
   isBinaryFile,
@@ -15,9 +15,10 @@ import {
   namesViewableImage,
 } from "../util/file-kind.ts";
 import { fileText } from "../util/file-text.ts";
+import { base64JsonBytes } from "../util/json-bytes.ts";
 import { checkRelativePath, isInside, realOr } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
-import { defineTool, READ_ONLY } from "./definition.ts";
+import { type AnswerBound, defineTool, READ_ONLY, withinAnswerBudget } from "./definition.ts";
 import { errorResult, imageResult, structuredResult } from "./results.ts";
 import { linkTarget, type MissedFileHint, missedFileHint } from "./support/missed-file.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
@@ -102,31 +103,42 @@ export const readSkillFileTool = defineTool({
     // the most a model's API takes): its bytes are not repeated as base64, so they take none of the answer's
     // budget. A file named as one is read that far, and cut back to `max` when it turns out not to be one.
     const imageCap = Math.min(deps.config.assets.max_size_bytes, MAX_VIEWABLE_IMAGE_BYTES);
-    const readAt = (path: string): Attempt => {
+    const readAt = (path: string, bound?: AnswerBound): Attempt => {
       const checked = checkRelativePath(path);
       if (!checked.ok) return { reason: checked.reason };
       if (own) return { path: checked.path, read: readNodeFile(deps.frozen, skill, offset + max) };
       // A tree node's declared files, inherited ones too, are read where the node declaring them has them.
       const owner =
         (skill.kind === "tree-node" && findFileInChain(deps.store.catalog, skill, checked.path)?.owner) || skill;
-      const upTo = (bytes: number) => readServedFile(deps.frozen, owner, checked.path, offset + bytes, "truncate");
+      const upTo = (bytes: number, counted?: ImageCount) =>
+        readServedFile(deps.frozen, owner, checked.path, offset + bytes, "truncate", counted);
+      // Security: over HTTP, an image read whole counts against the answers held at once before it is read.
+      const asImage = bound && imageCount(bound, imageCap);
       const named = !explicit && namesViewableImage(checked.path);
-      const read = upTo(named ? Math.max(max, imageCap) : max);
+      const read = named ? upTo(Math.max(max, imageCap), asImage) : upTo(max);
       // A link is judged by the file it leads to, as the image check below judges it (`diagram` → `diagram.png`):
       // one whose own name is not an image's is read again, as far, when that file may be one. The same
       // confined read, so it serves nothing outside the skill.
       const mayBeImage = !named && !explicit && read.ok && read.truncated && read.size <= imageCap;
-      return { path: checked.path, read: mayBeImage && namesViewableImage(read.real) ? upTo(imageCap) : read };
+      return {
+        path: checked.path,
+        read: mayBeImage && namesViewableImage(read.real) ? upTo(imageCap, asImage) : read,
+      };
     };
-    let file_path = relative;
-    let attempt = readAt(file_path);
-    // A Markdown link's target copied whole (`references/api.md#auth`, `my%20notes.md`) names the file it
-    // links to, when no file has the name as written.
-    const linked = own ? file_path : linkTarget(file_path);
-    if (linked !== file_path && !found(attempt)) {
-      const again = readAt(linked);
-      if (found(again)) [file_path, attempt] = [linked, again];
-    }
+    const built = await withinAnswerBudget(ctx, (bound) => {
+      let file_path = relative;
+      let attempt = readAt(file_path, bound);
+      // A Markdown link's target copied whole (`references/api.md#auth`, `my%20notes.md`) names the file it
+      // links to, when no file has the name as written.
+      const linked = own ? file_path : linkTarget(file_path);
+      if (linked !== file_path && !found(attempt)) {
+        const again = readAt(linked, bound);
+        if (found(again)) [file_path, attempt] = [linked, again];
+      }
+      return { file_path, attempt };
+    });
+    if ("refused" in built) return built.refused;
+    const { file_path, attempt } = built.value;
     if (!("read" in attempt)) {
       const hint = missedFileHint(skill, file_path, ctx);
       return errorResult(
@@ -208,6 +220,22 @@ function imageAnswer(file_path: string, read: CheckedFile): CallToolResult {
     { base64: read.bytes.toString("base64"), mimeType },
     note,
   );
+}
+
+/** How a read that may send a whole image is counted in its answer (imageCount). */
+type ImageCount = Pick<ConfinedReadOptions, "beforeRead">;
+
+/**
+ * A file read to be sent whole as an image counted before its bytes are read (ToolContext.bounded): one the
+ * answer may send so (a viewable image's name on the file opened, at most `cap` bytes) takes its base64 there.
+ * One whose bytes then prove it no image is sent in a part instead; its bound is given back once it is read.
+ */
+function imageCount(bound: AnswerBound, cap: number): ImageCount {
+  return {
+    beforeRead: (size, real) => {
+      if (size <= cap && namesViewableImage(real)) bound(base64JsonBytes(size));
+    },
+  };
 }
 
 /** A read cut back to its first `maxBytes` (a file named as an image is read further, to send it whole). */

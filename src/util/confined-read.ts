@@ -63,6 +63,12 @@ export interface ConfinedReadOptions {
    * answer's budget counts a file's size this way before its bytes are read (server/answer-budget.ts).
    */
   beforeRead?: (size: number, real: string) => void;
+  /**
+   * Told each chunk's bytes as they are read (a view valid only during the call) and the offset they start
+   * at, before the next chunk is read; may throw to stop the read there, as beforeRead may. An answer whose
+   * size grows with what the bytes are (JSON escapes) is counted this way as it is read.
+   */
+  onRead?: (bytes: Uint8Array, at: number) => void;
 }
 
 export interface ConfinedFile {
@@ -106,7 +112,7 @@ export function readConfined(options: ConfinedReadOptions): ConfinedRead {
 }
 
 /** What a bounded read of an opened file needs to know: its limit, what to do past it, its time budget. */
-export type ReadLimits = Pick<ConfinedReadOptions, "maxBytes" | "overflow" | "timeBudgetMs" | "now">;
+export type ReadLimits = Pick<ConfinedReadOptions, "maxBytes" | "overflow" | "timeBudgetMs" | "now" | "onRead">;
 
 /**
  * The bounded read every entry point shares (readConfined, named-file.ts), on a descriptor already
@@ -304,6 +310,7 @@ function readBounded(fd: number, limit: number, expected: number, options: ReadL
     }
     const n = readSync(fd, buffer, filled, Math.min(CHUNK, buffer.length - filled), filled);
     if (n === 0) break;
+    options.onRead?.(buffer.subarray(filled, filled + n), filled);
     filled += n;
     if (now() > deadline) return undefined;
   }

@@ -47,6 +47,7 @@ export function readConfinedChunks(
     while (read < maxBytes) {
       const n = readSync(fd, buffer, 0, Math.min(buffer.length, maxBytes - read), read);
       if (n === 0) break;
+      options.onRead?.(buffer.subarray(0, n), read);
       read += n;
       if (!onChunk(buffer.subarray(0, n))) {
         stopped = true;

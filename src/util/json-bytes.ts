@@ -26,14 +26,25 @@ export function base64JsonBytes(byteLength: number): number {
   return 4 * Math.ceil(byteLength / 3) + 2;
 }
 
+/**
+ * The bytes JSON's escapes add to UTF-8 text, counted on its bytes (a chunk of a file as it is read): its
+ * escaped characters are all ASCII, one byte each, which no byte of another character can be. Pure.
+ */
+export function escapeBytes(bytes: Uint8Array): number {
+  let escapes = 0;
+  for (let i = 0; i < bytes.length; i++) escapes += escapeOf(bytes[i] ?? 0);
+  return escapes;
+}
+
 /** A string as JSON: its UTF-8 bytes, its escapes and its quotes. */
 function stringBytes(text: string): number {
   let escapes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    // \b \t \n \f \r take two bytes, other control characters six (\u001f), " and \ two.
-    if (c < 0x20) escapes += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 1 : 5;
-    else if (c === 0x22 || c === 0x5c) escapes += 1;
-  }
+  for (let i = 0; i < text.length; i++) escapes += escapeOf(text.charCodeAt(i));
   return Buffer.byteLength(text, "utf8") + escapes + 2;
+}
+
+/** The bytes JSON adds to write character code `c`: \b \t \n \f \r take two, other controls six, " and \ two. */
+function escapeOf(c: number): number {
+  if (c < 0x20) return c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 1 : 5;
+  return c === 0x22 || c === 0x5c ? 1 : 0;
 }

@@ -112,6 +112,18 @@ async function sh(command: string, cwd: string) {
   return { exitCode, stdout, stderr };
 }
 
+/** What the download runs, run by itself on `link`: curl, then tar when curl succeeded; how the one that failed ended. */
+async function runAlone(link: string) {
+  const folder = tempDir("skillhub-download-alone-");
+  const fetched = await sh(`curl -fsSL -o skill.tar.gz '${link}'`, folder);
+  return fetched.exitCode !== 0 ? fetched : await sh("mkdir skill && tar -xzf skill.tar.gz -C skill", folder);
+}
+
+/** The first line of a tool's message, its counts of bytes left out (a cut connection's vary from run to run). */
+function firstLine(stderr: string): string {
+  return (stderr.split("\n")[0] ?? "").replace(/\d+ bytes/g, "N bytes");
+}
+
 /** Every folder and file under `dir`: a folder as "folder", a file as its bytes' hex and whether it runs. */
 function tree(dir: string): Record<string, string> {
   const found: Record<string, string> = {};
@@ -154,7 +166,7 @@ describe("the download command, run by sh with curl and tar", () => {
     expect(await sh(run, workspace)).toEqual({ exitCode: 0, stdout: "kit ran\n", stderr: "" });
   });
 
-  test("a refused link, a connection cut mid-archive or bytes that are no gzip leave no skill folder, nor a temporary one", async () => {
+  test("a refused link, a connection cut mid-archive or bytes that are no gzip leave no skill folder, nor a temporary one, and exit as the failing tool does, saying what it says", async () => {
     const { dir } = skill();
     const { commands, base } = await serve(dir);
     const { download } = await commands();
@@ -165,14 +177,20 @@ describe("the download command, run by sh with curl and tar", () => {
       cut: url.replace(base, `${base}/cut`),
       garbage: url.replace(base, `${base}/garbage`),
     };
-    const left: Record<string, { failed: boolean; shown: string[] }> = {};
+    const left: Record<string, { exitCode: number; said: string; shown: string[] }> = {};
+    const alone: Record<string, { exitCode: number; said: string; shown: string[] }> = {};
     for (const [how, link] of Object.entries(failing)) {
       const workspace = tempDir(`skillhub-download-${how}-`);
       const ran = await sh(download.replace(url, link), workspace);
-      left[how] = { failed: ran.exitCode !== 0, shown: shown(workspace) };
+      left[how] = { exitCode: ran.exitCode, said: firstLine(ran.stderr), shown: shown(workspace) };
+      const failed = await runAlone(link);
+      alone[how] = { exitCode: failed.exitCode, said: firstLine(failed.stderr), shown: [] };
     }
-    const none = { failed: true, shown: [] };
-    expect(left).toEqual({ refused: none, cut: none, garbage: none });
+    expect(left).toEqual(alone);
+    // curl -f's own status for an HTTP error; tar's, GNU's or bsdtar's, for bytes that are no gzip.
+    expect(left.refused).toMatchObject({ exitCode: 22, said: "curl: (22) The requested URL returned error: 403" });
+    expect(left.cut?.said).toStartWith("curl: (");
+    expect(left.garbage?.exitCode).toBeGreaterThan(0);
   });
 
   test("a newer version replaces the folder whole; a failed one leaves the old folder as it was", async () => {

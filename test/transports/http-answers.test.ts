@@ -10,6 +10,7 @@ import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { handTimers } from "../helpers/hand-timers.ts";
 import { countedSocket, fetchFrom, initialize, mcpRequest, messages } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
 import { eventually } from "../helpers/wait.ts";
 
 /** The bytes of answers the HTTP server holds at once are bounded, in all and per address (answer-budget.ts). */
@@ -20,19 +21,24 @@ const closers = closeAfterEach({ ignoringErrors: true });
 /** Small limits, so that files of some KiB stand for files of some MiB. */
 const LIMITS: AnswerBudgetOptions = { maxBytes: 100_000, maxPerPeer: 60_000 };
 const URL_ = "http://127.0.0.1:8000/mcp";
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** picture.png's size: 26,298 bytes as base64 in JSON, 26 KiB; its answer as an image, with its note, is more. */
+const PICTURE_BYTES = 19_722;
 const TEXT = "skill://bulk/text.txt";
 
 /**
- * A skill with a 40 KB text, 12 KB of control characters, a 15 KB and a 25 KB text, a 30 KB binary file
- * and a 20 KB zip; a skill the skills extension does not publish (its name breaks the rules), with a 30 KB
- * binary file; a tree node (never published) whose own file is 25 KB, not UTF-8; a skill whose instructions
- * are 22 KB.
+ * A skill with a 40 KB text, 12 KB and 300 KB of control characters, a 15 KB and a 25 KB text, a 30 KB
+ * binary file, a 20 KB zip and a 19.7 KB PNG; a skill the skills extension does not publish (its name breaks
+ * the rules), with a 30 KB binary file; a tree node (never published) whose own file is 25 KB, not UTF-8; a
+ * node with three 8 KB text assets, which get_skill inlines; a skill whose instructions are 22 KB.
  */
 function skills(): string {
   const dir = tempDir("skillhub-answers-");
   writeSkill(dir, "bulk", { description: "Large files" });
   write(join(dir, "bulk", "text.txt"), "a".repeat(40_000));
   write(join(dir, "bulk", "controls.txt"), "\x01".repeat(12_000));
+  write(join(dir, "bulk", "controls-long.txt"), "\x01".repeat(300_000));
+  write(join(dir, "bulk", "picture.png"), Buffer.concat([PNG_SIGNATURE, Buffer.alloc(PICTURE_BYTES - 8, 0x42)]));
   write(join(dir, "bulk", "small.txt"), "b".repeat(15_000));
   write(join(dir, "bulk", "medium.txt"), "c".repeat(25_000));
   // Not UTF-8: served as base64 (a file of NUL bytes would be text, six bytes per byte).
@@ -43,6 +49,11 @@ function skills(): string {
   write(join(dir, "Loose_Bulk", "loose.bin"), new Uint8Array(30_000).fill(0xff));
   const node = Buffer.from('---\nkeywords: [notes]\ndescription: "Notes not in UTF-8"\n---\n\n');
   write(join(dir, "notes", "latin.md"), Buffer.concat([node, Buffer.alloc(25_000, 0xff)]));
+  writeNode(dir, "notes/guide.md", {
+    keywords: ["guide"],
+    extra: ["assets:", ...["a", "b", "c"].flatMap((n) => [`  - file: ${n}.txt`, "    type: reference"])].join("\n"),
+  });
+  for (const name of ["a", "b", "c"]) write(join(dir, "notes", "guide", `${name}.txt`), name.repeat(8_000));
   writeSkill(dir, "long-read", { description: "Long instructions", body: `# Long\n\n${"d".repeat(22_000)}\n` });
   return dir;
 }
@@ -220,6 +231,86 @@ describe("the answers a server holds are bounded", () => {
       content_base64: Buffer.alloc(20_000, 0xff).toString("base64"),
     });
     expect((await asset("medium.txt")).structuredContent).toMatchObject({ content: "c".repeat(25_000) });
+    await eventually(() => handler.answers.held === 0);
+  });
+
+  test("read_skill_file counts a whole image's base64 from its size on disk before reading it: one that cannot fit is refused unread", async () => {
+    const { handler } = await world();
+    const post = await rawSession(handler, "10.0.0.1");
+    const unread = await post(read(2));
+    await eventually(() => handler.answers.held > 40_000);
+    const c = await client(URL_, "2025-11-25", fetchFrom(handler, "10.0.0.1"));
+    const picture = () =>
+      c.callTool({ name: "read_skill_file", arguments: { skill_name: "bulk", file_path: "picture.png" } });
+    // Refused for the 26 KiB its bytes take as base64, counted before they are read: once read and built, the
+    // answer (the image and a note about it) takes more.
+    const refused = await picture();
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toEqual({
+      error: {
+        code: "SERVER_BUSY",
+        message: expect.stringContaining(
+          "The answer of read_skill_file was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 26 KiB, would pass its limit",
+        ),
+      },
+    });
+    await unread.text();
+    await eventually(() => handler.answers.held === 0);
+    const served = await picture();
+    const base64 = Buffer.concat([PNG_SIGNATURE, Buffer.alloc(PICTURE_BYTES - 8, 0x42)]).toString("base64");
+    expect(served.content).toContainEqual({ type: "image", data: base64, mimeType: "image/png" });
+    expect(JSON.stringify(served).length).toBeGreaterThan(26 * 1024);
+    await eventually(() => handler.answers.held === 0);
+  });
+
+  test("get_skill counts each text asset it inlines before reading it: the one that cannot fit stops the answer there", async () => {
+    const { handler } = await world();
+    const post = await rawSession(handler, "10.0.0.1");
+    const unread = await post(read(2));
+    await eventually(() => handler.answers.held > 40_000);
+    const c = await client(URL_, "2025-11-25", fetchFrom(handler, "10.0.0.1"));
+    const guide = () => c.callTool({ name: "get_skill", arguments: { context: "notes/guide" } });
+    // The answer would hold each 8 KB asset twice (content and JSON text): refused at its third asset, before
+    // reading it, for the 24 KB of the three.
+    const refused = await guide();
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toEqual({
+      error: {
+        code: "SERVER_BUSY",
+        message: expect.stringContaining(
+          "The answer of get_skill was not sent: the server is sending 40 KiB of answers now (40 KiB of them to this client's address) and this one, 24 KiB, would pass its limit",
+        ),
+      },
+    });
+    expect(JSON.parse((refused.content as { text: string }[])[0]?.text ?? "")).toEqual(refused.structuredContent);
+    await unread.text();
+    await eventually(() => handler.answers.held === 0);
+    const served = (await guide()).structuredContent as { assets: { file: string; content?: string }[] };
+    expect(served.assets.map((a) => [a.file, a.content])).toEqual(
+      ["a", "b", "c"].map((n) => [`${n}.txt`, n.repeat(8_000)]),
+    );
+    await eventually(() => handler.answers.held === 0);
+  });
+
+  test("get_asset counts a text's JSON escapes as it reads it: a file of control characters is refused at the first chunk its answer cannot fit after", async () => {
+    const { handler } = await world({ answers: { maxBytes: 1_000_000, maxPerPeer: 500_000 } });
+    const c = await client(URL_, "2025-11-25", fetchFrom(handler, "10.0.0.1"));
+    const asset = (file: string) => c.callTool({ name: "get_asset", arguments: { skill_path: "bulk", file } });
+    // 300,000 bytes on disk, 1.8 MB as JSON: refused too large after its first 64 KiB, when the file's size and
+    // that chunk's escapes (five more bytes for each of its 65,536) already pass the address's share.
+    const refused = await asset("controls-long.txt");
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toEqual({
+      error: {
+        code: "FILE_TOO_LARGE",
+        message:
+          "The answer of get_asset was not sent: the answer would take 613 KiB, more than the 489 KiB this server sends one client at once. Instead, read the file in parts with read_skill_file (offset and length; it takes the file's skill:// URI too).",
+      },
+    });
+    expect(handler.answers.held).toBe(0);
+    // A text that fits is served whole, its escapes counted as it was read and given back.
+    const small = await asset("controls.txt");
+    expect(small.structuredContent).toMatchObject({ content: "\x01".repeat(12_000) });
     await eventually(() => handler.answers.held === 0);
   });
 

@@ -158,7 +158,7 @@ describe("a remote agent downloads a skill's folder with one command", () => {
       expect(folder).toBe(".skillhub-skills/kit");
       expect(url.startsWith(`http://${HOST}/archive/`)).toBe(true);
       expect(command).toBe(
-        `if test -L .skillhub-skills; then echo '.skillhub-skills is a symbolic link; nothing was downloaded' >&2; false; fi && mkdir -p .skillhub-skills && tmp=$(mktemp -d .skillhub-skills/.kit.XXXXXX) && { curl -fsSL -o "$tmp/skill.tar.gz" '${url}' && mkdir "$tmp/skill" && tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill" || { rm -rf "$tmp"; false; }; } && rm -rf .skillhub-skills/kit && mv "$tmp/skill" .skillhub-skills/kit && rm -rf "$tmp"`,
+        `if test -L .skillhub-skills; then echo '.skillhub-skills is a symbolic link; nothing was downloaded' >&2; false; fi && mkdir -p .skillhub-skills && tmp=$(mktemp -d .skillhub-skills/.kit.XXXXXX) && { curl -fsSL -o "$tmp/skill.tar.gz" '${url}' && mkdir "$tmp/skill" && tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill" || { rc=$?; rm -rf "$tmp"; (exit $rc); }; } && rm -rf .skillhub-skills/kit && mv "$tmp/skill" .skillhub-skills/kit && rm -rf "$tmp"`,
       );
       expect(text).toContain("then run from the same folder: `bash .skillhub-skills/kit/scripts/run.sh`.");
       const response = await fetchArchive(handler, url);

@@ -73,6 +73,42 @@ describe("readConfined", () => {
   });
 });
 
+describe("the hooks an answer's budget counts with", () => {
+  test("beforeRead is told the size before any byte, onRead each chunk at its offset; a throw from either stops the read there", () => {
+    const { root } = world();
+    const text = "z".repeat(200_000);
+    write(join(root, "big.txt"), text);
+    class Stop extends Error {}
+    for (const read of [
+      (hooks: object) => readConfined({ root, file: "big.txt", ...hooks }),
+      (hooks: object) => readConfinedChunks({ root, file: "big.txt", ...hooks }, () => true),
+    ]) {
+      const seen: string[] = [];
+      const chunks: Buffer[] = [];
+      read({
+        beforeRead: (size: number) => seen.push(`size ${size}`),
+        onRead: (bytes: Uint8Array, at: number) => {
+          seen.push(`${at}+${bytes.length}`);
+          chunks.push(Buffer.from(bytes));
+        },
+      });
+      expect(seen).toEqual(["size 200000", "0+65536", "65536+65536", "131072+65536", "196608+3392"]);
+      expect(Buffer.concat(chunks).toString()).toBe(text);
+      const stop = () => {
+        throw new Stop();
+      };
+      expect(() => read({ beforeRead: stop, onRead: () => expect.unreachable() })).toThrow(Stop);
+      const after: number[] = [];
+      const atSecond = (_: Uint8Array, at: number) => {
+        after.push(at);
+        if (at > 0) stop();
+      };
+      expect(() => read({ onRead: atSecond })).toThrow(Stop);
+      expect(after).toEqual([0, 65_536]);
+    }
+  });
+});
+
 describe("readConfinedChunks (the search index's streamed read)", () => {
   test("the same checks as readConfined: every way out, a FIFO, a missing file", () => {
     const { root } = world();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { jsonBytes } from "../../src/util/json-bytes.ts";
+import { escapeBytes, jsonBytes } from "../../src/util/json-bytes.ts";
 
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
 
@@ -27,5 +27,13 @@ describe("jsonBytes", () => {
   test("bytes count as the base64 string they are sent as", () => {
     for (const size of [0, 1, 2, 3, 4, 1000])
       expect(jsonBytes(new Uint8Array(size))).toBe(bytesOf(Buffer.alloc(size).toString("base64")));
+  });
+
+  test("escapeBytes counts, on UTF-8 bytes, what JSON's escapes add to their text, in any chunks", () => {
+    const text = 'quotes " and \\ \x01\x02\x1f controls \b\t\n\f\r héllo 日本語 😀';
+    const bytes = Buffer.from(text, "utf8");
+    const added = bytesOf(text) - bytes.length - 2;
+    expect(escapeBytes(bytes)).toBe(added);
+    expect(escapeBytes(bytes.subarray(0, 11)) + escapeBytes(bytes.subarray(11))).toBe(added);
   });
 });

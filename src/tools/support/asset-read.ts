@@ -2,12 +2,20 @@ import { isRefused } from "../../lock/checked-read.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
 import type { ConfinedReadOptions } from "../../util/confined-read.ts";
-import { binaryMimeType, isBinaryExtension, isBinaryFile, isViewableImage } from "../../util/file-kind.ts";
+import {
+  binaryMimeType,
+  hasNulByte,
+  isBinaryExtension,
+  isBinaryFile,
+  isViewableImage,
+  SNIFF_BYTES,
+} from "../../util/file-kind.ts";
 import { fileText } from "../../util/file-text.ts";
-import { base64JsonBytes } from "../../util/json-bytes.ts";
+import { base64JsonBytes, escapeBytes } from "../../util/json-bytes.ts";
 import { type InsideResult, resolveInside } from "../../util/safe-path.ts";
 import { shownArg, shownReason } from "../../util/shown-arg.ts";
 import { statOf } from "../../util/stat.ts";
+import type { AnswerBound } from "../definition.ts";
 import type { ErrorCode } from "../results.ts";
 import { readServedFile } from "./served-file.ts";
 
@@ -50,23 +58,20 @@ export type AssetContent =
  * (FILE_TOO_LARGE otherwise, even for a file that grows after the check);
  * binary by the opened file's extension or NUL bytes in the first KiB → base64
  * with a MIME type (and whether it is an image a model can view); otherwise UTF-8 text.
- * `bound` is told the least bytes the content takes in an answer before any is read (ToolContext.bounded):
- * the file's size on disk, as base64 when its extension makes it binary; it may throw to stop the read.
+ * `bound` is told the least bytes the content takes in an answer as it is read (ToolContext.bounded,
+ * countedRead); it may throw to stop the read.
  */
 export function readAsset(
   owner: Skill,
   rel: string,
   maxBytes: number,
-  options: { frozen?: FrozenGuard; bound?: (bytes: number) => void } & Pick<ConfinedReadOptions, "now"> = {},
+  options: { frozen?: FrozenGuard; bound?: AnswerBound } & Pick<ConfinedReadOptions, "now"> = {},
 ): AssetContent {
   const base = filesBase(owner);
   if (base === undefined) return { ok: false, code: "FILE_NOT_FOUND", message: `'${shownArg(rel)}' does not exist.` };
-  const { bound } = options;
-  // Text is never shorter in JSON than its bytes (a byte not UTF-8 becomes a three-byte U+FFFD).
-  const beforeRead =
-    bound && ((size: number, real: string) => bound(isBinaryExtension(real) ? base64JsonBytes(size) : size));
+  const counted = options.bound && countedRead(options.bound);
   // Frozen: served only when the lock records the digest of these very bytes (served-file.ts).
-  const read = readServedFile(options.frozen, owner, rel, maxBytes, "refuse", { base, now: options.now, beforeRead });
+  const read = readServedFile(options.frozen, owner, rel, maxBytes, "refuse", { base, now: options.now, ...counted });
   if (isRefused(read)) return { ok: false, code: read.refused.code, message: read.refused.message };
   if (!read.ok) {
     if (read.code === "FILE_TOO_LARGE") return tooLarge(rel, read.size ?? maxBytes + 1, maxBytes);
@@ -84,6 +89,28 @@ export function readAsset(
       image: isViewableImage(read.real, bytes),
     };
   return { ok: true, size: bytes.length, text: fileText.decode(bytes), binary: false };
+}
+
+/**
+ * A declared file's content counted in its answer as it is read: before any byte, its size on disk, as base64
+ * when its extension makes it binary; then, while it is text (no NUL in its first KiB, as isBinaryFile
+ * judges), what JSON's escapes add to each chunk read (a control character takes six bytes), so that a file
+ * of control characters is stopped at the chunk its answer passes the budget at, not refused once read whole.
+ * Never more than the content takes: text is never shorter in JSON than its bytes (a byte not UTF-8 becomes
+ * a three-byte U+FFFD), nor base64 than its bytes.
+ */
+function countedRead(bound: AnswerBound): Pick<ConfinedReadOptions, "beforeRead" | "onRead"> {
+  let text = true;
+  return {
+    beforeRead: (size, real) => {
+      text = !isBinaryExtension(real);
+      bound(text ? size : base64JsonBytes(size));
+    },
+    onRead: (bytes, at) => {
+      if (text && at < SNIFF_BYTES && hasNulByte(bytes, SNIFF_BYTES - at)) text = false;
+      if (text) bound(escapeBytes(bytes));
+    },
+  };
 }
 
 function tooLarge(shownAs: string, size: number, maxBytes: number): AssetContent {

@@ -37,7 +37,9 @@ export function commandLine(decl: Pick<ScriptDecl, "args">, path: string): strin
  * curl saves the archive into a fresh hidden folder beside `dir`, tar unpacks it into a folder made there
  * (mktemp's own is private, 0700), and only when both succeeded is the old `dir` removed (a newer version
  * replaces it, never lands inside it) and the new one moved in. A failed download (refused, cut off, not
- * gzip) removes the hidden folder and exits non-zero, leaving `dir` as it was: the removal runs only once
+ * gzip) removes the hidden folder and exits with the status of the tool that failed (curl's 22 for a refused
+ * link, tar's for bytes that are no gzip: an agent tells them apart as it would running each itself), by a
+ * subshell's `exit`, which ends no shell of the user's; `dir` is left as it was. The removal runs only once
  * mktemp has set `tmp` (a `tmp` of the user's shell is never removed). Saved, not piped: a pipe's status is
  * tar's alone, and a refused link must stop the command before anything moves. `-f`: a refused link fails
  * curl instead of saving its error page. Security: the URL is quoted (a public URL may hold characters a
@@ -57,7 +59,7 @@ export function downloadCommand(url: string, dir: string): string {
       `curl -fsSL -o "$tmp/skill.tar.gz" '${url.replaceAll("'", "%27")}'`,
       `mkdir "$tmp/skill"`,
       `tar -xzf "$tmp/skill.tar.gz" -C "$tmp/skill"`,
-    ].join(" && ")} || { rm -rf "$tmp"; false; }; }`,
+    ].join(" && ")} || { rc=$?; rm -rf "$tmp"; (exit $rc); }; }`,
     `rm -rf ${dir}`,
     `mv "$tmp/skill" ${dir}`,
     `rm -rf "$tmp"`,

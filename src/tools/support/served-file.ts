@@ -19,7 +19,8 @@ import {
  * lock), whether named so or reached through a link; the read is one confined read and, frozen, its
  * bytes are served only when the lock records their digest for that path (lock/checked-read.ts).
  * `base`: the folder the path is under when it is not the skill's own (a tree node's resource folder);
- * `beforeRead`: told the opened file's size before its bytes are read (confined-read.ts).
+ * `beforeRead`: told the opened file's size before its bytes are read; `onRead`: each chunk as it is read
+ * (confined-read.ts).
  */
 export function readServedFile(
   frozen: FrozenGuard | undefined,
@@ -27,7 +28,7 @@ export function readServedFile(
   path: string,
   maxBytes: number,
   overflow: "truncate" | "refuse",
-  options: { base?: string } & Pick<ConfinedReadOptions, "now" | "beforeRead"> = {},
+  options: { base?: string } & Pick<ConfinedReadOptions, "now" | "beforeRead" | "onRead"> = {},
 ): CheckedFile | ConfinedFailure | Refused {
   const folder = realFolder(options.base ?? skill.dir, skill);
   if (!folder.ok) return folder;
@@ -36,6 +37,7 @@ export function readServedFile(
   const read = checkedFileRead(frozen, skill, folder.root, path, maxBytes, overflow, {
     now: options.now,
     beforeRead: options.beforeRead,
+    onRead: options.onRead,
   });
   if (!read.ok) return read;
   const reached = notOfSkillReal(folder.root, read.real);
