@@ -15,11 +15,11 @@ export type PageViewer = "operator" | "client";
 
 /** What the usage view says in place of other clients' words. */
 export const USAGE_WITHHELD =
-  "Searches and get_skill requests that found nothing, and feedback comments, are other clients' words: the operator sees them on this page opened with the admin token (SKILLHUB_ADMIN_TOKEN), or with `skillhub stats` on the server.";
+  "Searches and get_skill requests that found nothing, and feedback comments, are other clients' words: the operator sees them on this page opened with the admin token (SKILLHUB_ADMIN_TOKEN), or by running skillhub stats on the server.";
 
 /** What the status view says of the server's folders it names. */
 export const FOLDERS_WITHHELD =
-  "The server's folders are shown by name (<project>, <home>, <skillhub home>, a skills folder by its label): the operator sees them on this page opened with the admin token (SKILLHUB_ADMIN_TOKEN), or with `skillhub doctor` on the server.";
+  "The server's folders are shown by name (<project>, <home>, <skillhub home>, a skills folder by its label): the operator sees them on this page opened with the admin token (SKILLHUB_ADMIN_TOKEN), or by running skillhub doctor on the server.";
 
 /** A view with every path of the server named as a remote MCP client is told it (server-paths.ts). */
 export function foldersNamed<T>(hub: Hub, view: T): T {
