@@ -138,7 +138,7 @@ export const runDoctor: CommandRun = async (ctx) => {
 };
 
 /** What `serve --transport http` would do with these settings: where it listens, whether clients need the token, or why it would not start. */
-function httpReport(server: { host: string; port: number; token?: string; stateless: boolean }): {
+function httpReport(server: { host: string; port: number; token?: string; admin_token?: string; stateless: boolean }): {
   line: string;
   json: {
     host: string;
@@ -149,11 +149,13 @@ function httpReport(server: { host: string; port: number; token?: string; statel
     warning: string | null;
   };
 } {
-  const refused = refuseToBind(server.host, server.token) ?? null;
-  const warning = weakToken(server.token) ?? null;
+  const refused = refuseToBind(server.host, server.token, server.admin_token) ?? null;
+  const warning = weakToken(server.token) ?? weakToken(server.admin_token, "SKILLHUB_ADMIN_TOKEN") ?? null;
   const tokenRequired = server.token !== undefined && server.token.length > 0;
   const where = `${server.host}:${server.port}${server.stateless ? ", stateless" : ""}`;
-  const asked = tokenRequired ? "clients send the token (SKILLHUB_HTTP_TOKEN)" : "no token asked (this machine only)";
+  const asked =
+    (tokenRequired ? "clients send the token (SKILLHUB_HTTP_TOKEN)" : "no token asked (this machine only)") +
+    (server.admin_token ? "; the page's private views take SKILLHUB_ADMIN_TOKEN" : "");
   return {
     line: refused
       ? `${where}; would not start: ${refused}`

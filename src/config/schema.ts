@@ -78,6 +78,12 @@ export const ServerConfig = once(() =>
     ]),
     /** Bearer token for HTTP (SKILLHUB_HTTP_TOKEN); required on a non-loopback host. */
     token: z.string().optional(),
+    /**
+     * The operator's token for the web page (SKILLHUB_ADMIN_TOKEN): with it the page also shows what it keeps
+     * from clients (their searches and requests that found nothing, feedback comments, the server's folders).
+     * Not accepted by /mcp.
+     */
+    admin_token: z.string().optional(),
     /** Extra allowed Origin values for HTTP. */
     allowed_origins: originList(),
     /** Extra allowed Host values for HTTP. */

@@ -118,6 +118,13 @@ export const ENV_SETTINGS: Record<string, Setting> = {
     secret: true,
     description: "Bearer token HTTP clients must send; required on a non-loopback address. Never logged.",
   },
+  SKILLHUB_ADMIN_TOKEN: {
+    key: "server.admin_token",
+    kind: "string",
+    secret: true,
+    description:
+      "The operator's token for the web page: with it the page also shows clients' searches and requests that found nothing, their feedback comments and the server's folders, which the clients' token (`SKILLHUB_HTTP_TOKEN`) does not see. Not accepted by `/mcp`; must differ from `SKILLHUB_HTTP_TOKEN`. Never logged.",
+  },
   SKILLHUB_ALLOWED_ORIGINS: {
     key: "server.allowed_origins",
     kind: "list",

@@ -29,7 +29,7 @@ export function configSecrets(config: Config): SecretSpec & { names: readonly st
   const passed = new Set(config.pass_env.map((n) => n.toUpperCase()));
   return {
     names: config.secrets,
-    values: [config.git.token, config.server.token, ...keys],
+    values: [config.git.token, config.server.token, config.server.admin_token, ...keys],
     credentialNames: { except: config.pass_env },
     dropped: SERVER_URL_ENV.filter((name) => !passed.has(name)),
   };

@@ -1,4 +1,5 @@
 import { join, sep } from "node:path";
+import { localFile } from "../analytics/setup.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import { runnerPrograms } from "../exec/runners.ts";
 import { skillUris } from "../skills/skill-uri.ts";
@@ -41,7 +42,8 @@ const perCatalog = new WeakMap<
  * becomes its skill:// URI (so a path under it becomes the file's URI, the one
  * resources/read and read_skill_file serve); the
  * skills folders (by source label), the project root, SkillHub's home, the
- * user's home, the working folder and the programs scripts and commands start become names.
+ * user's home, the working folder, the analytics file and the programs scripts and commands start become
+ * names.
  */
 export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   const catalog = hub.catalog;
@@ -77,6 +79,9 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
   const named: Array<[string, string]> = catalog.sources.map((s) => [s.dir, `<skills folder '${s.label}'>`]);
   if (hub.projectRoot.dir) named.push([hub.projectRoot.dir, "<project>"]);
   named.push([hub.config.home, "<skillhub home>"], [hub.exec.cwd, "<server folder>"]);
+  // Wherever the operator keeps it: the page's usage and status views name it.
+  const analytics = localFile(hub.config);
+  if (analytics) named.push([analytics, "<analytics file>"]);
   if (homeDir !== "") named.push([homeDir, "<home>"]);
   named.push(...startedPrograms(hub));
   const folders = [...named, ...known.reals]

@@ -35,7 +35,7 @@ import {
   rpcAnswerError,
   rpcError,
 } from "./http-responses.ts";
-import { bearerAllowed, corsOrigin, hostAllowed, hostPolicy, originAllowed } from "./http-security.ts";
+import { bearerAllowed, corsOrigin, hostAllowed, hostPolicy, originAllowed, pageViewer } from "./http-security.ts";
 import { type Session, SessionTable } from "./http-sessions.ts";
 import { ListenStreams } from "./listen-streams.ts";
 import { type Place, peerKey } from "./peer-places.ts";
@@ -195,7 +195,10 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         idle: options.readerIdle,
       });
     if (isUiPath(path))
-      return handleUi(request, { hub, authorized: bearerAllowed(request.headers.get("authorization"), options.token) });
+      return handleUi(request, {
+        hub,
+        viewer: pageViewer(request.headers.get("authorization"), options.token, options.adminToken),
+      });
     if (path === "/healthz") return health(request);
     if (path !== "/mcp" && path !== "/mcp/")
       return rpcError(

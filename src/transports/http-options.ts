@@ -20,6 +20,8 @@ export interface HttpHandlerOptions {
   host: string;
   /** Bearer token clients must send; undefined = none required. */
   token?: string;
+  /** The operator's token for the page's API (server.admin_token); never accepted by /mcp. Default none. */
+  adminToken?: string;
   /** Extra Host values (server.allowed_hosts). */
   allowedHosts?: readonly string[];
   /** Extra Origin values (server.allowed_origins). */

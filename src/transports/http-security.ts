@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { PageViewer } from "../ui/client-view.ts";
 
 /**
  * The security checks of the HTTP transport, as small pure functions over
@@ -125,26 +126,55 @@ export function bearerAllowed(authorization: string | null, token: string | unde
 }
 
 /**
+ * Who a request to the page's API is, or undefined when it may not read it (401): the operator, or a client,
+ * who is not shown other clients' words nor the server's folders (ui/client-view.ts).
+ * Security: every MCP client holds the one clients' token, so the operator's views need a token of their own
+ * (`adminToken`), compared in constant time as the clients' is. With no token at all the server is this
+ * machine's only (refuseToBind) and its one user is the operator, as before; an admin token set alone still
+ * keeps the private views from whoever connects without it.
+ */
+export function pageViewer(
+  authorization: string | null,
+  token: string | undefined,
+  adminToken: string | undefined,
+): PageViewer | undefined {
+  if (adminToken !== undefined && bearerAllowed(authorization, adminToken)) return "operator";
+  if (!bearerAllowed(authorization, token)) return undefined;
+  return token === undefined && adminToken === undefined ? "operator" : "client";
+}
+
+/**
  * Security: a server reachable from other machines without a token would
  * hand every skill (and any enabled command) to anyone on the network.
  * A token holding whitespace cannot be sent after "Bearer " (bearerAllowed), and
  * one outside ASCII arrives as bytes that depend on the client: every client (or
- * most) would get 401, and no one would know why.
+ * most) would get 401, and no one would know why. An admin token equal to the
+ * clients' would show every client what the page keeps for the operator.
  * Returns the reason to refuse start-up, or undefined.
  */
-export function refuseToBind(host: string, token: string | undefined): string | undefined {
-  if (token !== undefined && /\s/.test(token))
-    return `SKILLHUB_HTTP_TOKEN holds a space, tab or line break: clients send the token after "Bearer " in one header, which cannot carry it, so every one would be refused. Set one without whitespace (e.g. \`openssl rand -hex 32\`).`;
-  if (token !== undefined && /[^\x21-\x7e]/.test(token))
-    return `SKILLHUB_HTTP_TOKEN holds a character outside printable ASCII: clients send such a character in a header as different bytes (UTF-8 or Latin-1), so most would be refused. Set one of ASCII letters and digits (e.g. \`openssl rand -hex 32\`).`;
+export function refuseToBind(host: string, token: string | undefined, adminToken?: string): string | undefined {
+  const unsendable =
+    unsendableToken(token, "SKILLHUB_HTTP_TOKEN") ?? unsendableToken(adminToken, "SKILLHUB_ADMIN_TOKEN");
+  if (unsendable) return unsendable;
+  if (adminToken && adminToken === token)
+    return "SKILLHUB_ADMIN_TOKEN is the same as SKILLHUB_HTTP_TOKEN: every MCP client holds that one, so each would see what the page keeps for the operator (other clients' searches and feedback, the server's folders). Set another (e.g. `openssl rand -hex 32`).";
   if (isLoopbackHost(host) || (token !== undefined && token.length > 0)) return undefined;
   return `refusing to serve HTTP on ${host} without a token: anyone who can reach that address could use this server. Set SKILLHUB_HTTP_TOKEN (clients then send "Authorization: Bearer <token>"), or bind this machine only with --host 127.0.0.1.`;
 }
 
-/** Why a token is too easy to guess (from a session id too, see session-ids.ts), or undefined. */
-export function weakToken(token: string | undefined): string | undefined {
+/** Why a token (in the variable `name`) cannot be sent in a header as it is, or undefined. */
+function unsendableToken(token: string | undefined, name: string): string | undefined {
+  if (token !== undefined && /\s/.test(token))
+    return `${name} holds a space, tab or line break: clients send the token after "Bearer " in one header, which cannot carry it, so every one would be refused. Set one without whitespace (e.g. \`openssl rand -hex 32\`).`;
+  if (token !== undefined && /[^\x21-\x7e]/.test(token))
+    return `${name} holds a character outside printable ASCII: clients send such a character in a header as different bytes (UTF-8 or Latin-1), so most would be refused. Set one of ASCII letters and digits (e.g. \`openssl rand -hex 32\`).`;
+  return undefined;
+}
+
+/** Why a token (in the variable `name`) is too easy to guess (the clients' also from a session id, see session-ids.ts), or undefined. */
+export function weakToken(token: string | undefined, name = "SKILLHUB_HTTP_TOKEN"): string | undefined {
   return token !== undefined && token.length < 16
-    ? "SKILLHUB_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`)."
+    ? `${name} is shorter than 16 characters; use a long random value (e.g. \`openssl rand -hex 32\`).`
     : undefined;
 }
 

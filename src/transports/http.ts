@@ -16,6 +16,8 @@ export interface HttpServeOptions {
   port?: number;
   /** Bearer token (SKILLHUB_HTTP_TOKEN); required when `host` is not loopback. */
   token?: string;
+  /** The operator's token for the page (SKILLHUB_ADMIN_TOKEN); must differ from `token`. Default none. */
+  adminToken?: string;
   allowedHosts?: readonly string[];
   allowedOrigins?: readonly string[];
   /** The URL clients reach the server at behind a reverse proxy (server.public_url). Default: each request's origin. */
@@ -46,6 +48,7 @@ export function httpServeOptions(server: Config["server"]): HttpServeOptions {
     host: server.host,
     port: server.port,
     token: server.token || undefined,
+    adminToken: server.admin_token || undefined,
     allowedHosts: server.allowed_hosts,
     allowedOrigins: server.allowed_origins,
     publicUrl: server.public_url,
@@ -80,12 +83,13 @@ const IDLE_TIMEOUT_SECONDS = 30;
  */
 export function startHttpServer(hub: Hub, options: HttpServeOptions = {}): RunningHttpServer {
   const host = options.host ?? "127.0.0.1";
-  const refusal = refuseToBind(host, options.token);
+  const refusal = refuseToBind(host, options.token, options.adminToken);
   if (refusal) throw new ConfigError(refusal, { key: "server.token" });
   const idleMs = (options.sessionIdleMinutes ?? 30) * 60_000;
   const handler = createHttpHandler(hub, {
     host,
     token: options.token,
+    adminToken: options.adminToken,
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
     publicUrl: options.publicUrl,
@@ -172,17 +176,19 @@ export async function serveHttp(hub: Hub, options: HttpServeOptions = {}): Promi
     `listening on ${running.url} (${mode}; token ${options.token ? "required" : "not required"}; ${isLoopbackHost(host) ? "this machine only" : "reachable from the network"})`,
   );
   // Its own line: whoever reads the log for the MCP endpoint matches the line above.
-  hub.logger.info(
-    `web page at ${running.url.replace(/\/mcp$/, "/")}${options.token ? " (it asks for the token once)" : ""}`,
-  );
+  const asks = options.token ? " (it asks for the token once)" : "";
+  const operator = options.adminToken
+    ? "; entered there, the admin token also shows what clients searched and the server's folders"
+    : "";
+  hub.logger.info(`web page at ${running.url.replace(/\/mcp$/, "/")}${asks}${operator}`);
   // Security: a loopback port is open to every account on this machine, not only to the one that started the
   // server; with commands on, any of them would run commands as this user.
   if (options.token === undefined && hub.config.commands.enabled)
     hub.logger.warn(
       "run_skill_command is enabled and no token is set: every user of this machine can connect to this port and run commands as you. Set SKILLHUB_HTTP_TOKEN (clients then send it as a bearer token).",
     );
-  const weak = weakToken(options.token);
-  if (weak) hub.logger.warn(weak);
+  for (const weak of [weakToken(options.token), weakToken(options.adminToken, "SKILLHUB_ADMIN_TOKEN")])
+    if (weak) hub.logger.warn(weak);
   void hub.start();
   let finish!: (why: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));

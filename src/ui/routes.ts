@@ -7,6 +7,7 @@ import styleCss from "./assets/style.css" with { type: "text" };
 import viewsHubJs from "./assets/views-hub.js" with { type: "text" };
 import viewsSkillsJs from "./assets/views-skills.js" with { type: "text" };
 import { barsSvg, dailyLoadsSvg, NARROW, PALETTE, WIDE } from "./charts.ts";
+import { foldersNamed, overviewForClient, type PageViewer, usageForClient } from "./client-view.ts";
 import { diagnosticsPage, overview, treeView } from "./hub-view.ts";
 import type { PageLinks } from "./markdown-links.ts";
 import { renderPage } from "./markdown-page.ts";
@@ -20,10 +21,11 @@ import { analyticsFiles, EventFiles, usageView } from "./usage.ts";
 export interface UiDeps {
   hub: Hub;
   /**
-   * Whether the request carries the server's bearer token, or none is needed: the HTTP layer
-   * checks it as for /mcp. The API needs it; the page's own files (no data) do not.
+   * Who the request is, from its bearer token (transports/http-security.ts pageViewer): the operator sees
+   * everything, a client what any MCP client may read (client-view.ts); undefined, neither token: the API
+   * answers 401, the page's own files (no data) are served.
    */
-  authorized: boolean;
+  viewer: PageViewer | undefined;
 }
 
 /**
@@ -64,7 +66,7 @@ export function isUiPath(pathname: string): boolean {
 /** Per hub: the analytics files followed, so that polling reads only what was appended. */
 const eventFiles = new WeakMap<Hub, EventFiles>();
 /** Per hub: the last usage answer, reused while the files, the catalog and the range are unchanged. */
-const usageCache = new WeakMap<Hub, { key: string; value: unknown }>();
+const usageCache = new WeakMap<Hub, { key: string; value: UsageAnswer }>();
 
 /**
  * The page and its read-only JSON API, as `Request → Response`. The HTTP
@@ -88,18 +90,18 @@ export async function handleUi(request: Request, deps: UiDeps): Promise<Response
     });
   if (!path.startsWith("/ui/api/"))
     return problem(404, "NOT_FOUND", `Not found: ${path}. The page is at /, MCP at /mcp.`);
-  if (!deps.authorized)
+  if (!deps.viewer)
     return problem(
       401,
       "UNAUTHORIZED",
-      "This server needs its token: enter it on the page (or send it as a bearer token).",
+      "This server needs its token (the clients' or the admin token): enter it on the page (or send it as a bearer token).",
       {
         "WWW-Authenticate": 'Bearer realm="skillhub"',
       },
     );
   try {
     await deps.hub.ready;
-    const answer = await api(path.slice("/ui/api/".length), url.searchParams, deps.hub);
+    const answer = await api(path.slice("/ui/api/".length), url.searchParams, deps.hub, deps.viewer);
     return answer instanceof Response ? answer : json(200, answer);
   } catch (error) {
     deps.hub.logger.error(
@@ -113,8 +115,9 @@ export async function handleUi(request: Request, deps: UiDeps): Promise<Response
   }
 }
 
-async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown> {
+async function api(name: string, q: URLSearchParams, hub: Hub, viewer: PageViewer): Promise<unknown> {
   const catalog = hub.catalog;
+  const client = viewer === "client";
   const int = (key: string, fallback: number) => {
     const n = Number.parseInt(q.get(key) ?? "", 10);
     return Number.isFinite(n) ? n : fallback;
@@ -127,7 +130,7 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
         usage: events(hub).stamp(analyticsFiles(hub.config)),
       };
     case "overview":
-      return overview(hub);
+      return client ? overviewForClient(hub, overview(hub)) : overview(hub);
     case "skills":
       return listSkills(catalog, hub.filter, {
         filter: q.get("q") ?? "",
@@ -135,8 +138,10 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
         page: int("page", 1),
         perPage: int("per", 50),
       });
-    case "diagnostics":
-      return diagnosticsPage(catalog.diagnostics, q.get("severity") ?? undefined, int("page", 1));
+    case "diagnostics": {
+      const page = diagnosticsPage(catalog.diagnostics, q.get("severity") ?? undefined, int("page", 1));
+      return client ? foldersNamed(hub, page) : page;
+    }
     case "search": {
       const query = (q.get("q") ?? "").trim();
       if (query === "") return { hits: [], mode: "fts" };
@@ -174,11 +179,12 @@ async function api(name: string, q: URLSearchParams, hub: Hub): Promise<unknown>
     case "usage": {
       const days = Math.min(366, Math.max(7, int("days", 30)));
       const key = `${days}:${catalog.generation}:${events(hub).stamp(analyticsFiles(hub.config))}`;
-      const cached = usageCache.get(hub);
-      if (cached?.key === key) return cached.value;
-      const value = await usage(hub, days);
-      usageCache.set(hub, { key, value });
-      return value;
+      let cached = usageCache.get(hub);
+      if (cached?.key !== key) {
+        cached = { key, value: await usage(hub, days) };
+        usageCache.set(hub, cached);
+      }
+      return client ? usageForClient(hub, cached.value) : cached.value;
     }
     default:
       return problem(404, "NOT_FOUND", `No such API: /ui/api/${name}.`);
@@ -208,6 +214,8 @@ function events(hub: Hub): EventFiles {
   }
   return files;
 }
+
+type UsageAnswer = Awaited<ReturnType<typeof usage>>;
 
 async function usage(hub: Hub, days: number) {
   const read = await events(hub).read(analyticsFiles(hub.config));

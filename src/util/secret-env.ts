@@ -5,10 +5,11 @@ import { scrubUrlCredentials } from "./url-credentials.ts";
  * run_skill_command): the server's own secrets never reach a child.
  */
 
-/** Variables that hold SkillHub's secrets (git token, HTTP bearer token, embedding API keys). */
+/** Variables that hold SkillHub's secrets (git token, HTTP bearer tokens, embedding API keys). */
 export const SERVER_SECRET_ENV: readonly string[] = [
   "GITHUB_TOKEN",
   "SKILLHUB_HTTP_TOKEN",
+  "SKILLHUB_ADMIN_TOKEN",
   "OPENAI_API_KEY",
   "GEMINI_API_KEY",
   "EMBEDDING_API_KEY",

@@ -29,6 +29,7 @@ describe("environment hygiene", () => {
     expect(SERVER_SECRET_ENV).toEqual([
       "GITHUB_TOKEN",
       "SKILLHUB_HTTP_TOKEN",
+      "SKILLHUB_ADMIN_TOKEN",
       "OPENAI_API_KEY",
       "GEMINI_API_KEY",
       "EMBEDDING_API_KEY",

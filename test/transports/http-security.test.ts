@@ -5,7 +5,9 @@ import {
   hostPolicy,
   isLoopbackHost,
   originAllowed,
+  pageViewer,
   refuseToBind,
+  weakToken,
 } from "../../src/transports/http-security.ts";
 
 describe("isLoopbackHost", () => {
@@ -152,5 +154,41 @@ describe("bearerAllowed", () => {
     ]) {
       expect(bearerAllowed(h, token), String(h)).toBe(false);
     }
+  });
+});
+
+describe("pageViewer", () => {
+  const token = "clients-token-0123456789abcdef";
+  const admin = "operator-token-0123456789abcdef";
+  const bearer = (t: string) => `Bearer ${t}`;
+
+  test("the admin token is the operator, the clients' token a client, any other none", () => {
+    expect(pageViewer(bearer(admin), token, admin)).toBe("operator");
+    expect(pageViewer(bearer(token), token, admin)).toBe("client");
+    for (const h of [null, bearer(`${admin}0`), bearer("wrong"), `Basic ${admin}`])
+      expect(pageViewer(h, token, admin), String(h)).toBeUndefined();
+    // No admin token set: the clients' token holder sees what any client may, and nobody more.
+    expect(pageViewer(bearer(token), token, undefined)).toBe("client");
+  });
+
+  test("no token at all: this machine's one user is the operator; an admin token alone keeps the rest clients", () => {
+    expect(pageViewer(null, undefined, undefined)).toBe("operator");
+    expect(pageViewer(null, undefined, admin)).toBe("client");
+    expect(pageViewer(bearer("anything"), undefined, admin)).toBe("client");
+    expect(pageViewer(bearer(admin), undefined, admin)).toBe("operator");
+  });
+});
+
+describe("the admin token's rules", () => {
+  test("refused at start when no client could send it, or when it is the clients' token; warned of when short", () => {
+    expect(refuseToBind("127.0.0.1", "clients-token-0123", "a b")).toContain("SKILLHUB_ADMIN_TOKEN holds a space");
+    expect(refuseToBind("127.0.0.1", undefined, "caf\u00e9-token")).toContain("SKILLHUB_ADMIN_TOKEN holds a character");
+    expect(refuseToBind("0.0.0.0", "same-token-0123456789", "same-token-0123456789")).toContain(
+      "SKILLHUB_ADMIN_TOKEN is the same as SKILLHUB_HTTP_TOKEN",
+    );
+    expect(refuseToBind("0.0.0.0", "clients-token-0123456789", "operator-token-0123456789")).toBeUndefined();
+    // An admin token does not stand in for the clients' one on the network.
+    expect(refuseToBind("0.0.0.0", undefined, "operator-token-0123456789")).toContain("without a token");
+    expect(weakToken("short", "SKILLHUB_ADMIN_TOKEN")).toStartWith("SKILLHUB_ADMIN_TOKEN is shorter than 16");
   });
 });

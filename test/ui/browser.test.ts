@@ -21,6 +21,7 @@ if (!available)
 const suite = available ? describe : describe.skip;
 
 const TOKEN = "browser-test-token-0123456789abcdef";
+const ADMIN = "browser-admin-token-fedcba9876543210";
 const WAIT = { timeout: HANG_MS };
 let world: ReturnType<typeof uiWorld>;
 let server: HttpBinary;
@@ -69,6 +70,7 @@ suite("the page in Chromium", () => {
     const guardedEnv = {
       ...env,
       SKILLHUB_HTTP_TOKEN: TOKEN,
+      SKILLHUB_ADMIN_TOKEN: ADMIN,
       SKILLHUB_ALLOWED_ORIGINS: `http://127.0.0.1:${otherSite.port}`,
     };
     [server, guarded] = await Promise.all([
@@ -351,6 +353,35 @@ suite("the page in Chromium", () => {
       '({ session: sessionStorage.getItem("skillhub-token"), local: localStorage.length, cookie: document.cookie })',
     );
     expect(stored).toEqual({ session: TOKEN, local: 0, cookie: "" });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test("the clients' token shows Usage and Status without their private parts; the admin token, entered on the page, shows them", async () => {
+    const { page, errors } = await newPage();
+    await page.goto(`${guarded.base}/#/usage`);
+    await page.getByLabel("Server token").fill(TOKEN);
+    await page.getByRole("button", { name: "Open" }).click();
+    const withheld = page.locator(".withheld");
+    await withheld.waitFor(WAIT);
+    expect(await withheld.textContent()).toContain("SKILLHUB_ADMIN_TOKEN");
+    expect(await page.locator("main").textContent()).not.toContain("kubernetes helm chart");
+    // The loads per skill stay.
+    await page.locator("#chart-loads svg rect").first().waitFor(WAIT);
+    await page.screenshot({ path: join(SCREENSHOTS, "usage-client.png"), fullPage: true });
+    await page.goto(`${guarded.base}/#/status`);
+    await page.getByRole("heading", { name: "Status" }).waitFor(WAIT);
+    await withheld.waitFor(WAIT);
+    expect(await page.locator("main").textContent()).not.toContain(world.first);
+    expect(await page.locator("main").textContent()).toContain("<skills folder 'first'>");
+    await page.getByRole("button", { name: "Enter the admin token" }).click();
+    await page.getByLabel("Admin token").fill(ADMIN);
+    await page.getByRole("button", { name: "Open" }).click();
+    await page.locator("main", { hasText: world.first }).waitFor(WAIT);
+    expect(await withheld.count()).toBe(0);
+    await page.goto(`${guarded.base}/#/usage`);
+    await page.locator("#chart-misses", { hasText: "kubernetes helm chart" }).waitFor(WAIT);
+    expect(await page.evaluate<string>('sessionStorage.getItem("skillhub-token")')).toBe(ADMIN);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -206,7 +206,7 @@ describe("the API", () => {
   });
 
   test("usage: loads per skill per day, top skills, searches without a hit, as SVG", async () => {
-    const u = await body("/ui/api/usage?days=7");
+    const u = await body("/ui/api/usage?days=7", open);
     expect(u.days).toHaveLength(7);
     expect(u.days[6]).toBe("2026-11-22");
     const pdf = u.series.find((s: any) => s.skill === "pdf-invoices");

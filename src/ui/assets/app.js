@@ -1,6 +1,6 @@
 // SkillHub's page: routing, the token prompt, live updates. Read-only: it only GETs /ui/api/*.
 // Views live in views-skills.js and views-hub.js; the building blocks (and the escaping rules) in dom.js.
-import { announce, api, HttpError, h, isCurrent, nextRender, show, TOKEN_KEY } from "./dom.js";
+import { ASK_TOKEN, announce, api, HttpError, h, isCurrent, nextRender, show, TOKEN_KEY } from "./dom.js";
 import { renderStatus, renderTrees, renderUsage } from "./views-hub.js";
 import { renderFile, renderSearch, renderSkill, renderSkills } from "./views-skills.js";
 
@@ -96,9 +96,13 @@ function renderProblem(seq, error, parts) {
   );
 }
 
-function renderTokenForm(seq, message) {
+/**
+ * The token form: after a 401 (`message`, the server's), or asked for (`admin`: the operator's token, over a
+ * view that a client's token showed without its private parts; the token kept stays until another is entered).
+ */
+function renderTokenForm(seq, message, admin = false) {
   const input = h("input", { id: "token-input", type: "password", autocomplete: "off", required: true });
-  const hadToken = Boolean(sessionStorage.getItem(TOKEN_KEY));
+  const hadToken = !admin && Boolean(sessionStorage.getItem(TOKEN_KEY));
   const form = h(
     "form",
     {
@@ -112,13 +116,14 @@ function renderTokenForm(seq, message) {
         render();
       },
     },
-    h("label", { for: "token-input" }, "Server token"),
+    h("label", { for: "token-input" }, admin ? "Admin token" : "Server token"),
     input,
     h("button", { type: "submit" }, "Open"),
+    admin ? h("button", { type: "button", onclick: () => render() }, "Cancel") : null,
   );
   show(
     seq,
-    h("h1", { tabindex: "-1" }, "This server needs its token"),
+    h("h1", { tabindex: "-1" }, admin ? "Enter the admin token" : "This server needs its token"),
     h("p", {}, hadToken ? "The token entered was not accepted. " : "", message),
     h("p", { class: "muted" }, "It is kept in this browser tab only, until the tab is closed."),
     form,
@@ -126,6 +131,14 @@ function renderTokenForm(seq, message) {
   if (hadToken) sessionStorage.removeItem(TOKEN_KEY);
   input.focus();
 }
+
+document.addEventListener(ASK_TOKEN, () =>
+  renderTokenForm(
+    nextRender(),
+    "With the operator's token (SKILLHUB_ADMIN_TOKEN) the page also shows what clients searched and the server's folders.",
+    true,
+  ),
+);
 
 /** Live updates: poll a cheap generation number; re-render the current view when the catalog or usage changed. */
 async function poll() {

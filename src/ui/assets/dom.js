@@ -138,6 +138,27 @@ export function when(iso) {
   return h("time", { datetime: iso, title: iso }, date.toLocaleString());
 }
 
+/** Asked of app.js by a view: show the token form, for the admin token, over the current view. */
+export const ASK_TOKEN = "skillhub-ask-token";
+
+/**
+ * What the server keeps from a client's token (its sentence, `withheld`), and a way for the operator to enter
+ * the admin token on this page.
+ */
+export function withheldNotice(text) {
+  return h(
+    "p",
+    { class: "notice withheld" },
+    text,
+    " ",
+    h(
+      "button",
+      { type: "button", onclick: () => document.dispatchEvent(new CustomEvent(ASK_TOKEN)) },
+      "Enter the admin token",
+    ),
+  );
+}
+
 export function skillLink(id, text) {
   return h("a", { href: `#/skill/${encodeURIComponent(id)}` }, text);
 }

@@ -1,5 +1,16 @@
 // Views of the whole hub: skill trees, usage charts, status (what `skillhub doctor` explains).
-import { api, dataTable, diagnosticsList, h, keywordBadges, setTrustedHtml, show, skillLink, when } from "./dom.js";
+import {
+  api,
+  dataTable,
+  diagnosticsList,
+  h,
+  keywordBadges,
+  setTrustedHtml,
+  show,
+  skillLink,
+  when,
+  withheldNotice,
+} from "./dom.js";
 
 function treeNode(node) {
   const label = node.id ? skillLink(node.id, node.name) : h("strong", {}, node.name || "(trees)");
@@ -104,16 +115,18 @@ export async function renderUsage(seq) {
         "section",
         { "aria-labelledby": "miss-h" },
         h("h2", { id: "miss-h" }, "Searches without a hit"),
-        data.misses.length
-          ? [
-              setTrustedHtml(h("div", { id: "chart-misses" }), data.svg.misses),
-              dataTable(
-                "Searches without a hit",
-                ["Request", "Times"],
-                data.misses.map((m) => [m.label, m.value]),
-              ),
-            ]
-          : h("p", {}, "None recorded."),
+        data.withheld
+          ? withheldNotice(data.withheld)
+          : data.misses.length
+            ? [
+                setTrustedHtml(h("div", { id: "chart-misses" }), data.svg.misses),
+                dataTable(
+                  "Searches without a hit",
+                  ["Request", "Times"],
+                  data.misses.map((m) => [m.label, m.value]),
+                ),
+              ]
+            : h("p", {}, "None recorded."),
       ),
     ),
   );
@@ -208,6 +221,7 @@ export async function renderStatus(seq) {
   show(
     seq,
     h("h1", { tabindex: "-1" }, "Status"),
+    data.withheld ? withheldNotice(data.withheld) : null,
     h(
       "dl",
       { class: "kv" },
