@@ -33,8 +33,11 @@ export interface SkillFileList {
   unnamed: string[];
 }
 
+/** Most files and folders a skill's listing holds unless told otherwise. */
+export const MAX_SKILL_ENTRIES = 500;
+
 export interface ListOptions {
-  /** Most files and folders listed (default 500). */
+  /** Most files and folders listed (default MAX_SKILL_ENTRIES, 500). */
   max?: number;
   /** The folder's real path when the caller has just resolved it (a link's target must lie inside it). */
   realDir?: string;
@@ -75,7 +78,7 @@ export interface ListOptions {
  * rather than vouch for part of it). Never throws.
  */
 export function listSkillFiles(dir: string, options: ListOptions = {}): SkillFileList {
-  const max = options.max ?? 500;
+  const max = options.max ?? MAX_SKILL_ENTRIES;
   const list: SkillFileList = {
     files: [],
     folders: [],

@@ -24,7 +24,7 @@ import {
 } from "./definition.ts";
 import { jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable, readAsset } from "./support/asset-read.ts";
-import { commandLine } from "./support/run-yourself.ts";
+import { commandLine, optionalArgs } from "./support/run-yourself.ts";
 import { downloadAdvice } from "./support/skill-archive.ts";
 import { exampleFile } from "./support/skill-file-list.ts";
 import { disabledError, frozenRefusal, recordLoad, refusalResult, unreadableSkill } from "./support/skill-lookup.ts";
@@ -251,10 +251,10 @@ function withUris(result: Served["result"], skill: Skill, ctx: ToolContext): Ser
   const download = downloadAdvice(skill, ctx);
   // The download's sentence shows the command with its arguments already.
   const withArgs =
-    yours && !download
-      ? ` A script reads its arguments from environment variables, e.g. ${commandLine(yours, yours.file)}.`
+    yours && !download?.offered
+      ? ` A script reads its arguments from environment variables, e.g. ${commandLine(yours, yours.file)}.${optionalArgs(yours)}`
       : "";
-  return { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files), download) + withArgs + onServer };
+  return { ...out, fetch: fetchAdvice(skill, place, ctx, exampleFile(files), download?.text) + withArgs + onServer };
 }
 
 function candidate(s: Scored<Skill>) {

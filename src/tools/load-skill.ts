@@ -83,7 +83,7 @@ export const loadSkillTool = defineTool({
               place,
               ctx,
               exampleFile(fetchablePaths(skill, ctx, files).paths),
-              downloadAdvice(skill, ctx),
+              downloadAdvice(skill, ctx)?.text,
             ),
           }
         : {}),

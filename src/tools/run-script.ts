@@ -17,7 +17,7 @@ import { defineTool } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { locateFile } from "./support/asset-read.ts";
 import { projectOwnedRefusal, projectOwnership } from "./support/project-owned.ts";
-import { commandLine } from "./support/run-yourself.ts";
+import { commandLine, optionalArgs } from "./support/run-yourself.ts";
 import { downloadAdvice } from "./support/skill-archive.ts";
 import { skillPathArg } from "./support/skill-path-arg.ts";
 import { skillPlace } from "./support/skill-place.ts";
@@ -109,8 +109,8 @@ export const runScriptTool = defineTool({
     const catalog = deps.store.catalog;
     // For a client on another machine told to run a script itself: the command that downloads the skill's folder.
     const yourself = (run?: Pick<ScriptDecl, "args" | "file">) => {
-      const download = downloadAdvice(skill, ctx, run);
-      return download ? ` ${download}` : "";
+      const advice = downloadAdvice(skill, ctx, run);
+      return advice ? ` ${advice.text}` : "";
     };
     // Security: only a file the skill's frontmatter declares as a script can run; a file merely present in the folder cannot.
     const hit = skill.kind === "tree-node" ? findFileInChain(catalog, skill, path) : undefined;
@@ -135,13 +135,16 @@ export const runScriptTool = defineTool({
     const decl = hit.decl as ScriptDecl;
     // Security: `execution: server` is the skill author's explicit opt-in to server-side execution.
     if (decl.execution !== "server") {
-      const download = yourself({ args: decl.args, file: path });
+      const advice = downloadAdvice(skill, ctx, { args: decl.args, file: path });
+      const line = `${commandLine(decl, path)}.${optionalArgs(decl)}`;
       return errorResult(
         "SCRIPT_NOT_SERVER",
         `Script '${path}' is declared with execution: '${decl.execution}', so run_script does not run it. ${
-          download
-            ? `Run it yourself, each argument as an environment variable.${download}`
-            : `Fetch it with get_asset, with any file it reads${session.remote ? ", into a local folder under the same relative paths" : ""}, and run it yourself from the skill's folder, each argument as an environment variable: ${commandLine(decl, path)}.`
+          advice?.offered
+            ? `Run it yourself, each argument as an environment variable. ${advice.text}`
+            : advice
+              ? `Run it yourself, each argument as an environment variable: ${line} ${advice.text}`
+              : `Fetch it with get_asset, with any file it reads, and run it yourself from the skill's folder, each argument as an environment variable: ${line}`
         }`,
         { skill_path: skill.name, file: path, execution: decl.execution },
       );

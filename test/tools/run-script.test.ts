@@ -59,14 +59,15 @@ describe("run_script: the validation cascade, in its order", () => {
     expect(error(await run("scripts/local.sh"))).toEqual({
       code: "SCRIPT_NOT_SERVER",
       message:
-        "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Fetch it with get_asset, with any file it reads, and run it yourself from the skill's folder, each argument as an environment variable: SKILL_ARG_NAME='<name>' SKILL_ARG_GREETING='<greeting>' bash scripts/local.sh.",
+        "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Fetch it with get_asset, with any file it reads, and run it yourself from the skill's folder, each argument as an environment variable: SKILL_ARG_NAME='<name>' SKILL_ARG_GREETING=hello bash scripts/local.sh. Optional: SKILL_ARG_GREETING (How to greet), set to its default in the line.",
       skill_path: "tools/echo",
       file: "scripts/local.sh",
       execution: "claude",
     });
+    // A client on another machine that gets no download link is told why, and how to save the files instead.
     const remote = await open(undefined, { remote: true });
-    expect(error(await remote.run("scripts/local.sh")).message).toContain(
-      "with any file it reads, into a local folder under the same relative paths, and run it yourself",
+    expect(error(await remote.run("scripts/local.sh")).message).toBe(
+      "Script 'scripts/local.sh' is declared with execution: 'claude', so run_script does not run it. Run it yourself, each argument as an environment variable: SKILL_ARG_NAME='<name>' SKILL_ARG_GREETING=hello bash scripts/local.sh. Optional: SKILL_ARG_GREETING (How to greet), set to its default in the line. No download command is offered: the server cannot tell the address you reach it at, which a download link names. To run a script, save it and each file it uses into a new local folder under its relative path, fetching each with resources/read of its URI, skill://tools/echo/<path> (a client such as Claude Code saves a binary resource to disk without its bytes passing through your context), then run it there; read_skill_file, which returns a file in parts through your context, is for text you must read yourself.",
     );
     const missing = await run("scripts/args.sh", { greeting: "hi" });
     expect(missing.isError).toBe(true);
@@ -257,6 +258,11 @@ describe("run_script: runners and arguments", () => {
     for (const remote of [false, true]) {
       const { run, hub } = await open(undefined, { remote, hub: { exec: { env } } });
       const shown = remote ? "<program 'broken'>" : broken;
+      // A remote client is told how to run the script itself: here, with no link to give, how to save its files.
+      const told = (message: string, expected: string) =>
+        remote
+          ? expect(message).toStartWith(`${expected} No download command is offered: `)
+          : expect(message).toBe(expected);
       // Found on PATH, then configured by its path.
       for (const [configured, named] of [
         ["broken --quiet", "broken --quiet"],
@@ -264,9 +270,13 @@ describe("run_script: runners and arguments", () => {
       ]) {
         hub.config.scripts.runners[".sh"] = configured as string;
         const result = await run("scripts/args.sh", { name: "a" });
-        expect(error(result)).toEqual({
+        const { message, ...rest } = error(result);
+        told(
+          message,
+          `The runner '${named}' for '.sh' scripts could not start: ${shown} is not a program this system can run (ENOEXEC). ${advice}`,
+        );
+        expect(rest).toEqual({
           code: "NO_RUNNER",
-          message: `The runner '${named}' for '.sh' scripts could not start: ${shown} is not a program this system can run (ENOEXEC). ${advice}`,
           skill_path: "tools/echo",
           file: "scripts/args.sh",
           extension: ".sh",
@@ -276,7 +286,8 @@ describe("run_script: runners and arguments", () => {
       // Configured by a path that does not exist.
       hub.config.scripts.runners[".sh"] = join(bin, "gone");
       const missing = await run("scripts/args.sh", { name: "a" });
-      expect(error(missing).message).toBe(
+      told(
+        error(missing).message,
         `The runner '${remote ? "<program 'gone'>" : join(bin, "gone")}' for '.sh' scripts is not installed on this machine (no executable file there). ${advice}`,
       );
       if (remote) expect(JSON.stringify(missing)).not.toContain(bin);

@@ -8,6 +8,7 @@ import {
   realpathSync,
   statSync,
   symlinkSync,
+  truncateSync,
   utimesSync,
 } from "node:fs";
 import { join, relative } from "node:path";
@@ -64,11 +65,25 @@ function world() {
       "      - name: component_name",
       "        description: The component",
       "        required: true",
+      "      - name: target_dir",
+      "        description: Where the form goes",
+      "        required: false",
+      "        default: src/my forms",
+      "      - name: dry_run",
+      "        description: Only print what would change",
+      "        required: false",
     ].join("\n"),
   });
-  write(join(dir, "forms/new/scripts/new-form.sh"), 'echo "form $SKILL_ARG_COMPONENT_NAME"\n');
+  write(
+    join(dir, "forms/new/scripts/new-form.sh"),
+    'echo "form $SKILL_ARG_COMPONENT_NAME in $SKILL_ARG_TARGET_DIR, dry run ${SKILL_ARG_DRY_RUN-unset}"\n',
+  );
   return { dir, kit };
 }
+
+/** The command line a tree node's answers give for forms/new's script, and the sentence after it. */
+const FORM_LINE = (folder: string) =>
+  `\`SKILL_ARG_COMPONENT_NAME='<component_name>' SKILL_ARG_TARGET_DIR='src/my forms' bash ${folder}/scripts/new-form.sh\`. Optional: SKILL_ARG_TARGET_DIR (Where the form goes), set to its default in the line; SKILL_ARG_DRY_RUN (Only print what would change), left out of the line.`;
 
 /** A started hub over `dir` behind a handler with a token and a clock the test moves. */
 async function serve(dir: string | string[], options: Partial<HttpHandlerOptions> = {}) {
@@ -202,11 +217,19 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     const { dir: folder, url } = download(fetchText);
     // A tree node's folder is told apart from an Agent Skill named forms-new's.
     expect(folder).toMatch(/^\.skillhub-skills\/forms-new-[0-9a-f]{8}$/);
-    expect(fetchText).toContain(
-      `then run from the same folder: \`SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`,
-    );
-    const files = unpack(new Uint8Array(await (await fetchArchive(handler, url)).arrayBuffer()));
+    // A required argument is a placeholder, an optional one has its default or is left out, as run_script does.
+    expect(fetchText).toEndWith(`then run from the same folder: ${FORM_LINE(folder)}`);
+    const archive = new Uint8Array(await (await fetchArchive(handler, url)).arrayBuffer());
+    const files = unpack(archive);
     expect([...files.keys()]).toEqual(["scripts/new-form.sh"]);
+    // The line, run by sh from the folder the download was unpacked in, passes the default.
+    const workspace = tempDir("skillhub-archive-workspace-");
+    mkdirSync(join(workspace, folder), { recursive: true });
+    expect(Bun.spawnSync(["tar", "-xzf", "-", "-C", join(workspace, folder)], { stdin: archive }).exitCode).toBe(0);
+    const line = (/`(SKILL_ARG_[^`]+)`/.exec(fetchText)?.[1] as string).replace("'<component_name>'", "Login");
+    const ran = Bun.spawnSync(["sh", "-c", line], { cwd: workspace, env: { PATH: process.env.PATH } });
+    expect(ran.stderr.toString()).toBe("");
+    expect(ran.stdout.toString()).toBe("form Login in src/my forms, dry run unset\n");
     const refused = await agent.callTool({
       name: "run_script",
       arguments: { skill_path: "forms/new", file: "scripts/new-form.sh", args: { component_name: "Login" } },
@@ -216,9 +239,7 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     expect(download(message.message).url.split("/archive/")[1]?.split(".")[1]).toBe(
       url.split("/archive/")[1]?.split(".")[1],
     );
-    expect(message.message).toContain(
-      `SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`,
-    );
+    expect(message.message).toEndWith(FORM_LINE(folder));
     // An Agent Skill's script, which run_script never runs: the same command, then its command line.
     const agentSkill = await agent.callTool({
       name: "run_script",
@@ -231,7 +252,7 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     const loaded = await agent.callTool({ name: "load_skill", arguments: { skill_name: "forms/new" } });
     const loadedFetch = (loaded.structuredContent as { fetch: string }).fetch;
     expect(download(loadedFetch).dir).toBe(folder);
-    expect(loadedFetch).toContain(`SKILL_ARG_COMPONENT_NAME='<component_name>' bash ${folder}/scripts/new-form.sh\`.`);
+    expect(loadedFetch).toEndWith(FORM_LINE(folder));
   });
 
   test("the archive holds the skill's folders, an empty one too (0755), and each file's own time; a touch keeps the link", async () => {
@@ -425,15 +446,39 @@ describe("a remote agent downloads a skill's folder with one command", () => {
     expect((await fetchArchive(handler, download(text).url)).status).toBe(200);
   });
 
-  test("a skill over the size limit gets no command: the answer says to fetch its files one by one", async () => {
+  test("a skill past the limits gets no command: the answer says why, and to save its files with resources/read", async () => {
     const dir = tempDir("skillhub-archive-big-");
-    writeSkill(dir, "huge", { description: "A skill with a large asset" });
+    writeSkill(dir, "huge", { description: "A skill with large assets" });
     write(join(dir, "huge/scripts/run.sh"), "echo hi\n");
-    write(join(dir, "huge/assets/big.bin"), new Uint8Array(16 * 1024 * 1024 + 1));
+    // Sparse: 18 MiB on no disk, each file under the 16 MiB resources/read serves one file up to.
+    for (const name of ["a", "b"]) {
+      write(join(dir, `huge/assets/${name}.bin`), "");
+      truncateSync(join(dir, `huge/assets/${name}.bin`), 9 * 1024 * 1024);
+    }
+    const total = 18 * 1024 * 1024 + "echo hi\n".length + statSync(join(dir, "huge/SKILL.md")).size;
+    writeSkill(dir, "crowded", { description: "A skill of many files" });
+    for (let i = 0; i < 501; i++) write(join(dir, `crowded/data/${i}.txt`), "x\n");
     const { handler } = await serve(dir);
-    const text = textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "huge" } }));
+    const agent = await client(handler);
+    const advice = (why: string, name: string) =>
+      `No download command is offered: ${why}. To run a script, save it and each file it uses into a new local folder under its relative path, fetching each with resources/read of its URI, skill://${name}/<path> (a client such as Claude Code saves a binary resource to disk without its bytes passing through your context), then run it there; read_skill_file, which returns a file in parts through your context, is for text you must read yourself.`;
+    const huge = advice(
+      `the files of skill 'huge' total ${total.toLocaleString("en-US")} bytes (18 MiB), more than the 16,777,216 bytes (16 MiB) one download holds`,
+      "huge",
+    );
+    const text = textOf(await agent.callTool({ name: "skill", arguments: { name: "huge" } }));
     expect(text).not.toContain("curl");
-    expect(text).toContain("first save it and the files it uses into a new local folder");
+    expect(text).toContain(huge);
+    const loaded = await agent.callTool({ name: "load_skill", arguments: { skill_name: "huge" } });
+    expect((loaded.structuredContent as { fetch: string }).fetch).toEndWith(huge);
+    // The way it names works: the script by its URI.
+    const read = await agent.readResource({ uri: "skill://huge/<path>".replace("<path>", "scripts/run.sh") });
+    expect((read.contents[0] as { text: string }).text).toBe("echo hi\n");
+    const crowded = textOf(await agent.callTool({ name: "skill", arguments: { name: "crowded" } }));
+    expect(crowded).not.toContain("curl");
+    expect(crowded).toContain(
+      advice("skill 'crowded' has more than 500 files and folders, the most one download holds", "crowded"),
+    );
   });
 
   test("over stdio, answers are unchanged: no download command", async () => {

@@ -18,17 +18,38 @@ export function localRunner(path: string): string[] | undefined {
 
 /**
  * How a model runs a skill's script by hand, its arguments as the environment variables run_script would
- * set: `SKILL_ARG_COMPONENT_NAME='<component_name>' bash scripts/new-form.sh`. `path` is where the script
- * is from the folder the line runs in.
- * Security: the line is pasted into a shell, and the path and argument names are the skill author's text:
- * every word is quoted (shell-words.ts), POSIX-style, as the line's `NAME=value command` form is POSIX sh.
+ * set: `SKILL_ARG_COMPONENT_NAME='<component_name>' SKILL_ARG_TARGET_DIR=src/components bash
+ * scripts/new-form.sh`. As run_script fills them in, an argument with a default has it, a required one
+ * without a default is a placeholder to replace, and an optional one without a default is left out
+ * (optionalArgs names the last two kinds). `path` is where the script is from the folder the line runs in.
+ * Security: the line is pasted into a shell, and the path, argument names and defaults are the skill
+ * author's text: every word is quoted (shell-words.ts), POSIX-style, as the line's `NAME=value command`
+ * form is POSIX sh.
  */
 export function commandLine(decl: Pick<ScriptDecl, "args">, path: string): string {
   const runner = localRunner(path);
   // Quoted: pasted as it is, <name> would be a redirection, and a value with spaces needs the quotes.
-  const args = decl.args.map((a) => `${argVariable(a.name)}=${shellWords([`<${a.name}>`], "linux")}`);
+  const args = decl.args.flatMap((a) => {
+    const value = a.default ?? (a.required ? `<${a.name}>` : undefined);
+    return value === undefined ? [] : [`${argVariable(a.name)}=${shellWords([value], "linux")}`];
+  });
   const command = runner ? shellWords([...runner, path], "linux") : shellWords([`./${path}`], "linux");
   return [...args, command].join(" ");
+}
+
+/**
+ * The sentence that follows a command line (commandLine) and names its optional arguments, each with its
+ * description: one with a default, which the line sets to it, and one without, which the line leaves out.
+ * Starts with a space; "" when every argument is required.
+ */
+export function optionalArgs(decl: Pick<ScriptDecl, "args">): string {
+  const optional = decl.args.filter((a) => a.default !== undefined || !a.required);
+  if (optional.length === 0) return "";
+  const named = optional.map(
+    (a) =>
+      `${argVariable(a.name)}${a.description ? ` (${a.description})` : ""}, ${a.default === undefined ? "left out of the line" : "set to its default in the line"}`,
+  );
+  return ` Optional: ${named.join("; ")}.`;
 }
 
 /**

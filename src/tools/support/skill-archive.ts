@@ -4,13 +4,15 @@ import { chainFiles, findFileInChain } from "../../catalog/tree-chain.ts";
 import { isRefused } from "../../lock/checked-read.ts";
 import type { Skill } from "../../skills/skill.ts";
 import type { ScriptDecl } from "../../skills/tree-types.ts";
+import { MAX_SKILL_ENTRIES } from "../../sources/skill-files.ts";
 import { SKILL_FILE } from "../../sources/walk.ts";
 import { sha256Hex } from "../../util/sha256.ts";
 import { statOf } from "../../util/stat.ts";
 import type { ToolContext } from "../definition.ts";
-import { commandLine, downloadCommand, localRunner } from "./run-yourself.ts";
+import { commandLine, downloadCommand, localRunner, optionalArgs } from "./run-yourself.ts";
 import { openServedFile, readServedFile } from "./served-file.ts";
 import { skillFiles } from "./skill-file-list.ts";
+import { shownUri, skillPlace } from "./skill-place.ts";
 
 /** Most bytes of files one archive holds: the skills extension's limit for a whole skill (16 MiB). */
 export const ARCHIVE_MAX_BYTES = SKILL_LIMITS.bytes;
@@ -59,7 +61,14 @@ const versions = new Map<string, { files: Omit<ArchiveFile, "owner">[]; folders:
 export function archiveContents(skill: Skill, ctx: Deps, read: ArchiveRead = readArchiveFile): ArchiveContents {
   const listed = skillFiles(skill, ctx);
   if (listed.truncated)
-    return { ok: false, reason: `skill '${skill.name}' has too many files to download at once`, tooLarge: true };
+    return {
+      ok: false,
+      reason: `skill '${skill.name}' has more than ${MAX_SKILL_ENTRIES} files and folders, the most one download holds`,
+      tooLarge: true,
+    };
+  // By the listing's sizes first: a skill past the limit is refused without reading 16 MiB for each answer.
+  const listedBytes = listed.files.reduce((n, f) => n + f.size, skill.kind === "agent-skill" ? skill.size : 0);
+  if (listedBytes > ARCHIVE_MAX_BYTES) return tooLarge(skill, listedBytes);
   const paths = [...(skill.kind === "agent-skill" ? [SKILL_FILE] : []), ...listed.files.map((f) => f.path)];
   const owners = new Map(paths.map((path) => [path, ownerOf(skill, path, ctx)]));
   const folders = [...new Set([...paths.flatMap(parents), ...listed.folders])].sort();
@@ -83,11 +92,7 @@ export function archiveContents(skill: Skill, ctx: Deps, read: ArchiveRead = rea
     if (!got.ok && got.code === "FILE_NOT_FOUND") continue;
     if (!got.ok)
       return got.code === "FILE_TOO_LARGE"
-        ? {
-            ok: false,
-            reason: `the files of skill '${skill.name}' total more than ${ARCHIVE_MAX_BYTES} bytes (16 MiB), the most one download holds`,
-            tooLarge: true,
-          }
+        ? tooLarge(skill)
         : { ok: false, reason: `'${path}' of skill '${skill.name}' cannot be served: ${got.reason}` };
     total += got.bytes.length;
     files.push({ path, owner, digest: sha256Hex(got.bytes), size: got.bytes.length, executable: got.executable });
@@ -107,6 +112,24 @@ export function archiveContents(skill: Skill, ctx: Deps, read: ArchiveRead = rea
     if (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value as string);
   }
   return contents;
+}
+
+/** The refusal of a skill whose files total more than ARCHIVE_MAX_BYTES: `bytes` when known (a file grew since it was listed). */
+function tooLarge(skill: Skill, bytes?: number): Extract<ArchiveContents, { ok: false }> {
+  const limit = sizeText(ARCHIVE_MAX_BYTES);
+  return {
+    ok: false,
+    reason:
+      bytes === undefined
+        ? `the files of skill '${skill.name}' total more than ${limit}, the most one download holds`
+        : `the files of skill '${skill.name}' total ${sizeText(bytes)}, more than the ${limit} one download holds`,
+    tooLarge: true,
+  };
+}
+
+/** `bytes` for a reader: `17,825,792 bytes (17 MiB)`. */
+function sizeText(bytes: number): string {
+  return `${bytes.toLocaleString("en-US")} bytes (${Number((bytes / 2 ** 20).toFixed(1))} MiB)`;
 }
 
 /** The folders `path` lies in: `a/b/c.md` → `a`, `a/b`. */
@@ -178,27 +201,63 @@ export function localFolder(skill: Skill, ctx: Pick<ToolContext, "deps">): strin
   return `.skillhub-skills/${archiveName(skill, ctx)}`;
 }
 
+/** What a remote agent is told about using a skill's files on its own machine (downloadAdvice). */
+export interface DownloadAdvice {
+  /** Whether `text` gives the command that downloads the skill's folder. */
+  offered: boolean;
+  /** The download command and the command line that runs a script; or why there is none, and what to do instead. */
+  text: string;
+}
+
 /**
- * For a client on another machine whose session can hand out download links (HTTP): one sentence with
- * the shell command that downloads and unpacks the skill's folder, then the command that runs a script
- * of it (`run`, else runLine's) from the agent's folder, as run_script runs a script from the project's
- * (exec/working-dir.ts), so that no byte of it passes through the model and the shell stays where it was.
- * Undefined over stdio, or when no link can be made (the sentence on fetching files one by one then
- * stands alone).
+ * For a client on another machine (HTTP): one sentence with the shell command that downloads and unpacks
+ * the skill's folder, then the command that runs a script of it (`run`, else runnable's) from the agent's
+ * folder, as run_script runs a script from the project's (exec/working-dir.ts), so that no byte of it
+ * passes through the model and the shell stays where it was. When no link can be offered (a skill past
+ * the limits, a file that cannot be served, no address the client reaches the server at), why, and the
+ * way that works: each file by resources/read of its URI, which a client can save to disk without the
+ * model reading it. Undefined over stdio, and for a skill with nothing to download (its SKILL.md alone).
  */
-export function downloadAdvice(skill: Skill, ctx: Deps, run?: Pick<ScriptDecl, "args" | "file">): string | undefined {
-  const link = ctx.session.archiveUrl;
-  if (!link) return undefined;
+export function downloadAdvice(
+  skill: Skill,
+  ctx: Deps & Pick<ToolContext, "hasTool">,
+  run?: Pick<ScriptDecl, "args" | "file">,
+): DownloadAdvice | undefined {
+  if (!ctx.session.remote) return undefined;
   const contents = archiveContents(skill, ctx);
+  if (!contents.ok) return withoutDownload(skill, ctx, contents.reason);
   // A skill of its SKILL.md alone has nothing to download: its text is in the answer.
-  if (!contents.ok || contents.files.every((f) => f.path === SKILL_FILE && skill.kind === "agent-skill"))
-    return undefined;
-  const url = link(skill.id, contents.version);
-  if (!url) return undefined;
+  if (contents.files.every((f) => f.path === SKILL_FILE && skill.kind === "agent-skill")) return undefined;
+  const url = ctx.session.archiveUrl?.(skill.id, contents.version);
+  if (!url)
+    return withoutDownload(
+      skill,
+      ctx,
+      "the server cannot tell the address you reach it at, which a download link names",
+    );
   const dir = localFolder(skill, ctx);
   const script = run ?? runnable(skill, contents.files, ctx);
-  const then = script && commandLine(script, `${dir}/${script.file}`);
-  return `To use its files on your machine, download the skill's folder with one shell command (the link works for an hour; ask again for a new one): \`${downloadCommand(url, dir)}\`${then ? `, then run from the same folder: \`${then}\`` : ""}.`;
+  const then = script ? `, then run from the same folder: \`${commandLine(script, `${dir}/${script.file}`)}\`` : "";
+  return {
+    offered: true,
+    text: `To use its files on your machine, download the skill's folder with one shell command (the link works for an hour; ask again for a new one): \`${downloadCommand(url, dir)}\`${then}.${script ? optionalArgs(script) : ""}`,
+  };
+}
+
+/**
+ * Why a skill has no download command (`why`, a clause), and how an agent gets the files a script needs
+ * instead: resources/read of each one's URI, which a client such as Claude Code saves to disk whole (a
+ * binary one), where read_skill_file would pass a large file through the model's context part by part.
+ */
+function withoutDownload(skill: Skill, ctx: Deps & Pick<ToolContext, "hasTool">, why: string): DownloadAdvice {
+  const uri = shownUri(skillPlace(skill, ctx), "<path>");
+  const reading = ctx.hasTool?.("read_skill_file")
+    ? "; read_skill_file, which returns a file in parts through your context, is for text you must read yourself"
+    : "";
+  return {
+    offered: false,
+    text: `No download command is offered: ${why}. To run a script, save it and each file it uses into a new local folder under its relative path, fetching each with resources/read of its URI, ${uri} (a client such as Claude Code saves a binary resource to disk without its bytes passing through your context), then run it there${reading}.`,
+  };
 }
 
 /**

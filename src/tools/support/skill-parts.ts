@@ -32,7 +32,7 @@ export function skillHead(skill: Skill, place: SkillPlace, ctx: ToolContext): st
     paths.length === 0
       ? `Files: none${skill.kind === "agent-skill" ? " besides SKILL.md" : ""}.`
       : `Files under ${place.base}/: ${shown.join(", ")}${more > 0 || truncated ? `, and ${truncated ? "more" : more} more${ctx.hasTool?.("load_skill") ? " (load_skill lists them all)" : ""}` : ""}.`;
-  return `${head}${fetchAdvice(skill, place, ctx, example, downloadAdvice(skill, ctx))}\n${list}\n\n`;
+  return `${head}${fetchAdvice(skill, place, ctx, example, downloadAdvice(skill, ctx)?.text)}\n${list}\n\n`;
 }
 
 /** The files a remote client can fetch (skillFiles; `listed` when the caller has them). */

@@ -57,7 +57,7 @@ export function fetchAdvice(
   example = "<path>",
   download?: string,
 ): string {
-  const uri = place.uri(example).replace("%3Cpath%3E", "<path>");
+  const uri = shownUri(place, example);
   const readFile = ctx.hasTool?.("read_skill_file") ?? false;
   const way =
     skill.kind === "tree-node" && ctx.hasTool?.("get_asset")
@@ -66,6 +66,11 @@ export function fetchAdvice(
         ? `read_skill_file (skill_name "${place.name}", file_path "${example}"), whose file_path takes its URI ${uri} too`
         : `resources/read ${uri}`;
   return `This server runs on another machine: paths in this skill are relative to ${place.base}, not to a folder on your disk. Fetch a file with ${way}. ${download ?? "To run a script, first save it and the files it uses into a new local folder under the same relative paths, then run it there."}`;
+}
+
+/** The URI of `rel` under the skill's folder as an answer shows it: a placeholder `<path>` kept readable. */
+export function shownUri(place: SkillPlace, rel: string): string {
+  return place.uri(rel).replace("%3Cpath%3E", "<path>");
 }
 
 /**
