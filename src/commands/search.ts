@@ -31,7 +31,7 @@ export const runSearch: CommandRun = async (ctx) => {
   await hub.search.vectorsSettled();
   const result = await searchSkillsTool.handler(
     { query, limit },
-    { deps: hub, session: { clientName: () => undefined, remote: false } },
+    { deps: hub, session: { clientName: () => undefined, remote: false, usage: hub.usage, client: "command line" } },
   );
   hub.search.close();
   const { skills, search_mode, fallback_reason } = result.structuredContent as {

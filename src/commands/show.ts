@@ -14,7 +14,10 @@ export const runShow: CommandRun = async (ctx) => {
     return 2;
   }
   const hub = await scannedHub(ctx);
-  const toolCtx = { deps: hub, session: { clientName: () => undefined, remote: false } };
+  const toolCtx = {
+    deps: hub,
+    session: { clientName: () => undefined, remote: false, usage: hub.usage, client: "command line" },
+  };
   const result = await skillTool.handler({ name }, toolCtx);
   // The skill text only: the tool's second item, the <command-message> line, is the tool description's
   // promise to a model, markup a person reading the terminal has no use for.

@@ -4,7 +4,7 @@ import { listChangedReason } from "../tools/support/list-changed-reason.ts";
 import { errorMessage } from "../util/errors.ts";
 import { toolsSignature, visibleSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
-import { promptsEnabled, promptsSignature } from "./prompts.ts";
+import { promptsEnabled } from "./prompts.ts";
 
 /** What this connection's client has seen: tools/list answers set `tools`. */
 export interface Announced {
@@ -51,7 +51,7 @@ export function announceChanges(server: Server, hub: Hub, seen: Announced, moder
     }
     skills = now;
     void send("resources", () => server.sendResourceListChanged());
-    if (promptsEnabled(hub) && promptsSignature(hub) !== "") void send("prompts", () => server.sendPromptListChanged());
+    if (promptsEnabled(hub)) void send("prompts", () => server.sendPromptListChanged());
   };
   const catalogChanged = hub.store.onChange(({ previous, next }) => {
     if (!seen.initialized && !modern()) return;

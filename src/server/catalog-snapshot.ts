@@ -341,7 +341,7 @@ const SKILLS_PER_PIECE = 250;
 export function* snapshotPieces(hub: Hub): Generator<string> {
   const catalog = hub.catalog;
   // What a pick at the next start needs (it is made again then, with that day's usage and project).
-  const named = pickedSkills(hub)
+  const named = pickedSkills(hub, hub.usage)
     .slice(0, NAMED_KEPT)
     .map(
       (s): KeptNamedSkill => ({

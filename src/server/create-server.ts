@@ -11,6 +11,7 @@ import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts"
 import { issueLine } from "../tools/support/issue-line.ts";
 import { pickedSkills, termsOf } from "../usage/picked.ts";
 import { pickSkills } from "../usage/skill-pick.ts";
+import type { SkillLoads } from "../usage/usage-store.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
 import { jsonBytes } from "../util/json-bytes.ts";
 import { timerDelay } from "../util/timer-limit.ts";
@@ -77,7 +78,22 @@ export interface CreateServerOptions {
    * (stdio: one client, which reads its answers in turn).
    */
   answers?: AnswerBudget;
+  /**
+   * The loads this client's instructions, skill catalog and prompts are ordered by, and that its loads add
+   * to. Default: the hub's, kept in <home>/usage.json across the sessions of the one person a stdio server
+   * serves. The HTTP transport gives each session its own (usage/session-usage.ts), and a client with no
+   * session none.
+   */
+  usage?: SkillLoads;
+  /**
+   * What limits per client count this one as (report_usage). Default: this connection alone. The HTTP
+   * transport names the address of a client with no session (each of its requests gets a new server).
+   */
+  client?: string;
 }
+
+/** Connections made in this process: each one's default `client`. */
+let connections = 0;
 
 /** Whether a protocol revision is the stateless 2026 one (no initialize, no server-to-client requests). */
 export function isModernRevision(version: string | undefined): boolean {
@@ -93,6 +109,8 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   // Advertise only what is delivered: a client no notification can reach re-lists instead.
   const listChanged = options.canNotify ?? true;
   const remote = options.remote ?? false;
+  const usage = options.usage ?? hub.usage;
+  const client = options.client ?? `connection ${++connections}`;
   const mcp = new McpServer(
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
@@ -110,7 +128,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         tools: hub.tools().map((t) => t.name),
         mayOffer: hub.selection.kind === "auto" ? ["get_skill"] : [],
         // Frozen: the last run's names cannot be checked against the lock (they carry no digest).
-        skills: namedNow(hub, hub.frozen ? undefined : options.namedSkills),
+        skills: namedNow(hub, usage, hub.frozen ? undefined : options.namedSkills),
         prompts: promptsEnabled(hub),
         remote,
       }),
@@ -156,6 +174,8 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         clientName: () => named ?? server.getClientVersion()?.name,
         remote,
         ...(archiveUrl ? { archiveUrl } : {}),
+        usage,
+        client,
       },
       signal,
       hasTool: (name) => names.has(name),
@@ -278,12 +298,13 @@ function envelopeClientName(meta: unknown): string | undefined {
 }
 
 /**
- * The skills the instructions may name, most useful first: the current catalog's pick, or before the
- * first scan the last run's (its snapshot), picked again with today's usage and project.
+ * The skills the instructions may name, most useful first for a client whose loads `usage` counts: the
+ * current catalog's pick, or before the first scan the last run's (its snapshot), picked again with
+ * today's usage and project.
  */
-function namedNow(hub: Hub, kept: readonly KeptNamedSkill[] | undefined): readonly NamedSkill[] {
-  if (!kept) return pickedSkills(hub).slice(0, NAMED_SKILLS_MAX);
-  return pickSkills(kept, { usage: hub.usage, projectDir: hub.projectRoot.dir, terms: termsOf(hub.projectRoot.dir) });
+function namedNow(hub: Hub, usage: SkillLoads, kept: readonly KeptNamedSkill[] | undefined): readonly NamedSkill[] {
+  if (!kept) return pickedSkills(hub, usage).slice(0, NAMED_SKILLS_MAX);
+  return pickSkills(kept, { usage, projectDir: hub.projectRoot.dir, terms: termsOf(hub.projectRoot.dir) });
 }
 
 function describe(tool: ToolDefinition, ctx: ToolContext): Tool {

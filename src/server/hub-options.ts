@@ -26,6 +26,7 @@ export interface HubOptions {
   memory?: MemoryRelease;
   /** Injected for tests that must fake file-system failures. */
   scanner?: Scanner;
+  /** The clock (ms) of rescans and of report_usage's limit per client. Default Date.now. */
   now?: () => number;
   /** How long a first start's tools/list waits for the first scan (ms). Default 800; tests shorten it. */
   listingWaitMs?: number;

@@ -23,11 +23,13 @@ import { hasSkillFolder } from "../sources/skill-folder.ts";
 import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDefinition, ToolDeps } from "../tools/definition.ts";
 import { parseToolSelection, type ToolSelection } from "../tools/index.ts";
+import { reportLimit } from "../tools/report-usage.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import { USAGE_FILE, UsageStore } from "../usage/usage-store.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { turns } from "../util/next-turn.ts";
+import type { RateLimit } from "../util/rate-limit.ts";
 import { MemoryRelease } from "../util/release-memory.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 import type { HubOptions } from "./hub-options.ts";
@@ -49,8 +51,13 @@ export class Hub implements ToolDeps {
   readonly logger: Logger;
   readonly store = new CatalogStore();
   readonly filter: SkillFilter;
-  /** Loads per skill, kept in <home>/usage.json across processes (usage-store.ts). */
+  /**
+   * Loads per skill, kept in <home>/usage.json across processes (usage-store.ts): what a stdio client's
+   * lists are ordered by. HTTP sessions keep their own (createServer's `usage`).
+   */
   readonly usage: UsageStore;
+  /** report_usage's reports per client (report-usage.ts). */
+  readonly feedbackLimit: RateLimit;
   readonly selection: ToolSelection;
   readonly refresher: Refresher;
   /** The team repositories; undefined when none is configured. */
@@ -108,6 +115,7 @@ export class Hub implements ToolDeps {
     this.logger = options.logger;
     this.usage =
       options.usage ?? new UsageStore({ file: join(options.config.home, USAGE_FILE), logger: options.logger });
+    this.feedbackLimit = reportLimit(options.now);
     this.acceptRoots = options.acceptRoots ?? true;
     this.exec = execHost({ cwd: options.cwd, bunConfig: () => emptyBunConfig(options.config.home), ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);

@@ -5,6 +5,7 @@ import type { Skill } from "../skills/skill.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { skillTool } from "../tools/skill.ts";
 import { pickedSkills } from "../usage/picked.ts";
+import type { SkillLoads } from "../usage/usage-store.ts";
 import { jsonBytes } from "../util/json-bytes.ts";
 import { shownArg } from "../util/shown-arg.ts";
 import { type AnswerBudget, refusalError } from "./answer-budget.ts";
@@ -28,28 +29,17 @@ export function promptLimit(config: Config): number {
 }
 
 /**
- * The skills that are prompts, by name: the most useful `promptLimit` of them (usage/skill-pick.ts: the
- * project's, the most used, …), so that a client's slash menu lists a few dozen a person can read, not
- * every skill of a 10,000-skill catalog. `all` lists every served skill.
+ * The skills that are prompts, by name: the most useful `promptLimit` of them for a client whose loads
+ * `usage` counts (usage/skill-pick.ts: the project's, the most used, …), so that a client's slash menu
+ * lists a few dozen a person can read, not every skill of a 10,000-skill catalog. `all` lists every
+ * served skill.
  */
-export function promptSkills(hub: Hub): Skill[] {
+export function promptSkills(hub: Hub, usage: SkillLoads): Skill[] {
   const limit = promptLimit(hub.config);
   const skills = Number.isFinite(limit)
-    ? pickedSkills(hub).slice(0, limit)
+    ? pickedSkills(hub, usage).slice(0, limit)
     : hub.catalog.skills.filter((s) => isEnabled(s, hub.filter));
   return [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-/**
- * The prompts/list signature: a change in the prompts listed is one prompts/list_changed. With every
- * skill a prompt, the catalog's served names and descriptions; with the most useful N, those N (a load
- * can change them; the catalog's other changes often do not).
- */
-export function promptsSignature(hub: Hub): string {
-  if (!promptsEnabled(hub)) return "";
-  if (!Number.isFinite(promptLimit(hub.config))) return hub.catalog.visibleHash;
-  const listed = promptSkills(hub).map((s) => `${s.name}\u0000${s.description}`);
-  return Bun.hash(listed.join("\u0001")).toString(16);
 }
 
 /**
@@ -67,7 +57,7 @@ export function registerPrompts(
   const server = mcp.server;
   server.setRequestHandler("prompts/list", async (request) => {
     await listingReady(hub);
-    const prompts = promptSkills(hub).map(
+    const prompts = promptSkills(hub, context().session.usage).map(
       (s): Prompt => ({ name: s.name, title: `Skill: ${s.name}`, description: s.description }),
     );
     const page = paginate(prompts, request.params?.cursor, PROMPTS_PAGE_SIZE, (p) => p.name);

@@ -11,8 +11,9 @@ import type { RefreshOutcome } from "../refresh/force-refresh.ts";
 import type { SearchService } from "../search/service.ts";
 import type { Skill } from "../skills/skill.ts";
 import type { FolderEntry } from "../sources/walk-listings.ts";
-import type { UsageStore } from "../usage/usage-store.ts";
+import type { SkillLoads } from "../usage/usage-store.ts";
 import type { Logger } from "../util/logger.ts";
+import type { RateLimit } from "../util/rate-limit.ts";
 
 /** Analytics event types (the tree tools', plus skill_loaded and search for the other tools). */
 export type { EventType } from "../analytics/event.ts";
@@ -38,8 +39,8 @@ export interface ToolDeps {
   checkFresh(): Promise<void>;
   /** Full-text search over the current catalog. */
   search: SearchService;
-  /** Loads per skill id, kept across processes (usage-store.ts): "most used" for the instructions and catalog. */
-  usage: UsageStore;
+  /** report_usage's reports per client (SessionInfo.client): a burst, then a few a minute (rate-limit.ts). */
+  readonly feedbackLimit: RateLimit;
   /** Record an analytics event; never blocks, never throws (a no-op when analytics is off). */
   track(type: EventType, data: Record<string, unknown>): void;
   /** Pull the team repositories when configured, then rescan every folder (refresh_skills). */
@@ -69,6 +70,14 @@ export interface SessionInfo {
    * when this request gives no address the client reaches the server at.
    */
   readonly archiveUrl?: (id: string, version: string) => string | undefined;
+  /**
+   * The loads this client's instructions, skill catalog and prompts are ordered by, and that its loads add
+   * to: over stdio the hub's counts, kept across the person's sessions (usage-store.ts); over HTTP the
+   * session's own (session-usage.ts), never another client's.
+   */
+  readonly usage: SkillLoads;
+  /** What limits per client count this one as (ToolDeps.feedbackLimit): its connection, or with none its address. */
+  readonly client: string;
 }
 
 export interface ToolContext {

@@ -197,7 +197,7 @@ export const getSkillTool = defineTool({
       deps.track("no_match", { context });
       return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE });
     }
-    recordLoad(deps, best.item, {
+    recordLoad(ctx, best.item, {
       type: "skill_served",
       data: {
         context,

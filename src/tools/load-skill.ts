@@ -65,7 +65,7 @@ export const loadSkillTool = defineTool({
     if (!read.ok) return readFailure(skill, read, deps);
     const instructions = read.text;
     const { files, truncated } = skillFiles(skill, ctx);
-    recordLoad(deps, skill, "load_skill");
+    recordLoad(ctx, skill, "load_skill");
     const place = skillPlace(skill, ctx);
     const answer = {
       // The name that reaches this very skill: read_skill_file with a shadowed skill's plain name would

@@ -19,6 +19,8 @@ export type ErrorCode =
   | "TOO_MANY_RUNS"
   // The server holds as many bytes of answers as it sends at once: retry, or ask for less (answer-budget.ts).
   | "SERVER_BUSY"
+  // A client sent more of a kind of call than the server takes per minute (report_usage): retry later.
+  | "RATE_LIMITED"
   | "INVALID_ARGUMENT"
   | "PERMISSION_DENIED"
   | "NOT_A_REGULAR_FILE"

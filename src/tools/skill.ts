@@ -84,7 +84,7 @@ export const skillTool = defineTool({
       {
         budget,
         // The pick is of the hub's current catalog: the listing's own catalog decides what is listed.
-        ranked: () => pickedSkills(ctx.deps),
+        ranked: () => pickedSkills(ctx.deps, ctx.session.usage),
         hasSearch: ctx.hasTool?.("search_skills") ?? false,
         location: (s) => skillLocation(s, ctx.deps.projectRoot.dir, ctx.session.remote),
         pending: ctx.deps.catalogPending,
@@ -115,7 +115,7 @@ export const skillTool = defineTool({
     // Deleted since the last scan: not found, and said to be gone (a rescan starts).
     if (!read.ok) return readFailure(skill, read, deps, words);
     const text = read.text;
-    recordLoad(deps, skill, "skill");
+    recordLoad(ctx, skill, "skill");
     // The "Loading: …" text stays the first (and, for clients that read one, the only) content item; the
     // description's promise of a <command-message> is kept by a second one. Both count against what the
     // client shows at once: a longer SKILL.md is served in parts (support/skill-parts.ts).

@@ -10,6 +10,7 @@ import {
   archiveName,
 } from "../tools/support/skill-archive.ts";
 import { lookupSkill } from "../tools/support/skill-lookup.ts";
+import { NO_LOADS } from "../usage/session-usage.ts";
 import { CHUNK, readOpened } from "../util/confined-read.ts";
 import { TAR_END, tarFolder, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
@@ -114,7 +115,7 @@ async function archiveResponse(
   const skill = found.skill;
   const ctx: Pick<ToolContext, "deps" | "session"> = {
     deps: hub,
-    session: { clientName: () => undefined, remote: true },
+    session: { clientName: () => undefined, remote: true, usage: NO_LOADS, client: "archive link" },
   };
   const contents = archiveContents(skill, ctx);
   if (!contents.ok)

@@ -11,6 +11,7 @@ import { AnswerBudget, type Exchange } from "../server/answer-budget.ts";
 import { createServer } from "../server/create-server.ts";
 import type { Hub } from "../server/hub.ts";
 import { handleUi, isUiPath } from "../ui/routes.ts";
+import { NO_LOADS, SessionUsage } from "../usage/session-usage.ts";
 import { errorMessage } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { ARCHIVE_PREFIX, ArchiveLinks, loggedPath } from "./archive-links.ts";
@@ -140,12 +141,30 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   );
 
   // Every HTTP client is remote: it does not share this machine's disk, so answers name files by skill:// URI.
-  const newServer = (resumed = false) => createServer(hub, { version, remote: true, resumed, archiveUrl, answers });
+  // A session's lists follow its own loads only, never another client's (session-usage.ts); one opened
+  // again (idle, or after a restart) starts from the default order.
+  const newServer = (resumed = false) =>
+    createServer(hub, { version, remote: true, resumed, archiveUrl, answers, usage: new SessionUsage() });
+  /** The address each request without a session came from: its client's limits count it by that. */
+  const addresses = new WeakMap<Request, string>();
+  /** A server for one request without a session: the default order, and limits counted by its address. */
+  const sessionless = (request: Request | undefined) => ({
+    usage: NO_LOADS,
+    client: `address ${peerKey((request && addresses.get(request)) ?? "")}`,
+  });
   // 2026-07-28 requests: stateless by design (no initialize, no session), one server per request, change
   // notifications on subscriptions/listen streams. 2025 requests keep the sessions below (or stateless mode).
   const listens = new ListenStreams(options.listens);
   const modern = createMcpHandler(
-    () => createServer(hub, { version, remote: true, notifyChanges: false, archiveUrl, answers }),
+    ({ requestInfo }) =>
+      createServer(hub, {
+        version,
+        remote: true,
+        notifyChanges: false,
+        archiveUrl,
+        answers,
+        ...sessionless(requestInfo),
+      }),
     {
       legacy: "reject",
       maxRequestBodySize: maxBody,
@@ -244,6 +263,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
         exchange.end();
         restore?.();
       };
+      addresses.set(request, peer);
       return answered(request, peer, end, exchange, async () => {
         if (!(await isLegacyRequest(request, body.value))) return modernCall(request, body.value, peer);
         if (options.stateless) return stateless(request, body.value);
@@ -596,6 +616,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       canNotify: false,
       archiveUrl,
       answers,
+      ...sessionless(request),
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

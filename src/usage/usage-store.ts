@@ -2,10 +2,18 @@ import { writeAtomicSync } from "../util/atomic-write.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { readNamedText } from "../util/named-file.ts";
+import type { UsageHistory } from "./skill-pick.ts";
 
-/** What the instructions, the skill tool's catalog and the prompts read of usage: loads per skill id. */
-export interface UsageCounts {
-  get(id: string): number | undefined;
+/**
+ * Loads per skill id, as one client's instructions, skill tool catalog and prompts read them (skill-pick.ts)
+ * and its loads add to: a UsageStore, kept in a file across a person's sessions (stdio), or one HTTP
+ * session's own SessionUsage (session-usage.ts).
+ */
+export interface SkillLoads extends UsageHistory {
+  /** Changes whenever a count does: a cache key for picks made from the counts. */
+  readonly version: number;
+  /** One load of `id`. */
+  record(id: string): void;
 }
 
 /** One skill's line in the usage file: loads so far, and the last one (ms since the epoch). */
@@ -50,7 +58,7 @@ export interface UsageStoreOptions {
  * loaded. Several servers may run at once: each adds the loads it made since its last save to what the
  * file holds then, so no server's counts replace another's.
  */
-export class UsageStore implements UsageCounts {
+export class UsageStore implements SkillLoads {
   private readonly records = new Map<string, UsageRecord>();
   /** Loads made here since the last save, added to the file's counts at the next one. */
   private readonly unsaved = new Map<string, UsageRecord>();

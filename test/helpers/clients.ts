@@ -16,7 +16,12 @@ export type Revision = (typeof REVISIONS)[number];
 export async function httpClient(
   handler: HttpHandler,
   revision: Revision,
-  options: { onChanged?: (kind: "tools" | "prompts" | "resources") => void; name?: string } = {},
+  options: {
+    onChanged?: (kind: "tools" | "prompts" | "resources") => void;
+    name?: string;
+    /** The address its requests come from (RequestHooks.peer). Default none. */
+    peer?: string;
+  } = {},
 ): Promise<Client> {
   const modern = revision >= "2026-";
   const client = new Client(
@@ -39,7 +44,7 @@ export async function httpClient(
       // A socket would carry Host; a Request built in process must say it.
       const request = new Request(String(input), init);
       request.headers.set("host", new URL(String(input)).host);
-      return handler.handle(request);
+      return handler.handle(request, { peer: options.peer });
     },
   });
   await client.connect(transport);

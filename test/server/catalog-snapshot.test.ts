@@ -44,7 +44,7 @@ describe("catalog snapshot file", () => {
     const logger = createMemoryLogger();
     const snapshot = readSnapshot(file, logger, hub.sources());
     // The instructions' pick, kept with what a pick at the next start needs (its id, folder, source, mtime).
-    expect(snapshot?.named.map((s) => s.id)).toEqual(pickedSkills(hub).map((s) => s.id));
+    expect(snapshot?.named.map((s) => s.id)).toEqual(pickedSkills(hub, hub.usage).map((s) => s.id));
     expect(snapshot?.named[0]).toMatchObject({
       name: "invoice-parser",
       location: "explicit",

@@ -27,7 +27,7 @@ describe("instructions that survive tool search", () => {
     const { hub } = testHub({ flags: { "skills-dir": [dir] } });
     void hub.start();
     await hub.ready;
-    const text = serverInstructions({ tools: hub.tools().map((t) => t.name), skills: pickedSkills(hub) });
+    const text = serverInstructions({ tools: hub.tools().map((t) => t.name), skills: pickedSkills(hub, hub.usage) });
     hub.close();
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(INSTRUCTIONS_BUDGET);
     expect(text).toContain("search_skills");

@@ -62,10 +62,12 @@ describe.each([...REVISIONS])("prompts on %s", (revision) => {
 
 describe("a slash menu a person can read", () => {
   test("by default the 30 most useful skills are prompts: the project's and the most used first; any skill can be got", async () => {
-    const w = await world(230);
-    // Used in an earlier session (the usage file): it is among the prompts from now on.
-    w.hub.usage.record(w.hub.catalog.get("skill-229")?.id as string);
-    const client = await w.client("2025-11-25");
+    const dir = tempDir("skillhub-prompts-");
+    for (let i = 0; i < 230; i++) writeSkill(dir, `skill-${String(i).padStart(3, "0")}`);
+    // A stdio server: one person's loads, from this session and earlier ones (the usage file).
+    const { hub, client, close } = await connect({ flags: { "skills-dir": [dir] } });
+    open.push(close);
+    hub.usage.record(hub.catalog.get("skill-229")?.id as string);
     const result = await page(client);
     expect(result.prompts).toHaveLength(30);
     expect(result.nextCursor).toBeUndefined();
@@ -73,7 +75,7 @@ describe("a slash menu a person can read", () => {
     expect(names).toContain("skill-229");
     // Sorted by name, as a menu is read.
     expect(names).toEqual([...names].sort());
-    const unlisted = w.hub.catalog.skills.find((s) => !names.includes(s.name))?.name as string;
+    const unlisted = hub.catalog.skills.find((s) => !names.includes(s.name))?.name as string;
     const got = await client.getPrompt({ name: unlisted });
     expect(got.messages[0]?.content).toMatchObject({
       type: "text",

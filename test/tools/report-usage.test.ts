@@ -1,7 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
+import type { HubOptions } from "../../src/server/hub.ts";
+import { httpClient } from "../helpers/clients.ts";
+import { manualClock } from "../helpers/clock.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
-import { type ConnectOptions, connect, textOf } from "../helpers/hub.ts";
+import { type ConnectOptions, connect, httpHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
@@ -98,6 +102,107 @@ describe("report_usage", () => {
     expect(tool?.inputSchema.required).toEqual(["skill_path", "useful"]);
   });
 });
+
+describe("report_usage in a loop cannot flood the log, the analytics file or the queue", () => {
+  test("a long comment: the log line quotes its first 200 characters, the event keeps 2,000, both cuts marked", async () => {
+    const token = "ghp_feedbacksecret42";
+    const { call, hub, logger } = await open({
+      env: {
+        SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`,
+        SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600",
+        GITHUB_TOKEN: token,
+      },
+    });
+    // The server's token across the 2,000th character: scrubbed before the cut, so no part of it is kept.
+    const comment = `${"a".repeat(1990)}${token}${"b".repeat(1980)}`;
+    const result = await call("report_usage", { skill_path: "pdf", useful: false, comment });
+    expect(result.structuredContent).toEqual({
+      recorded: true,
+      message: "Feedback recorded for pdf; its comment was cut to its first 2,000 characters",
+    });
+    const [line, ...others] = logger.lines.filter((l) => l.includes("feedback on"));
+    expect(others).toEqual([]);
+    expect(line).toContain(`feedback on "pdf": not useful: "${"a".repeat(200)}…"`);
+    expect(line?.length).toBeLessThan(300);
+    const [event] = hub.analytics.tracker.drain();
+    const kept = event?.data.comment as string;
+    expect(kept).toBe(`${"a".repeat(1990)}***${"b".repeat(7)}… [1973 more characters cut]`);
+    expect(kept).not.toContain("ghp_");
+  });
+
+  test("a session gets 10 reports at once, then one every 6 s; beyond, RATE_LIMITED, nothing logged or queued; other sessions are not held", async () => {
+    const clock = manualClock();
+    const { handler, hub, logger, close } = await feedbackHub({ now: clock.now });
+    const a = await httpClient(handler, "2025-11-25");
+    const b = await httpClient(handler, "2025-11-25");
+    closers.push(async () => {
+      await a.close();
+      await b.close();
+      await close();
+    });
+    for (let i = 0; i < 10; i++) expect((await report(a)).isError).toBeFalsy();
+    const refused = await report(a);
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toEqual({
+      error: {
+        code: "RATE_LIMITED",
+        message:
+          "Feedback on pdf was not recorded: this client sent more reports than report_usage takes (10 at once, then 10 a minute). Report once per skill you used, with everything about it in one comment; to send this one, call again in 6 s.",
+        skill_path: "pdf",
+        retry_after_seconds: 6,
+      },
+    });
+    expect(hub.analytics.tracker.pending).toBe(10);
+    expect(logger.lines.filter((l) => l.includes("feedback on"))).toHaveLength(10);
+    // Another session is not held by A's reports.
+    expect((await report(b)).isError).toBeFalsy();
+    // Six seconds later A may send one more, and only one.
+    clock.advance(6_000);
+    expect((await report(a)).isError).toBeFalsy();
+    expect((await report(a)).structuredContent).toMatchObject({ error: { code: "RATE_LIMITED" } });
+    expect(hub.analytics.tracker.pending).toBe(12);
+  });
+
+  test.each([
+    ["2025-11-25", true],
+    ["2026-07-28", false],
+  ] as const)(
+    "%s without a session (stateless: %p): reports are counted by the client's address",
+    async (revision, stateless) => {
+      const clock = manualClock();
+      const { handler, hub, close } = await feedbackHub({ now: clock.now }, stateless);
+      const first = await httpClient(handler, revision, { peer: "10.0.0.1" });
+      const again = await httpClient(handler, revision, { peer: "10.0.0.1" });
+      const other = await httpClient(handler, revision, { peer: "10.0.0.2" });
+      closers.push(async () => {
+        for (const c of [first, again, other]) await c.close();
+        await close();
+      });
+      for (let i = 0; i < 10; i++) expect((await report(first)).isError).toBeFalsy();
+      // A new client from the same address shares its budget; another address has its own.
+      expect((await report(again)).structuredContent).toMatchObject({ error: { code: "RATE_LIMITED" } });
+      expect((await report(other)).isError).toBeFalsy();
+      expect(hub.analytics.tracker.pending).toBe(11);
+    },
+  );
+});
+
+/** An HTTP hub offering report_usage, analytics kept in memory until the test reads them. */
+async function feedbackHub(hub: Partial<HubOptions>, stateless = false) {
+  const dir = tempDir();
+  writeSkill(dir, "pdf");
+  return httpHub([dir], {
+    hub,
+    stateless,
+    env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" },
+  });
+}
+
+function report(client: Client) {
+  return client.callTool({ name: "report_usage", arguments: { skill_path: "pdf", useful: true } }) as Promise<
+    CallToolResult & { structuredContent?: Record<string, unknown> }
+  >;
+}
 
 describe("refresh_skills without repositories (local mode)", () => {
   test("rescans the folders and answers the documented local shape", async () => {

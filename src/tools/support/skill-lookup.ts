@@ -5,7 +5,7 @@ import type { Skill } from "../../skills/skill.ts";
 import { closeNames } from "../../util/close-names.ts";
 import type { ConfinedFailure } from "../../util/confined-read.ts";
 import { shownArg, shownText } from "../../util/shown-arg.ts";
-import type { EventType, ToolDeps } from "../definition.ts";
+import type { EventType, ToolContext, ToolDeps } from "../definition.ts";
 import { type ErrorCode, errorResult } from "../results.ts";
 
 export type Lookup = { skill: Skill; error?: undefined } | { skill?: undefined; error: CallToolResult };
@@ -129,15 +129,15 @@ export function brokenFolder(name: string, deps: Pick<ToolDeps, "store" | "filte
 }
 
 /**
- * The bookkeeping of a served skill: its load count (the skill catalog puts the most used
+ * The bookkeeping of a served skill: its load count in this client's usage (its lists put the most used
  * first) and the analytics event. `tool` alone records `skill_loaded` for that tool.
  */
 export function recordLoad(
-  deps: ToolDeps,
+  { deps, session }: Pick<ToolContext, "deps" | "session">,
   skill: Skill,
   event: string | { type: EventType; data: Record<string, unknown> },
 ): void {
-  deps.usage.record(skill.id);
+  session.usage.record(skill.id);
   if (typeof event === "string") deps.track("skill_loaded", { tool: event, skill: skill.name, source: skill.source });
   else deps.track(event.type, event.data);
 }

@@ -21,7 +21,7 @@ test("an unchanged skill's archive version costs stats only; a changed file or a
   const { hub } = testHub({ flags: { "skills-dir": [dir] }, hub: { acceptRoots: false } });
   void hub.start();
   await hub.ready;
-  const ctx = { deps: hub, session: { clientName: () => undefined, remote: true } };
+  const ctx = { deps: hub, session: { clientName: () => undefined, remote: true, usage: hub.usage, client: "test" } };
   const reads: string[] = [];
   const counting: ArchiveRead = (file, c, max) => {
     reads.push(file.path);
