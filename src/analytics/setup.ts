@@ -14,7 +14,15 @@ export interface Analytics {
   publisher?: Publisher;
   /** One line for logs and `doctor`. */
   describe: string;
+  /**
+   * `describe` without the user the server runs as (events' `server_id`, `dev-<user>`): the line the page
+   * shows a client (ui/client-view.ts).
+   */
+  describeForClients: string;
 }
+
+/** What `describeForClients` says in place of `dev-<user>`. */
+export const SERVER_USER = "<server user>";
 
 export interface AnalyticsOverrides extends Partial<Omit<PublisherOptions, "tracker" | "logger">> {
   now?: () => number;
@@ -54,11 +62,10 @@ export function createAnalytics(
     now: overrides.now,
     secrets,
   });
-  if (!enabled)
-    return {
-      tracker,
-      describe: "off (set ANALYTICS_ENDPOINT, SKILLHUB_ANALYTICS_FILE or analytics.file to turn it on)",
-    };
+  if (!enabled) {
+    const off = "off (set ANALYTICS_ENDPOINT, SKILLHUB_ANALYTICS_FILE or analytics.file to turn it on)";
+    return { tracker, describe: off, describeForClients: off };
+  }
   const endpoint = a.endpoint || undefined;
   const file = localFile(config);
   const publisher = new Publisher({
@@ -74,5 +81,6 @@ export function createAnalytics(
   const where = [endpoint ? `POST to ${safeOrigin(endpoint)}` : "", file ? `file ${file}` : ""]
     .filter(Boolean)
     .join(" and ");
-  return { tracker, publisher, describe: `on: ${where}, every ${a.flush_seconds} s, as ${serverId(env)}` };
+  const line = (user: string) => `on: ${where}, every ${a.flush_seconds} s, as ${user}`;
+  return { tracker, publisher, describe: line(serverId(env)), describeForClients: line(SERVER_USER) };
 }

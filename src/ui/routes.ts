@@ -63,6 +63,19 @@ export function isUiPath(pathname: string): boolean {
   return pathname === "/" || pathname === "/favicon.ico" || pathname === "/ui" || pathname.startsWith("/ui/");
 }
 
+/** The API's routes, under `/ui/api/`. */
+export const API_ROUTES = [
+  "generation",
+  "overview",
+  "skills",
+  "diagnostics",
+  "search",
+  "skill",
+  "file",
+  "tree",
+  "usage",
+] as const;
+
 /** Per hub: the analytics files followed, so that polling reads only what was appended. */
 const eventFiles = new WeakMap<Hub, EventFiles>();
 /** Per hub: the last usage answer, reused while the files, the catalog and the range are unchanged. */
@@ -99,10 +112,16 @@ export async function handleUi(request: Request, deps: UiDeps): Promise<Response
         "WWW-Authenticate": 'Bearer realm="skillhub"',
       },
     );
+  const viewer = deps.viewer;
+  // Security: the one place every answer of the API passes, errors too: a client is shown the server's folders
+  // by name and each skill's by its skill:// URI (client-view.ts), whatever the route. Before any Markdown is
+  // rendered: a name such as `<home>` is then escaped as the page's text, never read as markup.
+  const shown = <T>(answer: T): T => (viewer === "client" ? foldersNamed(deps.hub, answer) : answer);
   try {
     await deps.hub.ready;
-    const answer = await api(path.slice("/ui/api/".length), url.searchParams, deps.hub, deps.viewer);
-    return answer instanceof Response ? answer : json(200, answer);
+    const answer = await api(path.slice("/ui/api/".length), url.searchParams, deps.hub, viewer);
+    if (answer instanceof Refusal) return problem(answer.status, answer.code, shown(answer.message));
+    return json(200, await rendered(shown(answer)));
   } catch (error) {
     deps.hub.logger.error(
       `ui: ${path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -110,19 +129,32 @@ export async function handleUi(request: Request, deps: UiDeps): Promise<Response
     return problem(
       500,
       "INTERNAL_ERROR",
-      `SkillHub failed on ${path} (${errorMessage(error)}); its log has the details.`,
+      shown(`SkillHub failed on ${path} (${errorMessage(error)}); its log has the details.`),
     );
   }
 }
 
-async function api(name: string, q: URLSearchParams, hub: Hub, viewer: PageViewer): Promise<unknown> {
+/** An API error before it is sent (handleUi names its folders for a client, then sends it as `problem`). */
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly message: string,
+  ) {}
+}
+
+/**
+ * One API answer; for a client, without other clients' words nor the user the server runs as (client-view.ts),
+ * its folders still to be named by handleUi. A view with Markdown carries it as `markdown`, for handleUi to render.
+ */
+async function api(name: string, q: URLSearchParams, hub: Hub, viewer: PageViewer): Promise<object> {
   const catalog = hub.catalog;
   const client = viewer === "client";
   const int = (key: string, fallback: number) => {
     const n = Number.parseInt(q.get(key) ?? "", 10);
     return Number.isFinite(n) ? n : fallback;
   };
-  switch (name) {
+  switch (name as (typeof API_ROUTES)[number]) {
     case "generation":
       return {
         generation: catalog.generation,
@@ -138,20 +170,18 @@ async function api(name: string, q: URLSearchParams, hub: Hub, viewer: PageViewe
         page: int("page", 1),
         perPage: int("per", 50),
       });
-    case "diagnostics": {
-      const page = diagnosticsPage(catalog.diagnostics, q.get("severity") ?? undefined, int("page", 1));
-      return client ? foldersNamed(hub, page) : page;
-    }
+    case "diagnostics":
+      return diagnosticsPage(catalog.diagnostics, q.get("severity") ?? undefined, int("page", 1));
     case "search": {
       const query = (q.get("q") ?? "").trim();
       if (query === "") return { hits: [], mode: "fts" };
-      if (query.length > 500) return problem(400, "INVALID_ARGUMENT", "The query is longer than 500 characters.");
+      if (query.length > 500) return new Refusal(400, "INVALID_ARGUMENT", "The query is longer than 500 characters.");
       return searchView(hub, query, int("limit", 20));
     }
     case "skill": {
       const skill = findSkill(catalog, q.get("id") ?? "");
       const detail = skill && skillDetail(catalog, hub.filter, skill, hub.frozen);
-      return detail ? await rendered(detail) : notFound(q.get("id") ?? "");
+      return detail ?? notFound(q.get("id") ?? "");
     }
     case "file": {
       const id = q.get("id") ?? "";
@@ -159,20 +189,18 @@ async function api(name: string, q: URLSearchParams, hub: Hub, viewer: PageViewe
       const detail = skill && skillDetail(catalog, hub.filter, skill, hub.frozen);
       if (!skill || !detail) return notFound(id);
       if (!detail.skill.enabled)
-        return problem(
+        return new Refusal(
           403,
           "SKILL_DISABLED",
           `${skill.name} is disabled by the server's filter; its files are not served.`,
         );
       // Security: frozen mode; no file of a skill that differs from its lock.
-      if (detail.refused) return problem(403, detail.refused.code, detail.refused.message);
+      if (detail.refused) return new Refusal(403, detail.refused.code, detail.refused.message);
       const view = readFileView(catalog, skill, q.get("path") ?? "", hub.config.files.max_file_bytes, hub.frozen, {
         files: detail.files,
         truncated: detail.filesTruncated,
       });
-      return view.ok
-        ? await rendered(view)
-        : problem(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);
+      return view.ok ? view : new Refusal(view.code === "PATH_OUTSIDE_SKILL" ? 403 : 404, view.code, view.message);
     }
     case "tree":
       return treeView(hub);
@@ -187,18 +215,17 @@ async function api(name: string, q: URLSearchParams, hub: Hub, viewer: PageViewe
       return client ? usageForClient(hub, cached.value) : cached.value;
     }
     default:
-      return problem(404, "NOT_FOUND", `No such API: /ui/api/${name}.`);
+      return new Refusal(404, "NOT_FOUND", `No such API: /ui/api/${name}.`);
   }
 }
 
 /**
  * A view with its Markdown rendered as `html`, off the server's thread (markdown-page.ts): a page over
- * its time budget comes back as plain text, with a notice saying so.
+ * its time budget comes back as plain text, with a notice saying so. A view without Markdown as it is.
  */
-async function rendered<T extends { markdown?: { source: string; links?: PageLinks }; notice?: string }>(
-  view: T,
-): Promise<Omit<T, "markdown"> & { html?: string }> {
-  const { markdown, ...rest } = view;
+async function rendered(view: object): Promise<object> {
+  if (!("markdown" in view)) return view;
+  const { markdown, ...rest } = view as { markdown?: { source: string; links?: PageLinks }; notice?: string };
   if (!markdown) return rest;
   const page = await renderPage(markdown.source, markdown.links);
   if (!page.plain) return { ...rest, html: page.html };
@@ -245,8 +272,8 @@ async function usage(hub: Hub, days: number) {
   };
 }
 
-function notFound(id: string): Response {
-  return problem(
+function notFound(id: string): Refusal {
+  return new Refusal(
     404,
     "SKILL_NOT_FOUND",
     `No skill with id ${JSON.stringify(id)}; it may have been removed or renamed.`,

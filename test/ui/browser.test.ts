@@ -386,6 +386,27 @@ suite("the page in Chromium", () => {
     await page.close();
   });
 
+  test("the clients' token: the list, a skill and its file show each skill's folder by its URI; their links still work", async () => {
+    const { page, errors } = await newPage();
+    await page.goto(`${guarded.base}/`);
+    await page.getByLabel("Server token").fill(TOKEN);
+    await page.getByRole("button", { name: "Open" }).click();
+    await page.getByRole("heading", { name: /^Skills: \d+ served/ }).waitFor(WAIT);
+    const main = page.locator("main");
+    expect(await main.textContent()).toContain("skill://pdf-invoices");
+    expect(await main.textContent()).not.toContain(world.first);
+    await main.getByRole("link", { name: "pdf-invoices", exact: true }).click();
+    await page.locator("#skill-body strong", { hasText: "totals" }).waitFor(WAIT);
+    expect(await main.textContent()).toContain("skill://pdf-invoices/SKILL.md");
+    expect(await main.textContent()).not.toContain(world.first);
+    await page.locator("#skill-body").getByRole("link", { name: "the reference" }).click();
+    await page.locator("#file-body code", { hasText: "number" }).waitFor(WAIT);
+    await page.getByRole("link", { name: "← Back to the skill" }).click();
+    await page.locator("#skill-body strong", { hasText: "totals" }).waitFor(WAIT);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   test("a page on a listed origin calls /mcp with the token and reads the answer; an unlisted one cannot", async () => {
     const { page, errors } = await newPage();
     const call = `async ([url, token]) => {

@@ -1,17 +1,22 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { httpServeOptions, startHttpServer } from "../../src/transports/http.ts";
-import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
+import type { API_ROUTES } from "../../src/ui/routes.ts";
+import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { initialize } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
 
 const TOKEN = "clients-token-0123456789abcdef";
 const ADMIN = "operator-token-fedcba9876543210";
 /** What one client asked for and said: no other client may read it on the page. */
 const CONTEXT = "fire alice from payroll quietly";
 const COMMENT = "missed the clause about bob's severance";
+/** The user the server runs as (its analytics name it `dev-<user>`): no client may read it on the page. */
+const OS_USER = "zelda-hubop";
 
 afterAll(cleanupTemp);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -23,22 +28,42 @@ afterEach(async () => {
 });
 
 /**
- * A real hub on 127.0.0.1 (port 0) with `tokens`, a project, a skills folder with a broken skill, and
+ * A real hub on 127.0.0.1 (port 0) with `tokens`, run by OS_USER: a project whose skill names a folder of
+ * the project, a skills folder with a skill with files and a broken skill, a skill tree with an asset, and
  * analytics written to a file in a folder of its own; one MCP client has asked get_skill for CONTEXT and
  * reported COMMENT, and the events are in the file.
  */
 async function servedHub(tokens: { token?: string; adminToken?: string }) {
   const home = tempDir("skillhub-page-tokens-home-");
   const project = tempDir("skillhub-page-tokens-project-");
-  writeSkill(join(project, ".claude", "skills"), "payroll-rules", { description: "How payroll changes are made." });
+  writeSkill(join(project, ".claude", "skills"), "payroll-rules", {
+    description: "How payroll changes are made.",
+    body: `# Payroll\n\nThe payroll exports land in ${join(project, "exports")}; see [the rules](rules.md).\n`,
+  });
+  write(join(project, ".claude", "skills", "payroll-rules", "rules.md"), "# Rules\n\nNo change after the 25th.\n");
   const skills = tempDir("skillhub-page-tokens-skills-");
   writeSkill(skills, "pdf-invoices", { description: "Extract totals from PDF invoices." });
+  write(join(skills, "pdf-invoices", "scripts", "totals.py"), "print('totals')\n");
   writeSkill(skills, "broken-skill", { description: null });
+  const trees = tempDir("skillhub-page-tokens-trees-");
+  writeNode(trees, "_root.md", { keywords: ["global"], description: "Universal rules" });
+  writeNode(trees, "forms/_index.md", { keywords: ["forms"], description: "Form rules" });
+  writeNode(trees, "forms/react.md", {
+    keywords: ["react", "forms"],
+    description: "React form rules",
+    extra: "assets:\n  - file: assets/Form.tsx.template\n    description: A form component\n    type: template",
+  });
+  write(join(trees, "forms", "react", "assets", "Form.tsx.template"), "export function Form() {}\n");
   const analytics = join(tempDir("skillhub-page-tokens-analytics-"), "events.jsonl");
   const { hub } = testHub({
     home,
-    flags: { "skills-dir": [skills] },
-    env: { SKILLHUB_ANALYTICS_FILE: analytics, SKILLHUB_PROJECT_DIR: project, SKILLHUB_TOOLS: "all" },
+    flags: { "skills-dir": [skills, trees] },
+    env: {
+      SKILLHUB_ANALYTICS_FILE: analytics,
+      SKILLHUB_PROJECT_DIR: project,
+      SKILLHUB_TOOLS: "all",
+      USER: OS_USER,
+    },
     hub: { acceptRoots: false },
   });
   const server = startHttpServer(hub, { port: 0, ...tokens });
@@ -66,7 +91,7 @@ async function servedHub(tokens: { token?: string; adminToken?: string }) {
     });
     return { status: response.status, text: await response.text() };
   };
-  const folders = { home, project, skills, analytics };
+  const folders = { home, project, skills, trees, analytics };
   return { page, folders, base, url: server.url };
 }
 
@@ -82,7 +107,88 @@ async function views(
   return { usage: usage?.text ?? "", overview: overview?.text ?? "", diagnostics: diagnostics?.text ?? "" };
 }
 
+type Page = (path: string, token?: string) => Promise<{ status: number; text: string }>;
+
+/**
+ * Every answer of the page's API with `token`: each route of API_ROUTES with the queries the page makes (every
+ * skill's page and every file it lists), and `refused`, the answers that are errors (a skill or file that is
+ * not there, a path out of a skill, a route that is not the API's).
+ */
+async function everyAnswer(page: Page, token?: string) {
+  const q = encodeURIComponent;
+  const list = JSON.parse((await page("skills?show=all&per=200", token)).text) as { items: Array<{ id: string }> };
+  const ids = list.items.map((row) => row.id);
+  const pages = await Promise.all(ids.map(async (id) => JSON.parse((await page(`skill?id=${q(id)}`, token)).text)));
+  const files = pages.flatMap((detail, i) =>
+    (detail.files as Array<{ path: string }>).map((f) => `file?id=${q(ids[i] as string)}&path=${q(f.path)}`),
+  );
+  const routes: Record<(typeof API_ROUTES)[number], string[]> = {
+    generation: ["generation"],
+    overview: ["overview"],
+    skills: ["skills?show=all&per=200", "skills?show=problems", "skills?q=payroll"],
+    diagnostics: ["diagnostics", "diagnostics?severity=error"],
+    search: ["search?q=payroll%20exports", "search?q=pdf%20invoices", "search?q=forms"],
+    skill: ids.map((id) => `skill?id=${q(id)}`),
+    file: files,
+    tree: ["tree"],
+    usage: ["usage?days=30", "usage?days=7"],
+  };
+  const pdf = q(ids.find((id) => id.endsWith(":pdf-invoices")) ?? "");
+  const refused = [
+    "skill?id=no-such-skill",
+    `file?id=${pdf}&path=missing.md`,
+    `file?id=${pdf}&path=${q("../../etc/passwd")}`,
+    "no-such-route",
+  ];
+  const fetchAll = (paths: string[]) =>
+    Promise.all(paths.map(async (path) => ({ path, ...(await page(path, token)) })));
+  return { ids, routes, ok: await fetchAll(Object.values(routes).flat()), refused: await fetchAll(refused) };
+}
+
 describe("the page's private parts: the clients' token and the admin token", () => {
+  test("the clients' token: no answer of the API, on any route, errors too, names a folder of the server or the user it runs as", async () => {
+    const { page, folders } = await servedHub({ token: TOKEN, adminToken: ADMIN });
+    const client = await everyAnswer(page, TOKEN);
+    for (const [route, paths] of Object.entries(client.routes))
+      expect({ route, paths: paths.length > 0 }).toEqual({ route, paths: true });
+    expect(client.ok.filter((a) => a.status !== 200)).toEqual([]);
+    expect(client.refused.map((a) => a.status)).toEqual([404, 404, 403, 404]);
+    const secrets = [...new Set(Object.values(folders).flatMap((folder) => [folder, realpathSync(folder)])), OS_USER];
+    const leaks = [...client.ok, ...client.refused].flatMap(({ path, text }) =>
+      secrets.filter((secret) => text.includes(secret)).map((secret) => `${path}: ${secret}`),
+    );
+    expect(leaks).toEqual([]);
+    // What it shows in their place: each skill's folder as its skill:// URI, the others by name.
+    const answer = (path: string) => JSON.parse(client.ok.find((a) => a.path === path)?.text ?? "null");
+    const list = answer("skills?show=all&per=200");
+    for (const row of list.items) expect(row.dir).toStartWith("skill://");
+    const payroll = answer(
+      `skill?id=${encodeURIComponent(client.ids.find((id) => id.endsWith(":payroll-rules")) ?? "")}`,
+    );
+    expect(payroll.skill.file).toMatch(/^skill:\/\/.*SKILL\.md$/);
+    // The name is the page's text, escaped as any of the skill's words; its links still lead to its files.
+    expect(payroll.html).toContain("&lt;project&gt;/exports");
+    expect(payroll.html).toContain("#/skill/");
+    expect(answer("overview").analytics).toContain("as <server user>");
+    expect(answer("usage?days=30").analytics).toContain("as <server user>");
+    // The page links its views by ids and paths within a skill, the same whoever reads it.
+    const operator = await everyAnswer(page, ADMIN);
+    expect(client.ids).toEqual(operator.ids);
+    expect(client.routes.file).toEqual(operator.routes.file);
+  });
+
+  test("the admin token: a skill's page names its real folder, and the analytics the user the server runs as", async () => {
+    const { page, folders } = await servedHub({ token: TOKEN, adminToken: ADMIN });
+    const list = JSON.parse((await page("skills?show=all&per=200", ADMIN)).text);
+    const pdf = list.items.find((row: { name: string }) => row.name === "pdf-invoices");
+    expect(pdf.dir).toBe(join(folders.skills, "pdf-invoices"));
+    const detail = JSON.parse((await page(`skill?id=${encodeURIComponent(pdf.id)}`, ADMIN)).text);
+    expect(detail.skill.dir).toBe(join(folders.skills, "pdf-invoices"));
+    expect(detail.skill.file).toBe(join(folders.skills, "pdf-invoices", "SKILL.md"));
+    expect(JSON.parse((await page("overview", ADMIN)).text).analytics).toContain(`as dev-${OS_USER}`);
+    expect(JSON.parse((await page("usage?days=30", ADMIN)).text).analytics).toContain(`as dev-${OS_USER}`);
+  });
+
   test("the clients' token: usage without other clients' words, status with the server's folders named", async () => {
     const { page, folders } = await servedHub({ token: TOKEN, adminToken: ADMIN });
     const { usage, overview, diagnostics } = await views(page, TOKEN);
@@ -129,6 +235,9 @@ describe("the page's private parts: the clients' token and the admin token", () 
     expect(usage).toContain("bob's severance");
     expect(JSON.parse(overview).projectRoot.dir).toBe(folders.project);
     expect(JSON.parse(overview).withheld).toBeUndefined();
+    expect(JSON.parse(overview).analytics).toContain(`as dev-${OS_USER}`);
+    const skills = JSON.parse((await page("skills?show=all")).text);
+    expect(skills.items.map((row: { dir: string }) => row.dir)).toContain(join(folders.skills, "pdf-invoices"));
   });
 
   test("an admin token alone: whoever connects without it is a client of the page", async () => {
@@ -136,6 +245,7 @@ describe("the page's private parts: the clients' token and the admin token", () 
     const client = await views(page);
     expect(client.usage).not.toContain(CONTEXT);
     expect(client.overview).not.toContain(folders.project);
+    expect((await page("skills?show=all")).text).not.toContain(folders.skills);
     const operator = await views(page, ADMIN);
     expect(operator.usage).toContain(CONTEXT);
     expect(operator.overview).toContain(folders.project);
