@@ -202,6 +202,14 @@ function helpPointer(command: Command | undefined): string {
 /** Commands that report configuration warnings themselves (doctor's diagnostics, a server's log). */
 const SAYS_CONFIG_WARNINGS = new Set<Command>(["doctor", "serve", "mcp-server", "ui"]);
 
+/**
+ * Commands that start without a project's skillhub.yaml that cannot be used (the whole file left out), and
+ * show its error among their diagnostics: the servers, whose client would otherwise get no skill at all in
+ * that project (a cloned repository may hold any such file), and doctor. The others stop on it (exit 2):
+ * sync, add, remove, lock, verify and sources act on the file, and list, show and search say what it holds.
+ */
+const SKIPS_PROJECT_FILE = new Set<Command>(["serve", "mcp-server", "ui", "doctor"]);
+
 /** Commands that take no positional arguments: a stray word is a mistake, not something to ignore. */
 const NO_POSITIONALS = new Set<Command>(["list", "doctor", "ui", "lock", "verify", "sources", "mcp-server"]);
 
@@ -281,7 +289,8 @@ export async function run(
   let ctx: CommandContext;
   try {
     const settings = async (verifiedCopy?: (copy: string) => boolean) => {
-      const loaded = await loadSettings({ args, env, homeDir, cwd, verifiedCopy });
+      const projectFile = SKIPS_PROJECT_FILE.has(args.command) ? "skip" : "stop";
+      const loaded = await loadSettings({ args, env, homeDir, cwd, verifiedCopy, projectFile });
       if (args.command !== "mcp-server") return loaded;
       const repos = loaded.config.git.repos.map((repo) => (typeof repo === "string" ? repo : repo.url));
       const skipped = repos.length
@@ -289,7 +298,7 @@ export async function run(
         : [];
       return { config: mcpServerSettings(loaded.config), warnings: [...loaded.warnings, ...skipped] };
     };
-    const { config, warnings } = await settings();
+    const { config, warnings, projectError } = await settings();
     const stdioOnly = listeningOnStdio(args, config);
     for (const warning of [...args.ignored, ...(stdioOnly ? [stdioOnly] : [])])
       io.err(`skillhub: warning: ${warning}.\n`);
@@ -301,7 +310,19 @@ export async function run(
     const logger = createLogger({ level: config.log_level, write: io.err });
     // A server reads it all again once a repository is cloned, and after each sync (hub.ts reconfigure).
     const reloadConfig = config.git.repos.length > 0 ? settings : undefined;
-    ctx = { args, config, configWarnings: warnings, env, homeDir, cwd, logger, out: io.out, err: io.err, reloadConfig };
+    ctx = {
+      args,
+      config,
+      configWarnings: warnings,
+      projectError,
+      env,
+      homeDir,
+      cwd,
+      logger,
+      out: io.out,
+      err: io.err,
+      reloadConfig,
+    };
     return await command(ctx);
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -90,10 +90,12 @@ export class Catalog {
   constructor(
     scans: readonly SourceScan[],
     readonly generation = 0,
+    /** Diagnostics of no source (a project's skillhub.yaml that cannot be used), listed first. */
+    notes: readonly Diagnostic[] = NO_DIAGNOSTICS,
   ) {
     const skills: Skill[] = [];
     const shadowed: ShadowedSkill[] = [];
-    const diagnostics: Diagnostic[] = [];
+    const diagnostics: Diagnostic[] = [...notes];
     const sources: SourceStatus[] = [];
     const winners = new Map<string, Skill>();
     for (const scan of scans) {

@@ -3,7 +3,7 @@ import { readSkillSource, readSkillSourceBytes } from "../skills/skill-read.ts";
 import { parseTreeNode, type TreeParse } from "../skills/tree-node.ts";
 import { linksConfined, type Source } from "../sources/source-list.ts";
 import { fileStamp } from "../sources/stamp.ts";
-import type { FileEntry, SkillDirEntry, WalkLimits } from "../sources/walk.ts";
+import type { FileEntry, FolderBudget, SkillDirEntry, WalkLimits } from "../sources/walk.ts";
 import { type ConfinedFailure, MAX_INSTRUCTIONS_BYTES } from "../util/confined-read.ts";
 import { diagnostic } from "../util/diagnostic.ts";
 import { errnoCode, errorMessage } from "../util/errors.ts";
@@ -20,9 +20,23 @@ export const MAX_SKILL_FILE_BYTES = MAX_INSTRUCTIONS_BYTES;
 /** `readText` replaces the confined reader (tests that fake file-system failures). */
 export type ReadText = (file: string) => string;
 
-/** Synced repositories and plugins keep their links inside themselves; local folders follow links. */
-export function walkLimits(limits: WalkLimits, source: Source): WalkLimits {
+/**
+ * Synced repositories and plugins keep their links inside themselves, the project's folders inside the
+ * project, and these share `project`, the folders the project's folders may read together; the user's own
+ * folders follow links.
+ */
+export function walkLimits(limits: WalkLimits, source: Source, project?: FolderBudget): WalkLimits {
+  if (source.within !== undefined) return { ...limits, within: source.within, ...(project ? { shared: project } : {}) };
   return linksConfined(source) ? { ...limits, confineLinks: true } : limits;
+}
+
+/**
+ * What the project's folders may read together in one scan: as many folders as one source may. Security: a
+ * project names up to MAX_PROJECT_DIRS folders in its skillhub.yaml, each of which could otherwise cost a
+ * whole source's walk (nested ones walk the same tree again).
+ */
+export function projectBudget(limits: WalkLimits): FolderBudget {
+  return { max: limits.maxDirs, left: limits.maxDirs };
 }
 
 /** A test's injected reader, as a confined read's result. */

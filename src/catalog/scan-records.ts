@@ -10,7 +10,13 @@ import { isInside } from "../util/safe-path.ts";
 export type Verdict = "unchanged" | "changed" | "unknown";
 
 function sameSource(a: Source, b: Source): boolean {
-  return a.label === b.label && a.dir === b.dir && a.location === b.location && a.qualifier === b.qualifier;
+  return (
+    a.label === b.label &&
+    a.dir === b.dir &&
+    a.location === b.location &&
+    a.qualifier === b.qualifier &&
+    a.within === b.within
+  );
 }
 
 export function sameSources(a: readonly Source[], b: readonly Source[]): boolean {

@@ -6,11 +6,12 @@ import { linksConfined, type Source } from "../sources/source-list.ts";
 import { type FileStamp, fileStamp, sameFile } from "../sources/stamp.ts";
 import { type FileEntry, type SkillDirEntry, Walker, type WalkLimits, type WalkResult } from "../sources/walk.ts";
 import type { Covers, WalkRecord } from "../sources/walk-record.ts";
+import { type Diagnostic, NO_DIAGNOSTICS } from "../util/diagnostic.ts";
 import { nextTurn } from "../util/next-turn.ts";
 import { Catalog, type SourceScan } from "./catalog.ts";
 import { PARSE_AHEAD_MIN, parseAhead } from "./parse-ahead.ts";
 import { ParseCache } from "./parse-cache.ts";
-import { parseSkillEntry, parseTreeEntry, walkLimits } from "./scan-read.ts";
+import { parseSkillEntry, parseTreeEntry, projectBudget, walkLimits } from "./scan-read.ts";
 import { ScanRecords, sameSources, type Verdict, type WatchPlan } from "./scan-records.ts";
 
 interface CachedTreeParse extends FileStamp {
@@ -51,6 +52,7 @@ export class Scanner {
   private readonly walker: Walker;
   /** Set by parseInWorker: async scans parse many new files in a worker, and say how it went. */
   private workerReport?: WorkerReport;
+  private notes: readonly Diagnostic[] = NO_DIAGNOSTICS;
 
   /** `readText` replaces the compact reader for tests that fake file-system failures. */
   constructor(
@@ -85,10 +87,20 @@ export class Scanner {
     return this.walker.knownEntries(dir);
   }
 
+  /**
+   * Diagnostics of no file a scan reads (a project's skillhub.yaml that cannot be used), kept in every
+   * catalog this scanner makes. Returns this.
+   */
+  withNotes(notes: readonly Diagnostic[]): this {
+    this.notes = notes;
+    return this;
+  }
+
   /** Scan synchronously (CLI commands, tests). */
   scan(sources: readonly Source[], limits: WalkLimits): Catalog {
     this.beginPass(sources);
-    const walks = sources.map((source) => this.walker.walk(source.dir, walkLimits(limits, source)));
+    const project = projectBudget(limits);
+    const walks = sources.map((source) => this.walker.walk(source.dir, walkLimits(limits, source, project)));
     const scans = sources.map((source, i) => this.collect(source, walks[i] as WalkResult));
     return this.finish(sources, scans, walks);
   }
@@ -99,8 +111,9 @@ export class Scanner {
     this.beginPass(sources);
     const scans: SourceScan[] = [];
     const walks: WalkResult[] = [];
+    const project = projectBudget(options);
     for (const source of sources) {
-      const steps = this.walker.steps(source.dir, walkLimits(options, source));
+      const steps = this.walker.steps(source.dir, walkLimits(options, source, project));
       let step = steps.next();
       while (!step.done) {
         await tick();
@@ -157,7 +170,7 @@ export class Scanner {
     }
     for (const file of this.treeParses.keys()) if (!this.treeFilesSeen.has(file)) this.treeParses.delete(file);
     this.treeFilesSeen = new Set();
-    const catalog = new Catalog(scans, ++this.generation);
+    const catalog = new Catalog(scans, ++this.generation, this.notes);
     this.parses.settle(catalog, scans);
     this.last = { catalog, sources: [...sources], skills, diagnostics };
     return catalog;

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
-import { isAbsolute, relative, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
+import { MAX_PROJECT_DIRS, MAX_PROJECT_REPOS, PROJECT_CONFIG_FILE } from "../config/project-file.ts";
 import type { RepoEntryConfig } from "../config/schema.ts";
 import { type LockTarget, lockPath } from "../lock/location.ts";
 import { GitError } from "../refresh/git/git-errors.ts";
@@ -70,7 +71,10 @@ export const runAdd: CommandRun = async (ctx) => {
     );
   // A file that cannot be changed is said before any fetch; the change is made on the file as it is after them.
   const within = where.scope === "project" ? (where.projectDir ?? undefined) : undefined;
-  ConfigFileEdit.open(where.file, where.header, within);
+  const current = ConfigFileEdit.open(where.file, where.header, within);
+  const full =
+    where.scope === "project" && where.projectDir ? projectFileFull(current, where.projectDir, specs, path) : undefined;
+  if (full) return usage(full);
   const changes: Change[] = [];
   for (const spec of specs) {
     const result = spec.kind === "folder" ? addFolder(where, spec) : await addRepository(ctx, where, spec, ref, path);
@@ -87,6 +91,28 @@ export const runAdd: CommandRun = async (ctx) => {
     );
   return reportAndLock(ctx, added, where.scope);
 };
+
+/**
+ * Why the project's file cannot take these sources: it would name more repositories or folders than a
+ * project's skillhub.yaml may (the ones past the cap would be ignored). Undefined when it can.
+ */
+function projectFileFull(
+  edit: ConfigFileEdit,
+  projectDir: string,
+  specs: readonly SourceSpec[],
+  pathOption?: string,
+): string | undefined {
+  const repos = new Set(edit.repos().map((item) => sourceKey(repoEntry(item))));
+  const dirs = new Set(edit.dirs().map((dir) => resolve(projectDir, dir)));
+  for (const spec of specs)
+    if (spec.kind === "git") repos.add(sourceKey({ url: spec.url, path: spec.path ?? pathOption }));
+    else dirs.add(spec.dir);
+  if (repos.size > MAX_PROJECT_REPOS)
+    return `a project's ${PROJECT_CONFIG_FILE} names at most ${MAX_PROJECT_REPOS} repositories, and ${edit.path} would name ${repos.size}: remove one first (skillhub remove), or add it for yourself with --global.`;
+  if (dirs.size > MAX_PROJECT_DIRS)
+    return `a project's ${PROJECT_CONFIG_FILE} adds at most ${MAX_PROJECT_DIRS} folders, and ${edit.path} would add ${dirs.size}: remove one first (skillhub remove), or add it for yourself with --global.`;
+  return undefined;
+}
 
 /** What one source does to the file, once it is ready to be recorded. */
 type Change = (edit: ConfigFileEdit) => Added;

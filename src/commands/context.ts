@@ -7,6 +7,7 @@ import { Hub, type HubOptions } from "../server/hub.ts";
 import type { ConfigReload } from "../server/repo-config.ts";
 import type { Source } from "../sources/source-list.ts";
 import { UsageStore } from "../usage/usage-store.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 import type { Logger } from "../util/logger.ts";
 import { secretVariables } from "../util/secret-env.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
@@ -17,6 +18,8 @@ export interface CommandContext {
   config: Config;
   /** Non-fatal remarks from loading the configuration (unknown keys). */
   configWarnings: string[];
+  /** Why the project's skillhub.yaml was left out (servers and doctor start without it): in every catalog. */
+  projectError?: Diagnostic;
   env: Record<string, string | undefined>;
   homeDir: string;
   cwd: string;
@@ -49,6 +52,7 @@ export function hubFor(ctx: CommandContext, options: Partial<HubOptions> = {}): 
     homeDir: ctx.homeDir,
     cwd: ctx.cwd,
     reloadConfig: ctx.reloadConfig,
+    ...(ctx.projectError ? { notes: [ctx.projectError] } : {}),
     ...options,
   });
 }

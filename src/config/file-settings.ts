@@ -19,7 +19,10 @@ export const FILE_SETTINGS: Record<string, SettingDoc> = {
   },
   "sources.debounce_ms": { description: "Milliseconds the watcher waits for changes to settle." },
   "sources.max_depth": { description: "Deepest folder level scanned below a skills folder." },
-  "sources.max_dirs": { description: "Most folders scanned per skills folder (a warning says when it stops)." },
+  "sources.max_dirs": {
+    description:
+      "Most folders scanned per skills folder, and by the project's own folders together (a warning says when it stops).",
+  },
   "server.roots_timeout_seconds": { description: "Seconds to wait for the client's answer to `roots/list`." },
   "matching.min_score": { description: "`get_skill` drops matches scoring under this." },
   "matching.max_results": { description: "Most candidates an ambiguous `get_skill` answer lists." },

@@ -20,6 +20,19 @@ export const PROJECT_CONFIG_FILE = "skillhub.yaml";
 /** The keys a project's skillhub.yaml may set. */
 export const PROJECT_KEYS = ["git.repos", "sources.dirs"] as const;
 
+/**
+ * Most repositories a project's skillhub.yaml may name; further entries are ignored with a warning.
+ * Security: a server started in a project clones each one (up to git.max_repo_bytes each, 1 GiB), with
+ * no command from the user: sixty entries naming one repository at sixty paths were sixty copies.
+ */
+export const MAX_PROJECT_REPOS = 16;
+
+/**
+ * Most folders a project's skillhub.yaml may add; further ones are ignored with a warning. Security: each is
+ * walked at every scan (their folders count together against sources.max_dirs, scan-read.ts).
+ */
+export const MAX_PROJECT_DIRS = 32;
+
 export interface ProjectSources {
   file: string;
   /** Repositories, each marked `scope: project`. */
@@ -58,7 +71,14 @@ export function readProjectFile(file: string, projectDir: string): ProjectSource
   const dirs = Dirs().safeParse(picked["sources.dirs"] ?? [], JITLESS);
   if (!dirs.success) throw fail("sources.dirs", "expected a list of folders inside the project");
   const root = resolve(projectDir);
-  const absolute = dirs.data.map((dir) => {
+  const listed = <T>(list: T[], max: number, key: string, what: string): T[] => {
+    if (list.length <= max) return list;
+    warnings.push(
+      `${file}: ${key} names ${list.length} ${what}; only the first ${max} are used, the other ${list.length - max} ignored (a project's ${PROJECT_CONFIG_FILE} may name at most ${max}).`,
+    );
+    return list.slice(0, max);
+  };
+  const absolute = listed(dirs.data, MAX_PROJECT_DIRS, "sources.dirs", "folders").map((dir) => {
     const abs = resolve(root, dir);
     const rel = relative(root, abs);
     // Security: the project's file names the project's folders only, never one elsewhere on the machine.
@@ -70,7 +90,7 @@ export function readProjectFile(file: string, projectDir: string): ProjectSource
     file,
     // Security: whatever an entry says, it is the project's (scope cannot be raised to the user's).
     // A local path is the project's, as its folders are: git runs in SkillHub's own folder.
-    repos: repos.data.map((item) => {
+    repos: listed(repos.data, MAX_PROJECT_REPOS, "git.repos", "repositories").map((item) => {
       const entry = typeof item === "string" ? { url: item } : item;
       return { ...entry, url: repoFrom(root, entry.url), scope: "project" };
     }),

@@ -12,7 +12,7 @@ export function logNewDiagnostics(logger: Logger, previous: Catalog, next: Catal
   let warnings = 0;
   for (const d of next.diagnostics) {
     if (seen.has(`${d.code}\u0000${d.file}\u0000${d.message}`)) continue;
-    if (d.code === "unreadable") logger.error(formatDiagnostic(d));
+    if (d.code === "unreadable" || d.code === "project-file") logger.error(formatDiagnostic(d));
     else if (d.severity === "error" || SCAN_LIMIT_CODES.has(d.code)) logger.warn(formatDiagnostic(d));
     else {
       if (d.severity === "warning") warnings++;

@@ -6,6 +6,7 @@ import type { WatchFn } from "../refresh/folder-watchers.ts";
 import type { GitSyncOptions } from "../refresh/git/git-sync-types.ts";
 import type { CreateSearchOptions, EmbeddingOverrides } from "../search/create-search.ts";
 import type { UsageStore } from "../usage/usage-store.ts";
+import type { Diagnostic } from "../util/diagnostic.ts";
 import type { Logger } from "../util/logger.ts";
 import type { MemoryRelease } from "../util/release-memory.ts";
 import type { ConfigReload } from "./repo-config.ts";
@@ -49,4 +50,6 @@ export interface HubOptions {
   reloadConfig?: ConfigReload;
   /** Where loads are counted. Default: <home>/usage.json (one-shot commands count in memory only). */
   usage?: UsageStore;
+  /** Diagnostics of no skill file, in every catalog: a project's skillhub.yaml that cannot be used (cli.ts). */
+  notes?: readonly Diagnostic[];
 }

@@ -26,6 +26,7 @@ import { parseToolSelection, type ToolSelection } from "../tools/index.ts";
 import { reportLimit } from "../tools/report-usage.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import { USAGE_FILE, UsageStore } from "../usage/usage-store.ts";
+import { removeStaleTemporaries } from "../util/atomic-write.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { turns } from "../util/next-turn.ts";
@@ -83,6 +84,8 @@ export class Hub implements ToolDeps {
    */
   readonly takeTurn = turns();
   private root: ProjectRoot;
+  /** The project root known at start, whose skillhub.yaml named the project's folders (config sources.project_dirs). */
+  private readonly startRoot: string | null;
   /** The source labels of the repositories of the user's own config file: the global lock pins them. */
   private readonly own: ReadonlySet<string>;
   private readonly scanner: Scanner;
@@ -101,7 +104,7 @@ export class Hub implements ToolDeps {
     this.options = options;
     this.unread = this.store.catalog;
     this.memory = options.memory ?? new MemoryRelease();
-    this.scanner =
+    this.scanner = (
       options.scanner ??
       new Scanner().parseInWorker({
         failed: (error) =>
@@ -110,7 +113,8 @@ export class Hub implements ToolDeps {
           this.memory.soon();
           this.logger.debug(`parsed ${files} SKILL.md files in a worker in ${Math.round(ms)} ms`);
         },
-      });
+      })
+    ).withNotes(options.notes ?? []);
     this.current = options.config;
     this.logger = options.logger;
     this.usage =
@@ -121,6 +125,7 @@ export class Hub implements ToolDeps {
     this.selection = parseToolSelection(options.config.server.tools);
     this.offered = new OfferedTools(this.selection);
     this.root = this.computeRoot(undefined);
+    this.startRoot = this.root.dir;
     this.own = ownRepoLabels(options.config);
     this.git = GitSync.fromConfig(options.config, this.logger, {
       repos: copyRepos(options.config),
@@ -214,6 +219,7 @@ export class Hub implements ToolDeps {
     return buildSourceList({
       dirs: this.config.sources.dirs,
       projectDirs: this.config.sources.project_dirs,
+      projectDirsRoot: this.startRoot,
       onlyDirs: this.config.sources.only_dirs,
       projectDir: this.root.dir,
       homeDir: this.options.homeDir,
@@ -282,6 +288,7 @@ export class Hub implements ToolDeps {
   /** Start background scanning and indexing (servers). */
   start(): Promise<void> {
     this.started = true;
+    removeStaleTemporaries(this.config.cache_path ?? join(this.config.home, "index"), this.logger);
     this.analytics.publisher?.start();
     // A reachable repository is synced before the first catalog, but a slow one is waited for
     // 3 s at most (GitSync.initialize): then the local folders and any existing copy are served, and the

@@ -1,4 +1,5 @@
 import { basename, dirname, join, resolve } from "node:path";
+import { isInside } from "../util/safe-path.ts";
 
 /** Where a source sits in the precedence table. */
 export type Location = "explicit" | "project" | "global" | "remote";
@@ -14,6 +15,11 @@ export interface Source {
   location: Location;
   /** Prefix of the qualified names of its skills (`<qualifier>:<skill>`). Default: the label. */
   qualifier?: string;
+  /**
+   * The project root, for the project's own folders inside it: the source and the links followed in it
+   * must stay inside (WalkLimits.within). Unset for every other source.
+   */
+  within?: string;
 }
 
 export interface SourceListInput {
@@ -32,6 +38,8 @@ export interface SourceListInput {
   projectSkills?: string;
   /** Folders a project's skillhub.yaml adds (absolute): the project's own, read after the explicit ones. */
   projectDirs?: readonly string[];
+  /** The project root whose skillhub.yaml named `projectDirs` (the one known at start). Default: projectDir. */
+  projectDirsRoot?: string | null;
   /** Synced repositories, after the local folders. */
   repos?: readonly { label: string; dir: string }[];
   /** Installed Claude Code plugins' skill folders (plugin-sources.ts): last, below every folder and repository. */
@@ -128,18 +136,24 @@ export function buildSourceList(input: SourceListInput): Source[] {
     : [...new Set((input.projectDirs ?? []).map((dir) => resolve(dir)))].filter((dir) => !unique.includes(dir));
   const labels = explicitLabels([...unique, ...projectDirs], taken);
   const list: Source[] = unique.map((dir, i) => ({ label: labels[i] as string, dir, location: "explicit" }));
-  if (input.projectSkills !== undefined && input.projectDir)
-    list.push({ label: "project-skills", dir: resolve(input.projectDir, input.projectSkills), location: "project" });
+  const p = input.projectDir;
+  /** A folder of the project: the project's own, confined to it. */
+  const own = (label: string, dir: string, root: string | null | undefined = p): Source => ({
+    label,
+    dir,
+    location: "project",
+    ...withinProject(dir, root, input.homeDir),
+  });
+  if (input.projectSkills !== undefined && p) list.push(own("project-skills", resolve(p, input.projectSkills)));
   if (!input.onlyDirs) {
-    for (const [i, dir] of projectDirs.entries())
-      list.push({ label: labels[unique.length + i] as string, dir, location: "project" });
-    const p = input.projectDir;
+    const dirsRoot = input.projectDirsRoot === undefined ? p : input.projectDirsRoot;
+    for (const [i, dir] of projectDirs.entries()) list.push(own(labels[unique.length + i] as string, dir, dirsRoot));
     const h = input.homeDir;
-    if (p) list.push({ label: "project", dir: join(p, ".agents", "skills"), location: "project" });
-    if (p) list.push({ label: "agent-project", dir: join(p, ".agent", "skills"), location: "project" });
+    if (p) list.push(own("project", join(p, ".agents", "skills")));
+    if (p) list.push(own("agent-project", join(p, ".agent", "skills")));
     list.push({ label: "global", dir: join(h, ".agents", "skills"), location: "global" });
     list.push({ label: "agent-global", dir: join(h, ".agent", "skills"), location: "global" });
-    if (p) list.push({ label: "claude-project", dir: join(p, ".claude", "skills"), location: "project" });
+    if (p) list.push(own("claude-project", join(p, ".claude", "skills")));
     list.push({ label: "claude-global", dir: join(h, ".claude", "skills"), location: "global" });
     list.push({ label: "hub", dir: join(input.hubHome, "skills"), location: "global" });
   }
@@ -158,4 +172,17 @@ export function buildSourceList(input: SourceListInput): Source[] {
     seen.add(s.dir);
     return true;
   });
+}
+
+/**
+ * Security: a folder of the project is confined to the project (`within`), whatever links it holds: a project
+ * may be a repository the user merely cloned, and its `.agents/skills -> /` must not serve the whole disk as
+ * the project's skills. A folder outside the project's root as written (an absolute `--root`, a `project_dirs`
+ * of the user's own config file) is the user's choice and is not; nor are the folders of a project that is
+ * the home folder (`--project ~`), which are the user's own `~/.claude/skills` and `~/.agents/skills`. Pure.
+ */
+function withinProject(dir: string, root: string | null | undefined, home: string): { within?: string } {
+  if (!root) return {};
+  const base = resolve(root);
+  return base !== resolve(home) && isInside(base, resolve(dir)) ? { within: base } : {};
 }

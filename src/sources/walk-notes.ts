@@ -27,14 +27,36 @@ export function noteSpecial(result: WalkResult, path: string): void {
   );
 }
 
-/** A file link of a confined source (a synced repository, a plugin) whose target is outside its folder: not read. */
-export function noteLinkOutside(result: WalkResult, path: string, real: string, base: string): void {
+/** What a confined source's links may not leave: its own folder (a synced repository, a plugin), or the project. */
+export type Fence = "source" | "project";
+
+/**
+ * A link of a confined source whose target is outside its fence (`base`, a real folder): not followed (a
+ * folder), not read (a file) or, for a project's folder that is itself such a link, not scanned.
+ */
+export function noteLinkOutside(
+  result: WalkResult,
+  path: string,
+  real: string,
+  base: string,
+  fence: Fence,
+  what = "not followed",
+): void {
+  const why =
+    fence === "project"
+      ? `outside the project ${base}; ${what}: the project's own folders (.agents/skills, .claude/skills, those its skillhub.yaml adds) are confined to the project, which may be a repository you cloned. Link skills in from your own folders instead (~/.claude/skills, ~/.agents/skills, --skills-dir)`
+      : `outside its source's folder ${base}; ${what} (synced repositories and plugins are confined to their folder)`;
+  result.diagnostics.push(diagnostic("symlink-outside", "warning", path, `links to ${real}, ${why}.`));
+}
+
+/** A source folder, a folder or a link that leads into /proc, /sys or /dev: never scanned. */
+export function noteSystemFolder(result: WalkResult, path: string, real: string): void {
   result.diagnostics.push(
     diagnostic(
-      "symlink-outside",
+      "system-folder",
       "warning",
       path,
-      `links to ${real}, outside its source's folder ${base}; not read (synced repositories and plugins are confined to their folder).`,
+      `${path === real ? "is" : "leads to"} ${real}, a system folder (/proc, /sys, /dev: processes and devices, not skills); not scanned.`,
     ),
   );
 }

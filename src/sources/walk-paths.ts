@@ -13,3 +13,15 @@ export function toRel(root: string, path: string): string {
   const rel = path.startsWith(root + sep) ? path.slice(root.length + 1) : relative(root, path);
   return sep === "/" ? rel : rel.split(sep).join("/");
 }
+
+/** The system's own folders: processes, kernel objects and devices, never skills. */
+const SYSTEM_FOLDERS = ["/proc", "/sys", "/dev"];
+
+/**
+ * Whether a real path is one of the system's own folders or inside one. Security: a walk reaching them
+ * (a source at `/`, a link to /proc) would not end: /proc/<pid>/root and /proc/<pid>/fd lead back to the
+ * whole disk, once per process. Pure.
+ */
+export function inSystemFolder(real: string): boolean {
+  return sep === "/" && SYSTEM_FOLDERS.some((folder) => real === folder || real.startsWith(`${folder}/`));
+}

@@ -42,6 +42,23 @@ export interface WalkLimits {
    * (installers link skills in) and links inside a skill stay in that skill.
    */
   confineLinks?: boolean;
+  /**
+   * A folder the source and every link followed in it must stay in, real paths compared: the project root,
+   * for the project's own folders (a project may be a repository the user merely cloned). Links leaving it
+   * are refused as confineLinks refuses them; a source folder that resolves outside it is not walked.
+   */
+  within?: string;
+  /**
+   * Folders several walks may read together (the project's folders share one), counted down by each:
+   * at 0 every walk sharing it stops, with a `dir-limit` warning, as at maxDirs.
+   */
+  shared?: FolderBudget;
+}
+
+/** Folders left to the walks that share it (WalkLimits.shared), and how many they started with. */
+export interface FolderBudget {
+  readonly max: number;
+  left: number;
 }
 
 /** The few file-system calls the walker makes, injectable for tests. */

@@ -5,8 +5,15 @@ import { isInside } from "../util/safe-path.ts";
 import { type FileStamp, fileStamp } from "./stamp.ts";
 import { inVersionControl } from "./version-control.ts";
 import { type FolderEntry, FolderListings, SKILL_FILE } from "./walk-listings.ts";
-import { noteLinkOutside, noteLinkToVersionControl, noteSpecial, noteUnreadable } from "./walk-notes.ts";
-import { childPath, toRel } from "./walk-paths.ts";
+import {
+  type Fence,
+  noteLinkOutside,
+  noteLinkToVersionControl,
+  noteSpecial,
+  noteSystemFolder,
+  noteUnreadable,
+} from "./walk-notes.ts";
+import { childPath, inSystemFolder, toRel } from "./walk-paths.ts";
 import { type Covers, realOrEmpty, WalkRecord } from "./walk-record.ts";
 import type { WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 
@@ -17,7 +24,7 @@ const DEPENDENCY_DIRS = new Set(["node_modules", ".venv"]);
 
 export { SKILL_FILE } from "./walk-listings.ts";
 
-export type { FileEntry, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
+export type { FileEntry, FolderBudget, SkillDirEntry, WalkFs, WalkLimits, WalkResult } from "./walk-types.ts";
 /**
  * Diagnostics of a limit that stopped a scan: skills past it are not served, so each one is
  * logged as a warning, listed by `doctor` and shown by `list`, never silent.
@@ -89,13 +96,30 @@ export class Walker {
       return result;
     }
     if (rootReal !== root) record.links.push([root, rootReal]);
-    record.rootReal = rootReal;
     result.exists = true;
+    // What links may not leave: the project for its own folders, the source's own folder for a synced
+    // repository or a plugin; nothing for the user's own folders, whose links may lead anywhere.
+    const fence: Fence | undefined =
+      limits.within !== undefined ? "project" : limits.confineLinks ? "source" : undefined;
+    const fenceReal = limits.within === undefined ? rootReal : realOrEmpty(this.fs, limits.within);
+    // Security: a source that resolves into /proc, /sys or /dev, or a project's folder that resolves outside
+    // the project (`.agents/skills` -> /), is not walked: no watch is set on it and nothing in it is served.
+    // Its link is recorded above, so pointing it elsewhere is a change a check sees.
+    if (inSystemFolder(rootReal)) {
+      noteSystemFolder(result, root, rootReal);
+      return result;
+    }
+    if (fence === "project" && (fenceReal === "" || !isInside(fenceReal, rootReal))) {
+      noteLinkOutside(result, root, rootReal, fenceReal || (limits.within as string), fence, "not scanned");
+      return result;
+    }
+    record.rootReal = rootReal;
     const visited = new Set<string>();
     let depthWarned = false;
     let rootDev: number | undefined;
     // Depth-first with an explicit stack: [path, real path, depth, inside a skill folder, confining real folder].
-    const stack: Frame[] = [[root, rootReal, 0, false, rootReal]];
+    const stack: Frame[] = [[root, rootReal, 0, false, fenceReal]];
+    const shared = limits.shared;
     while (stack.length > 0) {
       const [dir, real, depth, insideSkill, base] = stack.pop() as Frame;
       if (visited.has(real)) {
@@ -122,7 +146,19 @@ export class Walker {
         );
         break;
       }
+      if (shared && shared.left <= 0) {
+        result.diagnostics.push(
+          diagnostic(
+            "dir-limit",
+            "warning",
+            root,
+            `stopped: the project's folders together reached ${shared.max} folders; skills in the rest of this folder are not served. Raise sources.max_dirs (SKILLHUB config) or name fewer or smaller folders in the project's skillhub.yaml.`,
+          ),
+        );
+        break;
+      }
       result.dirCount++;
+      if (shared) shared.left--;
       if (result.dirCount % chunk === 0) yield;
       const listing = this.listings.list(dir, result);
       if (!listing) continue;
@@ -167,7 +203,7 @@ export class Walker {
           if (DEPENDENCY_DIRS.has(entry.name)) record.dependencyTrees++;
           continue;
         }
-        let childReal = `${real}/${entry.name}`;
+        let childReal = childPath(real, entry.name);
         // Inside a skill, links may not leave that skill's own folder.
         let childBase = hasSkill ? real : base;
         if (entry.kind === "link") {
@@ -183,7 +219,7 @@ export class Walker {
             }
             if (!target.isDirectory()) {
               if (!hasSkill && !insideSkill && entry.name.endsWith(".md")) {
-                if (limits.confineLinks && !this.linkInside(path, base, result)) continue;
+                if (fence && !this.linkInside(path, base, fence, result)) continue;
                 const stat = this.statFile(path, result);
                 if (stat) result.markdown.push({ file: path, rel: toRel(root, path), ...stat });
               }
@@ -194,28 +230,22 @@ export class Walker {
             if (errnoCode(error) !== "ENOENT") noteUnreadable(result, path, error);
             continue;
           }
-          // Security: outside skills, a link is an installed skill or collection and may live anywhere
-          // (npx skills creates such links). Inside a skill, a link is followed only while it stays in
-          // that skill's folder, so a link to / in a skill cannot turn the scan loose on the whole disk.
-          if (limits.confineLinks && !isInside(base, childReal)) {
-            // Security: a synced repository or a plugin is someone else's content; a link in it must not
-            // reach the operator's files (~/.claude/skills, /): only targets inside its folder are followed.
-            result.diagnostics.push(
-              diagnostic(
-                "symlink-outside",
-                "warning",
-                path,
-                `links to ${childReal}, outside its source's folder ${base}; not followed (synced repositories and plugins are confined to their folder).`,
-              ),
-            );
+          // Security: outside skills, a link of the user's own folders is an installed skill or collection and
+          // may live anywhere (npx skills creates such links). Inside a skill, a link is followed only while it
+          // stays in that skill's folder, so a link to / in a skill cannot turn the scan loose on the whole disk.
+          const inSkill = insideSkill || hasSkill;
+          if (fence && !inSkill && !isInside(base, childReal)) {
+            // Security: a synced repository, a plugin or a project is someone else's content; a link in it must
+            // not reach the operator's files (~/.claude/skills, /): only targets inside its fence are followed.
+            noteLinkOutside(result, path, childReal, base, fence);
             continue;
           }
-          if (limits.confineLinks && inVersionControl(base, childReal)) {
+          if (fence && inVersionControl(base, childReal)) {
             noteLinkToVersionControl(result, path, childReal);
             continue;
           }
-          if (!insideSkill && !hasSkill) {
-            if (!limits.confineLinks) childBase = childReal;
+          if (!inSkill) {
+            if (!fence) childBase = childReal;
           } else if (!isInside(childBase, childReal)) {
             result.diagnostics.push(
               diagnostic(
@@ -228,6 +258,12 @@ export class Walker {
             continue;
           }
           record.linkedFolders.push(childReal);
+        }
+        // Security: /proc, /sys and /dev hold processes, kernel objects and devices, never skills: reached
+        // from `/` or by a link, their walk would not end (/proc/<pid>/fd, /proc/<pid>/root).
+        if (inSystemFolder(childReal)) {
+          noteSystemFolder(result, path, childReal);
+          continue;
         }
         if (depth + 1 > limits.maxDepth) {
           if (!depthWarned) {
@@ -258,17 +294,17 @@ export class Walker {
   }
 
   /**
-   * Whether a file link's target stays inside `base` (confined sources), out of version-control metadata;
-   * a diagnostic otherwise.
+   * Whether a file link's target stays inside `base` (confined sources and the project's folders), out of
+   * version-control metadata; a diagnostic otherwise.
    */
-  private linkInside(path: string, base: string, result: WalkResult): boolean {
+  private linkInside(path: string, base: string, fence: Fence, result: WalkResult): boolean {
     let real: string;
     try {
       real = this.fs.realpathSync(path);
     } catch {
       return false;
     }
-    if (!isInside(base, real)) noteLinkOutside(result, path, real, base);
+    if (!isInside(base, real)) noteLinkOutside(result, path, real, base, fence, "not read");
     else if (inVersionControl(base, real)) noteLinkToVersionControl(result, path, real);
     else return true;
     return false;

@@ -1,6 +1,19 @@
-import { closeSync, fchmodSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { errorMessage } from "./errors.ts";
+import type { Logger } from "./logger.ts";
 
 /**
  * Atomic writes: a temporary file beside the target, renamed into place when complete, so a reader
@@ -20,6 +33,45 @@ let writes = 0;
 function tempBeside(path: string): string {
   mkdirSync(dirname(path), { recursive: true });
   return `${path}.${process.pid}-${Math.random().toString(36).slice(2, 8)}-${++writes}.tmp`;
+}
+
+/** A name tempBeside gives: `<target>.<pid>-<random>-<count>.tmp`. */
+const TEMP_NAME = /\.\d+-[0-9a-z]{0,8}-\d+\.tmp$/;
+
+/**
+ * Temporary files older than this (ms) were left by a process that died mid-write: a live write adds to
+ * its file at least every few seconds, so one untouched for ten minutes has no writer.
+ */
+export const STALE_TEMP_MS = 10 * 60_000;
+
+/**
+ * Remove the temporary files a process killed mid-write left in `folder` (a client that stops its server
+ * while it saves the catalog leaves one of 1–3 MB, and every later start would keep it): those named as
+ * tempBeside names them, regular files untouched for STALE_TEMP_MS. Returns how many went; never throws.
+ */
+export function removeStaleTemporaries(folder: string, logger?: Logger, now = Date.now()): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!TEMP_NAME.test(name)) continue;
+    const path = join(folder, name);
+    try {
+      const stat = lstatSync(path);
+      if (!stat.isFile() || now - stat.mtimeMs < STALE_TEMP_MS) continue;
+      rmSync(path, { force: true });
+      removed++;
+    } catch (error) {
+      logger?.debug(`cannot remove ${path}: ${errorMessage(error)}`);
+    }
+  }
+  if (removed > 0)
+    logger?.debug(`removed ${removed} temporary file${removed === 1 ? "" : "s"} left by a stopped write in ${folder}`);
+  return removed;
 }
 
 /** The permission bits of the file at `path`, when there is one. */

@@ -43,6 +43,61 @@ describe("buildSourceList", () => {
   });
 });
 
+describe("the project's own folders are confined to the project", () => {
+  test("its folders and those its skillhub.yaml adds carry the project root; the user's folders do not", () => {
+    const list = buildSourceList({
+      dirs: ["/x"],
+      projectDirs: ["/p/kit"],
+      projectSkills: "skills",
+      projectDir: "/p",
+      homeDir: "/h",
+      hubHome: "/h/.skillhub",
+    });
+    expect(list.map((s) => [s.label, s.within])).toEqual([
+      ["x", undefined],
+      ["project-skills", "/p"],
+      ["kit", "/p"],
+      ["project", "/p"],
+      ["agent-project", "/p"],
+      ["global", undefined],
+      ["agent-global", undefined],
+      ["claude-project", "/p"],
+      ["claude-global", undefined],
+      ["hub", undefined],
+    ]);
+  });
+
+  test("skillhub.yaml's folders stay confined to the project that named them when a client's roots move the root", () => {
+    const list = buildSourceList({
+      dirs: [],
+      projectDirs: ["/p/kit"],
+      projectDirsRoot: "/p",
+      projectDir: "/q",
+      homeDir: "/h",
+      hubHome: "/hub",
+    });
+    expect(list.filter((s) => s.location === "project").map((s) => [s.label, s.within])).toEqual([
+      ["kit", "/p"],
+      ["project", "/q"],
+      ["agent-project", "/q"],
+      ["claude-project", "/q"],
+    ]);
+  });
+
+  test("a folder the user names outside the project, and a project that is the home folder, are the user's own", () => {
+    const outside = buildSourceList({
+      dirs: [],
+      projectSkills: "/elsewhere/skills",
+      projectDir: "/p",
+      homeDir: "/h",
+      hubHome: "/hub",
+    });
+    expect(outside.find((s) => s.label === "project-skills")?.within).toBeUndefined();
+    const home = buildSourceList({ dirs: [], projectDir: "/h", homeDir: "/h", hubHome: "/hub" });
+    expect(home.map((s) => s.within).filter(Boolean)).toEqual([]);
+  });
+});
+
 describe("explicit folders' labels: their names, whatever the order", () => {
   test("each folder is labelled by its name, the same in any order and beside any other folder", () => {
     const a = buildSourceList({ dirs: ["/w/Team Skills", "/w/pdf"], projectDir: null, homeDir: "/h", hubHome: "/hub" });

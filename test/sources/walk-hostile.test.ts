@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { Walker } from "../../src/sources/walk.ts";
+import { Walker, type WalkFs } from "../../src/sources/walk.ts";
+import { inSystemFolder } from "../../src/sources/walk-paths.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 
 afterAll(cleanupTemp);
@@ -60,5 +61,101 @@ describe("Walker: synced repositories are confined to their real path (confineLi
     expect(special.sort()).toEqual(
       [join(source, "fine/null"), join(source, "pipe.md"), join(source, "random.md")].sort(),
     );
+  });
+});
+
+/** A decoy of the machine's other skills: folders outside the project, each with a SKILL.md. */
+function decoy(count = 5) {
+  const outside = tempDir("skillhub-decoy-");
+  for (let i = 0; i < count; i++) writeSkill(outside, `machine-${i}`);
+  write(join(outside, "node.md"), "---\nkeywords: [x]\ndescription: outside node\n---\nbody\n");
+  return outside;
+}
+
+describe("Walker: a project's folders are confined to the project (within)", () => {
+  test("a link out of the project is not followed, with a diagnostic naming it; one inside is", () => {
+    const outside = decoy();
+    const project = tempDir("skillhub-cloned-");
+    const source = join(project, ".agents", "skills");
+    writeSkill(source, "own");
+    writeSkill(project, "docs/kept");
+    symlinkSync(outside, join(source, "root"));
+    symlinkSync(join(outside, "node.md"), join(source, "linked.md"));
+    symlinkSync(join(project, "docs"), join(source, "docs"));
+    const confined = new Walker().walk(source, { ...limits, within: project });
+    expect(confined.skills.map((s) => s.rel).sort()).toEqual(["docs/kept/SKILL.md", "own/SKILL.md"]);
+    expect(confined.markdown).toEqual([]);
+    const refused = confined.diagnostics.filter((d) => d.code === "symlink-outside");
+    expect(refused.map((d) => d.file).sort()).toEqual([join(source, "linked.md"), join(source, "root")].sort());
+    expect(refused[0]?.message).toContain(`outside the project ${realpathSync(project)}`);
+    // The watch is never set on what the link leads to.
+    expect(confined.record.linkedFolders).toEqual([realpathSync(join(project, "docs"))]);
+    // The user's own folder with the same link: followed, as installers need.
+    const own = new Walker().walk(source, limits);
+    expect(own.skills.map((s) => s.rel)).toContain("root/machine-0/SKILL.md");
+  });
+
+  test("a project folder that is itself a link out of the project is not walked, nor watched", () => {
+    const outside = decoy();
+    const project = tempDir("skillhub-cloned-");
+    mkdirSync(join(project, ".agents"));
+    const source = join(project, ".agents", "skills");
+    symlinkSync(outside, source);
+    const result = new Walker().walk(source, { ...limits, within: project });
+    expect(result.skills).toEqual([]);
+    expect(result.dirCount).toBe(0);
+    expect(result.diagnostics.map((d) => [d.code, d.file])).toEqual([["symlink-outside", source]]);
+    expect(result.diagnostics[0]?.message).toContain("not scanned");
+    expect(result.record.rootReal).toBe("");
+  });
+
+  test("the project's folders share one folder budget: past it, each stops with a dir-limit warning", () => {
+    const project = tempDir("skillhub-cloned-");
+    for (let i = 0; i < 6; i++) mkdirSync(join(project, `a${i}`, "b", "c"), { recursive: true });
+    const shared = { max: 10, left: 10 };
+    const walker = new Walker();
+    const first = walker.walk(project, { ...limits, within: project, shared });
+    const second = walker.walk(join(project, "a0"), { ...limits, within: project, shared });
+    expect(first.dirCount + second.dirCount).toBe(10);
+    expect(second.diagnostics.some((d) => d.code === "dir-limit" && d.message.includes("together"))).toBe(true);
+  });
+});
+
+describe("Walker: /proc, /sys and /dev are never walked", () => {
+  /** The real file system, but `link` resolves to `real` (a system folder), listing the decoy's entries. */
+  function fsWhere(link: string, real: string): WalkFs {
+    return {
+      statSync: (path) => statSync(path),
+      readdirSync: (path, options) => readdirSync(path, options),
+      realpathSync: (path) => (path === link ? real : realpathSync(path)),
+    };
+  }
+
+  test("a link leading into /proc is not followed, with a system-folder diagnostic", () => {
+    const outside = decoy();
+    const source = tempDir("skillhub-mine-");
+    writeSkill(source, "own");
+    const link = join(source, "machine");
+    symlinkSync(outside, link);
+    const result = new Walker(fsWhere(link, "/proc/1")).walk(source, limits);
+    expect(result.skills.map((s) => s.rel)).toEqual(["own/SKILL.md"]);
+    expect(result.diagnostics.map((d) => [d.code, d.file])).toEqual([["system-folder", link]]);
+    expect(result.diagnostics[0]?.message).toContain("leads to /proc/1");
+  });
+
+  test("a source folder resolving into /sys is not walked", () => {
+    const outside = decoy();
+    const home = tempDir("skillhub-mine-");
+    const source = join(home, "skills");
+    symlinkSync(outside, source);
+    const result = new Walker(fsWhere(source, "/sys/kernel")).walk(source, limits);
+    expect(result.skills).toEqual([]);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(["system-folder"]);
+    expect(result.record.rootReal).toBe("");
+  });
+
+  test("the system folders are recognised by real path only", () => {
+    expect(["/proc", "/sys/x", "/dev/shm"].map(inSystemFolder)).toEqual([true, true, true]);
+    expect(["/process", "/home/u/proc", "/device"].map(inSystemFolder)).toEqual([false, false, false]);
   });
 });
