@@ -66,6 +66,6 @@ export async function loadSettings(input: SettingsInput): Promise<Resolved> {
   if (config.git.repos.length === 0) return withProject(loaded, project);
   const targets = await import("../refresh/repo-targets.ts");
   const resolved = withProject(targets.ownBranches(loaded, copies, env), project);
-  resolved.warnings.push(...targets.overriddenPins(resolved.config.git.repos));
+  resolved.warnings.push(...targets.overriddenPins(resolved.config.git));
   return resolved;
 }
