@@ -98,7 +98,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
         !(await descendsFrom(target, ctx, target.dir, previous, tip));
       if (rewrite) throw rewritten(target, previous, "of the copy", tip);
       if (following && !want.rewrite) await requireAfter(target, ctx, target.dir, want, tip);
-      await requireNotBehindVerified(target, ctx, want, tip);
+      await requireNotBehindVerified(target, ctx, want, tip, record);
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
       if (error.code !== "GIT_SIGNATURE_INVALID" && error.code !== "GIT_HISTORY_REWRITTEN") throw error;

@@ -21,17 +21,19 @@ import { parseRepo } from "./git-url.ts";
 /**
  * With allowed signers, refuse (GIT_HISTORY_REWRITTEN) to check out `commit`, the lock's for `target` (frozen,
  * or a pinned tag: `want.commit`), when it is older than a commit of the same branch or tag this machine has
- * verified (olderThanVerified). `skillhub sync --update` moves the lock forward instead. A full commit hash
- * configured as the ref is the user's own pin, whatever the lock says, and is not held back.
+ * verified (olderThanVerified; `record`: the target's copy's own record before this sync's fetch).
+ * `skillhub sync --update` moves the lock forward instead. A full commit hash configured as the ref is the
+ * user's own pin, whatever the lock says, and is not held back.
  */
 export async function requireNotBehindVerified(
   target: RepoTarget,
   ctx: SyncContext,
   want: SyncWant,
   commit: string,
+  record?: string,
 ): Promise<void> {
   if (!want.allowedSigners || want.commit === undefined || (target.ref && FULL_COMMIT.test(target.ref))) return;
-  const newer = await olderThanVerified(target, ctx, commit, want.allowedSigners);
+  const newer = await olderThanVerified(target, ctx, commit, want.allowedSigners, record);
   if (newer) throw behindVerified(target, commit, newer);
 }
 
@@ -40,7 +42,9 @@ export async function requireNotBehindVerified(
  * `commit`, with the copy whose record it is; undefined when `commit` is older than none. Records not
  * signed by a key of `signers` now (a copy synced before the setting, a key since retired) count for
  * nothing. Told by each record's own copy, else by the remote (descendsFrom): a question the remote
- * cannot answer throws GitError, so that nothing is taken that may be a rollback.
+ * cannot answer throws GitError, so that nothing is taken that may be a rollback. `ownRecord` is the target's
+ * own copy's record as it was before this sync's fetch (recordOf): the fetch of a lock's commit makes the
+ * record reach it (git-fetch.ts's recordReaching), which in a shallow copy may move it back.
  *
  * Security: the copies of one repository are kept per lock (one per project), so a project you clone
  * gets a new copy, whose lock the project chose: measured against that copy alone, its lock could check
@@ -51,11 +55,12 @@ export async function olderThanVerified(
   ctx: SyncContext,
   commit: string,
   signers: string,
+  ownRecord?: string,
 ): Promise<{ commit: string; copy: string } | undefined> {
   for (const copy of sameRefCopies(target)) {
     // Security: git is not started on a copy whose .git holds what it must not (git-copy-guard.ts).
     if (gitFilesProblem(copy) !== undefined) continue;
-    const record = await recordOf(target, ctx, copy);
+    const record = copy === target.dir && ownRecord !== undefined ? ownRecord : await recordOf(target, ctx, copy);
     if (record === undefined || record === commit) continue;
     try {
       await verifySigned(target, ctx, copy, record, signers);

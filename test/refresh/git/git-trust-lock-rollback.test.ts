@@ -108,6 +108,52 @@ describe("with allowed signers, a lock does not take a repository back behind wh
     expect(listed).not.toContain("Deploy, vulnerably.");
   }, 120_000);
 
+  test("a copy made at the branch's tip (shallow: its history stops there) is not taken back to the lock's older commit", async () => {
+    const { remote, trusted, env, old, writer } = await signedTeam();
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    const m = machine();
+    cpSync(writer.skills, m.skills, { recursive: true });
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const [copy] = copiesOn(m);
+    writeFileSync(m.lock, readFileSync(writer.lock));
+    const frozen = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(frozen.code).toBe(1);
+    expect(JSON.parse(frozen.out).repos[0].error.message).toStartWith(
+      `commit ${old.slice(0, 12)} recorded in skillhub.lock for branch 'main' of ${remote.url} is older than commit ${fixed.slice(0, 12)}, which this machine has already verified for it (in ${copy}),`,
+    );
+    expect(git(["rev-parse", "HEAD"], copy as string)).toBe(fixed);
+    // The copy's record of the branch is where it was, so the next sync decides the same.
+    expect(git(["rev-parse", "refs/remotes/origin/main"], copy as string)).toBe(fixed);
+    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(1);
+  }, 120_000);
+
+  test("nor behind a pinned tag's commit this machine verified (a pinned tag's lock holds it, frozen or not)", async () => {
+    const { remote, trusted, env, old } = await signedTeam();
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const pinned = { ...env, SKILLS_REF: "v1" };
+    const writer = machine();
+    expect((await cli(writer, ["sync"], pinned)).code).toBe(0);
+    // The tag moves on to the fix, which your machine serves.
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    const m = machine();
+    expect((await cli(m, ["sync"], pinned)).code).toBe(0);
+    const [yours] = copiesOn(m);
+
+    const cloned = otherProject(m);
+    writeFileSync(cloned.lock, readFileSync(writer.lock));
+    const synced = await cli(cloned, ["sync", "--json"], pinned);
+    expect(synced.code).toBe(1);
+    expect(JSON.parse(synced.out).repos[0].error.message).toBe(
+      `commit ${old.slice(0, 12)} recorded in skillhub.lock for tag 'v1' of ${remote.url} is older than commit ${fixed.slice(0, 12)}, which this machine has already verified for it (in ${yours}), and trust.allowed_signers lets a lock only go forward, so it is not checked out; review the tag, then run \`skillhub sync --update team2\` to move the lock forward. No copy was made.`,
+    );
+    expect(copiesOn(m)).toEqual([yours as string]);
+  }, 120_000);
+
   test("a fresh machine (CI) takes the lock's older commit; once it verified a newer one, a lock going back is refused", async () => {
     const { remote, trusted, env, old, writer } = await signedTeam();
     const lockAtOld = readFileSync(writer.lock, "utf8");
