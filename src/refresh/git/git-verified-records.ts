@@ -21,25 +21,24 @@ import { parseRepo } from "./git-url.ts";
 /**
  * With allowed signers, refuse (GIT_HISTORY_REWRITTEN) to check out `commit`, the lock's for `target` (frozen,
  * or a pinned tag: `want.commit`), when it is older than a commit of the same branch or tag this machine has
- * verified (olderThanVerified; `record`: the target's copy's own record before this sync's fetch).
- * `skillhub sync --update` moves the lock forward instead. A full commit hash configured as the ref is the
- * user's own pin, whatever the lock says, and is not held back.
+ * verified (olderThanVerified, with `ownRecord`). `skillhub sync --update` moves the lock forward instead. A
+ * full commit hash configured as the ref is the user's own pin, whatever the lock says, and is not held back.
  */
 export async function requireNotBehindVerified(
   target: RepoTarget,
   ctx: SyncContext,
   want: SyncWant,
   commit: string,
-  record?: string,
+  ownRecord?: string,
 ): Promise<void> {
   if (!want.allowedSigners || want.commit === undefined || (target.ref && FULL_COMMIT.test(target.ref))) return;
-  const newer = await olderThanVerified(target, ctx, commit, want.allowedSigners, record);
+  const newer = await olderThanVerified(target, ctx, commit, want.allowedSigners, ownRecord);
   if (newer) throw behindVerified(target, commit, newer);
 }
 
 /**
- * The newest commit of `target`'s branch or tag that this machine has verified and that descends from
- * `commit`, with the copy whose record it is; undefined when `commit` is older than none. Records not
+ * A commit of `target`'s branch or tag that this machine has verified and that descends from `commit` (the
+ * first found), with the copy whose record it is; undefined when `commit` is older than none. Records not
  * signed by a key of `signers` now (a copy synced before the setting, a key since retired) count for
  * nothing. Told by each record's own copy, else by the remote (descendsFrom): a question the remote
  * cannot answer throws GitError, so that nothing is taken that may be a rollback. `ownRecord` is the target's
