@@ -82,7 +82,7 @@ export async function loadSettings(input: SettingsInput): Promise<Settings> {
   if (config.git.repos.length === 0) return withError(withProject(loaded, project));
   const targets = await import("../refresh/repo-targets.ts");
   const resolved = withProject(targets.ownBranches(loaded, copies, env), project);
-  resolved.warnings.push(...targets.overriddenPins(resolved.config.git.repos));
+  resolved.warnings.push(...targets.overriddenPins(resolved.config.git));
   return withError(resolved);
 }
 

@@ -3,7 +3,7 @@ import { basename, dirname, join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { type DigestCache, digestCache, digestFile, digestSkill } from "../catalog/digests.ts";
 import { effectiveChain } from "../catalog/tree-chain.ts";
-import { readState } from "../refresh/git/git-repo.ts";
+import { readState } from "../refresh/git/git-state.ts";
 import type { Skill, TreeNode } from "../skills/skill.ts";
 import { skillReadRoot } from "../skills/skill-read.ts";
 import { resolveParentPath } from "../skills/tree-paths.ts";

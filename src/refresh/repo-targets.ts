@@ -87,11 +87,11 @@ export function repoTargets(options: {
     if (entry.branch !== undefined) checkBranch(entry.branch, `${where} branch`);
     if (entry.ref !== undefined) checkRef(entry.ref, `${where} ref`);
     const path = repoPath(entry.path, where);
-    // Security: a repository of the user's own config file follows the branch and pin of the user's entry,
-    // whatever a project's skillhub.yaml says of it: its copy is shared by every project and pinned by the
-    // user's lock, its scripts run as the user's, so a project you clone must not choose its commit (a
-    // fork's, which GitHub serves under the original URL, or an old one). A project's entry of a folder the
-    // user's entry serves is that entry (its URL as the user spells it, its rights), in the project's place.
+    // Security: a repository the user configured (their config file, SKILLS_REPO) follows the branch and pin
+    // of the user's entry, whatever a project's skillhub.yaml says of it: its scripts run as the user's, so a
+    // project you clone must not choose its commit (a fork's, which GitHub serves under the original URL, or
+    // an old one). A project's entry of a folder the user's entry serves is that entry (its URL as the user
+    // spells it, its rights), in the project's place.
     const chosen = decidingEntry(options.repos, entry);
     const yours = chosen !== entry && repoPath(chosen.path, where) === path;
     const parsed = parseRepo(chosen.url);
@@ -153,32 +153,41 @@ export function ownUrls(repos: readonly (string | RepoEntryConfig)[]): ReadonlyS
 }
 
 /**
- * The entry whose branch and pin decide `entry`'s copy: for a project's entry of a repository the user's own
- * config file names, the user's entry of it (the one of the same folder if there is one, else the first);
- * else `entry` itself.
+ * The entry whose branch and pin decide `entry`'s copy: for a project's entry of a repository the user
+ * configured (their config file's `scope: user`, or SKILLS_REPO's, which has no scope), the user's entry of
+ * it (the one of the same folder if there is one, else the first); else `entry` itself.
  */
 function decidingEntry(repos: readonly (string | RepoEntryConfig)[], entry: RepoEntryConfig): RepoEntryConfig {
   if (entry.scope !== "project") return entry;
   const slug = parseRepo(entry.url).slug;
-  const mine = repos.map(repoEntry).filter((e) => e.scope === "user" && parseRepo(e.url).slug === slug);
+  const mine = repos.map(repoEntry).filter((e) => e.scope !== "project" && parseRepo(e.url).slug === slug);
   const folder = repoPath(entry.path, "repos entry");
   return mine.find((e) => repoPath(e.path, "repos entry") === folder) ?? mine[0] ?? entry;
 }
 
 /**
- * What a project's skillhub.yaml asks of a repository that the user's own config file decides instead
+ * What a project's skillhub.yaml asks of a repository that the user's own configuration decides instead
  * (decidingEntry): a ref or branch that is not served, said so that the project's pin is not believed.
+ * `git` is the configuration's: SKILLS_REPO's entries follow its branch and ref (SKILLS_BRANCH, SKILLS_REF).
  */
-export function overriddenPins(repos: readonly (string | RepoEntryConfig)[]): string[] {
+export function overriddenPins(git: Pick<Config["git"], "repos" | "branch" | "ref">): string[] {
   const said: string[] = [];
-  for (const entry of repos.map(repoEntry)) {
+  for (const entry of git.repos.map(repoEntry)) {
     if (entry.scope !== "project" || (entry.ref === undefined && entry.branch === undefined)) continue;
-    const chosen = decidingEntry(repos, entry);
-    if (chosen === entry || (chosen.ref === entry.ref && chosen.branch === entry.branch)) continue;
+    const chosen = decidingEntry(git.repos, entry);
+    if (chosen === entry) continue;
+    // As repoTargets applies them: an entry's own branch means following it, whatever SKILLS_REF says.
+    const branch = chosen.branch ?? git.branch;
+    const ref = chosen.ref ?? (chosen.branch ? undefined : git.ref);
+    if (ref === entry.ref && (ref !== undefined || branch === entry.branch)) continue;
     const asked = entry.ref !== undefined ? `ref ${entry.ref}` : `branch ${entry.branch}`;
-    const served = chosen.ref ? `ref ${chosen.ref}` : chosen.branch ? `branch ${chosen.branch}` : "its default branch";
+    const served = ref ? `ref ${ref}` : chosen.branch ? `branch ${branch}` : "its default branch";
+    const where =
+      chosen.scope === "user"
+        ? "your ~/.skillhub/config.yaml names that repository too, and your entry decides"
+        : "SKILLS_REPO names that repository too, and your setting decides";
     said.push(
-      `the project's skillhub.yaml gives ${scrubUrlCredentials(entry.url)} ${asked}, but your ~/.skillhub/config.yaml names that repository too, and your entry decides its copy (${served}): take it out of one of the two files to serve the project's.`,
+      `the project's skillhub.yaml gives ${scrubUrlCredentials(entry.url)} ${asked}, but ${where} its copy (${served}): take it out of ${chosen.scope === "user" ? "one of the two files" : "the project's file or SKILLS_REPO"} to serve the project's.`,
     );
   }
   return said;

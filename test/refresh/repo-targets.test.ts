@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Config, RepoEntryConfig } from "../../src/config/schema.ts";
-import { copyRepos, repoTargets } from "../../src/refresh/repo-targets.ts";
+import { copyRepos, overriddenPins, repoTargets } from "../../src/refresh/repo-targets.ts";
 
 const home = "/h/.skillhub";
 const mine: RepoEntryConfig = { url: "https://example.com/me/skills.git", scope: "user" };
@@ -51,7 +51,46 @@ describe("which copy a repository uses: the one of the lock that pins it", () =>
     ]);
     // A project's entry of a repository that is not yours keeps its own.
     const team: RepoEntryConfig = { url: "https://example.com/team/skills.git", ref: fork, scope: "project" };
-    expect(refs([team, { url: team.url }])).toEqual([[fork, "main"]]);
+    expect(refs([team, { url: "https://example.com/other/skills.git" }])).toEqual([
+      [fork, "main"],
+      [undefined, "main"],
+    ]);
+  });
+
+  test("a project's entry of SKILLS_REPO's URL, however spelt, is SKILLS_REPO's entry: its URL, rights, branch and pin", () => {
+    const fork = "a".repeat(40);
+    const team = "https://example.com/team/skills.git";
+    for (const spelt of [team, `${team}/`, "https://example.com/team/skills", "https://EXAMPLE.com/team/skills.git/"]) {
+      const theirs: RepoEntryConfig = { url: spelt, ref: fork, branch: "evil", scope: "project" };
+      const targets = (ref?: string) =>
+        repoTargets({ repos: [theirs, team], branch: "main", home, ...(ref ? { ref } : {}) }).map((t) => ({
+          url: t.spec.url,
+          ref: t.ref,
+          branch: t.branch,
+          project: t.project,
+        }));
+      expect(targets()).toEqual([{ url: team, ref: undefined, branch: "main", project: undefined }]);
+      expect(targets("v1")).toEqual([{ url: team, ref: "v1", branch: "main", project: undefined }]);
+      // Another folder of it is still the project's (no token, its scripts the project's), at SKILLS_REPO's pin.
+      const folder: RepoEntryConfig = { ...theirs, path: "skills/deploy" };
+      const both = repoTargets({ repos: [folder, team], branch: "main", home, ref: "v1" });
+      expect(both.map((t) => [t.ref, t.branch, t.project])).toEqual([
+        ["v1", "main", true],
+        ["v1", "main", undefined],
+      ]);
+    }
+  });
+
+  test("the project's ref or branch for SKILLS_REPO's repository is said not to be served", () => {
+    const team = "https://example.com/team/skills.git";
+    const theirs: RepoEntryConfig = { url: `${team}/`, ref: "b".repeat(40), scope: "project" };
+    expect(overriddenPins({ repos: [theirs, team], branch: "main" })).toEqual([
+      `the project's skillhub.yaml gives ${team}/ ref ${"b".repeat(40)}, but SKILLS_REPO names that repository too, and your setting decides its copy (its default branch): take it out of the project's file or SKILLS_REPO to serve the project's.`,
+    ]);
+    expect(overriddenPins({ repos: [theirs, team], branch: "main", ref: "v2" })[0]).toContain("its copy (ref v2)");
+    // Asking for what SKILLS_REPO's entry serves anyway is no override.
+    const same: RepoEntryConfig = { url: team, branch: "main", scope: "project" };
+    expect(overriddenPins({ repos: [same, team], branch: "main" })).toEqual([]);
   });
 });
 

@@ -17,7 +17,8 @@ export type GitErrorCode =
   | "GIT_SIGNATURE_INVALID"
   /**
    * trust.allowed_signers: the followed branch's new tip does not descend from the copy's verified commit (a
-   * force-push back to an older signed commit, or rewritten history); taken only with `sync --update`.
+   * force-push back to an older signed commit, or rewritten history), or a lock's commit is older than one
+   * of its branch or tag this machine has verified; taken only with `sync --update`.
    */
   | "GIT_HISTORY_REWRITTEN"
   /** git.max_repo_bytes: a sync brought, or would check out, more than the limit (git-size-limit.ts). */

@@ -238,6 +238,25 @@ export async function inRefHistory(
   }
 }
 
+/**
+ * Whether `commit` is `ancestor` or descends from it: told by the repository in `dir` when it holds
+ * `ancestor`, else from `commit`'s history on the remote (inRefHistory). A shallow repository (a first copy
+ * is one) lacks the history below its boundary, so only its yes is trusted: its no is asked of the remote.
+ */
+export async function descendsFrom(
+  target: RepoTarget,
+  ctx: SyncContext,
+  dir: string,
+  ancestor: string,
+  commit: string,
+): Promise<boolean> {
+  if (ancestor === commit) return true;
+  const held = await hasCommit(dir, ancestor, ctx);
+  if (held && (await reaches(ctx, dir, commit, ancestor))) return true;
+  if (held && !(await isShallow(dir, ctx))) return false;
+  return (await inRefHistory(target, ctx, dir, ancestor, commit)).reached;
+}
+
 /** GIT_COMMIT_NOT_IN_REF: the lock's `commit` is neither in the ref's history nor in the copy's record of it. */
 function notInRef(target: RepoTarget, commit: string): GitError {
   const moved = target.ref ? "the tag moved" : "the branch was force-pushed";

@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { readNamedText } from "../../util/named-file.ts";
 import { shownNames } from "../../util/shown-arg.ts";
 import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import {
+  descendsFrom,
   type Fetched,
   fetchWanted,
   hasCommit,
@@ -19,9 +19,11 @@ import {
 } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
 import { checkoutWithin, repackWhenMany } from "./git-size-limit.ts";
+import { writeState } from "./git-state.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant, updateCommand } from "./git-target.ts";
 import { parseStage } from "./git-tree-check.ts";
 import { type Differences, differencesFrom, pinnedToSigned, verifySigned } from "./git-trust.ts";
+import { olderThanVerified, requireNotBehindVerified } from "./git-verified-records.ts";
 
 export interface RepoSyncResult {
   commit: string;
@@ -36,18 +38,6 @@ export interface RepoSyncResult {
   refCommit?: string;
   /** Local changes or local commits were discarded. */
   warnings: string[];
-}
-
-/** What the last successful sync left behind, in `.git/skillhub-sync.json` (no credentials). */
-export interface RepoState {
-  url: string;
-  branch: string;
-  /** The pinned tag or commit, when one is configured. */
-  ref?: string;
-  commit: string;
-  last_sync: string;
-  /** The last sync's failure, when the last sync failed (cleared by a successful one). */
-  last_error?: { code: string; message: string; at: string };
 }
 
 /**
@@ -108,6 +98,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
         !(await descendsFrom(target, ctx, target.dir, previous, tip));
       if (rewrite) throw rewritten(target, previous, "of the copy", tip);
       if (following && !want.rewrite) await requireAfter(target, ctx, target.dir, want, tip);
+      await requireNotBehindVerified(target, ctx, want, tip, record);
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
       if (error.code !== "GIT_SIGNATURE_INVALID" && error.code !== "GIT_HISTORY_REWRITTEN") throw error;
@@ -196,10 +187,12 @@ async function clone(
     const tip = fetched.commit;
     elsewhere = refElsewhere(fetched);
     const following = !target.ref && !want.commit;
-    // Security: an unsigned or wrongly signed commit never becomes a copy, nor one older than the lock's.
+    // Security: an unsigned or wrongly signed commit never becomes a copy, nor one older than the lock's, nor
+    // a lock's older than what this machine verified.
     if (want.allowedSigners)
       await verifySigned(target, ctx, temp, tip, want.allowedSigners)
         .then(() => (following && !want.rewrite ? requireAfter(target, ctx, temp, want, tip) : undefined))
+        .then(() => requireNotBehindVerified(target, ctx, want, tip))
         .catch((error) => {
           if (!(error instanceof GitError)) throw error;
           throw new GitError(error.code, `${error.message} No copy was made.`, { details: error.details });
@@ -298,30 +291,12 @@ async function requireAfter(
 }
 
 /**
- * Whether `commit` is `ancestor` or descends from it: told by the repository in `dir` when it holds
- * `ancestor`, else from `commit`'s history on the remote (inRefHistory). A shallow repository (a first copy
- * is one) lacks the history below its boundary, so only its yes is trusted: its no is asked of the remote.
- */
-async function descendsFrom(
-  target: RepoTarget,
-  ctx: SyncContext,
-  dir: string,
-  ancestor: string,
-  commit: string,
-): Promise<boolean> {
-  if (ancestor === commit) return true;
-  const held = await hasCommit(dir, ancestor, ctx);
-  if (held && (await reaches(ctx, dir, commit, ancestor))) return true;
-  if (held && !(await isShallow(dir, ctx))) return false;
-  return (await inRefHistory(target, ctx, dir, ancestor, commit)).reached;
-}
-
-/**
  * trust.allowed_signers refused the commit a sync wanted (`refusal`): the copy stays at `previous` when that
- * commit is signed by a listed key and is not older than the lock's (`after`), its files put back to it
- * when they were changed (so that it is served, as verifyCopy requires); else nothing of the repository can
- * be served until a signed commit is pushed, or the branch goes on from the lock's commit. Returns the
- * refusal, saying which.
+ * commit is signed by a listed key and is not older than the lock's (`after`), nor, when the refusal was of
+ * a lock's commit older than one this machine verified, than that one; its files are put back to it when
+ * they were changed (so that it is served, as verifyCopy requires); else nothing of the repository can be
+ * served until a signed commit is pushed, or the branch goes on from the lock's commit, or the lock moves
+ * forward. Returns the refusal, saying which.
  */
 async function keepVerified(
   target: RepoTarget,
@@ -341,6 +316,16 @@ async function keepVerified(
     await removeCopy(target.dir);
     return said(
       `The copy in ${target.dir}, at commit ${short}, which is older than commit ${after.slice(0, 12)} recorded in skillhub.lock, was removed: nothing older than the lock's commit is served.`,
+    );
+  }
+  // Security: nor is a copy at an older commit than what this machine verified (one an earlier SkillHub
+  // checked out for the refused lock) kept to be served: a new copy for that lock would not be made either.
+  const newer =
+    refusal.details.verified === undefined ? undefined : await olderThanVerified(target, ctx, previous, signers);
+  if (newer) {
+    await removeCopy(target.dir);
+    return said(
+      `The copy in ${target.dir}, at commit ${short}, which is older than commit ${newer.commit.slice(0, 12)}, was removed: no lock takes a copy back behind what this machine has verified.`,
     );
   }
   try {
@@ -472,51 +457,4 @@ async function removeCopy(dir: string): Promise<void> {
   if (rel === "" || rel.startsWith("..") || rel.includes(sep))
     throw new GitError("GIT_FAILED", `refusing to remove ${dir}: not a repository copy.`);
   await rm(dir, { recursive: true, force: true });
-}
-
-function stateFile(dir: string): string {
-  return join(dir, ".git", "skillhub-sync.json");
-}
-
-function writeState(target: RepoTarget, commit: string, now: () => number): void {
-  const state: RepoState = {
-    url: target.spec.url,
-    branch: target.branch,
-    ...(target.ref ? { ref: target.ref } : {}),
-    commit,
-    last_sync: new Date(now()).toISOString(),
-  };
-  try {
-    writeFileSync(stateFile(target.dir), `${JSON.stringify(state, null, 2)}\n`);
-  } catch {
-    // Only `doctor` and last_sync after a restart read it.
-  }
-}
-
-/**
- * Record a failed sync in the copy's state (for `doctor`): the state of the last successful sync stays.
- * Without a copy there is nowhere to keep it: `doctor` says there is no copy.
- */
-export function recordFailure(dir: string, error: { code: string; message: string }, now: () => number): void {
-  const state = readState(dir);
-  if (!state) return;
-  const last_error = { code: error.code, message: error.message, at: new Date(now()).toISOString() };
-  try {
-    writeFileSync(stateFile(dir), `${JSON.stringify({ ...state, last_error }, null, 2)}\n`);
-  } catch {
-    // Only `doctor` reads it.
-  }
-}
-
-/** The state of the last successful sync of a copy, if any. */
-export function readState(dir: string): RepoState | undefined {
-  // Bounded and non-blocking, as every file SkillHub reads by name (util/named-file.ts).
-  const read = readNamedText({ path: stateFile(dir), maxBytes: 65_536 });
-  if (!read.ok) return undefined;
-  try {
-    const value = JSON.parse(read.text) as RepoState;
-    return typeof value.commit === "string" && typeof value.last_sync === "string" ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -95,10 +95,11 @@ describe("a signed branch force-pushed back to an older signed commit", () => {
     remote.write("skills/alpha/SKILL.md", skillText("alpha", "Latest."));
     const latest = signedCommit(remote, "latest", trusted.key);
     // A first copy at the tip (shallow), then frozen back to the reviewed commit: its history stops at the tip.
+    // (Without the setting: with it, no lock takes a copy back behind the tip this machine verified.)
     const m = machine();
     expect((await cli(m, ["sync"], env)).code).toBe(0);
     writeFileSync(m.lock, reviewed);
-    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(0);
+    expect((await cli(m, ["sync", "--frozen"], { SKILLS_REPO: env.SKILLS_REPO })).code).toBe(0);
     const synced = await cli(m, ["sync", "--json"], env);
     expect(synced.code, synced.out + synced.err).toBe(0);
     expect(JSON.parse(synced.out).repos[0]).toMatchObject({ success: true, commit_hash: latest });

@@ -1,0 +1,113 @@
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { gitFilesProblem } from "./git-copy-guard.ts";
+import { GitError } from "./git-errors.ts";
+import { descendsFrom, recordOf } from "./git-fetch.ts";
+import { readState } from "./git-state.ts";
+import { FULL_COMMIT, type RepoTarget, type SyncContext, type SyncWant, updateCommand } from "./git-target.ts";
+import { verifySigned } from "./git-trust.ts";
+import { parseRepo } from "./git-url.ts";
+
+/**
+ * trust.allowed_signers: no lock takes a repository back behind what this machine has verified.
+ *
+ * Each copy keeps its record of the branch or tag it follows (recordOf: `refs/remotes/origin/<branch>`,
+ * `refs/tags/<tag>`), which a sync moves only to a commit it fetched from the configured URL and, with
+ * allowed signers, verified: a refused tip is put back (git-fetch.ts's putBackRecord). The records of every
+ * copy of a repository on this machine, one per lock that pins it (repo-targets.ts), say the newest commits
+ * of its branch or tag this machine has verified.
+ */
+
+/**
+ * With allowed signers, refuse (GIT_HISTORY_REWRITTEN) to check out `commit`, the lock's for `target` (frozen,
+ * or a pinned tag: `want.commit`), when it is older than a commit of the same branch or tag this machine has
+ * verified (olderThanVerified, with `ownRecord`). `skillhub sync --update` moves the lock forward instead. A
+ * full commit hash configured as the ref is the user's own pin, whatever the lock says, and is not held back.
+ */
+export async function requireNotBehindVerified(
+  target: RepoTarget,
+  ctx: SyncContext,
+  want: SyncWant,
+  commit: string,
+  ownRecord?: string,
+): Promise<void> {
+  if (!want.allowedSigners || want.commit === undefined || (target.ref && FULL_COMMIT.test(target.ref))) return;
+  const newer = await olderThanVerified(target, ctx, commit, want.allowedSigners, ownRecord);
+  if (newer) throw behindVerified(target, commit, newer);
+}
+
+/**
+ * A commit of `target`'s branch or tag that this machine has verified and that descends from `commit` (the
+ * first found), with the copy whose record it is; undefined when `commit` is older than none. Records not
+ * signed by a key of `signers` now (a copy synced before the setting, a key since retired) count for
+ * nothing. Told by each record's own copy, else by the remote (descendsFrom): a question the remote
+ * cannot answer throws GitError, so that nothing is taken that may be a rollback. `ownRecord` is the target's
+ * own copy's record as it was before this sync's fetch (recordOf): the fetch of a lock's commit makes the
+ * record reach it (git-fetch.ts's recordReaching), which in a shallow copy may move it back.
+ *
+ * Security: the copies of one repository are kept per lock (one per project), so a project you clone
+ * gets a new copy, whose lock the project chose: measured against that copy alone, its lock could check
+ * out any older signed commit of the branch (a skill since fixed), which every signature check passes.
+ */
+export async function olderThanVerified(
+  target: RepoTarget,
+  ctx: SyncContext,
+  commit: string,
+  signers: string,
+  ownRecord?: string,
+): Promise<{ commit: string; copy: string } | undefined> {
+  for (const copy of sameRefCopies(target)) {
+    // Security: git is not started on a copy whose .git holds what it must not (git-copy-guard.ts).
+    if (gitFilesProblem(copy) !== undefined) continue;
+    const record = copy === target.dir && ownRecord !== undefined ? ownRecord : await recordOf(target, ctx, copy);
+    if (record === undefined || record === commit) continue;
+    try {
+      await verifySigned(target, ctx, copy, record, signers);
+    } catch (error) {
+      if (error instanceof GitError && error.code === "GIT_SIGNATURE_INVALID") continue;
+      throw error;
+    }
+    if (await descendsFrom(target, ctx, copy, commit, record)) return { commit: record, copy };
+  }
+  return undefined;
+}
+
+/**
+ * The refusal (GIT_HISTORY_REWRITTEN) of the lock's `commit`, older than `newer`, a commit of the same
+ * branch or tag this machine has verified (olderThanVerified). Its details name that copy (`verified`).
+ */
+function behindVerified(target: RepoTarget, commit: string, newer: { commit: string; copy: string }): GitError {
+  const ref = target.ref ? `tag '${target.ref}'` : `branch '${target.branch}'`;
+  return new GitError(
+    "GIT_HISTORY_REWRITTEN",
+    `commit ${commit.slice(0, 12)} recorded in skillhub.lock for ${ref} of ${target.spec.url} is older than commit ${newer.commit.slice(0, 12)}, which this machine has already verified for it (in ${newer.copy}), and trust.allowed_signers lets a lock only go forward, so it is not checked out; review the ${target.ref ? "tag" : "branch"}, then run \`${updateCommand(target)}\` to move the lock forward.`,
+    { details: { url: target.spec.url, commit, previous: newer.commit, verified: newer.copy } },
+  );
+}
+
+/**
+ * The copies of `target`'s repository in its repos folder (the target's own included) whose last sync
+ * followed the same branch, or pinned the same tag, by their state (git-state.ts). Unfinished clones and
+ * scratch repositories (`.…`) and sync locks (`….lock`) are not copies.
+ */
+function sameRefCopies(target: RepoTarget): string[] {
+  const repos = dirname(target.dir);
+  const repo = parseRepo(target.spec.url).slug;
+  let names: string[];
+  try {
+    names = readdirSync(repos);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => !name.startsWith(".") && !name.endsWith(".lock"))
+    .sort()
+    .map((name) => join(repos, name))
+    .filter((copy) => {
+      const state = readState(copy);
+      if (typeof state?.url !== "string" || parseRepo(state.url).slug !== repo) return false;
+      return target.ref !== undefined
+        ? state.ref === target.ref
+        : state.ref === undefined && state.branch === target.branch;
+    });
+}

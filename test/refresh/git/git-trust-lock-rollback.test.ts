@@ -1,0 +1,197 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { closeAfterEach } from "../../helpers/closers.ts";
+import { cleanupTemp, tempDir, writeSkill } from "../../helpers/fs.ts";
+import { git, remoteRepo, signedCommit, skillText, sshKey } from "../../helpers/git.ts";
+import { textOf } from "../../helpers/hub.ts";
+import { cli, type Machine, machine, repoServerOn } from "../../lock/cli.ts";
+
+afterAll(cleanupTemp);
+const closers = closeAfterEach();
+
+/**
+ * SKILLS_REPO's repository with a signed commit on main, `old` (a skill a later one fixes), and the machine
+ * (`writer`) whose project's lock recorded it, with that project's own skill `notes`.
+ */
+async function signedTeam() {
+  const keys = tempDir("skillhub-keys-");
+  const trusted = sshKey(keys, "trusted");
+  const signers = join(keys, "allowed_signers");
+  writeFileSync(signers, `trusted@example.com ${trusted.pub}\n`);
+  const remote = remoteRepo("team2", { "skills/deploy/SKILL.md": skillText("deploy", "First draft.") });
+  const env = { SKILLS_REPO: remote.url, SKILLHUB_ALLOWED_SIGNERS: signers };
+  remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, vulnerably."));
+  const old = signedCommit(remote, "old", trusted.key);
+  const writer = machine();
+  writeSkill(writer.skills, "notes", { description: "The project's notes." });
+  expect((await cli(writer, ["sync"], env)).code).toBe(0);
+  return { remote, trusted, env, old, writer };
+}
+
+/** `m`'s home with another project folder: the same machine, another project. */
+function otherProject(m: Machine): Machine {
+  const project = tempDir("skillhub-lock-project-");
+  return { home: m.home, project, skills: join(project, ".agents", "skills"), lock: join(project, "skillhub.lock") };
+}
+
+/** The copies in `m`'s repos folder (folder paths). */
+function copiesOn(m: Machine): string[] {
+  const repos = join(m.home, ".skillhub", "repos");
+  return existsSync(repos)
+    ? readdirSync(repos)
+        .filter((n) => !n.startsWith(".") && !n.endsWith(".lock"))
+        .map((n) => join(repos, n))
+    : [];
+}
+
+describe("with allowed signers, a lock does not take a repository back behind what this machine verified", () => {
+  test("a cloned project's lock naming an older signed commit of SKILLS_REPO's branch is refused; its other skills are served", async () => {
+    const { remote, trusted, env, old, writer } = await signedTeam();
+    const attackerLock = readFileSync(writer.lock, "utf8");
+    expect(JSON.parse(attackerLock).sources.team2.commit).toBe(old);
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+
+    // Your machine serves the fix, in a project of yours.
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const [yours] = copiesOn(m);
+    expect(git(["rev-parse", "HEAD"], yours as string)).toBe(fixed);
+
+    // A project you clone carries a lock written before the fix (and its own skill, which it records).
+    const cloned = otherProject(m);
+    cpSync(writer.project, cloned.project, { recursive: true });
+    const frozen = await cli(cloned, ["sync", "--frozen", "--json"], env);
+    expect(frozen.code).toBe(1);
+    const refusal = `commit ${old.slice(0, 12)} recorded in skillhub.lock for branch 'main' of ${remote.url} is older than commit ${fixed.slice(0, 12)}, which this machine has already verified for it (in ${yours}), and trust.allowed_signers lets a lock only go forward, so it is not checked out; review the branch, then run \`skillhub sync --update team2\` to move the lock forward.`;
+    expect(JSON.parse(frozen.out).repos[0].error).toEqual({
+      code: "GIT_HISTORY_REWRITTEN",
+      message: `${refusal} No copy was made.`,
+    });
+    expect(copiesOn(m)).toEqual([yours as string]);
+    expect(git(["rev-parse", "HEAD"], yours as string)).toBe(fixed);
+
+    // A frozen server started there serves the project's own skill, and nothing of the older commit.
+    const s = await repoServerOn(cloned, { ...env, SKILLHUB_FROZEN: "1" });
+    closers.push(s.close);
+    expect(textOf(await s.call("skill", { name: "notes" }))).toContain("The project's notes.");
+    for (const name of ["deploy", "team2:deploy"]) {
+      const served = await s.call("skill", { name });
+      expect(served.isError).toBe(true);
+      expect(textOf(served)).not.toContain("Deploy, vulnerably.");
+    }
+    expect(s.logger.lines.join("\n")).toContain(refusal);
+    expect(copiesOn(m)).toEqual([yours as string]);
+  }, 120_000);
+
+  test("a copy at the older commit (checked out for that lock without the setting) is removed, not served", async () => {
+    const { remote, trusted, env, old, writer } = await signedTeam();
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const [yours] = copiesOn(m);
+    const cloned = otherProject(m);
+    cpSync(writer.project, cloned.project, { recursive: true });
+    expect((await cli(cloned, ["sync", "--frozen"], { SKILLS_REPO: remote.url })).code).toBe(0);
+    const theirs = copiesOn(m).find((copy) => copy !== yours) as string;
+    expect(git(["rev-parse", "HEAD"], theirs)).toBe(old);
+
+    const frozen = await cli(cloned, ["sync", "--frozen", "--json"], env);
+    expect(frozen.code).toBe(1);
+    expect(JSON.parse(frozen.out).repos[0].error.message).toEndWith(
+      `to move the lock forward. The copy in ${theirs}, at commit ${old.slice(0, 12)}, which is older than commit ${fixed.slice(0, 12)}, was removed: no lock takes a copy back behind what this machine has verified.`,
+    );
+    expect(copiesOn(m)).toEqual([yours as string]);
+    const listed = (await cli(cloned, ["list", "--json"], { ...env, SKILLHUB_FROZEN: "1" })).out;
+    expect(listed).not.toContain("Deploy, vulnerably.");
+  }, 120_000);
+
+  test("a copy made at the branch's tip (shallow: its history stops there) is not taken back to the lock's older commit", async () => {
+    const { remote, trusted, env, old, writer } = await signedTeam();
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    const m = machine();
+    cpSync(writer.skills, m.skills, { recursive: true });
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const [copy] = copiesOn(m);
+    writeFileSync(m.lock, readFileSync(writer.lock));
+    const frozen = await cli(m, ["sync", "--frozen", "--json"], env);
+    expect(frozen.code).toBe(1);
+    expect(JSON.parse(frozen.out).repos[0].error.message).toStartWith(
+      `commit ${old.slice(0, 12)} recorded in skillhub.lock for branch 'main' of ${remote.url} is older than commit ${fixed.slice(0, 12)}, which this machine has already verified for it (in ${copy}),`,
+    );
+    expect(git(["rev-parse", "HEAD"], copy as string)).toBe(fixed);
+    // The copy's record of the branch is where it was, so the next sync decides the same.
+    expect(git(["rev-parse", "refs/remotes/origin/main"], copy as string)).toBe(fixed);
+    expect((await cli(m, ["sync", "--frozen"], env)).code).toBe(1);
+  }, 120_000);
+
+  test("nor behind a pinned tag's commit this machine verified (a pinned tag's lock holds it, frozen or not)", async () => {
+    const { remote, trusted, env, old } = await signedTeam();
+    git(["tag", "v1"], remote.work);
+    git(["push", "--quiet", "origin", "v1"], remote.work);
+    const pinned = { ...env, SKILLS_REF: "v1" };
+    const writer = machine();
+    expect((await cli(writer, ["sync"], pinned)).code).toBe(0);
+    // The tag moves on to the fix, which your machine serves.
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    git(["tag", "-f", "v1"], remote.work);
+    git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
+    const m = machine();
+    expect((await cli(m, ["sync"], pinned)).code).toBe(0);
+    const [yours] = copiesOn(m);
+
+    const cloned = otherProject(m);
+    writeFileSync(cloned.lock, readFileSync(writer.lock));
+    const synced = await cli(cloned, ["sync", "--json"], pinned);
+    expect(synced.code).toBe(1);
+    expect(JSON.parse(synced.out).repos[0].error.message).toBe(
+      `commit ${old.slice(0, 12)} recorded in skillhub.lock for tag 'v1' of ${remote.url} is older than commit ${fixed.slice(0, 12)}, which this machine has already verified for it (in ${yours}), and trust.allowed_signers lets a lock only go forward, so it is not checked out; review the tag, then run \`skillhub sync --update team2\` to move the lock forward. No copy was made.`,
+    );
+    expect(copiesOn(m)).toEqual([yours as string]);
+  }, 120_000);
+
+  test("a fresh machine (CI) takes the lock's older commit; once it verified a newer one, a lock going back is refused", async () => {
+    const { remote, trusted, env, old, writer } = await signedTeam();
+    const lockAtOld = readFileSync(writer.lock, "utf8");
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    expect((await cli(writer, ["sync"], env)).code).toBe(0);
+    const lockAtFixed = readFileSync(writer.lock, "utf8");
+
+    // CI: no copy, nothing verified yet: the lock's commit is fetched and served, behind the branch's tip.
+    const ci = machine();
+    cpSync(writer.skills, ci.skills, { recursive: true });
+    writeFileSync(ci.lock, lockAtOld);
+    const first = await cli(ci, ["sync", "--frozen"], env);
+    expect(first.code, first.out + first.err).toBe(0);
+    const [copy] = copiesOn(ci);
+    expect(git(["rev-parse", "HEAD"], copy as string)).toBe(old);
+    expect((await cli(ci, ["verify"], env)).code).toBe(0);
+
+    // The project's lock moves forward to the fix, and the copy with it.
+    writeFileSync(ci.lock, lockAtFixed);
+    expect((await cli(ci, ["sync", "--frozen"], env)).code).toBe(0);
+    expect(git(["rev-parse", "HEAD"], copy as string)).toBe(fixed);
+
+    // Put back to the lock written before the fix (an old branch of the project, an attacker's commit).
+    writeFileSync(ci.lock, lockAtOld);
+    const back = await cli(ci, ["sync", "--frozen", "--json"], env);
+    expect(back.code).toBe(1);
+    expect(JSON.parse(back.out).repos[0].error).toEqual({
+      code: "GIT_HISTORY_REWRITTEN",
+      message: `commit ${old.slice(0, 12)} recorded in skillhub.lock for branch 'main' of ${remote.url} is older than commit ${fixed.slice(0, 12)}, which this machine has already verified for it (in ${copy}), and trust.allowed_signers lets a lock only go forward, so it is not checked out; review the branch, then run \`skillhub sync --update team2\` to move the lock forward. The copy stays at its last verified commit ${fixed.slice(0, 12)}, which is served.`,
+    });
+    expect(git(["rev-parse", "HEAD"], copy as string)).toBe(fixed);
+    const listed = (await cli(ci, ["list", "--json"], { ...env, SKILLHUB_FROZEN: "1" })).out;
+    expect(listed).not.toContain("Deploy, vulnerably.");
+
+    // `sync --update` moves the lock forward, to what the branch serves.
+    const updated = await cli(ci, ["sync", "--update", "team2"], env);
+    expect(updated.code, updated.out + updated.err).toBe(0);
+    expect(JSON.parse(readFileSync(ci.lock, "utf8")).sources.team2.commit).toBe(fixed);
+  }, 120_000);
+});
