@@ -1,6 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
+import { FORCED_FETCH_INTERVAL_MS } from "../refresh/git/forced-fetches.ts";
+import type { RepoReport } from "../refresh/git/git-sync-types.ts";
+import { plural } from "../util/plural.ts";
 import { defineTool } from "./definition.ts";
 import { jsonTextHandler } from "./results.ts";
 
@@ -15,6 +18,16 @@ const RepoResult = () =>
     commit_hash: z.string().optional().describe("Commit after the sync; absent while there is no local copy"),
     files_changed: z.number().int(),
     cloned: z.boolean().optional().describe("True when this sync made the first local copy"),
+    fetched_seconds_ago: z
+      .number()
+      .int()
+      .optional()
+      .describe("Not fetched this time: a refresh fetched it this many seconds ago (its error, if any, is from then)"),
+    next_fetch_in_seconds: z
+      .number()
+      .int()
+      .optional()
+      .describe("Not fetched this time: a refresh fetches it again after this many seconds"),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
     warnings: z.array(z.string()).optional(),
   });
@@ -28,6 +41,13 @@ const Output = () =>
     skills_reindexed: z.number().int().optional().describe("Skills in the catalog after the rescan"),
     last_sync: z.string().optional().describe("ISO time of the last successful sync; absent before the first one"),
     message: z.string().optional(),
+    next_fetch_in_seconds: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "Some repository was fetched by a refresh a moment ago and not again: call again after this many seconds to fetch it",
+      ),
     repos: z.array(RepoResult()).optional().describe("Per repository, when several are configured or one failed"),
     error: z.object({ code: z.string(), message: z.string() }).passthrough().optional(),
   });
@@ -88,13 +108,21 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
     changed: r.changed,
     ...(r.commit_hash ? { commit_hash: r.commit_hash } : {}),
     files_changed: r.files_changed,
+    ...(r.rested ? r.rested : {}),
     ...(r.error ? { error: r.error } : {}),
     ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
   }));
   const failed = outcome.repos.filter((r) => r.error);
   const showRepos = outcome.repos.length > 1 || failed.length > 0 || repos.some((r) => r.warnings);
+  const rested = outcome.repos.filter((r) => r.rested);
+  const rest = rested.length > 0 ? restOf(rested) : undefined;
   if (failed.length === 0) {
-    const data = { ...base, ...(showRepos ? { repos } : {}) };
+    const message = rest && `${rest.sentence} ${indexed(outcome.skills_reindexed)}`;
+    const data = {
+      ...base,
+      ...(rest ? { message, next_fetch_in_seconds: rest.wait } : {}),
+      ...(showRepos ? { repos } : {}),
+    };
     return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
   }
   // What is served now, as it is: a copy trust.allowed_signers refuses is not, and each error says its fix.
@@ -103,9 +131,34 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
     : failed.every((r) => r.commit_hash)
       ? "A copy that is not served adds no skills until the failure above is fixed."
       : "A repository with no local copy yet adds no skills until a sync succeeds.";
-  const count = outcome.skills_reindexed;
-  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served} ${count} skill${count === 1 ? " is" : "s are"} indexed.`;
+  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served}${rest ? ` ${rest.sentence}` : ""} ${indexed(outcome.skills_reindexed)}`;
   const first = failed[0]?.error ?? { code: "GIT_FAILED", message };
-  const data = { ...base, message, repos, error: { code: first.code, message } };
+  const data = {
+    ...base,
+    message,
+    ...(rest ? { next_fetch_in_seconds: rest.wait } : {}),
+    repos,
+    error: { code: first.code, message },
+  };
   return { isError: true, content: [{ type: "text", text: `${first.code}: ${message}` }], structuredContent: data };
+}
+
+/** "N skills are indexed.", after a rescan. */
+function indexed(count: number): string {
+  return `${plural(count, "skill")} ${count === 1 ? "is" : "are"} indexed.`;
+}
+
+/**
+ * What a refresh says of the repositories it did not fetch, fetched by one a moment ago: when, and when to call
+ * again (`wait`, seconds: the longest any of them has to wait).
+ */
+function restOf(rested: RepoReport[]): { sentence: string; wait: number } {
+  const wait = Math.max(...rested.map((r) => r.rested?.next_fetch_in_seconds ?? 0));
+  const ago = (r: RepoReport) => `${r.rested?.fetched_seconds_ago} s ago`;
+  const which =
+    rested.length === 1
+      ? `${rested[0]?.name} was not fetched again: it was fetched ${ago(rested[0] as RepoReport)}, and`
+      : `${rested.map((r) => `${r.name} (fetched ${ago(r)})`).join(", ")} were not fetched again:`;
+  const sentence = `${which} refresh_skills fetches a repository at most once every ${FORCED_FETCH_INTERVAL_MS / 1000} s. The skill folders were rescanned; call refresh_skills again in ${wait} s to get newer commits.`;
+  return { sentence, wait };
 }
