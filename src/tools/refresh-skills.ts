@@ -18,16 +18,6 @@ const RepoResult = () =>
     commit_hash: z.string().optional().describe("Commit after the sync; absent while there is no local copy"),
     files_changed: z.number().int(),
     cloned: z.boolean().optional().describe("True when this sync made the first local copy"),
-    fetched_seconds_ago: z
-      .number()
-      .int()
-      .optional()
-      .describe("Not fetched this time: a refresh fetched it this many seconds ago (its error, if any, is from then)"),
-    next_fetch_in_seconds: z
-      .number()
-      .int()
-      .optional()
-      .describe("Not fetched this time: a refresh fetches it again after this many seconds"),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
     warnings: z.array(z.string()).optional(),
   });
@@ -41,13 +31,6 @@ const Output = () =>
     skills_reindexed: z.number().int().optional().describe("Skills in the catalog after the rescan"),
     last_sync: z.string().optional().describe("ISO time of the last successful sync; absent before the first one"),
     message: z.string().optional(),
-    next_fetch_in_seconds: z
-      .number()
-      .int()
-      .optional()
-      .describe(
-        "Some repository was fetched by a refresh a moment ago and not again: call again after this many seconds to fetch it",
-      ),
     repos: z.array(RepoResult()).optional().describe("Per repository, when several are configured or one failed"),
     error: z.object({ code: z.string(), message: z.string() }).passthrough().optional(),
   });
@@ -108,19 +91,18 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
     changed: r.changed,
     ...(r.commit_hash ? { commit_hash: r.commit_hash } : {}),
     files_changed: r.files_changed,
-    ...(r.rested ? r.rested : {}),
     ...(r.error ? { error: r.error } : {}),
     ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
   }));
   const failed = outcome.repos.filter((r) => r.error);
   const showRepos = outcome.repos.length > 1 || failed.length > 0 || repos.some((r) => r.warnings);
   const rested = outcome.repos.filter((r) => r.rested);
-  const rest = rested.length > 0 ? restOf(rested) : undefined;
+  const rest = rested.length > 0 ? restSentence(rested) : undefined;
   if (failed.length === 0) {
-    const message = rest && `${rest.sentence} ${indexed(outcome.skills_reindexed)}`;
+    const message = rest && `${rest} ${indexed(outcome.skills_reindexed)}`;
     const data = {
       ...base,
-      ...(rest ? { message, next_fetch_in_seconds: rest.wait } : {}),
+      ...(rest ? { message } : {}),
       ...(showRepos ? { repos } : {}),
     };
     return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
@@ -131,12 +113,11 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
     : failed.every((r) => r.commit_hash)
       ? "A copy that is not served adds no skills until the failure above is fixed."
       : "A repository with no local copy yet adds no skills until a sync succeeds.";
-  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served}${rest ? ` ${rest.sentence}` : ""} ${indexed(outcome.skills_reindexed)}`;
+  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served}${rest ? ` ${rest}` : ""} ${indexed(outcome.skills_reindexed)}`;
   const first = failed[0]?.error ?? { code: "GIT_FAILED", message };
   const data = {
     ...base,
     message,
-    ...(rest ? { next_fetch_in_seconds: rest.wait } : {}),
     repos,
     error: { code: first.code, message },
   };
@@ -150,15 +131,14 @@ function indexed(count: number): string {
 
 /**
  * What a refresh says of the repositories it did not fetch, fetched by one a moment ago: when, and when to call
- * again (`wait`, seconds: the longest any of them has to wait).
+ * again (the longest any of them has to wait).
  */
-function restOf(rested: RepoReport[]): { sentence: string; wait: number } {
+function restSentence(rested: RepoReport[]): string {
   const wait = Math.max(...rested.map((r) => r.rested?.next_fetch_in_seconds ?? 0));
   const ago = (r: RepoReport) => `${r.rested?.fetched_seconds_ago} s ago`;
   const which =
     rested.length === 1
       ? `${rested[0]?.name} was not fetched again: it was fetched ${ago(rested[0] as RepoReport)}, and`
       : `${rested.map((r) => `${r.name} (fetched ${ago(r)})`).join(", ")} were not fetched again:`;
-  const sentence = `${which} refresh_skills fetches a repository at most once every ${FORCED_FETCH_INTERVAL_MS / 1000} s. The skill folders were rescanned; call refresh_skills again in ${wait} s to get newer commits.`;
-  return { sentence, wait };
+  return `${which} refresh_skills fetches a repository at most once every ${FORCED_FETCH_INTERVAL_MS / 1000} s. The skill folders were rescanned; call refresh_skills again in ${wait} s to get newer commits.`;
 }

@@ -204,7 +204,6 @@ describe("git sync", () => {
       mode: "git",
       files_changed: 0,
       skills_reindexed: 3,
-      next_fetch_in_seconds: 45,
       message:
         "team-skills was not fetched again: it was fetched 15 s ago, and refresh_skills fetches a repository at most once every 60 s. The skill folders were rescanned; call refresh_skills again in 45 s to get newer commits. 3 skills are indexed.",
     });
@@ -214,7 +213,7 @@ describe("git sync", () => {
     const fetched = await call("refresh_skills");
     expect(fetches()).toBe(started + 2 * perSync);
     expect(fetched.structuredContent).toMatchObject({ success: true, commit_hash: hash, files_changed: 1 });
-    expect(fetched.structuredContent?.next_fetch_in_seconds).toBeUndefined();
+    expect(fetched.structuredContent?.message).toBeUndefined();
     expect(hub.catalog.get("beta")).toBeDefined();
     // The background sync keeps its own interval: it fetches whenever its time comes.
     await hub.git?.refresh("timer");
@@ -245,9 +244,7 @@ describe("git sync", () => {
     expect(again.isError).toBe(true);
     expect(again.structuredContent).toMatchObject({
       success: false,
-      next_fetch_in_seconds: 60,
       error: { code: "GIT_UNREACHABLE" },
-      repos: [{ name: "team-skills", fetched_seconds_ago: 0, next_fetch_in_seconds: 60 }],
     });
     expect(textOf(again)).toContain(
       "team-skills was not fetched again: it was fetched 0 s ago, and refresh_skills fetches a repository at most once every 60 s.",
