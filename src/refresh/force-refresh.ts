@@ -29,14 +29,15 @@ export interface ForceRefreshDeps {
 /**
  * Pull the repositories when there are any, then always
  * rescan every folder. A call while a sync runs returns at once with
- * `busy`.
+ * `busy`; a repository pulled by one a moment ago is not pulled again (its
+ * report's `rested`: forced-fetches.ts).
  */
 export async function forceRefresh(deps: ForceRefreshDeps, reason = "refresh_skills"): Promise<RefreshOutcome> {
   if (!deps.git) {
     await deps.refresher.rescan(reason);
     return { mode: "local", success: true, skills_reindexed: deps.store.catalog.skills.length };
   }
-  const sync = await deps.git.refresh(reason);
+  const sync = await deps.git.refresh(reason, { forced: true });
   if (!sync.busy) await deps.refresher.rescan(reason);
   return {
     mode: "git",

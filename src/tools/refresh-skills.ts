@@ -1,6 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { RefreshOutcome } from "../refresh/force-refresh.ts";
+import { FORCED_FETCH_INTERVAL_MS } from "../refresh/git/forced-fetches.ts";
+import type { RepoReport } from "../refresh/git/git-sync-types.ts";
+import { plural } from "../util/plural.ts";
 import { defineTool } from "./definition.ts";
 import { jsonTextHandler } from "./results.ts";
 
@@ -93,8 +96,15 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
   }));
   const failed = outcome.repos.filter((r) => r.error);
   const showRepos = outcome.repos.length > 1 || failed.length > 0 || repos.some((r) => r.warnings);
+  const rested = outcome.repos.filter((r) => r.rested);
+  const rest = rested.length > 0 ? restSentence(rested) : undefined;
   if (failed.length === 0) {
-    const data = { ...base, ...(showRepos ? { repos } : {}) };
+    const message = rest && `${rest} ${indexed(outcome.skills_reindexed)}`;
+    const data = {
+      ...base,
+      ...(rest ? { message } : {}),
+      ...(showRepos ? { repos } : {}),
+    };
     return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
   }
   // What is served now, as it is: a copy trust.allowed_signers refuses is not, and each error says its fix.
@@ -103,9 +113,32 @@ function toResult(outcome: RefreshOutcome): CallToolResult {
     : failed.every((r) => r.commit_hash)
       ? "A copy that is not served adds no skills until the failure above is fixed."
       : "A repository with no local copy yet adds no skills until a sync succeeds.";
-  const count = outcome.skills_reindexed;
-  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served} ${count} skill${count === 1 ? " is" : "s are"} indexed.`;
+  const message = `${failed.map((r) => `${r.name}: ${r.error?.message}`).join(" ")} ${served}${rest ? ` ${rest}` : ""} ${indexed(outcome.skills_reindexed)}`;
   const first = failed[0]?.error ?? { code: "GIT_FAILED", message };
-  const data = { ...base, message, repos, error: { code: first.code, message } };
+  const data = {
+    ...base,
+    message,
+    repos,
+    error: { code: first.code, message },
+  };
   return { isError: true, content: [{ type: "text", text: `${first.code}: ${message}` }], structuredContent: data };
+}
+
+/** "N skills are indexed.", after a rescan. */
+function indexed(count: number): string {
+  return `${plural(count, "skill")} ${count === 1 ? "is" : "are"} indexed.`;
+}
+
+/**
+ * What a refresh says of the repositories it did not fetch, fetched by one a moment ago: when, and when to call
+ * again (the longest any of them has to wait).
+ */
+function restSentence(rested: RepoReport[]): string {
+  const wait = Math.max(...rested.map((r) => r.rested?.next_fetch_in_seconds ?? 0));
+  const ago = (r: RepoReport) => `${r.rested?.fetched_seconds_ago} s ago`;
+  const which =
+    rested.length === 1
+      ? `${rested[0]?.name} was not fetched again: it was fetched ${ago(rested[0] as RepoReport)}, and`
+      : `${rested.map((r) => `${r.name} (fetched ${ago(r)})`).join(", ")} were not fetched again:`;
+  return `${which} refresh_skills fetches a repository at most once every ${FORCED_FETCH_INTERVAL_MS / 1000} s. The skill folders were rescanned; call refresh_skills again in ${wait} s to get newer commits.`;
 }

@@ -15,7 +15,7 @@ import { CHUNK, readOpened } from "../util/confined-read.ts";
 import { TAR_END, tarFolder, tarHeader, tarPadding } from "../util/tar.ts";
 import type { ArchiveLinks } from "./archive-links.ts";
 import { PeerPlaces, type Place } from "./peer-places.ts";
-import { type IdleLimit, idleReason, onStreamEnd, READER_IDLE_MS } from "./stream-end.ts";
+import { onStreamEnd, READER_IDLE_MS, type ReaderLimit } from "./stream-end.ts";
 
 /**
  * Downloads sent at once: 4 in all, 2 per client address. Security: a link is a capability without the
@@ -49,13 +49,15 @@ export interface ArchiveServing {
   peer: string;
   /** Lifts the socket's silence limit for a download being sent; returns what puts it back (RequestHooks). */
   longLived?: () => () => void;
+  /** The clock of the link's times, and of the client's reading rate (stream-end.ts). Default Date.now. */
   now?: () => number;
   /**
    * How long a download waits for its client to take more, and the timer that counts it. Default
-   * READER_IDLE_MS, setTimeout. Security: a client that stops reading would otherwise hold one of the
-   * MAX_ARCHIVE_STREAMS places, its file and its compressor for as long as its connection stays open.
+   * READER_IDLE_MS, setTimeout. Security: a client that stops reading, or reads too slowly (stream-end.ts's
+   * READER_MIN_BYTES_PER_SECOND), would otherwise hold one of the MAX_ARCHIVE_STREAMS places, its file and
+   * its compressor for as long as its connection stays open.
    */
-  idle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
+  idle?: Partial<Pick<ReaderLimit, "ms" | "timer">>;
 }
 
 /**
@@ -63,8 +65,8 @@ export interface ArchiveServing {
  * (archive-links.ts). No bearer token: the link is the capability. The files are those the link's version
  * names, read in chunks of CHUNK bytes as the client takes the archive, each checked against its digest
  * when it has been sent: one that changed ends the download with an error, which makes curl and tar fail
- * (the command moves nothing into place then). A client that goes away, or takes nothing for
- * READER_IDLE_MS, stops the reading and the compressing.
+ * (the command moves nothing into place then). A client that goes away, takes nothing for
+ * READER_IDLE_MS, or reads too slowly (stream-end.ts), stops the reading and the compressing.
  */
 export async function serveArchive(request: Request, path: string, serving: ArchiveServing): Promise<Response> {
   const { hub, links, streams, now = Date.now, idle } = serving;
@@ -126,8 +128,7 @@ async function archiveResponse(
     hub.logger.warn(`http: the archive of ${skill.name} stopped: ${file.path} changed while it was sent`),
   );
   const gzip = tar.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
-  const ms = idle.ms ?? READER_IDLE_MS;
-  const stopped = () => hub.logger.warn(`http: the archive of ${skill.name} stopped: ${idleReason(ms)}`);
+  const stopped = (why: string) => hub.logger.warn(`http: the archive of ${skill.name} stopped: ${why}`);
   // The socket's own limit would cut a client reading slowly, while it drains megabytes of buffers: the idle
   // limit stands in for it until the download ends.
   const restore = longLived?.();
@@ -135,7 +136,7 @@ async function archiveResponse(
     place.release();
     restore?.();
   };
-  return new Response(onStreamEnd(gzip, end, { ms, stopped, timer: idle.timer }), {
+  return new Response(onStreamEnd(gzip, end, { ms: idle.ms ?? READER_IDLE_MS, stopped, timer: idle.timer, now }), {
     headers: {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${archiveName(skill, ctx)}.tar.gz"`,

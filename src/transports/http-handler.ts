@@ -44,7 +44,7 @@ import { publishChanges } from "./publish-changes.ts";
 import { RefusalLog } from "./refusal-log.ts";
 import { refuseRequest } from "./request-limits.ts";
 import { SessionIds } from "./session-ids.ts";
-import { eventStream, idleReason, onStreamEnd, READER_IDLE_MS } from "./stream-end.ts";
+import { eventStream, onStreamEnd, READER_IDLE_MS, type ReaderLimit } from "./stream-end.ts";
 import { TokenKey } from "./token-key.ts";
 
 export { type HttpHandler, type HttpHandlerOptions, MAX_BODY_BYTES, type RequestHooks } from "./http-options.ts";
@@ -574,10 +574,17 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       end();
       return response;
     }
-    const ms = options.readerIdle?.ms ?? READER_IDLE_MS;
-    const stopped = () =>
-      log.warn(`http: an answer to ${request.method} /mcp from ${peer || "a client"} stopped: ${idleReason(ms)}`);
-    return new Response(onStreamEnd(body, end, { ms, stopped, timer: options.readerIdle?.timer }), {
+    const stopped = (why: string) =>
+      log.warn(`http: an answer to ${request.method} /mcp from ${peer || "a client"} stopped: ${why}`);
+    const limit: ReaderLimit = {
+      ms: options.readerIdle?.ms ?? READER_IDLE_MS,
+      stopped,
+      timer: options.readerIdle?.timer,
+      now: options.now,
+      // The rate counts while the answer holds bytes of the budget: a stream that only waits for events does not.
+      rated: () => (exchange?.held ?? 0) > 0,
+    };
+    return new Response(onStreamEnd(body, end, limit), {
       status: response.status,
       headers: response.headers,
     });

@@ -1,7 +1,7 @@
 import type { AnswerBudget, AnswerBudgetOptions } from "../server/answer-budget.ts";
 import type { SessionTable } from "./http-sessions.ts";
 import type { ListenStreams, ListenStreamsOptions } from "./listen-streams.ts";
-import type { IdleLimit } from "./stream-end.ts";
+import type { ReaderLimit } from "./stream-end.ts";
 
 /** The Streamable HTTP handler's contract: its options, the hooks of the socket layer, what it returns. */
 
@@ -38,7 +38,7 @@ export interface HttpHandlerOptions {
   maxSessionsPerPeer?: number;
   /** Largest request body (bytes). Default MAX_BODY_BYTES. */
   maxBodyBytes?: number;
-  /** Clock for session expiry (ms). Default Date.now. */
+  /** Clock for session expiry, download links and a reader's rate (stream-end.ts) (ms). Default Date.now. */
   now?: () => number;
   /** serverInfo.version and /healthz version. Default the build's version. */
   version?: string;
@@ -57,7 +57,7 @@ export interface HttpHandlerOptions {
    * How long an answer that streams, or a download, waits for its client to take more (ms), and the timer
    * that counts it. Default stream-end.ts's READER_IDLE_MS, setTimeout.
    */
-  readerIdle?: Partial<Pick<IdleLimit, "ms" | "timer">>;
+  readerIdle?: Partial<Pick<ReaderLimit, "ms" | "timer">>;
 }
 
 /** Called by the socket layer's wrapper; lets a request outlive the idle timeout once it is admitted. */

@@ -3,11 +3,24 @@
  * (ms): 120 s. The reader is the socket, which asks for more only once its buffers (the kernel's at both
  * ends, a proxy's: several MB on loopback) have room, so a client that reads slowly takes nothing in the
  * server's eyes while it drains them: one reading at least about (bytes buffered) / 120 s is never stopped
- * (4 MiB buffered: 35 KiB/s). Security: a client that stops reading would otherwise hold what its stream holds
- * (an answer's bytes, a download's place) for as long as its connection stays open, and one that trickles
- * cannot drain megabytes in time, so it is stopped too.
+ * by this limit (4 MiB buffered: 35 KiB/s; its rate is READER_MIN_BYTES_PER_SECOND's to judge). Security: a
+ * client that stops reading would otherwise hold what its stream holds (an answer's bytes, a download's
+ * place) for as long as its connection stays open.
  */
 export const READER_IDLE_MS = 120_000;
+
+/**
+ * 64 KiB/s (512 kbit/s): the least a reader must average over the time the server waits for it, once it has
+ * waited READER_GRACE_MS. Security: the idle limit stops only a reader that takes nothing; one that takes a
+ * part now and then would hold a download's place, or an answer's bytes, for as long as it pleased, and two
+ * such clients keep every other client of their address from downloading. A slower link still gets whole
+ * what it receives within the grace period (plus what the socket's buffers took), any normal skill; past
+ * it, a link under this rate loses a large download or answer.
+ */
+export const READER_MIN_BYTES_PER_SECOND = 64 * 1024;
+
+/** 30 s: how long the server waits for a reader before its rate is judged (READER_MIN_BYTES_PER_SECOND). */
+export const READER_GRACE_MS = 30_000;
 
 /**
  * 64 KiB: the most bytes handed to the reader at once (a larger part of `body` is handed over in slices of
@@ -22,14 +35,27 @@ export function idleReason(ms: number): string {
   return `its client read nothing for ${ms / 1000} s, or read too slowly`;
 }
 
-/** A stream's limit on a reader that stops taking what it is sent (onStreamEnd's `idle`). */
-export interface IdleLimit {
+/** Why a stream was stopped for its rate: `bytes` taken in `ms` of waiting; the end of a log line. */
+function slowReason(bytes: number, ms: number): string {
+  return `its client read too slowly: ${Math.floor(bytes / 1024)} KiB in ${Math.round(ms / 1000)} s, under the ${READER_MIN_BYTES_PER_SECOND / 1024} KiB/s it must average after ${READER_GRACE_MS / 1000} s`;
+}
+
+/** A stream's limits on a reader that stops taking what it is sent, or takes it too slowly (onStreamEnd's `limit`). */
+export interface ReaderLimit {
   /** Most milliseconds from one part taken by the reader to its asking for the next. */
   ms: number;
-  /** Told once when the stream is stopped for it, before `end`. */
-  stopped: () => void;
+  /** Told once, with why (the end of a log line), when the stream is stopped for a limit, before `end`. */
+  stopped: (why: string) => void;
   /** Starts a timer; returns its cancel. Default setTimeout. */
   timer?: (fire: () => void, ms: number) => () => void;
+  /** The clock the reader's rate is measured by (ms). Default Date.now. */
+  now?: () => number;
+  /**
+   * Whether the rate limit applies now: the stream holds what a slow reader must not keep (a download's
+   * place, an answer's bytes). Default: always. An event stream that only waits for events is judged by the
+   * idle limit alone: what it sends is little, and its rate says nothing.
+   */
+  rated?: () => boolean;
 }
 
 function startTimer(fire: () => void, ms: number): () => void {
@@ -43,23 +69,33 @@ function startTimer(fire: () => void, ms: number): () => void {
  * high-water mark of 0: nothing is read ahead of the client, so `end` comes once the socket has written the
  * last chunk, not as soon as it took it (a client reading slowly holds that chunk in the server's memory
  * until then).
- * With `idle`, a reader that asks for nothing more for `idle.ms` after its last part (or for its first)
- * stops the stream: `body` is cancelled and the reader's stream fails (a slow client cannot hold what `end`
- * frees for ever). The limit counts only while the reader has not asked: while `body` has nothing to give
- * (an event stream with no event, a call still running) no timer runs.
+ * With `limit`, the stream is stopped (`body` cancelled, the reader's stream failed: a slow client cannot
+ * hold what `end` frees for ever) when the reader asks for nothing more for `limit.ms` after its last part
+ * (or for its first), or, when it asks for a part to come, has taken less than READER_MIN_BYTES_PER_SECOND
+ * on average over the time the server waited for it, once that is READER_GRACE_MS. Both count only while
+ * the reader has not asked: while `body` has nothing to give (an event stream with no event, a call still
+ * running) no timer runs and no time is counted.
  */
 export function onStreamEnd(
   body: ReadableStream<Uint8Array>,
   end: () => void,
-  idle?: IdleLimit,
+  limit?: ReaderLimit,
 ): ReadableStream<Uint8Array> {
   let ended = false;
   /** What the reader has not been handed yet of `body`'s last part. */
   let rest: Uint8Array | undefined;
   let stopTimer: (() => void) | undefined;
+  const now = limit?.now ?? Date.now;
+  /** Bytes handed to the reader; when it asks for more, it has taken them all. */
+  let handed = 0;
+  /** Milliseconds the server has waited for the reader to ask, and since when it waits now. */
+  let waited = 0;
+  let waitingSince: number | undefined;
   const disarm = () => {
     stopTimer?.();
     stopTimer = undefined;
+    if (waitingSince !== undefined) waited += Math.max(0, now() - waitingSince);
+    waitingSince = undefined;
   };
   const finish = () => {
     disarm();
@@ -70,18 +106,26 @@ export function onStreamEnd(
     end();
   };
   const reader = body.getReader();
-  /** Counts `idle.ms` until the reader asks for the next part (or its first). */
-  const arm = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    if (!idle || ended) return;
-    stopTimer = (idle.timer ?? startTimer)(() => {
-      if (ended) return;
-      idle.stopped();
-      finish();
-      // No reason: Bun writes a failed answer's reason to stderr, beside the line `stopped` logs.
-      controller.error();
-      reader.cancel(new Error(`the reader took nothing for ${idle.ms} ms`)).catch(() => undefined);
-    }, idle.ms);
+  const stop = (controller: ReadableStreamDefaultController<Uint8Array>, why: string) => {
+    if (ended) return;
+    limit?.stopped(why);
+    finish();
+    // No reason: Bun writes a failed answer's reason to stderr, beside the line `stopped` logs.
+    controller.error();
+    reader.cancel(new Error(`stopped: ${why}`)).catch(() => undefined);
   };
+  /** Counts `limit.ms`, and the time waited, until the reader asks for the next part (or its first). */
+  const arm = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (!limit || ended) return;
+    waitingSince = now();
+    stopTimer = (limit.timer ?? startTimer)(() => stop(controller, idleReason(limit.ms)), limit.ms);
+  };
+  /** The reader has asked for a part to come: whether it took what it was handed too slowly. */
+  const tooSlow = () =>
+    limit !== undefined &&
+    waited >= READER_GRACE_MS &&
+    handed * 1000 < READER_MIN_BYTES_PER_SECOND * waited &&
+    (limit.rated?.() ?? true);
   return new ReadableStream<Uint8Array>(
     {
       start: arm,
@@ -98,8 +142,12 @@ export function onStreamEnd(
             }
             part = value;
           }
+          // Judged only when there is more to send: a reader that took the last part gets the end.
+          if (tooSlow()) return stop(controller, slowReason(handed, waited));
           rest = part.byteLength > MAX_PART_BYTES ? part.subarray(MAX_PART_BYTES) : undefined;
-          controller.enqueue(part.byteLength > MAX_PART_BYTES ? part.subarray(0, MAX_PART_BYTES) : part);
+          const next = part.byteLength > MAX_PART_BYTES ? part.subarray(0, MAX_PART_BYTES) : part;
+          handed += next.byteLength;
+          controller.enqueue(next);
           arm(controller);
         } catch (error) {
           finish();

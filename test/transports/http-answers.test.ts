@@ -384,6 +384,33 @@ describe("a client that reads slowly", () => {
     await eventually(() => slow.received() > 16_000_000 && running.handler.answers.held === 0);
     expect((await same.readResource({ uri: "skill://bulk/large.bin" })).contents).toHaveLength(1);
   });
+
+  test("over a socket, a client that keeps its answer under 64 KiB/s once the server has waited 30 s for it loses it: the bytes are free again for its address", async () => {
+    const hand = handTimers();
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const { running, logger } = await socketWorld(
+      { ...LARGE_LIMITS, readerIdle: { timer: hand.timer }, now: () => clock },
+      largeSkills(),
+    );
+    const slow = await largeRead(running);
+    const same = await client(running.url, "2025-11-25");
+    // The server sends what the connection's buffers take, then waits for its client to take more.
+    await eventually(() => running.handler.answers.held > 16_000_000 && hand.armed.size > 0);
+    // Ten minutes of waiting (counted: the server waits for the client now) for a client that has taken the few
+    // MB its buffers hold: far under 64 KiB/s.
+    clock += 600_000;
+    expect((await failure(same.readResource({ uri: "skill://bulk/large.bin" })))?.message).toContain("was not sent");
+    slow.read();
+    await slow.closed;
+    expect(slow.received()).toBeLessThan(16_000_000);
+    await eventually(() => running.handler.answers.held === 0);
+    expect(logger.lines.filter((line) => line.includes("stopped"))).toEqual([
+      expect.stringMatching(
+        /http: an answer to POST \/mcp from 127\.0\.0\.1 stopped: its client read too slowly: \d+ KiB in 600 s, under the 64 KiB\/s it must average after 30 s$/,
+      ),
+    ]);
+    expect((await same.readResource({ uri: "skill://bulk/large.bin" })).contents).toHaveLength(1);
+  });
 });
 
 describe("a client that takes nothing for the idle limit", () => {

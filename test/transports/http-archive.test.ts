@@ -560,6 +560,59 @@ describe("downloads and run lines a reviewer tried to abuse", () => {
     for (const response of again) await response.body?.cancel();
   });
 
+  test("a client that keeps a download under 64 KiB/s once the server has waited 30 s for it loses it and its place; one reading faster keeps it", async () => {
+    const dir = tempDir("skillhub-archive-slow-");
+    writeSkill(dir, "large", { description: "A skill with a large asset" });
+    // Random bytes: the archive is as large compressed, about 4 MB.
+    const noise = new Uint8Array(4 * 1024 * 1024);
+    for (let at = 0; at < noise.length; at += 65_536) crypto.getRandomValues(noise.subarray(at, at + 65_536));
+    write(join(dir, "large/assets/noise.bin"), noise);
+    const { handler, logger, advance } = await serve(dir);
+    const url = download(
+      textOf(await (await client(handler)).callTool({ name: "skill", arguments: { name: "large" } })),
+    ).url;
+    const from = (peer: string) => handler.handle(new Request(url, { headers: { host: HOST } }), { peer });
+    const slow = [await from("10.0.0.1"), await from("10.0.0.1")];
+    expect(slow.map((r) => r.status)).toEqual([200, 200]);
+    const readers = slow.map((r) => (r.body as ReadableStream<Uint8Array>).getReader());
+    const taken = [];
+    for (const reader of readers) taken.push((await reader.read()).value?.length ?? 0);
+    expect((await from("10.0.0.1")).status).toBe(429);
+    // Each client has taken one part; the server waits 31 s for each to ask for the next.
+    advance(31_000);
+    for (const reader of readers)
+      expect(
+        await reader.read().then(
+          () => "read",
+          () => "failed",
+        ),
+      ).toBe("failed");
+    expect(logger.lines.filter((line) => line.includes("http: the archive of large stopped"))).toEqual(
+      taken.map((bytes) =>
+        expect.stringContaining(
+          `stopped: its client read too slowly: ${Math.floor(bytes / 1024)} KiB in 31 s, under the 64 KiB/s it must average after 30 s`,
+        ),
+      ),
+    );
+    // Their places are free: the address downloads again. This client takes each part as a link of 80 KiB/s
+    // would, for more than the 30 s, and gets the whole archive.
+    const fair = await from("10.0.0.1");
+    expect(fair.status).toBe(200);
+    const reader = (fair.body as ReadableStream<Uint8Array>).getReader();
+    const parts: Uint8Array[] = [];
+    let waited = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      advance((value.length / (80 * 1024)) * 1000);
+      waited += value.length / (80 * 1024);
+    }
+    expect(waited).toBeGreaterThan(30);
+    expect(unpack(Buffer.concat(parts)).get("assets/noise.bin")?.bytes.equals(noise)).toBe(true);
+    expect(logger.lines.filter((line) => line.includes("stopped"))).toHaveLength(2);
+  });
+
   test("a download lifts its socket's silence limit until it ends: a client reading slowly has the idle limit", async () => {
     const { dir } = world();
     const { handler } = await serve(dir);

@@ -1,5 +1,6 @@
 import type { RepoEntryConfig } from "../../config/schema.ts";
 import type { Logger } from "../../util/logger.ts";
+import type { FetchRest } from "./forced-fetches.ts";
 import type { GitRunnerOptions } from "./git-runner.ts";
 
 export interface GitSyncOptions {
@@ -79,6 +80,11 @@ export interface RepoReport {
   cloned?: true;
   /** After this sync, the copy on disk is served (there is one, and trust.allowed_signers passed it). */
   served: boolean;
+  /**
+   * Not fetched: a forced refresh fetched it less than FORCED_FETCH_INTERVAL_MS ago (forced-fetches.ts). Its
+   * `error`, if any, is that fetch's.
+   */
+  rested?: FetchRest;
   error?: { code: string; message: string };
   warnings: string[];
 }

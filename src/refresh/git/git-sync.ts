@@ -11,6 +11,7 @@ import { readNamedFile } from "../../util/named-file.ts";
 import { capitalised } from "../../util/plural.ts";
 import { timerDelay } from "../../util/timer-limit.ts";
 import { repoTargets } from "../repo-targets.ts";
+import { ForcedFetches } from "./forced-fetches.ts";
 import { repoAuth } from "./git-auth.ts";
 import { repoSkillsDir } from "./git-copies.ts";
 import { copyChanges } from "./git-discards.ts";
@@ -61,9 +62,12 @@ export class GitSync {
   private readonly trust = new Map<string, CopyVerdict | null>();
   /** The copies on disk were verified before the first sync. */
   private verifiedAtStart = false;
+  /** When refresh_skills last fetched each copy: it fetches one at most once a minute. */
+  private readonly forcedFetches: ForcedFetches;
 
   constructor(private readonly options: GitSyncOptions) {
     this.now = options.now ?? Date.now;
+    this.forcedFetches = new ForcedFetches(this.now);
     this.git = new GitRunner({ timeoutMs: options.timeoutMs, ...options.runner });
     const lock = options.lockFile?.();
     this.made = { lock, targets: repoTargets({ ...options, lock }) };
@@ -334,17 +338,21 @@ export class GitSync {
     this.git.close();
   }
 
-  /** Sync every repository now. A call while one runs returns `{ success: false, busy: true }` at once. */
-  refresh(reason: string): Promise<SyncOutcome> {
+  /**
+   * Sync every repository now. A call while one runs returns `{ success: false, busy: true }` at once.
+   * `forced` (refresh_skills; `skillhub sync`, once per process): a repository a forced sync fetched less
+   * than FORCED_FETCH_INTERVAL_MS ago is not fetched again; its report says when it was and when it may be.
+   */
+  refresh(reason: string, { forced = false }: { forced?: boolean } = {}): Promise<SyncOutcome> {
     if (this.running) {
       this.options.logger.debug(`git sync (${reason}) skipped: one is already running.`);
       return Promise.resolve({ success: false, busy: true, changed: false, repos: [], last_sync: this.lastSync });
     }
-    this.running = this.run(reason).finally(() => (this.running = undefined));
+    this.running = this.run(reason, forced).finally(() => (this.running = undefined));
     return this.running;
   }
 
-  private async run(reason: string): Promise<SyncOutcome> {
+  private async run(reason: string, forced: boolean): Promise<SyncOutcome> {
     if (!this.leftoversRemoved) {
       this.leftoversRemoved = true;
       await removeLeftoverClones(join(this.options.home, "repos"), { now: this.now, logger: this.options.logger });
@@ -358,9 +366,15 @@ export class GitSync {
     const pins = this.readPins();
     const targets = this.targets;
     const repos = await Promise.all(
-      targets.map((t) => {
+      targets.map(async (t) => {
+        const rested = forced ? this.rested(t, reason) : undefined;
+        if (rested) return rested;
         const at = this.lockedBranch(t, pins);
-        return this.syncOne(at, reason, this.want(at, pins));
+        const started = this.now();
+        const report = await this.syncOne(at, reason, this.want(at, pins));
+        // A failed fetch counts: a host that refuses (its rate limit) is not asked again at once either.
+        if (forced && report.error?.code !== "GIT_LOCKED") this.forcedFetches.fetched(t.dir, started, report.error);
+        return report;
       }),
     );
     // After every sync, whatever its result: a failed one leaves the copy as it was, which may have changed.
@@ -369,10 +383,12 @@ export class GitSync {
     targets.forEach((target, i) => {
       const report = repos[i];
       if (report) report.served = existsSync(join(target.dir, ".git")) && this.served(target);
-      if (report?.error && report.error.code !== "GIT_LOCKED") this.reportFailure(target, report.error, reason);
+      // A rested repository's failure was said when its fetch failed.
+      if (report?.error && report.error.code !== "GIT_LOCKED" && !report.rested)
+        this.reportFailure(target, report.error, reason);
     });
     const success = repos.every((r) => r.success);
-    if (success) this.lastSync = new Date(this.now()).toISOString();
+    if (success && repos.some((r) => !r.rested)) this.lastSync = new Date(this.now()).toISOString();
     const outcome: SyncOutcome = {
       success,
       busy: false,
@@ -430,6 +446,29 @@ export class GitSync {
       ...(after ? { after } : {}),
       ...(this.options.allowedSigners ? { allowedSigners: this.options.allowedSigners } : {}),
       ...(updating ? { rewrite: true as const } : {}),
+    };
+  }
+
+  /** The report of a repository a forced sync fetched a moment ago (ForcedFetches), else undefined. */
+  private rested(target: RepoTarget, reason: string): RepoReport | undefined {
+    const resting = this.forcedFetches.resting(target.dir);
+    if (!resting) return undefined;
+    const { rest, error } = resting;
+    this.options.logger.debug(
+      `repo ${target.label}: not fetched (${reason}): fetched ${rest.fetched_seconds_ago} s ago, next in ${rest.next_fetch_in_seconds} s.`,
+    );
+    return {
+      name: target.label,
+      url: target.spec.url,
+      dir: target.dir,
+      success: !error,
+      changed: false,
+      commit_hash: readState(target.dir)?.commit ?? null,
+      files_changed: 0,
+      served: false,
+      rested: rest,
+      ...(error ? { error } : {}),
+      warnings: [],
     };
   }
 

@@ -10,6 +10,7 @@ import { GitSync } from "../../../src/refresh/git/git-sync.ts";
 import { createMemoryLogger } from "../../../src/util/logger.ts";
 import { runCli } from "../../helpers/cli.ts";
 import { closeAfterEach } from "../../helpers/closers.ts";
+import { fakeGit } from "../../helpers/fake-git.ts";
 import { cleanupTemp, labelOfDir, tempDir, write, writeSkill } from "../../helpers/fs.ts";
 import { GIT_ENV, git, remoteRepo, skillText } from "../../helpers/git.ts";
 import { type ConnectOptions, connect, eventually, textOf } from "../../helpers/hub.ts";
@@ -167,6 +168,85 @@ describe("git sync", () => {
       message: "A refresh is already running; try again in a moment.",
     });
     expect(JSON.parse(textOf(busy as CallToolResult))).toEqual(busy?.structuredContent as object);
+  });
+
+  test("refresh_skills fetches a repository at most once a minute: a call within it rescans and says when to call again; the background sync is not held back", async () => {
+    const remote = teamRemote();
+    // The real git behind a wrapper that counts the fetches it runs.
+    const counting = fakeGit(
+      'case " $* " in *" fetch "*) echo fetch >> "$FAKE_GIT_DIR/fetches";; esac\nexec "$REAL_GIT" "$@"',
+    );
+    const fetches = () => counting.lines("fetches").length;
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const local = tempDir();
+    const { call, hub } = await session(remote.url, {
+      flags: { "skills-dir": [local] },
+      hub: { git: { runner: { env: counting.env }, intervalMs: 0, now: () => clock } },
+    });
+    const started = fetches();
+    expect((await call("refresh_skills")).structuredContent).toMatchObject({ success: true, files_changed: 0 });
+    const perSync = fetches() - started;
+    expect(perSync).toBeGreaterThan(0);
+    remote.write("skills/beta/SKILL.md", skillText("beta"));
+    const hash = remote.push("add beta");
+    writeSkill(local, "mine");
+    clock += 15_000;
+    const rested = await call("refresh_skills");
+    expect(fetches()).toBe(started + perSync);
+    // Not an error: the folders were rescanned (the local skill is in), the copy is served as it was.
+    expect(rested.isError).toBeFalsy();
+    expect(hub.catalog.get("mine")).toBeDefined();
+    expect(hub.catalog.get("beta")).toBeUndefined();
+    expect(rested.structuredContent).toMatchObject({
+      success: true,
+      mode: "git",
+      files_changed: 0,
+      skills_reindexed: 3,
+      message:
+        "team-skills was not fetched again: it was fetched 15 s ago, and refresh_skills fetches a repository at most once every 60 s. The skill folders were rescanned; call refresh_skills again in 45 s to get newer commits. 3 skills are indexed.",
+    });
+    expect(rested.structuredContent?.commit_hash).not.toBe(hash);
+    // Once the minute has passed, the next call fetches.
+    clock += 45_000;
+    const fetched = await call("refresh_skills");
+    expect(fetches()).toBe(started + 2 * perSync);
+    expect(fetched.structuredContent).toMatchObject({ success: true, commit_hash: hash, files_changed: 1 });
+    expect(fetched.structuredContent?.message).toBeUndefined();
+    expect(hub.catalog.get("beta")).toBeDefined();
+    // The background sync keeps its own interval: it fetches whenever its time comes.
+    await hub.git?.refresh("timer");
+    expect(fetches()).toBe(started + 3 * perSync);
+  });
+
+  test("a failed fetch counts too: a call within the minute repeats its error, unlogged, and fetches nothing", async () => {
+    const remote = teamRemote();
+    const home = tempDir("skillhub-home-");
+    await (await session(remote.url, { home })).close();
+    renameSync(remote.bare, `${remote.bare}.gone`);
+    const counting = fakeGit(
+      'case " $* " in *" fetch "*) echo fetch >> "$FAKE_GIT_DIR/fetches";; esac\nexec "$REAL_GIT" "$@"',
+    );
+    const clock = Date.parse("2026-01-01T00:00:00Z");
+    const { call, logger } = await session(remote.url, {
+      home,
+      hub: { git: { runner: { env: counting.env }, intervalMs: 0, now: () => clock } },
+    });
+    const failed = await call("refresh_skills");
+    expect(failed.structuredContent).toMatchObject({ success: false, error: { code: "GIT_UNREACHABLE" } });
+    const fetches = counting.lines("fetches").length;
+    expect(fetches).toBeGreaterThan(0);
+    const warnings = logger.lines.filter((l) => l.includes("cannot reach")).length;
+    const again = await call("refresh_skills");
+    expect(counting.lines("fetches")).toHaveLength(fetches);
+    expect(logger.lines.filter((l) => l.includes("cannot reach"))).toHaveLength(warnings);
+    expect(again.isError).toBe(true);
+    expect(again.structuredContent).toMatchObject({
+      success: false,
+      error: { code: "GIT_UNREACHABLE" },
+    });
+    expect(textOf(again)).toContain(
+      "team-skills was not fetched again: it was fetched 0 s ago, and refresh_skills fetches a repository at most once every 60 s.",
+    );
   });
 
   test("GitSync.refresh itself never overlaps", async () => {
