@@ -35,6 +35,8 @@ export const DIAGNOSTIC_CODES = [
   "missing-parent",
   "compatibility-too-long",
   "misnamed-skill-file",
+  "broken-link",
+  "link-outside",
 ] as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 
