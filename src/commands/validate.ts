@@ -1,12 +1,15 @@
-import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import { Scanner } from "../catalog/scanner.ts";
 import { walkLimitsOf } from "../refresh/refresher.ts";
-import { lintAgentSkill, lintTreeNode, strictSeverity } from "../skills/lint.ts";
+import { lintAgentSkill, lintLinks, lintTreeNode, type SkillFolderView, strictSeverity } from "../skills/lint.ts";
 import type { Skill } from "../skills/skill.ts";
 import { buildSourceList } from "../sources/source-list.ts";
 import { SKILL_FILE } from "../sources/walk.ts";
+import { readConfinedText } from "../util/confined-read.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
+import { isInside, realOr } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
 import type { CommandRun } from "./context.ts";
 
@@ -64,7 +67,7 @@ export const runValidate: CommandRun = async (ctx) => {
   return report.summary.errors > 0 ? 1 : 0;
 };
 
-/** Strict diagnostics of a scanned catalog, grouped by file. Pure. */
+/** Strict diagnostics of a scanned catalog, grouped by file; each Agent Skill's Markdown is read for its links. */
 export function validateCatalog(
   catalog: Catalog,
   dirs: string[],
@@ -74,7 +77,8 @@ export function validateCatalog(
   const nodePaths = new Set(all.flatMap((s) => (s.kind === "tree-node" ? [`${s.source}:${s.tree.path}`] : [])));
   const diagnostics: Diagnostic[] = catalog.diagnostics.filter((d) => d.code !== "shadowed").map(strictSeverity);
   for (const skill of all) {
-    if (skill.kind === "agent-skill") diagnostics.push(...lintAgentSkill(skill));
+    if (skill.kind === "agent-skill")
+      diagnostics.push(...lintAgentSkill(skill), ...lintLinks(skill, folderView(skill)));
     else diagnostics.push(...lintTreeNode(skill, (p) => nodePaths.has(`${skill.source}:${p}`)));
   }
   const byFile = new Map<string, Diagnostic[]>();
@@ -106,6 +110,27 @@ export function validateCatalog(
       by_code: byCode,
     },
     files,
+  };
+}
+
+/**
+ * An Agent Skill's folder as lintLinks reads it: links followed inside it, each file read by the confined
+ * reader (a regular file, at most 1 MiB, never blocking on a FIFO).
+ */
+function folderView(skill: Skill): SkillFolderView {
+  const real = realOr(skill.dir);
+  return {
+    find(path) {
+      try {
+        return isInside(real, realpathSync(join(real, path))) ? "present" : "outside";
+      } catch {
+        return "missing";
+      }
+    },
+    text(path) {
+      const read = readConfinedText({ root: real, rootIsReal: true, file: path });
+      return read.ok ? read.text : undefined;
+    },
   };
 }
 

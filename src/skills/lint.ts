@@ -1,6 +1,9 @@
+import { join, posix } from "node:path";
+import { SKILL_FILE } from "../sources/walk.ts";
 import { type Diagnostic, type DiagnosticCode, diagnostic } from "../util/diagnostic.ts";
 import { frontmatterOf } from "./frontmatter.ts";
-import type { Skill, TreeNode } from "./skill.ts";
+import { relativeLinks } from "./markdown-links.ts";
+import type { AgentSkill, Skill, TreeNode } from "./skill.ts";
 import { ROOT_PATH, resolveParentPath } from "./tree-paths.ts";
 
 /**
@@ -111,4 +114,56 @@ export function lintTreeNode(skill: TreeNode, exists: (path: string) => boolean)
       `parent chain: ${missing.map((p) => `${p}.md`).join(", ")} missing, so ${inherits}.${nestedRoot}`,
     ),
   ];
+}
+
+/** What lintLinks asks of a skill's folder, by paths inside it ("/"-separated, never climbing out). */
+export interface SkillFolderView {
+  /** Whether a file or folder is at `path`; "outside" when it is a link leading out of the skill's folder. */
+  find(path: string): "present" | "missing" | "outside";
+  /** The text of a file of the skill, undefined when it cannot be read. */
+  text(path: string): string | undefined;
+}
+
+/**
+ * Relative links and images of an Agent Skill's SKILL.md, and of the Markdown files it links to (one level),
+ * that name no file (`broken-link`) or a file outside the skill's folder (`link-outside`): a remote client
+ * reads a skill's files only inside its folder, so `../_shared/ooxml.md` is a file it can never fetch. One
+ * warning per target and file, at its first line. Reads only through `folder`.
+ */
+export function lintLinks(skill: AgentSkill, folder: SkillFolderView): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const followed = new Set<string>([SKILL_FILE]);
+  const check = (from: string, text: string, follow: boolean) => {
+    const file = join(skill.dir, from);
+    const dir = posix.dirname(from);
+    const told = new Set<string>();
+    for (const { target, line } of relativeLinks(text)) {
+      const path = posix.normalize(posix.join(dir, target)).replace(/\/+$/, "");
+      if (path === "." || told.has(path)) continue;
+      const found = path === ".." || path.startsWith("../") ? "outside" : folder.find(path);
+      if (found === "outside") {
+        told.add(path);
+        out.push(
+          diagnostic(
+            "link-outside",
+            "warning",
+            file,
+            `line ${line} links to '${target}', outside the skill's folder: a remote client cannot read it by this link; move the file into the skill's folder.`,
+          ),
+        );
+      } else if (found === "missing") {
+        told.add(path);
+        out.push(
+          diagnostic("broken-link", "warning", file, `line ${line} links to '${target}', which does not exist.`),
+        );
+      } else if (follow && /\.md$/i.test(path) && !followed.has(path)) {
+        followed.add(path);
+        const linked = folder.text(path);
+        if (linked !== undefined) check(path, linked, false);
+      }
+    }
+  };
+  const body = folder.text(SKILL_FILE);
+  if (body !== undefined) check(SKILL_FILE, body, true);
+  return out;
 }

@@ -27,7 +27,7 @@ export type SkillPlace = Pick<Skill, "kind" | "dir" | "file" | "root" | "locatio
  * someone else's content and may not link out of itself.
  */
 export function skillReadRoot(skill: SkillPlace): { ok: true; root: string } | ConfinedFailure {
-  return realFolder(ownFolder(skill), skill);
+  return sourceConfined(ownFolder(skill), skill);
 }
 
 /** The folder holding a skill's own file: an Agent Skill's folder, a tree node's .md's folder. */
@@ -51,11 +51,33 @@ export function noteScannedRoot(root: string): void {
   }
 }
 
-/** The real path of `folder` (a skill's folder or resource folder), confined to its source for repositories and plugins. */
-export function realFolder(
-  folder: string,
-  skill: Pick<Skill, "root" | "location" | "source">,
-): { ok: true; root: string } | ConfinedFailure {
+/**
+ * The real path of `folder`, the one every file of a skill is read under (an Agent Skill's folder, a tree
+ * node's resource folder): confined to its source for repositories and plugins, and for a tree node to the
+ * folder of its own file, in every source.
+ *
+ * Security: a resource folder (`auth/` beside `auth.md`) that is a link to elsewhere (`/`, `/proc/self`,
+ * `~/.ssh`) would confine its node's files to that elsewhere, where every file could be declared and
+ * served: it must lie, links followed, in the folder its node's file is read from (skillReadRoot), as a
+ * declared file must lie in the resource folder. A tree linked in whole keeps its resource folders. A
+ * local Agent Skill's folder may be a link from anywhere (installers make them): it is its own confinement.
+ */
+export function realFolder(folder: string, skill: SkillPlace): { ok: true; root: string } | ConfinedFailure {
+  const real = sourceConfined(folder, skill);
+  if (!real.ok || skill.kind !== "tree-node") return real;
+  const tree = skillReadRoot(skill);
+  if (!tree.ok) return tree;
+  if (isInside(tree.root, real.root)) return real;
+  return {
+    ok: false,
+    code: "PATH_OUTSIDE_SKILL",
+    reason:
+      "its resource folder is a link to a folder outside the one its .md file is in (its author must put the files there).",
+  };
+}
+
+/** The real path of `folder`, confined to its source for repositories and plugins. */
+function sourceConfined(folder: string, skill: SkillPlace): { ok: true; root: string } | ConfinedFailure {
   let real: string;
   try {
     real = realpathSync(folder);

@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { basename, join, posix } from "node:path";
+import { basename, dirname, join, posix } from "node:path";
 import { type Diagnostic, diagnostic } from "../util/diagnostic.ts";
 import { isInside } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -123,11 +123,10 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
     const { parent } = resolveParentPath(path, (p) => nodes.has(p));
     const dir = join(root, path);
     const resourceDir = probe.isDirectory(dir) ? dir : undefined;
-    for (const [what, declared] of [
-      ["asset", n.assets],
-      ["script", n.scripts],
-    ] as const) {
-      for (const d of declared) diagnostics.push(...checkDeclared(f.file, path, what, d.file, resourceDir, probe));
+    if (resourceDir !== undefined && linksOut(resourceDir, f.file, probe)) diagnostics.push(linkedOut(f.file));
+    else {
+      for (const d of n.assets) diagnostics.push(...checkDeclared(f.file, path, "asset", d.file, resourceDir, probe));
+      for (const d of n.scripts) diagnostics.push(...checkDeclared(f.file, path, "script", d.file, resourceDir, probe));
     }
     out.push({
       kind: "tree-node",
@@ -171,6 +170,27 @@ function silent(rel: string): boolean {
       .split("/")
       .slice(0, -1)
       .some((s) => s.startsWith("."))
+  );
+}
+
+/**
+ * Whether a node's resource folder leads, links followed, out of the folder its file is in: then none of
+ * its files are served (skills/skill-read.ts realFolder refuses them at every read; this names it once).
+ */
+function linksOut(resourceDir: string, file: string, probe: TreeProbe): boolean {
+  const own = probe.realpath(dirname(file));
+  const real = probe.realpath(resourceDir);
+  return own !== undefined && real !== undefined && !isInside(own, real);
+}
+
+/** The warning for a node (`file`) whose resource folder links out (linksOut). */
+function linkedOut(file: string): Diagnostic {
+  const name = basename(file);
+  return diagnostic(
+    "unsafe-path",
+    "warning",
+    file,
+    `its resource folder ${name.replace(/\.md$/i, "")}/ is a link to a folder outside the one ${name} is in; none of its assets or scripts are served.`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { isInside } from "../util/safe-path.ts";
 
 /** Where a source sits in the precedence table. */
@@ -73,6 +73,19 @@ export const PLUGIN_LABEL_PREFIX = "plugin:";
  */
 export function linksConfined(source: { location: Location; label: string }): boolean {
   return source.location === "remote" || source.label.startsWith(PLUGIN_LABEL_PREFIX);
+}
+
+/**
+ * Whether a skill of a source (its `location` and source folder `root`) is the project's: in a project
+ * folder, or in an explicit folder inside the project root (`projectDir`).
+ */
+export function isProjects(skill: { location: Location; root: string }, projectDir: string | null): boolean {
+  if (skill.location === "project") return true;
+  return (
+    skill.location === "explicit" &&
+    projectDir !== null &&
+    (skill.root === projectDir || skill.root.startsWith(`${projectDir}${sep}`))
+  );
 }
 
 /** Whether a name is taken by a fixed source. */

@@ -100,7 +100,9 @@ export const getAssetTool = defineTool({
     if (!located.ok) {
       const message =
         located.code === "PATH_OUTSIDE_SKILL"
-          ? `'${shownArg(checked.path)}' resolves outside the skill's folder and is not served.`
+          ? "folder" in located
+            ? `'${shownArg(checked.path)}' of '${owner.name}' is not served: ${located.reason}. Go on without it.`
+            : `'${shownArg(checked.path)}' resolves outside the skill's folder and is not served.`
           : skill.kind === "tree-node"
             ? `Asset '${checked.path}' is declared by '${owner.name}' but missing on disk (${shownReason(located.reason, checked.path)}). The skill is still usable without it.`
             : `File '${shownArg(checked.path)}' not found in skill '${skill.name}' (${shownReason(located.reason, checked.path)}).`;

@@ -10,6 +10,7 @@ import { shownArg } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable } from "./support/asset-read.ts";
+import { SKILL_LOCATIONS, skillLocation } from "./support/skill-location.ts";
 import { disabledError } from "./support/skill-lookup.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
@@ -40,7 +41,7 @@ const Entry = () =>
   z.object({
     name: z.string().describe("Name to load the skill by (a tree node's skill path)"),
     description: z.string(),
-    location: z.enum(["explicit", "project", "global", "remote"]),
+    location: z.enum(SKILL_LOCATIONS),
     source: z.string().describe("Label of the folder it comes from (project, global, a --skills-dir folder's name, …)"),
     category: z.string().optional().describe("Category, when the skill declares one"),
     tags: z.array(z.string()),
@@ -135,7 +136,7 @@ export const listSkillsTool = defineTool({
           : `No node or folder '${shownArg(path ?? "")}' in the skill tree. Top level: ${result.top.join(", ") || "(nothing enabled)"}. Leave path out for the whole tree.`;
       return errorResult("SKILL_NOT_FOUND", message, { path: shownArg(path ?? "") });
     }
-    const all = flatEntries(catalog, deps.filter, query ?? "", session.remote);
+    const all = flatEntries(catalog, deps.filter, query ?? "", session.remote, deps.projectRoot.dir);
     const start = cursor === undefined ? 0 : parseCursor(cursor, all.length);
     if (start === undefined) {
       return errorResult(
@@ -209,7 +210,7 @@ function counts(catalog: Catalog): { errors: number; warnings: number } {
   return { errors, warnings };
 }
 
-function flatEntries(catalog: Catalog, filter: SkillFilter, query: string, remote: boolean) {
+function flatEntries(catalog: Catalog, filter: SkillFilter, query: string, remote: boolean, projectDir: string | null) {
   const q = query.trim().toLowerCase();
   const matches = (s: Skill) =>
     isEnabled(s, filter) &&
@@ -218,7 +219,7 @@ function flatEntries(catalog: Catalog, filter: SkillFilter, query: string, remot
     return {
       name: s.name,
       description: s.description,
-      location: s.location,
+      location: skillLocation(s, projectDir, remote),
       source: s.source,
       ...(s.category ? { category: s.category } : {}),
       tags: s.tags,

@@ -1,9 +1,10 @@
-import { basename, isAbsolute, normalize, sep } from "node:path";
+import { basename, isAbsolute, normalize, posix, sep } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { findFileInChain } from "../catalog/tree-chain.ts";
 import { type CheckedFile, isRefused, type Refused } from "../lock/checked-read.ts";
 import type { FrozenGuard } from "../lock/frozen.ts";
+import { linkTarget } from "../skills/markdown-links.ts";
 import type { Skill } from "../skills/skill.ts";
 import { readSkillSourceBytes } from "../skills/skill-read.ts";
 import type { ConfinedFailure, ConfinedReadOptions } from "../util/confined-read.ts";
@@ -20,7 +21,7 @@ import { checkRelativePath, isInside, realOr } from "../util/safe-path.ts";
 import { shownArg, shownReason } from "../util/shown-arg.ts";
 import { type AnswerBound, defineTool, READ_ONLY, withinAnswerBudget } from "./definition.ts";
 import { errorResult, imageResult, structuredResult } from "./results.ts";
-import { linkTarget, type MissedFileHint, missedFileHint } from "./support/missed-file.ts";
+import { type MissedFileHint, missedFileHint } from "./support/missed-file.ts";
 import { partEnd, resultBudget } from "./support/result-budget.ts";
 import { readServedFile } from "./support/served-file.ts";
 import { lookupSkill, refusalResult } from "./support/skill-lookup.ts";
@@ -28,6 +29,16 @@ import { isOwnFileUri, notUnder, relativeOf, skillPlace } from "./support/skill-
 
 const INSIDE_ONLY =
   "Only files inside the skill's folder can be read; use a relative path from load_skill's file list.";
+
+/** Why a path that leaves the skill's folder by `..` is refused: the file is not the skill's, whatever links to it. */
+const CLIMBS_OUT =
+  "climbs out of the skill's folder with '..': the file lies outside the skill, and no file outside a skill's folder is served through it";
+
+/** Whether `path` leads, as written, out of the folder it is relative to (`../x`, `a/../../x`). Pure. */
+function climbsOut(path: string): boolean {
+  const steps = posix.normalize(path.replace(/\\/g, "/"));
+  return steps === ".." || steps.startsWith("../");
+}
 
 /** The furthest a read may start: the skills extension's limit for a whole skill. */
 const MAX_OFFSET = 16 * 1024 * 1024;
@@ -141,9 +152,10 @@ export const readSkillFileTool = defineTool({
     const { file_path, attempt } = built.value;
     if (!("read" in attempt)) {
       const hint = missedFileHint(skill, file_path, ctx);
+      const why = climbsOut(file_path) ? CLIMBS_OUT : attempt.reason;
       return errorResult(
         "PATH_OUTSIDE_SKILL",
-        `'${shownArg(file_path)}' ${attempt.reason}.${hint?.sentence ?? ""} ${INSIDE_ONLY}`,
+        `'${shownArg(file_path)}' ${why}.${hint?.sentence ?? ""} ${INSIDE_ONLY}`,
         { skill: skill.name, file_path: shownArg(file_path), ...suggested(hint) },
       );
     }

@@ -188,7 +188,7 @@ export const runScriptTool = defineTool({
       const reason = located.ok ? `'${path}' is not a file` : located.reason;
       const message =
         code === "PATH_OUTSIDE_SKILL"
-          ? `Script '${path}' resolves outside the resource folder of '${owner.name}' and does not run.`
+          ? `Script '${path}' ${"folder" in located ? `of '${owner.name}' does not run: ${located.reason}` : `resolves outside the resource folder of '${owner.name}' and does not run`}.`
           : `Script '${path}' is declared by '${owner.name}' but missing on disk (${reason}).`;
       return errorResult(code, message, { skill_path: skill.name, file: path });
     }

@@ -4,6 +4,7 @@ import { checkCommandName, checkCurlGlobs, checkLinkFlags, checkPathArgs } from 
 import { childEnv } from "../exec/env.ts";
 import { runOnHost } from "../exec/host.ts";
 import { commandRunner } from "../exec/runners.ts";
+import { realFolder } from "../skills/skill-read.ts";
 import { SkillHubError } from "../util/errors.ts";
 import { shownArg } from "../util/shown-arg.ts";
 import { defineTool } from "./definition.ts";
@@ -109,6 +110,16 @@ export const runSkillCommandTool = defineTool({
       return errorResult(
         "FILE_NOT_FOUND",
         `Skill '${skill.name}' has no folder to run a command in (its resource folder does not exist).`,
+        { skill: skill.name },
+      );
+    }
+    // Security: the folder every read of the skill is confined to, or none (a tree node's resource folder
+    // that is a link out of the folder of the node's file).
+    const folder = realFolder(dir, skill);
+    if (!folder.ok) {
+      return errorResult(
+        folder.code === "PATH_OUTSIDE_SKILL" ? "PATH_OUTSIDE_SKILL" : "FILE_NOT_FOUND",
+        `Skill '${skill.name}' has no folder to run a command in: ${folder.reason}`,
         { skill: skill.name },
       );
     }

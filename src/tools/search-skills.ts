@@ -8,6 +8,7 @@ import { nextTurn } from "../util/next-turn.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { structuredResult } from "./results.ts";
 import { skillExcerpt } from "./support/skill-excerpt.ts";
+import { skillLocation } from "./support/skill-location.ts";
 
 /** A ranking longer than this yields a turn before the excerpts (an 8 ms slice, as index updates take). */
 const LONG_RANKING_MS = 8;
@@ -39,7 +40,7 @@ const Hit = () =>
     score: z.number().describe("Relevance from 0 to 1"),
     category: z.string().optional(),
     tags: z.array(z.string()),
-    location: z.string().describe("explicit, project, global or remote"),
+    location: z.string().describe("As the skill tool's <location>: project, global or hub"),
     excerpt: z.string().describe("About 160 characters around the best match"),
     matched: z
       .string()
@@ -79,7 +80,7 @@ export const searchSkillsTool = defineTool({
     "as a sentence: what should be done, to what, with which tools or file types (not only a product name). Results " +
     "are ranked by relevance (score 0-1) with a short excerpt and what matched; check that the top one fits, then " +
     "load it with load_skill (or skill).",
-  handler: async ({ query, limit, category }, { deps }) => {
+  handler: async ({ query, limit, category }, { deps, session }) => {
     const wanted = category?.trim().toLowerCase();
     const started = performance.now();
     const { hits, mode, fallbackReason, partial } = await deps.search.query(
@@ -104,7 +105,7 @@ export const searchSkillsTool = defineTool({
         score: hit.score,
         ...(hit.skill.category ? { category: hit.skill.category } : {}),
         tags: hit.skill.tags,
-        location: hit.skill.location,
+        location: skillLocation(hit.skill, deps.projectRoot.dir, session.remote),
         excerpt: excerptFor(hit.skill, hit.terms, deps),
         ...(why ? { matched: why } : {}),
       };

@@ -1,4 +1,3 @@
-import { sep } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled } from "../catalog/filters.ts";
@@ -17,6 +16,7 @@ import {
   renderSkillToolDescription,
   truncate,
 } from "./support/skill-catalog.ts";
+import { skillLocation } from "./support/skill-location.ts";
 import {
   BY_NAME,
   brokenFolder,
@@ -143,21 +143,6 @@ const OVER_BUDGET_CATALOG = 3000;
 
 /** The skill tool's definition besides its description (name, title, schema, annotations), in bytes. */
 const SKILL_TOOL_OVERHEAD = 600;
-
-/**
- * The skill tool's locations: a skill in the project (its project folders, or an explicit folder inside
- * the project root) is "project"; everything else "global". For a client on another machine (`remote`)
- * that project is the hub's, not the one it works in: "hub".
- */
-export function skillLocation(skill: Skill, projectDir: string | null, remote = false): "project" | "global" | "hub" {
-  const inProject =
-    skill.location === "project" ||
-    (skill.location === "explicit" &&
-      projectDir !== null &&
-      (skill.root === projectDir || skill.root.startsWith(`${projectDir}${sep}`)));
-  if (!inProject) return "global";
-  return remote ? "hub" : "project";
-}
 
 export function enabledSkills(catalog: Catalog, deps: Pick<ToolDeps, "filter">): Skill[] {
   return catalog.skills.filter((s) => isEnabled(s, deps.filter));

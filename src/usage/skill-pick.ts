@@ -1,6 +1,7 @@
 import { sep } from "node:path";
 import { MAX_NAME_LENGTH, NAME_PATTERN } from "../skills/agent-skill.ts";
 import type { Skill } from "../skills/skill.ts";
+import { isProjects } from "../sources/source-list.ts";
 import type { ProjectTerms } from "./project-signals.ts";
 
 /** What a pick reads of each skill. */
@@ -114,16 +115,6 @@ export function withUsage<T extends PickedSkill>(order: StaticOrder<T>, usage: U
   if (!usage) return [...(firsts[0] as T[]), ...(firsts[1] as T[]), ...rest];
   // Array.prototype.sort is stable: equally used skills keep the static order.
   return [...(firsts[0] as T[]).sort(byUse), ...(firsts[1] as T[]).sort(byUse), ...used.sort(byUse), ...rest];
-}
-
-/** Whether a skill is the project's: in a project folder, or in an explicit folder inside the project root. */
-function isProjects(skill: PickedSkill, projectDir: string | null): boolean {
-  if (skill.location === "project") return true;
-  return (
-    skill.location === "explicit" &&
-    projectDir !== null &&
-    (skill.root === projectDir || skill.root.startsWith(`${projectDir}${sep}`))
-  );
 }
 
 /** The folder that holds the skill's folder: skills side by side are one collection. */

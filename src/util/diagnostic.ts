@@ -37,6 +37,8 @@ export const DIAGNOSTIC_CODES = [
   "misnamed-skill-file",
   "system-folder",
   "project-file",
+  "broken-link",
+  "link-outside",
 ] as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 

@@ -59,23 +59,17 @@ export type InsideResult =
   | { ok: false; code: "PATH_OUTSIDE_SKILL" | "FILE_NOT_FOUND"; reason: string };
 
 /**
- * Resolve `rel` under `base` and make sure the real file stays inside the
- * real `base`. `realpath` is injectable for tests; it throws for a missing path.
+ * Resolve `rel` under the folder whose real path is `baseReal` (skill-read.ts realFolder decides it) and make
+ * sure the real file stays inside it. `realpath` is injectable for tests; it throws for a missing path.
  */
 export function resolveInside(
-  base: string,
+  baseReal: string,
   rel: string,
   realpath: (path: string) => string = realpathSync,
 ): InsideResult {
   const checked = checkRelativePath(rel);
   if (!checked.ok) return { ok: false, code: "PATH_OUTSIDE_SKILL", reason: `'${shownArg(rel)}' ${checked.reason}` };
-  let baseReal: string;
-  try {
-    baseReal = realpath(base);
-  } catch {
-    return { ok: false, code: "FILE_NOT_FOUND", reason: "the skill's folder does not exist" };
-  }
-  const path = join(base, checked.path);
+  const path = join(baseReal, checked.path);
   let real: string;
   try {
     real = realpath(path);

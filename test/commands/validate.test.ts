@@ -157,6 +157,49 @@ describe("skillhub validate", () => {
     });
   });
 
+  test("links in SKILL.md, and in the files it links, to no file or outside the skill: warnings", async () => {
+    const root = tempDir();
+    writeSkill(root, "mcp-builder", {
+      body: [
+        "Read [the guide](./reference/node_mcp_server.md), [evaluation](reference/evaluation.md#setup)",
+        "and ![the flow](images/flow%20chart.png); the shared [schema](../_shared/ooxml.md).",
+        "[site](https://example.com/x.md) [mail](mailto:a@b.c) [top](#top) [root](/etc/x.md) `[code](code.md)`",
+        "```",
+        "[fenced](fenced.md)",
+        "```",
+        "[gone]: ./gone.md",
+        "Again: [the guide](reference/node_mcp_server.md).",
+      ].join("\n"),
+    });
+    write(
+      join(root, "mcp-builder", "reference", "evaluation.md"),
+      "[back](../SKILL.md) [next](next.md) [up](../../x.md)\n",
+    );
+    write(join(root, "mcp-builder", "images", "flow chart.png"), "png");
+    write(join(root, "mcp-builder", "reference", "deeper.md"), "[not followed](nowhere.md)\n");
+    write(join(root, "_shared", "ooxml.md"), "# OOXML\n");
+    const result = await validate([root], root);
+    expect(result.code).toBe(0);
+    const outside =
+      "outside the skill's folder: a remote client cannot read it by this link; move the file into the skill's folder.";
+    expect(result.out).toBe(
+      [
+        "mcp-builder/SKILL.md",
+        "  warning broken-link            line 6 links to './reference/node_mcp_server.md', which does not exist.",
+        "  warning broken-link            line 12 links to './gone.md', which does not exist.",
+        `  warning link-outside           line 7 links to '../_shared/ooxml.md', ${outside}`,
+        "",
+        "mcp-builder/reference/evaluation.md",
+        "  warning broken-link            line 1 links to 'next.md', which does not exist.",
+        `  warning link-outside           line 1 links to '../../x.md', ${outside}`,
+        "",
+        "Checked 1 Agent Skill and 0 tree nodes in 1 folder: 0 without a problem, 0 errors in 0 files, 5 warnings in 2 files.",
+        "Most frequent: broken-link (3), link-outside (2).",
+        "",
+      ].join("\n"),
+    );
+  });
+
   test("warnings alone exit 0; a missing folder is a usage error (exit 2); a SKILL.md path names its folder", async () => {
     const root = tempDir();
     writeSkill(root, "extra", { extra: "version: 1.0.0" });
@@ -178,7 +221,7 @@ describe.skipIf(!corpora)("skillhub validate over the real corpora", () => {
   test("the summary names the problems that repeat most, which the file blocks bury", async () => {
     const result = await validate([corpora as string], tempDir());
     expect(result.out).toEndWith(
-      "Most frequent: unknown-key (843), invalid-name (92), name-mismatch (66), body-too-long (47), duplicate-name (10).\n",
+      "Most frequent: unknown-key (843), invalid-name (92), broken-link (81), name-mismatch (66), body-too-long (47).\n",
     );
   });
 
@@ -201,6 +244,10 @@ describe.skipIf(!corpora)("skillhub validate over the real corpora", () => {
       "name-mismatch": 66,
       // skill-creator in three corpora, eight more names in two: the later copies.
       "duplicate-name": 10,
+      // Links to the skills' reference files, which the corpora did not copy (SKILL.md files only).
+      "broken-link": 81,
+      // superpowers: links to two skills beside the linking one (../requesting-code-review/…, ../using-superpowers/…).
+      "link-outside": 3,
     });
     expect(summary.errors).toBe(2 + 92 + 66);
   });

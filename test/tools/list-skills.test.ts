@@ -251,7 +251,7 @@ describe("list_skills with flat: true: the flat list (the sk profile's semantics
         {
           name: "git",
           description: "Git workflow",
-          location: "explicit",
+          location: "global",
           source: labelOfDir(first),
           category: "vcs",
           tags: ["git", "flow"],
@@ -264,7 +264,7 @@ describe("list_skills with flat: true: the flat list (the sk profile's semantics
         {
           name: "api",
           description: "API rules",
-          location: "explicit",
+          location: "global",
           source: labelOfDir(first),
           tags: [],
           path: "api",
@@ -276,7 +276,7 @@ describe("list_skills with flat: true: the flat list (the sk profile's semantics
         {
           name: "pdf",
           description: "PDF tools",
-          location: "explicit",
+          location: "global",
           source: labelOfDir(second),
           tags: [],
           path: "tools/pdf",
@@ -288,7 +288,7 @@ describe("list_skills with flat: true: the flat list (the sk profile's semantics
         {
           name: "git",
           description: "Other git",
-          location: "explicit",
+          location: "global",
           source: labelOfDir(second),
           tags: [],
           path: "git",

@@ -194,6 +194,26 @@ describe("read_skill_file and the paths a skill's own links give", () => {
     expect(none.structuredContent?.error).not.toHaveProperty("suggestions");
   });
 
+  test("a path out of the skill by '..' says the file is not the skill's, and what to pass instead", async () => {
+    const { call } = await linked();
+    const outside = await call("read_skill_file", { skill_name: "subagents", file_path: "../_shared/ooxml.md" });
+    expect(outside.structuredContent?.error).toEqual({
+      code: "PATH_OUTSIDE_SKILL",
+      message:
+        "'../_shared/ooxml.md' climbs out of the skill's folder with '..': the file lies outside the skill, and no file outside a skill's folder is served through it. Only files inside the skill's folder can be read; use a relative path from load_skill's file list.",
+      skill: "subagents",
+      file_path: "../_shared/ooxml.md",
+    });
+    // One that climbs back in is not said to be outside: it gets the skill's file it means.
+    const inside = await call("read_skill_file", {
+      skill_name: "subagents",
+      file_path: "references/../scripts/run.py",
+    });
+    expect(inside.structuredContent?.error?.message).toStartWith(
+      "'references/../scripts/run.py' contains '..'. Did you mean 'scripts/run.py'?",
+    );
+  });
+
   test("a link to a file of the skill beside it names that skill and the call that reads it", async () => {
     const remote = await linked({ remote: true });
     const asked = { skill_name: "subagents", file_path: "../code-review/code-reviewer.md" };

@@ -49,7 +49,7 @@ describe("search_skills", () => {
       description: "Extract invoice numbers and totals from invoice PDFs.",
       category: "documents",
       tags: ["pdf", "invoice"],
-      location: "explicit",
+      location: "global",
     });
     expect(hits[0]?.score).toBeGreaterThan(0.5);
     expect(hits[0]?.score).toBeLessThanOrEqual(1);

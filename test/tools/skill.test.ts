@@ -157,15 +157,36 @@ describe("skill tool: its testing scenarios", () => {
 });
 
 describe("skill tool: SkillHub additions", () => {
-  test("<location>: a --skills-dir folder inside the project is 'project' locally, the hub's over HTTP", async () => {
+  test("<location>: a --skills-dir folder inside the project is 'project' locally, the hub's over HTTP; search_skills and list_skills say the same", async () => {
     const l = layout();
     const inside = join(l.project, "team-skills");
+    const outside = join(l.home, "more-skills");
     writeSkill(inside, "deploy", { description: "Deploy the app" });
+    writeSkill(outside, "release", { description: "Release the app" });
     writeSkill(l.projectSkills, "lint", { description: "Lint the code" });
     writeSkill(l.globalSkills, "notes", { description: "Keep notes" });
     const described = async (remote: boolean) => {
-      const { client } = await open(l, { flags: { project: l.project, "skills-dir": [inside] }, remote });
-      return (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+      const { client, call } = await open(l, {
+        flags: { project: l.project, "skills-dir": [inside, outside] },
+        remote,
+      });
+      const description = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+      const entries = /<name>(.*)<\/name>\n<description>.*<\/description>\n<location>(.*)<\/location>/g;
+      const listed = Object.fromEntries([...description.matchAll(entries)].map((m) => [m[1], m[2]]));
+      const located = async (tool: string, args: Record<string, unknown>) =>
+        Object.fromEntries(
+          (await call(tool, args)).structuredContent?.skills.map((s: { name: string; location: string }) => [
+            s.name,
+            s.location,
+          ]),
+        );
+      const searched = await located("search_skills", { query: "app code notes" });
+      const flat = await located("list_skills", { flat: true });
+      const expected = remote
+        ? { deploy: "hub", lint: "hub", notes: "global", release: "global" }
+        : { deploy: "project", lint: "project", notes: "global", release: "global" };
+      expect({ listed, searched, flat }).toEqual({ listed: expected, searched: expected, flat: expected });
+      return description;
     };
     const local = await described(false);
     expect(local).toContain(

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { symlinkSync } from "node:fs";
+import { realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
   binaryMimeType,
@@ -46,7 +46,7 @@ describe("checkRelativePath", () => {
 
 describe("resolveInside (real folders)", () => {
   test("a file inside resolves; a symlink escaping the folder is refused; a missing file is not found", () => {
-    const root = tempDir();
+    const root = realpathSync(tempDir());
     const base = join(root, "skill");
     write(join(base, "assets/ok.txt"), "ok");
     write(join(root, "secret.txt"), "secret");

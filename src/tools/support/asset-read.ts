@@ -1,6 +1,7 @@
 import { isRefused } from "../../lock/checked-read.ts";
 import type { FrozenGuard } from "../../lock/frozen.ts";
 import type { Skill } from "../../skills/skill.ts";
+import { realFolder } from "../../skills/skill-read.ts";
 import type { ConfinedReadOptions } from "../../util/confined-read.ts";
 import {
   binaryMimeType,
@@ -24,12 +25,28 @@ export function filesBase(skill: Skill): string | undefined {
   return skill.kind === "tree-node" ? skill.tree.resourceDir : skill.dir;
 }
 
-/** Where a declared file is, refusing anything outside the owner's real folder. */
-export function locateFile(owner: Skill, file: string): InsideResult {
+/**
+ * Where a declared file is, refusing anything outside the owner's real folder, as every read decides it
+ * (skill-read.ts realFolder: a tree node's resource folder that is a link out of the folder of its node's
+ * file serves nothing, nor does a repository's or plugin's folder that links out of it).
+ * `folder`: the folder itself is refused or gone, whatever the file.
+ */
+export function locateFile(
+  owner: Skill,
+  file: string,
+): InsideResult | (Extract<InsideResult, { ok: false }> & { folder: true }) {
   const base = filesBase(owner);
   if (base === undefined)
     return { ok: false, code: "FILE_NOT_FOUND", reason: `the resource folder of '${owner.name}' does not exist` };
-  return resolveInside(base, file);
+  const folder = realFolder(base, owner);
+  if (!folder.ok)
+    return {
+      ok: false,
+      code: folder.code === "PATH_OUTSIDE_SKILL" ? "PATH_OUTSIDE_SKILL" : "FILE_NOT_FOUND",
+      reason: folder.reason.replace(/\.$/, ""),
+      folder: true,
+    };
+  return resolveInside(folder.root, file);
 }
 
 /** Whether a declared file can be served now: listed by get_skill only then (missing files are left out). */

@@ -1,5 +1,6 @@
 import { basename, dirname } from "node:path";
 import { isEnabled } from "../../catalog/filters.ts";
+import { linkTarget } from "../../skills/markdown-links.ts";
 import type { Skill } from "../../skills/skill.ts";
 import { shownArg } from "../../util/shown-arg.ts";
 import type { ToolContext } from "../definition.ts";
@@ -11,22 +12,6 @@ const SUGGESTIONS_MAX = 3;
 
 /** Longest path a miss looks for among the skill's files (characters): a longer one names none of them. */
 const MAX_ASKED_CHARS = 1024;
-
-/**
- * The file a Markdown link's target names, when the target was copied whole as a path: the part before a
- * section (`#auth`) or query (`?raw=1`), out of the `<…>` a target with spaces may be written in, its
- * %-escapes decoded (`my%20notes.md` is `my notes.md`). `path` itself when it holds none of these, or
- * when its escapes do not decode. The result is checked like any path a client sends. Pure.
- */
-export function linkTarget(path: string): string {
-  const unwrapped = /^<(.*)>$/s.exec(path)?.[1] ?? path;
-  const target = unwrapped.split(/[?#]/, 1)[0] ?? unwrapped;
-  try {
-    return decodeURIComponent(target);
-  } catch {
-    return target;
-  }
-}
 
 /** What a missed path may have meant: a sentence to add to the answer, and the paths it suggests. */
 export interface MissedFileHint {

@@ -1,4 +1,5 @@
 import type { Skill } from "../../skills/skill.ts";
+import type { SkillLocation } from "./skill-location.ts";
 
 /**
  * The skill tool's description template; `${dynamicSkillsList}` is replaced by the listing and `${examples}`
@@ -40,7 +41,7 @@ export interface CatalogListingOptions {
   /** Whether search_skills is offered, for the "…and N more" hint. */
   hasSearch: boolean;
   /** The skill tool's `<location>` (project|global|hub) of a skill. Default: project for project folders, else global. */
-  location?: (skill: Skill) => "project" | "global" | "hub";
+  location?: (skill: Skill) => SkillLocation;
   /** The skills are still being read (a first start): the listing says so instead of listing none. */
   pending?: boolean;
   /** A served qualified name (`<source>:<name>`) for the examples: a skill hidden by one of the same name. */
