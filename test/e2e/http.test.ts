@@ -1,8 +1,9 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type HttpServeOptions, type RunningHttpServer, startHttpServer } from "../../src/transports/http.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { initialize } from "../helpers/http.ts";
 import { eventually, testHub } from "../helpers/hub.ts";
@@ -22,13 +23,7 @@ const SAMPLE_ARGUMENTS: Record<string, Record<string, unknown>> = {
 };
 
 afterAll(cleanupTemp);
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0)
-    await cleanups
-      .pop()?.()
-      .catch(() => undefined);
-});
+const cleanups = closeAfterEach({ ignoringErrors: true, lastFirst: true });
 
 /** A real server on 127.0.0.1 port 0 over a hub with two skills; its clock is ours. */
 function serve(options: HttpServeOptions = {}) {

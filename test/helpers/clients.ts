@@ -69,3 +69,17 @@ export async function handlerWithClients(
   };
   return { hub, handler, client };
 }
+
+/**
+ * What a client is shown first: the skills its instructions name, its prompts, and whether the skill tool's
+ * catalog names `name`.
+ */
+export async function shownFirst(client: Client, name: string) {
+  const instructions = (client.getInstructions() ?? "")
+    .split("\n")
+    .filter((l) => l.startsWith("- "))
+    .map((l) => l.slice(2, l.indexOf(":")));
+  const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+  const catalog = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
+  return { instructions, prompts, catalog: catalog.includes(`<name>${name}</name>`) };
+}

@@ -154,3 +154,13 @@ export function countedSocket(peer = "10.0.0.1") {
   };
   return { socket, hooks };
 }
+
+/** The web page's view of one file of a skill (`/ui/api/file`), asked of `handler` as a browser on the server's host would. */
+export function pageFile(handler: Pick<HttpHandler, "handle">) {
+  return (id: string, path: string) =>
+    handler.handle(
+      new Request(`${ORIGIN}/ui/api/file?id=${encodeURIComponent(id)}&path=${encodeURIComponent(path)}`, {
+        headers: { host: "127.0.0.1:8000" },
+      }),
+    );
+}

@@ -3,6 +3,7 @@ import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { pageFile } from "../helpers/http.ts";
 import { sessions, testHub, textOf } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
 
@@ -119,13 +120,7 @@ describe("a tree node's resource folder that links outside its tree serves nothi
     void hub.start();
     await hub.ready;
     try {
-      const get = (id: string, path: string) =>
-        handler.handle(
-          new Request(
-            `http://127.0.0.1:8000/ui/api/file?id=${encodeURIComponent(id)}&path=${encodeURIComponent(path)}`,
-            { headers: { host: "127.0.0.1:8000" } },
-          ),
-        );
+      const get = pageFile(handler);
       for (const [node, file] of [
         ["x", "id_rsa"],
         ["z", "environ"],

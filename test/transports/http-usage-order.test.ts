@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
-import { handlerWithClients, type Revision } from "../helpers/clients.ts";
+import { handlerWithClients, type Revision, shownFirst } from "../helpers/clients.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 
@@ -22,16 +22,7 @@ async function world(stateless = false) {
   return handlerWithClients(dir, open, { stateless, env: { SKILLHUB_CATALOG_BUDGET: "1200" } });
 }
 
-/** What a client is shown first: the skills its instructions, prompts/list and skill tool's catalog name. */
-async function shown(client: Client) {
-  const instructions = (client.getInstructions() ?? "")
-    .split("\n")
-    .filter((l) => l.startsWith("- "))
-    .map((l) => l.slice(2, l.indexOf(":")));
-  const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
-  const catalog = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
-  return { instructions, prompts, catalog: catalog.includes(`<name>${PUSHED}</name>`) };
-}
+const shown = (client: Client) => shownFirst(client, PUSHED);
 
 async function loadFiveTimes(client: Client) {
   for (let i = 0; i < 5; i++) {

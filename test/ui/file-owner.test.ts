@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createHttpHandler } from "../../src/transports/http-handler.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { pageFile } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
 
 afterAll(cleanupTemp);
@@ -23,13 +24,7 @@ describe("the page's file view serves a skill's own files only", () => {
     void hub.start();
     await hub.ready;
     try {
-      const get = (id: string, path: string) =>
-        handler.handle(
-          new Request(
-            `http://127.0.0.1:8000/ui/api/file?id=${encodeURIComponent(id)}&path=${encodeURIComponent(path)}`,
-            { headers: { host: "127.0.0.1:8000" } },
-          ),
-        );
+      const get = pageFile(handler);
       const id = hub.catalog.get("pdf")?.id as string;
       expect(((await (await get(id, "forms.md")).json()) as { ok: boolean }).ok).toBe(true);
       for (const path of [".git/config", "inner/notes.txt", "inner/SKILL.md"]) {

@@ -1,10 +1,11 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { httpServeOptions, startHttpServer } from "../../src/transports/http.ts";
 import type { API_ROUTES } from "../../src/ui/routes.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { initialize } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
@@ -19,13 +20,7 @@ const COMMENT = "missed the clause about bob's severance";
 const OS_USER = "zelda-hubop";
 
 afterAll(cleanupTemp);
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0)
-    await cleanups
-      .pop()?.()
-      .catch(() => undefined);
-});
+const cleanups = closeAfterEach({ ignoringErrors: true, lastFirst: true });
 
 /**
  * A real hub on 127.0.0.1 (port 0) with `tokens`, run by OS_USER: a project whose skill names a folder of

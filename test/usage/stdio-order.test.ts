@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { createServer } from "../../src/server/create-server.ts";
+import { shownFirst } from "../helpers/clients.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, writeSkill } from "../helpers/fs.ts";
 import { connect, testHub } from "../helpers/hub.ts";
@@ -11,16 +12,7 @@ const open = closeAfterEach();
 /** The skill loaded: last by name, so no list names it before it is loaded. */
 const LOADED = "topic-199";
 
-/** What a client is shown first: the skills its instructions name, its prompts, and whether the skill catalog names LOADED. */
-async function shown(client: Client) {
-  const instructions = (client.getInstructions() ?? "")
-    .split("\n")
-    .filter((l) => l.startsWith("- "))
-    .map((l) => l.slice(2, l.indexOf(":")));
-  const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
-  const catalog = (await client.listTools()).tools.find((t) => t.name === "skill")?.description ?? "";
-  return { instructions, prompts, catalog: catalog.includes(`<name>${LOADED}</name>`) };
-}
+const shown = (client: Client) => shownFirst(client, LOADED);
 
 describe("over stdio one person's loads order the lists, across sessions", () => {
   test("a skill loaded in one session comes first in this one's lists and the next session's (usage.json)", async () => {
