@@ -1,5 +1,5 @@
-import { readSync, realpathSync, type Stats } from "node:fs";
-import type { Skill } from "../skills/skill.ts";
+import { readSync, type Stats } from "node:fs";
+import { realFolder, type SkillPlace } from "../skills/skill-read.ts";
 import { listSkillFiles } from "../sources/skill-files.ts";
 import { withConfinedFile } from "../util/confined-read.ts";
 import { checkRelativePath } from "../util/safe-path.ts";
@@ -159,19 +159,26 @@ export function digestFile(root: string, rel: string, cache: DigestCache = diges
  * Digests of one skill's files (the one walker's list, sources/skill-files.ts),
  * at most LOCKED_ENTRIES_MAX of them; `truncated` when it has more. A file that
  * cannot be hashed under its own name is left out of `files` and named in
- * `unrecorded`. `root` is the skill folder's real path when known.
+ * `unrecorded`. The folder walked is the one every read of the skill is
+ * confined to (skill-read.ts realFolder); a skill without one (gone, or a tree
+ * node's resource folder that links out of its node's folder) has no files.
+ *
+ * Security: the lock records what would be served, and nothing else: the names
+ * and digests of files under a folder that links out (`x/ -> ~/.ssh`) would go
+ * into a lock its user commits and pushes.
  */
-export function digestSkill(
-  skill: Pick<Skill, "dir" | "kind">,
-  options: { max?: number; cache?: DigestCache; realDir?: string } = {},
-): SkillDigests {
-  const listing = listSkillFiles(skill.dir, {
-    max: options.max ?? LOCKED_ENTRIES_MAX,
-    realDir: options.realDir,
-    ownSkillFile: skill.kind !== "tree-node",
-  });
+export function digestSkill(skill: SkillPlace, options: { max?: number; cache?: DigestCache } = {}): SkillDigests {
   // Without a prototype: a file named `__proto__` is a key like any other (a plain object's setter drops it).
   const files: Record<string, FileDigest> = Object.create(null);
+  const folder = realFolder(skill.dir, skill);
+  if (!folder.ok) return { files, truncated: false, unrecorded: [], unrecordable: [] };
+  // Walked by its real path: the listing and the digests read the one folder realFolder decided.
+  const root = folder.root;
+  const listing = listSkillFiles(root, {
+    max: options.max ?? LOCKED_ENTRIES_MAX,
+    realDir: root,
+    ownSkillFile: skill.kind !== "tree-node",
+  });
   const listed = new Set(listing.files.map((f) => f.path));
   const unrecordable: Unrecordable[] = [
     ...listing.specials.map((path) => ({ path, why: "it is a FIFO, socket or device, not a file SkillHub reads" })),
@@ -191,8 +198,6 @@ export function digestSkill(
     unrecordable,
   });
   if (listing.truncated) return result(true);
-  const root = options.realDir ?? realOf(skill.dir);
-  if (root === undefined) return result(false);
   for (const entry of [...listing.files].sort((a, b) => compareText(a.path, b.path))) {
     // Security: a name the confined reader takes for another file (`x ` for `x`, `a\b` for `a/b`) or refuses
     // (`c:x`) would record another file's digest, or none, as would an unreadable file; yet a process in the
@@ -220,14 +225,6 @@ export function unopenedName(path: string): string | undefined {
   if (/^[A-Za-z]:/.test(path.trim())) return "its name starts with a drive letter, which SkillHub refuses to open";
   if (path !== path.trim()) return "its path begins or ends with white space, which SkillHub trims";
   return `SkillHub cannot open it by that name (the name ${named.ok ? "reads as another path" : named.reason})`;
-}
-
-function realOf(dir: string): string | undefined {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Code-unit order: the same on every machine and locale (stable lockfile diffs). */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
@@ -10,6 +10,7 @@ import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/wait.ts";
 import { type Machine, machine } from "./cli.ts";
+import { decoy, leaked, linkedTree } from "./decoys.ts";
 
 afterAll(cleanupTemp);
 
@@ -145,4 +146,37 @@ describe("the compiled binary: lock, verify, and a frozen stdio server", () => {
     expect(zero.code).toBe(2);
     expect(zero.err).toContain("cannot read");
   }, 180_000);
+
+  test("a project whose tree node's resource folder links out: the lock holds no name or digest of its files; verify and the frozen server pass", async () => {
+    const bin = binary();
+    const m = machine();
+    const outside = decoy();
+    linkedTree(m.skills, outside);
+    const env = { PATH: process.env.PATH ?? "", HOME: m.home };
+    const runBin = (args: string[]) => {
+      const p = Bun.spawnSync([bin, ...args, "--project", m.project], { env, cwd: m.project });
+      return { code: p.exitCode, text: p.stdout.toString() + p.stderr.toString() };
+    };
+    const locked = runBin(["lock"]);
+    expect(locked.code).toBe(0);
+    const text = readFileSync(m.lock, "utf8");
+    expect(leaked(text + locked.text, outside.leaks)).toEqual([]);
+    expect(JSON.parse(text).skills["project:tree/x"].files).toEqual({});
+    expect(runBin(["verify"]).code).toBe(0);
+
+    const { client } = await frozenClient(bin, m, env);
+    try {
+      const call = (name: string, args: Record<string, unknown>) =>
+        client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+      const routed = await call("get_skill", { context: "deploy keys" });
+      expect(routed.structuredContent).toMatchObject({ skill_path: "tree/x", assets: [] });
+      const asset = await call("get_asset", { skill_path: "tree/x", file: "id_decoy" });
+      expect((asset.structuredContent as { error: { code: string } }).error.code).toBe("PATH_OUTSIDE_SKILL");
+      for (const result of [routed, asset]) expect(JSON.stringify(result)).not.toContain("DECOY");
+      const notes = await call("get_asset", { skill_path: "tree/ok", file: "notes.txt" });
+      expect(notes.structuredContent).toMatchObject({ content: "release notes\n" });
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });
