@@ -9,11 +9,6 @@ export interface TrackerOptions {
   enabled: boolean;
   /** Most events held in memory; further ones are dropped and counted (analytics.max_queue). */
   maxQueue: number;
-  /**
-   * Most events one client address may have queued between two flushes; its further ones are dropped and
-   * counted. Default addressShare(maxQueue): a tenth of the queue (1,000 of 10,000).
-   */
-  maxPerAddress?: number;
   /** `dev-<user>`. */
   serverId: string;
   logger: Logger;
@@ -26,10 +21,11 @@ export interface TrackerOptions {
 }
 
 /**
- * What one client address may queue between two flushes: a tenth of the queue, at least 1. Ten addresses
- * sending at once could fill it only together; a model's tool calls (an event or two each) stay far below.
+ * Events one client address may have queued between two flushes: a tenth of the queue (1,000 of 10,000), at
+ * least 1. Ten addresses sending at once could fill it only together; a model's tool calls (an event or two
+ * each) stay far below.
  */
-export function addressShare(maxQueue: number): number {
+function addressShare(maxQueue: number): number {
   return Math.max(1, Math.floor(maxQueue / 10));
 }
 
@@ -52,7 +48,7 @@ export class Tracker {
 
   constructor(private readonly options: TrackerOptions) {
     this.now = options.now ?? Date.now;
-    this.maxPerAddress = options.maxPerAddress ?? addressShare(options.maxQueue);
+    this.maxPerAddress = addressShare(options.maxQueue);
     this.feedback = new FeedbackWatch({ logger: options.logger, threshold: options.negativeFeedbackThreshold });
   }
 
@@ -68,11 +64,6 @@ export class Tracker {
   /** Events dropped since start: the queue was full, or their address had queued its share. */
   get dropped(): number {
     return this.droppedTotal;
-  }
-
-  /** Most events one address may have queued between two flushes. */
-  get addressShare(): number {
-    return this.maxPerAddress;
   }
 
   /**

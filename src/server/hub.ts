@@ -364,6 +364,7 @@ export class Hub implements ToolDeps {
     this.analytics.tracker.track(type, data, from);
   }
 
+  /** Whether the address `from` has queued its share of analytics events since the last flush (tracker.ts). */
   eventShareSpent(from: string | undefined): boolean {
     return this.analytics.tracker.shareSpent(from);
   }
