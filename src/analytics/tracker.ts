@@ -21,6 +21,15 @@ export interface TrackerOptions {
 }
 
 /**
+ * Events one client address may have queued between two flushes: a tenth of the queue (1,000 of 10,000), at
+ * least 1. Ten addresses sending at once could fill it only together; a model's tool calls (an event or two
+ * each) stay far below.
+ */
+function addressShare(maxQueue: number): number {
+  return Math.max(1, Math.floor(maxQueue / 10));
+}
+
+/**
  * The in-memory event queue. `track` is synchronous and cheap and never
  * throws, so a tool call never waits on analytics; the publisher drains the
  * queue on its own timer.
@@ -29,11 +38,17 @@ export class Tracker {
   private queue: AnalyticsEvent[] = [];
   private droppedTotal = 0;
   private droppedSinceDrain = 0;
+  /** Events queued since the last drain, by the address they came from. */
+  private readonly queuedBy = new Map<string, number>();
+  /** Events dropped since the last drain because their address had queued its share, by address. */
+  private readonly overShare = new Map<string, number>();
+  private readonly maxPerAddress: number;
   private readonly now: () => number;
   private readonly feedback: FeedbackWatch;
 
   constructor(private readonly options: TrackerOptions) {
     this.now = options.now ?? Date.now;
+    this.maxPerAddress = addressShare(options.maxQueue);
     this.feedback = new FeedbackWatch({ logger: options.logger, threshold: options.negativeFeedbackThreshold });
   }
 
@@ -46,13 +61,31 @@ export class Tracker {
     return this.queue.length;
   }
 
-  /** Events dropped because the queue was full, since start. */
+  /** Events dropped since start: the queue was full, or their address had queued its share. */
   get dropped(): number {
     return this.droppedTotal;
   }
 
-  track(type: EventType, input: Record<string, unknown>): void {
+  /**
+   * Whether the client address `from` has queued its share since the last flush: its events are dropped
+   * until the next. Never for no address (stdio: one user), nor with analytics off (nothing is queued).
+   */
+  shareSpent(from: string | undefined): boolean {
+    return this.options.enabled && from !== undefined && (this.queuedBy.get(from) ?? 0) >= this.maxPerAddress;
+  }
+
+  /**
+   * Queue an event; `from` is the client's address (peerKey), undefined for none. Security: the queue is
+   * shared, and a client that opens new sessions escapes every limit per session: past its address's share,
+   * that address's events are dropped, and no other address's.
+   */
+  track(type: EventType, input: Record<string, unknown>, from?: string): void {
     try {
+      if (from !== undefined && this.shareSpent(from)) {
+        this.overShare.set(from, (this.overShare.get(from) ?? 0) + 1);
+        this.droppedTotal++;
+        return;
+      }
       // Security: a comment may quote a token (pasted by a model that saw it); nothing secret is queued or written.
       const data = scrubStrings(input, this.options.secrets ?? []);
       if (type === "skill_feedback" && typeof data.skill_path === "string") {
@@ -73,6 +106,7 @@ export class Tracker {
         this.droppedTotal++;
         return;
       }
+      if (from !== undefined) this.queuedBy.set(from, (this.queuedBy.get(from) ?? 0) + 1);
       this.queue.push({
         type,
         timestamp: new Date(this.now()).toISOString(),
@@ -91,7 +125,15 @@ export class Tracker {
     this.queue = [];
     if (this.droppedSinceDrain > 0)
       this.options.logger.warn(`analytics: ${this.droppedSinceDrain} events were dropped while the queue was full.`);
+    if (this.overShare.size > 0) {
+      const counts = [...this.overShare].map(([from, n]) => `${n} from ${from || "an unknown address"}`);
+      this.options.logger.warn(
+        `analytics: events dropped since the last flush, their address past its share (${this.maxPerAddress} events between two flushes, a tenth of analytics.max_queue): ${counts.join(", ")}.`,
+      );
+    }
     this.droppedSinceDrain = 0;
+    this.queuedBy.clear();
+    this.overShare.clear();
     return events;
   }
 }

@@ -86,10 +86,16 @@ export interface CreateServerOptions {
    */
   usage?: SkillLoads;
   /**
-   * What limits per client count this one as (report_usage). Default: this connection alone. The HTTP
-   * transport names the address of a client with no session (each of its requests gets a new server).
+   * The client's address as per-address shares count it (peerKey), set by the HTTP transport: its analytics
+   * events count against that address's share of the queue, whichever session sends them. Default none
+   * (stdio: one user).
    */
-  client?: string;
+  address?: string;
+  /**
+   * A server for one request of a client without a session (each of its requests gets a new one): limits
+   * per client (report_usage) count its `address`, not this connection. Default false.
+   */
+  sessionless?: boolean;
 }
 
 /** Connections made in this process: each one's default `client`. */
@@ -110,7 +116,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
   const listChanged = options.canNotify ?? true;
   const remote = options.remote ?? false;
   const usage = options.usage ?? hub.usage;
-  const client = options.client ?? `connection ${++connections}`;
+  const client = options.sessionless ? undefined : `connection ${++connections}`;
   const mcp = new McpServer(
     { name: "skillhub", title: "SkillHub", version: options.version ?? VERSION },
     {
@@ -176,6 +182,7 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
         ...(archiveUrl ? { archiveUrl } : {}),
         usage,
         client,
+        ...(options.address === undefined ? {} : { address: options.address }),
       },
       signal,
       hasTool: (name) => names.has(name),

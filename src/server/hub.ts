@@ -23,14 +23,13 @@ import { hasSkillFolder } from "../sources/skill-folder.ts";
 import { buildSourceList, type Source } from "../sources/source-list.ts";
 import type { EventType, ToolDefinition, ToolDeps } from "../tools/definition.ts";
 import { parseToolSelection, type ToolSelection } from "../tools/index.ts";
-import { reportLimit } from "../tools/report-usage.ts";
+import { type ReportLimits, reportLimits } from "../tools/report-usage.ts";
 import { skProjectRoot } from "../tools/support/sk-summary.ts";
 import { USAGE_FILE, UsageStore } from "../usage/usage-store.ts";
 import { removeStaleTemporaries } from "../util/atomic-write.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
 import { turns } from "../util/next-turn.ts";
-import type { RateLimit } from "../util/rate-limit.ts";
 import { MemoryRelease } from "../util/release-memory.ts";
 import { logFirstCatalog, logNewDiagnostics } from "./catalog-log.ts";
 import type { HubOptions } from "./hub-options.ts";
@@ -58,7 +57,7 @@ export class Hub implements ToolDeps {
    */
   readonly usage: UsageStore;
   /** report_usage's reports per client (report-usage.ts). */
-  readonly feedbackLimit: RateLimit;
+  readonly feedbackLimits: ReportLimits;
   readonly selection: ToolSelection;
   readonly refresher: Refresher;
   /** The team repositories; undefined when none is configured. */
@@ -119,7 +118,7 @@ export class Hub implements ToolDeps {
     this.logger = options.logger;
     this.usage =
       options.usage ?? new UsageStore({ file: join(options.config.home, USAGE_FILE), logger: options.logger });
-    this.feedbackLimit = reportLimit(options.now);
+    this.feedbackLimits = reportLimits(options.now);
     this.acceptRoots = options.acceptRoots ?? true;
     this.exec = execHost({ cwd: options.cwd, bunConfig: () => emptyBunConfig(options.config.home), ...options.exec });
     this.selection = parseToolSelection(options.config.server.tools);
@@ -361,8 +360,13 @@ export class Hub implements ToolDeps {
   }
 
   /** Analytics: queued in memory, sent by the publisher; a no-op when analytics is off. */
-  track(type: EventType, data: Record<string, unknown>): void {
-    this.analytics.tracker.track(type, data);
+  track(type: EventType, data: Record<string, unknown>, from: string | undefined): void {
+    this.analytics.tracker.track(type, data, from);
+  }
+
+  /** Whether the address `from` has queued its share of analytics events since the last flush (tracker.ts). */
+  eventShareSpent(from: string | undefined): boolean {
+    return this.analytics.tracker.shareSpent(from);
   }
 
   /** `refresh_skills` / `skillhub sync`: pull the repositories (if any), then rescan every folder. */

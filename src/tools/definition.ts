@@ -39,10 +39,18 @@ export interface ToolDeps {
   checkFresh(): Promise<void>;
   /** Full-text search over the current catalog. */
   search: SearchService;
-  /** report_usage's reports per client (SessionInfo.client): a burst, then a few a minute (rate-limit.ts). */
-  readonly feedbackLimit: RateLimit;
-  /** Record an analytics event; never blocks, never throws (a no-op when analytics is off). */
-  track(type: EventType, data: Record<string, unknown>): void;
+  /**
+   * report_usage's reports per client, a burst then a few a minute (rate-limit.ts): `session` counts a
+   * connection (SessionInfo.client), `address` a client without one by its address (SessionInfo.address).
+   */
+  readonly feedbackLimits: { readonly session: RateLimit; readonly address: RateLimit };
+  /**
+   * Record an analytics event; never blocks, never throws (a no-op when analytics is off). `from`: the
+   * client's address (SessionInfo.address), whose events count against its share of the queue.
+   */
+  track(type: EventType, data: Record<string, unknown>, from: string | undefined): void;
+  /** Whether the address `from` has queued its share of analytics events since the last flush (analytics/tracker.ts). */
+  eventShareSpent(from: string | undefined): boolean;
   /** Pull the team repositories when configured, then rescan every folder (refresh_skills). */
   refreshSkills(): Promise<RefreshOutcome>;
   /** Child processes of run_script and run_skill_command: environment, spawn, clock, running groups. */
@@ -76,8 +84,17 @@ export interface SessionInfo {
    * session's own (session-usage.ts), never another client's.
    */
   readonly usage: SkillLoads;
-  /** What limits per client count this one as (ToolDeps.feedbackLimit): its connection, or with none its address. */
-  readonly client: string;
+  /**
+   * The connection limits per client count this one as (ToolDeps.feedbackLimits.session); undefined for a
+   * request without a session, which its address counts for (feedbackLimits.address).
+   */
+  readonly client: string | undefined;
+  /**
+   * The client's address as per-address shares count it (transports/peer-places.ts peerKey: loopback as
+   * one, IPv6 by /64), over HTTP: its analytics events count against that address's share of the queue.
+   * Undefined over stdio and on the command line (one user).
+   */
+  readonly address?: string;
 }
 
 export interface ToolContext {

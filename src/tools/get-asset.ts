@@ -122,13 +122,17 @@ export const getAssetTool = defineTool({
         ...(read.size === undefined ? {} : { size_bytes: read.size, max_bytes: deps.config.assets.max_size_bytes }),
       });
     }
-    deps.track("asset_served", {
-      skill_path: skill.name,
-      file: checked.path,
-      asset_type: type,
-      is_inherited: resolvedFrom !== undefined,
-      size_bytes: read.size,
-    });
+    deps.track(
+      "asset_served",
+      {
+        skill_path: skill.name,
+        file: checked.path,
+        asset_type: type,
+        is_inherited: resolvedFrom !== undefined,
+        size_bytes: read.size,
+      },
+      ctx.session.address,
+    );
     const data = {
       skill_path: skill.name,
       ...(resolvedFrom === undefined ? {} : { resolved_from: resolvedFrom }),

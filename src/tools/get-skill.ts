@@ -141,12 +141,16 @@ export const getSkillTool = defineTool({
     const catalog = deps.store.catalog;
     const routed = routeContext(catalog, context, deps.filter, deps.config.matching);
     if (routed.kind === "no_match") {
-      deps.track("no_match", {
-        context,
-        // The nearest miss tells the team which keywords to add.
-        closest_candidate: routed.closest?.item.name ?? null,
-        closest_score: routed.closest ? roundScore(routed.closest.score) : null,
-      });
+      deps.track(
+        "no_match",
+        {
+          context,
+          // The nearest miss tells the team which keywords to add.
+          closest_candidate: routed.closest?.item.name ?? null,
+          closest_score: routed.closest ? roundScore(routed.closest.score) : null,
+        },
+        ctx.session.address,
+      );
       const closest = routed.closest ? { closest: candidate(routed.closest) } : {};
       return structuredResult({
         no_match: true,
@@ -156,7 +160,7 @@ export const getSkillTool = defineTool({
       });
     }
     if (routed.kind === "disabled") {
-      deps.track("no_match", { context });
+      deps.track("no_match", { context }, ctx.session.address);
       return disabledError(
         routed.skill,
         deps,
@@ -164,7 +168,7 @@ export const getSkillTool = defineTool({
       );
     }
     if (routed.kind === "ambiguous") {
-      deps.track("ambiguous", { context, candidates: routed.candidates.map((c) => c.item.name) });
+      deps.track("ambiguous", { context, candidates: routed.candidates.map((c) => c.item.name) }, ctx.session.address);
       return structuredResult({
         ambiguous: true,
         candidates: routed.candidates.map(candidate),
@@ -194,7 +198,7 @@ export const getSkillTool = defineTool({
           { ok: false, code: error.code as "FILE_CHANGED", reason: error.message },
           deps,
         );
-      deps.track("no_match", { context });
+      deps.track("no_match", { context }, ctx.session.address);
       return structuredResult({ no_match: true, message: NO_MATCH_MESSAGE });
     }
     recordLoad(ctx, best.item, {

@@ -179,13 +179,17 @@ export const readSkillFileTool = defineTool({
       );
     const image = !explicit && !read.truncated && read.size <= imageCap && isViewableImage(read.real, read.bytes);
     const served = image ? read : upTo(read, offset + max);
-    deps.track("asset_served", {
-      tool: "read_skill_file",
-      skill_path: skill.name,
-      file: file_path,
-      size_bytes: served.size,
-      truncated: !image && (served.truncated || offset > 0),
-    });
+    deps.track(
+      "asset_served",
+      {
+        tool: "read_skill_file",
+        skill_path: skill.name,
+        file: file_path,
+        size_bytes: served.size,
+        truncated: !image && (served.truncated || offset > 0),
+      },
+      ctx.session.address,
+    );
     if (image) return imageAnswer(file_path, served);
     const binary = isBinaryFile(served.real, served.bytes);
     if (binary && served.truncated && !explicit)

@@ -52,16 +52,20 @@ export const refreshSkillsTool = defineTool({
     ctx.deps.config.git.repos.length > 0
       ? "Pull the team's skill repositories now and re-read every skill folder, then report the commit, the files changed and the number of skills. Use it after a skill was changed in the repository and you need it before the next automatic sync (every few minutes)."
       : "Re-read every skill folder now and report the number of skills. Use it when a skill was just added or edited and does not show up yet (folders are also rescanned automatically).",
-  handler: jsonTextHandler(async (_args, { deps }) => {
+  handler: jsonTextHandler(async (_args, { deps, session }) => {
     const outcome = await deps.refreshSkills();
     const result = toResult(outcome);
-    deps.track("refresh", {
-      mode: outcome.mode,
-      success: outcome.success,
-      commit_hash: outcome.mode === "git" ? outcome.commit_hash : null,
-      files_changed: outcome.mode === "git" ? outcome.files_changed : 0,
-      skills_reindexed: outcome.skills_reindexed,
-    });
+    deps.track(
+      "refresh",
+      {
+        mode: outcome.mode,
+        success: outcome.success,
+        commit_hash: outcome.mode === "git" ? outcome.commit_hash : null,
+        files_changed: outcome.mode === "git" ? outcome.files_changed : 0,
+        skills_reindexed: outcome.skills_reindexed,
+      },
+      session.address,
+    );
     return result;
   }),
 });

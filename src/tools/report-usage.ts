@@ -13,17 +13,25 @@ export const COMMENT_KEPT_CHARS = 2_000;
 /** Characters of a comment the server's log line quotes. */
 const COMMENT_LOGGED_CHARS = 200;
 
-/** Reports one client may send at once; then one more every REPORT_REFILL_MS (10 a minute). */
-const REPORT_BURST = 10;
-const REPORT_REFILL_MS = 6_000;
+/** report_usage's limits per client: `session` per connection, `address` per address for clients without one. */
+export interface ReportLimits {
+  readonly session: RateLimit;
+  readonly address: RateLimit;
+}
 
 /**
- * report_usage's limit per client (a connection; with no session, an address). Security: every report is an
- * analytics event and a log line, and the event queue is shared: a client in a loop would fill it in seconds
- * and every other client's events would be dropped until the next flush.
+ * report_usage's limits. Security: every report is a log line and an analytics event, and a client in a loop
+ * would fill the log. A session sends 10 at once, then 10 a minute (one every 6 s): a model reports once per
+ * skill it used. A client without a session (stateless, 2026-07-28) is counted by its address, which every
+ * client behind a reverse proxy shares: 60 at once, then 60 a minute, so one of them cannot make everyone's
+ * feedback fail. Neither protects the shared event queue against a client that opens new sessions: its
+ * address's share of the queue does (analytics/tracker.ts), and report_usage says so past it.
  */
-export function reportLimit(now?: () => number): RateLimit {
-  return new RateLimit({ burst: REPORT_BURST, refillMs: REPORT_REFILL_MS, now });
+export function reportLimits(now?: () => number): ReportLimits {
+  return {
+    session: new RateLimit({ burst: 10, refillMs: 6_000, now }),
+    address: new RateLimit({ burst: 60, refillMs: 1_000, now }),
+  };
 }
 
 /** `text` in at most `max` characters (code points): a longer one is cut and ends with `mark(characters cut)`. */
@@ -71,12 +79,22 @@ export const reportUsageTool = defineTool({
     const found = await lookupSkillPath(skill_path, deps);
     if (found.error) return found.error;
     const path = found.skill.name;
-    const wait = deps.feedbackLimit.take(session.client);
+    const limit = session.client === undefined ? deps.feedbackLimits.address : deps.feedbackLimits.session;
+    const wait = limit.take(session.client ?? session.address ?? "");
     if (wait > 0) {
       const seconds = Math.ceil(wait / 1000);
       return errorResult(
         "RATE_LIMITED",
-        `Feedback on ${path} was not recorded: this client sent more reports than report_usage takes (${deps.feedbackLimit.burst} at once, then ${deps.feedbackLimit.perMinute} a minute). Report once per skill you used, with everything about it in one comment; to send this one, call again in ${seconds} s.`,
+        `Feedback on ${path} was not recorded: this client sent more reports than report_usage takes (${limit.burst} at once, then ${limit.perMinute} a minute). Report once per skill you used, with everything about it in one comment; to send this one, call again in ${seconds} s.`,
+        { skill_path: path, retry_after_seconds: seconds },
+      );
+    }
+    // New sessions escape the limit above; the address's share of the event queue holds them.
+    if (deps.eventShareSpent(session.address)) {
+      const seconds = deps.config.analytics.flush_seconds;
+      return errorResult(
+        "RATE_LIMITED",
+        `Feedback on ${path} was not recorded: clients at this address sent more analytics events than one address may before they are next sent (every ${seconds} s). Report once per skill you used; to send this one, call again in ${seconds} s.`,
         { skill_path: path, retry_after_seconds: seconds },
       );
     }
@@ -87,7 +105,7 @@ export const reportUsageTool = defineTool({
     const note = text ? `: ${JSON.stringify(cut(text, COMMENT_LOGGED_CHARS, () => "…"))}` : "";
     deps.logger.info(`feedback on ${JSON.stringify(path)}: ${useful ? "useful" : "not useful"}${note}`);
     const kept = text && cut(text, COMMENT_KEPT_CHARS, (left) => `… [${left} more characters cut]`);
-    deps.track("skill_feedback", { skill_path: path, useful, comment: kept || null });
+    deps.track("skill_feedback", { skill_path: path, useful, comment: kept || null }, session.address);
     const shortened =
       kept !== text
         ? `; its comment was cut to its first ${COMMENT_KEPT_CHARS.toLocaleString("en-US")} characters`

@@ -248,15 +248,19 @@ export const runScriptTool = defineTool({
       );
     }
     const outcome = scriptOutcome(result, maxBytes);
-    deps.track("script_executed", {
-      skill_path: skill.name,
-      file: path,
-      execution_mode: "server",
-      success: outcome.success,
-      exit_code: outcome.exit_code,
-      duration_ms: outcome.duration_ms,
-      args_provided: Object.keys(args),
-    });
+    deps.track(
+      "script_executed",
+      {
+        skill_path: skill.name,
+        file: path,
+        execution_mode: "server",
+        success: outcome.success,
+        exit_code: outcome.exit_code,
+        duration_ms: outcome.duration_ms,
+        args_provided: Object.keys(args),
+      },
+      session.address,
+    );
     return structuredResult({
       ...outcome,
       script: path,

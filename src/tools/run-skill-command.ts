@@ -66,7 +66,7 @@ export const runSkillCommandTool = defineTool({
     `(allowed: ${deps.config.commands.allowed.join(", ") || "none"}). python runs through 'uv run python' when uv is installed. ` +
     "No shell; paths in arguments must stay inside the skill's folder. Prefer running a skill's scripts yourself from the " +
     "path load_skill returns, so that their output lands in the user's project.",
-  handler: async ({ skill_name, command, args = [] }, { deps, signal }) => {
+  handler: async ({ skill_name, command, args = [] }, { deps, session, signal }) => {
     const config = deps.config.commands;
     // Security: never offered unless enabled; a direct call on a server that did not enable it is refused too.
     if (!config.enabled) {
@@ -170,16 +170,20 @@ export const runSkillCommandTool = defineTool({
         { command },
       );
     }
-    deps.track("script_executed", {
-      skill_path: skill.name,
-      file: command,
-      execution_mode: "command",
-      success: result.exitCode === 0 && !result.timedOut,
-      exit_code: result.exitCode,
-      duration_ms: result.durationMs,
-      // Privacy: the count only; argument values can hold file names, queries or tokens (analytics records names only).
-      args_count: args.length,
-    });
+    deps.track(
+      "script_executed",
+      {
+        skill_path: skill.name,
+        file: command,
+        execution_mode: "command",
+        success: result.exitCode === 0 && !result.timedOut,
+        exit_code: result.exitCode,
+        duration_ms: result.durationMs,
+        // Privacy: the count only; argument values can hold file names, queries or tokens (analytics records names only).
+        args_count: args.length,
+      },
+      session.address,
+    );
     return structuredResult({
       stdout: result.stdout.text,
       stderr: result.stderr.text,

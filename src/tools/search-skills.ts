@@ -110,7 +110,11 @@ export const searchSkillsTool = defineTool({
         ...(why ? { matched: why } : {}),
       };
     });
-    deps.track("search", { tool: "search_skills", query, results: skills.length, top: skills[0]?.name ?? null });
+    deps.track(
+      "search",
+      { tool: "search_skills", query, results: skills.length, top: skills[0]?.name ?? null },
+      session.address,
+    );
     const result = structuredResult({
       skills,
       search_mode: mode,

@@ -117,7 +117,13 @@ async function archiveResponse(
   const skill = found.skill;
   const ctx: Pick<ToolContext, "deps" | "session"> = {
     deps: hub,
-    session: { clientName: () => undefined, remote: true, usage: NO_LOADS, client: "archive link" },
+    session: {
+      clientName: () => undefined,
+      remote: true,
+      usage: NO_LOADS,
+      client: "archive link",
+      address: place.peer,
+    },
   };
   const contents = archiveContents(skill, ctx);
   if (!contents.ok)

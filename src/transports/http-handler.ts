@@ -143,14 +143,24 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
   // Every HTTP client is remote: it does not share this machine's disk, so answers name files by skill:// URI.
   // A session's lists follow its own loads only, never another client's (session-usage.ts); one opened
   // again (idle, or after a restart) starts from the default order.
-  const newServer = (resumed = false) =>
-    createServer(hub, { version, remote: true, resumed, archiveUrl, answers, usage: new SessionUsage() });
+  // Its events count against the share of the analytics queue of the address that opened it (`place.peer`).
+  const newServer = (place: Place, resumed = false) =>
+    createServer(hub, {
+      version,
+      remote: true,
+      resumed,
+      archiveUrl,
+      answers,
+      usage: new SessionUsage(),
+      address: place.peer,
+    });
   /** The address each request without a session came from: its client's limits count it by that. */
   const addresses = new WeakMap<Request, string>();
   /** A server for one request without a session: the default order, and limits counted by its address. */
   const sessionless = (request: Request | undefined) => ({
     usage: NO_LOADS,
-    client: `address ${peerKey((request && addresses.get(request)) ?? "")}`,
+    sessionless: true,
+    address: peerKey((request && addresses.get(request)) ?? ""),
   });
   // 2026-07-28 requests: stateless by design (no initialize, no session), one server per request, change
   // notifications on subscriptions/listen streams. 2025 requests keep the sessions below (or stateless mode).
@@ -498,7 +508,7 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
     resumed: boolean,
     initialize: (transport: AnsweringTransport) => Promise<Response>,
   ): Promise<{ session: Session; answer: Response } | Response> {
-    const server = newServer(resumed);
+    const server = newServer(place, resumed);
     let session: Session | undefined;
     const transport: AnsweringTransport = new AnsweringTransport({
       sessionIdGenerator: newId,

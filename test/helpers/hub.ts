@@ -13,6 +13,8 @@ export interface TestHubOptions {
   env?: Record<string, string>;
   /** Flags, as parsed (e.g. { "skills-dir": [dir] }). */
   flags?: Record<string, unknown>;
+  /** What ~/.skillhub/config.yaml would hold, parsed (e.g. { analytics: { max_queue: 100 } }). */
+  configFile?: Record<string, unknown>;
   home?: string;
   cwd?: string;
   hub?: Partial<HubOptions>;
@@ -22,7 +24,8 @@ export interface TestHubOptions {
 export function testHub(options: TestHubOptions = {}) {
   const home = options.home ?? tempDir("skillhub-home-");
   const env = { SKILLHUB_RESCAN_SECONDS: "0", SKILLHUB_WATCH: "0", ...options.env };
-  const { config } = resolveConfig({ env, flags: options.flags, homeDir: home, cwd: options.cwd ?? home });
+  const files = options.configFile ? [{ path: "config.yaml", data: options.configFile }] : [];
+  const { config } = resolveConfig({ env, flags: options.flags, files, homeDir: home, cwd: options.cwd ?? home });
   const logger = createMemoryLogger();
   // The start-up sync of a repository is waited for in full (not the server's 3 s), unless a test says
   // otherwise: on a loaded machine a call made right after start-up would otherwise race it.

@@ -167,7 +167,7 @@ describe("report_usage in a loop cannot flood the log, the analytics file or the
     ["2025-11-25", true],
     ["2026-07-28", false],
   ] as const)(
-    "%s without a session (stateless: %p): reports are counted by the client's address",
+    "%s without a session (stateless: %p): reports are counted by the client's address, 60 at once, then 60 a minute",
     async (revision, stateless) => {
       const clock = manualClock();
       const { handler, hub, close } = await feedbackHub({ now: clock.now }, stateless);
@@ -178,22 +178,85 @@ describe("report_usage in a loop cannot flood the log, the analytics file or the
         for (const c of [first, again, other]) await c.close();
         await close();
       });
-      for (let i = 0; i < 10; i++) expect((await report(first)).isError).toBeFalsy();
+      // Everyone behind a reverse proxy shares one address: six times a session's reports.
+      for (let i = 0; i < 60; i++) expect((await report(first)).isError).toBeFalsy();
       // A new client from the same address shares its budget; another address has its own.
-      expect((await report(again)).structuredContent).toMatchObject({ error: { code: "RATE_LIMITED" } });
+      expect((await report(again)).structuredContent).toEqual({
+        error: {
+          code: "RATE_LIMITED",
+          message:
+            "Feedback on pdf was not recorded: this client sent more reports than report_usage takes (60 at once, then 60 a minute). Report once per skill you used, with everything about it in one comment; to send this one, call again in 1 s.",
+          skill_path: "pdf",
+          retry_after_seconds: 1,
+        },
+      });
       expect((await report(other)).isError).toBeFalsy();
-      expect(hub.analytics.tracker.pending).toBe(11);
+      expect(hub.analytics.tracker.pending).toBe(61);
+      clock.advance(1_000);
+      expect((await report(again)).isError).toBeFalsy();
+      expect((await report(first)).structuredContent).toMatchObject({ error: { code: "RATE_LIMITED" } });
     },
   );
+
+  test("new sessions from one address put at most its share in the queue (a tenth of it); another address's all land", async () => {
+    // A queue of 300 events: an address's share is 30, three sessions' worth of reports.
+    const clock = manualClock();
+    const { handler, hub, logger, close } = await feedbackHub({ now: clock.now }, false, {
+      analytics: { max_queue: 300 },
+    });
+    closers.push(close);
+    const session = async (peer: string) => {
+      const client = await httpClient(handler, "2025-11-25", { peer });
+      closers.unshift(() => client.close());
+      return client;
+    };
+    // The loop that escapes a limit per session: a new session whenever RATE_LIMITED comes back. Every
+    // loopback address is one client, as the session table counts them.
+    const peers = ["127.0.0.1", "127.0.0.2", "::1"];
+    let recorded = 0;
+    let refused: Awaited<ReturnType<typeof report>> | undefined;
+    for (let s = 0; s < 8; s++) {
+      const client = await session(peers[s % peers.length] as string);
+      for (;;) {
+        const answer = await report(client);
+        if (answer.isError) {
+          refused = answer;
+          break;
+        }
+        recorded++;
+      }
+    }
+    expect(recorded).toBe(30);
+    expect(hub.analytics.tracker.pending).toBe(30);
+    expect(refused?.structuredContent).toEqual({
+      error: {
+        code: "RATE_LIMITED",
+        message:
+          "Feedback on pdf was not recorded: clients at this address sent more analytics events than one address may before they are next sent (every 3600 s). Report once per skill you used; to send this one, call again in 3600 s.",
+        skill_path: "pdf",
+        retry_after_seconds: 3600,
+      },
+    });
+    expect(logger.lines.filter((l) => l.includes("feedback on"))).toHaveLength(30);
+    // Another address loses nothing.
+    const colleague = await session("10.0.0.2");
+    for (let i = 0; i < 10; i++) expect((await report(colleague)).isError).toBeFalsy();
+    expect(hub.analytics.tracker.pending).toBe(40);
+    // A flush starts a new window: the address may queue again.
+    hub.analytics.tracker.drain();
+    expect((await report(await session("127.0.0.1"))).isError).toBeFalsy();
+    expect(hub.analytics.tracker.pending).toBe(1);
+  });
 });
 
 /** An HTTP hub offering report_usage, analytics kept in memory until the test reads them. */
-async function feedbackHub(hub: Partial<HubOptions>, stateless = false) {
+async function feedbackHub(hub: Partial<HubOptions>, stateless = false, configFile?: Record<string, unknown>) {
   const dir = tempDir();
   writeSkill(dir, "pdf");
   return httpHub([dir], {
     hub,
     stateless,
+    configFile,
     env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" },
   });
 }

@@ -138,8 +138,9 @@ export function recordLoad(
   event: string | { type: EventType; data: Record<string, unknown> },
 ): void {
   session.usage.record(skill.id);
-  if (typeof event === "string") deps.track("skill_loaded", { tool: event, skill: skill.name, source: skill.source });
-  else deps.track(event.type, event.data);
+  if (typeof event === "string")
+    deps.track("skill_loaded", { tool: event, skill: skill.name, source: skill.source }, session.address);
+  else deps.track(event.type, event.data, session.address);
 }
 
 /**
