@@ -167,7 +167,7 @@ describe("skillhub CLI", () => {
     expect(guarded.out).toContain("  http: 0.0.0.0:8000; clients send the token (SKILLHUB_HTTP_TOKEN)\n");
     const weak = await cli(["doctor", "--transport", "http", "--host", "0.0.0.0"], { SKILLHUB_HTTP_TOKEN: "abc" });
     expect(weak.out).toContain("clients send the token (SKILLHUB_HTTP_TOKEN) (see Diagnostics)\n");
-    expect(weak.out).toMatch(/Diagnostics: 0 errors \(skills not served\), 1 warning\n/);
+    expect(weak.out).toMatch(/Diagnostics: 0 errors \(what they name is not served\), 1 warning\n/);
     expect(weak.out).toContain("  warning config SKILLHUB_HTTP_TOKEN is shorter than 16 characters;");
     const weakJson = JSON.parse(
       (await cli(["doctor", "--json", "--transport", "http"], { SKILLHUB_HTTP_TOKEN: "abc" })).out,
@@ -514,7 +514,7 @@ describe("skillhub CLI", () => {
     const missing = join(tempDir(), "does-not-exist");
     const doctor = await cli(["doctor", "--skills-dir", missing], { HOME: home });
     expect(doctor.code).toBe(0);
-    expect(doctor.out).toContain("Diagnostics: 0 errors (skills not served), 1 warning");
+    expect(doctor.out).toContain("Diagnostics: 0 errors (what they name is not served), 1 warning");
     expect(doctor.out).toContain(`warning config skills folder ${missing} does not exist; it is skipped`);
     const json = JSON.parse((await cli(["doctor", "--json", "--skills-dir", missing], { HOME: home })).out);
     expect(json.config_warnings).toEqual([`skills folder ${missing} does not exist; it is skipped`]);

@@ -111,7 +111,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   const warnings = problems.length - errors + configWarnings.length;
   lines.push(
     "",
-    `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (skills not served), ${warnings} warning${warnings === 1 ? "" : "s"}`,
+    `Diagnostics: ${errors} error${errors === 1 ? "" : "s"} (what they name is not served), ${warnings} warning${warnings === 1 ? "" : "s"}`,
   );
   // Errors (skills not served) and the config's warnings in full; a collection's repeated warnings shortened.
   for (const d of problems) if (d.severity === "error") lines.push(`  ${formatDiagnostic(d)}`);

@@ -236,7 +236,7 @@ export async function renderStatus(seq) {
         `${c.skills} served (${c.treeNodes} tree nodes), ${c.shadowed} shadowed, ${c.disabled} disabled by filter`,
       ),
       h("dt", {}, "Diagnostics"),
-      h("dd", {}, `${c.errors} errors (skills not served), ${c.warnings} warnings`),
+      h("dd", {}, `${c.errors} errors (what they name is not served), ${c.warnings} warnings`),
       h("dt", {}, "Tools"),
       h("dd", {}, data.settings.tools.join(", ")),
       h("dt", {}, "Filters"),
