@@ -176,10 +176,14 @@ export const MAX_CONFIG_BYTES = 1_048_576;
 /** Where a content repository's `analytics.file` must live, under SkillHub's home (source-config.ts). */
 export const ANALYTICS_FOLDER = "analytics";
 
-/** The user's own config file (~/.skillhub/config.yaml, --config): any problem stops start-up, naming the file. */
-export function readConfigFile(path: string): ConfigFile {
+/**
+ * The user's own config file (~/.skillhub/config.yaml, --config), or a project's skillhub.yaml: any problem
+ * throws a ConfigError naming the file. `within`: a folder the file must resolve inside, links followed (a
+ * project's file, which is the project's content: a link to `~/.aws/credentials` must not have its keys read).
+ */
+export function readConfigFile(path: string, within?: string): ConfigFile {
   // Bounded and non-blocking (util/named-file.ts): a link to /dev/zero or a FIFO is named, not read for ever.
-  const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES });
+  const read = readNamedText({ path, maxBytes: MAX_CONFIG_BYTES, within });
   if (!read.ok) throw new ConfigError(`Invalid configuration: ${read.reason}`, { key: path });
   const parsed = parseConfigText(path, read.text);
   if (typeof parsed === "string") throw new ConfigError(`Invalid configuration: ${parsed}`, { key: path });

@@ -46,9 +46,14 @@ export interface ProjectSources {
 const Repos = () => z.array(z.union([z.string(), RepoEntryConfig()]));
 const Dirs = () => z.array(z.string().min(1));
 
-/** Read and check `<projectDir>/skillhub.yaml`. Throws ConfigError naming the file, key and value. */
+/**
+ * Read and check `<projectDir>/skillhub.yaml`. Throws ConfigError naming the file, key and value.
+ * Security: the file is read only inside the project, links followed, as a skills folder's config.yaml is
+ * inside its folder: a `skillhub.yaml` linking to a file elsewhere (credentials) is refused unread, so no
+ * warning or YAML error quotes its keys.
+ */
 export function readProjectFile(file: string, projectDir: string): ProjectSources {
-  const data = readConfigFile(file).data ?? {};
+  const data = readConfigFile(file, projectDir).data ?? {};
   const fail = (key: string, what: string, value?: unknown) =>
     new ConfigError(
       `Invalid configuration: ${file}: ${key}${value === undefined ? "" : ` = ${JSON.stringify(value)}`}: ${what}.`,

@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { linksConfined } from "../sources/source-list.ts";
+import { inVersionControl } from "../sources/version-control.ts";
 import {
   type ConfinedFailure,
   type ConfinedFile,
@@ -54,25 +55,41 @@ export function noteScannedRoot(root: string): void {
 /**
  * The real path of `folder`, the one every file of a skill is read under (an Agent Skill's folder, a tree
  * node's resource folder): confined to its source for repositories and plugins, and for a tree node to the
- * folder of its own file, in every source.
+ * folder of its own file, in every source, out of version-control metadata.
  *
  * Security: a resource folder (`auth/` beside `auth.md`) that is a link to elsewhere (`/`, `/proc/self`,
  * `~/.ssh`) would confine its node's files to that elsewhere, where every file could be declared and
  * served: it must lie, links followed, in the folder its node's file is read from (skillReadRoot), as a
  * declared file must lie in the resource folder. A tree linked in whole keeps its resource folders. A
  * local Agent Skill's folder may be a link from anywhere (installers make them): it is its own confinement.
+ * Nor may a resource folder be, or lie in, version-control metadata (`.git.md`'s `.git/`, `.GIT/`,
+ * `GIT~1/`, a node's .md inside a `.git`): its name comes from a file anyone can commit, not from the walk
+ * that skips `.git`, and `.git/config` can hold a remote's token (actions/checkout leaves one there).
  */
 export function realFolder(folder: string, skill: SkillPlace): { ok: true; root: string } | ConfinedFailure {
   const real = sourceConfined(folder, skill);
   if (!real.ok || skill.kind !== "tree-node") return real;
   const tree = skillReadRoot(skill);
   if (!tree.ok) return tree;
-  if (isInside(tree.root, real.root)) return real;
+  if (!isInside(tree.root, real.root))
+    return {
+      ok: false,
+      code: "PATH_OUTSIDE_SKILL",
+      reason:
+        "its resource folder is a link to a folder outside the one its .md file is in (its author must put the files there).",
+    };
+  let source: string;
+  try {
+    source = realpathSync(skill.root);
+  } catch {
+    return { ok: false, code: "FILE_NOT_FOUND", reason: `the folder of its source no longer exists.` };
+  }
+  if (!inVersionControl(source, real.root)) return real;
   return {
     ok: false,
     code: "PATH_OUTSIDE_SKILL",
     reason:
-      "its resource folder is a link to a folder outside the one its .md file is in (its author must put the files there).",
+      "its resource folder is version-control metadata (.git, or a folder in one), whose files are no skill's (its config can hold a remote's credentials).",
   };
 }
 

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, posix } from "node:path";
+import { inVersionControl } from "../sources/version-control.ts";
 import { type Diagnostic, diagnostic } from "../util/diagnostic.ts";
 import { isInside } from "../util/safe-path.ts";
 import { statOf } from "../util/stat.ts";
@@ -118,12 +119,14 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
   }
 
   const out: ParsedSkill[] = [];
+  const realRoot = probe.realpath(root);
   for (const [path, f] of [...nodes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const n = f.parse.node;
     const { parent } = resolveParentPath(path, (p) => nodes.has(p));
     const dir = join(root, path);
     const resourceDir = probe.isDirectory(dir) ? dir : undefined;
-    if (resourceDir !== undefined && linksOut(resourceDir, f.file, probe)) diagnostics.push(linkedOut(f.file));
+    const refused = resourceDir === undefined ? undefined : refusedFolder(realRoot, resourceDir, f.file, probe);
+    if (refused !== undefined) diagnostics.push(refused);
     else {
       for (const d of n.assets) diagnostics.push(...checkDeclared(f.file, path, "asset", d.file, resourceDir, probe));
       for (const d of n.scripts) diagnostics.push(...checkDeclared(f.file, path, "script", d.file, resourceDir, probe));
@@ -174,24 +177,36 @@ function silent(rel: string): boolean {
 }
 
 /**
- * Whether a node's resource folder leads, links followed, out of the folder its file is in: then none of
- * its files are served (skills/skill-read.ts realFolder refuses them at every read; this names it once).
+ * Why none of a node's (`file`) files are served, named once here (skills/skill-read.ts realFolder refuses
+ * them at every read): its resource folder leads, links followed, out of the folder its file is in, or is
+ * version-control metadata (`.git.md` beside `.git/`, or a node inside a `.git`). Undefined when it serves them.
  */
-function linksOut(resourceDir: string, file: string, probe: TreeProbe): boolean {
+function refusedFolder(
+  realRoot: string | undefined,
+  resourceDir: string,
+  file: string,
+  probe: TreeProbe,
+): Diagnostic | undefined {
   const own = probe.realpath(dirname(file));
   const real = probe.realpath(resourceDir);
-  return own !== undefined && real !== undefined && !isInside(own, real);
-}
-
-/** The warning for a node (`file`) whose resource folder links out (linksOut). */
-function linkedOut(file: string): Diagnostic {
+  if (own === undefined || real === undefined) return undefined;
   const name = basename(file);
-  return diagnostic(
-    "unsafe-path",
-    "warning",
-    file,
-    `its resource folder ${name.replace(/\.md$/i, "")}/ is a link to a folder outside the one ${name} is in; none of its assets or scripts are served.`,
-  );
+  const folder = `${name.replace(/\.md$/i, "")}/`;
+  if (!isInside(own, real))
+    return diagnostic(
+      "unsafe-path",
+      "warning",
+      file,
+      `its resource folder ${folder} is a link to a folder outside the one ${name} is in; none of its assets or scripts are served.`,
+    );
+  if (realRoot !== undefined && inVersionControl(realRoot, real))
+    return diagnostic(
+      "unsafe-path",
+      "warning",
+      file,
+      `its resource folder ${folder} is version-control metadata (.git, or a folder in one); none of its assets or scripts are served.`,
+    );
+  return undefined;
 }
 
 /** A declared asset or script must exist, as a file, inside the node's real resource folder. */

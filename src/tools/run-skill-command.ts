@@ -114,7 +114,8 @@ export const runSkillCommandTool = defineTool({
       );
     }
     // Security: the folder every read of the skill is confined to, or none (a tree node's resource folder
-    // that is a link out of the folder of the node's file).
+    // that is a link out of the folder of the node's file). Its real path is what the arguments are checked
+    // against and where the command runs: `dir` may hold a link, swapped for one to elsewhere after the check.
     const folder = realFolder(dir, skill);
     if (!folder.ok) {
       return errorResult(
@@ -133,7 +134,7 @@ export const runSkillCommandTool = defineTool({
     const quote = (arg: string) => `'${shownArg(arg)}'`;
     const links = checkLinkFlags(command, args, quote);
     const globs = links.ok ? checkCurlGlobs(command, args, quote) : links;
-    const paths = globs.ok ? checkPathArgs(args, dir, { quote }) : globs;
+    const paths = globs.ok ? checkPathArgs(args, folder.root, { quote }) : globs;
     if (!paths.ok) {
       return errorResult(
         "PATH_OUTSIDE_SKILL",
@@ -154,7 +155,7 @@ export const runSkillCommandTool = defineTool({
     try {
       result = await runOnHost(host, {
         argv: [...runner.runner.argv, ...args],
-        cwd: dir,
+        cwd: folder.root,
         env: childEnv(host.env, deps.config),
         timeoutMs: config.timeout_seconds * 1000,
         maxOutputBytes: config.max_output_bytes,

@@ -273,12 +273,12 @@ describe("skillhub add", () => {
     expect(readFileSync(real, "utf8")).toBe(`# my dotfiles\ngit:\n  token_note: kept\n  repos:\n    - ${team.url}\n`);
     expect(statSync(real).mode & 0o777).toBe(0o600);
 
-    // A project's file linked out of the project (a cloned repository's trap) is not rewritten.
+    // A project's file linked out of the project (a cloned repository's trap) is neither read nor rewritten.
     const elsewhere = write(join(dotfiles, "other-tool.yaml"), "setting: 1\n");
     symlinkSync(elsewhere, projectFile(m));
     const refused = await cli(m, ["add", team.url]);
     expect(refused.code).not.toBe(0);
-    expect(refused.err).toContain(`${projectFile(m)} is a link to ${realpathSync(elsewhere)}, outside the project`);
+    expect(refused.err).toContain(`'${projectFile(m)}' links outside ${m.project} (to ${realpathSync(elsewhere)})`);
     expect(readFileSync(elsewhere, "utf8")).toBe("setting: 1\n");
     expect(copies(m)).toHaveLength(1);
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { symlinkSync } from "node:fs";
+import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { run } from "../../src/cli.ts";
@@ -102,6 +102,21 @@ describe("a project's skillhub.yaml", () => {
     const code = await run(["list"], { HOME: tempDir() }, { out: () => {}, err: (t) => void (err += t), cwd: project });
     expect(code).toBe(2);
     expect(err).toContain(file);
+  });
+
+  test("a link leaving the project is refused unread, naming the link; one inside the project is read", () => {
+    const project = tempDir("skillhub-project-");
+    const secrets = write(join(tempDir("skillhub-secrets-"), "creds.yml"), "prod:\n  SECRETKEY_decoy_abc123: x\n");
+    const file = join(project, "skillhub.yaml");
+    symlinkSync(secrets, file);
+    expect(() => readProjectFile(file, project)).toThrow(ConfigError);
+    expect(() => readProjectFile(file, project)).toThrow(
+      `Invalid configuration: '${file}' links outside ${project} (to ${secrets}); it is not read.`,
+    );
+    const inside = write(join(project, "config", "skillhub.yaml"), "sources:\n  dirs: [kit]\n");
+    rmSync(file);
+    symlinkSync(inside, file);
+    expect(readProjectFile(file, project).dirs).toEqual([join(project, "kit")]);
   });
 
   test("a repository given as a relative path is the project's neighbour, whatever folder git runs in", async () => {

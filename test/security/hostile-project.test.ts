@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { run } from "../../src/cli.ts";
 import { loadSettings } from "../../src/commands/load-settings.ts";
@@ -139,12 +139,23 @@ describe("a project's skillhub.yaml that cannot be used does not stop the server
       "a link to a file that is not YAML",
       (file) => {
         const bytes = write(
-          join(tempDir("skillhub-other-"), "image.png"),
+          join(dirname(file), "docs", "image.png"),
           new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
         );
         symlinkSync(bytes, file);
       },
       "Invalid configuration",
+    ],
+    [
+      "a link out of the project, to a file of credentials",
+      (file) => {
+        const secrets = write(
+          join(tempDir("skillhub-secrets-"), "creds.yml"),
+          "prod:\n  SECRETKEY_decoy_abc123: hunter2\n",
+        );
+        symlinkSync(secrets, file);
+      },
+      "skillhub.yaml' links outside",
     ],
     [
       "a repository folder that leaves the repository",
@@ -168,18 +179,21 @@ describe("a project's skillhub.yaml that cannot be used does not stop the server
           .split("\n")
           .find((line) => line.includes("ERROR error project-file")),
       );
-      expect(logged).toContain(`${file}: `);
+      expect(logged).toContain(`${file}`);
       expect(logged).toContain(sentence);
       const home = tempDir("skillhub-home-");
       const doctor = runBinary(["doctor", "--project", project], project, home);
       expect(doctor.code).toBe(1);
       expect(doctor.out).toContain(`error project-file ${file}`);
       expect(doctor.out).toContain(sentence);
+      // Nothing of a file outside the project is read: no key of it is quoted.
+      expect(log() + doctor.out + doctor.err).not.toContain("SECRETKEY");
       // The commands that act on the file stop on it, as before.
       for (const command of [["sync"], ["lock"], ["verify"], ["sources"], ["remove", "x"], ["add", "./kit"]]) {
         const ran = runBinary([...command, "--project", project], project, home);
         expect([command[0], ran.code]).toEqual([command[0], 2]);
         expect(ran.err).toContain(sentence);
+        expect(ran.out + ran.err).not.toContain("SECRETKEY");
       }
     });
 });

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { defaultSpawn, type SpawnFn } from "../../src/exec/process.ts";
 import { emptyBunConfig } from "../../src/exec/runners.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
@@ -659,5 +660,30 @@ describe("run_script in tools/list", () => {
       );
     expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tool?.outputSchema).toBeDefined();
+  });
+});
+
+describe("run_script runs the script its check approved", () => {
+  test("a resource folder's link swapped for one to elsewhere as the process starts: the approved script runs", async () => {
+    const skills = tempDir("skillhub-swap-");
+    writeNode(skills, "ops.md", {
+      keywords: ["ops"],
+      extra: "scripts:\n  - file: run.sh\n    description: Runs\n    execution: server",
+    });
+    write(join(skills, "ops-files", "run.sh"), "echo approved\n");
+    symlinkSync("ops-files", join(skills, "ops"));
+    const decoy = tempDir("skillhub-decoy-");
+    write(join(decoy, "run.sh"), "echo DECOY\n");
+    const argvs: string[][] = [];
+    const spawn: SpawnFn = (argv, options) => {
+      argvs.push(argv);
+      rmSync(join(skills, "ops"));
+      symlinkSync(decoy, join(skills, "ops"));
+      return defaultSpawn(argv, options);
+    };
+    const { call } = await open(skills, { hub: { exec: { spawn } } });
+    const ran = await call("run_script", { skill_path: "ops", file: "run.sh" });
+    expect(ran.structuredContent).toMatchObject({ stdout: "approved\n", exit_code: 0 });
+    expect(argvs[0]?.at(-1)).toBe(realpathSync(join(skills, "ops-files", "run.sh")));
   });
 });

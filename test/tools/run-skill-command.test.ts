@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { defaultSpawn, type SpawnFn } from "../../src/exec/process.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { type ConnectOptions, connect } from "../helpers/hub.ts";
+import { writeNode } from "../helpers/tree.ts";
 import { eventually } from "../helpers/wait.ts";
 
 afterAll(cleanupTemp);
@@ -486,5 +488,33 @@ describe("run_skill_command: the project's own skills", () => {
     const ran = await call();
     expect(ran.isError).toBeFalsy();
     expect(await Bun.file(marker).text()).toBe("project code ran");
+  });
+});
+
+describe("run_skill_command runs where its check looked", () => {
+  test("a resource folder's link swapped for one to elsewhere between the check and the start: the checked folder", async () => {
+    const skills = tempDir("skillhub-swap-");
+    writeNode(skills, "ops.md", { keywords: ["ops"] });
+    write(join(skills, "ops-files", "approved.txt"), "approved\n");
+    symlinkSync("ops-files", join(skills, "ops"));
+    const decoy = tempDir("skillhub-decoy-");
+    write(join(decoy, "DECOY.txt"), "decoy\n");
+    const cwds: string[] = [];
+    // The race made certain: the link is re-pointed as the process is started, after every check.
+    const spawn: SpawnFn = (argv, options) => {
+      cwds.push(options.cwd);
+      rmSync(join(skills, "ops"));
+      symlinkSync(decoy, join(skills, "ops"));
+      return defaultSpawn(argv, options);
+    };
+    const session = await connect({
+      flags: { "skills-dir": [skills] },
+      env: { SKILLHUB_ENABLE_COMMANDS: "1" },
+      hub: { exec: { spawn } },
+    });
+    closers.push(session.close);
+    const listed = await session.call("run_skill_command", { skill_name: "ops", command: "ls" });
+    expect(listed.structuredContent).toMatchObject({ stdout: "approved.txt\n", exit_code: 0 });
+    expect(cwds).toEqual([realpathSync(join(skills, "ops-files"))]);
   });
 });
