@@ -1,5 +1,4 @@
 import { isAbsolute, normalize, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { scrubUrlCredentials, splitUserInfo } from "../../util/url-credentials.ts";
 
 /** One configured repository (SKILLS_REPO entry or `repos:` item). */
@@ -184,11 +183,10 @@ function urlIdentity(input: string): string | undefined {
   const colon = input.indexOf(":");
   const scheme = input.slice(0, colon).toLowerCase();
   if (scheme === "file") {
-    try {
-      return localIdentity(fileURLToPath(input));
-    } catch {
-      return undefined;
-    }
+    // The path as git reads it: decoded, on this machine only (no node:url before a server starts).
+    const url = safeUrl(input);
+    if (!url || !["", "localhost"].includes(url.hostname) || /%2f/i.test(url.pathname)) return undefined;
+    return localIdentity(safeDecode(url.pathname));
   }
   const match = TRANSPORT.exec(scheme);
   if (!match) return undefined;

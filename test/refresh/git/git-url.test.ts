@@ -155,6 +155,8 @@ describe("which URLs name the same repository", () => {
     expect(sameRepository("/srv/git/team", "/srv/git/team2")).toBe(false);
     expect(sameRepository("/srv/git/Team", "/srv/git/team")).toBe(false);
     expect(sameRepository("srv/git/team", "/srv/git/team")).toBe(false);
+    expect(sameRepository("file://nas/srv/git/team", "/srv/git/team")).toBe(false);
+    expect(sameRepository("file:///srv/git/a%2Fteam", "/srv/git/a/team")).toBe(false);
     // A remote helper's address is never another kind's, whatever it reads like.
     expect(sameRepository("file::/srv/git/team", ":file:/srv/git/team")).toBe(false);
   });
