@@ -152,15 +152,15 @@ export function sameRepository(a: string, b: string): boolean {
  *   percent-escapes of letters, digits and `-._~`;
  * - the path's case on hosts whose paths ignore it (CASE_BLIND_HOSTS); elsewhere it is kept as written;
  * - `file://` and the plain path it names, absolute paths with `.` and `..` resolved (no link is followed).
- * A remote helper's address (`codecommit::…`), another scheme or a URL that does not parse stays apart
- * from every other spelling.
+ * A remote helper's address (`codecommit::…`) stays apart from every other kind; another scheme's URL, or
+ * one that does not parse, is folded only as its copy's folder name is (asWritten).
  */
 export function repoIdentity(raw: string): string {
   const input = raw.trim();
   const helper = HELPERS.exec(input)?.[0];
   // Each kind of address has its own prefix (`helper:`, `as-written:`, `//`, `file:`), so none is read as another.
   if (helper) return `helper:${helper.toLowerCase()}${repoIdentity(input.slice(helper.length))}`;
-  if (SCHEME.test(input)) return urlIdentity(input) ?? `as-written:${withoutCredentials(input)}`;
+  if (SCHEME.test(input)) return urlIdentity(input) ?? `as-written:${asWritten(input)}`;
   const scp = DRIVE.test(input) ? null : SCP_LIKE.exec(input);
   // scp-like paths are given to the server as written: no escape is decoded.
   if (scp) return hostPathIdentity((scp[2] ?? "").toLowerCase(), "", `/${scp[3] ?? ""}`);
@@ -199,6 +199,16 @@ function urlIdentity(input: string): string | undefined {
   if (!own || !web) return undefined;
   const port = own.port === DEFAULT_PORT[transport] ? "" : own.port;
   return hostPathIdentity(web.hostname, port, unescapeUnreserved(web.pathname));
+}
+
+/**
+ * A URL of another scheme, or one that does not parse, folded only as its copy's folder name folds it
+ * (parseRepo): two URLs that would share a copy are never two repositories.
+ */
+function asWritten(input: string): string {
+  const parsed = safeUrl(input);
+  const url = parsed ? `${parsed.protocol}//${parsed.host.toLowerCase()}${parsed.pathname}` : withoutCredentials(input);
+  return url.replace(/\/+$/, "").replace(/\.git$/i, "");
 }
 
 /** A network repository's identity: `host` (in lower case), `port` (none for the default), `path`. */

@@ -161,6 +161,31 @@ describe("which URLs name the same repository", () => {
     expect(sameRepository("file::/srv/git/team", ":file:/srv/git/team")).toBe(false);
   });
 
+  test("two URLs whose copies share a folder are always one repository, whatever their scheme", () => {
+    // Security: entries of one copy folder are synced once (repo-targets.ts), so a project's entry that shared
+    // your copy's folder without being your entry would take its place.
+    const urls = [
+      "file://NAS/srv/team.git",
+      "file://nas/srv/team/",
+      "ftp://Example.com/org/team.git",
+      "ftp://example.com/org/team/",
+      "https://u:TOKEN@[bad/org/team",
+      "https://[bad/org/team",
+      "codecommit::https://h/org/team",
+      "CODECOMMIT::https://h/org/team/",
+      "Git@GitHub.com:org/team.git",
+      "ssh://git@github.com/org/team/",
+    ];
+    let shared = 0;
+    for (const a of urls)
+      for (const b of urls) {
+        if (a === b || parseRepo(a).slug !== parseRepo(b).slug) continue;
+        shared++;
+        expect(sameRepository(a, b), `${a} ${b}`).toBe(true);
+      }
+    expect(shared).toBe(10);
+  });
+
   test("copies keep their folders: the slug that names them is not changed by what names one repository", () => {
     expect(parseRepo(team).slug).toBe("team-a4b89a85");
     expect(parseRepo("git@github.com:org/team.git").slug).toBe("team-f4bd5cd5");
