@@ -1,6 +1,6 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Config } from "../config/schema.ts";
-import { parseRepo } from "../refresh/git/git-url.ts";
+import { repoIdentity } from "../refresh/git/git-url.ts";
 import { configRepoTargets, ownUrls } from "../refresh/repo-targets.ts";
 import { type Location, PLUGIN_LABEL_PREFIX } from "../sources/source-list.ts";
 import { LOCKFILE_NAME } from "./lockfile.ts";
@@ -64,7 +64,7 @@ export function ownRepoLabels(config: Config): ReadonlySet<string> {
   if (own.size === 0) return new Set();
   return new Set(
     configRepoTargets(config)
-      .filter((t) => own.has(parseRepo(t.spec.url).slug))
+      .filter((t) => own.has(repoIdentity(t.spec.url)))
       .map((t) => t.label),
   );
 }

@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.ts";
-import { parseRepo, withoutCredentials } from "../refresh/git/git-url.ts";
+import { sameRepository, withoutCredentials } from "../refresh/git/git-url.ts";
 import { type LockPlace, lockTargets, ownRepoLabels, pinsRepo } from "./location.ts";
 import { LockError, type Lockfile, readLockfile } from "./lockfile.ts";
 
@@ -61,11 +61,10 @@ export function pinsFrom(
     }
     // A label the lock does not record for this URL (a project's entry of another folder of your repository)
     // takes the pin of the URL's first entry there: it is not followed past what that lock reviewed. URLs are
-    // compared as the repository they name, as its copy is shared (`…/team.git`, `…/team/`, the host in
-    // another case). Security: compared as written, a project's other spelling of your repository's URL found
-    // no pin, and its sync moved the shared copy past what your lock records.
-    const repo = parseRepo(url).slug;
-    const ofRepo = (p: { url: string }) => parseRepo(p.url).slug === repo;
+    // compared as the repository they name (sameRepository: `…/team.git`, `git@host:…/team`), as its copy is
+    // shared. Security: compared as written, a project's other spelling of your repository's URL found no pin,
+    // and its sync moved the shared copy past what your lock records.
+    const ofRepo = (p: { url: string }) => sameRepository(p.url, url);
     const own = locked.get(label);
     const pin = own && ofRepo(own) ? own : [...locked.values()].find(ofRepo);
     if (pin) pins.set(label, { ref: pin.ref, commit: pin.commit });
@@ -98,8 +97,7 @@ export function lockedConfigs(
       }
     }
     const sources = Object.values((file === undefined ? undefined : read.get(file))?.sources ?? {});
-    const repo = parseRepo(copy.url).slug;
-    locked.set(copy.file, sources.find((s) => parseRepo(s.url).slug === repo)?.config ?? null);
+    locked.set(copy.file, sources.find((s) => sameRepository(s.url, copy.url))?.config ?? null);
   }
   return locked;
 }

@@ -8,7 +8,7 @@ import { isReservedLabel } from "../sources/source-list.ts";
 import { ConfigError } from "../util/errors.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { FULL_COMMIT, type RepoTarget } from "./git/git-target.ts";
-import { parseRepo, repoName } from "./git/git-url.ts";
+import { parseRepo, repoIdentity, repoName, sameRepository } from "./git/git-url.ts";
 
 /** A `repos:` item as a mapping: a bare URL is `{ url }`. */
 export function repoEntry(item: string | RepoEntryConfig): RepoEntryConfig {
@@ -102,7 +102,7 @@ export function repoTargets(options: {
     const source = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
     if (seen.has(source)) continue;
     seen.add(source);
-    const slug = own.has(parsed.slug) ? source : `${source}${forLock}`;
+    const slug = own.has(repoIdentity(parsed.url)) ? source : `${source}${forLock}`;
     // A folder's name as a repository's is made (letters, digits, `.`, `_`, `-`): it is printed in summaries.
     const name = path ? `${parsed.name}-${repoName(path)}` : parsed.name;
     found.push({
@@ -143,24 +143,25 @@ function withLabels(found: readonly { wanted: string; target: Omit<RepoTarget, "
 }
 
 /**
- * The repositories (normalised URLs) whose URL an entry of the user's own config file names: SkillHub's
- * own lock pins them, whatever folder a project's entry of the same URL serves (lock/location.ts).
+ * The repositories (their repoIdentity) that an entry of the user's own config file names: SkillHub's own
+ * lock pins them, whatever folder a project's entry of the same repository serves (lock/location.ts).
  */
 export function ownUrls(repos: readonly (string | RepoEntryConfig)[]): ReadonlySet<string> {
   return new Set(
-    repos.flatMap((item) => (typeof item !== "string" && item.scope === "user" ? [parseRepo(item.url).slug] : [])),
+    repos.flatMap((item) => (typeof item !== "string" && item.scope === "user" ? [repoIdentity(item.url)] : [])),
   );
 }
 
 /**
  * The entry whose branch and pin decide `entry`'s copy: for a project's entry of a repository the user
  * configured (their config file's `scope: user`, or SKILLS_REPO's, which has no scope), the user's entry of
- * it (the one of the same folder if there is one, else the first); else `entry` itself.
+ * it (the one of the same folder if there is one, else the first); else `entry` itself. The repository is
+ * the same however either URL spells it (sameRepository: `git@github.com:org/team.git` is
+ * `https://github.com/org/team`).
  */
 function decidingEntry(repos: readonly (string | RepoEntryConfig)[], entry: RepoEntryConfig): RepoEntryConfig {
   if (entry.scope !== "project") return entry;
-  const slug = parseRepo(entry.url).slug;
-  const mine = repos.map(repoEntry).filter((e) => e.scope !== "project" && parseRepo(e.url).slug === slug);
+  const mine = repos.map(repoEntry).filter((e) => e.scope !== "project" && sameRepository(e.url, entry.url));
   const folder = repoPath(entry.path, "repos entry");
   return mine.find((e) => repoPath(e.path, "repos entry") === folder) ?? mine[0] ?? entry;
 }

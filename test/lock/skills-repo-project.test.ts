@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { readLockfile } from "../../src/lock/lockfile.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { git, type Remote, remoteRepo, signedCommit, skillText, sshKey } from "../helpers/git.ts";
@@ -30,6 +31,10 @@ function teamWithFork(key?: string): { remote: Remote; reviewed: string; fork: s
 
 /** `url` without its `.git`. */
 const withoutGit = (url: string) => url.replace(/\.git$/, "");
+/** The plain path a `file://` URL names. */
+const asPath = (url: string) => fileURLToPath(url);
+/** `url` with its last slash doubled. */
+const doubledSlash = (url: string) => url.replace(/\/(?=[^/]*$)/, "//");
 
 describe("a project's skillhub.yaml cannot choose the commit of SKILLS_REPO's repository", () => {
   for (const signed of [false, true])
@@ -37,6 +42,8 @@ describe("a project's skillhub.yaml cannot choose the commit of SKILLS_REPO's re
       ["as SKILLS_REPO spells it", (url: string) => url],
       ["with a trailing slash", (url: string) => `${url}/`],
       ["without .git", withoutGit],
+      ["as a plain path", asPath],
+      ["with a doubled slash", doubledSlash],
     ] as const)
       test(`${signed ? "with allowed signers, " : ""}a project's entry of it ${spelling}, pinned to a fork's commit, serves SKILLS_REPO's branch`, async () => {
         const keys = tempDir("skillhub-keys-");
@@ -74,4 +81,26 @@ describe("a project's skillhub.yaml cannot choose the commit of SKILLS_REPO's re
         expect(git(["rev-parse", "HEAD"], join(repos, copies[0] as string))).toBe(reviewed);
         expect(readLockfile(m.lock).sources).toEqual({ team2: { url: remote.url, ref: "main", commit: reviewed } });
       }, 120_000);
+
+  test("a project's repository of the same name at another path stays the project's, at its own pin", async () => {
+    const { remote } = teamWithFork();
+    const theirs = remoteRepo("team2", {
+      "skills/deploy/SKILL.md": skillText("deploy", "The project's pinned deploy."),
+    });
+    git(["tag", "v0.1"], theirs.work);
+    git(["push", "--quiet", "origin", "v0.1"], theirs.work);
+    const pinned = git(["rev-parse", "HEAD"], theirs.work);
+    theirs.write("skills/deploy/SKILL.md", skillText("deploy", "The project's later deploy."));
+    theirs.push("later");
+    const m = machine();
+    const env = { SKILLS_REPO: remote.url };
+    write(join(m.project, "skillhub.yaml"), `git:\n  repos:\n    - url: ${asPath(theirs.url)}\n      ref: v0.1\n`);
+
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.code, synced.out + synced.err).toBe(0);
+    expect(synced.err).not.toContain("SKILLS_REPO names that repository too");
+    expect((await cli(m, ["show", "team2:deploy"], env)).out).toContain("Deploy with care.");
+    expect((await cli(m, ["show", "team2-2:deploy"], env)).out).toContain("The project's pinned deploy.");
+    expect(readLockfile(m.lock).sources["team2-2"]).toEqual({ url: asPath(theirs.url), ref: "v0.1", commit: pinned });
+  }, 120_000);
 });

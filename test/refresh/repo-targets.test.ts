@@ -81,6 +81,69 @@ describe("which copy a repository uses: the one of the lock that pins it", () =>
     }
   });
 
+  test("a project's entry of your repository in another transport, case or form of its URL is your entry", () => {
+    const team = "https://github.com/org/team";
+    const spellings = [
+      "git@github.com:org/team.git",
+      "ssh://git@github.com/org/team",
+      "git+https://github.com/org/team",
+      "http://github.com/org/team",
+      "git://github.com/org/team",
+      "https://github.com/ORG/team",
+      "https://github.com/org//team",
+      "https://www.github.com/org/team",
+    ];
+    for (const yours of [team, { url: team, scope: "user" } as RepoEntryConfig])
+      for (const spelt of spellings) {
+        const theirs: RepoEntryConfig = { url: spelt, ref: "v0.1", scope: "project" };
+        const targets = repoTargets({ repos: [theirs, yours], branch: "main", home, lock: "/pa/skillhub.lock" });
+        // One copy, yours: your URL (the token goes to it), your branch, no project's rights, your label.
+        expect(
+          targets.map((t) => ({ label: t.label, url: t.spec.url, ref: t.ref, branch: t.branch, project: t.project })),
+          spelt,
+        ).toEqual([{ label: "team", url: team, ref: undefined, branch: "main", project: undefined }]);
+        // Its copy is the one your entry has: SkillHub's own lock's for your config file's, the project lock's
+        // for SKILLS_REPO's (as named before: existing copies stay in use).
+        const folder = targets[0]?.dir.slice(join(home, "repos").length + 1);
+        if (typeof yours === "string") expect(folder, spelt).toMatch(/^team-a4b89a85-[0-9a-f]{8}$/);
+        else expect(folder, spelt).toBe("team-a4b89a85");
+        expect(overriddenPins({ repos: [theirs, yours], branch: "main" })[0], spelt).toStartWith(
+          `the project's skillhub.yaml gives ${spelt} ref v0.1, but `,
+        );
+      }
+  });
+
+  test("a project's repository that only looks like yours keeps its own URL, pin, rights and label", () => {
+    const team = "https://github.com/org/team";
+    for (const other of [
+      "https://github.com/org/team2",
+      "https://gitlab.com/org/team",
+      "git@gitlab.com:org/team.git",
+      "https://example.com/github.com/org/team",
+      "https://github.com:8443/org/team",
+      "codecommit::https://github.com/org/team",
+    ]) {
+      const theirs: RepoEntryConfig = { url: other, ref: "v0.1", scope: "project" };
+      const targets = repoTargets({ repos: [theirs, team], branch: "main", home });
+      expect(
+        targets.map((t) => [t.spec.url, t.ref, t.project]),
+        other,
+      ).toEqual([
+        [other, "v0.1", true],
+        [team, undefined, undefined],
+      ]);
+      expect(targets[1]?.label, other).toBe("team");
+      expect(overriddenPins({ repos: [theirs, team], branch: "main" }), other).toEqual([]);
+    }
+    // Elsewhere than on hosts known to ignore it, a path's case is another repository.
+    const own = "https://example.com/org/team";
+    const upper: RepoEntryConfig = { url: "https://example.com/ORG/team", ref: "v0.1", scope: "project" };
+    expect(repoTargets({ repos: [upper, own], branch: "main", home }).map((t) => [t.ref, t.project])).toEqual([
+      ["v0.1", true],
+      [undefined, undefined],
+    ]);
+  });
+
   test("the project's ref or branch for SKILLS_REPO's repository is said not to be served", () => {
     const team = "https://example.com/team/skills.git";
     const theirs: RepoEntryConfig = { url: `${team}/`, ref: "b".repeat(40), scope: "project" };

@@ -1,3 +1,4 @@
+import { isAbsolute, normalize, resolve } from "node:path";
 import { scrubUrlCredentials, splitUserInfo } from "../../util/url-credentials.ts";
 
 /** One configured repository (SKILLS_REPO entry or `repos:` item). */
@@ -6,7 +7,10 @@ export interface RepoSpec {
   url: string;
   /** Repository name (last path segment without `.git`), lower-cased: the source label. */
   name: string;
-  /** Folder under `<home>/repos`: `<name>-<8 hex of the normalised URL>`. */
+  /**
+   * Folder under `<home>/repos`: `<name>-<8 hex of the normalised URL>`. It names copies only: whether two
+   * URLs name one repository is sameRepository's to say (two spellings of one may have two slugs).
+   */
   slug: string;
   /** Only https:// URLs ever receive a token. */
   https: boolean;
@@ -126,6 +130,108 @@ export function parseRepo(raw: string): RepoSpec {
   const normalised = identity.replace(/\/+$/, "").replace(/\.git$/i, "");
   const hash = new Bun.CryptoHasher("sha256").update(normalised).digest("hex").slice(0, 8);
   return { url, name, slug: `${name}-${hash}`, https, credentials };
+}
+
+/**
+ * Whether `a` and `b` name the same repository, for the decisions that go by repository: a project's entry
+ * of a repository the user configured is the user's entry, a lock's pin and this machine's verified
+ * records are the repository's whatever URL spells it. Their repoIdentity is the same.
+ */
+export function sameRepository(a: string, b: string): boolean {
+  return repoIdentity(a) === repoIdentity(b);
+}
+
+/**
+ * What names the repository `raw` points to: equal for two spellings of one repository. Folded, and
+ * nothing else (so that two repositories are never taken for one):
+ * - the transport: https, http, ssh, git, `git+…` of them and scp-like `user@host:path` are one;
+ * - the user name and any credentials, `?query` and `#fragment`;
+ * - the host's case, a `www.` before it and a dot after it; a port only when the transport's default
+ *   (443, 80, 22, 9418), so `:8443` stays apart;
+ * - repeated and trailing slashes, a final `.git`, and (in a `scheme://` URL, which git decodes)
+ *   percent-escapes of letters, digits and `-._~`;
+ * - the path's case on hosts whose paths ignore it (CASE_BLIND_HOSTS); elsewhere it is kept as written;
+ * - `file://` and the plain path it names, absolute paths with `.` and `..` resolved (no link is followed).
+ * A remote helper's address (`codecommit::…`) stays apart from every other kind; another scheme's URL, or
+ * one that does not parse, is folded only as its copy's folder name is (asWritten).
+ */
+export function repoIdentity(raw: string): string {
+  const input = raw.trim();
+  const helper = HELPERS.exec(input)?.[0];
+  // Each kind of address has its own prefix (`helper:`, `as-written:`, `//`, `file:`), so none is read as another.
+  if (helper) return `helper:${helper.toLowerCase()}${repoIdentity(input.slice(helper.length))}`;
+  if (SCHEME.test(input)) return urlIdentity(input) ?? `as-written:${asWritten(input)}`;
+  const scp = DRIVE.test(input) ? null : SCP_LIKE.exec(input);
+  // scp-like paths are given to the server as written: no escape is decoded.
+  if (scp) return hostPathIdentity((scp[2] ?? "").toLowerCase(), "", `/${scp[3] ?? ""}`);
+  return localIdentity(input);
+}
+
+/**
+ * Hosts where `Org/Team` and `org/team` are one repository. Security: only hosts known to ignore the case;
+ * on another (a self-hosted server on a case-sensitive file system) they may be two.
+ */
+const CASE_BLIND_HOSTS: ReadonlySet<string> = new Set(["github.com", "gitlab.com", "bitbucket.org", "codeberg.org"]);
+
+/** The schemes that name one repository whatever the transport: `https`, `git+ssh`, `ssh+git` … → the transport. */
+const TRANSPORT = /^(?:git\+)?(https?|ssh|git)$|^ssh\+git$/;
+
+/** Each transport's default port: naming it or not is the same server. */
+const DEFAULT_PORT: Readonly<Record<string, string>> = { https: "443", http: "80", ssh: "22", git: "9418" };
+
+function urlIdentity(input: string): string | undefined {
+  const colon = input.indexOf(":");
+  const scheme = input.slice(0, colon).toLowerCase();
+  if (scheme === "file") {
+    // The path as git reads it: decoded, on this machine only (no node:url before a server starts).
+    const url = safeUrl(input);
+    if (!url || !["", "localhost"].includes(url.hostname) || /%2f/i.test(url.pathname)) return undefined;
+    return localIdentity(safeDecode(url.pathname));
+  }
+  const match = TRANSPORT.exec(scheme);
+  if (!match) return undefined;
+  const transport = match[1] ?? "ssh";
+  const rest = input.slice(colon);
+  // Host and path as an https URL's, so that every transport's are read alike (case, escapes, `..`); the
+  // port as the transport's own, whose default it may be.
+  const own = safeUrl(`${transport}${rest}`);
+  const web = safeUrl(`https${rest}`);
+  if (!own || !web) return undefined;
+  const port = own.port === DEFAULT_PORT[transport] ? "" : own.port;
+  return hostPathIdentity(web.hostname, port, unescapeUnreserved(web.pathname));
+}
+
+/**
+ * A URL of another scheme, or one that does not parse, folded only as its copy's folder name folds it
+ * (parseRepo): two URLs that would share a copy are never two repositories.
+ */
+function asWritten(input: string): string {
+  const parsed = safeUrl(input);
+  const url = parsed ? `${parsed.protocol}//${parsed.host.toLowerCase()}${parsed.pathname}` : withoutCredentials(input);
+  return url.replace(/\/+$/, "").replace(/\.git$/i, "");
+}
+
+/** A network repository's identity: `host` (in lower case), `port` (none for the default), `path`. */
+function hostPathIdentity(host: string, port: string, path: string): string {
+  const name = host.replace(/^www\./, "").replace(/\.$/, "");
+  const folded = path
+    .replace(/\/+/g, "/")
+    .replace(/\/$/, "")
+    .replace(/\.git$/i, "");
+  return `//${name}${port ? `:${port}` : ""}${CASE_BLIND_HOSTS.has(name) ? folded.toLowerCase() : folded}`;
+}
+
+function localIdentity(path: string): string {
+  const folder = isAbsolute(path) ? resolve(path) : normalize(path);
+  return `file:${folder.replace(/[\\/]+$/, "").replace(/\.git$/i, "")}`;
+}
+
+/** `%61` → `a`: an escape of a letter, digit or `-._~` names the same path. Others are upper-cased. */
+function unescapeUnreserved(path: string): string {
+  return path.replace(/%[0-9a-f]{2}/gi, (encoded) => {
+    const char = String.fromCharCode(Number.parseInt(encoded.slice(1), 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : encoded.toUpperCase();
+  });
 }
 
 /** Last path segment without `.git`, restricted to [a-z0-9._-]; "repo" when nothing is left. */

@@ -6,7 +6,7 @@ import { descendsFrom, recordOf } from "./git-fetch.ts";
 import { readState } from "./git-state.ts";
 import { FULL_COMMIT, type RepoTarget, type SyncContext, type SyncWant, updateCommand } from "./git-target.ts";
 import { verifySigned } from "./git-trust.ts";
-import { parseRepo } from "./git-url.ts";
+import { sameRepository } from "./git-url.ts";
 
 /**
  * trust.allowed_signers: no lock takes a repository back behind what this machine has verified.
@@ -86,13 +86,12 @@ function behindVerified(target: RepoTarget, commit: string, newer: { commit: str
 }
 
 /**
- * The copies of `target`'s repository in its repos folder (the target's own included) whose last sync
- * followed the same branch, or pinned the same tag, by their state (git-state.ts). Unfinished clones and
- * scratch repositories (`.…`) and sync locks (`….lock`) are not copies.
+ * The copies of `target`'s repository (however their URLs spell it: sameRepository) in its repos folder (the
+ * target's own included) whose last sync followed the same branch, or pinned the same tag, by their state
+ * (git-state.ts). Unfinished clones and scratch repositories (`.…`) and sync locks (`….lock`) are not copies.
  */
 function sameRefCopies(target: RepoTarget): string[] {
   const repos = dirname(target.dir);
-  const repo = parseRepo(target.spec.url).slug;
   let names: string[];
   try {
     names = readdirSync(repos);
@@ -105,7 +104,7 @@ function sameRefCopies(target: RepoTarget): string[] {
     .map((name) => join(repos, name))
     .filter((copy) => {
       const state = readState(copy);
-      if (typeof state?.url !== "string" || parseRepo(state.url).slug !== repo) return false;
+      if (typeof state?.url !== "string" || !sameRepository(state.url, target.spec.url)) return false;
       return target.ref !== undefined
         ? state.ref === target.ref
         : state.ref === undefined && state.branch === target.branch;

@@ -85,6 +85,27 @@ describe("with allowed signers, a lock does not take a repository back behind wh
     expect(copiesOn(m)).toEqual([yours as string]);
   }, 120_000);
 
+  test("the same repository spelt otherwise (a plain path for its file:// URL) is measured against the same copies", async () => {
+    const { remote, trusted, env, old, writer } = await signedTeam();
+    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+    const fixed = signedCommit(remote, "fix", trusted.key);
+    const m = machine();
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const [yours] = copiesOn(m);
+
+    // A project you clone, with SKILLS_REPO spelt as the path its URL names: its lock pins the older commit.
+    const cloned = otherProject(m);
+    cpSync(writer.project, cloned.project, { recursive: true });
+    const frozen = await cli(cloned, ["sync", "--frozen", "--json"], { ...env, SKILLS_REPO: remote.bare });
+    expect(frozen.code).toBe(1);
+    expect(JSON.parse(frozen.out).repos[0].error).toMatchObject({ code: "GIT_HISTORY_REWRITTEN" });
+    expect(JSON.parse(frozen.out).repos[0].error.message).toContain(
+      `is older than commit ${fixed.slice(0, 12)}, which this machine has already verified for it (in ${yours})`,
+    );
+    expect(old).not.toBe(fixed);
+    for (const copy of copiesOn(m)) expect(git(["rev-parse", "HEAD"], copy)).toBe(fixed);
+  }, 120_000);
+
   test("a copy at the older commit (checked out for that lock without the setting) is removed, not served", async () => {
     const { remote, trusted, env, old, writer } = await signedTeam();
     remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));

@@ -1,7 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { repoAuth } from "../../../src/refresh/git/git-auth.ts";
 import { GitSync } from "../../../src/refresh/git/git-sync.ts";
-import { carriesCredentials, parseRepo, scrub, withoutCredentials } from "../../../src/refresh/git/git-url.ts";
+import {
+  carriesCredentials,
+  parseRepo,
+  repoIdentity,
+  sameRepository,
+  scrub,
+  withoutCredentials,
+} from "../../../src/refresh/git/git-url.ts";
 import { createMemoryLogger } from "../../../src/util/logger.ts";
 import { cleanupTemp, tempDir } from "../../helpers/fs.ts";
 
@@ -78,12 +85,111 @@ describe("repository URLs", () => {
     const nested = `${"a::".repeat(30_000)}https://TOKEN@h/x`;
     expect(parseRepo(nested).url).toBe(`${"a::".repeat(30_000)}https://h/x`);
     expect(carriesCredentials(nested)).toBe(true);
+    expect(repoIdentity(nested)).toBe(`helper:${"a::".repeat(30_000)}//h/x`);
   });
 
   test("scrub hides secrets and URL passwords", () => {
     expect(scrub("fatal: https://u:pw@host/x and tok-123456 again tok-123456", ["tok-123456"])).toBe(
       "fatal: https://***@host/x and *** again ***",
     );
+  });
+});
+
+describe("which URLs name the same repository", () => {
+  const team = "https://github.com/org/team";
+
+  test("every transport, the owner's case, www., doubled slashes and default ports name one GitHub repository", () => {
+    for (const spelt of [
+      "git@github.com:org/team.git",
+      "ssh://git@github.com/org/team",
+      "ssh://git@github.com:22/org/team",
+      "git+ssh://git@github.com/org/team",
+      "ssh+git://github.com/org/team",
+      "git+https://github.com/org/team",
+      "http://github.com/org/team",
+      "git://github.com/org/team",
+      "https://github.com/ORG/team",
+      "https://github.com/org/Team.GIT",
+      "https://github.com/org//team",
+      "https://www.github.com/org/team",
+      "https://GitHub.com./org/team/",
+      "https://github.com:443/org/team?tab=readme#top",
+      "https://x-access-token:TOKEN@github.com/org/te%61m",
+      "GIT@GitHub.com:Org//Team.git/",
+    ]) {
+      expect(sameRepository(spelt, team), spelt).toBe(true);
+      expect(repoIdentity(spelt), spelt).toBe(repoIdentity(team));
+    }
+    for (const host of ["gitlab.com", "bitbucket.org", "codeberg.org"])
+      expect(sameRepository(`git@${host}:Org/Team.git`, `https://${host}/org/team`), host).toBe(true);
+  });
+
+  test("a local repository is the same as a file:// URL or a path with `.`, `..` and doubled slashes", () => {
+    for (const spelt of ["file:///srv/git/team.git", "file://localhost/srv/git/team", "/srv//git/./x/../team.git/"])
+      expect(sameRepository(spelt, "/srv/git/team.git"), spelt).toBe(true);
+  });
+
+  test("distinct repositories are never taken for one", () => {
+    for (const other of [
+      "https://github.com/org/team2",
+      "https://github.com/org/tea",
+      "https://github.com/org2/team",
+      "https://github.com/org/team/tree/main",
+      "https://gitlab.com/org/team",
+      "git@gitlab.com:org/team.git",
+      "https://example.com/github.com/org/team",
+      "https://github.com.example.com/org/team",
+      "https://github.com:8443/org/team",
+      "ssh://git@github.com:2222/org/team",
+      "https://github.com/org%2Fteam",
+      "codecommit::https://github.com/org/team",
+      "ftp://github.com/org/team",
+      "file:///github.com/org/team",
+      "github.com/org/team",
+    ])
+      expect(sameRepository(other, team), other).toBe(false);
+    // Elsewhere a path's case, a user's home and a relative path are kept as written.
+    expect(sameRepository("https://example.com/ORG/team", "https://example.com/org/team")).toBe(false);
+    expect(sameRepository("ssh://example.com/~ana/team", "ssh://example.com/~bob/team")).toBe(false);
+    expect(sameRepository("https://example.com:8080/org/team", "https://example.com/org/team")).toBe(false);
+    expect(sameRepository("/srv/git/team", "/srv/git/team2")).toBe(false);
+    expect(sameRepository("/srv/git/Team", "/srv/git/team")).toBe(false);
+    expect(sameRepository("srv/git/team", "/srv/git/team")).toBe(false);
+    expect(sameRepository("file://nas/srv/git/team", "/srv/git/team")).toBe(false);
+    expect(sameRepository("file:///srv/git/a%2Fteam", "/srv/git/a/team")).toBe(false);
+    // A remote helper's address is never another kind's, whatever it reads like.
+    expect(sameRepository("file::/srv/git/team", ":file:/srv/git/team")).toBe(false);
+  });
+
+  test("two URLs whose copies share a folder are always one repository, whatever their scheme", () => {
+    // Security: entries of one copy folder are synced once (repo-targets.ts), so a project's entry that shared
+    // your copy's folder without being your entry would take its place.
+    const urls = [
+      "file://NAS/srv/team.git",
+      "file://nas/srv/team/",
+      "ftp://Example.com/org/team.git",
+      "ftp://example.com/org/team/",
+      "https://u:TOKEN@[bad/org/team",
+      "https://[bad/org/team",
+      "codecommit::https://h/org/team",
+      "CODECOMMIT::https://h/org/team/",
+      "Git@GitHub.com:org/team.git",
+      "ssh://git@github.com/org/team/",
+    ];
+    let shared = 0;
+    for (const a of urls)
+      for (const b of urls) {
+        if (a === b || parseRepo(a).slug !== parseRepo(b).slug) continue;
+        shared++;
+        expect(sameRepository(a, b), `${a} ${b}`).toBe(true);
+      }
+    expect(shared).toBe(10);
+  });
+
+  test("copies keep their folders: the slug that names them is not changed by what names one repository", () => {
+    expect(parseRepo(team).slug).toBe("team-a4b89a85");
+    expect(parseRepo("git@github.com:org/team.git").slug).toBe("team-f4bd5cd5");
+    expect(parseRepo("file:///srv/git/team.git").slug).toBe("team-973ec149");
   });
 });
 
