@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { ConfigFileEdit } from "../config/config-edit.ts";
-import { parseRepo, withoutCredentials } from "../refresh/git/git-url.ts";
+import { copyIdentity, withoutCredentials } from "../refresh/git/git-url.ts";
 import { configRepoTargets, repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { reloaded } from "./add.ts";
@@ -124,9 +124,9 @@ function match(
     const index = edit.dirs().findIndex((d) => resolve(where.projectDir ?? ctx.cwd, d) === spec.dir);
     return index >= 0 ? { kind: "dir", index, dir: spec.dir } : undefined;
   }
-  const slug = parseRepo(spec.url).slug;
+  const identity = copyIdentity(spec.url);
   const path = repoPath(spec.path ?? ctx.args.options.path, word);
-  const same = repos.flatMap((r, index) => (parseRepo(r.url).slug === slug ? [{ r, index }] : []));
+  const same = repos.flatMap((r, index) => (copyIdentity(r.url) === identity ? [{ r, index }] : []));
   const exact = same.find(({ r }) => repoPath(r.path, word) === path);
   if (exact) return { kind: "repo", index: exact.index };
   if (path === undefined && same.length === 1) return { kind: "repo", index: same[0]?.index as number };

@@ -1,4 +1,4 @@
-import { join, posix, resolve } from "node:path";
+import { dirname, join, posix, resolve } from "node:path";
 import type { Loaded } from "../config/load.ts";
 import type { Resolved } from "../config/resolve.ts";
 import type { Config, RepoEntryConfig } from "../config/schema.ts";
@@ -8,7 +8,7 @@ import { isReservedLabel } from "../sources/source-list.ts";
 import { ConfigError } from "../util/errors.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { FULL_COMMIT, type RepoTarget } from "./git/git-target.ts";
-import { parseRepo, repoIdentity, repoName, sameRepository } from "./git/git-url.ts";
+import { copyIdentity, parseRepo, repoIdentity, repoName, sameRepository, sha256Hex } from "./git/git-url.ts";
 
 /** A `repos:` item as a mapping: a bare URL is `{ url }`. */
 export function repoEntry(item: string | RepoEntryConfig): RepoEntryConfig {
@@ -38,14 +38,14 @@ export function repoPath(path: string | undefined, where: string): string | unde
   return normal === "." || normal === "" ? undefined : normal;
 }
 
-/** What identifies a source among the configured ones: the repository (URL normalised) and its folder. */
+/** What identifies a source among the configured ones: its copy's repository (copyIdentity) and its folder. */
 export function sourceKey(entry: RepoEntryConfig): string {
-  return `${parseRepo(entry.url).slug}|${repoPath(entry.path, "repos entry") ?? ""}`;
+  return `${copyIdentity(entry.url)}|${repoPath(entry.path, "repos entry") ?? ""}`;
 }
 
 /** A target's sourceKey: the configured entry it came from has the same. */
 export function targetKey(target: RepoTarget): string {
-  return `${parseRepo(target.spec.url).slug}|${target.path ?? ""}`;
+  return `${copyIdentity(target.spec.url)}|${target.path ?? ""}`;
 }
 
 /**
@@ -61,6 +61,8 @@ export function targetKey(target: RepoTarget): string {
  * repository whose URL the user's own config file names (`scope: user`) is pinned by SkillHub's own lock
  * (~/.skillhub/skillhub.lock) in every project, so it has that lock's copy wherever it is served; pass
  * the repositories through copyRepos, which leaves no such entry when lock.file pins everything.
+ *
+ * `hash` is sha256 in hex, of which folder names take 8 characters; tests inject one that collides.
  */
 export function repoTargets(options: {
   repos: readonly (string | RepoEntryConfig)[];
@@ -68,12 +70,15 @@ export function repoTargets(options: {
   ref?: string;
   home: string;
   lock?: string;
+  hash?: (text: string) => string;
 }): RepoTarget[] {
   checkBranch(options.branch, "SKILLS_BRANCH / git.branch");
   if (options.ref !== undefined) checkRef(options.ref, "SKILLS_REF / git.ref");
+  const hash = options.hash ?? sha256Hex;
+  const hash8 = (text: string) => hash(text).slice(0, 8);
   const seen = new Set<string>();
-  const found: { wanted: string; target: Omit<RepoTarget, "label"> }[] = [];
-  const forLock = copySuffix(options.home, options.lock);
+  const found: Found[] = [];
+  const forLock = copySuffix(options.home, options.lock, hash8);
   const own = ownUrls(options.repos);
   for (const item of options.repos) {
     const entry = repoEntry(item);
@@ -94,20 +99,25 @@ export function repoTargets(options: {
     // spells it, its rights), in the project's place.
     const chosen = decidingEntry(options.repos, entry);
     const yours = chosen !== entry && repoPath(chosen.path, where) === path;
-    const parsed = parseRepo(chosen.url);
+    const parsed = parseRepo(chosen.url, hash);
     const branch = chosen.branch ?? options.branch;
     // An entry's own branch means following it, whatever SKILLS_REF pins the others to.
     const ref = chosen.ref ?? (chosen.branch ? undefined : options.ref);
+    // Security: one copy per repository and folder, never per folder name: 8 hex can be made to match.
+    const key = `${copyIdentity(chosen.url)}|${path ?? ""}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     // Each folder of a repository has its own copy, so that one sync never waits for another's lock.
     const source = path ? `${parsed.slug}-${hash8(path)}` : parsed.slug;
-    if (seen.has(source)) continue;
-    seen.add(source);
-    const slug = own.has(repoIdentity(parsed.url)) ? source : `${source}${forLock}`;
+    const suffix = own.has(repoIdentity(parsed.url)) ? "" : forLock;
+    const slug = `${source}${suffix}`;
     // A folder's name as a repository's is made (letters, digits, `.`, `_`, `-`): it is printed in summaries.
     const name = path ? `${parsed.name}-${repoName(path)}` : parsed.name;
     found.push({
       // A repository never takes a fixed source's label.
       wanted: isReservedLabel(name) ? `repo-${name}` : name,
+      key,
+      suffix,
       target: {
         spec: { ...parsed, slug },
         dir: join(options.home, "repos", slug),
@@ -119,7 +129,46 @@ export function repoTargets(options: {
       },
     });
   }
-  return withLabels(found);
+  return withLabels(withOwnFolders(found, hash));
+}
+
+/** A target before its label: its repository and folder (`key`), and what ends its folder name (the lock's). */
+interface Found {
+  wanted: string;
+  key: string;
+  suffix: string;
+  target: Omit<RepoTarget, "label">;
+}
+
+/**
+ * Security: each copy's folder is one repository's. When two repositories' folder names are the same (8 hex
+ * of their hash alike, which a project can choose its URL to make), the one the user configured keeps the
+ * name, so its copy stays its own; the other is named with the whole hash of its repository and folder.
+ */
+function withOwnFolders(found: readonly Found[], hash: (text: string) => string): Found[] {
+  const taken = new Set<string>();
+  const renamed = new Map<number, Found>();
+  for (const i of yoursFirst(found)) {
+    const item = found[i] as Found;
+    const { target } = item;
+    if (!taken.has(target.spec.slug)) {
+      taken.add(target.spec.slug);
+      continue;
+    }
+    const slug = `${target.spec.name}-${hash(item.key)}${item.suffix}`;
+    taken.add(slug);
+    renamed.set(i, {
+      ...item,
+      target: { ...target, spec: { ...target.spec, slug }, dir: join(dirname(target.dir), slug) },
+    });
+  }
+  return found.map((item, i) => renamed.get(i) ?? item);
+}
+
+/** The indexes of `found`, the user's repositories first (a project's after them), each kind in order. */
+function yoursFirst(found: readonly { target: Omit<RepoTarget, "label"> }[]): number[] {
+  const projects = (i: number) => (found[i]?.target.project ? 1 : 0);
+  return [...found.keys()].sort((a, b) => projects(a) - projects(b));
 }
 
 /**
@@ -130,9 +179,7 @@ export function repoTargets(options: {
 function withLabels(found: readonly { wanted: string; target: Omit<RepoTarget, "label"> }[]): RepoTarget[] {
   const used = new Set<string>();
   const labels: string[] = [];
-  const projects = (i: number) => (found[i]?.target.project ? 1 : 0);
-  const yoursFirst = [...found.keys()].sort((a, b) => projects(a) - projects(b));
-  for (const i of yoursFirst) {
+  for (const i of yoursFirst(found)) {
     const wanted = found[i]?.wanted ?? "repo";
     let label = wanted;
     for (let n = 2; used.has(label); n++) label = `${wanted}-${n}`;
@@ -261,7 +308,7 @@ export function configRepoTargets(config: Config, lock?: string): RepoTarget[] {
  * What ends the folder name of the copies `lock` pins: nothing for SkillHub's own lock (the copies
  * of runs outside any project, named as before copies were kept per project), else 8 hex of its path.
  */
-function copySuffix(home: string, lock: string | undefined): string {
+function copySuffix(home: string, lock: string | undefined, hash8: (text: string) => string): string {
   if (lock === undefined) return "";
   const file = resolve(lock);
   return file === resolve(home, LOCKFILE_NAME) ? "" : `-${hash8(file)}`;
@@ -293,8 +340,4 @@ function checkRef(ref: string, what: string): void {
       `Invalid configuration: ${what} = ${JSON.stringify(ref)}: expected a tag name or a full commit hash (40 hex).`,
       { key: "git.ref" },
     );
-}
-
-function hash8(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 8);
 }

@@ -180,3 +180,53 @@ describe("a repository folder's label", () => {
     expect(labels([team])).toEqual([[team.url, "team"]]);
   });
 });
+
+describe("a copy's folder is one repository's", () => {
+  const team = "https://github.com/org/team";
+  const evil = "https://evil.example/chosen/team";
+  const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
+  // Folder names take 8 hex of the hash, which a project can brute-force; here the evil URL's are made the same.
+  const colliding = (text: string) =>
+    text.startsWith("https://evil.example") ? `${sha256(team).slice(0, 8)}${sha256(text).slice(8)}` : sha256(text);
+  const folder = (dir: string) => dir.slice(join(home, "repos").length + 1);
+
+  test("your repository keeps its folder; a project's whose folder name is the same gets another, and stays the project's", () => {
+    // SKILLS_REPO's repository has the project lock's copy, as the project's have; your config file's has
+    // SkillHub's own lock's, as a project's has outside any project (no lock: SkillHub's own).
+    const cases: [string | RepoEntryConfig, string | undefined][] = [
+      [team, "/pa/skillhub.lock"],
+      [{ url: team, scope: "user" }, undefined],
+    ];
+    for (const [yours, lock] of cases) {
+      const theirs: RepoEntryConfig = { url: evil, scope: "project" };
+      const alone = repoTargets({ repos: [yours], branch: "main", home, lock, hash: colliding });
+      const targets = repoTargets({ repos: [theirs, yours], branch: "main", home, lock, hash: colliding });
+      const rows = targets.map((t) => ({ url: t.spec.url, project: t.project, folder: folder(t.dir) }));
+      expect(rows[0]?.folder).not.toBe(rows[1]?.folder as string);
+      expect(rows[1]).toEqual({ url: team, project: undefined, folder: folder(alone[0]?.dir ?? "") });
+      expect(rows[0]?.url).toBe(evil);
+      expect(rows[0]?.project).toBe(true);
+      // Named with the whole hash of its repository (and its lock's 8 hex, as before).
+      expect(rows[0]?.folder).toMatch(lock ? /^team-[0-9a-f]{64}-[0-9a-f]{8}$/ : /^team-[0-9a-f]{64}$/);
+      // Without the collision, a project's repository keeps its usual folder name.
+      const usual = repoTargets({ repos: [theirs, yours], branch: "main", home, lock });
+      expect(usual.map((t) => folder(t.dir))).toEqual([
+        expect.stringMatching(lock ? /^team-[0-9a-f]{8}-[0-9a-f]{8}$/ : /^team-[0-9a-f]{8}$/),
+        folder(repoTargets({ repos: [yours], branch: "main", home, lock })[0]?.dir ?? ""),
+      ]);
+    }
+  });
+
+  test("two folders of one repository, or one repository spelt alike twice, still share what they shared", () => {
+    const targets = repoTargets({
+      repos: [`${team}.git`, team, { url: team, path: "skills/a" }],
+      branch: "main",
+      home,
+      hash: colliding,
+    });
+    expect(targets.map((t) => folder(t.dir))).toEqual([
+      expect.stringMatching(/^team-[0-9a-f]{8}$/),
+      expect.stringMatching(/^team-[0-9a-f]{8}-[0-9a-f]{8}$/),
+    ]);
+  });
+});

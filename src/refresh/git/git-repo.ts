@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { shownNames } from "../../util/shown-arg.ts";
-import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
+import { gitFilesProblem, originProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import {
@@ -55,7 +55,8 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const files = copy ? gitFilesProblem(target.dir) : undefined;
   const previous = copy && files === undefined ? await checkedOut(target.dir, ctx) : null;
   const warnings: string[] = [];
-  // Security: nor on one whose own config could make it run a program (git-copy-guard.ts). With allowed
+  // Security: nor on one whose own config could make it run a program, nor on another repository's copy
+  // (git-copy-guard.ts). With allowed
   // signers, nor on one whose .git holds trees that are not its commit's (checkout would write them), or
   // whose files git cannot compare with it.
   const unsafe =
@@ -63,6 +64,7 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
     (previous === null
       ? undefined
       : ((await settingsProblem(target.dir, ctx.git)) ??
+        (await originProblem(target.dir, target.spec.url, ctx.git)) ??
         (want.allowedSigners ? unusableOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined)));
   if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
     warnings.push(

@@ -71,9 +71,28 @@ const HTTPISH = /^(?:[a-z0-9.-]+\+)?https?:$/i;
 
 /**
  * Parse a repository URL: https://, http://, ssh://, file://, scp-like
- * `git@host:org/repo.git`, or a local path.
+ * `git@host:org/repo.git`, or a local path. `hash` is sha256 in hex (tests inject one that collides).
  */
-export function parseRepo(raw: string): RepoSpec {
+export function parseRepo(raw: string, hash: (text: string) => string = sha256Hex): RepoSpec {
+  const { identity, ...spec } = readRepo(raw);
+  return { ...spec, slug: `${spec.name}-${hash(identity).slice(0, 8)}` };
+}
+
+/**
+ * What a copy's folder name is made from (its hash): the URL as written, with only its credentials, the
+ * host's case and a final `/` or `.git` folded. Two entries of one copy identity share a copy; two of
+ * different ones never do, even when their folder names' 8 hex are the same (repoTargets).
+ */
+export function copyIdentity(raw: string): string {
+  return readRepo(raw).identity;
+}
+
+/** sha256 of `text`, in hex. */
+export function sha256Hex(text: string): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+}
+
+function readRepo(raw: string): Omit<RepoSpec, "slug"> & { identity: string } {
   const input = raw.trim();
   let url = input;
   let https = false;
@@ -128,8 +147,7 @@ export function parseRepo(raw: string): RepoSpec {
   url = withoutCredentials(url);
   const name = repoName(path);
   const normalised = identity.replace(/\/+$/, "").replace(/\.git$/i, "");
-  const hash = new Bun.CryptoHasher("sha256").update(normalised).digest("hex").slice(0, 8);
-  return { url, name, slug: `${name}-${hash}`, https, credentials };
+  return { url, name, https, credentials, identity: normalised };
 }
 
 /**

@@ -97,6 +97,29 @@ describe("git runs no program named by a repository copy's own .git", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  test("a copy whose origin is another repository's is cloned again, not fetched into", async () => {
+    const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "The team's.") });
+    const other = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "Another repository's.") });
+    const m = machine();
+    const env = { SKILLS_REPO: team.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    const copy = copyOf(m);
+    // As an earlier version left it when another repository's folder name was the same.
+    git(["remote", "set-url", "origin", other.url], copy);
+    git(["fetch", other.url, "main"], copy);
+    git(["reset", "--hard", "FETCH_HEAD"], copy);
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.code).toBe(0);
+    expect(synced.out).toContain(
+      `the copy in ${copy} was removed and cloned again: it was a copy of ${other.url}, another repository`,
+    );
+    expect(git(["config", "--get", "remote.origin.url"], copy).trim()).toBe(team.url);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("The team's.");
+    // Another spelling of the same repository is its own.
+    git(["remote", "set-url", "origin", `${team.url}/`], copy);
+    expect((await cli(m, ["sync"], env)).out).not.toContain("cloned again");
+  });
+
   test("the copy's hooks do not run on fetch, merge or checkout", async () => {
     const { remote, key } = signedRemote();
     const m = machine();
