@@ -1,10 +1,11 @@
+import { readdirSync } from "node:fs";
 import { join, sep } from "node:path";
 import { localFile } from "../analytics/setup.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import { runnerPrograms } from "../exec/runners.ts";
 import { skillUris } from "../skills/skill-uri.ts";
 import { realOr } from "../util/safe-path.ts";
-import { shownArg } from "../util/shown-arg.ts";
+import { SERVER_PATH, shownArg } from "../util/shown-arg.ts";
 import type { Hub } from "./hub.ts";
 import { claimedFolders } from "./skills-extension/publication.ts";
 import { nodeFileOwner, nodeFileUri } from "./skills-extension/uri-conflicts.ts";
@@ -29,6 +30,12 @@ export interface ServerPaths {
   relative?: ReadonlySet<string>;
   /** What separates a path's folders here: `\\` on Windows, else `/`. */
   separator: "/" | "\\";
+  /**
+   * Any other path of this server, which no folder above names, is `<server path>` where the server or a
+   * program speaks (hideOtherPaths); `roots`, the names in its root folder, one of which starts each of its
+   * POSIX paths (`/api/v1` is none of them). Absent: only the folders above are hidden.
+   */
+  others?: { roots?: ReadonlySet<string> };
 }
 
 const perCatalog = new WeakMap<
@@ -113,7 +120,18 @@ export function serverPaths(hub: Hub, homeDir = userHome()): ServerPaths {
     anywhere,
     relative,
     separator: sep === "\\" ? "\\" : "/",
+    others: { roots: rootNames() },
   };
+}
+
+/** The names in the root folder; undefined on Windows or where it cannot be read (any name may start a path). */
+function rootNames(): ReadonlySet<string> | undefined {
+  if (sep !== "/") return undefined;
+  try {
+    return new Set(readdirSync("/"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The programs this server's scripts and commands may start, as `<program '…'>` (a failure to start one names it). */
@@ -146,13 +164,16 @@ function userHome(): string {
 
 /**
  * What an answer holds, and so what of it is swept: "answer", anything SkillHub or a program says (every
- * path of the server); "file", a file's own bytes in its `content` field (read_skill_file, get_asset),
- * served as they are, as resources/read serves them: their size and digest must stay the file's; "skill",
- * a skill's own text (skill, load_skill, get_skill, prompts): a path into a skill becomes its URI, and
- * any other path is the author's, written for the agent's machine (`/tmp/shot.png`), and is kept as the
- * skill's files have it (read_skill_file serves the same words).
+ * path of the server: its folders named, any other path `<server path>`), but for the skill's own words it
+ * carries (SKILL_WORDS: a description, an excerpt), where only the folders are named; "page", the web
+ * page's answers for a client, swept as an "answer", a file's text (`text`) among a skill's words; "file",
+ * a file's own bytes in its `content` field (read_skill_file, get_asset), served as they are, as
+ * resources/read serves them: their size and digest must stay the file's; "skill", a skill's own text
+ * (skill, load_skill, get_skill, prompts): a path into a skill becomes its URI, and any other path is the
+ * author's, written for the agent's machine (`/tmp/shot.png`), and is kept as the skill's files have it
+ * (read_skill_file serves the same words).
  */
-export type SweepKind = "answer" | "file" | "skill";
+export type SweepKind = "answer" | "page" | "file" | "skill";
 
 /**
  * Security: a tool or prompt result for a client on another machine, with every
@@ -170,10 +191,16 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
   const m = matcher(paths);
   const written = (path: string, index: number) =>
     paths.separator === "/" ? json.includes(JSON.stringify(path).slice(1, -1)) : m.find(index, json, 0) !== undefined;
+  const sweptKind = (result as { isError?: unknown }).isError === true ? "answer" : kind;
   // A text cut short may end inside a folder's name, which is then nowhere written whole (nextCut).
-  if (!paths.folders.some(([path], index) => written(path, index)) && !hasEscapes(json) && !json.includes(CUT))
+  if (
+    !paths.folders.some(([path], index) => written(path, index)) &&
+    !hasEscapes(json) &&
+    !json.includes(CUT) &&
+    !(paths.others && sweptKind !== "skill" && OTHER_HINT[paths.separator].test(json))
+  )
     return result;
-  const swept = sweep(result, paths, (result as { isError?: unknown }).isError === true ? "answer" : kind) as T;
+  const swept = sweep(result, paths, sweptKind) as T;
   const before = result as { content?: unknown; structuredContent?: unknown };
   const after = swept as { content?: unknown; structuredContent?: unknown };
   if (before.structuredContent === undefined || !Array.isArray(before.content) || !Array.isArray(after.content))
@@ -206,12 +233,32 @@ export function shownHidden(text: string, paths: ServerPaths): string {
  */
 const FILE_BYTES = new Set(["content", "content_base64", "data"]);
 
-function sweep(value: unknown, paths: ServerPaths, kind: SweepKind, key?: string): unknown {
+/**
+ * Where an answer carries a skill's own words (its description, tags, frontmatter, body, an excerpt of it):
+ * their keys, the values under them however nested. The author's paths there are kept (as SweepKind "skill"
+ * keeps them), the server's folders named. The page's file view carries a file's text as `text` too.
+ */
+const SKILL_WORDS = new Set([
+  "description",
+  "tags",
+  "keywords",
+  "category",
+  "frontmatter",
+  "body",
+  "excerpt",
+  "markdown",
+]);
+const PAGE_SKILL_WORDS = new Set([...SKILL_WORDS, "text"]);
+
+/** `own`: `value` is (in) a skill's own words. */
+function sweep(value: unknown, paths: ServerPaths, kind: SweepKind, key?: string, own = false): unknown {
+  const words =
+    own || kind === "skill" || (key !== undefined && (kind === "page" ? PAGE_SKILL_WORDS : SKILL_WORDS).has(key));
   if (typeof value === "string")
-    return kind === "file" && key !== undefined && FILE_BYTES.has(key) ? value : hide(value, paths, kind);
-  if (Array.isArray(value)) return value.map((item) => sweep(item, paths, kind));
+    return kind === "file" && key !== undefined && FILE_BYTES.has(key) ? value : hide(value, paths, kind, words);
+  if (Array.isArray(value)) return value.map((item) => sweep(item, paths, kind, undefined, words));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, kind, k)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sweep(v, paths, kind, k, words)]));
 }
 
 /**
@@ -303,9 +350,13 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
   return m.isSeparator(rest[0]) || (char === ":" && /^\d/.test(rest)) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
 }
 
-/** A string of an answer as it leaves: its percent-encoded paths decoded and swept, then every other path. */
-function hide(value: string, paths: ServerPaths, kind: SweepKind): string {
-  return hidePaths(decodedEscapes(value, paths, kind), paths, kind);
+/**
+ * A string of an answer as it leaves: its percent-encoded paths decoded and swept, then every other folder;
+ * then, but in a skill's own words (`own`), any path of the server left (hideOtherPaths).
+ */
+function hide(value: string, paths: ServerPaths, kind: SweepKind, own: boolean): string {
+  const named = hidePaths(decodedEscapes(value, paths, kind), paths, kind);
+  return paths.others && !own ? hideOtherPaths(named, paths, paths.others) : named;
 }
 
 /** A percent escape (`%C3`, `%2f`). */
@@ -424,7 +475,7 @@ function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
     if (shortened && (!best || shortened.at < best.at)) {
       // Security: what is left of a folder's path cut short is hidden as the whole path would be.
       const kept = shortened.inner ? shortened.at + 1 : Math.max(pos, shortened.lead);
-      out += value.slice(pos, kept) + CUT_NAME;
+      out += value.slice(pos, kept) + SERVER_PATH;
       pos = shortened.end;
       continue;
     }
@@ -566,8 +617,69 @@ const CUT = "…";
 /** A path's root, as a key writes it (`/`, `c:\\`, `\\` before a UNC server): no folder's first name. */
 const ROOT_START = /^(?:[a-z]:)?[\\/]*/;
 
-/** What a path cut short inside a folder's name becomes: no part of that folder's path is shown. */
-const CUT_NAME = "<server path>";
+/** Where a path no folder names may be in an answer, as its JSON writes it (any slash, on Windows a drive's too). */
+const OTHER_HINT = { "/": /\//, "\\": /[A-Za-z]:[\\/]|[\\/]{2}/ };
+
+/**
+ * A path's root, a name after it: POSIX `/`; Windows a drive's (`C:\\`, `c:/`, its long form's `\\\\?\\`
+ * a LEAD before it) or a UNC path's `\\\\` (`\\\\?\\UNC\\` in long form), the server's name after it.
+ */
+const OTHER_ROOT = {
+  "/": /\/(?=[^\s/])/g,
+  "\\": /(?:[A-Za-z]:[\\/]+|[\\/]{2,}[?.][\\/]+UNC[\\/]+|[\\/]{2,}(?![?.][\\/]))(?=[^\s\\/])/gi,
+};
+
+/**
+ * What may stand before a path of its own (before its LEAD prefix, if any): a space, a quote, a bracket, a
+ * list's or a setting's separator (`PATH=/a:/b`); nothing, at a text's start. Not a name's character (a
+ * path in a word or a URL: `and/or`, `https://host/a/b`), a slash (`skill://pdf/a`), nor the `>` that ends a
+ * name the sweep gave (`<project>/a/b`).
+ */
+const OTHER_BEFORE = /[\s"'`([{=:,;|]/;
+
+/** After its root, a path of at least two names (`srv/x`): a root folder's name alone (`/proc`) says little. */
+const TWO_NAMES = { "/": /^[^/]+\/+[^/]/, "\\": /^[^\\/]+[\\/]+[^\\/]/ };
+
+/**
+ * Security: `value`, its folders already named (hidePaths), with every other path of this server as
+ * `<server path>`, a file URL's `file://` with it: a link's target outside every folder the sweep knows, a
+ * repository in a local folder, a file a program names. A path from a root (not one in a word or a URL:
+ * OTHER_BEFORE) with at least two names, which on POSIX starts with a name in the root folder (`/api/v1/x` is
+ * no path here). It ends where running text ends a path (a space, a comma). Nothing else on the disk decides
+ * it: what an answer makes of a caller's text it quotes tells no more than a listing of the root folder.
+ */
+function hideOtherPaths(value: string, paths: ServerPaths, others: NonNullable<ServerPaths["others"]>): string {
+  const m = matcher(paths);
+  const roots = OTHER_ROOT[paths.separator];
+  roots.lastIndex = 0;
+  let out = "";
+  let pos = 0;
+  for (let hit = roots.exec(value); hit; hit = roots.exec(value)) {
+    const at = hit.index;
+    const lead = at - (LEAD[paths.separator].exec(value.slice(Math.max(pos, at - LEAD_CHARS), at))?.[0].length ?? 0);
+    const prior = value[lead - 1];
+    if (prior !== undefined && !OTHER_BEFORE.test(prior)) continue;
+    // A URL's `//host` (`https://host/x`): a UNC path's slashes, but after a scheme.
+    if (prior === ":" && lead === at && m.isSeparator(value[at + 1])) continue;
+    const from = at + hit[0].length;
+    const end = pathEnd(value, from, m);
+    const names = value.slice(from, end);
+    if (!TWO_NAMES[paths.separator].test(names)) continue;
+    if (paths.separator === "/" && others.roots && !others.roots.has(names.slice(0, names.indexOf("/")))) continue;
+    out += value.slice(pos, lead) + SERVER_PATH;
+    pos = end;
+    roots.lastIndex = end;
+  }
+  return out + value.slice(pos);
+}
+
+/** Where the path going on at `from` ends in running text (endsPath), without a sentence's dots or colons after it. */
+function pathEnd(text: string, from: number, m: Matcher): number {
+  let end = from;
+  while (!endsPath(text, end, m)) end++;
+  while (end > from && (text[end - 1] === "." || text[end - 1] === ":")) end--;
+  return end;
+}
 
 /** `paths.folders`' keys in order, and how far before a cut one may start. */
 interface CutIndex {

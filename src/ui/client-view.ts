@@ -21,11 +21,15 @@ export const USAGE_WITHHELD =
   "Searches and get_skill requests that found nothing, and feedback comments, are other clients' words: the operator sees them on this page opened with the admin token (SKILLHUB_ADMIN_TOKEN), or by running skillhub stats on the server.";
 
 /** What the status view says of the server's folders it names, and of the user it runs as. */
-export const FOLDERS_WITHHELD = `The server's folders are shown by name (<project>, <home>, <skillhub home>, a skills folder by its label, a skill's by its skill:// URI), the user it runs as by ${SERVER_USER}: the operator sees them on this page opened with the admin token (SKILLHUB_ADMIN_TOKEN), or by running skillhub doctor on the server.`;
+export const FOLDERS_WITHHELD = `The server's folders are shown by name (<project>, <home>, <skillhub home>, a skills folder by its label, a skill's by its skill:// URI), any other path of it as <server path>, the user it runs as by ${SERVER_USER}: the operator sees them on this page opened with the admin token (SKILLHUB_ADMIN_TOKEN), or by running skillhub doctor on the server.`;
 
-/** A view with every path of the server named as a remote MCP client is told it (server-paths.ts). */
+/**
+ * A view with every path of the server as a remote MCP client is told it (server-paths.ts): its folders named, a
+ * skill's by its skill:// URI, any other path (a link's target, a repository in a local folder) `<server path>`
+ * but in a skill's own words (its description, text and files), which a client reads as they are.
+ */
 export function foldersNamed<T>(hub: Hub, view: T): T {
-  return hideServerPaths(view, serverPaths(hub));
+  return hideServerPaths(view, serverPaths(hub), "page");
 }
 
 /** The overview (the status view's) without the user the server runs as, and a sentence saying its folders are named. */

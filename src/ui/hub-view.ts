@@ -76,7 +76,10 @@ export function gitStatus(hub: Hub) {
  * this holds for any message).
  */
 function failureForViewer(failure: { code: string; message: string; at: string }, paths: ServerPaths) {
-  return { code: failure.code, at: failure.at, message: hideServerPaths(scrubUrlCredentials(failure.message), paths) };
+  // Its folders only: the operator may read the server's other paths (a repository's own folder); a client's
+  // view hides them with every answer's (client-view.ts).
+  const message = hideServerPaths(scrubUrlCredentials(failure.message), { ...paths, others: undefined });
+  return { code: failure.code, at: failure.at, message };
 }
 
 /** One page of the catalog's diagnostics (warnings and errors; shadowing is on the skills' rows). */

@@ -29,12 +29,18 @@ export function shownArg(text: string): string {
 }
 
 /**
- * What a cut text leaves out besides its end: all from the first word holding a `/` or `\` (a path, which
- * may hold spaces). Security: a path cut where the caller chose would let the answers of a server that hides
- * its own folders from remote clients say, for each character a caller adds, whether the text so far starts
- * one of them.
+ * What an answer to a client on another machine says in place of a path of the server that no name it has
+ * stands for (server/server-paths.ts): a path no folder it knows starts, or one cut short inside a folder's name.
  */
-const CUT_PATH = /[^\s'"`]*[\\/][\s\S]*$/u;
+export const SERVER_PATH = "<server path>";
+
+/**
+ * What a cut text leaves out besides its end: all from the first word holding a `/` or `\` (a path, which
+ * may hold spaces), or from a path hidden as SERVER_PATH (what followed it may be the rest of its names).
+ * Security: a path cut where the caller chose would let the answers of a server that hides its own folders
+ * from remote clients say, for each character a caller adds, whether the text so far starts one of them.
+ */
+const CUT_PATH = new RegExp(`(?:[^\\s'"\`]*[\\\\/]|${SERVER_PATH})[\\s\\S]*$`, "u");
 
 /** A text a file or caller wrote, whole, with the characters shownArg escapes written as `\uXXXX`. */
 export function shownText(text: string): string {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, realpathSync, symlinkSync } from "node:fs";
-import { basename, join } from "node:path";
+import { chmodSync, existsSync, realpathSync, symlinkSync } from "node:fs";
+import { basename, dirname, join, sep } from "node:path";
 import { hideServerPaths, type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
@@ -310,8 +310,13 @@ describe("hideServerPaths", () => {
     const paths = serverPaths(hub, "/home/ana");
     hub.close();
     const stdout = "copied /home/ana/a to /backup/home/ana/a; /srv/x/home/ana.txt";
+    // The folders alone: a path another folder's name ends (`/srv/x/home/ana.txt`) is none of them; any other path
+    // of the server is hidden as such (`<server path>`).
+    expect(
+      hideServerPaths({ structuredContent: { stdout } }, { ...paths, others: undefined }).structuredContent.stdout,
+    ).toBe("copied <home>/a to /backup/<home>/a; /srv/x/home/ana.txt");
     expect(hideServerPaths({ structuredContent: { stdout } }, paths).structuredContent.stdout).toBe(
-      "copied <home>/a to /backup/<home>/a; /srv/x/home/ana.txt",
+      "copied <home>/a to /backup/<home>/a; <server path>",
     );
     // As tar and zip list what they archive, without the leading slash: only where a word starts.
     const listing =
@@ -343,7 +348,7 @@ describe("hideServerPaths", () => {
     hub.config.scripts.runners[".rb"] = join(bin, "missing-ruby");
     const stdout = `${join(bin, "python3")}: ENOEXEC; ${realpathSync(real)} -V; ${join(bin, "missing-ruby")} -w; ${bin}/other`;
     expect(hideServerPaths({ structuredContent: { stdout } }, serverPaths(hub)).structuredContent.stdout).toBe(
-      `<program 'python3'>: ENOEXEC; <program 'python3'> -V; <program 'missing-ruby'> -w; ${bin}/other`,
+      "<program 'python3'>: ENOEXEC; <program 'python3'> -V; <program 'missing-ruby'> -w; <server path>",
     );
     hub.config.scripts.enabled = false;
     hub.config.commands.enabled = false;
@@ -390,9 +395,98 @@ describe("hideServerPaths", () => {
     const trace = `Error: no input\n    at main (${real}/scripts/run.js:3:9)\n    at old (${real}-old/run.js:1:1)\ncd: ${real}: gone. Working in ${real}.`;
     const swept = hideServerPaths({ structuredContent: { trace } }, serverPaths(hub)).structuredContent.trace;
     hub.close();
-    // A folder beside it whose name only starts like it is not the skill's.
+    // A folder beside it whose name only starts like it is not the skill's: another path of the server.
     expect(swept).toBe(
-      `Error: no input\n    at main (skill://pdf/scripts/run.js:3:9)\n    at old (${real}-old/run.js:1:1)\ncd: skill://pdf: gone. Working in skill://pdf.`,
+      "Error: no input\n    at main (skill://pdf/scripts/run.js:3:9)\n    at old (<server path>:1:1)\ncd: skill://pdf: gone. Working in skill://pdf.",
     );
+  });
+});
+
+describe("any other path of the server", () => {
+  /** hub() with the server's other paths hidden, these names in its root folder. */
+  const withOthers = (): ServerPaths => ({
+    ...hub(),
+    folders: [
+      ["/srv/hub/skills", "<skills folder 'skills'>"],
+      ["/work/project", "<project>"],
+    ],
+    others: { roots: new Set(["srv", "tmp", "usr", "proc", "dev"]) },
+  });
+  const sweep = (text: string, paths = withOthers()) =>
+    hideServerPaths({ structuredContent: { text } }, paths).structuredContent.text;
+
+  test("a path no folder names, a file URL whole: <server path>, after the folders are named", () => {
+    expect(sweep("links to /tmp/lab/up, outside the project /work/project; not followed.")).toBe(
+      "links to <server path>, outside the project <project>; not followed.",
+    );
+    expect(sweep("url file:///tmp/repos/bare1.git, file://localhost/tmp/r/b.git")).toBe(
+      "url <server path>, <server path>",
+    );
+    expect(
+      sweep("(/usr/lib/x.py:3:9) PATH=/usr/bin:/tmp/a/bin '/tmp/a/b.' /tmp/ab/cd… /srv/hub/skills/skill-1/x"),
+    ).toBe("(<server path>:3:9) PATH=<server path>:<server path> '<server path>.' <server path>… skill://skill-1/x");
+  });
+
+  test("what is no path of the server is kept: words, URLs, URIs, names the sweep gave, a root folder's name alone", () => {
+    const kept = [
+      "and/or 1/2 10.0.0.0/8 s/tmp/a/g x/tmp/a/b",
+      "https://example.com/tmp/a/b ssh://git@host/srv/repo.git //cdn.example.com/tmp/x",
+      "skill://skill-1/tmp/a /work/project/tmp/a/b",
+      "(/proc, /sys, /dev: processes) /tmp/ /api/v1/users /nowhere/a/b",
+    ];
+    expect(kept.map((text) => sweep(text))).toEqual(kept.map((text) => text.replace("/work/project", "<project>")));
+  });
+
+  test("a skill's own words keep their author's paths, the page's file text too; without `others`, only folders", () => {
+    const answer = {
+      message: "at /tmp/a/b",
+      description: "Saves /tmp/shot.png",
+      frontmatter: { metadata: { out: "/tmp/x/y" } },
+      tags: ["/usr/share/fonts"],
+      text: "#!/usr/bin/env bash\ncat /tmp/a/b",
+    };
+    expect(hideServerPaths(answer, withOthers())).toEqual({
+      ...answer,
+      message: "at <server path>",
+      text: "#!/usr/bin/env bash\ncat <server path>",
+    });
+    expect(hideServerPaths(answer, withOthers(), "page")).toEqual({ ...answer, message: "at <server path>" });
+    expect(hideServerPaths(answer, withOthers(), "skill")).toEqual(answer);
+    expect(hideServerPaths(answer, { ...withOthers(), others: undefined })).toEqual(answer);
+    // An error is the server's words, whatever the tool.
+    const error = { isError: true, content: [{ type: "text", text: "GIT_FAILED: cannot reach /tmp/r/b.git" }] };
+    expect(hideServerPaths(error, withOthers(), "skill").content[0]?.text).toBe(
+      "GIT_FAILED: cannot reach <server path>",
+    );
+  });
+
+  test("Windows: a drive's or a UNC path, in long form too; a URL and a drive's folder alone kept", () => {
+    const paths: ServerPaths = { ...windowsHub(), others: {} };
+    expect(
+      sweep(
+        "C:\\Data\\x and c:/data/y, \\\\srv\\share\\x file:///D:/a/b \\\\?\\C:\\x\\y \\\\?\\UNC\\srv\\share\\z",
+        paths,
+      ),
+    ).toBe("<server path> and <server path>, <server path> <server path> <server path> <server path>");
+    expect(sweep("https://host/a/b C:\\a and/or C:\\hub\\skills\\pdf\\x", paths)).toBe(
+      "https://host/a/b C:\\a and/or skill://pdf/x",
+    );
+  });
+
+  test("serverPaths: a path under a name of the root folder is hidden, whether it is on the disk or not", () => {
+    const { hub: server } = testHub({ hub: { acceptRoots: false } });
+    const paths = serverPaths(server);
+    server.close();
+    const outside = realpathSync(tempDir("skillhub-other-paths-"));
+    const there = write(join(outside, "team", "notes.txt"), "x\n");
+    const nowhere = "/skillhub-no-such-root-folder/a/b";
+    expect(existsSync(dirname(dirname(nowhere)))).toBe(false);
+    const sweepIt = (text: string) => hideServerPaths(text, paths);
+    // What a caller's text becomes tells nothing of the disk but the root folder's names.
+    expect([sweepIt(`wrote ${there}.`), sweepIt(`wrote ${join(outside, "gone", "notes.txt")}.`)]).toEqual([
+      "wrote <server path>.",
+      "wrote <server path>.",
+    ]);
+    if (sep === "/") expect(sweepIt(`see ${nowhere}`)).toBe(`see ${nowhere}`);
   });
 });

@@ -52,8 +52,9 @@ describe("read_skill_file", () => {
     expect((await answer(false, script)).message).toBe(
       "file_path was an absolute path of the skill's folder; read_skill_file takes the path relative to the skill's folder: pass 'scripts/run.sh'.",
     );
-    // A path outside the folder is refused as before.
-    expect((await answer(true, "/etc/passwd")).message).toStartWith("'/etc/passwd' is absolute;");
+    // A path outside the folder is refused as before; a client on another machine is not told it back.
+    expect((await answer(false, "/etc/passwd")).message).toStartWith("'/etc/passwd' is absolute;");
+    expect((await answer(true, "/etc/passwd")).message).toStartWith("'<server path>' is absolute;");
   });
 
   test("a text file, whole", async () => {

@@ -349,9 +349,11 @@ describe("run_script: runners and arguments", () => {
     const refusals = [outside, "/etc", "/no/such/folder", "../..", "sub/../../x", "out", "C:\\Windows"];
     for (const cwd of [...refusals, "out/secret-dir", "out/secret-file", "out/no-such"]) {
       const refused = await run("scripts/args.sh", { name: "a" }, { cwd });
+      // A path of the server is not told back to a client on another machine.
+      const quoted = cwd === outside ? "<server path>" : cwd;
       expect(error(refused), cwd).toMatchObject({
         code: "INVALID_ARGUMENT",
-        message: `cwd '${cwd}' is not a folder of the server's project: a client on another machine gives one relative to the project root. Give an existing folder as cwd, or leave it out to run in the project root.`,
+        message: `cwd '${quoted}' is not a folder of the server's project: a client on another machine gives one relative to the project root. Give an existing folder as cwd, or leave it out to run in the project root.`,
       });
     }
   });

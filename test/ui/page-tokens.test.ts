@@ -1,12 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { realpathSync } from "node:fs";
+import { realpathSync, renameSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { httpServeOptions, startHttpServer } from "../../src/transports/http.ts";
 import type { API_ROUTES } from "../../src/ui/routes.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { GIT_ENV, remoteRepo, skillText } from "../helpers/git.ts";
 import { initialize } from "../helpers/http.ts";
 import { testHub } from "../helpers/hub.ts";
 import { writeNode } from "../helpers/tree.ts";
@@ -23,23 +25,35 @@ afterAll(cleanupTemp);
 const cleanups = closeAfterEach({ ignoringErrors: true, lastFirst: true });
 
 /**
- * A real hub on 127.0.0.1 (port 0) with `tokens`, run by OS_USER: a project whose skill names a folder of
- * the project, a skills folder with a skill with files and a broken skill, a skill tree with an asset, and
- * analytics written to a file in a folder of its own; one MCP client has asked get_skill for CONTEXT and
- * reported COMMENT, and the events are in the file.
+ * A real hub on 127.0.0.1 (port 0) with `tokens`, run by OS_USER: a project (in a folder of its own, `lab`)
+ * whose skill names a folder of the project, a skills folder with a skill with files and a broken skill, a
+ * skill tree with an asset, and analytics written to a file in a folder of its own; links out of the folders
+ * the server knows (the project's skills folder to `lab` and to a file in `outside`, a skill's folder to
+ * `lab`), and two team repositories in local folders (`repos`: one by its file:// URL, one by its path).
+ * One MCP client has asked get_skill for CONTEXT and reported COMMENT, and the events are in the file.
  */
 async function servedHub(tokens: { token?: string; adminToken?: string }) {
   const home = tempDir("skillhub-page-tokens-home-");
-  const project = tempDir("skillhub-page-tokens-project-");
-  writeSkill(join(project, ".claude", "skills"), "payroll-rules", {
+  const lab = tempDir("skillhub-page-tokens-lab-");
+  const project = join(lab, "project");
+  const projectSkills = join(project, ".claude", "skills");
+  writeSkill(projectSkills, "payroll-rules", {
     description: "How payroll changes are made.",
     body: `# Payroll\n\nThe payroll exports land in ${join(project, "exports")}; see [the rules](rules.md).\n`,
   });
-  write(join(project, ".claude", "skills", "payroll-rules", "rules.md"), "# Rules\n\nNo change after the 25th.\n");
+  write(join(projectSkills, "payroll-rules", "rules.md"), "# Rules\n\nNo change after the 25th.\n");
+  const outside = tempDir("skillhub-page-tokens-outside-");
+  const log = write(join(outside, "server.log"), "a file the server has open\n");
+  // Each shown as a warning that names where it leads: the project's parent, a file outside.
+  symlinkSync("../../..", join(projectSkills, "up3"));
+  symlinkSync(log, join(projectSkills, "fd5.md"));
   const skills = tempDir("skillhub-page-tokens-skills-");
   writeSkill(skills, "pdf-invoices", { description: "Extract totals from PDF invoices." });
   write(join(skills, "pdf-invoices", "scripts", "totals.py"), "print('totals')\n");
+  symlinkSync(lab, join(skills, "pdf-invoices", "lab"));
   writeSkill(skills, "broken-skill", { description: null });
+  const team = remoteRepo("team", { "skills/team-notes/SKILL.md": skillText("team-notes") });
+  const ops = remoteRepo("ops", { "skills/ops-notes/SKILL.md": skillText("ops-notes") });
   const trees = tempDir("skillhub-page-tokens-trees-");
   writeNode(trees, "_root.md", { keywords: ["global"], description: "Universal rules" });
   writeNode(trees, "forms/_index.md", { keywords: ["forms"], description: "Form rules" });
@@ -57,9 +71,10 @@ async function servedHub(tokens: { token?: string; adminToken?: string }) {
       SKILLHUB_ANALYTICS_FILE: analytics,
       SKILLHUB_PROJECT_DIR: project,
       SKILLHUB_TOOLS: "all",
+      SKILLS_REPO: `${team.url},${ops.bare},${pathToFileURL(join(outside, "gone.git")).href}`,
       USER: OS_USER,
     },
-    hub: { acceptRoots: false },
+    hub: { acceptRoots: false, git: { runner: { env: GIT_ENV }, intervalMs: 0 } },
   });
   const server = startHttpServer(hub, { port: 0, ...tokens });
   void hub.start();
@@ -86,8 +101,13 @@ async function servedHub(tokens: { token?: string; adminToken?: string }) {
     });
     return { status: response.status, text: await response.text() };
   };
-  const folders = { home, project, skills, trees, analytics };
-  return { page, folders, base, url: server.url };
+  const folders = { home, lab, project, outside, skills, trees, analytics, team: team.bare, ops: ops.bare };
+  return { page, folders, base, url: server.url, client, hub };
+}
+
+/** Each of `folders` as given and as the kernel resolves it, and OS_USER: what no client may read. */
+function secretsOf(folders: Record<string, string>): string[] {
+  return [...new Set(Object.values(folders).flatMap((folder) => [folder, realpathSync(folder)])), OS_USER];
 }
 
 /** The three views that may hold other clients' words or the server's folders, as text. */
@@ -148,7 +168,7 @@ describe("the page's private parts: the clients' token and the admin token", () 
       expect({ route, paths: paths.length > 0 }).toEqual({ route, paths: true });
     expect(client.ok.filter((a) => a.status !== 200)).toEqual([]);
     expect(client.refused.map((a) => a.status)).toEqual([404, 404, 403, 404]);
-    const secrets = [...new Set(Object.values(folders).flatMap((folder) => [folder, realpathSync(folder)])), OS_USER];
+    const secrets = secretsOf(folders);
     const leaks = [...client.ok, ...client.refused].flatMap(({ path, text }) =>
       secrets.filter((secret) => text.includes(secret)).map((secret) => `${path}: ${secret}`),
     );
@@ -166,6 +186,28 @@ describe("the page's private parts: the clients' token and the admin token", () 
     expect(payroll.html).toContain("#/skill/");
     expect(answer("overview").analytics).toContain("as <server user>");
     expect(answer("usage?days=30").analytics).toContain("as <server user>");
+    // A link's target outside every folder it names, and a repository in a local folder: <server path>.
+    const warnings = answer("diagnostics").items.map(
+      (d: { file: string; message: string }) => `${d.file}: ${d.message}`,
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^<skills folder 'claude-project'>\/up3: links to <server path>, outside the project <project>;/,
+      ),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/^<skills folder 'claude-project'>\/fd5\.md: links to <server path>, /),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^skill:\/\/pdf-invoices\/lab: links to <server path>, outside its skill's folder skill:\/\/pdf-invoices;/,
+      ),
+    );
+    expect(answer("overview").git.repos.map((r: { url: string }) => r.url)).toEqual([
+      "<server path>",
+      "<server path>",
+      "<server path>",
+    ]);
     // The page links its views by ids and paths within a skill, the same whoever reads it.
     const operator = await everyAnswer(page, ADMIN);
     expect(client.ids).toEqual(operator.ids);
@@ -182,6 +224,22 @@ describe("the page's private parts: the clients' token and the admin token", () 
     expect(detail.skill.file).toBe(join(folders.skills, "pdf-invoices", "SKILL.md"));
     expect(JSON.parse((await page("overview", ADMIN)).text).analytics).toContain(`as dev-${OS_USER}`);
     expect(JSON.parse((await page("usage?days=30", ADMIN)).text).analytics).toContain(`as dev-${OS_USER}`);
+    // Where a link leads, and where a repository is.
+    const warnings = JSON.parse((await page("diagnostics", ADMIN)).text).items.map(
+      (d: { message: string }) => d.message,
+    );
+    expect(warnings).toContainEqual(
+      expect.stringContaining(`links to ${realpathSync(folders.lab)}, outside the project`),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringContaining(`links to ${realpathSync(join(folders.outside, "server.log"))}, `),
+    );
+    const repos = JSON.parse((await page("overview", ADMIN)).text).git.repos.map((r: { url: string }) => r.url);
+    expect(repos).toEqual([
+      pathToFileURL(folders.team).href,
+      folders.ops,
+      pathToFileURL(join(folders.outside, "gone.git")).href,
+    ]);
   });
 
   test("the clients' token: usage without other clients' words, status with the server's folders named", async () => {
@@ -276,6 +334,27 @@ describe("the page's private parts: the clients' token and the admin token", () 
     const accepted = await send(TOKEN);
     expect(accepted.status).toBe(200);
     await accepted.body?.cancel();
+  });
+});
+
+describe("MCP over HTTP with the clients' token", () => {
+  test("refresh_skills names no repository's folder, synced or failing; the admin's page still does", async () => {
+    const { client, folders, page, hub } = await servedHub({ token: TOKEN, adminToken: ADMIN });
+    const secrets = secretsOf(folders);
+    const refreshed = await client.callTool({ name: "refresh_skills", arguments: {} });
+    expect(refreshed.isError).toBe(true);
+    const repos = (refreshed.structuredContent as { repos: Array<{ name: string; url: string }> }).repos;
+    expect(repos.map((r) => r.url)).toEqual(["<server path>", "<server path>", "<server path>"]);
+    const text = JSON.stringify(refreshed);
+    expect(secrets.filter((secret) => text.includes(secret))).toEqual([]);
+    expect(text).toContain("cannot reach <server path>");
+    // A copy whose repository is gone: the operator's page names where it was.
+    renameSync(folders.ops, `${folders.ops}.moved`);
+    await hub.git?.refresh("test");
+    const lastError = JSON.parse((await page("overview", ADMIN)).text).git.repos[1].lastError;
+    expect(lastError.message).toContain(folders.ops);
+    const clients = (await page("overview", TOKEN)).text;
+    expect(secrets.filter((secret) => clients.includes(secret))).toEqual([]);
   });
 });
 
