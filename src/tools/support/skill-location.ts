@@ -1,7 +1,7 @@
 import type { Skill } from "../../skills/skill.ts";
 import { isProjects } from "../../sources/source-list.ts";
 
-/** Where a skill is, as a model is told it; the skill tool's `<location>` values (seed 004's, and `hub`). */
+/** Where a skill is, as a model is told it; the skill tool's `<location>` values (`project`, `global`, and `hub` over HTTP). */
 export const SKILL_LOCATIONS = ["project", "global", "hub"] as const;
 export type SkillLocation = (typeof SKILL_LOCATIONS)[number];
 
