@@ -5,6 +5,7 @@ import type { Config } from "../../src/config/schema.ts";
 import { formatLockfile, LOCKFILE_NAME } from "../../src/lock/lockfile.ts";
 import { lockedConfigs, pinsFrom } from "../../src/lock/pins.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { TEAM_SPELLINGS } from "../helpers/git.ts";
 
 afterAll(cleanupTemp);
 
@@ -28,16 +29,7 @@ const noFailure = (file: string) => {
 };
 
 describe("a lock's pin belongs to the repository, however its URL is spelt", () => {
-  const spellings = [
-    "git@github.com:org/team.git",
-    "ssh://git@github.com/org/team",
-    "git+https://github.com/org/team",
-    "http://github.com/org/team",
-    "git://github.com/org/team",
-    "https://github.com/ORG/team",
-    "https://github.com/org//team",
-    "https://www.github.com/org/team",
-  ];
+  const spellings = TEAM_SPELLINGS;
   const others = [
     "https://github.com/org/team2",
     "https://gitlab.com/org/team",

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Config, RepoEntryConfig } from "../../src/config/schema.ts";
 import { copyRepos, overriddenPins, repoTargets } from "../../src/refresh/repo-targets.ts";
+import { TEAM_SPELLINGS } from "../helpers/git.ts";
 
 const home = "/h/.skillhub";
 const mine: RepoEntryConfig = { url: "https://example.com/me/skills.git", scope: "user" };
@@ -83,16 +84,7 @@ describe("which copy a repository uses: the one of the lock that pins it", () =>
 
   test("a project's entry of your repository in another transport, case or form of its URL is your entry", () => {
     const team = "https://github.com/org/team";
-    const spellings = [
-      "git@github.com:org/team.git",
-      "ssh://git@github.com/org/team",
-      "git+https://github.com/org/team",
-      "http://github.com/org/team",
-      "git://github.com/org/team",
-      "https://github.com/ORG/team",
-      "https://github.com/org//team",
-      "https://www.github.com/org/team",
-    ];
+    const spellings = TEAM_SPELLINGS;
     for (const yours of [team, { url: team, scope: "user" } as RepoEntryConfig])
       for (const spelt of spellings) {
         const theirs: RepoEntryConfig = { url: spelt, ref: "v0.1", scope: "project" };

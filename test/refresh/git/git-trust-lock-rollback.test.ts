@@ -29,6 +29,20 @@ async function signedTeam() {
   return { remote, trusted, env, old, writer };
 }
 
+/** A signed commit on main that fixes `deploy`: its hash. */
+function pushFix(remote: ReturnType<typeof remoteRepo>, key: string): string {
+  remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
+  return signedCommit(remote, "fix", key);
+}
+
+/** Your machine, synced with `env`, and its one copy. */
+async function yourMachine(env: Record<string, string>) {
+  const m = machine();
+  expect((await cli(m, ["sync"], env)).code).toBe(0);
+  const [yours] = copiesOn(m);
+  return { m, yours: yours as string };
+}
+
 /** `m`'s home with another project folder: the same machine, another project. */
 function otherProject(m: Machine): Machine {
   const project = tempDir("skillhub-lock-project-");
@@ -50,13 +64,10 @@ describe("with allowed signers, a lock does not take a repository back behind wh
     const { remote, trusted, env, old, writer } = await signedTeam();
     const attackerLock = readFileSync(writer.lock, "utf8");
     expect(JSON.parse(attackerLock).sources.team2.commit).toBe(old);
-    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
-    const fixed = signedCommit(remote, "fix", trusted.key);
+    const fixed = pushFix(remote, trusted.key);
 
     // Your machine serves the fix, in a project of yours.
-    const m = machine();
-    expect((await cli(m, ["sync"], env)).code).toBe(0);
-    const [yours] = copiesOn(m);
+    const { m, yours } = await yourMachine(env);
     expect(git(["rev-parse", "HEAD"], yours as string)).toBe(fixed);
 
     // A project you clone carries a lock written before the fix (and its own skill, which it records).
@@ -87,11 +98,8 @@ describe("with allowed signers, a lock does not take a repository back behind wh
 
   test("the same repository spelt otherwise (a plain path for its file:// URL) is measured against the same copies", async () => {
     const { remote, trusted, env, old, writer } = await signedTeam();
-    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
-    const fixed = signedCommit(remote, "fix", trusted.key);
-    const m = machine();
-    expect((await cli(m, ["sync"], env)).code).toBe(0);
-    const [yours] = copiesOn(m);
+    const fixed = pushFix(remote, trusted.key);
+    const { m, yours } = await yourMachine(env);
 
     // A project you clone, with SKILLS_REPO spelt as the path its URL names: its lock pins the older commit.
     const cloned = otherProject(m);
@@ -108,11 +116,8 @@ describe("with allowed signers, a lock does not take a repository back behind wh
 
   test("a copy at the older commit (checked out for that lock without the setting) is removed, not served", async () => {
     const { remote, trusted, env, old, writer } = await signedTeam();
-    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
-    const fixed = signedCommit(remote, "fix", trusted.key);
-    const m = machine();
-    expect((await cli(m, ["sync"], env)).code).toBe(0);
-    const [yours] = copiesOn(m);
+    const fixed = pushFix(remote, trusted.key);
+    const { m, yours } = await yourMachine(env);
     const cloned = otherProject(m);
     cpSync(writer.project, cloned.project, { recursive: true });
     expect((await cli(cloned, ["sync", "--frozen"], { SKILLS_REPO: remote.url })).code).toBe(0);
@@ -131,8 +136,7 @@ describe("with allowed signers, a lock does not take a repository back behind wh
 
   test("a copy made at the branch's tip (shallow: its history stops there) is not taken back to the lock's older commit", async () => {
     const { remote, trusted, env, old, writer } = await signedTeam();
-    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
-    const fixed = signedCommit(remote, "fix", trusted.key);
+    const fixed = pushFix(remote, trusted.key);
     const m = machine();
     cpSync(writer.skills, m.skills, { recursive: true });
     expect((await cli(m, ["sync"], env)).code).toBe(0);
@@ -157,8 +161,7 @@ describe("with allowed signers, a lock does not take a repository back behind wh
     const writer = machine();
     expect((await cli(writer, ["sync"], pinned)).code).toBe(0);
     // The tag moves on to the fix, which your machine serves.
-    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
-    const fixed = signedCommit(remote, "fix", trusted.key);
+    const fixed = pushFix(remote, trusted.key);
     git(["tag", "-f", "v1"], remote.work);
     git(["push", "--quiet", "--force", "origin", "v1"], remote.work);
     const m = machine();
@@ -178,8 +181,7 @@ describe("with allowed signers, a lock does not take a repository back behind wh
   test("a fresh machine (CI) takes the lock's older commit; once it verified a newer one, a lock going back is refused", async () => {
     const { remote, trusted, env, old, writer } = await signedTeam();
     const lockAtOld = readFileSync(writer.lock, "utf8");
-    remote.write("skills/deploy/SKILL.md", skillText("deploy", "Deploy, fixed."));
-    const fixed = signedCommit(remote, "fix", trusted.key);
+    const fixed = pushFix(remote, trusted.key);
     expect((await cli(writer, ["sync"], env)).code).toBe(0);
     const lockAtFixed = readFileSync(writer.lock, "utf8");
 
