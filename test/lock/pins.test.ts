@@ -5,7 +5,7 @@ import type { Config } from "../../src/config/schema.ts";
 import { formatLockfile, LOCKFILE_NAME } from "../../src/lock/lockfile.ts";
 import { lockedConfigs, pinsFrom } from "../../src/lock/pins.ts";
 import { cleanupTemp, tempDir } from "../helpers/fs.ts";
-import { TEAM_SPELLINGS } from "../helpers/git.ts";
+import { TEAM_SPELLINGS } from "../helpers/repo-urls.ts";
 
 afterAll(cleanupTemp);
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Config, RepoEntryConfig } from "../../src/config/schema.ts";
 import { copyRepos, overriddenPins, repoTargets } from "../../src/refresh/repo-targets.ts";
-import { TEAM_SPELLINGS } from "../helpers/git.ts";
+import { TEAM_SPELLINGS } from "../helpers/repo-urls.ts";
 
 const home = "/h/.skillhub";
 const mine: RepoEntryConfig = { url: "https://example.com/me/skills.git", scope: "user" };
