@@ -192,6 +192,8 @@ function entryKey() {
 }
 
 window.addEventListener("hashchange", () => {
+  // A search still waiting on the last keystroke must not take the reader back from the result they opened.
+  if (!location.hash.startsWith("#/search")) clearTimeout(searchTimer);
   // The view left is still on screen: its place is the one to come back to.
   scrollOfEntry.set(entry, window.scrollY);
   entry = entryKey();
