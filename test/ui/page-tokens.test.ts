@@ -80,7 +80,7 @@ async function servedHub(tokens: { token?: string; adminToken?: string }) {
   void hub.start();
   cleanups.push(async () => {
     await server.stop();
-    hub.close();
+    await hub.shutdown();
   });
   await hub.ready;
   const base = server.url.replace(/\/mcp$/, "");
@@ -368,7 +368,7 @@ describe("SKILLHUB_ADMIN_TOKEN", () => {
       adminToken: ADMIN,
     });
     const { hub } = testHub({ home });
-    cleanups.push(async () => hub.close());
+    cleanups.push(() => hub.shutdown());
     expect(() => startHttpServer(hub, { port: 0, token: TOKEN, adminToken: TOKEN })).toThrow(
       "SKILLHUB_ADMIN_TOKEN is the same as SKILLHUB_HTTP_TOKEN",
     );
