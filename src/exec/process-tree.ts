@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { errnoCode } from "../util/errors.ts";
 
 /**
  * Security: every process a script started, found again at its end. Killing
@@ -12,10 +11,11 @@ import { errnoCode } from "../util/errors.ts";
  *
  * One that wipes its environment *and* leaves the tree (double fork + env -i)
  * is still found while it holds the run's stdout or stderr open (the pipes
- * were made for this run alone). Linux only (/proc). Elsewhere the process
- * group is all there is (see docs/hardening.md). A descendant that does all
- * three (leaves, wipes, closes its output) escapes; cgroups would catch it but
- * need privileges this server does not assume.
+ * were made for this run alone, before it started: exec/output-pipes.ts).
+ * Linux only (/proc). Elsewhere the process group is all there is (see
+ * docs/hardening.md). A descendant that does all three (leaves, wipes, closes
+ * its output) escapes; cgroups would catch it but need privileges this server
+ * does not assume.
  */
 
 export const RUN_MARKER_VARIABLE = "SKILLHUB_RUN_ID";
@@ -26,12 +26,6 @@ export type KillFn = (pid: number, signal: NodeJS.Signals | 0) => void;
 export interface ProcessTable {
   /** Every pid with its parent pid and, when readable, its initial environment. */
   list(): { pid: number; ppid: number; pgid?: number; environ?: string }[];
-  /**
-   * What process `pid` has as stdout and stderr when they are pipes or sockets (`pipe:[inode]`); undefined
-   * while they cannot be read (a child the undumpable server started is as closed as the server until it
-   * runs its program: exec/undumpable.ts).
-   */
-  outputPipes?(pid: number): string[] | undefined;
   /** Processes other than this one that hold one of `pipes` open for writing. */
   pipeWriters?(pipes: readonly string[]): number[];
 }
@@ -69,20 +63,6 @@ export const procTable: ProcessTable = {
       out.push({ pid, ppid, pgid, environ });
     }
     return out;
-  },
-  outputPipes(pid) {
-    const pipes: string[] = [];
-    for (const fd of [1, 2]) {
-      let target: string | undefined;
-      try {
-        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch (error) {
-        if (errnoCode(error) === "EACCES") return undefined;
-      }
-      // Bun gives a child one end of a socket pair ("socket:[inode]"); other runtimes a pipe.
-      if (target?.startsWith("pipe:") || target?.startsWith("socket:")) pipes.push(target);
-    }
-    return pipes;
   },
   pipeWriters(pipes) {
     if (pipes.length === 0) return [];

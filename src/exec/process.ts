@@ -1,6 +1,7 @@
 import { errnoCode, SkillHubError } from "../util/errors.ts";
 import { timerDelay } from "../util/timer-limit.ts";
 import { type Captured, captureStream } from "./capture.ts";
+import { closeEnds, openRunPipe } from "./output-pipes.ts";
 import { defaultKill, type KillFn, RunningGroups, signalGroup } from "./process-group.ts";
 import { type ProcessTable, procTable, RUN_MARKER_VARIABLE, signalRun } from "./process-tree.ts";
 
@@ -20,24 +21,57 @@ export interface ChildProcess {
   readonly signalCode: string | null;
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
+  /** The process table's names for the pipes it writes to (exec/output-pipes.ts), when known before it ran. */
+  readonly outputPipes?: readonly string[];
+  /** Close this process's ends of those pipes, once both streams ended or were stopped. */
+  closeOutput?(): void;
 }
 
-export type SpawnFn = (argv: string[], options: { cwd: string; env: Record<string, string> }) => ChildProcess;
+export type SpawnFn = (
+  argv: string[],
+  options: { cwd: string; env: Record<string, string> },
+) => ChildProcess | Promise<ChildProcess>;
 
 /**
  * Bun.spawn with an argv (never a shell), stdin closed, and `detached`: the
  * child calls setsid() and leads a new process group, so the group can be
  * signalled as one and it does not share the server's terminal signals.
+ * Its stdout and stderr are pipes made here first where that can be done (Linux), else Bun's.
  */
-export const defaultSpawn: SpawnFn = (argv, options) =>
-  Bun.spawn(argv, {
-    cwd: options.cwd,
-    env: options.env,
-    detached: true,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  }) as unknown as ChildProcess;
+export const defaultSpawn: SpawnFn = async (argv, options) => {
+  const spawnWith = (stdout: number | "pipe", stderr: number | "pipe") =>
+    Bun.spawn(argv, { cwd: options.cwd, env: options.env, detached: true, stdin: "ignore", stdout, stderr });
+  const out = await openRunPipe();
+  const err = out && (await openRunPipe());
+  if (!out || !err) {
+    if (out) closeEnds([out.readEnd, out.writeEnd]);
+    return spawnWith("pipe", "pipe") as unknown as ChildProcess;
+  }
+  let child: ReturnType<typeof spawnWith>;
+  try {
+    child = spawnWith(out.writeEnd, err.writeEnd);
+  } catch (error) {
+    closeEnds([out.readEnd, err.readEnd]);
+    throw error;
+  } finally {
+    // The child has its own copies; the server keeps only the read ends, so the streams end with the last writer.
+    closeEnds([out.writeEnd, err.writeEnd]);
+  }
+  return {
+    pid: child.pid,
+    exited: child.exited,
+    get exitCode() {
+      return child.exitCode;
+    },
+    get signalCode() {
+      return child.signalCode as string | null;
+    },
+    stdout: Bun.file(out.readEnd).stream(),
+    stderr: Bun.file(err.readEnd).stream(),
+    outputPipes: [out.name, err.name],
+    closeOutput: () => closeEnds([out.readEnd, err.readEnd]),
+  };
+};
 
 /** Exit code reported for a run that hit its timeout: 128 + SIGKILL, as a shell reports it. */
 export const TIMEOUT_EXIT_CODE = 137;
@@ -46,8 +80,6 @@ export const TIMEOUT_EXIT_CODE = 137;
 export const DEFAULT_GRACE_MS = 5_000;
 /** How often a terminated group is checked for survivors, in milliseconds. */
 const POLL_MS = 25;
-/** Most looks at a child's stdout and stderr that cannot be read yet, one a millisecond. */
-const PIPE_LOOKS = 1_000;
 /** How long output is still read once the group is gone (a writer that left the group with setsid), in milliseconds. */
 const DRAIN_MS = 1_000;
 
@@ -107,7 +139,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const marker = crypto.randomUUID();
   let child: ChildProcess;
   try {
-    child = spawn(spec.argv, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });
+    child = await spawn(spec.argv, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });
   } catch (error) {
     throw new SkillHubError("SPAWN_FAILED", `${spec.argv[0]} ${whyNotStarted(error)}`, {
       cause: error,
@@ -115,8 +147,6 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     });
   }
   const group = child.pid;
-  // Read at once, while the child's stdout and stderr are still the pipes made for this run.
-  const pipesRead = outputPipes(child, table);
   const groups = options.groups ?? new RunningGroups();
   groups.add(group, kill, marker);
   const stdout = captureStream(child.stdout, spec.maxOutputBytes);
@@ -186,7 +216,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   if (!(await drainedWithin(drained, DRAIN_MS))) {
     // Security: what still writes to this run's pipes once its group and marked processes are gone left the
     // group and cleared its environment (setsid + env -i): it holds pipes made for this run alone, so it is the run's.
-    for (const pid of table.pipeWriters?.(await pipesRead) ?? []) {
+    for (const pid of table.pipeWriters?.(child.outputPipes ?? []) ?? []) {
       try {
         kill(pid, "SIGKILL");
       } catch {
@@ -199,6 +229,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     }
   }
   const [out, err] = await drained;
+  child.closeOutput?.();
 
   const signal = child.signalCode ?? undefined;
   const exitCode = timedOut ? TIMEOUT_EXIT_CODE : (child.exitCode ?? 128 + signalNumber(signal));
@@ -222,21 +253,6 @@ function whyNotStarted(error: unknown): string {
     default:
       return `cannot be run (${code ?? (error instanceof Error ? error.name : "unknown error")})`;
   }
-}
-
-/**
- * The child's stdout and stderr as the process table names them, read as soon as it can be: a child of an
- * undumpable server cannot be read until it runs its program (exec/undumpable.ts), a moment after spawn
- * returned. None when the child is gone first, or never becomes readable (a set-user-ID program).
- */
-async function outputPipes(child: ChildProcess, table: ProcessTable): Promise<string[]> {
-  for (let look = 0; look < PIPE_LOOKS; look++) {
-    const pipes = table.outputPipes ? table.outputPipes(child.pid) : [];
-    if (pipes !== undefined) return pipes;
-    if (child.exitCode !== null || child.signalCode !== null) return [];
-    await Bun.sleep(1);
-  }
-  return [];
 }
 
 /** Whether `drained` settles within `ms` milliseconds. */

@@ -9,7 +9,7 @@ import { openLibc } from "./libc.ts";
  * its stdout, where a forged JSON-RPC answer would reach the client as the server's.
  * PR_SET_DUMPABLE 0 closes the server's memory, descriptors and environment to every process without
  * CAP_SYS_PTRACE (a root one has it); the server still reads its own /proc, and a child is dumpable again
- * once it runs a program, so the server still finds its children's processes and pipes. Linux only:
+ * once it runs a program, so the server still finds its children's processes. Linux only:
  * elsewhere it does nothing (macOS gives another process's memory to root only).
  */
 

@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeUtf8Prefix } from "../../src/exec/capture.ts";
-import { runProcess, TIMEOUT_EXIT_CODE } from "../../src/exec/process.ts";
+import { defaultSpawn, runProcess, type SpawnFn, TIMEOUT_EXIT_CODE } from "../../src/exec/process.ts";
 import { RunningGroups } from "../../src/exec/process-group.ts";
-import { procTable } from "../../src/exec/process-tree.ts";
 import { SkillHubError } from "../../src/util/errors.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/hub.ts";
@@ -113,32 +112,48 @@ describe("runProcess: one child under full control", () => {
   );
 
   test.skipIf(process.platform !== "linux")(
-    "its output is found although the child could not be read at first (an undumpable server's, before it runs its program)",
+    "its output is found however fast the script ends: here it has exited before the server looks at all",
     async () => {
       const sleep = Bun.which("sleep") as string;
-      // The script ends only once its pipes were read (the fourth look): on a busy machine it could end
-      // during the unreadable looks, and a child that is gone has no pipes to find.
-      const read = join(tempDir("skillhub-exec-looks-"), "read");
-      let looks = 0;
-      const processTable = {
-        ...procTable,
-        outputPipes: (pid: number) => {
-          if (++looks <= 3) return undefined;
-          const pipes = procTable.outputPipes?.(pid);
-          writeFileSync(read, "");
-          return pipes;
-        },
+      // A loaded machine can run a short script to its end before the server's next step; made certain here.
+      const spawnThenWait: SpawnFn = async (argv, options) => {
+        const child = await defaultSpawn(argv, options);
+        await child.exited;
+        return child;
       };
       const cleared = "while grep -qa SKILLHUB_RUN_ID /proc/$!/environ 2>/dev/null; do :; done";
-      const waitRead = `while [ ! -e '${read}' ]; do sleep 0.05; done`;
-      const result = await runProcess(spec(`setsid env -i ${sleep} 300 &\n${cleared}\necho pid $!\n${waitRead}\n`), {
+      const result = await runProcess(spec(`setsid env -i ${sleep} 300 &\n${cleared}\necho pid $!\n`), {
         graceMs: 400,
-        processTable,
+        spawn: spawnThenWait,
       });
-      expect(looks).toBeGreaterThan(3);
+      expect(result.exitCode).toBe(0);
       const pids = pidsIn(result.stdout.text);
       expect(pids).toHaveLength(1);
       expect(await survivors(pids)).toEqual([]);
+    },
+  );
+
+  test.skipIf(process.platform !== "linux")(
+    "the run names the pipes its child writes to before the child starts, and closes its own ends after",
+    async () => {
+      let child: Awaited<ReturnType<SpawnFn>> | undefined;
+      const keep: SpawnFn = async (argv, options) => {
+        child = await defaultSpawn(argv, options);
+        return child;
+      };
+      const result = await runProcess(spec("readlink /proc/$$/fd/1 /proc/$$/fd/2\n"), { spawn: keep });
+      expect(result.stdout.text.trim().split("\n")).toEqual([...(child?.outputPipes ?? ["none"])]);
+      for (const pipe of child?.outputPipes ?? []) expect(pipe).toMatch(/^pipe:\[\d+\]$/);
+      // The runtime closes its own copy of a read end a moment after the stream ends.
+      const held = () =>
+        readdirSync("/proc/self/fd").some((fd) => {
+          try {
+            return child?.outputPipes?.includes(readlinkSync(`/proc/self/fd/${fd}`)) === true;
+          } catch {
+            return false;
+          }
+        });
+      await eventually(() => !held());
     },
   );
 
