@@ -1,5 +1,6 @@
 import { errorMessage } from "../util/errors.ts";
 import type { Logger } from "../util/logger.ts";
+import { plural } from "../util/plural.ts";
 import { scrubSecretText } from "../util/secret-env.ts";
 import type { AnalyticsEvent, EventType } from "./event.ts";
 import { FeedbackWatch } from "./feedback-watch.ts";
@@ -19,6 +20,13 @@ export interface TrackerOptions {
   /** Secret values the server holds: scrubbed from every text an event carries (feedback comments). */
   secrets?: readonly string[];
 }
+
+/**
+ * What became of an event: `queued` for the next flush; `off`, analytics being off (nothing is kept, a
+ * feedback report is only watched); or dropped: `over_share` (its address had queued its share since the
+ * last flush), `queue_full` (analytics.max_queue events wait) or `failed` (a fault, logged at debug level).
+ */
+export type TrackOutcome = "queued" | "off" | "over_share" | "queue_full" | "failed";
 
 /**
  * Events one client address may have queued between two flushes: a tenth of the queue (1,000 of 10,000), at
@@ -66,37 +74,27 @@ export class Tracker {
     return this.droppedTotal;
   }
 
-  /**
-   * Whether the client address `from` has queued its share since the last flush: its events are dropped
-   * until the next. Never for no address (stdio: one user), nor with analytics off (nothing is queued).
-   */
-  shareSpent(from: string | undefined): boolean {
-    return this.options.enabled && from !== undefined && (this.queuedBy.get(from) ?? 0) >= this.maxPerAddress;
+  /** Whether the client address `from` has queued its share since the last flush. */
+  private shareSpent(from: string): boolean {
+    return (this.queuedBy.get(from) ?? 0) >= this.maxPerAddress;
   }
 
   /**
-   * Queue an event; `from` is the client's address (peerKey), undefined for none. Security: the queue is
-   * shared, and a client that opens new sessions escapes every limit per session: past its address's share,
-   * that address's events are dropped, and no other address's.
+   * Queue an event; `from` is the client's address (peerKey), undefined for none. Returns what became of
+   * it, so a tool that tells its caller the event was kept (report_usage) can tell the truth. Security: the
+   * queue is shared, and a client that opens new sessions escapes every limit per session: past its
+   * address's share, that address's events are dropped, and no other address's.
    */
-  track(type: EventType, input: Record<string, unknown>, from?: string): void {
+  track(type: EventType, input: Record<string, unknown>, from?: string): TrackOutcome {
     try {
-      if (from !== undefined && this.shareSpent(from)) {
+      // No address (stdio: one user) has no share.
+      if (this.options.enabled && from !== undefined && this.shareSpent(from)) {
         this.overShare.set(from, (this.overShare.get(from) ?? 0) + 1);
         this.droppedTotal++;
-        return;
+        return "over_share";
       }
-      // Security: a comment may quote a token (pasted by a model that saw it); nothing secret is queued or written.
-      const data = scrubStrings(input, this.options.secrets ?? []);
-      if (type === "skill_feedback" && typeof data.skill_path === "string") {
-        this.feedback.record(
-          data.skill_path,
-          data.useful !== false,
-          typeof data.comment === "string" ? data.comment : undefined,
-        );
-      }
-      if (!this.options.enabled) return;
-      if (this.queue.length >= this.options.maxQueue) {
+      // A dropped report is not counted either: its caller is told to send it again.
+      if (this.options.enabled && this.queue.length >= this.options.maxQueue) {
         if (this.droppedSinceDrain === 0) {
           this.options.logger.warn(
             `analytics queue is full (${this.options.maxQueue} events; analytics.max_queue); dropping new events until the next flush.`,
@@ -104,18 +102,29 @@ export class Tracker {
         }
         this.droppedSinceDrain++;
         this.droppedTotal++;
-        return;
+        return "queue_full";
       }
+      // Security: a comment may quote a token (pasted by a model that saw it); nothing secret is queued or written.
+      const data = scrubStrings(input, this.options.secrets ?? []);
+      // Made before the report is counted, so an event that cannot be made counts nothing.
+      const event: AnalyticsEvent | undefined = this.options.enabled
+        ? { type, timestamp: new Date(this.now()).toISOString(), server_id: this.options.serverId, data: { ...data } }
+        : undefined;
+      if (type === "skill_feedback" && typeof data.skill_path === "string") {
+        this.feedback.record(
+          data.skill_path,
+          data.useful !== false,
+          typeof data.comment === "string" ? data.comment : undefined,
+        );
+      }
+      if (event === undefined) return "off";
       if (from !== undefined) this.queuedBy.set(from, (this.queuedBy.get(from) ?? 0) + 1);
-      this.queue.push({
-        type,
-        timestamp: new Date(this.now()).toISOString(),
-        server_id: this.options.serverId,
-        data: { ...data },
-      });
+      this.queue.push(event);
+      return "queued";
     } catch (error) {
       // Analytics must never break a tool call.
       this.options.logger.debug(`analytics event ${type} not recorded: ${errorMessage(error)}`);
+      return "failed";
     }
   }
 
@@ -123,8 +132,11 @@ export class Tracker {
   drain(): AnalyticsEvent[] {
     const events = this.queue;
     this.queue = [];
-    if (this.droppedSinceDrain > 0)
-      this.options.logger.warn(`analytics: ${this.droppedSinceDrain} events were dropped while the queue was full.`);
+    const full = this.droppedSinceDrain;
+    if (full > 0)
+      this.options.logger.warn(
+        `analytics: ${plural(full, "event")} ${full === 1 ? "was" : "were"} dropped while the queue was full.`,
+      );
     if (this.overShare.size > 0) {
       const counts = [...this.overShare].map(([from, n]) => `${n} from ${from || "an unknown address"}`);
       this.options.logger.warn(

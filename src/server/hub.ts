@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { type Analytics, createAnalytics } from "../analytics/setup.ts";
+import type { TrackOutcome } from "../analytics/tracker.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
 import { Scanner } from "../catalog/scanner.ts";
@@ -360,13 +361,8 @@ export class Hub implements ToolDeps {
   }
 
   /** Analytics: queued in memory, sent by the publisher; a no-op when analytics is off. */
-  track(type: EventType, data: Record<string, unknown>, from: string | undefined): void {
-    this.analytics.tracker.track(type, data, from);
-  }
-
-  /** Whether the address `from` has queued its share of analytics events since the last flush (tracker.ts). */
-  eventShareSpent(from: string | undefined): boolean {
-    return this.analytics.tracker.shareSpent(from);
+  track(type: EventType, data: Record<string, unknown>, from: string | undefined): TrackOutcome {
+    return this.analytics.tracker.track(type, data, from);
   }
 
   /** `refresh_skills` / `skillhub sync`: pull the repositories (if any), then rescan every folder. */

@@ -1,6 +1,7 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { EventType } from "../analytics/event.ts";
+import type { TrackOutcome } from "../analytics/tracker.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { SkillFilter } from "../catalog/filters.ts";
 import type { CatalogStore } from "../catalog/store.ts";
@@ -46,11 +47,10 @@ export interface ToolDeps {
   readonly feedbackLimits: { readonly session: RateLimit; readonly address: RateLimit };
   /**
    * Record an analytics event; never blocks, never throws (a no-op when analytics is off). `from`: the
-   * client's address (SessionInfo.address), whose events count against its share of the queue.
+   * client's address (SessionInfo.address), whose events count against its share of the queue. Returns
+   * whether it was queued or dropped (analytics/tracker.ts): only a tool that tells its caller needs it.
    */
-  track(type: EventType, data: Record<string, unknown>, from: string | undefined): void;
-  /** Whether the address `from` has queued its share of analytics events since the last flush (analytics/tracker.ts). */
-  eventShareSpent(from: string | undefined): boolean;
+  track(type: EventType, data: Record<string, unknown>, from: string | undefined): TrackOutcome;
   /** Pull the team repositories when configured, then rescan every folder (refresh_skills). */
   refreshSkills(): Promise<RefreshOutcome>;
   /** Child processes of run_script and run_skill_command: environment, spawn, clock, running groups. */

@@ -1,4 +1,6 @@
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import type { TrackOutcome } from "../analytics/tracker.ts";
 import { configSecrets } from "../exec/env.ts";
 import { RateLimit } from "../util/rate-limit.ts";
 import { knownSecretValues, scrubSecretText } from "../util/secret-env.ts";
@@ -25,7 +27,8 @@ export interface ReportLimits {
  * skill it used. A client without a session (stateless, 2026-07-28) is counted by its address, which every
  * client behind a reverse proxy shares: 60 at once, then 60 a minute, so one of them cannot make everyone's
  * feedback fail. Neither protects the shared event queue against a client that opens new sessions: its
- * address's share of the queue does (analytics/tracker.ts), and report_usage says so past it.
+ * address's share of the queue does (analytics/tracker.ts), and report_usage says so past it, as it says when
+ * the whole queue is full.
  */
 export function reportLimits(now?: () => number): ReportLimits {
   return {
@@ -60,7 +63,7 @@ const Output = () =>
     recorded: z
       .boolean()
       .describe(
-        "Always true: the feedback was taken (an unknown or disabled skill, or a client over the limit, is an error instead)",
+        "Always true: the feedback was kept (an unknown or disabled skill, a client over the limit, or a report the server could not queue is an error instead)",
       ),
     message: z.string(),
   });
@@ -89,23 +92,16 @@ export const reportUsageTool = defineTool({
         { skill_path: path, retry_after_seconds: seconds },
       );
     }
-    // New sessions escape the limit above; the address's share of the event queue holds them.
-    if (deps.eventShareSpent(session.address)) {
-      const seconds = deps.config.analytics.flush_seconds;
-      return errorResult(
-        "RATE_LIMITED",
-        `Feedback on ${path} was not recorded: clients at this address sent more analytics events than one address may before they are next sent (every ${seconds} s). Report once per skill you used; to send this one, call again in ${seconds} s.`,
-        { skill_path: path, retry_after_seconds: seconds },
-      );
-    }
     // Security: the log line and the event get the comment scrubbed of the server's secrets before it is cut,
     // so a secret the cut splits cannot be kept in part (the tracker scrubs every event too).
     const secrets = knownSecretValues(deps.exec.env, configSecrets(deps.config));
     const text = comment?.trim() ? scrubSecretText(comment.trim(), secrets) : undefined;
+    const kept = text && cut(text, COMMENT_KEPT_CHARS, (left) => `… [${left} more characters cut]`);
+    // The answer says what became of the event: a report the queue dropped is not "recorded".
+    const outcome = deps.track("skill_feedback", { skill_path: path, useful, comment: kept || null }, session.address);
+    if (outcome !== "queued" && outcome !== "off") return notQueued(path, outcome, deps.config.analytics);
     const note = text ? `: ${JSON.stringify(cut(text, COMMENT_LOGGED_CHARS, () => "…"))}` : "";
     deps.logger.info(`feedback on ${JSON.stringify(path)}: ${useful ? "useful" : "not useful"}${note}`);
-    const kept = text && cut(text, COMMENT_KEPT_CHARS, (left) => `… [${left} more characters cut]`);
-    deps.track("skill_feedback", { skill_path: path, useful, comment: kept || null }, session.address);
     const shortened =
       kept !== text
         ? `; its comment was cut to its first ${COMMENT_KEPT_CHARS.toLocaleString("en-US")} characters`
@@ -113,3 +109,33 @@ export const reportUsageTool = defineTool({
     return structuredResult({ recorded: true, message: `Feedback recorded for ${path}${shortened}` });
   }),
 });
+
+/** The error for a report the tracker dropped: nothing of it was kept (no log line, no feedback count). */
+function notQueued(
+  path: string,
+  outcome: Exclude<TrackOutcome, "queued" | "off">,
+  analytics: { flush_seconds: number; max_queue: number },
+): CallToolResult {
+  const seconds = analytics.flush_seconds;
+  switch (outcome) {
+    // New sessions escape the limits per session and per address; the address's share of the event queue holds them.
+    case "over_share":
+      return errorResult(
+        "RATE_LIMITED",
+        `Feedback on ${path} was not recorded: clients at this address sent more analytics events than one address may before they are next sent (every ${seconds} s). Report once per skill you used; to send this one, call again in ${seconds} s.`,
+        { skill_path: path, retry_after_seconds: seconds },
+      );
+    case "queue_full":
+      return errorResult(
+        "SERVER_BUSY",
+        `Feedback on ${path} was not recorded: the server's analytics queue is full (${analytics.max_queue.toLocaleString("en-US")} events of all its clients wait to be sent), and it empties when they are next sent (every ${seconds} s). To send this report, call again in ${seconds} s.`,
+        { skill_path: path, retry_after_seconds: seconds },
+      );
+    case "failed":
+      return errorResult(
+        "INTERNAL_ERROR",
+        `Feedback on ${path} was not recorded: SkillHub failed to queue it (its log says why, at debug level). Retry once; if it fails again, tell the user.`,
+        { skill_path: path },
+      );
+  }
+}

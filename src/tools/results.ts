@@ -17,7 +17,8 @@ export type ErrorCode =
   | "EXECUTION_TIMEOUT"
   | "NO_RUNNER"
   | "TOO_MANY_RUNS"
-  // The server holds as many bytes of answers as it sends at once: retry, or ask for less (answer-budget.ts).
+  // The server holds as much as it takes at once: bytes of answers (answer-budget.ts; retry, or ask for less), or
+  // analytics events waiting to be sent (report_usage; retry after the next flush, retry_after_seconds).
   | "SERVER_BUSY"
   // A client sent more of a kind of call than the server takes per minute (report_usage): retry later.
   | "RATE_LIMITED"

@@ -181,7 +181,8 @@ describe("tracker queue", () => {
       logger,
       now: () => Date.UTC(2026, 1, 18, 14, 30),
     });
-    for (let i = 0; i < 5; i++) tracker.track("search", { query: `q${i}`, results: 1 });
+    const outcomes = [0, 1, 2, 3, 4].map((i) => tracker.track("search", { query: `q${i}`, results: 1 }));
+    expect(outcomes).toEqual(["queued", "queued", "queued", "queue_full", "queue_full"]);
     expect(tracker.pending).toBe(3);
     expect(tracker.dropped).toBe(2);
     expect(logger.lines.filter((l) => l.includes("queue is full"))).toHaveLength(1);
@@ -194,8 +195,15 @@ describe("tracker queue", () => {
       data: { query: "q0", results: 1 },
     });
     expect(logger.lines.some((l) => l.includes("2 events were dropped"))).toBe(true);
-    tracker.track("search", { query: "again", results: 0 });
+    expect(tracker.track("search", { query: "again", results: 0 })).toBe("queued");
     expect(tracker.pending).toBe(1);
+  });
+
+  test("with analytics off nothing is queued, and track says so", () => {
+    const tracker = new Tracker({ enabled: false, maxQueue: 1, serverId: "dev-x", logger: createMemoryLogger() });
+    expect(tracker.track("skill_feedback", { skill_path: "pdf", useful: true, comment: null })).toBe("off");
+    expect(tracker.track("skill_feedback", { skill_path: "pdf", useful: true, comment: null })).toBe("off");
+    expect([tracker.pending, tracker.dropped]).toEqual([0, 0]);
   });
 });
 

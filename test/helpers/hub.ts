@@ -116,7 +116,10 @@ export function recordingSessions() {
   return async (dir: string, env: Record<string, string> = {}) => {
     const session = await open({ flags: { "skills-dir": [dir] }, env: { SKILLHUB_TOOLS: "all", ...env } });
     const events: { type: string; data: Record<string, unknown> }[] = [];
-    session.hub.track = (type, data) => void events.push({ type, data });
+    session.hub.track = (type, data) => {
+      events.push({ type, data });
+      return "queued";
+    };
     await session.client.listTools();
     return { ...session, events };
   };

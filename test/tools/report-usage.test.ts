@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { CallToolResult, Client } from "@modelcontextprotocol/client";
+import { readJsonlFile } from "../../src/analytics/jsonl.ts";
 import type { HubOptions } from "../../src/server/hub.ts";
 import { httpClient } from "../helpers/clients.ts";
 import { manualClock } from "../helpers/clock.ts";
@@ -246,6 +247,96 @@ describe("report_usage in a loop cannot flood the log, the analytics file or the
     hub.analytics.tracker.drain();
     expect((await report(await session("127.0.0.1"))).isError).toBeFalsy();
     expect(hub.analytics.tracker.pending).toBe(1);
+  });
+});
+
+describe("report_usage says so when its report cannot be queued", () => {
+  test("the whole queue full: SERVER_BUSY with the flush interval, nothing kept or counted; after a flush the report lands", async () => {
+    const file = `${tempDir()}/events.jsonl`;
+    const { call, hub, logger } = await open({
+      env: { SKILLHUB_ANALYTICS_FILE: file, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" },
+      configFile: { analytics: { max_queue: 2 } },
+    });
+    const notUseful = (comment: string) => call("report_usage", { skill_path: "pdf", useful: false, comment });
+    expect((await notUseful("first")).structuredContent).toEqual({
+      recorded: true,
+      message: "Feedback recorded for pdf",
+    });
+    expect((await notUseful("second")).structuredContent).toEqual({
+      recorded: true,
+      message: "Feedback recorded for pdf",
+    });
+    const refused = await notUseful("third");
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toEqual({
+      error: {
+        code: "SERVER_BUSY",
+        message:
+          "Feedback on pdf was not recorded: the server's analytics queue is full (2 events of all its clients wait to be sent), and it empties when they are next sent (every 3600 s). To send this report, call again in 3600 s.",
+        skill_path: "pdf",
+        retry_after_seconds: 3600,
+      },
+    });
+    expect(JSON.parse(textOf(refused))).toEqual(refused.structuredContent as Record<string, unknown>);
+    // Nothing of the refused report was kept: no feedback line, and it is not the third "not useful" report.
+    expect(logger.lines.filter((l) => l.includes("feedback on"))).toHaveLength(2);
+    expect(logger.lines.filter((l) => l.includes('reported "not useful"'))).toEqual([]);
+    expect(hub.analytics.tracker.dropped).toBe(1);
+    // The flush writes the queue and says what it dropped; the report, sent again, lands with the next one.
+    await hub.analytics.publisher?.flush();
+    expect(logger.lines.filter((l) => l.includes("dropped while the queue was full"))).toEqual([
+      expect.stringContaining("analytics: 1 event was dropped while the queue was full."),
+    ]);
+    expect((await notUseful("third")).structuredContent).toEqual({
+      recorded: true,
+      message: "Feedback recorded for pdf",
+    });
+    await hub.analytics.publisher?.flush();
+    expect(readJsonlFile(file).events.map((e) => e.data.comment)).toEqual(["first", "second", "third"]);
+    expect(logger.lines.filter((l) => l.includes('reported "not useful" 3 times'))).toHaveLength(1);
+  });
+
+  test("over HTTP a queue other addresses filled is SERVER_BUSY; an address past its own share is RATE_LIMITED", async () => {
+    // A queue of 10 events: an address's share is 1, so ten addresses fill it.
+    const { handler, hub, close } = await feedbackHub({}, false, { analytics: { max_queue: 10 } });
+    closers.push(close);
+    const client = async (peer: string) => {
+      const c = await httpClient(handler, "2025-11-25", { peer });
+      closers.unshift(() => c.close());
+      return c;
+    };
+    const first = await client("10.0.0.1");
+    expect((await report(first)).structuredContent).toMatchObject({ recorded: true });
+    for (let n = 2; n <= 10; n++) expect((await report(await client(`10.0.0.${n}`))).isError).toBeFalsy();
+    expect(hub.analytics.tracker.pending).toBe(10);
+    const late = await report(await client("10.0.0.11"));
+    expect(late.isError).toBe(true);
+    expect(late.structuredContent).toMatchObject({ error: { code: "SERVER_BUSY", retry_after_seconds: 3600 } });
+    expect((await report(first)).structuredContent).toMatchObject({
+      error: { code: "RATE_LIMITED", retry_after_seconds: 3600 },
+    });
+    expect(hub.analytics.tracker.pending).toBe(10);
+  });
+
+  test("a report the server fails to queue is INTERNAL_ERROR, not recorded", async () => {
+    // A clock that gives no valid time: the event cannot be stamped.
+    const { call, hub, logger } = await open({
+      env: { SKILLHUB_ANALYTICS_FILE: `${tempDir()}/events.jsonl`, SKILLHUB_ANALYTICS_FLUSH_SECONDS: "3600" },
+      hub: { analytics: { now: () => Number.NaN } },
+    });
+    const result = await call("report_usage", { skill_path: "pdf", useful: false });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({
+      error: {
+        code: "INTERNAL_ERROR",
+        message:
+          "Feedback on pdf was not recorded: SkillHub failed to queue it (its log says why, at debug level). Retry once; if it fails again, tell the user.",
+        skill_path: "pdf",
+      },
+    });
+    expect(hub.analytics.tracker.pending).toBe(0);
+    expect(logger.lines.filter((l) => l.includes("feedback on"))).toEqual([]);
+    expect(logger.lines.some((l) => l.includes("analytics event skill_feedback not recorded"))).toBe(true);
   });
 });
 

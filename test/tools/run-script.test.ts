@@ -21,7 +21,10 @@ async function open(dir = writeScriptTree(tempDir()), options: ConnectOptions = 
   });
   closers.push(session.close);
   const events: { type: string; data: Record<string, unknown> }[] = [];
-  session.hub.track = (type, data) => void events.push({ type, data });
+  session.hub.track = (type, data) => {
+    events.push({ type, data });
+    return "queued";
+  };
   await session.client.listTools();
   const run = (file: string, args: Record<string, string> = {}, more: Record<string, unknown> = {}) =>
     session.call("run_script", { skill_path: "tools/echo", file, args, ...more });

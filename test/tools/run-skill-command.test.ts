@@ -30,7 +30,10 @@ async function open(env: Record<string, string> = {}, options: ConnectOptions = 
   const session = await connect({ ...options, flags: { "skills-dir": [dir], ...options.flags }, env });
   closers.push(session.close);
   const events: { type: string; data: Record<string, unknown> }[] = [];
-  session.hub.track = (type, data) => void events.push({ type, data });
+  session.hub.track = (type, data) => {
+    events.push({ type, data });
+    return "queued";
+  };
   const names = async () => (await session.client.listTools()).tools.map((t) => t.name);
   const cmd = (command: string, args?: string[], skill = "pdf") =>
     session.call("run_skill_command", { skill_name: skill, command, ...(args ? { args } : {}) });
