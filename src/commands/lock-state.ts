@@ -85,6 +85,31 @@ export function lockChanges(target: TargetLock, locked: Lockfile): LockChange[] 
   return compareLocks(own, target.lock, { heads, shadowed });
 }
 
+/**
+ * What writing `target` drops of its file that a plain `skillhub lock` would otherwise drop unsaid: the skills
+ * of each source that is not served now (a folder an earlier `lock --skills-dir` recorded, a plugin removed),
+ * one sentence per source. None when the file cannot be read.
+ */
+export function droppedSources(hub: Hub, target: TargetLock): string[] {
+  let locked: Lockfile;
+  try {
+    locked = readLockfile(target.file);
+  } catch (error) {
+    if (error instanceof LockError) return [];
+    throw error;
+  }
+  const served = new Set(hub.sources().map((s) => s.label));
+  const gone = new Map<string, string[]>();
+  for (const [id, skill] of Object.entries(locked.skills)) {
+    if (served.has(skill.source) || Object.hasOwn(target.lock.skills, id)) continue;
+    gone.set(skill.source, [...(gone.get(skill.source) ?? []), id]);
+  }
+  return [...gone].map(
+    ([label, ids]) =>
+      `${target.file} no longer records ${ids.length === 1 ? "the skill" : `the ${ids.length} skills`} of ${label} (${ids.join(", ")}): no such source is served now. If it is a folder you give with --skills-dir, \`skillhub lock --skills-dir <folder>\` records it again and keeps the rest.`,
+  );
+}
+
 /** Skills a lock records as too large to lock (catalog/digests.ts, LOCKED_ENTRIES_MAX): never served frozen. */
 export function tooLarge(lock: Lockfile): string[] {
   return Object.entries(lock.skills)

@@ -1,16 +1,20 @@
+import { join, resolve } from "node:path";
+import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
+import type { LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import { updateCommand } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
-import { type CommandRun, scannedHub } from "./context.ts";
+import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import { leftAsTheyWere, localChangesNote, uncheckedNote } from "./lock-advice.ts";
 import {
   changeLines,
   currentLocks,
+  droppedSources,
   frozenRestores,
   hasEntries,
   lockChanges,
@@ -30,8 +34,12 @@ import {
  * record or when it records what is no longer served (a lock whose last source
  * went is emptied, not left to pin it); with nothing at all, the first, so
  * `verify` finds a lock.
+ *
+ * `skillhub lock --skills-dir DIR...` records those folders alone, in the lock that covers each, and keeps
+ * every other entry as the lock has it: a folder given for one command is no change of the project's
+ * configuration, so the skills it hides (or takes the place of) must not leave the lock the project commits.
  */
-export const runLock: CommandRun = (ctx) => writeLocks(ctx);
+export const runLock: CommandRun = (ctx) => writeLocks(ctx, { folders: flagFolders(ctx) });
 
 /** Which locks writeLocks writes, and which of their entries. */
 export interface LockWrite {
@@ -48,15 +56,28 @@ export interface LockWrite {
    * (a folder of the same name added or removed beside it) has its entries moved to its new label.
    */
   previous?: readonly Source[];
+  /**
+   * Explicit folders (absolute) whose entries alone are written, each in the lock that covers it; every other
+   * entry of those locks is kept as it is, and no other lock is written. Overrides `which` and `sources`.
+   */
+  folders?: readonly string[];
 }
 
 /** runLock, writing only what `write` selects. */
 export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrite = {}): Promise<number> {
   const hub = await scannedHub(ctx);
   try {
+    const folders = write.folders && write.folders.length > 0 ? namedFolders(hub, write.folders) : undefined;
+    if (typeof folders === "string") {
+      ctx.err(`skillhub lock: ${folders}\n`);
+      return 1;
+    }
+    const how: LockWrite = folders
+      ? { sources: new Set(folders.map((s) => s.label)), which: coveringAny(hub, folders) }
+      : write;
     const all = await currentLocks(hub);
-    const only = write.sources && new Set([...write.sources, ...relabelled(write.previous ?? [], hub.sources())]);
-    const chosen = all.filter(write.which ?? (() => true));
+    const only = how.sources && new Set([...how.sources, ...relabelled(how.previous ?? [], hub.sources())]);
+    const chosen = all.filter(how.which ?? (() => true));
     const targets: KeptLock[] | string = only ? keepingOthers(chosen, only) : chosen;
     if (typeof targets === "string") {
       ctx.err(`skillhub: ${targets}\n`);
@@ -99,10 +120,15 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
         );
       return 1;
     }
-    // A lock whose entries add or remove leave as they are is not written again (nor said to be).
-    const wanted = targets.filter((t) => (t.kept ? outdated(t) : hasEntries(t.lock) || outdated(t)));
+    // A lock whose entries add or remove leave as they are is not written again (nor said to be); one
+    // `lock --skills-dir` was asked to record is, as a plain lock writes every lock.
+    const wanted = targets.filter((t) => (t.kept ? folders || outdated(t) : hasEntries(t.lock) || outdated(t)));
     const written = wanted.length > 0 || targets.some((t) => t.kept) ? wanted : targets.slice(0, 1);
+    // A plain lock drops the skills of a source no longer served: said, since a folder given once with
+    // --skills-dir (and locked so) is one, and a server given it again refuses them when frozen.
+    const dropped = only ? [] : written.flatMap((t) => droppedSources(hub, t));
     for (const t of written) writeLockfile(t.file, t.lock);
+    for (const line of dropped) ctx.err(`skillhub lock: ${line}\n`);
     for (const t of written) {
       const note = tooLargeNote(t.lock);
       if (note) ctx.err(`skillhub lock: ${note}\n`);
@@ -117,8 +143,13 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
           `skillhub lock: ${plural(ignored.length, "file")} left out of ${t.file}, which git ignores in ${one ? "its" : "their"} repository's copy (no commit holds ${one ? "it" : "them"}, so a teammate's copy of the same commit has none, and a frozen server does not serve ${one ? "it" : "them"}):\n${changeLines(ignored)}`,
         );
     }
-    // What add and remove left as it was: a change nobody reviewed, which `verify` still names.
-    const pending = only ? targets.reduce((n, t, i) => n + lockChanges(chosen[i] ?? t, t.lock).length, 0) : 0;
+    // What add and remove left as it was: a change nobody reviewed, which `verify` still names. A skill a
+    // folder given for this command hides is no such change: the lock keeps it, and says so.
+    const left = only ? targets.flatMap((t, i) => lockChanges(chosen[i] ?? t, t.lock).map((c) => ({ t, c }))) : [];
+    const hiddenBy = (c: LockChange) => (folders && c.shadowed_by ? hub.catalog.getById(c.shadowed_by) : undefined);
+    const hidden = left.filter(({ c }) => only?.has(hiddenBy(c)?.source ?? ""));
+    for (const { t, c } of hidden) ctx.err(`skillhub lock: ${hiddenNote(t.file, c)}\n`);
+    const pending = left.length - hidden.length;
     if (pending > 0) ctx.err(`skillhub: ${leftAsTheyWere(pending)}\n`);
     // Every lock, written or left as it was (an add of a source already there writes none).
     const counts = targets.map((t) => ({
@@ -169,6 +200,40 @@ async function movedBack(hub: Hub, targets: readonly KeptLock[], heads: (t: Kept
     }
   }
   return lines;
+}
+
+/** The absolute folders of the command's --skills-dir flags (relative to its working folder, `~` the home). */
+function flagFolders(ctx: CommandContext): string[] {
+  const given = ctx.args.flags["skills-dir"];
+  if (!Array.isArray(given)) return [];
+  const home = (dir: string) =>
+    dir === "~" ? ctx.homeDir : /^~[\\/]/.test(dir) ? join(ctx.homeDir, dir.slice(2)) : dir;
+  return given.map((dir) => resolve(ctx.cwd, home(String(dir))));
+}
+
+/**
+ * The sources of `dirs` (lock --skills-dir), or the sentence saying why no lock is written: a folder that
+ * cannot be read would lock as empty, dropping what a lock records of it.
+ */
+function namedFolders(hub: Hub, dirs: readonly string[]): SourceStatus[] | string {
+  const named = hub.catalog.sources.filter((s) => dirs.includes(s.dir));
+  const unread = named.find((s) => !s.exists);
+  if (unread)
+    return `the --skills-dir folder ${unread.dir} cannot be read (it does not exist or is not a folder), so no lock was written.`;
+  return named;
+}
+
+/** Whether a lock covers one of `folders` (lock/location.ts: the project's for a folder inside it). */
+function coveringAny(hub: Hub, folders: readonly SourceStatus[]): (target: LockTarget) => boolean {
+  const files = new Set(
+    folders.map((s) => hub.lockTargetOf({ location: s.location, root: s.dir, source: s.label }).file),
+  );
+  return (target) => files.has(target.file);
+}
+
+/** A skill `file` keeps recording though a skill of a --skills-dir folder hides it (shadowed_by). */
+function hiddenNote(file: string, change: LockChange): string {
+  return `${file} keeps ${change.id}, which ${change.shadowed_by} hides while its folder is given with --skills-dir (\`skillhub verify\` with that folder names it as shadowed).`;
 }
 
 /** Both labels of each folder that has another label in `after` than in `before`. */
