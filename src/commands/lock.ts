@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
@@ -7,6 +7,7 @@ import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } f
 import { updateCommand } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
+import { expandHome } from "../util/home-path.ts";
 import { plural } from "../util/plural.ts";
 import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
@@ -206,9 +207,7 @@ async function movedBack(hub: Hub, targets: readonly KeptLock[], heads: (t: Kept
 function flagFolders(ctx: CommandContext): string[] {
   const given = ctx.args.flags["skills-dir"];
   if (!Array.isArray(given)) return [];
-  const home = (dir: string) =>
-    dir === "~" ? ctx.homeDir : /^~[\\/]/.test(dir) ? join(ctx.homeDir, dir.slice(2)) : dir;
-  return given.map((dir) => resolve(ctx.cwd, home(String(dir))));
+  return given.map((dir) => resolve(ctx.cwd, expandHome(String(dir), ctx.homeDir)));
 }
 
 /**

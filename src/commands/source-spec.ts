@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SkillHubError } from "../util/errors.ts";
+import { expandHome } from "../util/home-path.ts";
 
 /** What `skillhub add` / `remove` was given: a git repository (with a folder and a ref), or a local folder. */
 export type SourceSpec =
@@ -112,7 +113,7 @@ export function parseSource(text: string, ctx: SourceContext): SourceSpec {
  * working directory wins over the GitHub shorthand). Throws for a path that is not a folder.
  */
 function localFolder(text: string, ctx: SourceContext): string | undefined {
-  const expanded = text === "~" ? ctx.homeDir : text.startsWith("~/") ? join(ctx.homeDir, text.slice(2)) : text;
+  const expanded = expandHome(text, ctx.homeDir);
   const pathLike =
     /^\.{1,2}([/\\]|$)/.test(text) || text.startsWith("~") || isAbsolute(expanded) || /^[A-Za-z]:[\\/]/.test(text);
   const dir = resolve(ctx.cwd, expanded);

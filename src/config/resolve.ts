@@ -2,6 +2,7 @@ import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import type { z } from "zod";
 import { closeNames, closestWord } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
+import { expandHome } from "../util/home-path.ts";
 import { LOG_LEVELS } from "../util/logger.ts";
 import { isMapping } from "../util/mapping.ts";
 import { configDefaults } from "./defaults.ts";
@@ -145,8 +146,7 @@ function impliedAnalytics(raw: Record<string, unknown>, assignments: readonly As
 
 function normalisePaths(config: Config, input: ResolveInput): Config {
   const abs = (p: string) => {
-    // `~\` too, as fromFileFolder reads it: a config file written on Windows.
-    const expanded = p === "~" ? input.homeDir : /^~[\\/]/.test(p) ? join(input.homeDir, p.slice(2)) : p;
+    const expanded = expandHome(p, input.homeDir);
     return isAbsolute(expanded) ? expanded : resolvePath(input.cwd, expanded);
   };
   return {
