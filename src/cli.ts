@@ -51,6 +51,7 @@ const USAGE = `  skillhub [serve [DIR...]] [options] run the MCP server on stdio
   skillhub sources [--json]           the sources added (project and your own), with their refs,
                                       locked commits, skills, duplicates and shadowed skills
   skillhub lock [--json]              record what would be served now in skillhub.lock
+                                      (--skills-dir DIR: that folder's skills alone, the rest kept)
   skillhub verify [--json]            compare what would be served with skillhub.lock; exit 1
                                       naming every added, removed or changed skill and file
   skillhub stats [--json] [--since DATE] [FILE...]
