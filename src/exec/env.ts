@@ -109,9 +109,11 @@ export function argVariable(name: string): string {
  *
  * Security: variables already named SKILL_ARG_* in the server's environment are dropped, so a script
  * only ever sees the arguments of this call; the server's secrets are removed, and so is every variable
- * named like a credential (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`, …) or handing
- * one over by reference (`SSH_AUTH_SOCK`, `*_ASKPASS`, …) unless `pass_env` names it
- * (util/secret-env.ts); so are the interpreters' start-up hooks (STARTUP_HOOK_ENV), which `pass_env` may
+ * named like a credential (`*_KEY`, `*_TOKEN`, `TOKEN`, `*_SECRET`, `*_PASSWORD`, `AWS_SECRET*`, …), handing
+ * one over by reference (`SSH_AUTH_SOCK`, `*_ASKPASS`, …) or in a header of git's configuration
+ * (`GIT_CONFIG_PARAMETERS`), and the value of every field named like one is hidden in the others
+ * (`Password=***;` in a connection string), unless `pass_env` names the variable (util/secret-env.ts);
+ * so are the interpreters' start-up hooks (STARTUP_HOOK_ENV), which `pass_env` may
  * let through too; PATH keeps its absolute entries only, and so do the library search paths
  * (LIBRARY_PATH_ENV) unless `pass_env` names them. Python writes no bytecode (`PYTHONDONTWRITEBYTECODE`):
  * a `__pycache__` left in a skill's folder would be a file its lock does not record, and a frozen server

@@ -1,3 +1,4 @@
+import { scrubCredentialFields } from "./credential-fields.ts";
 import { scrubUrlCredentials } from "./url-credentials.ts";
 
 /**
@@ -38,36 +39,67 @@ const CREDENTIAL_REFERENCES: ReadonlySet<string> = new Set([
 
 /**
  * Whether a variable's name says it holds a credential or hands one over (case-insensitive): it ends in
- * `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD`, `_CREDENTIAL(S)`, `_PWD` (`MYSQL_PWD`), `_JWT` (`CI_JOB_JWT`),
+ * `_KEY`, `_TOKEN`, `_SECRET(S)`, `_PASSWORD`, `_CREDENTIAL(S)`, `_PWD` (`MYSQL_PWD`), `_JWT` (`CI_JOB_JWT`),
  * `_AUTH` or `_AUTHTOKEN` (npm's `NPM_CONFIG__AUTH`), `_PAT` (a personal access token: `GH_PAT`), `_PASS`
  * or `_PASSWD` (`DOCKER_PASS`), each also followed by `_FILE` (a file holding one:
- * `POSTGRES_PASSWORD_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`), or in `PASSWORD`, `PASSPHRASE` or `PASSFILE`
+ * `POSTGRES_PASSWORD_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`); is one of those words alone (`TOKEN`,
+ * `SECRET`, `PASSWD`, `CREDENTIALS`, `AUTH`, `TOKEN_FILE`…) but `KEY`, `PWD` and `PAT`, ordinary words
+ * alone (a lookup key, the shell's working folder, a name); ends in `PASSWORD`, `PASSPHRASE` or `PASSFILE`
  * (`PGPASSWORD`, `GPG_PASSPHRASE`, `PGPASSFILE`), `APIKEY`, `WEBHOOK` or `WEBHOOK_URL` (a URL holding its
- * token: `SLACK_WEBHOOK_URL`), `AUTHORIZATION` (a ready header: `SKILLHUB_AUTHORIZATION`, the hub's bearer token for
- * mcp-remote) or `ASKPASS` (a program that answers a password prompt, maybe from a keyring: `GIT_ASKPASS`,
- * `SSH_ASKPASS`, `SUDO_ASKPASS`),
- * starts with `AWS_SECRET` or `SECRET_KEY` (`SECRET_KEY_BASE`), is a password manager's session (`BW_SESSION`,
- * `OP_SESSION_<account>`), or is one of CREDENTIAL_REFERENCES. Configuration that may point at
- * credentials (`KUBECONFIG`, `DOCKER_HOST`, `GNUPGHOME`) is not: a script running as the user reads
- * their defaults anyway. Pure.
+ * token: `SLACK_WEBHOOK_URL`), `AUTHORIZATION` (a ready header: `SKILLHUB_AUTHORIZATION`, the hub's
+ * bearer token for mcp-remote) or `ASKPASS` (a program that answers a password prompt, maybe from a
+ * keyring: `GIT_ASKPASS`, `SSH_ASKPASS`, `SUDO_ASKPASS`); starts with `AWS_SECRET` or `SECRET_KEY`
+ * (`SECRET_KEY_BASE`); is a password manager's session (`BW_SESSION`, `OP_SESSION_<account>`); or is one
+ * of CREDENTIAL_REFERENCES. Configuration that may point at credentials (`KUBECONFIG`, `DOCKER_HOST`,
+ * `GNUPGHOME`) is not: a script running as the user reads their defaults anyway. Pure.
  */
 export function looksLikeCredential(name: string): boolean {
   const upper = name.toUpperCase();
   return (
-    /_(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?|PWD|JWT|AUTH|AUTHTOKEN|PAT|PASS|PASSWD)(_FILE)?$/.test(upper) ||
+    /(^|_)(TOKEN|SECRETS?|PASSWORD|CREDENTIALS?|JWT|AUTH|AUTHTOKEN|PASS|PASSWD)(_FILE)?$/.test(upper) ||
+    /_(KEY|PWD|PAT)(_FILE)?$/.test(upper) ||
     /(AUTHORIZATION|ASKPASS|PASSWORD|PASSPHRASE|PASSFILE|APIKEY|WEBHOOK|WEBHOOK_URL)$/.test(upper) ||
     /^(AWS_SECRET|SECRET_KEY|OP_SESSION_|BW_SESSION$)/.test(upper) ||
     CREDENTIAL_REFERENCES.has(upper)
   );
 }
 
+/**
+ * Whether a variable is git configuration given in the environment (`GIT_CONFIG_PARAMETERS`, which
+ * `git -c` sets, or a `GIT_CONFIG_VALUE_<n>`) whose value holds a header that carries a credential
+ * (`http.extraHeader=Authorization: Bearer …`, `PRIVATE-TOKEN: …`, `X-Api-Key: …`): a header's name
+ * is one looksLikeCredential accepts, `-` read as `_`. `upper` is the variable's name upper-cased. Pure.
+ */
+function givesGitCredentialHeader(upper: string, value: string | undefined): boolean {
+  if (!value || !GIT_CONFIG_VALUE.test(upper)) return false;
+  for (const [, header] of value.matchAll(HEADER))
+    if (header && looksLikeCredential(header.replaceAll("-", "_"))) return true;
+  return false;
+}
+
+const GIT_CONFIG_VALUE = /^GIT_CONFIG_(PARAMETERS|VALUE_\d+)$/;
+/** A header's name: at the start, or after a space, a quote or `=` (`'http.extraheader'='Authorization: …'`). */
+const HEADER = /(?:^|[\s'"=])([A-Za-z][\w-]*)\s*:/g;
+/** The set of entries GIT_CONFIG_COUNT counts. */
+const GIT_CONFIG_ENTRY = /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/i;
+
+/** A field of a value (`Password=…` in a connection string, `?token=…` in a URL) that holds a credential. */
+function isCredentialField(name: string): boolean {
+  // ODBC's and ADO.NET's password field; a variable of that name is the shell's working folder.
+  return name === "PWD" || looksLikeCredential(name);
+}
+
 export interface SecretSpec {
   /** Further variable names to drop (config `secrets` / SKILLHUB_SECRETS). */
   names?: readonly string[];
   /**
-   * Also drop every variable whose name looks like a credential's (looksLikeCredential), except the
-   * names in `except` (config `pass_env` / SKILLHUB_PASS_ENV). Scripts and commands get this rule;
-   * git does not (its credential helpers read such variables). Default: off.
+   * Scripts' and commands' rules, off by default: git does not get them (its credential helpers read
+   * such variables, and a helper written inline in its configuration may hold a `password=` line).
+   * Every variable whose name looks like a credential's (looksLikeCredential) is dropped, and so is git
+   * configuration handing a credential over in a header (givesGitCredentialHeader); in every other
+   * variable, a field named like a credential has its value hidden (`Password=***;`, `?token=***`:
+   * util/credential-fields.ts). A variable named in `except` (config `pass_env` / SKILLHUB_PASS_ENV) is
+   * handed over as it is, credentials in its URLs too, unless it holds a secret the server keeps.
    */
   credentialNames?: { except: readonly string[] };
   /**
@@ -95,18 +127,40 @@ export function withoutSecrets(
 ): Record<string, string> {
   const names = secretNames(env, spec);
   const dropped = new Set((spec.dropped ?? []).map((n) => n.toUpperCase()));
+  const passed = new Set((spec.credentialNames?.except ?? []).map((n) => n.trim().toUpperCase()));
   // The values of secret-named variables count as secret values too: a copy under another name goes as well.
   const values = new Set(knownSecretValues(env, spec));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (names.has(name.toUpperCase()) || dropped.has(name.toUpperCase())) continue;
+    const upper = name.toUpperCase();
+    if (names.has(upper) || dropped.has(upper)) continue;
     if (values.has(value)) continue;
     // Security: a secret inside a longer value ("Bearer <token>", a URL with the token) drops the variable too.
     if (containsAny(value, values)) continue;
-    // Security: credentials written in a URL in any variable (SKILLS_REPO, a proxy, a pip index) are hidden.
-    out[name] = spec.keepProxyCredentials && /_proxy$/i.test(name) ? value : scrubUrlCredentials(value);
+    const asIs = passed.has(upper) || (spec.keepProxyCredentials && upper.endsWith("_PROXY"));
+    out[name] = asIs ? value : withoutCredentials(value, spec);
   }
+  return withoutGitConfigGap(env, out);
+}
+
+/**
+ * Security: credentials written in a URL in any variable (SKILLS_REPO, a proxy, a pip index) are hidden,
+ * and for scripts and commands those in a field (a connection string's `Password=`, a query's `token=`).
+ */
+function withoutCredentials(value: string, spec: SecretSpec): string {
+  const scrubbed = scrubUrlCredentials(value);
+  return spec.credentialNames ? scrubCredentialFields(scrubbed, isCredentialField) : scrubbed;
+}
+
+/**
+ * `out` without GIT_CONFIG_COUNT and its entries (GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>) when one of
+ * them was dropped: git refuses to run at all when an entry below the count is missing, so the set goes
+ * whole and a child's `git` runs without it.
+ */
+function withoutGitConfigGap(env: Readonly<Record<string, string | undefined>>, out: Record<string, string>) {
+  const entries = Object.keys(env).filter((name) => env[name] !== undefined && GIT_CONFIG_ENTRY.test(name));
+  if (entries.some((name) => !Object.hasOwn(out, name))) for (const name of entries) delete out[name];
   return out;
 }
 
@@ -117,8 +171,9 @@ export function containsAny(text: string, values: ReadonlySet<string>): boolean 
 }
 
 /**
- * Names of the variables of `env` that hold a secret: a secret name, a
- * secret value (whole or inside), a URL with credentials, or a name `spec.dropped` lists. Pure.
+ * Names of the variables of `env` that hold a secret: a secret name, a secret value (whole or inside), a
+ * URL with credentials, a credential field or header (with `spec.credentialNames`), or a name
+ * `spec.dropped` lists. Pure.
  */
 export function secretVariables(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec = {}): string[] {
   const kept = withoutSecrets(env, spec);
@@ -137,7 +192,8 @@ export function knownSecretValues(env: Readonly<Record<string, string | undefine
 
 /**
  * The upper-cased names of `env`'s variables that hold a secret under `spec`: the server's, `spec.names`,
- * and with `spec.credentialNames` every credential-looking name not excepted. Pure.
+ * and with `spec.credentialNames` every credential-looking name and git configuration with a credential
+ * header not excepted. Pure.
  */
 function secretNames(env: Readonly<Record<string, string | undefined>>, spec: SecretSpec): Set<string> {
   const names = new Set(
@@ -146,10 +202,11 @@ function secretNames(env: Readonly<Record<string, string | undefined>>, spec: Se
   const rule = spec.credentialNames;
   if (rule) {
     const except = new Set(rule.except.map((n) => n.trim().toUpperCase()));
-    for (const name of Object.keys(env)) {
+    for (const [name, value] of Object.entries(env)) {
       const upper = name.toUpperCase();
+      const credential = looksLikeCredential(upper) || givesGitCredentialHeader(upper, value);
       // Security: pass_env lifts the name rule only; the server's own secrets never go.
-      if (looksLikeCredential(upper) && !except.has(upper)) names.add(upper);
+      if (credential && !except.has(upper)) names.add(upper);
     }
   }
   return names;

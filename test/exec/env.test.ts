@@ -1,4 +1,5 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import {
   argVariable,
@@ -8,7 +9,16 @@ import {
   SERVER_URL_ENV,
   STARTUP_HOOK_ENV,
 } from "../../src/exec/env.ts";
+import { GitRunner } from "../../src/refresh/git/git-runner.ts";
 import { looksLikeCredential, SERVER_SECRET_ENV, secretVariables, withoutSecrets } from "../../src/util/secret-env.ts";
+import { closeAfterEach } from "../helpers/closers.ts";
+import { fakeGit } from "../helpers/fake-git.ts";
+import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { connect } from "../helpers/hub.ts";
+import { writeScriptTree } from "../helpers/scripts.ts";
+
+afterAll(cleanupTemp);
+const closers = closeAfterEach();
 
 const config = (env: Record<string, string> = {}) => resolveConfig({ env, homeDir: "/h", cwd: "/h" }).config;
 
@@ -274,5 +284,182 @@ describe("credential-looking names", () => {
       cfg,
     );
     expect(env).toEqual({ PATH: "/bin", NPM_TOKEN: "npm_0123456789", PYTHONDONTWRITEBYTECODE: "1" });
+  });
+});
+
+describe("credentials in bare names, git headers and connection strings", () => {
+  test("childEnv: a credential's word alone is a credential's name; KEY, PWD, PAT and MAX_TOKENS are not", () => {
+    const credentials = {
+      TOKEN: "decoy-token-0001",
+      secret: "decoy-secret-0002",
+      SECRETS: '{"a":"decoy-0003"}',
+      PASSWD: "decoy-passwd-0004",
+      PASS: "decoy-pass-0005",
+      CREDENTIALS: "decoy-cred-0006",
+      CREDENTIAL: "decoy-cred-0007",
+      AUTH: "decoy-auth-0008",
+      AUTHTOKEN: "decoy-auth-0009",
+      JWT: "decoy-jwt-0010",
+      TOKEN_FILE: "/run/secrets/token",
+      GITHUB_SECRETS: "decoy-0011",
+      // `_KEY` after any word, and `APIKEY` whole.
+      API_KEY: "decoy-key-0012",
+      APIKEY: "decoy-key-0013",
+      PRIVATE_KEY: "decoy-key-0014",
+      ACCESS_KEY: "decoy-key-0015",
+      PASSWORD: "decoy-password-0016",
+    };
+    const harmless = {
+      PATH: "/bin",
+      KEY: "sort-by-name",
+      PWD: "/home/u/project",
+      OLDPWD: "/home/u",
+      PAT: "Pat Smith",
+      KEYBOARD: "us",
+      MAX_TOKENS: "4096",
+      OPENAI_MAX_TOKENS: "1024",
+      AUTHOR: "Ada",
+      OAUTH_CALLBACK_PORT: "8765",
+      TOKENIZERS_PARALLELISM: "false",
+      SECRETARY: "none",
+    };
+    expect(childEnv({ ...credentials, ...harmless }, config())).toEqual({ ...harmless, PYTHONDONTWRITEBYTECODE: "1" });
+    expect(childEnv({ TOKEN: "decoy-token-0001" }, config({ SKILLHUB_PASS_ENV: "token" })).TOKEN).toBe(
+      "decoy-token-0001",
+    );
+    // Hidden from the server's own /proc/<pid>/environ too.
+    expect(secretVariables({ ...credentials, ...harmless }, configSecrets(config())).sort()).toEqual(
+      Object.keys(credentials).sort(),
+    );
+  });
+
+  test("childEnv: git configuration handing over a credential in a header goes, GIT_CONFIG_COUNT's whole set with it", () => {
+    const parameters = "'http.https://git.example.com/.extraheader'='Authorization: Bearer decoy-header-0021'";
+    const counted = {
+      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_KEY_0: "safe.directory",
+      GIT_CONFIG_VALUE_0: "/srv/repo",
+      GIT_CONFIG_KEY_1: "http.extraHeader",
+      GIT_CONFIG_VALUE_1: "PRIVATE-TOKEN: decoy-glpat-0022",
+    };
+    expect(childEnv({ PATH: "/bin", GIT_CONFIG_PARAMETERS: parameters, ...counted }, config())).toEqual({
+      PATH: "/bin",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    for (const header of ["authorization: Basic ZGVjb3k6MDAyMw==", "X-Api-Key: decoy-0024", "Proxy-Authorization: x"])
+      expect(childEnv({ GIT_CONFIG_PARAMETERS: `'http.extraheader'='${header}'` }, config())).toEqual({
+        PYTHONDONTWRITEBYTECODE: "1",
+      });
+    // git configuration without a credential stays, so a script's own git works as the user's does.
+    const plain = {
+      GIT_CONFIG_PARAMETERS: "'core.autocrlf'='false' 'url.git@github.com:.insteadof'='https://github.com/'",
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: "Accept-Language: en",
+    };
+    expect(childEnv(plain, config())).toEqual({ ...plain, PYTHONDONTWRITEBYTECODE: "1" });
+    // pass_env keeps a named one (and with its entry, the set).
+    const passed = config({ SKILLHUB_PASS_ENV: "GIT_CONFIG_PARAMETERS,GIT_CONFIG_VALUE_1" });
+    expect(childEnv({ GIT_CONFIG_PARAMETERS: parameters, ...counted }, passed)).toEqual({
+      GIT_CONFIG_PARAMETERS: parameters,
+      ...counted,
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    // Hidden from the server's own /proc/<pid>/environ; the set's other entries are no secret to look for.
+    const env = { GIT_CONFIG_PARAMETERS: parameters, ...counted, NOTE: "safe.directory" };
+    expect(secretVariables(env, configSecrets(config())).sort()).toEqual(
+      ["GIT_CONFIG_PARAMETERS", ...Object.keys(counted)].sort(),
+    );
+  });
+
+  test("childEnv: a password written in a connection string, a URL or an option is hidden, the rest kept", () => {
+    const cases: [string, string][] = [
+      [
+        "Server=db.example.com;Database=app;User Id=sa;Password=decoy-Pw-0031;Encrypt=true",
+        "Server=db.example.com;Database=app;User Id=sa;Password=***;Encrypt=true",
+      ],
+      ['Server=db;Password="de;coy""0032";Trusted=no', "Server=db;Password=***;Trusted=no"],
+      [
+        "Driver={ODBC Driver 18};Server=db;UID=sa;PWD={de;coy}}0033};",
+        "Driver={ODBC Driver 18};Server=db;UID=sa;PWD=***;",
+      ],
+      ["Server=db;Password=decoy pass 0034;Port=1433", "Server=db;Password=***;Port=1433"],
+      ["host=db port=5432 password='decoy \\' 0035' dbname=app", "host=db port=5432 password=*** dbname=app"],
+      ["host=db password=decoy0036 port=5432", "host=db password=*** port=5432"],
+      ["postgres://app:decoy0037@db:5432/app", "postgres://app:***@db:5432/app"],
+      [
+        "mongodb+srv://app:decoy0038@cluster0.example.net/app?retryWrites=true",
+        "mongodb+srv://app:***@cluster0.example.net/app?retryWrites=true",
+      ],
+      [
+        "jdbc:postgresql://db/app?user=app&password=decoy0039&ssl=true",
+        "jdbc:postgresql://db/app?user=app&password=***&ssl=true",
+      ],
+      [
+        "-Xmx1g -Djavax.net.ssl.trustStorePassword=decoy0040 -Dfile.encoding=UTF-8",
+        "-Xmx1g -Djavax.net.ssl.trustStorePassword=*** -Dfile.encoding=UTF-8",
+      ],
+      ["https://feeds.example.com/a.xml?token=decoy0041&limit=5", "https://feeds.example.com/a.xml?token=***&limit=5"],
+    ];
+    const env = Object.fromEntries(cases.map(([value], i) => [`VALUE_${i}`, value]));
+    const expected = Object.fromEntries(cases.map(([, shown], i) => [`VALUE_${i}`, shown]));
+    expect(childEnv(env, config())).toEqual({ ...expected, PYTHONDONTWRITEBYTECODE: "1" });
+    const untouched = {
+      OLLAMA_HOST: "http://127.0.0.1:11434/v1?key=k2",
+      LS_COLORS: "rs=0:di=01;34:*.key=01;31",
+      GIT_SSH_COMMAND: "ssh -o IdentitiesOnly=yes",
+      EMPTY: "Server=db;Password=;",
+      PROSE: "the password is not here",
+    };
+    expect(childEnv(untouched, config())).toEqual({ ...untouched, PYTHONDONTWRITEBYTECODE: "1" });
+    // pass_env hands a named variable over as it is, for a skill that is meant to reach the database.
+    expect(
+      childEnv({ DATABASE_URL: "postgres://app:decoy0037@db/app" }, config({ SKILLHUB_PASS_ENV: "database_url" })),
+    ).toEqual({ DATABASE_URL: "postgres://app:decoy0037@db/app", PYTHONDONTWRITEBYTECODE: "1" });
+    expect(secretVariables({ ...env, ...untouched }, configSecrets(config())).sort()).toEqual(Object.keys(env).sort());
+  });
+
+  test("git's children keep them: credential helpers, headers and what its helpers read", async () => {
+    const git = fakeGit('env > "$FAKE_GIT_DIR/env"');
+    const kept = {
+      TOKEN: "decoy-token-0051",
+      GIT_CONFIG_PARAMETERS: "'credential.helper'='!f() { echo password=decoy0052; }; f'",
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: "Authorization: Bearer decoy-header-0053",
+      DB: "Server=db;Password=decoy0054;",
+    };
+    await new GitRunner({ env: { ...git.env, ...kept }, git: join(git.dir, "git") }).run(["status"]);
+    const lines = git.lines("env");
+    for (const [name, value] of Object.entries(kept))
+      if (name !== "GIT_CONFIG_COUNT") expect(lines).toContain(`${name}=${value}`);
+  });
+
+  test("run_script: a script prints its environment without any of them", async () => {
+    const session = await connect({
+      flags: { "skills-dir": [writeScriptTree(tempDir())] },
+      env: { SKILLHUB_TOOLS: "all" },
+      hub: {
+        exec: {
+          env: {
+            ...process.env,
+            TOKEN: "decoy-token-0061",
+            PASSWD: "decoy-passwd-0062",
+            GIT_CONFIG_PARAMETERS: "'http.extraheader'='Authorization: Bearer decoy-header-0063'",
+            DATABASE_URL: "postgres://app:decoy0064@db.example.com/app",
+            MSSQL: "Server=db;User Id=sa;Password=decoy0065;",
+            KEYBOARD: "visible",
+          },
+        },
+      },
+    });
+    closers.push(session.close);
+    const result = await session.call("run_script", { skill_path: "tools/echo", file: "scripts/env.sh" });
+    const stdout = String(result.structuredContent?.stdout);
+    expect(stdout).toContain("KEYBOARD=visible");
+    expect(stdout).toContain("DATABASE_URL=postgres://app:***@db.example.com/app\n");
+    expect(stdout).toContain("MSSQL=Server=db;User Id=sa;Password=***;\n");
+    expect(stdout).not.toMatch(/^(TOKEN|PASSWD|GIT_CONFIG_PARAMETERS)=/m);
+    expect(stdout).not.toContain("decoy");
   });
 });

@@ -1,0 +1,32 @@
+/**
+ * Credentials written as named fields inside a text: a connection string's password
+ * (`Server=db;User Id=sa;Password=…;`, `host=db password=… port=5432`, ODBC's `PWD={…}`), a URL's query
+ * (`?user=u&password=…`, `?token=…`), an option (`--db-password=…`, `-Dssl.trustStorePassword=…`).
+ *
+ * A field is `name=value`, its name starting the text or following a space, `;`, `&`, `?`, `,` or a
+ * quote. Its value is `"…"` (`""` inside), `'…'` (`''` or `\'` inside), `{…}` (`}}` inside), or bare: up to
+ * `;` or `&`, and past spaces unless another `name=` follows them (`Password=my pass;` is one value,
+ * `password=x port=5432` two fields). A value that cannot be told apart is hidden to its end.
+ *
+ * Security: the pattern is linear: a field's name is scanned from the one separator before it, and each
+ * bare word of a value once (plus a look at the next word's name).
+ */
+const FIELD =
+  /(^|[\s;&?,'"])([A-Za-z0-9_.-]+)(\s*=\s*)("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|\{(?:[^}]|\}\})*\}|[^;&\s]*(?:\s+(?![\w.-]+\s*=)[^;&\s]+)*)/g;
+
+/**
+ * `text` with the value of every field whose name `isCredential` accepts replaced by `***` (empty values
+ * stay empty). The name is given upper-cased, with leading dashes dropped and `-` and `.` read as `_`
+ * (`--db-password` → `DB_PASSWORD`, `X-Api-Key` → `X_API_KEY`). Pure.
+ */
+export function scrubCredentialFields(text: string, isCredential: (name: string) => boolean): string {
+  if (!text.includes("=")) return text;
+  return text.replace(FIELD, (whole, before: string, name: string, equals: string, value: string) => {
+    if (value === "" || !isCredential(fieldName(name))) return whole;
+    return `${before}${name}${equals}***`;
+  });
+}
+
+function fieldName(name: string): string {
+  return name.replace(/^-+/, "").replace(/[-.]/g, "_").toUpperCase();
+}
