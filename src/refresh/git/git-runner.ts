@@ -136,7 +136,8 @@ export class GitRunner {
     const version = await this.gitVersion();
     if (version && atLeast(version, [2, 31])) {
       // GIT_CONFIG_COUNT/KEY/VALUE (git ≥ 2.31): out of argv, so not visible in `ps`.
-      const base = Number((this.options.env ?? process.env).GIT_CONFIG_COUNT ?? 0) || 0;
+      // Counted in what git gets: a set of entries that held a secret is not passed on (util/secret-env.ts).
+      const base = Number(this.inheritedEnv().GIT_CONFIG_COUNT ?? 0) || 0;
       entries.forEach((e, i) => {
         extraEnv[`GIT_CONFIG_KEY_${base + i}`] = e.key;
         extraEnv[`GIT_CONFIG_VALUE_${base + i}`] = e.value;
@@ -148,16 +149,18 @@ export class GitRunner {
     return this.exec([...prefix, ...args], call, extraEnv);
   }
 
+  /** Security: SkillHub's secrets are none of git's business (the token reaches git only as scoped config). */
+  private inheritedEnv(): Record<string, string> {
+    return withoutSecrets(this.options.env ?? process.env, { keepProxyCredentials: true });
+  }
+
   private async exec(
     args: readonly string[],
     call: GitCall,
     extraEnv: Record<string, string> = {},
   ): Promise<GitOutput> {
     if (this.closed) throw new GitError("GIT_FAILED", "git sync stopped: SkillHub is shutting down.");
-    // Security: SkillHub's secrets are none of git's business (the token reaches git only as scoped config).
-    const env: Record<string, string | undefined> = withoutSecrets(this.options.env ?? process.env, {
-      keepProxyCredentials: true,
-    });
+    const env: Record<string, string | undefined> = this.inheritedEnv();
     // Security: SkillHub run from a git hook or alias inherits the variables that point git at that
     // repository (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE…): a copy's clone and checkout would write there.
     for (const name of REPOSITORY_VARIABLES) delete env[name];

@@ -39,4 +39,22 @@ describe("git run from inside another repository's hook or alias", () => {
     expect(readFileSync(join(own, ".git", "index"))).toEqual(before.index);
     expect(git(["status", "--porcelain"], own)).toBe("");
   });
+
+  test("a GIT_CONFIG_COUNT set that carries the server's token is not passed to git, and git still runs", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "From the team.") });
+    const m = machine();
+    const token = "ghp_decoyTokenForTheHeaderTest0000000000";
+    const env = {
+      SKILLS_REPO: remote.url,
+      GITHUB_TOKEN: token,
+      // A CI step's header with the token: the set is left out for git, whose own entries must not leave a gap.
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: `Authorization: Bearer ${token}`,
+    };
+    const sync = await cli(m, ["sync"], env);
+    expect(sync.err).not.toContain("missing config");
+    expect(sync.code).toBe(0);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("From the team.");
+  });
 });
