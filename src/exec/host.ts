@@ -1,4 +1,5 @@
 import { SkillHubError } from "../util/errors.ts";
+import type { Logger } from "../util/logger.ts";
 import {
   DEFAULT_GRACE_MS,
   defaultSpawn,
@@ -45,6 +46,8 @@ export interface ExecHost {
   /** Starts a run's timeout; injected by tests that end a run when it is ready. Default the runtime's. */
   setTimeout?: (fn: () => void, ms: number) => unknown;
   clearTimeout?: (handle: unknown) => void;
+  /** Where a run says what it could not clean up. */
+  logger?: Logger;
 }
 
 export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
@@ -87,5 +90,6 @@ export function runOnHost(host: ExecHost, spec: RunSpec): Promise<ProcessResult>
     groups: host.groups,
     setTimeout: host.setTimeout,
     clearTimeout: host.clearTimeout,
+    logger: host.logger,
   });
 }

@@ -1,5 +1,6 @@
 import { errnoCode } from "../util/errors.ts";
-import { type KillFn, signalRun } from "./process-tree.ts";
+import { searchPipeWritersNow } from "./process-pipe-writers.ts";
+import { type KillFn, type ProcessTable, procTable, type RunTrace, signalRun } from "./process-tree.ts";
 
 /** Signals to a child's whole process group, and the groups still running. */
 
@@ -41,20 +42,23 @@ function signalWindowsTree(pid: number, signal: NodeJS.Signals | 0): boolean {
   return true;
 }
 
+/** Most milliseconds a closing server looks for processes that hold its running scripts' output. */
+const SHUTDOWN_SEARCH_MS = 1_000;
+
 /** The groups a hub has started and not yet seen end, so a server that closes mid-script leaves nothing behind. */
 export class RunningGroups {
-  private readonly running = new Map<number, KillFn>();
-  /** Each run's marker (process-tree.ts), so descendants that left the group die at shutdown too. */
-  private readonly markers = new Map<number, string>();
+  private readonly running = new Map<number, { run: RunTrace; kill: KillFn }>();
 
-  add(group: number, kill: KillFn, marker?: string): void {
-    this.running.set(group, kill);
-    if (marker) this.markers.set(group, marker);
+  /** `table`: where the runs' processes that left their groups are found. Default /proc. */
+  constructor(private readonly table: ProcessTable = procTable) {}
+
+  /** Register a run while it runs: its group, and what finds its processes that left the group. */
+  add(run: RunTrace, kill: KillFn): void {
+    this.running.set(run.group, { run, kill });
   }
 
   delete(group: number): void {
     this.running.delete(group);
-    this.markers.delete(group);
   }
 
   /** How many groups are running now. */
@@ -67,16 +71,32 @@ export class RunningGroups {
     return [...this.running.keys()];
   }
 
-  /** SIGKILL every group still running (server shutdown); returns how many were signalled. */
+  /**
+   * SIGKILL every group still running (server shutdown), with each run's processes that left it: those
+   * that carry its marker and their descendants, then those that hold its output (exec/process-tree.ts).
+   * Returns how many groups were signalled. Blocks for at most a second: the server is closing.
+   */
   killAll(): number {
     let count = 0;
-    for (const [group, kill] of this.running) {
-      if (signalGroup(group, "SIGKILL", kill)) count++;
-      const marker = this.markers.get(group);
-      if (marker) signalRun(group, undefined, marker, "SIGKILL", kill);
-    }
+    const runs = [...this.running.values()];
     this.running.clear();
-    this.markers.clear();
+    for (const { run, kill } of runs) {
+      if (signalGroup(run.group, "SIGKILL", kill)) count++;
+      signalRun(run, undefined, "SIGKILL", kill, this.table);
+    }
+    const deadline = performance.now() + SHUTDOWN_SEARCH_MS;
+    for (const { run, kill } of runs)
+      if (run.pipes?.length)
+        searchPipeWritersNow(this.table.pipeWriters?.(run.pipes, run.since), (pid) => killQuietly(kill, pid), deadline);
     return count;
+  }
+}
+
+/** SIGKILL one process; one that is gone already, or not ours, is no error. */
+export function killQuietly(kill: KillFn, pid: number): void {
+  try {
+    kill(pid, "SIGKILL");
+  } catch {
+    // Gone already, or not ours.
   }
 }

@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { pipeWriterSteps } from "./process-pipe-writers.ts";
+import { readProcStat } from "./process-stat.ts";
 
 /**
  * Security: every process a script started, found again at its end. Killing
@@ -7,15 +9,17 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
  * marker variable (SKILLHUB_RUN_ID=<random>) that every descendant inherits
  * through fork and exec, and at timeout (and at the end of the run) the
  * server walks /proc: a process whose initial environment carries the marker,
- * or whose parent chain leads to the script, is signalled too.
+ * or whose parent chain leads to the script, is signalled too. Only processes
+ * that started after the run began are looked at (exec/process-stat.ts): one
+ * that was running before cannot be the run's, whatever pid it was given.
  *
  * One that wipes its environment *and* leaves the tree (double fork + env -i)
  * is still found while it holds the run's stdout or stderr open (the pipes
- * were made for this run alone, before it started: exec/output-pipes.ts).
- * Linux only (/proc). Elsewhere the process group is all there is (see
- * docs/hardening.md). A descendant that does all three (leaves, wipes, closes
- * its output) escapes; cgroups would catch it but need privileges this server
- * does not assume.
+ * were made for this run alone, before it started: exec/output-pipes.ts,
+ * exec/process-pipe-writers.ts). Linux only (/proc). Elsewhere the process
+ * group is all there is (see docs/hardening.md). A descendant that does all
+ * three (leaves, wipes, closes its output) escapes; cgroups would catch it but
+ * need privileges this server does not assume.
  */
 
 export const RUN_MARKER_VARIABLE = "SKILLHUB_RUN_ID";
@@ -23,16 +27,34 @@ export const RUN_MARKER_VARIABLE = "SKILLHUB_RUN_ID";
 /** process.kill's shape; a negative pid names a process group (POSIX). */
 export type KillFn = (pid: number, signal: NodeJS.Signals | 0) => void;
 
+/** What tells a run's processes from all others. */
+export interface RunTrace {
+  /** The process group its child leads (the child's pid). */
+  group: number;
+  /** The value of RUN_MARKER_VARIABLE its processes inherit. */
+  marker?: string;
+  /** When it began, in clock ticks since boot (exec/process-stat.ts bootTicks); unknown without /proc. */
+  since?: number;
+  /** What /proc shows for its output pipes (`pipe:[inode]`), when they were made for it (exec/output-pipes.ts). */
+  pipes?: readonly string[];
+}
+
 export interface ProcessTable {
-  /** Every pid with its parent pid and, when readable, its initial environment. */
-  list(): { pid: number; ppid: number; pgid?: number; environ?: string }[];
-  /** Processes other than this one that hold one of `pipes` open for writing. */
-  pipeWriters?(pipes: readonly string[]): number[];
+  /**
+   * Every pid with its parent pid and, when readable, its initial environment; only those that
+   * started at or after `since` (clock ticks since boot) when it is given.
+   */
+  list(since?: number): { pid: number; ppid: number; pgid?: number; environ?: string }[];
+  /**
+   * The search for processes other than this one that hold one of `pipes` open for writing, one look
+   * at a time (exec/process-pipe-writers.ts): of this user, started at or after `since`.
+   */
+  pipeWriters?(pipes: readonly string[], since?: number): Iterator<number | undefined>;
 }
 
 /** The live table from /proc; empty where there is no /proc. */
 export const procTable: ProcessTable = {
-  list() {
+  list(since) {
     let names: string[];
     try {
       names = readdirSync("/proc");
@@ -42,70 +64,20 @@ export const procTable: ProcessTable = {
     const out: { pid: number; ppid: number; pgid?: number; environ?: string }[] = [];
     for (const name of names) {
       if (!/^\d+$/.test(name)) continue;
-      const pid = Number(name);
-      let ppid = 0;
-      let pgid = 0;
-      try {
-        // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so cut at the last ")".
-        const fields = readFileSync(`/proc/${name}/stat`, "latin1");
-        const rest = fields.slice(fields.lastIndexOf(")") + 2).split(" ");
-        ppid = Number(rest[1]);
-        pgid = Number(rest[2]);
-      } catch {
-        continue;
-      }
+      const stat = readProcStat(`/proc/${name}`);
+      if (!stat || (since !== undefined && stat.start < since)) continue;
       let environ: string | undefined;
       try {
         environ = readFileSync(`/proc/${name}/environ`, "latin1");
       } catch {
         // Another user's process: not ours to find or kill.
       }
-      out.push({ pid, ppid, pgid, environ });
+      out.push({ pid: Number(name), ppid: stat.ppid, pgid: stat.pgid, environ });
     }
     return out;
   },
-  pipeWriters(pipes) {
-    if (pipes.length === 0) return [];
-    const wanted = new Set(pipes);
-    const writers: number[] = [];
-    for (const name of entries("/proc")) {
-      if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-      // Another user's process lists no descriptors to us: not ours to find or kill.
-      const holds = entries(`/proc/${name}/fd`).some((fd) => {
-        const target = linkOf(`/proc/${name}/fd/${fd}`);
-        return target !== undefined && wanted.has(target) && writable(`/proc/${name}/fdinfo/${fd}`);
-      });
-      if (holds) writers.push(Number(name));
-    }
-    return writers;
-  },
+  pipeWriters: pipeWriterSteps,
 };
-
-function entries(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function linkOf(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether a descriptor's fdinfo shows it open for writing (O_WRONLY or O_RDWR in its octal `flags`). */
-function writable(fdinfo: string): boolean {
-  try {
-    const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(fdinfo, "latin1"))?.[1];
-    return flags !== undefined && (Number.parseInt(flags, 8) & 3) !== 0;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Pids of the run: carriers of `marker` and their descendants, plus those of
@@ -135,22 +107,24 @@ export function runProcesses(table: ProcessTable, root: number | undefined, mark
 }
 
 /**
- * Signal every process of the run that left its group `group` (the group
- * itself is signalled by signalGroup, all at once); returns how many were signalled.
+ * Signal every process of the run that left its group (the group itself is
+ * signalled by signalGroup, all at once): marker carriers and descendants of
+ * `root` (the run's child, while it has not been reaped) that started after
+ * the run began. Returns how many were signalled.
  */
 export function signalRun(
-  group: number,
+  run: RunTrace,
   root: number | undefined,
-  marker: string,
   signal: NodeJS.Signals,
   kill: KillFn,
   table: ProcessTable = procTable,
 ): number {
+  if (run.marker === undefined) return 0;
   let count = 0;
-  const rows = table.list();
-  const inGroup = new Set(rows.filter((r) => r.pgid === group).map((r) => r.pid));
+  const rows = table.list(run.since);
+  const inGroup = new Set(rows.filter((r) => r.pgid === run.group).map((r) => r.pid));
   const snapshot = { list: () => rows };
-  for (const pid of runProcesses(snapshot, root, marker)) {
+  for (const pid of runProcesses(snapshot, root, run.marker)) {
     if (inGroup.has(pid)) continue;
     try {
       kill(pid, signal);

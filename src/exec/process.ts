@@ -1,9 +1,12 @@
 import { errnoCode, SkillHubError } from "../util/errors.ts";
+import type { Logger } from "../util/logger.ts";
 import { timerDelay } from "../util/timer-limit.ts";
 import { type Captured, captureStream } from "./capture.ts";
 import { closeEnds, openRunPipe } from "./output-pipes.ts";
-import { defaultKill, type KillFn, RunningGroups, signalGroup } from "./process-group.ts";
-import { type ProcessTable, procTable, RUN_MARKER_VARIABLE, signalRun } from "./process-tree.ts";
+import { defaultKill, type KillFn, killQuietly, RunningGroups, signalGroup } from "./process-group.ts";
+import { searchPipeWriters } from "./process-pipe-writers.ts";
+import { bootTicks } from "./process-stat.ts";
+import { type ProcessTable, procTable, RUN_MARKER_VARIABLE, type RunTrace, signalRun } from "./process-tree.ts";
 
 /**
  * One child process under full control: its own process group,
@@ -82,6 +85,8 @@ export const DEFAULT_GRACE_MS = 5_000;
 const POLL_MS = 25;
 /** How long output is still read once the group is gone (a writer that left the group with setsid), in milliseconds. */
 const DRAIN_MS = 1_000;
+/** Most milliseconds spent looking for the processes that still hold a run's output once its group is gone. */
+const SEARCH_MS = 2_000;
 
 export interface RunSpec {
   /** Executable (absolute path) and its arguments; run without a shell. */
@@ -111,6 +116,8 @@ export interface ProcessOptions {
   groups?: RunningGroups;
   /** The process table searched for the run's escaped descendants (setsid). Default /proc. */
   processTable?: ProcessTable;
+  /** Where a run whose output holders could not all be found says so. */
+  logger?: Logger;
 }
 
 export interface ProcessResult {
@@ -137,6 +144,8 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const table = options.processTable ?? procTable;
   // Security: every descendant inherits the marker, so one that leaves the group (setsid) is still found.
   const marker = crypto.randomUUID();
+  // Security: a process that was running before this moment is never taken for one of the run's.
+  const since = bootTicks();
   let child: ChildProcess;
   try {
     child = await spawn(spec.argv, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });
@@ -147,8 +156,9 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     });
   }
   const group = child.pid;
-  const groups = options.groups ?? new RunningGroups();
-  groups.add(group, kill, marker);
+  const run: RunTrace = { group, marker, since, pipes: child.outputPipes };
+  const groups = options.groups ?? new RunningGroups(table);
+  groups.add(run, kill);
   const stdout = captureStream(child.stdout, spec.maxOutputBytes);
   const stderr = captureStream(child.stderr, spec.maxOutputBytes);
 
@@ -164,7 +174,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     if (killed) return;
     killed = true;
     signalGroup(group, "SIGKILL", kill);
-    signalRun(group, exited ? undefined : group, marker, "SIGKILL", kill, table);
+    signalRun(run, exited ? undefined : group, "SIGKILL", kill, table);
   };
   /** SIGTERM to the whole group now, SIGKILL after the grace period (once). */
   const terminate = () => {
@@ -176,7 +186,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
       return;
     }
     // Then whatever left the group (setsid): the group first, so a shell dies before it can report its children.
-    signalRun(group, exited ? undefined : group, marker, "SIGTERM", kill, table);
+    signalRun(run, exited ? undefined : group, "SIGTERM", kill, table);
     killTimer = setTimeout(killNow, graceMs);
   };
   const setTimer = options.setTimeout ?? setTimeout;
@@ -208,22 +218,35 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   }
   clearTimeout(killTimer);
   // Whatever escaped the group (setsid) and is still there now gets no grace of its own.
-  signalRun(group, undefined, marker, "SIGKILL", kill, table);
+  signalRun(run, undefined, "SIGKILL", kill, table);
   groups.delete(group);
 
   // The pipes close when the last writer dies; one that escaped the group (setsid) must not hold the call.
   const drained = Promise.all([stdout.done, stderr.done]);
   if (!(await drainedWithin(drained, DRAIN_MS))) {
-    // Security: what still writes to this run's pipes once its group and marked processes are gone left the
-    // group and cleared its environment (setsid + env -i): it holds pipes made for this run alone, so it is the run's.
-    for (const pid of table.pipeWriters?.(child.outputPipes ?? []) ?? []) {
-      try {
-        kill(pid, "SIGKILL");
-      } catch {
-        // Gone already.
-      }
-    }
-    if (!(await drainedWithin(drained, DRAIN_MS))) {
+    // Security: what still writes to this run's pipes once its group and marked processes are gone, and
+    // started after the run began, left the group and cleared its environment (setsid + env -i): it holds
+    // pipes made for this run alone, so it is the run's. Killed as found; the search ends when the pipes do.
+    let ended = false;
+    void drained.then(() => {
+      ended = true;
+    });
+    let killedWriters = 0;
+    const steps = run.pipes?.length ? table.pipeWriters?.(run.pipes, since) : undefined;
+    const search = await searchPipeWriters(
+      steps,
+      (pid) => {
+        killQuietly(kill, pid);
+        killedWriters++;
+      },
+      { budgetMs: SEARCH_MS, stop: () => ended },
+    );
+    if (search === "out of time")
+      options.logger?.warn(
+        `${spec.argv[0]} left processes holding its output open, and they were not all found within ${SEARCH_MS / 1000} s: its output is cut there, and some of them may still run`,
+      );
+    // A holder that is not the run's (it was running before) never lets go: no reason to wait for it.
+    if (killedWriters === 0 || !(await drainedWithin(drained, DRAIN_MS))) {
       stdout.stop();
       stderr.stop();
     }

@@ -121,7 +121,12 @@ export class Hub implements ToolDeps {
       options.usage ?? new UsageStore({ file: join(options.config.home, USAGE_FILE), logger: options.logger });
     this.feedbackLimits = reportLimits(options.now);
     this.acceptRoots = options.acceptRoots ?? true;
-    this.exec = execHost({ cwd: options.cwd, bunConfig: () => emptyBunConfig(options.config.home), ...options.exec });
+    this.exec = execHost({
+      cwd: options.cwd,
+      bunConfig: () => emptyBunConfig(options.config.home),
+      logger: this.logger,
+      ...options.exec,
+    });
     this.selection = parseToolSelection(options.config.server.tools);
     this.offered = new OfferedTools(this.selection);
     this.root = this.computeRoot(undefined);
