@@ -196,6 +196,7 @@ export function hideServerPaths<T>(result: T, paths: ServerPaths, kind: SweepKin
   if (
     !paths.folders.some(([path], index) => written(path, index)) &&
     !hasEscapes(json) &&
+    !(paths.separator === "/" && json.includes(JSON.stringify(ESCAPED_SLASH).slice(1, -1))) &&
     !json.includes(CUT) &&
     !(paths.others && sweptKind !== "skill" && OTHER_HINT[paths.separator].test(json))
   )
@@ -300,7 +301,7 @@ function matcher(paths: ServerPaths): Matcher {
       key: (path) => path,
       skills: paths.skills,
       isSeparator: (char) => char === "/",
-      end: /[\s"'`<>()[\]{},;|\\…]/,
+      end: /[\s"'`‘’“”«»<>()[\]{},;|\\…]/,
     };
   let known = windowsMatchers.get(paths);
   if (!known) {
@@ -329,7 +330,7 @@ function matcher(paths: ServerPaths): Matcher {
       key: windowsKey,
       skills,
       isSeparator: (char) => char === "\\" || char === "/",
-      end: /[\s"'`<>()[\]{},;|…]/,
+      end: /[\s"'`‘’“”«»<>()[\]{},;|…]/,
     };
     windowsMatchers.set(paths, known);
   }
@@ -352,12 +353,24 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
 
 /**
  * A string of an answer as it leaves: its percent-encoded paths decoded and swept, then every other folder;
- * then, but in a skill's own words (`own`), any path of the server left (hideOtherPaths).
+ * then, but in a skill's own words (`own`), any path of the server left (hideOtherPaths). On POSIX, a text
+ * whose slashes are escaped as some JSON writers escape them (`\/home\/ana\/x`, PHP's json_encode) is swept
+ * with them unescaped, and returned so where that hid something (the same JSON), else as written.
  */
 function hide(value: string, paths: ServerPaths, kind: SweepKind, own: boolean): string {
-  const named = hidePaths(decodedEscapes(value, paths, kind), paths, kind);
-  return paths.others && !own ? hideOtherPaths(named, paths, paths.others) : named;
+  const others = own ? undefined : paths.others;
+  const swept = (text: string) => {
+    const named = hidePaths(decodedEscapes(text, paths, kind, others), paths, kind);
+    return others ? hideOtherPaths(named, paths, others) : named;
+  };
+  if (paths.separator !== "/" || !value.includes(ESCAPED_SLASH)) return swept(value);
+  const unescaped = value.replaceAll(ESCAPED_SLASH, "/");
+  const again = swept(unescaped);
+  return again === unescaped ? value : again;
 }
+
+/** A slash as JSON may escape it. */
+const ESCAPED_SLASH = "\\/";
 
 /** A percent escape (`%C3`, `%2f`). */
 const ESCAPE = /%[0-9A-Fa-f]{2}/;
@@ -373,10 +386,10 @@ const WORD_END = /[\s"'`<>]/;
 /**
  * `value` with each word holding percent escapes that names a path of this server once decoded
  * (`file:///home/zo%C3%AB/My%20Skills/x`, `?path=%2Fhome%2Fzo%C3%AB%2Fx`, Python's `quote(os.getcwd())`)
- * replaced by that path swept; a word naming none is kept as written. A path written this way holds no
- * folder's name as the server has it.
+ * replaced by that path swept (with `others`, any other path of the server in it too); a word naming none is
+ * kept as written. A path written this way holds no folder's name as the server has it.
  */
-function decodedEscapes(value: string, paths: ServerPaths, kind: SweepKind): string {
+function decodedEscapes(value: string, paths: ServerPaths, kind: SweepKind, others: ServerPaths["others"]): string {
   if (!hasEscapes(value)) return value;
   const escapes = new RegExp(ESCAPE.source, "g");
   let out = "";
@@ -392,7 +405,7 @@ function decodedEscapes(value: string, paths: ServerPaths, kind: SweepKind): str
     const word = value.slice(start, end);
     // A file URL starts a path (`[log](file:///…)`); any other word may be one.
     const from = Math.max(0, word.search(/file:/i));
-    out += value.slice(pos, start) + word.slice(0, from) + decodedWord(word.slice(from), paths, kind);
+    out += value.slice(pos, start) + word.slice(0, from) + decodedWord(word.slice(from), paths, kind, others);
     pos = end;
     escapes.lastIndex = end;
   }
@@ -401,16 +414,18 @@ function decodedEscapes(value: string, paths: ServerPaths, kind: SweepKind): str
 
 /**
  * A word with percent escapes (a file URL, a path, a query) as the sweep leaves it: the URI of the skill
- * file its decoded path names (the whole word is that path, spaces and all), else its decoded form swept,
- * else (naming nothing of this server) as written.
+ * file its decoded path names (the whole word is that path, spaces and all), else its decoded form swept
+ * (with `others`, any other path of the server in it too: `?path=%2Fsrv%2Fdata%2Fx`), else (naming nothing
+ * of this server) as written.
  */
-function decodedWord(url: string, paths: ServerPaths, kind: SweepKind): string {
+function decodedWord(url: string, paths: ServerPaths, kind: SweepKind, others: ServerPaths["others"]): string {
   const decoded = percentDecoded(url);
   if (decoded === url) return url;
   const path = decoded.replace(URL_LEAD[paths.separator], "");
   const uri = inSkill(path, 1, paths, matcher(paths));
   if (uri !== undefined) return uri;
-  const swept = hidePaths(decoded, paths, kind);
+  const named = hidePaths(decoded, paths, kind);
+  const swept = others ? hideOtherPaths(named, paths, others) : named;
   return swept === decoded ? url : swept;
 }
 
@@ -631,11 +646,28 @@ const OTHER_ROOT = {
 
 /**
  * What may stand before a path of its own (before its LEAD prefix, if any): a space, a quote, a bracket, a
- * list's or a setting's separator (`PATH=/a:/b`); nothing, at a text's start. Not a name's character (a
- * path in a word or a URL: `and/or`, `https://host/a/b`), a slash (`skill://pdf/a`), nor the `>` that ends a
- * name the sweep gave (`<project>/a/b`).
+ * list's or a setting's separator (`PATH=/a:/b`), a tag's or a redirection's `>` (`<dir>/srv/x</dir>`,
+ * `2>/tmp/err.log`) but the one ending a name the sweep gave (givenName); nothing, at a text's start. Not a
+ * name's character (a path in a word or a URL: `and/or`, `https://host/a/b`), nor a slash (`skill://pdf/a`).
+ * Each ends a path too (Matcher.end, endsPath): no path starts inside another, so each is read once.
  */
-const OTHER_BEFORE = /[\s"'`([{=:,;|]/;
+const OTHER_BEFORE = /[\s"'`‘“«([{<>=:,;|]/;
+
+/** Most letters of an option's name a path is glued to (`-I/usr/include`, `-isystem/usr/x`). */
+const OPTION_MAX = 16;
+
+/**
+ * Whether a program's option ends right before `at`, the path glued to it (`cc -I/usr/x -L/opt/y`): a dash
+ * and letters, where a word starts (after a space, a quote, a bracket or a comma: `-Wl,-rpath,-L/x`), each
+ * of which ends a path too (as OTHER_BEFORE's do).
+ */
+function afterOption(text: string, at: number): boolean {
+  let start = at;
+  while (start > 0 && at - start < OPTION_MAX && /[A-Za-z]/.test(text[start - 1] as string)) start--;
+  if (start === at || text[start - 1] !== "-") return false;
+  const before = text[start - 2];
+  return before === undefined || /[\s"'`(,]/.test(before);
+}
 
 /** After its root, a path of at least two names (`srv/x`): a root folder's name alone (`/proc`) says little. */
 const TWO_NAMES = { "/": /^[^/]+\/+[^/]/, "\\": /^[^\\/]+[\\/]+[^\\/]/ };
@@ -644,13 +676,16 @@ const TWO_NAMES = { "/": /^[^/]+\/+[^/]/, "\\": /^[^\\/]+[\\/]+[^\\/]/ };
  * Security: `value`, its folders already named (hidePaths), with every other path of this server as
  * `<server path>`, a file URL's `file://` with it: a link's target outside every folder the sweep knows, a
  * repository in a local folder, a file a program names. A path from a root (not one in a word or a URL:
- * OTHER_BEFORE) with at least two names, which on POSIX starts with a name in the root folder (`/api/v1/x` is
- * no path here). It ends where running text ends a path (a space, a comma). Nothing else on the disk decides
- * it: what an answer makes of a caller's text it quotes tells no more than a listing of the root folder.
+ * OTHER_BEFORE, or an option glued to it: afterOption) with at least two names, which on POSIX starts with a
+ * name in the root folder (`/api/v1/x` is
+ * no path here). Nothing else on the disk decides it: what an answer makes of a caller's text it quotes tells
+ * no more than a listing of the root folder. Where it ends (otherEnd), a name may hold spaces
+ * (`/Users/Jane Doe/…`, `C:\\Program Files (x86)\\…`).
  */
 function hideOtherPaths(value: string, paths: ServerPaths, others: NonNullable<ServerPaths["others"]>): string {
   const m = matcher(paths);
   const roots = OTHER_ROOT[paths.separator];
+  const next = nextIndex(value);
   roots.lastIndex = 0;
   let out = "";
   let pos = 0;
@@ -658,17 +693,19 @@ function hideOtherPaths(value: string, paths: ServerPaths, others: NonNullable<S
     const at = hit.index;
     const lead = at - (LEAD[paths.separator].exec(value.slice(Math.max(pos, at - LEAD_CHARS), at))?.[0].length ?? 0);
     const prior = value[lead - 1];
-    if (prior !== undefined && !OTHER_BEFORE.test(prior)) continue;
+    if (prior !== undefined && !OTHER_BEFORE.test(prior) && !afterOption(value, lead)) continue;
+    if (prior === ">" && givenName(value, lead - 1, paths)) continue;
     // A URL's `//host` (`https://host/x`): a UNC path's slashes, but after a scheme.
     if (prior === ":" && lead === at && m.isSeparator(value[at + 1])) continue;
     const from = at + hit[0].length;
-    const end = pathEnd(value, from, m);
-    const names = value.slice(from, end);
+    const stop = otherEnd(value, lead, pathEnd(value, from, m), m, next);
+    // Its names as far as it goes: `C:\\Program Files\\x` has two, `/Volumes/My Drive` starts with `Volumes`.
+    const names = value.slice(from, stop);
     if (!TWO_NAMES[paths.separator].test(names)) continue;
     if (paths.separator === "/" && others.roots && !others.roots.has(names.slice(0, names.indexOf("/")))) continue;
     out += value.slice(pos, lead) + SERVER_PATH;
-    pos = end;
-    roots.lastIndex = end;
+    pos = stop;
+    roots.lastIndex = stop;
   }
   return out + value.slice(pos);
 }
@@ -679,6 +716,127 @@ function pathEnd(text: string, from: number, m: Matcher): number {
   while (!endsPath(text, end, m)) end++;
   while (end > from && (text[end - 1] === "." || text[end - 1] === ":")) end--;
   return end;
+}
+
+/** The quotes a path may be written in, each with the mark that closes it. */
+const CLOSING: Readonly<Record<string, string>> = { "'": "'", '"': '"', "`": "`", "‘": "’", "“": "”", "«": "»" };
+
+/** Most characters a quoted path holds (PATH_MAX): a closing mark further on closes something else. */
+const QUOTED_MAX = 4096;
+
+/**
+ * Where a path of the server that no folder names, written from `lead` and in running text ending at `end`
+ * (pathEnd), ends, a name holding a space included. Quoted (`'/tmp/my skills/x'`, as most programs quote a
+ * path), at the closing mark on the same line: the path is taken to fill its quotes (`"/srv/a is gone"` goes
+ * whole), but for what ends a quote and is no path's (a sentence's dot or colon, a line number, a cut: `…`).
+ * Bare, past a space where the text after it goes on to a separator within a few words (spacedEnd). Neither
+ * asks the disk: its answer would tell a caller which of its paths exist.
+ */
+function otherEnd(text: string, lead: number, end: number, m: Matcher, next: NextIndex): number {
+  const opening = text[lead - 1];
+  const closing = opening === undefined ? undefined : CLOSING[opening];
+  if (closing !== undefined) {
+    let close = next(closing, lead);
+    const line = Math.min(...["\n", "\r"].map((eol) => next(eol, lead)).filter((at) => at >= 0));
+    if (close >= 0 && close - lead <= QUOTED_MAX && close < line) {
+      // The path's end as a JSON string's text holds it (`\"/srv/a b\"`): its escape is the quote's.
+      if (text[close - 1] === "\\" && text[lead - 2] === "\\") close--;
+      return quoteEnd(text, lead, close);
+    }
+  }
+  return spacedEnd(text, end, m);
+}
+
+/**
+ * The end of a quoted path from `lead` to `close`, but for a sentence's dots and colons, a line number and a
+ * cut after it. Walked back: a regex anchored at the end would retry from every dot of a long run.
+ */
+function quoteEnd(text: string, lead: number, close: number): number {
+  let stop = close;
+  for (;;) {
+    const before = stop;
+    while (stop > lead && /[.:…]/.test(text[stop - 1] as string)) stop--;
+    let digits = stop;
+    while (digits > lead && /\d/.test(text[digits - 1] as string)) digits--;
+    if (digits < stop && text[digits - 1] === ":") stop = digits - 1;
+    if (stop === before) return stop;
+  }
+}
+
+/** Most words a name holding spaces is taken to have past a path's first space (`Program Files (x86)`: three). */
+const SPACED_WORDS = 3;
+
+/** What a name holding a space does not hold, as running text writes one: a quote, a list's or a setting's mark, a line. */
+const SPACED_STOP = { "/": /[\s"'`‘’“”«»<>|,;:=…[\]{}\\]/, "\\": /[\s"'`‘’“”«»<>|,;:=…[\]{}]/ };
+
+/**
+ * Where a bare path ending at `end` ends, its names holding spaces included: past a space, it goes on when
+ * the next separator comes within SPACED_WORDS words and NAME_MAX characters, written right after a name's
+ * word (`/Users/Jane Doe/Library`, `/Volumes/My Drive/x`), not where a path of its own starts (after a space,
+ * a bracket or an option: `cp /a/b /c/d`, `cc /a/b -I/c`) nor after only dots or a tilde (a relative path:
+ * `/a/b ./c`). No path that
+ * hideOtherPaths would look at lies inside what it reads. A name holding a space that ends the path
+ * (`cd: /Users/Jane Doe: no such file`) cannot be told from the words after it: those are kept. Each look
+ * ahead stops where the next path starts, so an answer of many paths costs its length.
+ */
+function spacedEnd(text: string, end: number, m: Matcher): number {
+  const stops = SPACED_STOP[m.isSeparator("\\") ? "\\" : "/"];
+  let stop = end;
+  while (text[stop] === " ") {
+    const limit = Math.min(text.length, stop + 1 + NAME_MAX);
+    let words = 1;
+    let word = stop + 1;
+    let found = -1;
+    for (let i = stop + 1; i < limit; i++) {
+      const char = text[i] as string;
+      if (m.isSeparator(char)) {
+        // Not where a path of its own starts (` /c`, `(/c`, `-I/c`), nor a relative one (`./c`, `~/c`).
+        const own = OTHER_BEFORE.test(text[i - 1] as string) || afterOption(text, i);
+        if (i > word && !own && !/^[.~]+$/.test(text.slice(word, i))) found = i;
+        break;
+      }
+      if (char === " ") {
+        if (++words > SPACED_WORDS) break;
+        word = i + 1;
+      } else if (stops.test(char)) break;
+    }
+    if (found < 0) break;
+    stop = pathEnd(text, found, m);
+  }
+  return stop;
+}
+
+/** The first place of a string at or after a place in one text; -1: none. */
+type NextIndex = (search: string, from: number) => number;
+
+/**
+ * NextIndex for `text`, each string's place found again only once passed: asked from places that go
+ * forward (a sweep's, left to right), it reads the text once per string, however many paths ask.
+ */
+function nextIndex(text: string): NextIndex {
+  const found = new Map<string, { from: number; at: number }>();
+  return (search, from) => {
+    const known = found.get(search);
+    if (known && from >= known.from && (known.at < 0 || from <= known.at)) return known.at;
+    const at = text.indexOf(search, from);
+    found.set(search, { from, at });
+    return at;
+  };
+}
+
+const givenNames = new WeakMap<ServerPaths, string[]>();
+
+/**
+ * Whether the `>` at `at` ends a name the sweep gave (`<project>`, `<server path>`): what follows it is the
+ * rest of that path (`<home>/tmp/x`), not one from the root.
+ */
+function givenName(text: string, at: number, paths: ServerPaths): boolean {
+  let names = givenNames.get(paths);
+  if (!names) {
+    names = [...new Set([SERVER_PATH, ...paths.folders.map(([, name]) => name)])];
+    givenNames.set(paths, names);
+  }
+  return names.some((name) => text.endsWith(name, at + 1));
 }
 
 /** `paths.folders`' keys in order, and how far before a cut one may start. */

@@ -39,6 +39,19 @@ function windowsHub(): ServerPaths {
 
 afterAll(cleanupTemp);
 
+const MIB = 1024 * 1024;
+
+/** Milliseconds `fn` takes (the best of `runs`). */
+function timed(fn: () => void, runs = 1): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
+
 describe("hideServerPaths", () => {
   test("a line of 2,000 paths: each becomes its file's URI", () => {
     const line = Array.from({ length: 2000 }, (_, i) => `/srv/hub/skills/skill-${i}/run.sh`).join(" ");
@@ -468,10 +481,133 @@ describe("any other path of the server", () => {
         paths,
       ),
     ).toBe("<server path> and <server path>, <server path> <server path> <server path> <server path>");
-    expect(sweep("https://host/a/b C:\\a and/or C:\\hub\\skills\\pdf\\x", paths)).toBe(
-      "https://host/a/b C:\\a and/or skill://pdf/x",
+    expect(sweep("https://host/a/b C:\\a; and/or C:\\hub\\skills\\pdf\\x", paths)).toBe(
+      "https://host/a/b C:\\a; and/or skill://pdf/x",
     );
   });
+
+  test("a name holding a space: a quoted path is hidden to its closing mark, a bare one as far as its names go on", () => {
+    expect(sweep("No such file or directory: '/tmp/my skills/secret-folder/x.txt'")).toBe(
+      "No such file or directory: '<server path>'",
+    );
+    expect(sweep('open "/tmp/Jane Doe/a b.json", `/tmp/My Drive/x` and “/tmp/a b/c”, «/tmp/c d».')).toBe(
+      'open "<server path>", `<server path>` and “<server path>”, «<server path>».',
+    );
+    // What ends the quote is not the path's: a line number, a sentence's dot, a cut.
+    expect(sweep("'/tmp/a b/x.py:12' '/tmp/a b/c.' '/tmp/a b/cut…'")).toBe(
+      "'<server path>:12' '<server path>.' '<server path>…'",
+    );
+    // In a JSON string's text, its quotes escaped; a quote not closed on its line is no quote.
+    expect(sweep('{\\"p\\": \\"/tmp/a b/c\\"} \'/tmp/x y/z\nend\'')).toBe(
+      '{\\"p\\": \\"<server path>\\"} \'<server path>\nend\'',
+    );
+    // Bare: on through a space while the next separator comes within three words, right after a name.
+    expect(sweep("wrote /tmp/my skills/secret-folder/x then stopped")).toBe("wrote <server path> then stopped");
+    expect(sweep("at main (/tmp/Jane Doe/app/x.js:3:9), links to /tmp/my skills/y, outside")).toBe(
+      "at main (<server path>:3:9), links to <server path>, outside",
+    );
+    expect(sweep("/tmp/Program Files (x86)/Tool/x.exe: not found")).toBe("<server path>: not found");
+    // Not into another path, nor a relative one, nor past three words or a list's mark.
+    expect(sweep("cp /tmp/a b/c /tmp/d/e ./f ~/g (/tmp/h/i) and /tmp/j/k one two three x/y, /tmp/l/m; n/o")).toBe(
+      "cp <server path> <server path> ./f ~/g (<server path>) and <server path> one two three x/y, <server path>; n/o",
+    );
+    // A name holding a space that ends the path cannot be told from the words after it, which are kept: no
+    // disk is asked (its answer would tell a caller which paths exist); quoted, as most programs write it, it goes.
+    expect(sweep("cd: /tmp/Jane Doe: No such file; ls: cannot access '/tmp/Jane Doe': No such file")).toBe(
+      "cd: <server path> Doe: No such file; ls: cannot access '<server path>': No such file",
+    );
+    // A root folder's name alone, quoted with words or not, is still kept; and a skill's own words are its author's.
+    expect(sweep("'/proc and more' '/usr x' (/proc, /sys)")).toBe("'/proc and more' '/usr x' (/proc, /sys)");
+    const own = { description: "Saves to '/tmp/My Shots/x.png' or /tmp/My Shots/y.png" };
+    expect(hideServerPaths(own, withOthers())).toEqual(own);
+  });
+
+  test("Windows: a name holding a space, on a drive or a share, quoted or bare", () => {
+    const paths: ServerPaths = { ...windowsHub(), others: {} };
+    expect(
+      sweep(
+        [
+          "C:\\Users\\Jane Doe\\AppData\\x.txt is gone",
+          "'C:\\Program Files (x86)\\Tool' and C:\\Program Files (x86)\\Tool\\x.exe",
+          "\\\\srv\\My Share\\jane\\x and d:/My Drive/a b/c",
+          '"C:\\\\Documents and Settings\\\\jane"',
+        ].join("\n"),
+        paths,
+      ),
+    ).toBe(
+      [
+        "<server path> is gone",
+        "'<server path>' and <server path>",
+        "<server path> and <server path>",
+        '"<server path>"',
+      ].join("\n"),
+    );
+    // No listing of a drive's root says which names start a path there: a folder alone, then words that go on
+    // to a separator, is taken for one path with a space (`C:\\Program Files\\x`); a list's mark ends it.
+    expect(sweep("C:\\a and/or, C:\\a; and/or", paths)).toBe("<server path>, C:\\a; and/or");
+  });
+
+  test("a path after a tag's or a redirection's `>`, percent-encoded, or with its slashes escaped as JSON may write them", () => {
+    expect(sweep("<path>/tmp/jane/x</path> 2>/tmp/out/err.log </tmp/in/a> <file:///tmp/a/b>")).toBe(
+      "<path><server path></path> 2><server path> <<server path>> <<server path>>",
+    );
+    // What follows a name the sweep gave is the rest of its path.
+    expect(sweep("/work/project/tmp/a/b")).toBe("<project>/tmp/a/b");
+    // Glued to a program's option, not to a word.
+    expect(sweep("cc -I/tmp/jane/include -L/usr/lib/x '-Wl,-rpath,/tmp/jane/lib' well-known/tmp/a/b x-y/usr/a/b")).toBe(
+      "cc -I<server path> -L<server path> '-Wl,-rpath,<server path>' well-known/tmp/a/b x-y/usr/a/b",
+    );
+    expect(sweep("GET /view?path=%2Ftmp%2Fjane%2Fx&y=1 and file:///tmp/my%20skills/x and 100%25/tmp%2Fno")).toBe(
+      "GET /view?path=<server path> and <server path> and 100%25/tmp%2Fno",
+    );
+    expect(sweep('{"p":"\\/tmp\\/jane\\/x","q":"\\/srv\\/hub\\/skills\\/skill-1\\/a"} a\\/b')).toBe(
+      '{"p":"<server path>","q":"skill://skill-1/a"} a/b',
+    );
+    // Nothing hidden: kept as written, escapes and all.
+    expect(sweep('{"url":"https:\\/\\/host\\/tmp\\/a"} 50%2F50')).toBe('{"url":"https:\\/\\/host\\/tmp\\/a"} 50%2F50');
+    // The folders alone (no other path hidden) are found in such a text too.
+    const folders = { ...withOthers(), others: undefined };
+    expect(sweep("at \\/srv\\/hub\\/skills\\/x.txt", folders)).toBe("at <skills folder 'skills'>/x.txt");
+  });
+
+  // Ordering beside a floor, not a time limit: each hostile megabyte is swept before benign output 16 times its
+  // size. A sweep that read a quote, a name after a space or a path again for each path it holds would take
+  // minutes. The floor is measured in the same test, again where a family is not below it, so a busy machine
+  // slows both.
+  test("1 MB hostile answers are swept before benign output 16 times their size", () => {
+    const paths = withOthers();
+    const fill = (unit: string, size: number) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+    const sweepIt = (text: string) => () => hideServerPaths({ structuredContent: { text } }, paths);
+    const benign = sweepIt(
+      fill("wrote /tmp/out/report.txt and /srv/hub/skills/skill-1/a.md, then stopped.\n", 16 * MIB),
+    );
+    let floor = timed(benign, 2);
+    const hostile = {
+      "quotes never closed": fill("'/tmp/a b ", MIB),
+      "curly quotes never closed": fill("“/tmp/a/b", MIB),
+      "curly quotes before no root folder's name": fill("“/nowhere/a", MIB),
+      "a far closing mark": `${fill("«/tmp/a/b ", MIB - 1)}»`,
+      "line numbers in a quote": `'/tmp/a/b${fill(":1", MIB)}'`,
+      "dots in quotes": fill(`'/tmp/a/b${".".repeat(4000)}' `, MIB),
+      "a long name after a space": fill(`/tmp/a/b ${"y".repeat(250)}`, MIB),
+      "words after a space": `/tmp/a/b ${fill("x ", MIB)}`,
+      "names holding spaces": fill("/tmp/a b c/d ", MIB),
+      redirections: fill(">/tmp/a/b", MIB),
+      "names the sweep gave": fill("/work/project/tmp/a/b", MIB),
+      "options glued to paths": fill(" -I/tmp/a/b -L/nowhere/a b", MIB),
+      "options before no root folder's name": fill(" -I/nowhere/a b", MIB),
+      "escaped slashes": fill("\\/tmp\\/a\\/b ", MIB),
+      "percent-encoded paths": fill("%2Ftmp%2Fa%2Fb ", MIB),
+    };
+    for (const [name, text] of Object.entries(hostile)) {
+      let ms = timed(sweepIt(text), 2);
+      if (ms >= floor) {
+        floor = timed(benign, 1);
+        ms = timed(sweepIt(text), 2);
+      }
+      expect({ name, beforeFloor: ms < floor }).toEqual({ name, beforeFloor: true });
+    }
+  }, 120_000);
 
   test("serverPaths: a path under a name of the root folder is hidden, whether it is on the disk or not", () => {
     const { hub: server } = testHub({ hub: { acceptRoots: false } });

@@ -307,6 +307,14 @@ describe("a script's output over HTTP: the server's folders as whole names", () 
     );
   });
 
+  test("a path of the server whose names hold spaces is hidden whole, quoted or bare", async () => {
+    const spaced = join(tempDir("skillhub-spaced-"), "Jane Doe", "secret folder");
+    const { stdout } = await printed(
+      () => `open '${spaced}/x.txt' failed; wrote ${spaced}/y.txt; at main (${spaced}/app.js:3:9)`,
+    );
+    expect(stdout).toBe("open '<server path>' failed; wrote <server path>; at main (<server path>:3:9)\n");
+  });
+
   test("a folder glued to an option (-I/srv/x) is still the folder; one inside a longer path is not", async () => {
     const { stdout, project } = await printed((p) => `cc -I${p}/include -L${p}/lib -Wl,-rpath,${p}/lib /backup${p}/x`);
     expect(stdout).toBe(`cc -I<project>/include -L<project>/lib -Wl,-rpath,<project>/lib /backup${project}/x\n`);

@@ -43,7 +43,8 @@ async function servedHub(tokens: { token?: string; adminToken?: string }) {
   });
   write(join(projectSkills, "payroll-rules", "rules.md"), "# Rules\n\nNo change after the 25th.\n");
   const outside = tempDir("skillhub-page-tokens-outside-");
-  const log = write(join(outside, "server.log"), "a file the server has open\n");
+  // In a folder whose name holds a space, as a user's on macOS or Windows does.
+  const log = write(join(outside, "Jane Doe", "server.log"), "a file the server has open\n");
   // Each shown as a warning that names where it leads: the project's parent, a file outside.
   symlinkSync("../../..", join(projectSkills, "up3"));
   symlinkSync(log, join(projectSkills, "fd5.md"));
@@ -232,7 +233,7 @@ describe("the page's private parts: the clients' token and the admin token", () 
       expect.stringContaining(`links to ${realpathSync(folders.lab)}, outside the project`),
     );
     expect(warnings).toContainEqual(
-      expect.stringContaining(`links to ${realpathSync(join(folders.outside, "server.log"))}, `),
+      expect.stringContaining(`links to ${realpathSync(join(folders.outside, "Jane Doe", "server.log"))}, `),
     );
     const repos = JSON.parse((await page("overview", ADMIN)).text).git.repos.map((r: { url: string }) => r.url);
     expect(repos).toEqual([
