@@ -19,6 +19,27 @@ import { defaultWhich } from "./runners.ts";
 export const MAX_RUNNING = 16;
 
 /**
+ * Most runs one client may hold at once: a quarter of the server's (4 of MAX_RUNNING), at least 1. An
+ * agent's parallel calls fit; four clients at most could take every run together, never one alone.
+ */
+export function clientShare(maxRunning: number): number {
+  return Math.max(1, Math.floor(maxRunning / 4));
+}
+
+/**
+ * Who a run counts against, for the client's share: over HTTP its session (`client`), or for a request
+ * without one its address; undefined over stdio, whose one user may take every run.
+ */
+export function runHolder(session: {
+  readonly remote: boolean;
+  readonly client: string | undefined;
+  readonly address?: string;
+}): string | undefined {
+  if (!session.remote) return undefined;
+  return session.client ?? `address ${session.address ?? ""}`;
+}
+
+/**
  * Everything run_script and run_skill_command need from the machine, with
  * production defaults; tests replace parts (environment, grace period, spawn).
  */
@@ -43,6 +64,8 @@ export interface ExecHost {
   groups: RunningGroups;
   /** Most groups running at once; one more run is refused with TOO_MANY_RUNS. Default MAX_RUNNING. */
   maxRunning: number;
+  /** Runs going on now by who holds them (runHolder), for each client's share (clientShare). */
+  held: Map<string, number>;
   /** Starts a run's timeout; injected by tests that end a run when it is ready. Default the runtime's. */
   setTimeout?: (fn: () => void, ms: number) => unknown;
   clearTimeout?: (handle: unknown) => void;
@@ -62,27 +85,39 @@ export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
     which: defaultWhich,
     groups: new RunningGroups(),
     maxRunning: MAX_RUNNING,
+    held: new Map(),
     ...overrides,
   };
 }
 
 /**
  * runProcess with the host's spawn, kill, clock, grace period and group registry. Throws SkillHubError
- * TOO_MANY_RUNS, before anything starts, when `host.maxRunning` groups are running already.
+ * TOO_MANY_RUNS, before anything starts, when `host.maxRunning` groups are running already, or when
+ * `holder` (runHolder: a client over HTTP) holds its share of them (clientShare) until one of its runs ends.
  *
  * Security: each call of a client starts a process, and one HTTP request may carry a batch of 100 calls,
  * so without a bound any client could start processes until the machine has none left. Refused rather
- * than queued: a queue would let the same client hold every other one waiting behind its runs. Nothing
- * awaits between this count and runProcess registering its group, so concurrent calls cannot overshoot.
+ * than queued: a queue would let the same client hold every other one waiting behind its runs. The share
+ * keeps one client of a shared server from taking every run and refusing all the others. Nothing awaits
+ * between these counts and runProcess registering its group, nor the client's run being counted, so
+ * concurrent calls cannot overshoot.
  */
-export function runOnHost(host: ExecHost, spec: RunSpec): Promise<ProcessResult> {
+export function runOnHost(host: ExecHost, spec: RunSpec, holder?: string): Promise<ProcessResult> {
+  const share = clientShare(host.maxRunning);
+  const held = holder === undefined ? 0 : (host.held.get(holder) ?? 0);
+  if (holder !== undefined && held >= share)
+    throw new SkillHubError(
+      "TOO_MANY_RUNS",
+      `This client is running ${held} scripts and commands, the most one client may run at once (its share of the ${host.maxRunning} this server runs for all its clients); try again when one of them has finished`,
+      { details: { running: held, client_share: share } },
+    );
   if (host.groups.size >= host.maxRunning)
     throw new SkillHubError(
       "TOO_MANY_RUNS",
       `${host.groups.size} scripts and commands are running on this server, the most it runs at once; try again when one has finished`,
       { details: { running: host.groups.size } },
     );
-  return runProcess(spec, {
+  const run = runProcess(spec, {
     spawn: host.spawn,
     kill: host.kill,
     now: host.now,
@@ -91,5 +126,12 @@ export function runOnHost(host: ExecHost, spec: RunSpec): Promise<ProcessResult>
     setTimeout: host.setTimeout,
     clearTimeout: host.clearTimeout,
     logger: host.logger,
+  });
+  if (holder === undefined) return run;
+  host.held.set(holder, held + 1);
+  return run.finally(() => {
+    const left = (host.held.get(holder) ?? 1) - 1;
+    if (left > 0) host.held.set(holder, left);
+    else host.held.delete(holder);
   });
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { chainFiles, findFileInChain } from "../catalog/tree-chain.ts";
 import { argsTooLarge } from "../exec/arg-size.ts";
 import { argVariable, childEnv } from "../exec/env.ts";
-import { runOnHost } from "../exec/host.ts";
+import { runHolder, runOnHost } from "../exec/host.ts";
 import { scriptRunner } from "../exec/runners.ts";
 import { scriptOutcome } from "../exec/script-result.ts";
 import { resolveWorkingDir } from "../exec/working-dir.ts";
@@ -230,14 +230,19 @@ export const runScriptTool = defineTool({
     const maxBytes = config.max_output_bytes;
     let result: Awaited<ReturnType<typeof runOnHost>>;
     try {
-      result = await runOnHost(host, {
-        argv: [...runner.runner.argv, located.real],
-        cwd: workDir.dir,
-        env: childEnv(host.env, deps.config, values, runner.runner.env),
-        timeoutMs: config.timeout_seconds * 1000,
-        maxOutputBytes: maxBytes,
-        signal,
-      });
+      result = await runOnHost(
+        host,
+        {
+          argv: [...runner.runner.argv, located.real],
+          cwd: workDir.dir,
+          env: childEnv(host.env, deps.config, values, runner.runner.env),
+          timeoutMs: config.timeout_seconds * 1000,
+          maxOutputBytes: maxBytes,
+          signal,
+        },
+        // Over HTTP one client holds at most its share of the server's runs (exec/host.ts clientShare).
+        runHolder(session),
+      );
     } catch (error) {
       if (!(error instanceof SkillHubError)) throw error;
       if (error.code === "TOO_MANY_RUNS") return errorResult("TOO_MANY_RUNS", `${error.message}.`, error.details);

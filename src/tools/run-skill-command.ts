@@ -2,7 +2,7 @@ import { z } from "zod";
 import { argsTooLarge } from "../exec/arg-size.ts";
 import { checkCommandName, checkCurlGlobs, checkLinkFlags, checkPathArgs } from "../exec/command-args.ts";
 import { childEnv } from "../exec/env.ts";
-import { runOnHost } from "../exec/host.ts";
+import { runHolder, runOnHost } from "../exec/host.ts";
 import { commandRunner } from "../exec/runners.ts";
 import { realFolder } from "../skills/skill-read.ts";
 import { SkillHubError } from "../util/errors.ts";
@@ -153,14 +153,19 @@ export const runSkillCommandTool = defineTool({
     }
     let result: Awaited<ReturnType<typeof runOnHost>>;
     try {
-      result = await runOnHost(host, {
-        argv: [...runner.runner.argv, ...args],
-        cwd: folder.root,
-        env: childEnv(host.env, deps.config),
-        timeoutMs: config.timeout_seconds * 1000,
-        maxOutputBytes: config.max_output_bytes,
-        signal,
-      });
+      result = await runOnHost(
+        host,
+        {
+          argv: [...runner.runner.argv, ...args],
+          cwd: folder.root,
+          env: childEnv(host.env, deps.config),
+          timeoutMs: config.timeout_seconds * 1000,
+          maxOutputBytes: config.max_output_bytes,
+          signal,
+        },
+        // Over HTTP one client holds at most its share of the server's runs (exec/host.ts clientShare).
+        runHolder(session),
+      );
     } catch (error) {
       if (!(error instanceof SkillHubError)) throw error;
       if (error.code === "TOO_MANY_RUNS") return errorResult("TOO_MANY_RUNS", `${error.message}.`, error.details);

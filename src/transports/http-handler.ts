@@ -5,7 +5,6 @@ import {
   isLegacyRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
-  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { AnswerBudget, type Exchange } from "../server/answer-budget.ts";
 import { createServer } from "../server/create-server.ts";
@@ -635,14 +634,12 @@ export function createHttpHandler(hub: Hub, options: HttpHandlerOptions): HttpHa
       answers,
       ...sessionless(request),
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
+    // Its calls are cancelled when the client hangs up before their answer (AnsweringTransport).
+    const transport = new AnsweringTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     transport.onerror = (error) => log.debug(`http: ${errorMessage(error)}`);
     await server.connect(transport);
     try {
-      return await transport.handleRequest(request, { parsedBody });
+      return await transport.handlePost(request, parsedBody);
     } finally {
       await server.close().catch(() => undefined);
     }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_RUNNING } from "../../src/exec/host.ts";
+import { clientShare, MAX_RUNNING } from "../../src/exec/host.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { startHttpBinary } from "../helpers/http-binary.ts";
@@ -66,7 +66,7 @@ function sseMessages(response: Response) {
 }
 
 describe("a client holding the token cannot exhaust the hub", () => {
-  test("one request of 100 commands starts at most MAX_RUNNING processes; the others are refused at once", async () => {
+  test("one request of 100 commands starts at most its client's share of MAX_RUNNING processes; the others are refused at once", async () => {
     const h = await hub({ SKILLHUB_ENABLE_COMMANDS: "1", ALLOWED_COMMANDS: "bash" });
     try {
       const batch = Array.from({ length: 100 }, (_, i) => ({
@@ -85,9 +85,11 @@ describe("a client holding the token cannot exhaust the hub", () => {
       const refused = results.filter((r) => r.structuredContent?.error?.code === "TOO_MANY_RUNS");
       const ran = results.filter((r) => r.structuredContent?.stdout === "done\n");
       expect(h.started()).toBe(ran.length);
-      expect(ran.length).toBeLessThanOrEqual(MAX_RUNNING);
+      expect(ran.length).toBeLessThanOrEqual(clientShare(MAX_RUNNING));
       expect(ran.length + refused.length).toBe(100);
-      expect(refused[0]?.content[0]?.text).toContain("the most it runs at once; try again when one has finished");
+      expect(refused[0]?.content[0]?.text).toContain(
+        `the most one client may run at once (its share of the ${MAX_RUNNING} this server runs for all its clients); try again when one of them has finished`,
+      );
     } finally {
       await h.server.stop();
     }
