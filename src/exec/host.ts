@@ -64,7 +64,10 @@ export interface ExecHost {
   groups: RunningGroups;
   /** Most groups running at once; one more run is refused with TOO_MANY_RUNS. Default MAX_RUNNING. */
   maxRunning: number;
-  /** Runs going on now by who holds them (runHolder), for each client's share (clientShare). */
+  /**
+   * Runs going on now by who holds them (runHolder; "" for stdio's one user): their sum is checked against
+   * `maxRunning`, a client's count against its share (clientShare).
+   */
   held: Map<string, number>;
   /** Starts a run's timeout; injected by tests that end a run when it is ready. Default the runtime's. */
   setTimeout?: (fn: () => void, ms: number) => unknown;
@@ -92,31 +95,34 @@ export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
 
 /**
  * runProcess with the host's spawn, kill, clock, grace period and group registry. Throws SkillHubError
- * TOO_MANY_RUNS, before anything starts, when `host.maxRunning` groups are running already, or when
+ * TOO_MANY_RUNS, before anything starts, when `host.maxRunning` runs are going on already, or when
  * `holder` (runHolder: a client over HTTP) holds its share of them (clientShare) until one of its runs ends.
  *
  * Security: each call of a client starts a process, and one HTTP request may carry a batch of 100 calls,
  * so without a bound any client could start processes until the machine has none left. Refused rather
  * than queued: a queue would let the same client hold every other one waiting behind its runs. The share
- * keeps one client of a shared server from taking every run and refusing all the others. Nothing awaits
- * between these counts and runProcess registering its group, nor the client's run being counted, so
- * concurrent calls cannot overshoot.
+ * keeps one client of a shared server from taking every run and refusing all the others. A run is counted
+ * from this call to its end, before anything is awaited, so concurrent calls cannot overshoot.
  */
 export function runOnHost(host: ExecHost, spec: RunSpec, holder?: string): Promise<ProcessResult> {
   const share = clientShare(host.maxRunning);
-  const held = holder === undefined ? 0 : (host.held.get(holder) ?? 0);
+  const key = holder ?? "";
+  const held = host.held.get(key) ?? 0;
   if (holder !== undefined && held >= share)
     throw new SkillHubError(
       "TOO_MANY_RUNS",
       `This client is running ${held} scripts and commands, the most one client may run at once (its share of the ${host.maxRunning} this server runs for all its clients); try again when one of them has finished`,
       { details: { running: held, client_share: share } },
     );
-  if (host.groups.size >= host.maxRunning)
+  let running = 0;
+  for (const count of host.held.values()) running += count;
+  if (running >= host.maxRunning)
     throw new SkillHubError(
       "TOO_MANY_RUNS",
-      `${host.groups.size} scripts and commands are running on this server, the most it runs at once; try again when one has finished`,
-      { details: { running: host.groups.size } },
+      `${running} scripts and commands are running on this server, the most it runs at once; try again when one has finished`,
+      { details: { running } },
     );
+  host.held.set(key, held + 1);
   const run = runProcess(spec, {
     spawn: host.spawn,
     kill: host.kill,
@@ -127,11 +133,9 @@ export function runOnHost(host: ExecHost, spec: RunSpec, holder?: string): Promi
     clearTimeout: host.clearTimeout,
     logger: host.logger,
   });
-  if (holder === undefined) return run;
-  host.held.set(holder, held + 1);
   return run.finally(() => {
-    const left = (host.held.get(holder) ?? 1) - 1;
-    if (left > 0) host.held.set(holder, left);
-    else host.held.delete(holder);
+    const left = (host.held.get(key) ?? 1) - 1;
+    if (left > 0) host.held.set(key, left);
+    else host.held.delete(key);
   });
 }
