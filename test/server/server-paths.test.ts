@@ -4,6 +4,7 @@ import { basename, dirname, join, sep } from "node:path";
 import { hideServerPaths, type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
+import { timed } from "../helpers/timed.ts";
 import { writeNode } from "../helpers/tree.ts";
 
 /** 2,000 skills under /srv/hub/skills, as serverPaths would describe them. */
@@ -40,17 +41,6 @@ function windowsHub(): ServerPaths {
 afterAll(cleanupTemp);
 
 const MIB = 1024 * 1024;
-
-/** Milliseconds `fn` takes (the best of `runs`). */
-function timed(fn: () => void, runs = 1): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    fn();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
-}
 
 describe("hideServerPaths", () => {
   test("a line of 2,000 paths: each becomes its file's URI", () => {

@@ -7,19 +7,9 @@ import { pageLinkPolicy } from "../../src/ui/markdown-links.ts";
 import { IN_PLACE_CHARS, renderPage } from "../../src/ui/markdown-page.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
+import { timed } from "../helpers/timed.ts";
 
 afterAll(cleanupTemp);
-
-/** Milliseconds `fn` takes (the best of `runs`). */
-function timed(fn: () => void, runs = 1): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    fn();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
-}
 
 describe("the page's renderer is linear on hostile Markdown", () => {
   // Ordering beside a floor, not a time limit: each 512 KB hostile page renders before benign prose 32
