@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { foreignCopy } from "../../../src/refresh/git/git-origin.ts";
 import { closeAfterEach } from "../../helpers/closers.ts";
@@ -178,6 +178,33 @@ describe("whose copy a folder is, from its .git/config alone", () => {
     mkdirSync(join(fifo, ".git"));
     expect(Bun.spawnSync(["mkfifo", join(fifo, ".git", "config")]).exitCode).toBe(0);
     expect(foreignCopy(fifo, url)?.why).toContain("is a FIFO (named pipe), not a regular file");
+  });
+});
+
+describe("a copy's .git/config is read again once it changes", () => {
+  const url = "https://github.com/acme/team-skills.git";
+  const other = "https://github.com/acme/evil-skills.git";
+
+  test("an edit of the same size made at once after a read is seen", () => {
+    const dir = tempDir("skillhub-copy-");
+    const config = write(join(dir, ".git", "config"), `[remote "origin"]\n\turl = ${url}\n`);
+    expect(foreignCopy(dir, url)).toBeUndefined();
+    // The same inode and size, and maybe the same tick of the file system's clock.
+    writeFileSync(config, `[remote "origin"]\n\turl = ${other}\n`);
+    expect(foreignCopy(dir, url)?.found).toBe(other);
+  });
+
+  test("a verdict kept for a settled file is not kept past an edit", () => {
+    const dir = tempDir("skillhub-copy-");
+    const config = write(join(dir, ".git", "config"), `[remote "origin"]\n\turl = ${url}\n`);
+    const later = () => Date.now() + 60_000;
+    expect(foreignCopy(dir, url, later)).toBeUndefined();
+    // Another file in its place (its inode number may be the same), of another size.
+    rmSync(config);
+    write(config, `[remote "origin"]\n\turl = https://github.com/acme/evil.git\n`);
+    expect(foreignCopy(dir, url, later)?.found).toBe("https://github.com/acme/evil.git");
+    write(config, `[remote "origin"]\n\turl = ${url}\n\n`);
+    expect(foreignCopy(dir, url, later)).toBeUndefined();
   });
 });
 
