@@ -22,8 +22,10 @@ interface Row {
   lockedCommit?: string;
   /** The commit its local copy is at. */
   copyCommit?: string;
-  /** trust.allowed_signers: why its copy on disk is not served. */
+  /** Why its copy on disk is not served: another repository's (`foreignOrigin`), or trust.allowed_signers refuses it. */
   notServed?: string;
+  /** Its copy is another repository's: the origin the copy records (null: none), and the configured one. */
+  foreignOrigin?: { found: string | null; expected: string };
   skills: number;
   shadowed: number;
 }
@@ -60,6 +62,7 @@ export const runSources: CommandRun = async (ctx) => {
         lockedCommit: locked.get(t.label),
         copyCommit: repo?.state?.commit,
         ...(repo?.state && repo.not_served ? { notServed: repo.not_served } : {}),
+        ...(repo?.foreign_origin ? { foreignOrigin: repo.foreign_origin } : {}),
         skills: count?.served ?? 0,
         shadowed: count?.shadowed ?? 0,
       });
@@ -143,9 +146,13 @@ function rowLines(r: Row): string[] {
   const lock = r.lockedCommit ? `locked at ${r.lockedCommit.slice(0, 12)}` : "not in skillhub.lock";
   const copy = r.copyCommit ? `copy at ${r.copyCommit.slice(0, 12)}` : "not synced yet";
   // A copy that is there but refused would otherwise read as a repository without skills.
-  const refused = r.notServed
-    ? [`    not served: trust.allowed_signers refuses the copy; \`skillhub doctor\` says why and what serves it again`]
-    : [];
+  const refused = r.foreignOrigin
+    ? [`    not served: ${r.notServed?.replace(/\.$/, "")}; \`skillhub sync\` clones it again in its place`]
+    : r.notServed
+      ? [
+          `    not served: trust.allowed_signers refuses the copy; \`skillhub doctor\` says why and what serves it again`,
+        ]
+      : [];
   return [
     `  ${r.label}  ${r.where}${r.path ? `  folder ${r.path}` : ""}`,
     `    ${follows}; ${lock}; ${copy}  (${served})`,

@@ -9,7 +9,10 @@ function bufferedEvents(hub: Hub): number {
   return readJsonlFile(bufferFile(hub.config)).events.length;
 }
 
-/** The configured repositories whose copy is not served (none, not verified, or its folder leads out of it). */
+/**
+ * The configured repositories whose copy is not served (none, another repository's, not verified, or its
+ * folder leads out of it).
+ */
 export function unservedRepos(hub: Hub): string[] {
   return (hub.git?.status() ?? []).filter((r) => !r.served).map((r) => r.name);
 }
@@ -67,8 +70,8 @@ export async function teamLines(hub: Hub): Promise<string[]> {
       if (r.served) lines.push(`    served: ${served} skill${served === 1 ? "" : "s"}`);
       else if (r.not_served) {
         const why = r.not_served.replace(/\.$/, "");
-        // A refused signature's reason already names the setting.
-        const setting = why.includes("trust.allowed_signers") ? "" : " (trust.allowed_signers)";
+        // Another repository's copy is refused whatever the settings; a refused signature's reason names the setting.
+        const setting = r.foreign_origin || why.includes("trust.allowed_signers") ? "" : " (trust.allowed_signers)";
         lines.push(`    not served: ${why}${setting}. ${capitalised(r.fix ?? "")}.`);
       } else if (r.state && r.path)
         lines.push(`    not served: its folder ${r.path} leads outside the repository through a link.`);

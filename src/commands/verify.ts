@@ -132,7 +132,8 @@ export const runVerify: CommandRun = async (ctx) => {
 };
 
 /**
- * What to run after differences, by their cause. A copy trust.allowed_signers refuses is neither accepted
+ * What to run after differences, by their cause. A copy that is another repository's is cloned again by
+ * the next sync; `skillhub lock` records none. A copy trust.allowed_signers refuses is neither accepted
  * by `skillhub lock` (it records no unverified commit) nor always restored by `sync --frozen` (the locked
  * commit may be one a retired key signed): only a commit signed by a listed key serves it again. Copies
  * merely at other commits than the lock's, with nothing else changed, are what a pull of a newer lock
@@ -151,7 +152,7 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
     return refused
       .map(
         (r) =>
-          `Repository ${r.name} is not served here: trust.allowed_signers refuses its copy (above), and \`skillhub lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`skillhub verify\` again.`,
+          `Repository ${r.name} is not served here: ${r.foreign_origin ? `its copy in ${r.dir} is another repository's` : "trust.allowed_signers refuses its copy"} (above), and \`skillhub lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`skillhub verify\` again.`,
       )
       .join("\n");
   const otherUrl = otherUrlAdvice(changes);

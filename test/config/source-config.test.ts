@@ -4,7 +4,7 @@ import { run } from "../../src/cli.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { explicitSourceConfigFiles, restrictSourceConfig } from "../../src/config/source-config.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
-import { git } from "../helpers/git.ts";
+import { copyOf } from "../helpers/git.ts";
 
 afterAll(cleanupTemp);
 
@@ -263,21 +263,19 @@ describe("config.yaml of skills folders", () => {
   test("CLI: a synced repository's copy on disk sets its own branch and the endpoint; SKILLS_BRANCH still wins", async () => {
     const home = tempDir();
     const { parseRepo } = await import("../../src/refresh/git/git-url.ts");
-    const copyOf = (url: string, config?: string) => {
+    const copyAt = (url: string, config?: string) => {
       const copy = join(home, ".skillhub", "repos", parseRepo(url).slug);
       write(join(copy, "skills", "_root.md"), "---\nkeywords: [x]\ndescription: Root\n---\nRoot\n");
       if (config !== undefined) write(join(copy, "config.yaml"), config);
-      // A copy as a sync leaves it (a git checkout), so that doctor finds it served.
-      git(["init", "--quiet"], copy);
-      git(["add", "-A"], copy);
-      git(["commit", "--quiet", "-m", "copy"], copy);
+      // A copy as a sync leaves it (a git checkout of the repository), so that doctor finds it served.
+      copyOf(copy, url);
     };
     const team = "file:///srv/team-skills.git";
     const other = "file:///srv/other-skills.git";
     const pinned = "file:///srv/pinned-skills.git";
-    copyOf(team, "git:\n  branch: develop\nanalytics:\n  enabled: true\n  endpoint: https://hooks.example.com/x\n");
-    copyOf(other);
-    copyOf(pinned, "git:\n  branch: develop\n");
+    copyAt(team, "git:\n  branch: develop\nanalytics:\n  enabled: true\n  endpoint: https://hooks.example.com/x\n");
+    copyAt(other);
+    copyAt(pinned, "git:\n  branch: develop\n");
     const out: string[] = [];
     const io = { out: (t: string) => void out.push(t), err: () => {}, cwd: home };
     const env = { HOME: home, SKILLHUB_RESCAN_SECONDS: "0" };

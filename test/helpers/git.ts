@@ -21,6 +21,18 @@ export function git(args: string[], cwd?: string): string {
   return proc.stdout.toString().trim();
 }
 
+/**
+ * Make the folder `copy` a repository copy of `url` as a sync leaves one (a git repository whose origin is
+ * `url`), its files committed: SkillHub serves a copy only when its origin is the configured repository.
+ */
+export function copyOf(copy: string, url: string): void {
+  mkdirSync(copy, { recursive: true });
+  git(["init", "--quiet"], copy);
+  git(["remote", "add", "origin", url], copy);
+  git(["add", "-A"], copy);
+  git(["commit", "--quiet", "--allow-empty", "-m", "copy"], copy);
+}
+
 /** A SKILL.md text. */
 export function skillText(name: string, description = `Helps with ${name}.`): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nInstructions for ${name}.\n`;

@@ -5,6 +5,7 @@ import { run } from "../../src/cli.ts";
 import { parseRepo } from "../../src/refresh/git/git-url.ts";
 import { binaryClient } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
+import { copyOf } from "../helpers/git.ts";
 
 afterAll(cleanupTemp);
 
@@ -15,6 +16,7 @@ function home() {
   const dir = tempDir("skillhub-named-");
   const copy = join(dir, ".skillhub", "repos", parseRepo(REPO).slug);
   writeSkill(join(copy, "skills"), "team-one", { description: "From the team." });
+  copyOf(copy, REPO);
   return { dir, copy };
 }
 

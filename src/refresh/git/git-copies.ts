@@ -4,6 +4,7 @@ import type { Config } from "../../config/schema.ts";
 import { inVersionControl } from "../../sources/version-control.ts";
 import { isInside } from "../../util/safe-path.ts";
 import { configRepoTargets, targetKey } from "../repo-targets.ts";
+import { foreignCopy } from "./git-origin.ts";
 
 /** Where the configured repositories' local copies keep their skills and settings. */
 
@@ -14,6 +15,7 @@ import { configRepoTargets, targetKey } from "../repo-targets.ts";
  * Security: with trust.allowed_signers, only those of copies `verified` (GitSync.servesCopy) passed: a
  * copy that is not served (unsigned, signed by a key since removed, changed on disk) must not choose where
  * usage events and search queries are sent, nor how skills are matched. None before the check at start.
+ * Nor may a copy that is another repository's (git-origin.ts), whatever the setting: it is not served.
  */
 export function repoConfigFiles(
   config: Config,
@@ -23,6 +25,7 @@ export function repoConfigFiles(
   return (
     configRepoTargets(config, lock)
       .filter((target) => !config.trust.allowed_signers || verified(target.dir))
+      .filter((target) => foreignCopy(target.dir, target.spec.url) === undefined)
       .map((target) => ({
         file: join(target.dir, "config.yaml"),
         project: target.project === true,

@@ -2,10 +2,8 @@ import { type Dirent, lstatSync, mkdirSync, readdirSync, type Stats, writeFileSy
 import { dirname, join, resolve } from "node:path";
 import { errnoCode } from "../../util/errors.ts";
 import { readNamedFile } from "../../util/named-file.ts";
-import { scrubUrlCredentials } from "../../util/url-credentials.ts";
 import { gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
-import { sameRepository } from "./git-url.ts";
 
 /**
  * What a repository copy's own `.git` may hold before SkillHub lets git act on it or believes what git
@@ -153,19 +151,6 @@ function waitedOn(path: string): string {
  */
 export async function copySettingsProblem(dir: string, git: GitRunner): Promise<string | undefined> {
   return gitFilesProblem(dir) ?? (await settingsProblem(dir, git));
-}
-
-/**
- * Security: a copy is one repository's. One whose origin (the URL its clone recorded) is another
- * repository's, as when an earlier version gave two repositories one folder name, is cloned again rather
- * than fetched into, which would serve the other's files under `url`'s name. Undefined when it is `url`'s
- * repository (however spelt: sameRepository) or records no origin. Only on a copy settingsProblem passed.
- */
-export async function originProblem(dir: string, url: string, git: GitRunner): Promise<string | undefined> {
-  const out = await git.run(["config", "--local", "--get", "remote.origin.url"], { cwd: dir });
-  const origin = out.stdout.trim();
-  if (out.code !== 0 || origin === "" || sameRepository(origin, url)) return undefined;
-  return `it was a copy of ${scrubUrlCredentials(origin)}, another repository`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { shownNames } from "../../util/shown-arg.ts";
-import { gitFilesProblem, originProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
+import { gitFilesProblem, settingsProblem, writeRawAttributes } from "./git-copy-guard.ts";
 import { copyChanges } from "./git-discards.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import {
@@ -18,6 +18,7 @@ import {
   recordOf,
 } from "./git-fetch.ts";
 import { finishTempClone, tempCloneDir } from "./git-leftovers.ts";
+import { foreignCopy } from "./git-origin.ts";
 import { checkoutWithin, repackWhenMany } from "./git-size-limit.ts";
 import { writeState } from "./git-state.ts";
 import { type RepoTarget, refOf, type SyncContext, type SyncWant, updateCommand } from "./git-target.ts";
@@ -55,16 +56,16 @@ export async function syncRepo(target: RepoTarget, ctx: SyncContext, want: SyncW
   const files = copy ? gitFilesProblem(target.dir) : undefined;
   const previous = copy && files === undefined ? await checkedOut(target.dir, ctx) : null;
   const warnings: string[] = [];
-  // Security: nor on one whose own config could make it run a program, nor on another repository's copy
-  // (git-copy-guard.ts). With allowed
-  // signers, nor on one whose .git holds trees that are not its commit's (checkout would write them), or
-  // whose files git cannot compare with it.
+  // Security: nor on one whose own config could make it run a program (git-copy-guard.ts), nor on one
+  // that is not a copy of this repository, which no reader serves (git-origin.ts). With allowed signers,
+  // nor on one whose .git holds trees that are not its commit's (checkout would write them), or whose
+  // files git cannot compare with it.
   const unsafe =
     files ??
     (previous === null
       ? undefined
       : ((await settingsProblem(target.dir, ctx.git)) ??
-        (await originProblem(target.dir, target.spec.url, ctx.git)) ??
+        foreignCopy(target.dir, target.spec.url)?.why ??
         (want.allowedSigners ? unusableOf(await differencesFrom(target.dir, previous, ctx.git)) : undefined)));
   if (unsafe !== undefined || (previous === null && existsSync(target.dir))) {
     warnings.push(

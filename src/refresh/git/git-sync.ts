@@ -18,6 +18,7 @@ import { copyChanges } from "./git-discards.ts";
 import { GitError } from "./git-errors.ts";
 import { removeLeftoverClones } from "./git-leftovers.ts";
 import { DEFAULT_LOCK_WAIT_MS, lockCopy } from "./git-lock.ts";
+import { type ForeignCopy, foreignCopy } from "./git-origin.ts";
 import { goesBackFrom, head, syncRepo } from "./git-repo.ts";
 import { GitRunner } from "./git-runner.ts";
 import { type RepoState, readState, recordFailure } from "./git-state.ts";
@@ -32,6 +33,11 @@ import { type CopyVerdict, verifyCopy } from "./git-trust.ts";
 function configDigest(copy: string): string | undefined {
   const read = readNamedFile({ path: join(copy, SOURCE_CONFIG_FILE), maxBytes: MAX_CONFIG_BYTES, within: copy });
   return read.ok ? `sha256:${read.sha256}` : undefined;
+}
+
+/** What serves again a copy that is not `t`'s repository's. */
+function cloneAgain(t: RepoTarget): string {
+  return `the next sync (\`skillhub sync\`, refresh_skills) clones ${t.spec.url} again in its place`;
 }
 
 /** The verdict on a repository with no copy on disk yet. */
@@ -49,6 +55,8 @@ export class GitSync {
   private readonly failing = new Set<string>();
   /** Targets whose path leads out of their copy, warned about once. */
   private readonly outside = new Set<string>();
+  /** Why each copy that is another repository's is not served, by slug: said once for each reason. */
+  private readonly foreignSaid = new Map<string, string>();
   private running?: Promise<SyncOutcome>;
   private timer: unknown;
   private leftoversRemoved = false;
@@ -108,8 +116,9 @@ export class GitSync {
   /**
    * Each copy's skills folder: its configured path, else `skills/` when present, else its root (after
    * the local folders). A path that a link leads out of the copy, or into its .git, is not served.
-   * Security: with trust.allowed_signers, only copies verified by verifyCopies are listed: a copy cloned
-   * before the setting was made, or changed on disk since, is not served.
+   * Security: a copy that is not the configured repository's (its origin: git-origin.ts) is not listed;
+   * with trust.allowed_signers, only copies verified by verifyCopies are: a copy cloned before the setting
+   * was made, or changed on disk since, is not served.
    */
   sources(): { label: string; dir: string }[] {
     return this.targets
@@ -182,31 +191,37 @@ export class GitSync {
     path?: string;
     project?: true;
     state?: RepoState;
-    /** The copy's skills are served: there is a copy, its path stays inside it, trust.allowed_signers passed it. */
+    /**
+     * The copy's skills are served: there is a copy, it is the repository's (its origin), its path stays
+     * inside it, trust.allowed_signers passed it.
+     */
     served: boolean;
-    /** trust.allowed_signers: why the copy on disk is not served. */
+    /** Why the copy on disk is not served: another repository's (`foreign_origin`), or trust.allowed_signers refuses it. */
     not_served?: string;
-    /** trust.allowed_signers: what serves it again. */
+    /** What serves it again. */
     fix?: string;
+    /** The copy is another repository's: the origin it records (null: none), and the configured one. */
+    foreign_origin?: { found: string | null; expected: string };
   }[] {
-    return this.targets.map((t) => ({
-      name: t.label,
-      url: t.spec.url,
-      dir: t.dir,
-      branch: t.branch,
-      ...(t.ref ? { ref: t.ref } : {}),
-      ...(t.path ? { path: t.path } : {}),
-      ...(t.project ? { project: t.project } : {}),
-      state: readState(t.dir),
-      served: existsSync(join(t.dir, ".git")) && this.served(t) && repoSkillsDir(t.dir, t.path) !== undefined,
+    return this.targets.map((t) => {
+      const copy = existsSync(join(t.dir, ".git"));
+      const foreign = this.foreign(t);
       // A copy on disk that is not served; no copy at all is said by `state` being absent.
-      ...(this.options.allowedSigners && this.trust.get(t.spec.slug) !== null && existsSync(join(t.dir, ".git"))
-        ? {
-            not_served: this.trust.get(t.spec.slug)?.why ?? "not verified yet",
-            fix: this.trust.get(t.spec.slug)?.fix ?? "it is checked at the next sync",
-          }
-        : {}),
-    }));
+      const refusal = copy ? this.refusal(t, foreign) : undefined;
+      return {
+        name: t.label,
+        url: t.spec.url,
+        dir: t.dir,
+        branch: t.branch,
+        ...(t.ref ? { ref: t.ref } : {}),
+        ...(t.path ? { path: t.path } : {}),
+        ...(t.project ? { project: t.project } : {}),
+        state: readState(t.dir),
+        served: copy && refusal === undefined && repoSkillsDir(t.dir, t.path) !== undefined,
+        ...(refusal ? { not_served: refusal.why, fix: refusal.fix } : {}),
+        ...(copy && foreign ? { foreign_origin: { found: foreign.found ?? null, expected: t.spec.url } } : {}),
+      };
+    });
   }
 
   /** Each repository's copy's checked-out commit by label (head()): null without a usable copy. */
@@ -229,9 +244,45 @@ export class GitSync {
     return this.targets.some((t) => t.dir === dir && this.served(t));
   }
 
-  /** Whether a copy may be served: always, unless trust.allowed_signers is set and verifyCopies has not passed it. */
+  /**
+   * Whether a copy may be served: when it is a copy of its repository (foreign), and, with trust.allowed_signers,
+   * once verifyCopies passed it.
+   */
   private served(t: RepoTarget): boolean {
-    return !this.options.allowedSigners || this.trust.get(t.spec.slug) === null;
+    return this.refusal(t) === undefined;
+  }
+
+  /**
+   * Why `t`'s copy may not be served, and what serves it again; undefined when it may. `foreign` is
+   * foreign(t), when the caller has it. A copy whose origin is another repository is said to be that; one
+   * whose origin cannot be read at all, by what trust.allowed_signers's check found wrong with it, which
+   * says more, when it found anything.
+   */
+  private refusal(t: RepoTarget, foreign: ForeignCopy | undefined = this.foreign(t)): CopyVerdict | undefined {
+    const verdict = this.options.allowedSigners ? this.trust.get(t.spec.slug) : null;
+    if (foreign && (foreign.found !== undefined || !verdict)) return { why: foreign.why, fix: cloneAgain(t) };
+    if (verdict === null) return undefined;
+    return verdict ?? { why: "not verified yet", fix: "it is checked at the next sync" };
+  }
+
+  /**
+   * Whether `t`'s copy is another repository's (git-origin.ts): read from its .git/config at every call,
+   * so a copy changed on disk is not served from the next rescan on. Logged once for each reason.
+   */
+  private foreign(t: RepoTarget): ForeignCopy | undefined {
+    const foreign = foreignCopy(t.dir, t.spec.url);
+    const slug = t.spec.slug;
+    if (!foreign) {
+      this.foreignSaid.delete(slug);
+      return undefined;
+    }
+    if (this.foreignSaid.get(slug) !== foreign.why) {
+      this.foreignSaid.set(slug, foreign.why);
+      this.options.logger.error(
+        `repo ${t.label}: the copy in ${t.dir} is not served: ${foreign.why}. ${capitalised(cloneAgain(t))}.`,
+      );
+    }
+    return foreign;
   }
 
   /**
@@ -245,12 +296,8 @@ export class GitSync {
       this.targets.map(async (t) => {
         const copy = existsSync(join(t.dir, ".git"));
         const base = { label: t.label, url: t.spec.url, ref: this.lockedBranches.get(t.label) ?? refOf(t) };
-        if (!this.served(t))
-          return {
-            ...base,
-            commit: null,
-            ...(copy ? { notServed: this.trust.get(t.spec.slug)?.why ?? "not verified" } : {}),
-          };
+        const refusal = this.refusal(t);
+        if (refusal) return { ...base, commit: null, ...(copy ? { notServed: refusal.why } : {}) };
         const commit = copy ? await head(t.dir, { git: this.git }) : null;
         if (!commit) return { ...base, commit };
         const config = configDigest(t.dir);
@@ -565,7 +612,7 @@ export class GitSync {
   private reportFailure(target: RepoTarget, error: { code: string; message: string }, reason: string): void {
     const state = readState(target.dir);
     const copy = existsSync(join(target.dir, ".git"));
-    const verdict = this.trust.get(target.spec.slug);
+    const verdict = this.refusal(target);
     // A refused commit stays refused, whatever the retry: only a lock that moves (`sync --update`) helps.
     const refused = error.code === "GIT_COMMIT_NOT_IN_REF" || error.code === "GIT_HISTORY_REWRITTEN";
     const serving = !copy

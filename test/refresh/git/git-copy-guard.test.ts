@@ -111,7 +111,7 @@ describe("git runs no program named by a repository copy's own .git", () => {
     const synced = await cli(m, ["sync"], env);
     expect(synced.code).toBe(0);
     expect(synced.out).toContain(
-      `the copy in ${copy} was removed and cloned again: it was a copy of ${other.url}, another repository`,
+      `the copy in ${copy} was removed and cloned again: its origin is ${other.url}, another repository than the configured ${team.url}.`,
     );
     expect(git(["config", "--get", "remote.origin.url"], copy).trim()).toBe(team.url);
     expect((await cli(m, ["list", "--json"], env)).out).toContain("The team's.");

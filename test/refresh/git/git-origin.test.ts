@@ -1,0 +1,213 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { foreignCopy } from "../../../src/refresh/git/git-origin.ts";
+import { closeAfterEach } from "../../helpers/closers.ts";
+import { cleanupTemp, tempDir, write } from "../../helpers/fs.ts";
+import { GIT_ENV, git, type Remote, remoteRepo, skillText } from "../../helpers/git.ts";
+import { connect } from "../../helpers/hub.ts";
+import { cli, type Machine, machine } from "../../lock/cli.ts";
+
+afterAll(cleanupTemp);
+const closers = closeAfterEach();
+
+/** The team's repository, another one (with a config.yaml of its own), and machine `m` with the team's copy synced and locked. */
+async function syncedTeam() {
+  const team = remoteRepo("team", { "skills/team-style/SKILL.md": skillText("team-style", "The team's style guide.") });
+  const other = remoteRepo("other", {
+    "skills/decoy/SKILL.md": skillText("decoy", "A decoy from another repository."),
+    "config.yaml": "refresh:\n  interval_minutes: 7\n",
+  });
+  const m = machine();
+  const env = { SKILLS_REPO: team.url };
+  expect((await cli(m, ["sync"], env)).code).toBe(0);
+  return { team, other, m, env, copy: copyOf(m) };
+}
+
+/** The one repository copy of machine `m`. */
+function copyOf(m: Machine): string {
+  const repos = join(m.home, ".skillhub", "repos");
+  return join(repos, readdirSync(repos).filter((n) => !n.startsWith(".") && !n.endsWith(".lock"))[0] as string);
+}
+
+/** Another repository's commit checked out in `copy`, its origin that repository: a leftover, or a rewritten .git/config. */
+function makeCopyOf(copy: string, other: Remote): void {
+  git(["remote", "set-url", "origin", other.url], copy);
+  git(["fetch", "--quiet", other.url, "main"], copy);
+  git(["reset", "--quiet", "--hard", "FETCH_HEAD"], copy);
+}
+
+/** What every reader says of the team's copy when its origin is `other`'s. */
+function notServed(copy: string, team: Remote, other: Remote): string {
+  return `repo team: the copy in ${copy} is not served: its origin is ${other.url}, another repository than the configured ${team.url}. The next sync (\`skillhub sync\`, refresh_skills) clones ${team.url} again in its place.`;
+}
+
+describe("a repository copy whose origin is another repository is not served as the configured one", () => {
+  test("list, doctor, sources, lock and verify leave its skills out and say why; sync clones it again", async () => {
+    const { team, other, m, env, copy } = await syncedTeam();
+    const lock = readFileSync(m.lock, "utf8");
+    makeCopyOf(copy, other);
+    const why = `its origin is ${other.url}, another repository than the configured ${team.url}`;
+
+    const listed = await cli(m, ["list", "--json"], env);
+    expect(listed.out).not.toContain("decoy");
+    expect(listed.err).toContain(notServed(copy, team, other));
+
+    const doctor = await cli(m, ["doctor", "--json"], env);
+    expect(doctor.code).toBe(1);
+    const repo = JSON.parse(doctor.out).repos[0];
+    expect(repo).toMatchObject({
+      served: false,
+      not_served: why,
+      foreign_origin: { found: other.url, expected: team.url },
+    });
+    const report = (await cli(m, ["doctor"], env)).out;
+    expect(report).toContain(`    copy ${copy} at `);
+    expect(report).toContain(
+      `    not served: ${why}. The next sync (\`skillhub sync\`, refresh_skills) clones ${team.url} again in its place.`,
+    );
+    // Its config.yaml is not the team's: it sets nothing.
+    expect(report).not.toContain("synced every 7 min");
+
+    const sources = await cli(m, ["sources"], env);
+    expect(sources.out).toContain(`    not served: ${why}; \`skillhub sync\` clones it again in its place`);
+
+    // Nothing of it is recorded: verify could not pass over it afterwards.
+    const locked = await cli(m, ["lock"], env);
+    expect(locked.code).toBe(1);
+    expect(locked.err).toContain(
+      `skillhub lock: repository team's copy is not served (${why}), so no lock was written`,
+    );
+    expect(readFileSync(m.lock, "utf8")).toBe(lock);
+    const verified = await cli(m, ["verify"], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out).toContain(`removed source team: the copy of ${team.url} is not served (${why})`);
+    expect(verified.out).toContain(`Repository team is not served here: its copy in ${copy} is another repository's`);
+
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.code).toBe(0);
+    expect(synced.out).toContain(`the copy in ${copy} was removed and cloned again: ${why}.`);
+    const after = await cli(m, ["list", "--json"], env);
+    expect(after.out).toContain("The team's style guide.");
+    expect(after.err).not.toContain("not served");
+    expect((await cli(m, ["verify"], env)).code).toBe(0);
+  });
+
+  test("a copy that records no origin is not served either; one whose origin is another spelling of the repository is", async () => {
+    const { team, m, env, copy } = await syncedTeam();
+    git(["remote", "set-url", "origin", `${team.url}/`], copy);
+    const spelt = await cli(m, ["list", "--json"], env);
+    expect(spelt.out).toContain("The team's style guide.");
+    expect(spelt.err).not.toContain("not served");
+
+    git(["remote", "remove", "origin"], copy);
+    const none = await cli(m, ["list", "--json"], env);
+    expect(none.out).not.toContain("The team's style guide.");
+    expect(none.err).toContain(
+      `repo team: the copy in ${copy} is not served: it records no origin, so nothing says it is a copy of ${team.url}.`,
+    );
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.out).toContain(`the copy in ${copy} was removed and cloned again: it records no origin`);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("The team's style guide.");
+  });
+
+  test("a server that cannot sync the copy does not serve it, nor a copy changed to another repository's while it runs", async () => {
+    const { team, other, m, env, copy } = await syncedTeam();
+    // Another SkillHub holds the copy's sync lock for as long as the server runs: no sync of this server touches it.
+    const holder = Bun.spawn(["sleep", "300"]);
+    closers.push(() => holder.kill("SIGKILL"));
+    write(`${copy}.lock`, `${holder.pid}\n`);
+    const s = await connect({
+      home: m.home,
+      cwd: m.project,
+      env: { ...env, HOME: m.home },
+      hub: { git: { runner: { env: GIT_ENV }, intervalMs: 0, lockWaitMs: 0, home: join(m.home, ".skillhub") } },
+    });
+    closers.push(s.close);
+    expect((await s.call("skill", { name: "team-style" })).isError).toBeFalsy();
+
+    makeCopyOf(copy, other);
+    // refresh_skills: the sync is skipped (the lock is held), the rescan reads the copy as it is now.
+    await s.call("refresh_skills");
+    expect((await s.call("skill", { name: "decoy" })).isError).toBe(true);
+    expect((await s.call("skill", { name: "team-style" })).isError).toBe(true);
+    expect(s.hub.catalog.skills.map((skill) => skill.name)).not.toContain("decoy");
+    expect(s.logger.lines.join("\n")).toContain(notServed(copy, team, other));
+  });
+});
+
+describe("whose copy a folder is, from its .git/config alone", () => {
+  const url = "https://github.com/acme/team-skills.git";
+  /** A copy folder whose .git/config holds `config`. */
+  const copyWith = (config: string) => {
+    const dir = tempDir("skillhub-copy-");
+    write(join(dir, ".git", "config"), config);
+    return dir;
+  };
+
+  test("an origin that is the repository however spelt is its copy; no folder at all is no copy to refuse", () => {
+    expect(foreignCopy(copyWith(`[remote "origin"]\n\turl = ${url}\n`), url)).toBeUndefined();
+    expect(foreignCopy(copyWith('[remote "origin"]\n\turl = git@github.com:Acme/team-skills\n'), url)).toBeUndefined();
+    expect(foreignCopy(join(tempDir("skillhub-copy-"), "none"), url)).toBeUndefined();
+  });
+
+  test("another origin is named, without its credentials; so is one of two", () => {
+    const other = "https://bot:s3cret-token@github.com/acme/other.git";
+    expect(foreignCopy(copyWith(`[remote "origin"]\n\turl = ${other}\n`), url)).toEqual({
+      found: "https://***@github.com/acme/other.git",
+      why: `its origin is https://***@github.com/acme/other.git, another repository than the configured ${url}`,
+    });
+    const two = copyWith(`[remote "origin"]\n\turl = ${url}\n\turl = https://github.com/acme/other.git\n`);
+    expect(foreignCopy(two, url)?.found).toBe("https://github.com/acme/other.git");
+  });
+
+  test("a folder without a readable .git/config, or whose config git would refuse, is no copy of it", () => {
+    const plain = tempDir("skillhub-copy-");
+    writeFileIn(plain, "skills/alpha/SKILL.md");
+    expect(foreignCopy(plain, url)?.why).toBe("it is no git copy (it has no .git/config)");
+    expect(foreignCopy(copyWith('[remote "origin"\n\turl = x\n'), url)?.why).toBe(
+      "its .git/config is not one git can read",
+    );
+    expect(foreignCopy(copyWith('[remote "upstream"]\n\turl = x\n'), url)?.why).toStartWith("it records no origin");
+    // Security: a .git that leads to another repository's is not read as this copy's.
+    const elsewhere = copyWith(`[remote "origin"]\n\turl = ${url}\n`);
+    const linked = tempDir("skillhub-copy-");
+    symlinkSync(join(elsewhere, ".git"), join(linked, ".git"));
+    expect(foreignCopy(linked, url)?.why).toStartWith("its .git/config cannot be read");
+    const fifo = tempDir("skillhub-copy-");
+    mkdirSync(join(fifo, ".git"));
+    expect(Bun.spawnSync(["mkfifo", join(fifo, ".git", "config")]).exitCode).toBe(0);
+    expect(foreignCopy(fifo, url)?.why).toContain("is a FIFO (named pipe), not a regular file");
+  });
+});
+
+describe("a copy's .git/config is read again once it changes", () => {
+  const url = "https://github.com/acme/team-skills.git";
+  const other = "https://github.com/acme/evil-skills.git";
+
+  test("an edit of the same size made at once after a read is seen", () => {
+    const dir = tempDir("skillhub-copy-");
+    const config = write(join(dir, ".git", "config"), `[remote "origin"]\n\turl = ${url}\n`);
+    expect(foreignCopy(dir, url)).toBeUndefined();
+    // The same inode and size, and maybe the same tick of the file system's clock.
+    writeFileSync(config, `[remote "origin"]\n\turl = ${other}\n`);
+    expect(foreignCopy(dir, url)?.found).toBe(other);
+  });
+
+  test("a verdict kept for a settled file is not kept past an edit", () => {
+    const dir = tempDir("skillhub-copy-");
+    const config = write(join(dir, ".git", "config"), `[remote "origin"]\n\turl = ${url}\n`);
+    const later = () => Date.now() + 60_000;
+    expect(foreignCopy(dir, url, later)).toBeUndefined();
+    // Another file in its place (its inode number may be the same), of another size.
+    rmSync(config);
+    write(config, `[remote "origin"]\n\turl = https://github.com/acme/evil.git\n`);
+    expect(foreignCopy(dir, url, later)?.found).toBe("https://github.com/acme/evil.git");
+    write(config, `[remote "origin"]\n\turl = ${url}\n\n`);
+    expect(foreignCopy(dir, url, later)).toBeUndefined();
+  });
+});
+
+function writeFileIn(dir: string, path: string): void {
+  write(join(dir, path), "x\n");
+}
