@@ -140,14 +140,17 @@ export function buildSourceList(input: SourceListInput): Source[] {
     ...(input.repos ?? []).map((r) => r.label),
     ...(input.plugins ?? []).flatMap((p) => [p.label, p.qualifier ?? p.label]),
   ]);
-  // A folder given twice is one source (see the end), with one label. The project's own folders
-  // (skillhub.yaml) are labelled by their names too, together with the explicit ones so none meet.
+  // A folder given twice is one source (see the end), with one label.
   const unique = [...new Set(dirs)];
   // One folder has one label however it is given: a project folder also given explicitly is the explicit one.
   const projectDirs = input.onlyDirs
     ? []
     : [...new Set((input.projectDirs ?? []).map((dir) => resolve(dir)))].filter((dir) => !unique.includes(dir));
-  const labels = explicitLabels([...unique, ...projectDirs], taken);
+  // The project's own folders (skillhub.yaml) are labelled by their names first, whatever folder a command is
+  // given once: the skills' qualified names and the project's lock entries stay the same. An explicit folder
+  // whose name meets one of theirs takes its parent's name in front.
+  const projectLabels = explicitLabels(projectDirs, taken);
+  const labels = explicitLabels(unique, new Set([...taken, ...projectLabels]));
   const list: Source[] = unique.map((dir, i) => ({ label: labels[i] as string, dir, location: "explicit" }));
   const p = input.projectDir;
   /** A folder of the project: the project's own, confined to it. */
@@ -160,7 +163,7 @@ export function buildSourceList(input: SourceListInput): Source[] {
   if (input.projectSkills !== undefined && p) list.push(own("project-skills", resolve(p, input.projectSkills)));
   if (!input.onlyDirs) {
     const dirsRoot = input.projectDirsRoot === undefined ? p : input.projectDirsRoot;
-    for (const [i, dir] of projectDirs.entries()) list.push(own(labels[unique.length + i] as string, dir, dirsRoot));
+    for (const [i, dir] of projectDirs.entries()) list.push(own(projectLabels[i] as string, dir, dirsRoot));
     const h = input.homeDir;
     if (p) list.push(own("project", join(p, ".agents", "skills")));
     if (p) list.push(own("agent-project", join(p, ".agent", "skills")));

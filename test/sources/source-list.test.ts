@@ -44,6 +44,15 @@ describe("buildSourceList", () => {
 });
 
 describe("the project's own folders are confined to the project", () => {
+  test("a folder given once with --skills-dir never renames the project's folders: it takes its parent's name", () => {
+    const input = { projectDirs: ["/p/skills"], projectDir: "/p", homeDir: "/h", hubHome: "/h/.skillhub" };
+    const label = (list: ReturnType<typeof buildSourceList>, dir: string) => list.find((s) => s.dir === dir)?.label;
+    expect(label(buildSourceList({ ...input, dirs: [] }), "/p/skills")).toBe("skills");
+    const given = buildSourceList({ ...input, dirs: ["/other/skills"] });
+    expect(label(given, "/p/skills")).toBe("skills");
+    expect(label(given, "/other/skills")).toBe("other-skills");
+  });
+
   test("its folders and those its skillhub.yaml adds carry the project root; the user's folders do not", () => {
     const list = buildSourceList({
       dirs: ["/x"],
