@@ -232,7 +232,7 @@ function coveringAny(hub: Hub, folders: readonly SourceStatus[]): (target: LockT
 
 /** A skill `file` keeps recording though a skill of a --skills-dir folder hides it (shadowed_by). */
 function hiddenNote(file: string, change: LockChange): string {
-  return `${file} keeps ${change.id}, which ${change.shadowed_by} hides while its folder is given with --skills-dir (\`skillhub verify\` with that folder names it as shadowed).`;
+  return `${file} keeps ${change.id}, which ${change.shadowed_by} hides while its folder is given with --skills-dir (\`skillhub verify\` with that folder notes it).`;
 }
 
 /** Both labels of each folder that has another label in `after` than in `before`. */

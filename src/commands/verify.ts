@@ -65,7 +65,16 @@ export const runVerify: CommandRun = async (ctx) => {
         continue;
       }
       const { unrecordable } = leftOut(target.lock);
-      checked.push({ target, changes: [...lockChanges(target, locked), ...unrecordable], unrecordable });
+      // A skill a folder given with --skills-dir hides is the command's choice, not a difference: `skillhub
+      // lock` keeps it recorded (lock.ts), and a server without that folder serves it again.
+      const [hidden, differences] = splitHiddenByFlag(hub, lockChanges(target, locked));
+      for (const c of hidden)
+        notes.push({
+          scope: target.scope,
+          file: target.file,
+          note: `${target.file} records ${c.id}, which ${c.shadowed_by} hides while its folder is given with --skills-dir.`,
+        });
+      checked.push({ target, changes: [...differences, ...unrecordable], unrecordable });
     }
     // Nothing at all to compare with: as before the split, that is a missing lock.
     const unread = notes[0]?.file ?? targets[0]?.file;
@@ -130,6 +139,16 @@ export const runVerify: CommandRun = async (ctx) => {
     hub.close();
   }
 };
+
+/** `changes` as [skills hidden by a skill of an explicit (--skills-dir) folder, the rest]. */
+function splitHiddenByFlag(hub: Hub, changes: readonly LockChange[]): [LockChange[], LockChange[]] {
+  const explicit = new Set(hub.catalog.sources.filter((s) => s.location === "explicit").map((s) => s.label));
+  const byFlag = (c: LockChange) =>
+    c.kind === "removed" &&
+    c.shadowed_by !== undefined &&
+    explicit.has(hub.catalog.getById(c.shadowed_by)?.source ?? "");
+  return [changes.filter(byFlag), changes.filter((c) => !byFlag(c))];
+}
 
 /**
  * What to run after differences, by their cause. A copy that is another repository's is cloned again by

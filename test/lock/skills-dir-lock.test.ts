@@ -92,7 +92,7 @@ describe("lock --skills-dir records that folder and keeps every other entry", ()
     expect(locked.code, locked.err).toBe(0);
     expect(locked.out).toBe(`Wrote ${m.lock}: 4 skills, 0 git sources.\n`);
     expect(locked.err).toBe(
-      `skillhub lock: ${m.lock} keeps project:review, which skills:review hides while its folder is given with --skills-dir (\`skillhub verify\` with that folder names it as shadowed).\n`,
+      `skillhub lock: ${m.lock} keeps project:review, which skills:review hides while its folder is given with --skills-dir (\`skillhub verify\` with that folder notes it).\n`,
     );
     const after = JSON.parse(readFileSync(m.lock, "utf8"));
     expect(Object.keys(after.skills)).toEqual(["project:review", "skills:lint", "skills:review", "team-skills:deploy"]);
@@ -114,6 +114,10 @@ describe("lock --skills-dir records that folder and keeps every other entry", ()
     expect((await given("lint")).error).toBeUndefined();
     expect(await refusedFrozen(m)).toEqual([]);
     expect(await refusedFrozen(m, [inner])).toEqual([]);
+    // verify agrees: with the folder, the entry it hides is a note, not a difference `skillhub lock` cannot clear.
+    const verified = await cli(m, ["verify", "--skills-dir", inner]);
+    expect(verified.code, verified.out + verified.err).toBe(0);
+    expect(verified.err).toContain(`${m.lock} records project:review, which skills:review hides while its folder`);
   });
 
   test("a change elsewhere is left for review, not recorded on the way", async () => {
