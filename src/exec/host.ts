@@ -19,24 +19,24 @@ import { defaultWhich } from "./runners.ts";
 export const MAX_RUNNING = 16;
 
 /**
- * Most runs one client may hold at once: a quarter of the server's (4 of MAX_RUNNING), at least 1. An
- * agent's parallel calls fit; four clients at most could take every run together, never one alone.
+ * Most runs one session may hold at once: a quarter of the server's (4 of MAX_RUNNING), at least 1. An
+ * agent's parallel calls fit; one session alone never takes every run.
  */
 export function clientShare(maxRunning: number): number {
   return Math.max(1, Math.floor(maxRunning / 4));
 }
 
 /**
- * Who a run counts against, for the client's share: over HTTP its session (`client`), or for a request
- * without one its address; undefined over stdio, whose one user may take every run.
+ * Who a run counts against, for the client's share: over HTTP its session (`client`). Undefined over stdio,
+ * whose one user may take every run, and for a request without a session (a 2026-07-28 client, a stateless
+ * server's): nothing tells such clients apart (every one behind a proxy has its address), so they count
+ * against the server's limit only.
  */
 export function runHolder(session: {
   readonly remote: boolean;
   readonly client: string | undefined;
-  readonly address?: string;
 }): string | undefined {
-  if (!session.remote) return undefined;
-  return session.client ?? `address ${session.address ?? ""}`;
+  return session.remote ? session.client : undefined;
 }
 
 /**
@@ -65,7 +65,7 @@ export interface ExecHost {
   /** Most groups running at once; one more run is refused with TOO_MANY_RUNS. Default MAX_RUNNING. */
   maxRunning: number;
   /**
-   * Runs going on now by who holds them (runHolder; "" for stdio's one user): their sum is checked against
+   * Runs going on now by who holds them (runHolder; "" for those of no session): their sum is checked against
    * `maxRunning`, a client's count against its share (clientShare).
    */
   held: Map<string, number>;
@@ -96,7 +96,7 @@ export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
 /**
  * runProcess with the host's spawn, kill, clock, grace period and group registry. Throws SkillHubError
  * TOO_MANY_RUNS, before anything starts, when `host.maxRunning` runs are going on already, or when
- * `holder` (runHolder: a client over HTTP) holds its share of them (clientShare) until one of its runs ends.
+ * `holder` (runHolder: a session over HTTP) holds its share of them (clientShare) until one of its runs ends.
  *
  * Security: each call of a client starts a process, and one HTTP request may carry a batch of 100 calls,
  * so without a bound any client could start processes until the machine has none left. Refused rather
