@@ -82,11 +82,11 @@ function readVerdict(file: string, url: string): ForeignCopy | undefined {
     };
   const origins = configValues(read.text, "remote.origin.url");
   if (origins === undefined) return { why: "its .git/config is not one git can read" };
-  if (origins.length === 0 || origins.some((origin) => origin.trim() === ""))
-    return { why: `it records no origin, so nothing says it is a copy of ${url}` };
-  const other = origins.find((origin) => !sameRepository(origin, url));
-  if (other === undefined) return undefined;
-  const found = scrubUrlCredentials(other.trim());
+  // git fetches from the first `url` (more are where a push goes too).
+  const origin = origins[0]?.trim();
+  if (!origin) return { why: `it records no origin, so nothing says it is a copy of ${url}` };
+  if (sameRepository(origin, url)) return undefined;
+  const found = scrubUrlCredentials(origin);
   return { found, why: `its origin is ${found}, another repository than the configured ${url}` };
 }
 

@@ -99,6 +99,11 @@ describe("a repository copy whose origin is another repository is not served as 
     const spelt = await cli(m, ["list", "--json"], env);
     expect(spelt.out).toContain("The team's style guide.");
     expect(spelt.err).not.toContain("not served");
+    // A second url is where a push goes too; git fetches from the first.
+    git(["remote", "set-url", "--add", "origin", "https://example.invalid/mirror.git"], copy);
+    const mirrored = await cli(m, ["list", "--json"], env);
+    expect(mirrored.out).toContain("The team's style guide.");
+    expect(mirrored.err).not.toContain("not served");
 
     git(["remote", "remove", "origin"], copy);
     const none = await cli(m, ["list", "--json"], env);
@@ -151,14 +156,16 @@ describe("whose copy a folder is, from its .git/config alone", () => {
     expect(foreignCopy(join(tempDir("skillhub-copy-"), "none"), url)).toBeUndefined();
   });
 
-  test("another origin is named, without its credentials; so is one of two", () => {
+  test("another origin is named, without its credentials; of two urls, the first (git fetches from it) decides", () => {
     const other = "https://bot:s3cret-token@github.com/acme/other.git";
     expect(foreignCopy(copyWith(`[remote "origin"]\n\turl = ${other}\n`), url)).toEqual({
       found: "https://***@github.com/acme/other.git",
       why: `its origin is https://***@github.com/acme/other.git, another repository than the configured ${url}`,
     });
     const two = copyWith(`[remote "origin"]\n\turl = ${url}\n\turl = https://github.com/acme/other.git\n`);
-    expect(foreignCopy(two, url)?.found).toBe("https://github.com/acme/other.git");
+    expect(foreignCopy(two, url)).toBeUndefined();
+    const otherFirst = copyWith(`[remote "origin"]\n\turl = https://github.com/acme/other.git\n\turl = ${url}\n`);
+    expect(foreignCopy(otherFirst, url)?.found).toBe("https://github.com/acme/other.git");
   });
 
   test("a folder without a readable .git/config, or whose config git would refuse, is no copy of it", () => {
