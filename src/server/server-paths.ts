@@ -354,8 +354,9 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
 /**
  * A string of an answer as it leaves: its percent-encoded paths decoded and swept, then every other folder;
  * then, but in a skill's own words (`own`), any path of the server left (hideOtherPaths). On POSIX, a text
- * whose slashes are escaped as some JSON writers escape them (`\/home\/ana\/x`, PHP's json_encode) is swept
- * with them unescaped, and returned so where that hid something (the same JSON), else as written.
+ * holding slashes escaped as some JSON writers escape them (`\/home\/ana\/x`, PHP's json_encode) is swept
+ * once more for those alone: its own slashes are held aside (a regular expression, a sed command keep
+ * theirs), and the escaped ones are given back escaped, around what was hidden.
  */
 function hide(value: string, paths: ServerPaths, kind: SweepKind, own: boolean): string {
   const others = own ? undefined : paths.others;
@@ -363,11 +364,15 @@ function hide(value: string, paths: ServerPaths, kind: SweepKind, own: boolean):
     const named = hidePaths(decodedEscapes(text, paths, kind, others), paths, kind);
     return others ? hideOtherPaths(named, paths, others) : named;
   };
-  if (paths.separator !== "/" || !value.includes(ESCAPED_SLASH)) return swept(value);
-  const unescaped = value.replaceAll(ESCAPED_SLASH, "/");
-  const again = swept(unescaped);
-  return again === unescaped ? value : again;
+  const once = swept(value);
+  if (paths.separator !== "/" || !once.includes(ESCAPED_SLASH) || once.includes(OWN_SLASH)) return once;
+  const marked = once.replaceAll("/", OWN_SLASH).replaceAll(`\\${OWN_SLASH}`, "/");
+  const again = swept(marked);
+  return again === marked ? once : again.replaceAll("/", ESCAPED_SLASH).replaceAll(OWN_SLASH, "/");
 }
+
+/** Stands for a text's own (unescaped) slash while its escaped ones are swept: a private-use character. */
+const OWN_SLASH = "\uE000";
 
 /** A slash as JSON may escape it. */
 const ESCAPED_SLASH = "\\/";

@@ -551,13 +551,17 @@ describe("any other path of the server", () => {
       "GET /view?path=<server path> and <server path> and 100%25/tmp%2Fno",
     );
     expect(sweep('{"p":"\\/tmp\\/jane\\/x","q":"\\/srv\\/hub\\/skills\\/skill-1\\/a"} a\\/b')).toBe(
-      '{"p":"<server path>","q":"skill://skill-1/a"} a/b',
+      '{"p":"<server path>","q":"skill:\\/\\/skill-1\\/a"} a\\/b',
+    );
+    // The text's own slashes (a regular expression, a sed command) stay as written beside an escaped path.
+    expect(sweep('re = /^https?:\\/\\/[^\\/]+\\/api\\//; s/\\/usr\\/local/\\/opt/g; {"c":"\\/tmp\\/x\\/y"}')).toBe(
+      're = /^https?:\\/\\/[^\\/]+\\/api\\//; s/\\/usr\\/local/\\/opt/g; {"c":"<server path>"}',
     );
     // Nothing hidden: kept as written, escapes and all.
     expect(sweep('{"url":"https:\\/\\/host\\/tmp\\/a"} 50%2F50')).toBe('{"url":"https:\\/\\/host\\/tmp\\/a"} 50%2F50');
     // The folders alone (no other path hidden) are found in such a text too.
     const folders = { ...withOthers(), others: undefined };
-    expect(sweep("at \\/srv\\/hub\\/skills\\/x.txt", folders)).toBe("at <skills folder 'skills'>/x.txt");
+    expect(sweep("at \\/srv\\/hub\\/skills\\/x.txt", folders)).toBe("at <skills folder 'skills'>\\/x.txt");
   });
 
   // Ordering beside a floor, not a time limit: each hostile megabyte is swept before benign output 16 times its
