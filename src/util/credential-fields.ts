@@ -3,16 +3,20 @@
  * (`Server=db;User Id=sa;Password=…;`, `host=db password=… port=5432`, ODBC's `PWD={…}`), a URL's query
  * (`?user=u&password=…`, `?token=…`), an option (`--db-password=…`, `-Dssl.trustStorePassword=…`).
  *
- * A field is `name=value`, its name starting the text or following a space, `;`, `&`, `?`, `,` or a
+ * A field is `name=value`, its name starting the text or following a space, `;`, `&`, `?`, `,`, `:` or a
  * quote. Its value is `"…"` (`""` inside), `'…'` (`''` or `\'` inside), `{…}` (`}}` inside), or bare: up to
- * `;` or `&`, and past spaces unless another `name=` follows them (`Password=my pass;` is one value,
- * `password=x port=5432` two fields). A value that cannot be told apart is hidden to its end.
+ * `;` or `&`, and past spaces unless another `name=` or an option (`-x`) follows them (`Password=my pass;`
+ * is one value, `password=x port=5432` two fields, `-Dpassword=x -Xmx2g` keeps `-Xmx2g`). A value that
+ * cannot be told apart is hidden to its end; a switch's (`1`, `on`, `true`…) is never a credential.
  *
  * Security: the pattern is linear: a field's name is scanned from the one separator before it, and each
  * bare word of a value once (plus a look at the next word's name).
  */
 const FIELD =
-  /(^|[\s;&?,'"])([A-Za-z0-9_.-]+)(\s*=\s*)("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|\{(?:[^}]|\}\})*\}|[^;&\s]*(?:\s+(?![\w.-]+\s*=)[^;&\s]+)*)/g;
+  /(^|[\s;&?,'":])([A-Za-z0-9_.-]+)(\s*=\s*)("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|\{(?:[^}]|\}\})*\}|[^;&\s]*(?:\s+(?![\w.-]+\s*=|-)[^;&\s]+)*)/g;
+
+/** A switch's value, which no credential is: `-DENABLE_AUTH=1`, `-DUSE_AUTH=ON` in build flags. */
+const SWITCH = /^(?:[01]|on|off|true|false|yes|no)$/i;
 
 /**
  * `text` with the value of every field whose name `isCredential` accepts replaced by `***` (empty values
@@ -22,7 +26,7 @@ const FIELD =
 export function scrubCredentialFields(text: string, isCredential: (name: string) => boolean): string {
   if (!text.includes("=")) return text;
   return text.replace(FIELD, (whole, before: string, name: string, equals: string, value: string) => {
-    if (value === "" || !isCredential(fieldName(name))) return whole;
+    if (value === "" || SWITCH.test(value) || !isCredential(fieldName(name))) return whole;
     return `${before}${name}${equals}***`;
   });
 }

@@ -85,9 +85,12 @@ const GIT_CONFIG_ENTRY = /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/i;
 
 /** A field of a value (`Password=…` in a connection string, `?token=…` in a URL) that holds a credential. */
 function isCredentialField(name: string): boolean {
-  // ODBC's and ADO.NET's password field; a variable of that name is the shell's working folder.
-  return name === "PWD" || looksLikeCredential(name);
+  // ODBC's and ADO.NET's password field (a variable of that name is the shell's working folder), Azure's
+  // storage and Service Bus keys, a signed URL's signature (`sig=`, `X-Amz-Signature=`).
+  return CREDENTIAL_FIELDS.has(name) || name.endsWith("SIGNATURE") || looksLikeCredential(name);
 }
+
+const CREDENTIAL_FIELDS: ReadonlySet<string> = new Set(["PWD", "ACCOUNTKEY", "SHAREDACCESSKEY", "SIG"]);
 
 export interface SecretSpec {
   /** Further variable names to drop (config `secrets` / SKILLHUB_SECRETS). */

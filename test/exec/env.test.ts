@@ -400,6 +400,24 @@ describe("credentials in bare names, git headers and connection strings", () => 
         "-Xmx1g -Djavax.net.ssl.trustStorePassword=*** -Dfile.encoding=UTF-8",
       ],
       ["https://feeds.example.com/a.xml?token=decoy0041&limit=5", "https://feeds.example.com/a.xml?token=***&limit=5"],
+      // The options after a hidden one are kept.
+      [
+        "-Djavax.net.ssl.trustStorePassword=decoy0042 -Xmx2g -XX:+UseG1GC",
+        "-Djavax.net.ssl.trustStorePassword=*** -Xmx2g -XX:+UseG1GC",
+      ],
+      [
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=decoy0043==;EndpointSuffix=core.windows.net",
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=***;EndpointSuffix=core.windows.net",
+      ],
+      [
+        "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=decoy0044",
+        "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=***",
+      ],
+      [
+        "https://acme.blob.core.windows.net/c?sv=2022-11-02&sig=decoy0045%2B&X-Amz-Signature=decoy0046",
+        "https://acme.blob.core.windows.net/c?sv=2022-11-02&sig=***&X-Amz-Signature=***",
+      ],
+      ["//registry.npmjs.org/:_authToken=decoy0047", "//registry.npmjs.org/:_authToken=***"],
     ];
     const env = Object.fromEntries(cases.map(([value], i) => [`VALUE_${i}`, value]));
     const expected = Object.fromEntries(cases.map(([, shown], i) => [`VALUE_${i}`, shown]));
@@ -410,6 +428,9 @@ describe("credentials in bare names, git headers and connection strings", () => 
       GIT_SSH_COMMAND: "ssh -o IdentitiesOnly=yes",
       EMPTY: "Server=db;Password=;",
       PROSE: "the password is not here",
+      // Build switches named like credentials.
+      CFLAGS: "-O2 -DENABLE_AUTH=1 -Wall",
+      CMAKE_ARGS: "-DUSE_AUTH=ON -DWITH_TOKEN=true -DBUILD_TESTING=OFF",
     };
     expect(childEnv(untouched, config())).toEqual({ ...untouched, PYTHONDONTWRITEBYTECODE: "1" });
     // pass_env hands a named variable over as it is, for a skill that is meant to reach the database.
