@@ -157,13 +157,26 @@ function withoutCredentials(value: string, spec: SecretSpec): string {
 }
 
 /**
- * `out` without GIT_CONFIG_COUNT and its entries (GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>) when one of
- * them was dropped: git refuses to run at all when an entry below the count is missing, so the set goes
- * whole and a child's `git` runs without it.
+ * `out` with GIT_CONFIG_COUNT's entries (GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>) numbered again when one
+ * was dropped: git refuses to run at all when an entry below the count is missing, so the entries left
+ * (both halves kept) are numbered from 0 and counted, and a child's `git` keeps them (a `safe.directory`).
  */
 function withoutGitConfigGap(env: Readonly<Record<string, string | undefined>>, out: Record<string, string>) {
   const entries = Object.keys(env).filter((name) => env[name] !== undefined && GIT_CONFIG_ENTRY.test(name));
-  if (entries.some((name) => !Object.hasOwn(out, name))) for (const name of entries) delete out[name];
+  if (!entries.some((name) => !Object.hasOwn(out, name))) return out;
+  const left: [string, string][] = [];
+  const count = Number(env.GIT_CONFIG_COUNT);
+  for (let i = 0; Number.isInteger(count) && i < count; i++) {
+    const key = out[`GIT_CONFIG_KEY_${i}`];
+    const value = out[`GIT_CONFIG_VALUE_${i}`];
+    if (key !== undefined && value !== undefined) left.push([key, value]);
+  }
+  for (const name of entries) delete out[name];
+  for (const [i, [key, value]] of left.entries()) {
+    out[`GIT_CONFIG_KEY_${i}`] = key;
+    out[`GIT_CONFIG_VALUE_${i}`] = value;
+  }
+  if (left.length > 0) out.GIT_CONFIG_COUNT = String(left.length);
   return out;
 }
 

@@ -333,7 +333,7 @@ describe("credentials in bare names, git headers and connection strings", () => 
     );
   });
 
-  test("childEnv: git configuration handing over a credential in a header goes, GIT_CONFIG_COUNT's whole set with it", () => {
+  test("childEnv: git configuration handing over a credential in a header goes; GIT_CONFIG_COUNT's other entries are numbered again", () => {
     const parameters = "'http.https://git.example.com/.extraheader'='Authorization: Bearer decoy-header-0021'";
     const counted = {
       GIT_CONFIG_COUNT: "2",
@@ -344,6 +344,22 @@ describe("credentials in bare names, git headers and connection strings", () => 
     };
     expect(childEnv({ PATH: "/bin", GIT_CONFIG_PARAMETERS: parameters, ...counted }, config())).toEqual({
       PATH: "/bin",
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "safe.directory",
+      GIT_CONFIG_VALUE_0: "/srv/repo",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    const headerFirst = {
+      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: "Authorization: Bearer decoy-header-0025",
+      GIT_CONFIG_KEY_1: "safe.directory",
+      GIT_CONFIG_VALUE_1: "*",
+    };
+    expect(childEnv(headerFirst, config())).toEqual({
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "safe.directory",
+      GIT_CONFIG_VALUE_0: "*",
       PYTHONDONTWRITEBYTECODE: "1",
     });
     for (const header of ["authorization: Basic ZGVjb3k6MDAyMw==", "X-Api-Key: decoy-0024", "Proxy-Authorization: x"])
@@ -365,10 +381,10 @@ describe("credentials in bare names, git headers and connection strings", () => 
       ...counted,
       PYTHONDONTWRITEBYTECODE: "1",
     });
-    // Hidden from the server's own /proc/<pid>/environ; the set's other entries are no secret to look for.
+    // Hidden from the server's own /proc/<pid>/environ: the header's entry, and the count that named it.
     const env = { GIT_CONFIG_PARAMETERS: parameters, ...counted, NOTE: "safe.directory" };
     expect(secretVariables(env, configSecrets(config())).sort()).toEqual(
-      ["GIT_CONFIG_PARAMETERS", ...Object.keys(counted)].sort(),
+      ["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_1", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_VALUE_1"].sort(),
     );
   });
 
