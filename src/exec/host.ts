@@ -26,17 +26,26 @@ export function clientShare(maxRunning: number): number {
   return Math.max(1, Math.floor(maxRunning / 4));
 }
 
+/** The holder of every run of a request without a session: nothing tells such clients apart. */
+export const SESSIONLESS = "requests without a session";
+
 /**
- * Who a run counts against, for the client's share: over HTTP its session (`client`). Undefined over stdio,
- * whose one user may take every run, and for a request without a session (a 2026-07-28 client, a stateless
- * server's): nothing tells such clients apart (every one behind a proxy has its address), so they count
- * against the server's limit only.
+ * Who a run counts against, for its share: over HTTP its session (`client`), or for a request without
+ * one (a 2026-07-28 client, a stateless server's) SESSIONLESS, which every such client shares (behind a
+ * proxy they all have its address, so no address tells them apart either). Undefined over stdio, whose
+ * one user may take every run.
  */
 export function runHolder(session: {
   readonly remote: boolean;
   readonly client: string | undefined;
 }): string | undefined {
-  return session.remote ? session.client : undefined;
+  if (!session.remote) return undefined;
+  return session.client ?? SESSIONLESS;
+}
+
+/** A holder's share: a session's (clientShare), or half the runs for all requests without a session together. */
+function shareOf(holder: string, maxRunning: number): number {
+  return holder === SESSIONLESS ? Math.max(1, Math.floor(maxRunning / 2)) : clientShare(maxRunning);
 }
 
 /**
@@ -65,7 +74,7 @@ export interface ExecHost {
   /** Most groups running at once; one more run is refused with TOO_MANY_RUNS. Default MAX_RUNNING. */
   maxRunning: number;
   /**
-   * Runs going on now by who holds them (runHolder; "" for those of no session): their sum is checked against
+   * Runs going on now by who holds them (runHolder; "" over stdio): their sum is checked against
    * `maxRunning`, a client's count against its share (clientShare).
    */
   held: Map<string, number>;
@@ -105,13 +114,15 @@ export function execHost(overrides: Partial<ExecHost> = {}): ExecHost {
  * from this call to its end, before anything is awaited, so concurrent calls cannot overshoot.
  */
 export function runOnHost(host: ExecHost, spec: RunSpec, holder?: string): Promise<ProcessResult> {
-  const share = clientShare(host.maxRunning);
   const key = holder ?? "";
+  const share = holder === undefined ? host.maxRunning : shareOf(holder, host.maxRunning);
   const held = host.held.get(key) ?? 0;
   if (holder !== undefined && held >= share)
     throw new SkillHubError(
       "TOO_MANY_RUNS",
-      `This client is running ${held} scripts and commands, the most one client may run at once (its share of the ${host.maxRunning} this server runs for all its clients); try again when one of them has finished`,
+      holder === SESSIONLESS
+        ? `Requests without a session are running ${held} scripts and commands, the most they may run together (half of the ${host.maxRunning} this server runs; a client with a session has a share of its own); try again when one of them has finished`
+        : `This client is running ${held} scripts and commands, the most one client may run at once (its share of the ${host.maxRunning} this server runs for all its clients); try again when one of them has finished`,
       { details: { running: held, client_share: share } },
     );
   let running = 0;

@@ -165,8 +165,10 @@ function withoutGitConfigGap(env: Readonly<Record<string, string | undefined>>, 
   const entries = Object.keys(env).filter((name) => env[name] !== undefined && GIT_CONFIG_ENTRY.test(name));
   if (!entries.some((name) => !Object.hasOwn(out, name))) return out;
   const left: [string, string][] = [];
-  const count = Number(env.GIT_CONFIG_COUNT);
-  for (let i = 0; Number.isInteger(count) && i < count; i++) {
+  // git takes digits only; no entry lies beyond those set (a huge count would only spin here).
+  const given = env.GIT_CONFIG_COUNT ?? "";
+  const count = /^\d{1,6}$/.test(given) ? Math.min(Number(given), entries.length) : 0;
+  for (let i = 0; i < count; i++) {
     const key = out[`GIT_CONFIG_KEY_${i}`];
     const value = out[`GIT_CONFIG_VALUE_${i}`];
     if (key !== undefined && value !== undefined) left.push([key, value]);

@@ -356,6 +356,11 @@ describe("credentials in bare names, git headers and connection strings", () => 
       GIT_CONFIG_KEY_1: "safe.directory",
       GIT_CONFIG_VALUE_1: "*",
     };
+    // A count git would refuse, or far above the entries set, costs nothing: only the entries there are read.
+    expect(childEnv({ ...headerFirst, GIT_CONFIG_COUNT: "99999999999" }, config())).toEqual({
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    expect(childEnv({ ...headerFirst, GIT_CONFIG_COUNT: "999999" }, config()).GIT_CONFIG_KEY_0).toBe("safe.directory");
     expect(childEnv(headerFirst, config())).toEqual({
       GIT_CONFIG_COUNT: "1",
       GIT_CONFIG_KEY_0: "safe.directory",

@@ -141,13 +141,22 @@ describe("one client's share of the runs", () => {
     for (const result of again) expect(result.structuredContent).toMatchObject({ success: true });
   });
 
-  test("requests without a session have no share of their own: behind one address they count against the server's limit only", async () => {
+  test("requests without a session share half the runs between them, beyond any one session's share; a session keeps its own", async () => {
     const hub = await server();
     const first = await client(hub.url, "2026-07-28");
     const second = await client(hub.url, "2026-07-28");
-    const held = [...Array.from({ length: 4 }, () => first.wait()), second.wait()];
-    await eventually(() => hub.runs().length === 5);
+    const session = await client(hub.url, "2025-11-25");
+    const held = [...Array.from({ length: 5 }, () => first.wait()), ...Array.from({ length: 3 }, () => second.wait())];
+    await eventually(() => hub.runs().length === 8);
+    let refused: CallToolResult | undefined;
+    void second.wait().then((r) => (refused = r));
+    await eventually(() => refused !== undefined || hub.runs().length > 8);
+    expect(hub.runs().length).toBe(8);
+    expect(refused && error(refused)).toMatchObject({ code: "TOO_MANY_RUNS", running: 8, client_share: 8 });
+    const own = session.wait();
+    await eventually(() => hub.runs().length === 9);
     hub.release();
-    for (const result of await Promise.all(held)) expect(result.structuredContent).toMatchObject({ success: true });
+    for (const result of await Promise.all([...held, own]))
+      expect(result.structuredContent).toMatchObject({ success: true });
   });
 });
