@@ -142,16 +142,17 @@ export function buildSourceList(input: SourceListInput): Source[] {
   ]);
   // A folder given twice is one source (see the end), with one label.
   const unique = [...new Set(dirs)];
-  // One folder has one label however it is given: a project folder also given explicitly is the explicit one.
-  const projectDirs = input.onlyDirs
-    ? []
-    : [...new Set((input.projectDirs ?? []).map((dir) => resolve(dir)))].filter((dir) => !unique.includes(dir));
   // The project's own folders (skillhub.yaml) are labelled by their names first, whatever folder a command is
   // given once: the skills' qualified names and the project's lock entries stay the same. An explicit folder
-  // whose name meets one of theirs takes its parent's name in front.
-  const projectLabels = explicitLabels(projectDirs, taken);
-  const labels = explicitLabels(unique, new Set([...taken, ...projectLabels]));
-  const list: Source[] = unique.map((dir, i) => ({ label: labels[i] as string, dir, location: "explicit" }));
+  // whose name meets one of theirs takes its parent's name in front; one that is a project folder keeps its
+  // project label (one folder, one label), as the explicit source it is.
+  const named = input.onlyDirs ? [] : [...new Set((input.projectDirs ?? []).map((dir) => resolve(dir)))];
+  const projectLabels = new Map(explicitLabels(named, taken).map((label, i) => [named[i] as string, label]));
+  const others = unique.filter((dir) => !projectLabels.has(dir));
+  const otherLabels = explicitLabels(others, new Set([...taken, ...projectLabels.values()]));
+  const labelOfDir = new Map([...projectLabels, ...others.map((dir, i) => [dir, otherLabels[i] as string] as const)]);
+  const list: Source[] = unique.map((dir) => ({ label: labelOfDir.get(dir) as string, dir, location: "explicit" }));
+  const projectDirs = named.filter((dir) => !unique.includes(dir));
   const p = input.projectDir;
   /** A folder of the project: the project's own, confined to it. */
   const own = (label: string, dir: string, root: string | null | undefined = p): Source => ({
@@ -163,7 +164,7 @@ export function buildSourceList(input: SourceListInput): Source[] {
   if (input.projectSkills !== undefined && p) list.push(own("project-skills", resolve(p, input.projectSkills)));
   if (!input.onlyDirs) {
     const dirsRoot = input.projectDirsRoot === undefined ? p : input.projectDirsRoot;
-    for (const [i, dir] of projectDirs.entries()) list.push(own(projectLabels[i] as string, dir, dirsRoot));
+    for (const dir of projectDirs) list.push(own(projectLabels.get(dir) as string, dir, dirsRoot));
     const h = input.homeDir;
     if (p) list.push(own("project", join(p, ".agents", "skills")));
     if (p) list.push(own("agent-project", join(p, ".agent", "skills")));

@@ -51,6 +51,15 @@ describe("the project's own folders are confined to the project", () => {
     const given = buildSourceList({ ...input, dirs: ["/other/skills"] });
     expect(label(given, "/p/skills")).toBe("skills");
     expect(label(given, "/other/skills")).toBe("other-skills");
+    // A project folder given with --skills-dir keeps its label, and leaves its neighbours theirs.
+    const two = { ...input, projectDirs: ["/p/a/skills", "/p/b/skills"] };
+    const both = buildSourceList({ ...two, dirs: [] });
+    const one = buildSourceList({ ...two, dirs: ["/p/a/skills"] });
+    expect([label(one, "/p/a/skills"), label(one, "/p/b/skills")]).toEqual([
+      label(both, "/p/a/skills"),
+      label(both, "/p/b/skills"),
+    ]);
+    expect(label(both, "/p/b/skills")).toBe("b-skills");
   });
 
   test("its folders and those its skillhub.yaml adds carry the project root; the user's folders do not", () => {
