@@ -5,15 +5,19 @@
  *
  * A field is `name=value`, its name starting the text or following a space, `;`, `&`, `?`, `,`, `:` or a
  * quote. Its value is `"…"` (`""` inside), `'…'` (`''` or `\'` inside), `{…}` (`}}` inside), or bare: up to
- * `;` or `&`, and past spaces unless another `name=` or an option (`-x`) follows them (`Password=my pass;`
- * is one value, `password=x port=5432` two fields, `-Dpassword=x -Xmx2g` keeps `-Xmx2g`). A value that
- * cannot be told apart is hidden to its end; a switch's (`1`, `on`, `true`…) is never a credential.
+ * `;` or `&`, and past spaces unless another `name=` follows them (`Password=my pass;` is one value,
+ * `password=x port=5432` two fields). A value that cannot be told apart is hidden to its end.
  *
- * Security: the pattern is linear: a field's name is scanned from the one separator before it, and each
+ * An option (`-Dx.password=…`, `--db-password=…`: a name after a dash) ends at a space, as a shell's word
+ * does, so the options after it are kept (`-Xmx2g`); its value a switch's (`1`, `on`, `true`…: build flags'
+ * `-DENABLE_AUTH=1`) is no credential.
+ *
+ * Security: the patterns are linear: a field's name is scanned from the one separator before it, and each
  * bare word of a value once (plus a look at the next word's name).
  */
 const FIELD =
-  /(^|[\s;&?,'":])([A-Za-z0-9_.-]+)(\s*=\s*)("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|\{(?:[^}]|\}\})*\}|[^;&\s]*(?:\s+(?![\w.-]+\s*=|-)[^;&\s]+)*)/g;
+  /(^|[\s;&?,'":])([A-Za-z0-9_.][A-Za-z0-9_.-]*)(\s*=\s*)("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|\{(?:[^}]|\}\})*\}|[^;&\s]*(?:\s+(?![\w.-]+\s*=)[^;&\s]+)*)/g;
+const OPTION = /(^|[\s'"])(-{1,2}[A-Za-z0-9_.][A-Za-z0-9_.-]*)(=)("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|[^\s'"]*)/g;
 
 /** A switch's value, which no credential is: `-DENABLE_AUTH=1`, `-DUSE_AUTH=ON` in build flags. */
 const SWITCH = /^(?:[01]|on|off|true|false|yes|no)$/i;
@@ -25,10 +29,11 @@ const SWITCH = /^(?:[01]|on|off|true|false|yes|no)$/i;
  */
 export function scrubCredentialFields(text: string, isCredential: (name: string) => boolean): string {
   if (!text.includes("=")) return text;
-  return text.replace(FIELD, (whole, before: string, name: string, equals: string, value: string) => {
-    if (value === "" || SWITCH.test(value) || !isCredential(fieldName(name))) return whole;
-    return `${before}${name}${equals}***`;
-  });
+  const hidden = (switches: boolean) => (whole: string, before: string, name: string, equals: string, value: string) =>
+    value === "" || (switches && SWITCH.test(value)) || !isCredential(fieldName(name))
+      ? whole
+      : `${before}${name}${equals}***`;
+  return text.replace(OPTION, hidden(true)).replace(FIELD, hidden(false));
 }
 
 function fieldName(name: string): string {

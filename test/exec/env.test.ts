@@ -439,6 +439,9 @@ describe("credentials in bare names, git headers and connection strings", () => 
         "https://acme.blob.core.windows.net/c?sv=2022-11-02&sig=***&X-Amz-Signature=***",
       ],
       ["//registry.npmjs.org/:_authToken=decoy0047", "//registry.npmjs.org/:_authToken=***"],
+      // A password's own words after a space stay hidden, a dash or a switch's word among them too.
+      ["Server=db;Password=correct -horse on;Database=x", "Server=db;Password=***;Database=x"],
+      ["password=on port=5432", "password=*** port=5432"],
     ];
     const env = Object.fromEntries(cases.map(([value], i) => [`VALUE_${i}`, value]));
     const expected = Object.fromEntries(cases.map(([, shown], i) => [`VALUE_${i}`, shown]));
