@@ -355,8 +355,9 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
  * A string of an answer as it leaves: its percent-encoded paths decoded and swept, then every other folder;
  * then, but in a skill's own words (`own`), any path of the server left (hideOtherPaths). On POSIX, a text
  * holding slashes escaped as some JSON writers escape them (`\/home\/ana\/x`, PHP's json_encode) is swept
- * once more for those alone: its own slashes are held aside (a regular expression, a sed command keep
- * theirs), and the escaped ones are given back escaped, around what was hidden.
+ * once more for those: its own slashes held aside (a regular expression, a sed command keep theirs) and the
+ * escaped ones given back escaped. Security: what that leaves is read once more with every slash
+ * unescaped; where that still finds a path (one half escaped: `\/tmp/x`), the text is swept that way.
  */
 function hide(value: string, paths: ServerPaths, kind: SweepKind, own: boolean): string {
   const others = own ? undefined : paths.others;
@@ -365,10 +366,18 @@ function hide(value: string, paths: ServerPaths, kind: SweepKind, own: boolean):
     return others ? hideOtherPaths(named, paths, others) : named;
   };
   const once = swept(value);
-  if (paths.separator !== "/" || !once.includes(ESCAPED_SLASH) || once.includes(OWN_SLASH)) return once;
-  const marked = once.replaceAll("/", OWN_SLASH).replaceAll(`\\${OWN_SLASH}`, "/");
-  const again = swept(marked);
-  return again === marked ? once : again.replaceAll("/", ESCAPED_SLASH).replaceAll(OWN_SLASH, "/");
+  if (paths.separator !== "/" || !once.includes(ESCAPED_SLASH)) return once;
+  const unescaped = (text: string) => text.replaceAll(ESCAPED_SLASH, "/");
+  if (!once.includes(OWN_SLASH)) {
+    const marked = once.replaceAll("/", OWN_SLASH).replaceAll(`\\${OWN_SLASH}`, "/");
+    const again = swept(marked);
+    const kept = again === marked ? once : again.replaceAll("/", ESCAPED_SLASH).replaceAll(OWN_SLASH, "/");
+    const plain = unescaped(kept);
+    if (swept(plain) === plain) return kept;
+  }
+  const plain = unescaped(once);
+  const whole = swept(plain);
+  return whole === plain ? once : whole;
 }
 
 /** Stands for a text's own (unescaped) slash while its escaped ones are swept: a private-use character. */

@@ -553,6 +553,9 @@ describe("any other path of the server", () => {
     expect(sweep('{"p":"\\/tmp\\/jane\\/x","q":"\\/srv\\/hub\\/skills\\/skill-1\\/a"} a\\/b')).toBe(
       '{"p":"<server path>","q":"skill:\\/\\/skill-1\\/a"} a\\/b',
     );
+    // Half escaped (HTML-safe writers escape `</` only), or beside the mark the sweep uses: still hidden.
+    expect(sweep("\\/tmp/jane\\/x and /tmp\\/jane\\/y <\\/tmp/jane/z")).not.toContain("jane");
+    expect(sweep('\uE000 {"p":"\\/tmp\\/jane\\/x"}')).toBe('\uE000 {"p":"<server path>"}');
     // The text's own slashes (a regular expression, a sed command) stay as written beside an escaped path.
     expect(sweep('re = /^https?:\\/\\/[^\\/]+\\/api\\//; s/\\/usr\\/local/\\/opt/g; {"c":"\\/tmp\\/x\\/y"}')).toBe(
       're = /^https?:\\/\\/[^\\/]+\\/api\\//; s/\\/usr\\/local/\\/opt/g; {"c":"<server path>"}',
