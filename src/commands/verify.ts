@@ -1,6 +1,6 @@
-import { leftOut } from "../lock/build.ts";
+import { leftOut, lockSkill } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
-import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import { entryOf, LockError, type LockedSkill, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
@@ -67,7 +67,7 @@ export const runVerify: CommandRun = async (ctx) => {
       const { unrecordable } = leftOut(target.lock);
       // A skill a folder given with --skills-dir hides is the command's choice, not a difference: `skillhub
       // lock` keeps it recorded (lock.ts), and a server without that folder serves it again.
-      const [hidden, differences] = splitHiddenByFlag(hub, lockChanges(target, locked));
+      const [hidden, differences] = splitHiddenByFlag(hub, locked, lockChanges(target, locked));
       for (const c of hidden)
         notes.push({
           scope: target.scope,
@@ -140,14 +140,34 @@ export const runVerify: CommandRun = async (ctx) => {
   }
 };
 
-/** `changes` as [skills hidden by a skill of an explicit (--skills-dir) folder, the rest]. */
-function splitHiddenByFlag(hub: Hub, changes: readonly LockChange[]): [LockChange[], LockChange[]] {
+/**
+ * `changes` as [skills a skill of an explicit (--skills-dir) folder hides, unchanged since `locked` recorded
+ * them; the rest]. Security: a hidden skill is still compared with its entry (a server without that folder
+ * serves it again), so one changed meanwhile stays a difference.
+ */
+function splitHiddenByFlag(hub: Hub, locked: Lockfile, changes: readonly LockChange[]): [LockChange[], LockChange[]] {
   const explicit = new Set(hub.catalog.sources.filter((s) => s.location === "explicit").map((s) => s.label));
-  const byFlag = (c: LockChange) =>
-    c.kind === "removed" &&
-    c.shadowed_by !== undefined &&
-    explicit.has(hub.catalog.getById(c.shadowed_by)?.source ?? "");
+  const hidden = new Map(hub.catalog.shadowed.map(({ skill }) => [skill.id, skill]));
+  const byFlag = (c: LockChange) => {
+    if (c.kind !== "removed" || c.shadowed_by === undefined) return false;
+    if (!explicit.has(hub.catalog.getById(c.shadowed_by)?.source ?? "")) return false;
+    const skill = hidden.get(c.id);
+    const entry = entryOf(locked.skills, c.id);
+    return skill !== undefined && entry !== undefined && sameEntry(lockSkill(skill), entry);
+  };
   return [changes.filter(byFlag), changes.filter((c) => !byFlag(c))];
+}
+
+/** Whether two lock entries of a skill record the same files with the same digests, at the same place. */
+function sameEntry(now: LockedSkill, recorded: LockedSkill): boolean {
+  const files = Object.keys(now.files);
+  return (
+    now.path === recorded.path &&
+    now.skill_md === recorded.skill_md &&
+    now.too_large === recorded.too_large &&
+    files.length === Object.keys(recorded.files).length &&
+    files.every((file) => entryOf(recorded.files, file) === now.files[file])
+  );
 }
 
 /**
