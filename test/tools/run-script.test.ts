@@ -483,6 +483,26 @@ describe("run_script: credential-looking variables", () => {
   });
 });
 
+describe("run_script: credentials inside values", () => {
+  test("a URL's ?key= (Google APIs') arrives as ?key=***, its name and the rest of the URL kept; key= elsewhere is kept", async () => {
+    const { run } = await open(undefined, {
+      hub: {
+        exec: {
+          env: {
+            ...process.env,
+            MAPS_URL: "https://maps.googleapis.com/maps/api/geocode/json?key=AIzaSyDecoy0056&alt=json",
+            SORT_OPTIONS: "sort=key=name",
+          },
+        },
+      },
+    });
+    const stdout = String((await run("scripts/env.sh")).structuredContent?.stdout);
+    expect(stdout).toContain("MAPS_URL=https://maps.googleapis.com/maps/api/geocode/json?key=***&alt=json\n");
+    expect(stdout).not.toContain("AIzaSyDecoy0056");
+    expect(stdout).toContain("SORT_OPTIONS=sort=key=name\n");
+  });
+});
+
 describe("run_script: interpreters' start-up hooks", () => {
   test("BASH_ENV, BUN_OPTIONS, NODE_OPTIONS and the like in the server's environment reach no script unless pass_env lists them", async () => {
     const dir = writeScriptTree(tempDir());
