@@ -9,6 +9,7 @@ import type { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../tools/definition.ts";
 import { errorResult, JSON_TEXT_TOOLS, withJsonText } from "../tools/results.ts";
 import { issueLine } from "../tools/support/issue-line.ts";
+import { protoKeyIssue } from "../tools/support/proto-key.ts";
 import { pickedSkills, termsOf } from "../usage/picked.ts";
 import { pickSkills } from "../usage/skill-pick.ts";
 import type { SkillLoads } from "../usage/usage-store.ts";
@@ -240,12 +241,12 @@ export function createServer(hub: Hub, options: CreateServerOptions = {}): McpSe
           .join(", ")}.`,
       );
     }
-    const parsed = tool.inputSchema.safeParse(args ?? {});
+    const parsed = parseArguments(tool, args);
     // The tree tools' errors carry JSON text too, argument errors included.
-    if (!parsed.success)
-      return JSON_TEXT_TOOLS.has(name)
-        ? withJsonText(invalidArguments(tool, parsed.error))
-        : invalidArguments(tool, parsed.error);
+    if (!parsed.success) {
+      const refusal = invalidArguments(tool, parsed.issues);
+      return JSON_TEXT_TOOLS.has(name) ? withJsonText(refusal) : refusal;
+    }
     try {
       return await tool.handler(parsed.data, context(signal, meta, request, name));
     } catch (error) {
@@ -325,8 +326,23 @@ function describe(tool: ToolDefinition, ctx: ToolContext): Tool {
   };
 }
 
-function invalidArguments(tool: ToolDefinition, error: z.ZodError): CallToolResult {
-  const problems = error.issues.map(issueLine);
+/** A call's arguments as the tool's schema types them, or the issues that refuse them. */
+function parseArguments(
+  tool: ToolDefinition,
+  args: unknown,
+):
+  | { success: true; data: z.infer<ToolDefinition["inputSchema"]> }
+  | { success: false; issues: readonly z.core.$ZodIssue[] } {
+  const parsed = tool.inputSchema.safeParse(args ?? {});
+  if (!parsed.success) return { success: false, issues: parsed.error.issues };
+  // A key the schema dropped unseen is refused (proto-key.ts); looked for only in arguments the schema took,
+  // which nest no deeper than it does.
+  const dropped = protoKeyIssue(args);
+  return dropped ? { success: false, issues: [dropped] } : parsed;
+}
+
+function invalidArguments(tool: ToolDefinition, issues: readonly z.core.$ZodIssue[]): CallToolResult {
+  const problems = issues.map(issueLine);
   const fields = Object.keys(tool.inputSchema.shape);
   return errorResult(
     "INVALID_ARGUMENT",

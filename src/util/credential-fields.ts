@@ -1,7 +1,8 @@
 /**
  * Credentials written as named fields inside a text: a connection string's password
  * (`Server=db;User Id=sa;Password=…;`, `host=db password=… port=5432`, ODBC's `PWD={…}`), a URL's query
- * (`?user=u&password=…`, `?token=…`), an option (`--db-password=…`, `-Dssl.trustStorePassword=…`).
+ * (`?user=u&password=…`, `?token=…`, and with scrubUrlQueryFields names that are a credential there only:
+ * `?key=…`), an option (`--db-password=…`, `-Dssl.trustStorePassword=…`).
  *
  * A field is `name=value`, its name starting the text or following a space, `;`, `&`, `?`, `,`, `:` or a
  * quote. Its value is `"…"` (`""` inside), `'…'` (`''` or `\'` inside), `{…}` (`}}` inside), or bare: up to
@@ -35,6 +36,34 @@ export function scrubCredentialFields(text: string, isCredential: (name: string)
       : `${before}${name}${equals}***`;
   return text.replace(OPTION, hidden(true)).replace(FIELD, hidden(false));
 }
+
+/**
+ * `text` with the value of every field of a URL's query whose name `isCredential` accepts replaced by `***`
+ * (empty values stay empty), the field's name and the rest of the URL kept: for names that are a credential
+ * in a URL only (Google APIs' `?key=AIza…&alt=json` → `?key=***&alt=json`), an ordinary word elsewhere
+ * (`sort=key=name`, `*.key=01;31`). A URL is a word (up to a space or a quote) holding `://`; its fields
+ * follow its first `?` and are split at `&`, `;`, `#` and `?` (a fragment's `#access_token=…`, a URL in a
+ * query's value). Names are given as scrubCredentialFields gives them. Pure.
+ *
+ * Security: linear: each word is scanned once, and each of its fields once.
+ */
+export function scrubUrlQueryFields(text: string, isCredential: (name: string) => boolean): string {
+  if (!text.includes("://")) return text;
+  return text.replace(WORD, (word) => {
+    const scheme = word.indexOf("://");
+    const query = scheme < 0 ? -1 : word.indexOf("?", scheme);
+    if (query < 0) return word;
+    const fields = word
+      .slice(query)
+      .replace(QUERY_FIELD, (whole, before: string, name: string, value: string) =>
+        value === "" || !isCredential(fieldName(name)) ? whole : `${before}${name}=***`,
+      );
+    return word.slice(0, query) + fields;
+  });
+}
+
+const WORD = /[^\s'"<>`]+/g;
+const QUERY_FIELD = /([?&;#])([^=?&;#\s]+)=([^?&;#\s]*)/g;
 
 function fieldName(name: string): string {
   return name.replace(/^-+/, "").replace(/[-.]/g, "_").toUpperCase();

@@ -1,4 +1,4 @@
-import { scrubCredentialFields } from "./credential-fields.ts";
+import { scrubCredentialFields, scrubUrlQueryFields } from "./credential-fields.ts";
 import { scrubUrlCredentials } from "./url-credentials.ts";
 
 /**
@@ -92,6 +92,14 @@ function isCredentialField(name: string): boolean {
 
 const CREDENTIAL_FIELDS: ReadonlySet<string> = new Set(["PWD", "ACCOUNTKEY", "SHAREDACCESSKEY", "SIG"]);
 
+/**
+ * A field of a URL's query that holds a credential: one isCredentialField takes, or `key` (Google APIs'
+ * `?key=AIza…`), which elsewhere is an ordinary word (`sort=key=name`, LS_COLORS' `*.key=01;31`).
+ */
+function isQueryCredentialField(name: string): boolean {
+  return name === "KEY" || isCredentialField(name);
+}
+
 export interface SecretSpec {
   /** Further variable names to drop (config `secrets` / SKILLHUB_SECRETS). */
   names?: readonly string[];
@@ -149,11 +157,13 @@ export function withoutSecrets(
 
 /**
  * Security: credentials written in a URL in any variable (SKILLS_REPO, a proxy, a pip index) are hidden,
- * and for scripts and commands those in a field (a connection string's `Password=`, a query's `token=`).
+ * and for scripts and commands those in a field (a connection string's `Password=`, a query's `token=` or
+ * `key=`).
  */
 function withoutCredentials(value: string, spec: SecretSpec): string {
   const scrubbed = scrubUrlCredentials(value);
-  return spec.credentialNames ? scrubCredentialFields(scrubbed, isCredentialField) : scrubbed;
+  if (!spec.credentialNames) return scrubbed;
+  return scrubCredentialFields(scrubUrlQueryFields(scrubbed, isQueryCredentialField), isCredentialField);
 }
 
 /**

@@ -138,7 +138,7 @@ describe("environment hygiene", () => {
       OPENAI_BASE_URL: "https://gateway.example.com/v1",
       SKILLHUB_PUBLIC_URL: "https://skills.example.com",
       SKILLS_REPO: "https://github.com/acme/skills.git",
-      // Not a setting: a variable a tool of the user's own reads keeps its value.
+      // Not a setting: a variable a tool of the user's own reads is kept, only the key in its query hidden.
       OLLAMA_HOST: "http://127.0.0.1:11434/v1?key=k2",
     };
     expect(SERVER_URL_ENV).toEqual([
@@ -150,7 +150,7 @@ describe("environment hygiene", () => {
     ]);
     expect(childEnv(inherited, config())).toEqual({
       PATH: "/bin",
-      OLLAMA_HOST: inherited.OLLAMA_HOST,
+      OLLAMA_HOST: "http://127.0.0.1:11434/v1?key=***",
       PYTHONDONTWRITEBYTECODE: "1",
     });
     expect(childEnv(inherited, config({ SKILLHUB_PASS_ENV: "openai_base_url" })).OPENAI_BASE_URL).toBe(
@@ -158,7 +158,14 @@ describe("environment hygiene", () => {
     );
     // What the server overwrites in its own /proc/<pid>/environ (commands/context.ts).
     expect(secretVariables(inherited, configSecrets(config())).sort()).toEqual(
-      ["ANALYTICS_ENDPOINT", "OPENAI_BASE_URL", "SKILLHUB_PUBLIC_URL", "SKILLS_REPO", "embedding_base_url"].sort(),
+      [
+        "ANALYTICS_ENDPOINT",
+        "OLLAMA_HOST",
+        "OPENAI_BASE_URL",
+        "SKILLHUB_PUBLIC_URL",
+        "SKILLS_REPO",
+        "embedding_base_url",
+      ].sort(),
     );
   });
 
@@ -439,6 +446,16 @@ describe("credentials in bare names, git headers and connection strings", () => 
         "https://acme.blob.core.windows.net/c?sv=2022-11-02&sig=***&X-Amz-Signature=***",
       ],
       ["//registry.npmjs.org/:_authToken=decoy0047", "//registry.npmjs.org/:_authToken=***"],
+      // In a URL's query, `key` is one too (Google APIs'), in the first field or a later one, a fragment's too.
+      [
+        "https://maps.googleapis.com/maps/api/geocode/json?key=AIzaSyDecoy0048&alt=json",
+        "https://maps.googleapis.com/maps/api/geocode/json?key=***&alt=json",
+      ],
+      ["http://127.0.0.1:11434/v1?alt=json&KEY=decoy0049#top", "http://127.0.0.1:11434/v1?alt=json&KEY=***#top"],
+      [
+        "https://app.example.com/cb?next=https://api.example.com/x?key=decoy0050#access_token=decoy0055&state=s",
+        "https://app.example.com/cb?next=https://api.example.com/x?key=***#access_token=***&state=s",
+      ],
       // A password's own words after a space stay hidden, a dash or a switch's word among them too.
       ["Server=db;Password=correct -horse on;Database=x", "Server=db;Password=***;Database=x"],
       ["password=on port=5432", "password=*** port=5432"],
@@ -447,8 +464,10 @@ describe("credentials in bare names, git headers and connection strings", () => 
     const expected = Object.fromEntries(cases.map(([, shown], i) => [`VALUE_${i}`, shown]));
     expect(childEnv(env, config())).toEqual({ ...expected, PYTHONDONTWRITEBYTECODE: "1" });
     const untouched = {
-      OLLAMA_HOST: "http://127.0.0.1:11434/v1?key=k2",
+      // `key` outside a URL's query is an ordinary word, and so is a query's field that merely holds it.
       LS_COLORS: "rs=0:di=01;34:*.key=01;31",
+      SORT_OPTIONS: "sort=key=name key=id --sort=key=asc",
+      LIST_URL: "https://api.example.com/items?sort=key&order=key=desc&keys=3",
       GIT_SSH_COMMAND: "ssh -o IdentitiesOnly=yes",
       EMPTY: "Server=db;Password=;",
       PROSE: "the password is not here",

@@ -127,6 +127,28 @@ describe("run_script: the validation cascade, in its order", () => {
     const filtered = await open(dir, { env: { SKILLHUB_ENABLED_SKILLS: "pdf" } });
     expect(error(await filtered.run("scripts/args.sh", { name: "a" })).code).toBe("SKILL_DISABLED");
   });
+  test("an argument named __proto__, which zod drops from a record, is refused rather than left out; others arrive", async () => {
+    const { run, events } = await open();
+    // JSON text, as a client sends it: an object literal would set the prototype instead of a key.
+    const refused = await run("scripts/args.sh", JSON.parse('{"name": "Ada", "__proto__": "x"}'));
+    expect(refused.isError).toBe(true);
+    expect(error(refused)).toEqual({
+      code: "INVALID_ARGUMENT",
+      message:
+        "Invalid arguments for run_script: args.__proto__: a key named '__proto__' cannot be passed: leave it out. Expected fields: skill_path, file, args, cwd.",
+      issues: ["args.__proto__: a key named '__proto__' cannot be passed: leave it out"],
+    });
+    expect(events).toEqual([]);
+    // constructor and prototype stay keys of their own, refused as any undeclared name is.
+    for (const name of ["constructor", "prototype"])
+      expect(error(await run("scripts/args.sh", { name: "Ada", [name]: "x" }))).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        message: `Script 'scripts/args.sh' does not declare '${name}'. It accepts: name, greeting.`,
+      });
+    const ran = await run("scripts/args.sh", JSON.parse('{"name": "Ada"}'));
+    expect((ran.structuredContent as { stdout: string }).stdout).toStartWith("sh name=Ada greeting=hello");
+  });
+
   test("a value longer than exec takes is refused as an argument, not reported as a runner that cannot start", async () => {
     const { run, events } = await open();
     // SKILL_ARG_NAME= and 131,057 bytes: 131,072 with the NUL exec counts; the message gives the value's own sizes.
@@ -458,6 +480,26 @@ describe("run_script: credential-looking variables", () => {
       expect(stdout).not.toContain(`${name}=`);
       expect(stdout).not.toContain(value);
     }
+  });
+});
+
+describe("run_script: credentials inside values", () => {
+  test("a URL's ?key= (Google APIs') arrives as ?key=***, its name and the rest of the URL kept; key= elsewhere is kept", async () => {
+    const { run } = await open(undefined, {
+      hub: {
+        exec: {
+          env: {
+            ...process.env,
+            MAPS_URL: "https://maps.googleapis.com/maps/api/geocode/json?key=AIzaSyDecoy0056&alt=json",
+            SORT_OPTIONS: "sort=key=name",
+          },
+        },
+      },
+    });
+    const stdout = String((await run("scripts/env.sh")).structuredContent?.stdout);
+    expect(stdout).toContain("MAPS_URL=https://maps.googleapis.com/maps/api/geocode/json?key=***&alt=json\n");
+    expect(stdout).not.toContain("AIzaSyDecoy0056");
+    expect(stdout).toContain("SORT_OPTIONS=sort=key=name\n");
   });
 });
 
