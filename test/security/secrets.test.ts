@@ -72,6 +72,19 @@ describe("children's environment", () => {
     );
   });
 
+  test("a URL's password is hidden and counted as a secret however long, and with quotes in it", () => {
+    const token = `eyJ${"DECOYjwt".repeat(160)}`;
+    const env = {
+      DATABASE_URL: `postgres://app:${token}@h.postgres.database.azure.com/app`,
+      PG_URL: "postgres://app:it'sDECOY1@db/app",
+    };
+    expect(withoutSecrets(env)).toEqual({
+      DATABASE_URL: "postgres://app:***@h.postgres.database.azure.com/app",
+      PG_URL: "postgres://app:***@db/app",
+    });
+    expect(secretVariables(env).sort()).toEqual(["DATABASE_URL", "PG_URL"]);
+  });
+
   test("run_skill_command options that follow symlinks are refused", () => {
     for (const [command, args] of [
       ["grep", ["-R", "x", "."]],
