@@ -4,20 +4,33 @@
  * (`?user=u&password=…`, `?token=…`, and with scrubUrlQueryFields names that are a credential there only:
  * `?key=…`), an option (`--db-password=…`, `-Dssl.trustStorePassword=…`).
  *
- * A field is `name=value`, its name starting the text or following a space, `;`, `&`, `?`, `,`, `:` or a
- * quote. Its value is `"…"` (`""` inside), `'…'` (`''` or `\'` inside), `{…}` (`}}` inside), or bare: up to
- * `;` or `&`, and past spaces unless another `name=` follows them (`Password=my pass;` is one value,
- * `password=x port=5432` two fields). A value that cannot be told apart is hidden to its end.
+ * A field is `name=value`, its name starting the text or following a space, `;`, `&`, `?`, `,`, `:`, a
+ * quote, or a written-out `\n`, `\r` or `\t` (a backslash and a letter, which `printf` and `echo -e` turn
+ * into the real one: a credential helper's `printf 'username=x\npassword=…'`). Its value is `"…"` (`""`
+ * inside), `'…'` (`''` or `\'` inside), `{…}` (`}}` inside), or bare: up to `;` or `&`, and past spaces and
+ * written-out separators unless another `name=` follows them (`Password=my pass;` and `Password=a\nb;` are
+ * one value each, `password=x port=5432` and `user=x\npassword=y` two fields). A value that cannot be told
+ * apart is hidden to its end; a Windows path reads as a field only where a folder's name holds `=` right
+ * after such an escape (`C:\runs\npassword=draft\x` becomes `C:\runs\npassword=***`).
  *
  * An option (`-Dx.password=…`, `--db-password=…`: a name after a dash) ends at a space, as a shell's word
  * does, so the options after it are kept (`-Xmx2g`); its value a switch's (`1`, `on`, `true`…: build flags'
  * `-DENABLE_AUTH=1`) is no credential.
  *
  * Security: the patterns are linear: a field's name is scanned from the one separator before it, and each
- * bare word of a value once (plus a look at the next word's name).
+ * bare word of a value once (plus a look at the name after each space or written-out separator).
  */
-const FIELD =
-  /(^|[\s;&?,'":])([A-Za-z0-9_.][A-Za-z0-9_.-]*)(\s*=\s*)("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|\{(?:[^}]|\}\})*\}|[^;&\s]*(?:\s+(?![\w.-]+\s*=)[^;&\s]+)*)/g;
+// A field's name and `=`, looked for after a space or a written-out separator: there a bare value ends.
+const NEXT_FIELD = String.raw`[\w.-]+\s*=`;
+// A bare value's word: up to `;`, `&`, a space, or a written-out separator before NEXT_FIELD (unrolled:
+// JavaScriptCore runs a repeated group of alternatives far slower).
+const BARE_WORD = String.raw`[^;&\s\\]*(?:\\(?![nrt]${NEXT_FIELD})[^;&\s\\]*)*`;
+const FIELD = new RegExp(
+  String.raw`(^|[\s;&?,'":]|\\[nrt])([A-Za-z0-9_.][A-Za-z0-9_.-]*)(\s*=\s*)` +
+    String.raw`("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|\{(?:[^}]|\}\})*\}|` +
+    String.raw`${BARE_WORD}(?:\s+(?!(?:\\[nrt])?${NEXT_FIELD})[^;&\s]${BARE_WORD})*)`,
+  "g",
+);
 const OPTION = /(^|[\s'"])(-{1,2}[A-Za-z0-9_.][A-Za-z0-9_.-]*)(=)("(?:[^"]|"")*"|'(?:[^'\\]|\\.|'')*'|[^\s'"]*)/g;
 
 /** A switch's value, which no credential is: `-DENABLE_AUTH=1`, `-DUSE_AUTH=ON` in build flags. */

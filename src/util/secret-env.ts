@@ -67,15 +67,19 @@ export function looksLikeCredential(name: string): boolean {
 /**
  * Whether a variable is git configuration given in the environment (`GIT_CONFIG_PARAMETERS`, which
  * `git -c` sets, or a `GIT_CONFIG_VALUE_<n>`) whose value holds a header that carries a credential
- * (`http.extraHeader=Authorization: Bearer …`, `PRIVATE-TOKEN: …`, `X-Api-Key: …`): a header's name
- * is one looksLikeCredential accepts, `-` read as `_`. `upper` is the variable's name upper-cased. Pure.
+ * (`http.extraHeader=Authorization: Bearer …`, `PRIVATE-TOKEN: …`, `X-Api-Key: …`, `Cookie: …`): a
+ * header's name is `Cookie` or `Set-Cookie`, or one looksLikeCredential accepts, `-` read as `_`. `upper`
+ * is the variable's name upper-cased. Pure.
  */
 function givesGitCredentialHeader(upper: string, value: string | undefined): boolean {
   if (!value || !GIT_CONFIG_VALUE.test(upper)) return false;
   for (const [, header] of value.matchAll(HEADER))
-    if (header && looksLikeCredential(header.replaceAll("-", "_"))) return true;
+    if (header && (COOKIE_HEADER.test(header) || looksLikeCredential(header.replaceAll("-", "_")))) return true;
   return false;
 }
+
+/** A cookie's header: a session's cookie logs in as its owner, though no word of its name says so. */
+const COOKIE_HEADER = /^(set-)?cookie$/i;
 
 const GIT_CONFIG_VALUE = /^GIT_CONFIG_(PARAMETERS|VALUE_\d+)$/;
 /** A header's name: at the start, or after a space, a quote or `=` (`'http.extraheader'='Authorization: …'`). */
@@ -150,21 +154,35 @@ export function withoutSecrets(
     // Security: a secret inside a longer value ("Bearer <token>", a URL with the token) drops the variable too.
     if (containsAny(value, values)) continue;
     const asIs = passed.has(upper) || (spec.keepProxyCredentials && upper.endsWith("_PROXY"));
-    out[name] = asIs ? value : withoutCredentials(value, spec);
+    out[name] = asIs ? value : withoutCredentials(upper, value, spec);
   }
   return withoutGitConfigGap(env, out);
 }
 
 /**
- * Security: credentials written in a URL in any variable (SKILLS_REPO, a proxy, a pip index) are hidden,
- * and for scripts and commands those in a field (a connection string's `Password=`, a query's `token=` or
- * `key=`).
+ * Security: credentials written in a URL in any variable (SKILLS_REPO, a proxy, a pip index) or before a
+ * proxy's address (`http_proxy=user:pass@proxy:3128`) are hidden, and for scripts and commands those in a
+ * field (a connection string's `Password=`, a query's `token=` or `key=`). `upper` is the variable's name
+ * upper-cased.
  */
-function withoutCredentials(value: string, spec: SecretSpec): string {
-  const scrubbed = scrubUrlCredentials(value);
+function withoutCredentials(upper: string, value: string, spec: SecretSpec): string {
+  const scrubbed = scrubUrlCredentials(upper.endsWith("_PROXY") ? withoutProxyPassword(value) : value);
   if (!spec.credentialNames) return scrubbed;
   return scrubCredentialFields(scrubUrlQueryFields(scrubbed, isQueryCredentialField), isCredentialField);
 }
+
+/**
+ * A proxy's address written without a scheme (`user:pass@proxy.corp:3128`, which curl and Python's urllib
+ * take as http://) with its user information replaced by `***`, as an http URL's (`***@proxy.corp:3128`:
+ * a user name alone may be a token). The user information ends at the last `@` of the first word, so a
+ * password holding an `@` is hidden whole; an address with a scheme is the URL rule's. Pure.
+ */
+function withoutProxyPassword(value: string): string {
+  return value.replace(PROXY_USERINFO, "***@");
+}
+
+/** User information at the start of a value; `//` after a colon is a scheme's. Linear: one anchored try. */
+const PROXY_USERINFO = /^[^\s/@:]+(?::(?!\/\/)\S*)?@/;
 
 /**
  * `out` with GIT_CONFIG_COUNT's entries (GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>) numbered again when one

@@ -483,6 +483,94 @@ describe("credentials in bare names, git headers and connection strings", () => 
     expect(secretVariables({ ...env, ...untouched }, configSecrets(config())).sort()).toEqual(Object.keys(env).sort());
   });
 
+  test("childEnv: a proxy written without a scheme loses its user information as an http URL does; git's children keep it", async () => {
+    const proxies = {
+      http_proxy: "user:decoy-proxy-0071@proxy.corp:3128",
+      HTTPS_PROXY: "user:decoy-proxy-0072@proxy.corp:3128/",
+      // A password holding `@` is hidden whole, as in a URL.
+      npm_config_https_proxy: "u:p@ss-decoy0073@proxy.corp:8080",
+      // A user name alone may be a token, as in an http URL.
+      npm_config_proxy: "decoy-proxy-token-0075@proxy.corp:8080",
+      // With a scheme, the URL rule hides it.
+      All_Proxy: "socks5h://user:decoy-proxy-0074@proxy.corp:1080",
+    };
+    const kept = {
+      no_proxy: "localhost,127.0.0.1,.corp",
+      FTP_PROXY: "proxy.corp:3128",
+      // Only a proxy's value is read as one: elsewhere `name:…@` is other text.
+      CONTACT: "mailto:ada@example.com",
+    };
+    expect(childEnv({ ...proxies, ...kept }, config())).toEqual({
+      http_proxy: "***@proxy.corp:3128",
+      HTTPS_PROXY: "***@proxy.corp:3128/",
+      npm_config_https_proxy: "***@proxy.corp:8080",
+      npm_config_proxy: "***@proxy.corp:8080",
+      All_Proxy: "socks5h://user:***@proxy.corp:1080",
+      ...kept,
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    expect(secretVariables({ ...proxies, ...kept }, configSecrets(config())).sort()).toEqual(
+      Object.keys(proxies).sort(),
+    );
+    const git = fakeGit('env > "$FAKE_GIT_DIR/env"');
+    await new GitRunner({ env: { ...git.env, ...proxies }, git: join(git.dir, "git") }).run(["status"]);
+    const lines = git.lines("env");
+    for (const [name, value] of Object.entries(proxies)) expect(lines).toContain(`${name}=${value}`);
+  });
+
+  test("childEnv: git configuration handing over a cookie goes as an Authorization header does", () => {
+    for (const header of ["Cookie: sid=decoy-cookie-0081", "set-cookie: sid=decoy-cookie-0082; HttpOnly"])
+      expect(childEnv({ GIT_CONFIG_PARAMETERS: `'http.extraheader'='${header}'` }, config())).toEqual({
+        PYTHONDONTWRITEBYTECODE: "1",
+      });
+    const counted = {
+      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: "COOKIE: session=decoy-cookie-0083",
+      GIT_CONFIG_KEY_1: "safe.directory",
+      GIT_CONFIG_VALUE_1: "/srv/repo",
+    };
+    expect(childEnv(counted, config())).toEqual({
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "safe.directory",
+      GIT_CONFIG_VALUE_0: "/srv/repo",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+  });
+
+  test("childEnv: a field after a literal \\n, \\r or \\t (printf's, echo -e's) is a field; a Windows path only where a folder reads as one", () => {
+    const helper = String.raw`!f() { printf 'username=x\npassword=decoy0091'; }; f`;
+    const helperShown = String.raw`!f() { printf 'username=x\npassword=***; }; f`;
+    const cases: [string, string][] = [
+      [helper, helperShown],
+      [
+        String.raw`!f() { printf 'protocol=https\r\nhost=h\r\npassword=decoy0092\r\n'; }; f`,
+        String.raw`!f() { printf 'protocol=https\r\nhost=h\r\npassword=***; }; f`,
+      ],
+      [String.raw`echo -e "user=x\tpassword=decoy0093"`, String.raw`echo -e "user=x\tpassword=***`],
+      // A password holding a backslash and a letter is hidden whole: only a field's name and `=` end it there.
+      [String.raw`Server=db;Password=ab\ncd\tdecoy0094;Port=1433`, String.raw`Server=db;Password=***;Port=1433`],
+      // A folder whose name reads as a field after an escape is hidden to its end: too much, never too little.
+      [String.raw`C:\runs\npassword=draft\notes.txt`, String.raw`C:\runs\npassword=***`],
+    ];
+    const env = Object.fromEntries(cases.map(([value], i) => [`VALUE_${i}`, value]));
+    const expected = Object.fromEntries(cases.map(([, shown], i) => [`VALUE_${i}`, shown]));
+    expect(childEnv(env, config())).toEqual({ ...expected, PYTHONDONTWRITEBYTECODE: "1" });
+    // A credential helper given to git in the environment keeps its entry, without the password.
+    const entry = { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "credential.helper", GIT_CONFIG_VALUE_0: helper };
+    expect(childEnv(entry, config())).toEqual({
+      ...entry,
+      GIT_CONFIG_VALUE_0: helperShown,
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    const untouched = {
+      LOG_FILE: String.raw`C:\new\password.txt`,
+      DB: String.raw`Data Source=C:\new\reports\token.db;Mode=ReadOnly`,
+      TOOLS: String.raw`C:\tools\token=old\run.cmd`,
+    };
+    expect(childEnv(untouched, config())).toEqual({ ...untouched, PYTHONDONTWRITEBYTECODE: "1" });
+  });
+
   test("git's children keep them: credential helpers, headers and what its helpers read", async () => {
     const git = fakeGit('env > "$FAKE_GIT_DIR/env"');
     const kept = {

@@ -56,6 +56,7 @@ describe("children's environment", () => {
       PIP_INDEX_URL: "https://user:pipsecret1@pypi.example.com/simple",
       DATABASE_URL: "postgres://app:dbpass123@db/x",
       https_proxy: "http://me:proxypass1@proxy:3128",
+      http_proxy: "me:proxypass2@proxy:3128",
     };
     const child = withoutSecrets(env);
     expect(child).toEqual({
@@ -64,11 +65,22 @@ describe("children's environment", () => {
       PIP_INDEX_URL: "https://***@pypi.example.com/simple",
       DATABASE_URL: "postgres://app:***@db/x",
       https_proxy: "http://***@proxy:3128",
+      http_proxy: "***@proxy:3128",
     });
     // git keeps its proxy's credentials; nothing else.
     expect(withoutSecrets(env, { keepProxyCredentials: true }).https_proxy).toBe(env.https_proxy);
+    expect(withoutSecrets(env, { keepProxyCredentials: true }).http_proxy).toBe(env.http_proxy);
     expect(secretVariables(env).sort()).toEqual(
-      ["AUTH_HEADER", "DATABASE_URL", "GH_COPY", "GITHUB_TOKEN", "PIP_INDEX_URL", "SKILLS_REPO", "https_proxy"].sort(),
+      [
+        "AUTH_HEADER",
+        "DATABASE_URL",
+        "GH_COPY",
+        "GITHUB_TOKEN",
+        "PIP_INDEX_URL",
+        "SKILLS_REPO",
+        "https_proxy",
+        "http_proxy",
+      ].sort(),
     );
   });
 
