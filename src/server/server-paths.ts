@@ -342,13 +342,46 @@ function matcher(paths: ServerPaths): Matcher {
  * be in a folder's name): a quote, a bracket, a space…; and `:` or `=` when the next path starts there
  * (`PATH=/a:/b`, `--out=/x`), not inside a name (`a=b.txt`, `pdf:extra`).
  */
-function endsPath(text: string, i: number, m: Matcher): boolean {
+function endsPath(text: string, i: number, m: Matcher, query = false): boolean {
   const char = text[i];
   if (char === undefined || m.end.test(char)) return true;
+  if (query && (char === "&" || char === "#")) return queryGoesOn(text, i, m);
   if (char !== ":" && char !== "=") return false;
   const rest = text.slice(i + 1, i + 4);
   // A line number (`x.py:10:`) ends it too.
   return m.isSeparator(rest[0]) || (char === ":" && /^\d/.test(rest)) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
+}
+
+/** A URL query's parameter name and `=` (`?dir=`, `&out=`), as it ends the text before a path, and its longest. */
+const QUERY_KEY = /[?&][\w.~+%[\]-]+=$/;
+const QUERY_KEY_CHARS = 64;
+
+/** Whether the path written from `lead` is a URL query's value: a parameter name and `=` before it. */
+function queryValue(text: string, lead: number): boolean {
+  return QUERY_KEY.test(text.slice(Math.max(0, lead - QUERY_KEY_CHARS), lead));
+}
+
+/**
+ * Security: whether the `&` or `#` at `i`, in a path that is a URL query's value, is the query's own: the
+ * next parameter (`?dir=/srv/x&y=1`) or the fragment (`#top`). In a URL a name's `&` or `#` is written
+ * `%26`, `%23`; a file's name may hold them as written too (`/srv/a&b=c/d`), so only where what follows, up
+ * to the next `&` or `#` or the end of running text, holds no separator (the next value may be a path of
+ * its own: `&out=/srv/y`): a name holding them with folders after it is hidden whole.
+ */
+function queryGoesOn(text: string, i: number, m: Matcher): boolean {
+  let at = i + 1;
+  if (text[i] === "&") {
+    const key = /^[\w.~+%[\]-]+=/.exec(text.slice(at, at + QUERY_KEY_CHARS));
+    if (!key) return false;
+    at += key[0].length;
+    if (m.isSeparator(text[at])) return true;
+  }
+  for (; at < text.length; at++) {
+    const char = text[at] as string;
+    if (m.isSeparator(char)) return false;
+    if (char === "&" || char === "#" || m.end.test(char)) return true;
+  }
+  return true;
 }
 
 /**
@@ -362,8 +395,8 @@ function endsPath(text: string, i: number, m: Matcher): boolean {
 function hide(value: string, paths: ServerPaths, kind: SweepKind, own: boolean): string {
   const others = own ? undefined : paths.others;
   const swept = (text: string) => {
-    const named = hidePaths(decodedEscapes(text, paths, kind, others), paths, kind);
-    return others ? hideOtherPaths(named, paths, others) : named;
+    const named = hidePaths(decodedEscapes(text, paths, kind, others), paths, kind, true);
+    return others ? hideOtherPaths(named, paths, others, true) : named;
   };
   const once = swept(value);
   if (paths.separator !== "/" || !once.includes(ESCAPED_SLASH)) return once;
@@ -427,19 +460,31 @@ function decodedEscapes(value: string, paths: ServerPaths, kind: SweepKind, othe
 }
 
 /**
- * A word with percent escapes (a file URL, a path, a query) as the sweep leaves it: the URI of the skill
- * file its decoded path names (the whole word is that path, spaces and all), else its decoded form swept
- * (with `others`, any other path of the server in it too: `?path=%2Fsrv%2Fdata%2Fx`), else (naming nothing
- * of this server) as written.
+ * A word with percent escapes (a file URL, a path, a query) as the sweep leaves it, each of its query's
+ * parts on its own (decodedPart): in a URL that escapes, a raw `&` or `#` is the query's, and an escaped
+ * one (`%26`) is a name's, which decoded goes on in its path.
  */
 function decodedWord(url: string, paths: ServerPaths, kind: SweepKind, others: ServerPaths["others"]): string {
+  const query = url.indexOf("?");
+  if (query < 0) return decodedPart(url, paths, kind, others);
+  const [first = "", ...rest] = url.slice(query).split(/(?=[&#])/);
+  return [url.slice(0, query) + first, ...rest].map((part) => decodedPart(part, paths, kind, others)).join("");
+}
+
+/**
+ * A word's part with percent escapes as the sweep leaves it: the URI of the skill file its decoded path
+ * names (the whole part is that path, spaces and all), else its decoded form swept (with `others`, any
+ * other path of the server in it too: `?path=%2Fsrv%2Fdata%2Fx`), else (naming nothing of this server) as
+ * written.
+ */
+function decodedPart(url: string, paths: ServerPaths, kind: SweepKind, others: ServerPaths["others"]): string {
   const decoded = percentDecoded(url);
   if (decoded === url) return url;
   const path = decoded.replace(URL_LEAD[paths.separator], "");
   const uri = inSkill(path, 1, paths, matcher(paths));
   if (uri !== undefined) return uri;
-  const named = hidePaths(decoded, paths, kind);
-  const swept = others ? hideOtherPaths(named, paths, others) : named;
+  const named = hidePaths(decoded, paths, kind, false);
+  const swept = others ? hideOtherPaths(named, paths, others, false) : named;
   return swept === decoded ? url : swept;
 }
 
@@ -467,7 +512,7 @@ function percentDecoded(text: string): string {
  * `out.txt#/home/…`). Each folder's next place is looked for again only once passed: the pass costs the
  * text's length times the number of folders.
  */
-function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
+function hidePaths(value: string, paths: ServerPaths, kind: SweepKind, queries: boolean): string {
   const m = matcher(paths);
   const count = paths.folders.length;
   const cached: Array<Hit | undefined | null> = new Array(count).fill(null);
@@ -517,11 +562,12 @@ function hidePaths(value: string, paths: ServerPaths, kind: SweepKind): string {
     }
     const glued = cutFrom(best.end);
     if (glued && glued.lead < bound) bound = Math.max(glued.lead, best.end);
-    let stop = skillEnd;
-    while (stop < bound && !endsPath(value, stop, m)) stop++;
-    const name = paths.folders[best.index]?.[1] ?? "";
     // The URL or long-path prefix before the folder goes with it: `file:///srv/x` is the path /srv/x.
     const lead = Math.max(pos, best.lead);
+    const query = queries && queryValue(value, lead);
+    let stop = skillEnd;
+    while (stop < bound && !endsPath(value, stop, m, query)) stop++;
+    const name = paths.folders[best.index]?.[1] ?? "";
     // A folder that ends a longer path (`/backup/home/ana/x`) is no skill's: only its names are hidden.
     const uri = best.inner ? undefined : inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);
     // A skill's text keeps its author's paths, but not one cut short where it may go on into a skill's folder.
@@ -696,7 +742,12 @@ const TWO_NAMES = { "/": /^[^/]+\/+[^/]/, "\\": /^[^\\/]+[\\/]+[^\\/]/ };
  * no more than a listing of the root folder. Where it ends (otherEnd), a name may hold spaces
  * (`/Users/Jane Doe/…`, `C:\\Program Files (x86)\\…`).
  */
-function hideOtherPaths(value: string, paths: ServerPaths, others: NonNullable<ServerPaths["others"]>): string {
+function hideOtherPaths(
+  value: string,
+  paths: ServerPaths,
+  others: NonNullable<ServerPaths["others"]>,
+  queries: boolean,
+): string {
   const m = matcher(paths);
   const roots = OTHER_ROOT[paths.separator];
   const next = nextIndex(value);
@@ -712,7 +763,8 @@ function hideOtherPaths(value: string, paths: ServerPaths, others: NonNullable<S
     // A URL's `//host` (`https://host/x`): a UNC path's slashes, but after a scheme.
     if (prior === ":" && lead === at && m.isSeparator(value[at + 1])) continue;
     const from = at + hit[0].length;
-    const stop = otherEnd(value, lead, pathEnd(value, from, m), m, next);
+    const query = queries && queryValue(value, lead);
+    const stop = otherEnd(value, lead, pathEnd(value, from, m, query), m, next, query);
     // Its names as far as it goes: `C:\\Program Files\\x` has two, `/Volumes/My Drive` starts with `Volumes`.
     const names = value.slice(from, stop);
     if (!TWO_NAMES[paths.separator].test(names)) continue;
@@ -725,9 +777,9 @@ function hideOtherPaths(value: string, paths: ServerPaths, others: NonNullable<S
 }
 
 /** Where the path going on at `from` ends in running text (endsPath), without a sentence's dots or colons after it. */
-function pathEnd(text: string, from: number, m: Matcher): number {
+function pathEnd(text: string, from: number, m: Matcher, query: boolean): number {
   let end = from;
-  while (!endsPath(text, end, m)) end++;
+  while (!endsPath(text, end, m, query)) end++;
   while (end > from && (text[end - 1] === "." || text[end - 1] === ":")) end--;
   return end;
 }
@@ -746,7 +798,7 @@ const QUOTED_MAX = 4096;
  * Bare, past a space where the text after it goes on to a separator within a few words (spacedEnd). Neither
  * asks the disk: its answer would tell a caller which of its paths exist.
  */
-function otherEnd(text: string, lead: number, end: number, m: Matcher, next: NextIndex): number {
+function otherEnd(text: string, lead: number, end: number, m: Matcher, next: NextIndex, query: boolean): number {
   const opening = text[lead - 1];
   const closing = opening === undefined ? undefined : CLOSING[opening];
   if (closing !== undefined) {
@@ -758,7 +810,7 @@ function otherEnd(text: string, lead: number, end: number, m: Matcher, next: Nex
       return quoteEnd(text, lead, close);
     }
   }
-  return spacedEnd(text, end, m);
+  return spacedEnd(text, end, m, query);
 }
 
 /**
@@ -793,7 +845,7 @@ const SPACED_STOP = { "/": /[\s"'`‘’“”«»<>|,;:=…[\]{}\\]/, "\\": /[\
  * (`cd: /Users/Jane Doe: no such file`) cannot be told from the words after it: those are kept. Each look
  * ahead stops where the next path starts, so an answer of many paths costs its length.
  */
-function spacedEnd(text: string, end: number, m: Matcher): number {
+function spacedEnd(text: string, end: number, m: Matcher, query: boolean): number {
   const stops = SPACED_STOP[m.isSeparator("\\") ? "\\" : "/"];
   let stop = end;
   while (text[stop] === " ") {
@@ -815,7 +867,7 @@ function spacedEnd(text: string, end: number, m: Matcher): number {
       } else if (stops.test(char)) break;
     }
     if (found < 0) break;
-    stop = pathEnd(text, found, m);
+    stop = pathEnd(text, found, m, query);
   }
   return stop;
 }
