@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, realpathSync, symlinkSync } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
-import { hideServerPaths, type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
+import { hideServerPaths } from "../../src/server/path-sweep/hide-server-paths.ts";
+import { type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
 import { timed } from "../helpers/timed.ts";
