@@ -24,10 +24,11 @@ import { toolsSignature } from "./change-signatures.ts";
 import type { Hub } from "./hub.ts";
 import { type KeptNamedSkill, NAMED_SKILLS_MAX, type NamedSkill, serverInstructions } from "./instructions.ts";
 import { outputJsonSchema, toJsonSchema } from "./json-schema.ts";
+import { hideServerPaths, type SweepKind } from "./path-sweep/hide-server-paths.ts";
 import { promptsEnabled, registerPrompts } from "./prompts.ts";
 import { registerResourceListing } from "./resource-listing.ts";
 import { withSearchHint } from "./search-hints.ts";
-import { hideServerPaths, type SweepKind, serverPaths } from "./server-paths.ts";
+import { serverPaths } from "./server-paths.ts";
 import { LIST_TTL_MS, skillsExtension } from "./skills-extension/source.ts";
 
 /** Bytes a tools/list answer aims to stay under, whatever the number of skills. */
@@ -358,7 +359,7 @@ function failureCode(error: unknown): string {
 }
 
 /**
- * What a tool's answer holds (server-paths.ts): read_skill_file and get_asset a file's own bytes, served as
+ * What a tool's answer holds (path-sweep/hide-server-paths.ts): read_skill_file and get_asset a file's own bytes, served as
  * they are; skill, load_skill and get_skill a skill's own text, kept as its author wrote it.
  */
 function sweepKind(tool: string): SweepKind {

@@ -12,7 +12,8 @@ import { type AnswerBudget, refusalError } from "./answer-budget.ts";
 import { listingReady } from "./catalog-snapshot.ts";
 import type { Hub } from "./hub.ts";
 import { paginate } from "./paging.ts";
-import { hideServerPaths, serverPaths, shownHidden } from "./server-paths.ts";
+import { hideServerPaths, shownHidden } from "./path-sweep/hide-server-paths.ts";
+import { serverPaths } from "./server-paths.ts";
 
 /** Prompts per prompts/list page. */
 export const PROMPTS_PAGE_SIZE = 100;

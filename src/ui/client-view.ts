@@ -1,7 +1,8 @@
 import { SERVER_USER } from "../analytics/setup.ts";
 import type { UsageSummary } from "../analytics/stats.ts";
 import type { Hub } from "../server/hub.ts";
-import { hideServerPaths, serverPaths } from "../server/server-paths.ts";
+import { hideServerPaths } from "../server/path-sweep/hide-server-paths.ts";
+import { serverPaths } from "../server/server-paths.ts";
 
 /**
  * The page as an MCP client is shown it, when the request bears the clients' token (transports/http-security.ts
@@ -24,7 +25,7 @@ export const USAGE_WITHHELD =
 export const FOLDERS_WITHHELD = `The server's folders are shown by name (<project>, <home>, <skillhub home>, a skills folder by its label, a skill's by its skill:// URI), any other path of it as <server path>, the user it runs as by ${SERVER_USER}: the operator sees them on this page opened with the admin token (SKILLHUB_ADMIN_TOKEN), or by running skillhub doctor on the server.`;
 
 /**
- * A view with every path of the server as a remote MCP client is told it (server-paths.ts): its folders named, a
+ * A view with every path of the server as a remote MCP client is told it (path-sweep/hide-server-paths.ts): its folders named, a
  * skill's by its skill:// URI, any other path (a link's target, a repository in a local folder) `<server path>`
  * but in a skill's own words (its description, text and files), which a client reads as they are.
  */

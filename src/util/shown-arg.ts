@@ -30,7 +30,7 @@ export function shownArg(text: string): string {
 
 /**
  * What an answer to a client on another machine says in place of a path of the server that no name it has
- * stands for (server/server-paths.ts): a path no folder it knows starts, or one cut short inside a folder's name.
+ * stands for (server/path-sweep/): a path no folder it knows starts, or one cut short inside a folder's name.
  */
 export const SERVER_PATH = "<server path>";
 

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, realpathSync, symlinkSync } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
-import { hideServerPaths, type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
+import { hideServerPaths } from "../../src/server/path-sweep/hide-server-paths.ts";
+import { type ServerPaths, serverPaths } from "../../src/server/server-paths.ts";
 import { cleanupTemp, tempDir, write, writeSkill } from "../helpers/fs.ts";
 import { testHub } from "../helpers/hub.ts";
 import { timed } from "../helpers/timed.ts";
@@ -548,7 +549,7 @@ describe("any other path of the server", () => {
       "cc -I<server path> -L<server path> '-Wl,-rpath,<server path>' well-known/tmp/a/b x-y/usr/a/b",
     );
     expect(sweep("GET /view?path=%2Ftmp%2Fjane%2Fx&y=1 and file:///tmp/my%20skills/x and 100%25/tmp%2Fno")).toBe(
-      "GET /view?path=<server path> and <server path> and 100%25/tmp%2Fno",
+      "GET /view?path=<server path>&y=1 and <server path> and 100%25/tmp%2Fno",
     );
     expect(sweep('{"p":"\\/tmp\\/jane\\/x","q":"\\/srv\\/hub\\/skills\\/skill-1\\/a"} a\\/b')).toBe(
       '{"p":"<server path>","q":"skill:\\/\\/skill-1\\/a"} a\\/b',
@@ -565,6 +566,24 @@ describe("any other path of the server", () => {
     // The folders alone (no other path hidden) are found in such a text too.
     const folders = { ...withOthers(), others: undefined };
     expect(sweep("at \\/srv\\/hub\\/skills\\/x.txt", folders)).toBe("at <skills folder 'skills'>\\/x.txt");
+  });
+
+  test("a path that is a URL query's value ends where the query goes on; a name's own `&` stays hidden", () => {
+    expect(sweep("GET /view?dir=/tmp/jane/x&y=1#top and ?a=/tmp/jane/y#L3, ?b=/work/project/z&c=2.")).toBe(
+      "GET /view?dir=<server path>&y=1#top and ?a=<server path>#L3, ?b=<project>/z&c=2.",
+    );
+    // A path into a skill: its file's URI, the query's parameters after it as written.
+    expect(sweep("?dir=/srv/hub/skills/skill-1/a.txt&y=1 ?from=/tmp/a/b&to=/usr/lib/c&n=3")).toBe(
+      "?dir=skill://skill-1/a.txt&y=1 ?from=<server path>&to=<server path>&n=3",
+    );
+    // Escaped, the query's `&` is written as is and a name's as `%26`.
+    expect(sweep("?dir=%2Ftmp%2Fjane%2Fa%26b%3D1&y=1 ?dir=%2Fsrv%2Fhub%2Fskills%2Fskill-1%2Fa%26b.txt&y=1")).toBe(
+      "?dir=<server path>&y=1 ?dir=skill://skill-1/a%26b.txt&y=1",
+    );
+    // What goes on to a folder after an `&` or a `#` is the path's, not the query's; so is an `&` outside a query.
+    expect(sweep("?dir=/tmp/jane/a&b=c/secret ?dir=/tmp/jane/x#/secret /tmp/jane/a&b=1")).toBe(
+      "?dir=<server path> ?dir=<server path> <server path>",
+    );
   });
 
   // Ordering beside a floor, not a time limit: each hostile megabyte is swept before benign output 16 times its
@@ -595,6 +614,7 @@ describe("any other path of the server", () => {
       "options before no root folder's name": fill(" -I/nowhere/a b", MIB),
       "escaped slashes": fill("\\/tmp\\/a\\/b ", MIB),
       "percent-encoded paths": fill("%2Ftmp%2Fa%2Fb ", MIB),
+      "query values": `?a=/tmp/a/b${fill("&k=v#f&=x/", MIB)}`,
     };
     for (const [name, text] of Object.entries(hostile)) {
       let ms = timed(sweepIt(text), 2);
