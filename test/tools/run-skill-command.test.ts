@@ -194,7 +194,7 @@ describe("run_skill_command when enabled", () => {
     const { cmd } = await on();
     const long = `../${"a".repeat(131_000)}`;
     for (const [command, args, quoted] of [
-      // A path cut short is left out from where it starts (server-paths.ts: a cut path tells no folder).
+      // A path cut short is left out from where it starts (the path sweep: a cut path tells no folder).
       ["cat", [long], "'…'"],
       ["cat", [`--file=/${"b".repeat(131_000)}`], "'…'"],
       ["cat", ["a\0\u202eb"], "'a\\u0000\\u202eb'"],
