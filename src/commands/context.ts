@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { ParsedArgs } from "../config/args.ts";
 import type { Config } from "../config/schema.ts";
 import { configSecrets } from "../exec/env.ts";
@@ -8,6 +9,7 @@ import type { ConfigReload } from "../server/repo-config.ts";
 import type { Source } from "../sources/source-list.ts";
 import { UsageStore } from "../usage/usage-store.ts";
 import type { Diagnostic } from "../util/diagnostic.ts";
+import { expandHome } from "../util/home-path.ts";
 import type { Logger } from "../util/logger.ts";
 import { secretVariables } from "../util/secret-env.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
@@ -64,6 +66,13 @@ export function hubFor(ctx: CommandContext, options: Partial<HubOptions> = {}): 
 export function oneShotHub(ctx: CommandContext, options: Partial<HubOptions> = {}): Hub {
   const config = { ...ctx.config, sources: { ...ctx.config.sources, watch: false, rescan_seconds: 0 } };
   return hubFor(ctx, { config, announceDiagnostics: false, usage: new UsageStore(), ...options });
+}
+
+/** The absolute folders of the command's --skills-dir flags (relative to its working folder, `~` the home). */
+export function flagFolders(ctx: CommandContext): string[] {
+  const given = ctx.args.flags["skills-dir"];
+  if (!Array.isArray(given)) return [];
+  return given.map((dir) => resolve(ctx.cwd, expandHome(String(dir), ctx.homeDir)));
 }
 
 /** The sources `ctx`'s configuration names, in precedence order, none of them read. */

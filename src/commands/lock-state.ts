@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
+import type { Catalog } from "../catalog/catalog.ts";
 import { LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { buildLockfile } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { type GitHead, LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
+import type { Skill } from "../skills/skill.ts";
 import { plural } from "../util/plural.ts";
 
 /** One lock file's share of what would be served now. */
@@ -16,22 +18,67 @@ export interface TargetLock extends LockTarget {
   elsewhere: ReadonlyMap<string, string>;
   /** Skills another source's skill of their name hides: qualified id → the served one's. */
   shadowed: ReadonlyMap<string, string>;
+  /** Skills in `lock` only a server without the --skills-dir folders serves: qualified id → the folder's skill's. */
+  unflagged: ReadonlyMap<string, string>;
+}
+
+/**
+ * What a server without some folders (those a command is given with --skills-dir) serves under the names
+ * their skills take: for each such name, the first other skill of it in precedence order.
+ */
+export interface StandIns {
+  /** Each skill served without the folders in place of one of theirs → that one. */
+  served: ReadonlyMap<Skill, Skill>;
+  /** Every other skill of those names, none of the folders' → the one served under its name without them. */
+  hiddenBy: ReadonlyMap<Skill, Skill>;
+}
+
+const NO_STAND_INS: StandIns = { served: new Map(), hiddenBy: new Map() };
+
+/**
+ * The StandIns of the sources `labels` (folders given with --skills-dir) in `catalog`, whose shadowed skills
+ * are in precedence order. Security: a folder given for one command hides skills a server without it serves;
+ * `verify` compares those with the lock as a plain `verify` does, so that a new skill of such a name (or one
+ * in a folder before the recorded one's), a changed one or a file no lock can record is a difference.
+ */
+export function standIns(catalog: Catalog, labels: ReadonlySet<string>): StandIns {
+  const served = new Map<Skill, Skill>();
+  const hiddenBy = new Map<Skill, Skill>();
+  const first = new Map<Skill, Skill>();
+  for (const { skill, by } of catalog.shadowed) {
+    if (!labels.has(by.source) || labels.has(skill.source)) continue;
+    const winner = first.get(by);
+    if (winner) hiddenBy.set(skill, winner);
+    else {
+      first.set(by, skill);
+      served.set(skill, by);
+    }
+  }
+  return { served, hiddenBy };
 }
 
 /**
  * What would be served now, as locks: for each lock file (project, global;
  * lock/location.ts) the skills of the hub's current catalog it covers, and
- * the checkouts of the repositories it pins.
+ * the checkouts of the repositories it pins. With `also`, the skills a server
+ * without some folders serves in place of theirs are in the locks too.
  */
-export async function currentLocks(hub: Hub): Promise<TargetLock[]> {
+export async function currentLocks(hub: Hub, also: StandIns = NO_STAND_INS): Promise<TargetLock[]> {
   const heads = (await hub.git?.heads()) ?? [];
   const pinnedBy = new Map(heads.map((h) => [h.label, hub.repoLockOf(h.label).file]));
-  const shadowed = new Map(hub.catalog.shadowed.map(({ skill, by }) => [skill.id, by.id]));
+  const shadowed = new Map(
+    hub.catalog.shadowed
+      .filter(({ skill }) => !also.served.has(skill))
+      .map(({ skill, by }) => [skill.id, (also.hiddenBy.get(skill) ?? by).id]),
+  );
+  const unflagged = new Map([...also.served].map(([skill, by]) => [skill.id, by.id]));
+  const skills = [...hub.catalog.skills, ...also.served.keys()];
   return hub.lockTargets().map((target) => {
     const own = heads.filter((h) => pinnedBy.get(h.label) === target.file);
     const elsewhere = new Map([...pinnedBy].filter(([, file]) => file !== target.file));
-    const lock = buildLockfile(hub.catalog, own, (skill) => hub.lockTargetOf(skill).file === target.file);
-    return { ...target, lock, heads: own, elsewhere, shadowed };
+    const covered = (skill: Skill) => hub.lockTargetOf(skill).file === target.file;
+    const lock = buildLockfile(hub.catalog, own, covered, skills);
+    return { ...target, lock, heads: own, elsewhere, shadowed, unflagged };
   });
 }
 
@@ -76,13 +123,13 @@ export function outdated(target: TargetLock): boolean {
  *   one the project lock holds the project's.
  */
 export function lockChanges(target: TargetLock, locked: Lockfile): LockChange[] {
-  const { heads, elsewhere, shadowed } = target;
-  if (target.scope !== "global") return compareLocks(locked, target.lock, { heads, elsewhere, shadowed });
+  const { heads, elsewhere, shadowed, unflagged } = target;
+  if (target.scope !== "global") return compareLocks(locked, target.lock, { heads, elsewhere, shadowed, unflagged });
   const theirs = (label: string) => elsewhere.has(label);
   const sources = Object.entries(locked.sources).filter(([label]) => !theirs(label));
   const skills = Object.entries(locked.skills).filter(([, s]) => !theirs(s.source));
   const own = { ...locked, sources: Object.fromEntries(sources), skills: Object.fromEntries(skills) };
-  return compareLocks(own, target.lock, { heads, shadowed });
+  return compareLocks(own, target.lock, { heads, shadowed, unflagged });
 }
 
 /**

@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
@@ -7,9 +6,8 @@ import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } f
 import { updateCommand } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
-import { expandHome } from "../util/home-path.ts";
 import { plural } from "../util/plural.ts";
-import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
+import { type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import { leftAsTheyWere, localChangesNote, uncheckedNote } from "./lock-advice.ts";
 import {
@@ -201,13 +199,6 @@ async function movedBack(hub: Hub, targets: readonly KeptLock[], heads: (t: Kept
     }
   }
   return lines;
-}
-
-/** The absolute folders of the command's --skills-dir flags (relative to its working folder, `~` the home). */
-function flagFolders(ctx: CommandContext): string[] {
-  const given = ctx.args.flags["skills-dir"];
-  if (!Array.isArray(given)) return [];
-  return given.map((dir) => resolve(ctx.cwd, expandHome(String(dir), ctx.homeDir)));
 }
 
 /**

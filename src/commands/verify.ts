@@ -1,9 +1,9 @@
-import { leftOut, lockSkill } from "../lock/build.ts";
+import { leftOut } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
-import { entryOf, LockError, type LockedSkill, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import { entryOf, LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
-import { type CommandRun, scannedHub } from "./context.ts";
+import { type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import {
   ACCEPT_OR_RESTORE,
@@ -18,6 +18,8 @@ import {
   frozenRestores,
   hasEntries,
   lockChanges,
+  type StandIns,
+  standIns,
   type TargetLock,
   tooLarge,
   tooLargeNote,
@@ -43,7 +45,10 @@ export const runVerify: CommandRun = async (ctx) => {
   const hub = await scannedHub(ctx, { sayUnsynced: false });
   try {
     const json = ctx.args.options.json;
-    const targets = await currentLocks(hub);
+    // Security: what a server without the --skills-dir folders serves under the names their skills take is
+    // compared with the locks too; the folders are the command's choice, not the project's.
+    const also = standIns(hub.catalog, flagLabels(hub, flagFolders(ctx)));
+    const targets = await currentLocks(hub, also);
     const checked: Checked[] = [];
     const notes: { scope: string; file: string; note: string }[] = [];
     const missing = new Map<string, LockError>();
@@ -65,15 +70,9 @@ export const runVerify: CommandRun = async (ctx) => {
         continue;
       }
       const { unrecordable } = leftOut(target.lock);
-      // A skill a folder given with --skills-dir hides is the command's choice, not a difference: `skillhub
-      // lock` keeps it recorded (lock.ts), and a server without that folder serves it again.
-      const [hidden, differences] = splitHiddenByFlag(hub, locked, lockChanges(target, locked));
-      for (const c of hidden)
-        notes.push({
-          scope: target.scope,
-          file: target.file,
-          note: `${target.file} records ${c.id}, which ${c.shadowed_by} hides while its folder is given with --skills-dir.`,
-        });
+      const differences = lockChanges(target, locked);
+      for (const note of hiddenNotes(target, locked, also, [...differences, ...unrecordable]))
+        notes.push({ scope: target.scope, file: target.file, note });
       checked.push({ target, changes: [...differences, ...unrecordable], unrecordable });
     }
     // Nothing at all to compare with: as before the split, that is a missing lock.
@@ -140,34 +139,27 @@ export const runVerify: CommandRun = async (ctx) => {
   }
 };
 
-/**
- * `changes` as [skills a skill of an explicit (--skills-dir) folder hides, unchanged since `locked` recorded
- * them; the rest]. Security: a hidden skill is still compared with its entry (a server without that folder
- * serves it again), so one changed meanwhile stays a difference.
- */
-function splitHiddenByFlag(hub: Hub, locked: Lockfile, changes: readonly LockChange[]): [LockChange[], LockChange[]] {
-  const explicit = new Set(hub.catalog.sources.filter((s) => s.location === "explicit").map((s) => s.label));
-  const hidden = new Map(hub.catalog.shadowed.map(({ skill }) => [skill.id, skill]));
-  const byFlag = (c: LockChange) => {
-    if (c.kind !== "removed" || c.shadowed_by === undefined) return false;
-    if (!explicit.has(hub.catalog.getById(c.shadowed_by)?.source ?? "")) return false;
-    const skill = hidden.get(c.id);
-    const entry = entryOf(locked.skills, c.id);
-    return skill !== undefined && entry !== undefined && sameEntry(lockSkill(skill), entry);
-  };
-  return [changes.filter(byFlag), changes.filter((c) => !byFlag(c))];
+/** The labels of the sources of `dirs` (the command's --skills-dir folders). */
+function flagLabels(hub: Hub, dirs: readonly string[]): Set<string> {
+  return new Set(hub.catalog.sources.filter((s) => dirs.includes(s.dir)).map((s) => s.label));
 }
 
-/** Whether two lock entries of a skill record the same files with the same digests, at the same place. */
-function sameEntry(now: LockedSkill, recorded: LockedSkill): boolean {
-  const files = Object.keys(now.files);
-  return (
-    now.path === recorded.path &&
-    now.skill_md === recorded.skill_md &&
-    now.too_large === recorded.too_large &&
-    files.length === Object.keys(recorded.files).length &&
-    files.every((file) => entryOf(recorded.files, file) === now.files[file])
-  );
+/**
+ * A note for each skill `locked` records that a folder given with --skills-dir hides, while a server without
+ * the folder serves it as recorded: a folder given for one command is its choice, not a difference, and
+ * `skillhub lock --skills-dir` keeps the entry (lock.ts). Security: one that `changes` names (a file changed,
+ * one no lock can record) stays a difference, as does any other skill a server without the folder serves
+ * in its place (lockChanges compares it).
+ */
+function hiddenNotes(target: TargetLock, locked: Lockfile, also: StandIns, changes: readonly LockChange[]): string[] {
+  const differs = new Set(changes.filter((c) => c.subject !== "source").map((c) => c.id));
+  return [...also.served]
+    .filter(([skill]) => entryOf(target.lock.skills, skill.id) && entryOf(locked.skills, skill.id))
+    .filter(([skill]) => !differs.has(skill.id))
+    .map(
+      ([skill, by]) =>
+        `${target.file} records ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir.`,
+    );
 }
 
 /**

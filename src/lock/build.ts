@@ -41,26 +41,28 @@ export function skillDigest(skill: Pick<Skill, "hash">): Sha256 {
 }
 
 /**
- * The lock for what would be served now: every served skill of `catalog`
- * (those `covered` when given: one lock's share) with its digests, and every
- * git source with a copy at its commit (none when `heads` is empty). A
- * repository copy's files that git ignores (`heads`' `ignored`: a script's
- * cache) are left out: no commit holds them, so a teammate's copy of the same
- * commit has none.
+ * The lock for what would be served now: every served skill of `catalog`, or
+ * each of `skills` when given (skills of `catalog`: `verify --skills-dir` adds
+ * those a server without the folders serves), those `covered` when given (one
+ * lock's share), with its digests; and every git source with a copy at its
+ * commit (none when `heads` is empty). A repository copy's files that git
+ * ignores (`heads`' `ignored`: a script's cache) are left out: no commit holds
+ * them, so a teammate's copy of the same commit has none.
  */
 export function buildLockfile(
   catalog: Catalog,
   heads: readonly GitHead[],
   covered: (skill: Skill) => boolean = () => true,
+  skills: readonly Skill[] = catalog.skills,
 ): Lockfile {
   const sources = emptyRecord<LockedSource>();
   for (const h of heads)
     if (h.commit)
       sources[h.label] = { url: h.url, ref: h.ref, commit: h.commit, ...(h.config ? { config: h.config } : {}) };
   const ignoredBy = new Map(heads.map((h) => [h.label, new Set(h.ignored)]));
-  const skills = emptyRecord<LockedSkill>();
+  const entries = emptyRecord<LockedSkill>();
   const leftOut: LeftOut = { unrecordable: [], ignored: [] };
-  for (const skill of catalog.skills) {
+  for (const skill of skills) {
     if (!covered(skill)) continue;
     const digests = digestSkill(skill);
     const ignored = ignoredBy.get(skill.source);
@@ -73,7 +75,7 @@ export function buildLockfile(
         leftOut.ignored.push(addedFile(skill, path, "ignored by git in the repository's copy"));
       }
     }
-    skills[skill.id] = lockSkill(skill, digests);
+    entries[skill.id] = lockSkill(skill, digests);
     // A skill too large to lock is refused whole.
     if (!digests.truncated)
       for (const { path, why } of [...digests.unrecordable, ...refusedBeside(catalog, skill, digests)])
@@ -85,7 +87,7 @@ export function buildLockfile(
           ),
         );
   }
-  const lock: Lockfile = { lockfile_version: LOCKFILE_VERSION, sources, skills };
+  const lock: Lockfile = { lockfile_version: LOCKFILE_VERSION, sources, skills: entries };
   leftOutOf.set(lock, leftOut);
   return lock;
 }

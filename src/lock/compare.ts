@@ -31,6 +31,11 @@ export interface CompareContext {
   elsewhere?: ReadonlyMap<string, string>;
   /** Skills shadowed now (qualified id → the qualified id of the skill served under their name). */
   shadowed?: ReadonlyMap<string, string>;
+  /**
+   * Skills in `now` that only a server without the folders given with --skills-dir serves (qualified id →
+   * the qualified id of the folder's skill that hides them while it is given): their differences say so.
+   */
+  unflagged?: ReadonlyMap<string, string>;
 }
 
 /** Differences of one skill's entries (lock → now): its file and every added, removed or changed file. Pure. */
@@ -77,6 +82,7 @@ export function compareSkill(id: string, locked: LockedSkill, now: LockedSkill):
  */
 export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareContext = {}): LockChange[] {
   const { heads = [], elsewhere = new Map<string, string>(), shadowed = new Map<string, string>() } = context;
+  const unflagged = context.unflagged ?? new Map<string, string>();
   const changes: LockChange[] = [];
   const missing = new Map(heads.filter((h) => h.commit === null).map((h) => [h.label, h.notServed]));
   const labels = new Set([...Object.keys(lock.sources), ...Object.keys(now.sources), ...missing.keys()]);
@@ -137,14 +143,24 @@ export function compareLocks(lock: Lockfile, now: Lockfile, context: CompareCont
         id,
         detail: pinned
           ? `its repository is pinned by ${pinned} now (was ${before.path})`
-          : by
-            ? `hidden by ${by} now, which is served under its name (was ${before.path})`
-            : `not served any more (was ${before.path})`,
+          : by && unflagged.has(by)
+            ? `hidden by ${by}, which is served under its name without --skills-dir (was ${before.path})`
+            : by
+              ? `hidden by ${by} now, which is served under its name (was ${before.path})`
+              : `not served any more (was ${before.path})`,
         ...(by ? { shadowed_by: by } : {}),
       });
-    } else if (!before && after)
-      changes.push({ kind: "added", subject: "skill", id, detail: `served but not in the lock (${after.path})` });
-    else if (before && after) changes.push(...compareSkill(id, before, after));
+    } else if (!before && after) {
+      const hiddenBy = unflagged.get(id);
+      changes.push({
+        kind: "added",
+        subject: "skill",
+        id,
+        detail: hiddenBy
+          ? `served without --skills-dir (${hiddenBy} hides it while its folder is given), not in the lock (${after.path})`
+          : `served but not in the lock (${after.path})`,
+      });
+    } else if (before && after) changes.push(...compareSkill(id, before, after));
   }
   return changes;
 }

@@ -22,10 +22,11 @@ describe("a lock records only what is served: nothing of a folder a skill links 
     const own = decoy();
     linkedTree(m.skills, project);
     linkedTree(ext, own);
-    // An explicit folder outside the project goes in your own lock; the project's folders, in its lock.
+    // An explicit folder outside the project goes in your own lock; the project's folders, in its lock. The
+    // project's first: verify given the folder compares the project skills it hides with the project's lock.
     for (const [args, file, label, { folder, leaks }] of [
-      [["--skills-dir", ext], join(m.home, ".skillhub", "skillhub.lock"), labelOfDir(ext), own],
       [[], m.lock, "project", project],
+      [["--skills-dir", ext], join(m.home, ".skillhub", "skillhub.lock"), labelOfDir(ext), own],
     ] as const) {
       const locked = await cli(m, ["lock", ...args]);
       expect(locked.code).toBe(0);
