@@ -4,7 +4,7 @@ import { LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
 import { buildLockfile } from "../lock/build.ts";
 import { compareLocks, describeChange, type LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
-import { type GitHead, LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import { entryOf, type GitHead, LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Skill } from "../skills/skill.ts";
 import { plural } from "../util/plural.ts";
@@ -55,6 +55,25 @@ export function standIns(catalog: Catalog, labels: ReadonlySet<string>): StandIn
     }
   }
   return { served, hiddenBy };
+}
+
+/**
+ * The skills `locked` records that a folder given with --skills-dir hides, each with the folder's skill, while
+ * a server without the folder serves them as recorded: a folder given for one command is its choice, not a
+ * difference, and `skillhub lock --skills-dir` keeps the entry (lock.ts). Security: one that `changes` names
+ * (a file changed, one no lock can record) stays a difference, as does any other skill a server without the
+ * folder serves in its place (lockChanges compares it).
+ */
+export function notedStandIns(
+  target: TargetLock,
+  locked: Lockfile,
+  also: StandIns,
+  changes: readonly LockChange[],
+): Array<[Skill, Skill]> {
+  const differs = new Set(changes.filter((c) => c.subject !== "source").map((c) => c.id));
+  return [...also.served]
+    .filter(([skill]) => entryOf(target.lock.skills, skill.id) && entryOf(locked.skills, skill.id))
+    .filter(([skill]) => !differs.has(skill.id));
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
-import type { LockChange } from "../lock/compare.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
 import { updateCommand } from "../refresh/git/git-target.ts";
@@ -17,7 +16,9 @@ import {
   frozenRestores,
   hasEntries,
   lockChanges,
+  notedStandIns,
   outdated,
+  standIns,
   type TargetLock,
   tooLarge,
   tooLargeNote,
@@ -142,14 +143,12 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
           `skillhub lock: ${plural(ignored.length, "file")} left out of ${t.file}, which git ignores in ${one ? "its" : "their"} repository's copy (no commit holds ${one ? "it" : "them"}, so a teammate's copy of the same commit has none, and a frozen server does not serve ${one ? "it" : "them"}):\n${changeLines(ignored)}`,
         );
     }
-    // What add and remove left as it was: a change nobody reviewed, which `verify` still names. A skill a
-    // folder given for this command hides is no such change: the lock keeps it, and says so.
-    const left = only ? targets.flatMap((t, i) => lockChanges(chosen[i] ?? t, t.lock).map((c) => ({ t, c }))) : [];
-    const hiddenBy = (c: LockChange) => (folders && c.shadowed_by ? hub.catalog.getById(c.shadowed_by) : undefined);
-    const hidden = left.filter(({ c }) => only?.has(hiddenBy(c)?.source ?? ""));
-    for (const { t, c } of hidden) ctx.err(`skillhub lock: ${hiddenNote(t.file, c)}\n`);
-    const pending = left.length - hidden.length;
-    if (pending > 0) ctx.err(`skillhub: ${leftAsTheyWere(pending)}\n`);
+    // What add and remove left as it was: a change nobody reviewed, which `verify` still names.
+    if (only) {
+      const { pending, kept } = await leftForReview(hub, targets, chosen, folders ? only : undefined);
+      for (const line of kept) ctx.err(`skillhub lock: ${line}\n`);
+      if (pending > 0) ctx.err(`skillhub: ${leftAsTheyWere(pending)}\n`);
+    }
     // Every lock, written or left as it was (an add of a source already there writes none).
     const counts = targets.map((t) => ({
       file: t.file,
@@ -221,9 +220,38 @@ function coveringAny(hub: Hub, folders: readonly SourceStatus[]): (target: LockT
   return (target) => files.has(target.file);
 }
 
-/** A skill `file` keeps recording though a skill of a --skills-dir folder hides it (shadowed_by). */
-function hiddenNote(file: string, change: LockChange): string {
-  return `${file} keeps ${change.id}, which ${change.shadowed_by} hides while its folder is given with --skills-dir (\`skillhub verify\` with that folder notes it).`;
+/**
+ * How many differences from the written locks `targets` a later `verify` names (`chosen`: what is served now,
+ * each target's), and the notes on the skills a lock keeps though the folders `flagged` (--skills-dir) hide
+ * them. With such folders the count is verify's given the same folders (lock-state.ts, standIns): a skill
+ * they hide that a server without them serves as recorded is a note; a new, changed or unrecordable one in
+ * its place is a difference.
+ */
+async function leftForReview(
+  hub: Hub,
+  targets: readonly KeptLock[],
+  chosen: readonly TargetLock[],
+  flagged?: ReadonlySet<string>,
+): Promise<{ pending: number; kept: string[] }> {
+  if (!flagged)
+    return { pending: targets.reduce((n, t, i) => n + lockChanges(chosen[i] ?? t, t.lock).length, 0), kept: [] };
+  const also = standIns(hub.catalog, flagged);
+  const seen = await currentLocks(hub, also);
+  const standInIds = new Set([...also.served.keys()].map((skill) => skill.id));
+  let pending = 0;
+  const kept: string[] = [];
+  for (const t of targets) {
+    const now = seen.find((s) => s.file === t.file) ?? t;
+    // The folders' own unrecordable files are said above; a stand-in's are verify's differences.
+    const unrecordable = leftOut(now.lock).unrecordable.filter((c) => standInIds.has(c.id));
+    const changes = [...lockChanges(now, t.lock), ...unrecordable];
+    pending += changes.length;
+    for (const [skill, by] of notedStandIns(now, t.lock, also, changes))
+      kept.push(
+        `${t.file} keeps ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir (\`skillhub verify\` with that folder notes it).`,
+      );
+  }
+  return { pending, kept };
 }
 
 /** Both labels of each folder that has another label in `after` than in `before`. */

@@ -1,6 +1,6 @@
 import { leftOut } from "../lock/build.ts";
 import type { LockChange } from "../lock/compare.ts";
-import { entryOf, LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
+import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
 import { type CommandRun, flagFolders, scannedHub } from "./context.ts";
@@ -18,7 +18,7 @@ import {
   frozenRestores,
   hasEntries,
   lockChanges,
-  type StandIns,
+  notedStandIns,
   standIns,
   type TargetLock,
   tooLarge,
@@ -71,8 +71,12 @@ export const runVerify: CommandRun = async (ctx) => {
       }
       const { unrecordable } = leftOut(target.lock);
       const differences = lockChanges(target, locked);
-      for (const note of hiddenNotes(target, locked, also, [...differences, ...unrecordable]))
-        notes.push({ scope: target.scope, file: target.file, note });
+      for (const [skill, by] of notedStandIns(target, locked, also, [...differences, ...unrecordable]))
+        notes.push({
+          scope: target.scope,
+          file: target.file,
+          note: `${target.file} records ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir.`,
+        });
       checked.push({ target, changes: [...differences, ...unrecordable], unrecordable });
     }
     // Nothing at all to compare with: as before the split, that is a missing lock.
@@ -142,24 +146,6 @@ export const runVerify: CommandRun = async (ctx) => {
 /** The labels of the sources of `dirs` (the command's --skills-dir folders). */
 function flagLabels(hub: Hub, dirs: readonly string[]): Set<string> {
   return new Set(hub.catalog.sources.filter((s) => dirs.includes(s.dir)).map((s) => s.label));
-}
-
-/**
- * A note for each skill `locked` records that a folder given with --skills-dir hides, while a server without
- * the folder serves it as recorded: a folder given for one command is its choice, not a difference, and
- * `skillhub lock --skills-dir` keeps the entry (lock.ts). Security: one that `changes` names (a file changed,
- * one no lock can record) stays a difference, as does any other skill a server without the folder serves
- * in its place (lockChanges compares it).
- */
-function hiddenNotes(target: TargetLock, locked: Lockfile, also: StandIns, changes: readonly LockChange[]): string[] {
-  const differs = new Set(changes.filter((c) => c.subject !== "source").map((c) => c.id));
-  return [...also.served]
-    .filter(([skill]) => entryOf(target.lock.skills, skill.id) && entryOf(locked.skills, skill.id))
-    .filter(([skill]) => !differs.has(skill.id))
-    .map(
-      ([skill, by]) =>
-        `${target.file} records ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir.`,
-    );
 }
 
 /**

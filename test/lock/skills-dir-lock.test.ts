@@ -263,6 +263,12 @@ describe("verify --skills-dir compares what a server without that folder serves 
       "  shadowed skill claude-project:review: hidden by project:review, which is served under its name without --skills-dir (was review/SKILL.md)\n",
     );
     expect(verified.err).not.toContain("records claude-project:review");
+    // lock --skills-dir says what verify will: both left for review, no note that verify passes over them.
+    const locked = await cli(m, ["lock", "--skills-dir", extra]);
+    expect(locked.code, locked.err).toBe(0);
+    expect(locked.err).toBe(
+      "skillhub: 2 other differences from the lock are left as they were (`skillhub verify` lists them): review, then run `skillhub lock` to accept them.\n",
+    );
     const json = JSON.parse((await cli(m, ["verify", "--skills-dir", extra, "--json"])).out);
     expect(json.changes).toContainEqual({
       kind: "removed",
