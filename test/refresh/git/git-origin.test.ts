@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { foreignCopy } from "../../../src/refresh/git/git-origin.ts";
 import { closeAfterEach } from "../../helpers/closers.ts";
@@ -216,6 +216,34 @@ describe("a copy is served only when the origin git reads is the configured repo
     expect(listed.err).toContain(`is not served: its origin file:///x\\u000a${forged}\\u000d${forged} holds a blank`);
     const lines = listed.err.split(/\r|\n/);
     expect(lines.filter((line) => line.startsWith(forged))).toEqual([]);
+  });
+});
+
+describe("a repository copy named as a plain skills folder", () => {
+  test("--skills-dir, SKILLS_DIR or a link to the copy is refused, naming the repository as the way to serve it", async () => {
+    const { m, env, copy } = await syncedTeam();
+    const skills = join(copy, "skills");
+    const linked = join(tempDir("skillhub-link-"), "team-skills");
+    symlinkSync(copy, linked);
+    for (const [args, extra, origin, shown] of [
+      [["--skills-dir", skills], {}, "--skills-dir", skills],
+      [[], { SKILLS_DIR: skills }, "SKILLS_DIR (environment variable)", skills],
+      [["--skills-dir", join(linked, "skills")], {}, "--skills-dir", join(linked, "skills")],
+    ] as const) {
+      const listed = await cli(m, ["list", "--json", ...args], { ...env, ...extra });
+      expect(listed.code).toBe(2);
+      expect(listed.out).toBe("");
+      expect(listed.err).toContain(
+        `${origin} = ${JSON.stringify(shown)}: a folder in SkillHub's repository copies (${join(m.home, ".skillhub", "repos")}) is served only as its repository`,
+      );
+      expect(listed.err).toContain("Name the repository instead: `skillhub add URL`, SKILLS_REPO or git.repos");
+    }
+    // add --global does not write what every later start would refuse.
+    const config = join(m.home, ".skillhub", "config.yaml");
+    const added = await cli(m, ["add", "--global", skills], env);
+    expect(added.code).toBe(2);
+    expect(added.err).toContain(`${skills}: a folder in SkillHub's repository copies`);
+    expect(existsSync(config) ? readFileSync(config, "utf8") : "").not.toContain(skills);
   });
 });
 
