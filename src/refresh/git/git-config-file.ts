@@ -1,7 +1,7 @@
 /**
  * A git config file's values, read from its text as git reads it (config.c), so that a copy's own
  * `.git/config` is read without starting git. Include directives are not followed, as `git config --local`
- * follows none.
+ * follows none (a copy whose config holds one is not served: git-origin.ts).
  */
 
 /** One `name = value` of a config file: its key as `git config --list` names it, and its value. */

@@ -86,14 +86,14 @@ export function foreignSettingsWhy(foreign: readonly string[]): string | undefin
   const keys = [...new Set(foreign)];
   if (keys.length === 0) return undefined;
   const named = keys.length > 3 ? `${keys.slice(0, 3).join(", ")}…` : keys.join(", ");
-  return `its .git/config holds settings SkillHub does not write (${named}), which could run a program or hide a change`;
+  return `its .git/config holds settings SkillHub does not write (${named}), which could run a program, hide a change or move its origin`;
 }
 
 /**
  * Files of a copy's `.git` that make git take its config, objects or refs from another folder: a copy that
  * holds one is not its own (its `.git/config` is not the one git reads).
  */
-export const ELSEWHERE_FILES = ["commondir"] as const;
+const ELSEWHERE_FILES = ["commondir"];
 
 /** The first of ELSEWHERE_FILES the copy in `dir` holds (anything by that name, a link too), in words. */
 export function elsewhereFile(dir: string): string | undefined {
@@ -134,8 +134,8 @@ export const GIT_ENTRIES_MAX = 100_000;
 /**
  * Why git must not be started on the copy in `dir` at all, in words, or undefined: its `.git` (or
  * `.git/info`) is no folder of its own, so git would act on another repository; a file git opens
- * first (READ_FIRST) is not a regular file; or anything else in `.git` is neither a regular file nor a
- * folder. No file is opened: a listing of each folder (GIT_ENTRIES_MAX entries at most) and a few lstats.
+ * first (READ_FIRST) is not a regular file; anything else in `.git` is neither a regular file nor a
+ * folder; or it holds a file that makes git read another folder's config (elsewhereFile). No file is opened: a listing of each folder (GIT_ENTRIES_MAX entries at most) and a few lstats.
  * Security (availability): git opens the files of its `.git` with no time limit of its own (a loose
  * object, a ref, a pack's index, the index, a reflog it appends to), so a FIFO put in one's place, or a
  * link to one, holds every git command on the copy until the runner's timeout (two minutes each).

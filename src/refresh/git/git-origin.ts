@@ -47,7 +47,9 @@ const SETTLED_NS = 1_000_000_000n;
 /**
  * Why the copy in `dir` is not a copy of the repository `url` names, or undefined when it is (its origin,
  * however spelt, is that repository) or when there is no copy at all. A folder there without a readable
- * `.git/config`, or one whose `remote.origin.url` is missing, empty or another repository's, is not.
+ * `.git/config`, one whose config holds a setting SkillHub's clone does not write (foreignKeys: an include,
+ * a `url.*.insteadOf`…) or that has a `.git/commondir`, or one whose `remote.origin.url` is missing, empty,
+ * another repository's or another spelling holding a character outside printable ASCII, is not.
  * `now` is the clock the file's change time is compared with (ms since the epoch).
  */
 export function foreignCopy(dir: string, url: string, now: () => number = Date.now): ForeignCopy | undefined {
