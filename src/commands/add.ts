@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigFileEdit, type RepoItem } from "../config/config-edit.ts";
 import { MAX_PROJECT_DIRS, MAX_PROJECT_REPOS, PROJECT_CONFIG_FILE } from "../config/project-file.ts";
+import { inRepositoryCopies, realPathOf } from "../config/repository-copies.ts";
 import type { RepoEntryConfig } from "../config/schema.ts";
 import { type LockTarget, lockPath } from "../lock/location.ts";
 import { GitError } from "../refresh/git/git-errors.ts";
@@ -77,7 +78,10 @@ export const runAdd: CommandRun = async (ctx) => {
   if (full) return usage(full);
   const changes: Change[] = [];
   for (const spec of specs) {
-    const result = spec.kind === "folder" ? addFolder(where, spec) : await addRepository(ctx, where, spec, ref, path);
+    const result =
+      spec.kind === "folder"
+        ? addFolder(where, spec, ctx.config.home)
+        : await addRepository(ctx, where, spec, ref, path);
     if (typeof result === "number") return result;
     if (typeof result === "string") return usage(result);
     changes.push(result);
@@ -118,7 +122,10 @@ function projectFileFull(
 type Change = (edit: ConfigFileEdit) => Added;
 
 /** A folder: inside the project for its file (relative, so teammates share it), anywhere for the user's. */
-function addFolder(where: SourceFile, spec: SourceSpec & { kind: "folder" }): Change | string {
+function addFolder(where: SourceFile, spec: SourceSpec & { kind: "folder" }, home: string): Change | string {
+  // Refused before it is written: every later start would refuse the file's sources.dirs (config/resolve.ts).
+  const copy = inRepositoryCopies(spec.dir, home, realPathOf);
+  if (copy) return `${spec.written}: ${copy}`;
   let stored = spec.dir;
   if (where.scope === "project" && where.projectDir) {
     const rel = relative(where.projectDir, spec.dir);

@@ -5,6 +5,7 @@ import { yaml } from "../util/lazy-yaml.ts";
 import { isMapping } from "../util/mapping.ts";
 import { readNamedText } from "../util/named-file.ts";
 import { yamlErrorAt } from "../util/yaml-error.ts";
+import { realPathOf } from "./repository-copies.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
 import { BRANCH_NAME } from "./schema-values.ts";
 import { dropUnsupportedKeys, restrictSourceConfig } from "./source-config.ts";
@@ -46,6 +47,7 @@ export function loadConfig(options: LoadOptions): Loaded {
     homeDir: options.homeDir,
     cwd: options.cwd,
     pathDelimiter: delimiter,
+    realPath: realPathOf,
   };
   // First pass: only where SkillHub's home (and so its config file) is. Every other value is judged once,
   // with the files, so that all that is wrong is named together.

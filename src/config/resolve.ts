@@ -7,6 +7,7 @@ import { LOG_LEVELS } from "../util/logger.ts";
 import { isMapping } from "../util/mapping.ts";
 import { configDefaults } from "./defaults.ts";
 import { FLAG_SETTINGS } from "./flag-settings.ts";
+import { inRepositoryCopies } from "./repository-copies.ts";
 import { type Config, configSchema, configSchemaOf, JITLESS } from "./schema.ts";
 import { ENV_SETTINGS, SECRET_KEYS, type Setting, type ValueKind } from "./settings.ts";
 
@@ -29,6 +30,12 @@ export interface ResolveInput {
   cwd: string;
   /** path.delimiter of the platform (":" or ";"). Default ":". */
   pathDelimiter?: string;
+  /**
+   * An absolute path with its links followed (as far as it exists), to tell whether a skills folder lies in
+   * SkillHub's repository copies. Default: the path as written (resolution reads no file); the loader
+   * passes the file system's.
+   */
+  realPath?: (path: string) => string;
 }
 
 export interface Resolved {
@@ -71,7 +78,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
       return undefined;
     }
   };
-  const envDirs: string[] = [];
+  const envDirs: NamedDir[] = [];
   for (const [name, setting] of Object.entries(ENV_SETTINGS)) {
     const raw = input.env[name];
     if (raw === undefined || raw === "") continue;
@@ -79,7 +86,7 @@ export function resolveConfig(input: ResolveInput): Resolved {
     const value = read(raw, setting, origin);
     if (value === undefined) continue;
     if (setting.key === "sources.dirs") {
-      envDirs.push(...(value as string[]));
+      envDirs.push(...(value as string[]).map((dir) => ({ dir, origin })));
       continue;
     }
     assignments.push({ path: setting.key.split("."), value, origin, secret: setting.secret });
@@ -88,13 +95,13 @@ export function resolveConfig(input: ResolveInput): Resolved {
     }
   }
 
-  const flagDirs: string[] = [];
+  const flagDirs: NamedDir[] = [];
   for (const [name, raw] of Object.entries(input.flags ?? {})) {
     const setting = FLAG_SETTINGS[name];
     if (!setting || raw === undefined || raw === false) continue;
     const origin = `--${name}`;
     if (setting.key === "sources.dirs") {
-      flagDirs.push(...(raw as string[]));
+      flagDirs.push(...(raw as string[]).map((dir) => ({ dir, origin })));
       continue;
     }
     // --no-watch is the one negative flag.
@@ -126,8 +133,47 @@ export function resolveConfig(input: ResolveInput): Resolved {
   // The folders of --skills-dir and SKILLS_DIR come before those of the config files, never instead of them
   // (`skillhub add --global DIR` writes there): a one-off folder must not hide the user's own skills. Only
   // the files' list is checked by the schema, so that a wrong entry is named by its place in its file.
-  const dirs = [...flagDirs, ...envDirs, ...config.sources.dirs];
-  return { config: normalisePaths({ ...config, sources: { ...config.sources, dirs } }, input), warnings };
+  const fileDirs = config.sources.dirs.map((dir) => ({
+    dir,
+    origin: origins.get("sources.dirs")?.origin ?? "sources.dirs",
+  }));
+  const named = [...flagDirs, ...envDirs, ...fileDirs];
+  const dirs = named.map((entry) => entry.dir);
+  const resolved = normalisePaths({ ...config, sources: { ...config.sources, dirs } }, input);
+  const copies = inCopies(named, resolved.home, input, origins.get("sources.dirs")?.file);
+  if (copies) throw copies;
+  return { config: resolved, warnings };
+}
+
+/** A skills folder as it was given, and the flag, variable or file that gave it. */
+interface NamedDir {
+  dir: string;
+  origin: string;
+}
+
+/**
+ * The error for the first of `dirs` that lies in SkillHub's repository copies (inRepositoryCopies), or
+ * undefined. `file` is the config file that set `sources.dirs`, if one did.
+ */
+function inCopies(
+  dirs: readonly NamedDir[],
+  home: string,
+  input: ResolveInput,
+  file?: string,
+): ConfigError | undefined {
+  for (const { dir, origin } of dirs) {
+    const why = inRepositoryCopies(resolvePath(input.cwd, expandHome(dir, input.homeDir)), home, input.realPath);
+    if (why === undefined) continue;
+    const message = `Invalid configuration: ${origin} = ${JSON.stringify(dir)}: ${why}`;
+    const fromFile = origin.startsWith("sources.dirs in ") ? file : undefined;
+    return new ConfigError(message, {
+      key: origin,
+      value: dir,
+      allowed: "a skills folder outside SkillHub's repository copies",
+      ...(fromFile === undefined ? {} : { file: fromFile, problems: [{ message, file: fromFile }] }),
+    });
+  }
+  return undefined;
 }
 
 /**

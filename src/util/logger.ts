@@ -1,7 +1,9 @@
+import { oneLine } from "./shown-arg.ts";
 import { scrubUrlCredentials } from "./url-credentials.ts";
 
 /**
- * The one logger. Everything goes to stderr: on stdio, stdout carries JSON-RPC only.
+ * The one logger. Everything goes to stderr: on stdio, stdout carries JSON-RPC only. Each call writes one
+ * line: control characters in a message (line breaks included) are written as `\uXXXX`.
  */
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARN", "ERROR", "SILENT"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -35,8 +37,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const name = options.name ?? "skillhub";
   const emit = (at: LogLevel, message: string) => {
     if (rank[at] < rank[level]) return;
-    // Security: a URL with credentials (a repository URL in an error) never reaches the log.
-    write(`${new Date(now()).toISOString()} ${name} ${at.padEnd(5)} ${scrubUrlCredentials(message)}\n`);
+    // Security: a URL with credentials (a repository URL in an error) never reaches the log, and one call
+    // writes one line: a line break in the outside text a message quotes cannot forge another entry.
+    write(`${new Date(now()).toISOString()} ${name} ${at.padEnd(5)} ${oneLine(scrubUrlCredentials(message))}\n`);
   };
   return {
     level,

@@ -47,6 +47,18 @@ export function shownText(text: string): string {
   return text.replace(UNSHOWABLE, escaped);
 }
 
+/** What ends a line or rewrites it: every control character but tab, and Unicode's line and paragraph separators. */
+const LINE_BREAKING = /(?!\t)[\p{Cc}\u2028\u2029]/gu;
+
+/**
+ * `text` as one line: every control character but tab (line feed, carriage return, escape…) and the line and
+ * paragraph separators written as `\uXXXX`. Security: a log line quotes outside text (a copy's origin, git's
+ * messages, a file's name); raw, a line break in it would start a line that reads as the log's own.
+ */
+export function oneLine(text: string): string {
+  return text.replace(LINE_BREAKING, escaped);
+}
+
 /** `\uXXXX` per UTF-16 unit, as JSON writes it: a character past U+FFFF as its two surrogates. */
 function escaped(char: string): string {
   let out = "";

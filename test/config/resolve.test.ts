@@ -99,6 +99,31 @@ describe("resolveConfig", () => {
     );
   });
 
+  test("a skills folder in SkillHub's repository copies is refused, naming who gave it and what to use instead", () => {
+    const advice =
+      "a folder in SkillHub's repository copies (/home/u/.skillhub/repos) is served only as its repository, whose copy is checked first (its origin, and its signatures with trust.allowed_signers). Name the repository instead: `skillhub add URL`, SKILLS_REPO or git.repos (an entry's `path` picks a folder of it).";
+    expect(failure(() => resolve({}, { "skills-dir": ["~/.skillhub/repos/team-1a2b3c4d/skills"] })).message).toBe(
+      `Invalid configuration: --skills-dir = "~/.skillhub/repos/team-1a2b3c4d/skills": ${advice}`,
+    );
+    expect(failure(() => resolve({ SKILLS_DIR: "/a:/home/u/.skillhub/x/../repos" })).message).toBe(
+      `Invalid configuration: SKILLS_DIR (environment variable) = "/home/u/.skillhub/x/../repos": ${advice}`,
+    );
+    const file = [{ path: "/home/u/.skillhub/config.yaml", data: { sources: { dirs: ["repos/team-1a2b3c4d"] } } }];
+    const fromFile = failure(() => resolve({}, {}, file));
+    expect(fromFile.message).toBe(
+      `Invalid configuration: sources.dirs in /home/u/.skillhub/config.yaml = "/home/u/.skillhub/repos/team-1a2b3c4d": ${advice}`,
+    );
+    expect(fromFile.details.file).toBe("/home/u/.skillhub/config.yaml");
+    // Wherever SkillHub's home is.
+    expect(
+      failure(() => resolve({ SKILLHUB_HOME: "/srv/hub" }, { "skills-dir": ["/srv/hub/repos/t"] })).message,
+    ).toContain("a folder in SkillHub's repository copies (/srv/hub/repos)");
+    // Beside the copies, or above them, is another folder.
+    expect(failure(() => resolve({}, { "skills-dir": ["/home/u/.skillhub/repos/..team"] })).message).toContain(advice);
+    const beside = ["/home/u/.skillhub/repos-old", "/home/u/.skillhub/skills", "/home/u/.skillhub", "/srv/hub/repos/t"];
+    expect(resolve({}, { "skills-dir": beside }).config.sources.dirs).toEqual(beside);
+  });
+
   test("analytics.file or analytics.endpoint in a config file turns analytics on", () => {
     const file = (analytics: Record<string, unknown>) => [
       { path: "/home/u/.skillhub/config.yaml", data: { analytics } },

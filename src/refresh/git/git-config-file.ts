@@ -1,8 +1,15 @@
 /**
  * A git config file's values, read from its text as git reads it (config.c), so that a copy's own
  * `.git/config` is read without starting git. Include directives are not followed, as `git config --local`
- * follows none.
+ * follows none (a copy whose config holds one is not served: git-origin.ts).
  */
+
+/** One `name = value` of a config file: its key as `git config --list` names it, and its value. */
+export interface ConfigEntry {
+  /** `section.subsection.name`: section and name in lower case, the subsection as written. */
+  key: string;
+  value: string;
+}
 
 /**
  * The values of `key` (`section.subsection.name`; section and name in any case, the subsection as written)
@@ -16,14 +23,24 @@ export function configValues(text: string, key: string): string[] | undefined {
     first < 0
       ? key.toLowerCase()
       : `${key.slice(0, first).toLowerCase()}${key.slice(first, last)}.${key.slice(last + 1).toLowerCase()}`;
+  return configEntries(text)
+    ?.filter((entry) => entry.key === wanted)
+    .map((entry) => entry.value);
+}
+
+/**
+ * Every entry of the config file `text`, in the file's order, as `git config --file F --list` gives them.
+ * Undefined when git would refuse the file. Pure.
+ */
+export function configEntries(text: string): ConfigEntry[] | undefined {
   const reader = new Reader(text.startsWith("\uFEFF") ? text.slice(1) : text);
-  const values: string[] = [];
+  const entries: ConfigEntry[] = [];
   let section: string | undefined;
   let comment = false;
   for (;;) {
     const c = reader.next();
     if (c === "\n") {
-      if (reader.eof) return values;
+      if (reader.eof) return entries;
       comment = false;
       continue;
     }
@@ -40,7 +57,7 @@ export function configValues(text: string, key: string): string[] | undefined {
     if (!isAlpha(c)) return undefined;
     const entry = keyValue(reader, c);
     if (entry === undefined) return undefined;
-    if (section !== undefined && `${section}.${entry.name}` === wanted) values.push(entry.value);
+    if (section !== undefined) entries.push({ key: `${section}.${entry.name}`, value: entry.value });
   }
 }
 
@@ -64,9 +81,9 @@ class Reader {
   }
 }
 
-/** C's isspace. */
+/** git's isspace (git-compat-util.h): space, tab, line feed and carriage return; not C's \v and \f. */
 function isSpace(c: string): boolean {
-  return c === " " || c === "\t" || c === "\n" || c === "\v" || c === "\f" || c === "\r";
+  return c === " " || c === "\t" || c === "\n" || c === "\r";
 }
 
 /** C's isalpha, in the C locale. */

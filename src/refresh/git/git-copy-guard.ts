@@ -42,6 +42,12 @@ const CLONE_BRANCH_KEY = /^branch\..+\.(remote|merge)$|^remote\.origin\.tagopt$/
 const CASE_BLIND = process.platform === "darwin" || process.platform === "win32";
 
 /**
+ * `git init` sets core.symlinks to false only where links cannot be made (Windows); set elsewhere, a
+ * committed link is checked out as a file holding the link's text, not the link the commit holds.
+ */
+const LINKLESS = process.platform === "win32";
+
+/**
  * The keys of a `git config --local --list -z` listing that SkillHub's clone does not write (or writes
  * with another value), in order. Pure but for the platform.
  */
@@ -55,12 +61,52 @@ export function foreignSettings(listing: string): string[] {
         ? { key: entry, value: "" }
         : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
     });
+  return foreignKeys(entries);
+}
+
+/**
+ * The keys of a copy's config entries (git-config-file.ts, or git's own listing) that SkillHub's clone does
+ * not write, or writes with another value, in order: the one list of what makes a copy's config foreign.
+ * Security: besides settings that run a program or hide a change, it names those that make git read
+ * another file or address than the one the origin check read (`include.path`, `includeIf.*.path`,
+ * `url.*.insteadOf`, `extensions.worktreeConfig`). Pure but for the platform.
+ */
+export function foreignKeys(entries: readonly { key: string; value: string }[]): string[] {
   return entries
     .filter(({ key, value }) => {
       if (key === "core.ignorecase") return value !== "false" && !CASE_BLIND;
+      if (key === "core.symlinks") return value !== "true" && !LINKLESS;
       return !WRITTEN_KEYS.has(key) && !CLONE_BRANCH_KEY.test(key);
     })
     .map(({ key }) => key);
+}
+
+/** Why a copy whose config holds the `foreign` keys (foreignKeys) is not trusted, in words; undefined for none. */
+export function foreignSettingsWhy(foreign: readonly string[]): string | undefined {
+  const keys = [...new Set(foreign)];
+  if (keys.length === 0) return undefined;
+  const named = keys.length > 3 ? `${keys.slice(0, 3).join(", ")}…` : keys.join(", ");
+  return `its .git/config holds settings SkillHub does not write (${named}), which could run a program, hide a change or move its origin`;
+}
+
+/**
+ * Files of a copy's `.git` that make git take its config, objects or refs from another folder: a copy that
+ * holds one is not its own (its `.git/config` is not the one git reads).
+ */
+const ELSEWHERE_FILES = ["commondir"];
+
+/** The first of ELSEWHERE_FILES the copy in `dir` holds (anything by that name, a link too), in words. */
+export function elsewhereFile(dir: string): string | undefined {
+  for (const name of ELSEWHERE_FILES) {
+    let stat: Stats | undefined;
+    try {
+      stat = lstatSync(join(dir, ".git", name), { throwIfNoEntry: false });
+    } catch (error) {
+      return `its .git/${name} cannot be looked at (${(error as Error).message})`;
+    }
+    if (stat) return `its .git/${name} makes git read another repository's config`;
+  }
+  return undefined;
 }
 
 /**
@@ -88,8 +134,8 @@ export const GIT_ENTRIES_MAX = 100_000;
 /**
  * Why git must not be started on the copy in `dir` at all, in words, or undefined: its `.git` (or
  * `.git/info`) is no folder of its own, so git would act on another repository; a file git opens
- * first (READ_FIRST) is not a regular file; or anything else in `.git` is neither a regular file nor a
- * folder. No file is opened: a listing of each folder (GIT_ENTRIES_MAX entries at most) and a few lstats.
+ * first (READ_FIRST) is not a regular file; anything else in `.git` is neither a regular file nor a
+ * folder; or it holds a file that makes git read another folder's config (elsewhereFile). No file is opened: a listing of each folder (GIT_ENTRIES_MAX entries at most) and a few lstats.
  * Security (availability): git opens the files of its `.git` with no time limit of its own (a loose
  * object, a ref, a pack's index, the index, a reflog it appends to), so a FIFO put in one's place, or a
  * link to one, holds every git command on the copy until the runner's timeout (two minutes each).
@@ -106,7 +152,7 @@ export function gitFilesProblem(dir: string, max: number = GIT_ENTRIES_MAX): str
     }
     if (stat && !stat.isFile()) return waitedOn(name);
   }
-  return oddEntry(join(dir, ".git"), max);
+  return oddEntry(join(dir, ".git"), max) ?? elsewhereFile(dir);
 }
 
 /**
@@ -161,11 +207,8 @@ export async function copySettingsProblem(dir: string, git: GitRunner): Promise<
 export async function settingsProblem(dir: string, git: GitRunner): Promise<string | undefined> {
   const out = await git.run(["config", "--local", "--list", "-z"], { cwd: dir });
   if (out.code !== 0) return `its .git/config cannot be read (${gitMessage(out.stderr) || `exit ${out.code}`})`;
-  const foreign = [...new Set(foreignSettings(out.stdout))];
-  if (foreign.length > 0) {
-    const named = foreign.length > 3 ? `${foreign.slice(0, 3).join(", ")}…` : foreign.join(", ");
-    return `its .git/config holds settings SkillHub does not write (${named}), which could run a program or hide a change`;
-  }
+  const foreign = foreignSettingsWhy(foreignSettings(out.stdout));
+  if (foreign) return foreign;
   const where = await git.run(["rev-parse", "--git-path", "info/attributes"], { cwd: dir });
   if (where.code !== 0) return `its .git cannot be read (${gitMessage(where.stderr) || `exit ${where.code}`})`;
   const file = resolve(dir, where.stdout.trim());

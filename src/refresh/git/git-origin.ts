@@ -2,7 +2,8 @@ import { type BigIntStats, existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { readNamedText } from "../../util/named-file.ts";
 import { scrubUrlCredentials } from "../../util/url-credentials.ts";
-import { configValues } from "./git-config-file.ts";
+import { configEntries } from "./git-config-file.ts";
+import { elsewhereFile, foreignKeys, foreignSettingsWhy } from "./git-copy-guard.ts";
 import { sameRepository } from "./git-url.ts";
 
 /**
@@ -46,7 +47,9 @@ const SETTLED_NS = 1_000_000_000n;
 /**
  * Why the copy in `dir` is not a copy of the repository `url` names, or undefined when it is (its origin,
  * however spelt, is that repository) or when there is no copy at all. A folder there without a readable
- * `.git/config`, or one whose `remote.origin.url` is missing, empty or another repository's, is not.
+ * `.git/config`, one whose config holds a setting SkillHub's clone does not write (foreignKeys: an include,
+ * a `url.*.insteadOf`…) or that has a `.git/commondir`, or one whose `remote.origin.url` is missing, empty,
+ * another repository's or another spelling holding a character outside printable ASCII, is not.
  * `now` is the clock the file's change time is compared with (ms since the epoch).
  */
 export function foreignCopy(dir: string, url: string, now: () => number = Date.now): ForeignCopy | undefined {
@@ -58,6 +61,10 @@ export function foreignCopy(dir: string, url: string, now: () => number = Date.n
   const stat = lstatOf(file);
   if (folder?.isSymbolicLink() || stat?.isSymbolicLink())
     return { why: `its .git/config cannot be read (${folder?.isSymbolicLink() ? join(dir, ".git") : file} is a link)` };
+  // Security: with a .git/commondir, git reads another folder's config, whose origin is not the one read here.
+  // Looked at on every call: the file's arrival does not change the config's stamp.
+  const elsewhere = elsewhereFile(dir);
+  if (elsewhere) return { why: elsewhere };
   const stamp = stat?.isFile() ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : undefined;
   const known = verdicts.get(dir);
   if (stamp !== undefined && known?.stamp === stamp && known.url === url) return known.verdict;
@@ -80,14 +87,40 @@ function readVerdict(file: string, url: string): ForeignCopy | undefined {
         ? "it is no git copy (it has no .git/config)"
         : `its .git/config cannot be read (${read.reason})`,
     };
-  const origins = configValues(read.text, "remote.origin.url");
-  if (origins === undefined) return { why: "its .git/config is not one git can read" };
-  // git fetches from the first `url` (more are where a push goes too).
-  const origin = origins[0]?.trim();
+  const entries = configEntries(read.text);
+  if (entries === undefined) return { why: "its .git/config is not one git can read" };
+  // Security: git reads the origin through an include, or rewrites it with `url.*.insteadOf`: the origin
+  // read here would not be the one git fetches from.
+  const settings = foreignSettingsWhy(foreignKeys(entries));
+  if (settings) return { why: settings };
+  // git fetches from the first `url` (more are where a push goes too). Its value as git reads it: git drops
+  // the blanks around it (configEntries), and nothing more.
+  const origin = entries.find((entry) => entry.key === "remote.origin.url")?.value;
   if (!origin) return { why: `it records no origin, so nothing says it is a copy of ${url}` };
+  if (origin === url) return undefined;
+  // Security: another spelling of the repository is one of printable ASCII only. git keeps a no-break or
+  // ideographic space, a vertical tab, a line break as part of the URL, where JavaScript's trim (and a
+  // reader's eye) would drop them: `…/team.git\u3000` is another path than `…/team.git`.
+  if (!PRINTABLE_ASCII.test(origin)) {
+    const found = scrubUrlCredentials(origin).replace(NOT_SHOWN, escaped);
+    return {
+      found,
+      why: `its origin ${found} holds a blank or a character outside printable ASCII, so it is not taken for the configured ${url}`,
+    };
+  }
   if (sameRepository(origin, url)) return undefined;
   const found = scrubUrlCredentials(origin);
   return { found, why: `its origin is ${found}, another repository than the configured ${url}` };
+}
+
+/** A URL of visible ASCII characters only: no blank, no control, nothing past `~`. */
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+/** What an origin is shown with as `\uXXXX`: all but spaces and visible ASCII. */
+const NOT_SHOWN = /[^\x20-\x7e]/g;
+
+/** A UTF-16 unit as `\uXXXX`, so that an odd blank or a line break in an origin is seen, and adds no line. */
+function escaped(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
 /** `path`'s own status (a link's, not its target's), in nanoseconds; undefined when it cannot be looked at. */

@@ -174,7 +174,9 @@ export function sameRepository(a: string, b: string): boolean {
  * one that does not parse, is folded only as its copy's folder name is (asWritten).
  */
 export function repoIdentity(raw: string): string {
-  const input = raw.trim();
+  // Security: only the blanks git drops around a config value. JavaScript's trim also drops a no-break or
+  // ideographic space, a vertical tab or a form feed, which git keeps as part of the URL: another path.
+  const input = raw.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, "");
   const helper = HELPERS.exec(input)?.[0];
   // Each kind of address has its own prefix (`helper:`, `as-written:`, `//`, `file:`), so none is read as another.
   if (helper) return `helper:${helper.toLowerCase()}${repoIdentity(input.slice(helper.length))}`;

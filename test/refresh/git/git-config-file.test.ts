@@ -50,6 +50,11 @@ describe("a copy's .git/config is read as git reads it", () => {
     ["a key that starts with a digit", '[remote "origin"]\n\t1url = x\n'],
     ["a value without its =", '[remote "origin"]\n\turl file:///srv/team.git\n'],
     ["an empty file", ""],
+    // git's blanks are space, tab, CR and LF only: a vertical tab or a form feed is part of the value.
+    ["a vertical tab and a form feed around the value", '[remote "origin"]\n\turl = \vfile:///srv/team.git\f\n'],
+    ["a form feed before a key", '[remote "origin"]\n\f\turl = file:///srv/team.git\n'],
+    ["a vertical tab before a subsection", '[remote\v"origin"]\n\turl = file:///srv/team.git\n'],
+    ["Unicode blanks after the value", '[remote "origin"]\n\turl = file:///srv/team.git\u00a0\u3000\n'],
   ];
 
   test.each(cases)("%s", (_, text) => {

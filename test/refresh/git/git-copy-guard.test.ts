@@ -300,6 +300,9 @@ describe("what a copy's .git may hold", () => {
       "filter.lfs.process\ngit-lfs filter-process",
       "include.path\n../other",
       "remote.origin.uploadpack\n/tmp/x.sh",
+      "core.symlinks\ntrue",
+      "core.symlinks\nfalse",
+      "url.file:///srv/other.git.insteadof\nfile:///srv/team.git",
       "",
     ].join("\0");
     expect(foreignSettings(listing)).toEqual([
@@ -307,8 +310,36 @@ describe("what a copy's .git may hold", () => {
       "filter.lfs.process",
       "include.path",
       "remote.origin.uploadpack",
+      // Where links can be made, git init writes no core.symlinks: false is another's.
+      ...(process.platform === "win32" ? [] : ["core.symlinks"]),
+      "url.file:///srv/other.git.insteadof",
     ]);
   });
+
+  test.skipIf(process.platform === "win32")(
+    "a copy whose core.symlinks is false, which checks a committed link out as a file of its text, is cloned again",
+    async () => {
+      const team = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha", "The team's.") });
+      symlinkSync("alpha", join(team.work, "skills", "beta"));
+      team.push("a link");
+      const m = machine();
+      const env = { SKILLS_REPO: team.url };
+      expect((await cli(m, ["sync"], env)).code).toBe(0);
+      const copy = copyOf(m);
+      expect(lstatSync(join(copy, "skills", "beta")).isSymbolicLink()).toBe(true);
+      git(["config", "core.symlinks", "false"], copy);
+      // What git does with it: the link becomes a file holding "alpha".
+      rmSync(join(copy, "skills", "beta"));
+      git(["checkout", "--", "skills/beta"], copy);
+      expect(readFileSync(join(copy, "skills", "beta"), "utf8")).toBe("alpha");
+      const why = "its .git/config holds settings SkillHub does not write (core.symlinks)";
+      expect((await cli(m, ["list", "--json"], env)).err).toContain(`is not served: ${why}`);
+      const synced = await cli(m, ["sync"], env);
+      expect(synced.out).toContain(`the copy in ${copy} was removed and cloned again: ${why}`);
+      expect(lstatSync(join(copy, "skills", "beta")).isSymbolicLink()).toBe(true);
+      expect(git(["config", "--local", "--list"], copy)).not.toContain("symlinks");
+    },
+  );
 
   test("index entries git would not compare with the work tree are named", () => {
     const listing = ["H skills/a/SKILL.md", "S skills/b/SKILL.md", "h skills/c/SKILL.md", "H a b.md", ""].join("\0");

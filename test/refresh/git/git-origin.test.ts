@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { foreignCopy } from "../../../src/refresh/git/git-origin.ts";
 import { closeAfterEach } from "../../helpers/closers.ts";
@@ -141,6 +141,112 @@ describe("a repository copy whose origin is another repository is not served as 
   });
 });
 
+describe("a copy is served only when the origin git reads is the configured repository", () => {
+  test("an origin ending in a blank git keeps (a no-break or ideographic space, a vertical tab, a form feed) is another path", async () => {
+    const { team, m, env, copy } = await syncedTeam();
+    for (const blank of ["\u3000", "\u00a0", "\v", "\f"]) {
+      git(["config", "remote.origin.url", `${team.url}${blank}`], copy);
+      // git's own reading: the blank is part of the URL.
+      expect(git(["config", "-z", "--get", "remote.origin.url"], copy)).toBe(`${team.url}${blank}\0`);
+      const escaped = `\\u${blank.charCodeAt(0).toString(16).padStart(4, "0")}`;
+      expect(foreignCopy(copy, team.url)).toEqual({
+        found: `${team.url}${escaped}`,
+        why: `its origin ${team.url}${escaped} holds a blank or a character outside printable ASCII, so it is not taken for the configured ${team.url}`,
+      });
+    }
+    const listed = await cli(m, ["list", "--json"], env);
+    expect(listed.out).not.toContain("The team's style guide.");
+    expect(listed.err).toContain(`its origin ${team.url}\\u000c holds a blank`);
+    expect((await cli(m, ["sync"], env)).out).toContain(`the copy in ${copy} was removed and cloned again`);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("The team's style guide.");
+  });
+
+  /** Ways to make git fetch `other` for a copy whose .git/config's first origin is still `team`'s. */
+  const indirections: [string, (copy: string, team: Remote, other: Remote) => void, string][] = [
+    [
+      "an include before the origin",
+      (copy, _, other) => {
+        const included = write(join(copy, "..", "included.config"), `[remote "origin"]\n\turl = ${other.url}\n`);
+        const config = join(copy, ".git", "config");
+        writeFileSync(config, `[include]\n\tpath = ${included}\n${readFileSync(config, "utf8")}`);
+      },
+      "its .git/config holds settings SkillHub does not write (include.path)",
+    ],
+    [
+      "a conditional include",
+      (copy, _, other) => {
+        const included = write(join(copy, "..", "included.config"), `[remote "origin"]\n\turl = ${other.url}\n`);
+        const config = join(copy, ".git", "config");
+        writeFileSync(config, `[includeIf "gitdir:/"]\n\tpath = ${included}\n${readFileSync(config, "utf8")}`);
+      },
+      "its .git/config holds settings SkillHub does not write (includeif.gitdir:/.path)",
+    ],
+    [
+      "a url.insteadOf of the configured URL",
+      (copy, team, other) => git(["config", `url.${other.url}.insteadOf`, team.url], copy),
+      "its .git/config holds settings SkillHub does not write (url.",
+    ],
+    [
+      "a .git/commondir naming another repository's",
+      (copy, _, other) => write(join(copy, ".git", "commondir"), `${join(other.work, ".git")}\n`),
+      "its .git/commondir makes git read another repository's config",
+    ],
+  ];
+
+  test.each(indirections)("%s: not served, and sync clones it again", async (_, indirect, why) => {
+    const { team, other, m, env, copy } = await syncedTeam();
+    indirect(copy, team, other);
+    // git itself now fetches from the other repository.
+    expect(git(["ls-remote", "--get-url", "origin"], copy)).toEndWith("/other.git");
+    expect(foreignCopy(copy, team.url)?.why).toStartWith(why);
+    const listed = await cli(m, ["list", "--json"], env);
+    expect(listed.out).not.toContain("The team's style guide.");
+    expect(listed.err).toContain(`repo team: the copy in ${copy} is not served: ${why}`);
+    const synced = await cli(m, ["sync"], env);
+    expect(synced.out).toContain(`the copy in ${copy} was removed and cloned again: ${why}`);
+    expect(git(["ls-remote", "--get-url", "origin"], copy)).toBe(team.url);
+    expect((await cli(m, ["list", "--json"], env)).out).toContain("The team's style guide.");
+  });
+
+  test("a line break in an origin adds no line to the log", async () => {
+    const { m, env, copy } = await syncedTeam();
+    const forged = "2026-12-01T04:44:00.000Z skillhub INFO  repo team: the copy is verified.";
+    git(["config", "remote.origin.url", `file:///x\n${forged}\r${forged}`], copy);
+    const listed = await cli(m, ["list", "--json"], env);
+    expect(listed.err).toContain(`is not served: its origin file:///x\\u000a${forged}\\u000d${forged} holds a blank`);
+    const lines = listed.err.split(/\r|\n/);
+    expect(lines.filter((line) => line.startsWith(forged))).toEqual([]);
+  });
+});
+
+describe("a repository copy named as a plain skills folder", () => {
+  test("--skills-dir, SKILLS_DIR or a link to the copy is refused, naming the repository as the way to serve it", async () => {
+    const { m, env, copy } = await syncedTeam();
+    const skills = join(copy, "skills");
+    const linked = join(tempDir("skillhub-link-"), "team-skills");
+    symlinkSync(copy, linked);
+    for (const [args, extra, origin, shown] of [
+      [["--skills-dir", skills], {}, "--skills-dir", skills],
+      [[], { SKILLS_DIR: skills }, "SKILLS_DIR (environment variable)", skills],
+      [["--skills-dir", join(linked, "skills")], {}, "--skills-dir", join(linked, "skills")],
+    ] as const) {
+      const listed = await cli(m, ["list", "--json", ...args], { ...env, ...extra });
+      expect(listed.code).toBe(2);
+      expect(listed.out).toBe("");
+      expect(listed.err).toContain(
+        `${origin} = ${JSON.stringify(shown)}: a folder in SkillHub's repository copies (${join(m.home, ".skillhub", "repos")}) is served only as its repository`,
+      );
+      expect(listed.err).toContain("Name the repository instead: `skillhub add URL`, SKILLS_REPO or git.repos");
+    }
+    // add --global does not write what every later start would refuse.
+    const config = join(m.home, ".skillhub", "config.yaml");
+    const added = await cli(m, ["add", "--global", skills], env);
+    expect(added.code).toBe(2);
+    expect(added.err).toContain(`${skills}: a folder in SkillHub's repository copies`);
+    expect(existsSync(config) ? readFileSync(config, "utf8") : "").not.toContain(skills);
+  });
+});
+
 describe("whose copy a folder is, from its .git/config alone", () => {
   const url = "https://github.com/acme/team-skills.git";
   /** A copy folder whose .git/config holds `config`. */
@@ -175,7 +281,7 @@ describe("whose copy a folder is, from its .git/config alone", () => {
     expect(foreignCopy(copyWith('[remote "origin"\n\turl = x\n'), url)?.why).toBe(
       "its .git/config is not one git can read",
     );
-    expect(foreignCopy(copyWith('[remote "upstream"]\n\turl = x\n'), url)?.why).toStartWith("it records no origin");
+    expect(foreignCopy(copyWith("[core]\n\tbare = false\n"), url)?.why).toStartWith("it records no origin");
     // Security: a .git that leads to another repository's is not read as this copy's.
     const elsewhere = copyWith(`[remote "origin"]\n\turl = ${url}\n`);
     const linked = tempDir("skillhub-copy-");

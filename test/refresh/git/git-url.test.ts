@@ -159,6 +159,11 @@ describe("which URLs name the same repository", () => {
     expect(sameRepository("file:///srv/git/a%2Fteam", "/srv/git/a/team")).toBe(false);
     // A remote helper's address is never another kind's, whatever it reads like.
     expect(sameRepository("file::/srv/git/team", ":file:/srv/git/team")).toBe(false);
+    // git keeps a blank other than space, tab, CR and LF at a URL's end as part of it: another path.
+    for (const blank of ["\u3000", "\u00a0"]) expect(sameRepository(`${team}${blank}`, team), blank).toBe(false);
+    for (const blank of ["\u3000", "\u00a0", "\v", "\f"])
+      expect(sameRepository(`/srv/git/team${blank}`, "/srv/git/team"), JSON.stringify(blank)).toBe(false);
+    expect(sameRepository(" /srv/git/team\t\r\n", "/srv/git/team")).toBe(true);
   });
 
   test("two URLs whose copies share a folder are always one repository, whatever their scheme", () => {
