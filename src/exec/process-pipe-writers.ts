@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
+import { entries, ownerOf } from "./proc-files.ts";
 import { readProcStat } from "./process-stat.ts";
 
 /**
@@ -13,12 +14,9 @@ import { readProcStat } from "./process-stat.ts";
  * the server's own parents started before it, so they never are.
  *
  * The search reads a process's descriptors one at a time, and a script can leave processes holding tens
- * of thousands each. So it is a series of small steps (`pipeWriterSteps`), which `searchPipeWriters`
+ * of thousands each. So it is a series of small steps (`pipeWriterSteps`), which exec/proc-search.ts
  * runs for a bounded time, giving the event loop a turn every few milliseconds.
  */
-
-/** Most milliseconds of search between two turns of the event loop. */
-const SLICE_MS = 5;
 
 /**
  * The search, one look at a time: yields the pid of each process found holding one of `pipes` (what
@@ -34,10 +32,10 @@ export function* pipeWriterSteps(pipes: readonly string[], since?: number): Gene
     yield;
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     const dir = `/proc/${name}`;
-    const stat = readProcStat(dir);
-    if (!stat || (since !== undefined && stat.start < since)) continue;
     // Another user's process: not ours to read or kill.
     if (ownerOf(dir) !== uid) continue;
+    const stat = readProcStat(dir);
+    if (!stat || (since !== undefined && stat.start < since)) continue;
     const table = descriptorTable(dir);
     // One of ours that made itself undumpable (its fd folder is then root's): its descriptors are closed to us.
     if (!table || ownerOf(`${table.dir}/fd`) !== uid) continue;
@@ -51,63 +49,6 @@ export function* pipeWriterSteps(pipes: readonly string[], since?: number): Gene
       }
     }
   }
-}
-
-/** How a search ended: every process looked at, stopped by the caller, or out of time. */
-export type SearchEnd = "searched" | "stopped" | "out of time";
-
-export interface SearchOptions {
-  /** Most milliseconds the search runs, pauses included. */
-  budgetMs: number;
-  /** Checked between two looks: true ends the search (the pipes have closed). */
-  stop?: () => boolean;
-  /** Clock, in milliseconds. Default performance.now. */
-  now?: () => number;
-  /** Gives the event loop a turn. Default: the next turn (setImmediate). */
-  pause?: () => Promise<void>;
-}
-
-/**
- * Run a search's `steps` (ProcessTable.pipeWriters) until they end, `stop()` says so, or the budget is
- * spent, giving the event loop a turn every few milliseconds; `found` gets each writer as it is found.
- */
-export async function searchPipeWriters(
-  steps: Iterator<number | undefined> | undefined,
-  found: (pid: number) => void,
-  options: SearchOptions,
-): Promise<SearchEnd> {
-  const now = options.now ?? (() => performance.now());
-  const pause = options.pause ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
-  const deadline = now() + options.budgetMs;
-  let sliceEnd = now() + SLICE_MS;
-  for (let step = steps?.next(); step && !step.done; step = steps?.next()) {
-    if (step.value !== undefined) found(step.value);
-    const at = now();
-    if (at >= deadline) return "out of time";
-    if (at >= sliceEnd) {
-      await pause();
-      if (options.stop?.()) return "stopped";
-      sliceEnd = now() + SLICE_MS;
-    }
-  }
-  return "searched";
-}
-
-/**
- * The same search without pauses, until `deadline` (a time of `now`): for a server that is closing,
- * whose event loop has nothing left to serve.
- */
-export function searchPipeWritersNow(
-  steps: Iterator<number | undefined> | undefined,
-  found: (pid: number) => void,
-  deadline: number,
-  now: () => number = () => performance.now(),
-): SearchEnd {
-  for (let step = steps?.next(); step && !step.done; step = steps?.next()) {
-    if (step.value !== undefined) found(step.value);
-    if (now() >= deadline) return "out of time";
-  }
-  return "searched";
 }
 
 /**
@@ -142,22 +83,6 @@ function readStatus(dir: string): { fdSize: number; threads: number } | undefine
     return undefined;
   }
   return { fdSize: Number(FD_SIZE.exec(text)?.[1] ?? 0), threads: Number(THREADS.exec(text)?.[1] ?? 0) };
-}
-
-function entries(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function ownerOf(path: string): number | undefined {
-  try {
-    return statSync(path).uid;
-  } catch {
-    return undefined;
-  }
 }
 
 function linkOf(path: string): string | undefined {
