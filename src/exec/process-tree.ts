@@ -19,7 +19,9 @@ import { readProcStat } from "./process-stat.ts";
  * The walk is a series of small steps (exec/proc-search.ts), each environment
  * read a part at a time (exec/process-environ.ts), so the server goes on
  * answering however many processes, with however large environments, a script
- * leaves.
+ * leaves. A kill stops what it finds first (SIGSTOP) and looks again until a
+ * look finds nothing new: a process that forks as fast as it can has no child
+ * left unseen when the SIGKILLs go out.
  *
  * One that wipes its environment *and* leaves the tree (double fork + env -i)
  * is still found while it holds the run's stdout or stderr open (the pipes
@@ -120,10 +122,16 @@ export function runMembers(rows: readonly ProcessRow[], root?: number, known?: R
   return [...members].sort((a, b) => a - b);
 }
 
+/** Most looks of one kill: each stops what it finds, until a look finds nothing new. */
+export const KILL_LOOKS = 8;
+
 /**
  * Steps that signal every process of the run that left its group (the group itself is signalled by
  * signalGroup, all at once): marker carriers and descendants of the run's child (`root()`, while it has
- * not been reaped) that started after the run began. Returns how many processes were signalled.
+ * not been reaped) that started after the run began. SIGKILL is sent in two halves: each process found
+ * is stopped (SIGSTOP) at once, and /proc is looked at again until a look finds no new one (at most
+ * KILL_LOOKS looks), then every stopped one is killed; ended early, the steps still kill what they
+ * stopped. Returns how many processes were signalled.
  */
 export function* signalRunSteps(
   run: RunTrace,
@@ -135,7 +143,24 @@ export function* signalRunSteps(
   const marker = run.marker;
   if (marker === undefined) return 0;
   const signalled = new Set<number>();
-  yield* signalLook(run, marker, root, signal, kill, table, signalled);
+  if (signal !== "SIGKILL") {
+    yield* signalLook(run, marker, root, signal, kill, table, signalled);
+    return signalled.size;
+  }
+  try {
+    for (let look = 0; look < KILL_LOOKS; look++) {
+      const before = signalled.size;
+      yield* signalLook(run, marker, root, "SIGSTOP", kill, table, signalled);
+      if (signalled.size === before) break;
+    }
+  } finally {
+    for (const pid of signalled)
+      try {
+        kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+  }
   return signalled.size;
 }
 
@@ -165,6 +190,7 @@ function* signalLook(
       continue;
     }
     rows.push(row);
+    // A carrier is signalled as soon as it is seen: stopped, it forks no more while the rest is read.
     if (row.marked && row.pgid !== run.group) send(row.pid);
   }
   const inGroup = new Set(rows.filter((row) => row.pgid === run.group).map((row) => row.pid));
