@@ -36,39 +36,42 @@ export function* pipeWriterSteps(pipes: readonly string[], since?: number): Gene
     if (ownerOf(dir) !== uid) continue;
     const stat = readProcStat(dir);
     if (!stat || (since !== undefined && stat.start < since)) continue;
-    const table = descriptorTable(dir);
-    // One of ours that made itself undumpable (its fd folder is then root's): its descriptors are closed to us.
-    if (!table || ownerOf(`${table.dir}/fd`) !== uid) continue;
-    // Slot by slot up to the table's size: one readlink per step, never one listing of a huge folder.
-    for (let fd = 0; fd < table.size; fd++) {
+    search: for (const table of descriptorTables(dir)) {
       yield;
-      const target = linkOf(`${table.dir}/fd/${fd}`);
-      if (target !== undefined && wanted.has(target) && writable(`${table.dir}/fdinfo/${fd}`)) {
-        yield Number(name);
-        break;
+      // One of ours that made itself undumpable (its fd folder is then root's): its descriptors are closed to us.
+      if (ownerOf(`${table.dir}/fd`) !== uid) continue;
+      // Slot by slot up to the table's size: one readlink per step, never one listing of a huge folder.
+      for (let fd = 0; fd < table.size; fd++) {
+        yield;
+        const target = linkOf(`${table.dir}/fd/${fd}`);
+        if (target !== undefined && wanted.has(target) && writable(`${table.dir}/fdinfo/${fd}`)) {
+          yield Number(name);
+          break search;
+        }
       }
     }
   }
 }
 
 /**
- * Where a process's descriptors are listed, and how many slots its table has (FDSize). A process whose
- * first thread has exited while others run lists none under /proc/<pid>/fd: its live threads list the
- * table they share, under /proc/<pid>/task/<tid>/fd.
+ * A process's descriptor tables, with how many slots each has (FDSize). Its threads usually share one,
+ * listed under /proc/<pid>/fd (the first thread's). But a thread may take a table of its own
+ * (unshare(CLONE_FILES)) and keep there a descriptor the others have closed, and a process whose first
+ * thread has exited lists none under /proc/<pid>/fd. So each live thread's table of a process with more
+ * than one thread is read, under /proc/<pid>/task/<tid>/fd (a table shared by several is read once for each).
  */
-function descriptorTable(dir: string): { dir: string; size: number } | undefined {
+function* descriptorTables(dir: string): Generator<{ dir: string; size: number }, void> {
   const status = readStatus(dir);
-  if (!status) return undefined;
-  if (status.fdSize > 0) return { dir, size: status.fdSize };
-  if (status.threads <= 1) return undefined;
-  const leader = dir.slice(dir.lastIndexOf("/") + 1);
+  if (!status) return;
+  if (status.threads <= 1) {
+    if (status.fdSize > 0) yield { dir, size: status.fdSize };
+    return;
+  }
   for (const tid of entries(`${dir}/task`)) {
-    if (tid === leader) continue;
     const task = `${dir}/task/${tid}`;
     const size = readStatus(task)?.fdSize ?? 0;
-    if (size > 0) return { dir: task, size };
+    if (size > 0) yield { dir: task, size };
   }
-  return undefined;
 }
 
 const FD_SIZE = /^FDSize:\s*(\d+)/m;

@@ -257,4 +257,49 @@ print("pid", pid, flush=True)
       await eventually(() => pids.every((pid) => !threadsRunning(pid)));
     },
   );
+
+  test.skipIf(!PYTHON)(
+    "a process whose thread keeps the output in a descriptor table of its own, the others' closed, is found through that thread",
+    async () => {
+      // A grandchild in a session of its own, with an empty environment, whose second thread takes a copy
+      // of the descriptor table (unshare(CLONE_FILES)) before the first closes stdout and stderr: only
+      // /proc/<pid>/task/<tid>/fd of that thread shows the run's pipes.
+      const script = write(
+        join(tempDir("skillhub-pipes-"), "thread-table.py"),
+        `import ctypes, os, sys, threading, time
+if len(sys.argv) == 1:
+    r, w = os.pipe()
+    os.set_inheritable(w, True)
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execve(sys.executable, [sys.executable, sys.argv[0], str(w)], {})
+        os._exit(0)
+    os.close(w)
+    os.wait()
+    print("pid", os.read(r, 20).decode(), flush=True)
+    sys.exit(0)
+w = int(sys.argv[1])
+copied = threading.Event()
+def hold():
+    if ctypes.CDLL(None, use_errno=True).unshare(0x400) != 0:
+        os._exit(1)
+    copied.set()
+    time.sleep(300)
+threading.Thread(target=hold, daemon=True).start()
+copied.wait()
+os.close(1)
+os.close(2)
+os.write(w, str(os.getpid()).encode())
+os.close(w)
+time.sleep(300)
+`,
+      );
+      const result = await runProcess(spec([PYTHON as string, script]), { graceMs: 400 });
+      const pids = pidsIn(result.stdout.text);
+      started.push(...pids);
+      expect(pids).toHaveLength(1);
+      expect(await survivors(pids)).toEqual([]);
+    },
+  );
 });
