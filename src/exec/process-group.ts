@@ -1,6 +1,6 @@
 import { errnoCode } from "../util/errors.ts";
-import { searchPipeWritersNow } from "./process-pipe-writers.ts";
-import { type KillFn, type ProcessTable, procTable, type RunTrace, signalRun } from "./process-tree.ts";
+import { runSearchNow } from "./proc-search.ts";
+import { type KillFn, type ProcessTable, procTable, type RunTrace, signalRunNow } from "./process-tree.ts";
 
 /** Signals to a child's whole process group, and the groups still running. */
 
@@ -42,6 +42,8 @@ function signalWindowsTree(pid: number, signal: NodeJS.Signals | 0): boolean {
   return true;
 }
 
+/** Most milliseconds a closing server looks for its running scripts' processes that left their groups. */
+const SHUTDOWN_MARKER_SEARCH_MS = 5_000;
 /** Most milliseconds a closing server looks for processes that hold its running scripts' output. */
 const SHUTDOWN_SEARCH_MS = 1_000;
 
@@ -74,20 +76,20 @@ export class RunningGroups {
   /**
    * SIGKILL every group still running (server shutdown), with each run's processes that left it: those
    * that carry its marker and their descendants, then those that hold its output (exec/process-tree.ts).
-   * Returns how many groups were signalled. Blocks for at most a second: the server is closing.
+   * Returns how many groups were signalled. Blocks for at most six seconds (five looking for the
+   * processes that left the groups, one for those holding the output): the server is closing.
    */
   killAll(): number {
     let count = 0;
     const runs = [...this.running.values()];
     this.running.clear();
-    for (const { run, kill } of runs) {
-      if (signalGroup(run.group, "SIGKILL", kill)) count++;
-      signalRun(run, undefined, "SIGKILL", kill, this.table);
-    }
+    for (const { run, kill } of runs) if (signalGroup(run.group, "SIGKILL", kill)) count++;
+    const markersDeadline = performance.now() + SHUTDOWN_MARKER_SEARCH_MS;
+    for (const { run, kill } of runs) signalRunNow(run, "SIGKILL", kill, this.table, markersDeadline);
     const deadline = performance.now() + SHUTDOWN_SEARCH_MS;
     for (const { run, kill } of runs)
       if (run.pipes?.length)
-        searchPipeWritersNow(this.table.pipeWriters?.(run.pipes, run.since), (pid) => killQuietly(kill, pid), deadline);
+        runSearchNow(this.table.pipeWriters?.(run.pipes, run.since), (pid) => killQuietly(kill, pid), deadline);
     return count;
   }
 }

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
+import { entries, ownerOf } from "./proc-files.ts";
 import { readProcStat } from "./process-stat.ts";
 
 /**
@@ -13,12 +14,9 @@ import { readProcStat } from "./process-stat.ts";
  * the server's own parents started before it, so they never are.
  *
  * The search reads a process's descriptors one at a time, and a script can leave processes holding tens
- * of thousands each. So it is a series of small steps (`pipeWriterSteps`), which `searchPipeWriters`
+ * of thousands each. So it is a series of small steps (`pipeWriterSteps`), which exec/proc-search.ts
  * runs for a bounded time, giving the event loop a turn every few milliseconds.
  */
-
-/** Most milliseconds of search between two turns of the event loop. */
-const SLICE_MS = 5;
 
 /**
  * The search, one look at a time: yields the pid of each process found holding one of `pipes` (what
@@ -34,100 +32,46 @@ export function* pipeWriterSteps(pipes: readonly string[], since?: number): Gene
     yield;
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     const dir = `/proc/${name}`;
-    const stat = readProcStat(dir);
-    if (!stat || (since !== undefined && stat.start < since)) continue;
     // Another user's process: not ours to read or kill.
     if (ownerOf(dir) !== uid) continue;
-    const table = descriptorTable(dir);
-    // One of ours that made itself undumpable (its fd folder is then root's): its descriptors are closed to us.
-    if (!table || ownerOf(`${table.dir}/fd`) !== uid) continue;
-    // Slot by slot up to the table's size: one readlink per step, never one listing of a huge folder.
-    for (let fd = 0; fd < table.size; fd++) {
+    const stat = readProcStat(dir);
+    if (!stat || (since !== undefined && stat.start < since)) continue;
+    search: for (const table of descriptorTables(dir)) {
       yield;
-      const target = linkOf(`${table.dir}/fd/${fd}`);
-      if (target !== undefined && wanted.has(target) && writable(`${table.dir}/fdinfo/${fd}`)) {
-        yield Number(name);
-        break;
+      // One of ours that made itself undumpable (its fd folder is then root's): its descriptors are closed to us.
+      if (ownerOf(`${table.dir}/fd`) !== uid) continue;
+      // Slot by slot up to the table's size: one readlink per step, never one listing of a huge folder.
+      for (let fd = 0; fd < table.size; fd++) {
+        yield;
+        const target = linkOf(`${table.dir}/fd/${fd}`);
+        if (target !== undefined && wanted.has(target) && writable(`${table.dir}/fdinfo/${fd}`)) {
+          yield Number(name);
+          break search;
+        }
       }
     }
   }
 }
 
-/** How a search ended: every process looked at, stopped by the caller, or out of time. */
-export type SearchEnd = "searched" | "stopped" | "out of time";
-
-export interface SearchOptions {
-  /** Most milliseconds the search runs, pauses included. */
-  budgetMs: number;
-  /** Checked between two looks: true ends the search (the pipes have closed). */
-  stop?: () => boolean;
-  /** Clock, in milliseconds. Default performance.now. */
-  now?: () => number;
-  /** Gives the event loop a turn. Default: the next turn (setImmediate). */
-  pause?: () => Promise<void>;
-}
-
 /**
- * Run a search's `steps` (ProcessTable.pipeWriters) until they end, `stop()` says so, or the budget is
- * spent, giving the event loop a turn every few milliseconds; `found` gets each writer as it is found.
+ * A process's descriptor tables, with how many slots each has (FDSize). Its threads usually share one,
+ * listed under /proc/<pid>/fd (the first thread's). But a thread may take a table of its own
+ * (unshare(CLONE_FILES)) and keep there a descriptor the others have closed, and a process whose first
+ * thread has exited lists none under /proc/<pid>/fd. So each live thread's table of a process with more
+ * than one thread is read, under /proc/<pid>/task/<tid>/fd (a table shared by several is read once for each).
  */
-export async function searchPipeWriters(
-  steps: Iterator<number | undefined> | undefined,
-  found: (pid: number) => void,
-  options: SearchOptions,
-): Promise<SearchEnd> {
-  const now = options.now ?? (() => performance.now());
-  const pause = options.pause ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
-  const deadline = now() + options.budgetMs;
-  let sliceEnd = now() + SLICE_MS;
-  for (let step = steps?.next(); step && !step.done; step = steps?.next()) {
-    if (step.value !== undefined) found(step.value);
-    const at = now();
-    if (at >= deadline) return "out of time";
-    if (at >= sliceEnd) {
-      await pause();
-      if (options.stop?.()) return "stopped";
-      sliceEnd = now() + SLICE_MS;
-    }
-  }
-  return "searched";
-}
-
-/**
- * The same search without pauses, until `deadline` (a time of `now`): for a server that is closing,
- * whose event loop has nothing left to serve.
- */
-export function searchPipeWritersNow(
-  steps: Iterator<number | undefined> | undefined,
-  found: (pid: number) => void,
-  deadline: number,
-  now: () => number = () => performance.now(),
-): SearchEnd {
-  for (let step = steps?.next(); step && !step.done; step = steps?.next()) {
-    if (step.value !== undefined) found(step.value);
-    if (now() >= deadline) return "out of time";
-  }
-  return "searched";
-}
-
-/**
- * Where a process's descriptors are listed, and how many slots its table has (FDSize). A process whose
- * first thread has exited while others run lists none under /proc/<pid>/fd: its live threads list the
- * table they share, under /proc/<pid>/task/<tid>/fd.
- */
-function descriptorTable(dir: string): { dir: string; size: number } | undefined {
+function* descriptorTables(dir: string): Generator<{ dir: string; size: number }, void> {
   const status = readStatus(dir);
-  if (!status) return undefined;
-  if (status.fdSize > 0) return { dir, size: status.fdSize };
-  if (status.threads <= 1) return undefined;
-  const leader = dir.slice(dir.lastIndexOf("/") + 1);
+  if (!status) return;
+  if (status.threads <= 1) {
+    if (status.fdSize > 0) yield { dir, size: status.fdSize };
+    return;
+  }
   for (const tid of entries(`${dir}/task`)) {
-    if (tid === leader) continue;
     const task = `${dir}/task/${tid}`;
     const size = readStatus(task)?.fdSize ?? 0;
-    if (size > 0) return { dir: task, size };
+    if (size > 0) yield { dir: task, size };
   }
-  return undefined;
 }
 
 const FD_SIZE = /^FDSize:\s*(\d+)/m;
@@ -142,22 +86,6 @@ function readStatus(dir: string): { fdSize: number; threads: number } | undefine
     return undefined;
   }
   return { fdSize: Number(FD_SIZE.exec(text)?.[1] ?? 0), threads: Number(THREADS.exec(text)?.[1] ?? 0) };
-}
-
-function entries(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function ownerOf(path: string): number | undefined {
-  try {
-    return statSync(path).uid;
-  } catch {
-    return undefined;
-  }
 }
 
 function linkOf(path: string): string | undefined {

@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { entries, runsAs } from "./proc-files.ts";
+import { runSearch, runSearchNow, type SearchEnd, type SearchOptions } from "./proc-search.ts";
+import { environHolds } from "./process-environ.ts";
 import { pipeWriterSteps } from "./process-pipe-writers.ts";
 import { readProcStat } from "./process-stat.ts";
 
@@ -10,8 +12,16 @@ import { readProcStat } from "./process-stat.ts";
  * through fork and exec, and at timeout (and at the end of the run) the
  * server walks /proc: a process whose initial environment carries the marker,
  * or whose parent chain leads to the script, is signalled too. Only processes
- * that started after the run began are looked at (exec/process-stat.ts): one
- * that was running before cannot be the run's, whatever pid it was given.
+ * of this user that started after the run began are looked at
+ * (exec/process-stat.ts): one that was running before cannot be the run's,
+ * whatever pid it was given.
+ *
+ * The walk is a series of small steps (exec/proc-search.ts), each environment
+ * read a part at a time (exec/process-environ.ts), so the server goes on
+ * answering however many processes, with however large environments, a script
+ * leaves. A kill stops what it finds first (SIGSTOP) and looks again until a
+ * look finds nothing new: a process that forks as fast as it can has no child
+ * left unseen when the SIGKILLs go out.
  *
  * One that wipes its environment *and* leaves the tree (double fork + env -i)
  * is still found while it holds the run's stdout or stderr open (the pipes
@@ -39,12 +49,22 @@ export interface RunTrace {
   pipes?: readonly string[];
 }
 
+/** One process as the search sees it. */
+export interface ProcessRow {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** Its initial environment holds the run's marker. */
+  marked: boolean;
+}
+
 export interface ProcessTable {
   /**
-   * Every pid with its parent pid and, when readable, its initial environment; only those that
-   * started at or after `since` (clock ticks since boot) when it is given.
+   * The processes of this user other than this one that started at or after `since` (clock ticks since
+   * boot), one look at a time: yields each as it is read, and undefined between two looks. A process
+   * in `known` is listed without a look at its environment (`marked` false).
    */
-  list(since?: number): { pid: number; ppid: number; pgid?: number; environ?: string }[];
+  processes(marker: string, since?: number, known?: ReadonlySet<number>): Iterable<ProcessRow | undefined>;
   /**
    * The search for processes other than this one that hold one of `pipes` open for writing, one look
    * at a time (exec/process-pipe-writers.ts): of this user, started at or after `since`.
@@ -53,45 +73,41 @@ export interface ProcessTable {
 }
 
 /** The live table from /proc; empty where there is no /proc. */
-export const procTable: ProcessTable = {
-  list(since) {
-    let names: string[];
-    try {
-      names = readdirSync("/proc");
-    } catch {
-      return [];
-    }
-    const out: { pid: number; ppid: number; pgid?: number; environ?: string }[] = [];
-    for (const name of names) {
-      if (!/^\d+$/.test(name)) continue;
-      const stat = readProcStat(`/proc/${name}`);
-      if (!stat || (since !== undefined && stat.start < since)) continue;
-      let environ: string | undefined;
-      try {
-        environ = readFileSync(`/proc/${name}/environ`, "latin1");
-      } catch {
-        // Another user's process: not ours to find or kill.
-      }
-      out.push({ pid: Number(name), ppid: stat.ppid, pgid: stat.pgid, environ });
-    }
-    return out;
-  },
-  pipeWriters: pipeWriterSteps,
-};
+export const procTable: ProcessTable = { processes: processSteps, pipeWriters: pipeWriterSteps };
 
 /**
- * Pids of the run: carriers of `marker` and their descendants, plus those of
- * `root` while it has not been reaped (after that its pid may be reused).
- * Never this process. Pure over the table.
+ * ProcessTable.processes from /proc. Another user's process is skipped on its folder's owner, before
+ * anything in it is read; an environment is read until the marker shows, a part at a time.
  */
-export function runProcesses(table: ProcessTable, root: number | undefined, marker: string): number[] {
-  const rows = table.list();
-  const needle = `${RUN_MARKER_VARIABLE}=${marker}\0`;
-  const found = new Set<number>();
-  for (const row of rows) if (row.environ && `${row.environ}\0`.includes(needle)) found.add(row.pid);
-  // Descendants by parent pid, to a fixed point (a child listed before its parent is caught on a later pass).
-  const members = new Set<number>(found);
+export function* processSteps(
+  marker: string,
+  since?: number,
+  known?: ReadonlySet<number>,
+): Generator<ProcessRow | undefined, void> {
+  const uid = process.geteuid?.();
+  const entry = `${RUN_MARKER_VARIABLE}=${marker}`;
+  for (const name of entries("/proc")) {
+    yield;
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const dir = `/proc/${name}`;
+    if (!runsAs(dir, uid)) continue;
+    const stat = readProcStat(dir);
+    if (!stat || (since !== undefined && stat.start < since)) continue;
+    const pid = Number(name);
+    const marked = !known?.has(pid) && (yield* environHolds(`${dir}/environ`, entry));
+    yield { pid, ppid: stat.ppid, pgid: stat.pgid, marked };
+  }
+}
+
+/**
+ * Pids of the run among `rows`: marked ones, those in `known`, `root` while it has not been reaped
+ * (after that its pid may be reused), and their descendants. Never `root` itself, nor this process.
+ */
+export function runMembers(rows: readonly ProcessRow[], root?: number, known?: ReadonlySet<number>): number[] {
+  const members = new Set<number>(known);
+  for (const row of rows) if (row.marked) members.add(row.pid);
   if (root !== undefined) members.add(root);
+  // Descendants by parent pid, to a fixed point (a child listed before its parent is caught on a later pass).
   let grew = true;
   while (grew) {
     grew = false;
@@ -106,32 +122,107 @@ export function runProcesses(table: ProcessTable, root: number | undefined, mark
   return [...members].sort((a, b) => a - b);
 }
 
+/** Most looks of one kill: each stops what it finds, until a look finds nothing new. */
+export const KILL_LOOKS = 8;
+
 /**
- * Signal every process of the run that left its group (the group itself is
- * signalled by signalGroup, all at once): marker carriers and descendants of
- * `root` (the run's child, while it has not been reaped) that started after
- * the run began. Returns how many were signalled.
+ * Steps that signal every process of the run that left its group (the group itself is signalled by
+ * signalGroup, all at once): marker carriers and descendants of the run's child (`root()`, while it has
+ * not been reaped) that started after the run began. SIGKILL is sent in two halves: each process found
+ * is stopped (SIGSTOP) at once, and /proc is looked at again until a look finds no new one (at most
+ * KILL_LOOKS looks), then every stopped one is killed; ended early, the steps still kill what they
+ * stopped. Returns how many processes were signalled.
  */
-export function signalRun(
+export function* signalRunSteps(
   run: RunTrace,
-  root: number | undefined,
+  root: () => number | undefined,
   signal: NodeJS.Signals,
   kill: KillFn,
   table: ProcessTable = procTable,
-): number {
-  if (run.marker === undefined) return 0;
-  let count = 0;
-  const rows = table.list(run.since);
-  const inGroup = new Set(rows.filter((r) => r.pgid === run.group).map((r) => r.pid));
-  const snapshot = { list: () => rows };
-  for (const pid of runProcesses(snapshot, root, run.marker)) {
-    if (inGroup.has(pid)) continue;
+): Generator<undefined, number> {
+  const marker = run.marker;
+  if (marker === undefined) return 0;
+  const signalled = new Set<number>();
+  if (signal !== "SIGKILL") {
+    yield* signalLook(run, marker, root, signal, kill, table, signalled);
+    return signalled.size;
+  }
+  try {
+    for (let look = 0; look < KILL_LOOKS; look++) {
+      const before = signalled.size;
+      yield* signalLook(run, marker, root, "SIGSTOP", kill, table, signalled);
+      if (signalled.size === before) break;
+    }
+  } finally {
+    for (const pid of signalled)
+      try {
+        kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+  }
+  return signalled.size;
+}
+
+/** One look through the table: `signal` to each process of the run not yet in `signalled`, added there. */
+function* signalLook(
+  run: RunTrace,
+  marker: string,
+  root: () => number | undefined,
+  signal: NodeJS.Signals,
+  kill: KillFn,
+  table: ProcessTable,
+  signalled: Set<number>,
+): Generator<undefined, void> {
+  const send = (pid: number) => {
+    if (signalled.has(pid)) return;
     try {
       kill(pid, signal);
-      count++;
+      signalled.add(pid);
     } catch {
       // Gone already, or not ours.
     }
+  };
+  const rows: ProcessRow[] = [];
+  for (const row of table.processes(marker, run.since, signalled)) {
+    if (row === undefined) {
+      yield;
+      continue;
+    }
+    rows.push(row);
+    // A carrier is signalled as soon as it is seen: stopped, it forks no more while the rest is read.
+    if (row.marked && row.pgid !== run.group) send(row.pid);
   }
-  return count;
+  const inGroup = new Set(rows.filter((row) => row.pgid === run.group).map((row) => row.pid));
+  for (const pid of runMembers(rows, root(), signalled)) if (!inGroup.has(pid)) send(pid);
+}
+
+/**
+ * Signal the run's processes that left its group (signalRunSteps), giving the event loop turns, within
+ * `options.budgetMs`. "out of time" when the table was not all read: processes not yet found may run on.
+ */
+export function signalRun(
+  run: RunTrace,
+  root: () => number | undefined,
+  signal: NodeJS.Signals,
+  kill: KillFn,
+  table: ProcessTable,
+  options: SearchOptions,
+): Promise<SearchEnd> {
+  return runSearch(signalRunSteps(run, root, signal, kill, table), () => {}, options);
+}
+
+/** signalRun without turns of the event loop, until `deadline` (performance.now): for a closing server. */
+export function signalRunNow(
+  run: RunTrace,
+  signal: NodeJS.Signals,
+  kill: KillFn,
+  table: ProcessTable,
+  deadline: number,
+): SearchEnd {
+  return runSearchNow(
+    signalRunSteps(run, () => undefined, signal, kill, table),
+    () => {},
+    deadline,
+  );
 }

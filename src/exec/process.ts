@@ -3,8 +3,8 @@ import type { Logger } from "../util/logger.ts";
 import { timerDelay } from "../util/timer-limit.ts";
 import { type Captured, captureStream } from "./capture.ts";
 import { closeEnds, openRunPipe } from "./output-pipes.ts";
+import { runSearch } from "./proc-search.ts";
 import { defaultKill, type KillFn, killQuietly, RunningGroups, signalGroup } from "./process-group.ts";
-import { searchPipeWriters } from "./process-pipe-writers.ts";
 import { bootTicks } from "./process-stat.ts";
 import { type ProcessTable, procTable, RUN_MARKER_VARIABLE, type RunTrace, signalRun } from "./process-tree.ts";
 
@@ -87,6 +87,8 @@ const POLL_MS = 25;
 const DRAIN_MS = 1_000;
 /** Most milliseconds spent looking for the processes that still hold a run's output once its group is gone. */
 const SEARCH_MS = 2_000;
+/** Most milliseconds one look through /proc for a run's processes that left its group may take. */
+const MARKER_SEARCH_MS = 10_000;
 
 export interface RunSpec {
   /** Executable (absolute path) and its arguments; run without a shell. */
@@ -168,13 +170,27 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   let killed = false;
   /** Reaped: its pid may now belong to a stranger, so only the marker finds the run's processes. */
   let exited = false;
+  const root = () => (exited ? undefined : group);
+  /** The searches for the run's processes that left its group, still running (each gives the event loop turns). */
+  const searches = new Set<Promise<unknown>>();
+  const signalEscaped = (signal: NodeJS.Signals, from: () => number | undefined) => {
+    const search = signalRun(run, from, signal, kill, table, { budgetMs: MARKER_SEARCH_MS }).then((end) => {
+      if (end === "out of time")
+        options.logger?.warn(
+          `${spec.argv[0]} left processes outside its process group, and they were not all found within ${MARKER_SEARCH_MS / 1000} s: some of them may still run`,
+        );
+    });
+    searches.add(search);
+    void search.finally(() => searches.delete(search));
+    return search;
+  };
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const killNow = () => {
     clearTimeout(killTimer);
     if (killed) return;
     killed = true;
     signalGroup(group, "SIGKILL", kill);
-    signalRun(run, exited ? undefined : group, "SIGKILL", kill, table);
+    void signalEscaped("SIGKILL", root);
   };
   /** SIGTERM to the whole group now, SIGKILL after the grace period (once). */
   const terminate = () => {
@@ -186,7 +202,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
       return;
     }
     // Then whatever left the group (setsid): the group first, so a shell dies before it can report its children.
-    signalRun(run, exited ? undefined : group, "SIGTERM", kill, table);
+    void signalEscaped("SIGTERM", root);
     killTimer = setTimeout(killNow, graceMs);
   };
   const setTimer = options.setTimeout ?? setTimeout;
@@ -217,8 +233,10 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     else await Bun.sleep(POLL_MS);
   }
   clearTimeout(killTimer);
-  // Whatever escaped the group (setsid) and is still there now gets no grace of its own.
-  signalRun(run, undefined, "SIGKILL", kill, table);
+  // Whatever escaped the group (setsid) and is still there now gets no grace of its own; no signal of an
+  // earlier search goes out after this one.
+  await Promise.all(searches);
+  await signalEscaped("SIGKILL", () => undefined);
   groups.delete(group);
 
   // The pipes close when the last writer dies; one that escaped the group (setsid) must not hold the call.
@@ -233,7 +251,7 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
     });
     let killedWriters = 0;
     const steps = run.pipes?.length ? table.pipeWriters?.(run.pipes, since) : undefined;
-    const search = await searchPipeWriters(
+    const search = await runSearch(
       steps,
       (pid) => {
         killQuietly(kill, pid);

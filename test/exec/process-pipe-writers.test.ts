@@ -1,11 +1,12 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runSearch, runSearchNow } from "../../src/exec/proc-search.ts";
 import { runProcess } from "../../src/exec/process.ts";
 import { RunningGroups } from "../../src/exec/process-group.ts";
-import { pipeWriterSteps, searchPipeWriters, searchPipeWritersNow } from "../../src/exec/process-pipe-writers.ts";
+import { pipeWriterSteps } from "../../src/exec/process-pipe-writers.ts";
 import { bootTicks, readProcStat } from "../../src/exec/process-stat.ts";
-import { procTable } from "../../src/exec/process-tree.ts";
+import { type ProcessRow, procTable } from "../../src/exec/process-tree.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/hub.ts";
@@ -109,7 +110,8 @@ describe.skipIf(!linux)("the processes holding a run's output", () => {
     const since = bootTicks();
     const after = Bun.spawn([BASH, ...wait]);
     started.push(after.pid);
-    const pids = procTable.list(since).map((row) => row.pid);
+    const rows = [...procTable.processes("none", since)].filter((row): row is ProcessRow => row !== undefined);
+    const pids = rows.map((row) => row.pid);
     expect(pids).toContain(after.pid);
     expect(pids).not.toContain(before.pid);
     writeFileSync(join(dir, "go"), "");
@@ -159,11 +161,11 @@ describe.skipIf(!linux)("the processes holding a run's output", () => {
       const none = ["pipe:[0]"];
       // Baseline: the same search without turns of the event loop (as a closing server runs it).
       const blocked = await timerLateness(() =>
-        searchPipeWritersNow(pipeWriterSteps(none, since), () => {}, Number.POSITIVE_INFINITY),
+        runSearchNow(pipeWriterSteps(none, since), () => {}, Number.POSITIVE_INFINITY),
       );
       let end: string | undefined;
       const turning = await timerLateness(async () => {
-        end = await searchPipeWriters(pipeWriterSteps(none, since), () => {}, { budgetMs: HANG_MS });
+        end = await runSearch(pipeWriterSteps(none, since), () => {}, { budgetMs: HANG_MS });
       });
       expect(end).toBe("searched");
       expect(blocked).toBeGreaterThan(50);
@@ -181,7 +183,7 @@ describe.skipIf(!linux)("the processes holding a run's output", () => {
         yield pid % 3 === 0 ? pid : undefined;
       }
     }
-    const end = await searchPipeWriters(endless(), (pid) => found.push(pid), {
+    const end = await runSearch(endless(), (pid) => found.push(pid), {
       budgetMs: 100,
       now: () => clock,
       pause: async () => {},
@@ -199,7 +201,7 @@ describe.skipIf(!linux)("the processes holding a run's output", () => {
     const result = await runProcess(spec([BASH, "-c", escapedChild(300)]), {
       graceMs: 400,
       logger,
-      processTable: { list: (since) => procTable.list(since), pipeWriters: () => endless() },
+      processTable: { processes: procTable.processes, pipeWriters: () => endless() },
     });
     started.push(...pidsIn(result.stdout.text));
     expect(result.exitCode).toBe(0);
@@ -213,7 +215,7 @@ describe.skipIf(!linux)("the processes holding a run's output", () => {
     const groups = new RunningGroups();
     const s = spec([BASH, "-c", `${escapedChild(300)}touch ready\n${SLEEP} 300\n`]);
     // The run's own end looks for no holder here: only the shutdown can find this one.
-    const run = runProcess(s, { graceMs: 400, groups, processTable: { list: (since) => procTable.list(since) } });
+    const run = runProcess(s, { graceMs: 400, groups, processTable: { processes: procTable.processes } });
     await eventually(() => existsSync(join(s.cwd, "ready")));
     expect(groups.killAll()).toBe(1);
     const result = await run;
@@ -253,6 +255,51 @@ print("pid", pid, flush=True)
       started.push(...pids);
       expect(pids).toHaveLength(1);
       await eventually(() => pids.every((pid) => !threadsRunning(pid)));
+    },
+  );
+
+  test.skipIf(!PYTHON)(
+    "a process whose thread keeps the output in a descriptor table of its own, the others' closed, is found through that thread",
+    async () => {
+      // A grandchild in a session of its own, with an empty environment, whose second thread takes a copy
+      // of the descriptor table (unshare(CLONE_FILES)) before the first closes stdout and stderr: only
+      // /proc/<pid>/task/<tid>/fd of that thread shows the run's pipes.
+      const script = write(
+        join(tempDir("skillhub-pipes-"), "thread-table.py"),
+        `import ctypes, os, sys, threading, time
+if len(sys.argv) == 1:
+    r, w = os.pipe()
+    os.set_inheritable(w, True)
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execve(sys.executable, [sys.executable, sys.argv[0], str(w)], {})
+        os._exit(0)
+    os.close(w)
+    os.wait()
+    print("pid", os.read(r, 20).decode(), flush=True)
+    sys.exit(0)
+w = int(sys.argv[1])
+copied = threading.Event()
+def hold():
+    if ctypes.CDLL(None, use_errno=True).unshare(0x400) != 0:
+        os._exit(1)
+    copied.set()
+    time.sleep(300)
+threading.Thread(target=hold, daemon=True).start()
+copied.wait()
+os.close(1)
+os.close(2)
+os.write(w, str(os.getpid()).encode())
+os.close(w)
+time.sleep(300)
+`,
+      );
+      const result = await runProcess(spec([PYTHON as string, script]), { graceMs: 400 });
+      const pids = pidsIn(result.stdout.text);
+      started.push(...pids);
+      expect(pids).toHaveLength(1);
+      expect(await survivors(pids)).toEqual([]);
     },
   );
 });
