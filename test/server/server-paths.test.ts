@@ -549,7 +549,7 @@ describe("any other path of the server", () => {
       "cc -I<server path> -L<server path> '-Wl,-rpath,<server path>' well-known/tmp/a/b x-y/usr/a/b",
     );
     expect(sweep("GET /view?path=%2Ftmp%2Fjane%2Fx&y=1 and file:///tmp/my%20skills/x and 100%25/tmp%2Fno")).toBe(
-      "GET /view?path=<server path>&y=1 and <server path> and 100%25/tmp%2Fno",
+      "GET /view?path=<server path> and <server path> and 100%25/tmp%2Fno",
     );
     expect(sweep('{"p":"\\/tmp\\/jane\\/x","q":"\\/srv\\/hub\\/skills\\/skill-1\\/a"} a\\/b')).toBe(
       '{"p":"<server path>","q":"skill:\\/\\/skill-1\\/a"} a\\/b',
@@ -568,21 +568,83 @@ describe("any other path of the server", () => {
     expect(sweep("at \\/srv\\/hub\\/skills\\/x.txt", folders)).toBe("at <skills folder 'skills'>\\/x.txt");
   });
 
-  test("a path that is a URL query's value ends where the query goes on; a name's own `&` stays hidden", () => {
+  test("in a URL query, the rest of the word goes with a server path: a name may hold `&` or `#`", () => {
     expect(sweep("GET /view?dir=/tmp/jane/x&y=1#top and ?a=/tmp/jane/y#L3, ?b=/work/project/z&c=2.")).toBe(
-      "GET /view?dir=<server path>&y=1#top and ?a=<server path>#L3, ?b=<project>/z&c=2.",
+      "GET /view?dir=<server path> and ?a=<server path>, ?b=<project>/z&c=2.",
     );
-    // A path into a skill: its file's URI, the query's parameters after it as written.
-    expect(sweep("?dir=/srv/hub/skills/skill-1/a.txt&y=1 ?from=/tmp/a/b&to=/usr/lib/c&n=3")).toBe(
-      "?dir=skill://skill-1/a.txt&y=1 ?from=<server path>&to=<server path>&n=3",
-    );
-    // Escaped, the query's `&` is written as is and a name's as `%26`.
-    expect(sweep("?dir=%2Ftmp%2Fjane%2Fa%26b%3D1&y=1 ?dir=%2Fsrv%2Fhub%2Fskills%2Fskill-1%2Fa%26b.txt&y=1")).toBe(
-      "?dir=<server path>&y=1 ?dir=skill://skill-1/a%26b.txt&y=1",
-    );
-    // What goes on to a folder after an `&` or a `#` is the path's, not the query's; so is an `&` outside a query.
     expect(sweep("?dir=/tmp/jane/a&b=c/secret ?dir=/tmp/jane/x#/secret /tmp/jane/a&b=1")).toBe(
       "?dir=<server path> ?dir=<server path> <server path>",
+    );
+  });
+
+  test("an escaped path in a URL query: a raw `&` or `#` inside a folder's name is the path's", () => {
+    // encodeURI escapes `\\` and spaces but leaves `&` and `#`; a user's or a skills folder's name may hold them.
+    const skills = new Map([...hub().skills, ["/srv/hub/skills/R#D kit", "skill://R%23D%20kit"]]);
+    const posix: ServerPaths = {
+      ...withOthers(),
+      skills,
+      longest: Math.max(...[...skills.keys()].map((dir) => dir.length)),
+      folders: [
+        ["/srv/hub/skills", "<skills folder 'skills'>"],
+        ["/tmp/x/Tom&Jerrx", "<home>"],
+        ["/home/Tom&Jerrx", "<home>"],
+        ["/srv/R&D vault", "<skills folder 'rd'>"],
+        ["/home/zorb#lax", "<zorb home>"],
+      ],
+    };
+    expect(
+      [
+        "?file=%2Fhome%2FTom&Jerrx%2FAppData%2Fx.log",
+        "?f=%2Fhome%2Fzorb#lax%2Fx",
+        "?f=%2Fsrv%2FR&D%20vault%2Fnotes.txt",
+        "?f=%2Ftmp%2Fx%2FTom&Jerrx",
+        "?f=%2Fhome%2Fzorb#lax&y=1",
+        "?f=%2Fhome%2Fzorb#la…",
+        "?f=%2Fsrv%2Fhub%2Fskills%2FR#D%20kit",
+      ].map((text) => sweep(text, posix)),
+    ).toEqual([
+      "?file=<home>/AppData/x.log",
+      "?f=<zorb home>/x",
+      "?f=<skills folder 'rd'>/notes.txt",
+      "?f=<home>",
+      "?f=<zorb home>&y=1",
+      "?f=<server path>…",
+      "?f=skill://R%23D%20kit",
+    ]);
+    const windows: ServerPaths = {
+      ...windowsHub(),
+      folders: [
+        ["C:\\Users\\Tom&Jerrx", "<home>"],
+        ["C:\\tmp\\x\\Tom&Jerrx", "<tmp home>"],
+        ["C:\\srv\\R&D vault", "<skills folder 'rd'>"],
+        ["C:\\Users\\zorb#lax", "<zorb home>"],
+      ],
+      others: {},
+    };
+    expect(
+      [
+        "?file=C:%5CUsers%5CTom&Jerrx%5CAppData%5Cx.log",
+        "?f=C:%5CUsers%5Czorb#lax%5Cx",
+        "?f=C:%5Csrv%5CR&D%20vault%5Cnotes.txt",
+        "?f=C:%5Ctmp%5Cx%5CTom&Jerrx",
+        "?f=c:/users/zorb#lax&y=1",
+      ].map((text) => sweep(text, windows)),
+    ).toEqual([
+      "?file=<home>\\AppData\\x.log",
+      "?f=<zorb home>\\x",
+      "?f=<skills folder 'rd'>\\notes.txt",
+      "?f=<tmp home>",
+      "?f=<zorb home>&y=1",
+    ]);
+    // Written as it is, a name's `#` with more of the name after it is the path's too.
+    expect(sweep("?d=C:\\Users\\zorb#lax.bak ?d=C:\\Data\\x#top", windows)).toBe("?d=<server path> ?d=<server path>");
+    // Escaped, what follows a path to the word's end goes with it.
+    expect(
+      sweep(
+        "?dir=%2Ftmp%2Fjane%2Fa&b=c%2Fsecret ?dir=%2Ftmp%2Fjane%2Fx#%2Fsecret ?q=a,%2Ftmp%2Fjane%2Fx#top&y=1 ?dir=%2Ftmp%2Fjane%2Fx&y=1#top ?n=1&f=%2Ftmp%2Fjane%2Fx&y=2 ?f=a:%2Ftmp%2Fjane%2Fx#top",
+      ),
+    ).toBe(
+      "?dir=<server path> ?dir=<server path> ?q=a,<server path> ?dir=<server path> ?n=1&f=<server path> ?f=a:<server path>",
     );
   });
 

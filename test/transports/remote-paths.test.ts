@@ -285,8 +285,11 @@ describe("an image over HTTP: its bytes as they are, though their base64 spells 
 
 describe("a script's output over HTTP: the server's folders as whole names", () => {
   /** What a remote client is told a server script printed: `echo` of `line` (the project's path in it). */
-  async function printed(line: (project: string) => string): Promise<{ stdout: string; project: string }> {
-    const w = world();
+  async function printed(
+    line: (project: string) => string,
+    root?: string,
+  ): Promise<{ stdout: string; project: string }> {
+    const w = world(root);
     writeNode(w.first, "tools/paths.md", {
       keywords: ["paths"],
       extra: "scripts:\n  - file: scripts/paths.sh\n    description: Prints paths\n    execution: server",
@@ -313,6 +316,16 @@ describe("a script's output over HTTP: the server's folders as whole names", () 
       () => `open '${spaced}/x.txt' failed; wrote ${spaced}/y.txt; at main (${spaced}/app.js:3:9)`,
     );
     expect(stdout).toBe("open '<server path>' failed; wrote <server path>; at main (<server path>:3:9)\n");
+  });
+
+  test("a folder whose name holds `&` or `#`, in a URL's query that escapes its slashes but not those: named whole", async () => {
+    const root = join(tempDir("skillhub-marks-"), "Tom&Jerry #2");
+    const escaped = (path: string) => encodeURI(path).replaceAll("/", "%2F");
+    const { stdout } = await printed(
+      (p) => `open http://localhost:9/open?f=${escaped(p)}&y=1 and ?f=${escaped(join(p, "notes.txt"))}#top`,
+      root,
+    );
+    expect(stdout).toBe("open http://localhost:9/open?f=<project>&y=1 and ?f=<project>/notes.txt#top\n");
   });
 
   test("a folder glued to an option (-I/srv/x) is still the folder; one inside a longer path is not", async () => {

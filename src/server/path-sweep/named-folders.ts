@@ -1,7 +1,7 @@
 import { SERVER_PATH } from "../../util/shown-arg.ts";
 import type { ServerPaths } from "../server-paths.ts";
 import { CUT, cutInSkill, nextCut } from "./cut-paths.ts";
-import { endsPath, type Hit, type Matcher, matcher, NAME_CHAR, nextIndex, pathStart, queryValue } from "./path-text.ts";
+import { endsPath, type Hit, type Matcher, matcher, NAME_CHAR, nextIndex, pathStart } from "./path-text.ts";
 import { inSkill, skillFolderEnd } from "./skill-file-uri.ts";
 
 /**
@@ -10,9 +10,9 @@ import { inSkill, skillFolderEnd } from "./skill-file-uri.ts";
  * where running text would end it or where the next folder is written (a second path glued on:
  * `out.txt#/home/…`). Each folder's next place is looked for again only once passed: the pass costs the
  * text's length times the number of folders. In a skill's own text (`skillText`) a path into a skill becomes
- * its URI and any other is its author's, kept; `queries`: a URL query's `&` and `#` are the query's (queryValue).
+ * its URI and any other is its author's, kept.
  */
-export function hidePaths(value: string, paths: ServerPaths, skillText: boolean, queries: boolean): string {
+export function hidePaths(value: string, paths: ServerPaths, skillText: boolean): string {
   const m = matcher(paths);
   const count = paths.folders.length;
   const cached: Array<Hit | undefined | null> = new Array(count).fill(null);
@@ -59,9 +59,8 @@ export function hidePaths(value: string, paths: ServerPaths, skillText: boolean,
     if (glued && glued.lead < bound) bound = Math.max(glued.lead, best.end);
     // The URL or long-path prefix before the folder goes with it: `file:///srv/x` is the path /srv/x.
     const lead = Math.max(pos, best.lead);
-    const query = queries && queryValue(value, lead);
     let stop = skillEnd;
-    while (stop < bound && !endsPath(value, stop, m, query)) stop++;
+    while (stop < bound && !endsPath(value, stop, m)) stop++;
     const name = paths.folders[best.index]?.[1] ?? "";
     // A folder that ends a longer path (`/backup/home/ana/x`) is no skill's: only its names are hidden.
     const uri = best.inner ? undefined : inSkill(value.slice(best.at, stop), best.end - best.at, paths, m);

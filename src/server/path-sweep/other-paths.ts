@@ -1,16 +1,7 @@
 import { oncePer } from "../../util/once.ts";
 import { SERVER_PATH } from "../../util/shown-arg.ts";
 import type { ServerPaths } from "../server-paths.ts";
-import {
-  leadLength,
-  type Matcher,
-  matcher,
-  NAME_MAX,
-  type NextIndex,
-  nextIndex,
-  pathEnd,
-  queryValue,
-} from "./path-text.ts";
+import { leadLength, type Matcher, matcher, NAME_MAX, type NextIndex, nextIndex, pathEnd } from "./path-text.ts";
 
 /**
  * Security: `value`, its folders already named (hidePaths), with every other path of this server as
@@ -18,11 +9,10 @@ import {
  * repository in a local folder, a file a program names. A path from a root (not one in a word or a URL:
  * OTHER_BEFORE, or an option glued to it: afterOption) with at least two names, which on POSIX starts with a
  * name in the root folder (`/api/v1/x` is no path here). Nothing else on the disk decides it: what an answer
- * makes of a caller's text it quotes tells no more than a listing of the root folder. Where it ends (otherEnd), a name may hold spaces
- * (`/Users/Jane Doe/…`, `C:\\Program Files (x86)\\…`). `queries`: a URL query's `&` and `#` are the
- * query's (queryValue).
+ * makes of a caller's text it quotes tells no more than a listing of the root folder. Where it ends
+ * (otherEnd), a name may hold spaces (`/Users/Jane Doe/…`, `C:\\Program Files (x86)\\…`).
  */
-export function hideOtherPaths(value: string, paths: ServerPaths, queries: boolean): string {
+export function hideOtherPaths(value: string, paths: ServerPaths): string {
   const m = matcher(paths);
   const roots = OTHER_ROOT[paths.separator];
   // The root folder's names, one of which starts each POSIX path.
@@ -40,8 +30,7 @@ export function hideOtherPaths(value: string, paths: ServerPaths, queries: boole
     // A URL's `//host` (`https://host/x`): a UNC path's slashes, but after a scheme.
     if (prior === ":" && lead === at && m.isSeparator(value[at + 1])) continue;
     const from = at + hit[0].length;
-    const query = queries && queryValue(value, lead);
-    const stop = otherEnd(value, lead, pathEnd(value, from, m, query), m, next, query);
+    const stop = otherEnd(value, lead, pathEnd(value, from, m), m, next);
     // Its names as far as it goes: `C:\\Program Files\\x` has two, `/Volumes/My Drive` starts with `Volumes`.
     const names = value.slice(from, stop);
     if (!TWO_NAMES[paths.separator].test(names)) continue;
@@ -107,7 +96,7 @@ const QUOTED_MAX = 4096;
  * Bare, past a space where the text after it goes on to a separator within a few words (spacedEnd). Neither
  * asks the disk: its answer would tell a caller which of its paths exist.
  */
-function otherEnd(text: string, lead: number, end: number, m: Matcher, next: NextIndex, query: boolean): number {
+function otherEnd(text: string, lead: number, end: number, m: Matcher, next: NextIndex): number {
   const opening = text[lead - 1];
   const closing = opening === undefined ? undefined : CLOSING[opening];
   if (closing !== undefined) {
@@ -119,7 +108,7 @@ function otherEnd(text: string, lead: number, end: number, m: Matcher, next: Nex
       return quoteEnd(text, lead, close);
     }
   }
-  return spacedEnd(text, end, m, query);
+  return spacedEnd(text, end, m);
 }
 
 /**
@@ -153,7 +142,7 @@ const SPACED_STOP = { "/": /[\s"'`‘’“”«»<>|,;:=…[\]{}\\]/, "\\": /[\
  * (`cd: /Users/Jane Doe: no such file`) cannot be told from the words after it: those are kept. Each look
  * ahead stops where the next path starts, so an answer of many paths costs its length.
  */
-function spacedEnd(text: string, end: number, m: Matcher, query: boolean): number {
+function spacedEnd(text: string, end: number, m: Matcher): number {
   const stops = SPACED_STOP[m.separator];
   let stop = end;
   while (text[stop] === " ") {
@@ -175,7 +164,7 @@ function spacedEnd(text: string, end: number, m: Matcher, query: boolean): numbe
       } else if (stops.test(char)) break;
     }
     if (found < 0) break;
-    stop = pathEnd(text, found, m, query);
+    stop = pathEnd(text, found, m);
   }
   return stop;
 }

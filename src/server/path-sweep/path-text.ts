@@ -79,47 +79,13 @@ const windowsSkills = oncePer(
  * be in a folder's name): a quote, a bracket, a space…; and `:` or `=` when the next path starts there
  * (`PATH=/a:/b`, `--out=/x`), not inside a name (`a=b.txt`, `pdf:extra`).
  */
-export function endsPath(text: string, i: number, m: Matcher, query: boolean): boolean {
+export function endsPath(text: string, i: number, m: Matcher): boolean {
   const char = text[i];
   if (char === undefined || m.end.test(char)) return true;
-  if (query && (char === "&" || char === "#")) return queryGoesOn(text, i, m);
   if (char !== ":" && char !== "=") return false;
   const rest = text.slice(i + 1, i + 4);
   // A line number (`x.py:10:`) ends it too.
   return m.isSeparator(rest[0]) || (char === ":" && /^\d/.test(rest)) || (char === "=" && /^[A-Za-z]:[\\/]/.test(rest));
-}
-
-/** A URL query's parameter name and `=` (`?dir=`, `&out=`), as it ends the text before a path, and its longest. */
-const QUERY_KEY = /[?&][\w.~+%[\]-]+=$/;
-
-const QUERY_KEY_CHARS = 64;
-
-/** Whether the path written from `lead` is a URL query's value: a parameter name and `=` before it. */
-export function queryValue(text: string, lead: number): boolean {
-  return QUERY_KEY.test(text.slice(Math.max(0, lead - QUERY_KEY_CHARS), lead));
-}
-
-/**
- * Security: whether the `&` or `#` at `i`, in a path that is a URL query's value, is the query's own: the
- * next parameter (`?dir=/srv/x&y=1`) or the fragment (`#top`). In a URL a name's `&` or `#` is written
- * `%26`, `%23`; a file's name may hold them as written too (`/srv/a&b=c/d`), so only where what follows, up
- * to the next `&` or `#` or the end of running text, holds no separator (the next value may be a path of
- * its own: `&out=/srv/y`): a name holding them with folders after it is hidden whole.
- */
-function queryGoesOn(text: string, i: number, m: Matcher): boolean {
-  let at = i + 1;
-  if (text[i] === "&") {
-    const key = /^[\w.~+%[\]-]+=/.exec(text.slice(at, at + QUERY_KEY_CHARS));
-    if (!key) return false;
-    at += key[0].length;
-    if (m.isSeparator(text[at])) return true;
-  }
-  for (; at < text.length; at++) {
-    const char = text[at] as string;
-    if (m.isSeparator(char)) return false;
-    if (char === "&" || char === "#" || m.end.test(char)) return true;
-  }
-  return true;
 }
 
 /** A character of a folder's name: the name goes on past a folder written before it (`/home/ana` in `/home/anabel`). */
@@ -202,9 +168,9 @@ export function pathStart(
 }
 
 /** Where the path going on at `from` ends in running text (endsPath), without a sentence's dots or colons after it. */
-export function pathEnd(text: string, from: number, m: Matcher, query: boolean): number {
+export function pathEnd(text: string, from: number, m: Matcher): number {
   let end = from;
-  while (!endsPath(text, end, m, query)) end++;
+  while (!endsPath(text, end, m)) end++;
   return sentenceEnd(text, from, end);
 }
 

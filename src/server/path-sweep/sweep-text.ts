@@ -15,8 +15,8 @@ import { inSkill } from "./skill-file-uri.ts";
  * unescaped; where that still finds a path (one half escaped: `\/tmp/x`), the text is swept that way.
  */
 export function hideInText(value: string, paths: ServerPaths, skillText: boolean, others: boolean): string {
-  const decodedSwept = (text: string) => sweptText(text, paths, skillText, others, false);
-  const swept = (text: string) => sweptText(decodedEscapes(text, paths, decodedSwept), paths, skillText, others, true);
+  const decodedSwept = (text: string) => sweptText(text, paths, skillText, others);
+  const swept = (text: string) => sweptText(decodedEscapes(text, paths, decodedSwept), paths, skillText, others);
   const once = swept(value);
   if (paths.separator !== "/" || !once.includes(ESCAPED_SLASH)) return once;
   const unescaped = (text: string) => text.replaceAll(ESCAPED_SLASH, "/");
@@ -52,9 +52,9 @@ export function mayHoldPath(json: string, paths: ServerPaths, others: boolean): 
 }
 
 /** `text` with its folders named (hidePaths), then with `others` any other path of the server hidden. */
-function sweptText(text: string, paths: ServerPaths, skillText: boolean, others: boolean, queries: boolean): string {
-  const named = hidePaths(text, paths, skillText, queries);
-  return others && paths.others ? hideOtherPaths(named, paths, queries) : named;
+function sweptText(text: string, paths: ServerPaths, skillText: boolean, others: boolean): string {
+  const named = hidePaths(text, paths, skillText);
+  return others && paths.others ? hideOtherPaths(named, paths) : named;
 }
 
 /** Stands for a text's own (unescaped) slash while its escaped ones are swept: a private-use character. */
@@ -104,23 +104,12 @@ function decodedEscapes(value: string, paths: ServerPaths, swept: (decoded: stri
 }
 
 /**
- * A word with percent escapes (a file URL, a path, a query) as the sweep leaves it, each of its query's
- * parts on its own (decodedPart): in a URL that escapes, a raw `&` or `#` is the query's, and an escaped
- * one (`%26`) is a name's, which decoded goes on in its path.
+ * A word with percent escapes (a file URL, a path, a query) as the sweep leaves it: the URI of the skill
+ * file its decoded path names (the whole word is that path, spaces and all), else its decoded form `swept`
+ * (`?path=%2Fsrv%2Fdata%2Fx`), else (naming nothing of this server) as written. Security: a query's `&` or
+ * `#` after a path is no end of it (a name may hold them), so what follows a path in the word goes with it.
  */
 function decodedWord(url: string, paths: ServerPaths, swept: (decoded: string) => string): string {
-  const query = url.indexOf("?");
-  if (query < 0) return decodedPart(url, paths, swept);
-  const [first = "", ...rest] = url.slice(query).split(/(?=[&#])/);
-  return [url.slice(0, query) + first, ...rest].map((part) => decodedPart(part, paths, swept)).join("");
-}
-
-/**
- * A word's part with percent escapes as the sweep leaves it: the URI of the skill file its decoded path
- * names (the whole part is that path, spaces and all), else its decoded form `swept` (`?path=%2Fsrv%2Fdata%2Fx`),
- * else (naming nothing of this server) as written.
- */
-function decodedPart(url: string, paths: ServerPaths, swept: (decoded: string) => string): string {
   const decoded = percentDecoded(url);
   if (decoded === url) return url;
   const path = decoded.replace(URL_LEAD[paths.separator], "");
