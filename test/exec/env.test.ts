@@ -491,6 +491,8 @@ describe("credentials in bare names, git headers and connection strings", () => 
       npm_config_https_proxy: "u:p@ss-decoy0073@proxy.corp:8080",
       // A user name alone may be a token, as in an http URL.
       npm_config_proxy: "decoy-proxy-token-0075@proxy.corp:8080",
+      // An empty user name: curl and urllib read the password.
+      rsync_proxy: ":decoy-proxy-0076@proxy.corp:873",
       // With a scheme, the URL rule hides it.
       All_Proxy: "socks5h://user:decoy-proxy-0074@proxy.corp:1080",
     };
@@ -499,12 +501,15 @@ describe("credentials in bare names, git headers and connection strings", () => 
       FTP_PROXY: "proxy.corp:3128",
       // Only a proxy's value is read as one: elsewhere `name:…@` is other text.
       CONTACT: "mailto:ada@example.com",
+      // No user information at all: nothing to hide.
+      socks_proxy: "@proxy.corp:1080",
     };
     expect(childEnv({ ...proxies, ...kept }, config())).toEqual({
       http_proxy: "***@proxy.corp:3128",
       HTTPS_PROXY: "***@proxy.corp:3128/",
       npm_config_https_proxy: "***@proxy.corp:8080",
       npm_config_proxy: "***@proxy.corp:8080",
+      rsync_proxy: "***@proxy.corp:873",
       All_Proxy: "socks5h://user:***@proxy.corp:1080",
       ...kept,
       PYTHONDONTWRITEBYTECODE: "1",
