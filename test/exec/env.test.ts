@@ -543,6 +543,29 @@ describe("credentials in bare names, git headers and connection strings", () => 
     });
   });
 
+  test("childEnv: a megabyte of braced values that never close is scrubbed in one pass, fields before and after it too", () => {
+    // Every `name={` here has no `}` after it: a pattern looking for one scans to the end from each of them.
+    const unclosed = "a={x;".repeat(200_000);
+    const env = { ODBC: `PWD={de;coy}}0091};${unclosed}password=decoy0092`, LIST: `${unclosed}b={x` };
+    expect(childEnv(env, config())).toEqual({
+      ODBC: `PWD=***;${unclosed}password=***`,
+      LIST: env.LIST,
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    // A braced value closes at its first odd run of `}`; with none, before the last `}` (its pairs read as `}`).
+    const closing = {
+      ONE: "PWD={a}}b}}}c;d}",
+      TWO: "PWD={a}}b};x=1",
+      PAIRS: "PWD={a}}b}};x=1",
+    };
+    expect(childEnv(closing, config())).toEqual({
+      ONE: "PWD=***c;d}",
+      TWO: "PWD=***;x=1",
+      PAIRS: "PWD=***};x=1",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+  });
+
   test("childEnv: a field after a literal \\n, \\r or \\t (printf's, echo -e's) is a field; a Windows path only where a folder reads as one", () => {
     const helper = String.raw`!f() { printf 'username=x\npassword=decoy0091'; }; f`;
     const helperShown = String.raw`!f() { printf 'username=x\npassword=***; }; f`;
