@@ -15,7 +15,7 @@
  *
  * An option (`-Dx.password=…`, `--db-password=…`: a name after a dash) ends at a space, as a shell's word
  * does, so the options after it are kept (`-Xmx2g`); its value a switch's (`1`, `on`, `true`…: build flags'
- * `-DENABLE_AUTH=1`) is no credential.
+ * `-DENABLE_AUTH=1`) is no credential, nor is GNU make's `--jobserver-auth=3,4` (PLAIN_OPTIONS).
  *
  * Security: the patterns are linear: a field's name is scanned from the one separator before it, and each
  * bare word of a value once (plus a look at the name after each space or written-out separator); where
@@ -39,15 +39,26 @@ const OPTION = /(^|[\s'"])(-{1,2}[A-Za-z0-9_.][A-Za-z0-9_.-]*)(=)("(?:[^"]|"")*"
 const SWITCH = /^(?:[01]|on|off|true|false|yes|no)$/i;
 
 /**
+ * Options named like a credential whose value is none, as fieldName gives them: GNU make's jobserver, which
+ * a make hands its sub-makes in MAKEFLAGS (`-j8 --jobserver-auth=3,4`, `=fifo:/tmp/GMfifo123`): its file
+ * descriptors, its fifo's path or its semaphore's name. A make given `***` there stops. (Before make 4.2
+ * the option was `--jobserver-fds`, which no credential's word names.)
+ */
+const PLAIN_OPTIONS: ReadonlySet<string> = new Set(["JOBSERVER_AUTH"]);
+
+/**
  * `text` with the value of every field whose name `isCredential` accepts replaced by `***` (empty values
  * stay empty). The name is given upper-cased, with leading dashes dropped and `-` and `.` read as `_`
  * (`--db-password` → `DB_PASSWORD`, `X-Api-Key` → `X_API_KEY`). Pure.
  */
 export function scrubCredentialFields(text: string, isCredential: (name: string) => boolean): string {
   if (!text.includes("=")) return text;
-  const options = text.replace(OPTION, (whole: string, before: string, name: string, equals: string, value: string) =>
-    value === "" || SWITCH.test(value) || !isCredential(fieldName(name)) ? whole : `${before}${name}${equals}***`,
-  );
+  const options = text.replace(OPTION, (whole: string, before: string, name: string, equals: string, value: string) => {
+    const option = fieldName(name);
+    return value === "" || SWITCH.test(value) || PLAIN_OPTIONS.has(option) || !isCredential(option)
+      ? whole
+      : `${before}${name}${equals}***`;
+  });
   return scrubFields(options, isCredential);
 }
 

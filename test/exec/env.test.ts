@@ -13,9 +13,10 @@ import { GitRunner } from "../../src/refresh/git/git-runner.ts";
 import { looksLikeCredential, SERVER_SECRET_ENV, secretVariables, withoutSecrets } from "../../src/util/secret-env.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
 import { fakeGit } from "../helpers/fake-git.ts";
-import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { connect } from "../helpers/hub.ts";
 import { writeScriptTree } from "../helpers/scripts.ts";
+import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 const closers = closeAfterEach();
@@ -642,4 +643,50 @@ describe("credentials in bare names, git headers and connection strings", () => 
     expect(stdout).not.toMatch(/^(TOKEN|PASSWD|GIT_CONFIG_PARAMETERS)=/m);
     expect(stdout).not.toContain("decoy");
   });
+
+  test("childEnv: GNU make's jobserver in MAKEFLAGS is kept whatever its form; a password given to make is not", () => {
+    const kept = {
+      MAKEFLAGS: " -j8 --jobserver-auth=3,4",
+      FIFO: " -j8 --jobserver-auth=fifo:/tmp/GMfifo123",
+      WINDOWS: "-j8 --jobserver-auth=gmake_semaphore_1234",
+      BEFORE_4_2: "ks -j --jobserver-fds=3,4",
+    };
+    expect(childEnv(kept, config())).toEqual({ ...kept, PYTHONDONTWRITEBYTECODE: "1" });
+    expect(childEnv({ MAKEFLAGS: " -j2 --jobserver-auth=3,4 -- V=1 DB_PASSWORD=decoy0101" }, config())).toEqual({
+      MAKEFLAGS: " -j2 --jobserver-auth=3,4 -- V=1 DB_PASSWORD=***",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+  });
+
+  test.skipIf(!Bun.which("make"))(
+    "run_script: a script's make runs under the MAKEFLAGS a make -j2 gave the server",
+    async () => {
+      // What a real `make -j2` hands its recipes, as it would a server started from one.
+      const parent = tempDir();
+      write(join(parent, "Makefile"), 'all:\n\t@printf "%s" "$$MAKEFLAGS"\n');
+      const { MAKEFLAGS: _, MAKELEVEL: __, ...clean } = process.env;
+      const made = Bun.spawnSync(["make", "-s", "-j2", "-C", parent], { env: clean });
+      const makeflags = made.stdout.toString();
+      expect(makeflags).toContain("--jobserver-");
+      expect(childEnv({ MAKEFLAGS: makeflags }, config()).MAKEFLAGS).toBe(makeflags);
+
+      const dir = tempDir();
+      writeNode(dir, "build.md", {
+        extra: ["scripts:", "  - file: scripts/build.sh", "    description: Runs make", "    execution: server"].join(
+          "\n",
+        ),
+      });
+      write(join(dir, "build/scripts/build.sh"), 'exec make -s -f "$(dirname "$0")/child.mk"\n');
+      write(join(dir, "build/scripts/child.mk"), "all:\n\t@echo child make ran\n");
+      const session = await connect({
+        flags: { "skills-dir": [dir] },
+        env: { SKILLHUB_TOOLS: "all" },
+        // The form make 4.3 writes; the script's make finds no jobserver there and runs its jobs one at a time.
+        hub: { exec: { env: { ...clean, MAKEFLAGS: " -j2 --jobserver-auth=3,4" } } },
+      });
+      closers.push(session.close);
+      const result = await session.call("run_script", { skill_path: "build", file: "scripts/build.sh" });
+      expect(result.structuredContent).toMatchObject({ success: true, stdout: "child make ran\n" });
+    },
+  );
 });
