@@ -336,9 +336,9 @@ function parseArguments(
   | { success: false; issues: readonly z.core.$ZodIssue[] } {
   const parsed = tool.inputSchema.safeParse(args ?? {});
   if (!parsed.success) return { success: false, issues: parsed.error.issues };
-  // A key the schema dropped unseen is refused (proto-key.ts); looked for only in arguments the schema took,
-  // which nest no deeper than it does.
-  const dropped = protoKeyIssue(args);
+  // A `__proto__` key the schema dropped unseen is refused (proto-key.ts); looked for only where the parsed
+  // arguments keep an object, so arguments the schema ignores are never walked.
+  const dropped = protoKeyIssue(args, parsed.data);
   return dropped ? { success: false, issues: [dropped] } : parsed;
 }
 

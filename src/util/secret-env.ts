@@ -181,8 +181,12 @@ function withoutProxyPassword(value: string): string {
   return value.replace(PROXY_USERINFO, "***@");
 }
 
-/** User information at the start of a value; `//` after a colon is a scheme's. Linear: one anchored try. */
-const PROXY_USERINFO = /^[^\s/@:]+(?::(?!\/\/)\S*)?@/;
+/**
+ * User information at the start of a value; `//` after a colon is a scheme's. The user name may be empty
+ * (`:pass@proxy.corp:3128`: curl and urllib read the password), but not the whole of it (a bare `@` hides
+ * nothing). Linear: one anchored try.
+ */
+const PROXY_USERINFO = /^(?!@)[^\s/@:]*(?::(?!\/\/)\S*)?@/;
 
 /**
  * `out` with GIT_CONFIG_COUNT's entries (GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>) numbered again when one

@@ -13,9 +13,10 @@ import { GitRunner } from "../../src/refresh/git/git-runner.ts";
 import { looksLikeCredential, SERVER_SECRET_ENV, secretVariables, withoutSecrets } from "../../src/util/secret-env.ts";
 import { closeAfterEach } from "../helpers/closers.ts";
 import { fakeGit } from "../helpers/fake-git.ts";
-import { cleanupTemp, tempDir } from "../helpers/fs.ts";
+import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { connect } from "../helpers/hub.ts";
 import { writeScriptTree } from "../helpers/scripts.ts";
+import { writeNode } from "../helpers/tree.ts";
 
 afterAll(cleanupTemp);
 const closers = closeAfterEach();
@@ -491,6 +492,8 @@ describe("credentials in bare names, git headers and connection strings", () => 
       npm_config_https_proxy: "u:p@ss-decoy0073@proxy.corp:8080",
       // A user name alone may be a token, as in an http URL.
       npm_config_proxy: "decoy-proxy-token-0075@proxy.corp:8080",
+      // An empty user name: curl and urllib read the password.
+      rsync_proxy: ":decoy-proxy-0076@proxy.corp:873",
       // With a scheme, the URL rule hides it.
       All_Proxy: "socks5h://user:decoy-proxy-0074@proxy.corp:1080",
     };
@@ -499,12 +502,15 @@ describe("credentials in bare names, git headers and connection strings", () => 
       FTP_PROXY: "proxy.corp:3128",
       // Only a proxy's value is read as one: elsewhere `name:…@` is other text.
       CONTACT: "mailto:ada@example.com",
+      // No user information at all: nothing to hide.
+      socks_proxy: "@proxy.corp:1080",
     };
     expect(childEnv({ ...proxies, ...kept }, config())).toEqual({
       http_proxy: "***@proxy.corp:3128",
       HTTPS_PROXY: "***@proxy.corp:3128/",
       npm_config_https_proxy: "***@proxy.corp:8080",
       npm_config_proxy: "***@proxy.corp:8080",
+      rsync_proxy: "***@proxy.corp:873",
       All_Proxy: "socks5h://user:***@proxy.corp:1080",
       ...kept,
       PYTHONDONTWRITEBYTECODE: "1",
@@ -534,6 +540,29 @@ describe("credentials in bare names, git headers and connection strings", () => 
       GIT_CONFIG_COUNT: "1",
       GIT_CONFIG_KEY_0: "safe.directory",
       GIT_CONFIG_VALUE_0: "/srv/repo",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+  });
+
+  test("childEnv: a megabyte of braced values that never close is scrubbed in one pass, fields before and after it too", () => {
+    // Every `name={` here has no `}` after it: a pattern looking for one scans to the end from each of them.
+    const unclosed = "a={x;".repeat(200_000);
+    const env = { ODBC: `PWD={de;coy}}0091};${unclosed}password=decoy0092`, LIST: `${unclosed}b={x` };
+    expect(childEnv(env, config())).toEqual({
+      ODBC: `PWD=***;${unclosed}password=***`,
+      LIST: env.LIST,
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+    // A braced value closes at its first odd run of `}`; with none, before the last `}` (its pairs read as `}`).
+    const closing = {
+      ONE: "PWD={a}}b}}}c;d}",
+      TWO: "PWD={a}}b};x=1",
+      PAIRS: "PWD={a}}b}};x=1",
+    };
+    expect(childEnv(closing, config())).toEqual({
+      ONE: "PWD=***c;d}",
+      TWO: "PWD=***;x=1",
+      PAIRS: "PWD=***};x=1",
       PYTHONDONTWRITEBYTECODE: "1",
     });
   });
@@ -614,4 +643,50 @@ describe("credentials in bare names, git headers and connection strings", () => 
     expect(stdout).not.toMatch(/^(TOKEN|PASSWD|GIT_CONFIG_PARAMETERS)=/m);
     expect(stdout).not.toContain("decoy");
   });
+
+  test("childEnv: GNU make's jobserver in MAKEFLAGS is kept whatever its form; a password given to make is not", () => {
+    const kept = {
+      MAKEFLAGS: " -j8 --jobserver-auth=3,4",
+      FIFO: " -j8 --jobserver-auth=fifo:/tmp/GMfifo123",
+      WINDOWS: "-j8 --jobserver-auth=gmake_semaphore_1234",
+      BEFORE_4_2: "ks -j --jobserver-fds=3,4",
+    };
+    expect(childEnv(kept, config())).toEqual({ ...kept, PYTHONDONTWRITEBYTECODE: "1" });
+    expect(childEnv({ MAKEFLAGS: " -j2 --jobserver-auth=3,4 -- V=1 DB_PASSWORD=decoy0101" }, config())).toEqual({
+      MAKEFLAGS: " -j2 --jobserver-auth=3,4 -- V=1 DB_PASSWORD=***",
+      PYTHONDONTWRITEBYTECODE: "1",
+    });
+  });
+
+  test.skipIf(!Bun.which("make"))(
+    "run_script: a script's make runs under the MAKEFLAGS a make -j2 gave the server",
+    async () => {
+      // What a real `make -j2` hands its recipes, as it would a server started from one.
+      const parent = tempDir();
+      write(join(parent, "Makefile"), 'all:\n\t@printf "%s" "$$MAKEFLAGS"\n');
+      const { MAKEFLAGS: _, MAKELEVEL: __, ...clean } = process.env;
+      const made = Bun.spawnSync(["make", "-s", "-j2", "-C", parent], { env: clean });
+      const makeflags = made.stdout.toString();
+      expect(makeflags).toContain("--jobserver-");
+      expect(childEnv({ MAKEFLAGS: makeflags }, config()).MAKEFLAGS).toBe(makeflags);
+
+      const dir = tempDir();
+      writeNode(dir, "build.md", {
+        extra: ["scripts:", "  - file: scripts/build.sh", "    description: Runs make", "    execution: server"].join(
+          "\n",
+        ),
+      });
+      write(join(dir, "build/scripts/build.sh"), 'exec make -s -f "$(dirname "$0")/child.mk"\n');
+      write(join(dir, "build/scripts/child.mk"), "all:\n\t@echo child make ran\n");
+      const session = await connect({
+        flags: { "skills-dir": [dir] },
+        env: { SKILLHUB_TOOLS: "all" },
+        // The form make 4.3 writes; the script's make finds no jobserver there and runs its jobs one at a time.
+        hub: { exec: { env: { ...clean, MAKEFLAGS: " -j2 --jobserver-auth=3,4" } } },
+      });
+      closers.push(session.close);
+      const result = await session.call("run_script", { skill_path: "build", file: "scripts/build.sh" });
+      expect(result.structuredContent).toMatchObject({ success: true, stdout: "child make ran\n" });
+    },
+  );
 });
