@@ -33,6 +33,7 @@ const USAGE = `  skillhub [serve [DIR...]] [options] run the MCP server on stdio
                                       what a shared server would use)
   skillhub validate [DIR...] [--json] lint Agent Skills (specification) and skill trees
                                       in DIR (default: the working directory); exit 1 on errors
+                                      or when no skill is found, 2 for a missing DIR
   skillhub sync [--json] [--update [REPO...]] [--frozen]
                                       pull the skill repositories (skillhub.yaml, SKILLS_REPO)
                                       now and write skillhub.lock; pinned ones (a ref, SKILLS_REF)

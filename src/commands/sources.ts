@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join, resolve } from "node:path";
 import { PROJECT_CONFIG_FILE } from "../config/project-file.ts";
 import { configRepoTargets, repoEntry, sourceKey, targetKey } from "../refresh/repo-targets.ts";
-import { type CommandRun, scannedHub } from "./context.ts";
+import { expandHome } from "../util/home-path.ts";
+import { type CommandContext, type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { snakeKeys } from "./doctor.ts";
 import { lockedCommits } from "./fetch-advice.ts";
 import { projectDirOf } from "./source-files.ts";
@@ -42,9 +43,8 @@ export const runSources: CommandRun = async (ctx) => {
     const c = ctx.config;
     const projectDir = projectDirOf(ctx);
     const projectFile = projectDir ? join(projectDir, PROJECT_CONFIG_FILE) : undefined;
-    const userOrigin = ctx.env.SKILLS_REPO
-      ? "SKILLS_REPO (environment)"
-      : `${join(c.home, "config.yaml")}${ctx.args.options.config ? ` / ${ctx.args.options.config}` : ""}`;
+    const userFile = `${join(c.home, "config.yaml")}${ctx.args.options.config ? ` / ${ctx.args.options.config}` : ""}`;
+    const userOrigin = ctx.env.SKILLS_REPO ? "SKILLS_REPO (environment)" : userFile;
     const locked = lockedCommits(hub, (error) => ctx.err(`skillhub sources: ${error.message}\n`));
     const status = new Map((hub.git?.status() ?? []).map((s) => [s.name, s]));
     const counts = new Map(hub.catalog.sources.map((s) => [s.label, s]));
@@ -69,7 +69,7 @@ export const runSources: CommandRun = async (ctx) => {
     }
     const folders = [
       ...c.sources.project_dirs.map((dir) => ({ dir, origin: projectFile ?? PROJECT_CONFIG_FILE })),
-      ...c.sources.dirs.map((dir) => ({ dir, origin: "--skills-dir / SKILLS_DIR / sources.dirs" })),
+      ...c.sources.dirs.map((dir) => ({ dir, origin: folderOrigin(dir, ctx, userFile) })),
     ];
     for (const { dir, origin } of folders) {
       const count = hub.catalog.sources.find((s) => s.dir === dir);
@@ -138,6 +138,21 @@ export const runSources: CommandRun = async (ctx) => {
     hub.close();
   }
 };
+
+/**
+ * Where an explicit folder comes from: a --skills-dir flag, SKILLS_DIR, or else the user's config file
+ * (`skillhub add --global DIR` writes there). A folder named twice is read at its first place, so it is
+ * shown there.
+ */
+function folderOrigin(dir: string, ctx: CommandContext, userFile: string): string {
+  if (flagFolders(ctx).includes(dir)) return "--skills-dir";
+  const env = (ctx.env.SKILLS_DIR ?? "")
+    .split(delimiter)
+    .map((d) => d.trim())
+    .filter(Boolean)
+    .map((d) => resolve(ctx.cwd, expandHome(d, ctx.homeDir)));
+  return env.includes(dir) ? "SKILLS_DIR (environment)" : userFile;
+}
 
 function rowLines(r: Row): string[] {
   const served = `${r.skills} skill${r.skills === 1 ? "" : "s"}${r.shadowed ? `, ${r.shadowed} shadowed` : ""}`;

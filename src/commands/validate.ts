@@ -33,7 +33,7 @@ export interface ValidateReport {
 /**
  * `skillhub validate [DIR...] [--json]`: lint Agent Skills against the
  * specification and skill trees against their format, for CI of skill
- * repositories. Exit 1 when any error, 0 otherwise; 2 for a missing folder.
+ * repositories. Exit 1 when any error or when no skill is found, 0 otherwise; 2 for a missing folder.
  */
 export const runValidate: CommandRun = async (ctx) => {
   const dirs: string[] = [];
@@ -56,15 +56,19 @@ export const runValidate: CommandRun = async (ctx) => {
   });
   const catalog = new Scanner().scan(sources, walkLimitsOf(ctx.config));
   const report = validateCatalog(catalog, dirs, (file) => shownPath(file, ctx.cwd));
-  if (ctx.args.options.json) ctx.out(`${JSON.stringify(report, null, 2)}\n`);
-  else ctx.out(renderReport(report));
-  // An empty folder passes, but in CI it usually means the wrong path: say so on stderr.
-  if (report.summary.agent_skills + report.summary.tree_nodes === 0) {
-    ctx.err(
-      `skillhub validate: no skills found in ${dirs.join(", ")} (no SKILL.md and no tree node); is this the right folder?\n`,
-    );
+  const json = Boolean(ctx.args.options.json);
+  if (json) ctx.out(`${JSON.stringify(report, null, 2)}\n`);
+  // A folder without a skill fails: in CI it is most often the wrong path, and passing would hide that.
+  const empty = report.summary.agent_skills + report.summary.tree_nodes === 0;
+  if (empty && report.files.length === 0) {
+    const line = `no skills found in ${dirs.join(", ")} (no SKILL.md and no tree node); is this the right folder?`;
+    if (json) ctx.err(`skillhub validate: ${line}\n`);
+    else ctx.out(`Checked ${dirs.length} folder${dirs.length === 1 ? "" : "s"}: ${line}\n`);
+    return 1;
   }
-  return report.summary.errors > 0 ? 1 : 0;
+  if (!json) ctx.out(renderReport(report));
+  if (empty) ctx.err(`skillhub validate: no skills found in ${dirs.join(", ")}; is this the right folder?\n`);
+  return report.summary.errors > 0 || empty ? 1 : 0;
 };
 
 /** Strict diagnostics of a scanned catalog, grouped by file; each Agent Skill's Markdown is read for its links. */

@@ -217,14 +217,19 @@ function unpinnedOwn(checked: readonly Checked[]): string | undefined {
 
 /**
  * `skillhub lock` writes no lock while a repository has no local copy: with one not fetched yet, a missing
- * lock's advice is `skillhub sync`, which fetches and then writes it.
+ * lock's advice is `skillhub sync`, which fetches and then writes it. Without any repository there is
+ * nothing to fetch, and the advice is `skillhub lock`.
  */
 function missingLockAdvice(hub: Hub, error: LockError): LockError {
-  const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
-  if (error.code !== "LOCK_MISSING" || unsynced.length === 0) return error;
+  if (error.code !== "LOCK_MISSING") return error;
+  const repos = hub.git?.status() ?? [];
+  const unsynced = repos.filter((r) => !r.state).map((r) => r.name);
+  const noLock = error.message.replace(/;.*$/, "");
+  if (repos.length === 0) return new LockError("LOCK_MISSING", `${noLock}; run \`skillhub lock\` to write one.`, error);
+  if (unsynced.length === 0) return error;
   return new LockError(
     "LOCK_MISSING",
-    `${error.message.replace(/;.*$/, "")}; run \`skillhub sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it.`,
+    `${noLock}; run \`skillhub sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it.`,
     error,
   );
 }

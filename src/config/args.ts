@@ -306,6 +306,11 @@ function usageMessage(error: unknown, argv: readonly string[]): string {
     return `option --http needs a URL, and only print-config takes it (skillhub print-config CLIENT --http URL: a client's config for a shared server); ${TO_SERVE_HTTP}.`;
   const missing = /Option '([^' ]+)[^']*' argument missing/.exec(message);
   if (missing) return `option ${missing[1]?.split(",").pop()?.trim()} needs a value.`;
+  const flag = /Option '(--[^']+)' does not take an argument/.exec(message)?.[1];
+  if (flag) {
+    const given = argv.find((word) => word.startsWith(`${flag}=`));
+    return `option ${flag} takes no value${given ? ` (got ${given})` : ""}.`;
+  }
   const dashed = /Option '(--[^']+)' argument is ambiguous/.exec(message);
   if (dashed)
     return `option ${dashed[1]} needs a value, and the next word starts with '-'. To give such a value, join it with '=': ${dashed[1]}=-value.`;

@@ -595,6 +595,26 @@ describe("skillhub remove and skillhub sources", () => {
     ]);
   });
 
+  test("sources shows a folder added with --global under the file that lists it, and flag and environment folders under their own", async () => {
+    const m = machine();
+    const mine = tempDir("skillhub-add-mine-");
+    writeSkill(mine, "mine-skill");
+    const flagged = tempDir("skillhub-add-flagged-");
+    const fromEnv = tempDir("skillhub-add-env-");
+    const userFile = join(m.home, ".skillhub", "config.yaml");
+    expect((await cli(m, ["add", "--global", mine])).code).toBe(0);
+    const listed = await cli(m, ["sources"]);
+    expect(listed.code, listed.err).toBe(0);
+    expect(listed.out).toStartWith(`${userFile}:\n  ${labelOfDir(mine)}  ${mine}  (1 skill)\n`);
+    const json = await cli(m, ["sources", "--json", "--skills-dir", flagged], { SKILLS_DIR: fromEnv });
+    expect(json.code, json.err).toBe(0);
+    expect(JSON.parse(json.out).sources.map((s: { where: string; origin: string }) => [s.where, s.origin])).toEqual([
+      [flagged, "--skills-dir"],
+      [fromEnv, "SKILLS_DIR (environment)"],
+      [mine, userFile],
+    ]);
+  });
+
   test("remove of a folder, and of something that is not a source", async () => {
     const m = machine();
     writeSkill(join(m.project, "kit"), "kit-skill");

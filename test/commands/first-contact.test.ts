@@ -286,6 +286,21 @@ describe("first contact with the command line", () => {
     expect(dashed.err).not.toContain("Did you forget");
   });
 
+  test("each kind of argument error is one sentence in the house's words, exit 2", async () => {
+    const cases: [string[], string][] = [
+      [["list", "--json=foo"], "skillhub: option --json takes no value (got --json=foo).\n"],
+      [["search", "pdf", "--limit"], "skillhub: option --limit needs a value.\n"],
+      [["list", "--jsn"], "skillhub: unknown option --jsn. Did you mean --json?\n"],
+    ];
+    for (const [argv, first] of cases) {
+      const result = await cli(argv);
+      expect(result.code).toBe(2);
+      expect(result.out).toBe("");
+      expect(result.err).toStartWith(first);
+      expect(result.err).not.toMatch(/Option '|argument/);
+    }
+  });
+
   test("doctor --json and validate --json use snake_case keys only", async () => {
     const dir = tempDir();
     writeSkill(dir, "git", { description: "Git workflow" });

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../src/cli.ts";
 import { corporaFor } from "../helpers/corpora.ts";
@@ -67,12 +68,27 @@ describe("skillhub validate", () => {
     });
   });
 
-  test("an empty folder passes but says on stderr that no skills were found", async () => {
+  test("a folder without skills fails, saying no skills were found and claiming no pass", async () => {
     const root = tempDir();
-    const result = await validate([], root);
-    expect(result.code).toBe(0);
-    expect(result.out).toBe("Checked 0 Agent Skills and 0 tree nodes in 1 folder: no problems.\n");
-    expect(result.err).toContain("no skills found");
+    const empty = join(root, "empty");
+    mkdirSync(empty);
+    expect(await validate(["empty"], root)).toEqual({
+      code: 1,
+      out: `Checked 1 folder: no skills found in ${empty} (no SKILL.md and no tree node); is this the right folder?\n`,
+      err: "",
+    });
+    const json = await validate(["--json", "empty"], root);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out).summary).toMatchObject({ agent_skills: 0, tree_nodes: 0, errors: 0 });
+    expect(json.err).toBe(
+      `skillhub validate: no skills found in ${empty} (no SKILL.md and no tree node); is this the right folder?\n`,
+    );
+    // A missing folder is a usage error, as before.
+    expect(await validate(["gone"], root)).toEqual({
+      code: 2,
+      out: "",
+      err: "skillhub validate: no such folder: gone\n",
+    });
   });
 
   test("human output grouped by file, errors first; exit 1", async () => {

@@ -72,7 +72,8 @@ describe("parseArgv does what node:util's strict parseArgs does", () => {
 
   test("the command line keeps its usage errors", () => {
     expect(() => parseCommandLine(["--port"])).toThrow("option --port needs a value.");
-    expect(() => parseCommandLine(["--json=yes"])).toThrow("Option '--json' does not take an argument");
+    expect(() => parseCommandLine(["--json=yes"])).toThrow("option --json takes no value (got --json=yes).");
+    expect(() => parseCommandLine(["list", "--help="])).toThrow("option --help takes no value (got --help=).");
     expect(parseCommandLine(["list", "--skills-dir", "a", "--skills-dir=b", "--json"])).toMatchObject({
       command: "list",
       flags: { "skills-dir": ["a", "b"] },

@@ -205,6 +205,20 @@ describe("skillhub lock and skillhub verify", () => {
     );
   });
 
+  test("a missing lock where a repository is configured: verify's advice is sync, which fetches before it writes", async () => {
+    const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
+    const m = machine();
+    writeSkill(m.skills, "pdf");
+    const env = { SKILLS_REPO: remote.url };
+    expect((await cli(m, ["sync"], env)).code).toBe(0);
+    rmSync(m.lock);
+    const missing = await cli(m, ["verify"], env);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toBe(
+      `skillhub: no lock at ${m.lock}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).\n`,
+    );
+  });
+
   test("a lock naming another URL for a repository: verify and sync --frozen say to pick one, not to sync it back", async () => {
     const remote = remoteRepo("team", { "skills/alpha/SKILL.md": skillText("alpha") });
     const m = machine();
@@ -420,11 +434,10 @@ describe("skillhub lock and skillhub verify", () => {
   test("a missing or corrupt lock: verify exits 2 with a clear message, never a stack trace", async () => {
     const m = machine();
     writeSkill(m.skills, "pdf");
+    // Only local skills: nothing to fetch, so the lock is written by `skillhub lock`.
     const missing = await cli(m, ["verify"]);
     expect(missing.code).toBe(2);
-    expect(missing.err).toBe(
-      `skillhub: no lock at ${m.lock}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).\n`,
-    );
+    expect(missing.err).toBe(`skillhub: no lock at ${m.lock}; run \`skillhub lock\` to write one.\n`);
     for (const corrupt of [
       '{"lockfile_version": 1, "sources": {}, "skills": ',
       "null",
