@@ -9,6 +9,7 @@ import { bootTicks } from "../../src/exec/process-stat.ts";
 import {
   KILL_LOOKS,
   type KillFn,
+  type KnownProcesses,
   type ProcessRow,
   procTable,
   RUN_MARKER_VARIABLE,
@@ -154,7 +155,7 @@ describe("a kill stops what it finds, then looks again", () => {
       if (signal === "SIGKILL") state.set(pid, "dead");
     };
     const table = {
-      *processes(_marker: string, _since?: number, known?: ReadonlySet<number>) {
+      *processes(_marker: string, _since?: number, known?: KnownProcesses) {
         for (const row of [...rows.values()]) {
           if (state.get(row.pid) === "dead") continue;
           if (row.pid === 100 && state.get(100) === undefined) {
