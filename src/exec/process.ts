@@ -93,7 +93,7 @@ const SEARCH_MS = 2_000;
  * returns at most this, or the grace period if longer, plus DRAIN_MS + SEARCH_MS + DRAIN_MS after its
  * timeout.
  */
-const MARKER_SEARCH_MS = 10_000;
+export const RUN_END_SEARCH_MS = 10_000;
 
 export interface RunSpec {
   /** Executable (absolute path) and its arguments; run without a shell. */
@@ -112,7 +112,7 @@ export interface RunSpec {
 export interface ProcessOptions {
   spawn?: SpawnFn;
   kill?: KillFn;
-  /** Clock for duration_ms, in milliseconds. Default performance.now. */
+  /** Clock for duration_ms and the searches' budget, in milliseconds. Default performance.now. */
   now?: () => number;
   /** Milliseconds between SIGTERM and SIGKILL. Default 5,000. */
   graceMs?: number;
@@ -178,17 +178,17 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const root = () => (exited ? undefined : group);
   /** The searches for the run's processes that left its group, still running (each gives the event loop turns). */
   const searches = new Set<Promise<unknown>>();
-  /** When the searches' shared budget ends (performance.now), from the first search; warned once. */
+  /** When the searches' shared budget ends (a time of `now`), from the first search; warned once. */
   let searchDeadline: number | undefined;
   let searchWarned = false;
   const signalEscaped = (signal: NodeJS.Signals, from: () => number | undefined) => {
-    searchDeadline ??= performance.now() + MARKER_SEARCH_MS;
-    const budgetMs = Math.max(0, searchDeadline - performance.now());
-    const search = signalRun(run, from, signal, kill, table, { budgetMs }).then((end) => {
+    searchDeadline ??= now() + RUN_END_SEARCH_MS;
+    const budgetMs = Math.max(0, searchDeadline - now());
+    const search = signalRun(run, from, signal, kill, table, { budgetMs, now }).then((end) => {
       if (end !== "out of time" || searchWarned) return;
       searchWarned = true;
       options.logger?.warn(
-        `${spec.argv[0]} left processes outside its process group, and they were not all found within ${MARKER_SEARCH_MS / 1000} s: some of them may still run`,
+        `${spec.argv[0]} left processes outside its process group, and they were not all found within ${RUN_END_SEARCH_MS / 1000} s: some of them may still run`,
       );
     });
     searches.add(search);
