@@ -48,9 +48,9 @@ function signalWindowsTree(pid: number, signal: NodeJS.Signals | 0): boolean {
  * SHUTDOWN_SEARCH_MS, well within the 2 s an MCP client gives a server between closing its stdin and
  * SIGTERM (then 2 s more before SIGKILL): the search blocks the event loop, and is over before either.
  */
-export const SHUTDOWN_MARKER_SEARCH_MS = 800;
+const SHUTDOWN_MARKER_SEARCH_MS = 800;
 /** Most milliseconds a closing server looks for processes that hold its running scripts' output. */
-export const SHUTDOWN_SEARCH_MS = 400;
+const SHUTDOWN_SEARCH_MS = 400;
 
 /** The groups a hub has started and not yet seen end, so a server that closes mid-script leaves nothing behind. */
 export class RunningGroups {
