@@ -1,6 +1,7 @@
 import { errnoCode } from "../util/errors.ts";
 import { runSearchNow } from "./proc-search.ts";
-import { type KillFn, type ProcessTable, procTable, type RunTrace, signalRunNow } from "./process-tree.ts";
+import { type KillFn, killRunNow, type ProcessTable, procTable, type RunTrace } from "./process-tree.ts";
+import { killAllStopped } from "./stopped-processes.ts";
 
 /** Signals to a child's whole process group, and the groups still running. */
 
@@ -42,10 +43,14 @@ function signalWindowsTree(pid: number, signal: NodeJS.Signals | 0): boolean {
   return true;
 }
 
-/** Most milliseconds a closing server looks for its running scripts' processes that left their groups. */
-const SHUTDOWN_MARKER_SEARCH_MS = 5_000;
+/**
+ * Most milliseconds a closing server looks for its running scripts' processes that left their groups. With
+ * SHUTDOWN_SEARCH_MS, well within the 2 s an MCP client gives a server between closing its stdin and
+ * SIGTERM (then 2 s more before SIGKILL): the search blocks the event loop, and is over before either.
+ */
+const SHUTDOWN_MARKER_SEARCH_MS = 800;
 /** Most milliseconds a closing server looks for processes that hold its running scripts' output. */
-const SHUTDOWN_SEARCH_MS = 1_000;
+const SHUTDOWN_SEARCH_MS = 400;
 
 /** The groups a hub has started and not yet seen end, so a server that closes mid-script leaves nothing behind. */
 export class RunningGroups {
@@ -75,17 +80,21 @@ export class RunningGroups {
 
   /**
    * SIGKILL every group still running (server shutdown), with each run's processes that left it: those
-   * that carry its marker and their descendants, then those that hold its output (exec/process-tree.ts).
-   * Returns how many groups were signalled. Blocks for at most six seconds (five looking for the
-   * processes that left the groups, one for those holding the output): the server is closing.
+   * that carry its marker and their descendants, then those that hold its output (exec/process-tree.ts),
+   * each as it is found (never stopped first: the server may be killed before a second half), and every
+   * process an earlier search stopped and has not killed yet (exec/stopped-processes.ts). Returns how many
+   * groups were signalled. Blocks for at most 1.2 s (SHUTDOWN_MARKER_SEARCH_MS + SHUTDOWN_SEARCH_MS): the
+   * server is closing.
    */
   killAll(): number {
+    // Security: stopped by a search that will not resume (the server is closing): killed before anything else.
+    killAllStopped();
     let count = 0;
     const runs = [...this.running.values()];
     this.running.clear();
     for (const { run, kill } of runs) if (signalGroup(run.group, "SIGKILL", kill)) count++;
     const markersDeadline = performance.now() + SHUTDOWN_MARKER_SEARCH_MS;
-    for (const { run, kill } of runs) signalRunNow(run, "SIGKILL", kill, this.table, markersDeadline);
+    for (const { run, kill } of runs) killRunNow(run, kill, this.table, markersDeadline);
     const deadline = performance.now() + SHUTDOWN_SEARCH_MS;
     for (const { run, kill } of runs)
       if (run.pipes?.length)

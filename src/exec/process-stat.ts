@@ -17,8 +17,10 @@ const TICKS_PER_SECOND = 100;
 export interface ProcStat {
   ppid: number;
   pgid: number;
-  /** Clock ticks since boot when it started. */
+  /** Clock ticks since boot when it started: with the pid, what tells this process from a later one given its pid. */
   start: number;
+  /** One letter: R running, S sleeping, T stopped, Z zombie… */
+  state: string;
 }
 
 /** /proc/<pid>/stat, or of any /proc task folder (`/proc/<pid>/task/<tid>`); undefined when it is gone. */
@@ -31,7 +33,7 @@ export function readProcStat(dir: string): ProcStat | undefined {
   }
   // "pid (comm) state ppid pgrp … starttime …": comm may hold spaces and parentheses, so cut at the last ")".
   const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return { ppid: Number(rest[1]), pgid: Number(rest[2]), start: Number(rest[19]) };
+  return { state: rest[0] ?? "", ppid: Number(rest[1]), pgid: Number(rest[2]), start: Number(rest[19]) };
 }
 
 /**

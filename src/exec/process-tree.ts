@@ -2,7 +2,8 @@ import { entries, runsAs } from "./proc-files.ts";
 import { runSearch, runSearchNow, type SearchEnd, type SearchOptions } from "./proc-search.ts";
 import { environHolds } from "./process-environ.ts";
 import { pipeWriterSteps } from "./process-pipe-writers.ts";
-import { readProcStat } from "./process-stat.ts";
+import { type ProcStat, readProcStat } from "./process-stat.ts";
+import { killStopped, stopProcess } from "./stopped-processes.ts";
 
 /**
  * Security: every process a script started, found again at its end. Killing
@@ -21,7 +22,11 @@ import { readProcStat } from "./process-stat.ts";
  * answering however many processes, with however large environments, a script
  * leaves. A kill stops what it finds first (SIGSTOP) and looks again until a
  * look finds nothing new: a process that forks as fast as it can has no child
- * left unseen when the SIGKILLs go out.
+ * left unseen when the SIGKILLs go out. What is stopped is killed within
+ * STOP_WINDOW_MS, and a closing server kills as it finds (exec/stopped-processes.ts):
+ * a server that ends between the two halves must not leave processes stopped.
+ * Each process is known by its pid and its start, read again before a later
+ * signal: one that died meanwhile may have left its pid to a stranger.
  *
  * One that wipes its environment *and* leaves the tree (double fork + env -i)
  * is still found while it holds the run's stdout or stderr open (the pipes
@@ -54,17 +59,24 @@ export interface ProcessRow {
   pid: number;
   ppid: number;
   pgid: number;
+  /** When it started, in clock ticks since boot (with the pid, who it is); undefined where the table does not tell. */
+  start?: number;
   /** Its initial environment holds the run's marker. */
   marked: boolean;
 }
+
+/** Processes already signalled by a search: pid → start (ProcessRow.start). */
+export type KnownProcesses = ReadonlyMap<number, number | undefined>;
 
 export interface ProcessTable {
   /**
    * The processes of this user other than this one that started at or after `since` (clock ticks since
    * boot), one look at a time: yields each as it is read, and undefined between two looks. A process
-   * in `known` is listed without a look at its environment (`marked` false).
+   * in `known` with the start given there is listed without a look at its environment (`marked` false).
    */
-  processes(marker: string, since?: number, known?: ReadonlySet<number>): Iterable<ProcessRow | undefined>;
+  processes(marker: string, since?: number, known?: KnownProcesses): Iterable<ProcessRow | undefined>;
+  /** A process's /proc/<pid>/stat now, to tell it is still the one signalled before; undefined when gone. */
+  stat?(pid: number): ProcStat | undefined;
   /**
    * The search for processes other than this one that hold one of `pipes` open for writing, one look
    * at a time (exec/process-pipe-writers.ts): of this user, started at or after `since`.
@@ -73,7 +85,11 @@ export interface ProcessTable {
 }
 
 /** The live table from /proc; empty where there is no /proc. */
-export const procTable: ProcessTable = { processes: processSteps, pipeWriters: pipeWriterSteps };
+export const procTable: ProcessTable = {
+  processes: processSteps,
+  pipeWriters: pipeWriterSteps,
+  stat: (pid) => readProcStat(`/proc/${pid}`),
+};
 
 /**
  * ProcessTable.processes from /proc. Another user's process is skipped on its folder's owner, before
@@ -82,7 +98,7 @@ export const procTable: ProcessTable = { processes: processSteps, pipeWriters: p
 export function* processSteps(
   marker: string,
   since?: number,
-  known?: ReadonlySet<number>,
+  known?: KnownProcesses,
 ): Generator<ProcessRow | undefined, void> {
   const uid = process.geteuid?.();
   const entry = `${RUN_MARKER_VARIABLE}=${marker}`;
@@ -94,8 +110,10 @@ export function* processSteps(
     const stat = readProcStat(dir);
     if (!stat || (since !== undefined && stat.start < since)) continue;
     const pid = Number(name);
-    const marked = !known?.has(pid) && (yield* environHolds(`${dir}/environ`, entry));
-    yield { pid, ppid: stat.ppid, pgid: stat.pgid, marked };
+    // A pid known with another start was given to a new process since: it is looked at as any other.
+    const isKnown = known?.has(pid) === true && known.get(pid) === stat.start;
+    const marked = !isKnown && (yield* environHolds(`${dir}/environ`, entry));
+    yield { pid, ppid: stat.ppid, pgid: stat.pgid, start: stat.start, marked };
   }
 }
 
@@ -126,12 +144,31 @@ export function runMembers(rows: readonly ProcessRow[], root?: number, known?: R
 export const KILL_LOOKS = 8;
 
 /**
+ * Most milliseconds a process stays stopped by a kill before it is killed: what a kill has stopped is
+ * killed once this long has passed since the first of them was stopped, and the search goes on. Were the
+ * server itself killed meanwhile (SIGKILL, which no handler sees), what it had stopped would stay stopped.
+ */
+export const STOP_WINDOW_MS = 1_000;
+
+export interface KillOptions {
+  /**
+   * SIGKILL each process as it is found, without stopping it first, looking again until a look finds no
+   * new one: for a closing server, which may be killed itself before a second half.
+   */
+  asFound?: boolean;
+  /** Clock, in milliseconds. Default performance.now. */
+  now?: () => number;
+}
+
+/**
  * Steps that signal every process of the run that left its group (the group itself is signalled by
  * signalGroup, all at once): marker carriers and descendants of the run's child (`root()`, while it has
  * not been reaped) that started after the run began. SIGKILL is sent in two halves: each process found
  * is stopped (SIGSTOP) at once, and /proc is looked at again until a look finds no new one (at most
- * KILL_LOOKS looks), then every stopped one is killed; ended early, the steps still kill what they
- * stopped. Returns how many processes were signalled.
+ * KILL_LOOKS looks), then every stopped one is killed, if it is still the process stopped; those stopped
+ * for STOP_WINDOW_MS are killed without waiting for the looks to end. Ended early, the steps still kill
+ * what they stopped. With `options.asFound`, SIGKILL goes out as each is found. Returns how many processes
+ * were signalled.
  */
 export function* signalRunSteps(
   run: RunTrace,
@@ -139,46 +176,81 @@ export function* signalRunSteps(
   signal: NodeJS.Signals,
   kill: KillFn,
   table: ProcessTable = procTable,
+  options: KillOptions = {},
 ): Generator<undefined, number> {
   const marker = run.marker;
   if (marker === undefined) return 0;
-  const signalled = new Set<number>();
-  if (signal !== "SIGKILL") {
-    yield* signalLook(run, marker, root, signal, kill, table, signalled);
-    return signalled.size;
-  }
-  try {
-    for (let look = 0; look < KILL_LOOKS; look++) {
-      const before = signalled.size;
-      yield* signalLook(run, marker, root, "SIGSTOP", kill, table, signalled);
-      if (signalled.size === before) break;
+  const signalled = new Map<number, number | undefined>();
+  let count = 0;
+  const looks = signal === "SIGKILL" ? KILL_LOOKS : 1;
+  const lookAll = function* (send: (pid: number, start: number | undefined) => void, due?: () => void) {
+    for (let look = 0; look < looks; look++) {
+      const before = count;
+      yield* signalLook(
+        run,
+        marker,
+        root,
+        table,
+        signalled,
+        (pid, start) => {
+          send(pid, start);
+          count++;
+        },
+        due,
+      );
+      if (count === before) break;
     }
-  } finally {
-    for (const pid of signalled)
-      try {
-        kill(pid, "SIGKILL");
-      } catch {
-        // Gone already.
-      }
+  };
+  if (signal !== "SIGKILL" || options.asFound) {
+    yield* lookAll((pid) => kill(pid, signal));
+    return count;
   }
-  return signalled.size;
+  const now = options.now ?? (() => performance.now());
+  const stat = table.stat?.bind(table);
+  /** Stopped and not yet killed, and since when the first of them is. */
+  const batch = new Set<number>();
+  let firstStop: number | undefined;
+  const killBatch = () => {
+    for (const pid of batch) killStopped(pid);
+    batch.clear();
+    firstStop = undefined;
+  };
+  try {
+    yield* lookAll(
+      (pid, start) => {
+        stopProcess(pid, { start, kill, stat });
+        batch.add(pid);
+        firstStop ??= now();
+      },
+      () => {
+        if (firstStop !== undefined && now() - firstStop >= STOP_WINDOW_MS) killBatch();
+      },
+    );
+  } finally {
+    killBatch();
+  }
+  return count;
 }
 
-/** One look through the table: `signal` to each process of the run not yet in `signalled`, added there. */
+/**
+ * One look through the table: `send` to each process of the run not yet in `signalled` (by pid and
+ * start), added there once sent; `due` is called between two steps.
+ */
 function* signalLook(
   run: RunTrace,
   marker: string,
   root: () => number | undefined,
-  signal: NodeJS.Signals,
-  kill: KillFn,
   table: ProcessTable,
-  signalled: Set<number>,
+  signalled: Map<number, number | undefined>,
+  send: (pid: number, start: number | undefined) => void,
+  due?: () => void,
 ): Generator<undefined, void> {
-  const send = (pid: number) => {
-    if (signalled.has(pid)) return;
+  const known = (pid: number, start: number | undefined) => signalled.has(pid) && signalled.get(pid) === start;
+  const found = (pid: number, start: number | undefined) => {
+    if (known(pid, start)) return;
     try {
-      kill(pid, signal);
-      signalled.add(pid);
+      send(pid, start);
+      signalled.set(pid, start);
     } catch {
       // Gone already, or not ours.
     }
@@ -186,15 +258,19 @@ function* signalLook(
   const rows: ProcessRow[] = [];
   for (const row of table.processes(marker, run.since, signalled)) {
     if (row === undefined) {
+      due?.();
       yield;
       continue;
     }
     rows.push(row);
     // A carrier is signalled as soon as it is seen: stopped, it forks no more while the rest is read.
-    if (row.marked && row.pgid !== run.group) send(row.pid);
+    if (row.marked && row.pgid !== run.group) found(row.pid, row.start);
   }
+  const starts = new Map(rows.map((row) => [row.pid, row.start]));
   const inGroup = new Set(rows.filter((row) => row.pgid === run.group).map((row) => row.pid));
-  for (const pid of runMembers(rows, root(), signalled)) if (!inGroup.has(pid)) send(pid);
+  // Security: a signalled pid is the run's only while it names the same process (the same start).
+  const members = new Set(rows.filter((row) => known(row.pid, row.start)).map((row) => row.pid));
+  for (const pid of runMembers(rows, root(), members)) if (!inGroup.has(pid)) found(pid, starts.get(pid));
 }
 
 /**
@@ -209,19 +285,16 @@ export function signalRun(
   table: ProcessTable,
   options: SearchOptions,
 ): Promise<SearchEnd> {
-  return runSearch(signalRunSteps(run, root, signal, kill, table), () => {}, options);
+  return runSearch(signalRunSteps(run, root, signal, kill, table, { now: options.now }), () => {}, options);
 }
 
-/** signalRun without turns of the event loop, until `deadline` (performance.now): for a closing server. */
-export function signalRunNow(
-  run: RunTrace,
-  signal: NodeJS.Signals,
-  kill: KillFn,
-  table: ProcessTable,
-  deadline: number,
-): SearchEnd {
+/**
+ * SIGKILL the run's processes that left its group as they are found (no stop first), without turns of
+ * the event loop, until `deadline` (performance.now): for a closing server.
+ */
+export function killRunNow(run: RunTrace, kill: KillFn, table: ProcessTable, deadline: number): SearchEnd {
   return runSearchNow(
-    signalRunSteps(run, () => undefined, signal, kill, table),
+    signalRunSteps(run, () => undefined, "SIGKILL", kill, table, { asFound: true }),
     () => {},
     deadline,
   );

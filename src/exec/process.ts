@@ -87,8 +87,13 @@ const POLL_MS = 25;
 const DRAIN_MS = 1_000;
 /** Most milliseconds spent looking for the processes that still hold a run's output once its group is gone. */
 const SEARCH_MS = 2_000;
-/** Most milliseconds one look through /proc for a run's processes that left its group may take. */
-const MARKER_SEARCH_MS = 10_000;
+/**
+ * Most milliseconds the searches of /proc for a run's processes that left its group take together (at
+ * SIGTERM, at SIGKILL, and the last one once its group is gone), counted from the first: a run's call
+ * returns at most this, or the grace period if longer, plus DRAIN_MS + SEARCH_MS + DRAIN_MS after its
+ * timeout.
+ */
+export const RUN_END_SEARCH_MS = 10_000;
 
 export interface RunSpec {
   /** Executable (absolute path) and its arguments; run without a shell. */
@@ -107,7 +112,7 @@ export interface RunSpec {
 export interface ProcessOptions {
   spawn?: SpawnFn;
   kill?: KillFn;
-  /** Clock for duration_ms, in milliseconds. Default performance.now. */
+  /** Clock for duration_ms and the searches' budget, in milliseconds. Default performance.now. */
   now?: () => number;
   /** Milliseconds between SIGTERM and SIGKILL. Default 5,000. */
   graceMs?: number;
@@ -173,12 +178,18 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const root = () => (exited ? undefined : group);
   /** The searches for the run's processes that left its group, still running (each gives the event loop turns). */
   const searches = new Set<Promise<unknown>>();
+  /** When the searches' shared budget ends (a time of `now`), from the first search; warned once. */
+  let searchDeadline: number | undefined;
+  let searchWarned = false;
   const signalEscaped = (signal: NodeJS.Signals, from: () => number | undefined) => {
-    const search = signalRun(run, from, signal, kill, table, { budgetMs: MARKER_SEARCH_MS }).then((end) => {
-      if (end === "out of time")
-        options.logger?.warn(
-          `${spec.argv[0]} left processes outside its process group, and they were not all found within ${MARKER_SEARCH_MS / 1000} s: some of them may still run`,
-        );
+    searchDeadline ??= now() + RUN_END_SEARCH_MS;
+    const budgetMs = Math.max(0, searchDeadline - now());
+    const search = signalRun(run, from, signal, kill, table, { budgetMs, now }).then((end) => {
+      if (end !== "out of time" || searchWarned) return;
+      searchWarned = true;
+      options.logger?.warn(
+        `${spec.argv[0]} left processes outside its process group, and they were not all found within ${RUN_END_SEARCH_MS / 1000} s: some of them may still run`,
+      );
     });
     searches.add(search);
     void search.finally(() => searches.delete(search));

@@ -2,20 +2,23 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSearch } from "../../src/exec/proc-search.ts";
-import { runProcess } from "../../src/exec/process.ts";
+import { RUN_END_SEARCH_MS, runProcess } from "../../src/exec/process.ts";
 import { ENVIRON_PART_BYTES } from "../../src/exec/process-environ.ts";
 import { RunningGroups } from "../../src/exec/process-group.ts";
 import { bootTicks } from "../../src/exec/process-stat.ts";
 import {
   KILL_LOOKS,
   type KillFn,
+  type KnownProcesses,
   type ProcessRow,
+  type ProcessTable,
   procTable,
   RUN_MARKER_VARIABLE,
   runMembers,
   signalRun,
   signalRunSteps,
 } from "../../src/exec/process-tree.ts";
+import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/hub.ts";
 import { heldTimeout, survivors } from "../helpers/process.ts";
@@ -137,6 +140,45 @@ describe.skipIf(!linux)("the search for a run's processes never holds the server
   });
 });
 
+describe("the end of a run is bounded", () => {
+  test("its searches (at timeout, at SIGKILL, and the last) share one budget, and warn once when it runs out", async () => {
+    const dir = tempDir("skillhub-tree-");
+    // A table that is never all read: every search of the run's end runs out of time.
+    let steps = 0;
+    const table: ProcessTable = {
+      *processes() {
+        for (;;) {
+          steps++;
+          yield undefined;
+        }
+      },
+    };
+    // Every look at the clock is a millisecond later: the budget counts steps, not this machine's speed.
+    let clock = 0;
+    const logger = createMemoryLogger("WARN");
+    const timeout = heldTimeout();
+    const run = runProcess(
+      {
+        // It ignores SIGTERM, so the grace period ends in SIGKILL: three searches.
+        argv: [BASH, "-c", "trap '' TERM; touch ready; exec sleep 300"],
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        timeoutMs: HANG_MS,
+        maxOutputBytes: 10_000,
+      },
+      { graceMs: 50, processTable: table, now: () => clock++, logger, ...timeout.options },
+    );
+    await eventually(() => existsSync(join(dir, "ready")));
+    timeout.fire();
+    const result = await run;
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe("SIGKILL");
+    expect(steps).toBeLessThanOrEqual(RUN_END_SEARCH_MS + 10);
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).toContain("not all found within 10 s");
+  });
+});
+
 describe("a kill stops what it finds, then looks again", () => {
   /**
    * A fake table whose process 100 (the run's, in a session of its own) forks a child each time the
@@ -154,7 +196,7 @@ describe("a kill stops what it finds, then looks again", () => {
       if (signal === "SIGKILL") state.set(pid, "dead");
     };
     const table = {
-      *processes(_marker: string, _since?: number, known?: ReadonlySet<number>) {
+      *processes(_marker: string, _since?: number, known?: KnownProcesses) {
         for (const row of [...rows.values()]) {
           if (state.get(row.pid) === "dead") continue;
           if (row.pid === 100 && state.get(100) === undefined) {
