@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSearch, runSearchNow } from "../../src/exec/proc-search.ts";
@@ -10,7 +10,7 @@ import { type ProcessRow, procTable } from "../../src/exec/process-tree.ts";
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/hub.ts";
-import { survivors } from "../helpers/process.ts";
+import { killedAfterEach, survivors } from "../helpers/process.ts";
 
 const BASH = Bun.which("bash") as string;
 const PYTHON = Bun.which("python3");
@@ -19,15 +19,7 @@ const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 const linux = process.platform === "linux";
 
 /** Processes a test started itself, killed at its end whatever happened. */
-const started: number[] = [];
-afterEach(() => {
-  for (const pid of started.splice(0))
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Gone already.
-    }
-});
+const started = killedAfterEach();
 afterAll(cleanupTemp);
 
 function spec(argv: string[], dir = tempDir("skillhub-pipes-")) {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSearch } from "../../src/exec/proc-search.ts";
@@ -21,22 +21,14 @@ import {
 import { createMemoryLogger } from "../../src/util/logger.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/hub.ts";
-import { heldTimeout, survivors } from "../helpers/process.ts";
+import { heldTimeout, killedAfterEach, survivors } from "../helpers/process.ts";
 
 const BASH = Bun.which("bash") as string;
 const SLEEP = Bun.which("sleep") as string;
 const linux = process.platform === "linux";
 
 /** Processes a test started itself, killed at its end whatever happened. */
-const started: number[] = [];
-afterEach(() => {
-  for (const pid of started.splice(0))
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Gone already.
-    }
-});
+const started = killedAfterEach();
 afterAll(cleanupTemp);
 
 /** Alive and not a zombie (a killed orphan may wait for a PID 1 that never reaps it). */

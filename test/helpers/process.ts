@@ -1,3 +1,4 @@
+import { afterEach } from "bun:test";
 import { readFileSync } from "node:fs";
 import { HANG_MS } from "./wait.ts";
 
@@ -56,4 +57,18 @@ export function heldTimeout() {
     fire: () => fn?.(),
   };
   return held;
+}
+
+/** A list a test adds the pids it starts to: each is killed after each test, whatever happened. */
+export function killedAfterEach(): number[] {
+  const pids: number[] = [];
+  afterEach(() => {
+    for (const pid of pids.splice(0))
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+  });
+  return pids;
 }
