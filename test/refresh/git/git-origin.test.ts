@@ -93,6 +93,17 @@ describe("a repository copy whose origin is another repository is not served as 
     expect((await cli(m, ["verify"], env)).code).toBe(0);
   });
 
+  test("nor as a plain folder: a skills folder holding the copies is walked without them", async () => {
+    const { other, m, env, copy } = await syncedTeam();
+    makeCopyOf(copy, other);
+    for (const dir of [join(m.home, ".skillhub"), m.home]) {
+      const listed = await cli(m, ["list", "--json", "--skills-dir", dir], env);
+      expect(listed.code).toBe(0);
+      expect(listed.out).not.toContain("decoy");
+      expect(listed.out).not.toContain("The team's style guide.");
+    }
+  });
+
   test("a copy that records no origin is not served either; one whose origin is another spelling of the repository is", async () => {
     const { team, m, env, copy } = await syncedTeam();
     git(["remote", "set-url", "origin", `${team.url}/`], copy);
