@@ -397,8 +397,12 @@ async function main(): Promise<void> {
   // never let a signal handler or stdin's end run. With stderr gone, logs have nowhere to go: drop them.
   process.stderr.on("error", () => undefined);
   // Last line of defence: log to stderr and keep serving; stdout stays the protocol's.
-  process.on("uncaughtException", (error) => stderr(`skillhub: unexpected error: ${error.stack ?? error.message}\n`));
-  process.on("unhandledRejection", (reason) => stderr(`skillhub: unexpected rejection: ${errorMessage(reason)}\n`));
+  process.on("uncaughtException", (error) =>
+    createLogger({ write: stderr }).error(`unexpected error: ${error?.stack ?? errorMessage(error)}`),
+  );
+  process.on("unhandledRejection", (reason) =>
+    createLogger({ write: stderr }).error(`unexpected rejection: ${errorMessage(reason)}`),
+  );
   // A client may stop us before the server is up (a slow disk, a big catalog): exit 0 then too.
   // Once a transport listens for the signal it does the graceful shutdown instead.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {

@@ -23,10 +23,15 @@ export type ReadText = (file: string) => string;
 /**
  * Synced repositories and plugins keep their links inside themselves, the project's folders inside the
  * project, and these share `project`, the folders the project's folders may read together; the user's own
- * folders follow links.
+ * folders follow links. Only a synced repository's walk may enter the repository copies (`limits.copies`).
  */
 export function walkLimits(limits: WalkLimits, source: Source, project?: FolderBudget): WalkLimits {
   if (source.within !== undefined) return { ...limits, within: source.within, ...(project ? { shared: project } : {}) };
+  if (source.location === "remote") {
+    // A synced repository's source is its copy, checked before it is listed as a source.
+    const { copies: _, ...own } = limits;
+    return { ...own, confineLinks: true };
+  }
   return linksConfined(source) ? { ...limits, confineLinks: true } : limits;
 }
 

@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Scanner, Verdict } from "../catalog/scanner.ts";
 import type { CatalogStore } from "../catalog/store.ts";
+import { realPathOf } from "../config/repository-copies.ts";
 import type { Config } from "../config/schema.ts";
 import type { Source } from "../sources/source-list.ts";
 import type { WalkLimits } from "../sources/walk.ts";
@@ -44,9 +46,13 @@ export interface RefresherOptions {
   now?: () => number;
 }
 
-/** The walk limits of the configuration (sources.max_depth, sources.max_dirs). */
+/**
+ * The walk limits of the configuration (sources.max_depth, sources.max_dirs), and the repository copies
+ * (`<home>/repos`, links followed) that only a synced repository's walk may enter.
+ */
 export function walkLimitsOf(config: Config): WalkLimits {
-  return { maxDepth: config.sources.max_depth, maxDirs: config.sources.max_dirs };
+  const copies = realPathOf(join(config.home, "repos"));
+  return { maxDepth: config.sources.max_depth, maxDirs: config.sources.max_dirs, copies };
 }
 
 /**

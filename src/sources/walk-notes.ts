@@ -72,3 +72,18 @@ export function noteLinkToVersionControl(result: WalkResult, path: string, real:
     ),
   );
 }
+
+/**
+ * A source folder, a folder or a link in SkillHub's repository copies (`copies`): never scanned as a plain
+ * folder. Security: a copy is served only as its repository, after its origin and signature checks.
+ */
+export function noteRepositoryCopies(result: WalkResult, path: string, real: string, copies: string): void {
+  result.diagnostics.push(
+    diagnostic(
+      "repository-copies",
+      "warning",
+      path,
+      `${path === real ? "is" : "leads to"} ${real}, in SkillHub's repository copies (${copies}); not scanned: a copy is served only as its repository (\`skillhub add URL\`, SKILLS_REPO or git.repos), whose copy is checked first.`,
+    ),
+  );
+}

@@ -53,6 +53,12 @@ export interface WalkLimits {
    * at 0 every walk sharing it stops, with a `dir-limit` warning, as at maxDirs.
    */
   shared?: FolderBudget;
+  /**
+   * SkillHub's repository copies folder (`<home>/repos`), as a real path: never walked into, whether the
+   * source holds it, leads to it by a link or lies in it. Unset for a synced repository's own walk (its
+   * copy is its source) and when nothing is to be kept out.
+   */
+  copies?: string;
 }
 
 /** Folders left to the walks that share it (WalkLimits.shared), and how many they started with. */

@@ -9,6 +9,7 @@ import {
   type Fence,
   noteLinkOutside,
   noteLinkToVersionControl,
+  noteRepositoryCopies,
   noteSpecial,
   noteSystemFolder,
   noteUnreadable,
@@ -111,6 +112,13 @@ export class Walker {
     }
     if (fence === "project" && (fenceReal === "" || !isInside(fenceReal, rootReal))) {
       noteLinkOutside(result, root, rootReal, fenceReal || (limits.within as string), fence, "not scanned");
+      return result;
+    }
+    // Security: SkillHub's repository copies are served only as their repositories, once a copy's origin and
+    // signatures are checked (refresh/git); walked as a plain folder, a copy's files would skip those checks.
+    const copies = limits.copies;
+    if (copies !== undefined && isInside(copies, rootReal)) {
+      noteRepositoryCopies(result, root, rootReal, copies);
       return result;
     }
     record.rootReal = rootReal;
@@ -258,6 +266,12 @@ export class Walker {
             continue;
           }
           record.linkedFolders.push(childReal);
+        }
+        // A folder that holds the copies (`--skills-dir ~`) is walked, the copies are not: met by descent, they
+        // are SkillHub's own files, skipped like .git; reached by a link, that link is said.
+        if (copies !== undefined && isInside(copies, childReal)) {
+          if (entry.kind === "link") noteRepositoryCopies(result, path, childReal, copies);
+          continue;
         }
         // Security: /proc, /sys and /dev hold processes, kernel objects and devices, never skills: reached
         // from `/` or by a link, their walk would not end (/proc/<pid>/fd, /proc/<pid>/root).

@@ -36,6 +36,7 @@ export const DIAGNOSTIC_CODES = [
   "compatibility-too-long",
   "misnamed-skill-file",
   "system-folder",
+  "repository-copies",
   "project-file",
   "broken-link",
   "link-outside",

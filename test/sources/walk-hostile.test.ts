@@ -159,3 +159,55 @@ describe("Walker: /proc, /sys and /dev are never walked", () => {
     expect(["/process", "/home/u/proc", "/device"].map(inSystemFolder)).toEqual([false, false, false]);
   });
 });
+
+describe("Walker: SkillHub's repository copies are walked only as their repositories (limits.copies)", () => {
+  /** A home holding SkillHub's copies (one with an added skill) and a skill of its own. */
+  function homeWithCopies() {
+    const home = realpathSync(tempDir("skillhub-home-"));
+    const copies = join(home, ".skillhub", "repos");
+    writeSkill(copies, "team-1a2b3c4d/skills/team-style");
+    writeSkill(copies, "team-1a2b3c4d/evil");
+    writeSkill(home, ".skillhub/skills/hub-own");
+    writeSkill(home, "notes/own");
+    return { home, copies, withCopies: { ...limits, copies } };
+  }
+
+  test("a folder holding the copies is walked without them, as SkillHub's own files, in silence", () => {
+    const { home, withCopies } = homeWithCopies();
+    const served: [string, string[]][] = [
+      [home, [".skillhub/skills/hub-own/SKILL.md", "notes/own/SKILL.md"]],
+      [join(home, ".skillhub"), ["skills/hub-own/SKILL.md"]],
+    ];
+    for (const [root, skills] of served) {
+      const result = new Walker().walk(root, withCopies);
+      expect(result.skills.map((s) => s.rel)).toEqual(skills);
+      expect(result.diagnostics).toEqual([]);
+    }
+    // Without them, the same walk serves the copy's files as a plain folder's.
+    expect(new Walker().walk(home, limits).skills.map((s) => s.rel)).toContain(
+      ".skillhub/repos/team-1a2b3c4d/evil/SKILL.md",
+    );
+  });
+
+  test("a link into the copies is not followed, and a source folder in them is not walked, each said", () => {
+    const { home, copies, withCopies } = homeWithCopies();
+    const mine = tempDir("skillhub-mine-");
+    writeSkill(mine, "own");
+    symlinkSync(join(copies, "team-1a2b3c4d"), join(mine, "team"));
+    symlinkSync(home, join(mine, "home"));
+    const result = new Walker().walk(mine, withCopies);
+    expect(result.skills.map((s) => s.rel)).toEqual([
+      "home/.skillhub/skills/hub-own/SKILL.md",
+      "home/notes/own/SKILL.md",
+      "own/SKILL.md",
+    ]);
+    expect(result.diagnostics.map((d) => [d.code, d.file])).toEqual([["repository-copies", join(mine, "team")]]);
+    expect(result.diagnostics[0]?.message).toBe(
+      `leads to ${join(copies, "team-1a2b3c4d")}, in SkillHub's repository copies (${copies}); not scanned: a copy is served only as its repository (\`skillhub add URL\`, SKILLS_REPO or git.repos), whose copy is checked first.`,
+    );
+    const inside = new Walker().walk(join(copies, "team-1a2b3c4d"), withCopies);
+    expect(inside.skills).toEqual([]);
+    expect(inside.diagnostics.map((d) => d.code)).toEqual(["repository-copies"]);
+    expect(inside.record.rootReal).toBe("");
+  });
+});

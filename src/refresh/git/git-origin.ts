@@ -98,14 +98,16 @@ function readVerdict(file: string, url: string): ForeignCopy | undefined {
   const origin = entries.find((entry) => entry.key === "remote.origin.url")?.value;
   if (!origin) return { why: `it records no origin, so nothing says it is a copy of ${url}` };
   if (origin === url) return undefined;
-  // Security: another spelling of the repository is one of printable ASCII only. git keeps a no-break or
-  // ideographic space, a vertical tab, a line break as part of the URL, where JavaScript's trim (and a
-  // reader's eye) would drop them: `…/team.git\u3000` is another path than `…/team.git`.
-  if (!PRINTABLE_ASCII.test(origin)) {
-    const found = scrubUrlCredentials(origin).replace(NOT_SHOWN, escaped);
+  // Security: git keeps a no-break or ideographic space, a vertical tab, a line break, an invisible format
+  // character (and, quoted, a space at either end) as part of the URL, where JavaScript's trim, the
+  // repository's identity and a reader's eye would drop or not see them: `…/team.git\u3000` is another path
+  // than `…/team.git`. Another spelling is taken only without them; a space inside and letters of any script
+  // (`/srv/équipe dir/team.git`) are a path's own.
+  if (UNSEEN.test(origin)) {
+    const found = scrubUrlCredentials(origin).replace(UNSEEN_ALL, (chars) => chars.split("").map(escaped).join(""));
     return {
       found,
-      why: `its origin ${found} holds a blank or a character outside printable ASCII, so it is not taken for the configured ${url}`,
+      why: `its origin ${found} holds a control or format character or a blank other than an inner space, so it is not taken for the configured ${url}`,
     };
   }
   if (sameRepository(origin, url)) return undefined;
@@ -113,10 +115,14 @@ function readVerdict(file: string, url: string): ForeignCopy | undefined {
   return { found, why: `its origin is ${found}, another repository than the configured ${url}` };
 }
 
-/** A URL of visible ASCII characters only: no blank, no control, nothing past `~`. */
-const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
-/** What an origin is shown with as `\uXXXX`: all but spaces and visible ASCII. */
-const NOT_SHOWN = /[^\x20-\x7e]/g;
+/**
+ * What no spelling of a repository's URL holds: a control character (\p{Cc}: line breaks, tabs, \v, \f), a
+ * format character (\p{Cf}: zero-width and direction marks), a blank other than U+0020 (U+00A0, U+3000,
+ * U+2028) and a space at either end.
+ */
+const UNSEEN = /[\p{Cc}\p{Cf}]|(?! )\p{White_Space}|^ | $/u;
+/** UNSEEN's characters, each run of them: what an origin is shown with as `\uXXXX`. */
+const UNSEEN_ALL = /[\p{Cc}\p{Cf}]|(?! )\p{White_Space}|^ +| +$/gu;
 
 /** A UTF-16 unit as `\uXXXX`, so that an odd blank or a line break in an origin is seen, and adds no line. */
 function escaped(char: string): string {

@@ -93,6 +93,17 @@ describe("a repository copy whose origin is another repository is not served as 
     expect((await cli(m, ["verify"], env)).code).toBe(0);
   });
 
+  test("nor as a plain folder: a skills folder holding the copies is walked without them", async () => {
+    const { other, m, env, copy } = await syncedTeam();
+    makeCopyOf(copy, other);
+    for (const dir of [join(m.home, ".skillhub"), m.home]) {
+      const listed = await cli(m, ["list", "--json", "--skills-dir", dir], env);
+      expect(listed.code).toBe(0);
+      expect(listed.out).not.toContain("decoy");
+      expect(listed.out).not.toContain("The team's style guide.");
+    }
+  });
+
   test("a copy that records no origin is not served either; one whose origin is another spelling of the repository is", async () => {
     const { team, m, env, copy } = await syncedTeam();
     git(["remote", "set-url", "origin", `${team.url}/`], copy);
@@ -151,14 +162,58 @@ describe("a copy is served only when the origin git reads is the configured repo
       const escaped = `\\u${blank.charCodeAt(0).toString(16).padStart(4, "0")}`;
       expect(foreignCopy(copy, team.url)).toEqual({
         found: `${team.url}${escaped}`,
-        why: `its origin ${team.url}${escaped} holds a blank or a character outside printable ASCII, so it is not taken for the configured ${team.url}`,
+        why: `its origin ${team.url}${escaped} holds a control or format character or a blank other than an inner space, so it is not taken for the configured ${team.url}`,
       });
     }
     const listed = await cli(m, ["list", "--json"], env);
     expect(listed.out).not.toContain("The team's style guide.");
-    expect(listed.err).toContain(`its origin ${team.url}\\u000c holds a blank`);
+    expect(listed.err).toContain(`its origin ${team.url}\\u000c holds a control`);
     expect((await cli(m, ["sync"], env)).out).toContain(`the copy in ${copy} was removed and cloned again`);
     expect((await cli(m, ["list", "--json"], env)).out).toContain("The team's style guide.");
+  });
+
+  test("so is one ending in a space (kept when quoted) or holding an invisible character, each shown escaped", async () => {
+    const { team, copy } = await syncedTeam();
+    const refused: [string, string][] = [
+      [`${team.url}  `, `${team.url}\\u0020\\u0020`],
+      [` ${team.url}`, `\\u0020${team.url}`],
+      [`${team.url}\u200b`, `${team.url}\\u200b`],
+      [`${team.url}\u2028`, `${team.url}\\u2028`],
+      [`${team.url.replace("team", "te\u202eam")}`, `${team.url.replace("team", "te\\u202eam")}`],
+    ];
+    for (const [origin, shown] of refused) {
+      git(["config", "remote.origin.url", origin], copy);
+      // git keeps every character of it: a space at either end is written quoted.
+      const written = origin.startsWith(" ") || origin.endsWith(" ") ? `"${origin}"` : origin;
+      expect(readFileSync(join(copy, ".git", "config"), "utf8")).toContain(`url = ${written}\n`);
+      expect(foreignCopy(copy, team.url)?.found).toBe(shown);
+    }
+  });
+
+  test("another spelling of a path holding a space or letters of any script is the repository: served, never cloned again", async () => {
+    const team = remoteRepo("team", {
+      "skills/team-style/SKILL.md": skillText("team-style", "The team's style guide."),
+    });
+    const path = join(tempDir(), "équipe dir 団隊", "team.git");
+    mkdirSync(join(path, ".."));
+    git(["clone", "--quiet", "--bare", team.bare, path]);
+    const m = machine();
+    for (const [configured, recorded] of [
+      [path, `${path}/`],
+      [`${path}/`, path],
+    ]) {
+      const env = { SKILLS_REPO: configured as string };
+      expect((await cli(m, ["sync"], env)).code).toBe(0);
+      const copy = copyOf(m);
+      git(["remote", "set-url", "origin", recorded as string], copy);
+      expect(foreignCopy(copy, configured as string)).toBeUndefined();
+      const listed = await cli(m, ["list", "--json"], env);
+      expect(listed.out).toContain("The team's style guide.");
+      expect(listed.err).not.toContain("not served");
+      const synced = await cli(m, ["sync"], env);
+      expect(synced.out).not.toContain("cloned again");
+      expect(git(["config", "--get", "remote.origin.url"], copy)).toBe(recorded as string);
+    }
   });
 
   /** Ways to make git fetch `other` for a copy whose .git/config's first origin is still `team`'s. */
@@ -213,7 +268,7 @@ describe("a copy is served only when the origin git reads is the configured repo
     const forged = "2026-12-01T04:44:00.000Z skillhub INFO  repo team: the copy is verified.";
     git(["config", "remote.origin.url", `file:///x\n${forged}\r${forged}`], copy);
     const listed = await cli(m, ["list", "--json"], env);
-    expect(listed.err).toContain(`is not served: its origin file:///x\\u000a${forged}\\u000d${forged} holds a blank`);
+    expect(listed.err).toContain(`is not served: its origin file:///x\\u000a${forged}\\u000d${forged} holds a control`);
     const lines = listed.err.split(/\r|\n/);
     expect(lines.filter((line) => line.startsWith(forged))).toEqual([]);
   });
