@@ -183,8 +183,16 @@ export function repoIdentity(raw: string): string {
   if (SCHEME.test(input)) return urlIdentity(input) ?? `as-written:${asWritten(input)}`;
   const scp = DRIVE.test(input) ? null : SCP_LIKE.exec(input);
   // scp-like paths are given to the server as written: no escape is decoded.
-  if (scp) return hostPathIdentity((scp[2] ?? "").toLowerCase(), "", `/${scp[3] ?? ""}`);
+  if (scp) return hostPathIdentity(asciiLower(scp[2] ?? ""), "", `/${scp[3] ?? ""}`);
   return localIdentity(input);
+}
+
+/**
+ * `text` with its ASCII letters in lower case, and only those. Security: JavaScript lower-cases a Kelvin
+ * sign to `k` and a dotted capital I to `i̇`; a host or a server reading the name takes them for other letters.
+ */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
 /**
@@ -238,7 +246,7 @@ function hostPathIdentity(host: string, port: string, path: string): string {
     .replace(/\/+/g, "/")
     .replace(/\/$/, "")
     .replace(/\.git$/i, "");
-  return `//${name}${port ? `:${port}` : ""}${CASE_BLIND_HOSTS.has(name) ? folded.toLowerCase() : folded}`;
+  return `//${name}${port ? `:${port}` : ""}${CASE_BLIND_HOSTS.has(name) ? asciiLower(folded) : folded}`;
 }
 
 function localIdentity(path: string): string {

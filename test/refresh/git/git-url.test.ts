@@ -164,6 +164,10 @@ describe("which URLs name the same repository", () => {
     for (const blank of ["\u3000", "\u00a0", "\v", "\f"])
       expect(sameRepository(`/srv/git/team${blank}`, "/srv/git/team"), JSON.stringify(blank)).toBe(false);
     expect(sameRepository(" /srv/git/team\t\r\n", "/srv/git/team")).toBe(true);
+    // Only ASCII letters fold: a Kelvin sign lower-cases to `k` in JavaScript, but names another path.
+    expect(sameRepository("https://github.com/org/te\u212Aam", "https://github.com/org/tekam")).toBe(false);
+    expect(sameRepository("git@github.com:org/s\u212Aills.git", "git@github.com:org/skills.git")).toBe(false);
+    expect(sameRepository("git@GIT\u212A.example:org/x", "git@gitk.example:org/x")).toBe(false);
   });
 
   test("two URLs whose copies share a folder are always one repository, whatever their scheme", () => {
