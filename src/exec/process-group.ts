@@ -44,9 +44,11 @@ function signalWindowsTree(pid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /**
- * Most milliseconds a closing server looks for its running scripts' processes that left their groups. With
- * SHUTDOWN_SEARCH_MS, well within the 2 s an MCP client gives a server between closing its stdin and
- * SIGTERM (then 2 s more before SIGKILL): the search blocks the event loop, and is over before either.
+ * Most milliseconds a closing server looks for its running scripts' processes that left their groups.
+ * With SHUTDOWN_SEARCH_MS, 1.2 s per RunningGroups; a hub closes two, one after the other (its git
+ * commands', then its scripts'), so up to 2.4 s. The search blocks the event loop: that may pass the 2 s an
+ * MCP client gives a server between closing its stdin and SIGTERM (a SIGTERM the server handles then
+ * waits for the search), but is over well before the SIGKILL 2 s after that.
  */
 const SHUTDOWN_MARKER_SEARCH_MS = 800;
 /** Most milliseconds a closing server looks for processes that hold its running scripts' output. */
@@ -55,6 +57,7 @@ const SHUTDOWN_SEARCH_MS = 400;
 /** The groups a hub has started and not yet seen end, so a server that closes mid-script leaves nothing behind. */
 export class RunningGroups {
   private readonly running = new Map<number, { run: RunTrace; kill: KillFn }>();
+  private closed = false;
 
   /** `table`: where the runs' processes that left their groups are found. Default /proc. */
   constructor(private readonly table: ProcessTable = procTable) {}
@@ -73,6 +76,14 @@ export class RunningGroups {
     return this.running.size;
   }
 
+  /**
+   * Whether killAll has run: a search of these runs still under way then kills what it finds instead of
+   * stopping it (exec/process-tree.ts KillOptions.closing).
+   */
+  get closing(): boolean {
+    return this.closed;
+  }
+
   /** Groups of scripts and commands running now. */
   list(): number[] {
     return [...this.running.keys()];
@@ -87,6 +98,7 @@ export class RunningGroups {
    * server is closing.
    */
   killAll(): number {
+    this.closed = true;
     // Security: stopped by a search that will not resume (the server is closing): killed before anything else.
     killAllStopped();
     let count = 0;

@@ -3,7 +3,7 @@ import { runSearch, runSearchNow, type SearchEnd, type SearchOptions } from "./p
 import { environHolds } from "./process-environ.ts";
 import { pipeWriterSteps } from "./process-pipe-writers.ts";
 import { type ProcStat, readProcStat } from "./process-stat.ts";
-import { killStopped, stopProcess } from "./stopped-processes.ts";
+import { killStopped, signalSame, stopProcess } from "./stopped-processes.ts";
 
 /**
  * Security: every process a script started, found again at its end. Killing
@@ -25,8 +25,9 @@ import { killStopped, stopProcess } from "./stopped-processes.ts";
  * left unseen when the SIGKILLs go out. What is stopped is killed within
  * STOP_WINDOW_MS, and a closing server kills as it finds (exec/stopped-processes.ts):
  * a server that ends between the two halves must not leave processes stopped.
- * Each process is known by its pid and its start, read again before a later
- * signal: one that died meanwhile may have left its pid to a stranger.
+ * Each process is known by its pid and its start, read again right before
+ * every signal (and after a SIGSTOP): one that died since the look may have
+ * left its pid to a stranger.
  *
  * One that wipes its environment *and* leaves the tree (double fork + env -i)
  * is still found while it holds the run's stdout or stderr open (the pipes
@@ -158,6 +159,11 @@ export interface KillOptions {
   asFound?: boolean;
   /** Clock, in milliseconds. Default performance.now. */
   now?: () => number;
+  /**
+   * Whether the server is closing (RunningGroups.killAll has run): from then on the search SIGKILLs what
+   * it finds instead of stopping it, as a closing server may be killed before a second half.
+   */
+  closing?: () => boolean;
 }
 
 /**
@@ -183,7 +189,8 @@ export function* signalRunSteps(
   const signalled = new Map<number, number | undefined>();
   let count = 0;
   const looks = signal === "SIGKILL" ? KILL_LOOKS : 1;
-  const lookAll = function* (send: (pid: number, start: number | undefined) => void, due?: () => void) {
+  const stat = table.stat?.bind(table);
+  const lookAll = function* (send: (pid: number, start: number | undefined) => boolean, due?: () => void) {
     for (let look = 0; look < looks; look++) {
       const before = count;
       yield* signalLook(
@@ -193,8 +200,9 @@ export function* signalRunSteps(
         table,
         signalled,
         (pid, start) => {
-          send(pid, start);
+          if (!send(pid, start)) return false;
           count++;
+          return true;
         },
         due,
       );
@@ -202,25 +210,26 @@ export function* signalRunSteps(
     }
   };
   if (signal !== "SIGKILL" || options.asFound) {
-    yield* lookAll((pid) => kill(pid, signal));
+    yield* lookAll((pid, start) => signalSame(pid, signal, { start, kill, stat }));
     return count;
   }
   const now = options.now ?? (() => performance.now());
-  const stat = table.stat?.bind(table);
   /** Stopped and not yet killed, and since when the first of them is. */
-  const batch = new Set<number>();
+  const batch: { pid: number; start: number | undefined }[] = [];
   let firstStop: number | undefined;
   const killBatch = () => {
-    for (const pid of batch) killStopped(pid);
-    batch.clear();
+    for (const { pid, start } of batch) killStopped(pid, start);
+    batch.length = 0;
     firstStop = undefined;
   };
   try {
     yield* lookAll(
       (pid, start) => {
-        stopProcess(pid, { start, kill, stat });
-        batch.add(pid);
+        if (options.closing?.()) return signalSame(pid, "SIGKILL", { start, kill, stat });
+        if (!stopProcess(pid, { start, kill, stat })) return false;
+        batch.push({ pid, start });
         firstStop ??= now();
+        return true;
       },
       () => {
         if (firstStop !== undefined && now() - firstStop >= STOP_WINDOW_MS) killBatch();
@@ -234,7 +243,8 @@ export function* signalRunSteps(
 
 /**
  * One look through the table: `send` to each process of the run not yet in `signalled` (by pid and
- * start), added there once sent; `due` is called between two steps.
+ * start), added there once sent (`send` returns false for a pid that names another process now); `due`
+ * is called between two steps.
  */
 function* signalLook(
   run: RunTrace,
@@ -242,15 +252,14 @@ function* signalLook(
   root: () => number | undefined,
   table: ProcessTable,
   signalled: Map<number, number | undefined>,
-  send: (pid: number, start: number | undefined) => void,
+  send: (pid: number, start: number | undefined) => boolean,
   due?: () => void,
 ): Generator<undefined, void> {
   const known = (pid: number, start: number | undefined) => signalled.has(pid) && signalled.get(pid) === start;
   const found = (pid: number, start: number | undefined) => {
     if (known(pid, start)) return;
     try {
-      send(pid, start);
-      signalled.set(pid, start);
+      if (send(pid, start)) signalled.set(pid, start);
     } catch {
       // Gone already, or not ours.
     }
@@ -283,9 +292,10 @@ export function signalRun(
   signal: NodeJS.Signals,
   kill: KillFn,
   table: ProcessTable,
-  options: SearchOptions,
+  options: SearchOptions & Pick<KillOptions, "closing">,
 ): Promise<SearchEnd> {
-  return runSearch(signalRunSteps(run, root, signal, kill, table, { now: options.now }), () => {}, options);
+  const steps = signalRunSteps(run, root, signal, kill, table, { now: options.now, closing: options.closing });
+  return runSearch(steps, () => {}, options);
 }
 
 /**

@@ -184,7 +184,11 @@ export async function runProcess(spec: RunSpec, options: ProcessOptions = {}): P
   const signalEscaped = (signal: NodeJS.Signals, from: () => number | undefined) => {
     searchDeadline ??= now() + RUN_END_SEARCH_MS;
     const budgetMs = Math.max(0, searchDeadline - now());
-    const search = signalRun(run, from, signal, kill, table, { budgetMs, now }).then((end) => {
+    const search = signalRun(run, from, signal, kill, table, {
+      budgetMs,
+      now,
+      closing: () => groups.closing,
+    }).then((end) => {
       if (end !== "out of time" || searchWarned) return;
       searchWarned = true;
       options.logger?.warn(

@@ -8,16 +8,17 @@ import type { ProcStat } from "./process-stat.ts";
  * (RunningGroups.killAll, and a handler of this process's 'exit'), and a kill's two halves are never
  * far apart (exec/process-tree.ts STOP_WINDOW_MS), which bounds what a server killed outright leaves.
  *
- * A stopped process can still die meanwhile (another's SIGKILL), and its pid go to another process of
- * the user. So each is kept with its start (/proc/<pid>/stat), read again right before the SIGKILL: a
- * pid that now names a process started at another moment is left alone.
+ * A process can die between the look that found it and a signal (another's SIGKILL), and its pid go to
+ * another process of the user. So each is known by its start (/proc/<pid>/stat), read again right before
+ * every signal and once more after the SIGSTOP: a pid that now names a process started at another moment
+ * is left alone. A closing server (RunningGroups.killAll) stops nothing more: its searches kill as they find.
  */
 
 /** process.kill's shape. */
 type Kill = (pid: number, signal: NodeJS.Signals | 0) => void;
 
-/** What a stopped process is known by, and how it is signalled and looked at again. */
-export interface StoppedProcess {
+/** What a process is known by, and how it is signalled and looked at again. */
+export interface KnownProcess {
   /** When it started, in clock ticks since boot; undefined where the table does not tell. */
   start?: number;
   kill: Kill;
@@ -25,8 +26,11 @@ export interface StoppedProcess {
   stat?: (pid: number) => ProcStat | undefined;
 }
 
-const stopped = new Map<number, StoppedProcess>();
+/** Stopped processes by pid and start: an older process given the same pid is another entry. */
+const stopped = new Map<string, KnownProcess & { pid: number }>();
 let watchingExit = false;
+
+const keyOf = (pid: number, start: number | undefined) => `${pid} ${start}`;
 
 /**
  * Whether `pid` is still the process that started at `start` and has not died: a zombie (Z) or a dead
@@ -40,25 +44,52 @@ export function sameProcess(pid: number, start: number | undefined, stat?: (pid:
   return now !== undefined && now.start === start && now.state !== "Z" && now.state !== "X";
 }
 
-/** SIGSTOP `pid` and keep it in the record until killStopped. Throws as `process.kill` does (gone, not ours). */
-export function stopProcess(pid: number, entry: StoppedProcess): void {
-  entry.kill(pid, "SIGSTOP");
-  stopped.set(pid, entry);
+/**
+ * Security: send `signal` to `pid` only if it still names the process that started at `known.start`
+ * (read again now: the look that found it may be seconds old). Returns whether it was sent; throws as
+ * `process.kill` does (gone, not ours).
+ */
+export function signalSame(pid: number, signal: NodeJS.Signals, known: KnownProcess): boolean {
+  if (!sameProcess(pid, known.start, known.stat)) return false;
+  known.kill(pid, signal);
+  return true;
+}
+
+/**
+ * SIGSTOP `pid` if it is still the process that started at `entry.start`, and keep it in the record until
+ * killStopped. Returns whether it was stopped; throws as `process.kill` does (gone, not ours).
+ *
+ * Security: the pid may go to another process between the look and the SIGSTOP. So it is looked at again
+ * once stopped (a stopped process cannot exit on its own, so what this look sees holds): a stranger is
+ * sent SIGCONT and not kept.
+ */
+export function stopProcess(pid: number, entry: KnownProcess): boolean {
+  if (!signalSame(pid, "SIGSTOP", entry)) return false;
+  if (!sameProcess(pid, entry.start, entry.stat)) {
+    try {
+      entry.kill(pid, "SIGCONT");
+    } catch {
+      // Gone already.
+    }
+    return false;
+  }
+  stopped.set(keyOf(pid, entry.start), { ...entry, pid });
   if (!watchingExit) {
     watchingExit = true;
     // The last chance of an exiting server (process.exit, a signal the server handles): nothing stays stopped.
     process.on("exit", () => killAllStopped());
   }
+  return true;
 }
 
 /** SIGKILL a process stopped by stopProcess, if it is still the one stopped; it leaves the record either way. */
-export function killStopped(pid: number): void {
-  const entry = stopped.get(pid);
+export function killStopped(pid: number, start: number | undefined): void {
+  const key = keyOf(pid, start);
+  const entry = stopped.get(key);
   if (!entry) return;
-  stopped.delete(pid);
-  if (!sameProcess(pid, entry.start, entry.stat)) return;
+  stopped.delete(key);
   try {
-    entry.kill(pid, "SIGKILL");
+    signalSame(pid, "SIGKILL", entry);
   } catch {
     // Gone already.
   }
@@ -66,12 +97,12 @@ export function killStopped(pid: number): void {
 
 /** SIGKILL every process still stopped by a search (a closing server). Returns how many were in the record. */
 export function killAllStopped(): number {
-  const pids = [...stopped.keys()];
-  for (const pid of pids) killStopped(pid);
-  return pids.length;
+  const entries = [...stopped.values()];
+  for (const { pid, start } of entries) killStopped(pid, start);
+  return entries.length;
 }
 
 /** The pids stopped and not yet killed, lowest first. */
 export function stoppedPids(): number[] {
-  return [...stopped.keys()].sort((a, b) => a - b);
+  return [...stopped.values()].map(({ pid }) => pid).sort((a, b) => a - b);
 }

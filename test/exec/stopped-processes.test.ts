@@ -7,12 +7,13 @@ import type { ProcStat } from "../../src/exec/process-stat.ts";
 import {
   type KillFn,
   type KnownProcesses,
+  killRunNow,
   type ProcessRow,
   RUN_MARKER_VARIABLE,
   STOP_WINDOW_MS,
   signalRunSteps,
 } from "../../src/exec/process-tree.ts";
-import { killAllStopped, stoppedPids } from "../../src/exec/stopped-processes.ts";
+import { killAllStopped, stopProcess, stoppedPids } from "../../src/exec/stopped-processes.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 import { eventually, HANG_MS } from "../helpers/hub.ts";
 
@@ -145,41 +146,110 @@ describe("a closing server leaves nothing stopped", () => {
 describe("a pid is signalled again only while it names the same process", () => {
   test("a stopped process that died, its pid given to another process, is not killed", async () => {
     const { table, kill, signals, replace } = fakeTable([{ pid: 100, ppid: 1, pgid: 100, start: 5, marked: true }]);
-    let replaced = false;
-    const reusing: KillFn = (pid, signal) => {
-      kill(pid, signal);
-      // Someone else kills the stopped process; a process of the user's daemon is given its pid.
-      if (signal === "SIGSTOP" && !replaced) {
-        replaced = true;
-        replace({ pid: 100, ppid: 7, pgid: 7, start: 9, marked: false });
-      }
-    };
-    await runSearch(
-      signalRunSteps({ group: 50, marker: "m" }, () => undefined, "SIGKILL", reusing, table),
-      () => {},
-      { budgetMs: HANG_MS },
-    );
+    const search = signalRunSteps({ group: 50, marker: "m" }, () => undefined, "SIGKILL", kill, table);
+    while (!signals.includes("SIGSTOP 100")) search.next();
+    // Someone else kills the stopped process; a process of the user's daemon is given its pid.
+    replace({ pid: 100, ppid: 7, pgid: 7, start: 9, marked: false });
+    await runSearch(search, () => {}, { budgetMs: HANG_MS });
     expect(signals).toEqual(["SIGSTOP 100"]);
     expect(stoppedPids()).toEqual([]);
   });
 
   test("a known pid given to a new process is not taken for the run's, nor are its children", async () => {
     const { table, kill, signals, replace } = fakeTable([{ pid: 100, ppid: 1, pgid: 100, start: 5, marked: true }]);
-    let replaced = false;
-    const reusing: KillFn = (pid, signal) => {
-      kill(pid, signal);
-      if (signal === "SIGSTOP" && !replaced) {
-        replaced = true;
-        replace({ pid: 100, ppid: 7, pgid: 7, start: 9, marked: false });
-        replace({ pid: 101, ppid: 100, pgid: 7, start: 10, marked: false });
-      }
-    };
-    await runSearch(
-      signalRunSteps({ group: 50, marker: "m" }, () => undefined, "SIGKILL", reusing, table),
-      () => {},
-      { budgetMs: HANG_MS },
-    );
+    const search = signalRunSteps({ group: 50, marker: "m" }, () => undefined, "SIGKILL", kill, table);
+    while (!signals.includes("SIGSTOP 100")) search.next();
+    replace({ pid: 100, ppid: 7, pgid: 7, start: 9, marked: false });
+    replace({ pid: 101, ppid: 100, pgid: 7, start: 10, marked: false });
+    await runSearch(search, () => {}, { budgetMs: HANG_MS });
     expect(signals).toEqual(["SIGSTOP 100"]);
+  });
+});
+
+describe("every signal of a search goes to the process the look found", () => {
+  /** A table whose look read pid 100 before it died: the row has its old start, /proc the new one's. */
+  function staleLook() {
+    const fake = fakeTable([{ pid: 100, ppid: 7, pgid: 7, start: 9, marked: false }]);
+    const table = {
+      ...fake.table,
+      *processes() {
+        yield undefined;
+        yield { pid: 100, ppid: 1, pgid: 100, start: 5, marked: true };
+      },
+    };
+    return { ...fake, table };
+  }
+
+  test("a pid given to another process since the look is not stopped", async () => {
+    const { table, kill, signals } = staleLook();
+    await runSearch(
+      signalRunSteps({ group: 50, marker: "m" }, () => undefined, "SIGKILL", kill, table),
+      () => {},
+      {
+        budgetMs: HANG_MS,
+      },
+    );
+    expect(signals).toEqual([]);
+    expect(stoppedPids()).toEqual([]);
+  });
+
+  test("a pid given to another process as it is stopped is let go on at once, and not kept", async () => {
+    const { table, kill, signals, replace } = fakeTable([{ pid: 100, ppid: 1, pgid: 100, start: 5, marked: true }]);
+    const reusing: KillFn = (pid, signal) => {
+      // The run's process dies just before the SIGSTOP, which reaches a process of the user given its pid.
+      if (signal === "SIGSTOP") replace({ pid: 100, ppid: 7, pgid: 7, start: 9, marked: false });
+      kill(pid, signal);
+    };
+    const search = signalRunSteps({ group: 50, marker: "m" }, () => undefined, "SIGKILL", reusing, table);
+    while (!signals.includes("SIGSTOP 100")) search.next();
+    expect(stoppedPids()).toEqual([]);
+    await runSearch(search, () => {}, { budgetMs: HANG_MS });
+    expect(signals).toEqual(["SIGSTOP 100", "SIGCONT 100"]);
+  });
+
+  test("a closing server does not kill a pid given to another process since the look", () => {
+    const { table, kill, signals } = staleLook();
+    killRunNow({ group: 50, marker: "m" }, kill, table, performance.now() + HANG_MS);
+    expect(signals).toEqual([]);
+  });
+
+  test("SIGTERM does not go to a pid given to another process since the look", async () => {
+    const { table, kill, signals } = staleLook();
+    await runSearch(
+      signalRunSteps({ group: 50, marker: "m" }, () => undefined, "SIGTERM", kill, table),
+      () => {},
+      {
+        budgetMs: HANG_MS,
+      },
+    );
+    expect(signals).toEqual([]);
+  });
+
+  test("a stop under an old start of a stopped pid leaves it in the record, and it is killed", () => {
+    const { table, kill, signals } = fakeTable([{ pid: 100, ppid: 1, pgid: 100, start: 5, marked: true }]);
+    const stat = table.stat.bind(table);
+    expect(stopProcess(100, { start: 5, kill, stat })).toBe(true);
+    // Another search, whose look read the pid when it named an older process.
+    expect(stopProcess(100, { start: 3, kill, stat })).toBe(false);
+    expect(stoppedPids()).toEqual([100]);
+    killAllStopped();
+    expect(signals).toEqual(["SIGSTOP 100", "SIGKILL 100"]);
+  });
+
+  test("once the server is closing, a search under way kills what it finds without stopping it", async () => {
+    const { table, kill, signals } = fakeTable([
+      { pid: 100, ppid: 1, pgid: 100, start: 5, marked: true },
+      { pid: 101, ppid: 1, pgid: 101, start: 6, marked: true },
+    ]);
+    const groups = new RunningGroups(table);
+    const search = signalRunSteps({ group: 50, marker: "m" }, () => undefined, "SIGKILL", kill, table, {
+      closing: () => groups.closing,
+    });
+    while (!signals.includes("SIGSTOP 100")) search.next();
+    groups.killAll();
+    await runSearch(search, () => {}, { budgetMs: HANG_MS });
+    expect(signals).toEqual(["SIGSTOP 100", "SIGKILL 100", "SIGKILL 101"]);
+    expect(stoppedPids()).toEqual([]);
   });
 });
 
