@@ -98,15 +98,20 @@ const ELSEWHERE_FILES = ["commondir"];
 /** The first of ELSEWHERE_FILES the copy in `dir` holds (anything by that name, a link too), in words. */
 export function elsewhereFile(dir: string): string | undefined {
   for (const name of ELSEWHERE_FILES) {
-    let stat: Stats | undefined;
-    try {
-      stat = lstatSync(join(dir, ".git", name), { throwIfNoEntry: false });
-    } catch (error) {
-      return `its .git/${name} cannot be looked at (${(error as Error).message})`;
-    }
+    const stat = gitFileStat(dir, name);
+    if (typeof stat === "string") return stat;
     if (stat) return `its .git/${name} makes git read another repository's config`;
   }
   return undefined;
+}
+
+/** The lstat of `.git/<name>` in the copy in `dir`: undefined when there is none, or why it cannot be had. */
+function gitFileStat(dir: string, name: string): Stats | undefined | string {
+  try {
+    return lstatSync(join(dir, ".git", name), { throwIfNoEntry: false });
+  } catch (error) {
+    return `its .git/${name} cannot be looked at (${(error as Error).message})`;
+  }
 }
 
 /**
@@ -135,7 +140,8 @@ export const GIT_ENTRIES_MAX = 100_000;
  * Why git must not be started on the copy in `dir` at all, in words, or undefined: its `.git` (or
  * `.git/info`) is no folder of its own, so git would act on another repository; a file git opens
  * first (READ_FIRST) is not a regular file; anything else in `.git` is neither a regular file nor a
- * folder; or it holds a file that makes git read another folder's config (elsewhereFile). No file is opened: a listing of each folder (GIT_ENTRIES_MAX entries at most) and a few lstats.
+ * folder; or it holds a file that makes git read another folder's config (elsewhereFile). No file is
+ * opened: a listing of each folder (GIT_ENTRIES_MAX entries at most) and a few lstats.
  * Security (availability): git opens the files of its `.git` with no time limit of its own (a loose
  * object, a ref, a pack's index, the index, a reflog it appends to), so a FIFO put in one's place, or a
  * link to one, holds every git command on the copy until the runner's timeout (two minutes each).
@@ -144,12 +150,8 @@ export function gitFilesProblem(dir: string, max: number = GIT_ENTRIES_MAX): str
   const folder = notOwnFolder(dir);
   if (folder) return notOwn(folder);
   for (const name of READ_FIRST) {
-    let stat: Stats | undefined;
-    try {
-      stat = lstatSync(join(dir, ".git", name), { throwIfNoEntry: false });
-    } catch (error) {
-      return `its .git/${name} cannot be looked at (${(error as Error).message})`;
-    }
+    const stat = gitFileStat(dir, name);
+    if (typeof stat === "string") return stat;
     if (stat && !stat.isFile()) return waitedOn(name);
   }
   return oddEntry(join(dir, ".git"), max) ?? elsewhereFile(dir);
