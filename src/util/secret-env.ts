@@ -68,7 +68,7 @@ export function looksLikeCredential(name: string): boolean {
  * Whether a variable is git configuration given in the environment (`GIT_CONFIG_PARAMETERS`, which
  * `git -c` sets, or a `GIT_CONFIG_VALUE_<n>`) whose value holds a header that carries a credential
  * (`http.extraHeader=Authorization: Bearer …`, `PRIVATE-TOKEN: …`, `X-Api-Key: …`, `Cookie: …`): a
- * header's name is `Cookie` or `Set-Cookie`, or one looksLikeCredential accepts, `-` read as `_`. `upper`
+ * header's name is `Cookie`, `Cookie2` or `Set-Cookie`, or one looksLikeCredential accepts, `-` read as `_`. `upper`
  * is the variable's name upper-cased. Pure.
  */
 function givesGitCredentialHeader(upper: string, value: string | undefined): boolean {
@@ -79,7 +79,7 @@ function givesGitCredentialHeader(upper: string, value: string | undefined): boo
 }
 
 /** A cookie's header: a session's cookie logs in as its owner, though no word of its name says so. */
-const COOKIE_HEADER = /^(set-)?cookie$/i;
+const COOKIE_HEADER = /^(set-)?cookie2?$/i;
 
 const GIT_CONFIG_VALUE = /^GIT_CONFIG_(PARAMETERS|VALUE_\d+)$/;
 /** A header's name: at the start, or after a space, a quote or `=` (`'http.extraheader'='Authorization: …'`). */

@@ -525,7 +525,12 @@ describe("credentials in bare names, git headers and connection strings", () => 
   });
 
   test("childEnv: git configuration handing over a cookie goes as an Authorization header does", () => {
-    for (const header of ["Cookie: sid=decoy-cookie-0081", "set-cookie: sid=decoy-cookie-0082; HttpOnly"])
+    const headers = [
+      "Cookie: sid=decoy-cookie-0081",
+      "set-cookie: sid=decoy-cookie-0082; HttpOnly",
+      "Cookie2: $Version=1",
+    ];
+    for (const header of headers)
       expect(childEnv({ GIT_CONFIG_PARAMETERS: `'http.extraheader'='${header}'` }, config())).toEqual({
         PYTHONDONTWRITEBYTECODE: "1",
       });
