@@ -69,7 +69,7 @@ export interface ExecHost {
   which: (command: string, path: string | undefined) => string | null;
   /** An empty Bun config for scripts run by this binary (exec/runners.ts emptyBunConfig). Default /dev/null. */
   bunConfig?: () => string;
-  /** Groups running now; killed when the hub closes. */
+  /** Groups running now, the hub's git commands' too (server/hub.ts); all killed when the hub closes. */
   groups: RunningGroups;
   /** Most groups running at once; one more run is refused with TOO_MANY_RUNS. Default MAX_RUNNING. */
   maxRunning: number;

@@ -44,14 +44,14 @@ function signalWindowsTree(pid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /**
- * Most milliseconds a closing server looks for its running scripts' processes that left their groups.
- * With SHUTDOWN_SEARCH_MS, 1.2 s per RunningGroups; a hub closes two, one after the other (its git
- * commands', then its scripts'), so up to 2.4 s. The search blocks the event loop: that may pass the 2 s an
- * MCP client gives a server between closing its stdin and SIGTERM (a SIGTERM the server handles then
- * waits for the search), but is over well before the SIGKILL 2 s after that.
+ * Most milliseconds a closing server looks for its runs' processes that left their groups. With
+ * SHUTDOWN_SEARCH_MS, killAll's 1.2 s, shared by every run of the RunningGroups; a hub registers its git
+ * commands and its scripts in one (server/hub.ts), so that is the whole of its shutdown's searches. They
+ * block the event loop: a server that closes as its stdin ends is done well within the 2 s an MCP client
+ * gives it before SIGTERM.
  */
 const SHUTDOWN_MARKER_SEARCH_MS = 800;
-/** Most milliseconds a closing server looks for processes that hold its running scripts' output. */
+/** Most milliseconds a closing server looks for processes that hold its runs' output. */
 const SHUTDOWN_SEARCH_MS = 400;
 
 /** The groups a hub has started and not yet seen end, so a server that closes mid-script leaves nothing behind. */
@@ -59,12 +59,22 @@ export class RunningGroups {
   private readonly running = new Map<number, { run: RunTrace; kill: KillFn }>();
   private closed = false;
 
-  /** `table`: where the runs' processes that left their groups are found. Default /proc. */
-  constructor(private readonly table: ProcessTable = procTable) {}
+  /**
+   * `table`: where the runs' processes that left their groups are found. Default /proc.
+   * `now`: the clock of killAll's budget, in milliseconds. Default performance.now.
+   */
+  constructor(
+    private readonly table: ProcessTable = procTable,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
-  /** Register a run while it runs: its group, and what finds its processes that left the group. */
+  /**
+   * Register a run while it runs: its group, and what finds its processes that left the group. A run
+   * registered once killAll has run (its spawn was under way) gets SIGKILL at once: nothing kills it later.
+   */
   add(run: RunTrace, kill: KillFn): void {
-    this.running.set(run.group, { run, kill });
+    if (this.closed) signalGroup(run.group, "SIGKILL", kill);
+    else this.running.set(run.group, { run, kill });
   }
 
   delete(group: number): void {
@@ -84,7 +94,7 @@ export class RunningGroups {
     return this.closed;
   }
 
-  /** Groups of scripts and commands running now. */
+  /** Groups running now (scripts, commands, git). */
   list(): number[] {
     return [...this.running.keys()];
   }
@@ -94,8 +104,9 @@ export class RunningGroups {
    * that carry its marker and their descendants, then those that hold its output (exec/process-tree.ts),
    * each as it is found (never stopped first: the server may be killed before a second half), and every
    * process an earlier search stopped and has not killed yet (exec/stopped-processes.ts). Returns how many
-   * groups were signalled. Blocks for at most 1.2 s (SHUTDOWN_MARKER_SEARCH_MS + SHUTDOWN_SEARCH_MS): the
-   * server is closing.
+   * groups were signalled. Every group is signalled before the searches begin, which share one budget:
+   * this blocks for at most 1.2 s (SHUTDOWN_MARKER_SEARCH_MS + SHUTDOWN_SEARCH_MS) in all; the server is
+   * closing.
    */
   killAll(): number {
     this.closed = true;
@@ -105,12 +116,17 @@ export class RunningGroups {
     const runs = [...this.running.values()];
     this.running.clear();
     for (const { run, kill } of runs) if (signalGroup(run.group, "SIGKILL", kill)) count++;
-    const markersDeadline = performance.now() + SHUTDOWN_MARKER_SEARCH_MS;
-    for (const { run, kill } of runs) killRunNow(run, kill, this.table, markersDeadline);
-    const deadline = performance.now() + SHUTDOWN_SEARCH_MS;
+    const markersDeadline = this.now() + SHUTDOWN_MARKER_SEARCH_MS;
+    for (const { run, kill } of runs) killRunNow(run, kill, this.table, markersDeadline, this.now);
+    const deadline = this.now() + SHUTDOWN_SEARCH_MS;
     for (const { run, kill } of runs)
       if (run.pipes?.length)
-        runSearchNow(this.table.pipeWriters?.(run.pipes, run.since), (pid) => killQuietly(kill, pid), deadline);
+        runSearchNow(
+          this.table.pipeWriters?.(run.pipes, run.since),
+          (pid) => killQuietly(kill, pid),
+          deadline,
+          this.now,
+        );
     return count;
   }
 }

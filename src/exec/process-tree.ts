@@ -300,12 +300,19 @@ export function signalRun(
 
 /**
  * SIGKILL the run's processes that left its group as they are found (no stop first), without turns of
- * the event loop, until `deadline` (performance.now): for a closing server.
+ * the event loop, until `deadline` (a time of `now`, default performance.now): for a closing server.
  */
-export function killRunNow(run: RunTrace, kill: KillFn, table: ProcessTable, deadline: number): SearchEnd {
+export function killRunNow(
+  run: RunTrace,
+  kill: KillFn,
+  table: ProcessTable,
+  deadline: number,
+  now: () => number = () => performance.now(),
+): SearchEnd {
   return runSearchNow(
     signalRunSteps(run, () => undefined, "SIGKILL", kill, table, { asFound: true }),
     () => {},
     deadline,
+    now,
   );
 }

@@ -134,10 +134,11 @@ export class Hub implements ToolDeps {
     this.own = ownRepoLabels(options.config);
     this.git = GitSync.fromConfig(options.config, this.logger, {
       repos: copyRepos(options.config),
-      runner: { env: options.env },
       pins: () => this.repoPins(),
       lockFile: () => this.lockFile(),
       ...options.git,
+      // Its gits are registered with the scripts: close() kills them all under one shutdown budget.
+      runner: { ...(options.git?.runner ?? { env: options.env }), groups: this.exec.groups },
     });
     if (options.config.lock.frozen)
       this.frozen = new FrozenGuard({
@@ -384,7 +385,7 @@ export class Hub implements ToolDeps {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    // Ends a clone or fetch still running, with its helpers (git-remote-https, ssh).
+    // No git command starts from now on; those running are killed with the scripts, below.
     this.git?.close();
     this.closing ??= this.analytics.publisher?.close();
     this.refresher.stop();
@@ -392,7 +393,9 @@ export class Hub implements ToolDeps {
     clearTimeout(this.indexTimer);
     this.search.close();
     this.memory.disable();
-    // A script still running when the server closes is ended with its whole process group.
+    // A script, or a clone or fetch, still running when the server closes is ended with its whole process
+    // group (a git's helpers too: git-remote-https, ssh). One registry holds both, so one killAll searches
+    // for what left their groups, within one budget (exec/process-group.ts).
     this.exec.groups.killAll();
   }
 

@@ -198,13 +198,15 @@ export async function serveHttp(hub: Hub, options: HttpServeOptions = {}): Promi
   const why = await done;
   for (const signal of signals) process.off(signal, onSignal);
   // Bounded: streams, half-sent bodies and slow endpoints must not hold the process past a signal.
-  await bounded(
+  const ended = await bounded(
     (async () => {
       await running.stop();
       // Stops the timers and sends the last analytics events.
       await hub.shutdown();
     })(),
   );
+  // Out of time: the hub is closed all the same, which ends a clone or fetch and a script still running.
+  if (!ended) hub.close();
   return why;
 }
 

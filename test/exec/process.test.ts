@@ -191,6 +191,26 @@ describe("runProcess: one child under full control", () => {
     expect(groups.list()).toEqual([]);
   });
 
+  test("a run whose start was under way when killAll ran is killed as soon as it has started", async () => {
+    const groups = new RunningGroups();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let spawning = false;
+    const spawn: SpawnFn = async (argv, options) => {
+      spawning = true;
+      await held;
+      return defaultSpawn(argv, options);
+    };
+    const running = runProcess(spec("echo pid $$\nsleep 300\n"), { groups, spawn });
+    await eventually(() => spawning);
+    groups.killAll();
+    release();
+    const result = await running;
+    expect(result.exitCode).toBe(128 + 9);
+    expect(result.timedOut).toBe(false);
+    expect(groups.list()).toEqual([]);
+  });
+
   test("a timeout longer than a timer takes (24.8 days) is no timeout at all, not one that fires at once", async () => {
     // A timer of 2^31 ms or more fires after 1 ms: every script would be killed as it started.
     const s = spec("touch ready; while [ ! -e go ]; do sleep 0.05; done; echo done", { timeoutMs: 3_000_000_000 });

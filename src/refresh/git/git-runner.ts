@@ -66,6 +66,12 @@ export interface GitRunnerOptions {
   /** Starts git leading its own process group (exec/process.ts's defaultSpawn). */
   spawn?: SpawnFn;
   kill?: KillFn;
+  /**
+   * Where each git's process group is registered while it runs. Default: the runner's own, which close()
+   * kills. One given here is its giver's to kill: a hub kills its gits with its scripts, in one registry
+   * under one shutdown budget (server/hub.ts).
+   */
+  groups?: RunningGroups;
 }
 
 export interface GitCall {
@@ -99,10 +105,12 @@ export interface GitOutput {
  */
 export class GitRunner {
   private version?: Promise<number[] | undefined>;
-  private readonly groups = new RunningGroups();
+  private readonly groups: RunningGroups;
   private closed = false;
 
-  constructor(private readonly options: GitRunnerOptions = {}) {}
+  constructor(private readonly options: GitRunnerOptions = {}) {
+    this.groups = options.groups ?? new RunningGroups();
+  }
 
   /** `git --version` as numbers, or undefined when git cannot be run. Cached. */
   gitVersion(): Promise<number[] | undefined> {
@@ -119,10 +127,13 @@ export class GitRunner {
     return this.version;
   }
 
-  /** SIGKILL every git still running with its group, and refuse new commands (server shutdown). */
+  /**
+   * Refuse new commands, and SIGKILL every git still running with its group (server shutdown); gits
+   * registered in GitRunnerOptions.groups are left to whoever gave it.
+   */
   close(): void {
     this.closed = true;
-    this.groups.killAll();
+    if (!this.options.groups) this.groups.killAll();
   }
 
   /**

@@ -379,7 +379,10 @@ export class GitSync {
     this.timer = undefined;
   }
 
-  /** Server shutdown: no more syncs, and every git still running is ended with its helpers (its process group). */
+  /**
+   * Server shutdown: no more syncs, and every git still running is ended with its helpers (its process
+   * group), unless the groups it is registered in are the caller's to kill (GitRunnerOptions.groups).
+   */
   close(): void {
     this.stop();
     this.git.close();
