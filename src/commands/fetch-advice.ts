@@ -4,12 +4,13 @@ import type { Hub } from "../server/hub.ts";
 /**
  * What to run for a repository with no local copy yet. When skillhub.lock records its commit (a teammate's
  * fresh clone of a project), `sync --frozen` fetches exactly that commit; a plain `sync` would move a
- * repository that follows a branch to its tip and rewrite the committed lock.
+ * repository that follows a branch to its tip and rewrite the committed lock. `program` spells the command
+ * (program-name.ts).
  */
-export function fetchAdvice(hub: Hub, label: string): string {
+export function fetchAdvice(hub: Hub, label: string, program: string): string {
   return lockedSources(hub).has(label)
-    ? "run `skillhub sync --frozen` to fetch the commit skillhub.lock records"
-    : "run `skillhub sync` to fetch it";
+    ? `run \`${program} sync --frozen\` to fetch the commit skillhub.lock records`
+    : `run \`${program} sync\` to fetch it`;
 }
 
 /** The labels of the git sources whose commit the lock that pins them records (lockedCommits). */

@@ -156,7 +156,7 @@ export function lockChanges(target: TargetLock, locked: Lockfile): LockChange[] 
  * of each source that is not served now (a folder an earlier `lock --skills-dir` recorded, a plugin removed),
  * one sentence per source. None when the file cannot be read.
  */
-export function droppedSources(hub: Hub, target: TargetLock): string[] {
+export function droppedSources(hub: Hub, target: TargetLock, program: string): string[] {
   let locked: Lockfile;
   try {
     locked = readLockfile(target.file);
@@ -172,7 +172,7 @@ export function droppedSources(hub: Hub, target: TargetLock): string[] {
   }
   return [...gone].map(
     ([label, ids]) =>
-      `${target.file} no longer records ${ids.length === 1 ? "the skill" : `the ${ids.length} skills`} of ${label} (${ids.join(", ")}): no such source is served now. If it is a folder you give with --skills-dir, \`skillhub lock --skills-dir <folder>\` records it again and keeps the rest.`,
+      `${target.file} no longer records ${ids.length === 1 ? "the skill" : `the ${ids.length} skills`} of ${label} (${ids.join(", ")}): no such source is served now. If it is a folder you give with --skills-dir, \`${program} lock --skills-dir <folder>\` records it again and keeps the rest.`,
   );
 }
 

@@ -15,6 +15,7 @@ import {
   TOKEN_VARIABLE,
 } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
+import { inNpxCache, isCompiled } from "./program-name.ts";
 
 /**
  * How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout.
@@ -22,16 +23,10 @@ import type { CommandRun } from "./context.ts";
  * starts it the way it was started, `npx -y skillhub`.
  */
 export function selfLaunch(main = Bun.main, execPath = process.execPath): Launch {
-  const compiled = main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(main);
-  if (!compiled) return { command: execPath, args: [resolve(main)] };
+  if (!isCompiled(main)) return { command: execPath, args: [resolve(main)] };
   return inNpxCache(execPath)
     ? { command: "npx", args: ["-y", "skillhub"] }
     : { command: namedOnPath(execPath), args: [] };
-}
-
-/** Whether `path` is inside npm's npx cache (`~/.npm/_npx/<hash>/node_modules/…`). */
-export function inNpxCache(path: string): boolean {
-  return /[\\/]_npx[\\/][^\\/]+[\\/]node_modules[\\/]/.test(path);
 }
 
 /**

@@ -23,7 +23,7 @@ export const runRemove: CommandRun = async (ctx) => {
     ctx.err(`skillhub remove: ${scrubUrlCredentials(text)}\n`);
     return code;
   };
-  if (ctx.args.positionals.length === 0) return usage("name a source, as `skillhub sources` lists it.");
+  if (ctx.args.positionals.length === 0) return usage(`name a source, as \`${ctx.program} sources\` lists it.`);
   if (ctx.config.lock.frozen)
     return usage("--frozen serves only what skillhub.lock records, and removing a source changes it: run it without.");
   const where = sourceFile(ctx, ctx.args.options.global);
@@ -103,7 +103,7 @@ function find(ctx: CommandContext, edit: ConfigFileEdit, where: SourceFile, word
     if (!there.created && typeof match(ctx, there, other, word, spec) === "object")
       return `${withoutCredentials(word)} is a source in ${other.file}, not in ${where.file}: run remove ${where.scope === "project" ? "with" : "without"} --global.`;
   }
-  return `${withoutCredentials(word)} is not a source in ${where.file}; \`skillhub sources\` lists them.`;
+  return `${withoutCredentials(word)} is not a source in ${where.file}; \`${ctx.program} sources\` lists them.`;
 }
 
 /** The item of `edit` that `word` (parsed as `spec`, when it parses) names: by label, URL and folder, or path. */

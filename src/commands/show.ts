@@ -10,7 +10,9 @@ import { unreadSkillsNote } from "./unread-skills.ts";
 export const runShow: CommandRun = async (ctx) => {
   const name = ctx.args.positionals.join(" ").trim();
   if (name === "") {
-    ctx.err("skillhub show: give a skill name: `skillhub show NAME`. `skillhub list` shows the names.\n");
+    ctx.err(
+      `skillhub show: give a skill name: \`${ctx.program} show NAME\`. \`${ctx.program} list\` shows the names.\n`,
+    );
     return 2;
   }
   const hub = await scannedHub(ctx);
@@ -24,7 +26,7 @@ export const runShow: CommandRun = async (ctx) => {
   const first = result.content[0];
   const text = first?.type === "text" ? first.text : "";
   if (result.isError) {
-    const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
+    const unread = unreadSkillsNote(ctx.cwd, hub.catalog, ctx.program);
     ctx.err(`${text}\n${unread ? `${unread}\n` : ""}`);
     return 1;
   }

@@ -63,7 +63,7 @@ export const runStats: CommandRun = async (ctx) => {
     }
     const where = files.length > 0 ? `in ${files.join(", ")}` : "to show: no analytics file is configured";
     ctx.out(
-      `No analytics events${since ? ` since ${since}` : ""} ${where}.\nTurn on local analytics with SKILLHUB_ANALYTICS_FILE=<file> (or analytics.file in config.yaml), or pass JSONL files collected by your endpoint: skillhub stats FILE...\n`,
+      `No analytics events${since ? ` since ${since}` : ""} ${where}.\nTurn on local analytics with SKILLHUB_ANALYTICS_FILE=<file> (or analytics.file in config.yaml), or pass JSONL files collected by your endpoint: ${ctx.program} stats FILE...\n`,
     );
     return 0;
   }
