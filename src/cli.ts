@@ -4,13 +4,13 @@ import "./util/allocator-env.ts";
 import { z } from "zod";
 import type { CommandContext, CommandRun } from "./commands/context.ts";
 import { loadSettings } from "./commands/load-settings.ts";
-import { programName } from "./commands/program-name.ts";
 import { type Command, commandOptionNames, namedCommand, type ParsedArgs, parseCommandLine } from "./config/args.ts";
 import type { Config } from "./config/schema.ts";
 import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
 import { namedFolderWarnings } from "./util/folder-check.ts";
 import { createLogger } from "./util/logger.ts";
+import { program } from "./util/program-name.ts";
 import { terminalText } from "./util/shown-arg.ts";
 import { VERSION } from "./version.ts";
 
@@ -170,7 +170,7 @@ Exit codes: 0 ok, 1 the command found a problem, 2 bad usage or configuration.
 `;
 
 /** `skillhub COMMAND --help`: the command's entry in the usage, then the options it takes. */
-export function commandHelp(command: Command, program = "skillhub"): string {
+export function commandHelp(command: Command): string {
   const own: string[] = [];
   let inEntry = false;
   for (const line of USAGE.split("\n")) {
@@ -192,14 +192,14 @@ export function commandHelp(command: Command, program = "skillhub"): string {
     "Options:",
     optionLines(commandOptionNames(command), command).trimEnd(),
     "",
-    `${program} --help lists every command.`,
+    `${program()} --help lists every command.`,
     "",
   ].join("\n");
 }
 
 /** The line after a usage error: the help of the command given, which lists the options it takes. */
-function helpPointer(command: Command | undefined, program: string): string {
-  return `Run '${program} ${command === undefined ? "" : `${command} `}--help' for usage.\n`;
+function helpPointer(command: Command | undefined): string {
+  return `Run '${program()} ${command === undefined ? "" : `${command} `}--help' for usage.\n`;
 }
 
 /** Commands that report configuration warnings themselves (doctor's diagnostics, a server's log). */
@@ -246,8 +246,6 @@ export interface CliIo {
   err: (text: string) => void;
   /** Working directory. Default process.cwd(). */
   cwd?: string;
-  /** How the commands a hint names spell the program (program-name.ts). Default `skillhub`. */
-  program?: string;
 }
 
 export async function run(
@@ -262,16 +260,15 @@ export async function run(
     out: (text) => given.out(terminalText(text)),
     err: (text) => given.err(terminalText(text)),
   };
-  const program = given.program ?? "skillhub";
   let args: ParsedArgs;
   try {
-    args = parseCommandLine(argv, program);
+    args = parseCommandLine(argv);
   } catch (error) {
-    io.err(`skillhub: ${errorMessage(error)}\n${helpPointer(namedCommand(argv), program)}`);
+    io.err(`skillhub: ${errorMessage(error)}\n${helpPointer(namedCommand(argv))}`);
     return 2;
   }
   if (args.options.help) {
-    io.out(args.named ? commandHelp(args.command, program) : HELP);
+    io.out(args.named ? commandHelp(args.command) : HELP);
     return 0;
   }
   if (args.options.version) {
@@ -281,9 +278,7 @@ export async function run(
   const stray = NO_POSITIONALS.has(args.command) ? args.positionals[0] : undefined;
   if (stray !== undefined) {
     const hint = args.command === "list" || args.command === "doctor" ? ` (did you mean --skills-dir ${stray}?)` : "";
-    io.err(
-      `skillhub: unexpected argument '${stray}' for ${args.command}${hint}\n${helpPointer(args.command, program)}`,
-    );
+    io.err(`skillhub: unexpected argument '${stray}' for ${args.command}${hint}\n${helpPointer(args.command)}`);
     return 2;
   }
   const command = COMMANDS[args.command];
@@ -302,12 +297,12 @@ export async function run(
       if (args.command !== "mcp-server") return loaded;
       const repos = loaded.config.git.repos.map((repo) => (typeof repo === "string" ? repo : repo.url));
       const skipped = repos.length
-        ? [`mcp-server serves no git repository, so ${repos.join(", ")} is left out (${program} serve serves it)`]
+        ? [`mcp-server serves no git repository, so ${repos.join(", ")} is left out (${program()} serve serves it)`]
         : [];
       return { config: mcpServerSettings(loaded.config), warnings: [...loaded.warnings, ...skipped] };
     };
     const { config, warnings, projectError } = await settings();
-    const stdioOnly = listeningOnStdio(args, config, program);
+    const stdioOnly = listeningOnStdio(args, config);
     for (const warning of [...args.ignored, ...(stdioOnly ? [stdioOnly] : [])])
       io.err(`skillhub: warning: ${warning}.\n`);
     for (const warning of namedFolderWarnings(config.sources)) io.err(`skillhub: warning: ${warning}.\n`);
@@ -329,7 +324,6 @@ export async function run(
       logger,
       out: io.out,
       err: io.err,
-      program,
       reloadConfig,
     };
     return await command(ctx);
@@ -364,12 +358,12 @@ function mcpServerSettings(config: Config): Config {
  * stdio server kept working before, and must not lose its skills on an upgrade. The transport may come from
  * SKILLHUB_TRANSPORT or a config file, so this is judged on the settings, not on the command line alone.
  */
-function listeningOnStdio(args: ParsedArgs, config: Config, program: string): string | undefined {
+function listeningOnStdio(args: ParsedArgs, config: Config): string | undefined {
   if (args.command !== "serve" || config.server.transport !== "stdio") return undefined;
   const given = ["host", "port", "stateless"].filter((name) => args.flags[name] !== undefined);
   if (given.length === 0) return undefined;
   const typed = given.map((name) => (args.flags[name] === true ? `--${name}` : `--${name} ${args.flags[name]}`));
-  return `option --${given[0]} is for a server over HTTP, and this one runs on stdio (the default) without it; to serve over HTTP: ${program} serve --transport http ${typed.join(" ")}`;
+  return `option --${given[0]} is for a server over HTTP, and this one runs on stdio (the default) without it; to serve over HTTP: ${program()} serve --transport http ${typed.join(" ")}`;
 }
 
 /** Resolves once stdout has taken everything written so far (set when a write is buffered). */
@@ -417,7 +411,7 @@ async function main(): Promise<void> {
       if (process.listenerCount(signal) === 1) process.exit(0);
     });
   }
-  const code = await run(process.argv.slice(2), process.env, { out: stdout, err: stderr, program: programName() });
+  const code = await run(process.argv.slice(2), process.env);
   // A pipe takes 64 KiB at a time: let pending output (validate --json, list --json) drain before exiting.
   await stdoutDrained;
   process.exit(code);

@@ -28,8 +28,6 @@ export interface CommandContext {
   logger: Logger;
   out: (text: string) => void;
   err: (text: string) => void;
-  /** The program as a command a hint names spells it: `skillhub`, or `dist/skillhub` as typed (program-name.ts). */
-  program: string;
   /** The configuration read again, repositories' config.yaml included (servers, after a sync); unset without repositories. */
   reloadConfig?: ConfigReload;
 }
@@ -103,7 +101,7 @@ export async function scannedHub(ctx: CommandContext, options: { sayUnsynced?: b
   for (const r of hub.git?.status() ?? [])
     if (!r.state)
       ctx.err(
-        `skillhub: repository ${r.name} (${r.url}) is not synced yet, so its skills are left out; ${fetchAdvice(hub, r.name, ctx.program)}.\n`,
+        `skillhub: repository ${r.name} (${r.url}) is not synced yet, so its skills are left out; ${fetchAdvice(hub, r.name)}.\n`,
       );
   return hub;
 }

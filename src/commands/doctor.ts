@@ -6,6 +6,7 @@ import { refuseToBind, weakToken } from "../transports/http-security.ts";
 import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
+import { program } from "../util/program-name.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub, toolsFolderNote } from "./context.ts";
 import { frozenReport } from "./lock-refusals.ts";
@@ -30,8 +31,7 @@ export const runDoctor: CommandRun = async (ctx) => {
     ...(http?.json.warning ? [http.json.warning] : []),
   ];
   // Frozen: which locks, and the skills they keep from being served, counted as not served.
-  const shorten = (items: string[], what: string) => shortened(items, ctx.args.options.all, what, ctx.program);
-  const frozen = await frozenReport(hub, shorten, ctx.program);
+  const frozen = await frozenReport(hub, (items, what) => shortened(items, ctx.args.options.all, what));
   if (ctx.args.options.json) {
     // One key style for every --json output (validate's, and the config keys): snake_case.
     const report = snakeKeys({
@@ -84,7 +84,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   for (const [i, row] of alignColumns(rows).entries()) lines.push(`  ${String(i + 1).padStart(2)}. ${row}`);
   const toolsFolder = toolsFolderNote(ctx, hub);
   if (toolsFolder) lines.push(`  note: ${toolsFolder}`);
-  lines.push(...(await teamLines(hub, ctx.program)));
+  lines.push(...(await teamLines(hub)));
   lines.push(...(frozen?.lines ?? []));
   lines.push("", `Skills served: ${catalog.skills.length - (frozen?.refused ?? 0)}`);
   if (frozen?.refused) lines.push(`  Not served in frozen mode: ${frozen.refused} (see Lock above).`);
@@ -94,16 +94,17 @@ export const runDoctor: CommandRun = async (ctx) => {
       `  Not served: the skills of ${unserved.length === 1 ? "repository" : "repositories"} ${unserved.join(", ")} (see Git repositories above).`,
     );
   else {
-    const unread = unreadSkillsNote(ctx.cwd, catalog, ctx.program);
+    const unread = unreadSkillsNote(ctx.cwd, catalog);
     if (unread) lines.push(`  ${unread}`);
     else if (catalog.skills.length === 0)
       lines.push("  Put skill folders (each with a SKILL.md) in one of the folders above, or pass --skills-dir DIR.");
   }
-  lines.push(...(await publicationReport(hub, shorten)));
+  const all = ctx.args.options.all;
+  lines.push(...(await publicationReport(hub, (items, what) => shortened(items, all, what))));
   if (catalog.shadowed.length > 0) {
     lines.push("", `Shadowed skills (${catalog.shadowed.length}; load them by qualified name):`);
     const hidden = catalog.shadowed.map(({ skill, by }) => `  ${skill.id}  ${skill.dir}  (hidden by ${by.dir})`);
-    lines.push(...shorten(hidden, "shadowed skills"));
+    lines.push(...shortened(hidden, all, "shadowed skills"));
   }
   const problems = catalog.diagnostics.filter((d) => d.code !== "shadowed");
   const errors = problems.filter((d) => d.severity === "error").length;
@@ -117,7 +118,7 @@ export const runDoctor: CommandRun = async (ctx) => {
   for (const d of problems) if (d.severity === "error") lines.push(`  ${formatDiagnostic(d)}`);
   for (const w of configWarnings) lines.push(`  warning config ${w}`);
   const skillWarnings = problems.filter((d) => d.severity !== "error").map((d) => `  ${formatDiagnostic(d)}`);
-  lines.push(...shorten(skillWarnings, "warnings"));
+  lines.push(...shortened(skillWarnings, all, "warnings"));
   lines.push("", "Configuration:");
   // A profile (auto, hub, all, …) is shown with the tools it offers; a list that names them all is shown as it is.
   const offered = tools.join(", ");
@@ -178,11 +179,11 @@ const SHOWN = 10;
  * thousand skills repeats one warning hundreds of times, and the report's
  * configuration would scroll out of sight.
  */
-function shortened(items: string[], all: boolean, what: string, program: string): string[] {
+function shortened(items: string[], all: boolean, what: string): string[] {
   if (all || items.length <= SHOWN + 1) return items;
   return [
     ...items.slice(0, SHOWN),
-    `  … and ${items.length - SHOWN} more ${what} (\`${program} doctor --all\` lists every one).`,
+    `  … and ${items.length - SHOWN} more ${what} (\`${program()} doctor --all\` lists every one).`,
   ];
 }
 

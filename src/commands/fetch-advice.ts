@@ -1,16 +1,16 @@
 import { LockError, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
+import { program } from "../util/program-name.ts";
 
 /**
  * What to run for a repository with no local copy yet. When skillhub.lock records its commit (a teammate's
  * fresh clone of a project), `sync --frozen` fetches exactly that commit; a plain `sync` would move a
- * repository that follows a branch to its tip and rewrite the committed lock. `program` spells the command
- * (program-name.ts).
+ * repository that follows a branch to its tip and rewrite the committed lock.
  */
-export function fetchAdvice(hub: Hub, label: string, program: string): string {
+export function fetchAdvice(hub: Hub, label: string): string {
   return lockedSources(hub).has(label)
-    ? `run \`${program} sync --frozen\` to fetch the commit skillhub.lock records`
-    : `run \`${program} sync\` to fetch it`;
+    ? `run \`${program()} sync --frozen\` to fetch the commit skillhub.lock records`
+    : `run \`${program()} sync\` to fetch it`;
 }
 
 /** The labels of the git sources whose commit the lock that pins them records (lockedCommits). */

@@ -6,6 +6,7 @@ import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem } from "../util/folder-check.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { parentProjectNote } from "./parent-project.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";
@@ -51,7 +52,7 @@ export const runList: CommandRun = async (ctx) => {
   if (skills.length === 0) {
     // Every skill found is broken: a failure, said where failures go; stdout lists no skill.
     const say = allBroken ? ctx.err : ctx.out;
-    say(noSkillsNote(catalog, "list", ctx.cwd, ctx.program));
+    say(noSkillsNote(catalog, "list", ctx.cwd));
     if (parent) say(`note: ${parent}\n`);
     return allBroken ? 1 : 0;
   }
@@ -68,16 +69,14 @@ export const runList: CommandRun = async (ctx) => {
   const unlocked = skills.filter((s) => s.not_locked).length;
   if (unlocked > 0)
     notes.push(
-      `${unlocked} not served in frozen mode, as skillhub.lock does not vouch for them (${ctx.program} verify says why)`,
+      `${unlocked} not served in frozen mode, as skillhub.lock does not vouch for them (${program()} verify says why)`,
     );
   if (errors + warnings > 0)
-    notes.push(
-      `${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (${ctx.program} doctor)`,
-    );
+    notes.push(`${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (${program()} doctor)`);
   ctx.out(`\n${notes.join(", ")}\n`);
   // A limit that stopped the scan hides skills: say so here too, not only in doctor.
   for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);
-  const unread = unreadSkillsNote(ctx.cwd, catalog, ctx.program);
+  const unread = unreadSkillsNote(ctx.cwd, catalog);
   if (unread) ctx.out(`note: ${unread}\n`);
   if (parent) ctx.out(`note: ${parent}\n`);
   return 0;
@@ -85,14 +84,14 @@ export const runList: CommandRun = async (ctx) => {
 
 /**
  * What `list` and `search` say when no skill is served at all. A folder whose only SKILL.md is broken is
- * not "empty": each problem is named, with its fix. `program` spells the commands named (program-name.ts).
+ * not "empty": each problem is named, with its fix.
  */
-export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: string, program: string): string {
+export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: string): string {
   const errors = catalog.diagnostics.filter((d) => d.severity === "error");
   if (errors.length === 0) {
-    const unread = unreadSkillsNote(cwd, catalog, program);
+    const unread = unreadSkillsNote(cwd, catalog);
     const hint = unread ? ` ${unread}` : "";
-    const then = hint || ` Run \`${program} doctor\` with the same options to see every folder searched.`;
+    const then = hint || ` Run \`${program()} doctor\` with the same options to see every folder searched.`;
     // A folder the user named is the one they expected skills in: named back first, as doctor needs it too.
     const named = catalog.sources.filter((s) => s.location === "explicit").map((s) => s.dir);
     const problems = named.map((dir) => [dir, folderProblem(dir)?.kind] as const);
@@ -101,12 +100,12 @@ export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: 
     if (named.length > 0)
       return `No skills found in ${named.join(", ")} (a skill is a folder holding a SKILL.md) nor in the usual folders.${then}\n`;
     if (unread) return `No skills found.${hint}\n`;
-    return `No skills found. Run \`${program} doctor\` to see which folders were searched.\n`;
+    return `No skills found. Run \`${program()} doctor\` to see which folders were searched.\n`;
   }
   return [
     `No skills served: ${errors.length} SKILL.md file${errors.length === 1 ? "" : "s"} could not be read as a skill:`,
     ...errors.map((d) => `  ${formatDiagnostic(d)}`),
-    `Fix them (${program} validate DIR explains each rule), then run ${program} ${command} again.`,
+    `Fix them (${program()} validate DIR explains each rule), then run ${program()} ${command} again.`,
     "",
   ].join("\n");
 }

@@ -2,6 +2,7 @@ import type { LockChange } from "../lock/compare.ts";
 import { type GitHead, LockError } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
 import { shownNames } from "../util/shown-arg.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 
@@ -9,18 +10,18 @@ import { fetchAdvice } from "./fetch-advice.ts";
  * What to do about differences from skillhub.lock: accept them, or put back what the lock records. `verify`
  * ends with acceptOrRestore when no repository's state explains them, and with acceptOrRestoreFiles when
  * none of them is a repository's; `sync --frozen`, which has just put every repository back at its locked
- * commit, with acceptOrRestoreFiles. Here and below, `program` spells the commands named (program-name.ts).
+ * commit, with acceptOrRestoreFiles.
  */
-const reviewThenLock = (program: string) =>
-  `Review them, then run \`${program} lock\` to accept them, or restore what the lock records`;
+const reviewThenLock = () =>
+  `Review them, then run \`${program()} lock\` to accept them, or restore what the lock records`;
 const RESTORE_FILES = "restore a folder's files from version control";
 
-export function acceptOrRestore(program: string): string {
-  return `${reviewThenLock(program)}: \`${program} sync --frozen\` puts every repository back at its locked commit (a plain \`${program} sync\` moves the unpinned ones to their branch tip and writes that to the lock); ${RESTORE_FILES}.`;
+export function acceptOrRestore(): string {
+  return `${reviewThenLock()}: \`${program()} sync --frozen\` puts every repository back at its locked commit (a plain \`${program()} sync\` moves the unpinned ones to their branch tip and writes that to the lock); ${RESTORE_FILES}.`;
 }
 
-export function acceptOrRestoreFiles(program: string): string {
-  return `${reviewThenLock(program)}: ${RESTORE_FILES}.`;
+export function acceptOrRestoreFiles(): string {
+  return `${reviewThenLock()}: ${RESTORE_FILES}.`;
 }
 
 /**
@@ -28,11 +29,11 @@ export function acceptOrRestoreFiles(program: string): string {
  * written elsewhere): no sync restores a URL, so the user picks which one is right. Undefined when no
  * change is a URL's.
  */
-export function otherUrlAdvice(changes: readonly LockChange[], program: string): string | undefined {
+export function otherUrlAdvice(changes: readonly LockChange[]): string | undefined {
   const labels = changes.filter((c) => c.subject === "source" && c.fields?.includes("url")).map((c) => c.id);
   if (labels.length === 0) return undefined;
   const one = labels.length === 1;
-  return `skillhub.lock names another URL for ${one ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above), and no sync changes a URL: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, review that repository, then run \`${program} lock\`.`;
+  return `skillhub.lock names another URL for ${one ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above), and no sync changes a URL: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, review that repository, then run \`${program()} lock\`.`;
 }
 
 /**
@@ -40,9 +41,9 @@ export function otherUrlAdvice(changes: readonly LockChange[], program: string):
  * (build.ts's withSourcesFrom): how many (`what`: "other difference" after the changes they wrote), that
  * `verify` lists them, and that `skillhub lock` accepts them once reviewed.
  */
-export function leftAsTheyWere(program: string, count: number, what = "other difference"): string {
+export function leftAsTheyWere(count: number, what = "other difference"): string {
   const one = count === 1;
-  return `${plural(count, what)} from the lock ${one ? "is" : "are"} left as ${one ? "it was" : "they were"} (\`${program} verify\` lists ${one ? "it" : "them"}): review, then run \`${program} lock\` to accept ${one ? "it" : "them"}.`;
+  return `${plural(count, what)} from the lock ${one ? "is" : "are"} left as ${one ? "it was" : "they were"} (\`${program()} verify\` lists ${one ? "it" : "them"}): review, then run \`${program()} lock\` to accept ${one ? "it" : "them"}.`;
 }
 
 /**
@@ -51,11 +52,11 @@ export function leftAsTheyWere(program: string, count: number, what = "other dif
  * --frozen` when it would put back the commit a lock records (frozenRestores), else a plain `skillhub
  * sync`, which fetches the repository's ref and records that commit.
  */
-export function localChangesNote(label: string, edited: readonly string[], locked: boolean, program: string): string {
+export function localChangesNote(label: string, edited: readonly string[], locked: boolean): string {
   const shown = shownNames(edited);
   const restore = locked
-    ? `run \`${program} sync --frozen\` to put the locked commit's files back`
-    : `run \`${program} sync\` to put the files of its ref's commit back and record that commit (no lock records this repository yet)`;
+    ? `run \`${program()} sync --frozen\` to put the locked commit's files back`
+    : `run \`${program()} sync\` to put the files of its ref's commit back and record that commit (no lock records this repository yet)`;
   return `repository ${label}'s copy has local changes (${shown}), which the next sync discards: change the repository instead, or ${restore}`;
 }
 
@@ -64,10 +65,10 @@ export function localChangesNote(label: string, edited: readonly string[], locke
  * no lock records it, since it may hold what no commit does, and no sync repairs it. The sentence saying
  * which copy, what git said, and what to do.
  */
-export function uncheckedNote(hub: Hub, h: GitHead, program: string): string {
+export function uncheckedNote(hub: Hub, h: GitHead): string {
   const dir = hub.git?.status().find((r) => r.name === h.label)?.dir ?? h.label;
   const why = (h.unchecked ?? "").replace(/\.$/, "");
-  return `git cannot say whether repository ${h.label}'s copy in ${dir} has local changes (${why}): fix what git says, or remove the copy (a cache of the repository) and ${fetchAdvice(hub, h.label, program)}`;
+  return `git cannot say whether repository ${h.label}'s copy in ${dir} has local changes (${why}): fix what git says, or remove the copy (a cache of the repository) and ${fetchAdvice(hub, h.label)}`;
 }
 
 /**
@@ -76,16 +77,16 @@ export function uncheckedNote(hub: Hub, h: GitHead, program: string): string {
  * Without any repository there is nothing to sync, and the advice is `skillhub lock`. Any other error is
  * returned as it is.
  */
-export function missingLockAdvice(hub: Hub, error: LockError, program: string): LockError {
+export function missingLockAdvice(hub: Hub, error: LockError): LockError {
   if (error.code !== "LOCK_MISSING") return error;
   const repos = hub.git?.status() ?? [];
   const unsynced = repos.filter((r) => !r.state).map((r) => r.name);
   const noLock = error.message.replace(/;.*$/, "");
   const advice =
     repos.length === 0
-      ? `run \`${program} lock\` to write one`
+      ? `run \`${program()} lock\` to write one`
       : unsynced.length > 0
-        ? `run \`${program} sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it`
-        : `run \`${program} sync\` to write one (\`${program} lock\` records only what is fetched already)`;
+        ? `run \`${program()} sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it`
+        : `run \`${program()} sync\` to write one (\`${program()} lock\` records only what is fetched already)`;
   return new LockError("LOCK_MISSING", `${noLock}; ${advice}.`, error);
 }

@@ -3,6 +3,7 @@ import type { FrozenRefusal } from "../lock/frozen.ts";
 import type { LockScope } from "../lock/location.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
 import { localChangesNote, missingLockAdvice } from "./lock-advice.ts";
 
 /** One lock as a frozen server reads it, and the skills it keeps from being served. */
@@ -34,7 +35,6 @@ export interface FrozenReport {
 export async function frozenReport(
   hub: Hub,
   shorten: (items: string[], what: string) => string[],
-  program: string,
 ): Promise<FrozenReport | undefined> {
   const guard = hub.frozen;
   if (!guard) return undefined;
@@ -43,7 +43,7 @@ export async function frozenReport(
   const needed = guard.load().error;
   const locks: LockRefusals[] = hub.lockTargets().map(({ scope, file }) => {
     const loaded = guard.load(file).error;
-    const error = loaded && missingLockAdvice(hub, loaded, program);
+    const error = loaded && missingLockAdvice(hub, loaded);
     return {
       scope,
       file,
@@ -76,8 +76,8 @@ export async function frozenReport(
         ),
       );
   }
-  lines.push(...(await editedCopies(hub, sources, program)));
-  if (refused > 0) lines.push(`  \`${program} verify\` lists every difference and what to do.`);
+  lines.push(...(await editedCopies(hub, sources)));
+  if (refused > 0) lines.push(`  \`${program()} verify\` lists every difference and what to do.`);
   const failed = Boolean(needed) || locks.some((l) => l.error && l.error.code !== "LOCK_MISSING") || refused > 0;
   return { lines, json: { locks }, refused, failed };
 }
@@ -90,7 +90,7 @@ function why(changes: readonly LockChange[]): string {
  * The repositories (of `sources`, those with a refused skill) whose copy has local changes: any sync discards them, so no sync
  * adopts them (localChangesNote says what to do).
  */
-async function editedCopies(hub: Hub, sources: ReadonlySet<string>, program: string): Promise<string[]> {
+async function editedCopies(hub: Hub, sources: ReadonlySet<string>): Promise<string[]> {
   const repos = (hub.git?.status() ?? []).filter((r) => sources.has(r.name));
   if (repos.length === 0) return [];
   const heads = (await hub.git?.heads()) ?? [];
@@ -99,6 +99,6 @@ async function editedCopies(hub: Hub, sources: ReadonlySet<string>, program: str
     .map((h) => {
       const lock = hub.frozen?.load(hub.repoLockOf(h.label).file).lock;
       const locked = lock !== undefined && h.label in lock.sources;
-      return `  ${capitalised(localChangesNote(h.label, h.edited ?? [], locked, program))}.`;
+      return `  ${capitalised(localChangesNote(h.label, h.edited ?? [], locked))}.`;
     });
 }

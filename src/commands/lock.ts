@@ -2,10 +2,11 @@ import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
-import { updateCommand } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
+import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import { leftAsTheyWere, localChangesNote, uncheckedNote } from "./lock-advice.ts";
@@ -65,7 +66,6 @@ export interface LockWrite {
 
 /** runLock, writing only what `write` selects. */
 export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrite = {}): Promise<number> {
-  const program = ctx.program;
   const hub = await scannedHub(ctx);
   try {
     const folders = write.folders && write.folders.length > 0 ? namedFolders(hub, write.folders) : undefined;
@@ -94,8 +94,8 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
       for (const h of missing)
         ctx.err(
           h.notServed
-            ? `skillhub lock: repository ${h.label}'s copy is not served (${h.notServed.replace(/\.$/, "")}), so no lock was written; ${servedAgain(hub, h.label, program)}.\n`
-            : `skillhub lock: repository ${h.label} has no local copy yet, so no lock was written; ${fetchAdvice(hub, h.label, program)}, then \`${program} lock\` again.\n`,
+            ? `skillhub lock: repository ${h.label}'s copy is not served (${h.notServed.replace(/\.$/, "")}), so no lock was written; ${servedAgain(hub, h.label)}.\n`
+            : `skillhub lock: repository ${h.label} has no local copy yet, so no lock was written; ${fetchAdvice(hub, h.label)}, then \`${program()} lock\` again.\n`,
         );
       return 1;
     }
@@ -103,12 +103,10 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     const unchecked = targets.flatMap((t) => heads(t).filter((h) => h.unchecked));
     if (unchecked.length > 0) {
       for (const h of unchecked)
-        ctx.err(
-          `skillhub lock: ${uncheckedNote(hub, h, program)}, then \`${program} lock\` again; no lock was written.\n`,
-        );
+        ctx.err(`skillhub lock: ${uncheckedNote(hub, h)}, then \`${program()} lock\` again; no lock was written.\n`);
       return 1;
     }
-    const back = await movedBack(hub, targets, heads, program);
+    const back = await movedBack(hub, targets, heads);
     if (back.length > 0) {
       for (const line of back) ctx.err(`skillhub lock: ${line}; no lock was written.\n`);
       return 1;
@@ -119,7 +117,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     if (edited.length > 0) {
       for (const h of edited)
         ctx.err(
-          `skillhub lock: ${localChangesNote(h.label, h.edited ?? [], frozenRestores(all, h.label), program)}; no lock was written.\n`,
+          `skillhub lock: ${localChangesNote(h.label, h.edited ?? [], frozenRestores(all, h.label))}; no lock was written.\n`,
         );
       return 1;
     }
@@ -129,7 +127,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     const written = wanted.length > 0 || targets.some((t) => t.kept) ? wanted : targets.slice(0, 1);
     // A plain lock drops the skills of a source no longer served: said, since a folder given once with
     // --skills-dir (and locked so) is one, and a server given it again refuses them when frozen.
-    const dropped = only ? [] : written.flatMap((t) => droppedSources(hub, t, program));
+    const dropped = only ? [] : written.flatMap((t) => droppedSources(hub, t));
     for (const t of written) writeLockfile(t.file, t.lock);
     for (const line of dropped) ctx.err(`skillhub lock: ${line}\n`);
     for (const t of written) {
@@ -148,9 +146,9 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     }
     // What add and remove left as it was: a change nobody reviewed, which `verify` still names.
     if (only) {
-      const { pending, kept } = await leftForReview(hub, targets, chosen, program, folders ? only : undefined);
+      const { pending, kept } = await leftForReview(hub, targets, chosen, folders ? only : undefined);
       for (const line of kept) ctx.err(`skillhub lock: ${line}\n`);
-      if (pending > 0) ctx.err(`skillhub: ${leftAsTheyWere(program, pending)}\n`);
+      if (pending > 0) ctx.err(`skillhub: ${leftAsTheyWere(pending)}\n`);
     }
     // Every lock, written or left as it was (an add of a source already there writes none).
     const counts = targets.map((t) => ({
@@ -181,12 +179,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
  * (moved back in the copy: GitSync.goesBack) is not recorded. Security: a sync takes such a commit only with
  * `skillhub sync --update`, after review; `skillhub lock` is no way around that.
  */
-async function movedBack(
-  hub: Hub,
-  targets: readonly KeptLock[],
-  heads: (t: KeptLock) => GitHead[],
-  program: string,
-): Promise<string[]> {
+async function movedBack(hub: Hub, targets: readonly KeptLock[], heads: (t: KeptLock) => GitHead[]): Promise<string[]> {
   const lines: string[] = [];
   for (const t of targets) {
     let sources: Lockfile["sources"];
@@ -201,7 +194,7 @@ async function movedBack(
       if (!h.commit || !locked || locked.url !== h.url || locked.ref !== h.ref || locked.commit === h.commit) continue;
       if (!(await hub.git?.goesBack(h.label, locked.commit))) continue;
       lines.push(
-        `repository ${h.label}'s copy is at commit ${h.commit.slice(0, 12)}, which does not go on from commit ${locked.commit.slice(0, 12)} recorded in ${t.file} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`${program} sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`${updateCommand(h, program)}\``,
+        `repository ${h.label}'s copy is at commit ${h.commit.slice(0, 12)}, which does not go on from commit ${locked.commit.slice(0, 12)} recorded in ${t.file} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`${program()} sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`${program()} sync --update ${shellWords([h.label])}\``,
       );
     }
   }
@@ -239,7 +232,6 @@ async function leftForReview(
   hub: Hub,
   targets: readonly KeptLock[],
   chosen: readonly TargetLock[],
-  program: string,
   flagged?: ReadonlySet<string>,
 ): Promise<{ pending: number; kept: string[] }> {
   if (!flagged)
@@ -257,7 +249,7 @@ async function leftForReview(
     pending += changes.length;
     for (const [skill, by] of notedStandIns(now, t.lock, also, changes))
       kept.push(
-        `${t.file} keeps ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir (\`${program} verify\` with that folder notes it).`,
+        `${t.file} keeps ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir (\`${program()} verify\` with that folder notes it).`,
       );
   }
   return { pending, kept };
@@ -298,6 +290,6 @@ function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<stri
  * What serves a copy trust.allowed_signers refuses again, as the sync reported it: a sync alone fetches
  * no verified commit while the branch's tip (or the pinned one) is not signed by a listed key.
  */
-function servedAgain(hub: Hub, label: string, program: string): string {
-  return hub.git?.status().find((r) => r.name === label)?.fix ?? `run \`${program} sync\` to fetch a verified commit`;
+function servedAgain(hub: Hub, label: string): string {
+  return hub.git?.status().find((r) => r.name === label)?.fix ?? `run \`${program()} sync\` to fetch a verified commit`;
 }

@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { ENV_SETTINGS } from "../config/settings.ts";
 import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
+import { inNpxCache, isCompiled } from "../util/program-name.ts";
 import { realOr } from "../util/safe-path.ts";
 import {
   CLIENT_TITLES,
@@ -15,7 +16,6 @@ import {
   TOKEN_VARIABLE,
 } from "./client-configs.ts";
 import type { CommandRun } from "./context.ts";
-import { inNpxCache, isCompiled } from "./program-name.ts";
 
 /**
  * How this very executable is started: the compiled binary itself, or bun + src/cli.ts from a checkout.

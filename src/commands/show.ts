@@ -3,6 +3,7 @@ import { skillTool } from "../tools/skill.ts";
 import { skillFiles } from "../tools/support/skill-file-list.ts";
 import { lookupSkill } from "../tools/support/skill-lookup.ts";
 import { alignColumns } from "../util/columns.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";
 
@@ -10,9 +11,7 @@ import { unreadSkillsNote } from "./unread-skills.ts";
 export const runShow: CommandRun = async (ctx) => {
   const name = ctx.args.positionals.join(" ").trim();
   if (name === "") {
-    ctx.err(
-      `skillhub show: give a skill name: \`${ctx.program} show NAME\`. \`${ctx.program} list\` shows the names.\n`,
-    );
+    ctx.err(`skillhub show: give a skill name: \`${program()} show NAME\`. \`${program()} list\` shows the names.\n`);
     return 2;
   }
   const hub = await scannedHub(ctx);
@@ -26,7 +25,7 @@ export const runShow: CommandRun = async (ctx) => {
   const first = result.content[0];
   const text = first?.type === "text" ? first.text : "";
   if (result.isError) {
-    const unread = unreadSkillsNote(ctx.cwd, hub.catalog, ctx.program);
+    const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
     ctx.err(`${text}\n${unread ? `${unread}\n` : ""}`);
     return 1;
   }

@@ -3,6 +3,7 @@ import { delimiter, join, resolve } from "node:path";
 import { PROJECT_CONFIG_FILE } from "../config/project-file.ts";
 import { configRepoTargets, repoEntry, sourceKey, targetKey } from "../refresh/repo-targets.ts";
 import { expandHome } from "../util/home-path.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandContext, type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { snakeKeys } from "./doctor.ts";
 import { lockedCommits } from "./fetch-advice.ts";
@@ -108,14 +109,14 @@ export const runSources: CommandRun = async (ctx) => {
     }
     if (rows.length === 0) {
       ctx.out(
-        `No sources added${projectFile ? ` (${projectFile} lists none)` : ""}. Add one with \`${ctx.program} add owner/repo\` (GitHub), a git URL or a folder; \`${ctx.program} doctor\` shows every folder read.\n`,
+        `No sources added${projectFile ? ` (${projectFile} lists none)` : ""}. Add one with \`${program()} add owner/repo\` (GitHub), a git URL or a folder; \`${program()} doctor\` shows every folder read.\n`,
       );
       return 0;
     }
     const lines: string[] = [];
     for (const origin of [...new Set(rows.map((r) => r.origin))]) {
       lines.push(`${origin}:`);
-      for (const r of rows.filter((row) => row.origin === origin)) lines.push(...rowLines(r, ctx.program));
+      for (const r of rows.filter((row) => row.origin === origin)) lines.push(...rowLines(r));
     }
     for (const d of duplicates)
       lines.push(
@@ -154,7 +155,7 @@ function folderOrigin(dir: string, ctx: CommandContext, userFile: string): strin
   return env.includes(dir) ? "SKILLS_DIR (environment)" : userFile;
 }
 
-function rowLines(r: Row, program: string): string[] {
+function rowLines(r: Row): string[] {
   const served = `${r.skills} skill${r.skills === 1 ? "" : "s"}${r.shadowed ? `, ${r.shadowed} shadowed` : ""}`;
   if (r.kind === "folder") return [`  ${r.label}  ${r.where}  (${served})`];
   const follows = r.ref ? `pinned to ${r.ref}` : `branch ${r.branch}`;
@@ -162,10 +163,10 @@ function rowLines(r: Row, program: string): string[] {
   const copy = r.copyCommit ? `copy at ${r.copyCommit.slice(0, 12)}` : "not synced yet";
   // A copy that is there but refused would otherwise read as a repository without skills.
   const refused = r.foreignOrigin
-    ? [`    not served: ${r.notServed?.replace(/\.$/, "")}; \`${program} sync\` clones it again in its place`]
+    ? [`    not served: ${r.notServed?.replace(/\.$/, "")}; \`${program()} sync\` clones it again in its place`]
     : r.notServed
       ? [
-          `    not served: trust.allowed_signers refuses the copy; \`${program} doctor\` says why and what serves it again`,
+          `    not served: trust.allowed_signers refuses the copy; \`${program()} doctor\` says why and what serves it again`,
         ]
       : [];
   return [

@@ -5,6 +5,7 @@ import type { RepoReport } from "../refresh/git/git-sync-types.ts";
 import { type RepoTarget, refOf } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
@@ -20,7 +21,6 @@ import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } f
  * could not be synced or (frozen) something differs from the lock.
  */
 export const runSync: CommandRun = async (ctx) => {
-  const program = ctx.program;
   const frozen = ctx.config.lock.frozen;
   const update = ctx.args.options.update;
   const named = ctx.args.positionals;
@@ -30,7 +30,7 @@ export const runSync: CommandRun = async (ctx) => {
   }
   if (named.length > 0 && !update) {
     ctx.err(
-      `skillhub: unexpected argument '${named[0]}' for sync: a sync pulls every repository; name repositories after --update to move only their pins (\`${program} sync --update ${named[0]}\`).\n`,
+      `skillhub: unexpected argument '${named[0]}' for sync: a sync pulls every repository; name repositories after --update to move only their pins (\`${program()} sync --update ${named[0]}\`).\n`,
     );
     return 2;
   }
@@ -38,7 +38,7 @@ export const runSync: CommandRun = async (ctx) => {
     git: {
       progress: (line) => ctx.err(`sync: ${line}…\n`),
       intervalMs: 0,
-      retry: `run \`${program} sync\` again once that is fixed`,
+      retry: `run \`${program()} sync\` again once that is fixed`,
       // --update: sync to the configured refs, whatever the lock says; only the repositories named, if any.
       // It also takes a signed branch's rewritten history (GIT_HISTORY_REWRITTEN), as reviewed.
       ...(update ? { update: (label: string) => named.length === 0 || named.includes(label) } : {}),
@@ -62,7 +62,7 @@ export const runSync: CommandRun = async (ctx) => {
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
         if ((frozen && i === 0) || error.code !== "LOCK_MISSING") {
-          ctx.err(`skillhub: ${lockProblem(hub, target.file, error, program)}\n`);
+          ctx.err(`skillhub: ${lockProblem(hub, target.file, error)}\n`);
           return 2;
         }
       }
@@ -97,7 +97,7 @@ export const runSync: CommandRun = async (ctx) => {
       if (frozen) {
         if (!before) {
           if (hasEntries(target.lock))
-            ctx.out(`${file}: no lock, not checked (run \`${program} lock\` to write it).\n`);
+            ctx.out(`${file}: no lock, not checked (run \`${program()} lock\` to write it).\n`);
         } else if (changes.length === 0) ctx.out(`${file}: verified (frozen).\n`);
         else
           ctx.out(
@@ -110,14 +110,14 @@ export const runSync: CommandRun = async (ctx) => {
       } else if (!written) {
         if (report.pending > 0)
           ctx.out(
-            `${file}: not changed (a sync records what its repositories bring); ${leftAsTheyWere(program, report.pending, "difference")}\n`,
+            `${file}: not changed (a sync records what its repositories bring); ${leftAsTheyWere(report.pending, "difference")}\n`,
           );
         else if (before) ctx.out(`${file}: up to date.\n`);
       } else if (before) {
         ctx.out(
           `${file}: updated, ${plural(changes.length, "change")}:\n${changeLines(changes)}${reviewLines(hub, before, target.lock)}`,
         );
-        if (report.pending > 0) ctx.out(`${file}: ${leftAsTheyWere(program, report.pending)}\n`);
+        if (report.pending > 0) ctx.out(`${file}: ${leftAsTheyWere(report.pending)}\n`);
       } else ctx.out(`${file}: written (${plural(Object.keys(target.lock.skills).length, "skill")}).\n`);
     }
     if (!frozen && outcome.success && reports.every((r) => !r.before && !r.report.written))
@@ -125,14 +125,7 @@ export const runSync: CommandRun = async (ctx) => {
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
     // Every repository is at its locked commit now: what differs is a folder's files.
     if (differs && outcome.success)
-      ctx.out(
-        `${
-          otherUrlAdvice(
-            reports.flatMap((r) => r.report.changes),
-            program,
-          ) ?? acceptOrRestoreFiles(program)
-        }\n`,
-      );
+      ctx.out(`${otherUrlAdvice(reports.flatMap((r) => r.report.changes)) ?? acceptOrRestoreFiles()}\n`);
     return outcome.success && !differs ? 0 : 1;
   } finally {
     hub.close();
@@ -143,17 +136,16 @@ export const runSync: CommandRun = async (ctx) => {
  * Why a sync stops before it starts on the lock at `file`, and what to do. Frozen, with no lock and no git
  * repository, there is nothing to fetch: what is missing is the lock of the folders' skills.
  */
-function lockProblem(hub: Hub, file: string, error: LockError, program: string): string {
+function lockProblem(hub: Hub, file: string, error: LockError): string {
   if (error.code === "LOCK_MISSING" && (hub.git?.targets.length ?? 0) === 0)
-    return `nothing to sync (no git repository is configured), and no lock at ${file} to check the skills against: run \`${program} lock\` to write one.`;
-  return missingLockAdvice(hub, error, program).message;
+    return `nothing to sync (no git repository is configured), and no lock at ${file} to check the skills against: run \`${program()} lock\` to write one.`;
+  return missingLockAdvice(hub, error).message;
 }
 
 function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: RefreshOutcome): void {
-  const program = ctx.program;
   if (outcome.mode === "local") {
     ctx.out(
-      `No git repository is configured (\`${program} add owner/repo\` adds one to this project's skillhub.yaml; SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml, your own).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
+      `No git repository is configured (\`${program()} add owner/repo\` adds one to this project's skillhub.yaml; SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml, your own).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
     );
     return;
   }
@@ -166,7 +158,7 @@ function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: Refresh
   for (const r of outcome.repos) {
     const commit = (r.commit_hash ?? "-").slice(0, 7).padEnd(7);
     const state = r.error
-      ? `FAILED: ${r.error.message}${failedCopy(r, program, frozen ? locked.get(r.name) : undefined)}${frozen ? frozenRefusal(r, sync, program) : lockedInstead(r, locked, program)}`
+      ? `FAILED: ${r.error.message}${failedCopy(r, frozen ? locked.get(r.name) : undefined)}${frozen ? frozenRefusal(r, sync) : lockedInstead(r, locked)}`
       : (frozen || r.ref_commit) && r.commit_hash && locked.get(r.name) === r.commit_hash
         ? atLockedCommit(r, targets.get(r.name), sync)
         : r.cloned
@@ -234,18 +226,18 @@ function atLockedCommit(r: RepoReport, target: RepoTarget | undefined, sync: str
  * pushed an unsigned commit) leaves nothing to serve, while the commit the project's lock records passed
  * the check when it was locked: `--frozen` fetches that one.
  */
-function lockedInstead(r: RepoReport, locked: ReadonlyMap<string, string>, program: string): string {
+function lockedInstead(r: RepoReport, locked: ReadonlyMap<string, string>): string {
   if (r.commit_hash || r.error?.code !== "GIT_SIGNATURE_INVALID" || !locked.has(r.name)) return "";
-  return ` skillhub.lock records a commit of it: \`${program} sync --frozen\` fetches and serves that one.`;
+  return ` skillhub.lock records a commit of it: \`${program()} sync --frozen\` fetches and serves that one.`;
 }
 
 /**
  * Frozen, the commit fetched is the one the lock records: a newly signed commit on the branch serves
  * nothing here until the lock records it, which is the reviewer's `skillhub sync` and a pull.
  */
-function frozenRefusal(r: RepoReport, sync: string, program: string): string {
+function frozenRefusal(r: RepoReport, sync: string): string {
   if (r.error?.code !== "GIT_SIGNATURE_INVALID" || !r.error.message.includes("refused commit")) return "";
-  return ` Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs \`${sync}\` and commits the lock; pull it, then \`${program} sync --frozen\` again.`;
+  return ` Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs \`${sync}\` and commits the lock; pull it, then \`${program()} sync --frozen\` again.`;
 }
 
 /**
@@ -254,7 +246,7 @@ function frozenRefusal(r: RepoReport, sync: string, program: string): string {
  */
 function plainSync(ctx: Parameters<CommandRun>[0]): string {
   const byFlagOnly = ctx.args.flags.frozen === true && !ctx.env.SKILLHUB_FROZEN;
-  return !ctx.config.lock.frozen || byFlagOnly ? `${ctx.program} sync` : `SKILLHUB_FROZEN=0 ${ctx.program} sync`;
+  return !ctx.config.lock.frozen || byFlagOnly ? `${program()} sync` : `SKILLHUB_FROZEN=0 ${program()} sync`;
 }
 
 /**
@@ -262,10 +254,10 @@ function plainSync(ctx: Parameters<CommandRun>[0]): string {
  * refused: git-repo.ts's keepVerified). Frozen (`locked`: the commit the lock records), a copy at another
  * commit serves only the skills whose files the lock records as they are.
  */
-function failedCopy(r: RepoReport, program: string, locked?: string): string {
+function failedCopy(r: RepoReport, locked?: string): string {
   if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID" || r.error?.code === "GIT_HISTORY_REWRITTEN")
     return "";
-  if (!r.served) return ` (the local copy is not served: see \`${program} doctor\`)`;
+  if (!r.served) return ` (the local copy is not served: see \`${program()} doctor\`)`;
   if (!locked || locked === r.commit_hash) return " (the local copy is still served)";
   return ` (the local copy is at commit ${r.commit_hash.slice(0, 12)}, not the lock's ${locked.slice(0, 12)}: a frozen server serves only its skills that match skillhub.lock)`;
 }

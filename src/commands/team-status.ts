@@ -36,8 +36,8 @@ export async function teamJson(hub: Hub) {
   };
 }
 
-/** Git repositories and analytics, for `doctor`'s text; `program` spells the commands named (program-name.ts). */
-export async function teamLines(hub: Hub, program: string): Promise<string[]> {
+/** Git repositories and analytics, for `doctor`'s text. */
+export async function teamLines(hub: Hub): Promise<string[]> {
   const lines: string[] = [];
   const c = hub.config;
   if (hub.git) {
@@ -62,7 +62,7 @@ export async function teamLines(hub: Hub, program: string): Promise<string[]> {
       lines.push(
         r.state
           ? `    copy ${r.dir} at ${(r.commit ?? r.state.commit).slice(0, 7)}, last synced ${r.state.last_sync}${r.commit && r.commit !== r.state.commit ? ` (at ${r.state.commit.slice(0, 7)}; checked out in the copy since)` : ""}`
-          : `    not synced yet: no local copy, so no skills from this repository: ${fetchAdvice(hub, r.name, program)} (a server with network access syncs it at start).`,
+          : `    not synced yet: no local copy, so no skills from this repository: ${fetchAdvice(hub, r.name)} (a server with network access syncs it at start).`,
       );
       if (r.state?.last_error)
         lines.push(`    the last sync failed (${r.state.last_error.at}): ${r.state.last_error.message}`);

@@ -3,6 +3,7 @@ import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import {
@@ -42,7 +43,6 @@ interface Checked {
  * CI has none.
  */
 export const runVerify: CommandRun = async (ctx) => {
-  const program = ctx.program;
   // A repository never fetched here is said once, below, with what to run first.
   const hub = await scannedHub(ctx, { sayUnsynced: false });
   try {
@@ -61,12 +61,12 @@ export const runVerify: CommandRun = async (ctx) => {
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
         const needed = error.code !== "LOCK_MISSING" || (target.scope !== "global" && hasEntries(target.lock));
-        if (needed) return fail(ctx, json, target.file, missingLockAdvice(hub, error, program));
+        if (needed) return fail(ctx, json, target.file, missingLockAdvice(hub, error));
         missing.set(target.file, error);
         if (hasEntries(target.lock)) {
           const n = Object.keys(target.lock.skills).length;
           const repos = Object.keys(target.lock.sources).length > 0 ? "the repositories of your own config, " : "";
-          const note = `${plural(n, "personal skill")} (global folders, ${repos}--skills-dir folders outside the project, plugins) not verified: no lock at ${target.file}; run \`${program} lock\` to write it.`;
+          const note = `${plural(n, "personal skill")} (global folders, ${repos}--skills-dir folders outside the project, plugins) not verified: no lock at ${target.file}; run \`${program()} lock\` to write it.`;
           notes.push({ scope: target.scope, file: target.file, note });
         }
         continue;
@@ -84,7 +84,7 @@ export const runVerify: CommandRun = async (ctx) => {
     // Nothing at all to compare with: as before the split, that is a missing lock.
     const unread = notes[0]?.file ?? targets[0]?.file;
     const error = unread ? missing.get(unread) : undefined;
-    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, missingLockAdvice(hub, error, program));
+    if (checked.length === 0 && unread && error) return fail(ctx, json, unread, missingLockAdvice(hub, error));
     const changes = checked.flatMap((c) => c.changes);
     if (json) {
       const locks = [
@@ -117,31 +117,28 @@ export const runVerify: CommandRun = async (ctx) => {
         ctx.out(`${target.file}: ${plural(own.length, "difference")} from what would be served:\n${changeLines(own)}`);
     }
     if (changes.length === 0) return 0;
-    const unpinned = unpinnedOwn(checked, program);
+    const unpinned = unpinnedOwn(checked);
     if (unpinned) ctx.out(`${unpinned}\n`);
     // A fresh clone of the project: its repositories are not fetched yet, so every one of their skills reads
     // as removed. Fetching the locked commits comes first; accepting the differences would drop them.
     const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
     if (unsynced.length > 0) {
       ctx.out(
-        `${unsynced.length === 1 ? "Repository" : "Repositories"} ${unsynced.join(", ")} ${unsynced.length === 1 ? "has" : "have"} no local copy on this machine yet: ${fetchAdvice(hub, unsynced[0] as string, program)}, then \`${program} verify\` again.\n`,
+        `${unsynced.length === 1 ? "Repository" : "Repositories"} ${unsynced.join(", ")} ${unsynced.length === 1 ? "has" : "have"} no local copy on this machine yet: ${fetchAdvice(hub, unsynced[0] as string)}, then \`${program()} verify\` again.\n`,
       );
       return 1;
     }
     const unrecordable = checked.flatMap((c) => c.unrecordable);
     const repoLabels = new Set((hub.git?.sources() ?? []).map((r) => r.label));
-    if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable, repoLabels, program)}\n`);
+    if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable, repoLabels)}\n`);
     // A copy git cannot compare with its commit, or one with local changes: `skillhub lock` accepts neither.
     const unchecked = checked.flatMap((c) => c.target.heads.filter((h) => h.unchecked));
-    for (const h of unchecked)
-      ctx.out(`${capitalised(uncheckedNote(hub, h, program))}, then \`${program} verify\` again.\n`);
+    for (const h of unchecked) ctx.out(`${capitalised(uncheckedNote(hub, h))}, then \`${program()} verify\` again.\n`);
     const edited = checked.flatMap((c) => c.target.heads.filter((h) => h.edited));
     for (const h of edited)
-      ctx.out(
-        `${capitalised(localChangesNote(h.label, h.edited ?? [], frozenRestores(targets, h.label), program))}.\n`,
-      );
+      ctx.out(`${capitalised(localChangesNote(h.label, h.edited ?? [], frozenRestores(targets, h.label)))}.\n`);
     if (unrecordable.length < changes.length && edited.length + unchecked.length === 0)
-      ctx.out(`${nextStep(hub, changes, program)}\n`);
+      ctx.out(`${nextStep(hub, changes)}\n`);
     return 1;
   } finally {
     hub.close();
@@ -161,63 +158,63 @@ function flagLabels(hub: Hub, dirs: readonly string[]): Set<string> {
  * merely at other commits than the lock's, with nothing else changed, are what a pull of a newer lock
  * leaves: fetching the locked commits comes first, since `skillhub lock` would write the old ones back.
  */
-function nextStep(hub: Hub, changes: LockChange[], program: string): string {
+function nextStep(hub: Hub, changes: LockChange[]): string {
   const repos = hub.git?.status() ?? [];
   const refused = repos.filter((r) => r.state && r.not_served);
   // Files changed in a copy: the sync's advice is a plain `skillhub sync`, which would also move a branch's
   // copy to its tip and rewrite the lock; `--frozen` puts the files back at the commit the lock records.
   const restore = (fix: string) =>
-    fix.startsWith("`skillhub sync`")
-      ? `\`${program} sync --frozen\` puts its files back at the commit skillhub.lock records`
+    fix.startsWith(`\`${program()} sync\``)
+      ? `\`${program()} sync --frozen\` puts its files back at the commit skillhub.lock records`
       : capitalised(fix);
   if (refused.length > 0)
     return refused
       .map(
         (r) =>
-          `Repository ${r.name} is not served here: ${r.foreign_origin ? `its copy in ${r.dir} is another repository's` : "trust.allowed_signers refuses its copy"} (above), and \`${program} lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`${program} verify\` again.`,
+          `Repository ${r.name} is not served here: ${r.foreign_origin ? `its copy in ${r.dir} is another repository's` : "trust.allowed_signers refuses its copy"} (above), and \`${program()} lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`${program()} verify\` again.`,
       )
       .join("\n");
-  const otherUrl = otherUrlAdvice(changes, program);
+  const otherUrl = otherUrlAdvice(changes);
   if (otherUrl) return otherUrl;
   const labels = new Set(repos.map((r) => r.name));
   const ofRepo = (c: LockChange) => labels.has(c.subject === "source" ? c.id : c.id.slice(0, c.id.indexOf(":")));
   const moved = changes.filter((c) => c.subject === "source" && c.kind === "changed" && labels.has(c.id));
   if (moved.length > 0 && changes.every(ofRepo)) {
     const names = moved.map((c) => c.id).join(", ");
-    return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`${program} sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}; only when ${moved.length === 1 ? "the copy's commit goes" : "each copy's commit goes"} on from the locked one (a server that followed the branch), review the change and run \`${program} lock\` to record it. A copy at an older commit is a rollback: it is not recorded.`;
+    return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`${program()} sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}; only when ${moved.length === 1 ? "the copy's commit goes" : "each copy's commit goes"} on from the locked one (a server that followed the branch), review the change and run \`${program()} lock\` to record it. A copy at an older commit is a rollback: it is not recorded.`;
   }
   // Only what applies: no repository differs, so no sync restores anything.
-  return changes.some(ofRepo) ? acceptOrRestore(program) : acceptOrRestoreFiles(program);
+  return changes.some(ofRepo) ? acceptOrRestore() : acceptOrRestoreFiles();
 }
 
 /**
  * What to do about files no lock can record: `skillhub lock` would leave them out again. A repository's
  * copy is put back at its commit by each sync, so there they are changed in the repository itself.
  */
-function unrecordableAdvice(changes: readonly LockChange[], repoLabels: ReadonlySet<string>, program: string): string {
+function unrecordableAdvice(changes: readonly LockChange[], repoLabels: ReadonlySet<string>): string {
   const one = changes.length === 1;
   const it = one ? "it" : "them";
   const inRepos = changes.filter((c) => repoLabels.has(c.id.slice(0, c.id.indexOf(":")))).length;
   const fix =
     inRepos === 0
-      ? `rename or remove ${it}, then run \`${program} lock\``
+      ? `rename or remove ${it}, then run \`${program()} lock\``
       : inRepos === changes.length
-        ? `rename or remove ${it} in the repository, then run \`${program} sync\``
-        : `rename or remove ${it} (a repository's in the repository, then \`${program} sync\`), then run \`${program} lock\``;
-  return `${one ? "A file" : `${changes.length} files`} above cannot be recorded by any lock (\`${program} lock\` leaves ${it} out): ${fix}.`;
+        ? `rename or remove ${it} in the repository, then run \`${program()} sync\``
+        : `rename or remove ${it} (a repository's in the repository, then \`${program()} sync\`), then run \`${program()} lock\``;
+  return `${one ? "A file" : `${changes.length} files`} above cannot be recorded by any lock (\`${program()} lock\` leaves ${it} out): ${fix}.`;
 }
 
 /**
  * After an upgrade, your own repositories are pinned by ~/.skillhub/skillhub.lock, which an earlier
  * version never recorded them in: the sentence that says so, or undefined when no such repository is new.
  */
-function unpinnedOwn(checked: readonly Checked[], program: string): string | undefined {
+function unpinnedOwn(checked: readonly Checked[]): string | undefined {
   const labels = checked
     .filter((c) => c.target.scope === "global")
     .flatMap((c) => c.changes.filter((x) => x.subject === "source" && x.kind === "added").map((x) => x.id));
   if (labels.length === 0) return undefined;
   const one = labels.length === 1;
-  return `${one ? "Repository" : "Repositories"} ${labels.join(", ")} of your own config ${one ? "is" : "are"} not pinned by your lock yet (as after an upgrade: earlier versions recorded ${one ? "it" : "them"} in the project lock): ${one ? "it follows its branch" : "they follow their branches"} and a frozen server leaves ${one ? "its" : "their"} skills out; review the copy and run \`${program} lock\`.`;
+  return `${one ? "Repository" : "Repositories"} ${labels.join(", ")} of your own config ${one ? "is" : "are"} not pinned by your lock yet (as after an upgrade: earlier versions recorded ${one ? "it" : "them"} in the project lock): ${one ? "it follows its branch" : "they follow their branches"} and a frozen server leaves ${one ? "its" : "their"} skills out; review the copy and run \`${program()} lock\`.`;
 }
 
 function fail(ctx: Parameters<CommandRun>[0], json: unknown, file: string, error: LockError): number {

@@ -1,5 +1,6 @@
 import { closestWord } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
+import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type OptionSpec, type ParsedArgv, parseArgv } from "./argv.ts";
 
@@ -112,21 +113,21 @@ export function commandOptionNames(command: Command): OptionName[] {
   return [...READS[command], ...EVERY_COMMAND];
 }
 
-const toServeHttp = (program: string) => `to serve over HTTP: ${program} serve --transport http [--port N]`;
+const toServeHttp = () => `to serve over HTTP: ${program()} serve --transport http [--port N]`;
 
 const ADD_CHANGES_LOCK =
   "adding or removing a source changes skillhub.yaml and skillhub.lock, which --frozen keeps as they are: run it without --frozen";
 
 /**
- * What to do instead of an option a command does not take, where a likely intent is known; `program` spells
- * the commands named (program-name.ts).
+ * What to do instead of an option a command does not take, where a likely intent is known. Built when a
+ * usage error needs it, as the commands it names are spelled as this program was run (program-name.ts).
  */
-function insteadHints(program: string): Partial<Record<Command, Partial<Record<OptionName, string>>>> {
-  const skServes = `mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; ${program} serve --tools PROFILE|LIST serves other tools`;
-  const stdioOnly = `mcp-server runs on stdio only (${program} serve --transport http serves over HTTP)`;
-  const sourceAfter = (command: string) => `name the folder after ${command} (${program} ${command} DIR)`;
+function insteadHints(): Partial<Record<Command, Partial<Record<OptionName, string>>>> {
+  const skServes = `mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; ${program()} serve --tools PROFILE|LIST serves other tools`;
+  const stdioOnly = `mcp-server runs on stdio only (${program()} serve --transport http serves over HTTP)`;
+  const sourceAfter = (command: string) => `name the folder after ${command} (${program()} ${command} DIR)`;
   return {
-    serve: { http: `--http URL is print-config's (a client's config for a shared server); ${toServeHttp(program)}` },
+    serve: { http: `--http URL is print-config's (a client's config for a shared server); ${toServeHttp()}` },
     "mcp-server": {
       transport: stdioOnly,
       host: stdioOnly,
@@ -137,9 +138,9 @@ function insteadHints(program: string): Partial<Record<Command, Partial<Record<O
       reindex: skServes,
       "skip-auto-reindex": skServes,
     },
-    validate: { "skills-dir": `name the folders to lint after it (${program} validate DIR...)` },
+    validate: { "skills-dir": `name the folders to lint after it (${program()} validate DIR...)` },
     lock: {
-      frozen: `lock records what would be served now, and --frozen keeps skillhub.lock as it is; ${program} verify compares the two`,
+      frozen: `lock records what would be served now, and --frozen keeps skillhub.lock as it is; ${program()} verify compares the two`,
     },
     add: { frozen: ADD_CHANGES_LOCK, "skills-dir": sourceAfter("add") },
     remove: { frozen: ADD_CHANGES_LOCK, "skills-dir": sourceAfter("remove") },
@@ -204,25 +205,22 @@ const CONFIG_FLAGS = new Set([
   "frozen",
 ]);
 
-/**
- * argv (without node and script) → command, positionals and flags. Throws ConfigError on a usage error, whose
- * hints spell the program as `program` (program-name.ts).
- */
-export function parseCommandLine(argv: string[], program = "skillhub"): ParsedArgs {
+/** argv (without node and script) → command, positionals and flags. Throws ConfigError on a usage error. */
+export function parseCommandLine(argv: string[]): ParsedArgs {
   let parsed: ParsedArgv;
   try {
     parsed = parseArgv(argv, OPTIONS);
   } catch (error) {
-    throw new ConfigError(dashHint(argv, error, program) ?? usageMessage(error, argv, program));
+    throw new ConfigError(dashHint(argv, error) ?? usageMessage(error, argv));
   }
   const [first, ...rest] = parsed.positionals;
   // `skillhub help [COMMAND]`, as many command lines take it, after options too (`--project X help`).
-  if (first === "help") return parseCommandLine(rest[0] === undefined ? ["--help"] : [rest[0], "--help"], program);
+  if (first === "help") return parseCommandLine(rest[0] === undefined ? ["--help"] : [rest[0], "--help"]);
   let command: Command = "serve";
   let positionals = parsed.positionals;
   if (first !== undefined) {
     if (!(COMMANDS as readonly string[]).includes(first)) {
-      const folder = /[/\\.~]/.test(first) ? ` To serve a skills folder: ${program} --skills-dir ${first}` : "";
+      const folder = /[/\\.~]/.test(first) ? ` To serve a skills folder: ${program()} --skills-dir ${first}` : "";
       // `skillhub version`, as other tools take it, is an option here.
       const close = first === "version" ? "--version" : closestCommand(first);
       const guess = close && !folder ? ` Did you mean '${close}'?` : "";
@@ -236,7 +234,7 @@ export function parseCommandLine(argv: string[], program = "skillhub"): ParsedAr
   }
   const values = parsed.values;
   // --help wins over an option the command does not take: the help says which it takes.
-  const ignored = values.help === true ? [] : refuseOthersOptions(command, values, program);
+  const ignored = values.help === true ? [] : refuseOthersOptions(command, values);
   const flags: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) if (CONFIG_FLAGS.has(name)) flags[name] = value;
   if (command === "serve" && positionals.length > 0) {
@@ -274,13 +272,13 @@ export function parseCommandLine(argv: string[], program = "skillhub"): ParsedAr
  * mcp-server, which MCP clients start: there it is dropped from `values` and said in a warning (returned), since
  * a client's configuration that passed it before must not lose its skills on an upgrade.
  */
-function refuseOthersOptions(command: Command, values: Record<string, unknown>, program: string): string[] {
+function refuseOthersOptions(command: Command, values: Record<string, unknown>): string[] {
   const takes: readonly string[] = commandOptionNames(command);
   const ignored: string[] = [];
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined || takes.includes(name) || name === "version") continue;
     if (FIXED[command]?.[name as OptionName] === value) continue;
-    const why = `option --${name} does not apply to ${command}: ${instead(command, name as OptionName, program)}`;
+    const why = `option --${name} does not apply to ${command}: ${instead(command, name as OptionName)}`;
     if (command !== "mcp-server") throw new ConfigError(`${why}.`, { key: name, value: command });
     ignored.push(`${why}; ignored`);
     delete values[name];
@@ -289,8 +287,8 @@ function refuseOthersOptions(command: Command, values: Record<string, unknown>, 
 }
 
 /** Why `option` is refused by `command`, and what to type instead: a known intent, else what the command takes. */
-function instead(command: Command, option: OptionName, program: string): string {
-  const known = insteadHints(program)[command]?.[option];
+function instead(command: Command, option: OptionName): string {
+  const known = insteadHints()[command]?.[option];
   if (known) return known;
   if ((LISTENING as readonly string[]).includes(option))
     return "only serve (and ui, with --host and --port) opens a server";
@@ -299,20 +297,20 @@ function instead(command: Command, option: OptionName, program: string): string 
     .join(", ")}`;
 }
 
-function usageMessage(error: unknown, argv: readonly string[], program: string): string {
+function usageMessage(error: unknown, argv: readonly string[]): string {
   const message = error instanceof Error ? error.message : String(error);
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (unknown) {
     const word = unknown[1] ?? "";
     if (word === "--stdio")
-      return `unknown option --stdio: stdio is the default (${program} serve, or --transport stdio).`;
+      return `unknown option --stdio: stdio is the default (${program()} serve, or --transport stdio).`;
     const close = word.startsWith("--") ? closestWord(word.slice(2), Object.keys(OPTIONS)) : undefined;
     return `unknown option ${word}.${close ? ` Did you mean --${close}?` : ""}`;
   }
   // `skillhub serve --http`: a guess at serving over HTTP, not print-config's URL.
   const valueless = /Option '(--[^' ]+)[^']*' argument (missing|is ambiguous)/.exec(message)?.[1];
   if (valueless === "--http" && !argv.includes("print-config"))
-    return `option --http needs a URL, and only print-config takes it (${program} print-config CLIENT --http URL: a client's config for a shared server); ${toServeHttp(program)}.`;
+    return `option --http needs a URL, and only print-config takes it (${program()} print-config CLIENT --http URL: a client's config for a shared server); ${toServeHttp()}.`;
   const missing = /Option '([^' ]+)[^']*' argument missing/.exec(message);
   if (missing) return `option ${missing[1]?.split(",").pop()?.trim()} needs a value.`;
   const flag = /Option '(--[^']+)' does not take an argument/.exec(message)?.[1];
@@ -330,7 +328,7 @@ function usageMessage(error: unknown, argv: readonly string[], program: string):
  * A word that starts with "-" but is no option is usually a name
  * (`skillhub show -21risk-automation`): say that `--` ends the options.
  */
-function dashHint(argv: readonly string[], error: unknown, program: string): string | undefined {
+function dashHint(argv: readonly string[], error: unknown): string | undefined {
   if (!/Unknown option/.test(error instanceof Error ? error.message : String(error))) return undefined;
   const end = argv.indexOf("--");
   const words = end === -1 ? argv : argv.slice(0, end);
@@ -345,7 +343,7 @@ function dashHint(argv: readonly string[], error: unknown, program: string): str
   const others = words.filter((w) => w !== odd);
   const named = others.some((w, i) => (COMMANDS as readonly string[]).includes(w) && !isOptionValue(others, i));
   const line = [...(named ? [] : ["show"]), ...others, "--", odd, ...(end === -1 ? [] : argv.slice(end + 1))];
-  return `unknown option ${odd}. If it is a name, not an option, put -- before it: ${program} ${shellWords(line)}`;
+  return `unknown option ${odd}. If it is a name, not an option, put -- before it: ${program()} ${shellWords(line)}`;
 }
 
 /**

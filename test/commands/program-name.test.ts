@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { programName } from "../../src/commands/program-name.ts";
+import { programName } from "../../src/util/program-name.ts";
 import { binary } from "../helpers/binary.ts";
 import { cleanupTemp, tempDir, write } from "../helpers/fs.ts";
 
@@ -63,12 +63,12 @@ describe("hints name the program as it was run", () => {
     return dir;
   }
 
-  /** The compiled binary started with `argv0` as its name, as a shell does for what was typed. */
-  function typed(argv0: string, args: string[], path = process.env.PATH ?? "") {
+  /** The compiled binary started with `argv0` as its name, as a shell does for what was typed, in `cwd`. */
+  function typed(argv0: string, args: string[], path = process.env.PATH ?? "", cwd?: string) {
     const home = tempDir();
     const proc = Bun.spawnSync([binary(), ...args], {
       argv0,
-      cwd: home,
+      cwd: cwd ?? home,
       env: { PATH: path, HOME: home, LOG_LEVEL: "WARN" },
       stdout: "pipe",
       stderr: "pipe",
@@ -86,6 +86,19 @@ describe("hints name the program as it was run", () => {
     expect(usage.code).toBe(2);
     expect(usage.err).toBe("skillhub: unknown option --bogus.\nRun 'dist/skillhub list --help' for usage.\n");
     expect(typed("dist/skillhub", ["add", "--help"]).out).toEndWith("\ndist/skillhub --help lists every command.\n");
+  });
+
+  test("run as dist/skillhub, a hint built by the lock's comparison says dist/skillhub", () => {
+    const project = tempDir();
+    const notes = join(project, ".agents", "skills", "notes");
+    write(join(notes, "SKILL.md"), "---\nname: notes\ndescription: Take notes\n---\nBody\n");
+    expect(typed("dist/skillhub", ["lock", "--project", project], undefined, project).code).toBe(0);
+    // A SKILL.md that is no skill, inside the skill's folder: no lock can record it.
+    write(join(notes, "scripts", "helper", "SKILL.md"), "no frontmatter\n");
+    const verify = typed("dist/skillhub", ["verify", "--project", project], undefined, project);
+    expect(verify.code).toBe(1);
+    expect(verify.out).toContain("its SKILL.md is no skill SkillHub serves (`dist/skillhub doctor` says why)");
+    expect(verify.out).toEndWith("rename or remove it, then run `dist/skillhub lock`.\n");
   });
 
   test("run by its path while `skillhub` on PATH is this binary, hints say skillhub", () => {

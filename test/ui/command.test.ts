@@ -80,7 +80,6 @@ describe("skillhub ui", () => {
       logger: createMemoryLogger(),
       out: (t) => out.push(t),
       err: () => undefined,
-      program: "skillhub",
     });
     expect(await code).toBe(0);
     expect(opened).toHaveLength(1);

@@ -63,10 +63,7 @@ export function remoteHeadBranch(lsRemote: string): string | undefined {
   return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(lsRemote)?.[1];
 }
 
-/**
- * The command that moves this repository's lock entry to what its ref reaches now, after a review; `program`
- * spells the program (the CLI's hints: commands/program-name.ts).
- */
-export function updateCommand(target: Pick<RepoTarget, "label">, program = "skillhub"): string {
-  return `${program} sync --update ${shellWords([target.label])}`;
+/** The command that moves this repository's lock entry to what its ref reaches now, after a review. */
+export function updateCommand(target: Pick<RepoTarget, "label">): string {
+  return `skillhub sync --update ${shellWords([target.label])}`;
 }

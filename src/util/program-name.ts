@@ -1,5 +1,5 @@
-import { realOr } from "../util/safe-path.ts";
-import { shellWords } from "../util/shell-words.ts";
+import { realOr } from "./safe-path.ts";
+import { shellWords } from "./shell-words.ts";
 
 /** How this process was started, as programName reads it. Each defaults to this process's own. */
 export interface Invocation {
@@ -43,4 +43,16 @@ export function programName(given: Invocation = {}): string {
   // npm installs a Node launcher as `skillhub`, which starts the binary inside node_modules.
   if (installed && (realOr(installed) === self || /[\\/]node_modules[\\/]/.test(self))) return "skillhub";
   return shellWords([argv0], platform);
+}
+
+let spelled: string | undefined;
+
+/**
+ * programName() of this process, worked out the first time a hint needs it and kept: how it was started
+ * does not change while it runs. Nothing calls it unless a hint is built, so a server that prints none
+ * never looks PATH up.
+ */
+export function program(): string {
+  spelled ??= programName();
+  return spelled;
 }
