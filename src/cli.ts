@@ -10,6 +10,7 @@ import { SK_DEFAULT_ROOT } from "./tools/support/sk-summary.ts";
 import { ConfigError, errnoCode, errorMessage } from "./util/errors.ts";
 import { namedFolderWarnings } from "./util/folder-check.ts";
 import { createLogger } from "./util/logger.ts";
+import { program } from "./util/program-name.ts";
 import { terminalText } from "./util/shown-arg.ts";
 import { VERSION } from "./version.ts";
 
@@ -191,14 +192,14 @@ export function commandHelp(command: Command): string {
     "Options:",
     optionLines(commandOptionNames(command), command).trimEnd(),
     "",
-    "skillhub --help lists every command.",
+    `${program()} --help lists every command.`,
     "",
   ].join("\n");
 }
 
 /** The line after a usage error: the help of the command given, which lists the options it takes. */
 function helpPointer(command: Command | undefined): string {
-  return `Run 'skillhub ${command === undefined ? "" : `${command} `}--help' for usage.\n`;
+  return `Run '${program()} ${command === undefined ? "" : `${command} `}--help' for usage.\n`;
 }
 
 /** Commands that report configuration warnings themselves (doctor's diagnostics, a server's log). */
@@ -296,7 +297,7 @@ export async function run(
       if (args.command !== "mcp-server") return loaded;
       const repos = loaded.config.git.repos.map((repo) => (typeof repo === "string" ? repo : repo.url));
       const skipped = repos.length
-        ? [`mcp-server serves no git repository, so ${repos.join(", ")} is left out (skillhub serve serves it)`]
+        ? [`mcp-server serves no git repository, so ${repos.join(", ")} is left out (${program()} serve serves it)`]
         : [];
       return { config: mcpServerSettings(loaded.config), warnings: [...loaded.warnings, ...skipped] };
     };
@@ -362,7 +363,7 @@ function listeningOnStdio(args: ParsedArgs, config: Config): string | undefined 
   const given = ["host", "port", "stateless"].filter((name) => args.flags[name] !== undefined);
   if (given.length === 0) return undefined;
   const typed = given.map((name) => (args.flags[name] === true ? `--${name}` : `--${name} ${args.flags[name]}`));
-  return `option --${given[0]} is for a server over HTTP, and this one runs on stdio (the default) without it; to serve over HTTP: skillhub serve --transport http ${typed.join(" ")}`;
+  return `option --${given[0]} is for a server over HTTP, and this one runs on stdio (the default) without it; to serve over HTTP: ${program()} serve --transport http ${typed.join(" ")}`;
 }
 
 /** Resolves once stdout has taken everything written so far (set when a write is buffered). */

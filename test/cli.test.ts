@@ -215,9 +215,10 @@ describe("skillhub CLI", () => {
     const dir = tempDir();
     write(join(dir, "bad", "SKILL.md"), "---\nname: bad\ndescription: [unclosed\n---\nx\n");
     const broken = await cli(["list", "--skills-dir", dir]);
-    expect(broken.out).toStartWith("No skills served: 1 SKILL.md file could not be read as a skill:\n");
-    expect(broken.out).toContain(`error yaml-error ${join(dir, "bad", "SKILL.md")}: frontmatter is not valid YAML`);
-    expect(broken.out).toContain("skillhub validate DIR");
+    expect(broken.code).toBe(1);
+    expect(broken.err).toStartWith("No skills served: 1 SKILL.md file could not be read as a skill:\n");
+    expect(broken.err).toContain(`error yaml-error ${join(dir, "bad", "SKILL.md")}: frontmatter is not valid YAML`);
+    expect(broken.err).toContain("skillhub validate DIR");
   });
 
   test("every --json output uses snake_case keys, a shadowed skill's too", async () => {
@@ -290,7 +291,11 @@ describe("skillhub CLI", () => {
     writeSkill(join(project, "skills"), "pdf", { description: "PDF tools" });
     const home = tempDir();
     const run = (args: string[], cwd = project) => {
-      const proc = Bun.spawnSync([binary(), ...args], { cwd, env: { HOME: home, PATH: process.env.PATH ?? "" } });
+      const proc = Bun.spawnSync([binary(), ...args], {
+        argv0: "skillhub",
+        cwd,
+        env: { HOME: home, PATH: process.env.PATH ?? "" },
+      });
       return proc.stdout.toString();
     };
     const hint = `${join(project, "skills")} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`skillhub add ./skills\` to add it to this project's skillhub.yaml.`;
@@ -323,6 +328,7 @@ describe("skillhub CLI", () => {
     writeSkill(join(home, ".claude", "skills"), "csv-summary", { description: "Summarise CSV files" });
     const run = (args: string[]) => {
       const proc = Bun.spawnSync([binary(), ...args], {
+        argv0: "skillhub",
         cwd: project,
         env: { HOME: home, PATH: process.env.PATH ?? "" },
       });
@@ -534,7 +540,7 @@ describe("skillhub CLI", () => {
     writeSkill(join(project, ".agents", "skills"), "house-rules");
     const deep = join(project, "src", "deep");
     write(join(deep, "main.ts"), "");
-    const note = `note: ${project} above holds a skillhub.yaml, so this is likely a subfolder of that project, whose skills are not read from here: run skillhub in ${project}, or pass --project ${project} (or set SKILLHUB_PROJECT_DIR=${project}).\n`;
+    const note = `note: ${project} above holds a skillhub.yaml, so this is likely a subfolder of that project, whose skills are not read from here: run the command in ${project}, or pass --project ${project} (or set SKILLHUB_PROJECT_DIR=${project}).\n`;
     const list = runBinary(["list"], deep, home);
     expect(list.code, list.err).toBe(0);
     expect(list.out).toEndWith(note);

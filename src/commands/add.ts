@@ -12,6 +12,7 @@ import { carriesCredentials, withoutCredentials } from "../refresh/git/git-url.t
 import { repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
 import { resolveProjectRoot } from "../sources/project-root.ts";
 import { createLogger } from "../util/logger.ts";
+import { program } from "../util/program-name.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { type CommandContext, type CommandRun, scannedHub, sourcesOf } from "./context.ts";
 import { loadSettings } from "./load-settings.ts";
@@ -68,7 +69,7 @@ export const runAdd: CommandRun = async (ctx) => {
   // A first skillhub.yaml in a folder that is no checkout (~/Downloads) is rarely where a client starts.
   else if (where.scope === "project" && where.projectDir && !existsSync(where.file) && !isCheckout(where.projectDir))
     ctx.err(
-      `skillhub add: note: ${where.projectDir} is no git checkout; its skillhub.yaml is read by servers whose project is this folder (a client started here, or --project ${where.projectDir}). For every project, run skillhub add --global.\n`,
+      `skillhub add: note: ${where.projectDir} is no git checkout; its skillhub.yaml is read by servers whose project is this folder (a client started here, or --project ${where.projectDir}). For every project, run ${program()} add --global.\n`,
     );
   // A file that cannot be changed is said before any fetch; the change is made on the file as it is after them.
   const within = where.scope === "project" ? (where.projectDir ?? undefined) : undefined;
@@ -112,9 +113,9 @@ function projectFileFull(
     if (spec.kind === "git") repos.add(sourceKey({ url: spec.url, path: spec.path ?? pathOption }));
     else dirs.add(spec.dir);
   if (repos.size > MAX_PROJECT_REPOS)
-    return `a project's ${PROJECT_CONFIG_FILE} names at most ${MAX_PROJECT_REPOS} repositories, and ${edit.path} would name ${repos.size}: remove one first (skillhub remove), or add it for yourself with --global.`;
+    return `a project's ${PROJECT_CONFIG_FILE} names at most ${MAX_PROJECT_REPOS} repositories, and ${edit.path} would name ${repos.size}: remove one first (${program()} remove), or add it for yourself with --global.`;
   if (dirs.size > MAX_PROJECT_DIRS)
-    return `a project's ${PROJECT_CONFIG_FILE} adds at most ${MAX_PROJECT_DIRS} folders, and ${edit.path} would add ${dirs.size}: remove one first (skillhub remove), or add it for yourself with --global.`;
+    return `a project's ${PROJECT_CONFIG_FILE} adds at most ${MAX_PROJECT_DIRS} folders, and ${edit.path} would add ${dirs.size}: remove one first (${program()} remove), or add it for yourself with --global.`;
   return undefined;
 }
 
@@ -210,7 +211,7 @@ async function fetchCopy(ctx: CommandContext, entry: RepoEntryConfig): Promise<v
     runner: { env: ctx.env },
     progress: (line) => ctx.err(`add: ${line}…\n`),
     // Nothing is recorded after a failure, so a later `skillhub sync` would not fetch it: add it again.
-    retry: "run `skillhub add` again once that is fixed",
+    retry: `run \`${program()} add\` again once that is fixed`,
   });
   try {
     const outcome = await git?.refresh("add");

@@ -6,6 +6,7 @@ import { refuseToBind, weakToken } from "../transports/http-security.ts";
 import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem, namedFolderWarnings } from "../util/folder-check.ts";
+import { program } from "../util/program-name.ts";
 import { VERSION } from "../version.ts";
 import { type CommandRun, scannedHub, toolsFolderNote } from "./context.ts";
 import { frozenReport } from "./lock-refusals.ts";
@@ -182,7 +183,7 @@ function shortened(items: string[], all: boolean, what: string): string[] {
   if (all || items.length <= SHOWN + 1) return items;
   return [
     ...items.slice(0, SHOWN),
-    `  … and ${items.length - SHOWN} more ${what} (\`skillhub doctor --all\` lists every one).`,
+    `  … and ${items.length - SHOWN} more ${what} (\`${program()} doctor --all\` lists every one).`,
   ];
 }
 

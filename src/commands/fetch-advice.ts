@@ -1,5 +1,6 @@
 import { LockError, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
+import { program } from "../util/program-name.ts";
 
 /**
  * What to run for a repository with no local copy yet. When skillhub.lock records its commit (a teammate's
@@ -8,8 +9,8 @@ import type { Hub } from "../server/hub.ts";
  */
 export function fetchAdvice(hub: Hub, label: string): string {
   return lockedSources(hub).has(label)
-    ? "run `skillhub sync --frozen` to fetch the commit skillhub.lock records"
-    : "run `skillhub sync` to fetch it";
+    ? `run \`${program()} sync --frozen\` to fetch the commit skillhub.lock records`
+    : `run \`${program()} sync\` to fetch it`;
 }
 
 /** The labels of the git sources whose commit the lock that pins them records (lockedCommits). */

@@ -6,11 +6,16 @@ import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
 import { alignColumns } from "../util/columns.ts";
 import { formatDiagnostic } from "../util/diagnostic.ts";
 import { folderProblem } from "../util/folder-check.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { parentProjectNote } from "./parent-project.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";
 
-/** `skillhub list [--json] [--all]`: served skills with source and description (JSON: folder and location too); --all adds shadowed ones. */
+/**
+ * `skillhub list [--json] [--all]`: served skills with source and description (JSON: folder and location too);
+ * --all adds shadowed ones. Exit 1 when no skill is found and some SKILL.md could not be read (every skill
+ * broken), as doctor does; an empty folder is no failure.
+ */
 export const runList: CommandRun = async (ctx) => {
   const hub = await scannedHub(ctx);
   const catalog = hub.catalog;
@@ -36,17 +41,20 @@ export const runList: CommandRun = async (ctx) => {
   const limits = catalog.diagnostics
     .filter((d) => SCAN_LIMIT_CODES.has(d.code))
     .map((d) => ({ code: d.code, file: d.file, message: d.message }));
+  const allBroken = skills.length === 0 && errors > 0;
   if (ctx.args.options.json) {
     ctx.out(
       `${JSON.stringify({ skills, ...(ctx.args.options.all ? { shadowed } : {}), diagnostics: { errors, warnings, ...(limits.length > 0 ? { limits } : {}) } }, null, 2)}\n`,
     );
-    return 0;
+    return allBroken ? 1 : 0;
   }
   const parent = parentProjectNote(hub.projectRoot, ctx.homeDir);
   if (skills.length === 0) {
-    ctx.out(noSkillsNote(catalog, "list", ctx.cwd));
-    if (parent) ctx.out(`note: ${parent}\n`);
-    return 0;
+    // Every skill found is broken: a failure, said where failures go; stdout lists no skill.
+    const say = allBroken ? ctx.err : ctx.out;
+    say(noSkillsNote(catalog, "list", ctx.cwd));
+    if (parent) say(`note: ${parent}\n`);
+    return allBroken ? 1 : 0;
   }
   const rows = skills.map((s) => {
     const flag = s.not_locked ? " [frozen: the lock does not vouch for it]" : s.enabled ? "" : " [disabled]";
@@ -61,10 +69,10 @@ export const runList: CommandRun = async (ctx) => {
   const unlocked = skills.filter((s) => s.not_locked).length;
   if (unlocked > 0)
     notes.push(
-      `${unlocked} not served in frozen mode, as skillhub.lock does not vouch for them (skillhub verify says why)`,
+      `${unlocked} not served in frozen mode, as skillhub.lock does not vouch for them (${program()} verify says why)`,
     );
   if (errors + warnings > 0)
-    notes.push(`${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (skillhub doctor)`);
+    notes.push(`${errors} skipped with errors, ${warnings} warning${warnings === 1 ? "" : "s"} (${program()} doctor)`);
   ctx.out(`\n${notes.join(", ")}\n`);
   // A limit that stopped the scan hides skills: say so here too, not only in doctor.
   for (const d of catalog.diagnostics) if (SCAN_LIMIT_CODES.has(d.code)) ctx.out(`warning: ${formatDiagnostic(d)}\n`);
@@ -83,7 +91,7 @@ export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: 
   if (errors.length === 0) {
     const unread = unreadSkillsNote(cwd, catalog);
     const hint = unread ? ` ${unread}` : "";
-    const then = hint || " Run `skillhub doctor` with the same options to see every folder searched.";
+    const then = hint || ` Run \`${program()} doctor\` with the same options to see every folder searched.`;
     // A folder the user named is the one they expected skills in: named back first, as doctor needs it too.
     const named = catalog.sources.filter((s) => s.location === "explicit").map((s) => s.dir);
     const problems = named.map((dir) => [dir, folderProblem(dir)?.kind] as const);
@@ -92,12 +100,12 @@ export function noSkillsNote(catalog: Catalog, command: "list" | "search", cwd: 
     if (named.length > 0)
       return `No skills found in ${named.join(", ")} (a skill is a folder holding a SKILL.md) nor in the usual folders.${then}\n`;
     if (unread) return `No skills found.${hint}\n`;
-    return "No skills found. Run `skillhub doctor` to see which folders were searched.\n";
+    return `No skills found. Run \`${program()} doctor\` to see which folders were searched.\n`;
   }
   return [
     `No skills served: ${errors.length} SKILL.md file${errors.length === 1 ? "" : "s"} could not be read as a skill:`,
     ...errors.map((d) => `  ${formatDiagnostic(d)}`),
-    `Fix them (skillhub validate DIR explains each rule), then run skillhub ${command} again.`,
+    `Fix them (${program()} validate DIR explains each rule), then run ${program()} ${command} again.`,
     "",
   ].join("\n");
 }

@@ -1,22 +1,28 @@
 import type { LockChange } from "../lock/compare.ts";
-import type { GitHead } from "../lock/lockfile.ts";
+import { type GitHead, LockError } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
 import { shownNames } from "../util/shown-arg.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 
 /**
  * What to do about differences from skillhub.lock: accept them, or put back what the lock records. `verify`
- * ends with ACCEPT_OR_RESTORE when no repository's state explains them, and with ACCEPT_OR_RESTORE_FILES
- * when none of them is a repository's; `sync --frozen`, which has just put every repository back at its
- * locked commit, with ACCEPT_OR_RESTORE_FILES.
+ * ends with acceptOrRestore when no repository's state explains them, and with acceptOrRestoreFiles when
+ * none of them is a repository's; `sync --frozen`, which has just put every repository back at its locked
+ * commit, with acceptOrRestoreFiles.
  */
-const REVIEW_THEN_LOCK = "Review them, then run `skillhub lock` to accept them, or restore what the lock records";
+const reviewThenLock = () =>
+  `Review them, then run \`${program()} lock\` to accept them, or restore what the lock records`;
 const RESTORE_FILES = "restore a folder's files from version control";
 
-export const ACCEPT_OR_RESTORE = `${REVIEW_THEN_LOCK}: \`skillhub sync --frozen\` puts every repository back at its locked commit (a plain \`skillhub sync\` moves the unpinned ones to their branch tip and writes that to the lock); ${RESTORE_FILES}.`;
+export function acceptOrRestore(): string {
+  return `${reviewThenLock()}: \`${program()} sync --frozen\` puts every repository back at its locked commit (a plain \`${program()} sync\` moves the unpinned ones to their branch tip and writes that to the lock); ${RESTORE_FILES}.`;
+}
 
-export const ACCEPT_OR_RESTORE_FILES = `${REVIEW_THEN_LOCK}: ${RESTORE_FILES}.`;
+export function acceptOrRestoreFiles(): string {
+  return `${reviewThenLock()}: ${RESTORE_FILES}.`;
+}
 
 /**
  * A lock naming another URL for a repository than the configuration does (an edit to either, or a lock
@@ -27,7 +33,7 @@ export function otherUrlAdvice(changes: readonly LockChange[]): string | undefin
   const labels = changes.filter((c) => c.subject === "source" && c.fields?.includes("url")).map((c) => c.id);
   if (labels.length === 0) return undefined;
   const one = labels.length === 1;
-  return `skillhub.lock names another URL for ${one ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above), and no sync changes a URL: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, review that repository, then run \`skillhub lock\`.`;
+  return `skillhub.lock names another URL for ${one ? "repository" : "repositories"} ${labels.join(", ")} than the configuration (above), and no sync changes a URL: if the lock's is right, put it back in skillhub.yaml (or ~/.skillhub/config.yaml); if the configuration's is, review that repository, then run \`${program()} lock\`.`;
 }
 
 /**
@@ -37,7 +43,7 @@ export function otherUrlAdvice(changes: readonly LockChange[]): string | undefin
  */
 export function leftAsTheyWere(count: number, what = "other difference"): string {
   const one = count === 1;
-  return `${plural(count, what)} from the lock ${one ? "is" : "are"} left as ${one ? "it was" : "they were"} (\`skillhub verify\` lists ${one ? "it" : "them"}): review, then run \`skillhub lock\` to accept ${one ? "it" : "them"}.`;
+  return `${plural(count, what)} from the lock ${one ? "is" : "are"} left as ${one ? "it was" : "they were"} (\`${program()} verify\` lists ${one ? "it" : "them"}): review, then run \`${program()} lock\` to accept ${one ? "it" : "them"}.`;
 }
 
 /**
@@ -49,8 +55,8 @@ export function leftAsTheyWere(count: number, what = "other difference"): string
 export function localChangesNote(label: string, edited: readonly string[], locked: boolean): string {
   const shown = shownNames(edited);
   const restore = locked
-    ? "run `skillhub sync --frozen` to put the locked commit's files back"
-    : "run `skillhub sync` to put the files of its ref's commit back and record that commit (no lock records this repository yet)";
+    ? `run \`${program()} sync --frozen\` to put the locked commit's files back`
+    : `run \`${program()} sync\` to put the files of its ref's commit back and record that commit (no lock records this repository yet)`;
   return `repository ${label}'s copy has local changes (${shown}), which the next sync discards: change the repository instead, or ${restore}`;
 }
 
@@ -63,4 +69,24 @@ export function uncheckedNote(hub: Hub, h: GitHead): string {
   const dir = hub.git?.status().find((r) => r.name === h.label)?.dir ?? h.label;
   const why = (h.unchecked ?? "").replace(/\.$/, "");
   return `git cannot say whether repository ${h.label}'s copy in ${dir} has local changes (${why}): fix what git says, or remove the copy (a cache of the repository) and ${fetchAdvice(hub, h.label)}`;
+}
+
+/**
+ * A missing lock's advice, by what there is to fetch. `skillhub lock` writes no lock while a repository has
+ * no local copy: with one not fetched yet, the advice is `skillhub sync`, which fetches and then writes it.
+ * Without any repository there is nothing to sync, and the advice is `skillhub lock`. Any other error is
+ * returned as it is.
+ */
+export function missingLockAdvice(hub: Hub, error: LockError): LockError {
+  if (error.code !== "LOCK_MISSING") return error;
+  const repos = hub.git?.status() ?? [];
+  const unsynced = repos.filter((r) => !r.state).map((r) => r.name);
+  const noLock = error.message.replace(/;.*$/, "");
+  const advice =
+    repos.length === 0
+      ? `run \`${program()} lock\` to write one`
+      : unsynced.length > 0
+        ? `run \`${program()} sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it`
+        : `run \`${program()} sync\` to write one (\`${program()} lock\` records only what is fetched already)`;
+  return new LockError("LOCK_MISSING", `${noLock}; ${advice}.`, error);
 }

@@ -3,7 +3,8 @@ import type { FrozenRefusal } from "../lock/frozen.ts";
 import type { LockScope } from "../lock/location.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
-import { localChangesNote } from "./lock-advice.ts";
+import { program } from "../util/program-name.ts";
+import { localChangesNote, missingLockAdvice } from "./lock-advice.ts";
 
 /** One lock as a frozen server reads it, and the skills it keeps from being served. */
 interface LockRefusals {
@@ -41,7 +42,8 @@ export async function frozenReport(
   // The lock a frozen server needs to start: without it, `skillhub --frozen` exits 2.
   const needed = guard.load().error;
   const locks: LockRefusals[] = hub.lockTargets().map(({ scope, file }) => {
-    const { error } = guard.load(file);
+    const loaded = guard.load(file).error;
+    const error = loaded && missingLockAdvice(hub, loaded);
     return {
       scope,
       file,
@@ -75,7 +77,7 @@ export async function frozenReport(
       );
   }
   lines.push(...(await editedCopies(hub, sources)));
-  if (refused > 0) lines.push("  `skillhub verify` lists every difference and what to do.");
+  if (refused > 0) lines.push(`  \`${program()} verify\` lists every difference and what to do.`);
   const failed = Boolean(needed) || locks.some((l) => l.error && l.error.code !== "LOCK_MISSING") || refused > 0;
   return { lines, json: { locks }, refused, failed };
 }

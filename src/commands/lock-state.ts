@@ -8,6 +8,7 @@ import { entryOf, type GitHead, LockError, type Lockfile, readLockfile } from ".
 import type { Hub } from "../server/hub.ts";
 import type { Skill } from "../skills/skill.ts";
 import { plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
 
 /** One lock file's share of what would be served now. */
 export interface TargetLock extends LockTarget {
@@ -172,7 +173,7 @@ export function droppedSources(hub: Hub, target: TargetLock): string[] {
   }
   return [...gone].map(
     ([label, ids]) =>
-      `${target.file} no longer records ${ids.length === 1 ? "the skill" : `the ${ids.length} skills`} of ${label} (${ids.join(", ")}): no such source is served now. If it is a folder you give with --skills-dir, \`skillhub lock --skills-dir <folder>\` records it again and keeps the rest.`,
+      `${target.file} no longer records ${ids.length === 1 ? "the skill" : `the ${ids.length} skills`} of ${label} (${ids.join(", ")}): no such source is served now. If it is a folder you give with --skills-dir, \`${program()} lock --skills-dir <folder>\` records it again and keeps the rest.`,
   );
 }
 

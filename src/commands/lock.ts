@@ -2,10 +2,11 @@ import type { SourceStatus } from "../catalog/catalog.ts";
 import { leftOut, withSourcesFrom } from "../lock/build.ts";
 import type { LockTarget } from "../lock/location.ts";
 import { type GitHead, LockError, type Lockfile, readLockfile, writeLockfile } from "../lock/lockfile.ts";
-import { updateCommand } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import type { Source } from "../sources/source-list.ts";
 import { plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
+import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import { leftAsTheyWere, localChangesNote, uncheckedNote } from "./lock-advice.ts";
@@ -94,7 +95,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
         ctx.err(
           h.notServed
             ? `skillhub lock: repository ${h.label}'s copy is not served (${h.notServed.replace(/\.$/, "")}), so no lock was written; ${servedAgain(hub, h.label)}.\n`
-            : `skillhub lock: repository ${h.label} has no local copy yet, so no lock was written; ${fetchAdvice(hub, h.label)}, then \`skillhub lock\` again.\n`,
+            : `skillhub lock: repository ${h.label} has no local copy yet, so no lock was written; ${fetchAdvice(hub, h.label)}, then \`${program()} lock\` again.\n`,
         );
       return 1;
     }
@@ -102,7 +103,7 @@ export async function writeLocks(ctx: Parameters<CommandRun>[0], write: LockWrit
     const unchecked = targets.flatMap((t) => heads(t).filter((h) => h.unchecked));
     if (unchecked.length > 0) {
       for (const h of unchecked)
-        ctx.err(`skillhub lock: ${uncheckedNote(hub, h)}, then \`skillhub lock\` again; no lock was written.\n`);
+        ctx.err(`skillhub lock: ${uncheckedNote(hub, h)}, then \`${program()} lock\` again; no lock was written.\n`);
       return 1;
     }
     const back = await movedBack(hub, targets, heads);
@@ -193,7 +194,7 @@ async function movedBack(hub: Hub, targets: readonly KeptLock[], heads: (t: Kept
       if (!h.commit || !locked || locked.url !== h.url || locked.ref !== h.ref || locked.commit === h.commit) continue;
       if (!(await hub.git?.goesBack(h.label, locked.commit))) continue;
       lines.push(
-        `repository ${h.label}'s copy is at commit ${h.commit.slice(0, 12)}, which does not go on from commit ${locked.commit.slice(0, 12)} recorded in ${t.file} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`skillhub sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`${updateCommand(h)}\``,
+        `repository ${h.label}'s copy is at commit ${h.commit.slice(0, 12)}, which does not go on from commit ${locked.commit.slice(0, 12)} recorded in ${t.file} (moved back in the copy), and trust.allowed_signers lets a lock only go forward: run \`${program()} sync --frozen\` to put the copy back at the locked commit, or, if the branch was rewritten on purpose, review it and run \`${program()} sync --update ${shellWords([h.label])}\``,
       );
     }
   }
@@ -248,7 +249,7 @@ async function leftForReview(
     pending += changes.length;
     for (const [skill, by] of notedStandIns(now, t.lock, also, changes))
       kept.push(
-        `${t.file} keeps ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir (\`skillhub verify\` with that folder notes it).`,
+        `${t.file} keeps ${skill.id}, which ${by.id} hides while its folder is given with --skills-dir (\`${program()} verify\` with that folder notes it).`,
       );
   }
   return { pending, kept };
@@ -290,5 +291,5 @@ function keepingOthers(targets: readonly TargetLock[], sources: ReadonlySet<stri
  * no verified commit while the branch's tip (or the pinned one) is not signed by a listed key.
  */
 function servedAgain(hub: Hub, label: string): string {
-  return hub.git?.status().find((r) => r.name === label)?.fix ?? "run `skillhub sync` to fetch a verified commit";
+  return hub.git?.status().find((r) => r.name === label)?.fix ?? `run \`${program()} sync\` to fetch a verified commit`;
 }

@@ -17,7 +17,7 @@ export function parentProjectNote(root: ProjectRoot, homeDir: string): string | 
   const home = resolve(homeDir);
   for (let dir = dirname(root.dir); dir !== dirname(dir) && dir !== home && ownFolder(dir); dir = dirname(dir)) {
     if (existsSync(join(dir, PROJECT_CONFIG_FILE)))
-      return `${dir} above holds a ${PROJECT_CONFIG_FILE}, so this is likely a subfolder of that project, whose skills are not read from here: run skillhub in ${dir}, or pass --project ${dir} (or set SKILLHUB_PROJECT_DIR=${dir}).`;
+      return `${dir} above holds a ${PROJECT_CONFIG_FILE}, so this is likely a subfolder of that project, whose skills are not read from here: run the command in ${dir}, or pass --project ${dir} (or set SKILLHUB_PROJECT_DIR=${dir}).`;
   }
   return undefined;
 }

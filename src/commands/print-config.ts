@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { ENV_SETTINGS } from "../config/settings.ts";
 import { isLoopbackHost } from "../transports/http-security.ts";
 import { closestWord } from "../util/close-names.ts";
+import { inNpxCache, isCompiled } from "../util/program-name.ts";
 import { realOr } from "../util/safe-path.ts";
 import {
   CLIENT_TITLES,
@@ -22,16 +23,10 @@ import type { CommandRun } from "./context.ts";
  * starts it the way it was started, `npx -y skillhub`.
  */
 export function selfLaunch(main = Bun.main, execPath = process.execPath): Launch {
-  const compiled = main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(main);
-  if (!compiled) return { command: execPath, args: [resolve(main)] };
+  if (!isCompiled(main)) return { command: execPath, args: [resolve(main)] };
   return inNpxCache(execPath)
     ? { command: "npx", args: ["-y", "skillhub"] }
     : { command: namedOnPath(execPath), args: [] };
-}
-
-/** Whether `path` is inside npm's npx cache (`~/.npm/_npx/<hash>/node_modules/…`). */
-export function inNpxCache(path: string): boolean {
-  return /[\\/]_npx[\\/][^\\/]+[\\/]node_modules[\\/]/.test(path);
 }
 
 /**

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { ConfigFileEdit } from "../config/config-edit.ts";
 import { copyIdentity, withoutCredentials } from "../refresh/git/git-url.ts";
 import { configRepoTargets, repoEntry, repoPath, sourceKey, targetKey } from "../refresh/repo-targets.ts";
+import { program } from "../util/program-name.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { reloaded } from "./add.ts";
 import { type CommandContext, type CommandRun, scannedHub } from "./context.ts";
@@ -23,7 +24,7 @@ export const runRemove: CommandRun = async (ctx) => {
     ctx.err(`skillhub remove: ${scrubUrlCredentials(text)}\n`);
     return code;
   };
-  if (ctx.args.positionals.length === 0) return usage("name a source, as `skillhub sources` lists it.");
+  if (ctx.args.positionals.length === 0) return usage(`name a source, as \`${program()} sources\` lists it.`);
   if (ctx.config.lock.frozen)
     return usage("--frozen serves only what skillhub.lock records, and removing a source changes it: run it without.");
   const where = sourceFile(ctx, ctx.args.options.global);
@@ -103,7 +104,7 @@ function find(ctx: CommandContext, edit: ConfigFileEdit, where: SourceFile, word
     if (!there.created && typeof match(ctx, there, other, word, spec) === "object")
       return `${withoutCredentials(word)} is a source in ${other.file}, not in ${where.file}: run remove ${where.scope === "project" ? "with" : "without"} --global.`;
   }
-  return `${withoutCredentials(word)} is not a source in ${where.file}; \`skillhub sources\` lists them.`;
+  return `${withoutCredentials(word)} is not a source in ${where.file}; \`${program()} sources\` lists them.`;
 }
 
 /** The item of `edit` that `word` (parsed as `spec`, when it parses) names: by label, URL and folder, or path. */

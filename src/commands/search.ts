@@ -1,5 +1,6 @@
 import { searchSkillsTool } from "../tools/search-skills.ts";
 import { oneLine, truncate } from "../tools/support/skill-catalog.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { noSkillsNote } from "./list.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";
@@ -16,7 +17,7 @@ interface Hit {
 export const runSearch: CommandRun = async (ctx) => {
   const query = ctx.args.positionals.join(" ").trim();
   if (query === "") {
-    ctx.err('skillhub search: give a query, e.g. `skillhub search "extract tables from a PDF"`.\n');
+    ctx.err(`skillhub search: give a query, e.g. \`${program()} search "extract tables from a PDF"\`.\n`);
     return 2;
   }
   const limitText = ctx.args.options.limit;
@@ -48,7 +49,7 @@ export const runSearch: CommandRun = async (ctx) => {
     if (hub.catalog.skills.length === 0) ctx.out(noSkillsNote(hub.catalog, "search", ctx.cwd));
     else {
       const unread = unreadSkillsNote(ctx.cwd, hub.catalog);
-      ctx.out(`No skill matches "${query}". \`skillhub list\` shows every skill.${unread ? ` ${unread}` : ""}\n`);
+      ctx.out(`No skill matches "${query}". \`${program()} list\` shows every skill.${unread ? ` ${unread}` : ""}\n`);
     }
     return 0;
   }

@@ -1,8 +1,10 @@
 import type { Hub } from "../server/hub.ts";
 import { serveStdio } from "../transports/stdio.ts";
 import { ConfigError, SkillHubError } from "../util/errors.ts";
+import { program } from "../util/program-name.ts";
 import { VERSION } from "../version.ts";
 import { type CommandContext, type CommandRun, closeToChildren, hubFor } from "./context.ts";
+import { missingLockAdvice } from "./lock-advice.ts";
 
 /** `skillhub [serve]`: the MCP server on stdio (default) or Streamable HTTP. Logs go to stderr. */
 export const runServe: CommandRun = async (ctx) => {
@@ -19,7 +21,7 @@ export const runServe: CommandRun = async (ctx) => {
   // A person at a terminal, not an MCP client: say what this is waiting for (stderr, never stdout).
   if (process.stdin.isTTY)
     ctx.err(
-      "skillhub is an MCP server: it is waiting for an MCP client on stdin. Put it in your client's config (`skillhub print-config CLIENT`), or try `skillhub list`, `skillhub doctor` or `skillhub --help`. Ctrl-C stops it.\n",
+      `skillhub is an MCP server: it is waiting for an MCP client on stdin. Put it in your client's config (\`${program()} print-config CLIENT\`), or try \`${program()} list\`, \`${program()} doctor\` or \`${program()} --help\`. Ctrl-C stops it.\n`,
     );
   const why = await serveStdio(hub);
   ctx.logger.info(`stopping: ${why}`);
@@ -69,7 +71,8 @@ function frozenLockReadable(hub: Hub, ctx: CommandContext): boolean {
       ctx.logger.warn(`frozen mode: ${e?.message.replace(/;.*/, "")}: the skills of its place are refused`);
     return true;
   }
+  const advice = missingLockAdvice(hub, error);
   hub.close();
-  ctx.err(`skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): ${error.message}\n`);
+  ctx.err(`skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): ${advice.message}\n`);
   return false;
 }

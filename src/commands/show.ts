@@ -3,6 +3,7 @@ import { skillTool } from "../tools/skill.ts";
 import { skillFiles } from "../tools/support/skill-file-list.ts";
 import { lookupSkill } from "../tools/support/skill-lookup.ts";
 import { alignColumns } from "../util/columns.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 import { unreadSkillsNote } from "./unread-skills.ts";
 
@@ -10,7 +11,7 @@ import { unreadSkillsNote } from "./unread-skills.ts";
 export const runShow: CommandRun = async (ctx) => {
   const name = ctx.args.positionals.join(" ").trim();
   if (name === "") {
-    ctx.err("skillhub show: give a skill name: `skillhub show NAME`. `skillhub list` shows the names.\n");
+    ctx.err(`skillhub show: give a skill name: \`${program()} show NAME\`. \`${program()} list\` shows the names.\n`);
     return 2;
   }
   const hub = await scannedHub(ctx);

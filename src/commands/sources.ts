@@ -3,6 +3,7 @@ import { delimiter, join, resolve } from "node:path";
 import { PROJECT_CONFIG_FILE } from "../config/project-file.ts";
 import { configRepoTargets, repoEntry, sourceKey, targetKey } from "../refresh/repo-targets.ts";
 import { expandHome } from "../util/home-path.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandContext, type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { snakeKeys } from "./doctor.ts";
 import { lockedCommits } from "./fetch-advice.ts";
@@ -108,7 +109,7 @@ export const runSources: CommandRun = async (ctx) => {
     }
     if (rows.length === 0) {
       ctx.out(
-        `No sources added${projectFile ? ` (${projectFile} lists none)` : ""}. Add one with \`skillhub add owner/repo\` (GitHub), a git URL or a folder; \`skillhub doctor\` shows every folder read.\n`,
+        `No sources added${projectFile ? ` (${projectFile} lists none)` : ""}. Add one with \`${program()} add owner/repo\` (GitHub), a git URL or a folder; \`${program()} doctor\` shows every folder read.\n`,
       );
       return 0;
     }
@@ -162,10 +163,10 @@ function rowLines(r: Row): string[] {
   const copy = r.copyCommit ? `copy at ${r.copyCommit.slice(0, 12)}` : "not synced yet";
   // A copy that is there but refused would otherwise read as a repository without skills.
   const refused = r.foreignOrigin
-    ? [`    not served: ${r.notServed?.replace(/\.$/, "")}; \`skillhub sync\` clones it again in its place`]
+    ? [`    not served: ${r.notServed?.replace(/\.$/, "")}; \`${program()} sync\` clones it again in its place`]
     : r.notServed
       ? [
-          `    not served: trust.allowed_signers refuses the copy; \`skillhub doctor\` says why and what serves it again`,
+          `    not served: trust.allowed_signers refuses the copy; \`${program()} doctor\` says why and what serves it again`,
         ]
       : [];
   return [

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { bufferFile, localFile } from "../analytics/setup.ts";
 import { type UsageSummary, UsageTally } from "../analytics/stats.ts";
 import { UsageFile } from "../analytics/usage-file.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandRun, scannedHub } from "./context.ts";
 
 /**
@@ -63,7 +64,7 @@ export const runStats: CommandRun = async (ctx) => {
     }
     const where = files.length > 0 ? `in ${files.join(", ")}` : "to show: no analytics file is configured";
     ctx.out(
-      `No analytics events${since ? ` since ${since}` : ""} ${where}.\nTurn on local analytics with SKILLHUB_ANALYTICS_FILE=<file> (or analytics.file in config.yaml), or pass JSONL files collected by your endpoint: skillhub stats FILE...\n`,
+      `No analytics events${since ? ` since ${since}` : ""} ${where}.\nTurn on local analytics with SKILLHUB_ANALYTICS_FILE=<file> (or analytics.file in config.yaml), or pass JSONL files collected by your endpoint: ${program()} stats FILE...\n`,
     );
     return 0;
   }

@@ -5,10 +5,11 @@ import type { RepoReport } from "../refresh/git/git-sync-types.ts";
 import { type RepoTarget, refOf } from "../refresh/git/git-target.ts";
 import type { Hub } from "../server/hub.ts";
 import { plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type CommandRun, oneShotHub } from "./context.ts";
 import { lockedCommits } from "./fetch-advice.ts";
-import { ACCEPT_OR_RESTORE_FILES, leftAsTheyWere, otherUrlAdvice } from "./lock-advice.ts";
+import { acceptOrRestoreFiles, leftAsTheyWere, missingLockAdvice, otherUrlAdvice } from "./lock-advice.ts";
 import { changeLines, currentLocks, hasEntries, lockChanges, type TargetLock } from "./lock-state.ts";
 
 /**
@@ -29,7 +30,7 @@ export const runSync: CommandRun = async (ctx) => {
   }
   if (named.length > 0 && !update) {
     ctx.err(
-      `skillhub: unexpected argument '${named[0]}' for sync: a sync pulls every repository; name repositories after --update to move only their pins (\`skillhub sync --update ${named[0]}\`).\n`,
+      `skillhub: unexpected argument '${named[0]}' for sync: a sync pulls every repository; name repositories after --update to move only their pins (\`${program()} sync --update ${named[0]}\`).\n`,
     );
     return 2;
   }
@@ -37,7 +38,7 @@ export const runSync: CommandRun = async (ctx) => {
     git: {
       progress: (line) => ctx.err(`sync: ${line}…\n`),
       intervalMs: 0,
-      retry: "run `skillhub sync` again once that is fixed",
+      retry: `run \`${program()} sync\` again once that is fixed`,
       // --update: sync to the configured refs, whatever the lock says; only the repositories named, if any.
       // It also takes a signed branch's rewritten history (GIT_HISTORY_REWRITTEN), as reviewed.
       ...(update ? { update: (label: string) => named.length === 0 || named.includes(label) } : {}),
@@ -61,7 +62,7 @@ export const runSync: CommandRun = async (ctx) => {
       } catch (error) {
         if (!(error instanceof LockError)) throw error;
         if ((frozen && i === 0) || error.code !== "LOCK_MISSING") {
-          ctx.err(`skillhub: ${error.message}\n`);
+          ctx.err(`skillhub: ${lockProblem(hub, target.file, error)}\n`);
           return 2;
         }
       }
@@ -95,7 +96,8 @@ export const runSync: CommandRun = async (ctx) => {
       const { file, changes, written } = report;
       if (frozen) {
         if (!before) {
-          if (hasEntries(target.lock)) ctx.out(`${file}: no lock, not checked (run \`skillhub lock\` to write it).\n`);
+          if (hasEntries(target.lock))
+            ctx.out(`${file}: no lock, not checked (run \`${program()} lock\` to write it).\n`);
         } else if (changes.length === 0) ctx.out(`${file}: verified (frozen).\n`);
         else
           ctx.out(
@@ -123,17 +125,27 @@ export const runSync: CommandRun = async (ctx) => {
     // After a failed fetch the differences may be the failure's: its line says what to do instead.
     // Every repository is at its locked commit now: what differs is a folder's files.
     if (differs && outcome.success)
-      ctx.out(`${otherUrlAdvice(reports.flatMap((r) => r.report.changes)) ?? ACCEPT_OR_RESTORE_FILES}\n`);
+      ctx.out(`${otherUrlAdvice(reports.flatMap((r) => r.report.changes)) ?? acceptOrRestoreFiles()}\n`);
     return outcome.success && !differs ? 0 : 1;
   } finally {
     hub.close();
   }
 };
 
+/**
+ * Why a sync stops before it starts on the lock at `file`, and what to do. Frozen, with no lock and no git
+ * repository, there is nothing to fetch: what is missing is the lock of the folders' skills.
+ */
+function lockProblem(hub: Hub, file: string, error: LockError): string {
+  if (error.code === "LOCK_MISSING" && (hub.git?.targets.length ?? 0) === 0)
+    return `nothing to sync (no git repository is configured), and no lock at ${file} to check the skills against: run \`${program()} lock\` to write one.`;
+  return missingLockAdvice(hub, error).message;
+}
+
 function printOutcome(ctx: Parameters<CommandRun>[0], hub: Hub, outcome: RefreshOutcome): void {
   if (outcome.mode === "local") {
     ctx.out(
-      `No git repository is configured (\`skillhub add owner/repo\` adds one to this project's skillhub.yaml; SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml, your own).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
+      `No git repository is configured (\`${program()} add owner/repo\` adds one to this project's skillhub.yaml; SKILLS_REPO, or repos: under git: in ${ctx.config.home}/config.yaml, your own).\nRescanned the local folders: ${skills(outcome.skills_reindexed)}.\n`,
     );
     return;
   }
@@ -216,7 +228,7 @@ function atLockedCommit(r: RepoReport, target: RepoTarget | undefined, sync: str
  */
 function lockedInstead(r: RepoReport, locked: ReadonlyMap<string, string>): string {
   if (r.commit_hash || r.error?.code !== "GIT_SIGNATURE_INVALID" || !locked.has(r.name)) return "";
-  return " skillhub.lock records a commit of it: `skillhub sync --frozen` fetches and serves that one.";
+  return ` skillhub.lock records a commit of it: \`${program()} sync --frozen\` fetches and serves that one.`;
 }
 
 /**
@@ -225,7 +237,7 @@ function lockedInstead(r: RepoReport, locked: ReadonlyMap<string, string>): stri
  */
 function frozenRefusal(r: RepoReport, sync: string): string {
   if (r.error?.code !== "GIT_SIGNATURE_INVALID" || !r.error.message.includes("refused commit")) return "";
-  return ` Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs \`${sync}\` and commits the lock; pull it, then \`skillhub sync --frozen\` again.`;
+  return ` Frozen, only the commit skillhub.lock records is fetched: once a signed commit is pushed, whoever reviews it runs \`${sync}\` and commits the lock; pull it, then \`${program()} sync --frozen\` again.`;
 }
 
 /**
@@ -234,7 +246,7 @@ function frozenRefusal(r: RepoReport, sync: string): string {
  */
 function plainSync(ctx: Parameters<CommandRun>[0]): string {
   const byFlagOnly = ctx.args.flags.frozen === true && !ctx.env.SKILLHUB_FROZEN;
-  return !ctx.config.lock.frozen || byFlagOnly ? "skillhub sync" : "SKILLHUB_FROZEN=0 skillhub sync";
+  return !ctx.config.lock.frozen || byFlagOnly ? `${program()} sync` : `SKILLHUB_FROZEN=0 ${program()} sync`;
 }
 
 /**
@@ -245,7 +257,7 @@ function plainSync(ctx: Parameters<CommandRun>[0]): string {
 function failedCopy(r: RepoReport, locked?: string): string {
   if (!r.commit_hash || r.error?.code === "GIT_SIGNATURE_INVALID" || r.error?.code === "GIT_HISTORY_REWRITTEN")
     return "";
-  if (!r.served) return " (the local copy is not served: see `skillhub doctor`)";
+  if (!r.served) return ` (the local copy is not served: see \`${program()} doctor\`)`;
   if (!locked || locked === r.commit_hash) return " (the local copy is still served)";
   return ` (the local copy is at commit ${r.commit_hash.slice(0, 12)}, not the lock's ${locked.slice(0, 12)}: a frozen server serves only its skills that match skillhub.lock)`;
 }

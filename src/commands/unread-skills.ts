@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog.ts";
+import { program } from "../util/program-name.ts";
 
 /** How many entries of a folder are looked at: a hint, not a scan. */
 const LOOK_AT = 200;
@@ -16,7 +17,7 @@ export function unreadSkillsNote(cwd: string, catalog: Catalog): string | undefi
   const dir = [join(cwd, "skills"), cwd].find((d) => !searched.has(d) && holdsSkillFolders(d));
   if (dir === undefined) return undefined;
   if (dir === cwd) return `${dir} holds skill folders, but no source reads it: pass --skills-dir .`;
-  return `${dir} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`skillhub add ./skills\` to add it to this project's skillhub.yaml.`;
+  return `${dir} holds skill folders, but no source reads it: pass --skills-dir ./skills, or run \`${program()} add ./skills\` to add it to this project's skillhub.yaml.`;
 }
 
 function holdsSkillFolders(dir: string): boolean {

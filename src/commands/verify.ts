@@ -3,12 +3,14 @@ import type { LockChange } from "../lock/compare.ts";
 import { LockError, type Lockfile, readLockfile } from "../lock/lockfile.ts";
 import type { Hub } from "../server/hub.ts";
 import { capitalised, plural } from "../util/plural.ts";
+import { program } from "../util/program-name.ts";
 import { type CommandRun, flagFolders, scannedHub } from "./context.ts";
 import { fetchAdvice } from "./fetch-advice.ts";
 import {
-  ACCEPT_OR_RESTORE,
-  ACCEPT_OR_RESTORE_FILES,
+  acceptOrRestore,
+  acceptOrRestoreFiles,
   localChangesNote,
+  missingLockAdvice,
   otherUrlAdvice,
   uncheckedNote,
 } from "./lock-advice.ts";
@@ -64,7 +66,7 @@ export const runVerify: CommandRun = async (ctx) => {
         if (hasEntries(target.lock)) {
           const n = Object.keys(target.lock.skills).length;
           const repos = Object.keys(target.lock.sources).length > 0 ? "the repositories of your own config, " : "";
-          const note = `${plural(n, "personal skill")} (global folders, ${repos}--skills-dir folders outside the project, plugins) not verified: no lock at ${target.file}; run \`skillhub lock\` to write it.`;
+          const note = `${plural(n, "personal skill")} (global folders, ${repos}--skills-dir folders outside the project, plugins) not verified: no lock at ${target.file}; run \`${program()} lock\` to write it.`;
           notes.push({ scope: target.scope, file: target.file, note });
         }
         continue;
@@ -122,7 +124,7 @@ export const runVerify: CommandRun = async (ctx) => {
     const unsynced = (hub.git?.status() ?? []).filter((r) => !r.state).map((r) => r.name);
     if (unsynced.length > 0) {
       ctx.out(
-        `${unsynced.length === 1 ? "Repository" : "Repositories"} ${unsynced.join(", ")} ${unsynced.length === 1 ? "has" : "have"} no local copy on this machine yet: ${fetchAdvice(hub, unsynced[0] as string)}, then \`skillhub verify\` again.\n`,
+        `${unsynced.length === 1 ? "Repository" : "Repositories"} ${unsynced.join(", ")} ${unsynced.length === 1 ? "has" : "have"} no local copy on this machine yet: ${fetchAdvice(hub, unsynced[0] as string)}, then \`${program()} verify\` again.\n`,
       );
       return 1;
     }
@@ -131,7 +133,7 @@ export const runVerify: CommandRun = async (ctx) => {
     if (unrecordable.length > 0) ctx.out(`${unrecordableAdvice(unrecordable, repoLabels)}\n`);
     // A copy git cannot compare with its commit, or one with local changes: `skillhub lock` accepts neither.
     const unchecked = checked.flatMap((c) => c.target.heads.filter((h) => h.unchecked));
-    for (const h of unchecked) ctx.out(`${capitalised(uncheckedNote(hub, h))}, then \`skillhub verify\` again.\n`);
+    for (const h of unchecked) ctx.out(`${capitalised(uncheckedNote(hub, h))}, then \`${program()} verify\` again.\n`);
     const edited = checked.flatMap((c) => c.target.heads.filter((h) => h.edited));
     for (const h of edited)
       ctx.out(`${capitalised(localChangesNote(h.label, h.edited ?? [], frozenRestores(targets, h.label)))}.\n`);
@@ -162,14 +164,14 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
   // Files changed in a copy: the sync's advice is a plain `skillhub sync`, which would also move a branch's
   // copy to its tip and rewrite the lock; `--frozen` puts the files back at the commit the lock records.
   const restore = (fix: string) =>
-    fix.startsWith("`skillhub sync`")
-      ? "`skillhub sync --frozen` puts its files back at the commit skillhub.lock records"
+    fix.startsWith(`\`${program()} sync\``)
+      ? `\`${program()} sync --frozen\` puts its files back at the commit skillhub.lock records`
       : capitalised(fix);
   if (refused.length > 0)
     return refused
       .map(
         (r) =>
-          `Repository ${r.name} is not served here: ${r.foreign_origin ? `its copy in ${r.dir} is another repository's` : "trust.allowed_signers refuses its copy"} (above), and \`skillhub lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`skillhub verify\` again.`,
+          `Repository ${r.name} is not served here: ${r.foreign_origin ? `its copy in ${r.dir} is another repository's` : "trust.allowed_signers refuses its copy"} (above), and \`${program()} lock\` records no such copy. ${restore(r.fix ?? "")}; then run \`${program()} verify\` again.`,
       )
       .join("\n");
   const otherUrl = otherUrlAdvice(changes);
@@ -179,10 +181,10 @@ function nextStep(hub: Hub, changes: LockChange[]): string {
   const moved = changes.filter((c) => c.subject === "source" && c.kind === "changed" && labels.has(c.id));
   if (moved.length > 0 && changes.every(ofRepo)) {
     const names = moved.map((c) => c.id).join(", ");
-    return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`skillhub sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}; only when ${moved.length === 1 ? "the copy's commit goes" : "each copy's commit goes"} on from the locked one (a server that followed the branch), review the change and run \`skillhub lock\` to record it. A copy at an older commit is a rollback: it is not recorded.`;
+    return `${moved.length === 1 ? "The copy" : "The copies"} of ${names} ${moved.length === 1 ? "is" : "are"} at another commit than skillhub.lock records (as after pulling a newer lock, or a server that followed the branch): run \`${program()} sync --frozen\` to check out the locked ${moved.length === 1 ? "commit" : "commits"}; only when ${moved.length === 1 ? "the copy's commit goes" : "each copy's commit goes"} on from the locked one (a server that followed the branch), review the change and run \`${program()} lock\` to record it. A copy at an older commit is a rollback: it is not recorded.`;
   }
   // Only what applies: no repository differs, so no sync restores anything.
-  return changes.some(ofRepo) ? ACCEPT_OR_RESTORE : ACCEPT_OR_RESTORE_FILES;
+  return changes.some(ofRepo) ? acceptOrRestore() : acceptOrRestoreFiles();
 }
 
 /**
@@ -195,11 +197,11 @@ function unrecordableAdvice(changes: readonly LockChange[], repoLabels: Readonly
   const inRepos = changes.filter((c) => repoLabels.has(c.id.slice(0, c.id.indexOf(":")))).length;
   const fix =
     inRepos === 0
-      ? `rename or remove ${it}, then run \`skillhub lock\``
+      ? `rename or remove ${it}, then run \`${program()} lock\``
       : inRepos === changes.length
-        ? `rename or remove ${it} in the repository, then run \`skillhub sync\``
-        : `rename or remove ${it} (a repository's in the repository, then \`skillhub sync\`), then run \`skillhub lock\``;
-  return `${one ? "A file" : `${changes.length} files`} above cannot be recorded by any lock (\`skillhub lock\` leaves ${it} out): ${fix}.`;
+        ? `rename or remove ${it} in the repository, then run \`${program()} sync\``
+        : `rename or remove ${it} (a repository's in the repository, then \`${program()} sync\`), then run \`${program()} lock\``;
+  return `${one ? "A file" : `${changes.length} files`} above cannot be recorded by any lock (\`${program()} lock\` leaves ${it} out): ${fix}.`;
 }
 
 /**
@@ -212,26 +214,7 @@ function unpinnedOwn(checked: readonly Checked[]): string | undefined {
     .flatMap((c) => c.changes.filter((x) => x.subject === "source" && x.kind === "added").map((x) => x.id));
   if (labels.length === 0) return undefined;
   const one = labels.length === 1;
-  return `${one ? "Repository" : "Repositories"} ${labels.join(", ")} of your own config ${one ? "is" : "are"} not pinned by your lock yet (as after an upgrade: earlier versions recorded ${one ? "it" : "them"} in the project lock): ${one ? "it follows its branch" : "they follow their branches"} and a frozen server leaves ${one ? "its" : "their"} skills out; review the copy and run \`skillhub lock\`.`;
-}
-
-/**
- * `skillhub lock` writes no lock while a repository has no local copy: with one not fetched yet, a missing
- * lock's advice is `skillhub sync`, which fetches and then writes it. Without any repository there is
- * nothing to fetch, and the advice is `skillhub lock`.
- */
-function missingLockAdvice(hub: Hub, error: LockError): LockError {
-  if (error.code !== "LOCK_MISSING") return error;
-  const repos = hub.git?.status() ?? [];
-  const unsynced = repos.filter((r) => !r.state).map((r) => r.name);
-  const noLock = error.message.replace(/;.*$/, "");
-  if (repos.length === 0) return new LockError("LOCK_MISSING", `${noLock}; run \`skillhub lock\` to write one.`, error);
-  if (unsynced.length === 0) return error;
-  return new LockError(
-    "LOCK_MISSING",
-    `${noLock}; run \`skillhub sync\` to fetch ${unsynced.length === 1 ? "repository" : "repositories"} ${unsynced.join(", ")} and write it.`,
-    error,
-  );
+  return `${one ? "Repository" : "Repositories"} ${labels.join(", ")} of your own config ${one ? "is" : "are"} not pinned by your lock yet (as after an upgrade: earlier versions recorded ${one ? "it" : "them"} in the project lock): ${one ? "it follows its branch" : "they follow their branches"} and a frozen server leaves ${one ? "its" : "their"} skills out; review the copy and run \`${program()} lock\`.`;
 }
 
 function fail(ctx: Parameters<CommandRun>[0], json: unknown, file: string, error: LockError): number {

@@ -1,5 +1,6 @@
 import { closestWord } from "../util/close-names.ts";
 import { ConfigError } from "../util/errors.ts";
+import { program } from "../util/program-name.ts";
 import { shellWords } from "../util/shell-words.ts";
 import { type OptionSpec, type ParsedArgv, parseArgv } from "./argv.ts";
 
@@ -61,6 +62,8 @@ const OPTIONS = {
 const SKILLS = ["skills-dir", "project", "root", "frozen"] as const;
 /** The same, for the commands that write skillhub.lock: --frozen keeps the lock as it is. */
 const LOCK_WRITERS = SKILLS.filter((o) => o !== "frozen");
+/** The same, for add and remove: a folder they add or remove is named after them (`skillhub add DIR`). */
+const SOURCE_WRITERS = LOCK_WRITERS.filter((o) => o !== "skills-dir");
 /** The saved search index: read where search_skills answers. */
 const INDEX = ["reindex", "skip-auto-reindex"] as const;
 /** How a server serves the skills: read by the commands that run one, shown by doctor, kept by print-config. */
@@ -92,8 +95,8 @@ const READS: Record<Command, readonly OptionName[]> = {
   "print-config": ["http", ...SKILLS, ...SERVING.filter((o) => o !== "reindex")],
   // The same HTTP server as serve's, on a free port by default; never stateless.
   ui: ["open", ...SKILLS, ...SERVING, "host", "port"],
-  add: ["global", "ref", "path", ...LOCK_WRITERS],
-  remove: ["global", "path", ...LOCK_WRITERS],
+  add: ["global", "ref", "path", ...SOURCE_WRITERS],
+  remove: ["global", "path", ...SOURCE_WRITERS],
   sources: ["json", ...SKILLS],
 };
 
@@ -110,35 +113,39 @@ export function commandOptionNames(command: Command): OptionName[] {
   return [...READS[command], ...EVERY_COMMAND];
 }
 
-const TO_SERVE_HTTP = "to serve over HTTP: skillhub serve --transport http [--port N]";
-const SK_SERVES =
-  "mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; skillhub serve --tools PROFILE|LIST serves other tools";
-const STDIO_ONLY = "mcp-server runs on stdio only (skillhub serve --transport http serves over HTTP)";
+const toServeHttp = () => `to serve over HTTP: ${program()} serve --transport http [--port N]`;
 
 const ADD_CHANGES_LOCK =
   "adding or removing a source changes skillhub.yaml and skillhub.lock, which --frozen keeps as they are: run it without --frozen";
 
-/** What to do instead of an option a command does not take, where a likely intent is known. */
-const INSTEAD: Partial<Record<Command, Partial<Record<OptionName, string>>>> = {
-  serve: { http: `--http URL is print-config's (a client's config for a shared server); ${TO_SERVE_HTTP}` },
-  "mcp-server": {
-    transport: STDIO_ONLY,
-    host: STDIO_ONLY,
-    port: STDIO_ONLY,
-    stateless: STDIO_ONLY,
-    tools: SK_SERVES,
-    "enable-commands": SK_SERVES,
-    reindex: SK_SERVES,
-    "skip-auto-reindex": SK_SERVES,
-  },
-  validate: { "skills-dir": "name the folders to lint after it (skillhub validate DIR...)" },
-  lock: {
-    frozen:
-      "lock records what would be served now, and --frozen keeps skillhub.lock as it is; skillhub verify compares the two",
-  },
-  add: { frozen: ADD_CHANGES_LOCK },
-  remove: { frozen: ADD_CHANGES_LOCK },
-};
+/**
+ * What to do instead of an option a command does not take, where a likely intent is known. Built when a
+ * usage error needs it, as the commands it names are spelled as this program was run (program-name.ts).
+ */
+function insteadHints(): Partial<Record<Command, Partial<Record<OptionName, string>>>> {
+  const skServes = `mcp-server serves skills.list and skills.search (the sk profile) over <project>/DIR (--root, default ./skills) and the --skills-dir folders; ${program()} serve --tools PROFILE|LIST serves other tools`;
+  const stdioOnly = `mcp-server runs on stdio only (${program()} serve --transport http serves over HTTP)`;
+  const sourceAfter = (command: string) => `name the folder after ${command} (${program()} ${command} DIR)`;
+  return {
+    serve: { http: `--http URL is print-config's (a client's config for a shared server); ${toServeHttp()}` },
+    "mcp-server": {
+      transport: stdioOnly,
+      host: stdioOnly,
+      port: stdioOnly,
+      stateless: stdioOnly,
+      tools: skServes,
+      "enable-commands": skServes,
+      reindex: skServes,
+      "skip-auto-reindex": skServes,
+    },
+    validate: { "skills-dir": `name the folders to lint after it (${program()} validate DIR...)` },
+    lock: {
+      frozen: `lock records what would be served now, and --frozen keeps skillhub.lock as it is; ${program()} verify compares the two`,
+    },
+    add: { frozen: ADD_CHANGES_LOCK, "skills-dir": sourceAfter("add") },
+    remove: { frozen: ADD_CHANGES_LOCK, "skills-dir": sourceAfter("remove") },
+  };
+}
 
 /** The options a value follows. */
 const OPTIONS_TAKING_VALUES = new Set(
@@ -213,7 +220,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   let positionals = parsed.positionals;
   if (first !== undefined) {
     if (!(COMMANDS as readonly string[]).includes(first)) {
-      const folder = /[/\\.~]/.test(first) ? ` To serve a skills folder: skillhub --skills-dir ${first}` : "";
+      const folder = /[/\\.~]/.test(first) ? ` To serve a skills folder: ${program()} --skills-dir ${first}` : "";
       // `skillhub version`, as other tools take it, is an option here.
       const close = first === "version" ? "--version" : closestCommand(first);
       const guess = close && !folder ? ` Did you mean '${close}'?` : "";
@@ -281,7 +288,7 @@ function refuseOthersOptions(command: Command, values: Record<string, unknown>):
 
 /** Why `option` is refused by `command`, and what to type instead: a known intent, else what the command takes. */
 function instead(command: Command, option: OptionName): string {
-  const known = INSTEAD[command]?.[option];
+  const known = insteadHints()[command]?.[option];
   if (known) return known;
   if ((LISTENING as readonly string[]).includes(option))
     return "only serve (and ui, with --host and --port) opens a server";
@@ -296,14 +303,14 @@ function usageMessage(error: unknown, argv: readonly string[]): string {
   if (unknown) {
     const word = unknown[1] ?? "";
     if (word === "--stdio")
-      return "unknown option --stdio: stdio is the default (skillhub serve, or --transport stdio).";
+      return `unknown option --stdio: stdio is the default (${program()} serve, or --transport stdio).`;
     const close = word.startsWith("--") ? closestWord(word.slice(2), Object.keys(OPTIONS)) : undefined;
     return `unknown option ${word}.${close ? ` Did you mean --${close}?` : ""}`;
   }
   // `skillhub serve --http`: a guess at serving over HTTP, not print-config's URL.
   const valueless = /Option '(--[^' ]+)[^']*' argument (missing|is ambiguous)/.exec(message)?.[1];
   if (valueless === "--http" && !argv.includes("print-config"))
-    return `option --http needs a URL, and only print-config takes it (skillhub print-config CLIENT --http URL: a client's config for a shared server); ${TO_SERVE_HTTP}.`;
+    return `option --http needs a URL, and only print-config takes it (${program()} print-config CLIENT --http URL: a client's config for a shared server); ${toServeHttp()}.`;
   const missing = /Option '([^' ]+)[^']*' argument missing/.exec(message);
   if (missing) return `option ${missing[1]?.split(",").pop()?.trim()} needs a value.`;
   const flag = /Option '(--[^']+)' does not take an argument/.exec(message)?.[1];
@@ -336,7 +343,7 @@ function dashHint(argv: readonly string[], error: unknown): string | undefined {
   const others = words.filter((w) => w !== odd);
   const named = others.some((w, i) => (COMMANDS as readonly string[]).includes(w) && !isOptionValue(others, i));
   const line = [...(named ? [] : ["show"]), ...others, "--", odd, ...(end === -1 ? [] : argv.slice(end + 1))];
-  return `unknown option ${odd}. If it is a name, not an option, put -- before it: skillhub ${shellWords(line)}`;
+  return `unknown option ${odd}. If it is a name, not an option, put -- before it: ${program()} ${shellWords(line)}`;
 }
 
 /**

@@ -4,6 +4,7 @@ import { ConfigError } from "../util/errors.ts";
 import { yaml } from "../util/lazy-yaml.ts";
 import { isMapping } from "../util/mapping.ts";
 import { readNamedText } from "../util/named-file.ts";
+import { program } from "../util/program-name.ts";
 import { yamlErrorAt } from "../util/yaml-error.ts";
 import { realPathOf } from "./repository-copies.ts";
 import { type ConfigFile, type Resolved, resolveConfig } from "./resolve.ts";
@@ -208,10 +209,10 @@ function readSourceConfigFile(path: string, locked?: string | null): ConfigFile 
   if (!read.ok) {
     if (!read.missing) return read.reason;
     if (typeof locked !== "string") return "missing";
-    return `${path} is missing (deleted, or a link to nothing), but skillhub.lock records one for its repository (${locked.slice(0, 19)}… recorded): run \`skillhub sync --frozen\` to put the locked commit's file back.`;
+    return `${path} is missing (deleted, or a link to nothing), but skillhub.lock records one for its repository (${locked.slice(0, 19)}… recorded): run \`${program()} sync --frozen\` to put the locked commit's file back.`;
   }
   if (locked !== undefined && `sha256:${read.sha256}` !== locked)
-    return `${path} is not the one skillhub.lock records for its repository (${locked === null ? "it records none" : `${locked.slice(0, 19)}… recorded`}, sha256:${read.sha256.slice(0, 12)}… here): ${locked === null ? "review it and run `skillhub lock` to record it" : "run `skillhub sync --frozen` to put the locked commit's file back, or review it and run `skillhub lock`"}.`;
+    return `${path} is not the one skillhub.lock records for its repository (${locked === null ? "it records none" : `${locked.slice(0, 19)}… recorded`}, sha256:${read.sha256.slice(0, 12)}… here): ${locked === null ? `review it and run \`${program()} lock\` to record it` : `run \`${program()} sync --frozen\` to put the locked commit's file back, or review it and run \`${program()} lock\``}.`;
   const parsed = parseConfigText(path, read.text);
   if (typeof parsed === "string") return parsed;
   // An empty file (or comments only) sets nothing; a list or a scalar is not a set of settings.

@@ -4,6 +4,7 @@ import { digestSkill, type Sha256, type SkillDigests, type Unrecordable } from "
 import type { Skill } from "../skills/skill.ts";
 import { isVersionControl, VCS_DIR } from "../sources/version-control.ts";
 import { SKILL_FILE } from "../sources/walk.ts";
+import { program } from "../util/program-name.ts";
 import type { LockChange } from "./compare.ts";
 import {
   emptyRecord,
@@ -128,7 +129,7 @@ function refusedBeside(catalog: Catalog, skill: Skill, digests: SkillDigests): U
     else if (!catalog.skillOfFile(join(skill.dir, path, SKILL_FILE)))
       refused.push({
         path,
-        why: "its SKILL.md is no skill SkillHub serves (`skillhub doctor` says why), nor a file of this one",
+        why: `its SKILL.md is no skill SkillHub serves (\`${program()} doctor\` says why), nor a file of this one`,
       });
   }
   return refused;

@@ -1,4 +1,5 @@
 import { compareText, LOCKED_ENTRIES_MAX } from "../catalog/digests.ts";
+import { program } from "../util/program-name.ts";
 import { shownText } from "../util/shown-arg.ts";
 import { scrubUrlCredentials } from "../util/url-credentials.ts";
 import { entryOf, type GitHead, type LockedSkill, type Lockfile } from "./lockfile.ts";
@@ -194,5 +195,5 @@ function missingDetail(url: string, missing: ReadonlyMap<string, string | undefi
   const notServed = missing.get(label);
   return notServed
     ? `the copy of ${url} is not served (${notServed.replace(/\.$/, "")})`
-    : `no local copy of ${url}; run \`skillhub sync --frozen\` to fetch the locked commit`;
+    : `no local copy of ${url}; run \`${program()} sync --frozen\` to fetch the locked commit`;
 }

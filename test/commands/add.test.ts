@@ -631,6 +631,36 @@ describe("skillhub remove and skillhub sources", () => {
 });
 
 describe("command line", () => {
+  test("a first add says it clones the repository, once; a later add of it says it fetches", async () => {
+    const m = machine();
+    const team = teamRepo();
+    const first = await cli(m, ["add", team.url]);
+    expect(first.code, first.err).toBe(0);
+    const progress = (err: string) => err.split("\n").filter((line) => line.startsWith("add: "));
+    expect(progress(first.err)).toEqual([
+      `add: cloning ${team.url} (main) into ${join(m.home, ".skillhub", "repos", copies(m)[0] ?? "")}…`,
+    ]);
+    const again = await cli(m, ["add", team.url]);
+    expect(again.code, again.err).toBe(0);
+    expect(progress(again.err)).toEqual([`add: fetching ${team.url} (main)…`]);
+  });
+
+  test("add and remove take no --skills-dir: their help leaves it out, and given, it says to name the folder after them", async () => {
+    const m = machine();
+    for (const command of ["add", "remove"]) {
+      const help = await cli(m, [command, "--help"]);
+      expect(help.code).toBe(0);
+      expect(help.out).toContain("--project DIR");
+      expect(help.out).not.toContain("--skills-dir DIR");
+      const given = await cli(m, [command, "--skills-dir", "./vendor/skills"]);
+      expect(given.code).toBe(2);
+      expect(given.err).toBe(
+        `skillhub: option --skills-dir does not apply to ${command}: name the folder after ${command} (skillhub ${command} DIR).\nRun 'skillhub ${command} --help' for usage.\n`,
+      );
+    }
+    expect(existsSync(projectFile(m))).toBe(false);
+  });
+
   test("--help lists add, remove and sources; a mistyped command suggests them", async () => {
     const m = machine();
     const help = await cli(m, ["--help"]);

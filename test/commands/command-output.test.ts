@@ -97,6 +97,44 @@ describe("what search, list and doctor print", () => {
   });
 });
 
+describe("list when no skill is served", () => {
+  test("every skill found broken: exit 1, as doctor, each problem on stderr and none on stdout", () => {
+    const home = tempDir();
+    const dir = tempDir();
+    write(join(dir, "bad", "SKILL.md"), "no frontmatter\n");
+    write(join(dir, "worse", "SKILL.md"), "---\nname: worse\ndescription: [unclosed\n---\nx\n");
+    const listed = skillhub(["list", "--skills-dir", dir], home, home);
+    expect(listed.code).toBe(1);
+    expect(listed.out).toBe("");
+    expect(listed.err).toStartWith("No skills served: 2 SKILL.md files could not be read as a skill:\n");
+    expect(listed.err).toContain(`  error no-frontmatter ${join(dir, "bad", "SKILL.md")}: `);
+    expect(listed.err).toContain(`  error yaml-error ${join(dir, "worse", "SKILL.md")}: `);
+    expect(listed.err).toEndWith(
+      "Fix them (skillhub validate DIR explains each rule), then run skillhub list again.\n",
+    );
+    expect(skillhub(["doctor", "--skills-dir", dir], home, home).code).toBe(1);
+    const json = skillhub(["list", "--json", "--skills-dir", dir], home, home);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toEqual({ skills: [], diagnostics: { errors: 2, warnings: 0 } });
+    // One good skill beside them is served: list shows it and exits 0, counting the others.
+    writeSkill(dir, "good");
+    const some = skillhub(["list", "--skills-dir", dir], home, home);
+    expect(some.code).toBe(0);
+    expect(some.out).toContain("2 skipped with errors");
+  });
+
+  test("an empty folder is no failure: exit 0, saying where to look", () => {
+    const home = tempDir();
+    const empty = tempDir();
+    const listed = skillhub(["list", "--skills-dir", empty], home, home);
+    expect(listed).toEqual({
+      code: 0,
+      out: `No skills found in ${empty} (a skill is a folder holding a SKILL.md) nor in the usual folders. Run \`skillhub doctor\` with the same options to see every folder searched.\n`,
+      err: "",
+    });
+  });
+});
+
 describe("text from a hostile SKILL.md, skillhub.yaml or analytics file, printed to a terminal", () => {
   /** Escape sequences a terminal acts on: a window title (OSC 0), the clipboard (OSC 52), a link (OSC 8), colours, C1's CSI. */
   const ESCAPES =

@@ -183,9 +183,9 @@ describe("first contact with the command line", () => {
     expect(list.out).toContain("1 skill, 2 skipped with errors");
     const only = tempDir();
     write(join(only, "pdf", "skill.md"), "---\nname: pdf\ndescription: PDF tools\n---\n");
-    expect((await cli(["list", "--skills-dir", only])).out).toContain(
-      `misnamed-skill-file ${join(only, "pdf", "skill.md")}`,
-    );
+    const broken = await cli(["list", "--skills-dir", only]);
+    expect(broken.code).toBe(1);
+    expect(broken.err).toContain(`misnamed-skill-file ${join(only, "pdf", "skill.md")}`);
   });
 
   test("SKILLS_REPO as a relative path is a repository from the working folder, as --skills-dir is", async () => {

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { clientNamed, inNpxCache, selfLaunch } from "../../src/commands/print-config.ts";
+import { clientNamed, selfLaunch } from "../../src/commands/print-config.ts";
+import { inNpxCache } from "../../src/util/program-name.ts";
 import { shellWords } from "../../src/util/shell-words.ts";
 import { binary } from "../helpers/binary.ts";
 import { runCli } from "../helpers/cli.ts";

@@ -48,9 +48,13 @@ export async function binaryClientWith(args: string[], home: string, env: Record
   return { client, transport, log: () => log };
 }
 
-/** The compiled binary run once in `cwd` with `home` as HOME, `env` besides; its exit code and output. */
+/**
+ * The compiled binary run once in `cwd` with `home` as HOME, `env` besides, as a person runs it installed:
+ * by the name `skillhub` (argv[0], which the hints it prints spell commands with); its exit code and output.
+ */
 export function runBinary(args: string[], cwd: string, home: string, env: Record<string, string | undefined> = {}) {
   const proc = Bun.spawnSync([binary(), ...args], {
+    argv0: "skillhub",
     cwd,
     env: { PATH: process.env.PATH ?? "", ...env, HOME: home },
     stdout: "pipe",

@@ -164,13 +164,37 @@ describe("frozen mode (--frozen, SKILLHUB_FROZEN=1)", () => {
     const env = { ...GIT_ENV, HOME: m.home, SKILLHUB_WATCH: "0" };
     const io = { out: () => {}, err: (t: string) => void (err += t), cwd: m.project };
     expect(await run(["serve", "--frozen", "--project", m.project], env, io)).toBe(2);
+    // No repository to fetch: the lock of the folders' skills is what is missing, and `skillhub lock` writes it.
     expect(err).toBe(
-      `skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): no lock at ${m.lock}; run \`skillhub sync\` to write one (\`skillhub lock\` records only what is fetched already).\n`,
+      `skillhub: frozen mode (--frozen / SKILLHUB_FROZEN): no lock at ${m.lock}; run \`skillhub lock\` to write one.\n`,
     );
     writeFileSync(m.lock, "{}");
     err = "";
     expect(await run(["serve", "--project", m.project], { ...env, SKILLHUB_FROZEN: "1" }, io)).toBe(2);
     expect(err).toContain("is not a valid SkillHub lock: at lockfile_version");
+  });
+});
+
+describe("frozen mode without a lock or a repository", () => {
+  test("sync --frozen says there is nothing to sync and that `skillhub lock` writes the lock; doctor --frozen names lock too", async () => {
+    const m = machine();
+    writeSkill(m.skills, "pdf");
+    const synced = await cli(m, ["sync", "--frozen"]);
+    expect(synced.code).toBe(2);
+    expect(synced.err).toBe(
+      `skillhub: nothing to sync (no git repository is configured), and no lock at ${m.lock} to check the skills against: run \`skillhub lock\` to write one.\n`,
+    );
+    const doctor = await cli(m, ["doctor", "--frozen"]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.out).toContain(
+      `  ${m.lock} (project): missing; refuses 1 skill\n    no lock at ${m.lock}; run \`skillhub lock\` to write one.\n`,
+    );
+    expect(doctor.out).not.toContain("skillhub sync");
+    // The advice works: once written, the frozen sync checks the skills against it.
+    expect((await cli(m, ["lock"])).code).toBe(0);
+    const checked = await cli(m, ["sync", "--frozen"]);
+    expect(checked.code, checked.err).toBe(0);
+    expect(checked.out).toContain(`${m.lock}: verified (frozen).\n`);
   });
 });
 

@@ -41,7 +41,8 @@ function team(pin?: string) {
       string
     >;
     const spawn = (args: string[], withEnv: Record<string, string>) => {
-      const p = Bun.spawnSync([binary(), ...args], { env: withEnv, cwd: project });
+      // Run as a person runs it installed: the hints spell commands `skillhub …`.
+      const p = Bun.spawnSync([binary(), ...args], { argv0: "skillhub", env: withEnv, cwd: project });
       return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
     };
     const run = (...args: string[]) => spawn(args, env);

@@ -52,19 +52,24 @@ export async function fetchWanted(
   // Not --depth on an existing copy: the server sends only the commits since the last sync, and their
   // ancestry stays known.
   const depth = existing ? [] : ["--depth", "1"];
+  // Into a first copy, the fetch is the clone the progress line before named ("cloning …"): said once.
+  const fetching = existing ? ctx.progress : () => undefined;
   // A full hash configured as the ref is its own pin: the lock can record no other commit for it (sync
   // records the commit checked out), so one it names otherwise is not followed.
   const pinned = target.ref && FULL_COMMIT.test(target.ref) ? target.ref : undefined;
   const commit = pinned ?? want.commit;
   if (!commit) {
-    ctx.progress(`fetching ${target.spec.url} (${refOf(target)})`);
+    fetching(`fetching ${target.spec.url} (${refOf(target)})`);
     await fetchRef(target, ctx, dir, depth);
     const tip = await tipOf(target, ctx, dir);
     return { commit: tip, refCommit: tip };
   }
   // The lock's commit is fetched by its hash, and only its own files: what the branch or tag holds now (a
   // huge file pushed to its tip) is never fetched, so it cannot make a frozen sync fail.
-  if (!(await hasCommit(dir, commit, ctx))) await fetchCommit(target, ctx, dir, commit, Boolean(pinned), depth);
+  if (!(await hasCommit(dir, commit, ctx))) {
+    fetching(`fetching ${target.spec.url} (commit ${commit.slice(0, 12)})`);
+    await fetchCommit(target, ctx, dir, commit, Boolean(pinned), depth);
+  }
   if (pinned) return { commit };
   let history: { reached: boolean; tip?: string };
   try {
@@ -142,7 +147,6 @@ async function fetchCommit(
   pinned: boolean,
   depth: readonly string[],
 ): Promise<void> {
-  ctx.progress(`fetching ${target.spec.url} (commit ${commit.slice(0, 12)})`);
   const out = await ctx.limit.fetch(
     ["fetch", "--no-tags", "--quiet", ...depth, target.spec.url, commit],
     remoteOptions(ctx, dir),

@@ -9,6 +9,7 @@ import { errorMessage } from "../../util/errors.ts";
 import type { Logger } from "../../util/logger.ts";
 import { readNamedFile } from "../../util/named-file.ts";
 import { capitalised } from "../../util/plural.ts";
+import { program } from "../../util/program-name.ts";
 import { timerDelay } from "../../util/timer-limit.ts";
 import { repoTargets } from "../repo-targets.ts";
 import { ForcedFetches } from "./forced-fetches.ts";
@@ -37,7 +38,7 @@ function configDigest(copy: string): string | undefined {
 
 /** What serves again a copy that is not `t`'s repository's. */
 function cloneAgain(t: RepoTarget): string {
-  return `the next sync (\`skillhub sync\`, refresh_skills) clones ${t.spec.url} again in its place`;
+  return `the next sync (\`${program()} sync\`, refresh_skills) clones ${t.spec.url} again in its place`;
 }
 
 /** The verdict on a repository with no copy on disk yet. */
@@ -153,7 +154,7 @@ export class GitSync {
         } catch (error) {
           verdict = {
             why: `it cannot be checked (${errorMessage(error)})`,
-            fix: "it is checked again after the next sync (`skillhub sync`, refresh_skills)",
+            fix: `it is checked again after the next sync (\`${program()} sync\`, refresh_skills)`,
           };
         }
       }
@@ -479,7 +480,7 @@ export class GitSync {
     if (!BRANCH_NAME.test(pin.ref)) return target;
     this.lockedBranches.set(target.label, pin.ref);
     this.options.logger.info(
-      `repo ${target.label}: frozen, branch ${pin.ref} as skillhub.lock records it (the configuration says ${target.branch}; run \`skillhub sync\` to follow that, then lock it).`,
+      `repo ${target.label}: frozen, branch ${pin.ref} as skillhub.lock records it (the configuration says ${target.branch}; run \`${program()} sync\` to follow that, then lock it).`,
     );
     return { ...target, branch: pin.ref };
   }
@@ -627,7 +628,7 @@ export class GitSync {
         : `The local copy is not served${verdict ? ` (${verdict.why.replace(/\.$/, "")}): ${verdict.fix}` : ""}`;
     const retry = refused
       ? `\`${updateCommand(target)}\`, after that review, ${error.code === "GIT_HISTORY_REWRITTEN" ? "takes it" : "locks one"}`
-      : (this.options.retry ?? "call refresh_skills, or run `skillhub sync`");
+      : (this.options.retry ?? `call refresh_skills, or run \`${program()} sync\``);
     // A command (no background sync) says how to try again; a server, when it will.
     const next =
       this.options.intervalMs > 0

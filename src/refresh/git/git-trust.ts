@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, rmSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { program } from "../../util/program-name.ts";
 import { copySettingsProblem } from "./git-copy-guard.ts";
 import { GitError, gitMessage } from "./git-errors.ts";
 import type { GitRunner } from "./git-runner.ts";
@@ -151,11 +152,12 @@ export async function verifyCopy(
 ): Promise<CopyVerdict | undefined> {
   // Security: first, as the answers of the commands below depend on it.
   const settings = await copySettingsProblem(target.dir, ctx.git);
-  const again = "the next sync (`skillhub sync`, refresh_skills) clones it again";
-  if (settings) return { why: settings, fix: again };
+  // Built only for a copy refused: a copy that passes names no command.
+  const again = () => `the next sync (\`${program()} sync\`, refresh_skills) clones it again`;
+  if (settings) return { why: settings, fix: again() };
   const head = await ctx.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: target.dir });
   const commit = head.stdout.trim();
-  if (head.code !== 0 || commit === "") return { why: "it has no commit checked out", fix: again };
+  if (head.code !== 0 || commit === "") return { why: "it has no commit checked out", fix: again() };
   try {
     await verifySigned(target, ctx, target.dir, commit, signers);
   } catch (error) {
@@ -171,15 +173,19 @@ export async function verifyCopy(
     };
   }
   const changed = await differencesFrom(target.dir, commit, ctx.git);
-  const restore = `\`skillhub sync\` (or refresh_skills) puts its files back at commit ${commit.slice(0, 12)}, or at a newer signed one`;
-  if ("forged" in changed) return { why: changed.forged, fix: again };
+  const restore = () =>
+    `\`${program()} sync\` (or refresh_skills) puts its files back at commit ${commit.slice(0, 12)}, or at a newer signed one`;
+  if ("forged" in changed) return { why: changed.forged, fix: again() };
   if ("failed" in changed)
-    return { why: `its files cannot be compared with commit ${commit.slice(0, 12)} (${changed.failed})`, fix: restore };
+    return {
+      why: `its files cannot be compared with commit ${commit.slice(0, 12)} (${changed.failed})`,
+      fix: restore(),
+    };
   if (changed.changed.length === 0) return undefined;
   const first = changed.changed[0]?.slice(3) ?? "";
   return {
     why: `its files differ from the signed commit ${commit.slice(0, 12)} (${changed.changed.length} changed, untracked or ignored, e.g. ${first})`,
-    fix: restore,
+    fix: restore(),
   };
 }
 

@@ -388,6 +388,8 @@ describe("skillhub sync", () => {
     const remote = teamRemote();
     const first = await cli(["sync"], { SKILLS_REPO: remote.url });
     expect(first.err).toContain("sync: cloning");
+    // A first copy is fetched by its clone: one line says so.
+    expect(first.err).not.toContain("sync: fetching");
     expect(first.out).toMatch(/^team-skills\s+[0-9a-f]{7}\s+cloned, 4 files/m);
     expect(first.out).toContain("2 skills indexed");
     expect(first.code).toBe(0);
