@@ -51,7 +51,11 @@ export function buildSkillTree(
   for (const s of nodes) {
     const parentId = s.tree.parent === undefined ? undefined : `${s.source}:${s.tree.parent}`.toLowerCase();
     if (parentId === undefined || !served.has(parentId)) tops.push(s);
-    else children.set(parentId, [...(children.get(parentId) ?? []), s]);
+    else {
+      const siblings = children.get(parentId);
+      if (siblings === undefined) children.set(parentId, [s]);
+      else siblings.push(s);
+    }
   }
   const view = (s: TreeNode): SkillTreeNode[] => {
     const kids = (children.get(s.id.toLowerCase()) ?? []).flatMap(view).sort(byPath);

@@ -78,21 +78,19 @@ export interface AssembledTree {
  */
 export function assembleTree(root: string, files: readonly TreeFile[], probe: TreeProbe = fsProbe): AssembledTree {
   const diagnostics: Diagnostic[] = [];
-  const declaring = files.filter((f) => f.parse.kind !== "other");
-  const resourcePrefixes = declaring.map((f) => `${skillPathOf(f.rel)}/`);
-  const owner = (rel: string) => resourcePrefixes.find((p) => rel.startsWith(p));
+  const resourceFolders = new Set(files.filter((f) => f.parse.kind !== "other").map((f) => skillPathOf(f.rel)));
 
   const kept: TreeFile[] = [];
   for (const f of files) {
-    const prefix = owner(f.rel);
-    if (prefix === undefined) kept.push(f);
+    const folder = resourceFolderOf(f.rel, resourceFolders);
+    if (folder === undefined) kept.push(f);
     else if (f.parse.kind !== "other") {
       diagnostics.push(
         diagnostic(
           "in-resource-folder",
           "warning",
           f.file,
-          `inside the resource folder of ${prefix.slice(0, -1)}.md, so it is one of that node's files, not a tree node.`,
+          `inside the resource folder of ${folder}.md, so it is one of that node's files, not a tree node.`,
         ),
       );
     }
@@ -162,6 +160,19 @@ export function assembleTree(root: string, files: readonly TreeFile[], probe: Tr
     });
   }
   return { nodes: out, diagnostics };
+}
+
+/**
+ * The resource folder `rel` lies in, if any: the outermost of its folders that is one of `folders` (the skill
+ * paths of the files declaring keywords; the outer folder holds the inner one's node too). One look-up per
+ * folder of the path, so assembly stays linear in the number of files.
+ */
+export function resourceFolderOf(rel: string, folders: ReadonlySet<string>): string | undefined {
+  for (let end = rel.indexOf("/"); end >= 0; end = rel.indexOf("/", end + 1)) {
+    const folder = rel.slice(0, end);
+    if (folders.has(folder)) return folder;
+  }
+  return undefined;
 }
 
 /** README.md, LICENSE.md, … and anything under a dot-folder (.github/) are documentation, not nodes. */

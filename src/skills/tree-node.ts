@@ -44,7 +44,16 @@ export function parseTreeNode(file: string, text: string, hash?: string): TreePa
   const diagnostics: Diagnostic[] = [];
   if (yaml.recovered.length > 0) diagnostics.push(recoveredDiagnostic(file, yaml.recovered));
   const warn = (message: string) => diagnostics.push(diagnostic("invalid-field", "warning", file, message));
-  const keywords = keywordList(fm.keywords, warn);
+  const tooMany: TooMany = (what, count) =>
+    diagnostics.push(
+      diagnostic(
+        what === "keywords" ? "too-many-keywords" : "too-many-entries",
+        "warning",
+        file,
+        `${what} lists ${count} entries, more than the ${NODE_LIST_MAX} a tree node may have; only the first ${NODE_LIST_MAX} are read.`,
+      ),
+    );
+  const keywords = keywordList(fm.keywords, warn, tooMany);
   const problem = descriptionProblem(fm.description);
   const description = scalarText(fm.description)?.trim() ?? "";
   if (keywords.length === 0)
@@ -79,10 +88,10 @@ export function parseTreeNode(file: string, text: string, hash?: string): TreePa
       description,
       inherit: inheritFlag(fm.inherit, warn),
       priority: priorityOf(fm.priority, warn),
-      assets: entries(fm.assets, "assets", warn).flatMap((e) => assetOf(e, warn, unsafe)),
-      scripts: entries(fm.scripts, "scripts", warn).flatMap((e) => scriptOf(e, warn, unsafe)),
+      assets: entries(fm.assets, "assets", warn, tooMany).flatMap((e) => assetOf(e, warn, unsafe)),
+      scripts: entries(fm.scripts, "scripts", warn, tooMany).flatMap((e) => scriptOf(e, warn, unsafe, tooMany)),
       ...(category === undefined ? {} : { category }),
-      tags: tagsOf(fm, warn),
+      tags: tagsOf(fm, warn, tooMany),
       frontmatterJson: frontmatterText(fm),
       bodyLines,
       hash: hash ?? sha256Hex(text),
@@ -95,11 +104,31 @@ function other(file: string, code: Diagnostic["code"], message: string): TreePar
   return { kind: "other", diagnostics: [diagnostic(code, "warning", file, message)] };
 }
 
-type Warn = (message: string) => void;
+/**
+ * The most entries read from each list of a tree node: `keywords`, `tags`, `assets`, `scripts` and a
+ * script's `args`. Real nodes list a handful; every get_skill and search compares a request's words with
+ * each keyword of every node, so one file listing thousands would slow every call. The rest of a longer
+ * list is ignored, with a warning (`too-many-keywords`, else `too-many-entries`).
+ */
+export const NODE_LIST_MAX = 256;
 
-/** A list of words, lower-cased, trimmed, de-duplicated; "a, b" is read as a list too. */
-function keywordList(value: unknown, warn: Warn): string[] {
-  const raw = Array.isArray(value)
+/** The longest keyword read, in characters: a keyword is a word or a short phrase; a longer one is ignored. */
+export const KEYWORD_MAX_CHARS = 100;
+
+type Warn = (message: string) => void;
+/** Reports a list (`what`, as the frontmatter names it) of `count` entries, over NODE_LIST_MAX. */
+type TooMany = (what: string, count: number) => void;
+
+/** The first NODE_LIST_MAX entries of `list`, reporting a longer one. */
+function firstEntries<T>(list: readonly T[], what: string, tooMany: TooMany): readonly T[] {
+  if (list.length <= NODE_LIST_MAX) return list;
+  tooMany(what, list.length);
+  return list.slice(0, NODE_LIST_MAX);
+}
+
+/** A list of words, lower-cased, trimmed, de-duplicated in order; "a, b" is read as a list too. */
+function keywordList(value: unknown, warn: Warn, tooMany: TooMany): string[] {
+  const listed = Array.isArray(value)
     ? value
     : typeof value === "string"
       ? value.split(",")
@@ -107,17 +136,21 @@ function keywordList(value: unknown, warn: Warn): string[] {
         ? []
         : [value];
   if (!Array.isArray(value) && typeof value !== "string" && value != null) warn("keywords must be a list of words.");
-  const out: string[] = [];
-  for (const item of raw) {
+  const out = new Set<string>();
+  for (const item of firstEntries(listed, "keywords", tooMany)) {
     const text = scalarText(item);
     if (text === undefined) {
       warn(`keyword ${JSON.stringify(item)} is not a word; ignored.`);
       continue;
     }
     const keyword = text.trim().toLowerCase();
-    if (keyword !== "" && !out.includes(keyword)) out.push(keyword);
+    if (keyword.length > KEYWORD_MAX_CHARS) {
+      warn(`keyword '${keyword.slice(0, 40)}…' is over ${KEYWORD_MAX_CHARS} characters; ignored.`);
+      continue;
+    }
+    if (keyword !== "") out.add(keyword);
   }
-  return out;
+  return [...out];
 }
 
 /** `metadata.skillhub`, the place Agent Skills keep category and tags. */
@@ -136,7 +169,7 @@ function categoryOf(fm: Record<string, unknown>, warn: Warn): string | undefined
 }
 
 /** Top-level `tags`, else `metadata.skillhub.tags`: a list, or "a, b". */
-function tagsOf(fm: Record<string, unknown>, warn: Warn): string[] {
+function tagsOf(fm: Record<string, unknown>, warn: Warn, tooMany: TooMany): string[] {
   const value = fm.tags ?? hubMetadata(fm).tags;
   if (value === undefined || value === null) return [];
   const raw = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : undefined;
@@ -144,7 +177,8 @@ function tagsOf(fm: Record<string, unknown>, warn: Warn): string[] {
     warn(`tags must be a list of words, not ${JSON.stringify(value)}; ignored.`);
     return [];
   }
-  return [...new Set(raw.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
+  const read = firstEntries(raw, "tags", tooMany);
+  return [...new Set(read.map((t) => scalarText(t)?.trim().toLowerCase() ?? "").filter(Boolean))];
 }
 
 function inheritFlag(value: unknown, warn: Warn): boolean {
@@ -164,9 +198,9 @@ function priorityOf(value: unknown, warn: Warn): number {
   return 0;
 }
 
-function entries(value: unknown, key: string, warn: Warn): unknown[] {
+function entries(value: unknown, key: string, warn: Warn, tooMany: TooMany): readonly unknown[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value;
+  if (Array.isArray(value)) return firstEntries(value, key, tooMany);
   warn(`${key} must be a list of {file, description} entries; ignored.`);
   return [];
 }
@@ -208,7 +242,7 @@ function assetOf(entry: unknown, warn: Warn, unsafe: Unsafe): AssetDecl[] {
   return [{ file: checked.path, description: e.description, type }];
 }
 
-function scriptOf(entry: unknown, warn: Warn, unsafe: Unsafe): ScriptDecl[] {
+function scriptOf(entry: unknown, warn: Warn, unsafe: Unsafe, tooMany: TooMany): ScriptDecl[] {
   const e = fileEntry(entry, "script", warn);
   if (!e) return [];
   const checked = checkRelativePath(e.file);
@@ -221,7 +255,7 @@ function scriptOf(entry: unknown, warn: Warn, unsafe: Unsafe): ScriptDecl[] {
   if (rawExecution !== undefined && rawExecution !== execution)
     warn(`script '${e.file}' has execution '${rawExecution}'; expected claude or server; using claude.`);
   const args: ScriptArg[] = [];
-  for (const arg of entries(e.fields.args, `script '${e.file}' args`, warn)) {
+  for (const arg of entries(e.fields.args, `script '${e.file}' args`, warn, tooMany)) {
     const a = typeof arg === "object" && arg !== null && !Array.isArray(arg) ? (arg as Record<string, unknown>) : {};
     const name = scalarText(a.name)?.trim();
     if (!name) {

@@ -2,7 +2,7 @@ import { basename, relative } from "node:path";
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { isEnabled, type SkillFilter } from "../catalog/filters.ts";
-import { buildSkillTree, normaliseTreePath } from "../catalog/tree-listing.ts";
+import { buildSkillTree, normaliseTreePath, type SkillTreeNode } from "../catalog/tree-listing.ts";
 import { checkedBody } from "../lock/checked-read.ts";
 import type { Skill } from "../skills/skill.ts";
 import { skillUris } from "../skills/skill-uri.ts";
@@ -10,8 +10,10 @@ import { shownArg } from "../util/shown-arg.ts";
 import { defineTool, READ_ONLY, type ToolDeps } from "./definition.ts";
 import { errorResult, jsonTextHandler, structuredResult } from "./results.ts";
 import { isServable } from "./support/asset-read.ts";
+import { resultBudget } from "./support/result-budget.ts";
 import { SKILL_LOCATIONS, skillLocation } from "./support/skill-location.ts";
 import { disabledError } from "./support/skill-lookup.ts";
+import { type FittedTree, fitTree } from "./support/tree-fit.ts";
 
 /** Flat mode: entries per page when `limit` is not given, and the most a page may hold. */
 export const FLAT_DEFAULT_LIMIT = 50;
@@ -118,7 +120,10 @@ export const listSkillsTool = defineTool({
       const enabled = (s: Skill) => isEnabled(s, deps.filter);
       const agentSkills = catalog.skills.filter((s) => s.kind !== "tree-node" && enabled(s)).length;
       const result = buildSkillTree(catalog, enabled, path ?? "", isServable);
-      if (result.kind === "ok") return structuredResult({ tree: result.tree, agent_skills: agentSkills, diagnostics });
+      if (result.kind === "ok")
+        return structuredResult(
+          treeAnswer(result.tree, { agent_skills: agentSkills, diagnostics }, resultBudget({ deps, session })),
+        );
       if (result.kind === "none" && (path === undefined || normaliseTreePath(path) === "")) {
         // No tree (yet: an empty content repository answers this too): an empty root, and where the skills are.
         const message =
@@ -161,6 +166,45 @@ export const listSkillsTool = defineTool({
     });
   }),
 });
+
+/**
+ * The tree answer within the characters one result may hold for this client (resultBudget). A larger tree is
+ * cut breadth first, the top levels kept, and its `message` says so, naming the branches cut and how to see
+ * them (`path`, or the paged flat list).
+ */
+function treeAnswer(
+  tree: SkillTreeNode,
+  rest: { agent_skills: number; diagnostics: { errors: number; warnings: number } },
+  budget: number,
+): Record<string, unknown> {
+  const whole = { tree, ...rest };
+  const chars = JSON.stringify(whole).length;
+  if (chars <= budget) return whole;
+  const overhead = chars - JSON.stringify(tree).length;
+  for (let room = budget - overhead - CUT_MESSAGE_RESERVE; ; room -= CUT_MESSAGE_RESERVE) {
+    const fitted = fitTree(tree, room);
+    if (fitted.cut.length === 0) return whole;
+    const answer = { tree: fitted.tree, ...rest, message: cutMessage(fitted, budget) };
+    if (JSON.stringify(answer).length <= budget || fitted.shown === 1) return answer;
+  }
+}
+
+/** Characters set aside for the message of a cut tree (it names at most CUT_BRANCHES_SHOWN branches). */
+const CUT_MESSAGE_RESERVE = 1500;
+const CUT_BRANCHES_SHOWN = 3;
+
+function cutMessage(fitted: FittedTree, budget: number): string {
+  const branches = fitted.cut
+    .slice(0, CUT_BRANCHES_SHOWN)
+    .map((c) => `${c.total - c.shown} of ${c.total} under ${c.path === "" ? "the root" : `'${shownArg(c.path)}'`}`);
+  const more =
+    fitted.cut.length > CUT_BRANCHES_SHOWN ? ` and in ${fitted.cut.length - CUT_BRANCHES_SHOWN} more branches` : "";
+  return (
+    `The tree is cut to fit one answer (${budget} characters): ${fitted.shown} of ${fitted.total} nodes shown, ` +
+    `the top levels first. Left out: ${branches.join(", ")}${more}. Call list_skills with path set to a node or ` +
+    "folder to see its branch, or with flat: true to page through every skill."
+  );
+}
 
 /** The tree of a catalog that holds no tree node: a root with no children. */
 function emptyRoot() {

@@ -27,6 +27,8 @@ export const DIAGNOSTIC_CODES = [
   "depth-limit",
   "dir-limit",
   "missing-keywords",
+  "too-many-keywords",
+  "too-many-entries",
   "missing-file",
   "unknown-key",
   "invalid-field",

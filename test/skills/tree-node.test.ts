@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseTreeNode } from "../../src/skills/tree-node.ts";
+import { KEYWORD_MAX_CHARS, NODE_LIST_MAX, parseTreeNode } from "../../src/skills/tree-node.ts";
 
 const parse = (frontmatter: string, body = "Body.\n") =>
   parseTreeNode("/t/x.md", `---\n${frontmatter}\n---\n\n${body}`);
@@ -140,6 +140,70 @@ describe("tree node frontmatter", () => {
       "warning unsafe-path",
       "warning unsafe-path",
       "warning unsafe-path",
+    ]);
+  });
+
+  test("Security: keywords past the first 256 are not read, with a too-many-keywords warning naming the count", () => {
+    expect(NODE_LIST_MAX).toBe(256);
+    const listed = Array.from({ length: 1000 }, (_, i) => `k${i}`);
+    const r = parse(`keywords: "${listed.join(",")}"\ndescription: d`);
+    expect(r.kind === "node" && r.node.keywords).toEqual(listed.slice(0, 256));
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.file, d.message])).toEqual([
+      [
+        "warning",
+        "too-many-keywords",
+        "/t/x.md",
+        "keywords lists 1000 entries, more than the 256 a tree node may have; only the first 256 are read.",
+      ],
+    ]);
+    // Exactly the bound: every keyword, no warning.
+    const full = parse(`keywords: [${listed.slice(0, 256).join(", ")}]\ndescription: d`);
+    expect(full.kind === "node" && full.node.keywords.length).toBe(256);
+    expect(full.diagnostics).toEqual([]);
+  });
+
+  test("keywords de-duplicated in first-seen order over a long list; a keyword over 100 characters is ignored", () => {
+    const listed = Array.from({ length: 200 }, (_, i) => `W${i % 50}`);
+    const r = parse(`keywords: [${listed.join(", ")}]\ndescription: d`);
+    expect(r.kind === "node" && r.node.keywords).toEqual(Array.from({ length: 50 }, (_, i) => `w${i}`));
+    const long = "x".repeat(KEYWORD_MAX_CHARS + 1);
+    const capped = parse(`keywords: [ok, ${long}, ${"y".repeat(KEYWORD_MAX_CHARS)}]\ndescription: d`);
+    expect(capped.kind === "node" && capped.node.keywords).toEqual(["ok", "y".repeat(KEYWORD_MAX_CHARS)]);
+    expect(capped.diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual([
+      `invalid-field: keyword '${"x".repeat(40)}…' is over 100 characters; ignored.`,
+    ]);
+    const only = parse(`keywords: [${long}]\ndescription: d`);
+    expect(codes(only)).toEqual(["warning invalid-field", "error missing-keywords"]);
+  });
+
+  test("Security: tags, assets, scripts and a script's args past the first 256 are not read, with a warning", () => {
+    const n = NODE_LIST_MAX + 4;
+    const many = (line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i)).join("\n");
+    const r = parse(
+      [
+        "keywords: [a]",
+        "description: d",
+        `tags: [${Array.from({ length: n }, (_, i) => `t${i}`).join(", ")}]`,
+        "assets:",
+        many((i) => `  - file: a${i}.txt`),
+        "scripts:",
+        "  - file: run.sh",
+        "    args:",
+        many((i) => `      - name: x${i}`),
+        many((i) => `  - file: s${i}.sh`),
+      ].join("\n"),
+    );
+    expect(r.kind).toBe("node");
+    if (r.kind !== "node") return;
+    expect(r.node.tags).toHaveLength(256);
+    expect(r.node.assets.map((a) => a.file).slice(-1)).toEqual(["a255.txt"]);
+    expect(r.node.scripts).toHaveLength(256);
+    expect(r.node.scripts[0]?.args.map((a) => a.name).slice(-1)).toEqual(["x255"]);
+    expect(r.diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual([
+      `too-many-entries: assets lists ${n} entries, more than the 256 a tree node may have; only the first 256 are read.`,
+      `too-many-entries: scripts lists ${n + 1} entries, more than the 256 a tree node may have; only the first 256 are read.`,
+      `too-many-entries: script 'run.sh' args lists ${n} entries, more than the 256 a tree node may have; only the first 256 are read.`,
+      `too-many-entries: tags lists ${n} entries, more than the 256 a tree node may have; only the first 256 are read.`,
     ]);
   });
 });

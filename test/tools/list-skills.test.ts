@@ -148,6 +148,37 @@ describe("list_skills with path: the tree", () => {
     });
   });
 
+  test("a tree too large for one answer is cut breadth first to the result budget, and says how to see the rest", async () => {
+    const root = tempDir();
+    writeNode(root, "_root.md", { keywords: ["global"], description: "Global rules" });
+    writeNode(root, "x/_index.md", { keywords: ["x"], description: "X rules" });
+    writeNode(root, "y/_index.md", { keywords: ["y"], description: "Y rules" });
+    for (let i = 0; i < 1500; i++) writeNode(root, `x/n${i}.md`, { keywords: [`k${i}`], description: `Node ${i}` });
+    const { call } = await open([root], { SKILLHUB_RESULT_BUDGET: "20000" });
+    const text = textOf(await call("list_skills", {}));
+    expect(text.length).toBeLessThanOrEqual(20_000);
+    expect(text.length).toBeGreaterThan(15_000);
+    type Node = { path: string; children: Node[] };
+    const answer = JSON.parse(text) as { tree: Node; message: string };
+    // The top levels whole, then as many of x's children as fit, in path order.
+    expect(answer.tree.path).toBe("_root");
+    expect(answer.tree.children.map((c) => c.path)).toEqual(["x/_index", "y/_index"]);
+    const shown = answer.tree.children[0]?.children ?? [];
+    const inOrder = Array.from({ length: 1500 }, (_, i) => `x/n${i}`).sort();
+    expect(shown.map((c) => c.path)).toEqual(inOrder.slice(0, shown.length));
+    expect(shown.length).toBeGreaterThan(100);
+    expect(shown.length).toBeLessThan(1500);
+    expect(answer.message).toBe(
+      `The tree is cut to fit one answer (20000 characters): ${shown.length + 3} of 1503 nodes shown, the top levels first. ` +
+        `Left out: ${1500 - shown.length} of 1500 under 'x/_index'. Call list_skills with path set to a node or folder to ` +
+        "see its branch, or with flat: true to page through every skill.",
+    );
+    // A branch asked for by path is cut the same way; a small one comes whole.
+    const branch = JSON.parse(textOf(await call("list_skills", { path: "x" })));
+    expect(branch).toMatchObject({ tree: { path: "x/_index" }, message: expect.stringContaining("cut to fit") });
+    expect(JSON.parse(textOf(await call("list_skills", { path: "y" })))).not.toHaveProperty("message");
+  });
+
   test("the example tree: complete, and filtered on ui", async () => {
     const { call } = await open([writeExampleTree(tempDir())]);
     const paths = (node: { path: string; children: unknown[] }): string[] => [
